@@ -1,0 +1,190 @@
+"""CPU sets as immutable integer bitmasks.
+
+Mirrors ``k8s.io/utils/cpuset`` (the ``CPUSet`` type the kubelet uses
+everywhere): set algebra, sorted listing and the Linux list format
+(``0-3,8``) in both directions. Bit ``i`` of the mask is logical CPU ``i``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+__all__ = ["CPUSet", "CPUSetParseError"]
+
+
+class CPUSetParseError(ValueError):
+    """A string is not a valid Linux CPU list."""
+
+
+def _bits(mask: int) -> Iterator[int]:
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+class CPUSet:
+    """An immutable set of non-negative integers backed by one ``int``."""
+
+    __slots__ = ("_mask",)
+
+    def __init__(self, cpus: Iterable[int] = ()) -> None:
+        mask = 0
+        for cpu in cpus:
+            if cpu < 0:
+                raise ValueError(f"negative CPU id {cpu}")
+            mask |= 1 << cpu
+        self._mask = mask
+
+    # -- construction -------------------------------------------------
+    @classmethod
+    def from_mask(cls, mask: int) -> CPUSet:
+        if mask < 0:
+            raise ValueError("negative mask")
+        s = object.__new__(cls)
+        s._mask = mask
+        return s
+
+    @classmethod
+    def of(cls, *cpus: int) -> CPUSet:
+        return cls(cpus)
+
+    @classmethod
+    def range(cls, start: int, stop: int) -> CPUSet:
+        """CPUs ``start`` .. ``stop - 1``."""
+        if stop <= start:
+            return EMPTY
+        return cls.from_mask(((1 << (stop - start)) - 1) << start)
+
+    @classmethod
+    def parse(cls, text: str) -> CPUSet:
+        """Parse the Linux list format, as ``cpuset.Parse`` does.
+
+        The empty string is the empty set. Each comma-separated element is a
+        decimal id or an inclusive ``a-b`` range with ``a <= b``; anything
+        else (spaces, empty elements, signs, reversed ranges) is rejected.
+        """
+        if text == "":
+            return EMPTY
+        mask = 0
+        for part in text.split(","):
+            bounds = part.split("-")
+            if len(bounds) == 1:
+                cpu = _parse_id(bounds[0], text)
+                mask |= 1 << cpu
+            elif len(bounds) == 2:
+                lo = _parse_id(bounds[0], text)
+                hi = _parse_id(bounds[1], text)
+                if lo > hi:
+                    raise CPUSetParseError(
+                        f"invalid CPU list {text!r}: range {part!r} is reversed ({lo} > {hi})"
+                    )
+                mask |= ((1 << (hi - lo + 1)) - 1) << lo
+            else:
+                raise CPUSetParseError(f"invalid CPU list {text!r}: bad range {part!r}")
+        return cls.from_mask(mask)
+
+    # -- queries --------------------------------------------------------
+    @property
+    def mask(self) -> int:
+        return self._mask
+
+    def size(self) -> int:
+        return self._mask.bit_count()
+
+    def __len__(self) -> int:
+        return self._mask.bit_count()
+
+    def is_empty(self) -> bool:
+        return self._mask == 0
+
+    def __bool__(self) -> bool:
+        return self._mask != 0
+
+    def contains(self, cpu: int) -> bool:
+        return cpu >= 0 and (self._mask >> cpu) & 1 == 1
+
+    def __contains__(self, cpu: object) -> bool:
+        return isinstance(cpu, int) and self.contains(cpu)
+
+    def is_subset_of(self, other: CPUSet) -> bool:
+        return self._mask & ~other._mask == 0
+
+    def list(self) -> list[int]:
+        """Members in ascending order."""
+        return list(_bits(self._mask))
+
+    def __iter__(self) -> Iterator[int]:
+        return _bits(self._mask)
+
+    def min(self) -> int:
+        if not self._mask:
+            raise ValueError("empty CPU set has no minimum")
+        return (self._mask & -self._mask).bit_length() - 1
+
+    # -- algebra ----------------------------------------------------------
+    def union(self, *others: CPUSet) -> CPUSet:
+        mask = self._mask
+        for o in others:
+            mask |= o._mask
+        return CPUSet.from_mask(mask)
+
+    def intersection(self, other: CPUSet) -> CPUSet:
+        return CPUSet.from_mask(self._mask & other._mask)
+
+    def difference(self, other: CPUSet) -> CPUSet:
+        return CPUSet.from_mask(self._mask & ~other._mask)
+
+    __or__ = union
+
+    def __and__(self, other: CPUSet) -> CPUSet:
+        return self.intersection(other)
+
+    def __sub__(self, other: CPUSet) -> CPUSet:
+        return self.difference(other)
+
+    def take_first(self, n: int) -> CPUSet:
+        """The ``n`` lowest members (all of them when fewer)."""
+        mask = self._mask
+        out = 0
+        while mask and n > 0:
+            low = mask & -mask
+            out |= low
+            mask ^= low
+            n -= 1
+        return CPUSet.from_mask(out)
+
+    # -- identity -------------------------------------------------------
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, CPUSet) and other._mask == self._mask
+
+    def __hash__(self) -> int:
+        return hash(self._mask)
+
+    def __str__(self) -> str:
+        """Linux list format; contiguous runs of two or more become ``a-b``."""
+        parts: list[str] = []
+        mask = self._mask
+        while mask:
+            lo = (mask & -mask).bit_length() - 1
+            # length of the run of ones starting at lo
+            run = (~(mask >> lo)) & ((mask >> lo) + 1)
+            length = run.bit_length() - 1
+            hi = lo + length - 1
+            parts.append(str(lo) if hi == lo else f"{lo}-{hi}")
+            mask &= ~(((1 << length) - 1) << lo)
+        return ",".join(parts)
+
+    def __repr__(self) -> str:
+        return f"CPUSet({str(self)!r})"
+
+
+def _parse_id(token: str, text: str) -> int:
+    # Go's strconv.Atoi accepts a leading sign; a CPU id never has one, and
+    # a negative id is rejected by cpuset.Parse, so digits only here.
+    if not token or not token.isascii() or not token.isdigit():
+        raise CPUSetParseError(f"invalid CPU list {text!r}: {token!r} is not a CPU id")
+    return int(token)
+
+
+EMPTY = CPUSet()

@@ -1,0 +1,311 @@
+"""The machine model: CPU topology, NUMA nodes, memory, hugepages, devices.
+
+``CPUTopology`` / ``CPUDetails`` mirror
+``pkg/kubelet/cm/cpumanager/topology/topology.go``: every logical CPU maps to
+a core, a socket, a NUMA node and an uncore (L3) cache. A core is identified
+as the kubelet identifies it in ``Discover`` (``getUniqueCoreID``): by the
+lowest logical CPU id among its threads, so core ids are CPU ids.
+
+``CPUDetails`` is the kubelet's map ``cpu -> CPUInfo`` restricted to a set of
+CPUs (``KeepOnly``). Here it is the topology plus a bitmask: every query is
+an intersection of precomputed per-group masks, so the allocation hot path
+never scans the whole CPU table.
+
+``Machine`` adds what the kubelet reads from cadvisor's ``MachineInfo.Topology``
+beyond CPUs: NUMA nodes (including memory-only ones), their memory and
+hugepage pools, the distance table, and device-plugin devices.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from podnuma.machine.cpuset import CPUSet
+
+__all__ = [
+    "CPUInfo",
+    "CPUTopology",
+    "CPUDetails",
+    "NUMANode",
+    "Device",
+    "Machine",
+    "TopologyError",
+]
+
+
+class TopologyError(ValueError):
+    """The machine description is inconsistent (the kubelet would refuse it)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CPUInfo:
+    """Where one logical CPU sits (``topology.CPUInfo``)."""
+
+    numa_node: int
+    socket: int
+    core: int
+    uncore_cache: int
+
+
+def _or_masks(groups: Mapping[int, int], ids: Iterable[int]) -> int:
+    mask = 0
+    for i in ids:
+        mask |= groups.get(i, 0)
+    return mask
+
+
+def _ids_of(groups: Mapping[int, int], mask: int) -> CPUSet:
+    """Ids of the groups that have at least one CPU in ``mask``."""
+    out = 0
+    for gid, gmask in groups.items():
+        if gmask & mask:
+            out |= 1 << gid
+    return CPUSet.from_mask(out)
+
+
+class CPUTopology:
+    """``topology.CPUTopology``: counts plus the per-CPU table.
+
+    ``num_cpus`` and ``num_sockets`` are what the machine reports (cadvisor's
+    ``NumCores`` and ``NumSockets``); ``num_cores`` counts physical cores,
+    ``num_numa_nodes`` and ``num_uncore_caches`` count the distinct ids in
+    the CPU table, as ``Discover`` does.
+    """
+
+    __slots__ = (
+        "cpu_info",
+        "num_cpus",
+        "num_cores",
+        "num_sockets",
+        "num_numa_nodes",
+        "num_uncore_caches",
+        "core_masks",
+        "socket_masks",
+        "numa_masks",
+        "uncore_masks",
+        "all_mask",
+    )
+
+    def __init__(
+        self,
+        cpu_info: Mapping[int, CPUInfo],
+        *,
+        num_cpus: int | None = None,
+        num_sockets: int | None = None,
+        num_cores: int | None = None,
+    ) -> None:
+        self.cpu_info: dict[int, CPUInfo] = dict(sorted(cpu_info.items()))
+        core_masks: dict[int, int] = {}
+        socket_masks: dict[int, int] = {}
+        numa_masks: dict[int, int] = {}
+        uncore_masks: dict[int, int] = {}
+        all_mask = 0
+        for cpu, info in self.cpu_info.items():
+            bit = 1 << cpu
+            all_mask |= bit
+            core_masks[info.core] = core_masks.get(info.core, 0) | bit
+            socket_masks[info.socket] = socket_masks.get(info.socket, 0) | bit
+            numa_masks[info.numa_node] = numa_masks.get(info.numa_node, 0) | bit
+            uncore_masks[info.uncore_cache] = uncore_masks.get(info.uncore_cache, 0) | bit
+        self.core_masks = core_masks
+        self.socket_masks = socket_masks
+        self.numa_masks = numa_masks
+        self.uncore_masks = uncore_masks
+        self.all_mask = all_mask
+        self.num_cpus = len(self.cpu_info) if num_cpus is None else num_cpus
+        self.num_sockets = len(socket_masks) if num_sockets is None else num_sockets
+        self.num_cores = len(core_masks) if num_cores is None else num_cores
+        self.num_numa_nodes = len(numa_masks)
+        self.num_uncore_caches = len(uncore_masks)
+
+    # -- topology.CPUTopology methods -------------------------------------
+    def cpus_per_core(self) -> int:
+        return self.num_cpus // self.num_cores if self.num_cores else 0
+
+    def cpus_per_socket(self) -> int:
+        return self.num_cpus // self.num_sockets if self.num_sockets else 0
+
+    def cpus_per_uncore(self) -> int:
+        return self.num_cpus // self.num_uncore_caches if self.num_uncore_caches else 0
+
+    def cpu_core_id(self, cpu: int) -> int:
+        return self._info(cpu).core
+
+    def cpu_socket_id(self, cpu: int) -> int:
+        return self._info(cpu).socket
+
+    def cpu_numa_node_id(self, cpu: int) -> int:
+        return self._info(cpu).numa_node
+
+    def _info(self, cpu: int) -> CPUInfo:
+        try:
+            return self.cpu_info[cpu]
+        except KeyError:
+            raise TopologyError(f"unknown CPU ID: {cpu}") from None
+
+    @property
+    def details(self) -> CPUDetails:
+        """The whole CPU table as a ``CPUDetails``."""
+        return CPUDetails(self, self.all_mask)
+
+    def cpus(self) -> CPUSet:
+        return CPUSet.from_mask(self.all_mask)
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, CPUTopology)
+            and self.cpu_info == other.cpu_info
+            and self.num_cpus == other.num_cpus
+            and self.num_sockets == other.num_sockets
+            and self.num_cores == other.num_cores
+        )
+
+    def __hash__(self) -> int:
+        return hash((tuple(self.cpu_info.items()), self.num_cpus, self.num_sockets))
+
+    def __repr__(self) -> str:
+        return (
+            f"CPUTopology(cpus={self.num_cpus}, cores={self.num_cores}, "
+            f"sockets={self.num_sockets}, numa={self.num_numa_nodes}, "
+            f"uncore={self.num_uncore_caches})"
+        )
+
+
+class CPUDetails:
+    """``topology.CPUDetails`` restricted to ``mask`` (an immutable view)."""
+
+    __slots__ = ("topo", "mask")
+
+    def __init__(self, topo: CPUTopology, mask: int) -> None:
+        self.topo = topo
+        self.mask = mask & topo.all_mask
+
+    def keep_only(self, cpus: CPUSet) -> CPUDetails:
+        return CPUDetails(self.topo, self.mask & cpus.mask)
+
+    def __len__(self) -> int:
+        return self.mask.bit_count()
+
+    def __contains__(self, cpu: object) -> bool:
+        return isinstance(cpu, int) and cpu >= 0 and (self.mask >> cpu) & 1 == 1
+
+    def info(self, cpu: int) -> CPUInfo:
+        if cpu not in self:
+            raise KeyError(cpu)
+        return self.topo.cpu_info[cpu]
+
+    # -- ids of groups present ----------------------------------------------
+    def cpus(self) -> CPUSet:
+        return CPUSet.from_mask(self.mask)
+
+    def numa_nodes(self) -> CPUSet:
+        return _ids_of(self.topo.numa_masks, self.mask)
+
+    def sockets(self) -> CPUSet:
+        return _ids_of(self.topo.socket_masks, self.mask)
+
+    def cores(self) -> CPUSet:
+        return _ids_of(self.topo.core_masks, self.mask)
+
+    def uncore_caches(self) -> CPUSet:
+        return _ids_of(self.topo.uncore_masks, self.mask)
+
+    # -- groups within groups ---------------------------------------------------
+    def numa_nodes_in_sockets(self, *ids: int) -> CPUSet:
+        return _ids_of(self.topo.numa_masks, self.mask & _or_masks(self.topo.socket_masks, ids))
+
+    def sockets_in_numa_nodes(self, *ids: int) -> CPUSet:
+        return _ids_of(self.topo.socket_masks, self.mask & _or_masks(self.topo.numa_masks, ids))
+
+    def cores_in_numa_nodes(self, *ids: int) -> CPUSet:
+        return _ids_of(self.topo.core_masks, self.mask & _or_masks(self.topo.numa_masks, ids))
+
+    def cores_in_sockets(self, *ids: int) -> CPUSet:
+        return _ids_of(self.topo.core_masks, self.mask & _or_masks(self.topo.socket_masks, ids))
+
+    def uncore_in_numa_nodes(self, *ids: int) -> CPUSet:
+        return _ids_of(self.topo.uncore_masks, self.mask & _or_masks(self.topo.numa_masks, ids))
+
+    def cores_in_uncore_caches(self, *ids: int) -> CPUSet:
+        return _ids_of(self.topo.core_masks, self.mask & _or_masks(self.topo.uncore_masks, ids))
+
+    def cores_needed_in_uncore_cache(self, num_cores_needed: int, *ids: int) -> CPUSet:
+        """The lowest ``num_cores_needed`` core ids in the given caches
+        (all of them when there are not more than that)."""
+        return self.cores_in_uncore_caches(*ids).take_first(num_cores_needed)
+
+    # -- CPUs of groups ---------------------------------------------------------
+    def cpus_in_numa_nodes(self, *ids: int) -> CPUSet:
+        return CPUSet.from_mask(self.mask & _or_masks(self.topo.numa_masks, ids))
+
+    def cpus_in_sockets(self, *ids: int) -> CPUSet:
+        return CPUSet.from_mask(self.mask & _or_masks(self.topo.socket_masks, ids))
+
+    def cpus_in_cores(self, *ids: int) -> CPUSet:
+        return CPUSet.from_mask(self.mask & _or_masks(self.topo.core_masks, ids))
+
+    def cpus_in_uncore_caches(self, *ids: int) -> CPUSet:
+        return CPUSet.from_mask(self.mask & _or_masks(self.topo.uncore_masks, ids))
+
+    def __repr__(self) -> str:
+        return f"CPUDetails({CPUSet.from_mask(self.mask)!s})"
+
+
+@dataclass(frozen=True, slots=True)
+class NUMANode:
+    """One NUMA node as cadvisor's ``MachineInfo.Topology`` reports it.
+
+    ``memory`` is the node's total memory in bytes (hugepage pools
+    included); ``hugepages`` maps a page size in bytes to the total size in
+    bytes of that pool on this node; ``distances`` is this node's row of the
+    distance table (index = NUMA id), empty when unknown.
+    """
+
+    id: int
+    memory: int
+    hugepages: Mapping[int, int] = field(default_factory=dict)
+    distances: Sequence[int] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Device:
+    """A device-plugin device: id and the NUMA nodes it is local to
+    (empty = no topology information)."""
+
+    id: str
+    numa_nodes: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Machine:
+    """Everything the kubelet's managers know about the node's hardware."""
+
+    topology: CPUTopology
+    numa_nodes: tuple[NUMANode, ...]
+    devices: Mapping[str, tuple[Device, ...]] = field(default_factory=dict)
+    name: str = "node"
+
+    def numa_ids(self) -> list[int]:
+        return [n.id for n in self.numa_nodes]
+
+    def numa_node(self, nid: int) -> NUMANode:
+        for n in self.numa_nodes:
+            if n.id == nid:
+                return n
+        raise KeyError(nid)
+
+    def has_distances(self) -> bool:
+        return bool(self.numa_nodes) and all(len(n.distances) > 0 for n in self.numa_nodes)
+
+    def memory_capacity(self) -> int:
+        """cadvisor ``MemoryCapacity``: the sum of the nodes' memory."""
+        return sum(n.memory for n in self.numa_nodes)
+
+    def hugepage_capacity(self) -> dict[int, int]:
+        """Page size -> total bytes over all nodes."""
+        out: dict[int, int] = {}
+        for n in self.numa_nodes:
+            for size, total in n.hugepages.items():
+                out[size] = out.get(size, 0) + total
+        return out
