@@ -1,0 +1,138 @@
+"""NUMA-node bit masks.
+
+Mirrors ``pkg/kubelet/cm/topologymanager/bitmask/bitmask.go``: an immutable
+set of NUMA ids kept as an integer, with the ordering the topology manager
+uses to pick the "narrowest" hint.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from itertools import combinations
+
+__all__ = ["BitMask", "iterate_bit_masks"]
+
+_MAX_BITS = 64
+
+
+class BitMask:
+    """``bitmask.BitMask`` (a 64-bit mask of NUMA node ids)."""
+
+    __slots__ = ("_mask",)
+
+    def __init__(self, bits: Iterable[int] = ()) -> None:
+        mask = 0
+        for b in bits:
+            if b < 0 or b >= _MAX_BITS:
+                raise ValueError(f"bit number must be in range 0-63: {b}")
+            mask |= 1 << b
+        self._mask = mask
+
+    @classmethod
+    def of(cls, *bits: int) -> BitMask:
+        return cls(bits)
+
+    @classmethod
+    def from_int(cls, mask: int) -> BitMask:
+        m = object.__new__(cls)
+        m._mask = mask
+        return m
+
+    @property
+    def value(self) -> int:
+        return self._mask
+
+    def bits(self) -> list[int]:
+        """Set bits, ascending (``GetBits``)."""
+        out: list[int] = []
+        mask = self._mask
+        while mask:
+            low = mask & -mask
+            out.append(low.bit_length() - 1)
+            mask ^= low
+        return out
+
+    def count(self) -> int:
+        return self._mask.bit_count()
+
+    def is_empty(self) -> bool:
+        return self._mask == 0
+
+    def is_set(self, bit: int) -> bool:
+        return (self._mask >> bit) & 1 == 1
+
+    def any_set(self, bits: Iterable[int]) -> bool:
+        return any(self.is_set(b) for b in bits)
+
+    def is_equal(self, other: BitMask) -> bool:
+        return self._mask == other._mask
+
+    def is_subset_of(self, other: BitMask) -> bool:
+        return self._mask & ~other._mask == 0
+
+    def is_superset_of(self, other: BitMask) -> bool:
+        return other._mask & ~self._mask == 0
+
+    def is_less_than(self, other: BitMask) -> bool:
+        """Numeric comparison of the masks (``IsLessThan``)."""
+        return self._mask < other._mask
+
+    def is_greater_than(self, other: BitMask) -> bool:
+        return self._mask > other._mask
+
+    def is_narrower_than(self, other: BitMask) -> bool:
+        """Fewer bits set; with equal counts, the numerically smaller mask
+        is narrower (upstream's tie-break, reproduced)."""
+        c1, c2 = self.count(), other.count()
+        if c1 == c2:
+            return self._mask < other._mask
+        return c1 < c2
+
+    def and_(self, *others: BitMask) -> BitMask:
+        mask = self._mask
+        for o in others:
+            mask &= o._mask
+        return BitMask.from_int(mask)
+
+    def or_(self, *others: BitMask) -> BitMask:
+        mask = self._mask
+        for o in others:
+            mask |= o._mask
+        return BitMask.from_int(mask)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.bits())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, BitMask) and other._mask == self._mask
+
+    def __hash__(self) -> int:
+        return hash(self._mask)
+
+    def __str__(self) -> str:
+        """Binary string with 64 digits, as ``String()`` formats it."""
+        return format(self._mask, "064b")
+
+    def __repr__(self) -> str:
+        return f"BitMask({self.bits()})"
+
+
+def and_masks(*masks: BitMask) -> BitMask:
+    """``bitmask.And``: intersection of all masks (empty input -> empty)."""
+    if not masks:
+        return BitMask()
+    return masks[0].and_(*masks[1:])
+
+
+def or_masks(*masks: BitMask) -> BitMask:
+    if not masks:
+        return BitMask()
+    return masks[0].or_(*masks[1:])
+
+
+def iterate_bit_masks(bits: list[int]) -> Iterator[BitMask]:
+    """Every non-empty mask over ``bits``: all masks of size 1 first, then 2, …;
+    within a size, combinations in the order of ``bits`` (``IterateBitMasks``)."""
+    for size in range(1, len(bits) + 1):
+        for combo in combinations(bits, size):
+            yield BitMask(combo)
