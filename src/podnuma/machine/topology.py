@@ -94,6 +94,8 @@ class CPUTopology:
         num_cpus: int | None = None,
         num_sockets: int | None = None,
         num_cores: int | None = None,
+        num_numa_nodes: int | None = None,
+        num_uncore_caches: int | None = None,
     ) -> None:
         self.cpu_info: dict[int, CPUInfo] = dict(sorted(cpu_info.items()))
         core_masks: dict[int, int] = {}
@@ -116,8 +118,12 @@ class CPUTopology:
         self.num_cpus = len(self.cpu_info) if num_cpus is None else num_cpus
         self.num_sockets = len(socket_masks) if num_sockets is None else num_sockets
         self.num_cores = len(core_masks) if num_cores is None else num_cores
-        self.num_numa_nodes = len(numa_masks)
-        self.num_uncore_caches = len(uncore_masks)
+        # Explicit counts exist for fixtures that declare them as upstream's
+        # test topologies do (an undeclared Go count is 0).
+        self.num_numa_nodes = len(numa_masks) if num_numa_nodes is None else num_numa_nodes
+        self.num_uncore_caches = (
+            len(uncore_masks) if num_uncore_caches is None else num_uncore_caches
+        )
 
     # -- topology.CPUTopology methods -------------------------------------
     def cpus_per_core(self) -> int:

@@ -10,9 +10,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from itertools import combinations
 
-__all__ = ["BitMask", "iterate_bit_masks"]
+__all__ = ["BitMask", "iterate_bit_masks", "and_masks", "or_masks", "BIT_RANGE_ERROR"]
 
 _MAX_BITS = 64
+_ALL_BITS = (1 << _MAX_BITS) - 1
+
+# ``Add``/``Remove``/``NewBitMask`` error text (no bit number in it).
+BIT_RANGE_ERROR = "bit number must be in range 0-63"
 
 
 class BitMask:
@@ -24,7 +28,7 @@ class BitMask:
         mask = 0
         for b in bits:
             if b < 0 or b >= _MAX_BITS:
-                raise ValueError(f"bit number must be in range 0-63: {b}")
+                raise ValueError(BIT_RANGE_ERROR)
             mask |= 1 << b
         self._mask = mask
 
@@ -37,6 +41,20 @@ class BitMask:
         m = object.__new__(cls)
         m._mask = mask
         return m
+
+    @classmethod
+    def filled(cls) -> BitMask:
+        """All 64 bits set (``Fill``)."""
+        return cls.from_int(_ALL_BITS)
+
+    def add(self, *bits: int) -> BitMask:
+        """``Add`` on a copy: any bit outside 0-63 raises ``ValueError`` and,
+        as upstream, no bit of the call is applied (self is immutable)."""
+        return BitMask.from_int(self._mask | BitMask(bits)._mask)
+
+    def remove(self, *bits: int) -> BitMask:
+        """``Remove`` on a copy; same range rule as :meth:`add`."""
+        return BitMask.from_int(self._mask & ~BitMask(bits)._mask)
 
     @property
     def value(self) -> int:
@@ -59,6 +77,9 @@ class BitMask:
         return self._mask == 0
 
     def is_set(self, bit: int) -> bool:
+        """Bits outside 0-63 are never set (``IsSet``)."""
+        if bit < 0 or bit >= _MAX_BITS:
+            return False
         return (self._mask >> bit) & 1 == 1
 
     def any_set(self, bits: Iterable[int]) -> bool:
@@ -110,8 +131,14 @@ class BitMask:
         return hash(self._mask)
 
     def __str__(self) -> str:
-        """Binary string with 64 digits, as ``String()`` formats it."""
-        return format(self._mask, "064b")
+        """``String()``: binary, zero-padded to an even width picked by the
+        first ``shift`` (62, 60, …, 2) with ``mask > 1 << shift``; the strict
+        ``>`` is upstream's quirk: {2} prints "100", {4} prints "10000"."""
+        mask = self._mask
+        for shift in range(_MAX_BITS - 2, 0, -2):
+            if mask > (1 << shift):
+                return format(mask, f"0{shift + 2}b")
+        return format(mask, "02b")
 
     def __repr__(self) -> str:
         return f"BitMask({self.bits()})"

@@ -1,0 +1,317 @@
+"""Kubelet feature gates as of Kubernetes v1.37.
+
+Mirrors ``k8s.io/component-base/featuregate/feature_gate.go`` (``SetFromMap``:
+unknown gates, locked gates, the ``AllAlpha``/``AllBeta`` specials and the
+dependency check) over the gate table of ``pkg/features/kube_features.go``
+(``defaultVersionedKubernetesFeatureGates`` and
+``defaultKubernetesFeatureGateDependencies``) at v1.37.
+
+Only the gates the kubelet's resource managers, pod admission and QoS code
+consult carry a full spec (maturity, default, lock). Other real Kubernetes
+gate names are accepted with their value recorded but not interpreted
+(:data:`OTHER_KNOWN_GATES`); that list is hand-collected, so a real v1.37
+gate missing from it is reported as unrecognized, and a gate removed before
+v1.37 may still be accepted.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Final
+
+from podnuma.errors import KubeletStartupError
+
+__all__ = [
+    "Maturity",
+    "FeatureSpec",
+    "FeatureGates",
+    "KNOWN_FEATURES",
+    "DEPENDENCIES",
+    "OTHER_KNOWN_GATES",
+    "ALL_ALPHA",
+    "ALL_BETA",
+]
+
+
+class Maturity(enum.Enum):
+    """``featuregate.prerelease`` (GA is the empty string upstream)."""
+
+    ALPHA = "ALPHA"
+    BETA = "BETA"
+    GA = ""
+    DEPRECATED = "DEPRECATED"
+
+
+@dataclass(frozen=True, slots=True)
+class FeatureSpec:
+    """The effective ``FeatureSpec`` of a gate at v1.37."""
+
+    default: bool
+    maturity: Maturity
+    locked: bool = False
+
+
+_A_OFF = FeatureSpec(False, Maturity.ALPHA)
+_B_ON = FeatureSpec(True, Maturity.BETA)
+_B_OFF = FeatureSpec(False, Maturity.BETA)
+_GA_ON = FeatureSpec(True, Maturity.GA)
+_GA_LOCKED = FeatureSpec(True, Maturity.GA, locked=True)
+
+ALL_ALPHA: Final = "AllAlpha"
+ALL_BETA: Final = "AllBeta"
+
+KNOWN_FEATURES: Final[Mapping[str, FeatureSpec]] = {
+    # component-base specials
+    ALL_ALPHA: _A_OFF,
+    ALL_BETA: _B_OFF,
+    # CPU manager
+    "CPUManagerPolicyAlphaOptions": _A_OFF,
+    "CPUManagerPolicyBetaOptions": _B_ON,
+    "CPUManagerPolicyOptions": _GA_LOCKED,  # GA since v1.33
+    # Topology manager
+    "TopologyManagerPolicyAlphaOptions": _A_OFF,
+    "TopologyManagerPolicyBetaOptions": _B_ON,
+    "TopologyManagerPolicyOptions": _GA_LOCKED,  # GA since v1.32
+    # Memory manager
+    "MemoryManager": _GA_LOCKED,  # GA since v1.32
+    # Pod-level resources
+    "PodLevelResources": _B_ON,  # beta since v1.34
+    "PodLevelResourceManagers": _B_OFF,  # beta, off by default at v1.37 (kubernetes#141209)
+    "PodLevelResourcesFixDefaulting": _B_ON,  # on at v1.37 (kubernetes#140514)
+    "PodLevelResourcesFixKubeletQOSClass": _B_ON,
+    # Containers and in-place resize
+    "SidecarContainers": _GA_LOCKED,  # GA since v1.33
+    "InPlacePodVerticalScaling": _GA_LOCKED,  # GA since v1.35
+    "InPlacePodVerticalScalingInitContainers": _GA_LOCKED,  # GA at v1.37
+    "InPlacePodVerticalScalingExclusiveCPUs": _A_OFF,
+    "InPlacePodVerticalScalingExclusiveMemory": _A_OFF,
+    "InPlacePodLevelResourcesVerticalScaling": _B_ON,  # beta since v1.36
+    # Node resources the kubelet accounts
+    "MemoryQoS": _B_ON,  # beta at v1.37
+    "HugepageAwareEviction": _B_ON,  # beta at v1.37
+    "KubeletPSI": _GA_LOCKED,
+    "UserNamespacesSupport": _GA_LOCKED,
+    "KubeletInUserNamespace": _B_ON,
+    "NodeSwap": _GA_ON,
+    "PodReadyToStartContainersCondition": _GA_LOCKED,
+    "PodObservedGenerationTracking": _GA_LOCKED,
+    "PLEGOnDemandRelist": _GA_LOCKED,
+    "NodeDeclaredFeatures": _GA_LOCKED,
+    "ImageVolume": _GA_LOCKED,
+    "ProcMountType": _GA_LOCKED,
+    "NodeLogQuery": _GA_LOCKED,
+    "HostnameOverride": _GA_LOCKED,
+    "ContainerRestartRules": _B_ON,
+    "KubeletCrashLoopBackOffMax": _B_ON,
+    "KubeletEnsureSecretPulledImages": _B_ON,
+    "DRAAdminAccess": _GA_LOCKED,
+    "DRAPrioritizedList": _GA_LOCKED,
+    "DRAResourceClaimDeviceStatus": _GA_LOCKED,
+    "DRAExtendedResource": _GA_LOCKED,
+    "DRAConsumableCapacity": _B_ON,
+    "DRADeviceBindingConditions": _B_ON,
+    "DRANodeAllocatableResources": _A_OFF,
+    "GracefulNodeShutdown": _B_ON,
+    "GracefulNodeShutdownBasedOnPodPriority": _B_ON,
+}
+
+# defaultKubernetesFeatureGateDependencies: a gate may only be enabled when
+# every gate it lists is enabled.
+DEPENDENCIES: Final[Mapping[str, tuple[str, ...]]] = {
+    "PodLevelResourceManagers": ("PodLevelResources",),
+    "PodLevelResourcesFixDefaulting": ("PodLevelResources",),
+    "PodLevelResourcesFixKubeletQOSClass": ("PodLevelResources",),
+    "InPlacePodLevelResourcesVerticalScaling": ("InPlacePodVerticalScaling", "PodLevelResources"),
+    "InPlacePodVerticalScalingExclusiveCPUs": ("InPlacePodVerticalScaling",),
+    "InPlacePodVerticalScalingExclusiveMemory": ("InPlacePodVerticalScaling",),
+}
+
+# Real gate names the kubelet's feature gate knows but podnuma does not
+# interpret: setting them is accepted (hand-collected; see module docstring).
+OTHER_KNOWN_GATES: Final[frozenset[str]] = frozenset({
+    "AllowDNSOnlyNodeCSR", "AllowInsecureKubeletCertificateSigningRequests",
+    "AllowOverwriteTerminationGracePeriodSeconds", "AllowServiceLBStatusOnNonLB",
+    "AllowUnsafeMalformedObjectDeletion", "APIResponseCompression", "APIServerIdentity",
+    "APIServerTracing", "APIServingWithRoutine", "AuthorizeNodeWithSelectors",
+    "AuthorizeWithSelectors", "BtreeWatchCache", "CBORServingAndStorage", "ClientsAllowCBOR",
+    "ClientsPreferCBOR", "ClusterTrustBundle", "ClusterTrustBundleProjection",
+    "ComponentFlagz", "ComponentSLIs", "ComponentStatusz", "CompositePodGroup",
+    "ConcurrentWatchObjectDecode", "ConsistentListFromCache",
+    "ConsistentListFromCacheSkipTimeoutFallback", "ConstrainedImpersonation",
+    "ContainerCheckpoint", "ContainerStopSignals", "CoordinatedLeaderElection",
+    "CRDValidationRatcheting", "CrossNamespaceVolumeDataSource", "CSIServiceAccountTokenSecrets",
+    "CSIVolumeHealth", "CustomCPUCFSQuotaPeriod", "DeclarativeValidation",
+    "DeclarativeValidationTakeover", "DeploymentReplicaSetTerminatingReplicas",
+    "DetectCacheInconsistency", "DisableAllocatorDualWrite", "DisableCPUQuotaWithExclusiveCPUs",
+    "DRADeviceTaints", "DRAPartitionableDevices", "DRAPartitionableDevicesType",
+    "DRAResourceClaimGranularStatusAuthorization", "DRAResourceHealth", "DRASchedulerFilterTimeout",
+    "DynamicResourceAllocation", "EnvFiles", "EtcdRangeStream", "EventedPLEG",
+    "EvictionRequestAPI", "ExecProbeTimeout", "ExtendWebSocketsToKubelet", "GenericWorkload",
+    "GRPCContainerProbeTLS", "HonorPVReclaimPolicy", "HPAConfigurableTolerance",
+    "HPAOptimizedSelectorStore", "HPAScaleToZero", "ImageMaximumGCAge",
+    "ImagePullCredentialsVerification", "InOrderInformers", "InterPodAffinityHostnameFastPath",
+    "JobBackoffLimitPerIndex", "JobManagedBy", "JobPodReplacementPolicy", "JobSuccessPolicy",
+    "KMSv1", "KubeletCgroupDriverFromCRI", "KubeletFineGrainedAuthz",
+    "KubeletPodResourcesDynamicResources", "KubeletPodResourcesGet", "KubeletSeparateDiskGC",
+    "KubeletServiceAccountTokenForCredentialProviders", "KubeletTracing",
+    "KubeProxyDrainingTerminatingNodes", "KubeProxyIPVS", "KubeProxyNFTablesLocalhostNodePorts",
+    "ListFromCacheSnapshot", "LocalStorageCapacityIsolationFSQuotaMonitoring",
+    "LoggingAlphaOptions", "LoggingBetaOptions", "ManifestBasedAdmissionControlConfig",
+    "MatchLabelKeysInPodTopologySpread", "MatchLabelKeysInPodTopologySpreadSelectorMerge",
+    "MaxUnavailableStatefulSet", "MutableCSINodeAllocatableCount", "MutatingAdmissionPolicy",
+    "NFTablesNetlink", "NodeControllerLeaseCircuitBreaker", "OpenAPIEnums",
+    "OpportunisticBatching", "OrderedNamespaceDeletion", "PersistentVolumeClaimUnusedSinceTime",
+    "PodCertificateRequest", "PodDeletionCost", "PodDisruptionConditions",
+    "PodLifecycleSleepAction", "PodLifecycleSleepActionAllowZero", "PodLogsQuerySplitStreams",
+    "PodTopologyLabelsAdmission", "PreferSameTrafficDistribution", "RecoverVolumeExpansionFailure",
+    "RelaxedDNSSearchValidation", "RelaxedEnvironmentVariableValidation",
+    "RelaxedServiceNameValidation", "ReloadKubeletServerCertificateFile",
+    "RemoteRequestHeaderUID", "ResilientWatchCacheInitialization", "ResourceHealthStatus",
+    "RetryGenerateName", "RotateKubeletServerCertificate", "RuntimeClassInImageCriApi",
+    "SchedulerAsyncAPICalls", "SchedulerAsyncPreemption", "SchedulerPopFromBackoffQ",
+    "SchedulerPreQueueingHints", "SchedulerQueueingHints", "SELinuxChangePolicy",
+    "SELinuxMount", "SELinuxMountReadWriteOncePod", "SeparateTaintEvictionController",
+    "ServiceAccountNodeAudienceRestriction", "ServiceAccountTokenJTI",
+    "ServiceAccountTokenNodeBinding", "ServiceAccountTokenNodeBindingValidation",
+    "ServiceAccountTokenPodNodeInfo", "ServiceTrafficDistribution", "ShardedListAndWatch",
+    "SizeBasedListCostEstimate", "StaleControllerConsistencyHPA", "StaleControllerConsistencyJob",
+    "StatefulSetRecreateStrategy", "StorageCapacityScoring", "StorageNamespaceIndex",
+    "StorageVersionAPI", "StorageVersionHash", "StorageVersionMigrator",
+    "StreamingCollectionEncodingToJSON", "StreamingCollectionEncodingToProtobuf",
+    "StrictCostEnforcementForVAP", "StrictCostEnforcementForWebhooks", "StrictIPCIDRValidation",
+    "StructuredAuthenticationConfiguration", "StructuredAuthorizationConfiguration",
+    "SupplementalGroupsPolicy", "SystemdWatchdog", "TokenRequestServiceAccountUIDValidation",
+    "TopologyAwareHints", "TopologyAwareWorkloadScheduling", "TranslateStreamCloseWebsocketRequests",
+    "UnauthenticatedHTTP2DOSMitigation", "UnknownVersionInteroperabilityProxy",
+    "VolumeAttributesClass", "VolumeLimitScaling", "WatchCacheInitializationPostStartHook",
+    "WatchFromStorageWithoutResourceVersion", "WatchList", "WatchListClient",
+    "WatchListCompression", "WindowsCPUAndMemoryAffinity", "WindowsGracefulNodeShutdown",
+    "WindowsHostNetwork", "WinDSR", "WinOverlay", "ContextualLogging",
+})
+
+
+def _go_bool(value: bool) -> str:
+    return "true" if value else "false"
+
+
+def _aggregate(errors: list[str]) -> str:
+    """``utilerrors.NewAggregate(errs).Error()``: one message, or a bracketed,
+    de-duplicated, comma-separated list."""
+    seen: list[str] = []
+    for msg in errors:
+        if msg not in seen:
+            seen.append(msg)
+    if len(seen) == 1:
+        return seen[0]
+    return "[" + ", ".join(seen) + "]"
+
+
+class FeatureGates:
+    """An immutable, resolved kubelet feature gate set.
+
+    ``enabled`` answers with the explicit setting or the gate's v1.37
+    default; asking for a gate podnuma does not model is a programming
+    error (upstream panics), raised as ``ValueError``.
+    """
+
+    __slots__ = ("_explicit", "_resolved")
+
+    def __init__(self, explicit: Mapping[str, bool], resolved: Mapping[str, bool]) -> None:
+        self._explicit: dict[str, bool] = dict(explicit)
+        self._resolved: dict[str, bool] = dict(resolved)
+
+    @classmethod
+    def defaults(cls) -> FeatureGates:
+        return cls({}, {})
+
+    @classmethod
+    def from_mapping(cls, settings: Mapping[str, bool]) -> FeatureGates:
+        """``featureGate.SetFromMap`` on the kubelet's default gate.
+
+        Raises ``KubeletStartupError`` carrying component-base's message
+        (``unrecognized feature gate: X``, ``cannot set feature gate X to
+        false, feature is locked to true``, ``X is enabled, but depends on
+        features that are disabled: [Y]``). Gates are visited in the
+        mapping's order (Go visits a map in random order); dependency
+        violations are reported by gate name.
+        """
+        errors: list[str] = []
+        resolved: dict[str, bool] = {}
+        explicit: dict[str, bool] = {}
+        for name, value in settings.items():
+            spec = KNOWN_FEATURES.get(name)
+            if spec is None and name not in OTHER_KNOWN_GATES:
+                # Upstream returns at the first unknown gate.
+                errors.append(f"unrecognized feature gate: {name}")
+                raise KubeletStartupError(_aggregate(errors))
+            if spec is not None and spec.locked and spec.default != value:
+                errors.append(
+                    f"cannot set feature gate {name} to {_go_bool(value)}, "
+                    f"feature is locked to {_go_bool(spec.default)}"
+                )
+                continue
+            if name in (ALL_ALPHA, ALL_BETA):
+                wanted = Maturity.ALPHA if name == ALL_ALPHA else Maturity.BETA
+                for other, other_spec in KNOWN_FEATURES.items():
+                    if other in (ALL_ALPHA, ALL_BETA) or other_spec.maturity is not wanted:
+                        continue
+                    resolved.setdefault(other, value)
+            resolved[name] = value
+            explicit[name] = value
+        if errors:
+            raise KubeletStartupError(_aggregate(errors))
+
+        def is_on(feature: str) -> bool:
+            if feature in resolved:
+                return resolved[feature]
+            return KNOWN_FEATURES[feature].default
+
+        for feature in sorted(DEPENDENCIES):
+            if not is_on(feature):
+                continue
+            off = sorted(dep for dep in DEPENDENCIES[feature] if not is_on(dep))
+            if off:
+                errors.append(
+                    f"{feature} is enabled, but depends on features that are disabled: "
+                    f"[{' '.join(off)}]"
+                )
+        if errors:
+            raise KubeletStartupError(_aggregate(errors))
+        return cls(explicit, resolved)
+
+    def enabled(self, name: str) -> bool:
+        if name in self._resolved:
+            return self._resolved[name]
+        spec = KNOWN_FEATURES.get(name)
+        if spec is None:
+            if name in OTHER_KNOWN_GATES:
+                return False
+            raise ValueError(f"feature {name!r} is not registered in the kubelet's FeatureGate")
+        return spec.default
+
+    def explicit(self) -> dict[str, bool]:
+        """The gates set explicitly, as given."""
+        return dict(self._explicit)
+
+    def as_dict(self) -> dict[str, bool]:
+        """Every modelled gate (specials excluded) with its effective value,
+        plus any other gate set explicitly; sorted by name."""
+        names = {n for n in KNOWN_FEATURES if n not in (ALL_ALPHA, ALL_BETA)}
+        names |= {n for n in self._explicit if n not in (ALL_ALPHA, ALL_BETA)}
+        return {n: self.enabled(n) for n in sorted(names)}
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.as_dict())
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, FeatureGates):
+            return NotImplemented
+        return self.as_dict() == other.as_dict()
+
+    def __hash__(self) -> int:
+        return hash(tuple(self.as_dict().items()))
+
+    def __repr__(self) -> str:
+        return f"FeatureGates({self._explicit!r})"

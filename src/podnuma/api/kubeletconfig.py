@@ -1,0 +1,695 @@
+"""``KubeletConfiguration`` (kubelet.config.k8s.io/v1beta1) as the kubelet reads it.
+
+Mirrors, for the fields podnuma honours:
+
+- ``staging/src/k8s.io/kubelet/config/v1beta1/types.go`` (field names, strict
+  decoding: an unknown field is an error) and ``pkg/kubelet/apis/config/
+  v1beta1/defaults.go`` (defaults apply to unset/empty fields only;
+  ``evictionHard`` is defaulted only when nil, or merged key by key under
+  ``mergeDefaultEvictionSettings``);
+- ``pkg/kubelet/apis/config/validation/validation.go`` and
+  ``validation_reserved_memory.go`` (start-up validation);
+- ``cmd/kubelet/app/server.go`` (``getReservedCPUs``, the
+  ``reservedSystemCPUs`` override of kube/system reserved CPU,
+  ``parseResourceList``);
+- ``pkg/kubelet/eviction/helpers.go`` (``parseThresholdStatement``) and
+  ``pkg/kubelet/cm/node_container_manager_linux.go``
+  (``GetNodeAllocatableReservation``, ``hardEvictionReservation``);
+- the policy-name checks of ``cpumanager.NewManager`` and
+  ``memorymanager.NewManager``.
+
+Every other v1beta1 field is accepted and ignored (its content is not
+checked).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import struct
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from podnuma.api.featuregates import FeatureGates
+from podnuma.api.quantity import (
+    Format,
+    Quantity,
+    QuantityError,
+    parse_quantity,
+    quantity_from_manifest,
+)
+from podnuma.errors import InputError, KubeletStartupError
+from podnuma.machine.cpuset import CPUSet
+
+__all__ = [
+    "API_VERSION",
+    "KIND",
+    "KubeletConfig",
+    "ReservedMemory",
+    "Threshold",
+    "DEFAULT_EVICTION_HARD",
+    "load_kubelet_config",
+    "validate_kubelet_config",
+    "check_reserved_system_cpus",
+    "effective_reserved",
+    "hard_eviction_thresholds",
+    "node_allocatable_reservation",
+    "reserved_cpu_millis",
+    "parse_go_cpuset",
+]
+
+API_VERSION: Final = "kubelet.config.k8s.io/v1beta1"
+KIND: Final = "KubeletConfiguration"
+
+# DefaultEvictionHard (Linux) in pkg/kubelet/eviction/defaults_linux.go.
+DEFAULT_EVICTION_HARD: Final[Mapping[str, str]] = {
+    "memory.available": "100Mi",
+    "nodefs.available": "10%",
+    "nodefs.inodesFree": "5%",
+    "imagefs.available": "15%",
+    "imagefs.inodesFree": "5%",
+}
+
+TOPOLOGY_MANAGER_POLICIES: Final = ("none", "best-effort", "restricted", "single-numa-node")
+TOPOLOGY_MANAGER_SCOPES: Final = ("container", "pod")
+CPU_MANAGER_POLICIES: Final = ("none", "static")
+MEMORY_MANAGER_POLICIES: Final = ("None", "Static")
+
+# Eviction signals the kubelet knows (signalToResource).
+EVICTION_SIGNALS: Final = frozenset({
+    "memory.available", "allocatableMemory.available", "nodefs.available",
+    "nodefs.inodesFree", "imagefs.available", "imagefs.inodesFree",
+    "containerfs.available", "containerfs.inodesFree", "pid.available",
+})
+
+# parseResourceList accepts these names in kubeReserved / systemReserved.
+RESERVABLE_RESOURCES: Final = frozenset({"cpu", "memory", "ephemeral-storage", "pid"})
+
+# JSON field names of KubeletConfiguration v1beta1 that podnuma ignores.
+IGNORED_FIELDS: Final[frozenset[str]] = frozenset({
+    "enableServer", "staticPodPath", "podLogsDir", "syncFrequency", "fileCheckFrequency",
+    "httpCheckFrequency", "staticPodURL", "staticPodURLHeader", "address", "port",
+    "readOnlyPort", "tlsCertFile", "tlsPrivateKeyFile", "tlsCipherSuites", "tlsMinVersion",
+    "rotateCertificates", "serverTLSBootstrap", "authentication", "authorization",
+    "registryPullQPS", "registryBurst", "imagePullCredentialsVerificationPolicy",
+    "preloadedImagesVerificationAllowlist", "eventRecordQPS", "eventBurst",
+    "enableDebuggingHandlers", "enableContentionProfiling", "healthzPort",
+    "healthzBindAddress", "oomScoreAdj", "clusterDomain", "clusterDNS",
+    "streamingConnectionIdleTimeout", "nodeStatusUpdateFrequency",
+    "nodeStatusReportFrequency", "nodeLeaseDurationSeconds", "imageMinimumGCAge",
+    "imageMaximumGCAge", "imageGCHighThresholdPercent", "imageGCLowThresholdPercent",
+    "volumeStatsAggPeriod", "kubeletCgroups", "systemCgroups", "cgroupRoot",
+    "cgroupsPerQOS", "cgroupDriver", "singleProcessOOMKill", "cpuManagerReconcilePeriod",
+    "qosReserved", "runtimeRequestTimeout", "hairpinMode", "maxPods", "podCIDR",
+    "podPidsLimit", "resolvConf", "runOnce", "cpuCFSQuota", "cpuCFSQuotaPeriod",
+    "nodeStatusMaxImages", "maxOpenFiles", "contentType", "kubeAPIQPS", "kubeAPIBurst",
+    "serializeImagePulls", "maxParallelImagePulls", "evictionSoft",
+    "evictionSoftGracePeriod", "evictionPressureTransitionPeriod",
+    "evictionMaxPodGracePeriod", "evictionMinimumReclaim", "podsPerCore",
+    "enableControllerAttachDetach", "protectKernelDefaults", "makeIPTablesUtilChains",
+    "iptablesMasqueradeBit", "iptablesDropBit", "failSwapOn", "memorySwap",
+    "containerLogMaxSize", "containerLogMaxFiles", "containerLogMaxWorkers",
+    "containerLogMonitorInterval", "configMapAndSecretChangeDetectionStrategy",
+    "showHiddenMetricsForVersion", "enforceNodeAllocatable", "allowedUnsafeSysctls",
+    "volumePluginDir", "providerID", "kernelMemcgNotification", "logging",
+    "enableSystemLogHandler", "enableSystemLogQuery", "shutdownGracePeriod",
+    "shutdownGracePeriodCriticalPods", "shutdownGracePeriodByPodPriority",
+    "crashLoopBackOff", "enableProfilingHandler", "enableDebugFlagsHandler",
+    "seccompDefault", "memoryThrottlingFactor", "registerWithTaints", "registerNode",
+    "tracing", "localStorageCapacityIsolation", "containerRuntimeEndpoint",
+    "imageServiceEndpoint", "failCgroupV1", "userNamespaces",
+})
+
+_HONOURED_FIELDS: Final = frozenset({
+    "apiVersion", "kind", "featureGates", "cpuManagerPolicy", "cpuManagerPolicyOptions",
+    "reservedSystemCPUs", "kubeReserved", "systemReserved", "evictionHard",
+    "mergeDefaultEvictionSettings", "memoryManagerPolicy", "reservedMemory",
+    "topologyManagerPolicy", "topologyManagerScope", "topologyManagerPolicyOptions",
+    "systemReservedCgroup", "kubeReservedCgroup",
+})
+
+_INT32_MIN: Final = -(1 << 31)
+_INT32_MAX: Final = (1 << 31) - 1
+
+
+@dataclass(frozen=True, slots=True)
+class ReservedMemory:
+    """``MemoryReservation``: memory (and hugepages) reserved on one NUMA node."""
+
+    numa_node: int
+    limits: Mapping[str, Quantity]
+
+
+@dataclass(frozen=True, slots=True)
+class Threshold:
+    """A parsed hard eviction threshold (operator is always LessThan)."""
+
+    signal: str
+    quantity: Quantity | None = None
+    percentage: float | None = None  # a float32 value, 0.1 for "10%"
+
+
+@dataclass(frozen=True)
+class KubeletConfig:
+    """The kubelet configuration fields podnuma honours, defaults applied."""
+
+    feature_gates: FeatureGates = field(default_factory=FeatureGates.defaults)
+    cpu_manager_policy: str = "none"
+    cpu_manager_policy_options: Mapping[str, str] = field(default_factory=dict)
+    # None when unset (or unparsable: then validation fails with the raw text).
+    reserved_system_cpus: CPUSet | None = None
+    kube_reserved: Mapping[str, Quantity] = field(default_factory=dict)
+    system_reserved: Mapping[str, Quantity] = field(default_factory=dict)
+    # The v1beta1 map of signal -> "quantity" or "N%", defaults applied;
+    # parse it with hard_eviction_thresholds().
+    eviction_hard: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_EVICTION_HARD))
+    memory_manager_policy: str = "None"
+    reserved_memory: tuple[ReservedMemory, ...] = ()
+    topology_manager_policy: str = "none"
+    topology_manager_scope: str = "container"
+    topology_manager_policy_options: Mapping[str, str] = field(default_factory=dict)
+    merge_default_eviction_settings: bool = False
+    # Raw texts kept for the kubelet's messages.
+    reserved_system_cpus_text: str = ""
+    kube_reserved_text: Mapping[str, str] = field(default_factory=dict, compare=False)
+    system_reserved_text: Mapping[str, str] = field(default_factory=dict, compare=False)
+    system_reserved_cgroup: str = ""
+    kube_reserved_cgroup: str = ""
+
+
+# --------------------------------------------------------------------------
+# Loading (strict v1beta1 decoding)
+
+
+def _type_name(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, Mapping):
+        return "a mapping"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    return type(value).__name__
+
+
+def _expect_str(value: object, path: str) -> str:
+    if not isinstance(value, str):
+        raise InputError(f"expected a string, got {_type_name(value)}", path=path)
+    return value
+
+
+def _expect_bool(value: object, path: str) -> bool:
+    if not isinstance(value, bool):
+        raise InputError(f"expected a boolean, got {_type_name(value)}", path=path)
+    return value
+
+
+def _expect_mapping(value: object, path: str) -> Mapping[Any, Any]:
+    if not isinstance(value, Mapping):
+        raise InputError(f"expected a mapping, got {_type_name(value)}", path=path)
+    return value
+
+
+def _key_path(prefix: str, key: str) -> str:
+    return f"{prefix}.{key}" if prefix else key
+
+
+def _string_map(value: object, path: str) -> dict[str, str] | None:
+    """A ``map[string]string`` field; ``None`` when null (Go's nil map)."""
+    if value is None:
+        return None
+    raw = _expect_mapping(value, path)
+    out: dict[str, str] = {}
+    for k, v in raw.items():
+        key = _expect_str(k, path)
+        out[key] = _expect_str(v, _key_path(path, key))
+    return out
+
+
+def _reserved_map(value: object, path: str) -> tuple[dict[str, Quantity], dict[str, str]]:
+    texts = _string_map(value, path) or {}
+    parsed: dict[str, Quantity] = {}
+    for k, v in texts.items():
+        try:
+            parsed[k] = parse_quantity(v)
+        except QuantityError as e:
+            raise InputError(
+                f"failed to parse quantity {_go_quote(v)} for {_go_quote(k)} resource: {e}",
+                path=_key_path(path, k),
+            ) from None
+    return parsed, texts
+
+
+def _load_reserved_memory(value: object, path: str) -> tuple[ReservedMemory, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, (list, tuple)):
+        raise InputError(f"expected a list, got {_type_name(value)}", path=path)
+    out: list[ReservedMemory] = []
+    for i, item in enumerate(value):
+        ipath = f"{path}[{i}]"
+        raw = _expect_mapping(item, ipath)
+        numa = 0
+        limits: dict[str, Quantity] = {}
+        for k, v in raw.items():
+            key = _expect_str(k, ipath)
+            fpath = _key_path(ipath, key)
+            if key == "numaNode":
+                if v is None:
+                    continue
+                if isinstance(v, bool) or not isinstance(v, int):
+                    raise InputError(f"expected an integer, got {_type_name(v)}", path=fpath)
+                if not _INT32_MIN <= v <= _INT32_MAX:
+                    raise InputError(f"value {v} out of range for int32", path=fpath)
+                numa = v
+            elif key == "limits":
+                if v is None:
+                    continue
+                lim = _expect_mapping(v, fpath)
+                for rk, rv in lim.items():
+                    rname = _expect_str(rk, fpath)
+                    try:
+                        limits[rname] = quantity_from_manifest(rv)
+                    except QuantityError as e:
+                        raise InputError(str(e), path=_key_path(fpath, rname)) from None
+            else:
+                raise InputError(f'unknown field "{key}"', path=fpath)
+        out.append(ReservedMemory(numa_node=numa, limits=limits))
+    return tuple(out)
+
+
+def load_kubelet_config(doc: Mapping[str, Any]) -> KubeletConfig:
+    """Decode a ``KubeletConfiguration`` document and apply the v1beta1 defaults.
+
+    Raises ``InputError`` (with the field path) for unknown fields, wrong
+    types and unparsable quantities, and ``KubeletStartupError`` when the
+    feature gates cannot be set (the kubelet's first start-up step).
+    """
+    raw = _expect_mapping(doc, "")
+    for key in raw:
+        if not isinstance(key, str):
+            raise InputError(f"expected a string key, got {_type_name(key)}")
+        if key not in _HONOURED_FIELDS and key not in IGNORED_FIELDS:
+            raise InputError(f'unknown field "{key}"', path=key)
+
+    if raw.get("apiVersion") is not None:
+        api = _expect_str(raw["apiVersion"], "apiVersion")
+        if api != API_VERSION:
+            raise InputError(f"apiVersion must be {API_VERSION}, got {api!r}", path="apiVersion")
+    if raw.get("kind") is not None:
+        kind = _expect_str(raw["kind"], "kind")
+        if kind != KIND:
+            raise InputError(f"kind must be {KIND}, got {kind!r}", path="kind")
+
+    def string_field(name: str, default: str) -> str:
+        value = raw.get(name)
+        if value is None:
+            return default
+        text = _expect_str(value, name)
+        return text or default  # defaults.go fills empty strings too
+
+    gates = FeatureGates.defaults()
+    if raw.get("featureGates") is not None:
+        fg_raw = _expect_mapping(raw["featureGates"], "featureGates")
+        settings: dict[str, bool] = {}
+        for k, v in fg_raw.items():
+            key = _expect_str(k, "featureGates")
+            settings[key] = _expect_bool(v, _key_path("featureGates", key))
+        try:
+            gates = FeatureGates.from_mapping(settings)
+        except KubeletStartupError as e:
+            raise KubeletStartupError(
+                f"failed to set feature gates from initial flags-based config: {e}"
+            ) from None
+
+    cpus_text = string_field("reservedSystemCPUs", "")
+    reserved_cpus: CPUSet | None = None
+    if cpus_text:
+        try:
+            reserved_cpus = parse_go_cpuset(cpus_text)
+        except ValueError:
+            reserved_cpus = None  # reported by validate_kubelet_config
+
+    kube_reserved, kube_texts = _reserved_map(raw.get("kubeReserved"), "kubeReserved")
+    system_reserved, system_texts = _reserved_map(raw.get("systemReserved"), "systemReserved")
+
+    merge = False
+    if raw.get("mergeDefaultEvictionSettings") is not None:
+        merge = _expect_bool(raw["mergeDefaultEvictionSettings"], "mergeDefaultEvictionSettings")
+    eviction = _string_map(raw.get("evictionHard"), "evictionHard")
+    if eviction is None:
+        eviction = dict(DEFAULT_EVICTION_HARD)
+    elif merge:
+        for k, v in DEFAULT_EVICTION_HARD.items():
+            eviction.setdefault(k, v)
+
+    return KubeletConfig(
+        feature_gates=gates,
+        cpu_manager_policy=string_field("cpuManagerPolicy", "none"),
+        cpu_manager_policy_options=_string_map(
+            raw.get("cpuManagerPolicyOptions"), "cpuManagerPolicyOptions"
+        ) or {},
+        reserved_system_cpus=reserved_cpus,
+        kube_reserved=kube_reserved,
+        system_reserved=system_reserved,
+        eviction_hard=eviction,
+        memory_manager_policy=string_field("memoryManagerPolicy", "None"),
+        reserved_memory=_load_reserved_memory(raw.get("reservedMemory"), "reservedMemory"),
+        topology_manager_policy=string_field("topologyManagerPolicy", "none"),
+        topology_manager_scope=string_field("topologyManagerScope", "container"),
+        topology_manager_policy_options=_string_map(
+            raw.get("topologyManagerPolicyOptions"), "topologyManagerPolicyOptions"
+        ) or {},
+        merge_default_eviction_settings=merge,
+        reserved_system_cpus_text=cpus_text,
+        kube_reserved_text=kube_texts,
+        system_reserved_text=system_texts,
+        system_reserved_cgroup=string_field("systemReservedCgroup", ""),
+        kube_reserved_cgroup=string_field("kubeReservedCgroup", ""),
+    )
+
+
+# --------------------------------------------------------------------------
+# Go formatting / parsing helpers
+
+
+def _go_quote(text: str) -> str:
+    """Go's ``%q`` for the printable ASCII strings kubelet configs carry."""
+    out = ['"']
+    for ch in text:
+        if ch == '"':
+            out.append('\\"')
+        elif ch == "\\":
+            out.append("\\\\")
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ch == "\r":
+            out.append("\\r")
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\x{ord(ch):02x}")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+_ATOI_RE: Final = re.compile(r"[+-]?[0-9]+")
+_INT64_MAX: Final = (1 << 63) - 1
+
+
+def _go_atoi(token: str) -> int:
+    if not _ATOI_RE.fullmatch(token):
+        raise ValueError(f"strconv.Atoi: parsing {_go_quote(token)}: invalid syntax")
+    value = int(token)
+    if not -(1 << 63) <= value <= _INT64_MAX:
+        raise ValueError(f"strconv.Atoi: parsing {_go_quote(token)}: value out of range")
+    return value
+
+
+def parse_go_cpuset(text: str) -> CPUSet:
+    """``k8s.io/utils/cpuset.Parse`` with its error texts (``ValueError``)."""
+    if text == "":
+        return CPUSet()
+    mask = 0
+    for part in text.split(","):
+        bounds = part.split("-", 1)
+        if len(bounds) == 1:
+            cpu = _go_atoi(bounds[0])
+            mask |= 1 << cpu
+        else:
+            lo = _go_atoi(bounds[0])
+            hi = _go_atoi(bounds[1])
+            if lo > hi:
+                raise ValueError(f"invalid range {_go_quote(part)} ({lo} > {hi})")
+            mask |= ((1 << (hi - lo + 1)) - 1) << lo
+    return CPUSet.from_mask(mask)
+
+
+_GO_FLOAT_RE: Final = re.compile(
+    r"[+-]?(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity|nan)",
+    re.IGNORECASE,
+)
+
+
+def _float32(value: float) -> float:
+    try:
+        result: float = struct.unpack("<f", struct.pack("<f", value))[0]
+    except OverflowError:
+        result = math.copysign(math.inf, value)
+    return result
+
+
+def _parse_percentage(text: str) -> float:
+    """``parsePercentage``: ``float32(ParseFloat(trimmed, 32)) / 100``."""
+    number = text.rstrip("%")
+    if not _GO_FLOAT_RE.fullmatch(number):
+        raise ValueError(f"strconv.ParseFloat: parsing {_go_quote(number)}: invalid syntax")
+    value = _float32(float(number))
+    if math.isinf(value) and not math.isinf(float(number)):
+        raise ValueError(f"strconv.ParseFloat: parsing {_go_quote(number)}: value out of range")
+    return _float32(value / 100)
+
+
+def _parse_threshold(signal: str, value: str) -> Threshold | None:
+    """``parseThresholdStatement``; ``None`` for the ignored 0% and 100%."""
+    if signal not in EVICTION_SIGNALS:
+        raise KubeletStartupError(f"unsupported eviction signal {signal}")
+    if value.endswith("%"):
+        if value in ("0%", "100%"):
+            return None
+        try:
+            percentage = _parse_percentage(value)
+        except ValueError as e:
+            raise KubeletStartupError(str(e)) from None
+        if percentage < 0:
+            raise KubeletStartupError(
+                f"eviction percentage threshold {signal} must be >= 0%: {value}"
+            )
+        if percentage > 1:
+            raise KubeletStartupError(
+                f"eviction percentage threshold {signal} must be <= 100%: {value}"
+            )
+        return Threshold(signal=signal, percentage=percentage)
+    try:
+        quantity = parse_quantity(value)
+    except QuantityError as e:
+        raise KubeletStartupError(str(e)) from None
+    if quantity.sign() <= 0:
+        raise KubeletStartupError(f"eviction threshold {signal} must be positive: {quantity}")
+    return Threshold(signal=signal, quantity=quantity)
+
+
+def hard_eviction_thresholds(cfg: KubeletConfig) -> tuple[Threshold, ...]:
+    """``ParseThresholdConfig`` for ``evictionHard`` (signals visited by name;
+    Go visits the map in random order, so only the first error may differ)."""
+    out: list[Threshold] = []
+    for signal in sorted(cfg.eviction_hard):
+        threshold = _parse_threshold(signal, cfg.eviction_hard[signal])
+        if threshold is not None:
+            out.append(threshold)
+    return tuple(out)
+
+
+# --------------------------------------------------------------------------
+# Start-up validation
+
+
+def _aggregate(errors: list[str]) -> str:
+    seen: list[str] = []
+    for msg in errors:
+        if msg not in seen:
+            seen.append(msg)
+    return seen[0] if len(seen) == 1 else "[" + ", ".join(seen) + "]"
+
+
+def _is_hugepage_resource(name: str) -> bool:
+    return name.startswith("hugepages-")
+
+
+def _validation_errors(cfg: KubeletConfig) -> list[str]:
+    """``ValidateKubeletConfiguration``, for the fields podnuma reads."""
+    errors: list[str] = []
+    if cfg.topology_manager_policy not in TOPOLOGY_MANAGER_POLICIES:
+        choices = " ".join(_go_quote(p) for p in TOPOLOGY_MANAGER_POLICIES)
+        errors.append(
+            "invalid configuration: topologyManagerPolicy (--topology-manager-policy) "
+            f"{_go_quote(cfg.topology_manager_policy)} must be one of: [{choices}]"
+        )
+    if cfg.topology_manager_scope not in TOPOLOGY_MANAGER_SCOPES:
+        errors.append(
+            "invalid configuration: topologyManagerScope (--topology-manager-scope) "
+            f"{_go_quote(cfg.topology_manager_scope)} must be one of: "
+            '"container", or "pod"'
+        )
+    if cfg.reserved_system_cpus_text:
+        if cfg.system_reserved_cgroup or cfg.kube_reserved_cgroup:
+            errors.append(
+                "invalid configuration: can't use reservedSystemCPUs (--reserved-cpus) with "
+                "systemReservedCgroup (--system-reserved-cgroup) or kubeReservedCgroup "
+                "(--kube-reserved-cgroup)"
+            )
+        try:
+            parse_go_cpuset(cfg.reserved_system_cpus_text)
+        except ValueError as e:
+            errors.append(
+                "invalid configuration: unable to parse reservedSystemCPUs (--reserved-cpus) "
+                f"{cfg.reserved_system_cpus_text}, error: {e}"
+            )
+    # validateReservedMemoryConfiguration (limits visited by name).
+    seen: dict[int, set[str]] = {}
+    for reservation in cfg.reserved_memory:
+        numa = reservation.numa_node
+        names = seen.setdefault(numa, set())
+        for name in sorted(reservation.limits):
+            quantity = reservation.limits[name]
+            if not (name == "memory" or _is_hugepage_resource(name)):
+                errors.append(
+                    f"the limit type {_go_quote(name)} for NUMA node {numa} is not supported, "
+                    "only [memory hugepages-<HugePageSize>] is accepted"
+                )
+            if quantity.is_zero():
+                errors.append(
+                    f"reserved memory may not be zero for NUMA node {numa} and resource "
+                    f"{_go_quote(name)}"
+                )
+            if name in names:
+                errors.append(
+                    "the reserved memory has a duplicate value for NUMA node "
+                    f"{numa} and resource {_go_quote(name)}"
+                )
+            names.add(name)
+    return errors
+
+
+def check_reserved_system_cpus(cfg: KubeletConfig, online_cpus: CPUSet) -> None:
+    """``getReservedCPUs``: the list must be a subset of the online CPUs."""
+    cpus = cfg.reserved_system_cpus
+    if cpus is None or cpus.is_empty():
+        return
+    if not cpus.is_subset_of(online_cpus):
+        raise KubeletStartupError(
+            f"reserved-cpus: {cfg.reserved_system_cpus_text} is not a subset of "
+            f"online-cpus: {online_cpus}"
+        )
+
+
+def effective_reserved(
+    cfg: KubeletConfig,
+) -> tuple[dict[str, Quantity], dict[str, Quantity]]:
+    """(kubeReserved, systemReserved) after the ``reservedSystemCPUs`` override
+    of server.go: with a non-empty list, kubeReserved loses ``cpu`` and
+    systemReserved ``cpu`` becomes the list's size. Also checks what
+    ``parseResourceList`` checks (``KubeletStartupError``)."""
+    kube = dict(cfg.kube_reserved)
+    system = dict(cfg.system_reserved)
+    kube_text = dict(cfg.kube_reserved_text)
+    system_text = dict(cfg.system_reserved_text)
+    cpus = cfg.reserved_system_cpus
+    if cpus is not None and not cpus.is_empty():
+        kube.pop("cpu", None)
+        kube_text.pop("cpu", None)
+        system["cpu"] = Quantity.from_int(cpus.size())
+        system_text["cpu"] = str(cpus.size())
+    for flag, parsed, texts in (
+        ("--kube-reserved", kube, kube_text),
+        ("--system-reserved", system, system_text),
+    ):
+        for name in sorted(parsed):
+            if name not in RESERVABLE_RESOURCES:
+                raise KubeletStartupError(
+                    f"{flag} value failed to parse: cannot reserve {_go_quote(name)} resource"
+                )
+            if parsed[name].sign() < 0:
+                raise KubeletStartupError(
+                    f"{flag} value failed to parse: resource quantity for {_go_quote(name)} "
+                    f"cannot be negative: {texts.get(name, str(parsed[name]))}"
+                )
+    return kube, system
+
+
+def validate_kubelet_config(cfg: KubeletConfig, online_cpus: CPUSet | None = None) -> None:
+    """The checks the kubelet makes at start-up, in its order, before the
+    resource managers' own ones: configuration validation (all errors
+    aggregated), ``reservedSystemCPUs`` against the online CPUs (when
+    ``online_cpus`` is given), kube/system reserved, ``evictionHard``, then
+    the CPU and memory manager policy names. Raises ``KubeletStartupError``.
+
+    The CPU/memory/topology policy *options* and the memory manager's
+    ``reservedMemory`` consistency are checked by their managers.
+    """
+    errors = _validation_errors(cfg)
+    if errors:
+        raise KubeletStartupError(_aggregate(errors))
+    if online_cpus is not None:
+        check_reserved_system_cpus(cfg, online_cpus)
+    effective_reserved(cfg)
+    hard_eviction_thresholds(cfg)
+    if cfg.cpu_manager_policy not in CPU_MANAGER_POLICIES:
+        raise KubeletStartupError(f'unknown policy: "{cfg.cpu_manager_policy}"')
+    if cfg.memory_manager_policy == "BestEffort":
+        # The BestEffort memory policy exists for Windows nodes only.
+        raise KubeletStartupError('policy "BestEffort" is not available on this platform')
+    if cfg.memory_manager_policy not in MEMORY_MANAGER_POLICIES:
+        raise KubeletStartupError(f'unknown policy: "{cfg.memory_manager_policy}"')
+
+
+# --------------------------------------------------------------------------
+# Node allocatable
+
+
+def _threshold_quantity(threshold: Threshold, capacity: Quantity) -> Quantity:
+    """``GetThresholdQuantity``: the quantity, or int64(capacity * percentage)."""
+    if threshold.quantity is not None:
+        return threshold.quantity
+    percentage = threshold.percentage or 0.0
+    product = float(capacity.value()) * percentage
+    amount = 0 if math.isnan(product) or math.isinf(product) else int(product)
+    return Quantity.from_nanos(amount * 10**9, Format.BINARY_SI)
+
+
+def node_allocatable_reservation(
+    cfg: KubeletConfig, capacity: Mapping[str, Quantity]
+) -> dict[str, Quantity]:
+    """``GetNodeAllocatableReservation``: per capacity resource,
+    systemReserved + kubeReserved + the hard eviction reservation
+    (``memory.available`` -> memory, ``nodefs.available`` ->
+    ephemeral-storage, percentages of capacity); zero sums are omitted."""
+    kube, system = effective_reserved(cfg)
+    eviction: dict[str, Quantity] = {}
+    for threshold in hard_eviction_thresholds(cfg):
+        if threshold.signal == "memory.available":
+            resource = "memory"
+        elif threshold.signal == "nodefs.available":
+            resource = "ephemeral-storage"
+        else:
+            continue
+        cap = capacity.get(resource, Quantity.zero())
+        eviction[resource] = _threshold_quantity(threshold, cap)
+    result: dict[str, Quantity] = {}
+    for name in capacity:
+        value = Quantity.zero()
+        for source in (system, kube, eviction):
+            if name in source:
+                value = value + source[name]
+        if not value.is_zero():
+            result[name] = value
+    return result
+
+
+def reserved_cpu_millis(cfg: KubeletConfig) -> int:
+    """kubeReserved + systemReserved CPU in millicores, after the
+    ``reservedSystemCPUs`` override (0 when nothing is reserved)."""
+    kube, system = effective_reserved(cfg)
+    total = Quantity.zero()
+    for source in (system, kube):
+        if "cpu" in source:
+            total = total + source["cpu"]
+    return total.milli_value()

@@ -1,0 +1,112 @@
+"""Pod QoS class.
+
+Mirrors ``pkg/apis/core/v1/helper/qos/qos.go`` (v1.37): ``ComputePodQOS``
+with its pod-level (KEP-2837) and container-level collectors, and
+``IsContainerEquivalentQOSGuaranteed`` (``qos_container.go``), the
+eligibility test of the pod-level resource managers.
+
+Only cpu and memory count; zero quantities count as absent; init containers
+(sidecars included) count like app containers; ephemeral containers cannot
+carry resources and are ignored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Literal
+
+from podnuma.api.pod import Container, Pod
+from podnuma.api.quantity import Quantity
+from podnuma.api.resources import is_pod_level_resources_set
+
+__all__ = [
+    "QOSClass",
+    "GUARANTEED",
+    "BURSTABLE",
+    "BEST_EFFORT",
+    "compute_pod_qos",
+    "is_container_equivalent_qos_guaranteed",
+]
+
+QOSClass = Literal["Guaranteed", "Burstable", "BestEffort"]
+GUARANTEED: QOSClass = "Guaranteed"
+BURSTABLE: QOSClass = "Burstable"
+BEST_EFFORT: QOSClass = "BestEffort"
+
+_QOS_RESOURCES = ("cpu", "memory")
+_ZERO = Quantity.from_int(0)
+
+
+def _collect(
+    resource_sets: Iterable[tuple[Mapping[str, Quantity], Mapping[str, Quantity]]],
+) -> tuple[dict[str, Quantity], dict[str, Quantity], bool]:
+    """Sum the positive cpu/memory requests and limits of each (requests, limits)
+    pair; guaranteed stays possible only while every pair has positive cpu and
+    memory limits (``collectPodLevelResources`` / ``collectContainerLevelResources``)."""
+    requests: dict[str, Quantity] = {}
+    limits: dict[str, Quantity] = {}
+    guaranteed = True
+    for reqs, lims in resource_sets:
+        for name in _QOS_RESOURCES:
+            q = reqs.get(name)
+            if q is not None and q > _ZERO:
+                prev = requests.get(name)
+                requests[name] = q if prev is None else prev + q
+        found = 0
+        for name in _QOS_RESOURCES:
+            q = lims.get(name)
+            if q is not None and q > _ZERO:
+                found += 1
+                prev = limits.get(name)
+                limits[name] = q if prev is None else prev + q
+        if found != len(_QOS_RESOURCES):
+            guaranteed = False
+    return requests, limits, guaranteed
+
+
+def compute_pod_qos(
+    pod: Pod, *, pod_level_resources: bool, fix_kubelet_qos_class: bool = True
+) -> QOSClass:
+    """``ComputePodQOS``.
+
+    ``pod_level_resources`` is the ``PodLevelResources`` gate;
+    ``fix_kubelet_qos_class`` the ``PodLevelResourcesFixKubeletQOSClass`` gate
+    (beta, on by default): with it, an empty ``spec.resources`` (``{}``,
+    ``{requests: {}}``) no longer takes the pod-level path; without it any
+    present ``spec.resources`` does (so ``resources: {}`` made a pod
+    BestEffort whatever its containers asked for, kubernetes#135082).
+    """
+    use_pod_level = pod_level_resources and pod.resources is not None
+    if use_pod_level and fix_kubelet_qos_class:
+        use_pod_level = is_pod_level_resources_set(pod)
+    if use_pod_level:
+        assert pod.resources is not None
+        sets = [(pod.resources.requests, pod.resources.limits)]
+    else:
+        sets = [(c.requests, c.limits) for c in (*pod.containers, *pod.init_containers)]
+    requests, limits, guaranteed = _collect(sets)
+
+    if not requests and not limits:
+        return BEST_EFFORT
+    if guaranteed:
+        for name, req in requests.items():
+            lim = limits.get(name)
+            if lim is None or lim != req:
+                guaranteed = False
+                break
+    if guaranteed and len(requests) == len(limits):
+        return GUARANTEED
+    return BURSTABLE
+
+
+def is_container_equivalent_qos_guaranteed(container: Container) -> bool:
+    """cpu and memory requests are non-zero and equal to the limits, as written
+    on the container (pod-level values play no part)."""
+    for name in _QOS_RESOURCES:
+        req = container.requests.get(name)
+        lim = container.limits.get(name)
+        if req is None or req.is_zero():
+            return False
+        if lim is None or lim != req:
+            return False
+    return True

@@ -1,0 +1,170 @@
+"""Pod admission results and the node-allocatable predicate.
+
+Mirrors three upstream places:
+
+* ``pkg/kubelet/cm/admission/errors.go`` -- ``GetPodAdmitResult``: an error
+  that carries its own type becomes (reason = type, message = error text);
+  any other error becomes ``UnexpectedAdmissionError`` with the message
+  "Allocate failed due to <err>, which is unexpected".
+* ``pkg/kubelet/lifecycle/predicate.go`` -- the predicate admit handler:
+  ``noderesources.Fits`` against node allocatable, first failure wins,
+  reason ``OutOf<resource>`` and message "Node didn't have enough
+  resource: ...".
+* ``pkg/kubelet/kubelet.go`` -- ``rejectPod``: the pod status message is the
+  handler's message prefixed with "Pod was rejected: ".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from podnuma.api.quantity import Quantity
+
+__all__ = [
+    "AdmissionError",
+    "AdmitResult",
+    "ADMITTED",
+    "REASON_UNEXPECTED",
+    "REASON_TOPOLOGY_AFFINITY",
+    "TopologyAffinityError",
+    "get_pod_admit_result",
+    "pod_status_message",
+    "fits_node_allocatable",
+    "DEFAULT_MAX_PODS",
+]
+
+REASON_UNEXPECTED = "UnexpectedAdmissionError"
+REASON_TOPOLOGY_AFFINITY = "TopologyAffinityError"
+DEFAULT_MAX_PODS = 110  # KubeletConfiguration default for maxPods
+
+
+class AdmissionError(Exception):
+    """An error with a kubelet admission type (``admission.Error``)."""
+
+    reason: str = REASON_UNEXPECTED
+
+    def __init__(self, message: str, reason: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        if reason is not None:
+            self.reason = reason
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class TopologyAffinityError(AdmissionError):
+    """``topologymanager.TopologyAffinityError``."""
+
+    reason = REASON_TOPOLOGY_AFFINITY
+
+    def __init__(self, message: str = "Resources cannot be allocated with Topology locality") -> None:
+        super().__init__(message)
+
+
+@dataclass(frozen=True, slots=True)
+class AdmitResult:
+    admit: bool
+    reason: str | None = None
+    message: str | None = None
+
+
+ADMITTED = AdmitResult(True)
+
+
+def get_pod_admit_result(err: BaseException | None) -> AdmitResult:
+    """``admission.GetPodAdmitResult``."""
+    if err is None:
+        return ADMITTED
+    reason = getattr(err, "reason", None)
+    if isinstance(reason, str) and reason:
+        message = getattr(err, "message", None)
+        return AdmitResult(False, reason, message if isinstance(message, str) else str(err))
+    return AdmitResult(
+        False, REASON_UNEXPECTED, f"Allocate failed due to {err}, which is unexpected"
+    )
+
+
+def pod_status_message(message: str) -> str:
+    """The pod-status message ``rejectPod`` writes."""
+    return "Pod was rejected: " + message
+
+
+def _int_amount(resource: str, q: Quantity) -> int:
+    # The scheduler framework keeps CPU in millicores and everything else as
+    # integer values (Value() rounds up).
+    return q.milli_value() if resource == "cpu" else q.value()
+
+
+def fits_node_allocatable(
+    pod_requests: Mapping[str, Quantity],
+    other_pods_requests: Iterable[Mapping[str, Quantity]],
+    allocatable: Mapping[str, Quantity],
+    *,
+    max_pods: int = DEFAULT_MAX_PODS,
+) -> AdmitResult:
+    """The predicate handler's resource fit (``noderesources.Fits``).
+
+    Order of checks as upstream: pod count, cpu, memory, ephemeral-storage,
+    then the scalar resources (hugepages, extended resources). Extended
+    resources the node does not know are dropped first
+    (``removeMissingExtendedResources``). Upstream walks scalar resources in
+    Go map order, which is random; here they go by name so the first reported
+    failure is stable.
+    """
+    others = list(other_pods_requests)
+    used: dict[str, int] = {}
+    for req in others:
+        for name, q in req.items():
+            used[name] = used.get(name, 0) + _int_amount(name, q)
+
+    def fail(resource: str, requested: int, used_: int, capacity: int) -> AdmitResult:
+        return AdmitResult(
+            False,
+            f"OutOf{resource}",
+            f"Node didn't have enough resource: {resource}, requested: {requested}, "
+            f"used: {used_}, capacity: {capacity}",
+        )
+
+    if len(others) + 1 > max_pods:
+        return fail("pods", 1, len(others), max_pods)
+
+    request = {
+        name: _int_amount(name, q)
+        for name, q in pod_requests.items()
+        if not (_is_extended(name) and name not in allocatable)
+    }
+    if all(v == 0 for v in request.values()):
+        return ADMITTED
+
+    def alloc(name: str) -> int:
+        q = allocatable.get(name)
+        return 0 if q is None else _int_amount(name, q)
+
+    for name in ("cpu", "memory", "ephemeral-storage"):
+        req = request.get(name, 0)
+        if name == "ephemeral-storage" and name not in allocatable:
+            # podnuma does not model the node's root filesystem: an
+            # ephemeral-storage request is not checked.
+            continue
+        if req > 0 and req > alloc(name) - used.get(name, 0):
+            return fail(name, req, used.get(name, 0), alloc(name))
+    for name in sorted(request):
+        if name in ("cpu", "memory", "ephemeral-storage", "pods"):
+            continue
+        req = request[name]
+        if req == 0:
+            continue
+        if req > alloc(name) - used.get(name, 0):
+            return fail(name, req, used.get(name, 0), alloc(name))
+    return ADMITTED
+
+
+def _is_extended(name: str) -> bool:
+    """``IsExtendedResourceName``: a qualified name outside kubernetes.io
+    that is not a native resource, and not ``requests.``-prefixed."""
+    if "/" not in name or name.startswith("requests."):
+        return False
+    domain = name.split("/", 1)[0]
+    return not (domain == "kubernetes.io" or domain.endswith(".kubernetes.io"))

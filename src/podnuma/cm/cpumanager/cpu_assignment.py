@@ -1,0 +1,629 @@
+"""Topology-aware CPU pickers of the static CPU manager policy.
+
+Mirrors ``pkg/kubelet/cm/cpumanager/cpu_assignment.go`` (kubelet v1.37,
+the allocation path; the in-place-resize variants are not ported):
+
+* ``take_by_topology_numa_packed`` -- the packed best-fit picker: whole NUMA
+  nodes / sockets first (whichever is higher in the hierarchy), then, with
+  ``prefer-align-cpus-by-uncorecache``, whole and partial uncore caches, then
+  whole cores (skipped for the ``spread`` sorting strategy of
+  ``distribute-cpus-across-cores``), then single CPUs.
+* ``take_by_topology_numa_distributed`` -- ``distribute-cpus-across-numa``
+  (KEP-2902): spread the request evenly over the smallest set of NUMA nodes,
+  choosing the combination (and the nodes getting the remainder) whose free
+  CPU counts afterwards have the lowest standard deviation.
+
+Every ordering is upstream's: groups are sorted by their number of free CPUs
+(ascending) with the id as tie-break, nested NUMA-first or socket-first
+depending on ``NumSockets >= NumNUMANodes``. CPU sets are bitmasks; the
+accumulator keeps the free CPUs as one integer and never builds per-CPU maps.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from collections.abc import Callable, Mapping, Sequence
+
+from podnuma.machine.cpuset import CPUSet
+from podnuma.machine.topology import CPUDetails, CPUTopology
+
+__all__ = [
+    "CPUSortingStrategy",
+    "CPUAllocationError",
+    "CPUAccumulator",
+    "take_by_topology_numa_packed",
+    "take_by_topology_numa_distributed",
+    "standard_deviation",
+    "iterate_combinations",
+]
+
+
+class CPUSortingStrategy(enum.Enum):
+    """How single CPUs are ordered within the socket scope.
+
+    ``PACKED`` walks core by core (sibling threads together); ``SPREAD``
+    (``distribute-cpus-across-cores``) walks socket by socket in CPU id
+    order, so consecutive picks land on different cores.
+    """
+
+    PACKED = "packed"
+    SPREAD = "spread"
+
+
+class CPUAllocationError(Exception):
+    """The picker failed; ``str(e)`` is the kubelet's error text."""
+
+
+def _ids(mask: int) -> list[int]:
+    out: list[int] = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def _go_round(x: float) -> float:
+    """Go's ``math.Round``: halves away from zero (Python rounds to even)."""
+    t = float(math.trunc(x))
+    if abs(x - t) >= 0.5:
+        t += math.copysign(1.0, x)
+    return t
+
+
+def _mean(xs: Sequence[int]) -> float:
+    return _go_round(sum(float(x) for x in xs) / len(xs) * 1000) / 1000
+
+
+def standard_deviation(xs: Sequence[int]) -> float:
+    """Population standard deviation, rounded to 3 decimals, computed around
+    a mean that is itself rounded to 3 decimals (as upstream does)."""
+    m = _mean(xs)
+    total = 0.0
+    for x in xs:
+        total += (float(x) - m) * (float(x) - m)
+    return _go_round(math.sqrt(total / len(xs)) * 1000) / 1000
+
+
+# -- n-choose-k iteration with Go's slice semantics -----------------------------
+
+
+class _GoSlice:
+    """A Go ``[]int`` slice header: a view (length) on a shared backing array."""
+
+    __slots__ = ("arr", "length")
+
+    def __init__(self, arr: list[int], length: int) -> None:
+        self.arr = arr
+        self.length = length
+
+    def append(self, value: int) -> _GoSlice:
+        cap = len(self.arr)
+        if self.length < cap:
+            # in place: every slice sharing this array sees the write
+            self.arr[self.length] = value
+            return _GoSlice(self.arr, self.length + 1)
+        new_len = self.length + 1
+        new_cap = new_len if new_len > 2 * cap else 2 * cap  # growslice, small []int
+        arr = self.arr[: self.length] + [value] + [0] * (new_cap - new_len)
+        return _GoSlice(arr, new_len)
+
+    def values(self) -> list[int]:
+        return self.arr[: self.length]
+
+
+def iterate_combinations(items: Sequence[int], k: int, fn: Callable[[_GoSlice], bool]) -> None:
+    """Call ``fn`` on every k-subset of ``items`` in lexicographic index
+    order; ``fn`` returns True to stop ("Break").
+
+    The subsets are handed out as Go slice views built by appending to the
+    parent prefix, exactly like upstream's recursive helper: once a prefix's
+    backing array has spare capacity (length >= 3), sibling subsets share it,
+    so a view kept by ``fn`` shows the last sibling written, not the subset it
+    was given. Upstream keeps such views (best combo / best remainder set),
+    so this aliasing is reproduced on purpose.
+    """
+    if k < 1:
+        return
+    n = len(items)
+
+    def helper(kk: int, start: int, accum: _GoSlice) -> bool:
+        if kk == 0:
+            return fn(accum)
+        # any() stops at the first True, like upstream's Break
+        return any(helper(kk - 1, i + 1, accum.append(items[i])) for i in range(start, n - kk + 1))
+
+    helper(k, 0, _GoSlice([], 0))
+
+
+# -- the accumulator ---------------------------------------------------------------
+
+
+class CPUAccumulator:
+    """``cpuAccumulator``: the free CPUs, the CPUs taken so far and the count
+    still needed, plus the topology-ordered views of the free CPUs."""
+
+    __slots__ = (
+        "topo",
+        "avail",
+        "result_mask",
+        "num_cpus_needed",
+        "numa_first",
+        "strategy",
+    )
+
+    def __init__(
+        self,
+        topo: CPUTopology,
+        available: CPUSet,
+        num_cpus: int,
+        cpu_sorting_strategy: CPUSortingStrategy = CPUSortingStrategy.PACKED,
+    ) -> None:
+        self.topo = topo
+        self.avail = available.mask & topo.all_mask
+        self.result_mask = 0
+        self.num_cpus_needed = num_cpus
+        # NUMA nodes are "above" sockets when there are no more of them.
+        self.numa_first = topo.num_sockets >= topo.num_numa_nodes
+        self.strategy = cpu_sorting_strategy
+
+    # -- views -------------------------------------------------------------
+    @property
+    def details(self) -> CPUDetails:
+        return CPUDetails(self.topo, self.avail)
+
+    @property
+    def result(self) -> CPUSet:
+        return CPUSet.from_mask(self.result_mask)
+
+    def _present(self, groups: Mapping[int, int], within: int) -> list[int]:
+        return [gid for gid, gmask in groups.items() if gmask & within]
+
+    def _sorted(self, ids: list[int], groups: Mapping[int, int]) -> list[int]:
+        avail = self.avail
+        ids.sort(key=lambda i: ((groups[i] & avail).bit_count(), i))
+        return ids
+
+    # -- sorting (numaOrSocketsFirst) ---------------------------------------
+    def sort_available_numa_nodes(self) -> list[int]:
+        topo = self.topo
+        if self.numa_first:
+            return self._sorted(self._present(topo.numa_masks, self.avail), topo.numa_masks)
+        out: list[int] = []
+        for socket in self.sort_available_sockets():
+            within = self.avail & topo.socket_masks[socket]
+            out += self._sorted(self._present(topo.numa_masks, within), topo.numa_masks)
+        return out
+
+    def sort_available_sockets(self) -> list[int]:
+        topo = self.topo
+        if not self.numa_first:
+            return self._sorted(self._present(topo.socket_masks, self.avail), topo.socket_masks)
+        out: list[int] = []
+        # a socket spanning several NUMA nodes is listed once per node (as upstream)
+        for numa in self.sort_available_numa_nodes():
+            within = self.avail & topo.numa_masks[numa]
+            out += self._sorted(self._present(topo.socket_masks, within), topo.socket_masks)
+        return out
+
+    def sort_available_cores(self) -> list[int]:
+        topo = self.topo
+        if self.numa_first:
+            parents, parent_masks = self.sort_available_sockets(), topo.socket_masks
+        else:
+            parents, parent_masks = self.sort_available_numa_nodes(), topo.numa_masks
+        out: list[int] = []
+        for p in parents:
+            within = self.avail & parent_masks[p]
+            out += self._sorted(self._present(topo.core_masks, within), topo.core_masks)
+        return out
+
+    def sort_available_uncore_caches(self) -> list[int]:
+        topo = self.topo
+        out: list[int] = []
+        for numa in self.sort_available_numa_nodes():
+            within = self.avail & topo.numa_masks[numa]
+            out += self._sorted(self._present(topo.uncore_masks, within), topo.uncore_masks)
+        return out
+
+    def sort_available_cpus_packed(self) -> list[int]:
+        core_masks = self.topo.core_masks
+        out: list[int] = []
+        for core in self.sort_available_cores():
+            out += _ids(self.avail & core_masks[core])
+        return out
+
+    def sort_available_cpus_spread(self) -> list[int]:
+        socket_masks = self.topo.socket_masks
+        out: list[int] = []
+        for socket in self.sort_available_sockets():
+            out += _ids(self.avail & socket_masks[socket])
+        return out
+
+    # -- "free" (fully available) groups ------------------------------------
+    def is_numa_node_free(self, numa_id: int) -> bool:
+        m = self.topo.numa_masks.get(numa_id, 0)
+        return (self.avail & m).bit_count() == m.bit_count()
+
+    def is_socket_free(self, socket_id: int) -> bool:
+        # compared with NumCPUs / NumSockets, not the socket's own size (upstream)
+        m = self.topo.socket_masks.get(socket_id, 0)
+        return (self.avail & m).bit_count() == self.topo.cpus_per_socket()
+
+    def is_uncore_cache_free(self, uncore_id: int) -> bool:
+        m = self.topo.uncore_masks.get(uncore_id, 0)
+        return (self.avail & m).bit_count() == m.bit_count()
+
+    def is_core_free(self, core_id: int) -> bool:
+        m = self.topo.core_masks.get(core_id, 0)
+        return (self.avail & m).bit_count() == self.topo.cpus_per_core()
+
+    def free_numa_nodes(self) -> list[int]:
+        return [n for n in self.sort_available_numa_nodes() if self.is_numa_node_free(n)]
+
+    def free_sockets(self) -> list[int]:
+        return [s for s in self.sort_available_sockets() if self.is_socket_free(s)]
+
+    def free_uncore_caches(self) -> list[int]:
+        return [u for u in self.sort_available_uncore_caches() if self.is_uncore_cache_free(u)]
+
+    def free_cores(self) -> list[int]:
+        return [c for c in self.sort_available_cores() if self.is_core_free(c)]
+
+    def free_cpus(self) -> list[int]:
+        if self.strategy is CPUSortingStrategy.PACKED:
+            return self.sort_available_cpus_packed()
+        return self.sort_available_cpus_spread()
+
+    # -- state ----------------------------------------------------------------
+    def take(self, cpus: CPUSet | int) -> None:
+        mask = cpus if isinstance(cpus, int) else cpus.mask
+        self.result_mask |= mask
+        self.avail &= ~self.result_mask
+        # counts the CPUs handed in, even ones already taken (upstream)
+        self.num_cpus_needed -= mask.bit_count()
+
+    def needs_at_least(self, n: int) -> bool:
+        return self.num_cpus_needed >= n
+
+    def is_satisfied(self) -> bool:
+        return self.num_cpus_needed < 1
+
+    def is_failed(self) -> bool:
+        return self.num_cpus_needed > self.avail.bit_count()
+
+    # -- taking whole groups ------------------------------------------------------
+    def take_full_numa_nodes(self) -> None:
+        for numa in self.free_numa_nodes():
+            m = self.topo.numa_masks[numa]
+            if not self.needs_at_least(m.bit_count()):
+                continue
+            self.take(m)
+
+    def take_full_sockets(self) -> None:
+        for socket in self.free_sockets():
+            m = self.topo.socket_masks[socket]
+            if not self.needs_at_least(m.bit_count()):
+                continue
+            self.take(m)
+
+    def take_full_first_level(self) -> None:
+        if self.numa_first:
+            self.take_full_numa_nodes()
+        else:
+            self.take_full_sockets()
+
+    def take_full_second_level(self) -> None:
+        if self.numa_first:
+            self.take_full_sockets()
+        else:
+            self.take_full_numa_nodes()
+
+    def take_full_uncore(self) -> None:
+        for uncore in self.free_uncore_caches():
+            m = self.topo.uncore_masks[uncore]
+            if not self.needs_at_least(m.bit_count()):
+                continue
+            self.take(m)
+
+    def take_partial_uncore(self, uncore_id: int) -> None:
+        topo = self.topo
+        per_core = topo.cpus_per_core()
+        num_cores_needed = (self.num_cpus_needed + per_core - 1) // per_core
+        in_cache = self.avail & topo.uncore_masks.get(uncore_id, 0)
+        # the lowest core ids with a free CPU in this cache
+        cores = sorted(self._present(topo.core_masks, in_cache))[:num_cores_needed]
+        free = 0
+        for core in cores:
+            free |= topo.core_masks[core]
+        free &= self.avail
+        # odd request with SMT: leave out the highest free CPU (upstream)
+        if (
+            self.num_cpus_needed % 2 != 0
+            and per_core > 1
+            and free.bit_count() > self.num_cpus_needed
+        ):
+            free &= ~(1 << (free.bit_length() - 1))
+        if self.num_cpus_needed != free.bit_count():
+            return
+        self.take(free)
+
+    def take_uncore_cache(self) -> None:
+        cpus_in_uncore = self.topo.cpus_per_uncore()
+        for uncore in self.sort_available_uncore_caches():
+            if self.needs_at_least(cpus_in_uncore):
+                self.take_full_uncore()
+            if self.is_satisfied():
+                return
+            self.take_partial_uncore(uncore)
+            if self.is_satisfied():
+                return
+
+    def take_full_cores(self) -> None:
+        for core in self.free_cores():
+            m = self.topo.core_masks[core]
+            if not self.needs_at_least(m.bit_count()):
+                continue
+            self.take(m)
+
+    def take_remaining_cpus(self) -> None:
+        for cpu in self.free_cpus():
+            self.take(1 << cpu)
+            if self.is_satisfied():
+                return
+
+    # -- distributed helpers ------------------------------------------------------
+    def range_numa_nodes_needed_to_satisfy(self, cpu_group_size: int) -> tuple[int, int]:
+        topo = self.topo
+        num_numa_nodes = len(topo.numa_masks)
+        num_numa_available = len(self._present(topo.numa_masks, self.avail))
+        num_cpus = topo.all_mask.bit_count()
+        num_groups = (num_cpus - 1) // cpu_group_size + 1
+        groups_per_numa = (num_groups - 1) // num_numa_nodes + 1
+        groups_needed = (self.num_cpus_needed - 1) // cpu_group_size + 1
+        min_numas = (groups_needed - 1) // groups_per_numa + 1
+        max_numas = min(groups_needed, num_numa_available)
+        return min_numas, max_numas
+
+
+def _not_enough(num_cpus: int, available: CPUSet) -> CPUAllocationError:
+    return CPUAllocationError(
+        "not enough cpus available to satisfy request: "
+        f"requested={num_cpus}, available={available.size()}"
+    )
+
+
+def take_by_topology_numa_packed(
+    topo: CPUTopology,
+    available: CPUSet,
+    num_cpus: int,
+    cpu_sorting_strategy: CPUSortingStrategy,
+    prefer_align_by_uncore_cache: bool,
+) -> CPUSet:
+    """``takeByTopologyNUMAPacked``; raises ``CPUAllocationError``."""
+    acc = CPUAccumulator(topo, available, num_cpus, cpu_sorting_strategy)
+    if acc.is_satisfied():
+        return acc.result
+    if acc.is_failed():
+        raise _not_enough(num_cpus, available)
+
+    acc.take_full_first_level()
+    if acc.is_satisfied():
+        return acc.result
+    acc.take_full_second_level()
+    if acc.is_satisfied():
+        return acc.result
+
+    if prefer_align_by_uncore_cache:
+        acc.take_uncore_cache()
+        if acc.is_satisfied():
+            return acc.result
+
+    if cpu_sorting_strategy is not CPUSortingStrategy.SPREAD:
+        acc.take_full_cores()
+        if acc.is_satisfied():
+            return acc.result
+
+    acc.take_remaining_cpus()
+    if acc.is_satisfied():
+        return acc.result
+    raise CPUAllocationError("failed to allocate cpus")
+
+
+def _numa_nodes_in_same_socket(topo: CPUTopology, numas: Sequence[int]) -> bool:
+    mask = 0
+    for numa in numas:
+        mask |= topo.numa_masks.get(numa, 0)
+    return sum(1 for m in topo.socket_masks.values() if m & mask) == 1
+
+
+class _Best:
+    """The best NUMA combination found so far for one combination size."""
+
+    __slots__ = ("balance", "remainder", "combo", "in_one_socket")
+
+    def __init__(self) -> None:
+        self.balance = math.inf  # upstream: math.MaxFloat64
+        self.remainder: _GoSlice | None = None
+        self.combo: _GoSlice | None = None
+        self.in_one_socket = False
+
+
+def _livelock(g: int) -> CPUAllocationError:
+    # upstream spins forever in this situation; a port cannot, so it fails
+    return CPUAllocationError(
+        f"remainder CPUs cannot be handed out in groups of {g} (kubelet v1.37 loops forever here)"
+    )
+
+
+def _pick_numa_combo(
+    topo: CPUTopology,
+    numas: list[int],
+    k: int,
+    free_in: dict[int, int],
+    num_cpus: int,
+    g: int,
+    align_by_socket: bool,
+    best: _Best,
+) -> None:
+    """Walk the k-combinations of ``numas`` and record in ``best`` the one
+    (and its remainder subset) with the lowest balance score."""
+
+    def visit(combo_view: _GoSlice) -> bool:
+        if best.balance == 0 and (not align_by_socket or best.in_one_socket):
+            return True
+        combo = combo_view.values()
+        if sum(free_in[n] for n in combo) < num_cpus:
+            return False
+        if sum(free_in[n] // g for n in combo) * g < num_cpus:
+            return False
+        distribution = (num_cpus // len(combo) // g) * g
+        if align_by_socket:
+            for n in combo:
+                distribution = min(distribution, free_in[n] // g * g)
+        for n in combo:
+            if free_in[n] < distribution:
+                return False
+        after = dict(free_in)
+        for n in combo:
+            after[n] -= distribution
+        remainder = num_cpus - distribution * len(combo)
+        remainder_combo = [n for n in combo if after[n] >= g]
+
+        local_best = _Best()
+        if remainder == 0:
+            local_best.balance = standard_deviation(list(after.values()))
+
+        def visit_subset(subset_view: _GoSlice) -> bool:
+            subset = subset_view.values()
+            left = remainder
+            local = dict(after)
+            if sum(local[n] for n in subset) < left:
+                return False
+            while left > 0:
+                progressed = False
+                for n in subset:
+                    if left == 0:
+                        break
+                    if local[n] < g:
+                        continue
+                    local[n] -= g
+                    left -= g
+                    progressed = True
+                if not progressed:
+                    raise _livelock(g)
+            balance = standard_deviation(list(local.values()))
+            if balance < local_best.balance:
+                local_best.balance = balance
+                local_best.remainder = subset_view
+            return False
+
+        kk = len(remainder_combo)
+        while remainder > 0 and kk >= 1:
+            iterate_combinations(remainder_combo, kk, visit_subset)
+            kk -= 1
+
+        in_same_socket = align_by_socket and _numa_nodes_in_same_socket(topo, combo)
+        is_better = local_best.balance < best.balance
+        if align_by_socket and in_same_socket != best.in_one_socket:
+            is_better = in_same_socket
+        if is_better:
+            best.balance = local_best.balance
+            best.remainder = local_best.remainder
+            best.combo = combo_view
+            if align_by_socket:
+                best.in_one_socket = in_same_socket
+        return False
+
+    iterate_combinations(numas, k, visit)
+
+
+def take_by_topology_numa_distributed(
+    topo: CPUTopology,
+    available: CPUSet,
+    num_cpus: int,
+    cpu_group_size: int,
+    cpu_sorting_strategy: CPUSortingStrategy,
+    align_by_socket: bool = False,
+) -> CPUSet:
+    """``takeByTopologyNUMADistributed``; raises ``CPUAllocationError``.
+
+    ``align_by_socket`` is upstream's trailing ``alignBySocket`` argument
+    (``align-by-socket`` together with ``distribute-cpus-across-numa``):
+    combinations within one socket beat cross-socket ones.
+    """
+    g = cpu_group_size
+    if num_cpus % g != 0:
+        return take_by_topology_numa_packed(topo, available, num_cpus, cpu_sorting_strategy, False)
+
+    acc = CPUAccumulator(topo, available, num_cpus, cpu_sorting_strategy)
+    if acc.is_satisfied():
+        return acc.result
+    if acc.is_failed():
+        raise _not_enough(num_cpus, available)
+
+    numa_masks = topo.numa_masks
+    numas = acc.sort_available_numa_nodes()
+    min_numas, max_numas = acc.range_numa_nodes_needed_to_satisfy(g)
+
+    for k in range(min_numas, max_numas + 1):
+        avail = acc.avail
+        free_in = {n: (avail & numa_masks[n]).bit_count() for n in numas}
+        best = _Best()
+        _pick_numa_combo(topo, numas, k, free_in, num_cpus, g, align_by_socket, best)
+        if best.combo is None:
+            continue
+
+        chosen = best.combo.values()
+        distribution = (num_cpus // len(chosen) // g) * g
+        for n in chosen:
+            distribution = min(distribution, (acc.avail & numa_masks[n]).bit_count() // g * g)
+        for n in chosen:
+            cpus = _take_packed_or_empty(
+                topo, acc.avail & numa_masks[n], distribution, cpu_sorting_strategy
+            )
+            acc.take(cpus)
+
+        remainder = num_cpus - distribution * len(chosen)
+        spill = best.remainder.values() if best.remainder is not None else []
+        while remainder > 0:
+            progressed = False
+            for n in spill:
+                if remainder == 0:
+                    break
+                if (acc.avail & numa_masks[n]).bit_count() < g:
+                    continue
+                cpus = _take_packed_or_empty(
+                    topo, acc.avail & numa_masks[n], g, cpu_sorting_strategy
+                )
+                acc.take(cpus)
+                remainder -= g
+                progressed = True
+            if not progressed:
+                raise _livelock(g)
+
+        if acc.num_cpus_needed > 0:
+            raise CPUAllocationError(
+                f"accounting error, not enough CPUs allocated, remaining: {acc.num_cpus_needed}"
+            )
+        if acc.num_cpus_needed < 0:
+            raise CPUAllocationError(
+                f"accounting error, too many CPUs allocated, remaining: {acc.num_cpus_needed}"
+            )
+        return acc.result
+
+    return take_by_topology_numa_packed(topo, available, num_cpus, cpu_sorting_strategy, False)
+
+
+def _take_packed_or_empty(
+    topo: CPUTopology, available_mask: int, num_cpus: int, strategy: CPUSortingStrategy
+) -> int:
+    """A nested packed pick whose error is ignored (upstream drops it and
+    takes the empty set)."""
+    try:
+        return take_by_topology_numa_packed(
+            topo, CPUSet.from_mask(available_mask), num_cpus, strategy, False
+        ).mask
+    except CPUAllocationError:
+        return 0

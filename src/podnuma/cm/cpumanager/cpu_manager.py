@@ -1,0 +1,261 @@
+"""The CPU manager: policy + state, without I/O or the reconcile loop.
+
+Mirrors ``pkg/kubelet/cm/cpumanager/cpu_manager.go`` (v1.37): ``NewManager``
+(policy choice, reserved CPU count, error texts), ``Start`` (policy start,
+allocatable CPUs), ``Allocate`` / ``GetTopologyHints`` /
+``GetPodTopologyHints`` (each garbage-collects stale state first),
+``RemoveContainer`` and ``removeStaleState``. The checkpoint file, the
+container map and the cgroup reconcile loop live at the edges.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Set as AbstractSet
+from typing import Final, Protocol
+
+from podnuma.api.pod import Container, Pod
+from podnuma.cm.cpumanager.policy import AffinityStore, Policy, TopologyHints
+from podnuma.cm.cpumanager.policy_none import POLICY_NONE, new_none_policy
+from podnuma.cm.cpumanager.policy_options import GateReader
+from podnuma.cm.cpumanager.policy_static import POLICY_STATIC, StaticPolicy, new_static_policy
+from podnuma.cm.cpumanager.state import CPUManagerState
+from podnuma.cm.topologymanager.hint import EMPTY_HINT, TopologyHint
+from podnuma.errors import KubeletStartupError
+from podnuma.machine.cpuset import EMPTY, CPUSet
+from podnuma.machine.topology import CPUTopology
+
+__all__ = [
+    "ActiveContainers",
+    "CPUManager",
+    "active_containers_of",
+    "new_cpu_manager",
+]
+
+# pod UID -> names of the pod's containers (init, sidecar and app)
+ActiveContainers = Mapping[str, AbstractSet[str]]
+
+_ERR_NO_RESERVATION: Final = "[cpumanager] unable to determine reserved CPU resources for static policy"
+_ERR_ZERO_RESERVATION: Final = (
+    "[cpumanager] the static policy requires systemreserved.cpu + kubereserved.cpu to be greater than zero"
+)
+
+
+def active_containers_of(pods: Iterable[Pod]) -> dict[str, set[str]]:
+    """The (pod UID, container name) pairs ``removeStaleState`` keeps."""
+    return {p.uid: {c.name for c in (*p.init_containers, *p.containers)} for p in pods}
+
+
+class CPUManager:
+    """``cpumanager.manager`` without the I/O.
+
+    ``active_pods`` plays ``ActivePodsFunc`` (with sources ready): when
+    given, stale state is collected before every allocation and hint
+    request; when ``None``, never (sources not ready).
+    """
+
+    def __init__(
+        self,
+        policy: Policy,
+        state: CPUManagerState,
+        topology: CPUTopology,
+        *,
+        active_pods: Callable[[], ActiveContainers] | None = None,
+    ) -> None:
+        self.policy = policy
+        self.state = state
+        self.topology = topology
+        self.active_pods = active_pods
+        self.allocatable_cpus: CPUSet = EMPTY
+
+    def start(self) -> None:
+        """``Start``: the policy validates/initialises the state
+        (``KubeletStartupError`` if invalid)."""
+        self.policy.start(self.state)
+        self.allocatable_cpus = self.policy.get_allocatable_cpus(self.state)
+
+    def remove_stale_state(self, active: ActiveContainers | None = None) -> None:
+        """``removeStaleState``: forget every assignment whose container is
+        not active. The result does not depend on the visiting order."""
+        if active is None:
+            if self.active_pods is None:
+                return
+            active = self.active_pods()
+        for pod_uid, containers in self.state.get_cpu_assignments().items():
+            alive = active.get(pod_uid, frozenset())
+            for name in containers:
+                if name not in alive:
+                    self.policy.remove_container(self.state, pod_uid, name)
+
+    def allocate(self, pod: Pod, container: Container, *, active: ActiveContainers | None = None) -> None:
+        """``Allocate``: raises ``CPUManagerAdmissionError`` on failure."""
+        self.remove_stale_state(active)
+        self.policy.allocate(self.state, pod, container)
+
+    def allocate_pod(self, pod: Pod, *, active: ActiveContainers | None = None) -> None:
+        """``AllocatePod`` (pod-level resource managers)."""
+        self.remove_stale_state(active)
+        allocate_pod = getattr(self.policy, "allocate_pod", None)
+        if allocate_pod is not None:
+            allocate_pod(self.state, pod)
+
+    def remove_container(self, pod_uid: str, container_name: str) -> None:
+        """``RemoveContainer`` by (pod, container) reference."""
+        self.policy.remove_container(self.state, pod_uid, container_name)
+
+    def get_topology_hints(
+        self, pod: Pod, container: Container, *, active: ActiveContainers | None = None
+    ) -> TopologyHints | None:
+        self.remove_stale_state(active)
+        return self.policy.get_topology_hints(self.state, pod, container)
+
+    def get_pod_topology_hints(
+        self, pod: Pod, *, active: ActiveContainers | None = None
+    ) -> TopologyHints | None:
+        self.remove_stale_state(active)
+        return self.policy.get_pod_topology_hints(self.state, pod)
+
+    # -- readers -----------------------------------------------------------
+    def get_allocatable_cpus(self) -> CPUSet:
+        """CPUs available for exclusive allocation, as computed at start."""
+        return self.allocatable_cpus
+
+    def get_all_cpus(self) -> CPUSet:
+        return self.topology.cpus()
+
+    @property
+    def policy_name(self) -> str:
+        return self.policy.name()
+
+    def get_reserved_cpus(self) -> CPUSet:
+        """The static policy's reserved CPUs (empty under ``none``)."""
+        if isinstance(self.policy, StaticPolicy):
+            return self.policy.reserved_cpus
+        return EMPTY
+
+    reserved_cpus = get_reserved_cpus
+
+    def shared_cpus(self) -> CPUSet:
+        """The CPUs a container without exclusive CPUs runs on: the shared
+        pool (reserved CPUs included unless strict) under ``static``; under
+        ``none`` the manager pins nothing, so every CPU."""
+        if isinstance(self.policy, StaticPolicy):
+            return self.state.get_default_cpuset()
+        return self.topology.cpus()
+
+    def get_cpu_set_or_default(self, pod_uid: str, container_name: str) -> CPUSet:
+        return self.state.get_cpu_set_or_default(pod_uid, container_name)
+
+    get_cpu_affinity = get_cpu_set_or_default
+
+    def get_exclusive_cpus(self, pod_uid: str, container_name: str) -> CPUSet:
+        cset = self.state.get_cpu_set(pod_uid, container_name)
+        return EMPTY if cset is None else cset
+
+
+class _CheckpointData(Protocol):
+    """What :func:`new_cpu_manager` reads from a restored checkpoint
+    (``podnuma.cm.cpumanager.checkpoint.CPUCheckpointData``)."""
+
+    @property
+    def default_cpuset(self) -> CPUSet: ...
+
+    @property
+    def entries(self) -> Mapping[str, Mapping[str, CPUSet]]: ...
+
+    @property
+    def pod_entries(self) -> Mapping[str, CPUSet]: ...
+
+
+def new_cpu_manager(
+    policy_name: str,
+    options: Mapping[str, str] | None,
+    topology: CPUTopology,
+    reserved_system_cpus: CPUSet | None,
+    reserved_cpu_quantity_millis: int | None = None,
+    affinity: AffinityStore | None = None,
+    gates: GateReader | None = None,
+    state: CPUManagerState | None = None,
+    *,
+    reserved_cpu_millis: int | None = None,
+    checkpoint: _CheckpointData | None = None,
+    topology_manager_policy: str | None = None,
+    active_pods: Callable[[], ActiveContainers] | None = None,
+    start: bool = True,
+) -> CPUManager:
+    """``NewManager`` followed (by default) by ``Start``.
+
+    ``reserved_cpu_quantity_millis`` (alias ``reserved_cpu_millis``) is the
+    CPU entry of the node allocatable reservation (kube-reserved +
+    system-reserved). The kubelet leaves a zero sum out of that map, so
+    ``None`` and ``0`` both mean "no reservation". A non-empty
+    ``reserved_system_cpus`` replaces it by its size, as the kubelet's
+    start-up does (``--reserved-cpus`` overrides the cpu of kube/system
+    reserved).
+
+    The state is ``state``, else the one restored from ``checkpoint``, else
+    a fresh one. ``topology_manager_policy`` defaults to the store's
+    ``policy_name`` (``none`` if it has none): align-by-socket needs it.
+    With ``start`` the manager is started (the policy validates and
+    initialises the state). Raises ``KubeletStartupError``.
+    """
+    if gates is None:
+        raise TypeError("new_cpu_manager() needs the feature gates")
+    if affinity is None:
+        affinity = _NoAffinity()
+    if reserved_cpu_quantity_millis is None:
+        reserved_cpu_quantity_millis = reserved_cpu_millis
+    if topology_manager_policy is None:
+        topology_manager_policy = str(getattr(affinity, "policy_name", POLICY_NONE))
+    if state is None:
+        state = (
+            CPUManagerState()
+            if checkpoint is None
+            else CPUManagerState(
+                checkpoint.default_cpuset,
+                {uid: dict(c) for uid, c in checkpoint.entries.items()},
+                dict(checkpoint.pod_entries),
+            )
+        )
+
+    reserved = reserved_system_cpus if reserved_system_cpus is not None else EMPTY
+    policy: Policy
+    if policy_name == POLICY_NONE:
+        try:
+            policy = new_none_policy(options)
+        except KubeletStartupError as exc:
+            raise KubeletStartupError(f"new none policy error: {exc}") from None
+    elif policy_name == POLICY_STATIC:
+        millis = reserved_cpu_quantity_millis
+        if reserved.size() > 0:
+            millis = reserved.size() * 1000
+        if millis is None or millis == 0:
+            raise KubeletStartupError(_ERR_NO_RESERVATION)
+        if millis < 0:  # not reachable from a valid configuration
+            raise KubeletStartupError(_ERR_ZERO_RESERVATION)
+        num_reserved = -(-millis // 1000)  # ceiling: fractions cannot be exclusive
+        try:
+            policy = new_static_policy(
+                topology,
+                num_reserved,
+                reserved,
+                affinity,
+                options,
+                gates,
+                topology_manager_policy=topology_manager_policy,
+            )
+        except KubeletStartupError as exc:
+            raise KubeletStartupError(f"new static policy error: {exc}") from None
+    else:
+        raise KubeletStartupError(f'unknown policy: "{policy_name}"')
+    manager = CPUManager(policy, state, topology, active_pods=active_pods)
+    if start:
+        manager.start()
+    return manager
+
+
+class _NoAffinity:
+    """``topologymanager.NewFakeManager``: no hint for anyone."""
+
+    def get_affinity(self, pod_uid: str, container_name: str) -> TopologyHint:
+        return EMPTY_HINT

@@ -1,0 +1,204 @@
+"""Static CPU manager policy options.
+
+Mirrors ``pkg/kubelet/cm/cpumanager/policy_options.go`` (v1.37): the option
+names, their maturity (GA / beta / alpha) and the feature gate each needs,
+``strconv.ParseBool`` value parsing, the mutual-exclusion rules, and the
+machine-dependent checks of ``ValidateStaticPolicyOptions``. Every failure is
+a :class:`~podnuma.errors.KubeletStartupError` carrying the kubelet's text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Final, Protocol
+
+from podnuma.errors import KubeletStartupError
+from podnuma.machine.topology import CPUTopology
+
+__all__ = [
+    "FULL_PCPUS_ONLY_OPTION",
+    "DISTRIBUTE_CPUS_ACROSS_NUMA_OPTION",
+    "ALIGN_BY_SOCKET_OPTION",
+    "DISTRIBUTE_CPUS_ACROSS_CORES_OPTION",
+    "STRICT_CPU_RESERVATION_OPTION",
+    "PREFER_ALIGN_BY_UNCORE_CACHE_OPTION",
+    "ALPHA_OPTIONS",
+    "BETA_OPTIONS",
+    "STABLE_OPTIONS",
+    "GateReader",
+    "StaticPolicyOptions",
+    "check_policy_option_available",
+    "new_static_policy_options",
+    "validate_static_policy_options",
+    "parse_go_bool",
+    "go_quote",
+]
+
+FULL_PCPUS_ONLY_OPTION: Final = "full-pcpus-only"
+DISTRIBUTE_CPUS_ACROSS_NUMA_OPTION: Final = "distribute-cpus-across-numa"
+ALIGN_BY_SOCKET_OPTION: Final = "align-by-socket"
+DISTRIBUTE_CPUS_ACROSS_CORES_OPTION: Final = "distribute-cpus-across-cores"
+STRICT_CPU_RESERVATION_OPTION: Final = "strict-cpu-reservation"
+PREFER_ALIGN_BY_UNCORE_CACHE_OPTION: Final = "prefer-align-cpus-by-uncorecache"
+
+# Maturity at v1.37.
+ALPHA_OPTIONS: Final = frozenset({ALIGN_BY_SOCKET_OPTION, DISTRIBUTE_CPUS_ACROSS_CORES_OPTION})
+BETA_OPTIONS: Final = frozenset(
+    {
+        STRICT_CPU_RESERVATION_OPTION,
+        DISTRIBUTE_CPUS_ACROSS_NUMA_OPTION,
+        PREFER_ALIGN_BY_UNCORE_CACHE_OPTION,
+    }
+)
+STABLE_OPTIONS: Final = frozenset({FULL_PCPUS_ONLY_OPTION})
+
+ALPHA_GATE: Final = "CPUManagerPolicyAlphaOptions"
+BETA_GATE: Final = "CPUManagerPolicyBetaOptions"
+
+# Topology manager policy name (topologymanager.PolicySingleNumaNode).
+_POLICY_SINGLE_NUMA_NODE: Final = "single-numa-node"
+
+
+class GateReader(Protocol):
+    """What the options need from the feature gates."""
+
+    def enabled(self, name: str) -> bool: ...
+
+
+@dataclass(frozen=True, slots=True)
+class StaticPolicyOptions:
+    """``StaticPolicyOptions``: the parsed option values (all off by default)."""
+
+    full_physical_cpus_only: bool = False
+    distribute_cpus_across_numa: bool = False
+    align_by_socket: bool = False
+    distribute_cpus_across_cores: bool = False
+    strict_cpu_reservation: bool = False
+    prefer_align_by_uncore_cache: bool = False
+
+
+_FIELD_OF: Final[dict[str, str]] = {
+    FULL_PCPUS_ONLY_OPTION: "full_physical_cpus_only",
+    DISTRIBUTE_CPUS_ACROSS_NUMA_OPTION: "distribute_cpus_across_numa",
+    ALIGN_BY_SOCKET_OPTION: "align_by_socket",
+    DISTRIBUTE_CPUS_ACROSS_CORES_OPTION: "distribute_cpus_across_cores",
+    STRICT_CPU_RESERVATION_OPTION: "strict_cpu_reservation",
+    PREFER_ALIGN_BY_UNCORE_CACHE_OPTION: "prefer_align_by_uncore_cache",
+}
+
+
+def go_quote(text: str) -> str:
+    """Go's ``%q`` / ``strconv.Quote`` for the strings that occur here."""
+    out = ['"']
+    for ch in text:
+        code = ord(ch)
+        if ch == '"':
+            out.append('\\"')
+        elif ch == "\\":
+            out.append("\\\\")
+        elif ch == "\a":
+            out.append("\\a")
+        elif ch == "\b":
+            out.append("\\b")
+        elif ch == "\f":
+            out.append("\\f")
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\r":
+            out.append("\\r")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ch == "\v":
+            out.append("\\v")
+        elif ch.isprintable():
+            out.append(ch)
+        elif code < 0x80:
+            out.append(f"\\x{code:02x}")
+        elif code <= 0xFFFF:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(f"\\U{code:08x}")
+    out.append('"')
+    return "".join(out)
+
+
+_TRUE: Final = frozenset({"1", "t", "T", "TRUE", "true", "True"})
+_FALSE: Final = frozenset({"0", "f", "F", "FALSE", "false", "False"})
+
+
+def parse_go_bool(value: str) -> bool:
+    """``strconv.ParseBool``; raises ``ValueError`` with Go's error text."""
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise ValueError(f"strconv.ParseBool: parsing {go_quote(value)}: invalid syntax")
+
+
+def check_policy_option_available(option: str, gates: GateReader) -> None:
+    """``CheckPolicyOptionAvailable``: unknown options and options whose
+    maturity gate is off are refused."""
+    if option not in ALPHA_OPTIONS and option not in BETA_OPTIONS and option not in STABLE_OPTIONS:
+        raise KubeletStartupError(f"unknown CPU Manager Policy option: {go_quote(option)}")
+    if option in ALPHA_OPTIONS and not gates.enabled(ALPHA_GATE):
+        raise KubeletStartupError(
+            f"CPU Manager Policy Alpha-level Options not enabled, but option {go_quote(option)} provided"
+        )
+    if option in BETA_OPTIONS and not gates.enabled(BETA_GATE):
+        raise KubeletStartupError(
+            f"CPU Manager Policy Beta-level Options not enabled, but option {go_quote(option)} provided"
+        )
+
+
+def _exclusive(a: str, b: str) -> KubeletStartupError:
+    return KubeletStartupError(f"static policy options {a} and {b} can not be used at the same time")
+
+
+def new_static_policy_options(
+    opts: Mapping[str, str] | None, gates: GateReader
+) -> StaticPolicyOptions:
+    """``NewStaticPolicyOptions``.
+
+    Upstream walks a Go map, so with several bad options the one reported is
+    random; here options are checked in name order (deterministic).
+    """
+    values: dict[str, bool] = {}
+    for name in sorted(opts or {}):
+        value = (opts or {})[name]
+        check_policy_option_available(name, gates)
+        try:
+            values[_FIELD_OF[name]] = parse_go_bool(value)
+        except ValueError as exc:
+            raise KubeletStartupError(f"bad value for option {go_quote(name)}: {exc}") from None
+    result = StaticPolicyOptions(**values)
+
+    if result.full_physical_cpus_only and result.distribute_cpus_across_cores:
+        raise _exclusive(FULL_PCPUS_ONLY_OPTION, DISTRIBUTE_CPUS_ACROSS_CORES_OPTION)
+    if result.distribute_cpus_across_numa and result.distribute_cpus_across_cores:
+        raise _exclusive(DISTRIBUTE_CPUS_ACROSS_NUMA_OPTION, DISTRIBUTE_CPUS_ACROSS_CORES_OPTION)
+    if result.prefer_align_by_uncore_cache and result.distribute_cpus_across_cores:
+        raise _exclusive(PREFER_ALIGN_BY_UNCORE_CACHE_OPTION, DISTRIBUTE_CPUS_ACROSS_CORES_OPTION)
+    if result.prefer_align_by_uncore_cache and result.distribute_cpus_across_numa:
+        raise _exclusive(PREFER_ALIGN_BY_UNCORE_CACHE_OPTION, DISTRIBUTE_CPUS_ACROSS_NUMA_OPTION)
+    return result
+
+
+def validate_static_policy_options(
+    opts: StaticPolicyOptions, topology: CPUTopology, topology_manager_policy: str
+) -> None:
+    """``ValidateStaticPolicyOptions``: checks that need the machine and the
+    topology manager policy name (``none``, ``best-effort``, ``restricted``,
+    ``single-numa-node``)."""
+    if opts.align_by_socket:
+        if topology_manager_policy == _POLICY_SINGLE_NUMA_NODE:
+            # "Topolgy" is upstream's spelling, reproduced.
+            raise KubeletStartupError(
+                f"Topolgy manager {_POLICY_SINGLE_NUMA_NODE} policy is incompatible with "
+                f"CPUManager {ALIGN_BY_SOCKET_OPTION} policy option"
+            )
+        if topology.num_sockets > topology.num_numa_nodes:
+            raise KubeletStartupError(
+                "Align by socket is not compatible with hardware where number of sockets "
+                "are more than number of NUMA"
+            )

@@ -1,0 +1,509 @@
+"""The ``static`` CPU manager policy (container-level behaviour).
+
+Mirrors ``pkg/kubelet/cm/cpumanager/policy_static.go`` (v1.37): reserved CPU
+selection (``NewStaticPolicy``), state validation (``validateState``),
+exclusive allocation with NUMA / socket alignment from the topology
+manager's hint (``Allocate``, ``allocateCPUs``), full-pcpus-only
+enforcement (``enforceSMTAlignment``), init-container CPU reuse
+(``updateCPUsToReuse``), release (``RemoveContainer``) and topology hints
+(``GetTopologyHints``, ``GetPodTopologyHints``,
+``generateCPUTopologyHints``).
+
+Pod-level resources (KEP-5526, gate ``PodLevelResourceManagers``) hook in at
+the seams marked "pod-level": the gate checks that leave such pods alone,
+``pod_guaranteed_cpus``' pod budget, the pod entry in ``validateState`` and
+``RemoveContainer``. ``AllocatePod`` and the empty-shared-pool validation are
+not implemented here yet.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Final
+
+from podnuma.api.pod import Container, Pod
+from podnuma.api.qos import (
+    GUARANTEED,
+    QOSClass,
+    compute_pod_qos,
+    is_container_equivalent_qos_guaranteed,
+)
+from podnuma.api.quantity import Quantity
+from podnuma.api.resources import is_pod_level_resources_set
+from podnuma.cm.cpumanager.cpu_assignment import (
+    CPUAllocationError,
+    CPUSortingStrategy,
+    take_by_topology_numa_distributed,
+    take_by_topology_numa_packed,
+)
+from podnuma.cm.cpumanager.policy import (
+    RESOURCE_CPU,
+    AffinityStore,
+    CPUManagerAdmissionError,
+    SMTAlignmentError,
+    TopologyHints,
+    UnexpectedAdmissionError,
+)
+from podnuma.cm.cpumanager.policy_options import (
+    GateReader,
+    StaticPolicyOptions,
+    go_quote,
+    new_static_policy_options,
+    validate_static_policy_options,
+)
+from podnuma.cm.cpumanager.state import CPUManagerState
+from podnuma.cm.topologymanager.bitmask import BitMask, iterate_bit_masks
+from podnuma.cm.topologymanager.hint import TopologyHint
+from podnuma.errors import KubeletStartupError
+from podnuma.machine.cpuset import EMPTY, CPUSet
+from podnuma.machine.topology import CPUTopology, TopologyError
+
+__all__ = [
+    "POLICY_STATIC",
+    "StaticPolicy",
+    "new_static_policy",
+    "CPUManagerAdmissionError",
+    "SMTAlignmentError",
+    "UnexpectedAdmissionError",
+]
+
+POLICY_STATIC: Final = "static"
+
+GATE_POD_LEVEL_RESOURCES: Final = "PodLevelResources"
+GATE_POD_LEVEL_RESOURCE_MANAGERS: Final = "PodLevelResourceManagers"
+
+_ZERO: Final = Quantity.from_int(0)
+
+
+def _is_integral_cpu_amount(q: Quantity) -> bool:
+    return q.value() * 1000 == q.milli_value()
+
+
+class StaticPolicy:
+    """``staticPolicy``.
+
+    ``options`` are already parsed (see :func:`new_static_policy` for the
+    kubelet's parse-and-validate path). Raises ``KubeletStartupError`` when
+    the reserved CPUs cannot be picked or built.
+    """
+
+    def __init__(
+        self,
+        topology: CPUTopology,
+        num_reserved_cpus: int,
+        reserved_cpus: CPUSet,
+        affinity: AffinityStore,
+        options: StaticPolicyOptions,
+        gates: GateReader,
+    ) -> None:
+        self.topology = topology
+        self.affinity = affinity
+        self.options = options
+        self.gates = gates
+        # computed once; the CPU manager cannot handle topology changes anyway
+        self.cpu_group_size = topology.cpus_per_core()
+        # pod UID -> CPUs later containers of that pod may take over
+        self.cpus_to_reuse: dict[str, CPUSet] = {}
+
+        all_cpus = topology.cpus()
+        if reserved_cpus.size() > 0:
+            reserved = reserved_cpus
+        else:
+            # picked with the policy's own picker, so the options apply
+            try:
+                reserved = self.take_by_topology(all_cpus, num_reserved_cpus)
+            except CPUAllocationError:
+                reserved = EMPTY  # upstream ignores this error; the size check catches it
+        if reserved.size() != num_reserved_cpus:
+            raise KubeletStartupError(
+                "[cpumanager] unable to reserve the required amount of CPUs "
+                f"(size of {reserved} did not equal {num_reserved_cpus})"
+            )
+        physical = 0
+        for cpu in reserved:
+            try:
+                core = topology.cpu_core_id(cpu)
+            except TopologyError as exc:
+                raise KubeletStartupError(
+                    f"[cpumanager] unable to build the reserved physical CPUs from the reserved set: {exc}"
+                ) from None
+            physical |= topology.core_masks.get(core, 0)
+        self.reserved_cpus = reserved
+        # the reserved CPUs plus their core siblings
+        self.reserved_physical_cpus = CPUSet.from_mask(physical)
+
+    # -- Policy ------------------------------------------------------------
+    def name(self) -> str:
+        return POLICY_STATIC
+
+    def start(self, state: CPUManagerState) -> None:
+        """``Start``: ``validateState``; raises ``KubeletStartupError``."""
+        self._validate_state(state)
+
+    def _validate_state(self, state: CPUManagerState) -> None:
+        assignments = state.assignments
+        default = state.get_default_cpuset()
+        all_cpus = self.topology.cpus()
+        if self.options.strict_cpu_reservation:
+            all_cpus = all_cpus - self.reserved_cpus
+
+        if default.is_empty():
+            if assignments:
+                raise KubeletStartupError("default cpuset cannot be empty")
+            state.set_default_cpuset(all_cpus)  # first start: initialise
+            return
+
+        # 1. reserved CPUs vs the shared pool
+        if self.options.strict_cpu_reservation:
+            overlap = self.reserved_cpus & default
+            if not overlap.is_empty():
+                raise KubeletStartupError(
+                    f"some of strictly reserved cpus: {go_quote(str(overlap))} are present in "
+                    f"defaultCpuSet: {go_quote(str(default))}"
+                )
+        elif (self.reserved_cpus & default) != self.reserved_cpus:
+            raise KubeletStartupError(
+                f"not all reserved cpus: {go_quote(str(self.reserved_cpus))} are present in "
+                f"defaultCpuSet: {go_quote(str(default))}"
+            )
+
+        # 2. no exclusive CPU may be in the shared pool
+        for pod_uid, containers in assignments.items():
+            for name, cset in containers.items():
+                if not (default & cset).is_empty():
+                    raise KubeletStartupError(
+                        f"pod: {pod_uid}, container: {name} cpuset: {go_quote(str(cset))} "
+                        f"overlaps with default cpuset {go_quote(str(default))}"
+                    )
+
+        # 3. the state must account for exactly the CPUs of the machine
+        known = default.mask
+        for containers in assignments.values():
+            for cset in containers.values():
+                known |= cset.mask
+        if self.gates.enabled(GATE_POD_LEVEL_RESOURCE_MANAGERS):  # pod-level
+            for cset in state.pod_assignments.values():
+                known |= cset.mask
+        if known != all_cpus.mask:
+            raise KubeletStartupError(
+                f"current set of available CPUs {go_quote(str(all_cpus))} doesn't match with "
+                f"CPUs in state {go_quote(str(CPUSet.from_mask(known)))}"
+            )
+
+    def get_allocatable_cpus(self, state: CPUManagerState) -> CPUSet:
+        """All CPUs minus the reserved ones."""
+        return self.topology.cpus() - self.reserved_cpus
+
+    def get_available_cpus(self, state: CPUManagerState) -> CPUSet:
+        """The shared pool minus the reserved CPUs."""
+        return state.get_default_cpuset() - self.reserved_cpus
+
+    def get_available_physical_cpus(self, state: CPUManagerState) -> CPUSet:
+        return state.get_default_cpuset() - self.reserved_physical_cpus
+
+    # -- sizing --------------------------------------------------------------
+    def _pod_qos(self, pod: Pod) -> QOSClass:
+        return compute_pod_qos(pod, pod_level_resources=self.gates.enabled(GATE_POD_LEVEL_RESOURCES))
+
+    def _pod_level_unmanaged(self, pod: Pod) -> bool:
+        """A pod-level pod the CPU manager must leave alone (gates off)."""
+        return (
+            not self.gates.enabled(GATE_POD_LEVEL_RESOURCE_MANAGERS)
+            or not self.gates.enabled(GATE_POD_LEVEL_RESOURCES)
+        ) and is_pod_level_resources_set(pod)
+
+    def _guaranteed_cpus(self, pod: Pod, container: Container, qos: QOSClass) -> int:
+        if qos != GUARANTEED:
+            return 0
+        cpu = container.requests.get(RESOURCE_CPU, _ZERO)
+        if (
+            self.gates.enabled(GATE_POD_LEVEL_RESOURCE_MANAGERS)
+            and is_pod_level_resources_set(pod)
+            and not is_container_equivalent_qos_guaranteed(container)
+        ):  # pod-level: only request==limit containers get exclusive CPUs
+            return 0
+        if not _is_integral_cpu_amount(cpu):
+            return 0
+        return cpu.value()
+
+    def guaranteed_cpus(self, pod: Pod, container: Container) -> int:
+        """``guaranteedCPUs``: exclusive CPUs the container gets (0 = shared)."""
+        return self._guaranteed_cpus(pod, container, self._pod_qos(pod))
+
+    def pod_guaranteed_cpus(self, pod: Pod) -> int:
+        """``podGuaranteedCPUs``: the pod's exclusive CPU need, with init
+        containers' CPUs reused and sidecars running alongside."""
+        qos = self._pod_qos(pod)
+        if self.gates.enabled(GATE_POD_LEVEL_RESOURCE_MANAGERS) and is_pod_level_resources_set(pod):
+            # pod-level: the pod budget, when integral
+            if qos != GUARANTEED or pod.resources is None:
+                return 0
+            budget = pod.resources.requests.get(RESOURCE_CPU)
+            if budget is not None and _is_integral_cpu_amount(budget):
+                return budget.value()
+            return 0
+
+        by_init = 0
+        by_sidecars = 0
+        for c in pod.init_containers:
+            if RESOURCE_CPU not in c.requests:
+                continue
+            n = self._guaranteed_cpus(pod, c, qos)
+            if c.kind == "sidecar":
+                by_sidecars += n
+            elif by_sidecars + n > by_init:
+                by_init = by_sidecars + n
+        by_apps = 0
+        for c in pod.containers:
+            if RESOURCE_CPU not in c.requests:
+                continue
+            by_apps += self._guaranteed_cpus(pod, c, qos)
+        return max(by_init, by_apps + by_sidecars)
+
+    # -- picking ---------------------------------------------------------------
+    def take_by_topology(self, available: CPUSet, num_cpus: int) -> CPUSet:
+        """``takeByTopology``: the picker the options select. Raises
+        ``CPUAllocationError``."""
+        strategy = (
+            CPUSortingStrategy.SPREAD
+            if self.options.distribute_cpus_across_cores
+            else CPUSortingStrategy.PACKED
+        )
+        if self.options.distribute_cpus_across_numa:
+            group = self.cpu_group_size if self.options.full_physical_cpus_only else 1
+            return take_by_topology_numa_distributed(self.topology, available, num_cpus, group, strategy)
+        return take_by_topology_numa_packed(
+            self.topology, available, num_cpus, strategy, self.options.prefer_align_by_uncore_cache
+        )
+
+    def _aligned_cpus(self, affinity: BitMask, allocatable: CPUSet) -> CPUSet:
+        """``getAlignedCPUs``: allocatable CPUs of the hint's NUMA nodes, or of
+        their sockets with align-by-socket."""
+        details = self.topology.details
+        bits = affinity.bits()
+        if self.options.align_by_socket:
+            sockets = details.sockets_in_numa_nodes(*bits)
+            return allocatable & details.cpus_in_sockets(*sockets.list())
+        return allocatable & details.cpus_in_numa_nodes(*bits)
+
+    def allocate_cpus(
+        self,
+        state: CPUManagerState,
+        num_cpus: int,
+        numa_affinity: BitMask | None,
+        reusable: CPUSet,
+    ) -> CPUSet:
+        """``allocateCPUs``: aligned CPUs first, the rest from anywhere; the
+        shared pool shrinks only on success. Raises ``CPUAllocationError``."""
+        allocatable = self.get_available_cpus(state) | reusable
+        result = EMPTY
+        if numa_affinity is not None:
+            aligned = self._aligned_cpus(numa_affinity, allocatable)
+            result = self.take_by_topology(aligned, min(num_cpus, aligned.size()))
+        result = result | self.take_by_topology(allocatable - result, num_cpus - result.size())
+        state.set_default_cpuset(state.get_default_cpuset() - result)
+        return result
+
+    def _enforce_smt_alignment(self, state: CPUManagerState, num_cpus: int) -> None:
+        if not self.options.full_physical_cpus_only:
+            return
+        if num_cpus % self.cpu_group_size != 0:
+            raise SMTAlignmentError(num_cpus, self.cpu_group_size)
+        # siblings of reserved CPUs are off limits too, so that any request
+        # that is a multiple of the SMT level gets whole cores
+        available_physical = self.get_available_physical_cpus(state).size()
+        if num_cpus > available_physical:
+            raise SMTAlignmentError(num_cpus, self.cpu_group_size, available_physical, True)
+
+    def _update_cpus_to_reuse(self, pod: Pod, container: Container, cset: CPUSet) -> None:
+        """``updateCPUsToReuse``: a regular init container's CPUs become
+        reusable by the pod's later containers; any other container's CPUs
+        (sidecars included) are taken out of the reusable set."""
+        for uid in [u for u in self.cpus_to_reuse if u != pod.uid]:
+            del self.cpus_to_reuse[uid]
+        current = self.cpus_to_reuse.setdefault(pod.uid, EMPTY)
+        for init in pod.init_containers:
+            if init.name == container.name:
+                if init.kind == "sidecar":
+                    break
+                self.cpus_to_reuse[pod.uid] = current | cset
+                return
+        self.cpus_to_reuse[pod.uid] = current - cset
+
+    def allocate(self, state: CPUManagerState, pod: Pod, container: Container) -> None:
+        """``Allocate``. Raises ``SMTAlignmentError`` or
+        ``UnexpectedAdmissionError`` (state unchanged on failure)."""
+        num_cpus = self.guaranteed_cpus(pod, container)
+        if num_cpus == 0:
+            return  # shared pool
+        if self._pod_level_unmanaged(pod):
+            return
+        self._enforce_smt_alignment(state, num_cpus)
+
+        existing = state.get_cpu_set(pod.uid, container.name)
+        if existing is not None:
+            # re-admission keeps what the container has
+            self._update_cpus_to_reuse(pod, container, existing)
+            return
+
+        hint = self.affinity.get_affinity(pod.uid, container.name)
+        try:
+            cpus = self.allocate_cpus(
+                state, num_cpus, hint.numa_node_affinity, self.cpus_to_reuse.get(pod.uid, EMPTY)
+            )
+        except CPUAllocationError as exc:
+            raise UnexpectedAdmissionError(str(exc)) from None
+        state.set_cpu_set(pod.uid, container.name, cpus)
+        self._update_cpus_to_reuse(pod, container, cpus)
+
+    def allocate_pod(self, state: CPUManagerState, pod: Pod) -> None:
+        """``AllocatePod`` (pod-level resource managers): not ported yet."""
+        raise NotImplementedError("pod-level CPU allocation is not implemented yet")
+
+    def remove_container(self, state: CPUManagerState, pod_uid: str, container_name: str) -> None:
+        """``RemoveContainer``: gives back the CPUs no sibling still uses."""
+        to_release = state.get_cpu_set(pod_uid, container_name)
+        if to_release is None:
+            return
+        state.delete(pod_uid, container_name)
+
+        if self.gates.enabled(GATE_POD_LEVEL_RESOURCE_MANAGERS):  # pod-level
+            pod_cpus = state.get_pod_cpu_set(pod_uid)
+            if pod_cpus is not None:
+                if not state.assignments.get(pod_uid):
+                    state.set_default_cpuset(state.get_default_cpuset() | pod_cpus)
+                    state.delete_pod(pod_uid)
+                return
+
+        in_use = 0
+        for name, cset in state.assignments.get(pod_uid, {}).items():
+            if name != container_name:
+                in_use |= cset.mask
+        released = CPUSet.from_mask(to_release.mask & ~in_use)
+        state.set_default_cpuset(state.get_default_cpuset() | released)
+
+    # -- hints -------------------------------------------------------------------
+    def get_topology_hints(
+        self, state: CPUManagerState, pod: Pod, container: Container
+    ) -> TopologyHints | None:
+        """``GetTopologyHints`` (container scope)."""
+        requested = self.guaranteed_cpus(pod, container)
+        if requested == 0:
+            return None
+        if self._pod_level_unmanaged(pod):
+            return None
+
+        allocated = state.get_cpu_set(pod.uid, container.name)
+        if allocated is not None:
+            # re-admission: hints from what the container already has
+            if allocated.size() != requested:
+                return {RESOURCE_CPU: []}
+            return {RESOURCE_CPU: self.generate_cpu_topology_hints(allocated, EMPTY, requested)}
+
+        available = self.get_available_cpus(state)
+        reusable = self.cpus_to_reuse.get(pod.uid, EMPTY)
+        return {RESOURCE_CPU: self.generate_cpu_topology_hints(available, reusable, requested)}
+
+    def get_pod_topology_hints(self, state: CPUManagerState, pod: Pod) -> TopologyHints | None:
+        """``GetPodTopologyHints`` (pod scope)."""
+        requested = self.pod_guaranteed_cpus(pod)
+        if requested == 0:
+            return None
+        if self._pod_level_unmanaged(pod):
+            return None
+        # pod-level: validatePodScopeResources (empty pod shared pool) goes here
+
+        qos = self._pod_qos(pod)
+        assigned = 0
+        assigned_count = 0
+        for c in (*pod.init_containers, *pod.containers):
+            allocated = state.get_cpu_set(pod.uid, c.name)
+            if allocated is None:
+                continue
+            if allocated.size() != self._guaranteed_cpus(pod, c, qos):
+                return {RESOURCE_CPU: []}
+            assigned |= allocated.mask
+        assigned_set = CPUSet.from_mask(assigned)
+        assigned_count = assigned_set.size()
+        if assigned_count == requested:
+            return {RESOURCE_CPU: self.generate_cpu_topology_hints(assigned_set, EMPTY, requested)}
+
+        available = self.get_available_cpus(state)
+        reusable = self.cpus_to_reuse.get(pod.uid, EMPTY) | assigned_set
+        return {RESOURCE_CPU: self.generate_cpu_topology_hints(available, reusable, requested)}
+
+    def generate_cpu_topology_hints(
+        self, available: CPUSet, reusable: CPUSet, request: int
+    ) -> list[TopologyHint]:
+        """``generateCPUTopologyHints``: one hint per NUMA combination whose
+        free (available + reusable) CPUs fit the request; preferred when the
+        combination is as narrow as the narrowest one whose *capacity* fits."""
+        topo = self.topology
+        details = topo.details
+        numa_ids = details.numa_nodes().list()
+        min_affinity_size = len(numa_ids)
+        # CPUs unknown to the topology read as NUMA node 0 (Go's zero value)
+        unknown = ~topo.all_mask
+        reusable_unknown = reusable.mask & unknown
+        available_unknown = (available.mask & unknown).bit_count()
+        reusable_count = reusable.size()
+        avail_mask = available.mask
+        reuse_mask = reusable.mask
+
+        candidates: list[BitMask] = []
+        for mask in iterate_bit_masks(numa_ids):
+            cpus_in_mask = 0
+            for nid in mask.bits():
+                cpus_in_mask |= topo.numa_masks.get(nid, 0)
+            if cpus_in_mask.bit_count() >= request and mask.count() < min_affinity_size:
+                min_affinity_size = mask.count()
+
+            # every reusable CPU must lie inside the mask
+            if reuse_mask & ~cpus_in_mask & ~unknown:
+                continue
+            if reusable_unknown and not mask.is_set(0):
+                continue
+            # reusable and available are counted separately (overlap counts twice, as upstream)
+            matching = reusable_count + (avail_mask & cpus_in_mask).bit_count()
+            if mask.is_set(0):
+                matching += available_unknown
+            if matching < request:
+                continue
+            candidates.append(mask)
+
+        hints: list[TopologyHint] = []
+        for mask in candidates:
+            preferred = (
+                self.options.align_by_socket and self._is_hint_socket_aligned(mask, min_affinity_size)
+            ) or mask.count() == min_affinity_size
+            hints.append(TopologyHint(mask, preferred))
+        return hints
+
+    def _is_hint_socket_aligned(self, mask: BitMask, min_affinity_size: int) -> bool:
+        """``isHintSocketAligned``: the hint spans as few sockets as the
+        narrowest fitting NUMA combination needs."""
+        topo = self.topology
+        if topo.num_sockets == 0:
+            return False
+        numa_per_socket = topo.num_numa_nodes // topo.num_sockets
+        if numa_per_socket == 0:
+            return False
+        min_sockets = (min_affinity_size + numa_per_socket - 1) // numa_per_socket
+        return topo.details.sockets_in_numa_nodes(*mask.bits()).size() == min_sockets
+
+
+def new_static_policy(
+    topology: CPUTopology,
+    num_reserved_cpus: int,
+    reserved_cpus: CPUSet,
+    affinity: AffinityStore,
+    options: Mapping[str, str] | None,
+    gates: GateReader,
+    *,
+    topology_manager_policy: str = "none",
+) -> StaticPolicy:
+    """``NewStaticPolicy``: parse and validate the options, then pick the
+    reserved CPUs. Raises ``KubeletStartupError`` with the kubelet's text."""
+    opts = new_static_policy_options(options, gates)
+    validate_static_policy_options(opts, topology, topology_manager_policy)
+    return StaticPolicy(topology, num_reserved_cpus, reserved_cpus, affinity, opts, gates)

@@ -1,0 +1,112 @@
+"""NUMA node ids and distances as the topology manager sees them.
+
+Mirrors ``pkg/kubelet/cm/topologymanager/numa_info.go`` (v1.37): ``NUMAInfo``
+(node ids in machine order + one distance row per node), ``Narrowest``,
+``Closest``, ``DefaultAffinityMask`` and ``NUMADistances.CalculateAverageFor``.
+Distances come from cadvisor's ``Node.Distances`` and are only recorded when
+``prefer-closest-numa-nodes`` is on; without it every row is nil (``None``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from podnuma.cm.topologymanager.bitmask import BitMask
+from podnuma.errors import KubeletStartupError
+
+if TYPE_CHECKING:
+    from podnuma.cm.topologymanager.policy_options import PolicyOptions
+    from podnuma.machine.topology import Machine
+
+__all__ = [
+    "NUMAInfo",
+    "NUMADistances",
+    "calculate_average_for",
+    "NUMA_DISTANCES_ERROR",
+    "NUMA_DISCOVERY_ERROR_PREFIX",
+]
+
+NUMADistances = Mapping[int, Sequence[int] | None]
+
+# ``NewNUMAInfo``'s error when prefer-closest-numa-nodes is on and cadvisor
+# reported no distance row for a node.
+NUMA_DISTANCES_ERROR = "error getting NUMA distances from cadvisor"
+# ``NewManager`` wraps every ``NewNUMAInfo`` error with this prefix.
+NUMA_DISCOVERY_ERROR_PREFIX = "cannot discover NUMA topology: "
+
+
+def calculate_average_for(distances: NUMADistances, mask: BitMask) -> float:
+    """``NUMADistances.CalculateAverageFor``: the mean of ``d[a][b]`` over all
+    ordered pairs (a, b) of the mask's nodes, self pairs included; 0 for an
+    empty mask. A missing row or column fails (Go panics on the index)."""
+    bits = mask.bits()
+    if not bits:
+        return 0.0
+    total = 0
+    for a in bits:
+        row = distances[a]
+        if row is None:
+            raise KeyError(f"no NUMA distances for node {a}")
+        for b in bits:
+            total += row[b]
+    # Go sums float64s one by one; the terms are small integers, so the
+    # integer sum converts exactly and the single division matches.
+    return total / (len(bits) * len(bits))
+
+
+@dataclass(frozen=True)
+class NUMAInfo:
+    """``NUMAInfo``: NUMA node ids (machine order) and their distance rows."""
+
+    nodes: tuple[int, ...]
+    distances: Mapping[int, Sequence[int] | None] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, nodes: Sequence[int], distances: NUMADistances | None = None) -> NUMAInfo:
+        return cls(tuple(nodes), dict(distances) if distances is not None else {})
+
+    @classmethod
+    def from_machine(cls, machine: Machine, opts: PolicyOptions | None = None) -> NUMAInfo:
+        """``NewNUMAInfo`` (as called by ``NewManager``).
+
+        Rows are kept only with ``prefer-closest-numa-nodes``; then a node
+        without a row (our empty ``distances``, cadvisor's nil) stops the
+        kubelet with ``cannot discover NUMA topology: error getting NUMA
+        distances from cadvisor``.
+        """
+        prefer_closest = opts is not None and opts.prefer_closest_numa
+        nodes: list[int] = []
+        distances: dict[int, Sequence[int] | None] = {}
+        for node in machine.numa_nodes:
+            nodes.append(node.id)
+            row: Sequence[int] | None = None
+            if prefer_closest:
+                if len(node.distances) == 0:
+                    raise KubeletStartupError(NUMA_DISCOVERY_ERROR_PREFIX + NUMA_DISTANCES_ERROR)
+                row = tuple(node.distances)
+            distances[node.id] = row
+        return cls(tuple(nodes), distances)
+
+    def default_affinity_mask(self) -> BitMask:
+        """``DefaultAffinityMask``: every NUMA node of the machine."""
+        return BitMask(self.nodes)
+
+    def average_distance(self, mask: BitMask) -> float:
+        return calculate_average_for(self.distances, mask)
+
+    def narrowest(self, m1: BitMask, m2: BitMask) -> BitMask:
+        """``Narrowest``: fewer bits wins, equal counts -> lower value."""
+        return m1 if m1.is_narrower_than(m2) else m2
+
+    def closest(self, m1: BitMask, m2: BitMask) -> BitMask:
+        """``Closest``: different widths -> narrowest; same width -> lower
+        average distance, ties to the numerically lower mask."""
+        if m1.count() != m2.count():
+            return self.narrowest(m1, m2)
+        d1 = self.average_distance(m1)
+        d2 = self.average_distance(m2)
+        if d1 == d2:
+            return m1 if m1.is_less_than(m2) else m2
+        return m1 if d1 < d2 else m2

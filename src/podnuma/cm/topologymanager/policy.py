@@ -1,0 +1,330 @@
+"""Topology Manager policy interface and hint merging.
+
+Mirrors ``pkg/kubelet/cm/topologymanager/policy.go`` (v1.37): the ``Policy``
+interface, ``mergePermutation``, ``filterProvidersHints``, ``narrowestHint``,
+``maxOfMinAffinityCounts``, ``HintMerger`` (``compare`` / ``Merge``) and
+``iterateAllProviderTopologyHints``; plus the parts of ``NewManager``
+(``topology_manager.go``) that pick the policy: the NUMA-count limit and the
+"unknown policy" error. The four policies live in ``policy_none.py``,
+``policy_best_effort.py``, ``policy_restricted.py`` and
+``policy_single_numa_node.py``.
+
+Hints: a provider returns ``resource -> hints``; ``None`` for the whole map
+or for one resource's list (Go nil) means "no preference", an empty list
+means "no possible placement" — they merge differently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Protocol
+
+from podnuma.cm.topologymanager.bitmask import BitMask
+from podnuma.cm.topologymanager.hint import TopologyHint
+from podnuma.cm.topologymanager.numa_info import NUMAInfo
+from podnuma.cm.topologymanager.policy_options import (
+    FeatureGateReader,
+    PolicyOptions,
+    new_policy_options,
+)
+from podnuma.errors import KubeletStartupError
+
+if TYPE_CHECKING:
+    from podnuma.machine.topology import Machine
+
+__all__ = [
+    "POLICY_NONE",
+    "POLICY_BEST_EFFORT",
+    "POLICY_RESTRICTED",
+    "POLICY_SINGLE_NUMA_NODE",
+    "ProviderHints",
+    "ProvidersHints",
+    "Policy",
+    "HintMerger",
+    "merge_permutation",
+    "filter_providers_hints",
+    "narrowest_hint",
+    "max_of_min_affinity_counts",
+    "iterate_all_provider_topology_hints",
+    "new_policy",
+    "check_numa_count",
+    "new_topology_policy",
+    "POLICY_NAMES",
+    "validate_policy_name",
+]
+
+POLICY_NONE = "none"
+POLICY_BEST_EFFORT = "best-effort"
+POLICY_RESTRICTED = "restricted"
+POLICY_SINGLE_NUMA_NODE = "single-numa-node"
+
+POLICY_NAMES = (POLICY_NONE, POLICY_BEST_EFFORT, POLICY_RESTRICTED, POLICY_SINGLE_NUMA_NODE)
+
+# One provider's answer: resource name -> hints. ``None`` (the whole map or
+# one list) is Go's nil; an empty list is Go's empty non-nil slice.
+ProviderHints = Mapping[str, Sequence[TopologyHint] | None] | None
+ProvidersHints = Sequence[ProviderHints]
+
+
+class Policy(Protocol):
+    """``Policy``: a name and ``Merge`` -> (merged hint, admit)."""
+
+    @property
+    def name(self) -> str: ...
+
+    def merge(self, providers_hints: ProvidersHints) -> tuple[TopologyHint, bool]: ...
+
+
+def merge_permutation(default_affinity: BitMask, permutation: Sequence[TopologyHint]) -> TopologyHint:
+    """``mergePermutation``: AND of the non-nil affinities (starting from the
+    default mask). Preferred only if every hint is preferred *and* every
+    non-nil affinity equals the first non-nil one."""
+    preferred = True
+    mask = default_affinity.value
+    first: int | None = None
+    for hint in permutation:
+        aff = hint.numa_node_affinity
+        if aff is not None:
+            v = aff.value
+            if first is None:
+                first = v
+            elif v != first:
+                preferred = False
+            mask &= v
+        if not hint.preferred:
+            preferred = False
+    return TopologyHint(BitMask.from_int(mask), preferred)
+
+
+_NO_PREFERENCE = (TopologyHint(None, True),)
+_NO_PLACEMENT = (TopologyHint(None, False),)
+
+
+def filter_providers_hints(providers_hints: ProvidersHints) -> list[Sequence[TopologyHint]]:
+    """``filterProvidersHints``: one hint list per (provider, resource).
+
+    A provider with a nil or empty map, and a resource with a nil list,
+    become ``[{nil, preferred}]``; a resource with an empty list becomes
+    ``[{nil, not preferred}]``. Go walks each provider's map in random order;
+    the merge result does not depend on that order, and here it is the
+    mapping's own order.
+    """
+    out: list[Sequence[TopologyHint]] = []
+    for hints in providers_hints:
+        if not hints:
+            out.append(_NO_PREFERENCE)
+            continue
+        for resource_hints in hints.values():
+            if resource_hints is None:
+                out.append(_NO_PREFERENCE)
+            elif len(resource_hints) == 0:
+                out.append(_NO_PLACEMENT)
+            else:
+                out.append(resource_hints)
+    return out
+
+
+def narrowest_hint(hints: Sequence[TopologyHint]) -> TopologyHint | None:
+    """``narrowestHint``: the narrowest non-nil affinity (first wins ties,
+    which cannot happen between distinct masks); ``None`` if there is none."""
+    best: TopologyHint | None = None
+    for hint in hints:
+        aff = hint.numa_node_affinity
+        if aff is None:
+            continue
+        if best is None:
+            best = hint
+            continue
+        assert best.numa_node_affinity is not None
+        if aff.is_narrower_than(best.numa_node_affinity):
+            best = hint
+    return best
+
+
+def max_of_min_affinity_counts(filtered_hints: Sequence[Sequence[TopologyHint]]) -> int:
+    """``maxOfMinAffinityCounts``: the widest of the per-resource narrowest
+    hints (0 if no resource has a non-nil hint)."""
+    result = 0
+    for resource_hints in filtered_hints:
+        best = narrowest_hint(resource_hints)
+        if best is None:
+            continue
+        assert best.numa_node_affinity is not None
+        result = max(result, best.numa_node_affinity.count())
+    return result
+
+
+def iterate_all_provider_topology_hints(
+    all_provider_hints: Sequence[Sequence[TopologyHint]],
+    callback: Callable[[list[TopologyHint]], None],
+) -> None:
+    """``iterateAllProviderTopologyHints``: the cartesian product, first
+    provider outermost. No providers -> one empty permutation; a provider
+    with no hints -> no permutation at all."""
+    n = len(all_provider_hints)
+    accum: list[TopologyHint] = []
+
+    def rec(i: int) -> None:
+        if i == n:
+            callback(list(accum))
+            return
+        for hint in all_provider_hints[i]:
+            accum.append(hint)
+            rec(i + 1)
+            accum.pop()
+
+    rec(0)
+
+
+class HintMerger:
+    """``HintMerger``: finds the best merged hint over all permutations."""
+
+    __slots__ = ("numa_info", "hints", "best_non_preferred_affinity_count", "_use_closest")
+
+    def __init__(
+        self,
+        numa_info: NUMAInfo,
+        hints: Sequence[Sequence[TopologyHint]],
+        policy_name: str,
+        opts: PolicyOptions,
+    ) -> None:
+        self.numa_info = numa_info
+        self.hints = hints
+        # Among non-preferred hints, aim for this width: the largest of the
+        # resources' narrowest widths.
+        self.best_non_preferred_affinity_count = max_of_min_affinity_counts(hints)
+        # prefer-closest-numa-nodes is ignored by single-numa-node.
+        self._use_closest = policy_name != POLICY_SINGLE_NUMA_NODE and opts.prefer_closest_numa
+
+    def compare_numa_affinity_masks(self, current: TopologyHint, candidate: TopologyHint) -> TopologyHint:
+        """``CompareNUMAAffinityMasks``: equal masks keep ``current``; else
+        ``Closest`` (prefer-closest, not single-numa-node) or ``Narrowest``."""
+        cur = current.numa_node_affinity
+        cand = candidate.numa_node_affinity
+        assert cur is not None and cand is not None
+        if cand == cur:
+            return current
+        if self._use_closest:
+            best = self.numa_info.closest(cur, cand)
+        else:
+            best = self.numa_info.narrowest(cur, cand)
+        return current if best == cur else candidate
+
+    def compare(self, current: TopologyHint | None, candidate: TopologyHint) -> TopologyHint | None:
+        """``HintMerger.compare``: returns ``current`` or ``candidate`` (the
+        same object)."""
+        cand_aff = candidate.numa_node_affinity
+        assert cand_aff is not None
+        cand_count = cand_aff.count()
+        # An empty merged mask never replaces anything.
+        if cand_count == 0:
+            return current
+        if current is None:
+            return candidate
+        if not current.preferred and candidate.preferred:
+            return candidate
+        if current.preferred and not candidate.preferred:
+            return current
+        if current.preferred and candidate.preferred:
+            return self.compare_numa_affinity_masks(current, candidate)
+
+        # Both non-preferred: get as close as possible to (not above) the
+        # target width.
+        cur_aff = current.numa_node_affinity
+        assert cur_aff is not None
+        cur_count = cur_aff.count()
+        target = self.best_non_preferred_affinity_count
+        if cur_count > target:
+            return self.compare_numa_affinity_masks(current, candidate)
+        if cur_count == target:
+            if cand_count != target:
+                return current
+            return self.compare_numa_affinity_masks(current, candidate)
+        if cand_count > target:
+            return current
+        if cand_count == target:
+            return candidate
+        if cand_count > cur_count:
+            return candidate
+        if cand_count < cur_count:
+            return current
+        return self.compare_numa_affinity_masks(current, candidate)
+
+    def merge(self) -> TopologyHint:
+        """``HintMerger.Merge``: best merged permutation, or
+        ``{default mask, not preferred}`` when nothing qualifies."""
+        default = self.numa_info.default_affinity_mask()
+        best: list[TopologyHint | None] = [None]
+
+        def visit(permutation: list[TopologyHint]) -> None:
+            merged = merge_permutation(default, permutation)
+            best[0] = self.compare(best[0], merged)
+
+        iterate_all_provider_topology_hints(self.hints, visit)
+        result = best[0]
+        if result is None:
+            return TopologyHint(default, False)
+        return result
+
+
+def new_policy(name: str, numa_info: NUMAInfo, opts: PolicyOptions) -> Policy:
+    """The policy switch of ``NewManager``. Unknown names fail with the
+    kubelet's ``unknown policy: "<name>"``."""
+    from podnuma.cm.topologymanager.policy_best_effort import BestEffortPolicy
+    from podnuma.cm.topologymanager.policy_none import NonePolicy
+    from podnuma.cm.topologymanager.policy_restricted import RestrictedPolicy
+    from podnuma.cm.topologymanager.policy_single_numa_node import SingleNumaNodePolicy
+
+    if name == POLICY_NONE:
+        return NonePolicy()
+    if name == POLICY_BEST_EFFORT:
+        return BestEffortPolicy(numa_info, opts)
+    if name == POLICY_RESTRICTED:
+        return RestrictedPolicy(numa_info, opts)
+    if name == POLICY_SINGLE_NUMA_NODE:
+        return SingleNumaNodePolicy(numa_info, opts)
+    # Plain %s inside literal quotes upstream (not %q).
+    raise KubeletStartupError(f'unknown policy: "{name}"')
+
+
+def validate_policy_name(name: str) -> str | None:
+    """KubeletConfiguration validation (``ValidateKubeletConfiguration``),
+    which runs before ``NewManager``: ``None`` if valid, else the error text.
+    The kubelet aggregates it with its other validation errors."""
+    if name in POLICY_NAMES:
+        return None
+    names = " ".join(f'"{n}"' for n in POLICY_NAMES)
+    return (
+        "invalid configuration: topologyManagerPolicy (--topology-manager-policy) "
+        f'"{name}" must be one of: [{names}]'
+    )
+
+
+def check_numa_count(policy_name: str, numa_info: NUMAInfo, opts: PolicyOptions) -> None:
+    """``NewManager``'s NUMA-node limit: any policy but ``none`` fails when
+    the machine has more NUMA nodes than ``max-allowable-numa-nodes``
+    (default 8). Checked before the policy name is validated."""
+    if policy_name != POLICY_NONE and len(numa_info.nodes) > opts.max_allowable_numa_nodes:
+        raise KubeletStartupError(
+            f"unsupported on machines with more than {opts.max_allowable_numa_nodes} NUMA Nodes"
+        )
+
+
+def new_topology_policy(
+    policy_name: str,
+    machine: Machine,
+    policy_options: Mapping[str, str] | None,
+    gates: FeatureGateReader,
+) -> tuple[Policy, NUMAInfo, PolicyOptions]:
+    """``NewManager``'s policy half, in upstream order: ``none``
+    short-circuits (options not even parsed), then options, NUMA info
+    (distances needed by prefer-closest-numa-nodes), the NUMA-count limit,
+    and last the policy name. Scope selection is the caller's."""
+    if policy_name == POLICY_NONE:
+        from podnuma.cm.topologymanager.policy_none import NonePolicy
+
+        return NonePolicy(), NUMAInfo.from_machine(machine), PolicyOptions()
+    opts = new_policy_options(policy_options, gates)
+    numa_info = NUMAInfo.from_machine(machine, opts)
+    check_numa_count(policy_name, numa_info, opts)
+    return new_policy(policy_name, numa_info, opts), numa_info, opts

@@ -1,0 +1,403 @@
+"""A node: the kubelet's container manager, in memory.
+
+Assembles what ``pkg/kubelet/cm/container_manager_linux.go`` assembles -- the
+topology manager with its hint providers (CPU manager; memory and device
+managers join them) -- and runs the kubelet's pod admission in the order
+``pkg/kubelet/kubelet.go`` registers its admit handlers:
+
+1. the resource-allocation handler (``GetAllocateResourcesPodAdmitHandler``:
+   the topology manager's ``Admit``, which merges hints and has every
+   provider allocate each container), then
+2. the predicate handler (``lifecycle/predicate.go``): the pod's requests
+   against node allocatable (capacity - kubeReserved - systemReserved -
+   hard eviction thresholds).
+
+A pod rejected by a later handler keeps what an earlier one allocated until
+the next ``removeStaleState`` (at the start of the next allocation), as in
+the kubelet. Pods that own entries in the starting checkpoints are running
+pods, as after a kubelet restart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from podnuma.api.kubeletconfig import KubeletConfig, node_allocatable_reservation
+from podnuma.api.pod import Container, Pod
+from podnuma.api.qos import compute_pod_qos
+from podnuma.api.quantity import Quantity
+from podnuma.api.resources import pod_requests
+from podnuma.cm.admission import (
+    DEFAULT_MAX_PODS,
+    fits_node_allocatable,
+    pod_status_message,
+)
+from podnuma.cm.cpumanager.checkpoint import (
+    CPUCheckpointData,
+    check_policy,
+    cpu_checkpoint_object,
+    encode_cpu_checkpoint,
+)
+from podnuma.cm.cpumanager.cpu_manager import CPUManager, new_cpu_manager
+from podnuma.cm.cpumanager.state import CPUManagerState
+from podnuma.cm.topologymanager.hint import TopologyHint
+from podnuma.cm.topologymanager.manager import HintTrail, ProviderHints, TopologyManager
+from podnuma.cm.topologymanager.policy import new_topology_policy
+from podnuma.errors import InputError
+from podnuma.machine.cpuset import CPUSet
+from podnuma.machine.topology import Machine
+from podnuma.results import ContainerResult, HintRecord, NodeSummary, StepResult
+
+__all__ = ["Node"]
+
+CPU_CHECKPOINT_FILE = "cpu_manager_state"
+
+
+@dataclass
+class _RunningPod:
+    """A pod the node runs: admitted by a step, or found in a checkpoint
+    (``pod`` is then ``None`` until an ``addPod`` re-admits it)."""
+
+    uid: str
+    ref: str
+    pod: Pod | None
+    requests: dict[str, Quantity]
+    containers: list[str]
+    removed: set[str] = field(default_factory=set)
+
+    def live_containers(self) -> list[str]:
+        return [c for c in self.containers if c not in self.removed]
+
+
+class _CPUProvider:
+    """The CPU manager as a topology-manager hint provider (the manager
+    garbage-collects stale state before hints and allocation, as upstream)."""
+
+    provider_name = "cpu"
+
+    def __init__(self, manager: CPUManager) -> None:
+        self._manager = manager
+
+    def get_topology_hints(self, pod: Pod, container: Container) -> ProviderHints:
+        return self._manager.get_topology_hints(pod, container)
+
+    def get_pod_topology_hints(self, pod: Pod) -> ProviderHints:
+        return self._manager.get_pod_topology_hints(pod)
+
+    def allocate(self, pod: Pod, container: Container) -> None:
+        self._manager.allocate(pod, container)
+
+
+class Node:
+    """The kubelet's resource managers and admission on one machine."""
+
+    def __init__(
+        self,
+        machine: Machine,
+        config: KubeletConfig,
+        *,
+        cpu_checkpoint: CPUCheckpointData | None = None,
+        memory_checkpoint: object | None = None,
+    ) -> None:
+        from podnuma.api.kubeletconfig import validate_kubelet_config
+
+        validate_kubelet_config(config, online_cpus=machine.topology.cpus())
+        self.machine = machine
+        self.config = config
+        self.gates = config.feature_gates
+        self._pod_level = self.gates.enabled("PodLevelResources")
+
+        # Topology manager (NewManager: policy none short-circuits before
+        # options and the NUMA-count check, and always uses the none scope).
+        tm_policy, _, _ = new_topology_policy(
+            config.topology_manager_policy,
+            machine,
+            config.topology_manager_policy_options,
+            self.gates,
+        )
+        self.topology = TopologyManager(
+            None if config.topology_manager_policy == "none" else tm_policy,
+            config.topology_manager_scope,
+        )
+
+        # Capacity and allocatable, as the kubelet's node status reports them.
+        self.capacity = _capacity(machine)
+        self.reservation = node_allocatable_reservation(config, self.capacity)
+        self.allocatable = _allocatable(self.capacity, self.reservation)
+
+        # CPU manager, with the state restored from the checkpoint.
+        if cpu_checkpoint is not None:
+            check_policy(cpu_checkpoint, config.cpu_manager_policy)
+            cpu_state = CPUManagerState(
+                cpu_checkpoint.default_cpuset,
+                cpu_checkpoint.entries,
+                cpu_checkpoint.pod_entries,
+            )
+        else:
+            cpu_state = CPUManagerState()
+        reserved_cpu = self.reservation.get("cpu")
+        self.cpu = new_cpu_manager(
+            config.cpu_manager_policy,
+            config.cpu_manager_policy_options,
+            machine.topology,
+            config.reserved_system_cpus,
+            None if reserved_cpu is None else reserved_cpu.milli_value(),
+            self.topology,
+            self.gates,
+            cpu_state,
+            topology_manager_policy=config.topology_manager_policy,
+            active_pods=self.active_containers,
+        )
+        self.cpu.start()
+        self.topology.add_hint_provider(_CPUProvider(self.cpu))
+
+        self._running: dict[str, _RunningPod] = {}
+        if cpu_checkpoint is not None:
+            self._adopt_checkpoint_pods(cpu_checkpoint)
+
+    # -- running pods ------------------------------------------------------
+    def _adopt_checkpoint_pods(self, data: CPUCheckpointData) -> None:
+        uids = set(data.entries) | set(data.pod_entries)
+        for uid in sorted(uids):
+            containers = sorted(data.entries.get(uid, {}))
+            cpus = CPUSet()
+            for cset in data.entries.get(uid, {}).values():
+                cpus = cpus | cset
+            pod_cpus = data.pod_entries.get(uid)
+            if pod_cpus is not None and pod_cpus.size() > cpus.size():
+                cpus = pod_cpus
+            self._running[uid] = _RunningPod(
+                uid=uid,
+                ref=uid,
+                pod=None,
+                requests={"cpu": Quantity.from_int(cpus.size())} if cpus else {},
+                containers=containers,
+            )
+
+    def active_containers(self) -> dict[str, set[str]]:
+        """Pod UID -> container names of every active pod (the kubelet's
+        ``activePods``), the pod being admitted included."""
+        out = {uid: set(rp.containers) for uid, rp in self._running.items()}
+        if self._admitting is not None:
+            out[self._admitting.uid] = {c.name for c in (*self._admitting.init_containers, *self._admitting.containers)}
+        return out
+
+    _admitting: Pod | None = None
+
+    def _find(self, ref: str) -> _RunningPod:
+        rp = self._running.get(ref)
+        if rp is not None:
+            return rp
+        for rp in self._running.values():
+            if rp.ref == ref:
+                return rp
+        raise InputError(f"pod {ref!r} is not running on the node")
+
+    # -- steps ---------------------------------------------------------------
+    def add_pod(self, pod: Pod, index: int) -> StepResult:
+        existing = self._running.get(pod.uid)
+        for rp in self._running.values():
+            if rp.ref == pod.ref and rp.uid != pod.uid:
+                raise InputError(
+                    f"pod {pod.ref} is already running on the node with UID {rp.uid}"
+                )
+        qos = compute_pod_qos(pod, pod_level_resources=self._pod_level)
+        trail = HintTrail()
+        self._admitting = pod
+        try:
+            result = self.topology.admit(pod, trail)
+        finally:
+            self._admitting = None
+        requests = pod_requests(pod, pod_level_resources=self._pod_level)
+        if result.admit:
+            others = [rp.requests for uid, rp in self._running.items() if uid != pod.uid]
+            result = fits_node_allocatable(
+                requests, others, self.allocatable, max_pods=DEFAULT_MAX_PODS
+            )
+        if result.admit:
+            names = [c.name for c in (*pod.init_containers, *pod.containers)]
+            self._running[pod.uid] = _RunningPod(
+                uid=pod.uid,
+                ref=pod.ref,
+                pod=pod,
+                requests=dict(requests),
+                containers=names,
+                removed=set(existing.removed) if existing is not None else set(),
+            )
+            containers = self._container_results(self._running[pod.uid])
+        else:
+            # A rejected pod is terminal: it is no longer active, and what was
+            # allocated for it waits for the next removeStaleState.
+            if existing is not None:
+                del self._running[pod.uid]
+            containers = ()
+        return StepResult(
+            index=index,
+            op="addPod",
+            pod=pod.ref,
+            pod_uid=pod.uid,
+            admitted=result.admit,
+            reason=result.reason,
+            message=None if result.message is None else pod_status_message(result.message),
+            qos_class=qos,
+            pod_allocation=None,
+            containers=containers,
+            default_cpuset=self.cpu.state.get_default_cpuset(),
+            hints=_hint_records(trail),
+        )
+
+    def remove_container(self, ref: str, container: str, index: int) -> StepResult:
+        rp = self._find(ref)
+        if container not in rp.live_containers():
+            raise InputError(f"container {container!r} of pod {rp.ref} is not running")
+        self._remove(rp, container)
+        return self._removal_result(index, "removeContainer", rp, container)
+
+    def remove_pod(self, ref: str, index: int) -> StepResult:
+        rp = self._find(ref)
+        for name in rp.live_containers():
+            self._remove(rp, name)
+        del self._running[rp.uid]
+        self.topology.remove_pod(rp.uid)
+        return self._removal_result(index, "removePod", rp, None)
+
+    def _remove(self, rp: _RunningPod, container: str) -> None:
+        self.cpu.remove_container(rp.uid, container)
+        self.topology.remove_container(rp.uid, container)
+        rp.removed.add(container)
+
+    def _removal_result(
+        self, index: int, op: str, rp: _RunningPod, container: str | None
+    ) -> StepResult:
+        still = self._running.get(rp.uid)
+        qos = (
+            compute_pod_qos(rp.pod, pod_level_resources=self._pod_level)
+            if rp.pod is not None
+            else None
+        )
+        return StepResult(
+            index=index,
+            op=op,  # type: ignore[arg-type]
+            pod=rp.ref,
+            pod_uid=rp.uid,
+            admitted=None,
+            reason=None,
+            message=None,
+            qos_class=qos,
+            pod_allocation=None,
+            containers=self._container_results(still) if still is not None else (),
+            default_cpuset=self.cpu.state.get_default_cpuset(),
+            container=container,
+        )
+
+    # -- what the containers get ----------------------------------------------
+    def _container_results(self, rp: _RunningPod) -> tuple[ContainerResult, ...]:
+        all_numa = tuple(self.machine.numa_ids())
+        kinds: dict[str, str] = {}
+        if rp.pod is not None:
+            for c in (*rp.pod.init_containers, *rp.pod.containers):
+                kinds[c.name] = c.kind
+        out: list[ContainerResult] = []
+        for name in rp.live_containers():
+            exclusive = self.cpu.state.get_cpu_set(rp.uid, name)
+            cpus = exclusive if exclusive is not None else self._shared_cpus()
+            hint: TopologyHint = self.topology.get_affinity(rp.uid, name)
+            out.append(
+                ContainerResult(
+                    name=name,
+                    type=kinds.get(name, "app"),  # type: ignore[arg-type]
+                    cpus=cpus,
+                    mems=all_numa,
+                    isolation="container" if exclusive is not None else "host",
+                    topology_hint=hint,
+                    cpu_quota_disabled=exclusive is not None,
+                )
+            )
+        return tuple(out)
+
+    def _shared_cpus(self) -> CPUSet:
+        """What a container without exclusive CPUs runs on: the default set,
+        or every CPU when the default set is empty (policy ``none`` writes no
+        cpuset at all)."""
+        default = self.cpu.state.get_default_cpuset()
+        return default if default else self.machine.topology.cpus()
+
+    # -- node-level views ----------------------------------------------------------
+    def summary(self) -> NodeSummary:
+        return NodeSummary(
+            name=self.machine.name,
+            cpus=self.machine.topology.cpus(),
+            numa_nodes=tuple(self.machine.numa_ids()),
+            reserved_cpus=self.cpu.get_reserved_cpus(),
+        )
+
+    def _cpu_checkpoint_data(self) -> CPUCheckpointData:
+        st = self.cpu.state
+        return CPUCheckpointData(
+            policy_name=self.config.cpu_manager_policy,
+            default_cpuset=st.get_default_cpuset(),
+            entries=st.get_cpu_assignments(),
+            pod_entries=dict(st.pod_assignments),
+        )
+
+    def checkpoint_objects(self) -> dict[str, object]:
+        return {"cpuManager": cpu_checkpoint_object(self._cpu_checkpoint_data())}
+
+    def checkpoint_files(self) -> dict[str, bytes]:
+        return {CPU_CHECKPOINT_FILE: encode_cpu_checkpoint(self._cpu_checkpoint_data())}
+
+
+def _capacity(machine: Machine) -> dict[str, Quantity]:
+    """Node capacity as the kubelet reports it from cadvisor: logical CPUs,
+    memory capacity, hugepage pools, and the maximum pod count."""
+    cap: dict[str, Quantity] = {
+        "cpu": Quantity.from_int(machine.topology.num_cpus),
+        "memory": Quantity.from_int(machine.memory_capacity(), binary=True),
+        "pods": Quantity.from_int(DEFAULT_MAX_PODS),
+    }
+    for size, total in sorted(machine.hugepage_capacity().items()):
+        cap[_hugepage_resource(size)] = Quantity.from_int(total, binary=True)
+    for name, devices in machine.devices.items():
+        cap[name] = Quantity.from_int(len(devices))
+    return cap
+
+
+def _hugepage_resource(page_size: int) -> str:
+    for unit, suffix in ((1 << 30, "Gi"), (1 << 20, "Mi"), (1 << 10, "Ki")):
+        if page_size % unit == 0:
+            return f"hugepages-{page_size // unit}{suffix}"
+    return f"hugepages-{page_size}"
+
+
+def _allocatable(
+    capacity: Mapping[str, Quantity], reservation: Mapping[str, Quantity]
+) -> dict[str, Quantity]:
+    """Capacity minus the reservation, floored at zero; memory also loses
+    the hugepage pools (``nodestatus.MachineInfo``)."""
+    zero = Quantity.from_int(0)
+    out: dict[str, Quantity] = {}
+    for name, cap in capacity.items():
+        value = cap - reservation[name] if name in reservation else cap
+        out[name] = value if value >= zero else zero
+    mem = out.get("memory")
+    if mem is not None:
+        for name, cap in capacity.items():
+            if name.startswith("hugepages-"):
+                mem = mem - cap
+        out["memory"] = mem if mem >= zero else zero
+    return out
+
+
+def _hint_records(trail: HintTrail) -> tuple[HintRecord, ...]:
+    records: list[HintRecord] = []
+    for container, provider, hints in trail.provider_hints:
+        if hints is None:
+            records.append(HintRecord(container, provider, "", None))
+            continue
+        for resource, lst in hints.items():
+            records.append(
+                HintRecord(container, provider, resource, None if lst is None else tuple(lst))
+            )
+    return tuple(records)
+

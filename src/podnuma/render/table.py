@@ -1,0 +1,292 @@
+"""The ``table`` output of ``podnuma simulate``: a run, for people.
+
+A node header, one row per container of each step (pod, QoS, admission,
+CPUs, isolation, NUMA nodes, memory blocks, topology hint, shared pool),
+rejections called out with the kubelet's reason and message, removal steps,
+and a closing per-NUMA-node summary of the CPUs and memory after the last
+step. Built with rich; when the output is not a terminal, rich writes plain
+text (no colours, no cursor codes) and the width is fixed so the output is
+stable.
+"""
+
+from __future__ import annotations
+
+from typing import IO
+
+from rich import box
+from rich.console import Console, Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from podnuma.cm.topologymanager.hint import TopologyHint
+from podnuma.machine.cpuset import CPUSet
+from podnuma.results import ContainerResult, MemoryBlock, StepResult
+from podnuma.scenario.run import RunResult
+
+__all__ = ["make_console", "render_table", "table_renderable", "format_size"]
+
+PLAIN_WIDTH = 120
+
+_UNITS = (("Ti", 1 << 40), ("Gi", 1 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10))
+
+
+def make_console(file: IO[str] | None = None, *, width: int | None = None) -> Console:
+    """A console writing to ``file`` (default: stdout): colours on a
+    terminal, plain text of ``PLAIN_WIDTH`` columns otherwise."""
+    probe = Console(file=file)
+    if probe.is_terminal:
+        return probe if width is None else Console(file=file, width=width)
+    return Console(
+        file=file,
+        width=width or PLAIN_WIDTH,
+        color_system=None,
+        force_terminal=False,
+        emoji=False,
+        highlight=False,
+        soft_wrap=False,
+    )
+
+
+def format_size(n: int) -> str:
+    """Bytes as the largest exact binary unit (``2Gi``, ``1536Mi``)."""
+    if n == 0:
+        return "0"
+    for suffix, size in _UNITS:
+        if n % size == 0:
+            return f"{n // size}{suffix}"
+    return str(n)
+
+
+def _cpus(s: CPUSet) -> str:
+    return str(s) if not s.is_empty() else "-"
+
+
+def _numa_list(ids: tuple[int, ...]) -> str:
+    return ",".join(str(i) for i in ids) if ids else "-"
+
+
+def _memory(blocks: tuple[MemoryBlock, ...]) -> str:
+    if not blocks:
+        return "-"
+    return "\n".join(
+        (f"{b.type} " if b.type != "memory" else "")
+        + f"{format_size(b.size)} @{_numa_list(b.numa_nodes)}"
+        for b in blocks
+    )
+
+
+def _hint(h: TopologyHint | None) -> Text:
+    if h is None or h.numa_node_affinity is None:
+        text = "any"
+        preferred = h.preferred if h is not None else False
+        if not preferred:
+            return Text(text, style="dim")
+        return Text(f"{text} ✓")
+    nodes = _numa_list(tuple(h.numa_node_affinity.bits()))
+    if h.preferred:
+        return Text(f"{nodes} ✓", style="green")
+    return Text(f"{nodes} ✗", style="yellow")
+
+
+_ISOLATION_STYLE = {"container": "bold cyan", "pod": "magenta", "host": "dim"}
+_ISOLATION_TEXT = {"container": "exclusive", "pod": "pod pool", "host": "shared"}
+
+
+def _container_cells(c: ContainerResult) -> list[RenderableType]:
+    name = Text(c.name)
+    if c.type != "app":
+        name.append(f" ({c.type})", style="yellow")
+    for res, ids in sorted(c.devices.items()):
+        name.append(f"\n{res}: {','.join(ids)}", style="blue")
+    return [
+        name,
+        Text(_cpus(c.cpus), style="bold" if c.isolation == "container" else ""),
+        Text(_ISOLATION_TEXT.get(c.isolation, c.isolation), style=_ISOLATION_STYLE.get(c.isolation, "")),
+        Text(_numa_list(c.mems)),
+        Text(_memory(c.memory)),
+        _hint(c.topology_hint),
+    ]
+
+
+def _pod_cell(step: StepResult) -> Text:
+    t = Text(step.pod, style="bold")
+    if step.qos_class:
+        t.append(f"\n{step.qos_class}", style="dim")
+    return t
+
+
+def _result_cell(step: StepResult) -> Text:
+    if step.op == "removePod":
+        return Text("removed", style="yellow")
+    if step.op == "removeContainer":
+        return Text(f"removed\n{step.container}", style="yellow")
+    if step.admitted:
+        return Text("✓ admitted", style="green")
+    t = Text(f"✗ rejected [{step.index}]\n", style="bold red")
+    t.append(step.reason or "", style="red")
+    return t
+
+
+def _steps_table(result: RunResult) -> Table:
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, collapse_padding=True)
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("pod", no_wrap=True)
+    table.add_column("admission", no_wrap=True)
+    table.add_column("container", min_width=13, overflow="fold")
+    table.add_column("CPUs", min_width=17, overflow="fold")
+    table.add_column("isolation", no_wrap=True)
+    table.add_column("mems", no_wrap=True)
+    table.add_column("memory", min_width=9, overflow="fold")
+    table.add_column("hint", no_wrap=True)
+    blank: list[RenderableType] = [Text(""), Text(""), Text("")]
+    for n, step in enumerate(result.steps):
+        head: list[RenderableType] = [Text(str(step.index)), _pod_cell(step), _result_cell(step)]
+        if step.pod_allocation is not None:
+            alloc = step.pod_allocation
+            table.add_row(
+                *head,
+                Text("(pod budget)", style="italic magenta"),
+                Text(_cpus(alloc.cpus), style="bold"),
+                Text("pod", style="magenta"),
+                Text(_numa_list(tuple(sorted({i for b in alloc.memory for i in b.numa_nodes})))),
+                Text(_memory(alloc.memory)),
+                Text(""),
+            )
+            head = blank
+        for c in step.containers:
+            table.add_row(*head, *_container_cells(c))
+            head = blank
+        table.add_row(
+            *head,
+            Text("(shared pool)", style="dim italic"),
+            Text(_cpus(step.default_cpuset), style="dim"),
+            *[Text("")] * 4,
+        )
+        if n != len(result.steps) - 1:
+            table.add_section()
+    return table
+
+
+def _header(result: RunResult) -> Text:
+    node = result.node
+    t = Text()
+    t.append("node ", style="dim")
+    t.append(node.name, style="bold")
+    t.append("   CPUs ", style="dim")
+    t.append(f"{_cpus(node.cpus)} ({node.cpus.size()})")
+    t.append("   NUMA nodes ", style="dim")
+    t.append(_numa_list(node.numa_nodes))
+    t.append("   reserved ", style="dim")
+    t.append(_cpus(node.reserved_cpus) if not node.reserved_cpus.is_empty() else "none")
+    t.append(f"   ({result.scenario})", style="dim")
+    return t
+
+
+def _rejections(result: RunResult) -> Text | None:
+    rejected = [s for s in result.steps if s.op == "addPod" and not s.admitted]
+    if not rejected:
+        return None
+    t = Text()
+    for i, s in enumerate(rejected):
+        if i:
+            t.append("\n")
+        t.append(f"[{s.index}] ", style="bold red")
+        t.append(f"{s.pod} rejected: ", style="bold")
+        t.append(f"{s.reason}", style="red")
+        if s.message:
+            t.append(f": {s.message}")
+    return t
+
+
+def _running(result: RunResult) -> dict[str, tuple[ContainerResult, ...]]:
+    """The containers running after the last step, by pod uid."""
+    pods: dict[str, tuple[ContainerResult, ...]] = {}
+    for s in result.steps:
+        if s.op == "addPod":
+            if s.admitted:
+                pods[s.pod_uid] = s.containers
+        elif s.containers:
+            pods[s.pod_uid] = s.containers
+        else:
+            pods.pop(s.pod_uid, None)
+    return pods
+
+
+def _numa_summary(result: RunResult) -> Table | None:
+    if not result.steps:
+        return None
+    machine = result.machine
+    details = machine.topology.details
+    shared = result.steps[-1].default_cpuset
+    reserved = result.node.reserved_cpus
+    # Memory pinned by the memory manager to exactly one NUMA node, per node;
+    # blocks spanning several nodes are shown as a group.
+    pinned: dict[tuple[int, ...], int] = {}
+    for containers in _running(result).values():
+        for c in containers:
+            if c.type == "init":
+                continue  # init blocks are reused by the app containers
+            for b in c.memory:
+                if b.type == "memory":
+                    pinned[b.numa_nodes] = pinned.get(b.numa_nodes, 0) + b.size
+
+    table = Table(
+        title="after the last step", title_justify="left", box=box.SIMPLE_HEAD,
+        show_edge=False, pad_edge=False,
+    )
+    table.add_column("NUMA", justify="right")
+    table.add_column("CPUs")
+    table.add_column("reserved")
+    table.add_column("exclusive / pod pools")
+    table.add_column("shared, free")
+    table.add_column("memory")
+    show_pinned = bool(pinned)
+    if show_pinned:
+        table.add_column("pinned memory")
+    for nid in machine.numa_ids():
+        cpus = details.cpus_in_numa_nodes(nid)
+        taken = cpus - shared
+        free = (shared & cpus) - reserved
+        node = machine.numa_node(nid)
+        table.add_row(
+            str(nid),
+            f"{_cpus(cpus)} ({cpus.size()})",
+            _cpus(reserved & cpus),
+            Text(f"{_cpus(taken)} ({taken.size()})", style="bold cyan" if taken.size() else "dim"),
+            Text(f"{_cpus(free)} ({free.size()})", style="green"),
+            format_size(node.memory),
+            *([format_size(pinned.get((nid,), 0))] if show_pinned else []),
+        )
+    for group, size in sorted(pinned.items()):
+        if len(group) > 1:
+            table.add_row(_numa_list(group), "", "", "", "", "", format_size(size))
+    return table
+
+
+def table_renderable(result: RunResult) -> RenderableType:
+    parts: list[RenderableType] = [_header(result), Text("")]
+    if result.steps:
+        parts.append(_steps_table(result))
+    else:
+        parts.append(Text("(no steps)", style="dim"))
+    rej = _rejections(result)
+    if rej is not None:
+        parts += [Text(""), rej]
+    parts.append(Text(""))
+    summary = _numa_summary(result)
+    if summary is not None:
+        parts.append(summary)
+    return Group(*parts)
+
+
+def render_table(result: RunResult, console: Console | None = None) -> None:
+    """Print the run as tables on ``console`` (default: stdout)."""
+    console = console or make_console()
+    if console.is_terminal:
+        console.print(table_renderable(result))
+        return
+    # Plain text: no trailing padding on the lines.
+    with console.capture() as capture:
+        console.print(table_renderable(result))
+    text = "\n".join(line.rstrip() for line in capture.get().splitlines())
+    console.file.write(text + "\n")

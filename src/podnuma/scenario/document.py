@@ -1,0 +1,113 @@
+"""The output document of ``podnuma simulate --output json|yaml``.
+
+Field names, shapes and key order follow the public contract (scenario.md,
+"Output document"). Removal steps keep the keys of an ``addPod`` step
+(``admitted``, ``reason`` and ``message`` are null) and a
+``removeContainer`` step adds the ``container`` it names; their
+``containers`` are that pod's containers still running.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import yaml
+
+from podnuma.cm.topologymanager.hint import EMPTY_HINT
+from podnuma.results import (
+    ContainerResult,
+    MemoryBlock,
+    NodeSummary,
+    PodAllocation,
+    StepResult,
+)
+from podnuma.scenario.run import RunResult
+
+__all__ = ["build_document", "node_document", "step_document", "dump_json", "dump_yaml"]
+
+_CHECKPOINT_KEYS = ("cpuManager", "memoryManager")
+
+
+def node_document(node: NodeSummary) -> dict[str, Any]:
+    return {
+        "name": node.name,
+        "cpus": str(node.cpus),
+        "numaNodes": list(node.numa_nodes),
+        "reservedCpus": str(node.reserved_cpus),
+    }
+
+
+def _memory(blocks: tuple[MemoryBlock, ...]) -> list[dict[str, Any]]:
+    return [{"type": b.type, "numaNodes": list(b.numa_nodes), "size": b.size} for b in blocks]
+
+
+def _pod_allocation(alloc: PodAllocation | None) -> dict[str, Any] | None:
+    if alloc is None:
+        return None
+    return {"cpus": str(alloc.cpus), "memory": _memory(alloc.memory)}
+
+
+def _container(c: ContainerResult) -> dict[str, Any]:
+    hint = c.topology_hint if c.topology_hint is not None else EMPTY_HINT
+    return {
+        "name": c.name,
+        "type": c.type,
+        "cpus": str(c.cpus),
+        "mems": list(c.mems),
+        "isolation": c.isolation,
+        "memory": _memory(c.memory),
+        "devices": {res: list(ids) for res, ids in sorted(c.devices.items())},
+        "topologyHint": hint.to_json(),
+    }
+
+
+def step_document(step: StepResult) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "index": step.index,
+        "op": step.op,
+        "pod": step.pod,
+        "podUID": step.pod_uid,
+    }
+    if step.op == "removeContainer":
+        out["container"] = step.container
+    removal = step.op != "addPod"
+    out["admitted"] = None if removal else step.admitted
+    out["reason"] = None if removal else step.reason
+    out["message"] = None if removal else step.message
+    out["qosClass"] = step.qos_class
+    out["podAllocation"] = _pod_allocation(step.pod_allocation)
+    out["containers"] = [_container(c) for c in step.containers]
+    out["defaultCpuSet"] = str(step.default_cpuset)
+    return out
+
+
+def build_document(result: RunResult) -> dict[str, Any]:
+    """The contract's output document for a run."""
+    checkpoints: dict[str, Any] = {k: result.checkpoints.get(k) for k in _CHECKPOINT_KEYS}
+    for k, v in result.checkpoints.items():
+        if k not in checkpoints:
+            checkpoints[k] = v
+    return {
+        "node": node_document(result.node),
+        "steps": [step_document(s) for s in result.steps],
+        "checkpoints": checkpoints,
+    }
+
+
+def dump_json(doc: Any) -> str:
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+class _Dumper(yaml.SafeDumper):
+    """Safe dumper that indents lists under their key (kubectl style)."""
+
+    def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
+        super().increase_indent(flow, False)
+
+
+def dump_yaml(doc: Any) -> str:
+    out: str = yaml.dump(
+        doc, Dumper=_Dumper, sort_keys=False, default_flow_style=False, allow_unicode=True
+    )
+    return out

@@ -1,0 +1,135 @@
+"""Running a loaded scenario through the kubelet core.
+
+Starts a :class:`podnuma.node.Node` from the scenario's machine,
+configuration and checkpoints (the kubelet refusing to start raises
+:class:`~podnuma.errors.KubeletStartupError`), plays the steps in order and
+collects what the core reports. No I/O: writing checkpoint files and
+rendering are the CLI's business.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from podnuma.cm.checkpoint import CheckpointError
+from podnuma.errors import InputError, KubeletStartupError
+from podnuma.machine.topology import Machine
+from podnuma.node import Node
+from podnuma.results import NodeSummary, StepResult
+from podnuma.scenario.load import Scenario, Step
+
+__all__ = ["RunResult", "StartupFailure", "run_scenario"]
+
+
+class StartupFailure(KubeletStartupError):
+    """The kubelet would not start with this scenario: the kubelet's message,
+    plus where in the input the cause most likely is (``file``, ``path``;
+    the path is empty when the message names no configuration field)."""
+
+    def __init__(self, message: str, *, file: str, path: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.file = file
+        self.path = path
+
+    def location(self) -> str:
+        return ": ".join(p for p in (self.file, self.path) if p)
+
+
+# Words in the kubelet's start-up messages -> the configuration field they
+# are about, most specific first.
+_FIELD_HINTS: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("reservedSystemCPUs", "reserved-cpus"), "reservedSystemCPUs"),
+    (("reservedMemory", "reserved memory", "reserved-memory"), "reservedMemory"),
+    (("kubeReserved", "kube-reserved"), "kubeReserved"),
+    (("systemReserved", "system-reserved"), "systemReserved"),
+    (("evictionHard", "eviction-hard"), "evictionHard"),
+    (("topologyManagerPolicyOptions", "topology manager policy option"), "topologyManagerPolicyOptions"),
+    (("topologyManagerScope", "topology-manager-scope"), "topologyManagerScope"),
+    (("topologyManagerPolicy", "topology-manager-policy"), "topologyManagerPolicy"),
+    (("cpuManagerPolicyOptions", "cpu-manager-policy-options", "CPU Manager policy option"), "cpuManagerPolicyOptions"),
+    (("memoryManagerPolicy", "memory-manager-policy"), "memoryManagerPolicy"),
+    (("cpuManagerPolicy", "cpu-manager-policy"), "cpuManagerPolicy"),
+    (("feature gate", "featureGates", "feature-gates"), "featureGates"),
+)
+
+
+def _config_field(message: str) -> str:
+    for words, name in _FIELD_HINTS:
+        if any(w in message for w in words):
+            return name
+    return ""
+
+
+def _startup_failure(scenario: Scenario, err: KubeletStartupError) -> StartupFailure:
+    message = str(err)
+    name = _config_field(message)
+    if scenario.kubelet_config_file is not None:
+        return StartupFailure(message, file=scenario.kubelet_config_file, path=name)
+    return StartupFailure(message, file=scenario.name, path=f"kubeletConfig.{name}" if name else "")
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """Everything a scenario run produced.
+
+    ``checkpoints`` are the checkpoint objects (``cpuManager``,
+    ``memoryManager``) after the last step, ``checkpoint_files`` the bytes
+    the kubelet would have on disk, by file name (``cpu_manager_state``...).
+    """
+
+    scenario: str
+    machine: Machine
+    node: NodeSummary
+    steps: tuple[StepResult, ...]
+    checkpoints: Mapping[str, Any]
+    checkpoint_files: Mapping[str, bytes]
+
+
+def _play(node: Node, step: Step) -> StepResult:
+    if step.op == "addPod":
+        assert step.pod is not None
+        return node.add_pod(step.pod, step.index)
+    assert step.ref is not None
+    if step.op == "removeContainer":
+        assert step.container is not None
+        return node.remove_container(step.ref, step.container, step.index)
+    return node.remove_pod(step.ref, step.index)
+
+
+def run_scenario(scenario: Scenario) -> RunResult:
+    """Start the node and play every step.
+
+    A step naming a pod or container that is not running raises
+    :class:`InputError` at that step's field path, in the scenario's file.
+    """
+    try:
+        node = Node(
+            scenario.machine,
+            scenario.config,
+            cpu_checkpoint=scenario.cpu_checkpoint,
+            memory_checkpoint=scenario.memory_checkpoint,
+        )
+    except CheckpointError:
+        raise
+    except KubeletStartupError as e:
+        raise _startup_failure(scenario, e) from None
+    summary = node.summary()
+    results: list[StepResult] = []
+    for step in scenario.steps:
+        try:
+            results.append(_play(node, step))
+        except InputError as e:
+            if e.file is not None and e.file != scenario.name:
+                raise
+            raise scenario.input_error(e.at(step.path)) from None
+    return RunResult(
+        scenario=scenario.name,
+        machine=scenario.machine,
+        node=summary,
+        steps=tuple(results),
+        checkpoints=dict(node.checkpoint_objects()),
+        checkpoint_files=dict(node.checkpoint_files()),
+    )
