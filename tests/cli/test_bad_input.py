@@ -192,3 +192,25 @@ def test_missing_scenario(tmp_path: Path) -> None:
 def test_bad_output_option(scenario_path: Path) -> None:
     result = CliRunner().invoke(cli, ["simulate", str(scenario_path), "-o", "xml"])
     assert result.exit_code == 2
+
+
+def test_kubelet_refusing_to_start_names_the_config_file(tmp_path: Path) -> None:
+    doc = base()
+    del doc["kubeletConfig"]
+    doc["kubeletConfigFile"] = "kubelet.yaml"
+    (tmp_path / "kubelet.yaml").write_text("cpuManagerPolicy: static\nreservedSystemCPUs: '0-'\n")
+    result = CliRunner().invoke(cli, ["simulate", str(write(tmp_path / "s.yaml", doc))])
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: kubelet would not start: ")
+    assert f"({tmp_path / 'kubelet.yaml'}: reservedSystemCPUs)" in result.stderr
+
+
+def test_json_scenario_errors_have_positions(tmp_path: Path) -> None:
+    doc = base()
+    res(doc)["limits"]["cpu"] = "x"
+    p = tmp_path / "s.json"
+    p.write_text(json.dumps(doc, indent=2))
+    result = CliRunner().invoke(cli, ["simulate", str(p)])
+    assert result.exit_code == 2
+    assert f"error: {p}: steps[0].addPod.spec.containers[0].resources.limits.cpu: " in result.stderr
+    assert "(line " in result.stderr

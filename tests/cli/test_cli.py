@@ -163,6 +163,31 @@ def test_demo_content() -> None:
     types = {c["type"] for s in adds for c in s["containers"]}
     assert types == {"init", "sidecar", "app"}
     assert {s["qosClass"] for s in adds} >= {"Guaranteed", "Burstable"}
+    by_pod = {s["pod"]: s for s in adds}
+    # the rejected pod: more CPUs than one NUMA node has, single-numa-node policy
+    render = by_pod["jobs/render"]
+    assert (render["admitted"], render["reason"]) == (False, "TopologyAffinityError")
+    # a fractional Guaranteed pod runs on the shared pool
+    assert by_pod["monitoring/metrics"]["containers"][0]["isolation"] == "host"
+    # the init container's exclusive CPUs are handed on to the later containers
+    db = {c["name"]: c for c in by_pod["shop/db"]["containers"]}
+    init_cpus = set(_cpu_list(db["migrate"]["cpus"]))
+    assert set(_cpu_list(db["postgres"]["cpus"])) <= init_cpus
+    assert db["log-shipper"]["type"] == "sidecar"
+    assert not set(_cpu_list(db["log-shipper"]["cpus"])) & set(_cpu_list(db["postgres"]["cpus"]))
+    # reserved CPUs are never handed out exclusively
+    for s in adds:
+        for c in s["containers"]:
+            if c["isolation"] == "container":
+                assert not {0, 16} & set(_cpu_list(c["cpus"]))
+
+
+def _cpu_list(text: str) -> list[int]:
+    out: list[int] = []
+    for part in filter(None, text.split(",")):
+        lo, _, hi = part.partition("-")
+        out += range(int(lo), int(hi or lo) + 1)
+    return out
 
 
 def test_version() -> None:

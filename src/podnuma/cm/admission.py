@@ -115,8 +115,8 @@ def fits_node_allocatable(
     """
     others = list(other_pods_requests)
     used: dict[str, int] = {}
-    for req in others:
-        for name, q in req.items():
+    for other in others:
+        for name, q in other.items():
             used[name] = used.get(name, 0) + _int_amount(name, q)
 
     def fail(resource: str, requested: int, used_: int, capacity: int) -> AdmitResult:

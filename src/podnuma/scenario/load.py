@@ -122,7 +122,7 @@ class Document:
         node = self.root
         if node is None:
             return None
-        best = node.start_mark
+        best: yaml.Mark | None = None  # the document itself is not a position
         rest = path
         while rest:
             if rest.startswith("."):
@@ -159,7 +159,7 @@ class Document:
                 node.start_mark if isinstance(node, yaml.ScalarNode) else key_node.start_mark
             )
             rest = rest[found_len:]
-        return best.line + 1, best.column + 1
+        return None if best is None else (best.line + 1, best.column + 1)
 
     def enrich(self, err: InputError) -> InputError:
         """``err`` with this document's name and the field's line appended,

@@ -18,7 +18,7 @@ The merge itself (the policies) lives in ``policy.py``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -46,7 +46,7 @@ SCOPE_POD = "pod"
 POLICY_NONE = "none"
 
 # resource name -> hints; ``None`` (a nil slice) and ``[]`` differ upstream.
-ProviderHints = dict[str, list[TopologyHint] | None] | None
+ProviderHints = Mapping[str, Sequence[TopologyHint] | None] | None
 
 
 class HintProvider(Protocol):
@@ -149,9 +149,11 @@ class TopologyManager:
 
     def _admit_container_scope(self, pod: Pod, policy: MergePolicy, trail: HintTrail) -> AdmitResult:
         for container in _all_containers(pod):
-            hints = self._collect(
-                lambda p: p.get_topology_hints(pod, container), container.name, trail
-            )
+
+            def container_hints(p: HintProvider, c: Container = container) -> ProviderHints:
+                return p.get_topology_hints(pod, c)
+
+            hints = self._collect(container_hints, container.name, trail)
             best, admit = policy.merge(hints)
             trail.merged.append((container.name, best, admit))
             if not admit:
