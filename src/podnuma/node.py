@@ -41,6 +41,7 @@ from podnuma.cm.cpumanager.checkpoint import (
 )
 from podnuma.cm.cpumanager.cpu_manager import CPUManager, new_cpu_manager
 from podnuma.cm.cpumanager.state import CPUManagerState
+from podnuma.cm.devicemanager.manager import DeviceManager
 from podnuma.cm.topologymanager.hint import TopologyHint
 from podnuma.cm.topologymanager.manager import HintTrail, ProviderHints, TopologyManager
 from podnuma.cm.topologymanager.policy import new_topology_policy
@@ -125,6 +126,11 @@ class Node:
         self.capacity = _capacity(machine)
         self.reservation = node_allocatable_reservation(config, self.capacity)
         self.allocatable = _allocatable(self.capacity, self.reservation)
+
+        # Device manager: the first hint provider, as container_manager_linux.go
+        # registers them (devices, CPUs, memory).
+        self.devices = DeviceManager(machine, self.topology, active_pods=self.active_containers)
+        self.topology.add_hint_provider(self.devices)
 
         # CPU manager, with the state restored from the checkpoint.
         if cpu_checkpoint is not None:
@@ -260,9 +266,12 @@ class Node:
             self._remove(rp, name)
         del self._running[rp.uid]
         self.topology.remove_pod(rp.uid)
+        # Devices stay with a pod until it is no longer active.
+        self.devices.remove_pod(rp.uid)
         return self._removal_result(index, "removePod", rp, None)
 
     def _remove(self, rp: _RunningPod, container: str) -> None:
+        self.devices.remove_container(rp.uid, container)
         self.cpu.remove_container(rp.uid, container)
         self.topology.remove_container(rp.uid, container)
         rp.removed.add(container)
@@ -310,6 +319,7 @@ class Node:
                     cpus=cpus,
                     mems=all_numa,
                     isolation="container" if exclusive is not None else "host",
+                    devices=self.devices.devices_of(rp.uid, name),
                     topology_hint=hint,
                     cpu_quota_disabled=exclusive is not None,
                 )
