@@ -89,6 +89,9 @@ class _CPUProvider:
     def allocate(self, pod: Pod, container: Container) -> None:
         self._manager.allocate(pod, container)
 
+    def allocate_pod(self, pod: Pod) -> None:
+        self._manager.allocate_pod(pod)
+
 
 class Node:
     """The kubelet's resource managers and admission on one machine."""
@@ -120,6 +123,7 @@ class Node:
         self.topology = TopologyManager(
             None if config.topology_manager_policy == "none" else tm_policy,
             config.topology_manager_scope,
+            pod_level_resource_managers=self.gates.enabled("PodLevelResourceManagers"),
         )
 
         # Capacity and allocatable, as the kubelet's node status reports them.

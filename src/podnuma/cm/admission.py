@@ -28,6 +28,8 @@ __all__ = [
     "REASON_UNEXPECTED",
     "REASON_TOPOLOGY_AFFINITY",
     "TopologyAffinityError",
+    "PodLevelTopologyAffinityError",
+    "EmptyPodSharedPoolError",
     "get_pod_admit_result",
     "pod_status_message",
     "fits_node_allocatable",
@@ -61,6 +63,21 @@ class TopologyAffinityError(AdmissionError):
 
     def __init__(self, message: str = "Resources cannot be allocated with Topology locality") -> None:
         super().__init__(message)
+
+
+class PodLevelTopologyAffinityError(TopologyAffinityError):
+    """The pod-level variant: the kubelet prefixes the scope to the text
+    ("Pod Scope <text>")."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(f"Pod Scope {text}")
+
+
+class EmptyPodSharedPoolError(AdmissionError):
+    """``admission.NewEmptyPodSharedPoolError``: a pod-level pod whose
+    exclusive containers would leave its shared containers no resources."""
+
+    reason = "EmptyPodSharedPoolError"
 
 
 @dataclass(frozen=True, slots=True)

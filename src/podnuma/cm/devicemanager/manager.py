@@ -152,6 +152,14 @@ class DeviceManager:
             # Sidecars and app containers keep their devices for themselves.
             self._remove_container_allocated(pod.uid, container.name, reuse)
 
+    def allocate_pod(self, pod: Pod) -> None:
+        """``AllocatePod``: nothing. For a pod admitted through the pod-level
+        path (pod scope, ``PodLevelResourceManagers``), the device manager
+        assigns no devices at admission; the kubelet allocates them when each
+        container starts (``GetDeviceRunContainerOptions`` re-issues
+        ``Allocate`` for devices it has no record of), aligned with the pod's
+        stored hint."""
+
     # -- lifecycle -------------------------------------------------------------------
     def remove_stale_state(self, active: ActiveContainers | None = None) -> None:
         """``UpdateAllocatedDevices``: free the devices of every pod that is

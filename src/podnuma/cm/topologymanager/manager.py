@@ -12,6 +12,10 @@ scopes ``scope.go``, ``scope_none.go``, ``scope_container.go``,
   is stored for the container and the providers allocate.
 * scope ``pod``: the providers' pod-level hints are merged once; the same
   hint is stored for every container, then each container is allocated.
+  For a pod with pod-level resources under the ``PodLevelResourceManagers``
+  gate (``admitUsingPodResources``), the providers instead allocate the whole
+  pod at once (``AllocatePod``), and a refusal carries the pod-level
+  affinity message.
 
 The merge itself (the policies) lives in ``policy.py``.
 """
@@ -23,9 +27,11 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from podnuma.api.pod import Container, Pod
+from podnuma.api.resources import is_pod_level_resources_set
 from podnuma.cm.admission import (
     ADMITTED,
     AdmitResult,
+    PodLevelTopologyAffinityError,
     TopologyAffinityError,
     get_pod_admit_result,
 )
@@ -61,6 +67,8 @@ class HintProvider(Protocol):
 
     def allocate(self, pod: Pod, container: Container) -> None: ...
 
+    def allocate_pod(self, pod: Pod) -> None: ...
+
 
 class MergePolicy(Protocol):
     @property
@@ -90,9 +98,16 @@ class TopologyManager:
     policy; ``scope`` is ``container`` or ``pod``.
     """
 
-    def __init__(self, policy: MergePolicy | None, scope: str = SCOPE_CONTAINER) -> None:
+    def __init__(
+        self,
+        policy: MergePolicy | None,
+        scope: str = SCOPE_CONTAINER,
+        *,
+        pod_level_resource_managers: bool = False,
+    ) -> None:
         self.policy = policy
         self.scope = SCOPE_CONTAINER if policy is None else scope
+        self.pod_level_resource_managers = pod_level_resource_managers
         self.providers: list[HintProvider] = []
         self._hints: dict[str, dict[str, TopologyHint]] = {}
 
@@ -129,6 +144,8 @@ class TopologyManager:
         if self.policy is None:
             return self._admit_none(pod)
         if self.scope == SCOPE_POD:
+            if self.pod_level_resource_managers and is_pod_level_resources_set(pod):
+                return self._admit_pod_level(pod, self.policy, trail)
             return self._admit_pod_scope(pod, self.policy, trail)
         return self._admit_container_scope(pod, self.policy, trail)
 
@@ -174,6 +191,28 @@ class TopologyManager:
             self._set_hint(pod.uid, container.name, best)
             err = self._allocate(pod, container)
             if err is not None:
+                return get_pod_admit_result(err)
+        return ADMITTED
+
+    def _admit_pod_level(self, pod: Pod, policy: MergePolicy, trail: HintTrail) -> AdmitResult:
+        """``admitUsingPodResources``: one merge for the pod budget, the hint
+        stored for every container, then every provider's ``AllocatePod`` in
+        registration order (the first error wins)."""
+        hints = self._collect(lambda p: p.get_pod_topology_hints(pod), None, trail)
+        best, admit = policy.merge(hints)
+        trail.merged.append((None, best, admit))
+        if not admit:
+            return get_pod_admit_result(
+                PodLevelTopologyAffinityError(
+                    "pod with pod-level resources failed admission under pod-scope topology manager"
+                )
+            )
+        for container in _all_containers(pod):
+            self._set_hint(pod.uid, container.name, best)
+        for provider in self.providers:
+            try:
+                provider.allocate_pod(pod)
+            except Exception as err:  # noqa: BLE001 - every provider error is an admission result
                 return get_pod_admit_result(err)
         return ADMITTED
 
