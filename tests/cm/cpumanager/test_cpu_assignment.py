@@ -908,6 +908,19 @@ def test_distributed_align_by_socket_prefers_one_socket() -> None:
     assert aligned.is_subset_of(MULTI_NUMA.details.cpus_in_sockets(0))
 
 
+def test_distributed_remainder_capacity_counts_whole_groups() -> None:
+    # v1.37 (kubernetes#140730): a remainder subset must hold the remainder
+    # in whole groups. Every NUMA node has 5 free CPUs (two cores and a lone
+    # thread): 14 CPUs in pairs need all four nodes (2 each, remainder 6).
+    # A two-node subset left with 3+3 CPUs passed the old raw-sum check and
+    # spun forever; now it is skipped and three nodes take the remainder.
+    avail = cs("0-2,40-41,10-12,50-51,20-22,60-61,30-32,70-71")
+    got = take_by_topology_numa_distributed(MULTI_NUMA, avail, 14, 2, PACKED)
+    assert got == cs("0-1,10-11,20-21,30,40-41,50-51,60-61,70")
+    per_numa = [(got & MULTI_NUMA.details.cpus_in_numa_nodes(n)).size() for n in range(4)]
+    assert per_numa == [4, 4, 4, 2]
+
+
 def test_distributed_uneven_groups_fall_back_to_packed() -> None:
     avail = cs("0-79")
     got = take_by_topology_numa_distributed(MULTI_NUMA, avail, 5, 2, PACKED)

@@ -106,28 +106,31 @@ def test_cpu_manager_add_with_resv_list() -> None:
 # -- TestCPUManagerAddWithInitContainers -----------------------------------------------------
 
 
+INIT_CONTAINER_CASES = [
+    ("No Guaranteed Init CPUs", [("100m", "100m")], [("4000m", "4000m")],
+     [cs()], [cs(0, 4, 1, 5)]),
+    ("Equal Number of Guaranteed CPUs", [("4000m", "4000m")], [("4000m", "4000m")],
+     [cs(0, 4, 1, 5)], [cs(0, 4, 1, 5)]),
+    ("More Init Container Guaranteed CPUs", [("6000m", "6000m")], [("4000m", "4000m")],
+     [cs(0, 4, 1, 5, 2, 6)], [cs(0, 4, 1, 5)]),
+    ("Less Init Container Guaranteed CPUs", [("2000m", "2000m")], [("4000m", "4000m")],
+     [cs(0, 4)], [cs(0, 4, 1, 5)]),
+    ("Multi Init Container Equal CPUs", [("2000m", "2000m"), ("2000m", "2000m")],
+     [("2000m", "2000m")], [cs(0, 4), cs(0, 4)], [cs(0, 4)]),
+    ("Multi Init Container Less CPUs", [("4000m", "4000m"), ("4000m", "4000m")],
+     [("2000m", "2000m")], [cs(0, 4, 1, 5), cs(0, 4, 1, 5)], [cs(0, 4)]),
+    ("Multi Init Container More CPUs", [("2000m", "2000m"), ("2000m", "2000m")],
+     [("4000m", "4000m")], [cs(0, 4), cs(0, 4)], [cs(0, 4, 1, 5)]),
+    ("Multi Init Container Increasing CPUs", [("2000m", "2000m"), ("4000m", "4000m")],
+     [("6000m", "6000m")], [cs(0, 4), cs(0, 4, 1, 5)], [cs(0, 4, 1, 5, 2, 6)]),
+    ("Multi Init, Multi App Container Split CPUs", [("2000m", "2000m"), ("4000m", "4000m")],
+     [("2000m", "2000m"), ("2000m", "2000m")], [cs(0, 4), cs(0, 4, 1, 5)], [cs(0, 4), cs(1, 5)]),
+]
+
+
 @pytest.mark.parametrize(
     ("description", "init", "app", "exp_init", "exp_app"),
-    [
-        ("No Guaranteed Init CPUs", [("100m", "100m")], [("4000m", "4000m")],
-         [cs()], [cs(0, 4, 1, 5)]),
-        ("Equal Number of Guaranteed CPUs", [("4000m", "4000m")], [("4000m", "4000m")],
-         [cs(0, 4, 1, 5)], [cs(0, 4, 1, 5)]),
-        ("More Init Container Guaranteed CPUs", [("6000m", "6000m")], [("4000m", "4000m")],
-         [cs(0, 4, 1, 5, 2, 6)], [cs(0, 4, 1, 5)]),
-        ("Less Init Container Guaranteed CPUs", [("2000m", "2000m")], [("4000m", "4000m")],
-         [cs(0, 4)], [cs(0, 4, 1, 5)]),
-        ("Multi Init Container Equal CPUs", [("2000m", "2000m"), ("2000m", "2000m")],
-         [("2000m", "2000m")], [cs(0, 4), cs(0, 4)], [cs(0, 4)]),
-        ("Multi Init Container Less CPUs", [("4000m", "4000m"), ("4000m", "4000m")],
-         [("2000m", "2000m")], [cs(0, 4, 1, 5), cs(0, 4, 1, 5)], [cs(0, 4)]),
-        ("Multi Init Container More CPUs", [("2000m", "2000m"), ("2000m", "2000m")],
-         [("4000m", "4000m")], [cs(0, 4), cs(0, 4)], [cs(0, 4, 1, 5)]),
-        ("Multi Init Container Increasing CPUs", [("2000m", "2000m"), ("4000m", "4000m")],
-         [("6000m", "6000m")], [cs(0, 4), cs(0, 4, 1, 5)], [cs(0, 4, 1, 5, 2, 6)]),
-        ("Multi Init, Multi App Container Split CPUs", [("2000m", "2000m"), ("4000m", "4000m")],
-         [("2000m", "2000m"), ("2000m", "2000m")], [cs(0, 4), cs(0, 4, 1, 5)], [cs(0, 4), cs(1, 5)]),
-    ],
+    INIT_CONTAINER_CASES,
 )
 def test_cpu_manager_add_with_init_containers(
     description: str, init: list[Spec], app: list[Spec], exp_init: list[CPUSet], exp_app: list[CPUSet]

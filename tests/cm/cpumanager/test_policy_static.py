@@ -16,6 +16,7 @@ from podnuma.cm.cpumanager.policy import (
 )
 from podnuma.cm.cpumanager.policy_options import (
     ALIGN_BY_SOCKET_OPTION,
+    DISTRIBUTE_CPUS_ACROSS_NUMA_OPTION,
     FULL_PCPUS_ONLY_OPTION,
     STRICT_CPU_RESERVATION_OPTION,
 )
@@ -345,20 +346,23 @@ def test_static_policy_add_with_resv_list(case: AddCase) -> None:
 # -- TestStaticPolicyStartWithResvList ------------------------------------------------
 
 
+START_WITH_RESV_LIST_CASES = [
+    ("empty cpuset", 2, cs(0, 1), None, cs(), cs(*range(12)), None, None),
+    ("empty cpuset with StrictCPUReservationOption enabled", 2, cs(0, 1),
+     {STRICT_CPU_RESERVATION_OPTION: "true"}, cs(), cs(*range(2, 12)), None, None),
+    ("reserved cores 0 & 1 are not present in available cpuset", 2, cs(0, 1), None, cs(2, 3, 4, 5),
+     None, 'not all reserved cpus: "0-1" are present in defaultCpuSet: "2-5"', None),
+    ("reserved cores 0 & 1 are present in available cpuset with StrictCPUReservationOption enabled",
+     2, cs(0, 1), {STRICT_CPU_RESERVATION_OPTION: "true"}, cs(*range(6)), None,
+     'some of strictly reserved cpus: "0-1" are present in defaultCpuSet: "0-5"', None),
+    ("inconsistency between numReservedCPUs and reserved", 1, cs(0, 1), None, cs(*range(12)), None,
+     None, "[cpumanager] unable to reserve the required amount of CPUs (size of 0-1 did not equal 1)"),
+]
+
+
 @pytest.mark.parametrize(
     ("description", "num_reserved", "reserved", "options", "default", "exp_cset", "exp_err", "exp_new_err"),
-    [
-        ("empty cpuset", 2, cs(0, 1), None, cs(), cs(*range(12)), None, None),
-        ("empty cpuset with StrictCPUReservationOption enabled", 2, cs(0, 1),
-         {STRICT_CPU_RESERVATION_OPTION: "true"}, cs(), cs(*range(2, 12)), None, None),
-        ("reserved cores 0 & 1 are not present in available cpuset", 2, cs(0, 1), None, cs(2, 3, 4, 5),
-         None, 'not all reserved cpus: "0-1" are present in defaultCpuSet: "2-5"', None),
-        ("reserved cores 0 & 1 are present in available cpuset with StrictCPUReservationOption enabled",
-         2, cs(0, 1), {STRICT_CPU_RESERVATION_OPTION: "true"}, cs(*range(6)), None,
-         'some of strictly reserved cpus: "0-1" are present in defaultCpuSet: "0-5"', None),
-        ("inconsistency between numReservedCPUs and reserved", 1, cs(0, 1), None, cs(*range(12)), None,
-         None, "[cpumanager] unable to reserve the required amount of CPUs (size of 0-1 did not equal 1)"),
-    ],
+    START_WITH_RESV_LIST_CASES,
 )
 def test_static_policy_start_with_resv_list(
     description: str,
@@ -389,19 +393,22 @@ def test_static_policy_start_with_resv_list(
 # -- TestStaticPolicyRemove ----------------------------------------------------------------
 
 
+REMOVE_CASES = [
+    ("SingleSocketHT, DeAllocOneContainer", "fakeContainer1",
+     {"fakePod": {"fakeContainer1": cs(1, 2, 3)}}, cs(4, 5, 6, 7), cs(1, 2, 3, 4, 5, 6, 7)),
+    ("SingleSocketHT, DeAllocOneContainer, BeginEmpty", "fakeContainer1",
+     {"fakePod": {"fakeContainer1": cs(1, 2, 3), "fakeContainer2": cs(4, 5, 6, 7)}}, cs(), cs(1, 2, 3)),
+    ("SingleSocketHT, DeAllocTwoContainer", "fakeContainer1",
+     {"fakePod": {"fakeContainer1": cs(1, 3, 5), "fakeContainer2": cs(2, 4)}}, cs(6, 7),
+     cs(1, 3, 5, 6, 7)),
+    ("SingleSocketHT, NoDeAlloc", "fakeContainer2",
+     {"fakePod": {"fakeContainer1": cs(1, 3, 5)}}, cs(2, 4, 6, 7), cs(2, 4, 6, 7)),
+]
+
+
 @pytest.mark.parametrize(
     ("description", "container_name", "assignments", "default", "exp_cset"),
-    [
-        ("SingleSocketHT, DeAllocOneContainer", "fakeContainer1",
-         {"fakePod": {"fakeContainer1": cs(1, 2, 3)}}, cs(4, 5, 6, 7), cs(1, 2, 3, 4, 5, 6, 7)),
-        ("SingleSocketHT, DeAllocOneContainer, BeginEmpty", "fakeContainer1",
-         {"fakePod": {"fakeContainer1": cs(1, 2, 3), "fakeContainer2": cs(4, 5, 6, 7)}}, cs(), cs(1, 2, 3)),
-        ("SingleSocketHT, DeAllocTwoContainer", "fakeContainer1",
-         {"fakePod": {"fakeContainer1": cs(1, 3, 5), "fakeContainer2": cs(2, 4)}}, cs(6, 7),
-         cs(1, 3, 5, 6, 7)),
-        ("SingleSocketHT, NoDeAlloc", "fakeContainer2",
-         {"fakePod": {"fakeContainer1": cs(1, 3, 5)}}, cs(2, 4, 6, 7), cs(2, 4, 6, 7)),
-    ],
+    REMOVE_CASES,
 )
 def test_static_policy_remove(
     description: str, container_name: str, assignments: Assignments, default: CPUSet, exp_cset: CPUSet
@@ -466,15 +473,18 @@ def test_reuse_is_forgotten_for_other_pods() -> None:
 # -- TestTopologyAwareAllocateCPUs -----------------------------------------------------------
 
 
+TOPOLOGY_AWARE_CASES = [
+    ("Request 2 CPUs, No BitMask", 2, None, cs(0, 6)),
+    ("Request 2 CPUs, BitMask on Socket 0", 2, BitMask([0]), cs(0, 6)),
+    ("Request 2 CPUs, BitMask on Socket 1", 2, BitMask([1]), cs(1, 7)),
+    ("Request 8 CPUs, BitMask on Socket 0", 8, BitMask([0]), cs(0, 6, 2, 8, 4, 10, 1, 7)),
+    ("Request 8 CPUs, BitMask on Socket 1", 8, BitMask([1]), cs(1, 7, 3, 9, 5, 11, 0, 6)),
+]
+
+
 @pytest.mark.parametrize(
     ("description", "num", "mask", "exp"),
-    [
-        ("Request 2 CPUs, No BitMask", 2, None, cs(0, 6)),
-        ("Request 2 CPUs, BitMask on Socket 0", 2, BitMask([0]), cs(0, 6)),
-        ("Request 2 CPUs, BitMask on Socket 1", 2, BitMask([1]), cs(1, 7)),
-        ("Request 8 CPUs, BitMask on Socket 0", 8, BitMask([0]), cs(0, 6, 2, 8, 4, 10, 1, 7)),
-        ("Request 8 CPUs, BitMask on Socket 1", 8, BitMask([1]), cs(1, 7, 3, 9, 5, 11, 0, 6)),
-    ],
+    TOPOLOGY_AWARE_CASES,
 )
 def test_topology_aware_allocate_cpus(description: str, num: int, mask: BitMask | None, exp: CPUSet) -> None:
     policy = _policy(TOPO_DUAL_SOCKET_HT, 0)
@@ -515,13 +525,41 @@ def test_smt_check_only_for_exclusive_containers() -> None:
     assert st.assignments == {}
 
 
-def test_smt_check_runs_before_existing_assignment_lookup() -> None:
-    # enforceSMTAlignment comes first in Allocate, even on re-admission
-    policy = _policy(TOPO_SINGLE_SOCKET_HT, 1, options=FULL_PCPUS)
-    st = make_state(cs(0, 1, 2, 3, 4, 5, 7), {"p": {"c": cs(6)}})
-    pod = make_pod("p", "c", "1", "1")
+def test_existing_assignment_is_kept_before_the_smt_check() -> None:
+    # v1.37 (kubernetes#129079): Allocate looks up an existing assignment
+    # before enforceSMTAlignment, so a re-admitted container keeps its CPUs
+    # even when too few free physical CPUs remain (upstream test case
+    # "... pre-allocated cpus ..." on topoDualSocketHT, full-pcpus-only).
+    policy = _policy(TOPO_DUAL_SOCKET_HT, 1, options=FULL_PCPUS)
+    pod = make_multi_container_pod([], [("4000m", "4000m"), ("4000m", "4000m")])
+    st = make_state(
+        cs(0, 5, 6, 11),
+        {"podUID": {"appContainer-0": cs(2, 3, 8, 9), "appContainer-1": cs(1, 4, 7, 10)}},
+    )
+    assert policy.get_available_physical_cpus(st).size() == 2  # the SMT check alone would reject 4
+    policy.allocate(st, pod, pod.containers[0])
+    assert st.get_cpu_set("podUID", "appContainer-0") == cs(2, 3, 8, 9)
+    assert st.get_default_cpuset() == cs(0, 5, 6, 11)
+    # a container without an assignment still goes through the SMT check
+    fresh = make_pod("other", "c", "4", "4")
     with pytest.raises(SMTAlignmentError):
-        policy.allocate(st, pod, pod.containers[0])
+        policy.allocate(st, fresh, fresh.containers[0])
+
+
+def test_align_by_socket_reaches_the_distributed_picker() -> None:
+    # v1.37 (kubernetes#139778): with distribute-cpus-across-numa and
+    # align-by-socket, takeByTopology asks the distributed picker for a
+    # combination inside one socket. NUMA 0/1 (socket 0) have 30 free CPUs,
+    # NUMA 2 (socket 1) 20: the balanced pick would span both sockets.
+    opts = {DISTRIBUTE_CPUS_ACROSS_NUMA_OPTION: "true", ALIGN_BY_SOCKET_OPTION: "true",
+            FULL_PCPUS_ONLY_OPTION: "true"}
+    topo = TOPO_DUAL_SOCKET_MULTI_NUMA_PER_SOCKET_HT
+    avail = cs(*range(0, 15), *range(20, 30), *range(40, 55), *range(60, 70))
+    aligned = _policy(topo, 1, cs(79), opts, ALPHA).take_by_topology(avail, 24)
+    assert aligned == cs(*range(0, 7), *range(10, 15), *range(40, 47), *range(50, 55))
+    del opts[ALIGN_BY_SOCKET_OPTION]
+    spread = _policy(topo, 1, cs(79), opts, ALPHA).take_by_topology(avail, 24)
+    assert spread == cs(*range(0, 6), *range(20, 26), *range(40, 46), *range(60, 66))
 
 
 def test_reserved_physical_cpus_include_siblings() -> None:

@@ -55,25 +55,28 @@ O2: Spec = ("2", "2")
 O5: Spec = ("5", "5")
 
 
+POD_GUARANTEED_CPUS_CASES = [
+    ("TestCase01: if requestedCPU == 0, Pod is not Guaranteed Qos", [O0], [O0], 0),
+    ("TestCase02: if requestedCPU == 0, Pod is not Guaranteed Qos", [O0], [O2], 0),
+    ("TestCase03: if requestedCPU == 0, Pod is not Guaranteed Qos", [O2], [O0], 0),
+    ("TestCase04: Guaranteed Pod requests 2 CPUs", [O2], [O2], 2),
+    ("TestCase05: Guaranteed Pod requests 5 CPUs", [O5], [O5], 5),
+    ("TestCase06: app requests more than init", [O2], [O5], 5),
+    ("TestCase07: init requests more than app", [O5], [O2], 5),
+    ("TestCase08: Sum of CPUs requested by multiple containers", [O2, ("4", "4")], [O2, ("4", "4")], 6),
+    ("TestCase09: restartable init container + regular container", [("1", "1", True)], [("1", "1")], 2),
+    ("TestCase10: multiple restartable init containers",
+     [O5, ("1", "1", True), ("2", "2", True), ("3", "3", True)], [("1", "1")], 7),
+    ("TestCase11: multiple restartable and regular init containers",
+     [O5, ("1", "1", True), ("2", "2", True), O5, ("3", "3", True)], [("1", "1")], 8),
+    ("TestCase12: restartable init, regular init and regular container",
+     [("10", "10", True), ("200", "200")], [("100", "100")], 210),
+]
+
+
 @pytest.mark.parametrize(
     ("name", "init", "app", "expected"),
-    [
-        ("TestCase01: if requestedCPU == 0, Pod is not Guaranteed Qos", [O0], [O0], 0),
-        ("TestCase02: if requestedCPU == 0, Pod is not Guaranteed Qos", [O0], [O2], 0),
-        ("TestCase03: if requestedCPU == 0, Pod is not Guaranteed Qos", [O2], [O0], 0),
-        ("TestCase04: Guaranteed Pod requests 2 CPUs", [O2], [O2], 2),
-        ("TestCase05: Guaranteed Pod requests 5 CPUs", [O5], [O5], 5),
-        ("TestCase06: app requests more than init", [O2], [O5], 5),
-        ("TestCase07: init requests more than app", [O5], [O2], 5),
-        ("TestCase08: Sum of CPUs requested by multiple containers", [O2, ("4", "4")], [O2, ("4", "4")], 6),
-        ("TestCase09: restartable init container + regular container", [("1", "1", True)], [("1", "1")], 2),
-        ("TestCase10: multiple restartable init containers",
-         [O5, ("1", "1", True), ("2", "2", True), ("3", "3", True)], [("1", "1")], 7),
-        ("TestCase11: multiple restartable and regular init containers",
-         [O5, ("1", "1", True), ("2", "2", True), O5, ("3", "3", True)], [("1", "1")], 8),
-        ("TestCase12: restartable init, regular init and regular container",
-         [("10", "10", True), ("200", "200")], [("100", "100")], 210),
-    ],
+    POD_GUARANTEED_CPUS_CASES,
 )
 def test_pod_guaranteed_cpus(name: str, init: list[Spec], app: list[Spec], expected: int) -> None:
     policy = new_static_policy(TOPO_SINGLE_SOCKET_HT, 0, CPUSet(), FakeAffinity(), None, DEFAULTS)
@@ -223,19 +226,22 @@ M1101 = (0, 2, 3)
 M1111 = (0, 1, 2, 3)
 
 
+POLICY_OPTION_HINT_CASES = [
+    ("AlignBySocket:false, Preferred hints does not contains socket aligned hints", "2",
+     cs(2, 3, 11), "false",
+     [(M0001, True), (M0011, False), (M0101, False), (M1001, False), (M0111, False),
+      (M1011, False), (M1101, False), (M1111, False)]),
+    ("AlignBySocket:true Preferred hints contains socket aligned hints", "2", cs(2, 3, 11), "true",
+     [(M0001, True), (M0011, True), (M0101, False), (M1001, False), (M0111, False),
+      (M1011, False), (M1101, False), (M1111, False)]),
+    ("AlignBySocket:true Preferred hints are spread across socket since 2 sockets are required",
+     "41", CPUSet.parse("0-28,40-57"), "true", [(M0111, True), (M1111, True)]),
+]
+
+
 @pytest.mark.parametrize(
     ("description", "cpus", "default", "align", "expected"),
-    [
-        ("AlignBySocket:false, Preferred hints does not contains socket aligned hints", "2",
-         cs(2, 3, 11), "false",
-         [(M0001, True), (M0011, False), (M0101, False), (M1001, False), (M0111, False),
-          (M1011, False), (M1101, False), (M1111, False)]),
-        ("AlignBySocket:true Preferred hints contains socket aligned hints", "2", cs(2, 3, 11), "true",
-         [(M0001, True), (M0011, True), (M0101, False), (M1001, False), (M0111, False),
-          (M1011, False), (M1101, False), (M1111, False)]),
-        ("AlignBySocket:true Preferred hints are spread across socket since 2 sockets are required",
-         "41", CPUSet.parse("0-28,40-57"), "true", [(M0111, True), (M1111, True)]),
-    ],
+    POLICY_OPTION_HINT_CASES,
 )
 def test_get_pod_topology_hints_with_policy_options(
     description: str,

@@ -499,7 +499,9 @@ def _pick_numa_combo(
             subset = subset_view.values()
             left = remainder
             local = dict(after)
-            if sum(local[n] for n in subset) < left:
+            # capacity counted in whole groups (v1.37, kubernetes#140730; a raw
+            # CPU sum let infeasible subsets in and spun forever below)
+            if sum(local[n] // g for n in subset) * g < left:
                 return False
             while left > 0:
                 progressed = False

@@ -271,7 +271,10 @@ class StaticPolicy:
         )
         if self.options.distribute_cpus_across_numa:
             group = self.cpu_group_size if self.options.full_physical_cpus_only else 1
-            return take_by_topology_numa_distributed(self.topology, available, num_cpus, group, strategy)
+            # v1.37 (kubernetes#139778) hands align-by-socket to the distributed picker
+            return take_by_topology_numa_distributed(
+                self.topology, available, num_cpus, group, strategy, self.options.align_by_socket
+            )
         return take_by_topology_numa_packed(
             self.topology, available, num_cpus, strategy, self.options.prefer_align_by_uncore_cache
         )
@@ -338,13 +341,14 @@ class StaticPolicy:
             return  # shared pool
         if self._pod_level_unmanaged(pod):
             return
-        self._enforce_smt_alignment(state, num_cpus)
 
         existing = state.get_cpu_set(pod.uid, container.name)
         if existing is not None:
-            # re-admission keeps what the container has
+            # re-admission keeps what the container has, before (and without)
+            # the SMT check (v1.37, kubernetes#129079)
             self._update_cpus_to_reuse(pod, container, existing)
             return
+        self._enforce_smt_alignment(state, num_cpus)
 
         hint = self.affinity.get_affinity(pod.uid, container.name)
         try:
