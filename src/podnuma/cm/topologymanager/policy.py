@@ -252,7 +252,68 @@ class HintMerger:
 
     def merge(self) -> TopologyHint:
         """``HintMerger.Merge``: best merged permutation, or
-        ``{default mask, not preferred}`` when nothing qualifies."""
+        ``{default mask, not preferred}`` when nothing qualifies.
+
+        Upstream folds ``compare`` over every permutation of the providers'
+        hints, in order. The sequence of merged hints produced below a given
+        provider depends only on a summary of the hints chosen before it
+        (the AND of their masks, and whether they are all preferred with one
+        common mask), so the fold over that subtree is memoised on (provider,
+        summary, current best). The result is the sequential fold's, exactly;
+        eight NUMA nodes and three providers offering every mask merge in
+        milliseconds instead of walking 16.5 million permutations.
+        """
+        default = self.numa_info.default_affinity_mask()
+        lists = [
+            [
+                (None if h.numa_node_affinity is None else h.numa_node_affinity.value, h.preferred)
+                for h in hints
+            ]
+            for hints in self.hints
+        ]
+        if any(not lst for lst in lists):
+            return TopologyHint(default, False)  # a provider with no hints: no permutation
+        n = len(lists)
+        hint_cache: dict[tuple[int, bool], TopologyHint] = {}
+        memo: dict[tuple[int, int, int, bool, TopologyHint | None], TopologyHint | None] = {}
+
+        def as_hint(mask: int, preferred: bool) -> TopologyHint:
+            key = (mask, preferred)
+            hint = hint_cache.get(key)
+            if hint is None:
+                hint = TopologyHint(BitMask.from_int(mask), preferred)
+                hint_cache[key] = hint
+            return hint
+
+        def fold(
+            i: int, mask: int, first: int, preferred: bool, current: TopologyHint | None
+        ) -> TopologyHint | None:
+            if i == n:
+                return self.compare(current, as_hint(mask, preferred))
+            key = (i, mask, first, preferred, current)
+            if key in memo:
+                return memo[key]
+            best = current
+            for aff, pref in lists[i]:
+                if aff is None:
+                    n_mask, n_first, n_pref = mask, first, preferred and pref
+                else:
+                    n_mask = mask & aff
+                    n_first = aff if first < 0 else first
+                    n_pref = preferred and pref and (first < 0 or aff == first)
+                if not n_pref:
+                    n_first = -2  # no longer matters: the merge cannot be preferred again
+                best = fold(i + 1, n_mask, n_first, n_pref, best)
+            memo[key] = best
+            return best
+
+        result = fold(0, default.value, -1, True, None)
+        if result is None:
+            return TopologyHint(default, False)
+        return result
+
+    def merge_naive(self) -> TopologyHint:
+        """The literal permutation walk (reference for tests)."""
         default = self.numa_info.default_affinity_mask()
         best: list[TopologyHint | None] = [None]
 

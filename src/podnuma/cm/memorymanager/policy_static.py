@@ -1,0 +1,776 @@
+"""The memory manager's ``Static`` policy.
+
+Mirrors ``pkg/kubelet/cm/memorymanager/policy_static.go`` (kubelet v1.37)
+for classic (container-level) pods: ``NewPolicyStatic``, ``Start`` /
+``validateState`` / ``areMachineStatesEqual``, ``getDefaultMachineState``,
+``Allocate`` with the default and extended hints, ``updateMachineState`` /
+``releaseMemory``, ``GetTopologyHints`` / ``GetPodTopologyHints`` /
+``calculateHints`` / ``regenerateHints``, the init-container memory reuse
+(``getPodReusableMemory``, ``updatePodReusableMemory``,
+``updateInitContainersMemoryBlocks``) and ``getPodRequestedResources``.
+
+The pod-level resource managers (KEP-5526) touch this policy in a few places
+(``getContainerRequestedResources`` eligibility, the pod-level branch of
+``getPodRequestedResources``, ``validatePodScopeResources``, pod entries in
+``validateState`` and ``RemoveContainer``); those are here, ``AllocatePod``
+is not.
+
+Go iterates maps in random order where upstream ranges over a request map;
+podnuma uses the container's resource order (sorted by name), so blocks come
+out as ``hugepages-*`` before ``memory``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Final, Protocol
+
+from podnuma.api.pod import Container, Pod
+from podnuma.api.qos import (
+    GUARANTEED,
+    QOSClass,
+    compute_pod_qos,
+    is_container_equivalent_qos_guaranteed,
+)
+from podnuma.api.quantity import Quantity
+from podnuma.api.resources import is_pod_level_resources_set
+from podnuma.cm.memorymanager.policy import AffinityStore, MemoryManagerError, TopologyHints
+from podnuma.cm.memorymanager.state import (
+    RESOURCE_MEMORY,
+    Block,
+    MemoryManagerState,
+    MemoryTable,
+    NUMANodeMap,
+    NUMANodeState,
+)
+from podnuma.cm.topologymanager.bitmask import BitMask, iterate_bit_masks
+from podnuma.cm.topologymanager.hint import TopologyHint
+from podnuma.errors import KubeletStartupError
+from podnuma.machine.topology import NUMANode
+
+__all__ = [
+    "POLICY_STATIC",
+    "StaticPolicy",
+    "SystemReservedMemory",
+    "find_best_hint",
+    "get_container_requested_resources",
+    "get_pod_requested_resources",
+    "hugepage_resource_name",
+    "is_affinity_violating_numa_allocations",
+    "is_hint_in_group",
+    "new_static_policy",
+]
+
+POLICY_STATIC: Final = "Static"
+GATE_POD_LEVEL_RESOURCES: Final = "PodLevelResources"
+GATE_POD_LEVEL_RESOURCE_MANAGERS: Final = "PodLevelResourceManagers"
+GATE_FIX_KUBELET_QOS: Final = "PodLevelResourcesFixKubeletQOSClass"
+
+_U64: Final = (1 << 64) - 1
+_INT64_MIN: Final = -(1 << 63)
+_INT64_MAX: Final = (1 << 63) - 1
+_HUGEPAGES_PREFIX: Final = "hugepages-"
+
+# NUMA id -> resource name -> reserved bytes (``systemReservedMemory``)
+SystemReservedMemory = Mapping[int, Mapping[str, int]]
+# pod UID -> NUMA mask -> resource -> bytes (``reusableMemory``; upstream keys
+# the mask by its String(), which is one-to-one with the mask)
+ReusableMemory = dict[str, dict[BitMask, dict[str, int]]]
+
+ERR_NO_SYSTEM_RESERVED: Final = "[memorymanager] you should specify the system reserved memory"
+ERR_EMPTY_STATE_WITH_ASSIGNMENTS: Final = (
+    "[memorymanager] machine state can not be empty when it has memory assignments"
+)
+ERR_STATE_DIFFERS: Final = "[memorymanager] the expected machine state is different from the real one"
+ERR_QUANTITY_INT64: Final = "[memorymanager] failed to represent quantity as int64"
+ERR_NO_DEFAULT_AFFINITY: Final = (
+    "[memorymanager] failed to get the default NUMA affinity, no NUMA nodes with enough memory is available"
+)
+ERR_DEFAULT_NOT_PREFERRED: Final = "[memorymanager] failed to find the default preferred hint"
+ERR_EXTENDED_NOT_PREFERRED: Final = "[memorymanager] failed to find the extended preferred hint"
+ERR_NO_EXTENSION: Final = "[memorymanager] failed to find NUMA nodes to extend the current topology hint"
+ERR_VIOLATES_ALLOCATIONS: Final = "[memorymanager] preferred hint violates NUMA node allocation"
+
+
+class GateReader(Protocol):
+    def enabled(self, name: str) -> bool: ...
+
+
+def hugepage_resource_name(page_size_bytes: int) -> str:
+    """``HugePageResourceName`` of a BinarySI quantity of the page size."""
+    return _HUGEPAGES_PREFIX + Quantity.from_int(page_size_bytes, binary=True).canonical()
+
+
+def _is_hugepage(name: str) -> bool:
+    return name.startswith(_HUGEPAGES_PREFIX)
+
+
+def _as_int64(q: Quantity) -> int:
+    """``Quantity.AsInt64`` for quantities as the kubelet receives them
+    (canonical text from the API server): whole numbers in int64 range."""
+    if q.nanos % 10**9 != 0:
+        raise MemoryManagerError(ERR_QUANTITY_INT64)
+    value = q.nanos // 10**9
+    if not _INT64_MIN <= value <= _INT64_MAX:
+        raise MemoryManagerError(ERR_QUANTITY_INT64)
+    return value
+
+
+def _pod_level(pod: Pod, gates: GateReader) -> bool:
+    return gates.enabled(GATE_POD_LEVEL_RESOURCE_MANAGERS) and is_pod_level_resources_set(pod)
+
+
+def get_container_requested_resources(pod: Pod, container: Container, gates: GateReader) -> dict[str, int]:
+    """``getContainerRequestedResources``: memory and hugepage requests in
+    bytes (a pod-level pod's container that is not Guaranteed-equivalent
+    gets none). Raises ``MemoryManagerError`` for a fractional quantity."""
+    if _pod_level(pod, gates) and not is_container_equivalent_qos_guaranteed(container):
+        return {}
+    out: dict[str, int] = {}
+    for name, qty in container.requests.items():
+        if name != RESOURCE_MEMORY and not _is_hugepage(name):
+            continue
+        # uint64(int64) conversion, as upstream
+        out[name] = _as_int64(qty) & _U64
+    return out
+
+
+def get_pod_requested_resources(pod: Pod, gates: GateReader) -> dict[str, int]:
+    """``getPodRequestedResources``: the pod-level requests when the pod sets
+    them (gate on), else per resource max(app containers + sidecars, every
+    regular init container + the sidecars declared before it). Only the
+    resources the app containers request are reported (upstream quirk)."""
+    if _pod_level(pod, gates):
+        assert pod.resources is not None
+        pod_out: dict[str, int] = {}
+        for name, qty in pod.resources.requests.items():
+            if name != RESOURCE_MEMORY and not _is_hugepage(name):
+                continue
+            size = _as_int64(qty)
+            if size <= 0:
+                continue
+            pod_out[name] = size
+        return pod_out
+
+    by_init: dict[str, int] = {}
+    by_sidecars: dict[str, int] = {}
+    for ctr in pod.init_containers:
+        for name, req in get_container_requested_resources(pod, ctr, gates).items():
+            by_init.setdefault(name, 0)
+            if ctr.is_sidecar:
+                by_sidecars[name] = by_sidecars.get(name, 0) + req
+            elif by_sidecars.get(name, 0) + req > by_init[name]:
+                by_init[name] = by_sidecars.get(name, 0) + req
+    by_apps: dict[str, int] = {}
+    for ctr in pod.containers:
+        for name, req in get_container_requested_resources(pod, ctr, gates).items():
+            by_apps[name] = by_apps.get(name, 0) + req
+    out: dict[str, int] = {}
+    for name, apps in by_apps.items():
+        long_running = apps + by_sidecars.get(name, 0)
+        out[name] = max(long_running, by_init.get(name, 0))
+    return out
+
+
+def is_hint_in_group(hint: Sequence[int], group: Sequence[int]) -> bool:
+    """``isHintInGroup``: every id of ``hint`` is in ``group``."""
+    return set(hint) <= set(group)
+
+
+def find_best_hint(hints: Iterable[TopologyHint]) -> TopologyHint:
+    """``findBestHint``: preferred first, then the narrowest (lowest mask on
+    a tie); Go's zero hint when the list is empty."""
+    best = TopologyHint(None, False)
+    for hint in hints:
+        best_mask = best.numa_node_affinity
+        if best_mask is None:
+            best = hint
+            continue
+        if hint.preferred and not best.preferred:
+            best = hint
+            continue
+        mask = hint.numa_node_affinity
+        if hint.preferred == best.preferred and mask is not None and mask.is_narrower_than(best_mask):
+            best = hint
+    return best
+
+
+def _groups_equal(group1: Sequence[int], group2: Sequence[int]) -> bool:
+    return sorted(group1) == sorted(group2)
+
+
+def is_affinity_violating_numa_allocations(machine_state: Mapping[int, NUMANodeState], mask: BitMask) -> bool:
+    """``isAffinityViolatingNUMAAllocations``: a multi-NUMA mask may not use a
+    node holding a single-NUMA allocation or one grouped differently."""
+    bits = mask.bits()
+    if len(bits) == 1:
+        return False
+    for nid in bits:
+        node = machine_state.get(nid)
+        if node is None or node.number_of_assignments == 0:
+            continue
+        if len(node.cells) == 1:
+            return True
+        if not _groups_equal(node.cells, bits):
+            return True
+    return False
+
+
+def _is_affinity_satisfy_request(
+    machine_state: Mapping[int, NUMANodeState], mask: BitMask, requested: Mapping[str, int]
+) -> bool:
+    for name, size in requested.items():
+        free = 0
+        for nid in mask.bits():
+            table = _table(machine_state, nid, name)
+            free += 0 if table is None else table.free
+        if free < size:
+            return False
+    return True
+
+
+def _table(machine_state: Mapping[int, NUMANodeState], nid: int, name: str) -> MemoryTable | None:
+    node = machine_state.get(nid)
+    return None if node is None else node.memory_map.get(name)
+
+
+def _update_machine_state(machine_state: NUMANodeMap, affinity: Sequence[int], name: str, size: int) -> None:
+    """``updateMachineState``: count the assignment on every node of the
+    group, then take the memory from the lowest NUMA id first."""
+    for nid in affinity:
+        node = machine_state.get(nid)
+        if node is None:
+            continue
+        node.number_of_assignments += 1
+        node.cells = list(affinity)
+        if size == 0:
+            continue
+        table = node.memory_map.get(name)
+        if table is None or table.free <= 0:
+            continue
+        if table.free >= size:
+            table.reserved += size
+            table.free -= size
+            size = 0
+            continue
+        size -= table.free
+        table.reserved += table.free
+        table.free = 0
+
+
+class StaticPolicy:
+    """``staticPolicy``."""
+
+    def __init__(
+        self,
+        numa_nodes: Sequence[NUMANode],
+        system_reserved: SystemReservedMemory,
+        affinity: AffinityStore,
+        gates: GateReader,
+    ) -> None:
+        self.numa_nodes = tuple(numa_nodes)
+        self.system_reserved = {nid: dict(res) for nid, res in system_reserved.items()}
+        self.affinity = affinity
+        self.gates = gates
+        self.init_containers_reusable_memory: ReusableMemory = {}
+
+    def name(self) -> str:
+        return POLICY_STATIC
+
+    # -- start ------------------------------------------------------------------
+    def start(self, state: MemoryManagerState) -> None:
+        """``Start``: ``validateState`` (``KubeletStartupError``)."""
+        try:
+            self.validate_state(state)
+        except MemoryManagerError as err:
+            raise KubeletStartupError(str(err)) from None
+
+    def validate_state(self, state: MemoryManagerState) -> None:
+        machine_state = state.get_machine_state()
+        assignments = state.get_memory_assignments()
+        if not machine_state:
+            if assignments:
+                raise MemoryManagerError(ERR_EMPTY_STATE_WITH_ASSIGNMENTS)
+            state.set_machine_state(self.get_default_machine_state())
+            return
+        expected = self.get_default_machine_state()
+        # upstream walks Go maps; podnuma walks them sorted so the first error is stable
+        for pod_uid in sorted(assignments):
+            if self.gates.enabled(GATE_POD_LEVEL_RESOURCE_MANAGERS):
+                pod_blocks = state.get_pod_memory_blocks(pod_uid)
+                if pod_blocks:
+                    self._update_expected_machine_state(expected, pod_blocks, pod_uid, "")
+                    continue
+            containers = assignments[pod_uid]
+            for name in sorted(containers):
+                self._update_expected_machine_state(expected, containers[name], pod_uid, name)
+        if not are_machine_states_equal(machine_state, expected):
+            raise MemoryManagerError(ERR_STATE_DIFFERS)
+
+    @staticmethod
+    def _update_expected_machine_state(
+        expected: NUMANodeMap, blocks: Sequence[Block], pod_uid: str, container_name: str
+    ) -> None:
+        for block in blocks:
+            size = block.size
+            for nid in block.numa_affinity:
+                node = expected.get(nid)
+                if node is None:
+                    raise MemoryManagerError(
+                        f"[memorymanager] (pod: {pod_uid}, container: {container_name}) "
+                        "the memory assignment uses the NUMA that does not exist"
+                    )
+                node.number_of_assignments += 1
+                node.cells = list(block.numa_affinity)
+                table = node.memory_map.get(block.type)
+                if table is None:
+                    raise MemoryManagerError(
+                        f"[memorymanager] (pod: {pod_uid}, container: {container_name}) "
+                        "the memory assignment uses memory resource that does not exist"
+                    )
+                if size == 0 or table.free <= 0:
+                    continue
+                if table.free >= size:
+                    table.reserved += size
+                    table.free -= size
+                    size = 0
+                    continue
+                size -= table.free
+                table.reserved += table.free
+                table.free = 0
+
+    def get_default_machine_state(self) -> NUMANodeMap:
+        """``getDefaultMachineState``: per NUMA node, a table per hugepage size
+        and one for memory (node memory - reserved - hugepage pools)."""
+        out: NUMANodeMap = {}
+        for node in self.numa_nodes:
+            tables: dict[str, MemoryTable] = {}
+            hugepages_total = 0
+            for page_size, total in node.hugepages.items():
+                name = hugepage_resource_name(page_size)
+                reserved = self._system_reserved(node.id, name)
+                # uint64 arithmetic: reserving more than the pool wraps (upstream quirk)
+                allocatable = (total - reserved) & _U64
+                tables[name] = MemoryTable(total, reserved, allocatable, 0, allocatable)
+                hugepages_total += total
+            reserved = self._system_reserved(node.id, RESOURCE_MEMORY)
+            allocatable = (node.memory - reserved - hugepages_total) & _U64
+            tables[RESOURCE_MEMORY] = MemoryTable(node.memory, reserved, allocatable, 0, allocatable)
+            out[node.id] = NUMANodeState(0, tables, [node.id])
+        return out
+
+    def _system_reserved(self, nid: int, name: str) -> int:
+        return self.system_reserved.get(nid, {}).get(name, 0)
+
+    # -- helpers ------------------------------------------------------------------
+    def _qos(self, pod: Pod) -> QOSClass:
+        return compute_pod_qos(
+            pod,
+            pod_level_resources=self.gates.enabled(GATE_POD_LEVEL_RESOURCES),
+            fix_kubelet_qos_class=self.gates.enabled(GATE_FIX_KUBELET_QOS),
+        )
+
+    def _skips_pod_level(self, pod: Pod) -> bool:
+        """A pod-level pod while either pod-level gate is off: no hints, no pinning."""
+        return (
+            not self.gates.enabled(GATE_POD_LEVEL_RESOURCE_MANAGERS)
+            or not self.gates.enabled(GATE_POD_LEVEL_RESOURCES)
+        ) and is_pod_level_resources_set(pod)
+
+    def get_pod_reusable_memory(self, pod: Pod, mask: BitMask, name: str) -> int:
+        """``getPodReusableMemory``: keyed by the exact NUMA mask."""
+        return self.init_containers_reusable_memory.get(pod.uid, {}).get(mask, {}).get(name, 0)
+
+    def _update_pod_reusable_memory(self, pod: Pod, container: Container, blocks: Sequence[Block]) -> None:
+        for uid in [u for u in self.init_containers_reusable_memory if u != pod.uid]:
+            del self.init_containers_reusable_memory[uid]
+        if _is_regular_init_container(pod, container):
+            per_mask = self.init_containers_reusable_memory.setdefault(pod.uid, {})
+            for block in blocks:
+                table = per_mask.setdefault(BitMask(block.numa_affinity), {})
+                if block.size > table.get(block.type, 0):
+                    table[block.type] = block.size
+            return
+        for block in blocks:
+            mask = BitMask(block.numa_affinity)
+            reusable = self.get_pod_reusable_memory(pod, mask, block.type)
+            if reusable != 0:
+                table = self.init_containers_reusable_memory[pod.uid][mask]
+                table[block.type] = 0 if block.size >= reusable else reusable - block.size
+
+    def _update_init_containers_memory_blocks(
+        self, state: MemoryManagerState, pod: Pod, container: Container, blocks: Sequence[Block]
+    ) -> None:
+        """``updateInitContainersMemoryBlocks``: shrink the blocks of earlier
+        regular init containers by what this container reused (down to 0)."""
+        for block in blocks:
+            size = block.size
+            for init in pod.init_containers:
+                if init.name == container.name or size == 0:
+                    break
+                if init.is_sidecar:
+                    continue
+                init_blocks = state.get_memory_blocks(pod.uid, init.name)
+                if not init_blocks:
+                    continue
+                for i, init_block in enumerate(init_blocks):
+                    if init_block.size == 0 or init_block.type != block.type:
+                        continue
+                    if not _affinities_equal(init_block.numa_affinity, block.numa_affinity):
+                        continue
+                    if init_block.size > size:
+                        init_blocks[i] = init_block.with_size(init_block.size - size)
+                        size = 0
+                    else:
+                        size -= init_block.size
+                        init_blocks[i] = init_block.with_size(0)
+                state.set_memory_blocks(pod.uid, init.name, init_blocks)
+
+    # -- hints --------------------------------------------------------------------
+    def calculate_hints(
+        self, machine_state: Mapping[int, NUMANodeState], pod: Pod, requested: Mapping[str, int]
+    ) -> dict[str, list[TopologyHint]]:
+        """``calculateHints``; an empty map when no mask fits."""
+        numa_ids = sorted(machine_state)
+        min_affinity_size = len(numa_ids)
+        found: list[BitMask] = []
+        for mask in iterate_bit_masks(numa_ids):
+            bits = mask.bits()
+            single = len(bits) == 1
+            free: dict[str, int] = {}
+            allocatable: dict[str, int] = {}
+            for name in requested:
+                f = a = 0
+                for nid in bits:
+                    table = _table(machine_state, nid, name)
+                    if table is not None:
+                        f += table.free
+                        a += table.allocatable
+                free[name] = f
+                allocatable[name] = a
+            if any(allocatable[name] < size for name, size in requested.items()):
+                continue
+            # quirk: the minimum counts masks that the group rules below drop
+            min_affinity_size = min(min_affinity_size, len(bits))
+            if single and len(machine_state[bits[0]].cells) > 1:
+                continue
+            if not single and any(
+                machine_state[nid].number_of_assignments > 0
+                and (len(machine_state[nid].cells) == 1 or not _groups_equal(machine_state[nid].cells, bits))
+                for nid in bits
+            ):
+                continue
+            if any(
+                free[name] + self.get_pod_reusable_memory(pod, mask, name) < size
+                for name, size in requested.items()
+            ):
+                continue
+            found.append(mask)
+        hints: dict[str, list[TopologyHint]] = {}
+        if found:
+            for name in requested:
+                hints[name] = [TopologyHint(m, m.count() == min_affinity_size) for m in found]
+        return hints
+
+    def get_topology_hints(
+        self, state: MemoryManagerState, pod: Pod, container: Container
+    ) -> TopologyHints | None:
+        """``GetTopologyHints``."""
+        if self._qos(pod) != GUARANTEED:
+            return None
+        try:
+            requested = get_container_requested_resources(pod, container, self.gates)
+        except MemoryManagerError:
+            return None
+        if self._skips_pod_level(pod):
+            return None
+        blocks = state.get_memory_blocks(pod.uid, container.name)
+        if blocks is not None:
+            return _regenerate_hints(blocks, requested)
+        return _as_provider_hints(self.calculate_hints(state.get_machine_state(), pod, requested))
+
+    def get_pod_topology_hints(self, state: MemoryManagerState, pod: Pod) -> TopologyHints | None:
+        """``GetPodTopologyHints``."""
+        if self._qos(pod) != GUARANTEED:
+            return None
+        try:
+            requested = get_pod_requested_resources(pod, self.gates)
+        except MemoryManagerError:
+            return None
+        if self._skips_pod_level(pod):
+            return None
+        if _pod_level(pod, self.gates):
+            try:
+                self.validate_pod_scope_resources(pod)
+            except MemoryManagerError:
+                return {name: [] for name in requested}
+        if not requested:
+            return None
+        for ctr in pod.all_containers():
+            blocks = state.get_memory_blocks(pod.uid, ctr.name)
+            if blocks is not None:
+                # the first container holding blocks decides, compared with
+                # the pod's totals (upstream behaviour)
+                return _regenerate_hints(blocks, requested)
+        return _as_provider_hints(self.calculate_hints(state.get_machine_state(), pod, requested))
+
+    def validate_pod_scope_resources(self, pod: Pod) -> None:
+        """``validatePodScopeResources`` (pod-level resources): the pod's
+        budget must leave memory for its shared containers."""
+        totals = get_pod_requested_resources(pod, self.gates)
+        has_shared = False
+        long_running: dict[str, int] = {}
+        for ctr in pod.init_containers:
+            reqs = get_container_requested_resources(pod, ctr, self.gates)
+            if not ctr.is_sidecar:
+                if reqs:
+                    for name, total in totals.items():
+                        pool = total - long_running.get(name, 0)
+                        if reqs.get(name, 0) > pool:
+                            raise MemoryManagerError(
+                                f"pod rejected, largest exclusive init container requests "
+                                f"{reqs.get(name, 0)} of {name}, but only {pool} available"
+                            )
+                else:
+                    for name, total in totals.items():
+                        if long_running.get(name, 0) >= total:
+                            raise MemoryManagerError(
+                                f"pod rejected, pod has shared init containers but no {name} available for them"
+                            )
+                continue
+            if not reqs:
+                has_shared = True
+                continue
+            for name, size in reqs.items():
+                long_running[name] = long_running.get(name, 0) + size
+        for ctr in pod.containers:
+            reqs = get_container_requested_resources(pod, ctr, self.gates)
+            if not reqs:
+                has_shared = True
+                continue
+            for name, size in reqs.items():
+                long_running[name] = long_running.get(name, 0) + size
+        if has_shared:
+            for name, total in totals.items():
+                if long_running.get(name, 0) >= total:
+                    raise MemoryManagerError(
+                        f"pod rejected, sum of exclusive container {name} requests equals pod budget, "
+                        "leaving no memory for shared containers"
+                    )
+
+    def _get_default_hint(
+        self, machine_state: Mapping[int, NUMANodeState], pod: Pod, requested: Mapping[str, int]
+    ) -> TopologyHint:
+        hints = self.calculate_hints(machine_state, pod, requested)
+        if not hints:
+            raise MemoryManagerError(ERR_NO_DEFAULT_AFFINITY)
+        return find_best_hint(hints.get(RESOURCE_MEMORY, []))
+
+    def _extend_topology_manager_hint(
+        self, machine_state: Mapping[int, NUMANodeState], pod: Pod, requested: Mapping[str, int], mask: BitMask
+    ) -> TopologyHint:
+        hints = self.calculate_hints(machine_state, pod, requested)
+        wanted = mask.bits()
+        filtered = [
+            h
+            for h in hints.get(RESOURCE_MEMORY, [])
+            if h.numa_node_affinity is not None and is_hint_in_group(wanted, h.numa_node_affinity.bits())
+        ]
+        if not filtered:
+            raise MemoryManagerError(ERR_NO_EXTENSION)
+        return find_best_hint(filtered)
+
+    # -- allocation --------------------------------------------------------------
+    def allocate(self, state: MemoryManagerState, pod: Pod, container: Container) -> None:
+        """``Allocate`` (idempotent). Raises ``MemoryManagerError``."""
+        if self._qos(pod) != GUARANTEED:
+            return
+        if self._skips_pod_level(pod):
+            return
+        existing = state.get_memory_blocks(pod.uid, container.name)
+        if existing is not None:
+            # re-admission: kept as is, even if the request changed
+            self._update_pod_reusable_memory(pod, container, existing)
+            return
+
+        hint = self.affinity.get_affinity(pod.uid, container.name)
+        requested = get_container_requested_resources(pod, container, self.gates)
+        machine_state = state.get_machine_state()
+        best = hint
+        if best.numa_node_affinity is None:
+            default = self._get_default_hint(machine_state, pod, requested)
+            if not default.preferred and best.preferred:
+                raise MemoryManagerError(ERR_DEFAULT_NOT_PREFERRED)
+            best = default
+        mask = best.numa_node_affinity
+        if mask is None:  # no memory request at all (Go would dereference nil)
+            raise MemoryManagerError(ERR_NO_DEFAULT_AFFINITY)
+        if not _is_affinity_satisfy_request(machine_state, mask, requested):
+            extended = self._extend_topology_manager_hint(machine_state, pod, requested, mask)
+            if not extended.preferred and best.preferred:
+                raise MemoryManagerError(ERR_EXTENDED_NOT_PREFERRED)
+            best = extended
+            assert best.numa_node_affinity is not None
+            mask = best.numa_node_affinity
+        if is_affinity_violating_numa_allocations(machine_state, mask):
+            raise MemoryManagerError(ERR_VIOLATES_ALLOCATIONS)
+
+        bits = mask.bits()
+        blocks: list[Block] = []
+        for name, size in requested.items():
+            blocks.append(Block(bits, name, size))
+            reusable = self.get_pod_reusable_memory(pod, mask, name)
+            size = 0 if reusable >= size else size - reusable
+            _update_machine_state(machine_state, bits, name, size)
+        self._update_pod_reusable_memory(pod, container, blocks)
+        state.set_machine_state(machine_state)
+        state.set_memory_blocks(pod.uid, container.name, blocks)
+        self._update_init_containers_memory_blocks(state, pod, container, blocks)
+
+    def remove_container(self, state: MemoryManagerState, pod_uid: str, container_name: str) -> None:
+        """``RemoveContainer`` (idempotent): free the container's blocks; a
+        pod-level pod frees its reservation with its last container."""
+        if self.gates.enabled(GATE_POD_LEVEL_RESOURCE_MANAGERS):
+            pod_blocks = state.get_pod_memory_blocks(pod_uid)
+            if pod_blocks is not None:
+                state.delete(pod_uid, container_name)
+                if not state.get_memory_assignments().get(pod_uid):
+                    self._release_memory(state, pod_blocks)
+                    state.delete_pod(pod_uid)
+                return
+        blocks = state.get_memory_blocks(pod_uid, container_name)
+        if blocks is None:
+            return
+        state.delete(pod_uid, container_name)
+        self._release_memory(state, blocks)
+
+    @staticmethod
+    def _release_memory(state: MemoryManagerState, blocks: Sequence[Block]) -> None:
+        """``releaseMemory``: frees from the lowest NUMA id of each block's
+        group first, whichever node the memory came from (upstream quirk)."""
+        machine_state = state.get_machine_state()
+        for block in blocks:
+            released = block.size
+            for nid in block.numa_affinity:
+                node = machine_state.get(nid)
+                if node is None:
+                    continue
+                node.number_of_assignments -= 1
+                if node.number_of_assignments == 0:
+                    node.cells = [nid]
+                if released == 0:
+                    continue
+                table = node.memory_map.get(block.type)
+                if table is None or table.reserved == 0:
+                    continue
+                if table.reserved < released:
+                    released -= table.reserved
+                    table.free += table.reserved
+                    table.reserved = 0
+                    continue
+                table.free += released
+                table.reserved -= released
+                released = 0
+        state.set_machine_state(machine_state)
+
+    def get_allocatable_memory(self, state: MemoryManagerState) -> list[Block]:
+        """``GetAllocatableMemory`` (by NUMA id, then resource name)."""
+        out: list[Block] = []
+        machine_state = state.get_machine_state()
+        for nid in sorted(machine_state):
+            for name in sorted(machine_state[nid].memory_map):
+                table = machine_state[nid].memory_map[name]
+                if table.allocatable != 0:
+                    out.append(Block((nid,), name, table.allocatable))
+        return out
+
+
+def are_machine_states_equal(ms1: Mapping[int, NUMANodeState], ms2: Mapping[int, NUMANodeState]) -> bool:
+    """``areMachineStatesEqual``: totals, system reserved, allocatable,
+    assignment counts and groups per node; free and reserved only as sums
+    over the node's group."""
+    if len(ms1) != len(ms2):
+        return False
+    for nid, node1 in ms1.items():
+        node2 = ms2.get(nid)
+        if node2 is None:
+            return False
+        if node1.number_of_assignments != node2.number_of_assignments:
+            return False
+        if not _groups_equal(node1.cells, node2.cells):
+            return False
+        if len(node1.memory_map) != len(node2.memory_map):
+            return False
+        for name, t1 in node1.memory_map.items():
+            t2 = node2.memory_map.get(name)
+            if t2 is None:
+                return False
+            if (t1.total, t1.system_reserved, t1.allocatable) != (t2.total, t2.system_reserved, t2.allocatable):
+                return False
+            free1 = reserved1 = free2 = reserved2 = 0
+            for cid in node1.cells:
+                c1 = _table(ms1, cid, name)
+                c2 = _table(ms2, cid, name)
+                if c1 is None or c2 is None:  # Go would dereference nil here
+                    return False
+                free1 += c1.free
+                reserved1 += c1.reserved
+                free2 += c2.free
+                reserved2 += c2.reserved
+            if free1 != free2 or reserved1 != reserved2:
+                return False
+    return True
+
+
+def _regenerate_hints(blocks: Sequence[Block], requested: Mapping[str, int]) -> TopologyHints | None:
+    """``regenerateHints``: the existing blocks as preferred hints when their
+    types and sizes match the request exactly, else ``None``."""
+    hints: TopologyHints = {name: [] for name in requested}
+    if len(blocks) != len(requested):
+        return None
+    for block in blocks:
+        if block.type not in requested or block.size != requested[block.type]:
+            return None
+        try:
+            mask = BitMask(block.numa_affinity)
+        except ValueError:
+            return None
+        existing = hints.get(block.type)
+        hints[block.type] = [*(existing or []), TopologyHint(mask, True)]
+    return hints
+
+
+def _as_provider_hints(hints: Mapping[str, list[TopologyHint]]) -> TopologyHints:
+    out: TopologyHints = {}
+    for name, items in hints.items():
+        out[name] = items
+    return out
+
+
+def _is_regular_init_container(pod: Pod, container: Container) -> bool:
+    for init in pod.init_containers:
+        if init.name == container.name:
+            return not init.is_sidecar
+    return False
+
+
+def _affinities_equal(a: Sequence[int], b: Sequence[int]) -> bool:
+    try:
+        return BitMask(a) == BitMask(b)
+    except ValueError:
+        return False
+
+
+def new_static_policy(
+    numa_nodes: Sequence[NUMANode],
+    system_reserved: SystemReservedMemory,
+    affinity: AffinityStore,
+    gates: GateReader,
+) -> StaticPolicy:
+    """``NewPolicyStatic``: the reserved memory (type ``memory``) summed over
+    the NUMA nodes must be positive (``KubeletStartupError``)."""
+    total = sum(res.get(RESOURCE_MEMORY, 0) for res in system_reserved.values())
+    if total <= 0:
+        raise KubeletStartupError(ERR_NO_SYSTEM_RESERVED)
+    return StaticPolicy(numa_nodes, system_reserved, affinity, gates)
+

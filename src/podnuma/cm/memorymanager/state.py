@@ -1,0 +1,173 @@
+"""The memory manager's in-memory state.
+
+Mirrors ``pkg/kubelet/cm/memorymanager/state/state.go`` (``MemoryTable``,
+``NUMANodeState``, ``NUMANodeMap``, ``Block``, ``ContainerMemoryAssignments``,
+``PodMemoryAssignments``, their ``Clone``) and ``state/state_mem.go``
+(``stateMemory``): every getter hands out a copy and every setter stores a
+copy, so a policy works on a private machine state and commits it with
+:meth:`MemoryManagerState.set_machine_state`, as upstream does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+__all__ = [
+    "Block",
+    "MemoryTable",
+    "NUMANodeState",
+    "NUMANodeMap",
+    "ContainerMemoryAssignments",
+    "PodMemoryAssignments",
+    "MemoryManagerState",
+    "clone_machine_state",
+    "clone_assignments",
+    "RESOURCE_MEMORY",
+]
+
+RESOURCE_MEMORY = "memory"
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """``state.Block``: ``size`` bytes of one memory type pinned to the NUMA
+    nodes ``numa_affinity`` (kept in the order the policy wrote them)."""
+
+    numa_affinity: tuple[int, ...]
+    type: str
+    size: int
+
+    def __init__(self, numa_affinity: Iterable[int], type: str, size: int) -> None:  # noqa: A002
+        object.__setattr__(self, "numa_affinity", tuple(numa_affinity))
+        object.__setattr__(self, "type", type)
+        object.__setattr__(self, "size", size)
+
+    def with_size(self, size: int) -> Block:
+        return Block(self.numa_affinity, self.type, size)
+
+    def to_json(self) -> dict[str, object]:
+        """The block as the checkpoint and the simulate output write it."""
+        return {"numaAffinity": list(self.numa_affinity), "type": self.type, "size": self.size}
+
+
+@dataclass(slots=True)
+class MemoryTable:
+    """``state.MemoryTable`` (bytes)."""
+
+    total: int = 0
+    system_reserved: int = 0
+    allocatable: int = 0
+    reserved: int = 0
+    free: int = 0
+
+    def copy(self) -> MemoryTable:
+        return MemoryTable(self.total, self.system_reserved, self.allocatable, self.reserved, self.free)
+
+
+@dataclass(slots=True)
+class NUMANodeState:
+    """``state.NUMANodeState``: assignments counted per block and node
+    (a container with memory and hugepages counts two), the memory tables,
+    and ``cells``, the NUMA group the node belongs to."""
+
+    number_of_assignments: int = 0
+    memory_map: dict[str, MemoryTable] = field(default_factory=dict)
+    cells: list[int] = field(default_factory=list)
+
+    def copy(self) -> NUMANodeState:
+        return NUMANodeState(
+            self.number_of_assignments,
+            {name: table.copy() for name, table in self.memory_map.items()},
+            list(self.cells),
+        )
+
+
+NUMANodeMap = dict[int, NUMANodeState]
+ContainerMemoryAssignments = dict[str, dict[str, list[Block]]]
+PodMemoryAssignments = dict[str, list[Block]]
+
+
+def clone_machine_state(state: Mapping[int, NUMANodeState]) -> NUMANodeMap:
+    """``NUMANodeMap.Clone``."""
+    return {nid: node.copy() for nid, node in state.items()}
+
+
+def clone_assignments(
+    assignments: Mapping[str, Mapping[str, Sequence[Block]]],
+) -> ContainerMemoryAssignments:
+    """``ContainerMemoryAssignments.Clone`` (blocks are immutable)."""
+    return {pod: {name: list(blocks) for name, blocks in ctrs.items()} for pod, ctrs in assignments.items()}
+
+
+class MemoryManagerState:
+    """``state.stateMemory``: machine state, container assignments and the
+    pod-level assignments (KEP-5526)."""
+
+    __slots__ = ("_machine_state", "_assignments", "_pod_assignments")
+
+    def __init__(
+        self,
+        machine_state: Mapping[int, NUMANodeState] | None = None,
+        assignments: Mapping[str, Mapping[str, Sequence[Block]]] | None = None,
+        pod_assignments: Mapping[str, Sequence[Block]] | None = None,
+    ) -> None:
+        self._machine_state: NUMANodeMap = clone_machine_state(machine_state or {})
+        self._assignments: ContainerMemoryAssignments = clone_assignments(assignments or {})
+        self._pod_assignments: PodMemoryAssignments = {
+            uid: list(blocks) for uid, blocks in (pod_assignments or {}).items()
+        }
+
+    # -- machine state ---------------------------------------------------------
+    def get_machine_state(self) -> NUMANodeMap:
+        return clone_machine_state(self._machine_state)
+
+    def set_machine_state(self, machine_state: Mapping[int, NUMANodeState]) -> None:
+        self._machine_state = clone_machine_state(machine_state)
+
+    # -- container assignments -----------------------------------------------
+    def get_memory_blocks(self, pod_uid: str, container_name: str) -> list[Block] | None:
+        """The container's blocks (a copy), ``None`` when it has no entry
+        (an entry may hold an empty list: upstream tells nil from empty)."""
+        blocks = self._assignments.get(pod_uid, {}).get(container_name)
+        return None if blocks is None else list(blocks)
+
+    def set_memory_blocks(self, pod_uid: str, container_name: str, blocks: Sequence[Block]) -> None:
+        self._assignments.setdefault(pod_uid, {})[container_name] = list(blocks)
+
+    def get_memory_assignments(self) -> ContainerMemoryAssignments:
+        return clone_assignments(self._assignments)
+
+    def set_memory_assignments(self, assignments: Mapping[str, Mapping[str, Sequence[Block]]]) -> None:
+        self._assignments = clone_assignments(assignments)
+
+    def delete(self, pod_uid: str, container_name: str) -> None:
+        """Forget a container; the pod goes with its last container."""
+        containers = self._assignments.get(pod_uid)
+        if containers is None:
+            return
+        containers.pop(container_name, None)
+        if not containers:
+            del self._assignments[pod_uid]
+
+    # -- pod-level assignments -------------------------------------------------
+    def get_pod_memory_blocks(self, pod_uid: str) -> list[Block] | None:
+        blocks = self._pod_assignments.get(pod_uid)
+        return None if blocks is None else list(blocks)
+
+    def set_pod_memory_blocks(self, pod_uid: str, blocks: Sequence[Block]) -> None:
+        self._pod_assignments[pod_uid] = list(blocks)
+
+    def get_pod_memory_assignments(self) -> PodMemoryAssignments:
+        return {uid: list(blocks) for uid, blocks in self._pod_assignments.items()}
+
+    def set_pod_memory_assignments(self, assignments: Mapping[str, Sequence[Block]]) -> None:
+        self._pod_assignments = {uid: list(blocks) for uid, blocks in assignments.items()}
+
+    def delete_pod(self, pod_uid: str) -> None:
+        self._pod_assignments.pop(pod_uid, None)
+
+    def clear_state(self) -> None:
+        self._machine_state = {}
+        self._assignments = {}
+        self._pod_assignments = {}
