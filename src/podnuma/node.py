@@ -42,17 +42,24 @@ from podnuma.cm.cpumanager.checkpoint import (
 from podnuma.cm.cpumanager.cpu_manager import CPUManager, new_cpu_manager
 from podnuma.cm.cpumanager.state import CPUManagerState
 from podnuma.cm.devicemanager.manager import DeviceManager
+from podnuma.cm.memorymanager.checkpoint import (
+    MemoryCheckpointData,
+    encode_memory_checkpoint,
+    memory_checkpoint_object,
+)
+from podnuma.cm.memorymanager.memory_manager import new_memory_manager
 from podnuma.cm.topologymanager.hint import TopologyHint
 from podnuma.cm.topologymanager.manager import HintTrail, ProviderHints, TopologyManager
 from podnuma.cm.topologymanager.policy import new_topology_policy
 from podnuma.errors import InputError
 from podnuma.machine.cpuset import CPUSet
 from podnuma.machine.topology import Machine
-from podnuma.results import ContainerResult, HintRecord, NodeSummary, StepResult
+from podnuma.results import ContainerResult, HintRecord, MemoryBlock, NodeSummary, StepResult
 
 __all__ = ["Node"]
 
 CPU_CHECKPOINT_FILE = "cpu_manager_state"
+MEMORY_CHECKPOINT_FILE = "memory_manager_state"
 
 
 @dataclass
@@ -102,7 +109,7 @@ class Node:
         config: KubeletConfig,
         *,
         cpu_checkpoint: CPUCheckpointData | None = None,
-        memory_checkpoint: object | None = None,
+        memory_checkpoint: MemoryCheckpointData | None = None,
     ) -> None:
         from podnuma.api.kubeletconfig import validate_kubelet_config
 
@@ -162,27 +169,52 @@ class Node:
         self.cpu.start()
         self.topology.add_hint_provider(_CPUProvider(self.cpu))
 
+        # Memory manager (NewManager validates reservedMemory for Static).
+        self.memory = new_memory_manager(
+            config,
+            machine,
+            self.topology,
+            self.gates,
+            checkpoint=memory_checkpoint,
+            active_pods=self.active_containers,
+            reservation=self.reservation,
+        )
+        self.topology.add_hint_provider(self.memory)
+
         self._running: dict[str, _RunningPod] = {}
-        if cpu_checkpoint is not None:
-            self._adopt_checkpoint_pods(cpu_checkpoint)
+        self._adopt_checkpoint_pods(cpu_checkpoint, memory_checkpoint)
 
     # -- running pods ------------------------------------------------------
-    def _adopt_checkpoint_pods(self, data: CPUCheckpointData) -> None:
-        uids = set(data.entries) | set(data.pod_entries)
+    def _adopt_checkpoint_pods(
+        self, cpu: CPUCheckpointData | None, memory: MemoryCheckpointData | None
+    ) -> None:
+        """Pods owning checkpoint entries run on the node; they count toward
+        node allocatable with the CPUs and memory their entries hold."""
+        cpu_entries = cpu.entries if cpu is not None else {}
+        cpu_pods = cpu.pod_entries if cpu is not None else {}
+        mem_entries = memory.entries if memory is not None else {}
+        mem_pods = memory.pod_entries if memory is not None else {}
+        uids = set(cpu_entries) | set(cpu_pods) | set(mem_entries) | set(mem_pods)
         for uid in sorted(uids):
-            containers = sorted(data.entries.get(uid, {}))
+            containers = sorted(set(cpu_entries.get(uid, {})) | set(mem_entries.get(uid, {})))
             cpus = CPUSet()
-            for cset in data.entries.get(uid, {}).values():
+            for cset in cpu_entries.get(uid, {}).values():
                 cpus = cpus | cset
-            pod_cpus = data.pod_entries.get(uid)
+            pod_cpus = cpu_pods.get(uid)
             if pod_cpus is not None and pod_cpus.size() > cpus.size():
                 cpus = pod_cpus
+            requests: dict[str, Quantity] = {}
+            if cpus:
+                requests["cpu"] = Quantity.from_int(cpus.size())
+            amounts: dict[str, int] = {}
+            blocks = [b for bl in mem_entries.get(uid, {}).values() for b in bl]
+            pod_blocks = mem_pods.get(uid) or []
+            for block in pod_blocks if pod_blocks else blocks:
+                amounts[block.type] = amounts.get(block.type, 0) + block.size
+            for name, amount in amounts.items():
+                requests[name] = Quantity.from_int(amount, binary=True)
             self._running[uid] = _RunningPod(
-                uid=uid,
-                ref=uid,
-                pod=None,
-                requests={"cpu": Quantity.from_int(cpus.size())} if cpus else {},
-                containers=containers,
+                uid=uid, ref=uid, pod=None, requests=requests, containers=containers
             )
 
     def active_containers(self) -> dict[str, set[str]]:
@@ -277,6 +309,7 @@ class Node:
     def _remove(self, rp: _RunningPod, container: str) -> None:
         self.devices.remove_container(rp.uid, container)
         self.cpu.remove_container(rp.uid, container)
+        self.memory.remove_container(rp.uid, container)
         self.topology.remove_container(rp.uid, container)
         rp.removed.add(container)
 
@@ -316,12 +349,18 @@ class Node:
             exclusive = self.cpu.state.get_cpu_set(rp.uid, name)
             cpus = exclusive if exclusive is not None else self._shared_cpus()
             hint: TopologyHint = self.topology.get_affinity(rp.uid, name)
+            blocks = tuple(
+                MemoryBlock(b.type, tuple(sorted(b.numa_affinity)), b.size)
+                for b in self.memory.get_memory_blocks(rp.uid, name)
+            )
+            mems = tuple(sorted({n for b in blocks for n in b.numa_nodes})) or all_numa
             out.append(
                 ContainerResult(
                     name=name,
                     type=kinds.get(name, "app"),  # type: ignore[arg-type]
                     cpus=cpus,
-                    mems=all_numa,
+                    mems=mems,
+                    memory=blocks,
                     isolation="container" if exclusive is not None else "host",
                     devices=self.devices.devices_of(rp.uid, name),
                     topology_hint=hint,
@@ -356,10 +395,16 @@ class Node:
         )
 
     def checkpoint_objects(self) -> dict[str, object]:
-        return {"cpuManager": cpu_checkpoint_object(self._cpu_checkpoint_data())}
+        return {
+            "cpuManager": cpu_checkpoint_object(self._cpu_checkpoint_data()),
+            "memoryManager": memory_checkpoint_object(self.memory.checkpoint_data()),
+        }
 
     def checkpoint_files(self) -> dict[str, bytes]:
-        return {CPU_CHECKPOINT_FILE: encode_cpu_checkpoint(self._cpu_checkpoint_data())}
+        return {
+            CPU_CHECKPOINT_FILE: encode_cpu_checkpoint(self._cpu_checkpoint_data()),
+            MEMORY_CHECKPOINT_FILE: encode_memory_checkpoint(self.memory.checkpoint_data()),
+        }
 
 
 def _capacity(machine: Machine) -> dict[str, Quantity]:

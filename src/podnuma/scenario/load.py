@@ -15,7 +15,6 @@ path can be given that field's line. JSON files are read with :mod:`json`.
 
 from __future__ import annotations
 
-import importlib
 import json
 import re
 from collections.abc import Hashable, Mapping
@@ -29,6 +28,7 @@ from podnuma.api.kubeletconfig import KubeletConfig, load_kubelet_config
 from podnuma.api.pod import Pod, parse_pod
 from podnuma.cm.checkpoint import CheckpointError
 from podnuma.cm.cpumanager.checkpoint import CPUCheckpointData, decode_cpu_checkpoint
+from podnuma.cm.memorymanager.checkpoint import MemoryCheckpointData, decode_memory_checkpoint
 from podnuma.errors import InputError
 from podnuma.machine.discover import load_node
 from podnuma.machine.topology import Machine
@@ -265,7 +265,7 @@ class Scenario:
     config: KubeletConfig
     steps: tuple[Step, ...]
     cpu_checkpoint: CPUCheckpointData | None = None
-    memory_checkpoint: object | None = None
+    memory_checkpoint: MemoryCheckpointData | None = None
     files: tuple[str, ...] = field(default_factory=tuple)  # files read besides the scenario
     kubelet_config_file: str | None = None  # where the configuration came from, if a file
     document: Document | None = field(default=None, compare=False, repr=False)
@@ -374,7 +374,7 @@ def _load(doc: Document, *, base_dir: Path) -> Scenario:
     config, files = _load_kubelet_config(top, base_dir=base_dir)
 
     cpu_ckpt: CPUCheckpointData | None = None
-    mem_ckpt: object | None = None
+    mem_ckpt: MemoryCheckpointData | None = None
     if "state" in top and top["state"] is not None:
         state = _mapping(top["state"], path="state", what="state")
         _unknown(state, _STATE_KEYS, path="state")
@@ -440,13 +440,10 @@ def _load_kubelet_config(
         raise e.at("kubeletConfig") from None
 
 
-def _decode_memory_checkpoint(blob: bytes | str | Mapping[str, Any], plrm: bool) -> object:
-    try:
-        module = importlib.import_module("podnuma.cm.memorymanager.checkpoint")
-        decode = module.decode_memory_checkpoint
-    except (ImportError, AttributeError):
-        raise InputError("memory manager checkpoints are not supported by this build") from None
-    return decode(blob, pod_level_resource_managers=plrm)
+def _decode_memory_checkpoint(
+    blob: bytes | str | Mapping[str, Any], plrm: bool
+) -> MemoryCheckpointData:
+    return decode_memory_checkpoint(blob, pod_level_resource_managers=plrm)
 
 
 def _decode_cpu_checkpoint(blob: bytes | str | Mapping[str, Any], plrm: bool) -> object:
