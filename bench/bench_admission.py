@@ -10,7 +10,7 @@ Prints pods admitted per second, the median and 99th percentile admission
 time, and the removal rate. A benchmark, not a test: it asserts nothing
 about time.
 
-    python bench/bench_admission.py [--pods N] [--topology-policy POLICY]
+    python bench/bench_admission.py [--pods N] [--topology-policy POLICY] [--memory-static]
 """
 
 from __future__ import annotations
@@ -51,6 +51,9 @@ def main() -> None:
     ap.add_argument("--pods", type=int, default=1000)
     ap.add_argument("--topology-policy", default="none")
     ap.add_argument("--cpu-options", default="", help="e.g. full-pcpus-only=true")
+    ap.add_argument(
+        "--memory-static", action="store_true", help="memory manager policy Static"
+    )
     args = ap.parse_args()
 
     machine = load_node(
@@ -72,8 +75,13 @@ def main() -> None:
             "cpuManagerPolicyOptions": options,
             "reservedSystemCPUs": "0,128",
             "topologyManagerPolicy": args.topology_policy,
-            "topologyManagerPolicyOptions": (
-                {"max-allowable-numa-nodes": "8"} if args.topology_policy != "none" else {}
+            **(
+                {
+                    "memoryManagerPolicy": "Static",
+                    "reservedMemory": [{"numaNode": 0, "limits": {"memory": "100Mi"}}],
+                }
+                if args.memory_static
+                else {}
             ),
         }
     )
@@ -116,7 +124,10 @@ def main() -> None:
 
     admit_total = sum(admit_times)
     q = statistics.quantiles(admit_times, n=100)
-    print(f"node: 256 CPUs, 2 sockets, 8 NUMA nodes; topology policy {args.topology_policy}")
+    print(
+        f"node: 256 CPUs, 2 sockets, 8 NUMA nodes; topology policy {args.topology_policy}; "
+        f"memory manager {'Static' if args.memory_static else 'None'}"
+    )
     print(f"pods: {len(pods)} added ({admitted} admitted, {rejected} rejected), all removed")
     print(f"admission: {len(pods) / admit_total:,.0f} pods/s, "
           f"median {statistics.median(admit_times) * 1e6:,.0f} us, "

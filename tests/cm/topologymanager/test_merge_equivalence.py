@@ -30,7 +30,7 @@ def _distances() -> st.SearchStrategy[dict[int, list[int]]]:
     )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=500, deadline=None)
 @given(
     hints=st.lists(st.lists(_hint(), min_size=0, max_size=5), min_size=0, max_size=4),
     distances=_distances(),

@@ -255,15 +255,20 @@ class HintMerger:
         ``{default mask, not preferred}`` when nothing qualifies.
 
         Upstream folds ``compare`` over every permutation of the providers'
-        hints, in order. The sequence of merged hints produced below a given
-        provider depends only on a summary of the hints chosen before it
-        (the AND of their masks, and whether they are all preferred with one
-        common mask), so the fold over that subtree is memoised on (provider,
-        summary, current best). The result is the sequential fold's, exactly;
-        eight NUMA nodes and three providers offering every mask merge in
-        milliseconds instead of walking 16.5 million permutations.
+        hints. ``compare`` is a total order on (mask, preferred): preferred
+        hints first (by mask: narrowest, or closest); then non-preferred ones
+        whose width equals the target width, those narrower than it (wider
+        first), and those wider than it (narrower first), each ordered by
+        mask. Equal hints keep the earlier one and empty masks never win. So
+        the fold returns the best of the *distinct* merged hints, and these
+        are computed provider by provider as sets of summaries: "all
+        preferred, one common mask m" or "not preferred, AND-mask m". Eight
+        NUMA nodes and three providers offering every mask take milliseconds
+        instead of a walk over 16.6 million permutations; ``merge_naive`` is
+        the literal walk, and the tests check both agree.
         """
         default = self.numa_info.default_affinity_mask()
+        dmask = default.value
         lists = [
             [
                 (None if h.numa_node_affinity is None else h.numa_node_affinity.value, h.preferred)
@@ -272,45 +277,50 @@ class HintMerger:
             for hints in self.hints
         ]
         if any(not lst for lst in lists):
-            return TopologyHint(default, False)  # a provider with no hints: no permutation
-        n = len(lists)
-        hint_cache: dict[tuple[int, bool], TopologyHint] = {}
-        memo: dict[tuple[int, int, int, bool, TopologyHint | None], TopologyHint | None] = {}
+            return TopologyHint(default, False)  # a provider without hints: no permutation
+        none_yet = True  # every hint so far nil and preferred
+        common: set[int] = set()  # all preferred, every non-nil mask == m
+        masks: set[int] = set()  # not preferred, AND of the masks (default included)
+        for lst in lists:
+            n_none_yet = False
+            n_common: set[int] = set()
+            n_masks: set[int] = set()
+            affs_pref = {a for a, p in lst if a is not None and p}
+            affs = {a for a, _ in lst if a is not None}
+            nil_pref = any(a is None and p for a, p in lst)
+            nil_nonpref = any(a is None and not p for a, p in lst)
+            nonpref_affs = {a for a, p in lst if a is not None and not p}
+            if none_yet:
+                n_none_yet = n_none_yet or nil_pref
+                if nil_nonpref:
+                    n_masks.add(dmask)
+                n_common |= affs_pref
+                n_masks |= {dmask & a for a in nonpref_affs}
+            for m in common:
+                if nil_pref:
+                    n_common.add(m)
+                if nil_nonpref:
+                    n_masks.add(dmask & m)
+                if m in affs_pref:
+                    n_common.add(m)
+                n_masks |= {dmask & m & a for a in affs if a != m or a in nonpref_affs}
+            if masks:
+                if nil_pref or nil_nonpref:
+                    n_masks |= masks
+                n_masks |= {m & a for m in masks for a in affs}
+            none_yet, common, masks = n_none_yet, n_common, n_masks
 
-        def as_hint(mask: int, preferred: bool) -> TopologyHint:
-            key = (mask, preferred)
-            hint = hint_cache.get(key)
-            if hint is None:
-                hint = TopologyHint(BitMask.from_int(mask), preferred)
-                hint_cache[key] = hint
-            return hint
-
-        def fold(
-            i: int, mask: int, first: int, preferred: bool, current: TopologyHint | None
-        ) -> TopologyHint | None:
-            if i == n:
-                return self.compare(current, as_hint(mask, preferred))
-            key = (i, mask, first, preferred, current)
-            if key in memo:
-                return memo[key]
-            best = current
-            for aff, pref in lists[i]:
-                if aff is None:
-                    n_mask, n_first, n_pref = mask, first, preferred and pref
-                else:
-                    n_mask = mask & aff
-                    n_first = aff if first < 0 else first
-                    n_pref = preferred and pref and (first < 0 or aff == first)
-                if not n_pref:
-                    n_first = -2  # no longer matters: the merge cannot be preferred again
-                best = fold(i + 1, n_mask, n_first, n_pref, best)
-            memo[key] = best
-            return best
-
-        result = fold(0, default.value, -1, True, None)
-        if result is None:
+        candidates: list[tuple[int, bool]] = []
+        if none_yet:
+            candidates.append((dmask, True))
+        candidates += [(dmask & m, True) for m in common]
+        candidates += [(m, False) for m in masks]
+        best: TopologyHint | None = None
+        for mask, preferred in sorted(set(candidates)):
+            best = self.compare(best, TopologyHint(BitMask.from_int(mask), preferred))
+        if best is None:
             return TopologyHint(default, False)
-        return result
+        return best
 
     def merge_naive(self) -> TopologyHint:
         """The literal permutation walk (reference for tests)."""
