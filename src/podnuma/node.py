@@ -54,7 +54,14 @@ from podnuma.cm.topologymanager.policy import new_topology_policy
 from podnuma.errors import InputError
 from podnuma.machine.cpuset import CPUSet
 from podnuma.machine.topology import Machine
-from podnuma.results import ContainerResult, HintRecord, MemoryBlock, NodeSummary, StepResult
+from podnuma.results import (
+    ContainerResult,
+    HintRecord,
+    MemoryBlock,
+    NodeSummary,
+    PodAllocation,
+    StepResult,
+)
 
 __all__ = ["Node"]
 
@@ -283,7 +290,7 @@ class Node:
             reason=result.reason,
             message=None if result.message is None else pod_status_message(result.message),
             qos_class=qos,
-            pod_allocation=None,
+            pod_allocation=self._pod_allocation(pod.uid) if result.admit else None,
             containers=containers,
             default_cpuset=self.cpu.state.get_default_cpuset(),
             hints=_hint_records(trail),
@@ -331,7 +338,7 @@ class Node:
             reason=None,
             message=None,
             qos_class=qos,
-            pod_allocation=None,
+            pod_allocation=self._pod_allocation(rp.uid) if still is not None else None,
             containers=self._container_results(still) if still is not None else (),
             default_cpuset=self.cpu.state.get_default_cpuset(),
             container=container,
@@ -340,14 +347,21 @@ class Node:
     # -- what the containers get ----------------------------------------------
     def _container_results(self, rp: _RunningPod) -> tuple[ContainerResult, ...]:
         all_numa = tuple(self.machine.numa_ids())
-        kinds: dict[str, str] = {}
+        spec: dict[str, Container] = {}
         if rp.pod is not None:
             for c in (*rp.pod.init_containers, *rp.pod.containers):
-                kinds[c.name] = c.kind
+                spec[c.name] = c
         out: list[ContainerResult] = []
         for name in rp.live_containers():
-            exclusive = self.cpu.state.get_cpu_set(rp.uid, name)
-            cpus = exclusive if exclusive is not None else self._shared_cpus()
+            entry = self.cpu.state.get_cpu_set(rp.uid, name)
+            cpus = entry if entry is not None else self._shared_cpus()
+            container = spec.get(name)
+            if rp.pod is not None and container is not None:
+                isolation = self.cpu.get_resource_isolation_level(rp.pod, container)
+                quota_off = self.cpu.container_has_exclusive_cpus(rp.pod, container)
+            else:  # a pod known only from a checkpoint
+                isolation = "container" if entry is not None else "host"
+                quota_off = entry is not None
             hint: TopologyHint = self.topology.get_affinity(rp.uid, name)
             blocks = tuple(
                 MemoryBlock(b.type, tuple(sorted(b.numa_affinity)), b.size)
@@ -357,17 +371,29 @@ class Node:
             out.append(
                 ContainerResult(
                     name=name,
-                    type=kinds.get(name, "app"),  # type: ignore[arg-type]
+                    type=container.kind if container is not None else "app",
                     cpus=cpus,
                     mems=mems,
                     memory=blocks,
-                    isolation="container" if exclusive is not None else "host",
+                    isolation=isolation,  # type: ignore[arg-type]
                     devices=self.devices.devices_of(rp.uid, name),
                     topology_hint=hint,
-                    cpu_quota_disabled=exclusive is not None,
+                    cpu_quota_disabled=quota_off,
                 )
             )
         return tuple(out)
+
+    def _pod_allocation(self, uid: str) -> PodAllocation | None:
+        """The pod-level reservation: the pod's CPU set and memory blocks
+        (pod scope with pod-level resources), else ``None``."""
+        cpus = self.cpu.get_pod_cpus(uid)
+        blocks = tuple(
+            MemoryBlock(b.type, tuple(sorted(b.numa_affinity)), b.size)
+            for b in self.memory.get_pod_memory_blocks(uid)
+        )
+        if cpus is None and not blocks:
+            return None
+        return PodAllocation(cpus=cpus if cpus is not None else CPUSet(), memory=blocks)
 
     def _shared_cpus(self) -> CPUSet:
         """What a container without exclusive CPUs runs on: the default set,

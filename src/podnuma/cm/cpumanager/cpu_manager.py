@@ -4,8 +4,12 @@ Mirrors ``pkg/kubelet/cm/cpumanager/cpu_manager.go`` (v1.37): ``NewManager``
 (policy choice, reserved CPU count, error texts), ``Start`` (policy start,
 allocatable CPUs), ``Allocate`` / ``GetTopologyHints`` /
 ``GetPodTopologyHints`` (each garbage-collects stale state first),
-``RemoveContainer`` and ``removeStaleState``. The checkpoint file, the
-container map and the cgroup reconcile loop live at the edges.
+``AllocatePod``, ``RemoveContainer`` and ``removeStaleState``, plus the
+readers other kubelet parts use: ``GetResourceIsolationLevel``,
+``ContainerHasExclusiveCPUs`` / ``PodHasExclusiveCPUs`` (``pkg/kubelet/cm``,
+CFS quota) and the PodResources API view (``GetCPUs`` / ``GetPodCPUs``).
+The checkpoint file, the container map and the cgroup reconcile loop live at
+the edges.
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ from collections.abc import Set as AbstractSet
 from typing import Final, Protocol
 
 from podnuma.api.pod import Container, Pod
+from podnuma.api.qos import is_container_equivalent_qos_guaranteed
+from podnuma.api.resources import is_pod_level_resources_set
 from podnuma.cm.cpumanager.policy import AffinityStore, Policy, TopologyHints
 from podnuma.cm.cpumanager.policy_none import POLICY_NONE, new_none_policy
 from podnuma.cm.cpumanager.policy_options import GateReader
@@ -24,12 +30,14 @@ from podnuma.cm.topologymanager.hint import EMPTY_HINT, TopologyHint
 from podnuma.errors import KubeletStartupError
 from podnuma.machine.cpuset import EMPTY, CPUSet
 from podnuma.machine.topology import CPUTopology
+from podnuma.results import Isolation
 
 __all__ = [
     "ActiveContainers",
     "CPUManager",
     "active_containers_of",
     "new_cpu_manager",
+    "resources_qualify_for_exclusive_cpus",
 ]
 
 # pod UID -> names of the pod's containers (init, sidecar and app)
@@ -39,6 +47,18 @@ _ERR_NO_RESERVATION: Final = "[cpumanager] unable to determine reserved CPU reso
 _ERR_ZERO_RESERVATION: Final = (
     "[cpumanager] the static policy requires systemreserved.cpu + kubereserved.cpu to be greater than zero"
 )
+
+
+_GATE_POD_LEVEL_RESOURCE_MANAGERS: Final = "PodLevelResourceManagers"
+
+
+def resources_qualify_for_exclusive_cpus(container: Container) -> bool:
+    """``resourcesQualifyForExclusiveCPUs``: requests equal limits for cpu and
+    memory, and the cpu limit is a whole number of CPUs."""
+    if not is_container_equivalent_qos_guaranteed(container):
+        return False
+    limit = container.limits.get("cpu")
+    return limit is not None and limit.value() * 1000 == limit.milli_value()
 
 
 def active_containers_of(pods: Iterable[Pod]) -> dict[str, set[str]]:
@@ -51,7 +71,8 @@ class CPUManager:
 
     ``active_pods`` plays ``ActivePodsFunc`` (with sources ready): when
     given, stale state is collected before every allocation and hint
-    request; when ``None``, never (sources not ready).
+    request; when ``None``, never (sources not ready). ``gates`` are the
+    feature gates (default: the policy's, else all off).
     """
 
     def __init__(
@@ -61,7 +82,11 @@ class CPUManager:
         topology: CPUTopology,
         *,
         active_pods: Callable[[], ActiveContainers] | None = None,
+        gates: GateReader | None = None,
     ) -> None:
+        if gates is None:
+            gates = getattr(policy, "gates", None)
+        self.gates: GateReader | None = gates
         self.policy = policy
         self.state = state
         self.topology = topology
@@ -95,9 +120,7 @@ class CPUManager:
     def allocate_pod(self, pod: Pod, *, active: ActiveContainers | None = None) -> None:
         """``AllocatePod`` (pod-level resource managers)."""
         self.remove_stale_state(active)
-        allocate_pod = getattr(self.policy, "allocate_pod", None)
-        if allocate_pod is not None:
-            allocate_pod(self.state, pod)
+        self.policy.allocate_pod(self.state, pod)
 
     def remove_container(self, pod_uid: str, container_name: str) -> None:
         """``RemoveContainer`` by (pod, container) reference."""
@@ -149,7 +172,74 @@ class CPUManager:
     get_cpu_affinity = get_cpu_set_or_default
 
     def get_exclusive_cpus(self, pod_uid: str, container_name: str) -> CPUSet:
+        """``GetExclusiveCPUs``: the container's entry -- for a pod-level pod
+        that may be its pod's shared pool (see the isolation level)."""
         cset = self.state.get_cpu_set(pod_uid, container_name)
+        return EMPTY if cset is None else cset
+
+    def get_pod_cpus(self, pod_uid: str) -> CPUSet | None:
+        """The pod-level CPU set (``None`` when the pod has none)."""
+        return self.state.get_pod_cpu_set(pod_uid)
+
+    # -- pod-level views ---------------------------------------------------
+    def _pod_level_gate(self) -> bool:
+        return self.gates is not None and self.gates.enabled(_GATE_POD_LEVEL_RESOURCE_MANAGERS)
+
+    def get_resource_isolation_level(self, pod: Pod, container: Container) -> Isolation:
+        """``GetResourceIsolationLevel``: ``host`` without a CPU entry (node
+        shared pool), ``pod`` for a pod-level pod's container that does not
+        qualify for exclusive CPUs (it runs in the pod's shared pool),
+        ``container`` otherwise (exclusive CPUs)."""
+        if self.state.get_cpu_set(pod.uid, container.name) is None:
+            return "host"
+        if (
+            self._pod_level_gate()
+            and is_pod_level_resources_set(pod)
+            and not resources_qualify_for_exclusive_cpus(container)
+        ):
+            return "pod"
+        return "container"
+
+    def container_has_exclusive_cpus(self, pod: Pod, container: Container) -> bool:
+        """``ContainerHasExclusiveCPUs`` (the container's CFS quota is lifted):
+        a non-empty entry that is the container's own (a pod-level pod's
+        shared pool does not count)."""
+        if self.get_exclusive_cpus(pod.uid, container.name).is_empty():
+            return False
+        if self._pod_level_gate() and is_pod_level_resources_set(pod):
+            return self.get_resource_isolation_level(pod, container) == "container"
+        return True
+
+    def pod_has_exclusive_cpus(self, pod: Pod) -> bool:
+        """``PodHasExclusiveCPUs`` (the pod cgroup's CFS quota is lifted).
+
+        Classic pods: some container has exclusive CPUs. Pod-level pods: some
+        container is container-isolated and none runs in the pod's shared
+        pool (the rule for pod-level pods is inferred from upstream's tests).
+        """
+        containers = (*pod.init_containers, *pod.containers)
+        if self._pod_level_gate() and is_pod_level_resources_set(pod):
+            levels = [
+                self.get_resource_isolation_level(pod, c)
+                for c in containers
+                if not self.get_exclusive_cpus(pod.uid, c.name).is_empty()
+            ]
+            return "container" in levels and "pod" not in levels
+        return any(not self.get_exclusive_cpus(pod.uid, c.name).is_empty() for c in containers)
+
+    def podresources_container_cpus(self, pod: Pod, container: Container) -> CPUSet:
+        """PodResources ``GetCPUs``: only the container's exclusive CPUs; a
+        container in its pod's or the node's shared pool reports none."""
+        if self.get_resource_isolation_level(pod, container) != "container":
+            return EMPTY
+        return self.get_exclusive_cpus(pod.uid, container.name)
+
+    def podresources_pod_cpus(self, pod: Pod) -> CPUSet:
+        """PodResources ``GetPodCPUs``: the pod-level reservation, reported
+        only for pod-level pods with ``PodLevelResourceManagers`` on."""
+        if not (self._pod_level_gate() and is_pod_level_resources_set(pod)):
+            return EMPTY
+        cset = self.state.get_pod_cpu_set(pod.uid)
         return EMPTY if cset is None else cset
 
 
@@ -248,7 +338,7 @@ def new_cpu_manager(
             raise KubeletStartupError(f"new static policy error: {exc}") from None
     else:
         raise KubeletStartupError(f'unknown policy: "{policy_name}"')
-    manager = CPUManager(policy, state, topology, active_pods=active_pods)
+    manager = CPUManager(policy, state, topology, active_pods=active_pods, gates=gates)
     if start:
         manager.start()
     return manager

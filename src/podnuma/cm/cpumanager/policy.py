@@ -123,6 +123,11 @@ class Policy(Protocol):
     def allocate(self, state: CPUManagerState, pod: Pod, container: Container) -> None:
         """Assign CPUs to a container; ``CPUManagerAdmissionError`` on failure."""
 
+    def allocate_pod(self, state: CPUManagerState, pod: Pod) -> None:
+        """Pod-level allocation (``AllocatePod``); raises
+        ``CPUManagerAdmissionError`` or
+        ``podnuma.cm.admission.EmptyPodSharedPoolError`` on failure."""
+
     def remove_container(self, state: CPUManagerState, pod_uid: str, container_name: str) -> None: ...
 
     def get_topology_hints(

@@ -38,6 +38,10 @@ class NonePolicy:
     def allocate(self, state: CPUManagerState, pod: Pod, container: Container) -> None:
         return None
 
+    def allocate_pod(self, state: CPUManagerState, pod: Pod) -> None:
+        """``AllocatePod``: nothing to do."""
+        return None
+
     def remove_container(self, state: CPUManagerState, pod_uid: str, container_name: str) -> None:
         return None
 
