@@ -48,12 +48,19 @@ from podnuma.cm.memorymanager.checkpoint import (
     memory_checkpoint_object,
 )
 from podnuma.cm.memorymanager.memory_manager import new_memory_manager
+from podnuma.cm.memorymanager.state import Block
 from podnuma.cm.topologymanager.hint import TopologyHint
 from podnuma.cm.topologymanager.manager import HintTrail, ProviderHints, TopologyManager
 from podnuma.cm.topologymanager.policy import new_topology_policy
 from podnuma.errors import InputError
 from podnuma.machine.cpuset import CPUSet
 from podnuma.machine.topology import Machine
+from podnuma.podresources import (
+    ContainerDevices,
+    ContainerMemory,
+    ContainerResources,
+    PodResources,
+)
 from podnuma.results import (
     ContainerResult,
     HintRecord,
@@ -294,6 +301,7 @@ class Node:
             containers=containers,
             default_cpuset=self.cpu.state.get_default_cpuset(),
             hints=_hint_records(trail),
+            pod_resources=self.pod_resources(),
         )
 
     def remove_container(self, ref: str, container: str, index: int) -> StepResult:
@@ -342,6 +350,7 @@ class Node:
             containers=self._container_results(still) if still is not None else (),
             default_cpuset=self.cpu.state.get_default_cpuset(),
             container=container,
+            pod_resources=self.pod_resources(),
         )
 
     # -- what the containers get ----------------------------------------------
@@ -379,6 +388,50 @@ class Node:
                     devices=self.devices.devices_of(rp.uid, name),
                     topology_hint=hint,
                     cpu_quota_disabled=quota_off,
+                )
+            )
+        return tuple(out)
+
+    def pod_resources(self) -> tuple[PodResources, ...]:
+        """What the PodResources API ``List`` reports now: every active pod,
+        each container's exclusive CPUs, memory and devices, and the pod-level
+        reservation of pod-level pods (``podresources`` module docstring)."""
+        out: list[PodResources] = []
+        for rp in self._running.values():
+            pod = rp.pod
+            if pod is None:
+                continue  # known only from a checkpoint: no name to report
+            containers: list[ContainerResources] = []
+            for c in (*pod.init_containers, *pod.containers):
+                if c.name in rp.removed:
+                    continue
+                numa = self.machine
+                containers.append(
+                    ContainerResources(
+                        name=c.name,
+                        cpu_ids=self.cpu.podresources_container_cpus(pod, c),
+                        memory=tuple(
+                            _container_memory(b)
+                            for b in self.memory.podresources_container_memory(pod, c)
+                        ),
+                        devices=tuple(
+                            ContainerDevices(
+                                res, ids, _device_numa(numa, res, ids)
+                            )
+                            for res, ids in sorted(self.devices.devices_of(rp.uid, c.name).items())
+                        ),
+                    )
+                )
+            out.append(
+                PodResources(
+                    name=pod.name,
+                    namespace=pod.namespace,
+                    uid=pod.uid,
+                    containers=tuple(containers),
+                    cpu_ids=self.cpu.podresources_pod_cpus(pod),
+                    memory=tuple(
+                        _container_memory(b) for b in self.memory.podresources_pod_memory(pod)
+                    ),
                 )
             )
         return tuple(out)
@@ -472,6 +525,20 @@ def _allocatable(
                 mem = mem - cap
         out["memory"] = mem if mem >= zero else zero
     return out
+
+
+def _container_memory(block: Block) -> ContainerMemory:
+    return ContainerMemory(block.type, block.size, tuple(sorted(block.numa_affinity)))
+
+
+def _device_numa(machine: Machine, resource: str, ids: tuple[str, ...]) -> tuple[int, ...]:
+    """The NUMA nodes of the devices (their union), as the topology field."""
+    wanted = set(ids)
+    nodes: set[int] = set()
+    for dev in machine.devices.get(resource, ()):
+        if dev.id in wanted:
+            nodes.update(dev.numa_nodes)
+    return tuple(sorted(nodes))
 
 
 def _hint_records(trail: HintTrail) -> tuple[HintRecord, ...]:

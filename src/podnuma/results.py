@@ -13,6 +13,7 @@ from typing import Literal
 
 from podnuma.cm.topologymanager.hint import TopologyHint
 from podnuma.machine.cpuset import CPUSet
+from podnuma.podresources import PodResources
 
 __all__ = [
     "MemoryBlock",
@@ -84,6 +85,7 @@ class StepResult:
     default_cpuset: CPUSet
     container: str | None = None  # the container a removeContainer step names
     hints: tuple[HintRecord, ...] = ()
+    pod_resources: tuple[PodResources, ...] = ()  # the PodResources API List after the step
 
 
 @dataclass(frozen=True)

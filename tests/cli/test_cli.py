@@ -27,8 +27,13 @@ from ..scenario.helpers import base, pod, write
 STEP_KEYS = [
     "index", "op", "pod", "podUID", "admitted", "reason", "message", "qosClass",
     "podAllocation", "containers", "defaultCpuSet",
+    # extensions of the contract (added keys, never changed ones)
+    "providerHints", "podResources",
 ]
-CONTAINER_KEYS = ["name", "type", "cpus", "mems", "isolation", "memory", "devices", "topologyHint"]
+CONTAINER_KEYS = [
+    "name", "type", "cpus", "mems", "isolation", "memory", "devices", "topologyHint",
+    "cpuQuotaDisabled",
+]
 
 
 def simulate(path: Path, *args: str) -> Any:

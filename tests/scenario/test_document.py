@@ -87,6 +87,7 @@ def test_document() -> None:
         "name": "init", "type": "init", "cpus": "1-2", "mems": [0], "isolation": "container",
         "memory": [{"type": "memory", "numaNodes": [0], "size": 2 * GI}], "devices": {},
         "topologyHint": {"numaNodes": [0], "preferred": True},
+        "cpuQuotaDisabled": False,
     }
     # device ids keep the allocation order; resources are sorted
     assert list(app["devices"].items()) == [("a.io/nic", ["n0"]), ("example.com/gpu", ["gpu1", "gpu0"])]

@@ -17,6 +17,7 @@ import yaml
 from podnuma.cm.topologymanager.hint import EMPTY_HINT
 from podnuma.results import (
     ContainerResult,
+    HintRecord,
     MemoryBlock,
     NodeSummary,
     PodAllocation,
@@ -59,6 +60,7 @@ def _container(c: ContainerResult) -> dict[str, Any]:
         "memory": _memory(c.memory),
         "devices": {res: list(ids) for res, ids in sorted(c.devices.items())},
         "topologyHint": hint.to_json(),
+        "cpuQuotaDisabled": c.cpu_quota_disabled,
     }
 
 
@@ -79,7 +81,21 @@ def step_document(step: StepResult) -> dict[str, Any]:
     out["podAllocation"] = _pod_allocation(step.pod_allocation)
     out["containers"] = [_container(c) for c in step.containers]
     out["defaultCpuSet"] = str(step.default_cpuset)
+    out["providerHints"] = [_hint_record(h) for h in step.hints]
+    out["podResources"] = [p.to_json() for p in step.pod_resources]
     return out
+
+
+def _hint_record(h: HintRecord) -> dict[str, Any]:
+    """One hint provider's answer as the topology manager received it:
+    ``hints`` is ``null`` for Go's nil (no preference), ``[]`` for an empty
+    list (no placement possible)."""
+    return {
+        "container": h.container,
+        "provider": h.provider,
+        "resource": h.resource or None,
+        "hints": None if h.hints is None else [x.to_json() for x in h.hints],
+    }
 
 
 def build_document(result: RunResult) -> dict[str, Any]:
