@@ -132,8 +132,11 @@ def _steps_table(result: RunResult) -> Table:
     table.add_column("#", justify="right", no_wrap=True)
     table.add_column("pod", no_wrap=True)
     table.add_column("admission", no_wrap=True)
-    table.add_column("container", min_width=13, overflow="fold")
-    table.add_column("CPUs", min_width=17, overflow="fold")
+    # Narrow minimums for the folding columns: on a wide node (four NUMA
+    # nodes, long reasons) the no-wrap columns must still fit the plain
+    # 120-column output, the hint column last among them.
+    table.add_column("container", min_width=11, overflow="fold")
+    table.add_column("CPUs", min_width=11, overflow="fold")
     table.add_column("isolation", no_wrap=True)
     table.add_column("mems", no_wrap=True)
     table.add_column("memory", min_width=9, overflow="fold")

@@ -6,8 +6,9 @@ Mirrors ``pkg/kubelet/cm/memorymanager/memory_manager.go`` (kubelet v1.37):
 from the checkpoint with its policy check, then the policy's ``Start``),
 ``Allocate`` / ``GetTopologyHints`` / ``GetPodTopologyHints`` (each
 garbage-collects stale state first), ``AddContainer``'s release of finished
-init containers, ``RemoveContainer``, ``removeStaleState`` and
-``GetMemoryNUMANodes``. The checkpoint file itself is ``checkpoint.py``.
+init containers, ``RemoveContainer``, ``removeStaleState``,
+``GetMemoryNUMANodes``, ``AllocatePod`` and the PodResources readers
+``GetMemory`` / ``GetPodMemory`` (KEP-5526). The checkpoint file itself is ``checkpoint.py``.
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ from typing import Final, Protocol
 
 from podnuma.api.kubeletconfig import KubeletConfig, ReservedMemory, node_allocatable_reservation
 from podnuma.api.pod import Container, Pod
+from podnuma.api.qos import is_container_equivalent_qos_guaranteed
 from podnuma.api.quantity import Quantity
+from podnuma.api.resources import is_pod_level_resources_set
 from podnuma.cm.memorymanager.checkpoint import (
     MemoryCheckpointData,
     check_policy,
@@ -195,12 +198,10 @@ class MemoryManager:
 
     def allocate_pod(self, pod: Pod) -> None:
         """``AllocatePod`` (pod-level resource managers, KEP-5526): stale
-        state first, then the policy's pod-level allocation when it has one
-        (podnuma's Static policy does not implement it yet)."""
+        state first, then the policy's pod-level allocation. Raises
+        ``EmptyPodSharedPoolError`` or ``MemoryManagerError``."""
         self.remove_stale_state()
-        allocate_pod = getattr(self.policy, "allocate_pod", None)
-        if allocate_pod is not None:
-            allocate_pod(self.state, pod)
+        self.policy.allocate_pod(self.state, pod)
 
     # -- container lifecycle ------------------------------------------------------
     def add_container(self, pod: Pod, container: Container) -> None:
@@ -236,7 +237,27 @@ class MemoryManager:
         return self.state.get_memory_blocks(pod_uid, container_name) or []
 
     def get_pod_memory_blocks(self, pod_uid: str) -> list[Block]:
+        """The pod-level reservation (empty when the pod has none)."""
         return self.state.get_pod_memory_blocks(pod_uid) or []
+
+    def _pod_level(self, pod: Pod) -> bool:
+        return self.gates.enabled(GATE_POD_LEVEL_RESOURCE_MANAGERS) and is_pod_level_resources_set(pod)
+
+    def podresources_container_memory(self, pod: Pod, container: Container) -> list[Block]:
+        """PodResources ``GetMemory``: only memory the container holds alone.
+        A pod-level pod's container that does not qualify for exclusive
+        memory (it runs in the pod's shared pool) reports none, so the pod's
+        memory is not counted twice."""
+        if self._pod_level(pod) and not is_container_equivalent_qos_guaranteed(container):
+            return []
+        return self.get_memory_blocks(pod.uid, container.name)
+
+    def podresources_pod_memory(self, pod: Pod) -> list[Block]:
+        """PodResources ``GetPodMemory``: the pod-level reservation, reported
+        only for pod-level pods with ``PodLevelResourceManagers`` on."""
+        if not self._pod_level(pod):
+            return []
+        return self.get_pod_memory_blocks(pod.uid)
 
     def get_memory_numa_nodes(self, pod: Pod, container: Container) -> set[int] | None:
         """``GetMemoryNUMANodes``: the NUMA nodes of the container's blocks,

@@ -48,6 +48,10 @@ class Policy(Protocol):
     def allocate(self, state: MemoryManagerState, pod: Pod, container: Container) -> None:
         """Pin the container's memory; ``MemoryManagerError`` on failure."""
 
+    def allocate_pod(self, state: MemoryManagerState, pod: Pod) -> None:
+        """Pin a pod-level pod's budget (``AllocatePod``, KEP-5526); raises
+        ``EmptyPodSharedPoolError`` or ``MemoryManagerError``."""
+
     def remove_container(self, state: MemoryManagerState, pod_uid: str, container_name: str) -> None: ...
 
     def get_topology_hints(

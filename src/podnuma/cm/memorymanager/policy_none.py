@@ -29,6 +29,9 @@ class NonePolicy:
     def allocate(self, state: MemoryManagerState, pod: Pod, container: Container) -> None:
         return None
 
+    def allocate_pod(self, state: MemoryManagerState, pod: Pod) -> None:
+        return None
+
     def remove_container(self, state: MemoryManagerState, pod_uid: str, container_name: str) -> None:
         return None
 

@@ -9,11 +9,16 @@ for classic (container-level) pods: ``NewPolicyStatic``, ``Start`` /
 (``getPodReusableMemory``, ``updatePodReusableMemory``,
 ``updateInitContainersMemoryBlocks``) and ``getPodRequestedResources``.
 
-The pod-level resource managers (KEP-5526) touch this policy in a few places
-(``getContainerRequestedResources`` eligibility, the pod-level branch of
-``getPodRequestedResources``, ``validatePodScopeResources``, pod entries in
-``validateState`` and ``RemoveContainer``); those are here, ``AllocatePod``
-is not.
+The pod-level resource managers (KEP-5526): ``getContainerRequestedResources``
+eligibility, the pod-level branch of ``getPodRequestedResources``,
+``validatePodScopeResources``, ``AllocatePod`` (one NUMA-aligned reservation
+of the pod budget, then exclusive blocks for the qualifying containers and
+the pod shared pool for the others), the pod-level path of
+``GetPodTopologyHints``, pod entries in ``validateState`` and
+``RemoveContainer``. Two v1.37 fixes are followed: a pod whose pod-level
+allocation was restored from the checkpoint keeps it on re-admission
+(kubernetes#141077), and its pod-scope hint is regenerated from the pod-level
+blocks (kubernetes#141070).
 
 Go iterates maps in random order where upstream ranges over a request map;
 podnuma uses the container's resource order (sorted by name), so blocks come
@@ -34,6 +39,7 @@ from podnuma.api.qos import (
 )
 from podnuma.api.quantity import Quantity
 from podnuma.api.resources import is_pod_level_resources_set
+from podnuma.cm.admission import EmptyPodSharedPoolError
 from podnuma.cm.memorymanager.policy import AffinityStore, MemoryManagerError, TopologyHints
 from podnuma.cm.memorymanager.state import (
     RESOURCE_MEMORY,
@@ -506,6 +512,12 @@ class StaticPolicy:
                 return {name: [] for name in requested}
         if not requested:
             return None
+        if _pod_level(pod, self.gates):
+            # kubernetes#141070: a restored pod-level pod regenerates its hint
+            # from the pod-level blocks, which hold the whole budget
+            pod_blocks = state.get_pod_memory_blocks(pod.uid)
+            if pod_blocks is not None:
+                return _regenerate_hints(pod_blocks, requested)
         for ctr in pod.all_containers():
             blocks = state.get_memory_blocks(pod.uid, ctr.name)
             if blocks is not None:
@@ -525,7 +537,8 @@ class StaticPolicy:
             if not ctr.is_sidecar:
                 if reqs:
                     for name, total in totals.items():
-                        pool = total - long_running.get(name, 0)
+                        # uint64 arithmetic: sidecars above the budget wrap (upstream quirk)
+                        pool = (total - long_running.get(name, 0)) & _U64
                         if reqs.get(name, 0) > pool:
                             raise MemoryManagerError(
                                 f"pod rejected, largest exclusive init container requests "
@@ -581,21 +594,17 @@ class StaticPolicy:
         return find_best_hint(filtered)
 
     # -- allocation --------------------------------------------------------------
-    def allocate(self, state: MemoryManagerState, pod: Pod, container: Container) -> None:
-        """``Allocate`` (idempotent). Raises ``MemoryManagerError``."""
-        if self._qos(pod) != GUARANTEED:
-            return
-        if self._skips_pod_level(pod):
-            return
-        existing = state.get_memory_blocks(pod.uid, container.name)
-        if existing is not None:
-            # re-admission: kept as is, even if the request changed
-            self._update_pod_reusable_memory(pod, container, existing)
-            return
-
-        hint = self.affinity.get_affinity(pod.uid, container.name)
-        requested = get_container_requested_resources(pod, container, self.gates)
-        machine_state = state.get_machine_state()
+    def _affinity_for(
+        self,
+        machine_state: Mapping[int, NUMANodeState],
+        pod: Pod,
+        requested: Mapping[str, int],
+        hint: TopologyHint,
+    ) -> BitMask:
+        """The NUMA mask ``Allocate`` and ``AllocatePod`` pin to: the stored
+        hint, the default hint when it has no affinity, extended until the
+        request fits, refused when it mixes single- and multi-NUMA
+        allocations. Raises ``MemoryManagerError``."""
         best = hint
         if best.numa_node_affinity is None:
             default = self._get_default_hint(machine_state, pod, requested)
@@ -614,6 +623,24 @@ class StaticPolicy:
             mask = best.numa_node_affinity
         if is_affinity_violating_numa_allocations(machine_state, mask):
             raise MemoryManagerError(ERR_VIOLATES_ALLOCATIONS)
+        return mask
+
+    def allocate(self, state: MemoryManagerState, pod: Pod, container: Container) -> None:
+        """``Allocate`` (idempotent). Raises ``MemoryManagerError``."""
+        if self._qos(pod) != GUARANTEED:
+            return
+        if self._skips_pod_level(pod):
+            return
+        existing = state.get_memory_blocks(pod.uid, container.name)
+        if existing is not None:
+            # re-admission: kept as is, even if the request changed
+            self._update_pod_reusable_memory(pod, container, existing)
+            return
+
+        hint = self.affinity.get_affinity(pod.uid, container.name)
+        requested = get_container_requested_resources(pod, container, self.gates)
+        machine_state = state.get_machine_state()
+        mask = self._affinity_for(machine_state, pod, requested, hint)
 
         bits = mask.bits()
         blocks: list[Block] = []
@@ -626,6 +653,91 @@ class StaticPolicy:
         state.set_machine_state(machine_state)
         state.set_memory_blocks(pod.uid, container.name, blocks)
         self._update_init_containers_memory_blocks(state, pod, container, blocks)
+
+    def allocate_pod(self, state: MemoryManagerState, pod: Pod) -> None:
+        """``AllocatePod`` (pod-level resource managers, pod scope).
+
+        One reservation of the pod's ``spec.resources`` memory and hugepages
+        on the NUMA node(s) of the pod's hint (extended when too small), the
+        pod entry, then a block list for every container: a qualifying
+        container (Guaranteed-equivalent) gets blocks of its own requests; a
+        shared regular init container gets the budget minus the exclusive
+        sidecars declared before it; every other container gets the pod
+        shared pool (budget minus the exclusive sidecars and app
+        containers). Only the pod blocks count in the machine state.
+
+        Raises ``EmptyPodSharedPoolError`` (validation) or
+        ``MemoryManagerError`` (no NUMA affinity fits: admission reports
+        ``UnexpectedAdmissionError``); a failure leaves the state unchanged.
+        """
+        if self._qos(pod) != GUARANTEED:
+            return
+        if not _pod_level(pod, self.gates) or self._skips_pod_level(pod):
+            # the topology manager only calls AllocatePod for these pods
+            return
+        try:
+            totals = get_pod_requested_resources(pod, self.gates)
+        except MemoryManagerError:
+            return  # upstream logs the error and pins nothing
+        if state.get_pod_memory_blocks(pod.uid) is not None:
+            # kubernetes#141077: a restored pod-level allocation is kept as it
+            # is (pod entry, container blocks and machine state untouched)
+            return
+        try:
+            self.validate_pod_scope_resources(pod)
+        except MemoryManagerError as err:
+            raise EmptyPodSharedPoolError(str(err)) from None
+
+        containers = pod.all_containers()
+        if not containers:
+            return
+        machine_state = state.get_machine_state()
+        # pod scope stores the same hint for every container: read the first one's
+        hint = self.affinity.get_affinity(pod.uid, containers[0].name)
+        mask = self._affinity_for(machine_state, pod, totals, hint)
+        bits = mask.bits()
+
+        exclusive: dict[str, list[Block]] = {}
+        sidecars: dict[str, int] = {}
+        for ctr in pod.init_containers:
+            reqs = get_container_requested_resources(pod, ctr, self.gates)
+            if not reqs:
+                if ctr.is_sidecar:
+                    continue  # gets the pod shared pool below
+                # a shared regular init container: the budget minus the
+                # exclusive sidecars declared so far (uint64, as upstream)
+                exclusive[ctr.name] = [
+                    Block(bits, name, size)
+                    for name, total in totals.items()
+                    if (size := (total - sidecars.get(name, 0)) & _U64) > 0
+                ]
+                continue
+            exclusive[ctr.name] = [Block(bits, name, size) for name, size in reqs.items() if size > 0]
+            if ctr.is_sidecar:
+                for name, size in reqs.items():
+                    sidecars[name] = sidecars.get(name, 0) + size
+        # exclusive regular init containers are not subtracted: their memory
+        # is reused by the app containers
+        pool = {name: (total - sidecars.get(name, 0)) & _U64 for name, total in totals.items()}
+        for ctr in pod.containers:
+            reqs = get_container_requested_resources(pod, ctr, self.gates)
+            if not reqs:
+                continue  # gets the pod shared pool below
+            blocks: list[Block] = []
+            for name, size in reqs.items():
+                if size > 0:
+                    blocks.append(Block(bits, name, size))
+                    # a type missing from the budget wraps below zero (upstream quirk)
+                    pool[name] = (pool.get(name, 0) - size) & _U64
+            exclusive[ctr.name] = blocks
+        shared = [Block(bits, name, pool[name]) for name in sorted(pool) if pool[name] > 0]
+
+        state.set_pod_memory_blocks(pod.uid, [Block(bits, name, size) for name, size in totals.items()])
+        for name, size in totals.items():
+            _update_machine_state(machine_state, bits, name, size)
+        for ctr in containers:
+            state.set_memory_blocks(pod.uid, ctr.name, exclusive.get(ctr.name, shared))
+        state.set_machine_state(machine_state)
 
     def remove_container(self, state: MemoryManagerState, pod_uid: str, container_name: str) -> None:
         """``RemoveContainer`` (idempotent): free the container's blocks; a
