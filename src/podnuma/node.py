@@ -65,6 +65,7 @@ from podnuma.results import (
     ContainerResult,
     HintRecord,
     MemoryBlock,
+    MergedHint,
     NodeSummary,
     PodAllocation,
     StepResult,
@@ -266,11 +267,14 @@ class Node:
         finally:
             self._admitting = None
         requests = pod_requests(pod, pod_level_resources=self._pod_level)
+        failed = trail.failed
         if result.admit:
             others = [rp.requests for uid, rp in self._running.items() if uid != pod.uid]
             result = fits_node_allocatable(
                 requests, others, self.allocatable, max_pods=DEFAULT_MAX_PODS
             )
+            if not result.admit:
+                failed = ("nodeAllocatable", None)
         if result.admit:
             names = [c.name for c in (*pod.init_containers, *pod.containers)]
             self._running[pod.uid] = _RunningPod(
@@ -302,6 +306,9 @@ class Node:
             default_cpuset=self.cpu.state.get_default_cpuset(),
             hints=_hint_records(trail),
             pod_resources=self.pod_resources(),
+            merged=tuple(MergedHint(c, h, a) for c, h, a in trail.merged),
+            failed_stage=None if result.admit or failed is None else failed[0],
+            failed_container=None if result.admit or failed is None else failed[1],
         )
 
     def remove_container(self, ref: str, container: str, index: int) -> StepResult:

@@ -20,6 +20,7 @@ __all__ = [
     "ContainerResult",
     "PodAllocation",
     "HintRecord",
+    "MergedHint",
     "StepResult",
     "NodeSummary",
 ]
@@ -70,6 +71,16 @@ class HintRecord:
     hints: tuple[TopologyHint, ...] | None
 
 
+@dataclass(frozen=True, slots=True)
+class MergedHint:
+    """The topology manager's merge for a container (``None`` = the pod, in
+    pod scope): the best hint and whether the policy admits it."""
+
+    container: str | None
+    hint: TopologyHint
+    admit: bool
+
+
 @dataclass(frozen=True)
 class StepResult:
     index: int
@@ -86,6 +97,12 @@ class StepResult:
     container: str | None = None  # the container a removeContainer step names
     hints: tuple[HintRecord, ...] = ()
     pod_resources: tuple[PodResources, ...] = ()  # the PodResources API List after the step
+    merged: tuple[MergedHint, ...] = ()
+    # Where a rejection happened: "topology" (merged hint refused),
+    # "allocate:<provider>" (a manager's allocation failed) or
+    # "nodeAllocatable" (the predicate fit); None when admitted.
+    failed_stage: str | None = None
+    failed_container: str | None = None
 
 
 @dataclass(frozen=True)

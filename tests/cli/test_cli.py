@@ -28,7 +28,7 @@ STEP_KEYS = [
     "index", "op", "pod", "podUID", "admitted", "reason", "message", "qosClass",
     "podAllocation", "containers", "defaultCpuSet",
     # extensions of the contract (added keys, never changed ones)
-    "providerHints", "podResources",
+    "providerHints", "mergedHints", "rejectedAt", "podResources",
 ]
 CONTAINER_KEYS = [
     "name", "type", "cpus", "mems", "isolation", "memory", "devices", "topologyHint",

@@ -82,6 +82,14 @@ def step_document(step: StepResult) -> dict[str, Any]:
     out["containers"] = [_container(c) for c in step.containers]
     out["defaultCpuSet"] = str(step.default_cpuset)
     out["providerHints"] = [_hint_record(h) for h in step.hints]
+    out["mergedHints"] = [
+        {"container": m.container, "hint": m.hint.to_json(), "admit": m.admit} for m in step.merged
+    ]
+    out["rejectedAt"] = (
+        None
+        if step.failed_stage is None
+        else {"stage": step.failed_stage, "container": step.failed_container}
+    )
     out["podResources"] = [p.to_json() for p in step.pod_resources]
     return out
 

@@ -85,6 +85,10 @@ class HintTrail:
 
     provider_hints: list[tuple[str | None, str, ProviderHints]] = field(default_factory=list)
     merged: list[tuple[str | None, TopologyHint, bool]] = field(default_factory=list)
+    # Where admission stopped: ("topology", container) when the policy
+    # refused the merged hint, ("allocate:<provider>", container) when a
+    # provider's Allocate/AllocatePod failed (container None = the pod).
+    failed: tuple[str, str | None] | None = None
 
 
 def _all_containers(pod: Pod) -> Sequence[Container]:
@@ -142,24 +146,25 @@ class TopologyManager:
         """The resource-allocation admit handler (``manager.Admit``)."""
         trail = trail if trail is not None else HintTrail()
         if self.policy is None:
-            return self._admit_none(pod)
+            return self._admit_none(pod, trail)
         if self.scope == SCOPE_POD:
             if self.pod_level_resource_managers and is_pod_level_resources_set(pod):
                 return self._admit_pod_level(pod, self.policy, trail)
             return self._admit_pod_scope(pod, self.policy, trail)
         return self._admit_container_scope(pod, self.policy, trail)
 
-    def _allocate(self, pod: Pod, container: Container) -> BaseException | None:
+    def _allocate(self, pod: Pod, container: Container, trail: HintTrail) -> BaseException | None:
         for provider in self.providers:
             try:
                 provider.allocate(pod, container)
             except Exception as err:  # noqa: BLE001 - every provider error is an admission result
+                trail.failed = (f"allocate:{provider.provider_name}", container.name)
                 return err
         return None
 
-    def _admit_none(self, pod: Pod) -> AdmitResult:
+    def _admit_none(self, pod: Pod, trail: HintTrail) -> AdmitResult:
         for container in _all_containers(pod):
-            err = self._allocate(pod, container)
+            err = self._allocate(pod, container, trail)
             if err is not None:
                 return get_pod_admit_result(err)
         return ADMITTED
@@ -174,9 +179,10 @@ class TopologyManager:
             best, admit = policy.merge(hints)
             trail.merged.append((container.name, best, admit))
             if not admit:
+                trail.failed = ("topology", container.name)
                 return get_pod_admit_result(TopologyAffinityError())
             self._set_hint(pod.uid, container.name, best)
-            err = self._allocate(pod, container)
+            err = self._allocate(pod, container, trail)
             if err is not None:
                 return get_pod_admit_result(err)
         return ADMITTED
@@ -186,10 +192,11 @@ class TopologyManager:
         best, admit = policy.merge(hints)
         trail.merged.append((None, best, admit))
         if not admit:
+            trail.failed = ("topology", None)
             return get_pod_admit_result(TopologyAffinityError())
         for container in _all_containers(pod):
             self._set_hint(pod.uid, container.name, best)
-            err = self._allocate(pod, container)
+            err = self._allocate(pod, container, trail)
             if err is not None:
                 return get_pod_admit_result(err)
         return ADMITTED
@@ -202,6 +209,7 @@ class TopologyManager:
         best, admit = policy.merge(hints)
         trail.merged.append((None, best, admit))
         if not admit:
+            trail.failed = ("topology", None)
             return get_pod_admit_result(
                 PodLevelTopologyAffinityError(
                     "pod with pod-level resources failed admission under pod-scope topology manager"
@@ -213,6 +221,7 @@ class TopologyManager:
             try:
                 provider.allocate_pod(pod)
             except Exception as err:  # noqa: BLE001 - every provider error is an admission result
+                trail.failed = (f"allocate:{provider.provider_name}", None)
                 return get_pod_admit_result(err)
         return ADMITTED
 
