@@ -158,23 +158,80 @@ def simulate(scenario: Path, output: str, checkpoint_dir: Path | None) -> None:
     _simulate(lambda: load_scenario(scenario), output, checkpoint_dir)
 
 
-def demo_text() -> str:
-    """The embedded demo scenario."""
-    return (resources.files("podnuma.scenario") / "demo" / DEMO_NAME).read_text(encoding="utf-8")
+def demo_text(name: str = DEMO_NAME) -> str:
+    """An embedded demo scenario."""
+    return (resources.files("podnuma.scenario") / "demo" / name).read_text(encoding="utf-8")
+
+
+POD_LEVEL_DEMO_NAME = "pod-level.yaml"
+
+
+def _pod_level_demo_run() -> object:
+    from podnuma.scenario.load import load_scenario_text
+    from podnuma.scenario.run import run_scenario
+
+    scenario = load_scenario_text(
+        demo_text(POD_LEVEL_DEMO_NAME), name=POD_LEVEL_DEMO_NAME, base_dir=Path.cwd()
+    )
+    return run_scenario(scenario)
+
+
+def _pod_level_demo_table(result: object) -> None:
+    """The demo's pod-level section: the training pod per-container (step 0)
+    and with pod-level resources (step 2), side by side."""
+    from rich.console import Group
+    from rich.text import Text
+
+    from podnuma.render.side_by_side import side_by_side
+    from podnuma.render.table import make_console, print_renderable
+    from podnuma.scenario.run import RunResult
+
+    assert isinstance(result, RunResult)
+    per_container, pod_level = result.steps[0], result.steps[2]
+    heading = Text(
+        "\nPod-level resource managers (KEP-5526): a training pod with three small "
+        "sidecars, written two ways",
+        style="bold",
+    )
+    table = side_by_side(
+        per_container,
+        pod_level,
+        main="train",
+        title=f"{pod_level.pod} on {result.node.name} (topology manager: restricted, pod scope)",
+    )
+    print_renderable(make_console(sys.stdout), Group(heading, table))
 
 
 @cli.command()
 @_output_option
 @_checkpoint_option
 def demo(output: str, checkpoint_dir: Path | None) -> None:
-    """Run the embedded demo: a two-socket node, a handful of pods."""
+    """Run the embedded demo: a two-socket node, a handful of pods, then a
+    training pod per-container and with pod-level resources, side by side."""
+    from podnuma.scenario.document import build_document, dump_json, dump_yaml, step_document
     from podnuma.scenario.load import load_scenario_text
+    from podnuma.scenario.run import RunResult, run_scenario
 
-    _simulate(
-        lambda: load_scenario_text(demo_text(), name=DEMO_NAME, base_dir=Path.cwd()),
-        output,
-        checkpoint_dir,
-    )
+    def go() -> tuple[RunResult, object]:
+        scenario = load_scenario_text(demo_text(), name=DEMO_NAME, base_dir=Path.cwd())
+        result = run_scenario(scenario)
+        pod_level = _pod_level_demo_run()
+        if checkpoint_dir is not None:
+            _write_checkpoints(checkpoint_dir, result.checkpoint_files)
+        return result, pod_level
+
+    result, pod_level = _guard(go)
+    if output == "table":
+        _guard(lambda: _emit(result, "table"))
+        _guard(lambda: _pod_level_demo_table(pod_level))
+        return
+    assert isinstance(pod_level, RunResult)
+    doc = build_document(result)
+    doc["podLevelDemo"] = {
+        "perContainer": step_document(pod_level.steps[0]),
+        "podLevel": step_document(pod_level.steps[2]),
+    }
+    click.echo(dump_json(doc) if output == "json" else dump_yaml(doc), nl=False)
 
 
 def main(argv: list[str] | None = None) -> int:

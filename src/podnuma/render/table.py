@@ -23,7 +23,7 @@ from podnuma.machine.cpuset import CPUSet
 from podnuma.results import ContainerResult, MemoryBlock, StepResult
 from podnuma.scenario.run import RunResult
 
-__all__ = ["make_console", "render_table", "table_renderable", "format_size"]
+__all__ = ["make_console", "render_table", "table_renderable", "format_size", "print_renderable"]
 
 PLAIN_WIDTH = 120
 
@@ -282,14 +282,17 @@ def table_renderable(result: RunResult) -> RenderableType:
     return Group(*parts)
 
 
-def render_table(result: RunResult, console: Console | None = None) -> None:
-    """Print the run as tables on ``console`` (default: stdout)."""
-    console = console or make_console()
+def print_renderable(console: Console, renderable: RenderableType) -> None:
+    """Print on a terminal as is; as plain text without trailing padding."""
     if console.is_terminal:
-        console.print(table_renderable(result))
+        console.print(renderable)
         return
-    # Plain text: no trailing padding on the lines.
     with console.capture() as capture:
-        console.print(table_renderable(result))
+        console.print(renderable)
     text = "\n".join(line.rstrip() for line in capture.get().splitlines())
     console.file.write(text + "\n")
+
+
+def render_table(result: RunResult, console: Console | None = None) -> None:
+    """Print the run as tables on ``console`` (default: stdout)."""
+    print_renderable(console or make_console(), table_renderable(result))
