@@ -197,6 +197,7 @@ class Node:
         self.topology.add_hint_provider(self.memory)
 
         self._running: dict[str, _RunningPod] = {}
+        self._pod_resources_cache: dict[str, PodResources] = {}
         self._adopt_checkpoint_pods(cpu_checkpoint, memory_checkpoint)
 
     # -- running pods ------------------------------------------------------
@@ -260,6 +261,7 @@ class Node:
                     f"pod {pod.ref} is already running on the node with UID {rp.uid}"
                 )
         qos = compute_pod_qos(pod, pod_level_resources=self._pod_level)
+        self._pod_resources_cache.pop(pod.uid, None)
         trail = HintTrail()
         self._admitting = pod
         try:
@@ -323,12 +325,14 @@ class Node:
         for name in rp.live_containers():
             self._remove(rp, name)
         del self._running[rp.uid]
+        self._pod_resources_cache.pop(rp.uid, None)
         self.topology.remove_pod(rp.uid)
         # Devices stay with a pod until it is no longer active.
         self.devices.remove_pod(rp.uid)
         return self._removal_result(index, "removePod", rp, None)
 
     def _remove(self, rp: _RunningPod, container: str) -> None:
+        self._pod_resources_cache.pop(rp.uid, None)
         self.devices.remove_container(rp.uid, container)
         self.cpu.remove_container(rp.uid, container)
         self.memory.remove_container(rp.uid, container)
@@ -408,6 +412,10 @@ class Node:
             pod = rp.pod
             if pod is None:
                 continue  # known only from a checkpoint: no name to report
+            cached = self._pod_resources_cache.get(rp.uid)
+            if cached is not None:
+                out.append(cached)
+                continue
             containers: list[ContainerResources] = []
             for c in (*pod.init_containers, *pod.containers):
                 if c.name in rp.removed:
@@ -429,18 +437,20 @@ class Node:
                         ),
                     )
                 )
-            out.append(
-                PodResources(
-                    name=pod.name,
-                    namespace=pod.namespace,
-                    uid=pod.uid,
-                    containers=tuple(containers),
-                    cpu_ids=self.cpu.podresources_pod_cpus(pod),
-                    memory=tuple(
-                        _container_memory(b) for b in self.memory.podresources_pod_memory(pod)
-                    ),
-                )
+            entry = PodResources(
+                name=pod.name,
+                namespace=pod.namespace,
+                uid=pod.uid,
+                containers=tuple(containers),
+                cpu_ids=self.cpu.podresources_pod_cpus(pod),
+                memory=tuple(
+                    _container_memory(b) for b in self.memory.podresources_pod_memory(pod)
+                ),
             )
+            # A running pod's exclusive resources change only through its own
+            # steps (admission, removals), which drop this entry.
+            self._pod_resources_cache[rp.uid] = entry
+            out.append(entry)
         return tuple(out)
 
     def _pod_allocation(self, uid: str) -> PodAllocation | None:

@@ -114,6 +114,7 @@ class StaticPolicy:
         self.gates = gates
         # computed once; the CPU manager cannot handle topology changes anyway
         self.cpu_group_size = topology.cpus_per_core()
+        self._mask_table: list[tuple[BitMask, int, int, int, bool]] | None = None
         # pod UID -> CPUs later containers of that pod may take over
         self.cpus_to_reuse: dict[str, CPUSet] = {}
 
@@ -652,6 +653,22 @@ class StaticPolicy:
         reusable = self.cpus_to_reuse.get(pod.uid, EMPTY) | assigned_set
         return {RESOURCE_CPU: self.generate_cpu_topology_hints(available, reusable, requested)}
 
+    def _numa_mask_table(self) -> list[tuple[BitMask, int, int, int, bool]]:
+        """Every NUMA mask in ``IterateBitMasks`` order with its width, its
+        CPUs and their count, and whether it holds node 0: computed once, the
+        topology does not change."""
+        table = self._mask_table
+        if table is None:
+            topo = self.topology
+            table = []
+            for mask in iterate_bit_masks(topo.details.numa_nodes().list()):
+                cpus = 0
+                for nid in mask.bits():
+                    cpus |= topo.numa_masks.get(nid, 0)
+                table.append((mask, mask.count(), cpus, cpus.bit_count(), mask.is_set(0)))
+            self._mask_table = table
+        return table
+
     def generate_cpu_topology_hints(
         self, available: CPUSet, reusable: CPUSet, request: int
     ) -> list[TopologyHint]:
@@ -659,9 +676,8 @@ class StaticPolicy:
         free (available + reusable) CPUs fit the request; preferred when the
         combination is as narrow as the narrowest one whose *capacity* fits."""
         topo = self.topology
-        details = topo.details
-        numa_ids = details.numa_nodes().list()
-        min_affinity_size = len(numa_ids)
+        table = self._numa_mask_table()
+        min_affinity_size = len(topo.details.numa_nodes())
         # CPUs unknown to the topology read as NUMA node 0 (Go's zero value)
         unknown = ~topo.all_mask
         reusable_unknown = reusable.mask & unknown
@@ -669,23 +685,21 @@ class StaticPolicy:
         reusable_count = reusable.size()
         avail_mask = available.mask
         reuse_mask = reusable.mask
+        reuse_known = reuse_mask & ~unknown
 
         candidates: list[BitMask] = []
-        for mask in iterate_bit_masks(numa_ids):
-            cpus_in_mask = 0
-            for nid in mask.bits():
-                cpus_in_mask |= topo.numa_masks.get(nid, 0)
-            if cpus_in_mask.bit_count() >= request and mask.count() < min_affinity_size:
-                min_affinity_size = mask.count()
+        for mask, count, cpus_in_mask, capacity, has_node0 in table:
+            if capacity >= request and count < min_affinity_size:
+                min_affinity_size = count
 
             # every reusable CPU must lie inside the mask
-            if reuse_mask & ~cpus_in_mask & ~unknown:
+            if reuse_known & ~cpus_in_mask:
                 continue
-            if reusable_unknown and not mask.is_set(0):
+            if reusable_unknown and not has_node0:
                 continue
             # reusable and available are counted separately (overlap counts twice, as upstream)
             matching = reusable_count + (avail_mask & cpus_in_mask).bit_count()
-            if mask.is_set(0):
+            if has_node0:
                 matching += available_unknown
             if matching < request:
                 continue

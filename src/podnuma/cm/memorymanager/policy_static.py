@@ -235,6 +235,11 @@ def _is_affinity_satisfy_request(
     return True
 
 
+def _masks_over(numa_ids: tuple[int, ...]) -> tuple[tuple[BitMask, tuple[int, ...]], ...]:
+    """``IterateBitMasks`` over the NUMA ids, with each mask's bits."""
+    return tuple((m, tuple(m.bits())) for m in iterate_bit_masks(list(numa_ids)))
+
+
 def _table(machine_state: Mapping[int, NUMANodeState], nid: int, name: str) -> MemoryTable | None:
     node = machine_state.get(nid)
     return None if node is None else node.memory_map.get(name)
@@ -279,6 +284,8 @@ class StaticPolicy:
         self.affinity = affinity
         self.gates = gates
         self.init_containers_reusable_memory: ReusableMemory = {}
+        # NUMA ids -> every mask over them with its bits (the machine is fixed)
+        self._mask_cache: dict[tuple[int, ...], tuple[tuple[BitMask, tuple[int, ...]], ...]] = {}
 
     def name(self) -> str:
         return POLICY_STATIC
@@ -439,22 +446,35 @@ class StaticPolicy:
         """``calculateHints``; an empty map when no mask fits."""
         numa_ids = sorted(machine_state)
         min_affinity_size = len(numa_ids)
+        # Per node and resource: (free, allocatable), read once per call.
+        per_node: dict[int, dict[str, tuple[int, int]]] = {}
+        for nid in numa_ids:
+            row: dict[str, tuple[int, int]] = {}
+            for name in requested:
+                table = _table(machine_state, nid, name)
+                row[name] = (0, 0) if table is None else (table.free, table.allocatable)
+            per_node[nid] = row
+        reusable = self.init_containers_reusable_memory.get(pod.uid, {})
         found: list[BitMask] = []
-        for mask in iterate_bit_masks(numa_ids):
-            bits = mask.bits()
+        key = tuple(numa_ids)
+        masks = self._mask_cache.get(key)
+        if masks is None:
+            masks = self._mask_cache[key] = _masks_over(key)
+        for mask, bits in masks:
             single = len(bits) == 1
             free: dict[str, int] = {}
-            allocatable: dict[str, int] = {}
-            for name in requested:
+            fits = True
+            for name, size in requested.items():
                 f = a = 0
                 for nid in bits:
-                    table = _table(machine_state, nid, name)
-                    if table is not None:
-                        f += table.free
-                        a += table.allocatable
+                    nf, na = per_node[nid][name]
+                    f += nf
+                    a += na
+                if a < size:
+                    fits = False
+                    break
                 free[name] = f
-                allocatable[name] = a
-            if any(allocatable[name] < size for name, size in requested.items()):
+            if not fits:
                 continue
             # quirk: the minimum counts masks that the group rules below drop
             min_affinity_size = min(min_affinity_size, len(bits))
@@ -466,10 +486,8 @@ class StaticPolicy:
                 for nid in bits
             ):
                 continue
-            if any(
-                free[name] + self.get_pod_reusable_memory(pod, mask, name) < size
-                for name, size in requested.items()
-            ):
+            reuse = reusable.get(mask, {})
+            if any(free[name] + reuse.get(name, 0) < size for name, size in requested.items()):
                 continue
             found.append(mask)
         hints: dict[str, list[TopologyHint]] = {}
