@@ -234,6 +234,16 @@ def demo(output: str, checkpoint_dir: Path | None) -> None:
     click.echo(dump_json(doc) if output == "json" else dump_yaml(doc), nl=False)
 
 
+def _register_commands() -> None:
+    """The analysis commands live beside their renderers."""
+    from podnuma.render.explain import explain_command
+
+    cli.add_command(explain_command)
+
+
+_register_commands()
+
+
 def main(argv: list[str] | None = None) -> int:
     """Console-script entry point; returns the exit code."""
     try:
