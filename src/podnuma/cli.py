@@ -236,9 +236,11 @@ def demo(output: str, checkpoint_dir: Path | None) -> None:
 
 def _register_commands() -> None:
     """The analysis commands live beside their renderers."""
+    from podnuma.commands.topology import topology_command
     from podnuma.render.explain import explain_command
 
     cli.add_command(explain_command)
+    cli.add_command(topology_command)
 
 
 _register_commands()

@@ -939,3 +939,24 @@ def test_partial_uncore_drops_highest_cpu_for_odd_requests() -> None:
         TOPO_UNCORE_SINGLE_SOCKET_SMT, cs("0-15"), 3, PACKED, prefer_align_by_uncore_cache=True
     )
     assert got == cs("0,1,8")
+
+
+def test_hybrid_machine_quirk_takes_an_unavailable_sibling() -> None:
+    """Upstream quirk, reproduced: on a hybrid machine (4 hyper-threaded
+    P-cores, 8 single-thread E-cores; 16 CPUs / 12 cores) CPUsPerCore() is
+    16 // 12 == 1, so a P-core with one available thread counts as "free", and
+    takeFullCores takes the topology's CPUs of that core, the unavailable
+    sibling included (here the reserved CPU 0)."""
+    from podnuma.machine.topology import CPUInfo, CPUTopology
+
+    info = {}
+    for cpu in range(8):  # P-cores: (0,1) (2,3) (4,5) (6,7)
+        info[cpu] = CPUInfo(numa_node=0, socket=0, core=cpu - cpu % 2, uncore_cache=0)
+    for cpu in range(8, 16):  # E-cores, one thread each
+        info[cpu] = CPUInfo(numa_node=0, socket=0, core=cpu, uncore_cache=0)
+    topo = CPUTopology(info)
+    assert topo.cpus_per_core() == 1
+    got = take_by_topology_numa_packed(
+        topo, CPUSet.parse("1-15"), 4, CPUSortingStrategy.PACKED, False
+    )
+    assert got == CPUSet.parse("0-1,8-9")

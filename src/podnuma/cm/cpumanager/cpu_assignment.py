@@ -362,6 +362,10 @@ class CPUAccumulator:
 
     def take_full_cores(self) -> None:
         for core in self.free_cores():
+            # quirk (upstream): the topology's CPUs of the core, not only the
+            # available ones; on hybrid machines CPUsPerCore() rounds down and
+            # a half-available core counts as free, so an unavailable sibling
+            # (even a reserved CPU) is taken.
             m = self.topo.core_masks[core]
             if not self.needs_at_least(m.bit_count()):
                 continue

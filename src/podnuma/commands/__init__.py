@@ -1,0 +1,1 @@
+"""Sub-commands of ``podnuma`` kept out of ``cli.py`` (registered there)."""
