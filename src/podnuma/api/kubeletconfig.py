@@ -40,6 +40,7 @@ from podnuma.api.quantity import (
     quantity_from_manifest,
 )
 from podnuma.errors import InputError, KubeletStartupError
+from podnuma.gostrconv import go_quote, parse_go_cpuset
 from podnuma.machine.cpuset import CPUSet
 
 __all__ = [
@@ -240,7 +241,7 @@ def _reserved_map(value: object, path: str) -> tuple[dict[str, Quantity], dict[s
             parsed[k] = parse_quantity(v)
         except QuantityError as e:
             raise InputError(
-                f"failed to parse quantity {_go_quote(v)} for {_go_quote(k)} resource: {e}",
+                f"failed to parse quantity {go_quote(v)} for {go_quote(k)} resource: {e}",
                 path=_key_path(path, k),
             ) from None
     return parsed, texts
@@ -379,60 +380,6 @@ def load_kubelet_config(doc: Mapping[str, Any]) -> KubeletConfig:
 # Go formatting / parsing helpers
 
 
-def _go_quote(text: str) -> str:
-    """Go's ``%q`` for the printable ASCII strings kubelet configs carry."""
-    out = ['"']
-    for ch in text:
-        if ch == '"':
-            out.append('\\"')
-        elif ch == "\\":
-            out.append("\\\\")
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\x{ord(ch):02x}")
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)
-
-
-_ATOI_RE: Final = re.compile(r"[+-]?[0-9]+")
-_INT64_MAX: Final = (1 << 63) - 1
-
-
-def _go_atoi(token: str) -> int:
-    if not _ATOI_RE.fullmatch(token):
-        raise ValueError(f"strconv.Atoi: parsing {_go_quote(token)}: invalid syntax")
-    value = int(token)
-    if not -(1 << 63) <= value <= _INT64_MAX:
-        raise ValueError(f"strconv.Atoi: parsing {_go_quote(token)}: value out of range")
-    return value
-
-
-def parse_go_cpuset(text: str) -> CPUSet:
-    """``k8s.io/utils/cpuset.Parse`` with its error texts (``ValueError``)."""
-    if text == "":
-        return CPUSet()
-    mask = 0
-    for part in text.split(","):
-        bounds = part.split("-", 1)
-        if len(bounds) == 1:
-            cpu = _go_atoi(bounds[0])
-            mask |= 1 << cpu
-        else:
-            lo = _go_atoi(bounds[0])
-            hi = _go_atoi(bounds[1])
-            if lo > hi:
-                raise ValueError(f"invalid range {_go_quote(part)} ({lo} > {hi})")
-            mask |= ((1 << (hi - lo + 1)) - 1) << lo
-    return CPUSet.from_mask(mask)
-
-
 _GO_FLOAT_RE: Final = re.compile(
     r"[+-]?(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity|nan)",
     re.IGNORECASE,
@@ -451,10 +398,10 @@ def _parse_percentage(text: str) -> float:
     """``parsePercentage``: ``float32(ParseFloat(trimmed, 32)) / 100``."""
     number = text.rstrip("%")
     if not _GO_FLOAT_RE.fullmatch(number):
-        raise ValueError(f"strconv.ParseFloat: parsing {_go_quote(number)}: invalid syntax")
+        raise ValueError(f"strconv.ParseFloat: parsing {go_quote(number)}: invalid syntax")
     value = _float32(float(number))
     if math.isinf(value) and not math.isinf(float(number)):
-        raise ValueError(f"strconv.ParseFloat: parsing {_go_quote(number)}: value out of range")
+        raise ValueError(f"strconv.ParseFloat: parsing {go_quote(number)}: value out of range")
     return _float32(value / 100)
 
 
@@ -518,15 +465,15 @@ def _validation_errors(cfg: KubeletConfig) -> list[str]:
     """``ValidateKubeletConfiguration``, for the fields podnuma reads."""
     errors: list[str] = []
     if cfg.topology_manager_policy not in TOPOLOGY_MANAGER_POLICIES:
-        choices = " ".join(_go_quote(p) for p in TOPOLOGY_MANAGER_POLICIES)
+        choices = " ".join(go_quote(p) for p in TOPOLOGY_MANAGER_POLICIES)
         errors.append(
             "invalid configuration: topologyManagerPolicy (--topology-manager-policy) "
-            f"{_go_quote(cfg.topology_manager_policy)} must be one of: [{choices}]"
+            f"{go_quote(cfg.topology_manager_policy)} must be one of: [{choices}]"
         )
     if cfg.topology_manager_scope not in TOPOLOGY_MANAGER_SCOPES:
         errors.append(
             "invalid configuration: topologyManagerScope (--topology-manager-scope) "
-            f"{_go_quote(cfg.topology_manager_scope)} must be one of: "
+            f"{go_quote(cfg.topology_manager_scope)} must be one of: "
             '"container", or "pod"'
         )
     if cfg.reserved_system_cpus_text:
@@ -552,18 +499,18 @@ def _validation_errors(cfg: KubeletConfig) -> list[str]:
             quantity = reservation.limits[name]
             if not (name == "memory" or _is_hugepage_resource(name)):
                 errors.append(
-                    f"the limit type {_go_quote(name)} for NUMA node {numa} is not supported, "
+                    f"the limit type {go_quote(name)} for NUMA node {numa} is not supported, "
                     "only [memory hugepages-<HugePageSize>] is accepted"
                 )
             if quantity.is_zero():
                 errors.append(
                     f"reserved memory may not be zero for NUMA node {numa} and resource "
-                    f"{_go_quote(name)}"
+                    f"{go_quote(name)}"
                 )
             if name in names:
                 errors.append(
                     "the reserved memory has a duplicate value for NUMA node "
-                    f"{numa} and resource {_go_quote(name)}"
+                    f"{numa} and resource {go_quote(name)}"
                 )
             names.add(name)
     return errors
@@ -605,11 +552,11 @@ def effective_reserved(
         for name in sorted(parsed):
             if name not in RESERVABLE_RESOURCES:
                 raise KubeletStartupError(
-                    f"{flag} value failed to parse: cannot reserve {_go_quote(name)} resource"
+                    f"{flag} value failed to parse: cannot reserve {go_quote(name)} resource"
                 )
             if parsed[name].sign() < 0:
                 raise KubeletStartupError(
-                    f"{flag} value failed to parse: resource quantity for {_go_quote(name)} "
+                    f"{flag} value failed to parse: resource quantity for {go_quote(name)} "
                     f"cannot be negative: {texts.get(name, str(parsed[name]))}"
                 )
     return kube, system

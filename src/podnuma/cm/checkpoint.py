@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from podnuma.errors import KubeletStartupError
+from podnuma.gostrconv import go_quote, quote_rune
 
 __all__ = [
     "CORRUPT_CHECKPOINT",
@@ -346,45 +347,13 @@ def string_checksum(text: str) -> int:
     return dump_checksum("(string)" + text)
 
 
-# ---------------------------------------------------------------------------
-# strconv.Quote
-# ---------------------------------------------------------------------------
-
-_SHORT_ESCAPES: Final = {
-    0x07: "\\a", 0x08: "\\b", 0x0C: "\\f", 0x0A: "\\n",
-    0x0D: "\\r", 0x09: "\\t", 0x0B: "\\v",
-}
-
-
-def _quote_rune(o: int, quote: str) -> str:
-    ch = chr(o)
-    if ch == quote or ch == "\\":
-        return "\\" + ch
-    if 0xD800 <= o <= 0xDFFF:
-        return "\\ufffd"  # Go strings cannot hold surrogates; they become U+FFFD
-    if ch.isprintable():
-        return ch
-    if o in _SHORT_ESCAPES:
-        return _SHORT_ESCAPES[o]
-    if o < 0x20 or o == 0x7F:
-        return f"\\x{o:02x}"
-    if o < 0x10000:
-        return f"\\u{o:04x}"
-    return f"\\U{o:08x}"
-
-
-def go_quote(text: str) -> str:
-    """``strconv.Quote`` (what ``%q`` prints for a string)."""
-    return '"' + "".join(_quote_rune(ord(c), '"') for c in text) + '"'
-
-
 def _quote_char(byte: int) -> str:
     # encoding/json's quoteChar: a byte shown as a rune in single quotes
     if byte == 0x27:
         return "'\\''"
     if byte == 0x22:
         return "'\"'"
-    return "'" + _quote_rune(byte, '"') + "'"
+    return "'" + quote_rune(byte, '"') + "'"
 
 
 # ---------------------------------------------------------------------------

@@ -215,6 +215,18 @@ def _running(result: RunResult) -> dict[str, tuple[ContainerResult, ...]]:
     return pods
 
 
+def _pod_memory(result: RunResult) -> dict[str, tuple[MemoryBlock, ...]]:
+    """The pod-level memory reservation of each pod, as its last step reports it."""
+    out: dict[str, tuple[MemoryBlock, ...]] = {}
+    for s in result.steps:
+        alloc = s.pod_allocation
+        if alloc is not None and alloc.memory:
+            out[s.pod_uid] = alloc.memory
+        elif s.op != "addPod" or s.admitted:
+            out.pop(s.pod_uid, None)
+    return out
+
+
 def _numa_summary(result: RunResult) -> Table | None:
     if not result.steps:
         return None
@@ -225,13 +237,19 @@ def _numa_summary(result: RunResult) -> Table | None:
     # Memory pinned by the memory manager to exactly one NUMA node, per node;
     # blocks spanning several nodes are shown as a group.
     pinned: dict[tuple[int, ...], int] = {}
-    for containers in _running(result).values():
-        for c in containers:
-            if c.type == "init":
-                continue  # init blocks are reused by the app containers
-            for b in c.memory:
-                if b.type == "memory":
-                    pinned[b.numa_nodes] = pinned.get(b.numa_nodes, 0) + b.size
+    pod_blocks = _pod_memory(result)
+    for uid, containers in _running(result).items():
+        if uid in pod_blocks:
+            # a pod-level reservation is charged once, with the pod budget:
+            # its containers' blocks are slices of it (the shared ones repeat
+            # the same pod shared pool)
+            blocks = pod_blocks[uid]
+        else:
+            blocks = tuple(b for c in containers if c.type != "init" for b in c.memory)
+            # (init blocks are reused by the app containers)
+        for b in blocks:
+            if b.type == "memory":
+                pinned[b.numa_nodes] = pinned.get(b.numa_nodes, 0) + b.size
 
     table = Table(
         title="after the last step", title_justify="left", box=box.SIMPLE_HEAD,

@@ -15,12 +15,12 @@ from podnuma.cm.topologymanager.policy_options import (
     PREFER_CLOSEST_NUMA_NODES,
     PolicyOptions,
     check_policy_option_available,
-    go_atoi,
-    go_parse_bool,
     go_quote,
     new_policy_options,
 )
 from podnuma.errors import KubeletStartupError
+from podnuma.gostrconv import go_atoi
+from podnuma.gostrconv import parse_go_bool as go_parse_bool
 
 from .helpers import Gates
 

@@ -20,7 +20,6 @@ migration and restore parts of ``state_checkpoint.go`` (kubelet v1.37), plus
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -48,6 +47,7 @@ from podnuma.cm.checkpoint import (
     to_json_value,
 )
 from podnuma.errors import KubeletStartupError
+from podnuma.gostrconv import parse_go_cpuset
 from podnuma.machine.cpuset import CPUSet
 
 __all__ = [
@@ -72,7 +72,6 @@ _DEFAULT_STATE_DIR: Final = "/var/lib/kubelet"
 
 # podnuma refuses CPU ids above this (the kubelet would try to build the set
 # and run out of memory); no real machine comes close.
-_MAX_CPU_ID: Final = (1 << 20) - 1
 
 
 @dataclass
@@ -92,49 +91,6 @@ class CPUCheckpointData:
 # ---------------------------------------------------------------------------
 # cpuset.Parse with Go's errors
 # ---------------------------------------------------------------------------
-
-_ATOI_RE: Final = re.compile(r"[+-]?[0-9]+")
-_INT64_MIN: Final = -(1 << 63)
-_INT64_MAX: Final = (1 << 63) - 1
-
-
-class _CPUSetSyntax(ValueError):
-    pass
-
-
-def _atoi(text: str) -> int:
-    # strconv.Atoi: optional sign, decimal digits, int64 range
-    if not _ATOI_RE.fullmatch(text):
-        raise _CPUSetSyntax(f"strconv.Atoi: parsing {go_quote(text)}: invalid syntax")
-    n = int(text)
-    if not _INT64_MIN <= n <= _INT64_MAX:
-        raise _CPUSetSyntax(f"strconv.Atoi: parsing {go_quote(text)}: value out of range")
-    return n
-
-
-def parse_go_cpuset(text: str) -> CPUSet:
-    """``k8s.io/utils/cpuset.Parse``: raises ``ValueError`` with Go's message
-    (``strconv.Atoi: parsing "x": invalid syntax``, ``invalid range "3-1"
-    (3 > 1)``)."""
-    if text == "":
-        return CPUSet()
-    mask = 0
-    for part in text.split(","):
-        bounds = part.split("-", 1)
-        if len(bounds) == 1:
-            lo = hi = _atoi(bounds[0])
-        else:
-            lo = _atoi(bounds[0])
-            hi = _atoi(bounds[1])
-            if lo > hi:
-                raise _CPUSetSyntax(f"invalid range {go_quote(part)} ({lo} > {hi})")
-        if lo < 0 or hi > _MAX_CPU_ID:
-            # unreachable for lo < 0 (a leading '-' splits the range); a huge
-            # id would exhaust the kubelet's memory: podnuma stops here
-            raise _CPUSetSyntax(f"CPU id out of the range podnuma supports in {go_quote(part)}")
-        mask |= ((1 << (hi - lo + 1)) - 1) << lo
-    return CPUSet.from_mask(mask)
-
 
 # ---------------------------------------------------------------------------
 # Go type descriptions of the checkpoint structs

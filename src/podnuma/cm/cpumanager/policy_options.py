@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Final, Protocol
 
 from podnuma.errors import KubeletStartupError
+from podnuma.gostrconv import go_quote, parse_go_bool
 from podnuma.machine.topology import CPUTopology
 
 __all__ = [
@@ -86,54 +87,6 @@ _FIELD_OF: Final[dict[str, str]] = {
     STRICT_CPU_RESERVATION_OPTION: "strict_cpu_reservation",
     PREFER_ALIGN_BY_UNCORE_CACHE_OPTION: "prefer_align_by_uncore_cache",
 }
-
-
-def go_quote(text: str) -> str:
-    """Go's ``%q`` / ``strconv.Quote`` for the strings that occur here."""
-    out = ['"']
-    for ch in text:
-        code = ord(ch)
-        if ch == '"':
-            out.append('\\"')
-        elif ch == "\\":
-            out.append("\\\\")
-        elif ch == "\a":
-            out.append("\\a")
-        elif ch == "\b":
-            out.append("\\b")
-        elif ch == "\f":
-            out.append("\\f")
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ch == "\v":
-            out.append("\\v")
-        elif ch.isprintable():
-            out.append(ch)
-        elif code < 0x80:
-            out.append(f"\\x{code:02x}")
-        elif code <= 0xFFFF:
-            out.append(f"\\u{code:04x}")
-        else:
-            out.append(f"\\U{code:08x}")
-    out.append('"')
-    return "".join(out)
-
-
-_TRUE: Final = frozenset({"1", "t", "T", "TRUE", "true", "True"})
-_FALSE: Final = frozenset({"0", "f", "F", "FALSE", "false", "False"})
-
-
-def parse_go_bool(value: str) -> bool:
-    """``strconv.ParseBool``; raises ``ValueError`` with Go's error text."""
-    if value in _TRUE:
-        return True
-    if value in _FALSE:
-        return False
-    raise ValueError(f"strconv.ParseBool: parsing {go_quote(value)}: invalid syntax")
 
 
 def check_policy_option_available(option: str, gates: GateReader) -> None:

@@ -37,6 +37,7 @@ from podnuma.cm.devicemanager.topology_hints import (
 )
 from podnuma.cm.topologymanager.hint import TopologyHint
 from podnuma.errors import PodnumaError
+from podnuma.gostrconv import go_quote
 from podnuma.machine.topology import Device, Machine
 
 __all__ = [
@@ -75,10 +76,6 @@ class DeviceManagerError(PodnumaError):
     def __str__(self) -> str:
         return self.message
 
-
-def _go_quote(text: str) -> str:
-    """Go's ``%q`` for the plain names these messages carry."""
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 class DeviceManager:
@@ -330,8 +327,8 @@ class DeviceManager:
             needed -= len(held)
             if needed != 0:
                 raise DeviceManagerError(
-                    f"pod {_go_quote(pod_uid)} container {_go_quote(name)} changed request for "
-                    f"resource {_go_quote(resource)} from {len(held)} to {required}"
+                    f"pod {go_quote(pod_uid)} container {go_quote(name)} changed request for "
+                    f"resource {go_quote(resource)} from {len(held)} to {required}"
                 )
         healthy = self._healthy.get(resource)
         if healthy is None:

@@ -10,12 +10,12 @@ options) because an option's maturity decides which gate it needs.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Set
 from dataclasses import dataclass
 from typing import Protocol
 
 from podnuma.errors import KubeletStartupError
+from podnuma.gostrconv import go_atoi, go_quote, parse_go_bool
 
 __all__ = [
     "PREFER_CLOSEST_NUMA_NODES",
@@ -30,9 +30,6 @@ __all__ = [
     "FeatureGateReader",
     "check_policy_option_available",
     "new_policy_options",
-    "go_quote",
-    "go_parse_bool",
-    "go_atoi",
 ]
 
 PREFER_CLOSEST_NUMA_NODES = "prefer-closest-numa-nodes"
@@ -78,55 +75,6 @@ _GO_ESCAPES = {
     "\\": "\\\\",
     '"': '\\"',
 }
-
-
-def go_quote(s: str) -> str:
-    """``%q`` / ``strconv.Quote`` for a string (printable runes kept)."""
-    out = ['"']
-    for ch in s:
-        esc = _GO_ESCAPES.get(ch)
-        if esc is not None:
-            out.append(esc)
-        elif ch.isprintable():
-            out.append(ch)
-        else:
-            cp = ord(ch)
-            if cp < 0x80:
-                out.append(f"\\x{cp:02x}")
-            elif cp <= 0xFFFF:
-                out.append(f"\\u{cp:04x}")
-            else:
-                out.append(f"\\U{cp:08x}")
-    out.append('"')
-    return "".join(out)
-
-
-_TRUE_STRINGS = frozenset({"1", "t", "T", "TRUE", "true", "True"})
-_FALSE_STRINGS = frozenset({"0", "f", "F", "FALSE", "false", "False"})
-
-
-def go_parse_bool(value: str) -> bool:
-    """``strconv.ParseBool``; ``ValueError`` carries Go's error text."""
-    if value in _TRUE_STRINGS:
-        return True
-    if value in _FALSE_STRINGS:
-        return False
-    raise ValueError(f"strconv.ParseBool: parsing {go_quote(value)}: invalid syntax")
-
-
-_DECIMAL = re.compile(r"[+-]?[0-9]+\Z")
-_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
-
-
-def go_atoi(value: str) -> int:
-    """``strconv.Atoi`` on a 64-bit platform (optional sign, ASCII digits,
-    no underscores or spaces); ``ValueError`` carries Go's error text."""
-    if not _DECIMAL.match(value):
-        raise ValueError(f"strconv.Atoi: parsing {go_quote(value)}: invalid syntax")
-    n = int(value, 10)
-    if n < _INT64_MIN or n > _INT64_MAX:
-        raise ValueError(f"strconv.Atoi: parsing {go_quote(value)}: value out of range")
-    return n
 
 
 # --- option checks ----------------------------------------------------------
@@ -185,7 +133,7 @@ def new_policy_options(
             raise KubeletStartupError(err)
         if name == PREFER_CLOSEST_NUMA_NODES:
             try:
-                prefer_closest = go_parse_bool(value)
+                prefer_closest = parse_go_bool(value)
             except ValueError as e:
                 raise KubeletStartupError(f"bad value for option {go_quote(name)}: {e}") from None
         elif name == MAX_ALLOWABLE_NUMA_NODES:
