@@ -238,9 +238,13 @@ def _register_commands() -> None:
     """The analysis commands live beside their renderers."""
     from podnuma.commands.topology import topology_command
     from podnuma.render.explain import explain_command
+    from podnuma.whatif.advise import advise_command
+    from podnuma.whatif.compare import compare_command
 
     cli.add_command(explain_command)
     cli.add_command(topology_command)
+    cli.add_command(compare_command)
+    cli.add_command(advise_command)
 
 
 _register_commands()

@@ -1,0 +1,1 @@
+"""What-if tools for pod-level resources (KEP-5526): ``podnuma compare`` and ``podnuma advise``."""

@@ -1,0 +1,251 @@
+"""Reading the files of ``podnuma compare`` and ``podnuma advise``.
+
+The edge of the what-if commands: pod manifests (one or many YAML
+documents, JSON, ``kubectl get pods -o json`` lists), the node (the
+scenario contract's ``node`` mapping in a file of its own, or a scenario
+file) and the kubelet configuration (a ``KubeletConfiguration`` file, or a
+scenario file). Every problem is an :class:`~podnuma.errors.InputError`
+naming the file (and the field, with its line when known).
+
+Also the built-in node and configuration ``advise`` uses when none is given
+(:data:`DEFAULT_NODE_YAML`, :data:`DEFAULT_KUBELET_CONFIG_YAML`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from podnuma.api.kubeletconfig import KubeletConfig, load_kubelet_config
+from podnuma.errors import InputError
+from podnuma.machine.discover import load_node
+from podnuma.machine.topology import Machine
+from podnuma.scenario.load import parse_document
+
+__all__ = [
+    "DEFAULT_NODE_YAML",
+    "DEFAULT_KUBELET_CONFIG_YAML",
+    "PodSource",
+    "read_text",
+    "load_pod_sources",
+    "load_node_file",
+    "load_config_file",
+    "default_machine",
+    "default_config",
+]
+
+#: The node ``advise`` uses without ``--node``: two sockets, one NUMA node
+#: each, 8 cores x 2 threads per socket (32 logical CPUs numbered as Linux
+#: does on x86: NUMA 0 = CPUs 0-7,16-23, NUMA 1 = CPUs 8-15,24-31), 64Gi of
+#: memory per NUMA node.
+DEFAULT_NODE_YAML = """\
+name: podnuma-2socket
+synthetic:
+  sockets: 2
+  numaNodesPerSocket: 1
+  coresPerNumaNode: 8
+  threadsPerCore: 2
+  memoryPerNumaNode: 64Gi
+"""
+
+#: The kubelet configuration ``advise`` uses without ``--kubelet-config``:
+#: static CPU manager (one core, CPUs 0 and 16, reserved for the system),
+#: Static memory manager, topology policy restricted with scope pod, the
+#: pod-level resource managers gates on.
+DEFAULT_KUBELET_CONFIG_YAML = """\
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+featureGates:
+  PodLevelResources: true
+  PodLevelResourceManagers: true
+cpuManagerPolicy: static
+reservedSystemCPUs: "0,16"
+memoryManagerPolicy: Static
+kubeReserved: {memory: 512Mi}
+systemReserved: {memory: 412Mi}
+evictionHard: {memory.available: 100Mi}
+reservedMemory:
+  - {numaNode: 0, limits: {memory: 1Gi}}
+topologyManagerPolicy: restricted
+topologyManagerScope: pod
+"""
+
+
+class _Loader(yaml.SafeLoader):
+    """Safe loader: timestamps stay strings, duplicate keys are an error
+    (as the scenario loader)."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> dict[Any, Any]:
+    loader.flatten_mapping(node)
+    out: dict[Any, Any] = {}
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        if not isinstance(key, Hashable):
+            raise yaml.constructor.ConstructorError(
+                "while constructing a mapping", node.start_mark,
+                "found an unhashable key", key_node.start_mark,
+            )
+        if key in out:
+            raise yaml.constructor.ConstructorError(
+                "while constructing a mapping", node.start_mark,
+                f"found duplicate key {key!r}", key_node.start_mark,
+            )
+        out[key] = loader.construct_object(value_node, deep=True)
+    return out
+
+
+_Loader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)
+
+
+def read_text(path: Path, *, what: str) -> str:
+    """A UTF-8 file; ``InputError`` naming it when it cannot be read."""
+    name = str(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"{what} file not found", file=name) from None
+    except IsADirectoryError:
+        raise InputError(f"{what} file is a directory", file=name) from None
+    except OSError as e:
+        raise InputError(f"cannot read {what} file: {e.strerror or e}", file=name) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(f"{what} file is not UTF-8 text (byte {e.start})", file=name) from None
+
+
+@dataclass(frozen=True)
+class PodSource:
+    """One object found in a pod file: its place (``file``, document index,
+    item index in a List) and its data (not necessarily a Pod)."""
+
+    file: str
+    document: int
+    item: int | None
+    data: Any
+
+    @property
+    def where(self) -> str:
+        at = f"{self.file}#{self.document}"
+        return at if self.item is None else f"{at}.items[{self.item}]"
+
+
+def _documents(text: str, name: str) -> list[Any]:
+    stripped = text.lstrip()
+    if name.lower().endswith(".json") or stripped.startswith(("{", "[")):
+        try:
+            return [json.loads(text)]
+        except json.JSONDecodeError as e:
+            if name.lower().endswith(".json"):
+                raise InputError(
+                    f"invalid JSON: {e.msg} (line {e.lineno}, column {e.colno})", file=name
+                ) from None
+            # flow-style YAML, perhaps: fall through
+    try:
+        return list(yaml.load_all(text, Loader=_Loader))
+    except yaml.MarkedYAMLError as e:
+        mark = e.problem_mark or e.context_mark
+        problem = e.problem or e.context or "malformed YAML"
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
+        raise InputError(f"invalid YAML: {problem}{where}", file=name) from None
+    except yaml.YAMLError as e:
+        raise InputError(f"invalid YAML: {e}", file=name) from None
+
+
+def load_pod_sources(text: str, *, name: str) -> list[PodSource]:
+    """Every object of a pod file: each YAML document, and each item of a
+    ``List`` (``kubectl get pods -o json|yaml``). Empty documents are skipped.
+    Malformed YAML/JSON raises ``InputError`` naming the file."""
+    out: list[PodSource] = []
+    for i, doc in enumerate(_documents(text, name)):
+        if doc is None:
+            continue
+        if isinstance(doc, Mapping) and isinstance(doc.get("items"), list) and (
+            doc.get("kind") in ("List", "PodList") or str(doc.get("kind", "")).endswith("List")
+        ):
+            for j, item in enumerate(doc["items"]):
+                out.append(PodSource(name, i, j, item))
+            continue
+        out.append(PodSource(name, i, None, doc))
+    return out
+
+
+def _mapping_doc(path: Path, what: str) -> tuple[Mapping[str, Any], Any]:
+    name = str(path)
+    doc = parse_document(read_text(path, what=what), name=name)
+    if doc.data is None:
+        raise InputError(f"the {what} file is empty", file=name)
+    if not isinstance(doc.data, Mapping):
+        raise InputError(f"the {what} file must hold a mapping", file=name)
+    return doc.data, doc
+
+
+def _is_scenario(data: Mapping[str, Any]) -> bool:
+    return data.get("kind") == "Scenario" or (
+        "node" in data and isinstance(data.get("node"), Mapping) and "steps" in data
+    )
+
+
+def load_node_file(path: Path) -> Machine:
+    """``--node``: a file holding a scenario ``node`` mapping (any machine
+    form; relative paths resolve against the file's directory), a mapping
+    ``{node: {...}}``, or a scenario file (its ``node``)."""
+    data, doc = _mapping_doc(path, "node")
+    prefix = ""
+    node_doc: Any = data
+    if _is_scenario(data) or (set(data) == {"node"}):
+        if "node" not in data:
+            raise doc.enrich(InputError("the scenario has no node", path="node"))
+        node_doc, prefix = data["node"], "node"
+        if not isinstance(node_doc, Mapping):
+            raise doc.enrich(InputError("node must be a mapping", path="node"))
+    try:
+        return load_node(node_doc, base_dir=path.parent)
+    except InputError as e:
+        raise doc.enrich(e.at(prefix)) from None
+
+
+def load_config_file(path: Path) -> KubeletConfig:
+    """``--kubelet-config``: a ``KubeletConfiguration`` file, or a scenario
+    file (its ``kubeletConfig``, or the file its ``kubeletConfigFile`` names)."""
+    data, doc = _mapping_doc(path, "kubelet configuration")
+    if _is_scenario(data):
+        if "kubeletConfigFile" in data:
+            ref = data["kubeletConfigFile"]
+            if not isinstance(ref, str) or not ref:
+                raise doc.enrich(InputError("must be a file path", path="kubeletConfigFile"))
+            p = Path(ref)
+            return load_config_file(p if p.is_absolute() else path.parent / p)
+        raw = data.get("kubeletConfig") or {}
+        if not isinstance(raw, Mapping):
+            raise doc.enrich(InputError("kubeletConfig must be a mapping", path="kubeletConfig"))
+        try:
+            return load_kubelet_config(raw)
+        except InputError as e:
+            raise doc.enrich(e.at("kubeletConfig")) from None
+    try:
+        return load_kubelet_config(data)
+    except InputError as e:
+        raise doc.enrich(e) from None
+
+
+def default_machine() -> Machine:
+    """The built-in node (:data:`DEFAULT_NODE_YAML`)."""
+    return load_node(yaml.safe_load(DEFAULT_NODE_YAML), base_dir=Path("."))
+
+
+def default_config() -> KubeletConfig:
+    """The built-in kubelet configuration (:data:`DEFAULT_KUBELET_CONFIG_YAML`)."""
+    return load_kubelet_config(yaml.safe_load(DEFAULT_KUBELET_CONFIG_YAML))
