@@ -158,9 +158,8 @@ class Node:
         self.devices = DeviceManager(machine, self.topology, active_pods=self.active_containers)
         self.topology.add_hint_provider(self.devices)
 
-        # CPU manager, with the state restored from the checkpoint.
+        # CPU manager (NewManager), with the state restored from the checkpoint.
         if cpu_checkpoint is not None:
-            check_policy(cpu_checkpoint, config.cpu_manager_policy)
             cpu_state = CPUManagerState(
                 cpu_checkpoint.default_cpuset,
                 cpu_checkpoint.entries,
@@ -180,8 +179,8 @@ class Node:
             cpu_state,
             topology_manager_policy=config.topology_manager_policy,
             active_pods=self.active_containers,
+            start=False,
         )
-        self.cpu.start()
         self.topology.add_hint_provider(_CPUProvider(self.cpu))
 
         # Memory manager (NewManager validates reservedMemory for Static).
@@ -193,8 +192,17 @@ class Node:
             checkpoint=memory_checkpoint,
             active_pods=self.active_containers,
             reservation=self.reservation,
+            start=False,
         )
         self.topology.add_hint_provider(self.memory)
+
+        # ContainerManager.Start: every NewManager error above comes first;
+        # then the CPU manager starts (restoring and validating its
+        # checkpoint), then the memory manager.
+        if cpu_checkpoint is not None:
+            check_policy(cpu_checkpoint, config.cpu_manager_policy)
+        self.cpu.start()
+        self.memory.start()
 
         self._running: dict[str, _RunningPod] = {}
         self._pod_resources_cache: dict[str, PodResources] = {}

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from podnuma.api.quantity import Quantity
+from podnuma.api.resources import is_native_resource
 
 __all__ = [
     "AdmissionError",
@@ -179,9 +180,7 @@ def fits_node_allocatable(
 
 
 def _is_extended(name: str) -> bool:
-    """``IsExtendedResourceName``: a qualified name outside kubernetes.io
-    that is not a native resource, and not ``requests.``-prefixed."""
-    if "/" not in name or name.startswith("requests."):
-        return False
-    domain = name.split("/", 1)[0]
-    return not (domain == "kubernetes.io" or domain.endswith(".kubernetes.io"))
+    """``IsExtendedResourceName`` for names that passed API validation: not
+    native (``IsNativeResource``: no ``/``, or ``kubernetes.io/`` anywhere in
+    the name) and not ``requests.``-prefixed."""
+    return not is_native_resource(name) and not name.startswith("requests.")
