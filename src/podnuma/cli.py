@@ -78,21 +78,54 @@ def _guard(fn: Callable[[], T]) -> T:
 
 
 def _write_checkpoints(directory: Path, files: Mapping[str, bytes]) -> None:
-    from podnuma.cm.checkpoint import atomic_write
+    """Write every checkpoint file or none: each is staged in a temporary
+    file in ``directory`` (written, fsynced), and only when all are staged
+    are they renamed over their targets. A failure leaves no temporary file
+    and no half-written checkpoint behind."""
+    import tempfile
 
     if directory.exists() and not directory.is_dir():
         raise InputError("--checkpoint-dir: not a directory", file=str(directory))
+    created = not directory.exists()
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise InputError(f"--checkpoint-dir: cannot create: {e.strerror or e}", file=str(directory)) from None
-    for name, data in files.items():
-        try:
-            atomic_write(directory / name, data)
-        except OSError as e:
+    for name in files:
+        target = directory / name
+        if target.exists() and not target.is_file():
             raise InputError(
-                f"--checkpoint-dir: cannot write {name}: {e.strerror or e}", file=str(directory)
-            ) from None
+                f"--checkpoint-dir: cannot write {name}: it exists and is not a regular file",
+                file=str(directory),
+            )
+    staged: list[tuple[str, Path]] = []
+    name = ""
+    try:
+        for name, data in files.items():
+            fd, tmp_name = tempfile.mkstemp(prefix=f".{name}.", dir=directory)
+            staged.append((name, Path(tmp_name)))
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+        for name, staged_path in staged:
+            os.replace(staged_path, directory / name)
+    except OSError as e:
+        for _, staged_path in staged:
+            with contextlib.suppress(OSError):
+                staged_path.unlink()
+        if created:
+            with contextlib.suppress(OSError):
+                directory.rmdir()
+        raise InputError(
+            f"--checkpoint-dir: cannot write {name}: {e.strerror or e}", file=str(directory)
+        ) from None
+    with contextlib.suppress(OSError):
+        dir_fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
 
 
 def _emit(result: object, output: str) -> None:
@@ -141,7 +174,37 @@ _checkpoint_option = click.option(
 )
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Group(click.Group):
+    """Click's group with usage errors (bad option values, missing
+    arguments) reported like every other invalid input: one ``error:`` line
+    on standard error, exit code 2."""
+
+    def main(self, *args: object, **kwargs: object) -> object:  # type: ignore[override]
+        standalone = kwargs.pop("standalone_mode", True)
+        if not standalone:
+            return super().main(*args, standalone_mode=False, **kwargs)  # type: ignore[call-overload]
+        try:
+            rv = super().main(*args, standalone_mode=False, **kwargs)  # type: ignore[call-overload]
+        except click.UsageError as e:
+            no_args = getattr(click.exceptions, "NoArgsIsHelpError", None)
+            if no_args is not None and isinstance(e, no_args):  # bare "podnuma": the help
+                e.show()
+                sys.exit(e.exit_code)
+            hint = ""
+            if e.ctx is not None:
+                hint = f" (see '{e.ctx.command_path} --help')"
+            click.echo(f"error: {e.format_message()}{hint}", err=True)
+            sys.exit(e.exit_code)
+        except click.ClickException as e:
+            e.show()
+            sys.exit(e.exit_code)
+        except click.exceptions.Abort:
+            click.echo("Aborted!", err=True)
+            sys.exit(EXIT_BUG)
+        sys.exit(rv if isinstance(rv, int) else EXIT_OK)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(_version(), "--version", prog_name="podnuma")
 def cli() -> None:
     """The kubelet's node resource managers (CPU, memory, topology), simulated."""

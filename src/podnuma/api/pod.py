@@ -18,6 +18,7 @@ dot or slash).
 
 from __future__ import annotations
 
+import difflib
 import re
 import uuid
 from collections.abc import Mapping, Sequence
@@ -377,6 +378,63 @@ def _mapping(raw: object, path: str) -> Mapping[str, Any]:
     return raw
 
 
+# Strict field validation (what ``kubectl apply`` asks the API server for by
+# default: "strict decoding error: unknown field ..."), for the objects whose
+# schema is small and stable. A typo there (``resource:``, ``limit:``) would
+# otherwise silently turn a Guaranteed pod into a BestEffort one.
+_POD_FIELDS = frozenset({"apiVersion", "kind", "metadata", "spec", "status"})
+_METADATA_FIELDS = frozenset({
+    "name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
+    "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels",
+    "annotations", "ownerReferences", "finalizers", "managedFields",
+})
+_CONTAINER_FIELDS = frozenset({
+    "name", "image", "command", "args", "workingDir", "ports", "envFrom", "env", "resources",
+    "resizePolicy", "restartPolicy", "restartPolicyRules", "volumeMounts", "volumeDevices",
+    "livenessProbe", "readinessProbe", "startupProbe", "lifecycle", "terminationMessagePath",
+    "terminationMessagePolicy", "imagePullPolicy", "securityContext", "stdin", "stdinOnce", "tty",
+})
+_EPHEMERAL_CONTAINER_FIELDS = _CONTAINER_FIELDS | {"targetContainerName"}
+_RESOURCES_FIELDS = frozenset({"limits", "requests", "claims"})
+# PodSpec gains fields release after release, so it is not checked strictly;
+# only a key that is not a PodSpec field and looks like one podnuma reads
+# (``initContainer``, ``container``, ``resource``) is refused.
+_SPEC_FIELDS = frozenset({
+    "volumes", "initContainers", "containers", "ephemeralContainers", "restartPolicy",
+    "terminationGracePeriodSeconds", "activeDeadlineSeconds", "dnsPolicy", "nodeSelector",
+    "serviceAccountName", "serviceAccount", "automountServiceAccountToken", "nodeName",
+    "hostNetwork", "hostPID", "hostIPC", "shareProcessNamespace", "securityContext",
+    "imagePullSecrets", "hostname", "subdomain", "affinity", "schedulerName", "tolerations",
+    "hostAliases", "priorityClassName", "priority", "dnsConfig", "readinessGates",
+    "runtimeClassName", "enableServiceLinks", "preemptionPolicy", "overhead",
+    "topologySpreadConstraints", "setHostnameAsFQDN", "os", "hostUsers", "schedulingGates",
+    "resourceClaims", "resources", "hostnameOverride",
+})
+_SPEC_READ = ("containers", "initContainers", "ephemeralContainers", "resources", "overhead",
+              "restartPolicy")
+_POD_RESTART_POLICIES = ("Always", "OnFailure", "Never")
+
+
+def _unknown_fields(doc: Mapping[str, Any], known: frozenset[str], path: str) -> None:
+    for key in doc:
+        if key not in known:
+            where = _join(path, key)
+            hint = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.75)
+            more = f' (did you mean "{hint[0]}"?)' if hint else ""
+            raise InputError(f"unknown field {_quote(key)}{more}", path=where)
+
+
+def _check_spec_fields(spec: Mapping[str, Any]) -> None:
+    for key in spec:
+        if key in _SPEC_FIELDS:
+            continue
+        hint = difflib.get_close_matches(key, _SPEC_READ, n=1, cutoff=0.75)
+        if hint:
+            raise InputError(
+                f'unknown field {_quote(key)} (did you mean "{hint[0]}"?)', path=_join("spec", key)
+            )
+
+
 def _opt_mapping(raw: object, path: str) -> Mapping[str, Any]:
     return {} if raw is None else _mapping(raw, path)
 
@@ -507,6 +565,7 @@ def _pod_level_resources(
     fix_defaulting: bool,
 ) -> PodResources:
     path = "spec.resources"
+    _unknown_fields(raw, _RESOURCES_FIELDS, path)
     if raw.get("claims"):
         raise _forbidden(_join(path, "claims"), "claims may not be set for Resources at pod-level")
     req = _resource_list(raw.get("requests"), _join(path, "requests"), pod_level=True)
@@ -563,6 +622,7 @@ def _pod_level_resources(
 
 def _parse_container(raw: object, path: str, index: int, *, init: bool) -> Container:
     doc = _mapping(raw, path)
+    _unknown_fields(doc, _CONTAINER_FIELDS, path)
     name = _opt_str(doc.get("name"), _join(path, "name"))
     if not name:
         raise _required(_join(path, "name"))
@@ -577,6 +637,7 @@ def _parse_container(raw: object, path: str, index: int, *, init: bool) -> Conta
 
     res_path = _join(path, "resources")
     res = _opt_mapping(doc.get("resources"), res_path)
+    _unknown_fields(res, _RESOURCES_FIELDS, res_path)
     limits = _resource_list(res.get("limits"), _join(res_path, "limits"), pod_level=False)
     requests = _resource_list(res.get("requests"), _join(res_path, "requests"), pod_level=False)
     # SetDefaults_Pod: a missing request defaults to the limit.
@@ -606,9 +667,11 @@ def parse_pod(doc: Mapping[str, Any], *, gates: FeatureGateView) -> Pod:
     """Parse, default and validate a v1 Pod manifest.
 
     Raises ``InputError`` whose path is relative to ``doc``. Unknown fields
-    are ignored: only the fields podnuma reads are checked.
+    of the pod, its metadata, containers and resources are refused (strict
+    field validation); other fields are not checked beyond their shape.
     """
     doc = _mapping(doc, "")
+    _unknown_fields(doc, _POD_FIELDS, "")
     api_version = doc.get("apiVersion")
     if api_version is not None and api_version != "v1":
         raise _unsupported("apiVersion", api_version, ("v1",))
@@ -620,6 +683,7 @@ def parse_pod(doc: Mapping[str, Any], *, gates: FeatureGateView) -> Pod:
     if meta is None:
         raise _required("metadata")
     meta = _mapping(meta, "metadata")
+    _unknown_fields(meta, _METADATA_FIELDS, "metadata")
     name = _opt_str(meta.get("name"), "metadata.name")
     if not name:
         raise _required("metadata.name", "name or generateName is required")
@@ -634,6 +698,11 @@ def parse_pod(doc: Mapping[str, Any], *, gates: FeatureGateView) -> Pod:
     if spec_raw is None:
         raise _required("spec")
     spec = _mapping(spec_raw, "spec")
+    _check_spec_fields(spec)
+    pod_restart = _opt_str(spec.get("restartPolicy"), "spec.restartPolicy")
+    # validateRestartPolicy ("" is defaulted to Always before validation)
+    if pod_restart and pod_restart not in _POD_RESTART_POLICIES:
+        raise _unsupported("spec.restartPolicy", pod_restart, _POD_RESTART_POLICIES)
 
     init_containers = tuple(
         _parse_container(raw, f"spec.initContainers[{i}]", i, init=True)
@@ -657,6 +726,7 @@ def parse_pod(doc: Mapping[str, Any], *, gates: FeatureGateView) -> Pod:
     for i, raw in enumerate(_opt_list(spec.get("ephemeralContainers"), "spec.ephemeralContainers")):
         path = f"spec.ephemeralContainers[{i}]"
         eph = _mapping(raw, path)
+        _unknown_fields(eph, _EPHEMERAL_CONTAINER_FIELDS, path)
         eph_name = _opt_str(eph.get("name"), _join(path, "name"))
         if not eph_name:
             raise _required(_join(path, "name"))

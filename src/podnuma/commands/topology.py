@@ -9,6 +9,7 @@ written) exits 2 with an ``error:`` message, as ``podnuma simulate`` does.
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from pathlib import Path
@@ -67,6 +68,22 @@ def _run(scenario: Path, step: int | None, fmt: str, color: bool) -> str | bytes
         )
 
 
+def _write_output(path: Path, data: bytes) -> None:
+    """Write the picture: atomically (a temporary file renamed over the
+    target, never a half-written file) when the target is, or will be, a
+    regular file; straight into anything else (``/dev/stdout``, a FIFO),
+    which must not be replaced."""
+    from podnuma.cm.checkpoint import atomic_write
+
+    if path.exists() and not path.is_file():
+        if path.is_dir():
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+        with path.open("wb") as fh:
+            fh.write(data)
+        return
+    atomic_write(path, data)
+
+
 @click.command("topology")
 @click.argument("scenario", type=click.Path(path_type=Path, dir_okay=True))
 @click.option(
@@ -78,7 +95,7 @@ def _run(scenario: Path, step: int | None, fmt: str, color: bool) -> str | bytes
     help="text (terminal), svg or png. Default: from the -o file's suffix, else text.",
 )
 @click.option(
-    "--output", "-o", "output", type=click.Path(path_type=Path, dir_okay=False), default=None,
+    "--output", "-o", "output", type=click.Path(path_type=Path, dir_okay=True), default=None,
     help="Write to FILE instead of standard output.",
 )
 def topology_command(scenario: Path, step: int | None, fmt: str | None, output: Path | None) -> None:
@@ -99,7 +116,7 @@ def topology_command(scenario: Path, step: int | None, fmt: str | None, output: 
     if output is not None:
         raw = data.encode("utf-8") if isinstance(data, str) else data
         try:
-            output.write_bytes(raw)
+            _write_output(output, raw)
         except OSError as e:
             _fail(f"cannot write {output}: {e.strerror or e}")
         return

@@ -1251,7 +1251,7 @@ def _render_admission(adm: Mapping[str, Any], console: Console, *, picture: bool
 
 
 @click.command("explain")
-@click.argument("scenario", type=click.Path(path_type=Path, dir_okay=False))
+@click.argument("scenario", type=click.Path(path_type=Path, dir_okay=True))
 @click.option("--step", "step_index", type=int, default=None, help="Only the addPod step with this index.")
 @click.option("--pod", "pod_ref", default=None, help="Only the admissions of this pod (NAMESPACE/NAME or UID).")
 @click.option(

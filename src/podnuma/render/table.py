@@ -26,6 +26,7 @@ from podnuma.scenario.run import RunResult
 __all__ = ["make_console", "render_table", "table_renderable", "format_size", "print_renderable"]
 
 PLAIN_WIDTH = 120
+POD_COLUMN_MAX = 32
 
 _UNITS = (("Ti", 1 << 40), ("Gi", 1 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10))
 
@@ -130,7 +131,9 @@ def _result_cell(step: StepResult) -> Text:
 def _steps_table(result: RunResult) -> Table:
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, collapse_padding=True)
     table.add_column("#", justify="right", no_wrap=True)
-    table.add_column("pod", no_wrap=True)
+    # Pod names run to 253 characters (namespace 63 more): fold them rather
+    # than let them push every other column out of the 120-column output.
+    table.add_column("pod", overflow="fold", max_width=POD_COLUMN_MAX)
     table.add_column("admission", no_wrap=True)
     # Narrow minimums for the folding columns: on a wide node (four NUMA
     # nodes, long reasons) the no-wrap columns must still fit the plain

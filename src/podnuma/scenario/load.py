@@ -29,10 +29,11 @@ from podnuma.api.pod import Pod, parse_pod
 from podnuma.cm.checkpoint import CheckpointError
 from podnuma.cm.cpumanager.checkpoint import CPUCheckpointData, decode_cpu_checkpoint
 from podnuma.cm.memorymanager.checkpoint import MemoryCheckpointData, decode_memory_checkpoint
-from podnuma.errors import InputError
+from podnuma.errors import InputError, KubeletStartupError
 from podnuma.machine.discover import load_node
 from podnuma.machine.topology import Machine
 from podnuma.results import StepOp
+from podnuma.scenario.startup import startup_failure
 
 __all__ = [
     "API_VERSION",
@@ -268,6 +269,8 @@ class Scenario:
     memory_checkpoint: MemoryCheckpointData | None = None
     files: tuple[str, ...] = field(default_factory=tuple)  # files read besides the scenario
     kubelet_config_file: str | None = None  # where the configuration came from, if a file
+    cpu_state_path: str | None = None  # field path of the starting CPU checkpoint, if any
+    memory_state_path: str | None = None  # field path of the starting memory checkpoint, if any
     document: Document | None = field(default=None, compare=False, repr=False)
 
     def input_error(self, err: InputError) -> InputError:
@@ -371,7 +374,7 @@ def _load(doc: Document, *, base_dir: Path) -> Scenario:
     except InputError as e:
         raise e.at("node") from None
 
-    config, files = _load_kubelet_config(top, base_dir=base_dir)
+    config, files = _load_kubelet_config(top, base_dir=base_dir, scenario_name=doc.name)
 
     cpu_ckpt: CPUCheckpointData | None = None
     mem_ckpt: MemoryCheckpointData | None = None
@@ -400,12 +403,19 @@ def _load(doc: Document, *, base_dir: Path) -> Scenario:
         memory_checkpoint=mem_ckpt,
         files=files,
         kubelet_config_file=files[0] if "kubeletConfigFile" in top else None,
+        cpu_state_path=_state_path(top, "cpuManager") if cpu_ckpt is not None else None,
+        memory_state_path=_state_path(top, "memoryManager") if mem_ckpt is not None else None,
         document=doc,
     )
 
 
+def _state_path(top: Mapping[str, Any], key: str) -> str:
+    state = top.get("state") or {}
+    return f"state.{key}File" if f"{key}File" in state else f"state.{key}"
+
+
 def _load_kubelet_config(
-    top: Mapping[str, Any], *, base_dir: Path
+    top: Mapping[str, Any], *, base_dir: Path, scenario_name: str
 ) -> tuple[KubeletConfig, tuple[str, ...]]:
     if "kubeletConfig" in top and "kubeletConfigFile" in top:
         raise InputError(
@@ -430,6 +440,8 @@ def _load_kubelet_config(
             return load_kubelet_config(cfg_doc), (name,)
         except InputError as e:
             raise sub.enrich(e) from None
+        except KubeletStartupError as e:
+            raise startup_failure(e, file=name, kubelet_config_file=name) from None
     raw_cfg = top.get("kubeletConfig")
     if raw_cfg is None:
         raw_cfg = {}
@@ -438,6 +450,8 @@ def _load_kubelet_config(
         return load_kubelet_config(cfg_doc), ()
     except InputError as e:
         raise e.at("kubeletConfig") from None
+    except KubeletStartupError as e:
+        raise startup_failure(e, file=scenario_name) from None
 
 
 def _decode_memory_checkpoint(

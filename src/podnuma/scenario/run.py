@@ -19,56 +19,20 @@ from podnuma.machine.topology import Machine
 from podnuma.node import Node
 from podnuma.results import NodeSummary, StepResult
 from podnuma.scenario.load import Scenario, Step
+from podnuma.scenario.startup import StartupFailure, startup_failure
 
 __all__ = ["RunResult", "StartupFailure", "run_scenario"]
 
 
-class StartupFailure(KubeletStartupError):
-    """The kubelet would not start with this scenario: the kubelet's message,
-    plus where in the input the cause most likely is (``file``, ``path``;
-    the path is empty when the message names no configuration field)."""
-
-    def __init__(self, message: str, *, file: str, path: str = "") -> None:
-        super().__init__(message)
-        self.message = message
-        self.file = file
-        self.path = path
-
-    def location(self) -> str:
-        return ": ".join(p for p in (self.file, self.path) if p)
-
-
-# Words in the kubelet's start-up messages -> the configuration field they
-# are about, most specific first.
-_FIELD_HINTS: tuple[tuple[tuple[str, ...], str], ...] = (
-    (("reservedSystemCPUs", "reserved-cpus"), "reservedSystemCPUs"),
-    (("reservedMemory", "reserved memory", "reserved-memory"), "reservedMemory"),
-    (("kubeReserved", "kube-reserved"), "kubeReserved"),
-    (("systemReserved", "system-reserved"), "systemReserved"),
-    (("evictionHard", "eviction-hard"), "evictionHard"),
-    (("topologyManagerPolicyOptions", "topology manager policy option"), "topologyManagerPolicyOptions"),
-    (("topologyManagerScope", "topology-manager-scope"), "topologyManagerScope"),
-    (("topologyManagerPolicy", "topology-manager-policy"), "topologyManagerPolicy"),
-    (("cpuManagerPolicyOptions", "cpu-manager-policy-options", "CPU Manager policy option"), "cpuManagerPolicyOptions"),
-    (("memoryManagerPolicy", "memory-manager-policy"), "memoryManagerPolicy"),
-    (("cpuManagerPolicy", "cpu-manager-policy"), "cpuManagerPolicy"),
-    (("feature gate", "featureGates", "feature-gates"), "featureGates"),
-)
-
-
-def _config_field(message: str) -> str:
-    for words, name in _FIELD_HINTS:
-        if any(w in message for w in words):
-            return name
-    return ""
-
-
 def _startup_failure(scenario: Scenario, err: KubeletStartupError) -> StartupFailure:
-    message = str(err)
-    name = _config_field(message)
-    if scenario.kubelet_config_file is not None:
-        return StartupFailure(message, file=scenario.kubelet_config_file, path=name)
-    return StartupFailure(message, file=scenario.name, path=f"kubeletConfig.{name}" if name else "")
+    return startup_failure(
+        err,
+        file=scenario.name,
+        config=scenario.config,
+        kubelet_config_file=scenario.kubelet_config_file,
+        cpu_state=scenario.cpu_state_path,
+        memory_state=scenario.memory_state_path,
+    )
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,7 @@ from podnuma.api.qos import compute_pod_qos
 from podnuma.errors import InputError, KubeletStartupError
 from podnuma.machine.topology import Machine
 from podnuma.scenario.document import dump_json, dump_yaml
+from podnuma.scenario.load import describe_type
 from podnuma.whatif._cli import EXIT_INPUT, config_option, guard, node_and_config, node_option
 from podnuma.whatif.inputs import PodSource, load_pod_sources, read_text
 from podnuma.whatif.measure import Measurement, measure, measure_manifest, variant_config
@@ -68,6 +69,7 @@ class Advice:
     before: Measurement | None = None
     after: Measurement | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    error: InputError | None = None  # the pod is invalid: why (paths relative to the pod)
 
     def savings(self) -> dict[str, Any]:
         b, a = self.before, self.after
@@ -114,7 +116,10 @@ def advise_pod(
                       if isinstance(doc, Mapping) else None, **kw)
 
     if not isinstance(doc, Mapping):
-        return skip("not a Pod manifest (not a mapping)")
+        return skip(
+            "not a Pod manifest (not a mapping)",
+            error=InputError(f"must be a Kubernetes object (a mapping), found {describe_type(doc)}"),
+        )
     kind = doc.get("kind")
     if kind is not None and kind != "Pod":
         return skip(f"not a Pod (kind {kind})")
@@ -125,7 +130,7 @@ def advise_pod(
     try:
         pod = parse_pod(doc, gates=plrm_cfg.feature_gates)
     except InputError as e:
-        return skip(f"invalid pod: {e}")
+        return skip(f"invalid pod: {e}", error=e)
     ref = pod.ref
     qos = compute_pod_qos(pod, pod_level_resources=True)
     if qos != "Guaranteed":
@@ -332,7 +337,7 @@ def _advise_source(src: PodSource, machine: Machine, config: KubeletConfig) -> A
 
 @click.command("advise")
 @click.argument("files", metavar="FILE...", nargs=-1, required=True,
-                type=click.Path(path_type=Path, dir_okay=False))
+                type=click.Path(path_type=Path, dir_okay=True))
 @node_option
 @config_option
 @click.option("--diff", "as_diff", is_flag=True, help="Print unified diffs instead of the rewritten pods.")
@@ -355,8 +360,21 @@ def advise_command(
         except InputError as e:
             errors.append(str(e))
             continue
+        if not sources:
+            errors.append(str(InputError("no Pod in the file", file=str(path))))
         for src in sources:
-            advices.append(guard(partial(_advise_source, src, machine, config)))
+            advice = guard(partial(_advise_source, src, machine, config))
+            if advice.error is not None:
+                # an invalid Pod is invalid input: named by file and field path
+                prefix = ""
+                if len(sources) > 1 or src.item is not None:
+                    prefix = f"documents[{src.document}]" + (
+                        "" if src.item is None else f".items[{src.item}]"
+                    )
+                bad = advice.error
+                errors.append(str(InputError(bad.message, path=bad.path, file=src.file).at(prefix)))
+                continue
+            advices.append(advice)
     header = _header(node_from, cfg_from, machine, config)
     if output == "json":
         doc = {

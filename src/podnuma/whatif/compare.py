@@ -304,7 +304,7 @@ def _run(
 
 
 @click.command("compare")
-@click.argument("pod_file", metavar="POD", type=click.Path(path_type=Path, dir_okay=False))
+@click.argument("pod_file", metavar="POD", type=click.Path(path_type=Path, dir_okay=True))
 @node_option
 @config_option
 @click.option(

@@ -25,7 +25,7 @@ from podnuma.api.kubeletconfig import KubeletConfig, load_kubelet_config
 from podnuma.errors import InputError
 from podnuma.machine.discover import load_node
 from podnuma.machine.topology import Machine
-from podnuma.scenario.load import parse_document
+from podnuma.scenario.load import describe_type, parse_document
 
 __all__ = [
     "DEFAULT_NODE_YAML",
@@ -172,10 +172,16 @@ def load_pod_sources(text: str, *, name: str) -> list[PodSource]:
     for i, doc in enumerate(_documents(text, name)):
         if doc is None:
             continue
-        if isinstance(doc, Mapping) and isinstance(doc.get("items"), list) and (
+        if isinstance(doc, Mapping) and "items" in doc and (
             doc.get("kind") in ("List", "PodList") or str(doc.get("kind", "")).endswith("List")
         ):
-            for j, item in enumerate(doc["items"]):
+            items = doc["items"]
+            if items is None:  # Go's encoding: a null list is an empty one
+                continue
+            if not isinstance(items, list):
+                where = "items" if i == 0 else f"documents[{i}].items"
+                raise InputError(f"must be a list, found {describe_type(items)}", path=where, file=name)
+            for j, item in enumerate(items):
                 out.append(PodSource(name, i, j, item))
             continue
         out.append(PodSource(name, i, None, doc))

@@ -75,6 +75,12 @@ def _machine_info_file(file: Path) -> MachineInfo:
             path="machineInfoFile",
             file=str(file),
         ) from None
+    except UnicodeDecodeError as err:
+        raise InputError(
+            f"machine info file is not UTF-8 text (byte {err.start})",
+            path="machineInfoFile",
+            file=str(file),
+        ) from None
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as err:

@@ -21,7 +21,19 @@ __all__ = [
     "expect_str",
     "int_key",
     "parse_bytes",
+    "MAX_CPUS",
+    "MAX_NUMA_NODES",
+    "MAX_UINT64",
 ]
+
+#: Linux's limits (x86-64 ``CONFIG_NR_CPUS`` at most 8192, ``MAX_NUMNODES``
+#: = 1 << ``NODES_SHIFT`` 10): CPU ids are below ``MAX_CPUS``, NUMA node ids
+#: below ``MAX_NUMA_NODES``. Larger ids are refused as input errors rather
+#: than turned into astronomically wide CPU bitmasks.
+MAX_CPUS = 8192
+MAX_NUMA_NODES = 1024
+#: cadvisor's byte counts (memory, huge page pools) are uint64.
+MAX_UINT64 = (1 << 64) - 1
 
 
 def join(parent: str, key: str | int) -> str:
@@ -53,12 +65,14 @@ def check_keys(doc: Mapping[Any, Any], allowed: Iterable[str], path: str) -> Non
             )
 
 
-def expect_int(value: object, path: str, *, minimum: int = 0) -> int:
+def expect_int(value: object, path: str, *, minimum: int = 0, maximum: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise InputError(f"must be an integer, got {_kind(value)}", path=path)
     if value < minimum:
         what = "a positive" if minimum == 1 else "a non-negative" if minimum == 0 else f">= {minimum}"
         raise InputError(f"must be {what} integer, got {value}", path=path)
+    if maximum is not None and value > maximum:
+        raise InputError(f"must be at most {maximum}, got {value}", path=path)
     return value
 
 
@@ -80,6 +94,10 @@ def int_key(key: object, path: str) -> int:
         raise InputError(f"invalid NUMA node id {key!r}", path=path)
     if value < 0:
         raise InputError(f"invalid NUMA node id {key!r}", path=path)
+    if value >= MAX_NUMA_NODES:
+        raise InputError(
+            f"NUMA node id {value} out of range (Linux supports ids below {MAX_NUMA_NODES})", path=path
+        )
     return value
 
 
@@ -96,6 +114,8 @@ def parse_bytes(value: object, path: str) -> int:
         raise InputError(f"must not be negative, got {value!r}", path=path)
     if nanos % 1_000_000_000:
         raise InputError(f"must be a whole number of bytes, got {value!r}", path=path)
+    if nanos // 1_000_000_000 > MAX_UINT64:
+        raise InputError(f"too large: {value!r} does not fit in 64 bits (as cadvisor reports bytes)", path=path)
     return nanos // 1_000_000_000
 
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from podnuma.errors import InputError
-from podnuma.machine.discover._fields import join
+from podnuma.machine.discover._fields import MAX_CPUS, MAX_NUMA_NODES, MAX_UINT64, join
 from podnuma.machine.topology import CPUInfo, CPUTopology, Device, Machine, NUMANode
 
 __all__ = [
@@ -127,6 +127,8 @@ def _int(doc: Mapping[str, Any], name: str, path: str, *, default: int = 0) -> i
         raise InputError(f"must be an integer, got {value!r}", path=join(path, name))
     if value < 0:
         raise InputError(f"must not be negative, got {value}", path=join(path, name))
+    if value > MAX_UINT64:
+        raise InputError(f"too large: {value} does not fit in 64 bits", path=join(path, name))
     return value
 
 
@@ -156,6 +158,8 @@ def _int_item(value: Any, path: str) -> int:
         raise InputError(f"must be an integer, got {value!r}", path=path)
     if value < 0:
         raise InputError(f"must not be negative, got {value}", path=path)
+    if value > MAX_UINT64:
+        raise InputError(f"too large: {value} does not fit in 64 bits", path=path)
     return value
 
 
@@ -252,6 +256,28 @@ def _uncore_cache_id(core: Core) -> int:
     return core.uncore_caches[0].id
 
 
+def _check_limits(info: MachineInfo) -> None:
+    """Input validation (not the kubelet's): ids and counts within Linux's
+    limits, so that no CPU or NUMA bitmask grows astronomically wide."""
+    if info.num_cores > MAX_CPUS:
+        raise InputError(
+            f"{info.num_cores} CPUs: more than Linux supports ({MAX_CPUS})", path="num_cores"
+        )
+    for ni, node in enumerate(info.topology):
+        if node.id >= MAX_NUMA_NODES:
+            raise InputError(
+                f"NUMA node id {node.id} out of range (Linux supports ids below {MAX_NUMA_NODES})",
+                path=f"topology[{ni}].node_id",
+            )
+        for ci, core in enumerate(node.cores):
+            for ti, cpu in enumerate(core.threads):
+                if cpu >= MAX_CPUS:
+                    raise InputError(
+                        f"CPU id {cpu} out of range (Linux supports ids below {MAX_CPUS})",
+                        path=f"topology[{ni}].cores[{ci}].thread_ids[{ti}]",
+                    )
+
+
 def discover(info: MachineInfo) -> CPUTopology:
     """``topology.Discover``: the CPU manager's view of the machine.
 
@@ -260,6 +286,7 @@ def discover(info: MachineInfo) -> CPUTopology:
     """
     if info.num_cores == 0:
         raise InputError("could not detect number of cpus", path="num_cores")
+    _check_limits(info)
     details: dict[int, CPUInfo] = {}
     num_physical_cores = 0
     for ni, node in enumerate(info.topology):

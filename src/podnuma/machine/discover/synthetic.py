@@ -34,6 +34,8 @@ from typing import Any
 
 from podnuma.errors import InputError
 from podnuma.machine.discover._fields import (
+    MAX_CPUS,
+    MAX_NUMA_NODES,
     check_keys,
     expect_int,
     expect_list,
@@ -156,6 +158,17 @@ def parse_synthetic(doc: object, path: str = "") -> MachineInfo:
     threads = expect_int(spec["threadsPerCore"], join(path, "threadsPerCore"), minimum=1)
     cores_per_socket = numa_per_socket * cores_per_numa
     total_cores = sockets * cores_per_socket
+    if total_cores * threads > MAX_CPUS:
+        raise InputError(
+            f"{sockets} x {numa_per_socket} x {cores_per_numa} x {threads} = "
+            f"{total_cores * threads} logical CPUs: more than Linux supports ({MAX_CPUS})",
+            path=path,
+        )
+    if sockets * numa_per_socket > MAX_NUMA_NODES:
+        raise InputError(
+            f"{sockets * numa_per_socket} NUMA nodes: more than Linux supports ({MAX_NUMA_NODES})",
+            path=join(path, "numaNodesPerSocket"),
+        )
 
     per_uncore: int | None = None
     if spec.get("coresPerUncoreCache") is not None:

@@ -29,6 +29,8 @@ from typing import Any
 
 from podnuma.errors import InputError
 from podnuma.machine.discover._fields import (
+    MAX_CPUS,
+    MAX_NUMA_NODES,
     check_keys,
     expect_int,
     expect_list,
@@ -101,13 +103,13 @@ def parse_table(doc: Mapping[str, Any]) -> MachineInfo:
         for key in _ROW_KEYS[:4]:
             if key not in row:
                 raise InputError("required field is missing", path=join(rpath, key))
-        cpu = expect_int(row["id"], join(rpath, "id"))
+        cpu = expect_int(row["id"], join(rpath, "id"), maximum=MAX_CPUS - 1)
         if cpu in seen_ids:
             raise InputError(f"CPU {cpu} is already listed at {seen_ids[cpu]}", path=join(rpath, "id"))
         seen_ids[cpu] = rpath
         core = expect_int(row["core"], join(rpath, "core"))
         socket = expect_int(row["socket"], join(rpath, "socket"))
-        numa = expect_int(row["numaNode"], join(rpath, "numaNode"))
+        numa = expect_int(row["numaNode"], join(rpath, "numaNode"), maximum=MAX_NUMA_NODES - 1)
         uncore = None
         if row.get("uncoreCache") is not None:
             uncore = expect_int(row["uncoreCache"], join(rpath, "uncoreCache"))
