@@ -44,17 +44,20 @@ __all__ = [
     "load_scenario",
     "load_scenario_text",
     "parse_document",
+    "read_text",
+    "StrictLoader",
 ]
 
 API_VERSION = "podnuma.io/v1"
 KIND = "Scenario"
 
-class _Loader(yaml.SafeLoader):
-    """Safe loader: no timestamps, duplicate keys rejected."""
+class StrictLoader(yaml.SafeLoader):
+    """Safe loader for every file podnuma reads: no timestamps ("2024-01-01"
+    stays a string), duplicate keys rejected."""
 
 
 # Drop the implicit timestamp resolver (keep "2024-01-01" a string).
-_Loader.yaml_implicit_resolvers = {
+StrictLoader.yaml_implicit_resolvers = {
     first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
@@ -64,7 +67,7 @@ class _DuplicateKey(yaml.MarkedYAMLError):
     pass
 
 
-def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> dict[Any, Any]:
+def _construct_mapping(loader: StrictLoader, node: yaml.MappingNode) -> dict[Any, Any]:
     loader.flatten_mapping(node)
     out: dict[Any, Any] = {}
     for key_node, value_node in node.value:
@@ -83,7 +86,7 @@ def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> dict[Any, Any
     return out
 
 
-_Loader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)  # type: ignore[arg-type]
+StrictLoader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)  # type: ignore[arg-type]
 
 
 def describe_type(value: object) -> str:
@@ -176,7 +179,7 @@ class Document:
 
 def _json_root(text: str) -> yaml.Node | None:
     try:
-        return yaml.compose(text, Loader=_Loader)
+        return yaml.compose(text, Loader=StrictLoader)
     except yaml.YAMLError:
         return None
 
@@ -198,7 +201,7 @@ def parse_document(text: str, *, name: str, json_only: bool = False) -> Document
             raise InputError(f"invalid JSON: duplicate key {e.key!r}", file=name) from None
         return Document(name, data, _json_root(text))
     try:
-        loader = _Loader(text)
+        loader = StrictLoader(text)
         try:
             root = loader.get_single_node()
             data = loader.construct_document(root) if root is not None else None
@@ -288,7 +291,7 @@ def load_scenario(path: Path) -> Scenario:
     """
     path = Path(path)
     name = str(path)
-    text = _read_text(path, name=name, what="scenario")
+    text = read_text(path, name=name, what="scenario")
     return load_scenario_text(text, name=name, base_dir=path.parent)
 
 
@@ -302,7 +305,10 @@ def load_scenario_text(text: str, *, name: str, base_dir: Path) -> Scenario:
         raise doc.enrich(e) from None
 
 
-def _read_text(path: Path, *, name: str, what: str) -> str:
+def read_text(path: Path, *, what: str, name: str | None = None) -> str:
+    """A UTF-8 file; ``InputError`` naming it (``name``, default the path)
+    when it cannot be read."""
+    name = str(path) if name is None else name
     try:
         data = path.read_bytes()
     except FileNotFoundError:

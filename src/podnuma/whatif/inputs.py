@@ -14,7 +14,7 @@ Also the built-in node and configuration ``advise`` uses when none is given
 from __future__ import annotations
 
 import json
-from collections.abc import Hashable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,7 @@ from podnuma.api.kubeletconfig import KubeletConfig, load_kubelet_config
 from podnuma.errors import InputError
 from podnuma.machine.discover import load_node
 from podnuma.machine.topology import Machine
-from podnuma.scenario.load import describe_type, parse_document
+from podnuma.scenario.load import StrictLoader, describe_type, parse_document, read_text
 
 __all__ = [
     "DEFAULT_NODE_YAML",
@@ -76,56 +76,6 @@ topologyManagerScope: pod
 """
 
 
-class _Loader(yaml.SafeLoader):
-    """Safe loader: timestamps stay strings, duplicate keys are an error
-    (as the scenario loader)."""
-
-
-_Loader.yaml_implicit_resolvers = {
-    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-
-
-def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> dict[Any, Any]:
-    loader.flatten_mapping(node)
-    out: dict[Any, Any] = {}
-    for key_node, value_node in node.value:
-        key = loader.construct_object(key_node, deep=True)
-        if not isinstance(key, Hashable):
-            raise yaml.constructor.ConstructorError(
-                "while constructing a mapping", node.start_mark,
-                "found an unhashable key", key_node.start_mark,
-            )
-        if key in out:
-            raise yaml.constructor.ConstructorError(
-                "while constructing a mapping", node.start_mark,
-                f"found duplicate key {key!r}", key_node.start_mark,
-            )
-        out[key] = loader.construct_object(value_node, deep=True)
-    return out
-
-
-_Loader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)
-
-
-def read_text(path: Path, *, what: str) -> str:
-    """A UTF-8 file; ``InputError`` naming it when it cannot be read."""
-    name = str(path)
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"{what} file not found", file=name) from None
-    except IsADirectoryError:
-        raise InputError(f"{what} file is a directory", file=name) from None
-    except OSError as e:
-        raise InputError(f"cannot read {what} file: {e.strerror or e}", file=name) from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise InputError(f"{what} file is not UTF-8 text (byte {e.start})", file=name) from None
-
-
 @dataclass(frozen=True)
 class PodSource:
     """One object found in a pod file: its place (``file``, document index,
@@ -154,7 +104,7 @@ def _documents(text: str, name: str) -> list[Any]:
                 ) from None
             # flow-style YAML, perhaps: fall through
     try:
-        return list(yaml.load_all(text, Loader=_Loader))
+        return list(yaml.load_all(text, Loader=StrictLoader))
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
         problem = e.problem or e.context or "malformed YAML"
