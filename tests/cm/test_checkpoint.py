@@ -29,7 +29,6 @@ from podnuma.cm.checkpoint import (
     GoSlice,
     GoStruct,
     JSONNumber,
-    atomic_write,
     dump_checksum,
     fnv32a,
     go_json_check,
@@ -44,6 +43,7 @@ from podnuma.cm.checkpoint import (
     to_json_value,
 )
 from podnuma.errors import KubeletStartupError
+from podnuma.fileio import atomic_write
 
 # -- FNV-32a ----------------------------------------------------------------
 

@@ -8,8 +8,6 @@ Mirrors the pieces of upstream the CPU and memory manager checkpoints rest on:
   struct, with the printer config Indent " ", SortKeys, DisableMethods,
   SpewKeys, DisablePointerAddresses, DisableCapacities.
 - ``pkg/kubelet/checkpointmanager/errors/errors.go``: the error texts.
-- ``pkg/kubelet/util/store/filestore.go``: writes go to a temporary file in the
-  same directory, synced, then renamed over the target.
 - ``encoding/json`` (Marshal / Unmarshal) and ``strconv.Quote``: the parts the
   checkpoints touch, reproduced closely enough that the kubelet's bytes and
   error texts come out the same.
@@ -21,20 +19,17 @@ map) for maps, a ``Sequence`` (or ``None`` for nil) for slices, the pointee
 (or ``None``) for pointers and a ``Mapping`` of field name to value for
 structs (a missing field is the zero value).
 
-Everything here is pure except :func:`atomic_write` and :func:`read_file`.
+Everything here is pure; reading and writing the files is
+:mod:`podnuma.fileio` (the edge).
 """
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import json
-import os
 import re
-import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Final
 
 from podnuma.errors import KubeletStartupError
@@ -58,7 +53,6 @@ __all__ = [
     "GO_STRING",
     "GO_UINT64",
     "CHECKSUM",
-    "atomic_write",
     "dump_checksum",
     "fnv32a",
     "go_json_check",
@@ -68,7 +62,6 @@ __all__ = [
     "go_json_unmarshal",
     "go_quote",
     "object_checksum",
-    "read_file",
     "spew_sdump",
     "string_checksum",
     "to_json_value",
@@ -887,42 +880,3 @@ def _marshal(value: Any, typ: GoType, out: list[str]) -> None:
         out.append("}")
     else:  # pragma: no cover
         raise TypeError(f"unsupported Go type {typ!r}")
-
-
-# ---------------------------------------------------------------------------
-# file edge
-# ---------------------------------------------------------------------------
-
-
-def atomic_write(path: str | os.PathLike[str], data: bytes) -> None:
-    """Write ``data`` to ``path`` so readers see the old or the new content,
-    never a partial file: temporary file in the same directory, fsync, rename
-    (as the kubelet's file store does)."""
-    target = Path(path)
-    directory = target.parent
-    fd, tmp = tempfile.mkstemp(prefix="." + target.name + ".", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-    try:
-        dir_fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(dir_fd)
-    except OSError:
-        pass
-    finally:
-        os.close(dir_fd)
-
-
-def read_file(path: str | os.PathLike[str]) -> bytes:
-    """The bytes of a checkpoint file."""
-    return Path(path).read_bytes()

@@ -73,7 +73,7 @@ def _write_output(path: Path, data: bytes) -> None:
     target, never a half-written file) when the target is, or will be, a
     regular file; straight into anything else (``/dev/stdout``, a FIFO),
     which must not be replaced."""
-    from podnuma.cm.checkpoint import atomic_write
+    from podnuma.fileio import atomic_write
 
     if path.exists() and not path.is_file():
         if path.is_dir():

@@ -36,12 +36,11 @@ from podnuma.cm.cpumanager.checkpoint import (
     encode_cpu_checkpoint,
     load_cpu_checkpoint,
     parse_go_cpuset,
-    read_cpu_checkpoint_file,
     restore_cpu_state,
     restore_error_message,
-    write_cpu_checkpoint_file,
 )
 from podnuma.errors import KubeletStartupError
+from podnuma.fileio import read_cpu_checkpoint_file, write_cpu_checkpoint_file
 from podnuma.machine.cpuset import CPUSet
 
 _VECTORS = json.loads((Path(__file__).parent / "cpu_checkpoint_vectors.json").read_text())

@@ -25,12 +25,11 @@ from podnuma.cm.memorymanager.checkpoint import (
     encode_memory_checkpoint,
     load_memory_checkpoint,
     memory_checkpoint_object,
-    read_memory_checkpoint_file,
     restore_memory_state,
-    write_memory_checkpoint_file,
 )
 from podnuma.cm.memorymanager.state import Block, MemoryTable, NUMANodeState
 from podnuma.errors import KubeletStartupError
+from podnuma.fileio import read_memory_checkpoint_file, write_memory_checkpoint_file
 
 _VECTORS: dict[str, dict[str, str]] = json.loads(
     (Path(__file__).parent / "memory_checkpoint_vectors.json").read_text()

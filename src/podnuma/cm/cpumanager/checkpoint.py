@@ -35,13 +35,11 @@ from podnuma.cm.checkpoint import (
     GoMap,
     GoPtr,
     GoStruct,
-    atomic_write,
     dump_checksum,
     go_json_marshal,
     go_json_parse,
     go_json_unmarshal,
     go_quote,
-    read_file,
     spew_sdump,
     string_checksum,
     to_json_value,
@@ -60,10 +58,8 @@ __all__ = [
     "encode_cpu_checkpoint",
     "load_cpu_checkpoint",
     "parse_go_cpuset",
-    "read_cpu_checkpoint_file",
     "restore_cpu_state",
     "restore_error_message",
-    "write_cpu_checkpoint_file",
 ]
 
 #: the checkpoint's file name in the kubelet's root directory
@@ -436,26 +432,3 @@ def cpu_checkpoint_object(data: CPUCheckpointData) -> dict[str, Any]:
     obj = json.loads(encode_cpu_checkpoint(data))
     assert isinstance(obj, dict)
     return obj
-
-
-# ---------------------------------------------------------------------------
-# file edge
-# ---------------------------------------------------------------------------
-
-
-def read_cpu_checkpoint_file(
-    path: str | os.PathLike[str], *, pod_level_resource_managers: bool = True
-) -> CPUCheckpointData | None:
-    """Read and decode a checkpoint file; ``None`` when it does not exist (the
-    kubelet then starts from a fresh state and writes one)."""
-    try:
-        blob = read_file(path)
-    except FileNotFoundError:
-        return None
-    return decode_cpu_checkpoint(blob, pod_level_resource_managers=pod_level_resource_managers)
-
-
-def write_cpu_checkpoint_file(path: str | os.PathLike[str], data: CPUCheckpointData) -> None:
-    """Write the checkpoint atomically."""
-    atomic_write(path, encode_cpu_checkpoint(data))
-

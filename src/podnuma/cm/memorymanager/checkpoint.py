@@ -39,13 +39,11 @@ from podnuma.cm.checkpoint import (
     GoPtr,
     GoSlice,
     GoStruct,
-    atomic_write,
     go_json_marshal,
     go_json_parse,
     go_json_unmarshal,
     go_quote,
     object_checksum,
-    read_file,
     string_checksum,
     to_json_value,
 )
@@ -68,10 +66,8 @@ __all__ = [
     "load_memory_checkpoint",
     "memory_checkpoint_object",
     "policy_mismatch_message",
-    "read_memory_checkpoint_file",
     "restore_error_message",
     "restore_memory_state",
-    "write_memory_checkpoint_file",
 ]
 
 #: the checkpoint's file name in the kubelet's root directory
@@ -430,24 +426,3 @@ def memory_checkpoint_object(data: MemoryCheckpointData) -> dict[str, Any]:
     obj = json.loads(encode_memory_checkpoint(data))
     assert isinstance(obj, dict)
     return obj
-
-
-# ---------------------------------------------------------------------------
-# file edge
-# ---------------------------------------------------------------------------
-
-
-def read_memory_checkpoint_file(
-    path: str | os.PathLike[str], *, pod_level_resource_managers: bool = False
-) -> MemoryCheckpointData | None:
-    """Read and decode a checkpoint file; ``None`` when it does not exist."""
-    try:
-        blob = read_file(path)
-    except FileNotFoundError:
-        return None
-    return decode_memory_checkpoint(blob, pod_level_resource_managers=pod_level_resource_managers)
-
-
-def write_memory_checkpoint_file(path: str | os.PathLike[str], data: MemoryCheckpointData) -> None:
-    """Write the checkpoint atomically."""
-    atomic_write(path, encode_memory_checkpoint(data))
