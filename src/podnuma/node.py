@@ -23,7 +23,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from podnuma.api.kubeletconfig import KubeletConfig, node_allocatable_reservation
+from podnuma.api.kubeletconfig import (
+    KubeletConfig,
+    node_allocatable_reservation,
+    validate_kubelet_config,
+)
 from podnuma.api.pod import Container, Pod
 from podnuma.api.qos import compute_pod_qos
 from podnuma.api.quantity import Quantity
@@ -126,8 +130,6 @@ class Node:
         cpu_checkpoint: CPUCheckpointData | None = None,
         memory_checkpoint: MemoryCheckpointData | None = None,
     ) -> None:
-        from podnuma.api.kubeletconfig import validate_kubelet_config
-
         validate_kubelet_config(config, online_cpus=machine.topology.cpus())
         self.machine = machine
         self.config = config

@@ -3,8 +3,7 @@
 
 Every scenario of ``examples/pod-level/`` runs through the real command line
 (click's runner). Each step's expected outcome is derived by hand from the
-KEP, the kubernetes.io pages and the v1.37 kubelet code (research notes
-``podlevel-kep-docs.md`` / ``podlevel-cpu-topology.md``, pitfalls file), with
+KEP, the kubernetes.io pages and the v1.37 kubelet code, with
 the reasoning in comments -- not copied from podnuma's output. Where the KEP
 or the docs and the code disagree, the expectation follows the code and the
 comment says so.

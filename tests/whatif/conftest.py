@@ -1,7 +1,7 @@
 """Shared pods, nodes and configurations of the what-if tests.
 
-Pods are the KEP-5526 examples and the kubernetes.io tutorial's manifests
-(/work/notes/podlevel-kep-docs.md §1-2), as plain manifests.
+Pods are the KEP-5526 examples and the kubernetes.io tutorial's manifests,
+as plain manifests.
 """
 
 from __future__ import annotations

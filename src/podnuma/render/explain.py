@@ -138,10 +138,6 @@ def _whole_cores(machine: Machine, cpus: CPUSet) -> int:
     return sum(1 for n in by_core.values() if n == per_core)
 
 
-def _qty(q: Quantity | None) -> str:
-    return "none" if q is None else str(q)
-
-
 # --------------------------------------------------------------------------
 # QoS
 # --------------------------------------------------------------------------

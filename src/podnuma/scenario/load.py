@@ -46,6 +46,8 @@ __all__ = [
     "parse_document",
     "read_text",
     "StrictLoader",
+    "json_input_error",
+    "yaml_input_error",
 ]
 
 API_VERSION = "podnuma.io/v1"
@@ -194,9 +196,7 @@ def parse_document(text: str, *, name: str, json_only: bool = False) -> Document
         try:
             data = json.loads(text, object_pairs_hook=_json_pairs)
         except json.JSONDecodeError as e:
-            raise InputError(
-                f"invalid JSON: {e.msg} (line {e.lineno}, column {e.colno})", file=name
-            ) from None
+            raise json_input_error(e, name) from None
         except _JSONDuplicate as e:
             raise InputError(f"invalid JSON: duplicate key {e.key!r}", file=name) from None
         return Document(name, data, _json_root(text))
@@ -207,14 +207,25 @@ def parse_document(text: str, *, name: str, json_only: bool = False) -> Document
             data = loader.construct_document(root) if root is not None else None
         finally:
             loader.dispose()
-    except yaml.MarkedYAMLError as e:
+    except yaml.YAMLError as e:
+        raise yaml_input_error(e, name) from None
+    return Document(name, data, root)
+
+
+def json_input_error(e: json.JSONDecodeError, name: str) -> InputError:
+    """The ``InputError`` for malformed JSON in file ``name``."""
+    return InputError(f"invalid JSON: {e.msg} (line {e.lineno}, column {e.colno})", file=name)
+
+
+def yaml_input_error(e: yaml.YAMLError, name: str) -> InputError:
+    """The ``InputError`` for malformed YAML in file ``name``, with the line
+    and column of the problem when PyYAML knows them."""
+    if isinstance(e, yaml.MarkedYAMLError):
         mark = e.problem_mark or e.context_mark
         problem = e.problem or e.context or "malformed YAML"
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
-        raise InputError(f"invalid YAML: {problem}{where}", file=name) from None
-    except yaml.YAMLError as e:
-        raise InputError(f"invalid YAML: {e}", file=name) from None
-    return Document(name, data, root)
+        return InputError(f"invalid YAML: {problem}{where}", file=name)
+    return InputError(f"invalid YAML: {e}", file=name)
 
 
 class _JSONDuplicate(ValueError):

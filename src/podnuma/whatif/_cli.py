@@ -16,6 +16,7 @@ import click
 from podnuma.api.kubeletconfig import KubeletConfig
 from podnuma.errors import InputError, KubeletStartupError
 from podnuma.machine.topology import Machine
+from podnuma.node import Node
 from podnuma.scenario.startup import StartupFailure, startup_failure
 from podnuma.whatif.inputs import default_config, default_machine, load_config_file, load_node_file
 
@@ -64,8 +65,6 @@ def node_and_config(
         # The node as configured must start (the what-if runs vary the scope
         # and the pod form, not this): a configuration the kubelet refuses,
         # or one that does not fit the node, is invalid input.
-        from podnuma.node import Node
-
         Node(machine, config)
     except StartupFailure:
         raise

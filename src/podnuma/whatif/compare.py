@@ -13,7 +13,7 @@ on the node shared pool, CPUs only sidecars use, NUMA nodes, and density
 (copies admitted until the first rejection).
 
 :func:`compare_pod` is pure; :data:`compare_command` is the click command
-(the lead registers it on ``podnuma``).
+(registered on ``podnuma`` in ``podnuma.cli``).
 """
 
 from __future__ import annotations

@@ -25,7 +25,14 @@ from podnuma.api.kubeletconfig import KubeletConfig, load_kubelet_config
 from podnuma.errors import InputError
 from podnuma.machine.discover import load_node
 from podnuma.machine.topology import Machine
-from podnuma.scenario.load import StrictLoader, describe_type, parse_document, read_text
+from podnuma.scenario.load import (
+    StrictLoader,
+    describe_type,
+    json_input_error,
+    parse_document,
+    read_text,
+    yaml_input_error,
+)
 
 __all__ = [
     "DEFAULT_NODE_YAML",
@@ -99,19 +106,12 @@ def _documents(text: str, name: str) -> list[Any]:
             return [json.loads(text)]
         except json.JSONDecodeError as e:
             if name.lower().endswith(".json"):
-                raise InputError(
-                    f"invalid JSON: {e.msg} (line {e.lineno}, column {e.colno})", file=name
-                ) from None
+                raise json_input_error(e, name) from None
             # flow-style YAML, perhaps: fall through
     try:
         return list(yaml.load_all(text, Loader=StrictLoader))
-    except yaml.MarkedYAMLError as e:
-        mark = e.problem_mark or e.context_mark
-        problem = e.problem or e.context or "malformed YAML"
-        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
-        raise InputError(f"invalid YAML: {problem}{where}", file=name) from None
     except yaml.YAMLError as e:
-        raise InputError(f"invalid YAML: {e}", file=name) from None
+        raise yaml_input_error(e, name) from None
 
 
 def load_pod_sources(text: str, *, name: str) -> list[PodSource]:

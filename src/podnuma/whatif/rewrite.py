@@ -42,7 +42,7 @@ without it gets the budget minus the sidecars declared before it.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -258,11 +258,6 @@ def _fmt(name: str, q: Quantity) -> str:
     if name == "cpu":
         return _cpu_text(q.milli_value())
     return _bytes_text(q.value())
-
-
-def _quantity_for(name: str, amount: int) -> Quantity:
-    """``amount`` is millicores for cpu, bytes otherwise."""
-    return Quantity.from_milli(amount) if name == "cpu" else Quantity.from_int(amount, binary=True)
 
 
 def _amount(name: str, q: Quantity) -> int:
@@ -530,7 +525,3 @@ def other_form(doc: Mapping[str, Any], pod: Pod) -> Rewrite:
     if pod.resources is not None and has_pod_level_resources(doc):
         return to_per_container(doc, pod)
     return to_pod_level(doc, pod)
-
-
-def container_types(pod: Pod) -> Sequence[tuple[str, str]]:
-    return [(c.name, c.kind) for c in pod.all_containers()]

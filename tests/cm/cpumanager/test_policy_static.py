@@ -514,7 +514,7 @@ def test_smt_alignment_error_text(err: SMTAlignmentError, expected: str) -> None
     assert err.reason == "SMTAlignmentError"
 
 
-# -- beyond the upstream tables: behaviours the pitfalls list ----------------------------------
+# -- beyond the upstream tables: upstream behaviours easy to get wrong---------------------
 
 
 def test_smt_check_only_for_exclusive_containers() -> None:

@@ -355,7 +355,7 @@ def test_allocate_and_add_pod_with_init_containers() -> None:
     }
 
 
-# -- calculateHints quirk (kubelet-pitfalls "Memory Manager") ----------------------------------------
+# -- calculateHints quirk (upstream's memory manager)----------------------------
 
 
 def test_existing_group_hint_is_not_preferred() -> None:

@@ -3,8 +3,8 @@
 Ports upstream's pkg/kubelet/cm/memorymanager/policy_static_test.go tables
 (TestStaticPolicyNew, Name, Start, Allocate, AllocateWithInitContainers,
 AllocateWithRestartableInitContainers, RemoveContainer, GetTopologyHints,
-Test_getPodRequestedResources) as data, plus podnuma checks of the quirks
-listed in the pitfalls notes.
+Test_getPodRequestedResources) as data, plus podnuma checks of upstream
+quirks a port easily gets wrong.
 """
 
 from __future__ import annotations

@@ -61,7 +61,7 @@ def test_merge_closest_numa(name: str, providers: list[Any], expected: TopologyH
 
 
 def test_cpu_on_node0_and_device_on_node1_is_rejected() -> None:
-    # kubelet-pitfalls: preferred hints with different masks never merge to
+    # upstream quirk: preferred hints with different masks never merge to
     # a preferred hint, so restricted refuses the pod.
     providers = [{"cpu": [H(0)]}, {"vendor.com/dev": [H(1)]}]
     assert RestrictedPolicy(TWO_NODES).merge(providers) == (H(0, 1, p=False), False)

@@ -19,6 +19,7 @@ migration and restore parts of ``state_checkpoint.go`` (kubelet v1.37), plus
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -427,8 +428,6 @@ def encode_cpu_checkpoint(data: CPUCheckpointData) -> bytes:
 
 def cpu_checkpoint_object(data: CPUCheckpointData) -> dict[str, Any]:
     """The checkpoint as a JSON object (key order as written)."""
-    import json
-
     obj = json.loads(encode_cpu_checkpoint(data))
     assert isinstance(obj, dict)
     return obj

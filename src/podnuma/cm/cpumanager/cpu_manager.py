@@ -156,16 +156,6 @@ class CPUManager:
             return self.policy.reserved_cpus
         return EMPTY
 
-    reserved_cpus = get_reserved_cpus
-
-    def shared_cpus(self) -> CPUSet:
-        """The CPUs a container without exclusive CPUs runs on: the shared
-        pool (reserved CPUs included unless strict) under ``static``; under
-        ``none`` the manager pins nothing, so every CPU."""
-        if isinstance(self.policy, StaticPolicy):
-            return self.state.get_default_cpuset()
-        return self.topology.cpus()
-
     def get_cpu_set_or_default(self, pod_uid: str, container_name: str) -> CPUSet:
         return self.state.get_cpu_set_or_default(pod_uid, container_name)
 

@@ -197,13 +197,6 @@ class DeviceManager:
         """The container's devices per resource, in allocation order."""
         return dict(sorted(self._pod_devices.get(pod_uid, {}).get(container_name, {}).items()))
 
-    def pod_device_entries(self) -> dict[str, dict[str, dict[str, tuple[str, ...]]]]:
-        """pod UID -> container -> resource -> ids (``podDevices``)."""
-        return {
-            uid: {c: dict(res) for c, res in containers.items()}
-            for uid, containers in self._pod_devices.items()
-        }
-
     def has_pod(self, pod_uid: str) -> bool:
         """``podDevices.hasPod``."""
         return any(self._pod_devices.get(pod_uid, {}).values())
