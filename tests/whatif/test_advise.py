@@ -297,3 +297,44 @@ def test_cli_bad_config_exit_2(runner: CliRunner, tmp_path: Path) -> None:
     r = runner.invoke(advise_command, [str(f), "--kubelet-config", str(cfg)])
     assert r.exit_code == 2, r.output
     assert "kubelet would not start" in r.stderr and "Traceback" not in r.output
+
+
+def _sized_pod() -> dict[str, Any]:
+    """A main container with 4 whole CPUs and three Guaranteed 1-CPU sidecars."""
+    doc = kep2_per_container("sized")
+    doc["spec"]["containers"][0]["resources"] = guaranteed("4", "4Gi")
+    doc["spec"]["initContainers"] = [
+        {"name": n, "restartPolicy": "Always", "resources": guaranteed("1", "256Mi")}
+        for n in ("log", "metrics", "proxy")
+    ]
+    doc["spec"]["containers"] = doc["spec"]["containers"][:1]
+    return doc
+
+
+def test_shared_pool_cpus_sizes_the_budget() -> None:
+    """--shared-pool-cpus 1: budget = the main container's 4-CPU slice + 1 CPU
+    for the three sidecars; fewer CPUs taken from the node, more copies fit,
+    and the rewrite is still admitted with the main slice intact."""
+    keep = advise_pod(_sized_pod(), default_machine(), default_config())
+    sized = advise_pod(_sized_pod(), default_machine(), default_config(), shared_pool_cpus=1)
+    assert keep.rewrite is not None and sized.rewrite is not None
+    assert keep.rewrite.manifest["spec"]["resources"]["requests"]["cpu"] == "7"
+    assert sized.rewrite.manifest["spec"]["resources"]["requests"]["cpu"] == "5"
+    s = sized.savings()
+    assert (s["cpusTakenFromNodeBefore"], s["cpusTakenFromNodeAfter"]) == (7, 5)
+    assert s["exclusiveCpusAfter"] == 4 and s["podSharedCpusAfter"] == 1
+    assert s["densityAfter"] > s["densityBefore"]
+    check = resimulate(sized.rewrite.manifest)
+    assert check.admitted
+    main = next(c for c in check.containers if c.name == "main-app")
+    assert main.isolation == "container" and main.cpus.size() == 4
+
+
+def test_shared_pool_cpus_never_starves_an_exclusive_init_container() -> None:
+    """The budget stays large enough for an exclusive regular init container
+    (6 CPUs) even when the slices plus the pool are smaller."""
+    doc = _sized_pod()
+    doc["spec"]["initContainers"].insert(0, {"name": "warmup", "resources": guaranteed("6", "1Gi")})
+    a = advise_pod(doc, default_machine(), default_config(), shared_pool_cpus=1)
+    assert a.rewrite is not None
+    assert a.rewrite.manifest["spec"]["resources"]["requests"]["cpu"] == "6"

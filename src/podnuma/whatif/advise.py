@@ -102,7 +102,13 @@ def _ref(doc: Any) -> str | None:
 
 
 def advise_pod(
-    doc: Any, machine: Machine, config: KubeletConfig, *, where: str = "", cap: int = 512
+    doc: Any,
+    machine: Machine,
+    config: KubeletConfig,
+    *,
+    where: str = "",
+    cap: int = 512,
+    shared_pool_cpus: int | None = None,
 ) -> Advice:
     """Propose and verify the pod-level rewrite of one object.
 
@@ -136,7 +142,7 @@ def advise_pod(
     if qos != "Guaranteed":
         return skip(f"not Guaranteed (QoS {qos}): the kubelet gives it no exclusive CPUs, nothing to gain")
 
-    rewrite = to_pod_level(doc, pod)
+    rewrite = to_pod_level(doc, pod, shared_pool_cpus=shared_pool_cpus)
     by_name = {c.name: c for c in pod.all_containers()}
     moving = [p.name for p in rewrite.containers if p.role == "shared" and has_whole_cpus(by_name[p.name])]
     if not moving:
@@ -331,8 +337,10 @@ def advice_document(a: Advice) -> dict[str, Any]:
     }
 
 
-def _advise_source(src: PodSource, machine: Machine, config: KubeletConfig) -> Advice:
-    return advise_pod(src.data, machine, config, where=src.where)
+def _advise_source(
+    src: PodSource, machine: Machine, config: KubeletConfig, shared_pool_cpus: int | None
+) -> Advice:
+    return advise_pod(src.data, machine, config, where=src.where, shared_pool_cpus=shared_pool_cpus)
 
 
 @click.command("advise")
@@ -342,12 +350,17 @@ def _advise_source(src: PodSource, machine: Machine, config: KubeletConfig) -> A
 @config_option
 @click.option("--diff", "as_diff", is_flag=True, help="Print unified diffs instead of the rewritten pods.")
 @click.option(
+    "--shared-pool-cpus", type=click.IntRange(min=1), default=None, metavar="N",
+    help="Size the pod shared pool: budget = exclusive slices + N CPUs "
+    "(default: keep the pod's CPU request as the budget).",
+)
+@click.option(
     "--output", "-o", type=click.Choice(("yaml", "json")), default="yaml", show_default=True,
     help="yaml: the rewritten pods (savings as comments); json: a report for programs.",
 )
 def advise_command(
     files: tuple[Path, ...], node_file: Path | None, config_file: Path | None,
-    as_diff: bool, output: str,
+    as_diff: bool, shared_pool_cpus: int | None, output: str,
 ) -> None:
     """Propose the pod-level rewrite (KEP-5526) of each Pod in FILE... (YAML
     documents, JSON, kubectl get pods lists) and measure what it saves."""
@@ -363,7 +376,7 @@ def advise_command(
         if not sources:
             errors.append(str(InputError("no Pod in the file", file=str(path))))
         for src in sources:
-            advice = guard(partial(_advise_source, src, machine, config))
+            advice = guard(partial(_advise_source, src, machine, config, shared_pool_cpus))
             if advice.error is not None:
                 # an invalid Pod is invalid input: named by file and field path
                 prefix = ""

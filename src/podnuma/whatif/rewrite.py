@@ -284,10 +284,16 @@ def _clean_metadata(manifest: dict[str, Any]) -> list[str]:
 # per-container -> pod-level
 
 
-def to_pod_level(doc: Mapping[str, Any], pod: Pod) -> Rewrite:
+def to_pod_level(
+    doc: Mapping[str, Any], pod: Pod, *, shared_pool_cpus: int | None = None
+) -> Rewrite:
     """The pod-level form of a per-container pod (rules in the module doc).
 
     ``pod`` is ``doc`` parsed (``parse_pod``); ``doc`` is not modified.
+    ``shared_pool_cpus`` sizes the pod shared pool: the CPU budget becomes the
+    exclusive slices of the long-running containers plus that many CPUs
+    (never less than an exclusive regular init container needs). By default
+    the budget keeps the pod's effective CPU request.
     """
     notes: list[str] = _annotation_warnings(pod)
     sidecars = sidecar_names(pod)
@@ -311,6 +317,14 @@ def to_pod_level(doc: Mapping[str, Any], pod: Pod) -> Rewrite:
     guaranteed = all(
         name in budget_req and budget_lim.get(name) == budget_req[name] for name in ("cpu", "memory")
     )
+    if guaranteed and shared_pool_cpus is not None:
+        sized = _sized_cpu_budget(pod, role, shared_pool_cpus)
+        if sized != budget_req["cpu"]:
+            notes.append(
+                f"pod-level CPU budget set to {_cpu_text(sized)} (was {_cpu_text(budget_req['cpu'])}): "
+                f"the exclusive slices plus a pod shared pool of {shared_pool_cpus} CPU(s)"
+            )
+            budget_req["cpu"] = budget_lim["cpu"] = sized
     if guaranteed and budget_req["cpu"] % 1000:
         rounded = (budget_req["cpu"] + 999) // 1000 * 1000
         notes.append(
@@ -352,6 +366,28 @@ def to_pod_level(doc: Mapping[str, Any], pod: Pod) -> Rewrite:
         notes=tuple(notes),
         budget={"requests": dict(res.get("requests", {})), "limits": dict(res.get("limits", {}))},
     )
+
+
+def _sized_cpu_budget(pod: Pod, role: Mapping[str, str], shared_pool_cpus: int) -> int:
+    """Millicores: the exclusive CPUs of the long-running containers (app
+    containers and sidecars that keep a slice) plus the shared pool; at least
+    what each exclusive regular init container needs beside the exclusive
+    sidecars declared before it."""
+
+    def exclusive_milli(c: Container) -> int:
+        if role.get(c.name) != "exclusive" or not has_whole_cpus(c):
+            return 0
+        return c.requests["cpu"].milli_value()
+
+    sidecars_before = 0
+    need_init = 0
+    for c in pod.init_containers:
+        if c.kind == "sidecar":
+            sidecars_before += exclusive_milli(c)
+        else:
+            need_init = max(need_init, sidecars_before + exclusive_milli(c))
+    long_running = sidecars_before + sum(exclusive_milli(c) for c in pod.containers)
+    return max(long_running + shared_pool_cpus * 1000, need_init)
 
 
 def _ordered(values: Mapping[str, int]) -> list[tuple[str, int]]:
