@@ -131,6 +131,7 @@ class Node:
         memory_checkpoint: MemoryCheckpointData | None = None,
     ) -> None:
         validate_kubelet_config(config, online_cpus=machine.topology.cpus())
+        self._admitting: Pod | None = None  # the pod whose admission is under way
         self.machine = machine
         self.config = config
         self.gates = config.feature_gates
@@ -247,11 +248,10 @@ class Node:
         """Pod UID -> container names of every active pod (the kubelet's
         ``activePods``), the pod being admitted included."""
         out = {uid: set(rp.containers) for uid, rp in self._running.items()}
-        if self._admitting is not None:
-            out[self._admitting.uid] = {c.name for c in (*self._admitting.init_containers, *self._admitting.containers)}
+        pod = self._admitting
+        if pod is not None:
+            out[pod.uid] = {c.name for c in (*pod.init_containers, *pod.containers)}
         return out
-
-    _admitting: Pod | None = None
 
     def _find(self, ref: str) -> _RunningPod:
         rp = self._running.get(ref)
