@@ -1271,7 +1271,7 @@ def explain_command(
     picture: bool | None,
 ) -> None:
     """Explain each admission of SCENARIO: hints, merge, pools, rejection and what would fit."""
-    from podnuma.cli import _guard  # late: the CLI imports this module
+    from podnuma.cli.app import _guard  # late: the CLI imports this module
     from podnuma.scenario.load import load_scenario
 
     def go() -> dict[str, Any]:
