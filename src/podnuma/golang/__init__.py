@@ -1,0 +1,1 @@
+"""Go behaviours whose bytes podnuma must match: strconv number formatting, encoding/json, go-spew dumps, FNV hashes."""
