@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from podnuma.api.kubeletconfig import KubeletConfig
+from podnuma.api.kubeletconfig import KubeletConfig, effective_reserved
 from podnuma.api.pod import Pod
 from podnuma.api.quantity import Quantity
 from podnuma.cgroups.plan import CgroupPlan, Driver, NodeFacts, plan_from_pods, running_pods
@@ -35,9 +35,10 @@ def node_facts(machine: Machine, config: KubeletConfig, run: RunResult, step: in
         capacity[_hugepage_resource(size)] = Quantity.from_int(total, binary=True)
     zero = Quantity.zero()
     allocatable: dict[str, Quantity] = {}
+    kube, system = effective_reserved(config)  # reservedSystemCPUs counts as system-reserved CPU
     for name, cap in capacity.items():
         value = cap
-        for reserved in (config.system_reserved, config.kube_reserved):
+        for reserved in (system, kube):
             if name in reserved:
                 value = value - reserved[name]
         allocatable[name] = value if value >= zero else zero
