@@ -133,7 +133,8 @@ class _Writer:
         else:
             self.cgroupfs = is_cgroupfs(root)
         self.report = ApplyReport(root=root, dry_run=dry_run, cgroupfs=self.cgroupfs)
-        self.created: set[Path] = set()
+        self.created: list[Path] = []  # directories this run made, in order
+        self.created_files: list[Path] = []  # plain-directory files this run made
 
     # -- paths ---------------------------------------------------------------
     def rel(self, controller: str | None, path: str, name: str | None = None) -> str:
@@ -171,7 +172,7 @@ class _Writer:
 
     def mkdir(self, rel: str) -> bool:
         target = self.abs(rel)
-        if target.is_dir():
+        if target.is_dir() or target in self.created:
             return False
         self.report.operations.append(Operation("mkdir", rel))
         if not self.dry_run:
@@ -181,7 +182,7 @@ class _Writer:
                 return False
             except OSError as err:
                 raise self.fail(err, rel, None) from None
-        self.created.add(target)
+        self.created.append(target)
         return True
 
     def read(self, rel: str) -> str | None:
@@ -201,8 +202,11 @@ class _Writer:
         flags = os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC
         if not self.cgroupfs:
             flags |= os.O_CREAT | os.O_TRUNC
+        existed = self.cgroupfs or target.exists()
         try:
             fd = os.open(target, flags, 0o644)
+            if not existed:
+                self.created_files.append(target)
         except OSError as err:
             raise self.fail(err, rel, value) from None
         try:
@@ -212,6 +216,16 @@ class _Writer:
             raise self.fail(err, rel, value) from None
         finally:
             os.close(fd)
+
+    def rollback(self) -> None:
+        """Remove what this run created (its cgroups are still empty: nothing
+        is attached during an apply), newest first."""
+        for f in reversed(self.created_files):
+            with contextlib.suppress(OSError):
+                f.unlink()
+        for d in reversed(self.created):
+            with contextlib.suppress(OSError):
+                os.rmdir(d)
 
     # -- steps ---------------------------------------------------------------
     def ancestors(self, path: str) -> list[str]:
@@ -340,16 +354,25 @@ def apply_plan(plan: CgroupPlan, root: Path, *, dry_run: bool = False) -> ApplyR
     if not root.is_dir():
         raise InputError("--root: not a directory", file=str(root))
     w = _Writer(plan, root, dry_run)
-    for node in plan.nodes:
-        if plan.version == 2:
-            w.ensure_v2(node)
-        else:
-            w.ensure_v1(node)
-            if node.cpus is None or node.mems is None:
-                w.inherit_cpuset(node.path)
-    w.cpusets(plan.nodes)
-    for node in plan.nodes:
-        w.files(node)
+    try:
+        for node in plan.nodes:
+            if plan.version == 2:
+                w.ensure_v2(node)
+            else:
+                w.ensure_v1(node)
+                if node.cpus is None or node.mems is None:
+                    w.inherit_cpuset(node.path)
+        w.cpusets(plan.nodes)
+        for node in plan.nodes:
+            w.files(node)
+    except CgroupWriteError as err:
+        if dry_run or not (w.created or w.created_files):
+            raise
+        w.rollback()
+        raise CgroupWriteError(
+            f"{err.message} (the {len(w.created)} cgroups this apply created were removed again)",
+            file=err.file,
+        ) from None
     return w.report
 
 
