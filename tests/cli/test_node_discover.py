@@ -5,6 +5,7 @@ this machine; ``online: false`` rows; bad trees name the missing file."""
 from __future__ import annotations
 
 import json
+import os
 import tarfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +24,13 @@ FIXTURES = REPO_ROOT.parent / "shared" / "fixtures" / "sysfs"
 HEADER = "apiVersion: podnuma.io/v1\nkind: Scenario\n"
 
 
+def _missing(reason: str) -> None:
+    """Skip locally; under CI=true a missing input is a failure."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"CI=true: {reason}")
+    pytest.skip(reason)
+
+
 def _safe_member(member: tarfile.TarInfo, dest: str) -> tarfile.TarInfo | None:
     if not member.name.lstrip("./").startswith("sys/devices/system"):
         return None
@@ -35,7 +43,7 @@ def _safe_member(member: tarfile.TarInfo, dest: str) -> tarfile.TarInfo | None:
 @pytest.fixture(scope="module")
 def snapshots(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path]]:
     if not FIXTURES.is_dir():
-        pytest.skip(f"shared sysfs snapshots not found at {FIXTURES} (../shared/fixtures/sysfs)")
+        _missing(f"shared sysfs snapshots not found at {FIXTURES} (../shared/fixtures/sysfs)")
     out: dict[str, Path] = {}
     base = tmp_path_factory.mktemp("discover-snapshots")
     for archive in sorted(FIXTURES.glob("*.tar.gz")):
@@ -79,7 +87,7 @@ def test_every_snapshot_round_trips(snapshots: dict[str, Path], tmp_path: Path) 
 def test_offline_snapshot_lists_offline_cpus(snapshots: dict[str, Path]) -> None:
     name = "linux-amd64-offlineCPUs"
     if name not in snapshots:
-        pytest.skip(f"snapshot {name} not in {FIXTURES}")
+        _missing(f"snapshot {name} not in {FIXTURES}")
     doc = json.loads(_discover(CliRunner(), snapshots[name], "json"))
     rows = doc["node"]["cpus"]
     assert [r["id"] for r in rows] == [0, 1, 2, 3]
@@ -90,7 +98,7 @@ def test_offline_snapshot_lists_offline_cpus(snapshots: dict[str, Path]) -> None
 def test_dual_socket_snapshot_memory_and_distances(snapshots: dict[str, Path]) -> None:
     name = "linux-amd64-8581cf3a529e5d8b97ea876eade2f60d"
     if name not in snapshots:
-        pytest.skip(f"snapshot {name} not in {FIXTURES}")
+        _missing(f"snapshot {name} not in {FIXTURES}")
     node = yaml.safe_load(_discover(CliRunner(), snapshots[name]))["node"]
     assert node["memory"][0] == {"memory": "32980312Ki", "hugepages-2Mi": 0, "hugepages-1Gi": 0}
     assert node["distances"] == {0: [10, 20], 1: [20, 10]}
@@ -100,7 +108,7 @@ def test_dual_socket_snapshot_memory_and_distances(snapshots: dict[str, Path]) -
 def test_this_machine(tmp_path: Path) -> None:
     root = Path("/sys")
     if not (root / "devices" / "system" / "cpu").is_dir():
-        pytest.skip("this machine has no /sys/devices/system/cpu")
+        _missing("this machine has no /sys/devices/system/cpu")
     out = _discover(CliRunner(), root)
     _same_machine_through_simulate(tmp_path, out, root)
 

@@ -38,7 +38,7 @@ def _common(fn: Callable[..., Any]) -> Callable[..., Any]:
     fn = click.option(
         "--step", type=int, default=None, help="Plan after this step (0-based; default the last)."
     )(fn)
-    fn = click.argument("scenario", type=click.Path(path_type=Path, dir_okay=True))(fn)
+    fn = click.argument("scenario", type=click.Path(path_type=Path, dir_okay=True, allow_dash=True))(fn)
     return fn
 
 
@@ -46,7 +46,14 @@ def _plan(scenario: Path, step: int | None, driver: str, version: str, cgroup_ro
     from podnuma.cgroups import plan_cgroups
     from podnuma.scenario.load import load_scenario
 
-    loaded = load_scenario(scenario)
+    if str(scenario) == "-":
+        import sys
+
+        from podnuma.scenario.load import load_scenario_text
+
+        loaded = load_scenario_text(sys.stdin.read(), name="<stdin>", base_dir=Path.cwd())
+    else:
+        loaded = load_scenario(scenario)
     components = tuple(c for c in cgroup_root.split("/") if c)
     return plan_cgroups(
         loaded, step=step, driver=driver, version=int(version), cgroup_root=components  # type: ignore[arg-type]
