@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -32,8 +32,6 @@ from podnuma.cgroups.plan import CgroupNode
 from podnuma.cli.node import discover_document
 from podnuma.machine.cpuset import CPUSet
 from podnuma.scenario.load import load_scenario_text
-
-from .conftest import REAL_CGROUP_REPORT
 
 CGROUP = Path("/sys/fs/cgroup")
 UID = "5e0c0f6e-1d2a-4c3b-9e8f-0a1b2c3d4e5f"
@@ -107,9 +105,9 @@ def _scenario(tmp_path: Path) -> str:
 
 
 @pytest.fixture
-def cgroup_plan(tmp_path: Path) -> Iterator[CgroupPlan]:
+def cgroup_plan(tmp_path: Path, record_property: Callable[[str, object], None]) -> Iterator[CgroupPlan]:
     if VERSION is None:
-        REAL_CGROUP_REPORT.append(f"real cgroup test: NOT RUN: {WHY}")
+        record_property("real_cgroup", f"real cgroup test: NOT RUN: {WHY}")
         pytest.skip(f"real cgroup test: {WHY}")
     test_root = f"podnuma-test-{os.getpid()}"
     scenario = load_scenario_text(_scenario(tmp_path), name="real.yaml", base_dir=tmp_path)
@@ -129,7 +127,9 @@ def _status(pid: int) -> dict[str, str]:
     return out
 
 
-def test_pins_a_real_process(cgroup_plan: CgroupPlan) -> None:
+def test_pins_a_real_process(
+    cgroup_plan: CgroupPlan, record_property: Callable[[str, object], None]
+) -> None:
     plan = cgroup_plan
     (container,) = [n for n in plan.nodes if n.kind == "container"]
     assert container.cpus is not None and container.mems is not None
@@ -147,10 +147,11 @@ def test_pins_a_real_process(cgroup_plan: CgroupPlan) -> None:
     assert status["Cpus_allowed_list"] == str(container.cpus)
     assert status["Mems_allowed_list"] == ",".join(map(str, container.mems))
     assert container.path in cgroup
-    REAL_CGROUP_REPORT.append(
+    record_property(
+        "real_cgroup",
         f"real cgroup test: RAN on {WHY}: pid {proc.pid} in /{container.path}: "
         f"Cpus_allowed_list {status['Cpus_allowed_list']}, "
-        f"Mems_allowed_list {status['Mems_allowed_list']}"
+        f"Mems_allowed_list {status['Mems_allowed_list']}",
     )
 
 
