@@ -247,10 +247,16 @@ class _Writer:
         offered = (self.read(self.rel(None, parent, "cgroup.controllers")) or "").split()
         enabled = set((self.read(self.rel(None, parent, "cgroup.subtree_control")) or "").split())
         missing = [c for c in offered if c not in enabled]
-        if missing:
-            self.write(
-                self.rel(None, parent, "cgroup.subtree_control"), " ".join(f"+{c}" for c in missing)
-            )
+        if not missing:
+            return
+        rel = self.rel(None, parent, "cgroup.subtree_control")
+        try:
+            self.write(rel, " ".join(f"+{c}" for c in missing))
+        except CgroupWriteError:
+            # runc (fs2/create.go): all at once, else one by one, ignoring refusals
+            for c in missing:
+                with contextlib.suppress(CgroupWriteError):
+                    self.write(rel, f"+{c}")
 
     def ensure_v1(self, node: CgroupNode) -> None:
         for controller in sorted(self.controllers_for(node)):
@@ -329,9 +335,11 @@ class _Writer:
             self.write(self.cpuset_rel(node, name), str(want))
 
     def files(self, node: CgroupNode) -> None:
-        for f in node.files:
-            if f.controller == "cpuset":
-                continue  # done in cpusets()
+        pending = [f for f in node.files if f.controller != "cpuset"]  # cpusets: done in cpusets()
+        i = 0
+        while i < len(pending):
+            f = pending[i]
+            i += 1
             controller = f.controller if self.plan.version == 1 else None
             if self.plan.version == 1 and not self.hierarchy(f.controller):
                 self.report.operations.append(
@@ -344,6 +352,22 @@ class _Writer:
                 continue
             if f.optional and not self.cgroupfs:
                 self.report.operations.append(Operation("skip", rel, detail="optional file"))
+                continue
+            following = pending[i] if i < len(pending) else None
+            if f.name == "cpu.cfs_period_us" and following is not None and following.name == "cpu.cfs_quota_us":
+                # runc (fs/cpu.go): a period the kernel refuses with EINVAL
+                # (the current quota/period ratio would break the parent's)
+                # is written again after the quota.
+                quota_rel = self.rel(controller, node.path, following.name)
+                try:
+                    self.write(rel, f.value)
+                except CgroupWriteError as err:
+                    if ": EINVAL: " not in err.message:
+                        raise
+                    self.report.operations.pop()
+                    self.write(quota_rel, following.value)
+                    self.write(rel, f.value)
+                    i += 1
                 continue
             self.write(rel, f.value)
 

@@ -74,15 +74,15 @@ def plan_command(
 
     plan = _guard(lambda: _plan(scenario, step, driver, cgroup_version, cgroup_root))
     if output == "table":
-        click.echo(render_plan_text(plan), nl=False)
+        _guard(lambda: click.echo(render_plan_text(plan), nl=False))
         return
     doc = plan_document(plan)
     if output == "json":
-        click.echo(json.dumps(doc, indent=2))
+        _guard(lambda: click.echo(json.dumps(doc, indent=2)))
     else:
         from podnuma.scenario.document import dump_yaml
 
-        click.echo(dump_yaml(doc), nl=False)
+        _guard(lambda: click.echo(dump_yaml(doc), nl=False))
 
 
 @cgroups_group.command("apply")
@@ -108,8 +108,7 @@ def apply_command(
         return apply_plan(plan, root, dry_run=dry_run)
 
     report = _guard(go)
-    for op in report.operations:
-        click.echo(str(op))
+    _guard(lambda: click.echo("".join(f"{op}\n" for op in report.operations), nl=False))
     done = "would write" if dry_run else "wrote"
     writes = sum(1 for op in report.operations if op.action == "write")
     dirs = sum(1 for op in report.operations if op.action == "mkdir")

@@ -61,6 +61,6 @@ def discover_command(root: Path, name: str | None, output: str) -> None:
 
     doc = _guard(lambda: discover_document(root, name))
     if output == "json":
-        click.echo(json.dumps(doc, indent=2))
+        _guard(lambda: click.echo(json.dumps(doc, indent=2)))
     else:
-        click.echo(dump_scenario_yaml(doc), nl=False)
+        _guard(lambda: click.echo(dump_scenario_yaml(doc), nl=False))

@@ -93,6 +93,6 @@ def inspect_command(
         return dump_yaml(sdoc), []
 
     text, notes = _guard(go)
-    click.echo(text, nl=False)
+    _guard(lambda: click.echo(text, nl=False))
     for note in notes:
         click.echo(f"note: {note}", err=True)
