@@ -109,8 +109,11 @@ HP = "hugetlb.2MB"
 # systemReserved 924Mi -> 16210984960 bytes
 EXPECTED = {
     2: {
-        "kubepods": {"cpu.weight": "274", "memory.max": "16210984960", f"{HP}.max": str(GI)},
-        "burstable": {"cpu.weight": "20", f"{HP}.max": str(1 << 62)},
+        "kubepods": {
+            "cpu.weight": "274", "memory.max": "16210984960", f"{HP}.max": str(GI), "memory.min": "0",
+            "memory.low": "0",
+        },
+        "burstable": {"cpu.weight": "20", f"{HP}.max": str(1 << 62), "memory.low": "0"},
         "besteffort": {"cpu.weight": "1", f"{HP}.max": str(1 << 62)},
         "g": {"cpu.weight": "79", "cpu.max": "max 100000", "memory.max": str(GI), f"{HP}.max": str(64 << 20)},
         "b": {"cpu.weight": "20", "cpu.max": "100000 100000", "memory.max": str(512 << 20), f"{HP}.max": "0"},
