@@ -135,6 +135,7 @@ class _Writer:
         self.report = ApplyReport(root=root, dry_run=dry_run, cgroupfs=self.cgroupfs)
         self.created: list[Path] = []  # directories this run made, in order
         self.created_files: list[Path] = []  # plain-directory files this run made
+        self.written: dict[str, str] = {}
 
     # -- paths ---------------------------------------------------------------
     def rel(self, controller: str | None, path: str, name: str | None = None) -> str:
@@ -186,6 +187,8 @@ class _Writer:
         return True
 
     def read(self, rel: str) -> str | None:
+        if rel in self.written:  # what this run wrote (all a dry run can know)
+            return self.written[rel]
         try:
             return self.abs(rel).read_text(encoding="utf-8").strip()
         except OSError:
@@ -196,6 +199,7 @@ class _Writer:
 
     def write(self, rel: str, value: str) -> None:
         self.report.operations.append(Operation("write", rel, value))
+        self.written[rel] = value
         if self.dry_run:
             return
         target = self.abs(rel)
