@@ -19,7 +19,6 @@ carry that file in ``InputError.file``. Relative paths resolve against
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -42,6 +41,7 @@ from podnuma.inputs.discover.machineinfo import (
 from podnuma.inputs.discover.synthetic import parse_synthetic
 from podnuma.inputs.discover.sysfs import read_sysfs
 from podnuma.inputs.discover.table import parse_table
+from podnuma.inputs.documents import parse_document, read_text
 from podnuma.machine.topology import Device, Machine
 
 __all__ = [
@@ -68,27 +68,10 @@ def _resolve(value: object, path: str, base_dir: Path) -> Path:
 
 def _machine_info_file(file: Path) -> MachineInfo:
     try:
-        text = file.read_text(encoding="utf-8")
-    except OSError as err:
-        raise InputError(
-            f"cannot read machine info file: {err.strerror or err}",
-            path="machineInfoFile",
-            file=str(file),
-        ) from None
-    except UnicodeDecodeError as err:
-        raise InputError(
-            f"machine info file is not UTF-8 text (byte {err.start})",
-            path="machineInfoFile",
-            file=str(file),
-        ) from None
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise InputError(
-            f"invalid JSON at line {err.lineno} column {err.colno}: {err.msg}",
-            path="machineInfoFile",
-            file=str(file),
-        ) from None
+        doc = parse_document(read_text(file, what="machine info"), name=str(file), json_only=True)
+    except InputError as err:
+        raise InputError(err.message, path="machineInfoFile", file=str(file)) from None
+    doc = doc.data
     try:
         return parse_machine_info(doc)
     except InputError as err:
