@@ -30,8 +30,8 @@ from podnuma.cgroups import (
 from podnuma.cgroups.apply import is_cgroupfs
 from podnuma.cgroups.plan import CgroupNode
 from podnuma.cli.node import discover_document
+from podnuma.inputs.scenario import load_scenario_text
 from podnuma.machine.cpuset import CPUSet
-from podnuma.scenario.load import load_scenario_text
 
 CGROUP = Path("/sys/fs/cgroup")
 UID = "5e0c0f6e-1d2a-4c3b-9e8f-0a1b2c3d4e5f"

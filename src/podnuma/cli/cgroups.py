@@ -44,16 +44,9 @@ def _common(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 def _plan(scenario: Path, step: int | None, driver: str, version: str, cgroup_root: str) -> Any:
     from podnuma.cgroups import plan_cgroups
-    from podnuma.scenario.load import load_scenario
+    from podnuma.inputs.scenario import load_scenario
 
-    if str(scenario) == "-":
-        import sys
-
-        from podnuma.scenario.load import load_scenario_text
-
-        loaded = load_scenario_text(sys.stdin.read(), name="<stdin>", base_dir=Path.cwd())
-    else:
-        loaded = load_scenario(scenario)
+    loaded = load_scenario(scenario)  # "-": standard input
     components = tuple(c for c in cgroup_root.split("/") if c)
     return plan_cgroups(
         loaded, step=step, driver=driver, version=int(version), cgroup_root=components  # type: ignore[arg-type]
@@ -74,7 +67,7 @@ def plan_command(
 
     plan = _guard(lambda: _plan(scenario, step, driver, cgroup_version, cgroup_root))
     if output == "table":
-        _guard(lambda: click.echo(render_plan_text(plan), nl=False))
+        _guard(lambda: click.echo(render_plan_text(plan_document(plan)), nl=False))
         return
     doc = plan_document(plan)
     if output == "json":
