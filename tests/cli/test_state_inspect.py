@@ -227,4 +227,13 @@ def test_bad_pods_dump(tmp_path: Path) -> None:
     dump.write_text('{"items": [{"metadata": {"name": "x"}}]}')
     code, out = _inspect(str(d), "--pods", str(dump))
     assert code == 2
-    assert out.strip() == f"error: {dump}: items[0].metadata.uid: required field is missing"
+    assert out.strip() == f"error: {dump}: items[0].metadata.uid: required field is missing (line 1, column 13)"
+
+
+def test_bad_kubelet_config_for_as_scenario(tmp_path: Path) -> None:
+    d = _write(tmp_path / "state", encode_cpu_checkpoint(CPUCheckpointData("none", CPUSet())))
+    config = tmp_path / "kubelet.yaml"
+    config.write_text("cpuManagerPolicy: 7\n")
+    code, out = _inspect(str(d), "--as-scenario", "--kubelet-config", str(config))
+    assert code == 2
+    assert out.startswith(f"error: {config}: cpuManagerPolicy: ") and out.count("\n") == 1
