@@ -174,3 +174,28 @@ def test_kernel_refusal_names_file_and_value(cgroup_plan: CgroupPlan) -> None:
     assert ": ERANGE: " in message or ": EINVAL: " in message
     # the failed apply took back the cgroup it had created
     assert not (CGROUP / ("cpuset" if bad.version == 1 else "") / f"{root_component}/bad").exists()
+
+
+def _cgroup2_without_cpuset() -> Path | None:
+    for root in (CGROUP, CGROUP / "unified"):
+        controllers = root / "cgroup.controllers"
+        if controllers.is_file() and is_cgroupfs(root) and "cpuset" not in controllers.read_text().split():
+            return root
+    return None
+
+
+def test_v2_without_cpuset_fails_cleanly(tmp_path: Path) -> None:
+    """Where a cgroup2 lacks the cpuset controller, the kernel's ENOENT is
+    reported with the file and value, and nothing stays behind."""
+    root = _cgroup2_without_cpuset()
+    if os.geteuid() != 0 or root is None:
+        pytest.skip("needs root and a cgroup2 mount without the cpuset controller")
+    scenario = load_scenario_text(_scenario(tmp_path), name="real.yaml", base_dir=tmp_path)
+    test_root = f"podnuma-v2-{os.getpid()}"
+    plan = plan_cgroups(scenario, driver="systemd", version=2, cgroup_root=(test_root,))
+    with pytest.raises(CgroupWriteError) as info:
+        apply_plan(plan, root)
+    message = str(info.value)
+    assert "cpuset.mems: writing '0': ENOENT: no such file: the controller is not enabled" in message
+    assert message.endswith("cgroups this apply created were removed again)")
+    assert not any(p.name.startswith(test_root) for p in root.iterdir())
