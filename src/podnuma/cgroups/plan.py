@@ -41,7 +41,8 @@ read):
   converter (``ConvertCPUSharesToCgroupV2Value``); ``cpu.max`` is
   ``<quota|max> <period>``.
 
-Not modelled: ``cpuCFSQuota: false`` and a custom ``cpuCFSQuotaPeriod`` (the
+Not modelled: the pause sandbox's own resources (its cgroup is planned,
+empty; it inherits the pod's cpuset), ``cpuCFSQuota: false`` and a custom ``cpuCFSQuotaPeriod`` (the
 defaults, quota on and 100 ms, are used), pids limits, MemoryQoS's
 ``TieredReservation`` and ``memoryThrottlingFactor`` (both off by default:
 containers get ``memory.min``/``memory.low`` ``0`` on v2, and the kubelet
