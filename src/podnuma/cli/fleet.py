@@ -236,10 +236,11 @@ def _analyze(
         from podnuma.render.fleet import fleet_tables
 
         if output_file is None:
-            console = Console(file=sys.stdout, width=max(160, Console().width), soft_wrap=False)
+            width = Console().width if sys.stdout.isatty() else 220
+            console = Console(file=sys.stdout, width=width, soft_wrap=False)
             console.print(fleet_tables(report))
             return
-        console = Console(record=True, width=200, file=open(os.devnull, "w"))  # noqa: SIM115
+        console = Console(record=True, width=220, file=open(os.devnull, "w"))  # noqa: SIM115
         console.print(fleet_tables(report))
         _write(output_file, console.export_text())
 

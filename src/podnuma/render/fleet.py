@@ -97,7 +97,8 @@ def _nodes(report: Mapping[str, Any], n: int) -> Table:
               box=box.SIMPLE_HEAD, title_justify="left")
     for col in ("node", "type", "cpu/topology policy", "pods", "CPUs", "exclusive",
                 "sidecar-only", "stranded", "free"):
-        t.add_column(col, justify="left" if col in ("node", "type", "cpu/topology policy") else "right")
+        t.add_column(col, justify="left" if col in ("node", "type", "cpu/topology policy") else "right",
+                     no_wrap=col == "node")
     for lab in report["whatIfs"]:
         t.add_column(f"free {lab}", justify="right")
     for x in top_nodes(report, n):

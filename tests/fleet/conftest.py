@@ -1,0 +1,36 @@
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from podnuma.fleet.generate import generate_fleet
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "fleet"
+
+
+def need(module: str) -> None:
+    """Skip when an optional dependency is missing; fail under CI=true."""
+    if importlib.util.find_spec(module) is None:
+        reason = f"{module} is not installed (pip install 'podnuma[fleet]')"
+        if os.environ.get("CI") == "true":
+            pytest.fail(reason)
+        pytest.skip(reason)
+
+
+@pytest.fixture
+def example(tmp_path: Path) -> Path:
+    """A copy of the recorded cluster dump, free to damage."""
+    dst = tmp_path / "fleet"
+    shutil.copytree(EXAMPLE, dst)
+    return dst
+
+
+@pytest.fixture(scope="session")
+def small_fleet(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    d = tmp_path_factory.mktemp("gen") / "fleet"
+    generate_fleet(d, nodes=10, pods_per_node=24, seed=7)
+    return d
