@@ -144,10 +144,10 @@ def test_live_cluster_reads_like_the_dump(tmp_path: Path, server: str) -> None:
 
 def test_unreachable_api_server_is_an_input_error(tmp_path: Path) -> None:
     need("kubernetes")
+    import socket
+
     from podnuma.errors import InputError
     from podnuma.fleet.live import load_live
-
-    import socket
 
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
