@@ -60,7 +60,7 @@ def run_serial(
     nodes: Sequence[NodeSpec], what_ifs: Sequence[WhatIf], progress: Progress | None = None
 ) -> list[dict[str, Any]]:
     results: list[list[dict[str, Any]]] = []
-    for part in partition(nodes, parts_hint=max(1, math.ceil(len(nodes) / 50))):
+    for part in partition(nodes, parts_hint=max(1, math.ceil(len(nodes) / 100))):
         results.append(replay_partition(part, what_ifs))
         if progress is not None:
             progress(len(part))

@@ -71,6 +71,23 @@ class ReplayCache:
     density: dict[tuple[str, str, str], tuple[int, str | None]] = field(default_factory=dict)
     advice: dict[tuple[str, str, str], Advice] = field(default_factory=dict)
 
+    #: Entries kept at most per table; past that a table starts afresh
+    #: (a fleet of per-node machine files must not keep every machine).
+    LIMIT = 2048
+
+    def trim(self) -> None:
+        for table in (self.machines, self.configs, self.density, self.advice):
+            if len(table) > self.LIMIT:
+                table.clear()
+
+
+#: The memo of this process, shared by the partitions it replays (a Dask
+#: worker or a pool process replays many): the densities and advise
+#: verdicts of a fleet's few node shapes and workloads are computed once
+#: per process instead of once per partition. Content-keyed; no result
+#: depends on what it holds.
+_PROCESS_CACHE = ReplayCache()
+
 
 def _sig(obj: Any) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str)
@@ -464,10 +481,13 @@ def replay_node(
 
 
 def replay_partition(
-    specs: Sequence[NodeSpec], what_ifs: Sequence[WhatIf] = ()
+    specs: Sequence[NodeSpec], what_ifs: Sequence[WhatIf] = (), cache: ReplayCache | None = None
 ) -> list[dict[str, Any]]:
-    """Replay a group of nodes, reading each pod file once for the group."""
-    cache = ReplayCache()
+    """Replay a group of nodes, reading each pod file once for the group
+    (``cache``: default, this process's memo)."""
+    if cache is None:
+        cache = _PROCESS_CACHE
+        cache.trim()
     files = sorted({f for s in specs if s.pods is None for f in s.pod_files})
     names = [s.name for s in specs if s.pods is None]
     by_node, file_issues = read_node_pods(files, names) if files else ({}, [])
