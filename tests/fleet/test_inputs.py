@@ -5,7 +5,7 @@ from pathlib import Path
 
 from podnuma.fleet.inputs import load_fleet, nrt_node_form, parse_selector, selector_matches
 from podnuma.fleet.replay import replay_node
-from podnuma.machine.discover import load_node
+from podnuma.inputs.discover import load_node
 
 from .conftest import EXAMPLE
 

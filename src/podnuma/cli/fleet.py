@@ -17,52 +17,28 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, NoReturn, TypeVar
+from typing import Any
 
 import click
 
-from podnuma.errors import InputError, KubeletStartupError
+from podnuma.cli.app import EXIT_INPUT, fail, guard, is_quiet
+from podnuma.errors import InputError
 
 __all__ = ["fleet_group"]
 
-EXIT_BUG = 1
-EXIT_INPUT = 2
 FORMATS = ("table", "json", "html")
 MAX_STDERR_ISSUES = 50
 #: Nodes drawn in the HTML drill-down (with their topology picture).
 MAX_PICTURES = 60
 
-T = TypeVar("T")
-
-
-def _fail(message: str, code: int) -> NoReturn:
-    click.echo(f"error: {message}", err=True)
-    sys.exit(code)
-
-
-def _guard(fn: Callable[[], T]) -> T:
-    try:
-        return fn()
-    except InputError as e:
-        _fail(str(e), EXIT_INPUT)
-    except KubeletStartupError as e:
-        _fail(f"kubelet would not start: {e}", EXIT_INPUT)
-    except (KeyboardInterrupt, SystemExit, click.exceptions.Exit, click.ClickException):
-        raise
-    except BrokenPipeError:
-        with contextlib.suppress(OSError, ValueError):
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        sys.exit(0)
-    except Exception as e:
-        if os.environ.get("PODNUMA_DEBUG") == "1":
-            raise
-        _fail(f"internal error: {type(e).__name__}: {e} (set PODNUMA_DEBUG=1 for a traceback)", EXIT_BUG)
+_fail = fail
+_guard = guard
 
 
 @contextlib.contextmanager
 def _progress(total: int, what: str) -> Iterator[Callable[[int], None] | None]:
     """A progress bar on standard error when it is a terminal."""
-    if not sys.stderr.isatty() or total < 2:
+    if not sys.stderr.isatty() or total < 2 or is_quiet():
         yield None
         return
     from rich.console import Console
@@ -105,6 +81,8 @@ def _load(inputs: Sequence[str], kubeconfig: str | None, context: str | None, tm
 
 
 def _report_issues(issues: Sequence[dict[str, Any]]) -> None:
+    if is_quiet():
+        return
     shown = [i for i in issues if i["severity"] != "info"]
     for i in shown[:MAX_STDERR_ISSUES]:
         where = ": ".join(p for p in (i.get("file"), i.get("path")) if p)

@@ -48,7 +48,7 @@ import yaml
 
 from podnuma.errors import InputError
 from podnuma.fleet.model import Issue, NodeSpec
-from podnuma.scenario.load import StrictLoader, describe_type
+from podnuma.inputs.documents import StrictLoader, describe_type
 
 __all__ = [
     "FLEET_API_VERSION",

@@ -37,6 +37,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from podnuma.analysis.advise import Advice, advise_pod
+from podnuma.analysis.measure import measure
+from podnuma.analysis.rewrite import sidecar_names
 from podnuma.api.kubeletconfig import KubeletConfig, load_kubelet_config
 from podnuma.api.pod import Pod, parse_pod
 from podnuma.api.qos import compute_pod_qos
@@ -45,15 +48,12 @@ from podnuma.errors import InputError, KubeletStartupError, PodnumaError
 from podnuma.fleet.inputs import read_node_pods
 from podnuma.fleet.model import Issue, NodeSpec
 from podnuma.fleet.whatif import WhatIf, apply_config
+from podnuma.inputs.discover import load_node
 from podnuma.machine.cpuset import CPUSet
-from podnuma.machine.discover import load_node
 from podnuma.machine.topology import Machine
 from podnuma.node import Node
 from podnuma.results import NodeSummary, StepResult
 from podnuma.scenario.run import RunResult
-from podnuma.whatif.advise import Advice, advise_pod
-from podnuma.whatif.measure import measure
-from podnuma.whatif.rewrite import sidecar_names
 
 __all__ = ["ReplayCache", "replay_node", "replay_partition", "workload_of", "node_run", "node_run_result"]
 
