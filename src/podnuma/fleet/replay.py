@@ -69,7 +69,7 @@ class ReplayCache:
     machines: dict[str, Machine | InputError] = field(default_factory=dict)
     configs: dict[str, KubeletConfig | PodnumaError] = field(default_factory=dict)
     density: dict[tuple[str, str, str], tuple[int, str | None]] = field(default_factory=dict)
-    advice: dict[tuple[str, str, str], Advice] = field(default_factory=dict)
+    advice: dict[tuple[str, str, str, int | None], Advice] = field(default_factory=dict)
 
     #: Entries kept at most per table; past that a table starts afresh
     #: (a fleet of per-node machine files must not keep every machine).
@@ -348,16 +348,16 @@ def _density(
 
 def _rewrite(
     pods: Sequence[_Pod], machine: Machine, mkey: str, base: KubeletConfig, bkey: str,
-    config: KubeletConfig, cache: ReplayCache,
+    config: KubeletConfig, cache: ReplayCache, shared_pool_cpus: int | None = None,
 ) -> list[_Pod]:
     """Each pod as ``podnuma advise`` would rewrite it (verified by advise on
     an empty node of this shape under the node's configuration)."""
     out: list[_Pod] = []
     for p in pods:
-        key = (mkey, bkey, _pod_sig(p.doc))
+        key = (mkey, bkey, _pod_sig(p.doc), shared_pool_cpus)
         advice = cache.advice.get(key)
         if advice is None:
-            advice = advise_pod(dict(p.doc), machine, base)
+            advice = advise_pod(dict(p.doc), machine, base, shared_pool_cpus=shared_pool_cpus)
             cache.advice[key] = advice
         if advice.status != "rewritten" or advice.rewrite is None:
             out.append(p)
@@ -467,7 +467,7 @@ def replay_node(
         if w.pod_level:
             # Parse again under the what-if's gates, then rewrite as advise does.
             wpods, _ = _parse_pods([p.doc for p in parsed], wcfg, spec.name)
-            wpods = _rewrite(wpods, machine, mkey, config, bkey, wcfg, cache)
+            wpods = _rewrite(wpods, machine, mkey, config, bkey, wcfg, cache, w.shared_pool_cpus)
         try:
             run, _, _ = node_run(machine, wcfg, wpods, node=spec.name)
         except KubeletStartupError as e:

@@ -6,6 +6,9 @@ A what-if is a comma-separated list of changes, applied to every node:
   pod-level form exactly as ``podnuma advise`` rewrites it (and only when
   advise would: the rewrite verified on an empty node of the same shape),
   with the gates PodLevelResources and PodLevelResourceManagers on;
+* ``shared-pool-cpus=N`` (with ``pod-level``): the rewrite sizes each pod's
+  shared pool to N CPUs, as ``podnuma advise --shared-pool-cpus N`` does
+  (the budget = the exclusive slices + N CPUs);
 * ``scope=container|pod``: ``topologyManagerScope``;
 * ``policy=none|best-effort|restricted|single-numa-node``:
   ``topologyManagerPolicy``;
@@ -53,6 +56,7 @@ class WhatIf:
     pod_level: bool = False
     fields: tuple[tuple[str, str], ...] = ()  # KubeletConfiguration field -> value
     options: tuple[tuple[str, str], ...] = ()  # options map field -> option name
+    shared_pool_cpus: int | None = None  # pod-level: advise --shared-pool-cpus
 
 
 def parse_what_if(text: str) -> WhatIf:
@@ -63,11 +67,17 @@ def parse_what_if(text: str) -> WhatIf:
     pod_level = False
     fields: dict[str, str] = {}
     options: list[tuple[str, str]] = []
+    shared: int | None = None
     for part in parts:
         if part == "pod-level":
             pod_level = True
             continue
         key, sep, value = part.partition("=")
+        if key == "shared-pool-cpus" and sep:
+            if not value.isdigit():
+                raise InputError(f"--what-if: {part}: expected a whole number of CPUs")
+            shared = int(value)
+            continue
         if not sep or not value:
             raise InputError(
                 f"--what-if: {part!r}: expected pod-level or KEY=VALUE with KEY one of "
@@ -82,11 +92,14 @@ def parse_what_if(text: str) -> WhatIf:
             options.append((_OPTIONS[key], value))
         else:
             raise InputError(
-                f"--what-if: unknown change {key!r} (expected pod-level, "
+                f"--what-if: unknown change {key!r} (expected pod-level, shared-pool-cpus=, "
                 f"{', '.join(f'{k}=' for k in [*_FIELDS, *_OPTIONS])})"
             )
+    if shared is not None and not pod_level:
+        raise InputError("--what-if: shared-pool-cpus=N goes with pod-level")
     return WhatIf(label=",".join(parts), pod_level=pod_level,
-                  fields=tuple(sorted(fields.items())), options=tuple(options))
+                  fields=tuple(sorted(fields.items())), options=tuple(options),
+                  shared_pool_cpus=shared)
 
 
 def apply_config(config: Mapping[str, Any] | None, w: WhatIf) -> dict[str, Any]:

@@ -80,14 +80,17 @@ def _charts(report: Mapping[str, Any]) -> list[str]:
     nodes = [n for n in report["nodes"] if "baseline" in n]
     if nodes:
         fig2 = go.Figure()
-        fig2.add_histogram(x=[n["baseline"]["sidecarOnlyCpus"] for n in nodes], name=BASELINE,
-                           marker_color="#e45756")
+        runs: list[tuple[str, list[int]]] = [
+            (BASELINE, [int(n["baseline"]["sidecarOnlyCpus"]) for n in nodes])]
         for lab in report["whatIfs"]:
-            vals = [n["whatIfs"][lab]["sidecarOnlyCpus"] for n in nodes
-                    if "error" not in n.get("whatIfs", {}).get(lab, {"error": 1})]
-            fig2.add_histogram(x=vals, name=lab, opacity=0.7)
-        fig2.update_layout(barmode="overlay", title="CPUs pinned only to sidecars, per node",
-                           xaxis_title="CPUs", yaxis_title="nodes", height=340,
+            runs.append((lab, [int(n["whatIfs"][lab]["sidecarOnlyCpus"]) for n in nodes
+                               if "error" not in n.get("whatIfs", {}).get(lab, {"error": 1})]))
+        values = sorted({v for _, vals in runs for v in vals})
+        for lab, vals in runs:
+            fig2.add_bar(name=lab, x=[str(v) for v in values], y=[vals.count(v) for v in values])
+        fig2.update_layout(barmode="group", title="CPUs pinned only to sidecars, per node",
+                           xaxis_title="CPUs pinned only to sidecars", yaxis_title="nodes",
+                           xaxis_type="category", height=340,
                            margin={"l": 40, "r": 10, "t": 50, "b": 40})
         out.append(pio.to_html(fig2, full_html=False, include_plotlyjs=False, div_id="chart-sidecars"))
 
