@@ -213,14 +213,13 @@ def _analyze(
 
         from podnuma.render.fleet import fleet_tables
 
-        if output_file is None:
-            width = Console().width if sys.stdout.isatty() else 220
-            console = Console(file=sys.stdout, width=width, soft_wrap=False)
-            console.print(fleet_tables(report))
+        if output_file is None and sys.stdout.isatty():
+            Console(file=sys.stdout, soft_wrap=False).print(fleet_tables(report))
             return
         console = Console(record=True, width=220, file=open(os.devnull, "w"))  # noqa: SIM115
         console.print(fleet_tables(report))
-        _write(output_file, console.export_text())
+        text = "\n".join(line.rstrip() for line in console.export_text().splitlines()) + "\n"
+        _write(output_file, text)
 
 
 @fleet_group.command("generate")
