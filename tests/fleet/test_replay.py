@@ -76,3 +76,23 @@ def test_workload_of_a_replicaset_pod_is_its_deployment() -> None:
                                              "controller": True}]}}
     assert workload_of(pod) == ("Deployment", "ns/web")
     assert workload_of({"metadata": {"namespace": "ns", "name": "solo"}}) == ("Pod", "ns/solo")
+
+
+def test_what_if_grammar() -> None:
+    import pytest
+
+    from podnuma.errors import InputError
+
+    w = parse_what_if("pod-level,shared-pool-cpus=1,scope=pod,cpu-option=full-pcpus-only")
+    assert w.pod_level and w.shared_pool_cpus == 1
+    assert w.fields == (("topologyManagerScope", "pod"),)
+    assert w.options == (("cpuManagerPolicyOptions", "full-pcpus-only"),)
+    for bad in ("scope=pods", "shared-pool-cpus=1", "color=red", "pod-level,shared-pool-cpus=x", ""):
+        with pytest.raises(InputError):
+            parse_what_if(bad)
+
+
+def test_a_what_if_the_kubelet_refuses_is_reported_for_that_run_only() -> None:
+    r = replay_node(_node(A1), [parse_what_if("cpu-option=no-such-option"), parse_what_if("scope=pod")])
+    assert "error" in r["whatIfs"]["cpu-option=no-such-option"]
+    assert r["whatIfs"]["scope=pod"]["admitted"] == 11
