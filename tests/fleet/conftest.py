@@ -4,6 +4,7 @@ import importlib.util
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -34,3 +35,18 @@ def small_fleet(tmp_path_factory: pytest.TempPathFactory) -> Path:
     d = tmp_path_factory.mktemp("gen") / "fleet"
     generate_fleet(d, nodes=10, pods_per_node=24, seed=7)
     return d
+
+
+@pytest.fixture(scope="session")
+def dask_client() -> Any:
+    need("distributed")
+    import logging
+
+    from distributed import Client, LocalCluster
+
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                           dashboard_address=None, silence_logs=logging.ERROR)
+    client = Client(cluster)
+    yield client
+    client.close()
+    cluster.close()

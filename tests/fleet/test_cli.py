@@ -82,3 +82,13 @@ def test_stdin_dump(tmp_path: Path) -> None:
     assert r.exit_code == 0
     doc = json.loads(r.stdout)
     assert doc["fleet"]["nodes"] == 5
+
+
+def test_dask_scheduler_address_gives_the_same_report(dask_client: object) -> None:
+    address = dask_client.scheduler.address  # type: ignore[attr-defined]
+    assert address.startswith("tcp://127.0.0.1:")
+    code, out, _ = _run("fleet", "analyze", str(EXAMPLE), "-o", "json", "--what-if", "scope=pod",
+                        "--dask", address)
+    assert code == 0
+    code2, out2, _ = _run("fleet", "analyze", str(EXAMPLE), "-o", "json", "--what-if", "scope=pod")
+    assert code2 == 0 and out == out2

@@ -12,8 +12,6 @@ from podnuma.fleet.inputs import load_fleet
 from podnuma.fleet.report import fleet_report
 from podnuma.fleet.whatif import parse_what_if
 
-from .conftest import need
-
 WHAT_IFS = [parse_what_if("pod-level")]
 
 
@@ -47,21 +45,6 @@ def test_partitioning_does_not_change_the_result(small_fleet: Path, serial: dict
 
 def test_local_processes_give_the_same_report(small_fleet: Path, serial: dict[str, Any]) -> None:
     assert _report(small_fleet, lambda nodes: run_processes(nodes, WHAT_IFS, 2)) == serial
-
-
-@pytest.fixture(scope="module")
-def dask_client() -> Any:
-    need("distributed")
-    import logging
-
-    from distributed import Client, LocalCluster
-
-    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                           dashboard_address=None, silence_logs=logging.ERROR)
-    client = Client(cluster)
-    yield client
-    client.close()
-    cluster.close()
 
 
 def test_dask_local_cluster_gives_the_same_report(
