@@ -93,3 +93,12 @@ def test_unknown_field_in_configz_is_reported_with_its_path(example: Path) -> No
     r = replay_node(next(n for n in fleet.nodes if n.name == A1))
     assert r["status"] == "error"
     assert any("cpuManagerPolicyy" in i["message"] for i in r["issues"])
+
+
+def test_a_pod_in_two_dumps_is_replayed_once(example: Path) -> None:
+    pods = json.loads((example / "pods.json").read_text())
+    a1 = [p for p in pods["items"] if p["spec"]["nodeName"] == A1]
+    (example / "more-pods.json").write_text(json.dumps({"kind": "List", "items": a1[:3]}))
+    node = next(n for n in load_fleet([example]).nodes if n.name == A1)
+    assert len(node.pod_files) == 2
+    assert replay_node(node)["podCount"] == len(a1)

@@ -252,6 +252,7 @@ def read_node_pods(
     want = set(nodes)
     out: dict[str, list[dict[str, Any]]] = {n: [] for n in want}
     issues: list[Issue] = []
+    seen: set[tuple[str, str, str]] = set()
     for f in sorted(set(files)):
         items, issue = read_items(Path(f))
         if issue is not None:
@@ -262,6 +263,12 @@ def read_node_pods(
             node = _node_name(doc)
             if node in want and _phase(doc) in ACTIVE_PHASES:
                 assert node is not None
+                meta = _meta(doc)
+                key = (str(meta.get("namespace") or "default"), str(meta.get("name")),
+                       str(meta.get("uid") or ""))
+                if key in seen:  # the same pod in two dumps
+                    continue
+                seen.add(key)
                 out[node].append(compact_pod(doc))
     for pods in out.values():
         pods.sort(key=start_key)
