@@ -362,13 +362,10 @@ def _rewrite(
         if advice.status != "rewritten" or advice.rewrite is None:
             out.append(p)
             continue
+        # The verdict is shared by every pod with this spec: the rewrite's
+        # metadata is this pod's own.
         manifest = dict(advice.rewrite.manifest)
-        meta = dict(manifest.get("metadata") or {})
-        old = p.doc.get("metadata") or {}
-        for k in ("uid", "name", "namespace"):
-            if k in old:
-                meta[k] = old[k]
-        manifest["metadata"] = meta
+        manifest["metadata"] = dict(p.doc.get("metadata") or {})
         pod = parse_pod(manifest, gates=config.feature_gates)
         out.append(_Pod(doc=manifest, pod=pod, workload=p.workload, sidecars=p.sidecars,
                         rewritten=True))
