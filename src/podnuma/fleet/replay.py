@@ -30,6 +30,7 @@ node gives the same result whatever process replays it.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -70,13 +71,14 @@ class ReplayCache:
     configs: dict[str, KubeletConfig | PodnumaError] = field(default_factory=dict)
     density: dict[tuple[str, str, str], tuple[int, str | None]] = field(default_factory=dict)
     advice: dict[tuple[str, str, str, int | None], Advice] = field(default_factory=dict)
+    pods: dict[tuple[str, str, str], Pod | InputError] = field(default_factory=dict)
 
     #: Entries kept at most per table; past that a table starts afresh
     #: (a fleet of per-node machine files must not keep every machine).
     LIMIT = 2048
 
     def trim(self) -> None:
-        for table in (self.machines, self.configs, self.density, self.advice):
+        for table in (self.machines, self.configs, self.density, self.advice, self.pods):
             if len(table) > self.LIMIT:
                 table.clear()
 
@@ -145,8 +147,8 @@ def workload_of(pod: Mapping[str, Any]) -> tuple[str, str]:
     return kind, f"{ns}/{name}"
 
 
-def _pod_sig(doc: Mapping[str, Any]) -> str:
-    spec = {k: v for k, v in (doc.get("spec") or {}).items() if k != "nodeName"}
+def _pod_sig(doc: Mapping[str, Any], *, with_node: bool = False) -> str:
+    spec = {k: v for k, v in (doc.get("spec") or {}).items() if with_node or k != "nodeName"}
     ann = {k: v for k, v in ((doc.get("metadata") or {}).get("annotations") or {}).items()
            if str(k).startswith("podnuma.io/")}
     return _sig({"spec": spec, "annotations": ann})
@@ -308,8 +310,45 @@ def node_run(
 # a node
 
 
+_NAME = re.compile(r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$")
+
+
+def _parse(doc: Mapping[str, Any], config: KubeletConfig, cache: ReplayCache | None) -> Pod:
+    """``parse_pod``, memoised on what it reads besides the pod's identity:
+    pods of one workload differ only by name, uid and labels, which are
+    put back on the memoised parse (a name that is not a plain DNS
+    subdomain goes through the full parse and its error)."""
+    meta = doc.get("metadata") or {}
+    name, uid, labels = meta.get("name"), meta.get("uid"), meta.get("labels")
+    if (cache is None or not isinstance(name, str) or not _NAME.match(name)
+            or not isinstance(uid, str) or not uid
+            or not (labels is None or (isinstance(labels, Mapping)
+                                       and all(isinstance(v, str) for v in labels.values())))):
+        return parse_pod(doc, gates=config.feature_gates)
+    rest = {k: v for k, v in meta.items() if k not in ("name", "uid", "labels", "generateName",
+                                                       "creationTimestamp", "ownerReferences")}
+    key = (_sig(config.feature_gates.explicit()), _sig(rest), _pod_sig(doc))
+    got = cache.pods.get(key)
+    if got is None:
+        try:
+            got = parse_pod(doc, gates=config.feature_gates)
+        except InputError as e:
+            got = e
+        cache.pods[key] = got
+        return _raise_or(got)
+    template = _raise_or(got)
+    return dataclasses.replace(template, name=name, uid=uid, labels=dict(labels or {}))
+
+
+def _raise_or(got: Pod | InputError) -> Pod:
+    if isinstance(got, InputError):
+        raise got
+    return got
+
+
 def _parse_pods(
-    docs: Sequence[Mapping[str, Any]], config: KubeletConfig, node: str
+    docs: Sequence[Mapping[str, Any]], config: KubeletConfig, node: str,
+    cache: ReplayCache | None = None,
 ) -> tuple[list[_Pod], list[Issue]]:
     pods: list[_Pod] = []
     issues: list[Issue] = []
@@ -317,7 +356,7 @@ def _parse_pods(
         meta = doc.get("metadata") or {}
         ref = f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
         try:
-            pod = parse_pod(doc, gates=config.feature_gates)
+            pod = _parse(doc, config, cache)
         except InputError as e:
             issues.append(Issue("warning", f"pod {ref} not replayed: {e.message}", node=node, path=e.path))
             continue
@@ -422,7 +461,7 @@ def replay_node(
         issues.append(Issue("error", f"{what}: {e}", node=spec.name))
         return finish("error")
     bkey = _sig(base_doc)
-    parsed, pod_issues = _parse_pods(pods, config, spec.name)
+    parsed, pod_issues = _parse_pods(pods, config, spec.name, cache)
     issues.extend(pod_issues)
     report["machine"] = {
         "cpus": machine.topology.cpus().size(),
@@ -463,7 +502,7 @@ def replay_node(
         wpods = parsed
         if w.pod_level:
             # Parse again under the what-if's gates, then rewrite as advise does.
-            wpods, _ = _parse_pods([p.doc for p in parsed], wcfg, spec.name)
+            wpods, _ = _parse_pods([p.doc for p in parsed], wcfg, spec.name, cache)
             wpods = _rewrite(wpods, machine, mkey, config, bkey, wcfg, cache, w.shared_pool_cpus)
         try:
             run, _, _ = node_run(machine, wcfg, wpods, node=spec.name)
