@@ -49,10 +49,6 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
-class _TooLarge(Exception):
-    pass
-
-
 class BodyLimit:
     """Answer 413 to a request whose body is (or turns out to be) larger
     than ``max_body`` bytes, without reading more of it."""
@@ -86,29 +82,33 @@ class BodyLimit:
                 if too_big:
                     await self._refuse(send)
                     return
+        # Read the body here (it is small: at most max_body bytes), then
+        # hand it to the application in one message.
+        chunks: list[bytes] = []
         seen = 0
-        started = False
-
-        async def limited_receive() -> Message:
-            nonlocal seen
+        while True:
             message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.max_body:
-                    raise _TooLarge
-            return message
-
-        async def tracking_send(message: Message) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
-
-        try:
-            await self.app(scope, limited_receive, tracking_send)
-        except _TooLarge:
-            if not started:
+            if message["type"] != "http.request":
+                return  # the client went away
+            chunk = message.get("body", b"")
+            seen += len(chunk)
+            if seen > self.max_body:
                 await self._refuse(send)
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
 
 
 def _error(status: int, message: str) -> JSONResponse:
