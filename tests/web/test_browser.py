@@ -135,6 +135,7 @@ def test_run_example_and_click_a_cpu(browser: Any, server: str) -> None:
     _css(browser, "#run-compare").click()
     _wait(browser, lambda d: d.execute_script("return !!document.getElementById('compare-table')"))
     assert "exclusive CPUs" in _css(browser, "#compare-table").text
+    _shot(browser, "web-compare.png", "whatif")
     _shot(browser, "web-explain.png", "result")
 
 

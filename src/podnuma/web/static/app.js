@@ -613,6 +613,9 @@ document.addEventListener("DOMContentLoaded", async () => {
   wire();
   try {
     await loadExamples();
+    // Show something at once: the first example, run.
+    const ex = await showExample();
+    await run(ex.text, ex.name);
     document.body.dataset.ready = "1";
   } catch (e) {
     showError($("error"), e.message);
