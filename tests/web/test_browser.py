@@ -202,3 +202,47 @@ def test_fleet_report_json_upload(browser: Any, server: str, tmp_path: Path) -> 
     _css(browser, "#fleet-input").send_keys(str(report))
     _wait(browser, lambda d: "ml/trainer" in _css(d, "#fleet-body").text)
     assert "exclusiveCpusFreed" in _css(browser, "#fleet-body").text
+
+
+def test_build_a_scenario_from_the_form(browser: Any, server: str) -> None:
+    browser.get(server + "/")
+    _wait(browser, lambda d: d.execute_script("return document.body.dataset.ready") == "1")
+    _css(browser, "#tab-btn-build").click()
+    name = _css(browser, "#b-name")
+    name.clear()
+    name.send_keys("lab-node")
+    ran = browser.execute_script("return Number(document.body.dataset.ran || 0)")
+    _css(browser, "#run-build").click()
+    _wait(browser, lambda d: d.execute_script("return Number(document.body.dataset.ran || 0)") > ran)
+    built = browser.execute_script("return document.getElementById('scenario-text').value")
+    doc = _post(server + "/api/simulate", built.encode())
+    assert doc["node"]["name"] == "lab-node"
+    assert doc["node"]["cpus"] == "0-31"  # 2 sockets x 8 cores x 2 threads
+    rows = browser.find_elements("css selector", "#steps tbody tr")
+    assert [r.get_attribute("data-step") for r in rows] == ["0", "1"]
+    assert "ml/trainer" in rows[0].text and "shop/web" in rows[1].text
+    # every CPU box says who owns it on hover
+    titles = browser.execute_script(
+        "return [...document.querySelectorAll('#picture rect.pu title')].map(t => t.textContent)")
+    assert len(titles) == 32 and all(t.startswith("CPU ") for t in titles)
+    # a typo in the form: the message points into the built scenario
+    browser.execute_script(
+        "const t = document.getElementById('b-pods'); t.value = t.value.replace('containers:', 'containerz:');")
+    _css(browser, "#run-build").click()
+    _wait(browser, lambda d: _css(d, "#error").is_displayed())
+    assert _css(browser, "#error").text.startswith("error: built.yaml: steps[0].addPod.spec")
+
+
+def test_fleet_report_html_upload_is_sandboxed(browser: Any, server: str, tmp_path: Path) -> None:
+    report = tmp_path / "fleet.html"
+    report.write_text("<!doctype html><html><body><h1>Fleet report</h1>"
+                      "<script>parent.document.body.dataset.pwned = '1'</script></body></html>")
+    browser.get(server + "/")
+    _wait(browser, lambda d: d.execute_script("return document.body.dataset.ready") == "1")
+    _css(browser, "#fleet-input").send_keys(str(report))
+    frame = _wait(browser, lambda d: d.find_elements("css selector", "#fleet-body iframe"))[0]
+    assert frame.get_attribute("sandbox") == ""
+    browser.switch_to.frame(frame)
+    assert _css(browser, "h1").text == "Fleet report"
+    browser.switch_to.default_content()
+    assert browser.execute_script("return document.body.dataset.pwned") is None
