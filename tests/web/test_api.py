@@ -100,7 +100,7 @@ def test_explain_one_rejected_step_with_search(server: str) -> None:
 
 def test_topology_svg_is_the_cli_picture(server: str) -> None:
     path = EXAMPLES / "pod-level/lifecycle.yaml"
-    want = cli("topology", path.name, "--format", "svg", "--step", "1", cwd=path.parent).stdout
+    want = cli("topology", path.name, "-o", "svg", "--step", "1", cwd=path.parent).stdout
     status, ctype, data = call(server + "/api/topology" + q(name=path.name, step=1), path.read_bytes())
     assert status == 200 and ctype.startswith("image/svg+xml")
     assert data.decode() == want
@@ -109,6 +109,9 @@ def test_topology_svg_is_the_cli_picture(server: str) -> None:
 def test_topology_owners_match_the_picture(server: str) -> None:
     path = EXAMPLES / "pod-level/pod-scope-2-mixed.yaml"
     owners = ok_json(server + "/api/topology" + q(step=0, format="json"), path.read_bytes())
+    want = json.loads(cli("topology", path.name, "-o", "json", "--step", "0", cwd=path.parent).stdout)
+    assert {k: v for k, v in owners.items() if k in want} == want
+    assert set(owners) - set(want) == {"colors", "cpuOwner", "numaOfCpu"}
     _, _, svg = call(server + "/api/topology" + q(step=0), path.read_bytes())
     in_svg = dict(re.findall(r'data-cpu="(\d+)" data-owner="([^"]+)"', svg.decode()))
     assert in_svg == owners["cpuOwner"]

@@ -28,32 +28,27 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 import podnuma
+from podnuma.analysis.advise import advice_document, advise_pod, node_config_document
+from podnuma.analysis.compare import compare_pod, comparison_document
+from podnuma.analysis.explain import explain_run
 from podnuma.api.kubeletconfig import KubeletConfig, load_kubelet_config
 from podnuma.cm.checkpoint import CheckpointError
 from podnuma.errors import InputError, KubeletStartupError
-from podnuma.machine.discover import load_node
-from podnuma.machine.topology import Machine
-from podnuma.node import Node
-from podnuma.render import explain as _explain
-from podnuma.render.picture import Ownership, ownership_after, render_svg
-from podnuma.scenario.document import build_document
-from podnuma.scenario.load import (
-    Document,
-    Scenario,
-    describe_type,
-    load_scenario_text,
-    parse_document,
-)
-from podnuma.scenario.run import RunResult, StartupFailure, run_scenario
-from podnuma.scenario.startup import startup_failure
-from podnuma.whatif.advise import advice_document, advise_pod
-from podnuma.whatif.compare import compare_pod, comparison_document
-from podnuma.whatif.inputs import (
+from podnuma.inputs.discover import load_node
+from podnuma.inputs.documents import Document, describe_type, parse_document
+from podnuma.inputs.pods import (
     DEFAULT_KUBELET_CONFIG_YAML,
     DEFAULT_NODE_YAML,
     PodSource,
     load_pod_sources,
 )
+from podnuma.inputs.scenario import Scenario, load_scenario_text
+from podnuma.inputs.startup import StartupFailure, startup_failure
+from podnuma.machine.topology import Machine
+from podnuma.node import Node
+from podnuma.render.picture import Ownership, ownership_after, ownership_document, render_svg
+from podnuma.scenario.document import build_document
+from podnuma.scenario.run import RunResult, run_scenario
 
 __all__ = [
     "FILE_FIELDS",
@@ -73,7 +68,7 @@ __all__ = [
 #: may not open files, so nothing may be left to import lazily in them.
 PRELOAD = (
     "podnuma.api", "podnuma.machine", "podnuma.cm", "podnuma.node", "podnuma.results",
-    "podnuma.podresources", "podnuma.scenario", "podnuma.render", "podnuma.whatif",
+    "podnuma.podresources", "podnuma.scenario", "podnuma.render", "podnuma.units",
     "podnuma.analysis", "podnuma.inputs", "podnuma.golang", "podnuma.gostrconv",
     "podnuma.errors", "podnuma.fileio",
 )
@@ -156,7 +151,7 @@ def explain(
 ) -> dict[str, Any]:
     """``podnuma explain -o json [--step N] [--pod REF] [--no-search]``."""
     scenario, result = _run(text, name)
-    doc = _explain.explain_run(scenario, result, step=step, pod=pod, search=search)
+    doc = explain_run(scenario, result, step=step, pod=pod, search=search)
     if (step is not None or pod is not None) and not doc["admissions"]:
         what = []
         if step is not None:
@@ -179,30 +174,18 @@ def topology_svg(text: str, name: str, step: int | None) -> str:
 
 
 def topology_owners(text: str, name: str, step: int | None) -> dict[str, Any]:
-    """Who owns each CPU after ``step``: the picture's legend as data."""
+    """``podnuma topology -o json [--step N]`` (who owns which CPUs after
+    the step), plus what the page draws with: each owner's colour
+    (``colors``), the owner of each CPU (``cpuOwner``) and its NUMA node
+    (``numaOfCpu``)."""
     result, own = _ownership(text, name, step)
-    return {
-        "node": own.node,
-        "step": None if own.step is None else own.step.index,
-        "caption": own.caption(),
-        "owners": [
-            {
-                "name": o.name,
-                "kind": o.kind,
-                "key": o.key,
-                "color": o.color,
-                "pod": o.pod,
-                "container": o.container,
-                "cpus": str(o.cpus),
-            }
-            for o in own.owners
-        ],
-        "cpuOwner": {str(cpu): own.owners[i].name for cpu, i in sorted(own.cpu_owner.items())},
-        "numaOfCpu": {
-            str(cpu): info.numa_node
-            for cpu, info in sorted(result.machine.topology.cpu_info.items())
-        },
+    doc: dict[str, Any] = dict(ownership_document(result.machine, own))
+    doc["colors"] = {o.name: o.color for o in own.owners}
+    doc["cpuOwner"] = {str(cpu): own.owners[i].name for cpu, i in sorted(own.cpu_owner.items())}
+    doc["numaOfCpu"] = {
+        str(cpu): info.numa_node for cpu, info in sorted(result.machine.topology.cpu_info.items())
     }
+    return doc
 
 
 # --------------------------------------------------------------------------
@@ -267,24 +250,6 @@ def _config(text: str | None, name: str, machine: Machine) -> tuple[KubeletConfi
     return config, origin
 
 
-def _header(machine: Machine, config: KubeletConfig, node_from: str, cfg_from: str) -> dict[str, Any]:
-    return {
-        "node": {
-            "from": node_from,
-            "name": machine.name,
-            "cpus": str(machine.topology.cpus()),
-            "numaNodes": list(machine.numa_ids()),
-        },
-        "kubeletConfig": {
-            "from": cfg_from,
-            "cpuManagerPolicy": config.cpu_manager_policy,
-            "memoryManagerPolicy": config.memory_manager_policy,
-            "topologyManagerPolicy": config.topology_manager_policy,
-            "topologyManagerScope": config.topology_manager_scope,
-        },
-    }
-
-
 def _prefix(src: PodSource, sources: list[PodSource]) -> str:
     if len(sources) > 1 or src.item is not None:
         return f"documents[{src.document}]" + ("" if src.item is None else f".items[{src.item}]")
@@ -298,7 +263,7 @@ def _pods(
     machine, node_from = _node(node_text, node_name)
     config, cfg_from = _config(config_text, config_name, machine)
     sources = load_pod_sources(pod_text, name=pod_name)
-    return sources, machine, config, _header(machine, config, node_from, cfg_from)
+    return sources, machine, config, node_config_document(machine, config, node_from, cfg_from)
 
 
 def compare(
@@ -322,6 +287,7 @@ def compare(
             raise InputError(e.message, path=e.path, file=pod_name).at(_prefix(src, sources)) from None
     if not pods:
         raise InputError("no Pod in the file", file=pod_name)
+    doc["node"]["numaNodes"] = list(machine.numa_ids())
     doc["pods"] = pods
     return doc
 
@@ -351,7 +317,6 @@ def advise(
             )
             continue
         pods.append(advice_document(advice))
-    del doc["node"]["numaNodes"]
     doc["pods"] = pods
     doc["errors"] = errors
     return doc

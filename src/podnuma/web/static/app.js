@@ -299,7 +299,7 @@ function showOwner(owner, cpu, numa) {
   const title = cpu === null ? owner.name : "CPU " + cpu;
   const dl = el("dl", {},
     cpu === null ? null : [el("dt", {}, "NUMA node"), el("dd", {}, String(numa))],
-    el("dt", {}, "owner"), el("dd", {id: "cpu-owner"}, el("span", {class: "swatch", style: "background:" + owner.color}), owner.name),
+    el("dt", {}, "owner"), el("dd", {id: "cpu-owner"}, el("span", {class: "swatch", style: "background:" + state.pictures.get(state.step).owners.colors[owner.name]}), owner.name),
     el("dt", {}, "its CPUs"), el("dd", {class: "mono"}, owner.cpus));
   const parts = [el("h3", {}, title), dl, el("p", {class: "hint"}, KIND_TEXT[owner.kind] || "")];
   if (owner.pod) {
