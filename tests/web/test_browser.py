@@ -191,17 +191,33 @@ def test_bad_upload_shows_the_cli_message(browser: Any, server: str, tmp_path: P
 
 
 def test_fleet_report_json_upload(browser: Any, server: str, tmp_path: Path) -> None:
+    """A FleetReport document (podnuma fleet analyze -o json): the summary
+    per what-if with its change, workloads, rejections."""
+    def totals(exclusive: int, rejected: int) -> dict[str, Any]:
+        return {"exclusiveCpus": exclusive, "sidecarOnlyCpus": 0, "strandedCpus": 0, "freeCpus": 10,
+                "cpus": 64, "reservedCpus": 2, "pods": 5, "admitted": 5 - rejected,
+                "rejected": rejected, "spanningPods": 0, "rewrittenPods": 0, "nodes": 2}
+    after = {**totals(4, 1), "change": {"exclusiveCpus": -3, "rejected": 1}}
     report = tmp_path / "fleet.json"
     report.write_text(json.dumps({
-        "nodes": 2,
-        "pods": [{"node": "n1", "pod": "ml/trainer", "exclusiveCpusFreed": 3},
-                 {"node": "n2", "pod": "shop/db", "exclusiveCpusFreed": 0}],
+        "apiVersion": "podnuma.io/v1", "kind": "FleetReport", "whatIfs": ["pod-level"],
+        "fleet": {"nodes": 2, "nodeStatus": {"ok": 2}, "podsInDumps": 5, "podsReplayed": 5},
+        "summary": {"as running": totals(7, 0), "pod-level": after},
+        "workloads": {"ml/trainer": {"kind": "Deployment", "nodes": 2,
+                                     "as running": {"copies": 4, "min": 2, "max": 2},
+                                     "pod-level": {"copies": 6, "min": 3, "max": 3}}},
+        "rejected": {"as running": [], "pod-level": [{"node": "n1", "pod": "ml/x", "reason": "OutOfcpu"}]},
+        "issues": [], "nodes": [{"name": "n1", "status": "ok"}, {"name": "n2", "status": "ok"}],
     }))
     browser.get(server + "/")
     _wait(browser, lambda d: d.execute_script("return document.body.dataset.ready") == "1")
     _css(browser, "#fleet-input").send_keys(str(report))
     _wait(browser, lambda d: "ml/trainer" in _css(d, "#fleet-body").text)
-    assert "exclusiveCpusFreed" in _css(browser, "#fleet-body").text
+    assert _css(browser, "#fleet-headline").text.startswith("Fleet: 2 nodes (2 ok)")
+    summary = _css(browser, "#fleet-summary").text
+    assert "exclusive CPUs 7 4 (-3)" in summary
+    assert "OutOfcpu" in _css(browser, "#fleet-body").text
+    _shot(browser, "web-fleet.png", "fleet")
 
 
 def test_build_a_scenario_from_the_form(browser: Any, server: str) -> None:

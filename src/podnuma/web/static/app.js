@@ -541,6 +541,47 @@ function jsonView(data, depth) {
   return el("span", {}, valueText(data));
 }
 
+const FLEET_METRICS = [
+  ["exclusiveCpus", "exclusive CPUs"], ["sidecarOnlyCpus", "CPUs only sidecars use"],
+  ["strandedCpus", "stranded CPUs"], ["freeCpus", "free CPUs"], ["cpus", "CPUs"],
+  ["reservedCpus", "reserved CPUs"], ["pods", "pods"], ["admitted", "admitted"],
+  ["rejected", "rejected"], ["spanningPods", "pods spanning NUMA nodes"],
+  ["rewrittenPods", "pods rewritten"], ["nodes", "nodes replayed"],
+];
+
+// A podnuma.io/v1 FleetReport (podnuma fleet analyze -o json): the fleet, the
+// summary per what-if with its change, workloads, rejections, issues, nodes.
+function fleetView(r) {
+  const labels = Object.keys(r.summary || {});
+  const out = [];
+  const f = r.fleet || {};
+  const status = f.nodeStatus || {};
+  out.push(el("p", {class: "kv", id: "fleet-headline"}, el("b", {}, "Fleet: "), (f.nodes ?? "?") + " nodes (" +
+    Object.entries(status).map(([k, v]) => v + " " + k).join(", ") + "), " + (f.podsReplayed ?? "?") +
+    " pods replayed of " + (f.podsInDumps ?? "?") + " in the dumps"));
+  const head = el("tr", {}, el("th", {}, ""), labels.map((l) => el("th", {}, l)));
+  const rows = FLEET_METRICS.map(([key, text]) => el("tr", {}, el("td", {}, text), labels.map((l) => {
+    const t = r.summary[l] || {};
+    const change = t.change && t.change[key] !== undefined && t.change[key] !== 0
+      ? " (" + (t.change[key] > 0 ? "+" : "") + t.change[key] + ")" : "";
+    return el("td", {}, valueText(t[key]) + change);
+  })));
+  out.push(el("h3", {}, "summary"), el("div", {class: "table-wrap"}, el("table", {id: "fleet-summary"}, el("thead", {}, head), el("tbody", {}, rows))));
+  const wl = Object.entries(r.workloads || {});
+  if (wl.length) {
+    const whead = el("tr", {}, ["workload", "kind", "nodes"].map((h) => el("th", {}, h)), labels.map((l) => el("th", {}, "copies, " + l)));
+    const wrows = wl.map(([name, w]) => el("tr", {}, el("td", {class: "mono"}, name), el("td", {}, w.kind), el("td", {}, valueText(w.nodes)),
+      labels.map((l) => el("td", {}, w[l] ? w[l].copies + " (" + w[l].min + "-" + w[l].max + " per node)" : "-"))));
+    out.push(el("h3", {}, "workloads: copies that fit"), el("div", {class: "table-wrap"}, el("table", {}, el("thead", {}, whead), el("tbody", {}, wrows))));
+  }
+  for (const [label, list] of Object.entries(r.rejected || {})) {
+    if (list.length) out.push(el("h3", {}, "rejected, " + label + " (" + list.length + ")"), jsonView(list, 2));
+  }
+  if ((r.issues || []).length) out.push(el("h3", {}, "issues (" + r.issues.length + ")"), jsonView(r.issues, 2));
+  if ((r.nodes || []).length) out.push(el("h3", {}, "nodes"), jsonView(r.nodes, 2));
+  return out;
+}
+
 async function openFleet(file) {
   const body = $("fleet-body");
   showError($("fleet-error"), null);
@@ -561,7 +602,11 @@ async function openFleet(file) {
     showError($("fleet-error"), name + ": not a JSON or HTML fleet report: " + e.message);
     return;
   }
-  body.replaceChildren(el("p", {class: "hint"}, name), jsonView(data, 0));
+  if (data && data.kind === "FleetReport" && data.summary) {
+    body.replaceChildren(el("p", {class: "hint"}, name), ...fleetView(data));
+  } else {
+    body.replaceChildren(el("p", {class: "hint"}, name + ": not a FleetReport document; shown as it is"), jsonView(data, 0));
+  }
 }
 
 // ---------------------------------------------------------------- wiring
