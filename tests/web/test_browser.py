@@ -130,6 +130,14 @@ def test_run_example_and_click_a_cpu(browser: Any, server: str) -> None:
     _wait(browser, lambda d: _css(d, "#cpu-info").get_attribute("data-cpu") == str(pool_cpu))
     assert _css(browser, "#cpu-owner").text == "pod shared pool of kep/pod-scope-mixed"
     assert "container-2" in _css(browser, "#cpu-info").text
+    # a container of the step table: its CPUs outlined, its pool and why
+    browser.find_elements("css selector", "#steps tbody tr .ctr")[1].click()
+    _wait(browser, lambda d: _css(d, "#cpu-info").get_attribute("data-container")
+          == "kep/pod-scope-mixed/container-2")
+    assert _css(browser, "#cpu-pool").text == "pod shared pool"
+    outlined = browser.execute_script(
+        "return [...document.querySelectorAll('#picture rect.pu.same-owner')].map(r => r.dataset.cpu)")
+    assert outlined == [str(c) for c in range(pool_cpu, pool_cpu + 2)]
     # explain panel and the pod-level what-if
     assert "container-1" in _css(browser, "#explain-body").text
     _css(browser, "#run-compare").click()

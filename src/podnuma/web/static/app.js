@@ -177,7 +177,9 @@ function renderSteps() {
     if (s.podAllocation) containers.append(el("div", {class: "mono"}, "pod budget: " + (s.podAllocation.cpus || "-")));
     for (const c of s.containers) {
       const tag = c.type === "app" ? "" : " (" + c.type + ")";
-      containers.append(el("div", {class: "mono"}, c.name + tag + ": " + (c.cpus || "-") + " (" + c.isolation + ")"));
+      containers.append(el("div", {class: "mono ctr", title: "show " + c.name + " on the machine",
+        onclick: (ev) => { ev.stopPropagation(); selectStep(s.index).then(() => showContainer(s.pod, c.name)); }},
+        c.name + tag + ": " + (c.cpus || "-") + " (" + c.isolation + ")"));
     }
     const op = s.op === "addPod" ? "pod arrives" : s.op === "removePod" ? "pod leaves" : "container leaves";
     return el("tr", {"data-step": s.index, onclick: () => selectStep(s.index)},
@@ -278,6 +280,43 @@ const KIND_TEXT = {
   other: "Held outside the shared pool: checkpoint entries of pods no step names, or leftovers waiting for the kubelet's clean-up.",
 };
 
+function parseCpus(text) {
+  const out = new Set();
+  for (const part of (text || "").split(",")) {
+    if (!part) continue;
+    const [a, b] = part.split("-").map(Number);
+    for (let i = a; i <= (b === undefined ? a : b); i++) out.add(i);
+  }
+  return out;
+}
+
+// A container of the step table: its CPUs outlined, its pool, hint and why.
+function showContainer(pod, name) {
+  const {adm} = admissionOf(pod);
+  const c = adm ? adm.containers.find((x) => x.name === name) : null;
+  const info = $("cpu-info");
+  if (!c) return;
+  state.chosenCpu = null;
+  const cpus = parseCpus(c.cpus);
+  for (const r of $("picture").querySelectorAll("rect.pu")) {
+    r.classList.toggle("same-owner", cpus.has(Number(r.dataset.cpu)));
+    r.classList.remove("chosen");
+  }
+  info.dataset.owner = "";
+  info.dataset.cpu = "";
+  info.dataset.container = pod + "/" + name;
+  info.replaceChildren(
+    el("h3", {}, pod + " / " + name + (c.type === "app" ? "" : " (" + c.type + ")")),
+    el("dl", {},
+      el("dt", {}, "CPUs"), el("dd", {class: "mono"}, c.cpus || "-"),
+      el("dt", {}, "pool"), el("dd", {id: "cpu-pool"}, c.pool),
+      el("dt", {}, "hint"), el("dd", {id: "cpu-hint"}, hintText(c.topologyHint)),
+      el("dt", {}, "memory"), el("dd", {}, memText(c.memory)),
+      el("dt", {}, "CFS quota"), el("dd", {}, c.cfsQuota)),
+    el("p", {class: "kv"}, "admitted at step " + adm.step + " (" + adm.qos.class + ")"),
+    el("h3", {}, "why"), el("ul", {class: "why", id: "cpu-why"}, c.why.map((w) => el("li", {}, w))));
+}
+
 function chooseCpu(cpu) {
   state.chosenCpu = cpu;
   const pic = state.pictures.get(state.step);
@@ -296,6 +335,7 @@ function showOwner(owner, cpu, numa) {
   highlight(owner.name, cpu);
   info.dataset.owner = owner.name;
   info.dataset.cpu = cpu === null ? "" : String(cpu);
+  info.dataset.container = "";
   const title = cpu === null ? owner.name : "CPU " + cpu;
   const dl = el("dl", {},
     cpu === null ? null : [el("dt", {}, "NUMA node"), el("dd", {}, String(numa))],
