@@ -192,6 +192,7 @@ def _register_commands() -> None:
     group.add_lazy("state", "podnuma.cli.state:state_group")
     group.add_lazy("cgroups", "podnuma.cli.cgroups:cgroups_group")
     group.add_lazy("fleet", "podnuma.cli.fleet:fleet_group")
+    group.add_lazy("serve", "podnuma.cli.serve:serve_command")
 
 
 _register_commands()
