@@ -58,14 +58,32 @@ func main() {
 
 // quietKlog silences the kubelet packages' logging: the managers log at
 // info and error level as they work, and the output must be the document.
+// KUBELET_ORACLE_V=N instead sends the kubelet's logs at verbosity N to
+// stderr, for debugging the harness.
 func quietKlog() {
 	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
 	klog.InitFlags(fs)
+	if v := os.Getenv("KUBELET_ORACLE_V"); v != "" {
+		_ = fs.Set("v", v)
+		_ = fs.Set("logtostderr", "true")
+		debugLogs = true
+		return
+	}
 	_ = fs.Set("logtostderr", "false")
 	_ = fs.Set("alsologtostderr", "false")
 	_ = fs.Set("stderrthreshold", "FATAL")
 	klog.SetOutput(io.Discard)
 	klog.SetLogger(logr.Discard())
+}
+
+// debugLogs keeps the kubelet's logger in the context (KUBELET_ORACLE_V).
+var debugLogs bool
+
+func logContext() context.Context {
+	if debugLogs {
+		return klog.NewContext(context.Background(), klog.Background())
+	}
+	return klog.NewContext(context.Background(), logr.Discard())
 }
 
 func run(args []string, stdout io.Writer) error {
@@ -155,7 +173,7 @@ func simulateOne(file string) (*kubelet.Document, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	ctx := klog.NewContext(context.Background(), logr.Discard())
+	ctx := logContext()
 	node, err := kubelet.NewNode(ctx, s, dir)
 	if err != nil {
 		return nil, err
@@ -281,7 +299,7 @@ func bench(args []string, stdout io.Writer) error {
 	if err != nil {
 		return &exitError{2, describe(files[0], err)}
 	}
-	ctx := klog.NewContext(context.Background(), logr.Discard())
+	ctx := logContext()
 	start := time.Now()
 	res, err := kubelet.Bench(ctx, s)
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
 	podutil "k8s.io/kubernetes/pkg/api/v1/pod"
-	apiv1 "k8s.io/kubernetes/pkg/apis/core/v1"
 	"k8s.io/kubernetes/pkg/apis/core/v1/helper/qos"
 	"k8s.io/kubernetes/pkg/kubelet/cm/cpumanager"
 	memstate "k8s.io/kubernetes/pkg/kubelet/cm/memorymanager/state"
@@ -214,9 +213,10 @@ func (n *Node) remove(rp *runningPod, name string) {
 // manager's Admit, which has every provider allocate) and then the
 // predicate handler (node allocatable fit); the first rejection wins.
 func (n *Node) addPod(i int, pod *v1.Pod, path string) (StepDoc, error) {
-	// The API server's defaulting (requests from limits, restart policy...),
-	// with the scenario's feature gates.
-	apiv1.SetObjectDefaults_Pod(pod)
+	pod, err := asCreated(pod)
+	if err != nil {
+		return StepDoc{}, err
+	}
 	uid := string(pod.UID)
 	ref := pod.Namespace + "/" + pod.Name
 	for _, id := range n.order {
@@ -263,7 +263,7 @@ func (n *Node) addPod(i int, pod *v1.Pod, path string) (StepDoc, error) {
 	if n.quiet {
 		return StepDoc{Admitted: &admitted}, nil
 	}
-	qosClass := string(qos.ComputePodQOS(pod))
+	qosClass := string(qos.GetPodQOS(pod))
 	sd := StepDoc{Index: i, Op: "addPod", Pod: ref, PodUID: uid, Admitted: &admitted, QOSClass: &qosClass,
 		Containers: []ContainerDoc{}, DefaultCPUSet: n.cpu.State().GetDefaultCPUSet().String()}
 	if admitted {
@@ -282,7 +282,7 @@ func (n *Node) removalDoc(i int, op string, rp *runningPod) StepDoc {
 	sd := StepDoc{Index: i, Op: op, Pod: rp.ref, PodUID: string(rp.pod.UID), Containers: []ContainerDoc{},
 		DefaultCPUSet: n.cpu.State().GetDefaultCPUSet().String()}
 	if !rp.restored {
-		q := string(qos.ComputePodQOS(rp.pod))
+		q := string(qos.GetPodQOS(rp.pod))
 		sd.QOSClass = &q
 	}
 	if still, ok := n.running[string(rp.pod.UID)]; ok {
