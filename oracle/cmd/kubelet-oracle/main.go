@@ -16,9 +16,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/go-logr/logr"
 	"k8s.io/klog/v2"
@@ -42,7 +42,16 @@ func (e *exitError) Error() string { return e.msg }
 
 func main() {
 	quietKlog()
+	// KUBELET_ORACLE_CPUPROFILE=FILE writes a CPU profile of the run.
+	if path := os.Getenv("KUBELET_ORACLE_CPUPROFILE"); path != "" {
+		if f, err := os.Create(path); err == nil {
+			if pprof.StartCPUProfile(f) == nil {
+				defer pprof.StopCPUProfile()
+			}
+		}
+	}
 	err := run(os.Args[1:], os.Stdout)
+	pprof.StopCPUProfile()
 	if err != nil {
 		var ee *exitError
 		if errors.As(err, &ee) {
@@ -168,7 +177,7 @@ func simulateOne(file string) (*kubelet.Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "kubelet-oracle-")
+	dir, err := os.MkdirTemp(kubelet.StateDirBase(), "kubelet-oracle-")
 	if err != nil {
 		return nil, err
 	}
@@ -300,7 +309,6 @@ func bench(args []string, stdout io.Writer) error {
 		return &exitError{2, describe(files[0], err)}
 	}
 	ctx := logContext()
-	start := time.Now()
 	res, err := kubelet.Bench(ctx, s)
 	if err != nil {
 		var se *kubelet.StartupError
@@ -310,7 +318,6 @@ func bench(args []string, stdout io.Writer) error {
 		}
 		return &exitError{1, describe(files[0], err)}
 	}
-	_ = start
 	out, err := json.Marshal(res)
 	if err != nil {
 		return err

@@ -24,11 +24,7 @@ type BenchResult struct {
 // the managers write their checkpoints on every change, as in the
 // kubelet, but to a tmpfs.
 func Bench(ctx context.Context, s *scenario.Scenario) (*BenchResult, error) {
-	base := ""
-	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
-		base = "/dev/shm"
-	}
-	dir, err := os.MkdirTemp(base, "kubelet-oracle-bench-")
+	dir, err := os.MkdirTemp(StateDirBase(), "kubelet-oracle-bench-")
 	if err != nil {
 		return nil, err
 	}
@@ -73,4 +69,22 @@ func Bench(ctx context.Context, s *scenario.Scenario) (*BenchResult, error) {
 		res.MedianAdmissionMicros = float64(median.Nanoseconds()) / 1e3
 	}
 	return res, nil
+}
+
+// StateDirBase is where runs keep their kubelet state directories: $TMPDIR
+// when set, otherwise /dev/shm where it exists (the managers fsync every
+// checkpoint write; on a tmpfs that costs nothing), otherwise the system's
+// temporary directory.
+func StateDirBase() string {
+	if os.Getenv("TMPDIR") != "" {
+		return ""
+	}
+	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
+		if f, err := os.CreateTemp("/dev/shm", ".kubelet-oracle-probe-"); err == nil {
+			f.Close()
+			os.Remove(f.Name())
+			return "/dev/shm"
+		}
+	}
+	return ""
 }

@@ -40,7 +40,12 @@ func snapshot(t *testing.T) string {
 			mask |= 1 << c
 		}
 		write(t, root, base+"/cache/index3/shared_cpu_map", fmt.Sprintf("%08x\n", mask))
-		if err := os.MkdirAll(filepath.Join(root, fmt.Sprintf("devices/system/node/node%d/cpu%d", node, cpu)), 0o755); err != nil {
+		// As in sysfs, nodeN/cpuM links to the CPU's directory.
+		nodeDir := filepath.Join(root, fmt.Sprintf("devices/system/node/node%d", node))
+		if err := os.MkdirAll(nodeDir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(fmt.Sprintf("../../cpu/cpu%d", cpu), filepath.Join(nodeDir, fmt.Sprintf("cpu%d", cpu))); err != nil {
 			t.Fatal(err)
 		}
 	}
