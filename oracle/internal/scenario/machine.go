@@ -526,6 +526,15 @@ func table(node map[string]any) (*cadvisorapi.MachineInfo, error) {
 		}
 	}
 	mi := &cadvisorapi.MachineInfo{NumCores: len(seen), NumSockets: len(sockets)}
+	// Machine-wide huge pages as cadvisor reports them on such hardware
+	// (/sys/kernel/mm/hugepages): the sum of the nodes' pools.
+	total := map[uint64]uint64{}
+	for _, nm := range memory {
+		for size, bytes := range nm.pools {
+			total[size] += bytes
+		}
+	}
+	mi.HugePages = hugepagesInfo(total, 1)
 	for _, id := range ids {
 		nm := memory[id]
 		node := cadvisorapi.Node{Id: id, Memory: nm.memory, HugePages: hugepagesInfo(nm.pools, 1), Distances: distances[id]}

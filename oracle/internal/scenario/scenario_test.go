@@ -123,6 +123,9 @@ steps: []
 	if hp := m.Topology[0].HugePages; len(hp) != 1 || hp[0].PageSize != 1<<20 || hp[0].NumPages != 2 {
 		t.Fatalf("hugepages = %+v", hp)
 	}
+	if hp := m.HugePages; len(hp) != 1 || hp[0].PageSize != 1<<20 || hp[0].NumPages != 2 {
+		t.Fatalf("machine hugepages = %+v", hp)
+	}
 	if !reflect.DeepEqual(m.Topology[1].Distances, []uint64{20, 10, 30}) {
 		t.Fatalf("distances = %v", m.Topology[1].Distances)
 	}
