@@ -83,6 +83,11 @@ def variant(name: str, **config: Any) -> dict[str, Any]:
     return doc
 
 
+def cpu_pod_entries(cpu: dict[str, Any]) -> Any:
+    """The CPU checkpoint's pod entries: only in its ``data`` payload (V4)."""
+    return json.loads(cpu["data"]).get("podEntries", {})
+
+
 def fnv32a(data: bytes) -> int:
     h = 0x811C9DC5
     for b in data:
@@ -212,10 +217,10 @@ def test_pod_scope_1_shared_pool_only() -> None:
     assert cpu.get("entries", {}) == {
         uid: {"container-1": "1-4", "container-2": "1-4", "container-3": "1-4"}
     }
-    assert cpu.get("podEntries", {}) == {uid: {"cpuSet": "1-4"}}
-    # v4: top-level v3 fields with checksum 0, payload in data, dataChecksum =
-    # FNV-32a of "(string)" + data.
-    assert cpu["checksum"] == 0
+    assert cpu_pod_entries(cpu) == {uid: {"cpuSet": "1-4"}}
+    # v4: the embedded V2 checkpoint at the top (no podEntries, V2 checksum),
+    # payload in data, dataChecksum = FNV-32a of "(string)" + data.
+    assert "podEntries" not in cpu and cpu["checksum"] != 0
     assert json.loads(cpu["data"])["podEntries"] == {uid: {"cpuSet": "1-4"}}
     assert cpu["dataChecksum"] == fnv32a(("(string)" + cpu["data"]).encode())
     memory = out["checkpoints"]["memoryManager"]
@@ -260,7 +265,7 @@ def test_pod_scope_2_mixed() -> None:
     assert cpu.get("entries", {}) == {
         s["podUID"]: {"container-1": "1-2", "container-2": "3-4", "container-3": "3-4"}
     }
-    assert cpu.get("podEntries", {}) == {s["podUID"]: {"cpuSet": "1-4"}}
+    assert cpu_pod_entries(cpu) == {s["podUID"]: {"cpuSet": "1-4"}}
 
 
 def test_pod_scope_3_empty_shared_pool_restricted() -> None:
@@ -280,7 +285,7 @@ def test_pod_scope_3_empty_shared_pool_restricted() -> None:
     assert s["defaultCpuSet"] == "0-15"
     assert s["podResources"] == []
     assert out["checkpoints"]["cpuManager"].get("entries", {}) == {}
-    assert out["checkpoints"]["cpuManager"].get("podEntries", {}) == {}
+    assert cpu_pod_entries(out["checkpoints"]["cpuManager"]) == {}
 
 
 def test_pod_scope_3_empty_shared_pool_best_effort(tmp_path: Path) -> None:
@@ -293,7 +298,7 @@ def test_pod_scope_3_empty_shared_pool_best_effort(tmp_path: Path) -> None:
     (s,) = out["steps"]
     expect_rejected(s, "EmptyPodSharedPoolError", EMPTY_POOL_CPU, "allocate:cpu")
     assert s["defaultCpuSet"] == "0-15"
-    assert out["checkpoints"]["cpuManager"].get("podEntries", {}) == {}
+    assert cpu_pod_entries(out["checkpoints"]["cpuManager"]) == {}
 
 
 def test_pod_scope_3_empty_shared_pool_single_numa_node(tmp_path: Path) -> None:
@@ -318,7 +323,7 @@ def test_pod_scope_topology_policy_none(tmp_path: Path) -> None:
     assert s["podAllocation"] is None
     expect_container(s, "container-1", cpus="1-2", isolation="container", memory=[mem(2, [0])])
     assert s["defaultCpuSet"] == "0,3-15"
-    assert out["checkpoints"]["cpuManager"].get("podEntries", {}) == {}
+    assert cpu_pod_entries(out["checkpoints"]["cpuManager"]) == {}
     assert out["checkpoints"]["cpuManager"].get("entries", {}) == {
         s["podUID"]: {"container-1": "1-2"}
     }
@@ -417,7 +422,7 @@ def test_pod_scope_table() -> None:
     cpu = out["checkpoints"]["cpuManager"]
     assert (
         cpu.get("entries", {}) == {}
-        and cpu.get("podEntries", {}) == {}
+        and cpu_pod_entries(cpu) == {}
         and cpu["defaultCpuSet"] == "0-15"
     )
     assert json.loads(out["checkpoints"]["memoryManager"]["data"]).get("podEntries", {}) == {}
@@ -449,7 +454,7 @@ def test_container_scope_1_mixed() -> None:
     )
     cpu = out["checkpoints"]["cpuManager"]
     assert cpu.get("entries", {}) == {s["podUID"]: {"container-1": "1-2"}}
-    assert cpu.get("podEntries", {}) == {}
+    assert cpu_pod_entries(cpu) == {}
 
 
 @pytest.mark.parametrize("policy", ["single-numa-node", "best-effort", "restricted"])
@@ -551,7 +556,7 @@ def test_container_scope_table() -> None:
     expect_container(s, "c3", cpus="0,6-15", isolation="host", hint=None)
     cpu = out["checkpoints"]["cpuManager"]
     assert cpu.get("entries", {}) == {s["podUID"]: {"c1": "1-3", "c2": "4-5"}}
-    assert cpu.get("podEntries", {}) == {}
+    assert cpu_pod_entries(cpu) == {}
 
 
 # -- the kubernetes.io tutorial ----------------------------------------------------------
@@ -627,7 +632,7 @@ def test_tutorial_1_pod_scope_mixed() -> None:
     assert cpu.get("entries", {}) == {
         s["podUID"]: {"metrics-sidecar": "3-4", "logging-sidecar": "3-4", "main-app": "1-2"}
     }
-    assert cpu.get("podEntries", {}) == {s["podUID"]: {"cpuSet": "1-4"}}
+    assert cpu_pod_entries(cpu) == {s["podUID"]: {"cpuSet": "1-4"}}
 
 
 def test_tutorial_2_empty_shared_pool() -> None:
@@ -640,7 +645,7 @@ def test_tutorial_2_empty_shared_pool() -> None:
     assert b["defaultCpuSet"] == "0,5-15"
     # Part A's pod is untouched and still listed.
     assert [p["name"] for p in b["podResources"]] == ["pod-scope-mixed"]
-    assert out["checkpoints"]["cpuManager"].get("podEntries", {}) == {
+    assert cpu_pod_entries(out["checkpoints"]["cpuManager"]) == {
         a["podUID"]: {"cpuSet": "1-4"}
     }
 
@@ -673,7 +678,7 @@ def test_tutorial_3_container_scope_mixed() -> None:
     assert cleanup["op"] == "removePod" and cleanup["podUID"] == part_a_uid
     assert cleanup["defaultCpuSet"] == "0-4,7-15"
     cpu = out["checkpoints"]["cpuManager"]
-    assert cpu.get("podEntries", {}) == {}
+    assert cpu_pod_entries(cpu) == {}
     assert cpu.get("entries", {}) == {c["podUID"]: {"infrastructure-sidecar": "5-6"}}
 
 
@@ -745,7 +750,7 @@ def test_gates_off() -> None:
     )
     cpu = out["checkpoints"]["cpuManager"]
     assert cpu.get("entries", {}) == {classic["podUID"]: {"app": "1-2"}}
-    assert cpu.get("podEntries", {}) == {}
+    assert cpu_pod_entries(cpu) == {}
 
 
 def test_gate_default_is_off(tmp_path: Path) -> None:
@@ -881,7 +886,7 @@ def test_init_and_sidecars() -> None:
             "app-shared": "3-4",
         }
     }
-    assert cpu.get("podEntries", {}) == {s["podUID"]: {"cpuSet": "1-4"}}
+    assert cpu_pod_entries(cpu) == {s["podUID"]: {"cpuSet": "1-4"}}
 
 
 def test_largest_init_container_check_unreachable(tmp_path: Path) -> None:
@@ -949,7 +954,7 @@ def test_lifecycle() -> None:
     expect_container(again, "c1", cpus="1-2", isolation="container", memory=[mem(2, [0])], hint=[0])
     # Checkpoints after the last step: only the last pod.
     cpu = out["checkpoints"]["cpuManager"]
-    assert cpu.get("podEntries", {}) == {again["podUID"]: {"cpuSet": "1-4"}}
+    assert cpu_pod_entries(cpu) == {again["podUID"]: {"cpuSet": "1-4"}}
     assert cpu.get("entries", {}) == {again["podUID"]: {"c1": "1-2", "c2": "3-4", "c3": "3-4"}}
     ms = out["checkpoints"]["memoryManager"]["machineState"]
     assert ms["0"]["memoryMap"]["memory"]["reserved"] == 4 * GI
