@@ -108,6 +108,18 @@ func loadConfig(s *scenario.Scenario, machine *cadvisorapi.MachineInfo) (*nodeCo
 	if err != nil {
 		return nil, inputErr(err)
 	}
+	// loadConfigFile's eviction defaults (they are OS-specific, so not
+	// part of the v1beta1 defaults): the default thresholds when the file
+	// sets none, merged into the file's with mergeDefaultEvictionSettings.
+	if kc.EvictionHard == nil {
+		kc.EvictionHard = copyMap(eviction.DefaultEvictionHard)
+	} else if kc.MergeDefaultEvictionSettings {
+		for k, v := range eviction.DefaultEvictionHard {
+			if _, ok := kc.EvictionHard[k]; !ok {
+				kc.EvictionHard[k] = v
+			}
+		}
+	}
 	// Validation also looks at the cgroup version of the machine it runs on
 	// (failCgroupV1, singleProcessOOMKill). The simulated node is a cgroup
 	// v2 node whatever this machine is, so those two host checks are left
