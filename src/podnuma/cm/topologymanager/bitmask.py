@@ -7,10 +7,18 @@ uses to pick the "narrowest" hint.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from itertools import combinations
+from operator import attrgetter
 
-__all__ = ["BitMask", "iterate_bit_masks", "and_masks", "or_masks", "BIT_RANGE_ERROR"]
+__all__ = [
+    "BitMask",
+    "iterate_bit_masks",
+    "and_masks",
+    "or_masks",
+    "mask_value",
+    "BIT_RANGE_ERROR",
+]
 
 _MAX_BITS = 64
 _ALL_BITS = (1 << _MAX_BITS) - 1
@@ -142,6 +150,11 @@ class BitMask:
 
     def __repr__(self) -> str:
         return f"BitMask({self.bits()})"
+
+
+# ``BitMask.value`` as a C-level getter, for bulk work (``map`` over many
+# masks) where a property call per mask would dominate.
+mask_value: Callable[[BitMask], int] = attrgetter("_mask")
 
 
 def and_masks(*masks: BitMask) -> BitMask:

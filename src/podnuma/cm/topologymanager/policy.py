@@ -16,10 +16,13 @@ means "no possible placement" — they merge differently.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import reduce
+from itertools import compress
+from operator import attrgetter, or_
+from typing import TYPE_CHECKING, Protocol, cast
 
-from podnuma.cm.topologymanager.bitmask import BitMask
+from podnuma.cm.topologymanager.bitmask import BitMask, mask_value
 from podnuma.cm.topologymanager.hint import TopologyHint
 from podnuma.cm.topologymanager.numa_info import NUMAInfo
 from podnuma.cm.topologymanager.policy_options import (
@@ -30,7 +33,12 @@ from podnuma.cm.topologymanager.policy_options import (
 from podnuma.errors import KubeletStartupError
 
 if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
     from podnuma.machine.topology import Machine
+
+    _Array = npt.NDArray[np.uint64]
 
 __all__ = [
     "POLICY_NONE",
@@ -143,15 +151,33 @@ def narrowest_hint(hints: Sequence[TopologyHint]) -> TopologyHint | None:
 
 def max_of_min_affinity_counts(filtered_hints: Sequence[Sequence[TopologyHint]]) -> int:
     """``maxOfMinAffinityCounts``: the widest of the per-resource narrowest
-    hints (0 if no resource has a non-nil hint)."""
+    hints (0 if no resource has a non-nil hint). The narrowest hint has the
+    fewest bits, so only the counts matter."""
     result = 0
     for resource_hints in filtered_hints:
-        best = narrowest_hint(resource_hints)
-        if best is None:
-            continue
-        assert best.numa_node_affinity is not None
-        result = max(result, best.numa_node_affinity.count())
+        affs = [a for a in map(_affinity, resource_hints) if a is not None]
+        if affs:
+            result = max(result, min(map(int.bit_count, map(mask_value, affs))))
     return result
+
+
+_affinity: Callable[[TopologyHint], BitMask | None] = attrgetter("numa_node_affinity")
+_preferred: Callable[[TopologyHint], bool] = attrgetter("preferred")
+
+
+def _preferred_masks(hints: Sequence[TopologyHint]) -> set[int | None]:
+    """The distinct masks of the preferred hints (``None`` for nil)."""
+    return {
+        None if a is None else a.value for a in map(_affinity, compress(hints, map(_preferred, hints)))
+    }
+
+
+def _all_masks(hints: Sequence[TopologyHint]) -> set[int | None]:
+    """The distinct masks of all hints (``None`` for nil), in bulk."""
+    try:
+        return set(map(mask_value, map(_affinity, hints)))  # type: ignore[arg-type]
+    except AttributeError:  # a nil affinity among them
+        return {None if a is None else a.value for a in map(_affinity, hints)}
 
 
 def iterate_all_provider_topology_hints(
@@ -179,7 +205,7 @@ def iterate_all_provider_topology_hints(
 class HintMerger:
     """``HintMerger``: finds the best merged hint over all permutations."""
 
-    __slots__ = ("numa_info", "hints", "best_non_preferred_affinity_count", "_use_closest")
+    __slots__ = ("numa_info", "hints", "_best_non_preferred", "_use_closest")
 
     def __init__(
         self,
@@ -190,11 +216,21 @@ class HintMerger:
     ) -> None:
         self.numa_info = numa_info
         self.hints = hints
-        # Among non-preferred hints, aim for this width: the largest of the
-        # resources' narrowest widths.
-        self.best_non_preferred_affinity_count = max_of_min_affinity_counts(hints)
+        self._best_non_preferred: int | None = None
         # prefer-closest-numa-nodes is ignored by single-numa-node.
         self._use_closest = policy_name != POLICY_SINGLE_NUMA_NODE and opts.prefer_closest_numa
+
+    @property
+    def best_non_preferred_affinity_count(self) -> int:
+        """Among non-preferred hints, aim for this width: the largest of the
+        resources' narrowest widths (computed when first needed)."""
+        if self._best_non_preferred is None:
+            self._best_non_preferred = max_of_min_affinity_counts(self.hints)
+        return self._best_non_preferred
+
+    @best_non_preferred_affinity_count.setter
+    def best_non_preferred_affinity_count(self, value: int) -> None:
+        self._best_non_preferred = value
 
     def compare_numa_affinity_masks(self, current: TopologyHint, candidate: TopologyHint) -> TopologyHint:
         """``CompareNUMAAffinityMasks``: equal masks keep ``current``; else
@@ -255,72 +291,116 @@ class HintMerger:
         ``{default mask, not preferred}`` when nothing qualifies.
 
         Upstream folds ``compare`` over every permutation of the providers'
-        hints. ``compare`` is a total order on (mask, preferred): preferred
-        hints first (by mask: narrowest, or closest); then non-preferred ones
-        whose width equals the target width, those narrower than it (wider
-        first), and those wider than it (narrower first), each ordered by
-        mask. Equal hints keep the earlier one and empty masks never win. So
-        the fold returns the best of the *distinct* merged hints, and these
-        are computed provider by provider as sets of summaries: "all
-        preferred, one common mask m" or "not preferred, AND-mask m". Eight
-        NUMA nodes and three providers offering every mask take milliseconds
-        instead of a walk over 16.6 million permutations; ``merge_naive`` is
-        the literal walk, and the tests check both agree.
+        hints. ``compare`` is a total order on (mask, preferred) and empty
+        masks never win, so the fold returns the best of the *distinct*
+        merged hints; this computes that best directly (docs/topology-merge.md
+        explains why it is exact):
+
+        * a preferred merged hint comes only from a permutation of preferred
+          hints whose non-nil masks are all one mask ``m`` (merged:
+          ``default & m``), or of preferred nil hints only (merged: the
+          default mask). Those ``m`` are found by set intersection, and any
+          non-empty one beats every non-preferred hint;
+        * otherwise the best non-preferred hint is the best of the set of
+          achievable AND masks, computed provider by provider (a set fold
+          while small, a subset-sum transform over all 2^N masks beyond).
+
+        ``merge_naive`` is the literal walk; the tests check both agree.
         """
         default = self.numa_info.default_affinity_mask()
         dmask = default.value
-        lists = [
-            [
-                (None if h.numa_node_affinity is None else h.numa_node_affinity.value, h.preferred)
-                for h in hints
-            ]
-            for hints in self.hints
-        ]
-        if any(not lst for lst in lists):
+        if any(len(h) == 0 for h in self.hints):
             return TopologyHint(default, False)  # a provider without hints: no permutation
-        none_yet = True  # every hint so far nil and preferred
-        common: set[int] = set()  # all preferred, every non-nil mask == m
-        masks: set[int] = set()  # not preferred, AND of the masks (default included)
-        for lst in lists:
-            n_none_yet = False
-            n_common: set[int] = set()
-            n_masks: set[int] = set()
-            affs_pref = {a for a, p in lst if a is not None and p}
-            affs = {a for a, _ in lst if a is not None}
-            nil_pref = any(a is None and p for a, p in lst)
-            nil_nonpref = any(a is None and not p for a, p in lst)
-            nonpref_affs = {a for a, p in lst if a is not None and not p}
-            if none_yet:
-                n_none_yet = n_none_yet or nil_pref
-                if nil_nonpref:
-                    n_masks.add(dmask)
-                n_common |= affs_pref
-                n_masks |= {dmask & a for a in nonpref_affs}
-            for m in common:
-                if nil_pref:
-                    n_common.add(m)
-                if nil_nonpref:
-                    n_masks.add(dmask & m)
-                if m in affs_pref:
-                    n_common.add(m)
-                n_masks |= {dmask & m & a for a in affs if a != m or a in nonpref_affs}
-            if masks:
-                if nil_pref or nil_nonpref:
-                    n_masks |= masks
-                n_masks |= {m & a for m in masks for a in affs}
-            none_yet, common, masks = n_none_yet, n_common, n_masks
 
-        candidates: list[tuple[int, bool]] = []
-        if none_yet:
-            candidates.append((dmask, True))
-        candidates += [(dmask & m, True) for m in common]
-        candidates += [(m, False) for m in masks]
-        best: TopologyHint | None = None
-        for mask, preferred in sorted(set(candidates)):
-            best = self.compare(best, TopologyHint(BitMask.from_int(mask), preferred))
-        if best is None:
+        # -- preferred candidates ---------------------------------------------
+        all_nil_pref = True  # every list offers a preferred nil hint
+        common: set[int | None] | None = None  # offered by every list without nil-preferred
+        offered: set[int | None] = set()  # preferred masks any list offers
+        for hints in self.hints:
+            pref = _preferred_masks(hints)
+            nil_pref = None in pref
+            pref.discard(None)
+            offered |= pref
+            if nil_pref:
+                continue
+            all_nil_pref = False
+            common = pref if common is None else common & pref
+        masks_pref = offered if common is None else common & offered
+        preferred = {dmask & m for m in masks_pref if m is not None}
+        if all_nil_pref:
+            preferred.add(dmask)
+        preferred.discard(0)
+        if preferred:
+            return TopologyHint(BitMask.from_int(self._best_of(preferred, None)), True)
+
+        # -- non-preferred: the best achievable AND mask ---------------------
+        sets: list[set[int]] = []
+        narrowest: list[int] = []  # per list, the fewest bits of a non-nil mask
+        for hints in self.hints:
+            distinct = _all_masks(hints)
+            nil = None in distinct
+            distinct.discard(None)
+            masks: set[int] = distinct  # type: ignore[assignment]
+            if masks:
+                narrowest.append(min(map(int.bit_count, masks)))
+            sets.append(_masks_within(masks, nil, dmask))
+        if self._best_non_preferred is None:
+            self._best_non_preferred = max(narrowest, default=0)  # maxOfMinAffinityCounts
+        achievable = _and_masks(sets, dmask, self.numa_info.nodes, self._fold_limit)
+        target = self.best_non_preferred_affinity_count
+        best = self._best_of(achievable, target)
+        if best == 0:
             return TopologyHint(default, False)
-        return best
+        return TopologyHint(BitMask.from_int(best), False)
+
+    # Past this many (mask, hint) pairs in one provider step, the set fold
+    # hands over to the subset-sum transform (both exact).
+    _fold_limit = 1 << 14
+
+    def _best_of(self, masks: Iterable[int] | _Array, target: int | None) -> int:
+        """The best non-empty mask under ``compare``: preferred hints
+        (``target`` None) by width, then mask; non-preferred ones by their
+        distance to the target width first (``compare``'s rules). Within one
+        width: lowest average distance with prefer-closest, then the lowest
+        mask. 0 (the empty mask never wins) when there is none."""
+        if not isinstance(masks, (list, set)):  # an array from the subset-sum transform
+            return self._best_of_array(cast("_Array", masks), target)
+        masks = [m for m in masks if m]
+        if not masks:
+            return 0
+        counts = list(map(int.bit_count, masks))
+        width = _pick_width(set(counts), target)
+        group = list(compress(masks, map(width.__eq__, counts)))
+        if not self._use_closest or len(group) == 1:
+            return min(group)
+        distances = self.numa_info.distances
+
+        def pair_sum(m: int) -> int:
+            # Same width, same divisor: the average orders as the sum does.
+            bits = BitMask.from_int(m).bits()
+            total = 0
+            for a in bits:
+                row = distances[a]
+                if row is None:
+                    raise KeyError(f"no NUMA distances for node {a}")
+                for b in bits:
+                    total += row[b]
+            return total
+
+        return min(group, key=lambda m: (pair_sum(m), m))
+
+    def _best_of_array(self, masks: _Array, target: int | None) -> int:
+        import numpy as np
+
+        masks = masks[masks != 0]
+        if len(masks) == 0:
+            return 0
+        counts = np.bitwise_count(masks)
+        width = _pick_width({int(c) for c in np.unique(counts)}, target)
+        group = masks[counts == width]
+        if not self._use_closest:
+            return int(group.min())
+        return self._best_of(group.tolist(), target)
 
     def merge_naive(self) -> TopologyHint:
         """The literal permutation walk (reference for tests)."""
@@ -336,6 +416,116 @@ class HintMerger:
         if result is None:
             return TopologyHint(default, False)
         return result
+
+
+def _pick_width(widths: set[int], target: int | None) -> int:
+    """The winning width among those present: the narrowest for preferred
+    hints (``target`` None); for non-preferred ones the target width, else
+    the widest below it, else the narrowest above it (``compare``)."""
+    if target is None:
+        return min(widths)
+    if target in widths:
+        return target
+    below = [c for c in widths if c < target]
+    return max(below) if below else min(widths)
+
+
+def _masks_within(masks: set[int], nil: bool, dmask: int) -> set[int]:
+    """One list's distinct non-nil masks (``masks``, reused) ANDed with the
+    default mask, plus the default mask itself for a nil affinity."""
+    if masks:
+        contiguous = dmask & (dmask + 1) == 0
+        if (max(masks) > dmask) if contiguous else (reduce(or_, masks) & ~dmask):
+            masks = {m & dmask for m in masks}
+    if nil:
+        masks.add(dmask)
+    return masks
+
+
+def _and_masks(
+    lists: Sequence[set[int]], dmask: int, nodes: Sequence[int], limit: int
+) -> list[int] | _Array:
+    """Every mask some permutation ANDs to, starting from the default mask
+    ``dmask`` (``lists``: each provider's masks within it): folded provider
+    by provider as a set while |set| x |list| stays under ``limit``, then by
+    subset-sum transforms (:func:`_and_closure`)."""
+    acc = {dmask}
+    for i, lst in enumerate(lists):
+        if len(acc) * len(lst) > limit:
+            return _and_closure(acc, lists[i:], dmask, nodes)
+        if len(acc) == 1:
+            (only,) = acc
+            acc = set(lst) if only == dmask else {only & a for a in lst}
+        else:
+            acc = {m & a for m in acc for a in lst}
+    return list(acc)
+
+
+# int64 headroom for the pair counts of :func:`_and_closure`.
+_COUNT_LIMIT = 1 << 62
+
+
+def _and_closure(
+    start: set[int], lists: Sequence[set[int]], dmask: int, nodes: Sequence[int]
+) -> _Array:
+    """The AND closure of ``start`` with one element of each list, over the
+    2^N subsets of the default mask's N nodes.
+
+    g(x) = prod over the sets S of #{a in S, a >= x} counts the tuples whose
+    AND contains x (each factor a superset sum, the zeta transform); the
+    Moebius transform turns that into the number of tuples whose AND is
+    exactly x, and x is achievable when that is positive."""
+    import numpy as np
+
+    bits = [b for b in range(64) if dmask >> b & 1]
+    n = len(bits)
+    size = 1 << n
+    contiguous = dmask == size - 1
+
+    def index(masks: set[int]) -> np.ndarray:
+        arr = np.fromiter(masks, dtype=np.uint64, count=len(masks))
+        if contiguous:
+            return arr.astype(np.int64)
+        out = np.zeros(len(arr), dtype=np.int64)
+        for j, b in enumerate(bits):
+            out |= ((arr >> np.uint64(b)) & np.uint64(1)).astype(np.int64) << j
+        return out
+
+    def zeta(v: np.ndarray) -> np.ndarray:
+        for j in range(n):
+            w = v.reshape(-1, 2, 1 << j)
+            w[:, 0, :] += w[:, 1, :]
+        return v
+
+    def moebius(v: np.ndarray) -> np.ndarray:
+        for j in range(n):
+            w = v.reshape(-1, 2, 1 << j)
+            w[:, 0, :] -= w[:, 1, :]
+        return v
+
+    # Pairs counted by one product stay below the product of the list
+    # sizes; the transforms' partial sums never exceed that count, so a
+    # product is thresholded back to 0/1 only before it could pass 2^62.
+    acc = np.zeros(size, dtype=np.int64)
+    acc[index(start)] = 1
+    acc = zeta(acc)
+    bound = len(start)
+    for lst in lists:
+        if bound * len(lst) >= _COUNT_LIMIT:
+            acc = zeta((moebius(acc) > 0).astype(np.int64))
+            bound = int(acc[0])  # zeta at the empty mask: how many masks there are
+        ind = np.zeros(size, dtype=np.int64)
+        ind[index(lst)] = 1
+        acc *= zeta(ind)
+        bound *= len(lst)
+    acc = moebius(acc)
+    found = np.flatnonzero(acc).astype(np.uint64)
+    if contiguous:
+        return found
+    real = np.zeros(len(found), dtype=np.uint64)
+    for j, b in enumerate(bits):
+        real |= ((found >> np.uint64(j)) & np.uint64(1)) << np.uint64(b)
+    return real
 
 
 def new_policy(name: str, numa_info: NUMAInfo, opts: PolicyOptions) -> Policy:
