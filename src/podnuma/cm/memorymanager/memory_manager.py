@@ -224,12 +224,14 @@ class MemoryManager:
             if self.active_pods is None:
                 return
             active = self.active_pods()
-        assignments = self.state.get_memory_assignments()
-        for pod_uid in sorted(assignments):
-            alive = active.get(pod_uid, frozenset())
-            for name in sorted(assignments[pod_uid]):
-                if name not in alive:
-                    self.policy.remove_container(self.state, pod_uid, name)
+        stale = [
+            (pod_uid, name)
+            for pod_uid, names in self.state.assigned_containers()
+            for name in names
+            if name not in active.get(pod_uid, ())
+        ]
+        for pod_uid, name in sorted(stale):
+            self.policy.remove_container(self.state, pod_uid, name)
 
     # -- readers ------------------------------------------------------------------
     def get_memory_blocks(self, pod_uid: str, container_name: str) -> list[Block]:

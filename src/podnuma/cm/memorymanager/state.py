@@ -138,6 +138,11 @@ class MemoryManagerState:
     def get_memory_assignments(self) -> ContainerMemoryAssignments:
         return clone_assignments(self._assignments)
 
+    def assigned_containers(self) -> list[tuple[str, list[str]]]:
+        """(pod UID, container names) of every assignment, without copying
+        the blocks."""
+        return [(uid, list(ctrs)) for uid, ctrs in self._assignments.items()]
+
     def set_memory_assignments(self, assignments: Mapping[str, Mapping[str, Sequence[Block]]]) -> None:
         self._assignments = clone_assignments(assignments)
 
