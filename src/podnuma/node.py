@@ -217,7 +217,10 @@ class Node:
         self._used: dict[str, int] = {}
         self._uid_by_ref: dict[str, str] = {}
         self._active: dict[str, set[str]] | None = None
+        # PodResources entries per running pod, recomputed only for the pods
+        # whose own steps touched them (_pod_resources_stale).
         self._pod_resources_cache: dict[str, PodResources] = {}
+        self._pod_resources_stale: set[str] = set()
         self._adopt_checkpoint_pods(cpu_checkpoint, memory_checkpoint)
 
     # -- running pods ------------------------------------------------------
@@ -254,8 +257,14 @@ class Node:
             )
 
     def _run(self, rp: _RunningPod) -> None:
-        """``rp`` runs on the node (replacing an entry with its UID)."""
-        self._stop(rp.uid)
+        """``rp`` runs on the node (replacing an entry with its UID, which
+        keeps its place among the running pods)."""
+        old = self._running.get(rp.uid)
+        if old is not None:
+            for name, v in old.amounts.items():
+                self._used[name] -= v
+            if self._uid_by_ref.get(old.ref) == old.uid:
+                del self._uid_by_ref[old.ref]
         rp.amounts = request_amounts(rp.requests)
         self._running[rp.uid] = rp
         for name, v in rp.amounts.items():
@@ -301,7 +310,7 @@ class Node:
         if other is not None and other != pod.uid:
             raise InputError(f"pod {pod.ref} is already running on the node with UID {other}")
         qos = compute_pod_qos(pod, pod_level_resources=self._pod_level)
-        self._pod_resources_cache.pop(pod.uid, None)
+        self._touch(pod.uid)
         trail = HintTrail()
         self._admitting = pod
         self._active = None
@@ -379,14 +388,19 @@ class Node:
         for name in rp.live_containers():
             self._remove(rp, name)
         self._stop(rp.uid)
-        self._pod_resources_cache.pop(rp.uid, None)
+        self._touch(rp.uid)
         self.topology.remove_pod(rp.uid)
         # Devices stay with a pod until it is no longer active.
         self.devices.remove_pod(rp.uid)
         return self._removal_result(index, "removePod", rp, None)
 
+    def _touch(self, uid: str) -> None:
+        """The pod's PodResources entry must be computed again."""
+        self._pod_resources_cache.pop(uid, None)
+        self._pod_resources_stale.add(uid)
+
     def _remove(self, rp: _RunningPod, container: str) -> None:
-        self._pod_resources_cache.pop(rp.uid, None)
+        self._touch(rp.uid)
         self.devices.remove_container(rp.uid, container)
         self.cpu.remove_container(rp.uid, container)
         self.memory.remove_container(rp.uid, container)
@@ -461,51 +475,49 @@ class Node:
         """What the PodResources API ``List`` reports now: every active pod,
         each container's exclusive CPUs, memory and devices, and the pod-level
         reservation of pod-level pods (``podresources`` module docstring)."""
-        out: list[PodResources] = []
-        for rp in self._running.values():
-            pod = rp.pod
-            if pod is None:
-                continue  # known only from a checkpoint: no name to report
-            cached = self._pod_resources_cache.get(rp.uid)
-            if cached is not None:
-                out.append(cached)
+        cache = self._pod_resources_cache
+        for uid in self._pod_resources_stale:
+            rp = self._running.get(uid)
+            if rp is not None and rp.pod is not None:  # checkpoint-only pods have no name
+                cache[uid] = self._pod_resources_entry(rp, rp.pod)
+        self._pod_resources_stale.clear()
+        # A running pod's exclusive resources change only through its own
+        # steps (admission, removals), which mark its entry stale.
+        return tuple(filter(None, map(cache.get, self._running)))
+
+    def _pod_resources_entry(self, rp: _RunningPod, pod: Pod) -> PodResources:
+        containers: list[ContainerResources] = []
+        for c in (*pod.init_containers, *pod.containers):
+            if c.name in rp.removed:
                 continue
-            containers: list[ContainerResources] = []
-            for c in (*pod.init_containers, *pod.containers):
-                if c.name in rp.removed:
-                    continue
-                numa = self.machine
-                containers.append(
-                    ContainerResources(
-                        name=c.name,
-                        cpu_ids=self.cpu.podresources_container_cpus(pod, c),
-                        memory=tuple(
-                            _container_memory(b)
-                            for b in self.memory.podresources_container_memory(pod, c)
-                        ),
-                        devices=tuple(
-                            ContainerDevices(
-                                res, ids, _device_numa(numa, res, ids)
-                            )
-                            for res, ids in sorted(self.devices.devices_of(rp.uid, c.name).items())
-                        ),
-                    )
+            numa = self.machine
+            containers.append(
+                ContainerResources(
+                    name=c.name,
+                    cpu_ids=self.cpu.podresources_container_cpus(pod, c),
+                    memory=tuple(
+                        _container_memory(b)
+                        for b in self.memory.podresources_container_memory(pod, c)
+                    ),
+                    devices=tuple(
+                        ContainerDevices(
+                            res, ids, _device_numa(numa, res, ids)
+                        )
+                        for res, ids in sorted(self.devices.devices_of(rp.uid, c.name).items())
+                    ),
                 )
-            entry = PodResources(
-                name=pod.name,
-                namespace=pod.namespace,
-                uid=pod.uid,
-                containers=tuple(containers),
-                cpu_ids=self.cpu.podresources_pod_cpus(pod),
-                memory=tuple(
-                    _container_memory(b) for b in self.memory.podresources_pod_memory(pod)
-                ),
             )
-            # A running pod's exclusive resources change only through its own
-            # steps (admission, removals), which drop this entry.
-            self._pod_resources_cache[rp.uid] = entry
-            out.append(entry)
-        return tuple(out)
+        entry = PodResources(
+            name=pod.name,
+            namespace=pod.namespace,
+            uid=pod.uid,
+            containers=tuple(containers),
+            cpu_ids=self.cpu.podresources_pod_cpus(pod),
+            memory=tuple(
+                _container_memory(b) for b in self.memory.podresources_pod_memory(pod)
+            ),
+        )
+        return entry
 
     def _pod_allocation(self, uid: str) -> PodAllocation | None:
         """The pod-level reservation: the pod's CPU set and memory blocks
