@@ -216,7 +216,7 @@ class Node:
         # requests, their refs, and the active containers view.
         self._used: dict[str, int] = {}
         self._uid_by_ref: dict[str, str] = {}
-        self._active: dict[str, set[str]] | None = None
+        self._active: dict[str, set[str]] = {}
         # PodResources entries per running pod, recomputed only for the pods
         # whose own steps touched them (_pod_resources_stale).
         self._pod_resources_cache: dict[str, PodResources] = {}
@@ -270,7 +270,7 @@ class Node:
         for name, v in rp.amounts.items():
             self._used[name] = self._used.get(name, 0) + v
         self._uid_by_ref.setdefault(rp.ref, rp.uid)
-        self._active = None
+        self._active[rp.uid] = set(rp.containers)
 
     def _stop(self, uid: str) -> None:
         rp = self._running.pop(uid, None)
@@ -280,19 +280,13 @@ class Node:
             self._used[name] -= v
         if self._uid_by_ref.get(rp.ref) == uid:
             del self._uid_by_ref[rp.ref]
-        self._active = None
+        self._active.pop(uid, None)
 
     def active_containers(self) -> dict[str, set[str]]:
         """Pod UID -> container names of every active pod (the kubelet's
-        ``activePods``), the pod being admitted included. Read-only: the
-        same mapping is returned until the running pods change."""
-        out = self._active
-        if out is None:
-            out = self._active = {uid: set(rp.containers) for uid, rp in self._running.items()}
-            pod = self._admitting
-            if pod is not None:
-                out[pod.uid] = {c.name for c in (*pod.init_containers, *pod.containers)}
-        return out
+        ``activePods``), the pod being admitted included. Read-only: it is
+        the node's own mapping, kept up to date as pods come and go."""
+        return self._active
 
     def _find(self, ref: str) -> _RunningPod:
         rp = self._running.get(ref)
@@ -313,12 +307,16 @@ class Node:
         self._touch(pod.uid)
         trail = HintTrail()
         self._admitting = pod
-        self._active = None
+        running_entry = self._active.get(pod.uid)
+        self._active[pod.uid] = {c.name for c in (*pod.init_containers, *pod.containers)}
         try:
             result = self.topology.admit(pod, trail)
         finally:
             self._admitting = None
-            self._active = None
+            if running_entry is None:
+                del self._active[pod.uid]
+            else:
+                self._active[pod.uid] = running_entry
         requests = pod_requests(pod, pod_level_resources=self._pod_level)
         failed = trail.failed
         if result.admit:

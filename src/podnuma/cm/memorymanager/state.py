@@ -122,8 +122,18 @@ class MemoryManagerState:
     def get_machine_state(self) -> NUMANodeMap:
         return clone_machine_state(self._machine_state)
 
+    def machine_state_view(self) -> Mapping[int, NUMANodeState]:
+        """The machine state itself, not a copy: for readers only."""
+        return self._machine_state
+
     def set_machine_state(self, machine_state: Mapping[int, NUMANodeState]) -> None:
         self._machine_state = clone_machine_state(machine_state)
+
+    def commit_machine_state(self, machine_state: NUMANodeMap) -> None:
+        """:meth:`set_machine_state` for a map the caller got from
+        :meth:`get_machine_state` and no longer uses: stored as is (the copy
+        ``get_machine_state`` made is already private)."""
+        self._machine_state = machine_state
 
     # -- container assignments -----------------------------------------------
     def get_memory_blocks(self, pod_uid: str, container_name: str) -> list[Block] | None:
