@@ -224,12 +224,7 @@ class MemoryManager:
             if self.active_pods is None:
                 return
             active = self.active_pods()
-        stale = [
-            (pod_uid, name)
-            for pod_uid, names in self.state.assigned_containers()
-            for name in names
-            if name not in active.get(pod_uid, ())
-        ]
+        stale = self.state.stale_containers(active)
         for pod_uid, name in sorted(stale):
             self.policy.remove_container(self.state, pod_uid, name)
 

@@ -10,7 +10,7 @@ copy, so a policy works on a private machine state and commits it with
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 
 __all__ = [
@@ -148,10 +148,16 @@ class MemoryManagerState:
     def get_memory_assignments(self) -> ContainerMemoryAssignments:
         return clone_assignments(self._assignments)
 
-    def assigned_containers(self) -> list[tuple[str, list[str]]]:
-        """(pod UID, container names) of every assignment, without copying
-        the blocks."""
-        return [(uid, list(ctrs)) for uid, ctrs in self._assignments.items()]
+    def stale_containers(self, active: Mapping[str, Set[str]]) -> list[tuple[str, str]]:
+        """(pod UID, container name) of every assignment whose container is
+        not in ``active`` (pod UID -> container names)."""
+        stale: list[tuple[str, str]] = []
+        for uid, ctrs in self._assignments.items():
+            alive = active.get(uid)
+            if alive is not None and ctrs.keys() <= alive:
+                continue  # the usual case, checked in bulk
+            stale += [(uid, name) for name in ctrs if alive is None or name not in alive]
+        return stale
 
     def set_memory_assignments(self, assignments: Mapping[str, Mapping[str, Sequence[Block]]]) -> None:
         self._assignments = clone_assignments(assignments)
