@@ -57,7 +57,7 @@ from podnuma.cm.cpumanager.policy_options import (
     validate_static_policy_options,
 )
 from podnuma.cm.cpumanager.state import CPUManagerState
-from podnuma.cm.topologymanager.bitmask import BitMask, iterate_bit_masks
+from podnuma.cm.topologymanager.bitmask import BitMask, mask_combinations
 from podnuma.cm.topologymanager.hint import TopologyHint
 from podnuma.errors import KubeletStartupError
 from podnuma.machine.cpuset import EMPTY, CPUSet
@@ -662,27 +662,27 @@ class StaticPolicy:
         if table is None:
             topo = self.topology
             nodes = topo.details.numa_nodes().list()
-            position = {nid: i for i, nid in enumerate(nodes)}
+            node_masks = [topo.numa_masks.get(nid, 0) for nid in nodes]
+            # the CPUs of every combination, by subset (one node added to a smaller one)
+            cpus_of = [0] * (1 << len(nodes))
+            for c in range(1, len(cpus_of)):
+                low = c & -c
+                cpus_of[c] = cpus_of[c ^ low] | node_masks[low.bit_length() - 1]
             rows: list[_MaskRow] = []
-            for mask in iterate_bit_masks(nodes):
-                cpus = 0
-                compact = 0
-                for nid in mask.bits():
-                    cpus |= topo.numa_masks.get(nid, 0)
-                    compact |= 1 << position[nid]
+            for mask, bits, compact in mask_combinations(nodes):
+                cpus = cpus_of[compact]
                 rows.append(
                     (
                         mask,
-                        mask.count(),
+                        len(bits),
                         cpus,
                         cpus.bit_count(),
-                        mask.is_set(0),
+                        mask.value & 1 == 1,
                         compact,
                         TopologyHint(mask, True),
                         TopologyHint(mask, False),
                     )
                 )
-            node_masks = [topo.numa_masks.get(nid, 0) for nid in nodes]
             table = self._mask_table = _MaskTable(rows, node_masks)
         return table
 

@@ -49,7 +49,7 @@ from podnuma.cm.memorymanager.state import (
     NUMANodeMap,
     NUMANodeState,
 )
-from podnuma.cm.topologymanager.bitmask import BitMask, iterate_bit_masks
+from podnuma.cm.topologymanager.bitmask import BitMask, mask_combinations
 from podnuma.cm.topologymanager.hint import TopologyHint
 from podnuma.errors import KubeletStartupError
 from podnuma.machine.topology import NUMANode
@@ -235,37 +235,49 @@ def _is_affinity_satisfy_request(
     return True
 
 
-def _masks_over(numa_ids: tuple[int, ...]) -> tuple[tuple[BitMask, tuple[int, ...]], ...]:
-    """``IterateBitMasks`` over the NUMA ids, with each mask's bits."""
-    return tuple((m, tuple(m.bits())) for m in iterate_bit_masks(list(numa_ids)))
+# (mask, its bits, its value, compact index over the NUMA ids)
+_MaskRow = tuple[BitMask, tuple[int, ...], int, int]
+
+
+def _masks_over(numa_ids: tuple[int, ...]) -> list[_MaskRow]:
+    """``IterateBitMasks`` over the NUMA ids, with each mask's bits and
+    compact index (for subset sums)."""
+    return [
+        (mask, bits, mask.value, compact)
+        for mask, bits, compact in mask_combinations(list(numa_ids))
+    ]
+
+
+def _subset_sums(per_node: Sequence[int]) -> list[int]:
+    """Sum of ``per_node`` over every subset of the nodes, by compact index
+    (each subset adds one node to a smaller one)."""
+    sums = [0] * (1 << len(per_node))
+    for c in range(1, len(sums)):
+        low = c & -c
+        sums[c] = sums[c ^ low] + per_node[low.bit_length() - 1]
+    return sums
 
 
 _FIT_CACHE_SIZE = 4096
 
 
 def _fitting_masks(
-    masks: tuple[tuple[BitMask, tuple[int, ...]], ...],
+    masks: list[_MaskRow],
     numa_ids: tuple[int, ...],
     reqs: tuple[tuple[str, int], ...],
     allocs: Sequence[int],
-) -> tuple[int, list[tuple[BitMask, tuple[int, ...], int]]]:
+) -> tuple[int, list[_MaskRow]]:
     """The masks whose nodes' allocatable memory covers every requested
     resource (``allocs``: per node, per resource, in ``reqs`` order), and the
     narrowest width among them (``len(numa_ids)`` when none fits)."""
-    pos = {nid: i * len(reqs) for i, nid in enumerate(numa_ids)}
-    min_affinity_size = len(numa_ids)
-    out: list[tuple[BitMask, tuple[int, ...], int]] = []
-    for mask, bits in masks:
-        fits = True
-        for r, (_, size) in enumerate(reqs):
-            if sum(allocs[pos[nid] + r] for nid in bits) < size:
-                fits = False
-                break
-        if fits:
-            # quirk: the minimum counts masks that the group rules then drop
-            min_affinity_size = min(min_affinity_size, len(bits))
-            out.append((mask, bits, mask.value))
-    return min_affinity_size, out
+    n = len(reqs)
+    fitting = masks
+    for r, (_, size) in enumerate(reqs):
+        sums = _subset_sums(allocs[r::n])
+        fitting = [row for row in fitting if sums[row[3]] >= size]
+    # quirk: the minimum counts masks that the group rules then drop (masks
+    # come narrowest first)
+    return (len(fitting[0][1]) if fitting else len(numa_ids)), fitting
 
 
 def _table(machine_state: Mapping[int, NUMANodeState], nid: int, name: str) -> MemoryTable | None:
@@ -313,10 +325,10 @@ class StaticPolicy:
         self.gates = gates
         self.init_containers_reusable_memory: ReusableMemory = {}
         # NUMA ids -> every mask over them with its bits (the machine is fixed)
-        self._mask_cache: dict[tuple[int, ...], tuple[tuple[BitMask, tuple[int, ...]], ...]] = {}
+        self._mask_cache: dict[tuple[int, ...], list[_MaskRow]] = {}
         self._fit_cache: dict[
             tuple[tuple[int, ...], tuple[tuple[str, int], ...], tuple[int, ...]],
-            tuple[int, list[tuple[BitMask, tuple[int, ...], int]]],
+            tuple[int, list[_MaskRow]],
         ] = {}
 
     def name(self) -> str:
@@ -487,15 +499,13 @@ class StaticPolicy:
         if masks is None:
             masks = self._mask_cache[numa_ids] = _masks_over(numa_ids)
         reqs = tuple(requested.items())
-        free: dict[int, dict[str, int]] = {}
+        free: list[int] = []
         allocs: list[int] = []
         for nid in numa_ids:
-            row: dict[str, int] = {}
             for name, _ in reqs:
                 table = _table(machine_state, nid, name)
-                row[name] = 0 if table is None else table.free
+                free.append(0 if table is None else table.free)
                 allocs.append(0 if table is None else table.allocatable)
-            free[nid] = row
         fit_key = (numa_ids, reqs, tuple(allocs))
         fit = self._fit_cache.get(fit_key)
         if fit is None:
@@ -510,40 +520,44 @@ class StaticPolicy:
         # single-NUMA mask may not use a node that belongs to a group.
         blocked = 0
         grouped: dict[int, list[int]] = {}
+        in_group = 0
         for nid in numa_ids:
             node = machine_state[nid]
+            if len(node.cells) > 1:
+                in_group |= 1 << nid
             if node.number_of_assignments > 0:
                 if len(node.cells) == 1:
                     blocked |= 1 << nid
                 else:
                     grouped[nid] = sorted(node.cells)
+        candidates = [
+            row
+            for row in fitting
+            if not (row[2] & (in_group if len(row[1]) == 1 else blocked))
+        ]
+        if grouped:
+            candidates = [
+                row
+                for row in candidates
+                if len(row[1]) == 1
+                or not any(nid in grouped and grouped[nid] != list(row[1]) for nid in row[1])
+            ]
+        # Free memory (plus what earlier init containers left for reuse).
         reusable = self.init_containers_reusable_memory.get(pod.uid, {})
-        found: list[BitMask] = []
-        for mask, bits, value in fitting:
-            if len(bits) == 1:
-                if len(machine_state[bits[0]].cells) > 1:
-                    continue
+        n = len(reqs)
+        for r, (name, size) in enumerate(reqs):
+            sums = _subset_sums(free[r::n])
+            if reusable:
+                candidates = [
+                    row
+                    for row in candidates
+                    if sums[row[3]] + reusable.get(row[0], {}).get(name, 0) >= size
+                ]
             else:
-                if value & blocked:
-                    continue
-                if grouped and any(nid in grouped and grouped[nid] != list(bits) for nid in bits):
-                    continue
-            reuse = reusable.get(mask) if reusable else None
-            ok = True
-            for name, size in reqs:
-                f = 0
-                for nid in bits:
-                    f += free[nid][name]
-                if reuse:
-                    f += reuse.get(name, 0)
-                if f < size:
-                    ok = False
-                    break
-            if ok:
-                found.append(mask)
+                candidates = [row for row in candidates if sums[row[3]] >= size]
         hints: dict[str, list[TopologyHint]] = {}
-        if found:
-            lst = [TopologyHint(m, m.count() == min_affinity_size) for m in found]
+        if candidates:
+            lst = [TopologyHint(row[0], len(row[1]) == min_affinity_size) for row in candidates]
             for name, _ in reqs:
                 hints[name] = list(lst)
         return hints
