@@ -3,11 +3,10 @@
 Mirrors ``pkg/kubelet/cm/topologymanager/policy.go`` (v1.37): the ``Policy``
 interface, ``mergePermutation``, ``filterProvidersHints``, ``narrowestHint``,
 ``maxOfMinAffinityCounts``, ``HintMerger`` (``compare`` / ``Merge``) and
-``iterateAllProviderTopologyHints``; plus the parts of ``NewManager``
-(``topology_manager.go``) that pick the policy: the NUMA-count limit and the
-"unknown policy" error. The four policies live in ``policy_none.py``,
+``iterateAllProviderTopologyHints``. The four policies live in ``policy_none.py``,
 ``policy_best_effort.py``, ``policy_restricted.py`` and
-``policy_single_numa_node.py``.
+``policy_single_numa_node.py``; ``new_manager.py`` picks one as
+``NewManager`` does.
 
 Hints: a provider returns ``resource -> hints``; ``None`` for the whole map
 or for one resource's list (Go nil) means "no preference", an empty list
@@ -26,17 +25,12 @@ from podnuma.cm.topologymanager.bitmask import BitMask, mask_value
 from podnuma.cm.topologymanager.hint import TopologyHint
 from podnuma.cm.topologymanager.numa_info import NUMAInfo
 from podnuma.cm.topologymanager.policy_options import (
-    FeatureGateReader,
     PolicyOptions,
-    new_policy_options,
 )
-from podnuma.errors import KubeletStartupError
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
-
-    from podnuma.machine.topology import Machine
 
     _Array = npt.NDArray[np.uint64]
 
@@ -49,14 +43,13 @@ __all__ = [
     "ProvidersHints",
     "Policy",
     "HintMerger",
+    "MergeTrace",
+    "merge_traced",
     "merge_permutation",
     "filter_providers_hints",
     "narrowest_hint",
     "max_of_min_affinity_counts",
     "iterate_all_provider_topology_hints",
-    "new_policy",
-    "check_numa_count",
-    "new_topology_policy",
     "POLICY_NAMES",
     "validate_policy_name",
 ]
@@ -72,6 +65,60 @@ POLICY_NAMES = (POLICY_NONE, POLICY_BEST_EFFORT, POLICY_RESTRICTED, POLICY_SINGL
 # one list) is Go's nil; an empty list is Go's empty non-nil slice.
 ProviderHints = Mapping[str, Sequence[TopologyHint] | None] | None
 ProvidersHints = Sequence[ProviderHints]
+
+
+class MergeTrace:
+    """What a policy's ``Merge`` worked on, recorded for explanations (the
+    kubelet keeps none of it): the hint lists after filtering (one per
+    provider and resource, ``filterProvidersHints`` and, for
+    single-numa-node, ``filterSingleNumaHints``), the distinct merged hints
+    the permutations produced (the candidates ``compare`` chose among, best
+    first), the target width of non-preferred merges
+    (``maxOfMinAffinityCounts``) and whether ties went to the closest NUMA
+    nodes. Every admission records one; only explanations read the
+    candidates, so they are enumerated when first read."""
+
+    __slots__ = ("_merger", "_filtered", "_candidates")
+
+    def __init__(self, merger: HintMerger) -> None:
+        self._merger = merger
+        self._filtered: tuple[tuple[TopologyHint, ...], ...] | None = None
+        self._candidates: tuple[TopologyHint, ...] | None = None
+
+    @property
+    def filtered(self) -> tuple[tuple[TopologyHint, ...], ...]:
+        if self._filtered is None:
+            self._filtered = tuple(tuple(lst) for lst in self._merger.hints)
+        return self._filtered
+
+    @property
+    def candidates(self) -> tuple[TopologyHint, ...]:
+        if self._candidates is None:
+            self._candidates = self._merger.candidates()
+        return self._candidates
+
+    @property
+    def target_width(self) -> int:
+        return self._merger.best_non_preferred_affinity_count
+
+    @property
+    def use_closest(self) -> bool:
+        return self._merger.use_closest
+
+    def _key(self) -> tuple[object, ...]:
+        return (self.filtered, self.candidates, self.target_width, self.use_closest)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, MergeTrace) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (
+            f"MergeTrace(filtered={self.filtered!r}, candidates={self.candidates!r}, "
+            f"target_width={self.target_width!r}, use_closest={self.use_closest!r})"
+        )
 
 
 class Policy(Protocol):
@@ -219,6 +266,11 @@ class HintMerger:
         self._best_non_preferred: int | None = None
         # prefer-closest-numa-nodes is ignored by single-numa-node.
         self._use_closest = policy_name != POLICY_SINGLE_NUMA_NODE and opts.prefer_closest_numa
+
+    @property
+    def use_closest(self) -> bool:
+        """Ties between equal widths go to the closest NUMA nodes."""
+        return self._use_closest
 
     @property
     def best_non_preferred_affinity_count(self) -> int:
@@ -373,21 +425,8 @@ class HintMerger:
         group = list(compress(masks, map(width.__eq__, counts)))
         if not self._use_closest or len(group) == 1:
             return min(group)
-        distances = self.numa_info.distances
-
-        def pair_sum(m: int) -> int:
-            # Same width, same divisor: the average orders as the sum does.
-            bits = BitMask.from_int(m).bits()
-            total = 0
-            for a in bits:
-                row = distances[a]
-                if row is None:
-                    raise KeyError(f"no NUMA distances for node {a}")
-                for b in bits:
-                    total += row[b]
-            return total
-
-        return min(group, key=lambda m: (pair_sum(m), m))
+        # same width, same divisor: the average orders as the sum does
+        return min(group, key=lambda m: (self._pair_sum(m), m))
 
     def _best_of_array(self, masks: _Array, target: int | None) -> int:
         import numpy as np
@@ -401,6 +440,95 @@ class HintMerger:
         if not self._use_closest:
             return int(group.min())
         return self._best_of(group.tolist(), target)
+
+    def candidates(self) -> tuple[TopologyHint, ...]:
+        """Every distinct non-empty merged hint of the permutations, best
+        first by ``compare`` (for explanations; :meth:`merge` does not need
+        them). Enumerated provider by provider as sets of summaries: "all
+        preferred, one common mask m" or "not preferred, AND mask m"."""
+        dmask = self.numa_info.default_affinity_mask().value
+        lists = [
+            [
+                (None if h.numa_node_affinity is None else h.numa_node_affinity.value, h.preferred)
+                for h in hints
+            ]
+            for hints in self.hints
+        ]
+        if any(not lst for lst in lists):
+            return ()
+        none_yet = True  # every hint so far nil and preferred
+        common: set[int] = set()  # all preferred, every non-nil mask == m
+        masks: set[int] = set()  # not preferred, AND of the masks (default included)
+        for lst in lists:
+            n_none_yet = False
+            n_common: set[int] = set()
+            n_masks: set[int] = set()
+            affs_pref = {a for a, p in lst if a is not None and p}
+            affs = {a for a, _ in lst if a is not None}
+            nil_pref = any(a is None and p for a, p in lst)
+            nil_nonpref = any(a is None and not p for a, p in lst)
+            nonpref_affs = {a for a, p in lst if a is not None and not p}
+            if none_yet:
+                n_none_yet = nil_pref
+                if nil_nonpref:
+                    n_masks.add(dmask)
+                n_common |= affs_pref
+                n_masks |= {dmask & a for a in nonpref_affs}
+            for m in common:
+                if nil_pref:
+                    n_common.add(m)
+                if nil_nonpref:
+                    n_masks.add(dmask & m)
+                if m in affs_pref:
+                    n_common.add(m)
+                n_masks |= {dmask & m & a for a in affs if a != m or a in nonpref_affs}
+            if masks:
+                if nil_pref or nil_nonpref:
+                    n_masks |= masks
+                n_masks |= {m & a for m in masks for a in affs}
+            none_yet, common, masks = n_none_yet, n_common, n_masks
+        found: set[tuple[int, bool]] = {(m, False) for m in masks}
+        found |= {(dmask & m, True) for m in common}
+        if none_yet:
+            found.add((dmask, True))
+        return tuple(
+            TopologyHint(BitMask.from_int(m), p)
+            for m, p in sorted((x for x in found if x[0]), key=self._rank_key)
+        )
+
+    def _rank_key(self, hint: tuple[int, bool]) -> tuple[int, ...]:
+        """Sort key of a (mask, preferred) merged hint in ``compare``'s
+        total order (docs/topology-merge.md)."""
+        mask, preferred = hint
+        width = mask.bit_count()
+        dist = self._pair_sum(mask) if self._use_closest else 0
+        if preferred:
+            return (0, width, dist, mask)
+        target = self.best_non_preferred_affinity_count
+        if width == target:
+            return (1, 0, 0, dist, mask)
+        if width < target:
+            return (1, 1, -width, dist, mask)
+        return (1, 2, width, dist, mask)
+
+    def _pair_sum(self, mask: int) -> int:
+        """Sum of the distances over all ordered pairs of the mask's nodes
+        (for equal widths it orders masks as their average distance does)."""
+        distances = self.numa_info.distances
+        bits = BitMask.from_int(mask).bits()
+        total = 0
+        for a in bits:
+            row = distances[a]
+            if row is None:
+                raise KeyError(f"no NUMA distances for node {a}")
+            for b in bits:
+                total += row[b]
+        return total
+
+    def trace(self) -> MergeTrace:
+        """The record of the last :meth:`merge` (its candidates and target
+        width are computed when first read)."""
+        return MergeTrace(self)
 
     def merge_naive(self) -> TopologyHint:
         """The literal permutation walk (reference for tests)."""
@@ -528,24 +656,16 @@ def _and_closure(
     return real
 
 
-def new_policy(name: str, numa_info: NUMAInfo, opts: PolicyOptions) -> Policy:
-    """The policy switch of ``NewManager``. Unknown names fail with the
-    kubelet's ``unknown policy: "<name>"``."""
-    from podnuma.cm.topologymanager.policy_best_effort import BestEffortPolicy
-    from podnuma.cm.topologymanager.policy_none import NonePolicy
-    from podnuma.cm.topologymanager.policy_restricted import RestrictedPolicy
-    from podnuma.cm.topologymanager.policy_single_numa_node import SingleNumaNodePolicy
-
-    if name == POLICY_NONE:
-        return NonePolicy()
-    if name == POLICY_BEST_EFFORT:
-        return BestEffortPolicy(numa_info, opts)
-    if name == POLICY_RESTRICTED:
-        return RestrictedPolicy(numa_info, opts)
-    if name == POLICY_SINGLE_NUMA_NODE:
-        return SingleNumaNodePolicy(numa_info, opts)
-    # Plain %s inside literal quotes upstream (not %q).
-    raise KubeletStartupError(f'unknown policy: "{name}"')
+def merge_traced(
+    policy: Policy, providers_hints: ProvidersHints
+) -> tuple[TopologyHint, bool, MergeTrace | None]:
+    """``policy.Merge`` plus its record, for policies that keep one."""
+    traced = getattr(policy, "merge_traced", None)
+    if traced is not None:
+        result: tuple[TopologyHint, bool, MergeTrace | None] = traced(providers_hints)
+        return result
+    best, admit = policy.merge(providers_hints)
+    return best, admit, None
 
 
 def validate_policy_name(name: str) -> str | None:
@@ -559,33 +679,3 @@ def validate_policy_name(name: str) -> str | None:
         "invalid configuration: topologyManagerPolicy (--topology-manager-policy) "
         f'"{name}" must be one of: [{names}]'
     )
-
-
-def check_numa_count(policy_name: str, numa_info: NUMAInfo, opts: PolicyOptions) -> None:
-    """``NewManager``'s NUMA-node limit: any policy but ``none`` fails when
-    the machine has more NUMA nodes than ``max-allowable-numa-nodes``
-    (default 8). Checked before the policy name is validated."""
-    if policy_name != POLICY_NONE and len(numa_info.nodes) > opts.max_allowable_numa_nodes:
-        raise KubeletStartupError(
-            f"unsupported on machines with more than {opts.max_allowable_numa_nodes} NUMA Nodes"
-        )
-
-
-def new_topology_policy(
-    policy_name: str,
-    machine: Machine,
-    policy_options: Mapping[str, str] | None,
-    gates: FeatureGateReader,
-) -> tuple[Policy, NUMAInfo, PolicyOptions]:
-    """``NewManager``'s policy half, in upstream order: ``none``
-    short-circuits (options not even parsed), then options, NUMA info
-    (distances needed by prefer-closest-numa-nodes), the NUMA-count limit,
-    and last the policy name. Scope selection is the caller's."""
-    if policy_name == POLICY_NONE:
-        from podnuma.cm.topologymanager.policy_none import NonePolicy
-
-        return NonePolicy(), NUMAInfo.from_machine(machine), PolicyOptions()
-    opts = new_policy_options(policy_options, gates)
-    numa_info = NUMAInfo.from_machine(machine, opts)
-    check_numa_count(policy_name, numa_info, opts)
-    return new_policy(policy_name, numa_info, opts), numa_info, opts
