@@ -64,7 +64,7 @@ VIOLATES_MEMORY_ALLOCATION = (
 
 def _invoke(path: Path, *extra: str) -> Any:
     return CliRunner().invoke(
-        cli, ["simulate", str(path), "-o", "json", *extra], catch_exceptions=False
+        cli, ["simulate", str(path), "-o", "json", "--detail", *extra], catch_exceptions=False
     )
 
 
