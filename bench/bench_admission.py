@@ -36,7 +36,11 @@ from typing import Any
 
 from podnuma.api.kubeletconfig import load_kubelet_config
 from podnuma.api.pod import parse_pod
-from podnuma.inputs.discover import load_node
+
+try:
+    from podnuma.inputs.discover import load_node
+except ImportError:  # trees before the inputs/ layout (before/after runs)
+    from podnuma.machine.discover import load_node  # type: ignore[no-redef]
 from podnuma.node import Node
 
 SIZES = (1, 2, 4, 8, 3, 16, 2, 6, 1, 12)
