@@ -126,6 +126,9 @@ def main() -> None:
         **(
             {
                 "memoryManagerPolicy": "Static",
+                # reservedMemory must equal the memory reservations (here
+                # the eviction threshold, spelled out)
+                "evictionHard": {"memory.available": "100Mi"},
                 "reservedMemory": [{"numaNode": 0, "limits": {"memory": "100Mi"}}],
             }
             if args.memory_static
@@ -220,7 +223,11 @@ def main() -> None:
     if binary is None:
         print("kubelet: skipped (no oracle: set PODNUMA_ORACLE or install Go for oracle/build)")
         return
-    res = run_oracle(binary, path)
+    try:
+        res = run_oracle(binary, path)
+    except subprocess.CalledProcessError as e:
+        print(f"kubelet: the oracle failed: {e.stderr.strip() or e}")
+        return
     kubelet_rate = float(res["podsPerSecond"])
     print(f"kubelet: {kubelet_rate:,.0f} pods/s, median "
           f"{float(res['medianAdmissionMicros']):,.0f} us "
