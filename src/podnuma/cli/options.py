@@ -80,8 +80,10 @@ config_option = click.option(
 
 
 def echo(text: str) -> None:
-    """Write ``text`` (already complete) to standard output."""
-    click.echo(text, nl=False)
+    """Write ``text`` (already complete) to standard output, as is: colour
+    codes are in it only when colour was wanted (a terminal, or
+    ``FORCE_COLOR``), so click must not strip them."""
+    click.echo(text, nl=False, color=True)
 
 
 def echo_bytes(data: bytes) -> None:
