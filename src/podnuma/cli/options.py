@@ -22,11 +22,16 @@ from typing import Any, TypeVar
 
 import click
 
+from podnuma.api.kubeletconfig import KubeletConfig, not_modelled
+from podnuma.cli.app import is_quiet
+
 __all__ = [
     "FILE",
     "checkpoint_option",
     "config_option",
     "echo",
+    "note",
+    "note_not_modelled",
     "echo_bytes",
     "file_argument",
     "node_option",
@@ -91,6 +96,18 @@ def echo_bytes(data: bytes) -> None:
     stream = sys.stdout.buffer
     stream.write(data)
     stream.flush()
+
+
+def note(message: str) -> None:
+    """A note on standard error (not with ``--quiet``)."""
+    if not is_quiet():
+        click.echo(f"note: {message}", err=True)
+
+
+def note_not_modelled(config: KubeletConfig, file: str, prefix: str = "kubeletConfig.") -> None:
+    """Say which set configuration fields change admission but are not modelled."""
+    for name, what in not_modelled(config):
+        note(f"{file}: {prefix}{name}: not modelled ({what}); the results ignore it")
 
 
 def stdin_used_once(*paths: str | Path | None) -> None:

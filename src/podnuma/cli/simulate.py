@@ -12,6 +12,7 @@ from podnuma.cli.options import (
     checkpoint_option,
     echo,
     file_argument,
+    note_not_modelled,
     output_option,
 )
 from podnuma.fileio import write_checkpoint_dir
@@ -43,7 +44,9 @@ def simulate_command(scenario: str, output: str, checkpoint_dir: Path | None) ->
     admission and resource managers."""
 
     def go() -> str:
-        result = run_scenario(load_scenario(scenario))
+        loaded = load_scenario(scenario)
+        note_not_modelled(loaded.config, loaded.name)
+        result = run_scenario(loaded)
         text = format_run(result, output)
         if checkpoint_dir is not None:
             write_checkpoint_dir(checkpoint_dir, result.checkpoint_files)

@@ -163,6 +163,15 @@ _COLUMNS: tuple[tuple[str, bool], ...] = (
 _DROP_ORDER = ("hint", "mems", "isolation", "memory")
 
 
+def _shared_pool(step: StepResult, result: RunResult) -> CPUSet:
+    """The CPUs of the shared pool after ``step``: the CPU manager's default
+    set, or every CPU when that is empty (policy ``none`` keeps no default
+    set: every container runs on every CPU). The static policy's default set
+    always holds the reserved CPUs, so it is never empty."""
+    default = step.default_cpuset
+    return default if not default.is_empty() else result.machine.topology.cpus()
+
+
 def _steps_table(result: RunResult, hidden: frozenset[str] = frozenset()) -> Table:
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, collapse_padding=True)
     shown = [c for c, _ in _COLUMNS if c not in hidden]
@@ -203,7 +212,7 @@ def _steps_table(result: RunResult, hidden: frozenset[str] = frozenset()) -> Tab
         row(
             *head,
             Text("(shared pool)", style="dim italic"),
-            cpu_list(_cpus(step.default_cpuset), style="dim"),
+            cpu_list(_cpus(_shared_pool(step, result)), style="dim"),
             *[Text("")] * 4,
         )
         if n != len(result.steps) - 1:
@@ -295,7 +304,7 @@ def _numa_summary(result: RunResult) -> Table | None:
         return None
     machine = result.machine
     details = machine.topology.details
-    shared = result.steps[-1].default_cpuset
+    shared = _shared_pool(result.steps[-1], result)
     reserved = result.node.reserved_cpus
     # Memory pinned by the memory manager to exactly one NUMA node, per node;
     # blocks spanning several nodes are shown as a group.
