@@ -15,8 +15,9 @@ The grammar every command follows (kubectl's habits):
 
 from __future__ import annotations
 
+import contextlib
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -36,6 +37,7 @@ __all__ = [
     "file_argument",
     "node_option",
     "output_option",
+    "progress_bar",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -108,6 +110,30 @@ def note_not_modelled(config: KubeletConfig, file: str, prefix: str = "kubeletCo
     """Say which set configuration fields change admission but are not modelled."""
     for name, what in not_modelled(config):
         note(f"{file}: {prefix}{name}: not modelled ({what}); the results ignore it")
+
+
+@contextlib.contextmanager
+def progress_bar(what: str) -> Iterator[Callable[[int, int], None]]:
+    """A progress bar on standard error for long work: ``advance(done,
+    total)``. Shown only when standard error is a terminal and not with
+    ``--quiet``; it disappears when the work is done."""
+    if is_quiet() or not sys.stderr.isatty():
+        yield lambda done, total: None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    bar = Progress(
+        f"[bold]{what}", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=Console(stderr=True), transient=True,
+    )
+    task = bar.add_task(what, total=None)
+
+    def advance(done: int, total: int) -> None:
+        bar.update(task, completed=done, total=total)
+
+    with bar:
+        yield advance
 
 
 def stdin_used_once(*paths: str | Path | None) -> None:

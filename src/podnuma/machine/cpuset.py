@@ -31,6 +31,10 @@ class CPUSet:
 
     __slots__ = ("_mask",)
 
+    def __deepcopy__(self, memo: dict[int, object]) -> CPUSet:
+        return self  # immutable
+
+
     def __init__(self, cpus: Iterable[int] = ()) -> None:
         mask = 0
         for cpu in cpus:
