@@ -335,7 +335,8 @@ def candidate_variations(
                 ))
             fam.append(Variation("podBudget", f"pod CPU budget {budget + 2} (2 more)", amount=2, base=budget))
             families.append(fam)
-    if pod is not None:
+    # Too many pods: only a removal helps.
+    if pod is not None and step.reason != "OutOfpods":
         big = _biggest_exclusive(pod)
         if big is not None:
             name, n = big
@@ -367,10 +368,10 @@ def candidate_variations(
 
 
 #: later steps replayed after a suggestion to find its side effects
-REPLAY_STEPS = 25
+REPLAY_STEPS = 10
 #: removePod variations tried per rejection, and admitted ones reported
-REMOVALS_TRIED = 6
-REMOVALS_REPORTED = 3
+REMOVALS_TRIED = 4
+REMOVALS_REPORTED = 2
 
 
 class Search:
