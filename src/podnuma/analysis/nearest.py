@@ -443,7 +443,7 @@ class Search:
         return out
 
     def _effects(
-        self, step_index: int, steps: Mapping[int, StepResult | None], removed: str | None
+        self, step_index: int, steps: Mapping[int, StepResult | None]
     ) -> tuple[SideEffect, ...]:
         effects: list[SideEffect] = []
         for index, new in steps.items():
@@ -473,17 +473,15 @@ class Search:
             last = run.get(step.index)
             if last is None:
                 return Outcome(variation, None, error="the step no longer applies")
-            effects = self._effects(step.index, run, None)
+            effects = self._effects(step.index, run)
             return self._outcome(variation, last, machine, effects, None)
         self.prepare([step.index])
         node = self._copy(self._snapshots[step.index])
         target = self.scenario.steps[self._positions[step.index]]
         assert target.pod is not None
-        removed = None
         try:
             if variation.kind == "removePod" and variation.value is not None:
                 node.remove_pod(variation.value, step.index)
-                removed = variation.pod
                 pod = target.pod
             else:
                 pod = _modify_pod(target.pod, variation)
@@ -500,7 +498,7 @@ class Search:
             except InputError:
                 replayed[s.index] = None
         checked = len(replayed) if len(later) > REPLAY_STEPS else None
-        return self._outcome(variation, last, machine, self._effects(step.index, replayed, removed), checked)
+        return self._outcome(variation, last, machine, self._effects(step.index, replayed), checked)
 
     @staticmethod
     def _outcome(
