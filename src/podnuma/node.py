@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 
 from podnuma.api.kubeletconfig import (
     KubeletConfig,
+    check_node_allocatable,
+    max_pods,
     node_allocatable_reservation,
     validate_kubelet_config,
 )
@@ -33,7 +35,6 @@ from podnuma.api.qos import compute_pod_qos
 from podnuma.api.quantity import Quantity
 from podnuma.api.resources import pod_requests
 from podnuma.cm.admission import (
-    DEFAULT_MAX_PODS,
     allocatable_amounts,
     fits_node_allocatable_amounts,
     pod_status_message,
@@ -95,6 +96,9 @@ class _RunningPod:
     containers: list[str]
     removed: set[str] = field(default_factory=set)
     amounts: dict[str, int] = field(default_factory=dict)  # requests as integer amounts
+    # the step that admitted it; None for a pod restored from a checkpoint
+    # (not admitted by any step yet: an addPod re-admits it, once)
+    admitted_at: int | None = None
 
     def live_containers(self) -> list[str]:
         return [c for c in self.containers if c not in self.removed]
@@ -155,7 +159,8 @@ class Node:
         )
 
         # Capacity and allocatable, as the kubelet's node status reports them.
-        self.capacity = _capacity(machine)
+        self._max_pods = max_pods(config, machine.topology.num_cpus)
+        self.capacity = _capacity(machine, self._max_pods)
         self.reservation = node_allocatable_reservation(config, self.capacity)
         self.allocatable = _allocatable(self.capacity, self.reservation)
         self._allocatable_amounts = allocatable_amounts(self.allocatable)
@@ -210,6 +215,8 @@ class Node:
             check_policy(cpu_checkpoint, config.cpu_manager_policy)
         self.cpu.start()
         self.memory.start()
+        # ... and then the node allocatable configuration is validated.
+        check_node_allocatable(self.capacity, self.reservation)
 
         self._running: dict[str, _RunningPod] = {}
         # Kept with _running (see _run/_stop): the running pods' summed
@@ -300,9 +307,22 @@ class Node:
     # -- steps ---------------------------------------------------------------
     def add_pod(self, pod: Pod, index: int) -> StepResult:
         existing = self._running.get(pod.uid)
+        if existing is not None and existing.admitted_at is not None:
+            raise InputError(
+                f"pod {pod.ref} (UID {pod.uid}) is already running: admitted at "
+                f"steps[{existing.admitted_at}]; remove it before adding it again"
+            )
         other = self._uid_by_ref.get(pod.ref)
         if other is not None and other != pod.uid:
-            raise InputError(f"pod {pod.ref} is already running on the node with UID {other}")
+            rp_other = self._running[other]
+            where = (
+                f"admitted at steps[{rp_other.admitted_at}]"
+                if rp_other.admitted_at is not None
+                else "restored from the checkpoint"
+            )
+            raise InputError(
+                f"pod {pod.ref} is already running on the node with UID {other} ({where})"
+            )
         qos = compute_pod_qos(pod, pod_level_resources=self._pod_level)
         self._touch(pod.uid)
         trail = HintTrail()
@@ -332,7 +352,7 @@ class Node:
                 used,
                 others,
                 self._allocatable_amounts,
-                max_pods=DEFAULT_MAX_PODS,
+                max_pods=self._max_pods,
             )
             if not result.admit:
                 failed = ("nodeAllocatable", None)
@@ -346,6 +366,7 @@ class Node:
                     requests=dict(requests),
                     containers=names,
                     removed=set(existing.removed) if existing is not None else set(),
+                    admitted_at=index,
                 )
             )
             containers = self._container_results(self._running[pod.uid])
@@ -570,13 +591,13 @@ class Node:
         }
 
 
-def _capacity(machine: Machine) -> dict[str, Quantity]:
+def _capacity(machine: Machine, max_pod_count: int) -> dict[str, Quantity]:
     """Node capacity as the kubelet reports it from cadvisor: logical CPUs,
     memory capacity, hugepage pools, and the maximum pod count."""
     cap: dict[str, Quantity] = {
         "cpu": Quantity.from_int(machine.topology.num_cpus),
         "memory": Quantity.from_int(machine.memory_capacity(), binary=True),
-        "pods": Quantity.from_int(DEFAULT_MAX_PODS),
+        "pods": Quantity.from_int(max_pod_count),
     }
     for size, total in sorted(machine.hugepage_capacity().items()):
         cap[_hugepage_resource(size)] = Quantity.from_int(total, binary=True)

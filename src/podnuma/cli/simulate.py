@@ -13,6 +13,7 @@ from podnuma.cli.options import (
     checkpoint_option,
     echo,
     file_argument,
+    note_not_modelled,
     output_option,
 )
 from podnuma.fileio import write_checkpoint_dir
@@ -52,7 +53,9 @@ def simulate_command(
     admission and resource managers."""
 
     def go() -> RunResult:
-        result = run_scenario(load_scenario(scenario))
+        loaded = load_scenario(scenario)
+        note_not_modelled(loaded.config, loaded.name)
+        result = run_scenario(loaded)
         if checkpoint_dir is not None:
             write_checkpoint_dir(checkpoint_dir, result.checkpoint_files)
         return result

@@ -34,6 +34,10 @@ class BitMask:
 
     __slots__ = ("_mask",)
 
+    def __deepcopy__(self, memo: dict[int, object]) -> BitMask:
+        return self  # immutable
+
+
     def __init__(self, bits: Iterable[int] = ()) -> None:
         mask = 0
         for b in bits:
