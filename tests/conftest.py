@@ -1,8 +1,10 @@
-"""Reports, at the end of the run, whether the real cgroup test ran.
+"""Suite-wide hooks.
 
-The test records its outcome as a ``real_cgroup`` user property; reports
-travel from pytest-xdist workers to the controller with their properties,
-so the summary is printed in parallel runs too.
+At the end of the run: whether the real cgroup test
+(``tests/cgroups/test_real_cgroup.py``) ran. The test records its outcome
+as a ``real_cgroup`` user property; reports travel from pytest-xdist
+workers to the controller with their properties, so the line is printed in
+parallel runs too.
 """
 
 from __future__ import annotations
