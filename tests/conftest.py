@@ -1,5 +1,10 @@
 """Suite-wide hooks.
 
+``PODNUMA_COLLECT_SCENARIOS=FILE``: every scenario file podnuma loads during
+the run is appended (absolute path, one per line) to FILE. The differential
+suite (tests/oracle) runs the end-to-end tests that way to send each of
+their scenarios through the kubelet oracle too.
+
 At the end of the run: whether the real cgroup test
 (``tests/cgroups/test_real_cgroup.py``) ran. The test records its outcome
 as a ``real_cgroup`` user property; reports travel from pytest-xdist
@@ -9,7 +14,25 @@ parallel runs too.
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+from typing import Any
+
 import pytest
+
+_COLLECT = os.environ.get("PODNUMA_COLLECT_SCENARIOS")
+
+if _COLLECT:
+    import podnuma.inputs.scenario as _load_module
+
+    _original = _load_module.load_scenario
+
+    def _recording_load_scenario(path: Path) -> Any:
+        with open(_COLLECT, "a", encoding="utf-8") as fh:
+            fh.write(str(Path(path).resolve()) + "\n")
+        return _original(path)
+
+    _load_module.load_scenario = _recording_load_scenario  # type: ignore[assignment]
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
