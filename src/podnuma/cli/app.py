@@ -188,6 +188,10 @@ def _register_commands() -> None:
     group.add_lazy("compare", "podnuma.cli.compare:compare_command")
     group.add_lazy("advise", "podnuma.cli.advise:advise_command")
     group.add_lazy("completion", "podnuma.cli.completion:completion_command")
+    group.add_lazy("node", "podnuma.cli.node:node_group")
+    group.add_lazy("state", "podnuma.cli.state:state_group")
+    group.add_lazy("cgroups", "podnuma.cli.cgroups:cgroups_group")
+    group.add_lazy("fleet", "podnuma.cli.fleet:fleet_group")
     group.add_lazy("serve", "podnuma.cli.serve:serve_command")
 
 
