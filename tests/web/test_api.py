@@ -291,8 +291,9 @@ def test_examples_are_the_repository_files(server: str) -> None:
 
     listed = ok_json(server + "/api/examples")
     assert [e["id"] for e in listed] == [e.id for e in LISTED]
+    # every scenario of the repository (the what-if and fleet inputs are not scenarios)
     scenarios = {p.relative_to(EXAMPLES).as_posix() for p in EXAMPLES.rglob("*.yaml")
-                 if not p.is_relative_to(EXAMPLES / "whatif")}
+                 if "kind: Scenario" in p.read_text()}
     assert {e.path for e in LISTED} == scenarios
     for e in LISTED:
         one = ok_json(server + "/api/examples/" + e.id)
@@ -341,3 +342,19 @@ def test_memory_limit() -> None:
         status, message = error_of(url + "/api/simulate", heavy_scenario(), "application/json")
         assert status == 422
         assert "more memory than the server allows" in message
+
+
+def test_fleet_report_drawn_in_a_sandbox(server: str) -> None:
+    run = cli("fleet", "analyze", "examples/fleet", "-o", "json", cwd=ROOT)
+    assert run.returncode == 0, run.stderr
+    got = ok_json(server + "/api/fleet/html" + q(name="r.json"), run.stdout.encode(), "application/json")
+    status, ctype, page = call(server + got["url"])
+    assert status == 200 and ctype.startswith("text/html")
+    assert b"<h1>podnuma fleet report</h1>" in page
+    with urllib.request.urlopen(server + got["url"]) as resp:
+        assert resp.headers["Content-Security-Policy"].startswith("sandbox allow-scripts;")
+    status, message = error_of(server + "/api/fleet/html" + q(name="r.json"),
+                               b'{"apiVersion": "podnuma.io/v1", "kind": "Scenario"}', "application/json")
+    assert status == 400
+    assert message.startswith("r.json: kind: must be 'FleetReport', found 'Scenario'")
+    assert call(server + "/fleet/nope")[0] == 404
