@@ -1,7 +1,7 @@
 """The web application behind ``podnuma serve``: the page and its HTTP API.
 
-Built on FastAPI (the OpenAPI description at ``/openapi.json`` and the
-interactive one at ``/docs`` come from the framework). Every ``/api``
+Built on FastAPI (the OpenAPI description at ``/openapi.json`` comes from
+the framework). Every ``/api``
 answer is the JSON document the matching command prints with ``-o json``;
 invalid input answers 400 with ``{"error": MESSAGE}`` where MESSAGE is what
 the command prints after ``error:`` (``FILE: FIELD.PATH: MESSAGE``).
@@ -191,6 +191,10 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
         "resource managers), simulated.",
         version=_version(),
         responses=_ERRORS,
+        # The interactive pages would load their scripts from a CDN: the
+        # description itself is served, at /openapi.json.
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.pool = pool
     app.state.limits = limits
