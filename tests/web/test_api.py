@@ -287,6 +287,13 @@ def test_page_headers(server: str) -> None:
 # ------------------------------------------------------------------ examples, OpenAPI
 
 
+def _is_scenario(path: Path) -> bool:
+    import yaml
+
+    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return isinstance(doc, dict) and doc.get("kind") == "Scenario"
+
+
 def test_examples_are_the_repository_files(server: str) -> None:
     from podnuma.web.examples import EXAMPLES as LISTED
 
@@ -294,7 +301,7 @@ def test_examples_are_the_repository_files(server: str) -> None:
     assert [e["id"] for e in listed] == [e.id for e in LISTED]
     # every scenario of the repository (the what-if and fleet inputs are not scenarios)
     scenarios = {p.relative_to(EXAMPLES).as_posix() for p in EXAMPLES.rglob("*.yaml")
-                 if "kind: Scenario" in p.read_text()}
+                 if _is_scenario(p)}
     assert {e.path for e in LISTED} == scenarios
     for e in LISTED:
         one = ok_json(server + "/api/examples/" + e.id)
