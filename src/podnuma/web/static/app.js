@@ -150,6 +150,8 @@ async function run(text, name) {
     document.body.dataset.ran = String(Number(document.body.dataset.ran || 0) + 1);
   } catch (e) {
     showError(errorBox, e.message);
+    // what is shown belongs to another scenario: hide it
+    for (const id of ["result", "machine", "explain", "whatif"]) $(id).hidden = true;
   } finally {
     $("busy").hidden = true;
   }
