@@ -1,7 +1,7 @@
 """The web application behind ``podnuma serve``: the page and its HTTP API.
 
-Built on FastAPI (the OpenAPI description at ``/openapi.json`` and the
-interactive one at ``/docs`` come from the framework). Every ``/api``
+Built on FastAPI (the OpenAPI description at ``/openapi.json`` comes from
+the framework). Every ``/api``
 answer is the JSON document the matching command prints with ``-o json``;
 invalid input answers 400 with ``{"error": MESSAGE}`` where MESSAGE is what
 the command prints after ``error:`` (``FILE: FIELD.PATH: MESSAGE``).
@@ -17,6 +17,8 @@ Requests must name a loopback host when the server listens on loopback
 from __future__ import annotations
 
 import json
+import secrets
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Annotated, Any
 
@@ -27,6 +29,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
+from podnuma.errors import InputError, KubeletStartupError
 from podnuma.web import service
 from podnuma.web.examples import (
     EXAMPLES,
@@ -41,6 +44,7 @@ from podnuma.web.worker import Busy, JobError, Limits, TimeLimitExceeded, Worker
 __all__ = ["create_app", "LOOPBACK_HOSTS"]
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
+FLEET_PAGES = 4
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -152,6 +156,7 @@ class WhatIfRequest(BaseModel):
 _ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorBody, "description": "Invalid input (the CLI's message)"},
     413: {"model": ErrorBody, "description": "Request body over the size limit"},
+    501: {"model": ErrorBody, "description": "An optional part (the fleet extra) is not installed"},
     422: {"model": ErrorBody, "description": "Over the time or memory limit, or a bad parameter"},
     503: {"model": ErrorBody, "description": "Every worker busy"},
 }
@@ -186,6 +191,10 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
         "resource managers), simulated.",
         version=_version(),
         responses=_ERRORS,
+        # The interactive pages would load their scripts from a CDN: the
+        # description itself is served, at /openapi.json.
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.pool = pool
     app.state.limits = limits
@@ -301,6 +310,45 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
     async def advise(req: WhatIfRequest) -> Any:
         """The pod-level rewrite of a pod and what it saves: ``podnuma advise -o json``."""
         return await whatif(req, True)
+
+    fleet_pages: OrderedDict[str, str] = OrderedDict()  # the last few rendered reports
+
+    @app.post("/api/fleet/html", tags=["fleet"], openapi_extra={"requestBody": {
+        "required": True, "description": "A FleetReport (podnuma fleet analyze -o json).",
+        "content": {"application/json": {"schema": {"type": "object"}}}}})
+    async def fleet_html(request: Request, name: NameParam = None) -> Any:
+        """Draw a fleet report with the fleet's HTML renderer (charts
+        included); answers the address of the page, kept for the last
+        few reports."""
+        file = service.safe_name(name, "fleet-report.json")
+        raw = await request.body()
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            return _error(400, f"{file}: fleet report is not UTF-8 text (byte {e.start})")
+        try:
+            # In this process: the renderer reads plotly's script from its package.
+            page = await _threaded(service.fleet_html, text, file)
+        except ImportError:
+            return _error(501, "drawing fleet reports needs the fleet extra: pip install 'podnuma[fleet]'")
+        except (InputError, KubeletStartupError) as e:
+            return _error(400, service.cli_message(e))
+        token = secrets.token_urlsafe(16)
+        fleet_pages[token] = page
+        while len(fleet_pages) > FLEET_PAGES:
+            fleet_pages.popitem(last=False)
+        return {"url": f"/fleet/{token}"}
+
+    @app.get("/fleet/{token}", include_in_schema=False)
+    def fleet_page(token: str) -> Response:
+        page = fleet_pages.get(token)
+        if page is None:
+            return _error(404, "no such report (the server keeps the last few)")
+        # An opaque origin: the report's own scripts (its charts) run, but
+        # cannot reach this site.
+        return Response(page, media_type="text/html", headers={"Content-Security-Policy": (
+            "sandbox allow-scripts; default-src 'none'; script-src 'unsafe-inline'; "
+            "style-src 'unsafe-inline'; img-src data:; frame-ancestors 'self'")})
 
     app.mount("/", StaticFiles(packages=[("podnuma.web", "static")], html=True), name="page")
 

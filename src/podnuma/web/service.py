@@ -61,6 +61,7 @@ __all__ = [
     "compare",
     "advise",
     "whatif",
+    "fleet_html",
 ]
 
 #: The packages the service runs (the engine and the layers between it and
@@ -367,3 +368,28 @@ def whatif(req: Mapping[str, Any], advise_it: bool) -> dict[str, Any]:
         return advise(pod_text, pod_name, node_text, node_name, cfg_text, cfg_name,
                       shared_pool_cpus=req.get("sharedPoolCpus"))
     return compare(pod_text, pod_name, node_text, node_name, cfg_text, cfg_name)
+
+
+# --------------------------------------------------------------------------
+# fleet reports
+
+
+def fleet_html(text: str, name: str) -> str:
+    """A ``podnuma fleet analyze -o json`` report (a ``FleetReport``
+    document) drawn by the fleet's own HTML renderer, charts included."""
+    from podnuma.render.fleet_html import render_html  # needs plotly (the fleet extra)
+
+    doc = parse_document(text, name=name, json_only=True)
+    data = doc.data
+    if not isinstance(data, Mapping):
+        raise InputError(f"a fleet report must be a mapping, found {describe_type(data)}", file=name)
+    for key, want in (("apiVersion", "podnuma.io/v1"), ("kind", "FleetReport")):
+        if data.get(key) != want:
+            raise doc.enrich(InputError(f"must be {want!r}, found {data.get(key)!r}", path=key))
+    try:
+        return render_html(data, {})
+    except (KeyError, TypeError, AttributeError, ValueError) as e:
+        raise InputError(
+            f"not a complete fleet report ({type(e).__name__}: {e}): "
+            "give the JSON that podnuma fleet analyze -o json wrote", file=name,
+        ) from None

@@ -150,6 +150,8 @@ async function run(text, name) {
     document.body.dataset.ran = String(Number(document.body.dataset.ran || 0) + 1);
   } catch (e) {
     showError(errorBox, e.message);
+    // what is shown belongs to another scenario: hide it
+    for (const id of ["result", "machine", "explain", "whatif"]) $(id).hidden = true;
   } finally {
     $("busy").hidden = true;
   }
@@ -622,6 +624,17 @@ function fleetView(r) {
   return out;
 }
 
+async function drawFleet(text, name, slot) {
+  showError($("fleet-error"), null);
+  try {
+    const got = await api("/api/fleet/html" + q({name}), {body: text, contentType: "application/json"});
+    // the server answers the report with a sandbox policy: its scripts run in an opaque origin
+    slot.replaceChildren(el("iframe", {class: "fleet", sandbox: "allow-scripts", src: got.url, title: "fleet report " + name}));
+  } catch (e) {
+    showError($("fleet-error"), e.message);
+  }
+}
+
 async function openFleet(file) {
   const body = $("fleet-body");
   showError($("fleet-error"), null);
@@ -643,7 +656,10 @@ async function openFleet(file) {
     return;
   }
   if (data && data.kind === "FleetReport" && data.summary) {
-    body.replaceChildren(el("p", {class: "hint"}, name), ...fleetView(data));
+    const slot = el("div", {id: "fleet-drawn"});
+    const draw = el("button", {id: "fleet-draw", onclick: () => drawFleet(text, name, slot)},
+      "Draw it with its charts (the fleet's HTML report)");
+    body.replaceChildren(el("p", {class: "hint"}, name), draw, slot, ...fleetView(data));
   } else {
     body.replaceChildren(el("p", {class: "hint"}, name + ": not a FleetReport document; shown as it is"), jsonView(data, 0));
   }
