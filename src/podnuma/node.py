@@ -60,6 +60,7 @@ from podnuma.errors import InputError
 from podnuma.machine.cpuset import CPUSet
 from podnuma.machine.topology import Machine
 from podnuma.podresources import (
+    AllocatableResources,
     ContainerDevices,
     ContainerMemory,
     ContainerResources,
@@ -423,45 +424,57 @@ class Node:
             if pod is None:
                 continue  # known only from a checkpoint: no name to report
             cached = self._pod_resources_cache.get(rp.uid)
-            if cached is not None:
-                out.append(cached)
-                continue
-            containers: list[ContainerResources] = []
-            for c in (*pod.init_containers, *pod.containers):
-                if c.name in rp.removed:
-                    continue
-                numa = self.machine
-                containers.append(
-                    ContainerResources(
-                        name=c.name,
-                        cpu_ids=self.cpu.podresources_container_cpus(pod, c),
-                        memory=tuple(
-                            _container_memory(b)
-                            for b in self.memory.podresources_container_memory(pod, c)
-                        ),
-                        devices=tuple(
-                            ContainerDevices(
-                                res, ids, _device_numa(numa, res, ids)
-                            )
-                            for res, ids in sorted(self.devices.devices_of(rp.uid, c.name).items())
-                        ),
-                    )
-                )
-            entry = PodResources(
-                name=pod.name,
-                namespace=pod.namespace,
-                uid=pod.uid,
-                containers=tuple(containers),
-                cpu_ids=self.cpu.podresources_pod_cpus(pod),
-                memory=tuple(
-                    _container_memory(b) for b in self.memory.podresources_pod_memory(pod)
-                ),
-            )
-            # A running pod's exclusive resources change only through its own
-            # steps (admission, removals), which drop this entry.
-            self._pod_resources_cache[rp.uid] = entry
-            out.append(entry)
+            if cached is None:
+                cached = self.pod_resources_of(pod, removed=rp.removed)
+                # A running pod's exclusive resources change only through its
+                # own steps (admission, removals), which drop this entry.
+                self._pod_resources_cache[rp.uid] = cached
+            out.append(cached)
         return tuple(out)
+
+    def pod_resources_of(self, pod: Pod, *, removed: frozenset[str] | set[str] = frozenset()) -> PodResources:
+        """The PodResources entry of ``pod`` as the kubelet's server builds it
+        (``Get`` answers for any pod it knows, admitted or not): restartable
+        init containers (sidecars) in spec order, then the app containers;
+        regular init containers are not listed."""
+        containers: list[ContainerResources] = []
+        for c in (*pod.init_containers, *pod.containers):
+            if c.name in removed or c.kind == "init":
+                continue
+            containers.append(
+                ContainerResources(
+                    name=c.name,
+                    cpu_ids=self.cpu.podresources_container_cpus(pod, c),
+                    memory=tuple(
+                        _container_memory(b)
+                        for b in self.memory.podresources_container_memory(pod, c)
+                    ),
+                    devices=_container_devices(
+                        self.machine, self.devices.devices_of(pod.uid, c.name)
+                    ),
+                )
+            )
+        return PodResources(
+            name=pod.name,
+            namespace=pod.namespace,
+            uid=pod.uid,
+            containers=tuple(containers),
+            cpu_ids=self.cpu.podresources_pod_cpus(pod),
+            memory=tuple(_container_memory(b) for b in self.memory.podresources_pod_memory(pod)),
+        )
+
+    def allocatable_resources(self) -> AllocatableResources:
+        """``GetAllocatableResources``: the CPUs the CPU manager computed at
+        start (all minus reserved under static, none under ``none``), the
+        memory manager's allocatable blocks, every known device."""
+        all_devices = {
+            name: tuple(d.id for d in devs) for name, devs in self.machine.devices.items()
+        }
+        return AllocatableResources(
+            cpu_ids=self.cpu.get_allocatable_cpus(),
+            memory=tuple(_container_memory(b) for b in self.memory.get_allocatable_memory()),
+            devices=_container_devices(self.machine, all_devices),
+        )
 
     def _pod_allocation(self, uid: str) -> PodAllocation | None:
         """The pod-level reservation: the pod's CPU set and memory blocks
@@ -558,14 +571,27 @@ def _container_memory(block: Block) -> ContainerMemory:
     return ContainerMemory(block.type, block.size, tuple(sorted(block.numa_affinity)))
 
 
-def _device_numa(machine: Machine, resource: str, ids: tuple[str, ...]) -> tuple[int, ...]:
-    """The NUMA nodes of the devices (their union), as the topology field."""
-    wanted = set(ids)
-    nodes: set[int] = set()
-    for dev in machine.devices.get(resource, ()):
-        if dev.id in wanted:
-            nodes.update(dev.numa_nodes)
-    return tuple(sorted(nodes))
+def _container_devices(
+    machine: Machine, by_resource: Mapping[str, tuple[str, ...]]
+) -> tuple[ContainerDevices, ...]:
+    """One entry per device and NUMA node, as the kubelet's
+    ``containerDevicesFromResourceDeviceInstances`` builds them (a device
+    without topology gets one entry with none). Upstream walks Go maps, so
+    its order is random; podnuma sorts by resource, then device id."""
+    numa_of = {
+        (name, dev.id): tuple(sorted(dev.numa_nodes))
+        for name, devs in machine.devices.items()
+        for dev in devs
+    }
+    out: list[ContainerDevices] = []
+    for resource in sorted(by_resource):
+        for dev_id in sorted(by_resource[resource]):
+            nodes = numa_of.get((resource, dev_id), ())
+            if not nodes:
+                out.append(ContainerDevices(resource, (dev_id,), ()))
+            for node in nodes:
+                out.append(ContainerDevices(resource, (dev_id,), (node,)))
+    return tuple(out)
 
 
 def _hint_records(trail: HintTrail) -> tuple[HintRecord, ...]:
