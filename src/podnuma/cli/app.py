@@ -299,6 +299,8 @@ def demo(output: str, checkpoint_dir: Path | None) -> None:
 
 def _register_commands() -> None:
     """The analysis commands live beside their renderers."""
+    from podnuma.cli.agent import agent_command
+    from podnuma.cli.podresources import podresources_command
     from podnuma.commands.topology import topology_command
     from podnuma.render.explain import explain_command
     from podnuma.whatif.advise import advise_command
@@ -308,6 +310,8 @@ def _register_commands() -> None:
     cli.add_command(topology_command)
     cli.add_command(compare_command)
     cli.add_command(advise_command)
+    cli.add_command(agent_command)
+    cli.add_command(podresources_command)
 
 
 _register_commands()
