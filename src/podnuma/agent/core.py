@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import threading
 import time
 from dataclasses import dataclass
@@ -255,6 +256,7 @@ class Agent:
                     "namespace": rec.pod.namespace,
                     "name": rec.pod.name,
                     "uid": rec.pod.uid,
+                    "digest": rec.digest,
                     "admitted": rec.admitted,
                     "decided": rec.decided,
                 }
@@ -269,6 +271,7 @@ class Agent:
                 "apiVersion": "podnuma.io/v1",
                 "kind": STATUS_KIND,
                 "node": self.node.machine.name,
+                "pid": os.getpid(),
                 "manifests": str(self.manifests),
                 "started": self.started,
                 "updated": _now(),
