@@ -301,6 +301,9 @@ def _register_commands() -> None:
     """The analysis commands live beside their renderers."""
     from podnuma.cli.agent import agent_command
     from podnuma.cli.podresources import podresources_command
+    from podnuma.cli.cgroups import cgroups_group
+    from podnuma.cli.node import node_group
+    from podnuma.cli.state import state_group
     from podnuma.commands.topology import topology_command
     from podnuma.render.explain import explain_command
     from podnuma.whatif.advise import advise_command
@@ -312,6 +315,9 @@ def _register_commands() -> None:
     cli.add_command(advise_command)
     cli.add_command(agent_command)
     cli.add_command(podresources_command)
+    cli.add_command(node_group)
+    cli.add_command(cgroups_group)
+    cli.add_command(state_group)
 
 
 _register_commands()

@@ -60,7 +60,7 @@ from podnuma.machine.discover.machineinfo import (
 )
 from podnuma.machine.topology import Machine
 
-__all__ = ["read_sysfs", "load_sysfs"]
+__all__ = ["read_sysfs", "load_sysfs", "offline_cpus"]
 
 _INT = re.compile(r"[+-]?[0-9]+")
 _SCAN_INT = re.compile(r"\s*([+-]?[0-9]+)")
@@ -403,6 +403,27 @@ def read_sysfs(root: Path) -> MachineInfo:
         memory_capacity=sum(n.memory for n in nodes),
         hugepages=tuple(HugePagesInfo(size, n) for size, n in sorted(total_pages.items())),
     )
+
+
+def offline_cpus(root: Path) -> dict[int, int | None]:
+    """The CPUs the tree lists (``cpuN`` directories) that the reader leaves
+    out as offline, each with the NUMA node whose directory lists it (or
+    ``None``). These are what the ``cpus`` table form marks ``online: false``."""
+    fs = _SysFs(root)
+    out: dict[int, int | None] = {}
+    for path in _glob(fs.cpu_root, "cpu*[0-9]"):
+        cpu = fs.cpu_id(path)
+        if not fs.is_online(cpu):
+            out[cpu] = None
+    if out:
+        for node_dir in _glob(fs.node_root, "node*[0-9]"):
+            m = _NODE_NAME.fullmatch(node_dir.name)
+            if m is None:
+                continue
+            for cpu in fs.node_cpus(node_dir):
+                if cpu in out and out[cpu] is None:
+                    out[cpu] = int(m.group(1))
+    return dict(sorted(out.items()))
 
 
 def load_sysfs(root: Path, *, name: str = "node") -> Machine:

@@ -1,6 +1,6 @@
 """The ``cpus`` node form: an explicit table of logical CPUs.
 
-``cpus: [{id, core, socket, numaNode, uncoreCache?}]`` with optional
+``cpus: [{id, core, socket, numaNode, uncoreCache?, online?}]`` with optional
 ``memory: {NUMA_ID: {memory: QTY, hugepages-2Mi: QTY, ...}}`` and
 ``distances: {NUMA_ID: [d0, d1, ...]}`` (or a list of rows).
 
@@ -17,8 +17,13 @@ kubelet's ``Discover`` (``machineinfo.discover``) like every other form:
 - ``uncoreCache`` is the core's L3 id as the kubelet's ``CPUDetails`` holds
   it; every thread of a core must give the same value. Absent, the kubelet
   falls back to the socket id.
-- NUMA nodes are those named by the rows plus those of ``memory`` (memory-only
-  nodes). A node without a ``memory`` entry has 0 bytes, as cadvisor reports
+- ``online: false`` marks a CPU the kernel has offline: the row is checked
+  (its id counts as listed) but the CPU is left out of the machine, as the
+  sysfs form leaves out CPUs missing from ``devices/system/cpu/online``. Such
+  a row needs only ``id`` (an offline CPU has no ``topology`` directory);
+  ``core``, ``socket`` and ``numaNode`` are optional there.
+- NUMA nodes are those named by the rows of online CPUs plus those of
+  ``memory`` (memory-only nodes). A node without a ``memory`` entry has 0 bytes, as cadvisor reports
   a node without ``meminfo``.
 """
 
@@ -52,7 +57,8 @@ from podnuma.machine.topology import Machine
 
 __all__ = ["parse_table", "load_table"]
 
-_ROW_KEYS = ("id", "core", "socket", "numaNode", "uncoreCache")
+_ROW_KEYS = ("id", "core", "socket", "numaNode", "uncoreCache", "online")
+_REQUIRED = ("id", "core", "socket", "numaNode")
 
 
 class _CoreRows:
@@ -94,18 +100,33 @@ def parse_table(doc: Mapping[str, Any]) -> MachineInfo:
     if not rows:
         raise InputError("needs at least one CPU", path="cpus")
     seen_ids: dict[int, str] = {}
+    offline: dict[int, str] = {}
     by_node: dict[int, dict[tuple[int, int], _CoreRows]] = {}
     sockets: set[int] = set()
     for i, raw in enumerate(rows):
         rpath = join("cpus", i)
         row = expect_mapping(raw, rpath)
         check_keys(row, _ROW_KEYS, rpath)
-        for key in _ROW_KEYS[:4]:
+        online = True
+        if row.get("online") is not None:
+            if not isinstance(row["online"], bool):
+                raise InputError("must be true or false", path=join(rpath, "online"))
+            online = row["online"]
+        for key in _REQUIRED if online else _REQUIRED[:1]:
             if key not in row:
                 raise InputError("required field is missing", path=join(rpath, key))
         cpu = expect_int(row["id"], join(rpath, "id"), maximum=MAX_CPUS - 1)
-        if cpu in seen_ids:
-            raise InputError(f"CPU {cpu} is already listed at {seen_ids[cpu]}", path=join(rpath, "id"))
+        if cpu in seen_ids or cpu in offline:
+            first = seen_ids.get(cpu) or offline[cpu]
+            raise InputError(f"CPU {cpu} is already listed at {first}", path=join(rpath, "id"))
+        if not online:
+            offline[cpu] = rpath
+            for key in ("core", "socket"):
+                if row.get(key) is not None:
+                    expect_int(row[key], join(rpath, key))
+            if row.get("numaNode") is not None:
+                expect_int(row["numaNode"], join(rpath, "numaNode"), maximum=MAX_NUMA_NODES - 1)
+            continue
         seen_ids[cpu] = rpath
         core = expect_int(row["core"], join(rpath, "core"))
         socket = expect_int(row["socket"], join(rpath, "socket"))
