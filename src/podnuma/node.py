@@ -376,6 +376,12 @@ class Node:
         )
 
     # -- what the containers get ----------------------------------------------
+    def container_results(self, uid: str) -> tuple[ContainerResult, ...]:
+        """What each live container of the running pod ``uid`` runs on now
+        (its exclusive CPUs, or the shared pool as it is now)."""
+        rp = self._running.get(uid)
+        return () if rp is None else self._container_results(rp)
+
     def _container_results(self, rp: _RunningPod) -> tuple[ContainerResult, ...]:
         all_numa = tuple(self.machine.numa_ids())
         spec: dict[str, Container] = {}

@@ -248,3 +248,33 @@ def test_podresources_client_cli(agent: AgentProcess) -> None:
         [*run, "list", "--socket", str(a.socket)], capture_output=True, text=True, timeout=DEADLINE
     )
     assert gone.returncode == 2 and gone.stderr.startswith(f"error: {a.socket}: ")
+
+
+def test_cgroups_written_and_removed(tmp_path: Path) -> None:
+    """--cgroup-root on a plain directory (cgroup v2 layout, cgroupfs
+    names): the pod's cgroup and its containers' cpusets follow admission
+    and removal."""
+    base = Path(tempfile.mkdtemp(prefix="png", dir="/tmp"))
+    root = base / "cgroup"
+    root.mkdir()
+    a = AgentProcess(base, "--cgroup-root", str(root), "--cgroup-version", "2")
+    try:
+        a.start()
+        a.wait_ready()
+        write_manifest(a.manifests, "mixed.yaml", example_pod(MIXED))
+        st = files_settled(a, {"mixed.yaml"})
+        uid = st["pods"][0]["uid"]  # type: ignore[index]
+        pod_dir = root / "kubepods" / f"pod{uid}"
+        assert pod_dir.is_dir()
+        cpusets = sorted(f.read_text().strip() for f in pod_dir.glob("*/cpuset.cpus"))
+        # container-1's own slice; container-2 and -3 on the pod shared pool.
+        assert cpusets == ["1-2", "3-4", "3-4"]
+        (a.manifests / "mixed.yaml").unlink()
+        files_settled(a, set())
+        assert not pod_dir.exists()
+        assert (root / "kubepods").is_dir()
+        assert a.signal() == 0
+    finally:
+        if a.proc is not None and a.proc.poll() is None:
+            a.kill()
+        shutil.rmtree(base, ignore_errors=True)

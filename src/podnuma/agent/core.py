@@ -34,13 +34,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from podnuma.agent.cgroups import CgroupApplier, ContainerCgroup, NoCgroups
+from podnuma.agent.cgroups import CgroupApplier, NoCgroups
 from podnuma.agent.logs import kv
 from podnuma.agent.manifests import Manifest, list_manifest_files, read_manifest
 from podnuma.agent.metrics import AgentMetrics
 from podnuma.agent.state import StateDir
 from podnuma.api.kubeletconfig import KubeletConfig
 from podnuma.api.pod import Pod
+from podnuma.cgroups import PlannedPod
 from podnuma.errors import InputError
 from podnuma.grpc.provider import NodeProvider
 from podnuma.machine.topology import Machine
@@ -66,6 +67,7 @@ class PodRecord:
     reason: str | None
     message: str | None
     decided: str
+    qos_class: str = "BestEffort"
 
 
 class Agent:
@@ -101,6 +103,7 @@ class Agent:
         self.records: dict[str, PodRecord] = {}
         self.errors: dict[str, str] = {}
         self._step = 0
+        self._removed: list[PlannedPod] = []
         self.syncs = 0
         self.started = _now()
         self.stopped: str | None = None
@@ -179,6 +182,7 @@ class Agent:
         # The CPU manager's reconcile loop drops what inactive pods hold.
         self.node.cpu.remove_stale_state()
         self._checkpoint()
+        self._apply_cgroups()
         self.write_status()
         if self.metrics is not None:
             self.metrics.observe_node(self.node)
@@ -201,6 +205,7 @@ class Agent:
             reason=result.reason,
             message=result.message,
             decided=_now(),
+            qos_class=result.qos_class or "BestEffort",
         )
         self.records[m.file] = rec
         if self.metrics is not None:
@@ -219,14 +224,6 @@ class Agent:
         )
         if admitted:
             self.log.info("Pod admitted", extra=fields)
-            self.cgroups.apply_pod(
-                m.pod.uid,
-                result.qos_class or "",
-                {
-                    c.name: ContainerCgroup(c.cpus, c.mems, c.cpu_quota_disabled)
-                    for c in result.containers
-                },
-            )
         else:
             self.log.warning("Pod rejected", extra=fields)
         self._checkpoint()
@@ -235,12 +232,25 @@ class Agent:
         del self.records[rec.file]
         if rec.admitted:
             self._step += 1
+            planned = PlannedPod(rec.pod, rec.qos_class, self.node.container_results(rec.pod.uid))
             self.node.remove_pod(rec.pod.uid, self._step)
-            self.cgroups.remove_pod(rec.pod.uid)
+            self._removed.append(planned)
             self._checkpoint()
         self.log.info(
             "Pod removed", extra=kv(file=rec.file, pod=rec.pod.ref, uid=rec.pod.uid, reason=why)
         )
+
+    def _apply_cgroups(self) -> None:
+        removed, self._removed = self._removed, []
+        running = {
+            rec.pod.uid: PlannedPod(rec.pod, rec.qos_class, self.node.container_results(rec.pod.uid))
+            for rec in self.records.values()
+            if rec.admitted
+        }
+        try:
+            self.cgroups.sync(self.node, running, removed)
+        except InputError as e:
+            self.log.error("Cgroup apply failed", extra=kv(error=str(e)))
 
     def _checkpoint(self) -> None:
         self.state.write(self.node.checkpoint_files())

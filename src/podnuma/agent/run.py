@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
-from podnuma.agent.cgroups import cgroup_applier
+from podnuma.agent.cgroups import CgroupApplier, CgroupTree, NoCgroups, detect_version
 from podnuma.agent.core import Agent, _now
 from podnuma.agent.logs import kv
 from podnuma.agent.metrics import AgentMetrics
@@ -44,6 +44,8 @@ class AgentOptions:
     config: KubeletConfig
     podresources_socket: Path | None
     cgroup_root: Path | None = None
+    cgroup_driver: str = "cgroupfs"
+    cgroup_version: int | None = None  # None: detected from the root
     metrics_port: int | None = None
     metrics_address: str = "127.0.0.1"
     poll: bool = False
@@ -101,7 +103,14 @@ def run_agent(
     if not opts.manifests.is_dir():
         raise InputError("--manifests: not a directory", file=str(opts.manifests))
     state = StateDir(opts.state_dir)
-    cgroups = cgroup_applier(opts.cgroup_root)
+    cgroups: CgroupApplier = NoCgroups()
+    if opts.cgroup_root is not None:
+        if not opts.cgroup_root.is_dir():
+            raise InputError("--cgroup-root: not a directory", file=str(opts.cgroup_root))
+        version = opts.cgroup_version or detect_version(opts.cgroup_root)
+        cgroups = CgroupTree(
+            opts.cgroup_root, "systemd" if opts.cgroup_driver == "systemd" else "cgroupfs", version
+        )
     metrics = AgentMetrics()
     agent = Agent(
         machine=opts.machine,

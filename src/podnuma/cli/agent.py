@@ -45,7 +45,20 @@ __all__ = ["agent_command"]
     "--cgroup-root",
     type=click.Path(path_type=Path, file_okay=False),
     default=None,
-    help="Apply allocations to the cgroups under this root (needs podnuma.cgroups).",
+    help="Write the pods' cgroups (cpuset, CPU, memory) under this cgroup mount or directory.",
+)
+@click.option(
+    "--cgroup-driver",
+    type=click.Choice(("cgroupfs", "systemd")),
+    default="cgroupfs",
+    show_default=True,
+    help="Cgroup naming, as the kubelet's cgroupDriver.",
+)
+@click.option(
+    "--cgroup-version",
+    type=click.Choice(("1", "2")),
+    default=None,
+    help="Cgroup version [default: detected from --cgroup-root].",
 )
 @click.option(
     "--metrics-port",
@@ -68,6 +81,8 @@ def agent_command(
     kubelet_config: Path | None,
     podresources_socket: Path | None,
     cgroup_root: Path | None,
+    cgroup_driver: str,
+    cgroup_version: str | None,
     metrics_port: int | None,
     poll: bool,
     resync: float,
@@ -102,6 +117,8 @@ def agent_command(
             config=config,
             podresources_socket=podresources_socket or default_socket(state_dir),
             cgroup_root=cgroup_root,
+            cgroup_driver=cgroup_driver,
+            cgroup_version=int(cgroup_version) if cgroup_version else None,
             metrics_port=metrics_port,
             poll=poll,
             resync=resync,

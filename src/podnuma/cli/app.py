@@ -300,9 +300,9 @@ def demo(output: str, checkpoint_dir: Path | None) -> None:
 def _register_commands() -> None:
     """The analysis commands live beside their renderers."""
     from podnuma.cli.agent import agent_command
-    from podnuma.cli.podresources import podresources_command
     from podnuma.cli.cgroups import cgroups_group
     from podnuma.cli.node import node_group
+    from podnuma.cli.podresources import podresources_command
     from podnuma.cli.state import state_group
     from podnuma.commands.topology import topology_command
     from podnuma.render.explain import explain_command
