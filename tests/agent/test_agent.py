@@ -278,3 +278,23 @@ def test_cgroups_written_and_removed(tmp_path: Path) -> None:
         if a.proc is not None and a.proc.poll() is None:
             a.kill()
         shutil.rmtree(base, ignore_errors=True)
+
+
+def test_polling_mode(tmp_path: Path) -> None:
+    """--poll (the fallback where native file events are missing) sees
+    creations and deletions too."""
+    base = Path(tempfile.mkdtemp(prefix="pnp", dir="/tmp"))
+    a = AgentProcess(base, "--poll")
+    try:
+        a.start()
+        a.wait_ready()
+        write_manifest(a.manifests, "mixed.yaml", example_pod(MIXED))
+        files_settled(a, {"mixed.yaml"})
+        assert sorted(listed(a)) == ["pod-scope-mixed-kep-node"]
+        (a.manifests / "mixed.yaml").unlink()
+        files_settled(a, set())
+        assert a.signal() == 0
+    finally:
+        if a.proc is not None and a.proc.poll() is None:
+            a.kill()
+        shutil.rmtree(base, ignore_errors=True)
