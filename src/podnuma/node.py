@@ -431,21 +431,23 @@ class Node:
                 continue  # known only from a checkpoint: no name to report
             cached = self._pod_resources_cache.get(rp.uid)
             if cached is None:
-                cached = self.pod_resources_of(pod, removed=rp.removed)
+                cached = self.pod_resources_of(pod)
                 # A running pod's exclusive resources change only through its
                 # own steps (admission, removals), which drop this entry.
                 self._pod_resources_cache[rp.uid] = cached
             out.append(cached)
         return tuple(out)
 
-    def pod_resources_of(self, pod: Pod, *, removed: frozenset[str] | set[str] = frozenset()) -> PodResources:
+    def pod_resources_of(self, pod: Pod) -> PodResources:
         """The PodResources entry of ``pod`` as the kubelet's server builds it
         (``Get`` answers for any pod it knows, admitted or not): restartable
         init containers (sidecars) in spec order, then the app containers;
-        regular init containers are not listed."""
+        regular init containers are not listed. The list comes from the
+        pod's spec: a container that has exited is still listed, with what
+        the managers still hold for it (devices stay until the pod goes)."""
         containers: list[ContainerResources] = []
         for c in (*pod.init_containers, *pod.containers):
-            if c.name in removed or c.kind == "init":
+            if c.kind == "init":
                 continue
             containers.append(
                 ContainerResources(
@@ -468,6 +470,11 @@ class Node:
             cpu_ids=self.cpu.podresources_pod_cpus(pod),
             memory=tuple(_container_memory(b) for b in self.memory.podresources_pod_memory(pod)),
         )
+
+    def container_devices(self, pod_uid: str, container: str) -> tuple[ContainerDevices, ...]:
+        """``GetDevices``: the devices the container holds, one entry per
+        device and NUMA node."""
+        return _container_devices(self.machine, self.devices.devices_of(pod_uid, container))
 
     def allocatable_resources(self) -> AllocatableResources:
         """``GetAllocatableResources``: the CPUs the CPU manager computed at

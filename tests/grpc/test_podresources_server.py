@@ -1,6 +1,7 @@
 """The PodResources v1 server over a real unix socket, with a real gRPC
 client: the KEP-5526 examples (examples/pod-level/*.yaml) against golden
-listings, the kubelet's errors and its rate limit.
+listings (v1 and the legacy v1alpha1 on the same socket), the kubelet's
+errors and its rate limit. The topology-policy examples add devices.
 
 Each example is played on a node exactly as ``podnuma simulate`` plays it;
 the server then answers from that node. The golden files were reviewed by
@@ -25,6 +26,8 @@ from podnuma.api.pod import Pod
 from podnuma.grpc import client
 from podnuma.grpc.convert import allocatable_doc, pod_resources_doc
 from podnuma.grpc.podresources.v1 import api_pb2 as pb
+from podnuma.grpc.podresources.v1alpha1 import api_pb2 as alpha_pb
+from podnuma.grpc.podresources.v1alpha1 import api_pb2_grpc as alpha_grpc
 from podnuma.grpc.provider import NodeProvider
 from podnuma.grpc.ratelimit import TokenBucket
 from podnuma.grpc.server import serve_unix
@@ -34,7 +37,10 @@ from podnuma.scenario.load import load_scenario
 from podnuma.scenario.run import run_scenario
 
 ROOT = Path(__file__).resolve().parents[2]
-EXAMPLES = sorted((ROOT / "examples" / "pod-level").glob("*.yaml"))
+# The KEP-5526 examples, and the topology-policy examples (they have devices).
+EXAMPLES = sorted((ROOT / "examples" / "pod-level").glob("*.yaml")) + sorted(
+    (ROOT / "examples" / "topology").glob("*.yaml")
+)
 GOLDEN = Path(__file__).parent / "golden"
 
 
@@ -73,14 +79,26 @@ def answers(sock: Path, pods: list[Pod]) -> dict[str, Any]:
             for p in pods
         }
         alloc = client.allocatable(stub)
+    with grpc.insecure_channel(f"unix:{sock}") as channel:
+        legacy = alpha_grpc.PodResourcesListerStub(channel).List(alpha_pb.ListPodResourcesRequest(), timeout=10)
     return {
+        "v1alpha1": [
+            {
+                "name": p.name,
+                "namespace": p.namespace,
+                "containers": {
+                    c.name: [[d.resource_name, list(d.device_ids)] for d in c.devices] for c in p.containers
+                },
+            }
+            for p in legacy.pod_resources
+        ],
         "list": [pod_resources_doc(p) for p in listed.pod_resources],
         "get": got,
         "allocatable": allocatable_doc(alloc),
     }
 
 
-@pytest.mark.parametrize("example", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+@pytest.mark.parametrize("example", EXAMPLES, ids=[f"{p.parent.name}/{p.stem}" for p in EXAMPLES])
 def test_kep_example_over_the_socket(example: Path, sock_dir: Path) -> None:
     node, pods = played(example)
     sock = sock_dir / "kubelet.sock"
@@ -97,8 +115,17 @@ def test_kep_example_over_the_socket(example: Path, sock_dir: Path) -> None:
     # Get answers for each listed pod exactly what List says of it.
     for entry in got["list"]:
         assert got["get"][f"{entry['namespace']}/{entry['name']}"] == entry
+    # v1alpha1 lists every known pod (Get's), app containers only, with
+    # the same devices as v1.
+    assert sorted(f"{p['namespace']}/{p['name']}" for p in got["v1alpha1"]) == sorted(got["get"])
+    for p in got["v1alpha1"]:
+        v1 = got["get"][f"{p['namespace']}/{p['name']}"]
+        for name, devs in p["containers"].items():
+            (c,) = [c for c in v1["containers"] if c["name"] == name]
+            assert devs == [[d["resourceName"], d["deviceIds"]] for d in c["devices"]]
 
-    golden = GOLDEN / f"{example.stem}.json"
+    prefix = "" if example.parent.name == "pod-level" else "topology-"
+    golden = GOLDEN / f"{prefix}{example.stem}.json"
     if os.environ.get("PODNUMA_UPDATE_GOLDEN") == "1":
         golden.write_text(json.dumps(got, indent=2) + "\n")
     assert got == json.loads(golden.read_text())
@@ -203,3 +230,14 @@ def test_stale_socket_replaced_and_regular_file_refused(sock_dir: Path) -> None:
     plain.write_text("x")
     with pytest.raises(FileExistsError):
         serve_unix(plain, NodeProvider.of(node, pods))
+
+
+def test_socket_path_too_long_is_an_input_error(sock_dir: Path) -> None:
+    from podnuma.errors import InputError
+
+    node, pods = played(ROOT / "examples" / "pod-level" / "pod-scope-1-shared.yaml")
+    long = sock_dir / ("d" * 60) / ("s" * 60 + ".sock")
+    with pytest.raises(InputError) as err:
+        serve_unix(long, NodeProvider.of(node, pods))
+    assert "longer than the 107 a unix socket address holds" in str(err.value)
+    assert not long.parent.exists()

@@ -114,4 +114,4 @@ class StateDir:
         return n
 
     def write_status(self, data: bytes) -> None:
-        atomic_write(self.path / STATUS_FILE, data)
+        atomic_write(self.path / STATUS_FILE, data, mode=0o644)  # for any user to read

@@ -13,12 +13,22 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 
 from podnuma.api.pod import Pod
 from podnuma.node import Node
-from podnuma.podresources import AllocatableResources, PodResources
+from podnuma.podresources import AllocatableResources, ContainerDevices, PodResources
 
-__all__ = ["NodeProvider"]
+__all__ = ["NodeProvider", "PodDevices"]
+
+
+@dataclass(frozen=True)
+class PodDevices:
+    """A pod as the v1alpha1 API lists it: app containers and their devices."""
+
+    name: str
+    namespace: str
+    containers: tuple[tuple[str, tuple[ContainerDevices, ...]], ...]
 
 
 class NodeProvider:
@@ -54,6 +64,25 @@ class NodeProvider:
                 if pod.namespace == namespace and pod.name == name:
                     return node.pod_resources_of(pod)
             return None
+
+    def list_all_pod_devices(self) -> Sequence[PodDevices]:
+        """The legacy v1alpha1 ``List``: every pod the node knows (``GetPods``,
+        not only active ones), its app containers and their devices."""
+        with self._lock:
+            node = self._node_fn()
+            running = {p.uid for p in node.pod_resources()}
+            known = {p.uid: p for p in self._known_fn()}
+            pods = [p for p in known.values() if p.uid in running] + [
+                p for p in known.values() if p.uid not in running
+            ]
+            return [
+                PodDevices(
+                    p.name,
+                    p.namespace,
+                    tuple((c.name, node.container_devices(p.uid, c.name)) for c in p.containers),
+                )
+                for p in pods
+            ]
 
     def allocatable_resources(self) -> AllocatableResources:
         with self._lock:
