@@ -38,8 +38,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from podnuma.agent.manifests import list_manifest_files, read_manifest
 from podnuma.cm.checkpoint import CheckpointError
 from podnuma.cm.cpumanager.checkpoint import CPUCheckpointData, decode_cpu_checkpoint
@@ -198,7 +196,7 @@ def verify(a: AgentProcess, figures: Figures, before_kill: CPUCheckpointData | N
         assert mem_shape(mem, uid) == mem_shape(fmem, uid), uid
 
 
-def test_sigkill_at_random_points(capsys: pytest.CaptureFixture[str]) -> None:
+def test_sigkill_at_random_points(record_property: Any) -> None:
     changes = int(os.environ.get("PODNUMA_CRASH_CHANGES", "1000"))
     seed = int(os.environ.get("PODNUMA_CRASH_SEED", "5526"))
     rng = random.Random(seed)
@@ -250,8 +248,8 @@ def test_sigkill_at_random_points(capsys: pytest.CaptureFixture[str]) -> None:
             a.kill()
         elapsed = time.monotonic() - started
         report = {**vars(figures), "seed": seed, "seconds": round(elapsed, 1)}
-        with capsys.disabled():
-            print("\ncrash test: " + ", ".join(f"{k}={v}" for k, v in report.items()))
+        # Printed by tests/agent/conftest.py at the end of the run.
+        record_property("crash_figures", ", ".join(f"{k}={v}" for k, v in report.items()))
         out = os.environ.get("PODNUMA_CRASH_REPORT")
         if out:
             Path(out).write_text(json.dumps(report, indent=2) + "\n")
