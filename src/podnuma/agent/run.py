@@ -147,7 +147,13 @@ def run_agent(
                 "Serving the PodResources API", extra=kv(socket=str(opts.podresources_socket))
             )
         if opts.metrics_port is not None:
-            metrics_server = metrics.serve(opts.metrics_port, opts.metrics_address)
+            try:
+                metrics_server = metrics.serve(opts.metrics_port, opts.metrics_address)
+            except OSError as e:
+                raise InputError(
+                    f"--metrics-port: cannot listen on {opts.metrics_address}:{opts.metrics_port}: "
+                    f"{e.strerror or e}"
+                ) from None
             port = getattr(metrics_server, "server_port", opts.metrics_port)
             logger.info(
                 "Serving metrics",
