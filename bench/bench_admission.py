@@ -23,7 +23,7 @@ from pathlib import Path
 
 from podnuma.api.kubeletconfig import load_kubelet_config
 from podnuma.api.pod import parse_pod
-from podnuma.machine.discover import load_node
+from podnuma.inputs.discover import load_node
 from podnuma.node import Node
 
 SIZES = (1, 2, 4, 8, 3, 16, 2, 6, 1, 12)

@@ -18,8 +18,8 @@ import time
 
 from podnuma.cm.topologymanager.bitmask import BitMask
 from podnuma.cm.topologymanager.hint import TopologyHint
+from podnuma.cm.topologymanager.new_manager import new_policy
 from podnuma.cm.topologymanager.numa_info import NUMAInfo
-from podnuma.cm.topologymanager.policy import new_policy
 from podnuma.cm.topologymanager.policy_options import PolicyOptions
 
 NODES = 8

@@ -55,7 +55,7 @@ from podnuma.cm.memorymanager.memory_manager import new_memory_manager
 from podnuma.cm.memorymanager.state import Block
 from podnuma.cm.topologymanager.hint import TopologyHint
 from podnuma.cm.topologymanager.manager import HintTrail, ProviderHints, TopologyManager
-from podnuma.cm.topologymanager.policy import new_topology_policy
+from podnuma.cm.topologymanager.new_manager import new_topology_policy
 from podnuma.errors import InputError
 from podnuma.machine.cpuset import CPUSet
 from podnuma.machine.topology import Machine
@@ -319,7 +319,10 @@ class Node:
             default_cpuset=self.cpu.state.get_default_cpuset(),
             hints=_hint_records(trail),
             pod_resources=self.pod_resources(),
-            merged=tuple(MergedHint(c, h, a) for c, h, a in trail.merged),
+            merged=tuple(
+                MergedHint(c, h, a, tr)
+                for (c, h, a), tr in zip(trail.merged, trail.traces, strict=True)
+            ),
             failed_stage=None if result.admit or failed is None else failed[0],
             failed_container=None if result.admit or failed is None else failed[1],
         )

@@ -17,7 +17,7 @@ from podnuma.agent.manifests import read_manifest
 from podnuma.agent.state import StateDir
 from podnuma.cm.cpumanager.checkpoint import decode_cpu_checkpoint
 from podnuma.errors import KubeletStartupError
-from podnuma.whatif.inputs import load_config_file, load_node_file
+from podnuma.inputs.pods import load_config_file, load_node_file
 from tests.agent.helpers import KUBELET_YAML, NODE_YAML, example_pod, write_manifest
 
 

@@ -27,9 +27,9 @@ from podnuma.cgroups.plan import (
     systemd_path,
 )
 from podnuma.errors import InputError
+from podnuma.inputs.scenario import load_scenario, load_scenario_text
 from podnuma.machine.cpuset import CPUSet
 from podnuma.results import ContainerResult
-from podnuma.scenario.load import load_scenario, load_scenario_text
 
 HERE = Path(__file__).parent
 FULL = HERE / "full.yaml"

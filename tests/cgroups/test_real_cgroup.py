@@ -30,8 +30,8 @@ from podnuma.cgroups import (
 from podnuma.cgroups.apply import is_cgroupfs
 from podnuma.cgroups.plan import CgroupNode
 from podnuma.cli.node import discover_document
+from podnuma.inputs.scenario import load_scenario_text
 from podnuma.machine.cpuset import CPUSet
-from podnuma.scenario.load import load_scenario_text
 
 from .conftest import REAL_CGROUP_REPORT
 

@@ -19,7 +19,7 @@ from podnuma.cm.cpumanager.checkpoint import (
     decode_cpu_checkpoint,
     encode_cpu_checkpoint,
 )
-from podnuma.scenario.load import load_scenario
+from podnuma.inputs.scenario import load_scenario
 from podnuma.scenario.run import run_scenario
 
 from ..scenario.helpers import base, pod, write
@@ -201,12 +201,12 @@ def test_version() -> None:
 
 
 def test_unexpected_errors_exit_1(monkeypatch: pytest.MonkeyPatch, scenario_path: Path) -> None:
-    import podnuma.scenario.run as run
+    import podnuma.cli.simulate as simulate
 
     def boom(_s: object) -> None:
         raise RuntimeError("kaboom")
 
-    monkeypatch.setattr(run, "run_scenario", boom)
+    monkeypatch.setattr(simulate, "run_scenario", boom)
     monkeypatch.delenv("PODNUMA_DEBUG", raising=False)
     result = CliRunner().invoke(cli, ["simulate", str(scenario_path)])
     assert result.exit_code == 1

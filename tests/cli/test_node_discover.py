@@ -16,8 +16,8 @@ from click.testing import CliRunner
 
 from podnuma.cli import cli
 from podnuma.errors import InputError
-from podnuma.machine.discover import load_node
-from podnuma.scenario.load import load_scenario
+from podnuma.inputs.discover import load_node
+from podnuma.inputs.scenario import load_scenario
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = REPO_ROOT.parent / "shared" / "fixtures" / "sysfs"

@@ -16,9 +16,9 @@ from podnuma.cli import cli
 from podnuma.cm.cpumanager.checkpoint import CPUCheckpointData, encode_cpu_checkpoint
 from podnuma.cm.memorymanager.checkpoint import MemoryCheckpointData, encode_memory_checkpoint
 from podnuma.cm.memorymanager.state import Block, MemoryTable, NUMANodeState
+from podnuma.inputs.scenario import load_scenario
 from podnuma.inputs.state import read_state_dir
 from podnuma.machine.cpuset import CPUSet
-from podnuma.scenario.load import load_scenario
 from podnuma.scenario.run import run_scenario
 
 REPO = Path(__file__).resolve().parents[2]

@@ -31,9 +31,9 @@ from podnuma.grpc.podresources.v1alpha1 import api_pb2_grpc as alpha_grpc
 from podnuma.grpc.provider import NodeProvider
 from podnuma.grpc.ratelimit import TokenBucket
 from podnuma.grpc.server import serve_unix
+from podnuma.inputs.scenario import load_scenario
 from podnuma.node import Node
 from podnuma.scenario.document import build_document
-from podnuma.scenario.load import load_scenario
 from podnuma.scenario.run import run_scenario
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from podnuma.api.pod import FeatureGateView, Pod, parse_pod
 from podnuma.errors import InputError
-from podnuma.scenario.load import parse_document
+from podnuma.inputs.documents import parse_document
 
 __all__ = ["MAX_MANIFEST_BYTES", "Manifest", "list_manifest_files", "read_manifest"]
 

@@ -27,9 +27,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from podnuma.cm.memorymanager.state import Block
+from podnuma.inputs.discover.export import bytes_quantity
 from podnuma.inputs.state import PodRef, StateFiles
 from podnuma.machine.cpuset import CPUSet
-from podnuma.machine.discover.export import bytes_quantity
 from podnuma.machine.topology import Machine
 
 __all__ = ["ContainerState", "PodState", "Issue", "StateReport", "inspect_state"]

@@ -19,11 +19,12 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Protocol
 
 from podnuma.errors import KubeletStartupError
 
 __all__ = [
+    "FeatureGateReader",
     "Maturity",
     "FeatureSpec",
     "FeatureGates",
@@ -206,6 +207,14 @@ def _aggregate(errors: list[str]) -> str:
     if len(seen) == 1:
         return seen[0]
     return "[" + ", ".join(seen) + "]"
+
+
+class FeatureGateReader(Protocol):
+    """What the engine reads from the feature gates (``featuregate.FeatureGate``'s
+    ``Enabled``); :class:`FeatureGates` is the implementation. Declared once:
+    every manager takes this."""
+
+    def enabled(self, name: str) -> bool: ...
 
 
 class FeatureGates:

@@ -40,8 +40,8 @@ from podnuma.api.quantity import (
     quantity_from_manifest,
 )
 from podnuma.errors import InputError, KubeletStartupError
-from podnuma.gostrconv import go_quote, parse_go_cpuset
-from podnuma.machine.cpuset import CPUSet
+from podnuma.golang.strconv import go_quote
+from podnuma.machine.cpuset import CPUSet, parse_go_cpuset
 
 __all__ = [
     "API_VERSION",

@@ -12,7 +12,7 @@ Python API (used by ``podnuma cgroups`` and by the node agent's
     for op in report.operations: print(op)
 
 - :func:`plan_cgroups` (pure): ``scenario`` is a loaded
-  :class:`~podnuma.scenario.load.Scenario`, ``run`` its
+  :class:`~podnuma.inputs.scenario.Scenario`, ``run`` its
   :class:`~podnuma.scenario.run.RunResult` (run here when ``None``);
   ``step`` is the 0-based step after which to plan (default: the last);
   ``cgroup_root`` the kubelet's ``--cgroup-root`` as components (``()`` for

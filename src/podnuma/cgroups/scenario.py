@@ -9,8 +9,8 @@ from podnuma.api.pod import Pod
 from podnuma.api.quantity import Quantity
 from podnuma.cgroups.plan import CgroupPlan, Driver, NodeFacts, plan_from_pods, running_pods
 from podnuma.errors import InputError
+from podnuma.inputs.scenario import Scenario
 from podnuma.machine.topology import Machine
-from podnuma.scenario.load import Scenario
 from podnuma.scenario.run import RunResult, run_scenario
 
 __all__ = ["node_facts", "plan_cgroups"]

@@ -101,7 +101,7 @@ def agent_command(
             raise InputError(
                 f"podnuma agent needs the 'agent' extra (pip install 'podnuma[agent]'): {e}"
             ) from None
-        from podnuma.whatif.inputs import (
+        from podnuma.inputs.pods import (
             default_config,
             default_machine,
             load_config_file,

@@ -44,12 +44,12 @@ def _common(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 def _plan(scenario: Path, step: int | None, driver: str, version: str, cgroup_root: str) -> Any:
     from podnuma.cgroups import plan_cgroups
-    from podnuma.scenario.load import load_scenario
+    from podnuma.inputs.scenario import load_scenario
 
     if str(scenario) == "-":
         import sys
 
-        from podnuma.scenario.load import load_scenario_text
+        from podnuma.inputs.scenario import load_scenario_text
 
         loaded = load_scenario_text(sys.stdin.read(), name="<stdin>", base_dir=Path.cwd())
     else:
@@ -69,8 +69,8 @@ def plan_command(
 ) -> None:
     """Print the cgroup tree and values after a step of SCENARIO."""
     from podnuma.cgroups.plan import plan_document
+    from podnuma.cgroups.text import render_plan_text
     from podnuma.cli.app import _guard
-    from podnuma.render.cgroups import render_plan_text
 
     plan = _guard(lambda: _plan(scenario, step, driver, cgroup_version, cgroup_root))
     if output == "table":

@@ -26,9 +26,9 @@ def node_group() -> None:
 def discover_document(root: Path, name: str | None) -> dict[str, object]:
     """``{"node": {...}}`` for the sysfs tree at ``root``."""
     from podnuma.errors import InputError
-    from podnuma.machine.discover.export import node_document
-    from podnuma.machine.discover.machineinfo import build_machine
-    from podnuma.machine.discover.sysfs import offline_cpus, read_sysfs
+    from podnuma.inputs.discover.export import node_document
+    from podnuma.inputs.discover.machineinfo import build_machine
+    from podnuma.inputs.discover.sysfs import offline_cpus, read_sysfs
 
     try:
         info = read_sysfs(root)

@@ -69,7 +69,7 @@ def inspect_command(
         machine = None
         if sysfs is not None:
             from podnuma.cli.node import discover_document
-            from podnuma.machine.discover import load_node
+            from podnuma.inputs.discover import load_node
 
             node_doc = discover_document(sysfs, None)["node"]
             assert isinstance(node_doc, dict)

@@ -8,8 +8,11 @@ everywhere): set algebra, sorted listing and the Linux list format
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from typing import Final
 
-__all__ = ["CPUSet", "CPUSetParseError"]
+from podnuma.golang.strconv import go_atoi, go_quote
+
+__all__ = ["CPUSet", "CPUSetParseError", "MAX_CPU_ID", "parse_go_cpuset"]
 
 
 class CPUSetParseError(ValueError):
@@ -188,3 +191,31 @@ def _parse_id(token: str, text: str) -> int:
 
 
 EMPTY = CPUSet()
+
+
+#: The largest CPU id podnuma accepts in a list (the kubelet would try to
+#: build a set of that size and run out of memory).
+MAX_CPU_ID: Final = (1 << 20) - 1
+
+
+def parse_go_cpuset(text: str) -> CPUSet:
+    """``cpuset.Parse`` as the kubelet calls it: ``ValueError`` with Go's messages
+    (``strconv.Atoi: parsing "x": invalid syntax``, ``invalid range "3-1"
+    (3 > 1)``)."""
+    if text == "":
+        return CPUSet()
+    mask = 0
+    for part in text.split(","):
+        bounds = part.split("-", 1)
+        if len(bounds) == 1:
+            lo = hi = go_atoi(bounds[0])
+        else:
+            lo = go_atoi(bounds[0])
+            hi = go_atoi(bounds[1])
+            if lo > hi:
+                raise ValueError(f"invalid range {go_quote(part)} ({lo} > {hi})")
+        if lo < 0 or hi > MAX_CPU_ID:
+            # lo < 0 cannot happen (a leading '-' splits the range)
+            raise ValueError(f"CPU id out of the range podnuma supports in {go_quote(part)}")
+        mask |= ((1 << (hi - lo + 1)) - 1) << lo
+    return CPUSet.from_mask(mask)

@@ -11,6 +11,7 @@ stable.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import IO
 
 from rich import box
@@ -22,13 +23,22 @@ from podnuma.cm.topologymanager.hint import TopologyHint
 from podnuma.machine.cpuset import CPUSet
 from podnuma.results import ContainerResult, MemoryBlock, StepResult
 from podnuma.scenario.run import RunResult
+from podnuma.units import format_bytes
 
-__all__ = ["make_console", "render_table", "table_renderable", "format_size", "print_renderable"]
+__all__ = [
+    "capture",
+    "format_size",
+    "make_console",
+    "print_renderable",
+    "render_run",
+    "render_table",
+    "table_renderable",
+    "to_text",
+]
 
 PLAIN_WIDTH = 120
 POD_COLUMN_MAX = 32
 
-_UNITS = (("Ti", 1 << 40), ("Gi", 1 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10))
 
 
 def make_console(file: IO[str] | None = None, *, width: int | None = None) -> Console:
@@ -50,12 +60,7 @@ def make_console(file: IO[str] | None = None, *, width: int | None = None) -> Co
 
 def format_size(n: int) -> str:
     """Bytes as the largest exact binary unit (``2Gi``, ``1536Mi``)."""
-    if n == 0:
-        return "0"
-    for suffix, size in _UNITS:
-        if n % size == 0:
-            return f"{n // size}{suffix}"
-    return str(n)
+    return format_bytes(n)
 
 
 def _cpus(s: CPUSet) -> str:
@@ -317,3 +322,28 @@ def print_renderable(console: Console, renderable: RenderableType) -> None:
 def render_table(result: RunResult, console: Console | None = None) -> None:
     """Print the run as tables on ``console`` (default: stdout)."""
     print_renderable(console or make_console(), table_renderable(result))
+
+
+def to_text(renderable: RenderableType, console: Console | None = None) -> str:
+    """``renderable`` as the text :func:`print_renderable` would write on
+    ``console`` (default: one for stdout): with colour codes on a terminal,
+    plain and without trailing padding otherwise."""
+    return capture(lambda c: c.print(renderable), console)
+
+
+def capture(draw: Callable[[Console], None], console: Console | None = None) -> str:
+    """What ``draw`` prints on ``console`` (default: one for stdout), as
+    text: with colour codes on a terminal, plain and without trailing
+    padding otherwise."""
+    console = console or make_console()
+    with console.capture() as captured:
+        draw(console)
+    text = captured.get()
+    if console.is_terminal:
+        return text
+    return "".join(line.rstrip() + "\n" for line in text.splitlines())
+
+
+def render_run(result: RunResult, *, wide: bool = False, console: Console | None = None) -> str:
+    """The run as tables, as text for ``console`` (default: stdout's)."""
+    return to_text(table_renderable(result), console)

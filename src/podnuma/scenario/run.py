@@ -15,11 +15,11 @@ from typing import Any
 
 from podnuma.cm.checkpoint import CheckpointError
 from podnuma.errors import InputError, KubeletStartupError
+from podnuma.inputs.scenario import Scenario, Step
+from podnuma.inputs.startup import StartupFailure, startup_failure
 from podnuma.machine.topology import Machine
 from podnuma.node import Node
 from podnuma.results import NodeSummary, StepResult
-from podnuma.scenario.load import Scenario, Step
-from podnuma.scenario.startup import StartupFailure, startup_failure
 
 __all__ = ["RunResult", "StartupFailure", "run_scenario"]
 

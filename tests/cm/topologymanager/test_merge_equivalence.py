@@ -57,3 +57,33 @@ def test_eight_numa_three_providers_all_hints() -> None:
     info = NUMAInfo.of(list(range(8)))
     merged = HintMerger(info, [provider, provider, provider], "best-effort", PolicyOptions()).merge()
     assert merged == TopologyHint(BitMask.of(0), True)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    hints=st.lists(st.lists(_hint(), min_size=0, max_size=4), min_size=0, max_size=3),
+    distances=_distances(),
+    closest=st.booleans(),
+)
+def test_recorded_candidates_are_the_permutations_merges_best_first(
+    hints: list[list[TopologyHint]], distances: dict[int, list[int]], closest: bool
+) -> None:
+    """The trace holds the distinct non-empty merged hints of every
+    permutation (as the literal walk computes them), the winner first."""
+    from itertools import product
+
+    from podnuma.cm.topologymanager.policy import merge_permutation
+
+    info = NUMAInfo.of(list(range(NODES)), distances)
+    merger = HintMerger(info, hints, "best-effort", PolicyOptions(prefer_closest_numa=closest))
+    best = merger.merge()
+    default = info.default_affinity_mask()
+    walked = {
+        merge_permutation(default, list(p)) for p in product(*hints)
+    } if all(hints) else set()
+    walked = {h for h in walked if h.numa_node_affinity is not None and h.numa_node_affinity.count()}
+    trace = merger.trace()
+    assert set(trace.candidates) == walked
+    assert trace.filtered == tuple(tuple(lst) for lst in hints)
+    if trace.candidates:
+        assert trace.candidates[0] == best

@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
+from podnuma.api.featuregates import FeatureGateReader
 from podnuma.api.pod import Container, Pod
 from podnuma.api.qos import (
     GUARANTEED,
@@ -43,14 +44,12 @@ from podnuma.cm.cpumanager.cpu_assignment import (
 )
 from podnuma.cm.cpumanager.policy import (
     RESOURCE_CPU,
-    AffinityStore,
     CPUManagerAdmissionError,
     SMTAlignmentError,
     TopologyHints,
     UnexpectedAdmissionError,
 )
 from podnuma.cm.cpumanager.policy_options import (
-    GateReader,
     StaticPolicyOptions,
     go_quote,
     new_static_policy_options,
@@ -59,6 +58,7 @@ from podnuma.cm.cpumanager.policy_options import (
 from podnuma.cm.cpumanager.state import CPUManagerState
 from podnuma.cm.topologymanager.bitmask import BitMask, iterate_bit_masks
 from podnuma.cm.topologymanager.hint import TopologyHint
+from podnuma.cm.topologymanager.store import Store
 from podnuma.errors import KubeletStartupError
 from podnuma.machine.cpuset import EMPTY, CPUSet
 from podnuma.machine.topology import CPUTopology, TopologyError
@@ -104,9 +104,9 @@ class StaticPolicy:
         topology: CPUTopology,
         num_reserved_cpus: int,
         reserved_cpus: CPUSet,
-        affinity: AffinityStore,
+        affinity: Store,
         options: StaticPolicyOptions,
-        gates: GateReader,
+        gates: FeatureGateReader,
     ) -> None:
         self.topology = topology
         self.affinity = affinity
@@ -730,9 +730,9 @@ def new_static_policy(
     topology: CPUTopology,
     num_reserved_cpus: int,
     reserved_cpus: CPUSet,
-    affinity: AffinityStore,
+    affinity: Store,
     options: Mapping[str, str] | None,
-    gates: GateReader,
+    gates: FeatureGateReader,
     *,
     topology_manager_policy: str = "none",
 ) -> StaticPolicy:

@@ -28,8 +28,9 @@ out as ``hugepages-*`` before ``memory``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Final, Protocol
+from typing import Final
 
+from podnuma.api.featuregates import FeatureGateReader
 from podnuma.api.pod import Container, Pod
 from podnuma.api.qos import (
     GUARANTEED,
@@ -40,7 +41,7 @@ from podnuma.api.qos import (
 from podnuma.api.quantity import Quantity
 from podnuma.api.resources import is_pod_level_resources_set
 from podnuma.cm.admission import EmptyPodSharedPoolError
-from podnuma.cm.memorymanager.policy import AffinityStore, MemoryManagerError, TopologyHints
+from podnuma.cm.memorymanager.policy import MemoryManagerError, TopologyHints
 from podnuma.cm.memorymanager.state import (
     RESOURCE_MEMORY,
     Block,
@@ -51,6 +52,7 @@ from podnuma.cm.memorymanager.state import (
 )
 from podnuma.cm.topologymanager.bitmask import BitMask, iterate_bit_masks
 from podnuma.cm.topologymanager.hint import TopologyHint
+from podnuma.cm.topologymanager.store import Store
 from podnuma.errors import KubeletStartupError
 from podnuma.machine.topology import NUMANode
 
@@ -98,9 +100,6 @@ ERR_NO_EXTENSION: Final = "[memorymanager] failed to find NUMA nodes to extend t
 ERR_VIOLATES_ALLOCATIONS: Final = "[memorymanager] preferred hint violates NUMA node allocation"
 
 
-class GateReader(Protocol):
-    def enabled(self, name: str) -> bool: ...
-
 
 def hugepage_resource_name(page_size_bytes: int) -> str:
     """``HugePageResourceName`` of a BinarySI quantity of the page size."""
@@ -122,11 +121,11 @@ def _as_int64(q: Quantity) -> int:
     return value
 
 
-def _pod_level(pod: Pod, gates: GateReader) -> bool:
+def _pod_level(pod: Pod, gates: FeatureGateReader) -> bool:
     return gates.enabled(GATE_POD_LEVEL_RESOURCE_MANAGERS) and is_pod_level_resources_set(pod)
 
 
-def get_container_requested_resources(pod: Pod, container: Container, gates: GateReader) -> dict[str, int]:
+def get_container_requested_resources(pod: Pod, container: Container, gates: FeatureGateReader) -> dict[str, int]:
     """``getContainerRequestedResources``: memory and hugepage requests in
     bytes (a pod-level pod's container that is not Guaranteed-equivalent
     gets none). Raises ``MemoryManagerError`` for a fractional quantity."""
@@ -141,7 +140,7 @@ def get_container_requested_resources(pod: Pod, container: Container, gates: Gat
     return out
 
 
-def get_pod_requested_resources(pod: Pod, gates: GateReader) -> dict[str, int]:
+def get_pod_requested_resources(pod: Pod, gates: FeatureGateReader) -> dict[str, int]:
     """``getPodRequestedResources``: the pod-level requests when the pod sets
     them (gate on), else per resource max(app containers + sidecars, every
     regular init container + the sidecars declared before it). Only the
@@ -276,8 +275,8 @@ class StaticPolicy:
         self,
         numa_nodes: Sequence[NUMANode],
         system_reserved: SystemReservedMemory,
-        affinity: AffinityStore,
-        gates: GateReader,
+        affinity: Store,
+        gates: FeatureGateReader,
     ) -> None:
         self.numa_nodes = tuple(numa_nodes)
         self.system_reserved = {nid: dict(res) for nid, res in system_reserved.items()}
@@ -894,8 +893,8 @@ def _affinities_equal(a: Sequence[int], b: Sequence[int]) -> bool:
 def new_static_policy(
     numa_nodes: Sequence[NUMANode],
     system_reserved: SystemReservedMemory,
-    affinity: AffinityStore,
-    gates: GateReader,
+    affinity: Store,
+    gates: FeatureGateReader,
 ) -> StaticPolicy:
     """``NewPolicyStatic``: the reserved memory (type ``memory``) summed over
     the NUMA nodes must be positive (``KubeletStartupError``)."""

@@ -3,11 +3,10 @@
 Mirrors ``pkg/kubelet/cm/topologymanager/policy.go`` (v1.37): the ``Policy``
 interface, ``mergePermutation``, ``filterProvidersHints``, ``narrowestHint``,
 ``maxOfMinAffinityCounts``, ``HintMerger`` (``compare`` / ``Merge``) and
-``iterateAllProviderTopologyHints``; plus the parts of ``NewManager``
-(``topology_manager.go``) that pick the policy: the NUMA-count limit and the
-"unknown policy" error. The four policies live in ``policy_none.py``,
+``iterateAllProviderTopologyHints``. The four policies live in ``policy_none.py``,
 ``policy_best_effort.py``, ``policy_restricted.py`` and
-``policy_single_numa_node.py``.
+``policy_single_numa_node.py``; ``new_manager.py`` picks one as
+``NewManager`` does.
 
 Hints: a provider returns ``resource -> hints``; ``None`` for the whole map
 or for one resource's list (Go nil) means "no preference", an empty list
@@ -17,20 +16,18 @@ means "no possible placement" — they merge differently.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from podnuma.cm.topologymanager.bitmask import BitMask
 from podnuma.cm.topologymanager.hint import TopologyHint
 from podnuma.cm.topologymanager.numa_info import NUMAInfo
 from podnuma.cm.topologymanager.policy_options import (
-    FeatureGateReader,
     PolicyOptions,
-    new_policy_options,
 )
-from podnuma.errors import KubeletStartupError
 
 if TYPE_CHECKING:
-    from podnuma.machine.topology import Machine
+    pass
 
 __all__ = [
     "POLICY_NONE",
@@ -41,14 +38,13 @@ __all__ = [
     "ProvidersHints",
     "Policy",
     "HintMerger",
+    "MergeTrace",
+    "merge_traced",
     "merge_permutation",
     "filter_providers_hints",
     "narrowest_hint",
     "max_of_min_affinity_counts",
     "iterate_all_provider_topology_hints",
-    "new_policy",
-    "check_numa_count",
-    "new_topology_policy",
     "POLICY_NAMES",
     "validate_policy_name",
 ]
@@ -64,6 +60,23 @@ POLICY_NAMES = (POLICY_NONE, POLICY_BEST_EFFORT, POLICY_RESTRICTED, POLICY_SINGL
 # one list) is Go's nil; an empty list is Go's empty non-nil slice.
 ProviderHints = Mapping[str, Sequence[TopologyHint] | None] | None
 ProvidersHints = Sequence[ProviderHints]
+
+
+@dataclass(frozen=True, slots=True)
+class MergeTrace:
+    """What a policy's ``Merge`` worked on, recorded for explanations (the
+    kubelet keeps none of it): the hint lists after filtering (one per
+    provider and resource, ``filterProvidersHints`` and, for
+    single-numa-node, ``filterSingleNumaHints``), the distinct merged hints
+    the permutations produced (the candidates ``compare`` chose among, best
+    first), the target width of non-preferred merges
+    (``maxOfMinAffinityCounts``) and whether ties went to the closest NUMA
+    nodes."""
+
+    filtered: tuple[tuple[TopologyHint, ...], ...]
+    candidates: tuple[TopologyHint, ...]
+    target_width: int
+    use_closest: bool
 
 
 class Policy(Protocol):
@@ -179,7 +192,9 @@ def iterate_all_provider_topology_hints(
 class HintMerger:
     """``HintMerger``: finds the best merged hint over all permutations."""
 
-    __slots__ = ("numa_info", "hints", "best_non_preferred_affinity_count", "_use_closest")
+    __slots__ = (
+        "numa_info", "hints", "best_non_preferred_affinity_count", "_use_closest", "candidates",
+    )
 
     def __init__(
         self,
@@ -195,6 +210,9 @@ class HintMerger:
         self.best_non_preferred_affinity_count = max_of_min_affinity_counts(hints)
         # prefer-closest-numa-nodes is ignored by single-numa-node.
         self._use_closest = policy_name != POLICY_SINGLE_NUMA_NODE and opts.prefer_closest_numa
+        # The distinct merged hints of the last merge, best first (a record
+        # for explanations; the result does not depend on it).
+        self.candidates: tuple[TopologyHint, ...] = ()
 
     def compare_numa_affinity_masks(self, current: TopologyHint, candidate: TopologyHint) -> TopologyHint:
         """``CompareNUMAAffinityMasks``: equal masks keep ``current``; else
@@ -276,6 +294,7 @@ class HintMerger:
             ]
             for hints in self.hints
         ]
+        self.candidates = ()
         if any(not lst for lst in lists):
             return TopologyHint(default, False)  # a provider without hints: no permutation
         none_yet = True  # every hint so far nil and preferred
@@ -316,11 +335,37 @@ class HintMerger:
         candidates += [(dmask & m, True) for m in common]
         candidates += [(m, False) for m in masks]
         best: TopologyHint | None = None
+        seen: list[TopologyHint] = []
         for mask, preferred in sorted(set(candidates)):
-            best = self.compare(best, TopologyHint(BitMask.from_int(mask), preferred))
+            hint = TopologyHint(BitMask.from_int(mask), preferred)
+            seen.append(hint)
+            best = self.compare(best, hint)
+        self.candidates = tuple(self._ranked(seen))
         if best is None:
             return TopologyHint(default, False)
         return best
+
+    def _ranked(self, hints: list[TopologyHint]) -> list[TopologyHint]:
+        """``hints`` without empty masks, best first by ``compare``."""
+        rest = [h for h in hints if h.numa_node_affinity is not None and h.numa_node_affinity.count()]
+        out: list[TopologyHint] = []
+        while rest:
+            best: TopologyHint | None = None
+            for h in rest:
+                best = self.compare(best, h)
+            assert best is not None
+            out.append(best)
+            rest = [h for h in rest if h is not best]
+        return out
+
+    def trace(self) -> MergeTrace:
+        """The record of the last :meth:`merge`."""
+        return MergeTrace(
+            filtered=tuple(tuple(lst) for lst in self.hints),
+            candidates=self.candidates,
+            target_width=self.best_non_preferred_affinity_count,
+            use_closest=self._use_closest,
+        )
 
     def merge_naive(self) -> TopologyHint:
         """The literal permutation walk (reference for tests)."""
@@ -338,24 +383,16 @@ class HintMerger:
         return result
 
 
-def new_policy(name: str, numa_info: NUMAInfo, opts: PolicyOptions) -> Policy:
-    """The policy switch of ``NewManager``. Unknown names fail with the
-    kubelet's ``unknown policy: "<name>"``."""
-    from podnuma.cm.topologymanager.policy_best_effort import BestEffortPolicy
-    from podnuma.cm.topologymanager.policy_none import NonePolicy
-    from podnuma.cm.topologymanager.policy_restricted import RestrictedPolicy
-    from podnuma.cm.topologymanager.policy_single_numa_node import SingleNumaNodePolicy
-
-    if name == POLICY_NONE:
-        return NonePolicy()
-    if name == POLICY_BEST_EFFORT:
-        return BestEffortPolicy(numa_info, opts)
-    if name == POLICY_RESTRICTED:
-        return RestrictedPolicy(numa_info, opts)
-    if name == POLICY_SINGLE_NUMA_NODE:
-        return SingleNumaNodePolicy(numa_info, opts)
-    # Plain %s inside literal quotes upstream (not %q).
-    raise KubeletStartupError(f'unknown policy: "{name}"')
+def merge_traced(
+    policy: Policy, providers_hints: ProvidersHints
+) -> tuple[TopologyHint, bool, MergeTrace | None]:
+    """``policy.Merge`` plus its record, for policies that keep one."""
+    traced = getattr(policy, "merge_traced", None)
+    if traced is not None:
+        result: tuple[TopologyHint, bool, MergeTrace | None] = traced(providers_hints)
+        return result
+    best, admit = policy.merge(providers_hints)
+    return best, admit, None
 
 
 def validate_policy_name(name: str) -> str | None:
@@ -369,33 +406,3 @@ def validate_policy_name(name: str) -> str | None:
         "invalid configuration: topologyManagerPolicy (--topology-manager-policy) "
         f'"{name}" must be one of: [{names}]'
     )
-
-
-def check_numa_count(policy_name: str, numa_info: NUMAInfo, opts: PolicyOptions) -> None:
-    """``NewManager``'s NUMA-node limit: any policy but ``none`` fails when
-    the machine has more NUMA nodes than ``max-allowable-numa-nodes``
-    (default 8). Checked before the policy name is validated."""
-    if policy_name != POLICY_NONE and len(numa_info.nodes) > opts.max_allowable_numa_nodes:
-        raise KubeletStartupError(
-            f"unsupported on machines with more than {opts.max_allowable_numa_nodes} NUMA Nodes"
-        )
-
-
-def new_topology_policy(
-    policy_name: str,
-    machine: Machine,
-    policy_options: Mapping[str, str] | None,
-    gates: FeatureGateReader,
-) -> tuple[Policy, NUMAInfo, PolicyOptions]:
-    """``NewManager``'s policy half, in upstream order: ``none``
-    short-circuits (options not even parsed), then options, NUMA info
-    (distances needed by prefer-closest-numa-nodes), the NUMA-count limit,
-    and last the policy name. Scope selection is the caller's."""
-    if policy_name == POLICY_NONE:
-        from podnuma.cm.topologymanager.policy_none import NonePolicy
-
-        return NonePolicy(), NUMAInfo.from_machine(machine), PolicyOptions()
-    opts = new_policy_options(policy_options, gates)
-    numa_info = NUMAInfo.from_machine(machine, opts)
-    check_numa_count(policy_name, numa_info, opts)
-    return new_policy(policy_name, numa_info, opts), numa_info, opts

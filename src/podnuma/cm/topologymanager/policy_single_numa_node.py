@@ -16,6 +16,7 @@ from podnuma.cm.topologymanager.numa_info import NUMAInfo
 from podnuma.cm.topologymanager.policy import (
     POLICY_SINGLE_NUMA_NODE,
     HintMerger,
+    MergeTrace,
     ProvidersHints,
     filter_providers_hints,
 )
@@ -59,11 +60,19 @@ class SingleNumaNodePolicy:
         return hint.preferred
 
     def merge(self, providers_hints: ProvidersHints) -> tuple[TopologyHint, bool]:
+        best, admit, _ = self.merge_traced(providers_hints)
+        return best, admit
+
+    def merge_traced(
+        self, providers_hints: ProvidersHints
+    ) -> tuple[TopologyHint, bool, MergeTrace]:
+        """``Merge`` and the record of what it worked on."""
         filtered = filter_providers_hints(providers_hints)
         single = filter_single_numa_hints(filtered)
-        best = HintMerger(self.numa_info, single, self.name, self.opts).merge()
+        merger = HintMerger(self.numa_info, single, self.name, self.opts)
+        best = merger.merge()
         # A merged mask covering every NUMA node (the "don't care" default)
         # is reported as a nil affinity.
         if best.numa_node_affinity == self.numa_info.default_affinity_mask():
             best = TopologyHint(None, best.preferred)
-        return best, self.can_admit_pod_result(best)
+        return best, self.can_admit_pod_result(best), merger.trace()
