@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from podnuma.cli.options import config_option, node_option
+
 __all__ = ["agent_command"]
 
 
@@ -22,19 +24,8 @@ __all__ = ["agent_command"]
     required=True,
     help="Where cpu_manager_state, memory_manager_state and the status file live (created if needed).",
 )
-@click.option(
-    "--node",
-    "node_file",
-    type=click.Path(path_type=Path, dir_okay=False),
-    default=None,
-    help="The machine: a scenario node mapping or a scenario file (default: the built-in two-socket node).",
-)
-@click.option(
-    "--kubelet-config",
-    type=click.Path(path_type=Path, dir_okay=False),
-    default=None,
-    help="A KubeletConfiguration file or a scenario file (default: the built-in static configuration).",
-)
+@node_option
+@config_option
 @click.option(
     "--podresources-socket",
     type=click.Path(path_type=Path, dir_okay=False),
@@ -77,8 +68,8 @@ __all__ = ["agent_command"]
 def agent_command(
     manifests: Path,
     state_dir: Path,
-    node_file: Path | None,
-    kubelet_config: Path | None,
+    node_file: str | None,
+    config_file: str | None,
     podresources_socket: Path | None,
     cgroup_root: Path | None,
     cgroup_driver: str,
@@ -109,7 +100,7 @@ def agent_command(
         )
 
         machine = load_node_file(node_file) if node_file is not None else default_machine()
-        config = load_config_file(kubelet_config) if kubelet_config is not None else default_config()
+        config = load_config_file(config_file) if config_file is not None else default_config()
         opts = AgentOptions(
             manifests=manifests,
             state_dir=state_dir,

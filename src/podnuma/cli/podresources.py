@@ -14,6 +14,7 @@ from typing import Any
 
 import click
 
+from podnuma.cli.options import echo, output_option
 from podnuma.errors import InputError
 
 __all__ = ["podresources_command"]
@@ -46,7 +47,7 @@ def _emit(doc: Any, output: str, table: Callable[[Any], None]) -> None:
     if output == "table":
         table(doc)
     else:
-        click.echo(dump_json(doc) if output == "json" else dump_yaml(doc), nl=False)
+        echo(dump_json(doc) if output == "json" else dump_yaml(doc))
 
 
 def _console() -> Any:
@@ -62,8 +63,8 @@ _socket = click.option(
     required=True,
     help="The PodResources unix socket (a kubelet's: /var/lib/kubelet/pod-resources/kubelet.sock).",
 )
-_output = click.option(
-    "--output", "-o", type=click.Choice(_OUTPUTS), default="table", show_default=True
+_output = output_option(
+    _OUTPUTS, "table", "table for people; json or yaml: the answer, protobuf JSON field names."
 )
 
 
