@@ -298,3 +298,27 @@ def test_polling_mode(tmp_path: Path) -> None:
         if a.proc is not None and a.proc.poll() is None:
             a.kill()
         shutil.rmtree(base, ignore_errors=True)
+
+
+def test_manifest_directory_removed_and_recreated(tmp_path: Path) -> None:
+    """A missing static-pod directory is an empty one, as the kubelet's file
+    source treats it: its pods go; when it comes back, they come back."""
+    base = Path(tempfile.mkdtemp(prefix="pnd", dir="/tmp"))
+    a = AgentProcess(base)
+    try:
+        a.start()
+        a.wait_ready()
+        write_manifest(a.manifests, "mixed.yaml", example_pod(MIXED))
+        files_settled(a, {"mixed.yaml"})
+        shutil.rmtree(a.manifests)
+        a.wait(lambda s: s["pods"] == [], "pods gone with the directory")
+        assert listed(a) == {}
+        a.manifests.mkdir()
+        write_manifest(a.manifests, "mixed.yaml", example_pod(MIXED))
+        files_settled(a, {"mixed.yaml"})
+        assert sorted(listed(a)) == ["pod-scope-mixed-kep-node"]
+        assert a.signal() == 0
+    finally:
+        if a.proc is not None and a.proc.poll() is None:
+            a.kill()
+        shutil.rmtree(base, ignore_errors=True)

@@ -81,6 +81,18 @@ def _watch(agent: Agent, opts: AgentOptions, stop: threading.Event, log: logging
                 agent.sync()
             return
         except (OSError, RuntimeError) as e:
+            if not opts.manifests.is_dir():
+                # As the kubelet's file source: a missing directory is an
+                # empty one (every pod goes); look again every resync.
+                log.warning(
+                    "Manifest directory missing, no pods from it",
+                    extra=kv(manifests=str(opts.manifests)),
+                )
+                agent.sync()
+                while not stop.wait(opts.resync) and not opts.manifests.is_dir():
+                    pass
+                agent.sync()
+                continue
             if force_polling:
                 raise
             log.warning(
