@@ -248,7 +248,7 @@ def test_sigkill_at_random_points(record_property: Any) -> None:
             a.kill()
         elapsed = time.monotonic() - started
         report = {**vars(figures), "seed": seed, "seconds": round(elapsed, 1)}
-        # Printed by tests/agent/conftest.py at the end of the run.
+        # Printed by tests/conftest.py at the end of the run.
         record_property("crash_figures", ", ".join(f"{k}={v}" for k, v in report.items()))
         out = os.environ.get("PODNUMA_CRASH_REPORT")
         if out:

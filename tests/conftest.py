@@ -1,6 +1,8 @@
-"""The crash test's figures at the end of the run, also under pytest-xdist:
-the test records them as a user property of its report (reports travel
-from the workers to the controller), and the controller prints them."""
+"""Figures some tests report at the end of the run, also under
+pytest-xdist: a test records them as a user property of its report
+(reports travel from the workers to the controller) and the controller
+prints them. At the top of tests/ so the controller, which collects
+nothing under xdist, loads it (tests/agent/test_crash.py: ``crash_figures``)."""
 
 from __future__ import annotations
 
