@@ -175,3 +175,30 @@ def test_cli_apply_missing_root(tmp_path: Path) -> None:
     )
     assert res.exit_code == 2
     assert res.output.strip() == f"error: {missing}: --root: not a directory"
+
+
+def test_period_refused_is_written_again_after_the_quota(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    real_write = os.write
+    refused: list[bytes] = []
+
+    def refuse_first_period(fd: int, data: bytes) -> int:
+        if data == b"100000" and not refused:
+            refused.append(data)
+            raise OSError(errno.EINVAL, os.strerror(errno.EINVAL))
+        return real_write(fd, data)
+
+    monkeypatch.setattr(apply_module.os, "write", refuse_first_period)
+    plan = _plan(
+        _node("p", None, None, CgroupFile("cpu.shares", "1024"), CgroupFile("cpu.cfs_period_us", "100000"),
+              CgroupFile("cpu.cfs_quota_us", "50000")),
+        version=1,
+    )  # fmt: skip
+    report = apply_plan(plan, tmp_path)
+    writes = [str(op) for op in report.operations if op.action == "write"]
+    assert writes == [
+        "write cpu/p/cpu.shares '1024'",
+        "write cpu/p/cpu.cfs_quota_us '50000'",
+        "write cpu/p/cpu.cfs_period_us '100000'",
+    ]
+    assert refused == [b"100000"]
+    assert (tmp_path / "cpu/p/cpu.cfs_period_us").read_text() == "100000"

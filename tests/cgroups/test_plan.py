@@ -109,8 +109,11 @@ HP = "hugetlb.2MB"
 # systemReserved 924Mi -> 16210984960 bytes
 EXPECTED = {
     2: {
-        "kubepods": {"cpu.weight": "274", "memory.max": "16210984960", f"{HP}.max": str(GI)},
-        "burstable": {"cpu.weight": "20", f"{HP}.max": str(1 << 62)},
+        "kubepods": {
+            "cpu.weight": "274", "memory.max": "16210984960", f"{HP}.max": str(GI), "memory.min": "0",
+            "memory.low": "0",
+        },
+        "burstable": {"cpu.weight": "20", f"{HP}.max": str(1 << 62), "memory.low": "0"},
         "besteffort": {"cpu.weight": "1", f"{HP}.max": str(1 << 62)},
         "g": {"cpu.weight": "79", "cpu.max": "max 100000", "memory.max": str(GI), f"{HP}.max": str(64 << 20)},
         "b": {"cpu.weight": "20", "cpu.max": "100000 100000", "memory.max": str(512 << 20), f"{HP}.max": "0"},
@@ -268,3 +271,27 @@ def test_hostile_names_stay_inside_the_root(driver: str, version: int, tmp_path:
 def test_bad_cgroup_root_component() -> None:
     with pytest.raises(InputError, match="cgroup root component '..'"):
         plan_cgroups(load_scenario(FULL), driver="cgroupfs", version=2, cgroup_root=("..",))
+
+
+def test_pods_known_only_from_a_checkpoint_are_listed_unplanned() -> None:
+    from podnuma.cm.cpumanager.checkpoint import CPUCheckpointData, cpu_checkpoint_object
+
+    ckpt = CPUCheckpointData("static", CPUSet.parse("0,3-15"), {"uid-old": {"app": CPUSet.parse("1-2")}})
+    doc = {
+        "apiVersion": "podnuma.io/v1",
+        "kind": "Scenario",
+        "node": {"synthetic": {"sockets": 1, "numaNodesPerSocket": 1, "coresPerNumaNode": 8,
+                               "threadsPerCore": 2, "memoryPerNumaNode": "8Gi"}},
+        "kubeletConfig": {"cpuManagerPolicy": "static", "reservedSystemCPUs": "0"},
+        "state": {"cpuManager": cpu_checkpoint_object(ckpt)},
+        "steps": [{"addPod": {"metadata": {"name": "new", "uid": "uid-new"}, "spec": {"containers": [
+            {"name": "app", "resources": {"limits": {"cpu": "1", "memory": "1Gi"}}}]}}}],
+    }  # fmt: skip
+    import yaml
+
+    scenario = load_scenario_text(yaml.safe_dump(doc), name="ckpt.yaml", base_dir=HERE)
+    plan = plan_cgroups(scenario, driver="cgroupfs", version=2)
+    assert plan.unplanned == ("uid-old",)
+    assert [n.pod_uid for n in plan.nodes if n.kind == "pod"] == ["uid-new"]
+    (container,) = [n for n in plan.nodes if n.kind == "container"]
+    assert container.cpus is not None and not container.cpus.intersection(CPUSet.parse("1-2"))

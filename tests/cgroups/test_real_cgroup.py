@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -32,8 +32,6 @@ from podnuma.cgroups.plan import CgroupNode
 from podnuma.cli.node import discover_document
 from podnuma.inputs.scenario import load_scenario_text
 from podnuma.machine.cpuset import CPUSet
-
-from .conftest import REAL_CGROUP_REPORT
 
 CGROUP = Path("/sys/fs/cgroup")
 UID = "5e0c0f6e-1d2a-4c3b-9e8f-0a1b2c3d4e5f"
@@ -107,9 +105,9 @@ def _scenario(tmp_path: Path) -> str:
 
 
 @pytest.fixture
-def cgroup_plan(tmp_path: Path) -> Iterator[CgroupPlan]:
+def cgroup_plan(tmp_path: Path, record_property: Callable[[str, object], None]) -> Iterator[CgroupPlan]:
     if VERSION is None:
-        REAL_CGROUP_REPORT.append(f"real cgroup test: NOT RUN: {WHY}")
+        record_property("real_cgroup", f"real cgroup test: NOT RUN: {WHY}")
         pytest.skip(f"real cgroup test: {WHY}")
     test_root = f"podnuma-test-{os.getpid()}"
     scenario = load_scenario_text(_scenario(tmp_path), name="real.yaml", base_dir=tmp_path)
@@ -129,7 +127,9 @@ def _status(pid: int) -> dict[str, str]:
     return out
 
 
-def test_pins_a_real_process(cgroup_plan: CgroupPlan) -> None:
+def test_pins_a_real_process(
+    cgroup_plan: CgroupPlan, record_property: Callable[[str, object], None]
+) -> None:
     plan = cgroup_plan
     (container,) = [n for n in plan.nodes if n.kind == "container"]
     assert container.cpus is not None and container.mems is not None
@@ -147,10 +147,11 @@ def test_pins_a_real_process(cgroup_plan: CgroupPlan) -> None:
     assert status["Cpus_allowed_list"] == str(container.cpus)
     assert status["Mems_allowed_list"] == ",".join(map(str, container.mems))
     assert container.path in cgroup
-    REAL_CGROUP_REPORT.append(
+    record_property(
+        "real_cgroup",
         f"real cgroup test: RAN on {WHY}: pid {proc.pid} in /{container.path}: "
         f"Cpus_allowed_list {status['Cpus_allowed_list']}, "
-        f"Mems_allowed_list {status['Mems_allowed_list']}"
+        f"Mems_allowed_list {status['Mems_allowed_list']}",
     )
 
 
@@ -173,3 +174,28 @@ def test_kernel_refusal_names_file_and_value(cgroup_plan: CgroupPlan) -> None:
     assert ": ERANGE: " in message or ": EINVAL: " in message
     # the failed apply took back the cgroup it had created
     assert not (CGROUP / ("cpuset" if bad.version == 1 else "") / f"{root_component}/bad").exists()
+
+
+def _cgroup2_without_cpuset() -> Path | None:
+    for root in (CGROUP, CGROUP / "unified"):
+        controllers = root / "cgroup.controllers"
+        if controllers.is_file() and is_cgroupfs(root) and "cpuset" not in controllers.read_text().split():
+            return root
+    return None
+
+
+def test_v2_without_cpuset_fails_cleanly(tmp_path: Path) -> None:
+    """Where a cgroup2 lacks the cpuset controller, the kernel's ENOENT is
+    reported with the file and value, and nothing stays behind."""
+    root = _cgroup2_without_cpuset()
+    if os.geteuid() != 0 or root is None:
+        pytest.skip("needs root and a cgroup2 mount without the cpuset controller")
+    scenario = load_scenario_text(_scenario(tmp_path), name="real.yaml", base_dir=tmp_path)
+    test_root = f"podnuma-v2-{os.getpid()}"
+    plan = plan_cgroups(scenario, driver="systemd", version=2, cgroup_root=(test_root,))
+    with pytest.raises(CgroupWriteError) as info:
+        apply_plan(plan, root)
+    message = str(info.value)
+    assert "cpuset.mems: writing '0': ENOENT: no such file: the controller is not enabled" in message
+    assert message.endswith("cgroups this apply created were removed again)")
+    assert not any(p.name.startswith(test_root) for p in root.iterdir())

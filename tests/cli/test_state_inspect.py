@@ -192,3 +192,70 @@ def test_as_scenario_infers_what_it_can(tmp_path: Path) -> None:
         "systemReserved": {"memory": "924Mi"},
     }
     assert "reservedSystemCPUs" in res.stderr
+
+
+def _two_node_sysfs(tmp_path: Path) -> Path:
+    """A two-node machine written as a sysfs tree of our own."""
+    sysfs = tmp_path / "sys"
+    for cpu, node in ((0, 0), (1, 0), (2, 1), (3, 1)):
+        topo = sysfs / "devices/system/cpu" / f"cpu{cpu}" / "topology"
+        topo.mkdir(parents=True)
+        (topo / "core_id").write_text(f"{cpu}\n")
+        (topo / "physical_package_id").write_text(f"{node}\n")
+        nd = sysfs / "devices/system/node" / f"node{node}"
+        (nd / f"cpu{cpu}").mkdir(parents=True)
+        (nd / "meminfo").write_text(f"Node {node} MemTotal:       8388608 kB\n")
+    return sysfs
+
+
+def test_sysfs_maps_cpus_to_numa_nodes_and_pods_from_stdin(tmp_path: Path) -> None:
+    sysfs = _two_node_sysfs(tmp_path)
+    data = CPUCheckpointData("static", CPUSet.parse("0-1"), {"u1": {"app": CPUSet.parse("2-3")}})
+    d = _write(tmp_path / "state", encode_cpu_checkpoint(data))
+    dump = json.dumps({"items": [{"metadata": {"uid": "u1", "name": "web", "namespace": "shop"}}]})
+    res = CliRunner().invoke(
+        cli, ["state", "inspect", str(d), "--sysfs", str(sysfs), "--pods", "-", "-o", "json"], input=dump
+    )
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.output)
+    assert doc["pods"] == [{
+        "uid": "u1", "namespace": "shop", "name": "web",
+        "containers": [{"name": "app", "cpus": "2-3", "numaNodes": [1], "memory": []}],
+    }]  # fmt: skip
+    assert doc["inconsistencies"] == []
+
+
+def test_bad_pods_dump(tmp_path: Path) -> None:
+    data = CPUCheckpointData("none", CPUSet())
+    d = _write(tmp_path / "state", encode_cpu_checkpoint(data))
+    dump = tmp_path / "pods.json"
+    dump.write_text('{"items": [{"metadata": {"name": "x"}}]}')
+    code, out = _inspect(str(d), "--pods", str(dump))
+    assert code == 2
+    assert out.strip() == f"error: {dump}: items[0].metadata.uid: required field is missing (line 1, column 13)"
+
+
+def test_bad_kubelet_config_for_as_scenario(tmp_path: Path) -> None:
+    d = _write(tmp_path / "state", encode_cpu_checkpoint(CPUCheckpointData("none", CPUSet())))
+    config = tmp_path / "kubelet.yaml"
+    config.write_text("cpuManagerPolicy: 7\n")
+    code, out = _inspect(str(d), "--as-scenario", "--kubelet-config", str(config))
+    assert code == 2
+    assert out.startswith(f"error: {config}: cpuManagerPolicy: ") and out.count("\n") == 1
+
+
+def test_as_scenario_with_sysfs_embeds_the_node(tmp_path: Path) -> None:
+    sysfs = _two_node_sysfs(tmp_path)
+    data = CPUCheckpointData("static", CPUSet.parse("0-1"), {"u1": {"app": CPUSet.parse("2-3")}})
+    d = _write(tmp_path / "state", encode_cpu_checkpoint(data))
+    config = tmp_path / "kubelet.yaml"
+    config.write_text('cpuManagerPolicy: static\nreservedSystemCPUs: "0"\n')
+    code, out = _inspect(str(d), "--sysfs", str(sysfs), "--as-scenario", "--kubelet-config", str(config))
+    assert code == 0, out
+    doc = yaml.safe_load(out)
+    assert [row["numaNode"] for row in doc["node"]["cpus"]] == [0, 0, 1, 1]
+    replay = tmp_path / "replay.yaml"
+    replay.write_text(out)
+    res = CliRunner().invoke(cli, ["simulate", str(replay), "-o", "json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output)["checkpoints"]["cpuManager"]["entries"] == {"u1": {"app": "2-3"}}

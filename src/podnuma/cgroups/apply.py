@@ -135,6 +135,7 @@ class _Writer:
         self.report = ApplyReport(root=root, dry_run=dry_run, cgroupfs=self.cgroupfs)
         self.created: list[Path] = []  # directories this run made, in order
         self.created_files: list[Path] = []  # plain-directory files this run made
+        self.written: dict[str, str] = {}
 
     # -- paths ---------------------------------------------------------------
     def rel(self, controller: str | None, path: str, name: str | None = None) -> str:
@@ -186,6 +187,8 @@ class _Writer:
         return True
 
     def read(self, rel: str) -> str | None:
+        if rel in self.written:  # what this run wrote (all a dry run can know)
+            return self.written[rel]
         try:
             return self.abs(rel).read_text(encoding="utf-8").strip()
         except OSError:
@@ -196,6 +199,7 @@ class _Writer:
 
     def write(self, rel: str, value: str) -> None:
         self.report.operations.append(Operation("write", rel, value))
+        self.written[rel] = value
         if self.dry_run:
             return
         target = self.abs(rel)
@@ -247,10 +251,16 @@ class _Writer:
         offered = (self.read(self.rel(None, parent, "cgroup.controllers")) or "").split()
         enabled = set((self.read(self.rel(None, parent, "cgroup.subtree_control")) or "").split())
         missing = [c for c in offered if c not in enabled]
-        if missing:
-            self.write(
-                self.rel(None, parent, "cgroup.subtree_control"), " ".join(f"+{c}" for c in missing)
-            )
+        if not missing:
+            return
+        rel = self.rel(None, parent, "cgroup.subtree_control")
+        try:
+            self.write(rel, " ".join(f"+{c}" for c in missing))
+        except CgroupWriteError:
+            # runc (fs2/create.go): all at once, else one by one, ignoring refusals
+            for c in missing:
+                with contextlib.suppress(CgroupWriteError):
+                    self.write(rel, f"+{c}")
 
     def ensure_v1(self, node: CgroupNode) -> None:
         for controller in sorted(self.controllers_for(node)):
@@ -329,9 +339,11 @@ class _Writer:
             self.write(self.cpuset_rel(node, name), str(want))
 
     def files(self, node: CgroupNode) -> None:
-        for f in node.files:
-            if f.controller == "cpuset":
-                continue  # done in cpusets()
+        pending = [f for f in node.files if f.controller != "cpuset"]  # cpusets: done in cpusets()
+        i = 0
+        while i < len(pending):
+            f = pending[i]
+            i += 1
             controller = f.controller if self.plan.version == 1 else None
             if self.plan.version == 1 and not self.hierarchy(f.controller):
                 self.report.operations.append(
@@ -344,6 +356,22 @@ class _Writer:
                 continue
             if f.optional and not self.cgroupfs:
                 self.report.operations.append(Operation("skip", rel, detail="optional file"))
+                continue
+            following = pending[i] if i < len(pending) else None
+            if f.name == "cpu.cfs_period_us" and following is not None and following.name == "cpu.cfs_quota_us":
+                # runc (fs/cpu.go): a period the kernel refuses with EINVAL
+                # (the current quota/period ratio would break the parent's)
+                # is written again after the quota.
+                quota_rel = self.rel(controller, node.path, following.name)
+                try:
+                    self.write(rel, f.value)
+                except CgroupWriteError as err:
+                    if ": EINVAL: " not in err.message:
+                        raise
+                    self.report.operations.pop()
+                    self.write(quota_rel, following.value)
+                    self.write(rel, f.value)
+                    i += 1
                 continue
             self.write(rel, f.value)
 

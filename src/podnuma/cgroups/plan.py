@@ -41,10 +41,13 @@ read):
   converter (``ConvertCPUSharesToCgroupV2Value``); ``cpu.max`` is
   ``<quota|max> <period>``.
 
-Not modelled: ``cpuCFSQuota: false`` and a custom ``cpuCFSQuotaPeriod`` (the
+Not modelled: the pause sandbox's own resources (its cgroup is planned,
+empty; it inherits the pod's cpuset), ``cpuCFSQuota: false`` and a custom ``cpuCFSQuotaPeriod`` (the
 defaults, quota on and 100 ms, are used), pids limits, MemoryQoS's
 ``TieredReservation`` and ``memoryThrottlingFactor`` (both off by default:
-containers get ``memory.min``/``memory.low`` ``0`` on v2), terminating pods,
+containers get ``memory.min``/``memory.low`` ``0`` on v2, and the kubelet
+resets kubepods' ``memory.min``/``memory.low`` and Burstable's ``memory.low``
+to ``0`` at start), terminating pods,
 and pods known only from a checkpoint (they have no spec; they are listed in
 ``CgroupPlan.unplanned``).
 """
@@ -526,6 +529,10 @@ def plan_from_pods(
     kube_files = _cpu_files(version, milli_cpu_to_shares(_milli(alloc, "cpu")), None, None, runtime=False)
     kube_files += _memory_files(version, _value(alloc, "memory"), swap=False)
     kube_files += _hugetlb_files(version, hp_alloc, facts.hugepage_sizes)
+    if version == 2:
+        # qos_container_manager_linux.go Start: stale memory protection reset
+        # (MemoryQoS off, or memoryReservationPolicy None, the default)
+        kube_files += [CgroupFile("memory.min", "0"), CgroupFile("memory.low", "0")]
     kube_cpus = facts.all_cpus if facts.cpu_manager_policy == "none" else None
     kubepods = [*base, "kubepods"]
     nodes.append(
@@ -551,6 +558,8 @@ def plan_from_pods(
         if shares is not None:
             files = _cpu_files(version, shares, None, None, runtime=False)
             files += _hugetlb_files(version, unbounded, facts.hugepage_sizes)
+            if version == 2 and qos == "Burstable":
+                files.append(CgroupFile("memory.low", "0"))  # the same reset
             tier_path = to_path([*kubepods, qos.lower()])
             nodes.append(CgroupNode(path=tier_path, kind="qos", writer="kubelet", files=tuple(files)))
         members = [u for u in pods if pods[u].qos_class == qos]

@@ -193,6 +193,8 @@ def _register_commands() -> None:
     group.add_lazy("cgroups", "podnuma.cli.cgroups:cgroups_group")
     group.add_lazy("agent", "podnuma.cli.agent:agent_command")
     group.add_lazy("podresources", "podnuma.cli.podresources:podresources_command")
+    group.add_lazy("fleet", "podnuma.cli.fleet:fleet_group")
+    group.add_lazy("serve", "podnuma.cli.serve:serve_command")
 
 
 _register_commands()

@@ -11,6 +11,14 @@ from typing import Any
 
 import click
 
+from podnuma.cgroups import apply_plan, plan_cgroups
+from podnuma.cgroups.plan import plan_document
+from podnuma.cli.app import guard, is_quiet
+from podnuma.cli.options import echo, file_argument, output_option
+from podnuma.inputs.scenario import load_scenario
+from podnuma.render.cgroups import render_plan_text
+from podnuma.scenario.document import dump_yaml
+
 __all__ = ["cgroups_group"]
 
 
@@ -38,22 +46,12 @@ def _common(fn: Callable[..., Any]) -> Callable[..., Any]:
     fn = click.option(
         "--step", type=int, default=None, help="Plan after this step (0-based; default the last)."
     )(fn)
-    fn = click.argument("scenario", type=click.Path(path_type=Path, dir_okay=True, allow_dash=True))(fn)
+    fn = file_argument("scenario")(fn)
     return fn
 
 
-def _plan(scenario: Path, step: int | None, driver: str, version: str, cgroup_root: str) -> Any:
-    from podnuma.cgroups import plan_cgroups
-    from podnuma.inputs.scenario import load_scenario
-
-    if str(scenario) == "-":
-        import sys
-
-        from podnuma.inputs.scenario import load_scenario_text
-
-        loaded = load_scenario_text(sys.stdin.read(), name="<stdin>", base_dir=Path.cwd())
-    else:
-        loaded = load_scenario(scenario)
+def _plan(scenario: str, step: int | None, driver: str, version: str, cgroup_root: str) -> Any:
+    loaded = load_scenario(scenario)  # "-": standard input
     components = tuple(c for c in cgroup_root.split("/") if c)
     return plan_cgroups(
         loaded, step=step, driver=driver, version=int(version), cgroup_root=components  # type: ignore[arg-type]
@@ -62,27 +60,20 @@ def _plan(scenario: Path, step: int | None, driver: str, version: str, cgroup_ro
 
 @cgroups_group.command("plan")
 @_common
-@click.option("--output", "-o", type=click.Choice(("table", "json", "yaml")), default="table",
-              show_default=True)  # fmt: skip
+@output_option(("table", "json", "yaml"), "table", "table: the tree; json or yaml: the plan's document.")
 def plan_command(
-    scenario: Path, step: int | None, driver: str, cgroup_version: str, cgroup_root: str, output: str
+    scenario: str, step: int | None, driver: str, cgroup_version: str, cgroup_root: str, output: str
 ) -> None:
-    """Print the cgroup tree and values after a step of SCENARIO."""
-    from podnuma.cgroups.plan import plan_document
-    from podnuma.cgroups.text import render_plan_text
-    from podnuma.cli.app import _guard
+    """Print the cgroup tree and values after a step of SCENARIO ('-': standard input)."""
 
-    plan = _guard(lambda: _plan(scenario, step, driver, cgroup_version, cgroup_root))
-    if output == "table":
-        click.echo(render_plan_text(plan), nl=False)
-        return
-    doc = plan_document(plan)
-    if output == "json":
-        click.echo(json.dumps(doc, indent=2))
-    else:
-        from podnuma.scenario.document import dump_yaml
+    def go() -> str:
+        doc = plan_document(_plan(scenario, step, driver, cgroup_version, cgroup_root))
+        if output == "table":
+            return render_plan_text(doc)
+        return json.dumps(doc, indent=2) + "\n" if output == "json" else dump_yaml(doc)
 
-        click.echo(dump_yaml(doc), nl=False)
+    text = guard(go)
+    guard(lambda: echo(text))
 
 
 @cgroups_group.command("apply")
@@ -91,7 +82,7 @@ def plan_command(
               help="The cgroup mount (v2) or the directory of v1 hierarchies.")  # fmt: skip
 @click.option("--dry-run", is_flag=True, help="Only print what would be written.")
 def apply_command(
-    scenario: Path,
+    scenario: str,
     step: int | None,
     driver: str,
     cgroup_version: str,
@@ -99,19 +90,18 @@ def apply_command(
     root: Path,
     dry_run: bool,
 ) -> None:
-    """Write the plan of SCENARIO under --root, in the kernel's order."""
-    from podnuma.cgroups import apply_plan
-    from podnuma.cli.app import _guard
+    """Write the plan of SCENARIO ('-': standard input) under --root, in the
+    kernel's order; print each operation."""
 
     def go() -> Any:
         plan = _plan(scenario, step, driver, cgroup_version, cgroup_root)
         return apply_plan(plan, root, dry_run=dry_run)
 
-    report = _guard(go)
-    for op in report.operations:
-        click.echo(str(op))
+    report = guard(go)
+    guard(lambda: echo("".join(f"{op}\n" for op in report.operations)))
     done = "would write" if dry_run else "wrote"
     writes = sum(1 for op in report.operations if op.action == "write")
     dirs = sum(1 for op in report.operations if op.action == "mkdir")
     kind = "cgroup file system" if report.cgroupfs else "plain directory"
-    click.echo(f"{done} {writes} files, {dirs} new cgroups under {root} ({kind})", err=True)
+    if not is_quiet():
+        click.echo(f"{done} {writes} files, {dirs} new cgroups under {root} ({kind})", err=True)

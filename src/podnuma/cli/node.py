@@ -13,7 +13,15 @@ from pathlib import Path
 
 import click
 
-__all__ = ["node_group"]
+from podnuma.cli.app import guard
+from podnuma.cli.options import echo, output_option
+from podnuma.errors import InputError
+from podnuma.inputs.discover.export import node_document
+from podnuma.inputs.discover.machineinfo import build_machine
+from podnuma.inputs.discover.sysfs import offline_cpus, read_sysfs
+from podnuma.render.scenario_yaml import dump_scenario_yaml
+
+__all__ = ["discover_document", "node_group"]
 
 DEFAULT_SYSFS = Path("/sys")
 
@@ -25,11 +33,6 @@ def node_group() -> None:
 
 def discover_document(root: Path, name: str | None) -> dict[str, object]:
     """``{"node": {...}}`` for the sysfs tree at ``root``."""
-    from podnuma.errors import InputError
-    from podnuma.inputs.discover.export import node_document
-    from podnuma.inputs.discover.machineinfo import build_machine
-    from podnuma.inputs.discover.sysfs import offline_cpus, read_sysfs
-
     try:
         info = read_sysfs(root)
         build_machine(info)  # the kubelet's own checks (e.g. no online CPU)
@@ -49,18 +52,15 @@ def discover_document(root: Path, name: str | None) -> dict[str, object]:
     help="Root of a sysfs tree (or of a copy holding sys/).",
 )
 @click.option("--name", default=None, help="The node's name in the mapping.")
-@click.option(
-    "--output", "-o", type=click.Choice(("yaml", "json")), default="yaml", show_default=True
-)
+@output_option(("yaml", "json"), "yaml", "yaml to paste into a scenario, or json.")
 def discover_command(root: Path, name: str | None, output: str) -> None:
     """Print this machine as a scenario ``node:`` mapping (CPUs with core,
     socket, NUMA node, uncore cache and online state; memory and hugepage
     pools per NUMA node; distances)."""
-    from podnuma.cli.app import _guard
-    from podnuma.render.scenario_yaml import dump_scenario_yaml
 
-    doc = _guard(lambda: discover_document(root, name))
-    if output == "json":
-        click.echo(json.dumps(doc, indent=2))
-    else:
-        click.echo(dump_scenario_yaml(doc), nl=False)
+    def go() -> str:
+        doc = discover_document(root, name)
+        return json.dumps(doc, indent=2) + "\n" if output == "json" else dump_scenario_yaml(doc)
+
+    text = guard(go)
+    guard(lambda: echo(text))

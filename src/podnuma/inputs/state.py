@@ -15,17 +15,18 @@
 from __future__ import annotations
 
 import json
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from podnuma.api.kubeletconfig import load_kubelet_config
 from podnuma.cm.checkpoint import CheckpointError
 from podnuma.cm.cpumanager import checkpoint as cpu_ckpt
 from podnuma.cm.memorymanager import checkpoint as mem_ckpt
 from podnuma.errors import InputError
+from podnuma.inputs.documents import input_name, parse_document, read_text
 
-__all__ = ["PodRef", "StateFiles", "read_pods_dump", "read_state_dir"]
+__all__ = ["PodRef", "StateFiles", "read_kubelet_config_mapping", "read_pods_dump", "read_state_dir"]
 
 
 @dataclass(frozen=True)
@@ -98,39 +99,55 @@ def read_state_dir(directory: Path) -> StateFiles:
     return StateFiles(directory, cpu_raw, cpu_version, cpu, mem_raw, mem_version, mem)
 
 
-def read_pods_dump(path: Path) -> dict[str, PodRef]:
-    """UID -> pod, from ``kubectl get pods -o json`` (a ``List`` or one Pod)."""
-    name = "<stdin>" if str(path) == "-" else str(path)
-    try:
-        text = sys.stdin.read() if str(path) == "-" else path.read_text(encoding="utf-8")
-    except OSError as err:
-        raise InputError(f"cannot read: {err.strerror or err}", file=name) from None
-    except UnicodeDecodeError as err:
-        raise InputError(f"not UTF-8 text (byte {err.start})", file=name) from None
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise InputError(
-            f"invalid JSON at line {err.lineno} column {err.colno}: {err.msg}", file=name
-        ) from None
-    if not isinstance(doc, dict):
+def read_pods_dump(path: str | Path) -> dict[str, PodRef]:
+    """UID -> pod, from ``kubectl get pods -o json`` (a ``List`` or one Pod;
+    ``-`` reads standard input)."""
+    name = input_name(path)
+    doc = parse_document(read_text(path, what="pods dump"), name=name, json_only=True)
+    data = doc.data
+    if not isinstance(data, dict):
         raise InputError("expected a kubectl JSON object (a List of pods)", file=name)
-    items = doc.get("items") if "items" in doc else [doc]
+    listed = "items" in data
+    items = data.get("items") if listed else [data]
     if not isinstance(items, list):
-        raise InputError("must be a list", path="items", file=name)
+        raise doc.enrich(InputError("must be a list", path="items"))
     out: dict[str, PodRef] = {}
     for i, item in enumerate(items):
-        where = f"items[{i}]" if "items" in doc else ""
+        where = f"items[{i}]." if listed else ""
         meta = item.get("metadata") if isinstance(item, dict) else None
         if not isinstance(meta, dict):
-            raise InputError("a pod needs metadata", path=f"{where}.metadata".lstrip("."), file=name)
+            raise doc.enrich(InputError("a pod needs metadata", path=f"{where}metadata"))
         uid, pod_name = meta.get("uid"), meta.get("name")
         if not isinstance(uid, str) or not uid:
-            raise InputError("required field is missing", path=f"{where}.metadata.uid".lstrip("."), file=name)
+            raise doc.enrich(InputError("required field is missing", path=f"{where}metadata.uid"))
         if not isinstance(pod_name, str) or not pod_name:
-            raise InputError("required field is missing", path=f"{where}.metadata.name".lstrip("."), file=name)
-        namespace = meta.get("namespace") if isinstance(meta.get("namespace"), str) else "default"
-        spec = item.get("spec") if isinstance(item.get("spec"), dict) else {}
-        node = spec.get("nodeName") if isinstance(spec.get("nodeName"), str) else None
-        out[uid] = PodRef(str(namespace), pod_name, node)
+            raise doc.enrich(InputError("required field is missing", path=f"{where}metadata.name"))
+        namespace = meta.get("namespace")
+        spec = item.get("spec")
+        node = spec.get("nodeName") if isinstance(spec, dict) else None
+        out[uid] = PodRef(
+            namespace if isinstance(namespace, str) and namespace else "default",
+            pod_name,
+            node if isinstance(node, str) else None,
+        )
     return out
+
+
+def read_kubelet_config_mapping(path: str | Path) -> dict[str, Any]:
+    """A KubeletConfiguration as written (``-``: standard input), or a
+    scenario file's ``kubeletConfig``; checked as the kubelet would load it."""
+    name = input_name(path)
+    doc = parse_document(read_text(path, what="kubelet configuration"), name=name)
+    data = doc.data
+    if not isinstance(data, dict):
+        raise InputError("the kubelet configuration file must hold a mapping", file=name)
+    prefix = ""
+    if data.get("kind") == "Scenario":
+        data, prefix = data.get("kubeletConfig") or {}, "kubeletConfig"
+        if not isinstance(data, dict):
+            raise doc.enrich(InputError("must be a mapping", path=prefix))
+    try:
+        load_kubelet_config(data)
+    except InputError as err:
+        raise doc.enrich(err.at(prefix)) from None
+    return dict(data)
