@@ -1,24 +1,50 @@
-"""Figures some tests report at the end of the run, also under
-pytest-xdist: a test records them as a user property of its report
-(reports travel from the workers to the controller) and the controller
-prints them. At the top of tests/ so the controller, which collects
-nothing under xdist, loads it (tests/agent/test_crash.py: ``crash_figures``)."""
+"""Suite-wide hooks.
+
+``PODNUMA_COLLECT_SCENARIOS=FILE``: every scenario file podnuma loads during
+the run is appended (absolute path, one per line) to FILE. The differential
+suite (tests/oracle) runs the end-to-end tests that way to send each of
+their scenarios through the kubelet oracle too.
+
+At the end of the run: figures tests record as user properties
+(``crash_figures``: tests/agent/test_crash.py; ``real_cgroup``: whether the
+real cgroup test ran). Reports travel from pytest-xdist workers to the
+controller with their properties, so the lines are printed in parallel
+runs too.
+"""
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+from typing import Any
+
 import pytest
 
-_FIGURES: list[str] = []
+_COLLECT = os.environ.get("PODNUMA_COLLECT_SCENARIOS")
+
+if _COLLECT:
+    import podnuma.inputs.scenario as _load_module
+
+    _original = _load_module.load_scenario
+
+    def _recording_load_scenario(path: Path) -> Any:
+        with open(_COLLECT, "a", encoding="utf-8") as fh:
+            fh.write(str(Path(path).resolve()) + "\n")
+        return _original(path)
+
+    _load_module.load_scenario = _recording_load_scenario  # type: ignore[assignment]
 
 
-def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    if report.when != "call":
-        return
-    for name, value in report.user_properties:
-        if name == "crash_figures":
-            _FIGURES.append(str(value))
+_SUMMARY_KEYS = {"crash_figures": "crash test: ", "real_cgroup": ""}
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    for line in _FIGURES:
-        terminalreporter.write_line(f"crash test: {line}")
+    lines: list[str] = []
+    for reports in terminalreporter.stats.values():
+        for report in reports:
+            for key, value in getattr(report, "user_properties", ()):
+                line = f"{_SUMMARY_KEYS[key]}{value}" if key in _SUMMARY_KEYS else None
+                if line is not None and line not in lines:
+                    lines.append(line)
+    for line in lines:
+        terminalreporter.write_line(line)

@@ -26,6 +26,16 @@ from tests.agent.helpers import DEADLINE, AgentProcess, example_pod, write_manif
 MIXED = "pod-scope-2-mixed.yaml"
 
 
+def classic(name: str, cpu: str) -> dict[str, object]:
+    res = {"cpu": cpu, "memory": "1Gi"}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name},
+        "spec": {"containers": [{"name": "c", "image": "x", "resources": {"requests": res, "limits": res}}]},
+    }
+
+
 @pytest.fixture
 def agent() -> Iterator[AgentProcess]:
     base = Path(tempfile.mkdtemp(prefix="pna", dir="/tmp"))
@@ -80,24 +90,38 @@ def test_session_admit_change_remove_restart(agent: AgentProcess) -> None:
     events = [(r["msg"], r.get("reason")) for r in a.log_records() if r.get("file", "").endswith("mixed.yaml")]
     assert ("Pod removed", "manifest changed") in events
     assert sorted(listed(a)) == ["pod-scope-mixed-kep-node", "pod-scope-shared-kep-node"]
-    before = (a.state / "cpu_manager_state").read_bytes()
-    assignments = decode_cpu_checkpoint(before).entries
+    # Classic Guaranteed pods beside them, for the restart.
+    write_manifest(a.manifests, "db.yaml", classic("db", "3"))
+    write_manifest(a.manifests, "web.yaml", classic("web", "2"))
+    files_settled(a, {"mixed.yaml", "shared.yaml", "db.yaml", "web.yaml"})
+    db_uid = next(p["uid"] for p in a.status()["pods"] if p["file"].endswith("db.yaml"))  # type: ignore[index]
+    web_uid = next(p["uid"] for p in a.status()["pods"] if p["file"].endswith("web.yaml"))  # type: ignore[index]
+    assignments = decode_cpu_checkpoint((a.state / "cpu_manager_state").read_bytes()).entries
 
-    # Restart: the checkpoints are restored, both pods are re-admitted with
-    # the same UIDs and keep every CPU.
+    # Restart: the checkpoints are restored and every pod is re-admitted with
+    # the same UID. The classic pods keep every CPU. The pod-level pods are
+    # rejected, as kubelet v1.37.2 rejects them: its AllocatePod ignores the
+    # restored pod entry and the restored CPUs are not free for a new bubble.
     assert a.signal(signal.SIGTERM) == 0
     a.start()
-    a.wait(lambda s: len(s["pods"]) == 2 and all(p["admitted"] for p in s["pods"]), "re-admission")
-    assert decode_cpu_checkpoint((a.state / "cpu_manager_state").read_bytes()).entries == assignments
+    st = a.wait(lambda s: len(s["pods"]) == 4, "re-admission")
+    by_file = {Path(p["file"]).name: p for p in st["pods"]}
+    assert by_file["db.yaml"]["admitted"] and by_file["web.yaml"]["admitted"]
+    for name in ("mixed.yaml", "shared.yaml"):
+        assert by_file[name]["admitted"] is False
+        assert by_file[name]["reason"] == "TopologyAffinityError"
+    after = decode_cpu_checkpoint((a.state / "cpu_manager_state").read_bytes()).entries
+    assert after[db_uid] == assignments[db_uid]
+    assert after[web_uid] == assignments[web_uid]
     started = [r for r in a.log_records() if r["msg"] == "Agent started"]
-    assert started[-1]["restoredPods"] == 2
+    assert started[-1]["restoredPods"] == 4
 
     # The file disappears: the pod is removed, its CPUs go back to the default set.
-    (a.manifests / "mixed.yaml").unlink()
-    files_settled(a, {"shared.yaml"})
-    assert sorted(listed(a)) == ["pod-scope-shared-kep-node"]
+    (a.manifests / "db.yaml").unlink()
+    files_settled(a, {"mixed.yaml", "shared.yaml", "web.yaml"})
+    assert sorted(listed(a)) == ["web-kep-node"]
     entries = decode_cpu_checkpoint((a.state / "cpu_manager_state").read_bytes()).entries
-    assert len(entries) == 1
+    assert set(entries) == {web_uid}
     assert a.signal(signal.SIGINT) == 0
     assert a.status()["stopped"]  # type: ignore[index]
 

@@ -157,16 +157,14 @@ def test_tutorial_part_a_pod_level_vs_per_container() -> None:
 
 
 def test_tutorial_part_c_container_scope() -> None:
-    """Part C under scope container. With the Static memory manager the
-    workers (no resources) get the 'any NUMA' hint, which the memory manager
-    refuses once the sidecar's memory sits on one NUMA node; with memory
-    policy None the tutorial's outcome shows (sidecar exclusive 2 CPUs,
-    workers on the node shared pool)."""
+    """Part C under scope container: the tutorial's outcome (sidecar
+    exclusive 2 CPUs, workers on the node shared pool), with the Static
+    memory manager (the workers pin no memory) and with policy None."""
     static = compare_pod(tutorial_part_c(), kep_machine(), load_kubelet_config(kubelet_config()))
     m = static.run("podLevel", "container")
-    assert not m.admitted and m.reason == "UnexpectedAdmissionError"
-    assert "preferred hint violates NUMA node allocation" in (m.message or "")
-    assert any("any NUMA node" in n for n in static.notes)
+    assert m.admitted
+    assert m.exclusive_by_container() == {"infrastructure-sidecar": CPUSet.parse("1-2")}
+    assert m.node_shared_containers == ("worker-1", "worker-2")
 
     cfg = load_kubelet_config(kubelet_config(memoryManagerPolicy="None", reservedMemory=None,
                                              kubeReserved=None, systemReserved=None))

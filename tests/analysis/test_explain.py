@@ -180,7 +180,7 @@ def test_restricted_nic_fits_with_best_effort(restricted: Any) -> None:
     assert nic["pod"] == "demo/nic"
     assert (nic["rejection"]["stage"], nic["rejection"]["container"]) == ("topology", "router")
     (merge,) = nic["topology"]["merges"]
-    assert merge["merged"] == {"numaNodes": [0], "preferred": False} and merge["admit"] is False
+    assert merge["merged"] == {"numaNodes": [1], "preferred": False} and merge["admit"] is False
     assert any(w.startswith("no NUMA mask is preferred by every provider") for w in merge["why"])
     assert merge["why"][-1] == "not preferred: restricted admits only a preferred hint -> container router rejected"
     be = _alt(nic, "topologyPolicy", value="best-effort")
@@ -203,7 +203,7 @@ def test_restricted_nic_fits_if_a_pod_is_removed(restricted: Any) -> None:
 def test_restricted_wide_and_memory_hog(restricted: Any) -> None:
     scenario, doc = restricted
     wide = _adm(doc, 10)
-    assert _alt(wide, "topologyPolicy", value="best-effort")["numaNodes"] == [1, 2]
+    assert _alt(wide, "topologyPolicy", value="best-effort")["numaNodes"] == [0, 1, 2]
     fewer = _alt(wide, "fewerCPUs")
     assert (fewer["admitted"], fewer["amount"], fewer["numaNodes"]) == (True, 4, [1])
     assert _rerun_last(scenario, 10, fewer).admitted is True

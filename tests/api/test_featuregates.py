@@ -17,17 +17,30 @@ from podnuma.errors import KubeletStartupError
         ("TopologyManagerPolicyAlphaOptions", False),
         ("TopologyManagerPolicyBetaOptions", True),
         ("TopologyManagerPolicyOptions", True),
-        ("MemoryManager", True),
         ("PodLevelResources", True),
         ("PodLevelResourceManagers", False),
         ("PodLevelResourcesFixDefaulting", True),
-        ("SidecarContainers", True),
         ("InPlacePodVerticalScaling", True),
         ("InPlacePodVerticalScalingExclusiveCPUs", False),
     ],
 )
 def test_defaults(name: str, expected: bool) -> None:
     assert FeatureGates.defaults().enabled(name) is expected
+
+
+@pytest.mark.parametrize("name", ["MemoryManager", "SidecarContainers", "TopologyAwareHints"])
+def test_gates_removed_before_v137_are_unrecognized(name: str) -> None:
+    with pytest.raises(KubeletStartupError, match=f"unrecognized feature gate: {name}"):
+        FeatureGates.from_mapping({name: True})
+
+
+def test_gate_table_spellings_and_locks() -> None:
+    # the Go identifier and the gate's name differ for some gates
+    assert "CustomCPUCFSQuotaPeriod" in KNOWN_FEATURES and "CPUCFSQuotaPeriod" not in KNOWN_FEATURES
+    assert KNOWN_FEATURES["NodeSwap"].locked
+    assert DEPENDENCIES["ClusterTrustBundleProjection"] == ("ClusterTrustBundle",)
+    with pytest.raises(KubeletStartupError, match="depends on features that are disabled"):
+        FeatureGates.from_mapping({"TopologyAwareWorkloadScheduling": True})
 
 
 def test_pod_level_resource_managers_is_beta_off() -> None:
@@ -42,10 +55,14 @@ def test_pod_level_resource_managers_is_beta_off() -> None:
         ({"PodLevelResourceManagers": True}, "PodLevelResourceManagers", True),
         ({"CPUManagerPolicyAlphaOptions": True}, "CPUManagerPolicyAlphaOptions", True),
         ({"CPUManagerPolicyBetaOptions": False}, "CPUManagerPolicyBetaOptions", False),
-        ({"AllAlpha": True}, "CPUManagerPolicyAlphaOptions", True),
-        ({"AllAlpha": True}, "TopologyManagerPolicyAlphaOptions", True),
-        ({"AllAlpha": True, "CPUManagerPolicyAlphaOptions": False}, "CPUManagerPolicyAlphaOptions", False),
-        ({"CPUManagerPolicyAlphaOptions": False, "AllAlpha": True}, "CPUManagerPolicyAlphaOptions", False),
+        # AllAlpha alone turns on alpha gates whose beta dependency
+        # (GenericWorkload) stays off: the beta gate must come along
+        ({"AllAlpha": True, "GenericWorkload": True}, "CPUManagerPolicyAlphaOptions", True),
+        ({"AllAlpha": True, "GenericWorkload": True}, "TopologyManagerPolicyAlphaOptions", True),
+        ({"AllAlpha": True, "GenericWorkload": True, "CPUManagerPolicyAlphaOptions": False},
+         "CPUManagerPolicyAlphaOptions", False),
+        ({"CPUManagerPolicyAlphaOptions": False, "GenericWorkload": True, "AllAlpha": True},
+         "CPUManagerPolicyAlphaOptions", False),
         ({"AllBeta": True}, "PodLevelResourceManagers", True),
         # Setting a locked gate to its locked value is fine.
         ({"CPUManagerPolicyOptions": True}, "CPUManagerPolicyOptions", True),
@@ -67,15 +84,21 @@ def test_from_mapping(settings: dict[str, bool], enabled: str, expected: bool) -
         ({"PodLevelResourceManager": True}, "unrecognized feature gate: PodLevelResourceManager"),
         ({"CPUManagerPolicyOptions": False},
          "cannot set feature gate CPUManagerPolicyOptions to false, feature is locked to true"),
-        ({"SidecarContainers": False},
-         "cannot set feature gate SidecarContainers to false, feature is locked to true"),
-        ({"MemoryManager": False, "InPlacePodVerticalScaling": False},
-         "[cannot set feature gate MemoryManager to false, feature is locked to true, "
+        ({"NodeSwap": False},
+         "cannot set feature gate NodeSwap to false, feature is locked to true"),
+        ({"KubeletPSI": False, "InPlacePodVerticalScaling": False},
+         "[cannot set feature gate KubeletPSI to false, feature is locked to true, "
          "cannot set feature gate InPlacePodVerticalScaling to false, feature is locked to true]"),
         # upstream stops at the first unknown gate, keeping earlier errors
-        ({"MemoryManager": False, "Nope": True, "Other": True},
-         "[cannot set feature gate MemoryManager to false, feature is locked to true, "
+        ({"KubeletPSI": False, "Nope": True, "Other": True},
+         "[cannot set feature gate KubeletPSI to false, feature is locked to true, "
          "unrecognized feature gate: Nope]"),
+        ({"AllAlpha": True},
+         "[CompositePodGroup is enabled, but depends on features that are disabled: [GenericWorkload], "
+         "PodGroupPreemptionPolicy is enabled, but depends on features that are disabled: [GenericWorkload], "
+         "TopologyAwareWorkloadScheduling is enabled, but depends on features that are disabled: "
+         "[GenericWorkload], WorkloadWithJob is enabled, but depends on features that are disabled: "
+         "[GenericWorkload]]"),
         ({"PodLevelResources": False, "PodLevelResourcesFixDefaulting": False,
           "InPlacePodLevelResourcesVerticalScaling": False},
          "PodLevelResourcesFixKubeletQOSClass is enabled, but depends on features that are "

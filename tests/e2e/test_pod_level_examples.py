@@ -48,16 +48,6 @@ EMPTY_POOL_CPU = (
     REJECTED + "pod rejected, sum of exclusive container cpu requests equals pod budget, "
     "leaving no cpus for shared containers"
 )
-NO_DEFAULT_MEMORY_AFFINITY = (
-    REJECTED + "Allocate failed due to [memorymanager] failed to get the default NUMA affinity, "
-    "no NUMA nodes with enough memory is available, which is unexpected"
-)
-VIOLATES_MEMORY_ALLOCATION = (
-    REJECTED
-    + "Allocate failed due to [memorymanager] preferred hint violates NUMA node allocation, "
-    "which is unexpected"
-)
-
 
 # -- running ---------------------------------------------------------------------
 
@@ -91,6 +81,11 @@ def variant(name: str, **config: Any) -> dict[str, Any]:
     doc = copy.deepcopy(load(name))
     doc["kubeletConfig"].update(config)
     return doc
+
+
+def cpu_pod_entries(cpu: dict[str, Any]) -> Any:
+    """The CPU checkpoint's pod entries: only in its ``data`` payload (V4)."""
+    return json.loads(cpu["data"]).get("podEntries", {})
 
 
 def fnv32a(data: bytes) -> int:
@@ -222,10 +217,10 @@ def test_pod_scope_1_shared_pool_only() -> None:
     assert cpu.get("entries", {}) == {
         uid: {"container-1": "1-4", "container-2": "1-4", "container-3": "1-4"}
     }
-    assert cpu.get("podEntries", {}) == {uid: {"cpuSet": "1-4"}}
-    # v4: top-level v3 fields with checksum 0, payload in data, dataChecksum =
-    # FNV-32a of "(string)" + data.
-    assert cpu["checksum"] == 0
+    assert cpu_pod_entries(cpu) == {uid: {"cpuSet": "1-4"}}
+    # v4: the embedded V2 checkpoint at the top (no podEntries, V2 checksum),
+    # payload in data, dataChecksum = FNV-32a of "(string)" + data.
+    assert "podEntries" not in cpu and cpu["checksum"] != 0
     assert json.loads(cpu["data"])["podEntries"] == {uid: {"cpuSet": "1-4"}}
     assert cpu["dataChecksum"] == fnv32a(("(string)" + cpu["data"]).encode())
     memory = out["checkpoints"]["memoryManager"]
@@ -270,7 +265,7 @@ def test_pod_scope_2_mixed() -> None:
     assert cpu.get("entries", {}) == {
         s["podUID"]: {"container-1": "1-2", "container-2": "3-4", "container-3": "3-4"}
     }
-    assert cpu.get("podEntries", {}) == {s["podUID"]: {"cpuSet": "1-4"}}
+    assert cpu_pod_entries(cpu) == {s["podUID"]: {"cpuSet": "1-4"}}
 
 
 def test_pod_scope_3_empty_shared_pool_restricted() -> None:
@@ -290,7 +285,7 @@ def test_pod_scope_3_empty_shared_pool_restricted() -> None:
     assert s["defaultCpuSet"] == "0-15"
     assert s["podResources"] == []
     assert out["checkpoints"]["cpuManager"].get("entries", {}) == {}
-    assert out["checkpoints"]["cpuManager"].get("podEntries", {}) == {}
+    assert cpu_pod_entries(out["checkpoints"]["cpuManager"]) == {}
 
 
 def test_pod_scope_3_empty_shared_pool_best_effort(tmp_path: Path) -> None:
@@ -303,7 +298,7 @@ def test_pod_scope_3_empty_shared_pool_best_effort(tmp_path: Path) -> None:
     (s,) = out["steps"]
     expect_rejected(s, "EmptyPodSharedPoolError", EMPTY_POOL_CPU, "allocate:cpu")
     assert s["defaultCpuSet"] == "0-15"
-    assert out["checkpoints"]["cpuManager"].get("podEntries", {}) == {}
+    assert cpu_pod_entries(out["checkpoints"]["cpuManager"]) == {}
 
 
 def test_pod_scope_3_empty_shared_pool_single_numa_node(tmp_path: Path) -> None:
@@ -316,19 +311,19 @@ def test_pod_scope_3_empty_shared_pool_single_numa_node(tmp_path: Path) -> None:
 
 def test_pod_scope_topology_policy_none(tmp_path: Path) -> None:
     # Policy none uses the none scope whatever the configured scope
-    # (upstream NewManager): no pod-level path, every container goes through
-    # the classic per-container Allocate of each provider. With the gate on,
-    # container-1 (eligible, 2 CPUs) gets 2 exclusive CPUs from the NODE
-    # (1-2, no pod entry); container-2 has no memory request and a nil hint,
-    # so the Static memory policy finds no default hint -> the pod is
-    # rejected, and container-1's CPUs stay allocated (no rollback; the next
-    # removeStaleState frees them). NOTE: v1.37 scope_none.go was not
-    # verified in the index (notes §4 #15); this is the pre-KEP none scope.
+    # (upstream NewManager, scope_none.go): no pod-level path, every
+    # container goes through each provider's classic Allocate. With the gate
+    # on, container-1 (eligible, 2 CPUs) gets 2 exclusive CPUs and 2Gi from
+    # the NODE (no pod entry); the shared containers have no eligible memory
+    # request, so the Static memory policy pins nothing for them. No hint is
+    # stored: every container reads Go's zero hint.
     out = simulate_doc(variant("pod-scope-2-mixed.yaml", topologyManagerPolicy="none"), tmp_path)
     (s,) = out["steps"]
-    expect_rejected(s, "UnexpectedAdmissionError", NO_DEFAULT_MEMORY_AFFINITY, "allocate:memory")
+    expect_admitted(s)
+    assert s["podAllocation"] is None
+    expect_container(s, "container-1", cpus="1-2", isolation="container", memory=[mem(2, [0])])
     assert s["defaultCpuSet"] == "0,3-15"
-    assert out["checkpoints"]["cpuManager"].get("podEntries", {}) == {}
+    assert cpu_pod_entries(out["checkpoints"]["cpuManager"]) == {}
     assert out["checkpoints"]["cpuManager"].get("entries", {}) == {
         s["podUID"]: {"container-1": "1-2"}
     }
@@ -427,7 +422,7 @@ def test_pod_scope_table() -> None:
     cpu = out["checkpoints"]["cpuManager"]
     assert (
         cpu.get("entries", {}) == {}
-        and cpu.get("podEntries", {}) == {}
+        and cpu_pod_entries(cpu) == {}
         and cpu["defaultCpuSet"] == "0-15"
     )
     assert json.loads(out["checkpoints"]["memoryManager"]["data"]).get("podEntries", {}) == {}
@@ -459,35 +454,24 @@ def test_container_scope_1_mixed() -> None:
     )
     cpu = out["checkpoints"]["cpuManager"]
     assert cpu.get("entries", {}) == {s["podUID"]: {"container-1": "1-2"}}
-    assert cpu.get("podEntries", {}) == {}
+    assert cpu_pod_entries(cpu) == {}
 
 
-@pytest.mark.parametrize(
-    ("policy", "message"),
-    [
-        # nil stored hint -> getDefaultHint on an empty request finds nothing
-        ("single-numa-node", NO_DEFAULT_MEMORY_AFFINITY),
-        # hint {0,1}; NUMA 0 already holds container-1's single-node block
-        ("best-effort", VIOLATES_MEMORY_ALLOCATION),
-        ("restricted", VIOLATES_MEMORY_ALLOCATION),
-    ],
-)
-def test_container_scope_1_mixed_static_memory_rejects(
-    tmp_path: Path, policy: str, message: str
-) -> None:
-    # KEP and tutorial: admitted. v1.37 code (memorymanager policy_static.go,
-    # Allocate): no skip for a pod-level pod's container that is not
-    # Guaranteed-equivalent; getContainerRequestedResources gives it no
-    # requests, and the default/extended hint logic fails on that. Container
-    # scope allocates container by container, so container-1 already holds
-    # CPUs 1-2 (and 2Gi) when container-2 fails: nothing is rolled back.
+@pytest.mark.parametrize("policy", ["single-numa-node", "best-effort", "restricted"])
+def test_container_scope_1_mixed_static_memory(tmp_path: Path, policy: str) -> None:
+    # KEP and tutorial: admitted, and so is the v1.37.2 code: the Static
+    # memory policy's Allocate returns early for a container without
+    # (Guaranteed-equivalent) memory requests.
     doc = variant(
         "container-scope-1-mixed.yaml", memoryManagerPolicy="Static", topologyManagerPolicy=policy
     )
     out = simulate_doc(doc, tmp_path)
     (s,) = out["steps"]
-    expect_rejected(s, "UnexpectedAdmissionError", message, "allocate:memory")
-    assert s["rejectedAt"]["container"] == "container-2"
+    expect_admitted(s)
+    expect_container(s, "container-1", cpus="1-2", isolation="container", memory=[mem(2, [0])], hint=[0])
+    shared_hint = None if policy == "single-numa-node" else [0, 1]
+    for name in ("container-2", "container-3"):
+        expect_container(s, name, cpus="0,3-15", isolation="host", memory=[], hint=shared_hint)
     assert s["defaultCpuSet"] == "0,3-15"
     assert out["checkpoints"]["cpuManager"].get("entries", {}) == {
         s["podUID"]: {"container-1": "1-2"}
@@ -514,25 +498,18 @@ def test_container_scope_2_pod_only() -> None:
     assert out["checkpoints"]["cpuManager"].get("entries", {}) == {}
 
 
-def test_container_scope_2_pod_only_static_memory(tmp_path: Path) -> None:
-    # single-numa-node: the first container's nil hint and empty request ->
-    # no default hint -> rejected (code; the KEP says admitted).
-    doc = variant("container-scope-2-pod-only.yaml", memoryManagerPolicy="Static")
-    (s,) = simulate_doc(doc, tmp_path)["steps"]
-    expect_rejected(s, "UnexpectedAdmissionError", NO_DEFAULT_MEMORY_AFFINITY, "allocate:memory")
-    assert s["rejectedAt"]["container"] == "container-1"
-    # best-effort: hint {0,1} is not nil; an empty request is satisfied by
-    # any mask and no NUMA node holds memory yet -> admitted, every
-    # container with an empty block list (mems: every node).
+@pytest.mark.parametrize("policy", ["single-numa-node", "best-effort"])
+def test_container_scope_2_pod_only_static_memory(tmp_path: Path, policy: str) -> None:
+    # no container has Guaranteed-equivalent memory: the Static policy pins
+    # nothing and every container runs on the node's shared pool
     doc = variant(
-        "container-scope-2-pod-only.yaml",
-        memoryManagerPolicy="Static",
-        topologyManagerPolicy="best-effort",
+        "container-scope-2-pod-only.yaml", memoryManagerPolicy="Static", topologyManagerPolicy=policy
     )
-    (s,) = simulate_doc(doc, tmp_path, "be.yaml")["steps"]
+    (s,) = simulate_doc(doc, tmp_path)["steps"]
     expect_admitted(s)
+    hint_ = None if policy == "single-numa-node" else [0, 1]
     for name in ("container-1", "container-2", "container-3"):
-        expect_container(s, name, cpus="0-15", isolation="host", memory=[], hint=[0, 1])
+        expect_container(s, name, cpus="0-15", isolation="host", memory=[], hint=hint_)
 
 
 def test_container_scope_table() -> None:
@@ -579,7 +556,7 @@ def test_container_scope_table() -> None:
     expect_container(s, "c3", cpus="0,6-15", isolation="host", hint=None)
     cpu = out["checkpoints"]["cpuManager"]
     assert cpu.get("entries", {}) == {s["podUID"]: {"c1": "1-3", "c2": "4-5"}}
-    assert cpu.get("podEntries", {}) == {}
+    assert cpu_pod_entries(cpu) == {}
 
 
 # -- the kubernetes.io tutorial ----------------------------------------------------------
@@ -655,7 +632,7 @@ def test_tutorial_1_pod_scope_mixed() -> None:
     assert cpu.get("entries", {}) == {
         s["podUID"]: {"metrics-sidecar": "3-4", "logging-sidecar": "3-4", "main-app": "1-2"}
     }
-    assert cpu.get("podEntries", {}) == {s["podUID"]: {"cpuSet": "1-4"}}
+    assert cpu_pod_entries(cpu) == {s["podUID"]: {"cpuSet": "1-4"}}
 
 
 def test_tutorial_2_empty_shared_pool() -> None:
@@ -668,7 +645,7 @@ def test_tutorial_2_empty_shared_pool() -> None:
     assert b["defaultCpuSet"] == "0,5-15"
     # Part A's pod is untouched and still listed.
     assert [p["name"] for p in b["podResources"]] == ["pod-scope-mixed"]
-    assert out["checkpoints"]["cpuManager"].get("podEntries", {}) == {
+    assert cpu_pod_entries(out["checkpoints"]["cpuManager"]) == {
         a["podUID"]: {"cpuSet": "1-4"}
     }
 
@@ -685,19 +662,23 @@ def test_tutorial_3_container_scope_mixed() -> None:
     out = simulate(EXAMPLES / "tutorial-3-container-scope-mixed.yaml")
     c, cleanup = out["steps"]
     part_a_uid = "2e551bac-0f03-508d-9749-d0a4eb13fec3"
-    # Tutorial: Running. Code: infrastructure-sidecar is allocated (hint {0},
-    # CPUs 5-6 = the 2 lowest of NUMA 0's free 5-7, 2Gi on NUMA 0), then
-    # worker-1's memory allocation fails (nil hint, empty request).
-    expect_rejected(c, "UnexpectedAdmissionError", NO_DEFAULT_MEMORY_AFFINITY, "allocate:memory")
-    assert c["rejectedAt"]["container"] == "worker-1"
+    # Tutorial and code: Running. infrastructure-sidecar gets hint {0},
+    # CPUs 5-6 (the 2 lowest of NUMA 0's free 5-7) and 2Gi on NUMA 0; the
+    # workers pin nothing and run on the node's shared pool.
+    expect_admitted(c)
+    expect_container(
+        c, "infrastructure-sidecar", cpus="5-6", isolation="container", memory=[mem(2, [0])], hint=[0],
+        ctype="sidecar",
+    )
+    for name in ("worker-1", "worker-2"):
+        expect_container(c, name, cpus="0,7-15", isolation="host", memory=[], hint=None)
     assert c["defaultCpuSet"] == "0,7-15"
     # Clean-up: Part A's pod (known from the checkpoint, named by uid) gives
-    # back 1-4; the rejected pod's leftover 5-6 stays until the next
-    # allocation's removeStaleState.
+    # back 1-4.
     assert cleanup["op"] == "removePod" and cleanup["podUID"] == part_a_uid
     assert cleanup["defaultCpuSet"] == "0-4,7-15"
     cpu = out["checkpoints"]["cpuManager"]
-    assert cpu.get("podEntries", {}) == {}
+    assert cpu_pod_entries(cpu) == {}
     assert cpu.get("entries", {}) == {c["podUID"]: {"infrastructure-sidecar": "5-6"}}
 
 
@@ -769,7 +750,7 @@ def test_gates_off() -> None:
     )
     cpu = out["checkpoints"]["cpuManager"]
     assert cpu.get("entries", {}) == {classic["podUID"]: {"app": "1-2"}}
-    assert cpu.get("podEntries", {}) == {}
+    assert cpu_pod_entries(cpu) == {}
 
 
 def test_gate_default_is_off(tmp_path: Path) -> None:
@@ -905,7 +886,7 @@ def test_init_and_sidecars() -> None:
             "app-shared": "3-4",
         }
     }
-    assert cpu.get("podEntries", {}) == {s["podUID"]: {"cpuSet": "1-4"}}
+    assert cpu_pod_entries(cpu) == {s["podUID"]: {"cpuSet": "1-4"}}
 
 
 def test_largest_init_container_check_unreachable(tmp_path: Path) -> None:
@@ -937,53 +918,43 @@ def test_largest_init_container_check_unreachable(tmp_path: Path) -> None:
 
 def test_lifecycle() -> None:
     out = simulate(EXAMPLES / "lifecycle.yaml")
-    restored, fresh, rm1, rm2, rm3, rm_restored, again = out["steps"]
+    restored, fresh, rm1, rm2, rm3, again = out["steps"]
     uid = "5f1c2a9e-7b3d-4c1e-9a00-000000000001"
-    # 0: re-admission keeps the checkpointed assignment (4-7 / 6-7 / 4-5),
-    # although a fresh allocation would pick 1-4 / 1-2 / 3-4; the pod-scope
-    # hint is regenerated from the pod entry -> {0}.
+    # 0: v1.37.2 regenerates the pod-scope CPU hints from the container
+    # entries; c2's entry (the pod pool) never matches its exclusive count
+    # (0): empty CPU hints, single-numa-node rejects the pod.
     assert restored["podUID"] == uid
-    expect_admitted(restored)
-    expect_pod_allocation(restored, "4-7", [mem(4, [0])])
-    expect_container(
-        restored, "c1", cpus="6-7", isolation="container", memory=[mem(2, [0])], hint=[0]
-    )
-    for name in ("c2", "c3"):
-        expect_container(
-            restored, name, cpus="4-5", isolation="pod", memory=[mem(2, [0])], hint=[0]
-        )
+    expect_rejected(restored, "TopologyAffinityError", POD_SCOPE_TOPOLOGY_ERROR, "topology")
     assert restored["defaultCpuSet"] == "0-3,8-15"
-    # 1: NUMA 0 has 3 free CPUs (1-3) < 4 -> {1}: bubble 8-11, c1 8-9.
+    # 1: the rejected pod's entries are stale and go first: NUMA 0 (1-7
+    # free) -> {0}: bubble 1-4, c1 1-2, pool 3-4.
     expect_admitted(fresh)
-    expect_pod_allocation(fresh, "8-11", [mem(4, [1])])
-    expect_container(fresh, "c1", cpus="8-9", isolation="container", memory=[mem(2, [1])], hint=[1])
+    expect_pod_allocation(fresh, "1-4", [mem(4, [0])])
+    expect_container(fresh, "c1", cpus="1-2", isolation="container", memory=[mem(2, [0])], hint=[0])
     for name in ("c2", "c3"):
-        expect_container(fresh, name, cpus="10-11", isolation="pod", memory=[mem(2, [1])], hint=[1])
-    assert fresh["defaultCpuSet"] == "0-3,12-15"
+        expect_container(fresh, name, cpus="3-4", isolation="pod", memory=[mem(2, [0])], hint=[0])
+    assert fresh["defaultCpuSet"] == "0,5-15"
     # 2-3: container removal frees nothing while the pod has containers.
     for step, left in ((rm1, ("c2", "c3")), (rm2, ("c3",))):
         assert step["op"] == "removeContainer"
-        assert step["defaultCpuSet"] == "0-3,12-15"
-        expect_pod_allocation(step, "8-11", [mem(4, [1])])
+        assert step["defaultCpuSet"] == "0,5-15"
+        expect_pod_allocation(step, "1-4", [mem(4, [0])])
         assert sorted(containers(step)) == sorted(left)
         for name in left:
             expect_container(
-                step, name, cpus="10-11", isolation="pod", memory=[mem(2, [1])], hint=[1]
+                step, name, cpus="3-4", isolation="pod", memory=[mem(2, [0])], hint=[0]
             )
     # 4: the last container goes: the whole reservation comes back.
     assert rm3["container"] == "c3"
     assert rm3["podAllocation"] is None and rm3["containers"] == []
-    assert rm3["defaultCpuSet"] == "0-3,8-15"
-    # 5: the restored pod goes.
-    assert rm_restored["podUID"] == uid
-    assert rm_restored["defaultCpuSet"] == "0-15"
-    # 6: sequential reuse: NUMA 0 again, bubble 1-4.
+    assert rm3["defaultCpuSet"] == "0-15"
+    # 5: sequential reuse: NUMA 0 again, bubble 1-4.
     expect_admitted(again)
     expect_pod_allocation(again, "1-4", [mem(4, [0])])
     expect_container(again, "c1", cpus="1-2", isolation="container", memory=[mem(2, [0])], hint=[0])
     # Checkpoints after the last step: only the last pod.
     cpu = out["checkpoints"]["cpuManager"]
-    assert cpu.get("podEntries", {}) == {again["podUID"]: {"cpuSet": "1-4"}}
+    assert cpu_pod_entries(cpu) == {again["podUID"]: {"cpuSet": "1-4"}}
     assert cpu.get("entries", {}) == {again["podUID"]: {"c1": "1-2", "c2": "3-4", "c3": "3-4"}}
     ms = out["checkpoints"]["memoryManager"]["machineState"]
     assert ms["0"]["memoryMap"]["memory"]["reserved"] == 4 * GI

@@ -287,20 +287,18 @@ def test_best_effort_policy() -> None:
     _check_fillers(pods, memory_on=[1, 2, 3])
 
     # nic: CPU hints all contain NUMA 0 (the only free CPU), {0} preferred;
-    # NIC hints all contain NUMA 1, {1} preferred; memory {0}..{3} preferred
-    # (no group possible). No permutation agrees on one mask, so nothing is
-    # preferred; the target width is max(1, 1, 1) = 1 and the lowest
-    # one-node merge is {0} (CPU {0} & NIC {0,1} & memory {0}) - it does not
-    # contain the NIC's node. best-effort admits it anyway.
+    # NIC hints: v1.37.2 combines only the NUMA nodes hosting a NIC, so the
+    # only hint is {1}, preferred; memory {0}..{3} preferred. No permutation
+    # agrees on one mask, so nothing is preferred; every non-empty merge
+    # holds NUMA 1: CPU {0,1} & NIC {1} & memory {1} = {1}. best-effort
+    # admits it: CPU 19 from NUMA 0, memory and the NIC on NUMA 1.
     step = pods["demo/nic"]
     admitted(step)
     router = container(step, "router")
-    assert hint(router) == ([0], False)
+    assert hint(router) == ([1], False)
     assert router["cpus"] == "19"
-    assert memory(router) == [("memory", [0], GI)]
-    # the device manager finds no NIC on the hint's node and takes one from
-    # the other nodes (either VF: upstream draws from a Go set; podnuma
-    # takes the first registered)
+    assert memory(router) == [("memory", [1], GI)]
+    # either VF: upstream draws from a Go set; podnuma takes the first
     assert router["devices"]["example.com/nic"] in (["nic-vf0"], ["nic-vf1"])
 
     # memory-hog: every node holds single-NUMA blocks, 40Gi exceeds any one
@@ -311,20 +309,19 @@ def test_best_effort_policy() -> None:
     rejected(pods["demo/memory-hog"], "UnexpectedAdmissionError", VIOLATES_ALLOCATIONS)
 
     # wide: CPU hints: only {1,2} has 12 free CPUs among pairs (preferred:
-    # 12 > 8 = a node's capacity); memory hints: single nodes preferred plus
-    # the group {1,2} (nodes 1, 2 hold nothing now), non-preferred. No
-    # preferred merge; target width max(2, 1) = 2 -> {1,2} non-preferred.
+    # 12 > 8 = a node's capacity); memory hints: single nodes preferred
+    # (NUMA 1 holds the router's single-node block, so no group with it). No
+    # preferred merge; the lowest merge of the target width wins: {0}
+    # non-preferred. The CPUs still come from NUMA 1 + 2 (NUMA 0 has too
+    # few), the memory from NUMA 0.
     step = pods["demo/wide"]
     admitted(step)
     solver = container(step, "solver")
-    assert hint(solver) == ([1, 2], False)
-    # all 12 CPUs inside NUMA 1 + 2: NUMA 1 whole (lower socket first on a
-    # tie), then two whole cores of NUMA 2
+    assert hint(solver) == ([0], False)
     assert solver["cpus"] == "4-9,20-25"
     assert cpus(solver).is_subset_of(NUMA[1] | NUMA[2])
-    # one cross-NUMA block over the group
-    assert memory(solver) == [("memory", [1, 2], 4 * GI)]
-    assert solver["mems"] == [1, 2]
+    assert memory(solver) == [("memory", [0], 4 * GI)]
+    assert solver["mems"] == [0]
 
     # aligned-again: NUMA 0 has the 4 freed CPUs and gpu0; NUMA 1 and 2 are
     # a memory group now, so their single-node memory hints are gone;

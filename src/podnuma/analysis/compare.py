@@ -124,9 +124,6 @@ def compare_pod(
 #: Rejections that just mean "the node is full".
 CAPACITY_REASONS = frozenset({"OutOfcpu", "OutOfmemory", "OutOfpods", "TopologyAffinityError"})
 
-_VIOLATES = "preferred hint violates NUMA node allocation"
-
-
 def rejection_notes(runs: list[Measurement]) -> list[str]:
     """Explain rejections (of the pod or of a later copy) that are not the
     node simply being full."""
@@ -140,12 +137,6 @@ def rejection_notes(runs: list[Measurement]) -> list[str]:
         if reason is None or reason in CAPACITY_REASONS and m.admitted:
             continue
         out.append(f"{which}: {copy} rejected: {reason}: {message}")
-        if message and _VIOLATES in message and m.scope == "container":
-            out.append(
-                f"{which}: in scope container a container without resources of a pod-level pod gets "
-                "the hint 'any NUMA node', and the Static memory manager refuses a multi-NUMA hint "
-                "once a NUMA node holds single-NUMA memory (the kubelet's code, reproduced)"
-            )
     return out
 
 

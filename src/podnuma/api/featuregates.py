@@ -6,12 +6,10 @@ dependency check) over the gate table of ``pkg/features/kube_features.go``
 (``defaultVersionedKubernetesFeatureGates`` and
 ``defaultKubernetesFeatureGateDependencies``) at v1.37.
 
-Only the gates the kubelet's resource managers, pod admission and QoS code
-consult carry a full spec (maturity, default, lock). Other real Kubernetes
-gate names are accepted with their value recorded but not interpreted
-(:data:`OTHER_KNOWN_GATES`); that list is hand-collected, so a real v1.37
-gate missing from it is reported as unrecognized, and a gate removed before
-v1.37 may still be accepted.
+Every gate the kubelet registers carries its v1.37.2 spec (default,
+maturity, lock) and dependencies; the table is data in ``_gates_v137.py``.
+Gates removed before v1.37 (``MemoryManager``, ``SidecarContainers``, ...)
+are unrecognized, as in the kubelet.
 """
 
 from __future__ import annotations
@@ -21,6 +19,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Final, Protocol
 
+from podnuma.api._gates_v137 import DEPENDENCIES as _DEPENDENCIES
+from podnuma.api._gates_v137 import GATES as _GATES
 from podnuma.errors import KubeletStartupError
 
 __all__ = [
@@ -63,134 +63,42 @@ _GA_LOCKED = FeatureSpec(True, Maturity.GA, locked=True)
 ALL_ALPHA: Final = "AllAlpha"
 ALL_BETA: Final = "AllBeta"
 
+_MATURITY: Final[Mapping[str, Maturity]] = {m.name: m for m in Maturity}
+
 KNOWN_FEATURES: Final[Mapping[str, FeatureSpec]] = {
     # component-base specials
     ALL_ALPHA: _A_OFF,
     ALL_BETA: _B_OFF,
-    # CPU manager
-    "CPUManagerPolicyAlphaOptions": _A_OFF,
-    "CPUManagerPolicyBetaOptions": _B_ON,
-    "CPUManagerPolicyOptions": _GA_LOCKED,  # GA since v1.33
-    # Topology manager
-    "TopologyManagerPolicyAlphaOptions": _A_OFF,
-    "TopologyManagerPolicyBetaOptions": _B_ON,
-    "TopologyManagerPolicyOptions": _GA_LOCKED,  # GA since v1.32
-    # Memory manager
-    "MemoryManager": _GA_LOCKED,  # GA since v1.32
-    # Pod-level resources
-    "PodLevelResources": _B_ON,  # beta since v1.34
-    "PodLevelResourceManagers": _B_OFF,  # beta, off by default at v1.37 (kubernetes#141209)
-    "PodLevelResourcesFixDefaulting": _B_ON,  # on at v1.37 (kubernetes#140514)
-    "PodLevelResourcesFixKubeletQOSClass": _B_ON,
-    # Containers and in-place resize
-    "SidecarContainers": _GA_LOCKED,  # GA since v1.33
-    "InPlacePodVerticalScaling": _GA_LOCKED,  # GA since v1.35
-    "InPlacePodVerticalScalingInitContainers": _GA_LOCKED,  # GA at v1.37
-    "InPlacePodVerticalScalingExclusiveCPUs": _A_OFF,
-    "InPlacePodVerticalScalingExclusiveMemory": _A_OFF,
-    "InPlacePodLevelResourcesVerticalScaling": _B_ON,  # beta since v1.36
-    # Node resources the kubelet accounts
-    "MemoryQoS": _B_ON,  # beta at v1.37
-    "HugepageAwareEviction": _B_ON,  # beta at v1.37
-    "KubeletPSI": _GA_LOCKED,
-    "UserNamespacesSupport": _GA_LOCKED,
-    "KubeletInUserNamespace": _B_ON,
-    "NodeSwap": _GA_ON,
-    "PodReadyToStartContainersCondition": _GA_LOCKED,
-    "PodObservedGenerationTracking": _GA_LOCKED,
-    "PLEGOnDemandRelist": _GA_LOCKED,
-    "NodeDeclaredFeatures": _GA_LOCKED,
-    "ImageVolume": _GA_LOCKED,
-    "ProcMountType": _GA_LOCKED,
-    "NodeLogQuery": _GA_LOCKED,
-    "HostnameOverride": _GA_LOCKED,
-    "ContainerRestartRules": _B_ON,
-    "KubeletCrashLoopBackOffMax": _B_ON,
-    "KubeletEnsureSecretPulledImages": _B_ON,
-    "DRAAdminAccess": _GA_LOCKED,
-    "DRAPrioritizedList": _GA_LOCKED,
-    "DRAResourceClaimDeviceStatus": _GA_LOCKED,
-    "DRAExtendedResource": _GA_LOCKED,
-    "DRAConsumableCapacity": _B_ON,
-    "DRADeviceBindingConditions": _B_ON,
-    "DRANodeAllocatableResources": _A_OFF,
-    "GracefulNodeShutdown": _B_ON,
-    "GracefulNodeShutdownBasedOnPodPriority": _B_ON,
+    **{
+        name: FeatureSpec(default, _MATURITY[maturity], locked)
+        for name, (default, maturity, locked) in _GATES.items()
+    },
 }
 
 # defaultKubernetesFeatureGateDependencies: a gate may only be enabled when
 # every gate it lists is enabled.
-DEPENDENCIES: Final[Mapping[str, tuple[str, ...]]] = {
-    "PodLevelResourceManagers": ("PodLevelResources",),
-    "PodLevelResourcesFixDefaulting": ("PodLevelResources",),
-    "PodLevelResourcesFixKubeletQOSClass": ("PodLevelResources",),
-    "InPlacePodLevelResourcesVerticalScaling": ("InPlacePodVerticalScaling", "PodLevelResources"),
-    "InPlacePodVerticalScalingExclusiveCPUs": ("InPlacePodVerticalScaling",),
-    "InPlacePodVerticalScalingExclusiveMemory": ("InPlacePodVerticalScaling",),
-}
+DEPENDENCIES: Final[Mapping[str, tuple[str, ...]]] = _DEPENDENCIES
 
-# Real gate names the kubelet's feature gate knows but podnuma does not
-# interpret: setting them is accepted (hand-collected; see module docstring).
-OTHER_KNOWN_GATES: Final[frozenset[str]] = frozenset({
-    "AllowDNSOnlyNodeCSR", "AllowInsecureKubeletCertificateSigningRequests",
-    "AllowOverwriteTerminationGracePeriodSeconds", "AllowServiceLBStatusOnNonLB",
-    "AllowUnsafeMalformedObjectDeletion", "APIResponseCompression", "APIServerIdentity",
-    "APIServerTracing", "APIServingWithRoutine", "AuthorizeNodeWithSelectors",
-    "AuthorizeWithSelectors", "BtreeWatchCache", "CBORServingAndStorage", "ClientsAllowCBOR",
-    "ClientsPreferCBOR", "ClusterTrustBundle", "ClusterTrustBundleProjection",
-    "ComponentFlagz", "ComponentSLIs", "ComponentStatusz", "CompositePodGroup",
-    "ConcurrentWatchObjectDecode", "ConsistentListFromCache",
-    "ConsistentListFromCacheSkipTimeoutFallback", "ConstrainedImpersonation",
-    "ContainerCheckpoint", "ContainerStopSignals", "CoordinatedLeaderElection",
-    "CRDValidationRatcheting", "CrossNamespaceVolumeDataSource", "CSIServiceAccountTokenSecrets",
-    "CSIVolumeHealth", "CustomCPUCFSQuotaPeriod", "DeclarativeValidation",
-    "DeclarativeValidationTakeover", "DeploymentReplicaSetTerminatingReplicas",
-    "DetectCacheInconsistency", "DisableAllocatorDualWrite", "DisableCPUQuotaWithExclusiveCPUs",
-    "DRADeviceTaints", "DRAPartitionableDevices", "DRAPartitionableDevicesType",
-    "DRAResourceClaimGranularStatusAuthorization", "DRAResourceHealth", "DRASchedulerFilterTimeout",
-    "DynamicResourceAllocation", "EnvFiles", "EtcdRangeStream", "EventedPLEG",
-    "EvictionRequestAPI", "ExecProbeTimeout", "ExtendWebSocketsToKubelet", "GenericWorkload",
-    "GRPCContainerProbeTLS", "HonorPVReclaimPolicy", "HPAConfigurableTolerance",
-    "HPAOptimizedSelectorStore", "HPAScaleToZero", "ImageMaximumGCAge",
-    "ImagePullCredentialsVerification", "InOrderInformers", "InterPodAffinityHostnameFastPath",
-    "JobBackoffLimitPerIndex", "JobManagedBy", "JobPodReplacementPolicy", "JobSuccessPolicy",
-    "KMSv1", "KubeletCgroupDriverFromCRI", "KubeletFineGrainedAuthz",
-    "KubeletPodResourcesDynamicResources", "KubeletPodResourcesGet", "KubeletSeparateDiskGC",
-    "KubeletServiceAccountTokenForCredentialProviders", "KubeletTracing",
-    "KubeProxyDrainingTerminatingNodes", "KubeProxyIPVS", "KubeProxyNFTablesLocalhostNodePorts",
-    "ListFromCacheSnapshot", "LocalStorageCapacityIsolationFSQuotaMonitoring",
-    "LoggingAlphaOptions", "LoggingBetaOptions", "ManifestBasedAdmissionControlConfig",
-    "MatchLabelKeysInPodTopologySpread", "MatchLabelKeysInPodTopologySpreadSelectorMerge",
-    "MaxUnavailableStatefulSet", "MutableCSINodeAllocatableCount", "MutatingAdmissionPolicy",
-    "NFTablesNetlink", "NodeControllerLeaseCircuitBreaker", "OpenAPIEnums",
-    "OpportunisticBatching", "OrderedNamespaceDeletion", "PersistentVolumeClaimUnusedSinceTime",
-    "PodCertificateRequest", "PodDeletionCost", "PodDisruptionConditions",
-    "PodLifecycleSleepAction", "PodLifecycleSleepActionAllowZero", "PodLogsQuerySplitStreams",
-    "PodTopologyLabelsAdmission", "PreferSameTrafficDistribution", "RecoverVolumeExpansionFailure",
-    "RelaxedDNSSearchValidation", "RelaxedEnvironmentVariableValidation",
-    "RelaxedServiceNameValidation", "ReloadKubeletServerCertificateFile",
-    "RemoteRequestHeaderUID", "ResilientWatchCacheInitialization", "ResourceHealthStatus",
-    "RetryGenerateName", "RotateKubeletServerCertificate", "RuntimeClassInImageCriApi",
-    "SchedulerAsyncAPICalls", "SchedulerAsyncPreemption", "SchedulerPopFromBackoffQ",
-    "SchedulerPreQueueingHints", "SchedulerQueueingHints", "SELinuxChangePolicy",
-    "SELinuxMount", "SELinuxMountReadWriteOncePod", "SeparateTaintEvictionController",
-    "ServiceAccountNodeAudienceRestriction", "ServiceAccountTokenJTI",
-    "ServiceAccountTokenNodeBinding", "ServiceAccountTokenNodeBindingValidation",
-    "ServiceAccountTokenPodNodeInfo", "ServiceTrafficDistribution", "ShardedListAndWatch",
-    "SizeBasedListCostEstimate", "StaleControllerConsistencyHPA", "StaleControllerConsistencyJob",
-    "StatefulSetRecreateStrategy", "StorageCapacityScoring", "StorageNamespaceIndex",
-    "StorageVersionAPI", "StorageVersionHash", "StorageVersionMigrator",
-    "StreamingCollectionEncodingToJSON", "StreamingCollectionEncodingToProtobuf",
-    "StrictCostEnforcementForVAP", "StrictCostEnforcementForWebhooks", "StrictIPCIDRValidation",
-    "StructuredAuthenticationConfiguration", "StructuredAuthorizationConfiguration",
-    "SupplementalGroupsPolicy", "SystemdWatchdog", "TokenRequestServiceAccountUIDValidation",
-    "TopologyAwareHints", "TopologyAwareWorkloadScheduling", "TranslateStreamCloseWebsocketRequests",
-    "UnauthenticatedHTTP2DOSMitigation", "UnknownVersionInteroperabilityProxy",
-    "VolumeAttributesClass", "VolumeLimitScaling", "WatchCacheInitializationPostStartHook",
-    "WatchFromStorageWithoutResourceVersion", "WatchList", "WatchListClient",
-    "WatchListCompression", "WindowsCPUAndMemoryAffinity", "WindowsGracefulNodeShutdown",
-    "WindowsHostNetwork", "WinDSR", "WinOverlay", "ContextualLogging",
-})
+# Every registered gate carries its spec now; kept for callers.
+OTHER_KNOWN_GATES: Final[frozenset[str]] = frozenset()
+
+# The gates the engine reads (what ``as_dict`` reports beside explicit ones).
+INTERPRETED: Final[tuple[str, ...]] = (
+    "CPUManagerPolicyAlphaOptions",
+    "CPUManagerPolicyBetaOptions",
+    "CPUManagerPolicyOptions",
+    "TopologyManagerPolicyAlphaOptions",
+    "TopologyManagerPolicyBetaOptions",
+    "TopologyManagerPolicyOptions",
+    "PodLevelResources",
+    "PodLevelResourceManagers",
+    "PodLevelResourcesFixDefaulting",
+    "PodLevelResourcesFixKubeletQOSClass",
+    "InPlacePodVerticalScaling",
+    "InPlacePodVerticalScalingExclusiveCPUs",
+    "InPlacePodVerticalScalingExclusiveMemory",
+    "InPlacePodLevelResourcesVerticalScaling",
+)
 
 
 def _go_bool(value: bool) -> str:
@@ -305,9 +213,9 @@ class FeatureGates:
         return dict(self._explicit)
 
     def as_dict(self) -> dict[str, bool]:
-        """Every modelled gate (specials excluded) with its effective value,
-        plus any other gate set explicitly; sorted by name."""
-        names = {n for n in KNOWN_FEATURES if n not in (ALL_ALPHA, ALL_BETA)}
+        """Every gate the engine reads with its effective value, plus any
+        other gate set explicitly; sorted by name."""
+        names = set(INTERPRETED)
         names |= {n for n in self._explicit if n not in (ALL_ALPHA, ALL_BETA)}
         return {n: self.enabled(n) for n in sorted(names)}
 

@@ -405,16 +405,22 @@ def test_encode_exact_bytes() -> None:
     expected = (
         '{"policyName":"static","defaultCpuSet":"0-1,6-15",'
         '"entries":{"pod-a":{"app":"4-5","init":"4-5"},"pod-b":{"app":"2-3"}},'
-        '"podEntries":{"pod-b":{"cpuSet":"2-5"}},"checksum":0,'
+        '"checksum":'
+    )
+    data_part = (
         '"data":"{\\"policyName\\":\\"static\\",\\"defaultCpuSet\\":\\"0-1,6-15\\",'
         '\\"entries\\":{\\"pod-a\\":{\\"app\\":\\"4-5\\",\\"init\\":\\"4-5\\"},'
         '\\"pod-b\\":{\\"app\\":\\"2-3\\"}},\\"podEntries\\":{\\"pod-b\\":{\\"cpuSet\\":\\"2-5\\"}}}",'
     )
     out = encode_cpu_checkpoint(data).decode()
+    # v1.37.2 V4: the embedded V2 checkpoint (no podEntries, its own V2
+    # checksum under the legacy name), then data and dataChecksum
     assert out.startswith(expected)
+    assert data_part in out
     assert not out.endswith("\n")
     obj = json.loads(out)
-    assert list(obj) == ["policyName", "defaultCpuSet", "entries", "podEntries", "checksum", "data", "dataChecksum"]
+    assert list(obj) == ["policyName", "defaultCpuSet", "entries", "checksum", "data", "dataChecksum"]
+    assert obj["checksum"] != 0
     assert decode_cpu_checkpoint(out) == data
 
 
@@ -422,7 +428,7 @@ def test_encode_policy_none_empty() -> None:
     out = encode_cpu_checkpoint(CPUCheckpointData("none", CPUSet()))
     # entries/podEntries are omitempty; an empty default set is ""
     assert out == (
-        b'{"policyName":"none","defaultCpuSet":"","checksum":0,'
+        b'{"policyName":"none","defaultCpuSet":"","checksum":1353318690,'
         b'"data":"{\\"policyName\\":\\"none\\",\\"defaultCpuSet\\":\\"\\"}","dataChecksum":3028111495}'
     )
 
@@ -436,14 +442,14 @@ def test_encode_escapes_html_in_names() -> None:
 
 def test_empty_pod_entry_is_an_empty_object() -> None:
     out = encode_cpu_checkpoint(CPUCheckpointData("static", C("0"), pod_entries={"p": CPUSet()}))
-    assert b'"podEntries":{"p":{}}' in out
+    assert b'\\"podEntries\\":{\\"p\\":{}}' in out  # inside "data" only
     assert decode_cpu_checkpoint(out).pod_entries == {"p": CPUSet()}
 
 
 def test_cpu_checkpoint_object() -> None:
     data = CPUCheckpointData("static", C("0-3"), {"p": {"c": C("4")}})
     obj = cpu_checkpoint_object(data)
-    assert obj["checksum"] == 0
+    assert obj["checksum"] != 0 and "podEntries" not in obj
     assert obj["entries"] == {"p": {"c": "4"}}
     assert json.loads(obj["data"])["defaultCpuSet"] == "0-3"
     assert decode_cpu_checkpoint(obj) == data

@@ -25,6 +25,7 @@ from podnuma.cm.cpumanager.cpu_manager import (
     new_cpu_manager,
     resources_qualify_for_exclusive_cpus,
 )
+from podnuma.cm.cpumanager.policy import UnexpectedAdmissionError
 from podnuma.cm.cpumanager.policy_none import NonePolicy
 from podnuma.cm.cpumanager.state import CPUManagerState
 from podnuma.machine.cpuset import EMPTY, CPUSet
@@ -130,24 +131,33 @@ def test_cpu_manager_restore_state(
             assert cset == mgr.state.get_cpu_set("pod1", c.name)
 
 
-# (num CPUs, pod cpu, containers, pod CPUs, container CPUs) -- the first
-# allocation; before kubernetes#141041 the re-admission failed on 4 CPUs
-# (requested=2, available=1) and moved the pod to 3-4 on 6 CPUs.
+# (num CPUs, pod cpu, containers, pod CPUs, container CPUs, after re-admission)
+# -- v1.37.2's allocatePodForAdd ignores what the restored state holds: the
+# re-admission allocates a new bubble from the shared pool, or fails when the
+# pool is too small; the old bubble is in no entry and not in the pool.
 REALLOCATION_CASES = [
-    (4, "2", (C("container1", "2"),), cs(1, 2), {"container1": cs(1, 2)}),
-    (6, "2", (C("container1", "2"),), cs(1, 2), {"container1": cs(1, 2)}),
+    (4, "2", (C("container1", "2"),), cs(1, 2), {"container1": cs(1, 2)},
+     "not enough cpus available to satisfy request: requested=2, available=1"),
+    (6, "2", (C("container1", "2"),), cs(1, 2), {"container1": cs(1, 2)},
+     (cs(3, 4), {"container1": cs(3, 4)})),
     (6, "4", (C("container1", "2"), C("container2", "2")), cs(1, 2, 3, 4),
-     {"container1": cs(1, 2), "container2": cs(3, 4)}),
+     {"container1": cs(1, 2), "container2": cs(3, 4)},
+     "not enough cpus available to satisfy request: requested=4, available=1"),
 ]
 
 
 @pytest.mark.parametrize(
-    ("num_cpus", "pod_cpu", "apps", "pod_cpus", "containers"),
+    ("num_cpus", "pod_cpu", "apps", "pod_cpus", "containers", "after"),
     REALLOCATION_CASES,
     ids=["4 CPUs, pod of 2", "6 CPUs, pod of 2", "6 CPUs, pod of 4 in two containers"],
 )
 def test_pod_level_resources_reallocation_after_restart(
-    num_cpus: int, pod_cpu: str, apps: tuple[C, ...], pod_cpus: CPUSet, containers: dict[str, CPUSet]
+    num_cpus: int,
+    pod_cpu: str,
+    apps: tuple[C, ...],
+    pod_cpus: CPUSet,
+    containers: dict[str, CPUSet],
+    after: str | tuple[CPUSet, dict[str, CPUSet]],
 ) -> None:
     pod = pod_level_pod("test-pod", pod_cpu, pod_cpu, (), apps)
     mgr = _manager(num_cpus, GATES_ON, [pod])
@@ -157,15 +167,23 @@ def test_pod_level_resources_reallocation_after_restart(
     default_before = mgr.state.get_default_cpuset()
 
     mgr2 = _restart(mgr, GATES_ON, [pod])
-    mgr2.allocate_pod(pod)  # re-admission
-    assert mgr2.get_pod_cpus("test-pod") == pod_cpus
-    assert mgr2.state.assignments["test-pod"] == containers
-    assert mgr2.state.get_default_cpuset() == default_before
-    assert pod_cpus | default_before == CPUSet(range(num_cpus))
-    assert all(c.is_subset_of(pod_cpus) for c in containers.values())
+    if isinstance(after, str):
+        with pytest.raises(UnexpectedAdmissionError) as exc:
+            mgr2.allocate_pod(pod)  # re-admission
+        assert exc.value.error == after
+        assert mgr2.get_pod_cpus("test-pod") == pod_cpus
+        assert mgr2.state.get_default_cpuset() == default_before
+        return
+    new_pod_cpus, new_containers = after
+    mgr2.allocate_pod(pod)
+    assert mgr2.get_pod_cpus("test-pod") == new_pod_cpus
+    assert mgr2.state.assignments["test-pod"] == new_containers
+    # the old bubble leaks: neither in the shared pool nor in any entry
+    assert mgr2.state.get_default_cpuset() == default_before - new_pod_cpus
+    assert (mgr2.state.get_default_cpuset() & pod_cpus).is_empty()
 
 
-def test_pod_level_resources_restore_cpu_integrity() -> None:
+def test_pod_level_resources_readmission_moves_every_pod() -> None:
     pods = [
         pod_level_pod(name, "2", "2", (), (C(f"container-{i}", "2"),))
         for i, name in enumerate(["pod1", "pod2"])
@@ -173,41 +191,16 @@ def test_pod_level_resources_restore_cpu_integrity() -> None:
     mgr = _manager(8, GATES_ON, pods)
     for p in pods:
         mgr.allocate_pod(p)
-    default = mgr.state.get_default_cpuset()
-    pod_sets = {p.uid: mgr.get_pod_cpus(p.uid) for p in pods}
-    assert pod_sets == {"pod1": cs(1, 2), "pod2": cs(3, 4)}
-    assert default | cs(1, 2, 3, 4) == CPUSet(range(8))
+    assert {p.uid: mgr.get_pod_cpus(p.uid) for p in pods} == {"pod1": cs(1, 2), "pod2": cs(3, 4)}
 
     mgr2 = _restart(mgr, GATES_ON, pods)
-    for p in pods:
-        mgr2.allocate_pod(p)
-    assert mgr2.state.get_default_cpuset() == default
-    assert {p.uid: mgr2.get_pod_cpus(p.uid) for p in pods} == pod_sets
-
-
-def test_mixed_scope_restore_cpu_integrity() -> None:
-    pl = pod_level_pod("pod-level-pod", "2", "2", (), (C("container-0", "2"),))
-    classic = classic_pod("container-scope-pod", (C("container-0", "2"),))
-    pods = [pl, classic]
-    mgr = _manager(8, GATES_ON, pods)
-    mgr.allocate_pod(pl)
-    mgr.allocate(classic, classic.containers[0])
-    pod_set = mgr.get_pod_cpus("pod-level-pod")
-    pl_container = mgr.state.get_cpu_set("pod-level-pod", "container-0")
-    classic_set = mgr.state.get_cpu_set("container-scope-pod", "container-0")
-    default = mgr.state.get_default_cpuset()
-    assert (pod_set, pl_container, classic_set) == (cs(1, 2), cs(1, 2), cs(3, 4))
-
-    mgr2 = _restart(mgr, GATES_ON, pods)
-    mgr2.allocate_pod(pl)
-    mgr2.allocate(classic, classic.containers[0])
-    assert mgr2.get_pod_cpus("pod-level-pod") == pod_set
-    assert mgr2.state.get_cpu_set("pod-level-pod", "container-0") == pl_container
-    assert mgr2.state.get_cpu_set("container-scope-pod", "container-0") == classic_set
-    assert mgr2.state.get_default_cpuset() == default
-    assert default | pod_set | classic_set == CPUSet(range(8))
-    assert (default & pod_set).is_empty() and (default & classic_set).is_empty()
-    assert (pod_set & classic_set).is_empty()
+    mgr2.allocate_pod(pods[0])
+    assert mgr2.get_pod_cpus("pod1") == cs(5, 6)
+    with pytest.raises(UnexpectedAdmissionError) as exc:
+        mgr2.allocate_pod(pods[1])
+    assert exc.value.error == "not enough cpus available to satisfy request: requested=2, available=1"
+    assert mgr2.get_pod_cpus("pod2") == cs(3, 4)
+    assert mgr2.state.get_default_cpuset() == cs(0, 7)
 
 
 def test_stale_pod_level_pod_released_when_inactive() -> None:

@@ -71,9 +71,10 @@ def test_policy_defaults_available(option: str, expected: bool) -> None:
         (DISTRIBUTE_CPUS_ACROSS_CORES_OPTION, "CPUManagerPolicyAlphaOptions", True, True),
         (DISTRIBUTE_CPUS_ACROSS_CORES_OPTION, "CPUManagerPolicyBetaOptions", True, False),
         (STRICT_CPU_RESERVATION_OPTION, "CPUManagerPolicyBetaOptions", True, True),
-        (STRICT_CPU_RESERVATION_OPTION, "CPUManagerPolicyBetaOptions", False, False),
+        # GA at v1.37.2 (TestPolicyOptionsAlwaysAvailableOnceGA)
+        (STRICT_CPU_RESERVATION_OPTION, "CPUManagerPolicyBetaOptions", False, True),
         (PREFER_ALIGN_BY_UNCORE_CACHE_OPTION, "CPUManagerPolicyBetaOptions", True, True),
-        (PREFER_ALIGN_BY_UNCORE_CACHE_OPTION, "CPUManagerPolicyBetaOptions", False, False),
+        (PREFER_ALIGN_BY_UNCORE_CACHE_OPTION, "CPUManagerPolicyBetaOptions", False, True),
     ],
 )
 def test_policy_options_available(option: str, gate: str, enabled: bool, expected: bool) -> None:
@@ -90,10 +91,10 @@ def test_policy_options_available(option: str, gate: str, enabled: bool, expecte
             'CPU Manager Policy Alpha-level Options not enabled, but option "align-by-socket" provided',
         ),
         (
-            STRICT_CPU_RESERVATION_OPTION,
+            DISTRIBUTE_CPUS_ACROSS_NUMA_OPTION,
             Gates(CPUManagerPolicyBetaOptions=False),
             "CPU Manager Policy Beta-level Options not enabled, but option "
-            '"strict-cpu-reservation" provided',
+            '"distribute-cpus-across-numa" provided',
         ),
     ],
 )

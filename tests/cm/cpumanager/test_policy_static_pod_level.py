@@ -9,7 +9,7 @@ TestStaticPolicyMetricsPodLevelRestore."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import pytest
 
@@ -212,10 +212,10 @@ VALIDATE_CASES: list[tuple[str, str, tuple[C, ...], tuple[C, ...], str | None]] 
       shared("restartable-init-container2", sidecar=True)), (), EMPTY_POOL_MSG),
     ("exclusive sidecar and app container filling the budget", "2",
      (C("restartable-init-container1", "1", sidecar=True),), (C("container1", "1"),), None),
-    # not upstream rows: the init-container size check
+    # not upstream rows: v1.37.2 does not check an exclusive init container
+    # against what the earlier sidecars leave
     ("exclusive init container larger than what earlier sidecars leave", "4",
-     (C("s1", "2", sidecar=True), C("i1", "3")), (C("c1", "2"),),
-     "pod rejected, largest exclusive init container requests 3 cpus, but only 2 available"),
+     (C("s1", "2", sidecar=True), C("i1", "3")), (C("c1", "2"),), None),
     ("exclusive init container exactly what earlier sidecars leave", "4",
      (C("s1", "2", sidecar=True), C("i1", "2")), (C("c1", "2"),), None),
 ]
@@ -253,206 +253,52 @@ def test_empty_pod_shared_pool_gives_empty_pod_hints(
     assert st.get_default_cpuset() == ALL8 and st.assignments == {} and st.pod_assignments == {}
 
 
-# -- TestStaticPolicyRestorePodAllocation ----------------------------------------------
+# -- re-admission after a restart (v1.37.2) ------------------------------------------
 # topoRestoreUniformSingleSocket (8 CPUs, no SMT), reserved {0}, no hint.
+# allocatePodForAdd does not consult the entries the state holds for the pod.
 
 
-@dataclass
-class RestoreCase:
-    desc: str
-    pod_cpu: str
-    inits: tuple[C, ...]
-    apps: tuple[C, ...]
-    st_default: CPUSet
-    st_pod: CPUSet
-    st_assignments: dict[str, CPUSet]
-    exp_assignments: dict[str, CPUSet] = field(default_factory=dict)
-    exp_pod: CPUSet | None = None
-    exp_default: CPUSet = EMPTY
-    repeat: bool = False
-    exp_error: bool = False
-
-
-C2 = (C("c1", "2"), C("c2", "2"))
-
-RESTORE_CASES = [
-    RestoreCase("complete checkpoint is restored as-is", "4", (), C2,
-                cs(0, 5, 6, 7), cs(1, 2, 3, 4), {"c1": cs(1, 2), "c2": cs(3, 4)},
-                {"c1": cs(1, 2), "c2": cs(3, 4)}, cs(1, 2, 3, 4), cs(0, 5, 6, 7)),
-    RestoreCase("complete checkpoint is restored as-is even when a fresh allocation would differ",
-                "4", (), C2,
-                cs(0, 1, 2, 7), cs(3, 4, 5, 6), {"c1": cs(3, 4), "c2": cs(5, 6)},
-                {"c1": cs(3, 4), "c2": cs(5, 6)}, cs(3, 4, 5, 6), cs(0, 1, 2, 7)),
-    RestoreCase("partial checkpoint: the missing assignment is carved out of the pod CPU set",
-                "4", (), C2,
-                cs(0, 5, 6, 7), cs(1, 2, 3, 4), {"c1": cs(1, 2)},
-                {"c1": cs(1, 2), "c2": cs(3, 4)}, cs(1, 2, 3, 4), cs(0, 5, 6, 7)),
-    RestoreCase("partial checkpoint: no container assignment at all", "4", (), C2,
-                cs(0, 5, 6, 7), cs(1, 2, 3, 4), {},
-                {"c1": cs(1, 2), "c2": cs(3, 4)}, cs(1, 2, 3, 4), cs(0, 5, 6, 7)),
-    RestoreCase("partial checkpoint: the missing shared container gets the recomputed pool",
-                "3", (), (C("c1", "2"), shared("c2")),
-                cs(0, 4, 5, 6, 7), cs(1, 2, 3), {"c1": cs(1, 2)},
-                {"c1": cs(1, 2), "c2": cs(3)}, cs(1, 2, 3), cs(0, 4, 5, 6, 7)),
-    RestoreCase("partial checkpoint: the missing app container reuses a restored init container",
-                "2", (C("i1", "2"),), (C("c1", "2"),),
-                cs(0, 3, 4, 5, 6, 7), cs(1, 2), {"i1": cs(1, 2)},
-                {"i1": cs(1, 2), "c1": cs(1, 2)}, cs(1, 2), cs(0, 3, 4, 5, 6, 7)),
-    RestoreCase("partial checkpoint: the missing app container avoids a restored sidecar",
-                "4", (C("s1", "2", sidecar=True),), (C("c1", "2"),),
-                cs(0, 5, 6, 7), cs(1, 2, 3, 4), {"s1": cs(1, 2)},
-                {"s1": cs(1, 2), "c1": cs(3, 4)}, cs(1, 2, 3, 4), cs(0, 5, 6, 7)),
-    RestoreCase("partial checkpoint: the missing sidecar avoids an earlier restored sidecar",
-                "6", (C("s1", "2", sidecar=True), C("s2", "2", sidecar=True)), (C("c1", "2"),),
-                cs(0, 7), cs(1, 2, 3, 4, 5, 6), {"s1": cs(1, 2)},
-                {"s1": cs(1, 2), "s2": cs(3, 4), "c1": cs(5, 6)}, cs(1, 2, 3, 4, 5, 6), cs(0, 7)),
-    RestoreCase("non-prefix leftovers among the app containers: released, allocated from scratch",
-                "4", (), C2,
-                cs(0, 5, 6, 7), cs(1, 2, 3, 4), {"c2": cs(2, 4)},
-                {"c1": cs(1, 2), "c2": cs(3, 4)}, cs(1, 2, 3, 4), cs(0, 5, 6, 7)),
-    RestoreCase("non-prefix leftovers between init and app: released, allocated from scratch",
-                "2", (C("i1", "2"),), (C("c1", "2"),),
-                cs(0, 3, 4, 5, 6, 7), cs(1, 2), {"c1": cs(2)},
-                {"i1": cs(1, 2), "c1": cs(1, 2)}, cs(1, 2), cs(0, 3, 4, 5, 6, 7)),
-    RestoreCase("stale pod CPU set overlapping the default set: dropped, allocated from scratch",
-                "2", (), (C("c1", "2"),),
-                ALL8, cs(5, 6), {},
-                {"c1": cs(1, 2)}, cs(1, 2), cs(0, 3, 4, 5, 6, 7)),
-    RestoreCase("partial checkpoint: the missing shared sidecar gets the recomputed pool",
-                "3", (shared("s1", sidecar=True),), (C("c1", "2"),),
-                cs(0, 4, 5, 6, 7), cs(1, 2, 3), {},
-                {"s1": cs(3), "c1": cs(1, 2)}, cs(1, 2, 3), cs(0, 4, 5, 6, 7)),
-    RestoreCase("partial checkpoint: the missing shared init container gets the pod CPUs minus sidecars",
-                "4", (C("s1", "2", sidecar=True), shared("i1")), (C("c1", "2"),),
-                cs(0, 5, 6, 7), cs(1, 2, 3, 4), {"s1": cs(1, 2)},
-                {"s1": cs(1, 2), "i1": cs(3, 4), "c1": cs(3, 4)}, cs(1, 2, 3, 4), cs(0, 5, 6, 7)),
-    RestoreCase("partial checkpoint: a restored shared init container is kept as-is",
-                "4", (C("s1", "2", sidecar=True), shared("i1")), (C("c1", "2"),),
-                cs(0, 5, 6, 7), cs(1, 2, 3, 4), {"s1": cs(1, 2), "i1": cs(3)},
-                {"s1": cs(1, 2), "i1": cs(3), "c1": cs(3, 4)}, cs(1, 2, 3, 4), cs(0, 5, 6, 7)),
-    RestoreCase("partial checkpoint: missing init and app containers reuse a restored init container",
-                "2", (C("i1", "2"), C("i2", "2")), (C("c1", "2"),),
-                cs(0, 3, 4, 5, 6, 7), cs(1, 2), {"i1": cs(1, 2)},
-                {"i1": cs(1, 2), "i2": cs(1, 2), "c1": cs(1, 2)}, cs(1, 2), cs(0, 3, 4, 5, 6, 7)),
-    RestoreCase("restoring is idempotent", "4", (), C2,
-                cs(0, 5, 6, 7), cs(1, 2, 3, 4), {"c1": cs(1, 2)},
-                {"c1": cs(1, 2), "c2": cs(3, 4)}, cs(1, 2, 3, 4), cs(0, 5, 6, 7), repeat=True),
-    RestoreCase("failed completion releases every CPU of the pod", "4", (), C2,
-                cs(0, 3, 4, 5, 6, 7), cs(1, 2), {"c1": cs(1, 2)},
-                exp_default=ALL8, exp_error=True),
-]
-
-
-@pytest.mark.parametrize("tc", RESTORE_CASES, ids=lambda tc: tc.desc)
-def test_static_policy_restore_pod_allocation(tc: RestoreCase) -> None:
+def test_readmission_allocates_a_new_bubble_and_leaks_the_old_one() -> None:
     policy = _policy(TOPO_RESTORE_UNIFORM)
-    pod = pod_level_pod("pod", tc.pod_cpu, tc.pod_cpu, tc.inits, tc.apps)
-    st = _state(tc.st_default, "pod", tc.st_pod, tc.st_assignments)
-
-    if tc.exp_error:
-        with pytest.raises(UnexpectedAdmissionError) as exc:
-            policy.allocate_pod(st, pod)
-        assert exc.value.reason == "UnexpectedAdmissionError"
-        assert exc.value.message == (
-            "Allocate failed due to not enough cpus available to satisfy request: "
-            "requested=2, available=0, which is unexpected"
-        )
-        assert st.get_pod_cpu_set("pod") is None
-        assert "pod" not in st.assignments
-        assert st.get_default_cpuset() == tc.exp_default
-        return
-
-    policy.allocate_pod(st, pod)
-    if tc.repeat:
+    pod = pod_level_pod("pod", "4", "4", (), (C("c1", "2"), C("c2", "2")))
+    st = _state(cs(0, 5, 6, 7), "pod", cs(1, 2, 3, 4), {"c1": cs(1, 2), "c2": cs(3, 4)})
+    policy.start(st)
+    with pytest.raises(UnexpectedAdmissionError) as exc:
         policy.allocate_pod(st, pod)
-    pod_cpus = st.get_pod_cpu_set("pod")
-    assert pod_cpus == tc.exp_pod
-    assert st.get_default_cpuset() == tc.exp_default
-    assert st.assignments == {"pod": tc.exp_assignments}
-    # no CPU leaked or double-booked
-    assert pod_cpus is not None
-    assert (st.get_default_cpuset() & pod_cpus).is_empty()
-    assert st.get_default_cpuset() | pod_cpus == ALL8
-    assert all(c.is_subset_of(pod_cpus) for c in st.assignments["pod"].values())
+    # only 5-7 are free: the 4-CPU bubble cannot be taken again
+    assert exc.value.error == "not enough cpus available to satisfy request: requested=4, available=3"
+    assert st.get_pod_cpu_set("pod") == cs(1, 2, 3, 4)
+    assert st.get_default_cpuset() == cs(0, 5, 6, 7)
 
 
-def test_restore_skips_validation_and_smt_check() -> None:
-    """A complete checkpointed allocation is kept even when the SMT check on
-    the (now busy) node would fail: re-admission checks nothing again."""
-    policy = _policy(TOPO_DUAL_SOCKET_HT, options={"full-pcpus-only": "true"})
+def test_readmission_with_room_replaces_the_entries() -> None:
+    policy = _policy(TOPO_RESTORE_UNIFORM)
     pod = pod_level_pod("pod", "2", "2", (), (C("c1", "2"),))
-    # no free physical core left: only the reserved core {0,6} is in the shared pool
-    st = _state(cs(0, 6), "pod", cs(2, 8), {"c1": cs(2, 8)})
-    st.set_cpu_set("other", "c", ALL12 - cs(0, 2, 6, 8))
+    st = _state(cs(0, 3, 4, 5, 6, 7), "pod", cs(1, 2), {"c1": cs(1, 2)})
+    policy.start(st)
     policy.allocate_pod(st, pod)
-    assert st.assignments["pod"] == {"c1": cs(2, 8)}
-    assert st.get_default_cpuset() == cs(0, 6)
-    # a fresh pod in the same situation is refused by the SMT check
-    with pytest.raises(SMTAlignmentError):
-        policy.allocate_pod(st, pod_level_pod("new", "2", "2", (), (C("c1", "2"),)))
+    assert st.get_pod_cpu_set("pod") == cs(3, 4)
+    assert st.assignments == {"pod": {"c1": cs(3, 4)}}
+    # CPUs 1-2 are now in no entry and not in the shared pool
+    assert st.get_default_cpuset() == cs(0, 5, 6, 7)
 
 
-# -- pod-scope hints after a restart --------------------------------------------------
-# topoRestoreDualNUMA: CPUs 0-3 on NUMA 0, 4-7 on NUMA 1, reserved {0}.
+def test_restored_shared_container_entry_gives_empty_pod_hints() -> None:
+    # a shared container's entry (the pod shared pool) never matches its
+    # exclusive count (0), so the regenerated pod hints are empty
+    policy = _policy(TOPO_RESTORE_DUAL_NUMA)
+    pod = pod_level_pod("pod", "3", "3", (), (C("c1", "2"), shared("c2")))
+    st = _state(ALL8 - cs(5, 6, 7), "pod", cs(5, 6, 7), {"c1": cs(5, 6), "c2": cs(7)})
+    assert policy.get_pod_topology_hints(st, pod) == {"cpu": []}
 
 
-@pytest.mark.parametrize(
-    ("pod_cpus", "expected_preferred"),
-    [(cs(5, 6), [BitMask([1])]), (cs(1, 2, 3), None)],
-    ids=["hints regenerated from the restored pod CPU set", "restored set of the wrong size"],
-)
-def test_get_pod_topology_hints_with_restored_pod_cpuset(
-    pod_cpus: CPUSet, expected_preferred: list[BitMask] | None
-) -> None:
+def test_restored_exclusive_entries_regenerate_pod_hints() -> None:
     policy = _policy(TOPO_RESTORE_DUAL_NUMA)
     pod = pod_level_pod("pod", "2", "2", (), (C("c1", "2"),))
-    st = _state(ALL8 - pod_cpus, "pod", pod_cpus, {})
+    st = _state(ALL8 - cs(5, 6), "pod", cs(5, 6), {"c1": cs(5, 6)})
     hints = policy.get_pod_topology_hints(st, pod)
     assert hints is not None
-    if expected_preferred is None:
-        assert hints == {"cpu": []}
-        return
-    assert [h.numa_node_affinity for h in hints["cpu"] if h.preferred] == expected_preferred
-    # and AllocatePod then keeps the bubble
-    policy.allocate_pod(st, pod)
-    assert st.assignments == {"pod": {"c1": pod_cpus}}
-
-
-def test_get_pod_topology_hints_stale_pod_cpuset() -> None:
-    policy = _policy(TOPO_RESTORE_DUAL_NUMA)
-    pod = pod_level_pod("pod", "2", "2", (), (C("c1", "2"),))
-    st = _state(ALL8, "pod", cs(5, 6), {})
-    hints = policy.get_pod_topology_hints(st, pod)
-    assert hints == {
-        "cpu": [
-            TopologyHint(BitMask([0]), True),
-            TopologyHint(BitMask([1]), True),
-            TopologyHint(BitMask([0, 1]), False),
-        ]
-    }
-
-
-@pytest.mark.parametrize(
-    ("pod_cpu", "apps", "st_pod", "st_assignments", "st_default"),
-    [
-        ("4", C2, cs(4, 5, 6, 7), {"c2": cs(6, 7)}, cs(0, 1, 2, 3)),
-        ("3", (C("c1", "2"), shared("c2")), cs(5, 6, 7), {"c2": cs(7)}, cs(0, 1, 2, 3, 4)),
-    ],
-    ids=["CPUs about to be released count", "a shared container's leftover does not block"],
-)
-def test_get_pod_topology_hints_stale_non_prefix_pod_cpuset(
-    pod_cpu: str,
-    apps: tuple[C, ...],
-    st_pod: CPUSet,
-    st_assignments: dict[str, CPUSet],
-    st_default: CPUSet,
-) -> None:
-    policy = _policy(TOPO_RESTORE_DUAL_NUMA)
-    pod = pod_level_pod("pod", pod_cpu, pod_cpu, (), apps)
-    st = _state(st_default, "pod", st_pod, st_assignments)
-    hints = policy.get_pod_topology_hints(st, pod)
-    assert hints is not None and hints["cpu"]
-    assert any(h.preferred and h.numa_node_affinity.is_set(1) for h in hints["cpu"])
+    assert [h.numa_node_affinity for h in hints["cpu"] if h.preferred] == [BitMask([1])]
 
 
 # -- policy_static_metrics_test.go: the state side ----------------------------------------
@@ -476,8 +322,10 @@ def test_whole_bubble_released_with_the_last_container() -> None:
     assert st.pod_assignments == {} and st.assignments == {}
 
 
-def test_failed_bubble_partitioning_rolls_back() -> None:
-    """kubernetes#141261: the bubble fits the budget, the containers do not."""
+def test_failed_bubble_partitioning_keeps_the_bubble() -> None:
+    """The bubble fits the budget, the containers do not: the error is
+    returned after the pod entry was written, and nothing gives the bubble
+    back (v1.37.2)."""
     policy = _policy(TOPO_DUAL_SOCKET_HT, hint_=NUMA0)
     st = _state(ALL12)
     pod = pod_level_pod("rollback-pod", "3", "3", (), (C("gu-container-1", "2"), C("gu-container-2", "2")))
@@ -487,18 +335,10 @@ def test_failed_bubble_partitioning_rolls_back() -> None:
         "Allocate failed due to not enough cpus available to satisfy request: "
         "requested=2, available=1, which is unexpected"
     )
-    assert st.get_default_cpuset() == ALL12
-    assert st.pod_assignments == {} and st.assignments == {}
-
-
-def test_release_pod_allocation_drops_container_assignments() -> None:
-    policy = _policy(TOPO_DUAL_SOCKET_HT, hint_=NUMA0)
-    st = _state(ALL12 - BUBBLE, "plrm-pod", BUBBLE,
-                {"gu-container": cs(2, 8), "shared-container": cs(4, 10)})
-    policy.start(st)
-    policy._release_pod_allocation(st, "plrm-pod", BUBBLE)
-    assert st.get_default_cpuset() == ALL12
-    assert st.pod_assignments == {} and st.assignments == {}
+    bubble = st.get_pod_cpu_set("rollback-pod")
+    assert bubble is not None and bubble.size() == 3
+    assert st.get_default_cpuset() == ALL12 - bubble
+    assert st.assignments == {}
 
 
 @pytest.mark.parametrize("pod_cpu", ["1500m", "3500m"])
@@ -516,74 +356,6 @@ def test_non_integral_pod_budget_allocates_nothing(pod_cpu: str) -> None:
     assert st.get_default_cpuset() == ALL12 - cs(2, 8)
     policy.remove_container(st, "mixed-pod", "gu-container")
     assert st.get_default_cpuset() == ALL12
-
-
-def test_readmission_of_a_full_allocation_keeps_everything() -> None:
-    policy = _policy(TOPO_DUAL_SOCKET_HT, hint_=NUMA0)
-    st = _state(ALL12)
-    pod = pod_level_pod("plrm-pod", "4", "4", (), GU_SHARED)
-    policy.allocate_pod(st, pod)
-    before = st.copy()
-    policy.allocate_pod(st, pod)
-    assert st.assignments == before.assignments
-    assert st.pod_assignments == before.pod_assignments
-    assert st.get_default_cpuset() == before.get_default_cpuset()
-
-
-def test_partially_restored_allocation_is_completed() -> None:
-    policy = _policy(TOPO_DUAL_SOCKET_HT, hint_=NUMA0)
-    st = _state(ALL12 - BUBBLE, "plrm-pod", BUBBLE, {"gu-container": cs(2, 8)})
-    policy.start(st)
-    policy.allocate_pod(st, pod_level_pod("plrm-pod", "4", "4", (), GU_SHARED))
-    assert st.assignments == {"plrm-pod": {"gu-container": cs(2, 8), "shared-container": cs(4, 10)}}
-    assert st.get_default_cpuset() == ALL12 - BUBBLE
-
-
-def test_failed_restore_releases_the_pod_cpus() -> None:
-    policy = _policy(TOPO_DUAL_SOCKET_HT, hint_=NUMA0)
-    st = _state(ALL12 - BUBBLE, "plrm-pod", BUBBLE, {"gu-container-1": cs(2, 8)})
-    pod = pod_level_pod("plrm-pod", "5", "5", (), (C("gu-container-1", "2"), C("gu-container-2", "3")))
-    with pytest.raises(UnexpectedAdmissionError):
-        policy.allocate_pod(st, pod)
-    assert st.get_default_cpuset() == ALL12
-    assert st.pod_assignments == {} and st.assignments == {}
-
-
-def test_stale_overlapping_bubble_dropped_before_fresh_allocation() -> None:
-    policy = _policy(TOPO_DUAL_SOCKET_HT, hint_=NUMA0)
-    st = _state(ALL12, "plrm-pod", BUBBLE, {})
-    policy.allocate_pod(st, pod_level_pod("plrm-pod", "4", "4", (), GU_SHARED))
-    assert st.get_pod_cpu_set("plrm-pod") == BUBBLE
-    assert st.get_default_cpuset() == ALL12 - BUBBLE
-
-
-def test_stale_overlapping_bubble_dropped_even_when_fresh_allocation_fails() -> None:
-    policy = _policy(TOPO_DUAL_SOCKET_HT, hint_=NUMA0)
-    st = _state(ALL12, "plrm-pod", BUBBLE, {})
-    huge = pod_level_pod("plrm-pod", "12", "12", (), (C("gu-container", "12"),))
-    with pytest.raises(UnexpectedAdmissionError) as exc:
-        policy.allocate_pod(st, huge)
-    # the aligned part (NUMA 0: 5 CPUs) is taken first, the remainder fails
-    assert exc.value.error == "not enough cpus available to satisfy request: requested=7, available=6"
-    assert st.get_pod_cpu_set("plrm-pod") is None
-    assert st.get_default_cpuset() == ALL12
-
-
-def test_stale_non_prefix_assignments_released_before_fresh_allocation() -> None:
-    policy = _policy(TOPO_DUAL_SOCKET_HT, hint_=NUMA0)
-    st = _state(ALL12 - BUBBLE, "plrm-pod", BUBBLE, {"shared-container": cs(4, 10)})
-    policy.allocate_pod(st, pod_level_pod("plrm-pod", "4", "4", (), GU_SHARED))
-    assert st.assignments == {"plrm-pod": {"gu-container": cs(2, 8), "shared-container": cs(4, 10)}}
-    assert st.get_default_cpuset() == ALL12 - BUBBLE
-
-
-def test_unknown_container_entry_is_not_a_prefix() -> None:
-    policy = _policy(TOPO_RESTORE_UNIFORM)
-    pod = pod_level_pod("pod", "2", "2", (), (C("c1", "2"),))
-    st = _state(cs(0, 3, 4, 5, 6, 7), "pod", cs(1, 2), {"c1": cs(1, 2), "old": cs(1, 2)})
-    policy.allocate_pod(st, pod)
-    assert st.assignments == {"pod": {"c1": cs(1, 2)}}
-    assert st.get_pod_cpu_set("pod") == cs(1, 2)
 
 
 # -- errors and gates ------------------------------------------------------------------

@@ -64,7 +64,8 @@ COMMON = [
         "Single Request, only one with alignment",
         _one(testdevice=1),
         {"testdevice": [D("Dev1"), D("Dev2", 1)]},
-        {"testdevice": [H(1), H(0, 1, p=False)]},
+        # v1.37.2: only the NUMA nodes hosting devices are combined
+        {"testdevice": [H(1)]},
     ),
     HintCase(
         "Single Request, one device per socket",
@@ -95,7 +96,7 @@ COMMON = [
         "2 device types, mixed configuration",
         _one(testdevice1=2, testdevice2=1),
         {"testdevice1": ALTERNATING, "testdevice2": [D("Dev1", 0)]},
-        {"testdevice1": ALL_PREF, "testdevice2": [H(0), H(0, 1, p=False)]},
+        {"testdevice1": ALL_PREF, "testdevice2": [H(0)]},
     ),
     HintCase(
         "Single device type, more requested than available",
@@ -107,7 +108,7 @@ COMMON = [
         "Single device type, all already allocated to container",
         _one(testdevice=2),
         {"testdevice": [D("Dev1", 0), D("Dev2", 0)]},
-        {"testdevice": [H(0), H(0, 1, p=False)]},
+        {"testdevice": [H(0)]},
         {"fakePod": {"fakeContainer": {"testdevice": ["Dev1", "Dev2"]}}},
     ),
     HintCase(
@@ -219,9 +220,9 @@ def test_hints_are_nil_vs_empty_and_skip_unknown_resources() -> None:
     container without device resources gets an empty map."""
     m, _ = manager({"testdevice": [D("Dev1", 0)]})
     p = pod("p", [ctr("c", testdevice=1, notRegistered=3), ctr("d", index=1, cpu=1)])
-    assert m.get_topology_hints(p, p.containers[0]) == {"testdevice": [H(0), H(0, 1, p=False)]}
+    assert m.get_topology_hints(p, p.containers[0]) == {"testdevice": [H(0)]}
     assert m.get_topology_hints(p, p.containers[1]) == {}
-    assert m.get_pod_topology_hints(p) == {"testdevice": [H(0), H(0, 1, p=False)]}
+    assert m.get_pod_topology_hints(p) == {"testdevice": [H(0)]}
 
 
 def test_hints_regenerated_from_held_devices_after_stale_collection() -> None:

@@ -4,10 +4,12 @@ Mirrors ``pkg/kubelet/cm/cpumanager/state/checkpoint.go`` and the loading,
 migration and restore parts of ``state_checkpoint.go`` (kubelet v1.37), plus
 ``PodEntry``'s JSON methods from ``state.go``:
 
-- v1.37 writes format V4: the V3 fields at the top level with ``checksum: 0``
-  (so older kubelets can still read the file) plus ``data``, the JSON of the
-  real payload, and ``dataChecksum`` = FNV-32a of spew's ``%#v`` of that
-  string, i.e. of ``"(string)" + data``.
+- v1.37 writes format V4: the embedded V2 checkpoint at the top level
+  (``policyName``, ``defaultCpuSet``, ``entries`` and the V2 ``checksum``,
+  computed under the legacy type name, so older kubelets can still read the
+  file; no ``podEntries`` there) plus ``data``, the JSON of the real payload
+  (pod entries included), and ``dataChecksum`` = FNV-32a of spew's ``%#v``
+  of that string, i.e. of ``"(string)" + data``.
 - It reads V4, then V3, then V2 (never V1).  A V4 file whose ``data`` or
   ``dataChecksum`` is set never falls back.  V3 and V2 checksums are
   FNV-32a over spew's dump of the struct, accepted under the current type
@@ -127,11 +129,11 @@ _V2: Final = GoStruct("state.CPUManagerCheckpointV2", (_F_POLICY, _F_DEFAULT, _F
 _V3: Final = GoStruct(
     "state.CPUManagerCheckpointV3", (_F_POLICY, _F_DEFAULT, _F_ENTRIES, _F_POD_ENTRIES, _F_CHECKSUM)
 )
-# V4 embeds V3 (its fields are promoted into the top-level JSON object)
+# V4 embeds V2 (its fields are promoted into the top-level JSON object)
 _V4: Final = GoStruct(
     "state.CPUManagerCheckpoint",
     (
-        _F_POLICY, _F_DEFAULT, _F_ENTRIES, _F_POD_ENTRIES, _F_CHECKSUM,
+        _F_POLICY, _F_DEFAULT, _F_ENTRIES, _F_CHECKSUM,
         GoField("Data", GO_STRING, "data"),
         GoField("DataChecksum", CHECKSUM, "dataChecksum"),
     ),
@@ -145,14 +147,7 @@ _F_POD_ENTRIES_JSON: Final = GoField("PodEntries", _POD_ASSIGNMENTS_JSON, "podEn
 _DATA_JSON: Final = GoStruct(
     "state.CPUManagerCheckpointData", (_F_POLICY, _F_DEFAULT, _F_ENTRIES, _F_POD_ENTRIES_JSON)
 )
-_V4_JSON: Final = GoStruct(
-    "state.CPUManagerCheckpoint",
-    (
-        _F_POLICY, _F_DEFAULT, _F_ENTRIES, _F_POD_ENTRIES_JSON, _F_CHECKSUM,
-        GoField("Data", GO_STRING, "data"),
-        GoField("DataChecksum", CHECKSUM, "dataChecksum"),
-    ),
-)
+_V4_JSON: Final = _V4
 
 _LEGACY_NAME: Final = "CPUManagerCheckpoint"
 
@@ -417,8 +412,15 @@ def encode_cpu_checkpoint(data: CPUCheckpointData) -> bytes:
     """
     payload = _payload(data)
     data_text = go_json_marshal(payload, _DATA_JSON)
-    top = dict(payload)
-    top.update({"Checksum": 0, "Data": data_text, "DataChecksum": string_checksum(data_text)})
+    v2 = {
+        "PolicyName": payload["PolicyName"],
+        "DefaultCPUSet": payload["DefaultCPUSet"],
+        "Entries": payload["Entries"],
+        "Checksum": 0,
+    }
+    _, legacy = _struct_checksums(v2, _V2)
+    top = dict(v2)
+    top.update({"Checksum": legacy, "Data": data_text, "DataChecksum": string_checksum(data_text)})
     return go_json_marshal(top, _V4_JSON).encode("utf-8")
 
 

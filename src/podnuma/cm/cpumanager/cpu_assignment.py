@@ -503,9 +503,11 @@ def _pick_numa_combo(
             subset = subset_view.values()
             left = remainder
             local = dict(after)
-            # capacity counted in whole groups (v1.37, kubernetes#140730; a raw
-            # CPU sum let infeasible subsets in and spun forever below)
-            if sum(local[n] // g for n in subset) * g < left:
+            # the capacity test counts raw CPUs, not whole groups: with
+            # groups of 2 and odd free counts a subset can pass it and still
+            # be unable to hand out the remainder, where the kubelet spins
+            # forever in the loop below (reproduced as an error, see _livelock)
+            if sum(local[n] for n in subset) < left:
                 return False
             while left > 0:
                 progressed = False

@@ -43,16 +43,16 @@ DISTRIBUTE_CPUS_ACROSS_CORES_OPTION: Final = "distribute-cpus-across-cores"
 STRICT_CPU_RESERVATION_OPTION: Final = "strict-cpu-reservation"
 PREFER_ALIGN_BY_UNCORE_CACHE_OPTION: Final = "prefer-align-cpus-by-uncorecache"
 
-# Maturity at v1.37.
+# Maturity at v1.37.2.
 ALPHA_OPTIONS: Final = frozenset({ALIGN_BY_SOCKET_OPTION, DISTRIBUTE_CPUS_ACROSS_CORES_OPTION})
-BETA_OPTIONS: Final = frozenset(
+BETA_OPTIONS: Final = frozenset({DISTRIBUTE_CPUS_ACROSS_NUMA_OPTION})
+STABLE_OPTIONS: Final = frozenset(
     {
+        FULL_PCPUS_ONLY_OPTION,
         STRICT_CPU_RESERVATION_OPTION,
-        DISTRIBUTE_CPUS_ACROSS_NUMA_OPTION,
         PREFER_ALIGN_BY_UNCORE_CACHE_OPTION,
     }
 )
-STABLE_OPTIONS: Final = frozenset({FULL_PCPUS_ONLY_OPTION})
 
 ALPHA_GATE: Final = "CPUManagerPolicyAlphaOptions"
 BETA_GATE: Final = "CPUManagerPolicyBetaOptions"

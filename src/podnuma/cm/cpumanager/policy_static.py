@@ -14,10 +14,11 @@ the seams marked "pod-level": the gate checks that leave such pods alone,
 ``pod_guaranteed_cpus``' pod budget, the pod entry in ``validateState`` and
 ``RemoveContainer``, the empty-shared-pool check
 (``validatePodScopeResources``) and ``AllocatePod`` (``allocatePodForAdd``):
-one CPU "bubble" per pod, partitioned among its containers. Re-admission
-keeps a checkpointed bubble and only carves the missing container entries out
-of it (kubernetes#141041); stale bubbles are dropped or released first, and a
-failed allocation gives every CPU of the pod back (kubernetes#141261).
+one CPU "bubble" per pod, partitioned among its containers. As in v1.37.2,
+``AllocatePod`` does not look at what the state already holds for the pod: a
+re-admitted pod-level pod gets a new bubble (the old CPUs stay out of the
+shared pool), and a partition that fails leaves the bubble reserved with no
+container entries.
 """
 
 from __future__ import annotations
@@ -79,13 +80,6 @@ GATE_POD_LEVEL_RESOURCES: Final = "PodLevelResources"
 GATE_POD_LEVEL_RESOURCE_MANAGERS: Final = "PodLevelResourceManagers"
 
 _ZERO: Final = Quantity.from_int(0)
-
-# How a pod-level CPU set found in the state is treated on (re-)admission
-# (upstream's podAllocationStaleness).
-_NOT_STALE: Final = 0  # restore it, complete the missing container entries
-_STALE_OVERLAP: Final = 1  # an interrupted release left its CPUs in the shared pool
-_STALE_NON_PREFIX: Final = 2  # leftovers of an interrupted cleanup of an earlier instance
-
 
 def _is_integral_cpu_amount(q: Quantity) -> bool:
     return q.value() * 1000 == q.milli_value()
@@ -382,9 +376,10 @@ class StaticPolicy:
         exclusive containers leave its shared containers no CPU, else ``None``.
 
         Only long-running containers (sidecars, app containers) consume the
-        budget; a regular init container must fit in what the sidecars
-        declared before it leave. No check that the exclusive requests fit
-        the budget when nothing is shared (API validation's job).
+        budget; a shared regular init container needs the sidecars declared
+        before it to leave some CPU. An exclusive regular init container is
+        not checked against the budget, and nothing checks that exclusive
+        requests fit the budget when nothing is shared.
         """
         total = self.pod_guaranteed_cpus(pod)
         qos = self._pod_qos(pod)
@@ -393,14 +388,7 @@ class StaticPolicy:
         for c in pod.init_containers:
             n = self._guaranteed_cpus(pod, c, qos)
             if not c.is_sidecar:
-                if n > 0:
-                    pool = total - long_running_exclusive
-                    if n > pool:
-                        return (
-                            f"pod rejected, largest exclusive init container requests {n} cpus, "
-                            f"but only {pool} available"
-                        )
-                elif long_running_exclusive >= total:
+                if n == 0 and long_running_exclusive >= total:
                     return "pod rejected, pod has shared init containers but no cpus available for them"
                 continue
             if n == 0:
@@ -420,42 +408,9 @@ class StaticPolicy:
             )
         return None
 
-    @staticmethod
-    def _assignments_form_spec_prefix(state: CPUManagerState, pod: Pod) -> bool:
-        """``assignmentsFormSpecPrefix``: the pod's container entries cover the
-        first k containers in spec order (init, then app) and name no unknown
-        container -- the only shapes an interrupted admission can leave."""
-        assigned = state.assignments.get(pod.uid, {})
-        names = [c.name for c in (*pod.init_containers, *pod.containers)]
-        k = len(assigned)
-        return k <= len(names) and all(name in assigned for name in names[:k])
-
-    def _pod_allocation_staleness(self, state: CPUManagerState, pod: Pod, pod_cpus: CPUSet) -> int:
-        """``podAllocationStaleness``, shared by allocation and hints."""
-        if pod_cpus.mask & state.get_default_cpuset().mask:
-            return _STALE_OVERLAP
-        if not self._assignments_form_spec_prefix(state, pod):
-            return _STALE_NON_PREFIX
-        return _NOT_STALE
-
-    @staticmethod
-    def _drop_pod_entries(state: CPUManagerState, pod_uid: str) -> None:
-        state.delete_pod(pod_uid)
-        for name in list(state.assignments.get(pod_uid, {})):
-            state.delete(pod_uid, name)
-
-    def _release_pod_allocation(self, state: CPUManagerState, pod_uid: str, pod_cpus: CPUSet) -> None:
-        """``releasePodAllocation``: the pod's CPUs go back to the shared
-        pool, its pod entry and every container entry go away."""
-        state.set_default_cpuset(state.get_default_cpuset() | pod_cpus)
-        self._drop_pod_entries(state, pod_uid)
-
-    def _partition_pod_cpus(
-        self, pod: Pod, pod_cpus: CPUSet, kept: Mapping[str, CPUSet]
-    ) -> dict[str, CPUSet]:
-        """Split the pod's CPUs among the containers without an entry in
-        ``kept`` (all of them on a fresh allocation); ``kept`` entries stay as
-        they are but still shape the split. Raises ``CPUAllocationError``.
+    def _partition_pod_cpus(self, pod: Pod, pod_cpus: CPUSet) -> dict[str, CPUSet]:
+        """Split the pod's CPUs among its containers. Raises
+        ``CPUAllocationError``.
 
         Init containers (spec order): an exclusive one takes from the pod's
         CPUs minus the exclusive sidecars so far (a sidecar's CPUs then stay
@@ -470,11 +425,6 @@ class StaticPolicy:
         sidecars = EMPTY
         for c in pod.init_containers:
             n = self._guaranteed_cpus(pod, c, qos)
-            have = kept.get(c.name)
-            if have is not None:
-                if n > 0 and c.is_sidecar:
-                    sidecars = sidecars | have
-                continue
             if n > 0:
                 cset = self.take_by_topology(pod_cpus - sidecars, n)
                 out[c.name] = cset
@@ -485,20 +435,11 @@ class StaticPolicy:
         shared = pod_cpus - sidecars
         for c in pod.containers:
             n = self._guaranteed_cpus(pod, c, qos)
-            have = kept.get(c.name)
-            if have is not None:
-                if n > 0:
-                    shared = shared - have
-                continue
             if n > 0:
                 cset = self.take_by_topology(shared, n)
                 out[c.name] = cset
                 shared = shared - cset
-        return {
-            c.name: out.get(c.name, shared)
-            for c in (*pod.init_containers, *pod.containers)
-            if c.name not in kept
-        }
+        return {c.name: out.get(c.name, shared) for c in (*pod.init_containers, *pod.containers)}
 
     def allocate_pod(self, state: CPUManagerState, pod: Pod) -> None:
         """``AllocatePod`` (``allocatePodForAdd``): reserve the pod's CPU
@@ -507,25 +448,16 @@ class StaticPolicy:
 
         Raises ``EmptyPodSharedPoolError`` (validation), ``SMTAlignmentError``
         (full-pcpus-only, on the pod total) or ``UnexpectedAdmissionError``
-        (any allocation error); on failure the pod holds no CPU.
+        (any allocation error). Reproduced as upstream: entries the state
+        already holds for the pod are not consulted (a re-admitted pod gets a
+        new bubble and its old CPUs stay out of the shared pool), and when
+        the partition fails the bubble stays reserved without container
+        entries (``removeStaleState`` only walks container entries, so
+        nothing gives it back while the node runs).
         """
         total = self.pod_guaranteed_cpus(pod)
         if total == 0:
             return  # shared pool: no pod entry, no container entry
-
-        pod_cpus = state.get_pod_cpu_set(pod.uid)
-        if pod_cpus is not None:
-            staleness = self._pod_allocation_staleness(state, pod, pod_cpus)
-            if staleness == _NOT_STALE:
-                # re-admission: what the checkpoint holds is kept as is, and
-                # neither validation nor the SMT check run again
-                self._restore_pod_allocation(state, pod, pod_cpus)
-                return
-            if staleness == _STALE_OVERLAP:
-                # the CPUs are already back in the shared pool
-                self._drop_pod_entries(state, pod.uid)
-            else:
-                self._release_pod_allocation(state, pod.uid, pod_cpus)
 
         err = self.validate_pod_scope_resources(pod)
         if err is not None:
@@ -543,21 +475,8 @@ class StaticPolicy:
             raise UnexpectedAdmissionError(str(exc)) from None
         state.set_pod_cpu_set(pod.uid, bubble)
         try:
-            entries = self._partition_pod_cpus(pod, bubble, {})
+            entries = self._partition_pod_cpus(pod, bubble)
         except CPUAllocationError as exc:
-            self._release_pod_allocation(state, pod.uid, bubble)  # kubernetes#141261
-            raise UnexpectedAdmissionError(str(exc)) from None
-        for name, cset in entries.items():
-            state.set_cpu_set(pod.uid, name, cset)
-
-    def _restore_pod_allocation(self, state: CPUManagerState, pod: Pod, pod_cpus: CPUSet) -> None:
-        """``restorePodAllocation``: complete a checkpointed allocation; when
-        the missing entries do not fit, release everything the pod holds."""
-        kept = dict(state.assignments.get(pod.uid, {}))
-        try:
-            entries = self._partition_pod_cpus(pod, pod_cpus, kept)
-        except CPUAllocationError as exc:
-            self._release_pod_allocation(state, pod.uid, pod_cpus)
             raise UnexpectedAdmissionError(str(exc)) from None
         for name, cset in entries.items():
             state.set_cpu_set(pod.uid, name, cset)
@@ -613,27 +532,9 @@ class StaticPolicy:
             return None
         if self._pod_level_unmanaged(pod):
             return None
-        if self._pod_level_managed(pod):
+        if self._pod_level_managed(pod) and self.validate_pod_scope_resources(pod) is not None:
             # pod-level: an empty pod shared pool can never be satisfied
-            if self.validate_pod_scope_resources(pod) is not None:
-                return {RESOURCE_CPU: []}
-            pod_cpus = state.get_pod_cpu_set(pod.uid)
-            if pod_cpus is not None:
-                staleness = self._pod_allocation_staleness(state, pod, pod_cpus)
-                reusable = self.cpus_to_reuse.get(pod.uid, EMPTY)
-                if staleness == _NOT_STALE:
-                    # re-admission: hints from the bubble the pod keeps
-                    if pod_cpus.size() != requested:
-                        return {RESOURCE_CPU: []}
-                    return {RESOURCE_CPU: self.generate_cpu_topology_hints(pod_cpus, EMPTY, requested)}
-                # stale: hints as if the allocation had cleaned up first (its
-                # container entries play no part)
-                available = state.get_default_cpuset()
-                if staleness == _STALE_NON_PREFIX:
-                    available = available | pod_cpus  # about to be released
-                available = available - self.reserved_cpus
-                return {RESOURCE_CPU: self.generate_cpu_topology_hints(available, reusable, requested)}
-
+            return {RESOURCE_CPU: []}
         qos = self._pod_qos(pod)
         assigned = 0
         assigned_count = 0

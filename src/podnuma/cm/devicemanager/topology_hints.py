@@ -86,7 +86,8 @@ def generate_device_topology_hints(
 ) -> list[TopologyHint]:
     """``generateDeviceTopologyHints``.
 
-    Every NUMA mask (all of size 1 first, then 2, …) that holds at least
+    Every mask over the NUMA nodes that host devices of the resource (all
+    of size 1 first, then 2, …) that holds at least
     ``request`` devices among ``available`` and ``reusable`` becomes a hint;
     a mask that misses one of the reusable devices (with topology) is
     dropped. A hint is preferred when its width equals the narrowest width
@@ -99,9 +100,15 @@ def generate_device_topology_hints(
     # Reproduced: a reusable device without topology is skipped, not counted.
     reuse_masks = [m for m in reuse_masks if m]
 
-    min_affinity_size = len(numa_ids)
+    # v1.37.2 (deviceNUMANodes): only the NUMA nodes hosting a device of the
+    # resource (and known to the machine) are combined; all nodes when no
+    # device has topology. Masks naming device-less nodes never become hints.
+    known = set(numa_ids)
+    hosting = sorted({n for d in all_devices.values() for n in d.numa_nodes if n in known})
+    nodes = hosting or list(numa_ids)
+    min_affinity_size = len(nodes)
     hints: list[TopologyHint] = []
-    for mask in iterate_bit_masks(list(numa_ids)):
+    for mask in iterate_bit_masks(nodes):
         bits = mask.value
         in_mask = sum(1 for m in all_masks if m & bits)
         if in_mask >= request and mask.count() < min_affinity_size:

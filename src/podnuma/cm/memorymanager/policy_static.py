@@ -15,10 +15,10 @@ eligibility, the pod-level branch of ``getPodRequestedResources``,
 of the pod budget, then exclusive blocks for the qualifying containers and
 the pod shared pool for the others), the pod-level path of
 ``GetPodTopologyHints``, pod entries in ``validateState`` and
-``RemoveContainer``. Two v1.37 fixes are followed: a pod whose pod-level
-allocation was restored from the checkpoint keeps it on re-admission
-(kubernetes#141077), and its pod-scope hint is regenerated from the pod-level
-blocks (kubernetes#141070).
+``RemoveContainer``. As in v1.37.2, ``AllocatePod`` does not look at what
+the state already holds for the pod (a re-admitted pod-level pod reserves its
+budget again), and ``GetPodTopologyHints`` regenerates a restored pod's hint
+from the first container holding blocks, compared with the pod's totals.
 
 Go iterates maps in random order where upstream ranges over a request map;
 podnuma uses the container's resource order (sorted by name), so blocks come
@@ -529,12 +529,6 @@ class StaticPolicy:
                 return {name: [] for name in requested}
         if not requested:
             return None
-        if _pod_level(pod, self.gates):
-            # kubernetes#141070: a restored pod-level pod regenerates its hint
-            # from the pod-level blocks, which hold the whole budget
-            pod_blocks = state.get_pod_memory_blocks(pod.uid)
-            if pod_blocks is not None:
-                return _regenerate_hints(pod_blocks, requested)
         for ctr in pod.all_containers():
             blocks = state.get_memory_blocks(pod.uid, ctr.name)
             if blocks is not None:
@@ -552,16 +546,9 @@ class StaticPolicy:
         for ctr in pod.init_containers:
             reqs = get_container_requested_resources(pod, ctr, self.gates)
             if not ctr.is_sidecar:
-                if reqs:
-                    for name, total in totals.items():
-                        # uint64 arithmetic: sidecars above the budget wrap (upstream quirk)
-                        pool = (total - long_running.get(name, 0)) & _U64
-                        if reqs.get(name, 0) > pool:
-                            raise MemoryManagerError(
-                                f"pod rejected, largest exclusive init container requests "
-                                f"{reqs.get(name, 0)} of {name}, but only {pool} available"
-                            )
-                else:
+                # an exclusive regular init container is not checked against
+                # what the earlier sidecars leave
+                if not reqs:
                     for name, total in totals.items():
                         if long_running.get(name, 0) >= total:
                             raise MemoryManagerError(
@@ -648,6 +635,9 @@ class StaticPolicy:
             return
         if self._skips_pod_level(pod):
             return
+        requested = get_container_requested_resources(pod, container, self.gates)
+        if not requested:
+            return  # e.g. a shared container of a pod-level pod
         existing = state.get_memory_blocks(pod.uid, container.name)
         if existing is not None:
             # re-admission: kept as is, even if the request changed
@@ -655,7 +645,6 @@ class StaticPolicy:
             return
 
         hint = self.affinity.get_affinity(pod.uid, container.name)
-        requested = get_container_requested_resources(pod, container, self.gates)
         machine_state = state.get_machine_state()
         mask = self._affinity_for(machine_state, pod, requested, hint)
 
@@ -696,10 +685,6 @@ class StaticPolicy:
             totals = get_pod_requested_resources(pod, self.gates)
         except MemoryManagerError:
             return  # upstream logs the error and pins nothing
-        if state.get_pod_memory_blocks(pod.uid) is not None:
-            # kubernetes#141077: a restored pod-level allocation is kept as it
-            # is (pod entry, container blocks and machine state untouched)
-            return
         try:
             self.validate_pod_scope_resources(pod)
         except MemoryManagerError as err:

@@ -8,8 +8,10 @@ scopes ``scope.go``, ``scope_none.go``, ``scope_container.go``,
   every container of the pod (init containers first) is handed to every hint
   provider's ``Allocate``; no hint is computed or stored.
 * scope ``container``: per container, the providers' hints are merged by the
-  policy; a refusal is a ``TopologyAffinityError``; otherwise the merged hint
-  is stored for the container and the providers allocate.
+  policy; a refusal is a ``TopologyAffinityError`` (for a pod with pod-level
+  resources under the ``PodLevelResourceManagers`` gate, the pod-level
+  variant saying the topology manager is container-level); otherwise the
+  merged hint is stored for the container and the providers allocate.
 * scope ``pod``: the providers' pod-level hints are merged once; the same
   hint is stored for every container, then each container is allocated.
   For a pod with pod-level resources under the ``PodLevelResourceManagers``
@@ -178,6 +180,14 @@ class TopologyManager:
             trail.traces.append(trace)
             if not admit:
                 trail.failed = ("topology", container.name)
+                if self.pod_level_resource_managers and is_pod_level_resources_set(pod):
+                    # container scope names the pod-level case in its own words
+                    return get_pod_admit_result(
+                        PodLevelTopologyAffinityError(
+                            "pod with pod-level resources failed admission with a container-level "
+                            "topology manager"
+                        )
+                    )
                 return get_pod_admit_result(TopologyAffinityError())
             self._set_hint(pod.uid, container.name, best)
             err = self._allocate(pod, container, trail)

@@ -1,0 +1,419 @@
+"""Differential harness: one scenario through podnuma and through the
+``kubelet-oracle`` (kubelet v1.37.2's own code), and the comparison of the
+two documents on every field the kubelet itself produces.
+
+podnuma runs in-process and builds the same document ``podnuma simulate -o
+json`` prints. The oracle runs as a subprocess, many scenarios per call
+(JSON Lines). A scenario that fails on one side must fail the same way on
+the other: both with invalid input, or both refusing to start with the same
+kubelet message.
+
+Normalisation covers only what the kubelet itself leaves to chance (see
+docs/oracle.md): Go map iteration order (memory block order, aggregated
+error lists, the checksums of a memory checkpoint whose block lists depend
+on that order) and the device manager picking among equivalent devices (set
+iteration): devices are compared by their NUMA affinity, not their ids.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import tempfile
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+__all__ = [
+    "Outcome",
+    "run_podnuma",
+    "run_oracle",
+    "run_oracle_checkpoints",
+    "compare",
+    "write_scenario",
+]
+
+# The fields of the output document the kubelet itself produces.
+NODE_FIELDS = ("name", "cpus", "numaNodes", "reservedCpus")
+STEP_FIELDS = (
+    "index",
+    "op",
+    "pod",
+    "podUID",
+    "container",
+    "admitted",
+    "reason",
+    "message",
+    "qosClass",
+    "podAllocation",
+    "containers",
+    "defaultCpuSet",
+)
+CONTAINER_FIELDS = ("name", "type", "cpus", "mems", "isolation", "memory", "devices", "topologyHint")
+CHECKPOINT_FILES = {"cpuManager": "cpu_manager_state", "memoryManager": "memory_manager_state"}
+
+_STARTUP_PREFIX = "error: kubelet would not start: "
+
+
+@dataclass
+class Outcome:
+    """What one engine made of a scenario: a document, or a failure of a
+    kind (``input``: invalid input; ``startup``: the kubelet would not
+    start, ``message`` is the kubelet's; ``crash``: anything else)."""
+
+    doc: dict[str, Any] | None = None
+    kind: str = "ok"
+    message: str = ""
+    files: dict[str, bytes] = field(default_factory=dict)
+
+
+def write_scenario(doc: Mapping[str, Any], path: Path) -> Path:
+    """Write a scenario: JSON for ``.json`` paths (much faster to load),
+    else YAML."""
+    if path.suffix == ".json":
+        path.write_text(json.dumps(doc), encoding="utf-8")
+    else:
+        path.write_text(yaml.safe_dump(dict(doc), sort_keys=False), encoding="utf-8")
+    return path
+
+
+# -- podnuma ---------------------------------------------------------------------------
+
+
+def _load_fast(path: Path) -> Any:
+    """A JSON scenario without building the YAML node tree podnuma keeps
+    for line numbers in messages (most of the load time); the same
+    validation otherwise."""
+    from podnuma.inputs.scenario import load_scenario
+
+    try:
+        from podnuma.inputs.scenario import Document, _load
+    except ImportError:  # the loader moved: take the ordinary path
+        return load_scenario(path)
+    name = str(path)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return _load(Document(name, data, None), base_dir=path.parent)
+
+
+def run_podnuma(path: Path) -> Outcome:
+    """podnuma in-process, as ``podnuma simulate -o json`` runs it."""
+    from podnuma.cm.checkpoint import CheckpointError
+    from podnuma.errors import InputError, KubeletStartupError
+    from podnuma.inputs.scenario import load_scenario
+    from podnuma.scenario.document import build_document
+    from podnuma.scenario.run import run_scenario
+
+    try:
+        result = run_scenario(_load_fast(path) if path.suffix == ".json" else load_scenario(path))
+    except InputError as e:
+        return Outcome(kind="input", message=str(e))
+    except CheckpointError as e:
+        return Outcome(kind="startup", message=str(e))
+    except KubeletStartupError as e:
+        return Outcome(kind="startup", message=str(getattr(e, "message", e)))
+    except Exception as e:  # noqa: BLE001 - a podnuma bug is a mismatch, not a test crash
+        return Outcome(kind="crash", message=f"{type(e).__name__}: {e}")
+    doc = json.loads(json.dumps(build_document(result)))
+    return Outcome(doc=doc, files=dict(result.checkpoint_files))
+
+
+# -- the oracle ------------------------------------------------------------------------
+
+
+def _oracle_failure(line: str, file: str) -> Outcome:
+    text = line.strip()
+    if text.startswith(_STARTUP_PREFIX):
+        msg = text[len(_STARTUP_PREFIX) :]
+        suffix = f" ({file})"
+        if msg.endswith(suffix):
+            msg = msg[: -len(suffix)]
+        return Outcome(kind="startup", message=msg)
+    if text.startswith("error: ") and "internal error" not in text:
+        # invalid input names the file and the field path
+        return Outcome(kind="input", message=text)
+    return Outcome(kind="crash", message=text)
+
+
+def run_oracle(binary: str, paths: Sequence[Path], timeout: float = 600.0) -> list[Outcome]:
+    """Every scenario through the oracle in one process (JSON Lines)."""
+    if not paths:
+        return []
+    args = [binary, "simulate", *[str(p) for p in paths]]
+    if len(paths) == 1:
+        # one file: the document on stdout, or one error line on stderr
+        proc = subprocess.run(args, capture_output=True, text=True, timeout=timeout, check=False)
+        if proc.returncode == 0:
+            return [Outcome(doc=json.loads(proc.stdout))]
+        return [_oracle_failure(proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else
+                                f"exit {proc.returncode}", str(paths[0]))]
+    proc = subprocess.run(args, capture_output=True, text=True, timeout=timeout, check=False)
+    lines = [ln for ln in proc.stdout.splitlines() if ln.strip()]
+    if proc.returncode != 0 or len(lines) != len(paths):
+        raise RuntimeError(
+            f"kubelet-oracle exited {proc.returncode} with {len(lines)} of {len(paths)} documents: "
+            + proc.stderr.strip()[-2000:]
+        )
+    out: list[Outcome] = []
+    for path, line in zip(paths, lines, strict=True):
+        obj = json.loads(line)
+        if set(obj) == {"file", "error"}:
+            out.append(_oracle_failure(obj["error"], str(path)))
+        else:
+            out.append(Outcome(doc=obj))
+    return out
+
+
+def run_oracle_checkpoints(binary: str, path: Path, timeout: float = 120.0) -> Outcome:
+    """One scenario with ``--checkpoint-dir``: the document and the bytes of
+    the checkpoint files the real state packages wrote."""
+    with tempfile.TemporaryDirectory(prefix="oracle-ckpt-") as d:
+        proc = subprocess.run(
+            [binary, "simulate", str(path), "-o", "json", "--checkpoint-dir", d],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+        if proc.returncode != 0:
+            last = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else f"exit {proc.returncode}"
+            return _oracle_failure(last, str(path))
+        files = {p.name: p.read_bytes() for p in Path(d).iterdir() if p.is_file()}
+        return Outcome(doc=json.loads(proc.stdout), files=files)
+
+
+# -- normalisation ---------------------------------------------------------------------
+
+
+def _blocks(blocks: Any) -> Any:
+    """Memory blocks in a fixed order: the kubelet builds block lists by
+    ranging over a Go map of resource names."""
+    if not isinstance(blocks, list):
+        return blocks
+    return sorted(blocks, key=lambda b: json.dumps(b, sort_keys=True))
+
+
+def device_numa(scenario: Mapping[str, Any]) -> dict[str, dict[str, tuple[int, ...]]]:
+    """resource -> device id -> its NUMA nodes, from the scenario's node."""
+    out: dict[str, dict[str, tuple[int, ...]]] = {}
+    devices = (scenario.get("node") or {}).get("devices") or {}
+    for res, items in devices.items():
+        out[res] = {str(d["id"]): tuple(sorted(d.get("numaNodes") or ())) for d in items}
+    return out
+
+
+def _devices(devs: Any, numa: Mapping[str, Mapping[str, tuple[int, ...]]]) -> Any:
+    """Devices by NUMA affinity: the device manager takes any of the
+    eligible devices (Go set iteration), so ids are not comparable."""
+    if not isinstance(devs, dict):
+        return devs
+    return {
+        res: sorted(str(numa.get(res, {}).get(str(i), ("?", str(i)))) for i in ids)
+        for res, ids in sorted(devs.items())
+        if ids
+    }
+
+
+def _error_chunks(message: str) -> Any:
+    """An aggregated error ("[a, b]") is built from a Go map: compare its
+    parts as a multiset."""
+    if message.startswith("[") and message.endswith("]"):
+        return sorted(message[1:-1].split(", "))
+    return message
+
+
+def _memory_checkpoint(obj: Any) -> tuple[Any, bool]:
+    """The memory checkpoint with block lists sorted; True when some block
+    list had more than one block (its order, hence the checksums and the
+    ``data`` string, then depends on Go map order)."""
+    multi = False
+
+    def walk(x: Any) -> Any:
+        nonlocal multi
+        if isinstance(x, dict):
+            out = {}
+            for k, v in x.items():
+                if k in ("memoryBlocks",) or (isinstance(v, list) and v and isinstance(v[0], dict) and "numaAffinity" in v[0]):
+                    if len(v) > 1:
+                        multi = True
+                    out[k] = _blocks([walk(b) for b in v])
+                else:
+                    out[k] = walk(v)
+            return out
+        if isinstance(x, list):
+            return [walk(v) for v in x]
+        return x
+
+    if not isinstance(obj, dict):
+        return obj, False
+    norm = walk(obj)
+    if isinstance(obj.get("data"), str):
+        try:
+            data, m2 = _memory_checkpoint(json.loads(obj["data"]))
+        except ValueError:
+            data, m2 = obj["data"], False
+        norm["data"] = data
+        multi = multi or m2
+    if multi:
+        for k in ("checksum", "dataChecksum"):
+            norm.pop(k, None)
+    return norm, multi
+
+
+def normalise(doc: Mapping[str, Any], numa: Mapping[str, Mapping[str, tuple[int, ...]]]) -> dict[str, Any]:
+    """The kubelet-produced fields of a document, normalised."""
+    node = doc.get("node") or {}
+    out: dict[str, Any] = {"node": {k: node.get(k) for k in NODE_FIELDS}}
+    steps = []
+    for s in doc.get("steps") or []:
+        st: dict[str, Any] = {}
+        for k in STEP_FIELDS:
+            if k == "container" and k not in s:
+                continue
+            v = s.get(k)
+            if k == "podAllocation" and isinstance(v, dict):
+                v = {"cpus": v.get("cpus"), "memory": _blocks(v.get("memory"))}
+            elif k == "containers":
+                v = [
+                    {
+                        ck: (
+                            _blocks(c.get(ck))
+                            if ck == "memory"
+                            else _devices(c.get(ck), numa)
+                            if ck == "devices"
+                            else c.get(ck)
+                        )
+                        for ck in CONTAINER_FIELDS
+                    }
+                    for c in (v or [])
+                ]
+            elif k == "message" and isinstance(v, str):
+                v = _error_chunks(v)
+            st[k] = v
+        steps.append(st)
+    out["steps"] = steps
+    ck = doc.get("checkpoints") or {}
+    out["checkpoints"] = {
+        "cpuManager": ck.get("cpuManager"),
+        "memoryManager": _memory_checkpoint(ck.get("memoryManager"))[0],
+    }
+    return out
+
+
+# -- comparison ------------------------------------------------------------------------
+
+
+def _diff(a: Any, b: Any, path: str, out: list[str], limit: int = 20) -> None:
+    if len(out) >= limit:
+        return
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in list(dict.fromkeys([*a.keys(), *b.keys()])):
+            if k not in a:
+                out.append(f"{path}.{k}: missing in podnuma (oracle {json.dumps(b[k])[:200]})")
+            elif k not in b:
+                out.append(f"{path}.{k}: missing in oracle (podnuma {json.dumps(a[k])[:200]})")
+            else:
+                _diff(a[k], b[k], f"{path}.{k}", out, limit)
+        return
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            _diff(x, y, f"{path}[{i}]", out, limit)
+        return
+    if a != b:
+        out.append(f"{path}: podnuma {json.dumps(a)[:300]} != oracle {json.dumps(b)[:300]}")
+
+
+def compare(
+    mine: Outcome,
+    theirs: Outcome,
+    scenario: Mapping[str, Any],
+    *,
+    check_bytes: bool = False,
+) -> list[str]:
+    """The differences between podnuma's and the oracle's outcome (empty
+    when they agree)."""
+    if mine.kind != "ok" or theirs.kind != "ok":
+        if mine.kind != theirs.kind:
+            return [
+                f"outcome: podnuma {mine.kind} ({mine.message[:300]}) != "
+                f"oracle {theirs.kind} ({(theirs.message or '')[:300]})"
+            ]
+        if mine.kind == "startup" and _error_chunks(mine.message) != _error_chunks(theirs.message):
+            return [f"start-up error: podnuma {mine.message!r} != oracle {theirs.message!r}"]
+        if mine.kind == "crash":
+            return [f"both crashed: podnuma {mine.message} / oracle {theirs.message}"]
+        return []
+    assert mine.doc is not None and theirs.doc is not None
+    numa = device_numa(scenario)
+    a, b = normalise(mine.doc, numa), normalise(theirs.doc, numa)
+    diffs: list[str] = []
+    _diff(a, b, "", diffs)
+    if check_bytes and not diffs:
+        for key, name in CHECKPOINT_FILES.items():
+            mb, tb = mine.files.get(name), theirs.files.get(name)
+            if mb == tb:
+                continue
+            if key == "memoryManager" and mb is not None and tb is not None:
+                try:
+                    _, multi = _memory_checkpoint(json.loads(tb))
+                except ValueError:
+                    multi = False
+                if multi:
+                    continue  # block order (and so the checksums) follow Go map order
+            diffs.append(
+                f"checkpoint file {name}: bytes differ: podnuma {(mb or b'')[:300]!r} != oracle {(tb or b'')[:300]!r}"
+            )
+    return diffs
+
+
+# -- batches ---------------------------------------------------------------------------
+
+
+def chunks(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
+
+
+def run_both(
+    binary: str,
+    scenarios: Iterable[tuple[str, Mapping[str, Any]]],
+    workdir: Path,
+    *,
+    bytes_every: int = 0,
+) -> list[tuple[str, Mapping[str, Any], list[str]]]:
+    """Every (name, scenario) through both engines; the mismatches.
+    ``bytes_every`` > 0 also compares checkpoint bytes for every n-th one."""
+    items = list(scenarios)
+    paths = []
+    for i, (name, doc) in enumerate(items):
+        safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name)
+        paths.append(write_scenario(doc, workdir / f"{i:06d}-{safe}.json"))
+    theirs = run_oracle(binary, paths)
+    out = []
+    for i, ((name, doc), path, t) in enumerate(zip(items, paths, theirs, strict=True)):
+        mine = run_podnuma(path)
+        check_bytes = bytes_every > 0 and i % bytes_every == 0 and mine.kind == "ok" and t.kind == "ok"
+        if check_bytes:
+            t = run_oracle_checkpoints(binary, path)
+        diffs = compare(mine, t, doc, check_bytes=check_bytes)
+        if diffs:
+            out.append((name, doc, diffs))
+    return out
+
+
+def random_settings() -> tuple[int, int]:
+    """(seed, count) of the random part: ``PODNUMA_ORACLE_SEED`` (default:
+    today's date, UTC, as YYYYMMDD, so every run of a day agrees across
+    test workers) and ``PODNUMA_ORACLE_COUNT`` (default 1,000)."""
+    import datetime
+
+    day = int(datetime.datetime.now(datetime.UTC).strftime("%Y%m%d"))
+    return env_int("PODNUMA_ORACLE_SEED", day), env_int("PODNUMA_ORACLE_COUNT", 1000)
+
+
+def env_int(name: str, default: int) -> int:
+    value = os.environ.get(name)
+    return int(value) if value else default
