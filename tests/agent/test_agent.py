@@ -100,8 +100,8 @@ def test_session_admit_change_remove_restart(agent: AgentProcess) -> None:
 
     # Restart: the checkpoints are restored and every pod is re-admitted with
     # the same UID. The classic pods keep every CPU. The pod-level pods are
-    # rejected, as kubelet v1.37.2 rejects them: its AllocatePod ignores the
-    # restored pod entry and the restored CPUs are not free for a new bubble.
+    # rejected, as kubelet v1.37.2 rejects them: its pod-level managers do
+    # not take a restored pod entry back (the engine's lifecycle example).
     assert a.signal(signal.SIGTERM) == 0
     a.start()
     st = a.wait(lambda s: len(s["pods"]) == 4, "re-admission")

@@ -22,9 +22,9 @@ After each restart, once the agent has caught up with the directory:
   the same CPU ids: those depend on the order pods came and went).
 
 Pods are classic ones (Guaranteed with exclusive CPUs and pinned memory,
-Burstable, BestEffort): kubelet v1.37.2 cannot re-admit a pod with
-pod-level resources after a restart (its AllocatePod ignores the restored
-pod entry; test_agent.py pins that), so such pods cannot outlive a crash.
+Burstable, BestEffort): kubelet v1.37.2 does not re-admit a pod with
+pod-level resources after a restart (test_agent.py pins that), so such pods
+cannot outlive a crash.
 The workload never over-commits a NUMA node (at most six pods of at most
 4 CPUs and 2Gi), so admission does not depend on history. The figures are
 printed at the end -- kills, recoveries, corrupt files, pods kept, temporary
