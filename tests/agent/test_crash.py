@@ -60,27 +60,13 @@ SECOND_KILL_PROBABILITY = 1 / 5
 
 def make_pod(slot: int, rng: random.Random, rev: int) -> dict[str, Any]:
     meta = {"name": f"pod-{slot}", "namespace": "crash", "labels": {"rev": str(rev)}}
-    kind = rng.choice(["guaranteed", "guaranteed", "burstable", "best-effort"])
+    # The two rarely changed slots hold Guaranteed pods: CPUs to keep.
+    kind = "guaranteed" if slot < 2 else rng.choice(["guaranteed", "burstable", "best-effort"])
     if kind == "guaranteed":
         cpu = rng.choice(["1", "2"])
         mem = rng.choice(["512Mi", "1Gi"])
         res = {"requests": {"cpu": cpu, "memory": mem}, "limits": {"cpu": cpu, "memory": mem}}
         spec: dict[str, Any] = {"containers": [{"name": "main", "image": "x", "resources": res}]}
-    elif kind.startswith("pod-level"):
-        budget = rng.choice([2, 3, 4])
-        mem = rng.choice(["1Gi", "2Gi"])
-        containers: list[dict[str, Any]] = []
-        if kind == "pod-level-mixed":
-            own = {"cpu": "1", "memory": "256Mi"}
-            containers.append({"name": "exclusive", "image": "x", "resources": {"requests": own, "limits": own}})
-        containers += [{"name": f"shared-{i}", "image": "x"} for i in range(rng.choice([1, 2]))]
-        spec = {
-            "resources": {
-                "requests": {"cpu": str(budget), "memory": mem},
-                "limits": {"cpu": str(budget), "memory": mem},
-            },
-            "containers": containers,
-        }
     elif kind == "burstable":
         spec = {"containers": [{"name": "main", "image": "x", "resources": {"requests": {"cpu": "500m"}}}]}
     else:
