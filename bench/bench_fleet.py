@@ -111,7 +111,7 @@ def main() -> None:
 
     w = [parse_what_if(x) for x in args.what_if]
     cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
-                           dashboard_address=None, silence_logs=logging.ERROR)
+                           host="127.0.0.1", dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR)
     client = Client(cluster)
     try:
         t = time.perf_counter()

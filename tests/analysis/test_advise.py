@@ -154,7 +154,8 @@ def test_skip_reasons() -> None:
                             "resources": guaranteed("200m", "64Mi")}],
         "containers": [{"name": "a", "resources": guaranteed("2", "1Gi")}]}}
     assert _skip_reason(small).startswith("no exclusive CPUs to gain")
-    assert _skip_reason({"apiVersion": "apps/v1", "kind": "Deployment"}) == "not a Pod (kind Deployment)"
+    assert _skip_reason({"apiVersion": "apps/v1", "kind": "Deployment"}) == "Deployment without a pod template"
+    assert _skip_reason({"apiVersion": "v1", "kind": "ConfigMap"}) == "not a Pod (kind ConfigMap)"
     assert _skip_reason(["a", "list"]).startswith("not a Pod manifest")
     assert _skip_reason({"metadata": {"name": "Bad_Name"}, "spec": {"containers": [{"name": "a"}]}}).startswith(
         "invalid pod: metadata.name"
@@ -339,3 +340,68 @@ def test_shared_pool_cpus_never_starves_an_exclusive_init_container() -> None:
     a = advise_pod(doc, default_machine(), default_config(), shared_pool_cpus=1)
     assert a.rewrite is not None
     assert a.rewrite.manifest["spec"]["resources"]["requests"]["cpu"] == "6"
+
+
+# --------------------------------------------------------------------------
+# workloads
+
+
+def _workloads() -> dict[str, Any]:
+    import yaml
+
+    pod = yaml.safe_load((Path(__file__).resolve().parents[2] / "examples" / "whatif" / "trainer-pod.yaml").read_text())
+    spec = dict(pod["spec"], nodeName="node-1")
+    template = {"metadata": {"labels": {"app": "t"}}, "spec": spec}
+    server = {"uid": "u", "resourceVersion": "7", "managedFields": [{"manager": "kubectl"}]}
+    items = [
+        {"apiVersion": "apps/v1", "kind": kind, "metadata": {"name": kind.lower(), "namespace": "ml", **server},
+         "spec": {"template": template}, "status": {"replicas": 1}}
+        for kind in ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job")
+    ]
+    items.append({"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "cron"},
+                  "spec": {"schedule": "@daily", "jobTemplate": {"spec": {"template": template}}}})
+    items.append({"apiVersion": "v1", "kind": "PodTemplate", "metadata": {"name": "pt"}, "template": template})
+    return {"apiVersion": "v1", "kind": "List", "items": items}
+
+
+def test_workload_templates_are_rewritten_in_place(tmp_path: Path) -> None:
+    import json as _json
+
+    f = tmp_path / "workloads.json"
+    f.write_text(_json.dumps(_workloads()))
+    r = CliRunner().invoke(advise_command, [str(f), "-o", "json"])
+    assert r.exit_code == 0, r.output
+    pods = _json.loads(r.stdout)["pods"]
+    kinds = [p["rewrite"]["kind"] for p in pods]
+    assert kinds == ["Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob", "PodTemplate"]
+    for p in pods:
+        assert p["status"] == "rewritten", p
+        m = p["rewrite"]
+        assert "status" not in m
+        assert not {"uid", "resourceVersion", "managedFields"} & set(m["metadata"])
+        template = m["template"] if m["kind"] == "PodTemplate" else (
+            m["spec"]["jobTemplate"]["spec"]["template"] if m["kind"] == "CronJob" else m["spec"]["template"]
+        )
+        assert template["metadata"] == {"labels": {"app": "t"}}
+        assert "nodeName" not in template["spec"]
+        assert template["spec"]["resources"]["requests"]["cpu"] == "11"
+        assert p["savings"]["exclusiveCpusFreed"] == 3
+
+
+def test_workload_without_template_is_invalid_input(tmp_path: Path) -> None:
+    f = tmp_path / "d.yaml"
+    f.write_text("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {replicas: 1}\n")
+    r = CliRunner().invoke(advise_command, [str(f)])
+    assert r.exit_code == 2
+    assert f"error: {f}: spec.template: must be a pod template with a spec" in r.stderr
+
+
+def test_workload_template_errors_name_the_template_path(tmp_path: Path) -> None:
+    f = tmp_path / "d.yaml"
+    f.write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  template:\n    spec:\n"
+        "      containers:\n      - name: a\n        resources: {limits: {cpu: two}}\n"
+    )
+    r = CliRunner().invoke(advise_command, [str(f)])
+    assert r.exit_code == 2
+    assert f"error: {f}: spec.template.spec.containers[0].resources.limits.cpu" in r.stderr

@@ -45,7 +45,7 @@ def dask_client() -> Any:
     from distributed import Client, LocalCluster
 
     cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                           dashboard_address=None, silence_logs=logging.ERROR)
+                           host="127.0.0.1", dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR)
     client = Client(cluster)
     yield client
     client.close()

@@ -242,7 +242,10 @@ func simulate(args []string, stdout io.Writer) error {
 		var line []byte
 		doc, err := simulateOne(f)
 		if err != nil {
-			line, _ = json.Marshal(map[string]string{"file": f, "error": describe(f, err)})
+			line, _ = json.Marshal(struct {
+				File  string `json:"file"`
+				Error string `json:"error"`
+			}{f, describe(f, err)})
 		} else if line, err = json.Marshal(doc); err != nil {
 			return err
 		}

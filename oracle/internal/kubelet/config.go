@@ -4,6 +4,7 @@
 package kubelet
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 
@@ -84,17 +85,40 @@ func decodeConfig(raw []byte) (*kubeletconfig.KubeletConfiguration, error) {
 // kube/system reserved, hard eviction thresholds, topology manager policy
 // options. Errors the kubelet would stop with are *StartupError.
 func loadConfig(s *scenario.Scenario, machine *cadvisorapi.MachineInfo) (*nodeConfig, error) {
-	kc, err := decodeConfig(s.KubeletConfig)
-	if err != nil {
-		where := "kubeletConfig"
+	inputErr := func(err error) error {
 		if s.KubeletConfigFile != "" {
-			return nil, &scenario.InputError{File: s.KubeletConfigFile, Message: err.Error()}
+			return &scenario.InputError{File: s.KubeletConfigFile, Message: err.Error()}
 		}
-		return nil, &scenario.InputError{Path: where, Message: err.Error()}
+		return &scenario.InputError{Path: "kubeletConfig", Message: err.Error()}
+	}
+	// The gates come first: the kubelet sets them before anything reads
+	// the configuration, and the v1beta1 defaulting itself merges them
+	// (and panics on gates that cannot be set).
+	var gates struct {
+		FeatureGates map[string]bool `json:"featureGates"`
+	}
+	if err := json.Unmarshal(s.KubeletConfig, &gates); err != nil {
+		return nil, inputErr(err)
 	}
 	resetFeatureGates()
-	if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(kc.FeatureGates); err != nil {
+	if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(gates.FeatureGates); err != nil {
 		return nil, startupErr(fmt.Errorf("failed to set feature gates from initial flags-based config: %w", err))
+	}
+	kc, err := decodeConfig(s.KubeletConfig)
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	// loadConfigFile's eviction defaults (they are OS-specific, so not
+	// part of the v1beta1 defaults): the default thresholds when the file
+	// sets none, merged into the file's with mergeDefaultEvictionSettings.
+	if kc.EvictionHard == nil {
+		kc.EvictionHard = copyMap(eviction.DefaultEvictionHard)
+	} else if kc.MergeDefaultEvictionSettings {
+		for k, v := range eviction.DefaultEvictionHard {
+			if _, ok := kc.EvictionHard[k]; !ok {
+				kc.EvictionHard[k] = v
+			}
+		}
 	}
 	// Validation also looks at the cgroup version of the machine it runs on
 	// (failCgroupV1, singleProcessOOMKill). The simulated node is a cgroup

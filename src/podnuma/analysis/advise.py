@@ -23,6 +23,8 @@ and diffs, :mod:`podnuma.cli.advise` is the command.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -30,6 +32,7 @@ from typing import Any, Literal
 from podnuma.analysis.measure import Measurement, measure, measure_manifest, variant_config
 from podnuma.analysis.rewrite import (
     Rewrite,
+    clean_server_fields,
     has_pod_level_resources,
     has_whole_cpus,
     sidecar_names,
@@ -42,7 +45,9 @@ from podnuma.errors import InputError, KubeletStartupError
 from podnuma.inputs.documents import describe_type
 from podnuma.machine.topology import Machine
 
-__all__ = ["Advice", "advise_pod", "advice_document", "node_config_document"]
+__all__ = [
+    "TEMPLATE_PATHS", "Advice", "advise_pod", "advice_document", "node_config_document",
+]
 
 Status = Literal["rewritten", "skipped"]
 
@@ -92,6 +97,19 @@ def _ref(doc: Any) -> str | None:
     return f"{ns}/{meta['name']}"
 
 
+#: Where each workload kind keeps its pod template.
+TEMPLATE_PATHS: Mapping[str, tuple[str, ...]] = {
+    "Deployment": ("spec", "template"),
+    "StatefulSet": ("spec", "template"),
+    "DaemonSet": ("spec", "template"),
+    "ReplicaSet": ("spec", "template"),
+    "ReplicationController": ("spec", "template"),
+    "Job": ("spec", "template"),
+    "CronJob": ("spec", "jobTemplate", "spec", "template"),
+    "PodTemplate": ("template",),
+}
+
+
 def advise_pod(
     doc: Any,
     machine: Machine,
@@ -101,11 +119,77 @@ def advise_pod(
     cap: int = 512,
     shared_pool_cpus: int | None = None,
 ) -> Advice:
-    """Propose and verify the pod-level rewrite of one object.
+    """Propose and verify the pod-level rewrite of one object: a Pod, or the
+    pod template of a workload (:data:`TEMPLATE_PATHS`), which is rewritten
+    in place. Never raises for a bad object (it is skipped with the reason);
+    ``KubeletStartupError`` when the configuration itself cannot run."""
+    kind = doc.get("kind") if isinstance(doc, Mapping) else None
+    if not isinstance(kind, str) or kind not in TEMPLATE_PATHS:
+        return _advise_pod(doc, machine, config, where=where, cap=cap,
+                           shared_pool_cpus=shared_pool_cpus)
+    return _advise_workload(doc, kind, machine, config, where=where, cap=cap,
+                            shared_pool_cpus=shared_pool_cpus)
 
-    Never raises for a bad pod (it is skipped with the reason);
-    ``KubeletStartupError`` when the configuration itself cannot run.
-    """
+
+def _advise_workload(
+    doc: Mapping[str, Any],
+    kind: str,
+    machine: Machine,
+    config: KubeletConfig,
+    *,
+    where: str,
+    cap: int,
+    shared_pool_cpus: int | None,
+) -> Advice:
+    path = TEMPLATE_PATHS[kind]
+    dotted = ".".join(path)
+    ref = _ref(doc)
+    label = f"{kind} {ref}" if ref else kind
+    template: Any = doc
+    for key in path:
+        template = template.get(key) if isinstance(template, Mapping) else None
+    if not isinstance(template, Mapping) or not isinstance(template.get("spec"), Mapping):
+        found = "nothing" if template is None else describe_type(template)
+        return Advice(
+            where=where, pod=label, status="skipped", reason=f"{kind} without a pod template",
+            original=doc,
+            error=InputError(f"must be a pod template with a spec, found {found}", path=dotted),
+        )
+    raw_meta, raw_workload_meta = template.get("metadata"), doc.get("metadata")
+    meta: Mapping[str, Any] = raw_meta if isinstance(raw_meta, Mapping) else {}
+    workload_meta: Mapping[str, Any] = (
+        raw_workload_meta if isinstance(raw_workload_meta, Mapping) else {}
+    )
+    pod_meta: dict[str, Any] = {k: v for k, v in dict(meta).items() if k in ("labels", "annotations")}
+    pod_meta["name"] = workload_meta.get("name") or "template"
+    if workload_meta.get("namespace"):
+        pod_meta["namespace"] = workload_meta["namespace"]
+    pod_doc = {"apiVersion": "v1", "kind": "Pod", "metadata": pod_meta,
+               "spec": copy.deepcopy(dict(template["spec"]))}
+    advice = _advise_pod(pod_doc, machine, config, where=where, cap=cap,
+                         shared_pool_cpus=shared_pool_cpus)
+    error = advice.error.at(dotted) if advice.error is not None else None
+    rewrite = advice.rewrite
+    if rewrite is not None:
+        manifest = copy.deepcopy(dict(doc))
+        clean_server_fields(manifest)
+        holder: Any = manifest
+        for key in path:
+            holder = holder[key]
+        holder["spec"] = rewrite.manifest["spec"]
+        rewrite = dataclasses.replace(rewrite, manifest=manifest)
+    return dataclasses.replace(advice, pod=label, original=doc, rewrite=rewrite, error=error)
+
+
+def _advise_pod(
+    doc: Any,
+    machine: Machine,
+    config: KubeletConfig,
+    *,
+    where: str = "",
+    cap: int = 512,
+    shared_pool_cpus: int | None = None,
+) -> Advice:
     ref = _ref(doc)
 
     def skip(reason: str, **kw: Any) -> Advice:

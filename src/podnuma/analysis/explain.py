@@ -26,11 +26,12 @@ Pure functions build a JSON-able document (``explain_run`` /
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from podnuma.analysis.nearest import (
     MAX_RERUNS,
+    Search,
     nearest_admissible,
     numa_of_cpus,
     outcome_summary,
@@ -580,6 +581,7 @@ def explain_step(
     *,
     search: bool = True,
     max_runs: int = MAX_RERUNS,
+    searcher: Search | None = None,
 ) -> dict[str, Any]:
     """Everything about one admission, as a JSON-able mapping."""
     config = scenario.config
@@ -614,7 +616,9 @@ def explain_step(
         "suggestions": [],
     }
     if step.admitted is False and search:
-        outcomes = nearest_admissible(scenario, result, step, max_runs=max_runs)
+        outcomes = nearest_admissible(
+            scenario, result, step, max_runs=max_runs, search=searcher
+        )
         doc["alternatives"] = [o.to_json() for o in outcomes]
         doc["suggestions"] = [outcome_summary(o) for o in outcomes if o.admitted]
     return doc
@@ -641,9 +645,24 @@ def explain_run(
     pod: str | None = None,
     search: bool = True,
     max_runs: int = MAX_RERUNS,
+    progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
-    """The explanation document for a run (the ``-o json`` output)."""
+    """The explanation document for a run (the ``-o json`` output).
+    ``progress(done, total)`` is called as the admissions are explained
+    (a rejected one costs the nearest-admissible search)."""
     node = result.node
+    chosen = select_steps(result, step=step, pod=pod)
+    searcher = Search(scenario, result) if search else None
+    rejected = [s.index for s in chosen if s.admitted is False]
+    if searcher is not None and rejected:
+        searcher.prepare(rejected)
+    admissions = []
+    for done, s in enumerate(chosen, 1):
+        admissions.append(
+            explain_step(scenario, result, s, search=search, max_runs=max_runs, searcher=searcher)
+        )
+        if progress is not None:
+            progress(done, len(chosen))
     return {
         "scenario": result.scenario,
         "node": {
@@ -653,10 +672,7 @@ def explain_run(
             "reservedCpus": str(node.reserved_cpus),
         },
         "config": _config_doc(scenario.config),
-        "admissions": [
-            explain_step(scenario, result, s, search=search, max_runs=max_runs)
-            for s in select_steps(result, step=step, pod=pod)
-        ],
+        "admissions": admissions,
     }
 
 

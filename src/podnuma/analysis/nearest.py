@@ -9,8 +9,9 @@ search is capped (``MAX_RERUNS`` runs per rejection).
 
 from __future__ import annotations
 
+import copy
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,14 +21,18 @@ from podnuma.errors import InputError, KubeletStartupError
 from podnuma.inputs.scenario import Scenario, Step
 from podnuma.machine.cpuset import CPUSet
 from podnuma.machine.topology import Machine
+from podnuma.node import Node
 from podnuma.results import StepResult
-from podnuma.scenario.run import RunResult, run_scenario
+from podnuma.scenario.run import RunResult, play_step, run_scenario, start_node
 from podnuma.units import format_bytes as _size
 from podnuma.units import format_nodes as _nodes
 
 __all__ = [
     "MAX_RERUNS",
     "Outcome",
+    "REPLAY_STEPS",
+    "Search",
+    "SideEffect",
     "Variation",
     "apply_variation",
     "candidate_variations",
@@ -80,6 +85,30 @@ class Variation:
 
 
 @dataclass(frozen=True)
+class SideEffect:
+    """Another pod whose admission changes with the suggestion."""
+
+    step: int
+    pod: str
+    was: str  # "admitted", "rejected (REASON)"
+    now: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"step": self.step, "pod": self.pod, "was": self.was, "now": self.now}
+
+    def text(self) -> str:
+        return f"{self.pod} (step {self.step}) {self.now} instead of {self.was}"
+
+
+def _verdict(step: StepResult | None) -> str:
+    if step is None:
+        return "not applicable"
+    if step.admitted:
+        return "admitted"
+    return f"rejected ({step.reason})"
+
+
+@dataclass(frozen=True)
 class Outcome:
     variation: Variation
     admitted: bool | None  # None: the variation could not run
@@ -89,6 +118,11 @@ class Outcome:
     numa_nodes: tuple[int, ...] | None = None
     cpus: str | None = None
     error: str | None = None
+    # what the change does to the other pods: (step index, pod, what)
+    side_effects: tuple[SideEffect, ...] = ()
+    # how far the side effects were followed: the later steps replayed
+    # (None: every step of the scenario was re-run)
+    checked_steps: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         out = self.variation.to_json()
@@ -100,6 +134,8 @@ class Outcome:
             "numaNodes": None if self.numa_nodes is None else list(self.numa_nodes),
             "cpus": self.cpus,
             "error": self.error,
+            "sideEffects": [e.to_json() for e in self.side_effects],
+            "sideEffectsCheckedSteps": self.checked_steps,
             "summary": outcome_summary(self),
         })
         return out
@@ -299,7 +335,8 @@ def candidate_variations(
                 ))
             fam.append(Variation("podBudget", f"pod CPU budget {budget + 2} (2 more)", amount=2, base=budget))
             families.append(fam)
-    if pod is not None:
+    # Too many pods: only a removal helps.
+    if pod is not None and step.reason != "OutOfpods":
         big = _biggest_exclusive(pod)
         if big is not None:
             name, n = big
@@ -330,20 +367,181 @@ def candidate_variations(
     return families
 
 
+#: later steps replayed after a suggestion to find its side effects
+REPLAY_STEPS = 10
+#: removePod variations tried per rejection, and admitted ones reported
+REMOVALS_TRIED = 4
+REMOVALS_REPORTED = 2
+
+
+class Search:
+    """The re-runs of one scenario's nearest-admissible search, shared by all
+    its rejected steps.
+
+    One pass over the scenario keeps a copy of the node just before each
+    rejected step (:meth:`prepare`); a change to the pod, or a running pod
+    removed, is then tried on a copy of that node (one admission, not a
+    re-run of every earlier step). A change to the configuration (topology
+    policy or scope) re-runs the scenario once per configuration, for every
+    rejected step at once. Side effects: after an admitted change to the
+    pod, the next :data:`REPLAY_STEPS` steps are replayed and compared with
+    the original run; a configuration change compares every step.
+    """
+
+    def __init__(self, scenario: Scenario, result: RunResult) -> None:
+        self.scenario = scenario
+        self.result = result
+        self._snapshots: dict[int, Node] = {}
+        self._runs: dict[tuple[str, str], dict[int, StepResult | None] | str] = {}
+        self._original = {s.index: s for s in result.steps}
+        self._positions = {s.index: i for i, s in enumerate(scenario.steps)}
+
+    def _copy(self, node: Node) -> Node:
+        memo: dict[int, Any] = {id(self.scenario.machine): self.scenario.machine,
+                                id(self.scenario.config): self.scenario.config}
+        return copy.deepcopy(node, memo)
+
+    def prepare(self, indices: Iterable[int]) -> None:
+        """Keep the node as it is before each of the steps ``indices``."""
+        wanted = set(indices) - set(self._snapshots)
+        if not wanted:
+            return
+        last = max(wanted)
+        node = start_node(self.scenario)
+        for step in self.scenario.steps:
+            if step.index in wanted:
+                self._snapshots[step.index] = self._copy(node)
+            if step.index >= last:
+                break
+            play_step(node, step)
+
+    def _config_run(self, policy: str, scope: str, upto: int) -> dict[int, StepResult | None] | str:
+        key = (policy, scope)
+        cached = self._runs.get(key)
+        if isinstance(cached, str) or (cached is not None and upto in cached):
+            return cached
+        config = dataclasses.replace(
+            self.scenario.config, topology_manager_policy=policy, topology_manager_scope=scope
+        )
+        scenario = dataclasses.replace(self.scenario, config=config)
+        try:
+            node = start_node(scenario)
+        except (InputError, KubeletStartupError) as e:
+            self._runs[key] = str(e)
+            return str(e)
+        out: dict[int, StepResult | None] = {}
+        # every rejected step this search may be asked about: run that far once
+        last = max([upto, *self._snapshots])
+        for step in scenario.steps:
+            try:
+                out[step.index] = play_step(node, step)
+            except InputError:
+                out[step.index] = None  # e.g. removing a pod this run did not admit
+            if step.index >= last:
+                break
+        self._runs[key] = out
+        return out
+
+    def _effects(
+        self, step_index: int, steps: Mapping[int, StepResult | None]
+    ) -> tuple[SideEffect, ...]:
+        effects: list[SideEffect] = []
+        for index, new in steps.items():
+            old = self._original.get(index)
+            if index == step_index or old is None or old.op != "addPod":
+                continue
+            if new is None or new.op != "addPod":
+                continue
+            if bool(old.admitted) != bool(new.admitted):
+                effects.append(SideEffect(index, old.pod, _verdict(old), _verdict(new)))
+        return tuple(effects)
+
+    def run(self, step: StepResult, variation: Variation) -> Outcome:
+        """The outcome of ``variation`` at the rejected ``step``."""
+        machine = self.scenario.machine
+        if variation.kind in ("topologyPolicy", "topologyScope"):
+            config = self.scenario.config
+            policy = variation.value if variation.kind == "topologyPolicy" else None
+            scope = variation.value if variation.kind == "topologyScope" else None
+            run = self._config_run(
+                policy or config.topology_manager_policy,
+                scope or config.topology_manager_scope,
+                step.index,
+            )
+            if isinstance(run, str):
+                return Outcome(variation, None, error=run)
+            last = run.get(step.index)
+            if last is None:
+                return Outcome(variation, None, error="the step no longer applies")
+            effects = self._effects(step.index, run)
+            return self._outcome(variation, last, machine, effects, None)
+        self.prepare([step.index])
+        node = self._copy(self._snapshots[step.index])
+        target = self.scenario.steps[self._positions[step.index]]
+        assert target.pod is not None
+        try:
+            if variation.kind == "removePod" and variation.value is not None:
+                node.remove_pod(variation.value, step.index)
+                pod = target.pod
+            else:
+                pod = _modify_pod(target.pod, variation)
+            last = node.add_pod(pod, step.index)
+        except (InputError, KubeletStartupError, ValueError, AssertionError) as e:
+            return Outcome(variation, None, error=str(e))
+        if not last.admitted:
+            return self._outcome(variation, last, machine, (), None)
+        replayed: dict[int, StepResult | None] = {}
+        later = self.scenario.steps[self._positions[step.index] + 1:]
+        for s in later[:REPLAY_STEPS]:
+            try:
+                replayed[s.index] = play_step(node, s)
+            except InputError:
+                replayed[s.index] = None
+        checked = len(replayed) if len(later) > REPLAY_STEPS else None
+        return self._outcome(variation, last, machine, self._effects(step.index, replayed), checked)
+
+    @staticmethod
+    def _outcome(
+        variation: Variation, last: StepResult, machine: Machine,
+        effects: tuple[SideEffect, ...], checked: int | None,
+    ) -> Outcome:
+        if last.admitted:
+            nodes, cpus = _placement(last, machine)
+            return Outcome(variation, True, numa_nodes=nodes, cpus=cpus,
+                           side_effects=effects, checked_steps=checked)
+        return Outcome(
+            variation, False, reason=last.reason, message=last.message, stage=last.failed_stage,
+            side_effects=effects, checked_steps=checked,
+        )
+
+
 def nearest_admissible(
-    scenario: Scenario, result: RunResult, step: StepResult, *, max_runs: int = MAX_RERUNS
+    scenario: Scenario,
+    result: RunResult,
+    step: StepResult,
+    *,
+    max_runs: int = MAX_RERUNS,
+    search: Search | None = None,
 ) -> list[Outcome]:
-    """Re-run with each candidate change (at most ``max_runs`` runs) and
-    report the outcomes. In the graded families (fewer CPUs, larger budget)
-    the search stops at the first change that admits the pod."""
+    """Try each candidate change (at most ``max_runs``) and report the
+    outcomes with their side effects on the other pods. In the graded
+    families (fewer CPUs, larger budget) the search stops at the first
+    change that admits the pod; at most :data:`REMOVALS_TRIED` running pods
+    are tried for removal, and the first :data:`REMOVALS_REPORTED` that
+    admit the pod are reported."""
+    search = search if search is not None else Search(scenario, result)
     families = candidate_variations(scenario, result, step)
     out: list[Outcome] = []
     runs = 0
     for fam in families:
+        removals = fam and fam[0].kind == "removePod"
+        if removals:
+            fam = fam[:REMOVALS_TRIED]
+        admitted = 0
         for v in fam:
             if runs >= max_runs:
                 return out
-            outcome = run_variation(scenario, step.index, v)
+            outcome = search.run(step, v)
             runs += 1
             graded = v.kind in ("fewerCPUs", "podBudget", "fewerPodCPUs")
             if graded and not outcome.admitted and v is not fam[-1]:
@@ -351,6 +549,10 @@ def nearest_admissible(
             out.append(outcome)
             if graded and outcome.admitted:
                 break
+            if removals and outcome.admitted:
+                admitted += 1
+                if admitted >= REMOVALS_REPORTED:
+                    break
     return out
 
 
@@ -363,6 +565,16 @@ def _instead(v: Variation) -> str:
 
 
 def outcome_summary(o: Outcome) -> str:
+    text = _outcome_text(o)
+    worse = [e for e in o.side_effects if e.was == "admitted"]
+    if o.admitted and worse:
+        text += "; but then " + ", ".join(e.text() for e in worse[:3])
+        if len(worse) > 3:
+            text += f" and {len(worse) - 3} more"
+    return text
+
+
+def _outcome_text(o: Outcome) -> str:
     v = o.variation
     if o.admitted is None:
         return f"{v.description}: could not be tried ({o.error})"

@@ -264,9 +264,14 @@ def _amount(name: str, q: Quantity) -> int:
     return q.milli_value() if name == "cpu" else q.value()
 
 
-def _clean_metadata(manifest: dict[str, Any]) -> list[str]:
-    """Drop what the API server sets (a rewrite is a new manifest)."""
+def clean_server_fields(manifest: dict[str, Any]) -> list[str]:
+    """Drop what the API server and the scheduler set (a rewrite is a new
+    manifest): ``status``, ``spec.nodeName`` and the server's metadata."""
     dropped: list[str] = []
+    spec = manifest.get("spec")
+    if isinstance(spec, dict) and "nodeName" in spec:
+        del spec["nodeName"]
+        dropped.append("spec.nodeName")
     if "status" in manifest:
         del manifest["status"]
         dropped.append("status")
@@ -336,7 +341,7 @@ def to_pod_level(
         _fill_shared_pools(pod, role, budget_req, budget_lim, notes)
 
     manifest = copy.deepcopy(dict(doc))
-    dropped = _clean_metadata(manifest)
+    dropped = clean_server_fields(manifest)
     if dropped:
         notes.append("dropped server-set fields: " + ", ".join(dropped))
     docs = _container_docs(manifest)
@@ -479,7 +484,7 @@ def to_per_container(doc: Mapping[str, Any], pod: Pod) -> Rewrite:
     assert pod.resources is not None
     notes: list[str] = []
     manifest = copy.deepcopy(dict(doc))
-    dropped = _clean_metadata(manifest)
+    dropped = clean_server_fields(manifest)
     if dropped:
         notes.append("dropped server-set fields: " + ", ".join(dropped))
     spec = manifest.setdefault("spec", {})

@@ -16,6 +16,7 @@ from podnuma.cli.options import (
     config_option,
     echo,
     node_option,
+    note_not_modelled,
     output_option,
     stdin_used_once,
 )
@@ -56,6 +57,7 @@ def advise_command(
     measure what it saves."""
     stdin_used_once(*files, node_file, config_file)
     machine, config, node_from, cfg_from = guard(lambda: node_and_config(node_file, config_file))
+    note_not_modelled(config, cfg_from, prefix="")
     advices: list[Advice] = []
     errors: list[str] = []
     for path in files:

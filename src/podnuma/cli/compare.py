@@ -15,6 +15,7 @@ from podnuma.cli.options import (
     echo,
     file_argument,
     node_option,
+    note_not_modelled,
     output_option,
     stdin_used_once,
 )
@@ -35,6 +36,7 @@ def _run(
     """Load everything and compare every Pod of the file; other kinds of
     objects are skipped (listed in the second result)."""
     machine, config, node_from, cfg_from = node_and_config(node_file, config_file)
+    note_not_modelled(config, cfg_from, prefix="")
     name = input_name(pod_file)
     sources = load_pod_sources(read_text(pod_file, what="pod"), name=name)
     out: list[Comparison] = []

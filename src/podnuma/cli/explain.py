@@ -10,7 +10,7 @@ import click
 
 from podnuma.analysis.explain import explain_run
 from podnuma.cli.app import guard
-from podnuma.cli.options import echo, file_argument, output_option
+from podnuma.cli.options import echo, file_argument, note_not_modelled, output_option, progress_bar
 from podnuma.errors import InputError
 from podnuma.inputs.documents import input_name
 from podnuma.inputs.scenario import load_scenario
@@ -61,8 +61,13 @@ def explain_command(
 
     def go() -> str:
         loaded = load_scenario(scenario)
+        note_not_modelled(loaded.config, loaded.name)
         result = run_scenario(loaded)
-        doc = explain_run(loaded, result, step=step_index, pod=pod_ref, search=not no_search)
+        with progress_bar("explaining admissions") as advance:
+            doc = explain_run(
+                loaded, result, step=step_index, pod=pod_ref, search=not no_search,
+                progress=advance,
+            )
         if (step_index is not None or pod_ref is not None) and not doc["admissions"]:
             what = []
             if step_index is not None:

@@ -15,22 +15,29 @@ The grammar every command follows (kubectl's habits):
 
 from __future__ import annotations
 
+import contextlib
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
+
+from podnuma.api.kubeletconfig import KubeletConfig, not_modelled
+from podnuma.cli.app import is_quiet
 
 __all__ = [
     "FILE",
     "checkpoint_option",
     "config_option",
     "echo",
+    "note",
+    "note_not_modelled",
     "echo_bytes",
     "file_argument",
     "node_option",
     "output_option",
+    "progress_bar",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -80,8 +87,10 @@ config_option = click.option(
 
 
 def echo(text: str) -> None:
-    """Write ``text`` (already complete) to standard output."""
-    click.echo(text, nl=False)
+    """Write ``text`` (already complete) to standard output, as is: colour
+    codes are in it only when colour was wanted (a terminal, or
+    ``FORCE_COLOR``), so click must not strip them."""
+    click.echo(text, nl=False, color=True)
 
 
 def echo_bytes(data: bytes) -> None:
@@ -89,6 +98,42 @@ def echo_bytes(data: bytes) -> None:
     stream = sys.stdout.buffer
     stream.write(data)
     stream.flush()
+
+
+def note(message: str) -> None:
+    """A note on standard error (not with ``--quiet``)."""
+    if not is_quiet():
+        click.echo(f"note: {message}", err=True)
+
+
+def note_not_modelled(config: KubeletConfig, file: str, prefix: str = "kubeletConfig.") -> None:
+    """Say which set configuration fields change admission but are not modelled."""
+    for name, what in not_modelled(config):
+        note(f"{file}: {prefix}{name}: not modelled ({what}); the results ignore it")
+
+
+@contextlib.contextmanager
+def progress_bar(what: str) -> Iterator[Callable[[int, int], None]]:
+    """A progress bar on standard error for long work: ``advance(done,
+    total)``. Shown only when standard error is a terminal and not with
+    ``--quiet``; it disappears when the work is done."""
+    if is_quiet() or not sys.stderr.isatty():
+        yield lambda done, total: None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    bar = Progress(
+        f"[bold]{what}", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=Console(stderr=True), transient=True,
+    )
+    task = bar.add_task(what, total=None)
+
+    def advance(done: int, total: int) -> None:
+        bar.update(task, completed=done, total=total)
+
+    with bar:
+        yield advance
 
 
 def stdin_used_once(*paths: str | Path | None) -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 import click
 
 from podnuma.cli.app import fail, guard
-from podnuma.cli.options import echo, echo_bytes, file_argument
+from podnuma.cli.options import echo, echo_bytes, file_argument, note_not_modelled
 from podnuma.errors import InputError
 from podnuma.fileio import atomic_write
 from podnuma.inputs.scenario import load_scenario
@@ -37,7 +37,9 @@ _SUFFIXES = {".svg": "svg", ".png": "png", ".txt": "text", ".json": "json"}
 
 
 def _render(scenario: str, step: int | None, fmt: str, color: bool) -> str | bytes:
-    result = run_scenario(load_scenario(scenario))
+    loaded = load_scenario(scenario)
+    note_not_modelled(loaded.config, loaded.name)
+    result = run_scenario(loaded)
     own = ownership_after(result, step)
     if fmt == "svg":
         return render_svg(result.machine, own)

@@ -135,8 +135,9 @@ def dask_client(target: str) -> tuple[Any, Any]:
     where, n = parse_dask_target(target)
     if where == "local":
         cluster = LocalCluster(  # type: ignore[no-untyped-call]
-            n_workers=n or 2, threads_per_worker=1, processes=True, dashboard_address=None,
-            silence_logs=logging.ERROR,
+            n_workers=n or 2, threads_per_worker=1, processes=True,
+            # Loopback only: the scheduler, the workers and the HTTP endpoint.
+            host="127.0.0.1", dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR,
         )
         return Client(cluster), cluster  # type: ignore[no-untyped-call]
     return Client(where, timeout=30), None  # type: ignore[no-untyped-call]

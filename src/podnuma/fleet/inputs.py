@@ -55,6 +55,10 @@ __all__ = [
     "FLEET_KIND",
     "FleetInputs",
     "NodeGroup",
+    "Scan",
+    "assemble",
+    "walk_inputs",
+    "with_inline_pods",
     "compact_pod",
     "load_fleet",
     "nrt_node_form",
@@ -578,7 +582,9 @@ class FleetInputs:
 
 
 @dataclass
-class _Scan:
+class Scan:
+    """What the inputs hold, before it is assembled per node."""
+
     nodes: dict[str, Mapping[str, Any]] = field(default_factory=dict)
     node_files: dict[str, str] = field(default_factory=dict)
     pod_index: dict[str, set[str]] = field(default_factory=dict)  # node -> files
@@ -599,7 +605,7 @@ def _is_machine_info(doc: Any) -> bool:
     return isinstance(doc, Mapping) and "num_cores" in doc and "topology" in doc
 
 
-def _classify(path: Path, scan: _Scan) -> None:
+def _classify(path: Path, scan: Scan) -> None:
     name = str(path)
     scan.files.append(name)
     doc, issue = read_document(path)
@@ -652,7 +658,7 @@ def _classify(path: Path, scan: _Scan) -> None:
         scan.truncated_pod_files.append(name)
 
 
-def _walk(path: Path, scan: _Scan) -> None:
+def walk_inputs(path: Path, scan: Scan) -> None:
     if path.is_dir():
         for child in sorted(path.iterdir()):
             if child.is_dir() and child.name == "sysfs":
@@ -663,7 +669,7 @@ def _walk(path: Path, scan: _Scan) -> None:
             if child.name.startswith("."):
                 continue
             if child.is_dir() or child.suffix.lower() in _DATA_SUFFIXES:
-                _walk(child, scan)
+                walk_inputs(child, scan)
         return
     _classify(path, scan)
 
@@ -689,16 +695,18 @@ def load_fleet(paths: Sequence[Path]) -> FleetInputs:
     Raises :class:`InputError` only for a path that does not exist or a
     FleetConfig that is invalid; every other problem is an issue.
     """
-    scan = _Scan()
+    scan = Scan()
     for p in paths:
         p = Path(p)
         if not p.exists():
             raise InputError("no such file or directory", file=str(p))
-        _walk(p, scan)
+        walk_inputs(p, scan)
     return assemble(scan)
 
 
-def assemble(scan: _Scan) -> FleetInputs:
+def assemble(scan: Scan) -> FleetInputs:
+    """The nodes (sorted by name) with their configuration, topology and pod
+    files, and the fleet-level issues."""
     issues = list(scan.issues)
     nodes: list[NodeSpec] = []
     if not scan.nodes and scan.pod_index:

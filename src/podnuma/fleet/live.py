@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from podnuma.errors import InputError
-from podnuma.fleet.inputs import FleetInputs, _Scan, _walk, assemble, with_inline_pods
+from podnuma.fleet.inputs import FleetInputs, Scan, assemble, walk_inputs, with_inline_pods
 from podnuma.fleet.model import Issue
 
 __all__ = ["load_live", "PAGE"]
@@ -59,11 +59,11 @@ def load_live(kubeconfig: str, *, context: str | None = None, extra: Sequence[Pa
         raise InputError(f"cannot load the kubeconfig: {e}", file=kubeconfig) from None
     core = client.CoreV1Api(api_client)
     custom = client.CustomObjectsApi(api_client)
-    scan = _Scan()
+    scan = Scan()
     for p in extra:
         if not p.exists():
             raise InputError("no such file or directory", file=str(p))
-        _walk(p, scan)
+        walk_inputs(p, scan)
     server = api_client.configuration.host
     try:
         nodes = _pages(core.list_node)

@@ -566,5 +566,6 @@ def node_run_result(spec: NodeSpec) -> RunResult | None:
         _, steps, summary = node_run(machine, config, parsed, node=spec.name)
     except KubeletStartupError:
         return None
+    machine = dataclasses.replace(machine, name=spec.name)
     return RunResult(scenario=spec.name, machine=machine, node=summary, steps=tuple(steps),
                      checkpoints={}, checkpoint_files={})

@@ -31,6 +31,10 @@ class CPUSet:
 
     __slots__ = ("_mask",)
 
+    def __deepcopy__(self, memo: dict[int, object]) -> CPUSet:
+        return self  # immutable
+
+
     def __init__(self, cpus: Iterable[int] = ()) -> None:
         mask = 0
         for cpu in cpus:
@@ -187,6 +191,12 @@ def _parse_id(token: str, text: str) -> int:
     # a negative id is rejected by cpuset.Parse, so digits only here.
     if not token or not token.isascii() or not token.isdigit():
         raise CPUSetParseError(f"invalid CPU list {text!r}: {token!r} is not a CPU id")
+    if len(token) > 7 or int(token) > MAX_CPU_ID:
+        # the kubelet would build a set of that size and run out of memory
+        raise CPUSetParseError(
+            f"invalid CPU list {text!r}: CPU id {token} is above the largest podnuma supports "
+            f"({MAX_CPU_ID})"
+        )
     return int(token)
 
 

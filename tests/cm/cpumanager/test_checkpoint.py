@@ -507,7 +507,7 @@ _names = st.text(st.characters(exclude_categories=("Cs",)), max_size=10)
 _cpus = st.integers(min_value=0, max_value=(1 << 200) - 1).map(CPUSet.from_mask)
 
 
-@settings(max_examples=150)
+@settings(max_examples=150, deadline=None)
 @given(
     st.text(st.characters(exclude_categories=("Cs",)), max_size=12),
     _cpus,

@@ -107,11 +107,14 @@ class CPUManager:
             if self.active_pods is None:
                 return
             active = self.active_pods()
-        for pod_uid, containers in self.state.get_cpu_assignments().items():
-            alive = active.get(pod_uid, frozenset())
-            for name in containers:
-                if name not in alive:
-                    self.policy.remove_container(self.state, pod_uid, name)
+        stale: list[tuple[str, str]] = []
+        for pod_uid, containers in self.state.assignments.items():
+            alive = active.get(pod_uid)
+            if alive is not None and containers.keys() <= alive:
+                continue  # the usual case, checked in bulk
+            stale += [(pod_uid, name) for name in containers if alive is None or name not in alive]
+        for pod_uid, name in stale:
+            self.policy.remove_container(self.state, pod_uid, name)
 
     def allocate(self, pod: Pod, container: Container, *, active: ActiveContainers | None = None) -> None:
         """``Allocate``: raises ``CPUManagerAdmissionError`` on failure."""

@@ -223,12 +223,9 @@ class MemoryManager:
             if self.active_pods is None:
                 return
             active = self.active_pods()
-        assignments = self.state.get_memory_assignments()
-        for pod_uid in sorted(assignments):
-            alive = active.get(pod_uid, frozenset())
-            for name in sorted(assignments[pod_uid]):
-                if name not in alive:
-                    self.policy.remove_container(self.state, pod_uid, name)
+        stale = self.state.stale_containers(active)
+        for pod_uid, name in sorted(stale):
+            self.policy.remove_container(self.state, pod_uid, name)
 
     # -- readers ------------------------------------------------------------------
     def get_memory_blocks(self, pod_uid: str, container_name: str) -> list[Block]:
