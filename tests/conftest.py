@@ -5,11 +5,11 @@ the run is appended (absolute path, one per line) to FILE. The differential
 suite (tests/oracle) runs the end-to-end tests that way to send each of
 their scenarios through the kubelet oracle too.
 
-At the end of the run: whether the real cgroup test
-(``tests/cgroups/test_real_cgroup.py``) ran. The test records its outcome
-as a ``real_cgroup`` user property; reports travel from pytest-xdist
-workers to the controller with their properties, so the line is printed in
-parallel runs too.
+At the end of the run: figures tests record as user properties
+(``crash_figures``: tests/agent/test_crash.py; ``real_cgroup``: whether the
+real cgroup test ran). Reports travel from pytest-xdist workers to the
+controller with their properties, so the lines are printed in parallel
+runs too.
 """
 
 from __future__ import annotations
@@ -49,12 +49,18 @@ def _plain_width(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("COLUMNS", raising=False)
     monkeypatch.delenv("FORCE_COLOR", raising=False)
     monkeypatch.delenv("NO_COLOR", raising=False)
+
+
+_SUMMARY_KEYS = {"crash_figures": "crash test: ", "real_cgroup": ""}
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     lines: list[str] = []
     for reports in terminalreporter.stats.values():
         for report in reports:
             for key, value in getattr(report, "user_properties", ()):
-                if key == "real_cgroup" and value not in lines:
-                    lines.append(str(value))
+                line = f"{_SUMMARY_KEYS[key]}{value}" if key in _SUMMARY_KEYS else None
+                if line is not None and line not in lines:
+                    lines.append(line)
     for line in lines:
         terminalreporter.write_line(line)

@@ -30,7 +30,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("scenario", frozenset({"scenario"})),
     ("analysis", frozenset({"analysis"})),
     ("render", frozenset({"render"})),
-    ("edges", frozenset({"cgroups", "agent", "fleet", "web"})),
+    ("edges", frozenset({"cgroups", "agent", "grpc", "fleet", "web"})),
     ("cli", frozenset({"cli"})),
 )
 LAYER_OF = {unit: i for i, (_, units) in enumerate(LAYERS) for unit in units}

@@ -38,15 +38,18 @@ __all__ = [
 ]
 
 
-def atomic_write(path: str | os.PathLike[str], data: bytes) -> None:
+def atomic_write(path: str | os.PathLike[str], data: bytes, *, mode: int | None = None) -> None:
     """Write ``data`` to ``path`` so readers see the old or the new content,
     never a partial file: temporary file in the same directory, fsync, rename
-    (as the kubelet's file store does)."""
+    (as the kubelet's file store does). The file is private (0600, as the
+    kubelet's) unless ``mode`` says otherwise."""
     target = Path(path)
     directory = target.parent
     fd, tmp = tempfile.mkstemp(prefix="." + target.name + ".", dir=directory)
     try:
         with os.fdopen(fd, "wb") as fh:
+            if mode is not None:
+                os.fchmod(fh.fileno(), mode)
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())

@@ -63,6 +63,7 @@ from podnuma.errors import InputError
 from podnuma.machine.cpuset import CPUSet
 from podnuma.machine.topology import Machine
 from podnuma.podresources import (
+    AllocatableResources,
     ContainerDevices,
     ContainerMemory,
     ContainerResources,
@@ -455,6 +456,12 @@ class Node:
         )
 
     # -- what the containers get ----------------------------------------------
+    def container_results(self, uid: str) -> tuple[ContainerResult, ...]:
+        """What each live container of the running pod ``uid`` runs on now
+        (its exclusive CPUs, or the shared pool as it is now)."""
+        rp = self._running.get(uid)
+        return () if rp is None else self._container_results(rp)
+
     def _container_results(self, rp: _RunningPod) -> tuple[ContainerResult, ...]:
         all_numa = tuple(self.machine.numa_ids())
         spec: dict[str, Container] = {}
@@ -501,18 +508,23 @@ class Node:
         for uid in self._pod_resources_stale:
             rp = self._running.get(uid)
             if rp is not None and rp.pod is not None:  # checkpoint-only pods have no name
-                cache[uid] = self._pod_resources_entry(rp, rp.pod)
+                cache[uid] = self.pod_resources_of(rp.pod)
         self._pod_resources_stale.clear()
         # A running pod's exclusive resources change only through its own
         # steps (admission, removals), which mark its entry stale.
         return tuple(filter(None, map(cache.get, self._running)))
 
-    def _pod_resources_entry(self, rp: _RunningPod, pod: Pod) -> PodResources:
+    def pod_resources_of(self, pod: Pod) -> PodResources:
+        """The PodResources entry of ``pod`` as the kubelet's server builds it
+        (``Get`` answers for any pod it knows, admitted or not): restartable
+        init containers (sidecars) in spec order, then the app containers;
+        regular init containers are not listed. The list comes from the
+        pod's spec: a container that has exited is still listed, with what
+        the managers still hold for it (devices stay until the pod goes)."""
         containers: list[ContainerResources] = []
         for c in (*pod.init_containers, *pod.containers):
-            if c.name in rp.removed:
+            if c.kind == "init":
                 continue
-            numa = self.machine
             containers.append(
                 ContainerResources(
                     name=c.name,
@@ -521,25 +533,37 @@ class Node:
                         _container_memory(b)
                         for b in self.memory.podresources_container_memory(pod, c)
                     ),
-                    devices=tuple(
-                        ContainerDevices(
-                            res, ids, _device_numa(numa, res, ids)
-                        )
-                        for res, ids in sorted(self.devices.devices_of(rp.uid, c.name).items())
+                    devices=_container_devices(
+                        self.machine, self.devices.devices_of(pod.uid, c.name)
                     ),
                 )
             )
-        entry = PodResources(
+        return PodResources(
             name=pod.name,
             namespace=pod.namespace,
             uid=pod.uid,
             containers=tuple(containers),
             cpu_ids=self.cpu.podresources_pod_cpus(pod),
-            memory=tuple(
-                _container_memory(b) for b in self.memory.podresources_pod_memory(pod)
-            ),
+            memory=tuple(_container_memory(b) for b in self.memory.podresources_pod_memory(pod)),
         )
-        return entry
+
+    def container_devices(self, pod_uid: str, container: str) -> tuple[ContainerDevices, ...]:
+        """``GetDevices``: the devices the container holds, one entry per
+        device and NUMA node."""
+        return _container_devices(self.machine, self.devices.devices_of(pod_uid, container))
+
+    def allocatable_resources(self) -> AllocatableResources:
+        """``GetAllocatableResources``: the CPUs the CPU manager computed at
+        start (all minus reserved under static, none under ``none``), the
+        memory manager's allocatable blocks, every known device."""
+        all_devices = {
+            name: tuple(d.id for d in devs) for name, devs in self.machine.devices.items()
+        }
+        return AllocatableResources(
+            cpu_ids=self.cpu.get_allocatable_cpus(),
+            memory=tuple(_container_memory(b) for b in self.memory.get_allocatable_memory()),
+            devices=_container_devices(self.machine, all_devices),
+        )
 
     def _pod_allocation(self, uid: str) -> PodAllocation | None:
         """The pod-level reservation: the pod's CPU set and memory blocks
@@ -636,14 +660,27 @@ def _container_memory(block: Block) -> ContainerMemory:
     return ContainerMemory(block.type, block.size, tuple(sorted(block.numa_affinity)))
 
 
-def _device_numa(machine: Machine, resource: str, ids: tuple[str, ...]) -> tuple[int, ...]:
-    """The NUMA nodes of the devices (their union), as the topology field."""
-    wanted = set(ids)
-    nodes: set[int] = set()
-    for dev in machine.devices.get(resource, ()):
-        if dev.id in wanted:
-            nodes.update(dev.numa_nodes)
-    return tuple(sorted(nodes))
+def _container_devices(
+    machine: Machine, by_resource: Mapping[str, tuple[str, ...]]
+) -> tuple[ContainerDevices, ...]:
+    """One entry per device and NUMA node, as the kubelet's
+    ``containerDevicesFromResourceDeviceInstances`` builds them (a device
+    without topology gets one entry with none). Upstream walks Go maps, so
+    its order is random; podnuma sorts by resource, then device id."""
+    numa_of = {
+        (name, dev.id): tuple(sorted(dev.numa_nodes))
+        for name, devs in machine.devices.items()
+        for dev in devs
+    }
+    out: list[ContainerDevices] = []
+    for resource in sorted(by_resource):
+        for dev_id in sorted(by_resource[resource]):
+            nodes = numa_of.get((resource, dev_id), ())
+            if not nodes:
+                out.append(ContainerDevices(resource, (dev_id,), ()))
+            for node in nodes:
+                out.append(ContainerDevices(resource, (dev_id,), (node,)))
+    return tuple(out)
 
 
 def _hint_records(trail: HintTrail) -> tuple[HintRecord, ...]:

@@ -13,7 +13,10 @@ container manager gives it (``GetCPUs``/``GetPodCPUs``, ``GetMemory``/
   the ``PodLevelResourceManagers`` gate on, for pods with pod-level
   resources: the pod's reservation (empty in container scope, which makes
   none);
-* devices are listed per resource with their NUMA topology.
+* only sidecars (restartable init containers) and app containers are
+  listed, in spec order; regular init containers are not;
+* devices are listed one entry per device and NUMA node, as the kubelet's
+  ``containerDevicesFromResourceDeviceInstances`` does.
 
 Field names follow the protobuf JSON mapping (``cpuIds``, ``memoryType``).
 """
@@ -25,7 +28,13 @@ from typing import Any
 
 from podnuma.machine.cpuset import CPUSet
 
-__all__ = ["ContainerMemory", "ContainerDevices", "ContainerResources", "PodResources"]
+__all__ = [
+    "AllocatableResources",
+    "ContainerDevices",
+    "ContainerMemory",
+    "ContainerResources",
+    "PodResources",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +94,22 @@ class PodResources:
             "name": self.name,
             "namespace": self.namespace,
             "containers": [c.to_json() for c in self.containers],
+            "cpuIds": self.cpu_ids.list(),
+            "memory": [m.to_json() for m in self.memory],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class AllocatableResources:
+    """``GetAllocatableResources``: what the node could give to pods."""
+
+    cpu_ids: CPUSet
+    memory: tuple[ContainerMemory, ...] = ()
+    devices: tuple[ContainerDevices, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "devices": [d.to_json() for d in self.devices],
             "cpuIds": self.cpu_ids.list(),
             "memory": [m.to_json() for m in self.memory],
         }

@@ -858,10 +858,10 @@ def test_init_and_sidecars() -> None:
         "pipeline",
         cpu_ids=[1, 2, 3, 4],
         memory=[podres_mem(4, [0])],
+        # The kubelet's server lists sidecars and app containers only:
+        # init-shared and init-excl have no entry.
         containers_={
-            "init-shared": ([], []),
             "sidecar-excl": ([1], [podres_mem(1, [0])]),
-            "init-excl": ([2, 3], [podres_mem(2, [0])]),
             "sidecar-shared": ([], []),
             "app-excl": ([2], [podres_mem(1, [0])]),
             "app-shared": ([], []),

@@ -191,6 +191,8 @@ def _register_commands() -> None:
     group.add_lazy("node", "podnuma.cli.node:node_group")
     group.add_lazy("state", "podnuma.cli.state:state_group")
     group.add_lazy("cgroups", "podnuma.cli.cgroups:cgroups_group")
+    group.add_lazy("agent", "podnuma.cli.agent:agent_command")
+    group.add_lazy("podresources", "podnuma.cli.podresources:podresources_command")
     group.add_lazy("fleet", "podnuma.cli.fleet:fleet_group")
     group.add_lazy("serve", "podnuma.cli.serve:serve_command")
 

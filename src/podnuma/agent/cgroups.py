@@ -1,0 +1,87 @@
+"""Where the agent hands allocations to cgroups (``--cgroup-root``).
+
+After every reconciliation the agent gives the applier the pods running
+on the node (:class:`~podnuma.cgroups.PlannedPod`: spec, QoS class, what
+each container runs on now) and the pods it removed. :class:`CgroupTree`
+plans the whole tree the kubelet and the runtime would write
+(:func:`podnuma.cgroups.plan_from_pods`, node-level values from the node's
+capacity, reservations and current shared pool), writes it with
+:func:`podnuma.cgroups.apply_plan` (the kernel's write order; a failed apply
+removes what it created) and removes the cgroups of removed pods
+(:func:`podnuma.cgroups.remove_plan`). Without ``--cgroup-root``,
+:class:`NoCgroups` does nothing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Literal, Protocol
+
+from podnuma.cgroups import CgroupPlan, PlannedPod, apply_plan, plan_from_pods, remove_plan
+from podnuma.cgroups.scenario import node_facts
+from podnuma.node import Node
+from podnuma.scenario.run import RunResult
+
+__all__ = ["CgroupApplier", "CgroupTree", "NoCgroups", "detect_version"]
+
+Driver = Literal["systemd", "cgroupfs"]
+
+
+class CgroupApplier(Protocol):
+    def sync(
+        self, node: Node, running: Mapping[str, PlannedPod], removed: Sequence[PlannedPod]
+    ) -> None: ...
+
+
+class NoCgroups:
+    """No ``--cgroup-root``: allocations stay in the checkpoints."""
+
+    def sync(
+        self, node: Node, running: Mapping[str, PlannedPod], removed: Sequence[PlannedPod]
+    ) -> None:
+        return None
+
+
+def detect_version(root: Path) -> int:
+    """2 when ``root`` is a unified (v2) hierarchy, else 1."""
+    return 2 if (root / "cgroup.controllers").exists() else 1
+
+
+class CgroupTree:
+    def __init__(self, root: Path, driver: Driver, version: int, cgroup_root: Sequence[str] = ()) -> None:
+        self.root = root
+        self.driver: Driver = driver
+        self.version = version
+        self.cgroup_root = tuple(cgroup_root)
+        self.last: CgroupPlan | None = None
+        self.left: list[str] = []  # cgroups that could not be removed (still populated)
+
+    def _plan(self, node: Node, pods: Mapping[str, PlannedPod]) -> CgroupPlan:
+        run = RunResult(
+            scenario="agent",
+            machine=node.machine,
+            node=node.summary(),
+            steps=(),
+            checkpoints={},
+            checkpoint_files={},
+        )
+        facts = dataclasses.replace(
+            node_facts(node.machine, node.config, run, 0),
+            default_cpuset=node.cpu.state.get_default_cpuset(),
+        )
+        return plan_from_pods(
+            pods, facts, driver=self.driver, version=self.version, cgroup_root=self.cgroup_root
+        )
+
+    def sync(
+        self, node: Node, running: Mapping[str, PlannedPod], removed: Sequence[PlannedPod]
+    ) -> None:
+        if removed:
+            gone = self._plan(node, {p.pod.uid: p for p in removed})
+            pod_nodes = tuple(n for n in gone.nodes if n.kind in ("pod", "sandbox", "container"))
+            self.left = remove_plan(dataclasses.replace(gone, nodes=pod_nodes), self.root)
+        plan = self._plan(node, running)
+        apply_plan(plan, self.root)
+        self.last = plan

@@ -1,0 +1,298 @@
+"""The agent's reconciliation: manifests in, admission decisions out.
+
+Each :meth:`Agent.sync` reads the whole manifest directory (as the kubelet's
+file source re-lists it on every change) and brings the node in line:
+
+1. malformed files are reported (file, field path, message) and skipped --
+   as the kubelet does, a pod whose file became malformed is gone from the
+   source, so it is removed; a second file with an already-used pod name is
+   skipped (``duplicate pod name``);
+2. pods whose file disappeared or changed are removed (a changed pod is a
+   new pod: new content, new UID), each removal written to the checkpoints;
+3. on the first sync after a start, checkpoint entries of pods no manifest
+   names any more are removed (the kubelet's ``removeStaleState`` at the
+   first admission does the same); pods whose manifests are still there are
+   re-admitted with the same UID, so the managers keep their assignments;
+4. new pods are admitted in file order, each decision logged, counted,
+   applied to cgroups and written to the checkpoints (temp file, fsync,
+   rename, directory fsync);
+5. the CPU manager drops state of pods no longer active, as its reconcile
+   loop does; the status file is rewritten.
+
+A lock guards the node: the PodResources server reads under it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from podnuma.agent.cgroups import CgroupApplier, NoCgroups
+from podnuma.agent.logs import kv
+from podnuma.agent.manifests import Manifest, list_manifest_files, read_manifest
+from podnuma.agent.metrics import AgentMetrics
+from podnuma.agent.state import StateDir
+from podnuma.api.kubeletconfig import KubeletConfig
+from podnuma.api.pod import Pod
+from podnuma.cgroups import PlannedPod
+from podnuma.errors import InputError
+from podnuma.grpc.provider import NodeProvider
+from podnuma.machine.topology import Machine
+from podnuma.node import Node
+
+__all__ = ["Agent", "PodRecord", "STATUS_KIND"]
+
+STATUS_KIND = "AgentStatus"
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+@dataclass
+class PodRecord:
+    """A static pod the agent decided on."""
+
+    file: str
+    digest: str
+    pod: Pod
+    admitted: bool
+    reason: str | None
+    message: str | None
+    decided: str
+    qos_class: str = "BestEffort"
+
+
+class Agent:
+    def __init__(
+        self,
+        *,
+        machine: Machine,
+        config: KubeletConfig,
+        manifests: Path,
+        state: StateDir,
+        logger: logging.Logger,
+        metrics: AgentMetrics | None = None,
+        cgroups: CgroupApplier | None = None,
+    ) -> None:
+        self.manifests = manifests
+        self.state = state
+        self.log = logger
+        self.metrics = metrics
+        self.cgroups: CgroupApplier = cgroups if cgroups is not None else NoCgroups()
+        restored = state.restore(config)
+        self.stale_temp_files = restored.stale_temp_files
+        self.node = Node(
+            machine, config, cpu_checkpoint=restored.cpu, memory_checkpoint=restored.memory
+        )
+        uids: set[str] = set()
+        if restored.cpu is not None:
+            uids |= set(restored.cpu.entries) | set(restored.cpu.pod_entries)
+        if restored.memory is not None:
+            uids |= set(restored.memory.entries) | set(restored.memory.pod_entries)
+        self._restored_uids = uids
+        self._restore_pending = True
+        self.lock = threading.RLock()
+        self.records: dict[str, PodRecord] = {}
+        self.errors: dict[str, str] = {}
+        self._step = 0
+        self._removed: list[PlannedPod] = []
+        self.syncs = 0
+        self.started = _now()
+        self.stopped: str | None = None
+        self.log.info(
+            "Agent started",
+            extra=kv(
+                node=machine.name,
+                manifests=str(manifests),
+                stateDir=str(state.path),
+                restoredPods=len(uids),
+                staleTempFilesRemoved=self.stale_temp_files,
+            ),
+        )
+
+    # -- the PodResources view -------------------------------------------------
+    def provider(self) -> NodeProvider:
+        return NodeProvider(
+            lambda: self.node, lambda: [r.pod for r in self.records.values()], self.lock
+        )
+
+    # -- reconciliation ---------------------------------------------------------
+    def sync(self) -> None:
+        with self.lock:
+            self._sync()
+
+    def _read_desired(self) -> tuple[dict[str, Manifest], dict[str, str]]:
+        desired: dict[str, Manifest] = {}
+        errors: dict[str, str] = {}
+        owner: dict[str, str] = {}
+        node_name = self.node.machine.name
+        for path in list_manifest_files(self.manifests):
+            try:
+                m = read_manifest(path, node_name=node_name, gates=self.node.gates)
+            except InputError as e:
+                errors[str(path)] = str(e)
+                continue
+            first = owner.get(m.pod.ref)
+            if first is not None:
+                errors[m.file] = (
+                    f"{m.file}: metadata.name: duplicate pod name {m.pod.name!r} "
+                    f"(the pod of {first}), ignoring"
+                )
+                continue
+            owner[m.pod.ref] = m.file
+            desired[m.file] = m
+        return desired, errors
+
+    def _sync(self) -> None:
+        self.syncs += 1
+        desired, errors = self._read_desired()
+        for file, text in errors.items():
+            if self.errors.get(file) != text:
+                self.log.warning("Manifest skipped", extra=kv(file=file, error=text))
+        self.errors = errors
+
+        for file, rec in list(self.records.items()):
+            m = desired.get(file)
+            if m is None:
+                self._remove(rec, "manifest removed" if file not in errors else "manifest invalid")
+            elif m.digest != rec.digest or m.pod.uid != rec.pod.uid:
+                self._remove(rec, "manifest changed")
+
+        if self._restore_pending:
+            self._restore_pending = False
+            wanted = {m.pod.uid for m in desired.values()}
+            for uid in sorted(self._restored_uids - wanted):
+                self._step += 1
+                self.node.remove_pod(uid, self._step)
+                self.log.info("Stale pod state removed", extra=kv(uid=uid, reason="no manifest"))
+                self._checkpoint()
+
+        for file in sorted(desired):
+            if file not in self.records:
+                self._admit(desired[file])
+
+        # The CPU manager's reconcile loop drops what inactive pods hold.
+        self.node.cpu.remove_stale_state()
+        self._checkpoint()
+        self._apply_cgroups()
+        self.write_status()
+        if self.metrics is not None:
+            self.metrics.observe_node(self.node)
+            admitted = sum(r.admitted for r in self.records.values())
+            self.metrics.pods.labels("admitted").set(admitted)
+            self.metrics.pods.labels("rejected").set(len(self.records) - admitted)
+            self.metrics.manifest_errors.set(len(self.errors))
+
+    def _admit(self, m: Manifest) -> None:
+        self._step += 1
+        started = time.perf_counter()
+        result = self.node.add_pod(m.pod, self._step)
+        elapsed = time.perf_counter() - started
+        admitted = bool(result.admitted)
+        rec = PodRecord(
+            file=m.file,
+            digest=m.digest,
+            pod=m.pod,
+            admitted=admitted,
+            reason=result.reason,
+            message=result.message,
+            decided=_now(),
+            qos_class=result.qos_class or "BestEffort",
+        )
+        self.records[m.file] = rec
+        if self.metrics is not None:
+            self.metrics.admissions.labels(
+                "admitted" if admitted else "rejected", result.reason or ""
+            ).inc()
+            self.metrics.admission_seconds.observe(elapsed)
+        fields = kv(
+            file=m.file,
+            pod=m.pod.ref,
+            uid=m.pod.uid,
+            result="admitted" if admitted else "rejected",
+            reason=result.reason or "",
+            message=result.message or "",
+            restored=m.pod.uid in self._restored_uids or None,
+        )
+        if admitted:
+            self.log.info("Pod admitted", extra=fields)
+        else:
+            self.log.warning("Pod rejected", extra=fields)
+        self._checkpoint()
+
+    def _remove(self, rec: PodRecord, why: str) -> None:
+        del self.records[rec.file]
+        if rec.admitted:
+            self._step += 1
+            planned = PlannedPod(rec.pod, rec.qos_class, self.node.container_results(rec.pod.uid))
+            self.node.remove_pod(rec.pod.uid, self._step)
+            self._removed.append(planned)
+            self._checkpoint()
+        self.log.info(
+            "Pod removed", extra=kv(file=rec.file, pod=rec.pod.ref, uid=rec.pod.uid, reason=why)
+        )
+
+    def _apply_cgroups(self) -> None:
+        removed, self._removed = self._removed, []
+        running = {
+            rec.pod.uid: PlannedPod(rec.pod, rec.qos_class, self.node.container_results(rec.pod.uid))
+            for rec in self.records.values()
+            if rec.admitted
+        }
+        try:
+            self.cgroups.sync(self.node, running, removed)
+        except InputError as e:
+            self.log.error("Cgroup apply failed", extra=kv(error=str(e)))
+
+    def _checkpoint(self) -> None:
+        self.state.write(self.node.checkpoint_files())
+
+    # -- status -------------------------------------------------------------------
+    def status_doc(self) -> dict[str, Any]:
+        with self.lock:
+            listed = {(p.namespace, p.name): p for p in self.node.pod_resources()}
+            pods: list[dict[str, Any]] = []
+            for rec in sorted(self.records.values(), key=lambda r: r.file):
+                entry: dict[str, Any] = {
+                    "file": rec.file,
+                    "namespace": rec.pod.namespace,
+                    "name": rec.pod.name,
+                    "uid": rec.pod.uid,
+                    "digest": rec.digest,
+                    "admitted": rec.admitted,
+                    "decided": rec.decided,
+                }
+                if not rec.admitted:
+                    entry["reason"] = rec.reason
+                    entry["message"] = rec.message
+                pr = listed.get((rec.pod.namespace, rec.pod.name))
+                if pr is not None:
+                    entry["podResources"] = pr.to_json()
+                pods.append(entry)
+            return {
+                "apiVersion": "podnuma.io/v1",
+                "kind": STATUS_KIND,
+                "node": self.node.machine.name,
+                "pid": os.getpid(),
+                "manifests": str(self.manifests),
+                "started": self.started,
+                "updated": _now(),
+                "stopped": self.stopped,
+                "syncs": self.syncs,
+                "defaultCpuSet": str(self.node.cpu.state.get_default_cpuset()),
+                "pods": pods,
+                "skipped": [{"file": f, "error": e} for f, e in sorted(self.errors.items())],
+            }
+
+    def write_status(self) -> None:
+        self.state.write_status(
+            (json.dumps(self.status_doc(), indent=2) + "\n").encode("utf-8")
+        )

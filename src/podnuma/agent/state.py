@@ -1,0 +1,117 @@
+"""The agent's state directory: the kubelet's checkpoint files.
+
+``cpu_manager_state`` and ``memory_manager_state`` are written in the
+kubelet's format (the same bytes ``podnuma simulate --checkpoint-dir``
+writes), each atomically: temporary file in the directory, fsync, rename,
+directory fsync (:func:`podnuma.fileio.atomic_write`). A file whose bytes
+did not change is not rewritten.
+
+On start they are restored as the kubelet restores them
+(``restoreState``): a missing file is a fresh state; a file that does not
+decode, whose checksum does not match or whose policy differs refuses the
+start with the kubelet's message (``could not restore state from
+checkpoint: ..., please drain this node and delete ...``) -- never a silent
+reset. Temporary files a killed agent left behind are removed (they were
+never renamed, so they never were state).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from podnuma.api.kubeletconfig import KubeletConfig
+from podnuma.cm.cpumanager.checkpoint import CPUCheckpointData, restore_cpu_state
+from podnuma.cm.memorymanager.checkpoint import MemoryCheckpointData, restore_memory_state
+from podnuma.errors import InputError
+from podnuma.fileio import atomic_write
+from podnuma.node import CPU_CHECKPOINT_FILE, MEMORY_CHECKPOINT_FILE
+
+__all__ = ["RestoredState", "StateDir", "STATUS_FILE"]
+
+STATUS_FILE = "podnuma-agent-status.json"
+_OWN_FILES = (CPU_CHECKPOINT_FILE, MEMORY_CHECKPOINT_FILE, STATUS_FILE)
+
+
+@dataclass(frozen=True)
+class RestoredState:
+    cpu: CPUCheckpointData | None
+    memory: MemoryCheckpointData | None
+    stale_temp_files: int
+
+
+class StateDir:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._written: dict[str, bytes] = {}
+
+    def prepare(self) -> None:
+        """Create the directory (mode 0750) if needed; refuse a non-directory."""
+        if self.path.exists() and not self.path.is_dir():
+            raise InputError("--state-dir: not a directory", file=str(self.path))
+        try:
+            self.path.mkdir(mode=0o750, parents=True, exist_ok=True)
+        except OSError as e:
+            raise InputError(f"--state-dir: cannot create: {e.strerror or e}", file=str(self.path)) from None
+
+    def remove_stale_temp_files(self) -> int:
+        removed = 0
+        for entry in os.listdir(self.path):
+            if any(entry.startswith(f".{own}.") for own in _OWN_FILES):
+                with contextlib.suppress(FileNotFoundError):
+                    (self.path / entry).unlink()
+                    removed += 1
+        return removed
+
+    def restore(self, config: KubeletConfig) -> RestoredState:
+        """Read both checkpoints the kubelet's way (``KubeletStartupError``
+        with its message on a corrupt one)."""
+        self.prepare()
+        stale = self.remove_stale_temp_files()
+        pod_level = config.feature_gates.enabled("PodLevelResourceManagers")
+        state_dir = str(self.path)
+        cpu: CPUCheckpointData | None = None
+        memory: MemoryCheckpointData | None = None
+        blob = self._read(CPU_CHECKPOINT_FILE)
+        if blob is not None:
+            cpu = restore_cpu_state(
+                blob,
+                config.cpu_manager_policy,
+                pod_level_resource_managers=pod_level,
+                state_dir=state_dir,
+            )
+            self._written[CPU_CHECKPOINT_FILE] = blob
+        blob = self._read(MEMORY_CHECKPOINT_FILE)
+        if blob is not None:
+            memory = restore_memory_state(
+                blob,
+                config.memory_manager_policy,
+                pod_level_resource_managers=pod_level,
+                state_dir=state_dir,
+            )
+            self._written[MEMORY_CHECKPOINT_FILE] = blob
+        return RestoredState(cpu, memory, stale)
+
+    def _read(self, name: str) -> bytes | None:
+        try:
+            return (self.path / name).read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError as e:
+            raise InputError(f"cannot read {name}: {e.strerror or e}", file=str(self.path)) from None
+
+    def write(self, files: dict[str, bytes]) -> int:
+        """Write the changed checkpoint files atomically; how many were written."""
+        n = 0
+        for name, data in files.items():
+            if self._written.get(name) == data:
+                continue
+            atomic_write(self.path / name, data)
+            self._written[name] = data
+            n += 1
+        return n
+
+    def write_status(self, data: bytes) -> None:
+        atomic_write(self.path / STATUS_FILE, data, mode=0o644)  # for any user to read

@@ -1,0 +1,119 @@
+"""``podnuma agent``: run the node agent (see :mod:`podnuma.agent`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from podnuma.cli.options import config_option, node_option
+
+__all__ = ["agent_command"]
+
+
+@click.command("agent")
+@click.option(
+    "--manifests",
+    type=click.Path(path_type=Path, file_okay=False),
+    required=True,
+    help="The static-pod directory to watch (one pod a file, YAML or JSON).",
+)
+@click.option(
+    "--state-dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    required=True,
+    help="Where cpu_manager_state, memory_manager_state and the status file live (created if needed).",
+)
+@node_option
+@config_option
+@click.option(
+    "--podresources-socket",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Unix socket of the PodResources API [default: STATE_DIR/pod-resources/kubelet.sock].",
+)
+@click.option(
+    "--cgroup-root",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="Write the pods' cgroups (cpuset, CPU, memory) under this cgroup mount or directory.",
+)
+@click.option(
+    "--cgroup-driver",
+    type=click.Choice(("cgroupfs", "systemd")),
+    default="cgroupfs",
+    show_default=True,
+    help="Cgroup naming, as the kubelet's cgroupDriver.",
+)
+@click.option(
+    "--cgroup-version",
+    type=click.Choice(("1", "2")),
+    default=None,
+    help="Cgroup version [default: detected from --cgroup-root].",
+)
+@click.option(
+    "--metrics-port",
+    type=click.IntRange(0, 65535),
+    default=None,
+    help="Serve Prometheus metrics on 127.0.0.1:PORT (off by default).",
+)
+@click.option("--poll", is_flag=True, help="Poll the directory instead of native file events.")
+@click.option(
+    "--resync",
+    type=click.FloatRange(min=0.1),
+    default=20.0,
+    show_default=True,
+    help="Seconds between full re-reads of the directory without events.",
+)
+def agent_command(
+    manifests: Path,
+    state_dir: Path,
+    node_file: str | None,
+    config_file: str | None,
+    podresources_socket: Path | None,
+    cgroup_root: Path | None,
+    cgroup_driver: str,
+    cgroup_version: str | None,
+    metrics_port: int | None,
+    poll: bool,
+    resync: float,
+) -> None:
+    """Admit the pods of a static-pod directory as the kubelet does, keep the
+    kubelet's checkpoints, serve the PodResources API. Stops on SIGTERM/SIGINT."""
+    from podnuma.cli.app import _guard
+
+    def go() -> int:
+        try:
+            from podnuma.agent.logs import setup_logging
+            from podnuma.agent.run import AgentOptions, default_socket, run_agent
+        except ImportError as e:  # pragma: no cover - install without the extra
+            from podnuma.errors import InputError
+
+            raise InputError(
+                f"podnuma agent needs the 'agent' extra (pip install 'podnuma[agent]'): {e}"
+            ) from None
+        from podnuma.inputs.pods import (
+            default_config,
+            default_machine,
+            load_config_file,
+            load_node_file,
+        )
+
+        machine = load_node_file(node_file) if node_file is not None else default_machine()
+        config = load_config_file(config_file) if config_file is not None else default_config()
+        opts = AgentOptions(
+            manifests=manifests,
+            state_dir=state_dir,
+            machine=machine,
+            config=config,
+            podresources_socket=podresources_socket or default_socket(state_dir),
+            cgroup_root=cgroup_root,
+            cgroup_driver=cgroup_driver,
+            cgroup_version=int(cgroup_version) if cgroup_version else None,
+            metrics_port=metrics_port,
+            poll=poll,
+            resync=resync,
+        )
+        return run_agent(opts, logger=setup_logging())
+
+    _guard(go)

@@ -1,0 +1,215 @@
+"""A PodResources v1 server on a unix socket.
+
+Mirrors ``pkg/kubelet/apis/podresources/server_v1.go`` and the kubelet's
+``ListenAndServePodResources`` (``pkg/kubelet/server/server.go``):
+
+* ``List``: every active pod, each with its pod-level CPUs and memory and
+  its containers (sidecars, then app containers);
+* ``Get``: one pod the node knows (admitted or not), by namespace and name;
+  an unknown pod fails with the kubelet's text ``pod NAME in namespace NS
+  not found`` and code ``Unknown`` (a plain Go error becomes that code);
+* ``GetAllocatableResources``: CPUs, memory and devices pods could get;
+* the legacy ``v1alpha1`` ``List`` on the same socket: every pod known
+  (not only active ones), app containers, devices;
+* one token bucket for the whole server (:mod:`podnuma.grpc.ratelimit`):
+  past it a call fails with ``ResourceExhausted``, ``rejected by rate limit``.
+
+What is listed comes from a :class:`PodResourcesProvider` (the agent, or a
+node a scenario ran on); the server adds no state of its own. The socket is
+a unix socket only, created like the kubelet's (a stale socket file is
+removed first). Requests are tiny: the server refuses any above 64 KiB,
+and more than 64 calls at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Sequence
+from concurrent import futures
+from pathlib import Path
+from typing import Any, Protocol
+
+import grpc
+from podnuma.errors import InputError
+from podnuma.grpc.convert import allocatable_message, pod_resources_message
+from podnuma.grpc.podresources.v1 import api_pb2 as pb
+from podnuma.grpc.podresources.v1 import api_pb2_grpc as pb_grpc
+from podnuma.grpc.podresources.v1alpha1 import api_pb2 as alpha_pb
+from podnuma.grpc.podresources.v1alpha1 import api_pb2_grpc as alpha_grpc
+from podnuma.grpc.provider import PodDevices
+from podnuma.grpc.ratelimit import LIMIT_EXCEEDED_MESSAGE, TokenBucket
+from podnuma.podresources import AllocatableResources, PodResources
+
+__all__ = [
+    "MAX_REQUEST_BYTES",
+    "PodResourcesProvider",
+    "PodResourcesServicer",
+    "not_found_message",
+    "serve_unix",
+]
+
+MAX_REQUEST_BYTES = 64 * 1024
+MAX_CONCURRENT_RPCS = 64  # more at once fail with ResourceExhausted
+MAX_SOCKET_PATH = 107  # sun_path holds 108 bytes with the terminating NUL
+
+RequestHook = Callable[[str, bool], None]
+
+
+class PodResourcesProvider(Protocol):
+    """What the server lists (the kubelet's pods, CPU, memory and device
+    providers, in one)."""
+
+    def list_pod_resources(self) -> Sequence[PodResources]: ...
+
+    def get_pod_resources(self, namespace: str, name: str) -> PodResources | None: ...
+
+    def allocatable_resources(self) -> AllocatableResources: ...
+
+    def list_all_pod_devices(self) -> Sequence[PodDevices]: ...
+
+
+def not_found_message(namespace: str, name: str) -> str:
+    """The kubelet's ``Get`` error for a pod it does not know."""
+    return f"pod {name} in namespace {namespace} not found"
+
+
+class PodResourcesServicer(pb_grpc.PodResourcesListerServicer):
+    """The three v1 methods over a provider. ``on_request(method, failed)``
+    is called once per call (the kubelet counts requests and errors)."""
+
+    def __init__(self, provider: PodResourcesProvider, on_request: RequestHook | None = None) -> None:
+        self._provider = provider
+        self._on_request = on_request
+
+    def _count(self, method: str, failed: bool = False) -> None:
+        if self._on_request is not None:
+            self._on_request(method, failed)
+
+    def List(
+        self, request: pb.ListPodResourcesRequest, context: grpc.ServicerContext
+    ) -> pb.ListPodResourcesResponse:
+        self._count("list")
+        pods = self._provider.list_pod_resources()
+        return pb.ListPodResourcesResponse(pod_resources=[pod_resources_message(p) for p in pods])
+
+    def Get(
+        self, request: pb.GetPodResourcesRequest, context: grpc.ServicerContext
+    ) -> pb.GetPodResourcesResponse:
+        found = self._provider.get_pod_resources(request.pod_namespace, request.pod_name)
+        if found is None:
+            self._count("get", failed=True)
+            context.abort(
+                grpc.StatusCode.UNKNOWN, not_found_message(request.pod_namespace, request.pod_name)
+            )
+        self._count("get")
+        return pb.GetPodResourcesResponse(pod_resources=pod_resources_message(found))
+
+    def GetAllocatableResources(
+        self, request: pb.AllocatableResourcesRequest, context: grpc.ServicerContext
+    ) -> pb.AllocatableResourcesResponse:
+        self._count("get_allocatable")
+        return allocatable_message(self._provider.allocatable_resources())
+
+
+class V1alpha1Servicer(alpha_grpc.PodResourcesListerServicer):
+    """The legacy ``v1alpha1`` ``List`` (``server_v1alpha1.go``): every pod
+    the node knows, app containers only, devices only."""
+
+    def __init__(self, provider: PodResourcesProvider, on_request: RequestHook | None = None) -> None:
+        self._provider = provider
+        self._on_request = on_request
+
+    def List(
+        self, request: alpha_pb.ListPodResourcesRequest, context: grpc.ServicerContext
+    ) -> alpha_pb.ListPodResourcesResponse:
+        if self._on_request is not None:
+            self._on_request("v1alpha1_list", False)
+        return alpha_pb.ListPodResourcesResponse(
+            pod_resources=[
+                alpha_pb.PodResources(
+                    name=p.name,
+                    namespace=p.namespace,
+                    containers=[
+                        alpha_pb.ContainerResources(
+                            name=name,
+                            devices=[
+                                alpha_pb.ContainerDevices(
+                                    resource_name=d.resource_name, device_ids=list(d.device_ids)
+                                )
+                                for d in devices
+                            ],
+                        )
+                        for name, devices in p.containers
+                    ],
+                )
+                for p in self._provider.list_all_pod_devices()
+            ]
+        )
+
+
+def _reject(request: Any, context: grpc.ServicerContext) -> Any:
+    context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, LIMIT_EXCEEDED_MESSAGE)
+
+
+class _RateLimit(grpc.ServerInterceptor):
+    """``LimiterUnaryServerInterceptor``: one token per call that reaches a
+    handler (unknown methods fail before, without spending one)."""
+
+    def __init__(self, bucket: TokenBucket) -> None:
+        self._bucket = bucket
+
+    def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], grpc.RpcMethodHandler[Any, Any] | None],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler[Any, Any] | None:
+        handler = continuation(handler_call_details)
+        if handler is None or self._bucket.allow():
+            return handler
+        return grpc.unary_unary_rpc_method_handler(_reject)
+
+
+def serve_unix(
+    socket_path: str | os.PathLike[str],
+    provider: PodResourcesProvider,
+    *,
+    bucket: TokenBucket | None = None,
+    on_request: RequestHook | None = None,
+    max_workers: int = 4,
+) -> grpc.Server:
+    """Start serving on the unix socket ``socket_path`` (its directory is
+    created, mode 0750 as the kubelet's; a stale socket is replaced) and
+    return the started server (``server.stop(grace)`` ends it)."""
+    path = Path(socket_path)
+    if len(os.fsencode(path)) > MAX_SOCKET_PATH:
+        raise InputError(
+            f"socket path is {len(os.fsencode(path))} bytes, longer than the {MAX_SOCKET_PATH} "
+            "a unix socket address holds",
+            file=str(path),
+        )
+    path.parent.mkdir(mode=0o750, parents=True, exist_ok=True)
+    if path.is_socket():
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+    elif path.exists():
+        raise FileExistsError(f"{path}: exists and is not a socket")
+    server = grpc.server(
+        futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="podresources"),
+        interceptors=[_RateLimit(bucket or TokenBucket())],
+        options=[("grpc.max_receive_message_length", MAX_REQUEST_BYTES)],
+        maximum_concurrent_rpcs=MAX_CONCURRENT_RPCS,
+    )
+    # The kubelet registers the legacy v1alpha1 service first, then v1.
+    alpha_grpc.add_PodResourcesListerServicer_to_server(
+        V1alpha1Servicer(provider, on_request), server
+    )
+    pb_grpc.add_PodResourcesListerServicer_to_server(
+        PodResourcesServicer(provider, on_request), server
+    )
+    try:
+        server.add_insecure_port(f"unix:{path}")
+    except RuntimeError as e:
+        raise InputError(f"cannot listen: {e}", file=str(path)) from None
+    server.start()
+    return server

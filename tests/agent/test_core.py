@@ -1,0 +1,151 @@
+"""The agent's reconciliation in-process (no watcher, no socket): the
+kubelet's file-source rules, restore from checkpoints, stale state."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from podnuma.agent.core import Agent
+from podnuma.agent.logs import setup_logging
+from podnuma.agent.manifests import read_manifest
+from podnuma.agent.state import StateDir
+from podnuma.cm.cpumanager.checkpoint import decode_cpu_checkpoint
+from podnuma.errors import KubeletStartupError
+from podnuma.inputs.pods import load_config_file, load_node_file
+from tests.agent.helpers import KUBELET_YAML, NODE_YAML, example_pod, write_manifest
+
+
+class Env:
+    def __init__(self, tmp: Path) -> None:
+        self.tmp = tmp
+        (tmp / "node.yaml").write_text(NODE_YAML)
+        (tmp / "kubelet.yaml").write_text(KUBELET_YAML)
+        self.manifests = tmp / "manifests"
+        self.manifests.mkdir()
+        self.state = tmp / "state"
+        self.stream = io.StringIO()
+
+    def agent(self) -> Agent:
+        return Agent(
+            machine=load_node_file(self.tmp / "node.yaml"),
+            config=load_config_file(self.tmp / "kubelet.yaml"),
+            manifests=self.manifests,
+            state=StateDir(self.state),
+            logger=setup_logging(self.stream, logging.INFO),
+        )
+
+    def logs(self) -> list[dict[str, Any]]:
+        return [json.loads(line) for line in self.stream.getvalue().splitlines()]
+
+    def cpu_entries(self) -> dict[str, Any]:
+        return dict(decode_cpu_checkpoint((self.state / "cpu_manager_state").read_bytes()).entries)
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> Env:
+    return Env(tmp_path)
+
+
+def pod(name: str, cpu: str = "2") -> dict[str, Any]:
+    res = {"cpu": cpu, "memory": "1Gi"}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name},
+        "spec": {"containers": [{"name": "c", "image": "x", "resources": {"requests": res, "limits": res}}]},
+    }
+
+
+def test_names_uids_and_hidden_files(env: Env) -> None:
+    write_manifest(env.manifests, "a.yaml", pod("web"))
+    (env.manifests / ".hidden.yaml").write_text(json.dumps(pod("hidden")))
+    (env.manifests / "sub").mkdir()
+    a = env.agent()
+    a.sync()
+    (rec,) = a.records.values()
+    assert (rec.pod.namespace, rec.pod.name) == ("default", "web-kep-node")
+    # The UID follows the content and the file: same file, same pod -> same UID.
+    m = read_manifest(env.manifests / "a.yaml", node_name="kep-node", gates=a.node.gates)
+    assert m.pod.uid == rec.pod.uid and len(m.pod.uid) == 32
+    write_manifest(env.manifests, "b.yaml", pod("web2"))
+    other = read_manifest(env.manifests / "b.yaml", node_name="kep-node", gates=a.node.gates)
+    assert other.pod.uid != rec.pod.uid
+
+
+def test_duplicate_name_skipped_like_the_kubelet(env: Env) -> None:
+    write_manifest(env.manifests, "a.yaml", pod("web"))
+    write_manifest(env.manifests, "b.yaml", pod("web", cpu="1"))
+    a = env.agent()
+    a.sync()
+    assert [r.file for r in a.records.values()] == [str(env.manifests / "a.yaml")]
+    err = a.errors[str(env.manifests / "b.yaml")]
+    assert err.endswith("duplicate pod name 'web-kep-node' (the pod of " + str(env.manifests / "a.yaml") + "), ignoring")
+
+
+def test_file_turning_malformed_removes_its_pod(env: Env) -> None:
+    write_manifest(env.manifests, "a.yaml", pod("web"))
+    a = env.agent()
+    a.sync()
+    assert len(env.cpu_entries()) == 1
+    (env.manifests / "a.yaml").write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec: []\n")
+    a.sync()
+    assert a.records == {}
+    assert env.cpu_entries() == {}
+    removed = [r for r in env.logs() if r["msg"] == "Pod removed"]
+    assert removed[-1]["reason"] == "manifest invalid"
+    assert a.errors[str(env.manifests / "a.yaml")].startswith(f"{env.manifests / 'a.yaml'}: spec: ")
+
+
+def test_restart_keeps_assignments_and_drops_orphans(env: Env) -> None:
+    write_manifest(env.manifests, "a.yaml", pod("a"))
+    write_manifest(env.manifests, "b.yaml", pod("b"))
+    write_manifest(env.manifests, "c.yaml", pod("c"))
+    first = env.agent()
+    first.sync()
+    before = env.cpu_entries()
+    uid_b = first.records[str(env.manifests / "b.yaml")].pod.uid
+    uid_c = first.records[str(env.manifests / "c.yaml")].pod.uid
+    # While the agent is down: b disappears, a new pod d arrives.
+    (env.manifests / "b.yaml").unlink()
+    write_manifest(env.manifests, "d.yaml", pod("d"))
+    second = env.agent()
+    second.sync()
+    after = env.cpu_entries()
+    assert uid_b not in after
+    for uid in before:
+        if uid != uid_b:
+            assert after[uid] == before[uid]  # re-admitted, same CPUs
+    stale = [r for r in env.logs() if r["msg"] == "Stale pod state removed"]
+    assert [r["uid"] for r in stale] == [uid_b]
+    # d reuses what b freed (the CPUs are free again) and c kept its own.
+    uid_d = second.records[str(env.manifests / "d.yaml")].pod.uid
+    assert after[uid_d] == before[uid_b]
+    assert after[uid_c] == before[uid_c]
+
+
+def test_corrupt_memory_checkpoint_refused_and_kept(env: Env) -> None:
+    write_manifest(env.manifests, "a.yaml", example_pod("pod-scope-2-mixed.yaml"))
+    env.agent().sync()
+    mem = env.state / "memory_manager_state"
+    mem.write_bytes(mem.read_bytes()[:-5])
+    with pytest.raises(KubeletStartupError) as err:
+        env.agent()
+    assert str(err.value).startswith("could not restore state from checkpoint: ")
+    assert str(err.value).endswith(
+        f'please drain this node and delete the memory manager checkpoint file "{mem}" before restarting Kubelet'
+    )
+
+
+def test_stale_temp_files_removed_at_start(env: Env) -> None:
+    env.state.mkdir()
+    (env.state / ".cpu_manager_state.abc123").write_text("{half")
+    (env.state / "unrelated").write_text("keep")
+    a = env.agent()
+    assert a.stale_temp_files == 1
+    assert sorted(p.name for p in env.state.iterdir()) == ["unrelated"]
