@@ -7,8 +7,15 @@ when the next pod would not fit, the oldest running pods are removed first,
 so the node stays busy and fragmented. At the end every pod is removed.
 
 Prints pods admitted per second, the median and 99th percentile admission
-time, and the removal rate. A benchmark, not a test: it asserts nothing
-about time.
+time, and the removal rate. Rates are given twice: by wall clock and by the
+CPU time of this thread (steadier on a shared machine). A benchmark, not a
+test: it asserts nothing about time.
+
+The same workload is written as a scenario file (``--scenario-out``); when
+the kubelet oracle is available (``PODNUMA_ORACLE`` names its binary, or
+``oracle/build`` builds it and Go is installed), ``kubelet-oracle bench``
+runs that scenario through the real kubelet managers and the ratio of the
+two rates is printed.
 
     python bench/bench_admission.py [--pods N] [--topology-policy POLICY] [--memory-static]
 """
@@ -16,21 +23,43 @@ about time.
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import shutil
 import statistics
+import subprocess
+import tempfile
 import time
 from collections import deque
 from pathlib import Path
+from typing import Any
 
 from podnuma.api.kubeletconfig import load_kubelet_config
 from podnuma.api.pod import parse_pod
-from podnuma.machine.discover import load_node
+
+try:
+    from podnuma.inputs.discover import load_node
+except ImportError:  # trees before the inputs/ layout (before/after runs)
+    from podnuma.machine.discover import load_node  # type: ignore[no-redef]
 from podnuma.node import Node
 
 SIZES = (1, 2, 4, 8, 3, 16, 2, 6, 1, 12)
 
 
-def _pod(i: int, cpus: int, gates: object) -> object:
-    doc = {
+NODE = {
+    "synthetic": {
+        "sockets": 2,
+        "numaNodesPerSocket": 4,
+        "coresPerNumaNode": 16,
+        "threadsPerCore": 2,
+        "memoryPerNumaNode": "256Gi",
+    }
+}
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _pod_doc(i: int, cpus: int) -> dict[str, Any]:
+    return {
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": {"name": f"bench-{i}", "namespace": "bench", "uid": f"uid-{i:05d}"},
@@ -43,7 +72,35 @@ def _pod(i: int, cpus: int, gates: object) -> object:
             ]
         },
     }
-    return parse_pod(doc, gates=gates)  # type: ignore[arg-type]
+
+
+def _pod(i: int, cpus: int, gates: object) -> object:
+    return parse_pod(_pod_doc(i, cpus), gates=gates)  # type: ignore[arg-type]
+
+
+def oracle_binary() -> str | None:
+    """The kubelet oracle: ``PODNUMA_ORACLE``, else ``oracle/build`` when Go
+    is installed (it builds the binary and prints its path); ``None`` if
+    neither is available."""
+    env = os.environ.get("PODNUMA_ORACLE")
+    if env:
+        return env
+    build = REPO / "oracle" / "build"
+    if not build.exists() or shutil.which("go") is None:
+        return None
+    out = subprocess.run([str(build)], capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        return None
+    lines = out.stdout.strip().splitlines()
+    return lines[-1] if lines else None
+
+
+def run_oracle(binary: str, scenario: Path) -> dict[str, Any]:
+    out = subprocess.run(
+        [binary, "bench", str(scenario)], capture_output=True, text=True, check=True
+    )
+    result: dict[str, Any] = json.loads(out.stdout)
+    return result
 
 
 def main() -> None:
@@ -54,44 +111,43 @@ def main() -> None:
     ap.add_argument(
         "--memory-static", action="store_true", help="memory manager policy Static"
     )
+    ap.add_argument("--scenario-out", type=Path, default=None,
+                    help="where to write the workload as a scenario (default: a temp file)")
+    ap.add_argument("--no-oracle", action="store_true", help="do not run the kubelet oracle")
     args = ap.parse_args()
 
-    machine = load_node(
-        {
-            "synthetic": {
-                "sockets": 2,
-                "numaNodesPerSocket": 4,
-                "coresPerNumaNode": 16,
-                "threadsPerCore": 2,
-                "memoryPerNumaNode": "256Gi",
-            }
-        },
-        base_dir=Path("."),
-    )
+    machine = load_node(NODE, base_dir=Path("."))
     options = dict(kv.split("=", 1) for kv in args.cpu_options.split(",") if kv)
-    config = load_kubelet_config(
-        {
-            "cpuManagerPolicy": "static",
-            "cpuManagerPolicyOptions": options,
-            "reservedSystemCPUs": "0,128",
-            "topologyManagerPolicy": args.topology_policy,
-            **(
-                {
-                    "memoryManagerPolicy": "Static",
-                    "reservedMemory": [{"numaNode": 0, "limits": {"memory": "100Mi"}}],
-                }
-                if args.memory_static
-                else {}
-            ),
-        }
-    )
+    kubelet_config: dict[str, Any] = {
+        "cpuManagerPolicy": "static",
+        "cpuManagerPolicyOptions": options,
+        "reservedSystemCPUs": "0,128",
+        "topologyManagerPolicy": args.topology_policy,
+        **(
+            {
+                "memoryManagerPolicy": "Static",
+                # reservedMemory must equal the memory reservations (here
+                # the eviction threshold, spelled out)
+                "evictionHard": {"memory.available": "100Mi"},
+                "reservedMemory": [{"numaNode": 0, "limits": {"memory": "100Mi"}}],
+            }
+            if args.memory_static
+            else {}
+        ),
+    }
+    config = load_kubelet_config(kubelet_config)
     node = Node(machine, config)
     pods = [_pod(i, SIZES[i % len(SIZES)], config.feature_gates) for i in range(args.pods)]
     free = machine.topology.num_cpus - 2
     running: deque[tuple[str, int]] = deque()
 
+    steps: list[dict[str, Any]] = []  # the same workload as scenario steps
     admit_times: list[float] = []
+    admit_cpu: list[float] = []
     remove_times: list[float] = []
+    remove_cpu: list[float] = []
+    clock = time.perf_counter
+    cpu_clock = time.thread_time
     admitted = rejected = 0
     step = 0
     t_all = time.perf_counter()
@@ -99,14 +155,18 @@ def main() -> None:
         size = SIZES[i % len(SIZES)]
         while free < size and running:
             ref, n = running.popleft()
-            t0 = time.perf_counter()
+            steps.append({"removePod": ref})
+            c0, t0 = cpu_clock(), clock()
             node.remove_pod(ref, step)
-            remove_times.append(time.perf_counter() - t0)
+            remove_times.append(clock() - t0)
+            remove_cpu.append(cpu_clock() - c0)
             free += n
             step += 1
-        t0 = time.perf_counter()
+        steps.append({"addPod": _pod_doc(i, size)})
+        c0, t0 = cpu_clock(), clock()
         result = node.add_pod(pod, step)  # type: ignore[arg-type]
-        admit_times.append(time.perf_counter() - t0)
+        admit_times.append(clock() - t0)
+        admit_cpu.append(cpu_clock() - c0)
         step += 1
         if result.admitted:
             admitted += 1
@@ -116,9 +176,11 @@ def main() -> None:
             rejected += 1
     while running:
         ref, _ = running.popleft()
-        t0 = time.perf_counter()
+        steps.append({"removePod": ref})
+        c0, t0 = cpu_clock(), clock()
         node.remove_pod(ref, step)
-        remove_times.append(time.perf_counter() - t0)
+        remove_times.append(clock() - t0)
+        remove_cpu.append(cpu_clock() - c0)
         step += 1
     total = time.perf_counter() - t_all
 
@@ -129,12 +191,48 @@ def main() -> None:
         f"memory manager {'Static' if args.memory_static else 'None'}"
     )
     print(f"pods: {len(pods)} added ({admitted} admitted, {rejected} rejected), all removed")
-    print(f"admission: {len(pods) / admit_total:,.0f} pods/s, "
+    rate = len(pods) / admit_total
+    print(f"admission: {rate:,.0f} pods/s, "
           f"median {statistics.median(admit_times) * 1e6:,.0f} us, "
-          f"p99 {q[98] * 1e6:,.0f} us")
+          f"p99 {q[98] * 1e6:,.0f} us; "
+          f"by CPU time {len(pods) / sum(admit_cpu):,.0f} pods/s, "
+          f"median {statistics.median(admit_cpu) * 1e6:,.0f} us")
     print(f"removal: {len(remove_times) / sum(remove_times):,.0f} pods/s, "
-          f"median {statistics.median(remove_times) * 1e6:,.0f} us")
+          f"median {statistics.median(remove_times) * 1e6:,.0f} us; "
+          f"by CPU time {len(remove_cpu) / sum(remove_cpu):,.0f} pods/s")
     print(f"wall time: {total:.2f} s for {step} steps")
+
+    scenario = {
+        "apiVersion": "podnuma.io/v1",
+        "kind": "Scenario",
+        "node": NODE,
+        "kubeletConfig": kubelet_config,
+        "steps": steps,
+    }
+    if args.scenario_out is not None:
+        path = args.scenario_out
+    else:
+        fd, name = tempfile.mkstemp(prefix="bench-admission-", suffix=".json")
+        os.close(fd)
+        path = Path(name)
+    path.write_text(json.dumps(scenario))
+    print(f"scenario: {path}")
+    if args.no_oracle:
+        return
+    binary = oracle_binary()
+    if binary is None:
+        print("kubelet: skipped (no oracle: set PODNUMA_ORACLE or install Go for oracle/build)")
+        return
+    try:
+        res = run_oracle(binary, path)
+    except subprocess.CalledProcessError as e:
+        print(f"kubelet: the oracle failed: {e.stderr.strip() or e}")
+        return
+    kubelet_rate = float(res["podsPerSecond"])
+    print(f"kubelet: {kubelet_rate:,.0f} pods/s, median "
+          f"{float(res['medianAdmissionMicros']):,.0f} us "
+          f"({res['admitted']} of {res['pods']} admitted); "
+          f"podnuma/kubelet ratio {rate / kubelet_rate:.2f}")
 
 
 if __name__ == "__main__":

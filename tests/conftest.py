@@ -1,4 +1,4 @@
-"""Suite-wide hooks.
+"""Suite-wide hooks and settings.
 
 ``PODNUMA_COLLECT_SCENARIOS=FILE``: every scenario file podnuma loads during
 the run is appended (absolute path, one per line) to FILE. The differential
@@ -12,10 +12,12 @@ import os
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 _COLLECT = os.environ.get("PODNUMA_COLLECT_SCENARIOS")
 
 if _COLLECT:
-    import podnuma.scenario.load as _load_module
+    import podnuma.inputs.scenario as _load_module
 
     _original = _load_module.load_scenario
 
@@ -25,3 +27,13 @@ if _COLLECT:
         return _original(path)
 
     _load_module.load_scenario = _recording_load_scenario  # type: ignore[assignment]
+
+
+@pytest.fixture(autouse=True)
+def _plain_width(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Plain output is 120 columns unless ``COLUMNS`` says otherwise; some
+    runners (pytest-xdist workers) export ``COLUMNS``, so every test starts
+    without it and the tests about it set it themselves."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    monkeypatch.delenv("NO_COLOR", raising=False)

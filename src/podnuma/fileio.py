@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 
 from podnuma.cm.cpumanager.checkpoint import (
@@ -24,6 +25,7 @@ from podnuma.cm.memorymanager.checkpoint import (
     decode_memory_checkpoint,
     encode_memory_checkpoint,
 )
+from podnuma.errors import InputError
 
 __all__ = [
     "atomic_write",
@@ -32,6 +34,7 @@ __all__ = [
     "write_cpu_checkpoint_file",
     "read_memory_checkpoint_file",
     "write_memory_checkpoint_file",
+    "write_checkpoint_dir",
 ]
 
 
@@ -100,3 +103,54 @@ def read_memory_checkpoint_file(
 def write_memory_checkpoint_file(path: str | os.PathLike[str], data: MemoryCheckpointData) -> None:
     """Write the checkpoint atomically."""
     atomic_write(path, encode_memory_checkpoint(data))
+
+
+
+
+def write_checkpoint_dir(directory: Path, files: Mapping[str, bytes]) -> None:
+    """Write every checkpoint file or none: each is staged in a temporary
+    file in ``directory`` (written, fsynced), and only when all are staged
+    are they renamed over their targets. A failure leaves no temporary file
+    and no half-written checkpoint behind."""
+    if directory.exists() and not directory.is_dir():
+        raise InputError("--checkpoint-dir: not a directory", file=str(directory))
+    created = not directory.exists()
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise InputError(f"--checkpoint-dir: cannot create: {e.strerror or e}", file=str(directory)) from None
+    for name in files:
+        target = directory / name
+        if target.exists() and not target.is_file():
+            raise InputError(
+                f"--checkpoint-dir: cannot write {name}: it exists and is not a regular file",
+                file=str(directory),
+            )
+    staged: list[tuple[str, Path]] = []
+    name = ""
+    try:
+        for name, data in files.items():
+            fd, tmp_name = tempfile.mkstemp(prefix=f".{name}.", dir=directory)
+            staged.append((name, Path(tmp_name)))
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+        for name, staged_path in staged:
+            os.replace(staged_path, directory / name)
+    except OSError as e:
+        for _, staged_path in staged:
+            with contextlib.suppress(OSError):
+                staged_path.unlink()
+        if created:
+            with contextlib.suppress(OSError):
+                directory.rmdir()
+        raise InputError(
+            f"--checkpoint-dir: cannot write {name}: {e.strerror or e}", file=str(directory)
+        ) from None
+    with contextlib.suppress(OSError):
+        dir_fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)

@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 
 from podnuma.api.kubeletconfig import (
     KubeletConfig,
+    check_node_allocatable,
+    max_pods,
     node_allocatable_reservation,
     validate_kubelet_config,
 )
@@ -33,9 +35,10 @@ from podnuma.api.qos import compute_pod_qos
 from podnuma.api.quantity import Quantity
 from podnuma.api.resources import pod_requests
 from podnuma.cm.admission import (
-    DEFAULT_MAX_PODS,
-    fits_node_allocatable,
+    allocatable_amounts,
+    fits_node_allocatable_amounts,
     pod_status_message,
+    request_amounts,
 )
 from podnuma.cm.cpumanager.checkpoint import (
     CPUCheckpointData,
@@ -55,7 +58,7 @@ from podnuma.cm.memorymanager.memory_manager import new_memory_manager
 from podnuma.cm.memorymanager.state import Block
 from podnuma.cm.topologymanager.hint import TopologyHint
 from podnuma.cm.topologymanager.manager import HintTrail, ProviderHints, TopologyManager
-from podnuma.cm.topologymanager.policy import new_topology_policy
+from podnuma.cm.topologymanager.new_manager import new_topology_policy
 from podnuma.errors import InputError, KubeletStartupError
 from podnuma.machine.cpuset import CPUSet
 from podnuma.machine.topology import Machine
@@ -92,6 +95,10 @@ class _RunningPod:
     requests: dict[str, Quantity]
     containers: list[str]
     removed: set[str] = field(default_factory=set)
+    amounts: dict[str, int] = field(default_factory=dict)  # requests as integer amounts
+    # the step that admitted it; None for a pod restored from a checkpoint
+    # (not admitted by any step yet: an addPod re-admits it, once)
+    admitted_at: int | None = None
 
     def live_containers(self) -> list[str]:
         return [c for c in self.containers if c not in self.removed]
@@ -152,9 +159,11 @@ class Node:
         )
 
         # Capacity and allocatable, as the kubelet's node status reports them.
-        self.capacity = _capacity(machine)
+        self._max_pods = max_pods(config, machine.topology.num_cpus)
+        self.capacity = _capacity(machine, self._max_pods)
         self.reservation = node_allocatable_reservation(config, self.capacity)
         self.allocatable = _allocatable(self.capacity, self.reservation)
+        self._allocatable_amounts = allocatable_amounts(self.allocatable)
 
         # Device manager: the first hint provider, as container_manager_linux.go
         # registers them (devices, CPUs, memory).
@@ -213,9 +222,19 @@ class Node:
             self.memory.start()
         except KubeletStartupError as exc:
             raise KubeletStartupError(f"start memory manager error: {exc}") from None
+        # ... and then the node allocatable configuration is validated.
+        check_node_allocatable(self.capacity, self.reservation)
 
         self._running: dict[str, _RunningPod] = {}
+        # Kept with _running (see _run/_stop): the running pods' summed
+        # requests, their refs, and the active containers view.
+        self._used: dict[str, int] = {}
+        self._uid_by_ref: dict[str, str] = {}
+        self._active: dict[str, set[str]] = {}
+        # PodResources entries per running pod, recomputed only for the pods
+        # whose own steps touched them (_pod_resources_stale).
         self._pod_resources_cache: dict[str, PodResources] = {}
+        self._pod_resources_stale: set[str] = set()
         self._adopt_checkpoint_pods(cpu_checkpoint, memory_checkpoint)
 
     # -- running pods ------------------------------------------------------
@@ -247,69 +266,122 @@ class Node:
                 amounts[block.type] = amounts.get(block.type, 0) + block.size
             for name, amount in amounts.items():
                 requests[name] = Quantity.from_int(amount, binary=True)
-            self._running[uid] = _RunningPod(
-                uid=uid, ref=uid, pod=None, requests=requests, containers=containers
+            self._run(
+                _RunningPod(uid=uid, ref=uid, pod=None, requests=requests, containers=containers)
             )
+
+    def _run(self, rp: _RunningPod) -> None:
+        """``rp`` runs on the node (replacing an entry with its UID, which
+        keeps its place among the running pods)."""
+        old = self._running.get(rp.uid)
+        if old is not None:
+            for name, v in old.amounts.items():
+                self._used[name] -= v
+            if self._uid_by_ref.get(old.ref) == old.uid:
+                del self._uid_by_ref[old.ref]
+        rp.amounts = request_amounts(rp.requests)
+        self._running[rp.uid] = rp
+        for name, v in rp.amounts.items():
+            self._used[name] = self._used.get(name, 0) + v
+        self._uid_by_ref.setdefault(rp.ref, rp.uid)
+        self._active[rp.uid] = set(rp.containers)
+
+    def _stop(self, uid: str) -> None:
+        rp = self._running.pop(uid, None)
+        if rp is None:
+            return
+        for name, v in rp.amounts.items():
+            self._used[name] -= v
+        if self._uid_by_ref.get(rp.ref) == uid:
+            del self._uid_by_ref[rp.ref]
+        self._active.pop(uid, None)
 
     def active_containers(self) -> dict[str, set[str]]:
         """Pod UID -> container names of every active pod (the kubelet's
-        ``activePods``), the pod being admitted included."""
-        out = {uid: set(rp.containers) for uid, rp in self._running.items()}
-        pod = self._admitting
-        if pod is not None:
-            out[pod.uid] = {c.name for c in (*pod.init_containers, *pod.containers)}
-        return out
+        ``activePods``), the pod being admitted included. Read-only: it is
+        the node's own mapping, kept up to date as pods come and go."""
+        return self._active
 
     def _find(self, ref: str) -> _RunningPod:
         rp = self._running.get(ref)
         if rp is not None:
             return rp
-        for rp in self._running.values():
-            if rp.ref == ref:
-                return rp
+        uid = self._uid_by_ref.get(ref)
+        if uid is not None:
+            return self._running[uid]
         raise InputError(f"pod {ref!r} is not running on the node")
 
     # -- steps ---------------------------------------------------------------
     def add_pod(self, pod: Pod, index: int) -> StepResult:
         existing = self._running.get(pod.uid)
-        for rp in self._running.values():
-            if rp.ref == pod.ref and rp.uid != pod.uid:
-                raise InputError(
-                    f"pod {pod.ref} is already running on the node with UID {rp.uid}"
-                )
+        if existing is not None and existing.admitted_at is not None:
+            raise InputError(
+                f"pod {pod.ref} (UID {pod.uid}) is already running: admitted at "
+                f"steps[{existing.admitted_at}]; remove it before adding it again"
+            )
+        other = self._uid_by_ref.get(pod.ref)
+        if other is not None and other != pod.uid:
+            rp_other = self._running[other]
+            where = (
+                f"admitted at steps[{rp_other.admitted_at}]"
+                if rp_other.admitted_at is not None
+                else "restored from the checkpoint"
+            )
+            raise InputError(
+                f"pod {pod.ref} is already running on the node with UID {other} ({where})"
+            )
         qos = compute_pod_qos(pod, pod_level_resources=self._pod_level)
-        self._pod_resources_cache.pop(pod.uid, None)
+        self._touch(pod.uid)
         trail = HintTrail()
         self._admitting = pod
+        running_entry = self._active.get(pod.uid)
+        self._active[pod.uid] = {c.name for c in (*pod.init_containers, *pod.containers)}
         try:
             result = self.topology.admit(pod, trail)
         finally:
             self._admitting = None
+            if running_entry is None:
+                del self._active[pod.uid]
+            else:
+                self._active[pod.uid] = running_entry
         requests = pod_requests(pod, pod_level_resources=self._pod_level)
         failed = trail.failed
         if result.admit:
-            others = [rp.requests for uid, rp in self._running.items() if uid != pod.uid]
-            result = fits_node_allocatable(
-                requests, others, self.allocatable, max_pods=DEFAULT_MAX_PODS
+            # the other running pods' requests (this pod's own entry, on a
+            # re-admission, does not count)
+            used = self._used
+            others = len(self._running)
+            if existing is not None:
+                used = {name: v - existing.amounts.get(name, 0) for name, v in used.items()}
+                others -= 1
+            result = fits_node_allocatable_amounts(
+                request_amounts(requests),
+                used,
+                others,
+                self._allocatable_amounts,
+                max_pods=self._max_pods,
             )
             if not result.admit:
                 failed = ("nodeAllocatable", None)
         if result.admit:
             names = [c.name for c in (*pod.init_containers, *pod.containers)]
-            self._running[pod.uid] = _RunningPod(
-                uid=pod.uid,
-                ref=pod.ref,
-                pod=pod,
-                requests=dict(requests),
-                containers=names,
-                removed=set(existing.removed) if existing is not None else set(),
+            self._run(
+                _RunningPod(
+                    uid=pod.uid,
+                    ref=pod.ref,
+                    pod=pod,
+                    requests=dict(requests),
+                    containers=names,
+                    removed=set(existing.removed) if existing is not None else set(),
+                    admitted_at=index,
+                )
             )
             containers = self._container_results(self._running[pod.uid])
         else:
             # A rejected pod is terminal: it is no longer active, and what was
             # allocated for it waits for the next removeStaleState.
             if existing is not None:
-                del self._running[pod.uid]
+                self._stop(pod.uid)
             containers = ()
         return StepResult(
             index=index,
@@ -325,7 +397,10 @@ class Node:
             default_cpuset=self.cpu.state.get_default_cpuset(),
             hints=_hint_records(trail),
             pod_resources=self.pod_resources(),
-            merged=tuple(MergedHint(c, h, a) for c, h, a in trail.merged),
+            merged=tuple(
+                MergedHint(c, h, a, tr)
+                for (c, h, a), tr in zip(trail.merged, trail.traces, strict=True)
+            ),
             failed_stage=None if result.admit or failed is None else failed[0],
             failed_container=None if result.admit or failed is None else failed[1],
         )
@@ -341,15 +416,20 @@ class Node:
         rp = self._find(ref)
         for name in rp.live_containers():
             self._remove(rp, name)
-        del self._running[rp.uid]
-        self._pod_resources_cache.pop(rp.uid, None)
+        self._stop(rp.uid)
+        self._touch(rp.uid)
         self.topology.remove_pod(rp.uid)
         # Devices stay with a pod until it is no longer active.
         self.devices.remove_pod(rp.uid)
         return self._removal_result(index, "removePod", rp, None)
 
+    def _touch(self, uid: str) -> None:
+        """The pod's PodResources entry must be computed again."""
+        self._pod_resources_cache.pop(uid, None)
+        self._pod_resources_stale.add(uid)
+
     def _remove(self, rp: _RunningPod, container: str) -> None:
-        self._pod_resources_cache.pop(rp.uid, None)
+        self._touch(rp.uid)
         self.devices.remove_container(rp.uid, container)
         self.cpu.remove_container(rp.uid, container)
         self.memory.remove_container(rp.uid, container)
@@ -424,51 +504,49 @@ class Node:
         """What the PodResources API ``List`` reports now: every active pod,
         each container's exclusive CPUs, memory and devices, and the pod-level
         reservation of pod-level pods (``podresources`` module docstring)."""
-        out: list[PodResources] = []
-        for rp in self._running.values():
-            pod = rp.pod
-            if pod is None:
-                continue  # known only from a checkpoint: no name to report
-            cached = self._pod_resources_cache.get(rp.uid)
-            if cached is not None:
-                out.append(cached)
+        cache = self._pod_resources_cache
+        for uid in self._pod_resources_stale:
+            rp = self._running.get(uid)
+            if rp is not None and rp.pod is not None:  # checkpoint-only pods have no name
+                cache[uid] = self._pod_resources_entry(rp, rp.pod)
+        self._pod_resources_stale.clear()
+        # A running pod's exclusive resources change only through its own
+        # steps (admission, removals), which mark its entry stale.
+        return tuple(filter(None, map(cache.get, self._running)))
+
+    def _pod_resources_entry(self, rp: _RunningPod, pod: Pod) -> PodResources:
+        containers: list[ContainerResources] = []
+        for c in (*pod.init_containers, *pod.containers):
+            if c.name in rp.removed:
                 continue
-            containers: list[ContainerResources] = []
-            for c in (*pod.init_containers, *pod.containers):
-                if c.name in rp.removed:
-                    continue
-                numa = self.machine
-                containers.append(
-                    ContainerResources(
-                        name=c.name,
-                        cpu_ids=self.cpu.podresources_container_cpus(pod, c),
-                        memory=tuple(
-                            _container_memory(b)
-                            for b in self.memory.podresources_container_memory(pod, c)
-                        ),
-                        devices=tuple(
-                            ContainerDevices(
-                                res, ids, _device_numa(numa, res, ids)
-                            )
-                            for res, ids in sorted(self.devices.devices_of(rp.uid, c.name).items())
-                        ),
-                    )
+            numa = self.machine
+            containers.append(
+                ContainerResources(
+                    name=c.name,
+                    cpu_ids=self.cpu.podresources_container_cpus(pod, c),
+                    memory=tuple(
+                        _container_memory(b)
+                        for b in self.memory.podresources_container_memory(pod, c)
+                    ),
+                    devices=tuple(
+                        ContainerDevices(
+                            res, ids, _device_numa(numa, res, ids)
+                        )
+                        for res, ids in sorted(self.devices.devices_of(rp.uid, c.name).items())
+                    ),
                 )
-            entry = PodResources(
-                name=pod.name,
-                namespace=pod.namespace,
-                uid=pod.uid,
-                containers=tuple(containers),
-                cpu_ids=self.cpu.podresources_pod_cpus(pod),
-                memory=tuple(
-                    _container_memory(b) for b in self.memory.podresources_pod_memory(pod)
-                ),
             )
-            # A running pod's exclusive resources change only through its own
-            # steps (admission, removals), which drop this entry.
-            self._pod_resources_cache[rp.uid] = entry
-            out.append(entry)
-        return tuple(out)
+        entry = PodResources(
+            name=pod.name,
+            namespace=pod.namespace,
+            uid=pod.uid,
+            containers=tuple(containers),
+            cpu_ids=self.cpu.podresources_pod_cpus(pod),
+            memory=tuple(
+                _container_memory(b) for b in self.memory.podresources_pod_memory(pod)
+            ),
+        )
+        return entry
 
     def _pod_allocation(self, uid: str) -> PodAllocation | None:
         """The pod-level reservation: the pod's CPU set and memory blocks
@@ -520,13 +598,13 @@ class Node:
         }
 
 
-def _capacity(machine: Machine) -> dict[str, Quantity]:
+def _capacity(machine: Machine, max_pod_count: int) -> dict[str, Quantity]:
     """Node capacity as the kubelet reports it from cadvisor: logical CPUs,
     memory capacity, hugepage pools, and the maximum pod count."""
     cap: dict[str, Quantity] = {
         "cpu": Quantity.from_int(machine.topology.num_cpus),
         "memory": Quantity.from_int(machine.memory_capacity(), binary=True),
-        "pods": Quantity.from_int(DEFAULT_MAX_PODS),
+        "pods": Quantity.from_int(max_pod_count),
     }
     for size, total in sorted(machine.hugepage_capacity().items()):
         cap[_hugepage_resource(size)] = Quantity.from_int(total, binary=True)

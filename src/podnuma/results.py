@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from podnuma.cm.topologymanager.hint import TopologyHint
+from podnuma.cm.topologymanager.policy import MergeTrace
 from podnuma.machine.cpuset import CPUSet
 from podnuma.podresources import PodResources
 
@@ -79,6 +80,9 @@ class MergedHint:
     container: str | None
     hint: TopologyHint
     admit: bool
+    # what the merge worked on (filtered hint lists, candidates), for
+    # explanations; None when the policy keeps no record
+    trace: MergeTrace | None = None
 
 
 @dataclass(frozen=True)

@@ -209,8 +209,8 @@ CASES = [
     Case("sysfs-empty-dir", with_file("e/.keep", "", lambda d: d.update(node={"sysfs": "e"})), "e", "node.sysfs"),
     Case("sysfs-garbage-core-id", lambda d: garbage_sysfs(d, core_id="abc"), "core_id", "node.sysfs"),
     Case("sysfs-garbage-online-list", lambda d: garbage_sysfs(d, online="zz"), "online", "node.sysfs"),
-    Case("sysfs-huge-cpu-id", lambda d: garbage_sysfs(d, cpu=99_999_999), "scenario.yaml", "node.sysfs",
-         "out of range"),
+    Case("sysfs-huge-cpu-id", lambda d: garbage_sysfs(d, cpu=99_999_999), "online", "node.sysfs",
+         "above the largest podnuma supports"),
     Case("device-on-missing-numa-node",
          mut(lambda d: d["node"].update(devices={"example.com/gpu": [{"id": "g0", "numaNodes": [7]}]})),
          "scenario.yaml", "node.devices.example.com/gpu[0].numaNodes[0]"),
@@ -360,7 +360,7 @@ def test_scenario_is_a_directory(command: str, tmp_path: Path) -> None:
     [
         (["explain", str(EXAMPLE), "--step", "x"], "'--step'"),
         (["topology", str(EXAMPLE), "--step", "1.5"], "'--step'"),
-        (["topology", str(EXAMPLE), "-f", "gif"], "'--format'"),
+        (["topology", str(EXAMPLE), "-o", "gif"], "'--output'"),
         (["simulate", str(EXAMPLE), "-o", "xml"], "'--output'"),
         (["simulate"], "SCENARIO"),
         (["compare"], "POD"),
@@ -422,19 +422,19 @@ def test_topology_writes_nothing_on_error(
     scenario = build(tmp_path)
     out = tmp_path / "pics" / "x.svg"
     out.parent.mkdir()
-    result = CliRunner().invoke(cli, ["topology", str(scenario), "--step", "99", "-o", str(out)])
+    result = CliRunner().invoke(cli, ["topology", str(scenario), "--step", "99", "--output-file", str(out)])
     assert_input_error(result, words)
     assert list(out.parent.iterdir()) == []
 
 
 def test_topology_output_is_a_directory(tmp_path: Path) -> None:
-    result = CliRunner().invoke(cli, ["topology", str(EXAMPLE), "-o", str(tmp_path)])
+    result = CliRunner().invoke(cli, ["topology", str(EXAMPLE), "--output-file", str(tmp_path)])
     assert_input_error(result, str(tmp_path), "Is a directory")
 
 
 def test_topology_output_parent_missing(tmp_path: Path) -> None:
     out = tmp_path / "a" / "b" / "x.svg"
-    result = CliRunner().invoke(cli, ["topology", str(EXAMPLE), "-o", str(out)])
+    result = CliRunner().invoke(cli, ["topology", str(EXAMPLE), "--output-file", str(out)])
     assert_input_error(result, str(out))
     assert not (tmp_path / "a").exists()
 
@@ -442,14 +442,14 @@ def test_topology_output_parent_missing(tmp_path: Path) -> None:
 def test_topology_output_replaces_a_file_whole(tmp_path: Path) -> None:
     out = tmp_path / "x.svg"
     out.write_text("old")
-    result = CliRunner().invoke(cli, ["topology", str(EXAMPLE), "-o", str(out)])
+    result = CliRunner().invoke(cli, ["topology", str(EXAMPLE), "--output-file", str(out)])
     assert result.exit_code == 0, result.output
     assert out.read_text().startswith("<?xml")
     assert [p.name for p in tmp_path.iterdir()] == ["x.svg"]  # no temporary file left
 
 
 def test_topology_output_to_a_device_is_not_replaced() -> None:
-    result = CliRunner().invoke(cli, ["topology", str(EXAMPLE), "-o", os.devnull, "-f", "svg"])
+    result = CliRunner().invoke(cli, ["topology", str(EXAMPLE), "--output-file", os.devnull, "-o", "svg"])
     assert result.exit_code == 0, result.output
     assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
 

@@ -19,7 +19,7 @@ from podnuma.cm.cpumanager.checkpoint import (
     decode_cpu_checkpoint,
     encode_cpu_checkpoint,
 )
-from podnuma.scenario.load import load_scenario
+from podnuma.inputs.scenario import load_scenario
 from podnuma.scenario.run import run_scenario
 
 from ..scenario.helpers import base, pod, write
@@ -36,6 +36,37 @@ CONTAINER_KEYS = [
 ]
 
 
+def test_json_and_yaml_without_detail_leave_out_hints_and_pod_resources(
+    scenario_path: Path,
+) -> None:
+    """By default the document carries no per-step copy of every provider's
+    hints nor of the PodResources list; the rest is the --detail document."""
+    brief = json.loads(simulate(scenario_path, "-o", "json").stdout)
+    full = json.loads(simulate(scenario_path, "-o", "json", "--detail").stdout)
+    for step in brief["steps"]:
+        assert list(step) == [k for k in STEP_KEYS if k not in ("providerHints", "podResources")]
+    for b, f in zip(brief["steps"], full["steps"], strict=True):
+        assert "providerHints" in f and "podResources" in f
+        f.pop("providerHints")
+        f.pop("podResources")
+        assert b == f
+    yaml_brief = yaml.safe_load(simulate(scenario_path, "-o", "yaml").stdout)
+    assert yaml_brief == brief
+
+
+def test_streamed_document_is_the_whole_document(scenario_path: Path) -> None:
+    """simulate writes json and yaml step by step; the text is exactly what
+    dumping the whole document gives."""
+    from podnuma.scenario.document import build_document, dump_json, dump_yaml
+
+    result = run_scenario(load_scenario(str(scenario_path)))
+    for detail in (False, True):
+        extra = ("--detail",) if detail else ()
+        doc = build_document(result, detail=detail)
+        assert simulate(scenario_path, "-o", "json", *extra).stdout == dump_json(doc)
+        assert simulate(scenario_path, "-o", "yaml", *extra).stdout == dump_yaml(doc)
+
+
 def simulate(path: Path, *args: str) -> Any:
     result = CliRunner().invoke(cli, ["simulate", str(path), *args])
     assert result.exit_code == 0, (result.output, result.exception)
@@ -43,7 +74,7 @@ def simulate(path: Path, *args: str) -> Any:
 
 
 def test_json_document_shape(scenario_path: Path) -> None:
-    doc = json.loads(simulate(scenario_path, "-o", "json").stdout)
+    doc = json.loads(simulate(scenario_path, "-o", "json", "--detail").stdout)
     assert list(doc) == ["node", "steps", "checkpoints"]
     assert doc["node"] == {
         "name": "test-node", "cpus": "0-15", "numaNodes": [0, 1], "reservedCpus": "0",
@@ -89,7 +120,7 @@ def test_removal_steps_keep_the_keys(tmp_path: Path) -> None:
         {"removeContainer": {"pod": "default/two", "container": "side"}},
         {"removePod": "uid-two"},
     ]
-    out = json.loads(simulate(write(tmp_path / "s.yaml", doc), "-o", "json").stdout)
+    out = json.loads(simulate(write(tmp_path / "s.yaml", doc), "-o", "json", "--detail").stdout)
     add, rc, rp = out["steps"][2:]
     assert add["admitted"] is True and [c["name"] for c in add["containers"]] == ["app", "side"]
     assert list(rc) == STEP_KEYS[:4] + ["container"] + STEP_KEYS[4:]
@@ -201,12 +232,12 @@ def test_version() -> None:
 
 
 def test_unexpected_errors_exit_1(monkeypatch: pytest.MonkeyPatch, scenario_path: Path) -> None:
-    import podnuma.scenario.run as run
+    import podnuma.cli.simulate as simulate
 
     def boom(_s: object) -> None:
         raise RuntimeError("kaboom")
 
-    monkeypatch.setattr(run, "run_scenario", boom)
+    monkeypatch.setattr(simulate, "run_scenario", boom)
     monkeypatch.delenv("PODNUMA_DEBUG", raising=False)
     result = CliRunner().invoke(cli, ["simulate", str(scenario_path)])
     assert result.exit_code == 1

@@ -16,34 +16,38 @@ from hypothesis import strategies as st
 
 from podnuma.cm.checkpoint import (
     CHECKSUM,
-    GO_BOOL,
-    GO_INT,
-    GO_STRING,
-    GO_UINT64,
     CheckpointError,
-    GoBasic,
-    GoField,
-    GoJSONError,
-    GoMap,
-    GoPtr,
-    GoSlice,
-    GoStruct,
-    JSONNumber,
     dump_checksum,
-    fnv32a,
+    object_checksum,
+    string_checksum,
+)
+from podnuma.errors import KubeletStartupError
+from podnuma.fileio import atomic_write
+from podnuma.golang.fnv import fnv32a
+from podnuma.golang.json import (
+    GoJSONError,
+    JSONNumber,
     go_json_check,
     go_json_marshal,
     go_json_parse,
     go_json_quote,
     go_json_unmarshal,
-    go_quote,
-    object_checksum,
-    spew_sdump,
-    string_checksum,
     to_json_value,
 )
-from podnuma.errors import KubeletStartupError
-from podnuma.fileio import atomic_write
+from podnuma.golang.spew import spew_sdump
+from podnuma.golang.strconv import go_quote
+from podnuma.golang.types import (
+    GO_BOOL,
+    GO_INT,
+    GO_STRING,
+    GO_UINT64,
+    GoBasic,
+    GoField,
+    GoMap,
+    GoPtr,
+    GoSlice,
+    GoStruct,
+)
 
 # -- FNV-32a ----------------------------------------------------------------
 

@@ -53,8 +53,8 @@ from podnuma.cm.cpumanager.policy_options import (
 from podnuma.cm.cpumanager.policy_static import new_static_policy
 from podnuma.cm.topologymanager.hint import TopologyHint
 from podnuma.errors import KubeletStartupError
+from podnuma.inputs.discover.table import load_table
 from podnuma.machine.cpuset import EMPTY, CPUSet
-from podnuma.machine.discover.table import load_table
 from podnuma.machine.topology import CPUTopology
 
 __all__ = [

@@ -54,7 +54,7 @@ EMPTY_POOL_CPU = (
 
 def _invoke(path: Path, *extra: str) -> Any:
     return CliRunner().invoke(
-        cli, ["simulate", str(path), "-o", "json", *extra], catch_exceptions=False
+        cli, ["simulate", str(path), "-o", "json", "--detail", *extra], catch_exceptions=False
     )
 
 

@@ -26,9 +26,9 @@ from podnuma.cm.cpumanager.policy import SMTAlignmentError
 from podnuma.cm.cpumanager.policy_static import new_static_policy
 from podnuma.cm.cpumanager.state import CPUManagerState
 from podnuma.cm.topologymanager.hint import TopologyHint
-from podnuma.cm.topologymanager.policy import new_topology_policy
+from podnuma.cm.topologymanager.new_manager import new_topology_policy
+from podnuma.inputs.discover.table import load_table
 from podnuma.machine.cpuset import CPUSet
-from podnuma.machine.discover.table import load_table
 from podnuma.machine.topology import CPUTopology
 from tests.cm.cpumanager import test_cpu_manager as cm_tests
 from tests.cm.cpumanager import test_policy_static as static_tests

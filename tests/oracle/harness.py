@@ -88,10 +88,10 @@ def _load_fast(path: Path) -> Any:
     """A JSON scenario without building the YAML node tree podnuma keeps
     for line numbers in messages (most of the load time); the same
     validation otherwise."""
-    from podnuma.scenario.load import load_scenario
+    from podnuma.inputs.scenario import load_scenario
 
     try:
-        from podnuma.scenario.load import Document, _load
+        from podnuma.inputs.scenario import Document, _load
     except ImportError:  # the loader moved: take the ordinary path
         return load_scenario(path)
     name = str(path)
@@ -103,8 +103,8 @@ def run_podnuma(path: Path) -> Outcome:
     """podnuma in-process, as ``podnuma simulate -o json`` runs it."""
     from podnuma.cm.checkpoint import CheckpointError
     from podnuma.errors import InputError, KubeletStartupError
+    from podnuma.inputs.scenario import load_scenario
     from podnuma.scenario.document import build_document
-    from podnuma.scenario.load import load_scenario
     from podnuma.scenario.run import run_scenario
 
     try:

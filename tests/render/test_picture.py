@@ -14,9 +14,10 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from podnuma.cli.topology import topology_command
 from podnuma.cm.cpumanager.checkpoint import CPUCheckpointData, encode_cpu_checkpoint
-from podnuma.commands.topology import topology_command
 from podnuma.errors import InputError
+from podnuma.inputs.scenario import load_scenario, load_scenario_text
 from podnuma.machine.cpuset import CPUSet
 from podnuma.render.picture import (
     HELD,
@@ -29,7 +30,6 @@ from podnuma.render.picture import (
     render_svg,
     render_text,
 )
-from podnuma.scenario.load import load_scenario, load_scenario_text
 from podnuma.scenario.run import RunResult, run_scenario
 
 from ..scenario.helpers import base, dump, pod
@@ -438,18 +438,18 @@ def test_command_text(runner: CliRunner) -> None:
 
 
 def test_command_svg_stdout_and_files(runner: CliRunner, tmp_path: Path) -> None:
-    res = runner.invoke(topology_command, [str(DEMO), "--format", "svg"])
+    res = runner.invoke(topology_command, [str(DEMO), "-o", "svg"])
     assert res.exit_code == 0
     ET.fromstring(res.output)
     out = tmp_path / "t.png"
-    res = runner.invoke(topology_command, [str(DEMO), "-o", str(out)])  # format from suffix
+    res = runner.invoke(topology_command, [str(DEMO), "--output-file", str(out)])  # format from suffix
     assert res.exit_code == 0, res.output
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     out = tmp_path / "t.svg"
-    res = runner.invoke(topology_command, [str(DEMO), "-o", str(out), "--step", "0"])
+    res = runner.invoke(topology_command, [str(DEMO), "--output-file", str(out), "--step", "0"])
     assert res.exit_code == 0
     ET.fromstring(out.read_text())
-    res = runner.invoke(topology_command, [str(DEMO), "-f", "png"])
+    res = runner.invoke(topology_command, [str(DEMO), "-o", "png"])
     assert res.exit_code == 0
     assert res.stdout_bytes[:8] == b"\x89PNG\r\n\x1a\n"
 
@@ -459,8 +459,8 @@ def test_command_svg_stdout_and_files(runner: CliRunner, tmp_path: Path) -> None
     [
         (["--step", "7"], "--step 7: no such step"),
         (["--step", "-1"], "no such step"),
-        (["-o", "/nonexistent-dir/x.svg"], "cannot write /nonexistent-dir/x.svg"),
-        (["--format", "gif"], "Invalid value"),
+        (["--output-file", "/nonexistent-dir/x.svg"], "/nonexistent-dir/x.svg: --output-file: cannot write"),
+        (["-o", "gif"], "Invalid value"),
     ],
 )
 def test_command_errors(runner: CliRunner, args: list[str], message: str) -> None:

@@ -17,13 +17,14 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Protocol
 
 from podnuma.api._gates_v137 import DEPENDENCIES as _DEPENDENCIES
 from podnuma.api._gates_v137 import GATES as _GATES
 from podnuma.errors import KubeletStartupError
 
 __all__ = [
+    "FeatureGateReader",
     "Maturity",
     "FeatureSpec",
     "FeatureGates",
@@ -114,6 +115,14 @@ def _aggregate(errors: list[str]) -> str:
     if len(seen) == 1:
         return seen[0]
     return "[" + ", ".join(seen) + "]"
+
+
+class FeatureGateReader(Protocol):
+    """What the engine reads from the feature gates (``featuregate.FeatureGate``'s
+    ``Enabled``); :class:`FeatureGates` is the implementation. Declared once:
+    every manager takes this."""
+
+    def enabled(self, name: str) -> bool: ...
 
 
 class FeatureGates:

@@ -40,8 +40,8 @@ from podnuma.api.quantity import (
     quantity_from_manifest,
 )
 from podnuma.errors import InputError, KubeletStartupError
-from podnuma.gostrconv import go_quote, parse_go_cpuset
-from podnuma.machine.cpuset import CPUSet
+from podnuma.golang.strconv import go_quote
+from podnuma.machine.cpuset import CPUSet, parse_go_cpuset
 
 __all__ = [
     "API_VERSION",
@@ -58,6 +58,10 @@ __all__ = [
     "node_allocatable_reservation",
     "reserved_cpu_millis",
     "parse_go_cpuset",
+    "NOT_MODELLED",
+    "check_node_allocatable",
+    "max_pods",
+    "not_modelled",
 ]
 
 API_VERSION: Final = "kubelet.config.k8s.io/v1beta1"
@@ -102,12 +106,12 @@ IGNORED_FIELDS: Final[frozenset[str]] = frozenset({
     "imageMaximumGCAge", "imageGCHighThresholdPercent", "imageGCLowThresholdPercent",
     "volumeStatsAggPeriod", "kubeletCgroups", "systemCgroups", "cgroupRoot",
     "cgroupsPerQOS", "cgroupDriver", "singleProcessOOMKill", "cpuManagerReconcilePeriod",
-    "qosReserved", "runtimeRequestTimeout", "hairpinMode", "maxPods", "podCIDR",
+    "qosReserved", "runtimeRequestTimeout", "hairpinMode", "podCIDR",
     "podPidsLimit", "resolvConf", "runOnce", "cpuCFSQuota", "cpuCFSQuotaPeriod",
     "nodeStatusMaxImages", "maxOpenFiles", "contentType", "kubeAPIQPS", "kubeAPIBurst",
     "serializeImagePulls", "maxParallelImagePulls", "evictionSoft",
     "evictionSoftGracePeriod", "evictionPressureTransitionPeriod",
-    "evictionMaxPodGracePeriod", "evictionMinimumReclaim", "podsPerCore",
+    "evictionMaxPodGracePeriod", "evictionMinimumReclaim",
     "enableControllerAttachDetach", "protectKernelDefaults", "makeIPTablesUtilChains",
     "iptablesMasqueradeBit", "iptablesDropBit", "failSwapOn", "memorySwap",
     "containerLogMaxSize", "containerLogMaxFiles", "containerLogMaxWorkers",
@@ -127,8 +131,15 @@ _HONOURED_FIELDS: Final = frozenset({
     "reservedSystemCPUs", "kubeReserved", "systemReserved", "evictionHard",
     "mergeDefaultEvictionSettings", "memoryManagerPolicy", "reservedMemory",
     "topologyManagerPolicy", "topologyManagerScope", "topologyManagerPolicyOptions",
-    "systemReservedCgroup", "kubeReservedCgroup",
+    "systemReservedCgroup", "kubeReservedCgroup", "maxPods", "podsPerCore",
 })
+
+#: Ignored fields that change which pods the kubelet admits, and how. When
+#: one is set, podnuma says so (:func:`not_modelled`) rather than pretend.
+NOT_MODELLED: Final[Mapping[str, str]] = {
+    "registerWithTaints": "NoExecute taints make the kubelet reject pods that do not tolerate them",
+    "allowedUnsafeSysctls": "the sysctl admit handler checks pods' sysctls against it",
+}
 
 _INT32_MIN: Final = -(1 << 31)
 _INT32_MAX: Final = (1 << 31) - 1
@@ -177,6 +188,26 @@ class KubeletConfig:
     system_reserved_text: Mapping[str, str] = field(default_factory=dict, compare=False)
     system_reserved_cgroup: str = ""
     kube_reserved_cgroup: str = ""
+    # maxPods (0 -> 110 by the v1beta1 defaults) and podsPerCore (0: off)
+    max_pods: int = 110
+    pods_per_core: int = 0
+    # the ignored fields of NOT_MODELLED that the document sets
+    not_modelled_fields: tuple[str, ...] = field(default=(), compare=False)
+
+
+def not_modelled(cfg: KubeletConfig) -> list[tuple[str, str]]:
+    """The fields set in the configuration that change admission but that
+    podnuma does not model: (field, what it would change)."""
+    return [(name, NOT_MODELLED[name]) for name in cfg.not_modelled_fields]
+
+
+def max_pods(cfg: KubeletConfig, num_cpus: int) -> int:
+    """The node's pod capacity (``nodestatus.MachineInfo``): ``maxPods``, or
+    ``min(NumCores * podsPerCore, maxPods)`` when ``podsPerCore`` is set
+    (``NumCores`` is the logical CPU count)."""
+    if cfg.pods_per_core > 0:
+        return min(num_cpus * cfg.pods_per_core, cfg.max_pods)
+    return cfg.max_pods
 
 
 # --------------------------------------------------------------------------
@@ -350,7 +381,28 @@ def load_kubelet_config(doc: Mapping[str, Any]) -> KubeletConfig:
         for k, v in DEFAULT_EVICTION_HARD.items():
             eviction.setdefault(k, v)
 
+    def int32_field(name: str) -> int:
+        value = raw.get(name)
+        if value is None:
+            return 0
+        if isinstance(value, bool) or not isinstance(value, int):
+            if isinstance(value, float) and value.is_integer():
+                value = int(value)
+            else:
+                raise InputError(f"expected an integer, got {_type_name(value)}", path=name)
+        if not _INT32_MIN <= value <= _INT32_MAX:
+            raise InputError(f"value {value} out of range for int32", path=name)
+        return int(value)
+
+    set_not_modelled = tuple(
+        name for name in NOT_MODELLED
+        if raw.get(name) not in (None, "", [], {}, 0, "0s")
+    )
+
     return KubeletConfig(
+        max_pods=int32_field("maxPods") or 110,  # defaults.go: 0 -> 110
+        pods_per_core=int32_field("podsPerCore"),
+        not_modelled_fields=set_not_modelled,
         feature_gates=gates,
         cpu_manager_policy=string_field("cpuManagerPolicy", "none"),
         cpu_manager_policy_options=_string_map(
@@ -490,6 +542,15 @@ def _validation_errors(cfg: KubeletConfig) -> list[str]:
                 "invalid configuration: unable to parse reservedSystemCPUs (--reserved-cpus) "
                 f"{cfg.reserved_system_cpus_text}, error: {e}"
             )
+    if cfg.max_pods < 0:
+        errors.append(
+            f"invalid configuration: maxPods (--max-pods) {cfg.max_pods} must not be a negative number"
+        )
+    if cfg.pods_per_core < 0:
+        errors.append(
+            "invalid configuration: podsPerCore (--pods-per-core) "
+            f"{cfg.pods_per_core} must not be a negative number"
+        )
     # validateReservedMemoryConfiguration (limits visited by name).
     seen: dict[int, set[str]] = {}
     for reservation in cfg.reserved_memory:
@@ -629,6 +690,28 @@ def node_allocatable_reservation(
         if not value.is_zero():
             result[name] = value
     return result
+
+
+def check_node_allocatable(
+    capacity: Mapping[str, Quantity], reservation: Mapping[str, Quantity]
+) -> None:
+    """``validateNodeAllocatable`` (``ContainerManager.Start``, after the CPU
+    and memory managers started): a reservation larger than the capacity of
+    its resource stops the kubelet. Upstream walks the reservation map in Go
+    order (random); here by resource name, so the message is stable."""
+    errors = []
+    for name in sorted(reservation):
+        reserved = reservation[name]
+        cap = capacity.get(name, Quantity.zero())
+        if (cap - reserved).sign() < 0:
+            errors.append(
+                f"Resource {go_quote(name)} has a reservation of {reserved} but capacity of "
+                f"{cap}. Expected capacity >= reservation."
+            )
+    if errors:
+        raise KubeletStartupError(
+            "invalid Node Allocatable configuration. " + " ".join(errors)
+        )
 
 
 def reserved_cpu_millis(cfg: KubeletConfig) -> int:

@@ -72,6 +72,10 @@ class Container:
     its own list (``initContainers`` or ``containers``).
     """
 
+    def __deepcopy__(self, memo: dict[int, object]) -> Container:
+        return self  # immutable: a copy of a node's state shares its pods
+
+
     name: str
     kind: ContainerKind
     requests: Mapping[str, Quantity] = field(default_factory=lambda: _EMPTY)
@@ -110,6 +114,10 @@ class Container:
 class PodResources:
     """``spec.resources`` (KEP-2837) after defaulting; either map may be empty."""
 
+    def __deepcopy__(self, memo: dict[int, object]) -> PodResources:
+        return self  # immutable: a copy of a node's state shares its pods
+
+
     requests: Mapping[str, Quantity] = field(default_factory=lambda: _EMPTY)
     limits: Mapping[str, Quantity] = field(default_factory=lambda: _EMPTY)
 
@@ -133,6 +141,10 @@ class Pod:
     ``PodResources`` when it is present but empty (the QoS computation tells
     the two apart).
     """
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Pod:
+        return self  # immutable: a copy of a node's state shares its pods
+
 
     uid: str
     name: str

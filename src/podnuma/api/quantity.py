@@ -85,6 +85,10 @@ class Quantity:
     ``Quantity.Cmp``); the format only affects ``str()``.
     """
 
+    def __deepcopy__(self, memo: dict[int, object]) -> Quantity:
+        return self  # immutable
+
+
     __slots__ = ("_nanos", "_format", "_text")
 
     def __init__(self, nanos: int, fmt: Format = Format.DECIMAL_SI, *, _text: str | None = None) -> None:

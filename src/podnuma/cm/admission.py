@@ -34,6 +34,9 @@ __all__ = [
     "get_pod_admit_result",
     "pod_status_message",
     "fits_node_allocatable",
+    "fits_node_allocatable_amounts",
+    "request_amounts",
+    "allocatable_amounts",
     "DEFAULT_MAX_PODS",
 ]
 
@@ -136,6 +139,36 @@ def fits_node_allocatable(
     for other in others:
         for name, q in other.items():
             used[name] = used.get(name, 0) + _int_amount(name, q)
+    return fits_node_allocatable_amounts(
+        request_amounts(pod_requests),
+        used,
+        len(others),
+        allocatable_amounts(allocatable),
+        max_pods=max_pods,
+    )
+
+
+def request_amounts(requests: Mapping[str, Quantity]) -> dict[str, int]:
+    """Requests as the scheduler framework counts them: CPU in millicores,
+    everything else as integer values (``Value()`` rounds up)."""
+    return {name: _int_amount(name, q) for name, q in requests.items()}
+
+
+def allocatable_amounts(allocatable: Mapping[str, Quantity]) -> dict[str, int]:
+    return request_amounts(allocatable)
+
+
+def fits_node_allocatable_amounts(
+    pod_request: Mapping[str, int],
+    used: Mapping[str, int],
+    other_pods: int,
+    allocatable: Mapping[str, int],
+    *,
+    max_pods: int = DEFAULT_MAX_PODS,
+) -> AdmitResult:
+    """:func:`fits_node_allocatable` on integer amounts: ``used`` is the sum
+    of the other pods' amounts (kept up to date by the caller instead of
+    summed again for every pod), ``other_pods`` their number."""
 
     def fail(resource: str, requested: int, used_: int, capacity: int) -> AdmitResult:
         return AdmitResult(
@@ -145,20 +178,19 @@ def fits_node_allocatable(
             f"used: {used_}, capacity: {capacity}",
         )
 
-    if len(others) + 1 > max_pods:
-        return fail("pods", 1, len(others), max_pods)
+    if other_pods + 1 > max_pods:
+        return fail("pods", 1, other_pods, max_pods)
 
     request = {
-        name: _int_amount(name, q)
-        for name, q in pod_requests.items()
+        name: v
+        for name, v in pod_request.items()
         if not (_is_extended(name) and name not in allocatable)
     }
     if all(v == 0 for v in request.values()):
         return ADMITTED
 
     def alloc(name: str) -> int:
-        q = allocatable.get(name)
-        return 0 if q is None else _int_amount(name, q)
+        return allocatable.get(name, 0)
 
     for name in ("cpu", "memory", "ephemeral-storage"):
         req = request.get(name, 0)

@@ -8,8 +8,11 @@ everywhere): set algebra, sorted listing and the Linux list format
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from typing import Final
 
-__all__ = ["CPUSet", "CPUSetParseError"]
+from podnuma.golang.strconv import go_atoi, go_quote
+
+__all__ = ["CPUSet", "CPUSetParseError", "MAX_CPU_ID", "parse_go_cpuset"]
 
 
 class CPUSetParseError(ValueError):
@@ -27,6 +30,10 @@ class CPUSet:
     """An immutable set of non-negative integers backed by one ``int``."""
 
     __slots__ = ("_mask",)
+
+    def __deepcopy__(self, memo: dict[int, object]) -> CPUSet:
+        return self  # immutable
+
 
     def __init__(self, cpus: Iterable[int] = ()) -> None:
         mask = 0
@@ -184,7 +191,41 @@ def _parse_id(token: str, text: str) -> int:
     # a negative id is rejected by cpuset.Parse, so digits only here.
     if not token or not token.isascii() or not token.isdigit():
         raise CPUSetParseError(f"invalid CPU list {text!r}: {token!r} is not a CPU id")
+    if len(token) > 7 or int(token) > MAX_CPU_ID:
+        # the kubelet would build a set of that size and run out of memory
+        raise CPUSetParseError(
+            f"invalid CPU list {text!r}: CPU id {token} is above the largest podnuma supports "
+            f"({MAX_CPU_ID})"
+        )
     return int(token)
 
 
 EMPTY = CPUSet()
+
+
+#: The largest CPU id podnuma accepts in a list (the kubelet would try to
+#: build a set of that size and run out of memory).
+MAX_CPU_ID: Final = (1 << 20) - 1
+
+
+def parse_go_cpuset(text: str) -> CPUSet:
+    """``cpuset.Parse`` as the kubelet calls it: ``ValueError`` with Go's messages
+    (``strconv.Atoi: parsing "x": invalid syntax``, ``invalid range "3-1"
+    (3 > 1)``)."""
+    if text == "":
+        return CPUSet()
+    mask = 0
+    for part in text.split(","):
+        bounds = part.split("-", 1)
+        if len(bounds) == 1:
+            lo = hi = go_atoi(bounds[0])
+        else:
+            lo = go_atoi(bounds[0])
+            hi = go_atoi(bounds[1])
+            if lo > hi:
+                raise ValueError(f"invalid range {go_quote(part)} ({lo} > {hi})")
+        if lo < 0 or hi > MAX_CPU_ID:
+            # lo < 0 cannot happen (a leading '-' splits the range)
+            raise ValueError(f"CPU id out of the range podnuma supports in {go_quote(part)}")
+        mask |= ((1 << (hi - lo + 1)) - 1) << lo
+    return CPUSet.from_mask(mask)

@@ -85,6 +85,7 @@ class CPUTopology:
         "numa_masks",
         "uncore_masks",
         "all_mask",
+        "_within",
     )
 
     def __init__(
@@ -124,6 +125,18 @@ class CPUTopology:
         self.num_uncore_caches = (
             len(uncore_masks) if num_uncore_caches is None else num_uncore_caches
         )
+        self._within: dict[tuple[int, int, int], dict[int, int]] = {}
+
+    def groups_within(self, groups: dict[int, int], parents: dict[int, int], parent: int) -> dict[int, int]:
+        """The groups of ``groups`` (one of the ``*_masks`` tables) that
+        share a CPU with group ``parent`` of ``parents``, in table order;
+        computed once per (table, parent)."""
+        key = (id(groups), id(parents), parent)
+        found = self._within.get(key)
+        if found is None:
+            pmask = parents[parent]
+            found = self._within[key] = {g: m for g, m in groups.items() if m & pmask}
+        return found
 
     # -- topology.CPUTopology methods -------------------------------------
     def cpus_per_core(self) -> int:

@@ -21,7 +21,7 @@ CPU's owner after a step of the run:
 Pure: :func:`ownership_after` replays the step results, :func:`build_picture`
 lays out a drawing model, and the renderers turn it into SVG, PNG (drawn with
 Pillow, no system libraries needed) or text. No I/O here: the command in
-``podnuma.commands.topology`` reads the scenario and writes the output.
+``podnuma.cli.topology`` reads the scenario and writes the output.
 """
 
 from __future__ import annotations
@@ -38,10 +38,12 @@ from podnuma.machine.cpuset import CPUSet
 from podnuma.machine.topology import Machine
 from podnuma.results import ContainerResult, MemoryBlock, PodAllocation, StepResult
 from podnuma.scenario.run import RunResult
+from podnuma.units import format_bytes
 
 __all__ = [
     "Owner",
     "OwnerKind",
+    "ownership_document",
     "Ownership",
     "ownership_after",
     "Box",
@@ -309,21 +311,8 @@ def _tree(machine: Machine) -> _Tree:
     }
 
 
-_UNITS = (("Ti", 1 << 40), ("Gi", 1 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10))
-
-
 def _size(n: int) -> str:
-    """Bytes as the largest exact binary unit (``2Gi``, ``1536Mi``); sizes
-    that are no round number of MiB as ``31.0Gi`` (a picture, not data)."""
-    if n == 0:
-        return "0"
-    for suffix, unit in _UNITS:
-        if n % unit == 0 and (unit >= 1 << 20 or n < 1 << 30):
-            return f"{n // unit}{suffix}"
-    for suffix, unit in _UNITS:
-        if n >= unit:
-            return f"{n / unit:.1f}{suffix}"
-    return str(n)
+    return format_bytes(n, approximate=True)
 
 
 def _devices(machine: Machine, nid: int) -> str:
@@ -833,3 +822,28 @@ def render_text(
         key = paints[o.key](f" {o.key} ") if color else f" {o.key} "
         lines.append(f"  {key} {o.name:<{name_w}}  {_cpus_text(o.cpus)}")
     return "\n".join(lines) + "\n"
+
+
+def ownership_document(machine: Machine, own: Ownership) -> dict[str, object]:
+    """The picture's data for ``-o json``: who owns which CPUs after the
+    step, and the memory pinned by running pods."""
+    return {
+        "node": own.node,
+        "after": own.caption(),
+        "step": None if own.step is None else own.step.index,
+        "cpus": str(CPUSet(machine.topology.cpu_info)),
+        "owners": [
+            {
+                "kind": o.kind,
+                "name": o.name,
+                "key": o.key,
+                "cpus": str(o.cpus),
+                **({"pod": o.pod} if o.pod is not None else {}),
+                **({"container": o.container} if o.container is not None else {}),
+            }
+            for o in own.owners
+        ],
+        "pinnedMemory": [
+            {"numaNodes": list(group), "bytes": dict(per)} for group, per in sorted(own.pinned.items())
+        ],
+    }

@@ -16,10 +16,11 @@ from rich.table import Table
 from rich.text import Text
 
 from podnuma.machine.cpuset import CPUSet
-from podnuma.render.table import format_size
+from podnuma.render.table import format_size, to_text
 from podnuma.results import ContainerResult, StepResult
+from podnuma.scenario.run import RunResult
 
-__all__ = ["FormSummary", "summarize", "side_by_side"]
+__all__ = ["FormSummary", "pod_level_demo_text", "summarize", "side_by_side"]
 
 _POOL = {"container": "exclusive", "pod": "pod shared pool", "host": "node shared pool"}
 
@@ -112,3 +113,21 @@ def side_by_side(
         style="italic",
     )
     return Group(table, note)
+
+
+def pod_level_demo_text(result: RunResult) -> str:
+    """The demo's pod-level section: the training pod per-container (step 0)
+    and with pod-level resources (step 2), side by side, as text."""
+    per_container, pod_level = result.steps[0], result.steps[2]
+    heading = Text(
+        "\nPod-level resource managers (KEP-5526): a training pod with three small "
+        "sidecars, written two ways",
+        style="bold",
+    )
+    table = side_by_side(
+        per_container,
+        pod_level,
+        main="train",
+        title=f"{pod_level.pod} on {result.node.name} (topology manager: restricted, pod scope)",
+    )
+    return to_text(Group(heading, table))

@@ -11,37 +11,67 @@ stable.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
 from typing import IO
 
 from rich import box
 from rich.console import Console, Group, RenderableType
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
 from podnuma.cm.topologymanager.hint import TopologyHint
 from podnuma.machine.cpuset import CPUSet
+from podnuma.render.wrap import cpu_list, name
 from podnuma.results import ContainerResult, MemoryBlock, StepResult
 from podnuma.scenario.run import RunResult
+from podnuma.units import format_bytes
 
-__all__ = ["make_console", "render_table", "table_renderable", "format_size", "print_renderable"]
+__all__ = [
+    "capture",
+    "format_size",
+    "make_console",
+    "print_renderable",
+    "render_run",
+    "render_table",
+    "table_renderable",
+    "to_text",
+]
 
 PLAIN_WIDTH = 120
 POD_COLUMN_MAX = 32
 
-_UNITS = (("Ti", 1 << 40), ("Gi", 1 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10))
+
+
+def plain_width() -> int:
+    """The width of plain (not terminal) output: ``COLUMNS`` when set to a
+    number, else ``PLAIN_WIDTH``."""
+    try:
+        columns = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        return PLAIN_WIDTH
+    return columns if columns > 0 else PLAIN_WIDTH
 
 
 def make_console(file: IO[str] | None = None, *, width: int | None = None) -> Console:
-    """A console writing to ``file`` (default: stdout): colours on a
-    terminal, plain text of ``PLAIN_WIDTH`` columns otherwise."""
+    """A console writing to ``file`` (default: stdout): styles and colours on
+    a terminal or with ``FORCE_COLOR`` (the terminal's width, or
+    ``COLUMNS``), plain text otherwise and always with ``NO_COLOR`` (the
+    terminal's width, else :func:`plain_width` columns)."""
     probe = Console(file=file)
-    if probe.is_terminal:
+    stream = probe.file
+    tty = bool(getattr(stream, "isatty", lambda: False)())
+    if probe.is_terminal and not os.environ.get("NO_COLOR"):
+        if width is None and not tty:  # FORCE_COLOR into a pipe: the plain width
+            width = plain_width()
         return probe if width is None else Console(file=file, width=width)
     return Console(
         file=file,
-        width=width or PLAIN_WIDTH,
+        width=width or (probe.width if tty else plain_width()),
         color_system=None,
         force_terminal=False,
+        no_color=True,
         emoji=False,
         highlight=False,
         soft_wrap=False,
@@ -50,12 +80,7 @@ def make_console(file: IO[str] | None = None, *, width: int | None = None) -> Co
 
 def format_size(n: int) -> str:
     """Bytes as the largest exact binary unit (``2Gi``, ``1536Mi``)."""
-    if n == 0:
-        return "0"
-    for suffix, size in _UNITS:
-        if n % size == 0:
-            return f"{n // size}{suffix}"
-    return str(n)
+    return format_bytes(n)
 
 
 def _cpus(s: CPUSet) -> str:
@@ -94,14 +119,14 @@ _ISOLATION_TEXT = {"container": "exclusive", "pod": "pod pool", "host": "shared"
 
 
 def _container_cells(c: ContainerResult) -> list[RenderableType]:
-    name = Text(c.name)
+    label = Text(c.name)
     if c.type != "app":
-        name.append(f" ({c.type})", style="yellow")
+        label.append(f" ({c.type})", style="yellow")
     for res, ids in sorted(c.devices.items()):
-        name.append(f"\n{res}: {','.join(ids)}", style="blue")
+        label.append(f"\n{res}: {','.join(ids)}", style="blue")
     return [
-        name,
-        Text(_cpus(c.cpus), style="bold" if c.isolation == "container" else ""),
+        name(label),
+        cpu_list(_cpus(c.cpus), style="bold" if c.isolation == "container" else ""),
         Text(_ISOLATION_TEXT.get(c.isolation, c.isolation), style=_ISOLATION_STYLE.get(c.isolation, "")),
         Text(_numa_list(c.mems)),
         Text(_memory(c.memory)),
@@ -109,11 +134,11 @@ def _container_cells(c: ContainerResult) -> list[RenderableType]:
     ]
 
 
-def _pod_cell(step: StepResult) -> Text:
+def _pod_cell(step: StepResult) -> RenderableType:
     t = Text(step.pod, style="bold")
     if step.qos_class:
         t.append(f"\n{step.qos_class}", style="dim")
-    return t
+    return name(t)
 
 
 def _result_cell(step: StepResult) -> Text:
@@ -128,31 +153,53 @@ def _result_cell(step: StepResult) -> Text:
     return t
 
 
-def _steps_table(result: RunResult) -> Table:
+#: the columns of the steps table; those marked optional are left out, in
+#: this order and with a note saying so, when the table does not fit the
+#: width (``-o wide`` keeps them all)
+_COLUMNS: tuple[tuple[str, bool], ...] = (
+    ("#", False), ("pod", False), ("admission", False), ("container", False), ("CPUs", False),
+    ("isolation", True), ("mems", True), ("memory", True), ("hint", True),
+)
+_DROP_ORDER = ("hint", "mems", "isolation", "memory")
+
+
+def _shared_pool(step: StepResult, result: RunResult) -> CPUSet:
+    """The CPUs of the shared pool after ``step``: the CPU manager's default
+    set, or every CPU when that is empty (policy ``none`` keeps no default
+    set: every container runs on every CPU). The static policy's default set
+    always holds the reserved CPUs, so it is never empty."""
+    default = step.default_cpuset
+    return default if not default.is_empty() else result.machine.topology.cpus()
+
+
+def _steps_table(result: RunResult, hidden: frozenset[str] = frozenset()) -> Table:
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, collapse_padding=True)
-    table.add_column("#", justify="right", no_wrap=True)
-    # Pod names run to 253 characters (namespace 63 more): fold them rather
-    # than let them push every other column out of the 120-column output.
-    table.add_column("pod", overflow="fold", max_width=POD_COLUMN_MAX)
-    table.add_column("admission", no_wrap=True)
-    # Narrow minimums for the folding columns: on a wide node (four NUMA
-    # nodes, long reasons) the no-wrap columns must still fit the plain
-    # 120-column output, the hint column last among them.
-    table.add_column("container", min_width=11, overflow="fold")
-    table.add_column("CPUs", min_width=11, overflow="fold")
-    table.add_column("isolation", no_wrap=True)
-    table.add_column("mems", no_wrap=True)
-    table.add_column("memory", min_width=9, overflow="fold")
-    table.add_column("hint", no_wrap=True)
+    shown = [c for c, _ in _COLUMNS if c not in hidden]
+    for column in shown:
+        if column == "#":
+            table.add_column("#", justify="right", no_wrap=True)
+        elif column == "pod":
+            # Pod names run to 253 characters (namespace 63 more): wrap them
+            # at word boundaries rather than let them push every other
+            # column out of the output.
+            table.add_column("pod", max_width=POD_COLUMN_MAX)
+        elif column in ("admission", "isolation", "mems", "hint"):
+            table.add_column(column, no_wrap=True)
+        else:
+            table.add_column(column)
     blank: list[RenderableType] = [Text(""), Text(""), Text("")]
+
+    def row(*cells: RenderableType) -> None:
+        table.add_row(*(cell for cell, (col, _) in zip(cells, _COLUMNS, strict=True) if col not in hidden))
+
     for n, step in enumerate(result.steps):
         head: list[RenderableType] = [Text(str(step.index)), _pod_cell(step), _result_cell(step)]
         if step.pod_allocation is not None:
             alloc = step.pod_allocation
-            table.add_row(
+            row(
                 *head,
                 Text("(pod budget)", style="italic magenta"),
-                Text(_cpus(alloc.cpus), style="bold"),
+                cpu_list(_cpus(alloc.cpus), style="bold"),
                 Text("pod", style="magenta"),
                 Text(_numa_list(tuple(sorted({i for b in alloc.memory for i in b.numa_nodes})))),
                 Text(_memory(alloc.memory)),
@@ -160,17 +207,39 @@ def _steps_table(result: RunResult) -> Table:
             )
             head = blank
         for c in step.containers:
-            table.add_row(*head, *_container_cells(c))
+            row(*head, *_container_cells(c))
             head = blank
-        table.add_row(
+        row(
             *head,
             Text("(shared pool)", style="dim italic"),
-            Text(_cpus(step.default_cpuset), style="dim"),
+            cpu_list(_cpus(_shared_pool(step, result)), style="dim"),
             *[Text("")] * 4,
         )
         if n != len(result.steps) - 1:
             table.add_section()
     return table
+
+
+def _measure(console: Console, renderable: RenderableType) -> Measurement:
+    """The width ``renderable`` needs, not clamped to the console's."""
+    return Measurement.get(console, console.options.update_width(1 << 16), renderable)
+
+
+def _fitting_steps_table(
+    result: RunResult, console: Console, wide: bool
+) -> tuple[Table, list[str]]:
+    """The steps table, with optional columns left out (named in the second
+    result) until its narrowest layout fits the console; all with ``wide``."""
+    hidden: list[str] = []
+    table = _steps_table(result)
+    if wide:
+        return table, hidden
+    for column in _DROP_ORDER:
+        if _measure(console, table).minimum <= console.width:
+            break
+        hidden.append(column)
+        table = _steps_table(result, frozenset(hidden))
+    return table, hidden
 
 
 def _header(result: RunResult) -> Text:
@@ -235,7 +304,7 @@ def _numa_summary(result: RunResult) -> Table | None:
         return None
     machine = result.machine
     details = machine.topology.details
-    shared = result.steps[-1].default_cpuset
+    shared = _shared_pool(result.steps[-1], result)
     reserved = result.node.reserved_cpus
     # Memory pinned by the memory manager to exactly one NUMA node, per node;
     # blocks spanning several nodes are shown as a group.
@@ -274,10 +343,10 @@ def _numa_summary(result: RunResult) -> Table | None:
         node = machine.numa_node(nid)
         table.add_row(
             str(nid),
-            f"{_cpus(cpus)} ({cpus.size()})",
-            _cpus(reserved & cpus),
-            Text(f"{_cpus(taken)} ({taken.size()})", style="bold cyan" if taken.size() else "dim"),
-            Text(f"{_cpus(free)} ({free.size()})", style="green"),
+            cpu_list(f"{_cpus(cpus)} ({cpus.size()})"),
+            cpu_list(_cpus(reserved & cpus)),
+            cpu_list(f"{_cpus(taken)} ({taken.size()})", style="bold cyan" if taken.size() else "dim"),
+            cpu_list(f"{_cpus(free)} ({free.size()})", style="green"),
             format_size(node.memory),
             *([format_size(pinned.get((nid,), 0))] if show_pinned else []),
         )
@@ -287,10 +356,22 @@ def _numa_summary(result: RunResult) -> Table | None:
     return table
 
 
-def table_renderable(result: RunResult) -> RenderableType:
+def table_renderable(
+    result: RunResult, *, wide: bool = False, console: Console | None = None
+) -> RenderableType:
+    """The run as tables for ``console`` (default: stdout's): the optional
+    columns that do not fit its width are left out and named in a note,
+    unless ``wide``."""
+    console = console or make_console()
     parts: list[RenderableType] = [_header(result), Text("")]
     if result.steps:
-        parts.append(_steps_table(result))
+        table, hidden = _fitting_steps_table(result, console, wide)
+        parts.append(table)
+        if hidden:
+            parts.append(Text(
+                f"(columns {', '.join(hidden)} left out to fit {console.width} columns: -o wide "
+                "shows them all)", style="dim",
+            ))
     else:
         parts.append(Text("(no steps)", style="dim"))
     rej = _rejections(result)
@@ -316,4 +397,37 @@ def print_renderable(console: Console, renderable: RenderableType) -> None:
 
 def render_table(result: RunResult, console: Console | None = None) -> None:
     """Print the run as tables on ``console`` (default: stdout)."""
-    print_renderable(console or make_console(), table_renderable(result))
+    console = console or make_console()
+    print_renderable(console, table_renderable(result, console=console))
+
+
+def to_text(renderable: RenderableType, console: Console | None = None) -> str:
+    """``renderable`` as the text :func:`print_renderable` would write on
+    ``console`` (default: one for stdout): with colour codes on a terminal,
+    plain and without trailing padding otherwise."""
+    return capture(lambda c: c.print(renderable), console)
+
+
+def capture(draw: Callable[[Console], None], console: Console | None = None) -> str:
+    """What ``draw`` prints on ``console`` (default: one for stdout), as
+    text: with colour codes on a terminal, plain and without trailing
+    padding otherwise."""
+    console = console or make_console()
+    with console.capture() as captured:
+        draw(console)
+    text = captured.get()
+    if console.is_terminal:
+        return text
+    return "".join(line.rstrip() + "\n" for line in text.splitlines())
+
+
+def render_run(result: RunResult, *, wide: bool = False, console: Console | None = None) -> str:
+    """The run as tables, as text for ``console`` (default: stdout's); with
+    ``wide`` every column, however wide the lines get."""
+    console = console or make_console()
+    table = table_renderable(result, wide=wide, console=console)
+    if wide:
+        needed = _measure(console, table).maximum
+        if needed > console.width:
+            console = make_console(console.file, width=needed)
+    return to_text(table, console)

@@ -15,13 +15,13 @@ from typing import Any
 
 from podnuma.cm.checkpoint import CheckpointError
 from podnuma.errors import InputError, KubeletStartupError
+from podnuma.inputs.scenario import Scenario, Step
+from podnuma.inputs.startup import StartupFailure, startup_failure
 from podnuma.machine.topology import Machine
 from podnuma.node import Node
 from podnuma.results import NodeSummary, StepResult
-from podnuma.scenario.load import Scenario, Step
-from podnuma.scenario.startup import StartupFailure, startup_failure
 
-__all__ = ["RunResult", "StartupFailure", "run_scenario"]
+__all__ = ["RunResult", "StartupFailure", "play_step", "run_scenario", "start_node"]
 
 
 def _startup_failure(scenario: Scenario, err: KubeletStartupError) -> StartupFailure:
@@ -52,7 +52,8 @@ class RunResult:
     checkpoint_files: Mapping[str, bytes]
 
 
-def _play(node: Node, step: Step) -> StepResult:
+def play_step(node: Node, step: Step) -> StepResult:
+    """Play one step of a scenario on ``node``."""
     if step.op == "addPod":
         assert step.pod is not None
         return node.add_pod(step.pod, step.index)
@@ -63,14 +64,11 @@ def _play(node: Node, step: Step) -> StepResult:
     return node.remove_pod(step.ref, step.index)
 
 
-def run_scenario(scenario: Scenario) -> RunResult:
-    """Start the node and play every step.
-
-    A step naming a pod or container that is not running raises
-    :class:`InputError` at that step's field path, in the scenario's file.
-    """
+def start_node(scenario: Scenario) -> Node:
+    """The scenario's node, started (checkpoints restored); start-up
+    failures name their place in the input."""
     try:
-        node = Node(
+        return Node(
             scenario.machine,
             scenario.config,
             cpu_checkpoint=scenario.cpu_checkpoint,
@@ -80,11 +78,20 @@ def run_scenario(scenario: Scenario) -> RunResult:
         raise
     except KubeletStartupError as e:
         raise _startup_failure(scenario, e) from None
+
+
+def run_scenario(scenario: Scenario) -> RunResult:
+    """Start the node and play every step.
+
+    A step naming a pod or container that is not running raises
+    :class:`InputError` at that step's field path, in the scenario's file.
+    """
+    node = start_node(scenario)
     summary = node.summary()
     results: list[StepResult] = []
     for step in scenario.steps:
         try:
-            results.append(_play(node, step))
+            results.append(play_step(node, step))
         except InputError as e:
             if e.file is not None and e.file != scenario.name:
                 raise

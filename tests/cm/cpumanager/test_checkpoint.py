@@ -16,17 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from podnuma.cm.checkpoint import (
-    CHECKSUM,
-    GO_STRING,
-    CheckpointError,
-    GoField,
-    GoMap,
-    GoPtr,
-    GoStruct,
-    object_checksum,
-    string_checksum,
-)
+from podnuma.cm.checkpoint import CHECKSUM, CheckpointError, object_checksum, string_checksum
 from podnuma.cm.cpumanager.checkpoint import (
     CPUCheckpointData,
     check_policy,
@@ -41,6 +31,7 @@ from podnuma.cm.cpumanager.checkpoint import (
 )
 from podnuma.errors import KubeletStartupError
 from podnuma.fileio import read_cpu_checkpoint_file, write_cpu_checkpoint_file
+from podnuma.golang.types import GO_STRING, GoField, GoMap, GoPtr, GoStruct
 from podnuma.machine.cpuset import CPUSet
 
 _VECTORS = json.loads((Path(__file__).parent / "cpu_checkpoint_vectors.json").read_text())
@@ -516,7 +507,7 @@ _names = st.text(st.characters(exclude_categories=("Cs",)), max_size=10)
 _cpus = st.integers(min_value=0, max_value=(1 << 200) - 1).map(CPUSet.from_mask)
 
 
-@settings(max_examples=150)
+@settings(max_examples=150, deadline=None)
 @given(
     st.text(st.characters(exclude_categories=("Cs",)), max_size=12),
     _cpus,

@@ -13,7 +13,7 @@ import pytest
 from podnuma.cm.admission import AdmitResult
 from podnuma.cm.devicemanager.manager import DeviceManager, DeviceManagerError
 from podnuma.cm.topologymanager.manager import SCOPE_CONTAINER, SCOPE_POD, TopologyManager
-from podnuma.cm.topologymanager.policy import new_topology_policy
+from podnuma.cm.topologymanager.new_manager import new_topology_policy
 from podnuma.machine.topology import Device
 from tests.cm.devicemanager.helpers import (
     ActivePods,

@@ -27,7 +27,7 @@ from podnuma.cm.memorymanager.memory_manager import (
 )
 from podnuma.cm.memorymanager.policy_none import NonePolicy
 from podnuma.cm.topologymanager.manager import TopologyManager
-from podnuma.cm.topologymanager.policy import new_topology_policy
+from podnuma.cm.topologymanager.new_manager import new_topology_policy
 from podnuma.errors import KubeletStartupError
 from podnuma.machine.topology import CPUInfo, CPUTopology, Machine, NUMANode
 

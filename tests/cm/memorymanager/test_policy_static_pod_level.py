@@ -36,7 +36,7 @@ from podnuma.cm.memorymanager.policy_static import (
 from podnuma.cm.memorymanager.state import Block, MemoryManagerState, NUMANodeMap
 from podnuma.cm.topologymanager.hint import TopologyHint
 from podnuma.cm.topologymanager.manager import TopologyManager
-from podnuma.cm.topologymanager.policy import new_topology_policy
+from podnuma.cm.topologymanager.new_manager import new_topology_policy
 from podnuma.machine.topology import CPUInfo, CPUTopology, Machine, NUMANode
 
 from .helpers import GB, HP1G, MB, MEM, FakeAffinity, blk, hint, mask, numa, res

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from unittest.mock import patch
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from podnuma.cm.topologymanager import policy as policy_module
 from podnuma.cm.topologymanager.bitmask import BitMask
 from podnuma.cm.topologymanager.hint import TopologyHint
 from podnuma.cm.topologymanager.numa_info import NUMAInfo
@@ -57,3 +60,93 @@ def test_eight_numa_three_providers_all_hints() -> None:
     info = NUMAInfo.of(list(range(8)))
     merged = HintMerger(info, [provider, provider, provider], "best-effort", PolicyOptions()).merge()
     assert merged == TopologyHint(BitMask.of(0), True)
+
+
+# Machines whose NUMA ids are not 0..N-1 (the default mask has holes) and
+# masks naming nodes the machine does not have.
+NODE_SETS = ([0, 1, 2, 3, 4, 5], [0, 2, 3, 5], [1, 4], [0, 1, 2])
+
+
+def _wide_hint(n_bits: int) -> st.SearchStrategy[TopologyHint]:
+    mask = st.one_of(st.none(), st.integers(min_value=0, max_value=(1 << n_bits) - 1))
+    return st.builds(
+        lambda m, p: TopologyHint(None if m is None else BitMask.from_int(m), p),
+        mask,
+        st.booleans(),
+    )
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    nodes=st.sampled_from(NODE_SETS),
+    hints=st.lists(st.lists(_wide_hint(6), min_size=1, max_size=7), min_size=1, max_size=4),
+    closest=st.booleans(),
+    policy=st.sampled_from(["best-effort", "restricted", "single-numa-node"]),
+    path=st.sampled_from(["fold", "transform", "transform-thresholded"]),
+)
+def test_merge_paths_equal_naive(
+    nodes: list[int],
+    hints: list[list[TopologyHint]],
+    closest: bool,
+    policy: str,
+    path: str,
+) -> None:
+    """The set fold, the subset-sum transform and the transform that has to
+    threshold its counts between providers all return the literal walk's
+    hint, on machines with non-contiguous NUMA ids too."""
+    distances = {i: [10 if i == j else 10 + (i * 7 + j * 3) % 23 for j in range(6)] for i in range(6)}
+    info = NUMAInfo.of(nodes, {i: distances[i] for i in nodes})
+    opts = PolicyOptions(prefer_closest_numa=closest)
+    merger = HintMerger(info, hints, policy, opts)
+    expected = merger.merge_naive()
+    limit = 1 << 62 if path != "transform-thresholded" else 2
+    with (
+        patch.object(HintMerger, "_fold_limit", 1 << 30 if path == "fold" else 0),
+        patch.object(policy_module, "_COUNT_LIMIT", limit),
+    ):
+        assert HintMerger(info, hints, policy, opts).merge() == expected
+
+
+def test_sixteen_numa_three_providers_all_masks() -> None:
+    """The issue's worst case at 16 nodes: no common preferred mask (the
+    device prefers pairs), so the best non-preferred AND mask of width 1
+    wins, the lowest one; with prefer-closest too (one node: distance 10)."""
+    n = 16
+    masks = [BitMask.from_int(m) for m in range(1, 1 << n)]
+    cpu = [TopologyHint(m, m.count() == 1) for m in masks]
+    gpu = [TopologyHint(m, m.count() == 2) for m in masks]
+    rows = {i: [10 if i == j else 20 for j in range(n)] for i in range(n)}
+    for closest in (False, True):
+        info = NUMAInfo.of(list(range(n)), rows)
+        merger = HintMerger(info, [cpu, cpu, gpu], "best-effort", PolicyOptions(prefer_closest_numa=closest))
+        assert merger.merge() == TopologyHint(BitMask.of(0), False)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    hints=st.lists(st.lists(_hint(), min_size=0, max_size=4), min_size=0, max_size=3),
+    distances=_distances(),
+    closest=st.booleans(),
+)
+def test_recorded_candidates_are_the_permutations_merges_best_first(
+    hints: list[list[TopologyHint]], distances: dict[int, list[int]], closest: bool
+) -> None:
+    """The trace holds the distinct non-empty merged hints of every
+    permutation (as the literal walk computes them), the winner first."""
+    from itertools import product
+
+    from podnuma.cm.topologymanager.policy import merge_permutation
+
+    info = NUMAInfo.of(list(range(NODES)), distances)
+    merger = HintMerger(info, hints, "best-effort", PolicyOptions(prefer_closest_numa=closest))
+    best = merger.merge()
+    default = info.default_affinity_mask()
+    walked = {
+        merge_permutation(default, list(p)) for p in product(*hints)
+    } if all(hints) else set()
+    walked = {h for h in walked if h.numa_node_affinity is not None and h.numa_node_affinity.count()}
+    trace = merger.trace()
+    assert set(trace.candidates) == walked
+    assert trace.filtered == tuple(tuple(lst) for lst in hints)
+    if trace.candidates:
+        assert trace.candidates[0] == best

@@ -12,17 +12,15 @@ from typing import Any
 import pytest
 
 from podnuma.cm.topologymanager.hint import EMPTY_HINT, TopologyHint
+from podnuma.cm.topologymanager.new_manager import check_numa_count, new_policy, new_topology_policy
 from podnuma.cm.topologymanager.numa_info import NUMAInfo
 from podnuma.cm.topologymanager.policy import (
     HintMerger,
-    check_numa_count,
     filter_providers_hints,
     iterate_all_provider_topology_hints,
     max_of_min_affinity_counts,
     merge_permutation,
     narrowest_hint,
-    new_policy,
-    new_topology_policy,
     validate_policy_name,
 )
 from podnuma.cm.topologymanager.policy_best_effort import BestEffortPolicy

@@ -19,8 +19,8 @@ from podnuma.cm.topologymanager.policy_options import (
     new_policy_options,
 )
 from podnuma.errors import KubeletStartupError
-from podnuma.gostrconv import go_atoi
-from podnuma.gostrconv import parse_go_bool as go_parse_bool
+from podnuma.golang.strconv import go_atoi
+from podnuma.golang.strconv import parse_go_bool as go_parse_bool
 
 from .helpers import Gates
 

@@ -30,26 +30,22 @@ from typing import Any, Final
 from podnuma.cm.checkpoint import (
     CHECKSUM,
     CORRUPT_CHECKPOINT,
-    GO_INT,
-    GO_STRING,
     CheckpointError,
-    GoField,
-    GoJSONError,
-    GoMap,
-    GoPtr,
-    GoStruct,
     dump_checksum,
+    string_checksum,
+)
+from podnuma.errors import KubeletStartupError
+from podnuma.golang.json import (
+    GoJSONError,
     go_json_marshal,
     go_json_parse,
     go_json_unmarshal,
-    go_quote,
-    spew_sdump,
-    string_checksum,
     to_json_value,
 )
-from podnuma.errors import KubeletStartupError
-from podnuma.gostrconv import parse_go_cpuset
-from podnuma.machine.cpuset import CPUSet
+from podnuma.golang.spew import spew_sdump
+from podnuma.golang.strconv import go_quote
+from podnuma.golang.types import GO_INT, GO_STRING, GoField, GoMap, GoPtr, GoStruct
+from podnuma.machine.cpuset import CPUSet, parse_go_cpuset
 
 __all__ = [
     "CPU_MANAGER_STATE_FILE",

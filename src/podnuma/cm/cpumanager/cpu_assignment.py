@@ -193,7 +193,8 @@ class CPUAccumulator:
         out: list[int] = []
         for socket in self.sort_available_sockets():
             within = self.avail & topo.socket_masks[socket]
-            out += self._sorted(self._present(topo.numa_masks, within), topo.numa_masks)
+            groups = topo.groups_within(topo.numa_masks, topo.socket_masks, socket)
+            out += self._sorted(self._present(groups, within), topo.numa_masks)
         return out
 
     def sort_available_sockets(self) -> list[int]:
@@ -204,7 +205,8 @@ class CPUAccumulator:
         # a socket spanning several NUMA nodes is listed once per node (as upstream)
         for numa in self.sort_available_numa_nodes():
             within = self.avail & topo.numa_masks[numa]
-            out += self._sorted(self._present(topo.socket_masks, within), topo.socket_masks)
+            groups = topo.groups_within(topo.socket_masks, topo.numa_masks, numa)
+            out += self._sorted(self._present(groups, within), topo.socket_masks)
         return out
 
     def sort_available_cores(self) -> list[int]:
@@ -216,7 +218,8 @@ class CPUAccumulator:
         out: list[int] = []
         for p in parents:
             within = self.avail & parent_masks[p]
-            out += self._sorted(self._present(topo.core_masks, within), topo.core_masks)
+            groups = topo.groups_within(topo.core_masks, parent_masks, p)
+            out += self._sorted(self._present(groups, within), topo.core_masks)
         return out
 
     def sort_available_uncore_caches(self) -> list[int]:
@@ -224,7 +227,8 @@ class CPUAccumulator:
         out: list[int] = []
         for numa in self.sort_available_numa_nodes():
             within = self.avail & topo.numa_masks[numa]
-            out += self._sorted(self._present(topo.uncore_masks, within), topo.uncore_masks)
+            groups = topo.groups_within(topo.uncore_masks, topo.numa_masks, numa)
+            out += self._sorted(self._present(groups, within), topo.uncore_masks)
         return out
 
     def sort_available_cpus_packed(self) -> list[int]:

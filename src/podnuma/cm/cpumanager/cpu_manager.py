@@ -18,15 +18,16 @@ from collections.abc import Callable, Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from typing import Final, Protocol
 
+from podnuma.api.featuregates import FeatureGateReader
 from podnuma.api.pod import Container, Pod
 from podnuma.api.qos import is_container_equivalent_qos_guaranteed
 from podnuma.api.resources import is_pod_level_resources_set
-from podnuma.cm.cpumanager.policy import AffinityStore, Policy, TopologyHints
+from podnuma.cm.cpumanager.policy import Policy, TopologyHints
 from podnuma.cm.cpumanager.policy_none import POLICY_NONE, new_none_policy
-from podnuma.cm.cpumanager.policy_options import GateReader
 from podnuma.cm.cpumanager.policy_static import POLICY_STATIC, StaticPolicy, new_static_policy
 from podnuma.cm.cpumanager.state import CPUManagerState
 from podnuma.cm.topologymanager.hint import EMPTY_HINT, TopologyHint
+from podnuma.cm.topologymanager.store import Store
 from podnuma.errors import KubeletStartupError
 from podnuma.machine.cpuset import EMPTY, CPUSet
 from podnuma.machine.topology import CPUTopology
@@ -82,11 +83,11 @@ class CPUManager:
         topology: CPUTopology,
         *,
         active_pods: Callable[[], ActiveContainers] | None = None,
-        gates: GateReader | None = None,
+        gates: FeatureGateReader | None = None,
     ) -> None:
         if gates is None:
             gates = getattr(policy, "gates", None)
-        self.gates: GateReader | None = gates
+        self.gates: FeatureGateReader | None = gates
         self.policy = policy
         self.state = state
         self.topology = topology
@@ -106,11 +107,14 @@ class CPUManager:
             if self.active_pods is None:
                 return
             active = self.active_pods()
-        for pod_uid, containers in self.state.get_cpu_assignments().items():
-            alive = active.get(pod_uid, frozenset())
-            for name in containers:
-                if name not in alive:
-                    self.policy.remove_container(self.state, pod_uid, name)
+        stale: list[tuple[str, str]] = []
+        for pod_uid, containers in self.state.assignments.items():
+            alive = active.get(pod_uid)
+            if alive is not None and containers.keys() <= alive:
+                continue  # the usual case, checked in bulk
+            stale += [(pod_uid, name) for name in containers if alive is None or name not in alive]
+        for pod_uid, name in stale:
+            self.policy.remove_container(self.state, pod_uid, name)
 
     def allocate(self, pod: Pod, container: Container, *, active: ActiveContainers | None = None) -> None:
         """``Allocate``: raises ``CPUManagerAdmissionError`` on failure."""
@@ -253,8 +257,8 @@ def new_cpu_manager(
     topology: CPUTopology,
     reserved_system_cpus: CPUSet | None,
     reserved_cpu_quantity_millis: int | None = None,
-    affinity: AffinityStore | None = None,
-    gates: GateReader | None = None,
+    affinity: Store | None = None,
+    gates: FeatureGateReader | None = None,
     state: CPUManagerState | None = None,
     *,
     reserved_cpu_millis: int | None = None,

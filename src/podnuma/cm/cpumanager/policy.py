@@ -19,7 +19,6 @@ from podnuma.machine.cpuset import CPUSet
 
 __all__ = [
     "Policy",
-    "AffinityStore",
     "TopologyHints",
     "CPUManagerAdmissionError",
     "SMTAlignmentError",
@@ -37,12 +36,6 @@ RESOURCE_CPU: Final = "cpu"
 # list under "cpu" is "no hint can satisfy the request".
 TopologyHints = dict[str, list[TopologyHint]]
 
-
-class AffinityStore(Protocol):
-    """``topologymanager.Store``: the merged hint the topology manager chose
-    for a container (``EMPTY_HINT`` when it holds none)."""
-
-    def get_affinity(self, pod_uid: str, container_name: str) -> TopologyHint: ...
 
 
 class CPUManagerAdmissionError(PodnumaError):

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Final, Protocol
+from typing import Final
 
+from podnuma.api.featuregates import FeatureGateReader
 from podnuma.errors import KubeletStartupError
-from podnuma.gostrconv import go_quote, parse_go_bool
+from podnuma.golang.strconv import go_quote, parse_go_bool
 from podnuma.machine.topology import CPUTopology
 
 __all__ = [
@@ -27,7 +28,6 @@ __all__ = [
     "ALPHA_OPTIONS",
     "BETA_OPTIONS",
     "STABLE_OPTIONS",
-    "GateReader",
     "StaticPolicyOptions",
     "check_policy_option_available",
     "new_static_policy_options",
@@ -61,11 +61,6 @@ BETA_GATE: Final = "CPUManagerPolicyBetaOptions"
 _POLICY_SINGLE_NUMA_NODE: Final = "single-numa-node"
 
 
-class GateReader(Protocol):
-    """What the options need from the feature gates."""
-
-    def enabled(self, name: str) -> bool: ...
-
 
 @dataclass(frozen=True, slots=True)
 class StaticPolicyOptions:
@@ -89,7 +84,7 @@ _FIELD_OF: Final[dict[str, str]] = {
 }
 
 
-def check_policy_option_available(option: str, gates: GateReader) -> None:
+def check_policy_option_available(option: str, gates: FeatureGateReader) -> None:
     """``CheckPolicyOptionAvailable``: unknown options and options whose
     maturity gate is off are refused."""
     if option not in ALPHA_OPTIONS and option not in BETA_OPTIONS and option not in STABLE_OPTIONS:
@@ -109,7 +104,7 @@ def _exclusive(a: str, b: str) -> KubeletStartupError:
 
 
 def new_static_policy_options(
-    opts: Mapping[str, str] | None, gates: GateReader
+    opts: Mapping[str, str] | None, gates: FeatureGateReader
 ) -> StaticPolicyOptions:
     """``NewStaticPolicyOptions``.
 

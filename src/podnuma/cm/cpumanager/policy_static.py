@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
+from podnuma.api.featuregates import FeatureGateReader
 from podnuma.api.pod import Container, Pod
 from podnuma.api.qos import (
     GUARANTEED,
@@ -44,22 +45,21 @@ from podnuma.cm.cpumanager.cpu_assignment import (
 )
 from podnuma.cm.cpumanager.policy import (
     RESOURCE_CPU,
-    AffinityStore,
     CPUManagerAdmissionError,
     SMTAlignmentError,
     TopologyHints,
     UnexpectedAdmissionError,
 )
 from podnuma.cm.cpumanager.policy_options import (
-    GateReader,
     StaticPolicyOptions,
     go_quote,
     new_static_policy_options,
     validate_static_policy_options,
 )
 from podnuma.cm.cpumanager.state import CPUManagerState
-from podnuma.cm.topologymanager.bitmask import BitMask, iterate_bit_masks
+from podnuma.cm.topologymanager.bitmask import BitMask, mask_combinations
 from podnuma.cm.topologymanager.hint import TopologyHint
+from podnuma.cm.topologymanager.store import Store
 from podnuma.errors import KubeletStartupError
 from podnuma.machine.cpuset import EMPTY, CPUSet
 from podnuma.machine.topology import CPUTopology, TopologyError
@@ -98,9 +98,9 @@ class StaticPolicy:
         topology: CPUTopology,
         num_reserved_cpus: int,
         reserved_cpus: CPUSet,
-        affinity: AffinityStore,
+        affinity: Store,
         options: StaticPolicyOptions,
-        gates: GateReader,
+        gates: FeatureGateReader,
     ) -> None:
         self.topology = topology
         self.affinity = affinity
@@ -108,7 +108,7 @@ class StaticPolicy:
         self.gates = gates
         # computed once; the CPU manager cannot handle topology changes anyway
         self.cpu_group_size = topology.cpus_per_core()
-        self._mask_table: list[tuple[BitMask, int, int, int, bool]] | None = None
+        self._mask_table: _MaskTable | None = None
         # pod UID -> CPUs later containers of that pod may take over
         self.cpus_to_reuse: dict[str, CPUSet] = {}
 
@@ -554,20 +554,37 @@ class StaticPolicy:
         reusable = self.cpus_to_reuse.get(pod.uid, EMPTY) | assigned_set
         return {RESOURCE_CPU: self.generate_cpu_topology_hints(available, reusable, requested)}
 
-    def _numa_mask_table(self) -> list[tuple[BitMask, int, int, int, bool]]:
+    def _numa_mask_table(self) -> _MaskTable:
         """Every NUMA mask in ``IterateBitMasks`` order with its width, its
-        CPUs and their count, and whether it holds node 0: computed once, the
-        topology does not change."""
+        CPUs and their count, whether it holds node 0, its position in the
+        subset-sum table, and its two hints (preferred or not): computed
+        once, the topology does not change."""
         table = self._mask_table
         if table is None:
             topo = self.topology
-            table = []
-            for mask in iterate_bit_masks(topo.details.numa_nodes().list()):
-                cpus = 0
-                for nid in mask.bits():
-                    cpus |= topo.numa_masks.get(nid, 0)
-                table.append((mask, mask.count(), cpus, cpus.bit_count(), mask.is_set(0)))
-            self._mask_table = table
+            nodes = topo.details.numa_nodes().list()
+            node_masks = [topo.numa_masks.get(nid, 0) for nid in nodes]
+            # the CPUs of every combination, by subset (one node added to a smaller one)
+            cpus_of = [0] * (1 << len(nodes))
+            for c in range(1, len(cpus_of)):
+                low = c & -c
+                cpus_of[c] = cpus_of[c ^ low] | node_masks[low.bit_length() - 1]
+            rows: list[_MaskRow] = []
+            for mask, bits, compact in mask_combinations(nodes):
+                cpus = cpus_of[compact]
+                rows.append(
+                    (
+                        mask,
+                        len(bits),
+                        cpus,
+                        cpus.bit_count(),
+                        mask.value & 1 == 1,
+                        compact,
+                        TopologyHint(mask, True),
+                        TopologyHint(mask, False),
+                    )
+                )
+            table = self._mask_table = _MaskTable(rows, node_masks)
         return table
 
     def generate_cpu_topology_hints(
@@ -575,43 +592,59 @@ class StaticPolicy:
     ) -> list[TopologyHint]:
         """``generateCPUTopologyHints``: one hint per NUMA combination whose
         free (available + reusable) CPUs fit the request; preferred when the
-        combination is as narrow as the narrowest one whose *capacity* fits."""
+        combination is as narrow as the narrowest one whose *capacity* fits.
+
+        The free CPUs of every combination come from per-node counts summed
+        over subsets (each combination adds one node to a smaller one), and
+        the narrowest width that fits by capacity is kept per request."""
         topo = self.topology
         table = self._numa_mask_table()
-        min_affinity_size = len(topo.details.numa_nodes())
+        min_affinity_size = table.min_width.get(request)
+        if min_affinity_size is None:
+            min_affinity_size = len(table.node_masks)
+            for row in table.rows:
+                if row[3] >= request and row[1] < min_affinity_size:
+                    min_affinity_size = row[1]
+            table.min_width[request] = min_affinity_size
         # CPUs unknown to the topology read as NUMA node 0 (Go's zero value)
         unknown = ~topo.all_mask
         reusable_unknown = reusable.mask & unknown
         available_unknown = (available.mask & unknown).bit_count()
         reusable_count = reusable.size()
         avail_mask = available.mask
-        reuse_mask = reusable.mask
-        reuse_known = reuse_mask & ~unknown
+        reuse_known = reusable.mask & ~unknown
 
-        candidates: list[BitMask] = []
-        for mask, count, cpus_in_mask, capacity, has_node0 in table:
-            if capacity >= request and count < min_affinity_size:
-                min_affinity_size = count
+        # free CPUs per combination: subset sums of the per-node counts
+        counts = [(avail_mask & m).bit_count() for m in table.node_masks]
+        sums = [0] * (1 << len(counts))
+        for c in range(1, len(sums)):
+            low = c & -c
+            sums[c] = sums[c ^ low] + counts[low.bit_length() - 1]
+        # reusable and available are counted separately (overlap counts twice, as upstream)
+        need = request - reusable_count
 
-            # every reusable CPU must lie inside the mask
-            if reuse_known & ~cpus_in_mask:
-                continue
-            if reusable_unknown and not has_node0:
-                continue
-            # reusable and available are counted separately (overlap counts twice, as upstream)
-            matching = reusable_count + (avail_mask & cpus_in_mask).bit_count()
-            if has_node0:
-                matching += available_unknown
-            if matching < request:
-                continue
-            candidates.append(mask)
+        if not reuse_known and not reusable_unknown and not available_unknown:
+            candidates = [row for row in table.rows if sums[row[5]] >= need]
+        else:
+            candidates = []
+            for row in table.rows:
+                # every reusable CPU must lie inside the mask
+                if reuse_known & ~row[2]:
+                    continue
+                if reusable_unknown and not row[4]:
+                    continue
+                matching = sums[row[5]] + (available_unknown if row[4] else 0)
+                if matching < need:
+                    continue
+                candidates.append(row)
 
+        if not self.options.align_by_socket:
+            return [row[6] if row[1] == min_affinity_size else row[7] for row in candidates]
         hints: list[TopologyHint] = []
-        for mask in candidates:
-            preferred = (
-                self.options.align_by_socket and self._is_hint_socket_aligned(mask, min_affinity_size)
-            ) or mask.count() == min_affinity_size
-            hints.append(TopologyHint(mask, preferred))
+        for row in candidates:
+            mask = row[0]
+            preferred = self._is_hint_socket_aligned(mask, min_affinity_size) or row[1] == min_affinity_size
+            hints.append(row[6] if preferred else row[7])
         return hints
 
     def _is_hint_socket_aligned(self, mask: BitMask, min_affinity_size: int) -> bool:
@@ -627,13 +660,30 @@ class StaticPolicy:
         return topo.details.sockets_in_numa_nodes(*mask.bits()).size() == min_sockets
 
 
+# (mask, width, its CPUs, their count, holds node 0, subset-sum index,
+#  preferred hint, non-preferred hint)
+_MaskRow = tuple[BitMask, int, int, int, bool, int, TopologyHint, TopologyHint]
+
+
+class _MaskTable:
+    """The NUMA masks of a topology (``_numa_mask_table``), each node's CPUs
+    in node order, and per request the narrowest width that fits."""
+
+    __slots__ = ("rows", "node_masks", "min_width")
+
+    def __init__(self, rows: list[_MaskRow], node_masks: list[int]) -> None:
+        self.rows = rows
+        self.node_masks = node_masks
+        self.min_width: dict[int, int] = {}
+
+
 def new_static_policy(
     topology: CPUTopology,
     num_reserved_cpus: int,
     reserved_cpus: CPUSet,
-    affinity: AffinityStore,
+    affinity: Store,
     options: Mapping[str, str] | None,
-    gates: GateReader,
+    gates: FeatureGateReader,
     *,
     topology_manager_policy: str = "none",
 ) -> StaticPolicy:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from typing import Final, Protocol
+from typing import Final
 
 from podnuma.api.pod import Container, Pod
 from podnuma.cm.devicemanager.topology_hints import (
@@ -35,14 +35,13 @@ from podnuma.cm.devicemanager.topology_hints import (
     device_has_topology_alignment,
     pod_topology_hints,
 )
-from podnuma.cm.topologymanager.hint import TopologyHint
+from podnuma.cm.topologymanager.store import Store
 from podnuma.errors import PodnumaError
-from podnuma.gostrconv import go_quote
+from podnuma.golang.strconv import go_quote
 from podnuma.machine.topology import Device, Machine
 
 __all__ = [
     "ActiveContainers",
-    "AffinityStore",
     "DeviceManager",
     "DeviceManagerError",
     "NODE_WITHOUT_TOPOLOGY",
@@ -57,11 +56,6 @@ NODE_WITHOUT_TOPOLOGY: Final = -1
 # pod UID -> names of the pod's containers; only the pod UIDs matter here.
 ActiveContainers = Mapping[str, AbstractSet[str]]
 
-
-class AffinityStore(Protocol):
-    """``topologymanager.Store``."""
-
-    def get_affinity(self, pod_uid: str, container_name: str) -> TopologyHint: ...
 
 
 class DeviceManagerError(PodnumaError):
@@ -89,7 +83,7 @@ class DeviceManager:
     def __init__(
         self,
         machine: Machine,
-        affinity: AffinityStore,
+        affinity: Store,
         *,
         active_pods: Callable[[], ActiveContainers] | None = None,
     ) -> None:

@@ -29,23 +29,9 @@ from typing import Any, Final
 from podnuma.cm.checkpoint import (
     CHECKSUM,
     CORRUPT_CHECKPOINT,
-    GO_INT,
-    GO_STRING,
-    GO_UINT64,
     CheckpointError,
-    GoField,
-    GoJSONError,
-    GoMap,
-    GoPtr,
-    GoSlice,
-    GoStruct,
-    go_json_marshal,
-    go_json_parse,
-    go_json_unmarshal,
-    go_quote,
     object_checksum,
     string_checksum,
-    to_json_value,
 )
 from podnuma.cm.memorymanager.state import (
     Block,
@@ -56,6 +42,24 @@ from podnuma.cm.memorymanager.state import (
     PodMemoryAssignments,
 )
 from podnuma.errors import KubeletStartupError
+from podnuma.golang.json import (
+    GoJSONError,
+    go_json_marshal,
+    go_json_parse,
+    go_json_unmarshal,
+    to_json_value,
+)
+from podnuma.golang.strconv import go_quote
+from podnuma.golang.types import (
+    GO_INT,
+    GO_STRING,
+    GO_UINT64,
+    GoField,
+    GoMap,
+    GoPtr,
+    GoSlice,
+    GoStruct,
+)
 
 __all__ = [
     "MEMORY_MANAGER_STATE_FILE",

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from typing import Final, Protocol
+from typing import Final
 
+from podnuma.api.featuregates import FeatureGateReader
 from podnuma.api.kubeletconfig import KubeletConfig, ReservedMemory, node_allocatable_reservation
 from podnuma.api.pod import Container, Pod
 from podnuma.api.qos import is_container_equivalent_qos_guaranteed
@@ -26,7 +27,7 @@ from podnuma.cm.memorymanager.checkpoint import (
     MemoryCheckpointData,
     check_policy,
 )
-from podnuma.cm.memorymanager.policy import AffinityStore, Policy, TopologyHints
+from podnuma.cm.memorymanager.policy import Policy, TopologyHints
 from podnuma.cm.memorymanager.policy_none import POLICY_NONE, NonePolicy
 from podnuma.cm.memorymanager.policy_static import (
     GATE_POD_LEVEL_RESOURCE_MANAGERS,
@@ -36,6 +37,7 @@ from podnuma.cm.memorymanager.policy_static import (
 )
 from podnuma.cm.memorymanager.state import RESOURCE_MEMORY, Block, MemoryManagerState, NUMANodeMap
 from podnuma.cm.topologymanager.hint import EMPTY_HINT, TopologyHint
+from podnuma.cm.topologymanager.store import Store
 from podnuma.errors import KubeletStartupError
 from podnuma.machine.topology import Machine
 
@@ -57,9 +59,6 @@ _U64: Final = (1 << 64) - 1
 # pod UID -> names of the pod's containers (init, sidecar and app)
 ActiveContainers = Mapping[str, AbstractSet[str]]
 
-
-class GateReader(Protocol):
-    def enabled(self, name: str) -> bool: ...
 
 
 # ---------------------------------------------------------------------------
@@ -157,7 +156,7 @@ class MemoryManager:
         self,
         policy: Policy,
         state: MemoryManagerState,
-        gates: GateReader,
+        gates: FeatureGateReader,
         *,
         active_pods: Callable[[], ActiveContainers] | None = None,
     ) -> None:
@@ -224,12 +223,9 @@ class MemoryManager:
             if self.active_pods is None:
                 return
             active = self.active_pods()
-        assignments = self.state.get_memory_assignments()
-        for pod_uid in sorted(assignments):
-            alive = active.get(pod_uid, frozenset())
-            for name in sorted(assignments[pod_uid]):
-                if name not in alive:
-                    self.policy.remove_container(self.state, pod_uid, name)
+        stale = self.state.stale_containers(active)
+        for pod_uid, name in sorted(stale):
+            self.policy.remove_container(self.state, pod_uid, name)
 
     # -- readers ------------------------------------------------------------------
     def get_memory_blocks(self, pod_uid: str, container_name: str) -> list[Block]:
@@ -299,8 +295,8 @@ class _NoAffinity:
 def new_memory_manager(
     config: KubeletConfig,
     machine: Machine,
-    affinity: AffinityStore | None,
-    gates: GateReader,
+    affinity: Store | None,
+    gates: FeatureGateReader,
     *,
     checkpoint: MemoryCheckpointData | None = None,
     active_pods: Callable[[], ActiveContainers] | None = None,

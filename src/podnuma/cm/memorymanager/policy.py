@@ -16,17 +16,12 @@ from podnuma.cm.memorymanager.state import Block, MemoryManagerState
 from podnuma.cm.topologymanager.hint import TopologyHint
 from podnuma.errors import PodnumaError
 
-__all__ = ["AffinityStore", "MemoryManagerError", "Policy", "TopologyHints"]
+__all__ = ["MemoryManagerError", "Policy", "TopologyHints"]
 
 # resource name -> hints; ``None`` from a provider is Go's nil map
 # ("no preference"), an empty list under a resource is "no NUMA node fits".
 TopologyHints = dict[str, list[TopologyHint] | None]
 
-
-class AffinityStore(Protocol):
-    """``topologymanager.Store``: the merged hint stored for a container."""
-
-    def get_affinity(self, pod_uid: str, container_name: str) -> TopologyHint: ...
 
 
 class MemoryManagerError(PodnumaError):

@@ -28,8 +28,9 @@ out as ``hugepages-*`` before ``memory``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Final, Protocol
+from typing import Final
 
+from podnuma.api.featuregates import FeatureGateReader
 from podnuma.api.pod import Container, Pod
 from podnuma.api.qos import (
     GUARANTEED,
@@ -40,7 +41,7 @@ from podnuma.api.qos import (
 from podnuma.api.quantity import Quantity
 from podnuma.api.resources import is_pod_level_resources_set
 from podnuma.cm.admission import EmptyPodSharedPoolError
-from podnuma.cm.memorymanager.policy import AffinityStore, MemoryManagerError, TopologyHints
+from podnuma.cm.memorymanager.policy import MemoryManagerError, TopologyHints
 from podnuma.cm.memorymanager.state import (
     RESOURCE_MEMORY,
     Block,
@@ -49,8 +50,9 @@ from podnuma.cm.memorymanager.state import (
     NUMANodeMap,
     NUMANodeState,
 )
-from podnuma.cm.topologymanager.bitmask import BitMask, iterate_bit_masks
+from podnuma.cm.topologymanager.bitmask import BitMask, mask_combinations
 from podnuma.cm.topologymanager.hint import TopologyHint
+from podnuma.cm.topologymanager.store import Store
 from podnuma.errors import KubeletStartupError
 from podnuma.machine.topology import NUMANode
 
@@ -98,9 +100,6 @@ ERR_NO_EXTENSION: Final = "[memorymanager] failed to find NUMA nodes to extend t
 ERR_VIOLATES_ALLOCATIONS: Final = "[memorymanager] preferred hint violates NUMA node allocation"
 
 
-class GateReader(Protocol):
-    def enabled(self, name: str) -> bool: ...
-
 
 def hugepage_resource_name(page_size_bytes: int) -> str:
     """``HugePageResourceName`` of a BinarySI quantity of the page size."""
@@ -122,11 +121,11 @@ def _as_int64(q: Quantity) -> int:
     return value
 
 
-def _pod_level(pod: Pod, gates: GateReader) -> bool:
+def _pod_level(pod: Pod, gates: FeatureGateReader) -> bool:
     return gates.enabled(GATE_POD_LEVEL_RESOURCE_MANAGERS) and is_pod_level_resources_set(pod)
 
 
-def get_container_requested_resources(pod: Pod, container: Container, gates: GateReader) -> dict[str, int]:
+def get_container_requested_resources(pod: Pod, container: Container, gates: FeatureGateReader) -> dict[str, int]:
     """``getContainerRequestedResources``: memory and hugepage requests in
     bytes (a pod-level pod's container that is not Guaranteed-equivalent
     gets none). Raises ``MemoryManagerError`` for a fractional quantity."""
@@ -141,7 +140,7 @@ def get_container_requested_resources(pod: Pod, container: Container, gates: Gat
     return out
 
 
-def get_pod_requested_resources(pod: Pod, gates: GateReader) -> dict[str, int]:
+def get_pod_requested_resources(pod: Pod, gates: FeatureGateReader) -> dict[str, int]:
     """``getPodRequestedResources``: the pod-level requests when the pod sets
     them (gate on), else per resource max(app containers + sidecars, every
     regular init container + the sidecars declared before it). Only the
@@ -235,9 +234,49 @@ def _is_affinity_satisfy_request(
     return True
 
 
-def _masks_over(numa_ids: tuple[int, ...]) -> tuple[tuple[BitMask, tuple[int, ...]], ...]:
-    """``IterateBitMasks`` over the NUMA ids, with each mask's bits."""
-    return tuple((m, tuple(m.bits())) for m in iterate_bit_masks(list(numa_ids)))
+# (mask, its bits, its value, compact index over the NUMA ids)
+_MaskRow = tuple[BitMask, tuple[int, ...], int, int]
+
+
+def _masks_over(numa_ids: tuple[int, ...]) -> list[_MaskRow]:
+    """``IterateBitMasks`` over the NUMA ids, with each mask's bits and
+    compact index (for subset sums)."""
+    return [
+        (mask, bits, mask.value, compact)
+        for mask, bits, compact in mask_combinations(list(numa_ids))
+    ]
+
+
+def _subset_sums(per_node: Sequence[int]) -> list[int]:
+    """Sum of ``per_node`` over every subset of the nodes, by compact index
+    (each subset adds one node to a smaller one)."""
+    sums = [0] * (1 << len(per_node))
+    for c in range(1, len(sums)):
+        low = c & -c
+        sums[c] = sums[c ^ low] + per_node[low.bit_length() - 1]
+    return sums
+
+
+_FIT_CACHE_SIZE = 4096
+
+
+def _fitting_masks(
+    masks: list[_MaskRow],
+    numa_ids: tuple[int, ...],
+    reqs: tuple[tuple[str, int], ...],
+    allocs: Sequence[int],
+) -> tuple[int, list[_MaskRow]]:
+    """The masks whose nodes' allocatable memory covers every requested
+    resource (``allocs``: per node, per resource, in ``reqs`` order), and the
+    narrowest width among them (``len(numa_ids)`` when none fits)."""
+    n = len(reqs)
+    fitting = masks
+    for r, (_, size) in enumerate(reqs):
+        sums = _subset_sums(allocs[r::n])
+        fitting = [row for row in fitting if sums[row[3]] >= size]
+    # quirk: the minimum counts masks that the group rules then drop (masks
+    # come narrowest first)
+    return (len(fitting[0][1]) if fitting else len(numa_ids)), fitting
 
 
 def _table(machine_state: Mapping[int, NUMANodeState], nid: int, name: str) -> MemoryTable | None:
@@ -276,8 +315,8 @@ class StaticPolicy:
         self,
         numa_nodes: Sequence[NUMANode],
         system_reserved: SystemReservedMemory,
-        affinity: AffinityStore,
-        gates: GateReader,
+        affinity: Store,
+        gates: FeatureGateReader,
     ) -> None:
         self.numa_nodes = tuple(numa_nodes)
         self.system_reserved = {nid: dict(res) for nid, res in system_reserved.items()}
@@ -285,7 +324,11 @@ class StaticPolicy:
         self.gates = gates
         self.init_containers_reusable_memory: ReusableMemory = {}
         # NUMA ids -> every mask over them with its bits (the machine is fixed)
-        self._mask_cache: dict[tuple[int, ...], tuple[tuple[BitMask, tuple[int, ...]], ...]] = {}
+        self._mask_cache: dict[tuple[int, ...], list[_MaskRow]] = {}
+        self._fit_cache: dict[
+            tuple[tuple[int, ...], tuple[tuple[str, int], ...], tuple[int, ...]],
+            tuple[int, list[_MaskRow]],
+        ] = {}
 
     def name(self) -> str:
         return POLICY_STATIC
@@ -443,57 +486,79 @@ class StaticPolicy:
     def calculate_hints(
         self, machine_state: Mapping[int, NUMANodeState], pod: Pod, requested: Mapping[str, int]
     ) -> dict[str, list[TopologyHint]]:
-        """``calculateHints``; an empty map when no mask fits."""
-        numa_ids = sorted(machine_state)
-        min_affinity_size = len(numa_ids)
-        # Per node and resource: (free, allocatable), read once per call.
-        per_node: dict[int, dict[str, tuple[int, int]]] = {}
-        for nid in numa_ids:
-            row: dict[str, tuple[int, int]] = {}
-            for name in requested:
-                table = _table(machine_state, nid, name)
-                row[name] = (0, 0) if table is None else (table.free, table.allocatable)
-            per_node[nid] = row
-        reusable = self.init_containers_reusable_memory.get(pod.uid, {})
-        found: list[BitMask] = []
-        key = tuple(numa_ids)
-        masks = self._mask_cache.get(key)
+        """``calculateHints``; an empty map when no mask fits.
+
+        Masks go in ``IterateBitMasks`` order. Which masks fit by allocatable
+        memory (and so the narrowest such width, which decides the preferred
+        flag) depends only on the request and the nodes' allocatable
+        amounts, and is kept per such combination; per call only the group
+        rules and the free memory are checked, for those masks."""
+        numa_ids = tuple(sorted(machine_state))
+        masks = self._mask_cache.get(numa_ids)
         if masks is None:
-            masks = self._mask_cache[key] = _masks_over(key)
-        for mask, bits in masks:
-            single = len(bits) == 1
-            free: dict[str, int] = {}
-            fits = True
-            for name, size in requested.items():
-                f = a = 0
-                for nid in bits:
-                    nf, na = per_node[nid][name]
-                    f += nf
-                    a += na
-                if a < size:
-                    fits = False
-                    break
-                free[name] = f
-            if not fits:
-                continue
-            # quirk: the minimum counts masks that the group rules below drop
-            min_affinity_size = min(min_affinity_size, len(bits))
-            if single and len(machine_state[bits[0]].cells) > 1:
-                continue
-            if not single and any(
-                machine_state[nid].number_of_assignments > 0
-                and (len(machine_state[nid].cells) == 1 or not _groups_equal(machine_state[nid].cells, bits))
-                for nid in bits
-            ):
-                continue
-            reuse = reusable.get(mask, {})
-            if any(free[name] + reuse.get(name, 0) < size for name, size in requested.items()):
-                continue
-            found.append(mask)
+            masks = self._mask_cache[numa_ids] = _masks_over(numa_ids)
+        reqs = tuple(requested.items())
+        free: list[int] = []
+        allocs: list[int] = []
+        for nid in numa_ids:
+            for name, _ in reqs:
+                table = _table(machine_state, nid, name)
+                free.append(0 if table is None else table.free)
+                allocs.append(0 if table is None else table.allocatable)
+        fit_key = (numa_ids, reqs, tuple(allocs))
+        fit = self._fit_cache.get(fit_key)
+        if fit is None:
+            fit = _fitting_masks(masks, numa_ids, reqs, allocs)
+            if len(self._fit_cache) >= _FIT_CACHE_SIZE:
+                self._fit_cache.clear()
+            self._fit_cache[fit_key] = fit
+        min_affinity_size, fitting = fit
+
+        # The group rules: a multi-NUMA mask may not use a node that holds
+        # assignments, unless that node's group is exactly the mask; a
+        # single-NUMA mask may not use a node that belongs to a group.
+        blocked = 0
+        grouped: dict[int, list[int]] = {}
+        in_group = 0
+        for nid in numa_ids:
+            node = machine_state[nid]
+            if len(node.cells) > 1:
+                in_group |= 1 << nid
+            if node.number_of_assignments > 0:
+                if len(node.cells) == 1:
+                    blocked |= 1 << nid
+                else:
+                    grouped[nid] = sorted(node.cells)
+        candidates = [
+            row
+            for row in fitting
+            if not (row[2] & (in_group if len(row[1]) == 1 else blocked))
+        ]
+        if grouped:
+            candidates = [
+                row
+                for row in candidates
+                if len(row[1]) == 1
+                or not any(nid in grouped and grouped[nid] != list(row[1]) for nid in row[1])
+            ]
+        # Free memory (plus what earlier init containers left for reuse).
+        reusable = self.init_containers_reusable_memory.get(pod.uid, {})
+        n = len(reqs)
+        for r, (name, size) in enumerate(reqs):
+            sums = _subset_sums(free[r::n])
+            if reusable:
+                candidates = [
+                    row
+                    for row in candidates
+                    if sums[row[3]] + reusable.get(row[0], {}).get(name, 0) >= size
+                ]
+            else:
+                candidates = [row for row in candidates if sums[row[3]] >= size]
         hints: dict[str, list[TopologyHint]] = {}
-        if found:
-            for name in requested:
-                hints[name] = [TopologyHint(m, m.count() == min_affinity_size) for m in found]
+        if candidates:
+            lst = [TopologyHint(row[0], len(row[1]) == min_affinity_size) for row in candidates]
+            for name, _ in reqs:
+                hints[name] = list(lst)
         return hints
 
     def get_topology_hints(
@@ -511,7 +576,8 @@ class StaticPolicy:
         blocks = state.get_memory_blocks(pod.uid, container.name)
         if blocks is not None:
             return _regenerate_hints(blocks, requested)
-        return _as_provider_hints(self.calculate_hints(state.get_machine_state(), pod, requested))
+        # calculateHints only reads the machine state: no copy
+        return _as_provider_hints(self.calculate_hints(state.machine_state_view(), pod, requested))
 
     def get_pod_topology_hints(self, state: MemoryManagerState, pod: Pod) -> TopologyHints | None:
         """``GetPodTopologyHints``."""
@@ -536,7 +602,8 @@ class StaticPolicy:
                 # the first container holding blocks decides, compared with
                 # the pod's totals (upstream behaviour)
                 return _regenerate_hints(blocks, requested)
-        return _as_provider_hints(self.calculate_hints(state.get_machine_state(), pod, requested))
+        # calculateHints only reads the machine state: no copy
+        return _as_provider_hints(self.calculate_hints(state.machine_state_view(), pod, requested))
 
     def validate_pod_scope_resources(self, pod: Pod) -> None:
         """``validatePodScopeResources`` (pod-level resources): the pod's
@@ -657,7 +724,7 @@ class StaticPolicy:
             size = 0 if reusable >= size else size - reusable
             _update_machine_state(machine_state, bits, name, size)
         self._update_pod_reusable_memory(pod, container, blocks)
-        state.set_machine_state(machine_state)
+        state.commit_machine_state(machine_state)
         state.set_memory_blocks(pod.uid, container.name, blocks)
         self._update_init_containers_memory_blocks(state, pod, container, blocks)
 
@@ -740,7 +807,7 @@ class StaticPolicy:
             _update_machine_state(machine_state, bits, name, size)
         for ctr in containers:
             state.set_memory_blocks(pod.uid, ctr.name, exclusive.get(ctr.name, shared))
-        state.set_machine_state(machine_state)
+        state.commit_machine_state(machine_state)
 
     def remove_container(self, state: MemoryManagerState, pod_uid: str, container_name: str) -> None:
         """``RemoveContainer`` (idempotent): free the container's blocks; a
@@ -786,7 +853,7 @@ class StaticPolicy:
                 table.free += released
                 table.reserved -= released
                 released = 0
-        state.set_machine_state(machine_state)
+        state.commit_machine_state(machine_state)
 
     def get_allocatable_memory(self, state: MemoryManagerState) -> list[Block]:
         """``GetAllocatableMemory`` (by NUMA id, then resource name)."""
@@ -879,8 +946,8 @@ def _affinities_equal(a: Sequence[int], b: Sequence[int]) -> bool:
 def new_static_policy(
     numa_nodes: Sequence[NUMANode],
     system_reserved: SystemReservedMemory,
-    affinity: AffinityStore,
-    gates: GateReader,
+    affinity: Store,
+    gates: FeatureGateReader,
 ) -> StaticPolicy:
     """``NewPolicyStatic``: the reserved memory (type ``memory``) summed over
     the NUMA nodes must be positive (``KubeletStartupError``)."""

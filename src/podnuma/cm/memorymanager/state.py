@@ -10,7 +10,7 @@ copy, so a policy works on a private machine state and commits it with
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 
 __all__ = [
@@ -122,8 +122,18 @@ class MemoryManagerState:
     def get_machine_state(self) -> NUMANodeMap:
         return clone_machine_state(self._machine_state)
 
+    def machine_state_view(self) -> Mapping[int, NUMANodeState]:
+        """The machine state itself, not a copy: for readers only."""
+        return self._machine_state
+
     def set_machine_state(self, machine_state: Mapping[int, NUMANodeState]) -> None:
         self._machine_state = clone_machine_state(machine_state)
+
+    def commit_machine_state(self, machine_state: NUMANodeMap) -> None:
+        """:meth:`set_machine_state` for a map the caller got from
+        :meth:`get_machine_state` and no longer uses: stored as is (the copy
+        ``get_machine_state`` made is already private)."""
+        self._machine_state = machine_state
 
     # -- container assignments -----------------------------------------------
     def get_memory_blocks(self, pod_uid: str, container_name: str) -> list[Block] | None:
@@ -137,6 +147,17 @@ class MemoryManagerState:
 
     def get_memory_assignments(self) -> ContainerMemoryAssignments:
         return clone_assignments(self._assignments)
+
+    def stale_containers(self, active: Mapping[str, Set[str]]) -> list[tuple[str, str]]:
+        """(pod UID, container name) of every assignment whose container is
+        not in ``active`` (pod UID -> container names)."""
+        stale: list[tuple[str, str]] = []
+        for uid, ctrs in self._assignments.items():
+            alive = active.get(uid)
+            if alive is not None and ctrs.keys() <= alive:
+                continue  # the usual case, checked in bulk
+            stale += [(uid, name) for name in ctrs if alive is None or name not in alive]
+        return stale
 
     def set_memory_assignments(self, assignments: Mapping[str, Mapping[str, Sequence[Block]]]) -> None:
         self._assignments = clone_assignments(assignments)

@@ -7,10 +7,20 @@ uses to pick the "narrowest" hint.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from functools import lru_cache
 from itertools import combinations
+from operator import attrgetter
 
-__all__ = ["BitMask", "iterate_bit_masks", "and_masks", "or_masks", "BIT_RANGE_ERROR"]
+__all__ = [
+    "BitMask",
+    "iterate_bit_masks",
+    "and_masks",
+    "or_masks",
+    "mask_value",
+    "mask_combinations",
+    "BIT_RANGE_ERROR",
+]
 
 _MAX_BITS = 64
 _ALL_BITS = (1 << _MAX_BITS) - 1
@@ -23,6 +33,10 @@ class BitMask:
     """``bitmask.BitMask`` (a 64-bit mask of NUMA node ids)."""
 
     __slots__ = ("_mask",)
+
+    def __deepcopy__(self, memo: dict[int, object]) -> BitMask:
+        return self  # immutable
+
 
     def __init__(self, bits: Iterable[int] = ()) -> None:
         mask = 0
@@ -144,6 +158,11 @@ class BitMask:
         return f"BitMask({self.bits()})"
 
 
+# ``BitMask.value`` as a C-level getter, for bulk work (``map`` over many
+# masks) where a property call per mask would dominate.
+mask_value: Callable[[BitMask], int] = attrgetter("_mask")
+
+
 def and_masks(*masks: BitMask) -> BitMask:
     """``bitmask.And``: intersection of all masks (empty input -> empty)."""
     if not masks:
@@ -163,3 +182,31 @@ def iterate_bit_masks(bits: list[int]) -> Iterator[BitMask]:
     for size in range(1, len(bits) + 1):
         for combo in combinations(bits, size):
             yield BitMask(combo)
+
+
+def mask_combinations(bits: list[int]) -> tuple[tuple[BitMask, tuple[int, ...], int], ...]:
+    """:func:`iterate_bit_masks` in bulk: every mask with its bits (in
+    ``bits`` order) and its *compact* index, the mask over positions in
+    ``bits`` (bit i set when ``bits[i]`` is), for tables indexed by subset.
+
+    The result is immutable and depends only on ``bits``: the last few are
+    kept (a 16-NUMA machine has 65,535 masks, which the CPU and memory
+    managers both walk)."""
+    for b in bits:
+        if b < 0 or b >= _MAX_BITS:
+            raise ValueError(BIT_RANGE_ERROR)
+    return _mask_combinations(tuple(bits))
+
+
+@lru_cache(maxsize=8)
+def _mask_combinations(bits: tuple[int, ...]) -> tuple[tuple[BitMask, tuple[int, ...], int], ...]:
+    value = {b: 1 << b for b in bits}
+    position = {b: 1 << i for i, b in enumerate(bits)}
+    out: list[tuple[BitMask, tuple[int, ...], int]] = []
+    new = BitMask.from_int
+    for size in range(1, len(bits) + 1):
+        for combo in combinations(bits, size):
+            out.append(
+                (new(sum(map(value.__getitem__, combo))), combo, sum(map(position.__getitem__, combo)))
+            )
+    return tuple(out)

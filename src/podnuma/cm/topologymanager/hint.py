@@ -19,6 +19,10 @@ class TopologyHint:
     numa_node_affinity: BitMask | None
     preferred: bool
 
+    def __deepcopy__(self, memo: dict[int, object]) -> TopologyHint:
+        return self  # immutable
+
+
     def is_equal(self, other: TopologyHint) -> bool:
         """``TopologyHint.IsEqual``: same preference and same affinity
         (two nil affinities are equal)."""

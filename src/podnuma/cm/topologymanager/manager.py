@@ -38,6 +38,7 @@ from podnuma.cm.admission import (
     get_pod_admit_result,
 )
 from podnuma.cm.topologymanager.hint import EMPTY_HINT, TopologyHint
+from podnuma.cm.topologymanager.policy import MergeTrace, Policy, merge_traced
 
 __all__ = [
     "HintProvider",
@@ -72,13 +73,6 @@ class HintProvider(Protocol):
     def allocate_pod(self, pod: Pod) -> None: ...
 
 
-class MergePolicy(Protocol):
-    @property
-    def name(self) -> str: ...
-
-    def merge(self, providers_hints: list[ProviderHints]) -> tuple[TopologyHint, bool]: ...
-
-
 @dataclass
 class HintTrail:
     """What the topology manager saw and decided for one admission: per
@@ -87,6 +81,9 @@ class HintTrail:
 
     provider_hints: list[tuple[str | None, str, ProviderHints]] = field(default_factory=list)
     merged: list[tuple[str | None, TopologyHint, bool]] = field(default_factory=list)
+    # the record of each merge (same order as ``merged``; None for a policy
+    # that keeps none)
+    traces: list[MergeTrace | None] = field(default_factory=list)
     # Where admission stopped: ("topology", container) when the policy
     # refused the merged hint, ("allocate:<provider>", container) when a
     # provider's Allocate/AllocatePod failed (container None = the pod).
@@ -106,7 +103,7 @@ class TopologyManager:
 
     def __init__(
         self,
-        policy: MergePolicy | None,
+        policy: Policy | None,
         scope: str = SCOPE_CONTAINER,
         *,
         pod_level_resource_managers: bool = False,
@@ -171,15 +168,16 @@ class TopologyManager:
                 return get_pod_admit_result(err)
         return ADMITTED
 
-    def _admit_container_scope(self, pod: Pod, policy: MergePolicy, trail: HintTrail) -> AdmitResult:
+    def _admit_container_scope(self, pod: Pod, policy: Policy, trail: HintTrail) -> AdmitResult:
         for container in _all_containers(pod):
 
             def container_hints(p: HintProvider, c: Container = container) -> ProviderHints:
                 return p.get_topology_hints(pod, c)
 
             hints = self._collect(container_hints, container.name, trail)
-            best, admit = policy.merge(hints)
+            best, admit, trace = merge_traced(policy, hints)
             trail.merged.append((container.name, best, admit))
+            trail.traces.append(trace)
             if not admit:
                 trail.failed = ("topology", container.name)
                 if self.pod_level_resource_managers and is_pod_level_resources_set(pod):
@@ -197,10 +195,11 @@ class TopologyManager:
                 return get_pod_admit_result(err)
         return ADMITTED
 
-    def _admit_pod_scope(self, pod: Pod, policy: MergePolicy, trail: HintTrail) -> AdmitResult:
+    def _admit_pod_scope(self, pod: Pod, policy: Policy, trail: HintTrail) -> AdmitResult:
         hints = self._collect(lambda p: p.get_pod_topology_hints(pod), None, trail)
-        best, admit = policy.merge(hints)
+        best, admit, trace = merge_traced(policy, hints)
         trail.merged.append((None, best, admit))
+        trail.traces.append(trace)
         if not admit:
             trail.failed = ("topology", None)
             return get_pod_admit_result(TopologyAffinityError())
@@ -211,13 +210,14 @@ class TopologyManager:
                 return get_pod_admit_result(err)
         return ADMITTED
 
-    def _admit_pod_level(self, pod: Pod, policy: MergePolicy, trail: HintTrail) -> AdmitResult:
+    def _admit_pod_level(self, pod: Pod, policy: Policy, trail: HintTrail) -> AdmitResult:
         """``admitUsingPodResources``: one merge for the pod budget, the hint
         stored for every container, then every provider's ``AllocatePod`` in
         registration order (the first error wins)."""
         hints = self._collect(lambda p: p.get_pod_topology_hints(pod), None, trail)
-        best, admit = policy.merge(hints)
+        best, admit, trace = merge_traced(policy, hints)
         trail.merged.append((None, best, admit))
+        trail.traces.append(trace)
         if not admit:
             trail.failed = ("topology", None)
             return get_pod_admit_result(

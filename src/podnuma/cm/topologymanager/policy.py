@@ -3,11 +3,10 @@
 Mirrors ``pkg/kubelet/cm/topologymanager/policy.go`` (v1.37): the ``Policy``
 interface, ``mergePermutation``, ``filterProvidersHints``, ``narrowestHint``,
 ``maxOfMinAffinityCounts``, ``HintMerger`` (``compare`` / ``Merge``) and
-``iterateAllProviderTopologyHints``; plus the parts of ``NewManager``
-(``topology_manager.go``) that pick the policy: the NUMA-count limit and the
-"unknown policy" error. The four policies live in ``policy_none.py``,
+``iterateAllProviderTopologyHints``. The four policies live in ``policy_none.py``,
 ``policy_best_effort.py``, ``policy_restricted.py`` and
-``policy_single_numa_node.py``.
+``policy_single_numa_node.py``; ``new_manager.py`` picks one as
+``NewManager`` does.
 
 Hints: a provider returns ``resource -> hints``; ``None`` for the whole map
 or for one resource's list (Go nil) means "no preference", an empty list
@@ -16,21 +15,24 @@ means "no possible placement" — they merge differently.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import reduce
+from itertools import compress
+from operator import attrgetter, or_
+from typing import TYPE_CHECKING, Protocol, cast
 
-from podnuma.cm.topologymanager.bitmask import BitMask
+from podnuma.cm.topologymanager.bitmask import BitMask, mask_value
 from podnuma.cm.topologymanager.hint import TopologyHint
 from podnuma.cm.topologymanager.numa_info import NUMAInfo
 from podnuma.cm.topologymanager.policy_options import (
-    FeatureGateReader,
     PolicyOptions,
-    new_policy_options,
 )
-from podnuma.errors import KubeletStartupError
 
 if TYPE_CHECKING:
-    from podnuma.machine.topology import Machine
+    import numpy as np
+    import numpy.typing as npt
+
+    _Array = npt.NDArray[np.uint64]
 
 __all__ = [
     "POLICY_NONE",
@@ -41,14 +43,13 @@ __all__ = [
     "ProvidersHints",
     "Policy",
     "HintMerger",
+    "MergeTrace",
+    "merge_traced",
     "merge_permutation",
     "filter_providers_hints",
     "narrowest_hint",
     "max_of_min_affinity_counts",
     "iterate_all_provider_topology_hints",
-    "new_policy",
-    "check_numa_count",
-    "new_topology_policy",
     "POLICY_NAMES",
     "validate_policy_name",
 ]
@@ -64,6 +65,60 @@ POLICY_NAMES = (POLICY_NONE, POLICY_BEST_EFFORT, POLICY_RESTRICTED, POLICY_SINGL
 # one list) is Go's nil; an empty list is Go's empty non-nil slice.
 ProviderHints = Mapping[str, Sequence[TopologyHint] | None] | None
 ProvidersHints = Sequence[ProviderHints]
+
+
+class MergeTrace:
+    """What a policy's ``Merge`` worked on, recorded for explanations (the
+    kubelet keeps none of it): the hint lists after filtering (one per
+    provider and resource, ``filterProvidersHints`` and, for
+    single-numa-node, ``filterSingleNumaHints``), the distinct merged hints
+    the permutations produced (the candidates ``compare`` chose among, best
+    first), the target width of non-preferred merges
+    (``maxOfMinAffinityCounts``) and whether ties went to the closest NUMA
+    nodes. Every admission records one; only explanations read the
+    candidates, so they are enumerated when first read."""
+
+    __slots__ = ("_merger", "_filtered", "_candidates")
+
+    def __init__(self, merger: HintMerger) -> None:
+        self._merger = merger
+        self._filtered: tuple[tuple[TopologyHint, ...], ...] | None = None
+        self._candidates: tuple[TopologyHint, ...] | None = None
+
+    @property
+    def filtered(self) -> tuple[tuple[TopologyHint, ...], ...]:
+        if self._filtered is None:
+            self._filtered = tuple(tuple(lst) for lst in self._merger.hints)
+        return self._filtered
+
+    @property
+    def candidates(self) -> tuple[TopologyHint, ...]:
+        if self._candidates is None:
+            self._candidates = self._merger.candidates()
+        return self._candidates
+
+    @property
+    def target_width(self) -> int:
+        return self._merger.best_non_preferred_affinity_count
+
+    @property
+    def use_closest(self) -> bool:
+        return self._merger.use_closest
+
+    def _key(self) -> tuple[object, ...]:
+        return (self.filtered, self.candidates, self.target_width, self.use_closest)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, MergeTrace) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (
+            f"MergeTrace(filtered={self.filtered!r}, candidates={self.candidates!r}, "
+            f"target_width={self.target_width!r}, use_closest={self.use_closest!r})"
+        )
 
 
 class Policy(Protocol):
@@ -143,15 +198,33 @@ def narrowest_hint(hints: Sequence[TopologyHint]) -> TopologyHint | None:
 
 def max_of_min_affinity_counts(filtered_hints: Sequence[Sequence[TopologyHint]]) -> int:
     """``maxOfMinAffinityCounts``: the widest of the per-resource narrowest
-    hints (0 if no resource has a non-nil hint)."""
+    hints (0 if no resource has a non-nil hint). The narrowest hint has the
+    fewest bits, so only the counts matter."""
     result = 0
     for resource_hints in filtered_hints:
-        best = narrowest_hint(resource_hints)
-        if best is None:
-            continue
-        assert best.numa_node_affinity is not None
-        result = max(result, best.numa_node_affinity.count())
+        affs = [a for a in map(_affinity, resource_hints) if a is not None]
+        if affs:
+            result = max(result, min(map(int.bit_count, map(mask_value, affs))))
     return result
+
+
+_affinity: Callable[[TopologyHint], BitMask | None] = attrgetter("numa_node_affinity")
+_preferred: Callable[[TopologyHint], bool] = attrgetter("preferred")
+
+
+def _preferred_masks(hints: Sequence[TopologyHint]) -> set[int | None]:
+    """The distinct masks of the preferred hints (``None`` for nil)."""
+    return {
+        None if a is None else a.value for a in map(_affinity, compress(hints, map(_preferred, hints)))
+    }
+
+
+def _all_masks(hints: Sequence[TopologyHint]) -> set[int | None]:
+    """The distinct masks of all hints (``None`` for nil), in bulk."""
+    try:
+        return set(map(mask_value, map(_affinity, hints)))  # type: ignore[arg-type]
+    except AttributeError:  # a nil affinity among them
+        return {None if a is None else a.value for a in map(_affinity, hints)}
 
 
 def iterate_all_provider_topology_hints(
@@ -179,7 +252,7 @@ def iterate_all_provider_topology_hints(
 class HintMerger:
     """``HintMerger``: finds the best merged hint over all permutations."""
 
-    __slots__ = ("numa_info", "hints", "best_non_preferred_affinity_count", "_use_closest")
+    __slots__ = ("numa_info", "hints", "_best_non_preferred", "_use_closest")
 
     def __init__(
         self,
@@ -190,11 +263,26 @@ class HintMerger:
     ) -> None:
         self.numa_info = numa_info
         self.hints = hints
-        # Among non-preferred hints, aim for this width: the largest of the
-        # resources' narrowest widths.
-        self.best_non_preferred_affinity_count = max_of_min_affinity_counts(hints)
+        self._best_non_preferred: int | None = None
         # prefer-closest-numa-nodes is ignored by single-numa-node.
         self._use_closest = policy_name != POLICY_SINGLE_NUMA_NODE and opts.prefer_closest_numa
+
+    @property
+    def use_closest(self) -> bool:
+        """Ties between equal widths go to the closest NUMA nodes."""
+        return self._use_closest
+
+    @property
+    def best_non_preferred_affinity_count(self) -> int:
+        """Among non-preferred hints, aim for this width: the largest of the
+        resources' narrowest widths (computed when first needed)."""
+        if self._best_non_preferred is None:
+            self._best_non_preferred = max_of_min_affinity_counts(self.hints)
+        return self._best_non_preferred
+
+    @best_non_preferred_affinity_count.setter
+    def best_non_preferred_affinity_count(self, value: int) -> None:
+        self._best_non_preferred = value
 
     def compare_numa_affinity_masks(self, current: TopologyHint, candidate: TopologyHint) -> TopologyHint:
         """``CompareNUMAAffinityMasks``: equal masks keep ``current``; else
@@ -255,20 +343,110 @@ class HintMerger:
         ``{default mask, not preferred}`` when nothing qualifies.
 
         Upstream folds ``compare`` over every permutation of the providers'
-        hints. ``compare`` is a total order on (mask, preferred): preferred
-        hints first (by mask: narrowest, or closest); then non-preferred ones
-        whose width equals the target width, those narrower than it (wider
-        first), and those wider than it (narrower first), each ordered by
-        mask. Equal hints keep the earlier one and empty masks never win. So
-        the fold returns the best of the *distinct* merged hints, and these
-        are computed provider by provider as sets of summaries: "all
-        preferred, one common mask m" or "not preferred, AND-mask m". Eight
-        NUMA nodes and three providers offering every mask take milliseconds
-        instead of a walk over 16.6 million permutations; ``merge_naive`` is
-        the literal walk, and the tests check both agree.
+        hints. ``compare`` is a total order on (mask, preferred) and empty
+        masks never win, so the fold returns the best of the *distinct*
+        merged hints; this computes that best directly (docs/topology-merge.md
+        explains why it is exact):
+
+        * a preferred merged hint comes only from a permutation of preferred
+          hints whose non-nil masks are all one mask ``m`` (merged:
+          ``default & m``), or of preferred nil hints only (merged: the
+          default mask). Those ``m`` are found by set intersection, and any
+          non-empty one beats every non-preferred hint;
+        * otherwise the best non-preferred hint is the best of the set of
+          achievable AND masks, computed provider by provider (a set fold
+          while small, a subset-sum transform over all 2^N masks beyond).
+
+        ``merge_naive`` is the literal walk; the tests check both agree.
         """
         default = self.numa_info.default_affinity_mask()
         dmask = default.value
+        if any(len(h) == 0 for h in self.hints):
+            return TopologyHint(default, False)  # a provider without hints: no permutation
+
+        # -- preferred candidates ---------------------------------------------
+        all_nil_pref = True  # every list offers a preferred nil hint
+        common: set[int | None] | None = None  # offered by every list without nil-preferred
+        offered: set[int | None] = set()  # preferred masks any list offers
+        for hints in self.hints:
+            pref = _preferred_masks(hints)
+            nil_pref = None in pref
+            pref.discard(None)
+            offered |= pref
+            if nil_pref:
+                continue
+            all_nil_pref = False
+            common = pref if common is None else common & pref
+        masks_pref = offered if common is None else common & offered
+        preferred = {dmask & m for m in masks_pref if m is not None}
+        if all_nil_pref:
+            preferred.add(dmask)
+        preferred.discard(0)
+        if preferred:
+            return TopologyHint(BitMask.from_int(self._best_of(preferred, None)), True)
+
+        # -- non-preferred: the best achievable AND mask ---------------------
+        sets: list[set[int]] = []
+        narrowest: list[int] = []  # per list, the fewest bits of a non-nil mask
+        for hints in self.hints:
+            distinct = _all_masks(hints)
+            nil = None in distinct
+            distinct.discard(None)
+            masks: set[int] = distinct  # type: ignore[assignment]
+            if masks:
+                narrowest.append(min(map(int.bit_count, masks)))
+            sets.append(_masks_within(masks, nil, dmask))
+        if self._best_non_preferred is None:
+            self._best_non_preferred = max(narrowest, default=0)  # maxOfMinAffinityCounts
+        achievable = _and_masks(sets, dmask, self.numa_info.nodes, self._fold_limit)
+        target = self.best_non_preferred_affinity_count
+        best = self._best_of(achievable, target)
+        if best == 0:
+            return TopologyHint(default, False)
+        return TopologyHint(BitMask.from_int(best), False)
+
+    # Past this many (mask, hint) pairs in one provider step, the set fold
+    # hands over to the subset-sum transform (both exact).
+    _fold_limit = 1 << 14
+
+    def _best_of(self, masks: Iterable[int] | _Array, target: int | None) -> int:
+        """The best non-empty mask under ``compare``: preferred hints
+        (``target`` None) by width, then mask; non-preferred ones by their
+        distance to the target width first (``compare``'s rules). Within one
+        width: lowest average distance with prefer-closest, then the lowest
+        mask. 0 (the empty mask never wins) when there is none."""
+        if not isinstance(masks, (list, set)):  # an array from the subset-sum transform
+            return self._best_of_array(cast("_Array", masks), target)
+        masks = [m for m in masks if m]
+        if not masks:
+            return 0
+        counts = list(map(int.bit_count, masks))
+        width = _pick_width(set(counts), target)
+        group = list(compress(masks, map(width.__eq__, counts)))
+        if not self._use_closest or len(group) == 1:
+            return min(group)
+        # same width, same divisor: the average orders as the sum does
+        return min(group, key=lambda m: (self._pair_sum(m), m))
+
+    def _best_of_array(self, masks: _Array, target: int | None) -> int:
+        import numpy as np
+
+        masks = masks[masks != 0]
+        if len(masks) == 0:
+            return 0
+        counts = np.bitwise_count(masks)
+        width = _pick_width({int(c) for c in np.unique(counts)}, target)
+        group = masks[counts == width]
+        if not self._use_closest:
+            return int(group.min())
+        return self._best_of(group.tolist(), target)
+
+    def candidates(self) -> tuple[TopologyHint, ...]:
+        """Every distinct non-empty merged hint of the permutations, best
+        first by ``compare`` (for explanations; :meth:`merge` does not need
+        them). Enumerated provider by provider as sets of summaries: "all
+        preferred, one common mask m" or "not preferred, AND mask m"."""
+        dmask = self.numa_info.default_affinity_mask().value
         lists = [
             [
                 (None if h.numa_node_affinity is None else h.numa_node_affinity.value, h.preferred)
@@ -277,7 +455,7 @@ class HintMerger:
             for hints in self.hints
         ]
         if any(not lst for lst in lists):
-            return TopologyHint(default, False)  # a provider without hints: no permutation
+            return ()
         none_yet = True  # every hint so far nil and preferred
         common: set[int] = set()  # all preferred, every non-nil mask == m
         masks: set[int] = set()  # not preferred, AND of the masks (default included)
@@ -291,7 +469,7 @@ class HintMerger:
             nil_nonpref = any(a is None and not p for a, p in lst)
             nonpref_affs = {a for a, p in lst if a is not None and not p}
             if none_yet:
-                n_none_yet = n_none_yet or nil_pref
+                n_none_yet = nil_pref
                 if nil_nonpref:
                     n_masks.add(dmask)
                 n_common |= affs_pref
@@ -309,18 +487,48 @@ class HintMerger:
                     n_masks |= masks
                 n_masks |= {m & a for m in masks for a in affs}
             none_yet, common, masks = n_none_yet, n_common, n_masks
-
-        candidates: list[tuple[int, bool]] = []
+        found: set[tuple[int, bool]] = {(m, False) for m in masks}
+        found |= {(dmask & m, True) for m in common}
         if none_yet:
-            candidates.append((dmask, True))
-        candidates += [(dmask & m, True) for m in common]
-        candidates += [(m, False) for m in masks]
-        best: TopologyHint | None = None
-        for mask, preferred in sorted(set(candidates)):
-            best = self.compare(best, TopologyHint(BitMask.from_int(mask), preferred))
-        if best is None:
-            return TopologyHint(default, False)
-        return best
+            found.add((dmask, True))
+        return tuple(
+            TopologyHint(BitMask.from_int(m), p)
+            for m, p in sorted((x for x in found if x[0]), key=self._rank_key)
+        )
+
+    def _rank_key(self, hint: tuple[int, bool]) -> tuple[int, ...]:
+        """Sort key of a (mask, preferred) merged hint in ``compare``'s
+        total order (docs/topology-merge.md)."""
+        mask, preferred = hint
+        width = mask.bit_count()
+        dist = self._pair_sum(mask) if self._use_closest else 0
+        if preferred:
+            return (0, width, dist, mask)
+        target = self.best_non_preferred_affinity_count
+        if width == target:
+            return (1, 0, 0, dist, mask)
+        if width < target:
+            return (1, 1, -width, dist, mask)
+        return (1, 2, width, dist, mask)
+
+    def _pair_sum(self, mask: int) -> int:
+        """Sum of the distances over all ordered pairs of the mask's nodes
+        (for equal widths it orders masks as their average distance does)."""
+        distances = self.numa_info.distances
+        bits = BitMask.from_int(mask).bits()
+        total = 0
+        for a in bits:
+            row = distances[a]
+            if row is None:
+                raise KeyError(f"no NUMA distances for node {a}")
+            for b in bits:
+                total += row[b]
+        return total
+
+    def trace(self) -> MergeTrace:
+        """The record of the last :meth:`merge` (its candidates and target
+        width are computed when first read)."""
+        return MergeTrace(self)
 
     def merge_naive(self) -> TopologyHint:
         """The literal permutation walk (reference for tests)."""
@@ -338,24 +546,126 @@ class HintMerger:
         return result
 
 
-def new_policy(name: str, numa_info: NUMAInfo, opts: PolicyOptions) -> Policy:
-    """The policy switch of ``NewManager``. Unknown names fail with the
-    kubelet's ``unknown policy: "<name>"``."""
-    from podnuma.cm.topologymanager.policy_best_effort import BestEffortPolicy
-    from podnuma.cm.topologymanager.policy_none import NonePolicy
-    from podnuma.cm.topologymanager.policy_restricted import RestrictedPolicy
-    from podnuma.cm.topologymanager.policy_single_numa_node import SingleNumaNodePolicy
+def _pick_width(widths: set[int], target: int | None) -> int:
+    """The winning width among those present: the narrowest for preferred
+    hints (``target`` None); for non-preferred ones the target width, else
+    the widest below it, else the narrowest above it (``compare``)."""
+    if target is None:
+        return min(widths)
+    if target in widths:
+        return target
+    below = [c for c in widths if c < target]
+    return max(below) if below else min(widths)
 
-    if name == POLICY_NONE:
-        return NonePolicy()
-    if name == POLICY_BEST_EFFORT:
-        return BestEffortPolicy(numa_info, opts)
-    if name == POLICY_RESTRICTED:
-        return RestrictedPolicy(numa_info, opts)
-    if name == POLICY_SINGLE_NUMA_NODE:
-        return SingleNumaNodePolicy(numa_info, opts)
-    # Plain %s inside literal quotes upstream (not %q).
-    raise KubeletStartupError(f'unknown policy: "{name}"')
+
+def _masks_within(masks: set[int], nil: bool, dmask: int) -> set[int]:
+    """One list's distinct non-nil masks (``masks``, reused) ANDed with the
+    default mask, plus the default mask itself for a nil affinity."""
+    if masks:
+        contiguous = dmask & (dmask + 1) == 0
+        if (max(masks) > dmask) if contiguous else (reduce(or_, masks) & ~dmask):
+            masks = {m & dmask for m in masks}
+    if nil:
+        masks.add(dmask)
+    return masks
+
+
+def _and_masks(
+    lists: Sequence[set[int]], dmask: int, nodes: Sequence[int], limit: int
+) -> list[int] | _Array:
+    """Every mask some permutation ANDs to, starting from the default mask
+    ``dmask`` (``lists``: each provider's masks within it): folded provider
+    by provider as a set while |set| x |list| stays under ``limit``, then by
+    subset-sum transforms (:func:`_and_closure`)."""
+    acc = {dmask}
+    for i, lst in enumerate(lists):
+        if len(acc) * len(lst) > limit:
+            return _and_closure(acc, lists[i:], dmask, nodes)
+        if len(acc) == 1:
+            (only,) = acc
+            acc = set(lst) if only == dmask else {only & a for a in lst}
+        else:
+            acc = {m & a for m in acc for a in lst}
+    return list(acc)
+
+
+# int64 headroom for the pair counts of :func:`_and_closure`.
+_COUNT_LIMIT = 1 << 62
+
+
+def _and_closure(
+    start: set[int], lists: Sequence[set[int]], dmask: int, nodes: Sequence[int]
+) -> _Array:
+    """The AND closure of ``start`` with one element of each list, over the
+    2^N subsets of the default mask's N nodes.
+
+    g(x) = prod over the sets S of #{a in S, a >= x} counts the tuples whose
+    AND contains x (each factor a superset sum, the zeta transform); the
+    Moebius transform turns that into the number of tuples whose AND is
+    exactly x, and x is achievable when that is positive."""
+    import numpy as np
+
+    bits = [b for b in range(64) if dmask >> b & 1]
+    n = len(bits)
+    size = 1 << n
+    contiguous = dmask == size - 1
+
+    def index(masks: set[int]) -> np.ndarray:
+        arr = np.fromiter(masks, dtype=np.uint64, count=len(masks))
+        if contiguous:
+            return arr.astype(np.int64)
+        out = np.zeros(len(arr), dtype=np.int64)
+        for j, b in enumerate(bits):
+            out |= ((arr >> np.uint64(b)) & np.uint64(1)).astype(np.int64) << j
+        return out
+
+    def zeta(v: np.ndarray) -> np.ndarray:
+        for j in range(n):
+            w = v.reshape(-1, 2, 1 << j)
+            w[:, 0, :] += w[:, 1, :]
+        return v
+
+    def moebius(v: np.ndarray) -> np.ndarray:
+        for j in range(n):
+            w = v.reshape(-1, 2, 1 << j)
+            w[:, 0, :] -= w[:, 1, :]
+        return v
+
+    # Pairs counted by one product stay below the product of the list
+    # sizes; the transforms' partial sums never exceed that count, so a
+    # product is thresholded back to 0/1 only before it could pass 2^62.
+    acc = np.zeros(size, dtype=np.int64)
+    acc[index(start)] = 1
+    acc = zeta(acc)
+    bound = len(start)
+    for lst in lists:
+        if bound * len(lst) >= _COUNT_LIMIT:
+            acc = zeta((moebius(acc) > 0).astype(np.int64))
+            bound = int(acc[0])  # zeta at the empty mask: how many masks there are
+        ind = np.zeros(size, dtype=np.int64)
+        ind[index(lst)] = 1
+        acc *= zeta(ind)
+        bound *= len(lst)
+    acc = moebius(acc)
+    found = np.flatnonzero(acc).astype(np.uint64)
+    if contiguous:
+        return found
+    real = np.zeros(len(found), dtype=np.uint64)
+    for j, b in enumerate(bits):
+        real |= ((found >> np.uint64(j)) & np.uint64(1)) << np.uint64(b)
+    return real
+
+
+def merge_traced(
+    policy: Policy, providers_hints: ProvidersHints
+) -> tuple[TopologyHint, bool, MergeTrace | None]:
+    """``policy.Merge`` plus its record, for policies that keep one."""
+    traced = getattr(policy, "merge_traced", None)
+    if traced is not None:
+        result: tuple[TopologyHint, bool, MergeTrace | None] = traced(providers_hints)
+        return result
+    best, admit = policy.merge(providers_hints)
+    return best, admit, None
 
 
 def validate_policy_name(name: str) -> str | None:
@@ -369,33 +679,3 @@ def validate_policy_name(name: str) -> str | None:
         "invalid configuration: topologyManagerPolicy (--topology-manager-policy) "
         f'"{name}" must be one of: [{names}]'
     )
-
-
-def check_numa_count(policy_name: str, numa_info: NUMAInfo, opts: PolicyOptions) -> None:
-    """``NewManager``'s NUMA-node limit: any policy but ``none`` fails when
-    the machine has more NUMA nodes than ``max-allowable-numa-nodes``
-    (default 8). Checked before the policy name is validated."""
-    if policy_name != POLICY_NONE and len(numa_info.nodes) > opts.max_allowable_numa_nodes:
-        raise KubeletStartupError(
-            f"unsupported on machines with more than {opts.max_allowable_numa_nodes} NUMA Nodes"
-        )
-
-
-def new_topology_policy(
-    policy_name: str,
-    machine: Machine,
-    policy_options: Mapping[str, str] | None,
-    gates: FeatureGateReader,
-) -> tuple[Policy, NUMAInfo, PolicyOptions]:
-    """``NewManager``'s policy half, in upstream order: ``none``
-    short-circuits (options not even parsed), then options, NUMA info
-    (distances needed by prefer-closest-numa-nodes), the NUMA-count limit,
-    and last the policy name. Scope selection is the caller's."""
-    if policy_name == POLICY_NONE:
-        from podnuma.cm.topologymanager.policy_none import NonePolicy
-
-        return NonePolicy(), NUMAInfo.from_machine(machine), PolicyOptions()
-    opts = new_policy_options(policy_options, gates)
-    numa_info = NUMAInfo.from_machine(machine, opts)
-    check_numa_count(policy_name, numa_info, opts)
-    return new_policy(policy_name, numa_info, opts), numa_info, opts

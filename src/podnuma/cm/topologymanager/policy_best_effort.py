@@ -12,6 +12,7 @@ from podnuma.cm.topologymanager.numa_info import NUMAInfo
 from podnuma.cm.topologymanager.policy import (
     POLICY_BEST_EFFORT,
     HintMerger,
+    MergeTrace,
     ProvidersHints,
     filter_providers_hints,
 )
@@ -37,6 +38,14 @@ class BestEffortPolicy:
         return True
 
     def merge(self, providers_hints: ProvidersHints) -> tuple[TopologyHint, bool]:
+        best, admit, _ = self.merge_traced(providers_hints)
+        return best, admit
+
+    def merge_traced(
+        self, providers_hints: ProvidersHints
+    ) -> tuple[TopologyHint, bool, MergeTrace]:
+        """``Merge`` and the record of what it worked on."""
         filtered = filter_providers_hints(providers_hints)
-        best = HintMerger(self.numa_info, filtered, self.name, self.opts).merge()
-        return best, self.can_admit_pod_result(best)
+        merger = HintMerger(self.numa_info, filtered, self.name, self.opts)
+        best = merger.merge()
+        return best, self.can_admit_pod_result(best), merger.trace()

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Set
 from dataclasses import dataclass
-from typing import Protocol
 
+from podnuma.api.featuregates import FeatureGateReader
 from podnuma.errors import KubeletStartupError
-from podnuma.gostrconv import go_atoi, go_quote, parse_go_bool
+from podnuma.golang.strconv import go_atoi, go_quote, parse_go_bool
 
 __all__ = [
     "PREFER_CLOSEST_NUMA_NODES",
@@ -27,7 +27,6 @@ __all__ = [
     "GATE_ALPHA_OPTIONS",
     "GATE_BETA_OPTIONS",
     "PolicyOptions",
-    "FeatureGateReader",
     "check_policy_option_available",
     "new_policy_options",
 ]
@@ -45,11 +44,6 @@ STABLE_OPTIONS: frozenset[str] = frozenset({PREFER_CLOSEST_NUMA_NODES, MAX_ALLOW
 GATE_ALPHA_OPTIONS = "TopologyManagerPolicyAlphaOptions"
 GATE_BETA_OPTIONS = "TopologyManagerPolicyBetaOptions"
 
-
-class FeatureGateReader(Protocol):
-    """What this module needs from ``podnuma.api.featuregates.FeatureGates``."""
-
-    def enabled(self, name: str) -> bool: ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,19 +9,24 @@ only a preferred result.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from itertools import compress
+from operator import attrgetter
 
 from podnuma.cm.topologymanager.hint import TopologyHint
 from podnuma.cm.topologymanager.numa_info import NUMAInfo
 from podnuma.cm.topologymanager.policy import (
     POLICY_SINGLE_NUMA_NODE,
     HintMerger,
+    MergeTrace,
     ProvidersHints,
     filter_providers_hints,
 )
 from podnuma.cm.topologymanager.policy_options import PolicyOptions
 
 __all__ = ["SingleNumaNodePolicy", "filter_single_numa_hints"]
+
+_preferred: Callable[[TopologyHint], bool] = attrgetter("preferred")
 
 
 def filter_single_numa_hints(
@@ -32,9 +37,8 @@ def filter_single_numa_hints(
     out: list[list[TopologyHint]] = []
     for resource_hints in all_resources_hints:
         kept: list[TopologyHint] = []
-        for hint in resource_hints:
-            if not hint.preferred:
-                continue
+        # the preferred ones first, in bulk (lists can hold 2^N - 1 hints)
+        for hint in compress(resource_hints, map(_preferred, resource_hints)):
             aff = hint.numa_node_affinity
             if aff is None or aff.count() == 1:
                 kept.append(hint)
@@ -59,11 +63,19 @@ class SingleNumaNodePolicy:
         return hint.preferred
 
     def merge(self, providers_hints: ProvidersHints) -> tuple[TopologyHint, bool]:
+        best, admit, _ = self.merge_traced(providers_hints)
+        return best, admit
+
+    def merge_traced(
+        self, providers_hints: ProvidersHints
+    ) -> tuple[TopologyHint, bool, MergeTrace]:
+        """``Merge`` and the record of what it worked on."""
         filtered = filter_providers_hints(providers_hints)
         single = filter_single_numa_hints(filtered)
-        best = HintMerger(self.numa_info, single, self.name, self.opts).merge()
+        merger = HintMerger(self.numa_info, single, self.name, self.opts)
+        best = merger.merge()
         # A merged mask covering every NUMA node (the "don't care" default)
         # is reported as a nil affinity.
         if best.numa_node_affinity == self.numa_info.default_affinity_mask():
             best = TopologyHint(None, best.preferred)
-        return best, self.can_admit_pod_result(best)
+        return best, self.can_admit_pod_result(best), merger.trace()

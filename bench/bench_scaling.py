@@ -1,0 +1,147 @@
+"""How ``podnuma simulate`` scales with the number of steps.
+
+Generates scenarios of N steps (default 1,000, 10,000 and 100,000) on the
+node of ``bench_admission.py`` (256 CPUs, 8 NUMA nodes, static CPU manager):
+Guaranteed pods of mixed sizes arrive, and the oldest running pods are
+removed whenever the next one would not fit, so the node stays busy and the
+number of running pods stays bounded. Each scenario is run by the real
+command line in a child process, ``podnuma simulate FILE -o FORMAT``, its
+output written to a file; the table gives per size the wall time, the
+child's peak resident memory and the output size. Linear cost shows as a
+constant time per step and a peak memory that does not grow with N.
+
+A benchmark, not a test.
+
+    python bench/bench_scaling.py [--sizes 1000,10000,100000] [-o json|yaml|table]
+        [--topology-policy POLICY] [--memory-static] [--timeout SECONDS]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections import deque
+from pathlib import Path
+from typing import Any
+
+SIZES = (1, 2, 4, 8, 3, 16, 2, 6, 1, 12)
+NODE = {
+    "synthetic": {
+        "sockets": 2,
+        "numaNodesPerSocket": 4,
+        "coresPerNumaNode": 16,
+        "threadsPerCore": 2,
+        "memoryPerNumaNode": "256Gi",
+    }
+}
+FREE_CPUS = 256 - 2
+
+
+def _pod(i: int, cpus: int) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": f"bench-{i}", "namespace": "bench", "uid": f"uid-{i:07d}"},
+        "spec": {
+            "containers": [
+                {"name": "app", "resources": {"limits": {"cpu": str(cpus), "memory": "1Gi"}}}
+            ]
+        },
+    }
+
+
+def scenario(steps: int, kubelet_config: dict[str, Any]) -> dict[str, Any]:
+    """A scenario of exactly ``steps`` steps (adds and removals)."""
+    out: list[dict[str, Any]] = []
+    running: deque[tuple[str, int]] = deque()
+    free = FREE_CPUS
+    i = 0
+    while len(out) < steps:
+        size = SIZES[i % len(SIZES)]
+        if free < size and running:
+            uid, n = running.popleft()
+            out.append({"removePod": uid})
+            free += n
+            continue
+        out.append({"addPod": _pod(i, size)})
+        running.append((f"uid-{i:07d}", size))
+        free -= size
+        i += 1
+    return {
+        "apiVersion": "podnuma.io/v1",
+        "kind": "Scenario",
+        "node": NODE,
+        "kubeletConfig": kubelet_config,
+        "steps": out,
+    }
+
+
+def run_one(path: Path, output: str, timeout: float) -> tuple[float, int, int] | None:
+    """(seconds, peak RSS bytes, output bytes) of one ``simulate`` run, or
+    ``None`` if it ran past ``timeout``."""
+    out_path = path.with_suffix(f".out.{output}")
+    with out_path.open("wb") as sink:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "podnuma.cli", "simulate", str(path), "-o", output],
+            stdout=sink,
+        )
+        deadline = t0 + timeout
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.perf_counter() > deadline:
+                proc.kill()
+                proc.wait()
+                return None
+            time.sleep(0.05)
+        seconds = time.perf_counter() - t0
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"simulate failed on {path} (exit {os.waitstatus_to_exitcode(status)})")
+    size = out_path.stat().st_size
+    out_path.unlink()
+    return seconds, usage.ru_maxrss * 1024, size
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default="1000,10000,100000")
+    ap.add_argument("-o", "--output", default="json", choices=("json", "yaml", "table"))
+    ap.add_argument("--topology-policy", default="none")
+    ap.add_argument("--memory-static", action="store_true")
+    ap.add_argument("--timeout", type=float, default=1800.0, help="per size, seconds")
+    args = ap.parse_args()
+    config: dict[str, Any] = {
+        "cpuManagerPolicy": "static",
+        "reservedSystemCPUs": "0,128",
+        "topologyManagerPolicy": args.topology_policy,
+    }
+    if args.memory_static:
+        config["memoryManagerPolicy"] = "Static"
+        config["reservedMemory"] = [{"numaNode": 0, "limits": {"memory": "100Mi"}}]
+    sizes = [int(s) for s in args.sizes.split(",") if s]
+    print(f"podnuma simulate -o {args.output}; topology policy {args.topology_policy}; "
+          f"memory manager {'Static' if args.memory_static else 'None'}")
+    print(f"{'steps':>8} {'seconds':>9} {'us/step':>8} {'peak RSS':>10} {'output':>10}")
+    with tempfile.TemporaryDirectory(prefix="bench-scaling-") as tmp:
+        for n in sizes:
+            path = Path(tmp) / f"scenario-{n}.json"
+            path.write_text(json.dumps(scenario(n, config)))
+            res = run_one(path, args.output, args.timeout)
+            path.unlink()
+            if res is None:
+                print(f"{n:>8} {'> ' + str(int(args.timeout)) + ' s':>9}   (stopped)")
+                continue
+            seconds, rss, size = res
+            print(f"{n:>8} {seconds:>9.2f} {seconds / n * 1e6:>8.0f} "
+                  f"{rss / 2**20:>8.0f} MB {size / 2**20:>7.1f} MB", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,162 @@
+"""A pod as written vs its other form (KEP-5526).
+
+For a per-container pod the other form is its pod-level form
+(``spec.resources`` = the pod budget, exclusive slices kept for the main
+containers, sidecars and small containers on the pod shared pool; rules in
+``podnuma.analysis.rewrite``); for a pod-level pod it is the per-container
+form (every container with its own share). Both forms run under topology
+scope ``pod`` and ``container`` with the user's node and configuration
+(topology policy kept; the pod-level form with the PodLevelResources and
+PodLevelResourceManagers gates forced on, which the output says), each on
+an empty node: QoS, admission, exclusive CPUs, pod shared pool, containers
+on the node shared pool, CPUs only sidecars use, NUMA nodes, and density
+(copies admitted until the first rejection).
+
+:func:`compare_pod` is pure; :mod:`podnuma.render.compare` draws the table
+and :mod:`podnuma.cli.compare` is the command.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from podnuma.analysis.measure import Measurement, measure_manifest, variant_config
+from podnuma.analysis.rewrite import Rewrite, has_pod_level_resources, other_form, sidecar_names
+from podnuma.api.kubeletconfig import KubeletConfig
+from podnuma.api.pod import parse_pod
+from podnuma.errors import InputError
+from podnuma.machine.topology import Machine
+
+__all__ = ["FORM_NAMES", "SCOPES", "Comparison", "compare_pod", "comparison_document"]
+
+#: the forms of a pod as people call them
+FORM_NAMES = {"perContainer": "per-container", "podLevel": "pod-level"}
+
+SCOPES = ("pod", "container")
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Both forms of one pod, measured under both scopes.
+
+    ``runs`` are ordered per-container form (pod, container scope), then
+    pod-level form (pod, container scope).
+    """
+
+    pod: str
+    written: str  # "perContainer" or "podLevel": the form the file holds
+    rewrite: Rewrite
+    runs: tuple[Measurement, ...]
+    notes: tuple[str, ...]
+    original: Mapping[str, Any]
+
+    def run(self, form: str, scope: str) -> Measurement:
+        for m in self.runs:
+            if m.label == form and m.scope == scope:
+                return m
+        raise KeyError((form, scope))
+
+
+def compare_pod(
+    doc: Mapping[str, Any], machine: Machine, config: KubeletConfig, *, cap: int = 512
+) -> Comparison:
+    """Measure ``doc`` and its other form under scopes pod and container.
+
+    Raises ``InputError`` (the manifest is not a valid Pod; paths relative
+    to ``doc``) or ``KubeletStartupError`` (the configuration cannot run).
+    """
+    if not isinstance(doc, Mapping):
+        raise InputError("a Pod manifest must be a mapping")
+    kind = doc.get("kind")
+    if kind is not None and kind != "Pod":
+        raise InputError(f"not a Pod (kind {kind!r})", path="kind")
+    plrm_cfg, forced = variant_config(config, scope=config.topology_manager_scope, pod_level=True)
+    pod = parse_pod(doc, gates=plrm_cfg.feature_gates)
+    written = "podLevel" if has_pod_level_resources(doc) else "perContainer"
+    rewrite = other_form(doc, pod)
+    forms: dict[str, Mapping[str, Any]] = {written: doc, rewrite.direction: rewrite.manifest}
+    sidecars = sidecar_names(pod)
+
+    notes: list[str] = []
+    if forced:
+        notes.append(
+            "pod-level form measured with feature gate(s) "
+            + ", ".join(f"{g}=true" for g in forced)
+            + " forced on (PodLevelResourceManagers is off by default in v1.37)"
+        )
+    if config.topology_manager_policy == "none":
+        notes.append(
+            "topology policy none: the kubelet aligns nothing and the scope makes no difference"
+        )
+    if config.cpu_manager_policy != "static":
+        notes.append(f"CPU manager policy {config.cpu_manager_policy}: no exclusive CPUs at all")
+    notes.append(
+        f"topology policy {config.topology_manager_policy} kept; scope set to pod and to container "
+        f"(configured: {config.topology_manager_scope})"
+    )
+
+    runs: list[Measurement] = []
+    for form in ("perContainer", "podLevel"):
+        for scope in SCOPES:
+            try:
+                m = measure_manifest(
+                    machine, config, forms[form], label=form, scope=scope,
+                    pod_level=(form == "podLevel"), sidecars=sidecars, cap=cap,
+                )
+            except InputError as e:
+                if form == written:
+                    raise
+                raise InputError(f"the derived {form} form is not a valid pod: {e}") from None
+            runs.append(m)
+    notes.extend(rejection_notes(runs))
+    return Comparison(
+        pod=pod.ref,
+        written=written,
+        rewrite=rewrite,
+        runs=tuple(runs),
+        notes=tuple(notes) + rewrite.notes,
+        original=doc,
+    )
+
+
+#: Rejections that just mean "the node is full".
+CAPACITY_REASONS = frozenset({"OutOfcpu", "OutOfmemory", "OutOfpods", "TopologyAffinityError"})
+
+def rejection_notes(runs: list[Measurement]) -> list[str]:
+    """Explain rejections (of the pod or of a later copy) that are not the
+    node simply being full."""
+    out: list[str] = []
+    for m in runs:
+        if m.startup_error is not None:
+            continue
+        which = f"{FORM_NAMES[m.label]} / scope {m.scope}"
+        reason, message = m.density_stop, m.density_stop_message
+        copy = f"copy {m.density + 1}" if m.admitted else "the pod"
+        if reason is None or reason in CAPACITY_REASONS and m.admitted:
+            continue
+        out.append(f"{which}: {copy} rejected: {reason}: {message}")
+    return out
+
+
+# --------------------------------------------------------------------------
+# output
+
+
+def comparison_document(c: Comparison) -> dict[str, Any]:
+    return {
+        "pod": c.pod,
+        "asWritten": c.written,
+        "derived": {
+            "form": c.rewrite.direction,
+            "budget": {k: dict(v) for k, v in c.rewrite.budget.items()},
+            "containers": [
+                {"name": p.name, "type": p.type, "role": p.role, "why": p.why}
+                for p in c.rewrite.containers
+            ],
+            "manifest": c.rewrite.manifest,
+        },
+        "runs": [m.as_dict() for m in c.runs],
+        "notes": list(c.notes),
+    }

@@ -1,0 +1,568 @@
+"""Rewriting a Pod between its per-container and its pod-level form (KEP-5526).
+
+Pure functions on Pod manifests (plain mappings, as loaded from YAML/JSON)
+and their parsed :class:`~podnuma.api.pod.Pod`. No I/O. Used by
+``podnuma compare`` and ``podnuma advise``; the engine (``measure.py``)
+then says what each form gets on a node.
+
+Per-container -> pod-level (:func:`to_pod_level`):
+
+* ``spec.resources`` = the pod's effective requests (the kubelet's
+  ``PodRequests`` sidecar formula over the containers as written, no
+  overhead) for ``cpu``, ``memory`` and every ``hugepages-*``; a limit for
+  cpu/memory only when every container has one (as the API server would
+  default it), hugepage limits = the aggregated hugepage limits.
+* When the pod-level form is Guaranteed, a non-integer CPU budget is rounded
+  up to whole CPUs (the kubelet pins no CPUs for a fractional pod budget).
+* A container keeps its exclusive slice (its resources, as written) when it
+  is Guaranteed-equivalent with a whole number of CPUs (>= 1) and is not a
+  sidecar; the annotations below override that. Every other container loses
+  its ``cpu``, ``memory`` and ``hugepages-*`` requests/limits (other
+  resources, e.g. devices and ephemeral-storage, stay) and runs on the pod
+  shared pool.
+* Sidecars are restartable init containers (``restartPolicy: Always``) and
+  the app containers the pod names in the annotation
+  ``podnuma.io/sidecars: "a,b"``.
+* Overrides: ``podnuma.io/exclusive: "a,b"`` keeps those containers'
+  resources; ``podnuma.io/exclusive.NAME: "true"|"false"`` keeps / moves
+  container NAME.
+* The kubelet rejects a pod-level pod whose exclusive containers take the
+  whole budget of a resource while shared containers exist (``>=``). The
+  rewrite then grows that budget (1 CPU, 1Mi of memory, one huge page) and
+  says so.
+
+Pod-level -> per-container (:func:`to_per_container`): ``spec.resources`` is
+removed; containers that set a resource keep it; the rest of each budget
+(budget minus the long-running containers that set it) is split evenly
+among the app containers and sidecars that do not set it (CPU in
+millicores, memory in bytes, huge pages in pages); a regular init container
+without it gets the budget minus the sidecars declared before it.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from podnuma.api.pod import Container, Pod
+from podnuma.api.qos import is_container_equivalent_qos_guaranteed
+from podnuma.api.quantity import Quantity, QuantityError, parse_quantity
+from podnuma.api.resources import (
+    aggregate_limits_of,
+    aggregate_requests_of,
+    is_hugepage_resource,
+    is_supported_pod_level_resource,
+)
+
+__all__ = [
+    "ANNOTATION_EXCLUSIVE",
+    "ANNOTATION_SIDECARS",
+    "ContainerPlan",
+    "Direction",
+    "Rewrite",
+    "has_pod_level_resources",
+    "sidecar_names",
+    "exclusive_override",
+    "has_whole_cpus",
+    "to_pod_level",
+    "to_per_container",
+    "other_form",
+]
+
+ANNOTATION_EXCLUSIVE = "podnuma.io/exclusive"
+ANNOTATION_SIDECARS = "podnuma.io/sidecars"
+
+Direction = Literal["podLevel", "perContainer"]
+Role = Literal["exclusive", "shared"]
+
+_MI = 1 << 20
+
+
+@dataclass(frozen=True)
+class ContainerPlan:
+    """What the rewrite does with one container."""
+
+    name: str
+    type: str  # init / sidecar / app
+    role: Role  # keeps its own resources, or runs on the (pod) shared pool
+    why: str
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """A pod in its other form: the new manifest, what happened to each
+    container, and notes (roundings, budget adjustments, warnings)."""
+
+    direction: Direction
+    manifest: dict[str, Any]
+    containers: tuple[ContainerPlan, ...]
+    notes: tuple[str, ...]
+    budget: Mapping[str, Mapping[str, str]]  # {"requests": {...}, "limits": {...}} (pod-level form)
+
+
+# --------------------------------------------------------------------------
+# classification
+
+
+def has_pod_level_resources(doc: Mapping[str, Any]) -> bool:
+    """The manifest sets pod-level requests or limits (cpu/memory/hugepages),
+    whatever the feature gates say."""
+    spec = doc.get("spec")
+    if not isinstance(spec, Mapping):
+        return False
+    res = spec.get("resources")
+    if not isinstance(res, Mapping):
+        return False
+    for key in ("requests", "limits"):
+        part = res.get(key)
+        if isinstance(part, Mapping) and any(
+            isinstance(k, str) and is_supported_pod_level_resource(k) for k in part
+        ):
+            return True
+    return False
+
+
+def _name_list(text: str) -> list[str]:
+    return [n.strip() for n in text.split(",") if n.strip()]
+
+
+def sidecar_names(pod: Pod) -> frozenset[str]:
+    """Restartable init containers, plus the containers named by the
+    ``podnuma.io/sidecars`` annotation."""
+    names = {c.name for c in pod.init_containers if c.is_sidecar}
+    names |= set(_name_list(pod.annotations.get(ANNOTATION_SIDECARS, "")))
+    return frozenset(n for n in names if pod.has_container(n))
+
+
+def exclusive_override(pod: Pod, name: str) -> bool | None:
+    """The annotations' say on container ``name``: keep (True), move to the
+    shared pool (False), or nothing (None)."""
+    per = pod.annotations.get(f"{ANNOTATION_EXCLUSIVE}.{name}")
+    if per is not None:
+        low = per.strip().lower()
+        if low in ("true", "yes", "1"):
+            return True
+        if low in ("false", "no", "0"):
+            return False
+    if name in _name_list(pod.annotations.get(ANNOTATION_EXCLUSIVE, "")):
+        return True
+    return None
+
+
+def _annotation_warnings(pod: Pod) -> list[str]:
+    out: list[str] = []
+    for key, value in pod.annotations.items():
+        if key in (ANNOTATION_EXCLUSIVE, ANNOTATION_SIDECARS):
+            for n in _name_list(value):
+                if not pod.has_container(n):
+                    out.append(f"annotation {key} names {n!r}, which is not a container of the pod")
+        elif key.startswith(ANNOTATION_EXCLUSIVE + "."):
+            n = key[len(ANNOTATION_EXCLUSIVE) + 1:]
+            if not pod.has_container(n):
+                out.append(f"annotation {key} names {n!r}, which is not a container of the pod")
+            elif value.strip().lower() not in ("true", "false", "yes", "no", "1", "0"):
+                out.append(f"annotation {key}: expected \"true\" or \"false\", found {value!r} (ignored)")
+    return out
+
+
+def has_whole_cpus(container: Container) -> bool:
+    """Guaranteed-equivalent with an integer CPU count >= 1: the static CPU
+    policy gives such a container exclusive CPUs."""
+    if not is_container_equivalent_qos_guaranteed(container):
+        return False
+    cpu = container.requests.get("cpu")
+    return cpu is not None and cpu.milli_value() >= 1000 and cpu.milli_value() % 1000 == 0
+
+
+def _decide(pod: Pod, c: Container, sidecars: frozenset[str]) -> ContainerPlan:
+    override = exclusive_override(pod, c.name)
+    is_sidecar = c.name in sidecars
+    if override is True:
+        why = "marked exclusive by annotation"
+        if not has_whole_cpus(c):
+            why += " (no whole CPUs: it can get exclusive memory, not exclusive CPUs)"
+        return ContainerPlan(c.name, c.kind, "exclusive", why)
+    if override is False:
+        return ContainerPlan(c.name, c.kind, "shared", "marked shared by annotation")
+    if is_sidecar:
+        return ContainerPlan(c.name, c.kind, "shared", "sidecar")
+    if has_whole_cpus(c):
+        return ContainerPlan(c.name, c.kind, "exclusive", "requests whole CPUs (requests == limits)")
+    if not c.requests and not c.limits:
+        return ContainerPlan(c.name, c.kind, "shared", "no resources")
+    if not is_container_equivalent_qos_guaranteed(c):
+        return ContainerPlan(c.name, c.kind, "shared", "requests != limits")
+    return ContainerPlan(c.name, c.kind, "shared", "less than one whole CPU / fractional CPU")
+
+
+# --------------------------------------------------------------------------
+# manifest editing helpers
+
+
+def _container_docs(manifest: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Container name -> its mapping inside ``manifest`` (init and app)."""
+    spec = manifest.get("spec") or {}
+    out: dict[str, dict[str, Any]] = {}
+    for key in ("initContainers", "containers"):
+        for raw in spec.get(key) or ():
+            if isinstance(raw, dict) and isinstance(raw.get("name"), str):
+                out[raw["name"]] = raw
+    return out
+
+
+def _strip_pod_level_resources(ctr: dict[str, Any]) -> None:
+    res = ctr.get("resources")
+    if not isinstance(res, dict):
+        return
+    for key in ("requests", "limits"):
+        part = res.get(key)
+        if isinstance(part, dict):
+            for name in [n for n in part if isinstance(n, str) and is_supported_pod_level_resource(n)]:
+                del part[name]
+            if not part:
+                del res[key]
+    if not res:
+        del ctr["resources"]
+
+
+def _set_resource(ctr: dict[str, Any], section: str, name: str, value: str) -> None:
+    res = ctr.get("resources")
+    if not isinstance(res, dict):
+        res = {}
+        ctr["resources"] = res
+    part = res.get(section)
+    if not isinstance(part, dict):
+        part = {}
+        res[section] = part
+    part[name] = value
+
+
+def _page_size(name: str) -> int:
+    try:
+        return parse_quantity(name[len("hugepages-"):]).value()
+    except QuantityError:
+        return 1
+
+
+def _cpu_text(milli: int) -> str:
+    return str(milli // 1000) if milli % 1000 == 0 else f"{milli}m"
+
+
+def _bytes_text(n: int) -> str:
+    return str(Quantity.from_int(n, binary=True))
+
+
+def _fmt(name: str, q: Quantity) -> str:
+    if name == "cpu":
+        return _cpu_text(q.milli_value())
+    return _bytes_text(q.value())
+
+
+def _amount(name: str, q: Quantity) -> int:
+    return q.milli_value() if name == "cpu" else q.value()
+
+
+def clean_server_fields(manifest: dict[str, Any]) -> list[str]:
+    """Drop what the API server and the scheduler set (a rewrite is a new
+    manifest): ``status``, ``spec.nodeName`` and the server's metadata."""
+    dropped: list[str] = []
+    spec = manifest.get("spec")
+    if isinstance(spec, dict) and "nodeName" in spec:
+        del spec["nodeName"]
+        dropped.append("spec.nodeName")
+    if "status" in manifest:
+        del manifest["status"]
+        dropped.append("status")
+    meta = manifest.get("metadata")
+    if isinstance(meta, dict):
+        for key in ("uid", "resourceVersion", "creationTimestamp", "managedFields",
+                    "generation", "selfLink"):
+            if key in meta:
+                del meta[key]
+                dropped.append(f"metadata.{key}")
+    return dropped
+
+
+# --------------------------------------------------------------------------
+# per-container -> pod-level
+
+
+def to_pod_level(
+    doc: Mapping[str, Any], pod: Pod, *, shared_pool_cpus: int | None = None
+) -> Rewrite:
+    """The pod-level form of a per-container pod (rules in the module doc).
+
+    ``pod`` is ``doc`` parsed (``parse_pod``); ``doc`` is not modified.
+    ``shared_pool_cpus`` sizes the pod shared pool: the CPU budget becomes the
+    exclusive slices of the long-running containers plus that many CPUs
+    (never less than an exclusive regular init container needs). By default
+    the budget keeps the pod's effective CPU request.
+    """
+    notes: list[str] = _annotation_warnings(pod)
+    sidecars = sidecar_names(pod)
+    plans = tuple(_decide(pod, c, sidecars) for c in pod.all_containers())
+    role = {p.name: p.role for p in plans}
+
+    requests = aggregate_requests_of(pod.init_containers, pod.containers)
+    limits = aggregate_limits_of(pod.init_containers, pod.containers)
+    everyone = pod.all_containers()
+    budget_req: dict[str, int] = {}
+    budget_lim: dict[str, int] = {}
+    for name, q in requests.items():
+        if is_supported_pod_level_resource(name) and q.sign() > 0:
+            budget_req[name] = _amount(name, q)
+    for name, q in limits.items():
+        if not is_supported_pod_level_resource(name) or q.sign() <= 0:
+            continue
+        if is_hugepage_resource(name) or all(name in c.limits for c in everyone):
+            budget_lim[name] = _amount(name, q)
+
+    guaranteed = all(
+        name in budget_req and budget_lim.get(name) == budget_req[name] for name in ("cpu", "memory")
+    )
+    if guaranteed and shared_pool_cpus is not None:
+        sized = _sized_cpu_budget(pod, role, shared_pool_cpus)
+        if sized != budget_req["cpu"]:
+            notes.append(
+                f"pod-level CPU budget set to {_cpu_text(sized)} (was {_cpu_text(budget_req['cpu'])}): "
+                f"the exclusive slices plus a pod shared pool of {shared_pool_cpus} CPU(s)"
+            )
+            budget_req["cpu"] = budget_lim["cpu"] = sized
+    if guaranteed and budget_req["cpu"] % 1000:
+        rounded = (budget_req["cpu"] + 999) // 1000 * 1000
+        notes.append(
+            f"pod-level CPU budget rounded up from {_cpu_text(budget_req['cpu'])} to "
+            f"{_cpu_text(rounded)}: the kubelet pins no CPUs for a fractional pod budget"
+        )
+        budget_req["cpu"] = budget_lim["cpu"] = rounded
+    if guaranteed:
+        _fill_shared_pools(pod, role, budget_req, budget_lim, notes)
+
+    manifest = copy.deepcopy(dict(doc))
+    dropped = clean_server_fields(manifest)
+    if dropped:
+        notes.append("dropped server-set fields: " + ", ".join(dropped))
+    docs = _container_docs(manifest)
+    for p in plans:
+        if p.role == "shared" and p.name in docs:
+            _strip_pod_level_resources(docs[p.name])
+
+    spec = manifest.setdefault("spec", {})
+    res: dict[str, Any] = {}
+    if budget_req:
+        res["requests"] = {n: _text(n, v) for n, v in _ordered(budget_req)}
+    if budget_lim:
+        res["limits"] = {n: _text(n, v) for n, v in _ordered(budget_lim)}
+    # spec.resources goes first in spec, where people look for it.
+    new_spec = {"resources": res}
+    new_spec.update((k, v) for k, v in spec.items() if k != "resources")
+    manifest["spec"] = new_spec
+    if not guaranteed:
+        notes.append(
+            "the pod-level form is not Guaranteed (pod-level requests != limits): "
+            "the kubelet reserves no CPUs or memory for it"
+        )
+    return Rewrite(
+        direction="podLevel",
+        manifest=manifest,
+        containers=plans,
+        notes=tuple(notes),
+        budget={"requests": dict(res.get("requests", {})), "limits": dict(res.get("limits", {}))},
+    )
+
+
+def _sized_cpu_budget(pod: Pod, role: Mapping[str, str], shared_pool_cpus: int) -> int:
+    """Millicores: the exclusive CPUs of the long-running containers (app
+    containers and sidecars that keep a slice) plus the shared pool; at least
+    what each exclusive regular init container needs beside the exclusive
+    sidecars declared before it."""
+
+    def exclusive_milli(c: Container) -> int:
+        if role.get(c.name) != "exclusive" or not has_whole_cpus(c):
+            return 0
+        return c.requests["cpu"].milli_value()
+
+    sidecars_before = 0
+    need_init = 0
+    for c in pod.init_containers:
+        if c.kind == "sidecar":
+            sidecars_before += exclusive_milli(c)
+        else:
+            need_init = max(need_init, sidecars_before + exclusive_milli(c))
+    long_running = sidecars_before + sum(exclusive_milli(c) for c in pod.containers)
+    return max(long_running + shared_pool_cpus * 1000, need_init)
+
+
+def _ordered(values: Mapping[str, int]) -> list[tuple[str, int]]:
+    order = {"cpu": 0, "memory": 1}
+    return sorted(values.items(), key=lambda kv: (order.get(kv[0], 2), kv[0]))
+
+
+def _text(name: str, amount: int) -> str:
+    return _cpu_text(amount) if name == "cpu" else _bytes_text(amount)
+
+
+def _fill_shared_pools(
+    pod: Pod,
+    role: Mapping[str, Role],
+    budget_req: dict[str, int],
+    budget_lim: dict[str, int],
+    notes: list[str],
+) -> None:
+    """Grow a budget the kubelet would find too small (``validatePodScopeResources``
+    of the CPU and memory managers, on the rewritten containers)."""
+
+    def exclusive_amount(c: Container, name: str) -> int:
+        if role[c.name] != "exclusive" or not is_container_equivalent_qos_guaranteed(c):
+            return 0
+        if name == "cpu" and not has_whole_cpus(c):
+            return 0
+        q = c.requests.get(name)
+        return 0 if q is None else _amount(name, q)
+
+    def is_shared(c: Container, name: str) -> bool:
+        # CPU manager: no exclusive CPUs; memory manager: no memory blocks of
+        # its own at all (a kept container without huge pages is not shared).
+        if name == "cpu":
+            return exclusive_amount(c, name) == 0
+        return role[c.name] != "exclusive" or not is_container_equivalent_qos_guaranteed(c)
+
+    for name in list(budget_req):
+        budget = budget_req[name]
+        need = budget
+        sidecar_sum = 0
+        shared_long_running = False
+        for c in pod.init_containers:
+            amount = exclusive_amount(c, name)
+            if not c.is_sidecar:
+                if amount:
+                    need = max(need, sidecar_sum + amount)
+                else:
+                    need = max(need, sidecar_sum + _unit(name))
+                continue
+            if is_shared(c, name):
+                shared_long_running = True
+            sidecar_sum += amount
+        long_running = sidecar_sum + sum(exclusive_amount(c, name) for c in pod.containers)
+        if any(is_shared(c, name) for c in pod.containers):
+            shared_long_running = True
+        if shared_long_running:
+            need = max(need, long_running + _unit(name))
+        if need > budget:
+            added = need - budget
+            notes.append(
+                f"pod-level {name} budget raised from {_text(name, budget)} to {_text(name, need)} "
+                f"(+{_text(name, added)}): the kubelet rejects a pod whose exclusive containers "
+                f"take the whole budget while containers on the pod shared pool need it"
+            )
+            budget_req[name] = need
+            if name in budget_lim:
+                budget_lim[name] = max(budget_lim[name], need)
+
+
+def _unit(name: str) -> int:
+    if name == "cpu":
+        return 1000
+    if is_hugepage_resource(name):
+        return _page_size(name)
+    return _MI
+
+
+# --------------------------------------------------------------------------
+# pod-level -> per-container
+
+
+def _split(total: int, n: int) -> list[int]:
+    base, extra = divmod(total, n)
+    return [base + (1 if i < extra else 0) for i in range(n)]
+
+
+def to_per_container(doc: Mapping[str, Any], pod: Pod) -> Rewrite:
+    """The per-container form of a pod-level pod (rules in the module doc)."""
+    assert pod.resources is not None
+    notes: list[str] = []
+    manifest = copy.deepcopy(dict(doc))
+    dropped = clean_server_fields(manifest)
+    if dropped:
+        notes.append("dropped server-set fields: " + ", ".join(dropped))
+    spec = manifest.setdefault("spec", {})
+    spec.pop("resources", None)
+    docs = _container_docs(manifest)
+    long_running: list[Container] = [c for c in pod.init_containers if c.is_sidecar] + list(pod.containers)
+    given: dict[str, set[str]] = {c.name: set() for c in pod.all_containers()}
+
+    for section, budget_map in (("requests", pod.resources.requests), ("limits", pod.resources.limits)):
+        for name, q in budget_map.items():
+            if not is_supported_pod_level_resource(name):
+                continue
+            total = _amount(name, q)
+
+            def own(c: Container, name: str = name, section: str = section) -> int | None:
+                m = c.requests if section == "requests" else c.limits
+                v = m.get(name)
+                return None if v is None else _amount(name, v)
+
+            takers = [c for c in long_running if own(c) is None]
+            fixed = sum(own(c) or 0 for c in long_running)
+            pool = total - fixed
+            shares: dict[str, int] = {}
+            if takers:
+                if pool <= 0:
+                    notes.append(
+                        f"no {name} {section} left for {', '.join(c.name for c in takers)} "
+                        f"(budget {_text(name, total)}, taken by containers that set it): "
+                        "they get none"
+                    )
+                else:
+                    unit = 1 if name == "cpu" else (_page_size(name) if is_hugepage_resource(name) else 1)
+                    units = _split(pool // unit, len(takers))
+                    for c, u in zip(takers, units, strict=True):
+                        if u > 0:
+                            shares[c.name] = u * unit
+            # regular init containers without the resource: the budget minus
+            # the sidecars declared before them
+            sidecars_before = 0
+            for c in pod.init_containers:
+                if c.is_sidecar:
+                    mine = own(c)
+                    sidecars_before += mine if mine is not None else shares.get(c.name, 0)
+                    continue
+                if own(c) is None and total - sidecars_before > 0:
+                    shares[c.name] = total - sidecars_before
+            for cname, amount in shares.items():
+                if cname in docs:
+                    _set_resource(docs[cname], section, name, _text(name, amount))
+                    given[cname].add(name)
+
+    plans: list[ContainerPlan] = []
+    for c in pod.all_containers():
+        if given[c.name]:
+            plans.append(ContainerPlan(c.name, c.kind, "shared",
+                                       "gets a share of the pod budget: " + ", ".join(sorted(given[c.name]))))
+        else:
+            plans.append(ContainerPlan(c.name, c.kind, "exclusive", "keeps its own resources"))
+    if any(given.values()):
+        notes.append(
+            "containers without their own resources get an equal share of the pod budget left "
+            "after the containers that set them"
+        )
+    return Rewrite(
+        direction="perContainer",
+        manifest=manifest,
+        containers=tuple(plans),
+        notes=tuple(notes),
+        budget={
+            "requests": {n: _fmt(n, q) for n, q in pod.resources.requests.items()},
+            "limits": {n: _fmt(n, q) for n, q in pod.resources.limits.items()},
+        },
+    )
+
+
+def other_form(doc: Mapping[str, Any], pod: Pod) -> Rewrite:
+    """The pod-level form of a per-container pod, or the per-container form
+    of a pod-level pod."""
+    if pod.resources is not None and has_pod_level_resources(doc):
+        return to_per_container(doc, pod)
+    return to_pod_level(doc, pod)

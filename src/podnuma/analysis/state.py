@@ -1,0 +1,388 @@
+"""What a kubelet state directory says, and where it contradicts itself.
+
+From the decoded ``cpu_manager_state`` and ``memory_manager_state``
+(:mod:`podnuma.inputs.state`): per pod and container the CPUs, the NUMA
+nodes (of the memory blocks; of the CPUs too when the machine is known)
+and the memory blocks, names joined from a pods dump, and the
+inconsistencies the kubelet's own bookkeeping rules out:
+
+- ``cpu-overlap``: a CPU in the exclusive sets of two different pods (the
+  containers of one pod may share: init containers' CPUs are reused, and a
+  pod's shared pool is common to its containers);
+- ``cpu-in-default-set``: a CPU both assigned and in the default set;
+- ``cpu-outside-pod-budget``: a container of a pod with a pod-level CPU set
+  holding CPUs outside it;
+- ``memory-table``: a NUMA node's table not adding up (``allocatable =
+  reserved + free``; ``total = systemReserved + allocatable`` plus, for
+  ``memory``, the node's hugepage pools);
+- ``memory-reserved``: per memory type, the nodes' ``reserved`` not equal to
+  the blocks held (a pod's pod-level blocks, else its containers' blocks);
+- ``memory-unknown-node``: a block on a NUMA node the machine state lacks;
+- ``pod-not-in-dump``: an entry of a pod the dump does not list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from podnuma.cm.memorymanager.state import Block
+from podnuma.inputs.discover.export import bytes_quantity
+from podnuma.inputs.state import PodRef, StateFiles
+from podnuma.machine.cpuset import CPUSet
+from podnuma.machine.topology import Machine
+
+__all__ = ["ContainerState", "PodState", "Issue", "StateReport", "inspect_state"]
+
+
+@dataclass(frozen=True)
+class ContainerState:
+    name: str
+    cpus: CPUSet | None
+    memory: tuple[Block, ...]
+    numa_nodes: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class PodState:
+    uid: str
+    ref: PodRef | None
+    cpus: CPUSet | None  # the pod-level set (podEntries)
+    memory: tuple[Block, ...]  # the pod-level blocks
+    containers: tuple[ContainerState, ...]
+
+
+@dataclass(frozen=True)
+class Issue:
+    kind: str
+    message: str
+    pod_uid: str | None = None
+
+
+@dataclass(frozen=True)
+class StateReport:
+    files: StateFiles
+    pods: tuple[PodState, ...]
+    issues: tuple[Issue, ...]
+    default_cpuset: CPUSet | None
+    machine: Machine | None = None
+    pods_dump: Mapping[str, PodRef] | None = field(default=None, repr=False)
+
+
+def _numa(blocks: tuple[Block, ...], cpus: CPUSet | None, machine: Machine | None) -> tuple[int, ...]:
+    nodes = {n for b in blocks for n in b.numa_affinity}
+    if cpus is not None and machine is not None:
+        topo = machine.topology
+        nodes |= {topo.cpu_numa_node_id(c) for c in cpus if c in topo.cpu_info}
+    return tuple(sorted(nodes))
+
+
+def _fmt_bytes(value: int) -> str:
+    for unit, suffix in ((1 << 30, "Gi"), (1 << 20, "Mi"), (1 << 10, "Ki")):
+        if value and value % unit == 0:
+            return f"{value // unit}{suffix}"
+    return str(value)
+
+
+def _cpu_issues(files: StateFiles, issues: list[Issue]) -> None:
+    cpu = files.cpu
+    if cpu is None:
+        return
+    owner: dict[int, str] = {}
+    sets: list[tuple[str, str, CPUSet]] = []
+    for uid in sorted(cpu.entries):
+        for name in sorted(cpu.entries[uid]):
+            sets.append((uid, f"container {name!r} of pod {uid}", cpu.entries[uid][name]))
+    for uid in sorted(cpu.pod_entries):
+        sets.append((uid, f"the pod-level set of pod {uid}", cpu.pod_entries[uid]))
+    reported: set[tuple[str, str]] = set()
+    for uid, what, cpus in sets:
+        for c in cpus:
+            first = owner.get(c)
+            if first is None:
+                owner[c] = uid
+                continue
+            if first != uid and (first, uid) not in reported:
+                reported.add((first, uid))
+                both = CPUSet(
+                    x for x in cpus if owner.get(x) == first
+                )
+                issues.append(
+                    Issue(
+                        "cpu-overlap",
+                        f"CPUs {both} are exclusive to pod {first} and to {what}",
+                        uid,
+                    )
+                )
+        shared = cpus.intersection(cpu.default_cpuset)
+        if shared:
+            issues.append(
+                Issue("cpu-in-default-set", f"CPUs {shared} of {what} are also in the default set", uid)
+            )
+    for uid, budget in sorted(cpu.pod_entries.items()):
+        for name, cpus in sorted(cpu.entries.get(uid, {}).items()):
+            outside = cpus.difference(budget)
+            if outside:
+                issues.append(
+                    Issue(
+                        "cpu-outside-pod-budget",
+                        f"container {name!r} of pod {uid} holds CPUs {outside} outside its pod's set {budget}",
+                        uid,
+                    )
+                )
+
+
+def _memory_issues(files: StateFiles, issues: list[Issue]) -> None:
+    mem = files.memory
+    if mem is None or not mem.machine_state:
+        return
+    reserved: dict[str, int] = {}
+    for nid in sorted(mem.machine_state):
+        node = mem.machine_state[nid]
+        hugepages_total = sum(t.total for name, t in node.memory_map.items() if name != "memory")
+        for name in sorted(node.memory_map):
+            t = node.memory_map[name]
+            reserved[name] = reserved.get(name, 0) + t.reserved
+            if t.allocatable != t.reserved + t.free:
+                issues.append(
+                    Issue(
+                        "memory-table",
+                        f"NUMA node {nid} {name}: allocatable {t.allocatable} != reserved "
+                        f"{t.reserved} + free {t.free}",
+                    )
+                )
+            extra = hugepages_total if name == "memory" else 0
+            if t.total != t.system_reserved + t.allocatable + extra:
+                pools = f" + hugepage pools {extra}" if extra else ""
+                issues.append(
+                    Issue(
+                        "memory-table",
+                        f"NUMA node {nid} {name}: total {t.total} != systemReserved "
+                        f"{t.system_reserved} + allocatable {t.allocatable}{pools}",
+                    )
+                )
+    held: dict[str, int] = {}
+    blocks: list[tuple[str, Block]] = []
+    for uid, pod_blocks in mem.pod_entries.items():
+        blocks += [(uid, b) for b in pod_blocks]
+    for uid, containers in mem.entries.items():
+        for bl in containers.values():
+            if uid not in mem.pod_entries:
+                blocks += [(uid, b) for b in bl]
+            for b in bl:
+                missing = [n for n in b.numa_affinity if n not in mem.machine_state]
+                if missing:
+                    issues.append(
+                        Issue(
+                            "memory-unknown-node",
+                            f"pod {uid} holds {b.type} on NUMA node(s) {missing} the machine state lacks",
+                            uid,
+                        )
+                    )
+    for _, b in blocks:
+        held[b.type] = held.get(b.type, 0) + b.size
+    for name in sorted(set(reserved) | set(held)):
+        r, h = reserved.get(name, 0), held.get(name, 0)
+        if r != h:
+            issues.append(
+                Issue(
+                    "memory-reserved",
+                    f"{name}: the NUMA nodes reserve {_fmt_bytes(r)} but the assignments hold {_fmt_bytes(h)}",
+                )
+            )
+
+
+def inspect_state(
+    files: StateFiles,
+    *,
+    pods_dump: Mapping[str, PodRef] | None = None,
+    machine: Machine | None = None,
+) -> StateReport:
+    cpu, mem = files.cpu, files.memory
+    uids: set[str] = set()
+    if cpu is not None:
+        uids |= set(cpu.entries) | set(cpu.pod_entries)
+    if mem is not None:
+        uids |= set(mem.entries) | set(mem.pod_entries)
+    pods: list[PodState] = []
+    for uid in sorted(uids, key=lambda u: (str(pods_dump.get(u, "")) if pods_dump else "", u)):
+        names: list[str] = []
+        cpu_c = cpu.entries.get(uid, {}) if cpu is not None else {}
+        mem_c = mem.entries.get(uid, {}) if mem is not None else {}
+        for name in (*cpu_c, *mem_c):
+            if name not in names:
+                names.append(name)
+        containers = []
+        for name in names:
+            blocks = tuple(mem_c.get(name, ()))
+            cpus = cpu_c.get(name)
+            containers.append(ContainerState(name, cpus, blocks, _numa(blocks, cpus, machine)))
+        pods.append(
+            PodState(
+                uid=uid,
+                ref=pods_dump.get(uid) if pods_dump is not None else None,
+                cpus=cpu.pod_entries.get(uid) if cpu is not None else None,
+                memory=tuple(mem.pod_entries.get(uid, ())) if mem is not None else (),
+                containers=tuple(containers),
+            )
+        )
+    issues: list[Issue] = []
+    _cpu_issues(files, issues)
+    _memory_issues(files, issues)
+    if pods_dump is not None:
+        for uid in sorted(uids):
+            if uid not in pods_dump:
+                issues.append(
+                    Issue(
+                        "pod-not-in-dump",
+                        f"pod {uid} has entries but is not in the pods dump (gone, or another node's)",
+                        uid,
+                    )
+                )
+    return StateReport(
+        files=files,
+        pods=tuple(pods),
+        issues=tuple(issues),
+        default_cpuset=cpu.default_cpuset if cpu is not None else None,
+        machine=machine,
+        pods_dump=pods_dump,
+    )
+
+
+def _blocks_doc(blocks: tuple[Block, ...]) -> list[dict[str, object]]:
+    return [b.to_json() for b in blocks]
+
+
+def state_document(report: StateReport) -> dict[str, object]:
+    """The report as JSON-ready data (``podnuma state inspect -o json``)."""
+    files = report.files
+    doc: dict[str, object] = {"directory": str(files.directory)}
+    if files.cpu is not None:
+        doc["cpuManager"] = {
+            "file": "cpu_manager_state",
+            "version": files.cpu_version,
+            "policyName": files.cpu.policy_name,
+            "defaultCpuSet": str(files.cpu.default_cpuset),
+        }
+    if files.memory is not None:
+        doc["memoryManager"] = {
+            "file": "memory_manager_state",
+            "version": files.memory_version,
+            "policyName": files.memory.policy_name,
+            "machineState": {
+                str(nid): {
+                    "numberOfAssignments": node.number_of_assignments,
+                    "cells": list(node.cells),
+                    "memoryMap": {
+                        name: {
+                            "total": t.total,
+                            "systemReserved": t.system_reserved,
+                            "allocatable": t.allocatable,
+                            "reserved": t.reserved,
+                            "free": t.free,
+                        }
+                        for name, t in node.memory_map.items()
+                    },
+                }
+                for nid, node in sorted(files.memory.machine_state.items())
+            },
+        }
+    pods = []
+    for p in report.pods:
+        entry: dict[str, object] = {"uid": p.uid}
+        if p.ref is not None:
+            entry["namespace"], entry["name"] = p.ref.namespace, p.ref.name
+            if p.ref.node is not None:
+                entry["nodeName"] = p.ref.node
+        if p.cpus is not None:
+            entry["podCpus"] = str(p.cpus)
+        if p.memory:
+            entry["podMemory"] = _blocks_doc(p.memory)
+        entry["containers"] = [
+            {
+                "name": c.name,
+                "cpus": None if c.cpus is None else str(c.cpus),
+                "numaNodes": list(c.numa_nodes),
+                "memory": _blocks_doc(c.memory),
+            }
+            for c in p.containers
+        ]
+        pods.append(entry)
+    doc["pods"] = pods
+    doc["inconsistencies"] = [
+        {"kind": i.kind, "message": i.message, **({"podUID": i.pod_uid} if i.pod_uid else {})}
+        for i in report.issues
+    ]
+    return doc
+
+
+def scenario_document(
+    files: StateFiles,
+    *,
+    node: Mapping[str, object] | None,
+    kubelet_config: Mapping[str, object] | None,
+) -> tuple[dict[str, object], list[str]]:
+    """A scenario whose ``state:`` is this directory's checkpoints, so the
+    node's present state replays in ``simulate`` (``steps: []``; add steps).
+
+    ``node``: the ``node`` mapping (e.g. from ``node discover``), else
+    ``{sysfs: /sys}`` (replay on the node itself). ``kubelet_config``: the
+    node's KubeletConfiguration; without it one is inferred from the
+    checkpoints (policy names; the memory manager's per-NUMA
+    ``systemReserved`` as ``reservedMemory``, with ``systemReserved`` memory
+    = their sum minus the default 100Mi hard eviction). Returns the document
+    and notes on what could not be inferred.
+    """
+    notes: list[str] = []
+    config: dict[str, object]
+    if kubelet_config is not None:
+        config = dict(kubelet_config)
+    else:
+        config = {}
+        if files.cpu is not None:
+            config["cpuManagerPolicy"] = files.cpu.policy_name
+            if files.cpu.policy_name == "static":
+                notes.append(
+                    "the CPU manager checkpoint does not record reservedSystemCPUs (or the "
+                    "kube/system-reserved CPU): add it to kubeletConfig, or pass --kubelet-config"
+                )
+        if files.memory is not None:
+            config["memoryManagerPolicy"] = files.memory.policy_name
+            if files.memory.policy_name == "Static":
+                reserved = []
+                total = 0
+                for nid, st in sorted(files.memory.machine_state.items()):
+                    limits = {
+                        name: bytes_quantity(t.system_reserved)
+                        for name, t in sorted(st.memory_map.items())
+                        if t.system_reserved
+                    }
+                    if limits:
+                        reserved.append({"numaNode": nid, "limits": limits})
+                    table = st.memory_map.get("memory")
+                    total += table.system_reserved if table is not None else 0
+                if reserved:
+                    config["reservedMemory"] = reserved
+                eviction = 100 << 20
+                if total >= eviction:
+                    config["systemReserved"] = {"memory": bytes_quantity(total - eviction)}
+                notes.append(
+                    "reservedMemory comes from the checkpoint's per-NUMA systemReserved; "
+                    "systemReserved memory assumes the default evictionHard (100Mi) and no kubeReserved"
+                )
+    state: dict[str, object] = {}
+    cpu_obj = files.raw_object("cpu")
+    if cpu_obj is not None:
+        state["cpuManager"] = cpu_obj
+    mem_obj = files.raw_object("memory")
+    if mem_obj is not None:
+        state["memoryManager"] = mem_obj
+    doc: dict[str, object] = {
+        "apiVersion": "podnuma.io/v1",
+        "kind": "Scenario",
+        "node": dict(node) if node is not None else {"sysfs": "/sys"},
+        "kubeletConfig": config,
+        "state": state,
+        "steps": [],
+    }
+    return doc, notes

@@ -1,0 +1,445 @@
+"""Write a :class:`~podnuma.cgroups.plan.CgroupPlan` under a cgroup root.
+
+The only module of podnuma that writes cgroup files. ``root`` is a cgroup v2
+mount (or any directory under one), or for v1 a directory holding one
+hierarchy per controller (``cpuset/``, ``cpu/``, ``memory/``, ``hugetlb/``,
+like ``/sys/fs/cgroup``). A plain directory works too (tests, dry runs on
+a copy): files are then created as ordinary files.
+
+Order, as the kernel requires (linux kernel/cgroup/cpuset.c, cgroup.c):
+
+1. parents before children; on v2 each parent's ``cgroup.subtree_control``
+   first gets ``+ctrl`` for every controller it offers (runc's
+   ``CreateCgroupPath``);
+2. cpusets before anything joins: a new cgroup's ``cpuset.cpus`` and
+   ``cpuset.mems`` are set (planned, else copied from the parent as runc's
+   ``cpusetEnsureParent`` does on v1) before any other file, so tasks can
+   be moved in afterwards (:func:`attach`);
+3. CPUs and memory nodes widened top-down (current ∪ planned) before being
+   narrowed bottom-up to the plan, so no v1 child ever falls outside its
+   parent (EBUSY/EACCES otherwise);
+4. then the other files in plan order (cpu, memory, hugetlb).
+
+Kernel refusals (EINVAL, ERANGE, ENOSPC, EBUSY, EACCES/EPERM, ENOENT) become
+:class:`CgroupWriteError` naming the file and the value. Every path is
+built from components checked by the planner and checked again here: it must
+resolve inside ``root`` with no symlink on the way, so nothing is written
+outside it whatever a pod name or UID contains.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from podnuma.cgroups.plan import CgroupNode, CgroupPlan
+from podnuma.errors import InputError
+from podnuma.machine.cpuset import CPUSet, CPUSetParseError
+
+__all__ = [
+    "Operation",
+    "ApplyReport",
+    "CgroupWriteError",
+    "apply_plan",
+    "attach",
+    "remove_plan",
+    "is_cgroupfs",
+]
+
+V1_CONTROLLERS = ("cpuset", "cpu", "memory", "hugetlb")
+
+_ERRNO_TEXT = {
+    errno.EINVAL: "the kernel refused the value (malformed, outside the machine or the "
+    "parent's limits, or overlapping an exclusive sibling)",
+    errno.ERANGE: "the value is out of range (e.g. a CPU id beyond the machine, cpu.weight "
+    "outside 1-10000)",
+    errno.ENOSPC: "no CPUs or memory nodes left (an empty cpuset cannot hold tasks, and a "
+    "populated one cannot be emptied)",
+    errno.EBUSY: "busy: a child cgroup still uses these CPUs/nodes or controllers, or the "
+    "cgroup holds processes or a limit below current usage",
+    errno.EACCES: "permission denied (not root, or on v1 not a subset of the parent's "
+    "cpuset, or the root cpuset)",
+    errno.EPERM: "operation not permitted (not root, or outside a delegated cgroup namespace)",
+    errno.ENOENT: "no such file: the controller is not enabled in this cgroup",
+}
+
+
+class CgroupWriteError(InputError):
+    """A cgroup write the kernel (or the file system) refused."""
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One step of an apply: ``mkdir`` a cgroup, ``write`` a value to a
+    file, or ``skip`` a file the kernel does not offer (``detail`` says why).
+    ``path`` is relative to the root."""
+
+    action: str
+    path: str
+    value: str | None = None
+    detail: str = ""
+
+    def __str__(self) -> str:
+        if self.action == "write":
+            return f"write {self.path} {self.value!r}"
+        return f"{self.action} {self.path}" + (f" ({self.detail})" if self.detail else "")
+
+
+@dataclass
+class ApplyReport:
+    root: Path
+    dry_run: bool
+    cgroupfs: bool
+    operations: list[Operation] = field(default_factory=list)
+
+
+def is_cgroupfs(path: Path) -> bool:
+    """Whether ``path`` is on a cgroup or cgroup2 mount (from
+    ``/proc/self/mountinfo``: the longest mount point containing it)."""
+    try:
+        real = os.path.realpath(path)
+        with open("/proc/self/mountinfo", encoding="utf-8") as fh:
+            lines = fh.read().splitlines()
+    except OSError:
+        return False
+    best, fstype = "", ""
+    for line in lines:
+        left, _, right = line.partition(" - ")
+        parts = left.split()
+        if len(parts) < 5 or not right:
+            continue
+        mount = parts[4].replace("\\040", " ")
+        if (real == mount or real.startswith(mount.rstrip("/") + "/")) and len(mount) >= len(best):
+            best, fstype = mount, right.split()[0]
+    return fstype in ("cgroup", "cgroup2")
+
+
+class _Writer:
+    def __init__(self, plan: CgroupPlan, root: Path, dry_run: bool) -> None:
+        self.mounted: dict[str, bool] = {}
+        self.plan = plan
+        self.root = root
+        self.real_root = Path(os.path.realpath(root))
+        self.dry_run = dry_run
+        if plan.version == 1:
+            # /sys/fs/cgroup itself is a tmpfs holding one mount per controller
+            self.cgroupfs = is_cgroupfs(root) or any(
+                is_cgroupfs(root / c) for c in V1_CONTROLLERS if (root / c).is_dir()
+            )
+        else:
+            self.cgroupfs = is_cgroupfs(root)
+        self.report = ApplyReport(root=root, dry_run=dry_run, cgroupfs=self.cgroupfs)
+        self.created: list[Path] = []  # directories this run made, in order
+        self.created_files: list[Path] = []  # plain-directory files this run made
+        self.written: dict[str, str] = {}
+
+    # -- paths ---------------------------------------------------------------
+    def rel(self, controller: str | None, path: str, name: str | None = None) -> str:
+        parts: list[str] = []
+        if self.plan.version == 1 and controller is not None:
+            parts.append(controller)
+        parts += [p for p in path.split("/") if p]
+        if name is not None:
+            parts.append(name)
+        for p in parts:
+            if p in ("", ".", "..") or "/" in p or "\x00" in p:
+                raise InputError(f"refusing cgroup path component {p!r}", path=path)
+        return "/".join(parts)
+
+    def abs(self, rel: str) -> Path:
+        target = self.real_root / rel
+        # Defence in depth: the components are plain names, and no directory
+        # on the way may be a symlink.
+        cur = self.real_root
+        for part in Path(rel).parts:
+            cur = cur / part
+            if cur.is_symlink():
+                raise InputError(f"refusing to follow a symlink at {rel!r}", file=str(self.root))
+        if os.path.commonpath([str(self.real_root), str(target)]) != str(self.real_root):
+            raise InputError(f"path {rel!r} leaves the root", file=str(self.root))
+        return target
+
+    # -- primitives ------------------------------------------------------------
+    def fail(self, err: OSError, rel: str, value: str | None) -> CgroupWriteError:
+        code = err.errno or 0
+        name = errno.errorcode.get(code, str(code))
+        why = _ERRNO_TEXT.get(code, err.strerror or str(err))
+        what = f"writing {value!r}" if value is not None else "creating the cgroup"
+        return CgroupWriteError(f"{what}: {name}: {why}", file=str(self.root / rel))
+
+    def mkdir(self, rel: str) -> bool:
+        target = self.abs(rel)
+        if target.is_dir() or target in self.created:
+            return False
+        self.report.operations.append(Operation("mkdir", rel))
+        if not self.dry_run:
+            try:
+                os.mkdir(target, 0o755)
+            except FileExistsError:
+                return False
+            except OSError as err:
+                raise self.fail(err, rel, None) from None
+        self.created.append(target)
+        return True
+
+    def read(self, rel: str) -> str | None:
+        if rel in self.written:  # what this run wrote (all a dry run can know)
+            return self.written[rel]
+        try:
+            return self.abs(rel).read_text(encoding="utf-8").strip()
+        except OSError:
+            return None
+
+    def exists(self, rel: str) -> bool:
+        return self.abs(rel).exists()
+
+    def write(self, rel: str, value: str) -> None:
+        self.report.operations.append(Operation("write", rel, value))
+        self.written[rel] = value
+        if self.dry_run:
+            return
+        target = self.abs(rel)
+        flags = os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC
+        if not self.cgroupfs:
+            flags |= os.O_CREAT | os.O_TRUNC
+        existed = self.cgroupfs or target.exists()
+        try:
+            fd = os.open(target, flags, 0o644)
+            if not existed:
+                self.created_files.append(target)
+        except OSError as err:
+            raise self.fail(err, rel, value) from None
+        try:
+            data = value.encode() if value else b"\n"
+            os.write(fd, data)  # one write(): the kernel applies it whole
+        except OSError as err:
+            raise self.fail(err, rel, value) from None
+        finally:
+            os.close(fd)
+
+    def rollback(self) -> None:
+        """Remove what this run created (its cgroups are still empty: nothing
+        is attached during an apply), newest first."""
+        for f in reversed(self.created_files):
+            with contextlib.suppress(OSError):
+                f.unlink()
+        for d in reversed(self.created):
+            with contextlib.suppress(OSError):
+                os.rmdir(d)
+
+    # -- steps ---------------------------------------------------------------
+    def ancestors(self, path: str) -> list[str]:
+        parts = [p for p in path.split("/") if p]
+        return ["/".join(parts[: i + 1]) for i in range(len(parts))]
+
+    def controllers_for(self, node: CgroupNode) -> set[str]:
+        return {f.controller for f in node.files} | {"cpuset"}
+
+    def ensure_v2(self, node: CgroupNode) -> None:
+        for path in self.ancestors(node.path):
+            parent = path.rpartition("/")[0]
+            self.enable_subtree(parent)
+            self.mkdir(self.rel(None, path))
+
+    def enable_subtree(self, parent: str) -> None:
+        if not self.cgroupfs:
+            return
+        offered = (self.read(self.rel(None, parent, "cgroup.controllers")) or "").split()
+        enabled = set((self.read(self.rel(None, parent, "cgroup.subtree_control")) or "").split())
+        missing = [c for c in offered if c not in enabled]
+        if not missing:
+            return
+        rel = self.rel(None, parent, "cgroup.subtree_control")
+        try:
+            self.write(rel, " ".join(f"+{c}" for c in missing))
+        except CgroupWriteError:
+            # runc (fs2/create.go): all at once, else one by one, ignoring refusals
+            for c in missing:
+                with contextlib.suppress(CgroupWriteError):
+                    self.write(rel, f"+{c}")
+
+    def ensure_v1(self, node: CgroupNode) -> None:
+        for controller in sorted(self.controllers_for(node)):
+            if not self.hierarchy(controller):
+                continue
+            if not self.cgroupfs:
+                self.mkdir(controller)  # a plain directory: lay out the hierarchy too
+            for path in self.ancestors(node.path):
+                made = self.mkdir(self.rel(controller, path))
+                if made and controller == "cpuset" and path != node.path:
+                    self.inherit_cpuset(path)
+
+    def hierarchy(self, controller: str) -> bool:
+        """v1: is that controller's hierarchy under the root? (Always, for a
+        plain directory: it is created.)"""
+        if not self.cgroupfs:
+            return True
+        if controller not in self.mounted:
+            self.mounted[controller] = is_cgroupfs(self.abs(controller))
+        return self.mounted[controller]
+
+    def inherit_cpuset(self, path: str) -> None:
+        """runc's ``cpusetEnsureParent`` on v1: an empty cpuset takes its
+        parent's CPUs and memory nodes (mems first)."""
+        parent = path.rpartition("/")[0]
+        for name in ("cpuset.mems", "cpuset.cpus"):
+            mine = self.read(self.rel("cpuset", path, name))
+            if mine:
+                continue
+            value = self.read(self.rel("cpuset", parent, name))
+            if value is None and not self.cgroupfs:
+                continue  # a plain directory without the parent's file: nothing to copy
+            if value is None:
+                value = ""
+            self.write(self.rel("cpuset", path, name), value)
+
+    def cpuset_rel(self, node: CgroupNode, name: str) -> str:
+        return self.rel("cpuset" if self.plan.version == 1 else None, node.path, name)
+
+    def planned_set(self, node: CgroupNode, name: str) -> CPUSet | None:
+        if name == "cpuset.cpus":
+            return node.cpus
+        if node.mems is None:
+            return None
+        return CPUSet(node.mems)
+
+    def current_set(self, node: CgroupNode, name: str) -> CPUSet | None:
+        text = self.read(self.cpuset_rel(node, name))
+        if text is None:
+            return None
+        try:
+            return CPUSet.parse(text)
+        except CPUSetParseError:
+            return None
+
+    def cpusets(self, nodes: Sequence[CgroupNode]) -> None:
+        """Widen top-down (current ∪ planned), then narrow bottom-up."""
+        if self.plan.version == 1 and not self.hierarchy("cpuset"):
+            return
+        narrow: list[tuple[CgroupNode, str, CPUSet]] = []
+        for node in nodes:
+            for name in ("cpuset.mems", "cpuset.cpus"):
+                want = self.planned_set(node, name)
+                if want is None:
+                    continue
+                cur = self.current_set(node, name)
+                if not cur:
+                    self.write(self.cpuset_rel(node, name), str(want))
+                    continue
+                if not want.is_subset_of(cur):
+                    cur = cur.union(want)
+                    self.write(self.cpuset_rel(node, name), str(cur))
+                if cur != want:
+                    narrow.append((node, name, want))
+        for node, name, want in reversed(narrow):
+            self.write(self.cpuset_rel(node, name), str(want))
+
+    def files(self, node: CgroupNode) -> None:
+        pending = [f for f in node.files if f.controller != "cpuset"]  # cpusets: done in cpusets()
+        i = 0
+        while i < len(pending):
+            f = pending[i]
+            i += 1
+            controller = f.controller if self.plan.version == 1 else None
+            if self.plan.version == 1 and not self.hierarchy(f.controller):
+                self.report.operations.append(
+                    Operation("skip", self.rel(None, node.path, f.name), detail=f"no {f.controller} hierarchy")
+                )
+                continue
+            rel = self.rel(controller, node.path, f.name)
+            if self.cgroupfs and not self.exists(rel) and (f.optional or f.controller == "hugetlb"):
+                self.report.operations.append(Operation("skip", rel, detail="not offered by the kernel"))
+                continue
+            if f.optional and not self.cgroupfs:
+                self.report.operations.append(Operation("skip", rel, detail="optional file"))
+                continue
+            following = pending[i] if i < len(pending) else None
+            if f.name == "cpu.cfs_period_us" and following is not None and following.name == "cpu.cfs_quota_us":
+                # runc (fs/cpu.go): a period the kernel refuses with EINVAL
+                # (the current quota/period ratio would break the parent's)
+                # is written again after the quota.
+                quota_rel = self.rel(controller, node.path, following.name)
+                try:
+                    self.write(rel, f.value)
+                except CgroupWriteError as err:
+                    if ": EINVAL: " not in err.message:
+                        raise
+                    self.report.operations.pop()
+                    self.write(quota_rel, following.value)
+                    self.write(rel, f.value)
+                    i += 1
+                continue
+            self.write(rel, f.value)
+
+
+def apply_plan(plan: CgroupPlan, root: Path, *, dry_run: bool = False) -> ApplyReport:
+    """Write ``plan`` under ``root`` (see the module docstring for the
+    order); with ``dry_run`` only report what would be done."""
+    if not root.is_dir():
+        raise InputError("--root: not a directory", file=str(root))
+    w = _Writer(plan, root, dry_run)
+    try:
+        for node in plan.nodes:
+            if plan.version == 2:
+                w.ensure_v2(node)
+            else:
+                w.ensure_v1(node)
+                if node.cpus is None or node.mems is None:
+                    w.inherit_cpuset(node.path)
+        w.cpusets(plan.nodes)
+        for node in plan.nodes:
+            w.files(node)
+    except CgroupWriteError as err:
+        if dry_run or not (w.created or w.created_files):
+            raise
+        w.rollback()
+        raise CgroupWriteError(
+            f"{err.message} (the {len(w.created)} cgroups this apply created were removed again)",
+            file=err.file,
+        ) from None
+    return w.report
+
+
+def attach(plan: CgroupPlan, root: Path, path: str, pid: int) -> None:
+    """Move process ``pid`` into the cgroup at ``path`` (every v1 hierarchy
+    the plan uses; the one v2 tree). Done after :func:`apply_plan`, so the
+    cpuset is complete when the task arrives."""
+    w = _Writer(plan, root, False)
+    node = plan.node(path)
+    if plan.version == 2:
+        w.write(w.rel(None, path, "cgroup.procs"), str(pid))
+        return
+    for controller in sorted(w.controllers_for(node)):
+        if w.hierarchy(controller) and w.abs(w.rel(controller, path)).is_dir():
+            w.write(w.rel(controller, path, "cgroup.procs"), str(pid))
+
+
+def remove_plan(plan: CgroupPlan, root: Path, *, extra: Iterable[str] = ()) -> list[str]:
+    """Remove the plan's cgroups (and ``extra`` relative paths), leaves
+    first; returns what could not be removed (e.g. still populated)."""
+    w = _Writer(plan, root, False)
+    paths: set[str] = set(extra)
+    for node in plan.nodes:
+        paths.update(w.ancestors(node.path))
+    left: list[str] = []
+    prefixes = list(V1_CONTROLLERS) if plan.version == 1 else [None]
+    for path in sorted(paths, key=lambda p: (-p.count("/"), p)):
+        for controller in prefixes:
+            rel = w.rel(controller, path)
+            target = w.abs(rel)
+            if not target.is_dir():
+                continue
+            if not w.cgroupfs:
+                for f in target.iterdir():
+                    if f.is_file():
+                        with contextlib.suppress(OSError):
+                            f.unlink()
+            try:
+                os.rmdir(target)
+            except OSError:
+                left.append(rel)
+    return left

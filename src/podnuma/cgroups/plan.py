@@ -1,0 +1,631 @@
+"""The cgroup tree and values the kubelet and containerd + runc write.
+
+Pure: from a scenario's run (the pods running after a step, what the
+managers gave each container) to an ordered list of cgroups, each with the
+files and values written into it, for a cgroup driver (``systemd`` or
+``cgroupfs``) and version (2 or 1). No I/O; ``apply.py`` writes.
+
+What it reproduces (kubelet v1.37; the upstream files named are the ones
+read):
+
+- Layout (``pkg/kubelet/cm/cgroup_manager_linux.go`` ``CgroupName``,
+  ``ToCgroupfs``/``ToSystemd``; ``helpers_linux.go``
+  ``GetPodCgroupNameSuffix``; ``qos_container_manager_linux.go``): the node
+  allocatable root ``kubepods`` under ``--cgroup-root``; ``burstable`` and
+  ``besteffort`` under it; Guaranteed pods directly under ``kubepods``; the
+  pod cgroup ``pod<UID>``. containerd names container cgroups ``<pod>/<id>``
+  (cgroupfs) or ``<pod slice>/cri-containerd-<id>.scope`` (systemd); the
+  pause sandbox gets one the same way.
+- kubepods (``node_container_manager_linux.go`` ``getCgroupConfig``): CPU
+  shares, memory and hugepage limits from capacity minus kube- and
+  system-reserved (``enforceNodeAllocatable: [pods]``, the default);
+  ``cpuset.cpus`` = every CPU only under the ``none`` CPU manager policy.
+- QoS tiers (``setCPUCgroupConfig``, ``setHugePagesUnbounded``): Burstable
+  shares from the sum of its pods' CPU requests, BestEffort 2, hugetlb
+  ``1 << 62`` for every page size.
+- Pod cgroups (``helpers_linux.go`` ``ResourceConfigForPod``): pod-level
+  requests and limits honoured, quota lifted (``-1``) when the pod has
+  exclusive CPUs; hugetlb from requests, every other host size 0
+  (``maybeSetHugetlb``).
+- Containers (``kuberuntime_container_linux.go``
+  ``generateLinuxContainerResources``, ``calculateLinuxResources``,
+  ``getCPULimit``, ``getMemoryLimit``, ``GetHugepageLimitsFromResources``;
+  ``cm/internal_container_lifecycle_linux.go`` ``PreCreateContainer``):
+  shares from the request (else the limit, else the pod-level limit), quota
+  from the limit or the pod-level limit, ``-1`` with exclusive CPUs;
+  ``cpuset.cpus`` the CPU manager's assignment or the shared pool (after the
+  reconcile loop) and nothing under ``none``; ``cpuset.mems`` the memory
+  manager's NUMA nodes when it pinned memory; swap = limit (no swap).
+- Conversions: kubelet-written cgroups use the kubelet's linear
+  shares -> ``cpu.weight``; containers use runc's (>= 1.3.2) quadratic
+  converter (``ConvertCPUSharesToCgroupV2Value``); ``cpu.max`` is
+  ``<quota|max> <period>``.
+
+Not modelled: the pause sandbox's own resources (its cgroup is planned,
+empty; it inherits the pod's cpuset), ``cpuCFSQuota: false`` and a custom ``cpuCFSQuotaPeriod`` (the
+defaults, quota on and 100 ms, are used), pids limits, MemoryQoS's
+``TieredReservation`` and ``memoryThrottlingFactor`` (both off by default:
+containers get ``memory.min``/``memory.low`` ``0`` on v2, and the kubelet
+resets kubepods' ``memory.min``/``memory.low`` and Burstable's ``memory.low``
+to ``0`` at start), terminating pods,
+and pods known only from a checkpoint (they have no spec; they are listed in
+``CgroupPlan.unplanned``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from podnuma.api.pod import Container, Pod
+from podnuma.api.quantity import Quantity
+from podnuma.api.resources import (
+    is_hugepage_resource,
+    is_pod_level_resources_set,
+    pod_limits,
+    pod_requests,
+)
+from podnuma.errors import InputError
+from podnuma.machine.cpuset import CPUSet
+from podnuma.results import ContainerResult, StepResult
+
+__all__ = [
+    "Driver",
+    "CgroupFile",
+    "CgroupNode",
+    "CgroupPlan",
+    "PlannedPod",
+    "plan_from_pods",
+    "running_pods",
+    "milli_cpu_to_shares",
+    "milli_cpu_to_quota",
+    "kubelet_cpu_weight",
+    "runc_cpu_weight",
+    "hugepage_unit",
+    "plan_document",
+    "cgroupfs_path",
+    "systemd_path",
+]
+
+Driver = Literal["systemd", "cgroupfs"]
+Kind = Literal["root", "node", "qos", "pod", "sandbox", "container"]
+
+MIN_SHARES = 2
+MAX_SHARES = 262144
+SHARES_PER_CPU = 1024
+QUOTA_PERIOD = 100000  # µs
+MIN_QUOTA_PERIOD = 1000  # µs
+HUGETLB_UNBOUNDED = 1 << 62
+
+
+# ----------------------------------------------------------------- formulas
+
+
+def milli_cpu_to_shares(milli: int) -> int:
+    """``MilliCPUToShares``: 2 for 0, else ⌊m·1024/1000⌋ clamped to [2, 262144]."""
+    if milli == 0:
+        return MIN_SHARES
+    shares = (milli * SHARES_PER_CPU) // 1000
+    return max(MIN_SHARES, min(MAX_SHARES, shares))
+
+
+def milli_cpu_to_quota(milli: int, period: int = QUOTA_PERIOD) -> int:
+    """``MilliCPUToQuota``: 0 (unset) for 0, else ⌊m·period/1000⌋, at least 1000 µs."""
+    if milli == 0:
+        return 0
+    return max(MIN_QUOTA_PERIOD, (milli * period) // 1000)
+
+
+def kubelet_cpu_weight(shares: int) -> int:
+    """The kubelet's ``getCPUWeight`` (its own cgroups on v2): linear."""
+    if shares >= MAX_SHARES:
+        return 10000
+    return 1 + ((shares - 2) * 9999) // 262142
+
+
+def runc_cpu_weight(shares: int) -> int:
+    """runc's ``ConvertCPUSharesToCgroupV2Value`` (>= 1.3.2): the quadratic
+    fit through (2, 1), (1024, 100) and (262144, 10000)."""
+    if shares == 0:
+        return 0
+    if shares <= 2:
+        return 1
+    if shares >= MAX_SHARES:
+        return 10000
+    log2 = math.log2(shares)
+    exponent = (log2 * log2 + 125 * log2) / 612.0 - 7.0 / 34.0
+    return math.ceil(10**exponent)
+
+
+def hugepage_unit(page_size: int) -> str:
+    """``HugePageUnitSizeFromByteSize``: ``2MB``, ``1GB``, ``64KB``."""
+    units = ("B", "KB", "MB", "GB", "TB", "PB")
+    idx = 0
+    size = page_size
+    while size >= 1024 and size % 1024 == 0 and idx < len(units) - 1:
+        size //= 1024
+        idx += 1
+    return f"{size}{units[idx]}"
+
+
+def cpu_max(quota: int, period: int) -> str:
+    """runc's ``cpu.max``: ``max`` for a quota of 0 or less."""
+    return f"{quota if quota > 0 else 'max'} {period}"
+
+
+# ------------------------------------------------------------------ naming
+
+
+def _check_component(component: str, what: str, path: str = "") -> str:
+    """``NewCgroupName``'s rule (no ``/``, no ``_``), plus what a path must
+    never be, so no name can leave the root."""
+    bad = None
+    if not component:
+        bad = "is empty"
+    elif "/" in component or "_" in component:
+        bad = "contains '/' or '_' (the kubelet refuses such cgroup names)"
+    elif component in (".", "..") or "\x00" in component or "\n" in component:
+        bad = "is not a usable cgroup name"
+    if bad is not None:
+        raise InputError(f"{what} {component!r} {bad}", path=path)
+    return component
+
+
+def cgroupfs_path(components: Sequence[str]) -> str:
+    """``ToCgroupfs`` without the leading ``/``."""
+    return "/".join(components)
+
+
+def systemd_path(components: Sequence[str]) -> str:
+    """``ToSystemd`` expanded: each component ``-`` -> ``_``, nested slices."""
+    parts: list[str] = []
+    prefix = ""
+    for comp in components:
+        escaped = comp.replace("-", "_")
+        prefix = f"{prefix}-{escaped}" if prefix else escaped
+        parts.append(f"{prefix}.slice")
+    return "/".join(parts)
+
+
+def _container_id(pod_uid: str, name: str) -> str:
+    """A stand-in for the runtime's container id (64 hex digits, stable)."""
+    return hashlib.sha256(f"{pod_uid}/{name}".encode()).hexdigest()
+
+
+# -------------------------------------------------------------------- model
+
+
+@dataclass(frozen=True, slots=True)
+class CgroupFile:
+    """One write: ``name`` (``cpu.max``, ``cpuset.cpus``...) gets ``value``.
+
+    ``optional``: written only where the kernel offers the file (swap
+    accounting, hugetlb reservations), as runc does.
+    """
+
+    name: str
+    value: str
+    optional: bool = False
+
+    @property
+    def controller(self) -> str:
+        return self.name.split(".", 1)[0]
+
+
+@dataclass(frozen=True)
+class CgroupNode:
+    """One cgroup: its path relative to the cgroup mount (no leading ``/``),
+    who creates it, and the files written into it in order.
+
+    ``cpus``/``mems`` are the planned cpuset (``None``: not written; on v1
+    runc then copies the parent's, as the kernel requires both before a
+    task can join).
+    """
+
+    path: str
+    kind: Kind
+    writer: Literal["kubelet", "runtime"]
+    files: tuple[CgroupFile, ...] = ()
+    pod: str | None = None
+    pod_uid: str | None = None
+    container: str | None = None
+    container_id: str | None = None
+    cpus: CPUSet | None = None
+    mems: tuple[int, ...] | None = None
+
+
+@dataclass(frozen=True)
+class CgroupPlan:
+    driver: Driver
+    version: int
+    step: int | None
+    nodes: tuple[CgroupNode, ...]
+    unplanned: tuple[str, ...] = ()  # pod UIDs known only from a checkpoint
+
+    def node(self, path: str) -> CgroupNode:
+        for n in self.nodes:
+            if n.path == path:
+                return n
+        raise KeyError(path)
+
+
+@dataclass(frozen=True)
+class PlannedPod:
+    """A running pod: its spec, QoS class and what each live container got."""
+
+    pod: Pod
+    qos_class: str
+    containers: tuple[ContainerResult, ...]
+
+
+@dataclass(frozen=True)
+class NodeFacts:
+    """What the node-level cgroups need."""
+
+    all_cpus: CPUSet
+    cpu_manager_policy: str
+    allocatable: Mapping[str, Quantity]  # capacity - kube - system reserved
+    hugepage_sizes: tuple[int, ...]  # bytes
+    pod_level_resources: bool
+    memory_qos: bool
+    pod_level_resource_managers: bool = False
+    default_cpuset: CPUSet = field(default_factory=CPUSet)
+
+
+def running_pods(
+    steps: Sequence[StepResult], pods: Mapping[int, Pod], upto: int
+) -> dict[str, PlannedPod]:
+    """Pods running after step ``upto`` (0-based, inclusive), by UID, from
+    the steps' results and the pods their ``addPod`` steps carried."""
+    running: dict[str, PlannedPod] = {}
+    for step in steps[: upto + 1]:
+        if step.op == "addPod":
+            pod = pods.get(step.index)
+            if step.admitted and pod is not None:
+                running[step.pod_uid] = PlannedPod(pod, step.qos_class or "BestEffort", step.containers)
+        elif step.op == "removePod":
+            running.pop(step.pod_uid, None)
+        elif step.op == "removeContainer":
+            cur = running.get(step.pod_uid)
+            if cur is not None:
+                kept = tuple(c for c in cur.containers if c.name != step.container)
+                running[step.pod_uid] = PlannedPod(cur.pod, cur.qos_class, kept)
+    return running
+
+
+# ------------------------------------------------------------------ values
+
+
+def _milli(resources: Mapping[str, Quantity], name: str) -> int:
+    q = resources.get(name)
+    return 0 if q is None else q.milli_value()
+
+
+def _value(resources: Mapping[str, Quantity], name: str) -> int:
+    q = resources.get(name)
+    return 0 if q is None else q.value()
+
+
+def _page_size_of(resource: str) -> int:
+    from podnuma.api.quantity import parse_quantity
+
+    return parse_quantity(resource[len("hugepages-") :]).value()
+
+
+def _cpu_files(
+    version: int, shares: int | None, quota: int | None, period: int | None, *, runtime: bool
+) -> list[CgroupFile]:
+    out: list[CgroupFile] = []
+    if version == 2:
+        if shares is not None:
+            weight = runc_cpu_weight(shares) if runtime else kubelet_cpu_weight(shares)
+            out.append(CgroupFile("cpu.weight", str(weight)))
+        if quota is not None and (quota != 0 or period):
+            out.append(CgroupFile("cpu.max", cpu_max(quota, period or QUOTA_PERIOD)))
+    else:
+        if shares is not None:
+            out.append(CgroupFile("cpu.shares", str(shares)))
+        if period:
+            out.append(CgroupFile("cpu.cfs_period_us", str(period)))
+        if quota:
+            out.append(CgroupFile("cpu.cfs_quota_us", str(quota)))
+    return out
+
+
+def _memory_files(version: int, limit: int | None, *, swap: bool) -> list[CgroupFile]:
+    if not limit:
+        return []
+    if version == 2:
+        out = [CgroupFile("memory.max", str(limit))]
+        if swap:  # swap limit = memory limit: runc writes swap.max = swap - limit
+            out.append(CgroupFile("memory.swap.max", "0", optional=True))
+        return out
+    out = [CgroupFile("memory.limit_in_bytes", str(limit))]
+    if swap:
+        out.append(CgroupFile("memory.memsw.limit_in_bytes", str(limit), optional=True))
+    return out
+
+
+def _hugetlb_files(version: int, limits: Mapping[int, int], sizes: Sequence[int]) -> list[CgroupFile]:
+    out: list[CgroupFile] = []
+    for size in sizes:
+        value = str(limits.get(size, 0))
+        unit = hugepage_unit(size)
+        if version == 2:
+            out.append(CgroupFile(f"hugetlb.{unit}.max", value))
+            out.append(CgroupFile(f"hugetlb.{unit}.rsvd.max", value, optional=True))
+        else:
+            out.append(CgroupFile(f"hugetlb.{unit}.limit_in_bytes", value))
+            out.append(CgroupFile(f"hugetlb.{unit}.rsvd.limit_in_bytes", value, optional=True))
+    return out
+
+
+def _cpuset_files(cpus: CPUSet | None, mems: Sequence[int] | None) -> list[CgroupFile]:
+    # cpuset.mems first: a task may only join once both are set (v1)
+    out: list[CgroupFile] = []
+    if mems is not None:
+        out.append(CgroupFile("cpuset.mems", ",".join(str(m) for m in mems)))
+    if cpus is not None:
+        out.append(CgroupFile("cpuset.cpus", str(cpus)))
+    return out
+
+
+def _pod_has_exclusive_cpus(planned: PlannedPod, facts: NodeFacts) -> bool:
+    """``PodHasExclusiveCPUs`` (container_manager_linux.go): for a pod with
+    pod-level resources under ``PodLevelResourceManagers``, every container
+    is container-isolated; otherwise some container holds exclusive CPUs."""
+    levels = [c.isolation for c in planned.containers]
+    if facts.pod_level_resource_managers and is_pod_level_resources_set(planned.pod):
+        return all(level == "container" for level in levels)
+    return "container" in levels
+
+
+def _pod_node(
+    path: str, planned: PlannedPod, facts: NodeFacts, version: int
+) -> CgroupNode:
+    pod = planned.pod
+    plr = facts.pod_level_resources
+    reqs = pod_requests(pod, pod_level_resources=plr)
+    limits = pod_limits(pod, pod_level_resources=plr)
+    cpu_declared = all(
+        not (c.limits.get("cpu") or Quantity.zero()).is_zero() for c in pod.all_containers()
+    )
+    mem_declared = all(
+        not (c.limits.get("memory") or Quantity.zero()).is_zero() for c in pod.all_containers()
+    )
+    if plr and is_pod_level_resources_set(pod) and pod.resources is not None:
+        if not (pod.resources.limits.get("cpu") or Quantity.zero()).is_zero():
+            cpu_declared = True
+        if not (pod.resources.limits.get("memory") or Quantity.zero()).is_zero():
+            mem_declared = True
+    shares = milli_cpu_to_shares(_milli(reqs, "cpu"))
+    quota = milli_cpu_to_quota(_milli(limits, "cpu"))
+    if _pod_has_exclusive_cpus(planned, facts):
+        quota = -1  # enforceCPULimits is false for a pod with exclusive CPUs
+    memory = _value(limits, "memory")
+    hugepages: dict[int, int] = {}
+    for name, qty in reqs.items():
+        if is_hugepage_resource(name):
+            size = _page_size_of(name)
+            hugepages[size] = hugepages.get(size, 0) + qty.value()
+    files: list[CgroupFile] = []
+    if planned.qos_class == "Guaranteed":
+        files += _cpu_files(version, shares, quota, QUOTA_PERIOD, runtime=False)
+        files += _memory_files(version, memory, swap=False)
+    elif planned.qos_class == "Burstable":
+        files += _cpu_files(
+            version, shares, quota if cpu_declared else None,
+            QUOTA_PERIOD if cpu_declared else None, runtime=False,
+        )  # fmt: skip
+        if mem_declared:
+            files += _memory_files(version, memory, swap=False)
+    else:
+        files += _cpu_files(version, MIN_SHARES, None, None, runtime=False)
+    files += _hugetlb_files(version, hugepages, facts.hugepage_sizes)
+    return CgroupNode(
+        path=path, kind="pod", writer="kubelet", files=tuple(files), pod=pod.ref, pod_uid=pod.uid
+    )
+
+
+def _container_cpu_limit(pod: Pod, c: Container, plr: bool) -> int:
+    """``getCPULimit``: the container's limit, or the pod-level one when the
+    container has none and pod-level resources are set."""
+    own = _milli(c.limits, "cpu")
+    if own == 0 and plr and is_pod_level_resources_set(pod) and pod.resources is not None:
+        return _milli(pod.resources.limits, "cpu")
+    return own
+
+
+def _container_memory_limit(pod: Pod, c: Container, plr: bool) -> int:
+    own = _value(c.limits, "memory")
+    if own == 0 and plr and is_pod_level_resources_set(pod) and pod.resources is not None:
+        return _value(pod.resources.limits, "memory")
+    return own
+
+
+def _container_node(
+    path: str,
+    cid: str,
+    planned: PlannedPod,
+    result: ContainerResult,
+    facts: NodeFacts,
+    version: int,
+) -> CgroupNode:
+    pod = planned.pod
+    plr = facts.pod_level_resources
+    spec = pod.container(result.name)
+    cpu_limit = _container_cpu_limit(pod, spec, plr)
+    request = spec.requests.get("cpu")
+    shares = milli_cpu_to_shares(request.milli_value() if request is not None else cpu_limit)
+    quota = -1 if result.cpu_quota_disabled else milli_cpu_to_quota(cpu_limit)
+    memory = _container_memory_limit(pod, spec, plr)
+    hugepages: dict[int, int] = {}
+    if plr and is_pod_level_resources_set(pod) and pod.resources is not None:
+        for name, qty in pod.resources.limits.items():
+            if is_hugepage_resource(name):
+                hugepages[_page_size_of(name)] = qty.value()
+    for name, qty in spec.limits.items():
+        if is_hugepage_resource(name):
+            hugepages[_page_size_of(name)] = qty.value()
+
+    # PreCreateContainer: the CPU manager's set (none under policy "none"),
+    # the memory manager's NUMA nodes (none when it pinned nothing).
+    cpus: CPUSet | None = None
+    if facts.cpu_manager_policy != "none":
+        if result.isolation == "host":
+            cpus = facts.default_cpuset if facts.default_cpuset else None
+        else:
+            cpus = result.cpus if result.cpus else None
+    mems: tuple[int, ...] | None = None
+    if result.memory:
+        mems = tuple(sorted({n for b in result.memory for n in b.numa_nodes}))
+
+    files = _cpuset_files(cpus, mems)
+    files += _cpu_files(version, shares, quota, QUOTA_PERIOD, runtime=True)
+    files += _memory_files(version, memory, swap=True)
+    files += _hugetlb_files(version, hugepages, facts.hugepage_sizes)
+    if version == 2:
+        if facts.memory_qos:
+            files += [CgroupFile("memory.min", "0"), CgroupFile("memory.low", "0")]
+        else:
+            files.append(CgroupFile("memory.high", "max"))
+        files.append(CgroupFile("memory.oom.group", "1"))  # singleProcessOOMKill defaults to false on v2
+    return CgroupNode(
+        path=path, kind="container", writer="runtime", files=tuple(files), pod=pod.ref,
+        pod_uid=pod.uid, container=result.name, container_id=cid, cpus=cpus, mems=mems,
+    )  # fmt: skip
+
+
+def plan_from_pods(
+    pods: Mapping[str, PlannedPod],
+    facts: NodeFacts,
+    *,
+    driver: Driver,
+    version: int,
+    cgroup_root: Sequence[str] = (),
+    step: int | None = None,
+    unplanned: Sequence[str] = (),
+) -> CgroupPlan:
+    """The whole tree, parents before children."""
+    if driver not in ("systemd", "cgroupfs"):
+        raise InputError(f"unknown cgroup driver {driver!r} (systemd or cgroupfs)", path="driver")
+    if version not in (1, 2):
+        raise InputError(f"unknown cgroup version {version!r} (1 or 2)", path="cgroupVersion")
+    base = [_check_component(c, "cgroup root component", "cgroupRoot") for c in cgroup_root]
+    to_path = systemd_path if driver == "systemd" else cgroupfs_path
+
+    nodes: list[CgroupNode] = []
+    for i in range(1, len(base) + 1):
+        nodes.append(CgroupNode(path=to_path(base[:i]), kind="root", writer="kubelet"))
+
+    # kubepods
+    alloc = facts.allocatable
+    hp_alloc = {
+        _page_size_of(name): qty.value() for name, qty in alloc.items() if is_hugepage_resource(name)
+    }
+    kube_files = _cpu_files(version, milli_cpu_to_shares(_milli(alloc, "cpu")), None, None, runtime=False)
+    kube_files += _memory_files(version, _value(alloc, "memory"), swap=False)
+    kube_files += _hugetlb_files(version, hp_alloc, facts.hugepage_sizes)
+    if version == 2:
+        # qos_container_manager_linux.go Start: stale memory protection reset
+        # (MemoryQoS off, or memoryReservationPolicy None, the default)
+        kube_files += [CgroupFile("memory.min", "0"), CgroupFile("memory.low", "0")]
+    kube_cpus = facts.all_cpus if facts.cpu_manager_policy == "none" else None
+    kubepods = [*base, "kubepods"]
+    nodes.append(
+        CgroupNode(
+            path=to_path(kubepods), kind="node", writer="kubelet",
+            files=(*_cpuset_files(kube_cpus, None), *kube_files), cpus=kube_cpus,
+        )
+    )  # fmt: skip
+
+    burstable_milli = sum(
+        _milli(pod_requests(p.pod, pod_level_resources=facts.pod_level_resources), "cpu")
+        for p in pods.values()
+        if p.qos_class == "Burstable"
+    )
+    unbounded = dict.fromkeys(facts.hugepage_sizes, HUGETLB_UNBOUNDED)
+    tiers = (
+        ("Guaranteed", None),
+        ("Burstable", milli_cpu_to_shares(burstable_milli)),
+        ("BestEffort", MIN_SHARES),
+    )
+    # Depth first: each tier, then its pods, each pod then its containers.
+    for qos, shares in tiers:
+        if shares is not None:
+            files = _cpu_files(version, shares, None, None, runtime=False)
+            files += _hugetlb_files(version, unbounded, facts.hugepage_sizes)
+            if version == 2 and qos == "Burstable":
+                files.append(CgroupFile("memory.low", "0"))  # the same reset
+            tier_path = to_path([*kubepods, qos.lower()])
+            nodes.append(CgroupNode(path=tier_path, kind="qos", writer="kubelet", files=tuple(files)))
+        members = [u for u in pods if pods[u].qos_class == qos]
+        nodes += _pod_subtrees(members, pods, facts, driver, version, kubepods, to_path)
+    return CgroupPlan(
+        driver=driver, version=version, step=step, nodes=tuple(nodes), unplanned=tuple(unplanned)
+    )
+
+
+def _pod_subtrees(
+    uids: Sequence[str],
+    pods: Mapping[str, PlannedPod],
+    facts: NodeFacts,
+    driver: Driver,
+    version: int,
+    kubepods: list[str],
+    to_path: Callable[[Sequence[str]], str],
+) -> list[CgroupNode]:
+    nodes: list[CgroupNode] = []
+    for uid in sorted(uids, key=lambda u: (pods[u].pod.ref, u)):
+        planned = pods[uid]
+        comp = _check_component(f"pod{uid}", "pod UID", "metadata.uid")
+        parent = kubepods if planned.qos_class == "Guaranteed" else [*kubepods, planned.qos_class.lower()]
+        pod_components = [*parent, comp]
+        pod_path = to_path(pod_components)
+        nodes.append(_pod_node(pod_path, planned, facts, version))
+
+        def child(cid: str, pod_path: str = pod_path) -> str:
+            if driver == "systemd":
+                return f"{pod_path}/cri-containerd-{cid}.scope"
+            return f"{pod_path}/{cid}"
+
+        sandbox_id = _container_id(uid, "")
+        nodes.append(
+            CgroupNode(
+                path=child(sandbox_id), kind="sandbox", writer="runtime", pod=planned.pod.ref,
+                pod_uid=uid, container_id=sandbox_id,
+            )
+        )  # fmt: skip
+        for result in planned.containers:
+            cid = _container_id(uid, result.name)
+            nodes.append(_container_node(child(cid), cid, planned, result, facts, version))
+    return nodes
+
+
+def plan_document(plan: CgroupPlan) -> dict[str, object]:
+    """The plan as JSON-ready data (``podnuma cgroups plan -o json``)."""
+    nodes: list[dict[str, object]] = []
+    for n in plan.nodes:
+        entry: dict[str, object] = {"path": "/" + n.path, "kind": n.kind, "writer": n.writer}
+        if n.pod is not None:
+            entry["pod"] = n.pod
+            entry["podUID"] = n.pod_uid
+        if n.container is not None:
+            entry["container"] = n.container
+        if n.container_id is not None:
+            entry["containerID"] = n.container_id
+        entry["files"] = {f.name: f.value for f in n.files}
+        optional = [f.name for f in n.files if f.optional]
+        if optional:
+            entry["ifPresent"] = optional
+        nodes.append(entry)
+    return {
+        "driver": plan.driver,
+        "cgroupVersion": plan.version,
+        "step": plan.step,
+        "cgroups": nodes,
+        "unplanned": list(plan.unplanned),
+    }

@@ -1,0 +1,91 @@
+"""A scenario's run -> :class:`~podnuma.cgroups.plan.CgroupPlan` (pure)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from podnuma.api.kubeletconfig import KubeletConfig, effective_reserved
+from podnuma.api.pod import Pod
+from podnuma.api.quantity import Quantity
+from podnuma.cgroups.plan import CgroupPlan, Driver, NodeFacts, plan_from_pods, running_pods
+from podnuma.errors import InputError
+from podnuma.inputs.scenario import Scenario
+from podnuma.machine.topology import Machine
+from podnuma.scenario.run import RunResult, run_scenario
+
+__all__ = ["node_facts", "plan_cgroups"]
+
+
+def _hugepage_resource(page_size: int) -> str:
+    for unit, suffix in ((1 << 30, "Gi"), (1 << 20, "Mi"), (1 << 10, "Ki")):
+        if page_size % unit == 0:
+            return f"hugepages-{page_size // unit}{suffix}"
+    return f"hugepages-{page_size}"
+
+
+def node_facts(machine: Machine, config: KubeletConfig, run: RunResult, step: int) -> NodeFacts:
+    """Capacity minus kube- and system-reserved (the kubepods limits),
+    the CPU manager policy, page sizes, gates, the shared pool after ``step``."""
+    capacity: dict[str, Quantity] = {
+        "cpu": Quantity.from_int(machine.topology.num_cpus),
+        "memory": Quantity.from_int(machine.memory_capacity(), binary=True),
+    }
+    sizes = tuple(sorted(machine.hugepage_capacity()))
+    for size, total in machine.hugepage_capacity().items():
+        capacity[_hugepage_resource(size)] = Quantity.from_int(total, binary=True)
+    zero = Quantity.zero()
+    allocatable: dict[str, Quantity] = {}
+    kube, system = effective_reserved(config)  # reservedSystemCPUs counts as system-reserved CPU
+    for name, cap in capacity.items():
+        value = cap
+        for reserved in (system, kube):
+            if name in reserved:
+                value = value - reserved[name]
+        allocatable[name] = value if value >= zero else zero
+    gates = config.feature_gates
+    default = run.steps[step].default_cpuset if run.steps else run.machine.topology.cpus()
+    return NodeFacts(
+        all_cpus=machine.topology.cpus(),
+        cpu_manager_policy=config.cpu_manager_policy,
+        allocatable=allocatable,
+        hugepage_sizes=sizes,
+        pod_level_resources=gates.enabled("PodLevelResources"),
+        memory_qos=gates.enabled("MemoryQoS"),
+        pod_level_resource_managers=gates.enabled("PodLevelResourceManagers"),
+        default_cpuset=default,
+    )
+
+
+def plan_cgroups(
+    scenario: Scenario,
+    run: RunResult | None = None,
+    *,
+    step: int | None = None,
+    driver: Driver = "systemd",
+    version: int = 2,
+    cgroup_root: Sequence[str] = (),
+) -> CgroupPlan:
+    """The cgroups after ``step`` (0-based; default the last step)."""
+    if run is None:
+        run = run_scenario(scenario)
+    if not run.steps:
+        raise InputError("the scenario has no steps", path="steps", file=scenario.name)
+    last = len(run.steps) - 1
+    if step is None:
+        step = last
+    if step < 0 or step > last:
+        raise InputError(f"--step {step}: the scenario has steps 0-{last}", file=scenario.name)
+    pods: dict[int, Pod] = {s.index: s.pod for s in scenario.steps if s.pod is not None}
+    running = running_pods(run.steps, pods, step)
+    known: set[str] = set()
+    if scenario.cpu_checkpoint is not None:
+        known.update(scenario.cpu_checkpoint.entries)
+    if scenario.memory_checkpoint is not None:
+        known.update(scenario.memory_checkpoint.entries)
+    removed = {s.pod_uid for s in run.steps[: step + 1] if s.op == "removePod"}
+    unplanned = sorted(known - set(running) - removed)
+    facts = node_facts(scenario.machine, scenario.config, run, step)
+    return plan_from_pods(
+        running, facts, driver=driver, version=version, cgroup_root=cgroup_root,
+        step=step, unplanned=unplanned,
+    )  # fmt: skip

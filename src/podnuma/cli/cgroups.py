@@ -1,0 +1,107 @@
+"""``podnuma cgroups plan|apply``: the cgroup tree and values the kubelet
+and containerd + runc write for a scenario's pods, and writing them under a
+cgroup root."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from podnuma.cgroups import apply_plan, plan_cgroups
+from podnuma.cgroups.plan import plan_document
+from podnuma.cli.app import guard, is_quiet
+from podnuma.cli.options import echo, file_argument, output_option
+from podnuma.inputs.scenario import load_scenario
+from podnuma.render.cgroups import render_plan_text
+from podnuma.scenario.document import dump_yaml
+
+__all__ = ["cgroups_group"]
+
+
+@click.group("cgroups")
+def cgroups_group() -> None:
+    """Cgroups the kubelet and the container runtime write for the pods."""
+
+
+def _common(fn: Callable[..., Any]) -> Callable[..., Any]:
+    fn = click.option(
+        "--cgroup-root",
+        default="/",
+        show_default=True,
+        help="The kubelet's --cgroup-root (components joined by '/').",
+    )(fn)
+    fn = click.option(
+        "--cgroup-version",
+        type=click.Choice(("2", "1")),
+        required=True,
+        help="cgroup v2 (unified) or v1 (one hierarchy per controller).",
+    )(fn)
+    fn = click.option(
+        "--driver", type=click.Choice(("systemd", "cgroupfs")), required=True, help="cgroup driver."
+    )(fn)
+    fn = click.option(
+        "--step", type=int, default=None, help="Plan after this step (0-based; default the last)."
+    )(fn)
+    fn = file_argument("scenario")(fn)
+    return fn
+
+
+def _plan(scenario: str, step: int | None, driver: str, version: str, cgroup_root: str) -> Any:
+    loaded = load_scenario(scenario)  # "-": standard input
+    components = tuple(c for c in cgroup_root.split("/") if c)
+    return plan_cgroups(
+        loaded, step=step, driver=driver, version=int(version), cgroup_root=components  # type: ignore[arg-type]
+    )
+
+
+@cgroups_group.command("plan")
+@_common
+@output_option(("table", "json", "yaml"), "table", "table: the tree; json or yaml: the plan's document.")
+def plan_command(
+    scenario: str, step: int | None, driver: str, cgroup_version: str, cgroup_root: str, output: str
+) -> None:
+    """Print the cgroup tree and values after a step of SCENARIO ('-': standard input)."""
+
+    def go() -> str:
+        doc = plan_document(_plan(scenario, step, driver, cgroup_version, cgroup_root))
+        if output == "table":
+            return render_plan_text(doc)
+        return json.dumps(doc, indent=2) + "\n" if output == "json" else dump_yaml(doc)
+
+    text = guard(go)
+    guard(lambda: echo(text))
+
+
+@cgroups_group.command("apply")
+@_common
+@click.option("--root", type=click.Path(path_type=Path, file_okay=False), required=True,
+              help="The cgroup mount (v2) or the directory of v1 hierarchies.")  # fmt: skip
+@click.option("--dry-run", is_flag=True, help="Only print what would be written.")
+def apply_command(
+    scenario: str,
+    step: int | None,
+    driver: str,
+    cgroup_version: str,
+    cgroup_root: str,
+    root: Path,
+    dry_run: bool,
+) -> None:
+    """Write the plan of SCENARIO ('-': standard input) under --root, in the
+    kernel's order; print each operation."""
+
+    def go() -> Any:
+        plan = _plan(scenario, step, driver, cgroup_version, cgroup_root)
+        return apply_plan(plan, root, dry_run=dry_run)
+
+    report = guard(go)
+    guard(lambda: echo("".join(f"{op}\n" for op in report.operations)))
+    done = "would write" if dry_run else "wrote"
+    writes = sum(1 for op in report.operations if op.action == "write")
+    dirs = sum(1 for op in report.operations if op.action == "mkdir")
+    kind = "cgroup file system" if report.cgroupfs else "plain directory"
+    if not is_quiet():
+        click.echo(f"{done} {writes} files, {dirs} new cgroups under {root} ({kind})", err=True)

@@ -1,0 +1,88 @@
+"""``podnuma explain SCENARIO``: the decision trail of each admission, and
+for a rejected pod the nearest admissible configuration."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import click
+
+from podnuma.analysis.explain import explain_run
+from podnuma.cli.app import guard
+from podnuma.cli.options import echo, file_argument, note_not_modelled, output_option, progress_bar
+from podnuma.errors import InputError
+from podnuma.inputs.documents import input_name
+from podnuma.inputs.scenario import load_scenario
+from podnuma.render.explain import render_text
+from podnuma.render.picture import ownership_after
+from podnuma.render.picture import render_text as picture_text
+from podnuma.render.table import capture
+from podnuma.scenario.document import dump_yaml
+from podnuma.scenario.run import RunResult, run_scenario
+
+__all__ = ["explain_command"]
+
+
+def _pictures(result: RunResult, doc: dict[str, Any]) -> dict[int, str]:
+    out: dict[int, str] = {}
+    positions = {s.index: i for i, s in enumerate(result.steps)}
+    for adm in doc["admissions"]:
+        pos = positions.get(adm["step"])
+        if pos is not None:
+            out[adm["step"]] = picture_text(result.machine, ownership_after(result, pos))
+    return out
+
+
+@click.command("explain")
+@file_argument("scenario")
+@click.option("--step", "step_index", type=int, default=None, help="Only the addPod step with this index.")
+@click.option("--pod", "pod_ref", default=None, help="Only the admissions of this pod (NAMESPACE/NAME or UID).")
+@output_option(("text", "json", "yaml"), "text", "text for people; json or yaml for the full "
+               "decision trail.")
+@click.option(
+    "--no-search", is_flag=True, default=False,
+    help="Do not re-run the scenario to find the nearest admissible configuration.",
+)
+@click.option(
+    "--picture/--no-picture", default=None,
+    help="Show the topology picture after each step (default: when one admission is explained).",
+)
+def explain_command(
+    scenario: str,
+    step_index: int | None,
+    pod_ref: str | None,
+    output: str,
+    no_search: bool,
+    picture: bool | None,
+) -> None:
+    """Explain each admission of SCENARIO ('-': standard input): hints,
+    merge, pools, rejection and what would fit."""
+
+    def go() -> str:
+        loaded = load_scenario(scenario)
+        note_not_modelled(loaded.config, loaded.name)
+        result = run_scenario(loaded)
+        with progress_bar("explaining admissions") as advance:
+            doc = explain_run(
+                loaded, result, step=step_index, pod=pod_ref, search=not no_search,
+                progress=advance,
+            )
+        if (step_index is not None or pod_ref is not None) and not doc["admissions"]:
+            what = []
+            if step_index is not None:
+                what.append(f"step {step_index}")
+            if pod_ref is not None:
+                what.append(f"pod {pod_ref}")
+            raise InputError(f"no addPod step matches {' and '.join(what)}", file=input_name(scenario))
+        if output == "json":
+            return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+        if output == "yaml":
+            return dump_yaml(doc)
+        show = picture if picture is not None else len(doc["admissions"]) == 1
+        pictures = _pictures(result, doc) if show else None
+        return capture(lambda console: render_text(doc, console, pictures=pictures))
+
+    text = guard(go)
+    guard(lambda: echo(text))
+

@@ -1,0 +1,142 @@
+"""Options and output plumbing shared by the commands.
+
+The grammar every command follows (kubectl's habits):
+
+* ``-o/--output FORMAT`` is always the format (``table``, ``wide``,
+  ``json``, ``yaml``; ``svg``/``png``/``text`` where a picture is the
+  output); files are written with a named option (``--checkpoint-dir``,
+  ``--output-file``) or by redirection;
+* every file argument accepts ``-`` for standard input;
+* nothing is printed before the inputs are validated (the command computes
+  its whole output inside the guard, then prints it);
+* progress and notes go to standard error, and not at all with
+  ``podnuma --quiet``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from podnuma.api.kubeletconfig import KubeletConfig, not_modelled
+from podnuma.cli.app import is_quiet
+
+__all__ = [
+    "FILE",
+    "checkpoint_option",
+    "config_option",
+    "echo",
+    "note",
+    "note_not_modelled",
+    "echo_bytes",
+    "file_argument",
+    "node_option",
+    "output_option",
+    "progress_bar",
+]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: a file argument: a path, or ``-`` for standard input (not checked for
+#: existence here: the inputs layer reads it and names the problem)
+FILE = click.Path(dir_okay=True, allow_dash=True)
+
+
+def file_argument(name: str, **kwargs: Any) -> Callable[[F], F]:
+    """A positional file argument accepting ``-``."""
+    return click.argument(name, type=FILE, **kwargs)
+
+
+def output_option(choices: tuple[str, ...], default: str, help: str) -> Callable[[F], F]:
+    """``-o/--output``: the output format, one of ``choices``."""
+    return click.option(
+        "--output", "-o", type=click.Choice(choices), default=default, show_default=True,
+        help=help,
+    )
+
+
+checkpoint_option = click.option(
+    "--checkpoint-dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="Write cpu_manager_state and memory_manager_state there (created if needed).",
+)
+
+node_option = click.option(
+    "--node",
+    "node_file",
+    type=FILE,
+    default=None,
+    help="The node: a file with a scenario 'node' mapping (any machine form) or a scenario file "
+    "('-': standard input). Default: a built-in 2-socket node (32 CPUs, 2 NUMA nodes).",
+)
+
+config_option = click.option(
+    "--kubelet-config",
+    "config_file",
+    type=FILE,
+    default=None,
+    help="A KubeletConfiguration file or a scenario file (its kubeletConfig); '-': standard "
+    "input. Default: static CPU / Static memory / restricted / scope pod.",
+)
+
+
+def echo(text: str) -> None:
+    """Write ``text`` (already complete) to standard output, as is: colour
+    codes are in it only when colour was wanted (a terminal, or
+    ``FORCE_COLOR``), so click must not strip them."""
+    click.echo(text, nl=False, color=True)
+
+
+def echo_bytes(data: bytes) -> None:
+    """Write bytes (a PNG) to standard output."""
+    stream = sys.stdout.buffer
+    stream.write(data)
+    stream.flush()
+
+
+def note(message: str) -> None:
+    """A note on standard error (not with ``--quiet``)."""
+    if not is_quiet():
+        click.echo(f"note: {message}", err=True)
+
+
+def note_not_modelled(config: KubeletConfig, file: str, prefix: str = "kubeletConfig.") -> None:
+    """Say which set configuration fields change admission but are not modelled."""
+    for name, what in not_modelled(config):
+        note(f"{file}: {prefix}{name}: not modelled ({what}); the results ignore it")
+
+
+@contextlib.contextmanager
+def progress_bar(what: str) -> Iterator[Callable[[int, int], None]]:
+    """A progress bar on standard error for long work: ``advance(done,
+    total)``. Shown only when standard error is a terminal and not with
+    ``--quiet``; it disappears when the work is done."""
+    if is_quiet() or not sys.stderr.isatty():
+        yield lambda done, total: None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    bar = Progress(
+        f"[bold]{what}", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=Console(stderr=True), transient=True,
+    )
+    task = bar.add_task(what, total=None)
+
+    def advance(done: int, total: int) -> None:
+        bar.update(task, completed=done, total=total)
+
+    with bar:
+        yield advance
+
+
+def stdin_used_once(*paths: str | Path | None) -> None:
+    """Standard input can be read once: two ``-`` arguments are a usage error."""
+    if sum(1 for p in paths if p is not None and str(p) == "-") > 1:
+        raise click.UsageError("only one file argument can be '-' (standard input)")

@@ -1,0 +1,70 @@
+"""``podnuma serve``: the web page and its HTTP API (:mod:`podnuma.web`).
+
+Listens on loopback unless ``--host`` says otherwise; the limits (request
+body size, seconds of work per request, simulations at once) have safe
+defaults. Needs the ``web`` extra (FastAPI, uvicorn).
+"""
+
+from __future__ import annotations
+
+import socket
+import sys
+
+import click
+
+__all__ = ["serve_command"]
+
+EXIT_INPUT = 2
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        return socket.create_server((host.strip("[]"), port), family=family, backlog=64)
+    except OSError as e:
+        raise click.UsageError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
+
+
+@click.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on (loopback by default; 0.0.0.0 exposes the server).")
+@click.option("--port", "-p", type=click.IntRange(0, 65535), default=8080, show_default=True,
+              help="Port (0: any free port, printed at start).")
+@click.option("--max-body", type=click.IntRange(min=1024), default=1 << 20, show_default=True,
+              metavar="BYTES", help="Largest request body accepted.")
+@click.option("--time-limit", type=click.FloatRange(min=0.1), default=20.0, show_default=True,
+              metavar="SECONDS", help="Longest a request's simulation may run.")
+@click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True,
+              help="Simulations run at once (each in a process of its own).")
+def serve_command(host: str, port: int, max_body: int, time_limit: float, workers: int) -> None:
+    """Serve the web page: pick or upload a scenario, step through the
+    machine picture, click a CPU for its owner, explain, compare and advise."""
+    try:
+        import uvicorn
+
+        from podnuma.web.app import LOOPBACK_HOSTS, create_app
+        from podnuma.web.worker import Limits
+    except ImportError as e:
+        click.echo(
+            f"error: podnuma serve needs the web extra ({e.name} is missing): "
+            "pip install 'podnuma[web]'",
+            err=True,
+        )
+        sys.exit(EXIT_INPUT)
+    sock = _listen(host, port)
+    loopback = host.strip("[]") in ("127.0.0.1", "localhost", "::1")
+    app = create_app(
+        Limits(max_body=max_body, time_limit=time_limit, workers=workers),
+        allowed_hosts=LOOPBACK_HOSTS if loopback else ("*",),
+    )
+    app.state.pool.warm_up()
+    bound = sock.getsockname()[1]
+    shown = f"[{host.strip('[]')}]" if ":" in host else host
+    click.echo(f"podnuma: serving on http://{shown}:{bound}/ (Ctrl-C to stop)", err=True)
+    if not loopback:
+        click.echo(
+            "podnuma: warning: listening beyond loopback; anyone who can reach this address "
+            "can run simulations", err=True,
+        )
+    config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=3)
+    uvicorn.Server(config).run(sockets=[sock])

@@ -1,0 +1,117 @@
+"""``podnuma topology SCENARIO``: the machine as lstopo draws it, each CPU
+coloured by its owner after a step of the scenario.
+
+``-o text|svg|png|json`` is the format (default: from ``--output-file``'s
+suffix, else text); ``--output-file FILE`` writes the picture atomically
+instead of to standard output.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from podnuma.cli.app import fail, guard
+from podnuma.cli.options import echo, echo_bytes, file_argument, note_not_modelled
+from podnuma.errors import InputError
+from podnuma.fileio import atomic_write
+from podnuma.inputs.scenario import load_scenario
+from podnuma.render.picture import (
+    ownership_after,
+    ownership_document,
+    render_png,
+    render_svg,
+    render_text,
+)
+from podnuma.scenario.run import run_scenario
+
+__all__ = ["FORMATS", "topology_command"]
+
+FORMATS = ("text", "svg", "png", "json")
+_SUFFIXES = {".svg": "svg", ".png": "png", ".txt": "text", ".json": "json"}
+
+
+def _render(scenario: str, step: int | None, fmt: str, color: bool) -> str | bytes:
+    loaded = load_scenario(scenario)
+    note_not_modelled(loaded.config, loaded.name)
+    result = run_scenario(loaded)
+    own = ownership_after(result, step)
+    if fmt == "svg":
+        return render_svg(result.machine, own)
+    if fmt == "png":
+        return render_png(result.machine, own)
+    if fmt == "json":
+        return json.dumps(ownership_document(result.machine, own), indent=2) + "\n"
+    return render_text(result.machine, own, color=color)
+
+
+def _write_output(path: Path, data: bytes) -> None:
+    """Write the picture: atomically (a temporary file renamed over the
+    target, never a half-written file) when the target is, or will be, a
+    regular file; straight into anything else (``/dev/stdout``, a FIFO),
+    which must not be replaced."""
+    try:
+        if path.exists() and not path.is_file():
+            if path.is_dir():
+                raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+            with path.open("wb") as fh:
+                fh.write(data)
+            return
+        atomic_write(path, data)
+    except OSError as e:
+        raise InputError(f"--output-file: cannot write: {e.strerror or e}", file=str(path)) from None
+
+
+def _color(fmt: str, to_file: bool) -> bool:
+    if fmt != "text" or to_file:
+        return False
+    if os.environ.get("NO_COLOR"):
+        return False
+    return bool(os.environ.get("FORCE_COLOR")) or sys.stdout.isatty()
+
+
+@click.command("topology")
+@file_argument("scenario")
+@click.option(
+    "--step", "-s", type=int, default=None,
+    help="Show the CPUs after this step (index from 0; default: the last step).",
+)
+@click.option(
+    "--output", "-o", "fmt", type=click.Choice(FORMATS), default=None,
+    help="text (terminal), svg, png or json (the owners). Default: from --output-file's "
+    "suffix, else text.",
+)
+@click.option(
+    "--output-file", "output_file", type=click.Path(path_type=Path, dir_okay=True),
+    default=None, help="Write to FILE (atomically) instead of standard output.",
+)
+def topology_command(
+    scenario: str, step: int | None, fmt: str | None, output_file: Path | None
+) -> None:
+    """Draw the machine of SCENARIO ('-': standard input) like lstopo, each
+    CPU coloured by owner.
+
+    Owners: reserved CPUs, the node shared pool, pod shared pools (pod-level
+    resources) and containers' exclusive CPUs, after step --step.
+    """
+    if fmt is None:
+        fmt = _SUFFIXES.get(output_file.suffix.lower(), "text") if output_file else "text"
+    if fmt == "png" and output_file is None and sys.stdout.isatty():
+        fail("will not write PNG bytes to a terminal: use --output-file FILE or redirect")
+    color = _color(fmt, output_file is not None)
+    data = guard(lambda: _render(scenario, step, fmt, color))
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    if output_file is not None:
+        out = output_file
+        guard(lambda: _write_output(out, raw))
+        return
+    if isinstance(data, bytes):
+        guard(lambda: echo_bytes(raw))
+    else:
+        text = data
+        guard(lambda: echo(text))

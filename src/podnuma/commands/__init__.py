@@ -1,1 +1,0 @@
-"""Sub-commands of ``podnuma`` kept out of ``cli.py`` (registered there)."""

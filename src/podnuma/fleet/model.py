@@ -1,0 +1,72 @@
+"""Plain data the fleet analysis passes around (picklable, no behaviour).
+
+A :class:`NodeSpec` is everything needed to replay one node: its name and
+labels, its kubelet configuration document, its machine as a node form (the
+scenario contract's ``node`` mapping), and where its pods are. Issues found
+while reading the inputs or replaying a node are :class:`Issue` records,
+reported per node and never fatal to the other nodes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+__all__ = ["Issue", "NodeSpec", "Severity"]
+
+Severity = Literal["error", "warning", "info"]
+
+
+@dataclass(frozen=True)
+class Issue:
+    """A problem with the inputs of one node (``node``) or of the fleet.
+
+    ``error``: the node could not be replayed (no topology, a configuration
+    the kubelet would refuse...). ``warning``: it was replayed, with caveats
+    (a pod that cannot be parsed, a truncated dump...). ``info``: what was
+    assumed (e.g. the CPU numbering of a NodeResourceTopology).
+    """
+
+    severity: Severity
+    message: str
+    node: str | None = None
+    file: str | None = None
+    path: str = ""
+
+    def text(self) -> str:
+        where = ": ".join(p for p in (self.file, self.path) if p)
+        node = f"node {self.node}: " if self.node else ""
+        return f"{self.severity}: {node}{where + ': ' if where else ''}{self.message}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "severity": self.severity,
+            "node": self.node,
+            "file": self.file,
+            "path": self.path or None,
+            "message": self.message,
+        }
+
+
+@dataclass(frozen=True)
+class NodeSpec:
+    """One node's inputs.
+
+    ``config`` is a KubeletConfiguration document (``None``: the kubelet's
+    defaults); ``topology`` a node form (``None``: unknown, the node cannot
+    be replayed). Pods are either inline (``pods``, compact manifests) or in
+    ``pod_files`` (read by whoever replays the node, filtered on
+    ``spec.nodeName``).
+    """
+
+    name: str
+    labels: Mapping[str, str] = field(default_factory=dict)
+    allocatable: Mapping[str, str] = field(default_factory=dict)
+    config: Mapping[str, Any] | None = None
+    config_source: str = "kubelet defaults"
+    topology: Mapping[str, Any] | None = None
+    topology_source: str = ""
+    pod_files: tuple[str, ...] = ()
+    pods: tuple[Mapping[str, Any], ...] | None = None
+    issues: tuple[Issue, ...] = ()

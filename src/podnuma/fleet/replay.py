@@ -1,0 +1,571 @@
+"""One node of the fleet replayed through the engine, as is and under what-ifs.
+
+:func:`replay_node` starts a :class:`podnuma.node.Node` from the node's
+machine and kubelet configuration, admits its running pods in start order
+(a pod podnuma rejects although it runs is a note: wrong inputs or drift),
+then does the same under each what-if. It measures, per run:
+
+* ``exclusiveCpus``: CPUs out of the node's shared pool (neither shared nor
+  reserved): containers' exclusive slices plus pod-level budgets;
+* ``sidecarOnlyCpus``: exclusive CPUs held by sidecars (restartable init
+  containers, or containers named in ``podnuma.io/sidecars``) and by no
+  other container of their pod;
+* ``strandedCpus``: free CPUs no exclusive allocation can use: under the
+  ``full-pcpus-only`` option, free CPUs whose core has a CPU held or
+  reserved; under the Static memory manager, the free CPUs of a NUMA node
+  whose free memory is below the smallest memory request of the node's
+  Guaranteed pods;
+* ``rejected``: the pods the node would refuse, with the kubelet's reason and
+  message;
+* ``numaSpread``: how many pods hold exclusive CPUs or pinned memory on 1,
+  2... NUMA nodes;
+* ``density``: for each Guaranteed workload on the node, the copies of it
+  that fit on an empty node of the same shape and configuration (counted by
+  the engine, as ``podnuma advise`` does).
+
+Pure but for reading the node's pod files and machine files. The result is
+a JSON-ready mapping; its content depends only on the node's inputs, so a
+node gives the same result whatever process replays it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from podnuma.analysis.advise import Advice, advise_pod
+from podnuma.analysis.measure import measure
+from podnuma.analysis.rewrite import sidecar_names
+from podnuma.api.kubeletconfig import KubeletConfig, load_kubelet_config
+from podnuma.api.pod import Pod, parse_pod
+from podnuma.api.qos import compute_pod_qos
+from podnuma.cm.cpumanager.policy_options import FULL_PCPUS_ONLY_OPTION
+from podnuma.errors import InputError, KubeletStartupError, PodnumaError
+from podnuma.fleet.inputs import read_node_pods
+from podnuma.fleet.model import Issue, NodeSpec
+from podnuma.fleet.whatif import WhatIf, apply_config
+from podnuma.inputs.discover import load_node
+from podnuma.machine.cpuset import CPUSet
+from podnuma.machine.topology import Machine
+from podnuma.node import Node
+from podnuma.results import NodeSummary, StepResult
+from podnuma.scenario.run import RunResult
+
+__all__ = ["ReplayCache", "replay_node", "replay_partition", "workload_of", "node_run", "node_run_result"]
+
+_HASH_SUFFIX = re.compile(r"-[a-z0-9]{5,10}$")
+
+
+@dataclass
+class ReplayCache:
+    """Per-process memo of what depends only on (machine, configuration,
+    pod spec): machines, parsed configurations, densities, advise verdicts.
+    It changes no result, only the time taken."""
+
+    machines: dict[str, Machine | InputError] = field(default_factory=dict)
+    configs: dict[str, KubeletConfig | PodnumaError] = field(default_factory=dict)
+    density: dict[tuple[str, str, str], tuple[int, str | None]] = field(default_factory=dict)
+    advice: dict[tuple[str, str, str, int | None], Advice] = field(default_factory=dict)
+    pods: dict[tuple[str, str, str], Pod | InputError] = field(default_factory=dict)
+
+    #: Entries kept at most per table; past that a table starts afresh
+    #: (a fleet of per-node machine files must not keep every machine).
+    LIMIT = 2048
+
+    def trim(self) -> None:
+        for table in (self.machines, self.configs, self.density, self.advice, self.pods):
+            if len(table) > self.LIMIT:
+                table.clear()
+
+
+#: The memo of this process, shared by the partitions it replays (a Dask
+#: worker or a pool process replays many): the densities and advise
+#: verdicts of a fleet's few node shapes and workloads are computed once
+#: per process instead of once per partition. Content-keyed; no result
+#: depends on what it holds.
+_PROCESS_CACHE = ReplayCache()
+
+
+def _sig(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def _machine(spec: NodeSpec, cache: ReplayCache) -> Machine:
+    assert spec.topology is not None
+    form = {k: v for k, v in spec.topology.items() if k != "name"}
+    key = _sig(form)
+    got = cache.machines.get(key)
+    if got is None:
+        try:
+            got = load_node(form, base_dir=Path("."))
+        except InputError as e:
+            got = e
+        cache.machines[key] = got
+    if isinstance(got, InputError):
+        raise got
+    return got
+
+
+def _config(doc: Mapping[str, Any], cache: ReplayCache) -> KubeletConfig:
+    key = _sig(doc)
+    got = cache.configs.get(key)
+    if got is None:
+        try:
+            got = load_kubelet_config(doc)
+        except (InputError, KubeletStartupError) as e:
+            got = e
+        cache.configs[key] = got
+    if isinstance(got, PodnumaError):
+        raise got
+    return got
+
+
+def workload_of(pod: Mapping[str, Any]) -> tuple[str, str]:
+    """(kind, ``NAMESPACE/NAME``) of the pod's controller: a ReplicaSet's
+    pod-template-hash suffix is taken off (its Deployment); a pod without
+    an owner is its own workload."""
+    meta = pod.get("metadata") or {}
+    ns = str(meta.get("namespace") or "default")
+    owners = meta.get("ownerReferences") or []
+    owner = next((o for o in owners if isinstance(o, Mapping) and o.get("controller")), None)
+    if owner is None and owners and isinstance(owners[0], Mapping):
+        owner = owners[0]
+    if owner is None:
+        return "Pod", f"{ns}/{meta.get('name')}"
+    kind, name = str(owner.get("kind")), str(owner.get("name"))
+    if kind == "ReplicaSet":
+        h = (meta.get("labels") or {}).get("pod-template-hash")
+        if isinstance(h, str) and name.endswith(f"-{h}"):
+            return "Deployment", f"{ns}/{name[: -len(h) - 1]}"
+        if _HASH_SUFFIX.search(name):
+            return "Deployment", f"{ns}/{_HASH_SUFFIX.sub('', name)}"
+    return kind, f"{ns}/{name}"
+
+
+def _pod_sig(doc: Mapping[str, Any], *, with_node: bool = False) -> str:
+    spec = {k: v for k, v in (doc.get("spec") or {}).items() if with_node or k != "nodeName"}
+    ann = {k: v for k, v in ((doc.get("metadata") or {}).get("annotations") or {}).items()
+           if str(k).startswith("podnuma.io/")}
+    return _sig({"spec": spec, "annotations": ann})
+
+
+# --------------------------------------------------------------------------
+# one run
+
+
+@dataclass
+class _Pod:
+    doc: Mapping[str, Any]
+    pod: Pod
+    workload: tuple[str, str]
+    sidecars: frozenset[str]
+    rewritten: bool = False
+
+
+def _exclusive_of(step: StepResult) -> CPUSet:
+    cpus = CPUSet()
+    for c in step.containers:
+        if c.type != "init" and c.isolation == "container":
+            cpus = cpus | c.cpus
+    if step.pod_allocation is not None:
+        cpus = cpus | step.pod_allocation.cpus
+    return cpus
+
+
+def _sidecar_only(step: StepResult, sidecars: frozenset[str]) -> CPUSet:
+    side = CPUSet()
+    other = CPUSet()
+    for c in step.containers:
+        if c.type == "init" or c.isolation != "container":
+            continue
+        if c.name in sidecars:
+            side = side | c.cpus
+        else:
+            other = other | c.cpus
+    return side - other
+
+
+def _numa_of(machine: Machine, step: StepResult) -> set[int]:
+    numa = {machine.topology.cpu_info[cpu].numa_node for cpu in _exclusive_of(step).list()}
+    if step.pod_allocation is not None:
+        for b in step.pod_allocation.memory:
+            numa.update(b.numa_nodes)
+    for c in step.containers:
+        if c.type != "init":
+            for b in c.memory:
+                numa.update(b.numa_nodes)
+    return numa
+
+
+def _memory_request(pod: Pod) -> int:
+    total = 0
+    if pod.resources is not None and "memory" in pod.resources.requests:
+        return int(pod.resources.requests["memory"].value())
+    for c in pod.containers:
+        q = c.requests.get("memory")
+        if q is not None:
+            total += int(q.value())
+    return total
+
+
+def node_run(
+    machine: Machine,
+    config: KubeletConfig,
+    pods: Sequence[_Pod],
+    *,
+    node: str,
+) -> tuple[dict[str, Any], list[StepResult], NodeSummary]:
+    """Admit ``pods`` in order on a fresh node; the run's figures, the step
+    results and the node's summary. ``KubeletStartupError`` when the kubelet
+    would not start."""
+    n = Node(machine, config)
+    all_cpus = machine.topology.cpus()
+    reserved = n.summary().reserved_cpus & all_cpus
+    static = config.cpu_manager_policy == "static"
+    steps: list[StepResult] = []
+    rejected: list[dict[str, Any]] = []
+    sidecar_only = CPUSet()
+    spread: dict[int, int] = {}
+    spanning: list[str] = []
+    min_mem: int | None = None
+    admitted = 0
+    for i, p in enumerate(pods):
+        try:
+            r = n.add_pod(p.pod, i)
+        except InputError as e:
+            rejected.append({"pod": p.pod.ref, "workload": p.workload[1], "reason": "InvalidInput",
+                             "message": e.message})
+            continue
+        steps.append(r)
+        if not r.admitted:
+            rejected.append({"pod": p.pod.ref, "workload": p.workload[1], "reason": r.reason,
+                             "message": r.message, "stage": r.failed_stage})
+            continue
+        admitted += 1
+        sidecar_only = sidecar_only | _sidecar_only(r, p.sidecars)
+        numa = _numa_of(machine, r)
+        if numa:
+            spread[len(numa)] = spread.get(len(numa), 0) + 1
+            if len(numa) > 1:
+                spanning.append(p.pod.ref)
+        if r.qos_class == "Guaranteed":
+            mem = _memory_request(p.pod)
+            if mem > 0:
+                min_mem = mem if min_mem is None else min(min_mem, mem)
+    default = n.cpu.state.get_default_cpuset()
+    if static:
+        exclusive = all_cpus - default - reserved
+        free = default - reserved
+    else:
+        exclusive = CPUSet()
+        free = all_cpus - reserved
+    stranded = CPUSet()
+    if static and config.cpu_manager_policy_options.get(FULL_PCPUS_ONLY_OPTION) == "true":
+        topo = machine.topology
+        for cpu in free.list():
+            siblings = topo.details.cpus_in_cores(topo.cpu_core_id(cpu))
+            if not (siblings - free).is_empty():
+                stranded = stranded | CPUSet.of(cpu)
+    numa_rows: list[dict[str, Any]] = []
+    mem_state = n.memory.state.get_machine_state() if config.memory_manager_policy == "Static" else {}
+    for nid in machine.numa_ids():
+        cpus = machine.topology.details.cpus_in_numa_nodes(nid)
+        row: dict[str, Any] = {
+            "id": nid,
+            "cpus": cpus.size(),
+            "exclusive": (exclusive & cpus).size(),
+            "free": (free & cpus).size(),
+        }
+        st = mem_state.get(nid)
+        table = st.memory_map.get("memory") if st is not None else None
+        if table is not None:
+            row["memoryFree"] = table.free
+            row["memoryAllocatable"] = table.allocatable
+            if min_mem is not None and table.free < min_mem:
+                stranded = stranded | (free & cpus)
+        numa_rows.append(row)
+    out = {
+        "pods": len(pods),
+        "admitted": admitted,
+        "rejected": rejected,
+        "cpus": all_cpus.size(),
+        "reservedCpus": reserved.size(),
+        "exclusiveCpus": exclusive.size(),
+        "sidecarOnlyCpus": sidecar_only.size(),
+        "freeCpus": free.size(),
+        "strandedCpus": stranded.size(),
+        "numaSpread": {str(k): v for k, v in sorted(spread.items())},
+        "spanningPods": spanning,
+        "numa": numa_rows,
+    }
+    return out, steps, n.summary()
+
+
+# --------------------------------------------------------------------------
+# a node
+
+
+_NAME = re.compile(r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$")
+
+
+def _parse(doc: Mapping[str, Any], config: KubeletConfig, cache: ReplayCache | None) -> Pod:
+    """``parse_pod``, memoised on what it reads besides the pod's identity:
+    pods of one workload differ only by name, uid and labels, which are
+    put back on the memoised parse (a name that is not a plain DNS
+    subdomain goes through the full parse and its error)."""
+    meta = doc.get("metadata") or {}
+    name, uid, labels = meta.get("name"), meta.get("uid"), meta.get("labels")
+    if (cache is None or not isinstance(name, str) or not _NAME.match(name)
+            or not isinstance(uid, str) or not uid
+            or not (labels is None or (isinstance(labels, Mapping)
+                                       and all(isinstance(v, str) for v in labels.values())))):
+        return parse_pod(doc, gates=config.feature_gates)
+    rest = {k: v for k, v in meta.items() if k not in ("name", "uid", "labels", "generateName",
+                                                       "creationTimestamp", "ownerReferences")}
+    key = (_sig(config.feature_gates.explicit()), _sig(rest), _pod_sig(doc))
+    got = cache.pods.get(key)
+    if got is None:
+        try:
+            got = parse_pod(doc, gates=config.feature_gates)
+        except InputError as e:
+            got = e
+        cache.pods[key] = got
+        return _raise_or(got)
+    template = _raise_or(got)
+    return dataclasses.replace(template, name=name, uid=uid, labels=dict(labels or {}))
+
+
+def _raise_or(got: Pod | InputError) -> Pod:
+    if isinstance(got, InputError):
+        raise got
+    return got
+
+
+def _parse_pods(
+    docs: Sequence[Mapping[str, Any]], config: KubeletConfig, node: str,
+    cache: ReplayCache | None = None,
+) -> tuple[list[_Pod], list[Issue]]:
+    pods: list[_Pod] = []
+    issues: list[Issue] = []
+    for doc in docs:
+        meta = doc.get("metadata") or {}
+        ref = f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
+        try:
+            pod = _parse(doc, config, cache)
+        except InputError as e:
+            issues.append(Issue("warning", f"pod {ref} not replayed: {e.message}", node=node, path=e.path))
+            continue
+        pods.append(_Pod(doc=doc, pod=pod, workload=workload_of(doc), sidecars=sidecar_names(pod)))
+    return pods, issues
+
+
+def _density(
+    machine: Machine, mkey: str, config: KubeletConfig, ckey: str, pods: Sequence[_Pod],
+    cache: ReplayCache,
+) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for p in pods:
+        kind, name = p.workload
+        if kind in ("DaemonSet", "Node") or name in out:
+            continue
+        if compute_pod_qos(p.pod, pod_level_resources=True) != "Guaranteed":
+            continue
+        key = (mkey, ckey, _pod_sig(p.doc))
+        got = cache.density.get(key)
+        if got is None:
+            m = measure(machine, config, p.pod, label="density", sidecars=p.sidecars)
+            got = (m.density, m.density_stop)
+            cache.density[key] = got
+        out[name] = {"kind": kind, "copies": got[0], "stop": got[1]}
+    return dict(sorted(out.items()))
+
+
+def _rewrite(
+    pods: Sequence[_Pod], machine: Machine, mkey: str, base: KubeletConfig, bkey: str,
+    config: KubeletConfig, cache: ReplayCache, shared_pool_cpus: int | None = None,
+) -> list[_Pod]:
+    """Each pod as ``podnuma advise`` would rewrite it (verified by advise on
+    an empty node of this shape under the node's configuration)."""
+    out: list[_Pod] = []
+    for p in pods:
+        key = (mkey, bkey, _pod_sig(p.doc), shared_pool_cpus)
+        advice = cache.advice.get(key)
+        if advice is None:
+            advice = advise_pod(dict(p.doc), machine, base, shared_pool_cpus=shared_pool_cpus)
+            cache.advice[key] = advice
+        if advice.status != "rewritten" or advice.rewrite is None:
+            out.append(p)
+            continue
+        # The verdict is shared by every pod with this spec: the rewrite's
+        # metadata is this pod's own.
+        manifest = dict(advice.rewrite.manifest)
+        manifest["metadata"] = dict(p.doc.get("metadata") or {})
+        pod = parse_pod(manifest, gates=config.feature_gates)
+        out.append(_Pod(doc=manifest, pod=pod, workload=p.workload, sidecars=p.sidecars,
+                        rewritten=True))
+    return out
+
+
+def replay_node(
+    spec: NodeSpec,
+    what_ifs: Sequence[WhatIf] = (),
+    *,
+    pods: Sequence[Mapping[str, Any]] | None = None,
+    cache: ReplayCache | None = None,
+) -> dict[str, Any]:
+    """The node's report (JSON-ready). ``pods``: the node's compact pods in
+    start order when the caller already read them (else from ``spec``)."""
+    cache = cache if cache is not None else ReplayCache()
+    issues = list(spec.issues)
+    report: dict[str, Any] = {
+        "name": spec.name,
+        "labels": dict(sorted(spec.labels.items())),
+        "configSource": spec.config_source,
+        "topologySource": spec.topology_source,
+        "status": "ok",
+    }
+    if pods is None:
+        if spec.pods is not None:
+            pods = spec.pods
+        else:
+            by_node, file_issues = read_node_pods(spec.pod_files, [spec.name])
+            pods = by_node[spec.name]
+            issues.extend(Issue(i.severity if i.severity == "warning" else "warning", i.message,
+                                node=spec.name, file=i.file) for i in file_issues)
+    report["podCount"] = len(pods)
+
+    def finish(status: str) -> dict[str, Any]:
+        report["status"] = status
+        report["issues"] = [i.as_dict() for i in issues]
+        return report
+
+    if spec.topology is None or any(i.severity == "error" for i in issues):
+        return finish("error")
+    try:
+        machine = _machine(spec, cache)
+    except InputError as e:
+        issues.append(Issue("error", f"topology not usable: {e.message}", node=spec.name,
+                            file=e.file, path=e.path))
+        return finish("error")
+    mkey = _sig({k: v for k, v in spec.topology.items() if k != "name"})
+    base_doc = dict(spec.config or {})
+    try:
+        config = _config(base_doc, cache)
+    except PodnumaError as e:
+        what = "invalid kubelet configuration" if isinstance(e, InputError) else "the kubelet would not start"
+        issues.append(Issue("error", f"{what}: {e}", node=spec.name))
+        return finish("error")
+    bkey = _sig(base_doc)
+    parsed, pod_issues = _parse_pods(pods, config, spec.name, cache)
+    issues.extend(pod_issues)
+    report["machine"] = {
+        "cpus": machine.topology.cpus().size(),
+        "numaNodes": len(machine.numa_ids()),
+        "sockets": machine.topology.num_sockets,
+        "threadsPerCore": machine.topology.cpus_per_core(),
+    }
+    report["config"] = {
+        "cpuManagerPolicy": config.cpu_manager_policy,
+        "memoryManagerPolicy": config.memory_manager_policy,
+        "topologyManagerPolicy": config.topology_manager_policy,
+        "topologyManagerScope": config.topology_manager_scope,
+        "cpuManagerPolicyOptions": dict(sorted(config.cpu_manager_policy_options.items())),
+    }
+    try:
+        base, _, _ = node_run(machine, config, parsed, node=spec.name)
+    except KubeletStartupError as e:
+        issues.append(Issue("error", f"the kubelet would not start: {e}", node=spec.name))
+        return finish("error")
+    for r in base["rejected"]:
+        issues.append(Issue(
+            "warning",
+            f"podnuma rejects {r['pod']}, which is running ({r['reason']}: {r['message']}): "
+            "the inputs are wrong or the node has drifted",
+            node=spec.name,
+        ))
+    base["density"] = _density(machine, mkey, config, bkey, parsed, cache)
+    report["baseline"] = base
+    runs: dict[str, Any] = {}
+    for w in what_ifs:
+        doc = apply_config(base_doc, w)
+        try:
+            wcfg = _config(doc, cache)
+        except PodnumaError as e:
+            runs[w.label] = {"error": f"{'invalid configuration' if isinstance(e, InputError) else 'the kubelet would not start'}: {e}"}
+            continue
+        wkey = _sig(doc)
+        wpods = parsed
+        if w.pod_level:
+            # Parse again under the what-if's gates, then rewrite as advise does.
+            wpods, _ = _parse_pods([p.doc for p in parsed], wcfg, spec.name, cache)
+            wpods = _rewrite(wpods, machine, mkey, config, bkey, wcfg, cache, w.shared_pool_cpus)
+        try:
+            run, _, _ = node_run(machine, wcfg, wpods, node=spec.name)
+        except KubeletStartupError as e:
+            runs[w.label] = {"error": f"the kubelet would not start: {e}"}
+            continue
+        run["rewrittenPods"] = sum(1 for p in wpods if p.rewritten)
+        run["density"] = _density(machine, mkey, wcfg, wkey, wpods, cache)
+        runs[w.label] = run
+    report["whatIfs"] = runs
+    return finish("ok" if not any(i.severity == "warning" for i in issues) else "warning")
+
+
+def replay_partition(
+    specs: Sequence[NodeSpec], what_ifs: Sequence[WhatIf] = (), cache: ReplayCache | None = None
+) -> list[dict[str, Any]]:
+    """Replay a group of nodes, reading each pod file once for the group
+    (``cache``: default, this process's memo)."""
+    if cache is None:
+        cache = _PROCESS_CACHE
+        cache.trim()
+    files = sorted({f for s in specs if s.pods is None for f in s.pod_files})
+    names = [s.name for s in specs if s.pods is None]
+    by_node, file_issues = read_node_pods(files, names) if files else ({}, [])
+    out: list[dict[str, Any]] = []
+    for s in specs:
+        if s.pods is not None:
+            out.append(replay_node(s, what_ifs, cache=cache))
+            continue
+        extra = [Issue("warning", i.message, node=s.name, file=i.file)
+                 for i in file_issues if i.file in s.pod_files]
+        spec = s if not extra else _with_issues(s, extra)
+        out.append(replay_node(spec, what_ifs, pods=by_node.get(s.name, []), cache=cache))
+    return out
+
+
+def _with_issues(spec: NodeSpec, extra: Sequence[Issue]) -> NodeSpec:
+    from dataclasses import replace
+
+    return replace(spec, issues=(*spec.issues, *extra))
+
+
+def node_run_result(spec: NodeSpec) -> RunResult | None:
+    """The node's pods replayed as they run, as a scenario run result (for
+    the topology picture of the node); ``None`` when the node cannot be
+    replayed."""
+    if spec.topology is None:
+        return None
+    cache = ReplayCache()
+    try:
+        machine = _machine(spec, cache)
+        config = _config(dict(spec.config or {}), cache)
+    except PodnumaError:
+        return None
+    if spec.pods is not None:
+        pods: Sequence[Mapping[str, Any]] = spec.pods
+    else:
+        pods = read_node_pods(spec.pod_files, [spec.name])[0][spec.name]
+    parsed, _ = _parse_pods(pods, config, spec.name)
+    try:
+        _, steps, summary = node_run(machine, config, parsed, node=spec.name)
+    except KubeletStartupError:
+        return None
+    machine = dataclasses.replace(machine, name=spec.name)
+    return RunResult(scenario=spec.name, machine=machine, node=summary, steps=tuple(steps),
+                     checkpoints={}, checkpoint_files={})

@@ -1,0 +1,65 @@
+"""Go's ``strconv`` behaviours that kubelet messages and parsers depend on:
+``strconv.Quote`` (what ``%q`` prints), ``strconv.ParseBool`` and
+``strconv.Atoi`` (64-bit), with Go's error texts. One implementation for every
+module that reproduces a kubelet message."""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+__all__ = ["go_quote", "quote_rune", "parse_go_bool", "go_atoi"]
+
+_SHORT_ESCAPES: Final = {7: "\\a", 8: "\\b", 12: "\\f", 10: "\\n", 13: "\\r", 9: "\\t", 11: "\\v"}
+
+
+def quote_rune(o: int, quote: str) -> str:
+    """One rune as ``strconv.Quote`` writes it inside ``quote`` marks."""
+    ch = chr(o)
+    if ch == quote or ch == "\\":
+        return "\\" + ch
+    if 0xD800 <= o <= 0xDFFF:
+        return "\\ufffd"  # Go strings cannot hold surrogates; they become U+FFFD
+    if ch.isprintable():
+        return ch
+    if o in _SHORT_ESCAPES:
+        return _SHORT_ESCAPES[o]
+    if o < 0x20 or o == 0x7F:
+        return f"\\x{o:02x}"
+    if o < 0x10000:
+        return f"\\u{o:04x}"
+    return f"\\U{o:08x}"
+
+
+def go_quote(text: str) -> str:
+    """``strconv.Quote`` (what ``%q`` prints for a string)."""
+    return '"' + "".join(quote_rune(ord(c), '"') for c in text) + '"'
+
+
+_TRUE: Final = frozenset({"1", "t", "T", "TRUE", "true", "True"})
+_FALSE: Final = frozenset({"0", "f", "F", "FALSE", "false", "False"})
+
+
+def parse_go_bool(value: str) -> bool:
+    """``strconv.ParseBool``; ``ValueError`` carries Go's error text."""
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise ValueError(f"strconv.ParseBool: parsing {go_quote(value)}: invalid syntax")
+
+
+_ATOI_RE: Final = re.compile(r"[+-]?[0-9]+")
+_INT64_MIN: Final = -(1 << 63)
+_INT64_MAX: Final = (1 << 63) - 1
+
+
+def go_atoi(value: str) -> int:
+    """``strconv.Atoi`` on a 64-bit platform (optional sign, ASCII digits, no
+    spaces or underscores); ``ValueError`` carries Go's error text."""
+    if not _ATOI_RE.fullmatch(value):
+        raise ValueError(f"strconv.Atoi: parsing {go_quote(value)}: invalid syntax")
+    n = int(value, 10)
+    if not _INT64_MIN <= n <= _INT64_MAX:
+        raise ValueError(f"strconv.Atoi: parsing {go_quote(value)}: value out of range")
+    return n

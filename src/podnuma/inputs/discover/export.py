@@ -1,0 +1,87 @@
+"""A discovered machine written back as the scenario's ``cpus`` node form.
+
+The inverse of ``table.parse_table``: cadvisor's ``MachineInfo`` (as the
+``sysfs`` reader builds it) becomes ``{name, cpus: [...], memory: {...},
+distances: {...}}``, a mapping that loads into the very same ``Machine``
+(same kubelet CPU topology, NUMA memory, hugepage pools and distances):
+
+- one row per online CPU: ``id``, ``core`` (the hardware core id), ``socket``,
+  ``numaNode`` and, when the core has an uncore (L3) cache of its own,
+  ``uncoreCache`` (the first one, as the kubelet takes it);
+- one ``{id, numaNode?, online: false}`` row per offline CPU;
+- ``memory`` for every NUMA node (``MemTotal`` and each hugepage pool's total
+  size, ``0`` for a size with no pages);
+- ``distances`` when every node has a complete row.
+
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from podnuma.inputs.discover.machineinfo import MachineInfo
+
+__all__ = ["node_document", "bytes_quantity", "hugepage_key"]
+
+
+def bytes_quantity(value: int) -> str | int:
+    """A byte count in the largest binary unit that divides it (``32980312Ki``)."""
+    for unit, suffix in ((1 << 40, "Ti"), (1 << 30, "Gi"), (1 << 20, "Mi"), (1 << 10, "Ki")):
+        if value and value % unit == 0:
+            return f"{value // unit}{suffix}"
+    return value
+
+
+def hugepage_key(page_size_kib: int) -> str:
+    """``hugepages-2Mi`` for a page size given in KiB, as the kubelet names it."""
+    size = bytes_quantity(page_size_kib * 1024)
+    return f"hugepages-{size}"
+
+
+def node_document(
+    info: MachineInfo,
+    *,
+    offline: Mapping[int, int | None] | None = None,
+    name: str | None = None,
+) -> dict[str, Any]:
+    """The ``node`` mapping of ``info`` in the ``cpus`` table form."""
+    rows: list[dict[str, Any]] = []
+    for node in info.topology:
+        for core in node.cores:
+            for cpu in core.threads:
+                row: dict[str, Any] = {
+                    "id": cpu,
+                    "core": core.id,
+                    "socket": core.socket_id,
+                    "numaNode": node.id,
+                }
+                if core.uncore_caches:
+                    row["uncoreCache"] = core.uncore_caches[0].id
+                rows.append(row)
+    for cpu, numa in (offline or {}).items():
+        off: dict[str, Any] = {"id": cpu}
+        if numa is not None:
+            off["numaNode"] = numa
+        off["online"] = False
+        rows.append(off)
+    rows.sort(key=lambda r: int(r["id"]))
+
+    memory: dict[int, dict[str, Any]] = {}
+    for node in sorted(info.topology, key=lambda n: n.id):
+        entry: dict[str, Any] = {"memory": bytes_quantity(node.memory)}
+        for hp in sorted(node.hugepages, key=lambda h: h.page_size):
+            entry[hugepage_key(hp.page_size)] = bytes_quantity(hp.page_size * 1024 * hp.num_pages)
+        memory[node.id] = entry
+
+    doc: dict[str, Any] = {}
+    if name is not None:
+        doc["name"] = name
+    doc["cpus"] = rows
+    doc["memory"] = memory
+    ids = sorted(n.id for n in info.topology)
+    by_id = {n.id: n for n in info.topology}
+    if ids and all(len(by_id[i].distances) == len(ids) for i in ids):
+        doc["distances"] = {i: list(by_id[i].distances) for i in ids}
+    return doc

@@ -1,0 +1,435 @@
+"""The ``sysfs`` node form: read a copy of ``/sys`` the way cadvisor does.
+
+Mirrors github.com/google/cadvisor ``utils/sysinfo/sysinfo.go``
+(``GetNodesInfo``, ``getCPUTopology``, ``getCoresInfo``, ``addCacheInfo``,
+``getNodeMemInfo``, ``GetHugePagesInfo``, ``getDistances``) and
+``utils/sysfs/sysfs.go`` (file formats, ``IsCPUOnline``), building the
+``MachineInfo`` that ``machineinfo.discover`` turns into the kubelet's CPU
+topology, so this form and the ``machineInfo`` form cannot disagree.
+
+What cadvisor does, and so what this does:
+
+- NUMA nodes are the ``devices/system/node/node*[0-9]`` directories (sorted by
+  name, as Go's ``filepath.Glob``); a node's CPUs are its ``cpuN`` entries.
+  Offline CPUs (not in ``devices/system/cpu/online``; all are online when
+  that file is absent) are left out; CPUs without ``topology/core_id`` or
+  ``topology/physical_package_id`` are skipped.
+- Threads are grouped into cores by (``core_id``, ``physical_package_id``)
+  within a node (plus ``book_id``/``drawer_id`` where those files exist, i.e.
+  on s390x).
+- Caches of level > 2 (read from the core's first thread,
+  ``cache/index*``): when one is shared by exactly as many CPUs as the node
+  has threads (``len(cores) * threads of this core``) it is a node cache,
+  otherwise an uncore cache of the core. So an L3 spanning a whole NUMA node
+  gives no uncore cache and the kubelet falls back to the socket id. A cache
+  directory that cannot be read (e.g. no ``id`` file, as on arm64 guests
+  and s390x) silently ends cache discovery for the rest of that node.
+- Node memory is ``MemTotal`` of ``nodeN/meminfo`` (0 when the file is
+  missing); hugepage pools come from ``nodeN/hugepages/hugepages-<KiB>kB/
+  nr_hugepages``; distances from ``nodeN/distance``.
+- Without NUMA node directories, cadvisor makes one node per physical
+  package (node id = package id) with no memory, and its CPU count is the
+  number of ``cpu*`` directories, offline ones included.
+
+Deviations, all for copies of ``/sys`` that a live kernel never produces:
+``NumSockets`` is the number of distinct package ids of online CPUs (cadvisor
+counts ``physical id`` in ``/proc/cpuinfo``, which lists online CPUs only);
+when ``devices/system/cpu/online`` is missing, a per-CPU ``cpuN/online``
+holding ``0`` marks that CPU offline; a node directory without ``cpuN``
+entries takes its CPUs from ``cpulist``; an unreadable ``cpu/online`` list
+is an error (cadvisor would treat every CPU as offline). ``root`` may also be
+a directory holding ``sys/``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+from pathlib import Path
+
+from podnuma.errors import InputError
+from podnuma.inputs.discover.machineinfo import (
+    Cache,
+    Core,
+    HugePagesInfo,
+    MachineInfo,
+    Node,
+    build_machine,
+)
+from podnuma.machine.cpuset import CPUSet, CPUSetParseError
+from podnuma.machine.topology import Machine
+
+__all__ = ["read_sysfs", "load_sysfs", "offline_cpus"]
+
+_INT = re.compile(r"[+-]?[0-9]+")
+_SCAN_INT = re.compile(r"\s*([+-]?[0-9]+)")
+_SCAN_SIZE = re.compile(r"\s*([+-]?[0-9]+)K")
+_MEMTOTAL = re.compile(r"MemTotal:\s*([0-9]+) kB")
+_CPU_NAME = re.compile(r"cpu([0-9]+)")
+_NODE_NAME = re.compile(r"node([0-9]+)")
+_UINT64_MAX = (1 << 64) - 1
+
+
+class _CacheUnreadable(Exception):
+    """A cache attribute is missing or malformed (cadvisor ignores the rest of the node)."""
+
+
+def _err(message: str, file: Path) -> InputError:
+    return InputError(message, file=str(file))
+
+
+def _glob(directory: Path, pattern: str) -> list[Path]:
+    """Go ``filepath.Glob(dir/pattern)``: matching names, sorted lexically."""
+    try:
+        names = sorted(p.name for p in directory.iterdir())
+    except OSError:
+        return []
+    return [directory / n for n in names if fnmatchcase(n, pattern)]
+
+
+def _read(file: Path) -> str | None:
+    """File content, or ``None`` when it does not exist."""
+    try:
+        return file.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return None
+    except NotADirectoryError:
+        return None
+    except OSError as err:
+        raise _err(f"cannot read: {err.strerror or err}", file) from None
+
+
+def _atoi(file: Path, text: str) -> int:
+    """``strconv.Atoi`` of the trimmed content."""
+    value = text.strip()
+    if not _INT.fullmatch(value):
+        raise _err(f"invalid integer {value!r}", file)
+    return int(value)
+
+
+@dataclass
+class _CoreBuilder:
+    id: int
+    socket_id: int
+    book_id: str
+    drawer_id: str
+    threads: list[int] = field(default_factory=list)
+    caches: list[Cache] = field(default_factory=list)
+    uncore_caches: list[Cache] = field(default_factory=list)
+
+    def freeze(self) -> Core:
+        return Core(
+            id=self.id,
+            threads=tuple(self.threads),
+            socket_id=self.socket_id,
+            caches=tuple(self.caches),
+            uncore_caches=tuple(self.uncore_caches),
+            book_id=self.book_id,
+            drawer_id=self.drawer_id,
+        )
+
+
+class _SysFs:
+    def __init__(self, root: Path) -> None:
+        if not (root / "devices" / "system").is_dir() and (root / "sys" / "devices" / "system").is_dir():
+            root = root / "sys"
+        if not (root / "devices" / "system").is_dir():
+            raise _err("not a sysfs root: devices/system is missing", root)
+        self.root = root
+        self.cpu_root = root / "devices" / "system" / "cpu"
+        self.node_root = root / "devices" / "system" / "node"
+        self.online = self._online_list()
+
+    # -- CPUs -------------------------------------------------------------------
+    def _online_list(self) -> CPUSet | None:
+        file = self.cpu_root / "online"
+        text = _read(file)
+        if text is None:
+            return None
+        if not text.strip():
+            raise _err("empty online CPU list", file)
+        try:
+            return CPUSet.parse(text.strip())
+        except CPUSetParseError as err:
+            raise _err(f"invalid online CPU list: {err}", file) from None
+
+    def cpu_dir(self, cpu: int) -> Path:
+        return self.cpu_root / f"cpu{cpu}"
+
+    def is_online(self, cpu: int) -> bool:
+        if self.online is not None:
+            return cpu in self.online
+        # Deviation (snapshot copies without cpu/online): honour cpuN/online.
+        text = _read(self.cpu_dir(cpu) / "online")
+        return text is None or text.strip() != "0"
+
+    def topology_value(self, cpu: int, name: str) -> int | None:
+        file = self.cpu_dir(cpu) / "topology" / name
+        text = _read(file)
+        return None if text is None else _atoi(file, text)
+
+    def topology_text(self, cpu: int, name: str) -> str | None:
+        text = _read(self.cpu_dir(cpu) / "topology" / name)
+        return None if text is None else text.strip()
+
+    @staticmethod
+    def cpu_id(path: Path) -> int:
+        m = _CPU_NAME.fullmatch(path.name)
+        if not m:
+            raise _err("unexpected format of CPU directory name", path)
+        return int(m.group(1))
+
+    # -- cores (getCoresInfo) ---------------------------------------------------
+    def cores_info(self, cpus: list[int]) -> list[_CoreBuilder]:
+        cores: list[_CoreBuilder] = []
+        index: dict[tuple[int, int, str, str], int] = {}
+        for cpu in cpus:
+            if not self.is_online(cpu):
+                continue
+            core_id = self.topology_value(cpu, "core_id")
+            if core_id is None:
+                continue
+            package = self.topology_value(cpu, "physical_package_id")
+            if package is None:
+                continue
+            book = drawer = ""
+            if (self.cpu_dir(cpu) / "topology" / "book_id").exists():  # s390x levels
+                book_text = self.topology_text(cpu, "book_id")
+                drawer_text = self.topology_text(cpu, "drawer_id")
+                if book_text is None or drawer_text is None:
+                    continue
+                book, drawer = book_text, drawer_text
+            key = (core_id, package, book, drawer)
+            if key not in index:
+                index[key] = len(cores)
+                cores.append(_CoreBuilder(core_id, package, book, drawer))
+            cores[index[key]].threads.append(cpu)
+        return cores
+
+    # -- caches (GetCacheInfo / addCacheInfo) -------------------------------------
+    def _cache(self, directory: Path) -> tuple[Cache, int]:
+        def scan(name: str, pattern: re.Pattern[str]) -> int:
+            text = _read(directory / name)
+            m = pattern.match(text) if text is not None else None
+            if m is None:
+                raise _CacheUnreadable
+            return int(m.group(1))
+
+        cache_id = scan("id", _SCAN_INT)
+        size = scan("size", _SCAN_SIZE) * 1024
+        level = scan("level", _SCAN_INT)
+        cache_type = _read(directory / "type")
+        cpu_map = _read(directory / "shared_cpu_map")
+        if cache_type is None or cpu_map is None:
+            raise _CacheUnreadable
+        count = 0
+        for chunk in cpu_map.split(","):
+            chunk = chunk.strip()
+            try:
+                value = int(chunk, 16)
+            except ValueError:
+                raise _CacheUnreadable from None
+            if value < 0 or value > _UINT64_MAX or chunk.startswith(("+", "-", "0x", "0X")):
+                raise _CacheUnreadable
+            count += value.bit_count()
+        return Cache(id=cache_id, size=size, type=cache_type.strip(), level=level), count
+
+    def add_cache_info(self, cores: list[_CoreBuilder]) -> list[Cache]:
+        node_caches: list[Cache] = []
+        try:
+            for core in cores:
+                cache_dir = self.cpu_dir(core.threads[0]) / "cache"
+                if not cache_dir.is_dir():
+                    raise _CacheUnreadable
+                threads_per_core = len(core.threads)
+                threads_per_node = len(cores) * threads_per_core
+                for entry in _glob(cache_dir, "index*"):
+                    cache, cpus = self._cache(entry)
+                    if cache.level > 2:
+                        if cpus == threads_per_node:
+                            if cache not in node_caches:
+                                node_caches.append(cache)
+                        elif cache not in core.uncore_caches:
+                            core.uncore_caches.append(cache)
+                    elif cpus == threads_per_core:
+                        core.caches.append(cache)
+        except _CacheUnreadable:
+            pass  # cadvisor logs "Found node without cache information" and goes on
+        return node_caches
+
+    # -- NUMA node files ----------------------------------------------------------
+    @staticmethod
+    def node_memory(node_dir: Path) -> int:
+        file = node_dir / "meminfo"
+        text = _read(file)
+        if text is None:
+            return 0
+        m = _MEMTOTAL.search(text.strip())
+        if m is None:
+            raise _err("failed to match MemTotal in node meminfo", file)
+        return int(m.group(1)) * 1024
+
+    @staticmethod
+    def hugepages(directory: Path) -> tuple[HugePagesInfo, ...]:
+        try:
+            entries = sorted(p.name for p in directory.iterdir())
+        except OSError:
+            return ()  # hugepages disabled: not an error for cadvisor
+        out = []
+        for name in entries:
+            parts = name.split("-")
+            size_text = parts[1].split("kB")[0] if len(parts) > 1 else ""
+            if not size_text.isdigit():
+                raise _err("cannot parse the page size from the directory name", directory / name)
+            file = directory / name / "nr_hugepages"
+            text = _read(file)
+            if text is None:
+                raise _err("missing nr_hugepages", file)
+            m = _SCAN_INT.match(text)
+            if m is None or int(m.group(1)) < 0:
+                raise _err(f"could not parse nr_hugepages, contents {text!r}", file)
+            out.append(HugePagesInfo(page_size=int(size_text), num_pages=int(m.group(1))))
+        return tuple(out)
+
+    @staticmethod
+    def distances(node_dir: Path) -> tuple[int, ...]:
+        file = node_dir / "distance"
+        text = _read(file)
+        if text is None:
+            return ()
+        out = []
+        for token in text.strip().split(" "):
+            if not token.isdigit():
+                raise _err(f"cannot convert {token!r} to int", file)
+            out.append(int(token))
+        return tuple(out)
+
+    # -- whole machine ------------------------------------------------------------
+    def node_cpus(self, node_dir: Path) -> list[int]:
+        links = [self.cpu_id(p) for p in _glob(node_dir, "cpu*[0-9]")]
+        if links:
+            return links
+        file = node_dir / "cpulist"
+        text = _read(file)
+        if text is None or not text.strip():
+            return []
+        try:
+            return CPUSet.parse(text.strip()).list()
+        except CPUSetParseError as err:
+            raise _err(f"invalid CPU list: {err}", file) from None
+
+    def nodes_info(self) -> tuple[list[Node], int]:
+        """``GetNodesInfo``: the topology and the logical CPU count."""
+        node_dirs = _glob(self.node_root, "node*[0-9]")
+        if not node_dirs:
+            return self.cpu_topology()
+        nodes = []
+        count = 0
+        for node_dir in node_dirs:
+            m = _NODE_NAME.fullmatch(node_dir.name)
+            if m is None:
+                raise _err("unexpected format of NUMA node directory name", node_dir)
+            cores = self.cores_info(self.node_cpus(node_dir))
+            count += sum(len(c.threads) for c in cores)
+            node_caches = self.add_cache_info(cores)
+            nodes.append(
+                Node(
+                    id=int(m.group(1)),
+                    memory=self.node_memory(node_dir),
+                    hugepages=self.hugepages(node_dir / "hugepages"),
+                    cores=tuple(c.freeze() for c in cores),
+                    caches=tuple(node_caches),
+                    distances=self.distances(node_dir),
+                )
+            )
+        return nodes, count
+
+    def cpu_topology(self) -> tuple[list[Node], int]:
+        """``getCPUTopology``: no NUMA information, one node per package."""
+        cpu_dirs = _glob(self.cpu_root, "cpu*[0-9]")
+        if not cpu_dirs:
+            raise _err("no CPU is available", self.cpu_root)
+        by_package: dict[int, list[int]] = {}
+        for path in cpu_dirs:
+            cpu = self.cpu_id(path)
+            package = self.topology_value(cpu, "physical_package_id")
+            if package is not None:
+                by_package.setdefault(package, []).append(cpu)
+        nodes = []
+        for package in sorted(by_package):  # cadvisor walks a Go map: order unspecified
+            cores = self.cores_info(by_package[package])
+            node_caches = self.add_cache_info(cores)
+            nodes.append(
+                Node(id=package, cores=tuple(c.freeze() for c in cores), caches=tuple(node_caches))
+            )
+        # Quirk kept: the count is every cpu* directory, offline CPUs included.
+        return nodes, len(cpu_dirs)
+
+    def sockets_and_cores(self) -> tuple[int, int]:
+        packages: set[int] = set()
+        cores: set[tuple[int, int]] = set()
+        for path in _glob(self.cpu_root, "cpu*[0-9]"):
+            cpu = self.cpu_id(path)
+            if not self.is_online(cpu):
+                continue
+            package = self.topology_value(cpu, "physical_package_id")
+            if package is None:
+                continue
+            packages.add(package)
+            core = self.topology_value(cpu, "core_id")
+            if core is not None:
+                cores.add((package, core))
+        return len(packages), len(cores)
+
+
+def read_sysfs(root: Path) -> MachineInfo:
+    """Build cadvisor's ``MachineInfo`` from a sysfs tree.
+
+    Raises ``InputError`` whose ``file`` names the offending file.
+    """
+    fs = _SysFs(root)
+    nodes, num_cores = fs.nodes_info()
+    sockets, physical_cores = fs.sockets_and_cores()
+    total_pages: dict[int, int] = {}
+    for node in nodes:
+        for hp in node.hugepages:
+            total_pages[hp.page_size] = total_pages.get(hp.page_size, 0) + hp.num_pages
+    return MachineInfo(
+        num_cores=num_cores,
+        num_sockets=sockets,
+        topology=tuple(nodes),
+        num_physical_cores=physical_cores,
+        memory_capacity=sum(n.memory for n in nodes),
+        hugepages=tuple(HugePagesInfo(size, n) for size, n in sorted(total_pages.items())),
+    )
+
+
+def offline_cpus(root: Path) -> dict[int, int | None]:
+    """The CPUs the tree lists (``cpuN`` directories) that the reader leaves
+    out as offline, each with the NUMA node whose directory lists it (or
+    ``None``). These are what the ``cpus`` table form marks ``online: false``."""
+    fs = _SysFs(root)
+    out: dict[int, int | None] = {}
+    for path in _glob(fs.cpu_root, "cpu*[0-9]"):
+        cpu = fs.cpu_id(path)
+        if not fs.is_online(cpu):
+            out[cpu] = None
+    if out:
+        for node_dir in _glob(fs.node_root, "node*[0-9]"):
+            m = _NODE_NAME.fullmatch(node_dir.name)
+            if m is None:
+                continue
+            for cpu in fs.node_cpus(node_dir):
+                if cpu in out and out[cpu] is None:
+                    out[cpu] = int(m.group(1))
+    return dict(sorted(out.items()))
+
+
+def load_sysfs(root: Path, *, name: str = "node") -> Machine:
+    """The ``sysfs`` form: ``read_sysfs`` then the kubelet's ``Discover``."""
+    info = read_sysfs(root)
+    try:
+        return build_machine(info, name=name)
+    except InputError as err:
+        raise InputError(f"{err.message} (in the topology read from sysfs)", file=str(root)) from None

@@ -1,0 +1,203 @@
+"""The ``cpus`` node form: an explicit table of logical CPUs.
+
+``cpus: [{id, core, socket, numaNode, uncoreCache?, online?}]`` with optional
+``memory: {NUMA_ID: {memory: QTY, hugepages-2Mi: QTY, ...}}`` and
+``distances: {NUMA_ID: [d0, d1, ...]}`` (or a list of rows).
+
+The rows describe hardware the way cadvisor does, and go through the
+kubelet's ``Discover`` (``machineinfo.discover``) like every other form:
+
+- ``core`` is the core's label as the hardware reports it (sysfs
+  ``core_id``; it may repeat across sockets). CPUs with the same
+  (``numaNode``, ``socket``, ``core``) are the threads of one core — the
+  grouping cadvisor's ``getCoresInfo`` does per NUMA node — and the kubelet
+  identifies that core by its lowest CPU id (``getUniqueCoreID``). A table
+  written with kubelet core ids (core = lowest sibling id) therefore maps to
+  itself.
+- ``uncoreCache`` is the core's L3 id as the kubelet's ``CPUDetails`` holds
+  it; every thread of a core must give the same value. Absent, the kubelet
+  falls back to the socket id.
+- ``online: false`` marks a CPU the kernel has offline: the row is checked
+  (its id counts as listed) but the CPU is left out of the machine, as the
+  sysfs form leaves out CPUs missing from ``devices/system/cpu/online``. Such
+  a row needs only ``id`` (an offline CPU has no ``topology`` directory);
+  ``core``, ``socket`` and ``numaNode`` are optional there.
+- NUMA nodes are those named by the rows of online CPUs plus those of
+  ``memory`` (memory-only nodes). A node without a ``memory`` entry has 0 bytes, as cadvisor reports
+  a node without ``meminfo``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from podnuma.errors import InputError
+from podnuma.inputs.discover._fields import (
+    MAX_CPUS,
+    MAX_NUMA_NODES,
+    check_keys,
+    expect_int,
+    expect_list,
+    expect_mapping,
+    int_key,
+    join,
+    parse_bytes,
+)
+from podnuma.inputs.discover.machineinfo import (
+    Cache,
+    Core,
+    HugePagesInfo,
+    MachineInfo,
+    Node,
+    build_machine,
+)
+from podnuma.inputs.discover.synthetic import parse_distances, parse_hugepage_pools
+from podnuma.machine.topology import Machine
+
+__all__ = ["parse_table", "load_table"]
+
+_ROW_KEYS = ("id", "core", "socket", "numaNode", "uncoreCache", "online")
+_REQUIRED = ("id", "core", "socket", "numaNode")
+
+
+class _CoreRows:
+    __slots__ = ("label", "socket", "threads", "uncore", "first_path")
+
+    def __init__(self, label: int, socket: int, uncore: int | None, first_path: str) -> None:
+        self.label = label
+        self.socket = socket
+        self.threads: list[int] = []
+        self.uncore = uncore
+        self.first_path = first_path
+
+
+def _memory(value: object, path: str) -> dict[int, tuple[int, dict[int, int]]]:
+    doc = expect_mapping(value, path)
+    out: dict[int, tuple[int, dict[int, int]]] = {}
+    for key, entry in doc.items():
+        kpath = join(path, str(key))
+        nid = int_key(key, kpath)
+        if nid in out:
+            raise InputError(f"NUMA node {nid} listed twice", path=kpath)
+        spec = expect_mapping(entry, kpath)
+        if "memory" not in spec:
+            raise InputError("required field is missing", path=join(kpath, "memory"))
+        memory = parse_bytes(spec["memory"], join(kpath, "memory"))
+        pools = parse_hugepage_pools({k: v for k, v in spec.items() if k != "memory"}, kpath)
+        if sum(pools.values()) > memory:
+            raise InputError(
+                "huge page pools are larger than the node's memory (which includes them)",
+                path=kpath,
+            )
+        out[nid] = (memory, pools)
+    return out
+
+
+def parse_table(doc: Mapping[str, Any]) -> MachineInfo:
+    """The machine as cadvisor's MachineInfo; ``doc`` is the node mapping."""
+    rows = expect_list(doc.get("cpus"), "cpus")
+    if not rows:
+        raise InputError("needs at least one CPU", path="cpus")
+    seen_ids: dict[int, str] = {}
+    offline: dict[int, str] = {}
+    by_node: dict[int, dict[tuple[int, int], _CoreRows]] = {}
+    sockets: set[int] = set()
+    for i, raw in enumerate(rows):
+        rpath = join("cpus", i)
+        row = expect_mapping(raw, rpath)
+        check_keys(row, _ROW_KEYS, rpath)
+        online = True
+        if row.get("online") is not None:
+            if not isinstance(row["online"], bool):
+                raise InputError("must be true or false", path=join(rpath, "online"))
+            online = row["online"]
+        for key in _REQUIRED if online else _REQUIRED[:1]:
+            if key not in row:
+                raise InputError("required field is missing", path=join(rpath, key))
+        cpu = expect_int(row["id"], join(rpath, "id"), maximum=MAX_CPUS - 1)
+        if cpu in seen_ids or cpu in offline:
+            first = seen_ids.get(cpu) or offline[cpu]
+            raise InputError(f"CPU {cpu} is already listed at {first}", path=join(rpath, "id"))
+        if not online:
+            offline[cpu] = rpath
+            for key in ("core", "socket"):
+                if row.get(key) is not None:
+                    expect_int(row[key], join(rpath, key))
+            if row.get("numaNode") is not None:
+                expect_int(row["numaNode"], join(rpath, "numaNode"), maximum=MAX_NUMA_NODES - 1)
+            continue
+        seen_ids[cpu] = rpath
+        core = expect_int(row["core"], join(rpath, "core"))
+        socket = expect_int(row["socket"], join(rpath, "socket"))
+        numa = expect_int(row["numaNode"], join(rpath, "numaNode"), maximum=MAX_NUMA_NODES - 1)
+        uncore = None
+        if row.get("uncoreCache") is not None:
+            uncore = expect_int(row["uncoreCache"], join(rpath, "uncoreCache"))
+        sockets.add(socket)
+        cores = by_node.setdefault(numa, {})
+        group = cores.get((socket, core))
+        if group is None:
+            group = cores[(socket, core)] = _CoreRows(core, socket, uncore, rpath)
+        elif group.uncore != uncore:
+            raise InputError(
+                f"core {core} of socket {socket} already has uncoreCache "
+                f"{group.uncore} (at {group.first_path}); its threads must agree",
+                path=join(rpath, "uncoreCache"),
+            )
+        group.threads.append(cpu)
+
+    memory: dict[int, tuple[int, dict[int, int]]] = {}
+    if doc.get("memory") is not None:
+        memory = _memory(doc["memory"], "memory")
+    node_ids = sorted(set(by_node) | set(memory))
+    distances: dict[int, tuple[int, ...]] = {}
+    if doc.get("distances") is not None:
+        distances = parse_distances(doc["distances"], "distances", node_ids)
+
+    nodes = []
+    for nid in node_ids:
+        mem, pools = memory.get(nid, (0, {}))
+        cores_out = tuple(
+            Core(
+                id=g.label,
+                threads=tuple(g.threads),
+                socket_id=g.socket,
+                uncore_caches=() if g.uncore is None else (Cache(id=g.uncore, level=3),),
+            )
+            for g in by_node.get(nid, {}).values()
+        )
+        nodes.append(
+            Node(
+                id=nid,
+                memory=mem,
+                hugepages=tuple(
+                    HugePagesInfo(size // 1024, total // size) for size, total in sorted(pools.items())
+                ),
+                cores=cores_out,
+                distances=distances.get(nid, ()),
+            )
+        )
+    return MachineInfo(
+        num_cores=len(seen_ids),
+        num_sockets=len(sockets),
+        topology=tuple(nodes),
+        num_physical_cores=sum(len(n.cores) for n in nodes),
+        memory_capacity=sum(n.memory for n in nodes),
+        hugepages=_machine_wide_pools(nodes),
+    )
+
+
+def _machine_wide_pools(nodes: list[Node] | tuple[Node, ...]) -> tuple[HugePagesInfo, ...]:
+    """Every node's pools summed by page size, as cadvisor reports them
+    machine-wide."""
+    pages: dict[int, int] = {}
+    for n in nodes:
+        for hp in n.hugepages:
+            pages[hp.page_size] = pages.get(hp.page_size, 0) + hp.num_pages
+    return tuple(HugePagesInfo(size, count) for size, count in sorted(pages.items()))
+
+
+def load_table(doc: Mapping[str, Any], *, name: str = "node") -> Machine:
+    """The ``cpus`` form as a ``Machine``."""
+    return build_machine(parse_table(doc), name=name)

@@ -1,0 +1,245 @@
+"""Reading the files of ``podnuma compare`` and ``podnuma advise``.
+
+The edge of the what-if commands: pod manifests (one or many YAML
+documents, JSON, ``kubectl get pods -o json`` lists), the node (the
+scenario contract's ``node`` mapping in a file of its own, or a scenario
+file) and the kubelet configuration (a ``KubeletConfiguration`` file, or a
+scenario file). Every problem is an :class:`~podnuma.errors.InputError`
+naming the file (and the field, with its line when known).
+
+Also the built-in node and configuration ``advise`` uses when none is given
+(:data:`DEFAULT_NODE_YAML`, :data:`DEFAULT_KUBELET_CONFIG_YAML`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from podnuma.api.kubeletconfig import KubeletConfig, load_kubelet_config
+from podnuma.errors import InputError, KubeletStartupError
+from podnuma.inputs.discover import load_node
+from podnuma.inputs.documents import (
+    StrictLoader,
+    describe_type,
+    input_name,
+    is_stdin,
+    json_input_error,
+    parse_document,
+    read_text,
+    yaml_input_error,
+)
+from podnuma.inputs.startup import StartupFailure, startup_failure
+from podnuma.machine.topology import Machine
+from podnuma.node import Node
+
+__all__ = [
+    "DEFAULT_NODE_YAML",
+    "DEFAULT_KUBELET_CONFIG_YAML",
+    "PodSource",
+    "load_pod_sources",
+    "load_node_file",
+    "load_config_file",
+    "default_machine",
+    "default_config",
+    "node_and_config",
+]
+
+#: The node ``advise`` uses without ``--node``: two sockets, one NUMA node
+#: each, 8 cores x 2 threads per socket (32 logical CPUs numbered as Linux
+#: does on x86: NUMA 0 = CPUs 0-7,16-23, NUMA 1 = CPUs 8-15,24-31), 64Gi of
+#: memory per NUMA node.
+DEFAULT_NODE_YAML = """\
+name: podnuma-2socket
+synthetic:
+  sockets: 2
+  numaNodesPerSocket: 1
+  coresPerNumaNode: 8
+  threadsPerCore: 2
+  memoryPerNumaNode: 64Gi
+"""
+
+#: The kubelet configuration ``advise`` uses without ``--kubelet-config``:
+#: static CPU manager (one core, CPUs 0 and 16, reserved for the system),
+#: Static memory manager, topology policy restricted with scope pod, the
+#: pod-level resource managers gates on.
+DEFAULT_KUBELET_CONFIG_YAML = """\
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+featureGates:
+  PodLevelResources: true
+  PodLevelResourceManagers: true
+cpuManagerPolicy: static
+reservedSystemCPUs: "0,16"
+memoryManagerPolicy: Static
+kubeReserved: {memory: 512Mi}
+systemReserved: {memory: 412Mi}
+evictionHard: {memory.available: 100Mi}
+reservedMemory:
+  - {numaNode: 0, limits: {memory: 1Gi}}
+topologyManagerPolicy: restricted
+topologyManagerScope: pod
+"""
+
+
+@dataclass(frozen=True)
+class PodSource:
+    """One object found in a pod file: its place (``file``, document index,
+    item index in a List) and its data (not necessarily a Pod)."""
+
+    file: str
+    document: int
+    item: int | None
+    data: Any
+
+    @property
+    def where(self) -> str:
+        at = f"{self.file}#{self.document}"
+        return at if self.item is None else f"{at}.items[{self.item}]"
+
+
+def _documents(text: str, name: str) -> list[Any]:
+    stripped = text.lstrip()
+    if name.lower().endswith(".json") or stripped.startswith(("{", "[")):
+        try:
+            return [json.loads(text)]
+        except json.JSONDecodeError as e:
+            if name.lower().endswith(".json"):
+                raise json_input_error(e, name) from None
+            # flow-style YAML, perhaps: fall through
+    try:
+        return list(yaml.load_all(text, Loader=StrictLoader))
+    except yaml.YAMLError as e:
+        raise yaml_input_error(e, name) from None
+
+
+def load_pod_sources(text: str, *, name: str) -> list[PodSource]:
+    """Every object of a pod file: each YAML document, and each item of a
+    ``List`` (``kubectl get pods -o json|yaml``). Empty documents are skipped.
+    Malformed YAML/JSON raises ``InputError`` naming the file."""
+    out: list[PodSource] = []
+    for i, doc in enumerate(_documents(text, name)):
+        if doc is None:
+            continue
+        if isinstance(doc, Mapping) and "items" in doc and (
+            doc.get("kind") in ("List", "PodList") or str(doc.get("kind", "")).endswith("List")
+        ):
+            items = doc["items"]
+            if items is None:  # Go's encoding: a null list is an empty one
+                continue
+            if not isinstance(items, list):
+                where = "items" if i == 0 else f"documents[{i}].items"
+                raise InputError(f"must be a list, found {describe_type(items)}", path=where, file=name)
+            for j, item in enumerate(items):
+                out.append(PodSource(name, i, j, item))
+            continue
+        out.append(PodSource(name, i, None, doc))
+    return out
+
+
+def _mapping_doc(path: str | Path, what: str) -> tuple[Mapping[str, Any], Any]:
+    name = input_name(path)
+    doc = parse_document(read_text(path, what=what), name=name)
+    if doc.data is None:
+        raise InputError(f"the {what} file is empty", file=name)
+    if not isinstance(doc.data, Mapping):
+        raise InputError(f"the {what} file must hold a mapping", file=name)
+    return doc.data, doc
+
+
+def _base_dir(path: str | Path) -> Path:
+    return Path.cwd() if is_stdin(path) else Path(path).parent
+
+
+def _is_scenario(data: Mapping[str, Any]) -> bool:
+    return data.get("kind") == "Scenario" or (
+        "node" in data and isinstance(data.get("node"), Mapping) and "steps" in data
+    )
+
+
+def load_node_file(path: str | Path) -> Machine:
+    """``--node``: a file holding a scenario ``node`` mapping (any machine
+    form; relative paths resolve against the file's directory), a mapping
+    ``{node: {...}}``, or a scenario file (its ``node``)."""
+    data, doc = _mapping_doc(path, "node")
+    prefix = ""
+    node_doc: Any = data
+    if _is_scenario(data) or (set(data) == {"node"}):
+        if "node" not in data:
+            raise doc.enrich(InputError("the scenario has no node", path="node"))
+        node_doc, prefix = data["node"], "node"
+        if not isinstance(node_doc, Mapping):
+            raise doc.enrich(InputError("node must be a mapping", path="node"))
+    try:
+        return load_node(node_doc, base_dir=_base_dir(path))
+    except InputError as e:
+        raise doc.enrich(e.at(prefix)) from None
+
+
+def load_config_file(path: str | Path) -> KubeletConfig:
+    """``--kubelet-config``: a ``KubeletConfiguration`` file, or a scenario
+    file (its ``kubeletConfig``, or the file its ``kubeletConfigFile`` names)."""
+    data, doc = _mapping_doc(path, "kubelet configuration")
+    if _is_scenario(data):
+        if "kubeletConfigFile" in data:
+            ref = data["kubeletConfigFile"]
+            if not isinstance(ref, str) or not ref:
+                raise doc.enrich(InputError("must be a file path", path="kubeletConfigFile"))
+            p = Path(ref)
+            return load_config_file(p if p.is_absolute() else _base_dir(path) / p)
+        raw = data.get("kubeletConfig") or {}
+        if not isinstance(raw, Mapping):
+            raise doc.enrich(InputError("kubeletConfig must be a mapping", path="kubeletConfig"))
+        try:
+            return load_kubelet_config(raw)
+        except InputError as e:
+            raise doc.enrich(e.at("kubeletConfig")) from None
+    try:
+        return load_kubelet_config(data)
+    except InputError as e:
+        raise doc.enrich(e) from None
+
+
+def default_machine() -> Machine:
+    """The built-in node (:data:`DEFAULT_NODE_YAML`)."""
+    return load_node(yaml.safe_load(DEFAULT_NODE_YAML), base_dir=Path("."))
+
+
+def default_config() -> KubeletConfig:
+    """The built-in kubelet configuration (:data:`DEFAULT_KUBELET_CONFIG_YAML`)."""
+    return load_kubelet_config(yaml.safe_load(DEFAULT_KUBELET_CONFIG_YAML))
+
+
+def node_and_config(
+    node_file: str | Path | None, config_file: str | Path | None
+) -> tuple[Machine, KubeletConfig, str, str]:
+    """The machine and configuration from the options, or the built-in ones;
+    plus a description of where each came from."""
+    machine = load_node_file(node_file) if node_file is not None else default_machine()
+    cfg_name = str(config_file) if config_file is not None else "built-in kubelet configuration"
+    try:
+        config = load_config_file(config_file) if config_file is not None else default_config()
+        # The node as configured must start (the what-if runs vary the scope
+        # and the pod form, not this): a configuration the kubelet refuses,
+        # or one that does not fit the node, is invalid input.
+        Node(machine, config)
+    except StartupFailure:
+        raise
+    except KubeletStartupError as e:
+        cfg = locals().get("config")
+        raise startup_failure(
+            e, file=cfg_name, config=cfg if isinstance(cfg, KubeletConfig) else None,
+            kubelet_config_file=cfg_name,
+        ) from None
+    node_from = str(node_file) if node_file is not None else "built-in (2 sockets x 8 cores x 2 threads, 64Gi per NUMA node)"
+    cfg_from = (
+        str(config_file)
+        if config_file is not None
+        else "built-in (static CPU, Static memory, restricted, scope pod, reserved CPUs 0,16)"
+    )
+    return machine, config, node_from, cfg_from

@@ -1,0 +1,341 @@
+"""Loading a scenario file (the contract in docs: scenario format v1).
+
+The edge between the user's files and the pure core: reads the scenario
+(YAML or JSON, a file or ``-`` for standard input), the files it references
+(kubelet configuration, machine files through ``podnuma.inputs.discover``,
+checkpoints), checks every field and turns each problem into an
+:class:`~podnuma.errors.InputError` that names the file and the field path,
+with the line and column when known (:mod:`podnuma.inputs.documents`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from podnuma.api.kubeletconfig import KubeletConfig, load_kubelet_config
+from podnuma.api.pod import Pod, parse_pod
+from podnuma.cm.checkpoint import CheckpointError
+from podnuma.cm.cpumanager.checkpoint import CPUCheckpointData, decode_cpu_checkpoint
+from podnuma.cm.memorymanager.checkpoint import MemoryCheckpointData, decode_memory_checkpoint
+from podnuma.errors import InputError, KubeletStartupError
+from podnuma.inputs.discover import load_node
+from podnuma.inputs.documents import (
+    Document,
+    describe_type,
+    input_name,
+    is_stdin,
+    parse_document,
+    read_text,
+)
+from podnuma.inputs.startup import startup_failure
+from podnuma.machine.topology import Machine
+from podnuma.results import StepOp
+
+__all__ = [
+    "API_VERSION",
+    "KIND",
+    "Scenario",
+    "Step",
+    "load_scenario",
+    "load_scenario_text",
+]
+
+API_VERSION = "podnuma.io/v1"
+KIND = "Scenario"
+
+# --------------------------------------------------------------------------
+# The scenario
+# --------------------------------------------------------------------------
+
+_TOP_KEYS = ("apiVersion", "kind", "node", "kubeletConfig", "kubeletConfigFile", "state", "steps")
+_STATE_KEYS = ("cpuManager", "cpuManagerFile", "memoryManager", "memoryManagerFile")
+_STEP_KEYS: tuple[StepOp, ...] = ("addPod", "removeContainer", "removePod")
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a scenario, validated.
+
+    ``path`` is the step's field path (``steps[3].addPod``) for messages
+    about it later (e.g. a removal naming a pod that is not running).
+    """
+
+    index: int
+    op: StepOp
+    path: str
+    pod: Pod | None = None  # addPod
+    ref: str | None = None  # removeContainer / removePod: uid or NAMESPACE/NAME
+    container: str | None = None  # removeContainer
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A loaded scenario: the machine, the kubelet configuration, the
+    starting checkpoints and the steps. ``name`` is the file name used in
+    messages; ``base_dir`` resolves the relative paths it references."""
+
+    name: str
+    base_dir: Path
+    machine: Machine
+    config: KubeletConfig
+    steps: tuple[Step, ...]
+    cpu_checkpoint: CPUCheckpointData | None = None
+    memory_checkpoint: MemoryCheckpointData | None = None
+    files: tuple[str, ...] = field(default_factory=tuple)  # files read besides the scenario
+    kubelet_config_file: str | None = None  # where the configuration came from, if a file
+    cpu_state_path: str | None = None  # field path of the starting CPU checkpoint, if any
+    memory_state_path: str | None = None  # field path of the starting memory checkpoint, if any
+    document: Document | None = field(default=None, compare=False, repr=False)
+
+    def input_error(self, err: InputError) -> InputError:
+        """``err`` (about this scenario's file) with the file name and the
+        field's line when known."""
+        if self.document is not None:
+            return self.document.enrich(err)
+        return err if err.file else err.in_file(self.name)
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    """Read and validate the scenario file at ``path`` (``-``: standard
+    input; its relative references then resolve from the working directory).
+
+    Every problem raises :class:`InputError` naming the file and the field.
+    """
+    name = input_name(path)
+    text = read_text(path, name=name, what="scenario")
+    base_dir = Path.cwd() if is_stdin(path) else Path(path).parent
+    return load_scenario_text(text, name=name, base_dir=base_dir)
+
+
+def load_scenario_text(text: str, *, name: str, base_dir: Path) -> Scenario:
+    """Validate a scenario given as text; ``name`` is used in messages and
+    ``base_dir`` resolves the relative paths the scenario references."""
+    doc = parse_document(text, name=name)
+    try:
+        return _load(doc, base_dir=Path(base_dir))
+    except InputError as e:
+        raise doc.enrich(e) from None
+
+
+def _resolve(base_dir: Path, value: object, *, path: str) -> Path:
+    if not isinstance(value, str):
+        raise InputError(f"must be a file path (a string), found {describe_type(value)}", path=path)
+    if not value:
+        raise InputError("must be a file path, found an empty string", path=path)
+    p = Path(value)
+    return p if p.is_absolute() else base_dir / p
+
+
+def _read_referenced(base_dir: Path, value: object, *, path: str, what: str) -> tuple[Path, bytes]:
+    p = _resolve(base_dir, value, path=path)
+    try:
+        return p, p.read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"{what} file {str(p)!r} not found", path=path) from None
+    except IsADirectoryError:
+        raise InputError(f"{what} file {str(p)!r} is a directory", path=path) from None
+    except OSError as e:
+        raise InputError(f"cannot read {what} file {str(p)!r}: {e.strerror or e}", path=path) from None
+
+
+def _mapping(value: object, *, path: str, what: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise InputError(f"{what} must be a mapping, found {describe_type(value)}", path=path)
+    for k in value:
+        if not isinstance(k, str):
+            raise InputError(f"field names must be strings, found {describe_type(k)} {k!r}", path=path)
+    return value
+
+
+def _unknown(keys: Mapping[str, Any], known: tuple[str, ...], *, path: str) -> None:
+    for k in keys:
+        if k not in known:
+            where = f"{path}.{k}" if path else k
+            raise InputError(f"unknown field {k!r} (expected one of: {', '.join(known)})", path=where)
+
+
+def _load(doc: Document, *, base_dir: Path) -> Scenario:
+    if doc.data is None:
+        raise InputError("the scenario is empty")
+    top = _mapping(doc.data, path="", what="a scenario")
+    _unknown(top, _TOP_KEYS, path="")
+
+    for key, want in (("apiVersion", API_VERSION), ("kind", KIND)):
+        if key not in top:
+            raise InputError(f"required field is missing (expected {want!r})", path=key)
+        if top[key] != want:
+            raise InputError(f"must be {want!r}, found {top[key]!r}", path=key)
+
+    if "node" not in top:
+        raise InputError("required field is missing: the machine", path="node")
+    node_doc = _mapping(top["node"], path="node", what="node")
+    try:
+        machine = load_node(node_doc, base_dir=base_dir)
+    except InputError as e:
+        raise e.at("node") from None
+
+    config, files = _load_kubelet_config(top, base_dir=base_dir, scenario_name=doc.name)
+
+    cpu_ckpt: CPUCheckpointData | None = None
+    mem_ckpt: MemoryCheckpointData | None = None
+    if "state" in top and top["state"] is not None:
+        state = _mapping(top["state"], path="state", what="state")
+        _unknown(state, _STATE_KEYS, path="state")
+        plrm = config.feature_gates.enabled("PodLevelResourceManagers")
+        cpu_ckpt, f1 = _load_checkpoint(state, "cpuManager", base_dir=base_dir, plrm=plrm)
+        mem_ckpt, f2 = _load_checkpoint(state, "memoryManager", base_dir=base_dir, plrm=plrm)
+        files += f1 + f2
+
+    if "steps" not in top:
+        raise InputError("required field is missing: the list of steps", path="steps")
+    raw_steps = top["steps"]
+    if not isinstance(raw_steps, list):
+        raise InputError(f"must be a list of steps, found {describe_type(raw_steps)}", path="steps")
+    steps = tuple(_load_step(i, raw, config) for i, raw in enumerate(raw_steps))
+
+    return Scenario(
+        name=doc.name,
+        base_dir=base_dir,
+        machine=machine,
+        config=config,
+        steps=steps,
+        cpu_checkpoint=cpu_ckpt,
+        memory_checkpoint=mem_ckpt,
+        files=files,
+        kubelet_config_file=files[0] if "kubeletConfigFile" in top else None,
+        cpu_state_path=_state_path(top, "cpuManager") if cpu_ckpt is not None else None,
+        memory_state_path=_state_path(top, "memoryManager") if mem_ckpt is not None else None,
+        document=doc,
+    )
+
+
+def _state_path(top: Mapping[str, Any], key: str) -> str:
+    state = top.get("state") or {}
+    return f"state.{key}File" if f"{key}File" in state else f"state.{key}"
+
+
+def _load_kubelet_config(
+    top: Mapping[str, Any], *, base_dir: Path, scenario_name: str
+) -> tuple[KubeletConfig, tuple[str, ...]]:
+    if "kubeletConfig" in top and "kubeletConfigFile" in top:
+        raise InputError(
+            "give the kubelet configuration inline (kubeletConfig) or as a file "
+            "(kubeletConfigFile), not both",
+            path="kubeletConfigFile",
+        )
+    if "kubeletConfigFile" in top:
+        p, raw = _read_referenced(
+            base_dir, top["kubeletConfigFile"], path="kubeletConfigFile", what="kubelet configuration"
+        )
+        name = str(p)
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise InputError("not UTF-8 text", file=name) from None
+        sub = parse_document(text, name=name)
+        try:
+            if sub.data is None:
+                raise InputError("the kubelet configuration file is empty")
+            cfg_doc = _mapping(sub.data, path="", what="a KubeletConfiguration")
+            return load_kubelet_config(cfg_doc), (name,)
+        except InputError as e:
+            raise sub.enrich(e) from None
+        except KubeletStartupError as e:
+            raise startup_failure(e, file=name, kubelet_config_file=name) from None
+    raw_cfg = top.get("kubeletConfig")
+    if raw_cfg is None:
+        raw_cfg = {}
+    cfg_doc = _mapping(raw_cfg, path="kubeletConfig", what="kubeletConfig")
+    try:
+        return load_kubelet_config(cfg_doc), ()
+    except InputError as e:
+        raise e.at("kubeletConfig") from None
+    except KubeletStartupError as e:
+        raise startup_failure(e, file=scenario_name) from None
+
+
+def _decode_memory_checkpoint(
+    blob: bytes | str | Mapping[str, Any], plrm: bool
+) -> MemoryCheckpointData:
+    return decode_memory_checkpoint(blob, pod_level_resource_managers=plrm)
+
+
+def _decode_cpu_checkpoint(blob: bytes | str | Mapping[str, Any], plrm: bool) -> object:
+    return decode_cpu_checkpoint(blob, pod_level_resource_managers=plrm)
+
+
+def _load_checkpoint(
+    state: Mapping[str, Any], key: str, *, base_dir: Path, plrm: bool
+) -> tuple[Any, tuple[str, ...]]:
+    """Decode the starting checkpoint of one manager (``plrm``: the
+    PodLevelResourceManagers gate, which changes what the kubelet reads)."""
+    file_key = f"{key}File"
+    decode = _decode_cpu_checkpoint if key == "cpuManager" else _decode_memory_checkpoint
+    if key in state and file_key in state:
+        raise InputError(
+            f"give the checkpoint inline ({key}) or as a file ({file_key}), not both",
+            path=f"state.{file_key}",
+        )
+    if file_key in state:
+        p, raw = _read_referenced(base_dir, state[file_key], path=f"state.{file_key}", what="checkpoint")
+        try:
+            return decode(raw, plrm), (str(p),)
+        except CheckpointError as e:
+            raise InputError(f"{p}: invalid checkpoint: {e}", path=f"state.{file_key}") from None
+        except InputError as e:
+            raise InputError(f"{p}: {e}", path=f"state.{file_key}") from None
+    if key in state and state[key] is not None:
+        obj = _mapping(state[key], path=f"state.{key}", what="a checkpoint")
+        try:
+            return decode(obj, plrm), ()
+        except CheckpointError as e:
+            raise InputError(f"invalid checkpoint: {e}", path=f"state.{key}") from None
+        except InputError as e:
+            raise e.at(f"state.{key}") from None
+    return None, ()
+
+
+def _ref(value: object, *, path: str, what: str) -> str:
+    if not isinstance(value, str):
+        raise InputError(f"{what} must be a string, found {describe_type(value)}", path=path)
+    if not value.strip():
+        raise InputError(f"{what} must not be empty", path=path)
+    return value
+
+
+def _load_step(index: int, raw: object, config: KubeletConfig) -> Step:
+    at = f"steps[{index}]"
+    if not isinstance(raw, Mapping):
+        raise InputError(
+            f"a step must be a mapping with one key ({', '.join(_STEP_KEYS)}), "
+            f"found {describe_type(raw)}",
+            path=at,
+        )
+    _unknown(raw, _STEP_KEYS, path=at)
+    if len(raw) != 1:
+        keys = ", ".join(str(k) for k in raw) or "none"
+        raise InputError(
+            f"a step must have exactly one of {', '.join(_STEP_KEYS)} (found: {keys})", path=at
+        )
+    (op, body), = raw.items()
+    path = f"{at}.{op}"
+    if op == "addPod":
+        pod_doc = _mapping(body, path=path, what="a pod manifest")
+        try:
+            pod = parse_pod(pod_doc, gates=config.feature_gates)
+        except InputError as e:
+            raise e.at(path) from None
+        return Step(index, "addPod", path, pod=pod, ref=pod.ref)
+    if op == "removePod":
+        return Step(index, "removePod", path, ref=_ref(body, path=path, what="the pod (uid or namespace/name)"))
+    body = _mapping(body, path=path, what="removeContainer")
+    _unknown(body, ("pod", "container"), path=path)
+    for k in ("pod", "container"):
+        if k not in body:
+            raise InputError("required field is missing", path=f"{path}.{k}")
+    ref = _ref(body["pod"], path=f"{path}.pod", what="the pod (uid or namespace/name)")
+    container = _ref(body["container"], path=f"{path}.container", what="the container name")
+    return Step(index, "removeContainer", path, ref=ref, container=container)

@@ -1,0 +1,153 @@
+"""Reading a kubelet state directory and a ``kubectl get pods -o json`` dump.
+
+- :func:`read_state_dir`: ``cpu_manager_state`` and ``memory_manager_state``
+  (either may be missing, not both), decoded the way the kubelet v1.37
+  decodes them at start-up (every format version, checksums verified,
+  pod-level entries kept). A file the kubelet would refuse is an
+  :class:`~podnuma.errors.InputError` carrying the kubelet's own message
+  (``could not restore state from checkpoint: ..., please drain this node
+  and delete the ... checkpoint file "DIR/..." before restarting Kubelet``)
+  and naming the file.
+- :func:`read_pods_dump`: pod UID -> (namespace, name, node) from a
+  ``kubectl get pods -o json`` list (``-`` reads standard input).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from podnuma.api.kubeletconfig import load_kubelet_config
+from podnuma.cm.checkpoint import CheckpointError
+from podnuma.cm.cpumanager import checkpoint as cpu_ckpt
+from podnuma.cm.memorymanager import checkpoint as mem_ckpt
+from podnuma.errors import InputError
+from podnuma.inputs.documents import input_name, parse_document, read_text
+
+__all__ = ["PodRef", "StateFiles", "read_kubelet_config_mapping", "read_pods_dump", "read_state_dir"]
+
+
+@dataclass(frozen=True)
+class StateFiles:
+    directory: Path
+    cpu_raw: bytes | None
+    cpu_version: int | None
+    cpu: cpu_ckpt.CPUCheckpointData | None
+    memory_raw: bytes | None
+    memory_version: int | None
+    memory: mem_ckpt.MemoryCheckpointData | None
+
+    def raw_object(self, which: str) -> dict[str, Any] | None:
+        """The checkpoint file as the JSON object a scenario's ``state:`` takes."""
+        raw = self.cpu_raw if which == "cpu" else self.memory_raw
+        if raw is None:
+            return None
+        obj = json.loads(raw)
+        assert isinstance(obj, dict)
+        return obj
+
+
+@dataclass(frozen=True)
+class PodRef:
+    namespace: str
+    name: str
+    node: str | None = None
+
+    def __str__(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as err:
+        raise InputError(f"cannot read: {err.strerror or err}", file=str(path)) from None
+
+
+def read_state_dir(directory: Path) -> StateFiles:
+    if not directory.is_dir():
+        raise InputError("not a directory", file=str(directory))
+    state_dir = str(directory)
+    cpu_path = directory / cpu_ckpt.CPU_MANAGER_STATE_FILE
+    mem_path = directory / mem_ckpt.MEMORY_MANAGER_STATE_FILE
+    cpu_raw, mem_raw = _read(cpu_path), _read(mem_path)
+    if cpu_raw is None and mem_raw is None:
+        raise InputError(
+            f"neither {cpu_ckpt.CPU_MANAGER_STATE_FILE} nor {mem_ckpt.MEMORY_MANAGER_STATE_FILE} is there",
+            file=state_dir,
+        )
+    cpu = mem = None
+    cpu_version = mem_version = None
+    if cpu_raw is not None:
+        try:
+            _, cpu_version = cpu_ckpt.load_cpu_checkpoint(cpu_raw)
+            cpu = cpu_ckpt.decode_cpu_checkpoint(cpu_raw, pod_level_resource_managers=True)
+        except CheckpointError as err:
+            message = cpu_ckpt.restore_error_message(str(err), state_dir)
+            raise InputError(message, file=str(cpu_path)) from None
+    if mem_raw is not None:
+        try:
+            _, mem_version = mem_ckpt.load_memory_checkpoint(mem_raw)
+            mem = mem_ckpt.decode_memory_checkpoint(mem_raw, pod_level_resource_managers=True)
+        except CheckpointError as err:
+            message = mem_ckpt.restore_error_message(str(err), state_dir)
+            raise InputError(message, file=str(mem_path)) from None
+    return StateFiles(directory, cpu_raw, cpu_version, cpu, mem_raw, mem_version, mem)
+
+
+def read_pods_dump(path: str | Path) -> dict[str, PodRef]:
+    """UID -> pod, from ``kubectl get pods -o json`` (a ``List`` or one Pod;
+    ``-`` reads standard input)."""
+    name = input_name(path)
+    doc = parse_document(read_text(path, what="pods dump"), name=name, json_only=True)
+    data = doc.data
+    if not isinstance(data, dict):
+        raise InputError("expected a kubectl JSON object (a List of pods)", file=name)
+    listed = "items" in data
+    items = data.get("items") if listed else [data]
+    if not isinstance(items, list):
+        raise doc.enrich(InputError("must be a list", path="items"))
+    out: dict[str, PodRef] = {}
+    for i, item in enumerate(items):
+        where = f"items[{i}]." if listed else ""
+        meta = item.get("metadata") if isinstance(item, dict) else None
+        if not isinstance(meta, dict):
+            raise doc.enrich(InputError("a pod needs metadata", path=f"{where}metadata"))
+        uid, pod_name = meta.get("uid"), meta.get("name")
+        if not isinstance(uid, str) or not uid:
+            raise doc.enrich(InputError("required field is missing", path=f"{where}metadata.uid"))
+        if not isinstance(pod_name, str) or not pod_name:
+            raise doc.enrich(InputError("required field is missing", path=f"{where}metadata.name"))
+        namespace = meta.get("namespace")
+        spec = item.get("spec")
+        node = spec.get("nodeName") if isinstance(spec, dict) else None
+        out[uid] = PodRef(
+            namespace if isinstance(namespace, str) and namespace else "default",
+            pod_name,
+            node if isinstance(node, str) else None,
+        )
+    return out
+
+
+def read_kubelet_config_mapping(path: str | Path) -> dict[str, Any]:
+    """A KubeletConfiguration as written (``-``: standard input), or a
+    scenario file's ``kubeletConfig``; checked as the kubelet would load it."""
+    name = input_name(path)
+    doc = parse_document(read_text(path, what="kubelet configuration"), name=name)
+    data = doc.data
+    if not isinstance(data, dict):
+        raise InputError("the kubelet configuration file must hold a mapping", file=name)
+    prefix = ""
+    if data.get("kind") == "Scenario":
+        data, prefix = data.get("kubeletConfig") or {}, "kubeletConfig"
+        if not isinstance(data, dict):
+            raise doc.enrich(InputError("must be a mapping", path=prefix))
+    try:
+        load_kubelet_config(data)
+    except InputError as err:
+        raise doc.enrich(err.at(prefix)) from None
+    return dict(data)

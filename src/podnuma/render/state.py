@@ -1,0 +1,95 @@
+"""``podnuma state inspect`` as text: the files, each pod and container with
+its CPUs, NUMA nodes and memory blocks, the memory manager's per-NUMA
+tables, then the inconsistencies (or a line saying there are none)."""
+
+from __future__ import annotations
+
+from podnuma.analysis.state import StateReport
+from podnuma.cm.memorymanager.state import Block
+
+__all__ = ["render_state_text"]
+
+
+def _bytes(value: int) -> str:
+    for unit, suffix in ((1 << 30, "Gi"), (1 << 20, "Mi"), (1 << 10, "Ki")):
+        if value and value % unit == 0:
+            return f"{value // unit}{suffix}"
+    return str(value)
+
+
+def _blocks(blocks: tuple[Block, ...]) -> str:
+    if not blocks:
+        return "-"
+    return ", ".join(
+        f"{b.type} {_bytes(b.size)} @{','.join(map(str, b.numa_affinity))}" for b in blocks
+    )
+
+
+def _table(rows: list[list[str]]) -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    out = []
+    for n, r in enumerate(rows):
+        out.append("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
+        if n == 0:
+            out.append("  ".join("─" * w for w in widths))
+    return out
+
+
+def render_state_text(report: StateReport) -> str:
+    files = report.files
+    head = [f"kubelet state in {files.directory}"]
+    if files.cpu is not None:
+        head.append(
+            f"  cpu_manager_state     format v{files.cpu_version}, policy {files.cpu.policy_name!r}, "
+            f"default CPU set {files.cpu.default_cpuset or '(empty)'}"
+        )
+    else:
+        head.append("  cpu_manager_state     (none)")
+    if files.memory is not None:
+        head.append(
+            f"  memory_manager_state  format v{files.memory_version}, policy {files.memory.policy_name!r}"
+        )
+    else:
+        head.append("  memory_manager_state  (none)")
+    lines = [*head, ""]
+    rows = [["pod", "container", "CPUs", "NUMA", "memory"]]
+    for p in report.pods:
+        label = str(p.ref) if p.ref is not None else p.uid
+        first = True
+        if p.cpus is not None or p.memory:
+            numa = sorted({n for b in p.memory for n in b.numa_affinity})
+            rows.append([label, "(pod budget)", str(p.cpus) if p.cpus is not None else "-",
+                         ",".join(map(str, numa)) or "-", _blocks(p.memory)])  # fmt: skip
+            first = False
+        for c in p.containers:
+            rows.append([
+                label if first else "",
+                c.name,
+                str(c.cpus) if c.cpus is not None else "-",
+                ",".join(map(str, c.numa_nodes)) or "-",
+                _blocks(c.memory),
+            ])  # fmt: skip
+            first = False
+        if p.ref is not None:
+            rows.append(["  " + p.uid, "", "", "", ""])
+    if len(rows) > 1:
+        lines += _table(rows)
+    else:
+        lines.append("no pod holds an assignment")
+    if files.memory is not None and files.memory.machine_state:
+        lines.append("")
+        mrows = [["NUMA", "type", "total", "systemReserved", "allocatable", "reserved", "free", "assignments"]]
+        for nid, st in sorted(files.memory.machine_state.items()):
+            for name, t in sorted(st.memory_map.items()):
+                mrows.append([
+                    str(nid), name, _bytes(t.total), _bytes(t.system_reserved), _bytes(t.allocatable),
+                    _bytes(t.reserved), _bytes(t.free), str(st.number_of_assignments),
+                ])  # fmt: skip
+        lines += _table(mrows)
+    lines.append("")
+    if report.issues:
+        lines.append(f"{len(report.issues)} inconsistencies:")
+        lines += [f"  [{i.kind}] {i.message}" for i in report.issues]
+    else:
+        lines.append("no inconsistencies")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,336 @@
+"""The web application behind ``podnuma serve``: the page and its HTTP API.
+
+Built on FastAPI (the OpenAPI description at ``/openapi.json`` and the
+interactive one at ``/docs`` come from the framework). Every ``/api``
+answer is the JSON document the matching command prints with ``-o json``;
+invalid input answers 400 with ``{"error": MESSAGE}`` where MESSAGE is what
+the command prints after ``error:`` (``FILE: FIELD.PATH: MESSAGE``).
+
+Limits (:class:`~podnuma.web.worker.Limits`): request bodies over
+``max_body`` bytes answer 413 before the body is read through; work runs
+in a job process (:mod:`podnuma.web.worker`) killed after ``time_limit``
+seconds (422); at most ``workers`` jobs at once (503 when they stay busy).
+Requests must name a loopback host when the server listens on loopback
+(no DNS rebinding).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Annotated, Any
+
+from fastapi import FastAPI, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, Field
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+
+from podnuma.web import service
+from podnuma.web.examples import (
+    EXAMPLES,
+    WHATIF_CONFIG,
+    WHATIF_NODE,
+    WHATIF_POD,
+    describe,
+    example_text,
+)
+from podnuma.web.worker import Busy, JobError, Limits, TimeLimitExceeded, WorkerPool
+
+__all__ = ["create_app", "LOOPBACK_HOSTS"]
+
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+class BodyLimit:
+    """Answer 413 to a request whose body is (or turns out to be) larger
+    than ``max_body`` bytes, without reading more of it."""
+
+    def __init__(self, app: ASGIApp, max_body: int) -> None:
+        self.app = app
+        self.max_body = max_body
+
+    def _message(self) -> str:
+        return f"the request body is larger than the server's limit of {self.max_body} bytes"
+
+    async def _refuse(self, send: Send) -> None:
+        body = json.dumps({"error": self._message()}).encode()
+        await send({
+            "type": "http.response.start", "status": 413,
+            "headers": [(b"content-type", b"application/json"), (b"connection", b"close"),
+                        (b"content-length", str(len(body)).encode())],
+        })
+        await send({"type": "http.response.body", "body": body})
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        for name, value in scope.get("headers", ()):
+            if name == b"content-length":
+                try:
+                    too_big = int(value) > self.max_body
+                except ValueError:
+                    too_big = True
+                if too_big:
+                    await self._refuse(send)
+                    return
+        # Read the body here (it is small: at most max_body bytes), then
+        # hand it to the application in one message.
+        chunks: list[bytes] = []
+        seen = 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # the client went away
+            chunk = message.get("body", b"")
+            seen += len(chunk)
+            if seen > self.max_body:
+                await self._refuse(send)
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+class ErrorBody(BaseModel):
+    error: str = Field(description="What the CLI prints after 'error:' (FILE: FIELD.PATH: MESSAGE).")
+
+
+class ExampleInfo(BaseModel):
+    id: str
+    name: str
+    group: str
+    title: str
+
+
+class ExampleText(ExampleInfo):
+    description: str
+    text: str
+
+
+class WhatIfRequest(BaseModel):
+    """A pod to compare or advise on: a Pod manifest (YAML or JSON text,
+    several documents or a List allowed), with a node and a kubelet
+    configuration (the CLI's built-in ones when left out); or instead an
+    ``addPod`` step of a scenario, whose node and configuration are used."""
+
+    pod: str | None = Field(None, description="Pod manifest text (YAML or JSON).")
+    podName: str = Field("pod.yaml", description="Its file name, for messages.")
+    node: str | None = Field(None, description="A scenario 'node' mapping (text).")
+    nodeName: str = "node.yaml"
+    kubeletConfig: str | None = Field(None, description="A KubeletConfiguration (text).")
+    kubeletConfigName: str = "kubelet-config.yaml"
+    scenario: str | None = Field(None, description="A scenario (text), instead of the three above.")
+    scenarioName: str = "scenario.yaml"
+    step: int | None = Field(None, description="The addPod step of the scenario to take the pod from.")
+    sharedPoolCpus: int | None = Field(None, ge=1, description="advise only: --shared-pool-cpus.")
+
+
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"model": ErrorBody, "description": "Invalid input (the CLI's message)"},
+    413: {"model": ErrorBody, "description": "Request body over the size limit"},
+    422: {"model": ErrorBody, "description": "Over the time or memory limit, or a bad parameter"},
+    503: {"model": ErrorBody, "description": "Every worker busy"},
+}
+
+_SCENARIO_BODY: dict[str, Any] = {
+    "requestBody": {
+        "required": True,
+        "description": "A scenario (the podnuma.io/v1 Scenario contract), YAML or JSON.",
+        "content": {
+            "application/yaml": {"schema": {"type": "string"}},
+            "application/json": {"schema": {"type": "object"}},
+            "text/plain": {"schema": {"type": "string"}},
+        },
+    }
+}
+
+NameParam = Annotated[
+    str | None,
+    Query(description="The uploaded file's name, used in error messages like the CLI's file argument."),
+]
+StepParam = Annotated[int | None, Query(description="Step index (from 0).")]
+
+
+def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] = LOOPBACK_HOSTS) -> FastAPI:
+    """The application. ``allowed_hosts``: the Host header values accepted
+    (``("*",)`` for any)."""
+    limits = limits or Limits()
+    pool = WorkerPool(limits)
+    app = FastAPI(
+        title="podnuma",
+        summary="The kubelet's node resource managers (CPU, memory, topology; pod-level "
+        "resource managers), simulated.",
+        version=_version(),
+        responses=_ERRORS,
+    )
+    app.state.pool = pool
+    app.state.limits = limits
+
+    @app.exception_handler(RequestValidationError)
+    async def _bad_parameter(request: Request, exc: RequestValidationError) -> JSONResponse:
+        parts = []
+        for err in exc.errors():
+            loc = ".".join(str(x) for x in err.get("loc", ()) if x not in ("query", "body"))
+            parts.append(f"{loc}: {err.get('msg', 'invalid')}" if loc else str(err.get("msg")))
+        return _error(422, "; ".join(parts) or "invalid request")
+
+    def job(fn: Callable[..., Any], *args: Any) -> Any:
+        try:
+            return pool.run(fn, *args)
+        except JobError as e:
+            status = {"input": 400, "startup": 400, "limit": 422}.get(e.kind, 500)
+            return _error(status, e.message)
+        except TimeLimitExceeded as e:
+            return _error(422, str(e))
+        except Busy as e:
+            return _error(503, str(e))
+
+    async def scenario_text(request: Request, name: str | None) -> tuple[str, str] | JSONResponse:
+        ctype = request.headers.get("content-type", "")
+        default = "scenario.json" if "json" in ctype else "scenario.yaml"
+        file = service.safe_name(name, default)
+        raw = await request.body()
+        try:
+            return raw.decode("utf-8"), file
+        except UnicodeDecodeError as e:
+            return _error(400, f"{file}: scenario file is not UTF-8 text (byte {e.start})")
+
+    @app.get("/api/examples", response_model=list[ExampleInfo], tags=["examples"])
+    def list_examples() -> list[ExampleInfo]:
+        """The example scenarios shipped with podnuma."""
+        out = []
+        for ex in EXAMPLES:
+            title, _ = describe(example_text(ex.path))
+            out.append(ExampleInfo(id=ex.id, name=ex.name, group=ex.group, title=title))
+        return out
+
+    @app.get("/api/examples/{example_id}", response_model=ExampleText, tags=["examples"],
+             responses={404: {"model": ErrorBody}})
+    def get_example(example_id: str) -> ExampleText | JSONResponse:
+        """One example scenario: its text and the comment that opens it."""
+        for ex in EXAMPLES:
+            if ex.id == example_id:
+                text = example_text(ex.path)
+                title, description = describe(text)
+                return ExampleText(id=ex.id, name=ex.name, group=ex.group, title=title,
+                                   description=description, text=text)
+        return _error(404, f"no example {example_id!r}")
+
+    @app.get("/api/examples-whatif", tags=["examples"])
+    def get_whatif_example() -> dict[str, str]:
+        """The what-if example: a pod, a node and a kubelet configuration."""
+        return {
+            "pod": example_text(WHATIF_POD), "podName": f"examples/{WHATIF_POD}",
+            "node": example_text(WHATIF_NODE), "nodeName": f"examples/{WHATIF_NODE}",
+            "kubeletConfig": example_text(WHATIF_CONFIG),
+            "kubeletConfigName": f"examples/{WHATIF_CONFIG}",
+        }
+
+    @app.post("/api/simulate", tags=["scenario"], openapi_extra=_SCENARIO_BODY)
+    async def simulate(request: Request, name: NameParam = None) -> Any:
+        """Run a scenario: the output document of ``podnuma simulate -o json``."""
+        got = await scenario_text(request, name)
+        if isinstance(got, JSONResponse):
+            return got
+        return await _threaded(job, service.simulate, *got)
+
+    @app.post("/api/explain", tags=["scenario"], openapi_extra=_SCENARIO_BODY)
+    async def explain(
+        request: Request, name: NameParam = None, step: StepParam = None,
+        pod: Annotated[str | None, Query(description="NAMESPACE/NAME or UID")] = None,
+        search: Annotated[bool, Query(description="Re-run variations to find the nearest "
+                                      "admissible configuration (slower).")] = True,
+    ) -> Any:
+        """Why each admission went as it did: ``podnuma explain -o json``."""
+        got = await scenario_text(request, name)
+        if isinstance(got, JSONResponse):
+            return got
+        return await _threaded(job, service.explain, *got, step, pod, search)
+
+    @app.post("/api/topology", tags=["scenario"], openapi_extra=_SCENARIO_BODY,
+              responses={200: {"content": {"image/svg+xml": {}, "application/json": {}}}})
+    async def topology(
+        request: Request, name: NameParam = None, step: StepParam = None,
+        format: Annotated[str, Query(pattern="^(svg|json)$", description="svg: the picture "
+                                     "of podnuma topology; json: who owns each CPU.")] = "svg",
+    ) -> Any:
+        """The machine after a step, every CPU coloured by its owner."""
+        got = await scenario_text(request, name)
+        if isinstance(got, JSONResponse):
+            return got
+        if format == "json":
+            return await _threaded(job, service.topology_owners, *got, step)
+        out = await _threaded(job, service.topology_svg, *got, step)
+        if isinstance(out, Response):
+            return out
+        return Response(out, media_type="image/svg+xml")
+
+    async def whatif(req: WhatIfRequest, advise: bool) -> Any:
+        return await _threaded(job, service.whatif, req.model_dump(), advise)
+
+    @app.post("/api/compare", tags=["pod-level"])
+    async def compare(req: WhatIfRequest) -> Any:
+        """A pod as written vs its other form: ``podnuma compare -o json``."""
+        return await whatif(req, False)
+
+    @app.post("/api/advise", tags=["pod-level"])
+    async def advise(req: WhatIfRequest) -> Any:
+        """The pod-level rewrite of a pod and what it saves: ``podnuma advise -o json``."""
+        return await whatif(req, True)
+
+    app.mount("/", StaticFiles(packages=[("podnuma.web", "static")], html=True), name="page")
+
+    @app.middleware("http")
+    async def _headers(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+        response = await call_next(request)
+        response.headers.setdefault(
+            "Content-Security-Policy",
+            "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
+            "frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+        )
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Referrer-Policy", "no-referrer")
+        return response
+
+    app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))
+    app.add_middleware(BodyLimit, max_body=limits.max_body)
+    return app
+
+
+async def _threaded(fn: Callable[..., Any], *args: Any) -> Any:
+    from starlette.concurrency import run_in_threadpool
+
+    return await run_in_threadpool(fn, *args)
+
+
+def _version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("podnuma")
+    except metadata.PackageNotFoundError:  # pragma: no cover
+        return "0+unknown"

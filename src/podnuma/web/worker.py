@@ -1,0 +1,167 @@
+"""Running a request's work in a process of its own, under limits.
+
+Every simulation a request asks for runs in a fresh process forked from a
+``forkserver`` that has already imported :mod:`podnuma.web.service`, so a
+job starts in milliseconds and the server's own process never runs the
+engine. The job process:
+
+* is killed when it runs longer than the time limit
+  (:class:`TimeLimitExceeded`);
+* has its address space capped (``RLIMIT_AS``), so a huge input fails
+  instead of exhausting the machine;
+* refuses, through a Python audit hook, to open, list or execute anything:
+  whatever a request holds, no file on the server is read for it (the
+  scenario loader turns the refusal into its usual field-path message).
+
+At most ``workers`` jobs run at once; a request that finds them all busy
+waits up to the time limit, then fails with :class:`Busy`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import multiprocessing
+import os
+import resource
+import sys
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from typing import Any
+
+__all__ = ["Limits", "JobError", "TimeLimitExceeded", "Busy", "WorkerPool", "REFUSED_EVENTS"]
+
+#: Audit events a job may not raise: file access, directory listing,
+#: processes, network.
+REFUSED_EVENTS = frozenset({
+    "open", "os.listdir", "os.scandir", "os.chdir", "os.mkdir", "os.remove", "os.rename",
+    "os.rmdir", "os.symlink", "os.link", "os.truncate", "os.chmod", "os.chown", "os.utime",
+    "glob.glob", "shutil.copyfile", "shutil.rmtree", "shutil.move",
+    "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork",
+    "os.forkpty", "os.startfile", "pty.spawn",
+    "socket.connect", "socket.bind", "socket.getaddrinfo",
+    "ctypes.dlopen", "urllib.Request",
+})
+
+REFUSAL = "the server reads no files and runs nothing on behalf of a request"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The server's limits: request body bytes, seconds of work per
+    request, concurrent jobs, and the address space of a job."""
+
+    max_body: int = 1 << 20
+    time_limit: float = 20.0
+    workers: int = 2
+    memory: int = 2 << 30
+
+
+class JobError(Exception):
+    """A job failed: ``kind`` is ``input`` (bad input, the CLI's message),
+    ``startup`` (the kubelet would not start), or ``internal``."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+
+class TimeLimitExceeded(Exception):
+    pass
+
+
+class Busy(Exception):
+    pass
+
+
+def _refuse(event: str, args: tuple[Any, ...]) -> None:
+    if event in REFUSED_EVENTS:
+        raise PermissionError(errno.EACCES, REFUSAL)
+
+
+def _child(conn: Connection, memory: int, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+    from podnuma.cm.checkpoint import CheckpointError
+    from podnuma.errors import InputError, KubeletStartupError
+    from podnuma.web.service import cli_message
+
+    with contextlib.suppress(ValueError, OSError):
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    sys.addaudithook(_refuse)
+    try:
+        out: tuple[str, Any] = ("ok", fn(*args))
+    except (InputError, CheckpointError, KubeletStartupError) as e:
+        kind = "startup" if isinstance(e, KubeletStartupError) and not isinstance(
+            e, CheckpointError
+        ) else "input"
+        out = ("error", (kind, cli_message(e)))
+    except MemoryError:
+        out = ("error", ("limit", "the input needs more memory than the server allows a request"))
+    except RecursionError:
+        out = ("error", ("input", "the input is nested too deeply"))
+    except Exception as e:  # a bug: a one-line message, as the CLI gives
+        out = ("error", ("internal", cli_message(e)))
+    try:
+        conn.send(out)
+    except MemoryError:
+        conn.send(("error", ("limit", "the answer needs more memory than the server allows")))
+    conn.close()
+
+
+class WorkerPool:
+    """Runs jobs in processes forked from a preloaded forkserver."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self._ctx = multiprocessing.get_context("forkserver")
+        # "__main__" first: children then find it imported and skip importing it again.
+        self._ctx.set_forkserver_preload(["__main__", "podnuma.web.service"])
+        self._slots = threading.BoundedSemaphore(limits.workers)
+
+    def warm_up(self) -> None:
+        """Start the forkserver now rather than on the first request."""
+        self.run(os.getpid)
+
+    def run(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)`` in a job process; its result (picklable), or
+        :class:`JobError`, :class:`TimeLimitExceeded`, :class:`Busy`."""
+        limit = self.limits.time_limit
+        if not self._slots.acquire(timeout=limit):
+            raise Busy(f"the server is busy (at most {self.limits.workers} simulations at once): try again")
+        try:
+            return self._run(fn, args, limit)
+        finally:
+            self._slots.release()
+
+    def _run(self, fn: Callable[..., Any], args: tuple[Any, ...], limit: float) -> Any:
+        recv, send = self._ctx.Pipe(duplex=False)
+        proc = self._ctx.Process(target=_child, args=(send, self.limits.memory, fn, args), daemon=True)
+        proc.start()
+        send.close()
+        try:
+            if not recv.poll(limit):
+                raise TimeLimitExceeded(
+                    f"the simulation took longer than the server's limit of {limit:g} s "
+                    "(fewer steps, a smaller machine, or no search for explain)"
+                )
+            try:
+                status, payload = recv.recv()
+            except EOFError:
+                proc.join(1)
+                code = proc.exitcode
+                raise JobError(
+                    "limit", f"the simulation stopped without an answer (exit {code}): "
+                    "it may need more memory than the server allows"
+                ) from None
+        finally:
+            recv.close()
+            if proc.is_alive():
+                proc.kill()
+            proc.join()
+            proc.close()
+        if status == "ok":
+            return payload
+        kind, message = payload
+        raise JobError(kind, message)

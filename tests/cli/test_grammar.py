@@ -1,0 +1,253 @@
+"""The one command-line grammar: -o is the format everywhere (json in every
+command), '-' is standard input, nothing is printed before the inputs
+validate, a closed pipe ends quietly, --version/--quiet/completion, colour
+only when wanted, and tables that wrap at the right places."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+from rich.console import Console
+from rich.table import Table
+
+from podnuma.cli import cli
+from podnuma.render.wrap import cpu_list, name
+
+ROOT = Path(__file__).resolve().parents[2]
+DEMO = ROOT / "src" / "podnuma" / "scenario" / "demo" / "demo.yaml"
+EXAMPLES = ROOT / "examples"
+TRAINER = EXAMPLES / "whatif" / "trainer-pod.yaml"
+RESTRICTED = EXAMPLES / "topology" / "restricted.yaml"
+
+
+def _invoke(args: list[str], stdin: str | None = None, **env: str) -> object:
+    return CliRunner().invoke(cli, args, input=stdin, env=env or None)
+
+
+# ------------------------------------------------------------------ -o json
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["simulate", str(DEMO)],
+        ["demo"],
+        ["explain", str(DEMO), "--step", "4"],
+        ["topology", str(DEMO)],
+        ["compare", str(TRAINER)],
+        ["advise", str(TRAINER)],
+    ],
+    ids=lambda a: a[0],
+)
+def test_every_command_writes_json(args: list[str]) -> None:
+    r = CliRunner().invoke(cli, [*args, "-o", "json"])
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.stdout)
+    assert isinstance(doc, dict) and doc
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["simulate", str(DEMO)], ["explain", str(DEMO), "--step", "4"], ["compare", str(TRAINER)]],
+    ids=lambda a: a[0],
+)
+def test_yaml_is_the_same_document_as_json(args: list[str]) -> None:
+    as_json = json.loads(CliRunner().invoke(cli, [*args, "-o", "json"]).stdout)
+    as_yaml = yaml.safe_load(CliRunner().invoke(cli, [*args, "-o", "yaml"]).stdout)
+    assert as_yaml == as_json
+
+
+def test_topology_output_file_is_a_named_option(tmp_path: Path) -> None:
+    out = tmp_path / "pic.svg"
+    r = CliRunner().invoke(cli, ["topology", str(DEMO), "--output-file", str(out)])
+    assert r.exit_code == 0, r.output
+    assert r.stdout == ""
+    assert "<svg" in out.read_text()
+    r = CliRunner().invoke(cli, ["topology", str(DEMO), "-o", str(out)])
+    assert r.exit_code == 2  # -o is a format, not a file
+    assert "'--output'" in r.stderr
+
+
+# ------------------------------------------------------------------ stdin
+
+
+@pytest.mark.parametrize(
+    ("args", "stdin_file"),
+    [
+        (["simulate", "-", "-o", "json"], DEMO),
+        (["explain", "-", "--step", "4", "-o", "json"], DEMO),
+        (["topology", "-", "-o", "json"], DEMO),
+        (["compare", "-", "-o", "json"], TRAINER),
+        (["advise", "-", "-o", "json"], TRAINER),
+    ],
+    ids=lambda a: a[0] if isinstance(a, list) else "",
+)
+def test_dash_reads_standard_input(args: list[str], stdin_file: Path) -> None:
+    from_file = CliRunner().invoke(cli, [args[0], str(stdin_file), *args[2:]])
+    from_stdin = CliRunner().invoke(cli, args, input=stdin_file.read_text())
+    assert from_stdin.exit_code == 0, from_stdin.output
+    strip = re.compile(re.escape(str(stdin_file)) + "|<stdin>|demo\\.yaml")
+    assert strip.sub("X", from_stdin.stdout) == strip.sub("X", from_file.stdout)
+
+
+def test_kubectl_list_on_stdin_to_advise() -> None:
+    pod = yaml.safe_load(TRAINER.read_text())
+    pod["status"] = {"phase": "Running"}
+    listing = {"apiVersion": "v1", "kind": "List", "items": [pod]}
+    r = CliRunner().invoke(cli, ["advise", "-", "-o", "json"], input=json.dumps(listing))
+    assert r.exit_code == 0, r.output
+    (advice,) = json.loads(r.stdout)["pods"]
+    assert advice["source"].startswith("<stdin>")
+
+
+def test_errors_name_stdin() -> None:
+    r = CliRunner().invoke(cli, ["simulate", "-"], input="steps: [")
+    assert r.exit_code == 2
+    assert r.stderr.startswith("error: <stdin>: invalid YAML")
+    assert r.stdout == ""
+
+
+def test_node_from_stdin() -> None:
+    node = "synthetic:\n  sockets: 1\n  numaNodesPerSocket: 1\n  coresPerNumaNode: 16\n  threadsPerCore: 2\n  memoryPerNumaNode: 64Gi\n"
+    r = CliRunner().invoke(cli, ["compare", str(TRAINER), "--node", "-", "-o", "json"], input=node)
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["node"]["cpus"] == "0-31"
+
+
+def test_stdin_only_once() -> None:
+    r = CliRunner().invoke(cli, ["compare", "-", "--node", "-"], input="")
+    assert r.exit_code == 2
+    assert "only one file argument can be '-'" in r.stderr
+
+
+# ------------------------------------------------------------------ nothing before validation
+
+
+@pytest.mark.parametrize("command", ["simulate", "explain", "topology"])
+def test_nothing_on_stdout_for_bad_input(command: str, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(DEMO.read_text().replace("cpu: \"2\"", "cpu: \"two\"", 1))
+    r = CliRunner().invoke(cli, [command, str(bad)])
+    assert r.exit_code == 2
+    assert r.stdout == ""
+    assert r.stderr.startswith(f"error: {bad}: ")
+
+
+# ------------------------------------------------------------------ real processes
+
+
+def _podnuma() -> list[str]:
+    exe = Path(sys.executable).parent / "podnuma"
+    return [str(exe)] if exe.exists() else [sys.executable, "-m", "podnuma.cli"]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["demo"], ["demo", "-o", "json"], ["explain", str(DEMO)], ["topology", str(DEMO), "-o", "svg"]],
+    ids=lambda a: "-".join(a[:1] + a[-1:]),
+)
+def test_closed_pipe_exits_0(args: list[str]) -> None:
+    proc = subprocess.Popen([*_podnuma(), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.read(20)
+    proc.stdout.close()  # the reader goes away (podnuma demo | head -c 20)
+    err = proc.stderr.read()
+    assert proc.wait(timeout=120) == 0, err
+    assert b"Traceback" not in err and b"error" not in err
+
+
+def test_version_quiet_and_completion(tmp_path: Path) -> None:
+    r = CliRunner().invoke(cli, ["--version"])
+    assert r.exit_code == 0 and r.stdout.startswith("podnuma, version ")
+    mixed = tmp_path / "mixed.yaml"
+    mixed.write_text(TRAINER.read_text() + "\n---\napiVersion: v1\nkind: ConfigMap\n")
+    r = CliRunner().invoke(cli, ["compare", str(mixed)])
+    assert "not a Pod (kind ConfigMap), skipped" in r.stderr
+    r = CliRunner().invoke(cli, ["--quiet", "compare", str(mixed)])
+    assert r.exit_code == 0 and r.stderr == ""
+    for shell, marker in (("bash", "_PODNUMA_COMPLETE"), ("zsh", "compdef"), ("fish", "complete")):
+        r = CliRunner().invoke(cli, ["completion", shell])
+        assert r.exit_code == 0
+        assert marker in r.stdout
+
+
+def test_completion_completes_commands() -> None:
+    env = {**os.environ, "_PODNUMA_COMPLETE": "bash_complete", "COMP_WORDS": "podnuma ex",
+           "COMP_CWORD": "1"}
+    out = subprocess.run(_podnuma(), env=env, capture_output=True, text=True, timeout=60)
+    assert "explain" in out.stdout
+
+
+# ------------------------------------------------------------------ colour
+
+
+def test_colour_only_when_wanted() -> None:
+    plain = CliRunner().invoke(cli, ["simulate", str(RESTRICTED)])
+    assert "\x1b[" not in plain.stdout
+    forced = CliRunner().invoke(cli, ["simulate", str(RESTRICTED)], env={"FORCE_COLOR": "1"})
+    assert "\x1b[" in forced.stdout
+    both = CliRunner().invoke(cli, ["simulate", str(RESTRICTED)], env={"FORCE_COLOR": "1", "NO_COLOR": "1"})
+    assert "\x1b[" not in both.stdout
+    topo = CliRunner().invoke(cli, ["topology", str(DEMO)], env={"FORCE_COLOR": "1"})
+    assert "\x1b[" in topo.stdout
+    topo = CliRunner().invoke(cli, ["topology", str(DEMO)], env={"FORCE_COLOR": "1", "NO_COLOR": "1"})
+    assert "\x1b[" not in topo.stdout
+
+
+# ------------------------------------------------------------------ tables
+
+
+@pytest.mark.parametrize("width", range(7, 40, 3))
+def test_cpu_lists_wrap_only_after_commas(width: int) -> None:
+    text = "0-7,16-23,24-31,40,42,44-47,100-127"
+    console = Console(width=width + 4, color_system=None)
+    table = Table(show_header=False, box=None, pad_edge=False)
+    table.add_column(max_width=width)
+    table.add_row(cpu_list(text))
+    with console.capture() as cap:
+        console.print(table)
+    lines = [line.strip() for line in cap.get().splitlines() if line.strip()]
+    assert "".join(lines) == text
+    for line in lines[:-1]:
+        assert line.endswith(","), lines
+
+
+def test_names_wrap_at_word_boundaries() -> None:
+    console = Console(width=14, color_system=None)
+    with console.capture() as cap:
+        console.print(name("kube-system/metrics-exporter-abc"))
+    lines = cap.get().splitlines()
+    assert lines == ["kube-system/", "metrics-", "exporter-abc"]
+
+
+def test_narrow_table_names_the_columns_it_leaves_out() -> None:
+    r = CliRunner().invoke(cli, ["simulate", str(RESTRICTED)], env={"COLUMNS": "72"})
+    assert r.exit_code == 0
+    lines = r.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 72
+    header = next(line for line in lines if line.split()[:2] == ["#", "pod"]).split()
+    note = " ".join(line for line in lines if "left out" in line or "-o wide" in line)
+    left_out = [c for c in ("isolation", "mems", "memory", "hint") if c not in header]
+    assert left_out, header
+    for column in left_out:
+        assert column in note
+    wide = CliRunner().invoke(cli, ["simulate", str(RESTRICTED), "-o", "wide"], env={"COLUMNS": "72"})
+    header = next(line for line in wide.stdout.splitlines() if line.split()[:2] == ["#", "pod"])
+    assert header.split() == ["#", "pod", "admission", "container", "CPUs", "isolation", "mems",
+                              "memory", "hint"]
+    assert "left out" not in wide.stdout
+
+
+def test_columns_sets_the_plain_width() -> None:
+    r = CliRunner().invoke(cli, ["simulate", str(RESTRICTED)], env={"COLUMNS": "200"})
+    header = next(line for line in r.stdout.splitlines() if line.split()[:2] == ["#", "pod"])
+    assert "hint" in header
+    assert max(len(line) for line in r.stdout.splitlines()) > 120

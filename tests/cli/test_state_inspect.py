@@ -1,0 +1,261 @@
+"""``podnuma state inspect``: checkpoints of every format version, written by
+podnuma and by the kubelet's code (the recorded vectors), names from a pods
+dump, inconsistencies, corrupt files, and the replayable scenario."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from podnuma.analysis.state import inspect_state
+from podnuma.cli import cli
+from podnuma.cm.cpumanager.checkpoint import CPUCheckpointData, encode_cpu_checkpoint
+from podnuma.cm.memorymanager.checkpoint import MemoryCheckpointData, encode_memory_checkpoint
+from podnuma.cm.memorymanager.state import Block, MemoryTable, NUMANodeState
+from podnuma.inputs.scenario import load_scenario
+from podnuma.inputs.state import read_state_dir
+from podnuma.machine.cpuset import CPUSet
+from podnuma.scenario.run import run_scenario
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLES = sorted(p for p in (REPO / "examples").rglob("*.yaml") if "kind: Scenario" in p.read_text())
+CPU_VECTORS = REPO / "tests" / "cm" / "cpumanager" / "cpu_checkpoint_vectors.json"
+MEM_VECTORS = REPO / "tests" / "cm" / "memorymanager" / "memory_checkpoint_vectors.json"
+GI = 1 << 30
+
+
+def _inspect(*args: str) -> tuple[int, str]:
+    res = CliRunner().invoke(cli, ["state", "inspect", *args])
+    return res.exit_code, res.output
+
+
+def _write(directory: Path, cpu: bytes | None = None, mem: bytes | None = None) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    if cpu is not None:
+        (directory / "cpu_manager_state").write_bytes(cpu)
+    if mem is not None:
+        (directory / "memory_manager_state").write_bytes(mem)
+    return directory
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.relative_to(REPO / "examples").as_posix())
+def test_checkpoints_podnuma_writes_are_consistent(example: Path, tmp_path: Path) -> None:
+    res = CliRunner().invoke(cli, ["simulate", str(example), "--checkpoint-dir", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    files = read_state_dir(tmp_path)
+    assert (files.cpu_version, files.memory_version) == (4, 3)
+    report = inspect_state(files)
+    assert report.issues == ()
+    result = run_scenario(load_scenario(example))
+    held = {uid for uid in json.loads(result.checkpoint_files["cpu_manager_state"]).get("entries", {})}
+    assert held <= {p.uid for p in report.pods}
+
+
+def test_table_names_from_the_dump_and_pods_missing_from_it(tmp_path: Path) -> None:
+    d = tmp_path / "state"
+    assert CliRunner().invoke(
+        cli, ["simulate", str(REPO / "examples/pod-level/pod-scope-2-mixed.yaml"), "--checkpoint-dir", str(d)]
+    ).exit_code == 0
+    uid = next(iter(read_state_dir(d).cpu.entries))  # type: ignore[union-attr]
+    dump = tmp_path / "pods.json"
+    dump.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [
+        {"metadata": {"name": "mixed", "namespace": "kep", "uid": uid}, "spec": {"nodeName": "n1"}},
+    ]}))  # fmt: skip
+    code, out = _inspect(str(d), "--pods", str(dump))
+    assert code == 0, out
+    lines = out.splitlines()
+    assert lines[1] == "  cpu_manager_state     format v4, policy 'static', default CPU set 0,5-15"
+    assert any(line.startswith("kep/mixed") and "(pod budget)" in line and "1-4" in line for line in lines)
+    assert any("container-1" in line and " 1-2 " in line and "memory 2Gi @0" in line for line in lines)
+    assert lines[-1] == "no inconsistencies"
+
+    dump.write_text(json.dumps({"items": []}))
+    code, out = _inspect(str(d), "--pods", str(dump), "-o", "json")
+    doc = json.loads(out)
+    assert doc["inconsistencies"] == [{
+        "kind": "pod-not-in-dump",
+        "message": f"pod {uid} has entries but is not in the pods dump (gone, or another node's)",
+        "podUID": uid,
+    }]  # fmt: skip
+
+
+def test_every_format_version_the_kubelet_reads(tmp_path: Path) -> None:
+    loads = {v["name"]: v["blob"] for v in json.loads(CPU_VECTORS.read_text())["loads"]}
+    mem = json.loads(MEM_VECTORS.read_text())["static-group"]
+    for cpu_name, cpu_version, mem_name, mem_version in (
+        ("base2_v2legacy", 2, "v1", 1),
+        ("base2_v3std", 3, "v2", 2),
+        ("base2_v4", 4, "v3", 3),
+    ):
+        d = _write(tmp_path / cpu_name, loads[cpu_name].encode(), mem[mem_name].encode())
+        code, out = _inspect(str(d), "-o", "json")
+        assert code == 0, out
+        doc = json.loads(out)
+        assert doc["cpuManager"]["version"] == cpu_version
+        assert doc["memoryManager"]["version"] == mem_version
+        assert doc["memoryManager"]["policyName"] == "Static"
+
+
+def test_corrupt_checkpoint_is_the_kubelets_error(tmp_path: Path) -> None:
+    loads = {v["name"]: v["blob"] for v in json.loads(CPU_VECTORS.read_text())["loads"]}
+    d = _write(tmp_path / "s", loads["base2_v3bad"].encode())
+    code, out = _inspect(str(d))
+    assert code == 2
+    path = d / "cpu_manager_state"
+    assert out.strip() == (
+        f"error: {path}: could not restore state from checkpoint: checkpoint is corrupted, "
+        f'please drain this node and delete the CPU manager checkpoint file "{path}" before '
+        "restarting Kubelet"
+    )
+
+
+def test_tampered_v4_data_is_refused(tmp_path: Path) -> None:
+    blob = encode_cpu_checkpoint(CPUCheckpointData("static", CPUSet.parse("0,3"), {"u": {"c": CPUSet.parse("1-2")}}))
+    d = _write(tmp_path / "s", blob.replace(b"1-2", b"1-3"))
+    code, out = _inspect(str(d))
+    assert code == 2 and "checkpoint is corrupted" in out and out.count("\n") == 1
+
+
+def test_empty_directory(tmp_path: Path) -> None:
+    code, out = _inspect(str(tmp_path))
+    assert code == 2
+    assert out.strip() == f"error: {tmp_path}: neither cpu_manager_state nor memory_manager_state is there"
+
+
+def test_cpu_inconsistencies(tmp_path: Path) -> None:
+    data = CPUCheckpointData(
+        "static",
+        CPUSet.parse("0,3-7"),
+        {"a": {"x": CPUSet.parse("1-2"), "init": CPUSet.parse("1-2")}, "b": {"y": CPUSet.parse("2-3")}},
+        {"b": CPUSet.parse("3")},
+    )
+    report = inspect_state(read_state_dir(_write(tmp_path / "s", encode_cpu_checkpoint(data))))
+    assert [(i.kind, i.message) for i in report.issues] == [
+        ("cpu-overlap", "CPUs 2 are exclusive to pod a and to container 'y' of pod b"),
+        ("cpu-in-default-set", "CPUs 3 of container 'y' of pod b are also in the default set"),
+        ("cpu-in-default-set", "CPUs 3 of the pod-level set of pod b are also in the default set"),
+        ("cpu-outside-pod-budget", "container 'y' of pod b holds CPUs 2 outside its pod's set 3"),
+    ]
+
+
+def test_memory_inconsistencies(tmp_path: Path) -> None:
+    state = {
+        0: NUMANodeState(1, {"memory": MemoryTable(16 * GI, GI, 15 * GI, 2 * GI, 12 * GI)}, [0]),
+        1: NUMANodeState(0, {"memory": MemoryTable(16 * GI, 0, 15 * GI, 0, 15 * GI)}, [1]),
+    }
+    entries = {"a": {"c": [Block([0], "memory", GI)]}, "b": {"c": [Block([3], "memory", 2 * GI)]}}
+    blob = encode_memory_checkpoint(MemoryCheckpointData("Static", state, entries))
+    report = inspect_state(read_state_dir(_write(tmp_path / "s", mem=blob)))
+    assert [(i.kind, i.message) for i in report.issues] == [
+        ("memory-table", "NUMA node 0 memory: allocatable 16106127360 != reserved 2147483648 + free 12884901888"),
+        ("memory-table", "NUMA node 1 memory: total 17179869184 != systemReserved 0 + allocatable 16106127360"),
+        ("memory-unknown-node", "pod b holds memory on NUMA node(s) [3] the machine state lacks"),
+        ("memory-reserved", "memory: the NUMA nodes reserve 2Gi but the assignments hold 3Gi"),
+    ]
+
+
+def test_as_scenario_replays_the_state(tmp_path: Path) -> None:
+    example = REPO / "examples/pod-level/pod-scope-2-mixed.yaml"
+    d = tmp_path / "state"
+    assert CliRunner().invoke(cli, ["simulate", str(example), "--checkpoint-dir", str(d)]).exit_code == 0
+    source = yaml.safe_load(example.read_text())
+    config = tmp_path / "kubelet.yaml"
+    config.write_text(yaml.safe_dump(source["kubeletConfig"]))
+    code, out = _inspect(str(d), "--as-scenario", "--kubelet-config", str(config))
+    assert code == 0, out
+    doc = yaml.safe_load(out)
+    assert doc["node"] == {"sysfs": "/sys"} and doc["steps"] == []
+    doc["node"] = source["node"]  # replay on the machine the checkpoints came from
+    replay = tmp_path / "replay.yaml"
+    replay.write_text(yaml.safe_dump(doc))
+    res = CliRunner().invoke(cli, ["simulate", str(replay), "--checkpoint-dir", str(tmp_path / "again")])
+    assert res.exit_code == 0, res.output
+    for name in ("cpu_manager_state", "memory_manager_state"):
+        assert (tmp_path / "again" / name).read_bytes() == (d / name).read_bytes()
+
+
+def test_as_scenario_infers_what_it_can(tmp_path: Path) -> None:
+    d = tmp_path / "state"
+    example = REPO / "examples/pod-level/pod-scope-2-mixed.yaml"
+    assert CliRunner().invoke(cli, ["simulate", str(example), "--checkpoint-dir", str(d)]).exit_code == 0
+    res = CliRunner().invoke(cli, ["state", "inspect", str(d), "--as-scenario", "-o", "json"])
+    assert res.exit_code == 0
+    doc = json.loads(res.stdout)
+    assert doc["kubeletConfig"] == {
+        "cpuManagerPolicy": "static",
+        "memoryManagerPolicy": "Static",
+        "reservedMemory": [{"numaNode": 0, "limits": {"memory": "1Gi"}}],
+        "systemReserved": {"memory": "924Mi"},
+    }
+    assert "reservedSystemCPUs" in res.stderr
+
+
+def _two_node_sysfs(tmp_path: Path) -> Path:
+    """A two-node machine written as a sysfs tree of our own."""
+    sysfs = tmp_path / "sys"
+    for cpu, node in ((0, 0), (1, 0), (2, 1), (3, 1)):
+        topo = sysfs / "devices/system/cpu" / f"cpu{cpu}" / "topology"
+        topo.mkdir(parents=True)
+        (topo / "core_id").write_text(f"{cpu}\n")
+        (topo / "physical_package_id").write_text(f"{node}\n")
+        nd = sysfs / "devices/system/node" / f"node{node}"
+        (nd / f"cpu{cpu}").mkdir(parents=True)
+        (nd / "meminfo").write_text(f"Node {node} MemTotal:       8388608 kB\n")
+    return sysfs
+
+
+def test_sysfs_maps_cpus_to_numa_nodes_and_pods_from_stdin(tmp_path: Path) -> None:
+    sysfs = _two_node_sysfs(tmp_path)
+    data = CPUCheckpointData("static", CPUSet.parse("0-1"), {"u1": {"app": CPUSet.parse("2-3")}})
+    d = _write(tmp_path / "state", encode_cpu_checkpoint(data))
+    dump = json.dumps({"items": [{"metadata": {"uid": "u1", "name": "web", "namespace": "shop"}}]})
+    res = CliRunner().invoke(
+        cli, ["state", "inspect", str(d), "--sysfs", str(sysfs), "--pods", "-", "-o", "json"], input=dump
+    )
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.output)
+    assert doc["pods"] == [{
+        "uid": "u1", "namespace": "shop", "name": "web",
+        "containers": [{"name": "app", "cpus": "2-3", "numaNodes": [1], "memory": []}],
+    }]  # fmt: skip
+    assert doc["inconsistencies"] == []
+
+
+def test_bad_pods_dump(tmp_path: Path) -> None:
+    data = CPUCheckpointData("none", CPUSet())
+    d = _write(tmp_path / "state", encode_cpu_checkpoint(data))
+    dump = tmp_path / "pods.json"
+    dump.write_text('{"items": [{"metadata": {"name": "x"}}]}')
+    code, out = _inspect(str(d), "--pods", str(dump))
+    assert code == 2
+    assert out.strip() == f"error: {dump}: items[0].metadata.uid: required field is missing (line 1, column 13)"
+
+
+def test_bad_kubelet_config_for_as_scenario(tmp_path: Path) -> None:
+    d = _write(tmp_path / "state", encode_cpu_checkpoint(CPUCheckpointData("none", CPUSet())))
+    config = tmp_path / "kubelet.yaml"
+    config.write_text("cpuManagerPolicy: 7\n")
+    code, out = _inspect(str(d), "--as-scenario", "--kubelet-config", str(config))
+    assert code == 2
+    assert out.startswith(f"error: {config}: cpuManagerPolicy: ") and out.count("\n") == 1
+
+
+def test_as_scenario_with_sysfs_embeds_the_node(tmp_path: Path) -> None:
+    sysfs = _two_node_sysfs(tmp_path)
+    data = CPUCheckpointData("static", CPUSet.parse("0-1"), {"u1": {"app": CPUSet.parse("2-3")}})
+    d = _write(tmp_path / "state", encode_cpu_checkpoint(data))
+    config = tmp_path / "kubelet.yaml"
+    config.write_text('cpuManagerPolicy: static\nreservedSystemCPUs: "0"\n')
+    code, out = _inspect(str(d), "--sysfs", str(sysfs), "--as-scenario", "--kubelet-config", str(config))
+    assert code == 0, out
+    doc = yaml.safe_load(out)
+    assert [row["numaNode"] for row in doc["node"]["cpus"]] == [0, 0, 1, 1]
+    replay = tmp_path / "replay.yaml"
+    replay.write_text(out)
+    res = CliRunner().invoke(cli, ["simulate", str(replay), "-o", "json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output)["checkpoints"]["cpuManager"]["entries"] == {"u1": {"app": "2-3"}}

@@ -1,0 +1,94 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from podnuma.cli.app import cli
+
+from .conftest import EXAMPLE, need
+
+
+def _run(*args: str) -> tuple[int, str, str]:
+    r = CliRunner().invoke(cli, list(args))
+    return r.exit_code, r.stdout, r.stderr
+
+
+def test_analyze_table_names_the_findings() -> None:
+    code, out, err = _run("fleet", "analyze", str(EXAMPLE), "--what-if", "pod-level,scope=pod")
+    assert code == 0
+    assert "CPUs pinned only to sidecars" in out and "pod-level,scope=pod" in out
+    assert "ip-10-20-1-17.eu-west-1.compute.internal" in out  # node names are not cut
+    # Per-node problems on stderr too, and the run went on.
+    assert "no topology data" in err and "which is running" in err and "not in the nodes dump" in err
+
+
+def test_analyze_json_is_the_report_document() -> None:
+    code, out, _ = _run("fleet", "analyze", str(EXAMPLE), "-o", "json", "--what-if", "pod-level")
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["kind"] == "FleetReport" and doc["whatIfs"] == ["pod-level"]
+    assert doc["summary"]["as running"]["sidecarOnlyCpus"] == 11
+    assert doc["summary"]["pod-level"]["change"]["sidecarOnlyCpus"] == -11
+    assert doc["fleet"]["nodeStatus"] == {"ok": 3, "warning": 1, "error": 1}
+
+
+def test_html_report_is_self_contained(tmp_path: Path) -> None:
+    need("plotly")
+    out = tmp_path / "report.html"
+    code, stdout, _ = _run("fleet", "analyze", str(EXAMPLE), "-o", "html", "--output-file", str(out),
+                           "--what-if", "pod-level")
+    assert code == 0 and stdout == ""
+    html = out.read_text()
+    assert html.startswith("<!DOCTYPE html>")
+    assert "<script src" not in html and "<link" not in html  # nothing fetched
+    assert "Plotly.newPlot" in html and "class=sortable" in html
+    assert html.count("<svg") >= 4  # a topology picture per replayed node
+    assert "id='node-ip-10-20-1-17_eu-west-1_compute_internal'" in html
+
+
+def test_generate_then_analyze(tmp_path: Path) -> None:
+    d = tmp_path / "gen"
+    code, _, err = _run("fleet", "generate", "--nodes", "6", "--pods-per-node", "12", "--seed", "4", "-o", str(d))
+    assert code == 0 and "wrote 6 nodes, 72 pods" in err
+    assert (d / "nodes.json").exists() and (d / "fleet.yaml").exists()
+    code, out, _ = _run("fleet", "analyze", str(d), "-o", "json")
+    assert code == 0 and json.loads(out)["fleet"]["podsReplayed"] == 72
+    # Same seed, same fleet (written with --output-dir).
+    d2 = tmp_path / "gen2"
+    assert _run("fleet", "generate", "--nodes", "6", "--pods-per-node", "12", "--seed", "4",
+                "--output-dir", str(d2))[0] == 0
+    assert (d / "pods" / "pods-0000.json").read_text() == (d2 / "pods" / "pods-0000.json").read_text()
+    code, _, err = _run("fleet", "generate", "--nodes", "1", "--pods-per-node", "1", "-o", str(d))
+    assert code == 2 and "not empty" in err
+
+
+def test_bad_arguments_exit_2_with_one_line() -> None:
+    code, out, err = _run("fleet", "analyze", str(EXAMPLE), "--what-if", "scope=pods")
+    assert code == 2 and out == "" and err.startswith("error: --what-if: scope=pods")
+    code, out, err = _run("fleet", "analyze", "no-such-dir")
+    assert code == 2 and err == "error: no-such-dir: no such file or directory\n"
+    code, _, err = _run("fleet", "analyze", str(EXAMPLE), "--dask", "udp")
+    assert code == 2 and "--dask udp" in err
+    code, _, err = _run("fleet", "analyze", str(EXAMPLE), "--dask", "local", "--workers", "2")
+    assert code == 2
+
+
+def test_stdin_dump(tmp_path: Path) -> None:
+    nodes = (EXAMPLE / "nodes.json").read_text()
+    r = CliRunner().invoke(cli, ["fleet", "analyze", "-", str(EXAMPLE / "pods.json"),
+                                 str(EXAMPLE / "fleet.yaml"), "-o", "json"], input=nodes)
+    assert r.exit_code == 0
+    doc = json.loads(r.stdout)
+    assert doc["fleet"]["nodes"] == 5
+
+
+def test_dask_scheduler_address_gives_the_same_report(dask_client: object) -> None:
+    address = dask_client.scheduler.address  # type: ignore[attr-defined]
+    assert address.startswith("tcp://127.0.0.1:")
+    code, out, _ = _run("fleet", "analyze", str(EXAMPLE), "-o", "json", "--what-if", "scope=pod",
+                        "--dask", address)
+    assert code == 0
+    code2, out2, _ = _run("fleet", "analyze", str(EXAMPLE), "-o", "json", "--what-if", "scope=pod")
+    assert code2 == 0 and out == out2

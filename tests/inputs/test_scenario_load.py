@@ -1,0 +1,222 @@
+"""The scenario loader: documents, fields, references, error paths."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from podnuma.errors import InputError
+from podnuma.inputs.documents import parse_document
+from podnuma.inputs.scenario import load_scenario, load_scenario_text
+from tests.scenario.helpers import base, dump, pod, write
+
+# ---------------------------------------------------------------- documents
+
+
+def test_yaml_and_positions() -> None:
+    text = "a:\n  b:\n    - x: 1\n    - y: 2\n  example.com/gpu: 3\n"
+    doc = parse_document(text, name="f.yaml")
+    assert doc.data == {"a": {"b": [{"x": 1}, {"y": 2}], "example.com/gpu": 3}}
+    assert doc.locate("a.b[1].y") == (4, 10)
+    # dotted keys are matched whole
+    assert doc.locate("a.example.com/gpu") == (5, 20)
+    # unknown tails stop at the deepest field found
+    assert doc.locate("a.b[7].z") == (2, 3)
+
+
+def test_duplicate_keys_are_an_error() -> None:
+    with pytest.raises(InputError) as e:
+        parse_document("a: 1\nb: 2\na: 3\n", name="dup.yaml")
+    assert e.value.file == "dup.yaml"
+    assert "duplicate key 'a'" in e.value.message
+    assert "line 3" in e.value.message
+
+
+def test_timestamps_stay_strings() -> None:
+    doc = parse_document("when: 2024-01-02\n", name="t.yaml")
+    assert doc.data == {"when": "2024-01-02"}
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [("a: [1, 2\n", 2), ("a: b\n c: d: e\n", 2), ("- a\nb: c\n", 2), ("a: 'x\n", 2)],
+)
+def test_malformed_yaml_has_a_position(text: str, line: int) -> None:
+    with pytest.raises(InputError) as e:
+        parse_document(text, name="bad.yaml")
+    assert e.value.file == "bad.yaml"
+    assert e.value.message.startswith("invalid YAML:")
+    assert f"line {line}" in e.value.message
+
+
+def test_json_errors_have_a_position() -> None:
+    with pytest.raises(InputError) as e:
+        parse_document('{"a": 1,\n "b": }', name="bad.json")
+    assert e.value.file == "bad.json"
+    assert "invalid JSON" in e.value.message and "line 2" in e.value.message
+    with pytest.raises(InputError, match="duplicate key 'a'"):
+        parse_document('{"a": 1, "a": 2}', name="dup.json")
+
+
+# ---------------------------------------------------------------- scenarios
+
+
+def test_load_minimal(tmp_path: Path) -> None:
+    sc = load_scenario(write(tmp_path / "s.yaml", base()))
+    assert sc.name == str(tmp_path / "s.yaml")
+    assert sc.base_dir == tmp_path
+    assert sc.machine.name == "test-node"
+    assert sc.machine.topology.num_cpus == 16
+    assert [s.op for s in sc.steps] == ["addPod", "addPod"]
+    assert [s.path for s in sc.steps] == ["steps[0].addPod", "steps[1].addPod"]
+    assert sc.steps[0].pod is not None and sc.steps[0].pod.uid == "uid-a"
+    assert sc.steps[0].ref == "default/a"
+    assert sc.cpu_checkpoint is None and sc.memory_checkpoint is None
+
+
+def test_uid_is_derived_and_stable() -> None:
+    doc = base()
+    a = load_scenario_text(dump(doc), name="x.yaml", base_dir=Path("."))
+    b = load_scenario_text(dump(doc), name="x.yaml", base_dir=Path("."))
+    assert a.steps[1].pod is not None and b.steps[1].pod is not None
+    assert a.steps[1].pod.uid == b.steps[1].pod.uid != ""
+
+
+def test_json_scenario(tmp_path: Path) -> None:
+    p = tmp_path / "s.json"
+    p.write_text(json.dumps(base()))
+    assert len(load_scenario(p).steps) == 2
+
+
+def test_removal_steps() -> None:
+    doc = base()
+    doc["steps"] += [
+        {"removeContainer": {"pod": "default/a", "container": "app"}},
+        {"removePod": "uid-a"},
+    ]
+    sc = load_scenario_text(dump(doc), name="x.yaml", base_dir=Path("."))
+    rc, rp = sc.steps[2], sc.steps[3]
+    assert (rc.op, rc.ref, rc.container, rc.path) == (
+        "removeContainer", "default/a", "app", "steps[2].removeContainer",
+    )
+    assert (rp.op, rp.ref, rp.path) == ("removePod", "uid-a", "steps[3].removePod")
+
+
+def test_kubelet_config_file_is_relative_to_the_scenario(tmp_path: Path) -> None:
+    doc = base()
+    cfg = doc.pop("kubeletConfig")
+    write(tmp_path / "conf" / "kubelet.yaml", {
+        "apiVersion": "kubelet.config.k8s.io/v1beta1", "kind": "KubeletConfiguration", **cfg,
+    })
+    doc["kubeletConfigFile"] = "conf/kubelet.yaml"
+    sc = load_scenario(write(tmp_path / "s.yaml", doc))
+    assert sc.config.cpu_manager_policy == "static"
+    assert str(tmp_path / "conf" / "kubelet.yaml") in sc.files
+
+
+def test_default_kubelet_config() -> None:
+    doc = base()
+    del doc["kubeletConfig"]
+    sc = load_scenario_text(dump(doc), name="x.yaml", base_dir=Path("."))
+    assert sc.config.cpu_manager_policy == "none"
+
+
+def _err(doc: object, name: str = "x.yaml") -> InputError:
+    text = doc if isinstance(doc, str) else dump(doc)
+    with pytest.raises(InputError) as e:
+        load_scenario_text(text, name=name, base_dir=Path("/nonexistent"))
+    assert e.value.file is not None
+    return e.value
+
+
+@pytest.mark.parametrize(
+    ("mutate", "path", "words"),
+    [
+        (lambda d: d.update(nodes={}), "nodes", "unknown field"),
+        (lambda d: d.pop("node"), "node", "required"),
+        (lambda d: d.pop("steps"), "steps", "required"),
+        (lambda d: d.pop("apiVersion"), "apiVersion", "required"),
+        (lambda d: d.update(apiVersion="v1"), "apiVersion", "podnuma.io/v1"),
+        (lambda d: d.update(kind="Pod"), "kind", "Scenario"),
+        (lambda d: d.update(steps={"a": 1}), "steps", "list"),
+        (lambda d: d.update(node=[1]), "node", "mapping"),
+        (lambda d: d.update(kubeletConfig="static"), "kubeletConfig", "mapping"),
+        (lambda d: d.update(kubeletConfigFile="k.yaml"), "kubeletConfigFile", "not both"),
+        (lambda d: d.update(state=[]), "state", "mapping"),
+        (lambda d: d.update(state={"cpu": {}}), "state.cpu", "unknown field"),
+        (lambda d: d.update(state={"cpuManagerFile": "a", "cpuManager": {}}), "state.cpuManagerFile", "not both"),
+        (lambda d: d.update(state={"cpuManagerFile": "missing.json"}), "state.cpuManagerFile", "not found"),
+        (lambda d: d.update(state={"cpuManagerFile": 3}), "state.cpuManagerFile", "string"),
+        (lambda d: d["steps"].append("removePod"), "steps[2]", "mapping"),
+        (lambda d: d["steps"].append({}), "steps[2]", "exactly one"),
+        (lambda d: d["steps"].append({"removePod": "a", "addPod": {}}), "steps[2]", "exactly one"),
+        (lambda d: d["steps"].append({"deletePod": "a"}), "steps[2].deletePod", "unknown field"),
+        (lambda d: d["steps"].append({"removePod": 5}), "steps[2].removePod", "string"),
+        (lambda d: d["steps"].append({"removePod": ""}), "steps[2].removePod", "empty"),
+        (lambda d: d["steps"].append({"removeContainer": "a/b"}), "steps[2].removeContainer", "mapping"),
+        (lambda d: d["steps"].append({"removeContainer": {"pod": "a"}}), "steps[2].removeContainer.container", "required"),
+        (lambda d: d["steps"].append({"removeContainer": {"pod": "a", "container": "c", "x": 1}}), "steps[2].removeContainer.x", "unknown field"),
+        (lambda d: d["steps"].append({"addPod": []}), "steps[2].addPod", "mapping"),
+    ],
+)
+def test_scenario_field_errors(mutate, path: str, words: str) -> None:  # type: ignore[no-untyped-def]
+    doc = base()
+    mutate(doc)
+    err = _err(doc)
+    assert err.file == "x.yaml"
+    assert err.path == path
+    assert words in err.message
+    if words == "required" and "." not in path:
+        assert "(line " not in err.message  # a missing top-level field has no position
+    else:
+        assert "(line " in err.message  # the field's position is given
+
+
+def test_errors_from_components_get_prefixed() -> None:
+    doc = base()
+    doc["steps"][0]["addPod"]["spec"]["containers"][0]["resources"]["limits"]["cpu"] = "2x"
+    err = _err(doc)
+    assert err.path == "steps[0].addPod.spec.containers[0].resources.limits.cpu"
+    doc = base()
+    doc["kubeletConfig"]["cpuManagerPolicyy"] = "static"
+    assert _err(doc).path.startswith("kubeletConfig.cpuManagerPolicyy")
+    doc = base()
+    doc["node"]["synthetic"]["sockets"] = "two"
+    assert _err(doc).path == "node.synthetic.sockets"
+
+
+def test_empty_and_non_mapping_documents() -> None:
+    assert "empty" in _err("").message
+    assert "mapping" in _err("- 1\n- 2\n").message
+
+
+def test_kubelet_config_file_errors_name_that_file(tmp_path: Path) -> None:
+    doc = base()
+    del doc["kubeletConfig"]
+    doc["kubeletConfigFile"] = "kubelet.yaml"
+    write(tmp_path / "kubelet.yaml", "cpuManagerPolicy: static\nbogusField: 1\n")
+    with pytest.raises(InputError) as e:
+        load_scenario(write(tmp_path / "s.yaml", doc))
+    assert e.value.file == str(tmp_path / "kubelet.yaml")
+    assert e.value.path.startswith("bogusField")
+    write(tmp_path / "kubelet.yaml", "cpuManagerPolicy: [\n")
+    with pytest.raises(InputError) as e:
+        load_scenario(tmp_path / "s.yaml")
+    assert e.value.file == str(tmp_path / "kubelet.yaml")
+    assert "invalid YAML" in e.value.message
+
+
+def test_missing_scenario_file(tmp_path: Path) -> None:
+    with pytest.raises(InputError) as e:
+        load_scenario(tmp_path / "nope.yaml")
+    assert e.value.file == str(tmp_path / "nope.yaml")
+    assert "not found" in e.value.message
+
+
+def test_pod_names_are_validated() -> None:
+    doc = base()
+    doc["steps"].append({"addPod": pod("Bad_Name")})
+    err = _err(doc)
+    assert err.path.startswith("steps[2].addPod.metadata.name")

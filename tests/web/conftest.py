@@ -1,0 +1,70 @@
+"""A real podnuma web server (uvicorn on a loopback ephemeral port, in a
+thread of the test process) for the API and browser tests.
+
+Without the web extra the tests skip with one line; under CI=true they fail.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+
+IN_CI = os.environ.get("CI") == "true"
+
+
+def need(what: str, ok: bool) -> None:
+    """Skip (locally) or fail (CI=true) when ``what`` is missing."""
+    if ok:
+        return
+    if IN_CI:
+        pytest.fail(f"{what} is missing and CI=true: install it (see the README)")
+    pytest.skip(f"{what} is not installed")
+
+
+def _importable(name: str) -> bool:
+    try:
+        __import__(name)
+    except ImportError:
+        return False
+    return True
+
+
+@contextmanager
+def running(**limits: Any) -> Iterator[str]:
+    """A server with these limits; yields its base URL."""
+    need("the web extra (fastapi, uvicorn)", _importable("fastapi") and _importable("uvicorn"))
+    import uvicorn
+
+    from podnuma.web.app import create_app
+    from podnuma.web.worker import Limits
+
+    app = create_app(Limits(**limits))
+    app.state.pool.warm_up()
+    sock = socket.create_server(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    while not server.started:
+        if not thread.is_alive():
+            raise RuntimeError("the server did not start")
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(15)
+        sock.close()
+
+
+@pytest.fixture(scope="session")
+def server() -> Iterator[str]:
+    with running() as url:
+        yield url

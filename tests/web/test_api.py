@@ -1,0 +1,340 @@
+"""The HTTP API over a real server (uvicorn on a loopback ephemeral port):
+the same JSON as the CLI's -o json, the CLI's messages for bad input, and
+each limit (body size, time, file access, host header)."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.web.conftest import running
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+
+
+def call(url: str, body: bytes | None = None, ctype: str = "application/yaml",
+         headers: dict[str, str] | None = None) -> tuple[int, str, bytes]:
+    req = urllib.request.Request(url, data=body, headers={"Content-Type": ctype, **(headers or {})})
+    try:
+        with urllib.request.urlopen(req) as resp:
+            return resp.status, resp.headers.get("content-type", ""), resp.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers.get("content-type", ""), e.read()
+
+
+def ok_json(url: str, body: bytes | None = None, ctype: str = "application/yaml") -> Any:
+    status, _, data = call(url, body, ctype)
+    assert status == 200, data
+    return json.loads(data)
+
+
+def error_of(url: str, body: bytes | None = None, ctype: str = "application/yaml") -> tuple[int, str]:
+    status, ctype_out, data = call(url, body, ctype)
+    assert "json" in ctype_out
+    return status, json.loads(data)["error"]
+
+
+def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "podnuma.cli", *args], cwd=cwd,
+                          capture_output=True, text=True)
+
+
+def q(**params: Any) -> str:
+    return "?" + urllib.parse.urlencode({k: v for k, v in params.items() if v is not None})
+
+
+SCENARIOS = [
+    "pod-level/pod-scope-2-mixed.yaml",
+    "pod-level/lifecycle.yaml",
+    "topology/single-numa-node.yaml",
+    "static-dual-socket.yaml",
+]
+
+
+@pytest.mark.parametrize("rel", SCENARIOS)
+def test_simulate_is_the_cli_json(server: str, rel: str) -> None:
+    path = EXAMPLES / rel
+    want = json.loads(cli("simulate", path.name, "-o", "json", cwd=path.parent).stdout)
+    got = ok_json(server + "/api/simulate" + q(name=path.name), path.read_bytes())
+    assert got == want
+
+
+def test_simulate_takes_json_too(server: str) -> None:
+    import yaml
+
+    path = EXAMPLES / "pod-level/pod-scope-1-shared.yaml"
+    as_json = json.dumps(yaml.safe_load(path.read_text())).encode()
+    got = ok_json(server + "/api/simulate", as_json, "application/json")
+    assert got == ok_json(server + "/api/simulate", path.read_bytes())
+
+
+@pytest.mark.parametrize("rel", SCENARIOS[:2])
+def test_explain_is_the_cli_json(server: str, rel: str) -> None:
+    path = EXAMPLES / rel
+    want = json.loads(cli("explain", path.name, "-o", "json", "--no-search", cwd=path.parent).stdout)
+    got = ok_json(server + "/api/explain" + q(name=path.name, search="false"), path.read_bytes())
+    assert got == want
+
+
+def test_explain_one_rejected_step_with_search(server: str) -> None:
+    path = EXAMPLES / "static-dual-socket.yaml"
+    want = json.loads(cli("explain", path.name, "-o", "json", "--step", "1", cwd=path.parent).stdout)
+    got = ok_json(server + "/api/explain" + q(name=path.name, step=1), path.read_bytes())
+    assert got == want
+    assert got["admissions"][0]["reason"] == "SMTAlignmentError"
+    assert got["admissions"][0]["alternatives"]
+
+
+def test_topology_svg_is_the_cli_picture(server: str) -> None:
+    path = EXAMPLES / "pod-level/lifecycle.yaml"
+    want = cli("topology", path.name, "-o", "svg", "--step", "1", cwd=path.parent).stdout
+    status, ctype, data = call(server + "/api/topology" + q(name=path.name, step=1), path.read_bytes())
+    assert status == 200 and ctype.startswith("image/svg+xml")
+    assert data.decode() == want
+
+
+def test_topology_owners_match_the_picture(server: str) -> None:
+    path = EXAMPLES / "pod-level/pod-scope-2-mixed.yaml"
+    owners = ok_json(server + "/api/topology" + q(step=0, format="json"), path.read_bytes())
+    want = json.loads(cli("topology", path.name, "-o", "json", "--step", "0", cwd=path.parent).stdout)
+    assert {k: v for k, v in owners.items() if k in want} == want
+    assert set(owners) - set(want) == {"colors", "cpuOwner", "numaOfCpu"}
+    _, _, svg = call(server + "/api/topology" + q(step=0), path.read_bytes())
+    in_svg = dict(re.findall(r'data-cpu="(\d+)" data-owner="([^"]+)"', svg.decode()))
+    assert in_svg == owners["cpuOwner"]
+    assert owners["cpuOwner"]["1"] == "exclusive: kep/pod-scope-mixed/container-1"
+
+
+def test_compare_and_advise_are_the_cli_json(server: str) -> None:
+    w = EXAMPLES / "whatif"
+    body = json.dumps({
+        "pod": (w / "trainer-pod.yaml").read_text(), "podName": "trainer-pod.yaml",
+        "node": (w / "node.yaml").read_text(), "nodeName": "node.yaml",
+        "kubeletConfig": (w / "kubelet-config.yaml").read_text(),
+        "kubeletConfigName": "kubelet-config.yaml",
+    }).encode()
+    for command in ("compare", "advise"):
+        want = json.loads(cli(command, "trainer-pod.yaml", "--node", "node.yaml", "--kubelet-config",
+                              "kubelet-config.yaml", "-o", "json", cwd=w).stdout)
+        got = ok_json(server + f"/api/{command}", body, "application/json")
+        assert got == want, command
+    advice = ok_json(server + "/api/advise", body, "application/json")
+    assert advice["pods"][0]["status"] == "rewritten"
+
+
+def test_compare_a_pod_of_a_scenario(server: str) -> None:
+    path = EXAMPLES / "pod-level/pod-scope-2-mixed.yaml"
+    body = json.dumps({"scenario": path.read_text(), "scenarioName": path.name, "step": 0}).encode()
+    doc = ok_json(server + "/api/compare", body, "application/json")
+    assert doc["node"]["name"] == "kep-node"
+    assert doc["pods"][0]["pod"] == "kep/pod-scope-mixed"
+    assert doc["pods"][0]["asWritten"] == "podLevel"
+    status, message = error_of(server + "/api/compare",
+                               json.dumps({"scenario": path.read_text(), "step": 5}).encode(),
+                               "application/json")
+    assert status == 400 and "step 5 is not an addPod step" in message
+
+
+BAD = {
+    "syntax.yaml": "steps: [\n",
+    "field.yaml": (EXAMPLES / "pod-level/pod-scope-2-mixed.yaml").read_text().replace(
+        'limits: {cpu: "4"', 'limits: {cpu: "four"'),
+    "startup.yaml": (EXAMPLES / "pod-level/pod-scope-2-mixed.yaml").read_text().replace(
+        "cpuManagerPolicy: static", "cpuManagerPolicy: statik"),
+    "step.yaml": (EXAMPLES / "static-dual-socket.yaml").read_text().replace(
+        "removePod: shop/db", "removePod: shop/nobody"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD))
+def test_bad_input_is_400_with_the_cli_message(server: str, tmp_path: Path, name: str) -> None:
+    (tmp_path / name).write_text(BAD[name])
+    run = cli("simulate", name, cwd=tmp_path)
+    assert run.returncode == 2
+    want = run.stderr.strip().removeprefix("error: ")
+    status, message = error_of(server + "/api/simulate" + q(name=name), BAD[name].encode())
+    assert status == 400
+    assert message == want
+    assert f"{name}: " in message
+
+
+def test_not_utf8(server: str) -> None:
+    status, message = error_of(server + "/api/simulate" + q(name="x.yaml"), b"a: \xff\n")
+    assert status == 400 and message == "x.yaml: scenario file is not UTF-8 text (byte 3)"
+
+
+def test_bad_parameter(server: str) -> None:
+    body = (EXAMPLES / "static-dual-socket.yaml").read_bytes()
+    status, message = error_of(server + "/api/topology" + q(step="two"), body)
+    assert status == 422 and message.startswith("step: ")
+    status, message = error_of(server + "/api/topology" + q(step=99), body)
+    assert status == 400 and "no such step" in message
+
+
+# ------------------------------------------------------------------ safety
+
+
+@pytest.mark.parametrize("field, yaml_text", [
+    ("kubeletConfigFile", "kubeletConfigFile: /etc/hostname\n"),
+    ("node.sysfs", ""),
+    ("node.machineInfoFile", ""),
+    ("state.cpuManagerFile", "state: {cpuManagerFile: /etc/hostname}\n"),
+])
+def test_no_server_side_file_is_read(server: str, field: str, yaml_text: str) -> None:
+    node = "node: {name: n, synthetic: {sockets: 1, coresPerNumaNode: 2}}\n"
+    if field == "node.sysfs":
+        node = "node: {name: n, sysfs: /}\n"
+    if field == "node.machineInfoFile":
+        node = "node: {name: n, machineInfoFile: /etc/hostname}\n"
+    body = f"apiVersion: podnuma.io/v1\nkind: Scenario\n{node}{yaml_text}steps: []\n".encode()
+    status, message = error_of(server + "/api/simulate" + q(name="s.yaml"), body)
+    assert status == 400
+    assert message.startswith(f"s.yaml: {field}: the server reads no files named in a request")
+
+
+def test_no_file_for_compare_node(server: str) -> None:
+    body = json.dumps({"pod": "kind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c}]}\n",
+                       "node": "sysfs: /\n", "nodeName": "n.yaml"}).encode()
+    status, message = error_of(server + "/api/compare", body, "application/json")
+    assert status == 400 and message.startswith("n.yaml: sysfs: the server reads no files")
+
+
+def test_job_processes_refuse_files_and_commands() -> None:
+    from podnuma.web.worker import REFUSAL, JobError, Limits, WorkerPool
+
+    pool = WorkerPool(Limits(time_limit=60))
+    assert pool.run(sum, [1, 2, 3]) == 6
+    for fn, arg in ((Path.read_text, Path(__file__)), (os.system, "true"), (os.listdir, "/")):
+        with pytest.raises(JobError) as info:
+            pool.run(fn, arg)
+        assert REFUSAL in info.value.message
+
+
+def test_body_size_limit() -> None:
+    with running(max_body=4096) as url:
+        small = (EXAMPLES / "pod-level/pod-scope-2-mixed.yaml").read_bytes()
+        assert len(small) < 4096
+        assert call(url + "/api/simulate", small)[0] == 200
+        big = small + b"#" * 5000
+        status, message = error_of(url + "/api/simulate", big)
+        assert status == 413
+        assert message == "the request body is larger than the server's limit of 4096 bytes"
+        # no Content-Length: the body arrives in chunks and is cut off all the same
+        host, port = urllib.parse.urlsplit(url).netloc.split(":")
+        conn = http.client.HTTPConnection(host, int(port))
+        conn.request("POST", "/api/simulate", body=iter([big[:3000], big[3000:]]),
+                     headers={"Content-Type": "application/yaml"}, encode_chunked=True)
+        resp = conn.getresponse()
+        assert resp.status == 413
+        assert json.loads(resp.read())["error"] == message
+        conn.close()
+
+
+def heavy_scenario(pods: int = 300) -> bytes:
+    """A scenario that takes the engine seconds: 300 pods on 512 CPUs."""
+    steps = [{"addPod": {"metadata": {"name": f"p{i}", "namespace": "load"}, "spec": {
+        "containers": [{"name": "c", "resources": {"limits": {"cpu": "2", "memory": "1Gi"}}}]}}}
+        for i in range(pods)]
+    return json.dumps({
+        "apiVersion": "podnuma.io/v1", "kind": "Scenario",
+        "node": {"name": "big", "synthetic": {"sockets": 4, "numaNodesPerSocket": 2,
+                 "coresPerNumaNode": 32, "threadsPerCore": 2, "memoryPerNumaNode": "512Gi"}},
+        "kubeletConfig": {"cpuManagerPolicy": "static", "reservedSystemCPUs": "0",
+                          "topologyManagerPolicy": "restricted"},
+        "steps": steps,
+    }).encode()
+
+
+def test_time_limit() -> None:
+    with running(time_limit=0.5) as url:
+        small = (EXAMPLES / "pod-level/pod-scope-2-mixed.yaml").read_bytes()
+        assert call(url + "/api/simulate", small)[0] == 200
+        status, message = error_of(url + "/api/simulate", heavy_scenario(), "application/json")
+        assert status == 422
+        assert message.startswith("the simulation took longer than the server's limit of 0.5 s")
+        # the server goes on serving
+        assert call(url + "/api/simulate", small)[0] == 200
+
+
+def test_host_header_must_be_loopback(server: str) -> None:
+    status, _, _ = call(server + "/api/examples", headers={"Host": "attacker.example"})
+    assert status == 400
+    assert call(server + "/api/examples", headers={"Host": "localhost"})[0] == 200
+
+
+def test_page_headers(server: str) -> None:
+    req = urllib.request.Request(server + "/")
+    with urllib.request.urlopen(req) as resp:
+        assert "default-src 'self'" in resp.headers["Content-Security-Policy"]
+        assert b"podnuma" in resp.read()
+
+
+# ------------------------------------------------------------------ examples, OpenAPI
+
+
+def _is_scenario(path: Path) -> bool:
+    import yaml
+
+    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return isinstance(doc, dict) and doc.get("kind") == "Scenario"
+
+
+def test_examples_are_the_repository_files(server: str) -> None:
+    from podnuma.web.examples import EXAMPLES as LISTED
+
+    listed = ok_json(server + "/api/examples")
+    assert [e["id"] for e in listed] == [e.id for e in LISTED]
+    scenarios = {p.relative_to(EXAMPLES).as_posix() for p in EXAMPLES.rglob("*.yaml")
+                 if _is_scenario(p)}
+    assert {e.path for e in LISTED} == scenarios
+    for e in LISTED:
+        one = ok_json(server + "/api/examples/" + e.id)
+        assert one["text"] == (EXAMPLES / e.path).read_text()
+        assert one["title"]
+
+
+def test_example_ids_are_not_paths(server: str) -> None:
+    for bad in ("..%2F..%2Fetc%2Fpasswd", "%2Fetc%2Fpasswd", "nope"):
+        status, _, _ = call(server + "/api/examples/" + bad)
+        assert status == 404
+
+
+def test_openapi_lists_the_api(server: str) -> None:
+    spec = ok_json(server + "/openapi.json")
+    for path in ("/api/simulate", "/api/explain", "/api/topology", "/api/compare",
+                 "/api/advise", "/api/examples"):
+        assert path in spec["paths"], path
+    assert "application/yaml" in spec["paths"]["/api/simulate"]["post"]["requestBody"]["content"]
+
+
+# ------------------------------------------------------------------ the command
+
+
+def test_podnuma_serve_listens_on_loopback() -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "podnuma.cli", "serve", "--port", "0"],
+        stderr=subprocess.PIPE, text=True, cwd=ROOT,
+    )
+    try:
+        assert proc.stderr is not None
+        line = proc.stderr.readline()
+        m = re.match(r"podnuma: serving on http://127\.0\.0\.1:(\d+)/", line)
+        assert m, line
+        listed = ok_json(f"http://127.0.0.1:{m.group(1)}/api/examples")
+        assert listed
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(30)

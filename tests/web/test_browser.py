@@ -1,0 +1,272 @@
+"""The page in a real browser: Debian's chromium driven by Selenium (the
+system chromedriver; nothing downloaded). Screenshots go to docs/web-*.png.
+
+Skips with one line when chromium, chromedriver or selenium are missing;
+fails instead under CI=true.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import subprocess
+import sys
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.web.conftest import need
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
+WAIT = 60  # seconds: an upper bound for slow machines, not a timing assertion
+
+
+def _browser_paths() -> tuple[str | None, str | None]:
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    driver = shutil.which("chromedriver")
+    return chromium, driver
+
+
+@pytest.fixture(scope="module")
+def browser(server: str) -> Iterator[Any]:
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        need("selenium", False)
+    chromium, driver = _browser_paths()
+    need("chromium (apt-get install chromium)", chromium is not None)
+    need("chromedriver (apt-get install chromium-driver)", driver is not None)
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = chromium
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                "--window-size=1360,1000", "--hide-scrollbars", "--force-device-scale-factor=1"):
+        opts.add_argument(arg)
+    drv = webdriver.Chrome(options=opts, service=Service(executable_path=driver))
+    drv.set_window_size(1360, 1000)
+    try:
+        yield drv
+    finally:
+        drv.quit()
+
+
+def _wait(drv: Any, condition: Any) -> Any:
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(drv, WAIT).until(condition)
+
+
+def _css(drv: Any, selector: str) -> Any:
+    from selenium.webdriver.common.by import By
+
+    return drv.find_element(By.CSS_SELECTOR, selector)
+
+
+def _shot(drv: Any, name: str, element_id: str | None = None) -> None:
+    """A small screenshot: the viewport (scrolled to ``element_id``),
+    reduced to a palette PNG."""
+    from PIL import Image
+
+    if element_id is not None:
+        drv.execute_script(
+            "document.getElementById(arguments[0]).scrollIntoView({block: 'start'});", element_id
+        )
+    png = drv.get_screenshot_as_png()
+    img = Image.open(io.BytesIO(png)).convert("RGB")
+    img = img.quantize(colors=128, method=Image.Quantize.MEDIANCUT)
+    DOCS.mkdir(exist_ok=True)
+    img.save(DOCS / name, optimize=True)
+
+
+def _post(url: str, body: bytes) -> Any:
+    req = urllib.request.Request(url, data=body, headers={"Content-Type": "application/yaml"})
+    with urllib.request.urlopen(req) as resp:
+        return json.loads(resp.read())
+
+
+def _run_example(drv: Any, server: str, example: str) -> None:
+    from selenium.webdriver.support.ui import Select
+
+    drv.get(server + "/")
+    _wait(drv, lambda d: d.execute_script("return document.body.dataset.ready") == "1")
+    Select(_css(drv, "#example-select")).select_by_value(example)
+    _wait(drv, lambda d: _css(d, "#example-title").text != "")
+    ran = drv.execute_script("return Number(document.body.dataset.ran || 0)")
+    _css(drv, "#run-example").click()
+    _wait(drv, lambda d: d.execute_script("return Number(document.body.dataset.ran || 0)") > ran)
+
+
+def _picture_step(drv: Any) -> int:
+    return int(drv.execute_script("return document.getElementById('picture').dataset.step"))
+
+
+def test_run_example_and_click_a_cpu(browser: Any, server: str) -> None:
+    _run_example(browser, server, "pod-scope-2-mixed")
+    text = (ROOT / "examples/pod-level/pod-scope-2-mixed.yaml").read_bytes()
+    doc = _post(server + "/api/simulate", text)
+    rows = browser.execute_script("return document.querySelectorAll('#steps tbody tr').length")
+    assert rows == len(doc["steps"])
+    assert "admitted" in _css(browser, "#steps tbody tr").text
+    _wait(browser, lambda d: d.execute_script("return document.querySelectorAll('#picture rect.pu').length") > 0)
+    # The KEP's example 2: container-1 gets an exclusive slice; click one of its CPUs.
+    container = doc["steps"][0]["containers"][0]
+    assert container["name"] == "container-1"
+    cpu = int(container["cpus"].split("-")[0].split(",")[0])
+    _css(browser, f'#picture rect.pu[data-cpu="{cpu}"]').click()
+    _wait(browser, lambda d: _css(d, "#cpu-info").get_attribute("data-cpu") == str(cpu))
+    assert _css(browser, "#cpu-owner").text == "exclusive: kep/pod-scope-mixed/container-1"
+    assert _css(browser, "#cpu-pool").text == "exclusive slice"
+    assert "NUMA" in _css(browser, "#cpu-hint").text or "{0}" in _css(browser, "#cpu-hint").text
+    assert _css(browser, "#cpu-why").text  # the explain trail's reasons
+    _shot(browser, "web-machine.png", "machine")
+    # A pod shared pool CPU: container-2 runs there.
+    pool_cpu = int(doc["steps"][0]["containers"][1]["cpus"].split("-")[0])
+    _css(browser, f'#picture rect.pu[data-cpu="{pool_cpu}"]').click()
+    _wait(browser, lambda d: _css(d, "#cpu-info").get_attribute("data-cpu") == str(pool_cpu))
+    assert _css(browser, "#cpu-owner").text == "pod shared pool of kep/pod-scope-mixed"
+    assert "container-2" in _css(browser, "#cpu-info").text
+    # a container of the step table: its CPUs outlined, its pool and why
+    browser.find_elements("css selector", "#steps tbody tr .ctr")[1].click()
+    _wait(browser, lambda d: _css(d, "#cpu-info").get_attribute("data-container")
+          == "kep/pod-scope-mixed/container-2")
+    assert _css(browser, "#cpu-pool").text == "pod shared pool"
+    outlined = browser.execute_script(
+        "return [...document.querySelectorAll('#picture rect.pu.same-owner')].map(r => r.dataset.cpu)")
+    assert outlined == [str(c) for c in range(pool_cpu, pool_cpu + 2)]
+    # explain panel and the pod-level what-if
+    assert "container-1" in _css(browser, "#explain-body").text
+    _css(browser, "#run-compare").click()
+    _wait(browser, lambda d: d.execute_script("return !!document.getElementById('compare-table')"))
+    assert "exclusive CPUs" in _css(browser, "#compare-table").text
+    _shot(browser, "web-compare.png", "whatif")
+    _shot(browser, "web-explain.png", "result")
+
+
+def test_step_slider_changes_the_owner(browser: Any, server: str) -> None:
+    from selenium.webdriver.common.keys import Keys
+
+    _run_example(browser, server, "static-dual-socket")
+    text = (ROOT / "examples/static-dual-socket.yaml").read_bytes()
+    doc = _post(server + "/api/simulate", text)
+    last = len(doc["steps"]) - 1
+    _wait(browser, lambda d: d.execute_script("return document.getElementById('picture').dataset.step") == str(last))
+    postgres = doc["steps"][0]["containers"][0]
+    cpu = int(postgres["cpus"].split("-")[0])
+    _css(browser, f'#picture rect.pu[data-cpu="{cpu}"]').click()
+    _wait(browser, lambda d: _css(d, "#cpu-info").get_attribute("data-cpu") == str(cpu))
+    assert _css(browser, "#cpu-owner").text == "node shared pool"  # shop/db is gone
+    slider = _css(browser, "#step-slider")
+    slider.send_keys(Keys.HOME)
+    _wait(browser, lambda d: _picture_step(d) == 0)
+    assert _css(browser, "#step-label").text.startswith("after step 0: shop/db admitted")
+    # the chosen CPU stays chosen: now it belongs to postgres
+    _wait(browser, lambda d: _css(d, "#cpu-owner").text == "exclusive: shop/db/postgres")
+    slider.send_keys(Keys.ARROW_RIGHT)
+    _wait(browser, lambda d: _picture_step(d) == 1)
+    assert "rejected" in _css(browser, "#step-label").text
+    assert "SMTAlignmentError" in _css(browser, "#explain-body").text
+    _css(browser, "#find-alternatives").click()
+    _wait(browser, lambda d: d.execute_script(
+        "return document.querySelectorAll('#alternatives li').length") > 0)
+
+
+def test_bad_upload_shows_the_cli_message(browser: Any, server: str, tmp_path: Path) -> None:
+    bad = tmp_path / "broken-scenario.yaml"
+    bad.write_text(
+        (ROOT / "examples/pod-level/pod-scope-2-mixed.yaml").read_text().replace(
+            "limits: {cpu: \"4\"", "limits: {cpu: \"four\""
+        )
+    )
+    cli = subprocess.run(
+        [sys.executable, "-m", "podnuma.cli", "simulate", bad.name], cwd=tmp_path,
+        capture_output=True, text=True,
+    )
+    assert cli.returncode == 2
+    expected = cli.stderr.strip()
+    assert expected.startswith("error: broken-scenario.yaml: steps[0].addPod.spec.resources.limits.cpu")
+    browser.get(server + "/")
+    _wait(browser, lambda d: d.execute_script("return document.body.dataset.ready") == "1")
+    _css(browser, "#tab-btn-upload").click()
+    _css(browser, "#file-input").send_keys(str(bad))
+    _wait(browser, lambda d: _css(d, "#error").is_displayed())
+    assert _css(browser, "#error").text == expected
+    _shot(browser, "web-error.png")
+
+
+def test_fleet_report_json_upload(browser: Any, server: str, tmp_path: Path) -> None:
+    """A FleetReport document (podnuma fleet analyze -o json): the summary
+    per what-if with its change, workloads, rejections."""
+    def totals(exclusive: int, rejected: int) -> dict[str, Any]:
+        return {"exclusiveCpus": exclusive, "sidecarOnlyCpus": 0, "strandedCpus": 0, "freeCpus": 10,
+                "cpus": 64, "reservedCpus": 2, "pods": 5, "admitted": 5 - rejected,
+                "rejected": rejected, "spanningPods": 0, "rewrittenPods": 0, "nodes": 2}
+    after = {**totals(4, 1), "change": {"exclusiveCpus": -3, "rejected": 1}}
+    report = tmp_path / "fleet.json"
+    report.write_text(json.dumps({
+        "apiVersion": "podnuma.io/v1", "kind": "FleetReport", "whatIfs": ["pod-level"],
+        "fleet": {"nodes": 2, "nodeStatus": {"ok": 2}, "podsInDumps": 5, "podsReplayed": 5},
+        "summary": {"as running": totals(7, 0), "pod-level": after},
+        "workloads": {"ml/trainer": {"kind": "Deployment", "nodes": 2,
+                                     "as running": {"copies": 4, "min": 2, "max": 2},
+                                     "pod-level": {"copies": 6, "min": 3, "max": 3}}},
+        "rejected": {"as running": [], "pod-level": [{"node": "n1", "pod": "ml/x", "reason": "OutOfcpu"}]},
+        "issues": [], "nodes": [{"name": "n1", "status": "ok"}, {"name": "n2", "status": "ok"}],
+    }))
+    browser.get(server + "/")
+    _wait(browser, lambda d: d.execute_script("return document.body.dataset.ready") == "1")
+    _css(browser, "#fleet-input").send_keys(str(report))
+    _wait(browser, lambda d: "ml/trainer" in _css(d, "#fleet-body").text)
+    assert _css(browser, "#fleet-headline").text.startswith("Fleet: 2 nodes (2 ok)")
+    summary = _css(browser, "#fleet-summary").text
+    assert "exclusive CPUs 7 4 (-3)" in summary
+    assert "OutOfcpu" in _css(browser, "#fleet-body").text
+    _shot(browser, "web-fleet.png", "fleet")
+
+
+def test_build_a_scenario_from_the_form(browser: Any, server: str) -> None:
+    browser.get(server + "/")
+    _wait(browser, lambda d: d.execute_script("return document.body.dataset.ready") == "1")
+    _css(browser, "#tab-btn-build").click()
+    name = _css(browser, "#b-name")
+    name.clear()
+    name.send_keys("lab-node")
+    ran = browser.execute_script("return Number(document.body.dataset.ran || 0)")
+    _css(browser, "#run-build").click()
+    _wait(browser, lambda d: d.execute_script("return Number(document.body.dataset.ran || 0)") > ran)
+    built = browser.execute_script("return document.getElementById('scenario-text').value")
+    doc = _post(server + "/api/simulate", built.encode())
+    assert doc["node"]["name"] == "lab-node"
+    assert doc["node"]["cpus"] == "0-31"  # 2 sockets x 8 cores x 2 threads
+    rows = browser.find_elements("css selector", "#steps tbody tr")
+    assert [r.get_attribute("data-step") for r in rows] == ["0", "1"]
+    assert "ml/trainer" in rows[0].text and "shop/web" in rows[1].text
+    # every CPU box says who owns it on hover
+    titles = browser.execute_script(
+        "return [...document.querySelectorAll('#picture rect.pu title')].map(t => t.textContent)")
+    assert len(titles) == 32 and all(t.startswith("CPU ") for t in titles)
+    # a typo in the form: the message points into the built scenario
+    browser.execute_script(
+        "const t = document.getElementById('b-pods'); t.value = t.value.replace('containers:', 'containerz:');")
+    _css(browser, "#run-build").click()
+    _wait(browser, lambda d: _css(d, "#error").is_displayed())
+    assert _css(browser, "#error").text.startswith("error: built.yaml: steps[0].addPod.spec")
+
+
+def test_fleet_report_html_upload_is_sandboxed(browser: Any, server: str, tmp_path: Path) -> None:
+    report = tmp_path / "fleet.html"
+    report.write_text("<!doctype html><html><body><h1>Fleet report</h1>"
+                      "<script>parent.document.body.dataset.pwned = '1'</script></body></html>")
+    browser.get(server + "/")
+    _wait(browser, lambda d: d.execute_script("return document.body.dataset.ready") == "1")
+    _css(browser, "#fleet-input").send_keys(str(report))
+    frame = _wait(browser, lambda d: d.find_elements("css selector", "#fleet-body iframe"))[0]
+    assert frame.get_attribute("sandbox") == ""
+    browser.switch_to.frame(frame)
+    assert _css(browser, "h1").text == "Fleet report"
+    browser.switch_to.default_content()
+    assert browser.execute_script("return document.body.dataset.pwned") is None
