@@ -59,7 +59,7 @@ from podnuma.cm.memorymanager.state import Block
 from podnuma.cm.topologymanager.hint import TopologyHint
 from podnuma.cm.topologymanager.manager import HintTrail, ProviderHints, TopologyManager
 from podnuma.cm.topologymanager.new_manager import new_topology_policy
-from podnuma.errors import InputError
+from podnuma.errors import InputError, KubeletStartupError
 from podnuma.machine.cpuset import CPUSet
 from podnuma.machine.topology import Machine
 from podnuma.podresources import (
@@ -212,10 +212,17 @@ class Node:
         # ContainerManager.Start: every NewManager error above comes first;
         # then the CPU manager starts (restoring and validating its
         # checkpoint), then the memory manager.
-        if cpu_checkpoint is not None:
-            check_policy(cpu_checkpoint, config.cpu_manager_policy)
-        self.cpu.start()
-        self.memory.start()
+        # ContainerManager.Start wraps each manager's Start error.
+        try:
+            if cpu_checkpoint is not None:
+                check_policy(cpu_checkpoint, config.cpu_manager_policy)
+            self.cpu.start()
+        except KubeletStartupError as exc:
+            raise KubeletStartupError(f"start cpu manager error: {exc}") from None
+        try:
+            self.memory.start()
+        except KubeletStartupError as exc:
+            raise KubeletStartupError(f"start memory manager error: {exc}") from None
         # ... and then the node allocatable configuration is validated.
         check_node_allocatable(self.capacity, self.reservation)
 

@@ -229,7 +229,8 @@ def _run_start(
     res = simulate(doc, tmp_path)
     if exp_err is not None:
         assert res.exit_code == 2, res.output
-        assert f"kubelet would not start: {exp_err}" in res.stderr
+        # ContainerManager.Start wraps the policy's validateState error
+        assert f"kubelet would not start: start cpu manager error: {exp_err}" in res.stderr
         return
     out = _ok(res)
     assert out["node"]["reservedCpus"] == str(plan.reserved)

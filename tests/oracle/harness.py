@@ -148,15 +148,20 @@ def run_oracle(binary: str, paths: Sequence[Path], timeout: float = 600.0) -> li
         proc = subprocess.run(args, capture_output=True, text=True, timeout=timeout, check=False)
         if proc.returncode == 0:
             return [Outcome(doc=json.loads(proc.stdout))]
-        return [_oracle_failure(proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else
-                                f"exit {proc.returncode}", str(paths[0]))]
+        err = proc.stderr.strip()
+        if proc.returncode == 2 and "goroutine " in err:
+            return [Outcome(kind="crash", message="kubelet-oracle panicked: " + err.splitlines()[0])]
+        return [_oracle_failure(err.splitlines()[-1] if err else f"exit {proc.returncode}", str(paths[0]))]
     proc = subprocess.run(args, capture_output=True, text=True, timeout=timeout, check=False)
     lines = [ln for ln in proc.stdout.splitlines() if ln.strip()]
     if proc.returncode != 0 or len(lines) != len(paths):
-        raise RuntimeError(
-            f"kubelet-oracle exited {proc.returncode} with {len(lines)} of {len(paths)} documents: "
-            + proc.stderr.strip()[-2000:]
-        )
+        # the oracle died on one scenario (a panic): keep what it wrote,
+        # run the culprit alone (reported as a crash) and go on after it
+        done = len(lines)
+        head = run_oracle(binary, paths[:done], timeout) if done else []
+        culprit = run_oracle(binary, [paths[done]], timeout)
+        rest = run_oracle(binary, paths[done + 1 :], timeout)
+        return [*head, *culprit, *rest]
     out: list[Outcome] = []
     for path, line in zip(paths, lines, strict=True):
         obj = json.loads(line)

@@ -304,6 +304,10 @@ class Machine:
     numa_nodes: tuple[NUMANode, ...]
     devices: Mapping[str, tuple[Device, ...]] = field(default_factory=dict)
     name: str = "node"
+    # cadvisor's machine-wide MemoryCapacity and HugePages (page size ->
+    # bytes), which node capacity comes from; None: the sums over the nodes
+    total_memory: int | None = None
+    total_hugepages: Mapping[int, int] | None = None
 
     def numa_ids(self) -> list[int]:
         return [n.id for n in self.numa_nodes]
@@ -318,11 +322,17 @@ class Machine:
         return bool(self.numa_nodes) and all(len(n.distances) > 0 for n in self.numa_nodes)
 
     def memory_capacity(self) -> int:
-        """cadvisor ``MemoryCapacity``: the sum of the nodes' memory."""
+        """cadvisor ``MemoryCapacity`` (the node's memory capacity), by
+        default the sum of the nodes' memory."""
+        if self.total_memory is not None:
+            return self.total_memory
         return sum(n.memory for n in self.numa_nodes)
 
     def hugepage_capacity(self) -> dict[int, int]:
-        """Page size -> total bytes over all nodes."""
+        """Page size -> total bytes: cadvisor's machine-wide ``HugePages``
+        (the node's hugepage capacity), by default the sums over the nodes."""
+        if self.total_hugepages is not None:
+            return dict(self.total_hugepages)
         out: dict[int, int] = {}
         for n in self.numa_nodes:
             for size, total in n.hugepages.items():

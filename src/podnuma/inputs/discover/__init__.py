@@ -19,6 +19,7 @@ carry that file in ``InputError.file``. Relative paths resolve against
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -168,12 +169,7 @@ def load_node(node_doc: Mapping[str, Any], *, base_dir: Path) -> Machine:
 
     if doc.get("devices") is not None:
         devices = parse_devices(doc["devices"], set(machine.numa_ids()))
-        machine = Machine(
-            topology=machine.topology,
-            numa_nodes=machine.numa_nodes,
-            devices=devices,
-            name=machine.name,
-        )
+        machine = dataclasses.replace(machine, devices=devices)
     return machine
 
 

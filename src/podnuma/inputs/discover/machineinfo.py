@@ -333,11 +333,15 @@ def build_machine(
     devices: Mapping[str, tuple[Device, ...]] | None = None,
 ) -> Machine:
     """``Discover`` plus the NUMA nodes: the ``Machine`` the managers use."""
+    # hugepage capacity comes from the machine-wide field, not the NUMA
+    # nodes (cadvisor CapacityFromMachineInfo): a MachineInfo without
+    # top-level hugepages has no hugepage capacity
     return Machine(
         topology=discover(info),
         numa_nodes=numa_nodes_of(info),
         devices=dict(devices or {}),
         name=name,
+        total_hugepages={hp.page_size * 1024: hp.page_size * 1024 * hp.num_pages for hp in info.hugepages},
     )
 
 

@@ -184,7 +184,18 @@ def parse_table(doc: Mapping[str, Any]) -> MachineInfo:
         topology=tuple(nodes),
         num_physical_cores=sum(len(n.cores) for n in nodes),
         memory_capacity=sum(n.memory for n in nodes),
+        hugepages=_machine_wide_pools(nodes),
     )
+
+
+def _machine_wide_pools(nodes: list[Node] | tuple[Node, ...]) -> tuple[HugePagesInfo, ...]:
+    """Every node's pools summed by page size, as cadvisor reports them
+    machine-wide."""
+    pages: dict[int, int] = {}
+    for n in nodes:
+        for hp in n.hugepages:
+            pages[hp.page_size] = pages.get(hp.page_size, 0) + hp.num_pages
+    return tuple(HugePagesInfo(size, count) for size, count in sorted(pages.items()))
 
 
 def load_table(doc: Mapping[str, Any], *, name: str = "node") -> Machine:
