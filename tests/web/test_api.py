@@ -347,7 +347,7 @@ def test_memory_limit() -> None:
     # An address space far below what any run needs: the job fails with a
     # clear message and the server goes on.
     with running(memory=64 << 20, time_limit=120) as url:
-        status, message = error_of(url + "/api/simulate", heavy_scenario(), "application/json")
+        status, message = error_of(url + "/api/simulate?detail=true", heavy_scenario(), "application/json")
         assert status == 422
         assert "more memory than the server allows" in message
 

@@ -173,6 +173,10 @@ _SCENARIO_BODY: dict[str, Any] = {
     }
 }
 
+DetailParam = Annotated[
+    bool,
+    Query(description="As the CLI's --detail: every provider's hints and the PodResources view per step."),
+]
 NameParam = Annotated[
     str | None,
     Query(description="The uploaded file's name, used in error messages like the CLI's file argument."),
@@ -260,12 +264,14 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
         }
 
     @app.post("/api/simulate", tags=["scenario"], openapi_extra=_SCENARIO_BODY)
-    async def simulate(request: Request, name: NameParam = None) -> Any:
-        """Run a scenario: the output document of ``podnuma simulate -o json``."""
+    async def simulate(request: Request, name: NameParam = None, detail: DetailParam = False) -> Any:
+        """Run a scenario: the output document of ``podnuma simulate -o json``
+        (``detail=true``: ``--detail``, every provider's hints and the
+        PodResources view per step)."""
         got = await scenario_text(request, name)
         if isinstance(got, JSONResponse):
             return got
-        return await _threaded(job, service.simulate, *got)
+        return await _threaded(job, service.simulate, *got, detail)
 
     @app.post("/api/explain", tags=["scenario"], openapi_extra=_SCENARIO_BODY)
     async def explain(

@@ -141,10 +141,10 @@ def _run(text: str, name: str) -> tuple[Scenario, RunResult]:
     return scenario, run_scenario(scenario)
 
 
-def simulate(text: str, name: str) -> dict[str, Any]:
-    """``podnuma simulate -o json``."""
+def simulate(text: str, name: str, detail: bool = False) -> dict[str, Any]:
+    """``podnuma simulate -o json`` (``detail``: ``--detail``)."""
     _, result = _run(text, name)
-    return build_document(result)
+    return build_document(result, detail=detail)
 
 
 def explain(
