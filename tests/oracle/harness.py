@@ -221,11 +221,24 @@ def device_numa(scenario: Mapping[str, Any]) -> dict[str, dict[str, tuple[int, .
     return out
 
 
-def _devices(devs: Any, numa: Mapping[str, Mapping[str, tuple[int, ...]]]) -> Any:
+def _any_numa(container: Mapping[str, Any]) -> bool:
+    """The topology manager stored "any NUMA node" for the container (a nil
+    mask, as under policy none)."""
+    hint = container.get("topologyHint")
+    return isinstance(hint, Mapping) and hint.get("numaNodes") is None
+
+
+def _devices(
+    devs: Any, numa: Mapping[str, Mapping[str, tuple[int, ...]]], any_numa: bool = False
+) -> Any:
     """Devices by NUMA affinity: the device manager takes any of the
-    eligible devices (Go set iteration), so ids are not comparable."""
+    eligible devices (Go set iteration), so ids are not comparable. With no
+    NUMA affinity stored for the container every free device is eligible,
+    whatever its NUMA node: then only the count per resource is."""
     if not isinstance(devs, dict):
         return devs
+    if any_numa:
+        return {res: len(ids) for res, ids in sorted(devs.items()) if ids}
     return {
         res: sorted(str(numa.get(res, {}).get(str(i), ("?", str(i)))) for i in ids)
         for res, ids in sorted(devs.items())
@@ -298,7 +311,7 @@ def normalise(doc: Mapping[str, Any], numa: Mapping[str, Mapping[str, tuple[int,
                         ck: (
                             _blocks(c.get(ck))
                             if ck == "memory"
-                            else _devices(c.get(ck), numa)
+                            else _devices(c.get(ck), numa, _any_numa(c))
                             if ck == "devices"
                             else c.get(ck)
                         )
