@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -380,6 +381,9 @@ def _same_inline_state(
         return False
 
 
+_POD_FIELD = re.compile(r"steps\[\d+\]\.addPod\.[^:]*: Invalid value")
+
+
 def compare(
     mine: Outcome,
     theirs: Outcome,
@@ -389,6 +393,10 @@ def compare(
 ) -> list[str]:
     """The differences between podnuma's and the oracle's outcome (empty
     when they agree)."""
+    if mine.kind == "input" and theirs.kind == "ok" and _POD_FIELD.search(mine.message):
+        # a pod the API server refuses (podnuma validates pods as it does,
+        # the oracle only defaults them): the kubelet never sees it
+        return []
     if mine.kind != "ok" or theirs.kind != "ok":
         if mine.kind != theirs.kind:
             return [

@@ -53,6 +53,15 @@ EXAMPLES = sorted(p for p in (ROOT / "examples").rglob("*.yaml") if _is_scenario
 REGRESSION_FILES = sorted(REGRESSIONS.glob("*.yaml"))
 
 
+def _open_mismatch(path: Path) -> str:
+    """The reason on a regression's ``# open:`` line: a known podnuma
+    mismatch, not fixed yet (see docs/oracle.md)."""
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("# open:"):
+            return line.removeprefix("# open:").strip()
+    return ""
+
+
 def _load(path: Path) -> Mapping[str, Any]:
     doc = yaml.safe_load(path.read_text(encoding="utf-8"))
     assert isinstance(doc, dict)
@@ -128,7 +137,12 @@ def test_e2e_scenarios(oracle_binary: str, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("path", REGRESSION_FILES, ids=[p.stem for p in REGRESSION_FILES])
-def test_regression(path: Path, oracle_binary: str) -> None:
+def test_regression(path: Path, oracle_binary: str, request: pytest.FixtureRequest) -> None:
+    open_reason = _open_mismatch(path)
+    if open_reason:
+        # a known mismatch not fixed yet: it must still fail (strict), so the
+        # day it is fixed the mark has to go
+        request.node.add_marker(pytest.mark.xfail(reason=open_reason, strict=True))
     doc = _load(path)
     mine = run_podnuma(path)
     theirs = run_oracle_checkpoints(oracle_binary, path) if mine.kind == "ok" else run_oracle(oracle_binary, [path])[0]
