@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 	_ "unsafe" // go:linkname
 
 	cadvisorapi "github.com/google/cadvisor/lib/model"
@@ -66,6 +67,10 @@ const (
 // nothing. The loop never updates containers: the pod status provider
 // knows no pod status, so reconcileState skips every pod.
 type readiness struct{ ready atomic.Bool }
+
+// reconcileNever is the CPU manager's reconcile period in the oracle (see
+// NewNode).
+const reconcileNever = 1000 * time.Hour
 
 func (r *readiness) AddSource(string) {}
 func (r *readiness) AllReady() bool   { return r.ready.Load() }
@@ -161,7 +166,12 @@ func NewNode(ctx context.Context, s *scenario.Scenario, stateDir string) (*Node,
 		return nil, err
 	}
 	n.topology.AddHintProvider(logger, n.devices)
-	n.cpu, err = cpumanager.NewManager(logger, kc.CPUManagerPolicy, kc.CPUManagerPolicyOptions, kc.CPUManagerReconcilePeriod.Duration,
+	// The reconcile loop gets a period no run reaches: it passes once at
+	// Start (sources not ready: nothing to collect) and never again, so a
+	// pass can never land inside a step, between admission and the step's
+	// end, and collect the pod being admitted as stale (seen as a flaky
+	// empty checkpoint on long runs with the configured 10s period).
+	n.cpu, err = cpumanager.NewManager(logger, kc.CPUManagerPolicy, kc.CPUManagerPolicyOptions, reconcileNever,
 		s.Machine, cfg.reservedSystemCPUs, reservation, stateDir, n.topology)
 	if err != nil {
 		return nil, startupErr(err)
