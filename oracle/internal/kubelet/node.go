@@ -187,8 +187,28 @@ func NewNode(ctx context.Context, s *scenario.Scenario, stateDir string) (*Node,
 	// allocatable check, then the device manager.
 	n.cpuContainers = containermap.NewContainerMap()
 	n.memContainers = containermap.NewContainerMap()
-	if err := n.cpu.Start(ctx, n.activePods, &n.sources, noStatus{}, nil, n.cpuContainers); err != nil {
+	// The static CPU manager's Start launches its reconcile loop in a
+	// goroutine whose first pass runs at once, at a moment of the
+	// scheduler's choosing. The steps wait for that pass to have taken its
+	// list of active pods (its stale-state sweep, just before, found the
+	// sources not ready and did nothing; the rest of the pass only reads
+	// that list), so it can never sweep inside a step.
+	firstPass := make(chan struct{})
+	var once sync.Once
+	cpuActivePods := func() []*v1.Pod {
+		pods := n.activePods()
+		once.Do(func() { close(firstPass) })
+		return pods
+	}
+	if err := n.cpu.Start(ctx, cpuActivePods, &n.sources, noStatus{}, nil, n.cpuContainers); err != nil {
 		return nil, startupErr(fmt.Errorf("start cpu manager error: %w", err))
+	}
+	if kc.CPUManagerPolicy == string(cpumanager.PolicyStatic) {
+		select {
+		case <-firstPass:
+		case <-time.After(30 * time.Second):
+			return nil, fmt.Errorf("the CPU manager's first reconcile pass did not run")
+		}
 	}
 	if err := n.memory.Start(ctx, n.activePods, &n.sources, noStatus{}, nil, n.memContainers); err != nil {
 		return nil, startupErr(fmt.Errorf("start memory manager error: %w", err))
