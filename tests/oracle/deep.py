@@ -113,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
         from tests.oracle.shrink import oracle_mismatch, save_regression, shrink
 
         for name, doc, diffs in mismatches[:20]:
-            path = save_regression(name, shrink(dict(doc), oracle_mismatch(binary)), diffs)
+            path = save_regression(name, shrink(dict(doc), oracle_mismatch(binary, diffs)), diffs)
             print(f"shrunk: {path.relative_to(ROOT)}")
     return 1 if mismatches else 0
 

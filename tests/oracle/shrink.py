@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -114,15 +115,32 @@ def shrink(doc: Doc, fails: Callable[[Doc], bool], budget: int = 300) -> Doc:
     return best
 
 
-def oracle_mismatch(binary: str) -> Callable[[Doc], bool]:
-    """``fails`` for :func:`shrink`: the two engines still disagree."""
+def signature(diffs: list[str]) -> set[str]:
+    """What a list of differences is about: each line's field path with
+    list indices dropped, or its kind for whole-outcome differences."""
+    out = set()
+    for line in diffs:
+        head = line.split(":", 1)[0]
+        out.add(re.sub(r"\[\d+\]", "[]", head))
+    return out
+
+
+def oracle_mismatch(binary: str, diffs: list[str] | None = None) -> Callable[[Doc], bool]:
+    """``fails`` for :func:`shrink`: the two engines still disagree, and
+    (given the original ``diffs``) about the same fields, so that shrinking
+    cannot drift to an unrelated difference such as both sides refusing a
+    broken candidate in their own words."""
+    wanted = signature(diffs) if diffs else None
 
     def fails(doc: Doc) -> bool:
         with tempfile.TemporaryDirectory(prefix="shrink-") as d:
             path = write_scenario(doc, Path(d) / "candidate.json")
             mine = run_podnuma(path)
             (theirs,) = run_oracle(binary, [path])
-            return bool(compare(mine, theirs, doc))
+            found = compare(mine, theirs, doc)
+            if not found:
+                return False
+            return wanted is None or bool(signature(found) & wanted)
 
     return fails
 

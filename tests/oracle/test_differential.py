@@ -164,7 +164,7 @@ def test_random(chunk: int, oracle_binary: str, tmp_path: Path) -> None:
         return
     saved = []
     for name, doc, diffs in mismatches[:3]:
-        small = shrink(dict(doc), oracle_mismatch(oracle_binary))
+        small = shrink(dict(doc), oracle_mismatch(oracle_binary, diffs))
         saved.append(save_regression(name, small, diffs))
     lines = [_report(name, diffs) for name, _, diffs in mismatches[:10]]
     pytest.fail(

@@ -310,7 +310,16 @@ func (n *Node) activePods() []*v1.Pod {
 	defer n.mu.Unlock()
 	out := make([]*v1.Pod, 0, len(n.order)+1)
 	for _, uid := range n.order {
-		out = append(out, n.running[uid].pod)
+		rp := n.running[uid]
+		if rp.restored && n.admitting != nil && string(n.admitting.UID) == uid {
+			// A restored pod being re-admitted: the stand-in made from its
+			// checkpoint entries gives way to the spec the kubelet really
+			// has (it would know it from the API server all along), so a
+			// checkpoint entry for a container the spec lacks is stale.
+			out = append(out, n.admitting)
+			continue
+		}
+		out = append(out, rp.pod)
 	}
 	if n.admitting != nil {
 		if _, ok := n.running[string(n.admitting.UID)]; !ok {

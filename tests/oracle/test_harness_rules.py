@@ -1,0 +1,83 @@
+"""The harness's own rules, without either engine: the random-device-pick
+normalisation and the shrinker's diff signature."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from tests.oracle.harness import Outcome, compare
+from tests.oracle.shrink import signature
+
+SCENARIO: dict[str, Any] = {
+    "node": {
+        "devices": {
+            "example.com/gpu": [
+                {"id": "gpu0", "numaNodes": [1]},
+                {"id": "gpu1", "numaNodes": [3]},
+                {"id": "gpu2", "numaNodes": [0]},
+            ]
+        }
+    }
+}
+
+
+def _container(name: str, gpus: list[str], numa: list[int] | None = None) -> dict[str, Any]:
+    return {
+        "name": name,
+        "type": "app",
+        "cpus": "0-1",
+        "mems": [0, 1],
+        "isolation": "pod",
+        "memory": [],
+        "devices": {"example.com/gpu": gpus},
+        "topologyHint": {"numaNodes": [0, 1] if numa is None else numa, "preferred": True},
+    }
+
+
+def _doc(first: list[str], second: list[str], later_cpus: str = "4") -> dict[str, Any]:
+    step0 = {
+        "index": 0, "op": "addPod", "pod": "ns/p0", "podUID": "u0", "admitted": True,
+        "reason": None, "message": None, "qosClass": "Guaranteed", "podAllocation": None,
+        "containers": [_container("c1", first), _container("c2", second)], "defaultCpuSet": "2-7",
+    }
+    step1 = copy.deepcopy(step0)
+    step1.update(index=1, pod="ns/p1", podUID="u1", containers=[], defaultCpuSet=later_cpus)
+    return {"node": {"name": "n"}, "steps": [step0, step1], "checkpoints": {}}
+
+
+def test_swapped_picks_within_the_affinity_are_chance() -> None:
+    notes: list[str] = []
+    mine = Outcome(doc=_doc(["gpu2"], ["gpu0"]))
+    theirs = Outcome(doc=_doc(["gpu0"], ["gpu2"], later_cpus="5"))
+    assert compare(mine, theirs, SCENARIO, notes=notes) == []
+    assert notes == ["random device pick at step 0: later steps not compared"]
+
+
+def test_a_pick_outside_the_affinity_is_a_mismatch() -> None:
+    # gpu1 sits on NUMA node 3, outside the mask {0, 1}: not an equivalent pick
+    mine = Outcome(doc=_doc(["gpu2"], ["gpu0"]))
+    theirs = Outcome(doc=_doc(["gpu1"], ["gpu2"]))
+    diffs = compare(mine, theirs, SCENARIO)
+    assert any("devices" in d for d in diffs)
+
+
+def test_an_earlier_difference_is_not_excused() -> None:
+    mine = _doc(["gpu2"], ["gpu0"])
+    theirs = _doc(["gpu0"], ["gpu2"])
+    theirs["steps"][0]["containers"][0]["cpus"] = "0,2"
+    diffs = compare(Outcome(doc=mine), Outcome(doc=theirs), SCENARIO)
+    assert any(".cpus" in d for d in diffs)
+
+
+def test_same_picks_leave_later_steps_compared() -> None:
+    diffs = compare(Outcome(doc=_doc(["gpu2"], ["gpu0"])), Outcome(doc=_doc(["gpu2"], ["gpu0"], later_cpus="5")), SCENARIO)
+    assert diffs == ['.steps[1].defaultCpuSet: podnuma "4" != oracle "5"']
+
+
+def test_signature_drops_indices() -> None:
+    sig = signature([
+        '.steps[0].containers[3].devices.example.com/gpu[0]: podnuma "(0,)" != oracle "(1,)"',
+        "outcome: podnuma input (x) != oracle startup (y)",
+    ])
+    assert sig == {".steps[].containers[].devices.example.com/gpu[]", "outcome"}
