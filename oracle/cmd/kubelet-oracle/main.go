@@ -4,9 +4,11 @@
 //
 //	kubelet-oracle simulate SCENARIO... [-o json] [--checkpoint-dir DIR]
 //	kubelet-oracle bench SCENARIO
+//	kubelet-oracle merge [--repeat N] < hints.jsonl
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -18,18 +20,21 @@ import (
 	"path/filepath"
 	"runtime/pprof"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/go-logr/logr"
 	"k8s.io/klog/v2"
 
 	"podnuma.io/oracle/internal/kubelet"
+	"podnuma.io/oracle/internal/merge"
 	"podnuma.io/oracle/internal/scenario"
 )
 
 const usage = `usage:
   kubelet-oracle simulate SCENARIO... [-o json] [--checkpoint-dir DIR]
   kubelet-oracle bench SCENARIO
+  kubelet-oracle merge [--repeat N] < REQUESTS.jsonl
 `
 
 // exitError carries the exit status and the one line to print.
@@ -104,6 +109,8 @@ func run(args []string, stdout io.Writer) error {
 		return simulate(args[1:], stdout)
 	case "bench":
 		return bench(args[1:], stdout)
+	case "merge":
+		return mergeHints(args[1:], os.Stdin, stdout)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil
@@ -327,4 +334,59 @@ func bench(args []string, stdout io.Writer) error {
 	}
 	_, err = fmt.Fprintf(stdout, "%s\n", out)
 	return err
+}
+
+// mergeHints reads merge requests as JSON Lines and writes one result line
+// per request, in order: the topology policy's Merge (see internal/merge).
+// Every line is decoded before any is merged, so bad input writes nothing.
+// --repeat N merges each request N times more and adds the median seconds.
+func mergeHints(args []string, stdin io.Reader, stdout io.Writer) error {
+	repeat := 0
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		v, hasValue := "", false
+		if k, val, ok := strings.Cut(a, "="); ok && k == "--repeat" {
+			v, hasValue = val, true
+		} else if a == "--repeat" && i+1 < len(args) {
+			i++
+			v, hasValue = args[i], true
+		}
+		if !hasValue {
+			return &exitError{2, fmt.Sprintf("error: merge: unexpected argument %s\n%s", a, strings.TrimRight(usage, "\n"))}
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return &exitError{2, fmt.Sprintf("error: merge: --repeat wants a positive integer, got %q", v)}
+		}
+		repeat = n
+	}
+	scanner := bufio.NewScanner(stdin)
+	scanner.Buffer(make([]byte, 0, 1<<20), 1<<30)
+	var requests []*merge.Request
+	for lineNo := 1; scanner.Scan(); lineNo++ {
+		line := bytes.TrimSpace(scanner.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		r, err := merge.Decode(line)
+		if err != nil {
+			return &exitError{2, fmt.Sprintf("error: -: line %d: %v", lineNo, err)}
+		}
+		requests = append(requests, r)
+	}
+	if err := scanner.Err(); err != nil {
+		return &exitError{2, "error: -: " + err.Error()}
+	}
+	logger := klog.FromContext(logContext())
+	out := bufio.NewWriter(stdout)
+	for _, r := range requests {
+		line, err := json.Marshal(merge.Run(logger, r, repeat))
+		if err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintf(out, "%s\n", line); err != nil {
+			return err
+		}
+	}
+	return out.Flush()
 }
