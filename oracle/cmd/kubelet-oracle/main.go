@@ -339,7 +339,7 @@ func bench(args []string, stdout io.Writer) error {
 // mergeHints reads merge requests as JSON Lines and writes one result line
 // per request, in order: the topology policy's Merge (see internal/merge).
 // Every line is decoded before any is merged, so bad input writes nothing.
-// --repeat N merges each request N times more and adds the median seconds.
+// --repeat N merges each request N times and adds the median seconds.
 func mergeHints(args []string, stdin io.Reader, stdout io.Writer) error {
 	repeat := 0
 	for i := 0; i < len(args); i++ {

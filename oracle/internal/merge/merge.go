@@ -159,8 +159,8 @@ func (r *Request) providersHints() ([]map[string][]topologymanager.TopologyHint,
 }
 
 // Run builds the policy with NewManager and merges the hints (a request
-// from Decode). repeat > 0 merges that many times more and reports the
-// median wall time of one Merge.
+// from Decode). repeat > 0 merges that many times and reports the median
+// wall time of one Merge.
 func Run(logger klog.Logger, r *Request, repeat int) Result {
 	hints := r.hints
 	// The scope does not take part in the merge; "container" is the default.
@@ -169,22 +169,27 @@ func Run(logger klog.Logger, r *Request, repeat int) Result {
 		return Result{Error: err.Error()}
 	}
 	policy := manager.GetPolicy()
-	best, admit := policy.Merge(logger, hints)
-	var seconds *float64
-	if repeat > 0 {
-		times := make([]float64, repeat)
-		for i := range times {
-			start := time.Now()
-			best, admit = policy.Merge(logger, hints)
-			times[i] = time.Since(start).Seconds()
-		}
-		sort.Float64s(times)
-		median := times[repeat/2]
-		if repeat%2 == 0 {
-			median = (times[repeat/2-1] + times[repeat/2]) / 2
-		}
-		seconds = &median
+	if repeat < 1 {
+		best, admit := policy.Merge(logger, hints)
+		return result(best, admit, nil)
 	}
+	var best topologymanager.TopologyHint
+	var admit bool
+	times := make([]float64, repeat)
+	for i := range times {
+		start := time.Now()
+		best, admit = policy.Merge(logger, hints)
+		times[i] = time.Since(start).Seconds()
+	}
+	sort.Float64s(times)
+	median := times[repeat/2]
+	if repeat%2 == 0 {
+		median = (times[repeat/2-1] + times[repeat/2]) / 2
+	}
+	return result(best, admit, &median)
+}
+
+func result(best topologymanager.TopologyHint, admit bool, seconds *float64) Result {
 	res := Result{Preferred: best.Preferred, Admit: admit, Seconds: seconds}
 	if best.NUMANodeAffinity != nil {
 		bits := best.NUMANodeAffinity.GetBits()
