@@ -98,7 +98,7 @@ def _mask(rng: random.Random, ids: list[int], universe: int) -> list[int] | None
 def _random_hints(rng: random.Random, ids: list[int], universe: int) -> list[dict[str, Any]]:
     return [
         {"numaNodes": _mask(rng, ids, universe), "preferred": rng.random() < 0.5}
-        for _ in range(rng.choice((1, 1, 2, 3, 4, 6, 10)))
+        for _ in range(rng.choice((1, 2, 3, 4, 6, 8, 12)))
     ]
 
 
