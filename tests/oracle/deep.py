@@ -58,11 +58,12 @@ def area(diff: str) -> str:
     return re.sub(r"\[\d+\]", "[]", path)
 
 
-def _job(args: tuple[str, int, int, int]) -> tuple[int, list[tuple[str, Any, list[str]]]]:
+def _job(args: tuple[str, int, int, int]) -> tuple[int, list[tuple[str, Any, list[str]]], dict[str, int]]:
     binary, seed, start, n = args
+    stats: dict[str, int] = {}
     with tempfile.TemporaryDirectory(prefix="oracle-deep-") as d:
         items = generate.scenarios(seed, n, Path(d), start=start)
-        return n, run_both(binary, items, Path(d), bytes_every=10)
+        return n, run_both(binary, items, Path(d), bytes_every=10, stats=stats), stats
 
 
 def _binary(explicit: str | None) -> str:
@@ -94,9 +95,11 @@ def main(argv: list[str] | None = None) -> int:
     done = 0
     by_area: collections.Counter[str] = collections.Counter()
     mismatches: list[tuple[str, Any, list[str]]] = []
+    totals: collections.Counter[str] = collections.Counter()
     with multiprocessing.Pool(opts.jobs) as pool:
-        for n, found in pool.imap_unordered(_job, tasks):
+        for n, found, stats in pool.imap_unordered(_job, tasks):
             done += n
+            totals.update(stats)
             mismatches += found
             for _, _, diffs in found:
                 by_area[area(diffs[0])] += 1
@@ -104,6 +107,10 @@ def main(argv: list[str] | None = None) -> int:
     print(file=sys.stderr)
     elapsed = time.monotonic() - t0
     print(f"scenarios run: {done} in {elapsed:.0f}s ({done / max(elapsed, 1e-9):.1f}/s)")
+    print(f"sent to the oracle and compared: {totals['compared']} (checkpoint bytes compared for "
+          f"{totals['bytes']}); not sent: {totals['not_sent']} (the picker's endless loop, or a "
+          "merge walk over 2,000,000 permutations)")
+    print(f"compared only up to a random device pick: {totals['device_pick']}")
     print(f"mismatches: {len(mismatches)}")
     for name, count in by_area.most_common():
         print(f"  {name}: {count}")

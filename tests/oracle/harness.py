@@ -550,9 +550,12 @@ def run_both(
     workdir: Path,
     *,
     bytes_every: int = 0,
+    stats: dict[str, int] | None = None,
 ) -> list[tuple[str, Mapping[str, Any], list[str]]]:
     """Every (name, scenario) through both engines; the mismatches.
-    ``bytes_every`` > 0 also compares checkpoint bytes for every n-th one."""
+    ``bytes_every`` > 0 also compares checkpoint bytes for every n-th one.
+    With ``stats`` given, the counts (``run``, ``not_sent``, ``compared``,
+    ``device_pick``, ``bytes``) are added to it instead of printed."""
     items = list(scenarios)
     paths = []
     for i, (name, doc) in enumerate(items):
@@ -567,11 +570,12 @@ def run_both(
         if not _reports_livelock(m) and walk_size(m) <= WALK_LIMIT
     ]
     left_out = len(items) - len(ask)
-    if left_out:
+    if left_out and stats is None:
         print(f"not sent to the oracle: {left_out} of {len(items)} (podnuma reports the "
               f"picker's endless loop, or a merge walk over {WALK_LIMIT:,} permutations)")
     answers = dict(zip(ask, run_oracle(binary, [paths[i] for i in ask]), strict=True))
     notes: list[str] = []
+    bytes_checked = 0
     out = []
     for i, ((name, doc), path, mine) in enumerate(zip(items, paths, mine_all, strict=True)):
         if i not in answers:
@@ -580,10 +584,15 @@ def run_both(
         check_bytes = bytes_every > 0 and i % bytes_every == 0 and mine.kind == "ok" and t.kind == "ok"
         if check_bytes:
             t = run_oracle_checkpoints(binary, path)
+            bytes_checked += 1
         diffs = compare(mine, t, doc, check_bytes=check_bytes, notes=notes)
         if diffs:
             out.append((name, doc, diffs))
-    if notes:
+    if stats is not None:
+        for key, value in (("run", len(items)), ("not_sent", left_out), ("compared", len(ask)),
+                           ("device_pick", len(notes)), ("bytes", bytes_checked)):
+            stats[key] = stats.get(key, 0) + value
+    elif notes:
         print(f"compared up to a random device pick only: {len(notes)} of {len(ask)} "
               "(the device manager's choice among equivalent devices; see docs/oracle.md)")
     return out
