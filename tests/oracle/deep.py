@@ -1,7 +1,7 @@
 """The deep check: many seeded random scenarios through podnuma and the
 kubelet oracle, in parallel processes, with the mismatches counted by area.
 
-    python -m tests.oracle.deep --count 100000 [--seed S] [--jobs N] [--batch 200]
+    python -m tests.oracle.deep --count 100000 [--seed S] [--start I] [--jobs N] [--batch 200]
                                 [--oracle PATH] [--shrink]
 
 Each job generates a batch, sends it through the oracle's multi-file mode
@@ -80,15 +80,17 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tests.oracle.deep", description=__doc__.split("\n\n")[0])
     ap.add_argument("--count", type=int, default=100_000)
     ap.add_argument("--seed", type=int, default=seed0)
+    ap.add_argument("--start", type=int, default=0, help="index of the first scenario (to resume a run)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--batch", type=int, default=200)
     ap.add_argument("--oracle", default=None)
     ap.add_argument("--shrink", action="store_true")
     opts = ap.parse_args(argv)
     binary = _binary(opts.oracle)
-    print(f"kubelet oracle deep check: seed {opts.seed}, {opts.count} scenarios, {opts.jobs} jobs", flush=True)
+    print(f"kubelet oracle deep check: seed {opts.seed}, scenarios {opts.start}..{opts.start + opts.count - 1}, "
+          f"{opts.jobs} jobs", flush=True)
     tasks = [
-        (binary, opts.seed, start, min(opts.batch, opts.count - start))
+        (binary, opts.seed, opts.start + start, min(opts.batch, opts.count - start))
         for start in range(0, opts.count, opts.batch)
     ]
     t0 = time.monotonic()
