@@ -674,7 +674,8 @@ def run_for_explain(
 ) -> PreparedRun:
     """Run the scenario for :func:`explain_run` with the same ``step`` and
     ``pod``: the node is copied just before each step they select, so the
-    search needs no second pass over the scenario."""
+    search needs no second pass over the scenario. (The run's checkpoints
+    are left out: an explanation does not show them.)"""
     wanted = snapshot_steps(scenario, step=step, pod=pod)
     snapshots: dict[int, Node] = {}
     shared: dict[int, Any] = {}
@@ -685,7 +686,8 @@ def run_for_explain(
                 shared.update(shared_objects(scenario.machine, scenario.config))
             snapshots[s.index] = copy_node(node, shared)
 
-    return PreparedRun(run_scenario(scenario, before_step=keep if wanted else None), snapshots)
+    run = run_scenario(scenario, before_step=keep if wanted else None, checkpoints=False)
+    return PreparedRun(run, snapshots)
 
 
 def explain_run(

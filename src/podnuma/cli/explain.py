@@ -14,10 +14,6 @@ from podnuma.cli.options import echo, file_argument, note_not_modelled, output_o
 from podnuma.errors import InputError
 from podnuma.inputs.documents import input_name
 from podnuma.inputs.scenario import load_scenario
-from podnuma.render.explain import render_text
-from podnuma.render.picture import ownership_after
-from podnuma.render.picture import render_text as picture_text
-from podnuma.render.table import capture
 from podnuma.scenario.document import dump_yaml
 from podnuma.scenario.run import RunResult
 
@@ -25,6 +21,9 @@ __all__ = ["explain_command"]
 
 
 def _pictures(result: RunResult, doc: dict[str, Any]) -> dict[int, str]:
+    from podnuma.render.picture import ownership_after
+    from podnuma.render.picture import render_text as picture_text
+
     out: dict[int, str] = {}
     positions = {s.index: i for i, s in enumerate(result.steps)}
     for adm in doc["admissions"]:
@@ -88,6 +87,10 @@ def explain_command(
             return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
         if output == "yaml":
             return dump_yaml(doc)
+        # the text renderers (and rich) are imported for text output only
+        from podnuma.render.explain import render_text
+        from podnuma.render.table import capture
+
         show = picture if picture is not None else len(doc["admissions"]) == 1
         pictures = _pictures(result, doc) if show else None
         return capture(lambda console: render_text(doc, console, pictures=pictures))

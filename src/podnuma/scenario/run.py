@@ -81,7 +81,10 @@ def start_node(scenario: Scenario) -> Node:
 
 
 def run_scenario(
-    scenario: Scenario, *, before_step: Callable[[Node, Step], None] | None = None
+    scenario: Scenario,
+    *,
+    before_step: Callable[[Node, Step], None] | None = None,
+    checkpoints: bool = True,
 ) -> RunResult:
     """Start the node and play every step.
 
@@ -89,6 +92,8 @@ def run_scenario(
     :class:`InputError` at that step's field path, in the scenario's file.
     ``before_step(node, step)`` is called just before each step is played
     (to keep a copy of the node there, say); it must not change the node.
+    ``checkpoints=False`` leaves the result's checkpoints empty, for a
+    caller that does not use them (encoding them costs time).
     """
     node = start_node(scenario)
     summary = node.summary()
@@ -107,6 +112,6 @@ def run_scenario(
         machine=scenario.machine,
         node=summary,
         steps=tuple(results),
-        checkpoints=dict(node.checkpoint_objects()),
-        checkpoint_files=dict(node.checkpoint_files()),
+        checkpoints=dict(node.checkpoint_objects()) if checkpoints else {},
+        checkpoint_files=dict(node.checkpoint_files()) if checkpoints else {},
     )
