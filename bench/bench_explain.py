@@ -6,22 +6,32 @@ memory managers: Guaranteed pods of 1-12 CPUs, some with a GPU, some
 Burstable, a few with pod-level resources. The node fills up and the later
 pods are rejected. Then it times the explanation of every admission, the
 nearest-admissible search included, and prints the time per rejected pod.
-A benchmark, not a test: it asserts nothing about time.
+Then one rejected pod at a time, as ``podnuma explain FILE --step N`` does
+it: in this process (load, run, explain: what the command does after its
+imports) and, with ``--cli``, as the command itself in a fresh interpreter
+(imports included). Each prints the per-pod maximum, median and mean, wall
+clock and CPU time. A benchmark, not a test: it asserts nothing about time.
 
-    python bench/bench_explain.py [--pods N] [--write FILE]
-    podnuma explain FILE -o json > /dev/null     # the same, through the CLI
+    python bench/bench_explain.py [--pods N] [--write FILE] [--steps all|sample|none] [--cli]
+    podnuma explain FILE -o json > /dev/null              # the whole scenario
+    podnuma explain FILE --step N -o json > /dev/null     # one rejected pod
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from podnuma.analysis.explain import explain_run
+from podnuma.analysis.explain import explain_run, run_for_explain
 from podnuma.inputs.scenario import load_scenario
 from podnuma.scenario.run import run_scenario
 
@@ -81,10 +91,46 @@ def scenario(pods: int) -> dict[str, Any]:
     }
 
 
+def _children_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def _summary(label: str, walls: list[float], cpus: list[float]) -> None:
+    print(f"{label}: {len(walls)} rejected pod(s); wall max {max(walls):.2f} s, "
+          f"median {statistics.median(walls):.2f} s, mean {statistics.fmean(walls):.2f} s; "
+          f"CPU max {max(cpus):.2f} s, median {statistics.median(cpus):.2f} s")
+
+
+def _one_step_in_process(path: Path, index: int) -> tuple[float, float, int]:
+    """Load, run and explain one step, as the command does after its imports."""
+    w0, c0 = time.perf_counter(), time.process_time()
+    loaded = load_scenario(path)
+    result = run_for_explain(loaded, step=index)
+    doc = explain_run(loaded, result.run, step=index, snapshots=result.snapshots)
+    (adm,) = doc["admissions"]
+    return time.perf_counter() - w0, time.process_time() - c0, len(adm["suggestions"])
+
+
+def _one_step_cli(path: Path, index: int) -> tuple[float, float]:
+    """``podnuma explain FILE --step N -o json`` in a fresh interpreter."""
+    cmd = [sys.executable, "-c", "import sys; from podnuma.cli import main; sys.exit(main())",
+           "explain", str(path), "--step", str(index), "-o", "json"]
+    c0 = _children_cpu()
+    w0 = time.perf_counter()
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, env=os.environ.copy())
+    return time.perf_counter() - w0, _children_cpu() - c0
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--pods", type=int, default=200)
     ap.add_argument("--write", type=Path, default=Path("bench-explain-200.yaml"))
+    ap.add_argument("--steps", choices=("all", "sample", "none"), default="all",
+                    help="which rejected pods to explain one at a time (--step N)")
+    ap.add_argument("--cli", action="store_true",
+                    help="also run the command itself for each of them (a fresh interpreter each)")
+    ap.add_argument("--no-whole", action="store_true", help="skip the whole-scenario explanation")
     args = ap.parse_args()
     args.write.write_text(yaml.safe_dump(scenario(args.pods), sort_keys=False))
     loaded = load_scenario(args.write)
@@ -93,25 +139,38 @@ def main() -> None:
     t_run = time.perf_counter() - t0
     rejected = [s for s in result.steps if s.op == "addPod" and s.admitted is False]
     print(f"{args.write}: {len(result.steps)} steps, {len(rejected)} rejected; run {t_run:.2f} s")
-    t0 = time.perf_counter()
-    doc = explain_run(loaded, result)
-    total = time.perf_counter() - t0
-    print(f"whole scenario explained in {total:.2f} s "
-          f"({total / max(1, len(rejected)):.2f} s per rejected pod, search included)")
-    suggestions = sum(len(a["suggestions"]) for a in doc["admissions"])
-    effects = sum(len(x["sideEffects"]) for a in doc["admissions"] for x in a["alternatives"])
-    print(f"  {suggestions} suggestions, {effects} side effects found")
-    per: list[float] = []
-    for s in rejected[:: max(1, len(rejected) // 5)]:
-        t0 = time.perf_counter()
-        doc = explain_run(loaded, result, step=s.index)
-        per.append(time.perf_counter() - t0)
-        (adm,) = doc["admissions"]
-        print(f"  step {s.index:3d} {s.pod:16s} {s.reason:28s} {per[-1]:.2f} s, "
-              f"{len(adm['suggestions'])} suggestion(s)")
-    if per:
-        print(f"one rejected pod alone (--step; the re-runs are not shared): max {max(per):.2f} s, "
-              f"mean {sum(per) / len(per):.2f} s")
+    if not args.no_whole:
+        w0, c0 = time.perf_counter(), time.process_time()
+        doc = explain_run(loaded, result)
+        total, cpu = time.perf_counter() - w0, time.process_time() - c0
+        print(f"whole scenario explained in {total:.2f} s, CPU {cpu:.2f} s "
+              f"({total / max(1, len(rejected)):.2f} s per rejected pod, search included)")
+        suggestions = sum(len(a["suggestions"]) for a in doc["admissions"])
+        effects = sum(len(x["sideEffects"]) for a in doc["admissions"] for x in a["alternatives"])
+        print(f"  {suggestions} suggestions, {effects} side effects found")
+    if args.steps == "none" or not rejected:
+        return
+    chosen = rejected if args.steps == "all" else rejected[:: max(1, len(rejected) // 5)]
+    walls: list[float] = []
+    cpus: list[float] = []
+    for s in chosen:
+        wall, cpu, n = _one_step_in_process(args.write, s.index)
+        walls.append(wall)
+        cpus.append(cpu)
+        if args.steps == "sample":
+            print(f"  step {s.index:3d} {s.pod:16s} {s.reason:28s} {wall:.2f} s, {n} suggestion(s)")
+    _summary("--step N in process (load, run, explain)", walls, cpus)
+    slowest = sorted(zip(walls, (s.index for s in chosen), strict=True), reverse=True)[:3]
+    print("  slowest: " + ", ".join(f"step {i} {w:.2f} s" for w, i in slowest))
+    if args.cli:
+        walls, cpus = [], []
+        for s in chosen:
+            wall, cpu = _one_step_cli(args.write, s.index)
+            walls.append(wall)
+            cpus.append(cpu)
+        _summary("podnuma explain FILE --step N (fresh interpreter, imports included)", walls, cpus)
+        slowest = sorted(zip(walls, (s.index for s in chosen), strict=True), reverse=True)[:3]
+        print("  slowest: " + ", ".join(f"step {i} {w:.2f} s" for w, i in slowest))
 
 
 if __name__ == "__main__":

@@ -43,6 +43,9 @@ class ContainerMemory:
     size: int
     numa_nodes: tuple[int, ...]
 
+    def __deepcopy__(self, memo: dict[int, object]) -> ContainerMemory:
+        return self  # immutable
+
     def to_json(self) -> dict[str, Any]:
         return {
             "memoryType": self.memory_type,
@@ -57,6 +60,9 @@ class ContainerDevices:
     device_ids: tuple[str, ...]
     numa_nodes: tuple[int, ...]
 
+    def __deepcopy__(self, memo: dict[int, object]) -> ContainerDevices:
+        return self  # immutable
+
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"resourceName": self.resource_name, "deviceIds": list(self.device_ids)}
         if self.numa_nodes:
@@ -70,6 +76,9 @@ class ContainerResources:
     cpu_ids: CPUSet
     memory: tuple[ContainerMemory, ...] = ()
     devices: tuple[ContainerDevices, ...] = ()
+
+    def __deepcopy__(self, memo: dict[int, object]) -> ContainerResources:
+        return self  # immutable
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -88,6 +97,9 @@ class PodResources:
     containers: tuple[ContainerResources, ...] = ()
     cpu_ids: CPUSet = field(default_factory=CPUSet)
     memory: tuple[ContainerMemory, ...] = ()
+
+    def __deepcopy__(self, memo: dict[int, object]) -> PodResources:
+        return self  # immutable
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -186,8 +186,15 @@ def test_restricted_nic_fits_with_best_effort(restricted: Any) -> None:
     assert merge["why"][-1] == "not preferred: restricted admits only a preferred hint -> container router rejected"
     be = _alt(nic, "topologyPolicy", value="best-effort")
     assert be["admitted"] is True and be["numaNodes"] == [0, 1]
-    assert "fits with topologyManagerPolicy best-effort on NUMA node(s) 0,1" in nic["suggestions"]
+    assert any(
+        s.startswith("fits with topologyManagerPolicy best-effort on NUMA node(s) 0,1")
+        for s in nic["suggestions"]
+    )
     assert _rerun_last(scenario, 6, be).admitted is True
+    # under best-effort demo/wide-memory (step 11) no longer fits: said so
+    assert {"step": 11, "pod": "demo/wide-memory", "was": "admitted",
+            "now": "rejected (UnexpectedAdmissionError)"} in be["sideEffects"]
+    assert "; but then demo/wide-memory (step 11) rejected" in be["summary"]
 
 
 def test_restricted_nic_fits_if_a_pod_is_removed(restricted: Any) -> None:
@@ -408,8 +415,10 @@ def test_command_json_is_the_document() -> None:
     assert list(adm) == [
         "step", "pod", "podUID", "admitted", "reason", "message", "qos", "topology",
         "podAllocation", "containers", "cpuPolicyRule", "defaultCpuSet", "rejection", "alternatives",
-        "suggestions",
+        "suggestions", "search",
     ]
+    assert adm["search"]["tried"] >= len(adm["alternatives"]) >= 1
+    assert adm["search"]["complete"] is True and adm["search"]["notTried"] == []
     assert adm["rejection"]["reason"] == "TopologyAffinityError"
     assert any(a["admitted"] for a in adm["alternatives"])
 
@@ -465,31 +474,41 @@ def test_empty_pool_behind_topology_affinity_error() -> None:
     assert _rerun_last(scenario, adm["step"], budget).admitted is True
 
 
-def test_side_effects_match_an_independent_full_rerun(restricted: Any) -> None:
+@pytest.mark.parametrize("name", ["restricted.yaml", "single-numa-node.yaml", "pod-scope.yaml"])
+def test_side_effects_match_an_independent_full_rerun(name: str) -> None:
     """Every suggestion's side effects are what a full re-run of the changed
-    scenario, to its end, shows for the other pods."""
+    scenario, to its end, shows for the other pods: the next REPLAY_STEPS
+    steps after a change to the pod or a removal, and for a configuration
+    change (which applies from the node's start) the earlier steps too."""
     from podnuma.analysis.nearest import REPLAY_STEPS, _modify_pod, position
     from podnuma.errors import InputError
     from podnuma.inputs.scenario import Step
     from podnuma.scenario.run import play_step, start_node
 
-    scenario, doc = restricted
-    original = {s.index: s for s in run_scenario(scenario).steps}
+    scenario, result = _run(EXAMPLES / "topology" / name)
+    doc = explain_run(scenario, result)
+    original = {s.index: s for s in result.steps}
     checked = 0
+    configs = 0
     for adm in doc["admissions"]:
         for alt in adm["alternatives"]:
-            if not alt["admitted"] or alt["kind"] in ("topologyPolicy", "topologyScope"):
+            if not alt["admitted"]:
                 continue
             v = _variation(alt)
             steps = list(scenario.steps)
             pos = position(scenario, adm["step"])
             target = steps[pos]
-            if v.kind == "removePod":
+            changed_scenario = scenario
+            config_change = v.kind in ("topologyPolicy", "topologyScope")
+            if config_change:
+                changed_scenario = apply_variation(scenario, adm["step"], v)
+                configs += 1
+            elif v.kind == "removePod":
                 steps.insert(pos, Step(target.index, "removePod", target.path, ref=v.value))
             else:
                 assert target.pod is not None
                 steps[pos] = dataclasses.replace(target, pod=_modify_pod(target.pod, v))
-            node = start_node(scenario)
+            node = start_node(changed_scenario)
             played = []
             for s in steps:  # to the end; a later step naming a removed pod no longer applies
                 try:
@@ -497,9 +516,12 @@ def test_side_effects_match_an_independent_full_rerun(restricted: Any) -> None:
                 except InputError:
                     continue
             # the replay follows the next REPLAY_STEPS steps (and says so)
-            window = {s.index for s in scenario.steps[pos + 1: pos + 1 + REPLAY_STEPS]}
+            first = 0 if config_change else pos + 1
+            window = {s.index for s in scenario.steps[first: pos + 1 + REPLAY_STEPS]} - {adm["step"]}
             if alt["sideEffectsCheckedSteps"] is None:
                 assert len(scenario.steps) - pos - 1 <= REPLAY_STEPS
+            else:
+                assert alt["sideEffectsCheckedSteps"] == REPLAY_STEPS
             changed = sorted(
                 (s.index, s.pod) for s in played
                 if s.op == "addPod" and s.index in window and s.index in original
@@ -507,9 +529,93 @@ def test_side_effects_match_an_independent_full_rerun(restricted: Any) -> None:
             )
             assert sorted((e["step"], e["pod"]) for e in alt["sideEffects"]) == changed
             checked += 1
-    assert checked >= 2
-    nic = _adm(doc, 6)
-    removal = _alt(nic, "removePod", pod="demo/filler-1")
-    if removal["sideEffects"]:
+    assert checked >= 2 and configs >= 1
+    if name == "restricted.yaml":
+        nic = _adm(doc, 6)
+        removal = _alt(nic, "removePod", pod="demo/filler-1")
+        assert removal["sideEffects"]
         summary = next(s for s in nic["suggestions"] if "demo/filler-1" in s)
         assert "; but then " in summary
+
+
+# --------------------------------------------------------------------------
+# How far the search went: caps, the time budget, progress
+# --------------------------------------------------------------------------
+
+
+def test_search_cap_is_reported_with_what_was_not_tried() -> None:
+    scenario, result = _run(EXAMPLES / "topology" / "restricted.yaml")
+    full = _adm(explain_run(scenario, result, step=6), 6)
+    assert not any(c.startswith("stopped at") for c in full["search"]["cuts"])
+    capped = _adm(explain_run(scenario, result, step=6, max_runs=1), 6)
+    search = capped["search"]
+    assert search["tried"] == 1 and len(capped["alternatives"]) == 1
+    assert search["complete"] is False
+    assert search["cuts"][-1] == "stopped at the cap of 1 changes per rejected pod"
+    # every other change the full search ran is listed as not tried
+    others = [a["change"] for a in full["alternatives"][1:]]
+    assert others and all(c in search["notTried"] for c in others)
+
+
+def test_time_budget_is_reported_with_what_was_not_tried() -> None:
+    scenario, result = _run(EXAMPLES / "topology" / "restricted.yaml")
+    (adm,) = explain_run(scenario, result, step=6, time_budget=0)["admissions"]
+    assert adm["alternatives"] == [] and adm["suggestions"] == []
+    assert adm["search"]["tried"] == 0
+    assert adm["search"]["cuts"] == ["stopped at the time budget of 0 s per rejected pod"]
+    assert "topologyManagerPolicy best-effort" in adm["search"]["notTried"]
+    assert "remove running pod demo/filler-1 first" in adm["search"]["notTried"]
+
+
+def test_removal_cap_is_reported() -> None:
+    """More running pods than REMOVALS_TRIED, and fewer than REMOVALS_REPORTED
+    of those tried admit the pod: the others are listed as not tried."""
+    from podnuma.analysis.nearest import REMOVALS_TRIED
+
+    scenario, result = _run(EXAMPLES / "topology" / "single-numa-node.yaml")
+    doc = explain_run(scenario, result)
+    cut = [
+        a for a in doc["admissions"]
+        if a["search"] is not None and any("tried for removal" in c for c in a["search"]["cuts"])
+    ]
+    assert cut, "a rejection whose removal candidates were cut"
+    for adm in cut:
+        removals = [a for a in adm["alternatives"] if a["kind"] == "removePod"]
+        assert len(removals) == REMOVALS_TRIED
+        assert sum(1 for a in removals if a["admitted"]) < 2
+        assert adm["search"]["notTried"]
+        assert all(n.startswith("remove running pod ") for n in adm["search"]["notTried"])
+
+
+def test_progress_counts_admissions_and_changes() -> None:
+    scenario, result = _run(EXAMPLES / "topology" / "restricted.yaml")
+    seen: list[tuple[int, int]] = []
+    doc = explain_run(scenario, result, progress=lambda done, total: seen.append((done, total)))
+    admissions = len(doc["admissions"])
+    tried = sum(a["search"]["tried"] for a in doc["admissions"] if a["search"])
+    totals = {t for _, t in seen}
+    assert len(totals) == 1
+    (total,) = totals
+    assert total >= admissions + tried
+    dones = [d for d, _ in seen]
+    assert dones == sorted(dones) and dones[-1] == total
+    assert len(seen) == admissions + tried
+
+
+def test_command_search_time_and_side_effects_in_text() -> None:
+    path = str(EXAMPLES / "topology" / "restricted.yaml")
+    r = CliRunner().invoke(explain_command, [path, "--step", "6", "--no-picture"])
+    assert r.exit_code == 0, r.output
+    assert "side effect: demo/wide-memory (step 11) rejected (UnexpectedAdmissionError) instead of admitted" in r.output
+    # 6 running pods, 4 tried for removal, one of them admits the pod: said so
+    assert "search cut: 4 of 6 running pods tried for removal" in r.output
+    assert "not tried: remove running pod demo/hugepages first; remove running pod demo/gpu-pair first" in r.output
+    r = CliRunner().invoke(explain_command, [path, "--step", "6", "--search-time", "0", "--no-picture"])
+    assert r.exit_code == 0, r.output
+    assert "search cut: stopped at the time budget of 0 s per rejected pod" in r.output
+    assert "not tried: topologyManagerPolicy best-effort; " in r.output
+    r = CliRunner().invoke(explain_command, [path, "--step", "6", "--search-time", "0", "-o", "json"])
+    (adm,) = json.loads(r.output)["admissions"]
+    assert adm["search"]["complete"] is False
+    r = CliRunner().invoke(explain_command, [path, "--search-time", "-1"])
+    assert r.exit_code == 2

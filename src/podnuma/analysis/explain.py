@@ -15,7 +15,12 @@ configuration**: the scenario is re-run up to the rejected step with one
 change at a time (a looser topology policy, the other scope, fewer CPUs for
 the biggest exclusive container, a larger pod CPU budget, one running pod
 removed first) and each outcome is reported from the re-run's own records.
-The search is capped (``MAX_RERUNS`` runs per rejection).
+The search is capped (``MAX_RERUNS`` runs per rejection, a few running pods
+tried for removal, optionally a time budget) and says so: each rejected
+admission's ``search`` entry lists the cuts made and the changes not tried.
+For one step or one pod (``--step`` / ``--pod``), :func:`run_for_explain`
+keeps a copy of the node just before each of its steps while the scenario
+runs, so the search starts from there instead of replaying the scenario.
 
 Pure functions build a JSON-able document (``explain_run`` /
 ``explain_step``); :mod:`podnuma.render.explain` prints it and
@@ -27,15 +32,21 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from podnuma.analysis.nearest import (
     MAX_RERUNS,
     Search,
-    nearest_admissible,
+    candidate_variations,
+    copy_node,
     numa_of_cpus,
     outcome_summary,
+    planned_runs,
     position,
+    search_nearest,
+    shared_objects,
+    snapshot_steps,
 )
 from podnuma.api.kubeletconfig import KubeletConfig
 from podnuma.api.pod import Container, Pod
@@ -49,12 +60,15 @@ from podnuma.errors import KubeletStartupError
 from podnuma.inputs.scenario import Scenario
 from podnuma.machine.cpuset import CPUSet
 from podnuma.machine.topology import Machine
+from podnuma.node import Node
 from podnuma.results import ContainerResult, HintRecord, MemoryBlock, MergedHint, StepResult
-from podnuma.scenario.run import RunResult
+from podnuma.scenario.run import RunResult, run_scenario
 from podnuma.units import format_nodes as _nodes
 
 __all__ = [
     "PROVIDERS",
+    "PreparedRun",
+    "run_for_explain",
     "explain_run",
     "explain_step",
     "explain_qos",
@@ -582,8 +596,13 @@ def explain_step(
     search: bool = True,
     max_runs: int = MAX_RERUNS,
     searcher: Search | None = None,
+    time_budget: float | None = None,
+    tick: Callable[[], None] | None = None,
 ) -> dict[str, Any]:
-    """Everything about one admission, as a JSON-able mapping."""
+    """Everything about one admission, as a JSON-able mapping. For a
+    rejection, ``search`` says how far the nearest-admissible search went
+    (``None`` when it did not run); ``tick`` is called after each change the
+    search runs."""
     config = scenario.config
     machine = result.machine
     pod = scenario.steps[position(scenario, step.index)].pod
@@ -614,13 +633,17 @@ def explain_step(
         "rejection": explain_rejection(step, config),
         "alternatives": [],
         "suggestions": [],
+        "search": None,
     }
     if step.admitted is False and search:
-        outcomes = nearest_admissible(
-            scenario, result, step, max_runs=max_runs, search=searcher
+        report = search_nearest(
+            scenario, result, step, max_runs=max_runs, search=searcher,
+            time_budget=time_budget, tick=tick,
         )
+        outcomes = report.outcomes
         doc["alternatives"] = [o.to_json() for o in outcomes]
         doc["suggestions"] = [outcome_summary(o) for o in outcomes if o.admitted]
+        doc["search"] = report.to_json()
     return doc
 
 
@@ -637,6 +660,36 @@ def select_steps(
     return chosen
 
 
+@dataclass(frozen=True)
+class PreparedRun:
+    """A scenario run, with a copy of the node just before each step an
+    explanation of one step or pod may search from (step index -> node)."""
+
+    run: RunResult
+    snapshots: Mapping[int, Node]
+
+
+def run_for_explain(
+    scenario: Scenario, *, step: int | None = None, pod: str | None = None
+) -> PreparedRun:
+    """Run the scenario for :func:`explain_run` with the same ``step`` and
+    ``pod``: the node is copied just before each step they select, so the
+    search needs no second pass over the scenario. (The run's checkpoints
+    are left out: an explanation does not show them.)"""
+    wanted = snapshot_steps(scenario, step=step, pod=pod)
+    snapshots: dict[int, Node] = {}
+    shared: dict[int, Any] = {}
+
+    def keep(node: Node, s: Any) -> None:
+        if s.index in wanted:
+            if not shared:
+                shared.update(shared_objects(scenario.machine, scenario.config))
+            snapshots[s.index] = copy_node(node, shared)
+
+    run = run_scenario(scenario, before_step=keep if wanted else None, checkpoints=False)
+    return PreparedRun(run, snapshots)
+
+
 def explain_run(
     scenario: Scenario,
     result: RunResult,
@@ -646,23 +699,49 @@ def explain_run(
     search: bool = True,
     max_runs: int = MAX_RERUNS,
     progress: Callable[[int, int], None] | None = None,
+    snapshots: Mapping[int, Node] | None = None,
+    time_budget: float | None = None,
 ) -> dict[str, Any]:
     """The explanation document for a run (the ``-o json`` output).
-    ``progress(done, total)`` is called as the admissions are explained
-    (a rejected one costs the nearest-admissible search)."""
+
+    ``progress(done, total)`` is called as the work goes on: one unit per
+    admission explained and one per change the nearest-admissible search
+    runs (``total`` counts the most it may run). ``snapshots`` are the node
+    copies of :func:`run_for_explain`; ``time_budget`` caps each rejection's
+    search in seconds (reported in its ``search`` entry when it cuts)."""
     node = result.node
     chosen = select_steps(result, step=step, pod=pod)
-    searcher = Search(scenario, result) if search else None
-    rejected = [s.index for s in chosen if s.admitted is False]
+    searcher = Search(scenario, result, snapshots) if search else None
+    rejected = [s for s in chosen if s.admitted is False]
     if searcher is not None and rejected:
-        searcher.prepare(rejected)
-    admissions = []
-    for done, s in enumerate(chosen, 1):
-        admissions.append(
-            explain_step(scenario, result, s, search=search, max_runs=max_runs, searcher=searcher)
-        )
+        searcher.prepare(s.index for s in rejected)
+    plans: dict[int, int] = {}
+    if search and progress is not None:
+        plans = {
+            s.index: planned_runs(candidate_variations(scenario, result, s), max_runs)
+            for s in rejected
+        }
+    total = len(chosen) + sum(plans.values())
+    done = 0
+
+    def tick() -> None:
+        nonlocal done
+        done += 1
         if progress is not None:
-            progress(done, len(chosen))
+            progress(done, total)
+
+    admissions = []
+    for s in chosen:
+        before = done
+        admissions.append(
+            explain_step(
+                scenario, result, s, search=search, max_runs=max_runs, searcher=searcher,
+                time_budget=time_budget, tick=tick,
+            )
+        )
+        # the changes planned but not run (the search stopped early) count as done
+        done = before + plans.get(s.index, done - before)
+        tick()
     return {
         "scenario": result.scenario,
         "node": {

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from collections.abc import Iterable, Mapping
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,15 +33,21 @@ __all__ = [
     "Outcome",
     "REPLAY_STEPS",
     "Search",
+    "SearchReport",
     "SideEffect",
     "Variation",
     "apply_variation",
     "candidate_variations",
+    "copy_node",
     "nearest_admissible",
     "numa_of_cpus",
     "outcome_summary",
+    "planned_runs",
     "position",
     "run_variation",
+    "search_nearest",
+    "shared_objects",
+    "snapshot_steps",
 ]
 
 MAX_RERUNS = 20
@@ -373,33 +380,110 @@ REPLAY_STEPS = 10
 REMOVALS_TRIED = 4
 REMOVALS_REPORTED = 2
 
+_ATOMS = (int, float, str, bytes, bool, type(None))
+
+
+def shared_objects(*roots: object) -> dict[int, Any]:
+    """A ``copy.deepcopy`` memo holding every object reachable from
+    ``roots`` (the machine and the configuration: never changed once the
+    node starts), so that copies of a node share them instead of copying
+    the CPU table and the device lists each time."""
+    memo: dict[int, Any] = {}
+    stack: list[object] = list(roots)
+    while stack:
+        x = stack.pop()
+        if isinstance(x, _ATOMS) or id(x) in memo:
+            continue
+        memo[id(x)] = x
+        if isinstance(x, Mapping):
+            stack.extend(x.keys())
+            stack.extend(x.values())
+        elif isinstance(x, (list, tuple, set, frozenset)):
+            stack.extend(x)
+        else:
+            stack.extend(getattr(x, "__dict__", {}).values())
+            for cls in type(x).__mro__:
+                for slot in getattr(cls, "__slots__", ()):
+                    if hasattr(x, slot):
+                        stack.append(getattr(x, slot))
+    return memo
+
+
+def copy_node(node: Node, shared: Mapping[int, Any]) -> Node:
+    """A deep copy of ``node`` that shares the objects of ``shared`` (see
+    :func:`shared_objects`)."""
+    return copy.deepcopy(node, dict(shared))
+
+
+def snapshot_steps(scenario: Scenario, *, step: int | None = None, pod: str | None = None) -> set[int]:
+    """The ``addPod`` steps an explanation of ``step`` / ``pod`` may search
+    from (the node is kept as it is just before each); empty when neither is
+    given (a whole-scenario search replays once for all its steps)."""
+    if step is None and pod is None:
+        return set()
+    out: set[int] = set()
+    for s in scenario.steps:
+        if s.op != "addPod" or s.pod is None:
+            continue
+        if step is not None and s.index != step:
+            continue
+        if pod is not None and pod not in (s.pod.ref, s.pod.uid):
+            continue
+        out.add(s.index)
+    return out
+
+
+@dataclass
+class SearchReport:
+    """How far one rejection's search went: the changes run, the cuts made
+    (caps or the time budget) and the candidate changes not tried."""
+
+    tried: int = 0
+    cuts: list[str] = dataclasses.field(default_factory=list)
+    not_tried: list[str] = dataclasses.field(default_factory=list)
+    outcomes: list[Outcome] = dataclasses.field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "tried": self.tried,
+            "complete": not self.cuts,
+            "cuts": list(self.cuts),
+            "notTried": list(self.not_tried),
+        }
+
 
 class Search:
     """The re-runs of one scenario's nearest-admissible search, shared by all
     its rejected steps.
 
-    One pass over the scenario keeps a copy of the node just before each
-    rejected step (:meth:`prepare`); a change to the pod, or a running pod
-    removed, is then tried on a copy of that node (one admission, not a
-    re-run of every earlier step). A change to the configuration (topology
-    policy or scope) re-runs the scenario once per configuration, for every
-    rejected step at once. Side effects: after an admitted change to the
-    pod, the next :data:`REPLAY_STEPS` steps are replayed and compared with
-    the original run; a configuration change compares every step.
+    A copy of the node just before each rejected step is kept: handed over
+    by the run that produced the result (``snapshots``, see
+    :func:`snapshot_steps`), or made by one more pass over the scenario
+    (:meth:`prepare`). A change to the pod, or a running pod removed, is then
+    tried on a copy of that node (one admission, not a re-run of every
+    earlier step). A change to the configuration (topology policy or scope)
+    re-runs the scenario once per configuration, for every rejected step at
+    once. Side effects: after a change, the steps before the rejected one
+    (a configuration change only) and the next :data:`REPLAY_STEPS` steps
+    are compared with the original run; the outcome says how many later
+    steps were compared when the scenario goes on beyond them.
     """
 
-    def __init__(self, scenario: Scenario, result: RunResult) -> None:
+    def __init__(
+        self, scenario: Scenario, result: RunResult, snapshots: Mapping[int, Node] | None = None
+    ) -> None:
         self.scenario = scenario
         self.result = result
-        self._snapshots: dict[int, Node] = {}
+        self._snapshots: dict[int, Node] = dict(snapshots or {})
         self._runs: dict[tuple[str, str], dict[int, StepResult | None] | str] = {}
         self._original = {s.index: s for s in result.steps}
         self._positions = {s.index: i for i, s in enumerate(scenario.steps)}
+        self._shared: dict[int, Any] | None = None
 
     def _copy(self, node: Node) -> Node:
-        memo: dict[int, Any] = {id(self.scenario.machine): self.scenario.machine,
-                                id(self.scenario.config): self.scenario.config}
-        return copy.deepcopy(node, memo)
+        if self._shared is None:
+            self._shared = shared_objects(self.scenario.machine, self.scenario.config)
+        return copy_node(node, self._shared)
 
     def prepare(self, indices: Iterable[int]) -> None:
         """Keep the node as it is before each of the steps ``indices``."""
@@ -415,10 +499,25 @@ class Search:
                 break
             play_step(node, step)
 
+    def _window_end(self, step_index: int) -> int:
+        """The position of the last step whose admission a change at
+        ``step_index`` is compared on."""
+        return min(self._positions[step_index] + REPLAY_STEPS, len(self.scenario.steps) - 1)
+
+    def _checked(self, step_index: int) -> int | None:
+        later = len(self.scenario.steps) - self._positions[step_index] - 1
+        return REPLAY_STEPS if later > REPLAY_STEPS else None
+
     def _config_run(self, policy: str, scope: str, upto: int) -> dict[int, StepResult | None] | str:
+        """The scenario re-run with the topology ``policy`` and ``scope``, at
+        least to the end of ``upto``'s comparison window (once for every
+        step prepared so far)."""
         key = (policy, scope)
+        end = self._window_end(upto)
         cached = self._runs.get(key)
-        if isinstance(cached, str) or (cached is not None and upto in cached):
+        if isinstance(cached, str) or (
+            cached is not None and self.scenario.steps[end].index in cached
+        ):
             return cached
         config = dataclasses.replace(
             self.scenario.config, topology_manager_policy=policy, topology_manager_scope=scope
@@ -430,27 +529,27 @@ class Search:
             self._runs[key] = str(e)
             return str(e)
         out: dict[int, StepResult | None] = {}
-        # every rejected step this search may be asked about: run that far once
-        last = max([upto, *self._snapshots])
-        for step in scenario.steps:
+        last = max([end, *(self._window_end(i) for i in self._snapshots)])
+        for step in scenario.steps[: last + 1]:
             try:
                 out[step.index] = play_step(node, step)
             except InputError:
                 out[step.index] = None  # e.g. removing a pod this run did not admit
-            if step.index >= last:
-                break
         self._runs[key] = out
         return out
 
     def _effects(
         self, step_index: int, steps: Mapping[int, StepResult | None]
     ) -> tuple[SideEffect, ...]:
+        """The other pods whose admission differs from the original run,
+        within ``step_index``'s comparison window."""
+        end = self._window_end(step_index)
         effects: list[SideEffect] = []
         for index, new in steps.items():
             old = self._original.get(index)
             if index == step_index or old is None or old.op != "addPod":
                 continue
-            if new is None or new.op != "addPod":
+            if self._positions[index] > end or new is None or new.op != "addPod":
                 continue
             if bool(old.admitted) != bool(new.admitted):
                 effects.append(SideEffect(index, old.pod, _verdict(old), _verdict(new)))
@@ -474,7 +573,7 @@ class Search:
             if last is None:
                 return Outcome(variation, None, error="the step no longer applies")
             effects = self._effects(step.index, run)
-            return self._outcome(variation, last, machine, effects, None)
+            return self._outcome(variation, last, machine, effects, self._checked(step.index))
         self.prepare([step.index])
         node = self._copy(self._snapshots[step.index])
         target = self.scenario.steps[self._positions[step.index]]
@@ -497,8 +596,9 @@ class Search:
                 replayed[s.index] = play_step(node, s)
             except InputError:
                 replayed[s.index] = None
-        checked = len(replayed) if len(later) > REPLAY_STEPS else None
-        return self._outcome(variation, last, machine, self._effects(step.index, replayed), checked)
+        return self._outcome(
+            variation, last, machine, self._effects(step.index, replayed), self._checked(step.index)
+        )
 
     @staticmethod
     def _outcome(
@@ -515,34 +615,70 @@ class Search:
         )
 
 
-def nearest_admissible(
+def planned_runs(families: Sequence[Sequence[Variation]], max_runs: int = MAX_RERUNS) -> int:
+    """At most how many changes :func:`search_nearest` runs for these families."""
+    total = 0
+    for fam in families:
+        removals = bool(fam) and fam[0].kind == "removePod"
+        total += min(len(fam), REMOVALS_TRIED) if removals else len(fam)
+    return min(total, max_runs)
+
+
+def search_nearest(
     scenario: Scenario,
     result: RunResult,
     step: StepResult,
     *,
     max_runs: int = MAX_RERUNS,
     search: Search | None = None,
-) -> list[Outcome]:
-    """Try each candidate change (at most ``max_runs``) and report the
-    outcomes with their side effects on the other pods. In the graded
-    families (fewer CPUs, larger budget) the search stops at the first
-    change that admits the pod; at most :data:`REMOVALS_TRIED` running pods
-    are tried for removal, and the first :data:`REMOVALS_REPORTED` that
-    admit the pod are reported."""
+    time_budget: float | None = None,
+    tick: Callable[[], None] | None = None,
+) -> SearchReport:
+    """Try each candidate change and report the outcomes with their side
+    effects on the other pods, and how far the search went.
+
+    In the graded families (fewer CPUs, larger budget) the search stops at
+    the first change that admits the pod (the nearest; the smaller changes
+    are not needed); at most :data:`REMOVALS_TRIED` running pods are tried
+    for removal (those holding the most exclusive CPUs first), and the first
+    :data:`REMOVALS_REPORTED` that admit the pod are reported. At most
+    ``max_runs`` changes are run, and none is started once ``time_budget``
+    seconds have passed. Every change left out by a cap or the time budget
+    is listed in the report's ``not_tried``, with the cut in ``cuts``.
+    ``tick`` is called after each change run (progress)."""
     search = search if search is not None else Search(scenario, result)
     families = candidate_variations(scenario, result, step)
-    out: list[Outcome] = []
-    runs = 0
+    report = SearchReport()
+    out = report.outcomes
+    started = time.monotonic()
+    stopped: str | None = None
     for fam in families:
-        removals = fam and fam[0].kind == "removePod"
-        if removals:
+        if stopped is not None:
+            report.not_tried.extend(v.description for v in fam)
+            continue
+        removals = bool(fam) and fam[0].kind == "removePod"
+        if removals and len(fam) > REMOVALS_TRIED:
+            skipped = fam[REMOVALS_TRIED:]
             fam = fam[:REMOVALS_TRIED]
+            report.cuts.append(
+                f"{REMOVALS_TRIED} of {len(fam) + len(skipped)} running pods tried for removal "
+                "(those holding the most exclusive CPUs first)"
+            )
+        else:
+            skipped = []
         admitted = 0
-        for v in fam:
-            if runs >= max_runs:
-                return out
+        for i, v in enumerate(fam):
+            if report.tried >= max_runs:
+                stopped = f"the cap of {max_runs} changes per rejected pod"
+            elif time_budget is not None and time.monotonic() - started >= time_budget:
+                stopped = f"the time budget of {time_budget:g} s per rejected pod"
+            if stopped is not None:
+                report.not_tried.extend(x.description for x in fam[i:])
+                break
             outcome = search.run(step, v)
-            runs += 1
+            report.tried += 1
+            if tick is not None:
+                tick()
             graded = v.kind in ("fewerCPUs", "podBudget", "fewerPodCPUs")
             if graded and not outcome.admitted and v is not fam[-1]:
                 continue  # only the nearest (first admitted) or the last tried is reported
@@ -552,8 +688,26 @@ def nearest_admissible(
             if removals and outcome.admitted:
                 admitted += 1
                 if admitted >= REMOVALS_REPORTED:
+                    skipped = []  # enough found: the others are not needed
+                    report.cuts = [c for c in report.cuts if "tried for removal" not in c]
                     break
-    return out
+        report.not_tried.extend(v.description for v in skipped)
+    if stopped is not None:
+        report.cuts.append(f"stopped at {stopped}")
+    return report
+
+
+def nearest_admissible(
+    scenario: Scenario,
+    result: RunResult,
+    step: StepResult,
+    *,
+    max_runs: int = MAX_RERUNS,
+    search: Search | None = None,
+) -> list[Outcome]:
+    """The outcomes of :func:`search_nearest` (the candidate changes tried,
+    with their side effects on the other pods)."""
+    return search_nearest(scenario, result, step, max_runs=max_runs, search=search).outcomes
 
 
 def _instead(v: Variation) -> str:

@@ -23,7 +23,6 @@ import importlib
 import os
 import sys
 from collections.abc import Callable
-from importlib import metadata
 from typing import NoReturn, TypeVar
 
 import click
@@ -51,10 +50,20 @@ T = TypeVar("T")
 
 
 def _version() -> str:
+    # imported for --version only: it costs a start-up a scan of the installed packages
+    from importlib import metadata
+
     try:
         return metadata.version("podnuma")
     except metadata.PackageNotFoundError:  # pragma: no cover - source tree without install
         return "0+unknown"
+
+
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if not value or ctx.resilient_parsing:
+        return
+    click.echo(f"podnuma, version {_version()}")
+    ctx.exit()
 
 
 def fail(message: str, code: int = EXIT_INPUT) -> NoReturn:
@@ -163,7 +172,10 @@ class _Group(click.Group):
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(_version(), "--version", prog_name="podnuma")
+@click.option(
+    "--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+    help="Show the version and exit.",
+)
 @click.option(
     "--quiet", "-q", is_flag=True, default=False,
     help="No progress bars or notes on standard error (errors are still printed).",

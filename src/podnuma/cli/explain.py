@@ -8,23 +8,22 @@ from typing import Any
 
 import click
 
-from podnuma.analysis.explain import explain_run
+from podnuma.analysis.explain import explain_run, run_for_explain
 from podnuma.cli.app import guard
 from podnuma.cli.options import echo, file_argument, note_not_modelled, output_option, progress_bar
 from podnuma.errors import InputError
 from podnuma.inputs.documents import input_name
 from podnuma.inputs.scenario import load_scenario
-from podnuma.render.explain import render_text
-from podnuma.render.picture import ownership_after
-from podnuma.render.picture import render_text as picture_text
-from podnuma.render.table import capture
 from podnuma.scenario.document import dump_yaml
-from podnuma.scenario.run import RunResult, run_scenario
+from podnuma.scenario.run import RunResult
 
 __all__ = ["explain_command"]
 
 
 def _pictures(result: RunResult, doc: dict[str, Any]) -> dict[int, str]:
+    from podnuma.render.picture import ownership_after
+    from podnuma.render.picture import render_text as picture_text
+
     out: dict[int, str] = {}
     positions = {s.index: i for i, s in enumerate(result.steps)}
     for adm in doc["admissions"]:
@@ -45,6 +44,10 @@ def _pictures(result: RunResult, doc: dict[str, Any]) -> dict[int, str]:
     help="Do not re-run the scenario to find the nearest admissible configuration.",
 )
 @click.option(
+    "--search-time", "search_time", type=click.FloatRange(min=0), default=None, metavar="SECONDS",
+    help="Stop each rejected pod's search after SECONDS; the output lists the changes not tried.",
+)
+@click.option(
     "--picture/--no-picture", default=None,
     help="Show the topology picture after each step (default: when one admission is explained).",
 )
@@ -54,6 +57,7 @@ def explain_command(
     pod_ref: str | None,
     output: str,
     no_search: bool,
+    search_time: float | None,
     picture: bool | None,
 ) -> None:
     """Explain each admission of SCENARIO ('-': standard input): hints,
@@ -62,11 +66,15 @@ def explain_command(
     def go() -> str:
         loaded = load_scenario(scenario)
         note_not_modelled(loaded.config, loaded.name)
-        result = run_scenario(loaded)
+        # one step or pod: the run keeps the node just before it for the search
+        prepared = run_for_explain(
+            loaded, step=None if no_search else step_index, pod=None if no_search else pod_ref
+        )
+        result = prepared.run
         with progress_bar("explaining admissions") as advance:
             doc = explain_run(
                 loaded, result, step=step_index, pod=pod_ref, search=not no_search,
-                progress=advance,
+                progress=advance, snapshots=prepared.snapshots, time_budget=search_time,
             )
         if (step_index is not None or pod_ref is not None) and not doc["admissions"]:
             what = []
@@ -79,6 +87,10 @@ def explain_command(
             return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
         if output == "yaml":
             return dump_yaml(doc)
+        # the text renderers (and rich) are imported for text output only
+        from podnuma.render.explain import render_text
+        from podnuma.render.table import capture
+
         show = picture if picture is not None else len(doc["admissions"]) == 1
         pictures = _pictures(result, doc) if show else None
         return capture(lambda console: render_text(doc, console, pictures=pictures))

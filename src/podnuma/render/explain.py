@@ -145,10 +145,46 @@ def _render_admission(adm: Mapping[str, Any], console: Console, picture: str | N
         for alt in adm["alternatives"]:
             mark = "✓" if alt["admitted"] else ("?" if alt["admitted"] is None else "✗")
             console.print(f"   {mark} {alt['summary']}", highlight=False)
+            for line in _side_effect_lines(alt):
+                console.print(f"       {line}", highlight=False)
         if not adm["suggestions"]:
             console.print("   (no single change tried admits the pod)")
+    _search_text(adm, console)
     if picture:
         console.print(Text("after the step", style="bold"))
         console.print(Text(picture), highlight=False)
 
 
+
+
+def _side_effect_lines(alt: Mapping[str, Any]) -> list[str]:
+    """What an admitting change does to the other pods, and how far that
+    was followed."""
+    if not alt["admitted"]:
+        return []
+    lines = [
+        f"side effect: {e['pod']} (step {e['step']}) {e['now']} instead of {e['was']}"
+        for e in alt["sideEffects"]
+    ]
+    checked = alt["sideEffectsCheckedSteps"]
+    before = "the earlier steps and " if alt["kind"] in ("topologyPolicy", "topologyScope") else ""
+    later = f"the next {checked} steps" if checked is not None else "every later step"
+    if not lines:
+        lines.append(f"no side effect on the other pods ({before}{later} compared)")
+    else:
+        lines.append(f"({before}{later} compared)")
+    return lines
+
+
+def _search_text(adm: Mapping[str, Any], console: Console) -> None:
+    """Where the nearest-admissible search was cut, and what it did not try."""
+    search = adm.get("search")
+    if not search or search["complete"]:
+        return
+    for cut in search["cuts"]:
+        console.print(f"   search cut: {cut}", highlight=False)
+    not_tried = search["notTried"]
+    if not_tried:
+        shown = "; ".join(not_tried[:3])
+        more = f" and {len(not_tried) - 3} more" if len(not_tried) > 3 else ""
+        console.print(f"   not tried: {shown}{more}", highlight=False)

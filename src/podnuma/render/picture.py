@@ -26,12 +26,12 @@ Pillow, no system libraries needed) or text. No I/O here: the command in
 
 from __future__ import annotations
 
+import html
 import io
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
-from xml.sax.saxutils import escape, quoteattr
 
 from podnuma.errors import InputError
 from podnuma.machine.cpuset import CPUSet
@@ -600,6 +600,18 @@ def _cpus_text(cpus: CPUSet) -> str:
 
 def _f(v: float) -> str:
     return f"{v:g}"
+
+
+def escape(text: str) -> str:
+    """XML character data: ``&``, ``<`` and ``>`` escaped. (``html`` rather
+    than ``xml.sax.saxutils``, whose import pulls in ``urllib.request`` and
+    with it http, email and ssl: a cost every command start would pay.)"""
+    return html.escape(text, quote=False)
+
+
+def quoteattr(text: str) -> str:
+    """An XML attribute value, quotes included."""
+    return '"' + html.escape(text, quote=True) + '"'
 
 
 def render_svg(machine: Machine, own: Ownership) -> str:

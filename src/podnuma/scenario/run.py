@@ -9,7 +9,7 @@ rendering are the CLI's business.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,16 +80,27 @@ def start_node(scenario: Scenario) -> Node:
         raise _startup_failure(scenario, e) from None
 
 
-def run_scenario(scenario: Scenario) -> RunResult:
+def run_scenario(
+    scenario: Scenario,
+    *,
+    before_step: Callable[[Node, Step], None] | None = None,
+    checkpoints: bool = True,
+) -> RunResult:
     """Start the node and play every step.
 
     A step naming a pod or container that is not running raises
     :class:`InputError` at that step's field path, in the scenario's file.
+    ``before_step(node, step)`` is called just before each step is played
+    (to keep a copy of the node there, say); it must not change the node.
+    ``checkpoints=False`` leaves the result's checkpoints empty, for a
+    caller that does not use them (encoding them costs time).
     """
     node = start_node(scenario)
     summary = node.summary()
     results: list[StepResult] = []
     for step in scenario.steps:
+        if before_step is not None:
+            before_step(node, step)
         try:
             results.append(play_step(node, step))
         except InputError as e:
@@ -101,6 +112,6 @@ def run_scenario(scenario: Scenario) -> RunResult:
         machine=scenario.machine,
         node=summary,
         steps=tuple(results),
-        checkpoints=dict(node.checkpoint_objects()),
-        checkpoint_files=dict(node.checkpoint_files()),
+        checkpoints=dict(node.checkpoint_objects()) if checkpoints else {},
+        checkpoint_files=dict(node.checkpoint_files()) if checkpoints else {},
     )

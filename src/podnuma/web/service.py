@@ -30,7 +30,7 @@ from typing import Any
 import podnuma
 from podnuma.analysis.advise import advice_document, advise_pod, node_config_document
 from podnuma.analysis.compare import compare_pod, comparison_document
-from podnuma.analysis.explain import explain_run
+from podnuma.analysis.explain import explain_run, run_for_explain
 from podnuma.api.kubeletconfig import KubeletConfig, load_kubelet_config
 from podnuma.cm.checkpoint import CheckpointError
 from podnuma.errors import InputError, KubeletStartupError
@@ -151,8 +151,14 @@ def explain(
     text: str, name: str, step: int | None, pod: str | None, search: bool
 ) -> dict[str, Any]:
     """``podnuma explain -o json [--step N] [--pod REF] [--no-search]``."""
-    scenario, result = _run(text, name)
-    doc = explain_run(scenario, result, step=step, pod=pod, search=search)
+    scenario = _load(text, name)
+    # one step or pod: the run keeps the node just before it for the search
+    prepared = run_for_explain(
+        scenario, step=step if search else None, pod=pod if search else None
+    )
+    doc = explain_run(
+        scenario, prepared.run, step=step, pod=pod, search=search, snapshots=prepared.snapshots
+    )
     if (step is not None or pod is not None) and not doc["admissions"]:
         what = []
         if step is not None:

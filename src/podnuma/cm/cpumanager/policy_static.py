@@ -671,6 +671,11 @@ class _MaskTable:
 
     __slots__ = ("rows", "node_masks", "min_width")
 
+    def __deepcopy__(self, memo: dict[int, object]) -> _MaskTable:
+        # derived from the topology, which never changes, and min_width is a
+        # memo of a pure function: a copy of the policy shares the table
+        return self
+
     def __init__(self, rows: list[_MaskRow], node_masks: list[int]) -> None:
         self.rows = rows
         self.node_masks = node_masks

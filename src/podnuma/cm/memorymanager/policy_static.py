@@ -41,6 +41,7 @@ from podnuma.api.qos import (
 from podnuma.api.quantity import Quantity
 from podnuma.api.resources import is_pod_level_resources_set
 from podnuma.cm.admission import EmptyPodSharedPoolError
+from podnuma.cm.memo import SharedMemo
 from podnuma.cm.memorymanager.policy import MemoryManagerError, TopologyHints
 from podnuma.cm.memorymanager.state import (
     RESOURCE_MEMORY,
@@ -324,11 +325,12 @@ class StaticPolicy:
         self.gates = gates
         self.init_containers_reusable_memory: ReusableMemory = {}
         # NUMA ids -> every mask over them with its bits (the machine is fixed)
-        self._mask_cache: dict[tuple[int, ...], list[_MaskRow]] = {}
-        self._fit_cache: dict[
+        # (memos of pure functions of their keys: copies of the policy share them)
+        self._mask_cache: SharedMemo[tuple[int, ...], list[_MaskRow]] = SharedMemo()
+        self._fit_cache: SharedMemo[
             tuple[tuple[int, ...], tuple[tuple[str, int], ...], tuple[int, ...]],
             tuple[int, list[_MaskRow]],
-        ] = {}
+        ] = SharedMemo()
 
     def name(self) -> str:
         return POLICY_STATIC

@@ -43,6 +43,9 @@ class Block:
         object.__setattr__(self, "type", type)
         object.__setattr__(self, "size", size)
 
+    def __deepcopy__(self, memo: dict[int, object]) -> Block:
+        return self  # immutable
+
     def with_size(self, size: int) -> Block:
         return Block(self.numa_affinity, self.type, size)
 
