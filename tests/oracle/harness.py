@@ -443,6 +443,40 @@ def _same_inline_state(
 
 _POD_FIELD = re.compile(r"steps\[\d+\]\.addPod\.[^:]*: Invalid value")
 
+MEMORY_STATE_DIFFERS = "[memorymanager] the expected machine state is different from the real one"
+
+
+def memory_validation_depends_on_order(scenario: Mapping[str, Any]) -> bool:
+    """The Static memory manager's start-up check of a restored checkpoint
+    gives different answers in different runs of the kubelet.
+
+    ``validateState`` rebuilds the machine state from the assignments by
+    ranging over Go maps (pods, then each pod's containers) and compares
+    it with the checkpoint's. Each block it visits sets the ``cells`` of
+    every NUMA node of its affinity, so a node that appears in blocks with
+    different affinity lists ends up with the cells of whichever block came
+    last: map order. (With one affinity list per node the greedy fill is
+    the same in every order.) podnuma walks the maps sorted and so gives
+    one of the kubelet's possible answers.
+    """
+    state = scenario.get("state")
+    memory = state.get("memoryManager") if isinstance(state, Mapping) else None
+    if not isinstance(memory, Mapping):
+        return False
+    seen: dict[int, tuple[int, ...]] = {}
+    groups: list[Any] = []
+    for containers in (memory.get("entries") or {}).values():
+        for blocks in (containers or {}).values():
+            groups.extend(blocks or [])
+    for blocks in (memory.get("podEntries") or {}).values():
+        groups.extend(blocks or [])
+    for block in groups:
+        affinity = tuple((block or {}).get("numaAffinity") or ())
+        for nid in affinity:
+            if seen.setdefault(nid, affinity) != affinity:
+                return True
+    return False
+
 
 def compare(
     mine: Outcome,
@@ -462,6 +496,18 @@ def compare(
         # the oracle only defaults them): the kubelet never sees it
         return []
     if mine.kind != "ok" or theirs.kind != "ok":
+        kinds = {mine.kind, theirs.kind}
+        failed = theirs if theirs.kind == "startup" else mine
+        if (
+            kinds == {"ok", "startup"}
+            and failed.message.endswith(MEMORY_STATE_DIFFERS)
+            and memory_validation_depends_on_order(scenario)
+        ):
+            # the kubelet itself starts on this checkpoint in some runs and
+            # refuses it in others (Go map order): either answer is its own
+            if notes is not None:
+                notes.append("memory state check depends on map order")
+            return []
         if mine.kind != theirs.kind:
             return [
                 f"outcome: podnuma {mine.kind} ({mine.message[:300]}) != "
@@ -589,12 +635,14 @@ def run_both(
         if diffs:
             out.append((name, doc, diffs))
     if stats is not None:
+        picks = sum(1 for n in notes if n.startswith("random device pick"))
         for key, value in (("run", len(items)), ("not_sent", left_out), ("compared", len(ask)),
-                           ("device_pick", len(notes)), ("bytes", bytes_checked)):
+                           ("device_pick", picks), ("map_order_start", len(notes) - picks),
+                           ("bytes", bytes_checked)):
             stats[key] = stats.get(key, 0) + value
     elif notes:
-        print(f"compared up to a random device pick only: {len(notes)} of {len(ask)} "
-              "(the device manager's choice among equivalent devices; see docs/oracle.md)")
+        print(f"compared only in part (a random device pick, or a restored memory checkpoint the "
+              f"kubelet accepts or refuses by Go map order): {len(notes)} of {len(ask)}; see docs/oracle.md")
     return out
 
 

@@ -81,3 +81,26 @@ def test_signature_drops_indices() -> None:
         "outcome: podnuma input (x) != oracle startup (y)",
     ])
     assert sig == {".steps[].containers[].devices.example.com/gpu[]", "outcome"}
+
+
+def _memory_state(entries: dict[str, Any]) -> dict[str, Any]:
+    return {"state": {"memoryManager": {"policyName": "Static", "machineState": {}, "entries": entries}}}
+
+
+def _block(numa: list[int]) -> dict[str, Any]:
+    return {"numaAffinity": numa, "type": "memory", "size": 1 << 30}
+
+
+def test_memory_check_order_dependent_when_a_node_sits_in_two_groups() -> None:
+    from tests.oracle.harness import MEMORY_STATE_DIFFERS, memory_validation_depends_on_order
+
+    mixed = _memory_state({"a": {"c0": [_block([0, 1])]}, "b": {"c0": [_block([1])]}})
+    same = _memory_state({"a": {"c0": [_block([0, 1])]}, "b": {"c0": [_block([0, 1])], "c1": [_block([2])]}})
+    assert memory_validation_depends_on_order(mixed)
+    assert not memory_validation_depends_on_order(same)
+    refused = Outcome(kind="startup", message="start memory manager error: " + MEMORY_STATE_DIFFERS)
+    started = Outcome(doc={"node": {}, "steps": [], "checkpoints": {}})
+    notes: list[str] = []
+    assert compare(started, refused, mixed, notes=notes) == []
+    assert notes == ["memory state check depends on map order"]
+    assert compare(started, refused, same) != []
