@@ -34,6 +34,7 @@ from podnuma.api.pod import Container, Pod
 from podnuma.api.qos import compute_pod_qos
 from podnuma.api.quantity import Quantity
 from podnuma.api.resources import pod_requests
+from podnuma.cm.active import ActivePods
 from podnuma.cm.admission import (
     allocatable_amounts,
     fits_node_allocatable_amounts,
@@ -231,7 +232,7 @@ class Node:
         # requests, their refs, and the active containers view.
         self._used: dict[str, int] = {}
         self._uid_by_ref: dict[str, str] = {}
-        self._active: dict[str, set[str]] = {}
+        self._active = ActivePods()
         # PodResources entries per running pod, recomputed only for the pods
         # whose own steps touched them (_pod_resources_stale).
         self._pod_resources_cache: dict[str, PodResources] = {}
@@ -285,7 +286,7 @@ class Node:
         for name, v in rp.amounts.items():
             self._used[name] = self._used.get(name, 0) + v
         self._uid_by_ref.setdefault(rp.ref, rp.uid)
-        self._active[rp.uid] = set(rp.containers)
+        self._active[rp.uid] = frozenset(rp.containers)
 
     def _stop(self, uid: str) -> None:
         rp = self._running.pop(uid, None)
@@ -297,7 +298,7 @@ class Node:
             del self._uid_by_ref[rp.ref]
         self._active.pop(uid, None)
 
-    def active_containers(self) -> dict[str, set[str]]:
+    def active_containers(self) -> ActivePods:
         """Pod UID -> container names of every active pod (the kubelet's
         ``activePods``), the pod being admitted included. Read-only: it is
         the node's own mapping, kept up to date as pods come and go."""
@@ -336,7 +337,7 @@ class Node:
         trail = HintTrail()
         self._admitting = pod
         running_entry = self._active.get(pod.uid)
-        self._active[pod.uid] = {c.name for c in (*pod.init_containers, *pod.containers)}
+        self._active[pod.uid] = _container_names(pod)
         try:
             result = self.topology.admit(pod, trail)
         finally:
@@ -688,6 +689,17 @@ def _container_devices(
             for node in nodes:
                 out.append(ContainerDevices(resource, (dev_id,), (node,)))
     return tuple(out)
+
+
+def _container_names(pod: Pod) -> frozenset[str]:
+    """The names of the pod's containers (init, sidecar and app)."""
+    memo = pod.memo()
+    found: frozenset[str] | None = memo.get("container-names")
+    if found is None:
+        found = memo["container-names"] = frozenset(
+            c.name for c in (*pod.init_containers, *pod.containers)
+        )
+    return found
 
 
 def _hint_records(trail: HintTrail) -> tuple[HintRecord, ...]:

@@ -85,6 +85,17 @@ def _is_integral_cpu_amount(q: Quantity) -> bool:
     return q.value() * 1000 == q.milli_value()
 
 
+def _whole_cpus_requested(container: Container) -> int:
+    """The container's CPU request when it is a whole number of CPUs, else
+    0 (kept with the immutable container)."""
+    memo = container.memo()
+    found: int | None = memo.get("whole-cpus-requested")
+    if found is None:
+        cpu = container.requests.get(RESOURCE_CPU, _ZERO)
+        found = memo["whole-cpus-requested"] = cpu.value() if _is_integral_cpu_amount(cpu) else 0
+    return found
+
+
 class StaticPolicy:
     """``staticPolicy``.
 
@@ -106,6 +117,9 @@ class StaticPolicy:
         self.affinity = affinity
         self.options = options
         self.gates = gates
+        # the gates this policy reads (a gate set does not change)
+        self._plr = gates.enabled(GATE_POD_LEVEL_RESOURCES)
+        self._plrm = gates.enabled(GATE_POD_LEVEL_RESOURCE_MANAGERS)
         # computed once; the CPU manager cannot handle topology changes anyway
         self.cpu_group_size = topology.cpus_per_core()
         self._mask_table: _MaskTable | None = None
@@ -188,7 +202,7 @@ class StaticPolicy:
         for containers in assignments.values():
             for cset in containers.values():
                 known |= cset.mask
-        if self.gates.enabled(GATE_POD_LEVEL_RESOURCE_MANAGERS):  # pod-level
+        if self._plrm:  # pod-level
             for cset in state.pod_assignments.values():
                 known |= cset.mask
         if known != all_cpus.mask:
@@ -210,28 +224,25 @@ class StaticPolicy:
 
     # -- sizing --------------------------------------------------------------
     def _pod_qos(self, pod: Pod) -> QOSClass:
-        return compute_pod_qos(pod, pod_level_resources=self.gates.enabled(GATE_POD_LEVEL_RESOURCES))
+        return compute_pod_qos(pod, pod_level_resources=self._plr)
 
     def _pod_level_unmanaged(self, pod: Pod) -> bool:
         """A pod-level pod the CPU manager must leave alone (gates off)."""
         return (
-            not self.gates.enabled(GATE_POD_LEVEL_RESOURCE_MANAGERS)
-            or not self.gates.enabled(GATE_POD_LEVEL_RESOURCES)
+            not self._plrm
+            or not self._plr
         ) and is_pod_level_resources_set(pod)
 
     def _guaranteed_cpus(self, pod: Pod, container: Container, qos: QOSClass) -> int:
         if qos != GUARANTEED:
             return 0
-        cpu = container.requests.get(RESOURCE_CPU, _ZERO)
         if (
-            self.gates.enabled(GATE_POD_LEVEL_RESOURCE_MANAGERS)
+            self._plrm
             and is_pod_level_resources_set(pod)
             and not is_container_equivalent_qos_guaranteed(container)
         ):  # pod-level: only request==limit containers get exclusive CPUs
             return 0
-        if not _is_integral_cpu_amount(cpu):
-            return 0
-        return cpu.value()
+        return _whole_cpus_requested(container)
 
     def guaranteed_cpus(self, pod: Pod, container: Container) -> int:
         """``guaranteedCPUs``: exclusive CPUs the container gets (0 = shared)."""
@@ -241,7 +252,7 @@ class StaticPolicy:
         """``podGuaranteedCPUs``: the pod's exclusive CPU need, with init
         containers' CPUs reused and sidecars running alongside."""
         qos = self._pod_qos(pod)
-        if self.gates.enabled(GATE_POD_LEVEL_RESOURCE_MANAGERS) and is_pod_level_resources_set(pod):
+        if self._plrm and is_pod_level_resources_set(pod):
             # pod-level: the pod budget, when integral
             if qos != GUARANTEED or pod.resources is None:
                 return 0
@@ -369,7 +380,7 @@ class StaticPolicy:
 
     # -- pod-level (KEP-5526) ----------------------------------------------------
     def _pod_level_managed(self, pod: Pod) -> bool:
-        return self.gates.enabled(GATE_POD_LEVEL_RESOURCE_MANAGERS) and is_pod_level_resources_set(pod)
+        return self._plrm and is_pod_level_resources_set(pod)
 
     def validate_pod_scope_resources(self, pod: Pod) -> str | None:
         """``validatePodScopeResources``: the error text when the pod's
@@ -488,7 +499,7 @@ class StaticPolicy:
             return
         state.delete(pod_uid, container_name)
 
-        if self.gates.enabled(GATE_POD_LEVEL_RESOURCE_MANAGERS):  # pod-level
+        if self._plrm:  # pod-level
             pod_cpus = state.get_pod_cpu_set(pod_uid)
             if pod_cpus is not None:
                 if not state.assignments.get(pod_uid):

@@ -322,6 +322,10 @@ class StaticPolicy:
         self.system_reserved = {nid: dict(res) for nid, res in system_reserved.items()}
         self.affinity = affinity
         self.gates = gates
+        # the gates this policy reads (a gate set does not change)
+        self._plr = gates.enabled(GATE_POD_LEVEL_RESOURCES)
+        self._plrm = gates.enabled(GATE_POD_LEVEL_RESOURCE_MANAGERS)
+        self._fix_qos = gates.enabled(GATE_FIX_KUBELET_QOS)
         self.init_containers_reusable_memory: ReusableMemory = {}
         # NUMA ids -> every mask over them with its bits (the machine is fixed)
         self._mask_cache: dict[tuple[int, ...], list[_MaskRow]] = {}
@@ -352,7 +356,7 @@ class StaticPolicy:
         expected = self.get_default_machine_state()
         # upstream walks Go maps; podnuma walks them sorted so the first error is stable
         for pod_uid in sorted(assignments):
-            if self.gates.enabled(GATE_POD_LEVEL_RESOURCE_MANAGERS):
+            if self._plrm:
                 pod_blocks = state.get_pod_memory_blocks(pod_uid)
                 if pod_blocks:
                     self._update_expected_machine_state(expected, pod_blocks, pod_uid, "")
@@ -422,15 +426,15 @@ class StaticPolicy:
     def _qos(self, pod: Pod) -> QOSClass:
         return compute_pod_qos(
             pod,
-            pod_level_resources=self.gates.enabled(GATE_POD_LEVEL_RESOURCES),
-            fix_kubelet_qos_class=self.gates.enabled(GATE_FIX_KUBELET_QOS),
+            pod_level_resources=self._plr,
+            fix_kubelet_qos_class=self._fix_qos,
         )
 
     def _skips_pod_level(self, pod: Pod) -> bool:
         """A pod-level pod while either pod-level gate is off: no hints, no pinning."""
         return (
-            not self.gates.enabled(GATE_POD_LEVEL_RESOURCE_MANAGERS)
-            or not self.gates.enabled(GATE_POD_LEVEL_RESOURCES)
+            not self._plrm
+            or not self._plr
         ) and is_pod_level_resources_set(pod)
 
     def get_pod_reusable_memory(self, pod: Pod, mask: BitMask, name: str) -> int:
@@ -812,7 +816,7 @@ class StaticPolicy:
     def remove_container(self, state: MemoryManagerState, pod_uid: str, container_name: str) -> None:
         """``RemoveContainer`` (idempotent): free the container's blocks; a
         pod-level pod frees its reservation with its last container."""
-        if self.gates.enabled(GATE_POD_LEVEL_RESOURCE_MANAGERS):
+        if self._plrm:
             pod_blocks = state.get_pod_memory_blocks(pod_uid)
             if pod_blocks is not None:
                 state.delete(pod_uid, container_name)
