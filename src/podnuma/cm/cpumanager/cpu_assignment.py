@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import enum
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 from podnuma.machine.cpuset import CPUSet
 from podnuma.machine.topology import CPUDetails, CPUTopology
@@ -153,6 +153,7 @@ class _Tables:
         "cores_in_socket",
         "cores_in_numa",
         "sockets",
+        "socket_mask",
         "numas",
         "numa_in_socket",
         "socket_in_numa",
@@ -175,6 +176,7 @@ class _Tables:
         self.cores_in_socket = cores_in(topo.socket_masks)
         self.cores_in_numa = cores_in(topo.numa_masks)
         self.sockets = list(topo.socket_masks.items())
+        self.socket_mask = dict(topo.socket_masks)
         self.numas = list(topo.numa_masks.items())
         self.numa_in_socket = {
             p: list(topo.groups_within(topo.numa_masks, topo.socket_masks, p).items())
@@ -184,6 +186,19 @@ class _Tables:
             p: list(topo.groups_within(topo.socket_masks, topo.numa_masks, p).items())
             for p in topo.numa_masks
         }
+
+
+def _numa_nodes_by_socket(tables: _Tables, avail: int) -> Iterator[int]:
+    """``sort_available_numa_nodes`` for sockets above NUMA nodes, with the
+    free CPUs ``avail``, one socket at a time."""
+    sockets = sorted([((avail & m).bit_count(), sid) for sid, m in tables.sockets if m & avail])
+    socket_of = tables.socket_mask
+    for _, sid in sockets:
+        within = avail & socket_of[sid]
+        for _, nid in sorted(
+            [((avail & m).bit_count(), nid) for nid, m in tables.numa_in_socket[sid] if m & within]
+        ):
+            yield nid
 
 
 def _tables(topo: CPUTopology) -> _Tables:
@@ -454,15 +469,18 @@ class CPUAccumulator:
             if self.is_satisfied():
                 return
 
-    def _core_parents(self) -> tuple[list[int], dict[int, int], dict[int, list[tuple[int, int]]]]:
+    def _core_parents(
+        self,
+    ) -> tuple[Iterable[int], dict[int, int], dict[int, list[tuple[int, int]]]]:
         """The parents of the cores as ``sort_available_cores`` walks them
-        (sockets or NUMA nodes, sorted), their masks, and per parent its
-        cores (id, mask) by id."""
+        (sockets or NUMA nodes, sorted by the free CPUs now), their masks,
+        and per parent its cores (id, mask) by id. NUMA nodes under sockets
+        are sorted one socket at a time, as the walk reaches it."""
         topo = self.topo
         tables = _tables(topo)
         if self.numa_first:
             return self.sort_available_sockets(), topo.socket_masks, tables.cores_in_socket
-        return self.sort_available_numa_nodes(), topo.numa_masks, tables.cores_in_numa
+        return _numa_nodes_by_socket(tables, self.avail), topo.numa_masks, tables.cores_in_numa
 
     def take_full_cores(self) -> None:
         """Every free core in ``free_cores`` order, taken while the request

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from collections.abc import Set as AbstractSet
+from types import MappingProxyType
 from typing import Final, Protocol
 
 from podnuma.api.featuregates import FeatureGateReader
@@ -52,6 +53,7 @@ _ERR_ZERO_RESERVATION: Final = (
 
 
 _GATE_POD_LEVEL_RESOURCE_MANAGERS: Final = "PodLevelResourceManagers"
+_NO_ENTRIES: Mapping[str, CPUSet] = MappingProxyType({})
 
 
 def resources_qualify_for_exclusive_cpus(container: Container) -> bool:
@@ -95,6 +97,7 @@ class CPUManager:
         self.active_pods = active_pods
         self.allocatable_cpus: CPUSet = EMPTY
         self._stale_watch = StaleWatch()
+        self._plrm: bool | None = None  # the PodLevelResourceManagers gate, once read
 
     def start(self) -> None:
         """``Start``: the policy validates/initialises the state
@@ -209,7 +212,27 @@ class CPUManager:
 
     # -- pod-level views ---------------------------------------------------
     def _pod_level_gate(self) -> bool:
-        return self.gates is not None and self.gates.enabled(_GATE_POD_LEVEL_RESOURCE_MANAGERS)
+        gate = self._plrm
+        if gate is None:
+            gate = self._plrm = self.gates is not None and self.gates.enabled(
+                _GATE_POD_LEVEL_RESOURCE_MANAGERS
+            )
+        return gate
+
+    def exclusive_view(self, pod: Pod, container: Container) -> tuple[CPUSet | None, Isolation, bool]:
+        """In one look-up: the container's CPU entry (``None``: none), its
+        isolation level (:meth:`get_resource_isolation_level`) and whether
+        its CFS quota is lifted (:meth:`container_has_exclusive_cpus`)."""
+        entry = self.state.assignments.get(pod.uid, _NO_ENTRIES).get(container.name)
+        if entry is None:
+            return None, "host", False
+        if (
+            self._pod_level_gate()
+            and is_pod_level_resources_set(pod)
+            and not resources_qualify_for_exclusive_cpus(container)
+        ):
+            return entry, "pod", False
+        return entry, "container", not entry.is_empty()
 
     def get_resource_isolation_level(self, pod: Pod, container: Container) -> Isolation:
         """``GetResourceIsolationLevel``: ``host`` without a CPU entry (node

@@ -23,7 +23,8 @@ container entries.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from itertools import compress
 from typing import Final
 
 from podnuma.api.featuregates import FeatureGateReader
@@ -625,16 +626,31 @@ class StaticPolicy:
         avail_mask = available.mask
         reuse_known = reusable.mask & ~unknown
 
-        # free CPUs per combination: subset sums of the per-node counts
-        counts = [(avail_mask & m).bit_count() for m in table.node_masks]
-        sums = [0] * (1 << len(counts))
-        for c in range(1, len(sums)):
-            low = c & -c
-            sums[c] = sums[c ^ low] + counts[low.bit_length() - 1]
+        counts = tuple([(avail_mask & m).bit_count() for m in table.node_masks])
         # reusable and available are counted separately (overlap counts twice, as upstream)
         need = request - reusable_count
+        plain = not reuse_known and not reusable_unknown and not available_unknown
+        if plain and not self.options.align_by_socket:
+            # the hints depend only on the per-node counts, the need and the
+            # narrowest width: kept for the combinations seen recently
+            key = (counts, need, min_affinity_size)
+            found = table.hints.get(key)
+            if found is None:
+                sums = _subset_sums(counts)
+                found = list(
+                    compress(
+                        table.hints_for(min_affinity_size),
+                        map(need.__le__, map(sums.__getitem__, table.compact)),
+                    )
+                )
+                if len(table.hints) >= _HINT_CACHE_SIZE:
+                    table.hints.clear()
+                table.hints[key] = found
+            return list(found)
 
-        if not reuse_known and not reusable_unknown and not available_unknown:
+        # free CPUs per combination: subset sums of the per-node counts
+        sums = _subset_sums(counts)
+        if plain:
             candidates = [row for row in table.rows if sums[row[5]] >= need]
         else:
             candidates = []
@@ -680,12 +696,38 @@ class _MaskTable:
     """The NUMA masks of a topology (``_numa_mask_table``), each node's CPUs
     in node order, and per request the narrowest width that fits."""
 
-    __slots__ = ("rows", "node_masks", "min_width")
+    __slots__ = ("rows", "node_masks", "min_width", "hints", "compact", "_by_width")
 
     def __init__(self, rows: list[_MaskRow], node_masks: list[int]) -> None:
         self.rows = rows
         self.node_masks = node_masks
         self.min_width: dict[int, int] = {}
+        # (free CPUs per node, need, narrowest width) -> hints, recent ones
+        self.hints: dict[tuple[tuple[int, ...], int, int], list[TopologyHint]] = {}
+        self.compact = [row[5] for row in rows]
+        self._by_width: dict[int, list[TopologyHint]] = {}
+
+    def hints_for(self, min_width: int) -> list[TopologyHint]:
+        """Every mask's hint, preferred when the mask is ``min_width`` wide."""
+        found = self._by_width.get(min_width)
+        if found is None:
+            found = self._by_width[min_width] = [
+                row[6] if row[1] == min_width else row[7] for row in self.rows
+            ]
+        return found
+
+
+_HINT_CACHE_SIZE = 4096
+
+
+def _subset_sums(per_node: Sequence[int]) -> list[int]:
+    """Sum of ``per_node`` over every subset of the nodes, by subset index
+    (bit i stands for node i): the table doubles with each node, the new
+    half adding that node to every subset before it."""
+    sums = [0]
+    for v in per_node:
+        sums += list(map(v.__add__, sums))
+    return sums
 
 
 def new_static_policy(

@@ -27,7 +27,10 @@ out as ``hugepages-*`` before ``memory``.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import compress
+from operator import itemgetter, not_
 from typing import Final
 
 from podnuma.api.featuregates import FeatureGateReader
@@ -234,27 +237,45 @@ def _is_affinity_satisfy_request(
     return True
 
 
-# (mask, its bits, its value, compact index over the NUMA ids)
-_MaskRow = tuple[BitMask, tuple[int, ...], int, int]
+# (mask, its bits, its value, compact index over the NUMA ids, its width,
+#  its preferred hint, its non-preferred hint)
+_MaskRow = tuple[BitMask, tuple[int, ...], int, int, int, TopologyHint, TopologyHint]
 
 
 def _masks_over(numa_ids: tuple[int, ...]) -> list[_MaskRow]:
-    """``IterateBitMasks`` over the NUMA ids, with each mask's bits and
-    compact index (for subset sums)."""
+    """``IterateBitMasks`` over the NUMA ids, with each mask's bits,
+    compact index (for subset sums), width and its two hints."""
     return [
-        (mask, bits, mask.value, compact)
+        (mask, bits, mask.value, compact, len(bits), TopologyHint(mask, True), TopologyHint(mask, False))
         for mask, bits, compact in mask_combinations(list(numa_ids))
     ]
 
 
 def _subset_sums(per_node: Sequence[int]) -> list[int]:
     """Sum of ``per_node`` over every subset of the nodes, by compact index
-    (each subset adds one node to a smaller one)."""
-    sums = [0] * (1 << len(per_node))
-    for c in range(1, len(sums)):
-        low = c & -c
-        sums[c] = sums[c ^ low] + per_node[low.bit_length() - 1]
+    (bit i of the index stands for node i): the table doubles with each
+    node, the new half adding that node to every subset before it."""
+    sums = [0]
+    for v in per_node:
+        sums += list(map(v.__add__, sums))
     return sums
+
+
+_VALUE = itemgetter(2)
+_COMPACT = itemgetter(3)
+_WIDTH = itemgetter(4)
+_PREFERRED = itemgetter(5)
+_NOT_PREFERRED = itemgetter(6)
+
+
+def _without(rows: list[_MaskRow], nodes: int) -> list[_MaskRow]:
+    """The rows whose masks hold none of ``nodes`` (a NUMA bit mask)."""
+    return list(compress(rows, map(not_, map(nodes.__and__, map(_VALUE, rows)))))
+
+
+def _at_least(rows: list[_MaskRow], sums: Sequence[int], size: int) -> list[_MaskRow]:
+    """The rows whose subset sum reaches ``size``."""
+    return list(compress(rows, map(size.__le__, map(sums.__getitem__, map(_COMPACT, rows)))))
 
 
 _FIT_CACHE_SIZE = 4096
@@ -273,10 +294,10 @@ def _fitting_masks(
     fitting = masks
     for r, (_, size) in enumerate(reqs):
         sums = _subset_sums(allocs[r::n])
-        fitting = [row for row in fitting if sums[row[3]] >= size]
+        fitting = _at_least(fitting, sums, size)
     # quirk: the minimum counts masks that the group rules then drop (masks
     # come narrowest first)
-    return (len(fitting[0][1]) if fitting else len(numa_ids)), fitting
+    return (fitting[0][4] if fitting else len(numa_ids)), fitting
 
 
 def _table(machine_state: Mapping[int, NUMANodeState], nid: int, name: str) -> MemoryTable | None:
@@ -451,6 +472,8 @@ class StaticPolicy:
                 if block.size > table.get(block.type, 0):
                     table[block.type] = block.size
             return
+        if pod.uid not in self.init_containers_reusable_memory:
+            return  # nothing reusable to take from
         for block in blocks:
             mask = BitMask(block.numa_affinity)
             reusable = self.get_pod_reusable_memory(pod, mask, block.type)
@@ -533,16 +556,17 @@ class StaticPolicy:
                     blocked |= 1 << nid
                 else:
                     grouped[nid] = sorted(node.cells)
-        candidates = [
-            row
-            for row in fitting
-            if not (row[2] & (in_group if len(row[1]) == 1 else blocked))
-        ]
+        if in_group or blocked:
+            # masks come by width: the single-NUMA ones first
+            singles = bisect_right(list(map(_WIDTH, fitting)), 1)
+            candidates = _without(fitting[:singles], in_group) + _without(fitting[singles:], blocked)
+        else:
+            candidates = fitting
         if grouped:
             candidates = [
                 row
                 for row in candidates
-                if len(row[1]) == 1
+                if row[4] == 1
                 or not any(nid in grouped and grouped[nid] != list(row[1]) for nid in row[1])
             ]
         # Free memory (plus what earlier init containers left for reuse).
@@ -557,10 +581,18 @@ class StaticPolicy:
                     if sums[row[3]] + reusable.get(row[0], {}).get(name, 0) >= size
                 ]
             else:
-                candidates = [row for row in candidates if sums[row[3]] >= size]
+                candidates = _at_least(candidates, sums, size)
         hints: dict[str, list[TopologyHint]] = {}
         if candidates:
-            lst = [TopologyHint(row[0], len(row[1]) == min_affinity_size) for row in candidates]
+            # preferred: the masks of the narrowest width (masks come by width)
+            widths = list(map(_WIDTH, candidates))
+            lo = bisect_left(widths, min_affinity_size)
+            hi = bisect_right(widths, min_affinity_size)
+            lst = [
+                *map(_NOT_PREFERRED, candidates[:lo]),
+                *map(_PREFERRED, candidates[lo:hi]),
+                *map(_NOT_PREFERRED, candidates[hi:]),
+            ]
             for name, _ in reqs:
                 hints[name] = list(lst)
         return hints
@@ -717,10 +749,11 @@ class StaticPolicy:
             return
 
         hint = self.affinity.get_affinity(pod.uid, container.name)
-        machine_state = state.get_machine_state()
-        mask = self._affinity_for(machine_state, pod, requested, hint)
+        # the choice only reads the machine state; only the chosen nodes change
+        mask = self._affinity_for(state.machine_state_view(), pod, requested, hint)
 
         bits = mask.bits()
+        machine_state = state.machine_state_for_update(bits)
         blocks: list[Block] = []
         for name, size in requested.items():
             blocks.append(Block(bits, name, size))
@@ -834,7 +867,9 @@ class StaticPolicy:
     def _release_memory(state: MemoryManagerState, blocks: Sequence[Block]) -> None:
         """``releaseMemory``: frees from the lowest NUMA id of each block's
         group first, whichever node the memory came from (upstream quirk)."""
-        machine_state = state.get_machine_state()
+        machine_state = state.machine_state_for_update(
+            {nid for block in blocks for nid in block.numa_affinity}
+        )
         for block in blocks:
             released = block.size
             for nid in block.numa_affinity:

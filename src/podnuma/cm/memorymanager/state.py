@@ -129,6 +129,17 @@ class MemoryManagerState:
         """The machine state itself, not a copy: for readers only."""
         return self._machine_state
 
+    def machine_state_for_update(self, nids: Iterable[int]) -> NUMANodeMap:
+        """A machine state to change and then :meth:`commit_machine_state`:
+        the nodes ``nids`` are private copies, the others are shared with
+        the current state and must not be changed (copy on write)."""
+        out = dict(self._machine_state)
+        for nid in nids:
+            node = out.get(nid)
+            if node is not None:
+                out[nid] = node.copy()
+        return out
+
     def set_machine_state(self, machine_state: Mapping[int, NUMANodeState]) -> None:
         self._machine_state = clone_machine_state(machine_state)
 
