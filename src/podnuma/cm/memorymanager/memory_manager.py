@@ -167,6 +167,7 @@ class MemoryManager:
         self.active_pods = active_pods
         self.allocatable_memory: list[Block] = []
         self._stale_watch = StaleWatch()
+        self._plrm: bool | None = None  # the PodLevelResourceManagers gate, once read
 
     @property
     def provider_name(self) -> str:
@@ -262,7 +263,10 @@ class MemoryManager:
         return self.state.get_pod_memory_blocks(pod_uid) or []
 
     def _pod_level(self, pod: Pod) -> bool:
-        return self.gates.enabled(GATE_POD_LEVEL_RESOURCE_MANAGERS) and is_pod_level_resources_set(pod)
+        gate = self._plrm
+        if gate is None:
+            gate = self._plrm = self.gates.enabled(GATE_POD_LEVEL_RESOURCE_MANAGERS)
+        return gate and is_pod_level_resources_set(pod)
 
     def podresources_container_memory(self, pod: Pod, container: Container) -> list[Block]:
         """PodResources ``GetMemory``: only memory the container holds alone.

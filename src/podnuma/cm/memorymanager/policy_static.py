@@ -238,15 +238,32 @@ def _is_affinity_satisfy_request(
 
 
 # (mask, its bits, its value, compact index over the NUMA ids, its width,
-#  its preferred hint, its non-preferred hint)
-_MaskRow = tuple[BitMask, tuple[int, ...], int, int, int, TopologyHint, TopologyHint]
+#  its preferred hint, its non-preferred hint, the positions of its bits
+#  among the NUMA ids)
+_MaskRow = tuple[
+    BitMask, tuple[int, ...], int, int, int, TopologyHint, TopologyHint, tuple[int, ...]
+]
+
+# below this many masks, sums are taken mask by mask rather than by subset
+_FEW = 32
 
 
 def _masks_over(numa_ids: tuple[int, ...]) -> list[_MaskRow]:
     """``IterateBitMasks`` over the NUMA ids, with each mask's bits,
-    compact index (for subset sums), width and its two hints."""
+    compact index (for subset sums), width, its two hints and the positions
+    of its bits."""
+    position = {nid: i for i, nid in enumerate(numa_ids)}
     return [
-        (mask, bits, mask.value, compact, len(bits), TopologyHint(mask, True), TopologyHint(mask, False))
+        (
+            mask,
+            bits,
+            mask.value,
+            compact,
+            len(bits),
+            TopologyHint(mask, True),
+            TopologyHint(mask, False),
+            tuple(position[b] for b in bits),
+        )
         for mask, bits, compact in mask_combinations(list(numa_ids))
     ]
 
@@ -279,6 +296,7 @@ def _at_least(rows: list[_MaskRow], sums: Sequence[int], size: int) -> list[_Mas
 
 
 _FIT_CACHE_SIZE = 4096
+_GROUP_CACHE_SIZE = 1024
 
 
 def _fitting_masks(
@@ -353,6 +371,11 @@ class StaticPolicy:
         self._fit_cache: dict[
             tuple[tuple[int, ...], tuple[tuple[str, int], ...], tuple[int, ...]],
             tuple[int, list[_MaskRow]],
+        ] = {}
+        # per fit key: (NUMA nodes in groups, nodes blocked) -> masks left
+        self._group_cache: dict[
+            tuple[tuple[int, ...], tuple[tuple[str, int], ...], tuple[int, ...]],
+            dict[tuple[int, int], list[_MaskRow]],
         ] = {}
 
     def name(self) -> str:
@@ -528,8 +551,9 @@ class StaticPolicy:
         free: list[int] = []
         allocs: list[int] = []
         for nid in numa_ids:
+            tables = machine_state[nid].memory_map
             for name, _ in reqs:
-                table = _table(machine_state, nid, name)
+                table = tables.get(name)
                 free.append(0 if table is None else table.free)
                 allocs.append(0 if table is None else table.allocatable)
         fit_key = (numa_ids, reqs, tuple(allocs))
@@ -538,6 +562,7 @@ class StaticPolicy:
             fit = _fitting_masks(masks, numa_ids, reqs, allocs)
             if len(self._fit_cache) >= _FIT_CACHE_SIZE:
                 self._fit_cache.clear()
+                self._group_cache.clear()
             self._fit_cache[fit_key] = fit
         min_affinity_size, fitting = fit
 
@@ -557,9 +582,18 @@ class StaticPolicy:
                 else:
                     grouped[nid] = sorted(node.cells)
         if in_group or blocked:
-            # masks come by width: the single-NUMA ones first
-            singles = bisect_right(list(map(_WIDTH, fitting)), 1)
-            candidates = _without(fitting[:singles], in_group) + _without(fitting[singles:], blocked)
+            # kept with the fitting masks: few (in_group, blocked) pairs occur
+            by_groups = self._group_cache.get(fit_key)
+            if by_groups is None or len(by_groups) >= _GROUP_CACHE_SIZE:
+                by_groups = self._group_cache[fit_key] = {}
+            found = by_groups.get((in_group, blocked))
+            if found is None:
+                # masks come by width: the single-NUMA ones first
+                singles = bisect_right(list(map(_WIDTH, fitting)), 1)
+                found = by_groups[(in_group, blocked)] = _without(
+                    fitting[:singles], in_group
+                ) + _without(fitting[singles:], blocked)
+            candidates = found
         else:
             candidates = fitting
         if grouped:
@@ -573,15 +607,20 @@ class StaticPolicy:
         reusable = self.init_containers_reusable_memory.get(pod.uid, {})
         n = len(reqs)
         for r, (name, size) in enumerate(reqs):
-            sums = _subset_sums(free[r::n])
+            free_r = free[r::n]
             if reusable:
+                sums = _subset_sums(free_r)
                 candidates = [
                     row
                     for row in candidates
                     if sums[row[3]] + reusable.get(row[0], {}).get(name, 0) >= size
                 ]
+            elif len(candidates) <= _FEW:
+                # few masks left: their free memory summed directly
+                at = free_r.__getitem__
+                candidates = [row for row in candidates if sum(map(at, row[7])) >= size]
             else:
-                candidates = _at_least(candidates, sums, size)
+                candidates = _at_least(candidates, _subset_sums(free_r), size)
         hints: dict[str, list[TopologyHint]] = {}
         if candidates:
             # preferred: the masks of the narrowest width (masks come by width)

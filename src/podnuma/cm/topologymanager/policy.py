@@ -214,9 +214,11 @@ _preferred: Callable[[TopologyHint], bool] = attrgetter("preferred")
 
 def _preferred_masks(hints: Sequence[TopologyHint]) -> set[int | None]:
     """The distinct masks of the preferred hints (``None`` for nil)."""
-    return {
-        None if a is None else a.value for a in map(_affinity, compress(hints, map(_preferred, hints)))
-    }
+    affs = list(map(_affinity, compress(hints, map(_preferred, hints))))
+    try:
+        return set(map(mask_value, affs))  # type: ignore[arg-type]
+    except AttributeError:  # a nil affinity among them
+        return {None if a is None else a.value for a in affs}
 
 
 def _all_masks(hints: Sequence[TopologyHint]) -> set[int | None]:
