@@ -34,6 +34,7 @@ from podnuma.api.pod import Container, Pod
 from podnuma.api.qos import compute_pod_qos
 from podnuma.api.quantity import Quantity
 from podnuma.api.resources import pod_requests
+from podnuma.cm.active import ActivePods
 from podnuma.cm.admission import (
     allocatable_amounts,
     fits_node_allocatable_amounts,
@@ -60,6 +61,7 @@ from podnuma.cm.topologymanager.hint import TopologyHint
 from podnuma.cm.topologymanager.manager import HintTrail, ProviderHints, TopologyManager
 from podnuma.cm.topologymanager.new_manager import new_topology_policy
 from podnuma.errors import InputError, KubeletStartupError
+from podnuma.machine.cpuset import EMPTY as EMPTY_CPUSET
 from podnuma.machine.cpuset import CPUSet
 from podnuma.machine.topology import Machine
 from podnuma.podresources import (
@@ -72,6 +74,7 @@ from podnuma.podresources import (
 from podnuma.results import (
     ContainerResult,
     HintRecord,
+    Isolation,
     MemoryBlock,
     MergedHint,
     NodeSummary,
@@ -165,6 +168,7 @@ class Node:
         self.reservation = node_allocatable_reservation(config, self.capacity)
         self.allocatable = _allocatable(self.capacity, self.reservation)
         self._allocatable_amounts = allocatable_amounts(self.allocatable)
+        self._all_numa = tuple(machine.numa_ids())
 
         # Device manager: the first hint provider, as container_manager_linux.go
         # registers them (devices, CPUs, memory).
@@ -231,7 +235,7 @@ class Node:
         # requests, their refs, and the active containers view.
         self._used: dict[str, int] = {}
         self._uid_by_ref: dict[str, str] = {}
-        self._active: dict[str, set[str]] = {}
+        self._active = ActivePods()
         # PodResources entries per running pod, recomputed only for the pods
         # whose own steps touched them (_pod_resources_stale).
         self._pod_resources_cache: dict[str, PodResources] = {}
@@ -280,12 +284,13 @@ class Node:
                 self._used[name] -= v
             if self._uid_by_ref.get(old.ref) == old.uid:
                 del self._uid_by_ref[old.ref]
-        rp.amounts = request_amounts(rp.requests)
+        if not rp.amounts:
+            rp.amounts = request_amounts(rp.requests)
         self._running[rp.uid] = rp
         for name, v in rp.amounts.items():
             self._used[name] = self._used.get(name, 0) + v
         self._uid_by_ref.setdefault(rp.ref, rp.uid)
-        self._active[rp.uid] = set(rp.containers)
+        self._active[rp.uid] = frozenset(rp.containers)
 
     def _stop(self, uid: str) -> None:
         rp = self._running.pop(uid, None)
@@ -297,7 +302,7 @@ class Node:
             del self._uid_by_ref[rp.ref]
         self._active.pop(uid, None)
 
-    def active_containers(self) -> dict[str, set[str]]:
+    def active_containers(self) -> ActivePods:
         """Pod UID -> container names of every active pod (the kubelet's
         ``activePods``), the pod being admitted included. Read-only: it is
         the node's own mapping, kept up to date as pods come and go."""
@@ -336,7 +341,7 @@ class Node:
         trail = HintTrail()
         self._admitting = pod
         running_entry = self._active.get(pod.uid)
-        self._active[pod.uid] = {c.name for c in (*pod.init_containers, *pod.containers)}
+        self._active[pod.uid] = _container_names(pod)
         try:
             result = self.topology.admit(pod, trail)
         finally:
@@ -345,7 +350,7 @@ class Node:
                 del self._active[pod.uid]
             else:
                 self._active[pod.uid] = running_entry
-        requests = pod_requests(pod, pod_level_resources=self._pod_level)
+        requests, amounts = _requests_of(pod, self._pod_level)
         failed = trail.failed
         if result.admit:
             # the other running pods' requests (this pod's own entry, on a
@@ -356,7 +361,7 @@ class Node:
                 used = {name: v - existing.amounts.get(name, 0) for name, v in used.items()}
                 others -= 1
             result = fits_node_allocatable_amounts(
-                request_amounts(requests),
+                amounts,
                 used,
                 others,
                 self._allocatable_amounts,
@@ -366,18 +371,18 @@ class Node:
                 failed = ("nodeAllocatable", None)
         if result.admit:
             names = [c.name for c in (*pod.init_containers, *pod.containers)]
-            self._run(
-                _RunningPod(
-                    uid=pod.uid,
-                    ref=pod.ref,
-                    pod=pod,
-                    requests=dict(requests),
-                    containers=names,
-                    removed=set(existing.removed) if existing is not None else set(),
-                    admitted_at=index,
-                )
+            rp = _RunningPod(
+                uid=pod.uid,
+                ref=pod.ref,
+                pod=pod,
+                requests=dict(requests),
+                containers=names,
+                removed=set(existing.removed) if existing is not None else set(),
+                amounts=dict(amounts),
+                admitted_at=index,
             )
-            containers = self._container_results(self._running[pod.uid])
+            self._run(rp)
+            containers = self._container_results(rp)
         else:
             # A rejected pod is terminal: it is no longer active, and what was
             # allocated for it waits for the next removeStaleState.
@@ -470,36 +475,36 @@ class Node:
         return () if rp is None else self._container_results(rp)
 
     def _container_results(self, rp: _RunningPod) -> tuple[ContainerResult, ...]:
-        all_numa = tuple(self.machine.numa_ids())
-        spec: dict[str, Container] = {}
-        if rp.pod is not None:
-            for c in (*rp.pod.init_containers, *rp.pod.containers):
-                spec[c.name] = c
+        all_numa = self._all_numa
+        spec = _containers_by_name(rp.pod) if rp.pod is not None else {}
         out: list[ContainerResult] = []
-        for name in rp.live_containers():
-            entry = self.cpu.state.get_cpu_set(rp.uid, name)
-            cpus = entry if entry is not None else self._shared_cpus()
+        removed = rp.removed
+        for name in rp.containers:
+            if name in removed:
+                continue
             container = spec.get(name)
+            isolation: Isolation
             if rp.pod is not None and container is not None:
-                isolation = self.cpu.get_resource_isolation_level(rp.pod, container)
-                quota_off = self.cpu.container_has_exclusive_cpus(rp.pod, container)
+                entry, isolation, quota_off = self.cpu.exclusive_view(rp.pod, container)
             else:  # a pod known only from a checkpoint
+                entry = self.cpu.state.get_cpu_set(rp.uid, name)
                 isolation = "container" if entry is not None else "host"
                 quota_off = entry is not None
+            cpus = entry if entry is not None else self._shared_cpus()
             hint: TopologyHint = self.topology.get_affinity(rp.uid, name)
             blocks = tuple(
                 MemoryBlock(b.type, tuple(sorted(b.numa_affinity)), b.size)
                 for b in self.memory.get_memory_blocks(rp.uid, name)
             )
-            mems = tuple(sorted({n for b in blocks for n in b.numa_nodes})) or all_numa
+            mems = tuple(sorted({n for b in blocks for n in b.numa_nodes})) if blocks else all_numa
             out.append(
                 ContainerResult(
                     name=name,
                     type=container.kind if container is not None else "app",
                     cpus=cpus,
-                    mems=mems,
+                    mems=mems or all_numa,
                     memory=blocks,
-                    isolation=isolation,  # type: ignore[arg-type]
+                    isolation=isolation,
                     devices=self.devices.devices_of(rp.uid, name),
                     topology_hint=hint,
                     cpu_quota_disabled=quota_off,
@@ -532,10 +537,12 @@ class Node:
         for c in (*pod.init_containers, *pod.containers):
             if c.kind == "init":
                 continue
+            entry, isolation, _ = self.cpu.exclusive_view(pod, c)
             containers.append(
                 ContainerResources(
                     name=c.name,
-                    cpu_ids=self.cpu.podresources_container_cpus(pod, c),
+                    # GetCPUs: only a container's own exclusive CPUs
+                    cpu_ids=entry if entry is not None and isolation == "container" else EMPTY_CPUSET,
                     memory=tuple(
                         _container_memory(b)
                         for b in self.memory.podresources_container_memory(pod, c)
@@ -670,6 +677,14 @@ def _container_memory(block: Block) -> ContainerMemory:
 def _container_devices(
     machine: Machine, by_resource: Mapping[str, tuple[str, ...]]
 ) -> tuple[ContainerDevices, ...]:
+    if not by_resource:
+        return ()
+    return _container_devices_of(machine, by_resource)
+
+
+def _container_devices_of(
+    machine: Machine, by_resource: Mapping[str, tuple[str, ...]]
+) -> tuple[ContainerDevices, ...]:
     """One entry per device and NUMA node, as the kubelet's
     ``containerDevicesFromResourceDeviceInstances`` builds them (a device
     without topology gets one entry with none). Upstream walks Go maps, so
@@ -688,6 +703,40 @@ def _container_devices(
             for node in nodes:
                 out.append(ContainerDevices(resource, (dev_id,), (node,)))
     return tuple(out)
+
+
+def _requests_of(pod: Pod, pod_level: bool) -> tuple[dict[str, Quantity], dict[str, int]]:
+    """The pod's requests (``PodRequests``) and their integer amounts, kept
+    with the (immutable) pod. Read-only: callers copy what they keep."""
+    memo = pod.memo()
+    key = ("node-requests", pod_level)
+    found: tuple[dict[str, Quantity], dict[str, int]] | None = memo.get(key)
+    if found is None:
+        requests = pod_requests(pod, pod_level_resources=pod_level)
+        found = memo[key] = (requests, request_amounts(requests))
+    return found
+
+
+def _containers_by_name(pod: Pod) -> dict[str, Container]:
+    memo = pod.memo()
+    found: dict[str, Container] | None = memo.get("containers-by-name")
+    if found is None:
+        found = {}
+        for c in (*pod.init_containers, *pod.containers):
+            found[c.name] = c
+        memo["containers-by-name"] = found
+    return found
+
+
+def _container_names(pod: Pod) -> frozenset[str]:
+    """The names of the pod's containers (init, sidecar and app)."""
+    memo = pod.memo()
+    found: frozenset[str] | None = memo.get("container-names")
+    if found is None:
+        found = memo["container-names"] = frozenset(
+            c.name for c in (*pod.init_containers, *pod.containers)
+        )
+    return found
 
 
 def _hint_records(trail: HintTrail) -> tuple[HintRecord, ...]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import difflib
 import re
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal, Protocol
@@ -82,10 +82,23 @@ class Container:
     limits: Mapping[str, Quantity] = field(default_factory=lambda: _EMPTY)
     restart_policy: str | None = None
     index: int = 0
+    # values derived from this (immutable) container, kept by memo()
+    _memo: dict[Hashable, Any] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "requests", _frozen(self.requests))
         object.__setattr__(self, "limits", _frozen(self.limits))
+
+    def memo(self) -> dict[Hashable, Any]:
+        """A private cache of values derived from this container (it is
+        immutable, so they never go stale); keys name the derivation."""
+        memo = self._memo
+        if memo is None:
+            memo = {}
+            object.__setattr__(self, "_memo", memo)
+        return memo
 
     def __hash__(self) -> int:
         return hash(
@@ -156,11 +169,25 @@ class Pod:
     overhead: Mapping[str, Quantity] = field(default_factory=lambda: _EMPTY)
     labels: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     annotations: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    # values derived from this (immutable) pod, kept by memo()
+    _memo: dict[Hashable, Any] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "overhead", _frozen(self.overhead))
         object.__setattr__(self, "labels", MappingProxyType(dict(self.labels)))
         object.__setattr__(self, "annotations", MappingProxyType(dict(self.annotations)))
+
+    def memo(self) -> dict[Hashable, Any]:
+        """A private cache of values derived from this pod (QoS class,
+        aggregated requests...): the pod is immutable, so they never go
+        stale. Keys name the derivation and its inputs (gates)."""
+        memo = self._memo
+        if memo is None:
+            memo = {}
+            object.__setattr__(self, "_memo", memo)
+        return memo
 
     def __hash__(self) -> int:
         return hash((self.uid, self.namespace, self.name, self.init_containers, self.containers))

@@ -76,6 +76,15 @@ def compute_pod_qos(
     present ``spec.resources`` does (so ``resources: {}`` made a pod
     BestEffort whatever its containers asked for, kubernetes#135082).
     """
+    memo = pod.memo()
+    key = ("qos", pod_level_resources, fix_kubelet_qos_class)
+    found: QOSClass | None = memo.get(key)
+    if found is None:
+        found = memo[key] = _compute_pod_qos(pod, pod_level_resources, fix_kubelet_qos_class)
+    return found
+
+
+def _compute_pod_qos(pod: Pod, pod_level_resources: bool, fix_kubelet_qos_class: bool) -> QOSClass:
     use_pod_level = pod_level_resources and pod.resources is not None
     if use_pod_level and fix_kubelet_qos_class:
         use_pod_level = is_pod_level_resources_set(pod)
@@ -102,6 +111,14 @@ def compute_pod_qos(
 def is_container_equivalent_qos_guaranteed(container: Container) -> bool:
     """cpu and memory requests are non-zero and equal to the limits, as written
     on the container (pod-level values play no part)."""
+    memo = container.memo()
+    found: bool | None = memo.get("equivalent-guaranteed")
+    if found is None:
+        found = memo["equivalent-guaranteed"] = _equivalent_guaranteed(container)
+    return found
+
+
+def _equivalent_guaranteed(container: Container) -> bool:
     for name in _QOS_RESOURCES:
         req = container.requests.get(name)
         lim = container.limits.get(name)

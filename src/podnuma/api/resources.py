@@ -186,8 +186,27 @@ def pod_requests(
     ``pod_level_resources`` is the ``PodLevelResources`` gate (upstream callers
     pass ``SkipPodLevelResources = !gate``). Pod-level requests replace the
     aggregate only for the supported resources they name, and only when they
-    name at least one.
+    name at least one. The result is a new mapping the caller may change
+    (the pod keeps its own copy: it is immutable).
     """
+    if non_missing_container_requests is None:
+        memo = pod.memo()
+        key = ("requests", pod_level_resources, exclude_overhead)
+        found: ResourceList | None = memo.get(key)
+        if found is None:
+            found = memo[key] = _pod_requests(pod, pod_level_resources, exclude_overhead, None)
+        return dict(found)
+    return _pod_requests(
+        pod, pod_level_resources, exclude_overhead, non_missing_container_requests
+    )
+
+
+def _pod_requests(
+    pod: Pod,
+    pod_level_resources: bool,
+    exclude_overhead: bool,
+    non_missing_container_requests: Mapping[str, Quantity] | None,
+) -> ResourceList:
     reqs = aggregate_container_requests(
         pod, non_missing_container_requests=non_missing_container_requests
     )

@@ -26,6 +26,9 @@ def _bits(mask: int) -> Iterator[int]:
         mask ^= low
 
 
+_new = object.__new__
+
+
 class CPUSet:
     """An immutable set of non-negative integers backed by one ``int``."""
 
@@ -130,25 +133,33 @@ class CPUSet:
         return (self._mask & -self._mask).bit_length() - 1
 
     # -- algebra ----------------------------------------------------------
+    # (the results of these operations on valid sets are never negative:
+    # they are built directly, without from_mask's check)
     def union(self, *others: CPUSet) -> CPUSet:
         mask = self._mask
         for o in others:
             mask |= o._mask
-        return CPUSet.from_mask(mask)
+        s = _new(CPUSet)
+        s._mask = mask
+        return s
 
     def intersection(self, other: CPUSet) -> CPUSet:
-        return CPUSet.from_mask(self._mask & other._mask)
+        s = _new(CPUSet)
+        s._mask = self._mask & other._mask
+        return s
 
     def difference(self, other: CPUSet) -> CPUSet:
-        return CPUSet.from_mask(self._mask & ~other._mask)
+        s = _new(CPUSet)
+        s._mask = self._mask & ~other._mask
+        return s
 
-    __or__ = union
+    def __or__(self, other: CPUSet) -> CPUSet:
+        s = _new(CPUSet)
+        s._mask = self._mask | other._mask
+        return s
 
-    def __and__(self, other: CPUSet) -> CPUSet:
-        return self.intersection(other)
-
-    def __sub__(self, other: CPUSet) -> CPUSet:
-        return self.difference(other)
+    __and__ = intersection
+    __sub__ = difference
 
     def take_first(self, n: int) -> CPUSet:
         """The ``n`` lowest members (all of them when fewer)."""

@@ -86,6 +86,7 @@ class CPUTopology:
         "uncore_masks",
         "all_mask",
         "_within",
+        "picker_tables",
     )
 
     def __init__(
@@ -126,6 +127,8 @@ class CPUTopology:
             len(uncore_masks) if num_uncore_caches is None else num_uncore_caches
         )
         self._within: dict[tuple[int, int, int], dict[int, int]] = {}
+        # what the CPU pickers precompute for this topology (theirs to fill)
+        self.picker_tables: object | None = None
 
     def groups_within(self, groups: dict[int, int], parents: dict[int, int], parent: int) -> dict[int, int]:
         """The groups of ``groups`` (one of the ``*_masks`` tables) that

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import enum
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 from podnuma.machine.cpuset import CPUSet
 from podnuma.machine.topology import CPUDetails, CPUTopology
@@ -140,6 +140,75 @@ def iterate_combinations(items: Sequence[int], k: int, fn: Callable[[_GoSlice], 
 # -- the accumulator ---------------------------------------------------------------
 
 
+class _Tables:
+    """What the pickers read of a topology, computed once per topology: the
+    smallest socket, NUMA node and core (a group smaller than what is still
+    needed can be taken; none smaller, none taken), and per socket and per
+    NUMA node the cores sharing a CPU with it, (id, mask) by id."""
+
+    __slots__ = (
+        "min_socket",
+        "min_numa",
+        "min_core",
+        "cores_in_socket",
+        "cores_in_numa",
+        "sockets",
+        "socket_mask",
+        "numas",
+        "numa_in_socket",
+        "socket_in_numa",
+    )
+
+    def __init__(self, topo: CPUTopology) -> None:
+        def smallest(groups: Mapping[int, int]) -> int:
+            return min((m.bit_count() for m in groups.values()), default=0)
+
+        self.min_socket = smallest(topo.socket_masks)
+        self.min_numa = smallest(topo.numa_masks)
+        self.min_core = smallest(topo.core_masks)
+
+        def cores_in(parents: dict[int, int]) -> dict[int, list[tuple[int, int]]]:
+            return {
+                p: sorted(topo.groups_within(topo.core_masks, parents, p).items())
+                for p in parents
+            }
+
+        self.cores_in_socket = cores_in(topo.socket_masks)
+        self.cores_in_numa = cores_in(topo.numa_masks)
+        self.sockets = list(topo.socket_masks.items())
+        self.socket_mask = dict(topo.socket_masks)
+        self.numas = list(topo.numa_masks.items())
+        self.numa_in_socket = {
+            p: list(topo.groups_within(topo.numa_masks, topo.socket_masks, p).items())
+            for p in topo.socket_masks
+        }
+        self.socket_in_numa = {
+            p: list(topo.groups_within(topo.socket_masks, topo.numa_masks, p).items())
+            for p in topo.numa_masks
+        }
+
+
+def _numa_nodes_by_socket(tables: _Tables, avail: int) -> Iterator[int]:
+    """``sort_available_numa_nodes`` for sockets above NUMA nodes, with the
+    free CPUs ``avail``, one socket at a time."""
+    sockets = sorted([((avail & m).bit_count(), sid) for sid, m in tables.sockets if m & avail])
+    socket_of = tables.socket_mask
+    for _, sid in sockets:
+        within = avail & socket_of[sid]
+        for _, nid in sorted(
+            [((avail & m).bit_count(), nid) for nid, m in tables.numa_in_socket[sid] if m & within]
+        ):
+            yield nid
+
+
+def _tables(topo: CPUTopology) -> _Tables:
+    tables = topo.picker_tables
+    if tables is None:
+        tables = topo.picker_tables = _Tables(topo)
+    assert isinstance(tables, _Tables)
+    return tables
+
+
 class CPUAccumulator:
     """``cpuAccumulator``: the free CPUs, the CPUs taken so far and the count
     still needed, plus the topology-ordered views of the free CPUs."""
@@ -186,27 +255,59 @@ class CPUAccumulator:
         return ids
 
     # -- sorting (numaOrSocketsFirst) ---------------------------------------
+    # Groups sort by (free CPUs, id); ids are unique, so sorting the pairs
+    # gives the same order as sorting the ids by that key.
     def sort_available_numa_nodes(self) -> list[int]:
-        topo = self.topo
+        avail = self.avail
+        tables = _tables(self.topo)
         if self.numa_first:
-            return self._sorted(self._present(topo.numa_masks, self.avail), topo.numa_masks)
+            return [
+                nid
+                for _, nid in sorted(
+                    [((avail & m).bit_count(), nid) for nid, m in tables.numas if m & avail]
+                )
+            ]
         out: list[int] = []
+        socket_masks = self.topo.socket_masks
         for socket in self.sort_available_sockets():
-            within = self.avail & topo.socket_masks[socket]
-            groups = topo.groups_within(topo.numa_masks, topo.socket_masks, socket)
-            out += self._sorted(self._present(groups, within), topo.numa_masks)
+            within = avail & socket_masks[socket]
+            out += [
+                nid
+                for _, nid in sorted(
+                    [
+                        ((avail & m).bit_count(), nid)
+                        for nid, m in tables.numa_in_socket[socket]
+                        if m & within
+                    ]
+                )
+            ]
         return out
 
     def sort_available_sockets(self) -> list[int]:
-        topo = self.topo
+        avail = self.avail
+        tables = _tables(self.topo)
         if not self.numa_first:
-            return self._sorted(self._present(topo.socket_masks, self.avail), topo.socket_masks)
+            return [
+                sid
+                for _, sid in sorted(
+                    [((avail & m).bit_count(), sid) for sid, m in tables.sockets if m & avail]
+                )
+            ]
         out: list[int] = []
+        numa_masks = self.topo.numa_masks
         # a socket spanning several NUMA nodes is listed once per node (as upstream)
         for numa in self.sort_available_numa_nodes():
-            within = self.avail & topo.numa_masks[numa]
-            groups = topo.groups_within(topo.socket_masks, topo.numa_masks, numa)
-            out += self._sorted(self._present(groups, within), topo.socket_masks)
+            within = avail & numa_masks[numa]
+            out += [
+                sid
+                for _, sid in sorted(
+                    [
+                        ((avail & m).bit_count(), sid)
+                        for sid, m in tables.socket_in_numa[numa]
+                        if m & within
+                    ]
+                )
+            ]
         return out
 
     def sort_available_cores(self) -> list[int]:
@@ -299,6 +400,8 @@ class CPUAccumulator:
 
     # -- taking whole groups ------------------------------------------------------
     def take_full_numa_nodes(self) -> None:
+        if self.num_cpus_needed < _tables(self.topo).min_numa:
+            return  # no NUMA node is small enough to be taken
         for numa in self.free_numa_nodes():
             m = self.topo.numa_masks[numa]
             if not self.needs_at_least(m.bit_count()):
@@ -306,6 +409,8 @@ class CPUAccumulator:
             self.take(m)
 
     def take_full_sockets(self) -> None:
+        if self.num_cpus_needed < _tables(self.topo).min_socket:
+            return  # no socket is small enough to be taken
         for socket in self.free_sockets():
             m = self.topo.socket_masks[socket]
             if not self.needs_at_least(m.bit_count()):
@@ -364,22 +469,81 @@ class CPUAccumulator:
             if self.is_satisfied():
                 return
 
+    def _core_parents(
+        self,
+    ) -> tuple[Iterable[int], dict[int, int], dict[int, list[tuple[int, int]]]]:
+        """The parents of the cores as ``sort_available_cores`` walks them
+        (sockets or NUMA nodes, sorted by the free CPUs now), their masks,
+        and per parent its cores (id, mask) by id. NUMA nodes under sockets
+        are sorted one socket at a time, as the walk reaches it."""
+        topo = self.topo
+        tables = _tables(topo)
+        if self.numa_first:
+            return self.sort_available_sockets(), topo.socket_masks, tables.cores_in_socket
+        return _numa_nodes_by_socket(tables, self.avail), topo.numa_masks, tables.cores_in_numa
+
     def take_full_cores(self) -> None:
-        for core in self.free_cores():
-            # quirk (upstream): the topology's CPUs of the core, not only the
-            # available ones; on hybrid machines CPUsPerCore() rounds down and
-            # a half-available core counts as free, so an unavailable sibling
-            # (even a reserved CPU) is taken.
-            m = self.topo.core_masks[core]
-            if not self.needs_at_least(m.bit_count()):
+        """Every free core in ``free_cores`` order, taken while the request
+        still needs at least its size.
+
+        ``free_cores`` lists, parent by parent, the cores sorted by their
+        free CPUs and id; the free ones all have the same count, so within a
+        parent they come by id. They are walked here parent by parent and
+        the walk stops once no core could still be taken."""
+        min_core = _tables(self.topo).min_core
+        if self.num_cpus_needed < min_core:
+            return  # no core is small enough to be taken
+        avail = self.avail  # the views are computed before anything is taken
+        cpc = self.topo.cpus_per_core()
+        parents, parent_masks, cores_in = self._core_parents()
+        for p in parents:
+            within = avail & parent_masks[p]
+            if not within:
                 continue
-            self.take(m)
+            for _, m in cores_in[p]:
+                if not (m & within) or (avail & m).bit_count() != cpc:
+                    continue
+                # quirk (upstream): the topology's CPUs of the core, not only the
+                # available ones; on hybrid machines CPUsPerCore() rounds down and
+                # a half-available core counts as free, so an unavailable sibling
+                # (even a reserved CPU) is taken.
+                n = m.bit_count()
+                if self.num_cpus_needed >= n:
+                    self.result_mask |= m
+                    self.avail &= ~self.result_mask
+                    self.num_cpus_needed -= n
+                    if self.num_cpus_needed < min_core:
+                        return
 
     def take_remaining_cpus(self) -> None:
-        for cpu in self.free_cpus():
-            self.take(1 << cpu)
-            if self.is_satisfied():
-                return
+        """Single CPUs in ``free_cpus`` order until the request is met. With
+        the packed strategy the order is built parent by parent, only as far
+        as the walk goes."""
+        if self.strategy is not CPUSortingStrategy.PACKED:
+            for cpu in self.free_cpus():
+                self.take(1 << cpu)
+                if self.is_satisfied():
+                    return
+            return
+        avail = self.avail  # the order is computed before anything is taken
+        parents, parent_masks, cores_in = self._core_parents()
+        for p in parents:
+            within = avail & parent_masks[p]
+            if not within:
+                continue
+            cores = sorted(
+                [((avail & m).bit_count(), cid, m) for cid, m in cores_in[p] if m & within]
+            )
+            for _, _, m in cores:
+                free = avail & m
+                while free:
+                    low = free & -free
+                    free ^= low
+                    self.result_mask |= low
+                    self.avail &= ~self.result_mask
+                    self.num_cpus_needed -= 1
+                    if self.num_cpus_needed < 1:
+                        return
 
     # -- distributed helpers ------------------------------------------------------
     def range_numa_nodes_needed_to_satisfy(self, cpu_group_size: int) -> tuple[int, int]:

@@ -16,12 +16,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from collections.abc import Set as AbstractSet
+from types import MappingProxyType
 from typing import Final, Protocol
 
 from podnuma.api.featuregates import FeatureGateReader
 from podnuma.api.pod import Container, Pod
 from podnuma.api.qos import is_container_equivalent_qos_guaranteed
 from podnuma.api.resources import is_pod_level_resources_set
+from podnuma.cm.active import StaleWatch
 from podnuma.cm.cpumanager.policy import Policy, TopologyHints
 from podnuma.cm.cpumanager.policy_none import POLICY_NONE, new_none_policy
 from podnuma.cm.cpumanager.policy_static import POLICY_STATIC, StaticPolicy, new_static_policy
@@ -51,6 +53,7 @@ _ERR_ZERO_RESERVATION: Final = (
 
 
 _GATE_POD_LEVEL_RESOURCE_MANAGERS: Final = "PodLevelResourceManagers"
+_NO_ENTRIES: Mapping[str, CPUSet] = MappingProxyType({})
 
 
 def resources_qualify_for_exclusive_cpus(container: Container) -> bool:
@@ -93,6 +96,8 @@ class CPUManager:
         self.topology = topology
         self.active_pods = active_pods
         self.allocatable_cpus: CPUSet = EMPTY
+        self._stale_watch = StaleWatch()
+        self._plrm: bool | None = None  # the PodLevelResourceManagers gate, once read
 
     def start(self) -> None:
         """``Start``: the policy validates/initialises the state
@@ -107,24 +112,54 @@ class CPUManager:
             if self.active_pods is None:
                 return
             active = self.active_pods()
+        state = self.state
+        assignments = state.assignments
+        suspects = self._stale_watch.suspects(active, state, state.version)
         stale: list[tuple[str, str]] = []
-        for pod_uid, containers in self.state.assignments.items():
+        for pod_uid in assignments if suspects is None else suspects:
+            containers = assignments.get(pod_uid)
+            if containers is None:
+                continue
             alive = active.get(pod_uid)
             if alive is not None and containers.keys() <= alive:
                 continue  # the usual case, checked in bulk
             stale += [(pod_uid, name) for name in containers if alive is None or name not in alive]
         for pod_uid, name in stale:
-            self.policy.remove_container(self.state, pod_uid, name)
+            self.policy.remove_container(state, pod_uid, name)
+        self._stale_watch.clean(active, state, state.version)
+
+    def _allocated(self, pod: Pod, before: int, active: ActiveContainers | None) -> None:
+        """After the policy allocated for ``pod`` (state version ``before``):
+        the state is still free of stale entries if the pod's are active."""
+        state = self.state
+        if state.version == before:
+            return
+        if active is None and self.active_pods is not None:
+            active = self.active_pods()
+        entries = state.assignments.get(pod.uid)
+        alive = None if active is None else active.get(pod.uid)
+        if entries is None or (alive is not None and entries.keys() <= alive):
+            self._stale_watch.still_clean(before, state.version)
+        else:
+            self._stale_watch.forget()
 
     def allocate(self, pod: Pod, container: Container, *, active: ActiveContainers | None = None) -> None:
         """``Allocate``: raises ``CPUManagerAdmissionError`` on failure."""
         self.remove_stale_state(active)
-        self.policy.allocate(self.state, pod, container)
+        before = self.state.version
+        try:
+            self.policy.allocate(self.state, pod, container)
+        finally:
+            self._allocated(pod, before, active)
 
     def allocate_pod(self, pod: Pod, *, active: ActiveContainers | None = None) -> None:
         """``AllocatePod`` (pod-level resource managers)."""
         self.remove_stale_state(active)
-        self.policy.allocate_pod(self.state, pod)
+        before = self.state.version
+        try:
+            self.policy.allocate_pod(self.state, pod)
+        finally:
+            self._allocated(pod, before, active)
 
     def remove_container(self, pod_uid: str, container_name: str) -> None:
         """``RemoveContainer`` by (pod, container) reference."""
@@ -177,7 +212,27 @@ class CPUManager:
 
     # -- pod-level views ---------------------------------------------------
     def _pod_level_gate(self) -> bool:
-        return self.gates is not None and self.gates.enabled(_GATE_POD_LEVEL_RESOURCE_MANAGERS)
+        gate = self._plrm
+        if gate is None:
+            gate = self._plrm = self.gates is not None and self.gates.enabled(
+                _GATE_POD_LEVEL_RESOURCE_MANAGERS
+            )
+        return gate
+
+    def exclusive_view(self, pod: Pod, container: Container) -> tuple[CPUSet | None, Isolation, bool]:
+        """In one look-up: the container's CPU entry (``None``: none), its
+        isolation level (:meth:`get_resource_isolation_level`) and whether
+        its CFS quota is lifted (:meth:`container_has_exclusive_cpus`)."""
+        entry = self.state.assignments.get(pod.uid, _NO_ENTRIES).get(container.name)
+        if entry is None:
+            return None, "host", False
+        if (
+            self._pod_level_gate()
+            and is_pod_level_resources_set(pod)
+            and not resources_qualify_for_exclusive_cpus(container)
+        ):
+            return entry, "pod", False
+        return entry, "container", not entry.is_empty()
 
     def get_resource_isolation_level(self, pod: Pod, container: Container) -> Isolation:
         """``GetResourceIsolationLevel``: ``host`` without a CPU entry (node

@@ -23,7 +23,8 @@ container entries.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from itertools import compress
 from typing import Final
 
 from podnuma.api.featuregates import FeatureGateReader
@@ -85,6 +86,17 @@ def _is_integral_cpu_amount(q: Quantity) -> bool:
     return q.value() * 1000 == q.milli_value()
 
 
+def _whole_cpus_requested(container: Container) -> int:
+    """The container's CPU request when it is a whole number of CPUs, else
+    0 (kept with the immutable container)."""
+    memo = container.memo()
+    found: int | None = memo.get("whole-cpus-requested")
+    if found is None:
+        cpu = container.requests.get(RESOURCE_CPU, _ZERO)
+        found = memo["whole-cpus-requested"] = cpu.value() if _is_integral_cpu_amount(cpu) else 0
+    return found
+
+
 class StaticPolicy:
     """``staticPolicy``.
 
@@ -106,6 +118,9 @@ class StaticPolicy:
         self.affinity = affinity
         self.options = options
         self.gates = gates
+        # the gates this policy reads (a gate set does not change)
+        self._plr = gates.enabled(GATE_POD_LEVEL_RESOURCES)
+        self._plrm = gates.enabled(GATE_POD_LEVEL_RESOURCE_MANAGERS)
         # computed once; the CPU manager cannot handle topology changes anyway
         self.cpu_group_size = topology.cpus_per_core()
         self._mask_table: _MaskTable | None = None
@@ -188,7 +203,7 @@ class StaticPolicy:
         for containers in assignments.values():
             for cset in containers.values():
                 known |= cset.mask
-        if self.gates.enabled(GATE_POD_LEVEL_RESOURCE_MANAGERS):  # pod-level
+        if self._plrm:  # pod-level
             for cset in state.pod_assignments.values():
                 known |= cset.mask
         if known != all_cpus.mask:
@@ -210,28 +225,25 @@ class StaticPolicy:
 
     # -- sizing --------------------------------------------------------------
     def _pod_qos(self, pod: Pod) -> QOSClass:
-        return compute_pod_qos(pod, pod_level_resources=self.gates.enabled(GATE_POD_LEVEL_RESOURCES))
+        return compute_pod_qos(pod, pod_level_resources=self._plr)
 
     def _pod_level_unmanaged(self, pod: Pod) -> bool:
         """A pod-level pod the CPU manager must leave alone (gates off)."""
         return (
-            not self.gates.enabled(GATE_POD_LEVEL_RESOURCE_MANAGERS)
-            or not self.gates.enabled(GATE_POD_LEVEL_RESOURCES)
+            not self._plrm
+            or not self._plr
         ) and is_pod_level_resources_set(pod)
 
     def _guaranteed_cpus(self, pod: Pod, container: Container, qos: QOSClass) -> int:
         if qos != GUARANTEED:
             return 0
-        cpu = container.requests.get(RESOURCE_CPU, _ZERO)
         if (
-            self.gates.enabled(GATE_POD_LEVEL_RESOURCE_MANAGERS)
+            self._plrm
             and is_pod_level_resources_set(pod)
             and not is_container_equivalent_qos_guaranteed(container)
         ):  # pod-level: only request==limit containers get exclusive CPUs
             return 0
-        if not _is_integral_cpu_amount(cpu):
-            return 0
-        return cpu.value()
+        return _whole_cpus_requested(container)
 
     def guaranteed_cpus(self, pod: Pod, container: Container) -> int:
         """``guaranteedCPUs``: exclusive CPUs the container gets (0 = shared)."""
@@ -241,7 +253,7 @@ class StaticPolicy:
         """``podGuaranteedCPUs``: the pod's exclusive CPU need, with init
         containers' CPUs reused and sidecars running alongside."""
         qos = self._pod_qos(pod)
-        if self.gates.enabled(GATE_POD_LEVEL_RESOURCE_MANAGERS) and is_pod_level_resources_set(pod):
+        if self._plrm and is_pod_level_resources_set(pod):
             # pod-level: the pod budget, when integral
             if qos != GUARANTEED or pod.resources is None:
                 return 0
@@ -369,7 +381,7 @@ class StaticPolicy:
 
     # -- pod-level (KEP-5526) ----------------------------------------------------
     def _pod_level_managed(self, pod: Pod) -> bool:
-        return self.gates.enabled(GATE_POD_LEVEL_RESOURCE_MANAGERS) and is_pod_level_resources_set(pod)
+        return self._plrm and is_pod_level_resources_set(pod)
 
     def validate_pod_scope_resources(self, pod: Pod) -> str | None:
         """``validatePodScopeResources``: the error text when the pod's
@@ -488,7 +500,7 @@ class StaticPolicy:
             return
         state.delete(pod_uid, container_name)
 
-        if self.gates.enabled(GATE_POD_LEVEL_RESOURCE_MANAGERS):  # pod-level
+        if self._plrm:  # pod-level
             pod_cpus = state.get_pod_cpu_set(pod_uid)
             if pod_cpus is not None:
                 if not state.assignments.get(pod_uid):
@@ -614,16 +626,31 @@ class StaticPolicy:
         avail_mask = available.mask
         reuse_known = reusable.mask & ~unknown
 
-        # free CPUs per combination: subset sums of the per-node counts
-        counts = [(avail_mask & m).bit_count() for m in table.node_masks]
-        sums = [0] * (1 << len(counts))
-        for c in range(1, len(sums)):
-            low = c & -c
-            sums[c] = sums[c ^ low] + counts[low.bit_length() - 1]
+        counts = tuple([(avail_mask & m).bit_count() for m in table.node_masks])
         # reusable and available are counted separately (overlap counts twice, as upstream)
         need = request - reusable_count
+        plain = not reuse_known and not reusable_unknown and not available_unknown
+        if plain and not self.options.align_by_socket:
+            # the hints depend only on the per-node counts, the need and the
+            # narrowest width: kept for the combinations seen recently
+            key = (counts, need, min_affinity_size)
+            found = table.hints.get(key)
+            if found is None:
+                sums = _subset_sums(counts)
+                found = list(
+                    compress(
+                        table.hints_for(min_affinity_size),
+                        map(need.__le__, map(sums.__getitem__, table.compact)),
+                    )
+                )
+                if len(table.hints) >= _HINT_CACHE_SIZE:
+                    table.hints.clear()
+                table.hints[key] = found
+            return list(found)
 
-        if not reuse_known and not reusable_unknown and not available_unknown:
+        # free CPUs per combination: subset sums of the per-node counts
+        sums = _subset_sums(counts)
+        if plain:
             candidates = [row for row in table.rows if sums[row[5]] >= need]
         else:
             candidates = []
@@ -669,7 +696,7 @@ class _MaskTable:
     """The NUMA masks of a topology (``_numa_mask_table``), each node's CPUs
     in node order, and per request the narrowest width that fits."""
 
-    __slots__ = ("rows", "node_masks", "min_width")
+    __slots__ = ("rows", "node_masks", "min_width", "hints", "compact", "_by_width")
 
     def __deepcopy__(self, memo: dict[int, object]) -> _MaskTable:
         # derived from the topology, which never changes, and min_width is a
@@ -680,6 +707,32 @@ class _MaskTable:
         self.rows = rows
         self.node_masks = node_masks
         self.min_width: dict[int, int] = {}
+        # (free CPUs per node, need, narrowest width) -> hints, recent ones
+        self.hints: dict[tuple[tuple[int, ...], int, int], list[TopologyHint]] = {}
+        self.compact = [row[5] for row in rows]
+        self._by_width: dict[int, list[TopologyHint]] = {}
+
+    def hints_for(self, min_width: int) -> list[TopologyHint]:
+        """Every mask's hint, preferred when the mask is ``min_width`` wide."""
+        found = self._by_width.get(min_width)
+        if found is None:
+            found = self._by_width[min_width] = [
+                row[6] if row[1] == min_width else row[7] for row in self.rows
+            ]
+        return found
+
+
+_HINT_CACHE_SIZE = 4096
+
+
+def _subset_sums(per_node: Sequence[int]) -> list[int]:
+    """Sum of ``per_node`` over every subset of the nodes, by subset index
+    (bit i stands for node i): the table doubles with each node, the new
+    half adding that node to every subset before it."""
+    sums = [0]
+    for v in per_node:
+        sums += list(map(v.__add__, sums))
+    return sums
 
 
 def new_static_policy(

@@ -19,7 +19,7 @@ ContainerCPUAssignments = dict[str, dict[str, CPUSet]]
 class CPUManagerState:
     """The mutable state owned by the CPU manager."""
 
-    __slots__ = ("default_cpuset", "assignments", "pod_assignments")
+    __slots__ = ("default_cpuset", "assignments", "pod_assignments", "version")
 
     def __init__(
         self,
@@ -32,6 +32,9 @@ class CPUManagerState:
             uid: dict(c) for uid, c in (assignments or {}).items()
         }
         self.pod_assignments: dict[str, CPUSet] = dict(pod_assignments or {})
+        # bumped by every writer that adds or replaces container entries
+        # (garbage collection relies on it; see podnuma.cm.active)
+        self.version = 0
 
     # -- Reader ---------------------------------------------------------
     def get_cpu_set(self, pod_uid: str, container_name: str) -> CPUSet | None:
@@ -54,12 +57,14 @@ class CPUManagerState:
     # -- Writer ---------------------------------------------------------
     def set_cpu_set(self, pod_uid: str, container_name: str, cset: CPUSet) -> None:
         self.assignments.setdefault(pod_uid, {})[container_name] = cset
+        self.version += 1
 
     def set_default_cpuset(self, cset: CPUSet) -> None:
         self.default_cpuset = cset
 
     def set_cpu_assignments(self, assignments: ContainerCPUAssignments) -> None:
         self.assignments = {uid: dict(c) for uid, c in assignments.items()}
+        self.version += 1
 
     def set_pod_cpu_set(self, pod_uid: str, cset: CPUSet) -> None:
         self.pod_assignments[pod_uid] = cset

@@ -131,6 +131,14 @@ class DeviceManager:
 
     def allocate(self, pod: Pod, container: Container, *, active: ActiveContainers | None = None) -> None:
         """``Allocate``: raises :class:`DeviceManagerError` on failure."""
+        if not self._healthy and not self._allocated and not self._pod_devices:
+            # no device-plugin resource anywhere: nothing to allocate or
+            # reuse, only the reusable-devices record moves to this pod
+            self._reuse.setdefault(pod.uid, {})
+            if len(self._reuse) > 1:
+                for uid in [u for u in self._reuse if u != pod.uid]:
+                    del self._reuse[uid]
+            return
         reuse = self._reuse.setdefault(pod.uid, {})
         # Only the pod being admitted keeps reusable devices.
         for uid in [u for u in self._reuse if u != pod.uid]:

@@ -23,6 +23,7 @@ from podnuma.api.pod import Container, Pod
 from podnuma.api.qos import is_container_equivalent_qos_guaranteed
 from podnuma.api.quantity import Quantity
 from podnuma.api.resources import is_pod_level_resources_set
+from podnuma.cm.active import StaleWatch
 from podnuma.cm.memorymanager.checkpoint import (
     MemoryCheckpointData,
     check_policy,
@@ -165,6 +166,8 @@ class MemoryManager:
         self.gates = gates
         self.active_pods = active_pods
         self.allocatable_memory: list[Block] = []
+        self._stale_watch = StaleWatch()
+        self._plrm: bool | None = None  # the PodLevelResourceManagers gate, once read
 
     @property
     def provider_name(self) -> str:
@@ -193,14 +196,22 @@ class MemoryManager:
         """``Allocate``: raises ``MemoryManagerError`` (no admission reason:
         the pod fails with ``UnexpectedAdmissionError``)."""
         self.remove_stale_state()
-        self.policy.allocate(self.state, pod, container)
+        before = self.state.version
+        try:
+            self.policy.allocate(self.state, pod, container)
+        finally:
+            self._allocated(pod, before)
 
     def allocate_pod(self, pod: Pod) -> None:
         """``AllocatePod`` (pod-level resource managers, KEP-5526): stale
         state first, then the policy's pod-level allocation. Raises
         ``EmptyPodSharedPoolError`` or ``MemoryManagerError``."""
         self.remove_stale_state()
-        self.policy.allocate_pod(self.state, pod)
+        before = self.state.version
+        try:
+            self.policy.allocate_pod(self.state, pod)
+        finally:
+            self._allocated(pod, before)
 
     # -- container lifecycle ------------------------------------------------------
     def add_container(self, pod: Pod, container: Container) -> None:
@@ -223,9 +234,24 @@ class MemoryManager:
             if self.active_pods is None:
                 return
             active = self.active_pods()
-        stale = self.state.stale_containers(active)
+        state = self.state
+        suspects = self._stale_watch.suspects(active, state, state.version)
+        stale = state.stale_containers(active, suspects)
         for pod_uid, name in sorted(stale):
-            self.policy.remove_container(self.state, pod_uid, name)
+            self.policy.remove_container(state, pod_uid, name)
+        self._stale_watch.clean(active, state, state.version)
+
+    def _allocated(self, pod: Pod, before: int) -> None:
+        """After the policy allocated for ``pod`` (state version ``before``):
+        the state is still free of stale entries if the pod's are active."""
+        state = self.state
+        if state.version == before:
+            return
+        active = None if self.active_pods is None else self.active_pods()
+        if active is not None and not state.stale_containers(active, (pod.uid,)):
+            self._stale_watch.still_clean(before, state.version)
+        else:
+            self._stale_watch.forget()
 
     # -- readers ------------------------------------------------------------------
     def get_memory_blocks(self, pod_uid: str, container_name: str) -> list[Block]:
@@ -237,7 +263,10 @@ class MemoryManager:
         return self.state.get_pod_memory_blocks(pod_uid) or []
 
     def _pod_level(self, pod: Pod) -> bool:
-        return self.gates.enabled(GATE_POD_LEVEL_RESOURCE_MANAGERS) and is_pod_level_resources_set(pod)
+        gate = self._plrm
+        if gate is None:
+            gate = self._plrm = self.gates.enabled(GATE_POD_LEVEL_RESOURCE_MANAGERS)
+        return gate and is_pod_level_resources_set(pod)
 
     def podresources_container_memory(self, pod: Pod, container: Container) -> list[Block]:
         """PodResources ``GetMemory``: only memory the container holds alone.

@@ -27,7 +27,10 @@ out as ``hugepages-*`` before ``memory``.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import compress
+from operator import itemgetter, not_
 from typing import Final
 
 from podnuma.api.featuregates import FeatureGateReader
@@ -235,30 +238,66 @@ def _is_affinity_satisfy_request(
     return True
 
 
-# (mask, its bits, its value, compact index over the NUMA ids)
-_MaskRow = tuple[BitMask, tuple[int, ...], int, int]
+# (mask, its bits, its value, compact index over the NUMA ids, its width,
+#  its preferred hint, its non-preferred hint, the positions of its bits
+#  among the NUMA ids)
+_MaskRow = tuple[
+    BitMask, tuple[int, ...], int, int, int, TopologyHint, TopologyHint, tuple[int, ...]
+]
+
+# below this many masks, sums are taken mask by mask rather than by subset
+_FEW = 32
 
 
 def _masks_over(numa_ids: tuple[int, ...]) -> list[_MaskRow]:
-    """``IterateBitMasks`` over the NUMA ids, with each mask's bits and
-    compact index (for subset sums)."""
+    """``IterateBitMasks`` over the NUMA ids, with each mask's bits,
+    compact index (for subset sums), width, its two hints and the positions
+    of its bits."""
+    position = {nid: i for i, nid in enumerate(numa_ids)}
     return [
-        (mask, bits, mask.value, compact)
+        (
+            mask,
+            bits,
+            mask.value,
+            compact,
+            len(bits),
+            TopologyHint(mask, True),
+            TopologyHint(mask, False),
+            tuple(position[b] for b in bits),
+        )
         for mask, bits, compact in mask_combinations(list(numa_ids))
     ]
 
 
 def _subset_sums(per_node: Sequence[int]) -> list[int]:
     """Sum of ``per_node`` over every subset of the nodes, by compact index
-    (each subset adds one node to a smaller one)."""
-    sums = [0] * (1 << len(per_node))
-    for c in range(1, len(sums)):
-        low = c & -c
-        sums[c] = sums[c ^ low] + per_node[low.bit_length() - 1]
+    (bit i of the index stands for node i): the table doubles with each
+    node, the new half adding that node to every subset before it."""
+    sums = [0]
+    for v in per_node:
+        sums += list(map(v.__add__, sums))
     return sums
 
 
+_VALUE = itemgetter(2)
+_COMPACT = itemgetter(3)
+_WIDTH = itemgetter(4)
+_PREFERRED = itemgetter(5)
+_NOT_PREFERRED = itemgetter(6)
+
+
+def _without(rows: list[_MaskRow], nodes: int) -> list[_MaskRow]:
+    """The rows whose masks hold none of ``nodes`` (a NUMA bit mask)."""
+    return list(compress(rows, map(not_, map(nodes.__and__, map(_VALUE, rows)))))
+
+
+def _at_least(rows: list[_MaskRow], sums: Sequence[int], size: int) -> list[_MaskRow]:
+    """The rows whose subset sum reaches ``size``."""
+    return list(compress(rows, map(size.__le__, map(sums.__getitem__, map(_COMPACT, rows)))))
+
+
 _FIT_CACHE_SIZE = 4096
+_GROUP_CACHE_SIZE = 1024
 
 
 def _fitting_masks(
@@ -274,10 +313,10 @@ def _fitting_masks(
     fitting = masks
     for r, (_, size) in enumerate(reqs):
         sums = _subset_sums(allocs[r::n])
-        fitting = [row for row in fitting if sums[row[3]] >= size]
+        fitting = _at_least(fitting, sums, size)
     # quirk: the minimum counts masks that the group rules then drop (masks
     # come narrowest first)
-    return (len(fitting[0][1]) if fitting else len(numa_ids)), fitting
+    return (fitting[0][4] if fitting else len(numa_ids)), fitting
 
 
 def _table(machine_state: Mapping[int, NUMANodeState], nid: int, name: str) -> MemoryTable | None:
@@ -323,6 +362,10 @@ class StaticPolicy:
         self.system_reserved = {nid: dict(res) for nid, res in system_reserved.items()}
         self.affinity = affinity
         self.gates = gates
+        # the gates this policy reads (a gate set does not change)
+        self._plr = gates.enabled(GATE_POD_LEVEL_RESOURCES)
+        self._plrm = gates.enabled(GATE_POD_LEVEL_RESOURCE_MANAGERS)
+        self._fix_qos = gates.enabled(GATE_FIX_KUBELET_QOS)
         self.init_containers_reusable_memory: ReusableMemory = {}
         # NUMA ids -> every mask over them with its bits (the machine is fixed)
         # (memos of pure functions of their keys: copies of the policy share them)
@@ -330,6 +373,11 @@ class StaticPolicy:
         self._fit_cache: SharedMemo[
             tuple[tuple[int, ...], tuple[tuple[str, int], ...], tuple[int, ...]],
             tuple[int, list[_MaskRow]],
+        ] = SharedMemo()
+        # per fit key: (NUMA nodes in groups, nodes blocked) -> masks left
+        self._group_cache: SharedMemo[
+            tuple[tuple[int, ...], tuple[tuple[str, int], ...], tuple[int, ...]],
+            dict[tuple[int, int], list[_MaskRow]],
         ] = SharedMemo()
 
     def name(self) -> str:
@@ -354,7 +402,7 @@ class StaticPolicy:
         expected = self.get_default_machine_state()
         # upstream walks Go maps; podnuma walks them sorted so the first error is stable
         for pod_uid in sorted(assignments):
-            if self.gates.enabled(GATE_POD_LEVEL_RESOURCE_MANAGERS):
+            if self._plrm:
                 pod_blocks = state.get_pod_memory_blocks(pod_uid)
                 if pod_blocks:
                     self._update_expected_machine_state(expected, pod_blocks, pod_uid, "")
@@ -424,15 +472,15 @@ class StaticPolicy:
     def _qos(self, pod: Pod) -> QOSClass:
         return compute_pod_qos(
             pod,
-            pod_level_resources=self.gates.enabled(GATE_POD_LEVEL_RESOURCES),
-            fix_kubelet_qos_class=self.gates.enabled(GATE_FIX_KUBELET_QOS),
+            pod_level_resources=self._plr,
+            fix_kubelet_qos_class=self._fix_qos,
         )
 
     def _skips_pod_level(self, pod: Pod) -> bool:
         """A pod-level pod while either pod-level gate is off: no hints, no pinning."""
         return (
-            not self.gates.enabled(GATE_POD_LEVEL_RESOURCE_MANAGERS)
-            or not self.gates.enabled(GATE_POD_LEVEL_RESOURCES)
+            not self._plrm
+            or not self._plr
         ) and is_pod_level_resources_set(pod)
 
     def get_pod_reusable_memory(self, pod: Pod, mask: BitMask, name: str) -> int:
@@ -449,6 +497,8 @@ class StaticPolicy:
                 if block.size > table.get(block.type, 0):
                     table[block.type] = block.size
             return
+        if pod.uid not in self.init_containers_reusable_memory:
+            return  # nothing reusable to take from
         for block in blocks:
             mask = BitMask(block.numa_affinity)
             reusable = self.get_pod_reusable_memory(pod, mask, block.type)
@@ -503,8 +553,9 @@ class StaticPolicy:
         free: list[int] = []
         allocs: list[int] = []
         for nid in numa_ids:
+            tables = machine_state[nid].memory_map
             for name, _ in reqs:
-                table = _table(machine_state, nid, name)
+                table = tables.get(name)
                 free.append(0 if table is None else table.free)
                 allocs.append(0 if table is None else table.allocatable)
         fit_key = (numa_ids, reqs, tuple(allocs))
@@ -513,6 +564,7 @@ class StaticPolicy:
             fit = _fitting_masks(masks, numa_ids, reqs, allocs)
             if len(self._fit_cache) >= _FIT_CACHE_SIZE:
                 self._fit_cache.clear()
+                self._group_cache.clear()
             self._fit_cache[fit_key] = fit
         min_affinity_size, fitting = fit
 
@@ -531,34 +583,57 @@ class StaticPolicy:
                     blocked |= 1 << nid
                 else:
                     grouped[nid] = sorted(node.cells)
-        candidates = [
-            row
-            for row in fitting
-            if not (row[2] & (in_group if len(row[1]) == 1 else blocked))
-        ]
+        if in_group or blocked:
+            # kept with the fitting masks: few (in_group, blocked) pairs occur
+            by_groups = self._group_cache.get(fit_key)
+            if by_groups is None or len(by_groups) >= _GROUP_CACHE_SIZE:
+                by_groups = self._group_cache[fit_key] = {}
+            found = by_groups.get((in_group, blocked))
+            if found is None:
+                # masks come by width: the single-NUMA ones first
+                singles = bisect_right(list(map(_WIDTH, fitting)), 1)
+                found = by_groups[(in_group, blocked)] = _without(
+                    fitting[:singles], in_group
+                ) + _without(fitting[singles:], blocked)
+            candidates = found
+        else:
+            candidates = fitting
         if grouped:
             candidates = [
                 row
                 for row in candidates
-                if len(row[1]) == 1
+                if row[4] == 1
                 or not any(nid in grouped and grouped[nid] != list(row[1]) for nid in row[1])
             ]
         # Free memory (plus what earlier init containers left for reuse).
         reusable = self.init_containers_reusable_memory.get(pod.uid, {})
         n = len(reqs)
         for r, (name, size) in enumerate(reqs):
-            sums = _subset_sums(free[r::n])
+            free_r = free[r::n]
             if reusable:
+                sums = _subset_sums(free_r)
                 candidates = [
                     row
                     for row in candidates
                     if sums[row[3]] + reusable.get(row[0], {}).get(name, 0) >= size
                 ]
+            elif len(candidates) <= _FEW:
+                # few masks left: their free memory summed directly
+                at = free_r.__getitem__
+                candidates = [row for row in candidates if sum(map(at, row[7])) >= size]
             else:
-                candidates = [row for row in candidates if sums[row[3]] >= size]
+                candidates = _at_least(candidates, _subset_sums(free_r), size)
         hints: dict[str, list[TopologyHint]] = {}
         if candidates:
-            lst = [TopologyHint(row[0], len(row[1]) == min_affinity_size) for row in candidates]
+            # preferred: the masks of the narrowest width (masks come by width)
+            widths = list(map(_WIDTH, candidates))
+            lo = bisect_left(widths, min_affinity_size)
+            hi = bisect_right(widths, min_affinity_size)
+            lst = [
+                *map(_NOT_PREFERRED, candidates[:lo]),
+                *map(_PREFERRED, candidates[lo:hi]),
+                *map(_NOT_PREFERRED, candidates[hi:]),
+            ]
             for name, _ in reqs:
                 hints[name] = list(lst)
         return hints
@@ -715,10 +790,11 @@ class StaticPolicy:
             return
 
         hint = self.affinity.get_affinity(pod.uid, container.name)
-        machine_state = state.get_machine_state()
-        mask = self._affinity_for(machine_state, pod, requested, hint)
+        # the choice only reads the machine state; only the chosen nodes change
+        mask = self._affinity_for(state.machine_state_view(), pod, requested, hint)
 
         bits = mask.bits()
+        machine_state = state.machine_state_for_update(bits)
         blocks: list[Block] = []
         for name, size in requested.items():
             blocks.append(Block(bits, name, size))
@@ -814,7 +890,7 @@ class StaticPolicy:
     def remove_container(self, state: MemoryManagerState, pod_uid: str, container_name: str) -> None:
         """``RemoveContainer`` (idempotent): free the container's blocks; a
         pod-level pod frees its reservation with its last container."""
-        if self.gates.enabled(GATE_POD_LEVEL_RESOURCE_MANAGERS):
+        if self._plrm:
             pod_blocks = state.get_pod_memory_blocks(pod_uid)
             if pod_blocks is not None:
                 state.delete(pod_uid, container_name)
@@ -832,7 +908,9 @@ class StaticPolicy:
     def _release_memory(state: MemoryManagerState, blocks: Sequence[Block]) -> None:
         """``releaseMemory``: frees from the lowest NUMA id of each block's
         group first, whichever node the memory came from (upstream quirk)."""
-        machine_state = state.get_machine_state()
+        machine_state = state.machine_state_for_update(
+            {nid for block in blocks for nid in block.numa_affinity}
+        )
         for block in blocks:
             released = block.size
             for nid in block.numa_affinity:

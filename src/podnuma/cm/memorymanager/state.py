@@ -107,7 +107,7 @@ class MemoryManagerState:
     """``state.stateMemory``: machine state, container assignments and the
     pod-level assignments (KEP-5526)."""
 
-    __slots__ = ("_machine_state", "_assignments", "_pod_assignments")
+    __slots__ = ("_machine_state", "_assignments", "_pod_assignments", "version")
 
     def __init__(
         self,
@@ -120,6 +120,9 @@ class MemoryManagerState:
         self._pod_assignments: PodMemoryAssignments = {
             uid: list(blocks) for uid, blocks in (pod_assignments or {}).items()
         }
+        # bumped by every writer that adds or replaces container entries
+        # (garbage collection relies on it; see podnuma.cm.active)
+        self.version = 0
 
     # -- machine state ---------------------------------------------------------
     def get_machine_state(self) -> NUMANodeMap:
@@ -128,6 +131,17 @@ class MemoryManagerState:
     def machine_state_view(self) -> Mapping[int, NUMANodeState]:
         """The machine state itself, not a copy: for readers only."""
         return self._machine_state
+
+    def machine_state_for_update(self, nids: Iterable[int]) -> NUMANodeMap:
+        """A machine state to change and then :meth:`commit_machine_state`:
+        the nodes ``nids`` are private copies, the others are shared with
+        the current state and must not be changed (copy on write)."""
+        out = dict(self._machine_state)
+        for nid in nids:
+            node = out.get(nid)
+            if node is not None:
+                out[nid] = node.copy()
+        return out
 
     def set_machine_state(self, machine_state: Mapping[int, NUMANodeState]) -> None:
         self._machine_state = clone_machine_state(machine_state)
@@ -147,15 +161,23 @@ class MemoryManagerState:
 
     def set_memory_blocks(self, pod_uid: str, container_name: str, blocks: Sequence[Block]) -> None:
         self._assignments.setdefault(pod_uid, {})[container_name] = list(blocks)
+        self.version += 1
 
     def get_memory_assignments(self) -> ContainerMemoryAssignments:
         return clone_assignments(self._assignments)
 
-    def stale_containers(self, active: Mapping[str, Set[str]]) -> list[tuple[str, str]]:
+    def stale_containers(
+        self, active: Mapping[str, Set[str]], pods: Iterable[str] | None = None
+    ) -> list[tuple[str, str]]:
         """(pod UID, container name) of every assignment whose container is
-        not in ``active`` (pod UID -> container names)."""
+        not in ``active`` (pod UID -> container names), among the pods
+        ``pods`` (default: all)."""
         stale: list[tuple[str, str]] = []
-        for uid, ctrs in self._assignments.items():
+        assignments = self._assignments
+        for uid in assignments if pods is None else pods:
+            ctrs = assignments.get(uid)
+            if ctrs is None:
+                continue
             alive = active.get(uid)
             if alive is not None and ctrs.keys() <= alive:
                 continue  # the usual case, checked in bulk
@@ -164,6 +186,7 @@ class MemoryManagerState:
 
     def set_memory_assignments(self, assignments: Mapping[str, Mapping[str, Sequence[Block]]]) -> None:
         self._assignments = clone_assignments(assignments)
+        self.version += 1
 
     def delete(self, pod_uid: str, container_name: str) -> None:
         """Forget a container; the pod goes with its last container."""

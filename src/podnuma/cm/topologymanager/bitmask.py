@@ -30,7 +30,11 @@ BIT_RANGE_ERROR = "bit number must be in range 0-63"
 
 
 class BitMask:
-    """``bitmask.BitMask`` (a 64-bit mask of NUMA node ids)."""
+    """``bitmask.BitMask`` (a 64-bit mask of NUMA node ids).
+
+    Deliberately without ``__bool__``/``__len__``: every mask, even an
+    empty one, is true, which bulk code relies on to drop nil affinities
+    (``filter(None, ...)``)."""
 
     __slots__ = ("_mask",)
 

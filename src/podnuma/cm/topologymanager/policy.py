@@ -214,17 +214,22 @@ _preferred: Callable[[TopologyHint], bool] = attrgetter("preferred")
 
 def _preferred_masks(hints: Sequence[TopologyHint]) -> set[int | None]:
     """The distinct masks of the preferred hints (``None`` for nil)."""
-    return {
-        None if a is None else a.value for a in map(_affinity, compress(hints, map(_preferred, hints)))
-    }
+    return _masks_of(list(map(_affinity, compress(hints, map(_preferred, hints)))))
+
+
+def _masks_of(affs: list[BitMask | None]) -> set[int | None]:
+    """The distinct values of ``affs`` (``None`` for nil), in bulk: a
+    ``BitMask`` is always true, so ``filter(None, ...)`` drops the nils."""
+    present = list(filter(None, affs))
+    out: set[int | None] = set(map(mask_value, present))
+    if len(present) != len(affs):
+        out.add(None)
+    return out
 
 
 def _all_masks(hints: Sequence[TopologyHint]) -> set[int | None]:
     """The distinct masks of all hints (``None`` for nil), in bulk."""
-    try:
-        return set(map(mask_value, map(_affinity, hints)))  # type: ignore[arg-type]
-    except AttributeError:  # a nil affinity among them
-        return {None if a is None else a.value for a in map(_affinity, hints)}
+    return _masks_of(list(map(_affinity, hints)))
 
 
 def iterate_all_provider_topology_hints(

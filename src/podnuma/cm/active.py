@@ -1,0 +1,141 @@
+"""The active pods, as the resource managers' ``removeStaleState`` reads them.
+
+The kubelet hands its managers ``activePods()``; each of them then walks its
+whole state looking for containers that are no longer active. Here the node
+keeps the active pods in an :class:`ActivePods` mapping that also records
+which pods lost containers or left since some point, so that a manager whose
+previous walk left its state clean needs to look at those pods only. The
+outcome is the kubelet's: the same entries are found stale and removed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from collections.abc import Set as AbstractSet
+from typing import Any, Final
+
+__all__ = ["ActiveMark", "ActivePods", "StaleWatch"]
+
+# (epoch, position in the log) of an ActivePods
+ActiveMark = tuple[int, int]
+
+_LOG_LIMIT: Final = 4096
+
+
+class ActivePods(dict[str, AbstractSet[str]]):
+    """Pod UID -> names of the pod's containers, for every active pod.
+
+    A plain mapping to read. Every change goes through the mapping's own
+    methods, which note the pods whose entry shrank or went (the only
+    changes that can make a manager's entries stale)."""
+
+    __slots__ = ("_log", "_epoch")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._log: list[str] = []
+        self._epoch = 0
+
+    def _note(self, uid: str) -> None:
+        log = self._log
+        if len(log) >= _LOG_LIMIT:  # watchers that far behind walk everything
+            log.clear()
+            self._epoch += 1
+        log.append(uid)
+
+    def __setitem__(self, uid: str, containers: AbstractSet[str]) -> None:
+        old = self.get(uid)
+        super().__setitem__(uid, containers)
+        if old is not None and not old <= containers:
+            self._note(uid)
+
+    def __delitem__(self, uid: str) -> None:
+        super().__delitem__(uid)
+        self._note(uid)
+
+    def pop(self, uid: str, *default: AbstractSet[str] | None) -> AbstractSet[str] | None:  # type: ignore[override]
+        if uid in self:
+            self._note(uid)
+        return super().pop(uid, *default)
+
+    def popitem(self) -> tuple[str, AbstractSet[str]]:
+        uid, containers = super().popitem()
+        self._note(uid)
+        return uid, containers
+
+    def clear(self) -> None:
+        for uid in list(self):
+            self._note(uid)
+        super().clear()
+
+    def setdefault(self, uid: str, default: AbstractSet[str]) -> AbstractSet[str]:
+        if uid not in self:
+            self[uid] = default
+        return self[uid]
+
+    def update(self, *args: Any, **kwargs: AbstractSet[str]) -> None:
+        for uid, containers in dict(*args, **kwargs).items():
+            self[uid] = containers
+
+    def __ior__(self, other: object) -> ActivePods:  # type: ignore[override,misc]
+        self.update(other)
+        return self
+
+    def mark(self) -> ActiveMark:
+        """Where the record stands now."""
+        return (self._epoch, len(self._log))
+
+    def changed_since(self, mark: ActiveMark) -> list[str] | None:
+        """The pods that lost containers or left since ``mark`` (repeats
+        possible); ``None`` when the record no longer reaches that far."""
+        epoch, position = mark
+        if epoch != self._epoch:
+            return None
+        return self._log[position:]
+
+
+class StaleWatch:
+    """What a manager remembers of its last garbage collection: the active
+    pods it walked, where their record stood, and its state's version (a
+    counter its writers bump whenever they add entries). While all three
+    still hold, only the pods recorded since can hold stale entries."""
+
+    __slots__ = ("_active", "_state", "_mark", "_version")
+
+    def __init__(self) -> None:
+        self._active: ActivePods | None = None
+        self._state: object = None
+        self._mark: ActiveMark = (0, 0)
+        self._version = -1
+
+    def suspects(
+        self, active: Mapping[str, AbstractSet[str]], state: object, version: int
+    ) -> Iterable[str] | None:
+        """The pods to check in ``state`` (at ``version``), or ``None`` when
+        every pod must be checked."""
+        if self._active is not active or self._state is not state or self._version != version:
+            return None
+        assert isinstance(active, ActivePods)
+        changed = active.changed_since(self._mark)
+        if changed is None:
+            return None
+        return dict.fromkeys(changed) if len(changed) > 1 else changed
+
+    def clean(self, active: Mapping[str, AbstractSet[str]], state: object, version: int) -> None:
+        """``state`` (at ``version``) holds no stale entry for ``active`` now."""
+        if isinstance(active, ActivePods):
+            self._active = active
+            self._state = state
+            self._mark = active.mark()
+            self._version = version
+        else:
+            self._active = None
+
+    def still_clean(self, before: int, after: int) -> None:
+        """The state went from version ``before`` to ``after`` by adding
+        entries of active containers only."""
+        if self._version == before:
+            self._version = after
+
+    def forget(self) -> None:
+        self._active = None
