@@ -104,16 +104,26 @@ def _pow10_int64(n: int) -> int:
     return 10**n if n <= 18 else _MOST_NEGATIVE
 
 
-def _positive_scale_int64(base: int, scale: int) -> int | None:
-    """``positiveScaleInt64``: base * 10^scale, None on int64 overflow. A
-    negative scale (an int32 difference that wrapped) skips the loop and
-    returns base unchanged (reproduced quirk)."""
-    if scale <= 0 or base == 0:
-        return base
-    if scale > 19:
-        return None
-    v = base * 10**scale
-    return v if _fits64(v) else None
+def _positive_scale_int64(base: int, scale: int) -> tuple[int, bool]:
+    """``positiveScaleInt64``: (base * 10^scale, fits int64). On overflow the
+    scales with a dedicated multiplier (1, 2, 3, 6, 9) return the wrapped
+    product, the others (a loop of *10) return 0; a negative scale (an int32
+    difference that wrapped) skips the loop and returns base unchanged
+    (reproduced quirks)."""
+    if scale == 0 or base == 0:
+        return base, True
+    if scale in (1, 2, 3, 6, 9):
+        exact = base * 10**scale
+        if base == 1:
+            return exact, True
+        if base == _MOST_NEGATIVE:
+            return 0, False
+        return _wrap64(exact), _fits64(exact)
+    if scale < 0:
+        return base, True
+    if scale > 19 or not _fits64(exact := base * 10**scale):
+        return 0, False
+    return exact, True
 
 
 def _int64_amount_add(au: int, ae: int, bu: int, be: int) -> tuple[int, int] | None:
@@ -127,13 +137,13 @@ def _int64_amount_add(au: int, ae: int, bu: int, be: int) -> tuple[int, int] | N
         c = au + bu
         return (c, ae) if _fits64(c) else None
     if ae > be:
-        scaled = _positive_scale_int64(au, _wrap32(ae - be))
-        if scaled is None:
+        scaled, ok = _positive_scale_int64(au, _wrap32(ae - be))
+        if not ok:
             return None
         c = scaled + bu
         return (c, be) if _fits64(c) else None
-    scaled = _positive_scale_int64(bu, _wrap32(be - ae))
-    if scaled is None:
+    scaled, ok = _positive_scale_int64(bu, _wrap32(be - ae))
+    if not ok:
         return None
     c = au + scaled
     return (c, ae) if _fits64(c) else None
@@ -309,10 +319,10 @@ class Quantity:
             # int64Amount.AsScaledInt64
             if e < scale:
                 return _away_from_zero_div(u, 10 ** (scale - e))
-            # int64 overflow gives 0; a wrapped int32 scale difference
-            # returns the bare value (reproduced quirks)
-            scaled = _positive_scale_int64(u, _wrap32(e - scale))
-            return 0 if scaled is None else scaled
+            # overflow wraps or gives 0 depending on the scale difference;
+            # a wrapped int32 difference returns the bare value (reproduced
+            # quirks, see _positive_scale_int64)
+            return _positive_scale_int64(u, _wrap32(e - scale))[0]
         # scaledValue (scale_int.go) with inf scales -e and -scale
         dif = scale - e
         if dif == 0:
