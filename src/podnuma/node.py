@@ -479,6 +479,10 @@ class Node:
         for name in rp.live_containers():
             entry = self.cpu.state.get_cpu_set(rp.uid, name)
             cpus = entry if entry is not None else self._shared_cpus()
+            if not cpus:
+                # an empty exclusive set (a negative CPU count from an
+                # extreme quantity): no cpuset is written, every CPU is used
+                cpus = self.machine.topology.cpus()
             container = spec.get(name)
             if rp.pod is not None and container is not None:
                 isolation = self.cpu.get_resource_isolation_level(rp.pod, container)

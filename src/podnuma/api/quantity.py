@@ -293,6 +293,16 @@ class Quantity:
             return self
         return Quantity(nanos, self._format, _rep=(dec, r, scale))
 
+    def as_int64(self) -> tuple[int, bool]:
+        """``Quantity.AsInt64()``: (value, True) only for the int64 form at a
+        scale >= 0 whose value fits; an inf.Dec or a negative scale (e.g.
+        ``1500m`` after the API defaults round to milli) is (0, False), as
+        upstream, whatever the value."""
+        dec, u, e = self._go_rep()
+        if dec or e < 0:
+            return 0, False
+        return _positive_scale_int64(u, e)
+
     def value(self) -> int:
         """``Quantity.Value()``: the integer value rounded away from zero, as
         the int64 apimachinery returns (see :meth:`scaled_value`)."""
