@@ -76,12 +76,41 @@ def _ask(resource: str, qty: str, guaranteed: bool = False) -> dict[str, Any]:
     return {"requests": amounts, "limits": {resource: qty}}
 
 
+# Rows the API server refuses (podnuma must refuse them with a pod field
+# error; the oracle only defaults pods). Worked out from apimachinery: after
+# the defaults round to milli (RoundUp(-3)), extended resources need
+# ``MilliValue() % 1000 == 0`` and hugepages ``Value() % pageSize == 0`` --
+# both on the int64 apimachinery returns, so some huge values pass (1e30:
+# Value() is 0) and some whole ones fail (7Ei: MilliValue() wraps to
+# math.MinInt64).
+_FRACTIONAL = {
+    "0." + "0" * 40 + "1", "1n", "0.5n", "1e-20", "1e-3", "2e-3", "1.5", "0.0001", "5e-05",
+}
+EXTENDED_REFUSED = _FRACTIONAL | {
+    "9223372036854776", "123456789012345678901234567890", "1" * 60,
+    "7Ei", "1Ei", "5000Pi", "1.5Ei", "0.5Ei",
+}
+HUGEPAGES_REFUSED = _FRACTIONAL | {
+    "1e18", "1e16", "9E", "9223372036854775807", "9223372036854776", "9223372036854775",
+    "123456789012345678901234567890", "1" * 60, "100Ei", "8Ei", "8192Pi",
+    "9.223372036854775807e18", "1e4294967297",
+}
+
+
+def _refused(resource: str, qty: str) -> bool:
+    if resource.startswith("hugepages-"):
+        return qty in HUGEPAGES_REFUSED
+    if "/" in resource:
+        return qty in EXTENDED_REFUSED
+    return False
+
+
 def _steps(resource: str, qty: str) -> list[dict[str, Any]]:
     """The pods one quantity is tried in: requests only (Burstable), requests
     = limits (Guaranteed, with whole CPUs and memory beside it), two
     containers and an init container (sums and maxima), pod-level
     resources, and a small pod after them (the node's requested sums)."""
-    one = _ask(resource, "1")
+    one = _ask(resource, "2Mi" if resource.startswith("hugepages-") else "1")
     steps = [
         _pod("burstable", {"containers": [{"name": "c", "resources": _ask(resource, qty)}]}),
         _pod("guaranteed", {"containers": [{"name": "c", "resources": _ask(resource, qty, True)}]}),
@@ -137,5 +166,10 @@ def test_extreme_quantity(
     doc, path, theirs = extreme_outcomes[(resource, qty, policy)]
     assert theirs.kind != "hang", theirs.message
     mine = run_podnuma(path)
+    if _refused(resource, qty):
+        assert mine.kind == "input" and "Invalid value" in mine.message, mine.message
+        assert "addPod.spec.containers[0].resources" in mine.message, mine.message
+    else:
+        assert mine.kind != "input", mine.message
     diffs = compare(mine, theirs, doc)
     assert not diffs, f"{resource}={qty} ({policy}): podnuma differs from kubelet v1.37.2:\n  " + "\n  ".join(diffs)
