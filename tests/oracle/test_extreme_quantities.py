@@ -173,3 +173,28 @@ def test_extreme_quantity(
         assert mine.kind != "input", mine.message
     diffs = compare(mine, theirs, doc)
     assert not diffs, f"{resource}={qty} ({policy}): podnuma differs from kubelet v1.37.2:\n  " + "\n  ".join(diffs)
+
+
+# reservedMemory goes through Quantity.AsInt64, which fails for an inf.Dec
+# (1.0Gi) or a fractional scale (1073741824000m) whatever the value: the
+# kubelet then does not start.
+RESERVED = ["1Gi", "1.0Gi", "1.5Gi", "1073741824000m", "1073741824", "1.073741824G", "1024Mi", "1e9"]
+
+
+def test_reserved_memory_quantities(oracle_binary: str, tmp_path: Path) -> None:
+    docs, paths = [], []
+    for i, qty in enumerate(RESERVED):
+        config = {**STATIC, "reservedMemory": [{"numaNode": 0, "limits": {"memory": qty}}]}
+        doc = {
+            "apiVersion": "podnuma.io/v1", "kind": "Scenario", "node": NODE, "kubeletConfig": config,
+            "steps": [_pod("p", {"containers": [_ctr("c", limits={"cpu": "1", "memory": "1Gi"})]})],
+        }
+        docs.append(doc)
+        paths.append(write_scenario(doc, tmp_path / f"reserved-{i}.json"))
+    kinds = []
+    for qty, doc, path, theirs in zip(RESERVED, docs, paths, run_oracle(oracle_binary, paths), strict=True):
+        mine = run_podnuma(path)
+        diffs = compare(mine, theirs, doc)
+        assert not diffs, f"reservedMemory {qty}: podnuma differs from kubelet v1.37.2:\n  " + "\n  ".join(diffs)
+        kinds.append(mine.kind)
+    assert kinds.count("startup") >= 3 and kinds.count("ok") >= 3  # both sides of AsInt64 are covered
