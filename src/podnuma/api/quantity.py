@@ -51,6 +51,9 @@ _NANO: Final = 10**9
 _MOST_POSITIVE: Final = (1 << 63) - 1
 _MAX_BINARY_NANOS: Final = _MOST_POSITIVE * _NANO
 _MOST_NEGATIVE: Final = -(1 << 63)
+# below these, Value()/MilliValue() of a non-negative quantity is exact
+_FAST_VALUE_NANOS: Final = _MOST_POSITIVE // 2 * _NANO
+_FAST_MILLI_NANOS: Final = _MOST_POSITIVE // 2 * 1_000_000
 _U64: Final = 1 << 64
 # Decimal exponents beyond this are refused instead of materialising a huge
 # integer. apimachinery keeps them symbolically until the first comparison
@@ -306,11 +309,17 @@ class Quantity:
     def value(self) -> int:
         """``Quantity.Value()``: the integer value rounded away from zero, as
         the int64 apimachinery returns (see :meth:`scaled_value`)."""
+        n = self._nanos
+        if 0 <= n <= _FAST_VALUE_NANOS:  # the exact value is what Go returns
+            return -(-n // _NANO)
         return self.scaled_value(0)
 
     def milli_value(self) -> int:
         """``Quantity.MilliValue()``: value * 1000 rounded away from zero, as
         the int64 apimachinery returns (see :meth:`scaled_value`)."""
+        n = self._nanos
+        if 0 <= n <= _FAST_MILLI_NANOS:
+            return -(-n // 1_000_000)
         return self.scaled_value(-3)
 
     def scaled_value(self, scale: int) -> int:
@@ -466,13 +475,23 @@ def _go_add(a: Quantity, b: Quantity, sign: int) -> tuple[bool, int, int] | None
     int64Amount while the int64 sum holds, else inf.Dec. None (derive from
     the value) when both are plain int64 amounts of the usual shape."""
     ra, rb = a._rep, b._rep
-    if ra is None and rb is None:
-        return None
-    da, au, ae = a._go_rep()
-    db, bu, be = b._go_rep()
+    if ra is None:
+        if rb is None:
+            return None
+        ra = a._go_rep()
+    elif rb is None:
+        rb = b._go_rep()
+    da, au, ae = ra
+    db, bu, be = rb
     if sign < 0:
         bu = -bu if db else _wrap64(-bu)
     if not da and not db:
+        if ae == be and au and bu:
+            # the common case: same scale, no overflow
+            c = au + bu
+            if _MOST_NEGATIVE <= c <= _MOST_POSITIVE:
+                return False, c, ae
+            return True, c, ae
         summed = _int64_amount_add(au, ae, bu, be)
         if summed is not None:
             return False, summed[0], summed[1]
