@@ -86,6 +86,22 @@ def _fits64(v: int) -> bool:
     return _MOST_NEGATIVE <= v <= _MOST_POSITIVE
 
 
+def _strip_tens(mag: int) -> tuple[int, int]:
+    """(m, k) with mag = m * 10^k and m not a multiple of 10 (mag > 0), in
+    O(log k) big divisions rather than one per digit."""
+    if mag % 10:
+        return mag, 0
+    powers = [10]
+    while mag % (powers[-1] * powers[-1]) == 0:
+        powers.append(powers[-1] * powers[-1])
+    zeros = 0
+    for i in range(len(powers) - 1, -1, -1):
+        if mag % powers[i] == 0:
+            mag //= powers[i]
+            zeros += 1 << i
+    return mag, zeros
+
+
 def _int_text(n: int) -> str:
     """``str(n)`` without CPython's 4300-digit limit (Go has none)."""
     if n.bit_length() < 14_000:
@@ -444,11 +460,14 @@ class Quantity:
                 amount = -mag if amount < 0 else mag
                 # Unknown exponents (beyond Ei) get no suffix, as upstream.
                 return f"{amount}{_BIN_SUFFIX_BY_EXP.get(times * 10, '')}"
-        mag = abs(n)
-        exponent = -9
-        while mag >= 10 and mag % 10 == 0:
-            mag //= 10
-            exponent += 1
+        rep = self._rep
+        if rep is not None and not rep[0]:
+            # the int64 form: a small mantissa, however large the exponent
+            mag, zeros = _strip_tens(abs(rep[1]))
+            exponent = rep[2] + zeros
+        else:
+            mag, zeros = _strip_tens(abs(n))
+            exponent = -9 + zeros
         while exponent % 3 != 0:
             mag *= 10
             exponent -= 1
@@ -593,7 +612,7 @@ def _parse_text(text: str) -> Quantity:
             value = int(shifted)
             if value == 0:
                 nanos = 0
-            elif scale + 9 > _MAX_EXPONENT:
+            elif scale > _MAX_EXPONENT:
                 raise QuantityError(ERR_EXPONENT.format(exp=scale, limit=_MAX_EXPONENT))
             else:
                 nanos = value * 10 ** (scale + 9)
@@ -611,8 +630,8 @@ def _parse_text(text: str) -> Quantity:
         if mantissa == 0:
             nanos = 0
         elif shift >= 0:
-            if shift > _MAX_EXPONENT:
-                raise QuantityError(ERR_EXPONENT.format(exp=exponent, limit=_MAX_EXPONENT))
+            if shift - 9 > _MAX_EXPONENT:
+                raise QuantityError(ERR_EXPONENT.format(exp=shift - 9, limit=_MAX_EXPONENT))
             nanos = mantissa * 10**shift
         elif -shift > len(shifted) + 1:
             nanos = 1  # far below 1n: rounds up to 1n
