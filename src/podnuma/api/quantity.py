@@ -51,6 +51,9 @@ _NANO: Final = 10**9
 _MOST_POSITIVE: Final = (1 << 63) - 1
 _MAX_BINARY_NANOS: Final = _MOST_POSITIVE * _NANO
 _MOST_NEGATIVE: Final = -(1 << 63)
+# int64 amounts below _SMALL scaled by at most 10^9 and summed cannot overflow
+_SMALL: Final = 1 << 31
+_POW10: Final = tuple(10**i for i in range(10))
 # below these, Value()/MilliValue() of a non-negative quantity is exact
 _FAST_VALUE_NANOS: Final = _MOST_POSITIVE // 2 * _NANO
 _FAST_MILLI_NANOS: Final = _MOST_POSITIVE // 2 * 1_000_000
@@ -505,12 +508,17 @@ def _go_add(a: Quantity, b: Quantity, sign: int) -> tuple[bool, int, int] | None
     if sign < 0:
         bu = -bu if db else _wrap64(-bu)
     if not da and not db:
-        if ae == be and au and bu:
-            # the common case: same scale, no overflow
-            c = au + bu
-            if _MOST_NEGATIVE <= c <= _MOST_POSITIVE:
-                return False, c, ae
-            return True, c, ae
+        if au and bu:
+            # the common cases: no overflow anywhere
+            if ae == be:
+                c = au + bu
+                if _MOST_NEGATIVE <= c <= _MOST_POSITIVE:
+                    return False, c, ae
+                return True, c, ae
+            if -_SMALL < au < _SMALL and -_SMALL < bu < _SMALL and -9 <= ae - be <= 9:
+                if ae > be:
+                    return False, au * _POW10[ae - be] + bu, be
+                return False, au + bu * _POW10[be - ae], ae
         summed = _int64_amount_add(au, ae, bu, be)
         if summed is not None:
             return False, summed[0], summed[1]
