@@ -491,6 +491,10 @@ class Node:
                 isolation = "container" if entry is not None else "host"
                 quota_off = entry is not None
             cpus = entry if entry is not None else self._shared_cpus()
+            if not cpus:
+                # an empty exclusive set (a negative CPU count from an
+                # extreme quantity): no cpuset is written, every CPU is used
+                cpus = self.machine.topology.cpus()
             hint: TopologyHint = self.topology.get_affinity(rp.uid, name)
             blocks = tuple(
                 MemoryBlock(b.type, tuple(sorted(b.numa_affinity)), b.size)

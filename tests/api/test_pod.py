@@ -154,7 +154,9 @@ def test_quantities_round_up_to_milli_and_keep_their_text() -> None:
         {"name": "c", "resources": {"limits": {"cpu": "0.0001", "memory": "1Gi"},
                                     "requests": {"cpu": 0.00005, "memory": 1073741824}}}]}}
     c = parse_pod(doc, gates=ON).container("c")
-    assert str(c.limits["cpu"]) == "1m" and str(c.requests["cpu"]) == "1m"
+    # RoundUp keeps the format: 5e-05 (DecimalExponent) prints as 1e-3
+    assert str(c.limits["cpu"]) == "1m" and str(c.requests["cpu"]) == "1e-3"
+    assert c.limits["cpu"] == c.requests["cpu"]
     assert str(c.limits["memory"]) == "1Gi"
     assert c.requests["memory"] == c.limits["memory"]
 

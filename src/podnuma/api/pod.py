@@ -383,9 +383,9 @@ _ZERO = Quantity.from_int(0)
 
 
 def _round_up_milli(q: Quantity) -> Quantity:
-    """``SetDefaults_ResourceList``: every quantity is rounded up to milli scale."""
-    rounded = Quantity.from_milli(q.milli_value())
-    return q if rounded == q else rounded
+    """``SetDefaults_ResourceList``: every quantity is rounded up to milli
+    scale (``RoundUp(-3)``, which also sets apimachinery's internal form)."""
+    return q.round_up(-3)
 
 
 def _parse_qty(raw: object, path: str) -> Quantity:

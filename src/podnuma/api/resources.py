@@ -99,8 +99,13 @@ def _add_into(dst: ResourceList, src: Mapping[str, Quantity]) -> None:
 def _max_into(dst: ResourceList, src: Mapping[str, Quantity]) -> None:
     for name, qty in src.items():
         prev = dst.get(name)
-        if prev is None or qty > prev:
+        if prev is None:
             dst[name] = qty
+        elif qty > prev:
+            # upstream's Cmp turns its receiver (the copy stored here) into
+            # an inf.Dec when the other side is one (reproduced quirk: it
+            # changes what MilliValue/Value return beyond int64)
+            dst[name] = qty.as_dec() if prev.is_dec else qty
 
 
 def _apply_non_missing(

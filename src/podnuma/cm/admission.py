@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from podnuma.api.quantity import Quantity
+from podnuma.api.quantity import Quantity, wrap_int64
 from podnuma.api.resources import is_native_resource
 
 __all__ = [
@@ -168,7 +168,15 @@ def fits_node_allocatable_amounts(
 ) -> AdmitResult:
     """:func:`fits_node_allocatable` on integer amounts: ``used`` is the sum
     of the other pods' amounts (kept up to date by the caller instead of
-    summed again for every pod), ``other_pods`` their number."""
+    summed again for every pod), ``other_pods`` their number.
+
+    The scheduler framework holds every amount in an int64: the node's
+    requested sums wrap around (taken modulo 2^64 here), the pod's own
+    request is ``max(0, amount)`` (``Resource.SetMaxResource`` starts from
+    zero), and ``allocatable - used`` wraps too. Extreme quantities whose
+    ``MilliValue``/``Value`` overflowed therefore fit or fail exactly as in
+    the kubelet.
+    """
 
     def fail(resource: str, requested: int, used_: int, capacity: int) -> AdmitResult:
         return AdmitResult(
@@ -182,7 +190,7 @@ def fits_node_allocatable_amounts(
         return fail("pods", 1, other_pods, max_pods)
 
     request = {
-        name: v
+        name: max(0, v)
         for name, v in pod_request.items()
         if not (_is_extended(name) and name not in allocatable)
     }
@@ -198,16 +206,18 @@ def fits_node_allocatable_amounts(
             # podnuma does not model the node's root filesystem: an
             # ephemeral-storage request is not checked.
             continue
-        if req > 0 and req > alloc(name) - used.get(name, 0):
-            return fail(name, req, used.get(name, 0), alloc(name))
+        in_use = wrap_int64(used.get(name, 0))
+        if req > 0 and req > wrap_int64(alloc(name) - in_use):
+            return fail(name, req, in_use, alloc(name))
     for name in sorted(request):
         if name in ("cpu", "memory", "ephemeral-storage", "pods"):
             continue
         req = request[name]
         if req == 0:
             continue
-        if req > alloc(name) - used.get(name, 0):
-            return fail(name, req, used.get(name, 0), alloc(name))
+        in_use = wrap_int64(used.get(name, 0))
+        if req > wrap_int64(alloc(name) - in_use):
+            return fail(name, req, in_use, alloc(name))
     return ADMITTED
 
 

@@ -22,6 +22,7 @@ from typing import Final, Protocol
 from podnuma.api.featuregates import FeatureGateReader
 from podnuma.api.pod import Container, Pod
 from podnuma.api.qos import is_container_equivalent_qos_guaranteed
+from podnuma.api.quantity import wrap_int64
 from podnuma.api.resources import is_pod_level_resources_set
 from podnuma.cm.active import StaleWatch
 from podnuma.cm.cpumanager.policy import Policy, TopologyHints
@@ -62,7 +63,8 @@ def resources_qualify_for_exclusive_cpus(container: Container) -> bool:
     if not is_container_equivalent_qos_guaranteed(container):
         return False
     limit = container.limits.get("cpu")
-    return limit is not None and limit.value() * 1000 == limit.milli_value()
+    # an int64 product, which wraps for extreme quantities (reproduced)
+    return limit is not None and wrap_int64(limit.value() * 1000) == limit.milli_value()
 
 
 def active_containers_of(pods: Iterable[Pod]) -> dict[str, set[str]]:

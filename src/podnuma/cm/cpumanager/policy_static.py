@@ -35,7 +35,7 @@ from podnuma.api.qos import (
     compute_pod_qos,
     is_container_equivalent_qos_guaranteed,
 )
-from podnuma.api.quantity import Quantity
+from podnuma.api.quantity import Quantity, wrap_int64
 from podnuma.api.resources import is_pod_level_resources_set
 from podnuma.cm.admission import EmptyPodSharedPoolError
 from podnuma.cm.cpumanager.cpu_assignment import (
@@ -83,7 +83,9 @@ GATE_POD_LEVEL_RESOURCE_MANAGERS: Final = "PodLevelResourceManagers"
 _ZERO: Final = Quantity.from_int(0)
 
 def _is_integral_cpu_amount(q: Quantity) -> bool:
-    return q.value() * 1000 == q.milli_value()
+    """``isIntegralCPUAmount``: ``Value()*1000`` is an int64 product, which
+    wraps for extreme quantities (reproduced)."""
+    return wrap_int64(q.value() * 1000) == q.milli_value()
 
 
 def _whole_cpus_requested(container: Container) -> int:

@@ -115,9 +115,12 @@ def convert_reserved(numa_ids: Sequence[int], reserved: Sequence[ReservedMemory]
     out: dict[int, dict[str, int]] = {nid: {} for nid in numa_ids}
     for reservation in reserved:
         for name, qty in reservation.limits.items():
-            if qty.nanos % 10**9 != 0 or not -(1 << 63) <= qty.nanos // 10**9 < (1 << 63):
+            # AsInt64 fails for an inf.Dec form (e.g. 1.5Gi) or a fractional
+            # scale (e.g. 1000m), whatever the value
+            value, ok = qty.as_int64()
+            if not ok:
                 raise KubeletStartupError("could not covert a variable of type Quantity to int64")
-            out.setdefault(reservation.numa_node, {})[name] = (qty.nanos // 10**9) & _U64
+            out.setdefault(reservation.numa_node, {})[name] = value & _U64
     return out
 
 

@@ -115,12 +115,10 @@ def _is_hugepage(name: str) -> bool:
 
 
 def _as_int64(q: Quantity) -> int:
-    """``Quantity.AsInt64`` for quantities as the kubelet receives them
-    (canonical text from the API server): whole numbers in int64 range."""
-    if q.nanos % 10**9 != 0:
-        raise MemoryManagerError(ERR_QUANTITY_INT64)
-    value = q.nanos // 10**9
-    if not _INT64_MIN <= value <= _INT64_MAX:
+    """``Quantity.AsInt64``, failing as upstream does (an inf.Dec, a
+    fractional scale, an int64 overflow)."""
+    value, ok = q.as_int64()
+    if not ok:
         raise MemoryManagerError(ERR_QUANTITY_INT64)
     return value
 
