@@ -1,5 +1,8 @@
 """The page in a real browser: Debian's chromium driven by Selenium (the
-system chromedriver; nothing downloaded). Screenshots go to docs/web-*.png.
+system chromedriver; nothing downloaded). Screenshots (web-*.png) go to the
+directory ``PODNUMA_SCREENSHOTS`` names (``docs`` refreshes the README's
+pictures), otherwise to a temporary directory: a test run leaves the
+checkout as it was.
 
 Skips with one line when chromium, chromedriver or selenium are missing;
 fails instead under CI=true.
@@ -9,9 +12,11 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,7 +27,11 @@ import pytest
 from tests.web.conftest import need
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCS = ROOT / "docs"
+SHOTS = (
+    Path(os.environ["PODNUMA_SCREENSHOTS"])
+    if os.environ.get("PODNUMA_SCREENSHOTS")
+    else Path(tempfile.mkdtemp(prefix="podnuma-web-shots-"))
+)
 WAIT = 60  # seconds: an upper bound for slow machines, not a timing assertion
 
 
@@ -79,8 +88,8 @@ def _shot(drv: Any, name: str, element_id: str | None = None) -> None:
     png = drv.get_screenshot_as_png()
     img = Image.open(io.BytesIO(png)).convert("RGB")
     img = img.quantize(colors=128, method=Image.Quantize.MEDIANCUT)
-    DOCS.mkdir(exist_ok=True)
-    img.save(DOCS / name, optimize=True)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    img.save(SHOTS / name, optimize=True)
 
 
 def _post(url: str, body: bytes) -> Any:
