@@ -104,3 +104,14 @@ def test_memory_check_order_dependent_when_a_node_sits_in_two_groups() -> None:
     assert compare(started, refused, mixed, notes=notes) == []
     assert notes == ["memory state check depends on map order"]
     assert compare(started, refused, same) != []
+
+
+def test_map_order_start_then_a_step_error_is_accepted() -> None:
+    from tests.oracle.harness import MEMORY_STATE_DIFFERS
+
+    mixed = _memory_state({"a": {"c0": [_block([0, 1])]}, "b": {"c0": [_block([1])]}})
+    refused = Outcome(kind="startup", message="start memory manager error: " + MEMORY_STATE_DIFFERS)
+    step_error = Outcome(kind="input", message="error: f.json: steps[6].removeContainer.pod: pod 'u' is not running on the node")
+    node_error = Outcome(kind="input", message="error: f.json: node.machineInfo: bad")
+    assert compare(refused, step_error, mixed) == []
+    assert compare(refused, node_error, mixed) != []
