@@ -619,3 +619,6 @@ def test_command_search_time_and_side_effects_in_text() -> None:
     assert adm["search"]["complete"] is False
     r = CliRunner().invoke(explain_command, [path, "--search-time", "-1"])
     assert r.exit_code == 2
+    r = CliRunner().invoke(explain_command, [path, "--search-time", "nan"])
+    assert r.exit_code == 2
+    assert "nan is not a number of seconds" in r.output

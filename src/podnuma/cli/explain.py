@@ -33,6 +33,13 @@ def _pictures(result: RunResult, doc: dict[str, Any]) -> dict[int, str]:
     return out
 
 
+def _not_nan(param: click.Parameter, value: float | None) -> float | None:
+    """``FloatRange`` lets ``nan`` through (it compares false with both bounds)."""
+    if value is not None and value != value:
+        raise click.BadParameter("nan is not a number of seconds", param=param)
+    return value
+
+
 @click.command("explain")
 @file_argument("scenario")
 @click.option("--step", "step_index", type=int, default=None, help="Only the addPod step with this index.")
@@ -45,6 +52,7 @@ def _pictures(result: RunResult, doc: dict[str, Any]) -> dict[int, str]:
 )
 @click.option(
     "--search-time", "search_time", type=click.FloatRange(min=0), default=None, metavar="SECONDS",
+    callback=lambda _ctx, param, value: _not_nan(param, value),
     help="Stop each rejected pod's search after SECONDS; the output lists the changes not tried.",
 )
 @click.option(
