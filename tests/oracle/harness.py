@@ -11,8 +11,10 @@ kubelet message.
 Normalisation covers only what the kubelet itself leaves to chance (see
 docs/oracle.md): Go map iteration order (memory block order, aggregated
 error lists, the checksums of a memory checkpoint whose block lists depend
-on that order) and the device manager picking among equivalent devices (set
-iteration): devices are compared by their NUMA affinity, not their ids.
+on that order, the memory manager's start-up check of some restored
+checkpoints) and the device manager picking among equivalent devices (set
+iteration): devices are compared by their NUMA affinity, not their ids, and
+a run that parts by such a pick is compared up to it.
 """
 
 from __future__ import annotations
