@@ -43,6 +43,12 @@ except ImportError:  # trees before the inputs/ layout (before/after runs)
     from podnuma.machine.discover import load_node  # type: ignore[no-redef]
 from podnuma.node import Node
 
+try:
+    from podnuma import engine_build
+except ImportError:  # trees before the optional compiled build (before/after runs)
+    def engine_build() -> str:
+        return "pure Python"
+
 SIZES = (1, 2, 4, 8, 3, 16, 2, 6, 1, 12)
 
 
@@ -186,6 +192,7 @@ def main() -> None:
 
     admit_total = sum(admit_times)
     q = statistics.quantiles(admit_times, n=100)
+    print(f"engine: {engine_build()}")
     print(
         f"node: 256 CPUs, 2 sockets, 8 NUMA nodes; topology policy {args.topology_policy}; "
         f"memory manager {'Static' if args.memory_static else 'None'}"

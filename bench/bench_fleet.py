@@ -78,6 +78,13 @@ def main() -> None:
         print(f"generated {g.nodes} nodes, {g.pods} pods, {g.files} files, {size / 2**20:.0f} MiB "
               f"in {time.perf_counter() - t:.1f} s")
     pods = args.nodes * args.pods_per_node
+    try:
+        from podnuma import engine_build
+    except ImportError:  # trees before the optional compiled build
+        build = "pure Python"
+    else:
+        build = engine_build()
+    print(f"engine: {build}")
     print(f"fleet: {args.nodes} nodes x {args.pods_per_node} pods = {pods} pods; "
           f"what-ifs: {args.what_if or 'none'}; {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}")
 

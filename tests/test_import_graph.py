@@ -24,7 +24,7 @@ PACKAGE = SRC / "podnuma"
 #: The first component after ``podnuma`` names the unit (``podnuma.node``
 #: -> ``node``, ``podnuma.cm.cpumanager.policy`` -> ``cm``).
 LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
-    ("foundation", frozenset({"errors", "units", "golang"})),
+    ("foundation", frozenset({"errors", "units", "golang", "buildinfo"})),
     ("engine", frozenset({"machine", "api", "cm", "podresources", "results", "node"})),
     ("inputs", frozenset({"inputs", "fileio"})),
     ("scenario", frozenset({"scenario"})),

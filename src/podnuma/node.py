@@ -34,6 +34,7 @@ from podnuma.api.pod import Container, Pod
 from podnuma.api.qos import compute_pod_qos
 from podnuma.api.quantity import Quantity
 from podnuma.api.resources import pod_requests
+from podnuma.buildinfo import mypyc_attr
 from podnuma.cm.active import ActivePods
 from podnuma.cm.admission import (
     allocatable_amounts,
@@ -108,6 +109,7 @@ class _RunningPod:
         return [c for c in self.containers if c not in self.removed]
 
 
+@mypyc_attr(serializable=True)
 class _CPUProvider:
     """The CPU manager as a topology-manager hint provider (the manager
     garbage-collects stale state before hints and allocation, as upstream)."""
@@ -130,6 +132,7 @@ class _CPUProvider:
         self._manager.allocate_pod(pod)
 
 
+@mypyc_attr(serializable=True)
 class Node:
     """The kubelet's resource managers and admission on one machine."""
 

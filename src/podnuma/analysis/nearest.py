@@ -406,6 +406,11 @@ def shared_objects(*roots: object) -> dict[int, Any]:
                 for slot in getattr(cls, "__slots__", ()):
                     if hasattr(x, slot):
                         stack.append(getattr(x, slot))
+                # a class compiled by mypyc (the optional compiled engine)
+                # has neither __dict__ nor __slots__: it lists its attributes
+                for attr in getattr(cls, "__mypyc_attrs__", ()):
+                    if hasattr(x, attr):
+                        stack.append(getattr(x, attr))
     return memo
 
 

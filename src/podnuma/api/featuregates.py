@@ -21,6 +21,7 @@ from typing import Final, Protocol
 
 from podnuma.api._gates_v137 import DEPENDENCIES as _DEPENDENCIES
 from podnuma.api._gates_v137 import GATES as _GATES
+from podnuma.buildinfo import mypyc_attr
 from podnuma.errors import KubeletStartupError
 
 __all__ = [
@@ -125,6 +126,7 @@ class FeatureGateReader(Protocol):
     def enabled(self, name: str) -> bool: ...
 
 
+@mypyc_attr(serializable=True)
 class FeatureGates:
     """An immutable, resolved kubelet feature gate set.
 

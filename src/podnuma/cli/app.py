@@ -62,7 +62,9 @@ def _version() -> str:
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     if not value or ctx.resilient_parsing:
         return
-    click.echo(f"podnuma, version {_version()}")
+    from podnuma import engine_build
+
+    click.echo(f"podnuma, version {_version()} (engine: {engine_build()})")
     ctx.exit()
 
 

@@ -48,13 +48,12 @@ DEFAULT_MAX_PODS = 110  # KubeletConfiguration default for maxPods
 class AdmissionError(Exception):
     """An error with a kubelet admission type (``admission.Error``)."""
 
-    reason: str = REASON_UNEXPECTED
-
     def __init__(self, message: str, reason: str | None = None) -> None:
         super().__init__(message)
         self.message = message
-        if reason is not None:
-            self.reason = reason
+        # an instance attribute, never a class-level default a subclass
+        # overrides (the mypyc-compiled build keeps no such override)
+        self.reason = REASON_UNEXPECTED if reason is None else reason
 
     def __str__(self) -> str:
         return self.message
@@ -63,10 +62,8 @@ class AdmissionError(Exception):
 class TopologyAffinityError(AdmissionError):
     """``topologymanager.TopologyAffinityError``."""
 
-    reason = REASON_TOPOLOGY_AFFINITY
-
     def __init__(self, message: str = "Resources cannot be allocated with Topology locality") -> None:
-        super().__init__(message)
+        super().__init__(message, REASON_TOPOLOGY_AFFINITY)
 
 
 class PodLevelTopologyAffinityError(TopologyAffinityError):
@@ -81,7 +78,8 @@ class EmptyPodSharedPoolError(AdmissionError):
     """``admission.NewEmptyPodSharedPoolError``: a pod-level pod whose
     exclusive containers would leave its shared containers no resources."""
 
-    reason = "EmptyPodSharedPoolError"
+    def __init__(self, message: str) -> None:
+        super().__init__(message, "EmptyPodSharedPoolError")
 
 
 @dataclass(frozen=True, slots=True)

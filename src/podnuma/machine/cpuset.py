@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Final
 
+from podnuma.buildinfo import ENGINE_COMPILED
 from podnuma.golang.strconv import go_atoi, go_quote
 
 __all__ = ["CPUSet", "CPUSetParseError", "MAX_CPU_ID", "parse_go_cpuset"]
@@ -26,7 +27,14 @@ def _bits(mask: int) -> Iterator[int]:
         mask ^= low
 
 
-_new = object.__new__
+if ENGINE_COMPILED:
+    # mypyc's native classes refuse object.__new__; their constructor with
+    # no argument is as cheap there (the result's mask is set right after)
+    def _new(cls: type[CPUSet]) -> CPUSet:
+        return CPUSet()
+
+else:
+    _new = object.__new__  # builds without running __init__
 
 
 class CPUSet:
@@ -51,7 +59,7 @@ class CPUSet:
     def from_mask(cls, mask: int) -> CPUSet:
         if mask < 0:
             raise ValueError("negative mask")
-        s = object.__new__(cls)
+        s = _new(cls)
         s._mask = mask
         return s
 
@@ -158,8 +166,17 @@ class CPUSet:
         s._mask = self._mask | other._mask
         return s
 
-    __and__ = intersection
-    __sub__ = difference
+    # (the operators repeat the methods' bodies: mypyc compiles no method
+    # aliases such as ``__and__ = intersection``)
+    def __and__(self, other: CPUSet) -> CPUSet:
+        s = _new(CPUSet)
+        s._mask = self._mask & other._mask
+        return s
+
+    def __sub__(self, other: CPUSet) -> CPUSet:
+        s = _new(CPUSet)
+        s._mask = self._mask & ~other._mask
+        return s
 
     def take_first(self, n: int) -> CPUSet:
         """The ``n`` lowest members (all of them when fewer)."""

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from podnuma.buildinfo import mypyc_attr
 from podnuma.machine.cpuset import CPUSet
 
 __all__ = [
@@ -64,6 +65,7 @@ def _ids_of(groups: Mapping[int, int], mask: int) -> CPUSet:
     return CPUSet.from_mask(out)
 
 
+@mypyc_attr(serializable=True)
 class CPUTopology:
     """``topology.CPUTopology``: counts plus the per-CPU table.
 
@@ -194,6 +196,7 @@ class CPUTopology:
         )
 
 
+@mypyc_attr(serializable=True)
 class CPUDetails:
     """``topology.CPUDetails`` restricted to ``mask`` (an immutable view)."""
 

@@ -25,6 +25,7 @@ import enum
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
+from podnuma.buildinfo import mypyc_attr
 from podnuma.machine.cpuset import CPUSet
 from podnuma.machine.topology import CPUDetails, CPUTopology
 
@@ -89,6 +90,7 @@ def standard_deviation(xs: Sequence[int]) -> float:
 # -- n-choose-k iteration with Go's slice semantics -----------------------------
 
 
+@mypyc_attr(serializable=True)
 class _GoSlice:
     """A Go ``[]int`` slice header: a view (length) on a shared backing array."""
 
@@ -140,6 +142,7 @@ def iterate_combinations(items: Sequence[int], k: int, fn: Callable[[_GoSlice], 
 # -- the accumulator ---------------------------------------------------------------
 
 
+@mypyc_attr(serializable=True)
 class _Tables:
     """What the pickers read of a topology, computed once per topology: the
     smallest socket, NUMA node and core (a group smaller than what is still
@@ -209,6 +212,7 @@ def _tables(topo: CPUTopology) -> _Tables:
     return tables
 
 
+@mypyc_attr(serializable=True)
 class CPUAccumulator:
     """``cpuAccumulator``: the free CPUs, the CPUs taken so far and the count
     still needed, plus the topology-ordered views of the free CPUs."""

@@ -24,6 +24,7 @@ from podnuma.api.pod import Container, Pod
 from podnuma.api.qos import is_container_equivalent_qos_guaranteed
 from podnuma.api.quantity import wrap_int64
 from podnuma.api.resources import is_pod_level_resources_set
+from podnuma.buildinfo import mypyc_attr
 from podnuma.cm.active import StaleWatch
 from podnuma.cm.cpumanager.policy import Policy, TopologyHints
 from podnuma.cm.cpumanager.policy_none import POLICY_NONE, new_none_policy
@@ -72,6 +73,7 @@ def active_containers_of(pods: Iterable[Pod]) -> dict[str, set[str]]:
     return {p.uid: {c.name for c in (*p.init_containers, *p.containers)} for p in pods}
 
 
+@mypyc_attr(serializable=True)
 class CPUManager:
     """``cpumanager.manager`` without the I/O.
 
@@ -200,7 +202,9 @@ class CPUManager:
     def get_cpu_set_or_default(self, pod_uid: str, container_name: str) -> CPUSet:
         return self.state.get_cpu_set_or_default(pod_uid, container_name)
 
-    get_cpu_affinity = get_cpu_set_or_default
+    def get_cpu_affinity(self, pod_uid: str, container_name: str) -> CPUSet:
+        # the same as get_cpu_set_or_default (mypyc compiles no method aliases)
+        return self.state.get_cpu_set_or_default(pod_uid, container_name)
 
     def get_exclusive_cpus(self, pod_uid: str, container_name: str) -> CPUSet:
         """``GetExclusiveCPUs``: the container's entry -- for a pod-level pod

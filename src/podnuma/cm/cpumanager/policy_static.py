@@ -37,6 +37,7 @@ from podnuma.api.qos import (
 )
 from podnuma.api.quantity import Quantity, wrap_int64
 from podnuma.api.resources import is_pod_level_resources_set
+from podnuma.buildinfo import mypyc_attr
 from podnuma.cm.admission import EmptyPodSharedPoolError
 from podnuma.cm.cpumanager.cpu_assignment import (
     CPUAllocationError,
@@ -99,6 +100,7 @@ def _whole_cpus_requested(container: Container) -> int:
     return found
 
 
+@mypyc_attr(serializable=True)
 class StaticPolicy:
     """``staticPolicy``.
 

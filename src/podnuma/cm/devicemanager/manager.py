@@ -29,6 +29,7 @@ from collections.abc import Set as AbstractSet
 from typing import Final
 
 from podnuma.api.pod import Container, Pod
+from podnuma.buildinfo import mypyc_attr
 from podnuma.cm.devicemanager.topology_hints import (
     DeviceHints,
     container_topology_hints,
@@ -72,6 +73,7 @@ class DeviceManagerError(PodnumaError):
 
 
 
+@mypyc_attr(serializable=True)
 class DeviceManager:
     """``devicemanager.ManagerImpl`` over a static set of healthy devices.
 

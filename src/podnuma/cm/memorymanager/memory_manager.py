@@ -23,6 +23,7 @@ from podnuma.api.pod import Container, Pod
 from podnuma.api.qos import is_container_equivalent_qos_guaranteed
 from podnuma.api.quantity import Quantity
 from podnuma.api.resources import is_pod_level_resources_set
+from podnuma.buildinfo import mypyc_attr
 from podnuma.cm.active import StaleWatch
 from podnuma.cm.memorymanager.checkpoint import (
     MemoryCheckpointData,
@@ -148,6 +149,7 @@ def memory_capacity(machine: Machine) -> dict[str, Quantity]:
 # ---------------------------------------------------------------------------
 
 
+@mypyc_attr(serializable=True)
 class MemoryManager:
     """``memorymanager.manager`` without the I/O; a topology-manager hint
     provider.

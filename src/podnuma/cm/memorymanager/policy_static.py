@@ -43,6 +43,7 @@ from podnuma.api.qos import (
 )
 from podnuma.api.quantity import Quantity
 from podnuma.api.resources import is_pod_level_resources_set
+from podnuma.buildinfo import mypyc_attr
 from podnuma.cm.admission import EmptyPodSharedPoolError
 from podnuma.cm.memo import SharedMemo
 from podnuma.cm.memorymanager.policy import MemoryManagerError, TopologyHints
@@ -346,6 +347,7 @@ def _update_machine_state(machine_state: NUMANodeMap, affinity: Sequence[int], n
         table.free = 0
 
 
+@mypyc_attr(serializable=True)
 class StaticPolicy:
     """``staticPolicy``."""
 

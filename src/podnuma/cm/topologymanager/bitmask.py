@@ -12,6 +12,8 @@ from functools import lru_cache
 from itertools import combinations
 from operator import attrgetter
 
+from podnuma.buildinfo import ENGINE_COMPILED
+
 __all__ = [
     "BitMask",
     "iterate_bit_masks",
@@ -27,6 +29,16 @@ _ALL_BITS = (1 << _MAX_BITS) - 1
 
 # ``Add``/``Remove``/``NewBitMask`` error text (no bit number in it).
 BIT_RANGE_ERROR = "bit number must be in range 0-63"
+
+
+if ENGINE_COMPILED:
+    # mypyc's native classes refuse object.__new__; their constructor with
+    # no argument is as cheap there (the result's mask is set right after)
+    def _new(cls: type[BitMask]) -> BitMask:
+        return BitMask()
+
+else:
+    _new = object.__new__  # builds without running __init__
 
 
 class BitMask:
@@ -56,7 +68,7 @@ class BitMask:
 
     @classmethod
     def from_int(cls, mask: int) -> BitMask:
-        m = object.__new__(cls)
+        m = _new(cls)
         m._mask = mask
         return m
 

@@ -30,6 +30,7 @@ from typing import Protocol
 
 from podnuma.api.pod import Container, Pod
 from podnuma.api.resources import is_pod_level_resources_set
+from podnuma.buildinfo import mypyc_attr
 from podnuma.cm.admission import (
     ADMITTED,
     AdmitResult,
@@ -94,6 +95,7 @@ def _all_containers(pod: Pod) -> Sequence[Container]:
     return (*pod.init_containers, *pod.containers)
 
 
+@mypyc_attr(serializable=True)
 class TopologyManager:
     """The topology manager with its hint store.
 

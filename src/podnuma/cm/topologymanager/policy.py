@@ -21,6 +21,7 @@ from itertools import compress
 from operator import attrgetter, or_
 from typing import TYPE_CHECKING, Protocol, cast
 
+from podnuma.buildinfo import mypyc_attr
 from podnuma.cm.topologymanager.bitmask import BitMask, mask_value
 from podnuma.cm.topologymanager.hint import TopologyHint
 from podnuma.cm.topologymanager.numa_info import NUMAInfo
@@ -67,6 +68,7 @@ ProviderHints = Mapping[str, Sequence[TopologyHint] | None] | None
 ProvidersHints = Sequence[ProviderHints]
 
 
+@mypyc_attr(serializable=True)
 class MergeTrace:
     """What a policy's ``Merge`` worked on, recorded for explanations (the
     kubelet keeps none of it): the hint lists after filtering (one per
@@ -254,6 +256,7 @@ def iterate_all_provider_topology_hints(
     rec(0)
 
 
+@mypyc_attr(serializable=True)
 class HintMerger:
     """``HintMerger``: finds the best merged hint over all permutations."""
 

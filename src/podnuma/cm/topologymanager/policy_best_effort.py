@@ -7,6 +7,7 @@ the merged hint's preference.
 
 from __future__ import annotations
 
+from podnuma.buildinfo import mypyc_attr
 from podnuma.cm.topologymanager.hint import TopologyHint
 from podnuma.cm.topologymanager.numa_info import NUMAInfo
 from podnuma.cm.topologymanager.policy import (
@@ -21,6 +22,7 @@ from podnuma.cm.topologymanager.policy_options import PolicyOptions
 __all__ = ["BestEffortPolicy"]
 
 
+@mypyc_attr(serializable=True)
 class BestEffortPolicy:
     """``bestEffortPolicy``."""
 

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from itertools import compress
 from operator import attrgetter
 
+from podnuma.buildinfo import mypyc_attr
 from podnuma.cm.topologymanager.hint import TopologyHint
 from podnuma.cm.topologymanager.numa_info import NUMAInfo
 from podnuma.cm.topologymanager.policy import (
@@ -46,6 +47,7 @@ def filter_single_numa_hints(
     return out
 
 
+@mypyc_attr(serializable=True)
 class SingleNumaNodePolicy:
     """``singleNumaNodePolicy``."""
 
