@@ -58,9 +58,12 @@ def _no_mypyc_attr(*attrs: str, **kwattrs: object) -> Callable[[_T], _T]:
     return lambda cls: cls
 
 
-# ``@mypyc_attr(serializable=True)`` marks an engine class that
-# ``copy.deepcopy`` copies (the explanations snapshot whole nodes): compiled,
-# such a class is rebuilt without calling its ``__init__``, as in Python.
+# ``@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)``
+# marks an engine class that ``copy.deepcopy`` copies (the explanations
+# snapshot whole nodes): compiled, such a class is rebuilt without calling
+# its ``__init__``, as in Python (the second flag keeps ``Class(...)`` from
+# Python code running ``__init__``: mypyc skips it for a serializable
+# class without it).
 # mypyc reads the decorator at build time; at run time it does nothing, and
 # mypy_extensions (which defines it) is not needed.
 try:

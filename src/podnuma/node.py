@@ -109,7 +109,7 @@ class _RunningPod:
         return [c for c in self.containers if c not in self.removed]
 
 
-@mypyc_attr(serializable=True)
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class _CPUProvider:
     """The CPU manager as a topology-manager hint provider (the manager
     garbage-collects stale state before hints and allocation, as upstream)."""
@@ -132,7 +132,7 @@ class _CPUProvider:
         self._manager.allocate_pod(pod)
 
 
-@mypyc_attr(serializable=True)
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Node:
     """The kubelet's resource managers and admission on one machine."""
 

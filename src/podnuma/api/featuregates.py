@@ -126,7 +126,7 @@ class FeatureGateReader(Protocol):
     def enabled(self, name: str) -> bool: ...
 
 
-@mypyc_attr(serializable=True)
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class FeatureGates:
     """An immutable, resolved kubelet feature gate set.
 

@@ -65,7 +65,7 @@ def _ids_of(groups: Mapping[int, int], mask: int) -> CPUSet:
     return CPUSet.from_mask(out)
 
 
-@mypyc_attr(serializable=True)
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class CPUTopology:
     """``topology.CPUTopology``: counts plus the per-CPU table.
 
@@ -196,7 +196,7 @@ class CPUTopology:
         )
 
 
-@mypyc_attr(serializable=True)
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class CPUDetails:
     """``topology.CPUDetails`` restricted to ``mask`` (an immutable view)."""
 

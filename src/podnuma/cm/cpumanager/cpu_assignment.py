@@ -90,7 +90,7 @@ def standard_deviation(xs: Sequence[int]) -> float:
 # -- n-choose-k iteration with Go's slice semantics -----------------------------
 
 
-@mypyc_attr(serializable=True)
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class _GoSlice:
     """A Go ``[]int`` slice header: a view (length) on a shared backing array."""
 
@@ -142,7 +142,7 @@ def iterate_combinations(items: Sequence[int], k: int, fn: Callable[[_GoSlice], 
 # -- the accumulator ---------------------------------------------------------------
 
 
-@mypyc_attr(serializable=True)
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class _Tables:
     """What the pickers read of a topology, computed once per topology: the
     smallest socket, NUMA node and core (a group smaller than what is still
@@ -212,7 +212,7 @@ def _tables(topo: CPUTopology) -> _Tables:
     return tables
 
 
-@mypyc_attr(serializable=True)
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class CPUAccumulator:
     """``cpuAccumulator``: the free CPUs, the CPUs taken so far and the count
     still needed, plus the topology-ordered views of the free CPUs."""

@@ -73,7 +73,7 @@ def active_containers_of(pods: Iterable[Pod]) -> dict[str, set[str]]:
     return {p.uid: {c.name for c in (*p.init_containers, *p.containers)} for p in pods}
 
 
-@mypyc_attr(serializable=True)
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class CPUManager:
     """``cpumanager.manager`` without the I/O.
 

@@ -73,6 +73,9 @@ class StaticPolicyOptions:
     strict_cpu_reservation: bool = False
     prefer_align_by_uncore_cache: bool = False
 
+    def __deepcopy__(self, memo: dict[int, object]) -> StaticPolicyOptions:
+        return self  # immutable
+
 
 _FIELD_OF: Final[dict[str, str]] = {
     FULL_PCPUS_ONLY_OPTION: "full_physical_cpus_only",

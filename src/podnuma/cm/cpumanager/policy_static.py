@@ -100,7 +100,7 @@ def _whole_cpus_requested(container: Container) -> int:
     return found
 
 
-@mypyc_attr(serializable=True)
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class StaticPolicy:
     """``staticPolicy``.
 

@@ -73,7 +73,7 @@ class DeviceManagerError(PodnumaError):
 
 
 
-@mypyc_attr(serializable=True)
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class DeviceManager:
     """``devicemanager.ManagerImpl`` over a static set of healthy devices.
 

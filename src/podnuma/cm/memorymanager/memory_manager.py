@@ -149,7 +149,7 @@ def memory_capacity(machine: Machine) -> dict[str, Quantity]:
 # ---------------------------------------------------------------------------
 
 
-@mypyc_attr(serializable=True)
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class MemoryManager:
     """``memorymanager.manager`` without the I/O; a topology-manager hint
     provider.

@@ -347,7 +347,7 @@ def _update_machine_state(machine_state: NUMANodeMap, affinity: Sequence[int], n
         table.free = 0
 
 
-@mypyc_attr(serializable=True)
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class StaticPolicy:
     """``staticPolicy``."""
 

@@ -95,7 +95,7 @@ def _all_containers(pod: Pod) -> Sequence[Container]:
     return (*pod.init_containers, *pod.containers)
 
 
-@mypyc_attr(serializable=True)
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class TopologyManager:
     """The topology manager with its hint store.
 

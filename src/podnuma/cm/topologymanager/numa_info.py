@@ -63,6 +63,9 @@ class NUMAInfo:
     nodes: tuple[int, ...]
     distances: Mapping[int, Sequence[int] | None] = field(default_factory=dict)
 
+    def __deepcopy__(self, memo: dict[int, object]) -> NUMAInfo:
+        return self  # never changed once built
+
     @classmethod
     def of(cls, nodes: Sequence[int], distances: NUMADistances | None = None) -> NUMAInfo:
         return cls(tuple(nodes), dict(distances) if distances is not None else {})

@@ -68,7 +68,7 @@ ProviderHints = Mapping[str, Sequence[TopologyHint] | None] | None
 ProvidersHints = Sequence[ProviderHints]
 
 
-@mypyc_attr(serializable=True)
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class MergeTrace:
     """What a policy's ``Merge`` worked on, recorded for explanations (the
     kubelet keeps none of it): the hint lists after filtering (one per
@@ -256,7 +256,7 @@ def iterate_all_provider_topology_hints(
     rec(0)
 
 
-@mypyc_attr(serializable=True)
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class HintMerger:
     """``HintMerger``: finds the best merged hint over all permutations."""
 

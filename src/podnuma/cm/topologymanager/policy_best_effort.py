@@ -22,7 +22,7 @@ from podnuma.cm.topologymanager.policy_options import PolicyOptions
 __all__ = ["BestEffortPolicy"]
 
 
-@mypyc_attr(serializable=True)
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class BestEffortPolicy:
     """``bestEffortPolicy``."""
 

@@ -55,6 +55,9 @@ class PolicyOptions:
     prefer_closest_numa: bool = False
     max_allowable_numa_nodes: int = DEFAULT_MAX_ALLOWABLE_NUMA_NODES
 
+    def __deepcopy__(self, memo: dict[int, object]) -> PolicyOptions:
+        return self  # immutable
+
 
 # --- option checks ----------------------------------------------------------
 

@@ -47,7 +47,7 @@ def filter_single_numa_hints(
     return out
 
 
-@mypyc_attr(serializable=True)
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class SingleNumaNodePolicy:
     """``singleNumaNodePolicy``."""
 
