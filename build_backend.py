@@ -1,6 +1,6 @@
 """The build backend: setuptools', plus mypy when the compiled build is asked for.
 
-``PODNUMA_MYPYC=1`` adds ``MYPYC_REQUIREMENT`` (mypyc ships inside mypy) to
+``PODNUMA_MYPYC=1`` adds ``MYPYC_REQUIREMENTS`` (mypyc ships inside mypy) to
 the build requirements of a wheel; without it the build needs only
 setuptools, so a default install compiles nothing and downloads no
 compiler. An editable install cannot be compiled (the extension modules
@@ -17,8 +17,9 @@ from typing import Any
 from setuptools import build_meta as _setuptools
 from setuptools.build_meta import *  # noqa: F403 - the backend's hooks
 
-#: mypy (mypyc) for the compiled build: the version the repository is type-checked with
-MYPYC_REQUIREMENT = "mypy==2.4.1"
+#: for the compiled build: mypy (mypyc), the version the repository is
+#: type-checked with, and numpy, whose types the engine's annotations use
+MYPYC_REQUIREMENTS = ["mypy==2.4.1", "numpy>=2.0"]
 
 
 def _compiled() -> bool:
@@ -26,8 +27,11 @@ def _compiled() -> bool:
 
 
 def get_requires_for_build_wheel(config_settings: dict[str, Any] | None = None) -> list[str]:
-    requires = list(_setuptools.get_requires_for_build_wheel(config_settings))
-    return [*requires, MYPYC_REQUIREMENT] if _compiled() else requires
+    if _compiled():
+        # not setuptools' hook: it runs setup.py, which needs mypyc already
+        # (setup.py declares no setup_requires, so nothing else is missed)
+        return list(MYPYC_REQUIREMENTS)
+    return list(_setuptools.get_requires_for_build_wheel(config_settings))
 
 
 def _refuse_editable() -> None:

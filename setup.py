@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import runpy
+import sys
 from pathlib import Path
 
 from setuptools import setup
@@ -51,6 +52,10 @@ def engine_paths() -> list[str]:
 def ext_modules() -> list[object]:
     if not _flag("PODNUMA_MYPYC"):
         return []
+    if "bdist_wheel" not in sys.argv and "build_ext" not in sys.argv and (
+        "dist_info" in sys.argv or "egg_info" in sys.argv
+    ):
+        return []  # metadata only (the backend's first pass): no need to compile
     from mypyc.build import mypycify  # the build requirement added by build_backend.py
 
     return list(

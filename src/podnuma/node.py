@@ -34,7 +34,7 @@ from podnuma.api.pod import Container, Pod
 from podnuma.api.qos import compute_pod_qos
 from podnuma.api.quantity import Quantity
 from podnuma.api.resources import pod_requests
-from podnuma.buildinfo import mypyc_attr
+from podnuma.buildinfo import ENGINE_COMPILED, mypyc_attr
 from podnuma.cm.active import ActivePods
 from podnuma.cm.admission import (
     allocatable_amounts,
@@ -110,6 +110,19 @@ class _RunningPod:
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
+class _ActiveContainersOf:
+    """``node.active_containers`` as an object, for the compiled engine: a
+    compiled bound method is a builtin one, which ``copy.deepcopy`` keeps
+    bound to the original node (a Python bound method is copied with it)."""
+
+    def __init__(self, node: Node) -> None:
+        self._node = node
+
+    def __call__(self) -> ActivePods:
+        return self._node.active_containers()
+
+
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class _CPUProvider:
     """The CPU manager as a topology-manager hint provider (the manager
     garbage-collects stale state before hints and allocation, as upstream)."""
@@ -175,7 +188,8 @@ class Node:
 
         # Device manager: the first hint provider, as container_manager_linux.go
         # registers them (devices, CPUs, memory).
-        self.devices = DeviceManager(machine, self.topology, active_pods=self.active_containers)
+        active_pods = _ActiveContainersOf(self) if ENGINE_COMPILED else self.active_containers
+        self.devices = DeviceManager(machine, self.topology, active_pods=active_pods)
         self.topology.add_hint_provider(self.devices)
 
         # CPU manager (NewManager), with the state restored from the checkpoint.
@@ -198,7 +212,7 @@ class Node:
             self.gates,
             cpu_state,
             topology_manager_policy=config.topology_manager_policy,
-            active_pods=self.active_containers,
+            active_pods=active_pods,
             start=False,
         )
         self.topology.add_hint_provider(_CPUProvider(self.cpu))
@@ -210,7 +224,7 @@ class Node:
             self.topology,
             self.gates,
             checkpoint=memory_checkpoint,
-            active_pods=self.active_containers,
+            active_pods=active_pods,
             reservation=self.reservation,
             start=False,
         )
