@@ -223,7 +223,7 @@ def node_run(
     """Admit ``pods`` in order on a fresh node; the run's figures, the step
     results and the node's summary. ``KubeletStartupError`` when the kubelet
     would not start."""
-    n = Node(machine, config)
+    n = Node(machine, config, step_pod_resources=False)  # the report reads no PodResources
     all_cpus = machine.topology.cpus()
     reserved = n.summary().reserved_cpus & all_cpus
     static = config.cpu_manager_policy == "static"
@@ -313,7 +313,9 @@ def node_run(
 _NAME = re.compile(r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$")
 
 
-def _parse(doc: Mapping[str, Any], config: KubeletConfig, cache: ReplayCache | None) -> Pod:
+def _parse(
+    doc: Mapping[str, Any], config: KubeletConfig, cache: ReplayCache | None, gates_key: str = ""
+) -> Pod:
     """``parse_pod``, memoised on what it reads besides the pod's identity:
     pods of one workload differ only by name, uid and labels, which are
     put back on the memoised parse (a name that is not a plain DNS
@@ -327,7 +329,7 @@ def _parse(doc: Mapping[str, Any], config: KubeletConfig, cache: ReplayCache | N
         return parse_pod(doc, gates=config.feature_gates)
     rest = {k: v for k, v in meta.items() if k not in ("name", "uid", "labels", "generateName",
                                                        "creationTimestamp", "ownerReferences")}
-    key = (_sig(config.feature_gates.explicit()), _sig(rest), _pod_sig(doc))
+    key = (gates_key or _sig(config.feature_gates.explicit()), _sig(rest), _pod_sig(doc))
     got = cache.pods.get(key)
     if got is None:
         try:
@@ -337,7 +339,7 @@ def _parse(doc: Mapping[str, Any], config: KubeletConfig, cache: ReplayCache | N
         cache.pods[key] = got
         return _raise_or(got)
     template = _raise_or(got)
-    return dataclasses.replace(template, name=name, uid=uid, labels=dict(labels or {}))
+    return template.with_identity(name, uid, labels or {})
 
 
 def _raise_or(got: Pod | InputError) -> Pod:
@@ -352,11 +354,12 @@ def _parse_pods(
 ) -> tuple[list[_Pod], list[Issue]]:
     pods: list[_Pod] = []
     issues: list[Issue] = []
+    gates_key = _sig(config.feature_gates.explicit())
     for doc in docs:
         meta = doc.get("metadata") or {}
         ref = f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
         try:
-            pod = _parse(doc, config, cache)
+            pod = _parse(doc, config, cache, gates_key)
         except InputError as e:
             issues.append(Issue("warning", f"pod {ref} not replayed: {e.message}", node=node, path=e.path))
             continue
