@@ -327,14 +327,16 @@ class Node:
 
     # -- steps ---------------------------------------------------------------
     def add_pod(self, pod: Pod, index: int) -> StepResult:
-        existing = self._running.get(pod.uid)
+        uid = pod.uid
+        ref = pod.ref
+        existing = self._running.get(uid)
         if existing is not None and existing.admitted_at is not None:
             raise InputError(
-                f"pod {pod.ref} (UID {pod.uid}) is already running: admitted at "
+                f"pod {ref} (UID {uid}) is already running: admitted at "
                 f"steps[{existing.admitted_at}]; remove it before adding it again"
             )
-        other = self._uid_by_ref.get(pod.ref)
-        if other is not None and other != pod.uid:
+        other = self._uid_by_ref.get(ref)
+        if other is not None and other != uid:
             rp_other = self._running[other]
             where = (
                 f"admitted at steps[{rp_other.admitted_at}]"
@@ -378,15 +380,15 @@ class Node:
             if not result.admit:
                 failed = ("nodeAllocatable", None)
         if result.admit:
-            names = [c.name for c in (*pod.init_containers, *pod.containers)]
+            # (requests and amounts are the pod's memo, never changed: shared)
             rp = _RunningPod(
-                uid=pod.uid,
-                ref=pod.ref,
+                uid=uid,
+                ref=ref,
                 pod=pod,
-                requests=dict(requests),
-                containers=names,
+                requests=requests,
+                containers=list(_container_order(pod)),
                 removed=set(existing.removed) if existing is not None else set(),
-                amounts=dict(amounts),
+                amounts=amounts,
                 admitted_at=index,
             )
             self._run(rp)
@@ -395,26 +397,26 @@ class Node:
             # A rejected pod is terminal: it is no longer active, and what was
             # allocated for it waits for the next removeStaleState.
             if existing is not None:
-                self._stop(pod.uid)
+                self._stop(uid)
             containers = ()
         return StepResult(
             index=index,
             op="addPod",
-            pod=pod.ref,
-            pod_uid=pod.uid,
+            pod=ref,
+            pod_uid=uid,
             admitted=result.admit,
             reason=result.reason,
             message=None if result.message is None else pod_status_message(result.message),
             qos_class=qos,
-            pod_allocation=self._pod_allocation(pod.uid) if result.admit else None,
+            pod_allocation=self._pod_allocation(uid) if result.admit else None,
             containers=containers,
             default_cpuset=self.cpu.state.get_default_cpuset(),
-            hints=_hint_records(trail),
+            hints=_hint_records(trail) if trail.provider_hints else (),
             pod_resources=self.pod_resources() if self._step_pod_resources else (),
             merged=tuple(
                 MergedHint(c, h, a, tr)
                 for (c, h, a), tr in zip(trail.merged, trail.traces, strict=True)
-            ),
+            ) if trail.merged else (),
             failed_stage=None if result.admit or failed is None else failed[0],
             failed_container=None if result.admit or failed is None else failed[1],
         )
@@ -772,6 +774,17 @@ def _containers_by_name(pod: Pod) -> dict[str, Container]:
         for c in (*pod.init_containers, *pod.containers):
             found[c.name] = c
         memo["containers-by-name"] = found
+    return found
+
+
+def _container_order(pod: Pod) -> tuple[str, ...]:
+    """The names of the pod's containers in spec order (init, then app)."""
+    memo = pod.memo()
+    found: tuple[str, ...] | None = memo.get("container-order")
+    if found is None:
+        found = memo["container-order"] = tuple(
+            c.name for c in (*pod.init_containers, *pod.containers)
+        )
     return found
 
 
