@@ -25,6 +25,7 @@ import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -125,13 +126,16 @@ def _one_step_cli(path: Path, index: int) -> tuple[float, float]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--pods", type=int, default=200)
-    ap.add_argument("--write", type=Path, default=Path("bench-explain-200.yaml"))
+    ap.add_argument("--write", type=Path, default=None,
+                    help="where to write the scenario (default: a file in the temp directory)")
     ap.add_argument("--steps", choices=("all", "sample", "none"), default="all",
                     help="which rejected pods to explain one at a time (--step N)")
     ap.add_argument("--cli", action="store_true",
                     help="also run the command itself for each of them (a fresh interpreter each)")
     ap.add_argument("--no-whole", action="store_true", help="skip the whole-scenario explanation")
     args = ap.parse_args()
+    if args.write is None:
+        args.write = Path(tempfile.gettempdir()) / f"bench-explain-{args.pods}.yaml"
     args.write.write_text(yaml.safe_dump(scenario(args.pods), sort_keys=False))
     loaded = load_scenario(args.write)
     t0 = time.perf_counter()

@@ -58,7 +58,6 @@ from podnuma.cm.memorymanager.checkpoint import (
 )
 from podnuma.cm.memorymanager.memory_manager import new_memory_manager
 from podnuma.cm.memorymanager.state import Block
-from podnuma.cm.topologymanager.hint import TopologyHint
 from podnuma.cm.topologymanager.manager import HintTrail, ProviderHints, TopologyManager
 from podnuma.cm.topologymanager.new_manager import new_topology_policy
 from podnuma.errors import InputError, KubeletStartupError
@@ -156,8 +155,13 @@ class Node:
         *,
         cpu_checkpoint: CPUCheckpointData | None = None,
         memory_checkpoint: MemoryCheckpointData | None = None,
+        step_pod_resources: bool = True,
     ) -> None:
+        """``step_pod_resources``: whether each step's result carries the
+        PodResources ``List`` after it (callers that never read it, such as
+        the fleet replay, save building it)."""
         validate_kubelet_config(config, online_cpus=machine.topology.cpus())
+        self._step_pod_resources = step_pod_resources
         self._admitting: Pod | None = None  # the pod whose admission is under way
         self.machine = machine
         self.config = config
@@ -304,6 +308,8 @@ class Node:
         if not rp.amounts:
             rp.amounts = request_amounts(rp.requests)
         self._running[rp.uid] = rp
+        if self._step_pod_resources:
+            self._pod_resources_stale.add(rp.uid)
         for name, v in rp.amounts.items():
             self._used[name] = self._used.get(name, 0) + v
         self._uid_by_ref.setdefault(rp.ref, rp.uid)
@@ -313,6 +319,8 @@ class Node:
         rp = self._running.pop(uid, None)
         if rp is None:
             return
+        if self._step_pod_resources:
+            self._pod_resources_stale.add(uid)
         for name, v in rp.amounts.items():
             self._used[name] -= v
         if self._uid_by_ref.get(rp.ref) == uid:
@@ -336,14 +344,16 @@ class Node:
 
     # -- steps ---------------------------------------------------------------
     def add_pod(self, pod: Pod, index: int) -> StepResult:
-        existing = self._running.get(pod.uid)
+        uid = pod.uid
+        ref = pod.ref
+        existing = self._running.get(uid)
         if existing is not None and existing.admitted_at is not None:
             raise InputError(
-                f"pod {pod.ref} (UID {pod.uid}) is already running: admitted at "
+                f"pod {ref} (UID {uid}) is already running: admitted at "
                 f"steps[{existing.admitted_at}]; remove it before adding it again"
             )
-        other = self._uid_by_ref.get(pod.ref)
-        if other is not None and other != pod.uid:
+        other = self._uid_by_ref.get(ref)
+        if other is not None and other != uid:
             rp_other = self._running[other]
             where = (
                 f"admitted at steps[{rp_other.admitted_at}]"
@@ -387,15 +397,15 @@ class Node:
             if not result.admit:
                 failed = ("nodeAllocatable", None)
         if result.admit:
-            names = [c.name for c in (*pod.init_containers, *pod.containers)]
+            # (requests and amounts are the pod's memo, never changed: shared)
             rp = _RunningPod(
-                uid=pod.uid,
-                ref=pod.ref,
+                uid=uid,
+                ref=ref,
                 pod=pod,
-                requests=dict(requests),
-                containers=names,
+                requests=requests,
+                containers=list(_container_order(pod)),
                 removed=set(existing.removed) if existing is not None else set(),
-                amounts=dict(amounts),
+                amounts=amounts,
                 admitted_at=index,
             )
             self._run(rp)
@@ -404,26 +414,26 @@ class Node:
             # A rejected pod is terminal: it is no longer active, and what was
             # allocated for it waits for the next removeStaleState.
             if existing is not None:
-                self._stop(pod.uid)
+                self._stop(uid)
             containers = ()
         return StepResult(
             index=index,
             op="addPod",
-            pod=pod.ref,
-            pod_uid=pod.uid,
+            pod=ref,
+            pod_uid=uid,
             admitted=result.admit,
             reason=result.reason,
             message=None if result.message is None else pod_status_message(result.message),
             qos_class=qos,
-            pod_allocation=self._pod_allocation(pod.uid) if result.admit else None,
+            pod_allocation=self._pod_allocation(uid) if result.admit else None,
             containers=containers,
             default_cpuset=self.cpu.state.get_default_cpuset(),
-            hints=_hint_records(trail),
-            pod_resources=self.pod_resources(),
+            hints=_hint_records(trail) if trail.provider_hints else (),
+            pod_resources=self.pod_resources() if self._step_pod_resources else (),
             merged=tuple(
                 MergedHint(c, h, a, tr)
                 for (c, h, a), tr in zip(trail.merged, trail.traces, strict=True)
-            ),
+            ) if trail.merged else (),
             failed_stage=None if result.admit or failed is None else failed[0],
             failed_container=None if result.admit or failed is None else failed[1],
         )
@@ -448,8 +458,8 @@ class Node:
 
     def _touch(self, uid: str) -> None:
         """The pod's PodResources entry must be computed again."""
-        self._pod_resources_cache.pop(uid, None)
-        self._pod_resources_stale.add(uid)
+        if self._step_pod_resources:
+            self._pod_resources_stale.add(uid)
 
     def _remove(self, rp: _RunningPod, container: str) -> None:
         self._touch(rp.uid)
@@ -481,7 +491,7 @@ class Node:
             containers=self._container_results(still) if still is not None else (),
             default_cpuset=self.cpu.state.get_default_cpuset(),
             container=container,
-            pod_resources=self.pod_resources(),
+            pod_resources=self.pod_resources() if self._step_pod_resources else (),
         )
 
     # -- what the containers get ----------------------------------------------
@@ -493,41 +503,56 @@ class Node:
 
     def _container_results(self, rp: _RunningPod) -> tuple[ContainerResult, ...]:
         all_numa = self._all_numa
-        spec = _containers_by_name(rp.pod) if rp.pod is not None else {}
+        pod = rp.pod
+        uid = rp.uid
+        spec = _containers_by_name(pod) if pod is not None else {}
         out: list[ContainerResult] = []
         removed = rp.removed
+        cpu = self.cpu
+        memory_blocks = self.memory.get_memory_blocks
+        hints = self.topology.get_affinity
+        devices_of = self.devices.devices_of
+        shared: CPUSet | None = None
         for name in rp.containers:
             if name in removed:
                 continue
             container = spec.get(name)
             isolation: Isolation
-            if rp.pod is not None and container is not None:
-                entry, isolation, quota_off = self.cpu.exclusive_view(rp.pod, container)
+            if pod is not None and container is not None:
+                entry, isolation, quota_off = cpu.exclusive_view(pod, container)
             else:  # a pod known only from a checkpoint
-                entry = self.cpu.state.get_cpu_set(rp.uid, name)
+                entry = cpu.state.get_cpu_set(uid, name)
                 isolation = "container" if entry is not None else "host"
                 quota_off = entry is not None
-            cpus = entry if entry is not None else self._shared_cpus()
+            if entry is not None:
+                cpus = entry
+            else:
+                if shared is None:
+                    shared = self._shared_cpus()
+                cpus = shared
             if not cpus:
                 # an empty exclusive set (a negative CPU count from an
                 # extreme quantity): no cpuset is written, every CPU is used
                 cpus = self.machine.topology.cpus()
-            hint: TopologyHint = self.topology.get_affinity(rp.uid, name)
-            blocks = tuple(
-                MemoryBlock(b.type, tuple(sorted(b.numa_affinity)), b.size)
-                for b in self.memory.get_memory_blocks(rp.uid, name)
-            )
-            mems = tuple(sorted({n for b in blocks for n in b.numa_nodes})) if blocks else all_numa
+            raw = memory_blocks(uid, name)
+            if raw:
+                blocks = tuple(
+                    MemoryBlock(b.type, tuple(sorted(b.numa_affinity)), b.size) for b in raw
+                )
+                mems = tuple(sorted({n for b in blocks for n in b.numa_nodes})) or all_numa
+            else:
+                blocks = ()
+                mems = all_numa
             out.append(
                 ContainerResult(
                     name=name,
                     type=container.kind if container is not None else "app",
                     cpus=cpus,
-                    mems=mems or all_numa,
+                    mems=mems,
                     memory=blocks,
                     isolation=isolation,
-                    devices=self.devices.devices_of(rp.uid, name),
-                    topology_hint=hint,
+                    devices=devices_of(uid, name),
+                    topology_hint=hints(uid, name),
                     cpu_quota_disabled=quota_off,
                 )
             )
@@ -537,15 +562,36 @@ class Node:
         """What the PodResources API ``List`` reports now: every active pod,
         each container's exclusive CPUs, memory and devices, and the pod-level
         reservation of pod-level pods (``podresources`` module docstring)."""
+        if not self._step_pod_resources:
+            # no cache is kept: every entry is built now
+            return tuple(
+                self.pod_resources_of(rp.pod) for rp in self._running.values() if rp.pod is not None
+            )
         cache = self._pod_resources_cache
-        for uid in self._pod_resources_stale:
-            rp = self._running.get(uid)
-            if rp is not None and rp.pod is not None:  # checkpoint-only pods have no name
+        stale = self._pod_resources_stale
+        if stale:
+            running = self._running
+            in_order = True
+            for uid in stale:
+                rp = running.get(uid)
+                if rp is None or rp.pod is None:  # gone, or known only from a checkpoint
+                    cache.pop(uid, None)
+                    continue
+                if uid not in cache and next(reversed(running)) != uid:
+                    # a new entry for a pod that is not the latest to run (a
+                    # restored pod admitted again keeps its place)
+                    in_order = False
+                # an existing entry is replaced in place, keeping its order
                 cache[uid] = self.pod_resources_of(rp.pod)
-        self._pod_resources_stale.clear()
+            stale.clear()
+            if not in_order:
+                self._pod_resources_cache = cache = {
+                    uid: cache[uid] for uid in running if uid in cache
+                }
         # A running pod's exclusive resources change only through its own
-        # steps (admission, removals), which mark its entry stale.
-        return tuple(filter(None, map(cache.get, self._running)))
+        # steps (admission, removals), which mark its entry stale; the cache
+        # holds the entries in the running pods' order.
+        return tuple(cache.values())
 
     def pod_resources_of(self, pod: Pod) -> PodResources:
         """The PodResources entry of ``pod`` as the kubelet's server builds it
@@ -555,19 +601,18 @@ class Node:
         pod's spec: a container that has exited is still listed, with what
         the managers still hold for it (devices stay until the pod goes)."""
         containers: list[ContainerResources] = []
+        exclusive_view = self.cpu.exclusive_view
+        memory_of = self.memory.podresources_container_memory
         for c in (*pod.init_containers, *pod.containers):
             if c.kind == "init":
                 continue
-            entry, isolation, _ = self.cpu.exclusive_view(pod, c)
+            entry, isolation, _ = exclusive_view(pod, c)
             containers.append(
                 ContainerResources(
                     name=c.name,
                     # GetCPUs: only a container's own exclusive CPUs
                     cpu_ids=entry if entry is not None and isolation == "container" else EMPTY_CPUSET,
-                    memory=tuple(
-                        _container_memory(b)
-                        for b in self.memory.podresources_container_memory(pod, c)
-                    ),
+                    memory=tuple(map(_container_memory, memory_of(pod, c))),
                     devices=_container_devices(
                         self.machine, self.devices.devices_of(pod.uid, c.name)
                     ),
@@ -579,7 +624,7 @@ class Node:
             uid=pod.uid,
             containers=tuple(containers),
             cpu_ids=self.cpu.podresources_pod_cpus(pod),
-            memory=tuple(_container_memory(b) for b in self.memory.podresources_pod_memory(pod)),
+            memory=tuple(map(_container_memory, self.memory.podresources_pod_memory(pod))),
         )
 
     def container_devices(self, pod_uid: str, container: str) -> tuple[ContainerDevices, ...]:
@@ -746,6 +791,17 @@ def _containers_by_name(pod: Pod) -> dict[str, Container]:
         for c in (*pod.init_containers, *pod.containers):
             found[c.name] = c
         memo["containers-by-name"] = found
+    return found
+
+
+def _container_order(pod: Pod) -> tuple[str, ...]:
+    """The names of the pod's containers in spec order (init, then app)."""
+    memo = pod.memo()
+    found: tuple[str, ...] | None = memo.get("container-order")
+    if found is None:
+        found = memo["container-order"] = tuple(
+            c.name for c in (*pod.init_containers, *pod.containers)
+        )
     return found
 
 

@@ -189,6 +189,25 @@ class Pod:
             object.__setattr__(self, "_memo", memo)
         return memo
 
+    def with_identity(self, name: str, uid: str, labels: Mapping[str, str]) -> Pod:
+        """This pod under another name, UID and labels (a copy of one
+        workload's parse for each of its pods). Every value :meth:`memo`
+        keeps is derived from the spec alone, so the copy shares them."""
+        pod = Pod(
+            uid=uid,
+            name=name,
+            namespace=self.namespace,
+            init_containers=self.init_containers,
+            containers=self.containers,
+            ephemeral_containers=self.ephemeral_containers,
+            resources=self.resources,
+            overhead=self.overhead,
+            labels=labels,
+            annotations=self.annotations,
+        )
+        object.__setattr__(pod, "_memo", self.memo())
+        return pod
+
     def __hash__(self) -> int:
         return hash((self.uid, self.namespace, self.name, self.init_containers, self.containers))
 

@@ -91,6 +91,8 @@ class AdmitResult:
 
 ADMITTED = AdmitResult(True)
 
+_CPU_MEMORY: frozenset[str] = frozenset({"cpu", "memory"})
+
 
 def get_pod_admit_result(err: BaseException | None) -> AdmitResult:
     """``admission.GetPodAdmitResult``."""
@@ -186,6 +188,18 @@ def fits_node_allocatable_amounts(
 
     if other_pods + 1 > max_pods:
         return fail("pods", 1, other_pods, max_pods)
+
+    if pod_request.keys() <= _CPU_MEMORY:
+        # The usual pod (cpu and memory only): the same checks as below,
+        # without building the filtered request.
+        for name in ("cpu", "memory"):
+            req = pod_request.get(name, 0)
+            if req > 0:
+                in_use = wrap_int64(used.get(name, 0))
+                capacity = allocatable.get(name, 0)
+                if req > wrap_int64(capacity - in_use):
+                    return fail(name, req, in_use, capacity)
+        return ADMITTED
 
     request = {
         name: max(0, v)

@@ -42,7 +42,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 import yaml
 
@@ -74,6 +74,11 @@ FLEET_KIND = "FleetConfig"
 _DATA_SUFFIXES = (".json", ".yaml", ".yml")
 #: Pod phases of pods that hold resources on their node.
 ACTIVE_PHASES = ("Running", "Pending", "Unknown")
+
+
+def _is_map(x: object) -> TypeGuard[Mapping[Any, Any]]:
+    """``isinstance(x, Mapping)``, quick for the plain dicts JSON gives."""
+    return type(x) is dict or isinstance(x, Mapping)
 
 
 # --------------------------------------------------------------------------
@@ -159,7 +164,7 @@ def read_items(path: Path) -> tuple[list[Any], Issue | None]:
 
 
 def _items_of(doc: Any) -> list[Any]:
-    if isinstance(doc, Mapping) and isinstance(doc.get("items"), list) and (
+    if _is_map(doc) and isinstance(doc.get("items"), list) and (
         str(doc.get("kind", "List")).endswith("List")
     ):
         return list(doc["items"])
@@ -172,11 +177,11 @@ def _items_of(doc: Any) -> list[Any]:
 
 def _meta(doc: Mapping[str, Any]) -> Mapping[str, Any]:
     m = doc.get("metadata")
-    return m if isinstance(m, Mapping) else {}
+    return m if _is_map(m) else {}
 
 
 def _container_compact(c: Any) -> Any:
-    if not isinstance(c, Mapping):
+    if not _is_map(c):
         return c
     out = {k: c[k] for k in ("name", "resources", "restartPolicy") if k in c}
     return out
@@ -187,9 +192,9 @@ def compact_pod(doc: Mapping[str, Any]) -> dict[str, Any]:
     its workload, the containers' names and resources, pod-level resources,
     overhead, the node and the start time); the rest is dropped."""
     meta = _meta(doc)
-    spec = doc.get("spec") if isinstance(doc.get("spec"), Mapping) else {}
-    status = doc.get("status") if isinstance(doc.get("status"), Mapping) else {}
-    assert isinstance(spec, Mapping) and isinstance(status, Mapping)
+    spec = doc.get("spec") if _is_map(doc.get("spec")) else {}
+    status = doc.get("status") if _is_map(doc.get("status")) else {}
+    assert _is_map(spec) and _is_map(status)
     out_meta = {
         k: meta[k]
         for k in ("name", "namespace", "uid", "labels", "annotations", "ownerReferences",
@@ -212,10 +217,10 @@ def compact_pod(doc: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _node_name(doc: Any) -> str | None:
-    if not isinstance(doc, Mapping):
+    if not _is_map(doc):
         return None
     spec = doc.get("spec")
-    if not isinstance(spec, Mapping):
+    if not _is_map(spec):
         return None
     n = spec.get("nodeName")
     return n if isinstance(n, str) and n else None
@@ -223,13 +228,13 @@ def _node_name(doc: Any) -> str | None:
 
 def _phase(doc: Mapping[str, Any]) -> str:
     st = doc.get("status")
-    if isinstance(st, Mapping) and isinstance(st.get("phase"), str):
+    if _is_map(st) and isinstance(st.get("phase"), str):
         return str(st["phase"])
     return "Running"  # a manifest without status: taken as running
 
 
 def is_pod(doc: Any) -> bool:
-    return isinstance(doc, Mapping) and doc.get("kind") == "Pod"
+    return _is_map(doc) and doc.get("kind") == "Pod"
 
 
 def start_key(pod: Mapping[str, Any]) -> tuple[str, str, str]:
@@ -238,7 +243,7 @@ def start_key(pod: Mapping[str, Any]) -> tuple[str, str, str]:
     namespace/name. RFC 3339 UTC timestamps sort as text."""
     meta = _meta(pod)
     st = pod.get("status")
-    start = st.get("startTime") if isinstance(st, Mapping) else None
+    start = st.get("startTime") if _is_map(st) else None
     if not isinstance(start, str):
         start = meta.get("creationTimestamp")
     return (
@@ -315,10 +320,10 @@ def parse_selector(value: Any, *, path: str, file: str) -> tuple[Requirement, ..
             else:
                 reqs.append(Requirement(part, "exists"))
         return tuple(reqs)
-    if isinstance(value, Mapping):
+    if _is_map(value):
         reqs = []
         ml = value.get("matchLabels") or {}
-        if not isinstance(ml, Mapping):
+        if not _is_map(ml):
             raise InputError("must be a mapping", path=f"{path}.matchLabels", file=file)
         for k, v in ml.items():
             reqs.append(Requirement(str(k), "=", (str(v),)))
@@ -327,7 +332,7 @@ def parse_selector(value: Any, *, path: str, file: str) -> tuple[Requirement, ..
             raise InputError("must be a list", path=f"{path}.matchExpressions", file=file)
         ops = {"In": "in", "NotIn": "notin", "Exists": "exists", "DoesNotExist": "!exists"}
         for i, e in enumerate(exprs):
-            if not isinstance(e, Mapping) or e.get("operator") not in ops:
+            if not _is_map(e) or e.get("operator") not in ops:
                 raise InputError(
                     "must be {key, operator: In|NotIn|Exists|DoesNotExist, values}",
                     path=f"{path}.matchExpressions[{i}]", file=file,
@@ -409,7 +414,7 @@ def _load_groups(doc: Mapping[str, Any], file: Path) -> list[NodeGroup]:
     base = file.parent
     for i, g in enumerate(raw):
         at = f"nodeGroups[{i}]"
-        if not isinstance(g, Mapping):
+        if not _is_map(g):
             raise InputError(f"must be a mapping, found {describe_type(g)}", path=at, file=name)
         for k in g:
             if k not in _GROUP_KEYS:
@@ -430,12 +435,12 @@ def _load_groups(doc: Mapping[str, Any], file: Path) -> list[NodeGroup]:
             cdoc, issue = read_document(p)
             if issue is not None and cdoc is None:
                 raise InputError(issue.message, path=f"{at}.kubeletConfigFile", file=str(p))
-            if not isinstance(cdoc, Mapping):
+            if not _is_map(cdoc):
                 raise InputError("must be a KubeletConfiguration mapping",
                                  path=f"{at}.kubeletConfigFile", file=str(p))
             config, source = cdoc, str(p)
         elif "kubeletConfig" in g:
-            if not isinstance(g["kubeletConfig"], Mapping):
+            if not _is_map(g["kubeletConfig"]):
                 raise InputError("must be a mapping", path=f"{at}.kubeletConfig", file=name)
             config, source = g["kubeletConfig"], f"{name}#{at}.kubeletConfig"
         node: Mapping[str, Any] | None = None
@@ -445,14 +450,14 @@ def _load_groups(doc: Mapping[str, Any], file: Path) -> list[NodeGroup]:
             p = Path(str(g["nodeFile"]))
             p = p if p.is_absolute() else base / p
             ndoc, issue = read_document(p)
-            if not isinstance(ndoc, Mapping):
+            if not _is_map(ndoc):
                 raise InputError(
                     issue.message if issue else "must be a node form mapping",
                     path=f"{at}.nodeFile", file=str(p),
                 )
             node = _abs_paths(ndoc, p.parent)
         elif "node" in g:
-            if not isinstance(g["node"], Mapping):
+            if not _is_map(g["node"]):
                 raise InputError("must be a mapping (a node form)", path=f"{at}.node", file=name)
             node = _abs_paths(g["node"], base)
         sel_text = sel_raw if isinstance(sel_raw, str) else json.dumps(sel_raw, sort_keys=True)
@@ -498,7 +503,7 @@ def nrt_node_form(nrt: Mapping[str, Any], *, threads_per_core: int) -> tuple[dic
         raise ValueError("zones: required list is missing")
     numa: dict[int, Mapping[str, Any]] = {}
     for i, z in enumerate(zones):
-        if not isinstance(z, Mapping) or z.get("type") != "Node":
+        if not _is_map(z) or z.get("type") != "Node":
             continue
         m = re.fullmatch(r"node-(\d+)", str(z.get("name", "")))
         if not m:
@@ -516,7 +521,7 @@ def nrt_node_form(nrt: Mapping[str, Any], *, threads_per_core: int) -> tuple[dic
         ncpu = 0
         mem: dict[str, str] = {}
         for r in res if isinstance(res, list) else []:
-            if not isinstance(r, Mapping):
+            if not _is_map(r):
                 continue
             rname = str(r.get("name", ""))
             cap = _int_qty(r.get("capacity"))
@@ -555,7 +560,7 @@ def nrt_node_form(nrt: Mapping[str, Any], *, threads_per_core: int) -> tuple[dic
     dist: dict[str, list[int]] = {}
     for nid in ids:
         costs = numa[nid].get("costs") or []
-        by = {str(c.get("name")): c.get("value") for c in costs if isinstance(c, Mapping)}
+        by = {str(c.get("name")): c.get("value") for c in costs if _is_map(c)}
         row = [by.get(f"node-{o}") for o in ids]
         if all(isinstance(v, int) for v in row):
             dist[str(nid)] = [int(v) for v in row if isinstance(v, int)]
@@ -602,7 +607,7 @@ class Scan:
 
 
 def _is_machine_info(doc: Any) -> bool:
-    return isinstance(doc, Mapping) and "num_cores" in doc and "topology" in doc
+    return _is_map(doc) and "num_cores" in doc and "topology" in doc
 
 
 def _classify(path: Path, scan: Scan) -> None:
@@ -613,15 +618,15 @@ def _classify(path: Path, scan: Scan) -> None:
         scan.issues.append(issue)
     if doc is None:
         return
-    if isinstance(doc, Mapping) and "kubeletconfig" in doc and len(doc) == 1:
+    if _is_map(doc) and "kubeletconfig" in doc and len(doc) == 1:
         cfg = doc["kubeletconfig"]
-        if not isinstance(cfg, Mapping):
+        if not _is_map(cfg):
             scan.issues.append(Issue("error", "kubeletconfig must be a mapping", node=path.stem,
                                      file=name, path="kubeletconfig"))
             return
         scan.configz[path.stem] = (cfg, name)
         return
-    if isinstance(doc, Mapping) and doc.get("kind") == FLEET_KIND:
+    if _is_map(doc) and doc.get("kind") == FLEET_KIND:
         scan.groups.extend(_load_groups(doc, path))
         return
     if _is_machine_info(doc):
@@ -630,7 +635,7 @@ def _classify(path: Path, scan: Scan) -> None:
     items = _items_of(doc) if not isinstance(doc, list) else [i for d in doc for i in _items_of(d)]
     pods_here = False
     for i, item in enumerate(items):
-        if not isinstance(item, Mapping):
+        if not _is_map(item):
             continue
         kind = item.get("kind")
         if kind == "Pod":
@@ -654,7 +659,7 @@ def _classify(path: Path, scan: Scan) -> None:
             n = _meta(item).get("name")
             if isinstance(n, str) and n:
                 scan.nrt[n] = (item, name)
-    if pods_here and isinstance(doc, Mapping) and doc.get("_truncated"):
+    if pods_here and _is_map(doc) and doc.get("_truncated"):
         scan.truncated_pod_files.append(name)
 
 
@@ -676,13 +681,13 @@ def walk_inputs(path: Path, scan: Scan) -> None:
 
 def _labels(node: Mapping[str, Any]) -> dict[str, str]:
     raw = _meta(node).get("labels")
-    return {str(k): str(v) for k, v in raw.items()} if isinstance(raw, Mapping) else {}
+    return {str(k): str(v) for k, v in raw.items()} if _is_map(raw) else {}
 
 
 def _allocatable(node: Mapping[str, Any]) -> dict[str, str]:
     st = node.get("status")
-    alloc = st.get("allocatable") if isinstance(st, Mapping) else None
-    return {str(k): str(v) for k, v in alloc.items()} if isinstance(alloc, Mapping) else {}
+    alloc = st.get("allocatable") if _is_map(st) else None
+    return {str(k): str(v) for k, v in alloc.items()} if _is_map(alloc) else {}
 
 
 #: Node Feature Discovery's label for SMT (hardware multithreading).

@@ -199,7 +199,9 @@ class DeviceManager:
     # -- readers -------------------------------------------------------------------------
     def devices_of(self, pod_uid: str, container_name: str) -> dict[str, tuple[str, ...]]:
         """The container's devices per resource, in allocation order."""
-        return dict(sorted(self._pod_devices.get(pod_uid, {}).get(container_name, {}).items()))
+        by_container = self._pod_devices.get(pod_uid)
+        found = by_container.get(container_name) if by_container else None
+        return dict(sorted(found.items())) if found else {}
 
     def has_pod(self, pod_uid: str) -> bool:
         """``podDevices.hasPod``."""

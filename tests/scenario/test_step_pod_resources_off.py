@@ -1,0 +1,53 @@
+"""``Node(step_pod_resources=False)`` (the fleet replay's lean mode) decides
+exactly as the default node: every example scenario is played both ways and
+the step results agree on everything but the per-step PodResources list,
+which the lean node leaves empty while its ``pod_resources()`` still answers."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from podnuma.errors import PodnumaError
+from podnuma.inputs.scenario import load_scenario
+from podnuma.node import Node
+from podnuma.scenario.run import play_step
+
+EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "examples").rglob("*.yaml"))
+
+
+def _scenarios() -> list[Path]:
+    out = []
+    for path in EXAMPLES:
+        text = path.read_text()
+        if "kind: Scenario" in text:
+            out.append(path)
+    return out
+
+
+@pytest.mark.parametrize("path", _scenarios(), ids=lambda p: p.name)
+def test_lean_node_decides_the_same(path: Path) -> None:
+    scenario = load_scenario(path)
+    try:
+        full = Node(scenario.machine, scenario.config, cpu_checkpoint=scenario.cpu_checkpoint,
+                    memory_checkpoint=scenario.memory_checkpoint)
+        lean = Node(scenario.machine, scenario.config, cpu_checkpoint=scenario.cpu_checkpoint,
+                    memory_checkpoint=scenario.memory_checkpoint, step_pod_resources=False)
+    except PodnumaError:
+        pytest.skip("the scenario's kubelet does not start")
+    compared = 0
+    for step in scenario.steps:
+        try:
+            a = play_step(full, step)
+        except PodnumaError:
+            with pytest.raises(PodnumaError):
+                play_step(lean, step)
+            break
+        b = play_step(lean, step)
+        assert b.pod_resources == ()
+        assert dataclasses.replace(a, pod_resources=()) == b
+        assert lean.pod_resources() == full.pod_resources() == a.pod_resources
+        compared += 1
+    assert compared > 0
