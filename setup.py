@@ -9,8 +9,8 @@ build is non-editable: ``build_backend.py`` refuses ``PODNUMA_MYPYC=1``
 with ``pip install -e``.
 
 Knobs (compiled build only): ``PODNUMA_MYPYC_OPT`` the C optimisation level
-(default 3), ``PODNUMA_MYPYC_MULTI_FILE=1`` one C file per module (more
-parallel C compilation, ``PODNUMA_MYPYC_JOBS`` compilers at once).
+(default 3); ``PODNUMA_MYPYC_MULTI_FILE=0`` one big C file instead of one per
+module (measured: 248 s instead of 157 s of compilation, no faster engine).
 """
 
 from __future__ import annotations
@@ -25,8 +25,10 @@ from setuptools import setup
 HERE = Path(__file__).resolve().parent
 
 
-def _flag(name: str) -> bool:
+def _flag(name: str, default: bool = False) -> bool:
     value = os.environ.get(name, "").strip().lower()
+    if value == "":
+        return default
     if value in ("", "0", "false", "no", "off"):
         return False
     if value in ("1", "true", "yes", "on"):
@@ -62,7 +64,7 @@ def ext_modules() -> list[object]:
         mypycify(
             ["--always-true=ENGINE_COMPILED", *engine_paths()],
             opt_level=os.environ.get("PODNUMA_MYPYC_OPT", "3"),
-            multi_file=_flag("PODNUMA_MYPYC_MULTI_FILE"),
+            multi_file=_flag("PODNUMA_MYPYC_MULTI_FILE", default=True),
             # one shared library, podnuma_engine__mypyc, next to the package
             # (mypyc derives the modules' __file__ from its location, so it
             # must be top-level)
@@ -72,12 +74,9 @@ def ext_modules() -> list[object]:
     )
 
 
-_jobs = os.environ.get("PODNUMA_MYPYC_JOBS")
 _options: dict[str, dict[str, object]] = {}
 if _flag("PODNUMA_MYPYC"):
     # its own build tree: a later pure build must not pick up extension
     # modules left in build/lib
     _options["build"] = {"build_base": "build/mypyc"}
-    if _jobs:
-        _options["build_ext"] = {"parallel": int(_jobs)}
 setup(ext_modules=ext_modules(), options=_options)
