@@ -72,12 +72,16 @@ ERR_EXPONENT: Final = (
 
 def _wrap64(v: int) -> int:
     """Go int64 arithmetic: two's-complement wrap-around."""
+    if _MOST_NEGATIVE <= v <= _MOST_POSITIVE:
+        return v  # the usual case: already an int64
     return ((v - _MOST_NEGATIVE) % _U64) + _MOST_NEGATIVE
 
 
 def wrap_int64(v: int) -> int:
     """``v`` as a Go int64 holds it (two's-complement wrap-around)."""
-    return _wrap64(v)
+    if _MOST_NEGATIVE <= v <= _MOST_POSITIVE:
+        return v
+    return ((v - _MOST_NEGATIVE) % _U64) + _MOST_NEGATIVE
 
 
 def _wrap32(v: int) -> int:
