@@ -88,6 +88,7 @@ CPU_CHECKPOINT_FILE = "cpu_manager_state"
 MEMORY_CHECKPOINT_FILE = "memory_manager_state"
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 @dataclass
 class _RunningPod:
     """A pod the node runs: admitted by a step, or found in a checkpoint

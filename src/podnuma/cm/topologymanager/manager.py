@@ -74,6 +74,7 @@ class HintProvider(Protocol):
     def allocate_pod(self, pod: Pod) -> None: ...
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 @dataclass
 class HintTrail:
     """What the topology manager saw and decided for one admission: per
