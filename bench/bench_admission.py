@@ -26,6 +26,7 @@ with the median admission rate is reported; every run's rate is printed.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import shutil
@@ -116,10 +117,13 @@ def _run(machine: Any, config: Any, n_pods: int) -> dict[str, Any]:
     """One run of the workload on a fresh node: per-step times and the steps."""
     node = Node(machine, config)
     pods = [_pod(i, SIZES[i % len(SIZES)], config.feature_gates) for i in range(n_pods)]
+    gc.collect()  # each run starts without the previous runs' garbage
     free = machine.topology.num_cpus - 2
     running: deque[tuple[str, int]] = deque()
 
-    steps: list[dict[str, Any]] = []  # the same workload as scenario steps
+    # the same workload as scenario steps: ("add", i, size) or ("remove", ref),
+    # written out as documents after the run
+    plan: list[tuple[Any, ...]] = []
     admit_times: list[float] = []
     admit_cpu: list[float] = []
     remove_times: list[float] = []
@@ -133,14 +137,14 @@ def _run(machine: Any, config: Any, n_pods: int) -> dict[str, Any]:
         size = SIZES[i % len(SIZES)]
         while free < size and running:
             ref, n = running.popleft()
-            steps.append({"removePod": ref})
+            plan.append(("remove", ref))
             c0, t0 = cpu_clock(), clock()
             node.remove_pod(ref, step)
             remove_times.append(clock() - t0)
             remove_cpu.append(cpu_clock() - c0)
             free += n
             step += 1
-        steps.append({"addPod": _pod_doc(i, size)})
+        plan.append(("add", i, size))
         c0, t0 = cpu_clock(), clock()
         result = node.add_pod(pod, step)  # type: ignore[arg-type]
         admit_times.append(clock() - t0)
@@ -154,14 +158,16 @@ def _run(machine: Any, config: Any, n_pods: int) -> dict[str, Any]:
             rejected += 1
     while running:
         ref, _ = running.popleft()
-        steps.append({"removePod": ref})
+        plan.append(("remove", ref))
         c0, t0 = cpu_clock(), clock()
         node.remove_pod(ref, step)
         remove_times.append(clock() - t0)
         remove_cpu.append(cpu_clock() - c0)
         step += 1
     total = time.perf_counter() - t_all
-
+    steps: list[dict[str, Any]] = [
+        {"addPod": _pod_doc(p[1], p[2])} if p[0] == "add" else {"removePod": p[1]} for p in plan
+    ]
     return {
         "admit_times": admit_times, "admit_cpu": admit_cpu,
         "remove_times": remove_times, "remove_cpu": remove_cpu,
