@@ -331,8 +331,7 @@ class Node:
         if not rp.amounts:
             rp.amounts = request_amounts(rp.requests)
         self._running[rp.uid] = rp
-        if self._step_pod_resources:
-            self._pod_resources_stale.add(rp.uid)
+        self._touch(rp.uid)
         for name, v in rp.amounts.items():
             self._used[name] = self._used.get(name, 0) + v
         self._uid_by_ref.setdefault(rp.ref, rp.uid)
@@ -342,8 +341,7 @@ class Node:
         rp = self._running.pop(uid, None)
         if rp is None:
             return
-        if self._step_pod_resources:
-            self._pod_resources_stale.add(uid)
+        self._touch(uid)
         for name, v in rp.amounts.items():
             self._used[name] -= v
         if self._uid_by_ref.get(rp.ref) == uid:
@@ -833,9 +831,7 @@ def _container_names(pod: Pod) -> frozenset[str]:
     memo = pod.memo()
     found: frozenset[str] | None = memo.get("container-names")
     if found is None:
-        found = memo["container-names"] = frozenset(
-            c.name for c in (*pod.init_containers, *pod.containers)
-        )
+        found = memo["container-names"] = frozenset(_container_order(pod))
     return found
 
 

@@ -70,17 +70,10 @@ ERR_EXPONENT: Final = (
 )
 
 
-def _wrap64(v: int) -> int:
-    """Go int64 arithmetic: two's-complement wrap-around."""
-    if _MOST_NEGATIVE <= v <= _MOST_POSITIVE:
-        return v  # the usual case: already an int64
-    return ((v - _MOST_NEGATIVE) % _U64) + _MOST_NEGATIVE
-
-
 def wrap_int64(v: int) -> int:
     """``v`` as a Go int64 holds it (two's-complement wrap-around)."""
     if _MOST_NEGATIVE <= v <= _MOST_POSITIVE:
-        return v
+        return v  # the usual case: already an int64
     return ((v - _MOST_NEGATIVE) % _U64) + _MOST_NEGATIVE
 
 
@@ -144,7 +137,7 @@ def _positive_scale_int64(base: int, scale: int) -> tuple[int, bool]:
             return exact, True
         if base == _MOST_NEGATIVE:
             return 0, False
-        return _wrap64(exact), _fits64(exact)
+        return wrap_int64(exact), _fits64(exact)
     if scale < 0:
         return base, True
     if scale > 19 or not _fits64(exact := base * 10**scale):
@@ -368,19 +361,19 @@ class Quantity:
         # scaledValue (scale_int.go) with inf scales -e and -scale
         dif = scale - e
         if dif == 0:
-            return _wrap64(u)
+            return wrap_int64(u)
         if dif < 0:
-            return _wrap64(_wrap64(u) * _pow10_int64(-dif))
+            return wrap_int64(wrap_int64(u) * _pow10_int64(-dif))
         if u < _MOST_POSITIVE and dif < 19:
             # int64 division truncates toward zero; any remainder adds one,
             # whatever the sign (reproduced quirk)
-            v = _wrap64(u)
+            v = wrap_int64(u)
             d = 10**dif
             q = abs(v) // d
             q = -q if v < 0 else q
-            return _wrap64(q + 1) if v - q * d != 0 else q
+            return wrap_int64(q + 1) if v - q * d != 0 else q
         q, m = divmod(u, 10**dif)  # big.Int.DivMod: Euclidean
-        return _wrap64(q + 1) if m != 0 else _wrap64(q)
+        return wrap_int64(q + 1) if m != 0 else wrap_int64(q)
 
     def is_zero(self) -> bool:
         return self._nanos == 0
@@ -510,7 +503,7 @@ def _go_add(a: Quantity, b: Quantity, sign: int) -> tuple[bool, int, int] | None
     da, au, ae = ra
     db, bu, be = rb
     if sign < 0:
-        bu = -bu if db else _wrap64(-bu)
+        bu = -bu if db else wrap_int64(-bu)
     if not da and not db:
         if au and bu:
             # the common cases: no overflow anywhere

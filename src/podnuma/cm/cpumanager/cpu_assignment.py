@@ -25,7 +25,7 @@ import enum
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
-from podnuma.buildinfo import ENGINE_COMPILED, mypyc_attr
+from podnuma.buildinfo import mypyc_attr
 from podnuma.machine.cpuset import CPUSet
 from podnuma.machine.topology import CPUDetails, CPUTopology
 
@@ -191,41 +191,22 @@ class _Tables:
         }
 
 
-if ENGINE_COMPILED:
-    # compiled, a generator costs more than sorting every socket's nodes
-
-    def _numa_nodes_by_socket(tables: _Tables, avail: int) -> Iterable[int]:
-        sockets = sorted(
-            [((avail & m).bit_count(), sid) for sid, m in tables.sockets if m & avail]
-        )
-        socket_of = tables.socket_mask
-        out: list[int] = []
-        for _, sid in sockets:
-            within = avail & socket_of[sid]
+def _numa_nodes_by_socket(tables: _Tables, avail: int) -> list[int]:
+    """``sort_available_numa_nodes`` for sockets above NUMA nodes, with the
+    free CPUs ``avail``: socket by socket, each socket's nodes sorted."""
+    sockets = sorted([((avail & m).bit_count(), sid) for sid, m in tables.sockets if m & avail])
+    socket_of = tables.socket_mask
+    out: list[int] = []
+    for _, sid in sockets:
+        within = avail & socket_of[sid]
+        out += [
+            nid
             for _, nid in sorted(
                 [((avail & m).bit_count(), nid) for nid, m in tables.numa_in_socket[sid]
                  if m & within]
-            ):
-                out.append(nid)
-        return out
-
-else:
-
-    def _numa_nodes_by_socket(tables: _Tables, avail: int) -> Iterable[int]:
-        """``sort_available_numa_nodes`` for sockets above NUMA nodes, with
-        the free CPUs ``avail``, one socket at a time (as the walk reaches
-        it)."""
-        sockets = sorted(
-            [((avail & m).bit_count(), sid) for sid, m in tables.sockets if m & avail]
-        )
-        socket_of = tables.socket_mask
-        for _, sid in sockets:
-            within = avail & socket_of[sid]
-            for _, nid in sorted(
-                [((avail & m).bit_count(), nid) for nid, m in tables.numa_in_socket[sid]
-                 if m & within]
-            ):
-                yield nid
+            )
+        ]
+    return out
 
 
 def _tables(topo: CPUTopology) -> _Tables:
