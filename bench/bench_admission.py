@@ -17,6 +17,11 @@ the kubelet oracle is available (``PODNUMA_ORACLE`` names its binary, or
 runs that scenario through the real kubelet managers and the ratio of the
 two rates is printed.
 
+Each step's result carries no PodResources ``List`` (the node is built
+with ``step_pod_resources=False``), as the oracle's bench builds no step
+document: the kubelet answers ``List`` when asked, not on every admission.
+``--pod-resources`` builds the list after every step as a scenario run does.
+
 The workload runs ``--repeat`` times (default 5) on fresh nodes and the run
 with the median admission rate is reported; every run's rate is printed.
 
@@ -113,9 +118,9 @@ def run_oracle(binary: str, scenario: Path) -> dict[str, Any]:
     return result
 
 
-def _run(machine: Any, config: Any, n_pods: int) -> dict[str, Any]:
+def _run(machine: Any, config: Any, n_pods: int, pod_resources: bool) -> dict[str, Any]:
     """One run of the workload on a fresh node: per-step times and the steps."""
-    node = Node(machine, config)
+    node = Node(machine, config, step_pod_resources=pod_resources)
     pods = [_pod(i, SIZES[i % len(SIZES)], config.feature_gates) for i in range(n_pods)]
     gc.collect()  # each run starts without the previous runs' garbage
     free = machine.topology.num_cpus - 2
@@ -187,6 +192,8 @@ def main() -> None:
     ap.add_argument("--scenario-out", type=Path, default=None,
                     help="where to write the workload as a scenario (default: a temp file)")
     ap.add_argument("--no-oracle", action="store_true", help="do not run the kubelet oracle")
+    ap.add_argument("--pod-resources", action="store_true",
+                    help="build the PodResources List after every step (as a scenario run does)")
     ap.add_argument("--repeat", type=int, default=5,
                     help="runs on fresh nodes; the median run by admission rate is reported")
     args = ap.parse_args()
@@ -213,7 +220,7 @@ def main() -> None:
     config = load_kubelet_config(kubelet_config)
     runs: list[dict[str, Any]] = []
     for r in range(max(1, args.repeat)):
-        runs.append(_run(machine, config, args.pods))
+        runs.append(_run(machine, config, args.pods, args.pod_resources))
         if r:
             runs[-1]["steps"] = runs[0]["steps"]  # the same workload: keep one copy
     # the run with the median admission rate is reported (the first run
@@ -232,7 +239,8 @@ def main() -> None:
     print(f"engine: {engine_build()}")
     print(
         f"node: 256 CPUs, 2 sockets, 8 NUMA nodes; topology policy {args.topology_policy}; "
-        f"memory manager {'Static' if args.memory_static else 'None'}"
+        f"memory manager {'Static' if args.memory_static else 'None'}; "
+        f"PodResources List {'after every step' if args.pod_resources else 'not built per step'}"
     )
     print(f"pods: {pods_n} added ({admitted} admitted, {rejected} rejected), all removed")
     rates = [len(r["admit_times"]) / sum(r["admit_times"]) for r in runs]

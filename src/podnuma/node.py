@@ -21,6 +21,7 @@ pods, as after a kubelet restart.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 from podnuma.api.kubeletconfig import (
@@ -335,7 +336,9 @@ class Node:
         for name, v in rp.amounts.items():
             self._used[name] = self._used.get(name, 0) + v
         self._uid_by_ref.setdefault(rp.ref, rp.uid)
-        self._active[rp.uid] = frozenset(rp.containers)
+        self._active[rp.uid] = (
+            _container_names(rp.pod) if rp.pod is not None else frozenset(rp.containers)
+        )
 
     def _stop(self, uid: str) -> None:
         rp = self._running.pop(uid, None)
@@ -388,16 +391,19 @@ class Node:
         self._touch(pod.uid)
         trail = HintTrail()
         self._admitting = pod
-        running_entry = self._active.get(pod.uid)
-        self._active[pod.uid] = _container_names(pod)
+        # The pod being admitted is active while the managers run; an
+        # admitted pod stays so (``_run`` records the same names), anything
+        # else puts back what was there before.
+        active = self._active
+        running_entry = active.get(uid)
+        active[uid] = _container_names(pod)
         try:
             result = self.topology.admit(pod, trail)
+        except BaseException:
+            self._restore_active(uid, running_entry)
+            raise
         finally:
             self._admitting = None
-            if running_entry is None:
-                del self._active[pod.uid]
-            else:
-                self._active[pod.uid] = running_entry
         requests, amounts = _requests_of(pod, self._pod_level)
         failed = trail.failed
         if result.admit:
@@ -434,6 +440,7 @@ class Node:
         else:
             # A rejected pod is terminal: it is no longer active, and what was
             # allocated for it waits for the next removeStaleState.
+            self._restore_active(uid, running_entry)
             if existing is not None:
                 self._stop(uid)
             containers = ()
@@ -458,6 +465,13 @@ class Node:
             failed_stage=None if result.admit or failed is None else failed[0],
             failed_container=None if result.admit or failed is None else failed[1],
         )
+
+    def _restore_active(self, uid: str, entry: AbstractSet[str] | None) -> None:
+        """The active pods as they were before ``uid``'s admission began."""
+        if entry is None:
+            del self._active[uid]
+        else:
+            self._active[uid] = entry
 
     def remove_container(self, ref: str, container: str, index: int) -> StepResult:
         rp = self._find(ref)
@@ -530,9 +544,10 @@ class Node:
         out: list[ContainerResult] = []
         removed = rp.removed
         cpu = self.cpu
-        memory_blocks = self.memory.get_memory_blocks
-        hints = self.topology.get_affinity
-        devices_of = self.devices.devices_of
+        # (direct method calls below: bound-method locals cost more once compiled)
+        memory = self.memory
+        topology = self.topology
+        devices = self.devices
         shared: CPUSet | None = None
         for name in rp.containers:
             if name in removed:
@@ -555,7 +570,7 @@ class Node:
                 # an empty exclusive set (a negative CPU count from an
                 # extreme quantity): no cpuset is written, every CPU is used
                 cpus = self.machine.topology.cpus()
-            raw = memory_blocks(uid, name)
+            raw = memory.get_memory_blocks(uid, name)
             if raw:
                 blocks = tuple(
                     MemoryBlock(b.type, tuple(sorted(b.numa_affinity)), b.size) for b in raw
@@ -572,8 +587,8 @@ class Node:
                     mems=mems,
                     memory=blocks,
                     isolation=isolation,
-                    devices=devices_of(uid, name),
-                    topology_hint=hints(uid, name),
+                    devices=devices.devices_of(uid, name),
+                    topology_hint=topology.get_affinity(uid, name),
                     cpu_quota_disabled=quota_off,
                 )
             )
@@ -622,18 +637,18 @@ class Node:
         pod's spec: a container that has exited is still listed, with what
         the managers still hold for it (devices stay until the pod goes)."""
         containers: list[ContainerResources] = []
-        exclusive_view = self.cpu.exclusive_view
-        memory_of = self.memory.podresources_container_memory
+        cpu = self.cpu
+        memory = self.memory
         for c in (*pod.init_containers, *pod.containers):
             if c.kind == "init":
                 continue
-            entry, isolation, _ = exclusive_view(pod, c)
+            entry, isolation, _ = cpu.exclusive_view(pod, c)
             containers.append(
                 ContainerResources(
                     name=c.name,
                     # GetCPUs: only a container's own exclusive CPUs
                     cpu_ids=entry if entry is not None and isolation == "container" else EMPTY_CPUSET,
-                    memory=tuple(map(_container_memory, memory_of(pod, c))),
+                    memory=tuple([_container_memory(b) for b in memory.podresources_container_memory(pod, c)]),
                     devices=_container_devices(
                         self.machine, self.devices.devices_of(pod.uid, c.name)
                     ),

@@ -170,11 +170,20 @@ def allocatable_amounts(allocatable: Mapping[str, Quantity]) -> dict[str, int]:
     return request_amounts(allocatable)
 
 
+def _fit_failure(resource: str, requested: int, used: int, capacity: int) -> AdmitResult:
+    return AdmitResult(
+        False,
+        f"OutOf{resource}",
+        f"Node didn't have enough resource: {resource}, requested: {requested}, "
+        f"used: {used}, capacity: {capacity}",
+    )
+
+
 def fits_node_allocatable_amounts(
-    pod_request: Mapping[str, int],
-    used: Mapping[str, int],
+    pod_request: dict[str, int],
+    used: dict[str, int],
     other_pods: int,
-    allocatable: Mapping[str, int],
+    allocatable: dict[str, int],
     *,
     max_pods: int = DEFAULT_MAX_PODS,
 ) -> AdmitResult:
@@ -189,17 +198,8 @@ def fits_node_allocatable_amounts(
     ``MilliValue``/``Value`` overflowed therefore fit or fail exactly as in
     the kubelet.
     """
-
-    def fail(resource: str, requested: int, used_: int, capacity: int) -> AdmitResult:
-        return AdmitResult(
-            False,
-            f"OutOf{resource}",
-            f"Node didn't have enough resource: {resource}, requested: {requested}, "
-            f"used: {used_}, capacity: {capacity}",
-        )
-
     if other_pods + 1 > max_pods:
-        return fail("pods", 1, other_pods, max_pods)
+        return _fit_failure("pods", 1, other_pods, max_pods)
 
     if pod_request.keys() <= _CPU_MEMORY:
         # The usual pod (cpu and memory only): the same checks as below,
@@ -210,7 +210,7 @@ def fits_node_allocatable_amounts(
                 in_use = wrap_int64(used.get(name, 0))
                 capacity = allocatable.get(name, 0)
                 if req > wrap_int64(capacity - in_use):
-                    return fail(name, req, in_use, capacity)
+                    return _fit_failure(name, req, in_use, capacity)
         return ADMITTED
 
     request = {
@@ -221,9 +221,6 @@ def fits_node_allocatable_amounts(
     if all(v == 0 for v in request.values()):
         return ADMITTED
 
-    def alloc(name: str) -> int:
-        return allocatable.get(name, 0)
-
     for name in ("cpu", "memory", "ephemeral-storage"):
         req = request.get(name, 0)
         if name == "ephemeral-storage" and name not in allocatable:
@@ -231,8 +228,8 @@ def fits_node_allocatable_amounts(
             # ephemeral-storage request is not checked.
             continue
         in_use = wrap_int64(used.get(name, 0))
-        if req > 0 and req > wrap_int64(alloc(name) - in_use):
-            return fail(name, req, in_use, alloc(name))
+        if req > 0 and req > wrap_int64(allocatable.get(name, 0) - in_use):
+            return _fit_failure(name, req, in_use, allocatable.get(name, 0))
     for name in sorted(request):
         if name in ("cpu", "memory", "ephemeral-storage", "pods"):
             continue
@@ -240,8 +237,8 @@ def fits_node_allocatable_amounts(
         if req == 0:
             continue
         in_use = wrap_int64(used.get(name, 0))
-        if req > wrap_int64(alloc(name) - in_use):
-            return fail(name, req, in_use, alloc(name))
+        if req > wrap_int64(allocatable.get(name, 0) - in_use):
+            return _fit_failure(name, req, in_use, allocatable.get(name, 0))
     return ADMITTED
 
 

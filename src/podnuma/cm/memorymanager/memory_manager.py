@@ -235,11 +235,13 @@ class MemoryManager:
 
     def remove_stale_state(self, active: ActiveContainers | None = None) -> None:
         """``removeStaleState``: forget every container that is not active."""
+        state = self.state
+        if not state.holds_containers():
+            return  # nothing to walk (policy None, or no container assigned yet)
         if active is None:
             if self.active_pods is None:
                 return
             active = self.active_pods()
-        state = self.state
         suspects = self._stale_watch.suspects(active, state, state.version)
         stale = state.stale_containers(active, suspects)
         for pod_uid, name in sorted(stale):

@@ -166,6 +166,10 @@ class MemoryManagerState:
     def get_memory_assignments(self) -> ContainerMemoryAssignments:
         return clone_assignments(self._assignments)
 
+    def holds_containers(self) -> bool:
+        """Whether any container has an assignment."""
+        return bool(self._assignments)
+
     def stale_containers(
         self, active: Mapping[str, Set[str]], pods: Iterable[str] | None = None
     ) -> list[tuple[str, str]]:
