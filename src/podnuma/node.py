@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
+from typing import Final
 
 from podnuma.api.kubeletconfig import (
     KubeletConfig,
@@ -336,9 +337,9 @@ class Node:
         for name, v in rp.amounts.items():
             self._used[name] = self._used.get(name, 0) + v
         self._uid_by_ref.setdefault(rp.ref, rp.uid)
-        self._active[rp.uid] = (
-            _container_names(rp.pod) if rp.pod is not None else frozenset(rp.containers)
-        )
+        names = _container_names(rp.pod) if rp.pod is not None else frozenset(rp.containers)
+        if self._active.get(rp.uid) is not names:  # (an admitted pod is there already)
+            self._active[rp.uid] = names
 
     def _stop(self, uid: str) -> None:
         rp = self._running.pop(uid, None)
@@ -807,11 +808,15 @@ def _container_devices_of(
     return tuple(out)
 
 
+_REQUESTS_KEY: Final = ("node-requests", False)
+_REQUESTS_KEY_PLR: Final = ("node-requests", True)
+
+
 def _requests_of(pod: Pod, pod_level: bool) -> tuple[dict[str, Quantity], dict[str, int]]:
     """The pod's requests (``PodRequests``) and their integer amounts, kept
     with the (immutable) pod. Read-only: callers copy what they keep."""
     memo = pod.memo()
-    key = ("node-requests", pod_level)
+    key = _REQUESTS_KEY_PLR if pod_level else _REQUESTS_KEY
     found: tuple[dict[str, Quantity], dict[str, int]] | None = memo.get(key)
     if found is None:
         requests = pod_requests(pod, pod_level_resources=pod_level)

@@ -13,7 +13,7 @@ carry resources and are ignored.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Literal
+from typing import Final, Literal
 
 from podnuma.api.pod import Container, Pod
 from podnuma.api.quantity import Quantity
@@ -34,7 +34,11 @@ BURSTABLE: QOSClass = "Burstable"
 BEST_EFFORT: QOSClass = "BestEffort"
 
 _QOS_RESOURCES = ("cpu", "memory")
-_ZERO = Quantity.from_int(0)
+# the memo keys, one per gate combination (built once, not per call)
+_KEY_TT: Final = ("qos", True, True)
+_KEY_TF: Final = ("qos", True, False)
+_KEY_FT: Final = ("qos", False, True)
+_KEY_FF: Final = ("qos", False, False)
 
 
 def _collect(
@@ -46,16 +50,16 @@ def _collect(
     requests: dict[str, Quantity] = {}
     limits: dict[str, Quantity] = {}
     guaranteed = True
+    # (each mapping walked once: its keys are unique, so this is the same
+    # as looking up cpu and memory in it)
     for reqs, lims in resource_sets:
-        for name in _QOS_RESOURCES:
-            q = reqs.get(name)
-            if q is not None and q > _ZERO:
+        for name, q in reqs.items():
+            if (name == "cpu" or name == "memory") and q.nanos > 0:
                 prev = requests.get(name)
                 requests[name] = q if prev is None else prev + q
         found = 0
-        for name in _QOS_RESOURCES:
-            q = lims.get(name)
-            if q is not None and q > _ZERO:
+        for name, q in lims.items():
+            if (name == "cpu" or name == "memory") and q.nanos > 0:
                 found += 1
                 prev = limits.get(name)
                 limits[name] = q if prev is None else prev + q
@@ -77,7 +81,10 @@ def compute_pod_qos(
     BestEffort whatever its containers asked for, kubernetes#135082).
     """
     memo = pod.memo()
-    key = ("qos", pod_level_resources, fix_kubelet_qos_class)
+    if pod_level_resources:
+        key = _KEY_TT if fix_kubelet_qos_class else _KEY_TF
+    else:
+        key = _KEY_FT if fix_kubelet_qos_class else _KEY_FF
     found: QOSClass | None = memo.get(key)
     if found is None:
         found = memo[key] = _compute_pod_qos(pod, pod_level_resources, fix_kubelet_qos_class)

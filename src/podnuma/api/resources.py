@@ -212,9 +212,16 @@ def _pod_requests(
     exclude_overhead: bool,
     non_missing_container_requests: Mapping[str, Quantity] | None,
 ) -> ResourceList:
-    reqs = aggregate_container_requests(
-        pod, non_missing_container_requests=non_missing_container_requests
-    )
+    if non_missing_container_requests is None and not pod.init_containers:
+        # the usual pod: the sum of its containers' requests (the sidecar
+        # formula has nothing else to add)
+        reqs: ResourceList = {}
+        for ctr in pod.containers:
+            _add_into(reqs, ctr.requests)
+    else:
+        reqs = aggregate_container_requests(
+            pod, non_missing_container_requests=non_missing_container_requests
+        )
     if pod_level_resources and is_pod_level_requests_set(pod):
         assert pod.resources is not None
         for name, qty in pod.resources.requests.items():

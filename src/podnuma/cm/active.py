@@ -10,9 +10,11 @@ outcome is the kubelet's: the same entries are found stale and removed.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping, MutableMapping
 from collections.abc import Set as AbstractSet
-from typing import Any, Final
+from typing import Final
+
+from podnuma.buildinfo import mypyc_attr
 
 __all__ = ["ActiveMark", "ActivePods", "StaleWatch"]
 
@@ -22,17 +24,19 @@ ActiveMark = tuple[int, int]
 _LOG_LIMIT: Final = 4096
 
 
-class ActivePods(dict[str, AbstractSet[str]]):
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
+class ActivePods(MutableMapping[str, AbstractSet[str]]):
     """Pod UID -> names of the pod's containers, for every active pod.
 
-    A plain mapping to read. Every change goes through the mapping's own
-    methods, which note the pods whose entry shrank or went (the only
-    changes that can make a manager's entries stale)."""
+    A mapping to read. Every change goes through the mapping's own methods,
+    which note the pods whose entry shrank or went (the only changes that
+    can make a manager's entries stale). The entries live in a plain dict
+    (compiled, the mapping's own methods then run natively)."""
 
-    __slots__ = ("_log", "_epoch")
+    __slots__ = ("_pods", "_log", "_epoch")
 
     def __init__(self) -> None:
-        super().__init__()
+        self._pods: dict[str, AbstractSet[str]] = {}
         self._log: list[str] = []
         self._epoch = 0
 
@@ -43,43 +47,52 @@ class ActivePods(dict[str, AbstractSet[str]]):
             self._epoch += 1
         log.append(uid)
 
+    # -- reading ---------------------------------------------------------------
+    def __getitem__(self, uid: str) -> AbstractSet[str]:
+        return self._pods[uid]
+
+    def get(  # type: ignore[override]
+        self, uid: str, default: AbstractSet[str] | None = None
+    ) -> AbstractSet[str] | None:
+        return self._pods.get(uid, default)
+
+    def __contains__(self, uid: object) -> bool:
+        return uid in self._pods
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._pods)
+
+    def __len__(self) -> int:
+        return len(self._pods)
+
+    def __repr__(self) -> str:
+        return f"ActivePods({self._pods!r})"
+
+    # -- changes ---------------------------------------------------------------
     def __setitem__(self, uid: str, containers: AbstractSet[str]) -> None:
-        old = self.get(uid)
-        super().__setitem__(uid, containers)
+        pods = self._pods
+        old = pods.get(uid)
+        pods[uid] = containers
         if old is not None and not old <= containers:
             self._note(uid)
 
     def __delitem__(self, uid: str) -> None:
-        super().__delitem__(uid)
+        del self._pods[uid]
         self._note(uid)
 
     def pop(self, uid: str, *default: AbstractSet[str] | None) -> AbstractSet[str] | None:  # type: ignore[override]
-        if uid in self:
+        pods = self._pods
+        if uid in pods:
             self._note(uid)
-        return super().pop(uid, *default)
-
-    def popitem(self) -> tuple[str, AbstractSet[str]]:
-        uid, containers = super().popitem()
-        self._note(uid)
-        return uid, containers
+            return pods.pop(uid)
+        if default:
+            return default[0]
+        raise KeyError(uid)
 
     def clear(self) -> None:
-        for uid in list(self):
+        for uid in self._pods:
             self._note(uid)
-        super().clear()
-
-    def setdefault(self, uid: str, default: AbstractSet[str]) -> AbstractSet[str]:
-        if uid not in self:
-            self[uid] = default
-        return self[uid]
-
-    def update(self, *args: Any, **kwargs: AbstractSet[str]) -> None:
-        for uid, containers in dict(*args, **kwargs).items():
-            self[uid] = containers
-
-    def __ior__(self, other: object) -> ActivePods:  # type: ignore[override,misc]
-        self.update(other)
-        return self
+        self._pods.clear()
 
     def mark(self) -> ActiveMark:
         """Where the record stands now."""

@@ -27,6 +27,8 @@ def _bits(mask: int) -> Iterator[int]:
         mask ^= low
 
 
+_NO_CPUS: Final[tuple[int, ...]] = ()
+
 if ENGINE_COMPILED:
     # mypyc's native classes refuse object.__new__; their constructor with
     # no argument is as cheap there (the result's mask is set right after)
@@ -46,7 +48,10 @@ class CPUSet:
         return self  # immutable
 
 
-    def __init__(self, cpus: Iterable[int] = ()) -> None:
+    def __init__(self, cpus: Iterable[int] = _NO_CPUS) -> None:
+        if cpus is _NO_CPUS:  # the default: no iteration (the compiled _new)
+            self._mask = 0
+            return
         mask = 0
         for cpu in cpus:
             if cpu < 0:
