@@ -58,6 +58,8 @@ _POW10: Final = tuple(10**i for i in range(10))
 _FAST_VALUE_NANOS: Final = _MOST_POSITIVE // 2 * _NANO
 _FAST_MILLI_NANOS: Final = _MOST_POSITIVE // 2 * 1_000_000
 _U64: Final = 1 << 64
+_SHORT: Final = 4611686018427387903  # 2^62 - 1
+_SHORT_NEG: Final = -4611686018427387903
 # Decimal exponents beyond this are refused instead of materialising a huge
 # integer. apimachinery keeps them symbolically until the first comparison
 # (the pod's QoS class, validation), where inf.Dec computes 10^exponent: for
@@ -72,6 +74,9 @@ ERR_EXPONENT: Final = (
 
 def wrap_int64(v: int) -> int:
     """``v`` as a Go int64 holds it (two's-complement wrap-around)."""
+    if _SHORT_NEG <= v <= _SHORT:
+        return v  # the common case, checked against bounds a compiled build
+        # holds unboxed (it boxes integers from 2^62 on)
     if _MOST_NEGATIVE <= v <= _MOST_POSITIVE:
         return v  # the usual case: already an int64
     return ((v - _MOST_NEGATIVE) % _U64) + _MOST_NEGATIVE

@@ -163,6 +163,8 @@ def fits_node_allocatable(
 def request_amounts(requests: Mapping[str, Quantity]) -> dict[str, int]:
     """Requests as the scheduler framework counts them: CPU in millicores,
     everything else as integer values (``Value()`` rounds up)."""
+    if isinstance(requests, dict):  # (compiled: walked as a dict, natively)
+        return {name: _int_amount(name, q) for name, q in requests.items()}
     return {name: _int_amount(name, q) for name, q in requests.items()}
 
 
