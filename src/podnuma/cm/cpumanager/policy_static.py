@@ -321,13 +321,17 @@ class StaticPolicy:
     ) -> CPUSet:
         """``allocateCPUs``: aligned CPUs first, the rest from anywhere; the
         shared pool shrinks only on success. Raises ``CPUAllocationError``."""
-        allocatable = self.get_available_cpus(state) | reusable
-        result = EMPTY
-        if numa_affinity is not None:
+        default = state.get_default_cpuset()
+        # get_available_cpus (the shared pool minus the reserved CPUs) and
+        # the reusable ones, on the masks
+        allocatable = CPUSet.from_mask((default.mask & ~self.reserved_cpus.mask) | reusable.mask)
+        if numa_affinity is None:
+            result = self.take_by_topology(allocatable, num_cpus)
+        else:
             aligned = self._aligned_cpus(numa_affinity, allocatable)
             result = self.take_by_topology(aligned, min(num_cpus, aligned.size()))
-        result = result | self.take_by_topology(allocatable - result, num_cpus - result.size())
-        state.set_default_cpuset(state.get_default_cpuset() - result)
+            result = result | self.take_by_topology(allocatable - result, num_cpus - result.size())
+        state.set_default_cpuset(CPUSet.from_mask(default.mask & ~result.mask))
         return result
 
     def _enforce_smt_alignment(self, state: CPUManagerState, num_cpus: int) -> None:

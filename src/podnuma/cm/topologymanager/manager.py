@@ -141,7 +141,8 @@ class TopologyManager:
     # -- the store ----------------------------------------------------------
     def get_affinity(self, pod_uid: str, container_name: str) -> TopologyHint:
         """``Store.GetAffinity``: Go's zero hint when nothing is stored."""
-        return self._hints.get(pod_uid, {}).get(container_name, EMPTY_HINT)
+        hints = self._hints.get(pod_uid)
+        return EMPTY_HINT if hints is None else hints.get(container_name, EMPTY_HINT)
 
     def _set_hint(self, pod_uid: str, container_name: str, hint: TopologyHint) -> None:
         self._hints.setdefault(pod_uid, {})[container_name] = hint
