@@ -71,6 +71,7 @@ NODE = {
     }
 }
 REPO = Path(__file__).resolve().parent.parent
+_OLD_ENGINE: list[bool] = []  # set when the engine has no step_pod_resources option
 
 
 def _pod_doc(i: int, cpus: int) -> dict[str, Any]:
@@ -120,7 +121,11 @@ def run_oracle(binary: str, scenario: Path) -> dict[str, Any]:
 
 def _run(machine: Any, config: Any, n_pods: int, pod_resources: bool) -> dict[str, Any]:
     """One run of the workload on a fresh node: per-step times and the steps."""
-    node = Node(machine, config, step_pod_resources=pod_resources)
+    try:
+        node = Node(machine, config, step_pod_resources=pod_resources)
+    except TypeError:  # engines from before the option build the list every step
+        node = Node(machine, config)
+        _OLD_ENGINE.append(True)
     pods = [_pod(i, SIZES[i % len(SIZES)], config.feature_gates) for i in range(n_pods)]
     gc.collect()  # each run starts without the previous runs' garbage
     free = machine.topology.num_cpus - 2
@@ -240,7 +245,9 @@ def main() -> None:
     print(
         f"node: 256 CPUs, 2 sockets, 8 NUMA nodes; topology policy {args.topology_policy}; "
         f"memory manager {'Static' if args.memory_static else 'None'}; "
-        f"PodResources List {'after every step' if args.pod_resources else 'not built per step'}"
+        f"PodResources List "
+        f"{'after every step' if args.pod_resources or _OLD_ENGINE else 'not built per step'}"
+        f"{' (this engine always builds it)' if _OLD_ENGINE else ''}"
     )
     print(f"pods: {pods_n} added ({admitted} admitted, {rejected} rejected), all removed")
     rates = [len(r["admit_times"]) / sum(r["admit_times"]) for r in runs]

@@ -255,40 +255,26 @@ def _numa_nodes_by_socket(tables: _Tables, avail: int) -> list[int]:
     shift = tables.shift
     id_bits = (1 << shift) - 1
     keys: list[int] = []
-    if tables.regular:
-        # the nodes of a socket partition it: its free CPUs are their sum
-        by_socket: dict[int, list[int]] = {}
-        for sid, _ in tables.sockets:
-            sub: list[int] = []
-            total = 0
-            for nid, m in tables.numa_in_socket[sid]:
-                c = (avail & m).bit_count()
-                if c:
-                    sub.append((c << shift) | nid)
-                    total += c
-            if total:
-                keys.append((total << shift) | sid)
-                sub.sort()
-                by_socket[sid] = sub
-        keys.sort()
-        out: list[int] = []
-        for key in keys:
-            for k in by_socket[key & id_bits]:
-                out.append(k & id_bits)
-        return out
     for sid, m in tables.sockets:
         c = (avail & m).bit_count()
         if c:
             keys.append((c << shift) | sid)
     keys.sort()
     ordered: list[int] = []
+    regular = tables.regular
     for key in keys:
         sid = key & id_bits
-        within = avail & tables.socket_mask[sid]
         nodes: list[int] = []
-        for nid, m in tables.numa_in_socket[sid]:
-            if m & within:
-                nodes.append(((avail & m).bit_count() << shift) | nid)
+        if regular:  # a node inside the socket has free CPUs in it
+            for nid, m in tables.numa_in_socket[sid]:
+                c = (avail & m).bit_count()
+                if c:
+                    nodes.append((c << shift) | nid)
+        else:
+            within = avail & tables.socket_mask[sid]
+            for nid, m in tables.numa_in_socket[sid]:
+                if m & within:
+                    nodes.append(((avail & m).bit_count() << shift) | nid)
         nodes.sort()
         for k in nodes:
             ordered.append(k & id_bits)
