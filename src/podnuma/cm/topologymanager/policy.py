@@ -215,9 +215,15 @@ _preferred: Callable[[TopologyHint], bool] = attrgetter("preferred")
 
 
 if ENGINE_COMPILED:
-    # compiled, plain loops over the hints beat the C-level pipelines below
+    # compiled, plain loops over the hints beat the C-level pipelines below;
+    # the affinity list is not needed (the loops read the hints)
 
-    def _preferred_masks(hints: Sequence[TopologyHint]) -> set[int | None]:
+    def _affinities(hints: Sequence[TopologyHint]) -> list[BitMask | None]:
+        return []
+
+    def _preferred_masks(
+        hints: Sequence[TopologyHint], affs: list[BitMask | None]
+    ) -> set[int | None]:
         out: set[int | None] = set()
         for h in hints:
             if h.preferred:
@@ -225,7 +231,9 @@ if ENGINE_COMPILED:
                 out.add(None if a is None else a.value)
         return out
 
-    def _all_masks(hints: Sequence[TopologyHint]) -> set[int | None]:
+    def _all_masks(
+        hints: Sequence[TopologyHint], affs: list[BitMask | None]
+    ) -> set[int | None]:
         out: set[int | None] = set()
         for h in hints:
             a = h.numa_node_affinity
@@ -234,20 +242,30 @@ if ENGINE_COMPILED:
 
 else:
 
-    def _preferred_masks(hints: Sequence[TopologyHint]) -> set[int | None]:
-        """The distinct masks of the preferred hints (``None`` for nil)."""
-        return _masks_of(list(map(_affinity, compress(hints, map(_preferred, hints)))))
+    def _affinities(hints: Sequence[TopologyHint]) -> list[BitMask | None]:
+        """The hints' masks, in bulk (read once per merge, used twice)."""
+        return list(map(_affinity, hints))
 
-    def _all_masks(hints: Sequence[TopologyHint]) -> set[int | None]:
+    def _preferred_masks(
+        hints: Sequence[TopologyHint], affs: list[BitMask | None]
+    ) -> set[int | None]:
+        """The distinct masks of the preferred hints (``None`` for nil);
+        ``affs``: the hints' masks (:func:`_affinities`)."""
+        return _masks_of(list(compress(affs, map(_preferred, hints))))
+
+    def _all_masks(
+        hints: Sequence[TopologyHint], affs: list[BitMask | None]
+    ) -> set[int | None]:
         """The distinct masks of all hints (``None`` for nil), in bulk."""
-        return _masks_of(list(map(_affinity, hints)))
+        return _masks_of(affs)
 
 
 def _masks_of(affs: list[BitMask | None]) -> set[int | None]:
     """The distinct values of ``affs`` (``None`` for nil), in bulk: a
     ``BitMask`` is always true, so ``filter(None, ...)`` drops the nils."""
     present = list(filter(None, affs))
-    out: set[int | None] = set(map(mask_value, present))
+    # (a set built from a list is sized once; from an iterator it grows step by step)
+    out: set[int | None] = set(list(map(mask_value, present)))
     if len(present) != len(affs):
         out.add(None)
     return out
@@ -395,8 +413,9 @@ class HintMerger:
         all_nil_pref = True  # every list offers a preferred nil hint
         common: set[int | None] | None = None  # offered by every list without nil-preferred
         offered: set[int | None] = set()  # preferred masks any list offers
-        for hints in self.hints:
-            pref = _preferred_masks(hints)
+        affinities = [_affinities(hints) for hints in self.hints]
+        for hints, affs in zip(self.hints, affinities, strict=True):
+            pref = _preferred_masks(hints, affs)
             nil_pref = None in pref
             pref.discard(None)
             offered |= pref
@@ -415,13 +434,14 @@ class HintMerger:
         # -- non-preferred: the best achievable AND mask ---------------------
         sets: list[set[int]] = []
         narrowest: list[int] = []  # per list, the fewest bits of a non-nil mask
-        for hints in self.hints:
-            distinct = _all_masks(hints)
+        singles = frozenset([1 << n for n in self.numa_info.nodes])
+        for hints, affs in zip(self.hints, affinities, strict=True):
+            distinct = _all_masks(hints, affs)
             nil = None in distinct
             distinct.discard(None)
             masks: set[int] = distinct  # type: ignore[assignment]
             if masks:
-                narrowest.append(min(map(int.bit_count, masks)))
+                narrowest.append(_narrowest(masks, singles))
             sets.append(_masks_within(masks, nil, dmask))
         if self._best_non_preferred is None:
             self._best_non_preferred = max(narrowest, default=0)  # maxOfMinAffinityCounts
@@ -583,6 +603,15 @@ def _pick_width(widths: set[int], target: int | None) -> int:
         return target
     below = [c for c in widths if c < target]
     return max(below) if below else min(widths)
+
+
+def _narrowest(masks: set[int], singles: frozenset[int]) -> int:
+    """The fewest bits of a mask in ``masks`` (not empty). A one-node mask
+    (``singles``) is looked up instead of counting every mask's bits, the
+    usual case for CPU and memory hints; an empty mask counts 0."""
+    if 0 not in masks and not masks.isdisjoint(singles):
+        return 1
+    return min(map(int.bit_count, masks))
 
 
 def _masks_within(masks: set[int], nil: bool, dmask: int) -> set[int]:
