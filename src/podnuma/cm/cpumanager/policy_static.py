@@ -60,7 +60,7 @@ from podnuma.cm.cpumanager.policy_options import (
 )
 from podnuma.cm.cpumanager.state import CPUManagerState
 from podnuma.cm.topologymanager.bitmask import BitMask, mask_combinations
-from podnuma.cm.topologymanager.hint import TopologyHint
+from podnuma.cm.topologymanager.hint import TopologyHint, mask_hint_pairs
 from podnuma.cm.topologymanager.store import Store
 from podnuma.errors import KubeletStartupError
 from podnuma.machine.cpuset import EMPTY, CPUSet
@@ -589,21 +589,26 @@ class StaticPolicy:
             for c in range(1, len(cpus_of)):
                 low = c & -c
                 cpus_of[c] = cpus_of[c ^ low] | node_masks[low.bit_length() - 1]
-            rows: list[_MaskRow] = []
-            for mask, bits, compact in mask_combinations(nodes):
-                cpus = cpus_of[compact]
-                rows.append(
-                    (
-                        mask,
-                        len(bits),
-                        cpus,
-                        cpus.bit_count(),
-                        mask.value & 1 == 1,
-                        compact,
-                        TopologyHint(mask, True),
-                        TopologyHint(mask, False),
-                    )
+            # the rows column by column, then zipped (65,535 of them on a
+            # 16-NUMA machine: no per-row Python work)
+            combos = mask_combinations(nodes)
+            pairs = mask_hint_pairs(nodes)
+            masks = [c[0] for c in combos]
+            compacts = [c[2] for c in combos]
+            cpus = list(map(cpus_of.__getitem__, compacts))
+            rows: list[_MaskRow] = list(
+                zip(
+                    masks,
+                    [len(c[1]) for c in combos],
+                    cpus,
+                    list(map(int.bit_count, cpus)),
+                    [m.value & 1 == 1 for m in masks],
+                    compacts,
+                    [p[0] for p in pairs],
+                    [p[1] for p in pairs],
+                    strict=True,
                 )
+            )
             table = self._mask_table = _MaskTable(rows, node_masks)
         return table
 
@@ -644,8 +649,7 @@ class StaticPolicy:
             key = (counts, need, min_affinity_size)
             found = table.hints.get(key)
             if found is None:
-                sums = _subset_sums(counts)
-                found = _fitting_hints(table.hints_for(min_affinity_size), table.compact, sums, need)
+                found = table.fitting(counts, need, min_affinity_size)
                 if len(table.hints) >= _HINT_CACHE_SIZE:
                     table.hints.clear()
                 table.hints[key] = found
@@ -699,7 +703,7 @@ class _MaskTable:
     """The NUMA masks of a topology (``_numa_mask_table``), each node's CPUs
     in node order, and per request the narrowest width that fits."""
 
-    __slots__ = ("rows", "node_masks", "min_width", "hints", "compact", "_by_width")
+    __slots__ = ("rows", "node_masks", "min_width", "hints", "compact", "_by_width", "_lanes")
 
     def __deepcopy__(self, memo: dict[int, object]) -> _MaskTable:
         # derived from the topology, which never changes, and min_width is a
@@ -714,6 +718,34 @@ class _MaskTable:
         self.hints: dict[tuple[tuple[int, ...], int, int], list[TopologyHint]] = {}
         self.compact = [row[5] for row in rows]
         self._by_width: dict[int, list[TopologyHint]] = {}
+        self._lanes: _Lanes | None = None
+
+    def fitting(self, counts: tuple[int, ...], need: int, min_width: int) -> list[TopologyHint]:
+        """Every combination's hint (preferred when ``min_width`` wide) whose
+        free CPUs (the sum of ``counts`` over its nodes) reach ``need``, in
+        table order.
+
+        All 2^N subset sums are computed at once in one integer with a
+        lane of bits per subset (``_Lanes``): per node, its count times the
+        pattern of the subsets holding it. Adding 2^(L-1) - need to every
+        lane sets a lane's top bit exactly when its sum reaches ``need`` (no
+        lane overflows into the next: sums stay below 2^(L-1))."""
+        hints = self.hints_for(min_width)
+        if need <= 0:
+            return list(hints)  # every sum (>= 0) reaches it
+        if need > sum(counts):
+            return []  # not even all the nodes together
+        lanes = self._lanes
+        if lanes is None:
+            capacity = sum([m.bit_count() for m in self.node_masks])
+            lanes = self._lanes = _Lanes(len(self.node_masks), capacity, self.compact)
+        acc = 0
+        patterns = lanes.patterns
+        for j, c in enumerate(counts):
+            if c:
+                acc += c * patterns[j]
+        tops = (acc + ((1 << (lanes.width - 1)) - need) * lanes.ones) & lanes.top_bits
+        return _selected(hints, tops.to_bytes(lanes.size, "little"), lanes.positions)
 
     def hints_for(self, min_width: int) -> list[TopologyHint]:
         """Every mask's hint, preferred when the mask is ``min_width`` wide."""
@@ -728,6 +760,61 @@ class _MaskTable:
 _HINT_CACHE_SIZE = 4096
 
 
+class _Lanes:
+    """The subset-sum lanes of a mask table over ``n`` nodes: subset ``s``
+    (bit j for node j) owns bits [L*s, L*s + L) of one integer. Built once
+    per table with big-integer arithmetic, no loop over the subsets."""
+
+    __slots__ = ("width", "patterns", "ones", "top_bits", "size", "positions")
+
+    def __init__(self, n: int, capacity: int, compact: list[int]) -> None:
+        # L bits per lane, a multiple of 8 (a lane's top bit is the top bit
+        # of one byte), with every sum (at most ``capacity``, the CPUs of all
+        # the nodes) below 2^(L-1)
+        width = 16
+        while capacity >= 1 << (width - 1):
+            width *= 2
+        lanes = 1 << n
+        nbytes = width // 8
+        zero = bytes(nbytes)
+        one = b"\x01" + bytes(nbytes - 1)
+
+        def lane_int(pattern: bytes) -> int:
+            return int.from_bytes(pattern, "little")
+
+        self.width = width
+        self.ones = lane_int(one * lanes)
+        # node j: the subsets holding it are runs of 2^j lanes every 2^(j+1)
+        # lanes, after 2^j lanes without it (built as repeated bytes)
+        self.patterns = [
+            lane_int((zero * (1 << j) + one * (1 << j)) * (lanes >> (j + 1))) for j in range(n)
+        ]
+        self.top_bits = lane_int((bytes(nbytes - 1) + b"\x80") * lanes)
+        self.size = lanes * nbytes
+        # the byte holding each table row's lane top bit (0 or 0x80 after masking)
+        self.positions = [c * nbytes + nbytes - 1 for c in compact]
+
+
+if ENGINE_COMPILED:
+
+    def _selected(
+        hints: list[TopologyHint], tops: bytes, positions: list[int]
+    ) -> list[TopologyHint]:
+        out: list[TopologyHint] = []
+        for i in range(len(hints)):
+            if tops[positions[i]]:
+                out.append(hints[i])
+        return out
+
+else:
+
+    def _selected(
+        hints: list[TopologyHint], tops: bytes, positions: list[int]
+    ) -> list[TopologyHint]:
+        """The hints whose byte in ``tops`` is set."""
+        return list(compress(hints, map(tops.__getitem__, positions)))
+
+
 if ENGINE_COMPILED:
     # compiled, a plain loop on native ints beats the C-level map below
 
@@ -740,15 +827,6 @@ if ENGINE_COMPILED:
             size *= 2
         return sums
 
-    def _fitting_hints(
-        hints: list[TopologyHint], compact: list[int], sums: list[int], need: int
-    ) -> list[TopologyHint]:
-        out: list[TopologyHint] = []
-        for i in range(len(hints)):
-            if sums[compact[i]] >= need:
-                out.append(hints[i])
-        return out
-
 else:
 
     def _subset_sums(per_node: Sequence[int]) -> list[int]:
@@ -760,12 +838,6 @@ else:
             sums += list(map(v.__add__, sums))
         return sums
 
-    def _fitting_hints(
-        hints: list[TopologyHint], compact: list[int], sums: list[int], need: int
-    ) -> list[TopologyHint]:
-        """The hints whose combination's free CPUs (``sums`` at the
-        combination's subset index, ``compact``) reach ``need``."""
-        return list(compress(hints, map(need.__le__, map(sums.__getitem__, compact))))
 
 
 def new_static_policy(

@@ -43,7 +43,7 @@ from podnuma.api.qos import (
 )
 from podnuma.api.quantity import Quantity
 from podnuma.api.resources import is_pod_level_resources_set
-from podnuma.buildinfo import mypyc_attr
+from podnuma.buildinfo import ENGINE_COMPILED, mypyc_attr
 from podnuma.cm.admission import EmptyPodSharedPoolError
 from podnuma.cm.memo import SharedMemo
 from podnuma.cm.memorymanager.policy import MemoryManagerError, TopologyHints
@@ -56,7 +56,7 @@ from podnuma.cm.memorymanager.state import (
     NUMANodeState,
 )
 from podnuma.cm.topologymanager.bitmask import BitMask, mask_combinations
-from podnuma.cm.topologymanager.hint import TopologyHint
+from podnuma.cm.topologymanager.hint import TopologyHint, mask_hint_pairs
 from podnuma.cm.topologymanager.store import Store
 from podnuma.errors import KubeletStartupError
 from podnuma.machine.topology import NUMANode
@@ -252,7 +252,10 @@ def _masks_over(numa_ids: tuple[int, ...]) -> list[_MaskRow]:
     """``IterateBitMasks`` over the NUMA ids, with each mask's bits,
     compact index (for subset sums), width, its two hints and the positions
     of its bits."""
+    ids = list(numa_ids)
     position = {nid: i for i, nid in enumerate(numa_ids)}
+    # ids 0..n-1 (the usual machine): a bit's position is the bit itself
+    dense = ids == list(range(len(ids)))
     return [
         (
             mask,
@@ -260,11 +263,13 @@ def _masks_over(numa_ids: tuple[int, ...]) -> list[_MaskRow]:
             mask.value,
             compact,
             len(bits),
-            TopologyHint(mask, True),
-            TopologyHint(mask, False),
-            tuple(position[b] for b in bits),
+            preferred,
+            not_preferred,
+            bits if dense else tuple(map(position.__getitem__, bits)),
         )
-        for mask, bits, compact in mask_combinations(list(numa_ids))
+        for (mask, bits, compact), (preferred, not_preferred) in zip(
+            mask_combinations(ids), mask_hint_pairs(ids), strict=True
+        )
     ]
 
 
@@ -293,6 +298,47 @@ def _without(rows: list[_MaskRow], nodes: int) -> list[_MaskRow]:
 def _at_least(rows: list[_MaskRow], sums: Sequence[int], size: int) -> list[_MaskRow]:
     """The rows whose subset sum reaches ``size``."""
     return list(compress(rows, map(size.__le__, map(sums.__getitem__, map(_COMPACT, rows)))))
+
+
+if ENGINE_COMPILED:
+    # compiled, plain loops over the rows beat the builtin pipelines below
+    # (which a compiled build reaches through generic calls)
+
+    def _free_reaches(rows: list[_MaskRow], free: list[int], size: int) -> list[_MaskRow]:
+        out: list[_MaskRow] = []
+        for row in rows:
+            total = 0
+            for i in row[7]:
+                total += free[i]
+            if total >= size:
+                out.append(row)
+        return out
+
+    def _hint_list(rows: list[_MaskRow], width: int) -> list[TopologyHint]:
+        out: list[TopologyHint] = []
+        for row in rows:
+            out.append(row[5] if row[4] == width else row[6])
+        return out
+
+else:
+
+    def _free_reaches(rows: list[_MaskRow], free: list[int], size: int) -> list[_MaskRow]:
+        """The rows whose nodes' ``free`` amounts (by position) add up to
+        ``size``, summed row by row (for a few rows)."""
+        at = free.__getitem__
+        return [row for row in rows if sum(map(at, row[7])) >= size]
+
+    def _hint_list(rows: list[_MaskRow], width: int) -> list[TopologyHint]:
+        """Each row's hint, preferred when the row is ``width`` wide (the rows
+        come by width: one slice of them is preferred)."""
+        widths = list(map(_WIDTH, rows))
+        lo = bisect_left(widths, width)
+        hi = bisect_right(widths, width)
+        return [
+            *map(_NOT_PREFERRED, rows[:lo]),
+            *map(_PREFERRED, rows[lo:hi]),
+            *map(_NOT_PREFERRED, rows[hi:]),
+        ]
 
 
 _FIT_CACHE_SIZE = 4096
@@ -619,21 +665,13 @@ class StaticPolicy:
                 ]
             elif len(candidates) <= _FEW:
                 # few masks left: their free memory summed directly
-                at = free_r.__getitem__
-                candidates = [row for row in candidates if sum(map(at, row[7])) >= size]
+                candidates = _free_reaches(candidates, free_r, size)
             else:
                 candidates = _at_least(candidates, _subset_sums(free_r), size)
         hints: dict[str, list[TopologyHint]] = {}
         if candidates:
             # preferred: the masks of the narrowest width (masks come by width)
-            widths = list(map(_WIDTH, candidates))
-            lo = bisect_left(widths, min_affinity_size)
-            hi = bisect_right(widths, min_affinity_size)
-            lst = [
-                *map(_NOT_PREFERRED, candidates[:lo]),
-                *map(_PREFERRED, candidates[lo:hi]),
-                *map(_NOT_PREFERRED, candidates[hi:]),
-            ]
+            lst = _hint_list(candidates, min_affinity_size)
             for name, _ in reqs:
                 hints[name] = list(lst)
         return hints

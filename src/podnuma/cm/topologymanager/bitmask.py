@@ -220,6 +220,13 @@ def _mask_combinations(bits: tuple[int, ...]) -> tuple[tuple[BitMask, tuple[int,
     position = {b: 1 << i for i, b in enumerate(bits)}
     out: list[tuple[BitMask, tuple[int, ...], int]] = []
     new = BitMask.from_int
+    if bits == tuple(range(len(bits))):
+        # bits 0..n-1: a mask's value is its compact index (one sum)
+        for size in range(1, len(bits) + 1):
+            for combo in combinations(bits, size):
+                v = sum(map(value.__getitem__, combo))
+                out.append((new(v), combo, v))
+        return tuple(out)
     for size in range(1, len(bits) + 1):
         for combo in combinations(bits, size):
             out.append(

@@ -8,10 +8,11 @@ provider prefers it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
-from podnuma.cm.topologymanager.bitmask import BitMask
+from podnuma.cm.topologymanager.bitmask import BitMask, mask_combinations
 
-__all__ = ["TopologyHint", "EMPTY_HINT"]
+__all__ = ["TopologyHint", "EMPTY_HINT", "mask_hint_pairs"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,3 +65,21 @@ class TopologyHint:
 # topology manager's store returns it for containers it holds no hint for,
 # and policy ``none`` stores nothing else.
 EMPTY_HINT = TopologyHint(None, False)
+
+
+def mask_hint_pairs(bits: list[int]) -> tuple[tuple[TopologyHint, TopologyHint], ...]:
+    """Per mask of :func:`~podnuma.cm.topologymanager.bitmask.mask_combinations`
+    (same order), its preferred and its non-preferred hint. Hints are
+    immutable: the CPU and memory managers' mask tables share them (a
+    16-NUMA machine has 65,535 masks); the last few are kept."""
+    return _hint_pairs(tuple(bits))
+
+
+@lru_cache(maxsize=8)
+def _hint_pairs(bits: tuple[int, ...]) -> tuple[tuple[TopologyHint, TopologyHint], ...]:
+    return tuple(
+        [
+            (TopologyHint(mask, True), TopologyHint(mask, False))
+            for mask, _, _ in mask_combinations(list(bits))
+        ]
+    )
