@@ -414,8 +414,8 @@ class HintMerger:
         common: set[int | None] | None = None  # offered by every list without nil-preferred
         offered: set[int | None] = set()  # preferred masks any list offers
         affinities = [_affinities(hints) for hints in self.hints]
-        for hints, affs in zip(self.hints, affinities, strict=True):
-            pref = _preferred_masks(hints, affs)
+        for i, hints in enumerate(self.hints):
+            pref = _preferred_masks(hints, affinities[i])
             nil_pref = None in pref
             pref.discard(None)
             offered |= pref
@@ -435,8 +435,8 @@ class HintMerger:
         sets: list[set[int]] = []
         narrowest: list[int] = []  # per list, the fewest bits of a non-nil mask
         singles = frozenset([1 << n for n in self.numa_info.nodes])
-        for hints, affs in zip(self.hints, affinities, strict=True):
-            distinct = _all_masks(hints, affs)
+        for i, hints in enumerate(self.hints):
+            distinct = _all_masks(hints, affinities[i])
             nil = None in distinct
             distinct.discard(None)
             masks: set[int] = distinct  # type: ignore[assignment]
@@ -444,7 +444,7 @@ class HintMerger:
                 narrowest.append(_narrowest(masks, singles))
             sets.append(_masks_within(masks, nil, dmask))
         if self._best_non_preferred is None:
-            self._best_non_preferred = max(narrowest, default=0)  # maxOfMinAffinityCounts
+            self._best_non_preferred = max(narrowest) if narrowest else 0  # maxOfMinAffinityCounts
         achievable = _and_masks(sets, dmask, self.numa_info.nodes, self._fold_limit)
         target = self.best_non_preferred_affinity_count
         best = self._best_of(achievable, target)
