@@ -795,10 +795,25 @@ class _Lanes:
         self.positions = [c * nbytes + nbytes - 1 for c in compact]
 
 
-def _selected(hints: list[TopologyHint], tops: bytes, positions: list[int]) -> list[TopologyHint]:
-    """The hints whose byte in ``tops`` is set (a C-level pipeline: no
-    Python code runs per hint, compiled or not)."""
-    return list(compress(hints, map(tops.__getitem__, positions)))
+if ENGINE_COMPILED:
+    # compiled, the loop (the pipeline below measured 4x slower there)
+
+    def _selected(
+        hints: list[TopologyHint], tops: bytes, positions: list[int]
+    ) -> list[TopologyHint]:
+        out: list[TopologyHint] = []
+        for i in range(len(hints)):
+            if tops[positions[i]]:
+                out.append(hints[i])
+        return out
+
+else:
+
+    def _selected(
+        hints: list[TopologyHint], tops: bytes, positions: list[int]
+    ) -> list[TopologyHint]:
+        """The hints whose byte in ``tops`` is set."""
+        return list(compress(hints, map(tops.__getitem__, positions)))
 
 
 if ENGINE_COMPILED:
