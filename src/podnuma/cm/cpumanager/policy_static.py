@@ -595,13 +595,13 @@ class StaticPolicy:
             pairs = mask_hint_pairs(nodes)
             masks = [c[0] for c in combos]
             compacts = [c[2] for c in combos]
-            cpus = list(map(cpus_of.__getitem__, compacts))
+            cpus = [cpus_of[c] for c in compacts]
             rows: list[_MaskRow] = list(
                 zip(
                     masks,
                     [len(c[1]) for c in combos],
                     cpus,
-                    list(map(int.bit_count, cpus)),
+                    [c.bit_count() for c in cpus],
                     [m.value & 1 == 1 for m in masks],
                     compacts,
                     [p[0] for p in pairs],

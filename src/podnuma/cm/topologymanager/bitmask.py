@@ -224,7 +224,12 @@ def _mask_combinations(bits: tuple[int, ...]) -> tuple[tuple[BitMask, tuple[int,
         # bits 0..n-1: a mask's value is its compact index (one sum)
         for size in range(1, len(bits) + 1):
             for combo in combinations(bits, size):
-                v = sum(map(value.__getitem__, combo))
+                if ENGINE_COMPILED:  # (a native loop; the builtins cost more there)
+                    v = 0
+                    for b in combo:
+                        v |= 1 << b
+                else:
+                    v = sum(map(value.__getitem__, combo))
                 out.append((new(v), combo, v))
         return tuple(out)
     for size in range(1, len(bits) + 1):
