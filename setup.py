@@ -29,7 +29,7 @@ def _flag(name: str, default: bool = False) -> bool:
     value = os.environ.get(name, "").strip().lower()
     if value == "":
         return default
-    if value in ("", "0", "false", "no", "off"):
+    if value in ("0", "false", "no", "off"):
         return False
     if value in ("1", "true", "yes", "on"):
         return True

@@ -71,7 +71,6 @@ NODE = {
     }
 }
 REPO = Path(__file__).resolve().parent.parent
-_OLD_ENGINE: list[bool] = []  # set when the engine has no step_pod_resources option
 
 
 def _pod_doc(i: int, cpus: int) -> dict[str, Any]:
@@ -121,11 +120,12 @@ def run_oracle(binary: str, scenario: Path) -> dict[str, Any]:
 
 def _run(machine: Any, config: Any, n_pods: int, pod_resources: bool) -> dict[str, Any]:
     """One run of the workload on a fresh node: per-step times and the steps."""
+    old_engine = False
     try:
         node = Node(machine, config, step_pod_resources=pod_resources)
     except TypeError:  # engines from before the option build the list every step
         node = Node(machine, config)
-        _OLD_ENGINE.append(True)
+        old_engine = True
     pods = [_pod(i, SIZES[i % len(SIZES)], config.feature_gates) for i in range(n_pods)]
     gc.collect()  # each run starts without the previous runs' garbage
     free = machine.topology.num_cpus - 2
@@ -182,7 +182,7 @@ def _run(machine: Any, config: Any, n_pods: int, pod_resources: bool) -> dict[st
         "admit_times": admit_times, "admit_cpu": admit_cpu,
         "remove_times": remove_times, "remove_cpu": remove_cpu,
         "admitted": admitted, "rejected": rejected, "steps_count": step,
-        "total": total, "steps": steps,
+        "total": total, "steps": steps, "old_engine": old_engine,
     }
 
 
@@ -238,6 +238,7 @@ def main() -> None:
         chosen["admitted"], chosen["rejected"], chosen["steps_count"], chosen["total"]
     )
     steps = chosen["steps"]
+    old_engine = bool(chosen["old_engine"])
     pods_n = args.pods
     admit_total = sum(admit_times)
     q = statistics.quantiles(admit_times, n=100)
@@ -246,8 +247,8 @@ def main() -> None:
         f"node: 256 CPUs, 2 sockets, 8 NUMA nodes; topology policy {args.topology_policy}; "
         f"memory manager {'Static' if args.memory_static else 'None'}; "
         f"PodResources List "
-        f"{'after every step' if args.pod_resources or _OLD_ENGINE else 'not built per step'}"
-        f"{' (this engine always builds it)' if _OLD_ENGINE else ''}"
+        f"{'after every step' if args.pod_resources or old_engine else 'not built per step'}"
+        f"{' (this engine always builds it)' if old_engine else ''}"
     )
     print(f"pods: {pods_n} added ({admitted} admitted, {rejected} rejected), all removed")
     rates = [len(r["admit_times"]) / sum(r["admit_times"]) for r in runs]

@@ -673,15 +673,8 @@ class CPUAccumulator:
                     while cand:
                         low = cand & -cand
                         cand ^= low
-                        core = (low | (low << k)) & avail
-                        while core:
-                            cpu = core & -core
-                            core ^= cpu
-                            self.result_mask |= cpu
-                            self.avail &= ~self.result_mask
-                            self.num_cpus_needed -= 1
-                            if self.num_cpus_needed < 1:
-                                return
+                        if self._take_singly((low | (low << k)) & avail):
+                            return
             return
         regular = tables.regular
         shift = tables.shift
@@ -703,15 +696,21 @@ class CPUAccumulator:
                     keys.append(((avail & m).bit_count() << shift) | i)
             keys.sort()
             for key in keys:
-                free = avail & in_parent[key & id_bits][1]
-                while free:
-                    low = free & -free
-                    free ^= low
-                    self.result_mask |= low
-                    self.avail &= ~self.result_mask
-                    self.num_cpus_needed -= 1
-                    if self.num_cpus_needed < 1:
-                        return
+                if self._take_singly(avail & in_parent[key & id_bits][1]):
+                    return
+
+    def _take_singly(self, cpus: int) -> bool:
+        """Take the CPUs of ``cpus`` one at a time, lowest first, while the
+        request needs them; whether it is satisfied."""
+        while cpus:
+            cpu = cpus & -cpus
+            cpus ^= cpu
+            self.result_mask |= cpu
+            self.avail &= ~self.result_mask
+            self.num_cpus_needed -= 1
+            if self.num_cpus_needed < 1:
+                return True
+        return False
 
     # -- distributed helpers ------------------------------------------------------
     def range_numa_nodes_needed_to_satisfy(self, cpu_group_size: int) -> tuple[int, int]:

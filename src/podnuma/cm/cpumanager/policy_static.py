@@ -23,7 +23,7 @@ container entries.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from itertools import compress
 from typing import Final
 
@@ -59,7 +59,7 @@ from podnuma.cm.cpumanager.policy_options import (
     validate_static_policy_options,
 )
 from podnuma.cm.cpumanager.state import CPUManagerState
-from podnuma.cm.topologymanager.bitmask import BitMask, mask_combinations
+from podnuma.cm.topologymanager.bitmask import BitMask, mask_combinations, subset_sums
 from podnuma.cm.topologymanager.hint import TopologyHint, mask_hint_pairs
 from podnuma.cm.topologymanager.store import Store
 from podnuma.errors import KubeletStartupError
@@ -321,17 +321,14 @@ class StaticPolicy:
     ) -> CPUSet:
         """``allocateCPUs``: aligned CPUs first, the rest from anywhere; the
         shared pool shrinks only on success. Raises ``CPUAllocationError``."""
-        default = state.get_default_cpuset()
-        # get_available_cpus (the shared pool minus the reserved CPUs) and
-        # the reusable ones, on the masks
-        allocatable = CPUSet.from_mask((default.mask & ~self.reserved_cpus.mask) | reusable.mask)
+        allocatable = self.get_available_cpus(state) | reusable
         if numa_affinity is None:
             result = self.take_by_topology(allocatable, num_cpus)
         else:
             aligned = self._aligned_cpus(numa_affinity, allocatable)
             result = self.take_by_topology(aligned, min(num_cpus, aligned.size()))
             result = result | self.take_by_topology(allocatable - result, num_cpus - result.size())
-        state.set_default_cpuset(CPUSet.from_mask(default.mask & ~result.mask))
+        state.set_default_cpuset(state.get_default_cpuset() - result)
         return result
 
     def _enforce_smt_alignment(self, state: CPUManagerState, num_cpus: int) -> None:
@@ -656,7 +653,7 @@ class StaticPolicy:
             return list(found)
 
         # free CPUs per combination: subset sums of the per-node counts
-        sums = _subset_sums(counts)
+        sums = subset_sums(counts)
         if plain:
             candidates = [row for row in table.rows if sums[row[5]] >= need]
         else:
@@ -814,31 +811,6 @@ else:
     ) -> list[TopologyHint]:
         """The hints whose byte in ``tops`` is set."""
         return list(compress(hints, map(tops.__getitem__, positions)))
-
-
-if ENGINE_COMPILED:
-    # compiled, a plain loop on native ints beats the C-level map below
-
-    def _subset_sums(per_node: Sequence[int]) -> list[int]:
-        sums = [0] * (1 << len(per_node))
-        size = 1
-        for v in per_node:
-            for i in range(size):
-                sums[size + i] = sums[i] + v
-            size *= 2
-        return sums
-
-else:
-
-    def _subset_sums(per_node: Sequence[int]) -> list[int]:
-        """Sum of ``per_node`` over every subset of the nodes, by subset
-        index (bit i stands for node i): the table doubles with each node,
-        the new half adding that node to every subset before it."""
-        sums = [0]
-        for v in per_node:
-            sums += list(map(v.__add__, sums))
-        return sums
-
 
 
 def new_static_policy(

@@ -55,7 +55,7 @@ from podnuma.cm.memorymanager.state import (
     NUMANodeMap,
     NUMANodeState,
 )
-from podnuma.cm.topologymanager.bitmask import BitMask, mask_combinations
+from podnuma.cm.topologymanager.bitmask import BitMask, mask_combinations, subset_sums
 from podnuma.cm.topologymanager.hint import TopologyHint, mask_hint_pairs
 from podnuma.cm.topologymanager.store import Store
 from podnuma.errors import KubeletStartupError
@@ -273,16 +273,6 @@ def _masks_over(numa_ids: tuple[int, ...]) -> list[_MaskRow]:
     ]
 
 
-def _subset_sums(per_node: Sequence[int]) -> list[int]:
-    """Sum of ``per_node`` over every subset of the nodes, by compact index
-    (bit i of the index stands for node i): the table doubles with each
-    node, the new half adding that node to every subset before it."""
-    sums = [0]
-    for v in per_node:
-        sums += list(map(v.__add__, sums))
-    return sums
-
-
 _VALUE = itemgetter(2)
 _COMPACT = itemgetter(3)
 _WIDTH = itemgetter(4)
@@ -357,7 +347,7 @@ def _fitting_masks(
     n = len(reqs)
     fitting = masks
     for r, (_, size) in enumerate(reqs):
-        sums = _subset_sums(allocs[r::n])
+        sums = subset_sums(allocs[r::n])
         fitting = _at_least(fitting, sums, size)
     # quirk: the minimum counts masks that the group rules then drop (masks
     # come narrowest first)
@@ -657,7 +647,7 @@ class StaticPolicy:
         for r, (name, size) in enumerate(reqs):
             free_r = free[r::n]
             if reusable:
-                sums = _subset_sums(free_r)
+                sums = subset_sums(free_r)
                 candidates = [
                     row
                     for row in candidates
@@ -667,7 +657,7 @@ class StaticPolicy:
                 # few masks left: their free memory summed directly
                 candidates = _free_reaches(candidates, free_r, size)
             else:
-                candidates = _at_least(candidates, _subset_sums(free_r), size)
+                candidates = _at_least(candidates, subset_sums(free_r), size)
         hints: dict[str, list[TopologyHint]] = {}
         if candidates:
             # preferred: the masks of the narrowest width (masks come by width)

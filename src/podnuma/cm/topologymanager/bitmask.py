@@ -7,7 +7,7 @@ uses to pick the "narrowest" hint.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
 from itertools import combinations
 from operator import attrgetter
@@ -21,6 +21,7 @@ __all__ = [
     "or_masks",
     "mask_value",
     "mask_combinations",
+    "subset_sums",
     "BIT_RANGE_ERROR",
 ]
 
@@ -220,21 +221,41 @@ def _mask_combinations(bits: tuple[int, ...]) -> tuple[tuple[BitMask, tuple[int,
     position = {b: 1 << i for i, b in enumerate(bits)}
     out: list[tuple[BitMask, tuple[int, ...], int]] = []
     new = BitMask.from_int
-    if bits == tuple(range(len(bits))):
-        # bits 0..n-1: a mask's value is its compact index (one sum)
-        for size in range(1, len(bits) + 1):
-            for combo in combinations(bits, size):
-                if ENGINE_COMPILED:  # (a native loop; the builtins cost more there)
-                    v = 0
-                    for b in combo:
-                        v |= 1 << b
-                else:
-                    v = sum(map(value.__getitem__, combo))
-                out.append((new(v), combo, v))
-        return tuple(out)
+    # bits 0..n-1 (the usual machine): a mask's value is its compact index
+    dense = bits == tuple(range(len(bits)))
     for size in range(1, len(bits) + 1):
         for combo in combinations(bits, size):
-            out.append(
-                (new(sum(map(value.__getitem__, combo))), combo, sum(map(position.__getitem__, combo)))
-            )
+            if ENGINE_COMPILED:  # (a native loop; the builtins cost more there)
+                compact = 0
+                for b in combo:
+                    compact |= position[b]
+            else:
+                compact = sum(map(position.__getitem__, combo))
+            v = compact if dense else sum(map(value.__getitem__, combo))
+            out.append((new(v), combo, compact))
     return tuple(out)
+
+
+if ENGINE_COMPILED:
+    # compiled, a plain loop on native ints beats the C-level map below
+
+    def subset_sums(per_node: Sequence[int]) -> list[int]:
+        sums = [0] * (1 << len(per_node))
+        size = 1
+        for v in per_node:
+            for i in range(size):
+                sums[size + i] = sums[i] + v
+            size *= 2
+        return sums
+
+else:
+
+    def subset_sums(per_node: Sequence[int]) -> list[int]:
+        """Sum of ``per_node`` over every subset of the nodes, by compact
+        index (bit i of the index stands for node i, as in
+        :func:`mask_combinations`): the table doubles with each node, the
+        new half adding that node to every subset before it."""
+        sums = [0]
+        for v in per_node:
+            sums += list(map(v.__add__, sums))
+        return sums
