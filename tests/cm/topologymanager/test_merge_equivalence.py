@@ -82,7 +82,7 @@ def _wide_hint(n_bits: int) -> st.SearchStrategy[TopologyHint]:
     hints=st.lists(st.lists(_wide_hint(6), min_size=1, max_size=7), min_size=1, max_size=4),
     closest=st.booleans(),
     policy=st.sampled_from(["best-effort", "restricted", "single-numa-node"]),
-    path=st.sampled_from(["fold", "transform", "transform-thresholded"]),
+    path=st.sampled_from(["fold", "transform", "transform-thresholded", "loops"]),
 )
 def test_merge_paths_equal_naive(
     nodes: list[int],
@@ -91,9 +91,11 @@ def test_merge_paths_equal_naive(
     policy: str,
     path: str,
 ) -> None:
-    """The set fold, the subset-sum transform and the transform that has to
-    threshold its counts between providers all return the literal walk's
-    hint, on machines with non-contiguous NUMA ids too."""
+    """The set fold, the subset-sum transform, the transform that has to
+    threshold its counts between providers and the compiled build's loops
+    (mask-indexed tables, one-pass best; forced here in either build) all
+    return the literal walk's hint, on machines with non-contiguous NUMA ids
+    too."""
     distances = {i: [10 if i == j else 10 + (i * 7 + j * 3) % 23 for j in range(6)] for i in range(6)}
     info = NUMAInfo.of(nodes, {i: distances[i] for i in nodes})
     opts = PolicyOptions(prefer_closest_numa=closest)
@@ -101,8 +103,9 @@ def test_merge_paths_equal_naive(
     expected = merger.merge_naive()
     limit = 1 << 62 if path != "transform-thresholded" else 2
     with (
-        patch.object(HintMerger, "_fold_limit", 1 << 30 if path == "fold" else 0),
+        patch.object(HintMerger, "_fold_limit", 0 if path.startswith("transform") else 1 << 30),
         patch.object(policy_module, "_COUNT_LIMIT", limit),
+        patch.object(policy_module, "ENGINE_COMPILED", path == "loops" or policy_module.ENGINE_COMPILED),
     ):
         assert HintMerger(info, hints, policy, opts).merge() == expected
 

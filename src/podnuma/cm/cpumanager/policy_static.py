@@ -737,10 +737,20 @@ class _MaskTable:
             capacity = sum([m.bit_count() for m in self.node_masks])
             lanes = self._lanes = _Lanes(len(self.node_masks), capacity, self.compact)
         acc = 0
-        patterns = lanes.patterns
-        for j, c in enumerate(counts):
-            if c:
-                acc += c * patterns[j]
+        multiples = lanes.multiples
+        if multiples is None:
+            patterns = lanes.patterns
+            for j, c in enumerate(counts):
+                if c:
+                    acc += c * patterns[j]
+        else:
+            for j, c in enumerate(counts):
+                if c:
+                    row = multiples[j]
+                    m = row.get(c)
+                    if m is None:
+                        m = row[c] = c * lanes.patterns[j]
+                    acc += m
         tops = (acc + ((1 << (lanes.width - 1)) - need) * lanes.ones) & lanes.top_bits
         return _selected(hints, tops.to_bytes(lanes.size, "little"), lanes.positions)
 
@@ -755,6 +765,8 @@ class _MaskTable:
 
 
 _HINT_CACHE_SIZE = 4096
+# the most memory the lanes' kept multiples may take (``_Lanes.multiples``)
+_MULTIPLES_BYTES = 8 << 20
 
 
 class _Lanes:
@@ -762,7 +774,7 @@ class _Lanes:
     (bit j for node j) owns bits [L*s, L*s + L) of one integer. Built once
     per table with big-integer arithmetic, no loop over the subsets."""
 
-    __slots__ = ("width", "patterns", "ones", "top_bits", "size", "positions")
+    __slots__ = ("width", "patterns", "ones", "top_bits", "size", "positions", "multiples")
 
     def __init__(self, n: int, capacity: int, compact: list[int]) -> None:
         # L bits per lane, a multiple of 8 (a lane's top bit is the top bit
@@ -790,6 +802,12 @@ class _Lanes:
         self.size = lanes * nbytes
         # the byte holding each table row's lane top bit (0 or 0x80 after masking)
         self.positions = [c * nbytes + nbytes - 1 for c in compact]
+        # per node, its pattern times each count met so far (a big-integer
+        # product costs more than the lookup); kept while all of them
+        # together stay within _MULTIPLES_BYTES, else multiplied each time
+        self.multiples: list[dict[int, int]] | None = (
+            [{} for _ in range(n)] if (capacity + n) * self.size <= _MULTIPLES_BYTES else None
+        )
 
 
 if ENGINE_COMPILED:

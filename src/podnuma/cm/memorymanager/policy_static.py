@@ -822,7 +822,7 @@ class StaticPolicy:
         mask = self._affinity_for(state.machine_state_view(), pod, requested, hint)
 
         bits = mask.bits()
-        machine_state = state.machine_state_for_update(bits)
+        machine_state = state.machine_state_for_update(bits, requested)
         blocks: list[Block] = []
         for name, size in requested.items():
             blocks.append(Block(bits, name, size))
@@ -937,7 +937,8 @@ class StaticPolicy:
         """``releaseMemory``: frees from the lowest NUMA id of each block's
         group first, whichever node the memory came from (upstream quirk)."""
         machine_state = state.machine_state_for_update(
-            {nid for block in blocks for nid in block.numa_affinity}
+            {nid for block in blocks for nid in block.numa_affinity},
+            {block.type for block in blocks},
         )
         for block in blocks:
             released = block.size

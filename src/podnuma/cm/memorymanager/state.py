@@ -85,6 +85,18 @@ class NUMANodeState:
             list(self.cells),
         )
 
+    def copy_tables(self, names: set[str]) -> NUMANodeState:
+        """A copy whose tables ``names`` are private and whose other tables
+        are this node's own (the caller changes only ``names``)."""
+        return NUMANodeState(
+            self.number_of_assignments,
+            {
+                name: table.copy() if name in names else table
+                for name, table in self.memory_map.items()
+            },
+            list(self.cells),
+        )
+
 
 NUMANodeMap = dict[int, NUMANodeState]
 ContainerMemoryAssignments = dict[str, dict[str, list[Block]]]
@@ -132,15 +144,20 @@ class MemoryManagerState:
         """The machine state itself, not a copy: for readers only."""
         return self._machine_state
 
-    def machine_state_for_update(self, nids: Iterable[int]) -> NUMANodeMap:
+    def machine_state_for_update(
+        self, nids: Iterable[int], names: Iterable[str] | None = None
+    ) -> NUMANodeMap:
         """A machine state to change and then :meth:`commit_machine_state`:
         the nodes ``nids`` are private copies, the others are shared with
-        the current state and must not be changed (copy on write)."""
+        the current state and must not be changed (copy on write). With
+        ``names``, only those memory tables of the copied nodes are private;
+        the other tables are shared and must not be changed either."""
         out = dict(self._machine_state)
+        only = None if names is None else set(names)
         for nid in nids:
             node = out.get(nid)
             if node is not None:
-                out[nid] = node.copy()
+                out[nid] = node.copy() if only is None else node.copy_tables(only)
         return out
 
     def set_machine_state(self, machine_state: Mapping[int, NUMANodeState]) -> None:

@@ -464,6 +464,8 @@ class HintMerger:
         mask. 0 (the empty mask never wins) when there is none."""
         if not isinstance(masks, (list, set)):  # an array from the subset-sum transform
             return self._best_of_array(cast("_Array", masks), target)
+        if ENGINE_COMPILED and not self._use_closest:
+            return _best_ranked(masks, -1 if target is None else target)
         masks = [m for m in masks if m]
         if not masks:
             return 0
@@ -611,7 +613,52 @@ def _narrowest(masks: set[int], singles: frozenset[int]) -> int:
     usual case for CPU and memory hints; an empty mask counts 0."""
     if 0 not in masks and not masks.isdisjoint(singles):
         return 1
+    if ENGINE_COMPILED:
+        fewest = 64
+        for m in masks:
+            c = _bits(m)
+            if c < fewest:
+                fewest = c
+        return fewest
     return min(map(int.bit_count, masks))
+
+
+# Bit counts of the masks of up to 12 NUMA nodes, by value: compiled,
+# ``int.bit_count`` is a generic method call, a list lookup is native.
+_SMALL_MASKS = 1 << 12
+_BIT_COUNTS: list[int] = [m.bit_count() for m in range(_SMALL_MASKS)]
+
+
+def _bits(m: int) -> int:
+    """``m.bit_count()``, looked up for small masks."""
+    return _BIT_COUNTS[m] if 0 <= m < _SMALL_MASKS else m.bit_count()
+
+
+def _best_ranked(masks: Iterable[int], target: int) -> int:
+    """:meth:`HintMerger._best_of` without prefer-closest, in one pass (the
+    compiled build's loop): the non-empty mask of the best width rank, then
+    the lowest. Rank: the width itself for preferred hints (``target``
+    -1); for non-preferred ones 0 at the target width, ``target - width``
+    below it (closer is better) and ``target + width`` above it (narrower
+    is better, and every width above ranks after every width below)."""
+    best = 0
+    best_rank = -1
+    for m in masks:
+        if m == 0:
+            continue
+        c = _bits(m)
+        if target < 0:
+            rank = c
+        elif c == target:
+            rank = 0
+        elif c < target:
+            rank = target - c
+        else:
+            rank = target + c
+        if best_rank < 0 or rank < best_rank or (rank == best_rank and m < best):
+            best = m
+            best_rank = rank
+    return best
 
 
 def _masks_within(masks: set[int], nil: bool, dmask: int) -> set[int]:
@@ -633,6 +680,8 @@ def _and_masks(
     ``dmask`` (``lists``: each provider's masks within it): folded provider
     by provider as a set while |set| x |list| stays under ``limit``, then by
     subset-sum transforms (:func:`_and_closure`)."""
+    if ENGINE_COMPILED and 0 <= dmask < _SMALL_MASKS:
+        return _and_masks_small(lists, dmask, nodes, limit)
     acc = {dmask}
     for i, lst in enumerate(lists):
         if len(acc) * len(lst) > limit:
@@ -643,6 +692,31 @@ def _and_masks(
         else:
             acc = {m & a for m in acc for a in lst}
     return list(acc)
+
+
+def _and_masks_small(
+    lists: Sequence[set[int]], dmask: int, nodes: Sequence[int], limit: int
+) -> list[int]:
+    """:func:`_and_masks` for a default mask below ``_SMALL_MASKS`` (the
+    compiled build's loops): each step's distinct masks are found with a
+    table indexed by mask value instead of a set."""
+    seen = [False] * (dmask + 1)
+    acc: list[int] = [dmask]
+    for i, lst in enumerate(lists):
+        if len(acc) * len(lst) > limit:
+            return cast("list[int]", _and_closure(set(acc), lists[i:], dmask, nodes).tolist())
+        items = list(lst)
+        out: list[int] = []
+        for m in acc:
+            for a in items:
+                x = m & a
+                if not seen[x]:
+                    seen[x] = True
+                    out.append(x)
+        for x in out:
+            seen[x] = False
+        acc = out
+    return acc
 
 
 # int64 headroom for the pair counts of :func:`_and_closure`.
