@@ -59,7 +59,12 @@ from podnuma.cm.cpumanager.policy_options import (
     validate_static_policy_options,
 )
 from podnuma.cm.cpumanager.state import CPUManagerState
-from podnuma.cm.topologymanager.bitmask import BitMask, mask_combinations, subset_sums
+from podnuma.cm.topologymanager.bitmask import (
+    BitMask,
+    built_without_collector,
+    mask_combinations,
+    subset_sums,
+)
 from podnuma.cm.topologymanager.hint import TopologyHint, mask_hint_pairs
 from podnuma.cm.topologymanager.store import Store
 from podnuma.errors import KubeletStartupError
@@ -578,36 +583,40 @@ class StaticPolicy:
         once, the topology does not change."""
         table = self._mask_table
         if table is None:
-            topo = self.topology
-            nodes = topo.details.numa_nodes().list()
-            node_masks = [topo.numa_masks.get(nid, 0) for nid in nodes]
-            # the CPUs of every combination, by subset (one node added to a smaller one)
-            cpus_of = [0] * (1 << len(nodes))
-            for c in range(1, len(cpus_of)):
-                low = c & -c
-                cpus_of[c] = cpus_of[c ^ low] | node_masks[low.bit_length() - 1]
-            # the rows column by column, then zipped (65,535 of them on a
-            # 16-NUMA machine: no per-row Python work)
-            combos = mask_combinations(nodes)
-            pairs = mask_hint_pairs(nodes)
-            masks = [c[0] for c in combos]
-            compacts = [c[2] for c in combos]
-            cpus = [cpus_of[c] for c in compacts]
-            rows: list[_MaskRow] = list(
-                zip(
-                    masks,
-                    [len(c[1]) for c in combos],
-                    cpus,
-                    [c.bit_count() for c in cpus],
-                    [m.value & 1 == 1 for m in masks],
-                    compacts,
-                    [p[0] for p in pairs],
-                    [p[1] for p in pairs],
-                    strict=True,
-                )
-            )
-            table = self._mask_table = _MaskTable(rows, node_masks)
+            table = self._mask_table = built_without_collector(self._build_mask_table)
         return table
+
+    def _build_mask_table(self) -> _MaskTable:
+        """:meth:`_numa_mask_table`, built."""
+        topo = self.topology
+        nodes = topo.details.numa_nodes().list()
+        node_masks = [topo.numa_masks.get(nid, 0) for nid in nodes]
+        # the CPUs of every combination, by subset (one node added to a smaller one)
+        cpus_of = [0] * (1 << len(nodes))
+        for c in range(1, len(cpus_of)):
+            low = c & -c
+            cpus_of[c] = cpus_of[c ^ low] | node_masks[low.bit_length() - 1]
+        # the rows column by column, then zipped (65,535 of them on a
+        # 16-NUMA machine: no per-row Python work)
+        combos = mask_combinations(nodes)
+        pairs = mask_hint_pairs(nodes)
+        masks = [c[0] for c in combos]
+        compacts = [c[2] for c in combos]
+        cpus = [cpus_of[c] for c in compacts]
+        rows: list[_MaskRow] = list(
+            zip(
+                masks,
+                [len(c[1]) for c in combos],
+                cpus,
+                [c.bit_count() for c in cpus],
+                [m.value & 1 == 1 for m in masks],
+                compacts,
+                [p[0] for p in pairs],
+                [p[1] for p in pairs],
+                strict=True,
+            )
+        )
+        return _MaskTable(rows, node_masks)
 
     def generate_cpu_topology_hints(
         self, available: CPUSet, reusable: CPUSet, request: int

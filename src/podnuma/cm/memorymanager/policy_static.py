@@ -55,7 +55,12 @@ from podnuma.cm.memorymanager.state import (
     NUMANodeMap,
     NUMANodeState,
 )
-from podnuma.cm.topologymanager.bitmask import BitMask, mask_combinations, subset_sums
+from podnuma.cm.topologymanager.bitmask import (
+    BitMask,
+    built_without_collector,
+    mask_combinations,
+    subset_sums,
+)
 from podnuma.cm.topologymanager.hint import TopologyHint, mask_hint_pairs
 from podnuma.cm.topologymanager.store import Store
 from podnuma.errors import KubeletStartupError
@@ -584,7 +589,9 @@ class StaticPolicy:
         numa_ids = tuple(sorted(machine_state))
         masks = self._mask_cache.get(numa_ids)
         if masks is None:
-            masks = self._mask_cache[numa_ids] = _masks_over(numa_ids)
+            masks = self._mask_cache[numa_ids] = built_without_collector(
+                lambda: _masks_over(numa_ids)
+            )
         reqs = tuple(requested.items())
         free: list[int] = []
         allocs: list[int] = []
