@@ -432,10 +432,18 @@ class HintMerger:
             return TopologyHint(BitMask.from_int(self._best_of(preferred, None)), True)
 
         # -- non-preferred: the best achievable AND mask ---------------------
-        sets: list[set[int]] = []
+        sets: list[set[int] | _Array] = []
         narrowest: list[int] = []  # per list, the fewest bits of a non-nil mask
         singles = frozenset([1 << n for n in self.numa_info.nodes])
         for i, hints in enumerate(self.hints):
+            if not ENGINE_COMPILED and len(hints) > self._fold_limit:
+                # a list this long goes to the subset-sum transform, which
+                # takes it as an array (duplicates and all): no set of it
+                fewest, arr = _mask_array(affinities[i], dmask)
+                if fewest >= 0:
+                    narrowest.append(fewest)
+                sets.append(arr)
+                continue
             distinct = _all_masks(hints, affinities[i])
             nil = None in distinct
             distinct.discard(None)
@@ -661,6 +669,21 @@ def _best_ranked(masks: Iterable[int], target: int) -> int:
     return best
 
 
+def _mask_array(affs: list[BitMask | None], dmask: int) -> tuple[int, _Array]:
+    """One list's masks (``affs``) as :func:`_masks_within` gives them, in
+    an array that may repeat masks, and the fewest bits of a non-nil mask
+    (-1 when every mask is nil), as :func:`_narrowest` counts them."""
+    import numpy as np
+
+    present = list(filter(None, affs))
+    arr = np.fromiter(map(mask_value, present), dtype=np.uint64, count=len(present))
+    fewest = int(np.bitwise_count(arr).min()) if len(arr) else -1
+    arr &= np.uint64(dmask)
+    if len(present) != len(affs):
+        arr = np.append(arr, np.uint64(dmask))
+    return fewest, arr
+
+
 def _masks_within(masks: set[int], nil: bool, dmask: int) -> set[int]:
     """One list's distinct non-nil masks (``masks``, reused) ANDed with the
     default mask, plus the default mask itself for a nil affinity."""
@@ -674,28 +697,30 @@ def _masks_within(masks: set[int], nil: bool, dmask: int) -> set[int]:
 
 
 def _and_masks(
-    lists: Sequence[set[int]], dmask: int, nodes: Sequence[int], limit: int
+    lists: Sequence[set[int] | _Array], dmask: int, nodes: Sequence[int], limit: int
 ) -> list[int] | _Array:
     """Every mask some permutation ANDs to, starting from the default mask
     ``dmask`` (``lists``: each provider's masks within it): folded provider
     by provider as a set while |set| x |list| stays under ``limit``, then by
-    subset-sum transforms (:func:`_and_closure`)."""
+    subset-sum transforms (:func:`_and_closure`). A list longer than
+    ``limit`` may come as an array: it always goes to the transform."""
     if ENGINE_COMPILED and 0 <= dmask < _SMALL_MASKS:
         return _and_masks_small(lists, dmask, nodes, limit)
     acc = {dmask}
     for i, lst in enumerate(lists):
         if len(acc) * len(lst) > limit:
             return _and_closure(acc, lists[i:], dmask, nodes)
+        masks = cast("set[int]", lst)  # (an array is longer than limit)
         if len(acc) == 1:
             (only,) = acc
-            acc = set(lst) if only == dmask else {only & a for a in lst}
+            acc = set(masks) if only == dmask else {only & a for a in masks}
         else:
-            acc = {m & a for m in acc for a in lst}
+            acc = {m & a for m in acc for a in masks}
     return list(acc)
 
 
 def _and_masks_small(
-    lists: Sequence[set[int]], dmask: int, nodes: Sequence[int], limit: int
+    lists: Sequence[set[int] | _Array], dmask: int, nodes: Sequence[int], limit: int
 ) -> list[int]:
     """:func:`_and_masks` for a default mask below ``_SMALL_MASKS`` (the
     compiled build's loops): each step's distinct masks are found with a
@@ -705,7 +730,7 @@ def _and_masks_small(
     for i, lst in enumerate(lists):
         if len(acc) * len(lst) > limit:
             return cast("list[int]", _and_closure(set(acc), lists[i:], dmask, nodes).tolist())
-        items = list(lst)
+        items = list(cast("set[int]", lst))  # (an array is longer than limit)
         out: list[int] = []
         for m in acc:
             for a in items:
@@ -724,7 +749,7 @@ _COUNT_LIMIT = 1 << 62
 
 
 def _and_closure(
-    start: set[int], lists: Sequence[set[int]], dmask: int, nodes: Sequence[int]
+    start: set[int], lists: Sequence[set[int] | _Array], dmask: int, nodes: Sequence[int]
 ) -> _Array:
     """The AND closure of ``start`` with one element of each list, over the
     2^N subsets of the default mask's N nodes.
@@ -740,8 +765,11 @@ def _and_closure(
     size = 1 << n
     contiguous = dmask == size - 1
 
-    def index(masks: set[int]) -> np.ndarray:
-        arr = np.fromiter(masks, dtype=np.uint64, count=len(masks))
+    def index(masks: set[int] | _Array) -> np.ndarray:
+        if isinstance(masks, np.ndarray):
+            arr = masks
+        else:
+            arr = np.fromiter(masks, dtype=np.uint64, count=len(masks))
         if contiguous:
             return arr.astype(np.int64)
         out = np.zeros(len(arr), dtype=np.int64)
