@@ -9,7 +9,8 @@ on the empty node, then a second one that must avoid the first one's NUMA
 node, then a pod too large for one NUMA node (48 CPUs). Prints the time of
 each admission (the first includes the per-node tables the managers build
 once), in CPU time of this thread (steadier than the wall clock on a
-shared machine). A benchmark, not a test.
+shared machine); each node starts after the previous nodes' garbage is
+collected. A benchmark, not a test.
 
     python bench/bench_wide_numa.py
 """
