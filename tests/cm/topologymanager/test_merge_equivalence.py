@@ -76,13 +76,22 @@ def _wide_hint(n_bits: int) -> st.SearchStrategy[TopologyHint]:
     )
 
 
+_FOLD_LIMITS = {
+    "fold": 1 << 30,
+    "mixed": 3,
+    "transform": 0,
+    "transform-thresholded": 0,
+    "loops": 1 << 30,
+}
+
+
 @settings(max_examples=400, deadline=None)
 @given(
     nodes=st.sampled_from(NODE_SETS),
     hints=st.lists(st.lists(_wide_hint(6), min_size=1, max_size=7), min_size=1, max_size=4),
     closest=st.booleans(),
     policy=st.sampled_from(["best-effort", "restricted", "single-numa-node"]),
-    path=st.sampled_from(["fold", "transform", "transform-thresholded", "loops"]),
+    path=st.sampled_from(["fold", "mixed", "transform", "transform-thresholded", "loops"]),
 )
 def test_merge_paths_equal_naive(
     nodes: list[int],
@@ -91,11 +100,13 @@ def test_merge_paths_equal_naive(
     policy: str,
     path: str,
 ) -> None:
-    """The set fold, the subset-sum transform, the transform that has to
-    threshold its counts between providers and the compiled build's loops
-    (mask-indexed tables, one-pass best; forced here in either build) all
-    return the literal walk's hint, on machines with non-contiguous NUMA ids
-    too."""
+    """The set fold, the subset-sum transform, the two mixed (a fold
+    limit of 3: some lists fold, longer ones go to the transform, as arrays
+    in pure Python, also when their nil hints shrink them back under the
+    limit), the transform that has to threshold its counts between
+    providers and the compiled build's loops (mask-indexed tables, one-pass
+    best; forced here in either build) all return the literal walk's hint,
+    on machines with non-contiguous NUMA ids too."""
     distances = {i: [10 if i == j else 10 + (i * 7 + j * 3) % 23 for j in range(6)] for i in range(6)}
     info = NUMAInfo.of(nodes, {i: distances[i] for i in nodes})
     opts = PolicyOptions(prefer_closest_numa=closest)
@@ -103,7 +114,7 @@ def test_merge_paths_equal_naive(
     expected = merger.merge_naive()
     limit = 1 << 62 if path != "transform-thresholded" else 2
     with (
-        patch.object(HintMerger, "_fold_limit", 0 if path.startswith("transform") else 1 << 30),
+        patch.object(HintMerger, "_fold_limit", _FOLD_LIMITS[path]),
         patch.object(policy_module, "_COUNT_LIMIT", limit),
         patch.object(policy_module, "ENGINE_COMPILED", path == "loops" or policy_module.ENGINE_COMPILED),
     ):
@@ -153,3 +164,14 @@ def test_recorded_candidates_are_the_permutations_merges_best_first(
     assert trace.filtered == tuple(tuple(lst) for lst in hints)
     if trace.candidates:
         assert trace.candidates[0] == best
+
+
+def test_a_long_list_shrunk_by_its_nil_hints_under_the_fold_limit() -> None:
+    """Longer than the fold limit, but its nil hints count once: the list
+    joins the set fold (in pure Python it was an array there once)."""
+    info = NUMAInfo.of([0, 1])
+    limit = HintMerger._fold_limit
+    hints = [TopologyHint(BitMask.of(0), False)] * (limit - 1) + [TopologyHint(None, False)] * 2
+    merger = HintMerger(info, [hints, [TopologyHint(BitMask.of(0, 1), False)]], "best-effort", PolicyOptions())
+    # the target width is 2 (the second list's narrowest): default AND {0,1} wins
+    assert merger.merge() == merger.merge_naive() == TopologyHint(BitMask.of(0, 1), False)

@@ -301,7 +301,10 @@ def built_without_collector(build: Callable[[], _T]) -> _T:
     collections, each walking every object built so far, for nothing: that
     was about half the cost of a 16-NUMA machine's first admission. Only
     the collector's automatic runs wait; memory is freed by reference
-    counting as usual, and the collector runs again once the build ends."""
+    counting as usual, and the collector runs again once the build ends.
+    The switch is the process's: another thread's cyclic garbage waits while
+    a build runs, and a thread that turns the collector off during a build
+    finds it on again afterwards."""
     if not gc.isenabled():
         return build()
     gc.disable()

@@ -442,7 +442,8 @@ class HintMerger:
                 fewest, arr = _mask_array(affinities[i], dmask)
                 if fewest >= 0:
                     narrowest.append(fewest)
-                sets.append(arr)
+                # (nil hints shrink to one mask: a short array joins the fold as a set)
+                sets.append(arr if len(arr) > self._fold_limit else set(arr.tolist()))
                 continue
             distinct = _all_masks(hints, affinities[i])
             nil = None in distinct
@@ -622,10 +623,10 @@ def _narrowest(masks: set[int], singles: frozenset[int]) -> int:
     if 0 not in masks and not masks.isdisjoint(singles):
         return 1
     if ENGINE_COMPILED:
-        fewest = 64
+        fewest = -1
         for m in masks:
             c = _bits(m)
-            if c < fewest:
+            if fewest < 0 or c < fewest:
                 fewest = c
         return fewest
     return min(map(int.bit_count, masks))
@@ -710,7 +711,7 @@ def _and_masks(
     for i, lst in enumerate(lists):
         if len(acc) * len(lst) > limit:
             return _and_closure(acc, lists[i:], dmask, nodes)
-        masks = cast("set[int]", lst)  # (an array is longer than limit)
+        masks = cast("set[int]", lst)  # (an array is longer than limit: see merge)
         if len(acc) == 1:
             (only,) = acc
             acc = set(masks) if only == dmask else {only & a for a in masks}
