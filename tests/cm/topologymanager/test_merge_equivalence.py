@@ -170,7 +170,8 @@ def test_a_long_list_shrunk_by_its_nil_hints_under_the_fold_limit() -> None:
     """Longer than the fold limit, but its nil hints count once: the list
     joins the set fold (in pure Python it was an array there once)."""
     info = NUMAInfo.of([0, 1])
-    limit = HintMerger._fold_limit
+    # (read on an instance: compiled, the class holds a descriptor for it)
+    limit = HintMerger(info, [], "best-effort", PolicyOptions())._fold_limit
     hints = [TopologyHint(BitMask.of(0), False)] * (limit - 1) + [TopologyHint(None, False)] * 2
     merger = HintMerger(info, [hints, [TopologyHint(BitMask.of(0, 1), False)]], "best-effort", PolicyOptions())
     # the target width is 2 (the second list's narrowest): default AND {0,1} wins
