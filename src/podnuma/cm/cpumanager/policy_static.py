@@ -747,19 +747,15 @@ class _MaskTable:
             lanes = self._lanes = _Lanes(len(self.node_masks), capacity, self.compact)
         acc = 0
         multiples = lanes.multiples
-        if multiples is None:
-            patterns = lanes.patterns
-            for j, c in enumerate(counts):
-                if c:
-                    acc += c * patterns[j]
-        else:
-            for j, c in enumerate(counts):
-                if c:
-                    row = multiples[j]
-                    m = row.get(c)
-                    if m is None:
-                        m = row[c] = c * lanes.patterns[j]
-                    acc += m
+        for j, c in enumerate(counts):
+            if c:
+                row = multiples[j]
+                m = row.get(c)
+                if m is None:
+                    m = c * lanes.patterns[j]
+                    if lanes.keep:
+                        row[c] = m
+                acc += m
         tops = (acc + ((1 << (lanes.width - 1)) - need) * lanes.ones) & lanes.top_bits
         return _selected(hints, tops.to_bytes(lanes.size, "little"), lanes.positions)
 
@@ -783,7 +779,7 @@ class _Lanes:
     (bit j for node j) owns bits [L*s, L*s + L) of one integer. Built once
     per table with big-integer arithmetic, no loop over the subsets."""
 
-    __slots__ = ("width", "patterns", "ones", "top_bits", "size", "positions", "multiples")
+    __slots__ = ("width", "patterns", "ones", "top_bits", "size", "positions", "multiples", "keep")
 
     def __init__(self, n: int, capacity: int, compact: list[int]) -> None:
         # L bits per lane, a multiple of 8 (a lane's top bit is the top bit
@@ -812,11 +808,10 @@ class _Lanes:
         # the byte holding each table row's lane top bit (0 or 0x80 after masking)
         self.positions = [c * nbytes + nbytes - 1 for c in compact]
         # per node, its pattern times each count met so far (a big-integer
-        # product costs more than the lookup); kept while all of them
+        # product costs more than the lookup); kept only while all of them
         # together stay within _MULTIPLES_BYTES, else multiplied each time
-        self.multiples: list[dict[int, int]] | None = (
-            [{} for _ in range(n)] if (capacity + n) * self.size <= _MULTIPLES_BYTES else None
-        )
+        self.multiples: list[dict[int, int]] = [{} for _ in range(n)]
+        self.keep = (capacity + n) * self.size <= _MULTIPLES_BYTES
 
 
 if ENGINE_COMPILED:

@@ -78,20 +78,13 @@ class NUMANodeState:
     memory_map: dict[str, MemoryTable] = field(default_factory=dict)
     cells: list[int] = field(default_factory=list)
 
-    def copy(self) -> NUMANodeState:
-        return NUMANodeState(
-            self.number_of_assignments,
-            {name: table.copy() for name, table in self.memory_map.items()},
-            list(self.cells),
-        )
-
-    def copy_tables(self, names: set[str]) -> NUMANodeState:
-        """A copy whose tables ``names`` are private and whose other tables
-        are this node's own (the caller changes only ``names``)."""
+    def copy(self, names: set[str] | None = None) -> NUMANodeState:
+        """A copy; with ``names``, only those tables are private and the
+        others are this node's own (the caller changes only ``names``)."""
         return NUMANodeState(
             self.number_of_assignments,
             {
-                name: table.copy() if name in names else table
+                name: table.copy() if names is None or name in names else table
                 for name, table in self.memory_map.items()
             },
             list(self.cells),
@@ -157,7 +150,7 @@ class MemoryManagerState:
         for nid in nids:
             node = out.get(nid)
             if node is not None:
-                out[nid] = node.copy() if only is None else node.copy_tables(only)
+                out[nid] = node.copy(only)
         return out
 
     def set_machine_state(self, machine_state: Mapping[int, NUMANodeState]) -> None:

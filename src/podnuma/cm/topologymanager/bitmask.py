@@ -231,14 +231,12 @@ def _mask_combinations(bits: tuple[int, ...]) -> tuple[tuple[BitMask, tuple[int,
     new = BitMask.from_int
     # bits 0..n-1 (the usual machine): a mask's value is its compact index
     dense = bits == tuple(range(len(bits)))
+    # (compiled: native loops; pure Python builds by pipelines instead)
     for size in range(1, len(bits) + 1):
         for combo in combinations(bits, size):
-            if ENGINE_COMPILED:  # (a native loop; the builtins cost more there)
-                compact = 0
-                for b in combo:
-                    compact |= position[b]
-            else:
-                compact = sum(map(position.__getitem__, combo))
+            compact = 0
+            for b in combo:
+                compact |= position[b]
             v = compact if dense else sum(map(value.__getitem__, combo))
             out.append((new(v), combo, compact))
     return tuple(out)
