@@ -60,7 +60,12 @@ from podnuma.cm.memorymanager.checkpoint import (
 )
 from podnuma.cm.memorymanager.memory_manager import new_memory_manager
 from podnuma.cm.memorymanager.state import Block
-from podnuma.cm.topologymanager.manager import HintTrail, ProviderHints, TopologyManager
+from podnuma.cm.topologymanager.manager import (
+    HintProvider,
+    HintTrail,
+    ProviderHints,
+    TopologyManager,
+)
 from podnuma.cm.topologymanager.new_manager import new_topology_policy
 from podnuma.errors import InputError, KubeletStartupError
 from podnuma.machine.cpuset import EMPTY as EMPTY_CPUSET
@@ -147,14 +152,16 @@ class _ActiveContainersOf:
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
-class _CPUProvider:
+class _CPUProvider(HintProvider):
     """The CPU manager as a topology-manager hint provider (the manager
     garbage-collects stale state before hints and allocation, as upstream)."""
 
-    provider_name = "cpu"
-
     def __init__(self, manager: CPUManager) -> None:
         self._manager = manager
+
+    @property
+    def provider_name(self) -> str:
+        return "cpu"
 
     def get_topology_hints(self, pod: Pod, container: Container) -> ProviderHints:
         return self._manager.get_topology_hints(pod, container)
@@ -808,8 +815,8 @@ def _container_devices_of(
     return tuple(out)
 
 
-_REQUESTS_KEY: Final = ("node-requests", False)
-_REQUESTS_KEY_PLR: Final = ("node-requests", True)
+_REQUESTS_KEY: Final = "node-requests"
+_REQUESTS_KEY_PLR: Final = "node-requests:plr"
 
 
 def _requests_of(pod: Pod, pod_level: bool) -> tuple[dict[str, Quantity], dict[str, int]]:

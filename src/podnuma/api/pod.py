@@ -21,7 +21,7 @@ from __future__ import annotations
 import difflib
 import re
 import uuid
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal, Protocol
@@ -83,7 +83,7 @@ class Container:
     restart_policy: str | None = None
     index: int = 0
     # values derived from this (immutable) container, kept by memo()
-    _memo: dict[Hashable, Any] | None = field(
+    _memo: dict[str, Any] | None = field(
         default=None, init=False, repr=False, compare=False
     )
 
@@ -91,7 +91,7 @@ class Container:
         object.__setattr__(self, "requests", _frozen(self.requests))
         object.__setattr__(self, "limits", _frozen(self.limits))
 
-    def memo(self) -> dict[Hashable, Any]:
+    def memo(self) -> dict[str, Any]:
         """A private cache of values derived from this container (it is
         immutable, so they never go stale); keys name the derivation."""
         memo = self._memo
@@ -170,7 +170,7 @@ class Pod:
     labels: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     annotations: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     # values derived from this (immutable) pod, kept by memo()
-    _memo: dict[Hashable, Any] | None = field(
+    _memo: dict[str, Any] | None = field(
         default=None, init=False, repr=False, compare=False
     )
 
@@ -203,7 +203,7 @@ class Pod:
         )
         object.__setattr__(self, "_memo", None)
 
-    def memo(self) -> dict[Hashable, Any]:
+    def memo(self) -> dict[str, Any]:
         """A private cache of values derived from this pod (QoS class,
         aggregated requests...): the pod is immutable, so they never go
         stale. Keys name the derivation and its inputs (gates)."""

@@ -33,12 +33,30 @@ GUARANTEED: QOSClass = "Guaranteed"
 BURSTABLE: QOSClass = "Burstable"
 BEST_EFFORT: QOSClass = "BestEffort"
 
-_QOS_RESOURCES = ("cpu", "memory")
-# the memo keys, one per gate combination (built once, not per call)
-_KEY_TT: Final = ("qos", True, True)
-_KEY_TF: Final = ("qos", True, False)
-_KEY_FT: Final = ("qos", False, True)
-_KEY_FF: Final = ("qos", False, False)
+_QOS_RESOURCES: Final = ("cpu", "memory")
+# the memo keys, one per gate combination (strings: their hash is cached,
+# and a dict whose keys are all strings is looked up on its fastest path)
+_KEY_TT: Final = "qos:plr:fix"
+_KEY_TF: Final = "qos:plr"
+_KEY_FT: Final = "qos:fix"
+_KEY_FF: Final = "qos"
+
+
+def _add_positive(into: dict[str, Quantity], amounts: Mapping[str, Quantity]) -> int:
+    """Add the positive cpu and memory quantities of ``amounts`` to ``into``;
+    return how many of the two were there and positive."""
+    found = 0
+    if amounts:
+        # (``in`` and ``[]`` go straight to the mapping's slots: cheaper than
+        # a method call, compiled or not)
+        for name in _QOS_RESOURCES:
+            if name in amounts:
+                q = amounts[name]
+                if q.nanos > 0:
+                    found += 1
+                    prev = into.get(name)
+                    into[name] = q if prev is None else prev + q
+    return found
 
 
 def _collect(
@@ -50,20 +68,9 @@ def _collect(
     requests: dict[str, Quantity] = {}
     limits: dict[str, Quantity] = {}
     guaranteed = True
-    # (each mapping walked once: its keys are unique, so this is the same
-    # as looking up cpu and memory in it)
     for reqs, lims in resource_sets:
-        for name, q in reqs.items():
-            if (name == "cpu" or name == "memory") and q.nanos > 0:
-                prev = requests.get(name)
-                requests[name] = q if prev is None else prev + q
-        found = 0
-        for name, q in lims.items():
-            if (name == "cpu" or name == "memory") and q.nanos > 0:
-                found += 1
-                prev = limits.get(name)
-                limits[name] = q if prev is None else prev + q
-        if found != len(_QOS_RESOURCES):
+        _add_positive(requests, reqs)
+        if _add_positive(limits, lims) != len(_QOS_RESOURCES):
             guaranteed = False
     return requests, limits, guaranteed
 
@@ -99,7 +106,9 @@ def _compute_pod_qos(pod: Pod, pod_level_resources: bool, fix_kubelet_qos_class:
         assert pod.resources is not None
         sets = [(pod.resources.requests, pod.resources.limits)]
     else:
-        sets = [(c.requests, c.limits) for c in (*pod.containers, *pod.init_containers)]
+        sets = [(c.requests, c.limits) for c in pod.containers]
+        for c in pod.init_containers:
+            sets.append((c.requests, c.limits))
     requests, limits, guaranteed = _collect(sets)
 
     if not requests and not limits:

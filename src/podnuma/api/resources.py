@@ -196,7 +196,10 @@ def pod_requests(
     """
     if non_missing_container_requests is None:
         memo = pod.memo()
-        key = ("requests", pod_level_resources, exclude_overhead)
+        if pod_level_resources:
+            key = "requests:plr:no-overhead" if exclude_overhead else "requests:plr"
+        else:
+            key = "requests:no-overhead" if exclude_overhead else "requests"
         found: ResourceList | None = memo.get(key)
         if found is None:
             found = memo[key] = _pod_requests(pod, pod_level_resources, exclude_overhead, None)

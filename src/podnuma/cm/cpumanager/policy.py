@@ -9,9 +9,10 @@ allocation error done by ``admission.GetPodAdmitResult`` in
 
 from __future__ import annotations
 
-from typing import Final, Protocol
+from typing import Final
 
 from podnuma.api.pod import Container, Pod
+from podnuma.buildinfo import mypyc_attr
 from podnuma.cm.cpumanager.state import CPUManagerState
 from podnuma.cm.topologymanager.hint import TopologyHint
 from podnuma.errors import PodnumaError
@@ -105,28 +106,39 @@ class UnexpectedAdmissionError(CPUManagerAdmissionError):
         )
 
 
-class Policy(Protocol):
-    """``cpumanager.Policy``."""
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
+class Policy:
+    """``cpumanager.Policy``. A base class rather than a ``Protocol``: the compiled
+    engine then calls the policy through its method table instead of a
+    Python-level method lookup."""
 
-    def name(self) -> str: ...
+    def name(self) -> str:
+        raise NotImplementedError
 
     def start(self, state: CPUManagerState) -> None:
         """Validate (and initialise) the state; ``KubeletStartupError`` if invalid."""
+        raise NotImplementedError
 
     def allocate(self, state: CPUManagerState, pod: Pod, container: Container) -> None:
         """Assign CPUs to a container; ``CPUManagerAdmissionError`` on failure."""
+        raise NotImplementedError
 
     def allocate_pod(self, state: CPUManagerState, pod: Pod) -> None:
         """Pod-level allocation (``AllocatePod``); raises
         ``CPUManagerAdmissionError`` or
         ``podnuma.cm.admission.EmptyPodSharedPoolError`` on failure."""
+        raise NotImplementedError
 
-    def remove_container(self, state: CPUManagerState, pod_uid: str, container_name: str) -> None: ...
+    def remove_container(self, state: CPUManagerState, pod_uid: str, container_name: str) -> None:
+        raise NotImplementedError
 
     def get_topology_hints(
         self, state: CPUManagerState, pod: Pod, container: Container
-    ) -> TopologyHints | None: ...
+    ) -> TopologyHints | None:
+        raise NotImplementedError
 
-    def get_pod_topology_hints(self, state: CPUManagerState, pod: Pod) -> TopologyHints | None: ...
+    def get_pod_topology_hints(self, state: CPUManagerState, pod: Pod) -> TopologyHints | None:
+        raise NotImplementedError
 
-    def get_allocatable_cpus(self, state: CPUManagerState) -> CPUSet: ...
+    def get_allocatable_cpus(self, state: CPUManagerState) -> CPUSet:
+        raise NotImplementedError

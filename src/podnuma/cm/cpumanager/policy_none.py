@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Final
 
 from podnuma.api.pod import Container, Pod
-from podnuma.cm.cpumanager.policy import TopologyHints
+from podnuma.cm.cpumanager.policy import Policy, TopologyHints
 from podnuma.cm.cpumanager.state import CPUManagerState
 from podnuma.errors import KubeletStartupError
 from podnuma.machine.cpuset import EMPTY, CPUSet
@@ -26,7 +26,7 @@ def _go_map_repr(opts: Mapping[str, str]) -> str:
     return "map[" + " ".join(f"{k}:{opts[k]}" for k in sorted(opts)) + "]"
 
 
-class NonePolicy:
+class NonePolicy(Policy):
     """``nonePolicy``."""
 
     def name(self) -> str:

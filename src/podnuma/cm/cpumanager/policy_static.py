@@ -48,6 +48,7 @@ from podnuma.cm.cpumanager.cpu_assignment import (
 from podnuma.cm.cpumanager.policy import (
     RESOURCE_CPU,
     CPUManagerAdmissionError,
+    Policy,
     SMTAlignmentError,
     TopologyHints,
     UnexpectedAdmissionError,
@@ -106,7 +107,7 @@ def _whole_cpus_requested(container: Container) -> int:
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
-class StaticPolicy:
+class StaticPolicy(Policy):
     """``staticPolicy``.
 
     ``options`` are already parsed (see :func:`new_static_policy` for the

@@ -36,6 +36,7 @@ from podnuma.cm.devicemanager.topology_hints import (
     device_has_topology_alignment,
     pod_topology_hints,
 )
+from podnuma.cm.topologymanager.manager import HintProvider
 from podnuma.cm.topologymanager.store import Store
 from podnuma.errors import PodnumaError
 from podnuma.golang.strconv import go_quote
@@ -74,7 +75,7 @@ class DeviceManagerError(PodnumaError):
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
-class DeviceManager:
+class DeviceManager(HintProvider):
     """``devicemanager.ManagerImpl`` over a static set of healthy devices.
 
     ``active_pods`` plays ``ActivePodsFunc`` with sources ready: when given,

@@ -39,6 +39,7 @@ from podnuma.cm.memorymanager.policy_static import (
 )
 from podnuma.cm.memorymanager.state import RESOURCE_MEMORY, Block, MemoryManagerState, NUMANodeMap
 from podnuma.cm.topologymanager.hint import EMPTY_HINT, TopologyHint
+from podnuma.cm.topologymanager.manager import HintProvider
 from podnuma.cm.topologymanager.store import Store
 from podnuma.errors import KubeletStartupError
 from podnuma.machine.topology import Machine
@@ -150,7 +151,7 @@ def memory_capacity(machine: Machine) -> dict[str, Quantity]:
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
-class MemoryManager:
+class MemoryManager(HintProvider):
     """``memorymanager.manager`` without the I/O; a topology-manager hint
     provider.
 

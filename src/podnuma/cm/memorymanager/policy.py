@@ -9,9 +9,8 @@ unexpected"), so :class:`MemoryManagerError` carries no admission reason.
 
 from __future__ import annotations
 
-from typing import Protocol
-
 from podnuma.api.pod import Container, Pod
+from podnuma.buildinfo import mypyc_attr
 from podnuma.cm.memorymanager.state import Block, MemoryManagerState
 from podnuma.cm.topologymanager.hint import TopologyHint
 from podnuma.errors import PodnumaError
@@ -32,27 +31,38 @@ class MemoryManagerError(PodnumaError):
     """
 
 
-class Policy(Protocol):
-    """``memorymanager.Policy``."""
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
+class Policy:
+    """``memorymanager.Policy``. A base class rather than a ``Protocol``: the compiled
+    engine then calls the policy through its method table instead of a
+    Python-level method lookup."""
 
-    def name(self) -> str: ...
+    def name(self) -> str:
+        raise NotImplementedError
 
     def start(self, state: MemoryManagerState) -> None:
         """Validate (and initialise) the state; ``KubeletStartupError`` if invalid."""
+        raise NotImplementedError
 
     def allocate(self, state: MemoryManagerState, pod: Pod, container: Container) -> None:
         """Pin the container's memory; ``MemoryManagerError`` on failure."""
+        raise NotImplementedError
 
     def allocate_pod(self, state: MemoryManagerState, pod: Pod) -> None:
         """Pin a pod-level pod's budget (``AllocatePod``, KEP-5526); raises
         ``EmptyPodSharedPoolError`` or ``MemoryManagerError``."""
+        raise NotImplementedError
 
-    def remove_container(self, state: MemoryManagerState, pod_uid: str, container_name: str) -> None: ...
+    def remove_container(self, state: MemoryManagerState, pod_uid: str, container_name: str) -> None:
+        raise NotImplementedError
 
     def get_topology_hints(
         self, state: MemoryManagerState, pod: Pod, container: Container
-    ) -> TopologyHints | None: ...
+    ) -> TopologyHints | None:
+        raise NotImplementedError
 
-    def get_pod_topology_hints(self, state: MemoryManagerState, pod: Pod) -> TopologyHints | None: ...
+    def get_pod_topology_hints(self, state: MemoryManagerState, pod: Pod) -> TopologyHints | None:
+        raise NotImplementedError
 
-    def get_allocatable_memory(self, state: MemoryManagerState) -> list[Block]: ...
+    def get_allocatable_memory(self, state: MemoryManagerState) -> list[Block]:
+        raise NotImplementedError

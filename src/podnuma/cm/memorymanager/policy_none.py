@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Final
 
 from podnuma.api.pod import Container, Pod
-from podnuma.cm.memorymanager.policy import TopologyHints
+from podnuma.cm.memorymanager.policy import Policy, TopologyHints
 from podnuma.cm.memorymanager.state import Block, MemoryManagerState
 
 __all__ = ["POLICY_NONE", "NonePolicy"]
@@ -17,7 +17,7 @@ __all__ = ["POLICY_NONE", "NonePolicy"]
 POLICY_NONE: Final = "None"
 
 
-class NonePolicy:
+class NonePolicy(Policy):
     """``policyNone``."""
 
     def name(self) -> str:

@@ -46,7 +46,7 @@ from podnuma.api.resources import is_pod_level_resources_set
 from podnuma.buildinfo import ENGINE_COMPILED, mypyc_attr
 from podnuma.cm.admission import EmptyPodSharedPoolError
 from podnuma.cm.memo import SharedMemo
-from podnuma.cm.memorymanager.policy import MemoryManagerError, TopologyHints
+from podnuma.cm.memorymanager.policy import MemoryManagerError, Policy, TopologyHints
 from podnuma.cm.memorymanager.state import (
     RESOURCE_MEMORY,
     Block,
@@ -389,7 +389,7 @@ def _update_machine_state(machine_state: NUMANodeMap, affinity: Sequence[int], n
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
-class StaticPolicy:
+class StaticPolicy(Policy):
     """``staticPolicy``."""
 
     def __init__(

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
 
 from podnuma.api.pod import Container, Pod
 from podnuma.api.resources import is_pod_level_resources_set
@@ -59,19 +58,28 @@ POLICY_NONE = "none"
 ProviderHints = Mapping[str, Sequence[TopologyHint] | None] | None
 
 
-class HintProvider(Protocol):
-    """``topologymanager.HintProvider``."""
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
+class HintProvider:
+    """``topologymanager.HintProvider``: what the CPU, memory and device
+    managers offer the topology manager. A base class rather than a
+    ``Protocol``: the compiled engine then calls a provider through its
+    method table instead of a Python-level method lookup."""
 
     @property
-    def provider_name(self) -> str: ...
+    def provider_name(self) -> str:
+        raise NotImplementedError
 
-    def get_topology_hints(self, pod: Pod, container: Container) -> ProviderHints: ...
+    def get_topology_hints(self, pod: Pod, container: Container) -> ProviderHints:
+        raise NotImplementedError
 
-    def get_pod_topology_hints(self, pod: Pod) -> ProviderHints: ...
+    def get_pod_topology_hints(self, pod: Pod) -> ProviderHints:
+        raise NotImplementedError
 
-    def allocate(self, pod: Pod, container: Container) -> None: ...
+    def allocate(self, pod: Pod, container: Container) -> None:
+        raise NotImplementedError
 
-    def allocate_pod(self, pod: Pod) -> None: ...
+    def allocate_pod(self, pod: Pod) -> None:
+        raise NotImplementedError
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
