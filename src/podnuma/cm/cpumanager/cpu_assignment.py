@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import enum
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 from podnuma.buildinfo import mypyc_attr
 from podnuma.machine.cpuset import CPUSet
@@ -249,9 +249,12 @@ class _Tables:
             self.lows_in = {p: self.lows & m for p, m in parents.items()}
 
 
-def _numa_nodes_by_socket(tables: _Tables, avail: int) -> list[int]:
+def _numa_nodes_by_socket(tables: _Tables, avail: int) -> Iterator[int]:
     """``sort_available_numa_nodes`` for sockets above NUMA nodes, with the
-    free CPUs ``avail``: socket by socket, each socket's nodes sorted."""
+    free CPUs ``avail``: socket by socket, each socket's nodes sorted.
+
+    Lazy: a socket's nodes are counted and sorted only when the walk reaches
+    that socket (the pickers usually stop inside the first one)."""
     shift = tables.shift
     id_bits = (1 << shift) - 1
     keys: list[int] = []
@@ -260,7 +263,6 @@ def _numa_nodes_by_socket(tables: _Tables, avail: int) -> list[int]:
         if c:
             keys.append((c << shift) | sid)
     keys.sort()
-    ordered: list[int] = []
     regular = tables.regular
     for key in keys:
         sid = key & id_bits
@@ -277,8 +279,7 @@ def _numa_nodes_by_socket(tables: _Tables, avail: int) -> list[int]:
                     nodes.append(((avail & m).bit_count() << shift) | nid)
         nodes.sort()
         for k in nodes:
-            ordered.append(k & id_bits)
-    return ordered
+            yield k & id_bits
 
 
 def _tables(topo: CPUTopology) -> _Tables:
