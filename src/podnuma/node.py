@@ -836,7 +836,9 @@ def _containers_by_name(pod: Pod) -> dict[str, Container]:
     found: dict[str, Container] | None = memo.get("containers-by-name")
     if found is None:
         found = {}
-        for c in (*pod.init_containers, *pod.containers):
+        for c in pod.init_containers:
+            found[c.name] = c
+        for c in pod.containers:
             found[c.name] = c
         memo["containers-by-name"] = found
     return found
@@ -847,9 +849,10 @@ def _container_order(pod: Pod) -> tuple[str, ...]:
     memo = pod.memo()
     found: tuple[str, ...] | None = memo.get("container-order")
     if found is None:
-        found = memo["container-order"] = tuple(
-            c.name for c in (*pod.init_containers, *pod.containers)
-        )
+        names = [c.name for c in pod.init_containers]
+        for c in pod.containers:
+            names.append(c.name)
+        found = memo["container-order"] = tuple(names)
     return found
 
 

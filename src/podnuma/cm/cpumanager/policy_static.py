@@ -352,16 +352,20 @@ class StaticPolicy(Policy):
         """``updateCPUsToReuse``: a regular init container's CPUs become
         reusable by the pod's later containers; any other container's CPUs
         (sidecars included) are taken out of the reusable set."""
-        for uid in [u for u in self.cpus_to_reuse if u != pod.uid]:
-            del self.cpus_to_reuse[uid]
-        current = self.cpus_to_reuse.setdefault(pod.uid, EMPTY)
+        reuse = self.cpus_to_reuse
+        uid = pod.uid
+        if len(reuse) > 1 or (reuse and uid not in reuse):
+            for other in [u for u in reuse if u != uid]:
+                del reuse[other]
+        current = reuse.get(uid, EMPTY)
         for init in pod.init_containers:
             if init.name == container.name:
                 if init.kind == "sidecar":
                     break
-                self.cpus_to_reuse[pod.uid] = current | cset
+                reuse[uid] = current | cset
                 return
-        self.cpus_to_reuse[pod.uid] = current - cset
+        # (nothing to take out of an empty set)
+        reuse[uid] = current - cset if current else EMPTY
 
     def allocate(self, state: CPUManagerState, pod: Pod, container: Container) -> None:
         """``Allocate``. Raises ``SMTAlignmentError`` or
@@ -520,9 +524,11 @@ class StaticPolicy(Policy):
                 return
 
         in_use = 0
-        for name, cset in state.assignments.get(pod_uid, {}).items():
-            if name != container_name:
-                in_use |= cset.mask
+        entries = state.assignments.get(pod_uid)
+        if entries is not None:
+            for name, cset in entries.items():
+                if name != container_name:
+                    in_use |= cset.mask
         released = CPUSet.from_mask(to_release.mask & ~in_use)
         state.set_default_cpuset(state.get_default_cpuset() | released)
 

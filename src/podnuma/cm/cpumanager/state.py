@@ -38,7 +38,8 @@ class CPUManagerState:
 
     # -- Reader ---------------------------------------------------------
     def get_cpu_set(self, pod_uid: str, container_name: str) -> CPUSet | None:
-        return self.assignments.get(pod_uid, {}).get(container_name)
+        entries = self.assignments.get(pod_uid)  # (no empty dict built per miss)
+        return None if entries is None else entries.get(container_name)
 
     def get_default_cpuset(self) -> CPUSet:
         return self.default_cpuset

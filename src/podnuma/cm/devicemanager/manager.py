@@ -256,7 +256,11 @@ class DeviceManager(HintProvider):
 
     def container_devices(self, pod_uid: str, container_name: str, resource: str) -> tuple[str, ...] | None:
         """``podDevices.containerDevices`` (``None`` when there is no entry)."""
-        return self._pod_devices.get(pod_uid, {}).get(container_name, {}).get(resource)
+        containers = self._pod_devices.get(pod_uid)
+        if containers is None:
+            return None
+        resources = containers.get(container_name)
+        return None if resources is None else resources.get(resource)
 
     def pod_devices(self, pod_uid: str, resource: str) -> frozenset[str]:
         """``podDevices.podDevices``: the union over the pod's containers."""

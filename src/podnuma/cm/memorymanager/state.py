@@ -166,7 +166,8 @@ class MemoryManagerState:
     def get_memory_blocks(self, pod_uid: str, container_name: str) -> list[Block] | None:
         """The container's blocks (a copy), ``None`` when it has no entry
         (an entry may hold an empty list: upstream tells nil from empty)."""
-        blocks = self._assignments.get(pod_uid, {}).get(container_name)
+        entries = self._assignments.get(pod_uid)  # (no empty dict built per miss)
+        blocks = None if entries is None else entries.get(container_name)
         return None if blocks is None else list(blocks)
 
     def set_memory_blocks(self, pod_uid: str, container_name: str, blocks: Sequence[Block]) -> None:
