@@ -10,7 +10,7 @@ import pytest
 
 from podnuma.api.pod import Container, Pod
 from podnuma.cm.cpumanager.cpu_manager import CPUManager, new_cpu_manager
-from podnuma.cm.cpumanager.policy import TopologyHints, UnexpectedAdmissionError
+from podnuma.cm.cpumanager.policy import Policy, TopologyHints, UnexpectedAdmissionError
 from podnuma.cm.cpumanager.policy_none import NonePolicy, new_none_policy
 from podnuma.cm.cpumanager.policy_static import StaticPolicy, new_static_policy
 from podnuma.cm.cpumanager.state import CPUManagerState
@@ -39,8 +39,9 @@ EIGHT_CPUS = CPUTopology(
 )
 
 
-class MockPolicy:
-    """mockPolicy: every call fails with ``err`` when set."""
+class MockPolicy(Policy):
+    """mockPolicy: every call fails with ``err`` when set (a subclass of the
+    policy base class: the compiled engine takes nothing else)."""
 
     def __init__(self, err: Exception | None = None) -> None:
         self.err = err

@@ -56,7 +56,7 @@ RESERVED = {0: {MEM: GB}, 1: {MEM: GB}}
 FAKE_ERROR = "fake reg error"
 
 
-class MockPolicy:
+class MockPolicy(Policy):
     """upstream mockPolicy: every call that can fail fails with "fake reg
     error"; RemoveContainer does nothing."""
 
