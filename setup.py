@@ -106,9 +106,10 @@ def _parallel_build_ext() -> type:
 
     from setuptools.command.build_ext import build_ext
 
+    jobs = _build_jobs()  # (read, and refused when invalid, before anything is built)
+
     class ParallelBuildExt(build_ext):  # type: ignore[misc]
         def build_extension(self, ext: object) -> None:
-            jobs = _build_jobs()
             compiler = self.compiler
             serial = compiler.compile
 

@@ -354,10 +354,9 @@ class StaticPolicy(Policy):
         (sidecars included) are taken out of the reusable set."""
         reuse = self.cpus_to_reuse
         uid = pod.uid
-        if len(reuse) > 1 or (reuse and uid not in reuse):
-            for other in [u for u in reuse if u != uid]:
-                del reuse[other]
+        # only this pod's entry survives (every path below writes it again)
         current = reuse.get(uid, EMPTY)
+        reuse.clear()
         for init in pod.init_containers:
             if init.name == container.name:
                 if init.kind == "sidecar":
