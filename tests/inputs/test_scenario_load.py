@@ -16,10 +16,10 @@ from tests.scenario.helpers import base, dump, pod, write
 
 
 def test_yaml_and_positions() -> None:
-    text = "a:\n  b:\n    - x: 1\n    - y: 2\n  example.com/gpu: 3\n"
+    text = "a:\n  b:\n    - x: 1\n    - z: 2\n  example.com/gpu: 3\n"
     doc = parse_document(text, name="f.yaml")
-    assert doc.data == {"a": {"b": [{"x": 1}, {"y": 2}], "example.com/gpu": 3}}
-    assert doc.locate("a.b[1].y") == (4, 10)
+    assert doc.data == {"a": {"b": [{"x": 1}, {"z": 2}], "example.com/gpu": 3}}
+    assert doc.locate("a.b[1].z") == (4, 10)
     # dotted keys are matched whole
     assert doc.locate("a.example.com/gpu") == (5, 20)
     # unknown tails stop at the deepest field found

@@ -1,16 +1,24 @@
 """Every file and stream podnuma reads, and the one wording of input errors.
 
-Reading: :func:`read_text` (a path, or ``-`` for standard input) returns
-UTF-8 text or raises :class:`~podnuma.errors.InputError` naming the file.
-Parsing: :func:`parse_document` reads YAML (or JSON) keeping the node tree,
-so an error at a field path can name that field's line
-(``error: FILE: FIELD.PATH: MESSAGE (line L, column C)``).
+The one reading path for YAML and JSON, whatever the door (files,
+standard input, HTTP bodies, agent manifests, fleet dumps, live API
+answers):
 
-YAML is read with PyYAML's safe loader, with three changes that make it
-behave like the Kubernetes tooling users know: duplicate keys are an error
-(a typo must not silently win), timestamps stay strings (the API's JSON has
-no date type), and the composed node tree is kept. JSON is read with
-:mod:`json` (duplicate keys refused as well).
+* :func:`read_bytes` / :func:`read_text`: a path, or ``-`` for standard
+  input, read up to the byte limit; ``InputError`` naming the file when it
+  cannot be read, is larger, or is not UTF-8;
+* :func:`parse_document` / :func:`parse_documents`: YAML (or JSON) into
+  plain values, keeping the node tree so an error at a field path can name
+  that field's line (``error: FILE: FIELD.PATH: MESSAGE (line L, column C)``);
+* :func:`load_json`: JSON alone (API answers, dumps), without the tree.
+
+Every one of them works within :class:`~podnuma.inputs.limits.ReadLimits`
+(bytes, nesting depth, values, values added by YAML aliases); the values
+returned are plain trees (no shared or cyclic parts). YAML reads as the
+kubelet and kubectl read it (:mod:`podnuma.inputs.goyaml`: YAML 1.1 scalars
+as go-yaml resolves them); a key given twice is an error. JSON is read with
+:mod:`json` (duplicate keys, ``NaN`` and ``Infinity`` refused, as Go's
+decoder refuses the last two).
 """
 
 from __future__ import annotations
@@ -26,6 +34,8 @@ from typing import Any
 import yaml
 
 from podnuma.errors import InputError
+from podnuma.inputs.goyaml import compose_documents, construct, events, json_key
+from podnuma.inputs.limits import DEFAULT_LIMITS, ReadLimits
 
 __all__ = [
     "STDIN",
@@ -36,7 +46,10 @@ __all__ = [
     "input_name",
     "is_stdin",
     "json_input_error",
+    "load_json",
     "parse_document",
+    "parse_documents",
+    "read_bytes",
     "read_text",
     "yaml_input_error",
 ]
@@ -57,10 +70,13 @@ def input_name(path: str | Path) -> str:
     return STDIN_NAME if is_stdin(path) else str(path)
 
 
-def _read_stdin(what: str) -> bytes:
+def _read_stdin(what: str, limit: int) -> bytes:
     stream = getattr(sys.stdin, "buffer", None)
     try:
-        data = stream.read() if stream is not None else sys.stdin.read().encode("utf-8")
+        data = (
+            stream.read(limit + 1) if stream is not None
+            else sys.stdin.read(limit + 1).encode("utf-8")
+        )
     except OSError as e:
         raise InputError(f"cannot read {what} from standard input: {e.strerror or e}",
                          file=STDIN_NAME) from None
@@ -107,16 +123,10 @@ def _construct_mapping(loader: StrictLoader, node: yaml.MappingNode) -> dict[Any
 
 StrictLoader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)  # type: ignore[arg-type]
 
-_CStrictLoader: Any = None
-if getattr(yaml, "__with_libyaml__", False):
-
-    class _CStrict(yaml.CSafeLoader):
-        """:class:`StrictLoader` on libyaml's parser (same resolvers and
-        constructors, much faster on large scenarios)."""
-
-    _CStrict.yaml_implicit_resolvers = StrictLoader.yaml_implicit_resolvers
-    _CStrict.add_constructor("tag:yaml.org,2002:map", _construct_mapping)
-    _CStrictLoader = _CStrict
+_HAVE_LIBYAML = bool(getattr(yaml, "__with_libyaml__", False))
+#: malformed YAML up to this size is parsed again by the pure-Python parser
+#: for its (more precise) message
+_REPARSE_FOR_MESSAGE = 1 << 20
 
 
 def describe_type(value: object) -> str:
@@ -185,7 +195,7 @@ class Document:
             found: tuple[yaml.Node, yaml.Node] | None = None
             found_len = -1
             for key_node, value_node in node.value:
-                key = str(getattr(key_node, "value", ""))
+                key = _key_text(key_node)
                 if rest.startswith(key) and len(key) > found_len and (
                     len(rest) == len(key) or rest[len(key)] in ".["
                 ):
@@ -212,6 +222,14 @@ class Document:
         return InputError(message, path=err.path, file=self.name)
 
 
+def _key_text(node: yaml.Node) -> str:
+    """A key node as the data's key (``y`` reads as ``true``)."""
+    try:
+        return json_key(node)
+    except InputError:
+        return str(getattr(node, "value", ""))
+
+
 def _json_root(text: str) -> yaml.Node | None:
     try:
         return yaml.compose(text, Loader=StrictLoader)
@@ -219,47 +237,131 @@ def _json_root(text: str) -> yaml.Node | None:
         return None
 
 
-def _load_yaml(loader_class: Any, text: str, name: str) -> Document:
-    loader = loader_class(text)
+def _compose(text: str, name: str, limits: ReadLimits) -> list[yaml.Node | None]:
     try:
-        root = loader.get_single_node()
-        data = loader.construct_document(root) if root is not None else None
-    finally:
-        loader.dispose()
-    return Document(name, data, root)
+        try:
+            return compose_documents(events(text, c_parser=_HAVE_LIBYAML), limits)
+        except yaml.YAMLError as e:
+            if not _HAVE_LIBYAML or len(text) > _REPARSE_FOR_MESSAGE:
+                raise yaml_input_error(e, name) from None
+        # libyaml refused it: the pure-Python parser words the problem
+        try:
+            return compose_documents(events(text, c_parser=False), limits)
+        except yaml.YAMLError as e:
+            raise yaml_input_error(e, name) from None
+    except RecursionError:
+        raise InputError(f"nested more than {limits.max_depth} levels deep", file=name) from None
+    except InputError as e:
+        raise e.in_file(name) from None
 
 
-def parse_document(text: str, *, name: str, json_only: bool = False) -> Document:
-    """Parse YAML (or JSON when ``json_only`` / the name ends in .json).
+def _check_size(text: str, name: str, limits: ReadLimits) -> None:
+    # text already read through read_bytes is within the limit; this catches
+    # text from elsewhere (a request field, a string built by a caller)
+    if len(text) > limits.max_bytes:
+        raise InputError(f"larger than the limit of {limits.max_bytes} bytes", file=name)
+
+
+def parse_documents(
+    text: str, *, name: str, limits: ReadLimits = DEFAULT_LIMITS
+) -> list[Document]:
+    """Every document of a YAML stream (a JSON text is one document), each
+    with its node tree; within ``limits``. Malformed input raises
+    :class:`InputError` naming ``name`` with the line and column of the
+    problem."""
+    _check_size(text, name, limits)
+    out: list[Document] = []
+    for root in _compose(text, name, limits):
+        try:
+            data = construct(root)
+        except InputError as e:
+            raise e.in_file(name) from None
+        out.append(Document(name, data, root))
+    return out
+
+
+def parse_document(
+    text: str, *, name: str, json_only: bool = False, limits: ReadLimits = DEFAULT_LIMITS
+) -> Document:
+    """Parse YAML (or JSON when ``json_only`` / the name ends in .json)
+    holding at most one document, within ``limits``.
 
     Malformed input raises :class:`InputError` naming ``name`` with the
     line and column of the problem.
     """
     if json_only or name.lower().endswith(".json"):
-        try:
-            data = json.loads(text, object_pairs_hook=_json_pairs)
-        except json.JSONDecodeError as e:
-            raise json_input_error(e, name) from None
-        except _JSONDuplicate as e:
-            raise InputError(f"invalid JSON: duplicate key {e.key!r}", file=name) from None
-        return Document(name, data, None, source=text)
-    if _CStrictLoader is not None:
-        # libyaml when present; on malformed input the Python loader below
-        # reports the problem, so the messages do not depend on libyaml
-        try:
-            return _load_yaml(_CStrictLoader, text, name)
-        except yaml.YAMLError:
-            pass
+        return Document(name, load_json(text, name=name, limits=limits), None, source=text)
+    docs = parse_documents(text, name=name, limits=limits)
+    if not docs:
+        return Document(name, None, None)
+    if len(docs) > 1:
+        extra = docs[1].root
+        where = "" if extra is None else (
+            f" (line {extra.start_mark.line + 1}, column {extra.start_mark.column + 1})"
+        )
+        raise InputError(
+            f"invalid YAML: expected a single document, found {len(docs)}{where}", file=name
+        )
+    return docs[0]
+
+
+class _JSONConstant(ValueError):
+    pass
+
+
+def _json_constant(word: str) -> Any:
+    raise _JSONConstant(word)
+
+
+def load_json(
+    text: str | bytes, *, name: str, limits: ReadLimits = DEFAULT_LIMITS, salvage: bool = False
+) -> Any:
+    """A JSON text as plain values, within ``limits`` (bytes, nesting,
+    values); duplicate keys, ``NaN`` and ``Infinity`` refused."""
+    if len(text) > limits.max_bytes:
+        raise InputError(f"larger than the limit of {limits.max_bytes} bytes", file=name)
     try:
-        loader = StrictLoader(text)
-        try:
-            root = loader.get_single_node()
-            data = loader.construct_document(root) if root is not None else None
-        finally:
-            loader.dispose()
-    except yaml.YAMLError as e:
-        raise yaml_input_error(e, name) from None
-    return Document(name, data, root)
+        data = json.loads(text, object_pairs_hook=_json_pairs, parse_constant=_json_constant)
+    except json.JSONDecodeError as e:
+        raise json_input_error(e, name) from None
+    except _JSONDuplicate as e:
+        raise InputError(f"invalid JSON: duplicate key {e.key!r}", file=name) from None
+    except _JSONConstant as e:
+        raise InputError(f"invalid JSON: {e} is not a JSON value", file=name) from None
+    except UnicodeDecodeError as e:
+        raise InputError(f"not UTF-8 text (byte {e.start})", file=name) from None
+    except RecursionError:
+        raise InputError(f"nested more than {limits.max_depth} levels deep", file=name) from None
+    check_tree(data, name=name, limits=limits)
+    return data
+
+
+def check_tree(data: Any, *, name: str, limits: ReadLimits = DEFAULT_LIMITS) -> None:
+    """Refuse a tree of plain values deeper than ``limits.max_depth`` or
+    with more than ``limits.max_nodes`` values (JSON has no aliases: the
+    byte limit already bounds the values, this bounds the nesting)."""
+    max_depth = limits.max_depth
+    todo: list[tuple[Any, int]] = [(data, 0)]
+    nodes = 0
+    while todo:
+        value, depth = todo.pop()
+        nodes += 1
+        if type(value) is dict:
+            children: Any = value.values()
+        elif type(value) is list:
+            children = value
+        else:
+            continue
+        depth += 1
+        if depth > max_depth:
+            raise InputError(f"nested more than {max_depth} levels deep", file=name)
+        for child in children:
+            if type(child) is dict or type(child) is list:
+                todo.append((child, depth))
+            else:
+                nodes += 1
+        if nodes > limits.max_nodes:
+            raise InputError(f"more than {limits.max_nodes} values", file=name)
 
 
 def json_input_error(e: json.JSONDecodeError, name: str) -> InputError:
@@ -293,20 +395,46 @@ def _json_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def read_text(path: str | Path, *, what: str, name: str | None = None) -> str:
-    """A UTF-8 file, or standard input when ``path`` is ``-``; ``InputError``
-    naming it (``name``, default the path) when it cannot be read."""
+def read_bytes(
+    path: str | Path, *, what: str, name: str | None = None, limits: ReadLimits = DEFAULT_LIMITS
+) -> bytes:
+    """A file's bytes, or standard input's when ``path`` is ``-``, at most
+    ``limits.max_bytes`` of them; ``InputError`` naming it (``name``,
+    default the path) when it cannot be read or is larger."""
     name = input_name(path) if name is None else name
-    data = _read_stdin(what) if is_stdin(path) else _read_path(Path(path), what=what, name=name)
+    limit = limits.max_bytes
+    data = (
+        _read_stdin(what, limit) if is_stdin(path)
+        else _read_path(Path(path), what=what, name=name, limit=limit)
+    )
+    if len(data) > limit:
+        raise InputError(f"{what} file is larger than the limit of {limit} bytes", file=name)
+    return data
+
+
+def read_text(
+    path: str | Path, *, what: str, name: str | None = None, limits: ReadLimits = DEFAULT_LIMITS
+) -> str:
+    """A UTF-8 file, or standard input when ``path`` is ``-``, within the
+    byte limit; ``InputError`` naming it (``name``, default the path) when
+    it cannot be read."""
+    name = input_name(path) if name is None else name
+    data = read_bytes(path, what=what, name=name, limits=limits)
+    return decode_text(data, what=what, name=name)
+
+
+def decode_text(data: bytes, *, what: str, name: str) -> str:
+    """UTF-8 bytes as text; ``InputError`` naming ``name`` otherwise."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise InputError(f"{what} file is not UTF-8 text (byte {e.start})", file=name) from None
 
 
-def _read_path(path: Path, *, what: str, name: str) -> bytes:
+def _read_path(path: Path, *, what: str, name: str, limit: int) -> bytes:
     try:
-        return path.read_bytes()
+        with path.open("rb") as fh:
+            return fh.read(limit + 1)
     except FileNotFoundError:
         raise InputError(f"{what} file not found", file=name) from None
     except IsADirectoryError:

@@ -1,0 +1,526 @@
+"""YAML read as the kubelet and kubectl read it, within bounds.
+
+The kubelet and kubectl turn YAML into JSON with ``sigs.k8s.io/yaml``
+(``yaml.go``: ``YAMLToJSON``), which decodes with its fork of go-yaml v2
+(``go.yaml.in/yaml/v2``: ``resolve.go``, ``decode.go``): YAML 1.1 scalars.
+This module reads YAML the same way, so a manifest means to podnuma what it
+means to them:
+
+* a plain ``y``, ``Y``, ``yes``, ``on``, ``true`` (and their capitalised
+  forms) is ``true``; ``n``, ``no``, ``off``, ``false`` is ``false``; ``~``,
+  ``null`` and an empty value are null;
+* integers in Go's syntax with ``_`` separators: ``0x1F``, ``0o17``,
+  ``0b101``, and a leading ``0`` is octal (``0755`` is 493); floats as Go
+  parses them (``.5``, ``1e3``); a float that is a whole number reads as the
+  integer the JSON text holds (``2.0`` is ``2``); ``.inf`` and ``.nan``
+  cannot be encoded as JSON, so they are refused (as ``YAMLToJSON`` fails);
+* timestamps stay the text written (go-yaml keeps a timestamp decoded into
+  an untyped value as its string);
+* keys become JSON keys: integers, booleans (``true``/``false``) and floats
+  (Go's shortest ``float32`` form) are written as strings; a null, list or
+  mapping key is refused;
+* merge keys (``<<``) copy a mapping's (or a list of mappings') entries into
+  the mapping at that point, overwriting entries already there, as go-yaml
+  does (the first mapping of a list wins);
+* an anchor may be defined again (the later one counts, as in go-yaml).
+
+Where podnuma is stricter than ``YAMLToJSON``: a key given twice in one
+mapping is an error (go-yaml keeps the last; kubectl's default strict field
+validation refuses it too).
+
+Bounds (:class:`~podnuma.inputs.limits.ReadLimits`) are checked while the
+document is composed from the parser's events, before any value is built:
+every value an alias adds is counted at the alias (its anchored value's
+size, known once that value is complete), as is the nesting an alias
+brings; an alias to a value still being composed (a recursive anchor) is
+refused. The values built are plain trees: every alias becomes a fresh
+copy, so nothing downstream (hashing, JSON encoding, deep copies) ever
+meets a shared or cyclic structure.
+
+Parsing uses libyaml's event parser when PyYAML has it (the pure-Python
+parser otherwise, and to word the message of a malformed file).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import math
+import re
+import struct
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import yaml
+
+from podnuma.errors import InputError
+from podnuma.inputs.limits import DEFAULT_LIMITS, ReadLimits
+
+__all__ = ["compose_documents", "construct", "json_key", "resolve_plain", "GoYAMLError"]
+
+STR = "tag:yaml.org,2002:str"
+BOOL = "tag:yaml.org,2002:bool"
+INT = "tag:yaml.org,2002:int"
+FLOAT = "tag:yaml.org,2002:float"
+NULL = "tag:yaml.org,2002:null"
+TIMESTAMP = "tag:yaml.org,2002:timestamp"
+BINARY = "tag:yaml.org,2002:binary"
+MERGE = "tag:yaml.org,2002:merge"
+_RESOLVABLE = frozenset({"", STR, BOOL, INT, FLOAT, NULL, TIMESTAMP})
+#: the tag a plain scalar without an explicit tag carries in the composed tree
+PLAIN = ""
+#: the tag a quoted or block scalar without an explicit tag carries
+QUOTED = "!"
+
+_WORDS: dict[str, tuple[str, Any]] = {}
+for _value, _tag, _words in (
+    (True, BOOL, ("y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON")),
+    (False, BOOL, ("n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF")),
+    (None, NULL, ("", "~", "null", "Null", "NULL")),
+    (math.nan, FLOAT, (".nan", ".NaN", ".NAN")),
+    (math.inf, FLOAT, (".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF")),
+    (-math.inf, FLOAT, ("-.inf", "-.Inf", "-.INF")),
+    ("<<", MERGE, ("<<",)),
+):
+    for _w in _words:
+        _WORDS[_w] = (_tag, _value)
+
+# the first character of a scalar decides what it may be
+_HINT_WORD = frozenset("yYnNtTfFoO~")
+_HINT_DIGIT = frozenset("0123456789")
+_HINT_SIGN = frozenset("+-")
+
+# Go's strconv.ParseInt(s, 0, 64) syntax (underscores already removed)
+_GO_INT = re.compile(r"[+-]?(?:0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)\Z")
+_GO_UINT = re.compile(r"(?:0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)\Z")
+_YAML_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?\Z")
+_DOT_FLOAT = re.compile(r"\.[0-9]+(?:[eE][-+]?[0-9]+)?\Z")
+_BIN_REST = re.compile(r"[+-]?[01]+\Z")
+# go-yaml's timestamp layouts (time.Parse): date only, date and time with a
+# zone (T or t), date and time separated by a space without zone
+_TS = re.compile(
+    r"(?P<y>[0-9]{4})-(?P<m>[0-9]{1,2})-(?P<d>[0-9]{1,2})"
+    r"(?:(?:[Tt](?P<H>[0-9]{1,2}):(?P<M>[0-9]{1,2}):(?P<S>[0-9]{1,2})(?:[.,][0-9]+)?"
+    r"(?:Z|[+-][0-9]{2}:[0-9]{2}))"
+    r"|(?: (?P<H2>[0-9]{1,2}):(?P<M2>[0-9]{1,2}):(?P<S2>[0-9]{1,2})(?:[.,][0-9]+)?))?\Z"
+)
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+_UINT64 = (1 << 64) - 1
+_DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+
+
+class GoYAMLError(InputError):
+    """A value go-yaml or the JSON encoding would refuse."""
+
+
+def _go_int(text: str) -> int | None:
+    """``strconv.ParseInt(text, 0, 64)``, then ``ParseUint``; None when neither."""
+    if _GO_INT.match(text):
+        body = text.lstrip("+-")
+        neg = text.startswith("-")
+        if len(body) > 1 and body[0] == "0" and body[1] in "xXoObB":
+            v = int(body[2:], {"x": 16, "o": 8, "b": 2}[body[1].lower()])
+        elif len(body) > 1 and body[0] == "0":
+            v = int(body, 8)
+        else:
+            v = int(body)
+        v = -v if neg else v
+        if _INT64[0] <= v <= _INT64[1]:
+            return v
+    if _GO_UINT.match(text):
+        body = text
+        if len(body) > 1 and body[0] == "0" and body[1] in "xXoObB":
+            u = int(body[2:], {"x": 16, "o": 8, "b": 2}[body[1].lower()])
+        elif len(body) > 1 and body[0] == "0":
+            u = int(body, 8)
+        else:
+            u = int(body)
+        if u <= _UINT64:
+            return u
+    return None
+
+
+def _is_timestamp(text: str) -> bool:
+    m = _TS.match(text)
+    if m is None:
+        return False
+    year, month, day = int(m["y"]), int(m["m"]), int(m["d"])
+    if not 1 <= month <= 12:
+        return False
+    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    if not 1 <= day <= _DAYS[month - 1] + (1 if month == 2 and leap else 0):
+        return False
+    hour, minute, second = (m["H"] or m["H2"]), (m["M"] or m["M2"]), (m["S"] or m["S2"])
+    if hour is None:
+        return True
+    return int(hour) < 24 and int(minute) < 60 and int(second) < 60
+
+
+def _finite_float(text: str) -> float | None:
+    v = float(text)
+    return None if math.isinf(v) else v  # Go: out of range, not a float
+
+
+def resolve_plain(value: str, tag: str = "") -> tuple[str, Any]:
+    """go-yaml v2's ``resolve(tag, value)``: the tag a scalar resolves to and
+    its value (a timestamp's value is its text)."""
+    if tag in (STR, BINARY) or not value:
+        if not value and tag not in (STR, BINARY):
+            return NULL, None
+        return (tag or STR), value
+    first = value[0]
+    if first in _HINT_WORD or first in _HINT_DIGIT or first in _HINT_SIGN or first == ".":
+        word = _WORDS.get(value)
+        if word is not None:
+            return word
+        if first == ".":
+            if _DOT_FLOAT.match(value):
+                f = _finite_float(value)
+                if f is not None:
+                    return FLOAT, f
+        elif first not in _HINT_WORD:
+            if tag in ("", TIMESTAMP) and _is_timestamp(value):
+                return TIMESTAMP, value
+            plain = value.replace("_", "")
+            i = _go_int(plain)
+            if i is not None:
+                return INT, i
+            if _YAML_FLOAT.match(plain):
+                f = _finite_float(plain)
+                if f is not None:
+                    return FLOAT, f
+            if plain.startswith("0b") and _BIN_REST.match(plain[2:]):
+                v = int(plain[2:], 2)
+                if _INT64[0] <= v <= _UINT64:
+                    return INT, v
+            elif plain.startswith("-0b") and re.fullmatch(r"[01]+", plain[3:]):
+                v = -int(plain[3:], 2)
+                if v >= _INT64[0]:
+                    return INT, v
+    return STR, value
+
+
+def _short(tag: str) -> str:
+    return "!!" + tag[len("tag:yaml.org,2002:"):] if tag.startswith("tag:yaml.org,2002:") else tag
+
+
+def _scalar(node: yaml.ScalarNode) -> tuple[str, Any]:
+    """The tag and value go-yaml decodes a scalar node to (into ``interface{}``)."""
+    tag = node.tag
+    if tag == QUOTED:
+        return STR, node.value
+    if tag not in _RESOLVABLE:
+        if tag == BINARY:
+            text = re.sub(r"[\r\n]", "", node.value)
+            try:
+                data = base64.b64decode(text, validate=True)
+            except (binascii.Error, ValueError):
+                raise _at(node, "invalid YAML: !!binary value contains invalid base64 data") from None
+            return STR, data.decode("utf-8", errors="replace")
+        return STR, node.value  # a tag go-yaml does not resolve: the text
+    rtag, out = resolve_plain(node.value, tag)
+    if tag not in ("", STR) and rtag != tag:
+        if tag == FLOAT and rtag == INT:
+            return FLOAT, float(out)
+        raise _at(node, f"invalid YAML: cannot decode {_short(rtag)} `{node.value}` as a {_short(tag)}")
+    return rtag, out
+
+
+def _at(node: yaml.Node, message: str) -> GoYAMLError:
+    m = node.start_mark
+    return GoYAMLError(f"{message} (line {m.line + 1}, column {m.column + 1})")
+
+
+def _json_number(node: yaml.Node, v: float) -> float | int:
+    if math.isnan(v) or math.isinf(v):
+        word = "NaN" if math.isnan(v) else "infinity"
+        raise _at(node, f"{node.value!r} is {word}, which JSON (and so the Kubernetes API) cannot hold")
+    # the JSON text of a whole float64 below 1e21 is an integer
+    if v == int(v) and abs(v) < 1e21:
+        return int(v)
+    return v
+
+
+def _float32_key(v: float) -> str:
+    """Go's ``strconv.FormatFloat(v, 'g', -1, 32)`` spelled as go-yaml
+    spells the special values."""
+    try:
+        x = struct.unpack("<f", struct.pack("<f", v))[0]
+    except OverflowError:
+        x = math.copysign(math.inf, v)
+    if math.isnan(x):
+        return ".nan"
+    if math.isinf(x):
+        return ".inf" if x > 0 else "-.inf"
+    if x == 0:
+        return "-0" if math.copysign(1.0, x) < 0 else "0"
+    for prec in range(1, 10):
+        s = f"{x:.{prec - 1}e}"
+        if struct.unpack("<f", struct.pack("<f", float(s)))[0] == x:
+            break
+    mant, exp_s = s.split("e")
+    neg = mant.startswith("-")
+    digits = mant.lstrip("-").replace(".", "").rstrip("0") or "0"
+    exp = int(exp_s)
+    sign = "-" if neg else ""
+    if exp < -4 or exp >= 6:
+        m = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+        return f"{sign}{m}e{'-' if exp < 0 else '+'}{abs(exp):02d}"
+    dp = exp + 1
+    if dp <= 0:
+        return f"{sign}0.{'0' * -dp}{digits}"
+    if dp >= len(digits):
+        return sign + digits + "0" * (dp - len(digits))
+    return f"{sign}{digits[:dp]}.{digits[dp:]}"
+
+
+def json_key(node: yaml.Node) -> str:
+    """The JSON key ``YAMLToJSON`` makes of a mapping key node."""
+    if not isinstance(node, yaml.ScalarNode):
+        raise _at(node, "invalid YAML: invalid map key: a key must be a scalar, not a list or mapping")
+    tag, v = _scalar(node)
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if v is None:
+        raise _at(node, "invalid YAML: unsupported map key: null (JSON keys are strings)")
+    if isinstance(v, int):
+        if not _INT64[0] <= v <= _INT64[1]:
+            raise _at(node, f"invalid YAML: unsupported map key of type uint64: {node.value}")
+        return str(v)
+    if isinstance(v, float):
+        return _float32_key(v)
+    return str(v)
+
+
+def _is_merge(node: yaml.Node) -> bool:
+    return isinstance(node, yaml.ScalarNode) and node.value == "<<" and node.tag in (PLAIN, MERGE)
+
+
+# --------------------------------------------------------------------------
+# composition
+
+
+class _Frame:
+    __slots__ = ("node", "items", "height", "size", "anchor")
+
+    def __init__(self, node: yaml.CollectionNode, anchor: str | None) -> None:
+        self.node = node
+        self.items: list[yaml.Node] = []
+        self.height = 1  # nesting levels, aliases expanded
+        self.size = 1  # values, aliases expanded
+        self.anchor = anchor
+
+
+def _path(stack: list[_Frame]) -> str:
+    out = ""
+    for frame in stack:
+        if isinstance(frame.node, yaml.MappingNode):
+            n = len(frame.items)
+            if n % 2 == 1 and isinstance(frame.items[-1], yaml.ScalarNode):
+                key = str(frame.items[-1].value)
+                out = f"{out}.{key}" if out else key
+        else:
+            out += f"[{len(frame.items)}]"
+    return out
+
+
+def _refuse(stack: list[_Frame], mark: Any, message: str) -> InputError:
+    where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
+    return InputError(f"{message}{where}", path=_path(stack))
+
+
+def compose_documents(events: Iterable[yaml.Event], limits: ReadLimits = DEFAULT_LIMITS) -> list[yaml.Node | None]:
+    """The node tree of every document of an event stream, within ``limits``.
+
+    An alias is represented by its anchored node (shared in the tree; the
+    values built by :func:`construct` are copies). Raises ``InputError``
+    (without a file name) when a bound is passed or an alias is undefined
+    or recursive.
+    """
+    docs: list[yaml.Node | None] = []
+    stack: list[_Frame] = []
+    anchors: dict[str, yaml.Node] = {}
+    # expanded size and height of each complete anchored node
+    measured: dict[int, tuple[int, int]] = {}
+    open_anchors: set[str] = set()
+    root: yaml.Node | None = None
+    expanded = 0  # values in the documents so far, aliases expanded
+    by_alias = 0
+    max_depth, max_nodes, max_alias = limits.max_depth, limits.max_nodes, limits.max_alias_nodes
+
+    def attach(node: yaml.Node, height: int, size: int) -> None:
+        nonlocal root
+        if stack:
+            top = stack[-1]
+            top.items.append(node)
+            top.size += size
+            if height + 1 > top.height:
+                top.height = height + 1
+        else:
+            root = node
+
+    count = 0
+    for ev in events:
+        cls = type(ev)
+        if cls is yaml.ScalarEvent:
+            tag = ev.tag if ev.tag is not None else (PLAIN if ev.implicit[0] else QUOTED)
+            node: yaml.Node = yaml.ScalarNode(tag, ev.value, ev.start_mark, ev.end_mark, style=ev.style)
+            count += 1
+            if ev.anchor is not None:
+                anchors[ev.anchor] = node
+                measured[id(node)] = (1, 0)
+            attach(node, 0, 1)
+        elif cls is yaml.MappingStartEvent or cls is yaml.SequenceStartEvent:
+            if len(stack) + 1 > max_depth:
+                raise _refuse(stack, ev.start_mark, f"nested more than {max_depth} levels deep")
+            tag = ev.tag if ev.tag is not None else PLAIN
+            if cls is yaml.MappingStartEvent:
+                coll: yaml.CollectionNode = yaml.MappingNode(
+                    tag, [], ev.start_mark, None, flow_style=ev.flow_style)
+            else:
+                coll = yaml.SequenceNode(tag, [], ev.start_mark, None, flow_style=ev.flow_style)
+            count += 1
+            if ev.anchor is not None:
+                anchors[ev.anchor] = coll
+                open_anchors.add(ev.anchor)
+            stack.append(_Frame(coll, ev.anchor))
+        elif cls is yaml.MappingEndEvent or cls is yaml.SequenceEndEvent:
+            frame = stack.pop()
+            coll = frame.node
+            coll.end_mark = ev.end_mark
+            items = frame.items
+            if isinstance(coll, yaml.MappingNode):
+                coll.value = list(zip(items[0::2], items[1::2], strict=True))
+            else:
+                coll.value = items
+            if frame.anchor is not None:
+                open_anchors.discard(frame.anchor)
+                measured[id(coll)] = (frame.size, frame.height)
+            attach(coll, frame.height, frame.size)
+        elif cls is yaml.AliasEvent:
+            target = anchors.get(ev.anchor)
+            if target is None:
+                raise _refuse(stack, ev.start_mark, f"unknown anchor {ev.anchor!r} referenced")
+            if ev.anchor in open_anchors and any(f.node is target for f in stack):
+                raise _refuse(stack, ev.start_mark, f"anchor {ev.anchor!r} value contains itself")
+            size, height = measured[id(target)]
+            if max_alias <= 0:
+                raise _refuse(stack, ev.start_mark, "YAML aliases are not accepted here")
+            by_alias += size
+            expanded += size
+            if by_alias > max_alias:
+                raise _refuse(
+                    stack, ev.start_mark,
+                    f"YAML aliases expand to more than {max_alias} values (an alias bomb?)",
+                )
+            if expanded + count > max_nodes:
+                raise _refuse(stack, ev.start_mark, f"more than {max_nodes} values")
+            if len(stack) + height > max_depth:
+                raise _refuse(stack, ev.start_mark, f"nested more than {max_depth} levels deep")
+            attach(target, height, size)
+        elif cls is yaml.DocumentStartEvent:
+            anchors = {}
+            open_anchors = set()
+            measured = {}
+            root = None
+        elif cls is yaml.DocumentEndEvent:
+            docs.append(root)
+            root = None
+        if count > max_nodes - expanded:
+            raise _refuse(stack, getattr(ev, "start_mark", None), f"more than {max_nodes} values")
+    return docs
+
+
+# --------------------------------------------------------------------------
+# construction
+
+
+def construct(node: yaml.Node | None) -> Any:
+    """The plain value (dicts, lists, str, int, float, bool, None) of a
+    composed node tree; every alias a fresh copy. Raises
+    :class:`GoYAMLError` (with the field path) for what ``YAMLToJSON``
+    refuses."""
+    if node is None:
+        return None
+    return _Builder().value(node)
+
+
+class _Builder:
+    def __init__(self) -> None:
+        self.path: list[str] = []
+
+    def _fail(self, err: GoYAMLError) -> GoYAMLError:
+        path = ""
+        for part in self.path:
+            path = path + part if part.startswith("[") or not path else f"{path}.{part}"
+        return GoYAMLError(err.message, path=path)
+
+    def value(self, node: yaml.Node) -> Any:
+        if isinstance(node, yaml.ScalarNode):
+            try:
+                _tag, v = _scalar(node)
+                if isinstance(v, float):
+                    return _json_number(node, v)
+            except GoYAMLError as e:
+                raise self._fail(e) from None
+            return v
+        if isinstance(node, yaml.SequenceNode):
+            out: list[Any] = []
+            path = self.path
+            for i, item in enumerate(node.value):
+                path.append(f"[{i}]")
+                out.append(self.value(item))
+                path.pop()
+            return out
+        mapping: dict[str, Any] = {}
+        self._into(node, mapping, set())
+        return mapping
+
+    def _into(self, node: yaml.Node, out: dict[str, Any], explicit: set[str]) -> None:
+        """Decode mapping ``node`` into ``out`` (go-yaml's ``mapping``)."""
+        assert isinstance(node, yaml.MappingNode)
+        path = self.path
+        for k, v in node.value:
+            if _is_merge(k):
+                path.append("<<")
+                self._merge(v, out)
+                path.pop()
+                continue
+            try:
+                key = json_key(k)
+            except GoYAMLError as e:
+                raise self._fail(e) from None
+            if key in explicit:
+                m = k.start_mark
+                path.append(key)
+                err = self._fail(GoYAMLError(
+                    f"duplicate key {key!r} (line {m.line + 1}, column {m.column + 1})"))
+                raise err
+            explicit.add(key)
+            path.append(key)
+            out[key] = self.value(v)
+            path.pop()
+
+    def _merge(self, node: yaml.Node, out: dict[str, Any]) -> None:
+        want = "invalid YAML: map merge requires map or sequence of maps as the value"
+        if isinstance(node, yaml.MappingNode):
+            self._into(node, out, set())
+        elif isinstance(node, yaml.SequenceNode):
+            for item in reversed(node.value):  # earlier mappings take precedence
+                if not isinstance(item, yaml.MappingNode):
+                    raise self._fail(_at(item, want))
+                self._into(item, out, set())
+        else:
+            raise self._fail(_at(node, want))
+
+
+def events(text: str, *, c_parser: bool) -> Iterator[yaml.Event]:
+    """The parser's events for ``text`` (libyaml's parser when asked and
+    available)."""
+    loader_cls: Any = yaml.CSafeLoader if c_parser else yaml.SafeLoader
+    loader = loader_cls(text)
+    try:
+        while loader.check_event():
+            yield loader.get_event()
+    finally:
+        loader.dispose()

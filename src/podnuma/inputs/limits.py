@@ -1,0 +1,49 @@
+"""The bounds every YAML and JSON input is read within.
+
+One set of numbers for every door (files, standard input, HTTP bodies,
+agent manifests, fleet dumps, live API answers); a door may only lower a
+bound or, for bytes, pick the size that fits what it reads (a manifest, a
+request body, a cluster dump). docs/limits.md gives each value and why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+__all__ = [
+    "DEFAULT_LIMITS",
+    "FLEET_LIMITS",
+    "MANIFEST_LIMITS",
+    "ReadLimits",
+]
+
+MiB = 1 << 20
+
+
+@dataclass(frozen=True)
+class ReadLimits:
+    """Bounds on one input.
+
+    * ``max_bytes``: the largest file or body read (its bytes, before decoding);
+    * ``max_depth``: the deepest nesting of mappings and lists;
+    * ``max_nodes``: the most values (scalars, mappings, lists) a document may
+      hold once every alias is expanded;
+    * ``max_alias_nodes``: the most values YAML aliases may add to a document
+      (the expanded size minus the written size); 0 refuses every alias.
+    """
+
+    max_bytes: int = 64 * MiB
+    max_depth: int = 100
+    max_nodes: int = 5_000_000
+    max_alias_nodes: int = 100_000
+
+    def with_bytes(self, max_bytes: int) -> ReadLimits:
+        return replace(self, max_bytes=max_bytes)
+
+
+#: files and standard input of the commands (scenarios, pods, nodes, configurations)
+DEFAULT_LIMITS = ReadLimits()
+#: a static-pod manifest: the kubelet's own limit on a manifest file (10 MiB)
+MANIFEST_LIMITS = ReadLimits(max_bytes=10 * MiB, max_nodes=1_000_000)
+#: cluster dumps (``kubectl get pods -A -o json`` of a large cluster) and live answers
+FLEET_LIMITS = ReadLimits(max_bytes=2048 * MiB, max_nodes=200_000_000)
