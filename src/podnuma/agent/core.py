@@ -82,7 +82,9 @@ class Agent:
         metrics: AgentMetrics | None = None,
         cgroups: CgroupApplier | None = None,
     ) -> None:
-        self.manifests = manifests
+        # the canonical directory: file names, and so the UIDs hashed from
+        # them, are the same however the directory was spelled
+        self.manifests = Path(os.path.realpath(manifests))
         self.state = state
         self.log = logger
         self.metrics = metrics
@@ -102,6 +104,7 @@ class Agent:
         self.lock = threading.RLock()
         self.records: dict[str, PodRecord] = {}
         self.errors: dict[str, str] = {}
+        self._skip_reasons: dict[str, str] = {}  # file -> invalid | duplicate
         self._step = 0
         self._removed: list[PlannedPod] = []
         self.syncs = 0
@@ -132,6 +135,7 @@ class Agent:
     def _read_desired(self) -> tuple[dict[str, Manifest], dict[str, str]]:
         desired: dict[str, Manifest] = {}
         errors: dict[str, str] = {}
+        self._skip_reasons = {}
         owner: dict[str, str] = {}
         node_name = self.node.machine.name
         for path in list_manifest_files(self.manifests):
@@ -139,6 +143,7 @@ class Agent:
                 m = read_manifest(path, node_name=node_name, gates=self.node.gates)
             except InputError as e:
                 errors[str(path)] = str(e)
+                self._skip_reasons[str(path)] = "invalid"
                 continue
             first = owner.get(m.pod.ref)
             if first is not None:
@@ -146,6 +151,7 @@ class Agent:
                     f"{m.file}: metadata.name: duplicate pod name {m.pod.name!r} "
                     f"(the pod of {first}), ignoring"
                 )
+                self._skip_reasons[m.file] = "duplicate"
                 continue
             owner[m.pod.ref] = m.file
             desired[m.file] = m
@@ -156,7 +162,10 @@ class Agent:
         desired, errors = self._read_desired()
         for file, text in errors.items():
             if self.errors.get(file) != text:
-                self.log.warning("Manifest skipped", extra=kv(file=file, error=text))
+                reason = self._skip_reasons.get(file, "invalid")
+                self.log.warning("Manifest skipped", extra=kv(file=file, reason=reason, error=text))
+                if self.metrics is not None:
+                    self.metrics.manifests_skipped.labels(reason).inc()
         self.errors = errors
 
         for file, rec in list(self.records.items()):

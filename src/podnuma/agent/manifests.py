@@ -4,11 +4,16 @@ Mirrors ``pkg/kubelet/config/file.go`` and ``common.go``:
 
 * the directory's entries matching ``[^.]*`` (hidden files are ignored),
   sorted by name; sub-directories and non-regular files are skipped;
-* a file holds one pod (YAML or JSON), at most 10 MiB;
+* a file holds one pod (YAML or JSON), at most 10 MiB, read through the one
+  bounded reading path (:mod:`podnuma.inputs.documents`, with
+  :data:`~podnuma.inputs.limits.MANIFEST_LIMITS`: YAML aliases, nesting and
+  values bounded, YAML 1.1 scalars as the kubelet's go-yaml reads them);
 * the pod's name gets the node name appended (``NAME-NODE``, lower case),
   its namespace defaults to ``default``;
 * without ``metadata.uid`` the UID is a hash of the pod, the node name and
-  the file path, so it changes exactly when the file's pod changes (the
+  the file path (the canonical one: the agent resolves its manifests
+  directory, so any spelling of the same directory gives the same UIDs),
+  so it changes exactly when the file's pod changes (the
   kubelet hashes the decoded object with FNV-128a; podnuma hashes a
   canonical JSON form with BLAKE2b: the same 32 hex digits, not the same
   value).
@@ -29,11 +34,12 @@ from pathlib import Path
 
 from podnuma.api.pod import FeatureGateView, Pod, parse_pod
 from podnuma.errors import InputError
-from podnuma.inputs.documents import parse_document
+from podnuma.inputs.documents import decode_text, parse_document, read_bytes
+from podnuma.inputs.limits import MANIFEST_LIMITS
 
 __all__ = ["MAX_MANIFEST_BYTES", "Manifest", "list_manifest_files", "read_manifest"]
 
-MAX_MANIFEST_BYTES = 10 << 20
+MAX_MANIFEST_BYTES = MANIFEST_LIMITS.max_bytes
 
 
 @dataclass(frozen=True)
@@ -80,18 +86,9 @@ def pod_uid(data: object, *, node_name: str, file: str) -> str:
 
 def read_manifest(path: Path, *, node_name: str, gates: FeatureGateView) -> Manifest:
     name = str(path)
-    try:
-        with path.open("rb") as fh:
-            raw = fh.read(MAX_MANIFEST_BYTES + 1)
-    except OSError as e:
-        raise InputError(f"cannot read manifest: {e.strerror or e}", file=name) from None
-    if len(raw) > MAX_MANIFEST_BYTES:
-        raise InputError(f"manifest is larger than {MAX_MANIFEST_BYTES} bytes", file=name)
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise InputError(f"manifest is not UTF-8 text (byte {e.start})", file=name) from None
-    doc = parse_document(text, name=name)
+    raw = read_bytes(path, what="manifest", name=name, limits=MANIFEST_LIMITS)
+    text = decode_text(raw, what="manifest", name=name)
+    doc = parse_document(text, name=name, limits=MANIFEST_LIMITS)
     if doc.data is None:
         raise InputError("the manifest is empty", file=name)
     if not isinstance(doc.data, Mapping):

@@ -52,6 +52,13 @@ class AgentMetrics:
         self.manifest_errors = Gauge(
             "podnuma_agent_manifest_errors", "Manifests skipped as malformed.", registry=r
         )
+        self.manifests_skipped = Counter(
+            "podnuma_agent_manifests_skipped",
+            "Manifests skipped (each bad version of a file once): invalid (malformed, over "
+            "a reading limit, not a valid pod) or duplicate (a pod name already used).",
+            ["reason"],
+            registry=r,
+        )
         self.podresources_requests = Counter(
             "podnuma_agent_pod_resources_endpoint_requests",
             "PodResources API calls.",

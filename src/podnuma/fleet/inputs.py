@@ -44,11 +44,17 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeGuard
 
-import yaml
-
 from podnuma.errors import InputError
 from podnuma.fleet.model import Issue, NodeSpec
-from podnuma.inputs.documents import StrictLoader, describe_type
+from podnuma.inputs.documents import (
+    MalformedJSON,
+    check_tree,
+    describe_type,
+    load_json,
+    parse_documents,
+    read_text,
+)
+from podnuma.inputs.limits import FLEET_LIMITS
 
 __all__ = [
     "FLEET_API_VERSION",
@@ -86,14 +92,7 @@ def _is_map(x: object) -> TypeGuard[Mapping[Any, Any]]:
 
 
 def _load_text(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError("file not found", file=str(path)) from None
-    except UnicodeDecodeError as e:
-        raise InputError(f"not UTF-8 text (byte {e.start})", file=str(path)) from None
-    except OSError as e:
-        raise InputError(f"cannot read: {e.strerror or e}", file=str(path)) from None
+    return read_text(path, what="input", name=str(path), limits=FLEET_LIMITS)
 
 
 def _salvage_items(text: str) -> list[Any]:
@@ -112,7 +111,8 @@ def _salvage_items(text: str) -> list[Any]:
             return out
         try:
             obj, pos = decoder.raw_decode(text, pos)
-        except json.JSONDecodeError:
+            check_tree(obj, name="", limits=FLEET_LIMITS)
+        except (json.JSONDecodeError, RecursionError, InputError):
             return out
         out.append(obj)
 
@@ -127,17 +127,16 @@ def read_document(path: Path) -> tuple[Any, Issue | None]:
         return None, Issue("error", e.message, file=str(path))
     if path.suffix.lower() in (".yaml", ".yml"):
         try:
-            docs = [d for d in yaml.load_all(text, Loader=StrictLoader) if d is not None]
-        except yaml.YAMLError as e:
-            mark = getattr(e, "problem_mark", None)
-            where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
-            return None, Issue("error", f"invalid YAML{where}", file=str(path))
+            found = parse_documents(text, name=str(path), limits=FLEET_LIMITS)
+        except InputError as e:
+            return None, Issue("error", _where(e), file=str(path))
+        docs = [d.data for d in found if d.data is not None]
         return (docs[0] if len(docs) == 1 else docs), None
     try:
-        return json.loads(text), None
-    except json.JSONDecodeError as e:
+        return load_json(text, name=str(path), limits=FLEET_LIMITS), None
+    except MalformedJSON as e:
         items = _salvage_items(text)
-        msg = f"invalid JSON: {e.msg} (line {e.lineno}, column {e.colno})"
+        msg = e.message
         if items:
             return (
                 {"kind": "List", "items": items, "_truncated": True},
@@ -148,6 +147,13 @@ def read_document(path: Path) -> tuple[Any, Issue | None]:
                 ),
             )
         return None, Issue("error", msg, file=str(path))
+    except InputError as e:
+        return None, Issue("error", _where(e), file=str(path))
+
+
+def _where(e: InputError) -> str:
+    """An input error's field path and message (the issue names the file)."""
+    return f"{e.path}: {e.message}" if e.path else e.message
 
 
 def read_items(path: Path) -> tuple[list[Any], Issue | None]:

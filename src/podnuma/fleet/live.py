@@ -14,7 +14,6 @@ through the same assembly as the dumps (:mod:`podnuma.fleet.inputs`).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -23,6 +22,8 @@ from typing import Any
 from podnuma.errors import InputError
 from podnuma.fleet.inputs import FleetInputs, Scan, assemble, walk_inputs, with_inline_pods
 from podnuma.fleet.model import Issue
+from podnuma.inputs.documents import load_json
+from podnuma.inputs.limits import FLEET_LIMITS
 
 __all__ = ["load_live", "PAGE"]
 
@@ -30,7 +31,16 @@ PAGE = 500
 LIVE = "<live cluster>"
 
 
-def _pages(call: Callable[..., Any], **kw: Any) -> list[dict[str, Any]]:
+def _answer(resp: Any, what: str) -> Any:
+    """An API answer's JSON, read through the one bounded path (at most the
+    fleet byte limit is read)."""
+    limit = FLEET_LIMITS.max_bytes
+    read = getattr(resp, "read", None)
+    data = read(limit + 1) if callable(read) else resp.data
+    return load_json(data, name=what, limits=FLEET_LIMITS)
+
+
+def _pages(call: Callable[..., Any], what: str = LIVE, **kw: Any) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = []
     token: str | None = None
     while True:
@@ -38,7 +48,9 @@ def _pages(call: Callable[..., Any], **kw: Any) -> list[dict[str, Any]]:
         if token:
             args["_continue"] = token
         resp = call(**args)
-        doc = json.loads(resp.data)
+        doc = _answer(resp, what)
+        if not isinstance(doc, dict):
+            raise InputError("the API server's answer is not a JSON object", file=what)
         items.extend(doc.get("items") or [])
         token = (doc.get("metadata") or {}).get("continue")
         if not token:
@@ -70,6 +82,8 @@ def load_live(kubeconfig: str, *, context: str | None = None, extra: Sequence[Pa
         pods = _pages(core.list_pod_for_all_namespaces)
     except ApiException as e:
         raise InputError(f"cannot list nodes and pods: {e.status} {e.reason}", file=server) from None
+    except InputError:
+        raise
     except Exception as e:  # connection refused, TLS...
         raise InputError(f"cannot reach the API server: {e}", file=server) from None
     for n in nodes:
@@ -93,15 +107,16 @@ def load_live(kubeconfig: str, *, context: str | None = None, extra: Sequence[Pa
             continue
         try:
             resp: Any = core.connect_get_node_proxy_with_path(name, "configz", _preload_content=False)
-            doc = json.loads(resp.data)
+            doc = _answer(resp, f"{LIVE} /api/v1/nodes/{name}/proxy/configz")
             cfg = doc.get("kubeletconfig") if isinstance(doc, dict) else None
             if isinstance(cfg, dict):
                 scan.configz[name] = (cfg, f"{LIVE} /api/v1/nodes/{name}/proxy/configz")
         except ApiException as e:
             scan.issues.append(Issue("warning", f"configz not readable ({e.status} {e.reason}): "
                                      "needs get on nodes/proxy", node=name, file=server))
-        except ValueError:
-            scan.issues.append(Issue("warning", "configz is not JSON", node=name, file=server))
+        except InputError as e:
+            scan.issues.append(Issue("warning", f"configz is not usable JSON: {e.message}",
+                                     node=name, file=server))
     by_node: dict[str, list[dict[str, Any]]] = {}
     for pod in pods:
         scan.pods_total += 1

@@ -45,6 +45,9 @@ __all__ = [
     "describe_type",
     "input_name",
     "is_stdin",
+    "MalformedJSON",
+    "check_tree",
+    "decode_text",
     "json_input_error",
     "load_json",
     "parse_document",
@@ -364,9 +367,13 @@ def check_tree(data: Any, *, name: str, limits: ReadLimits = DEFAULT_LIMITS) -> 
             raise InputError(f"more than {limits.max_nodes} values", file=name)
 
 
+class MalformedJSON(InputError):
+    """JSON that does not parse (as opposed to JSON over a limit)."""
+
+
 def json_input_error(e: json.JSONDecodeError, name: str) -> InputError:
     """The ``InputError`` for malformed JSON in file ``name``."""
-    return InputError(f"invalid JSON: {e.msg} (line {e.lineno}, column {e.colno})", file=name)
+    return MalformedJSON(f"invalid JSON: {e.msg} (line {e.lineno}, column {e.colno})", file=name)
 
 
 def yaml_input_error(e: yaml.YAMLError, name: str) -> InputError:

@@ -13,26 +13,22 @@ Also the built-in node and configuration ``advise`` uses when none is given
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from podnuma.api.kubeletconfig import KubeletConfig, load_kubelet_config
 from podnuma.errors import InputError, KubeletStartupError
 from podnuma.inputs.discover import load_node
 from podnuma.inputs.documents import (
-    StrictLoader,
     describe_type,
     input_name,
     is_stdin,
-    json_input_error,
+    load_json,
     parse_document,
+    parse_documents,
     read_text,
-    yaml_input_error,
 )
 from podnuma.inputs.startup import StartupFailure, startup_failure
 from podnuma.machine.topology import Machine
@@ -105,17 +101,14 @@ class PodSource:
 
 def _documents(text: str, name: str) -> list[Any]:
     stripped = text.lstrip()
-    if name.lower().endswith(".json") or stripped.startswith(("{", "[")):
+    if name.lower().endswith(".json"):
+        return [load_json(text, name=name)]
+    if stripped.startswith(("{", "[")):
         try:
-            return [json.loads(text)]
-        except json.JSONDecodeError as e:
-            if name.lower().endswith(".json"):
-                raise json_input_error(e, name) from None
-            # flow-style YAML, perhaps: fall through
-    try:
-        return list(yaml.load_all(text, Loader=StrictLoader))
-    except yaml.YAMLError as e:
-        raise yaml_input_error(e, name) from None
+            return [load_json(text, name=name)]
+        except InputError:
+            pass  # flow-style YAML, perhaps
+    return [d.data for d in parse_documents(text, name=name)]
 
 
 def load_pod_sources(text: str, *, name: str) -> list[PodSource]:
@@ -207,12 +200,14 @@ def load_config_file(path: str | Path) -> KubeletConfig:
 
 def default_machine() -> Machine:
     """The built-in node (:data:`DEFAULT_NODE_YAML`)."""
-    return load_node(yaml.safe_load(DEFAULT_NODE_YAML), base_dir=Path("."))
+    doc = parse_document(DEFAULT_NODE_YAML, name="built-in node")
+    return load_node(doc.data, base_dir=Path("."))
 
 
 def default_config() -> KubeletConfig:
     """The built-in kubelet configuration (:data:`DEFAULT_KUBELET_CONFIG_YAML`)."""
-    return load_kubelet_config(yaml.safe_load(DEFAULT_KUBELET_CONFIG_YAML))
+    doc = parse_document(DEFAULT_KUBELET_CONFIG_YAML, name="built-in kubelet configuration")
+    return load_kubelet_config(doc.data)
 
 
 def node_and_config(
