@@ -114,7 +114,7 @@ class Agent:
             "Agent started",
             extra=kv(
                 node=machine.name,
-                manifests=str(manifests),
+                manifests=str(self.manifests),
                 stateDir=str(state.path),
                 restoredPods=len(uids),
                 staleTempFilesRemoved=self.stale_temp_files,

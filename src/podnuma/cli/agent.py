@@ -83,15 +83,13 @@ def agent_command(
     from podnuma.cli.app import _guard
 
     def go() -> int:
-        try:
-            from podnuma.agent.logs import setup_logging
-            from podnuma.agent.run import AgentOptions, default_socket, run_agent
-        except ImportError as e:  # pragma: no cover - install without the extra
-            from podnuma.errors import InputError
+        # Everything of the agent extra first, before anything starts: without
+        # it, the guard says which extra to install.
+        import watchfiles  # noqa: F401
 
-            raise InputError(
-                f"podnuma agent needs the 'agent' extra (pip install 'podnuma[agent]'): {e}"
-            ) from None
+        import podnuma.grpc.server  # noqa: F401
+        from podnuma.agent.logs import setup_logging
+        from podnuma.agent.run import AgentOptions, default_socket, run_agent
         from podnuma.inputs.pods import (
             default_config,
             default_machine,

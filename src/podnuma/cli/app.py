@@ -14,6 +14,11 @@ every error to one ``error:`` line on standard error and an exit code:
   with; a bad option);
 * 1 (:data:`EXIT_BUG`): anything unexpected (a bug): a one-line message,
   the traceback only with ``PODNUMA_DEBUG=1``.
+
+A module of an optional extra that is not installed (grpc for ``agent`` and
+``podresources``, distributed for ``fleet analyze --dask``...) is invalid
+input too (exit 2), with the ``pip install 'podnuma[EXTRA]'`` line that
+installs it (:func:`missing_extra`, here for every command).
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ __all__ = [
     "guard",
     "is_quiet",
     "main",
+    "missing_extra",
 ]
 
 EXIT_OK = 0
@@ -97,6 +103,8 @@ def _guard(fn: Callable[[], T]) -> T:
         raise
     except BrokenPipeError:
         _quiet_pipe()
+    except ImportError as e:
+        _import_failed(e)
     except Exception as e:
         if os.environ.get("PODNUMA_DEBUG") == "1":
             raise
@@ -108,6 +116,42 @@ def _guard(fn: Callable[[], T]) -> T:
 
 #: the public name of the guard
 guard = _guard
+
+#: The top-level modules of each optional extra (pyproject.toml's
+#: optional-dependencies), and the extra that installs them.
+EXTRA_MODULES: dict[str, str] = {
+    "grpc": "agent", "google.protobuf": "agent", "google": "agent", "watchfiles": "agent",
+    "prometheus_client": "agent",
+    "fastapi": "web", "uvicorn": "web", "starlette": "web", "pydantic": "web",
+    "pydantic_core": "web",
+    "dask": "fleet", "distributed": "fleet", "plotly": "fleet", "kubernetes": "fleet",
+}
+
+
+def missing_extra(err: ImportError) -> str | None:
+    """The message for an optional extra that is not installed, or None
+    when ``err`` is not about one (a bug, then)."""
+    name = err.name or ""
+    extra = EXTRA_MODULES.get(name) or EXTRA_MODULES.get(name.partition(".")[0])
+    if extra is None:
+        return None
+    ctx = click.get_current_context(silent=True)
+    command = ctx.command_path if ctx is not None else "podnuma"
+    return f"{command} needs the {extra} extra ({name} is missing): pip install 'podnuma[{extra}]'"
+
+
+def _import_failed(err: ImportError) -> NoReturn:
+    """A module could not be imported: an optional extra not installed
+    (exit 2, the line that installs it), else a bug (exit 1)."""
+    message = missing_extra(err)
+    if message is not None:
+        fail(message, EXIT_INPUT)
+    if os.environ.get("PODNUMA_DEBUG") == "1":
+        raise err
+    fail(
+        f"internal error: {type(err).__name__}: {err} (set PODNUMA_DEBUG=1 for a traceback)",
+        EXIT_BUG,
+    )
 
 
 def is_quiet() -> bool:
@@ -170,6 +214,8 @@ class _Group(click.Group):
             sys.exit(EXIT_BUG)
         except BrokenPipeError:
             _quiet_pipe()
+        except ImportError as e:  # a command module importing a missing extra
+            _import_failed(e)
         sys.exit(rv if isinstance(rv, int) else EXIT_OK)
 
 

@@ -12,6 +12,7 @@ invalid arguments or unreadable inputs, 1 a bug.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
 import sys
 import tempfile
@@ -167,10 +168,9 @@ def analyze_command(
         except ValueError as e:
             _fail(str(e), EXIT_INPUT)
     if fmt == "html":
-        try:
-            import plotly  # noqa: F401
-        except ImportError:
-            _fail("-o html needs plotly: pip install 'podnuma[fleet]'", EXIT_INPUT)
+        _guard(lambda: importlib.import_module("plotly"))  # the fleet extra, before any work
+    if dask_target is not None:
+        _guard(lambda: importlib.import_module("distributed"))
     with tempfile.TemporaryDirectory(prefix="podnuma-fleet-") as tmp:
         fleet = _guard(lambda: _load(inputs, kubeconfig, context, Path(tmp)))
         _guard(lambda: _analyze(fleet, parsed, fmt, output_file, workers, dask_target))

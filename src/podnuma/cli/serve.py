@@ -8,14 +8,11 @@ defaults. Needs the ``web`` extra (FastAPI, uvicorn).
 from __future__ import annotations
 
 import socket
-import sys
+from typing import Any
 
 import click
 
 __all__ = ["serve_command"]
-
-EXIT_INPUT = 2
-
 
 def _listen(host: str, port: int) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -39,18 +36,18 @@ def _listen(host: str, port: int) -> socket.socket:
 def serve_command(host: str, port: int, max_body: int, time_limit: float, workers: int) -> None:
     """Serve the web page: pick or upload a scenario, step through the
     machine picture, click a CPU for its owner, explain, compare and advise."""
-    try:
+    from podnuma.cli.app import guard
+
+    def load() -> tuple[Any, Any, Any, Any]:
+        # without the web extra, the guard says which extra to install
         import uvicorn
 
         from podnuma.web.app import LOOPBACK_HOSTS, create_app
         from podnuma.web.worker import Limits
-    except ImportError as e:
-        click.echo(
-            f"error: podnuma serve needs the web extra ({e.name} is missing): "
-            "pip install 'podnuma[web]'",
-            err=True,
-        )
-        sys.exit(EXIT_INPUT)
+
+        return uvicorn, LOOPBACK_HOSTS, create_app, Limits
+
+    uvicorn, LOOPBACK_HOSTS, create_app, Limits = guard(load)
     sock = _listen(host, port)
     loopback = host.strip("[]") in ("127.0.0.1", "localhost", "::1")
     app = create_app(
