@@ -40,16 +40,14 @@ def _importable(name: str) -> bool:
 def running(**limits: Any) -> Iterator[str]:
     """A server with these limits; yields its base URL."""
     need("the web extra (fastapi, uvicorn)", _importable("fastapi") and _importable("uvicorn"))
-    import uvicorn
-
-    from podnuma.web.app import create_app
+    from podnuma.web.app import create_app, make_server
     from podnuma.web.worker import Limits
 
     app = create_app(Limits(**limits))
     app.state.pool.warm_up()
     sock = socket.create_server(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
+    server = make_server(app)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     while not server.started:

@@ -33,25 +33,29 @@ def _listen(host: str, port: int) -> socket.socket:
               metavar="SECONDS", help="Longest a request's simulation may run.")
 @click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True,
               help="Simulations run at once (each in a process of its own).")
-def serve_command(host: str, port: int, max_body: int, time_limit: float, workers: int) -> None:
+@click.option("--read-timeout", type=click.FloatRange(min=0.1), default=5.0, show_default=True,
+              metavar="SECONDS", help="Longest a client may take to send a request's headers, "
+              "and again its body.")
+def serve_command(
+    host: str, port: int, max_body: int, time_limit: float, workers: int, read_timeout: float
+) -> None:
     """Serve the web page: pick or upload a scenario, step through the
     machine picture, click a CPU for its owner, explain, compare and advise."""
     from podnuma.cli.app import guard
 
     def load() -> tuple[Any, Any, Any, Any]:
         # without the web extra, the guard says which extra to install
-        import uvicorn
-
-        from podnuma.web.app import LOOPBACK_HOSTS, create_app
+        from podnuma.web.app import LOOPBACK_HOSTS, create_app, make_server
         from podnuma.web.worker import Limits
 
-        return uvicorn, LOOPBACK_HOSTS, create_app, Limits
+        return LOOPBACK_HOSTS, create_app, make_server, Limits
 
-    uvicorn, LOOPBACK_HOSTS, create_app, Limits = guard(load)
+    LOOPBACK_HOSTS, create_app, make_server, Limits = guard(load)
     sock = _listen(host, port)
     loopback = host.strip("[]") in ("127.0.0.1", "localhost", "::1")
     app = create_app(
-        Limits(max_body=max_body, time_limit=time_limit, workers=workers),
+        Limits(max_body=max_body, time_limit=time_limit, workers=workers,
+               read_timeout=read_timeout),
         allowed_hosts=LOOPBACK_HOSTS if loopback else ("*",),
     )
     app.state.pool.warm_up()
@@ -63,5 +67,4 @@ def serve_command(host: str, port: int, max_body: int, time_limit: float, worker
             "podnuma: warning: listening beyond loopback; anyone who can reach this address "
             "can run simulations", err=True,
         )
-    config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=3)
-    uvicorn.Server(config).run(sockets=[sock])
+    make_server(app).run(sockets=[sock])

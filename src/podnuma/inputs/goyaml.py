@@ -329,7 +329,7 @@ def _refuse(stack: list[_Frame], mark: Any, message: str) -> InputError:
     return InputError(f"{message}{where}", path=_path(stack))
 
 
-def compose_documents(events: Iterable[yaml.Event], limits: ReadLimits = DEFAULT_LIMITS) -> list[yaml.Node | None]:
+def compose_documents(events: Iterable[Any], limits: ReadLimits = DEFAULT_LIMITS) -> list[yaml.Node | None]:
     """The node tree of every document of an event stream, within ``limits``.
 
     An alias is represented by its anchored node (shared in the tree; the
@@ -360,6 +360,7 @@ def compose_documents(events: Iterable[yaml.Event], limits: ReadLimits = DEFAULT
             root = node
 
     count = 0
+    ev: Any
     for ev in events:
         cls = type(ev)
         if cls is yaml.ScalarEvent:
@@ -514,7 +515,7 @@ class _Builder:
             raise self._fail(_at(node, want))
 
 
-def events(text: str, *, c_parser: bool) -> Iterator[yaml.Event]:
+def events(text: str, *, c_parser: bool) -> Iterator[Any]:
     """The parser's events for ``text`` (libyaml's parser when asked and
     available)."""
     loader_cls: Any = yaml.CSafeLoader if c_parser else yaml.SafeLoader

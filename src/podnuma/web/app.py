@@ -6,22 +6,33 @@ answer is the JSON document the matching command prints with ``-o json``;
 invalid input answers 400 with ``{"error": MESSAGE}`` where MESSAGE is what
 the command prints after ``error:`` (``FILE: FIELD.PATH: MESSAGE``).
 
-Limits (:class:`~podnuma.web.worker.Limits`): request bodies over
-``max_body`` bytes answer 413 before the body is read through; work runs
-in a job process (:mod:`podnuma.web.worker`) killed after ``time_limit``
-seconds (422); at most ``workers`` jobs at once (503 when they stay busy).
-Requests must name a loopback host when the server listens on loopback
-(no DNS rebinding).
+Limits (:class:`~podnuma.web.worker.Limits`; docs/limits.md): request
+bodies over ``max_body`` bytes answer 413 before the body is read through;
+a client gets ``read_timeout`` seconds to send a request's headers (else
+the connection is closed) and as long again for its body (408); work runs
+in a job process (:mod:`podnuma.web.worker`) that also encodes the answer,
+killed after ``time_limit`` seconds (422); at most ``workers`` jobs at once
+(503 when they stay busy). Every body is read through the one bounded
+reading path (:mod:`podnuma.inputs.documents`). Requests must name a
+loopback host when the server listens on loopback (no DNS rebinding), and a
+state-changing request from a browser must come from the page itself
+(``Sec-Fetch-Site`` / ``Origin``; 403 otherwise). SIGTERM kills the running
+jobs and stops the server within a second (:func:`make_server`).
 """
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import json
 import secrets
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, MutableMapping
+from types import FrameType
 from typing import Annotated, Any
+from urllib.parse import urlsplit
 
+import uvicorn
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
@@ -39,9 +50,9 @@ from podnuma.web.examples import (
     describe,
     example_text,
 )
-from podnuma.web.worker import Busy, JobError, Limits, TimeLimitExceeded, WorkerPool
+from podnuma.web.worker import Busy, Encoded, JobError, Limits, TimeLimitExceeded, WorkerPool
 
-__all__ = ["create_app", "LOOPBACK_HOSTS"]
+__all__ = ["create_app", "make_server", "LOOPBACK_HOSTS", "SameOrigin", "BodyLimit"]
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
 FLEET_PAGES = 4
@@ -57,17 +68,18 @@ class BodyLimit:
     """Answer 413 to a request whose body is (or turns out to be) larger
     than ``max_body`` bytes, without reading more of it."""
 
-    def __init__(self, app: ASGIApp, max_body: int) -> None:
+    def __init__(self, app: ASGIApp, max_body: int, read_timeout: float = 5.0) -> None:
         self.app = app
         self.max_body = max_body
+        self.read_timeout = read_timeout
 
     def _message(self) -> str:
         return f"the request body is larger than the server's limit of {self.max_body} bytes"
 
-    async def _refuse(self, send: Send) -> None:
-        body = json.dumps({"error": self._message()}).encode()
+    async def _refuse(self, send: Send, status: int = 413, message: str | None = None) -> None:
+        body = json.dumps({"error": message or self._message()}).encode()
         await send({
-            "type": "http.response.start", "status": 413,
+            "type": "http.response.start", "status": status,
             "headers": [(b"content-type", b"application/json"), (b"connection", b"close"),
                         (b"content-length", str(len(body)).encode())],
         })
@@ -90,18 +102,24 @@ class BodyLimit:
         # hand it to the application in one message.
         chunks: list[bytes] = []
         seen = 0
-        while True:
-            message = await receive()
-            if message["type"] != "http.request":
-                return  # the client went away
-            chunk = message.get("body", b"")
-            seen += len(chunk)
-            if seen > self.max_body:
-                await self._refuse(send)
-                return
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                break
+        try:
+            async with asyncio.timeout(self.read_timeout):
+                while True:
+                    message = await receive()
+                    if message["type"] != "http.request":
+                        return  # the client went away
+                    chunk = message.get("body", b"")
+                    seen += len(chunk)
+                    if seen > self.max_body:
+                        await self._refuse(send)
+                        return
+                    chunks.append(chunk)
+                    if not message.get("more_body", False):
+                        break
+        except TimeoutError:
+            await self._refuse(send, 408, f"the request body was not received within "
+                               f"{self.read_timeout:g} s")
+            return
         body = b"".join(chunks)
         replayed = False
 
@@ -113,6 +131,120 @@ class BodyLimit:
             return await receive()
 
         await self.app(scope, replay, send)
+
+
+class SameOrigin:
+    """Refuse (403) a state-changing request a browser sends on behalf of
+    another site: ``Sec-Fetch-Site`` other than ``same-origin`` or ``none``,
+    or an ``Origin`` whose host is not the request's ``Host``. Requests
+    without either header (command-line clients) pass: they are no
+    cross-site forgery."""
+
+    SAFE = frozenset({"GET", "HEAD", "OPTIONS"})
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    @staticmethod
+    def cross_site(headers: dict[bytes, bytes]) -> str | None:
+        site = headers.get(b"sec-fetch-site")
+        if site is not None and site not in (b"same-origin", b"none"):
+            return f"Sec-Fetch-Site: {site.decode('latin-1')}"
+        origin = headers.get(b"origin")
+        if origin is not None:
+            text = origin.decode("latin-1")
+            host = headers.get(b"host", b"").decode("latin-1").lower()
+            parts = urlsplit(text)
+            if text == "null" or parts.scheme not in ("http", "https") or (
+                parts.netloc.lower() != host
+            ):
+                return f"Origin: {text}"
+        return None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope.get("method", "GET") not in self.SAFE:
+            headers = dict(scope.get("headers", ()))
+            why = self.cross_site(headers)
+            if why is not None:
+                body = json.dumps({"error": f"cross-origin request refused ({why}): "
+                                   "use the page this server serves"}).encode()
+                await send({
+                    "type": "http.response.start", "status": 403,
+                    "headers": [(b"content-type", b"application/json"), (b"connection", b"close"),
+                                (b"content-length", str(len(body)).encode())],
+                })
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self.app(scope, receive, send)
+
+
+def _timed_h11(header_timeout: float) -> type[Any]:
+    """uvicorn's h11 protocol with a deadline on each request's headers:
+    a connection that has not sent a whole request head within
+    ``header_timeout`` seconds of opening (or of the previous answer) is
+    closed, however slowly it trickles bytes."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class TimedH11(H11Protocol):
+        _head_timer: asyncio.TimerHandle | None = None
+
+        def _arm(self) -> None:
+            self._disarm()
+            self._head_timer = self.loop.call_later(header_timeout, self._too_slow)
+
+        def _disarm(self) -> None:
+            if self._head_timer is not None:
+                self._head_timer.cancel()
+                self._head_timer = None
+
+        def _too_slow(self) -> None:
+            self._head_timer = None
+            if self.cycle is None or self.cycle.response_complete:
+                self.transport.close()
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self._arm()
+
+        def handle_events(self) -> None:
+            cycle = self.cycle
+            super().handle_events()
+            if self.cycle is not cycle:  # a request head arrived
+                self._disarm()
+
+        def on_response_complete(self) -> None:
+            self._arm()  # the next request's head (a pipelined one disarms it at once)
+            super().on_response_complete()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm()
+            super().connection_lost(exc)
+
+    return TimedH11
+
+
+class _Server(uvicorn.Server):
+    """uvicorn's server, whose exit (SIGTERM, SIGINT) first kills the
+    running jobs so that every pending request answers at once."""
+
+    def __init__(self, config: uvicorn.Config, pool: WorkerPool) -> None:
+        super().__init__(config)
+        self.pool = pool
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        self.pool.kill_all()
+        super().handle_exit(sig, frame)
+
+
+def make_server(app: FastAPI) -> uvicorn.Server:
+    """The uvicorn server for ``app`` with the app's limits: the header
+    deadline, a short keep-alive, one second of graceful shutdown."""
+    limits: Limits = app.state.limits
+    config = uvicorn.Config(
+        app, log_level="warning", access_log=False, http=_timed_h11(limits.read_timeout),
+        timeout_keep_alive=5, timeout_graceful_shutdown=1, lifespan="off",
+    )
+    return _Server(config, app.state.pool)
 
 
 def _error(status: int, message: str) -> JSONResponse:
@@ -211,9 +343,12 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
             parts.append(f"{loc}: {err.get('msg', 'invalid')}" if loc else str(err.get("msg")))
         return _error(422, "; ".join(parts) or "invalid request")
 
-    def job(fn: Callable[..., Any], *args: Any) -> Any:
+    def job(fn: Callable[..., Any], *args: Any, media_type: str | None = None) -> Any:
         try:
-            return pool.run(fn, *args)
+            out = pool.run(fn, *args)
+            if isinstance(out, Encoded):  # encoded by the job, inside its limits
+                return Response(out.body, media_type=media_type or out.media_type)
+            return out
         except JobError as e:
             status = {"input": 400, "startup": 400, "limit": 422}.get(e.kind, 500)
             return _error(status, e.message)
@@ -299,10 +434,8 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
             return got
         if format == "json":
             return await _threaded(job, service.topology_owners, *got, step)
-        out = await _threaded(job, service.topology_svg, *got, step)
-        if isinstance(out, Response):
-            return out
-        return Response(out, media_type="image/svg+xml")
+        svg = functools.partial(job, media_type="image/svg+xml")
+        return await _threaded(svg, service.topology_svg, *got, step)
 
     async def whatif(req: WhatIfRequest, advise: bool) -> Any:
         return await _threaded(job, service.whatif, req.model_dump(), advise)
@@ -370,8 +503,11 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
         response.headers.setdefault("Referrer-Policy", "no-referrer")
         return response
 
+    # the last added runs first: the origin and the host are checked before
+    # the body is read
+    app.add_middleware(BodyLimit, max_body=limits.max_body, read_timeout=limits.read_timeout)
     app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))
-    app.add_middleware(BodyLimit, max_body=limits.max_body)
+    app.add_middleware(SameOrigin)
     return app
 
 

@@ -11,7 +11,12 @@ engine. The job process:
   instead of exhausting the machine;
 * refuses, through a Python audit hook, to open, list or execute anything:
   whatever a request holds, no file on the server is read for it (the
-  scenario loader turns the refusal into its usual field-path message).
+  scenario loader turns the refusal into its usual field-path message);
+  so every module a job may need (the engine, numpy) is imported by the
+  forkserver before any job starts (:data:`PRELOAD`);
+* encodes its answer itself (JSON, or the text of a picture), inside the
+  time and memory limits, and refuses an answer over ``max_answer`` bytes:
+  the server's process only passes the bytes on.
 
 At most ``workers`` jobs run at once; a request that finds them all busy
 waits up to the time limit, then fails with :class:`Busy`.
@@ -21,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import json
 import multiprocessing
 import os
 import resource
@@ -31,7 +37,24 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any
 
-__all__ = ["Limits", "JobError", "TimeLimitExceeded", "Busy", "WorkerPool", "REFUSED_EVENTS"]
+__all__ = [
+    "Busy",
+    "Encoded",
+    "JobError",
+    "Limits",
+    "PRELOAD",
+    "REFUSED_EVENTS",
+    "TimeLimitExceeded",
+    "WorkerPool",
+]
+
+#: Modules the forkserver imports before forking any job ("__main__" first:
+#: children then find it imported and skip importing it again). A job may
+#: not open files, so nothing it runs may be left to import lazily: numpy
+#: (imported by the topology manager's merge only for large hint lists, and
+#: the parts numpy itself imports on first use: numpy.ma by np.unique) and
+#: the service (which imports the engine whole).
+PRELOAD = ["__main__", "numpy", "numpy.ma", "numpy.linalg", "podnuma.web.service"]
 
 #: Audit events a job may not raise: file access, directory listing,
 #: processes, network.
@@ -51,12 +74,24 @@ REFUSAL = "the server reads no files and runs nothing on behalf of a request"
 @dataclass(frozen=True)
 class Limits:
     """The server's limits: request body bytes, seconds of work per
-    request, concurrent jobs, and the address space of a job."""
+    request (encoding the answer included), concurrent jobs, the address
+    space of a job, answer bytes, and the seconds a client may take to send
+    a request's headers and, separately, its body."""
 
     max_body: int = 1 << 20
     time_limit: float = 20.0
     workers: int = 2
     memory: int = 2 << 30
+    max_answer: int = 32 << 20
+    read_timeout: float = 5.0
+
+
+@dataclass(frozen=True)
+class Encoded:
+    """An answer encoded by the job: its bytes and media type."""
+
+    body: bytes
+    media_type: str
 
 
 class JobError(Exception):
@@ -82,7 +117,30 @@ def _refuse(event: str, args: tuple[Any, ...]) -> None:
         raise PermissionError(errno.EACCES, REFUSAL)
 
 
-def _child(conn: Connection, memory: int, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+def _encode(result: Any, max_answer: int) -> Any:
+    """The answer as the server sends it: JSON documents encoded here (as
+    the framework would: UTF-8, compact, no NaN), text as UTF-8."""
+    if isinstance(result, dict | list):
+        body = json.dumps(
+            result, ensure_ascii=False, allow_nan=False, separators=(",", ":")
+        ).encode("utf-8")
+        media = "application/json"
+    elif isinstance(result, str):
+        body, media = result.encode("utf-8"), "text/plain; charset=utf-8"
+    else:
+        return result
+    if len(body) > max_answer:
+        raise _AnswerTooLarge(len(body))
+    return Encoded(body, media)
+
+
+class _AnswerTooLarge(Exception):
+    pass
+
+
+def _child(
+    conn: Connection, memory: int, max_answer: int, fn: Callable[..., Any], args: tuple[Any, ...]
+) -> None:
     from podnuma.cm.checkpoint import CheckpointError
     from podnuma.errors import InputError, KubeletStartupError
     from podnuma.web.service import cli_message
@@ -91,7 +149,10 @@ def _child(conn: Connection, memory: int, fn: Callable[..., Any], args: tuple[An
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
     sys.addaudithook(_refuse)
     try:
-        out: tuple[str, Any] = ("ok", fn(*args))
+        out: tuple[str, Any] = ("ok", _encode(fn(*args), max_answer))
+    except _AnswerTooLarge as e:
+        out = ("error", ("limit", f"the answer ({e.args[0]} bytes) is larger than the server's "
+                         f"limit of {max_answer} bytes"))
     except (InputError, CheckpointError, KubeletStartupError) as e:
         kind = "startup" if isinstance(e, KubeletStartupError) and not isinstance(
             e, CheckpointError
@@ -116,9 +177,21 @@ class WorkerPool:
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
         self._ctx = multiprocessing.get_context("forkserver")
-        # "__main__" first: children then find it imported and skip importing it again.
-        self._ctx.set_forkserver_preload(["__main__", "podnuma.web.service"])
+        self._ctx.set_forkserver_preload(PRELOAD)
         self._slots = threading.BoundedSemaphore(limits.workers)
+        self._running: set[Any] = set()
+        self._lock = threading.Lock()
+        self.closed = False
+
+    def kill_all(self) -> None:
+        """Stop: kill every running job (its request answers at once) and
+        refuse new ones."""
+        with self._lock:
+            self.closed = True
+            running = list(self._running)
+        for proc in running:
+            with contextlib.suppress(Exception):
+                proc.kill()
 
     def warm_up(self) -> None:
         """Start the forkserver now rather than on the first request."""
@@ -128,6 +201,8 @@ class WorkerPool:
         """``fn(*args)`` in a job process; its result (picklable), or
         :class:`JobError`, :class:`TimeLimitExceeded`, :class:`Busy`."""
         limit = self.limits.time_limit
+        if self.closed:
+            raise Busy("the server is stopping")
         if not self._slots.acquire(timeout=limit):
             raise Busy(f"the server is busy (at most {self.limits.workers} simulations at once): try again")
         try:
@@ -137,8 +212,15 @@ class WorkerPool:
 
     def _run(self, fn: Callable[..., Any], args: tuple[Any, ...], limit: float) -> Any:
         recv, send = self._ctx.Pipe(duplex=False)
-        proc = self._ctx.Process(target=_child, args=(send, self.limits.memory, fn, args), daemon=True)
-        proc.start()
+        proc = self._ctx.Process(
+            target=_child, args=(send, self.limits.memory, self.limits.max_answer, fn, args),
+            daemon=True,
+        )
+        with self._lock:
+            if self.closed:
+                raise Busy("the server is stopping")
+            proc.start()
+            self._running.add(proc)
         send.close()
         try:
             if not recv.poll(limit):
@@ -157,6 +239,8 @@ class WorkerPool:
                 ) from None
         finally:
             recv.close()
+            with self._lock:
+                self._running.discard(proc)
             if proc.is_alive():
                 proc.kill()
             proc.join()
