@@ -11,7 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	_ "unsafe" // go:linkname
+	"unsafe" // go:linkname, managerPointer
 
 	cadvisorapi "github.com/google/cadvisor/lib/model"
 	v1 "k8s.io/api/core/v1"
@@ -41,6 +41,23 @@ import (
 //
 //go:linkname newDeviceManager k8s.io/kubernetes/pkg/kubelet/cm/devicemanager.newManagerImpl
 func newDeviceManager(logger klog.Logger, socketPath string, topology []cadvisorapi.Node, store topologymanager.Store) (*devicemanager.ManagerImpl, error)
+
+// The CPU and memory managers' removeStaleState (unexported methods of
+// their unexported manager types; the receiver is passed as the pointer it
+// is): what the managers run, with the sources ready, at the start of every
+// hint and allocation request and (the CPU manager) in its reconcile loop.
+//
+//go:linkname cpuRemoveStaleState k8s.io/kubernetes/pkg/kubelet/cm/cpumanager.(*manager).removeStaleState
+func cpuRemoveStaleState(m unsafe.Pointer, logger klog.Logger)
+
+//go:linkname memoryRemoveStaleState k8s.io/kubernetes/pkg/kubelet/cm/memorymanager.(*manager).removeStaleState
+func memoryRemoveStaleState(m unsafe.Pointer, logger klog.Logger)
+
+// managerPointer is the pointer held by a manager interface value (both
+// managers' NewManager return a *manager).
+func managerPointer(iface any) unsafe.Pointer {
+	return (*[2]unsafe.Pointer)(unsafe.Pointer(&iface))[1]
+}
 
 // hardEvictionReservation is the container manager's own helper
 // (pkg/kubelet/cm/helpers.go): what the hard eviction thresholds reserve of
@@ -133,6 +150,14 @@ type Node struct {
 // exist and be empty. Errors are *StartupError (the kubelet would not
 // start) or *scenario.InputError.
 func NewNode(ctx context.Context, s *scenario.Scenario, stateDir string) (*Node, error) {
+	n, err := newNode(ctx, s, stateDir)
+	if err != nil {
+		return nil, inRootDir(err, filepath.Clean(stateDir))
+	}
+	return n, nil
+}
+
+func newNode(ctx context.Context, s *scenario.Scenario, stateDir string) (*Node, error) {
 	logger := klog.FromContext(ctx)
 	n := &Node{ctx: ctx, scn: s, machine: s.Machine, stateDir: stateDir, running: map[string]*runningPod{}}
 	cfg, err := loadConfig(s, s.Machine)
@@ -428,12 +453,13 @@ func (n *Node) adoptRestoredPods() {
 }
 
 // containerID gives a running container the id the runtime would know it
-// by, registered with the managers that remove by container id.
+// by, registered with the topology manager, which PostStopContainer tells
+// by container id. (The CPU and memory managers learn container ids when
+// containers start, which no step models: their container maps stay
+// empty, so their removeStaleState works from their state alone.)
 func (n *Node) containerID(pod *v1.Pod, name string) string {
 	n.nextContainer++
 	id := fmt.Sprintf("container-%d", n.nextContainer)
-	n.cpuContainers.Add(string(pod.UID), name, id)
-	n.memContainers.Add(string(pod.UID), name, id)
 	// The topology manager learns container ids from AddContainer, which
 	// has no other effect.
 	for _, c := range allContainers(pod) {

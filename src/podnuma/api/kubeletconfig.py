@@ -560,17 +560,17 @@ def _validation_errors(cfg: KubeletConfig) -> list[str]:
             quantity = reservation.limits[name]
             if not (name == "memory" or _is_hugepage_resource(name)):
                 errors.append(
-                    f"the limit type {go_quote(name)} for NUMA node {numa} is not supported, "
+                    f"invalid configuration: the limit type {go_quote(name)} for NUMA node {numa} is not supported, "
                     "only [memory hugepages-<HugePageSize>] is accepted"
                 )
             if quantity.is_zero():
                 errors.append(
-                    f"reserved memory may not be zero for NUMA node {numa} and resource "
+                    f"invalid configuration: reserved memory may not be zero for NUMA node {numa} and resource "
                     f"{go_quote(name)}"
                 )
             if name in names:
                 errors.append(
-                    "the reserved memory has a duplicate value for NUMA node "
+                    "invalid configuration: the reserved memory has a duplicate value for NUMA node "
                     f"{numa} and resource {go_quote(name)}"
                 )
             names.add(name)
