@@ -797,7 +797,8 @@ def _capacity(machine: Machine, max_pod_count: int) -> dict[str, Quantity]:
     """Node capacity as the kubelet reports it from cadvisor: logical CPUs,
     memory capacity, hugepage pools, and the maximum pod count."""
     cap: dict[str, Quantity] = {
-        "cpu": Quantity.from_int(machine.topology.num_cpus),
+        # NewMilliQuantity(cores * 1000): the form shows in start-up messages
+        "cpu": Quantity.from_milli(machine.topology.num_cpus * 1000),
         "memory": Quantity.from_int(machine.memory_capacity(), binary=True),
         "pods": Quantity.from_int(max_pod_count),
     }

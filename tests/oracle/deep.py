@@ -62,7 +62,7 @@ def _job(args: tuple[str, int, int, int]) -> tuple[int, list[tuple[str, Any, lis
     binary, seed, start, n = args
     stats: dict[str, int] = {}
     with tempfile.TemporaryDirectory(prefix="oracle-deep-") as d:
-        items = generate.scenarios(seed, n, Path(d), start=start)
+        items = generate.scenarios(seed, n, Path(d), start=start, oracle=binary)
         return n, run_both(binary, items, Path(d), bytes_every=10, stats=stats), stats
 
 

@@ -310,11 +310,55 @@ def _random_device_pick(
 
 
 def _error_chunks(message: str) -> Any:
-    """An aggregated error ("[a, b]") is built from a Go map: compare its
-    parts as a multiset."""
-    if message.startswith("[") and message.endswith("]"):
-        return sorted(message[1:-1].split(", "))
-    return message
+    """An aggregated error ("[a, b]", possibly after a prefix such as
+    "failed to set feature gates ...: [a, b]") is built from a Go map:
+    compare its parts as a multiset (split at the aggregate's own level:
+    a part may hold a list of its own)."""
+    if not message.endswith("]"):
+        return message
+    depth = 0
+    start = -1
+    for i, ch in enumerate(message):
+        if ch == "[":
+            if depth == 0 and (i == 0 or message[i - 2 : i] == ": "):
+                start = i
+                break
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+    if start < 0:
+        return message
+    inner = message[start + 1 : -1]
+    parts: list[str] = []
+    depth, last = 0, 0
+    for i, ch in enumerate(inner):
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+        elif depth == 0 and inner.startswith(", ", i):
+            parts.append(inner[last:i])
+            last = i + 2
+    parts.append(inner[last:])
+    if depth != 0 or len(parts) < 2:
+        return message
+    return [message[:start], *sorted(parts)]
+
+
+_GO_POINTER = re.compile(r"\{0x[0-9a-f?]+\}")
+_NODE_ALLOCATABLE = "invalid Node Allocatable configuration. "
+
+
+def _startup_message(message: str) -> Any:
+    """A start-up message, normalised for what Go leaves to chance: the
+    parts of an aggregated error, the reservations ``validateNodeAllocatable``
+    lists (a Go map walk, one sentence per resource) and the address Go's
+    ``%v`` prints for a quantity held as an ``inf.Dec``."""
+    message = _GO_POINTER.sub("{0x?}", message)
+    if message.startswith(_NODE_ALLOCATABLE):
+        parts = message[len(_NODE_ALLOCATABLE) :].split(" Resource ")
+        return [_NODE_ALLOCATABLE, *sorted(p.removeprefix("Resource ") for p in parts)]
+    return _error_chunks(message)
 
 
 def _memory_checkpoint(obj: Any) -> tuple[Any, bool]:
@@ -517,7 +561,7 @@ def compare(
                 f"outcome: podnuma {mine.kind} ({mine.message[:300]}) != "
                 f"oracle {theirs.kind} ({(theirs.message or '')[:300]})"
             ]
-        if mine.kind == "startup" and _error_chunks(mine.message) != _error_chunks(theirs.message):
+        if mine.kind == "startup" and _startup_message(mine.message) != _startup_message(theirs.message):
             return [f"start-up error: podnuma {mine.message!r} != oracle {theirs.message!r}"]
         if mine.kind == "crash":
             return [f"both crashed: podnuma {mine.message} / oracle {theirs.message}"]
