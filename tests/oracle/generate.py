@@ -477,6 +477,15 @@ def _legacy_formats(doc: Doc, rng: random.Random, oracle: str | None) -> None:
             state["memoryManager"] = _convert(oracle, "memory", version, memory) or memory
 
 
+def _running_specs(doc: Doc, rng: random.Random, running: list[Doc]) -> None:
+    """Most of the time, give the specs of the pods still running at the
+    restart (``state.pods``: the kubelet knows them from the API server);
+    otherwise the pods stand in as their checkpoint entries."""
+    state = doc.get("state")
+    if isinstance(state, dict) and running and rng.random() < 0.7:
+        state["pods"] = copy.deepcopy(running)
+
+
 # -- configurations the kubelet refuses ------------------------------------------------------
 
 
@@ -606,6 +615,7 @@ def scenario(seed: int, index: int, workdir: Path, oracle: str | None = None) ->
     if rng.random() < 0.2:
         running = _state_from_previous_life(doc, rng, info, devices, facts, workdir)
         _legacy_formats(doc, rng, oracle)
+        _running_specs(doc, rng, running)
         for pod in running:
             r = rng.random()
             if r < 0.5:

@@ -273,7 +273,9 @@ func newNode(ctx context.Context, s *scenario.Scenario, stateDir string) (*Node,
 		func(context.Context, bool) (*v1.Node, error) { return n.node, nil },
 		passThroughFailures{}, n.devices.UpdatePluginResources)
 
-	n.adoptRestoredPods()
+	if err := n.adoptRestoredPods(); err != nil {
+		return nil, err
+	}
 	if n.topo, err = topology.Discover(logger, s.Machine); err != nil {
 		return nil, startupErr(err)
 	}
@@ -336,11 +338,11 @@ func (n *Node) activePods() []*v1.Pod {
 	out := make([]*v1.Pod, 0, len(n.order)+1)
 	for _, uid := range n.order {
 		rp := n.running[uid]
-		if rp.restored && n.admitting != nil && string(n.admitting.UID) == uid {
-			// A restored pod being re-admitted: the stand-in made from its
-			// checkpoint entries gives way to the spec the kubelet really
-			// has (it would know it from the API server all along), so a
-			// checkpoint entry for a container the spec lacks is stale.
+		if n.admitting != nil && string(n.admitting.UID) == uid {
+			// A restored pod being re-admitted: the spec being admitted is
+			// the one the kubelet has (a stand-in made from checkpoint
+			// entries gives way to it), so a checkpoint entry for a
+			// container the spec lacks is stale.
 			out = append(out, n.admitting)
 			continue
 		}
@@ -369,12 +371,21 @@ func (n *Node) otherPods(uid types.UID) []*v1.Pod {
 }
 
 // adoptRestoredPods makes the owners of the starting checkpoints' entries
-// running pods, as after a kubelet restart with those pods on the node.
-// The kubelet would know their specs from the API server; the scenario
-// only has the checkpoints, so each stands in as a pod with those
-// containers that requests the CPUs and memory its entries hold (podnuma's
-// rule for such pods).
-func (n *Node) adoptRestoredPods() {
+// and the scenario's running pods (state.pods) running pods, as after a
+// kubelet restart with those pods on the node. The kubelet knows their
+// specs from the API server: a pod the scenario gives is that spec (as
+// created); one it does not give stands in as a pod with the containers of
+// its entries that requests the CPUs and memory they hold (podnuma's rule
+// for such pods).
+func (n *Node) adoptRestoredPods() error {
+	specs := map[string]*v1.Pod{}
+	for _, raw := range n.scn.RunningPods {
+		pod, err := asCreated(raw.DeepCopy())
+		if err != nil {
+			return err
+		}
+		specs[string(pod.UID)] = pod
+	}
 	containers := map[string]map[string]bool{}
 	add := func(uid, name string) {
 		if containers[uid] == nil {
@@ -402,12 +413,20 @@ func (n *Node) adoptRestoredPods() {
 	for uid := range memState.GetPodMemoryAssignments() {
 		add(uid, "")
 	}
+	for uid := range specs {
+		add(uid, "")
+	}
 	uids := make([]string, 0, len(containers))
 	for uid := range containers {
 		uids = append(uids, uid)
 	}
 	sort.Strings(uids)
 	for _, uid := range uids {
+		if pod, ok := specs[uid]; ok {
+			n.running[uid] = &runningPod{pod: pod, ref: pod.Namespace + "/" + pod.Name, removed: map[string]bool{}}
+			n.order = append(n.order, uid)
+			continue
+		}
 		names := make([]string, 0, len(containers[uid]))
 		for name := range containers[uid] {
 			names = append(names, name)
@@ -450,6 +469,7 @@ func (n *Node) adoptRestoredPods() {
 		n.running[uid] = &runningPod{pod: pod, ref: uid, restored: true, removed: map[string]bool{}}
 		n.order = append(n.order, uid)
 	}
+	return nil
 }
 
 // containerID gives a running container the id the runtime would know it

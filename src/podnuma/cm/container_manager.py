@@ -21,7 +21,7 @@ pods, as after a kubelet restart.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Final
@@ -190,6 +190,7 @@ class Node:
         memory_checkpoint: MemoryCheckpointData | None = None,
         cpu_restore_failure: str | None = None,
         memory_restore_failure: str | None = None,
+        running_pods: Sequence[Pod] = (),
         step_pod_resources: bool = True,
     ) -> None:
         """``step_pod_resources``: whether each step's result carries the
@@ -197,7 +198,11 @@ class Node:
         the fleet replay, save building it). ``cpu_restore_failure`` /
         ``memory_restore_failure``: the kubelet's message for refusing that
         manager's starting checkpoint (see ``restore_cpu_state``): the
-        manager's start fails with it, in the kubelet's order."""
+        manager's start fails with it, in the kubelet's order.
+        ``running_pods``: the specs of pods running at the start (after a
+        restart the kubelet knows them from the API server); a pod owning
+        checkpoint entries without a spec here stands in as a pod requesting
+        what its entries hold."""
         validate_kubelet_config(config, online_cpus=machine.topology.cpus())
         self._step_pod_resources = step_pod_resources
         self._admitting: Pod | None = None  # the pod whose admission is under way
@@ -305,20 +310,40 @@ class Node:
         self._pod_resources_stale: set[str] = set()
         self._cpu_found = cpu_checkpoint.found if cpu_checkpoint is not None else None
         self._memory_found = memory_checkpoint.found if memory_checkpoint is not None else None
-        self._adopt_checkpoint_pods(cpu_checkpoint, memory_checkpoint)
+        self._adopt_checkpoint_pods(cpu_checkpoint, memory_checkpoint, running_pods)
 
     # -- running pods ------------------------------------------------------
     def _adopt_checkpoint_pods(
-        self, cpu: CPUCheckpointData | None, memory: MemoryCheckpointData | None
+        self,
+        cpu: CPUCheckpointData | None,
+        memory: MemoryCheckpointData | None,
+        specs: Sequence[Pod] = (),
     ) -> None:
-        """Pods owning checkpoint entries run on the node; they count toward
-        node allocatable with the CPUs and memory their entries hold."""
+        """Pods owning checkpoint entries run on the node, and so do the pods
+        whose specs are given: a pod with a spec is that pod (its containers
+        are the active ones, its requests count toward node allocatable);
+        one without stands in with the CPUs and memory its entries hold."""
         cpu_entries = cpu.entries if cpu is not None else {}
         cpu_pods = cpu.pod_entries if cpu is not None else {}
         mem_entries = memory.entries if memory is not None else {}
         mem_pods = memory.pod_entries if memory is not None else {}
-        uids = set(cpu_entries) | set(cpu_pods) | set(mem_entries) | set(mem_pods)
+        by_uid = {pod.uid: pod for pod in specs}
+        uids = set(cpu_entries) | set(cpu_pods) | set(mem_entries) | set(mem_pods) | set(by_uid)
         for uid in sorted(uids):
+            spec = by_uid.get(uid)
+            if spec is not None:
+                spec_requests, spec_amounts = _requests_of(spec, self._pod_level)
+                self._run(
+                    _RunningPod(
+                        uid=uid,
+                        ref=spec.ref,
+                        pod=spec,
+                        requests=spec_requests,
+                        containers=list(_container_order(spec)),
+                        amounts=spec_amounts,
+                    )
+                )
+                continue
             containers = sorted(set(cpu_entries.get(uid, {})) | set(mem_entries.get(uid, {})))
             cpus = CPUSet()
             for cset in cpu_entries.get(uid, {}).values():

@@ -51,7 +51,7 @@ KIND = "Scenario"
 # --------------------------------------------------------------------------
 
 _TOP_KEYS = ("apiVersion", "kind", "node", "kubeletConfig", "kubeletConfigFile", "state", "steps")
-_STATE_KEYS = ("cpuManager", "cpuManagerFile", "memoryManager", "memoryManagerFile")
+_STATE_KEYS = ("cpuManager", "cpuManagerFile", "memoryManager", "memoryManagerFile", "pods")
 _STEP_KEYS: tuple[StepOp, ...] = ("addPod", "removeContainer", "removePod")
 
 
@@ -92,6 +92,9 @@ class Scenario:
     # start: raised when that manager starts)
     cpu_restore_failure: str | None = None
     memory_restore_failure: str | None = None
+    # the specs of the pods running at the start (state.pods), as the
+    # kubelet knows them from the API server after a restart
+    running_pods: tuple[Pod, ...] = ()
     document: Document | None = field(default=None, compare=False, repr=False)
 
     def input_error(self, err: InputError) -> InputError:
@@ -187,6 +190,7 @@ def _load(doc: Document, *, base_dir: Path) -> Scenario:
     mem_ckpt: MemoryCheckpointData | None = None
     cpu_failure: str | None = None
     mem_failure: str | None = None
+    running: tuple[Pod, ...] = ()
     f1: tuple[str, ...] = ()
     f2: tuple[str, ...] = ()
     if "state" in top and top["state"] is not None:
@@ -200,6 +204,7 @@ def _load(doc: Document, *, base_dir: Path) -> Scenario:
             state, "memoryManager", base_dir=base_dir, plrm=plrm, config=config
         )
         files += f1 + f2
+        running = _load_running_pods(state, config)
 
     if "steps" not in top:
         raise InputError("required field is missing: the list of steps", path="steps")
@@ -226,6 +231,7 @@ def _load(doc: Document, *, base_dir: Path) -> Scenario:
         ),
         cpu_restore_failure=cpu_failure,
         memory_restore_failure=mem_failure,
+        running_pods=running,
         document=doc,
     )
 
@@ -336,6 +342,34 @@ def _ref(value: object, *, path: str, what: str) -> str:
     if not value.strip():
         raise InputError(f"{what} must not be empty", path=path)
     return value
+
+
+def _load_running_pods(state: Mapping[str, Any], config: KubeletConfig) -> tuple[Pod, ...]:
+    """``state.pods``: the pods running on the node when it starts (their
+    full specs), validated as ``addPod`` pods are."""
+    raw = state.get("pods")
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise InputError(f"must be a list of pods, found {describe_type(raw)}", path="state.pods")
+    pods: list[Pod] = []
+    seen: dict[str, int] = {}
+    for i, item in enumerate(raw):
+        path = f"state.pods[{i}]"
+        doc = _mapping(item, path=path, what="a pod")
+        try:
+            pod = parse_pod(doc, gates=config.feature_gates)
+        except InputError as e:
+            raise e.at(path) from None
+        for key in (pod.uid, pod.ref):
+            if key in seen:
+                raise InputError(
+                    f"pod {pod.ref} (UID {pod.uid}) is already listed at state.pods[{seen[key]}]",
+                    path=path,
+                )
+            seen[key] = i
+        pods.append(pod)
+    return tuple(pods)
 
 
 def _load_step(index: int, raw: object, config: KubeletConfig) -> Step:

@@ -75,6 +75,7 @@ def start_node(scenario: Scenario) -> Node:
             memory_checkpoint=scenario.memory_checkpoint,
             cpu_restore_failure=scenario.cpu_restore_failure,
             memory_restore_failure=scenario.memory_restore_failure,
+            running_pods=scenario.running_pods,
         )
     except CheckpointError:
         raise
