@@ -13,7 +13,6 @@ import pytest
 from click.testing import CliRunner
 
 from podnuma.cgroups import CgroupPlan, CgroupWriteError, apply_plan
-from podnuma.cgroups import apply as apply_module
 from podnuma.cgroups.plan import CgroupFile, CgroupNode
 from podnuma.cli import cli
 from podnuma.machine.cpuset import CPUSet
@@ -95,7 +94,7 @@ def test_kernel_errors_name_file_and_value(
             raise OSError(code, os.strerror(code))
         return real_write(fd, data)
 
-    monkeypatch.setattr(apply_module.os, "write", refuse)
+    monkeypatch.setattr(os, "write", refuse)
     with pytest.raises(CgroupWriteError) as info:
         apply_plan(_plan(_node("a", "0-7"), _node("a/b", "5-6")), tmp_path)
     err = info.value
@@ -187,7 +186,7 @@ def test_period_refused_is_written_again_after_the_quota(tmp_path: Path, monkeyp
             raise OSError(errno.EINVAL, os.strerror(errno.EINVAL))
         return real_write(fd, data)
 
-    monkeypatch.setattr(apply_module.os, "write", refuse_first_period)
+    monkeypatch.setattr(os, "write", refuse_first_period)
     plan = _plan(
         _node("p", None, None, CgroupFile("cpu.shares", "1024"), CgroupFile("cpu.cfs_period_us", "100000"),
               CgroupFile("cpu.cfs_quota_us", "50000")),
