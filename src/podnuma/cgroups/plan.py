@@ -177,7 +177,10 @@ def name_problem(name: str) -> str | None:
         return "contains '/'"
     if "\x00" in name or "\n" in name:
         return "contains a NUL or newline character"
-    size = len(name.encode("utf-8", "surrogateescape"))
+    try:
+        size = len(name.encode("utf-8"))
+    except UnicodeEncodeError:
+        return "is not valid UTF-8 text (it holds a lone surrogate)"
     if size > NAME_MAX:
         return f"is {size} bytes long; the kernel's limit for a name is {NAME_MAX} bytes"
     return None
