@@ -36,6 +36,7 @@ const usage = `usage:
   kubelet-oracle bench SCENARIO
   kubelet-oracle merge [--repeat N] < REQUESTS.jsonl
   kubelet-oracle legacy-checkpoint cpu|memory VERSION < CURRENT > OLDER
+  kubelet-oracle yaml FILE|-
 `
 
 // exitError carries the exit status and the one line to print.
@@ -114,6 +115,8 @@ func run(args []string, stdout io.Writer) error {
 		return mergeHints(args[1:], os.Stdin, stdout)
 	case "legacy-checkpoint":
 		return legacyCheckpoint(args[1:], os.Stdin, stdout)
+	case "yaml":
+		return yamlToJSON(args[1:], os.Stdin, stdout)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import decimal
 import math
 import re
 import struct
@@ -235,9 +236,10 @@ def _json_number(node: yaml.Node, v: float) -> float | int:
     if math.isnan(v) or math.isinf(v):
         word = "NaN" if math.isnan(v) else "infinity"
         raise _at(node, f"{node.value!r} is {word}, which JSON (and so the Kubernetes API) cannot hold")
-    # the JSON text of a whole float64 below 1e21 is an integer
+    # Go writes a whole float64 below 1e21 as an integer: its shortest
+    # digits, then zeros (1.8446744073709552e19 is 18446744073709552000)
     if v == int(v) and abs(v) < 1e21:
-        return int(v)
+        return int(decimal.Decimal(repr(v)))
     return v
 
 
