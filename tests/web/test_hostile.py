@@ -17,8 +17,6 @@ import urllib.parse
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from tests.web.conftest import running
 from tests.web.test_api import call, heavy_scenario
 
