@@ -249,7 +249,7 @@ steps:
 
 def _numpy_paths() -> tuple[int]:
     """The topology manager's numpy paths, run in a job process."""
-    from podnuma.cm.topologymanager import policy
+    from podnuma.cm.topologymanager import policy_fastmerge as policy
 
     fewest, _arr = policy._mask_array([None], 0b11)
     return (int(fewest),)
