@@ -48,7 +48,7 @@ def channel() -> Iterator[grpc.Channel]:
         server.stop(None)
 
 
-def _answered_or_status(call: grpc.UnaryUnaryMultiCallable, request: bytes) -> None:
+def _answered_or_status(call: grpc.UnaryUnaryMultiCallable[bytes, bytes], request: bytes) -> None:
     try:
         call(request, timeout=10)
     except grpc.RpcError as err:
@@ -69,7 +69,7 @@ names = st.one_of(
 @FUZZ
 @given(names, names)
 def test_get_with_any_name(channel: grpc.Channel, namespace: str, name: str) -> None:
-    call = channel.unary_unary(SERVICE + "Get")
+    call: grpc.UnaryUnaryMultiCallable[bytes, bytes] = channel.unary_unary(SERVICE + "Get")
     request = pb.GetPodResourcesRequest(pod_namespace=namespace, pod_name=name).SerializeToString()
     _answered_or_status(call, request)
 
@@ -103,5 +103,5 @@ raw = st.one_of(
 @FUZZ
 @given(st.sampled_from(METHODS), raw)
 def test_raw_requests(channel: grpc.Channel, method: str, request: bytes) -> None:
-    call = channel.unary_unary(SERVICE + method)
+    call: grpc.UnaryUnaryMultiCallable[bytes, bytes] = channel.unary_unary(SERVICE + method)
     _answered_or_status(call, request)
