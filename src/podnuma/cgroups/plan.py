@@ -254,11 +254,19 @@ class CgroupPlan:
 
 @dataclass(frozen=True)
 class PlannedPod:
-    """A running pod: its spec, QoS class and what each live container got."""
+    """A running pod: its spec, QoS class and what each live container got.
+
+    ``admitted``: the containers as the pod was admitted, when some have
+    gone since (``None``: ``containers``). The kubelet decides the pod
+    cgroup's CPU quota once, when it creates the cgroup at the pod's start
+    (``podContainerManagerImpl.EnsureExists``), so a container removed
+    later does not change it.
+    """
 
     pod: Pod
     qos_class: str
     containers: tuple[ContainerResult, ...]
+    admitted: tuple[ContainerResult, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -292,7 +300,8 @@ def running_pods(
             cur = running.get(step.pod_uid)
             if cur is not None:
                 kept = tuple(c for c in cur.containers if c.name != step.container)
-                running[step.pod_uid] = PlannedPod(cur.pod, cur.qos_class, kept)
+                admitted = cur.admitted if cur.admitted is not None else cur.containers
+                running[step.pod_uid] = PlannedPod(cur.pod, cur.qos_class, kept, admitted)
     return running
 
 
@@ -376,8 +385,10 @@ def _cpuset_files(cpus: CPUSet | None, mems: Sequence[int] | None) -> list[Cgrou
 def _pod_has_exclusive_cpus(planned: PlannedPod, facts: NodeFacts) -> bool:
     """``PodHasExclusiveCPUs`` (container_manager_linux.go): for a pod with
     pod-level resources under ``PodLevelResourceManagers``, every container
-    is container-isolated; otherwise some container holds exclusive CPUs."""
-    levels = [c.isolation for c in planned.containers]
+    is container-isolated; otherwise some container holds exclusive CPUs.
+    Asked when the pod cgroup is created: of the containers as admitted."""
+    admitted = planned.admitted if planned.admitted is not None else planned.containers
+    levels = [c.isolation for c in admitted]
     if facts.pod_level_resource_managers and is_pod_level_resources_set(planned.pod):
         return all(level == "container" for level in levels)
     return "container" in levels
@@ -486,6 +497,11 @@ def _container_node(
     files = _cpuset_files(cpus, mems)
     files += _cpu_files(version, shares, quota, QUOTA_PERIOD, runtime=True)
     files += _memory_files(version, memory, swap=True)
+    if version == 2 and not memory:
+        # the kubelet asks for no swap on every container where the kernel
+        # offers swap control (kuberuntime ConfigureNoSwap: memory.swap.max
+        # 0 in the unified map), with or without a memory limit
+        files.append(CgroupFile("memory.swap.max", "0", optional=True))
     files += _hugetlb_files(version, hugepages, facts.hugepage_sizes)
     if version == 2:
         if facts.memory_qos:

@@ -82,7 +82,9 @@ def plan_cgroups(
         known.update(scenario.cpu_checkpoint.entries)
     if scenario.memory_checkpoint is not None:
         known.update(scenario.memory_checkpoint.entries)
-    removed = {s.pod_uid for s in run.steps[: step + 1] if s.op == "removePod"}
+    # gone: removed, or re-admitted with a spec (running, or rejected and so
+    # terminal: the kubelet kills a pod it refuses)
+    removed = {s.pod_uid for s in run.steps[: step + 1] if s.op in ("removePod", "addPod")}
     unplanned = sorted(known - set(running) - removed)
     facts = node_facts(scenario.machine, scenario.config, run, step)
     return plan_from_pods(
