@@ -267,6 +267,10 @@ class PlannedPod:
     qos_class: str
     containers: tuple[ContainerResult, ...]
     admitted: tuple[ContainerResult, ...] | None = None
+    #: the shared pool when the containers were created (what
+    #: ``PreCreateContainer`` wrote into a shared container's cpuset; ``None``
+    #: when it was empty, so nothing was written)
+    created_shared: CPUSet | None = None
 
 
 @dataclass(frozen=True)
@@ -293,7 +297,10 @@ def running_pods(
         if step.op == "addPod":
             pod = pods.get(step.index)
             if step.admitted and pod is not None:
-                running[step.pod_uid] = PlannedPod(pod, step.qos_class or "BestEffort", step.containers)
+                running[step.pod_uid] = PlannedPod(
+                    pod, step.qos_class or "BestEffort", step.containers,
+                    created_shared=step.default_cpuset or None,
+                )  # fmt: skip
         elif step.op == "removePod":
             running.pop(step.pod_uid, None)
         elif step.op == "removeContainer":
@@ -301,7 +308,7 @@ def running_pods(
             if cur is not None:
                 kept = tuple(c for c in cur.containers if c.name != step.container)
                 admitted = cur.admitted if cur.admitted is not None else cur.containers
-                running[step.pod_uid] = PlannedPod(cur.pod, cur.qos_class, kept, admitted)
+                running[step.pod_uid] = PlannedPod(cur.pod, cur.qos_class, kept, admitted, cur.created_shared)
     return running
 
 
@@ -487,7 +494,9 @@ def _container_node(
     cpus: CPUSet | None = None
     if facts.cpu_manager_policy != "none":
         if result.isolation == "host":
-            cpus = facts.default_cpuset if facts.default_cpuset else None
+            # the reconcile loop moves a shared container to the current
+            # shared pool, and leaves it where it is when the pool is empty
+            cpus = facts.default_cpuset if facts.default_cpuset else planned.created_shared
         else:
             cpus = result.cpus if result.cpus else None
     mems: tuple[int, ...] | None = None
