@@ -35,10 +35,17 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import grpc
 from google.protobuf.message import Message
 
-from tests.oracle.harness import WALK_LIMIT, Outcome, _reports_livelock, compare, run_oracle, walk_size
+import grpc
+from tests.oracle.harness import (
+    WALK_LIMIT,
+    Outcome,
+    _reports_livelock,
+    compare,
+    run_oracle,
+    walk_size,
+)
 
 __all__ = ["podresources_differences", "canonical", "Answers"]
 
@@ -323,7 +330,9 @@ def podresources_differences(
         found: list[str] = []
         picks: list[str] = []
 
-        def on_step(step: int, a: Answers, b: Answers) -> None:
+        def on_step(
+            step: int, a: Answers, b: Answers, found: list[str] = found, picks: list[str] = picks
+        ) -> None:
             stats["steps"] = stats.get("steps", 0) + 1
             stats["questions"] = stats.get("questions", 0) + len(b)
             if not found:

@@ -6,6 +6,7 @@ See tests/oracle/cgroups_harness.py for what is compared."""
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
 import pytest
@@ -51,3 +52,56 @@ def test_random(chunk: int, oracle_binary: str, tmp_path: Path) -> None:
     # most random scenarios reach a comparison (the rest fail alike, or the
     # engines already differ, which tests/oracle/test_differential.py reports)
     assert stats.get("compared", 0) >= n, stats
+
+
+#: The kubelet settings that shape cgroup values, each applied to every
+#: example (the random scenarios leave them at their defaults).
+SETTINGS: dict[str, dict[str, object]] = {
+    "no-cfs-quota": {"cpuCFSQuota": False},
+    "period-50ms": {"cpuCFSQuotaPeriod": "50ms"},  # CustomCPUCFSQuotaPeriod: GA, on
+    "pids": {"podPidsLimit": 1024},
+    "memory-qos-tiered": {
+        "featureGates": {"MemoryQoS": True},
+        "memoryReservationPolicy": "TieredReservation",
+        "memoryThrottlingFactor": 0.9,
+    },
+    "memory-qos-throttling": {"featureGates": {"MemoryQoS": True}, "memoryThrottlingFactor": 0.8},
+    "memory-qos-off": {"featureGates": {"MemoryQoS": False}},
+    "single-process-oom-kill": {"singleProcessOOMKill": True},
+    # refused alike: the gate is locked on in v1.37
+    "quota-with-exclusive-cpus": {"featureGates": {"DisableCPUQuotaWithExclusiveCPUs": False}},
+    # refused alike: the kubelet's validation
+    "period-without-gate": {"cpuCFSQuotaPeriod": "50ms", "featureGates": {"CustomCPUCFSQuotaPeriod": False}},
+    "period-too-long": {"cpuCFSQuotaPeriod": "1.5s"},
+    "factor-out-of-range": {"featureGates": {"MemoryQoS": True}, "memoryThrottlingFactor": 1.5},
+    "tiered-without-gate": {"featureGates": {"MemoryQoS": False}, "memoryReservationPolicy": "TieredReservation"},
+}
+
+
+def _with_settings(doc: dict[str, object], settings: dict[str, object]) -> dict[str, object]:
+    out = copy.deepcopy(doc)
+    kc = out.setdefault("kubeletConfig", {})
+    assert isinstance(kc, dict)
+    for key, value in settings.items():
+        if key == "featureGates":
+            assert isinstance(value, dict)
+            kc.setdefault("featureGates", {}).update(value)
+        else:
+            kc[key] = value
+    return out
+
+
+def test_kubelet_settings(oracle_binary: str, tmp_path: Path) -> None:
+    items = []
+    for p in EXAMPLES:
+        for name, settings in SETTINGS.items():
+            doc = _with_settings(dict(_load(p)), settings)
+            items.append((f"{p.relative_to(ROOT)} [{name}]", doc, write_scenario(doc, tmp_path / f"{p.stem}-{name}.yaml")))
+    stats: dict[str, int] = {}
+    diffs = cgroup_differences(oracle_binary, items, stats)
+    print(f"cgroups, examples x kubelet settings: {stats}")
+    if diffs:
+        _fail(diffs, stats.get("compared", 0))
+    assert not stats.get("engines_differ"), stats  # refusals are the kubelet's too
+    assert stats.get("compared", 0) == 2 * len(EXAMPLES) * 7, stats
+    assert stats.get("failed_alike", 0) == len(EXAMPLES) * (len(SETTINGS) - 7), stats

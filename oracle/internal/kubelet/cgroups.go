@@ -29,6 +29,7 @@ import (
 	v1helper "k8s.io/kubernetes/pkg/apis/core/v1/helper"
 	"k8s.io/kubernetes/pkg/apis/core/v1/helper/qos"
 	kubefeatures "k8s.io/kubernetes/pkg/features"
+	"k8s.io/kubernetes/pkg/kubelet/cadvisor"
 	"k8s.io/kubernetes/pkg/kubelet/cm"
 	"k8s.io/kubernetes/pkg/kubelet/cm/cpumanager"
 	"k8s.io/kubernetes/pkg/kubelet/cm/memorymanager"
@@ -240,7 +241,22 @@ func (n *Node) runtimeManager(dir string, version int) (unsafe.Pointer, error) {
 	} else {
 		singleProcessOOMKill = kc.SingleProcessOOMKill
 	}
-	allocatable := n.node.Status.Allocatable.DeepCopy()
+	// The container manager's GetNodeAllocatableAbsolute: capacity minus
+	// system and kube reserved (no eviction threshold), never negative.
+	allocatable := v1.ResourceList{}
+	for k, v := range cadvisor.CapacityFromMachineInfo(n.machine) {
+		value := v.DeepCopy()
+		if r, ok := n.cfg.systemReserved[k]; ok {
+			value.Sub(r)
+		}
+		if r, ok := n.cfg.kubeReserved[k]; ok {
+			value.Sub(r)
+		}
+		if value.Sign() < 0 {
+			value.Set(0)
+		}
+		allocatable[k] = value
+	}
 	rt, _, err := kuberuntime.NewKubeGenericRuntimeManager(n.ctx,
 		record.NewFakeRecorder(100),
 		proberesults.NewManager(), proberesults.NewManager(), proberesults.NewManager(),

@@ -285,6 +285,22 @@ class NodeFacts:
     memory_qos: bool
     pod_level_resource_managers: bool = False
     default_cpuset: CPUSet = field(default_factory=CPUSet)
+    #: ``cpuCFSQuota``: the kubelet enforces CPU limits with a CFS quota
+    cpu_cfs_quota: bool = True
+    #: ``cpuCFSQuotaPeriod`` in µs: the pod cgroup's period always; the
+    #: containers' only under the ``CustomCPUCFSQuotaPeriod`` gate
+    #: (``container_period``), else 100 ms
+    pod_period: int = QUOTA_PERIOD
+    container_period: int = QUOTA_PERIOD
+    #: ``podPidsLimit`` (> 0: the pod cgroup's ``pids.max``)
+    pod_pids_limit: int = -1
+    #: ``singleProcessOOMKill`` as kubelet.go resolves it on cgroup v2 (v1
+    #: never asks for memory.oom.group)
+    single_process_oom_kill: bool = False
+    #: MemoryQoS settings (cgroup v2 with the gate): ``memoryThrottlingFactor``
+    #: and ``memoryReservationPolicy``
+    memory_throttling_factor: float | None = None
+    memory_reservation_policy: str = "None"
 
 
 def running_pods(
@@ -420,9 +436,10 @@ def _pod_node(
         if not (pod.resources.limits.get("memory") or Quantity.zero()).is_zero():
             mem_declared = True
     shares = milli_cpu_to_shares(_milli(reqs, "cpu"))
-    quota = milli_cpu_to_quota(_milli(limits, "cpu"))
-    if _pod_has_exclusive_cpus(planned, facts):
-        quota = -1  # enforceCPULimits is false for a pod with exclusive CPUs
+    period = facts.pod_period
+    quota = milli_cpu_to_quota(_milli(limits, "cpu"), period)
+    if not facts.cpu_cfs_quota or _pod_has_exclusive_cpus(planned, facts):
+        quota = -1  # enforceCPULimits is false: cpuCFSQuota off, or a pod with exclusive CPUs
     memory = _value(limits, "memory")
     hugepages: dict[int, int] = {}
     for name, qty in reqs.items():
@@ -430,13 +447,17 @@ def _pod_node(
             size = _page_size_of(name)
             hugepages[size] = hugepages.get(size, 0) + qty.value()
     files: list[CgroupFile] = []
+    if version == 2 and facts.memory_qos:
+        files += _pod_memory_qos(planned, facts, _value(reqs, "memory"))
+    if facts.pod_pids_limit > 0:
+        files.append(CgroupFile("pids.max", str(facts.pod_pids_limit)))
     if planned.qos_class == "Guaranteed":
-        files += _cpu_files(version, shares, quota, QUOTA_PERIOD, runtime=False)
+        files += _cpu_files(version, shares, quota, period, runtime=False)
         files += _memory_files(version, memory, swap=False)
     elif planned.qos_class == "Burstable":
         files += _cpu_files(
             version, shares, quota if cpu_declared else None,
-            QUOTA_PERIOD if cpu_declared else None, runtime=False,
+            period if cpu_declared else None, runtime=False,
         )  # fmt: skip
         if mem_declared:
             files += _memory_files(version, memory, swap=False)
@@ -446,6 +467,80 @@ def _pod_node(
     return CgroupNode(
         path=path, kind="pod", writer="kubelet", files=tuple(files), pod=pod.ref, pod_uid=pod.uid
     )
+
+
+#: The kubelet's page size (``os.Getpagesize()``; 4 KiB on the x86-64 and
+#: arm64 kernels podnuma models) rounds memory.high down.
+PAGE_SIZE = 4096
+
+
+def _memory_high(request: int, limit: int, factor: float) -> int:
+    """KEP-2570's memory.high: request + factor x (limit - request), rounded
+    down to a page, computed in float64 as the kubelet does."""
+    return int(math.floor(float(request) + (float(limit) - float(request)) * factor) / PAGE_SIZE) * PAGE_SIZE
+
+
+def _pod_memory_qos(planned: PlannedPod, facts: NodeFacts, memory_request: int) -> list[CgroupFile]:
+    """MemoryQoS on a pod cgroup (``ResourceConfigForPod`` under
+    TieredReservation, then ``ApplyPodLevelMemoryHigh``)."""
+    out: list[CgroupFile] = []
+    if facts.memory_reservation_policy == "TieredReservation" and memory_request > 0:
+        name = "memory.min" if planned.qos_class == "Guaranteed" else "memory.low"
+        out.append(CgroupFile(name, str(memory_request)))
+    pod = planned.pod
+    factor = facts.memory_throttling_factor
+    if factor is None or not facts.pod_level_resources or not is_pod_level_resources_set(pod):
+        return out
+    assert pod.resources is not None
+    declared = all(not (c.limits.get("memory") or Quantity.zero()).is_zero() for c in pod.all_containers())
+    if not (pod.resources.limits.get("memory") or Quantity.zero()).is_zero():
+        declared = True
+    if not declared:
+        return out
+    request = _value(pod_requests(pod, pod_level_resources=True), "memory")
+    limit = _value(pod_limits(pod, pod_level_resources=True), "memory")
+    if (request == limit and request != 0) or limit == 0:
+        return out
+    high = _memory_high(request, limit, factor)
+    if high > 0 and high > request:
+        out.append(CgroupFile("memory.high", str(high)))
+    return out
+
+
+def _container_memory_qos(planned: PlannedPod, spec: Container, facts: NodeFacts) -> list[CgroupFile]:
+    """MemoryQoS on a container (``generateLinuxContainerResources``):
+    memory.min (Guaranteed) or memory.low from the request under
+    TieredReservation, else both 0; memory.high from the throttling factor
+    and the limit (or the node's allocatable memory) when the request is
+    below the limit, left to the pod cgroup when only the pod sets one."""
+    pod = planned.pod
+    request = _value(spec.requests, "memory")
+    limit = _value(spec.limits, "memory")
+    out: list[CgroupFile] = []
+    if request != 0 and facts.memory_reservation_policy == "TieredReservation":
+        name = "memory.min" if planned.qos_class == "Guaranteed" else "memory.low"
+        out.append(CgroupFile(name, str(request)))
+    else:
+        out += [CgroupFile("memory.min", "0"), CgroupFile("memory.low", "0")]
+    factor = facts.memory_throttling_factor
+    skip = (
+        limit == 0
+        and facts.pod_level_resources
+        and is_pod_level_resources_set(pod)
+        and pod.resources is not None
+        and not (pod.resources.limits.get("memory") or Quantity.zero()).is_zero()
+    )
+    if factor is not None and not skip and (request != limit or request == 0):
+        high = 0
+        if limit != 0:
+            high = _memory_high(request, limit, factor)
+        else:
+            allocatable = _value(facts.allocatable, "memory")
+            if allocatable > 0:
+                high = _memory_high(request, allocatable, factor)
+        if high != 0 and high > request:
+            out.append(CgroupFile("memory.high", str(high)))
+    return out
 
 
 def _container_cpu_limit(pod: Pod, c: Container, plr: bool) -> int:
@@ -478,7 +573,11 @@ def _container_node(
     cpu_limit = _container_cpu_limit(pod, spec, plr)
     request = spec.requests.get("cpu")
     shares = milli_cpu_to_shares(request.milli_value() if request is not None else cpu_limit)
-    quota = -1 if result.cpu_quota_disabled else milli_cpu_to_quota(cpu_limit)
+    # calculateLinuxResources: period and quota only with cpuCFSQuota
+    period: int | None = facts.container_period if facts.cpu_cfs_quota else None
+    quota: int | None = None
+    if period is not None:
+        quota = -1 if result.cpu_quota_disabled else milli_cpu_to_quota(cpu_limit, period)
     memory = _container_memory_limit(pod, spec, plr)
     hugepages: dict[int, int] = {}
     if plr and is_pod_level_resources_set(pod) and pod.resources is not None:
@@ -504,7 +603,7 @@ def _container_node(
         mems = tuple(sorted({n for b in result.memory for n in b.numa_nodes}))
 
     files = _cpuset_files(cpus, mems)
-    files += _cpu_files(version, shares, quota, QUOTA_PERIOD, runtime=True)
+    files += _cpu_files(version, shares, quota, period, runtime=True)
     files += _memory_files(version, memory, swap=True)
     if version == 2 and not memory:
         # the kubelet asks for no swap on every container where the kernel
@@ -514,10 +613,11 @@ def _container_node(
     files += _hugetlb_files(version, hugepages, facts.hugepage_sizes)
     if version == 2:
         if facts.memory_qos:
-            files += [CgroupFile("memory.min", "0"), CgroupFile("memory.low", "0")]
+            files += _container_memory_qos(planned, spec, facts)
         else:
             files.append(CgroupFile("memory.high", "max"))
-        files.append(CgroupFile("memory.oom.group", "1"))  # singleProcessOOMKill defaults to false on v2
+        if not facts.single_process_oom_kill:  # defaults to false on v2
+            files.append(CgroupFile("memory.oom.group", "1"))
     return CgroupNode(
         path=path, kind="container", writer="runtime", files=tuple(files), pod=pod.ref,
         pod_uid=pod.uid, container=result.name, container_id=cid, cpus=cpus, mems=mems,
