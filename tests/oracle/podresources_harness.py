@@ -259,7 +259,7 @@ def replay(
     from podnuma.grpc.ratelimit import TokenBucket
     from podnuma.grpc.server import serve_unix
     from podnuma.inputs.scenario import load_scenario
-    from podnuma.node import Node
+    from podnuma.cm.container_manager import Node
 
     scenario = load_scenario(path)
     node = Node(
