@@ -41,15 +41,25 @@ read):
   converter (``ConvertCPUSharesToCgroupV2Value``); ``cpu.max`` is
   ``<quota|max> <period>``.
 
+Kubelet settings (``KubeletConfig.cgroups``): ``cpuCFSQuota`` (off: no
+container quota or period, pod quota lifted), ``cpuCFSQuotaPeriod`` (the pod
+cgroup's period; the containers' only under ``CustomCPUCFSQuotaPeriod``),
+``podPidsLimit`` (the pod's ``pids.max``), ``singleProcessOOMKill`` (no
+``memory.oom.group``), MemoryQoS on v2 (``memoryReservationPolicy:
+TieredReservation``: ``memory.min`` for Guaranteed, ``memory.low`` for the
+others, pod and container; ``memoryThrottlingFactor``: container and
+pod-level ``memory.high``, rounded down to a 4 KiB page).
+
 Not modelled: the pause sandbox's own resources (its cgroup is planned,
-empty; it inherits the pod's cpuset), ``cpuCFSQuota: false`` and a custom ``cpuCFSQuotaPeriod`` (the
-defaults, quota on and 100 ms, are used), pids limits, MemoryQoS's
-``TieredReservation`` and ``memoryThrottlingFactor`` (both off by default:
-containers get ``memory.min``/``memory.low`` ``0`` on v2, and the kubelet
-resets kubepods' ``memory.min``/``memory.low`` and Burstable's ``memory.low``
-to ``0`` at start), terminating pods,
-and pods known only from a checkpoint (they have no spec; they are listed in
+empty; it inherits the pod's cpuset), MemoryQoS at the node and QoS tiers
+(kubepods' ``memory.min`` and Burstable's ``memory.low`` under
+TieredReservation: they are written ``0``, the reset the kubelet makes at
+start with the default policy), terminating pods, and pods known only from
+a checkpoint (they have no spec; they are listed in
 ``CgroupPlan.unplanned``).
+
+The pod and container values are checked against the kubelet's own code
+(``kubelet-oracle cgroups``, docs/oracle.md).
 """
 
 from __future__ import annotations
