@@ -50,6 +50,7 @@ class Cgroups:
 
 def _podnuma_run(path: Path) -> tuple[Any, Any, Outcome]:
     """(scenario, run, simulate outcome) in-process; scenario is None on failure."""
+    from podnuma.cm.checkpoint import CheckpointError
     from podnuma.errors import InputError, KubeletStartupError
     from podnuma.inputs.scenario import load_scenario
     from podnuma.scenario.document import build_document
@@ -58,11 +59,14 @@ def _podnuma_run(path: Path) -> tuple[Any, Any, Outcome]:
     try:
         scn = load_scenario(path)
         run = run_scenario(scn)
-    except (InputError, KubeletStartupError) as e:
-        return None, None, Outcome(kind="input" if isinstance(e, InputError) else "startup", message=str(e))
-    except Exception as e:  # noqa: BLE001 - any other podnuma failure is a startup-kind crash
-        kind = "startup" if type(e).__name__ == "CheckpointError" else "crash"
-        return None, None, Outcome(kind=kind, message=f"{type(e).__name__}: {e}")
+    except InputError as e:
+        return None, None, Outcome(kind="input", message=str(e))
+    except CheckpointError as e:
+        return None, None, Outcome(kind="startup", message=str(e))
+    except KubeletStartupError as e:
+        return None, None, Outcome(kind="startup", message=str(getattr(e, "message", e)))
+    except Exception as e:  # noqa: BLE001 - a podnuma bug is a mismatch, not a test crash
+        return None, None, Outcome(kind="crash", message=f"{type(e).__name__}: {e}")
     doc = json.loads(json.dumps(build_document(run)))
     return scn, run, Outcome(doc=doc, files=dict(run.checkpoint_files))
 

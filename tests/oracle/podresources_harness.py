@@ -255,11 +255,11 @@ def replay(
 ) -> None:
     """Replay the scenario on podnuma's node and the oracle together; after
     each step 0..upto, ``on_step(step, podnuma answers, oracle answers)``."""
+    from podnuma.cm.container_manager import Node
     from podnuma.grpc.provider import NodeProvider
     from podnuma.grpc.ratelimit import TokenBucket
     from podnuma.grpc.server import serve_unix
     from podnuma.inputs.scenario import load_scenario
-    from podnuma.cm.container_manager import Node
 
     scenario = load_scenario(path)
     node = Node(

@@ -144,23 +144,6 @@ type CgroupsOptions struct {
 	Step    int // -1: the last step
 }
 
-// RunSteps runs the scenario's steps up to and including step upto (every
-// step when upto < 0) and gives their documents.
-func (n *Node) RunSteps(upto int) ([]StepDoc, error) {
-	out := []StepDoc{}
-	for i, st := range n.scn.Steps {
-		if upto >= 0 && i > upto {
-			break
-		}
-		sd, err := n.step(i, st)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, sd)
-	}
-	return out, nil
-}
-
 // hugePageSizes are the machine's huge page sizes as the runc library
 // names them (2MB, 1GB): the library lists /sys/kernel/mm/hugepages, the
 // directory cadvisor reads the MachineInfo's machine-wide HugePages from
