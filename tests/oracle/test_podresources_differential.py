@@ -49,3 +49,22 @@ def test_random(chunk: int, oracle_binary: str, tmp_path: Path) -> None:
     if diffs:
         _fail(diffs, stats.get("replayed", 0))
     assert stats.get("replayed", 0) >= n // 2, stats
+
+
+def test_list_every_known_pod_with_the_gate_off(oracle_binary: str, tmp_path: Path) -> None:
+    """``KubeletPodResourcesListUseActivePods: false`` (deprecated, on by
+    default): ``List`` answers with every pod the pod manager knows,
+    rejected pods included."""
+    items = []
+    for p in EXAMPLES:
+        doc = dict(_load(p))
+        kc = dict(doc.get("kubeletConfig") or {})
+        kc["featureGates"] = {**(kc.get("featureGates") or {}), "KubeletPodResourcesListUseActivePods": False}
+        doc["kubeletConfig"] = kc
+        items.append((f"{p.relative_to(ROOT)} [list all]", doc, write_scenario(doc, tmp_path / f"{p.stem}.yaml")))
+    stats: dict[str, int] = {}
+    diffs = podresources_differences(oracle_binary, items, stats)
+    print(f"podresources, examples, List of every known pod: {stats}")
+    if diffs:
+        _fail(diffs, stats.get("replayed", 0))
+    assert stats.get("replayed", 0) + stats.get("failed_alike", 0) == len(EXAMPLES), stats
