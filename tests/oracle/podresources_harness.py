@@ -38,11 +38,13 @@ from typing import Any
 from google.protobuf.message import Message
 
 import grpc
+from tests.oracle.cgroups_harness import DEVICE_RETRIES, _podnuma_run
 from tests.oracle.harness import (
     WALK_LIMIT,
     Outcome,
     _reports_livelock,
     compare,
+    device_numa,
     run_oracle,
     walk_size,
 )
@@ -304,8 +306,6 @@ def podresources_differences(
     ``stats``: ``scenarios``, ``replayed``, ``steps`` (steps compared),
     ``questions`` (answers compared), ``failed_alike``, ``not_sent``,
     ``engines_differ``, ``device_pick``."""
-    from tests.oracle.cgroups_harness import _podnuma_run
-
     runs = [_podnuma_run(path)[2] for _, _, path in items]
     ask_idx = [i for i, o in enumerate(runs) if not _reports_livelock(o) and walk_size(o) <= WALK_LIMIT]
     stats["scenarios"] = stats.get("scenarios", 0) + len(items)
@@ -341,6 +341,19 @@ def podresources_differences(
                     found.extend([f"after step {step}:", *diffs])
 
         replay(binary, path, upto, on_step)
+        # The device manager's random picks in this run of the kubelet's
+        # code may part from podnuma's before the step the simulate
+        # documents say (another run): podnuma's answers stand when some
+        # run of the kubelet gives them.
+        tries = DEVICE_RETRIES if device_numa(doc) else 0
+        counted = (stats.get("steps", 0), stats.get("questions", 0))
+        while found and tries:
+            tries -= 1
+            found.clear()
+            replay(binary, path, upto, on_step)
+            if not found:
+                stats["device_retry"] = stats.get("device_retry", 0) + 1
+        stats["steps"], stats["questions"] = counted  # the first replay's
         stats["replayed"] = stats.get("replayed", 0) + 1
         if picks:
             stats["other_device_ids"] = stats.get("other_device_ids", 0) + 1
