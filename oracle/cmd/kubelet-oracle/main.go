@@ -39,6 +39,7 @@ const usage = `usage:
   kubelet-oracle merge [--repeat N] < REQUESTS.jsonl
   kubelet-oracle cgroups SCENARIO [--cgroup-version 1|2] [--driver cgroupfs|systemd] [--step N]
   kubelet-oracle podresources SCENARIO --socket PATH [--step N]
+  kubelet-oracle legacy-checkpoint cpu|memory VERSION < CURRENT > OLDER
 `
 
 // exitError carries the exit status and the one line to print.
@@ -119,6 +120,8 @@ func run(args []string, stdout io.Writer) error {
 		return cgroupsCmd(args[1:], stdout)
 	case "podresources":
 		return podresourcesCmd(args[1:], os.Stdin, stdout)
+	case "legacy-checkpoint":
+		return legacyCheckpoint(args[1:], os.Stdin, stdout)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil
