@@ -318,9 +318,12 @@ def test_every_v2_container_asks_for_no_swap() -> None:
 
 def test_pod_quota_is_decided_when_the_pod_starts() -> None:
     """lifecycle.yaml: pod "fresh" (pod scope, c1 exclusive, c2 and c3 in
-    the pod's shared pool) keeps its CPU quota after its containers go one
-    by one: the kubelet decides it once, when it creates the pod cgroup."""
-    plan = plan_cgroups(load_scenario(EXAMPLES / "pod-level" / "lifecycle.yaml"), driver="cgroupfs", version=2)
+    the pod's shared pool) keeps its CPU quota after its containers stop one
+    by one (steps 2-4): the kubelet decides it once, when it creates the pod
+    cgroup."""
+    scenario = load_scenario(EXAMPLES / "pod-level" / "lifecycle.yaml")
+    assert [s.op for s in scenario.steps[2:5]] == ["removeContainer"] * 3
+    plan = plan_cgroups(scenario, step=4, driver="cgroupfs", version=2)
     (fresh,) = [n for n in plan.nodes if n.kind == "pod" and n.pod == "lifecycle/fresh"]
     assert {f.name: f.value for f in fresh.files}["cpu.max"] == "400000 100000"
     assert not [n for n in plan.nodes if n.kind == "container" and n.pod == "lifecycle/fresh"]
