@@ -257,18 +257,16 @@ def replay(
 ) -> None:
     """Replay the scenario on podnuma's node and the oracle together; after
     each step 0..upto, ``on_step(step, podnuma answers, oracle answers)``."""
-    from podnuma.cm.container_manager import Node
     from podnuma.grpc.provider import NodeProvider
     from podnuma.grpc.ratelimit import TokenBucket
     from podnuma.grpc.server import serve_unix
     from podnuma.inputs.scenario import load_scenario
+    from podnuma.scenario.run import start_node
 
     scenario = load_scenario(path)
-    node = Node(
-        scenario.machine, scenario.config,
-        cpu_checkpoint=scenario.cpu_checkpoint, memory_checkpoint=scenario.memory_checkpoint,
-    )  # fmt: skip
-    known: list[Any] = []
+    node = start_node(scenario)
+    # the pod manager knows the pods running before the first step
+    known: list[Any] = list(scenario.running_pods)
     with tempfile.TemporaryDirectory(prefix="pr-", dir="/tmp") as d:
         mine_sock, their_sock = Path(d) / "podnuma.sock", Path(d) / "kubelet.sock"
         # no rate limit in the way of the questions (the kubelet's: 100 QPS,

@@ -79,6 +79,7 @@ func podresourcesCmd(args []string, stdin io.Reader, stdout io.Writer) error {
 	if upto >= steps {
 		return &exitError{2, fmt.Sprintf("error: --step %d: the scenario has steps 0-%d", upto, steps-1)}
 	}
+	node.SeedKnown()
 	done := -1
 	for done < upto {
 		if _, err := node.StepKnown(done + 1); err != nil {

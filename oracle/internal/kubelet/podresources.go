@@ -46,6 +46,23 @@ type knownPods struct {
 
 type providers struct{ n *Node }
 
+// SeedKnown gives the pod manager the pods running before the first step
+// (restored pods with their specs; stand-ins made from checkpoint entries
+// have none and are left out).
+func (n *Node) SeedKnown() {
+	n.known.mu.Lock()
+	defer n.known.mu.Unlock()
+	if n.known.pods == nil {
+		n.known.pods = map[string]*v1.Pod{}
+	}
+	for _, uid := range n.order {
+		if rp := n.running[uid]; !rp.restored {
+			n.known.order = append(n.known.order, uid)
+			n.known.pods[uid] = rp.pod
+		}
+	}
+}
+
 // StepKnown runs step i and keeps the pod manager's pod list up to date.
 func (n *Node) StepKnown(i int) (StepDoc, error) {
 	st := n.scn.Steps[i]

@@ -98,6 +98,9 @@ def plan_cgroups(
         known.update(scenario.cpu_checkpoint.entries)
     if scenario.memory_checkpoint is not None:
         known.update(scenario.memory_checkpoint.entries)
+    # pods running before the first step (their cgroups were made in the
+    # kubelet's earlier life, with values this run cannot know)
+    known.update(p.uid for p in scenario.running_pods)
     # gone: removed, or re-admitted with a spec (running, or rejected and so
     # terminal: the kubelet kills a pod it refuses)
     removed = {s.pod_uid for s in run.steps[: step + 1] if s.op in ("removePod", "addPod")}
