@@ -535,9 +535,9 @@ def _maybe_invalid_config(rng: random.Random, cfg: Doc, info: Mapping[str, Any],
         lambda: cfg.update(evictionHard={"memory.available": rng.choice(("-1Gi", "150%", "1K"))}),
         lambda: gates.update(PodLevelResources=False, PodLevelResourceManagers=True),
         lambda: gates.update(NoSuchGate=True),
-        lambda: cfg.update(topologyManagerPolicy="single-numa-node",
-                           topologyManagerPolicyOptions={"max-allowable-numa-nodes": "8"},
-                           featureGates={**gates, "TopologyManagerPolicyOptions": False}),
+        lambda: (cfg.update(topologyManagerPolicy="single-numa-node",
+                            topologyManagerPolicyOptions={"max-allowable-numa-nodes": "8"}),
+                 gates.update(TopologyManagerPolicyOptions=False)),
     ]
     rng.choice(choices)()
     if not gates:
