@@ -486,6 +486,14 @@ def _running_specs(doc: Doc, rng: random.Random, running: list[Doc]) -> None:
         state["pods"] = copy.deepcopy(running)
 
 
+def _reconcile_passes(rng: random.Random, steps: list[Doc]) -> None:
+    """Now and then, time passes between two steps: the CPU manager's
+    reconcile loop makes a pass (a ``reconcile`` step)."""
+    if rng.random() < 0.2:
+        for _ in range(rng.randint(1, 2)):
+            steps.insert(rng.randint(0, len(steps)), {"reconcile": {}})
+
+
 # -- configurations the kubelet refuses ------------------------------------------------------
 
 
@@ -623,6 +631,7 @@ def scenario(seed: int, index: int, workdir: Path, oracle: str | None = None) ->
             elif r < 0.75:
                 steps.append({"removePod": pod["metadata"]["uid"]})
     steps += _steps(rng, info, devices, facts, "p", rng.randint(1, 7))
+    _reconcile_passes(rng, steps)
     doc["steps"] = steps
     if invalid:
         return doc  # the kubelet refuses to start: the steps never run

@@ -52,7 +52,7 @@ KIND = "Scenario"
 
 _TOP_KEYS = ("apiVersion", "kind", "node", "kubeletConfig", "kubeletConfigFile", "state", "steps")
 _STATE_KEYS = ("cpuManager", "cpuManagerFile", "memoryManager", "memoryManagerFile", "pods")
-_STEP_KEYS: tuple[StepOp, ...] = ("addPod", "removeContainer", "removePod")
+_STEP_KEYS: tuple[StepOp, ...] = ("addPod", "removeContainer", "removePod", "reconcile")
 
 
 @dataclass(frozen=True)
@@ -397,6 +397,10 @@ def _load_step(index: int, raw: object, config: KubeletConfig) -> Step:
         return Step(index, "addPod", path, pod=pod, ref=pod.ref)
     if op == "removePod":
         return Step(index, "removePod", path, ref=_ref(body, path=path, what="the pod (uid or namespace/name)"))
+    if op == "reconcile":
+        if body is not None:
+            _unknown(_mapping(body, path=path, what="reconcile (an empty mapping)"), (), path=path)
+        return Step(index, "reconcile", path)
     body = _mapping(body, path=path, what="removeContainer")
     _unknown(body, ("pod", "container"), path=path)
     for k in ("pod", "container"):
