@@ -56,6 +56,11 @@ CASES: dict[str, tuple[dict[str, Any], dict[str, Any], str]] = {
                        "checkpoint is corrupted"),
     "cpu-before-memory": ({}, {"cpuManager": CPU_NONE, "memoryManager": MEM_STATIC_EMPTY}, "start cpu manager error"),
     "new-manager-before-start": ({"memoryManagerPolicy": "static"}, {"cpuManager": CPU_NONE}, 'unknown policy: "static"'),
+    "memory-best-effort": ({"memoryManagerPolicy": "BestEffort"}, {}, 'is not available for platform "linux"'),
+    "cpu-new-manager-before-memory": ({"reservedSystemCPUs": "", "memoryManagerPolicy": "static"}, {},
+                                      "unable to determine reserved CPU resources"),
+    "cpu-policy-before-memory-policy": ({"cpuManagerPolicy": "dynamic", "memoryManagerPolicy": "BestEffort"}, {},
+                                        'unknown policy: "dynamic"'),
     "reserved-memory-hugepages": ({**MEM_STATIC, "reservedMemory": [
         {"numaNode": 0, "limits": {"memory": "356Mi", "hugepages-2Mi": "2Mi"}}]}, {}, 'of type "hugepages-2Mi"'),
     "reserved-memory-zero": ({**MEM_STATIC, "reservedMemory": [{"numaNode": 0, "limits": {"memory": "0"}}]}, {},
