@@ -10,6 +10,7 @@ with the line and column when known (:mod:`podnuma.inputs.documents`).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,8 +19,16 @@ from typing import Any
 from podnuma.api.kubeletconfig import KubeletConfig, load_kubelet_config
 from podnuma.api.pod import Pod, parse_pod
 from podnuma.cm.checkpoint import found_bytes
-from podnuma.cm.cpumanager.checkpoint import CPUCheckpointData, restore_cpu_state
-from podnuma.cm.memorymanager.checkpoint import MemoryCheckpointData, restore_memory_state
+from podnuma.cm.cpumanager.checkpoint import (
+    CPUCheckpointData,
+    encode_cpu_checkpoint,
+    restore_cpu_state,
+)
+from podnuma.cm.memorymanager.checkpoint import (
+    MemoryCheckpointData,
+    encode_memory_checkpoint,
+    restore_memory_state,
+)
 from podnuma.cm.results import StepOp
 from podnuma.errors import InputError, KubeletStartupError
 from podnuma.inputs.discover import load_node
@@ -302,8 +311,24 @@ def _restore(
             )
     except KubeletStartupError as e:
         return None, str(e)
-    data.found = found_bytes(blob)
+    data.found = _inline_bytes(blob, data) if isinstance(blob, Mapping) else found_bytes(blob)
     return data, None
+
+
+def _inline_bytes(obj: Mapping[str, Any], data: CPUCheckpointData | MemoryCheckpointData) -> bytes | None:
+    """The file an inline starting checkpoint stands for. A mapping keeps no
+    byte form: when it is exactly what the kubelet writes for that state
+    (its current format), the kubelet's own bytes; otherwise its JSON with
+    sorted keys."""
+    own = (
+        encode_cpu_checkpoint(data) if isinstance(data, CPUCheckpointData) else encode_memory_checkpoint(data)
+    )
+    try:
+        if json.loads(own) == json.loads(json.dumps(obj)):
+            return own
+    except (TypeError, ValueError):
+        pass
+    return found_bytes(obj)
 
 
 def _load_checkpoint(
