@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from podnuma.api.kubeletconfig import KubeletConfig, load_kubelet_config
-from podnuma.api.pod import Pod, parse_pod
+from podnuma.api.pod import Pod
+from podnuma.api.pod_manifest import parse_pod
 from podnuma.cm.checkpoint import found_bytes
 from podnuma.cm.cpumanager.checkpoint import (
     CPUCheckpointData,
