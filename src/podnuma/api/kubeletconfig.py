@@ -741,13 +741,10 @@ def validate_kubelet_config(cfg: KubeletConfig, online_cpus: CPUSet | None = Non
         check_reserved_system_cpus(cfg, online_cpus)
     effective_reserved(cfg)
     hard_eviction_thresholds(cfg)
-    if cfg.cpu_manager_policy not in CPU_MANAGER_POLICIES:
-        raise KubeletStartupError(f'unknown policy: "{cfg.cpu_manager_policy}"')
-    if cfg.memory_manager_policy == "BestEffort":
-        # The BestEffort memory policy exists for Windows nodes only.
-        raise KubeletStartupError('policy "BestEffort" is not available on this platform')
-    if cfg.memory_manager_policy not in MEMORY_MANAGER_POLICIES:
-        raise KubeletStartupError(f'unknown policy: "{cfg.memory_manager_policy}"')
+    # Policy names are the managers' own checks (their NewManager, in the
+    # container manager's order: topology, CPU, memory), not the
+    # configuration's: an unknown CPU policy is reported after the topology
+    # manager's errors, an unknown memory policy after the CPU manager's.
 
 
 # --------------------------------------------------------------------------
