@@ -1,0 +1,231 @@
+"""A real kubelet on this machine, registered to the loopback control plane.
+
+The kubelet (built from the Go module proxy by ``cluster/build``) runs as
+root with the fake CRI runtime of k8s.io/cri-client (``fake-cri``: sandboxes
+and containers live in that process's memory; it records the Linux
+resources the kubelet asks for each container), the static CPU manager, the
+Static memory manager and the topology manager, both pod-level gates, and
+the cgroupfs driver on this machine's cgroup hierarchy under a cgroup root
+of its own (so it never touches another kubelet's cgroups). Its state
+(checkpoints, PodResources socket, pod directories) stays in a temporary
+root directory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from . import controlplane
+from .controlplane import ControlPlane, Process, StartError, free_port, spawn
+
+CGROUP_FS = Path("/sys/fs/cgroup")
+RESERVED_MEMORY = "200Mi"  # kubeReserved 100Mi + evictionHard memory.available 100Mi
+
+
+def cgroup_version() -> int:
+    """2 on a unified hierarchy, 1 otherwise (the kubelet's own test)."""
+    try:
+        return 2 if os.statvfs(CGROUP_FS) and _fstype(CGROUP_FS) == "cgroup2" else 1
+    except OSError:
+        return 0
+
+
+def _fstype(path: Path) -> str:
+    best, kind = "", ""
+    with open("/proc/self/mounts") as fh:
+        for line in fh:
+            parts = line.split()
+            if len(parts) >= 3 and str(path).startswith(parts[1]) and len(parts[1]) >= len(best):
+                best, kind = parts[1], parts[2]
+    return kind
+
+
+def v1_hierarchies() -> dict[str, Path]:
+    """Mounted cgroup v1 controllers -> their hierarchy root."""
+    out: dict[str, Path] = {}
+    with open("/proc/self/mounts") as fh:
+        for line in fh:
+            parts = line.split()
+            if len(parts) >= 4 and parts[2] == "cgroup":
+                for opt in parts[3].split(","):
+                    if opt in ("cpu", "cpuacct", "cpuset", "memory", "pids", "hugetlb", "blkio",
+                               "devices", "freezer", "net_cls", "perf_event", "net_prio", "rdma",
+                               "misc") or opt.startswith("name="):
+                        out[opt] = Path(parts[1])
+    return out
+
+
+def kubelet_config(*, port: int, healthz: int, pki: controlplane.PKI, crt: Path, key: Path,
+                   cgroup_root: str, logs: Path, scope: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "kubelet.config.k8s.io/v1beta1",
+        "kind": "KubeletConfiguration",
+        "address": "127.0.0.1",
+        "port": port,
+        "readOnlyPort": 0,
+        "healthzBindAddress": "127.0.0.1",
+        "healthzPort": healthz,
+        "tlsCertFile": str(crt),
+        "tlsPrivateKeyFile": str(key),
+        "authentication": {"anonymous": {"enabled": False}, "webhook": {"enabled": True},
+                           "x509": {"clientCAFile": str(pki.ca_crt)}},
+        "authorization": {"mode": "Webhook"},
+        "cgroupDriver": "cgroupfs",
+        "cgroupRoot": cgroup_root,
+        "failCgroupV1": False,
+        "failSwapOn": False,
+        "featureGates": {"PodLevelResources": True, "PodLevelResourceManagers": True},
+        "cpuManagerPolicy": "static",
+        "reservedSystemCPUs": "0",
+        "memoryManagerPolicy": "Static",
+        "kubeReserved": {"memory": "100Mi"},
+        "evictionHard": {"memory.available": "100Mi"},
+        "reservedMemory": [{"numaNode": 0, "limits": {"memory": RESERVED_MEMORY}}],
+        "topologyManagerPolicy": "single-numa-node",
+        "topologyManagerScope": scope,
+        "enforceNodeAllocatable": ["pods"],
+        "localStorageCapacityIsolation": False,
+        "podLogsDirectory": str(logs),
+        "resolvConf": "",
+        "serializeImagePulls": False,
+        "registerNode": True,
+        "nodeStatusUpdateFrequency": "2s",
+        "syncFrequency": "5s",
+        "fileCheckFrequency": "5s",
+    }
+
+
+@dataclass
+class Kubelet:
+    name: str
+    root: Path
+    config_file: Path
+    config: dict[str, Any]
+    cgroup_root: str
+    record: Path
+    processes: list[Process]
+    cgroup_dirs: list[Path]
+
+    @property
+    def pod_resources_socket(self) -> Path:
+        return self.root / "pod-resources" / "kubelet.sock"
+
+    def log(self, lines: int = 60) -> str:
+        return "\n\n".join(f"--- {p.name}\n{p.tail(lines)}" for p in self.processes)
+
+    def alive(self) -> bool:
+        return all(p.popen.poll() is None for p in self.processes)
+
+    def records(self) -> list[dict[str, Any]]:
+        out = []
+        with contextlib.suppress(FileNotFoundError), open(self.record) as fh:
+            for line in fh:
+                with contextlib.suppress(ValueError):
+                    out.append(json.loads(line))
+        return out
+
+    def stop(self) -> None:
+        for p in reversed(self.processes):
+            p.stop()
+        # The pod cgroups the kubelet made, deepest first, then our root.
+        for base in self.cgroup_dirs:
+            if not base.exists():
+                continue
+            for d in sorted((p for p in base.rglob("*") if p.is_dir()),
+                            key=lambda p: len(p.parts), reverse=True):
+                with contextlib.suppress(OSError):
+                    d.rmdir()
+            with contextlib.suppress(OSError):
+                base.rmdir()
+
+
+def _make_cgroup_root(name: str) -> list[Path]:
+    """``/name`` in every v1 hierarchy (the kubelet wants its cgroup root
+    to exist); a cpuset cgroup starts with the parent's CPUs and nodes."""
+    made = []
+    for ctrl, root in sorted(v1_hierarchies().items()):
+        d = root / name
+        if ctrl.startswith("name=") and ctrl != "name=systemd":
+            continue
+        if d in made:
+            continue
+        d.mkdir(exist_ok=True)
+        made.append(d)
+        if ctrl == "cpuset":
+            for f in ("cpuset.cpus", "cpuset.mems"):
+                (d / f).write_text((root / f).read_text())
+    if cgroup_version() == 2:
+        d = CGROUP_FS / name
+        d.mkdir(exist_ok=True)
+        made.append(d)
+    return made
+
+
+def start(cp: ControlPlane, workdir: Path, *, scope: str = "pod", timeout: float = 120) -> Kubelet:
+    """fake-cri and a kubelet registered as node ``podnuma-<id>``; waits
+    until the node is Ready. Raises StartError with the kubelet's log."""
+    binaries = controlplane.bin_dir()
+    ident = uuid.uuid4().hex[:8]
+    name = f"podnuma-{ident}"
+    workdir.mkdir(parents=True, exist_ok=True)
+    root = workdir / "root"
+    root.mkdir(exist_ok=True)
+    cri = workdir / "cri.sock"
+    record = workdir / "cri-requests.jsonl"
+    crt, key = cp.pki.issue(f"kubelet-{ident}", name, server=True)
+    cfg = kubelet_config(port=free_port(), healthz=free_port(), pki=cp.pki, crt=crt, key=key,
+                         cgroup_root=f"/{name}", logs=workdir / "pod-logs", scope=scope)
+    cfg["containerRuntimeEndpoint"] = f"unix://{cri}"
+    cfg["imageServiceEndpoint"] = f"unix://{cri}"
+    config_file = workdir / "kubelet-config.json"
+    config_file.write_text(json.dumps(cfg, indent=2))
+    cgroup_dirs = _make_cgroup_root(name)
+    procs: list[Process] = []
+    kl = Kubelet(name, root, config_file, cfg, f"/{name}", record, procs, cgroup_dirs)
+    try:
+        procs.append(spawn("fake-cri", [str(binaries / "fake-cri"), f"-listen=unix://{cri}",
+                                        f"-record={record}"], workdir / "fake-cri.log"))
+        deadline = time.monotonic() + 30
+        while not cri.exists():
+            if time.monotonic() > deadline or procs[0].popen.poll() is not None:
+                raise StartError(f"fake-cri did not start:\n{procs[0].tail()}")
+            time.sleep(0.1)
+        procs.append(spawn("kubelet", [
+            str(binaries / "kubelet"), f"--config={config_file}",
+            f"--kubeconfig={cp.admin_kubeconfig}", f"--root-dir={root}",
+            f"--hostname-override={name}", "--node-ip=127.0.0.1", "--v=2",
+        ], workdir / "kubelet.log"))
+        deadline = time.monotonic() + timeout
+        while True:
+            if not kl.alive():
+                raise StartError(f"the kubelet exited:\n{kl.log()}")
+            r = cp.kubectl("get", "node", name, "-o", "json", check=False)
+            if r.returncode == 0:
+                node = json.loads(r.stdout)
+                ready = [c for c in node.get("status", {}).get("conditions", [])
+                         if c.get("type") == "Ready"]
+                if ready and ready[0].get("status") == "True":
+                    return kl
+            if time.monotonic() > deadline:
+                raise StartError(f"node {name} not Ready after {timeout:.0f} s:\n{kl.log()}")
+            time.sleep(1)
+    except BaseException:
+        kl.stop()
+        raise
+
+
+@contextlib.contextmanager
+def running(cp: ControlPlane, workdir: Path, **kw: Any) -> Iterator[Kubelet]:
+    kl = start(cp, workdir, **kw)
+    try:
+        yield kl
+    finally:
+        kl.stop()
