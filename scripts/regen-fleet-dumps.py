@@ -17,10 +17,12 @@ usage: scripts/regen-fleet-dumps.py [DUMP_DIR]   (default examples/fleet)
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -34,6 +36,26 @@ DUMPS = {
 }
 
 
+def unique_names(pods: list[dict[str, Any]]) -> list[str]:
+    """A namespace holds one pod of a name (the API server refuses a
+    second): a later pod of a name already taken is renamed, its generated
+    suffix replaced by one derived from its uid, as a DaemonSet's pods are
+    named. Returns the renames."""
+    seen: set[tuple[str, str]] = set()
+    renamed = []
+    for p in pods:
+        meta = p["metadata"]
+        key = (meta.get("namespace", "default"), meta["name"])
+        if key in seen:
+            base = meta["name"].rsplit("-", 1)[0]
+            new = f"{base}-{hashlib.sha256(meta['uid'].encode()).hexdigest()[:5]}"
+            renamed.append(f"{key[0]}/{meta['name']} ({meta['uid']}) -> {new}")
+            meta["name"] = new
+            key = (key[0], new)
+        seen.add(key)
+    return renamed
+
+
 def main(argv: list[str]) -> int:
     out = Path(argv[1]) if len(argv) > 1 else REPO / "examples" / "fleet"
     missing = controlplane.missing_binaries()
@@ -42,6 +64,8 @@ def main(argv: list[str]) -> int:
               file=sys.stderr)
         return 2
     docs = {name: json.loads((out / name).read_text())["items"] for name in DUMPS}
+    for line in unique_names(docs["pods.json"]):
+        print(f"renamed {line}")
     with tempfile.TemporaryDirectory(prefix="podnuma-regen-") as tmp, \
             controlplane.running(Path(tmp)) as cp:
         cp.install_nrt_crd()

@@ -22,6 +22,7 @@ import signal
 import socket
 import ssl
 import subprocess
+import sys
 import time
 import urllib.request
 from collections.abc import Iterator, Sequence
@@ -363,6 +364,12 @@ def create_pods(cp: ControlPlane, pods: Sequence[dict[str, Any]], *, status: boo
             cp.kubectl("patch", "pod", "-n", p["metadata"].get("namespace", "default"),
                        p["metadata"]["name"], "--subresource=status", "--type=merge",
                        "-p", json.dumps({"status": st}))
+
+
+def podnuma(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    """The podnuma command line, in a process of its own."""
+    return subprocess.run([sys.executable, "-m", "podnuma.cli", *args], capture_output=True,
+                          text=True, timeout=300, input=stdin)
 
 
 def have_openssl() -> bool:

@@ -113,6 +113,7 @@ class Kubelet:
     record: Path
     processes: list[Process]
     cgroup_dirs: list[Path]
+    tunables: dict[Path, str]
 
     @property
     def pod_resources_socket(self) -> Path:
@@ -145,28 +146,48 @@ class Kubelet:
                     d.rmdir()
             with contextlib.suppress(OSError):
                 base.rmdir()
+        for tunable, value in self.tunables.items():
+            with contextlib.suppress(OSError):
+                if tunable.read_text() != value:
+                    tunable.write_text(value)
 
 
 def _make_cgroup_root(name: str) -> list[Path]:
-    """``/name`` in every v1 hierarchy (the kubelet wants its cgroup root
-    to exist); a cpuset cgroup starts with the parent's CPUs and nodes."""
-    made = []
-    for ctrl, root in sorted(v1_hierarchies().items()):
-        d = root / name
-        if ctrl.startswith("name=") and ctrl != "name=systemd":
-            continue
-        if d in made:
-            continue
-        d.mkdir(exist_ok=True)
-        made.append(d)
-        if ctrl == "cpuset":
-            for f in ("cpuset.cpus", "cpuset.mems"):
-                (d / f).write_text((root / f).read_text())
+    """``/name`` in every hierarchy (the kubelet wants its cgroup root to
+    exist); a cpuset cgroup starts with its parent's CPUs and nodes. Returns
+    every directory the kubelet may create cgroups under (for clean-up)."""
+    dirs: list[Path] = []
     if cgroup_version() == 2:
         d = CGROUP_FS / name
         d.mkdir(exist_ok=True)
-        made.append(d)
-    return made
+        return [d]
+    for ctrl, root in sorted(v1_hierarchies().items()):
+        d = root / name
+        if d in dirs:
+            continue
+        d.mkdir(exist_ok=True)
+        dirs.append(d)
+        if ctrl == "cpuset":
+            for f in ("cpuset.cpus", "cpuset.mems"):
+                (d / f).write_text((root / f).read_text())
+    unified = CGROUP_FS / "unified"  # a hybrid host's v2 hierarchy
+    if _fstype(unified) == "cgroup2":
+        dirs.append(unified / name)
+    return dirs
+
+
+# The kernel settings a kubelet sets at start (protectKernelDefaults off);
+# put back as found when it stops.
+KERNEL_TUNABLES = ("vm/overcommit_memory", "kernel/panic", "kernel/panic_on_oops")
+
+
+def _save_tunables() -> dict[Path, str]:
+    out = {}
+    for t in KERNEL_TUNABLES:
+        p = Path("/proc/sys") / t
+        with contextlib.suppress(OSError):
+            out[p] = p.read_text()
+    return out
 
 
 def start(cp: ControlPlane, workdir: Path, *, scope: str = "pod", timeout: float = 120) -> Kubelet:
@@ -189,7 +210,8 @@ def start(cp: ControlPlane, workdir: Path, *, scope: str = "pod", timeout: float
     config_file.write_text(json.dumps(cfg, indent=2))
     cgroup_dirs = _make_cgroup_root(name)
     procs: list[Process] = []
-    kl = Kubelet(name, root, config_file, cfg, f"/{name}", record, procs, cgroup_dirs)
+    kl = Kubelet(name, root, config_file, cfg, f"/{name}", record, procs, cgroup_dirs,
+                 _save_tunables())
     try:
         procs.append(spawn("fake-cri", [str(binaries / "fake-cri"), f"-listen=unix://{cri}",
                                         f"-record={record}"], workdir / "fake-cri.log"))
