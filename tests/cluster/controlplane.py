@@ -69,7 +69,7 @@ class PKI:
                  "-subj", "/CN=podnuma-test-ca", cwd=d)
 
     def issue(self, name: str, cn: str, *, groups: Sequence[str] = (),
-              server: bool = False) -> tuple[Path, Path]:
+              server: bool = False, ips: Sequence[str] = ()) -> tuple[Path, Path]:
         """A certificate (and its key) signed by the CA: a server certificate
         for 127.0.0.1/localhost, or a client one for user ``cn`` in
         ``groups`` (one O= each)."""
@@ -81,7 +81,8 @@ class PKI:
             ext.write_text("basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\n"
                            "extendedKeyUsage=serverAuth\n"
                            "subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes,"
-                           "DNS:kubernetes.default.svc\n")
+                           f"DNS:kubernetes.default.svc,DNS:{cn}"
+                           + "".join(f",IP:{ip}" for ip in ips) + "\n")
         else:
             ext.write_text("basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\n"
                            "extendedKeyUsage=clientAuth\n")
@@ -277,7 +278,7 @@ def start(workdir: Path, *, timeout: float = 180) -> ControlPlane:
         "--service-cluster-ip-range=10.0.0.0/24",
         "--authorization-mode=RBAC",
         f"--kubelet-client-certificate={kc_crt}", f"--kubelet-client-key={kc_key}",
-        "--kubelet-preferred-address-types=InternalIP,Hostname",
+        "--kubelet-preferred-address-types=InternalIP",
         f"--audit-policy-file={audit_policy}", f"--audit-log-path={audit_log}",
         "--audit-log-format=json", "--audit-log-mode=blocking",
         "--endpoint-reconciler-type=none",
@@ -326,8 +327,10 @@ def creatable(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 def ensure_namespaces(cp: ControlPlane, namespaces: Sequence[str]) -> None:
-    """Namespaces and their ``default`` service account (what the
-    controller manager would create; pods need it to pass admission)."""
+    """Namespaces with what the controller manager would put in them: the
+    ``default`` service account (pods need it to pass admission) and the
+    ``kube-root-ca.crt`` ConfigMap (a kubelet mounts it into every pod's
+    service-account token volume)."""
     have = {n["metadata"]["name"] for n in cp.get_json("namespaces")["items"]}
     cp.apply([{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": n}}
               for n in sorted(set(namespaces) - have)])
@@ -336,6 +339,12 @@ def ensure_namespaces(cp: ControlPlane, namespaces: Sequence[str]) -> None:
     cp.apply([{"apiVersion": "v1", "kind": "ServiceAccount",
                "metadata": {"name": "default", "namespace": n}}
               for n in sorted(set(namespaces)) if (n, "default") not in sas])
+    cms = {(c["metadata"]["namespace"], c["metadata"]["name"])
+           for c in cp.get_json("configmaps", "-A")["items"]}
+    ca = cp.pki.ca_crt.read_text()
+    cp.apply([{"apiVersion": "v1", "kind": "ConfigMap",
+               "metadata": {"name": "kube-root-ca.crt", "namespace": n}, "data": {"ca.crt": ca}}
+              for n in sorted(set(namespaces)) if (n, "kube-root-ca.crt") not in cms])
 
 
 def create_nodes(cp: ControlPlane, nodes: Sequence[dict[str, Any]]) -> None:

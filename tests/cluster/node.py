@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import subprocess
 import time
 import uuid
 from collections.abc import Iterator
@@ -63,12 +64,26 @@ def v1_hierarchies() -> dict[str, Path]:
     return out
 
 
-def kubelet_config(*, port: int, healthz: int, pki: controlplane.PKI, crt: Path, key: Path,
+def host_ip() -> str | None:
+    """This machine's IPv4 address on its default route (what the kubelet
+    itself would pick as the node IP), or None."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        try:
+            s.connect(("203.0.113.1", 9))  # a UDP connect sends no packet
+            ip: str = s.getsockname()[0]
+        except OSError:
+            return None
+    return None if ip.startswith("127.") else ip
+
+
+def kubelet_config(*, address: str, port: int, healthz: int, pki: controlplane.PKI, crt: Path, key: Path,
                    cgroup_root: str, logs: Path, scope: str) -> dict[str, Any]:
     return {
         "apiVersion": "kubelet.config.k8s.io/v1beta1",
         "kind": "KubeletConfiguration",
-        "address": "127.0.0.1",
+        "address": address,
         "port": port,
         "readOnlyPort": 0,
         "healthzBindAddress": "127.0.0.1",
@@ -136,6 +151,15 @@ class Kubelet:
     def stop(self) -> None:
         for p in reversed(self.processes):
             p.stop()
+        # What the kubelet mounted: its root directory bound onto itself (to
+        # share mount propagation) and volumes under it (tmpfs for secrets and
+        # service-account tokens), deepest first.
+        with open("/proc/self/mounts") as fh:
+            mounts = [line.split()[1] for line in fh if len(line.split()) > 1]
+        root = str(self.root)
+        inside = [m for m in mounts if m == root or m.startswith(root + "/")]
+        for m in sorted(inside, key=len, reverse=True):
+            subprocess.run(["umount", m], capture_output=True, check=False)
         # The pod cgroups the kubelet made, deepest first, then our root.
         for base in self.cgroup_dirs:
             if not base.exists():
@@ -196,21 +220,29 @@ def start(cp: ControlPlane, workdir: Path, *, scope: str = "pod", timeout: float
     binaries = controlplane.bin_dir()
     ident = uuid.uuid4().hex[:8]
     name = f"podnuma-{ident}"
+    # The kubelet's API port listens on this machine's own address, not on
+    # loopback: the API server refuses to proxy to a loopback address
+    # (nodes/proxy answers 400 "address not allowed"), and the kubelet
+    # refuses a loopback node IP. Clients need a certificate of this run's
+    # CA; everything else (healthz, the control plane) stays on loopback.
+    ip = host_ip()
+    if ip is None:
+        raise StartError("this machine has no non-loopback IPv4 address for the kubelet's API")
     workdir.mkdir(parents=True, exist_ok=True)
     root = workdir / "root"
     root.mkdir(exist_ok=True)
     cri = workdir / "cri.sock"
     record = workdir / "cri-requests.jsonl"
-    crt, key = cp.pki.issue(f"kubelet-{ident}", name, server=True)
-    cfg = kubelet_config(port=free_port(), healthz=free_port(), pki=cp.pki, crt=crt, key=key,
-                         cgroup_root=f"/{name}", logs=workdir / "pod-logs", scope=scope)
+    crt, key = cp.pki.issue(f"kubelet-{ident}", name, server=True, ips=[ip])
+    cfg = kubelet_config(address=ip, port=free_port(), healthz=free_port(), pki=cp.pki, crt=crt, key=key,
+                         cgroup_root=f"/podnuma-{ident}", logs=workdir / "pod-logs", scope=scope)
     cfg["containerRuntimeEndpoint"] = f"unix://{cri}"
     cfg["imageServiceEndpoint"] = f"unix://{cri}"
     config_file = workdir / "kubelet-config.json"
     config_file.write_text(json.dumps(cfg, indent=2))
-    cgroup_dirs = _make_cgroup_root(name)
+    cgroup_dirs = _make_cgroup_root(f"podnuma-{ident}")
     procs: list[Process] = []
-    kl = Kubelet(name, root, config_file, cfg, f"/{name}", record, procs, cgroup_dirs,
+    kl = Kubelet(name, root, config_file, cfg, f"/podnuma-{ident}", record, procs, cgroup_dirs,
                  _save_tunables())
     try:
         procs.append(spawn("fake-cri", [str(binaries / "fake-cri"), f"-listen=unix://{cri}",
@@ -223,7 +255,7 @@ def start(cp: ControlPlane, workdir: Path, *, scope: str = "pod", timeout: float
         procs.append(spawn("kubelet", [
             str(binaries / "kubelet"), f"--config={config_file}",
             f"--kubeconfig={cp.admin_kubeconfig}", f"--root-dir={root}",
-            f"--hostname-override={name}", "--node-ip=127.0.0.1", "--v=2",
+            f"--hostname-override={name}", f"--node-ip={ip}", "--v=2",
         ], workdir / "kubelet.log"))
         deadline = time.monotonic() + timeout
         while True:

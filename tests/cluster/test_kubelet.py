@@ -83,6 +83,9 @@ def _environment_lacks() -> str | None:
         return "the kubelet needs root (it creates cgroups and runs as the node agent)"
     if node.cgroup_version() == 1 and "cpuset" not in node.v1_hierarchies():
         return "no cpuset cgroup controller is mounted"
+    if node.host_ip() is None:
+        return ("no non-loopback IPv4 address: the API server does not proxy to a kubelet "
+                "on loopback (nodes/proxy: 400 address not allowed)")
     if not os.access(node.CGROUP_FS, os.W_OK) and not any(
             os.access(p, os.W_OK) for p in node.v1_hierarchies().values()):
         return f"{node.CGROUP_FS} is not writable"
@@ -129,19 +132,37 @@ def admitted(control_plane: ControlPlane, kubelet: Kubelet) -> list[dict[str, An
     return out
 
 
-def _scenario(kubelet: Kubelet, pods: list[dict[str, Any]]) -> dict[str, Any]:
-    cfg = {k: kubelet.config[k] for k in HONOURED if k in kubelet.config}
-    cfg.update(apiVersion="kubelet.config.k8s.io/v1beta1", kind="KubeletConfiguration")
-    steps = [{"addPod": {k: v for k, v in p.items() if k != "status"}} for p in pods]
-    return {"apiVersion": "podnuma.io/v1", "kind": "Scenario",
-            "node": {"sysfs": "/sys", "name": kubelet.name}, "kubeletConfig": cfg, "steps": steps}
+def _machine(control_plane: ControlPlane, kubelet: Kubelet) -> dict[str, Any]:
+    """The node form of this machine: ``podnuma node discover`` of /sys (the
+    CPUs, and the machine's memory, which must be the node's memory
+    capacity as the kubelet reported it), with each NUMA node's memory as
+    the kubelet read it at start (its memory checkpoint's machine state).
+    Some virtual machines grow a node's MemTotal after boot (the kernel
+    initialising memory lazily), so a later read of sysfs can differ from
+    what the kubelet saw."""
+    r = controlplane.podnuma("node", "discover", "--sysfs", "/sys", "-o", "json")
+    assert r.returncode == 0, r.stderr
+    machine: dict[str, Any] = json.loads(r.stdout)["node"]
+    status = control_plane.get_json("node", kubelet.name)["status"]
+    assert machine.get("memoryCapacity", machine["memory"]["0"]["memory"]) == \
+        status["capacity"]["memory"]
+    state = json.loads((kubelet.root / "memory_manager_state").read_text())
+    for nid, cell in state["machineState"].items():
+        machine["memory"][nid]["memory"] = cell["memoryMap"]["memory"]["total"]
+    machine["name"] = kubelet.name
+    return machine
 
 
 @pytest.fixture(scope="module")
-def scenario_file(kubelet: Kubelet, admitted: list[dict[str, Any]],
+def scenario_file(control_plane: ControlPlane, kubelet: Kubelet, admitted: list[dict[str, Any]],
                   tmp_path_factory: pytest.TempPathFactory) -> Path:
+    cfg = {k: kubelet.config[k] for k in HONOURED if k in kubelet.config}
+    cfg.update(apiVersion="kubelet.config.k8s.io/v1beta1", kind="KubeletConfiguration")
+    steps = [{"addPod": {k: v for k, v in p.items() if k != "status"}} for p in admitted]
+    doc = {"apiVersion": "podnuma.io/v1", "kind": "Scenario",
+           "node": _machine(control_plane, kubelet), "kubeletConfig": cfg, "steps": steps}
     p = tmp_path_factory.mktemp("scenario") / "kubelet.yaml"
-    p.write_text(yaml.safe_dump(_scenario(kubelet, admitted)))
+    p.write_text(yaml.safe_dump(doc))
     return p
 
 
@@ -180,18 +201,30 @@ def test_state_inspect_reads_the_kubelets_checkpoints(
 
 
 def test_podresources_list_reads_the_kubelets_socket(
-        kubelet: Kubelet, admitted: list[dict[str, Any]]) -> None:
+        kubelet: Kubelet, admitted: list[dict[str, Any]], scenario_file: Path) -> None:
     r = controlplane.podnuma("podresources", "list", "--socket", str(kubelet.pod_resources_socket), "-o", "json")
     assert r.returncode == 0, r.stderr
-    doc = json.loads(r.stdout)
-    pods = {p["name"]: p for p in doc.get("pod_resources", [])}
+    pods = {p["name"]: p for p in json.loads(r.stdout)}
     running = {p["metadata"]["name"] for p in admitted if p["status"]["phase"] == "Running"}
-    assert running <= set(pods), (running, sorted(pods))
-    # KEP-5526, pod scope: the pod reports its whole pool, containers that
-    # share it report no CPUs of their own.
+    assert running == set(pods), (running, sorted(pods))
+    # KEP-5526, pod scope: the pod reports its whole pool (CPU 1, its memory
+    # on NUMA node 0); the containers that share it report none of their own.
     pl = pods["pod-level"]
-    assert pl.get("cpu_ids") == [1], pl
-    assert all(not c.get("cpu_ids") for c in pl.get("containers", [])), pl
+    assert pl["cpuIds"] == [1], pl
+    assert [(m["memoryType"], m["size"], m["topology"]["nodes"]) for m in pl["memory"]] == \
+        [("memory", 256 << 20, [{"ID": 0}])]
+    assert [c["name"] for c in pl["containers"]] == ["side", "app"]
+    assert all(not c["cpuIds"] and not c["memory"] for c in pl["containers"]), pl
+    # The same answer as podnuma's model of the server (simulate --detail:
+    # the List answer after the last step).
+    sim = controlplane.podnuma("simulate", str(scenario_file), "-o", "json", "--detail")
+    assert sim.returncode == 0, sim.stderr
+    model = json.loads(sim.stdout)["steps"][-1]["podResources"]
+
+    def key(p: dict[str, Any]) -> tuple[str, str]:
+        return (p["namespace"], p["name"])
+
+    assert sorted(model, key=key) == sorted(pods.values(), key=key)
 
 
 def _read(path: Path) -> str | None:

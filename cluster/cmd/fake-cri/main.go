@@ -94,6 +94,9 @@ func main() {
 		os.Exit(2)
 	}
 	rt := fake.NewFakeRemoteRuntime()
+	// The kubelet refuses an image whose size is 0: every pulled image
+	// weighs 1 MiB here.
+	rt.ImageService.SetFakeImageSize(1 << 20)
 	rec := &recorder{RemoteRuntime: rt}
 	if *recordPath != "" {
 		f, err := os.OpenFile(*recordPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
