@@ -162,6 +162,14 @@ class ControlPlane:
             args.append("--server-side")
         self.kubectl(*args, input=body)
 
+    def apply_status(self, docs: Sequence[dict[str, Any]]) -> None:
+        """Set objects' status through the status subresource (server-side
+        apply, as one kubectl call), as a kubelet reports it."""
+        if docs:
+            body = json.dumps({"apiVersion": "v1", "kind": "List", "items": list(docs)})
+            self.kubectl("apply", "--server-side", "--subresource=status", "--force-conflicts",
+                         "--field-manager=podnuma-test-kubelet", "-f", "-", input=body)
+
     def get_json(self, *args: str) -> Any:
         return json.loads(self.kubectl("get", *args, "-o", "json").stdout)
 
@@ -351,11 +359,8 @@ def create_nodes(cp: ControlPlane, nodes: Sequence[dict[str, Any]]) -> None:
     """Nodes through the API, then their status (capacity, allocatable,
     nodeInfo...) through the status subresource, as a kubelet reports it."""
     cp.apply([creatable(n) for n in nodes])
-    for n in nodes:
-        status = n.get("status")
-        if status:
-            cp.kubectl("patch", "node", n["metadata"]["name"], "--subresource=status",
-                       "--type=merge", "-p", json.dumps({"status": status}))
+    cp.apply_status([{"apiVersion": "v1", "kind": "Node", "metadata": {"name": n["metadata"]["name"]},
+                      "status": n["status"]} for n in nodes if n.get("status")])
 
 
 def create_pods(cp: ControlPlane, pods: Sequence[dict[str, Any]], *, status: bool = True) -> None:
@@ -366,13 +371,13 @@ def create_pods(cp: ControlPlane, pods: Sequence[dict[str, Any]], *, status: boo
     cp.apply([creatable(p) for p in pods])
     if not status:
         return
+    statuses = []
     for p in pods:
-        st = dict(p.get("status") or {})
-        st.pop("qosClass", None)
+        st = {k: v for k, v in (p.get("status") or {}).items() if k != "qosClass"}
         if st:
-            cp.kubectl("patch", "pod", "-n", p["metadata"].get("namespace", "default"),
-                       p["metadata"]["name"], "--subresource=status", "--type=merge",
-                       "-p", json.dumps({"status": st}))
+            statuses.append({"apiVersion": "v1", "kind": "Pod", "status": st, "metadata": {
+                "name": p["metadata"]["name"], "namespace": p["metadata"].get("namespace", "default")}})
+    cp.apply_status(statuses)
 
 
 def podnuma(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
