@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import subprocess
 import time
 import uuid
@@ -32,20 +31,19 @@ RESERVED_MEMORY = "200Mi"  # kubeReserved 100Mi + evictionHard memory.available 
 
 
 def cgroup_version() -> int:
-    """2 on a unified hierarchy, 1 otherwise (the kubelet's own test)."""
-    try:
-        return 2 if os.statvfs(CGROUP_FS) and _fstype(CGROUP_FS) == "cgroup2" else 1
-    except OSError:
-        return 0
+    """2 when /sys/fs/cgroup is a cgroup2 mount, else 1 (the kubelet's test:
+    the file system type of /sys/fs/cgroup)."""
+    return 2 if _fstype(CGROUP_FS) == "cgroup2" else 1
 
 
 def _fstype(path: Path) -> str:
-    best, kind = "", ""
+    """The type of the file system mounted exactly at ``path`` ("" if none)."""
+    kind = ""
     with open("/proc/self/mounts") as fh:
         for line in fh:
             parts = line.split()
-            if len(parts) >= 3 and str(path).startswith(parts[1]) and len(parts[1]) >= len(best):
-                best, kind = parts[1], parts[2]
+            if len(parts) >= 3 and parts[1] == str(path):
+                kind = parts[2]  # the last mount there is the visible one
     return kind
 
 
