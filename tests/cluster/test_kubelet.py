@@ -192,12 +192,23 @@ def test_state_inspect_reads_the_kubelets_checkpoints(
     r = controlplane.podnuma("state", "inspect", str(kubelet.root), "--pods", str(pods), "-o", "json")
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
-    text = json.dumps(doc)
+    assert doc["cpuManager"]["version"] == 4 and doc["cpuManager"]["policyName"] == "static"
+    assert doc["memoryManager"]["policyName"] == "Static"
+    assert doc["cpuManager"]["defaultCpuSet"] == "0"
+    assert doc["inconsistencies"] == []
+    # Only the pod-level pod holds CPUs or memory: its pool is CPU 1 and
+    # 256Mi on NUMA node 0, and both its containers run in that pool.
     uid = admitted[0]["metadata"]["uid"]
-    assert uid in text and "pod-level" in text
-    t = controlplane.podnuma("state", "inspect", str(kubelet.root))
+    assert [p["uid"] for p in doc["pods"]] == [uid]
+    pod = doc["pods"][0]
+    assert pod["podCpus"] == "1"
+    assert [(m["numaAffinity"], m["type"], m["size"]) for m in pod["podMemory"]] == \
+        [([0], "memory", 256 << 20)]
+    assert sorted((c["name"], c["cpus"], c["numaNodes"]) for c in pod["containers"]) == \
+        [("app", "1", [0]), ("side", "1", [0])]
+    t = controlplane.podnuma("state", "inspect", str(kubelet.root), "--pods", str(pods))
     assert t.returncode == 0, t.stderr
-    assert "pod-level" in t.stdout or uid in t.stdout
+    assert "pod-level" in t.stdout
 
 
 def test_podresources_list_reads_the_kubelets_socket(
