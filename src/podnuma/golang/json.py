@@ -220,11 +220,44 @@ def go_json_check(data: bytes) -> None:
     Go's message (``unexpected end of JSON input``, ``invalid character 'x'
     looking for beginning of value``, ...)."""
     sc = _Scanner(data)
-    sc.skip_ws()
-    sc.value()
+    try:
+        sc.skip_ws()
+        sc.value()
+    except RecursionError:
+        raise _too_deep(data) from None
     sc.skip_ws()
     if sc.pos < len(data):
         raise sc.fail("after top-level value")
+
+
+#: encoding/json's scanner refuses a value nested deeper than this
+_MAX_NESTING_DEPTH: Final = 10000
+
+
+def _too_deep(data: bytes) -> GoJSONError:
+    """The error for a document nested deeper than this scanner's recursion
+    follows: Go's ``exceeded max depth`` at the bracket that opens level
+    10,001 where there is one; else (between Python's recursion limit and
+    Go's 10,000 levels, which Go accepts) podnuma's own refusal."""
+    depth = 0
+    in_string = escaped = False
+    for c in data:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif c == 0x5C:  # backslash
+                escaped = True
+            elif c == 0x22:
+                in_string = False
+        elif c == 0x22:
+            in_string = True
+        elif c in (0x5B, 0x7B):
+            depth += 1
+            if depth > _MAX_NESTING_DEPTH:
+                return GoJSONError(f"invalid character {_quote_char(c)} exceeded max depth")
+        elif c in (0x5D, 0x7D):
+            depth -= 1
+    return GoJSONError("nested deeper than podnuma reads (Go reads up to 10000 levels)")
 
 
 class JSONObject(list[tuple[str, Any]]):

@@ -24,9 +24,10 @@ decoder refuses the last two).
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -73,11 +74,33 @@ def input_name(path: str | Path) -> str:
     return STDIN_NAME if is_stdin(path) else str(path)
 
 
+#: bytes asked for per read when the size is not known: a byte limit of
+#: gigabytes must not allocate gigabytes before anything is read
+_CHUNK = 1 << 20
+
+
+def _read_upto(read: Callable[[int], bytes], limit: int, *, first: int = _CHUNK) -> bytes:
+    """At most ``limit + 1`` bytes from ``read`` (one past the limit tells
+    the caller the input is too large), in chunks, so that the buffer grows
+    with the input rather than with the limit."""
+    chunks: list[bytes] = []
+    total = 0
+    want = first
+    while total <= limit:
+        chunk = read(min(want, limit + 1 - total))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+        want = _CHUNK
+    return b"".join(chunks)
+
+
 def _read_stdin(what: str, limit: int) -> bytes:
     stream = getattr(sys.stdin, "buffer", None)
     try:
         data = (
-            stream.read(limit + 1) if stream is not None
+            _read_upto(stream.read, limit) if stream is not None
             else sys.stdin.read(limit + 1).encode("utf-8")
         )
     except OSError as e:
@@ -441,7 +464,10 @@ def decode_text(data: bytes, *, what: str, name: str) -> str:
 def _read_path(path: Path, *, what: str, name: str, limit: int) -> bytes:
     try:
         with path.open("rb") as fh:
-            return fh.read(limit + 1)
+            size = os.fstat(fh.fileno()).st_size
+            if size <= limit:  # a regular file's size: one read of what is there
+                return _read_upto(fh.read, limit, first=size + 1)
+            return _read_upto(fh.read, limit)
     except FileNotFoundError:
         raise InputError(f"{what} file not found", file=name) from None
     except IsADirectoryError:
