@@ -5,6 +5,8 @@
 //	kubelet-oracle simulate SCENARIO... [-o json] [--checkpoint-dir DIR]
 //	kubelet-oracle bench SCENARIO
 //	kubelet-oracle merge [--repeat N] < hints.jsonl
+//	kubelet-oracle validate [--feature-gates NAME=BOOL,...] PODS|-
+//	kubelet-oracle kubeletconfig CONFIG...|-
 package main
 
 import (
@@ -35,6 +37,8 @@ const usage = `usage:
   kubelet-oracle simulate SCENARIO... [-o json] [--checkpoint-dir DIR]
   kubelet-oracle bench SCENARIO
   kubelet-oracle merge [--repeat N] < REQUESTS.jsonl
+  kubelet-oracle validate [--feature-gates NAME=BOOL,...] PODS|-
+  kubelet-oracle kubeletconfig CONFIG...|-
 `
 
 // exitError carries the exit status and the one line to print.
@@ -111,6 +115,10 @@ func run(args []string, stdout io.Writer) error {
 		return bench(args[1:], stdout)
 	case "merge":
 		return mergeHints(args[1:], os.Stdin, stdout)
+	case "validate":
+		return validatePods(args[1:], os.Stdin, stdout)
+	case "kubeletconfig":
+		return decodeKubeletConfigs(args[1:], os.Stdin, stdout)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil
