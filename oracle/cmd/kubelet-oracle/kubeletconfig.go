@@ -4,11 +4,15 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"reflect"
+	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kubeletconfigv1beta1 "k8s.io/kubelet/config/v1beta1"
 	kubeletscheme "k8s.io/kubernetes/pkg/kubelet/apis/config/scheme"
 	"sigs.k8s.io/yaml"
@@ -37,6 +41,14 @@ type configResult struct {
 // and case-variant keys reach the decoder as written. One JSON line per
 // file.
 func decodeKubeletConfigs(args []string, stdin io.Reader, stdout io.Writer) error {
+	if len(args) == 1 && args[0] == "--schema" {
+		js, err := json.Marshal(schemaOf(reflect.TypeOf(kubeletconfigv1beta1.KubeletConfiguration{})))
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(stdout, "%s\n", js)
+		return err
+	}
 	if len(args) == 0 {
 		args = []string{"-"}
 	}
@@ -91,7 +103,9 @@ func asKubeletConfiguration(raw []byte) []byte {
 		if _, ok := top["apiVersion"]; ok {
 			return raw
 		}
-		return append([]byte("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"), raw...)
+		// appended, so that the decoder's line numbers are the file's
+		doc := bytes.TrimRight(raw, " \t\r\n")
+		return append(doc, []byte("\napiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n")...)
 	}
 	js := bytes.TrimSpace(raw)
 	var top map[string]json.RawMessage
@@ -115,4 +129,80 @@ func asKubeletConfiguration(raw []byte) []byte {
 	}
 	head := `{"apiVersion":"kubelet.config.k8s.io/v1beta1","kind":"KubeletConfiguration"` + sep
 	return append([]byte(head), rest...)
+}
+
+// configSchema describes how encoding/json (as sigs.k8s.io/json decodes)
+// reads a type: "struct" with its JSON fields, "map" and "list" with their
+// element, or a scalar kind ("string", "bool", "int32", "int64", "uint32",
+// "uint64", "float", or "any" for a type with a decoder of its own that
+// takes more than one JSON form). `kubeletconfig --schema` prints the schema of
+// v1beta1.KubeletConfiguration, which podnuma's decoder carries as data.
+type configSchema struct {
+	Kind   string                   `json:"kind"`
+	Fields map[string]*configSchema `json:"fields,omitempty"`
+	Elem   *configSchema            `json:"elem,omitempty"`
+}
+
+var (
+	jsonUnmarshaler = reflect.TypeOf((*json.Unmarshaler)(nil)).Elem()
+	textUnmarshaler = reflect.TypeOf((*encoding.TextUnmarshaler)(nil)).Elem()
+)
+
+func schemaOf(t reflect.Type) *configSchema {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	pt := reflect.PointerTo(t)
+	if pt.Implements(jsonUnmarshaler) || pt.Implements(textUnmarshaler) {
+		// its own decoding: metav1.Duration reads a JSON string; other
+		// types (the logging flush frequency) take more than one form
+		if t == reflect.TypeOf(metav1.Duration{}) {
+			return &configSchema{Kind: "string"}
+		}
+		return &configSchema{Kind: "any"}
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		s := &configSchema{Kind: "struct", Fields: map[string]*configSchema{}}
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "-" {
+				continue
+			}
+			if f.Anonymous && name == "" {
+				for k, v := range schemaOf(f.Type).Fields {
+					s.Fields[k] = v
+				}
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			s.Fields[name] = schemaOf(f.Type)
+		}
+		return s
+	case reflect.Map:
+		return &configSchema{Kind: "map", Elem: schemaOf(t.Elem())}
+	case reflect.Slice, reflect.Array:
+		return &configSchema{Kind: "list", Elem: schemaOf(t.Elem())}
+	case reflect.String:
+		return &configSchema{Kind: "string"}
+	case reflect.Bool:
+		return &configSchema{Kind: "bool"}
+	case reflect.Int32:
+		return &configSchema{Kind: "int32"}
+	case reflect.Int, reflect.Int64:
+		return &configSchema{Kind: "int64"}
+	case reflect.Uint32:
+		return &configSchema{Kind: "uint32"}
+	case reflect.Uint, reflect.Uint64:
+		return &configSchema{Kind: "uint64"}
+	case reflect.Float32, reflect.Float64:
+		return &configSchema{Kind: "float"}
+	}
+	return &configSchema{Kind: "any"}
 }

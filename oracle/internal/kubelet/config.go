@@ -76,12 +76,20 @@ func decodeConfig(ctx context.Context, raw []byte) (*kubeletconfig.KubeletConfig
 // logs when it falls back to lenient decoding ("" when strict decoding
 // succeeded): the strict decoding error, as the kubelet's log line
 // carries it.
-func DecodeConfig(ctx context.Context, raw []byte) (*kubeletconfig.KubeletConfiguration, string, error) {
+//
+// A feature gate the kubelet does not know makes the v1beta1 defaulting
+// panic (it merges the gates into a copy of the process's); the kubelet
+// dies of it at start-up. That panic is returned as an error.
+func DecodeConfig(ctx context.Context, raw []byte) (kc *kubeletconfig.KubeletConfiguration, warning string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			kc, warning, err = nil, "", fmt.Errorf("panic: %v", r)
+		}
+	}()
 	_, codecs, err := kubeletscheme.NewSchemeAndCodecs(serializer.EnableStrict)
 	if err != nil {
 		return nil, "", err
 	}
-	var warning string
 	sink := &warningSink{onInfo: func(msg string, kv []any) {
 		if msg != lenientMessage {
 			return
@@ -92,7 +100,7 @@ func DecodeConfig(ctx context.Context, raw []byte) (*kubeletconfig.KubeletConfig
 			}
 		}
 	}}
-	kc, err := utilcodec.DecodeKubeletConfiguration(klog.NewContext(ctx, logr.New(sink)), codecs, raw)
+	kc, err = utilcodec.DecodeKubeletConfiguration(klog.NewContext(ctx, logr.New(sink)), codecs, raw)
 	if err != nil {
 		return nil, "", err
 	}
