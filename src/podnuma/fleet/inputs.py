@@ -46,6 +46,7 @@ from typing import Any, TypeGuard
 
 import yaml
 
+from podnuma.api.kubeletconfig import json_object_pairs
 from podnuma.errors import InputError
 from podnuma.fleet.model import Issue, NodeSpec
 from podnuma.inputs.documents import StrictLoader, describe_type
@@ -624,6 +625,14 @@ def _classify(path: Path, scan: Scan) -> None:
             scan.issues.append(Issue("error", "kubeletconfig must be a mapping", node=path.stem,
                                      file=name, path="kubeletconfig"))
             return
+        if path.suffix.lower() not in (".yaml", ".yml"):
+            # again with every key as written: the kubelet's strict decoding
+            # reports duplicate fields, which a mapping no longer holds
+            try:
+                again = json.loads(_load_text(path), object_pairs_hook=json_object_pairs)
+                cfg = again["kubeletconfig"]
+            except (InputError, ValueError, KeyError, TypeError):
+                pass
         scan.configz[path.stem] = (cfg, name)
         return
     if _is_map(doc) and doc.get("kind") == FLEET_KIND:

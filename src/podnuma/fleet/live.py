@@ -20,6 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from podnuma.api.kubeletconfig import json_object_pairs
 from podnuma.errors import InputError
 from podnuma.fleet.inputs import FleetInputs, Scan, assemble, walk_inputs, with_inline_pods
 from podnuma.fleet.model import Issue
@@ -93,7 +94,7 @@ def load_live(kubeconfig: str, *, context: str | None = None, extra: Sequence[Pa
             continue
         try:
             resp: Any = core.connect_get_node_proxy_with_path(name, "configz", _preload_content=False)
-            doc = json.loads(resp.data)
+            doc = json.loads(resp.data, object_pairs_hook=json_object_pairs)
             cfg = doc.get("kubeletconfig") if isinstance(doc, dict) else None
             if isinstance(cfg, dict):
                 scan.configz[name] = (cfg, f"{LIVE} /api/v1/nodes/{name}/proxy/configz")
