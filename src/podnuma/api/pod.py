@@ -339,48 +339,75 @@ def _join(base: str, child: str) -> str:
 
 
 def _key(base: str, key: str) -> str:
-    if _SIMPLE_KEY.fullmatch(key):
-        return _join(base, key)
+    """``field.Path.Key``: a map key in brackets, whatever it holds."""
     return f"{base}[{key}]"
 
 
-def _check_dns_label(value: str, path: str) -> None:
+def _dns_label_errors(value: str, max_len: str = "characters") -> list[str]:
+    """``IsDNS1123Label``: its messages in order (``max_len`` is the unit
+    of the length message: apimachinery's util/validation says
+    "characters", its validate/content package "bytes")."""
+    errors: list[str] = []
     if len(value) > 63:
-        raise _invalid(path, value, "must be no more than 63 characters")
+        errors.append(f"must be no more than 63 {max_len}")
     if not _DNS1123_LABEL.fullmatch(value):
-        raise _invalid(path, value, _DNS1123_LABEL_MSG)
+        if _DNS1123_SUBDOMAIN.fullmatch(value):
+            errors.append("must not contain dots")  # a subdomain: its dots are the fault
+        else:
+            errors.append(_DNS1123_LABEL_MSG)
+    return errors
+
+
+def _dns_subdomain_errors(value: str, max_len: str = "characters") -> list[str]:
+    """``IsDNS1123Subdomain``."""
+    errors: list[str] = []
+    if len(value) > 253:
+        errors.append(f"must be no more than 253 {max_len}")
+    if not _DNS1123_SUBDOMAIN.fullmatch(value):
+        errors.append(_DNS1123_SUBDOMAIN_MSG)
+    return errors
+
+
+def _check_dns_label(value: str, path: str) -> None:
+    for detail in _dns_label_errors(value):
+        raise _invalid(path, value, detail)
 
 
 def _check_dns_subdomain(value: str, path: str) -> None:
-    if len(value) > 253:
-        raise _invalid(path, value, "must be no more than 253 characters")
-    if not _DNS1123_SUBDOMAIN.fullmatch(value):
-        raise _invalid(path, value, _DNS1123_SUBDOMAIN_MSG)
+    for detail in _dns_subdomain_errors(value):
+        raise _invalid(path, value, detail)
 
 
-def _check_qualified_name(value: str, path: str) -> None:
+def _qualified_name_errors(value: str) -> list[str]:
+    """``IsQualifiedName`` (``content.IsLabelKey``): its messages in order."""
+    errors: list[str] = []
     parts = value.split("/")
     if len(parts) > 2:
-        raise _invalid(
-            path,
-            value,
-            "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and "
+        return [
+            "a valid label key must consist of alphanumeric characters, '-', '_' or '.', and "
             "must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  "
             "or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') "
-            "with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
-        )
+            "with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
+        ]
     name = parts[-1]
     if len(parts) == 2:
         prefix = parts[0]
         if not prefix:
-            raise _invalid(path, value, "prefix part must be non-empty")
-        _check_dns_subdomain(prefix, path)
+            errors.append("prefix part must be non-empty")
+        else:
+            errors.extend("prefix part " + m for m in _dns_subdomain_errors(prefix, "bytes"))
     if not name:
-        raise _invalid(path, value, "name part must be non-empty")
-    if len(name) > 63:
-        raise _invalid(path, value, "name part must be no more than 63 characters")
+        errors.append("name part must be non-empty")
+    elif len(name) > 63:
+        errors.append("name part must be no more than 63 bytes")
     if not _QUALIFIED_NAME_PART.fullmatch(name):
-        raise _invalid(path, value, _QUALIFIED_NAME_MSG)
+        errors.append(_QUALIFIED_NAME_MSG)
+    return errors
+
+
+def _check_qualified_name(value: str, path: str) -> None:
+    for detail in _qualified_name_errors(value):
+        raise _invalid(path, value, detail)
 
 
 def _is_extended_resource(name: str) -> bool:
@@ -702,7 +729,16 @@ def _pod_level_resources(
 # containers
 
 
-def _parse_container(raw: object, path: str, index: int, *, init: bool) -> Container:
+_CONTAINER_RESTART_POLICIES = ("Always", "Never", "OnFailure")
+
+
+def _parse_container(
+    raw: object, path: str, index: int, *, init: bool, restart_rules: bool
+) -> Container:
+    """One container; ``restart_rules`` is the ``ContainerRestartRules``
+    gate (beta, on in v1.37), with which every container may set
+    ``restartPolicy`` to Always, Never or OnFailure (an init container is a
+    sidecar only with Always)."""
     doc = _mapping(raw, path)
     _unknown_fields(doc, _CONTAINER_FIELDS, path)
     name = _opt_str(doc.get("name"), _join(path, "name"))
@@ -712,10 +748,16 @@ def _parse_container(raw: object, path: str, index: int, *, init: bool) -> Conta
 
     restart_policy = _opt_str(doc.get("restartPolicy"), _join(path, "restartPolicy"))
     if restart_policy is not None:
-        if not init:
-            raise _forbidden(_join(path, "restartPolicy"), "may not be set for non-init containers")
-        if restart_policy != "Always":
-            raise _unsupported(_join(path, "restartPolicy"), restart_policy, ("Always",))
+        where = _join(path, "restartPolicy")
+        if restart_rules:
+            # validateContainerRestartPolicy (init containers too, through
+            # validateInitContainerRestartPolicy)
+            if restart_policy not in _CONTAINER_RESTART_POLICIES:
+                raise _unsupported(where, restart_policy, _CONTAINER_RESTART_POLICIES)
+        elif not init:
+            raise _forbidden(where, "may not be set for non-init containers")
+        elif restart_policy != "Always":
+            raise _unsupported(where, restart_policy, ("Always",))
 
     res_path = _join(path, "resources")
     res = _opt_mapping(doc.get("resources"), res_path)
@@ -736,6 +778,32 @@ def _parse_container(raw: object, path: str, index: int, *, init: bool) -> Conta
     )
 
 
+def _decode_quantities(spec: Mapping[str, Any]) -> None:
+    """Every quantity of the pod parses (the API server decodes the whole
+    request before it validates anything: an unparsable quantity anywhere
+    is the answer, whatever else is wrong)."""
+    lists: list[tuple[object, str]] = []
+    for kind in ("initContainers", "containers", "ephemeralContainers"):
+        raw = spec.get(kind)
+        if not isinstance(raw, list | tuple):
+            continue
+        for i, ctr in enumerate(raw):
+            res = ctr.get("resources") if isinstance(ctr, Mapping) else None
+            if isinstance(res, Mapping):
+                base = f"spec.{kind}[{i}].resources"
+                lists += [(res.get("limits"), f"{base}.limits"), (res.get("requests"), f"{base}.requests")]
+    pod_res = spec.get("resources")
+    if isinstance(pod_res, Mapping):
+        lists += [(pod_res.get("limits"), "spec.resources.limits"),
+                  (pod_res.get("requests"), "spec.resources.requests")]
+    lists.append((spec.get("overhead"), "spec.overhead"))
+    for raw, path in lists:
+        if isinstance(raw, Mapping):
+            for name, value in raw.items():
+                if isinstance(name, str):
+                    _parse_qty(value, _key(path, name))
+
+
 def _str_map(raw: object, path: str) -> dict[str, str]:
     out: dict[str, str] = {}
     for key, value in _opt_mapping(raw, path).items():
@@ -754,6 +822,8 @@ def parse_pod(doc: Mapping[str, Any], *, gates: FeatureGateView) -> Pod:
     """
     doc = _mapping(doc, "")
     _unknown_fields(doc, _POD_FIELDS, "")
+    if isinstance(doc.get("spec"), Mapping):
+        _decode_quantities(doc["spec"])
     api_version = doc.get("apiVersion")
     if api_version is not None and api_version != "v1":
         raise _unsupported("apiVersion", api_version, ("v1",))
@@ -786,19 +856,23 @@ def parse_pod(doc: Mapping[str, Any], *, gates: FeatureGateView) -> Pod:
     if pod_restart and pod_restart not in _POD_RESTART_POLICIES:
         raise _unsupported("spec.restartPolicy", pod_restart, _POD_RESTART_POLICIES)
 
+    restart_rules = gates.enabled("ContainerRestartRules")
     init_containers = tuple(
-        _parse_container(raw, f"spec.initContainers[{i}]", i, init=True)
+        _parse_container(raw, f"spec.initContainers[{i}]", i, init=True, restart_rules=restart_rules)
         for i, raw in enumerate(_opt_list(spec.get("initContainers"), "spec.initContainers"))
     )
     raw_containers = _opt_list(spec.get("containers"), "spec.containers")
     if not raw_containers:
         raise _required("spec.containers")
     containers = tuple(
-        _parse_container(raw, f"spec.containers[{i}]", i, init=False)
+        _parse_container(raw, f"spec.containers[{i}]", i, init=False, restart_rules=restart_rules)
         for i, raw in enumerate(raw_containers)
     )
+    # validateContainers, then validateInitContainers: app containers are
+    # unique among themselves; an init container may not reuse an app
+    # container's name or an earlier init container's.
     seen: set[str] = set()
-    for ctr in (*init_containers, *containers):
+    for ctr in (*containers, *init_containers):
         if ctr.name in seen:
             where = "spec.initContainers" if ctr.is_init else "spec.containers"
             raise InputError(f"Duplicate value: {_quote(ctr.name)}", path=f"{where}[{ctr.index}].name")
