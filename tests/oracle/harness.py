@@ -443,7 +443,54 @@ def _same_inline_state(
         return False
 
 
-_POD_FIELD = re.compile(r"steps\[\d+\]\.addPod\.[^:]*: Invalid value")
+_POD_STEP = re.compile(r"steps\[(\d+)\]\.addPod(?:\.|: )")
+_POSITION = re.compile(r" \(line \d+, column \d+\)$")
+
+
+def pod_refusal(message: str) -> tuple[int, str] | None:
+    """(step index, ``FIELD: ERROR``) of an invalid-input message about a
+    step's pod, or None."""
+    m = _POD_STEP.search(message)
+    if m is None:
+        return None
+    rest = _POSITION.sub("", message[m.end():].strip())
+    return int(m.group(1)), rest
+
+
+PLACEHOLDER_IMAGE = "scenario.invalid/placeholder"
+
+
+def pod_refusal_diffs(binary: str, mine: Outcome, theirs: Outcome, scenario: Mapping[str, Any]) -> list[str]:
+    """A scenario both engines refuse as invalid input: when podnuma's
+    reason is a step's pod, the oracle must refuse the same step, and
+    podnuma's error must be one of the API server's errors for that pod
+    (``kubelet-oracle validate`` with the scenario's gates, containers
+    without an image given the oracle's placeholder, as its scenario reader
+    does). Other invalid input is not compared (each engine words its own)."""
+    from tests.oracle.validation import PodnumaVerdict, compare_verdicts, validate_oracle
+
+    ours = pod_refusal(mine.message)
+    if ours is None:
+        return []
+    step, error = ours
+    theirs_at = pod_refusal(theirs.message)
+    if theirs_at is None or theirs_at[0] != step:
+        return [f"pod refused: podnuma at step {step} ({mine.message[:300]}) != oracle ({theirs.message[:300]})"]
+    steps = scenario.get("steps") or []
+    pod = (steps[step] if step < len(steps) else {}).get("addPod")
+    config = scenario.get("kubeletConfig")
+    if not isinstance(pod, Mapping) or not isinstance(config, Mapping):
+        return []
+    pod = json.loads(json.dumps(pod))
+    spec = pod.get("spec")
+    if isinstance(spec, dict):
+        for kind in ("initContainers", "containers", "ephemeralContainers"):
+            for c in spec.get(kind) or []:
+                if isinstance(c, dict) and not c.get("image"):
+                    c["image"] = PLACEHOLDER_IMAGE
+    gates = dict(config.get("featureGates") or {})
+    verdict = validate_oracle(binary, [pod], gates)[0]
+    return [f"step {step}: {d}" for d in compare_verdicts(PodnumaVerdict(error=error), verdict, gates)]
 
 MEMORY_STATE_DIFFERS = "[memorymanager] the expected machine state is different from the real one"
 
@@ -493,10 +540,6 @@ def compare(
     manager picked at random among the devices of a container's NUMA
     affinity (see :func:`_random_device_pick`), nothing after that pick is
     compared and a line saying so goes to ``notes``."""
-    if mine.kind == "input" and theirs.kind == "ok" and _POD_FIELD.search(mine.message):
-        # a pod the API server refuses (podnuma validates pods as it does,
-        # the oracle only defaults them): the kubelet never sees it
-        return []
     if mine.kind != "ok" or theirs.kind != "ok":
         failed, other = (theirs, mine) if theirs.kind == "startup" else (mine, theirs)
         if (
@@ -626,6 +669,7 @@ def run_both(
     answers = dict(zip(ask, run_oracle(binary, [paths[i] for i in ask]), strict=True))
     notes: list[str] = []
     bytes_checked = 0
+    pods_refused = 0
     out = []
     for i, ((name, doc), path, mine) in enumerate(zip(items, paths, mine_all, strict=True)):
         if i not in answers:
@@ -636,15 +680,22 @@ def run_both(
             t = run_oracle_checkpoints(binary, path)
             bytes_checked += 1
         diffs = compare(mine, t, doc, check_bytes=check_bytes, notes=notes)
+        if not diffs and mine.kind == "input" and t.kind == "input":
+            diffs = pod_refusal_diffs(binary, mine, t, doc)
+            if pod_refusal(mine.message) is not None:
+                pods_refused += 1
         if diffs:
             out.append((name, doc, diffs))
     if stats is not None:
         picks = sum(1 for n in notes if n.startswith("random device pick"))
         for key, value in (("run", len(items)), ("not_sent", left_out), ("compared", len(ask)),
                            ("device_pick", picks), ("map_order_start", len(notes) - picks),
-                           ("bytes", bytes_checked)):
+                           ("bytes", bytes_checked), ("pod_refused", pods_refused)):
             stats[key] = stats.get(key, 0) + value
-    elif notes:
+    if stats is None and pods_refused:
+        print(f"refused by both engines for a step's pod (podnuma's error among the API server's): "
+              f"{pods_refused} of {len(ask)}")
+    if stats is None and notes:
         print(f"compared only in part (a random device pick, or a restored memory checkpoint the "
               f"kubelet accepts or refuses by Go map order): {len(notes)} of {len(ask)}; see docs/oracle.md")
     return out

@@ -343,3 +343,17 @@ def pod(seed: int, index: int) -> tuple[Doc, str, list[str]]:
 
 def pods(seed: int, count: int) -> list[tuple[Doc, str, list[str]]]:
     return [pod(seed, i) for i in range(count)]
+
+
+def with_invalid_pod(doc: Doc, seed: int, index: int, share: float = 0.05) -> Doc:
+    """The scenario, with (in ``share`` of them) an invalid pod slipped in
+    as an ``addPod`` step at a random place: both engines must then refuse
+    the scenario as invalid input at that step, podnuma with one of the API
+    server's errors for the pod. Drawn from its own random stream, so the
+    rest of the scenario is what it would have been."""
+    rng = random.Random(f"invalid-step:{seed}:{index}")
+    if rng.random() >= share or not isinstance(doc.get("steps"), list):
+        return doc
+    bad, _ = invalid_pod(rng, f"invalid{index}", rng.choice((1, 1, 2)))
+    doc["steps"].insert(rng.randint(0, len(doc["steps"])), {"addPod": bad})
+    return doc

@@ -115,3 +115,23 @@ def test_map_order_start_then_a_step_error_is_accepted() -> None:
     node_error = Outcome(kind="input", message="error: f.json: node.machineInfo: bad")
     assert compare(refused, step_error, mixed) == []
     assert compare(refused, node_error, mixed) != []
+
+
+def test_a_pod_podnuma_refuses_and_the_kubelet_admits_is_a_mismatch() -> None:
+    from tests.oracle.harness import Outcome, compare
+
+    mine = Outcome(kind="input", message=(
+        's.json: steps[0].addPod.spec.containers[0].resources.requests: Invalid value: "2": '
+        "must be less than or equal to cpu limit of 1"))
+    assert compare(mine, Outcome(doc={"node": {}, "steps": []}), {"steps": []})
+
+
+def test_pod_refusal_reads_the_step_and_the_field_error() -> None:
+    from tests.oracle.harness import pod_refusal
+
+    assert pod_refusal(
+        's.yaml: steps[12].addPod.spec.containers[0].name: Duplicate value: "c" (line 3, column 9)'
+    ) == (12, 'spec.containers[0].name: Duplicate value: "c"')
+    assert pod_refusal("error: s.yaml: steps[2].addPod: invalid pod: json: unknown field") == (
+        2, "invalid pod: json: unknown field")
+    assert pod_refusal("s.yaml: steps[2].removePod: pod 'x' is not running on the node") is None

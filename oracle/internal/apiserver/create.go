@@ -85,6 +85,20 @@ func Decode(raw []byte) (*v1.Pod, *Rejection) {
 // rejection. The pod's namespace is the request's ("default" when unset);
 // a UID it carries is kept (the API server would assign one).
 func Create(pod *v1.Pod) (*v1.Pod, *Rejection, error) {
+	return create(pod, false)
+}
+
+// CreateAndAttach is Create for a pod that carries ephemeral containers
+// when it reaches the kubelet: the API server refuses them on create
+// ("cannot be set on create"), so the pod is created without them and
+// they are then added through the ephemeralcontainers subresource (the
+// ephemeral containers strategy's PrepareForUpdate and ValidateUpdate), as
+// kubectl debug adds them.
+func CreateAndAttach(pod *v1.Pod) (*v1.Pod, *Rejection, error) {
+	return create(pod, true)
+}
+
+func create(pod *v1.Pod, attach bool) (*v1.Pod, *Rejection, error) {
 	pod = pod.DeepCopy()
 	legacyscheme.Scheme.Default(pod)
 	internal := &api.Pod{}
@@ -105,11 +119,26 @@ func Create(pod *v1.Pod) (*v1.Pod, *Rejection, error) {
 		IsResourceRequest: true, Verb: "create", APIPrefix: "api", APIVersion: "v1",
 		Namespace: internal.Namespace, Resource: "pods", Name: internal.Name,
 	})
+	var ephemeral []api.EphemeralContainer
+	if attach {
+		ephemeral, internal.Spec.EphemeralContainers = internal.Spec.EphemeralContainers, nil
+	}
 	podregistry.Strategy.PrepareForCreate(ctx, internal)
 	if errs := rest.ValidateCreate(ctx, internal, podregistry.Strategy); len(errs) > 0 {
 		return nil, rejection(internal.Name, errs), nil
 	}
 	podregistry.Strategy.Canonicalize(internal)
+	if len(ephemeral) > 0 {
+		updated := internal.DeepCopy()
+		updated.Spec.EphemeralContainers = ephemeral
+		updated.ResourceVersion = "1"
+		internal.ResourceVersion = "1"
+		podregistry.EphemeralContainersStrategy.PrepareForUpdate(ctx, updated, internal)
+		if errs := podregistry.EphemeralContainersStrategy.ValidateUpdate(ctx, updated, internal); len(errs) > 0 {
+			return nil, rejection(internal.Name, errs), nil
+		}
+		internal = updated
+	}
 	out := &v1.Pod{}
 	if err := legacyscheme.Scheme.Convert(internal, out, nil); err != nil {
 		return nil, nil, fmt.Errorf("converting the pod back: %w", err)

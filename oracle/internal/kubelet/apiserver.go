@@ -13,16 +13,17 @@ import (
 // from the API server, with the scenario's feature gates: the v1 defaults
 // applied on decoding, then the pod registry's create strategy
 // (PrepareForCreate: disabled fields dropped, pod-level resources
-// defaulted, status.qosClass set; then ValidatePodCreate). A pod the API
-// server refuses is invalid input at path, named by its first field
-// error, as podnuma reports it.
+// defaulted, status.qosClass set; then ValidatePodCreate), its ephemeral
+// containers attached afterwards through the ephemeralcontainers
+// subresource. A pod the API server refuses is invalid input at path,
+// named by its first field error.
 //
 // The scenario contract asks for the fields the resource managers read and
 // no more: a container without an image gets a placeholder one first (the
 // API server requires one; nothing the kubelet's managers do reads it).
 func asCreated(pod *v1.Pod, path string) (*v1.Pod, error) {
 	pod = withImages(pod)
-	out, rej, err := apiserver.Create(pod)
+	out, rej, err := apiserver.CreateAndAttach(pod)
 	if err != nil {
 		return nil, err
 	}
