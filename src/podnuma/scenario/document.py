@@ -15,8 +15,7 @@ from typing import Any, TextIO
 
 import yaml
 
-from podnuma.cm.topologymanager.hint import EMPTY_HINT
-from podnuma.results import (
+from podnuma.cm.results import (
     ContainerResult,
     HintRecord,
     MemoryBlock,
@@ -24,6 +23,7 @@ from podnuma.results import (
     PodAllocation,
     StepResult,
 )
+from podnuma.cm.topologymanager.hint import EMPTY_HINT
 from podnuma.scenario.run import RunResult
 
 __all__ = [

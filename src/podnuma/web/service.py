@@ -33,6 +33,7 @@ from podnuma.analysis.compare import compare_pod, comparison_document
 from podnuma.analysis.explain import explain_run, run_for_explain
 from podnuma.api.kubeletconfig import KubeletConfig, load_kubelet_config
 from podnuma.cm.checkpoint import CheckpointError
+from podnuma.cm.container_manager import Node
 from podnuma.errors import InputError, KubeletStartupError
 from podnuma.inputs.discover import load_node
 from podnuma.inputs.documents import Document, describe_type, parse_document
@@ -45,7 +46,6 @@ from podnuma.inputs.pods import (
 from podnuma.inputs.scenario import Scenario, load_scenario_text
 from podnuma.inputs.startup import StartupFailure, startup_failure
 from podnuma.machine.topology import Machine
-from podnuma.node import Node
 from podnuma.render.picture import Ownership, ownership_after, ownership_document, render_svg
 from podnuma.scenario.document import build_document
 from podnuma.scenario.run import RunResult, run_scenario
@@ -68,8 +68,9 @@ __all__ = [
 #: the web edge), imported whole when this module is: the worker processes
 #: may not open files, so nothing may be left to import lazily in them.
 PRELOAD = (
-    "podnuma.api", "podnuma.machine", "podnuma.cm", "podnuma.node", "podnuma.results",
-    "podnuma.podresources", "podnuma.scenario", "podnuma.render", "podnuma.units",
+    "podnuma.api", "podnuma.machine", "podnuma.cm", "podnuma.cm.container_manager",
+    "podnuma.cm.results", "podnuma.cm.podresources_view", "podnuma.scenario", "podnuma.render",
+    "podnuma.units",
     "podnuma.analysis", "podnuma.inputs", "podnuma.golang", "podnuma.gostrconv",
     "podnuma.errors", "podnuma.fileio",
 )
