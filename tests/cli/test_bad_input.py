@@ -175,6 +175,19 @@ def test_kubelet_refusing_to_start(tmp_path: Path) -> None:
     assert not (tmp_path / "o").exists()
 
 
+def test_unknown_kubelet_field_runs_with_the_kubelets_warning(tmp_path: Path) -> None:
+    # the kubelet's codec decodes such a file leniently and logs the strict error
+    doc = base()
+    doc["kubeletConfig"]["cpuManagerPolicyy"] = "none"
+    scenario = write(tmp_path / "s.yaml", doc)
+    result = CliRunner().invoke(cli, ["simulate", str(scenario), "-o", "json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["steps"]
+    assert (f"warning: {scenario}: kubeletConfig: Using lenient decoding as strict decoding failed"
+            in result.stderr)
+    assert result.stderr.rstrip().endswith('strict decoding error: unknown field "cpuManagerPolicyy"')
+
+
 def test_checkpoint_dir_is_a_file(tmp_path: Path) -> None:
     scenario = write(tmp_path / "s.yaml", base())
     (tmp_path / "f").write_text("x")
