@@ -324,6 +324,11 @@ INVALID: list[tuple[str, Callable[[dict[str, Any]], None], str, str]] = [
                 set_pod_res({"cpu": "4"}, {"hugepages-2Mi": "4Mi"})(d)),
      "spec.resources.requests[hugepages-2Mi]",
      'Invalid value: "4Mi": must be greater than or equal to aggregate container requests of 8Mi'),
+    # validateOverhead checks the overhead as a container's limits, under that path
+    ("negative overhead", setitem(["spec", "overhead"], {"cpu": "-1"}), "spec.overhead.limits[cpu]",
+     'Invalid value: "-1": must be greater than or equal to 0'),
+    ("hugepages overhead alone", setitem(["spec", "overhead"], {"hugepages-2Mi": "2Mi"}), "spec.overhead",
+     "Forbidden: HugePages require cpu or memory"),
     ("pod-level claims", setitem(["spec", "resources"], {"claims": [{"name": "x"}]}),
      "spec.resources.claims", "Forbidden: claims may not be set for Resources at pod-level"),
 ]

@@ -10,7 +10,8 @@ off the page size), requests above or unequal to limits, missing limits of
 non-overcommittable resources, hugepages without cpu or memory, resource
 names, duplicate and malformed container names, pod names and namespaces,
 container and pod restart policies (sidecars included), ephemeral
-containers with resources, an empty container list, and the pod-level
+containers with resources, an empty container list, the pod overhead, and
+the pod-level
 resources rules (unsupported resources, requests above limits, budgets
 below the containers' aggregate, a container limit above the pod's).
 
@@ -113,6 +114,9 @@ def _valid_pod(rng: random.Random, name: str) -> Doc:
         meta["namespace"] = rng.choice(("default", "ns", "team-a"))
     if rng.random() < 0.3:
         meta["uid"] = f"uid-{name}"
+    if rng.random() < 0.1:
+        # as a RuntimeClass's admission sets it
+        spec["overhead"] = {"cpu": "250m", "memory": "120Mi"}
     return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec}
 
 
@@ -292,7 +296,15 @@ def _sidecar_budget(rng: random.Random, p: Doc) -> None:
     p["spec"]["resources"] = {"limits": {"cpu": "4", "memory": "4Gi"}}
 
 
+def _bad_overhead(rng: random.Random, p: Doc) -> None:
+    p["spec"]["overhead"] = rng.choice((
+        {"cpu": "-1"}, {"foo": "1"}, {GPU: "500m"}, {"hugepages-2Mi": "3Mi"}, {"hugepages-2Mi": "2Mi"},
+        {"cpu": "250m", "memory": "-1Mi"},
+    ))
+
+
 FAULTS: dict[str, Callable[[random.Random, Doc], None]] = {
+    "bad-overhead": _bad_overhead,
     "bad-quantity": _bad_quantity,
     "negative": _negative,
     "requests-above-limits": _requests_above_limits,

@@ -71,6 +71,7 @@ def _defaults_of_podnuma(pod: Any, gates: Mapping[str, bool]) -> dict[str, Any]:
         "resources": None
         if pod.resources is None or pod.resources.is_empty()
         else {"requests": _quantities(pod.resources.requests), "limits": _quantities(pod.resources.limits)},
+        "overhead": _quantities(pod.overhead),
         "qosClass": compute_pod_qos(
             pod, pod_level_resources=FeatureGates.from_mapping(gates).enabled("PodLevelResources")
         ),
@@ -94,6 +95,7 @@ def _defaults_of_oracle(created: Mapping[str, Any]) -> dict[str, Any]:
         "resources": None
         if pod_res is None
         else {"requests": _quantities(pod_res.get("requests")), "limits": _quantities(pod_res.get("limits"))},
+        "overhead": _quantities(spec.get("overhead")),
         "qosClass": (created.get("status") or {}).get("qosClass"),
         "namespace": (created.get("metadata") or {}).get("namespace"),
     }
@@ -106,7 +108,7 @@ def compare_verdicts(
     pod (empty when they agree).
 
     Both accept it: the defaulted container and pod-level requests and
-    limits and the QoS class must be equal. Both refuse it: podnuma's error
+    limits, the overhead and the QoS class must be equal. Both refuse it: podnuma's error
     (it stops at the first it meets) must be one of the API server's field
     errors, word for word (``FIELD: TYPE: VALUE: DETAIL`` as its message
     shows it). Not necessarily the first: the API server ranges over Go

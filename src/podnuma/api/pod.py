@@ -894,7 +894,10 @@ def parse_pod(doc: Mapping[str, Any], *, gates: FeatureGateView) -> Pod:
         seen.add(eph_name)
         ephemeral.append(eph_name)
 
-    overhead = _resource_list(spec.get("overhead"), "spec.overhead", pod_level=False)
+    # validateOverhead: the list is checked as the limits of a container's
+    # resources, under that path (spec.overhead.limits[NAME], an upstream quirk)
+    overhead = _resource_list(spec.get("overhead"), "spec.overhead.limits", pod_level=False)
+    _check_requirements({}, overhead, "spec.overhead")
 
     resources: PodResources | None = None
     raw_resources = spec.get("resources")
