@@ -527,6 +527,48 @@ def memory_validation_depends_on_order(scenario: Mapping[str, Any]) -> bool:
     return False
 
 
+_INSUFFICIENT = re.compile(r"^Pod was rejected: Node didn't have enough resource: (\S+), ")
+_FIXED_ORDER = frozenset({"cpu", "memory", "ephemeral-storage", "pods"})
+
+
+def _requested(pod: Any) -> set[str]:
+    spec = pod.get("spec") if isinstance(pod, Mapping) else None
+    if not isinstance(spec, Mapping):
+        return set()
+    out: set[str] = set()
+    sources = [*(spec.get("initContainers") or []), *(spec.get("containers") or [])]
+    for c in [*(x.get("resources") for x in sources if isinstance(x, Mapping)), spec.get("resources")]:
+        if isinstance(c, Mapping):
+            for side in ("requests", "limits"):
+                out.update(k for k in (c.get(side) or {}) if isinstance(k, str))
+    return out
+
+
+def _scalar_fit_order(
+    a: dict[str, Any], b: dict[str, Any], scenario: Mapping[str, Any], notes: list[str] | None
+) -> None:
+    """The node-allocatable fit names one insufficient resource: cpu,
+    memory and ephemeral-storage are checked in that order, then the
+    pod's other resources (hugepages, extended resources) by ranging over
+    a Go map (``fitsRequest``: ``podRequest.ScalarResources``), and the
+    kubelet reports the first failure. When the two runs name two such
+    resources the pod requests both of, they differ by map order alone:
+    the oracle's reason and message are taken as podnuma's."""
+    steps = scenario.get("steps") or []
+    for i, (x, y) in enumerate(zip(a.get("steps") or [], b.get("steps") or [], strict=False)):
+        mx = _INSUFFICIENT.match(str(x.get("message") or ""))
+        my = _INSUFFICIENT.match(str(y.get("message") or ""))
+        if not mx or not my or mx.group(1) == my.group(1):
+            continue
+        names = {mx.group(1), my.group(1)}
+        pod = steps[i].get("addPod") if i < len(steps) and isinstance(steps[i], Mapping) else None
+        if names & _FIXED_ORDER or not names <= _requested(pod):
+            continue
+        y["reason"], y["message"] = x.get("reason"), x.get("message")
+        if notes is not None:
+            notes.append(f"scalar resource fit order at step {i}")
+
+
 def compare(
     mine: Outcome,
     theirs: Outcome,
@@ -568,6 +610,7 @@ def compare(
     assert mine.doc is not None and theirs.doc is not None
     numa = device_numa(scenario)
     a, b = normalise(mine.doc, numa), normalise(theirs.doc, numa)
+    _scalar_fit_order(a, b, scenario, notes)
     diffs: list[str] = []
     _diff(a, b, "", diffs)
     if diffs:
@@ -688,16 +731,19 @@ def run_both(
             out.append((name, doc, diffs))
     if stats is not None:
         picks = sum(1 for n in notes if n.startswith("random device pick"))
+        fit_order = sum(1 for n in notes if n.startswith("scalar resource fit order"))
         for key, value in (("run", len(items)), ("not_sent", left_out), ("compared", len(ask)),
-                           ("device_pick", picks), ("map_order_start", len(notes) - picks),
+                           ("device_pick", picks), ("map_order_start", len(notes) - picks - fit_order),
+                           ("fit_order", fit_order),
                            ("bytes", bytes_checked), ("pod_refused", pods_refused)):
             stats[key] = stats.get(key, 0) + value
     if stats is None and pods_refused:
         print(f"refused by both engines for a step's pod (podnuma's error among the API server's): "
               f"{pods_refused} of {len(ask)}")
     if stats is None and notes:
-        print(f"compared only in part (a random device pick, or a restored memory checkpoint the "
-              f"kubelet accepts or refuses by Go map order): {len(notes)} of {len(ask)}; see docs/oracle.md")
+        print(f"compared only in part (a random device pick, a restored memory checkpoint the "
+              f"kubelet accepts or refuses by Go map order, or which missing resource the fit "
+              f"names): {len(notes)} of {len(ask)}; see docs/oracle.md")
     return out
 
 
