@@ -26,7 +26,7 @@ class PodnumaVerdict:
 
 def validate_podnuma(doc: Mapping[str, Any], gates: Mapping[str, bool]) -> PodnumaVerdict:
     from podnuma.api.featuregates import FeatureGates
-    from podnuma.api.pod import parse_pod
+    from podnuma.api.pod_manifest import parse_pod
     from podnuma.errors import InputError
 
     try:

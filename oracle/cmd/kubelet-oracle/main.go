@@ -5,6 +5,8 @@
 //	kubelet-oracle simulate SCENARIO... [-o json] [--checkpoint-dir DIR]
 //	kubelet-oracle bench SCENARIO
 //	kubelet-oracle merge [--repeat N] < hints.jsonl
+//	kubelet-oracle cgroups SCENARIO [--cgroup-version 1|2] [--driver cgroupfs|systemd] [--step N]
+//	kubelet-oracle podresources SCENARIO --socket PATH [--step N]
 //	kubelet-oracle validate [--feature-gates NAME=BOOL,...] PODS|-
 //	kubelet-oracle kubeletconfig CONFIG...|-
 package main
@@ -37,6 +39,9 @@ const usage = `usage:
   kubelet-oracle simulate SCENARIO... [-o json] [--checkpoint-dir DIR]
   kubelet-oracle bench SCENARIO
   kubelet-oracle merge [--repeat N] < REQUESTS.jsonl
+  kubelet-oracle cgroups SCENARIO [--cgroup-version 1|2] [--driver cgroupfs|systemd] [--step N]
+  kubelet-oracle podresources SCENARIO --socket PATH [--step N]
+  kubelet-oracle legacy-checkpoint cpu|memory VERSION < CURRENT > OLDER
   kubelet-oracle validate [--feature-gates NAME=BOOL,...] PODS|-
   kubelet-oracle kubeletconfig CONFIG...|-
 `
@@ -115,6 +120,12 @@ func run(args []string, stdout io.Writer) error {
 		return bench(args[1:], stdout)
 	case "merge":
 		return mergeHints(args[1:], os.Stdin, stdout)
+	case "cgroups":
+		return cgroupsCmd(args[1:], stdout)
+	case "podresources":
+		return podresourcesCmd(args[1:], os.Stdin, stdout)
+	case "legacy-checkpoint":
+		return legacyCheckpoint(args[1:], os.Stdin, stdout)
 	case "validate":
 		return validatePods(args[1:], os.Stdin, stdout)
 	case "kubeletconfig":

@@ -51,7 +51,8 @@ from podnuma.api.kubeletconfig import (
     load_kubelet_config,
     strict_decoding_error,
 )
-from podnuma.api.pod import Pod, parse_pod
+from podnuma.api.pod import Pod
+from podnuma.api.pod_manifest import parse_pod
 from podnuma.api.qos import compute_pod_qos
 from podnuma.cm.container_manager import Node
 from podnuma.cm.cpumanager.policy_options import FULL_PCPUS_ONLY_OPTION
