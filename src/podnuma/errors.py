@@ -17,7 +17,7 @@ class InputError(PodnumaError):
     """Invalid user input: a file, a field, a value.
 
     ``path`` is the field path inside the document (``steps[2].addPod.spec.
-    containers[0].resources.limits.cpu``), ``file`` the file it came from.
+    containers[0].resources.limits[cpu]``), ``file`` the file it came from.
     The CLI prints ``FILE: PATH: MESSAGE`` and exits with code 2.
     """
 

@@ -138,7 +138,7 @@ def test_malformed_manifest_is_reported_and_skipped(agent: AgentProcess) -> None
     (skipped,) = st["skipped"]
     path = str(a.manifests / "bad.yaml")
     assert skipped["file"] == path
-    assert skipped["error"].startswith(f"{path}: spec.containers[0].resources.limits.cpu: ")
+    assert skipped["error"].startswith(f"{path}: spec.containers[0].resources.limits[cpu]: ")
     warned = [r for r in a.log_records() if r["msg"] == "Manifest skipped"]
     assert [w["file"] for w in warned] == [path]
     # Still running and serving; fixing the file admits it.

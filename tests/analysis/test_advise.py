@@ -404,4 +404,4 @@ def test_workload_template_errors_name_the_template_path(tmp_path: Path) -> None
     )
     r = CliRunner().invoke(advise_command, [str(f)])
     assert r.exit_code == 2
-    assert f"error: {f}: spec.template.spec.containers[0].resources.limits.cpu" in r.stderr
+    assert f"error: {f}: spec.template.spec.containers[0].resources.limits[cpu]" in r.stderr

@@ -310,7 +310,7 @@ def test_cli_node_mapping_wrapped(runner: CliRunner, tmp_path: Path) -> None:
         ("missing-pod", "nope.yaml", "not found"),
         ("missing-node", "node-missing.yaml", "not found"),
         ("bad-pod", "pod.yaml", "spec.containers"),
-        ("bad-config", "kubelet.yaml", "unknown field"),
+        ("bad-config", "kubelet.yaml", "expected a string"),
         ("bad-node", "node.yaml", "synthetic"),
     ],
 )
@@ -330,7 +330,7 @@ def test_cli_bad_input(
     elif setup == "bad-pod":
         write(pod, {"metadata": {"name": "x"}, "spec": {"containers": []}})
     elif setup == "bad-config":
-        write(cfg, {**kubelet_config(), "cpuManagerPolicyy": "static"})
+        write(cfg, {**kubelet_config(), "cpuManagerPolicy": 5})
     elif setup == "bad-node":
         write(node, {"synthetic": {"sockets": "two"}})
     r = runner.invoke(compare_command, args)

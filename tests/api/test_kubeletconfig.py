@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -11,6 +12,7 @@ from podnuma.api.kubeletconfig import (
     KubeletConfig,
     check_reserved_system_cpus,
     hard_eviction_thresholds,
+    json_object_pairs,
     load_kubelet_config,
     node_allocatable_reservation,
     parse_go_cpuset,
@@ -96,8 +98,6 @@ def test_load_full_document_with_ignored_fields() -> None:
 @pytest.mark.parametrize(
     ("doc", "path"),
     [
-        ({"cpuManagerPolicyOptons": {}}, "cpuManagerPolicyOptons"),
-        ({"CPUManagerPolicy": "static"}, "CPUManagerPolicy"),
         ({"apiVersion": "kubelet.config.k8s.io/v1"}, "apiVersion"),
         ({"kind": "KubeProxyConfiguration"}, "kind"),
         ({"cpuManagerPolicy": 1}, "cpuManagerPolicy"),
@@ -117,7 +117,6 @@ def test_load_full_document_with_ignored_fields() -> None:
         ({"reservedMemory": [{"numaNode": "0"}]}, "reservedMemory[0].numaNode"),
         ({"reservedMemory": [{"numaNode": True}]}, "reservedMemory[0].numaNode"),
         ({"reservedMemory": [{"numaNode": 1 << 40}]}, "reservedMemory[0].numaNode"),
-        ({"reservedMemory": [{"numaNode": 0, "limit": {}}]}, "reservedMemory[0].limit"),
         ({"reservedMemory": [{"numaNode": 0, "limits": {"memory": "1Gb"}}]},
          "reservedMemory[0].limits.memory"),
     ],
@@ -128,10 +127,39 @@ def test_load_input_errors(doc: dict[str, Any], path: str) -> None:
     assert exc.value.path == path
 
 
-def test_unknown_field_message() -> None:
+def test_unknown_fields_decode_leniently_with_the_strict_error() -> None:
+    cfg = load_kubelet_config({
+        "cpuManagerPolicyOptons": {}, "CPUManagerPolicy": "static",
+        "reservedMemory": [{"numaNode": 0, "limit": {}}],
+    })
+    assert cfg.cpu_manager_policy == "none"  # another case is another field
+    assert cfg.decode_warning == (
+        'strict decoding error: unknown field "cpuManagerPolicyOptons", '
+        'unknown field "CPUManagerPolicy", unknown field "reservedMemory[0].limit"'
+    )
+
+
+def test_duplicate_fields_keep_the_last_value() -> None:
+    text = ('{"cpuManagerPolicy": "none", "a": 1, "cpuManagerPolicy": "static", "a": 2,'
+            ' "evictionHard": {"memory.available": "1Mi", "memory.available": "2Mi"}}')
+    cfg = load_kubelet_config(json.loads(text, object_pairs_hook=json_object_pairs))
+    assert cfg.cpu_manager_policy == "static"
+    assert cfg.eviction_hard == {"memory.available": "2Mi"}
+    assert cfg.decode_warning == (
+        'strict decoding error: unknown field "a", duplicate field "cpuManagerPolicy", '
+        'duplicate field "evictionHard.memory.available"'
+    )
+
+
+def test_every_v137_field_decodes_strictly() -> None:
+    doc = {"memoryReservationPolicy": "None", "tlsCurvePreferences": [], "defaultPodSysctls": {}}
+    assert load_kubelet_config(doc).decode_warning == ""
+
+
+def test_wrong_type_of_an_ignored_field_fails_to_decode() -> None:
     with pytest.raises(InputError) as exc:
-        load_kubelet_config({"cpuManagerPolicyOptons": {}})
-    assert exc.value.message == 'unknown field "cpuManagerPolicyOptons"'
+        load_kubelet_config({"logging": {"verbosity": -1}})
+    assert exc.value.path == "logging.verbosity"
 
 
 def test_bad_quantity_message() -> None:

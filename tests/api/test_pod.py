@@ -27,7 +27,9 @@ class Gates:
     """A stand-in for FeatureGates with the v1.37 defaults of the gates parse_pod reads."""
 
     def __init__(self, **overrides: bool) -> None:
-        self._gates = {"PodLevelResources": True, "PodLevelResourcesFixDefaulting": True}
+        self._gates = {
+            "PodLevelResources": True, "PodLevelResourcesFixDefaulting": True, "ContainerRestartRules": True,
+        }
         self._gates.update(overrides)
 
     def enabled(self, name: str) -> bool:
@@ -227,7 +229,9 @@ INVALID: list[tuple[str, Callable[[dict[str, Any]], None], str, str]] = [
     ("long pod name", setitem(["metadata", "name"], "a" * 254), "metadata.name",
      f'Invalid value: "{"a" * 254}": must be no more than 253 characters'),
     ("bad namespace", setitem(["metadata", "namespace"], "a.b"), "metadata.namespace",
-     'Invalid value: "a.b": a lowercase RFC 1123 label must consist of...'),
+     'Invalid value: "a.b": must not contain dots'),
+    ("bad namespace chars", setitem(["metadata", "namespace"], "A_b"), "metadata.namespace",
+     'Invalid value: "A_b": a lowercase RFC 1123 label must consist of...'),
     ("no spec", setitem(["spec"], _DELETE), "spec", "Required value"),
     ("no containers", setitem(["spec", "containers"], []), "spec.containers", "Required value"),
     ("container without name", setitem(["spec", "containers", 1, "name"], _DELETE),
@@ -242,24 +246,27 @@ INVALID: list[tuple[str, Callable[[dict[str, Any]], None], str, str]] = [
      "spec.containers[1].name", f'Invalid value: "{"x" * 64}": must be no more than 63 characters'),
     ("duplicate app names", setitem(["spec", "containers", 1, "name"], "app"),
      "spec.containers[1].name", 'Duplicate value: "app"'),
+    # app containers are registered first: the init container is the duplicate
     ("app name clashes with init", setitem(["spec", "containers", 1, "name"], "setup"),
-     "spec.containers[1].name", 'Duplicate value: "setup"'),
+     "spec.initContainers[0].name", 'Duplicate value: "setup"'),
     ("duplicate init names", setitem(["spec", "initContainers", 1, "name"], "setup"),
      "spec.initContainers[1].name", 'Duplicate value: "setup"'),
     ("ephemeral name clash",
      setitem(["spec", "ephemeralContainers"], [{"name": "app"}]),
      "spec.ephemeralContainers[0].name", 'Duplicate value: "app"'),
-    ("restartPolicy on app container", setitem(["spec", "containers", 1, "restartPolicy"], "Always"),
-     "spec.containers[1].restartPolicy", "Forbidden: may not be set for non-init containers"),
-    ("restartPolicy Never on init", setitem(["spec", "initContainers", 0, "restartPolicy"], "Never"),
+    ("bad restartPolicy on app container",
+     setitem(["spec", "containers", 1, "restartPolicy"], "Sometimes"),
+     "spec.containers[1].restartPolicy",
+     'Unsupported value: "Sometimes": supported values: "Always", "Never", "OnFailure"'),
+    ("bad restartPolicy on init", setitem(["spec", "initContainers", 0, "restartPolicy"], "always"),
      "spec.initContainers[0].restartPolicy",
-     'Unsupported value: "Never": supported values: "Always"'),
-    ("bad quantity", set_res(None, {"cpu": "one"}), "spec.containers[0].resources.limits.cpu",
+     'Unsupported value: "always": supported values: "Always", "Never", "OnFailure"'),
+    ("bad quantity", set_res(None, {"cpu": "one"}), "spec.containers[0].resources.limits[cpu]",
      "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"),
     ("quantity of wrong type", set_res(None, {"cpu": [1]}),
-     "spec.containers[0].resources.limits.cpu", "must be a quantity (a string or a number), got a list"),
+     "spec.containers[0].resources.limits[cpu]", "must be a quantity (a string or a number), got a list"),
     ("negative request", set_res({"memory": "-1Gi"}, None),
-     "spec.containers[0].resources.requests.memory",
+     "spec.containers[0].resources.requests[memory]",
      'Invalid value: "-1Gi": must be greater than or equal to 0'),
     ("request above limit", set_res({"cpu": "2"}, {"cpu": "1"}),
      "spec.containers[0].resources.requests",
@@ -278,7 +285,7 @@ INVALID: list[tuple[str, Callable[[dict[str, Any]], None], str, str]] = [
      "spec.containers[0].resources", "Forbidden: HugePages require cpu or memory"),
     ("hugepages not a multiple of the page size",
      set_res(None, {"memory": "1Gi", "hugepages-2Mi": "3Mi"}),
-     "spec.containers[0].resources.limits.hugepages-2Mi",
+     "spec.containers[0].resources.limits[hugepages-2Mi]",
      'Invalid value: "3Mi": 3Mi is not positive integer multiple of hugepages-2Mi'),
     ("extended resource must be an integer", set_res(None, {"example.com/gpu": "500m"}),
      "spec.containers[0].resources.limits[example.com/gpu]",
@@ -288,16 +295,16 @@ INVALID: list[tuple[str, Callable[[dict[str, Any]], None], str, str]] = [
      "spec.containers[0].resources.requests",
      'Invalid value: "1": must be equal to example.com/gpu limit of 2'),
     ("unknown resource name", set_res({"cpus": "1"}, None),
-     "spec.containers[0].resources.requests.cpus",
+     "spec.containers[0].resources.requests[cpus]",
      'Invalid value: "cpus": must be a standard resource type or fully qualified'),
     ("quota name on a container", set_res({"pods": "1"}, None),
-     "spec.containers[0].resources.requests.pods",
+     "spec.containers[0].resources.requests[pods]",
      'Invalid value: "pods": must be a standard resource for containers'),
     ("resources not a mapping", setitem(["spec", "containers", 0, "resources"], ["cpu"]),
      "spec.containers[0].resources", "must be a mapping, got a list"),
     # pod-level resources (KEP-2837)
     ("pod-level unsupported resource", set_pod_res({"ephemeral-storage": "1Gi"}, None),
-     "spec.resources.requests.ephemeral-storage",
+     "spec.resources.requests[ephemeral-storage]",
      'Unsupported value: "ephemeral-storage": supported values: "cpu", "hugepages-", "memory"'),
     ("pod-level extended resource", set_pod_res(None, {"example.com/gpu": "1"}),
      "spec.resources.limits[example.com/gpu]",
@@ -305,19 +312,24 @@ INVALID: list[tuple[str, Callable[[dict[str, Any]], None], str, str]] = [
     ("pod-level request above pod-level limit", set_pod_res({"cpu": "8"}, {"cpu": "4"}),
      "spec.resources.requests", 'Invalid value: "8": must be less than or equal to cpu limit of 4'),
     ("pod-level requests below the containers'", set_pod_res({"cpu": "2"}, None),
-     "spec.resources.requests.cpu",
+     "spec.resources.requests[cpu]",
      'Invalid value: "2": must be greater than or equal to aggregate container requests of 2500m'),
     ("container limit above pod-level limit",
      lambda d: (set_res({"cpu": "100m"}, {"cpu": "2"})(d),
                 setitem(["spec", "initContainers"], _DELETE)(d),
                 set_pod_res(None, {"cpu": "1"})(d)),
-     "spec.resources.containers[0].cpu.limits",
+     "spec.resources.containers[0][cpu].limits",
      'Invalid value: "2": must be less than or equal to pod limits of 1'),
     ("pod-level hugepages below the containers'",
      lambda d: (set_res(None, {"cpu": "2", "memory": "2Gi", "hugepages-2Mi": "8Mi"})(d),
                 set_pod_res({"cpu": "4"}, {"hugepages-2Mi": "4Mi"})(d)),
-     "spec.resources.requests.hugepages-2Mi",
+     "spec.resources.requests[hugepages-2Mi]",
      'Invalid value: "4Mi": must be greater than or equal to aggregate container requests of 8Mi'),
+    # validateOverhead checks the overhead as a container's limits, under that path
+    ("negative overhead", setitem(["spec", "overhead"], {"cpu": "-1"}), "spec.overhead.limits[cpu]",
+     'Invalid value: "-1": must be greater than or equal to 0'),
+    ("hugepages overhead alone", setitem(["spec", "overhead"], {"hugepages-2Mi": "2Mi"}), "spec.overhead",
+     "Forbidden: HugePages require cpu or memory"),
     ("pod-level claims", setitem(["spec", "resources"], {"claims": [{"name": "x"}]}),
      "spec.resources.claims", "Forbidden: claims may not be set for Resources at pod-level"),
 ]
@@ -335,6 +347,41 @@ def test_invalid_pods(name: str, fn: Callable[[dict[str, Any]], None], path: str
         assert err.message.startswith(message[:-3])
     else:
         assert err.message == message
+
+
+OLD_RESTART_RULES = Gates(ContainerRestartRules=False)
+
+
+def test_container_restart_policies_without_restart_rules() -> None:
+    # ContainerRestartRules off: only init containers, only Always
+    with pytest.raises(InputError) as info:
+        parse_pod(mutate(setitem(["spec", "containers", 1, "restartPolicy"], "Always")), gates=OLD_RESTART_RULES)
+    assert (info.value.path, info.value.message) == (
+        "spec.containers[1].restartPolicy", "Forbidden: may not be set for non-init containers")
+    with pytest.raises(InputError) as info:
+        parse_pod(mutate(setitem(["spec", "initContainers", 0, "restartPolicy"], "Never")),
+                  gates=OLD_RESTART_RULES)
+    assert (info.value.path, info.value.message) == (
+        "spec.initContainers[0].restartPolicy", 'Unsupported value: "Never": supported values: "Always"')
+
+
+def test_container_restart_policies_with_restart_rules() -> None:
+    # v1.37 (ContainerRestartRules beta, on): any container may set one; an
+    # init container is a sidecar only with Always
+    doc = mutate(setitem(["spec", "initContainers", 0, "restartPolicy"], "Never"))
+    doc["spec"]["containers"][1]["restartPolicy"] = "OnFailure"
+    pod = parse_pod(doc, gates=ON)
+    assert pod.init_containers[0].kind == "init"
+    assert pod.containers[1].kind == "app"
+
+
+def test_an_unparsable_quantity_is_reported_before_any_other_fault() -> None:
+    # the API server decodes the request before validating it
+    doc = mutate(setitem(["metadata", "name"], "Bad_Name"))
+    doc["spec"]["containers"][1]["resources"] = {"limits": {"cpu": "1.2.3"}}
+    with pytest.raises(InputError) as info:
+        parse_pod(doc, gates=ON)
+    assert info.value.path == "spec.containers[1].resources.limits[cpu]"
 
 
 def test_error_paths_take_a_prefix() -> None:

@@ -92,7 +92,7 @@ CASES = [
     Case("node-wrong-type", mut(lambda d: d.update(node="big")), "scenario.yaml", "node"),
     Case("synthetic-negative", mut(lambda d: d["node"]["synthetic"].update(sockets=-1)), "scenario.yaml", "node.synthetic.sockets"),
     Case("bad-quantity", mut(lambda d: res(d)["limits"].update(cpu="2 cores")), "scenario.yaml",
-         "steps[0].addPod.spec.containers[0].resources.limits.cpu"),
+         "steps[0].addPod.spec.containers[0].resources.limits[cpu]"),
     Case("negative-cpu", mut(lambda d: res(d)["requests"].update(cpu="-1")), "scenario.yaml",
          "steps[0].addPod.spec.containers[0].resources.requests"),
     Case("requests-over-limits", mut(lambda d: res(d)["requests"].update(memory="2Gi")), "scenario.yaml",
@@ -101,14 +101,14 @@ CASES = [
         pod("x")["spec"]["containers"][0])), "scenario.yaml", "steps[0].addPod.spec.containers[1].name"),
     Case("containers-wrong-type", mut(lambda d: d["steps"][0]["addPod"]["spec"].update(containers="app")),
          "scenario.yaml", "steps[0].addPod.spec.containers"),
-    Case("unknown-kubelet-field", mut(lambda d: d["kubeletConfig"].update(cpuManagerPolicyy="static")),
-         "scenario.yaml", "kubeletConfig.cpuManagerPolicyy"),
+    Case("kubelet-field-of-wrong-type", mut(lambda d: d["kubeletConfig"].update(maxPods="many")),
+         "scenario.yaml", "kubeletConfig.maxPods"),
     Case("bad-reserved-cpus", mut(lambda d: d["kubeletConfig"].update(reservedSystemCPUs="0-")),
          "scenario.yaml", "kubeletConfig.reservedSystemCPUs"),
     Case("bad-policy-name", mut(lambda d: d["kubeletConfig"].update(cpuManagerPolicy=7)),
          "scenario.yaml", "kubeletConfig.cpuManagerPolicy"),
-    Case("kubelet-file-unknown-field", kubelet_file("cpuManagerPolicy: static\nreservedSystemCPUs: '0'\nfoo: 1\n"),
-         "kubelet.yaml", "foo"),
+    Case("kubelet-file-wrong-type", kubelet_file("cpuManagerPolicy: static\nreservedSystemCPUs: '0'\nmaxPods: x\n"),
+         "kubelet.yaml", "maxPods"),
     Case("kubelet-file-malformed", kubelet_file("cpuManagerPolicy: [static\n"), "kubelet.yaml", None),
     Case("missing-kubelet-file", mut(lambda d: (d.pop("kubeletConfig"), d.update(kubeletConfigFile="nope.yaml"))),
          "nope.yaml", "kubeletConfigFile"),
@@ -190,6 +190,19 @@ def test_kubelet_refusing_to_start(tmp_path: Path) -> None:
     assert not (tmp_path / "o").exists()
 
 
+def test_unknown_kubelet_field_runs_with_the_kubelets_warning(tmp_path: Path) -> None:
+    # the kubelet's codec decodes such a file leniently and logs the strict error
+    doc = base()
+    doc["kubeletConfig"]["cpuManagerPolicyy"] = "none"
+    scenario = write(tmp_path / "s.yaml", doc)
+    result = CliRunner().invoke(cli, ["simulate", str(scenario), "-o", "json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["steps"]
+    assert (f"warning: {scenario}: kubeletConfig: Using lenient decoding as strict decoding failed"
+            in result.stderr)
+    assert result.stderr.rstrip().endswith('strict decoding error: unknown field "cpuManagerPolicyy"')
+
+
 def test_checkpoint_dir_is_a_file(tmp_path: Path) -> None:
     scenario = write(tmp_path / "s.yaml", base())
     (tmp_path / "f").write_text("x")
@@ -227,5 +240,5 @@ def test_json_scenario_errors_have_positions(tmp_path: Path) -> None:
     p.write_text(json.dumps(doc, indent=2))
     result = CliRunner().invoke(cli, ["simulate", str(p)])
     assert result.exit_code == 2
-    assert f"error: {p}: steps[0].addPod.spec.containers[0].resources.limits.cpu: " in result.stderr
+    assert f"error: {p}: steps[0].addPod.spec.containers[0].resources.limits[cpu]: " in result.stderr
     assert "(line " in result.stderr

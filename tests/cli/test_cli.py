@@ -283,7 +283,7 @@ def test_process_bad_input(tmp_path: Path) -> None:
     proc = _run("simulate", str(write(tmp_path / "bad.yaml", doc)))
     assert proc.returncode == 2
     assert proc.stdout == ""
-    assert proc.stderr.startswith(f"error: {tmp_path / 'bad.yaml'}: steps[0].addPod.spec.containers[0].resources.limits.cpu: ")
+    assert proc.stderr.startswith(f"error: {tmp_path / 'bad.yaml'}: steps[0].addPod.spec.containers[0].resources.limits[cpu]: ")
     assert "Traceback" not in proc.stderr
 
 

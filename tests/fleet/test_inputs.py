@@ -84,15 +84,41 @@ def test_configz_the_kubelet_refuses_stops_that_node_only(example: Path) -> None
     assert reports[A1]["status"] == "ok" and "baseline" in reports[A1]
 
 
-def test_unknown_field_in_configz_is_reported_with_its_path(example: Path) -> None:
+def test_configz_of_a_newer_kubelet_keeps_the_node_with_the_kubelets_warning(example: Path) -> None:
+    # A field unknown to v1.37 and a duplicated one: the kubelet's codec
+    # decodes such a file leniently (the last duplicate wins) and logs the
+    # strict error; the node is replayed, with that warning.
     p = example / "configz" / f"{A1}.json"
     doc = json.loads(p.read_text())
-    doc["kubeletconfig"]["cpuManagerPolicyy"] = "static"
+    cfg = doc["kubeletconfig"]
+    cfg["cpuManagerPolicyy"] = "static"
+    body = json.dumps(cfg)
+    policy = cfg["cpuManagerPolicy"]
+    body = body[:-1] + ', "cpuManagerPolicy": "none", "cpuManagerPolicy": ' + json.dumps(policy) + "}"
+    p.write_text('{"kubeletconfig": ' + body + "}")
+    fleet = load_fleet([example])
+    r = replay_node(next(n for n in fleet.nodes if n.name == A1))
+    assert r["status"] != "error" and "baseline" in r
+    assert r["config"]["cpuManagerPolicy"] == policy
+    warnings = [i["message"] for i in r["issues"] if i["severity"] == "warning"]
+    assert any(
+        'strict decoding error: unknown field "cpuManagerPolicyy", duplicate field "cpuManagerPolicy"' in m
+        and "Using lenient decoding as strict decoding failed" in m
+        for m in warnings
+    ), warnings
+
+
+def test_unknown_feature_gate_in_configz_is_a_newer_kubelet_not_a_failed_start(example: Path) -> None:
+    p = example / "configz" / f"{A1}.json"
+    doc = json.loads(p.read_text())
+    doc["kubeletconfig"].setdefault("featureGates", {})["SomeGateFromV139"] = True
     p.write_text(json.dumps(doc))
     fleet = load_fleet([example])
     r = replay_node(next(n for n in fleet.nodes if n.name == A1))
-    assert r["status"] == "error"
-    assert any("cpuManagerPolicyy" in i["message"] for i in r["issues"])
+    assert r["status"] != "error" and "baseline" in r
+    assert not any("would not start" in i["message"] for i in r["issues"])
+    assert any("SomeGateFromV139" in i["message"] and "most likely a newer one" in i["message"]
+               for i in r["issues"] if i["severity"] == "warning")
 
 
 def test_a_pod_in_two_dumps_is_replayed_once(example: Path) -> None:

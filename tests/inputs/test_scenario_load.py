@@ -178,10 +178,10 @@ def test_errors_from_components_get_prefixed() -> None:
     doc = base()
     doc["steps"][0]["addPod"]["spec"]["containers"][0]["resources"]["limits"]["cpu"] = "2x"
     err = _err(doc)
-    assert err.path == "steps[0].addPod.spec.containers[0].resources.limits.cpu"
+    assert err.path == "steps[0].addPod.spec.containers[0].resources.limits[cpu]"
     doc = base()
-    doc["kubeletConfig"]["cpuManagerPolicyy"] = "static"
-    assert _err(doc).path.startswith("kubeletConfig.cpuManagerPolicyy")
+    doc["kubeletConfig"]["maxPods"] = "many"
+    assert _err(doc).path.startswith("kubeletConfig.maxPods")
     doc = base()
     doc["node"]["synthetic"]["sockets"] = "two"
     assert _err(doc).path == "node.synthetic.sockets"
@@ -196,11 +196,11 @@ def test_kubelet_config_file_errors_name_that_file(tmp_path: Path) -> None:
     doc = base()
     del doc["kubeletConfig"]
     doc["kubeletConfigFile"] = "kubelet.yaml"
-    write(tmp_path / "kubelet.yaml", "cpuManagerPolicy: static\nbogusField: 1\n")
+    write(tmp_path / "kubelet.yaml", "cpuManagerPolicy: static\nmaxPods: many\n")
     with pytest.raises(InputError) as e:
         load_scenario(write(tmp_path / "s.yaml", doc))
     assert e.value.file == str(tmp_path / "kubelet.yaml")
-    assert e.value.path.startswith("bogusField")
+    assert e.value.path.startswith("maxPods")
     write(tmp_path / "kubelet.yaml", "cpuManagerPolicy: [\n")
     with pytest.raises(InputError) as e:
         load_scenario(tmp_path / "s.yaml")

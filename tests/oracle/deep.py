@@ -117,6 +117,8 @@ def main(argv: list[str] | None = None) -> int:
           f"unfinished in time (not compared): {totals['slow_unfinished']}")
     print(f"compared only up to a random device pick: {totals['device_pick']}; restored memory "
           f"checkpoints the kubelet accepts or refuses by Go map order: {totals['map_order_start']}")
+    print(f"refused by both engines for a step's pod, podnuma's error among the API server's: "
+          f"{totals['pod_refused']}")
     print(f"mismatches: {len(mismatches)}")
     for name, count in by_area.most_common():
         print(f"  {name}: {count}")

@@ -14,7 +14,9 @@ container and pod removals; pods restored from checkpoints (``state:``,
 written by running an earlier life of the node through podnuma).
 
 Most scenarios are ones the kubelet starts with; a few are not (both
-engines must then refuse them alike). Removal steps that would name a pod
+engines must then refuse them alike). A few hold a pod the API server
+refuses (``podgen.with_invalid_pod``): both engines must refuse it at that
+step. Removal steps that would name a pod
 that is not running are dropped (podnuma decides which pods run), so the
 scenarios are valid input.
 """
@@ -26,6 +28,8 @@ import random
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+from tests.oracle import podgen
 
 __all__ = ["scenario", "scenarios"]
 
@@ -639,7 +643,7 @@ def scenario(seed: int, index: int, workdir: Path, oracle: str | None = None) ->
     if checked is None:
         doc["steps"] = [{"addPod": _classic_pod(rng, "fallback", info, {})}]
         return doc
-    return checked
+    return podgen.with_invalid_pod(checked, seed, index)
 
 
 def scenarios(

@@ -558,7 +558,54 @@ def _same_inline_state(
         return False
 
 
-_POD_FIELD = re.compile(r"steps\[\d+\]\.addPod\.[^:]*: Invalid value")
+_POD_STEP = re.compile(r"steps\[(\d+)\]\.addPod(?:\.|: )")
+_POSITION = re.compile(r" \(line \d+, column \d+\)$")
+
+
+def pod_refusal(message: str) -> tuple[int, str] | None:
+    """(step index, ``FIELD: ERROR``) of an invalid-input message about a
+    step's pod, or None."""
+    m = _POD_STEP.search(message)
+    if m is None:
+        return None
+    rest = _POSITION.sub("", message[m.end():].strip())
+    return int(m.group(1)), rest
+
+
+PLACEHOLDER_IMAGE = "scenario.invalid/placeholder"
+
+
+def pod_refusal_diffs(binary: str, mine: Outcome, theirs: Outcome, scenario: Mapping[str, Any]) -> list[str]:
+    """A scenario both engines refuse as invalid input: when podnuma's
+    reason is a step's pod, the oracle must refuse the same step, and
+    podnuma's error must be one of the API server's errors for that pod
+    (``kubelet-oracle validate`` with the scenario's gates, containers
+    without an image given the oracle's placeholder, as its scenario reader
+    does). Other invalid input is not compared (each engine words its own)."""
+    from tests.oracle.validation import PodnumaVerdict, compare_verdicts, validate_oracle
+
+    ours = pod_refusal(mine.message)
+    if ours is None:
+        return []
+    step, error = ours
+    theirs_at = pod_refusal(theirs.message)
+    if theirs_at is None or theirs_at[0] != step:
+        return [f"pod refused: podnuma at step {step} ({mine.message[:300]}) != oracle ({theirs.message[:300]})"]
+    steps = scenario.get("steps") or []
+    pod = (steps[step] if step < len(steps) else {}).get("addPod")
+    config = scenario.get("kubeletConfig")
+    if not isinstance(pod, Mapping) or not isinstance(config, Mapping):
+        return []
+    pod = json.loads(json.dumps(pod))
+    spec = pod.get("spec")
+    if isinstance(spec, dict):
+        for kind in ("initContainers", "containers", "ephemeralContainers"):
+            for c in spec.get(kind) or []:
+                if isinstance(c, dict) and not c.get("image"):
+                    c["image"] = PLACEHOLDER_IMAGE
+    gates = dict(config.get("featureGates") or {})
+    verdict = validate_oracle(binary, [pod], gates)[0]
+    return [f"step {step}: {d}" for d in compare_verdicts(PodnumaVerdict(error=error), verdict, gates)]
 
 MEMORY_STATE_DIFFERS = "[memorymanager] the expected machine state is different from the real one"
 
@@ -595,6 +642,48 @@ def memory_validation_depends_on_order(scenario: Mapping[str, Any]) -> bool:
     return False
 
 
+_INSUFFICIENT = re.compile(r"^Pod was rejected: Node didn't have enough resource: (\S+), ")
+_FIXED_ORDER = frozenset({"cpu", "memory", "ephemeral-storage", "pods"})
+
+
+def _requested(pod: Any) -> set[str]:
+    spec = pod.get("spec") if isinstance(pod, Mapping) else None
+    if not isinstance(spec, Mapping):
+        return set()
+    out: set[str] = set()
+    sources = [*(spec.get("initContainers") or []), *(spec.get("containers") or [])]
+    for c in [*(x.get("resources") for x in sources if isinstance(x, Mapping)), spec.get("resources")]:
+        if isinstance(c, Mapping):
+            for side in ("requests", "limits"):
+                out.update(k for k in (c.get(side) or {}) if isinstance(k, str))
+    return out
+
+
+def _scalar_fit_order(
+    a: dict[str, Any], b: dict[str, Any], scenario: Mapping[str, Any], notes: list[str] | None
+) -> None:
+    """The node-allocatable fit names one insufficient resource: cpu,
+    memory and ephemeral-storage are checked in that order, then the
+    pod's other resources (hugepages, extended resources) by ranging over
+    a Go map (``fitsRequest``: ``podRequest.ScalarResources``), and the
+    kubelet reports the first failure. When the two runs name two such
+    resources the pod requests both of, they differ by map order alone:
+    the oracle's reason and message are taken as podnuma's."""
+    steps = scenario.get("steps") or []
+    for i, (x, y) in enumerate(zip(a.get("steps") or [], b.get("steps") or [], strict=False)):
+        mx = _INSUFFICIENT.match(str(x.get("message") or ""))
+        my = _INSUFFICIENT.match(str(y.get("message") or ""))
+        if not mx or not my or mx.group(1) == my.group(1):
+            continue
+        names = {mx.group(1), my.group(1)}
+        pod = steps[i].get("addPod") if i < len(steps) and isinstance(steps[i], Mapping) else None
+        if names & _FIXED_ORDER or not names <= _requested(pod):
+            continue
+        y["reason"], y["message"] = x.get("reason"), x.get("message")
+        if notes is not None:
+            notes.append(f"scalar resource fit order at step {i}")
+
+
 def compare(
     mine: Outcome,
     theirs: Outcome,
@@ -608,10 +697,6 @@ def compare(
     manager picked at random among the devices of a container's NUMA
     affinity (see :func:`_random_device_pick`), nothing after that pick is
     compared and a line saying so goes to ``notes``."""
-    if mine.kind == "input" and theirs.kind == "ok" and _POD_FIELD.search(mine.message):
-        # a pod the API server refuses (podnuma validates pods as it does,
-        # the oracle only defaults them): the kubelet never sees it
-        return []
     if mine.kind != "ok" or theirs.kind != "ok":
         failed, other = (theirs, mine) if theirs.kind == "startup" else (mine, theirs)
         if (
@@ -640,6 +725,7 @@ def compare(
     assert mine.doc is not None and theirs.doc is not None
     numa = device_numa(scenario)
     a, b = normalise(mine.doc, numa), normalise(theirs.doc, numa)
+    _scalar_fit_order(a, b, scenario, notes)
     diffs: list[str] = []
     _diff(a, b, "", diffs)
     if diffs:
@@ -766,6 +852,7 @@ def run_both(
               f"{unfinished} unfinished in {limit:.0f} s (not compared)")
     notes: list[str] = []
     bytes_checked = 0
+    pods_refused = 0
     out = []
     for i, ((name, doc), path, mine) in enumerate(zip(items, paths, mine_all, strict=True)):
         if i not in answers:
@@ -776,20 +863,30 @@ def run_both(
             t = run_oracle_checkpoints(binary, path)
             bytes_checked += 1
         diffs = compare(mine, t, doc, check_bytes=check_bytes, notes=notes)
+        if not diffs and mine.kind == "input" and t.kind == "input":
+            diffs = pod_refusal_diffs(binary, mine, t, doc)
+            if pod_refusal(mine.message) is not None:
+                pods_refused += 1
         if diffs:
             out.append((name, doc, diffs))
     if stats is not None:
         picks = sum(1 for n in notes if n.startswith("random device pick"))
+        fit_order = sum(1 for n in notes if n.startswith("scalar resource fit order"))
         for key, value in (("run", len(items)), ("slow", len(slow)),
                            ("slow_compared", len(slow) - confirmed - unfinished),
                            ("livelock_confirmed", confirmed), ("slow_unfinished", unfinished),
                            ("compared", len(answers)),
-                           ("device_pick", picks), ("map_order_start", len(notes) - picks),
-                           ("bytes", bytes_checked)):
+                           ("device_pick", picks), ("map_order_start", len(notes) - picks - fit_order),
+                           ("fit_order", fit_order),
+                           ("bytes", bytes_checked), ("pod_refused", pods_refused)):
             stats[key] = stats.get(key, 0) + value
-    elif notes:
-        print(f"compared only in part (a random device pick, or a restored memory checkpoint the "
-              f"kubelet accepts or refuses by Go map order): {len(notes)} of {len(answers)}; see docs/oracle.md")
+    if stats is None and pods_refused:
+        print(f"refused by both engines for a step's pod (podnuma's error among the API server's): "
+              f"{pods_refused} of {len(answers)}")
+    if stats is None and notes:
+        print(f"compared only in part (a random device pick, a restored memory checkpoint the "
+              f"kubelet accepts or refuses by Go map order, or which missing resource the fit "
+              f"names): {len(notes)} of {len(answers)}; see docs/oracle.md")
     return out
 
 

@@ -134,3 +134,46 @@ def test_map_order_start_then_a_step_error_is_accepted() -> None:
     node_error = Outcome(kind="input", message="error: f.json: node.machineInfo: bad")
     assert compare(refused, step_error, mixed) == []
     assert compare(refused, node_error, mixed) != []
+
+
+def test_a_pod_podnuma_refuses_and_the_kubelet_admits_is_a_mismatch() -> None:
+    from tests.oracle.harness import Outcome, compare
+
+    mine = Outcome(kind="input", message=(
+        's.json: steps[0].addPod.spec.containers[0].resources.requests: Invalid value: "2": '
+        "must be less than or equal to cpu limit of 1"))
+    assert compare(mine, Outcome(doc={"node": {}, "steps": []}), {"steps": []})
+
+
+def test_pod_refusal_reads_the_step_and_the_field_error() -> None:
+    from tests.oracle.harness import pod_refusal
+
+    assert pod_refusal(
+        's.yaml: steps[12].addPod.spec.containers[0].name: Duplicate value: "c" (line 3, column 9)'
+    ) == (12, 'spec.containers[0].name: Duplicate value: "c"')
+    assert pod_refusal("error: s.yaml: steps[2].addPod: invalid pod: json: unknown field") == (
+        2, "invalid pod: json: unknown field")
+    assert pod_refusal("s.yaml: steps[2].removePod: pod 'x' is not running on the node") is None
+
+
+def _rejected(resource: str) -> dict[str, Any]:
+    return {"node": {}, "steps": [{
+        "index": 0, "op": "addPod", "pod": "ns/p", "admitted": False, "reason": f"OutOf{resource}",
+        "message": f"Pod was rejected: Node didn't have enough resource: {resource}, requested: 1, used: 0, capacity: 0",
+    }]}
+
+
+def test_two_missing_scalar_resources_the_pod_requests_are_map_order() -> None:
+    from tests.oracle.harness import Outcome, compare
+
+    pod = {"spec": {"containers": [{"name": "c", "resources": {"limits": {
+        "example.com/gpu": "1", "hugepages-2Mi": "2Mi", "memory": "1Gi"}}}]}}
+    scenario = {"steps": [{"addPod": pod}]}
+    notes: list[str] = []
+    assert not compare(Outcome(doc=_rejected("hugepages-2Mi")), Outcome(doc=_rejected("example.com/gpu")),
+                       scenario, notes=notes)
+    assert notes == ["scalar resource fit order at step 0"]
+    # memory is checked before the map: a difference there is a mismatch
+    assert compare(Outcome(doc=_rejected("memory")), Outcome(doc=_rejected("example.com/gpu")), scenario)
+    # a resource the pod does not request cannot be the other run's answer
+    assert compare(Outcome(doc=_rejected("example.com/nic")), Outcome(doc=_rejected("example.com/gpu")), scenario)

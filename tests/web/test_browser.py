@@ -197,7 +197,7 @@ def test_bad_upload_shows_the_cli_message(browser: Any, server: str, tmp_path: P
     )
     assert cli.returncode == 2
     expected = cli.stderr.strip()
-    assert expected.startswith("error: broken-scenario.yaml: steps[0].addPod.spec.resources.limits.cpu")
+    assert expected.startswith("error: broken-scenario.yaml: steps[0].addPod.spec.resources.limits[cpu]")
     browser.get(server + "/")
     _wait(browser, lambda d: d.execute_script("return document.body.dataset.ready") == "1")
     _css(browser, "#tab-btn-upload").click()

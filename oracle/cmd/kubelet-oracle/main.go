@@ -7,6 +7,8 @@
 //	kubelet-oracle merge [--repeat N] < hints.jsonl
 //	kubelet-oracle cgroups SCENARIO [--cgroup-version 1|2] [--driver cgroupfs|systemd] [--step N]
 //	kubelet-oracle podresources SCENARIO --socket PATH [--step N]
+//	kubelet-oracle validate [--feature-gates NAME=BOOL,...] PODS|-
+//	kubelet-oracle kubeletconfig CONFIG...|-
 package main
 
 import (
@@ -41,6 +43,8 @@ const usage = `usage:
   kubelet-oracle podresources SCENARIO --socket PATH [--step N]
   kubelet-oracle legacy-checkpoint cpu|memory VERSION < CURRENT > OLDER
   kubelet-oracle yaml FILE|-
+  kubelet-oracle validate [--feature-gates NAME=BOOL,...] PODS|-
+  kubelet-oracle kubeletconfig CONFIG...|-
 `
 
 // exitError carries the exit status and the one line to print.
@@ -125,6 +129,10 @@ func run(args []string, stdout io.Writer) error {
 		return legacyCheckpoint(args[1:], os.Stdin, stdout)
 	case "yaml":
 		return yamlToJSON(args[1:], os.Stdin, stdout)
+	case "validate":
+		return validatePods(args[1:], os.Stdin, stdout)
+	case "kubeletconfig":
+		return decodeKubeletConfigs(args[1:], os.Stdin, stdout)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil

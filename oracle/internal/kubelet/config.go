@@ -4,16 +4,17 @@
 package kubelet
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
+	"github.com/go-logr/logr"
 	cadvisorapi "github.com/google/cadvisor/lib/model"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/component-base/featuregate"
@@ -25,6 +26,7 @@ import (
 	"k8s.io/kubernetes/pkg/kubelet/cm/cpumanager/topology"
 	"k8s.io/kubernetes/pkg/kubelet/eviction"
 	evictionapi "k8s.io/kubernetes/pkg/kubelet/eviction/api"
+	utilcodec "k8s.io/kubernetes/pkg/kubelet/kubeletconfig/util/codec"
 	"k8s.io/kubernetes/pkg/kubelet/stats/pidlimit"
 	"k8s.io/utils/cpuset"
 
@@ -78,23 +80,63 @@ type nodeConfig struct {
 	topologyPolicyOptions  map[string]string
 }
 
-// decodeConfig decodes a KubeletConfiguration (v1beta1) strictly and
-// applies the kubelet's v1beta1 defaults.
-func decodeConfig(raw []byte) (*kubeletconfig.KubeletConfiguration, error) {
+// decodeConfig decodes a KubeletConfiguration as the kubelet decodes its
+// config file: the kubelet's codec (strict decoding, then lenient
+// decoding with a logged warning when strict decoding fails on unknown
+// or duplicate fields only), v1beta1 defaults applied.
+func decodeConfig(ctx context.Context, raw []byte) (*kubeletconfig.KubeletConfiguration, error) {
+	kc, _, err := DecodeConfig(ctx, raw)
+	return kc, err
+}
+
+// DecodeConfig is decodeConfig that also gives the warning the kubelet
+// logs when it falls back to lenient decoding ("" when strict decoding
+// succeeded): the strict decoding error, as the kubelet's log line
+// carries it.
+//
+// A feature gate the kubelet does not know makes the v1beta1 defaulting
+// panic (it merges the gates into a copy of the process's); the kubelet
+// dies of it at start-up. That panic is returned as an error.
+func DecodeConfig(ctx context.Context, raw []byte) (kc *kubeletconfig.KubeletConfiguration, warning string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			kc, warning, err = nil, "", fmt.Errorf("panic: %v", r)
+		}
+	}()
 	_, codecs, err := kubeletscheme.NewSchemeAndCodecs(serializer.EnableStrict)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	obj, err := runtime.Decode(codecs.UniversalDecoder(), raw)
+	sink := &warningSink{onInfo: func(msg string, kv []any) {
+		if msg != lenientMessage {
+			return
+		}
+		for i := 0; i+1 < len(kv); i += 2 {
+			if kv[i] == "err" {
+				warning = fmt.Sprint(kv[i+1])
+			}
+		}
+	}}
+	kc, err = utilcodec.DecodeKubeletConfiguration(klog.NewContext(ctx, logr.New(sink)), codecs, raw)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	kc, ok := obj.(*kubeletconfig.KubeletConfiguration)
-	if !ok {
-		return nil, fmt.Errorf("not a KubeletConfiguration: %T", obj)
-	}
-	return kc, nil
+	return kc, warning, nil
 }
+
+// lenientMessage is the kubelet codec's log message when it decodes
+// leniently.
+const lenientMessage = "Using lenient decoding as strict decoding failed"
+
+// warningSink is a logr sink that hands Info calls to onInfo.
+type warningSink struct{ onInfo func(string, []any) }
+
+func (w *warningSink) Init(logr.RuntimeInfo)             {}
+func (w *warningSink) Enabled(int) bool                  { return true }
+func (w *warningSink) Info(_ int, msg string, kv ...any) { w.onInfo(msg, kv) }
+func (w *warningSink) Error(error, string, ...any)       {}
+func (w *warningSink) WithValues(...any) logr.LogSink    { return w }
+func (w *warningSink) WithName(string) logr.LogSink      { return w }
 
 // loadConfig goes through the kubelet's start-up steps that turn the
 // configuration into the container manager's inputs, in the kubelet's
@@ -121,9 +163,14 @@ func loadConfig(s *scenario.Scenario, machine *cadvisorapi.MachineInfo) (*nodeCo
 	if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(gates.FeatureGates); err != nil {
 		return nil, startupErr(fmt.Errorf("failed to set feature gates from initial flags-based config: %w", err))
 	}
-	kc, err := decodeConfig(s.KubeletConfig)
+	kc, err := decodeConfig(context.Background(), s.KubeletConfig)
 	if err != nil {
 		return nil, inputErr(err)
+	}
+	// podnuma reads (and validates) the scenario's pods with the
+	// configuration, before the kubelet's start-up checks.
+	if err := checkPods(s); err != nil {
+		return nil, err
 	}
 	// loadConfigFile's eviction defaults (they are OS-specific, so not
 	// part of the v1beta1 defaults): the default thresholds when the file

@@ -382,7 +382,7 @@ func (n *Node) otherPods(uid types.UID) []*v1.Pod {
 func (n *Node) adoptRestoredPods() error {
 	specs := map[string]*v1.Pod{}
 	for _, raw := range n.scn.RunningPods {
-		pod, err := asCreated(raw.DeepCopy())
+		pod, err := asCreated(raw.DeepCopy(), "runningPods")
 		if err != nil {
 			return err
 		}

@@ -1,6 +1,8 @@
 package kubelet
 
 import (
+	"strconv"
+
 	"sync"
 	_ "unsafe" // go:linkname
 
@@ -80,7 +82,7 @@ func (n *Node) StepKnown(i int) (StepDoc, error) {
 		if _, ok := n.known.pods[sd.PodUID]; !ok {
 			n.known.order = append(n.known.order, sd.PodUID)
 		}
-		pod, err := asCreated(st.Pod.DeepCopy())
+		pod, err := asCreated(st.Pod.DeepCopy(), "steps["+strconv.Itoa(i)+"].addPod")
 		if err != nil {
 			return sd, err
 		}

@@ -234,7 +234,7 @@ func (n *Node) removeStaleState() {
 // manager's Admit, which has every provider allocate) and then the
 // predicate handler (node allocatable fit); the first rejection wins.
 func (n *Node) addPod(i int, pod *v1.Pod, path string) (StepDoc, error) {
-	pod, err := asCreated(pod)
+	pod, err := asCreated(pod, path)
 	if err != nil {
 		return StepDoc{}, err
 	}

@@ -2,9 +2,15 @@
 
 Mirrors, for the fields podnuma honours:
 
-- ``staging/src/k8s.io/kubelet/config/v1beta1/types.go`` (field names, strict
-  decoding: an unknown field is an error) and ``pkg/kubelet/apis/config/
-  v1beta1/defaults.go`` (defaults apply to unset/empty fields only;
+- ``pkg/kubelet/kubeletconfig/util/codec`` ``DecodeKubeletConfiguration``:
+  strict decoding first (``sigs.k8s.io/json``: a field the
+  ``staging/src/k8s.io/kubelet/config/v1beta1/types.go`` types do not have,
+  exact case, or a field given twice, fails it); when that fails only for
+  such fields the kubelet decodes leniently (those fields ignored, the last
+  of duplicates kept) and logs the strict error as a warning, which
+  podnuma keeps as :attr:`KubeletConfig.decode_warning`. A value of the
+  wrong type fails both. The field table is ``_kubeletconfig_v137.py``;
+- ``pkg/kubelet/apis/config/v1beta1/defaults.go`` (defaults apply to unset/empty fields only;
   ``evictionHard`` is defaulted only when nil, or merged key by key under
   ``mergeDefaultEvictionSettings``);
 - ``pkg/kubelet/apis/config/validation/validation.go`` and
@@ -31,6 +37,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
+from podnuma.api._kubeletconfig_v137 import SCHEMA as _SCHEMA
 from podnuma.api.featuregates import FeatureGates
 from podnuma.api.quantity import (
     Format,
@@ -58,6 +65,10 @@ __all__ = [
     "Threshold",
     "DEFAULT_EVICTION_HARD",
     "load_kubelet_config",
+    "LENIENT_DECODING",
+    "JSONObject",
+    "json_object_pairs",
+    "strict_decoding_error",
     "validate_kubelet_config",
     "check_reserved_system_cpus",
     "effective_reserved",
@@ -98,41 +109,6 @@ EVICTION_SIGNALS: Final = frozenset({
 # parseResourceList accepts these names in kubeReserved / systemReserved.
 RESERVABLE_RESOURCES: Final = frozenset({"cpu", "memory", "ephemeral-storage", "pid"})
 
-# JSON field names of KubeletConfiguration v1beta1 that podnuma ignores.
-IGNORED_FIELDS: Final[frozenset[str]] = frozenset({
-    "enableServer", "staticPodPath", "podLogsDir", "syncFrequency", "fileCheckFrequency",
-    "httpCheckFrequency", "staticPodURL", "staticPodURLHeader", "address", "port",
-    "readOnlyPort", "tlsCertFile", "tlsPrivateKeyFile", "tlsCipherSuites", "tlsMinVersion",
-    "rotateCertificates", "serverTLSBootstrap", "authentication", "authorization",
-    "registryPullQPS", "registryBurst", "imagePullCredentialsVerificationPolicy",
-    "preloadedImagesVerificationAllowlist", "eventRecordQPS", "eventBurst",
-    "enableDebuggingHandlers", "enableContentionProfiling", "healthzPort",
-    "healthzBindAddress", "oomScoreAdj", "clusterDomain", "clusterDNS",
-    "streamingConnectionIdleTimeout", "nodeStatusUpdateFrequency",
-    "nodeStatusReportFrequency", "nodeLeaseDurationSeconds", "imageMinimumGCAge",
-    "imageMaximumGCAge", "imageGCHighThresholdPercent", "imageGCLowThresholdPercent",
-    "volumeStatsAggPeriod", "kubeletCgroups", "systemCgroups", "cgroupRoot",
-    "cgroupsPerQOS", "cgroupDriver", "singleProcessOOMKill", "cpuManagerReconcilePeriod",
-    "qosReserved", "runtimeRequestTimeout", "hairpinMode", "podCIDR",
-    "podPidsLimit", "resolvConf", "runOnce", "cpuCFSQuota", "cpuCFSQuotaPeriod",
-    "nodeStatusMaxImages", "maxOpenFiles", "contentType", "kubeAPIQPS", "kubeAPIBurst",
-    "serializeImagePulls", "maxParallelImagePulls", "evictionSoft",
-    "evictionSoftGracePeriod", "evictionPressureTransitionPeriod",
-    "evictionMaxPodGracePeriod", "evictionMinimumReclaim",
-    "enableControllerAttachDetach", "protectKernelDefaults", "makeIPTablesUtilChains",
-    "iptablesMasqueradeBit", "iptablesDropBit", "failSwapOn", "memorySwap",
-    "containerLogMaxSize", "containerLogMaxFiles", "containerLogMaxWorkers",
-    "containerLogMonitorInterval", "configMapAndSecretChangeDetectionStrategy",
-    "showHiddenMetricsForVersion", "enforceNodeAllocatable", "allowedUnsafeSysctls",
-    "volumePluginDir", "providerID", "kernelMemcgNotification", "logging",
-    "enableSystemLogHandler", "enableSystemLogQuery", "shutdownGracePeriod",
-    "shutdownGracePeriodCriticalPods", "shutdownGracePeriodByPodPriority",
-    "crashLoopBackOff", "enableProfilingHandler", "enableDebugFlagsHandler",
-    "seccompDefault", "memoryThrottlingFactor", "registerWithTaints", "registerNode",
-    "tracing", "localStorageCapacityIsolation", "containerRuntimeEndpoint",
-    "imageServiceEndpoint", "failCgroupV1", "userNamespaces",
-})
-
 _HONOURED_FIELDS: Final = frozenset({
     "apiVersion", "kind", "featureGates", "cpuManagerPolicy", "cpuManagerPolicyOptions",
     "reservedSystemCPUs", "kubeReserved", "systemReserved", "evictionHard",
@@ -141,6 +117,9 @@ _HONOURED_FIELDS: Final = frozenset({
     "systemReservedCgroup", "kubeReservedCgroup", "maxPods", "podsPerCore",
     "memoryReservationPolicy",
 })
+
+# JSON field names of KubeletConfiguration v1beta1 that podnuma ignores.
+IGNORED_FIELDS: Final[frozenset[str]] = frozenset(_SCHEMA[1]) - _HONOURED_FIELDS
 
 #: Ignored fields that change which pods the kubelet admits, and how. When
 #: one is set, podnuma says so (:func:`not_modelled`) rather than pretend.
@@ -222,6 +201,9 @@ class KubeletConfig:
     pods_per_core: int = 0
     # the ignored fields of NOT_MODELLED that the document sets
     not_modelled_fields: tuple[str, ...] = field(default=(), compare=False)
+    # the strict decoding error the kubelet logs when it decodes the
+    # document leniently (unknown or duplicate fields), "" when none
+    decode_warning: str = field(default="", compare=False)
     # fields that shape cgroup values only (not admission)
     cgroups: CgroupSettings = field(default_factory=lambda: CgroupSettings())
 
@@ -341,25 +323,126 @@ def _load_reserved_memory(value: object, path: str) -> tuple[ReservedMemory, ...
                         limits[rname] = quantity_from_manifest(rv)
                     except QuantityError as e:
                         raise InputError(str(e), path=_key_path(fpath, rname)) from None
-            else:
-                raise InputError(f'unknown field "{key}"', path=fpath)
+            # other keys: unknown fields, decoded leniently (strict_decoding_error)
         out.append(ReservedMemory(numa_node=numa, limits=limits))
     return tuple(out)
 
 
-def load_kubelet_config(doc: Mapping[str, Any]) -> KubeletConfig:
-    """Decode a ``KubeletConfiguration`` document and apply the v1beta1 defaults.
+#: What the kubelet logs when it falls back to lenient decoding (its
+#: ``err`` value is the strict decoding error).
+LENIENT_DECODING: Final = "Using lenient decoding as strict decoding failed"
 
-    Raises ``InputError`` (with the field path) for unknown fields, wrong
-    types and unparsable quantities, and ``KubeletStartupError`` when the
-    feature gates cannot be set (the kubelet's first start-up step).
+
+class JSONObject(dict[str, Any]):
+    """A decoded JSON object that keeps its key/value pairs as written,
+    duplicates included (``pairs``); as a mapping the last value of a
+    duplicated key wins, as in Go's decoder."""
+
+    pairs: list[tuple[str, Any]]
+
+
+def json_object_pairs(pairs: list[tuple[str, Any]]) -> JSONObject:
+    """``object_pairs_hook`` for ``json.loads`` that keeps duplicates for
+    :func:`strict_decoding_error`."""
+    obj = JSONObject(pairs)
+    obj.pairs = pairs
+    return obj
+
+
+_INT_RANGES: Final = {
+    "int32": (_INT32_MIN, _INT32_MAX),
+    "int64": (-(1 << 63), (1 << 63) - 1),
+    "uint32": (0, (1 << 32) - 1),
+    "uint64": (0, (1 << 64) - 1),
+}
+
+
+def _check_scalar(value: object, kind: str, path: str) -> None:
+    """The JSON value decodes into a Go field of ``kind`` (else the kubelet
+    fails to decode the document, strictly or not)."""
+    if kind == "any":
+        return
+    if kind == "string":
+        _expect_str(value, path)
+    elif kind == "bool":
+        _expect_bool(value, path)
+    elif kind == "float":
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise InputError(f"expected a number, got {_type_name(value)}", path=path)
+    else:
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise InputError(f"expected an integer, got {_type_name(value)}", path=path)
+        low, high = _INT_RANGES[kind]
+        if not low <= value <= high:
+            raise InputError(f"value {value} out of range for {kind}", path=path)
+
+
+def strict_decoding_error(doc: Mapping[str, Any]) -> str:
+    """The error of the kubelet's strict decoding of ``doc`` ("" when it
+    decodes strictly): every field the v1beta1 types do not have (names
+    match exactly: another case is another field) and every field or map
+    key given twice (when ``doc`` was read with :func:`json_object_pairs`),
+    each path once, in document order. Raises ``InputError`` for a value
+    of the wrong type, which no decoding accepts."""
+    problems: list[str] = []
+    reported: set[str] = set()
+
+    def report(kind: str, path: str) -> None:
+        text = f"{kind} field {go_quote(path)}"
+        if text not in reported:
+            reported.add(text)
+            problems.append(text)
+
+    def walk(value: object, schema: Any, path: str) -> None:
+        if value is None:
+            return  # null leaves the Go field as it is
+        if isinstance(schema, str):
+            _check_scalar(value, schema, path)
+            return
+        kind, inner = schema
+        if kind == "list":
+            if not isinstance(value, (list, tuple)):
+                raise InputError(f"expected a list, got {_type_name(value)}", path=path)
+            for i, item in enumerate(value):
+                walk(item, inner, f"{path}[{i}]")
+            return
+        obj = _expect_mapping(value, path)
+        pairs = obj.pairs if isinstance(obj, JSONObject) else list(obj.items())
+        seen: set[str] = set()
+        for key, item in pairs:
+            if not isinstance(key, str):
+                raise InputError(f"expected a string key, got {_type_name(key)}", path=path)
+            where = _key_path(path, key)
+            if kind == "struct":
+                if key not in inner:
+                    report("unknown", where)
+                    continue
+                sub = inner[key]
+            else:
+                sub = inner
+            if key in seen:
+                report("duplicate", where)
+            seen.add(key)
+            walk(item, sub, where)
+
+    walk(doc, _SCHEMA, "")
+    return "strict decoding error: " + ", ".join(problems) if problems else ""
+
+
+def load_kubelet_config(doc: Mapping[str, Any]) -> KubeletConfig:
+    """Decode a ``KubeletConfiguration`` document as the kubelet's codec
+    does and apply the v1beta1 defaults.
+
+    Unknown and duplicate fields decode leniently, with the kubelet's
+    warning in ``decode_warning``. Raises ``InputError`` (with the field
+    path) for values of the wrong type and unparsable quantities, and
+    ``KubeletStartupError`` when the feature gates cannot be set (the
+    kubelet's first start-up step).
     """
     raw = _expect_mapping(doc, "")
-    for key in raw:
-        if not isinstance(key, str):
-            raise InputError(f"expected a string key, got {_type_name(key)}")
-        if key not in _HONOURED_FIELDS and key not in IGNORED_FIELDS:
-            raise InputError(f'unknown field "{key}"', path=key)
+    warning = strict_decoding_error(raw)
 
     if raw.get("apiVersion") is not None:
         api = _expect_str(raw["apiVersion"], "apiVersion")
@@ -434,6 +517,7 @@ def load_kubelet_config(doc: Mapping[str, Any]) -> KubeletConfig:
         max_pods=int32_field("maxPods") or 110,  # defaults.go: 0 -> 110
         pods_per_core=int32_field("podsPerCore"),
         not_modelled_fields=set_not_modelled,
+        decode_warning=warning,
         feature_gates=gates,
         cpu_manager_policy=string_field("cpuManagerPolicy", "none"),
         cpu_manager_policy_options=_string_map(

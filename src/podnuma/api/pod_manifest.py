@@ -152,7 +152,16 @@ def _pod_level_resources(
 
 
 
-def _parse_container(raw: object, path: str, index: int, *, init: bool) -> Container:
+_CONTAINER_RESTART_POLICIES = ("Always", "Never", "OnFailure")
+
+
+def _parse_container(
+    raw: object, path: str, index: int, *, init: bool, restart_rules: bool
+) -> Container:
+    """One container; ``restart_rules`` is the ``ContainerRestartRules``
+    gate (beta, on in v1.37), with which every container may set
+    ``restartPolicy`` to Always, Never or OnFailure (an init container is a
+    sidecar only with Always)."""
     doc = expect_string_keys(raw, path)
     check_known_fields(doc, _CONTAINER_FIELDS, path)
     name = optional_str(doc.get("name"), field_path(path, "name"))
@@ -162,10 +171,14 @@ def _parse_container(raw: object, path: str, index: int, *, init: bool) -> Conta
 
     restart_policy = optional_str(doc.get("restartPolicy"), field_path(path, "restartPolicy"))
     if restart_policy is not None:
-        if not init:
-            raise forbidden(field_path(path, "restartPolicy"), "may not be set for non-init containers")
-        if restart_policy != "Always":
-            raise unsupported(field_path(path, "restartPolicy"), restart_policy, ("Always",))
+        where = field_path(path, "restartPolicy")
+        if restart_rules:
+            if restart_policy not in _CONTAINER_RESTART_POLICIES:
+                raise unsupported(where, restart_policy, _CONTAINER_RESTART_POLICIES)
+        elif not init:
+            raise forbidden(where, "may not be set for non-init containers")
+        elif restart_policy != "Always":
+            raise unsupported(where, restart_policy, ("Always",))
 
     res_path = field_path(path, "resources")
     res = optional_mapping(doc.get("resources"), res_path)
@@ -184,6 +197,32 @@ def _parse_container(raw: object, path: str, index: int, *, init: bool) -> Conta
     )
 
 
+def _decode_quantities(spec: Mapping[str, Any]) -> None:
+    """Every quantity of the pod parses (the API server decodes the whole
+    request before it validates anything: an unparsable quantity anywhere
+    is the answer, whatever else is wrong)."""
+    lists: list[tuple[object, str]] = []
+    for kind in ("initContainers", "containers", "ephemeralContainers"):
+        raw = spec.get(kind)
+        if not isinstance(raw, list | tuple):
+            continue
+        for i, ctr in enumerate(raw):
+            res = ctr.get("resources") if isinstance(ctr, Mapping) else None
+            if isinstance(res, Mapping):
+                base = f"spec.{kind}[{i}].resources"
+                lists += [(res.get("limits"), f"{base}.limits"), (res.get("requests"), f"{base}.requests")]
+    pod_res = spec.get("resources")
+    if isinstance(pod_res, Mapping):
+        lists += [(pod_res.get("limits"), "spec.resources.limits"),
+                  (pod_res.get("requests"), "spec.resources.requests")]
+    lists.append((spec.get("overhead"), "spec.overhead"))
+    for raw, path in lists:
+        if isinstance(raw, Mapping):
+            for name, value in raw.items():
+                if isinstance(name, str):
+                    _parse_qty(value, resource_path(path, name))
+
+
 def parse_pod(doc: Mapping[str, Any], *, gates: FeatureGateView) -> Pod:
     """Parse, default and validate a v1 Pod manifest.
 
@@ -193,6 +232,8 @@ def parse_pod(doc: Mapping[str, Any], *, gates: FeatureGateView) -> Pod:
     """
     doc = expect_string_keys(doc, "")
     check_known_fields(doc, _POD_FIELDS, "")
+    if isinstance(doc.get("spec"), Mapping):
+        _decode_quantities(doc["spec"])
     api_version = doc.get("apiVersion")
     if api_version is not None and api_version != "v1":
         raise unsupported("apiVersion", api_version, ("v1",))
@@ -225,19 +266,23 @@ def parse_pod(doc: Mapping[str, Any], *, gates: FeatureGateView) -> Pod:
     if pod_restart and pod_restart not in _POD_RESTART_POLICIES:
         raise unsupported("spec.restartPolicy", pod_restart, _POD_RESTART_POLICIES)
 
+    restart_rules = gates.enabled("ContainerRestartRules")
     init_containers = tuple(
-        _parse_container(raw, f"spec.initContainers[{i}]", i, init=True)
+        _parse_container(raw, f"spec.initContainers[{i}]", i, init=True, restart_rules=restart_rules)
         for i, raw in enumerate(optional_list(spec.get("initContainers"), "spec.initContainers"))
     )
     raw_containers = optional_list(spec.get("containers"), "spec.containers")
     if not raw_containers:
         raise required("spec.containers")
     containers = tuple(
-        _parse_container(raw, f"spec.containers[{i}]", i, init=False)
+        _parse_container(raw, f"spec.containers[{i}]", i, init=False, restart_rules=restart_rules)
         for i, raw in enumerate(raw_containers)
     )
+    # validateContainers, then validateInitContainers: app containers are
+    # unique among themselves; an init container may not reuse an app
+    # container's name or an earlier init container's.
     seen: set[str] = set()
-    for ctr in (*init_containers, *containers):
+    for ctr in (*containers, *init_containers):
         if ctr.name in seen:
             where = "spec.initContainers" if ctr.is_init else "spec.containers"
             raise duplicate(f"{where}[{ctr.index}].name", ctr.name)
@@ -259,7 +304,10 @@ def parse_pod(doc: Mapping[str, Any], *, gates: FeatureGateView) -> Pod:
         seen.add(eph_name)
         ephemeral.append(eph_name)
 
-    overhead = _resource_list(spec.get("overhead"), "spec.overhead", pod_level=False)
+    # validateOverhead: the list is checked as the limits of a container's
+    # resources, under that path (spec.overhead.limits[NAME], an upstream quirk)
+    overhead = _resource_list(spec.get("overhead"), "spec.overhead.limits", pod_level=False)
+    check_requirements({}, overhead, "spec.overhead")
 
     resources: PodLevelResources | None = None
     raw_resources = spec.get("resources")

@@ -122,48 +122,74 @@ def duplicate(path: str, value: object) -> InputError:
 
 
 def resource_path(base: str, key: str) -> str:
-    if _SIMPLE_KEY.fullmatch(key):
-        return field_path(base, key)
+    """``field.Path.Key``: a map key in brackets, whatever it holds."""
     return f"{base}[{key}]"
 
 
-def check_dns_label(value: str, path: str) -> None:
+def _dns_label_errors(value: str) -> list[str]:
+    """``IsDNS1123Label``: its messages in order."""
+    errors: list[str] = []
     if len(value) > 63:
-        raise invalid(path, value, "must be no more than 63 characters")
+        errors.append("must be no more than 63 characters")
     if not _DNS1123_LABEL.fullmatch(value):
-        raise invalid(path, value, _DNS1123_LABEL_MSG)
+        if _DNS1123_SUBDOMAIN.fullmatch(value):
+            errors.append("must not contain dots")  # a subdomain: its dots are the fault
+        else:
+            errors.append(_DNS1123_LABEL_MSG)
+    return errors
+
+
+def _dns_subdomain_errors(value: str, max_len: str = "characters") -> list[str]:
+    """``IsDNS1123Subdomain`` (``max_len``: util/validation says
+    "characters", validate/content "bytes")."""
+    errors: list[str] = []
+    if len(value) > 253:
+        errors.append(f"must be no more than 253 {max_len}")
+    if not _DNS1123_SUBDOMAIN.fullmatch(value):
+        errors.append(_DNS1123_SUBDOMAIN_MSG)
+    return errors
+
+
+def check_dns_label(value: str, path: str) -> None:
+    for detail in _dns_label_errors(value):
+        raise invalid(path, value, detail)
 
 
 def check_dns_subdomain(value: str, path: str) -> None:
-    if len(value) > 253:
-        raise invalid(path, value, "must be no more than 253 characters")
-    if not _DNS1123_SUBDOMAIN.fullmatch(value):
-        raise invalid(path, value, _DNS1123_SUBDOMAIN_MSG)
+    for detail in _dns_subdomain_errors(value):
+        raise invalid(path, value, detail)
 
 
-def check_qualified_name(value: str, path: str) -> None:
+def _qualified_name_errors(value: str) -> list[str]:
+    """``IsQualifiedName`` (``content.IsLabelKey``): its messages in order."""
+    errors: list[str] = []
     parts = value.split("/")
     if len(parts) > 2:
-        raise invalid(
-            path,
-            value,
-            "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and "
+        return [
+            "a valid label key must consist of alphanumeric characters, '-', '_' or '.', and "
             "must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  "
             "or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') "
-            "with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
-        )
+            "with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
+        ]
     name = parts[-1]
     if len(parts) == 2:
         prefix = parts[0]
         if not prefix:
-            raise invalid(path, value, "prefix part must be non-empty")
-        check_dns_subdomain(prefix, path)
+            errors.append("prefix part must be non-empty")
+        else:
+            errors.extend("prefix part " + m for m in _dns_subdomain_errors(prefix, "bytes"))
     if not name:
-        raise invalid(path, value, "name part must be non-empty")
-    if len(name) > 63:
-        raise invalid(path, value, "name part must be no more than 63 characters")
+        errors.append("name part must be non-empty")
+    elif len(name) > 63:
+        errors.append("name part must be no more than 63 bytes")
     if not _QUALIFIED_NAME_PART.fullmatch(name):
-        raise invalid(path, value, _QUALIFIED_NAME_MSG)
+        errors.append(_QUALIFIED_NAME_MSG)
+    return errors
+
+
+def check_qualified_name(value: str, path: str) -> None:
+    for detail in _qualified_name_errors(value):
+        raise invalid(path, value, detail)
 
 
 def is_extended_resource(name: str) -> bool:

@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 
 import click
 
-from podnuma.api.kubeletconfig import KubeletConfig, not_modelled
+from podnuma.api.kubeletconfig import LENIENT_DECODING, KubeletConfig, not_modelled
 from podnuma.cli.app import is_quiet
 
 __all__ = [
@@ -107,7 +107,14 @@ def note(message: str) -> None:
 
 
 def note_not_modelled(config: KubeletConfig, file: str, prefix: str = "kubeletConfig.") -> None:
-    """Say which set configuration fields change admission but are not modelled."""
+    """Say which set configuration fields change admission but are not
+    modelled, and that the configuration was decoded leniently (fields
+    unknown to v1.37 or given twice), as the kubelet says it."""
+    if config.decode_warning:
+        where = prefix.rstrip(".") or "kubelet configuration"
+        click.echo(f"warning: {file}: {where}: {LENIENT_DECODING} (the kubelet starts, ignoring "
+                   f"what it does not know and keeping the last of duplicates): {config.decode_warning}",
+                   err=True)
     for name, what in not_modelled(config):
         note(f"{file}: {prefix}{name}: not modelled ({what}); the results ignore it")
 

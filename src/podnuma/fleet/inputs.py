@@ -44,9 +44,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeGuard
 
+from podnuma.api.kubeletconfig import json_object_pairs
 from podnuma.errors import InputError
 from podnuma.fleet.model import Issue, NodeSpec
 from podnuma.inputs.documents import (
+    DuplicateJSONKey,
     MalformedJSON,
     check_tree,
     describe_type,
@@ -134,6 +136,13 @@ def read_document(path: Path) -> tuple[Any, Issue | None]:
         return (docs[0] if len(docs) == 1 else docs), None
     try:
         return load_json(text, name=str(path), limits=FLEET_LIMITS), None
+    except DuplicateJSONKey:
+        # Go's decoder keeps the last duplicate (the kubelet's lenient
+        # configz decoding reports them as a warning): the pairs are kept
+        try:
+            return json.loads(text, object_pairs_hook=json_object_pairs), None
+        except (ValueError, RecursionError) as e:
+            return None, Issue("error", f"invalid JSON: {e}", file=str(path))
     except MalformedJSON as e:
         items = _salvage_items(text)
         msg = e.message
@@ -630,6 +639,14 @@ def _classify(path: Path, scan: Scan) -> None:
             scan.issues.append(Issue("error", "kubeletconfig must be a mapping", node=path.stem,
                                      file=name, path="kubeletconfig"))
             return
+        if path.suffix.lower() not in (".yaml", ".yml"):
+            # again with every key as written: the kubelet's strict decoding
+            # reports duplicate fields, which a mapping no longer holds
+            try:
+                again = json.loads(_load_text(path), object_pairs_hook=json_object_pairs)
+                cfg = again["kubeletconfig"]
+            except (InputError, ValueError, KeyError, TypeError):
+                pass
         scan.configz[path.stem] = (cfg, name)
         return
     if _is_map(doc) and doc.get("kind") == FLEET_KIND:

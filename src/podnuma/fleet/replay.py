@@ -42,7 +42,15 @@ from typing import Any
 from podnuma.analysis.advise import Advice, advise_pod
 from podnuma.analysis.measure import measure
 from podnuma.analysis.rewrite import sidecar_names
-from podnuma.api.kubeletconfig import KubeletConfig, load_kubelet_config
+from podnuma.api._gates_v137 import GATES as _KNOWN_GATES
+from podnuma.api.kubeletconfig import (
+    LENIENT_DECODING,
+    JSONObject,
+    KubeletConfig,
+    json_object_pairs,
+    load_kubelet_config,
+    strict_decoding_error,
+)
 from podnuma.api.pod import Pod
 from podnuma.api.pod_manifest import parse_pod
 from podnuma.api.qos import compute_pod_qos
@@ -126,7 +134,11 @@ def _machine(spec: NodeSpec, cache: ReplayCache) -> Machine:
 
 
 def _config(doc: Mapping[str, Any], cache: ReplayCache) -> KubeletConfig:
-    key = _sig(doc)
+    try:
+        # duplicate fields are not in the mapping's content, only in its pairs
+        key = _sig(doc) + strict_decoding_error(doc)
+    except InputError:
+        key = _sig(doc)
     got = cache.configs.get(key)
     if got is None:
         try:
@@ -137,6 +149,25 @@ def _config(doc: Mapping[str, Any], cache: ReplayCache) -> KubeletConfig:
     if isinstance(got, PodnumaError):
         raise got
     return got
+
+
+def _without_unknown_gates(doc: Mapping[str, Any]) -> tuple[Mapping[str, Any], list[str]]:
+    """The configuration without the feature gates kubelet v1.37 does not
+    know, and their names. A running kubelet that reports such a gate in
+    its configz knows it: the v1.37 kubelet's v1beta1 defaulting merges the
+    file's gates into its own and panics on an unknown one ("failed to
+    merge global and in-flight KubeletConfiguration while setting defaults,
+    error: unrecognized feature gate: NAME"), so it never runs with one."""
+    gates = doc.get("featureGates")
+    if not isinstance(gates, Mapping):
+        return doc, []
+    unknown = [name for name in gates if isinstance(name, str) and name not in _KNOWN_GATES]
+    if not unknown:
+        return doc, []
+    kept = {k: v for k, v in gates.items() if k not in unknown}
+    if isinstance(doc, JSONObject):  # keep the pairs: duplicates are reported from them
+        return json_object_pairs([(k, kept if k == "featureGates" else v) for k, v in doc.pairs]), unknown
+    return {**doc, "featureGates": kept}, unknown
 
 
 def workload_of(pod: Mapping[str, Any]) -> tuple[str, str]:
@@ -470,13 +501,31 @@ def replay_node(
                             file=e.file, path=e.path))
         return finish("error")
     mkey = _sig({k: v for k, v in spec.topology.items() if k != "name"})
-    base_doc = dict(spec.config or {})
+    base_doc = spec.config if spec.config is not None else {}
+    if "configz" in (spec.config_source or ""):
+        base_doc, unknown = _without_unknown_gates(base_doc)
+        if unknown:
+            issues.append(Issue(
+                "warning",
+                f"configz sets feature gate(s) kubelet v1.37 does not know ({', '.join(unknown)}): "
+                "this kubelet is another version, most likely a newer one (a v1.37 kubelet "
+                "refuses to start with an unknown gate: \"unrecognized feature gate\"); "
+                "replayed as v1.37 without them",
+                node=spec.name, file=spec.config_source or None,
+            ))
     try:
         config = _config(base_doc, cache)
     except PodnumaError as e:
         what = "invalid kubelet configuration" if isinstance(e, InputError) else "the kubelet would not start"
         issues.append(Issue("error", f"{what}: {e}", node=spec.name))
         return finish("error")
+    if config.decode_warning:
+        issues.append(Issue(
+            "warning",
+            f"kubelet configuration decoded leniently, as the kubelet does (it logs "
+            f"\"{LENIENT_DECODING}\"): {config.decode_warning}",
+            node=spec.name, file=spec.config_source or None,
+        ))
     bkey = _sig(base_doc)
     parsed, pod_issues = _parse_pods(pods, config, spec.name, cache)
     issues.extend(pod_issues)

@@ -351,7 +351,7 @@ def load_json(
     except json.JSONDecodeError as e:
         raise json_input_error(e, name) from None
     except _JSONDuplicate as e:
-        raise InputError(f"invalid JSON: duplicate key {e.key!r}", file=name) from None
+        raise DuplicateJSONKey(f"invalid JSON: duplicate key {e.key!r}", file=name) from None
     except _JSONConstant as e:
         raise InputError(f"invalid JSON: {e} is not a JSON value", file=name) from None
     except UnicodeDecodeError as e:
@@ -392,6 +392,11 @@ def check_tree(data: Any, *, name: str, limits: ReadLimits = DEFAULT_LIMITS) -> 
 
 class MalformedJSON(InputError):
     """JSON that does not parse (as opposed to JSON over a limit)."""
+
+
+class DuplicateJSONKey(InputError):
+    """JSON whose object repeats a key: refused here; a reader that must
+    decode as Go's encoding/json does (the last duplicate wins) catches it."""
 
 
 def json_input_error(e: json.JSONDecodeError, name: str) -> InputError:

@@ -1,0 +1,237 @@
+"""podnuma's KubeletConfiguration decoding against the kubelet's own codec
+(``kubelet-oracle kubeletconfig``: pkg/kubelet/kubeletconfig/util/codec
+``DecodeKubeletConfiguration``, strict decoding then lenient decoding with
+the strict error as a logged warning).
+
+A seeded corpus of configz answers (JSON, as a running kubelet serves them
+and as the fleet reads them) built from a valid configuration with one to
+three of: unknown fields (top level and nested), duplicated fields and map
+keys, keys in another case, values of the wrong type, unknown and locked
+feature gates, nulls. Both must fail alike, or decode to the same values
+of every field podnuma honours with the same warning, word for word.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from podnuma.api._kubeletconfig_v137 import SCHEMA
+from podnuma.api.kubeletconfig import json_object_pairs, load_kubelet_config
+from podnuma.errors import InputError, KubeletStartupError
+from tests.oracle.harness import env_int, random_settings
+
+SEED, _ = random_settings()
+COUNT = env_int("PODNUMA_KUBELETCONFIG_COUNT", 400)
+
+
+class Obj(list[tuple[str, Any]]):
+    """A JSON object as key/value pairs, so that a key can appear twice."""
+
+
+def dump(value: Any) -> str:
+    if isinstance(value, Obj):
+        return "{" + ", ".join(f"{json.dumps(k)}: {dump(v)}" for k, v in value) + "}"
+    if isinstance(value, dict):
+        return dump(Obj(value.items()))
+    if isinstance(value, list):
+        return "[" + ", ".join(dump(v) for v in value) + "]"
+    return json.dumps(value)
+
+
+def _base(rng: random.Random) -> Obj:
+    cfg = Obj([
+        ("enableServer", True), ("cgroupDriver", "systemd"),
+        ("cpuManagerPolicy", rng.choice(("static", "none"))),
+        ("topologyManagerPolicy", rng.choice(("none", "best-effort", "restricted", "single-numa-node"))),
+        ("topologyManagerScope", rng.choice(("container", "pod"))),
+        ("kubeReserved", {"cpu": "1", "memory": "1Gi"}),
+        ("evictionHard", {"memory.available": "100Mi"}),
+        ("memoryManagerPolicy", rng.choice(("None", "Static"))),
+        ("reservedMemory", [{"numaNode": 0, "limits": {"memory": "1124Mi"}}]),
+        ("featureGates", {"PodLevelResourceManagers": rng.random() < 0.5}),
+        ("logging", {"format": "text", "verbosity": 2}),
+        ("authentication", {"webhook": {"enabled": True, "cacheTTL": "2m0s"}}),
+        ("maxPods", 110),
+        ("cpuManagerPolicyOptions", {"full-pcpus-only": "true"}),
+    ])
+    rng.shuffle(cfg)
+    return cfg
+
+
+def _set(cfg: Obj, key: str, value: Any) -> None:
+    for i, (k, _) in enumerate(cfg):
+        if k == key:
+            cfg[i] = (k, value)
+            return
+    cfg.append((key, value))
+
+
+def _get(cfg: Obj, key: str) -> Any:
+    return next((v for k, v in cfg if k == key), None)
+
+
+def _unknown_top(rng: random.Random, cfg: Obj) -> None:
+    cfg.insert(rng.randint(0, len(cfg)), (rng.choice(("fooBar", "newFieldFromV139", "cpuManagerPolicyy")), 1))
+
+
+def _unknown_nested(rng: random.Random, cfg: Obj) -> None:
+    where = rng.choice(("logging", "authentication", "reservedMemory"))
+    if where == "logging":
+        _set(cfg, "logging", {"format": "text", "bogus": True})
+    elif where == "authentication":
+        _set(cfg, "authentication", {"webhook": {"enabled": True, "cacheTTLs": "1m"}, "x509s": {}})
+    else:
+        _set(cfg, "reservedMemory", [{"numaNode": 0, "limits": {"memory": "1Gi"}, "hugepages": 1}])
+
+
+def _duplicate_field(rng: random.Random, cfg: Obj) -> None:
+    key = rng.choice(("cpuManagerPolicy", "topologyManagerPolicy", "maxPods", "memoryManagerPolicy"))
+    value = {"cpuManagerPolicy": "none", "topologyManagerPolicy": "restricted", "maxPods": 50,
+             "memoryManagerPolicy": "None"}[key]
+    cfg.insert(rng.randint(0, len(cfg)), (key, value))
+
+
+def _duplicate_map_key(rng: random.Random, cfg: Obj) -> None:
+    which = rng.choice(("evictionHard", "kubeReserved", "cpuManagerPolicyOptions"))
+    if which == "evictionHard":
+        _set(cfg, which, Obj([("memory.available", "100Mi"), ("nodefs.available", "10%"), ("memory.available", "200Mi")]))
+    elif which == "kubeReserved":
+        _set(cfg, which, Obj([("cpu", "1"), ("cpu", "2")]))
+    else:
+        _set(cfg, which, Obj([("full-pcpus-only", "true"), ("full-pcpus-only", "false")]))
+
+
+def _case_variant(rng: random.Random, cfg: Obj) -> None:
+    key = rng.choice(("CpuManagerPolicy", "cpumanagerpolicy", "TopologyManagerPolicy", "MaxPods"))
+    cfg.insert(rng.randint(0, len(cfg)), (key, 7 if key == "MaxPods" else "static"))
+
+
+def _wrong_type(rng: random.Random, cfg: Obj) -> None:
+    key, value = rng.choice((
+        ("maxPods", "110"), ("maxPods", 1.5), ("cpuManagerPolicy", 5), ("kubeReserved", ["cpu"]),
+        ("enableServer", "yes"), ("featureGates", {"PodLevelResources": "true"}),
+        ("logging", {"verbosity": -1}), ("evictionHard", {"memory.available": 100}),
+        ("reservedMemory", {"numaNode": 0}), ("maxPods", 1 << 40),
+    ))
+    _set(cfg, key, value)
+
+
+def _unknown_gate(rng: random.Random, cfg: Obj) -> None:
+    gates = dict(_get(cfg, "featureGates") or {})
+    gates[rng.choice(("SomeGateFromV139", "NoSuchGate"))] = True
+    _set(cfg, "featureGates", gates)
+
+
+def _null(rng: random.Random, cfg: Obj) -> None:
+    _set(cfg, rng.choice(("cpuManagerPolicy", "kubeReserved", "evictionHard", "logging", "reservedMemory")), None)
+
+
+MUTATIONS = (_unknown_top, _unknown_nested, _duplicate_field, _duplicate_map_key, _case_variant,
+             _wrong_type, _unknown_gate, _null)
+
+
+def corpus(seed: int, count: int) -> list[tuple[str, str]]:
+    """(name, configz text): a few plain configurations, then mutated ones."""
+    out = []
+    for i in range(count):
+        rng = random.Random(f"kubeletconfig:{seed}:{i}")
+        cfg = _base(rng)
+        names = []
+        for m in rng.sample(MUTATIONS, rng.choice((0, 1, 1, 2, 3))):
+            m(rng, cfg)
+            names.append(m.__name__.strip("_"))
+        out.append((f"c{i}-" + "+".join(names or ["plain"]), '{"kubeletconfig": ' + dump(cfg) + "}"))
+    return out
+
+
+def podnuma_decode(text: str) -> dict[str, Any]:
+    doc = json.loads(text, object_pairs_hook=json_object_pairs)["kubeletconfig"]
+    try:
+        cfg = load_kubelet_config(doc)
+    except (InputError, KubeletStartupError) as e:
+        return {"error": str(e)}
+    return {
+        "warning": cfg.decode_warning,
+        "config": {
+            "cpuManagerPolicy": cfg.cpu_manager_policy,
+            "cpuManagerPolicyOptions": dict(cfg.cpu_manager_policy_options),
+            "topologyManagerPolicy": cfg.topology_manager_policy,
+            "topologyManagerScope": cfg.topology_manager_scope,
+            "memoryManagerPolicy": cfg.memory_manager_policy,
+            "kubeReserved": dict(cfg.kube_reserved_text),
+            "featureGates": cfg.feature_gates.explicit(),
+            "maxPods": cfg.max_pods,
+            "reservedMemory": [
+                {"numaNode": r.numa_node, "limits": {k: str(v) for k, v in r.limits.items()}}
+                for r in cfg.reserved_memory
+            ],
+            "evictionHard": {k: v for k, v in cfg.eviction_hard.items() if k == "memory.available"},
+        },
+    }
+
+
+def oracle_view(answer: dict[str, Any]) -> dict[str, Any]:
+    if answer.get("error"):
+        return {"error": answer["error"]}
+    c = answer["config"]
+    return {
+        "warning": answer.get("warning", ""),
+        "config": {
+            "cpuManagerPolicy": c.get("cpuManagerPolicy"),
+            "cpuManagerPolicyOptions": c.get("cpuManagerPolicyOptions") or {},
+            "topologyManagerPolicy": c.get("topologyManagerPolicy"),
+            "topologyManagerScope": c.get("topologyManagerScope"),
+            "memoryManagerPolicy": c.get("memoryManagerPolicy"),
+            "kubeReserved": c.get("kubeReserved") or {},
+            "featureGates": c.get("featureGates") or {},
+            "maxPods": c.get("maxPods"),
+            "reservedMemory": c.get("reservedMemory") or [],
+            # the codec applies no eviction defaults (loadConfigFile does, after it)
+            "evictionHard": {k: v for k, v in (c.get("evictionHard") or {"memory.available": "100Mi"}).items()
+                             if k == "memory.available"},
+        },
+    }
+
+
+def _to_go_schema(schema: Any) -> Any:
+    if isinstance(schema, str):
+        return {"kind": schema}
+    kind, inner = schema
+    if kind == "struct":
+        return {"kind": "struct", "fields": {k: _to_go_schema(v) for k, v in inner.items()}}
+    return {"kind": kind, "elem": _to_go_schema(inner)}
+
+
+def test_field_table_is_the_kubelets(oracle_binary: str) -> None:
+    proc = subprocess.run([oracle_binary, "kubeletconfig", "--schema"], capture_output=True, text=True,
+                          check=True, timeout=60)
+    assert _to_go_schema(SCHEMA) == json.loads(proc.stdout)
+
+
+def test_decoding_matches_the_kubelets_codec(oracle_binary: str, tmp_path: Path) -> None:
+    items = corpus(SEED, COUNT)
+    paths = []
+    for i, (_, text) in enumerate(items):
+        p = tmp_path / f"{i:05d}.json"
+        p.write_text(text, encoding="utf-8")
+        paths.append(str(p))
+    proc = subprocess.run([oracle_binary, "kubeletconfig", *paths], capture_output=True, text=True,
+                          check=True, timeout=600)
+    answers = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+    assert len(answers) == len(items)
+    mismatches = []
+    kinds = {"strict": 0, "lenient": 0, "error": 0}
+    for (name, text), answer in zip(items, answers, strict=True):
+        theirs, mine = oracle_view(answer), podnuma_decode(text)
+        kinds["error" if "error" in theirs else "lenient" if theirs["warning"] else "strict"] += 1
+        if ("error" in theirs) != ("error" in mine) or "error" not in theirs and mine != theirs:
+            mismatches.append(f"{name}: podnuma {mine} != kubelet {theirs}")
+    print(f"kubelet configuration decoding: {len(items)} configurations (seed {SEED}): "
+          f"{kinds['strict']} strict, {kinds['lenient']} lenient with a warning, {kinds['error']} refused; "
+          f"{len(mismatches)} differences")
+    assert not mismatches, "\n".join(mismatches[:10])
+    assert all(kinds.values())
