@@ -283,6 +283,8 @@ def replay(
                     assert step.ref is not None
                     gone = node.remove_pod(step.ref, step.index).pod_uid
                     known[:] = [p for p in known if p.uid != gone]
+                elif step.op == "reconcile":
+                    node.reconcile(step.index)
                 else:
                     assert step.ref is not None and step.container is not None
                     node.remove_container(step.ref, step.container, step.index)
