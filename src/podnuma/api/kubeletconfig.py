@@ -39,6 +39,12 @@ from podnuma.api.quantity import (
     parse_quantity,
     quantity_from_manifest,
 )
+from podnuma.cm.cpumanager import policy_none as cpumanager_none
+from podnuma.cm.cpumanager import policy_static as cpumanager_static
+from podnuma.cm.memorymanager import policy_none as memorymanager_none
+from podnuma.cm.memorymanager import policy_static as memorymanager_static
+from podnuma.cm.topologymanager import manager as topologymanager
+from podnuma.cm.topologymanager import policy as topologymanager_policy
 from podnuma.errors import InputError, KubeletStartupError
 from podnuma.golang.strconv import go_quote
 from podnuma.machine.cpuset import CPUSet, parse_go_cpuset
@@ -76,10 +82,11 @@ DEFAULT_EVICTION_HARD: Final[Mapping[str, str]] = {
     "imagefs.inodesFree": "5%",
 }
 
-TOPOLOGY_MANAGER_POLICIES: Final = ("none", "best-effort", "restricted", "single-numa-node")
-TOPOLOGY_MANAGER_SCOPES: Final = ("container", "pod")
-CPU_MANAGER_POLICIES: Final = ("none", "static")
-MEMORY_MANAGER_POLICIES: Final = ("None", "Static")
+# the values of the policy and scope fields, as each manager names them
+TOPOLOGY_MANAGER_POLICIES: Final = topologymanager_policy.POLICY_NAMES
+TOPOLOGY_MANAGER_SCOPES: Final = (topologymanager.SCOPE_CONTAINER, topologymanager.SCOPE_POD)
+CPU_MANAGER_POLICIES: Final = (cpumanager_none.POLICY_NONE, cpumanager_static.POLICY_STATIC)
+MEMORY_MANAGER_POLICIES: Final = (memorymanager_none.POLICY_NONE, memorymanager_static.POLICY_STATIC)
 
 # Eviction signals the kubelet knows (signalToResource).
 EVICTION_SIGNALS: Final = frozenset({

@@ -84,6 +84,7 @@ from podnuma.cm.topologymanager.manager import (
     TopologyManager,
 )
 from podnuma.cm.topologymanager.new_manager import new_topology_policy
+from podnuma.cm.topologymanager.policy import POLICY_NONE
 from podnuma.errors import InputError, KubeletStartupError
 from podnuma.machine.cpuset import EMPTY as EMPTY_CPUSET
 from podnuma.machine.cpuset import CPUSet
@@ -209,7 +210,7 @@ class Node:
             self.gates,
         )
         self.topology = TopologyManager(
-            None if config.topology_manager_policy == "none" else tm_policy,
+            None if config.topology_manager_policy == POLICY_NONE else tm_policy,
             config.topology_manager_scope,
             pod_level_resource_managers=self.gates.enabled("PodLevelResourceManagers"),
         )

@@ -38,7 +38,7 @@ from podnuma.cm.admission import (
     get_pod_admit_result,
 )
 from podnuma.cm.topologymanager.hint import EMPTY_HINT, TopologyHint
-from podnuma.cm.topologymanager.policy import MergeTrace, Policy, merge_traced
+from podnuma.cm.topologymanager.policy import POLICY_NONE, MergeTrace, Policy, merge_traced
 
 __all__ = [
     "HintProvider",
@@ -52,7 +52,6 @@ __all__ = [
 
 SCOPE_CONTAINER = "container"
 SCOPE_POD = "pod"
-POLICY_NONE = "none"
 
 # resource name -> hints; ``None`` (a nil slice) and ``[]`` differ upstream.
 ProviderHints = Mapping[str, Sequence[TopologyHint] | None] | None
