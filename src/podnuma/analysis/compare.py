@@ -30,6 +30,7 @@ from podnuma.cm.cpumanager.policy_static import POLICY_STATIC as CPU_POLICY_STAT
 from podnuma.cm.topologymanager.manager import SCOPE_CONTAINER, SCOPE_POD
 from podnuma.cm.topologymanager.policy import POLICY_NONE
 from podnuma.errors import InputError
+from podnuma.fieldkit import wrong_type
 from podnuma.machine.topology import Machine
 
 __all__ = ["FORM_NAMES", "SCOPES", "Comparison", "compare_pod", "comparison_document"]
@@ -71,7 +72,7 @@ def compare_pod(
     to ``doc``) or ``KubeletStartupError`` (the configuration cannot run).
     """
     if not isinstance(doc, Mapping):
-        raise InputError("a Pod manifest must be a mapping")
+        raise wrong_type("", "a mapping (a Pod manifest)", doc)
     kind = doc.get("kind")
     if kind is not None and kind != "Pod":
         raise InputError(f"not a Pod (kind {kind!r})", path="kind")

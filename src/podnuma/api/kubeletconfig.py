@@ -46,6 +46,7 @@ from podnuma.cm.memorymanager import policy_static as memorymanager_static
 from podnuma.cm.topologymanager import manager as topologymanager
 from podnuma.cm.topologymanager import policy as topologymanager_policy
 from podnuma.errors import InputError, KubeletStartupError
+from podnuma.fieldkit import expect_bool, expect_mapping, expect_str, type_name, wrong_type
 from podnuma.golang.strconv import go_quote
 from podnuma.machine.cpuset import CPUSet, parse_go_cpuset
 
@@ -221,40 +222,6 @@ def max_pods(cfg: KubeletConfig, num_cpus: int) -> int:
 # Loading (strict v1beta1 decoding)
 
 
-def _type_name(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, Mapping):
-        return "a mapping"
-    if isinstance(value, (list, tuple)):
-        return "a list"
-    return type(value).__name__
-
-
-def _expect_str(value: object, path: str) -> str:
-    if not isinstance(value, str):
-        raise InputError(f"expected a string, got {_type_name(value)}", path=path)
-    return value
-
-
-def _expect_bool(value: object, path: str) -> bool:
-    if not isinstance(value, bool):
-        raise InputError(f"expected a boolean, got {_type_name(value)}", path=path)
-    return value
-
-
-def _expect_mapping(value: object, path: str) -> Mapping[Any, Any]:
-    if not isinstance(value, Mapping):
-        raise InputError(f"expected a mapping, got {_type_name(value)}", path=path)
-    return value
-
-
 def _key_path(prefix: str, key: str) -> str:
     return f"{prefix}.{key}" if prefix else key
 
@@ -263,11 +230,11 @@ def _string_map(value: object, path: str) -> dict[str, str] | None:
     """A ``map[string]string`` field; ``None`` when null (Go's nil map)."""
     if value is None:
         return None
-    raw = _expect_mapping(value, path)
+    raw = expect_mapping(value, path)
     out: dict[str, str] = {}
     for k, v in raw.items():
-        key = _expect_str(k, path)
-        out[key] = _expect_str(v, _key_path(path, key))
+        key = expect_str(k, path)
+        out[key] = expect_str(v, _key_path(path, key))
     return out
 
 
@@ -289,30 +256,30 @@ def _load_reserved_memory(value: object, path: str) -> tuple[ReservedMemory, ...
     if value is None:
         return ()
     if not isinstance(value, (list, tuple)):
-        raise InputError(f"expected a list, got {_type_name(value)}", path=path)
+        raise wrong_type(path, "a list", value)
     out: list[ReservedMemory] = []
     for i, item in enumerate(value):
         ipath = f"{path}[{i}]"
-        raw = _expect_mapping(item, ipath)
+        raw = expect_mapping(item, ipath)
         numa = 0
         limits: dict[str, Quantity] = {}
         for k, v in raw.items():
-            key = _expect_str(k, ipath)
+            key = expect_str(k, ipath)
             fpath = _key_path(ipath, key)
             if key == "numaNode":
                 if v is None:
                     continue
                 if isinstance(v, bool) or not isinstance(v, int):
-                    raise InputError(f"expected an integer, got {_type_name(v)}", path=fpath)
+                    raise wrong_type(fpath, "an integer", v)
                 if not _INT32_MIN <= v <= _INT32_MAX:
                     raise InputError(f"value {v} out of range for int32", path=fpath)
                 numa = v
             elif key == "limits":
                 if v is None:
                     continue
-                lim = _expect_mapping(v, fpath)
+                lim = expect_mapping(v, fpath)
                 for rk, rv in lim.items():
-                    rname = _expect_str(rk, fpath)
+                    rname = expect_str(rk, fpath)
                     try:
                         limits[rname] = quantity_from_manifest(rv)
                     except QuantityError as e:
@@ -330,19 +297,19 @@ def load_kubelet_config(doc: Mapping[str, Any]) -> KubeletConfig:
     types and unparsable quantities, and ``KubeletStartupError`` when the
     feature gates cannot be set (the kubelet's first start-up step).
     """
-    raw = _expect_mapping(doc, "")
+    raw = expect_mapping(doc, "")
     for key in raw:
         if not isinstance(key, str):
-            raise InputError(f"expected a string key, got {_type_name(key)}")
+            raise InputError(f"field names must be strings, got {type_name(key)} {key!r}")
         if key not in _HONOURED_FIELDS and key not in IGNORED_FIELDS:
             raise InputError(f'unknown field "{key}"', path=key)
 
     if raw.get("apiVersion") is not None:
-        api = _expect_str(raw["apiVersion"], "apiVersion")
+        api = expect_str(raw["apiVersion"], "apiVersion")
         if api != API_VERSION:
             raise InputError(f"apiVersion must be {API_VERSION}, got {api!r}", path="apiVersion")
     if raw.get("kind") is not None:
-        kind = _expect_str(raw["kind"], "kind")
+        kind = expect_str(raw["kind"], "kind")
         if kind != KIND:
             raise InputError(f"kind must be {KIND}, got {kind!r}", path="kind")
 
@@ -350,16 +317,16 @@ def load_kubelet_config(doc: Mapping[str, Any]) -> KubeletConfig:
         value = raw.get(name)
         if value is None:
             return default
-        text = _expect_str(value, name)
+        text = expect_str(value, name)
         return text or default  # defaults.go fills empty strings too
 
     gates = FeatureGates.defaults()
     if raw.get("featureGates") is not None:
-        fg_raw = _expect_mapping(raw["featureGates"], "featureGates")
+        fg_raw = expect_mapping(raw["featureGates"], "featureGates")
         settings: dict[str, bool] = {}
         for k, v in fg_raw.items():
-            key = _expect_str(k, "featureGates")
-            settings[key] = _expect_bool(v, _key_path("featureGates", key))
+            key = expect_str(k, "featureGates")
+            settings[key] = expect_bool(v, _key_path("featureGates", key))
         try:
             gates = FeatureGates.from_mapping(settings)
         except KubeletStartupError as e:
@@ -380,7 +347,7 @@ def load_kubelet_config(doc: Mapping[str, Any]) -> KubeletConfig:
 
     merge = False
     if raw.get("mergeDefaultEvictionSettings") is not None:
-        merge = _expect_bool(raw["mergeDefaultEvictionSettings"], "mergeDefaultEvictionSettings")
+        merge = expect_bool(raw["mergeDefaultEvictionSettings"], "mergeDefaultEvictionSettings")
     eviction = _string_map(raw.get("evictionHard"), "evictionHard")
     if eviction is None:
         eviction = dict(DEFAULT_EVICTION_HARD)
@@ -396,7 +363,7 @@ def load_kubelet_config(doc: Mapping[str, Any]) -> KubeletConfig:
             if isinstance(value, float) and value.is_integer():
                 value = int(value)
             else:
-                raise InputError(f"expected an integer, got {_type_name(value)}", path=name)
+                raise wrong_type(name, "an integer", value)
         if not _INT32_MIN <= value <= _INT32_MAX:
             raise InputError(f"value {value} out of range for int32", path=name)
         return int(value)

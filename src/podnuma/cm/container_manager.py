@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Final
 
 from podnuma.api.kubeletconfig import (
@@ -97,7 +97,7 @@ MEMORY_CHECKPOINT_FILE = "memory_manager_state"
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
-@dataclass
+@dataclass(init=False)
 class _RunningPod:
     """A pod the node runs: admitted by a step, or found in a checkpoint
     (``pod`` is then ``None`` until an ``addPod`` re-admits it)."""
@@ -107,11 +107,11 @@ class _RunningPod:
     pod: Pod | None
     requests: dict[str, Quantity]
     containers: list[str]
-    removed: set[str] = field(default_factory=set)
-    amounts: dict[str, int] = field(default_factory=dict)  # requests as integer amounts
+    removed: set[str]
+    amounts: dict[str, int]  # requests as integer amounts
     # the step that admitted it; None for a pod restored from a checkpoint
     # (not admitted by any step yet: an addPod re-admits it, once)
-    admitted_at: int | None = None
+    admitted_at: int | None
 
     def __init__(
         self,

@@ -32,7 +32,6 @@ __all__ = [
     "STDIN_NAME",
     "Document",
     "StrictLoader",
-    "describe_type",
     "input_name",
     "is_stdin",
     "json_input_error",
@@ -117,25 +116,6 @@ if getattr(yaml, "__with_libyaml__", False):
     _CStrict.yaml_implicit_resolvers = StrictLoader.yaml_implicit_resolvers
     _CStrict.add_constructor("tag:yaml.org,2002:map", _construct_mapping)
     _CStrictLoader = _CStrict
-
-
-def describe_type(value: object) -> str:
-    """A user-facing name for a loaded value's type."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "list"
-    if isinstance(value, dict):
-        return "mapping"
-    return type(value).__name__
 
 
 _SEGMENT = re.compile(r"\[(\d+)\]")

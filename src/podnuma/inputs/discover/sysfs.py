@@ -54,7 +54,7 @@ from podnuma.inputs.discover.machineinfo import (
     Core,
     HugePagesInfo,
     MachineInfo,
-    Node,
+    MachineInfoNode,
     build_machine,
 )
 from podnuma.machine.cpuset import CPUSet, CPUSetParseError
@@ -319,7 +319,7 @@ class _SysFs:
         except CPUSetParseError as err:
             raise _err(f"invalid CPU list: {err}", file) from None
 
-    def nodes_info(self) -> tuple[list[Node], int]:
+    def nodes_info(self) -> tuple[list[MachineInfoNode], int]:
         """``GetNodesInfo``: the topology and the logical CPU count."""
         node_dirs = _glob(self.node_root, "node*[0-9]")
         if not node_dirs:
@@ -334,7 +334,7 @@ class _SysFs:
             count += sum(len(c.threads) for c in cores)
             node_caches = self.add_cache_info(cores)
             nodes.append(
-                Node(
+                MachineInfoNode(
                     id=int(m.group(1)),
                     memory=self.node_memory(node_dir),
                     hugepages=self.hugepages(node_dir / "hugepages"),
@@ -345,7 +345,7 @@ class _SysFs:
             )
         return nodes, count
 
-    def cpu_topology(self) -> tuple[list[Node], int]:
+    def cpu_topology(self) -> tuple[list[MachineInfoNode], int]:
         """``getCPUTopology``: no NUMA information, one node per package."""
         cpu_dirs = _glob(self.cpu_root, "cpu*[0-9]")
         if not cpu_dirs:
@@ -361,7 +361,7 @@ class _SysFs:
             cores = self.cores_info(by_package[package])
             node_caches = self.add_cache_info(cores)
             nodes.append(
-                Node(id=package, cores=tuple(c.freeze() for c in cores), caches=tuple(node_caches))
+                MachineInfoNode(id=package, cores=tuple(c.freeze() for c in cores), caches=tuple(node_caches))
             )
         # Quirk kept: the count is every cpu* directory, offline CPUs included.
         return nodes, len(cpu_dirs)
