@@ -36,7 +36,7 @@ from podnuma.api.pod import Container, Pod
 from podnuma.api.qos import compute_pod_qos
 from podnuma.api.quantity import Quantity
 from podnuma.api.resources import pod_requests
-from podnuma.buildinfo import ENGINE_COMPILED, mypyc_attr
+from podnuma.buildinfo import mypyc_attr
 from podnuma.cm.active import ActivePods
 from podnuma.cm.admission import (
     allocatable_amounts,
@@ -141,9 +141,10 @@ class _RunningPod:
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class _ActiveContainersOf:
-    """``node.active_containers`` as an object, for the compiled engine: a
-    compiled bound method is a builtin one, which ``copy.deepcopy`` keeps
-    bound to the original node (a Python bound method is copied with it)."""
+    """``node.active_containers`` as an object that ``copy.deepcopy``
+    copies with the node. (A bound method would do in pure Python, but
+    compiled it is a builtin one, which a deep copy keeps bound to the
+    original node.)"""
 
     def __init__(self, node: Node) -> None:
         self._node = node
@@ -225,7 +226,7 @@ class Node:
 
         # Device manager: the first hint provider, as container_manager_linux.go
         # registers them (devices, CPUs, memory).
-        active_pods = _ActiveContainersOf(self) if ENGINE_COMPILED else self.active_containers
+        active_pods = _ActiveContainersOf(self)
         self.devices = DeviceManager(machine, self.topology, active_pods=active_pods)
         self.topology.add_hint_provider(self.devices)
 
