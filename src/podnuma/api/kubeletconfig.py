@@ -84,10 +84,19 @@ DEFAULT_EVICTION_HARD: Final[Mapping[str, str]] = {
 }
 
 # the values of the policy and scope fields, as each manager names them
-TOPOLOGY_MANAGER_POLICIES: Final = topologymanager_policy.POLICY_NAMES
-TOPOLOGY_MANAGER_SCOPES: Final = (topologymanager.SCOPE_CONTAINER, topologymanager.SCOPE_POD)
-CPU_MANAGER_POLICIES: Final = (cpumanager_none.POLICY_NONE, cpumanager_static.POLICY_STATIC)
-MEMORY_MANAGER_POLICIES: Final = (memorymanager_none.POLICY_NONE, memorymanager_static.POLICY_STATIC)
+TOPOLOGY_MANAGER_POLICIES: Final[tuple[str, ...]] = topologymanager_policy.POLICY_NAMES
+TOPOLOGY_MANAGER_SCOPES: Final[tuple[str, ...]] = (
+    topologymanager.SCOPE_CONTAINER,
+    topologymanager.SCOPE_POD,
+)
+CPU_MANAGER_POLICIES: Final[tuple[str, ...]] = (
+    cpumanager_none.POLICY_NONE,
+    cpumanager_static.POLICY_STATIC,
+)
+MEMORY_MANAGER_POLICIES: Final[tuple[str, ...]] = (
+    memorymanager_none.POLICY_NONE,
+    memorymanager_static.POLICY_STATIC,
+)
 
 # Eviction signals the kubelet knows (signalToResource).
 EVICTION_SIGNALS: Final = frozenset({

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from podnuma.api.pod import Container, Pod
 from podnuma.api.resources import is_pod_level_resources_set
@@ -50,8 +51,8 @@ __all__ = [
     "POLICY_NONE",
 ]
 
-SCOPE_CONTAINER = "container"
-SCOPE_POD = "pod"
+SCOPE_CONTAINER: Final[str] = "container"
+SCOPE_POD: Final[str] = "pod"
 
 # resource name -> hints; ``None`` (a nil slice) and ``[]`` differ upstream.
 ProviderHints = Mapping[str, Sequence[TopologyHint] | None] | None
