@@ -62,7 +62,7 @@ type Device struct {
 
 // Step is one step of the scenario.
 type Step struct {
-	Op        string  // addPod, removeContainer or removePod
+	Op        string  // addPod, removeContainer, removePod or reconcile
 	Pod       *v1.Pod // addPod
 	Ref       string  // removeContainer/removePod: UID or NAMESPACE/NAME
 	Container string  // removeContainer
@@ -85,7 +85,11 @@ type Scenario struct {
 	// CPUState and MemoryState are the bytes of the starting checkpoint
 	// files (nil when the scenario gives none).
 	CPUState, MemoryState []byte
-	Steps                 []Step
+	// RunningPods are the pods running on the node when it starts
+	// (state.pods): their full specs, as the kubelet knows them from the
+	// API server after a restart.
+	RunningPods []*v1.Pod
+	Steps       []Step
 }
 
 // Load reads the scenario file at path.
@@ -168,8 +172,21 @@ func Parse(raw []byte, name, dir string) (*Scenario, error) {
 		if !ok {
 			return nil, inputErr("state", "must be a mapping")
 		}
-		if err := checkKeys(state, []string{"cpuManager", "cpuManagerFile", "memoryManager", "memoryManagerFile"}, "state"); err != nil {
+		if err := checkKeys(state, []string{"cpuManager", "cpuManagerFile", "memoryManager", "memoryManagerFile", "pods"}, "state"); err != nil {
 			return nil, err
+		}
+		if raw, ok := state["pods"]; ok && raw != nil {
+			items, ok := raw.([]any)
+			if !ok {
+				return nil, inputErr("state.pods", "must be a list of pods")
+			}
+			for i, item := range items {
+				pod, err := loadPod(item, fmt.Sprintf("state.pods[%d]", i))
+				if err != nil {
+					return nil, err
+				}
+				s.RunningPods = append(s.RunningPods, pod)
+			}
 		}
 		if s.CPUState, err = loadCheckpoint(state, "cpuManager", dir); err != nil {
 			return nil, err
@@ -311,7 +328,7 @@ func loadCheckpoint(state map[string]any, key, dir string) ([]byte, error) {
 func loadStep(raw any, path string) (Step, error) {
 	m, ok := raw.(map[string]any)
 	if !ok || len(m) != 1 {
-		return Step{}, inputErr(path, "a step must be a mapping with exactly one of addPod, removeContainer, removePod")
+		return Step{}, inputErr(path, "a step must be a mapping with exactly one of addPod, removeContainer, removePod, reconcile")
 	}
 	for op, body := range m {
 		at := path + "." + op
@@ -345,8 +362,19 @@ func loadStep(raw any, path string) (Step, error) {
 				return Step{}, inputErr(at+".container", "the container name must be a non-empty string")
 			}
 			return Step{Op: op, Ref: ref, Container: name}, nil
+		case "reconcile":
+			if body != nil {
+				b, ok := body.(map[string]any)
+				if !ok {
+					return Step{}, inputErr(at, "reconcile must be an empty mapping")
+				}
+				if err := checkKeys(b, []string{}, at); err != nil {
+					return Step{}, err
+				}
+			}
+			return Step{Op: op}, nil
 		default:
-			return Step{}, inputErr(path, "unknown field %q (expected one of: addPod, removeContainer, removePod)", op)
+			return Step{}, inputErr(path, "unknown field %q (expected one of: addPod, removeContainer, removePod, reconcile)", op)
 		}
 	}
 	panic("unreachable")

@@ -57,6 +57,8 @@ def play_step(node: Node, step: Step) -> StepResult:
     if step.op == "addPod":
         assert step.pod is not None
         return node.add_pod(step.pod, step.index)
+    if step.op == "reconcile":
+        return node.reconcile(step.index)
     assert step.ref is not None
     if step.op == "removeContainer":
         assert step.container is not None
@@ -73,6 +75,9 @@ def start_node(scenario: Scenario) -> Node:
             scenario.config,
             cpu_checkpoint=scenario.cpu_checkpoint,
             memory_checkpoint=scenario.memory_checkpoint,
+            cpu_restore_failure=scenario.cpu_restore_failure,
+            memory_restore_failure=scenario.memory_restore_failure,
+            running_pods=scenario.running_pods,
         )
     except CheckpointError:
         raise
