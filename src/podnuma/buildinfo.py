@@ -31,6 +31,7 @@ ENGINE_SOURCES: Final[tuple[str, ...]] = (
     # not errors.py: the edges subclass its errors in Python, which a
     # compiled (native) class does not allow
     "podnuma/golang/__init__.py",
+    "podnuma/golang/duration.py",
     "podnuma/golang/fnv.py",
     "podnuma/golang/spew.py",
     "podnuma/golang/strconv.py",

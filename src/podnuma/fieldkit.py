@@ -40,8 +40,9 @@ __all__ = [
 
 def type_name(value: object) -> str:
     """What a loaded value is, as the messages say it: ``a mapping``,
-    ``a list``, ``a string``, ``an integer``, ``a number``, ``a boolean``,
-    ``null`` (another Python type: ``a <type name>``)."""
+    ``a list``, ``a string`` (``an empty string``), ``an integer``,
+    ``a number``, ``a boolean``, ``null`` (another Python type:
+    ``a <type name>``)."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -51,7 +52,7 @@ def type_name(value: object) -> str:
     if isinstance(value, float):
         return "a number"
     if isinstance(value, str):
-        return "a string"
+        return "a string" if value else "an empty string"
     if isinstance(value, Mapping):
         return "a mapping"
     if isinstance(value, list | tuple):

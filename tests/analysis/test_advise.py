@@ -393,7 +393,7 @@ def test_workload_without_template_is_invalid_input(tmp_path: Path) -> None:
     f.write_text("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {replicas: 1}\n")
     r = CliRunner().invoke(advise_command, [str(f)])
     assert r.exit_code == 2
-    assert f"error: {f}: spec.template: must be a pod template with a spec" in r.stderr
+    assert f"error: {f}: spec.template: required field is missing: a pod template with a spec" in r.stderr
 
 
 def test_workload_template_errors_name_the_template_path(tmp_path: Path) -> None:

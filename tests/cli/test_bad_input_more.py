@@ -531,7 +531,7 @@ def pod_list(*items: Any) -> str:
         (json.dumps({"apiVersion": "v1", "kind": "List", "items": "x"}), ": items: must be a list"),
         (pod_list(pod("x"), pod("y", cpu="zz")),
          ": documents[0].items[1].spec.containers[0].resources.limits[cpu]: "),
-        (pod_list(pod("x"), 5), ": documents[0].items[1]: must be a Kubernetes object"),
+        (pod_list(pod("x"), 5), ": documents[0].items[1]: must be a mapping (a Kubernetes object), got an integer"),
         (dump(pod("x")) + "---\n" + dump({**pod("y"), "foo": 1}), ": documents[1].foo: unknown field"),
     ],
     ids=["empty", "comment", "empty-list", "null-items", "string-items", "invalid-pod-in-list",

@@ -42,7 +42,7 @@ from podnuma.api.kubeletconfig import KubeletConfig
 from podnuma.api.pod_manifest import parse_pod
 from podnuma.api.qos import compute_pod_qos
 from podnuma.errors import InputError, KubeletStartupError
-from podnuma.inputs.documents import describe_type
+from podnuma.fieldkit import field_path, wrong_type
 from podnuma.machine.topology import Machine
 
 __all__ = [
@@ -149,11 +149,10 @@ def _advise_workload(
     for key in path:
         template = template.get(key) if isinstance(template, Mapping) else None
     if not isinstance(template, Mapping) or not isinstance(template.get("spec"), Mapping):
-        found = "nothing" if template is None else describe_type(template)
         return Advice(
             where=where, pod=label, status="skipped", reason=f"{kind} without a pod template",
             original=doc,
-            error=InputError(f"must be a pod template with a spec, found {found}", path=dotted),
+            error=_template_error(template, dotted),
         )
     raw_meta, raw_workload_meta = template.get("metadata"), doc.get("metadata")
     meta: Mapping[str, Any] = raw_meta if isinstance(raw_meta, Mapping) else {}
@@ -199,7 +198,7 @@ def _advise_pod(
     if not isinstance(doc, Mapping):
         return skip(
             "not a Pod manifest (not a mapping)",
-            error=InputError(f"must be a Kubernetes object (a mapping), found {describe_type(doc)}"),
+            error=wrong_type("", "a mapping (a Kubernetes object)", doc),
         )
     kind = doc.get("kind")
     if kind is not None and kind != "Pod":
@@ -330,3 +329,16 @@ def node_config_document(
             "topologyManagerScope": config.topology_manager_scope,
         },
     }
+
+
+def _template_error(template: object, path: str) -> InputError:
+    """Why the pod template at ``path`` cannot be read."""
+    if template is None:
+        return InputError("required field is missing: a pod template with a spec", path=path)
+    if not isinstance(template, Mapping):
+        return wrong_type(path, "a mapping (a pod template)", template)
+    spec = template.get("spec")
+    where = field_path(path, "spec")
+    if spec is None:
+        return InputError("required field is missing", path=where)
+    return wrong_type(where, "a mapping", spec)

@@ -26,7 +26,11 @@ from podnuma.analysis.measure import Measurement, measure_manifest, variant_conf
 from podnuma.analysis.rewrite import Rewrite, has_pod_level_resources, other_form, sidecar_names
 from podnuma.api.kubeletconfig import KubeletConfig
 from podnuma.api.pod_manifest import parse_pod
+from podnuma.cm.cpumanager.policy_static import POLICY_STATIC as CPU_POLICY_STATIC
+from podnuma.cm.topologymanager.manager import SCOPE_CONTAINER, SCOPE_POD
+from podnuma.cm.topologymanager.policy import POLICY_NONE
 from podnuma.errors import InputError
+from podnuma.fieldkit import wrong_type
 from podnuma.machine.topology import Machine
 
 __all__ = ["FORM_NAMES", "SCOPES", "Comparison", "compare_pod", "comparison_document"]
@@ -34,7 +38,7 @@ __all__ = ["FORM_NAMES", "SCOPES", "Comparison", "compare_pod", "comparison_docu
 #: the forms of a pod as people call them
 FORM_NAMES = {"perContainer": "per-container", "podLevel": "pod-level"}
 
-SCOPES = ("pod", "container")
+SCOPES = (SCOPE_POD, SCOPE_CONTAINER)
 
 
 @dataclass(frozen=True)
@@ -68,7 +72,7 @@ def compare_pod(
     to ``doc``) or ``KubeletStartupError`` (the configuration cannot run).
     """
     if not isinstance(doc, Mapping):
-        raise InputError("a Pod manifest must be a mapping")
+        raise wrong_type("", "a mapping (a Pod manifest)", doc)
     kind = doc.get("kind")
     if kind is not None and kind != "Pod":
         raise InputError(f"not a Pod (kind {kind!r})", path="kind")
@@ -86,11 +90,11 @@ def compare_pod(
             + ", ".join(f"{g}=true" for g in forced)
             + " forced on (PodLevelResourceManagers is off by default in v1.37)"
         )
-    if config.topology_manager_policy == "none":
+    if config.topology_manager_policy == POLICY_NONE:
         notes.append(
             "topology policy none: the kubelet aligns nothing and the scope makes no difference"
         )
-    if config.cpu_manager_policy != "static":
+    if config.cpu_manager_policy != CPU_POLICY_STATIC:
         notes.append(f"CPU manager policy {config.cpu_manager_policy}: no exclusive CPUs at all")
     notes.append(
         f"topology policy {config.topology_manager_policy} kept; scope set to pod and to container "

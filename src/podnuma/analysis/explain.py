@@ -53,10 +53,12 @@ from podnuma.api.pod import Container, Pod
 from podnuma.api.quantity import Quantity
 from podnuma.api.resources import is_pod_level_resources_set
 from podnuma.cm.container_manager import Node
+from podnuma.cm.cpumanager.policy_static import POLICY_STATIC as CPU_POLICY_STATIC
 from podnuma.cm.results import ContainerResult, HintRecord, MemoryBlock, MergedHint, StepResult
 from podnuma.cm.topologymanager.bitmask import BitMask
 from podnuma.cm.topologymanager.hint import TopologyHint
 from podnuma.cm.topologymanager.numa_info import NUMAInfo
+from podnuma.cm.topologymanager.policy import POLICY_NONE, POLICY_SINGLE_NUMA_NODE
 from podnuma.cm.topologymanager.policy_options import PolicyOptions
 from podnuma.errors import KubeletStartupError
 from podnuma.inputs.scenario import Scenario
@@ -245,7 +247,7 @@ def _merge_why(
     distances: list[dict[str, Any]] = []
     default = BitMask(machine.numa_ids())
     lists: Sequence[Sequence[TopologyHint]] = trace.filtered if trace is not None else ()
-    if policy == "single-numa-node":
+    if policy == POLICY_SINGLE_NUMA_NODE:
         why.append(
             "single-numa-node: only preferred hints naming one NUMA node (or no preference) "
             "take part; prefer-closest-numa-nodes is ignored"
@@ -269,7 +271,7 @@ def _merge_why(
     if no_combination:
         why.append(
             "a resource has no hint left"
-            + (" after filtering" if policy == "single-numa-node" else "")
+            + (" after filtering" if policy == POLICY_SINGLE_NUMA_NODE else "")
             + ": there is no combination to merge, so the result is every NUMA node, not preferred"
         )
     use_closest = trace.use_closest if trace is not None else False
@@ -336,7 +338,7 @@ def _merge_why(
                 )
                 + (f"; the recorded winner {{{_nodes(aff.bits())}}} is the closest" if aff is not None and len(distances) > 1 else "")
             )
-    if policy == "single-numa-node" and aff is None:
+    if policy == POLICY_SINGLE_NUMA_NODE and aff is None:
         why.append("a merge spanning every NUMA node is reported as nil (any NUMA node)")
     if merged.preferred:
         why.append(f"preferred: every policy admits it -> {who} admitted by the topology manager")
@@ -363,7 +365,7 @@ def explain_topology(step: StepResult, config: KubeletConfig, machine: Machine) 
         "merges": [],
         "note": None,
     }
-    if policy == "none":
+    if policy == POLICY_NONE:
         doc["note"] = (
             "topology policy none: no hints are gathered or merged; every container's stored "
             "hint is 'any NUMA node' (nil) and the managers allocate without alignment"
@@ -420,7 +422,7 @@ def _cpu_policy_rule(config: KubeletConfig) -> str:
 
 
 def _host_reason(pod: Pod | None, spec: Container | None, qos: str | None, config: KubeletConfig) -> str:
-    if config.cpu_manager_policy != "static":
+    if config.cpu_manager_policy != CPU_POLICY_STATIC:
         return "CPU manager policy none: every container shares the node's CPUs"
     if qos != "Guaranteed":
         return f"QoS {qos}: only Guaranteed pods get exclusive CPUs"

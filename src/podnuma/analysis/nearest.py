@@ -20,6 +20,13 @@ from podnuma.api.pod import Container, Pod
 from podnuma.api.quantity import Quantity
 from podnuma.cm.container_manager import Node
 from podnuma.cm.results import StepResult
+from podnuma.cm.topologymanager.manager import SCOPE_CONTAINER, SCOPE_POD
+from podnuma.cm.topologymanager.policy import (
+    POLICY_BEST_EFFORT,
+    POLICY_NONE,
+    POLICY_RESTRICTED,
+    POLICY_SINGLE_NUMA_NODE,
+)
 from podnuma.errors import InputError, KubeletStartupError
 from podnuma.inputs.scenario import Scenario, Step
 from podnuma.machine.cpuset import CPUSet
@@ -318,13 +325,21 @@ def candidate_variations(
     families: list[list[Variation]] = []
     policy = config.topology_manager_policy
     allocatable_only = step.failed_stage == "nodeAllocatable"
-    if not allocatable_only and policy in ("restricted", "single-numa-node"):
-        fam = [Variation("topologyPolicy", "topologyManagerPolicy best-effort", value="best-effort")]
-        if policy == "single-numa-node":
-            fam.append(Variation("topologyPolicy", "topologyManagerPolicy restricted", value="restricted"))
+    if not allocatable_only and policy in (POLICY_RESTRICTED, POLICY_SINGLE_NUMA_NODE):
+        fam = [
+            Variation(
+                "topologyPolicy", f"topologyManagerPolicy {POLICY_BEST_EFFORT}", value=POLICY_BEST_EFFORT
+            )
+        ]
+        if policy == POLICY_SINGLE_NUMA_NODE:
+            fam.append(
+                Variation(
+                    "topologyPolicy", f"topologyManagerPolicy {POLICY_RESTRICTED}", value=POLICY_RESTRICTED
+                )
+            )
         families.append(fam)
-    if not allocatable_only and policy != "none":
-        other = "pod" if config.topology_manager_scope == "container" else "container"
+    if not allocatable_only and policy != POLICY_NONE:
+        other = SCOPE_POD if config.topology_manager_scope == SCOPE_CONTAINER else SCOPE_CONTAINER
         families.append([Variation("topologyScope", f"topologyManagerScope {other}", value=other)])
     if pod is not None and pod.resources is not None and _cpu_count(pod.resources.requests):
         budget = _cpu_count(pod.resources.requests) or 0

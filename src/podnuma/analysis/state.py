@@ -26,6 +26,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from podnuma.cm.cpumanager.policy_static import POLICY_STATIC as CPU_POLICY_STATIC
+from podnuma.cm.memorymanager.policy_static import POLICY_STATIC as MEMORY_POLICY_STATIC
 from podnuma.cm.memorymanager.state import Block
 from podnuma.inputs.discover.export import bytes_quantity
 from podnuma.inputs.state import PodRef, StateFiles
@@ -341,14 +343,14 @@ def scenario_document(
         config = {}
         if files.cpu is not None:
             config["cpuManagerPolicy"] = files.cpu.policy_name
-            if files.cpu.policy_name == "static":
+            if files.cpu.policy_name == CPU_POLICY_STATIC:
                 notes.append(
                     "the CPU manager checkpoint does not record reservedSystemCPUs (or the "
                     "kube/system-reserved CPU): add it to kubeletConfig, or pass --kubelet-config"
                 )
         if files.memory is not None:
             config["memoryManagerPolicy"] = files.memory.policy_name
-            if files.memory.policy_name == "Static":
+            if files.memory.policy_name == MEMORY_POLICY_STATIC:
                 reserved = []
                 total = 0
                 for nid, st in sorted(files.memory.machine_state.items()):

@@ -46,7 +46,14 @@ from podnuma.api.quantity import (
     parse_quantity,
     quantity_from_manifest,
 )
+from podnuma.cm.cpumanager import policy_none as cpumanager_none
+from podnuma.cm.cpumanager import policy_static as cpumanager_static
+from podnuma.cm.memorymanager import policy_none as memorymanager_none
+from podnuma.cm.memorymanager import policy_static as memorymanager_static
+from podnuma.cm.topologymanager import manager as topologymanager
+from podnuma.cm.topologymanager import policy as topologymanager_policy
 from podnuma.errors import InputError, KubeletStartupError
+from podnuma.fieldkit import expect_bool, expect_mapping, expect_str, type_name, wrong_type
 from podnuma.golang.duration import (
     MICROSECOND,
     MILLISECOND,
@@ -94,10 +101,20 @@ DEFAULT_EVICTION_HARD: Final[Mapping[str, str]] = {
     "imagefs.inodesFree": "5%",
 }
 
-TOPOLOGY_MANAGER_POLICIES: Final = ("none", "best-effort", "restricted", "single-numa-node")
-TOPOLOGY_MANAGER_SCOPES: Final = ("container", "pod")
-CPU_MANAGER_POLICIES: Final = ("none", "static")
-MEMORY_MANAGER_POLICIES: Final = ("None", "Static")
+# the values of the policy and scope fields, as each manager names them
+TOPOLOGY_MANAGER_POLICIES: Final[tuple[str, ...]] = topologymanager_policy.POLICY_NAMES
+TOPOLOGY_MANAGER_SCOPES: Final[tuple[str, ...]] = (
+    topologymanager.SCOPE_CONTAINER,
+    topologymanager.SCOPE_POD,
+)
+CPU_MANAGER_POLICIES: Final[tuple[str, ...]] = (
+    cpumanager_none.POLICY_NONE,
+    cpumanager_static.POLICY_STATIC,
+)
+MEMORY_MANAGER_POLICIES: Final[tuple[str, ...]] = (
+    memorymanager_none.POLICY_NONE,
+    memorymanager_static.POLICY_STATIC,
+)
 
 # Eviction signals the kubelet knows (signalToResource).
 EVICTION_SIGNALS: Final = frozenset({
@@ -227,40 +244,6 @@ def max_pods(cfg: KubeletConfig, num_cpus: int) -> int:
 # Loading (strict v1beta1 decoding)
 
 
-def _type_name(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, Mapping):
-        return "a mapping"
-    if isinstance(value, (list, tuple)):
-        return "a list"
-    return type(value).__name__
-
-
-def _expect_str(value: object, path: str) -> str:
-    if not isinstance(value, str):
-        raise InputError(f"expected a string, got {_type_name(value)}", path=path)
-    return value
-
-
-def _expect_bool(value: object, path: str) -> bool:
-    if not isinstance(value, bool):
-        raise InputError(f"expected a boolean, got {_type_name(value)}", path=path)
-    return value
-
-
-def _expect_mapping(value: object, path: str) -> Mapping[Any, Any]:
-    if not isinstance(value, Mapping):
-        raise InputError(f"expected a mapping, got {_type_name(value)}", path=path)
-    return value
-
-
 def _key_path(prefix: str, key: str) -> str:
     return f"{prefix}.{key}" if prefix else key
 
@@ -269,11 +252,11 @@ def _string_map(value: object, path: str) -> dict[str, str] | None:
     """A ``map[string]string`` field; ``None`` when null (Go's nil map)."""
     if value is None:
         return None
-    raw = _expect_mapping(value, path)
+    raw = expect_mapping(value, path)
     out: dict[str, str] = {}
     for k, v in raw.items():
-        key = _expect_str(k, path)
-        out[key] = _expect_str(v, _key_path(path, key))
+        key = expect_str(k, path)
+        out[key] = expect_str(v, _key_path(path, key))
     return out
 
 
@@ -295,30 +278,30 @@ def _load_reserved_memory(value: object, path: str) -> tuple[ReservedMemory, ...
     if value is None:
         return ()
     if not isinstance(value, (list, tuple)):
-        raise InputError(f"expected a list, got {_type_name(value)}", path=path)
+        raise wrong_type(path, "a list", value)
     out: list[ReservedMemory] = []
     for i, item in enumerate(value):
         ipath = f"{path}[{i}]"
-        raw = _expect_mapping(item, ipath)
+        raw = expect_mapping(item, ipath)
         numa = 0
         limits: dict[str, Quantity] = {}
         for k, v in raw.items():
-            key = _expect_str(k, ipath)
+            key = expect_str(k, ipath)
             fpath = _key_path(ipath, key)
             if key == "numaNode":
                 if v is None:
                     continue
                 if isinstance(v, bool) or not isinstance(v, int):
-                    raise InputError(f"expected an integer, got {_type_name(v)}", path=fpath)
+                    raise wrong_type(fpath, "an integer", v)
                 if not _INT32_MIN <= v <= _INT32_MAX:
                     raise InputError(f"value {v} out of range for int32", path=fpath)
                 numa = v
             elif key == "limits":
                 if v is None:
                     continue
-                lim = _expect_mapping(v, fpath)
+                lim = expect_mapping(v, fpath)
                 for rk, rv in lim.items():
-                    rname = _expect_str(rk, fpath)
+                    rname = expect_str(rk, fpath)
                     try:
                         limits[rname] = quantity_from_manifest(rv)
                     except QuantityError as e:
@@ -363,17 +346,17 @@ def _check_scalar(value: object, kind: str, path: str) -> None:
     if kind == "any":
         return
     if kind == "string":
-        _expect_str(value, path)
+        expect_str(value, path)
     elif kind == "bool":
-        _expect_bool(value, path)
+        expect_bool(value, path)
     elif kind == "float":
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise InputError(f"expected a number, got {_type_name(value)}", path=path)
+            raise InputError(f"expected a number, got {type_name(value)}", path=path)
     else:
         if isinstance(value, float) and value.is_integer():
             value = int(value)
         if isinstance(value, bool) or not isinstance(value, int):
-            raise InputError(f"expected an integer, got {_type_name(value)}", path=path)
+            raise InputError(f"expected an integer, got {type_name(value)}", path=path)
         low, high = _INT_RANGES[kind]
         if not low <= value <= high:
             raise InputError(f"value {value} out of range for {kind}", path=path)
@@ -404,16 +387,16 @@ def strict_decoding_error(doc: Mapping[str, Any]) -> str:
         kind, inner = schema
         if kind == "list":
             if not isinstance(value, (list, tuple)):
-                raise InputError(f"expected a list, got {_type_name(value)}", path=path)
+                raise InputError(f"expected a list, got {type_name(value)}", path=path)
             for i, item in enumerate(value):
                 walk(item, inner, f"{path}[{i}]")
             return
-        obj = _expect_mapping(value, path)
+        obj = expect_mapping(value, path)
         pairs = obj.pairs if isinstance(obj, JSONObject) else list(obj.items())
         seen: set[str] = set()
         for key, item in pairs:
             if not isinstance(key, str):
-                raise InputError(f"expected a string key, got {_type_name(key)}", path=path)
+                raise InputError(f"expected a string key, got {type_name(key)}", path=path)
             where = _key_path(path, key)
             if kind == "struct":
                 if key not in inner:
@@ -441,15 +424,15 @@ def load_kubelet_config(doc: Mapping[str, Any]) -> KubeletConfig:
     ``KubeletStartupError`` when the feature gates cannot be set (the
     kubelet's first start-up step).
     """
-    raw = _expect_mapping(doc, "")
+    raw = expect_mapping(doc, "")
     warning = strict_decoding_error(raw)
 
     if raw.get("apiVersion") is not None:
-        api = _expect_str(raw["apiVersion"], "apiVersion")
+        api = expect_str(raw["apiVersion"], "apiVersion")
         if api != API_VERSION:
             raise InputError(f"apiVersion must be {API_VERSION}, got {api!r}", path="apiVersion")
     if raw.get("kind") is not None:
-        kind = _expect_str(raw["kind"], "kind")
+        kind = expect_str(raw["kind"], "kind")
         if kind != KIND:
             raise InputError(f"kind must be {KIND}, got {kind!r}", path="kind")
 
@@ -457,16 +440,16 @@ def load_kubelet_config(doc: Mapping[str, Any]) -> KubeletConfig:
         value = raw.get(name)
         if value is None:
             return default
-        text = _expect_str(value, name)
+        text = expect_str(value, name)
         return text or default  # defaults.go fills empty strings too
 
     gates = FeatureGates.defaults()
     if raw.get("featureGates") is not None:
-        fg_raw = _expect_mapping(raw["featureGates"], "featureGates")
+        fg_raw = expect_mapping(raw["featureGates"], "featureGates")
         settings: dict[str, bool] = {}
         for k, v in fg_raw.items():
-            key = _expect_str(k, "featureGates")
-            settings[key] = _expect_bool(v, _key_path("featureGates", key))
+            key = expect_str(k, "featureGates")
+            settings[key] = expect_bool(v, _key_path("featureGates", key))
         try:
             gates = FeatureGates.from_mapping(settings)
         except KubeletStartupError as e:
@@ -487,7 +470,7 @@ def load_kubelet_config(doc: Mapping[str, Any]) -> KubeletConfig:
 
     merge = False
     if raw.get("mergeDefaultEvictionSettings") is not None:
-        merge = _expect_bool(raw["mergeDefaultEvictionSettings"], "mergeDefaultEvictionSettings")
+        merge = expect_bool(raw["mergeDefaultEvictionSettings"], "mergeDefaultEvictionSettings")
     eviction = _string_map(raw.get("evictionHard"), "evictionHard")
     if eviction is None:
         eviction = dict(DEFAULT_EVICTION_HARD)
@@ -503,7 +486,7 @@ def load_kubelet_config(doc: Mapping[str, Any]) -> KubeletConfig:
             if isinstance(value, float) and value.is_integer():
                 value = int(value)
             else:
-                raise InputError(f"expected an integer, got {_type_name(value)}", path=name)
+                raise wrong_type(name, "an integer", value)
         if not _INT32_MIN <= value <= _INT32_MAX:
             raise InputError(f"value {value} out of range for int32", path=name)
         return int(value)
@@ -550,15 +533,15 @@ def _cgroup_settings(raw: Mapping[str, Any]) -> CgroupSettings:
     if raw.get("memoryThrottlingFactor") is not None:
         factor = raw["memoryThrottlingFactor"]
         if isinstance(factor, bool) or not isinstance(factor, (int, float)):
-            raise InputError(f"expected a number, got {_type_name(factor)}", path="memoryThrottlingFactor")
+            raise wrong_type("memoryThrottlingFactor", "a number", factor)
         out = replace(out, memory_throttling_factor=float(factor))
     if raw.get("memoryReservationPolicy") is not None:
-        policy = _expect_str(raw["memoryReservationPolicy"], "memoryReservationPolicy")
+        policy = expect_str(raw["memoryReservationPolicy"], "memoryReservationPolicy")
         out = replace(out, memory_reservation_policy=policy or "None")
     if raw.get("cpuCFSQuota") is not None:
-        out = replace(out, cpu_cfs_quota=_expect_bool(raw["cpuCFSQuota"], "cpuCFSQuota"))
+        out = replace(out, cpu_cfs_quota=expect_bool(raw["cpuCFSQuota"], "cpuCFSQuota"))
     if raw.get("cpuCFSQuotaPeriod") is not None:
-        text = _expect_str(raw["cpuCFSQuotaPeriod"], "cpuCFSQuotaPeriod")
+        text = expect_str(raw["cpuCFSQuotaPeriod"], "cpuCFSQuotaPeriod")
         try:
             out = replace(out, cpu_cfs_quota_period=parse_duration(text))
         except ValueError as e:
@@ -566,10 +549,10 @@ def _cgroup_settings(raw: Mapping[str, Any]) -> CgroupSettings:
     if raw.get("podPidsLimit") is not None:
         value = raw["podPidsLimit"]
         if isinstance(value, bool) or not isinstance(value, int) or not -(1 << 63) <= value < (1 << 63):
-            raise InputError(f"expected an int64, got {_type_name(value)}", path="podPidsLimit")
+            raise wrong_type("podPidsLimit", "an int64", value)
         out = replace(out, pod_pids_limit=value if value >= 0 else -1)
     if raw.get("singleProcessOOMKill") is not None:
-        out = replace(out, single_process_oom_kill=_expect_bool(raw["singleProcessOOMKill"], "singleProcessOOMKill"))
+        out = replace(out, single_process_oom_kill=expect_bool(raw["singleProcessOOMKill"], "singleProcessOOMKill"))
     return out
 
 

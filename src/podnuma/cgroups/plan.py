@@ -78,6 +78,7 @@ from podnuma.api.resources import (
     pod_limits,
     pod_requests,
 )
+from podnuma.cm.cpumanager.policy_none import POLICY_NONE as CPU_POLICY_NONE
 from podnuma.cm.results import ContainerResult, StepResult
 from podnuma.errors import InputError
 from podnuma.machine.cpuset import CPUSet
@@ -704,7 +705,7 @@ def plan_from_pods(
         # qos_container_manager_linux.go Start: stale memory protection reset
         # (MemoryQoS off, or memoryReservationPolicy None, the default)
         kube_files += [CgroupFile("memory.min", "0"), CgroupFile("memory.low", "0")]
-    kube_cpus = facts.all_cpus if facts.cpu_manager_policy == "none" else None
+    kube_cpus = facts.all_cpus if facts.cpu_manager_policy == CPU_POLICY_NONE else None
     kubepods = [*base, "kubepods"]
     nodes.append(
         CgroupNode(

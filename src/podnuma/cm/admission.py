@@ -82,11 +82,11 @@ class EmptyPodSharedPoolError(AdmissionError):
         super().__init__(message, "EmptyPodSharedPoolError")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class AdmitResult:
     admit: bool
-    reason: str | None = None
-    message: str | None = None
+    reason: str | None
+    message: str | None
 
     def __init__(
         self,

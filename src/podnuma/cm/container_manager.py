@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Final
 
 from podnuma.api.kubeletconfig import (
@@ -37,7 +37,7 @@ from podnuma.api.pod import Container, Pod
 from podnuma.api.qos import compute_pod_qos
 from podnuma.api.quantity import Quantity
 from podnuma.api.resources import pod_requests
-from podnuma.buildinfo import ENGINE_COMPILED, mypyc_attr
+from podnuma.buildinfo import mypyc_attr
 from podnuma.cm.active import ActivePods
 from podnuma.cm.admission import (
     allocatable_amounts,
@@ -85,6 +85,7 @@ from podnuma.cm.topologymanager.manager import (
     TopologyManager,
 )
 from podnuma.cm.topologymanager.new_manager import new_topology_policy
+from podnuma.cm.topologymanager.policy import POLICY_NONE
 from podnuma.errors import InputError, KubeletStartupError
 from podnuma.machine.cpuset import EMPTY as EMPTY_CPUSET
 from podnuma.machine.cpuset import CPUSet
@@ -97,7 +98,7 @@ MEMORY_CHECKPOINT_FILE = "memory_manager_state"
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
-@dataclass
+@dataclass(init=False)
 class _RunningPod:
     """A pod the node runs: admitted by a step, or found in a checkpoint
     (``pod`` is then ``None`` until an ``addPod`` re-admits it)."""
@@ -107,11 +108,11 @@ class _RunningPod:
     pod: Pod | None
     requests: dict[str, Quantity]
     containers: list[str]
-    removed: set[str] = field(default_factory=set)
-    amounts: dict[str, int] = field(default_factory=dict)  # requests as integer amounts
+    removed: set[str]
+    amounts: dict[str, int]  # requests as integer amounts
     # the step that admitted it; None for a pod restored from a checkpoint
     # (not admitted by any step yet: an addPod re-admits it, once)
-    admitted_at: int | None = None
+    admitted_at: int | None
 
     def __init__(
         self,
@@ -141,9 +142,10 @@ class _RunningPod:
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class _ActiveContainersOf:
-    """``node.active_containers`` as an object, for the compiled engine: a
-    compiled bound method is a builtin one, which ``copy.deepcopy`` keeps
-    bound to the original node (a Python bound method is copied with it)."""
+    """``node.active_containers`` as an object that ``copy.deepcopy``
+    copies with the node. (A bound method would do in pure Python, but
+    compiled it is a builtin one, which a deep copy keeps bound to the
+    original node.)"""
 
     def __init__(self, node: Node) -> None:
         self._node = node
@@ -220,7 +222,7 @@ class Node:
             self.gates,
         )
         self.topology = TopologyManager(
-            None if config.topology_manager_policy == "none" else tm_policy,
+            None if config.topology_manager_policy == POLICY_NONE else tm_policy,
             config.topology_manager_scope,
             pod_level_resource_managers=self.gates.enabled("PodLevelResourceManagers"),
         )
@@ -235,7 +237,7 @@ class Node:
 
         # Device manager: the first hint provider, as container_manager_linux.go
         # registers them (devices, CPUs, memory).
-        active_pods = _ActiveContainersOf(self) if ENGINE_COMPILED else self.active_containers
+        active_pods = _ActiveContainersOf(self)
         self.devices = DeviceManager(machine, self.topology, active_pods=active_pods)
         self.topology.add_hint_provider(self.devices)
 

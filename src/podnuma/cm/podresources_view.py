@@ -23,7 +23,7 @@ Field names follow the protobuf JSON mapping (``cpuIds``, ``memoryType``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from podnuma.machine.cpuset import CPUSet
@@ -37,7 +37,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class ContainerMemory:
     memory_type: str
     size: int
@@ -66,7 +66,7 @@ class ContainerMemory:
         }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class ContainerDevices:
     resource_name: str
     device_ids: tuple[str, ...]
@@ -94,12 +94,12 @@ class ContainerDevices:
         return out
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class ContainerResources:
     name: str
     cpu_ids: CPUSet
-    memory: tuple[ContainerMemory, ...] = ()
-    devices: tuple[ContainerDevices, ...] = ()
+    memory: tuple[ContainerMemory, ...]
+    devices: tuple[ContainerDevices, ...]
 
     def __init__(
         self,
@@ -127,14 +127,14 @@ class ContainerResources:
         }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class PodResources:
     name: str
     namespace: str
     uid: str
-    containers: tuple[ContainerResources, ...] = ()
-    cpu_ids: CPUSet = field(default_factory=CPUSet)
-    memory: tuple[ContainerMemory, ...] = ()
+    containers: tuple[ContainerResources, ...]
+    cpu_ids: CPUSet
+    memory: tuple[ContainerMemory, ...]
 
     def __init__(
         self,

@@ -8,7 +8,7 @@ same facts and never re-derives them.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 from podnuma.cm.podresources_view import PodResources
@@ -31,7 +31,7 @@ ContainerType = Literal["init", "sidecar", "app"]
 StepOp = Literal["addPod", "removeContainer", "removePod", "reconcile"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class MemoryBlock:
     """One memory-manager block: resource type, NUMA nodes, size in bytes."""
 
@@ -52,17 +52,17 @@ class MemoryBlock:
         object.__setattr__(self, "size", size)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class ContainerResult:
     name: str
     type: ContainerType
     cpus: CPUSet
     mems: tuple[int, ...]
     isolation: Isolation
-    memory: tuple[MemoryBlock, ...] = ()
-    devices: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    topology_hint: TopologyHint | None = None
-    cpu_quota_disabled: bool = False
+    memory: tuple[MemoryBlock, ...]
+    devices: Mapping[str, tuple[str, ...]]
+    topology_hint: TopologyHint | None
+    cpu_quota_disabled: bool
 
     def __init__(
         self,
@@ -89,12 +89,12 @@ class ContainerResult:
         object.__setattr__(self, "cpu_quota_disabled", cpu_quota_disabled)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class PodAllocation:
     """The pod-level reservation (pod scope with pod-level resources)."""
 
     cpus: CPUSet
-    memory: tuple[MemoryBlock, ...] = ()
+    memory: tuple[MemoryBlock, ...]
 
     def __init__(
         self,
@@ -107,7 +107,7 @@ class PodAllocation:
         object.__setattr__(self, "memory", memory)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class HintRecord:
     """One step of the decision trail: a provider's hints for a container
     (or for the pod, ``container=None``), and the merged result."""
@@ -132,7 +132,7 @@ class HintRecord:
         object.__setattr__(self, "hints", hints)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class MergedHint:
     """The topology manager's merge for a container (``None`` = the pod, in
     pod scope): the best hint and whether the policy admits it."""
@@ -142,7 +142,7 @@ class MergedHint:
     admit: bool
     # what the merge worked on (filtered hint lists, candidates), for
     # explanations; None when the policy keeps no record
-    trace: MergeTrace | None = None
+    trace: MergeTrace | None
 
     def __init__(
         self,
@@ -159,7 +159,7 @@ class MergedHint:
         object.__setattr__(self, "trace", trace)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class StepResult:
     index: int
     op: StepOp
@@ -172,15 +172,15 @@ class StepResult:
     pod_allocation: PodAllocation | None
     containers: tuple[ContainerResult, ...]
     default_cpuset: CPUSet
-    container: str | None = None  # the container a removeContainer step names
-    hints: tuple[HintRecord, ...] = ()
-    pod_resources: tuple[PodResources, ...] = ()  # the PodResources API List after the step
-    merged: tuple[MergedHint, ...] = ()
+    container: str | None  # the container a removeContainer step names
+    hints: tuple[HintRecord, ...]
+    pod_resources: tuple[PodResources, ...]  # the PodResources API List after the step
+    merged: tuple[MergedHint, ...]
     # Where a rejection happened: "topology" (merged hint refused),
     # "allocate:<provider>" (a manager's allocation failed) or
     # "nodeAllocatable" (the predicate fit); None when admitted.
-    failed_stage: str | None = None
-    failed_container: str | None = None
+    failed_stage: str | None
+    failed_container: str | None
 
     def __init__(
         self,

@@ -46,12 +46,12 @@ from typing import Any, TypeGuard
 
 from podnuma.api.kubeletconfig import json_object_pairs
 from podnuma.errors import InputError
+from podnuma.fieldkit import wrong_type
 from podnuma.fleet.model import Issue, NodeSpec
 from podnuma.inputs.documents import (
     DuplicateJSONKey,
     MalformedJSON,
     check_tree,
-    describe_type,
     load_json,
     parse_documents,
     read_text,
@@ -339,12 +339,12 @@ def parse_selector(value: Any, *, path: str, file: str) -> tuple[Requirement, ..
         reqs = []
         ml = value.get("matchLabels") or {}
         if not _is_map(ml):
-            raise InputError("must be a mapping", path=f"{path}.matchLabels", file=file)
+            raise wrong_type(f"{path}.matchLabels", "a mapping", ml).in_file(file)
         for k, v in ml.items():
             reqs.append(Requirement(str(k), "=", (str(v),)))
         exprs = value.get("matchExpressions") or []
         if not isinstance(exprs, list):
-            raise InputError("must be a list", path=f"{path}.matchExpressions", file=file)
+            raise wrong_type(f"{path}.matchExpressions", "a list", exprs).in_file(file)
         ops = {"In": "in", "NotIn": "notin", "Exists": "exists", "DoesNotExist": "!exists"}
         for i, e in enumerate(exprs):
             if not _is_map(e) or e.get("operator") not in ops:
@@ -355,10 +355,7 @@ def parse_selector(value: Any, *, path: str, file: str) -> tuple[Requirement, ..
             reqs.append(Requirement(str(e.get("key")), ops[str(e["operator"])],
                                     tuple(str(v) for v in e.get("values") or ())))
         return tuple(reqs)
-    raise InputError(
-        f"must be a label selector (a string or a mapping), found {describe_type(value)}",
-        path=path, file=file,
-    )
+    raise wrong_type(path, "a label selector (a string or a mapping)", value).in_file(file)
 
 
 def _split_selector(text: str) -> Iterator[str]:
@@ -424,13 +421,13 @@ def _load_groups(doc: Mapping[str, Any], file: Path) -> list[NodeGroup]:
             raise InputError(f"unknown field {k!r} (expected nodeGroups)", path=k, file=name)
     raw = doc.get("nodeGroups") or []
     if not isinstance(raw, list):
-        raise InputError("must be a list", path="nodeGroups", file=name)
+        raise wrong_type("nodeGroups", "a list", raw).in_file(name)
     out: list[NodeGroup] = []
     base = file.parent
     for i, g in enumerate(raw):
         at = f"nodeGroups[{i}]"
         if not _is_map(g):
-            raise InputError(f"must be a mapping, found {describe_type(g)}", path=at, file=name)
+            raise wrong_type(at, "a mapping", g).in_file(name)
         for k in g:
             if k not in _GROUP_KEYS:
                 raise InputError(
@@ -451,12 +448,12 @@ def _load_groups(doc: Mapping[str, Any], file: Path) -> list[NodeGroup]:
             if issue is not None and cdoc is None:
                 raise InputError(issue.message, path=f"{at}.kubeletConfigFile", file=str(p))
             if not _is_map(cdoc):
-                raise InputError("must be a KubeletConfiguration mapping",
-                                 path=f"{at}.kubeletConfigFile", file=str(p))
+                raise wrong_type(f"{at}.kubeletConfigFile", "a mapping (a KubeletConfiguration)",
+                                 cdoc).in_file(str(p))
             config, source = cdoc, str(p)
         elif "kubeletConfig" in g:
             if not _is_map(g["kubeletConfig"]):
-                raise InputError("must be a mapping", path=f"{at}.kubeletConfig", file=name)
+                raise wrong_type(f"{at}.kubeletConfig", "a mapping", g["kubeletConfig"]).in_file(name)
             config, source = g["kubeletConfig"], f"{name}#{at}.kubeletConfig"
         node: Mapping[str, Any] | None = None
         if "node" in g and "nodeFile" in g:
@@ -466,14 +463,13 @@ def _load_groups(doc: Mapping[str, Any], file: Path) -> list[NodeGroup]:
             p = p if p.is_absolute() else base / p
             ndoc, issue = read_document(p)
             if not _is_map(ndoc):
-                raise InputError(
-                    issue.message if issue else "must be a node form mapping",
-                    path=f"{at}.nodeFile", file=str(p),
-                )
+                if issue:
+                    raise InputError(issue.message, path=f"{at}.nodeFile", file=str(p))
+                raise wrong_type(f"{at}.nodeFile", "a mapping (a node form)", ndoc).in_file(str(p))
             node = _abs_paths(ndoc, p.parent)
         elif "node" in g:
             if not _is_map(g["node"]):
-                raise InputError("must be a mapping (a node form)", path=f"{at}.node", file=name)
+                raise wrong_type(f"{at}.node", "a mapping (a node form)", g["node"]).in_file(name)
             node = _abs_paths(g["node"], base)
         sel_text = sel_raw if isinstance(sel_raw, str) else json.dumps(sel_raw, sort_keys=True)
         out.append(NodeGroup(
@@ -636,8 +632,8 @@ def _classify(path: Path, scan: Scan) -> None:
     if _is_map(doc) and "kubeletconfig" in doc and len(doc) == 1:
         cfg = doc["kubeletconfig"]
         if not _is_map(cfg):
-            scan.issues.append(Issue("error", "kubeletconfig must be a mapping", node=path.stem,
-                                     file=name, path="kubeletconfig"))
+            scan.issues.append(Issue("error", wrong_type("kubeletconfig", "a mapping", cfg).message,
+                                     node=path.stem, file=name, path="kubeletconfig"))
             return
         if path.suffix.lower() not in (".yaml", ".yml"):
             # again with every key as written: the kubelet's strict decoding

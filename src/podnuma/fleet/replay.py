@@ -56,6 +56,8 @@ from podnuma.api.pod_manifest import parse_pod
 from podnuma.api.qos import compute_pod_qos
 from podnuma.cm.container_manager import Node
 from podnuma.cm.cpumanager.policy_options import FULL_PCPUS_ONLY_OPTION
+from podnuma.cm.cpumanager.policy_static import POLICY_STATIC as CPU_POLICY_STATIC
+from podnuma.cm.memorymanager.policy_static import POLICY_STATIC as MEMORY_POLICY_STATIC
 from podnuma.cm.results import NodeSummary, StepResult
 from podnuma.errors import InputError, KubeletStartupError, PodnumaError
 from podnuma.fleet.inputs import read_node_pods
@@ -271,7 +273,7 @@ def node_run(
     n = Node(machine, config, step_pod_resources=False)  # the report reads no PodResources
     all_cpus = machine.topology.cpus()
     reserved = n.summary().reserved_cpus & all_cpus
-    static = config.cpu_manager_policy == "static"
+    static = config.cpu_manager_policy == CPU_POLICY_STATIC
     steps: list[StepResult] = []
     rejected: list[dict[str, Any]] = []
     sidecar_only = CPUSet()
@@ -317,7 +319,7 @@ def node_run(
             if not (siblings - free).is_empty():
                 stranded = stranded | CPUSet.of(cpu)
     numa_rows: list[dict[str, Any]] = []
-    mem_state = n.memory.state.get_machine_state() if config.memory_manager_policy == "Static" else {}
+    mem_state = n.memory.state.get_machine_state() if config.memory_manager_policy == MEMORY_POLICY_STATIC else {}
     for nid in machine.numa_ids():
         cpus = machine.topology.details.cpus_in_numa_nodes(nid)
         row: dict[str, Any] = {

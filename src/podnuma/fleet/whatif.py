@@ -27,6 +27,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from podnuma.api.kubeletconfig import (
+    CPU_MANAGER_POLICIES,
+    MEMORY_MANAGER_POLICIES,
+    TOPOLOGY_MANAGER_POLICIES,
+    TOPOLOGY_MANAGER_SCOPES,
+)
 from podnuma.errors import InputError
 
 __all__ = ["WhatIf", "parse_what_if", "apply_config"]
@@ -42,10 +48,10 @@ _OPTIONS = {
     "topology-option": "topologyManagerPolicyOptions",
 }
 _VALUES = {
-    "scope": ("container", "pod"),
-    "policy": ("none", "best-effort", "restricted", "single-numa-node"),
-    "cpu-policy": ("none", "static"),
-    "memory-policy": ("None", "Static"),
+    "scope": TOPOLOGY_MANAGER_SCOPES,
+    "policy": TOPOLOGY_MANAGER_POLICIES,
+    "cpu-policy": CPU_MANAGER_POLICIES,
+    "memory-policy": MEMORY_MANAGER_POLICIES,
 }
 POD_LEVEL_GATES = ("PodLevelResources", "PodLevelResourceManagers")
 

@@ -43,7 +43,6 @@ __all__ = [
     "STDIN_NAME",
     "Document",
     "StrictLoader",
-    "describe_type",
     "input_name",
     "is_stdin",
     "MalformedJSON",
@@ -153,25 +152,6 @@ _HAVE_LIBYAML = bool(getattr(yaml, "__with_libyaml__", False))
 #: malformed YAML up to this size is parsed again by the pure-Python parser
 #: for its (more precise) message
 _REPARSE_FOR_MESSAGE = 1 << 20
-
-
-def describe_type(value: object) -> str:
-    """A user-facing name for a loaded value's type."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "list"
-    if isinstance(value, dict):
-        return "mapping"
-    return type(value).__name__
 
 
 _SEGMENT = re.compile(r"\[(\d+)\]")

@@ -21,9 +21,9 @@ from typing import Any
 from podnuma.api.kubeletconfig import KubeletConfig, load_kubelet_config
 from podnuma.cm.container_manager import Node
 from podnuma.errors import InputError, KubeletStartupError
+from podnuma.fieldkit import wrong_type
 from podnuma.inputs.discover import load_node
 from podnuma.inputs.documents import (
-    describe_type,
     input_name,
     is_stdin,
     load_json,
@@ -127,7 +127,7 @@ def load_pod_sources(text: str, *, name: str) -> list[PodSource]:
                 continue
             if not isinstance(items, list):
                 where = "items" if i == 0 else f"documents[{i}].items"
-                raise InputError(f"must be a list, found {describe_type(items)}", path=where, file=name)
+                raise wrong_type(where, "a list", items).in_file(name)
             for j, item in enumerate(items):
                 out.append(PodSource(name, i, j, item))
             continue
@@ -141,7 +141,7 @@ def _mapping_doc(path: str | Path, what: str) -> tuple[Mapping[str, Any], Any]:
     if doc.data is None:
         raise InputError(f"the {what} file is empty", file=name)
     if not isinstance(doc.data, Mapping):
-        raise InputError(f"the {what} file must hold a mapping", file=name)
+        raise wrong_type("", f"a mapping (the {what})", doc.data).in_file(name)
     return doc.data, doc
 
 
@@ -167,7 +167,7 @@ def load_node_file(path: str | Path) -> Machine:
             raise doc.enrich(InputError("the scenario has no node", path="node"))
         node_doc, prefix = data["node"], "node"
         if not isinstance(node_doc, Mapping):
-            raise doc.enrich(InputError("node must be a mapping", path="node"))
+            raise doc.enrich(wrong_type("node", "a mapping", node_doc))
     try:
         return load_node(node_doc, base_dir=_base_dir(path))
     except InputError as e:
@@ -182,12 +182,12 @@ def load_config_file(path: str | Path) -> KubeletConfig:
         if "kubeletConfigFile" in data:
             ref = data["kubeletConfigFile"]
             if not isinstance(ref, str) or not ref:
-                raise doc.enrich(InputError("must be a file path", path="kubeletConfigFile"))
+                raise doc.enrich(wrong_type("kubeletConfigFile", "a file path (a string)", ref))
             p = Path(ref)
             return load_config_file(p if p.is_absolute() else _base_dir(path) / p)
         raw = data.get("kubeletConfig") or {}
         if not isinstance(raw, Mapping):
-            raise doc.enrich(InputError("kubeletConfig must be a mapping", path="kubeletConfig"))
+            raise doc.enrich(wrong_type("kubeletConfig", "a mapping", raw))
         try:
             return load_kubelet_config(raw)
         except InputError as e:

@@ -32,10 +32,10 @@ from podnuma.cm.memorymanager.checkpoint import (
 )
 from podnuma.cm.results import StepOp
 from podnuma.errors import InputError, KubeletStartupError
+from podnuma.fieldkit import expect_string_keys, wrong_type
 from podnuma.inputs.discover import load_node
 from podnuma.inputs.documents import (
     Document,
-    describe_type,
     input_name,
     is_stdin,
     parse_document,
@@ -139,9 +139,9 @@ def load_scenario_text(text: str, *, name: str, base_dir: Path) -> Scenario:
 
 def _resolve(base_dir: Path, value: object, *, path: str) -> Path:
     if not isinstance(value, str):
-        raise InputError(f"must be a file path (a string), found {describe_type(value)}", path=path)
+        raise wrong_type(path, "a file path (a string)", value)
     if not value:
-        raise InputError("must be a file path, found an empty string", path=path)
+        raise wrong_type(path, "a file path", value)
     p = Path(value)
     return p if p.is_absolute() else base_dir / p
 
@@ -159,12 +159,7 @@ def _read_referenced(base_dir: Path, value: object, *, path: str, what: str) -> 
 
 
 def _mapping(value: object, *, path: str, what: str) -> Mapping[str, Any]:
-    if not isinstance(value, Mapping):
-        raise InputError(f"{what} must be a mapping, found {describe_type(value)}", path=path)
-    for k in value:
-        if not isinstance(k, str):
-            raise InputError(f"field names must be strings, found {describe_type(k)} {k!r}", path=path)
-    return value
+    return expect_string_keys(value, path, "a mapping" if path else f"a mapping ({what})")
 
 
 def _unknown(keys: Mapping[str, Any], known: tuple[str, ...], *, path: str) -> None:
@@ -184,7 +179,7 @@ def _load(doc: Document, *, base_dir: Path) -> Scenario:
         if key not in top:
             raise InputError(f"required field is missing (expected {want!r})", path=key)
         if top[key] != want:
-            raise InputError(f"must be {want!r}, found {top[key]!r}", path=key)
+            raise InputError(f"must be {want!r}, got {top[key]!r}", path=key)
 
     if "node" not in top:
         raise InputError("required field is missing: the machine", path="node")
@@ -220,7 +215,7 @@ def _load(doc: Document, *, base_dir: Path) -> Scenario:
         raise InputError("required field is missing: the list of steps", path="steps")
     raw_steps = top["steps"]
     if not isinstance(raw_steps, list):
-        raise InputError(f"must be a list of steps, found {describe_type(raw_steps)}", path="steps")
+        raise wrong_type("steps", "a list (of steps)", raw_steps)
     steps = tuple(_load_step(i, raw, config) for i, raw in enumerate(raw_steps))
 
     return Scenario(
@@ -364,7 +359,7 @@ def _load_checkpoint(
 
 def _ref(value: object, *, path: str, what: str) -> str:
     if not isinstance(value, str):
-        raise InputError(f"{what} must be a string, found {describe_type(value)}", path=path)
+        raise wrong_type(path, f"a string ({what})", value)
     if not value.strip():
         raise InputError(f"{what} must not be empty", path=path)
     return value
@@ -377,7 +372,7 @@ def _load_running_pods(state: Mapping[str, Any], config: KubeletConfig) -> tuple
     if raw is None:
         return ()
     if not isinstance(raw, list):
-        raise InputError(f"must be a list of pods, found {describe_type(raw)}", path="state.pods")
+        raise wrong_type("state.pods", "a list (of pods)", raw)
     pods: list[Pod] = []
     seen: dict[str, int] = {}
     for i, item in enumerate(raw):
@@ -401,11 +396,7 @@ def _load_running_pods(state: Mapping[str, Any], config: KubeletConfig) -> tuple
 def _load_step(index: int, raw: object, config: KubeletConfig) -> Step:
     at = f"steps[{index}]"
     if not isinstance(raw, Mapping):
-        raise InputError(
-            f"a step must be a mapping with one key ({', '.join(_STEP_KEYS)}), "
-            f"found {describe_type(raw)}",
-            path=at,
-        )
+        raise wrong_type(at, f"a mapping (a step: one of {', '.join(_STEP_KEYS)})", raw)
     _unknown(raw, _STEP_KEYS, path=at)
     if len(raw) != 1:
         keys = ", ".join(str(k) for k in raw) or "none"

@@ -24,6 +24,7 @@ from podnuma.cm.checkpoint import CheckpointError
 from podnuma.cm.cpumanager import checkpoint as cpu_ckpt
 from podnuma.cm.memorymanager import checkpoint as mem_ckpt
 from podnuma.errors import InputError
+from podnuma.fieldkit import wrong_type
 from podnuma.inputs.documents import input_name, parse_document, read_text
 
 __all__ = ["PodRef", "StateFiles", "read_kubelet_config_mapping", "read_pods_dump", "read_state_dir"]
@@ -106,11 +107,11 @@ def read_pods_dump(path: str | Path) -> dict[str, PodRef]:
     doc = parse_document(read_text(path, what="pods dump"), name=name, json_only=True)
     data = doc.data
     if not isinstance(data, dict):
-        raise InputError("expected a kubectl JSON object (a List of pods)", file=name)
+        raise wrong_type("", "a mapping (a kubectl List of pods, or one Pod)", data).in_file(name)
     listed = "items" in data
     items = data.get("items") if listed else [data]
     if not isinstance(items, list):
-        raise doc.enrich(InputError("must be a list", path="items"))
+        raise doc.enrich(wrong_type("items", "a list", items))
     out: dict[str, PodRef] = {}
     for i, item in enumerate(items):
         where = f"items[{i}]." if listed else ""
@@ -140,12 +141,12 @@ def read_kubelet_config_mapping(path: str | Path) -> dict[str, Any]:
     doc = parse_document(read_text(path, what="kubelet configuration"), name=name)
     data = doc.data
     if not isinstance(data, dict):
-        raise InputError("the kubelet configuration file must hold a mapping", file=name)
+        raise wrong_type("", "a mapping (the kubelet configuration)", data).in_file(name)
     prefix = ""
     if data.get("kind") == "Scenario":
         data, prefix = data.get("kubeletConfig") or {}, "kubeletConfig"
         if not isinstance(data, dict):
-            raise doc.enrich(InputError("must be a mapping", path=prefix))
+            raise doc.enrich(wrong_type(prefix, "a mapping", data))
     try:
         load_kubelet_config(data)
     except InputError as err:

@@ -35,8 +35,9 @@ from podnuma.api.kubeletconfig import KubeletConfig, load_kubelet_config
 from podnuma.cm.checkpoint import CheckpointError
 from podnuma.cm.container_manager import Node
 from podnuma.errors import InputError, KubeletStartupError
+from podnuma.fieldkit import wrong_type
 from podnuma.inputs.discover import load_node
-from podnuma.inputs.documents import Document, describe_type, parse_document
+from podnuma.inputs.documents import Document, parse_document
 from podnuma.inputs.pods import (
     DEFAULT_KUBELET_CONFIG_YAML,
     DEFAULT_NODE_YAML,
@@ -205,9 +206,7 @@ def _mapping_text(text: str, name: str, what: str) -> tuple[Mapping[str, Any], D
     if doc.data is None:
         raise InputError(f"the {what} is empty", file=name)
     if not isinstance(doc.data, Mapping):
-        raise InputError(
-            f"the {what} must be a mapping, found {describe_type(doc.data)}", file=name
-        )
+        raise wrong_type("", f"a mapping (the {what})", doc.data).in_file(name)
     return doc.data, doc
 
 
@@ -243,7 +242,7 @@ def _config(text: str | None, name: str, machine: Machine) -> tuple[KubeletConfi
             raise doc.enrich(InputError(f"{NO_FILES}: {FILE_FIELDS[0][1]}", path="kubeletConfigFile"))
         raw = data.get("kubeletConfig") or {}
         if not isinstance(raw, Mapping):
-            raise doc.enrich(InputError("kubeletConfig must be a mapping", path="kubeletConfig"))
+            raise doc.enrich(wrong_type("kubeletConfig", "a mapping", raw))
         data, prefix = raw, "kubeletConfig"
     config: KubeletConfig | None = None
     try:
@@ -389,10 +388,10 @@ def fleet_html(text: str, name: str) -> str:
     doc = parse_document(text, name=name, json_only=True)
     data = doc.data
     if not isinstance(data, Mapping):
-        raise InputError(f"a fleet report must be a mapping, found {describe_type(data)}", file=name)
+        raise wrong_type("", "a mapping (a fleet report)", data).in_file(name)
     for key, want in (("apiVersion", "podnuma.io/v1"), ("kind", "FleetReport")):
         if data.get(key) != want:
-            raise doc.enrich(InputError(f"must be {want!r}, found {data.get(key)!r}", path=key))
+            raise doc.enrich(InputError(f"must be {want!r}, got {data.get(key)!r}", path=key))
     try:
         return render_html(data, {})
     except (KeyError, TypeError, AttributeError, ValueError) as e:

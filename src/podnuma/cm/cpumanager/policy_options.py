@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from podnuma.api.featuregates import FeatureGateReader
+from podnuma.cm.topologymanager.policy import POLICY_SINGLE_NUMA_NODE
 from podnuma.errors import KubeletStartupError
 from podnuma.golang.strconv import go_quote, parse_go_bool
 from podnuma.machine.topology import CPUTopology
@@ -58,7 +59,6 @@ ALPHA_GATE: Final = "CPUManagerPolicyAlphaOptions"
 BETA_GATE: Final = "CPUManagerPolicyBetaOptions"
 
 # Topology manager policy name (topologymanager.PolicySingleNumaNode).
-_POLICY_SINGLE_NUMA_NODE: Final = "single-numa-node"
 
 
 
@@ -142,10 +142,10 @@ def validate_static_policy_options(
     topology manager policy name (``none``, ``best-effort``, ``restricted``,
     ``single-numa-node``)."""
     if opts.align_by_socket:
-        if topology_manager_policy == _POLICY_SINGLE_NUMA_NODE:
+        if topology_manager_policy == POLICY_SINGLE_NUMA_NODE:
             # "Topolgy" is upstream's spelling, reproduced.
             raise KubeletStartupError(
-                f"Topolgy manager {_POLICY_SINGLE_NUMA_NODE} policy is incompatible with "
+                f"Topolgy manager {POLICY_SINGLE_NUMA_NODE} policy is incompatible with "
                 f"CPUManager {ALIGN_BY_SOCKET_OPTION} policy option"
             )
         if topology.num_sockets > topology.num_numa_nodes:

@@ -29,7 +29,7 @@ __all__ = [
 RESOURCE_MEMORY = "memory"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Block:
     """``state.Block``: ``size`` bytes of one memory type pinned to the NUMA
     nodes ``numa_affinity`` (kept in the order the policy wrote them)."""

@@ -14,7 +14,7 @@ from podnuma.cm.topologymanager.bitmask import BitMask
 __all__ = ["TopologyHint", "EMPTY_HINT"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class TopologyHint:
     numa_node_affinity: BitMask | None
     preferred: bool

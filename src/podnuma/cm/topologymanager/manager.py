@@ -25,7 +25,8 @@ The merge itself (the policies) lives in ``policy.py``.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import Final
 
 from podnuma.api.pod import Container, Pod
 from podnuma.api.resources import is_pod_level_resources_set
@@ -38,7 +39,7 @@ from podnuma.cm.admission import (
     get_pod_admit_result,
 )
 from podnuma.cm.topologymanager.hint import EMPTY_HINT, TopologyHint
-from podnuma.cm.topologymanager.policy import MergeTrace, Policy, merge_traced
+from podnuma.cm.topologymanager.policy import POLICY_NONE, MergeTrace, Policy, merge_traced
 
 __all__ = [
     "HintProvider",
@@ -50,9 +51,8 @@ __all__ = [
     "POLICY_NONE",
 ]
 
-SCOPE_CONTAINER = "container"
-SCOPE_POD = "pod"
-POLICY_NONE = "none"
+SCOPE_CONTAINER: Final[str] = "container"
+SCOPE_POD: Final[str] = "pod"
 
 # resource name -> hints; ``None`` (a nil slice) and ``[]`` differ upstream.
 ProviderHints = Mapping[str, Sequence[TopologyHint] | None] | None
@@ -83,21 +83,21 @@ class HintProvider:
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
-@dataclass
+@dataclass(init=False)
 class HintTrail:
     """What the topology manager saw and decided for one admission: per
     container (``None`` = the pod in pod scope), each provider's hints and the
     merged hint."""
 
-    provider_hints: list[tuple[str | None, str, ProviderHints]] = field(default_factory=list)
-    merged: list[tuple[str | None, TopologyHint, bool]] = field(default_factory=list)
+    provider_hints: list[tuple[str | None, str, ProviderHints]]
+    merged: list[tuple[str | None, TopologyHint, bool]]
     # the record of each merge (same order as ``merged``; None for a policy
     # that keeps none)
-    traces: list[MergeTrace | None] = field(default_factory=list)
+    traces: list[MergeTrace | None]
     # Where admission stopped: ("topology", container) when the policy
     # refused the merged hint, ("allocate:<provider>", container) when a
     # provider's Allocate/AllocatePod failed (container None = the pod).
-    failed: tuple[str, str | None] | None = None
+    failed: tuple[str, str | None] | None
 
     def __init__(
         self,

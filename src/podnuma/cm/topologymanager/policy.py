@@ -16,7 +16,7 @@ means "no possible placement" — they merge differently.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Protocol
+from typing import Final, Protocol
 
 from podnuma.buildinfo import mypyc_attr
 from podnuma.cm.topologymanager.bitmask import BitMask
@@ -47,12 +47,12 @@ __all__ = [
     "validate_policy_name",
 ]
 
-POLICY_NONE = "none"
-POLICY_BEST_EFFORT = "best-effort"
-POLICY_RESTRICTED = "restricted"
-POLICY_SINGLE_NUMA_NODE = "single-numa-node"
+POLICY_NONE: Final[str] = "none"
+POLICY_BEST_EFFORT: Final[str] = "best-effort"
+POLICY_RESTRICTED: Final[str] = "restricted"
+POLICY_SINGLE_NUMA_NODE: Final[str] = "single-numa-node"
 
-POLICY_NAMES = (POLICY_NONE, POLICY_BEST_EFFORT, POLICY_RESTRICTED, POLICY_SINGLE_NUMA_NODE)
+POLICY_NAMES: Final[tuple[str, ...]] = (POLICY_NONE, POLICY_BEST_EFFORT, POLICY_RESTRICTED, POLICY_SINGLE_NUMA_NODE)
 
 # One provider's answer: resource name -> hints. ``None`` (the whole map or
 # one list) is Go's nil; an empty list is Go's empty non-nil slice.

@@ -25,11 +25,10 @@ from pathlib import Path
 from typing import Any
 
 from podnuma.errors import InputError
+from podnuma.fieldkit import expect_list, expect_mapping
 from podnuma.inputs.discover._fields import (
     check_keys,
     expect_int,
-    expect_list,
-    expect_mapping,
     expect_str,
     join,
 )

@@ -1,4 +1,5 @@
-"""Small validation helpers shared by the node forms (field paths, ints, quantities).
+"""Validation helpers shared by the node forms: the field kit
+(``podnuma.fieldkit``) plus NUMA ids, bounded integers and byte quantities.
 
 Every failure is an ``InputError`` whose ``path`` is relative to the node
 mapping; the scenario loader prefixes ``node``.
@@ -6,16 +7,15 @@ mapping; the scenario loader prefixes ``node``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from podnuma.api.quantity import QuantityError, parse_quantity
 from podnuma.errors import InputError
+from podnuma.fieldkit import field_path, wrong_type
 
 __all__ = [
     "join",
-    "expect_mapping",
-    "expect_list",
     "check_keys",
     "expect_int",
     "expect_str",
@@ -38,21 +38,7 @@ MAX_UINT64 = (1 << 64) - 1
 
 def join(parent: str, key: str | int) -> str:
     """``parent.key`` or ``parent[index]`` (no leading dot at the top)."""
-    if isinstance(key, int):
-        return f"{parent}[{key}]"
-    return f"{parent}.{key}" if parent else key
-
-
-def expect_mapping(value: object, path: str) -> Mapping[str, Any]:
-    if not isinstance(value, Mapping):
-        raise InputError(f"must be a mapping, got {_kind(value)}", path=path)
-    return value
-
-
-def expect_list(value: object, path: str) -> Sequence[Any]:
-    if not isinstance(value, list | tuple):
-        raise InputError(f"must be a list, got {_kind(value)}", path=path)
-    return value
+    return field_path(parent, key)
 
 
 def check_keys(doc: Mapping[Any, Any], allowed: Iterable[str], path: str) -> None:
@@ -67,7 +53,7 @@ def check_keys(doc: Mapping[Any, Any], allowed: Iterable[str], path: str) -> Non
 
 def expect_int(value: object, path: str, *, minimum: int = 0, maximum: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise InputError(f"must be an integer, got {_kind(value)}", path=path)
+        raise wrong_type(path, "an integer", value)
     if value < minimum:
         what = "a positive" if minimum == 1 else "a non-negative" if minimum == 0 else f">= {minimum}"
         raise InputError(f"must be {what} integer, got {value}", path=path)
@@ -78,7 +64,7 @@ def expect_int(value: object, path: str, *, minimum: int = 0, maximum: int | Non
 
 def expect_str(value: object, path: str) -> str:
     if not isinstance(value, str) or not value:
-        raise InputError(f"must be a non-empty string, got {_kind(value)}", path=path)
+        raise wrong_type(path, "a non-empty string", value)
     return value
 
 
@@ -104,7 +90,7 @@ def int_key(key: object, path: str) -> int:
 def parse_bytes(value: object, path: str) -> int:
     """A resource quantity that must be a whole, non-negative number of bytes."""
     if isinstance(value, bool) or not isinstance(value, str | int):
-        raise InputError(f"must be a quantity (e.g. 64Gi), got {_kind(value)}", path=path)
+        raise wrong_type(path, "a quantity (e.g. 64Gi)", value)
     try:
         qty = parse_quantity(value)
     except QuantityError as err:
@@ -117,19 +103,3 @@ def parse_bytes(value: object, path: str) -> int:
     if nanos // 1_000_000_000 > MAX_UINT64:
         raise InputError(f"too large: {value!r} does not fit in 64 bits (as cadvisor reports bytes)", path=path)
     return nanos // 1_000_000_000
-
-
-def _kind(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, Mapping):
-        return "mapping"
-    if isinstance(value, list | tuple):
-        return "list"
-    if isinstance(value, str):
-        return f"string {value!r}" if value else "empty string"
-    if isinstance(value, int | float):
-        return f"number {value!r}"
-    return type(value).__name__

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from podnuma.errors import InputError
+from podnuma.fieldkit import expect_mapping, wrong_type
 from podnuma.inputs.discover._fields import MAX_CPUS, MAX_NUMA_NODES, MAX_UINT64, join
 from podnuma.machine.topology import CPUInfo, CPUTopology, Device, Machine, NUMANode
 
@@ -33,7 +34,7 @@ __all__ = [
     "Cache",
     "Core",
     "HugePagesInfo",
-    "Node",
+    "MachineInfoNode",
     "MachineInfo",
     "parse_machine_info",
     "discover",
@@ -76,7 +77,7 @@ class HugePagesInfo:
 
 
 @dataclass(frozen=True, slots=True)
-class Node:
+class MachineInfoNode:
     """cadvisor ``info.Node``: one NUMA node (memory in bytes)."""
 
     id: int
@@ -93,7 +94,7 @@ class MachineInfo:
 
     num_cores: int
     num_sockets: int
-    topology: tuple[Node, ...] = ()
+    topology: tuple[MachineInfoNode, ...] = ()
     num_physical_cores: int = 0
     memory_capacity: int = 0
     hugepages: tuple[HugePagesInfo, ...] = field(default_factory=tuple)
@@ -114,9 +115,7 @@ def _lookup(doc: Mapping[str, Any], name: str) -> Any:
 
 
 def _mapping(value: object, path: str) -> Mapping[str, Any]:
-    if not isinstance(value, Mapping):
-        raise InputError("must be a JSON object", path=path)
-    return value
+    return expect_mapping(value, path)
 
 
 def _int(doc: Mapping[str, Any], name: str, path: str, *, default: int = 0) -> int:
@@ -124,7 +123,7 @@ def _int(doc: Mapping[str, Any], name: str, path: str, *, default: int = 0) -> i
     if value is None:
         return default
     if isinstance(value, bool) or not isinstance(value, int):
-        raise InputError(f"must be an integer, got {value!r}", path=join(path, name))
+        raise wrong_type(join(path, name), "an integer", value)
     if value < 0:
         raise InputError(f"must not be negative, got {value}", path=join(path, name))
     if value > MAX_UINT64:
@@ -137,7 +136,7 @@ def _str(doc: Mapping[str, Any], name: str, path: str) -> str:
     if value is None:
         return ""
     if not isinstance(value, str):
-        raise InputError(f"must be a string, got {value!r}", path=join(path, name))
+        raise wrong_type(join(path, name), "a string", value)
     return value
 
 
@@ -149,13 +148,13 @@ def _list(
         return ()
     lpath = join(path, name)
     if not isinstance(value, list | tuple):
-        raise InputError("must be a JSON array", path=lpath)
+        raise wrong_type(lpath, "a list", value)
     return tuple(item(v, join(lpath, i)) for i, v in enumerate(value))
 
 
 def _int_item(value: Any, path: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise InputError(f"must be an integer, got {value!r}", path=path)
+        raise wrong_type(path, "an integer", value)
     if value < 0:
         raise InputError(f"must not be negative, got {value}", path=path)
     if value > MAX_UINT64:
@@ -193,7 +192,7 @@ def _hugepages(value: Any, path: str) -> HugePagesInfo:
     )
 
 
-def _node(value: Any, path: str) -> Node:
+def _node(value: Any, path: str) -> MachineInfoNode:
     doc = _mapping(value, path)
     hugepages = _list(doc, "hugepages", path, _hugepages)
     seen: set[int] = set()
@@ -205,7 +204,7 @@ def _node(value: Any, path: str) -> Node:
                 f"page size {hp.page_size} KiB listed twice", path=f"{path}.hugepages[{i}]"
             )
         seen.add(hp.page_size)
-    return Node(
+    return MachineInfoNode(
         id=_int(doc, "node_id", path),
         memory=_int(doc, "memory", path),
         hugepages=hugepages,

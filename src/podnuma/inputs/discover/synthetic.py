@@ -33,13 +33,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from podnuma.errors import InputError
+from podnuma.fieldkit import expect_list, expect_mapping
 from podnuma.inputs.discover._fields import (
     MAX_CPUS,
     MAX_NUMA_NODES,
     check_keys,
     expect_int,
-    expect_list,
-    expect_mapping,
     int_key,
     join,
     parse_bytes,
@@ -49,7 +48,7 @@ from podnuma.inputs.discover.machineinfo import (
     Core,
     HugePagesInfo,
     MachineInfo,
-    Node,
+    MachineInfoNode,
     build_machine,
 )
 from podnuma.machine.topology import Machine
@@ -239,7 +238,7 @@ def parse_synthetic(doc: object, path: str = "") -> MachineInfo:
         if uncore_is_node_cache:
             node_caches = (Cache(id=nid, size=L3_SIZE, type="Unified", level=3),)
         nodes.append(
-            Node(
+            MachineInfoNode(
                 id=nid,
                 memory=memory,
                 hugepages=hugepages,

@@ -62,7 +62,7 @@ from podnuma.inputs.discover.machineinfo import (
     Core,
     HugePagesInfo,
     MachineInfo,
-    Node,
+    MachineInfoNode,
     build_machine,
 )
 from podnuma.machine.cpuset import CPUSet, CPUSetParseError
@@ -150,7 +150,7 @@ class _SysFs:
         self.node_root = root / "devices" / "system" / "node"
         self.online = self._online_list()
 
-    def machine_memory(self, nodes: list[Node]) -> int:
+    def machine_memory(self, nodes: list[MachineInfoNode]) -> int:
         """``MemTotal`` of the ``proc/meminfo`` beside the tree, in bytes
         (cadvisor multiplies the kB figure by 1024); else the nodes' sum."""
         text = _read(self.meminfo)
@@ -339,7 +339,7 @@ class _SysFs:
         except CPUSetParseError as err:
             raise _err(f"invalid CPU list: {err}", file) from None
 
-    def nodes_info(self) -> tuple[list[Node], int]:
+    def nodes_info(self) -> tuple[list[MachineInfoNode], int]:
         """``GetNodesInfo``: the topology and the logical CPU count."""
         node_dirs = _glob(self.node_root, "node*[0-9]")
         if not node_dirs:
@@ -354,7 +354,7 @@ class _SysFs:
             count += sum(len(c.threads) for c in cores)
             node_caches = self.add_cache_info(cores)
             nodes.append(
-                Node(
+                MachineInfoNode(
                     id=int(m.group(1)),
                     memory=self.node_memory(node_dir),
                     hugepages=self.hugepages(node_dir / "hugepages"),
@@ -365,7 +365,7 @@ class _SysFs:
             )
         return nodes, count
 
-    def cpu_topology(self) -> tuple[list[Node], int]:
+    def cpu_topology(self) -> tuple[list[MachineInfoNode], int]:
         """``getCPUTopology``: no NUMA information, one node per package."""
         cpu_dirs = _glob(self.cpu_root, "cpu*[0-9]")
         if not cpu_dirs:
@@ -381,7 +381,7 @@ class _SysFs:
             cores = self.cores_info(by_package[package])
             node_caches = self.add_cache_info(cores)
             nodes.append(
-                Node(id=package, cores=tuple(c.freeze() for c in cores), caches=tuple(node_caches))
+                MachineInfoNode(id=package, cores=tuple(c.freeze() for c in cores), caches=tuple(node_caches))
             )
         # Quirk kept: the count is every cpu* directory, offline CPUs included.
         return nodes, len(cpu_dirs)

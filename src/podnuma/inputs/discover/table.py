@@ -36,13 +36,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from podnuma.errors import InputError
+from podnuma.fieldkit import expect_list, expect_mapping
 from podnuma.inputs.discover._fields import (
     MAX_CPUS,
     MAX_NUMA_NODES,
     check_keys,
     expect_int,
-    expect_list,
-    expect_mapping,
     int_key,
     join,
     parse_bytes,
@@ -52,7 +51,7 @@ from podnuma.inputs.discover.machineinfo import (
     Core,
     HugePagesInfo,
     MachineInfo,
-    Node,
+    MachineInfoNode,
     build_machine,
 )
 from podnuma.inputs.discover.synthetic import parse_distances, parse_hugepage_pools
@@ -171,7 +170,7 @@ def parse_table(doc: Mapping[str, Any]) -> MachineInfo:
             for g in by_node.get(nid, {}).values()
         )
         nodes.append(
-            Node(
+            MachineInfoNode(
                 id=nid,
                 memory=mem,
                 hugepages=tuple(
@@ -192,7 +191,7 @@ def parse_table(doc: Mapping[str, Any]) -> MachineInfo:
     )
 
 
-def _machine_wide_pools(nodes: list[Node] | tuple[Node, ...]) -> tuple[HugePagesInfo, ...]:
+def _machine_wide_pools(nodes: list[MachineInfoNode] | tuple[MachineInfoNode, ...]) -> tuple[HugePagesInfo, ...]:
     """Every node's pools summed by page size, as cadvisor reports them
     machine-wide."""
     pages: dict[int, int] = {}

@@ -1,0 +1,77 @@
+"""The field kit: one wording and one type namer for every reader."""
+
+from __future__ import annotations
+
+import pytest
+
+from podnuma.errors import InputError
+from podnuma.fieldkit import (
+    check_known_fields,
+    expect_int,
+    expect_list,
+    expect_mapping,
+    expect_str,
+    expect_string_keys,
+    field_path,
+    optional_list,
+    optional_mapping,
+    string_map,
+    type_name,
+)
+
+
+@pytest.mark.parametrize(
+    ("value", "name"),
+    [
+        (None, "null"), (True, "a boolean"), (3, "an integer"), (2.5, "a number"),
+        ("x", "a string"), ("", "an empty string"), ({}, "a mapping"), ([], "a list"),
+        ((), "a list"), (b"x", "a bytes"),
+    ],
+)
+def test_type_names(value: object, name: str) -> None:
+    assert type_name(value) == name
+
+
+def test_the_one_wording() -> None:
+    with pytest.raises(InputError) as info:
+        expect_mapping(["a"], "spec.containers[0].resources")
+    assert str(info.value) == "spec.containers[0].resources: must be a mapping, got a list"
+    with pytest.raises(InputError) as info:
+        expect_list({"a": 1}, "steps", "a list (of steps)")
+    assert str(info.value) == "steps: must be a list (of steps), got a mapping"
+    with pytest.raises(InputError) as info:
+        expect_int(True, "numaNode")
+    assert info.value.message == "must be an integer, got a boolean"
+    with pytest.raises(InputError) as info:
+        expect_str(None, "name")
+    assert info.value.message == "must be a string, got null"
+
+
+def test_keys_must_be_strings() -> None:
+    with pytest.raises(InputError) as info:
+        expect_string_keys({1: "x"}, "metadata.labels")
+    assert info.value.message == "field names must be strings, got an integer 1"
+    assert info.value.path == "metadata.labels"
+
+
+def test_absent_values_read_as_empty() -> None:
+    assert optional_mapping(None, "x") == {}
+    assert optional_list(None, "x") == ()
+    assert string_map({"a": "b"}, "labels") == {"a": "b"}
+    with pytest.raises(InputError) as info:
+        string_map({"a": 1}, "labels")
+    assert (info.value.path, info.value.message) == ("labels.a", "must be a string, got an integer")
+
+
+def test_paths() -> None:
+    assert field_path("", "spec") == "spec"
+    assert field_path("spec", "containers") == "spec.containers"
+    assert field_path("spec.containers", 2) == "spec.containers[2]"
+
+
+def test_unknown_fields_suggest_the_closest_name() -> None:
+    with pytest.raises(InputError) as info:
+        check_known_fields({"limit": 1}, frozenset({"limits", "requests"}), "resources")
+    assert info.value.path == "resources.limit"
+    assert info.value.message == 'unknown field "limit" (did you mean "limits"?)'
+    check_known_fields({"limits": 1}, {"limits"}, "resources")  # known: no error
