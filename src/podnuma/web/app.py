@@ -30,6 +30,7 @@ from pydantic import BaseModel, Field
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from podnuma.errors import InputError, KubeletStartupError
+from podnuma.service.messages import version
 from podnuma.web import service
 from podnuma.web.examples import (
     EXAMPLES,
@@ -193,7 +194,7 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
         title="podnuma",
         summary="The kubelet's node resource managers (CPU, memory, topology; pod-level "
         "resource managers), simulated.",
-        version=_version(),
+        version=version(),
         responses=_ERRORS,
         # The interactive pages would load their scripts from a CDN: the
         # description itself is served, at /openapi.json.
@@ -305,7 +306,7 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
         return Response(out, media_type="image/svg+xml")
 
     async def whatif(req: WhatIfRequest, advise: bool) -> Any:
-        return await _threaded(job, service.whatif, req.model_dump(), advise)
+        return await _threaded(job, service.whatif_request, req.model_dump(), advise)
 
     @app.post("/api/compare", tags=["pod-level"])
     async def compare(req: WhatIfRequest) -> Any:
@@ -338,7 +339,7 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
         except ImportError:
             return _error(501, "drawing fleet reports needs the fleet extra: pip install 'podnuma[fleet]'")
         except (InputError, KubeletStartupError) as e:
-            return _error(400, service.cli_message(e))
+            return _error(400, service.error_message(e))
         token = secrets.token_urlsafe(16)
         fleet_pages[token] = page
         while len(fleet_pages) > FLEET_PAGES:
@@ -379,12 +380,3 @@ async def _threaded(fn: Callable[..., Any], *args: Any) -> Any:
     from starlette.concurrency import run_in_threadpool
 
     return await run_in_threadpool(fn, *args)
-
-
-def _version() -> str:
-    from importlib import metadata
-
-    try:
-        return metadata.version("podnuma")
-    except metadata.PackageNotFoundError:  # pragma: no cover
-        return "0+unknown"
