@@ -29,7 +29,7 @@ try:
     from podnuma.inputs.discover import load_node
 except ImportError:  # trees before the inputs/ layout (before/after runs)
     from podnuma.machine.discover import load_node  # type: ignore[no-redef]
-from podnuma.node import Node
+from podnuma.cm.container_manager import Node
 
 NODES = 16
 POLICIES = ("best-effort", "restricted", "single-numa-node")

@@ -21,11 +21,11 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 PACKAGE = SRC / "podnuma"
 
 #: Layers, lowest first. A module may import from its own layer or below.
-#: The first component after ``podnuma`` names the unit (``podnuma.node``
-#: -> ``node``, ``podnuma.cm.cpumanager.policy`` -> ``cm``).
+#: The first component after ``podnuma`` names the unit
+#: (``podnuma.cm.cpumanager.policy`` -> ``cm``).
 LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("foundation", frozenset({"errors", "units", "golang", "buildinfo"})),
-    ("engine", frozenset({"machine", "api", "cm", "podresources", "results", "node"})),
+    ("engine", frozenset({"machine", "api", "cm"})),
     ("inputs", frozenset({"inputs", "fileio"})),
     ("scenario", frozenset({"scenario"})),
     ("analysis", frozenset({"analysis"})),

@@ -40,9 +40,6 @@ ENGINE_SOURCES: Final[tuple[str, ...]] = (
     "podnuma/api",
     "podnuma/machine",
     "podnuma/cm",
-    "podnuma/podresources.py",
-    "podnuma/results.py",
-    "podnuma/node.py",
 )
 
 

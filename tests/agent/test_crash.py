@@ -44,11 +44,11 @@ from typing import Any
 
 from podnuma.agent.manifests import list_manifest_files, read_manifest
 from podnuma.cm.checkpoint import CheckpointError
+from podnuma.cm.container_manager import Node
 from podnuma.cm.cpumanager.checkpoint import CPUCheckpointData, decode_cpu_checkpoint
 from podnuma.cm.memorymanager.checkpoint import MemoryCheckpointData, decode_memory_checkpoint
 from podnuma.inputs.pods import load_config_file, load_node_file
 from podnuma.machine.cpuset import CPUSet
-from podnuma.node import Node
 from tests.agent.helpers import AgentProcess, write_manifest
 
 SLOTS = 6

@@ -26,10 +26,10 @@ from podnuma.cgroups.plan import (
     runc_cpu_weight,
     systemd_path,
 )
+from podnuma.cm.results import ContainerResult
 from podnuma.errors import InputError
 from podnuma.inputs.scenario import load_scenario, load_scenario_text
 from podnuma.machine.cpuset import CPUSet
-from podnuma.results import ContainerResult
 
 HERE = Path(__file__).parent
 FULL = HERE / "full.yaml"

@@ -11,8 +11,8 @@ from podnuma.api.kubeletconfig import load_kubelet_config
 from podnuma.api.pod import Container, Pod
 from podnuma.api.quantity import parse_quantity
 from podnuma.cm.active import ActivePods
+from podnuma.cm.container_manager import Node
 from podnuma.machine.topology import CPUInfo, CPUTopology, Machine, NUMANode
-from podnuma.node import Node
 
 GB = 1 << 30
 

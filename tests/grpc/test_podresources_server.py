@@ -23,6 +23,7 @@ import pytest
 
 import grpc
 from podnuma.api.pod import Pod
+from podnuma.cm.container_manager import Node
 from podnuma.grpc import client
 from podnuma.grpc.convert import allocatable_doc, pod_resources_doc
 from podnuma.grpc.podresources.v1 import api_pb2 as pb
@@ -32,7 +33,6 @@ from podnuma.grpc.provider import NodeProvider
 from podnuma.grpc.ratelimit import TokenBucket
 from podnuma.grpc.server import serve_unix
 from podnuma.inputs.scenario import load_scenario
-from podnuma.node import Node
 from podnuma.scenario.document import build_document
 from podnuma.scenario.run import run_scenario
 

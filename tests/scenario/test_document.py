@@ -8,13 +8,13 @@ from typing import Any
 
 import yaml
 
+from podnuma.cm.results import ContainerResult, MemoryBlock, NodeSummary, PodAllocation, StepResult
 from podnuma.cm.topologymanager.bitmask import BitMask
 from podnuma.cm.topologymanager.hint import TopologyHint
 from podnuma.inputs.discover import load_node
 from podnuma.machine.cpuset import CPUSet
 from podnuma.render.serialize import dump_json, dump_yaml
 from podnuma.render.table import format_size, make_console, render_table
-from podnuma.results import ContainerResult, MemoryBlock, NodeSummary, PodAllocation, StepResult
 from podnuma.scenario.document import build_document
 from podnuma.scenario.run import RunResult
 

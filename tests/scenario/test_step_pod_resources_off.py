@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from podnuma.cm.container_manager import Node
 from podnuma.errors import PodnumaError
 from podnuma.inputs.scenario import load_scenario
-from podnuma.node import Node
 from podnuma.scenario.run import play_step
 
 EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "examples").rglob("*.yaml"))

@@ -42,10 +42,10 @@ from podnuma.agent.state import StateDir
 from podnuma.api.kubeletconfig import KubeletConfig
 from podnuma.api.pod import Pod
 from podnuma.cgroups import PlannedPod
+from podnuma.cm.container_manager import Node
 from podnuma.errors import InputError
 from podnuma.grpc.provider import NodeProvider
 from podnuma.machine.topology import Machine
-from podnuma.node import Node
 
 __all__ = ["Agent", "PodRecord", "STATUS_KIND"]
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
 
-from podnuma.node import Node
+from podnuma.cm.container_manager import Node
 
 __all__ = ["AgentMetrics"]
 

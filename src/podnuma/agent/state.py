@@ -23,11 +23,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from podnuma.api.kubeletconfig import KubeletConfig
+from podnuma.cm.container_manager import CPU_CHECKPOINT_FILE, MEMORY_CHECKPOINT_FILE
 from podnuma.cm.cpumanager.checkpoint import CPUCheckpointData, restore_cpu_state
 from podnuma.cm.memorymanager.checkpoint import MemoryCheckpointData, restore_memory_state
 from podnuma.errors import InputError
 from podnuma.fileio import atomic_write
-from podnuma.node import CPU_CHECKPOINT_FILE, MEMORY_CHECKPOINT_FILE
 
 __all__ = ["RestoredState", "StateDir", "STATUS_FILE"]
 

@@ -52,6 +52,8 @@ from podnuma.api.kubeletconfig import KubeletConfig
 from podnuma.api.pod import Container, Pod
 from podnuma.api.quantity import Quantity
 from podnuma.api.resources import is_pod_level_resources_set
+from podnuma.cm.container_manager import Node
+from podnuma.cm.results import ContainerResult, HintRecord, MemoryBlock, MergedHint, StepResult
 from podnuma.cm.topologymanager.bitmask import BitMask
 from podnuma.cm.topologymanager.hint import TopologyHint
 from podnuma.cm.topologymanager.numa_info import NUMAInfo
@@ -60,8 +62,6 @@ from podnuma.errors import KubeletStartupError
 from podnuma.inputs.scenario import Scenario
 from podnuma.machine.cpuset import CPUSet
 from podnuma.machine.topology import Machine
-from podnuma.node import Node
-from podnuma.results import ContainerResult, HintRecord, MemoryBlock, MergedHint, StepResult
 from podnuma.scenario.run import RunResult, run_scenario
 from podnuma.units import format_nodes as _nodes
 

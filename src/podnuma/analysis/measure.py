@@ -1,6 +1,6 @@
 """Measuring one form of a pod on an empty node with the engine.
 
-Pure: builds a :class:`~podnuma.node.Node` from a machine and a kubelet
+Pure: builds a :class:`~podnuma.cm.container_manager.Node` from a machine and a kubelet
 configuration, admits the pod, reads what its containers got, then keeps
 adding copies (distinct names and UIDs) until the first rejection to count
 how many fit (the density). Configuration variants (topology scope, the
@@ -17,11 +17,11 @@ from typing import Any
 from podnuma.api.featuregates import FeatureGates
 from podnuma.api.kubeletconfig import KubeletConfig
 from podnuma.api.pod import Pod, derive_pod_uid, parse_pod
+from podnuma.cm.container_manager import Node
+from podnuma.cm.results import ContainerResult, PodAllocation
 from podnuma.errors import KubeletStartupError
 from podnuma.machine.cpuset import CPUSet
 from podnuma.machine.topology import Machine
-from podnuma.node import Node
-from podnuma.results import ContainerResult, PodAllocation
 
 __all__ = [
     "DENSITY_CAP",

@@ -18,12 +18,12 @@ from typing import Any
 
 from podnuma.api.pod import Container, Pod
 from podnuma.api.quantity import Quantity
+from podnuma.cm.container_manager import Node
+from podnuma.cm.results import StepResult
 from podnuma.errors import InputError, KubeletStartupError
 from podnuma.inputs.scenario import Scenario, Step
 from podnuma.machine.cpuset import CPUSet
 from podnuma.machine.topology import Machine
-from podnuma.node import Node
-from podnuma.results import StepResult
 from podnuma.scenario.run import RunResult, play_step, run_scenario, start_node
 from podnuma.units import format_bytes as _size
 from podnuma.units import format_nodes as _nodes

@@ -68,9 +68,9 @@ from podnuma.api.resources import (
     pod_limits,
     pod_requests,
 )
+from podnuma.cm.results import ContainerResult, StepResult
 from podnuma.errors import InputError
 from podnuma.machine.cpuset import CPUSet
-from podnuma.results import ContainerResult, StepResult
 
 __all__ = [
     "Driver",

@@ -1,6 +1,6 @@
 """One node of the fleet replayed through the engine, as is and under what-ifs.
 
-:func:`replay_node` starts a :class:`podnuma.node.Node` from the node's
+:func:`replay_node` starts a :class:`podnuma.cm.container_manager.Node` from the node's
 machine and kubelet configuration, admits its running pods in start order
 (a pod podnuma rejects although it runs is a note: wrong inputs or drift),
 then does the same under each what-if. It measures, per run:
@@ -45,7 +45,9 @@ from podnuma.analysis.rewrite import sidecar_names
 from podnuma.api.kubeletconfig import KubeletConfig, load_kubelet_config
 from podnuma.api.pod import Pod, parse_pod
 from podnuma.api.qos import compute_pod_qos
+from podnuma.cm.container_manager import Node
 from podnuma.cm.cpumanager.policy_options import FULL_PCPUS_ONLY_OPTION
+from podnuma.cm.results import NodeSummary, StepResult
 from podnuma.errors import InputError, KubeletStartupError, PodnumaError
 from podnuma.fleet.inputs import read_node_pods
 from podnuma.fleet.model import Issue, NodeSpec
@@ -53,8 +55,6 @@ from podnuma.fleet.whatif import WhatIf, apply_config
 from podnuma.inputs.discover import load_node
 from podnuma.machine.cpuset import CPUSet
 from podnuma.machine.topology import Machine
-from podnuma.node import Node
-from podnuma.results import NodeSummary, StepResult
 from podnuma.scenario.run import RunResult
 
 __all__ = ["ReplayCache", "replay_node", "replay_partition", "workload_of", "node_run", "node_run_result"]

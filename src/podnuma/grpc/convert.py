@@ -16,13 +16,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from podnuma.grpc.podresources.v1 import api_pb2 as pb
-from podnuma.podresources import (
+from podnuma.cm.podresources_view import (
     AllocatableResources,
     ContainerDevices,
     ContainerMemory,
     PodResources,
 )
+from podnuma.grpc.podresources.v1 import api_pb2 as pb
 
 __all__ = [
     "allocatable_message",

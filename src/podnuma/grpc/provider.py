@@ -3,7 +3,7 @@
 The kubelet's server asks its pod manager for pods (``List``: the active
 ones; ``Get``: any pod it knows, so a pod that admission rejected is found
 too, with nothing allocated to it) and its container manager for what each
-holds. Here the node (:class:`podnuma.node.Node`) is both; ``known`` adds
+holds. Here the node (:class:`podnuma.cm.container_manager.Node`) is both; ``known`` adds
 the pods the node was asked to admit. Every read takes ``lock``, the lock
 whoever changes the node holds.
 """
@@ -16,8 +16,8 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 
 from podnuma.api.pod import Pod
-from podnuma.node import Node
-from podnuma.podresources import AllocatableResources, ContainerDevices, PodResources
+from podnuma.cm.container_manager import Node
+from podnuma.cm.podresources_view import AllocatableResources, ContainerDevices, PodResources
 
 __all__ = ["NodeProvider", "PodDevices"]
 

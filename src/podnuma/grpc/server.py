@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import grpc
+from podnuma.cm.podresources_view import AllocatableResources, PodResources
 from podnuma.errors import InputError
 from podnuma.grpc.convert import allocatable_message, pod_resources_message
 from podnuma.grpc.podresources.v1 import api_pb2 as pb
@@ -39,7 +40,6 @@ from podnuma.grpc.podresources.v1alpha1 import api_pb2 as alpha_pb
 from podnuma.grpc.podresources.v1alpha1 import api_pb2_grpc as alpha_grpc
 from podnuma.grpc.provider import PodDevices
 from podnuma.grpc.ratelimit import LIMIT_EXCEEDED_MESSAGE, TokenBucket
-from podnuma.podresources import AllocatableResources, PodResources
 
 __all__ = [
     "MAX_REQUEST_BYTES",

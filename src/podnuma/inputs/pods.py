@@ -22,6 +22,7 @@ from typing import Any
 import yaml
 
 from podnuma.api.kubeletconfig import KubeletConfig, load_kubelet_config
+from podnuma.cm.container_manager import Node
 from podnuma.errors import InputError, KubeletStartupError
 from podnuma.inputs.discover import load_node
 from podnuma.inputs.documents import (
@@ -35,7 +36,6 @@ from podnuma.inputs.documents import (
 from podnuma.inputs.startup import StartupFailure, startup_failure
 from podnuma.inputs.text import FILE_FIELDS, NO_FILES, NOWHERE, TextInput
 from podnuma.machine.topology import Machine
-from podnuma.node import Node
 
 __all__ = [
     "DEFAULT_NODE_YAML",

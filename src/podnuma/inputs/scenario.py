@@ -20,6 +20,7 @@ from podnuma.api.pod import Pod, parse_pod
 from podnuma.cm.checkpoint import CheckpointError
 from podnuma.cm.cpumanager.checkpoint import CPUCheckpointData, decode_cpu_checkpoint
 from podnuma.cm.memorymanager.checkpoint import MemoryCheckpointData, decode_memory_checkpoint
+from podnuma.cm.results import StepOp
 from podnuma.errors import InputError, KubeletStartupError
 from podnuma.inputs.discover import load_node
 from podnuma.inputs.documents import (
@@ -32,7 +33,6 @@ from podnuma.inputs.documents import (
 )
 from podnuma.inputs.startup import startup_failure
 from podnuma.machine.topology import Machine
-from podnuma.results import StepOp
 
 __all__ = [
     "API_VERSION",

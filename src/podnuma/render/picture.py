@@ -33,10 +33,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from podnuma.cm.results import ContainerResult, MemoryBlock, PodAllocation, StepResult
 from podnuma.errors import InputError
 from podnuma.machine.cpuset import CPUSet
 from podnuma.machine.topology import Machine
-from podnuma.results import ContainerResult, MemoryBlock, PodAllocation, StepResult
 from podnuma.scenario.run import RunResult
 from podnuma.units import format_bytes
 

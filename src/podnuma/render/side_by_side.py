@@ -15,9 +15,9 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from podnuma.cm.results import ContainerResult, StepResult
 from podnuma.machine.cpuset import CPUSet
 from podnuma.render.table import format_size, to_text
-from podnuma.results import ContainerResult, StepResult
 from podnuma.scenario.run import RunResult
 
 __all__ = ["FormSummary", "pod_level_demo_text", "summarize", "side_by_side"]

@@ -21,10 +21,10 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
+from podnuma.cm.results import ContainerResult, MemoryBlock, StepResult
 from podnuma.cm.topologymanager.hint import TopologyHint
 from podnuma.machine.cpuset import CPUSet
 from podnuma.render.wrap import cpu_list, name
-from podnuma.results import ContainerResult, MemoryBlock, StepResult
 from podnuma.scenario.run import RunResult
 from podnuma.units import format_bytes
 

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from podnuma.cm.topologymanager.hint import EMPTY_HINT
-from podnuma.results import (
+from podnuma.cm.results import (
     ContainerResult,
     HintRecord,
     MemoryBlock,
@@ -20,6 +19,7 @@ from podnuma.results import (
     PodAllocation,
     StepResult,
 )
+from podnuma.cm.topologymanager.hint import EMPTY_HINT
 from podnuma.scenario.run import RunResult
 
 __all__ = [

@@ -1,6 +1,6 @@
 """Running a loaded scenario through the kubelet core.
 
-Starts a :class:`podnuma.node.Node` from the scenario's machine,
+Starts a :class:`podnuma.cm.container_manager.Node` from the scenario's machine,
 configuration and checkpoints (the kubelet refusing to start raises
 :class:`~podnuma.errors.KubeletStartupError`), plays the steps in order and
 collects what the core reports. No I/O: writing checkpoint files and
@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from podnuma.cm.checkpoint import CheckpointError
+from podnuma.cm.container_manager import Node
+from podnuma.cm.results import NodeSummary, StepResult
 from podnuma.errors import InputError, KubeletStartupError
 from podnuma.inputs.scenario import Scenario, Step
 from podnuma.inputs.startup import StartupFailure, startup_failure
 from podnuma.machine.topology import Machine
-from podnuma.node import Node
-from podnuma.results import NodeSummary, StepResult
 
 __all__ = ["RunResult", "StartupFailure", "play_step", "run_scenario", "start_node"]
 

@@ -42,9 +42,8 @@ __all__ = [
 #: web door), imported whole when this module is: the job processes may not
 #: open files, so nothing may be left to import lazily in them.
 PRELOAD = (
-    "podnuma.api", "podnuma.machine", "podnuma.cm", "podnuma.node", "podnuma.results",
-    "podnuma.podresources", "podnuma.scenario", "podnuma.render", "podnuma.units",
-    "podnuma.analysis", "podnuma.inputs", "podnuma.golang", "podnuma.service",
+    "podnuma.api", "podnuma.machine", "podnuma.cm", "podnuma.scenario", "podnuma.render",
+    "podnuma.units", "podnuma.analysis", "podnuma.inputs", "podnuma.golang", "podnuma.service",
     "podnuma.errors", "podnuma.fileio",
 )
 

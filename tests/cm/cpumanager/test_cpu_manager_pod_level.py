@@ -28,8 +28,8 @@ from podnuma.cm.cpumanager.cpu_manager import (
 from podnuma.cm.cpumanager.policy import UnexpectedAdmissionError
 from podnuma.cm.cpumanager.policy_none import NonePolicy
 from podnuma.cm.cpumanager.state import CPUManagerState
+from podnuma.cm.results import Isolation
 from podnuma.machine.cpuset import EMPTY, CPUSet
-from podnuma.results import Isolation
 from tests.cm.cpumanager.cpu_policy_helpers import FakeAffinity, Gates, cs
 from tests.cm.cpumanager.pod_level_helpers import (
     GATES_OFF,

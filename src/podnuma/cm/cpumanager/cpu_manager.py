@@ -30,12 +30,12 @@ from podnuma.cm.cpumanager.policy import Policy, TopologyHints
 from podnuma.cm.cpumanager.policy_none import POLICY_NONE, new_none_policy
 from podnuma.cm.cpumanager.policy_static import POLICY_STATIC, StaticPolicy, new_static_policy
 from podnuma.cm.cpumanager.state import CPUManagerState
+from podnuma.cm.results import Isolation
 from podnuma.cm.topologymanager.hint import EMPTY_HINT, TopologyHint
 from podnuma.cm.topologymanager.store import Store
 from podnuma.errors import KubeletStartupError
 from podnuma.machine.cpuset import EMPTY, CPUSet
 from podnuma.machine.topology import CPUTopology
-from podnuma.results import Isolation
 
 __all__ = [
     "ActiveContainers",

@@ -1,6 +1,6 @@
 """What the core reports after each step.
 
-Plain immutable records produced by ``podnuma.node.Node`` as it decides, so
+Plain immutable records produced by ``podnuma.cm.container_manager.Node`` as it decides, so
 that every renderer (JSON/YAML document, tables, explanations) reads the
 same facts and never re-derives them.
 """
@@ -11,10 +11,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
+from podnuma.cm.podresources_view import PodResources
 from podnuma.cm.topologymanager.hint import TopologyHint
 from podnuma.cm.topologymanager.policy import MergeTrace
 from podnuma.machine.cpuset import CPUSet
-from podnuma.podresources import PodResources
 
 __all__ = [
     "MemoryBlock",

@@ -1,5 +1,5 @@
 """Node-level behaviour of the kubelet's container manager and admission
-chain (``podnuma.node.Node``):
+chain (``podnuma.cm.container_manager.Node``):
 
 * start-up order (``NewContainerManager`` creates the topology, device, CPU
   and memory managers; ``ContainerManager.Start`` then starts the CPU
@@ -23,11 +23,11 @@ import pytest
 from podnuma.api.kubeletconfig import KubeletConfig, load_kubelet_config
 from podnuma.api.pod import Container, Pod
 from podnuma.api.quantity import Quantity, parse_quantity
+from podnuma.cm.container_manager import Node
 from podnuma.cm.cpumanager.checkpoint import CPUCheckpointData
 from podnuma.errors import KubeletStartupError
 from podnuma.machine.cpuset import CPUSet
 from podnuma.machine.topology import CPUInfo, CPUTopology, Device, Machine, NUMANode
-from podnuma.node import Node
 
 GB = 1 << 30
 

@@ -60,6 +60,23 @@ from podnuma.cm.memorymanager.checkpoint import (
 )
 from podnuma.cm.memorymanager.memory_manager import new_memory_manager
 from podnuma.cm.memorymanager.state import Block
+from podnuma.cm.podresources_view import (
+    AllocatableResources,
+    ContainerDevices,
+    ContainerMemory,
+    ContainerResources,
+    PodResources,
+)
+from podnuma.cm.results import (
+    ContainerResult,
+    HintRecord,
+    Isolation,
+    MemoryBlock,
+    MergedHint,
+    NodeSummary,
+    PodAllocation,
+    StepResult,
+)
 from podnuma.cm.topologymanager.manager import (
     HintProvider,
     HintTrail,
@@ -71,23 +88,6 @@ from podnuma.errors import InputError, KubeletStartupError
 from podnuma.machine.cpuset import EMPTY as EMPTY_CPUSET
 from podnuma.machine.cpuset import CPUSet
 from podnuma.machine.topology import Machine
-from podnuma.podresources import (
-    AllocatableResources,
-    ContainerDevices,
-    ContainerMemory,
-    ContainerResources,
-    PodResources,
-)
-from podnuma.results import (
-    ContainerResult,
-    HintRecord,
-    Isolation,
-    MemoryBlock,
-    MergedHint,
-    NodeSummary,
-    PodAllocation,
-    StepResult,
-)
 
 __all__ = ["Node"]
 
