@@ -48,7 +48,7 @@ from podnuma.cgroups.plan import (
     plan_from_pods,
     running_pods,
 )
-from podnuma.cgroups.scenario import node_facts, plan_cgroups
+from podnuma.cgroups.from_run import node_facts, plan_cgroups
 
 __all__ = [
     "ApplyReport",
