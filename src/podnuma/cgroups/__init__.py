@@ -39,6 +39,7 @@ from podnuma.cgroups.apply import (
     attach,
     remove_plan,
 )
+from podnuma.cgroups.from_run import node_facts, plan_cgroups
 from podnuma.cgroups.plan import (
     CgroupFile,
     CgroupNode,
@@ -48,7 +49,6 @@ from podnuma.cgroups.plan import (
     plan_from_pods,
     running_pods,
 )
-from podnuma.cgroups.from_run import node_facts, plan_cgroups
 
 __all__ = [
     "ApplyReport",

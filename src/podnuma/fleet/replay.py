@@ -49,8 +49,8 @@ from podnuma.cm.container_manager import Node
 from podnuma.cm.cpumanager.policy_options import FULL_PCPUS_ONLY_OPTION
 from podnuma.cm.results import NodeSummary, StepResult
 from podnuma.errors import InputError, KubeletStartupError, PodnumaError
-from podnuma.fleet.inputs import read_node_pods
 from podnuma.fleet.model import Issue, NodeSpec
+from podnuma.fleet.pods import read_node_pods
 from podnuma.fleet.whatif import WhatIf, apply_config
 from podnuma.inputs.discover import load_node
 from podnuma.machine.cpuset import CPUSet
