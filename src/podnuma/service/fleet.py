@@ -7,17 +7,29 @@ function that needs them, so the other questions never load them.
 
 from __future__ import annotations
 
+import re
+import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+import yaml
 
 from podnuma.errors import InputError
 from podnuma.fleet.inputs import FleetInputs
 from podnuma.fleet.whatif import WhatIf, parse_what_if
 from podnuma.inputs.documents import describe_type, parse_document
-from podnuma.inputs.text import TextInput
+from podnuma.inputs.text import NO_FILES, TextInput
 
-__all__ = ["analyze", "generate", "load", "report_html", "report_html_of_document", "what_ifs"]
+__all__ = [
+    "analyze",
+    "analyze_files",
+    "generate",
+    "load",
+    "report_html",
+    "report_html_of_document",
+    "what_ifs",
+]
 
 Progress = Callable[[int], None]
 
@@ -114,3 +126,78 @@ def generate(out: Path, *, nodes: int, pods_per_node: int, seed: int = 0,
         raise InputError(f"{out}: the output directory is not empty")
     g = generate_fleet(out, nodes=nodes, pods_per_node=pods_per_node, seed=seed, progress=progress)
     return f"wrote {g.nodes} nodes, {g.pods} pods in {g.files} files to {g.directory}"
+
+
+#: Fields of a FleetConfig node group that name a file, and what to give instead.
+GROUP_FILE_FIELDS = (
+    ("kubeletConfigFile", "give the configuration inline (kubeletConfig)"),
+    ("nodeFile", "give the node form inline (node)"),
+    ("node.machineInfoFile", "give the machine inline (machineInfo, synthetic or cpus)"),
+    ("node.sysfs", "give the machine inline (machineInfo, synthetic or cpus)"),
+)
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+def _file_name(name: str) -> Path:
+    """A relative path made of plain components (no ``..``, no absolute
+    path) ending in a data suffix, or ``InputError``."""
+    parts = name.replace("\\", "/").split("/")
+    if not all(_NAME.match(p) for p in parts) or not parts[-1].lower().endswith(
+        (".json", ".yaml", ".yml")
+    ):
+        raise InputError("not a plain relative name of a .json, .yaml or .yml file", file=name[:100])
+    return Path(*parts)
+
+
+def _refuse_group_files(name: str, text: str) -> None:
+    """A FleetConfig of a request may name no file."""
+    try:
+        docs = list(yaml.safe_load_all(text))
+    except yaml.YAMLError:
+        return  # the fleet's reader reports it
+    for doc in docs:
+        if not isinstance(doc, Mapping) or doc.get("kind") != "FleetConfig":
+            continue
+        groups = doc.get("nodeGroups")
+        for i, g in enumerate(groups if isinstance(groups, list) else []):
+            if not isinstance(g, Mapping):
+                continue
+            for field, instead in GROUP_FILE_FIELDS:
+                head, _, key = field.rpartition(".")
+                holder = g.get(head) if head else g
+                if isinstance(holder, Mapping) and key in holder:
+                    raise InputError(f"{NO_FILES}: {instead}", path=f"nodeGroups[{i}].{field}",
+                                     file=name)
+
+
+def _strip(value: Any, prefix: str) -> Any:
+    if isinstance(value, str):
+        return value.replace(prefix, "")
+    if isinstance(value, dict):
+        return {k: _strip(v, prefix) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_strip(v, prefix) for v in value]
+    return value
+
+
+def analyze_files(files: Mapping[str, str], what_if_values: Sequence[str] = ()) -> str:
+    """A cluster dump given as texts (relative file name -> text: nodes,
+    pods, NodeResourceTopology objects, configz, FleetConfig) analysed as
+    ``podnuma fleet analyze DIR -o html`` analyses the directory: the same
+    report page, drill-down pictures included. No file the dump names is
+    read (a node group's ``kubeletConfigFile``, ``nodeFile`` and file node
+    forms are refused); the report names the files as they were given."""
+    if not files:
+        raise InputError("give the dump's files (files: name -> text)")
+    parsed = what_ifs(what_if_values, workers=None, dask_target=None)
+    with tempfile.TemporaryDirectory(prefix="podnuma-fleet-") as tmp:
+        root = Path(tmp)
+        for name, text in files.items():
+            rel = _file_name(name)
+            _refuse_group_files(name, text)
+            target = root / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+        fleet = load([root])
+        report = _strip(analyze(fleet, parsed), f"{root}/")
+        return report_html(fleet, report)

@@ -36,6 +36,7 @@ __all__ = [
     "topology_owners",
     "whatif_request",
     "fleet_html",
+    "fleet_analyze_html",
 ]
 
 #: The packages the jobs run (the engine and the layers between it and the
@@ -87,3 +88,9 @@ def whatif_request(req: Mapping[str, Any], advise_it: bool) -> dict[str, Any]:
 def fleet_html(text: str, name: str) -> str:
     """``/api/fleet/html``: a ``FleetReport`` document drawn as HTML."""
     return fleet.report_html_of_document(TextInput(text, name))
+
+
+def fleet_analyze_html(files: Mapping[str, str], what_ifs: list[str]) -> str:
+    """``/api/fleet/analyze``: a cluster dump (file name -> text) analysed as
+    ``podnuma fleet analyze DIR -o html`` does, drill-down pictures included."""
+    return fleet.analyze_files(files, what_ifs)
