@@ -21,7 +21,7 @@ from podnuma.machine.topology import Machine
 from podnuma.service.messages import no_pod, not_modelled_notes
 from podnuma.service.scenario import scenario_pod
 
-__all__ = ["Advices", "Comparisons", "advise", "compare", "whatif_request"]
+__all__ = ["Advices", "Comparisons", "Setting", "advise", "compare", "whatif_request"]
 
 Note = Callable[[str], None]
 
@@ -42,7 +42,10 @@ def _where(src: PodSource, sources: Sequence[PodSource]) -> str:
 
 
 @dataclass(frozen=True)
-class _Setting:
+class Setting:
+    """The node and kubelet configuration a what-if runs on, and where each
+    came from (a file's name, or the built-in one)."""
+
     machine: Machine
     config: KubeletConfig
     node_from: str
@@ -52,8 +55,8 @@ class _Setting:
         return node_config_document(self.machine, self.config, self.node_from, self.cfg_from)
 
 
-def _setting(node: Source | None, config: Source | None, note: Note | None) -> _Setting:
-    setting = _Setting(*node_and_config(
+def _setting(node: Source | None, config: Source | None, note: Note | None) -> Setting:
+    setting = Setting(*node_and_config(
         None if node is None else _get(node), None if config is None else _get(config)
     ))
     if note is not None:
@@ -67,7 +70,7 @@ class Comparisons:
     """``podnuma compare``: each Pod's comparison; the objects skipped (not
     Pods); where the node and configuration came from."""
 
-    setting: _Setting
+    setting: Setting
     comparisons: list[Comparison]
     skipped: list[str]
 
@@ -113,7 +116,7 @@ class Advices:
     inputs that could not be advised on, where the node and configuration
     came from."""
 
-    setting: _Setting
+    setting: Setting
     advices: list[Advice]
     errors: list[str]
 
