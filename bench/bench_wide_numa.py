@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from podnuma.api.kubeletconfig import load_kubelet_config
-from podnuma.api.pod import parse_pod
+from podnuma.api.pod_manifest import parse_pod
 
 try:
     from podnuma.inputs.discover import load_node

@@ -68,7 +68,7 @@ def _plain_width(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("NO_COLOR", raising=False)
 
 
-_SUMMARY_KEYS = {"crash_figures": "crash test: ", "real_cgroup": ""}
+_SUMMARY_KEYS = {"crash_figures": "crash test: ", "real_cgroup": "", "mutation_figures": "CLI mutation run: "}
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

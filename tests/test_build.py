@@ -65,7 +65,8 @@ def test_every_engine_module_the_node_needs_is_listed() -> None:
     importlib.import_module("podnuma.cm.container_manager")
     loaded = {
         name for name in sys.modules
-        if name.split(".")[:2][-1] in {"api", "machine", "cm", "golang", "errors", "buildinfo"}
+        if name.split(".")[:2][-1] in {"api", "machine", "cm", "golang", "errors", "buildinfo",
+                                       "fieldkit"}
         and name.startswith("podnuma.")
     }
     assert loaded, "importing podnuma.cm.container_manager loaded no engine module"

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from podnuma.api.featuregates import FeatureGates
 from podnuma.api.kubeletconfig import load_kubelet_config, validate_kubelet_config
-from podnuma.api.pod import parse_pod
+from podnuma.api.pod_manifest import parse_pod
 from podnuma.api.quantity import QuantityError, parse_quantity, quantity_from_manifest
 from podnuma.cm.cpumanager.checkpoint import decode_cpu_checkpoint
 from podnuma.cm.memorymanager.checkpoint import decode_memory_checkpoint

@@ -27,6 +27,7 @@ _T = TypeVar("_T")
 #: the modules compiled by the optional mypyc build (relative to ``src/``)
 ENGINE_SOURCES: Final[tuple[str, ...]] = (
     "podnuma/buildinfo.py",
+    "podnuma/fieldkit.py",
     # not errors.py: the edges subclass its errors in Python, which a
     # compiled (native) class does not allow
     "podnuma/golang/__init__.py",

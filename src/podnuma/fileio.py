@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+import time
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -37,6 +38,8 @@ __all__ = [
     "write_checkpoint_dir",
 ]
 
+_FAULT_PAUSE = float(os.environ.get("PODNUMA_FAULT_WRITE_PAUSE") or 0)
+
 
 def atomic_write(path: str | os.PathLike[str], data: bytes, *, mode: int | None = None) -> None:
     """Write ``data`` to ``path`` so readers see the old or the new content,
@@ -50,9 +53,17 @@ def atomic_write(path: str | os.PathLike[str], data: bytes, *, mode: int | None 
         with os.fdopen(fd, "wb") as fh:
             if mode is not None:
                 os.fchmod(fh.fileno(), mode)
-            fh.write(data)
+            if _FAULT_PAUSE:
+                fh.write(data[: len(data) // 2])
+                fh.flush()  # on disk: a torn file
+                time.sleep(_FAULT_PAUSE)
+                fh.write(data[len(data) // 2 :])
+            else:
+                fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
+        if _FAULT_PAUSE:
+            time.sleep(_FAULT_PAUSE)
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):

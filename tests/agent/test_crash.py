@@ -1,34 +1,65 @@
-"""Crash test: ``podnuma agent`` (a real subprocess) is killed with SIGKILL
-at random points while manifest changes are applied; after every restart
-its state must be whole and right.
+"""Crash test: ``podnuma agent`` (a real subprocess, started through the
+``podnuma`` command line) is killed with SIGKILL again and again while
+manifest changes arrive, many kills landing inside a checkpoint write;
+after every restart its state must be whole and right, and the PodResources
+``List`` answer (over the real gRPC unix socket) must not have changed for
+the pods that outlived the crash.
 
-Seeded (``PODNUMA_CRASH_SEED``, default 5526); ``PODNUMA_CRASH_CHANGES``
-manifest changes (default 1000: creations, edits, deletions, now and then a
-malformed file) on six pod slots, each change followed by a short random
-pause; after a change the agent is killed with probability 1/50 (at a
-random moment: while it reads, admits, writes checkpoints or its status),
-and one kill in five hits the restarted agent again before it settles.
-After each restart, once the agent has caught up with the directory:
+What one kill cycle does (``PODNUMA_CRASH_KILLS`` cycles, default 1000;
+``.ci/run`` sets 60 to keep CI short; seeded by ``PODNUMA_CRASH_SEED``,
+default 5526):
 
-* both checkpoint files decode, checksums valid (corrupt files: 0);
-* no CPU is in the exclusive sets of two pods, none is also in the
-  default set;
-* the CPU checkpoint holds exactly the admitted pods;
-* every pod that outlived the crash (same manifest, same UID) kept exactly
-  the CPUs it had in the checkpoint found on disk at the kill;
-* the state equals a fresh replay of the manifests present: the same pods
-  admitted, each with the same exclusive CPU counts per container and pod
-  and the same memory per container and pod (a fresh replay need not pick
-  the same CPU ids: those depend on the order pods came and went).
+1. wait until the agent has caught up with the manifest directory and take
+   ``List`` over the socket and the CPU checkpoint on disk;
+2. apply a burst of one to three manifest changes (creations, edits,
+   deletions on six pod slots, now and then a malformed file; slots 0 and 1
+   hold Guaranteed pods and change rarely, so pods outlive many kills);
+3. kill the agent with SIGKILL, either (seven cycles in ten, whose burst
+   ends with a new Guaranteed pod, so that checkpoints get written) as soon
+   as a checkpoint write is under way (a temporary checkpoint file appears;
+   the kill follows within 4 ms), or at a random moment up to 50 ms after
+   the burst. The agent runs with the fault-injection pause of
+   ``podnuma.fileio`` (``PODNUMA_FAULT_WRITE_PAUSE``, 4 ms): every atomic
+   write sleeps once with half its bytes in the temporary file and once
+   fsynced but not renamed. A kill counts as *during a checkpoint write*
+   when, with the process dead, a temporary file of ``cpu_manager_state``
+   or ``memory_manager_state`` is in the state directory (counted apart:
+   torn, i.e. not decodable, and complete but not renamed);
+4. restart it; one restart in five is killed again (half of them as soon
+   as it writes a checkpoint, if it does within 300 ms, the others at a
+   random moment up to 300 ms) and restarted once more. Restarts fork a
+   parent that imported ``podnuma`` once (tests/agent/zygote.py) and run
+   ``podnuma.cli.main`` with the agent's arguments, saving the interpreter
+   start-up; the last start of the run is a fresh ``python -m podnuma.cli``,
+   stopped with SIGTERM (exit code 0);
+5. wait until it has caught up, then check:
+
+   * both checkpoint files decode, checksums valid (corrupt files: 0) and
+     the temporary files the kills left were removed at start;
+   * no CPU is in the exclusive sets of two pods, none is also in the
+     default set; the CPU checkpoint holds exactly the admitted pods;
+   * every pod that outlived the crash (same manifest, same UID) kept
+     exactly the CPUs it had in the checkpoint found on disk at the kill;
+   * ``List`` now equals ``List`` before the burst for every pod whose
+     manifest the burst did not touch (containers, CPU ids, memory);
+   * the state equals a fresh replay of the manifests present: the same
+     pods admitted, each with the same exclusive CPU counts per container
+     and pod and the same memory per container and pod (a fresh replay need
+     not pick the same CPU ids: those depend on the order pods came and
+     went).
+
+At least a third of the kills must land during a checkpoint write. The
+figures (kills, kills during a checkpoint write, torn temporary files,
+recoveries, ``List`` comparisons, pods kept, corrupt files) are printed at
+the end of the pytest run and written as JSON to ``PODNUMA_CRASH_REPORT``
+if set.
 
 Pods are classic ones (Guaranteed with exclusive CPUs and pinned memory,
 Burstable, BestEffort): kubelet v1.37.2 does not re-admit a pod with
 pod-level resources after a restart (test_agent.py pins that), so such pods
-cannot outlive a crash.
-The workload never over-commits a NUMA node (at most six pods of at most
-4 CPUs and 2Gi), so admission does not depend on history. The figures are
-printed at the end -- kills, recoveries, corrupt files, pods kept, temporary
-files that kills left mid-write (removed at the next start) -- and written as JSON to ``PODNUMA_CRASH_REPORT`` if set).
+cannot outlive a crash. The workload never over-commits a NUMA node (at
+most six pods of at most 2 CPUs and 1Gi), so admission does not depend on
+history.
 """
 
 from __future__ import annotations
@@ -40,28 +71,31 @@ import shutil
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+import grpc
 from podnuma.agent.manifests import list_manifest_files, read_manifest
 from podnuma.cm.checkpoint import CheckpointError
 from podnuma.cm.container_manager import Node
 from podnuma.cm.cpumanager.checkpoint import CPUCheckpointData, decode_cpu_checkpoint
 from podnuma.cm.memorymanager.checkpoint import MemoryCheckpointData, decode_memory_checkpoint
+from podnuma.grpc import client
+from podnuma.grpc.convert import pod_resources_doc
 from podnuma.inputs.pods import load_config_file, load_node_file
 from podnuma.machine.cpuset import CPUSet
-from tests.agent.helpers import AgentProcess, write_manifest
+from tests.agent.helpers import DEADLINE, AgentProcess, write_manifest
+from tests.agent.zygote import Zygote
 
 SLOTS = 6
 # Slots 0 and 1 change rarely, so pods outlive kills and restarts.
 SLOT_WEIGHTS = [0.01, 0.01, 1.0, 1.0, 1.0, 1.0]
-KILL_PROBABILITY = 1 / 50
 SECOND_KILL_PROBABILITY = 1 / 5
 
 
-def make_pod(slot: int, rng: random.Random, rev: int) -> dict[str, Any]:
+def make_pod(slot: int, rng: random.Random, rev: int, guaranteed: bool = False) -> dict[str, Any]:
     meta = {"name": f"pod-{slot}", "namespace": "crash", "labels": {"rev": str(rev)}}
     # The two rarely changed slots hold Guaranteed pods: CPUs to keep.
-    kind = "guaranteed" if slot < 2 else rng.choice(["guaranteed", "burstable", "best-effort"])
+    kind = "guaranteed" if slot < 2 or guaranteed else rng.choice(["guaranteed", "burstable", "best-effort"])
     if kind == "guaranteed":
         cpu = rng.choice(["1", "2"])
         mem = rng.choice(["512Mi", "1Gi"])
@@ -93,7 +127,12 @@ class Figures:
         self.pods_moved = 0
         self.malformed_written = 0
         self.max_pods = 0
-        self.temp_files_left_by_kills = 0
+        self.kills_during_checkpoint_write = 0
+        self.torn_temp_files = 0
+        self.complete_temp_files_not_renamed = 0
+        self.temp_files_removed_at_start = 0
+        self.list_comparisons = 0
+        self.list_pods_compared = 0
 
 
 def read_checkpoints(state: Path, figures: Figures) -> tuple[CPUCheckpointData | None, MemoryCheckpointData | None]:
@@ -129,7 +168,7 @@ def mem_shape(mem: MemoryCheckpointData, uid: str) -> tuple[Any, ...]:
     return containers, pod
 
 
-def verify(a: AgentProcess, figures: Figures, before_kill: CPUCheckpointData | None) -> None:
+def verify(a: AgentProcess, figures: Figures, before_kill: CPUCheckpointData | None) -> dict[str, Any]:
     machine = load_node_file(a.base / "node.yaml")
     config = load_config_file(a.base / "kubelet.yaml")
     desired = {}
@@ -184,58 +223,188 @@ def verify(a: AgentProcess, figures: Figures, before_kill: CPUCheckpointData | N
     for uid in admitted:
         assert cpu_shape(cpu, uid) == cpu_shape(fcpu, uid), uid
         assert mem_shape(mem, uid) == mem_shape(fmem, uid), uid
+    return st
 
 
-def test_sigkill_at_random_points(record_property: Any) -> None:
-    changes = int(os.environ.get("PODNUMA_CRASH_CHANGES", "1000"))
+PAUSE = 0.004  # the agent's fault-injection pause inside each atomic write (s)
+CHECKPOINTS = ("cpu_manager_state", "memory_manager_state")
+
+
+def checkpoint_temp_files(state: Path) -> list[Path]:
+    return sorted(p for p in state.iterdir() if any(p.name.startswith(f".{n}.") for n in CHECKPOINTS))
+
+
+def list_pods(a: AgentProcess) -> dict[str, dict[str, Any]]:
+    """``List`` over the unix socket (the restarted agent serves it right
+    after its first sync: retried while the socket is not up yet)."""
+    end = time.monotonic() + DEADLINE
+    while True:
+        try:
+            with client.connect(a.socket) as stub:
+                return {p.name: pod_resources_doc(p) for p in client.list_pods(stub).pod_resources}
+        except grpc.RpcError as err:
+            if err.code() != grpc.StatusCode.UNAVAILABLE or time.monotonic() > end:
+                raise
+            time.sleep(0.01)
+
+
+def kill_during_write(a: AgentProcess, rng: random.Random, figures: Figures, within: float = 1.0) -> None:
+    """SIGKILL as soon as a checkpoint write is under way (or, when none
+    starts ``within`` seconds, at once); then classify what the kill left."""
+    end = time.monotonic() + within
+    while time.monotonic() < end and not checkpoint_temp_files(a.state):
+        time.sleep(0.0003)
+    time.sleep(rng.uniform(0, PAUSE))
+    a.kill()
+    figures.kills += 1
+    classify_kill(a, figures)
+
+
+def kill_at_random(a: AgentProcess, rng: random.Random, figures: Figures, upto: float) -> None:
+    time.sleep(rng.uniform(0, upto))
+    a.kill()
+    figures.kills += 1
+    classify_kill(a, figures)
+
+
+def classify_kill(a: AgentProcess, figures: Figures) -> None:
+    temps = checkpoint_temp_files(a.state)  # the process is dead: nothing moves now
+    if not temps:
+        return
+    figures.kills_during_checkpoint_write += 1
+    for t in temps:
+        blob = t.read_bytes()
+        try:
+            if t.name.startswith(".cpu_manager_state."):
+                decode_cpu_checkpoint(blob)
+            else:
+                decode_memory_checkpoint(blob, pod_level_resource_managers=True)
+        except CheckpointError:
+            figures.torn_temp_files += 1
+        else:
+            figures.complete_temp_files_not_renamed += 1
+
+
+def change(
+    a: AgentProcess, rng: random.Random, present: dict[int, bool], figures: Figures, i: int, guaranteed: bool
+) -> str:
+    """One manifest change; ``guaranteed``: a new Guaranteed pod on a busy
+    slot (its admission writes both checkpoints)."""
+    slot = rng.randrange(2, SLOTS) if guaranteed else rng.choices(range(SLOTS), SLOT_WEIGHTS)[0]
+    name = f"slot-{slot}.yaml"
+    if guaranteed:
+        write_manifest(a.manifests, name, make_pod(slot, rng, i, guaranteed=True))
+        present[slot] = True
+    elif present.get(slot) and rng.random() < 0.4:
+        (a.manifests / name).unlink()
+        present[slot] = False
+    elif rng.random() < 0.03:
+        write_manifest(a.manifests, name, malformed(slot))
+        figures.malformed_written += 1
+        present[slot] = True
+    else:
+        write_manifest(a.manifests, name, make_pod(slot, rng, i))
+        present[slot] = True
+    figures.changes += 1
+    return str(a.manifests / name)
+
+
+def compare_lists(
+    before: dict[str, dict[str, Any]],
+    after: dict[str, dict[str, Any]],
+    st_before: dict[str, Any],
+    st_after: dict[str, Any],
+    touched: set[str],
+    figures: Figures,
+) -> None:
+    """Pods whose manifest the burst did not touch: the same answer."""
+    digest_before = {p["name"]: (p["file"], p["digest"], p["uid"]) for p in st_before["pods"]}
+    digest_after = {p["name"]: (p["file"], p["digest"], p["uid"]) for p in st_after["pods"]}
+    for name, doc in before.items():
+        d = digest_before.get(name)
+        if d is None or d[0] in touched or digest_after.get(name) != d:
+            continue
+        assert after.get(name) == doc, f"List changed for {name} across the restart: {doc} -> {after.get(name)}"
+        figures.list_pods_compared += 1
+    figures.list_comparisons += 1
+
+
+class ForkedAgent(AgentProcess):
+    """Started by forking a pre-imported ``podnuma`` (tests/agent/zygote.py)."""
+
+    def __init__(self, base: Path, zygote: Zygote) -> None:
+        super().__init__(base)
+        self.zygote = zygote
+
+    def start(self) -> None:
+        self.starts += 1
+        argv = self.argv()
+        assert argv[1:3] == ["-m", "podnuma.cli"]
+        self.proc = cast(Any, self.zygote.spawn(argv[3:], self.log_path))
+
+
+def test_sigkill_during_checkpoint_writes(record_property: Any, monkeypatch: Any) -> None:
+    kills_wanted = int(os.environ.get("PODNUMA_CRASH_KILLS", "1000"))
     seed = int(os.environ.get("PODNUMA_CRASH_SEED", "5526"))
+    monkeypatch.setenv("PODNUMA_FAULT_WRITE_PAUSE", str(PAUSE))  # inherited by the agent only
     rng = random.Random(seed)
     base = Path(tempfile.mkdtemp(prefix="pnc", dir="/tmp"))
-    a = AgentProcess(base)
+    zygote = Zygote(dict(os.environ))
+    a = ForkedAgent(base, zygote)
     figures = Figures()
     started = time.monotonic()
     try:
         a.start()
         a.wait_ready()
         present: dict[int, bool] = {}
-        for i in range(changes):
-            slot = rng.choices(range(SLOTS), SLOT_WEIGHTS)[0]
-            name = f"slot-{slot}.yaml"
-            if present.get(slot) and rng.random() < 0.4:
-                (a.manifests / name).unlink()
-                present[slot] = False
-            elif rng.random() < 0.03:
-                write_manifest(a.manifests, name, malformed(slot))
-                figures.malformed_written += 1
-                present[slot] = True
+        i = 0
+        while figures.kills < kills_wanted:
+            st_before = verify(a, figures, None)
+            before_list = list_pods(a)
+            before_cpu, _ = read_checkpoints(a.state, figures)
+            in_write = rng.random() < 0.7
+            n = rng.randint(1, 3)
+            touched = {change(a, rng, present, figures, i + k, in_write and k == n - 1) for k in range(n)}
+            i += 3
+            if in_write:
+                kill_during_write(a, rng, figures)
             else:
-                write_manifest(a.manifests, name, make_pod(slot, rng, i))
-                present[slot] = True
-            figures.changes += 1
-            time.sleep(rng.uniform(0, 0.004))
-            if rng.random() < KILL_PROBABILITY:
-                time.sleep(rng.uniform(0, 0.03))
-                a.kill()
-                figures.kills += 1
-                before, _ = read_checkpoints(a.state, figures)
+                kill_at_random(a, rng, figures, 0.05)
+            at_kill, _ = read_checkpoints(a.state, figures)
+            a.start()
+            if rng.random() < SECOND_KILL_PROBABILITY:
+                figures.kills_during_restart += 1
+                if rng.random() < 0.5:
+                    kill_during_write(a, rng, figures, within=0.3)
+                else:
+                    kill_at_random(a, rng, figures, 0.3)
+                at_kill, _ = read_checkpoints(a.state, figures)
                 a.start()
-                if rng.random() < SECOND_KILL_PROBABILITY:
-                    time.sleep(rng.uniform(0.05, 0.6))
-                    a.kill()
-                    figures.kills += 1
-                    figures.kills_during_restart += 1
-                    read_checkpoints(a.state, figures)
-                    a.start()
-                verify(a, figures, before)
-                figures.recoveries += 1
-        verify(a, figures, None)
+            st_after = verify(a, figures, at_kill)
+            compare_lists(before_list, list_pods(a), st_before, st_after, touched, figures)
+            assert not checkpoint_temp_files(a.state), "temporary files left after a restart"
+            assert before_cpu is not None
+            figures.recoveries += 1
+        # The last start is a fresh interpreter (the plain ``podnuma`` command),
+        # stopped with SIGTERM: a clean exit.
+        st_before = verify(a, figures, None)
+        before_list = list_pods(a)
+        a.kill()
+        figures.kills += 1
+        classify_kill(a, figures)
+        at_kill, _ = read_checkpoints(a.state, figures)
+        AgentProcess.start(a)
+        st_after = verify(a, figures, at_kill)
+        compare_lists(before_list, list_pods(a), st_before, st_after, set(), figures)
+        figures.recoveries += 1
         assert a.signal() == 0
-        figures.temp_files_left_by_kills = sum(
+        figures.temp_files_removed_at_start = sum(
             r.get("staleTempFilesRemoved", 0) for r in a.log_records() if r["msg"] == "Agent started"
         )
     finally:
         if a.proc is not None and a.proc.poll() is None:
             a.kill()
+        zygote.close()
         elapsed = time.monotonic() - started
         report = {**vars(figures), "seed": seed, "seconds": round(elapsed, 1)}
         # Printed by tests/conftest.py at the end of the run.
@@ -246,4 +415,7 @@ def test_sigkill_at_random_points(record_property: Any) -> None:
         shutil.rmtree(base, ignore_errors=True)
     assert figures.corrupt_files == 0
     assert figures.pods_moved == 0
-    assert figures.kills > 0 and figures.recoveries > 0
+    assert figures.kills >= kills_wanted and figures.recoveries > 0
+    assert figures.kills_during_checkpoint_write * 3 >= figures.kills, (
+        f"only {figures.kills_during_checkpoint_write} of {figures.kills} kills landed during a checkpoint write"
+    )

@@ -17,7 +17,7 @@ from podnuma.analysis.advise import advise_pod
 from podnuma.analysis.measure import measure
 from podnuma.api.featuregates import FeatureGates
 from podnuma.api.kubeletconfig import load_kubelet_config
-from podnuma.api.pod import parse_pod
+from podnuma.api.pod_manifest import parse_pod
 from podnuma.cli.advise import advise_command
 from podnuma.inputs.discover import load_node
 from podnuma.inputs.pods import default_config, default_machine

@@ -15,7 +15,7 @@ from podnuma.analysis.compare import compare_pod
 from podnuma.analysis.rewrite import to_per_container, to_pod_level
 from podnuma.api.featuregates import FeatureGates
 from podnuma.api.kubeletconfig import load_kubelet_config
-from podnuma.api.pod import parse_pod
+from podnuma.api.pod_manifest import parse_pod
 from podnuma.cli.compare import compare_command
 from podnuma.inputs.discover import load_node
 from podnuma.inputs.pods import default_config, default_machine

@@ -184,13 +184,13 @@ def test_load_feature_gate_errors(gates: dict[str, bool], message: str) -> None:
          "systemReservedCgroup (--system-reserved-cgroup) or kubeReservedCgroup "
          "(--kube-reserved-cgroup)"),
         ({"reservedMemory": [{"numaNode": 0, "limits": {"cpu": "1"}}]},
-         'the limit type "cpu" for NUMA node 0 is not supported, only '
+         'invalid configuration: the limit type "cpu" for NUMA node 0 is not supported, only '
          '[memory hugepages-<HugePageSize>] is accepted'),
         ({"reservedMemory": [{"numaNode": 1, "limits": {"memory": "0"}}]},
-         'reserved memory may not be zero for NUMA node 1 and resource "memory"'),
+         'invalid configuration: reserved memory may not be zero for NUMA node 1 and resource "memory"'),
         ({"reservedMemory": [{"numaNode": 0, "limits": {"memory": "1Gi"}},
                              {"numaNode": 0, "limits": {"memory": "2Gi"}}]},
-         'the reserved memory has a duplicate value for NUMA node 0 and resource "memory"'),
+         'invalid configuration: the reserved memory has a duplicate value for NUMA node 0 and resource "memory"'),
         ({"kubeReserved": {"hugepages-2Mi": "2Mi"}},
          '--kube-reserved value failed to parse: cannot reserve "hugepages-2Mi" resource'),
         ({"systemReserved": {"nvidia.com/gpu": "1"}},

@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from podnuma.api.pod import Pod, derive_pod_uid, parse_pod
+from podnuma.api.pod import Pod, derive_pod_uid
+from podnuma.api.pod_manifest import parse_pod
 from podnuma.api.qos import compute_pod_qos
 from podnuma.api.quantity import parse_quantity
 from podnuma.api.resources import pod_limits, pod_requests
@@ -256,7 +257,7 @@ INVALID: list[tuple[str, Callable[[dict[str, Any]], None], str, str]] = [
     ("bad quantity", set_res(None, {"cpu": "one"}), "spec.containers[0].resources.limits.cpu",
      "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"),
     ("quantity of wrong type", set_res(None, {"cpu": [1]}),
-     "spec.containers[0].resources.limits.cpu", "quantity must be a string or a number, not list"),
+     "spec.containers[0].resources.limits.cpu", "must be a quantity (a string or a number), got a list"),
     ("negative request", set_res({"memory": "-1Gi"}, None),
      "spec.containers[0].resources.requests.memory",
      'Invalid value: "-1Gi": must be greater than or equal to 0'),
@@ -293,7 +294,7 @@ INVALID: list[tuple[str, Callable[[dict[str, Any]], None], str, str]] = [
      "spec.containers[0].resources.requests.pods",
      'Invalid value: "pods": must be a standard resource for containers'),
     ("resources not a mapping", setitem(["spec", "containers", 0, "resources"], ["cpu"]),
-     "spec.containers[0].resources", "must be a mapping, not list"),
+     "spec.containers[0].resources", "must be a mapping, got a list"),
     # pod-level resources (KEP-2837)
     ("pod-level unsupported resource", set_pod_res({"ephemeral-storage": "1Gi"}, None),
      "spec.resources.requests.ephemeral-storage",

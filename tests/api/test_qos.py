@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 
 import pytest
 
-from podnuma.api.pod import Container, Pod, PodResources
+from podnuma.api.pod import Container, Pod, PodLevelResources
 from podnuma.api.qos import compute_pod_qos, is_container_equivalent_qos_guaranteed
 from podnuma.api.quantity import Quantity, parse_quantity
 
@@ -40,7 +40,7 @@ def c(name: str, req: RL, lim: RL, kind: str = "app") -> Container:
 def pod(containers: Sequence[Container], init: Sequence[Container] = (),
         resources: tuple[RL, RL] | None = None) -> Pod:
     return Pod(uid="u", name="p", containers=tuple(containers), init_containers=tuple(init),
-               resources=None if resources is None else PodResources(q(resources[0]),
+               resources=None if resources is None else PodLevelResources(q(resources[0]),
                                                                      q(resources[1])))
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from podnuma.api.pod import Container, Pod, PodResources
+from podnuma.api.pod import Container, Pod, PodLevelResources
 from podnuma.api.quantity import Quantity, parse_quantity
 from podnuma.api.resources import (
     aggregate_container_limits,
@@ -63,7 +63,7 @@ def pod(containers: Sequence[Container] = (), init_containers: Sequence[Containe
         init_containers=tuple(init_containers),
         containers=tuple(containers),
         overhead=q(overhead or {}),
-        resources=None if resources is None else PodResources(q(resources[0]), q(resources[1])),
+        resources=None if resources is None else PodLevelResources(q(resources[0]), q(resources[1])),
     )
 
 

@@ -13,9 +13,9 @@ import pytest
 from click.testing import CliRunner
 
 from podnuma.cgroups import CgroupPlan, CgroupWriteError, apply_plan
-from podnuma.cgroups import apply as apply_module
 from podnuma.cgroups.plan import CgroupFile, CgroupNode
 from podnuma.cli import cli
+from podnuma.errors import InputError
 from podnuma.machine.cpuset import CPUSet
 
 HERE = Path(__file__).parent
@@ -95,7 +95,7 @@ def test_kernel_errors_name_file_and_value(
             raise OSError(code, os.strerror(code))
         return real_write(fd, data)
 
-    monkeypatch.setattr(apply_module.os, "write", refuse)
+    monkeypatch.setattr(os, "write", refuse)
     with pytest.raises(CgroupWriteError) as info:
         apply_plan(_plan(_node("a", "0-7"), _node("a/b", "5-6")), tmp_path)
     err = info.value
@@ -187,7 +187,7 @@ def test_period_refused_is_written_again_after_the_quota(tmp_path: Path, monkeyp
             raise OSError(errno.EINVAL, os.strerror(errno.EINVAL))
         return real_write(fd, data)
 
-    monkeypatch.setattr(apply_module.os, "write", refuse_first_period)
+    monkeypatch.setattr(os, "write", refuse_first_period)
     plan = _plan(
         _node("p", None, None, CgroupFile("cpu.shares", "1024"), CgroupFile("cpu.cfs_period_us", "100000"),
               CgroupFile("cpu.cfs_quota_us", "50000")),
@@ -202,3 +202,161 @@ def test_period_refused_is_written_again_after_the_quota(tmp_path: Path, monkeyp
     ]
     assert refused == [b"100000"]
     assert (tmp_path / "cpu/p/cpu.cfs_period_us").read_text() == "100000"
+
+
+# ------------------------------------------------------------- bad names
+
+
+def _scenario_with_uid(tmp_path: Path, uid: str) -> Path:
+    text = FULL.read_text().replace(
+        "uid: 11111111-aaaa-bbbb-cccc-000000000002", "uid: " + json.dumps(uid)
+    )
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("uid", "driver", "why"),
+    [
+        ("x" * 300, "cgroupfs", "is 303 bytes long; the kernel's limit for a name is 255 bytes"),
+        ("x" * 250, "systemd", "is 278 bytes long; the kernel's limit for a name is 255 bytes"),
+        ("a/../../b", "cgroupfs", "contains '/' or '_'"),
+        ("a\u0000b", "cgroupfs", "is not a usable cgroup name"),
+        ("a\nb", "systemd", "is not a usable cgroup name"),
+        ("a\udfffb", "systemd", "is not valid UTF-8 text (it holds a lone surrogate)"),
+    ],
+)
+def test_bad_pod_uid_exits_2_and_leaves_nothing(tmp_path: Path, uid: str, driver: str, why: str) -> None:
+    scenario = _scenario_with_uid(tmp_path, uid)
+    root = tmp_path / "root"
+    root.mkdir()
+    res = CliRunner().invoke(
+        cli, ["cgroups", "apply", str(scenario), "--driver", driver, "--cgroup-version", "2", "--root", str(root)]
+    )
+    assert res.exit_code == 2, res.output
+    lines = res.output.splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith(f"error: {scenario}: steps[1].addPod.metadata.uid: ")
+    assert why in lines[0]
+    assert list(root.iterdir()) == []
+
+
+def test_plan_built_by_hand_is_validated_before_the_first_write(tmp_path: Path) -> None:
+    plan = _plan(_node("a", "1"), _node("a/" + "b" * 256, "1"))
+    with pytest.raises(InputError, match="is 256 bytes long") as info:
+        apply_plan(plan, tmp_path)
+    assert info.value.path == "cgroups[1]"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_failure_midway_removes_what_the_apply_created(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "b").write_text("a file where a cgroup should go")
+    with pytest.raises(CgroupWriteError, match="something that is not a directory is in the way") as info:
+        apply_plan(_plan(_node("x", "1"), _node("x/y", "1"), _node("a/b", "1")), tmp_path)
+    assert "were removed again" in info.value.message
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["a", "b"]
+
+
+def test_a_fifo_or_hard_link_in_the_tree_is_refused(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.write_text("keep me")
+    root = tmp_path / "root"
+    (root / "a").mkdir(parents=True)
+    os.link(outside, root / "a" / "cpuset.cpus")
+    with pytest.raises(CgroupWriteError, match="other hard links"):
+        apply_plan(_plan(_node("a", "1")), root)
+    assert outside.read_text() == "keep me"
+    os.unlink(root / "a" / "cpuset.cpus")
+    os.mkfifo(root / "a" / "cpuset.cpus")
+    with pytest.raises(CgroupWriteError, match="ENXIO|EINVAL"):  # no reader: no hang either
+        apply_plan(_plan(_node("a", "1")), root)
+
+
+# -------------------------------------------------------- a changed plan
+
+
+def _apply_cli(root: Path, *extra: str, scenario: Path = FULL) -> list[str]:
+    res = CliRunner().invoke(
+        cli,
+        ["cgroups", "apply", str(scenario), "--driver", "cgroupfs", "--cgroup-version", "2",
+         "--root", str(root), *extra],
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    return res.output.splitlines()
+
+
+def _pod_dirs(root: Path) -> list[str]:
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("pod*") if p.is_dir())
+
+
+def test_cgroups_of_pods_no_longer_in_the_plan_are_removed(tmp_path: Path) -> None:
+    _apply_cli(tmp_path)
+    before = _pod_dirs(tmp_path)
+    assert len(before) == 3
+    out = _apply_cli(tmp_path, "--step", "0")  # only the first pod runs after step 0
+    after = _pod_dirs(tmp_path)
+    assert after == ["kubepods/pod11111111-aaaa-bbbb-cccc-000000000001"]
+    removed = [line for line in out if line.startswith("rmdir ")]
+    # the two pods' cgroups and their sandbox and container cgroups, leaves first
+    assert len(removed) == 6
+    assert removed[-1] == "rmdir kubepods/besteffort/pod11111111-aaaa-bbbb-cccc-000000000003 (not in the plan)"
+    assert "removed 6 cgroups of pods no longer in the plan" in out[-1]
+    # nothing left under the tiers holds a cpuset the plan does not know
+    cpus = {p.parent.name for p in tmp_path.rglob("cpuset.cpus")}
+    assert all(name == "kubepods" or "000000000001" in name or len(name) == 64 for name in cpus)
+
+
+def test_a_stale_container_of_a_planned_pod_is_removed(tmp_path: Path) -> None:
+    _apply_cli(tmp_path)
+    pod = tmp_path / "kubepods/pod11111111-aaaa-bbbb-cccc-000000000001"
+    stale = pod / ("f" * 64)
+    stale.mkdir()
+    (stale / "cpuset.cpus").write_text("1\n")
+    out = _apply_cli(tmp_path)
+    assert f"rmdir kubepods/pod11111111-aaaa-bbbb-cccc-000000000001/{'f' * 64} (not in the plan)" in out
+    assert not stale.exists()
+
+
+def test_what_cannot_be_removed_is_reported_with_its_cpus(tmp_path: Path) -> None:
+    _apply_cli(tmp_path)
+    pod = tmp_path / "kubepods/burstable/pod11111111-aaaa-bbbb-cccc-000000000002"
+    (pod / "cpuset.cpus").write_text("2-3\n")
+    os.mkfifo(pod / "not-ours")  # not a file podnuma writes: the directory cannot be emptied
+    res = CliRunner().invoke(
+        cli,
+        ["cgroups", "apply", str(FULL), "--driver", "cgroupfs", "--cgroup-version", "2",
+         "--root", str(tmp_path), "--step", "0"],
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert (
+        "stale kubepods/burstable/pod11111111-aaaa-bbbb-cccc-000000000002 (not in the plan, cannot remove: "
+        "ENOTEMPTY: it holds files or directories podnuma did not write; it keeps cpuset.cpus 2-3)"
+    ) in res.output.splitlines()
+    assert "warning: 1 cgroups of pods no longer in the plan are left" in res.output
+
+
+def test_keep_stale_only_reports_and_dry_run_changes_nothing(tmp_path: Path) -> None:
+    _apply_cli(tmp_path)
+    before = _pod_dirs(tmp_path)
+    out = _apply_cli(tmp_path, "--step", "0", "--keep-stale")
+    assert _pod_dirs(tmp_path) == before
+    assert sum(line.startswith("stale ") for line in out) == 6
+    out = _apply_cli(tmp_path, "--step", "0", "--dry-run")
+    assert _pod_dirs(tmp_path) == before
+    assert sum(line.startswith("rmdir ") for line in out) == 6
+
+
+def test_pods_known_only_from_a_checkpoint_keep_their_cgroups(tmp_path: Path) -> None:
+    plan = _plan(_node("kubepods", None))
+    plan = CgroupPlan(driver="cgroupfs", version=2, step=None, nodes=(
+        CgroupNode(path="kubepods", kind="node", writer="kubelet"),), unplanned=("uid-old",))  # fmt: skip
+    (tmp_path / "kubepods/poduid-old").mkdir(parents=True)
+    (tmp_path / "kubepods/poduid-gone").mkdir(parents=True)
+    (tmp_path / "kubepods/burstable").mkdir(parents=True)  # a tier, not a pod
+    report = apply_plan(plan, tmp_path)
+    assert [str(op) for op in report.operations if op.action == "rmdir"] == [
+        "rmdir kubepods/poduid-gone (not in the plan)"
+    ]
+    assert sorted(p.name for p in (tmp_path / "kubepods").iterdir()) == ["burstable", "poduid-old"]

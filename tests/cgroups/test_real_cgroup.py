@@ -11,6 +11,7 @@ not run. The outcome is printed in the terminal summary either way.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 from collections.abc import Callable, Iterator
@@ -199,3 +200,31 @@ def test_v2_without_cpuset_fails_cleanly(tmp_path: Path) -> None:
     assert "cpuset.mems: writing '0': ENOENT: no such file: the controller is not enabled" in message
     assert message.endswith("cgroups this apply created were removed again)")
     assert not any(p.name.startswith(test_root) for p in root.iterdir())
+
+
+def test_a_populated_stale_cgroup_is_reported_then_removed(cgroup_plan: CgroupPlan) -> None:
+    """A pod no longer in the plan whose container still holds a process:
+    the kernel refuses the rmdir (EBUSY), the apply reports it with the CPUs
+    it keeps; once the process is gone the next apply removes it."""
+    plan = cgroup_plan
+    (container,) = [n for n in plan.nodes if n.kind == "container"]
+    apply_plan(plan, CGROUP)
+    without = dataclasses.replace(
+        plan, nodes=tuple(n for n in plan.nodes if n.kind not in ("pod", "sandbox", "container"))
+    )
+    proc = subprocess.Popen(["sleep", "600"])
+    try:
+        attach(plan, CGROUP, container.path, proc.pid)
+        report = apply_plan(without, CGROUP)
+    finally:
+        proc.kill()
+        proc.wait()
+    stale = [op for op in report.operations if op.action == "stale"]
+    held = [op for op in stale if op.path.endswith(container.path)]
+    assert held and all("EBUSY: it still holds processes" in op.detail for op in held)
+    assert any(f"it keeps cpuset.cpus {container.cpus}" in op.detail for op in held)
+    report = apply_plan(without, CGROUP)
+    assert not [op for op in report.operations if op.action == "stale"]
+    pod_path = next(n.path for n in plan.nodes if n.kind == "pod")
+    sub = "cpuset/" if plan.version == 1 else ""
+    assert not (CGROUP / f"{sub}{pod_path}").exists()

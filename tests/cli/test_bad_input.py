@@ -116,6 +116,7 @@ CASES = [
          "machine.json", "node.machineInfoFile"),
     Case("missing-checkpoint-file", mut(lambda d: d.update(state={"cpuManagerFile": "gone.json"})),
          "gone.json", "state.cpuManagerFile"),
+    # a checkpoint the kubelet cannot restore stops its start (exit 2 too)
     Case("corrupt-checkpoint-json", with_ckpt_file(lambda b: b[: len(b) // 2]), "cpu_state.json", "state.cpuManagerFile"),
     Case("checkpoint-not-json", with_ckpt_file(lambda b: b"hello"), "cpu_state.json", "state.cpuManagerFile"),
     Case("checkpoint-checksum-mismatch", with_ckpt_file(bump_checksum), "cpu_state.json", "state.cpuManagerFile"),
@@ -161,6 +162,20 @@ def test_bad_input(case: Case, tmp_path: Path, valid_cpu_checkpoint: bytes) -> N
     assert "Traceback" not in result.output
     assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit)
     assert not out_dir.exists() or not any(out_dir.iterdir())
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if "checkpoint" in c.id and c.id != "missing-checkpoint-file"],
+                         ids=lambda c: c.id)
+def test_unrestorable_checkpoint_stops_the_start(case: Case, tmp_path: Path, valid_cpu_checkpoint: bytes) -> None:
+    """The kubelet's CPU manager refuses a checkpoint it cannot restore at
+    its start: not invalid input, the kubelet's own start-up message."""
+    scenario = write(tmp_path / "scenario.yaml", case.build(tmp_path, valid_cpu_checkpoint))
+    result = CliRunner().invoke(cli, ["simulate", str(scenario)])
+    assert result.exit_code == 2
+    assert result.stderr.startswith(
+        "error: kubelet would not start: start cpu manager error: could not restore state from checkpoint: "
+    ), result.stderr
+    assert 'delete the CPU manager checkpoint file "/var/lib/kubelet/cpu_manager_state"' in result.stderr
 
 
 def test_kubelet_refusing_to_start(tmp_path: Path) -> None:

@@ -113,10 +113,14 @@ def test_not_modelled_fields_are_reported(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("reserved", "message"),
     [
+        # the kubelet prints the quantities with %v of a resource.Quantity
+        # value: the struct (kubelet v1.37.2's own message)
         ({"kubeReserved": {"memory": "10Gi"}, "systemReserved": {"memory": "7Gi"}},
-         'Resource "memory" has a reservation of 17508Mi but capacity of 16Gi.'),
+         'Resource "memory" has a reservation of {{18358468608 0} {<nil>}  BinarySI} '
+         "but capacity of {{17179869184 0} {<nil>}  BinarySI}."),
         ({"kubeReserved": {"cpu": "20"}},
-         'Resource "cpu" has a reservation of 20 but capacity of 16.'),
+         'Resource "cpu" has a reservation of {{20000 -3} {<nil>}  DecimalSI} '
+         "but capacity of {{16000 -3} {<nil>}  DecimalSI}."),
     ],
 )
 def test_reservation_larger_than_the_node_stops_the_kubelet(

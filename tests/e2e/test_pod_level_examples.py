@@ -918,7 +918,7 @@ def test_largest_init_container_check_unreachable(tmp_path: Path) -> None:
 
 def test_lifecycle() -> None:
     out = simulate(EXAMPLES / "lifecycle.yaml")
-    restored, fresh, rm1, rm2, rm3, again = out["steps"]
+    restored, fresh, rm1, rm2, rm3, gone, again = out["steps"]
     uid = "5f1c2a9e-7b3d-4c1e-9a00-000000000001"
     # 0: v1.37.2 regenerates the pod-scope CPU hints from the container
     # entries; c2's entry (the pod pool) never matches its exclusive count
@@ -934,8 +934,8 @@ def test_lifecycle() -> None:
     for name in ("c2", "c3"):
         expect_container(fresh, name, cpus="3-4", isolation="pod", memory=[mem(2, [0])], hint=[0])
     assert fresh["defaultCpuSet"] == "0,5-15"
-    # 2-3: container removal frees nothing while the pod has containers.
-    for step, left in ((rm1, ("c2", "c3")), (rm2, ("c3",))):
+    # 2-4: containers stopping free nothing while the pod is active.
+    for step, left in ((rm1, ("c2", "c3")), (rm2, ("c3",)), (rm3, ())):
         assert step["op"] == "removeContainer"
         assert step["defaultCpuSet"] == "0,5-15"
         expect_pod_allocation(step, "1-4", [mem(4, [0])])
@@ -944,11 +944,11 @@ def test_lifecycle() -> None:
             expect_container(
                 step, name, cpus="3-4", isolation="pod", memory=[mem(2, [0])], hint=[0]
             )
-    # 4: the last container goes: the whole reservation comes back.
-    assert rm3["container"] == "c3"
-    assert rm3["podAllocation"] is None and rm3["containers"] == []
-    assert rm3["defaultCpuSet"] == "0-15"
-    # 5: sequential reuse: NUMA 0 again, bubble 1-4.
+    # 5: the pod leaves the active set: the whole reservation comes back.
+    assert gone["op"] == "removePod"
+    assert gone["podAllocation"] is None and gone["containers"] == []
+    assert gone["defaultCpuSet"] == "0-15"
+    # 6: sequential reuse: NUMA 0 again, bubble 1-4.
     expect_admitted(again)
     expect_pod_allocation(again, "1-4", [mem(4, [0])])
     expect_container(again, "c1", cpus="1-2", isolation="container", memory=[mem(2, [0])], hint=[0])

@@ -412,6 +412,139 @@ def _steps(
     return steps
 
 
+# -- starting checkpoints in every format version --------------------------------------------
+
+#: The format versions of the starting checkpoints and how often each is
+#: picked: kubelet v1.37 writes CPU V4 and memory V3 and reads back to CPU V2
+#: and memory V1; CPU "V1" is the layout kubelets before v1.18 wrote
+#: (entries keyed by container id), which v1.37 refuses.
+CPU_VERSIONS = (1, 2, 2, 3, 3, 4, 4)
+MEMORY_VERSIONS = (1, 1, 2, 2, 3, 3)
+
+
+def _convert(oracle: str, manager: str, version: int, obj: Mapping[str, Any]) -> Doc | None:
+    """A current-format checkpoint object written in format ``version`` by
+    the kubelet's own types for that version (``kubelet-oracle
+    legacy-checkpoint``)."""
+    import json
+    import subprocess
+
+    proc = subprocess.run(
+        [oracle, "legacy-checkpoint", manager, str(version)],
+        input=json.dumps(obj).encode(), capture_output=True, timeout=60, check=False,
+    )  # fmt: skip
+    if proc.returncode != 0:
+        return None
+    out: Doc = json.loads(proc.stdout)
+    return out
+
+
+def _cpu_v1(rng: random.Random, obj: Mapping[str, Any]) -> Doc:
+    """A CPU checkpoint as kubelets before v1.18 wrote it: one entry per
+    container id (``{"entries": {"ID": "CPUS"}}``), policy and default set
+    at the top. Its checksum is of no matter: v1.37 fails to decode it."""
+    import json
+
+    data = json.loads(obj["data"]) if isinstance(obj.get("data"), str) else obj
+    entries: dict[str, str] = {}
+    for containers in (data.get("entries") or {}).values():
+        for cpus in containers.values():
+            entries["containerd://" + "".join(rng.choice("0123456789abcdef") for _ in range(16))] = cpus
+    out: Doc = {"policyName": data.get("policyName", ""), "defaultCpuSet": data.get("defaultCpuSet", "")}
+    if entries:
+        out["entries"] = entries
+    out["checksum"] = rng.randrange(1 << 32)
+    return out
+
+
+def _legacy_formats(doc: Doc, rng: random.Random, oracle: str | None) -> None:
+    """Rewrite the scenario's starting checkpoints (current format, from an
+    earlier life of the node) in a format version picked at random."""
+    state = doc.get("state")
+    if not isinstance(state, dict) or oracle is None:
+        return
+    cpu = state.get("cpuManager")
+    if isinstance(cpu, dict):
+        version = rng.choice(CPU_VERSIONS)
+        if version == 1:
+            state["cpuManager"] = _cpu_v1(rng, cpu)
+        elif version < 4:
+            state["cpuManager"] = _convert(oracle, "cpu", version, cpu) or cpu
+    memory = state.get("memoryManager")
+    if isinstance(memory, dict):
+        version = rng.choice(MEMORY_VERSIONS)
+        if version < 3:
+            state["memoryManager"] = _convert(oracle, "memory", version, memory) or memory
+
+
+def _running_specs(doc: Doc, rng: random.Random, running: list[Doc]) -> None:
+    """Most of the time, give the specs of the pods still running at the
+    restart (``state.pods``: the kubelet knows them from the API server);
+    otherwise the pods stand in as their checkpoint entries."""
+    state = doc.get("state")
+    if isinstance(state, dict) and running and rng.random() < 0.7:
+        state["pods"] = copy.deepcopy(running)
+
+
+# -- configurations the kubelet refuses ------------------------------------------------------
+
+
+def _maybe_invalid_config(rng: random.Random, cfg: Doc, info: Mapping[str, Any], facts: Mapping[str, Any]) -> bool:
+    """Now and then (about one scenario in twelve) make the configuration
+    one the kubelet refuses to start with, in one of the ways its start-up
+    checks catch; True when it did."""
+    if rng.random() >= 0.08:
+        return False
+    numa = info["numa"]
+    cpus = info.get("online") or list(range(info["cpus"]))
+    gates = cfg.setdefault("featureGates", {})
+
+    def static_memory() -> None:
+        cfg["memoryManagerPolicy"] = "Static"
+        cfg.setdefault("kubeReserved", {})["memory"] = "256Mi"
+        cfg["evictionHard"] = {"memory.available": "100Mi"}
+        cfg["reservedMemory"] = [{"numaNode": numa[0], "limits": {"memory": "356Mi"}}]
+
+    def set_reserved(entries: list[Doc]) -> None:
+        static_memory()
+        cfg["reservedMemory"] = entries
+
+    choices: list[Any] = [
+        lambda: set_reserved([{"numaNode": numa[0], "limits": {"memory": "300Mi"}}]),  # sum mismatch
+        lambda: set_reserved([{"numaNode": max(numa) + 1, "limits": {"memory": "356Mi"}}]),  # no such node
+        lambda: set_reserved([{"numaNode": numa[0], "limits": {"memory": "356Mi", "hugepages-2Mi": "2Mi"}}]),
+        lambda: set_reserved([{"numaNode": numa[0], "limits": {"memory": "356Mi", "cpu": "1"}}]),
+        lambda: set_reserved([{"numaNode": numa[0], "limits": {"memory": "0"}}]),
+        lambda: set_reserved([{"numaNode": numa[0], "limits": {"memory": "200Mi"}},
+                              {"numaNode": numa[0], "limits": {"memory": "156Mi"}}]),
+        lambda: (static_memory(), cfg.pop("reservedMemory")),  # Static without reservedMemory
+        lambda: cfg.update(memoryManagerPolicy=rng.choice(("static", "none", "BestEffort"))),
+        lambda: cfg.update(cpuManagerPolicy=rng.choice(("Static", "None", "dynamic"))),
+        lambda: cfg.update(topologyManagerPolicy=rng.choice(("Restricted", "strict", "prefer"))),
+        lambda: cfg.update(topologyManagerScope=rng.choice(("node", "Pod"))),
+        lambda: cfg.update(topologyManagerPolicyOptions={rng.choice(("max-allowable-numa-nodes", "bogus")): "7"}),
+        lambda: cfg.update(cpuManagerPolicy="static",
+                           cpuManagerPolicyOptions={rng.choice(("bogus-option", "full-pcpus-only")): "maybe"}),
+        lambda: cfg.update(cpuManagerPolicy="none", cpuManagerPolicyOptions={"full-pcpus-only": "true"}),
+        lambda: (cfg.update(cpuManagerPolicy="static", cpuManagerPolicyOptions={"align-by-socket": "true"}),
+                 gates.update(CPUManagerPolicyAlphaOptions=False)),
+        lambda: cfg.update(cpuManagerPolicy="static", reservedSystemCPUs=f"{max(cpus) + rng.randint(1, 4)}"),
+        lambda: (cfg.update(cpuManagerPolicy="static", kubeReserved={"cpu": "0"}), cfg.pop("reservedSystemCPUs", None)),
+        lambda: cfg.update(kubeReserved={"cpu": str(info["cpus"] + 1)}),
+        lambda: cfg.update(systemReserved={"memory": f"{len(numa) * info['mem'] // (1 << 30) + 1}Gi"}),
+        lambda: cfg.update(evictionHard={"memory.available": rng.choice(("-1Gi", "150%", "1K"))}),
+        lambda: gates.update(PodLevelResources=False, PodLevelResourceManagers=True),
+        lambda: gates.update(NoSuchGate=True),
+        lambda: cfg.update(topologyManagerPolicy="single-numa-node",
+                           topologyManagerPolicyOptions={"max-allowable-numa-nodes": "8"},
+                           featureGates={**gates, "TopologyManagerPolicyOptions": False}),
+    ]
+    rng.choice(choices)()
+    if not gates:
+        cfg.pop("featureGates", None)
+    return True
+
+
 # -- assembly -----------------------------------------------------------------------------
 
 
@@ -463,8 +596,11 @@ def _state_from_previous_life(doc: Doc, rng: random.Random, info: Mapping[str, A
     return running
 
 
-def scenario(seed: int, index: int, workdir: Path) -> Doc:
-    """The ``index``-th random scenario of ``seed`` (deterministic)."""
+def scenario(seed: int, index: int, workdir: Path, oracle: str | None = None) -> Doc:
+    """The ``index``-th random scenario of ``seed`` (deterministic).
+    ``oracle``: the kubelet-oracle binary, which writes the starting
+    checkpoints in older format versions (without it they stay in the
+    current one)."""
     rng = random.Random(f"{seed}:{index}")
     node, info = _machine_info(rng) if rng.random() < 0.25 else _synthetic(rng)
     cfg, facts = _kubelet_config(rng, info)
@@ -475,8 +611,11 @@ def scenario(seed: int, index: int, workdir: Path) -> Doc:
         node["devices"] = devices
     doc: Doc = {"apiVersion": "podnuma.io/v1", "kind": "Scenario", "node": node, "kubeletConfig": cfg}
     steps: list[Doc] = []
+    invalid = _maybe_invalid_config(rng, cfg, info, facts)
     if rng.random() < 0.2:
         running = _state_from_previous_life(doc, rng, info, devices, facts, workdir)
+        _legacy_formats(doc, rng, oracle)
+        _running_specs(doc, rng, running)
         for pod in running:
             r = rng.random()
             if r < 0.5:
@@ -485,6 +624,8 @@ def scenario(seed: int, index: int, workdir: Path) -> Doc:
                 steps.append({"removePod": pod["metadata"]["uid"]})
     steps += _steps(rng, info, devices, facts, "p", rng.randint(1, 7))
     doc["steps"] = steps
+    if invalid:
+        return doc  # the kubelet refuses to start: the steps never run
     checked = _drop_invalid_steps(doc, workdir)
     if checked is None:
         doc["steps"] = [{"addPod": _classic_pod(rng, "fallback", info, {})}]
@@ -492,5 +633,7 @@ def scenario(seed: int, index: int, workdir: Path) -> Doc:
     return checked
 
 
-def scenarios(seed: int, count: int, workdir: Path, start: int = 0) -> list[tuple[str, Doc]]:
-    return [(f"seed{seed}-{i}", scenario(seed, i, workdir)) for i in range(start, start + count)]
+def scenarios(
+    seed: int, count: int, workdir: Path, start: int = 0, oracle: str | None = None
+) -> list[tuple[str, Doc]]:
+    return [(f"seed{seed}-{i}", scenario(seed, i, workdir, oracle)) for i in range(start, start + count)]

@@ -158,7 +158,7 @@ def test_random(chunk: int, oracle_binary: str, tmp_path: Path) -> None:
     start = chunk * CHUNK
     n = min(CHUNK, COUNT - start)
     print(f"kubelet oracle: seed {SEED}, scenarios {start}..{start + n - 1}")
-    items = generate.scenarios(SEED, n, tmp_path, start=start)
+    items = generate.scenarios(SEED, n, tmp_path, start=start, oracle=oracle_binary)
     mismatches = run_both(oracle_binary, items, tmp_path, bytes_every=5)
     if not mismatches:
         return

@@ -23,10 +23,11 @@ from typing import Any
 from unittest.mock import patch
 
 from podnuma.api.featuregates import FeatureGates
+from podnuma.cm.topologymanager import policy_fastmerge
 from podnuma.cm.topologymanager.bitmask import BitMask
 from podnuma.cm.topologymanager.hint import TopologyHint
 from podnuma.cm.topologymanager.new_manager import new_topology_policy
-from podnuma.cm.topologymanager.policy import HintMerger, ProvidersHints, merge_traced
+from podnuma.cm.topologymanager.policy import ProvidersHints, merge_traced
 from podnuma.errors import KubeletStartupError
 from podnuma.machine.topology import CPUInfo, CPUTopology, Machine, NUMANode
 from tests.oracle.harness import env_int, random_settings
@@ -215,7 +216,7 @@ def podnuma_merge(request: Request) -> list[dict[str, Any]]:
     hints = providers_hints(request)
     best, admit, trace = merge_traced(policy, hints)
     answers = [_result(best, admit)]
-    with patch.object(HintMerger, "_fold_limit", 0):
+    with patch.object(policy_fastmerge, "FOLD_LIMIT", 0):
         answers.append(_result(*policy.merge(hints)))
     if trace is not None and trace.candidates and request["policy"] != "single-numa-node":
         answers.append(_result(trace.candidates[0], admit))

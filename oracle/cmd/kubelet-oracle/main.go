@@ -35,6 +35,7 @@ const usage = `usage:
   kubelet-oracle simulate SCENARIO... [-o json] [--checkpoint-dir DIR]
   kubelet-oracle bench SCENARIO
   kubelet-oracle merge [--repeat N] < REQUESTS.jsonl
+  kubelet-oracle legacy-checkpoint cpu|memory VERSION < CURRENT > OLDER
 `
 
 // exitError carries the exit status and the one line to print.
@@ -111,6 +112,8 @@ func run(args []string, stdout io.Writer) error {
 		return bench(args[1:], stdout)
 	case "merge":
 		return mergeHints(args[1:], os.Stdin, stdout)
+	case "legacy-checkpoint":
+		return legacyCheckpoint(args[1:], os.Stdin, stdout)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -5,8 +5,10 @@ package kubelet
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	cadvisorapi "github.com/google/cadvisor/lib/model"
 	v1 "k8s.io/api/core/v1"
@@ -36,6 +38,21 @@ type StartupError struct{ Message string }
 func (e *StartupError) Error() string { return e.Message }
 
 func startupErr(err error) error { return &StartupError{Message: err.Error()} }
+
+// kubeletRootDir is the kubelet's default --root-dir, where its checkpoint
+// files live. Each run keeps them in a temporary directory instead; a
+// start-up message naming a file there names it as the kubelet would.
+const kubeletRootDir = "/var/lib/kubelet"
+
+// inRootDir rewrites the run's state directory in a start-up error as the
+// kubelet's root directory.
+func inRootDir(err error, stateDir string) error {
+	var se *StartupError
+	if errors.As(err, &se) && stateDir != "" {
+		return &StartupError{Message: strings.ReplaceAll(se.Message, stateDir, kubeletRootDir)}
+	}
+	return err
+}
 
 // pristineGates is the kubelet's feature gate as the packages registered it,
 // before any scenario changed it.

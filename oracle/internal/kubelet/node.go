@@ -11,7 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	_ "unsafe" // go:linkname
+	"unsafe" // go:linkname, managerPointer
 
 	cadvisorapi "github.com/google/cadvisor/lib/model"
 	v1 "k8s.io/api/core/v1"
@@ -41,6 +41,23 @@ import (
 //
 //go:linkname newDeviceManager k8s.io/kubernetes/pkg/kubelet/cm/devicemanager.newManagerImpl
 func newDeviceManager(logger klog.Logger, socketPath string, topology []cadvisorapi.Node, store topologymanager.Store) (*devicemanager.ManagerImpl, error)
+
+// The CPU and memory managers' removeStaleState (unexported methods of
+// their unexported manager types; the receiver is passed as the pointer it
+// is): what the managers run, with the sources ready, at the start of every
+// hint and allocation request and (the CPU manager) in its reconcile loop.
+//
+//go:linkname cpuRemoveStaleState k8s.io/kubernetes/pkg/kubelet/cm/cpumanager.(*manager).removeStaleState
+func cpuRemoveStaleState(m unsafe.Pointer, logger klog.Logger)
+
+//go:linkname memoryRemoveStaleState k8s.io/kubernetes/pkg/kubelet/cm/memorymanager.(*manager).removeStaleState
+func memoryRemoveStaleState(m unsafe.Pointer, logger klog.Logger)
+
+// managerPointer is the pointer held by a manager interface value (both
+// managers' NewManager return a *manager).
+func managerPointer(iface any) unsafe.Pointer {
+	return (*[2]unsafe.Pointer)(unsafe.Pointer(&iface))[1]
+}
 
 // hardEvictionReservation is the container manager's own helper
 // (pkg/kubelet/cm/helpers.go): what the hard eviction thresholds reserve of
@@ -133,6 +150,14 @@ type Node struct {
 // exist and be empty. Errors are *StartupError (the kubelet would not
 // start) or *scenario.InputError.
 func NewNode(ctx context.Context, s *scenario.Scenario, stateDir string) (*Node, error) {
+	n, err := newNode(ctx, s, stateDir)
+	if err != nil {
+		return nil, inRootDir(err, filepath.Clean(stateDir))
+	}
+	return n, nil
+}
+
+func newNode(ctx context.Context, s *scenario.Scenario, stateDir string) (*Node, error) {
 	logger := klog.FromContext(ctx)
 	n := &Node{ctx: ctx, scn: s, machine: s.Machine, stateDir: stateDir, running: map[string]*runningPod{}}
 	cfg, err := loadConfig(s, s.Machine)
@@ -248,7 +273,9 @@ func NewNode(ctx context.Context, s *scenario.Scenario, stateDir string) (*Node,
 		func(context.Context, bool) (*v1.Node, error) { return n.node, nil },
 		passThroughFailures{}, n.devices.UpdatePluginResources)
 
-	n.adoptRestoredPods()
+	if err := n.adoptRestoredPods(); err != nil {
+		return nil, err
+	}
 	if n.topo, err = topology.Discover(logger, s.Machine); err != nil {
 		return nil, startupErr(err)
 	}
@@ -311,11 +338,11 @@ func (n *Node) activePods() []*v1.Pod {
 	out := make([]*v1.Pod, 0, len(n.order)+1)
 	for _, uid := range n.order {
 		rp := n.running[uid]
-		if rp.restored && n.admitting != nil && string(n.admitting.UID) == uid {
-			// A restored pod being re-admitted: the stand-in made from its
-			// checkpoint entries gives way to the spec the kubelet really
-			// has (it would know it from the API server all along), so a
-			// checkpoint entry for a container the spec lacks is stale.
+		if n.admitting != nil && string(n.admitting.UID) == uid {
+			// A restored pod being re-admitted: the spec being admitted is
+			// the one the kubelet has (a stand-in made from checkpoint
+			// entries gives way to it), so a checkpoint entry for a
+			// container the spec lacks is stale.
 			out = append(out, n.admitting)
 			continue
 		}
@@ -344,12 +371,21 @@ func (n *Node) otherPods(uid types.UID) []*v1.Pod {
 }
 
 // adoptRestoredPods makes the owners of the starting checkpoints' entries
-// running pods, as after a kubelet restart with those pods on the node.
-// The kubelet would know their specs from the API server; the scenario
-// only has the checkpoints, so each stands in as a pod with those
-// containers that requests the CPUs and memory its entries hold (podnuma's
-// rule for such pods).
-func (n *Node) adoptRestoredPods() {
+// and the scenario's running pods (state.pods) running pods, as after a
+// kubelet restart with those pods on the node. The kubelet knows their
+// specs from the API server: a pod the scenario gives is that spec (as
+// created); one it does not give stands in as a pod with the containers of
+// its entries that requests the CPUs and memory they hold (podnuma's rule
+// for such pods).
+func (n *Node) adoptRestoredPods() error {
+	specs := map[string]*v1.Pod{}
+	for _, raw := range n.scn.RunningPods {
+		pod, err := asCreated(raw.DeepCopy())
+		if err != nil {
+			return err
+		}
+		specs[string(pod.UID)] = pod
+	}
 	containers := map[string]map[string]bool{}
 	add := func(uid, name string) {
 		if containers[uid] == nil {
@@ -377,12 +413,20 @@ func (n *Node) adoptRestoredPods() {
 	for uid := range memState.GetPodMemoryAssignments() {
 		add(uid, "")
 	}
+	for uid := range specs {
+		add(uid, "")
+	}
 	uids := make([]string, 0, len(containers))
 	for uid := range containers {
 		uids = append(uids, uid)
 	}
 	sort.Strings(uids)
 	for _, uid := range uids {
+		if pod, ok := specs[uid]; ok {
+			n.running[uid] = &runningPod{pod: pod, ref: pod.Namespace + "/" + pod.Name, removed: map[string]bool{}}
+			n.order = append(n.order, uid)
+			continue
+		}
 		names := make([]string, 0, len(containers[uid]))
 		for name := range containers[uid] {
 			names = append(names, name)
@@ -425,15 +469,17 @@ func (n *Node) adoptRestoredPods() {
 		n.running[uid] = &runningPod{pod: pod, ref: uid, restored: true, removed: map[string]bool{}}
 		n.order = append(n.order, uid)
 	}
+	return nil
 }
 
 // containerID gives a running container the id the runtime would know it
-// by, registered with the managers that remove by container id.
+// by, registered with the topology manager, which PostStopContainer tells
+// by container id. (The CPU and memory managers learn container ids when
+// containers start, which no step models: their container maps stay
+// empty, so their removeStaleState works from their state alone.)
 func (n *Node) containerID(pod *v1.Pod, name string) string {
 	n.nextContainer++
 	id := fmt.Sprintf("container-%d", n.nextContainer)
-	n.cpuContainers.Add(string(pod.UID), name, id)
-	n.memContainers.Add(string(pod.UID), name, id)
 	// The topology manager learns container ids from AddContainer, which
 	// has no other effect.
 	for _, c := range allContainers(pod) {

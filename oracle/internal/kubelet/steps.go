@@ -146,7 +146,7 @@ func (n *Node) step(i int, st scenario.Step) (StepDoc, error) {
 		if !n.live(rp, st.Container) {
 			return StepDoc{}, &scenario.InputError{Path: path + ".container", Message: fmt.Sprintf("container '%s' of pod %s is not running", st.Container, rp.ref)}
 		}
-		n.remove(rp, st.Container)
+		n.stopContainer(rp, st.Container)
 		sd := n.removalDoc(i, st.Op, rp)
 		name := st.Container
 		sd.Container = &name
@@ -158,7 +158,7 @@ func (n *Node) step(i int, st scenario.Step) (StepDoc, error) {
 		}
 		for _, c := range allContainers(rp.pod) {
 			if !rp.removed[c.Name] {
-				n.remove(rp, c.Name)
+				n.stopContainer(rp, c.Name)
 			}
 		}
 		n.mu.Lock()
@@ -170,6 +170,7 @@ func (n *Node) step(i int, st scenario.Step) (StepDoc, error) {
 			}
 		}
 		n.mu.Unlock()
+		n.removeStaleState()
 		return n.removalDoc(i, st.Op, rp), nil
 	}
 }
@@ -195,17 +196,28 @@ func (n *Node) find(ref, path string) (*runningPod, error) {
 	return nil, &scenario.InputError{Path: path, Message: fmt.Sprintf("pod '%s' is not running on the node", ref)}
 }
 
-// remove takes one container off the node: the CPU, memory and topology
-// managers' RemoveContainer with the container's runtime id. (The device
-// manager has no RemoveContainer: a pod's devices are released once the
-// pod is no longer active, at its next allocation.)
-func (n *Node) remove(rp *runningPod, name string) {
+// stopContainer is the kubelet's PostStopContainer for one container of a
+// pod that stays active: in v1.37.2 it tells only the topology manager
+// (RemoveContainer, with the container's runtime id), which forgets the
+// container's stored hint. The CPU and memory managers keep what the
+// container holds until the pod leaves the active set (removeStaleState);
+// the device manager keeps its devices until then too.
+func (n *Node) stopContainer(rp *runningPod, name string) {
 	logger := klog.FromContext(n.ctx)
 	id := n.containerID(rp.pod, name)
-	_ = n.cpu.RemoveContainer(logger, id)
-	_ = n.memory.RemoveContainer(logger, id)
 	_ = n.topology.RemoveContainer(logger, id)
 	rp.removed[name] = true
+}
+
+// removeStaleState is the CPU and memory managers' removeStaleState with
+// the sources ready: every assignment of a container that is not in an
+// active pod is released through the policies' RemoveContainer.
+func (n *Node) removeStaleState() {
+	logger := klog.FromContext(n.ctx)
+	n.withSources(func() {
+		cpuRemoveStaleState(managerPointer(n.cpu), logger)
+		memoryRemoveStaleState(managerPointer(n.memory), logger)
+	})
 }
 
 // addPod is the kubelet's pod admission: the admit handlers in the

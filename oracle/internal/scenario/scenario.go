@@ -85,7 +85,11 @@ type Scenario struct {
 	// CPUState and MemoryState are the bytes of the starting checkpoint
 	// files (nil when the scenario gives none).
 	CPUState, MemoryState []byte
-	Steps                 []Step
+	// RunningPods are the pods running on the node when it starts
+	// (state.pods): their full specs, as the kubelet knows them from the
+	// API server after a restart.
+	RunningPods []*v1.Pod
+	Steps       []Step
 }
 
 // Load reads the scenario file at path.
@@ -168,8 +172,21 @@ func Parse(raw []byte, name, dir string) (*Scenario, error) {
 		if !ok {
 			return nil, inputErr("state", "must be a mapping")
 		}
-		if err := checkKeys(state, []string{"cpuManager", "cpuManagerFile", "memoryManager", "memoryManagerFile"}, "state"); err != nil {
+		if err := checkKeys(state, []string{"cpuManager", "cpuManagerFile", "memoryManager", "memoryManagerFile", "pods"}, "state"); err != nil {
 			return nil, err
+		}
+		if raw, ok := state["pods"]; ok && raw != nil {
+			items, ok := raw.([]any)
+			if !ok {
+				return nil, inputErr("state.pods", "must be a list of pods")
+			}
+			for i, item := range items {
+				pod, err := loadPod(item, fmt.Sprintf("state.pods[%d]", i))
+				if err != nil {
+					return nil, err
+				}
+				s.RunningPods = append(s.RunningPods, pod)
+			}
 		}
 		if s.CPUState, err = loadCheckpoint(state, "cpuManager", dir); err != nil {
 			return nil, err

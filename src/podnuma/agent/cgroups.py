@@ -8,7 +8,8 @@ plans the whole tree the kubelet and the runtime would write
 capacity, reservations and current shared pool), writes it with
 :func:`podnuma.cgroups.apply_plan` (the kernel's write order; a failed apply
 removes what it created) and removes the cgroups of removed pods
-(:func:`podnuma.cgroups.remove_plan`). Without ``--cgroup-root``,
+(:func:`podnuma.cgroups.remove_plan`, and the apply's own removal of pod
+cgroups the plan no longer has, e.g. left by an earlier run). Without ``--cgroup-root``,
 :class:`NoCgroups` does nothing.
 """
 
@@ -78,10 +79,12 @@ class CgroupTree:
     def sync(
         self, node: Node, running: Mapping[str, PlannedPod], removed: Sequence[PlannedPod]
     ) -> None:
+        left: list[str] = []
         if removed:
             gone = self._plan(node, {p.pod.uid: p for p in removed})
             pod_nodes = tuple(n for n in gone.nodes if n.kind in ("pod", "sandbox", "container"))
-            self.left = remove_plan(dataclasses.replace(gone, nodes=pod_nodes), self.root)
+            left = remove_plan(dataclasses.replace(gone, nodes=pod_nodes), self.root)
         plan = self._plan(node, running)
-        apply_plan(plan, self.root)
+        report = apply_plan(plan, self.root)  # also removes cgroups of pods not running any more
+        self.left = sorted(set(left) | {op.path for op in report.operations if op.action == "stale"})
         self.last = plan

@@ -27,7 +27,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from podnuma.api.pod import FeatureGateView, Pod, parse_pod
+from podnuma.api.pod import Pod
+from podnuma.api.pod_manifest import FeatureGateView, parse_pod
 from podnuma.errors import InputError
 from podnuma.inputs.documents import parse_document
 

@@ -13,6 +13,14 @@ start with the kubelet's message (``could not restore state from
 checkpoint: ..., please drain this node and delete ...``) -- never a silent
 reset. Temporary files a killed agent left behind are removed (they were
 never renamed, so they never were state).
+
+One check goes beyond the kubelet's: exclusive CPUs held by two different
+pods (:func:`double_assignments`). kubelet v1.37.2's ``validateState``
+accepts such a state (it checks the default set and the total, not the
+assignments against each other); when one of the pods goes, its CPUs return
+to the shared pool while the other still holds them, and the checkpoint
+written then is one the next start refuses. The agent refuses the state at
+start instead, before it serves PodResources with a CPU given twice.
 """
 
 from __future__ import annotations
@@ -28,8 +36,10 @@ from podnuma.cm.cpumanager.checkpoint import CPUCheckpointData, restore_cpu_stat
 from podnuma.cm.memorymanager.checkpoint import MemoryCheckpointData, restore_memory_state
 from podnuma.errors import InputError
 from podnuma.fileio import atomic_write
+from podnuma.golang.strconv import go_quote
+from podnuma.machine.cpuset import CPUSet
 
-__all__ = ["RestoredState", "StateDir", "STATUS_FILE"]
+__all__ = ["RestoredState", "StateDir", "STATUS_FILE", "double_assignments"]
 
 STATUS_FILE = "podnuma-agent-status.json"
 _OWN_FILES = (CPU_CHECKPOINT_FILE, MEMORY_CHECKPOINT_FILE, STATUS_FILE)
@@ -83,6 +93,15 @@ class StateDir:
                 state_dir=state_dir,
             )
             self._written[CPU_CHECKPOINT_FILE] = blob
+            twice = double_assignments(cpu)
+            if twice is not None:
+                raise InputError(
+                    f"exclusive CPUs held by two pods: {twice}; kubelet v1.37.2 starts with this state "
+                    "and writes it back with those CPUs in the shared pool as well, which its next start "
+                    "refuses, so the agent refuses it now: drain this node and delete the CPU manager "
+                    "checkpoint file before restarting",
+                    file=str(self.path / CPU_CHECKPOINT_FILE),
+                )
         blob = self._read(MEMORY_CHECKPOINT_FILE)
         if blob is not None:
             memory = restore_memory_state(
@@ -115,3 +134,21 @@ class StateDir:
 
     def write_status(self, data: bytes) -> None:
         atomic_write(self.path / STATUS_FILE, data, mode=0o644)  # for any user to read
+
+
+def double_assignments(cpu: CPUCheckpointData) -> str | None:
+    """The first exclusive set of one pod overlapping another pod's, in the
+    kubelet's wording (``pod: P, container: C cpuset: "..."``), or ``None``.
+    The containers of one pod may share CPUs (an init container's are reused,
+    a pod-level set holds its containers' sets); two pods may not."""
+    held: list[tuple[str, str, CPUSet]] = []
+    for uid in sorted(cpu.entries):
+        for name in sorted(cpu.entries[uid]):
+            held.append((uid, f"pod: {uid}, container: {name} cpuset: ", cpu.entries[uid][name]))
+    for uid in sorted(cpu.pod_entries):
+        held.append((uid, f"pod: {uid} (pod-level) cpuset: ", cpu.pod_entries[uid]))
+    for i, (uid, what, cpus) in enumerate(held):
+        for other_uid, other, other_cpus in held[:i]:
+            if other_uid != uid and cpus & other_cpus:
+                return f"{what}{go_quote(str(cpus))} overlaps with {other}{go_quote(str(other_cpus))}"
+    return None

@@ -39,7 +39,7 @@ from podnuma.analysis.rewrite import (
     to_pod_level,
 )
 from podnuma.api.kubeletconfig import KubeletConfig
-from podnuma.api.pod import parse_pod
+from podnuma.api.pod_manifest import parse_pod
 from podnuma.api.qos import compute_pod_qos
 from podnuma.errors import InputError, KubeletStartupError
 from podnuma.inputs.documents import describe_type

@@ -25,7 +25,7 @@ from typing import Any
 from podnuma.analysis.measure import Measurement, measure_manifest, variant_config
 from podnuma.analysis.rewrite import Rewrite, has_pod_level_resources, other_form, sidecar_names
 from podnuma.api.kubeletconfig import KubeletConfig
-from podnuma.api.pod import parse_pod
+from podnuma.api.pod_manifest import parse_pod
 from podnuma.errors import InputError
 from podnuma.machine.topology import Machine
 

@@ -16,7 +16,8 @@ from typing import Any
 
 from podnuma.api.featuregates import FeatureGates
 from podnuma.api.kubeletconfig import KubeletConfig
-from podnuma.api.pod import Pod, derive_pod_uid, parse_pod
+from podnuma.api.pod import Pod, derive_pod_uid
+from podnuma.api.pod_manifest import parse_pod
 from podnuma.cm.container_manager import Node
 from podnuma.cm.results import ContainerResult, PodAllocation
 from podnuma.errors import KubeletStartupError

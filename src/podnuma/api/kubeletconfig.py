@@ -560,17 +560,17 @@ def _validation_errors(cfg: KubeletConfig) -> list[str]:
             quantity = reservation.limits[name]
             if not (name == "memory" or _is_hugepage_resource(name)):
                 errors.append(
-                    f"the limit type {go_quote(name)} for NUMA node {numa} is not supported, "
+                    f"invalid configuration: the limit type {go_quote(name)} for NUMA node {numa} is not supported, "
                     "only [memory hugepages-<HugePageSize>] is accepted"
                 )
             if quantity.is_zero():
                 errors.append(
-                    f"reserved memory may not be zero for NUMA node {numa} and resource "
+                    f"invalid configuration: reserved memory may not be zero for NUMA node {numa} and resource "
                     f"{go_quote(name)}"
                 )
             if name in names:
                 errors.append(
-                    "the reserved memory has a duplicate value for NUMA node "
+                    "invalid configuration: the reserved memory has a duplicate value for NUMA node "
                     f"{numa} and resource {go_quote(name)}"
                 )
             names.add(name)
@@ -620,6 +620,12 @@ def effective_reserved(
                     f"{flag} value failed to parse: resource quantity for {go_quote(name)} "
                     f"cannot be negative: {texts.get(name, str(parsed[name]))}"
                 )
+        cpu = parsed.get("cpu")
+        if cpu is not None:
+            # parseResourceList rounds cpu to millicores (SetMilli): the
+            # quantity then holds (millis, -3), as start-up messages show
+            millis = (cpu.scaled_value(-6) + 500) // 1000
+            parsed["cpu"] = Quantity(millis * 10**6, cpu.format, _rep=(False, millis, -3))
     return kube, system
 
 
@@ -698,15 +704,17 @@ def check_node_allocatable(
     """``validateNodeAllocatable`` (``ContainerManager.Start``, after the CPU
     and memory managers started): a reservation larger than the capacity of
     its resource stops the kubelet. Upstream walks the reservation map in Go
-    order (random); here by resource name, so the message is stable."""
+    order (random); here by resource name, so the message is stable. The
+    quantities print as Go's ``%v`` prints a ``resource.Quantity`` value:
+    the struct, not the number (an upstream quirk reproduced)."""
     errors = []
     for name in sorted(reservation):
         reserved = reservation[name]
         cap = capacity.get(name, Quantity.zero())
         if (cap - reserved).sign() < 0:
             errors.append(
-                f"Resource {go_quote(name)} has a reservation of {reserved} but capacity of "
-                f"{cap}. Expected capacity >= reservation."
+                f"Resource {go_quote(name)} has a reservation of {reserved.go_value_text()} but "
+                f"capacity of {cap.go_value_text()}. Expected capacity >= reservation."
             )
     if errors:
         raise KubeletStartupError(

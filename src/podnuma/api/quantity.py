@@ -289,6 +289,18 @@ class Quantity:
             return False, n, -9
         return True, n, -9
 
+    def go_value_text(self) -> str:
+        """How Go's ``%v`` prints a ``resource.Quantity`` value (not a
+        pointer: ``String`` has a pointer receiver, so fmt prints the
+        struct): ``{{VALUE SCALE} {<nil>} CACHED FORMAT}``. Quantities that
+        come out of arithmetic carry no cached string. (An ``inf.Dec`` one
+        prints the address of its decimal, which no run can repeat: shown as
+        ``{{0 0} {0x?}  FORMAT}``.)"""
+        dec, u, e = self._go_rep()
+        if dec:
+            return f"{{{{0 0}} {{0x?}}  {self._format.value}}}"
+        return f"{{{{{u} {e}}} {{<nil>}}  {self._format.value}}}"
+
     @property
     def is_dec(self) -> bool:
         """Held as an ``inf.Dec`` (not an ``int64Amount``) by apimachinery."""

@@ -32,15 +32,18 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from podnuma.cgroups.plan import CgroupNode, CgroupPlan
+from podnuma.cgroups.beneath import Beneath
+from podnuma.cgroups.plan import NAME_MAX, CgroupNode, CgroupPlan, name_problem, short_name
 from podnuma.errors import InputError
 from podnuma.machine.cpuset import CPUSet, CPUSetParseError
 
 __all__ = [
+    "NAME_MAX",
     "Operation",
     "ApplyReport",
     "CgroupWriteError",
@@ -48,7 +51,11 @@ __all__ = [
     "attach",
     "remove_plan",
     "is_cgroupfs",
+    "name_problem",
+    "validate_plan",
 ]
+
+PATH_MAX = 4096  # bytes in a path (linux/limits.h)
 
 V1_CONTROLLERS = ("cpuset", "cpu", "memory", "hugetlb")
 
@@ -65,6 +72,19 @@ _ERRNO_TEXT = {
     "cpuset, or the root cpuset)",
     errno.EPERM: "operation not permitted (not root, or outside a delegated cgroup namespace)",
     errno.ENOENT: "no such file: the controller is not enabled in this cgroup",
+    errno.ELOOP: "a symlink is in the way (refusing to follow it out of the root)",
+    errno.EXDEV: "the path leads out of the root (refused)",
+    errno.ENOTDIR: "a component of the path is not a directory",
+    errno.EEXIST: "something that is not a directory is in the way",
+    errno.EMLINK: "the file has other hard links (refusing to write through one)",
+    errno.ENAMETOOLONG: "a name or the path is too long for the kernel",
+}
+
+_RMDIR_TEXT = {
+    errno.EBUSY: "it still holds processes",
+    errno.ENOTEMPTY: "it holds files or directories podnuma did not write",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "operation not permitted",
 }
 
 
@@ -123,19 +143,27 @@ class _Writer:
         self.mounted: dict[str, bool] = {}
         self.plan = plan
         self.root = root
-        self.real_root = Path(os.path.realpath(root))
         self.dry_run = dry_run
+        try:
+            self.tree = Beneath(root)
+        except OSError as err:
+            raise InputError(
+                f"--root: cannot open: {err.strerror or err}", file=str(root)
+            ) from None
         if plan.version == 1:
             # /sys/fs/cgroup itself is a tmpfs holding one mount per controller
             self.cgroupfs = is_cgroupfs(root) or any(
-                is_cgroupfs(root / c) for c in V1_CONTROLLERS if (root / c).is_dir()
+                is_cgroupfs(root / c) for c in V1_CONTROLLERS if self.tree.is_dir(c)
             )
         else:
             self.cgroupfs = is_cgroupfs(root)
         self.report = ApplyReport(root=root, dry_run=dry_run, cgroupfs=self.cgroupfs)
-        self.created: list[Path] = []  # directories this run made, in order
-        self.created_files: list[Path] = []  # plain-directory files this run made
+        self.created: list[str] = []  # directories this run made, in order (relative)
+        self.created_files: list[str] = []  # plain-directory files this run made
         self.written: dict[str, str] = {}
+
+    def close(self) -> None:
+        self.tree.close()
 
     # -- paths ---------------------------------------------------------------
     def rel(self, controller: str | None, path: str, name: str | None = None) -> str:
@@ -146,76 +174,70 @@ class _Writer:
         if name is not None:
             parts.append(name)
         for p in parts:
-            if p in ("", ".", "..") or "/" in p or "\x00" in p:
-                raise InputError(f"refusing cgroup path component {p!r}", path=path)
+            problem = name_problem(p)
+            if problem is not None:
+                raise InputError(f"refusing cgroup path component {short_name(p)!r}: {problem}", path=path)
         return "/".join(parts)
-
-    def abs(self, rel: str) -> Path:
-        target = self.real_root / rel
-        # Defence in depth: the components are plain names, and no directory
-        # on the way may be a symlink.
-        cur = self.real_root
-        for part in Path(rel).parts:
-            cur = cur / part
-            if cur.is_symlink():
-                raise InputError(f"refusing to follow a symlink at {rel!r}", file=str(self.root))
-        if os.path.commonpath([str(self.real_root), str(target)]) != str(self.real_root):
-            raise InputError(f"path {rel!r} leaves the root", file=str(self.root))
-        return target
 
     # -- primitives ------------------------------------------------------------
     def fail(self, err: OSError, rel: str, value: str | None) -> CgroupWriteError:
         code = err.errno or 0
         name = errno.errorcode.get(code, str(code))
         why = _ERRNO_TEXT.get(code, err.strerror or str(err))
-        what = f"writing {value!r}" if value is not None else "creating the cgroup"
+        if value is not None:
+            what = f"writing {value!r}"
+        elif rel in self.created or not self.dry_run:
+            what = "creating the cgroup"
+        else:
+            what = "reading"
         return CgroupWriteError(f"{what}: {name}: {why}", file=str(self.root / rel))
 
     def mkdir(self, rel: str) -> bool:
-        target = self.abs(rel)
-        if target.is_dir() or target in self.created:
+        if rel in self.created or self.tree.is_dir(rel):
             return False
         self.report.operations.append(Operation("mkdir", rel))
         if not self.dry_run:
             try:
-                os.mkdir(target, 0o755)
-            except FileExistsError:
-                return False
+                if not self.tree.mkdir(rel):
+                    self.report.operations.pop()
+                    return False
             except OSError as err:
                 raise self.fail(err, rel, None) from None
-        self.created.append(target)
+        self.created.append(rel)
         return True
 
     def read(self, rel: str) -> str | None:
         if rel in self.written:  # what this run wrote (all a dry run can know)
             return self.written[rel]
         try:
-            return self.abs(rel).read_text(encoding="utf-8").strip()
+            return self.tree.read(rel).decode("utf-8", "replace").strip()
         except OSError:
             return None
 
     def exists(self, rel: str) -> bool:
-        return self.abs(rel).exists()
+        return self.tree.exists(rel)
+
+    def is_dir(self, rel: str) -> bool:
+        return rel in self.created or self.tree.is_dir(rel)
 
     def write(self, rel: str, value: str) -> None:
         self.report.operations.append(Operation("write", rel, value))
         self.written[rel] = value
         if self.dry_run:
             return
-        target = self.abs(rel)
-        flags = os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC
-        if not self.cgroupfs:
-            flags |= os.O_CREAT | os.O_TRUNC
-        existed = self.cgroupfs or target.exists()
         try:
-            fd = os.open(target, flags, 0o644)
-            if not existed:
-                self.created_files.append(target)
+            fd, created = self.tree.open_write(
+                rel, create=not self.cgroupfs, single_link=not self.cgroupfs
+            )
         except OSError as err:
             raise self.fail(err, rel, value) from None
+        if created:
+            self.created_files.append(rel)
         try:
             data = value.encode() if value else b"\n"
             os.write(fd, data)  # one write(): the kernel applies it whole
+            if not self.cgroupfs:
+                os.ftruncate(fd, len(data))
         except OSError as err:
             raise self.fail(err, rel, value) from None
         finally:
@@ -226,10 +248,106 @@ class _Writer:
         is attached during an apply), newest first."""
         for f in reversed(self.created_files):
             with contextlib.suppress(OSError):
-                f.unlink()
+                self.tree.unlink(f)
         for d in reversed(self.created):
             with contextlib.suppress(OSError):
-                os.rmdir(d)
+                self.tree.rmdir(d)
+
+    # -- stale cgroups -----------------------------------------------------------
+    def prune(self, keep: bool) -> None:
+        """Cgroups of pods the plan no longer has (and containers a planned
+        pod no longer has): removed, leaves first, before anything is
+        written, so none keeps a cpuset overlapping the new ones. Pods known
+        only from a checkpoint (``plan.unplanned``) are left alone. What
+        cannot be removed (still populated, or not a cgroup podnuma could
+        empty) is reported with the CPUs it keeps."""
+        planned = {n.path for n in self.plan.nodes}
+        parents = [n.path for n in self.plan.nodes if n.kind in ("node", "qos")]
+        pods = [n.path for n in self.plan.nodes if n.kind == "pod"]
+        guarded = {f"pod{uid}" for uid in self.plan.unplanned} | {
+            f"pod{uid.replace('-', '_')}.slice" for uid in self.plan.unplanned
+        }
+        controllers: list[str | None] = [None]
+        if self.plan.version == 1:
+            controllers = [c for c in V1_CONTROLLERS if self.hierarchy(c)]
+        stale: list[str] = []
+        for path in parents:
+            base = path.rpartition("/")[2]
+            prefix = "pod" if self.plan.driver == "cgroupfs" else base.removesuffix(".slice") + "-pod"
+            for name in self.subdirs(controllers, path):
+                child = f"{path}/{name}"
+                if child in planned or not name.startswith(prefix):
+                    continue
+                if self.plan.driver == "systemd" and not name.endswith(".slice"):
+                    continue
+                if name in guarded or any(name.endswith("-" + g) for g in guarded):
+                    continue
+                stale.append(child)
+        for path in pods:
+            for name in self.subdirs(controllers, path):
+                if f"{path}/{name}" not in planned:
+                    stale.append(f"{path}/{name}")
+        for path in stale:
+            for controller in controllers:
+                rel = self.rel(controller, path)
+                if self.tree.is_dir(rel):
+                    self.remove_tree(rel, keep)
+
+    def subdirs(self, controllers: Sequence[str | None], path: str) -> list[str]:
+        names: set[str] = set()
+        for controller in controllers:
+            rel = self.rel(controller, path)
+            if not self.tree.is_dir(rel):
+                continue
+            try:
+                entries = self.tree.listdir(rel)
+            except OSError:
+                continue
+            names.update(n for n, mode in entries if stat.S_ISDIR(mode))
+        return sorted(names)
+
+    def remove_tree(self, rel: str, keep: bool) -> bool:
+        """Remove cgroup ``rel`` and the cgroups below it, leaves first."""
+        try:
+            entries = self.tree.listdir(rel)
+        except OSError as err:
+            self.keep(rel, err)
+            return False
+        ok = True
+        for name, mode in entries:
+            if stat.S_ISDIR(mode):
+                ok = self.remove_tree(f"{rel}/{name}", keep) and ok
+        cpus = self.read(f"{rel}/cpuset.cpus") if self.plan.version == 2 or rel.startswith("cpuset/") else None
+        if keep:
+            self.report.operations.append(
+                Operation("stale", rel, detail="not in the plan; kept (--keep-stale)" + _cpus_note(cpus))
+            )
+            return False
+        self.report.operations.append(Operation("rmdir", rel, detail="not in the plan"))
+        if self.dry_run:
+            return ok
+        if not ok:
+            self.report.operations[-1] = Operation("stale", rel, detail="a cgroup below it stays" + _cpus_note(cpus))
+            return False
+        try:
+            if not self.cgroupfs:
+                for name, mode in entries:
+                    if stat.S_ISREG(mode):
+                        self.tree.unlink(f"{rel}/{name}")
+            self.tree.rmdir(rel)
+        except OSError as err:
+            self.report.operations.pop()
+            self.keep(rel, err, cpus)
+            return False
+        return True
+
+    def keep(self, rel: str, err: OSError, cpus: str | None = None) -> None:
+        code = err.errno or 0
+        name = errno.errorcode.get(code, str(code))
+        why = _RMDIR_TEXT.get(code, err.strerror or str(err))
+        self.report.operations.append(
+            Operation("stale", rel, detail=f"not in the plan, cannot remove: {name}: {why}{_cpus_note(cpus)}")
+        )
 
     # -- steps ---------------------------------------------------------------
     def ancestors(self, path: str) -> list[str]:
@@ -279,7 +397,7 @@ class _Writer:
         if not self.cgroupfs:
             return True
         if controller not in self.mounted:
-            self.mounted[controller] = is_cgroupfs(self.abs(controller))
+            self.mounted[controller] = self.tree.is_dir(controller) and is_cgroupfs(self.root / controller)
         return self.mounted[controller]
 
     def inherit_cpuset(self, path: str) -> None:
@@ -376,13 +494,51 @@ class _Writer:
             self.write(rel, f.value)
 
 
-def apply_plan(plan: CgroupPlan, root: Path, *, dry_run: bool = False) -> ApplyReport:
+def validate_plan(plan: CgroupPlan) -> None:
+    """Every name the apply would use, checked before the first write: plain
+    names the kernel accepts (no ``/``, ``.``, ``..``, NUL or newline, at
+    most 255 bytes, whole paths under 4096 bytes). :class:`InputError`
+    naming the cgroup (and, for a pod's cgroups, the pod and its
+    ``metadata.uid``)."""
+    for i, node in enumerate(plan.nodes):
+        where = f"cgroups[{i}]"
+        if node.pod is not None:
+            where = "metadata.uid"
+        names = [p for p in node.path.split("/")]
+        names += [f.name for f in node.files]
+        for name in names:
+            problem = name_problem(name)
+            if problem is None:
+                continue
+            whose = f"pod {node.pod}: " if node.pod is not None else ""
+            raise InputError(f"{whose}cgroup name {short_name(name)!r} {problem}", path=where)
+        longest = len(os.fsencode(node.path)) + max((len(f.name) for f in node.files), default=0) + 16
+        if longest >= PATH_MAX:
+            whose = f"pod {node.pod}: " if node.pod is not None else ""
+            raise InputError(
+                f"{whose}cgroup path {short_name(node.path)!r} is too long ({longest} bytes with the "
+                f"controller and file names; the kernel's limit is {PATH_MAX - 1})",
+                path=where,
+            )
+
+
+def apply_plan(
+    plan: CgroupPlan, root: Path, *, dry_run: bool = False, keep_stale: bool = False
+) -> ApplyReport:
     """Write ``plan`` under ``root`` (see the module docstring for the
-    order); with ``dry_run`` only report what would be done."""
+    order); with ``dry_run`` only report what would be done.
+
+    The whole plan is validated before anything is written. Cgroups of pods
+    no longer in the plan are removed first (``keep_stale``: only reported);
+    what cannot be removed is reported (``stale`` operations). A failed
+    write removes the cgroups and files this apply created (cgroups it
+    removed as stale stay removed: they were empty)."""
     if not root.is_dir():
         raise InputError("--root: not a directory", file=str(root))
+    validate_plan(plan)
     w = _Writer(plan, root, dry_run)
     try:
+        w.prune(keep_stale)
         for node in plan.nodes:
             if plan.version == 2:
                 w.ensure_v2(node)
@@ -401,6 +557,8 @@ def apply_plan(plan: CgroupPlan, root: Path, *, dry_run: bool = False) -> ApplyR
             f"{err.message} (the {len(w.created)} cgroups this apply created were removed again)",
             file=err.file,
         ) from None
+    finally:
+        w.close()
     return w.report
 
 
@@ -409,37 +567,46 @@ def attach(plan: CgroupPlan, root: Path, path: str, pid: int) -> None:
     the plan uses; the one v2 tree). Done after :func:`apply_plan`, so the
     cpuset is complete when the task arrives."""
     w = _Writer(plan, root, False)
-    node = plan.node(path)
-    if plan.version == 2:
-        w.write(w.rel(None, path, "cgroup.procs"), str(pid))
-        return
-    for controller in sorted(w.controllers_for(node)):
-        if w.hierarchy(controller) and w.abs(w.rel(controller, path)).is_dir():
-            w.write(w.rel(controller, path, "cgroup.procs"), str(pid))
+    try:
+        node = plan.node(path)
+        if plan.version == 2:
+            w.write(w.rel(None, path, "cgroup.procs"), str(pid))
+            return
+        for controller in sorted(w.controllers_for(node)):
+            if w.hierarchy(controller) and w.tree.is_dir(w.rel(controller, path)):
+                w.write(w.rel(controller, path, "cgroup.procs"), str(pid))
+    finally:
+        w.close()
 
 
 def remove_plan(plan: CgroupPlan, root: Path, *, extra: Iterable[str] = ()) -> list[str]:
     """Remove the plan's cgroups (and ``extra`` relative paths), leaves
     first; returns what could not be removed (e.g. still populated)."""
     w = _Writer(plan, root, False)
-    paths: set[str] = set(extra)
-    for node in plan.nodes:
-        paths.update(w.ancestors(node.path))
-    left: list[str] = []
-    prefixes = list(V1_CONTROLLERS) if plan.version == 1 else [None]
-    for path in sorted(paths, key=lambda p: (-p.count("/"), p)):
-        for controller in prefixes:
-            rel = w.rel(controller, path)
-            target = w.abs(rel)
-            if not target.is_dir():
-                continue
-            if not w.cgroupfs:
-                for f in target.iterdir():
-                    if f.is_file():
-                        with contextlib.suppress(OSError):
-                            f.unlink()
-            try:
-                os.rmdir(target)
-            except OSError:
-                left.append(rel)
-    return left
+    try:
+        paths: set[str] = set(extra)
+        for node in plan.nodes:
+            paths.update(w.ancestors(node.path))
+        left: list[str] = []
+        prefixes = list(V1_CONTROLLERS) if plan.version == 1 else [None]
+        for path in sorted(paths, key=lambda p: (-p.count("/"), p)):
+            for controller in prefixes:
+                rel = w.rel(controller, path)
+                if not w.tree.is_dir(rel):
+                    continue
+                try:
+                    if not w.cgroupfs:
+                        for name, mode in w.tree.listdir(rel):
+                            if stat.S_ISREG(mode):
+                                with contextlib.suppress(OSError):
+                                    w.tree.unlink(f"{rel}/{name}")
+                    w.tree.rmdir(rel)
+                except OSError:
+                    left.append(rel)
+        return left
+    finally:
+        w.close()
+
+
+def _cpus_note(cpus: str | None) -> str:
+    return f"; it keeps cpuset.cpus {cpus}" if cpus else ""

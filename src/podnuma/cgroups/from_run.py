@@ -85,7 +85,18 @@ def plan_cgroups(
     removed = {s.pod_uid for s in run.steps[: step + 1] if s.op == "removePod"}
     unplanned = sorted(known - set(running) - removed)
     facts = node_facts(scenario.machine, scenario.config, run, step)
-    return plan_from_pods(
-        running, facts, driver=driver, version=version, cgroup_root=cgroup_root,
-        step=step, unplanned=unplanned,
-    )  # fmt: skip
+    # a bad UID is reported at the step that brought the pod
+    uid_paths = {
+        s.pod.uid: f"steps[{s.index}].addPod.metadata.uid"
+        for s in scenario.steps
+        if s.pod is not None and s.pod.uid in running
+    }
+    try:
+        return plan_from_pods(
+            running, facts, driver=driver, version=version, cgroup_root=cgroup_root,
+            step=step, unplanned=unplanned, uid_paths=uid_paths,
+        )  # fmt: skip
+    except InputError as err:
+        if err.path.startswith("steps["):  # about the file (not --cgroup-root)
+            raise scenario.input_error(err) from None
+        raise

@@ -88,6 +88,9 @@ __all__ = [
     "plan_document",
     "cgroupfs_path",
     "systemd_path",
+    "name_problem",
+    "short_name",
+    "NAME_MAX",
 ]
 
 Driver = Literal["systemd", "cgroupfs"]
@@ -159,6 +162,35 @@ def cpu_max(quota: int, period: int) -> str:
 # ------------------------------------------------------------------ naming
 
 
+NAME_MAX = 255  # bytes in one path component (linux/limits.h)
+
+
+def name_problem(name: str) -> str | None:
+    """Why ``name`` cannot be one path component of a cgroup, or ``None``:
+    empty, ``.``/``..``, a ``/``, NUL or newline, or longer than the
+    kernel's ``NAME_MAX`` (``mkdir`` fails with ``ENAMETOOLONG``)."""
+    if not name:
+        return "is empty"
+    if name in (".", ".."):
+        return "is not a usable cgroup name"
+    if "/" in name:
+        return "contains '/'"
+    if "\x00" in name or "\n" in name:
+        return "contains a NUL or newline character"
+    try:
+        size = len(name.encode("utf-8"))
+    except UnicodeEncodeError:
+        return "is not valid UTF-8 text (it holds a lone surrogate)"
+    if size > NAME_MAX:
+        return f"is {size} bytes long; the kernel's limit for a name is {NAME_MAX} bytes"
+    return None
+
+
+def short_name(name: str) -> str:
+    """``name`` cut to fit one line of an error message."""
+    return name if len(name) <= 60 else f"{name[:40]}...{name[-12:]}"
+
+
 def _check_component(component: str, what: str, path: str = "") -> str:
     """``NewCgroupName``'s rule (no ``/``, no ``_``), plus what a path must
     never be, so no name can leave the root."""
@@ -169,8 +201,10 @@ def _check_component(component: str, what: str, path: str = "") -> str:
         bad = "contains '/' or '_' (the kubelet refuses such cgroup names)"
     elif component in (".", "..") or "\x00" in component or "\n" in component:
         bad = "is not a usable cgroup name"
+    else:
+        bad = name_problem(component)
     if bad is not None:
-        raise InputError(f"{what} {component!r} {bad}", path=path)
+        raise InputError(f"{what} {short_name(component)!r} {bad}", path=path)
     return component
 
 
@@ -508,8 +542,10 @@ def plan_from_pods(
     cgroup_root: Sequence[str] = (),
     step: int | None = None,
     unplanned: Sequence[str] = (),
+    uid_paths: Mapping[str, str] | None = None,
 ) -> CgroupPlan:
-    """The whole tree, parents before children."""
+    """The whole tree, parents before children. ``uid_paths``: the field
+    path of each pod's UID, for errors (default ``metadata.uid``)."""
     if driver not in ("systemd", "cgroupfs"):
         raise InputError(f"unknown cgroup driver {driver!r} (systemd or cgroupfs)", path="driver")
     if version not in (1, 2):
@@ -563,7 +599,7 @@ def plan_from_pods(
             tier_path = to_path([*kubepods, qos.lower()])
             nodes.append(CgroupNode(path=tier_path, kind="qos", writer="kubelet", files=tuple(files)))
         members = [u for u in pods if pods[u].qos_class == qos]
-        nodes += _pod_subtrees(members, pods, facts, driver, version, kubepods, to_path)
+        nodes += _pod_subtrees(members, pods, facts, driver, version, kubepods, to_path, uid_paths or {})
     return CgroupPlan(
         driver=driver, version=version, step=step, nodes=tuple(nodes), unplanned=tuple(unplanned)
     )
@@ -577,14 +613,22 @@ def _pod_subtrees(
     version: int,
     kubepods: list[str],
     to_path: Callable[[Sequence[str]], str],
+    uid_paths: Mapping[str, str],
 ) -> list[CgroupNode]:
     nodes: list[CgroupNode] = []
     for uid in sorted(uids, key=lambda u: (pods[u].pod.ref, u)):
         planned = pods[uid]
-        comp = _check_component(f"pod{uid}", "pod UID", "metadata.uid")
+        where = uid_paths.get(uid, "metadata.uid")
+        comp = _check_component(f"pod{uid}", "pod cgroup name", where)
         parent = kubepods if planned.qos_class == "Guaranteed" else [*kubepods, planned.qos_class.lower()]
         pod_components = [*parent, comp]
         pod_path = to_path(pod_components)
+        problem = name_problem(pod_path.rpartition("/")[2])
+        if problem is not None:  # the systemd slice name is longer than pod<UID>
+            raise InputError(
+                f"pod UID {short_name(uid)!r}: cgroup name {short_name(pod_path.rpartition('/')[2])!r} {problem}",
+                path=where,
+            )
         nodes.append(_pod_node(pod_path, planned, facts, version))
 
         def child(cid: str, pod_path: str = pod_path) -> str:

@@ -72,6 +72,8 @@ def plan_command(
 @click.option("--root", type=click.Path(path_type=Path, file_okay=False), required=True,
               help="The cgroup mount (v2) or the directory of v1 hierarchies.")  # fmt: skip
 @click.option("--dry-run", is_flag=True, help="Only print what would be written.")
+@click.option("--keep-stale", is_flag=True,
+              help="Only report cgroups of pods no longer in the plan (default: remove them).")  # fmt: skip
 def apply_command(
     scenario: str,
     step: int | None,
@@ -80,20 +82,40 @@ def apply_command(
     cgroup_root: str,
     root: Path,
     dry_run: bool,
+    keep_stale: bool,
 ) -> None:
     """Write the plan of SCENARIO ('-': standard input) under --root, in the
-    kernel's order; print each operation."""
+    kernel's order; print each operation.
+
+    Cgroups of pods (and containers) under the plan's kubepods tree that the
+    plan no longer has are removed first, leaves first; one that cannot be
+    removed (still holding processes) is printed as 'stale' with the CPUs it
+    keeps. Every name is checked before the first write; a failed write
+    removes what this apply created."""
 
     def go() -> Any:
         src = TextInput.read(scenario, what="scenario")
         return service.apply(src, root, step=step, driver=driver,  # type: ignore[arg-type]
-                             version=int(cgroup_version), cgroup_root=cgroup_root, dry_run=dry_run)
+                             version=int(cgroup_version), cgroup_root=cgroup_root, dry_run=dry_run,
+                             keep_stale=keep_stale)
 
     report = guard(go)
     guard(lambda: echo("".join(f"{op}\n" for op in report.operations)))
-    done = "would write" if dry_run else "wrote"
     writes = sum(1 for op in report.operations if op.action == "write")
     dirs = sum(1 for op in report.operations if op.action == "mkdir")
+    removed = sum(1 for op in report.operations if op.action == "rmdir")
+    stale = sum(1 for op in report.operations if op.action == "stale")
     kind = "cgroup file system" if report.cgroupfs else "plain directory"
     if not is_quiet():
-        click.echo(f"{done} {writes} files, {dirs} new cgroups under {root} ({kind})", err=True)
+        done = "would write" if dry_run else "wrote"
+        gone = "would remove" if dry_run else "removed"
+        click.echo(
+            f"{done} {writes} files, {dirs} new cgroups under {root} ({kind}); "
+            f"{gone} {removed} cgroups of pods no longer in the plan",
+            err=True,
+        )
+        if stale:
+            click.echo(
+                f"warning: {stale} cgroups of pods no longer in the plan are left (see the 'stale' lines)",
+                err=True,
+            )

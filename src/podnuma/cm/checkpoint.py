@@ -13,6 +13,8 @@ Everything here is pure; reading and writing the files is
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from typing import Any, Final
 
 from podnuma.errors import KubeletStartupError
@@ -25,6 +27,7 @@ __all__ = [
     "CORRUPT_CHECKPOINT",
     "CheckpointError",
     "dump_checksum",
+    "found_bytes",
     "object_checksum",
     "string_checksum",
 ]
@@ -59,3 +62,17 @@ def string_checksum(text: str) -> int:
     """``checksum.New(s)`` for a Go string: FNV-32a of ``"(string)" + s``."""
     return dump_checksum("(string)" + text)
 
+
+
+def found_bytes(blob: bytes | str | Mapping[str, Any]) -> bytes | None:
+    """The bytes of a starting checkpoint file as the kubelet finds it: the
+    file's own bytes, or an inline object written as compact JSON with
+    sorted keys (a mapping carries no key order of its own)."""
+    if isinstance(blob, bytes):
+        return blob
+    if isinstance(blob, str):
+        return blob.encode("utf-8", "surrogatepass")
+    try:
+        return json.dumps(blob, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    except (TypeError, ValueError):
+        return None

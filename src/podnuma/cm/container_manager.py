@@ -20,7 +20,8 @@ pods, as after a kubelet restart.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Final
@@ -187,11 +188,21 @@ class Node:
         *,
         cpu_checkpoint: CPUCheckpointData | None = None,
         memory_checkpoint: MemoryCheckpointData | None = None,
+        cpu_restore_failure: str | None = None,
+        memory_restore_failure: str | None = None,
+        running_pods: Sequence[Pod] = (),
         step_pod_resources: bool = True,
     ) -> None:
         """``step_pod_resources``: whether each step's result carries the
         PodResources ``List`` after it (callers that never read it, such as
-        the fleet replay, save building it)."""
+        the fleet replay, save building it). ``cpu_restore_failure`` /
+        ``memory_restore_failure``: the kubelet's message for refusing that
+        manager's starting checkpoint (see ``restore_cpu_state``): the
+        manager's start fails with it, in the kubelet's order.
+        ``running_pods``: the specs of pods running at the start (after a
+        restart the kubelet knows them from the API server); a pod owning
+        checkpoint entries without a spec here stands in as a pod requesting
+        what its entries hold."""
         validate_kubelet_config(config, online_cpus=machine.topology.cpus())
         self._step_pod_resources = step_pod_resources
         self._admitting: Pod | None = None  # the pod whose admission is under way
@@ -271,12 +282,16 @@ class Node:
         # checkpoint), then the memory manager.
         # ContainerManager.Start wraps each manager's Start error.
         try:
+            if cpu_restore_failure is not None:
+                raise KubeletStartupError(cpu_restore_failure)
             if cpu_checkpoint is not None:
                 check_policy(cpu_checkpoint, config.cpu_manager_policy)
             self.cpu.start()
         except KubeletStartupError as exc:
             raise KubeletStartupError(f"start cpu manager error: {exc}") from None
         try:
+            if memory_restore_failure is not None:
+                raise KubeletStartupError(memory_restore_failure)
             self.memory.start()
         except KubeletStartupError as exc:
             raise KubeletStartupError(f"start memory manager error: {exc}") from None
@@ -293,20 +308,42 @@ class Node:
         # whose own steps touched them (_pod_resources_stale).
         self._pod_resources_cache: dict[str, PodResources] = {}
         self._pod_resources_stale: set[str] = set()
-        self._adopt_checkpoint_pods(cpu_checkpoint, memory_checkpoint)
+        self._cpu_found = cpu_checkpoint.found if cpu_checkpoint is not None else None
+        self._memory_found = memory_checkpoint.found if memory_checkpoint is not None else None
+        self._adopt_checkpoint_pods(cpu_checkpoint, memory_checkpoint, running_pods)
 
     # -- running pods ------------------------------------------------------
     def _adopt_checkpoint_pods(
-        self, cpu: CPUCheckpointData | None, memory: MemoryCheckpointData | None
+        self,
+        cpu: CPUCheckpointData | None,
+        memory: MemoryCheckpointData | None,
+        specs: Sequence[Pod] = (),
     ) -> None:
-        """Pods owning checkpoint entries run on the node; they count toward
-        node allocatable with the CPUs and memory their entries hold."""
+        """Pods owning checkpoint entries run on the node, and so do the pods
+        whose specs are given: a pod with a spec is that pod (its containers
+        are the active ones, its requests count toward node allocatable);
+        one without stands in with the CPUs and memory its entries hold."""
         cpu_entries = cpu.entries if cpu is not None else {}
         cpu_pods = cpu.pod_entries if cpu is not None else {}
         mem_entries = memory.entries if memory is not None else {}
         mem_pods = memory.pod_entries if memory is not None else {}
-        uids = set(cpu_entries) | set(cpu_pods) | set(mem_entries) | set(mem_pods)
+        by_uid = {pod.uid: pod for pod in specs}
+        uids = set(cpu_entries) | set(cpu_pods) | set(mem_entries) | set(mem_pods) | set(by_uid)
         for uid in sorted(uids):
+            spec = by_uid.get(uid)
+            if spec is not None:
+                spec_requests, spec_amounts = _requests_of(spec, self._pod_level)
+                self._run(
+                    _RunningPod(
+                        uid=uid,
+                        ref=spec.ref,
+                        pod=spec,
+                        requests=spec_requests,
+                        containers=list(_container_order(spec)),
+                        amounts=spec_amounts,
+                    )
+                )
+                continue
             containers = sorted(set(cpu_entries.get(uid, {})) | set(mem_entries.get(uid, {})))
             cpus = CPUSet()
             for cset in cpu_entries.get(uid, {}).values():
@@ -482,33 +519,47 @@ class Node:
             self._active[uid] = entry
 
     def remove_container(self, ref: str, container: str, index: int) -> StepResult:
+        """A container of a pod that stays active stopped: the kubelet's
+        ``PostStopContainer``, which in v1.37.2 tells only the topology
+        manager (the container's stored hint goes). Its CPUs, memory and
+        devices stay assigned until the pod leaves the active set."""
         rp = self._find(ref)
         if container not in rp.live_containers():
             raise InputError(f"container {container!r} of pod {rp.ref} is not running")
-        self._remove(rp, container)
+        self._stop_container(rp, container)
         return self._removal_result(index, "removeContainer", rp, container)
 
     def remove_pod(self, ref: str, index: int) -> StepResult:
+        """The pod leaves the active set: its running containers stop
+        (``PostStopContainer``), then the CPU and memory managers'
+        ``removeStaleState`` releases every assignment of it; the device
+        manager forgets its devices (as at its next allocation)."""
         rp = self._find(ref)
         for name in rp.live_containers():
-            self._remove(rp, name)
+            self._stop_container(rp, name)
         self._stop(rp.uid)
         self._touch(rp.uid)
         self.topology.remove_pod(rp.uid)
+        self.remove_stale_state()
         # Devices stay with a pod until it is no longer active.
         self.devices.remove_pod(rp.uid)
         return self._removal_result(index, "removePod", rp, None)
+
+    def remove_stale_state(self) -> None:
+        """The CPU and memory managers' ``removeStaleState`` with the sources
+        ready: every assignment of a container outside the active pods is
+        released through the policies' ``RemoveContainer``."""
+        active = self._active
+        self.cpu.remove_stale_state(active)
+        self.memory.remove_stale_state(active)
 
     def _touch(self, uid: str) -> None:
         """The pod's PodResources entry must be computed again."""
         if self._step_pod_resources:
             self._pod_resources_stale.add(uid)
 
-    def _remove(self, rp: _RunningPod, container: str) -> None:
+    def _stop_container(self, rp: _RunningPod, container: str) -> None:
         self._touch(rp.uid)
-        self.devices.remove_container(rp.uid, container)
-        self.cpu.remove_container(rp.uid, container)
-        self.memory.remove_container(rp.uid, container)
         self.topology.remove_container(rp.uid, container)
         rp.removed.add(container)
 
@@ -726,24 +777,53 @@ class Node:
             pod_entries=dict(st.pod_assignments),
         )
 
+    def _found_files(self) -> tuple[bytes | None, bytes | None]:
+        """The starting checkpoint files still as found: the kubelet stores
+        a manager's checkpoint on every write to its state (``storeState``),
+        and only then; a state never written since it was restored leaves
+        the file in its format version, bytes and all."""
+        cpu = self._cpu_found if self.cpu.state.stores == 0 else None
+        memory = self._memory_found if self.memory.state.stores == 0 else None
+        return cpu, memory
+
     def checkpoint_objects(self) -> dict[str, object]:
+        cpu, memory = self._found_files()
         return {
-            "cpuManager": cpu_checkpoint_object(self._cpu_checkpoint_data()),
-            "memoryManager": memory_checkpoint_object(self.memory.checkpoint_data()),
+            "cpuManager": (
+                _json_object(cpu) if cpu is not None else cpu_checkpoint_object(self._cpu_checkpoint_data())
+            ),
+            "memoryManager": (
+                _json_object(memory)
+                if memory is not None
+                else memory_checkpoint_object(self.memory.checkpoint_data())
+            ),
         }
 
     def checkpoint_files(self) -> dict[str, bytes]:
+        cpu, memory = self._found_files()
         return {
-            CPU_CHECKPOINT_FILE: encode_cpu_checkpoint(self._cpu_checkpoint_data()),
-            MEMORY_CHECKPOINT_FILE: encode_memory_checkpoint(self.memory.checkpoint_data()),
+            CPU_CHECKPOINT_FILE: cpu if cpu is not None else encode_cpu_checkpoint(self._cpu_checkpoint_data()),
+            MEMORY_CHECKPOINT_FILE: (
+                memory if memory is not None else encode_memory_checkpoint(self.memory.checkpoint_data())
+            ),
         }
+
+
+def _json_object(raw: bytes) -> object:
+    """A checkpoint file's JSON; ``None`` when it is not valid JSON as it
+    stands (the kubelet's reader is more lenient than a JSON document)."""
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return None
 
 
 def _capacity(machine: Machine, max_pod_count: int) -> dict[str, Quantity]:
     """Node capacity as the kubelet reports it from cadvisor: logical CPUs,
     memory capacity, hugepage pools, and the maximum pod count."""
     cap: dict[str, Quantity] = {
-        "cpu": Quantity.from_int(machine.topology.num_cpus),
+        # NewMilliQuantity(cores * 1000): the form shows in start-up messages
+        "cpu": Quantity.from_milli(machine.topology.num_cpus * 1000),
         "memory": Quantity.from_int(machine.memory_capacity(), binary=True),
         "pods": Quantity.from_int(max_pod_count),
     }

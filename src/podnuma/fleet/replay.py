@@ -43,7 +43,8 @@ from podnuma.analysis.advise import Advice, advise_pod
 from podnuma.analysis.measure import measure
 from podnuma.analysis.rewrite import sidecar_names
 from podnuma.api.kubeletconfig import KubeletConfig, load_kubelet_config
-from podnuma.api.pod import Pod, parse_pod
+from podnuma.api.pod import Pod
+from podnuma.api.pod_manifest import parse_pod
 from podnuma.api.qos import compute_pod_qos
 from podnuma.cm.container_manager import Node
 from podnuma.cm.cpumanager.policy_options import FULL_PCPUS_ONLY_OPTION

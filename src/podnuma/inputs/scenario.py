@@ -16,10 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from podnuma.api.kubeletconfig import KubeletConfig, load_kubelet_config
-from podnuma.api.pod import Pod, parse_pod
-from podnuma.cm.checkpoint import CheckpointError
-from podnuma.cm.cpumanager.checkpoint import CPUCheckpointData, decode_cpu_checkpoint
-from podnuma.cm.memorymanager.checkpoint import MemoryCheckpointData, decode_memory_checkpoint
+from podnuma.api.pod import Pod
+from podnuma.api.pod_manifest import parse_pod
+from podnuma.cm.checkpoint import found_bytes
+from podnuma.cm.cpumanager.checkpoint import CPUCheckpointData, restore_cpu_state
+from podnuma.cm.memorymanager.checkpoint import MemoryCheckpointData, restore_memory_state
 from podnuma.cm.results import StepOp
 from podnuma.errors import InputError, KubeletStartupError
 from podnuma.inputs.discover import load_node
@@ -51,7 +52,7 @@ KIND = "Scenario"
 # --------------------------------------------------------------------------
 
 _TOP_KEYS = ("apiVersion", "kind", "node", "kubeletConfig", "kubeletConfigFile", "state", "steps")
-_STATE_KEYS = ("cpuManager", "cpuManagerFile", "memoryManager", "memoryManagerFile")
+_STATE_KEYS = ("cpuManager", "cpuManagerFile", "memoryManager", "memoryManagerFile", "pods")
 _STEP_KEYS: tuple[StepOp, ...] = ("addPod", "removeContainer", "removePod")
 
 
@@ -88,6 +89,13 @@ class Scenario:
     kubelet_config_file: str | None = None  # where the configuration came from, if a file
     cpu_state_path: str | None = None  # field path of the starting CPU checkpoint, if any
     memory_state_path: str | None = None  # field path of the starting memory checkpoint, if any
+    # the kubelet's message for refusing a starting checkpoint (it does not
+    # start: raised when that manager starts)
+    cpu_restore_failure: str | None = None
+    memory_restore_failure: str | None = None
+    # the specs of the pods running at the start (state.pods), as the
+    # kubelet knows them from the API server after a restart
+    running_pods: tuple[Pod, ...] = ()
     document: Document | None = field(default=None, compare=False, repr=False)
 
     def input_error(self, err: InputError) -> InputError:
@@ -181,13 +189,23 @@ def _load(doc: Document, *, base_dir: Path) -> Scenario:
 
     cpu_ckpt: CPUCheckpointData | None = None
     mem_ckpt: MemoryCheckpointData | None = None
+    cpu_failure: str | None = None
+    mem_failure: str | None = None
+    running: tuple[Pod, ...] = ()
+    f1: tuple[str, ...] = ()
+    f2: tuple[str, ...] = ()
     if "state" in top and top["state"] is not None:
         state = _mapping(top["state"], path="state", what="state")
         _unknown(state, _STATE_KEYS, path="state")
         plrm = config.feature_gates.enabled("PodLevelResourceManagers")
-        cpu_ckpt, f1 = _load_checkpoint(state, "cpuManager", base_dir=base_dir, plrm=plrm)
-        mem_ckpt, f2 = _load_checkpoint(state, "memoryManager", base_dir=base_dir, plrm=plrm)
+        cpu_ckpt, cpu_failure, f1 = _load_checkpoint(
+            state, "cpuManager", base_dir=base_dir, plrm=plrm, config=config
+        )
+        mem_ckpt, mem_failure, f2 = _load_checkpoint(
+            state, "memoryManager", base_dir=base_dir, plrm=plrm, config=config
+        )
         files += f1 + f2
+        running = _load_running_pods(state, config)
 
     if "steps" not in top:
         raise InputError("required field is missing: the list of steps", path="steps")
@@ -206,15 +224,26 @@ def _load(doc: Document, *, base_dir: Path) -> Scenario:
         memory_checkpoint=mem_ckpt,
         files=files,
         kubelet_config_file=files[0] if "kubeletConfigFile" in top else None,
-        cpu_state_path=_state_path(top, "cpuManager") if cpu_ckpt is not None else None,
-        memory_state_path=_state_path(top, "memoryManager") if mem_ckpt is not None else None,
+        cpu_state_path=(
+            _state_path(top, "cpuManager", f1) if cpu_ckpt is not None or cpu_failure else None
+        ),
+        memory_state_path=(
+            _state_path(top, "memoryManager", f2) if mem_ckpt is not None or mem_failure else None
+        ),
+        cpu_restore_failure=cpu_failure,
+        memory_restore_failure=mem_failure,
+        running_pods=running,
         document=doc,
     )
 
 
-def _state_path(top: Mapping[str, Any], key: str) -> str:
+def _state_path(top: Mapping[str, Any], key: str, files: tuple[str, ...] = ()) -> str:
+    """Where a starting checkpoint is in the input: its field path, and the
+    file it names, if any."""
     state = top.get("state") or {}
-    return f"state.{key}File" if f"{key}File" in state else f"state.{key}"
+    if f"{key}File" in state:
+        return f"state.{key}File ({files[0]})" if files else f"state.{key}File"
+    return f"state.{key}"
 
 
 def _load_kubelet_config(
@@ -257,23 +286,35 @@ def _load_kubelet_config(
         raise startup_failure(e, file=scenario_name) from None
 
 
-def _decode_memory_checkpoint(
-    blob: bytes | str | Mapping[str, Any], plrm: bool
-) -> MemoryCheckpointData:
-    return decode_memory_checkpoint(blob, pod_level_resource_managers=plrm)
-
-
-def _decode_cpu_checkpoint(blob: bytes | str | Mapping[str, Any], plrm: bool) -> object:
-    return decode_cpu_checkpoint(blob, pod_level_resource_managers=plrm)
+def _restore(
+    blob: bytes | Mapping[str, Any], key: str, plrm: bool, config: KubeletConfig
+) -> tuple[CPUCheckpointData | MemoryCheckpointData | None, str | None]:
+    """The manager's ``restoreState`` on a starting checkpoint: its data, or
+    the kubelet's full message for refusing it (the kubelet then does not
+    start; the message is raised when that manager starts, in the kubelet's
+    order: see :class:`podnuma.node.Node`)."""
+    data: CPUCheckpointData | MemoryCheckpointData
+    try:
+        if key == "cpuManager":
+            data = restore_cpu_state(blob, config.cpu_manager_policy, pod_level_resource_managers=plrm)
+        else:
+            data = restore_memory_state(
+                blob, config.memory_manager_policy, pod_level_resource_managers=plrm
+            )
+    except KubeletStartupError as e:
+        return None, str(e)
+    data.found = found_bytes(blob)
+    return data, None
 
 
 def _load_checkpoint(
-    state: Mapping[str, Any], key: str, *, base_dir: Path, plrm: bool
-) -> tuple[Any, tuple[str, ...]]:
-    """Decode the starting checkpoint of one manager (``plrm``: the
-    PodLevelResourceManagers gate, which changes what the kubelet reads)."""
+    state: Mapping[str, Any], key: str, *, base_dir: Path, plrm: bool, config: KubeletConfig
+) -> tuple[Any, str | None, tuple[str, ...]]:
+    """Read and restore the starting checkpoint of one manager (``plrm``: the
+    PodLevelResourceManagers gate, which changes what the kubelet reads):
+    (data, the kubelet's refusal message, files read). A checkpoint the
+    kubelet refuses is not invalid input: the kubelet does not start."""
     file_key = f"{key}File"
-    decode = _decode_cpu_checkpoint if key == "cpuManager" else _decode_memory_checkpoint
     if key in state and file_key in state:
         raise InputError(
             f"give the checkpoint inline ({key}) or as a file ({file_key}), not both",
@@ -282,20 +323,18 @@ def _load_checkpoint(
     if file_key in state:
         p, raw = _read_referenced(base_dir, state[file_key], path=f"state.{file_key}", what="checkpoint")
         try:
-            return decode(raw, plrm), (str(p),)
-        except CheckpointError as e:
-            raise InputError(f"{p}: invalid checkpoint: {e}", path=f"state.{file_key}") from None
+            data, failure = _restore(raw, key, plrm, config)
         except InputError as e:
             raise InputError(f"{p}: {e}", path=f"state.{file_key}") from None
+        return data, failure, (str(p),)
     if key in state and state[key] is not None:
         obj = _mapping(state[key], path=f"state.{key}", what="a checkpoint")
         try:
-            return decode(obj, plrm), ()
-        except CheckpointError as e:
-            raise InputError(f"invalid checkpoint: {e}", path=f"state.{key}") from None
+            data, failure = _restore(obj, key, plrm, config)
         except InputError as e:
             raise e.at(f"state.{key}") from None
-    return None, ()
+        return data, failure, ()
+    return None, None, ()
 
 
 def _ref(value: object, *, path: str, what: str) -> str:
@@ -304,6 +343,34 @@ def _ref(value: object, *, path: str, what: str) -> str:
     if not value.strip():
         raise InputError(f"{what} must not be empty", path=path)
     return value
+
+
+def _load_running_pods(state: Mapping[str, Any], config: KubeletConfig) -> tuple[Pod, ...]:
+    """``state.pods``: the pods running on the node when it starts (their
+    full specs), validated as ``addPod`` pods are."""
+    raw = state.get("pods")
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise InputError(f"must be a list of pods, found {describe_type(raw)}", path="state.pods")
+    pods: list[Pod] = []
+    seen: dict[str, int] = {}
+    for i, item in enumerate(raw):
+        path = f"state.pods[{i}]"
+        doc = _mapping(item, path=path, what="a pod")
+        try:
+            pod = parse_pod(doc, gates=config.feature_gates)
+        except InputError as e:
+            raise e.at(path) from None
+        for key in (pod.uid, pod.ref):
+            if key in seen:
+                raise InputError(
+                    f"pod {pod.ref} (UID {pod.uid}) is already listed at state.pods[{seen[key]}]",
+                    path=path,
+                )
+            seen[key] = i
+        pods.append(pod)
+    return tuple(pods)
 
 
 def _load_step(index: int, raw: object, config: KubeletConfig) -> Step:

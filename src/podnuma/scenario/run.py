@@ -73,6 +73,9 @@ def start_node(scenario: Scenario) -> Node:
             scenario.config,
             cpu_checkpoint=scenario.cpu_checkpoint,
             memory_checkpoint=scenario.memory_checkpoint,
+            cpu_restore_failure=scenario.cpu_restore_failure,
+            memory_restore_failure=scenario.memory_restore_failure,
+            running_pods=scenario.running_pods,
         )
     except CheckpointError:
         raise

@@ -27,11 +27,12 @@ def plan(
 
 def apply(
     src: TextInput, root: Path, *, step: int | None, driver: Literal["systemd", "cgroupfs"],
-    version: int, cgroup_root: str = "/", dry_run: bool = False,
+    version: int, cgroup_root: str = "/", dry_run: bool = False, keep_stale: bool = False,
 ) -> ApplyReport:
     """Write the plan under ``root`` in the kernel's order (``dry_run``:
-    only list the operations)."""
+    only list the operations; ``keep_stale``: leave the cgroups of pods the
+    plan no longer has)."""
     return apply_plan(
         plan(src, step=step, driver=driver, version=version, cgroup_root=cgroup_root), root,
-        dry_run=dry_run,
+        dry_run=dry_run, keep_stale=keep_stale,
     )

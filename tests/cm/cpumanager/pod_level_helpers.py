@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from podnuma.api.pod import Container, Pod, PodResources
+from podnuma.api.pod import Container, Pod, PodLevelResources
 from podnuma.api.quantity import Quantity, parse_quantity
 from podnuma.machine.topology import CPUInfo, CPUTopology
 from tests.cm.cpumanager.cpu_policy_helpers import Gates
@@ -72,7 +72,7 @@ def pod_level_pod(
             preq["cpu"] = parse_quantity(pod_req)
         if pod_lim is not None:
             plim["cpu"] = parse_quantity(pod_lim)
-        resources = PodResources(requests=preq, limits=plim)
+        resources = PodLevelResources(requests=preq, limits=plim)
     return Pod(
         uid=name,
         name=name,

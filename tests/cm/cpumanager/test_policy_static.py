@@ -603,13 +603,13 @@ def test_too_many_reserved_cpus() -> None:
 
 
 def test_pod_level_pod_left_alone_when_gate_off() -> None:
-    from podnuma.api.pod import PodResources
+    from podnuma.api.pod import PodLevelResources
     from podnuma.api.quantity import parse_quantity
 
     pod = make_pod("p", "c", "2", "2")
     pod = replace(
         pod,
-        resources=PodResources(
+        resources=PodLevelResources(
             requests={"cpu": parse_quantity("4"), "memory": parse_quantity("4G")},
             limits={"cpu": parse_quantity("4"), "memory": parse_quantity("4G")},
         ),

@@ -1,4 +1,4 @@
-"""The CPU hint generator's subset-sum lanes (``_Lanes``): every subset's
+"""The CPU hint generator's subset-sum lanes (``cpu_hint_table.Lanes``): every subset's
 free CPUs summed at once in one integer. Checked against the sums taken
 subset by subset, for lane widths of 16 and 32 bits."""
 
@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from podnuma.cm.cpumanager.policy_static import _Lanes
+from podnuma.cm.cpumanager.cpu_hint_table import Lanes
 
 
 @pytest.mark.parametrize("capacity", [8, 300, 40_000])
@@ -17,7 +17,7 @@ def test_lane_top_bits_mark_the_subsets_whose_sum_reaches_the_need(n: int, capac
     rng = random.Random(n * 1000 + capacity)
     compact = list(range(1, 1 << n))
     rng.shuffle(compact)
-    lanes = _Lanes(n, capacity, compact)
+    lanes = Lanes(n, capacity, compact)
     assert lanes.width == (16 if capacity < 1 << 15 else 32)
     for _ in range(30):
         counts = [rng.randint(0, capacity // n) for _ in range(n)]

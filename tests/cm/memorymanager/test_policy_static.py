@@ -706,11 +706,11 @@ def test_hugepage_resource_name() -> None:
 
 
 def test_pod_level_pod_skipped_while_gate_off() -> None:
-    from podnuma.api.pod import PodResources
+    from podnuma.api.pod import PodLevelResources
 
     pod = Pod(
         uid="p", name="p", containers=(container("c", GUARANTEED),),
-        resources=PodResources(requests=res(cpu="2", memory="2Gi"), limits=res(cpu="2", memory="2Gi")),
+        resources=PodLevelResources(requests=res(cpu="2", memory="2Gi"), limits=res(cpu="2", memory="2Gi")),
     )  # fmt: skip
     p = make_policy(SR0, affinity=hint(None, False))
     s = make_state({0: _N0_FREE}, {})

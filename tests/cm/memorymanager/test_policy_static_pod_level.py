@@ -20,7 +20,7 @@ import pytest
 
 from podnuma.api.featuregates import FeatureGates
 from podnuma.api.kubeletconfig import KubeletConfig, ReservedMemory
-from podnuma.api.pod import Container, Pod, PodResources
+from podnuma.api.pod import Container, Pod, PodLevelResources
 from podnuma.api.qos import GUARANTEED, compute_pod_qos
 from podnuma.api.quantity import Quantity, parse_quantity
 from podnuma.cm.admission import EmptyPodSharedPoolError
@@ -97,7 +97,7 @@ def plpod(
         lims[MEM] = parse_quantity(limits_mem)
     return Pod(
         uid=uid, name=uid, init_containers=tuple(inits), containers=tuple(apps),
-        resources=PodResources(requests=reqs, limits=lims),
+        resources=PodLevelResources(requests=reqs, limits=lims),
     )  # fmt: skip
 
 
@@ -642,7 +642,7 @@ def test_add_container_releases_init_entries_but_not_the_reservation() -> None:
     assert mgr.machine_state()[0].memory_map[MEM].reserved == 0
 
 
-# -- PodResources view ----------------------------------------------------------------------------
+# -- PodLevelResources view ----------------------------------------------------------------------------
 
 
 def test_podresources_pod_scope() -> None:

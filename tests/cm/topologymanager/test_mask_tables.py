@@ -8,13 +8,13 @@ import gc
 
 import pytest
 
-from podnuma.cm.topologymanager.bitmask import (
-    BitMask,
+from podnuma.cm.topologymanager.bitmask import BitMask, iterate_bit_masks
+from podnuma.cm.topologymanager.hint import TopologyHint
+from podnuma.cm.topologymanager.mask_tables import (
     built_without_collector,
-    iterate_bit_masks,
     mask_combinations,
+    mask_hint_pairs,
 )
-from podnuma.cm.topologymanager.hint import TopologyHint, mask_hint_pairs
 
 BIT_LISTS = ([0], [0, 1, 2, 3], [0, 2, 5], [3, 1, 7], [4, 9, 10, 11, 40], list(range(10)))
 

@@ -1,4 +1,5 @@
-"""The memoised HintMerger.merge equals the literal permutation walk."""
+"""The fast merge (policy_fastmerge.py) behind HintMerger.merge equals the
+literal permutation walk, on every path it can take."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from unittest.mock import patch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from podnuma.cm.topologymanager import policy as policy_module
+from podnuma.cm.topologymanager import policy_fastmerge
 from podnuma.cm.topologymanager.bitmask import BitMask
 from podnuma.cm.topologymanager.hint import TopologyHint
 from podnuma.cm.topologymanager.numa_info import NUMAInfo
@@ -114,9 +115,11 @@ def test_merge_paths_equal_naive(
     expected = merger.merge_naive()
     limit = 1 << 62 if path != "transform-thresholded" else 2
     with (
-        patch.object(HintMerger, "_fold_limit", _FOLD_LIMITS[path]),
-        patch.object(policy_module, "_COUNT_LIMIT", limit),
-        patch.object(policy_module, "ENGINE_COMPILED", path == "loops" or policy_module.ENGINE_COMPILED),
+        patch.object(policy_fastmerge, "FOLD_LIMIT", _FOLD_LIMITS[path]),
+        patch.object(policy_fastmerge, "_COUNT_LIMIT", limit),
+        patch.object(
+            policy_fastmerge, "ENGINE_COMPILED", path == "loops" or policy_fastmerge.ENGINE_COMPILED
+        ),
     ):
         assert HintMerger(info, hints, policy, opts).merge() == expected
 
@@ -170,8 +173,7 @@ def test_a_long_list_shrunk_by_its_nil_hints_under_the_fold_limit() -> None:
     """Longer than the fold limit, but its nil hints count once: the list
     joins the set fold (in pure Python it was an array there once)."""
     info = NUMAInfo.of([0, 1])
-    # (read on an instance: compiled, the class holds a descriptor for it)
-    limit = HintMerger(info, [], "best-effort", PolicyOptions())._fold_limit
+    limit = policy_fastmerge.FOLD_LIMIT
     hints = [TopologyHint(BitMask.of(0), False)] * (limit - 1) + [TopologyHint(None, False)] * 2
     merger = HintMerger(info, [hints, [TopologyHint(BitMask.of(0, 1), False)]], "best-effort", PolicyOptions())
     # the target width is 2 (the second list's narrowest): default AND {0,1} wins

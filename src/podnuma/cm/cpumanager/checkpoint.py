@@ -32,6 +32,7 @@ from podnuma.cm.checkpoint import (
     CORRUPT_CHECKPOINT,
     CheckpointError,
     dump_checksum,
+    found_bytes,
     string_checksum,
 )
 from podnuma.errors import KubeletStartupError
@@ -75,12 +76,16 @@ class CPUCheckpointData:
 
     ``entries``: pod UID -> container name -> exclusive CPUs;
     ``pod_entries``: pod UID -> the pod-level CPU set (``podEntries``).
+    ``found``: the bytes of the file it was read from, in whatever format
+    version (the kubelet leaves the file as found until it stores its
+    state), or ``None``.
     """
 
     policy_name: str
     default_cpuset: CPUSet
     entries: dict[str, dict[str, CPUSet]] = field(default_factory=dict)
     pod_entries: dict[str, CPUSet] = field(default_factory=dict)
+    found: bytes | None = field(default=None, compare=False, repr=False)
 
 
 # ---------------------------------------------------------------------------
@@ -346,7 +351,9 @@ def decode_cpu_checkpoint(
     policy check is :func:`check_policy` (or use :func:`restore_cpu_state`,
     which does both in the kubelet's order).
     """
-    return _parse_loaded(_load(blob, pod_level_resource_managers), pod_level_resource_managers)
+    data = _parse_loaded(_load(blob, pod_level_resource_managers), pod_level_resource_managers)
+    data.found = found_bytes(blob)
+    return data
 
 
 def check_policy(data: CPUCheckpointData, configured_policy: str) -> None:

@@ -24,7 +24,6 @@ container entries.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from itertools import compress
 from typing import Final
 
 from podnuma.api.featuregates import FeatureGateReader
@@ -37,7 +36,7 @@ from podnuma.api.qos import (
 )
 from podnuma.api.quantity import Quantity, wrap_int64
 from podnuma.api.resources import is_pod_level_resources_set
-from podnuma.buildinfo import ENGINE_COMPILED, mypyc_attr
+from podnuma.buildinfo import mypyc_attr
 from podnuma.cm.admission import EmptyPodSharedPoolError
 from podnuma.cm.cpumanager.cpu_assignment import (
     CPUAllocationError,
@@ -45,6 +44,7 @@ from podnuma.cm.cpumanager.cpu_assignment import (
     take_by_topology_numa_distributed,
     take_by_topology_numa_packed,
 )
+from podnuma.cm.cpumanager.cpu_hint_table import MaskTable, new_mask_table
 from podnuma.cm.cpumanager.policy import (
     RESOURCE_CPU,
     CPUManagerAdmissionError,
@@ -60,13 +60,8 @@ from podnuma.cm.cpumanager.policy_options import (
     validate_static_policy_options,
 )
 from podnuma.cm.cpumanager.state import CPUManagerState
-from podnuma.cm.topologymanager.bitmask import (
-    BitMask,
-    built_without_collector,
-    mask_combinations,
-    subset_sums,
-)
-from podnuma.cm.topologymanager.hint import TopologyHint, mask_hint_pairs
+from podnuma.cm.topologymanager.bitmask import BitMask
+from podnuma.cm.topologymanager.hint import TopologyHint
 from podnuma.cm.topologymanager.store import Store
 from podnuma.errors import KubeletStartupError
 from podnuma.machine.cpuset import EMPTY, CPUSet
@@ -133,7 +128,7 @@ class StaticPolicy(Policy):
         self._plrm = gates.enabled(GATE_POD_LEVEL_RESOURCE_MANAGERS)
         # computed once; the CPU manager cannot handle topology changes anyway
         self.cpu_group_size = topology.cpus_per_core()
-        self._mask_table: _MaskTable | None = None
+        self._mask_table: MaskTable | None = None
         # pod UID -> CPUs later containers of that pod may take over
         self.cpus_to_reuse: dict[str, CPUSet] = {}
 
@@ -582,112 +577,33 @@ class StaticPolicy(Policy):
         reusable = self.cpus_to_reuse.get(pod.uid, EMPTY) | assigned_set
         return {RESOURCE_CPU: self.generate_cpu_topology_hints(available, reusable, requested)}
 
-    def _numa_mask_table(self) -> _MaskTable:
-        """Every NUMA mask in ``IterateBitMasks`` order with its width, its
-        CPUs and their count, whether it holds node 0, its position in the
-        subset-sum table, and its two hints (preferred or not): computed
+    def _numa_mask_table(self) -> MaskTable:
+        """The topology's NUMA mask table (``cpu_hint_table.py``): built
         once, the topology does not change."""
         table = self._mask_table
         if table is None:
-            table = self._mask_table = built_without_collector(self._build_mask_table)
+            table = self._mask_table = new_mask_table(self.topology)
         return table
-
-    def _build_mask_table(self) -> _MaskTable:
-        """:meth:`_numa_mask_table`, built."""
-        topo = self.topology
-        nodes = topo.details.numa_nodes().list()
-        node_masks = [topo.numa_masks.get(nid, 0) for nid in nodes]
-        # the CPUs of every combination, by subset (one node added to a smaller one)
-        cpus_of = [0] * (1 << len(nodes))
-        for c in range(1, len(cpus_of)):
-            low = c & -c
-            cpus_of[c] = cpus_of[c ^ low] | node_masks[low.bit_length() - 1]
-        # the rows column by column, then zipped (65,535 of them on a
-        # 16-NUMA machine: no per-row Python work)
-        combos = mask_combinations(nodes)
-        pairs = mask_hint_pairs(nodes)
-        masks = [c[0] for c in combos]
-        compacts = [c[2] for c in combos]
-        cpus = [cpus_of[c] for c in compacts]
-        rows: list[_MaskRow] = list(
-            zip(
-                masks,
-                [len(c[1]) for c in combos],
-                cpus,
-                [c.bit_count() for c in cpus],
-                [m.value & 1 == 1 for m in masks],
-                compacts,
-                [p[0] for p in pairs],
-                [p[1] for p in pairs],
-                strict=True,
-            )
-        )
-        return _MaskTable(rows, node_masks)
 
     def generate_cpu_topology_hints(
         self, available: CPUSet, reusable: CPUSet, request: int
     ) -> list[TopologyHint]:
         """``generateCPUTopologyHints``: one hint per NUMA combination whose
-        free (available + reusable) CPUs fit the request; preferred when the
-        combination is as narrow as the narrowest one whose *capacity* fits.
+        free (available + reusable) CPUs fit the request, every reusable CPU
+        inside it; preferred when the combination is as narrow as the
+        narrowest one whose *capacity* fits (or, with ``align-by-socket``,
+        when it spans as few sockets as that one needs).
 
-        The free CPUs of every combination come from per-node counts summed
-        over subsets (each combination adds one node to a smaller one), and
-        the narrowest width that fits by capacity is kept per request."""
-        topo = self.topology
+        The combinations and their counts come from the machine's mask
+        table (``cpu_hint_table.py``) instead of a walk of
+        ``IterateBitMasks`` per request."""
         table = self._numa_mask_table()
-        min_affinity_size = table.min_width.get(request)
-        if min_affinity_size is None:
-            min_affinity_size = len(table.node_masks)
-            for row in table.rows:
-                if row[3] >= request and row[1] < min_affinity_size:
-                    min_affinity_size = row[1]
-            table.min_width[request] = min_affinity_size
-        # CPUs unknown to the topology read as NUMA node 0 (Go's zero value)
-        unknown = ~topo.all_mask
-        reusable_unknown = reusable.mask & unknown
-        available_unknown = (available.mask & unknown).bit_count()
-        reusable_count = reusable.size()
-        avail_mask = available.mask
-        reuse_known = reusable.mask & ~unknown
-
-        counts = tuple([(avail_mask & m).bit_count() for m in table.node_masks])
-        # reusable and available are counted separately (overlap counts twice, as upstream)
-        need = request - reusable_count
-        plain = not reuse_known and not reusable_unknown and not available_unknown
-        if plain and not self.options.align_by_socket:
-            # the hints depend only on the per-node counts, the need and the
-            # narrowest width: kept for the combinations seen recently
-            key = (counts, need, min_affinity_size)
-            found = table.hints.get(key)
-            if found is None:
-                found = table.fitting(counts, need, min_affinity_size)
-                if len(table.hints) >= _HINT_CACHE_SIZE:
-                    table.hints.clear()
-                table.hints[key] = found
-            return list(found)
-
-        # free CPUs per combination: subset sums of the per-node counts
-        sums = subset_sums(counts)
-        if plain:
-            candidates = [row for row in table.rows if sums[row[5]] >= need]
-        else:
-            candidates = []
-            for row in table.rows:
-                # every reusable CPU must lie inside the mask
-                if reuse_known & ~row[2]:
-                    continue
-                if reusable_unknown and not row[4]:
-                    continue
-                matching = sums[row[5]] + (available_unknown if row[4] else 0)
-                if matching < need:
-                    continue
-                candidates.append(row)
-
+        min_affinity_size = table.min_affinity_size(request)
+        all_mask = self.topology.all_mask
         if not self.options.align_by_socket:
-            return [row[6] if row[1] == min_affinity_size else row[7] for row in candidates]
+            return table.fitting_hints(all_mask, available, reusable, request, min_affinity_size)
         hints: list[TopologyHint] = []
-        for row in candidates:
+        for row in table.fitting_rows(all_mask, available, reusable, request):
             mask = row[0]
             preferred = self._is_hint_socket_aligned(mask, min_affinity_size) or row[1] == min_affinity_size
             hints.append(row[6] if preferred else row[7])
@@ -704,141 +620,6 @@ class StaticPolicy(Policy):
             return False
         min_sockets = (min_affinity_size + numa_per_socket - 1) // numa_per_socket
         return topo.details.sockets_in_numa_nodes(*mask.bits()).size() == min_sockets
-
-
-# (mask, width, its CPUs, their count, holds node 0, subset-sum index,
-#  preferred hint, non-preferred hint)
-_MaskRow = tuple[BitMask, int, int, int, bool, int, TopologyHint, TopologyHint]
-
-
-class _MaskTable:
-    """The NUMA masks of a topology (``_numa_mask_table``), each node's CPUs
-    in node order, and per request the narrowest width that fits."""
-
-    __slots__ = ("rows", "node_masks", "min_width", "hints", "compact", "_by_width", "_lanes")
-
-    def __deepcopy__(self, memo: dict[int, object]) -> _MaskTable:
-        # derived from the topology, which never changes, and min_width is a
-        # memo of a pure function: a copy of the policy shares the table
-        return self
-
-    def __init__(self, rows: list[_MaskRow], node_masks: list[int]) -> None:
-        self.rows = rows
-        self.node_masks = node_masks
-        self.min_width: dict[int, int] = {}
-        # (free CPUs per node, need, narrowest width) -> hints, recent ones
-        self.hints: dict[tuple[tuple[int, ...], int, int], list[TopologyHint]] = {}
-        self.compact = [row[5] for row in rows]
-        self._by_width: dict[int, list[TopologyHint]] = {}
-        self._lanes: _Lanes | None = None
-
-    def fitting(self, counts: tuple[int, ...], need: int, min_width: int) -> list[TopologyHint]:
-        """Every combination's hint (preferred when ``min_width`` wide) whose
-        free CPUs (the sum of ``counts`` over its nodes) reach ``need``, in
-        table order.
-
-        All 2^N subset sums are computed at once in one integer with a
-        lane of bits per subset (``_Lanes``): per node, its count times the
-        pattern of the subsets holding it. Adding 2^(L-1) - need to every
-        lane sets a lane's top bit exactly when its sum reaches ``need`` (no
-        lane overflows into the next: sums stay below 2^(L-1))."""
-        hints = self.hints_for(min_width)
-        if need <= 0:
-            return list(hints)  # every sum (>= 0) reaches it
-        if need > sum(counts):
-            return []  # not even all the nodes together
-        lanes = self._lanes
-        if lanes is None:
-            capacity = sum([m.bit_count() for m in self.node_masks])
-            lanes = self._lanes = _Lanes(len(self.node_masks), capacity, self.compact)
-        acc = 0
-        multiples = lanes.multiples
-        for j, c in enumerate(counts):
-            if c:
-                row = multiples[j]
-                m = row.get(c)
-                if m is None:
-                    m = c * lanes.patterns[j]
-                    if lanes.keep:
-                        row[c] = m
-                acc += m
-        tops = (acc + ((1 << (lanes.width - 1)) - need) * lanes.ones) & lanes.top_bits
-        return _selected(hints, tops.to_bytes(lanes.size, "little"), lanes.positions)
-
-    def hints_for(self, min_width: int) -> list[TopologyHint]:
-        """Every mask's hint, preferred when the mask is ``min_width`` wide."""
-        found = self._by_width.get(min_width)
-        if found is None:
-            found = self._by_width[min_width] = [
-                row[6] if row[1] == min_width else row[7] for row in self.rows
-            ]
-        return found
-
-
-_HINT_CACHE_SIZE = 4096
-# the most memory the lanes' kept multiples may take (``_Lanes.multiples``)
-_MULTIPLES_BYTES = 8 << 20
-
-
-class _Lanes:
-    """The subset-sum lanes of a mask table over ``n`` nodes: subset ``s``
-    (bit j for node j) owns bits [L*s, L*s + L) of one integer. Built once
-    per table with big-integer arithmetic, no loop over the subsets."""
-
-    __slots__ = ("width", "patterns", "ones", "top_bits", "size", "positions", "multiples", "keep")
-
-    def __init__(self, n: int, capacity: int, compact: list[int]) -> None:
-        # L bits per lane, a multiple of 8 (a lane's top bit is the top bit
-        # of one byte), with every sum (at most ``capacity``, the CPUs of all
-        # the nodes) below 2^(L-1)
-        width = 16
-        while capacity >= 1 << (width - 1):
-            width *= 2
-        lanes = 1 << n
-        nbytes = width // 8
-        zero = bytes(nbytes)
-        one = b"\x01" + bytes(nbytes - 1)
-
-        def lane_int(pattern: bytes) -> int:
-            return int.from_bytes(pattern, "little")
-
-        self.width = width
-        self.ones = lane_int(one * lanes)
-        # node j: the subsets holding it are runs of 2^j lanes every 2^(j+1)
-        # lanes, after 2^j lanes without it (built as repeated bytes)
-        self.patterns = [
-            lane_int((zero * (1 << j) + one * (1 << j)) * (lanes >> (j + 1))) for j in range(n)
-        ]
-        self.top_bits = lane_int((bytes(nbytes - 1) + b"\x80") * lanes)
-        self.size = lanes * nbytes
-        # the byte holding each table row's lane top bit (0 or 0x80 after masking)
-        self.positions = [c * nbytes + nbytes - 1 for c in compact]
-        # per node, its pattern times each count met so far (a big-integer
-        # product costs more than the lookup); kept only while all of them
-        # together stay within _MULTIPLES_BYTES, else multiplied each time
-        self.multiples: list[dict[int, int]] = [{} for _ in range(n)]
-        self.keep = (capacity + n) * self.size <= _MULTIPLES_BYTES
-
-
-if ENGINE_COMPILED:
-    # compiled, the loop (the pipeline below measured 4x slower there)
-
-    def _selected(
-        hints: list[TopologyHint], tops: bytes, positions: list[int]
-    ) -> list[TopologyHint]:
-        out: list[TopologyHint] = []
-        for i in range(len(hints)):
-            if tops[positions[i]]:
-                out.append(hints[i])
-        return out
-
-else:
-
-    def _selected(
-        hints: list[TopologyHint], tops: bytes, positions: list[int]
-    ) -> list[TopologyHint]:
-        """The hints whose byte in ``tops`` is set."""
-        return list(compress(hints, map(tops.__getitem__, positions)))
 
 
 def new_static_policy(

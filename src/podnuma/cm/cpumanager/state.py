@@ -19,7 +19,7 @@ ContainerCPUAssignments = dict[str, dict[str, CPUSet]]
 class CPUManagerState:
     """The mutable state owned by the CPU manager."""
 
-    __slots__ = ("default_cpuset", "assignments", "pod_assignments", "version")
+    __slots__ = ("default_cpuset", "assignments", "pod_assignments", "version", "stores")
 
     def __init__(
         self,
@@ -35,6 +35,10 @@ class CPUManagerState:
         # bumped by every writer that adds or replaces container entries
         # (garbage collection relies on it; see podnuma.cm.active)
         self.version = 0
+        # bumped by every writer: the kubelet's checkpoint-backed state
+        # stores the checkpoint file on each of them (``storeState``), so a
+        # state never written since it was restored leaves the file as found
+        self.stores = 0
 
     # -- Reader ---------------------------------------------------------
     def get_cpu_set(self, pod_uid: str, container_name: str) -> CPUSet | None:
@@ -57,21 +61,26 @@ class CPUManagerState:
 
     # -- Writer ---------------------------------------------------------
     def set_cpu_set(self, pod_uid: str, container_name: str, cset: CPUSet) -> None:
+        self.stores += 1
         self.assignments.setdefault(pod_uid, {})[container_name] = cset
         self.version += 1
 
     def set_default_cpuset(self, cset: CPUSet) -> None:
+        self.stores += 1
         self.default_cpuset = cset
 
     def set_cpu_assignments(self, assignments: ContainerCPUAssignments) -> None:
+        self.stores += 1
         self.assignments = {uid: dict(c) for uid, c in assignments.items()}
         self.version += 1
 
     def set_pod_cpu_set(self, pod_uid: str, cset: CPUSet) -> None:
+        self.stores += 1
         self.pod_assignments[pod_uid] = cset
 
     def delete(self, pod_uid: str, container_name: str) -> None:
         """Drop one container's entry; the pod's map goes when it empties."""
+        self.stores += 1
         containers = self.assignments.get(pod_uid)
         if containers is None:
             return
@@ -80,9 +89,11 @@ class CPUManagerState:
             del self.assignments[pod_uid]
 
     def delete_pod(self, pod_uid: str) -> None:
+        self.stores += 1
         self.pod_assignments.pop(pod_uid, None)
 
     def clear_state(self) -> None:
+        self.stores += 1
         self.default_cpuset = EMPTY
         self.assignments = {}
         self.pod_assignments = {}

@@ -30,6 +30,7 @@ from podnuma.cm.checkpoint import (
     CHECKSUM,
     CORRUPT_CHECKPOINT,
     CheckpointError,
+    found_bytes,
     object_checksum,
     string_checksum,
 )
@@ -85,12 +86,16 @@ class MemoryCheckpointData:
 
     ``entries``: pod UID -> container name -> blocks; ``pod_entries``: pod
     UID -> the pod-level blocks (``podEntries[uid].memoryBlocks``).
+    ``found``: the bytes of the file it was read from, in whatever format
+    version (the kubelet leaves the file as found until it stores its
+    state), or ``None``.
     """
 
     policy_name: str
     machine_state: NUMANodeMap = field(default_factory=dict)
     entries: ContainerMemoryAssignments = field(default_factory=dict)
     pod_entries: PodMemoryAssignments = field(default_factory=dict)
+    found: bytes | None = field(default=None, compare=False, repr=False)
 
 
 # ---------------------------------------------------------------------------
@@ -354,7 +359,9 @@ def decode_memory_checkpoint(
     Raises :class:`CheckpointError` with the kubelet's inner error text; the
     policy check is :func:`check_policy` (or :func:`restore_memory_state`).
     """
-    return _to_data(_load(blob), pod_level_resource_managers)
+    data = _to_data(_load(blob), pod_level_resource_managers)
+    data.found = found_bytes(blob)
+    return data
 
 
 def policy_mismatch_message(configured: str, found: str) -> str:

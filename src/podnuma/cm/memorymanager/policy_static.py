@@ -27,7 +27,7 @@ out as ``hugepages-*`` before ``memory``.
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import compress
 from operator import itemgetter, not_
@@ -43,9 +43,10 @@ from podnuma.api.qos import (
 )
 from podnuma.api.quantity import Quantity
 from podnuma.api.resources import is_pod_level_resources_set
-from podnuma.buildinfo import ENGINE_COMPILED, mypyc_attr
+from podnuma.buildinfo import mypyc_attr
 from podnuma.cm.admission import EmptyPodSharedPoolError
 from podnuma.cm.memo import SharedMemo
+from podnuma.cm.memorymanager.native_twins import MaskRow, free_reaches, hint_list
 from podnuma.cm.memorymanager.policy import MemoryManagerError, Policy, TopologyHints
 from podnuma.cm.memorymanager.state import (
     RESOURCE_MEMORY,
@@ -55,13 +56,14 @@ from podnuma.cm.memorymanager.state import (
     NUMANodeMap,
     NUMANodeState,
 )
-from podnuma.cm.topologymanager.bitmask import (
-    BitMask,
+from podnuma.cm.topologymanager.bitmask import BitMask
+from podnuma.cm.topologymanager.hint import TopologyHint
+from podnuma.cm.topologymanager.mask_tables import (
     built_without_collector,
     mask_combinations,
+    mask_hint_pairs,
     subset_sums,
 )
-from podnuma.cm.topologymanager.hint import TopologyHint, mask_hint_pairs
 from podnuma.cm.topologymanager.store import Store
 from podnuma.errors import KubeletStartupError
 from podnuma.machine.topology import NUMANode
@@ -242,18 +244,11 @@ def _is_affinity_satisfy_request(
     return True
 
 
-# (mask, its bits, its value, compact index over the NUMA ids, its width,
-#  its preferred hint, its non-preferred hint, the positions of its bits
-#  among the NUMA ids)
-_MaskRow = tuple[
-    BitMask, tuple[int, ...], int, int, int, TopologyHint, TopologyHint, tuple[int, ...]
-]
-
 # below this many masks, sums are taken mask by mask rather than by subset
 _FEW = 32
 
 
-def _masks_over(numa_ids: tuple[int, ...]) -> list[_MaskRow]:
+def _masks_over(numa_ids: tuple[int, ...]) -> list[MaskRow]:
     """``IterateBitMasks`` over the NUMA ids, with each mask's bits,
     compact index (for subset sums), width, its two hints and the positions
     of its bits."""
@@ -281,59 +276,16 @@ def _masks_over(numa_ids: tuple[int, ...]) -> list[_MaskRow]:
 _VALUE = itemgetter(2)
 _COMPACT = itemgetter(3)
 _WIDTH = itemgetter(4)
-_PREFERRED = itemgetter(5)
-_NOT_PREFERRED = itemgetter(6)
 
 
-def _without(rows: list[_MaskRow], nodes: int) -> list[_MaskRow]:
+def _without(rows: list[MaskRow], nodes: int) -> list[MaskRow]:
     """The rows whose masks hold none of ``nodes`` (a NUMA bit mask)."""
     return list(compress(rows, map(not_, map(nodes.__and__, map(_VALUE, rows)))))
 
 
-def _at_least(rows: list[_MaskRow], sums: Sequence[int], size: int) -> list[_MaskRow]:
+def _at_least(rows: list[MaskRow], sums: Sequence[int], size: int) -> list[MaskRow]:
     """The rows whose subset sum reaches ``size``."""
     return list(compress(rows, map(size.__le__, map(sums.__getitem__, map(_COMPACT, rows)))))
-
-
-if ENGINE_COMPILED:
-    # compiled, plain loops over the rows beat the builtin pipelines below
-    # (which a compiled build reaches through generic calls)
-
-    def _free_reaches(rows: list[_MaskRow], free: list[int], size: int) -> list[_MaskRow]:
-        out: list[_MaskRow] = []
-        for row in rows:
-            total = 0
-            for i in row[7]:
-                total += free[i]
-            if total >= size:
-                out.append(row)
-        return out
-
-    def _hint_list(rows: list[_MaskRow], width: int) -> list[TopologyHint]:
-        out: list[TopologyHint] = []
-        for row in rows:
-            out.append(row[5] if row[4] == width else row[6])
-        return out
-
-else:
-
-    def _free_reaches(rows: list[_MaskRow], free: list[int], size: int) -> list[_MaskRow]:
-        """The rows whose nodes' ``free`` amounts (by position) add up to
-        ``size``, summed row by row (for a few rows)."""
-        at = free.__getitem__
-        return [row for row in rows if sum(map(at, row[7])) >= size]
-
-    def _hint_list(rows: list[_MaskRow], width: int) -> list[TopologyHint]:
-        """Each row's hint, preferred when the row is ``width`` wide (the rows
-        come by width: one slice of them is preferred)."""
-        widths = list(map(_WIDTH, rows))
-        lo = bisect_left(widths, width)
-        hi = bisect_right(widths, width)
-        return [
-            *map(_NOT_PREFERRED, rows[:lo]),
-            *map(_PREFERRED, rows[lo:hi]),
-            *map(_NOT_PREFERRED, rows[hi:]),
-        ]
 
 
 _FIT_CACHE_SIZE = 4096
@@ -341,11 +293,11 @@ _GROUP_CACHE_SIZE = 1024
 
 
 def _fitting_masks(
-    masks: list[_MaskRow],
+    masks: list[MaskRow],
     numa_ids: tuple[int, ...],
     reqs: tuple[tuple[str, int], ...],
     allocs: Sequence[int],
-) -> tuple[int, list[_MaskRow]]:
+) -> tuple[int, list[MaskRow]]:
     """The masks whose nodes' allocatable memory covers every requested
     resource (``allocs``: per node, per resource, in ``reqs`` order), and the
     narrowest width among them (``len(numa_ids)`` when none fits)."""
@@ -410,15 +362,15 @@ class StaticPolicy(Policy):
         self.init_containers_reusable_memory: ReusableMemory = {}
         # NUMA ids -> every mask over them with its bits (the machine is fixed)
         # (memos of pure functions of their keys: copies of the policy share them)
-        self._mask_cache: SharedMemo[tuple[int, ...], list[_MaskRow]] = SharedMemo()
+        self._mask_cache: SharedMemo[tuple[int, ...], list[MaskRow]] = SharedMemo()
         self._fit_cache: SharedMemo[
             tuple[tuple[int, ...], tuple[tuple[str, int], ...], tuple[int, ...]],
-            tuple[int, list[_MaskRow]],
+            tuple[int, list[MaskRow]],
         ] = SharedMemo()
         # per fit key: (NUMA nodes in groups, nodes blocked) -> masks left
         self._group_cache: SharedMemo[
             tuple[tuple[int, ...], tuple[tuple[str, int], ...], tuple[int, ...]],
-            dict[tuple[int, int], list[_MaskRow]],
+            dict[tuple[int, int], list[MaskRow]],
         ] = SharedMemo()
 
     def name(self) -> str:
@@ -662,13 +614,13 @@ class StaticPolicy(Policy):
                 ]
             elif len(candidates) <= _FEW:
                 # few masks left: their free memory summed directly
-                candidates = _free_reaches(candidates, free_r, size)
+                candidates = free_reaches(candidates, free_r, size)
             else:
                 candidates = _at_least(candidates, subset_sums(free_r), size)
         hints: dict[str, list[TopologyHint]] = {}
         if candidates:
             # preferred: the masks of the narrowest width (masks come by width)
-            lst = _hint_list(candidates, min_affinity_size)
+            lst = hint_list(candidates, min_affinity_size)
             for name, _ in reqs:
                 hints[name] = list(lst)
         return hints

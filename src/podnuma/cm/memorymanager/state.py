@@ -112,7 +112,7 @@ class MemoryManagerState:
     """``state.stateMemory``: machine state, container assignments and the
     pod-level assignments (KEP-5526)."""
 
-    __slots__ = ("_machine_state", "_assignments", "_pod_assignments", "version")
+    __slots__ = ("_machine_state", "_assignments", "_pod_assignments", "version", "stores")
 
     def __init__(
         self,
@@ -128,6 +128,10 @@ class MemoryManagerState:
         # bumped by every writer that adds or replaces container entries
         # (garbage collection relies on it; see podnuma.cm.active)
         self.version = 0
+        # bumped by every writer: the kubelet's checkpoint-backed state
+        # stores the checkpoint file on each of them (``storeState``), so a
+        # state never written since it was restored leaves the file as found
+        self.stores = 0
 
     # -- machine state ---------------------------------------------------------
     def get_machine_state(self) -> NUMANodeMap:
@@ -154,12 +158,14 @@ class MemoryManagerState:
         return out
 
     def set_machine_state(self, machine_state: Mapping[int, NUMANodeState]) -> None:
+        self.stores += 1
         self._machine_state = clone_machine_state(machine_state)
 
     def commit_machine_state(self, machine_state: NUMANodeMap) -> None:
         """:meth:`set_machine_state` for a map the caller got from
         :meth:`get_machine_state` and no longer uses: stored as is (the copy
         ``get_machine_state`` made is already private)."""
+        self.stores += 1
         self._machine_state = machine_state
 
     # -- container assignments -----------------------------------------------
@@ -171,6 +177,7 @@ class MemoryManagerState:
         return None if blocks is None else list(blocks)
 
     def set_memory_blocks(self, pod_uid: str, container_name: str, blocks: Sequence[Block]) -> None:
+        self.stores += 1
         self._assignments.setdefault(pod_uid, {})[container_name] = list(blocks)
         self.version += 1
 
@@ -200,11 +207,13 @@ class MemoryManagerState:
         return stale
 
     def set_memory_assignments(self, assignments: Mapping[str, Mapping[str, Sequence[Block]]]) -> None:
+        self.stores += 1
         self._assignments = clone_assignments(assignments)
         self.version += 1
 
     def delete(self, pod_uid: str, container_name: str) -> None:
         """Forget a container; the pod goes with its last container."""
+        self.stores += 1
         containers = self._assignments.get(pod_uid)
         if containers is None:
             return
@@ -218,18 +227,22 @@ class MemoryManagerState:
         return None if blocks is None else list(blocks)
 
     def set_pod_memory_blocks(self, pod_uid: str, blocks: Sequence[Block]) -> None:
+        self.stores += 1
         self._pod_assignments[pod_uid] = list(blocks)
 
     def get_pod_memory_assignments(self) -> PodMemoryAssignments:
         return {uid: list(blocks) for uid, blocks in self._pod_assignments.items()}
 
     def set_pod_memory_assignments(self, assignments: Mapping[str, Sequence[Block]]) -> None:
+        self.stores += 1
         self._pod_assignments = {uid: list(blocks) for uid, blocks in assignments.items()}
 
     def delete_pod(self, pod_uid: str) -> None:
+        self.stores += 1
         self._pod_assignments.pop(pod_uid, None)
 
     def clear_state(self) -> None:
+        self.stores += 1
         self._machine_state = {}
         self._assignments = {}
         self._pod_assignments = {}

@@ -7,13 +7,9 @@ uses to pick the "narrowest" hint.
 
 from __future__ import annotations
 
-import gc
-from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from functools import lru_cache
-from itertools import chain, combinations, repeat
+from collections.abc import Callable, Iterable, Iterator
+from itertools import combinations
 from operator import attrgetter
-from typing import TypeVar
 
 from podnuma.buildinfo import ENGINE_COMPILED
 
@@ -23,13 +19,8 @@ __all__ = [
     "and_masks",
     "or_masks",
     "mask_value",
-    "mask_combinations",
-    "subset_sums",
-    "built_without_collector",
     "BIT_RANGE_ERROR",
 ]
-
-_T = TypeVar("_T")
 
 _MAX_BITS = 64
 _ALL_BITS = (1 << _MAX_BITS) - 1
@@ -38,6 +29,10 @@ _ALL_BITS = (1 << _MAX_BITS) - 1
 BIT_RANGE_ERROR = "bit number must be in range 0-63"
 
 
+# How ``from_int`` makes a mask without running ``__init__``. The one
+# build-dependent line left here: only code that names the class makes a
+# native instance directly (a helper elsewhere taking the class would call
+# it generically, measured 2x slower compiled); see native_twins.py.
 if ENGINE_COMPILED:
     # mypyc's native classes refuse object.__new__; their constructor with
     # no argument is as cheap there (the result's mask is set right after)
@@ -205,108 +200,3 @@ def iterate_bit_masks(bits: list[int]) -> Iterator[BitMask]:
     for size in range(1, len(bits) + 1):
         for combo in combinations(bits, size):
             yield BitMask(combo)
-
-
-def mask_combinations(bits: list[int]) -> tuple[tuple[BitMask, tuple[int, ...], int], ...]:
-    """:func:`iterate_bit_masks` in bulk: every mask with its bits (in
-    ``bits`` order) and its *compact* index, the mask over positions in
-    ``bits`` (bit i set when ``bits[i]`` is), for tables indexed by subset.
-
-    The result is immutable and depends only on ``bits``: the last few are
-    kept (a 16-NUMA machine has 65,535 masks, which the CPU and memory
-    managers both walk)."""
-    for b in bits:
-        if b < 0 or b >= _MAX_BITS:
-            raise ValueError(BIT_RANGE_ERROR)
-    return _mask_combinations(tuple(bits))
-
-
-@lru_cache(maxsize=8)
-def _mask_combinations(bits: tuple[int, ...]) -> tuple[tuple[BitMask, tuple[int, ...], int], ...]:
-    if not ENGINE_COMPILED:
-        return _mask_combinations_bulk(bits)
-    value = {b: 1 << b for b in bits}
-    position = {b: 1 << i for i, b in enumerate(bits)}
-    out: list[tuple[BitMask, tuple[int, ...], int]] = []
-    new = BitMask.from_int
-    # bits 0..n-1 (the usual machine): a mask's value is its compact index
-    dense = bits == tuple(range(len(bits)))
-    # (compiled: native loops; pure Python builds by pipelines instead)
-    for size in range(1, len(bits) + 1):
-        for combo in combinations(bits, size):
-            compact = 0
-            for b in combo:
-                compact |= position[b]
-            v = compact if dense else sum(map(value.__getitem__, combo))
-            out.append((new(v), combo, compact))
-    return tuple(out)
-
-
-def _mask_combinations_bulk(
-    bits: tuple[int, ...],
-) -> tuple[tuple[BitMask, tuple[int, ...], int], ...]:
-    """:func:`_mask_combinations` by builtin pipelines (pure Python: no
-    per-mask Python frame; 65,535 masks on a 16-NUMA machine). A mask's
-    value and compact index are sums of distinct powers of two, and the
-    masks are made without ``__init__`` and given their value through the
-    slot's descriptor."""
-    value = {b: 1 << b for b in bits}
-    position = {b: 1 << i for i, b in enumerate(bits)}
-    combos = list(chain.from_iterable(combinations(bits, k) for k in range(1, len(bits) + 1)))
-    compacts = list(map(sum, map(map, repeat(position.__getitem__), combos)))
-    dense = bits == tuple(range(len(bits)))
-    values = compacts if dense else list(map(sum, map(map, repeat(value.__getitem__), combos)))
-    # the slot's descriptor (through getattr: the type checker, and mypyc,
-    # see only the instance attribute)
-    set_mask: Callable[[BitMask, int], None] = getattr(BitMask, "_mask").__set__  # noqa: B009
-    masks = list(map(_new, repeat(BitMask, len(combos))))
-    deque(map(set_mask, masks, values), maxlen=0)
-    return tuple(zip(masks, combos, compacts, strict=True))
-
-
-if ENGINE_COMPILED:
-    # compiled, a plain loop on native ints beats the C-level map below
-
-    def subset_sums(per_node: Sequence[int]) -> list[int]:
-        sums = [0] * (1 << len(per_node))
-        size = 1
-        for v in per_node:
-            for i in range(size):
-                sums[size + i] = sums[i] + v
-            size *= 2
-        return sums
-
-else:
-
-    def subset_sums(per_node: Sequence[int]) -> list[int]:
-        """Sum of ``per_node`` over every subset of the nodes, by compact
-        index (bit i of the index stands for node i, as in
-        :func:`mask_combinations`): the table doubles with each node, the
-        new half adding that node to every subset before it."""
-        sums = [0]
-        for v in per_node:
-            sums += list(map(v.__add__, sums))
-        return sums
-
-
-def built_without_collector(build: Callable[[], _T]) -> _T:
-    """``build()`` with Python's cyclic garbage collector paused (if it was
-    running), then resumed.
-
-    The per-machine mask tables are built once and hold one tuple and a few
-    objects per NUMA mask: hundreds of thousands on a 16-NUMA machine, none
-    of them in a reference cycle. Allocating them set off hundreds of
-    collections, each walking every object built so far, for nothing: that
-    was about half the cost of a 16-NUMA machine's first admission. Only
-    the collector's automatic runs wait; memory is freed by reference
-    counting as usual, and the collector runs again once the build ends.
-    The switch is the process's: another thread's cyclic garbage waits while
-    a build runs, and a thread that turns the collector off during a build
-    finds it on again afterwards."""
-    if not gc.isenabled():
-        return build()
-    gc.disable()
-    try:
-        return build()
-    finally:
-        gc.enable()

@@ -7,16 +7,11 @@ provider prefers it.
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
-from itertools import repeat
 
-from podnuma.buildinfo import ENGINE_COMPILED
-from podnuma.cm.topologymanager.bitmask import BitMask, mask_combinations
+from podnuma.cm.topologymanager.bitmask import BitMask
 
-__all__ = ["TopologyHint", "EMPTY_HINT", "mask_hint_pairs"]
+__all__ = ["TopologyHint", "EMPTY_HINT"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,40 +64,3 @@ class TopologyHint:
 # topology manager's store returns it for containers it holds no hint for,
 # and policy ``none`` stores nothing else.
 EMPTY_HINT = TopologyHint(None, False)
-
-
-def mask_hint_pairs(bits: list[int]) -> tuple[tuple[TopologyHint, TopologyHint], ...]:
-    """Per mask of :func:`~podnuma.cm.topologymanager.bitmask.mask_combinations`
-    (same order), its preferred and its non-preferred hint. Hints are
-    immutable: the CPU and memory managers' mask tables share them (a
-    16-NUMA machine has 65,535 masks); the last few are kept."""
-    return _hint_pairs(tuple(bits))
-
-
-@lru_cache(maxsize=8)
-def _hint_pairs(bits: tuple[int, ...]) -> tuple[tuple[TopologyHint, TopologyHint], ...]:
-    if not ENGINE_COMPILED:
-        # pure Python: made without __init__ and filled through the slots'
-        # descriptors, by builtin pipelines (no Python frame per hint); the
-        # descriptors through getattr: the type checker, and mypyc, see
-        # only the instance attributes
-        set_affinity: Callable[[TopologyHint, BitMask | None], None] = getattr(  # noqa: B009
-            TopologyHint, "numa_node_affinity"
-        ).__set__
-        set_preferred: Callable[[TopologyHint, bool], None] = getattr(  # noqa: B009
-            TopologyHint, "preferred"
-        ).__set__
-        masks = [c[0] for c in mask_combinations(list(bits))]
-        n = len(masks)
-        preferred = list(map(object.__new__, repeat(TopologyHint, n)))
-        not_preferred = list(map(object.__new__, repeat(TopologyHint, n)))
-        for hints, flag in ((preferred, True), (not_preferred, False)):
-            deque(map(set_affinity, hints, masks), maxlen=0)
-            deque(map(set_preferred, hints, repeat(flag, n)), maxlen=0)
-        return tuple(zip(preferred, not_preferred, strict=True))
-    return tuple(
-        [
-            (TopologyHint(mask, True), TopologyHint(mask, False))
-            for mask, _, _ in mask_combinations(list(bits))
-        ]
-    )

@@ -1,0 +1,286 @@
+"""Reading a v1 Pod manifest: fields, shapes, defaulting, validation.
+
+What a Pod looks like by the time the kubelet sees it: the manifest's
+fields read (strictly for the small, stable objects: the pod, its
+metadata, containers and resources), the API server's defaulting
+(``podnuma.api.pod_defaults``), the dropping of disabled fields
+(``dropDisabledPodLevelResources``, ``pkg/api/pod/util.go``) and the
+validation of the fields podnuma reads (``podnuma.api.pod_validation``;
+container names, ``restartPolicy``).
+
+Field paths in errors are relative to the pod document.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+from podnuma.api.pod import Container, ContainerKind, Pod, PodLevelResources, derive_pod_uid
+from podnuma.api.pod_defaults import (
+    default_container_requests,
+    default_pod_level_resources,
+    round_up_milli,
+)
+from podnuma.api.pod_validation import (
+    check_container_resource_name,
+    check_dns_label,
+    check_dns_subdomain,
+    check_pod_resource_consistency,
+    check_pod_resource_name,
+    check_requirements,
+    check_resource_quantity,
+    duplicate,
+    forbidden,
+    required,
+    resource_path,
+    unsupported,
+)
+from podnuma.api.quantity import Quantity, QuantityError, quantity_from_manifest
+from podnuma.api.resources import aggregate_limits_of, aggregate_requests_of
+from podnuma.errors import InputError
+from podnuma.fieldkit import (
+    check_known_fields,
+    expect_string_keys,
+    field_path,
+    optional_list,
+    optional_mapping,
+    optional_str,
+    string_map,
+    unknown_field,
+    wrong_type,
+)
+
+__all__ = ["FeatureGateView", "parse_pod"]
+
+
+class FeatureGateView(Protocol):
+    """What ``parse_pod`` needs from ``FeatureGates``."""
+
+    def enabled(self, name: str) -> bool: ...
+
+
+# otherwise silently turn a Guaranteed pod into a BestEffort one.
+_POD_FIELDS = frozenset({"apiVersion", "kind", "metadata", "spec", "status"})
+_METADATA_FIELDS = frozenset({
+    "name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
+    "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels",
+    "annotations", "ownerReferences", "finalizers", "managedFields",
+})
+_CONTAINER_FIELDS = frozenset({
+    "name", "image", "command", "args", "workingDir", "ports", "envFrom", "env", "resources",
+    "resizePolicy", "restartPolicy", "restartPolicyRules", "volumeMounts", "volumeDevices",
+    "livenessProbe", "readinessProbe", "startupProbe", "lifecycle", "terminationMessagePath",
+    "terminationMessagePolicy", "imagePullPolicy", "securityContext", "stdin", "stdinOnce", "tty",
+})
+_EPHEMERAL_CONTAINER_FIELDS = _CONTAINER_FIELDS | {"targetContainerName"}
+_RESOURCES_FIELDS = frozenset({"limits", "requests", "claims"})
+# PodSpec gains fields release after release, so it is not checked strictly;
+# only a key that is not a PodSpec field and looks like one podnuma reads
+# (``initContainer``, ``container``, ``resource``) is refused.
+_SPEC_FIELDS = frozenset({
+    "volumes", "initContainers", "containers", "ephemeralContainers", "restartPolicy",
+    "terminationGracePeriodSeconds", "activeDeadlineSeconds", "dnsPolicy", "nodeSelector",
+    "serviceAccountName", "serviceAccount", "automountServiceAccountToken", "nodeName",
+    "hostNetwork", "hostPID", "hostIPC", "shareProcessNamespace", "securityContext",
+    "imagePullSecrets", "hostname", "subdomain", "affinity", "schedulerName", "tolerations",
+    "hostAliases", "priorityClassName", "priority", "dnsConfig", "readinessGates",
+    "runtimeClassName", "enableServiceLinks", "preemptionPolicy", "overhead",
+    "topologySpreadConstraints", "setHostnameAsFQDN", "os", "hostUsers", "schedulingGates",
+    "resourceClaims", "resources", "hostnameOverride",
+})
+_SPEC_READ = ("containers", "initContainers", "ephemeralContainers", "resources", "overhead",
+              "restartPolicy")
+_POD_RESTART_POLICIES = ("Always", "OnFailure", "Never")
+
+def _check_spec_fields(spec: Mapping[str, Any]) -> None:
+    for key in spec:
+        if key in _SPEC_FIELDS:
+            continue
+        hint = difflib.get_close_matches(key, _SPEC_READ, n=1, cutoff=0.75)
+        if hint:
+            raise unknown_field("spec", key, hint[0])
+
+
+def _parse_qty(raw: object, path: str) -> Quantity:
+    if isinstance(raw, bool) or not isinstance(raw, (str, int, float, type(None))):
+        raise wrong_type(path, "a quantity (a string or a number)", raw)
+    try:
+        return round_up_milli(quantity_from_manifest(raw))
+    except QuantityError as err:
+        raise InputError(str(err), path=path) from None
+
+
+def _resource_list(raw: object, path: str, *, pod_level: bool) -> dict[str, Quantity]:
+    """Names and values of one resource list (``ValidateResourceQuantityValue``)."""
+    out: dict[str, Quantity] = {}
+    for name, value in sorted(optional_mapping(raw, path).items()):
+        where = resource_path(path, name)
+        if pod_level:
+            check_pod_resource_name(name, where)
+        else:
+            check_container_resource_name(name, where)
+        qty = _parse_qty(value, where)
+        check_resource_quantity(name, qty, where)
+        out[name] = qty
+    return out
+
+
+def _pod_level_resources(
+    raw: Mapping[str, Any],
+    init_containers: Sequence[Container],
+    containers: Sequence[Container],
+    *,
+    fix_defaulting: bool,
+) -> PodLevelResources:
+    path = "spec.resources"
+    check_known_fields(raw, _RESOURCES_FIELDS, path)
+    if raw.get("claims"):
+        raise forbidden(field_path(path, "claims"), "claims may not be set for Resources at pod-level")
+    req = _resource_list(raw.get("requests"), field_path(path, "requests"), pod_level=True)
+    lim = _resource_list(raw.get("limits"), field_path(path, "limits"), pod_level=True)
+
+    aggr_req = aggregate_requests_of(init_containers, containers)
+    aggr_lim = aggregate_limits_of(init_containers, containers)
+    default_pod_level_resources(
+        req, lim, aggr_req, aggr_lim, (*init_containers, *containers), fix_defaulting=fix_defaulting
+    )
+    check_requirements(req, lim, path)
+    check_pod_resource_consistency(req, lim, aggr_req, aggr_lim, containers, path)
+    return PodLevelResources(requests=req, limits=lim)
+
+
+
+def _parse_container(raw: object, path: str, index: int, *, init: bool) -> Container:
+    doc = expect_string_keys(raw, path)
+    check_known_fields(doc, _CONTAINER_FIELDS, path)
+    name = optional_str(doc.get("name"), field_path(path, "name"))
+    if not name:
+        raise required(field_path(path, "name"))
+    check_dns_label(name, field_path(path, "name"))
+
+    restart_policy = optional_str(doc.get("restartPolicy"), field_path(path, "restartPolicy"))
+    if restart_policy is not None:
+        if not init:
+            raise forbidden(field_path(path, "restartPolicy"), "may not be set for non-init containers")
+        if restart_policy != "Always":
+            raise unsupported(field_path(path, "restartPolicy"), restart_policy, ("Always",))
+
+    res_path = field_path(path, "resources")
+    res = optional_mapping(doc.get("resources"), res_path)
+    check_known_fields(res, _RESOURCES_FIELDS, res_path)
+    limits = _resource_list(res.get("limits"), field_path(res_path, "limits"), pod_level=False)
+    requests = _resource_list(res.get("requests"), field_path(res_path, "requests"), pod_level=False)
+    default_container_requests(requests, limits)
+    check_requirements(requests, limits, res_path)
+
+    kind: ContainerKind = "app"
+    if init:
+        kind = "sidecar" if restart_policy == "Always" else "init"
+    return Container(
+        name=name, kind=kind, requests=requests, limits=limits,
+        restart_policy=restart_policy, index=index,
+    )
+
+
+def parse_pod(doc: Mapping[str, Any], *, gates: FeatureGateView) -> Pod:
+    """Parse, default and validate a v1 Pod manifest.
+
+    Raises ``InputError`` whose path is relative to ``doc``. Unknown fields
+    of the pod, its metadata, containers and resources are refused (strict
+    field validation); other fields are not checked beyond their shape.
+    """
+    doc = expect_string_keys(doc, "")
+    check_known_fields(doc, _POD_FIELDS, "")
+    api_version = doc.get("apiVersion")
+    if api_version is not None and api_version != "v1":
+        raise unsupported("apiVersion", api_version, ("v1",))
+    kind = doc.get("kind")
+    if kind is not None and kind != "Pod":
+        raise unsupported("kind", kind, ("Pod",))
+
+    meta = doc.get("metadata")
+    if meta is None:
+        raise required("metadata")
+    meta = expect_string_keys(meta, "metadata")
+    check_known_fields(meta, _METADATA_FIELDS, "metadata")
+    name = optional_str(meta.get("name"), "metadata.name")
+    if not name:
+        raise required("metadata.name", "name or generateName is required")
+    check_dns_subdomain(name, "metadata.name")
+    namespace = optional_str(meta.get("namespace"), "metadata.namespace") or "default"
+    check_dns_label(namespace, "metadata.namespace")
+    uid = optional_str(meta.get("uid"), "metadata.uid") or derive_pod_uid(namespace, name)
+    labels = string_map(meta.get("labels"), "metadata.labels", resource_path)
+    annotations = string_map(meta.get("annotations"), "metadata.annotations", resource_path)
+
+    spec_raw = doc.get("spec")
+    if spec_raw is None:
+        raise required("spec")
+    spec = expect_string_keys(spec_raw, "spec")
+    _check_spec_fields(spec)
+    pod_restart = optional_str(spec.get("restartPolicy"), "spec.restartPolicy")
+    # validateRestartPolicy ("" is defaulted to Always before validation)
+    if pod_restart and pod_restart not in _POD_RESTART_POLICIES:
+        raise unsupported("spec.restartPolicy", pod_restart, _POD_RESTART_POLICIES)
+
+    init_containers = tuple(
+        _parse_container(raw, f"spec.initContainers[{i}]", i, init=True)
+        for i, raw in enumerate(optional_list(spec.get("initContainers"), "spec.initContainers"))
+    )
+    raw_containers = optional_list(spec.get("containers"), "spec.containers")
+    if not raw_containers:
+        raise required("spec.containers")
+    containers = tuple(
+        _parse_container(raw, f"spec.containers[{i}]", i, init=False)
+        for i, raw in enumerate(raw_containers)
+    )
+    seen: set[str] = set()
+    for ctr in (*init_containers, *containers):
+        if ctr.name in seen:
+            where = "spec.initContainers" if ctr.is_init else "spec.containers"
+            raise duplicate(f"{where}[{ctr.index}].name", ctr.name)
+        seen.add(ctr.name)
+
+    ephemeral: list[str] = []
+    for i, raw in enumerate(optional_list(spec.get("ephemeralContainers"), "spec.ephemeralContainers")):
+        path = f"spec.ephemeralContainers[{i}]"
+        eph = expect_string_keys(raw, path)
+        check_known_fields(eph, _EPHEMERAL_CONTAINER_FIELDS, path)
+        eph_name = optional_str(eph.get("name"), field_path(path, "name"))
+        if not eph_name:
+            raise required(field_path(path, "name"))
+        check_dns_label(eph_name, field_path(path, "name"))
+        if eph_name in seen:
+            raise duplicate(field_path(path, "name"), eph_name)
+        if eph.get("resources"):
+            raise forbidden(field_path(path, "resources"), "cannot be set for an Ephemeral Container")
+        seen.add(eph_name)
+        ephemeral.append(eph_name)
+
+    overhead = _resource_list(spec.get("overhead"), "spec.overhead", pod_level=False)
+
+    resources: PodLevelResources | None = None
+    raw_resources = spec.get("resources")
+    # dropDisabledPodLevelResources: with the gate off the field never reaches the kubelet.
+    if raw_resources is not None and gates.enabled("PodLevelResources"):
+        resources = _pod_level_resources(
+            expect_string_keys(raw_resources, "spec.resources"),
+            init_containers,
+            containers,
+            fix_defaulting=gates.enabled("PodLevelResourcesFixDefaulting"),
+        )
+
+    return Pod(
+        uid=uid,
+        name=name,
+        namespace=namespace,
+        init_containers=init_containers,
+        containers=containers,
+        ephemeral_containers=tuple(ephemeral),
+        resources=resources,
+        overhead=overhead,
+        labels=labels,
+        annotations=annotations,
+    )

@@ -1,0 +1,294 @@
+"""Validation of the Pod fields podnuma reads.
+
+Mirrors ``pkg/apis/core/validation/validation.go`` (``validateContainerResourceName``,
+``validatePodResourceName``, ``ValidateResourceQuantityValue``,
+``validateResourceRequirements``, ``validatePodResourceConsistency``) and the
+name rules of ``k8s.io/apimachinery/pkg/util/validation``
+(``IsDNS1123Label``, ``IsDNS1123Subdomain``, ``IsQualifiedName``), with the
+field error texts of ``apimachinery/pkg/util/validation/field``
+(``Invalid value``, ``Required value``, ``Unsupported value``,
+``Forbidden``, ``Duplicate value``).
+
+Field paths are relative to the pod document; resource keys are written
+``requests.cpu`` (``requests[example.com/gpu]`` when the key holds a dot or
+slash).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from podnuma.api.pod import Container
+from podnuma.api.quantity import Quantity, QuantityError, parse_quantity
+from podnuma.api.resources import (
+    HUGEPAGES_PREFIX,
+    is_hugepage_resource,
+    is_native_resource,
+    is_overcommit_allowed,
+    is_supported_pod_level_resource,
+)
+from podnuma.errors import InputError
+from podnuma.fieldkit import field_path
+
+__all__ = [
+    "INTEGER_RESOURCES",
+    "quote",
+    "invalid",
+    "required",
+    "unsupported",
+    "forbidden",
+    "duplicate",
+    "resource_path",
+    "check_dns_label",
+    "check_dns_subdomain",
+    "check_qualified_name",
+    "is_extended_resource",
+    "check_container_resource_name",
+    "check_pod_resource_name",
+    "check_resource_quantity",
+    "hugepage_divisible",
+    "check_requirements",
+    "check_pod_resource_consistency",
+]
+
+_ZERO = Quantity.from_int(0)
+
+
+_DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+_DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+_QUALIFIED_NAME_PART = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
+_SIMPLE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+
+_DNS1123_LABEL_MSG = (
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
+    "and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', "
+    "regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
+)
+_DNS1123_SUBDOMAIN_MSG = (
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
+    "'.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used "
+    "for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+)
+_QUALIFIED_NAME_MSG = (
+    "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end "
+    "with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "
+    "validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
+)
+
+# helper.IsStandardResourceName (quota names included) and the container subset.
+_STANDARD_RESOURCES = frozenset(
+    {
+        "cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory",
+        "requests.ephemeral-storage", "limits.cpu", "limits.memory", "limits.ephemeral-storage",
+        "pods", "resourcequotas", "services", "replicationcontrollers", "secrets", "configmaps",
+        "persistentvolumeclaims", "storage", "requests.storage", "services.nodeports",
+        "services.loadbalancers",
+    }
+)  # fmt: skip
+_STANDARD_CONTAINER_RESOURCES = frozenset({"cpu", "memory", "ephemeral-storage"})
+INTEGER_RESOURCES = frozenset(
+    {
+        "pods", "resourcequotas", "services", "replicationcontrollers", "secrets", "configmaps",
+        "persistentvolumeclaims", "services.nodeports", "services.loadbalancers",
+    }
+)  # fmt: skip
+
+
+def quote(value: object) -> str:
+    text = str(value).replace("\\", "\\\\").replace('"', '\\"')
+    return f'"{text}"'
+
+
+def invalid(path: str, value: object, detail: str) -> InputError:
+    return InputError(f"Invalid value: {quote(value)}: {detail}", path=path)
+
+
+def required(path: str, detail: str = "") -> InputError:
+    return InputError("Required value" + (f": {detail}" if detail else ""), path=path)
+
+
+def unsupported(path: str, value: object, supported: Sequence[str]) -> InputError:
+    allowed = ", ".join(quote(s) for s in supported)
+    return InputError(f"Unsupported value: {quote(value)}: supported values: {allowed}", path=path)
+
+
+def forbidden(path: str, detail: str) -> InputError:
+    return InputError(f"Forbidden: {detail}", path=path)
+
+
+def duplicate(path: str, value: object) -> InputError:
+    return InputError(f"Duplicate value: {quote(value)}", path=path)
+
+
+def resource_path(base: str, key: str) -> str:
+    if _SIMPLE_KEY.fullmatch(key):
+        return field_path(base, key)
+    return f"{base}[{key}]"
+
+
+def check_dns_label(value: str, path: str) -> None:
+    if len(value) > 63:
+        raise invalid(path, value, "must be no more than 63 characters")
+    if not _DNS1123_LABEL.fullmatch(value):
+        raise invalid(path, value, _DNS1123_LABEL_MSG)
+
+
+def check_dns_subdomain(value: str, path: str) -> None:
+    if len(value) > 253:
+        raise invalid(path, value, "must be no more than 253 characters")
+    if not _DNS1123_SUBDOMAIN.fullmatch(value):
+        raise invalid(path, value, _DNS1123_SUBDOMAIN_MSG)
+
+
+def check_qualified_name(value: str, path: str) -> None:
+    parts = value.split("/")
+    if len(parts) > 2:
+        raise invalid(
+            path,
+            value,
+            "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and "
+            "must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  "
+            "or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') "
+            "with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
+        )
+    name = parts[-1]
+    if len(parts) == 2:
+        prefix = parts[0]
+        if not prefix:
+            raise invalid(path, value, "prefix part must be non-empty")
+        check_dns_subdomain(prefix, path)
+    if not name:
+        raise invalid(path, value, "name part must be non-empty")
+    if len(name) > 63:
+        raise invalid(path, value, "name part must be no more than 63 characters")
+    if not _QUALIFIED_NAME_PART.fullmatch(name):
+        raise invalid(path, value, _QUALIFIED_NAME_MSG)
+
+
+def is_extended_resource(name: str) -> bool:
+    """``helper.IsExtendedResourceName``."""
+    if is_native_resource(name) or name.startswith("requests."):
+        return False
+    try:
+        check_qualified_name("requests." + name, "")
+    except InputError:
+        return False
+    return True
+
+
+def check_container_resource_name(name: str, path: str) -> None:
+    """``validateContainerResourceName`` (after ``validateResourceName``)."""
+    check_qualified_name(name, path)
+    if "/" not in name:
+        if not (name in _STANDARD_RESOURCES or name.startswith(HUGEPAGES_PREFIX)
+                or name.startswith("requests." + HUGEPAGES_PREFIX)):
+            raise invalid(path, name, "must be a standard resource type or fully qualified")
+        if not (name in _STANDARD_CONTAINER_RESOURCES or name.startswith(HUGEPAGES_PREFIX)):
+            raise invalid(path, name, "must be a standard resource for containers")
+    elif not is_native_resource(name) and not is_extended_resource(name):
+        raise invalid(path, name, "doesn't follow extended resource name standard")
+
+
+def check_pod_resource_name(name: str, path: str) -> None:
+    """``validatePodResourceName``."""
+    check_qualified_name(name, path)
+    if "/" not in name and not (
+        name in _STANDARD_RESOURCES or name.startswith(HUGEPAGES_PREFIX)
+        or name.startswith("requests." + HUGEPAGES_PREFIX)
+    ):
+        raise invalid(path, name, "must be a standard resource type or fully qualified")
+    if not is_supported_pod_level_resource(name):
+        raise unsupported(path, name, ("cpu", "hugepages-", "memory"))
+
+
+def check_resource_quantity(name: str, qty: Quantity, path: str) -> None:
+    """``ValidateResourceQuantityValue``: not negative; a whole number for
+    integer and extended resources."""
+    if qty < _ZERO:
+        raise invalid(path, qty, "must be greater than or equal to 0")
+    if (name in INTEGER_RESOURCES or is_extended_resource(name)) and qty.milli_value() % 1000:
+        raise invalid(path, qty, "must be an integer")
+
+
+def hugepage_divisible(name: str, qty: Quantity) -> bool:
+    """``helper.IsHugePageResourceValueDivisible``."""
+    try:
+        page = parse_quantity(name[len(HUGEPAGES_PREFIX):])
+    except QuantityError:
+        return False
+    if page <= _ZERO:
+        return False
+    return qty.value() % page.value() == 0
+
+
+def check_requirements(
+    requests: Mapping[str, Quantity], limits: Mapping[str, Quantity], path: str
+) -> None:
+    """``validateResourceRequirements`` on already-parsed (defaulted) lists."""
+    req_path = field_path(path, "requests")
+    lim_path = field_path(path, "limits")
+    has_cpu_mem = False
+    has_huge = False
+    for name, qty in limits.items():
+        if is_hugepage_resource(name):
+            has_huge = True
+            if not hugepage_divisible(name, qty):
+                raise invalid(resource_path(lim_path, name), qty,
+                               f"{qty} is not positive integer multiple of {name}")
+        if name in ("cpu", "memory"):
+            has_cpu_mem = True
+    for name, qty in requests.items():
+        limit = limits.get(name)
+        if limit is not None:
+            if qty != limit and not is_overcommit_allowed(name):
+                raise invalid(req_path, qty, f"must be equal to {name} limit of {limit}")
+            if qty > limit:
+                raise invalid(req_path, qty, f"must be less than or equal to {name} limit of {limit}")
+        elif not is_overcommit_allowed(name):
+            raise required(lim_path, "Limit must be set for non overcommitable resources")
+        if is_hugepage_resource(name):
+            has_huge = True
+            if not hugepage_divisible(name, qty):
+                raise invalid(resource_path(req_path, name), qty,
+                               f"{qty} is not positive integer multiple of {name}")
+        if name in ("cpu", "memory"):
+            has_cpu_mem = True
+    if has_huge and not has_cpu_mem:
+        raise forbidden(path, "HugePages require cpu or memory")
+
+
+def check_pod_resource_consistency(
+    requests: Mapping[str, Quantity],
+    limits: Mapping[str, Quantity],
+    aggregate_requests: Mapping[str, Quantity],
+    aggregate_limits: Mapping[str, Quantity],
+    containers: Sequence[Container],
+    path: str,
+) -> None:
+    """``validatePodResourceConsistency``: pod-level requests cover the
+    containers' aggregated requests (hugepage limits their aggregated
+    limits); no container limit exceeds the pod-level limit."""
+    for name, aggregate in sorted(aggregate_requests.items()):
+        if not is_supported_pod_level_resource(name):
+            continue
+        pod_req = requests.get(name)
+        if pod_req is not None and pod_req < aggregate:
+            raise invalid(resource_path(field_path(path, "requests"), name), pod_req,
+                          f"must be greater than or equal to aggregate container requests of {aggregate}")
+    for name, aggregate in sorted(aggregate_limits.items()):
+        if not is_hugepage_resource(name):
+            continue
+        pod_lim = limits.get(name)
+        if pod_lim is not None and pod_lim < aggregate:
+            raise invalid(resource_path(field_path(path, "limits"), name), pod_lim,
+                          f"must be greater than or equal to aggregate container limits of {aggregate}")
+    for ctr in containers:
+        for name, ctr_lim in ctr.limits.items():
+            if not is_supported_pod_level_resource(name):
+                continue
+            pod_lim = limits.get(name)
+            if pod_lim is not None and ctr_lim > pod_lim:
+                # Reproduced quirk: upstream builds this path under spec.resources.
+                where = field_path(resource_path(f"{path}.containers[{ctr.index}]", name), "limits")
+                raise invalid(where, ctr_lim, f"must be less than or equal to pod limits of {pod_lim}")

@@ -1,0 +1,245 @@
+"""File operations confined to a directory tree: nothing reached through a
+symlink, nothing outside the root, whatever happens concurrently.
+
+Every operation starts from a descriptor of the root opened once, and every
+directory on the way is opened as a descriptor relative to its parent:
+
+- with ``openat2(2)`` (Linux >= 5.6) and ``RESOLVE_BENEATH |
+  RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS``, the kernel resolves the
+  whole relative path and refuses any symlink or any step out of the root
+  (``ELOOP`` / ``EXDEV``) atomically;
+- elsewhere (older kernels, seccomp filters that deny it) one component at a
+  time, ``openat(parent_fd, name, O_DIRECTORY | O_NOFOLLOW)``: a component
+  that is a symlink at the moment it is opened fails with ``ELOOP``, and a
+  descriptor once held is the directory itself, whatever is renamed or
+  swapped afterwards.
+
+The last component is then created, opened, removed or listed relative to
+its parent's descriptor with calls that do not follow a symlink there
+either (``mkdirat``, ``openat(O_NOFOLLOW)``, ``unlinkat``,
+``fstatat(AT_SYMLINK_NOFOLLOW)``). Files are opened non-blocking (a FIFO
+planted in the tree cannot hang a write) and must be regular files; on a
+plain directory a file with more than one hard link is refused before it is
+truncated, so a link to a file elsewhere cannot be overwritten through it.
+
+Paths handed in are relative, ``/``-separated, of plain names (the caller
+checks them: no ``..``, ``.``, empty or NUL components).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import errno
+import os
+import stat
+from pathlib import Path
+from types import TracebackType
+
+__all__ = ["Beneath", "openat2_available"]
+
+_SYS_OPENAT2 = 437  # the same number on every architecture (added in 5.6)
+_RESOLVE_NO_MAGICLINKS = 0x02
+_RESOLVE_NO_SYMLINKS = 0x04
+_RESOLVE_BENEATH = 0x08
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC | os.O_NOFOLLOW
+
+#: None: probe on first use; tests set it to force one way.
+_USE_OPENAT2: bool | None = None
+
+
+class _OpenHow(ctypes.Structure):
+    _fields_ = [("flags", ctypes.c_uint64), ("mode", ctypes.c_uint64), ("resolve", ctypes.c_uint64)]
+
+
+_libc: ctypes.CDLL | None = None
+
+
+def _syscall() -> ctypes.CDLL | None:
+    global _libc
+    if _libc is None:
+        try:
+            _libc = ctypes.CDLL(None, use_errno=True)
+            _libc.syscall.restype = ctypes.c_long
+        except OSError:
+            return None
+    return _libc
+
+
+def _openat2(dir_fd: int, path: str, flags: int) -> int:
+    libc = _syscall()
+    if libc is None:
+        raise OSError(errno.ENOSYS, os.strerror(errno.ENOSYS))
+    how = _OpenHow(flags, 0, _RESOLVE_BENEATH | _RESOLVE_NO_SYMLINKS | _RESOLVE_NO_MAGICLINKS)
+    raw = os.fsencode(path)
+    for _ in range(16):
+        fd = libc.syscall(
+            ctypes.c_long(_SYS_OPENAT2), ctypes.c_int(dir_fd), ctypes.c_char_p(raw),
+            ctypes.byref(how), ctypes.c_size_t(ctypes.sizeof(how)),
+        )  # fmt: skip
+        if fd >= 0:
+            return int(fd)
+        code = ctypes.get_errno()
+        if code not in (errno.EAGAIN, errno.EINTR):  # EAGAIN: a rename raced the lookup
+            raise OSError(code, os.strerror(code), path)
+    raise OSError(errno.EAGAIN, os.strerror(errno.EAGAIN), path)
+
+
+def openat2_available() -> bool:
+    """Whether this kernel (and any seccomp filter) lets ``openat2`` through."""
+    global _USE_OPENAT2
+    if _USE_OPENAT2 is None:
+        try:
+            fd = _openat2(-100, ".", _DIR_FLAGS)  # AT_FDCWD
+        except OSError:
+            _USE_OPENAT2 = False
+        else:
+            os.close(fd)
+            _USE_OPENAT2 = True
+    return _USE_OPENAT2
+
+
+def _split(rel: str) -> tuple[str, str]:
+    parent, _, name = rel.rpartition("/")
+    return parent, name
+
+
+class Beneath:
+    """Descriptor-based operations under ``root`` (see the module docstring).
+    Directory descriptors are cached for the object's life; :meth:`close`
+    (or the ``with`` block) releases them."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        self._dirs: dict[str, int] = {"": self.fd}
+        self.openat2 = openat2_available()
+
+    def __enter__(self) -> Beneath:
+        return self
+
+    def __exit__(
+        self, t: type[BaseException] | None, v: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        for fd in self._dirs.values():
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self._dirs.clear()
+
+    # -- directories -----------------------------------------------------------
+    def dir_fd(self, rel: str) -> int:
+        """A descriptor of the directory ``rel`` (``""``: the root)."""
+        fd = self._dirs.get(rel)
+        if fd is not None:
+            return fd
+        if self.openat2:
+            fd = _openat2(self.fd, rel, _DIR_FLAGS)
+        else:
+            parent, name = _split(rel)
+            fd = os.open(name, _DIR_FLAGS, dir_fd=self.dir_fd(parent))
+        self._dirs[rel] = fd
+        return fd
+
+    def _forget(self, rel: str) -> None:
+        for key in [k for k in self._dirs if k == rel or k.startswith(rel + "/")]:
+            with contextlib.suppress(OSError):
+                os.close(self._dirs.pop(key))
+
+    def is_dir(self, rel: str) -> bool:
+        """A directory (not a symlink to one) reachable without symlinks."""
+        try:
+            self.dir_fd(rel)
+        except OSError:
+            return False
+        return True
+
+    def lstat(self, rel: str) -> os.stat_result:
+        parent, name = _split(rel)
+        return os.stat(name, dir_fd=self.dir_fd(parent), follow_symlinks=False)
+
+    def exists(self, rel: str) -> bool:
+        try:
+            self.lstat(rel)
+        except OSError:
+            return False
+        return True
+
+    def mkdir(self, rel: str, mode: int = 0o755) -> bool:
+        """Create directory ``rel``; ``False`` when a directory is already
+        there. Anything else in its place (a symlink, a file) is an error."""
+        parent, name = _split(rel)
+        pfd = self.dir_fd(parent)
+        try:
+            os.mkdir(name, mode, dir_fd=pfd)
+        except FileExistsError:
+            st = os.stat(name, dir_fd=pfd, follow_symlinks=False)
+            if stat.S_ISDIR(st.st_mode):
+                return False
+            code = errno.ELOOP if stat.S_ISLNK(st.st_mode) else errno.EEXIST
+            raise OSError(code, os.strerror(code), rel) from None
+        return True
+
+    def rmdir(self, rel: str) -> None:
+        parent, name = _split(rel)
+        pfd = self.dir_fd(parent)
+        self._forget(rel)
+        os.rmdir(name, dir_fd=pfd)
+
+    def listdir(self, rel: str) -> list[tuple[str, int]]:
+        """``(name, st_mode)`` of each entry (not following symlinks)."""
+        fd = self.dir_fd(rel)
+        out: list[tuple[str, int]] = []
+        for name in os.listdir(fd):
+            with contextlib.suppress(OSError):
+                out.append((name, os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode))
+        return sorted(out)
+
+    # -- files -------------------------------------------------------------------
+    def unlink(self, rel: str) -> None:
+        parent, name = _split(rel)
+        os.unlink(name, dir_fd=self.dir_fd(parent))
+
+    def read(self, rel: str, limit: int = 1 << 16) -> bytes:
+        parent, name = _split(rel)
+        fd = os.open(
+            name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, dir_fd=self.dir_fd(parent)
+        )
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise OSError(errno.EINVAL, "not a regular file", rel)
+            return os.read(fd, limit)
+        finally:
+            os.close(fd)
+
+    def open_write(self, rel: str, *, create: bool, single_link: bool) -> tuple[int, bool]:
+        """A descriptor open for writing ``rel`` and whether this call created
+        the file (``create``: a plain directory, where files are made; a
+        cgroup file system offers its files). ``single_link``: refuse a file
+        with other hard links. The caller truncates (a plain file) to what it
+        wrote: a truncation to zero before the write would make some file
+        systems flush on close (ext4's ``auto_da_alloc``)."""
+        parent, name = _split(rel)
+        pfd = self.dir_fd(parent)
+        flags = os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
+        created = False
+        if create:
+            try:
+                fd = os.open(name, flags | os.O_CREAT | os.O_EXCL, 0o644, dir_fd=pfd)
+                created = True
+            except FileExistsError:
+                fd = os.open(name, flags, dir_fd=pfd)
+        else:
+            fd = os.open(name, flags, dir_fd=pfd)
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise OSError(errno.EINVAL, "not a regular file", rel)
+            if single_link and st.st_nlink > 1:
+                raise OSError(errno.EMLINK, "refusing a file with other hard links", rel)
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd, created

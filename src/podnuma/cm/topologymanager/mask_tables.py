@@ -1,0 +1,80 @@
+"""The per-machine NUMA mask tables the CPU and memory managers share.
+
+Not upstream code: the kubelet walks ``bitmask.IterateBitMasks`` afresh
+for every hint it generates; podnuma builds every mask of a machine once,
+with its bits, compact index and its two hints, and keeps the last few
+tables (a 16-NUMA machine has 65,535 masks). The rows are built by the
+package's native twins (``native_twins.py``).
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Callable
+from functools import lru_cache
+from typing import TypeVar
+
+from podnuma.cm.topologymanager.bitmask import BIT_RANGE_ERROR, BitMask
+from podnuma.cm.topologymanager.hint import TopologyHint
+from podnuma.cm.topologymanager.native_twins import MaskRows, hint_pairs, mask_rows, subset_sums
+
+__all__ = ["mask_combinations", "mask_hint_pairs", "subset_sums", "built_without_collector"]
+
+_T = TypeVar("_T")
+
+_MAX_BITS = 64
+
+
+def mask_combinations(bits: list[int]) -> tuple[tuple[BitMask, tuple[int, ...], int], ...]:
+    """:func:`~podnuma.cm.topologymanager.bitmask.iterate_bit_masks` in bulk: every mask with its bits (in
+    ``bits`` order) and its *compact* index, the mask over positions in
+    ``bits`` (bit i set when ``bits[i]`` is), for tables indexed by subset.
+
+    The result is immutable and depends only on ``bits``: the last few are
+    kept (a 16-NUMA machine has 65,535 masks, which the CPU and memory
+    managers both walk)."""
+    for b in bits:
+        if b < 0 or b >= _MAX_BITS:
+            raise ValueError(BIT_RANGE_ERROR)
+    return _mask_combinations(tuple(bits))
+
+
+@lru_cache(maxsize=8)
+def _mask_combinations(bits: tuple[int, ...]) -> MaskRows:
+    return mask_rows(bits)
+
+
+def mask_hint_pairs(bits: list[int]) -> tuple[tuple[TopologyHint, TopologyHint], ...]:
+    """Per mask of :func:`mask_combinations` (same order), its preferred
+    and its non-preferred hint. Hints are immutable: the CPU and memory
+    managers' mask tables share them; the last few are kept."""
+    return _hint_pairs(tuple(bits))
+
+
+@lru_cache(maxsize=8)
+def _hint_pairs(bits: tuple[int, ...]) -> tuple[tuple[TopologyHint, TopologyHint], ...]:
+    masks: list[BitMask] = [c[0] for c in mask_combinations(list(bits))]
+    return hint_pairs(masks)
+
+
+def built_without_collector(build: Callable[[], _T]) -> _T:
+    """``build()`` with Python's cyclic garbage collector paused (if it was
+    running), then resumed.
+
+    The per-machine mask tables are built once and hold one tuple and a few
+    objects per NUMA mask: hundreds of thousands on a 16-NUMA machine, none
+    of them in a reference cycle. Allocating them set off hundreds of
+    collections, each walking every object built so far, for nothing: that
+    was about half the cost of a 16-NUMA machine's first admission. Only
+    the collector's automatic runs wait; memory is freed by reference
+    counting as usual, and the collector runs again once the build ends.
+    The switch is the process's: another thread's cyclic garbage waits while
+    a build runs, and a thread that turns the collector off during a build
+    finds it on again afterwards."""
+    if not gc.isenabled():
+        return build()
+    gc.disable()
+    try:
+        return build()
+    finally:
+        gc.enable()
