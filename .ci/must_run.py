@@ -1,8 +1,10 @@
 """Fail CI when a test that must run there was skipped.
 
 Reads pytest's JUnit report; the suites listed below need Go (the kubelet
-oracle) or Debian's chromium, which .ci/run installs, so a skip there means
-the run proved nothing about them.
+oracle), Debian's chromium, or the loopback cluster's binaries
+(kube-apiserver, etcd, kubectl, kubelet, fake CRI: cluster/build), which
+.ci/run installs or builds, so a skip there means the run proved nothing
+about them.
 """
 
 from __future__ import annotations
@@ -10,7 +12,8 @@ from __future__ import annotations
 import sys
 import xml.etree.ElementTree as ET
 
-MUST_RUN = ("tests.oracle.", "tests.web.test_browser", "tests.agent.", "tests.fleet.")
+MUST_RUN = ("tests.oracle.", "tests.web.test_browser", "tests.agent.", "tests.fleet.",
+            "tests.cluster.")
 
 
 def _skipped(case: ET.Element) -> bool:

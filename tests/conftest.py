@@ -81,3 +81,13 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
                     lines.append(line)
     for line in lines:
         terminalreporter.write_line(line)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """Under pytest-xdist (``-n N``), tests marked ``xdist_group`` run on
+    one worker (tests/cluster: one loopback control plane and kubelet per
+    run, not one per worker); the others are spread as ``--dist load``
+    spreads them."""
+    if getattr(config.option, "dist", "no") == "load":
+        config.option.dist = "loadgroup"

@@ -6,6 +6,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -122,10 +123,19 @@ class AgentProcess:
 
     def wait_ready(self) -> dict[str, Any]:
         st = self.wait(lambda s: s["syncs"] >= 1, "first sync")
+        # A killed agent leaves its socket file behind: wait until this
+        # process accepts a connection, not until the file exists.
         end = time.monotonic() + DEADLINE
-        while not self.socket.exists() and time.monotonic() < end:
-            time.sleep(0.02)
-        return st
+        while time.monotonic() < end:
+            probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                probe.connect(str(self.socket))
+                return st
+            except OSError:
+                time.sleep(0.02)
+            finally:
+                probe.close()
+        raise AssertionError(f"the PodResources socket never accepted a connection\n{self.log()[-4000:]}")
 
     def signal(self, sig: int = signal.SIGTERM) -> int:
         assert self.proc is not None

@@ -211,9 +211,6 @@ def test_load_feature_gate_errors(gates: dict[str, bool], message: str) -> None:
          'strconv.ParseFloat: parsing "ten": invalid syntax'),
         ({"evictionHard": {"memory.available": "1K"}},
          "unable to parse quantity's suffix"),
-        ({"cpuManagerPolicy": "Static"}, 'unknown policy: "Static"'),
-        ({"memoryManagerPolicy": "static"}, 'unknown policy: "static"'),
-        ({"memoryManagerPolicy": "none"}, 'unknown policy: "none"'),
     ],
 )
 def test_startup_errors(doc: dict[str, Any], message: str) -> None:

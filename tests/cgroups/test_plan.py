@@ -295,3 +295,67 @@ def test_pods_known_only_from_a_checkpoint_are_listed_unplanned() -> None:
     assert [n.pod_uid for n in plan.nodes if n.kind == "pod"] == ["uid-new"]
     (container,) = [n for n in plan.nodes if n.kind == "container"]
     assert container.cpus is not None and not container.cpus.intersection(CPUSet.parse("1-2"))
+
+
+# ------------------------------------------- found by the kubelet oracle (docs/oracle.md)
+
+EXAMPLES = HERE.parents[1] / "examples"
+
+
+def test_every_v2_container_asks_for_no_swap() -> None:
+    """The kubelet puts memory.swap.max 0 into every container's unified
+    resources where swap is controlled, memory limit or not (v2 only)."""
+    for version, driver in ((2, "systemd"), (1, "cgroupfs")):
+        plan = _plan(driver, version)
+        for node in (n for n in plan.nodes if n.kind == "container"):
+            files = {f.name: f for f in node.files}
+            if version == 2:
+                assert files["memory.swap.max"].value == "0" and files["memory.swap.max"].optional, node.path
+            else:
+                has_limit = "memory.limit_in_bytes" in files
+                assert ("memory.memsw.limit_in_bytes" in files) == has_limit, node.path
+
+
+def test_pod_quota_is_decided_when_the_pod_starts() -> None:
+    """lifecycle.yaml: pod "fresh" (pod scope, c1 exclusive, c2 and c3 in
+    the pod's shared pool) keeps its CPU quota after its containers stop one
+    by one (steps 2-4): the kubelet decides it once, when it creates the pod
+    cgroup."""
+    scenario = load_scenario(EXAMPLES / "pod-level" / "lifecycle.yaml")
+    assert [s.op for s in scenario.steps[2:5]] == ["removeContainer"] * 3
+    plan = plan_cgroups(scenario, step=4, driver="cgroupfs", version=2)
+    (fresh,) = [n for n in plan.nodes if n.kind == "pod" and n.pod == "lifecycle/fresh"]
+    assert {f.name: f.value for f in fresh.files}["cpu.max"] == "400000 100000"
+    assert not [n for n in plan.nodes if n.kind == "container" and n.pod == "lifecycle/fresh"]
+
+
+def test_a_pod_rejected_at_readmission_is_not_unplanned() -> None:
+    """lifecycle.yaml: the restored pod is admitted again and rejected; a
+    rejected pod is killed, so it has no cgroups at all."""
+    plan = plan_cgroups(load_scenario(EXAMPLES / "pod-level" / "lifecycle.yaml"), driver="cgroupfs", version=2)
+    assert plan.unplanned == ()
+
+
+def test_shared_container_keeps_its_cpuset_when_the_shared_pool_empties() -> None:
+    """The reconcile loop skips an empty shared pool: a shared container
+    keeps the cpuset it was created with."""
+    import yaml
+
+    doc = {
+        "apiVersion": "podnuma.io/v1",
+        "kind": "Scenario",
+        "node": {"synthetic": {"sockets": 1, "numaNodesPerSocket": 1, "coresPerNumaNode": 4,
+                               "threadsPerCore": 1, "memoryPerNumaNode": "8Gi"}},
+        "kubeletConfig": {"cpuManagerPolicy": "static", "reservedSystemCPUs": "0",
+                          "cpuManagerPolicyOptions": {"strict-cpu-reservation": "true"}},
+        "steps": [
+            {"addPod": {"metadata": {"name": "shared", "uid": "uid-shared"},
+                        "spec": {"containers": [{"name": "app"}]}}},
+            {"addPod": {"metadata": {"name": "all", "uid": "uid-all"}, "spec": {"containers": [
+                {"name": "app", "resources": {"limits": {"cpu": "3", "memory": "1Gi"}}}]}}},
+        ],
+    }  # fmt: skip
+    scenario = load_scenario_text(yaml.safe_dump(doc), name="empty-pool.yaml", base_dir=HERE)
+    plan = plan_cgroups(scenario, driver="cgroupfs", version=2)
+    cpus = {n.pod: n.cpus for n in plan.nodes if n.kind == "container"}
+    assert cpus == {"default/shared": CPUSet.parse("1-3"), "default/all": CPUSet.parse("1-3")}

@@ -46,9 +46,9 @@ def _cli_ok(res: Result) -> None:
     assert not crashed, f"{type(res.exception).__name__}: {res.exception}"
     assert res.exit_code in (0, 2), res.output[-2000:]
     assert "Traceback" not in res.output and "internal error" not in res.output, res.output[-2000:]
-    if res.exit_code == 2:
-        errors = [line for line in res.output.splitlines() if line.startswith("error: ")]
-        assert len(errors) == 1, res.output[-2000:]
+    if res.exit_code == 2:  # nothing printed before the inputs validate: one line
+        lines = res.output.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("error: "), res.output[-2000:]
 
 
 @contextlib.contextmanager

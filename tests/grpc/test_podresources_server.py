@@ -241,3 +241,33 @@ def test_socket_path_too_long_is_an_input_error(sock_dir: Path) -> None:
         serve_unix(long, NodeProvider.of(node, pods))
     assert "longer than the 107 a unix socket address holds" in str(err.value)
     assert not long.parent.exists()
+
+
+def test_list_every_known_pod_when_active_pods_gate_is_off(sock_dir: Path) -> None:
+    """With ``KubeletPodResourcesListUseActivePods`` off the kubelet's
+    ``List`` asks the pod manager for every pod (``GetPods``): a pod that
+    admission rejected is listed, with nothing allocated."""
+    import yaml
+
+    from podnuma.inputs.scenario import load_scenario_text
+
+    example = ROOT / "examples" / "pod-level" / "pod-scope-3-empty-shared-pool.yaml"
+    doc = yaml.safe_load(example.read_text())
+    doc["kubeletConfig"].setdefault("featureGates", {})["KubeletPodResourcesListUseActivePods"] = False
+    scenario = load_scenario_text(yaml.safe_dump(doc), name="gate-off.yaml", base_dir=example.parent)
+    node = Node(scenario.machine, scenario.config)
+    pods = []
+    for step in scenario.steps:
+        assert step.op == "addPod" and step.pod is not None
+        pods.append(step.pod)
+        node.add_pod(step.pod, step.index)
+    assert not node.pod_resources()  # the pod was rejected: no active pod
+    sock = sock_dir / "off.sock"
+    server = serve_unix(sock, NodeProvider.of(node, pods))
+    try:
+        with client.connect(sock) as stub:
+            listed = client.list_pods(stub)
+    finally:
+        server.stop(None)
+    assert [(p.namespace, p.name) for p in listed.pod_resources] == [("kep", "pod-scope-admission-failure")]
+    assert all(not c.cpu_ids and not c.memory for c in listed.pod_resources[0].containers)

@@ -183,10 +183,10 @@ def _machine_info(rng: random.Random) -> tuple[Doc, dict[str, Any]]:
 
 def _devices(rng: random.Random, numa: list[int], policy: str) -> dict[str, list[Doc]]:
     out: dict[str, list[Doc]] = {}
-    # Under best-effort / none the device manager may pick any free device:
-    # keep every device of a resource on one NUMA node there, so the pick
-    # cannot change what later hints see (see docs/oracle.md).
-    spread = policy in ("restricted", "single-numa-node")
+    # The oracle's device plugin makes every pick the device manager leaves
+    # to it deterministic, so devices spread over NUMA nodes under every
+    # policy (now and then all on one node, as on many machines).
+    spread = rng.random() < 0.85
     n = rng.randint(1, 4)
     home = rng.choice(numa)
     gpus = []
@@ -486,6 +486,14 @@ def _running_specs(doc: Doc, rng: random.Random, running: list[Doc]) -> None:
         state["pods"] = copy.deepcopy(running)
 
 
+def _reconcile_passes(rng: random.Random, steps: list[Doc]) -> None:
+    """Now and then, time passes between two steps: the CPU manager's
+    reconcile loop makes a pass (a ``reconcile`` step)."""
+    if rng.random() < 0.2:
+        for _ in range(rng.randint(1, 2)):
+            steps.insert(rng.randint(0, len(steps)), {"reconcile": {}})
+
+
 # -- configurations the kubelet refuses ------------------------------------------------------
 
 
@@ -535,9 +543,9 @@ def _maybe_invalid_config(rng: random.Random, cfg: Doc, info: Mapping[str, Any],
         lambda: cfg.update(evictionHard={"memory.available": rng.choice(("-1Gi", "150%", "1K"))}),
         lambda: gates.update(PodLevelResources=False, PodLevelResourceManagers=True),
         lambda: gates.update(NoSuchGate=True),
-        lambda: cfg.update(topologyManagerPolicy="single-numa-node",
-                           topologyManagerPolicyOptions={"max-allowable-numa-nodes": "8"},
-                           featureGates={**gates, "TopologyManagerPolicyOptions": False}),
+        lambda: (cfg.update(topologyManagerPolicy="single-numa-node",
+                            topologyManagerPolicyOptions={"max-allowable-numa-nodes": "8"}),
+                 gates.update(TopologyManagerPolicyOptions=False)),
     ]
     rng.choice(choices)()
     if not gates:
@@ -623,6 +631,7 @@ def scenario(seed: int, index: int, workdir: Path, oracle: str | None = None) ->
             elif r < 0.75:
                 steps.append({"removePod": pod["metadata"]["uid"]})
     steps += _steps(rng, info, devices, facts, "p", rng.randint(1, 7))
+    _reconcile_passes(rng, steps)
     doc["steps"] = steps
     if invalid:
         return doc  # the kubelet refuses to start: the steps never run

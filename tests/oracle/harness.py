@@ -309,6 +309,65 @@ def _random_device_pick(
     return None
 
 
+_NOT_DEVICES = ("cpu", "memory", "ephemeral-storage", "pods")
+
+
+def _device_counts(step: Mapping[str, Any]) -> Any:
+    """A normalised step with each container's devices as counts."""
+    out = dict(step)
+    out["containers"] = [
+        {**c, "devices": {r: len(ids) for r, ids in (c.get("devices") or {}).items()}}
+        if isinstance(c, Mapping) else c
+        for c in step.get("containers") or []
+    ]
+    return out
+
+
+def _reuse_pick(a: Mapping[str, Any], b: Mapping[str, Any], scenario: Mapping[str, Any]) -> int | None:
+    """The index of the step where two normalised documents part by the one
+    device pick that stays chance, or None when they differ otherwise.
+
+    The device manager hands a regular init container's devices on to the
+    containers after it by ranging over a Go set
+    (``allocateRemainingFrom(reusableDevices)``), whatever their NUMA node,
+    and asks no plugin: when there are more of them than a container needs,
+    which it gets is chance, and from then on the free devices (so later
+    steps) may differ between two runs of the kubelet itself. The runs part
+    that way when every step before agrees exactly, the first step that
+    differs admits such a pod, and it agrees once devices are counted."""
+    sa, sb = a.get("steps") or [], b.get("steps") or []
+    if len(sa) != len(sb) or a.get("node") != b.get("node"):
+        return None
+    for i, (x, y) in enumerate(zip(sa, sb, strict=True)):
+        if x == y:
+            continue
+        if _reuses_init_devices(scenario, i) and _device_counts(x) == _device_counts(y):
+            return i
+        return None
+    return None
+
+
+def _reuses_init_devices(scenario: Mapping[str, Any], index: int) -> bool:
+    """Step ``index`` admits a pod whose regular init containers hold
+    devices: the device manager hands them on to later containers by
+    ranging over a Go set (``allocateRemainingFrom(reusableDevices)``), the
+    one device pick no plugin is asked about."""
+    steps = scenario.get("steps") or []
+    if not 0 <= index < len(steps) or not isinstance(steps[index], Mapping):
+        return False
+    pod = steps[index].get("addPod")
+    spec = pod.get("spec") if isinstance(pod, Mapping) else None
+    for c in (spec or {}).get("initContainers") or []:
+        if not isinstance(c, Mapping) or c.get("restartPolicy") == "Always":
+            continue
+        res = c.get("resources") or {}
+        for part in ("limits", "requests"):
+            for name in res.get(part) or {}:
+                if name not in _NOT_DEVICES and not str(name).startswith("hugepages-"):
+                    return True
+    return False
+
+
 def _error_chunks(message: str) -> Any:
     """An aggregated error ("[a, b]", possibly after a prefix such as
     "failed to set feature gates ...: [a, b]") is built from a Go map:
@@ -399,8 +458,20 @@ def _memory_checkpoint(obj: Any) -> tuple[Any, bool]:
     return norm, multi
 
 
-def normalise(doc: Mapping[str, Any], numa: Mapping[str, Mapping[str, tuple[int, ...]]]) -> dict[str, Any]:
-    """The kubelet-produced fields of a document, normalised."""
+def _device_ids(devs: Any) -> Any:
+    """Devices by id (each resource's ids sorted: the kubelet hands a set)."""
+    if not isinstance(devs, dict):
+        return devs
+    return {res: sorted(str(i) for i in ids) for res, ids in sorted(devs.items()) if ids}
+
+
+def normalise(
+    doc: Mapping[str, Any], numa: Mapping[str, Mapping[str, tuple[int, ...]]], *, device_ids: bool = True
+) -> dict[str, Any]:
+    """The kubelet-produced fields of a document, normalised. Devices are
+    compared by id (the oracle's device plugin makes the picks the device
+    manager leaves to it deterministic); ``device_ids=False`` compares them
+    by NUMA affinity instead."""
     node = doc.get("node") or {}
     out: dict[str, Any] = {"node": {k: node.get(k) for k in NODE_FIELDS}}
     steps = []
@@ -418,7 +489,7 @@ def normalise(doc: Mapping[str, Any], numa: Mapping[str, Mapping[str, tuple[int,
                         ck: (
                             _blocks(c.get(ck))
                             if ck == "memory"
-                            else _devices(c.get(ck), numa, _any_numa(c))
+                            else (_device_ids(c.get(ck)) if device_ids else _devices(c.get(ck), numa, _any_numa(c)))
                             if ck == "devices"
                             else c.get(ck)
                         )
@@ -572,7 +643,7 @@ def compare(
     diffs: list[str] = []
     _diff(a, b, "", diffs)
     if diffs:
-        step = _random_device_pick(a, b, mine.doc, theirs.doc, numa)
+        step = _reuse_pick(a, b, scenario)
         if step is not None:
             if notes is not None:
                 notes.append(f"random device pick at step {step}: later steps not compared")

@@ -46,12 +46,31 @@ def _doc(first: list[str], second: list[str], later_cpus: str = "4") -> dict[str
     return {"node": {"name": "n"}, "steps": [step0, step1], "checkpoints": {}}
 
 
-def test_swapped_picks_within_the_affinity_are_chance() -> None:
+# step 0 admits a pod whose regular init container holds a device: the
+# device manager hands it on by ranging over a Go set
+REUSING: dict[str, Any] = {
+    **SCENARIO,
+    "steps": [{"addPod": {"metadata": {"name": "p0"}, "spec": {
+        "initContainers": [{"name": "i", "resources": {"limits": {"example.com/gpu": "1"}}}],
+        "containers": [{"name": "c1"}, {"name": "c2"}]}}}],
+}
+
+
+def test_swapped_picks_when_init_devices_are_reused_are_chance() -> None:
     notes: list[str] = []
     mine = Outcome(doc=_doc(["gpu2"], ["gpu0"]))
     theirs = Outcome(doc=_doc(["gpu0"], ["gpu2"], later_cpus="5"))
-    assert compare(mine, theirs, SCENARIO, notes=notes) == []
+    assert compare(mine, theirs, REUSING, notes=notes) == []
     assert notes == ["random device pick at step 0: later steps not compared"]
+
+
+def test_swapped_picks_are_a_mismatch_where_the_plugin_decides() -> None:
+    # no devices to reuse: the oracle's plugin makes the pick, by the node's
+    # device order, so ids are compared
+    mine = Outcome(doc=_doc(["gpu2"], ["gpu0"]))
+    theirs = Outcome(doc=_doc(["gpu0"], ["gpu2"], later_cpus="5"))
+    diffs = compare(mine, theirs, SCENARIO)
+    assert any("devices" in d for d in diffs)
 
 
 def test_a_pick_outside_the_affinity_is_a_mismatch() -> None:

@@ -118,6 +118,24 @@ def test_running_pods_with_their_specs(tmp_path: Path, with_spec: bool) -> None:
     assert gone["defaultCpuSet"] == "0-15"
 
 
+def test_reconcile_pass_frees_the_cpus_of_a_pod_rejected_by_the_memory_manager(tmp_path: Path) -> None:
+    doc = base()
+    doc["kubeletConfig"].update({
+        "memoryManagerPolicy": "Static", "kubeReserved": {"memory": "924Mi"},
+        "evictionHard": {"memory.available": "100Mi"},
+        "reservedMemory": [{"numaNode": 0, "limits": {"memory": "1Gi"}}],
+        "topologyManagerPolicy": "best-effort",
+    })
+    # 20Gi fits no NUMA node: no memory hint ("don't care"), the CPUs are
+    # allocated, then the memory manager's Allocate fails
+    doc["steps"] = [{"addPod": pod("big", "2", "20Gi", uid="uid-big")}, {"reconcile": {}}]
+    rejected, reconciled = _simulate(write(tmp_path / "s.yaml", doc))["steps"]
+    assert rejected["reason"] == "UnexpectedAdmissionError"
+    assert rejected["defaultCpuSet"] != "0-15"  # the CPUs wait for removeStaleState
+    assert reconciled["op"] == "reconcile" and reconciled["containers"] == []
+    assert reconciled["defaultCpuSet"] == "0-15"
+
+
 def test_running_pod_without_entries_counts_toward_allocatable(tmp_path: Path) -> None:
     doc = base()
     # a Burstable pod holding 14 of the 15 allocatable CPUs' requests runs

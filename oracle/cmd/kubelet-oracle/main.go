@@ -5,6 +5,8 @@
 //	kubelet-oracle simulate SCENARIO... [-o json] [--checkpoint-dir DIR]
 //	kubelet-oracle bench SCENARIO
 //	kubelet-oracle merge [--repeat N] < hints.jsonl
+//	kubelet-oracle cgroups SCENARIO [--cgroup-version 1|2] [--driver cgroupfs|systemd] [--step N]
+//	kubelet-oracle podresources SCENARIO --socket PATH [--step N]
 package main
 
 import (
@@ -35,6 +37,8 @@ const usage = `usage:
   kubelet-oracle simulate SCENARIO... [-o json] [--checkpoint-dir DIR]
   kubelet-oracle bench SCENARIO
   kubelet-oracle merge [--repeat N] < REQUESTS.jsonl
+  kubelet-oracle cgroups SCENARIO [--cgroup-version 1|2] [--driver cgroupfs|systemd] [--step N]
+  kubelet-oracle podresources SCENARIO --socket PATH [--step N]
   kubelet-oracle legacy-checkpoint cpu|memory VERSION < CURRENT > OLDER
 `
 
@@ -112,6 +116,10 @@ func run(args []string, stdout io.Writer) error {
 		return bench(args[1:], stdout)
 	case "merge":
 		return mergeHints(args[1:], os.Stdin, stdout)
+	case "cgroups":
+		return cgroupsCmd(args[1:], stdout)
+	case "podresources":
+		return podresourcesCmd(args[1:], os.Stdin, stdout)
 	case "legacy-checkpoint":
 		return legacyCheckpoint(args[1:], os.Stdin, stdout)
 	case "-h", "--help", "help":

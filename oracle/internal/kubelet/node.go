@@ -143,6 +143,8 @@ type Node struct {
 	order     []string // pod UIDs in the order they started running
 	running   map[string]*runningPod
 	admitting *v1.Pod
+
+	known knownPods // the pod manager's pods (podresources.go)
 }
 
 // NewNode builds and starts the managers for a scenario. stateDir is the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"sort"
 
 	"google.golang.org/grpc"
 	"k8s.io/klog/v2"
@@ -14,12 +15,18 @@ import (
 // answers the device manager's calls directly instead of over a socket.
 // It is what a device plugin is to the kubelet (an outside component), so
 // the device manager itself stays the real one: it receives the scenario's
-// devices through its own ListAndWatch receiver, computes hints and picks
-// devices itself. The plugin asks for no PreStartContainer call and offers
-// no preferred allocation, so the device manager's own choice stands.
+// devices through its own ListAndWatch receiver, computes hints and
+// filters devices by affinity itself. The plugin asks for no
+// PreStartContainer call. It offers a preferred allocation, a
+// deterministic one: the devices that must be included, then the other
+// available devices in the order the scenario lists them. Without it the
+// device manager picks among eligible devices by ranging over a Go set
+// (at random); with it every pick the device manager leaves to the plugin
+// is the same in every run, and podnuma makes the same pick.
 type scriptedPlugin struct {
 	resource string
 	socket   string
+	order    map[string]int // device id -> its place in the scenario
 }
 
 func (p *scriptedPlugin) API() pluginapi.DevicePluginClient { return p }
@@ -27,15 +34,54 @@ func (p *scriptedPlugin) Resource() string                  { return p.resource 
 func (p *scriptedPlugin) SocketPath() string                { return p.socket }
 
 func (p *scriptedPlugin) GetDevicePluginOptions(context.Context, *pluginapi.Empty, ...grpc.CallOption) (*pluginapi.DevicePluginOptions, error) {
-	return &pluginapi.DevicePluginOptions{}, nil
+	return &pluginapi.DevicePluginOptions{GetPreferredAllocationAvailable: true}, nil
 }
 
 func (p *scriptedPlugin) ListAndWatch(context.Context, *pluginapi.Empty, ...grpc.CallOption) (grpc.ServerStreamingClient[pluginapi.ListAndWatchResponse], error) {
 	return nil, errors.New("the scripted plugin sends its devices once, through PluginListAndWatchReceiver")
 }
 
-func (p *scriptedPlugin) GetPreferredAllocation(context.Context, *pluginapi.PreferredAllocationRequest, ...grpc.CallOption) (*pluginapi.PreferredAllocationResponse, error) {
-	return &pluginapi.PreferredAllocationResponse{}, nil
+// GetPreferredAllocation prefers, per container, the devices that must be
+// included and then the available ones in the scenario's order, up to the
+// allocation size.
+func (p *scriptedPlugin) GetPreferredAllocation(_ context.Context, req *pluginapi.PreferredAllocationRequest, _ ...grpc.CallOption) (*pluginapi.PreferredAllocationResponse, error) {
+	resp := &pluginapi.PreferredAllocationResponse{}
+	for _, cr := range req.ContainerRequests {
+		chosen := append([]string{}, cr.MustIncludeDeviceIDs...)
+		must := map[string]bool{}
+		for _, id := range chosen {
+			must[id] = true
+		}
+		rest := []string{}
+		for _, id := range cr.AvailableDeviceIDs {
+			if !must[id] {
+				rest = append(rest, id)
+			}
+		}
+		sort.Slice(rest, func(i, j int) bool { return p.before(rest[i], rest[j]) })
+		for _, id := range rest {
+			if len(chosen) >= int(cr.AllocationSize) {
+				break
+			}
+			chosen = append(chosen, id)
+		}
+		resp.ContainerResponses = append(resp.ContainerResponses, &pluginapi.ContainerPreferredAllocationResponse{DeviceIDs: chosen})
+	}
+	return resp, nil
+}
+
+// before orders device ids as the scenario lists them (ids it does not
+// list last, by id).
+func (p *scriptedPlugin) before(a, b string) bool {
+	ia, oka := p.order[a]
+	ib, okb := p.order[b]
+	switch {
+	case oka && okb:
+		return ia < ib
+	case oka != okb:
+		return oka
+	}
+	return a < b
 }
 
 // Allocate grants every request (one empty response per container).
@@ -57,7 +103,12 @@ func (p *scriptedPlugin) PreStartContainer(context.Context, *pluginapi.PreStartC
 func (n *Node) registerDevices() error {
 	logger := klog.FromContext(n.ctx)
 	for _, res := range n.scn.DeviceOrder {
-		p := &scriptedPlugin{resource: res, socket: filepath.Join(n.stateDir, "device-plugins", res+".sock")}
+		p := &scriptedPlugin{resource: res, socket: filepath.Join(n.stateDir, "device-plugins", res+".sock"), order: map[string]int{}}
+		for i, d := range n.scn.Devices[res] {
+			if _, seen := p.order[d.ID]; !seen {
+				p.order[d.ID] = i
+			}
+		}
 		if err := n.devices.PluginConnected(n.ctx, res, p); err != nil {
 			return err
 		}

@@ -138,6 +138,15 @@ func (n *Node) step(i int, st scenario.Step) (StepDoc, error) {
 	switch st.Op {
 	case "addPod":
 		return n.addPod(i, st.Pod.DeepCopy(), path)
+	case "reconcile":
+		// A pass of the CPU manager's reconcile loop (reconcileState): its
+		// removeStaleState with the sources ready; the rest of the pass
+		// rewrites running containers' cpusets, which no step models (the
+		// pod status provider knows no container).
+		logger := klog.FromContext(n.ctx)
+		n.withSources(func() { cpuRemoveStaleState(managerPointer(n.cpu), logger) })
+		return StepDoc{Index: i, Op: st.Op, Containers: []ContainerDoc{},
+			DefaultCPUSet: n.cpu.State().GetDefaultCPUSet().String()}, nil
 	case "removeContainer":
 		rp, err := n.find(st.Ref, path+".pod")
 		if err != nil {

@@ -62,7 +62,7 @@ type Device struct {
 
 // Step is one step of the scenario.
 type Step struct {
-	Op        string  // addPod, removeContainer or removePod
+	Op        string  // addPod, removeContainer, removePod or reconcile
 	Pod       *v1.Pod // addPod
 	Ref       string  // removeContainer/removePod: UID or NAMESPACE/NAME
 	Container string  // removeContainer
@@ -328,7 +328,7 @@ func loadCheckpoint(state map[string]any, key, dir string) ([]byte, error) {
 func loadStep(raw any, path string) (Step, error) {
 	m, ok := raw.(map[string]any)
 	if !ok || len(m) != 1 {
-		return Step{}, inputErr(path, "a step must be a mapping with exactly one of addPod, removeContainer, removePod")
+		return Step{}, inputErr(path, "a step must be a mapping with exactly one of addPod, removeContainer, removePod, reconcile")
 	}
 	for op, body := range m {
 		at := path + "." + op
@@ -362,8 +362,19 @@ func loadStep(raw any, path string) (Step, error) {
 				return Step{}, inputErr(at+".container", "the container name must be a non-empty string")
 			}
 			return Step{Op: op, Ref: ref, Container: name}, nil
+		case "reconcile":
+			if body != nil {
+				b, ok := body.(map[string]any)
+				if !ok {
+					return Step{}, inputErr(at, "reconcile must be an empty mapping")
+				}
+				if err := checkKeys(b, []string{}, at); err != nil {
+					return Step{}, err
+				}
+			}
+			return Step{Op: op}, nil
 		default:
-			return Step{}, inputErr(path, "unknown field %q (expected one of: addPod, removeContainer, removePod)", op)
+			return Step{}, inputErr(path, "unknown field %q (expected one of: addPod, removeContainer, removePod, reconcile)", op)
 		}
 	}
 	panic("unreachable")

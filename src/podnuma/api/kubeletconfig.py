@@ -28,7 +28,7 @@ import math
 import re
 import struct
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from podnuma.api.featuregates import FeatureGates
@@ -40,7 +40,14 @@ from podnuma.api.quantity import (
     quantity_from_manifest,
 )
 from podnuma.errors import InputError, KubeletStartupError
-from podnuma.golang.strconv import go_quote
+from podnuma.golang.duration import (
+    MICROSECOND,
+    MILLISECOND,
+    SECOND,
+    format_duration,
+    parse_duration,
+)
+from podnuma.golang.strconv import go_format_float_v, go_quote
 from podnuma.machine.cpuset import CPUSet, parse_go_cpuset
 
 __all__ = [
@@ -132,6 +139,7 @@ _HONOURED_FIELDS: Final = frozenset({
     "mergeDefaultEvictionSettings", "memoryManagerPolicy", "reservedMemory",
     "topologyManagerPolicy", "topologyManagerScope", "topologyManagerPolicyOptions",
     "systemReservedCgroup", "kubeReservedCgroup", "maxPods", "podsPerCore",
+    "memoryReservationPolicy",
 })
 
 #: Ignored fields that change which pods the kubelet admits, and how. When
@@ -160,6 +168,27 @@ class Threshold:
     signal: str
     quantity: Quantity | None = None
     percentage: float | None = None  # a float32 value, 0.1 for "10%"
+
+
+@dataclass(frozen=True)
+class CgroupSettings:
+    """The fields that shape the pod and container cgroup values
+    (``cpuCFSQuota``, ``cpuCFSQuotaPeriod``, ``podPidsLimit``,
+    ``singleProcessOOMKill``), v1beta1 defaults applied; they change no
+    admission decision."""
+
+    cpu_cfs_quota: bool = True
+    cpu_cfs_quota_period: int = 100 * MILLISECOND  # nanoseconds
+    pod_pids_limit: int = -1  # defaults.go: unset or negative -> -1 (no limit)
+    single_process_oom_kill: bool | None = None
+    # MemoryQoS (cgroup v2): memory.high from requests and limits; memory.min
+    # / memory.low from requests under TieredReservation
+    memory_throttling_factor: float | None = None
+    memory_reservation_policy: str = "None"
+
+    @property
+    def cpu_cfs_quota_period_us(self) -> int:
+        return self.cpu_cfs_quota_period // MICROSECOND
 
 
 @dataclass(frozen=True)
@@ -193,6 +222,8 @@ class KubeletConfig:
     pods_per_core: int = 0
     # the ignored fields of NOT_MODELLED that the document sets
     not_modelled_fields: tuple[str, ...] = field(default=(), compare=False)
+    # fields that shape cgroup values only (not admission)
+    cgroups: CgroupSettings = field(default_factory=lambda: CgroupSettings())
 
 
 def not_modelled(cfg: KubeletConfig) -> list[tuple[str, str]]:
@@ -425,7 +456,37 @@ def load_kubelet_config(doc: Mapping[str, Any]) -> KubeletConfig:
         system_reserved_text=system_texts,
         system_reserved_cgroup=string_field("systemReservedCgroup", ""),
         kube_reserved_cgroup=string_field("kubeReservedCgroup", ""),
+        cgroups=_cgroup_settings(raw),
     )
+
+
+def _cgroup_settings(raw: Mapping[str, Any]) -> CgroupSettings:
+    """The cgroup-shaping fields of a decoded document (see :class:`CgroupSettings`)."""
+    out = CgroupSettings()
+    if raw.get("memoryThrottlingFactor") is not None:
+        factor = raw["memoryThrottlingFactor"]
+        if isinstance(factor, bool) or not isinstance(factor, (int, float)):
+            raise InputError(f"expected a number, got {_type_name(factor)}", path="memoryThrottlingFactor")
+        out = replace(out, memory_throttling_factor=float(factor))
+    if raw.get("memoryReservationPolicy") is not None:
+        policy = _expect_str(raw["memoryReservationPolicy"], "memoryReservationPolicy")
+        out = replace(out, memory_reservation_policy=policy or "None")
+    if raw.get("cpuCFSQuota") is not None:
+        out = replace(out, cpu_cfs_quota=_expect_bool(raw["cpuCFSQuota"], "cpuCFSQuota"))
+    if raw.get("cpuCFSQuotaPeriod") is not None:
+        text = _expect_str(raw["cpuCFSQuotaPeriod"], "cpuCFSQuotaPeriod")
+        try:
+            out = replace(out, cpu_cfs_quota_period=parse_duration(text))
+        except ValueError as e:
+            raise InputError(str(e), path="cpuCFSQuotaPeriod") from None
+    if raw.get("podPidsLimit") is not None:
+        value = raw["podPidsLimit"]
+        if isinstance(value, bool) or not isinstance(value, int) or not -(1 << 63) <= value < (1 << 63):
+            raise InputError(f"expected an int64, got {_type_name(value)}", path="podPidsLimit")
+        out = replace(out, pod_pids_limit=value if value >= 0 else -1)
+    if raw.get("singleProcessOOMKill") is not None:
+        out = replace(out, single_process_oom_kill=_expect_bool(raw["singleProcessOOMKill"], "singleProcessOOMKill"))
+    return out
 
 
 # --------------------------------------------------------------------------
@@ -516,6 +577,18 @@ def _is_hugepage_resource(name: str) -> bool:
 def _validation_errors(cfg: KubeletConfig) -> list[str]:
     """``ValidateKubeletConfiguration``, for the fields podnuma reads."""
     errors: list[str] = []
+    # the kubelet prints the metav1.Duration struct with %v: "{50ms}"
+    period = cfg.cgroups.cpu_cfs_quota_period
+    if not cfg.feature_gates.enabled("CustomCPUCFSQuotaPeriod") and period != 100 * MILLISECOND:
+        errors.append(
+            f"invalid configuration: cpuCFSQuotaPeriod (--cpu-cfs-quota-period) {{{format_duration(period)}}} "
+            "requires feature gate CustomCPUCFSQuotaPeriod"
+        )
+    if cfg.feature_gates.enabled("CustomCPUCFSQuotaPeriod") and not MILLISECOND <= period <= SECOND:
+        errors.append(
+            f"invalid configuration: cpuCFSQuotaPeriod (--cpu-cfs-quota-period) {{{format_duration(period)}}} "
+            "must be between 1ms and 1sec, inclusive"
+        )
     if cfg.topology_manager_policy not in TOPOLOGY_MANAGER_POLICIES:
         choices = " ".join(go_quote(p) for p in TOPOLOGY_MANAGER_POLICIES)
         errors.append(
@@ -574,6 +647,28 @@ def _validation_errors(cfg: KubeletConfig) -> list[str]:
                     f"{numa} and resource {go_quote(name)}"
                 )
             names.add(name)
+    memory_qos = cfg.feature_gates.enabled("MemoryQoS")
+    factor = cfg.cgroups.memory_throttling_factor
+    if not memory_qos and factor is not None and factor != 0.9:
+        errors.append(
+            "invalid configuration: memoryThrottlingFactor must not be set when MemoryQoS feature gate is disabled"
+        )
+    if factor is not None and (factor <= 0 or factor > 1.0):
+        errors.append(
+            f"invalid configuration: memoryThrottlingFactor {go_format_float_v(factor)} must be greater "
+            "than 0 and less than or equal to 1.0"
+        )
+    policy = cfg.cgroups.memory_reservation_policy
+    if not memory_qos and policy == "TieredReservation":
+        errors.append(
+            f"invalid configuration: memoryReservationPolicy {go_quote(policy)} requires MemoryQoS "
+            "feature gate to be enabled"
+        )
+    if policy not in ("None", "TieredReservation"):
+        errors.append(
+            f"invalid configuration: option {go_quote(policy)} specified for memoryReservationPolicy. "
+            'Valid options are "None" or "TieredReservation"'
+        )
     return errors
 
 
@@ -646,13 +741,10 @@ def validate_kubelet_config(cfg: KubeletConfig, online_cpus: CPUSet | None = Non
         check_reserved_system_cpus(cfg, online_cpus)
     effective_reserved(cfg)
     hard_eviction_thresholds(cfg)
-    if cfg.cpu_manager_policy not in CPU_MANAGER_POLICIES:
-        raise KubeletStartupError(f'unknown policy: "{cfg.cpu_manager_policy}"')
-    if cfg.memory_manager_policy == "BestEffort":
-        # The BestEffort memory policy exists for Windows nodes only.
-        raise KubeletStartupError('policy "BestEffort" is not available on this platform')
-    if cfg.memory_manager_policy not in MEMORY_MANAGER_POLICIES:
-        raise KubeletStartupError(f'unknown policy: "{cfg.memory_manager_policy}"')
+    # Policy names are the managers' own checks (their NewManager, in the
+    # container manager's order: topology, CPU, memory), not the
+    # configuration's: an unknown CPU policy is reported after the topology
+    # manager's errors, an unknown memory policy after the CPU manager's.
 
 
 # --------------------------------------------------------------------------

@@ -22,9 +22,12 @@ Python API (used by ``podnuma cgroups`` and by the node agent's
   runtime), ``files`` (:class:`CgroupFile` name/value in write order),
   ``cpus``/``mems``. Raises :class:`~podnuma.errors.InputError`.
 - :func:`plan_from_pods`: the same from pods and node facts directly.
-- :func:`apply_plan` (``apply.py``, the only writer): creates and writes in
-  the kernel's order; ``dry_run`` lists the operations only. Raises
-  :class:`CgroupWriteError` (an ``InputError``) naming file, value and errno.
+- :func:`apply_plan` (``apply.py``, the only writer): validates every name,
+  removes the cgroups of pods the plan no longer has (``keep_stale``: only
+  reports them), then creates and writes in the kernel's order, through
+  descriptors that never follow a symlink out of the root; ``dry_run`` lists
+  the operations only. Raises :class:`CgroupWriteError` (an ``InputError``)
+  naming file, value and errno.
 - :func:`attach` moves a PID into a planned cgroup; :func:`remove_plan`
   removes the planned cgroups, leaves first.
 """

@@ -21,10 +21,17 @@ Order, as the kernel requires (linux kernel/cgroup/cpuset.c, cgroup.c):
 4. then the other files in plan order (cpu, memory, hugetlb).
 
 Kernel refusals (EINVAL, ERANGE, ENOSPC, EBUSY, EACCES/EPERM, ENOENT) become
-:class:`CgroupWriteError` naming the file and the value. Every path is
-built from components checked by the planner and checked again here: it must
-resolve inside ``root`` with no symlink on the way, so nothing is written
-outside it whatever a pod name or UID contains.
+:class:`CgroupWriteError` naming the file and the value.
+
+Confinement: every file operation goes through :mod:`podnuma.cgroups.beneath`
+-- directory descriptors opened from the root without following a symlink
+(``openat2`` with ``RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS``, else an
+``O_NOFOLLOW`` walk) -- so no race can make a write land outside ``root``.
+Before the first write the whole plan is validated (:func:`validate_plan`:
+plain names of at most ``NAME_MAX`` bytes, paths under ``PATH_MAX``); a
+write refused midway removes what the apply created. Cgroups of pods the
+plan no longer has are removed first, leaves first (or reported as
+``stale`` when the kernel refuses, e.g. still populated).
 """
 
 from __future__ import annotations

@@ -7,7 +7,14 @@ from collections.abc import Sequence
 from podnuma.api.kubeletconfig import KubeletConfig, effective_reserved
 from podnuma.api.pod import Pod
 from podnuma.api.quantity import Quantity
-from podnuma.cgroups.plan import CgroupPlan, Driver, NodeFacts, plan_from_pods, running_pods
+from podnuma.cgroups.plan import (
+    QUOTA_PERIOD,
+    CgroupPlan,
+    Driver,
+    NodeFacts,
+    plan_from_pods,
+    running_pods,
+)
 from podnuma.errors import InputError
 from podnuma.inputs.scenario import Scenario
 from podnuma.machine.topology import Machine
@@ -44,6 +51,8 @@ def node_facts(machine: Machine, config: KubeletConfig, run: RunResult, step: in
         allocatable[name] = value if value >= zero else zero
     gates = config.feature_gates
     default = run.steps[step].default_cpuset if run.steps else run.machine.topology.cpus()
+    settings = config.cgroups
+    period = settings.cpu_cfs_quota_period_us
     return NodeFacts(
         all_cpus=machine.topology.cpus(),
         cpu_manager_policy=config.cpu_manager_policy,
@@ -53,6 +62,13 @@ def node_facts(machine: Machine, config: KubeletConfig, run: RunResult, step: in
         memory_qos=gates.enabled("MemoryQoS"),
         pod_level_resource_managers=gates.enabled("PodLevelResourceManagers"),
         default_cpuset=default,
+        cpu_cfs_quota=settings.cpu_cfs_quota,
+        pod_period=period,
+        container_period=period if gates.enabled("CustomCPUCFSQuotaPeriod") else QUOTA_PERIOD,
+        pod_pids_limit=settings.pod_pids_limit,
+        single_process_oom_kill=bool(settings.single_process_oom_kill),
+        memory_throttling_factor=settings.memory_throttling_factor,
+        memory_reservation_policy=settings.memory_reservation_policy,
     )
 
 
@@ -82,7 +98,12 @@ def plan_cgroups(
         known.update(scenario.cpu_checkpoint.entries)
     if scenario.memory_checkpoint is not None:
         known.update(scenario.memory_checkpoint.entries)
-    removed = {s.pod_uid for s in run.steps[: step + 1] if s.op == "removePod"}
+    # pods running before the first step (their cgroups were made in the
+    # kubelet's earlier life, with values this run cannot know)
+    known.update(p.uid for p in scenario.running_pods)
+    # gone: removed, or re-admitted with a spec (running, or rejected and so
+    # terminal: the kubelet kills a pod it refuses)
+    removed = {s.pod_uid for s in run.steps[: step + 1] if s.op in ("removePod", "addPod")}
     unplanned = sorted(known - set(running) - removed)
     facts = node_facts(scenario.machine, scenario.config, run, step)
     # a bad UID is reported at the step that brought the pod

@@ -41,15 +41,25 @@ read):
   converter (``ConvertCPUSharesToCgroupV2Value``); ``cpu.max`` is
   ``<quota|max> <period>``.
 
+Kubelet settings (``KubeletConfig.cgroups``): ``cpuCFSQuota`` (off: no
+container quota or period, pod quota lifted), ``cpuCFSQuotaPeriod`` (the pod
+cgroup's period; the containers' only under ``CustomCPUCFSQuotaPeriod``),
+``podPidsLimit`` (the pod's ``pids.max``), ``singleProcessOOMKill`` (no
+``memory.oom.group``), MemoryQoS on v2 (``memoryReservationPolicy:
+TieredReservation``: ``memory.min`` for Guaranteed, ``memory.low`` for the
+others, pod and container; ``memoryThrottlingFactor``: container and
+pod-level ``memory.high``, rounded down to a 4 KiB page).
+
 Not modelled: the pause sandbox's own resources (its cgroup is planned,
-empty; it inherits the pod's cpuset), ``cpuCFSQuota: false`` and a custom ``cpuCFSQuotaPeriod`` (the
-defaults, quota on and 100 ms, are used), pids limits, MemoryQoS's
-``TieredReservation`` and ``memoryThrottlingFactor`` (both off by default:
-containers get ``memory.min``/``memory.low`` ``0`` on v2, and the kubelet
-resets kubepods' ``memory.min``/``memory.low`` and Burstable's ``memory.low``
-to ``0`` at start), terminating pods,
-and pods known only from a checkpoint (they have no spec; they are listed in
+empty; it inherits the pod's cpuset), MemoryQoS at the node and QoS tiers
+(kubepods' ``memory.min`` and Burstable's ``memory.low`` under
+TieredReservation: they are written ``0``, the reset the kubelet makes at
+start with the default policy), terminating pods, and pods known only from
+a checkpoint (they have no spec; they are listed in
 ``CgroupPlan.unplanned``).
+
+The pod and container values are checked against the kubelet's own code
+(``kubelet-oracle cgroups``, docs/oracle.md).
 """
 
 from __future__ import annotations
@@ -288,11 +298,23 @@ class CgroupPlan:
 
 @dataclass(frozen=True)
 class PlannedPod:
-    """A running pod: its spec, QoS class and what each live container got."""
+    """A running pod: its spec, QoS class and what each live container got.
+
+    ``admitted``: the containers as the pod was admitted, when some have
+    gone since (``None``: ``containers``). The kubelet decides the pod
+    cgroup's CPU quota once, when it creates the cgroup at the pod's start
+    (``podContainerManagerImpl.EnsureExists``), so a container removed
+    later does not change it.
+    """
 
     pod: Pod
     qos_class: str
     containers: tuple[ContainerResult, ...]
+    admitted: tuple[ContainerResult, ...] | None = None
+    #: the shared pool when the containers were created (what
+    #: ``PreCreateContainer`` wrote into a shared container's cpuset; ``None``
+    #: when it was empty, so nothing was written)
+    created_shared: CPUSet | None = None
 
 
 @dataclass(frozen=True)
@@ -307,6 +329,22 @@ class NodeFacts:
     memory_qos: bool
     pod_level_resource_managers: bool = False
     default_cpuset: CPUSet = field(default_factory=CPUSet)
+    #: ``cpuCFSQuota``: the kubelet enforces CPU limits with a CFS quota
+    cpu_cfs_quota: bool = True
+    #: ``cpuCFSQuotaPeriod`` in µs: the pod cgroup's period always; the
+    #: containers' only under the ``CustomCPUCFSQuotaPeriod`` gate
+    #: (``container_period``), else 100 ms
+    pod_period: int = QUOTA_PERIOD
+    container_period: int = QUOTA_PERIOD
+    #: ``podPidsLimit`` (> 0: the pod cgroup's ``pids.max``)
+    pod_pids_limit: int = -1
+    #: ``singleProcessOOMKill`` as kubelet.go resolves it on cgroup v2 (v1
+    #: never asks for memory.oom.group)
+    single_process_oom_kill: bool = False
+    #: MemoryQoS settings (cgroup v2 with the gate): ``memoryThrottlingFactor``
+    #: and ``memoryReservationPolicy``
+    memory_throttling_factor: float | None = None
+    memory_reservation_policy: str = "None"
 
 
 def running_pods(
@@ -319,14 +357,18 @@ def running_pods(
         if step.op == "addPod":
             pod = pods.get(step.index)
             if step.admitted and pod is not None:
-                running[step.pod_uid] = PlannedPod(pod, step.qos_class or "BestEffort", step.containers)
+                running[step.pod_uid] = PlannedPod(
+                    pod, step.qos_class or "BestEffort", step.containers,
+                    created_shared=step.default_cpuset or None,
+                )  # fmt: skip
         elif step.op == "removePod":
             running.pop(step.pod_uid, None)
         elif step.op == "removeContainer":
             cur = running.get(step.pod_uid)
             if cur is not None:
                 kept = tuple(c for c in cur.containers if c.name != step.container)
-                running[step.pod_uid] = PlannedPod(cur.pod, cur.qos_class, kept)
+                admitted = cur.admitted if cur.admitted is not None else cur.containers
+                running[step.pod_uid] = PlannedPod(cur.pod, cur.qos_class, kept, admitted, cur.created_shared)
     return running
 
 
@@ -410,8 +452,10 @@ def _cpuset_files(cpus: CPUSet | None, mems: Sequence[int] | None) -> list[Cgrou
 def _pod_has_exclusive_cpus(planned: PlannedPod, facts: NodeFacts) -> bool:
     """``PodHasExclusiveCPUs`` (container_manager_linux.go): for a pod with
     pod-level resources under ``PodLevelResourceManagers``, every container
-    is container-isolated; otherwise some container holds exclusive CPUs."""
-    levels = [c.isolation for c in planned.containers]
+    is container-isolated; otherwise some container holds exclusive CPUs.
+    Asked when the pod cgroup is created: of the containers as admitted."""
+    admitted = planned.admitted if planned.admitted is not None else planned.containers
+    levels = [c.isolation for c in admitted]
     if facts.pod_level_resource_managers and is_pod_level_resources_set(planned.pod):
         return all(level == "container" for level in levels)
     return "container" in levels
@@ -436,9 +480,10 @@ def _pod_node(
         if not (pod.resources.limits.get("memory") or Quantity.zero()).is_zero():
             mem_declared = True
     shares = milli_cpu_to_shares(_milli(reqs, "cpu"))
-    quota = milli_cpu_to_quota(_milli(limits, "cpu"))
-    if _pod_has_exclusive_cpus(planned, facts):
-        quota = -1  # enforceCPULimits is false for a pod with exclusive CPUs
+    period = facts.pod_period
+    quota = milli_cpu_to_quota(_milli(limits, "cpu"), period)
+    if not facts.cpu_cfs_quota or _pod_has_exclusive_cpus(planned, facts):
+        quota = -1  # enforceCPULimits is false: cpuCFSQuota off, or a pod with exclusive CPUs
     memory = _value(limits, "memory")
     hugepages: dict[int, int] = {}
     for name, qty in reqs.items():
@@ -446,13 +491,17 @@ def _pod_node(
             size = _page_size_of(name)
             hugepages[size] = hugepages.get(size, 0) + qty.value()
     files: list[CgroupFile] = []
+    if version == 2 and facts.memory_qos:
+        files += _pod_memory_qos(planned, facts, _value(reqs, "memory"))
+    if facts.pod_pids_limit > 0:
+        files.append(CgroupFile("pids.max", str(facts.pod_pids_limit)))
     if planned.qos_class == "Guaranteed":
-        files += _cpu_files(version, shares, quota, QUOTA_PERIOD, runtime=False)
+        files += _cpu_files(version, shares, quota, period, runtime=False)
         files += _memory_files(version, memory, swap=False)
     elif planned.qos_class == "Burstable":
         files += _cpu_files(
             version, shares, quota if cpu_declared else None,
-            QUOTA_PERIOD if cpu_declared else None, runtime=False,
+            period if cpu_declared else None, runtime=False,
         )  # fmt: skip
         if mem_declared:
             files += _memory_files(version, memory, swap=False)
@@ -462,6 +511,80 @@ def _pod_node(
     return CgroupNode(
         path=path, kind="pod", writer="kubelet", files=tuple(files), pod=pod.ref, pod_uid=pod.uid
     )
+
+
+#: The kubelet's page size (``os.Getpagesize()``; 4 KiB on the x86-64 and
+#: arm64 kernels podnuma models) rounds memory.high down.
+PAGE_SIZE = 4096
+
+
+def _memory_high(request: int, limit: int, factor: float) -> int:
+    """KEP-2570's memory.high: request + factor x (limit - request), rounded
+    down to a page, computed in float64 as the kubelet does."""
+    return int(math.floor(float(request) + (float(limit) - float(request)) * factor) / PAGE_SIZE) * PAGE_SIZE
+
+
+def _pod_memory_qos(planned: PlannedPod, facts: NodeFacts, memory_request: int) -> list[CgroupFile]:
+    """MemoryQoS on a pod cgroup (``ResourceConfigForPod`` under
+    TieredReservation, then ``ApplyPodLevelMemoryHigh``)."""
+    out: list[CgroupFile] = []
+    if facts.memory_reservation_policy == "TieredReservation" and memory_request > 0:
+        name = "memory.min" if planned.qos_class == "Guaranteed" else "memory.low"
+        out.append(CgroupFile(name, str(memory_request)))
+    pod = planned.pod
+    factor = facts.memory_throttling_factor
+    if factor is None or not facts.pod_level_resources or not is_pod_level_resources_set(pod):
+        return out
+    assert pod.resources is not None
+    declared = all(not (c.limits.get("memory") or Quantity.zero()).is_zero() for c in pod.all_containers())
+    if not (pod.resources.limits.get("memory") or Quantity.zero()).is_zero():
+        declared = True
+    if not declared:
+        return out
+    request = _value(pod_requests(pod, pod_level_resources=True), "memory")
+    limit = _value(pod_limits(pod, pod_level_resources=True), "memory")
+    if (request == limit and request != 0) or limit == 0:
+        return out
+    high = _memory_high(request, limit, factor)
+    if high > 0 and high > request:
+        out.append(CgroupFile("memory.high", str(high)))
+    return out
+
+
+def _container_memory_qos(planned: PlannedPod, spec: Container, facts: NodeFacts) -> list[CgroupFile]:
+    """MemoryQoS on a container (``generateLinuxContainerResources``):
+    memory.min (Guaranteed) or memory.low from the request under
+    TieredReservation, else both 0; memory.high from the throttling factor
+    and the limit (or the node's allocatable memory) when the request is
+    below the limit, left to the pod cgroup when only the pod sets one."""
+    pod = planned.pod
+    request = _value(spec.requests, "memory")
+    limit = _value(spec.limits, "memory")
+    out: list[CgroupFile] = []
+    if request != 0 and facts.memory_reservation_policy == "TieredReservation":
+        name = "memory.min" if planned.qos_class == "Guaranteed" else "memory.low"
+        out.append(CgroupFile(name, str(request)))
+    else:
+        out += [CgroupFile("memory.min", "0"), CgroupFile("memory.low", "0")]
+    factor = facts.memory_throttling_factor
+    skip = (
+        limit == 0
+        and facts.pod_level_resources
+        and is_pod_level_resources_set(pod)
+        and pod.resources is not None
+        and not (pod.resources.limits.get("memory") or Quantity.zero()).is_zero()
+    )
+    if factor is not None and not skip and (request != limit or request == 0):
+        high = 0
+        if limit != 0:
+            high = _memory_high(request, limit, factor)
+        else:
+            allocatable = _value(facts.allocatable, "memory")
+            if allocatable > 0:
+                high = _memory_high(request, allocatable, factor)
+        if high != 0 and high > request:
+            out.append(CgroupFile("memory.high", str(high)))
+    return out
 
 
 def _container_cpu_limit(pod: Pod, c: Container, plr: bool) -> int:
@@ -494,7 +617,11 @@ def _container_node(
     cpu_limit = _container_cpu_limit(pod, spec, plr)
     request = spec.requests.get("cpu")
     shares = milli_cpu_to_shares(request.milli_value() if request is not None else cpu_limit)
-    quota = -1 if result.cpu_quota_disabled else milli_cpu_to_quota(cpu_limit)
+    # calculateLinuxResources: period and quota only with cpuCFSQuota
+    period: int | None = facts.container_period if facts.cpu_cfs_quota else None
+    quota: int | None = None
+    if period is not None:
+        quota = -1 if result.cpu_quota_disabled else milli_cpu_to_quota(cpu_limit, period)
     memory = _container_memory_limit(pod, spec, plr)
     hugepages: dict[int, int] = {}
     if plr and is_pod_level_resources_set(pod) and pod.resources is not None:
@@ -510,7 +637,9 @@ def _container_node(
     cpus: CPUSet | None = None
     if facts.cpu_manager_policy != "none":
         if result.isolation == "host":
-            cpus = facts.default_cpuset if facts.default_cpuset else None
+            # the reconcile loop moves a shared container to the current
+            # shared pool, and leaves it where it is when the pool is empty
+            cpus = facts.default_cpuset if facts.default_cpuset else planned.created_shared
         else:
             cpus = result.cpus if result.cpus else None
     mems: tuple[int, ...] | None = None
@@ -518,15 +647,21 @@ def _container_node(
         mems = tuple(sorted({n for b in result.memory for n in b.numa_nodes}))
 
     files = _cpuset_files(cpus, mems)
-    files += _cpu_files(version, shares, quota, QUOTA_PERIOD, runtime=True)
+    files += _cpu_files(version, shares, quota, period, runtime=True)
     files += _memory_files(version, memory, swap=True)
+    if version == 2 and not memory:
+        # the kubelet asks for no swap on every container where the kernel
+        # offers swap control (kuberuntime ConfigureNoSwap: memory.swap.max
+        # 0 in the unified map), with or without a memory limit
+        files.append(CgroupFile("memory.swap.max", "0", optional=True))
     files += _hugetlb_files(version, hugepages, facts.hugepage_sizes)
     if version == 2:
         if facts.memory_qos:
-            files += [CgroupFile("memory.min", "0"), CgroupFile("memory.low", "0")]
+            files += _container_memory_qos(planned, spec, facts)
         else:
             files.append(CgroupFile("memory.high", "max"))
-        files.append(CgroupFile("memory.oom.group", "1"))  # singleProcessOOMKill defaults to false on v2
+        if not facts.single_process_oom_kill:  # defaults to false on v2
+            files.append(CgroupFile("memory.oom.group", "1"))
     return CgroupNode(
         path=path, kind="container", writer="runtime", files=tuple(files), pod=pod.ref,
         pod_uid=pod.uid, container=result.name, container_id=cid, cpus=cpus, mems=mems,

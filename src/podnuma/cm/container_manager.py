@@ -545,6 +545,30 @@ class Node:
         self.devices.remove_pod(rp.uid)
         return self._removal_result(index, "removePod", rp, None)
 
+    def reconcile(self, index: int) -> StepResult:
+        """Time passes: the CPU manager's reconcile loop makes a pass
+        (``reconcileState``, every ``cpuManagerReconcilePeriod`` in the
+        kubelet). Its ``removeStaleState`` releases the CPUs of containers
+        outside the active pods (a pod rejected after its CPUs were
+        allocated, say); the rest of the pass rewrites running containers'
+        cpusets, which no step models. The memory manager has no such loop:
+        its stale state waits for the next allocation."""
+        self.cpu.remove_stale_state(self._active)
+        return StepResult(
+            index=index,
+            op="reconcile",
+            pod="",
+            pod_uid="",
+            admitted=None,
+            reason=None,
+            message=None,
+            qos_class=None,
+            pod_allocation=None,
+            containers=(),
+            default_cpuset=self.cpu.state.get_default_cpuset(),
+            pod_resources=self.pod_resources() if self._step_pod_resources else (),
+        )
+
     def remove_stale_state(self) -> None:
         """The CPU and memory managers' ``removeStaleState`` with the sources
         ready: every assignment of a container outside the active pods is

@@ -28,7 +28,7 @@ __all__ = [
 
 Isolation = Literal["container", "pod", "host"]
 ContainerType = Literal["init", "sidecar", "app"]
-StepOp = Literal["addPod", "removeContainer", "removePod"]
+StepOp = Literal["addPod", "removeContainer", "removePod", "reconcile"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -45,6 +45,19 @@ def _pages(call: Callable[..., Any], **kw: Any) -> list[dict[str, Any]]:
             return items
 
 
+def _why(e: Any) -> str:
+    """An API error as ``CODE Reason: the server's message`` (the Status
+    object's message, e.g. RBAC's 'pods is forbidden: User "x" cannot list
+    resource "pods" ...')."""
+    text = f"{e.status} {e.reason}"
+    try:
+        doc = json.loads(e.body or b"")
+    except (TypeError, ValueError):
+        return text
+    msg = doc.get("message") if isinstance(doc, dict) else None
+    return f"{text}: {msg}" if isinstance(msg, str) and msg else text
+
+
 def load_live(kubeconfig: str, *, context: str | None = None, extra: Sequence[Path] = ()) -> FleetInputs:
     """The fleet as the cluster behind ``kubeconfig`` runs it; ``extra``:
     more inputs (a FleetConfig, MachineInfo files...) read as dumps."""
@@ -69,7 +82,7 @@ def load_live(kubeconfig: str, *, context: str | None = None, extra: Sequence[Pa
         nodes = _pages(core.list_node)
         pods = _pages(core.list_pod_for_all_namespaces)
     except ApiException as e:
-        raise InputError(f"cannot list nodes and pods: {e.status} {e.reason}", file=server) from None
+        raise InputError(f"cannot list nodes and pods: {_why(e)}", file=server) from None
     except Exception as e:  # connection refused, TLS...
         raise InputError(f"cannot reach the API server: {e}", file=server) from None
     for n in nodes:
@@ -87,7 +100,7 @@ def load_live(kubeconfig: str, *, context: str | None = None, extra: Sequence[Pa
     except ApiException as e:
         if e.status != 404:
             scan.issues.append(Issue("warning", f"cannot list NodeResourceTopology objects: "
-                                     f"{e.status} {e.reason}", file=server))
+                                     f"{_why(e)}", file=server))
     for name in sorted(scan.nodes):
         if name in scan.configz:
             continue
@@ -98,8 +111,9 @@ def load_live(kubeconfig: str, *, context: str | None = None, extra: Sequence[Pa
             if isinstance(cfg, dict):
                 scan.configz[name] = (cfg, f"{LIVE} /api/v1/nodes/{name}/proxy/configz")
         except ApiException as e:
-            scan.issues.append(Issue("warning", f"configz not readable ({e.status} {e.reason}): "
-                                     "needs get on nodes/proxy", node=name, file=server))
+            hint = ": needs get on nodes/proxy" if e.status in (401, 403) else ""
+            scan.issues.append(Issue("warning", f"configz not readable ({_why(e)}){hint}",
+                                     node=name, file=server))
         except ValueError:
             scan.issues.append(Issue("warning", "configz is not JSON", node=name, file=server))
     by_node: dict[str, list[dict[str, Any]]] = {}

@@ -63,3 +63,32 @@ def go_atoi(value: str) -> int:
     if not _INT64_MIN <= n <= _INT64_MAX:
         raise ValueError(f"strconv.Atoi: parsing {go_quote(value)}: value out of range")
     return n
+
+
+def go_format_float_v(x: float) -> str:
+    """``fmt``'s ``%v`` of a float64: the shortest digits that read back,
+    in ``%e`` form (``1e+06``, ``1e-05``) when the decimal exponent is
+    below -4 or at least 6, else plain (``0.9``, ``2``, ``123456``)."""
+    import math
+    from decimal import Decimal
+
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "+Inf" if x > 0 else "-Inf"
+    if x == 0:
+        return "-0" if math.copysign(1.0, x) < 0 else "0"
+    sign, digits, exponent = Decimal(repr(x)).as_tuple()
+    ds = "".join(str(d) for d in digits).rstrip("0") or "0"
+    assert isinstance(exponent, int)
+    dp = len(digits) + exponent  # the decimal point's place after the first digit
+    exp10 = dp - 1
+    neg = "-" if sign else ""
+    if exp10 < -4 or exp10 >= 6:
+        mant = ds[0] + ("." + ds[1:] if len(ds) > 1 else "")
+        return f"{neg}{mant}e{'-' if exp10 < 0 else '+'}{abs(exp10):02d}"
+    if dp <= 0:
+        return f"{neg}0.{'0' * -dp}{ds}"
+    if dp >= len(ds):
+        return f"{neg}{ds}{'0' * (dp - len(ds))}"
+    return f"{neg}{ds[:dp]}.{ds[dp:]}"

@@ -51,8 +51,16 @@ class NodeProvider:
         return cls(lambda: node, lambda: pods)
 
     def list_pod_resources(self) -> Sequence[PodResources]:
+        """``List``: the active pods (``GetActivePods``); with the deprecated
+        gate ``KubeletPodResourcesListUseActivePods`` off, every pod the pod
+        manager knows (``GetPods``: rejected pods too, with nothing
+        allocated)."""
         with self._lock:
-            return self._node_fn().pod_resources()
+            node = self._node_fn()
+            if node.config.feature_gates.enabled("KubeletPodResourcesListUseActivePods"):
+                return node.pod_resources()
+            known = {p.uid: p for p in self._known_fn()}
+            return tuple(node.pod_resources_of(p) for p in known.values())
 
     def get_pod_resources(self, namespace: str, name: str) -> PodResources | None:
         with self._lock:

@@ -275,7 +275,7 @@ def yaml_input_error(e: yaml.YAMLError, name: str) -> InputError:
         problem = e.problem or e.context or "malformed YAML"
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
         return InputError(f"invalid YAML: {problem}{where}", file=name)
-    return InputError(f"invalid YAML: {e}", file=name)
+    return InputError(f"invalid YAML: {' '.join(str(e).split())}", file=name)  # one line
 
 
 class _JSONDuplicate(ValueError):

@@ -10,6 +10,7 @@ with the line and column when known (:mod:`podnuma.inputs.documents`).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,8 +20,16 @@ from podnuma.api.kubeletconfig import KubeletConfig, load_kubelet_config
 from podnuma.api.pod import Pod
 from podnuma.api.pod_manifest import parse_pod
 from podnuma.cm.checkpoint import found_bytes
-from podnuma.cm.cpumanager.checkpoint import CPUCheckpointData, restore_cpu_state
-from podnuma.cm.memorymanager.checkpoint import MemoryCheckpointData, restore_memory_state
+from podnuma.cm.cpumanager.checkpoint import (
+    CPUCheckpointData,
+    encode_cpu_checkpoint,
+    restore_cpu_state,
+)
+from podnuma.cm.memorymanager.checkpoint import (
+    MemoryCheckpointData,
+    encode_memory_checkpoint,
+    restore_memory_state,
+)
 from podnuma.cm.results import StepOp
 from podnuma.errors import InputError, KubeletStartupError
 from podnuma.inputs.discover import load_node
@@ -53,7 +62,7 @@ KIND = "Scenario"
 
 _TOP_KEYS = ("apiVersion", "kind", "node", "kubeletConfig", "kubeletConfigFile", "state", "steps")
 _STATE_KEYS = ("cpuManager", "cpuManagerFile", "memoryManager", "memoryManagerFile", "pods")
-_STEP_KEYS: tuple[StepOp, ...] = ("addPod", "removeContainer", "removePod")
+_STEP_KEYS: tuple[StepOp, ...] = ("addPod", "removeContainer", "removePod", "reconcile")
 
 
 @dataclass(frozen=True)
@@ -303,8 +312,24 @@ def _restore(
             )
     except KubeletStartupError as e:
         return None, str(e)
-    data.found = found_bytes(blob)
+    data.found = _inline_bytes(blob, data) if isinstance(blob, Mapping) else found_bytes(blob)
     return data, None
+
+
+def _inline_bytes(obj: Mapping[str, Any], data: CPUCheckpointData | MemoryCheckpointData) -> bytes | None:
+    """The file an inline starting checkpoint stands for. A mapping keeps no
+    byte form: when it is exactly what the kubelet writes for that state
+    (its current format), the kubelet's own bytes; otherwise its JSON with
+    sorted keys."""
+    own = (
+        encode_cpu_checkpoint(data) if isinstance(data, CPUCheckpointData) else encode_memory_checkpoint(data)
+    )
+    try:
+        if json.loads(own) == json.loads(json.dumps(obj)):
+            return own
+    except (TypeError, ValueError):
+        pass
+    return found_bytes(obj)
 
 
 def _load_checkpoint(
@@ -398,6 +423,10 @@ def _load_step(index: int, raw: object, config: KubeletConfig) -> Step:
         return Step(index, "addPod", path, pod=pod, ref=pod.ref)
     if op == "removePod":
         return Step(index, "removePod", path, ref=_ref(body, path=path, what="the pod (uid or namespace/name)"))
+    if op == "reconcile":
+        if body is not None:
+            _unknown(_mapping(body, path=path, what="reconcile (an empty mapping)"), (), path=path)
+        return Step(index, "reconcile", path)
     body = _mapping(body, path=path, what="removeContainer")
     _unknown(body, ("pod", "container"), path=path)
     for k in ("pod", "container"):

@@ -146,6 +146,8 @@ def _result_cell(step: StepResult) -> Text:
         return Text("removed", style="yellow")
     if step.op == "removeContainer":
         return Text(f"removed\n{step.container}", style="yellow")
+    if step.op == "reconcile":
+        return Text("reconciled", style="yellow")
     if step.admitted:
         return Text("✓ admitted", style="green")
     t = Text(f"✗ rejected [{step.index}]\n", style="bold red")

@@ -57,6 +57,8 @@ def play_step(node: Node, step: Step) -> StepResult:
     if step.op == "addPod":
         assert step.pod is not None
         return node.add_pod(step.pod, step.index)
+    if step.op == "reconcile":
+        return node.reconcile(step.index)
     assert step.ref is not None
     if step.op == "removeContainer":
         assert step.container is not None

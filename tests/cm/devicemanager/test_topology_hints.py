@@ -417,19 +417,21 @@ def _numbered(ranges: Sequence[tuple[int, int, int]]) -> list[Device]:
             _numbered([(0, 3, 0), (3, 100, 1)]), H(0), {0: 3, 1: 2},
             ["Dev0", "Dev1", "Dev2", "Dev3", "Dev4"],
         ),
-        # podnuma: a hint spanning two nodes takes the node with fewer free
-        # devices first (filterByAffinity's node ranking).
+        # podnuma's plugin (GetPreferredAllocation): with more aligned
+        # devices than needed, the aligned ones in the node's device order.
         (
-            "hint on two nodes, smaller node first", 2,
-            [D("A", 0), D("B", 0), D("C", 0), D("X", 1)], H(0, 1), {0: 1, 1: 1}, ["X", "A"],
+            "hint on two nodes, the plugin's order", 2,
+            [D("A", 0), D("B", 0), D("C", 0), D("X", 1)], H(0, 1), {0: 2}, ["A", "B"],
         ),
         (
             "no hint affinity: registration order", 2,
             [D("B", 1), D("A", 0), D("C", 0)], None, {0: 1, 1: 1}, ["B", "A"],
         ),
+        # the aligned devices first, then the plugin's preference over every
+        # other available device: the node's device order
         (
-            "devices without topology come last", 3,
-            [D("N1"), D("A", 0), D("N2"), D("B", 1)], H(0), {0: 1, 1: 1}, ["A", "B", "N1"],
+            "aligned first, then the plugin's order", 3,
+            [D("N1"), D("A", 0), D("N2"), D("B", 1)], H(0), {0: 1}, ["A", "N1", "N2"],
         ),
     ],
 )

@@ -375,14 +375,19 @@ class DeviceManager(HintProvider):
                 f"Requested: {needed}, Available: {len(available)}"
             )
         aligned, unaligned, no_affinity = self._filter_by_affinity(pod_uid, name, resource, available)
+        # Where the device manager leaves the choice to the plugin
+        # (GetPreferredAllocation over the aligned devices when they are more
+        # than needed, else over every available device once the aligned ones
+        # are taken), the plugin podnuma assumes prefers the devices in the
+        # order the node lists them (the oracle's plugin does the same).
         if needed < len(aligned):
-            # No GetPreferredAllocation here: the aligned devices in order.
-            if take_from(aligned):
+            if take_from(self._ordered(resource, aligned)):
                 return tuple(taken)
         else:
-            for group in (aligned, unaligned, no_affinity):
-                if take_from(group):
-                    return tuple(taken)
+            if take_from(aligned):
+                return tuple(taken)
+            if take_from(available):  # registration order, the aligned ones taken
+                return tuple(taken)
         raise DeviceManagerError(
             "unexpectedly allocated less resources than required. "
             f"Requested: {required}, Got: {required - needed}"

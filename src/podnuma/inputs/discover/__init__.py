@@ -58,7 +58,7 @@ __all__ = [
 ]
 
 FORMS = ("machineInfo", "machineInfoFile", "sysfs", "synthetic", "cpus")
-_KEYS = (*FORMS, "memory", "distances", "devices", "name")
+_KEYS = (*FORMS, "memory", "memoryCapacity", "distances", "devices", "name")
 
 
 def _resolve(value: object, path: str, base_dir: Path) -> Path:
@@ -133,7 +133,7 @@ def load_node(node_doc: Mapping[str, Any], *, base_dir: Path) -> Machine:
         raise InputError(f"exactly one of {', '.join(FORMS)} is required ({found})")
     form = forms[0]
     if form != "cpus":
-        for key in ("memory", "distances"):
+        for key in ("memory", "memoryCapacity", "distances"):
             if key in doc:
                 raise InputError(f"{key!r} only goes with the 'cpus' form", path=key)
 

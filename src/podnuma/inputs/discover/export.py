@@ -11,6 +11,7 @@ distances: {...}}``, a mapping that loads into the very same ``Machine``
 - one ``{id, numaNode?, online: false}`` row per offline CPU;
 - ``memory`` for every NUMA node (``MemTotal`` and each hugepage pool's total
   size, ``0`` for a size with no pages);
+- ``memoryCapacity`` when the machine's memory is not the nodes' sum;
 - ``distances`` when every node has a complete row.
 
 Pure: no I/O.
@@ -80,6 +81,8 @@ def node_document(
         doc["name"] = name
     doc["cpus"] = rows
     doc["memory"] = memory
+    if info.memory_capacity and info.memory_capacity != sum(n.memory for n in info.topology):
+        doc["memoryCapacity"] = bytes_quantity(info.memory_capacity)
     ids = sorted(n.id for n in info.topology)
     by_id = {n.id: n for n in info.topology}
     if ids and all(len(by_id[i].distances) == len(ids) for i in ids):

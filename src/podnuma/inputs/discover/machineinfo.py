@@ -335,13 +335,16 @@ def build_machine(
     """``Discover`` plus the NUMA nodes: the ``Machine`` the managers use."""
     # hugepage capacity comes from the machine-wide field, not the NUMA
     # nodes (cadvisor CapacityFromMachineInfo): a MachineInfo without
-    # top-level hugepages has no hugepage capacity
+    # top-level hugepages has no hugepage capacity. Memory capacity likewise
+    # is MemoryCapacity (/proc/meminfo's MemTotal), which can exceed the
+    # nodes' sum; a MachineInfo without it falls back to that sum.
     return Machine(
         topology=discover(info),
         numa_nodes=numa_nodes_of(info),
         devices=dict(devices or {}),
         name=name,
         total_hugepages={hp.page_size * 1024: hp.page_size * 1024 * hp.num_pages for hp in info.hugepages},
+        total_memory=info.memory_capacity or None,
     )
 
 

@@ -27,6 +27,14 @@ What cadvisor does, and so what this does:
 - Node memory is ``MemTotal`` of ``nodeN/meminfo`` (0 when the file is
   missing); hugepage pools come from ``nodeN/hugepages/hugepages-<KiB>kB/
   nr_hugepages``; distances from ``nodeN/distance``.
+- The machine's memory capacity (what the kubelet reports as the node's
+  memory capacity and sizes node allocatable and the kubepods cgroup from)
+  is ``MemTotal`` of ``/proc/meminfo`` (cadvisor ``machine.go``
+  ``GetMachineMemoryCapacity``), read from the ``proc/meminfo`` beside the
+  sysfs tree (``/proc/meminfo`` for ``/sys``; ``ROOT/proc/meminfo`` for a
+  snapshot holding ``sys/`` and ``proc/``). It can differ from the sum of
+  the nodes' MemTotal (some virtual machines report less memory per node
+  than in all). Without that file, the sum of the nodes' memory stands in.
 - Without NUMA node directories, cadvisor makes one node per physical
   package (node id = package id) with no memory, and its CPU count is the
   number of ``cpu*`` directories, offline ones included.
@@ -137,9 +145,21 @@ class _SysFs:
         if not (root / "devices" / "system").is_dir():
             raise _err("not a sysfs root: devices/system is missing", root)
         self.root = root
+        self.meminfo = root.parent / "proc" / "meminfo"
         self.cpu_root = root / "devices" / "system" / "cpu"
         self.node_root = root / "devices" / "system" / "node"
         self.online = self._online_list()
+
+    def machine_memory(self, nodes: list[Node]) -> int:
+        """``MemTotal`` of the ``proc/meminfo`` beside the tree, in bytes
+        (cadvisor multiplies the kB figure by 1024); else the nodes' sum."""
+        text = _read(self.meminfo)
+        if text is not None:
+            m = _MEMTOTAL.search(text)
+            if m is None:
+                raise _err("failed to match MemTotal in meminfo", self.meminfo)
+            return int(m.group(1)) * 1024
+        return sum(n.memory for n in nodes)
 
     # -- CPUs -------------------------------------------------------------------
     def _online_list(self) -> CPUSet | None:
@@ -400,7 +420,7 @@ def read_sysfs(root: Path) -> MachineInfo:
         num_sockets=sockets,
         topology=tuple(nodes),
         num_physical_cores=physical_cores,
-        memory_capacity=sum(n.memory for n in nodes),
+        memory_capacity=fs.machine_memory(nodes),
         hugepages=tuple(HugePagesInfo(size, n) for size, n in sorted(total_pages.items())),
     )
 

@@ -2,7 +2,10 @@
 
 ``cpus: [{id, core, socket, numaNode, uncoreCache?, online?}]`` with optional
 ``memory: {NUMA_ID: {memory: QTY, hugepages-2Mi: QTY, ...}}`` and
-``distances: {NUMA_ID: [d0, d1, ...]}`` (or a list of rows).
+``distances: {NUMA_ID: [d0, d1, ...]}`` (or a list of rows), and optional
+``memoryCapacity: QTY``: the machine's memory (``/proc/meminfo``'s MemTotal,
+cadvisor's ``MemoryCapacity``, the node's memory capacity) when it is not the
+sum of the NUMA nodes' memory (the default).
 
 The rows describe hardware the way cadvisor does, and go through the
 kubelet's ``Discover`` (``machineinfo.discover``) like every other form:
@@ -183,7 +186,8 @@ def parse_table(doc: Mapping[str, Any]) -> MachineInfo:
         num_sockets=len(sockets),
         topology=tuple(nodes),
         num_physical_cores=sum(len(n.cores) for n in nodes),
-        memory_capacity=sum(n.memory for n in nodes),
+        memory_capacity=(parse_bytes(doc["memoryCapacity"], "memoryCapacity")
+                         if doc.get("memoryCapacity") is not None else sum(n.memory for n in nodes)),
         hugepages=_machine_wide_pools(nodes),
     )
 

@@ -109,6 +109,8 @@ def _replay(steps: Sequence[StepResult]) -> dict[str, _Running]:
                 running.pop(s.pod_uid, None)
         elif s.op == "removePod":
             running.pop(s.pod_uid, None)
+        elif s.op == "reconcile":
+            continue  # no pod of its own
         else:  # removeContainer: the pod runs on with what is left
             running[s.pod_uid] = _Running(s.pod, s.containers, s.pod_allocation)
     return running

@@ -1,0 +1,108 @@
+"""``podnuma cgroups plan`` against the kubelet's own cgroup code
+(``kubelet-oracle cgroups``), cgroup v2 (systemd driver) and v1 (cgroupfs
+driver): every example scenario and seeded random scenarios
+(``PODNUMA_ORACLE_SEED``; ``PODNUMA_ORACLE_CGROUPS_COUNT``, default 300).
+See tests/oracle/cgroups_harness.py for what is compared."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+
+from tests.oracle import generate
+from tests.oracle.cgroups_harness import cgroup_differences
+from tests.oracle.harness import env_int, random_settings, write_scenario
+from tests.oracle.test_differential import EXAMPLES, ROOT, _load
+
+SEED, _ = random_settings()
+COUNT = env_int("PODNUMA_ORACLE_CGROUPS_COUNT", 300)
+CHUNK = 100
+
+
+def _fail(diffs: list[tuple[str, list[str]]], total: int) -> None:
+    lines = [f"{name}:\n  " + "\n  ".join(d[:12]) for name, d in diffs[:10]]
+    pytest.fail(f"{len(diffs)} of {total} cgroup plans differ from the kubelet's:\n" + "\n".join(lines), pytrace=False)
+
+
+def test_examples(oracle_binary: str) -> None:
+    items = [(str(p.relative_to(ROOT)), _load(p), p) for p in EXAMPLES]
+    stats: dict[str, int] = {}
+    diffs = cgroup_differences(oracle_binary, items, stats)
+    print(f"cgroups, examples: {stats}")
+    if diffs:
+        _fail(diffs, stats.get("compared", 0))
+    # every example is compared in both versions (or refused by both engines)
+    assert not stats.get("engines_differ") and not stats.get("not_sent"), stats
+    assert stats.get("compared", 0) == 2 * (len(EXAMPLES) - stats.get("failed_alike", 0)) > 0, stats
+
+
+@pytest.mark.parametrize("chunk", range((COUNT + CHUNK - 1) // CHUNK), ids=lambda c: f"seed{SEED}-chunk{c}")
+def test_random(chunk: int, oracle_binary: str, tmp_path: Path) -> None:
+    start = chunk * CHUNK
+    n = min(CHUNK, COUNT - start)
+    scenarios = generate.scenarios(SEED, n, tmp_path, start=start)
+    items = [(name, doc, write_scenario(doc, tmp_path / f"{i:05d}.json")) for i, (name, doc) in enumerate(scenarios)]
+    stats: dict[str, int] = {}
+    diffs = cgroup_differences(oracle_binary, items, stats)
+    print(f"cgroups, seed {SEED}, scenarios {start}..{start + n - 1}: {stats}")
+    if diffs:
+        _fail(diffs, stats.get("compared", 0))
+    # most random scenarios reach a comparison, two plans each (the rest fail
+    # alike, or the engines already differ: tests/oracle/test_differential.py
+    # reports that)
+    assert stats.get("compared", 0) >= n, stats
+
+
+#: The kubelet settings that shape cgroup values, each applied to every
+#: example (the random scenarios leave them at their defaults).
+SETTINGS: dict[str, dict[str, object]] = {
+    "no-cfs-quota": {"cpuCFSQuota": False},
+    "period-50ms": {"cpuCFSQuotaPeriod": "50ms"},  # CustomCPUCFSQuotaPeriod: GA, on
+    "pids": {"podPidsLimit": 1024},
+    "memory-qos-tiered": {
+        "featureGates": {"MemoryQoS": True},
+        "memoryReservationPolicy": "TieredReservation",
+        "memoryThrottlingFactor": 0.9,
+    },
+    "memory-qos-throttling": {"featureGates": {"MemoryQoS": True}, "memoryThrottlingFactor": 0.8},
+    "memory-qos-off": {"featureGates": {"MemoryQoS": False}},
+    "single-process-oom-kill": {"singleProcessOOMKill": True},
+    # refused alike: the gate is locked on in v1.37
+    "quota-with-exclusive-cpus": {"featureGates": {"DisableCPUQuotaWithExclusiveCPUs": False}},
+    # refused alike: the kubelet's validation
+    "period-without-gate": {"cpuCFSQuotaPeriod": "50ms", "featureGates": {"CustomCPUCFSQuotaPeriod": False}},
+    "period-too-long": {"cpuCFSQuotaPeriod": "1.5s"},
+    "factor-out-of-range": {"featureGates": {"MemoryQoS": True}, "memoryThrottlingFactor": 1.5},
+    "tiered-without-gate": {"featureGates": {"MemoryQoS": False}, "memoryReservationPolicy": "TieredReservation"},
+}
+
+
+def _with_settings(doc: dict[str, object], settings: dict[str, object]) -> dict[str, object]:
+    out = copy.deepcopy(doc)
+    kc = out.setdefault("kubeletConfig", {})
+    assert isinstance(kc, dict)
+    for key, value in settings.items():
+        if key == "featureGates":
+            assert isinstance(value, dict)
+            kc.setdefault("featureGates", {}).update(value)
+        else:
+            kc[key] = value
+    return out
+
+
+def test_kubelet_settings(oracle_binary: str, tmp_path: Path) -> None:
+    items = []
+    for p in EXAMPLES:
+        for name, settings in SETTINGS.items():
+            doc = _with_settings(dict(_load(p)), settings)
+            items.append((f"{p.relative_to(ROOT)} [{name}]", doc, write_scenario(doc, tmp_path / f"{p.stem}-{name}.yaml")))
+    stats: dict[str, int] = {}
+    diffs = cgroup_differences(oracle_binary, items, stats)
+    print(f"cgroups, examples x kubelet settings: {stats}")
+    if diffs:
+        _fail(diffs, stats.get("compared", 0))
+    assert not stats.get("engines_differ"), stats  # refusals are the kubelet's too
+    assert stats.get("compared", 0) == 2 * len(EXAMPLES) * 7, stats
+    assert stats.get("failed_alike", 0) == len(EXAMPLES) * (len(SETTINGS) - 7), stats

@@ -1,0 +1,84 @@
+"""Start-up refusals against the real kubelet code: starting checkpoints the
+kubelet cannot restore or validate, in each manager, and the order in which
+the kubelet meets them (topology, CPU and memory NewManager, then the CPU
+manager's start, then the memory manager's). The message and the kind of
+failure (the kubelet not starting, not invalid input) must be the kubelet's."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.oracle.harness import compare, run_oracle, run_podnuma, write_scenario
+
+BASE: dict[str, Any] = {
+    "apiVersion": "podnuma.io/v1", "kind": "Scenario",
+    "node": {"synthetic": {"sockets": 1, "numaNodesPerSocket": 2, "coresPerNumaNode": 2,
+                           "threadsPerCore": 1, "memoryPerNumaNode": "4Gi"}},
+    "kubeletConfig": {"cpuManagerPolicy": "static", "reservedSystemCPUs": "0"},
+    "steps": [{"addPod": {"metadata": {"name": "a"}, "spec": {"containers": [
+        {"name": "c", "resources": {"limits": {"cpu": "1", "memory": "100Mi"}}}]}}}],
+}
+MEM_STATIC = {"memoryManagerPolicy": "Static", "kubeReserved": {"memory": "256Mi"},
+              "evictionHard": {"memory.available": "100Mi"},
+              "reservedMemory": [{"numaNode": 0, "limits": {"memory": "356Mi"}}]}
+CPU_NONE = {"policyName": "none", "defaultCpuSet": "", "checksum": 0}
+MEM_STATIC_EMPTY = {"policyName": "Static", "machineState": {}, "checksum": 0}
+
+CASES: dict[str, tuple[dict[str, Any], dict[str, Any], str]] = {
+    "cpu-policy-mismatch": ({}, {"cpuManager": CPU_NONE}, "start cpu manager error: could not restore"),
+    "cpu-v4-bad-data": ({}, {"cpuManager": {"policyName": "static", "defaultCpuSet": "0-3", "checksum": 0,
+                                           "data": "{bad", "dataChecksum": 5}}, "could not load v4 checkpoint"),
+    "cpu-overlap": ({}, {"cpuManager": {"policyName": "static", "defaultCpuSet": "0-3",
+                                        "entries": {"u": {"c": "1"}}, "checksum": 0}}, "overlaps with default cpuset"),
+    "cpu-reserved-missing": ({}, {"cpuManager": {"policyName": "static", "defaultCpuSet": "1-3", "checksum": 0}},
+                             "not all reserved cpus"),
+    "cpu-not-all-cpus": ({}, {"cpuManager": {"policyName": "static", "defaultCpuSet": "0-2", "checksum": 0}},
+                         "current set of available CPUs"),
+    "cpu-empty-default-with-entries": ({}, {"cpuManager": {"policyName": "static", "defaultCpuSet": "",
+                                                           "entries": {"u": {"c": "1"}}, "checksum": 0}},
+                                       "default cpuset cannot be empty"),
+    "cpu-bad-cpuset": ({}, {"cpuManager": {"policyName": "static", "defaultCpuSet": "0-x", "checksum": 0}},
+                       "could not parse default CPU set"),
+    "cpu-bad-checksum": ({}, {"cpuManager": {"policyName": "static", "defaultCpuSet": "0-3", "checksum": 7}},
+                         "checkpoint is corrupted"),
+    "memory-policy-mismatch": ({}, {"memoryManager": MEM_STATIC_EMPTY}, "start memory manager error: could not restore"),
+    "memory-empty-state-with-entries": (MEM_STATIC, {"memoryManager": {
+        "policyName": "Static", "machineState": {}, "checksum": 0,
+        "entries": {"u": {"c": [{"numaAffinity": [0], "type": "memory", "size": 1}]}}}},
+        "machine state can not be empty"),
+    "memory-v3-bad-data": ({}, {"memoryManager": {"policyName": "None", "machineState": {}, "checksum": 0,
+                                                  "data": "{", "dataChecksum": 1}}, "could not load v3 checkpoint"),
+    "memory-corrupt": ({}, {"memoryManager": {"policyName": "None", "machineState": {}, "checksum": 12}},
+                       "checkpoint is corrupted"),
+    "cpu-before-memory": ({}, {"cpuManager": CPU_NONE, "memoryManager": MEM_STATIC_EMPTY}, "start cpu manager error"),
+    "new-manager-before-start": ({"memoryManagerPolicy": "static"}, {"cpuManager": CPU_NONE}, 'unknown policy: "static"'),
+    "memory-best-effort": ({"memoryManagerPolicy": "BestEffort"}, {}, 'is not available for platform "linux"'),
+    "cpu-new-manager-before-memory": ({"reservedSystemCPUs": "", "memoryManagerPolicy": "static"}, {},
+                                      "unable to determine reserved CPU resources"),
+    "cpu-policy-before-memory-policy": ({"cpuManagerPolicy": "dynamic", "memoryManagerPolicy": "BestEffort"}, {},
+                                        'unknown policy: "dynamic"'),
+    "reserved-memory-hugepages": ({**MEM_STATIC, "reservedMemory": [
+        {"numaNode": 0, "limits": {"memory": "356Mi", "hugepages-2Mi": "2Mi"}}]}, {}, 'of type "hugepages-2Mi"'),
+    "reserved-memory-zero": ({**MEM_STATIC, "reservedMemory": [{"numaNode": 0, "limits": {"memory": "0"}}]}, {},
+                             "invalid configuration: reserved memory may not be zero"),
+    "reservation-above-capacity": ({"kubeReserved": {"cpu": "500m", "memory": "9Gi"}, "reservedSystemCPUs": ""}, {},
+                                   "invalid Node Allocatable configuration"),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_startup_refusal(name: str, oracle_binary: str, tmp_path: Path) -> None:
+    config, state, words = CASES[name]
+    doc = copy.deepcopy(BASE)
+    doc["kubeletConfig"].update(config)
+    if state:
+        doc["state"] = state
+    path = write_scenario(doc, tmp_path / "s.json")
+    mine, theirs = run_podnuma(path), run_oracle(oracle_binary, [path])[0]
+    assert mine.kind == "startup", mine.message
+    assert words in mine.message
+    assert not compare(mine, theirs, doc), (mine.message, theirs.message)
