@@ -30,15 +30,32 @@ _COLLECT = os.environ.get("PODNUMA_COLLECT_SCENARIOS")
 
 if _COLLECT:
     import podnuma.inputs.scenario as _load_module
+    from podnuma.inputs.text import TextInput as _TextInput
+
+    _record = _COLLECT
+
+    def _write(path: str | Path) -> None:
+        if str(path) != "-":
+            with open(_record, "a", encoding="utf-8") as fh:
+                fh.write(str(Path(path).resolve()) + "\n")
 
     _original = _load_module.load_scenario
 
     def _recording_load_scenario(path: Path) -> Any:
-        with open(_COLLECT, "a", encoding="utf-8") as fh:
-            fh.write(str(Path(path).resolve()) + "\n")
+        _write(path)
         return _original(path)
 
     _load_module.load_scenario = _recording_load_scenario  # type: ignore[assignment]
+
+    # the doors read a scenario file through TextInput.read (what="scenario")
+    _original_read = _TextInput.read.__func__  # type: ignore[attr-defined]
+
+    def _recording_read(cls: type[_TextInput], path: str | Path, *, what: str) -> Any:
+        if what == "scenario":
+            _write(path)
+        return _original_read(cls, path, what=what)
+
+    _TextInput.read = classmethod(_recording_read)  # type: ignore[method-assign, assignment]
 
 
 @pytest.fixture(autouse=True)

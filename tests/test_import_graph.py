@@ -30,7 +30,9 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("scenario", frozenset({"scenario"})),
     ("analysis", frozenset({"analysis"})),
     ("render", frozenset({"render"})),
-    ("edges", frozenset({"cgroups", "agent", "grpc", "fleet", "web"})),
+    ("domains", frozenset({"cgroups", "grpc", "fleet"})),
+    ("service", frozenset({"service"})),
+    ("doors", frozenset({"agent", "web"})),
     ("cli", frozenset({"cli"})),
 )
 LAYER_OF = {unit: i for i, (_, units) in enumerate(LAYERS) for unit in units}
@@ -175,6 +177,18 @@ def test_click_only_in_cli_and_rich_only_in_render_and_cli() -> None:
             bad.append(f"{name} imports click")
         if "rich" in ext and unit not in ("render", "cli"):
             bad.append(f"{name} imports rich")
+    assert bad == []
+
+
+def test_doors_do_not_import_each_other() -> None:
+    # web/ and agent/ are doors beside each other and below cli/ (which
+    # starts them): neither imports the command line or the other door
+    bad = [
+        f"{module} -> {dep}"
+        for module, deps in _graph().items()
+        for dep in deps
+        if _unit(module) in ("web", "agent") and _unit(dep) in ({"web", "agent", "cli"} - {_unit(module)})
+    ]
     assert bad == []
 
 

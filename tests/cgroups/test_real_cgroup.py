@@ -30,9 +30,9 @@ from podnuma.cgroups import (
 )
 from podnuma.cgroups.apply import is_cgroupfs
 from podnuma.cgroups.plan import CgroupNode
-from podnuma.cli.node import discover_document
 from podnuma.inputs.scenario import load_scenario_text
 from podnuma.machine.cpuset import CPUSet
+from podnuma.service.machine import discover
 
 CGROUP = Path("/sys/fs/cgroup")
 UID = "5e0c0f6e-1d2a-4c3b-9e8f-0a1b2c3d4e5f"
@@ -73,7 +73,7 @@ VERSION, WHY = _support()
 
 
 def _scenario(tmp_path: Path) -> str:
-    node = discover_document(Path("/sys"), "this-node")
+    node = discover(Path("/sys"), "this-node")
     numa = sorted(node["node"]["memory"])  # type: ignore[index]
     doc = {
         "apiVersion": "podnuma.io/v1",

@@ -57,7 +57,8 @@ def test_json_and_yaml_without_detail_leave_out_hints_and_pod_resources(
 def test_streamed_document_is_the_whole_document(scenario_path: Path) -> None:
     """simulate writes json and yaml step by step; the text is exactly what
     dumping the whole document gives."""
-    from podnuma.scenario.document import build_document, dump_json, dump_yaml
+    from podnuma.render.serialize import dump_json, dump_yaml
+    from podnuma.scenario.document import build_document
 
     result = run_scenario(load_scenario(str(scenario_path)))
     for detail in (False, True):
@@ -232,12 +233,12 @@ def test_version() -> None:
 
 
 def test_unexpected_errors_exit_1(monkeypatch: pytest.MonkeyPatch, scenario_path: Path) -> None:
-    import podnuma.cli.simulate as simulate
+    import podnuma.service.scenario as service
 
     def boom(_s: object) -> None:
         raise RuntimeError("kaboom")
 
-    monkeypatch.setattr(simulate, "run_scenario", boom)
+    monkeypatch.setattr(service, "run_scenario", boom)
     monkeypatch.delenv("PODNUMA_DEBUG", raising=False)
     result = CliRunner().invoke(cli, ["simulate", str(scenario_path)])
     assert result.exit_code == 1

@@ -3,8 +3,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from podnuma.fleet.inputs import load_fleet, nrt_node_form, parse_selector, selector_matches
+from podnuma.fleet.inputs import load_fleet
+from podnuma.fleet.nrt import nrt_node_form
 from podnuma.fleet.replay import replay_node
+from podnuma.fleet.selectors import parse_selector, selector_matches
 from podnuma.inputs.discover import load_node
 
 from .conftest import EXAMPLE

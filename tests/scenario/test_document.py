@@ -13,8 +13,9 @@ from podnuma.cm.topologymanager.bitmask import BitMask
 from podnuma.cm.topologymanager.hint import TopologyHint
 from podnuma.inputs.discover import load_node
 from podnuma.machine.cpuset import CPUSet
+from podnuma.render.serialize import dump_json, dump_yaml
 from podnuma.render.table import format_size, make_console, render_table
-from podnuma.scenario.document import build_document, dump_json, dump_yaml
+from podnuma.scenario.document import build_document
 from podnuma.scenario.run import RunResult
 
 GI = 1 << 30

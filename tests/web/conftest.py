@@ -24,7 +24,7 @@ def need(what: str, ok: bool) -> None:
     if ok:
         return
     if IN_CI:
-        pytest.fail(f"{what} is missing and CI=true: install it (see the README)")
+        pytest.fail(f"{what} is missing and CI=true: install it (see CONTRIBUTING.md)")
     pytest.skip(f"{what} is not installed")
 
 

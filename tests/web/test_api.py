@@ -366,3 +366,40 @@ def test_fleet_report_drawn_in_a_sandbox(server: str) -> None:
     assert status == 400
     assert message.startswith("r.json: kind: must be 'FleetReport', got 'Scenario'")
     assert call(server + "/fleet/nope")[0] == 404
+
+
+def _pictures(page: bytes) -> list[bytes]:
+    return re.findall(rb"<div class=pic>.*?</svg>", page, flags=re.S)
+
+
+def test_fleet_dump_gets_the_cli_reports_drill_down_pictures(server: str) -> None:
+    """A cluster dump sent to /api/fleet/analyze gives the page ``podnuma
+    fleet analyze DIR -o html`` writes: the same drill-down pictures."""
+    dump = EXAMPLES / "fleet"
+    files = {p.relative_to(dump).as_posix(): p.read_text() for p in sorted(dump.rglob("*")) if p.is_file()}
+    body = json.dumps({"files": files, "whatIfs": ["pod-level"]}).encode()
+    got = ok_json(server + "/api/fleet/analyze", body, "application/json")
+    status, ctype, page = call(server + got["url"])
+    assert status == 200 and ctype.startswith("text/html")
+    run = subprocess.run([sys.executable, "-m", "podnuma.cli", "fleet", "analyze", str(dump), "--what-if",
+                          "pod-level", "-o", "html"], capture_output=True, cwd=ROOT)
+    assert run.returncode == 0, run.stderr
+    cli_pictures = _pictures(run.stdout)
+    assert len(cli_pictures) == 4  # every node that can be replayed (examples/fleet)
+    assert _pictures(page) == cli_pictures
+    assert str(dump) not in page.decode() and "podnuma-fleet-" not in page.decode()
+
+
+@pytest.mark.parametrize(("name", "text", "message"), [
+    ("../nodes.json", "{}", "../nodes.json: not a plain relative name"),
+    ("fleet.yaml", "apiVersion: podnuma.io/v1\nkind: FleetConfig\nnodeGroups:\n"
+     "  - {name: a, selector: x=y, nodeFile: /etc/passwd}\n",
+     "fleet.yaml: nodeGroups[0].nodeFile: the server reads no files named in a request"),
+    ("fleet.yaml", "apiVersion: podnuma.io/v1\nkind: FleetConfig\nnodeGroups:\n"
+     "  - {name: a, selector: x=y, node: {sysfs: /sys}}\n",
+     "fleet.yaml: nodeGroups[0].node.sysfs: the server reads no files named in a request"),
+])
+def test_fleet_dump_names_no_server_file(server: str, name: str, text: str, message: str) -> None:
+    body = json.dumps({"files": {name: text}}).encode()
+    status, got = error_of(server + "/api/fleet/analyze", body, "application/json")
+    assert status == 400 and got.startswith(message)

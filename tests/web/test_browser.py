@@ -1,6 +1,6 @@
 """The page in a real browser: Debian's chromium driven by Selenium (the
 system chromedriver; nothing downloaded). Screenshots (web-*.png) go to the
-directory ``PODNUMA_SCREENSHOTS`` names (``docs`` refreshes the README's
+directory ``PODNUMA_SCREENSHOTS`` names (``docs`` refreshes the docs'
 pictures), otherwise to a temporary directory: a test run leaves the
 checkout as it was.
 

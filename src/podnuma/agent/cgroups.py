@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 from podnuma.cgroups import CgroupPlan, PlannedPod, apply_plan, plan_from_pods, remove_plan
-from podnuma.cgroups.scenario import node_facts
+from podnuma.cgroups.from_run import node_facts
 from podnuma.cm.container_manager import Node
 from podnuma.scenario.run import RunResult
 

@@ -24,7 +24,6 @@ A lock guards the node: the PodResources server reads under it.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import threading
@@ -46,6 +45,7 @@ from podnuma.cm.container_manager import Node
 from podnuma.errors import InputError
 from podnuma.grpc.provider import NodeProvider
 from podnuma.machine.topology import Machine
+from podnuma.render.serialize import dump_json
 
 __all__ = ["Agent", "PodRecord", "STATUS_KIND"]
 
@@ -303,5 +303,5 @@ class Agent:
 
     def write_status(self) -> None:
         self.state.write_status(
-            (json.dumps(self.status_doc(), indent=2) + "\n").encode("utf-8")
+            dump_json(self.status_doc()).encode("utf-8")
         )

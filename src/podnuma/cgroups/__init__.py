@@ -42,6 +42,7 @@ from podnuma.cgroups.apply import (
     attach,
     remove_plan,
 )
+from podnuma.cgroups.from_run import node_facts, plan_cgroups
 from podnuma.cgroups.plan import (
     CgroupFile,
     CgroupNode,
@@ -51,7 +52,6 @@ from podnuma.cgroups.plan import (
     plan_from_pods,
     running_pods,
 )
-from podnuma.cgroups.scenario import node_facts, plan_cgroups
 
 __all__ = [
     "ApplyReport",

@@ -32,9 +32,7 @@ from typing import NoReturn, TypeVar
 
 import click
 
-from podnuma.cm.checkpoint import CheckpointError
-from podnuma.errors import InputError, KubeletStartupError
-from podnuma.inputs.startup import StartupFailure
+from podnuma.service.messages import error_message, is_input_error, version
 
 __all__ = [
     "EXIT_BUG",
@@ -55,22 +53,12 @@ EXIT_INPUT = 2
 T = TypeVar("T")
 
 
-def _version() -> str:
-    # imported for --version only: it costs a start-up a scan of the installed packages
-    from importlib import metadata
-
-    try:
-        return metadata.version("podnuma")
-    except metadata.PackageNotFoundError:  # pragma: no cover - source tree without install
-        return "0+unknown"
-
-
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     if not value or ctx.resilient_parsing:
         return
     from podnuma import engine_build
 
-    click.echo(f"podnuma, version {_version()} (engine: {engine_build()})")
+    click.echo(f"podnuma, version {version()} (engine: {engine_build()})")
     ctx.exit()
 
 
@@ -92,13 +80,6 @@ def _guard(fn: Callable[[], T]) -> T:
     """Run ``fn``, mapping podnuma's errors to one message and an exit code."""
     try:
         return fn()
-    except InputError as e:
-        fail(str(e), EXIT_INPUT)
-    except CheckpointError as e:  # a KubeletStartupError: catch it first
-        fail(f"invalid checkpoint: {e}", EXIT_INPUT)
-    except KubeletStartupError as e:
-        where = e.location() if isinstance(e, StartupFailure) else ""
-        fail(f"kubelet would not start: {e}" + (f" ({where})" if where else ""), EXIT_INPUT)
     except (KeyboardInterrupt, SystemExit, click.exceptions.Exit, click.ClickException):
         raise
     except BrokenPipeError:
@@ -106,12 +87,11 @@ def _guard(fn: Callable[[], T]) -> T:
     except ImportError as e:
         _import_failed(e)
     except Exception as e:
+        if is_input_error(e):
+            fail(error_message(e), EXIT_INPUT)
         if os.environ.get("PODNUMA_DEBUG") == "1":
             raise
-        fail(
-            f"internal error: {type(e).__name__}: {e} (set PODNUMA_DEBUG=1 for a traceback)",
-            EXIT_BUG,
-        )
+        fail(f"{error_message(e)} (set PODNUMA_DEBUG=1 for a traceback)", EXIT_BUG)
 
 
 #: the public name of the guard

@@ -4,20 +4,19 @@ cgroup root."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import click
 
-from podnuma.cgroups import apply_plan, plan_cgroups
 from podnuma.cgroups.plan import plan_document
 from podnuma.cli.app import guard, is_quiet
 from podnuma.cli.options import echo, file_argument, output_option
-from podnuma.inputs.scenario import load_scenario
+from podnuma.inputs.text import TextInput
 from podnuma.render.cgroups import render_plan_text
-from podnuma.scenario.document import dump_yaml
+from podnuma.render.output import render_output
+from podnuma.service import cgroups as service
 
 __all__ = ["cgroups_group"]
 
@@ -50,27 +49,19 @@ def _common(fn: Callable[..., Any]) -> Callable[..., Any]:
     return fn
 
 
-def _plan(scenario: str, step: int | None, driver: str, version: str, cgroup_root: str) -> Any:
-    loaded = load_scenario(scenario)  # "-": standard input
-    components = tuple(c for c in cgroup_root.split("/") if c)
-    return plan_cgroups(
-        loaded, step=step, driver=driver, version=int(version), cgroup_root=components  # type: ignore[arg-type]
-    )
-
-
 @cgroups_group.command("plan")
 @_common
-@output_option(("table", "json", "yaml"), "table", "table: the tree; json or yaml: the plan's document.")
+@output_option("cgroups plan", "table: the tree; json or yaml: the plan's document.")
 def plan_command(
     scenario: str, step: int | None, driver: str, cgroup_version: str, cgroup_root: str, output: str
 ) -> None:
     """Print the cgroup tree and values after a step of SCENARIO ('-': standard input)."""
 
     def go() -> str:
-        doc = plan_document(_plan(scenario, step, driver, cgroup_version, cgroup_root))
-        if output == "table":
-            return render_plan_text(doc)
-        return json.dumps(doc, indent=2) + "\n" if output == "json" else dump_yaml(doc)
+        src = TextInput.read(scenario, what="scenario")
+        doc = plan_document(service.plan(src, step=step, driver=driver,  # type: ignore[arg-type]
+                                         version=int(cgroup_version), cgroup_root=cgroup_root))
+        return render_output(output, lambda: doc, {"table": lambda: render_plan_text(doc)})
 
     text = guard(go)
     guard(lambda: echo(text))
@@ -103,8 +94,10 @@ def apply_command(
     removes what this apply created."""
 
     def go() -> Any:
-        plan = _plan(scenario, step, driver, cgroup_version, cgroup_root)
-        return apply_plan(plan, root, dry_run=dry_run, keep_stale=keep_stale)
+        src = TextInput.read(scenario, what="scenario")
+        return service.apply(src, root, step=step, driver=driver,  # type: ignore[arg-type]
+                             version=int(cgroup_version), cgroup_root=cgroup_root, dry_run=dry_run,
+                             keep_stale=keep_stale)
 
     report = guard(go)
     guard(lambda: echo("".join(f"{op}\n" for op in report.operations)))

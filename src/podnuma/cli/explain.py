@@ -3,34 +3,15 @@ for a rejected pod the nearest admissible configuration."""
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 import click
 
-from podnuma.analysis.explain import explain_run, run_for_explain
 from podnuma.cli.app import guard
-from podnuma.cli.options import echo, file_argument, note_not_modelled, output_option, progress_bar
-from podnuma.errors import InputError
-from podnuma.inputs.documents import input_name
-from podnuma.inputs.scenario import load_scenario
-from podnuma.scenario.document import dump_yaml
-from podnuma.scenario.run import RunResult
+from podnuma.cli.options import echo, file_argument, note, output_option, progress_bar
+from podnuma.inputs.text import TextInput
+from podnuma.render.output import render_output
+from podnuma.service import scenario as service
 
 __all__ = ["explain_command"]
-
-
-def _pictures(result: RunResult, doc: dict[str, Any]) -> dict[int, str]:
-    from podnuma.render.picture import ownership_after
-    from podnuma.render.picture import render_text as picture_text
-
-    out: dict[int, str] = {}
-    positions = {s.index: i for i, s in enumerate(result.steps)}
-    for adm in doc["admissions"]:
-        pos = positions.get(adm["step"])
-        if pos is not None:
-            out[adm["step"]] = picture_text(result.machine, ownership_after(result, pos))
-    return out
 
 
 def _not_nan(param: click.Parameter, value: float | None) -> float | None:
@@ -44,8 +25,7 @@ def _not_nan(param: click.Parameter, value: float | None) -> float | None:
 @file_argument("scenario")
 @click.option("--step", "step_index", type=int, default=None, help="Only the addPod step with this index.")
 @click.option("--pod", "pod_ref", default=None, help="Only the admissions of this pod (NAMESPACE/NAME or UID).")
-@output_option(("text", "json", "yaml"), "text", "text for people; json or yaml for the full "
-               "decision trail.")
+@output_option("explain", "text for people; json or yaml for the full decision trail.")
 @click.option(
     "--no-search", is_flag=True, default=False,
     help="Do not re-run the scenario to find the nearest admissible configuration.",
@@ -72,37 +52,24 @@ def explain_command(
     merge, pools, rejection and what would fit."""
 
     def go() -> str:
-        loaded = load_scenario(scenario)
-        note_not_modelled(loaded.config, loaded.name)
-        # one step or pod: the run keeps the node just before it for the search
-        prepared = run_for_explain(
-            loaded, step=None if no_search else step_index, pod=None if no_search else pod_ref
-        )
-        result = prepared.run
+        src = TextInput.read(scenario, what="scenario")
         with progress_bar("explaining admissions") as advance:
-            doc = explain_run(
-                loaded, result, step=step_index, pod=pod_ref, search=not no_search,
-                progress=advance, snapshots=prepared.snapshots, time_budget=search_time,
+            got = service.explain(
+                src, step=step_index, pod=pod_ref, search=not no_search, progress=advance,
+                time_budget=search_time, note=note,
             )
-        if (step_index is not None or pod_ref is not None) and not doc["admissions"]:
-            what = []
-            if step_index is not None:
-                what.append(f"step {step_index}")
-            if pod_ref is not None:
-                what.append(f"pod {pod_ref}")
-            raise InputError(f"no addPod step matches {' and '.join(what)}", file=input_name(scenario))
-        if output == "json":
-            return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
-        if output == "yaml":
-            return dump_yaml(doc)
-        # the text renderers (and rich) are imported for text output only
-        from podnuma.render.explain import render_text
-        from podnuma.render.table import capture
+        doc = got.document
 
-        show = picture if picture is not None else len(doc["admissions"]) == 1
-        pictures = _pictures(result, doc) if show else None
-        return capture(lambda console: render_text(doc, console, pictures=pictures))
+        def text() -> str:
+            # the text renderers (and rich) are imported for text output only
+            from podnuma.render.explain import admission_pictures, render_text
+            from podnuma.render.table import capture
+
+            show = picture if picture is not None else len(doc["admissions"]) == 1
+            pictures = admission_pictures(got.run, doc) if show else None
+            return capture(lambda console: render_text(doc, console, pictures=pictures))
+
+        return render_output(output, lambda: doc, {"text": text})
 
     text = guard(go)
     guard(lambda: echo(text))
-

@@ -8,20 +8,17 @@ very machine the ``sysfs`` form gives.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
 
 from podnuma.cli.app import guard
 from podnuma.cli.options import echo, output_option
-from podnuma.errors import InputError
-from podnuma.inputs.discover.export import node_document
-from podnuma.inputs.discover.machineinfo import build_machine
-from podnuma.inputs.discover.sysfs import offline_cpus, read_sysfs
-from podnuma.render.scenario_yaml import dump_scenario_yaml
+from podnuma.render.output import render_output
+from podnuma.render.serialize import dump_scenario_yaml
+from podnuma.service.machine import discover
 
-__all__ = ["discover_document", "node_group"]
+__all__ = ["node_group"]
 
 DEFAULT_SYSFS = Path("/sys")
 
@@ -29,17 +26,6 @@ DEFAULT_SYSFS = Path("/sys")
 @click.group("node")
 def node_group() -> None:
     """The machine the kubelet sees."""
-
-
-def discover_document(root: Path, name: str | None) -> dict[str, object]:
-    """``{"node": {...}}`` for the sysfs tree at ``root``."""
-    try:
-        info = read_sysfs(root)
-        build_machine(info)  # the kubelet's own checks (e.g. no online CPU)
-        offline = offline_cpus(root)
-    except InputError as err:
-        raise err if err.file else err.in_file(str(root)) from None
-    return {"node": node_document(info, offline=offline, name=name)}
 
 
 @node_group.command("discover")
@@ -52,15 +38,10 @@ def discover_document(root: Path, name: str | None) -> dict[str, object]:
     help="Root of a sysfs tree (or of a copy holding sys/).",
 )
 @click.option("--name", default=None, help="The node's name in the mapping.")
-@output_option(("yaml", "json"), "yaml", "yaml to paste into a scenario, or json.")
+@output_option("node discover", "yaml to paste into a scenario, or json.")
 def discover_command(root: Path, name: str | None, output: str) -> None:
     """Print this machine as a scenario ``node:`` mapping (CPUs with core,
     socket, NUMA node, uncore cache and online state; memory and hugepage
     pools per NUMA node; distances)."""
-
-    def go() -> str:
-        doc = discover_document(root, name)
-        return json.dumps(doc, indent=2) + "\n" if output == "json" else dump_scenario_yaml(doc)
-
-    text = guard(go)
+    text = guard(lambda: render_output(output, lambda: discover(root, name), yaml=dump_scenario_yaml))
     guard(lambda: echo(text))

@@ -23,8 +23,11 @@ from typing import Any, TypeVar
 
 import click
 
-from podnuma.api.kubeletconfig import LENIENT_DECODING, KubeletConfig, not_modelled
+from podnuma.api.kubeletconfig import LENIENT_DECODING, KubeletConfig
 from podnuma.cli.app import is_quiet
+from podnuma.inputs.text import TextInput
+from podnuma.render.output import FORMATS
+from podnuma.service.messages import not_modelled_notes
 
 __all__ = [
     "FILE",
@@ -38,6 +41,7 @@ __all__ = [
     "node_option",
     "output_option",
     "progress_bar",
+    "read_input",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -52,12 +56,23 @@ def file_argument(name: str, **kwargs: Any) -> Callable[[F], F]:
     return click.argument(name, type=FILE, **kwargs)
 
 
-def output_option(choices: tuple[str, ...], default: str, help: str) -> Callable[[F], F]:
-    """``-o/--output``: the output format, one of ``choices``."""
+def output_option(command: str, help: str) -> Callable[[F], F]:
+    """``-o/--output``: the output format, one of ``command``'s formats
+    (:data:`~podnuma.render.output.FORMATS`; the first is the default)."""
+    choices = FORMATS[command]
     return click.option(
-        "--output", "-o", type=click.Choice(choices), default=default, show_default=True,
+        "--output", "-o", type=click.Choice(choices), default=choices[0], show_default=True,
         help=help,
     )
+
+
+def read_input(path: str | None, what: str) -> Callable[[], TextInput] | None:
+    """The file argument ``path`` (``-``: standard input) as an input read
+    when the service needs it, or ``None`` when the option was not given."""
+    if path is None:
+        return None
+    given = path
+    return lambda: TextInput.read(given, what=what)
 
 
 checkpoint_option = click.option(
@@ -107,16 +122,16 @@ def note(message: str) -> None:
 
 
 def note_not_modelled(config: KubeletConfig, file: str, prefix: str = "kubeletConfig.") -> None:
-    """Say which set configuration fields change admission but are not
-    modelled, and that the configuration was decoded leniently (fields
-    unknown to v1.37 or given twice), as the kubelet says it."""
+    """Say that the configuration was decoded leniently (fields unknown to
+    v1.37 or given twice), as the kubelet says it, and which set
+    configuration fields change admission but are not modelled."""
     if config.decode_warning:
         where = prefix.rstrip(".") or "kubelet configuration"
         click.echo(f"warning: {file}: {where}: {LENIENT_DECODING} (the kubelet starts, ignoring "
                    f"what it does not know and keeping the last of duplicates): {config.decode_warning}",
                    err=True)
-    for name, what in not_modelled(config):
-        note(f"{file}: {prefix}{name}: not modelled ({what}); the results ignore it")
+    for line in not_modelled_notes(config, file, prefix):
+        note(line)
 
 
 @contextlib.contextmanager

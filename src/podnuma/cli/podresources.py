@@ -19,8 +19,6 @@ from podnuma.errors import InputError
 
 __all__ = ["podresources_command"]
 
-_OUTPUTS = ("table", "json", "yaml")
-
 
 def _call(socket: Path, fn: Callable[[Any], Any]) -> Any:
     """Run ``fn(stub)``; gRPC failures become one-line errors."""
@@ -42,12 +40,12 @@ def _call(socket: Path, fn: Callable[[Any], Any]) -> Any:
 
 
 def _emit(doc: Any, output: str, table: Callable[[Any], None]) -> None:
-    from podnuma.scenario.document import dump_json, dump_yaml
+    from podnuma.render.output import serialize
 
     if output == "table":
         table(doc)
     else:
-        echo(dump_json(doc) if output == "json" else dump_yaml(doc))
+        echo(serialize(doc, output))
 
 
 def _console() -> Any:
@@ -64,7 +62,7 @@ _socket = click.option(
     help="The PodResources unix socket (a kubelet's: /var/lib/kubelet/pod-resources/kubelet.sock).",
 )
 _output = output_option(
-    _OUTPUTS, "table", "table for people; json or yaml: the answer, protobuf JSON field names."
+    "podresources", "table for people; json or yaml: the answer, protobuf JSON field names."
 )
 
 

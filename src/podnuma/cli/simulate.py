@@ -9,35 +9,20 @@ from pathlib import Path
 import click
 
 from podnuma.cli.app import guard
-from podnuma.cli.options import (
-    checkpoint_option,
-    echo,
-    file_argument,
-    note_not_modelled,
-    output_option,
-)
+from podnuma.cli.options import checkpoint_option, echo, file_argument, note, output_option
 from podnuma.fileio import write_checkpoint_dir
-from podnuma.inputs.scenario import load_scenario
+from podnuma.inputs.text import TextInput
+from podnuma.render.serialize import write_run_document
 from podnuma.render.table import render_run
-from podnuma.scenario.document import build_document, dump_json, dump_yaml, write_document
-from podnuma.scenario.run import RunResult, run_scenario
+from podnuma.scenario.run import RunResult
+from podnuma.service import scenario as service
 
-__all__ = ["OUTPUTS", "format_run", "simulate_command"]
-
-OUTPUTS = ("table", "wide", "json", "yaml")
-
-
-def format_run(result: RunResult, output: str, *, detail: bool = True) -> str:
-    """The run in format ``output`` (``table``, ``wide``, ``json``, ``yaml``)."""
-    if output in ("table", "wide"):
-        return render_run(result, wide=output == "wide")
-    doc = build_document(result, detail=detail)
-    return dump_json(doc) if output == "json" else dump_yaml(doc)
+__all__ = ["simulate_command"]
 
 
 @click.command("simulate")
 @file_argument("scenario")
-@output_option(OUTPUTS, "table", "table (wide: every column) for people; json or yaml for the "
+@output_option("simulate", "table (wide: every column) for people; json or yaml for the "
                "output document.")
 @checkpoint_option
 @click.option(
@@ -53,9 +38,7 @@ def simulate_command(
     admission and resource managers."""
 
     def go() -> RunResult:
-        loaded = load_scenario(scenario)
-        note_not_modelled(loaded.config, loaded.name)
-        result = run_scenario(loaded)
+        _, result = service.run(TextInput.read(scenario, what="scenario"), note=note)
         if checkpoint_dir is not None:
             write_checkpoint_dir(checkpoint_dir, result.checkpoint_files)
         return result
@@ -65,11 +48,11 @@ def simulate_command(
         # streamed step by step: the document is never held whole
         guard(lambda: _stream(result, output, detail))
         return
-    text = guard(lambda: format_run(result, output))
+    text = guard(lambda: render_run(result, wide=output == "wide"))
     guard(lambda: echo(text))
 
 
 def _stream(result: RunResult, output: str, detail: bool) -> None:
     out = sys.stdout
-    write_document(result, out, output, detail=detail)
+    write_run_document(result, out, output, detail=detail)
     out.flush()

@@ -3,21 +3,17 @@ say, checked for consistency, or turned into a scenario that replays it."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 import click
 
-from podnuma.analysis.state import inspect_state, scenario_document, state_document
+from podnuma.analysis.state import state_document
 from podnuma.cli.app import guard, is_quiet
-from podnuma.cli.node import discover_document
 from podnuma.cli.options import FILE, echo, output_option, stdin_used_once
-from podnuma.inputs.discover import load_node
-from podnuma.inputs.state import read_kubelet_config_mapping, read_pods_dump, read_state_dir
-from podnuma.render.scenario_yaml import dump_scenario_yaml
+from podnuma.render.output import render_output
+from podnuma.render.serialize import dump_scenario_yaml
 from podnuma.render.state import render_state_text
-from podnuma.scenario.document import dump_yaml
+from podnuma.service import state as service
 
 __all__ = ["state_group"]
 
@@ -36,7 +32,7 @@ def state_group() -> None:
 @click.option("--as-scenario", is_flag=True, help="Print a scenario whose state: is this directory.")
 @click.option("--kubelet-config", "config_file", type=FILE, default=None,
               help="With --as-scenario: the node's KubeletConfiguration (or a scenario file; '-': standard input).")  # fmt: skip
-@output_option(("table", "json", "yaml"), "table", "table for people; json or yaml for the report (or the scenario).")
+@output_option("state inspect", "table for people; json or yaml for the report (or the scenario).")
 def inspect_command(
     directory: Path,
     pods: str | None,
@@ -51,28 +47,18 @@ def inspect_command(
     stdin_used_once(pods, config_file)
 
     def go() -> tuple[str, list[str]]:
-        files = read_state_dir(directory)
-        dump = read_pods_dump(pods) if pods is not None else None
-        node_map: dict[str, Any] | None = None
-        machine = None
-        if sysfs is not None:
-            node_doc = discover_document(sysfs, None)["node"]
-            assert isinstance(node_doc, dict)
-            node_map = node_doc
-            machine = load_node(node_doc, base_dir=Path.cwd())
         if as_scenario:
-            config = read_kubelet_config_mapping(config_file) if config_file is not None else None
-            doc, notes = scenario_document(files, node=node_map, kubelet_config=config)
-            text = json.dumps(doc, indent=2) + "\n" if output == "json" else dump_scenario_yaml(doc)
-            return text, notes
-        report = inspect_state(files, pods_dump=dump, machine=machine)
-        if output == "table":
-            return render_state_text(report), []
-        sdoc = state_document(report)
-        return (json.dumps(sdoc, indent=2) + "\n" if output == "json" else dump_yaml(sdoc)), []
+            got = service.as_scenario(directory, pods=pods, sysfs=sysfs, kubelet_config=config_file)
+            scenario = got.document
+            text = render_output(output, lambda: scenario, {"table": lambda: dump_scenario_yaml(scenario)},
+                                 yaml=dump_scenario_yaml)
+            return text, got.notes
+        report = service.inspect(directory, pods=pods, sysfs=sysfs)
+        return render_output(output, lambda: state_document(report),
+                             {"table": lambda: render_state_text(report)}), []
 
     text, notes = guard(go)
     guard(lambda: echo(text))
     if not is_quiet():
-        for note in notes:
-            click.echo(f"note: {note}", err=True)
+        for line in notes:
+            click.echo(f"note: {line}", err=True)

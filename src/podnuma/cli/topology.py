@@ -9,7 +9,6 @@ instead of to standard output.
 from __future__ import annotations
 
 import errno
-import json
 import os
 import sys
 from pathlib import Path
@@ -17,37 +16,28 @@ from pathlib import Path
 import click
 
 from podnuma.cli.app import fail, guard
-from podnuma.cli.options import echo, echo_bytes, file_argument, note_not_modelled
+from podnuma.cli.options import echo, echo_bytes, file_argument, note
 from podnuma.errors import InputError
 from podnuma.fileio import atomic_write
-from podnuma.inputs.scenario import load_scenario
-from podnuma.render.picture import (
-    ownership_after,
-    ownership_document,
-    render_png,
-    render_svg,
-    render_text,
-)
-from podnuma.scenario.run import run_scenario
+from podnuma.inputs.text import TextInput
+from podnuma.render.output import FORMATS, render_output
+from podnuma.render.picture import render_png, render_svg, render_text
+from podnuma.service import scenario as service
 
-__all__ = ["FORMATS", "topology_command"]
+__all__ = ["topology_command"]
 
-FORMATS = ("text", "svg", "png", "json")
 _SUFFIXES = {".svg": "svg", ".png": "png", ".txt": "text", ".json": "json"}
 
 
 def _render(scenario: str, step: int | None, fmt: str, color: bool) -> str | bytes:
-    loaded = load_scenario(scenario)
-    note_not_modelled(loaded.config, loaded.name)
-    result = run_scenario(loaded)
-    own = ownership_after(result, step)
-    if fmt == "svg":
-        return render_svg(result.machine, own)
+    topo = service.topology(TextInput.read(scenario, what="scenario"), step=step, note=note)
+    machine, own = topo.run.machine, topo.ownership
     if fmt == "png":
-        return render_png(result.machine, own)
-    if fmt == "json":
-        return json.dumps(ownership_document(result.machine, own), indent=2) + "\n"
-    return render_text(result.machine, own, color=color)
+        return render_png(machine, own)
+    return render_output(fmt, topo.document, {
+        "svg": lambda: render_svg(machine, own),
+        "text": lambda: render_text(machine, own, color=color),
+    })
 
 
 def _write_output(path: Path, data: bytes) -> None:
@@ -82,7 +72,7 @@ def _color(fmt: str, to_file: bool) -> bool:
     help="Show the CPUs after this step (index from 0; default: the last step).",
 )
 @click.option(
-    "--output", "-o", "fmt", type=click.Choice(FORMATS), default=None,
+    "--output", "-o", "fmt", type=click.Choice(FORMATS["topology"]), default=None,
     help="text (terminal), svg, png or json (the owners). Default: from --output-file's "
     "suffix, else text.",
 )

@@ -29,7 +29,7 @@ from podnuma.fleet.replay import replay_partition
 from podnuma.fleet.whatif import WhatIf
 
 __all__ = ["partition", "run_serial", "run_processes", "run_dask", "parse_dask_target",
-           "Progress"]
+           "Progress", "run_fleet"]
 
 Progress = Callable[[int], None]  # called with the number of nodes just finished
 MAX_PARTITION = 500
@@ -141,3 +141,23 @@ def dask_client(target: str) -> tuple[Any, Any]:
         )
         return Client(cluster), cluster  # type: ignore[no-untyped-call]
     return Client(where, timeout=30), None  # type: ignore[no-untyped-call]
+
+
+def run_fleet(
+    nodes: Sequence[NodeSpec], what_ifs: Sequence[WhatIf], *, workers: int | None = None,
+    dask_target: str | None = None, progress: Progress | None = None,
+) -> list[dict[str, Any]]:
+    """Replay ``nodes`` on the executor the options choose: a Dask cluster
+    (``dask_target``: ``local[:N]`` or ``tcp://HOST:PORT``), ``workers``
+    local processes (more than one), else this process."""
+    if dask_target is not None:
+        client, cluster = dask_client(dask_target)
+        try:
+            return run_dask(nodes, what_ifs, client, progress)
+        finally:
+            client.close()
+            if cluster is not None:
+                cluster.close()
+    if workers is not None and workers > 1:
+        return run_processes(nodes, what_ifs, workers, progress)
+    return run_serial(nodes, what_ifs, progress)

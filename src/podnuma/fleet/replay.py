@@ -60,8 +60,8 @@ from podnuma.cm.cpumanager.policy_static import POLICY_STATIC as CPU_POLICY_STAT
 from podnuma.cm.memorymanager.policy_static import POLICY_STATIC as MEMORY_POLICY_STATIC
 from podnuma.cm.results import NodeSummary, StepResult
 from podnuma.errors import InputError, KubeletStartupError, PodnumaError
-from podnuma.fleet.inputs import read_node_pods
 from podnuma.fleet.model import Issue, NodeSpec
+from podnuma.fleet.pods import read_node_pods
 from podnuma.fleet.whatif import WhatIf, apply_config
 from podnuma.inputs.discover import load_node
 from podnuma.machine.cpuset import CPUSet

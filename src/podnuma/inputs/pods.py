@@ -24,14 +24,13 @@ from podnuma.errors import InputError, KubeletStartupError
 from podnuma.fieldkit import wrong_type
 from podnuma.inputs.discover import load_node
 from podnuma.inputs.documents import (
-    input_name,
-    is_stdin,
+    Document,
     load_json,
     parse_document,
     parse_documents,
-    read_text,
 )
 from podnuma.inputs.startup import StartupFailure, startup_failure
+from podnuma.inputs.text import FILE_FIELDS, NO_FILES, NOWHERE, TextInput
 from podnuma.machine.topology import Machine
 
 __all__ = [
@@ -40,7 +39,9 @@ __all__ = [
     "PodSource",
     "load_pod_sources",
     "load_node_file",
+    "load_node_text",
     "load_config_file",
+    "load_config_text",
     "default_machine",
     "default_config",
     "node_and_config",
@@ -135,18 +136,13 @@ def load_pod_sources(text: str, *, name: str) -> list[PodSource]:
     return out
 
 
-def _mapping_doc(path: str | Path, what: str) -> tuple[Mapping[str, Any], Any]:
-    name = input_name(path)
-    doc = parse_document(read_text(path, what=what), name=name)
+def _mapping_doc(src: TextInput, what: str) -> tuple[Mapping[str, Any], Document]:
+    doc = parse_document(src.text, name=src.name)
     if doc.data is None:
-        raise InputError(f"the {what} file is empty", file=name)
+        raise InputError(f"the {what} file is empty", file=src.name)
     if not isinstance(doc.data, Mapping):
-        raise wrong_type("", f"a mapping (the {what})", doc.data).in_file(name)
+        raise wrong_type("", f"a mapping (the {what})", doc.data).in_file(src.name)
     return doc.data, doc
-
-
-def _base_dir(path: str | Path) -> Path:
-    return Path.cwd() if is_stdin(path) else Path(path).parent
 
 
 def _is_scenario(data: Mapping[str, Any]) -> bool:
@@ -155,11 +151,11 @@ def _is_scenario(data: Mapping[str, Any]) -> bool:
     )
 
 
-def load_node_file(path: str | Path) -> Machine:
-    """``--node``: a file holding a scenario ``node`` mapping (any machine
-    form; relative paths resolve against the file's directory), a mapping
-    ``{node: {...}}``, or a scenario file (its ``node``)."""
-    data, doc = _mapping_doc(path, "node")
+def load_node_text(src: TextInput) -> Machine:
+    """``--node``: a scenario ``node`` mapping (any machine form; relative
+    paths resolve against ``src.base_dir``), a mapping ``{node: {...}}``, or
+    a scenario (its ``node``)."""
+    data, doc = _mapping_doc(src, "node")
     prefix = ""
     node_doc: Any = data
     if _is_scenario(data) or (set(data) == {"node"}):
@@ -168,23 +164,35 @@ def load_node_file(path: str | Path) -> Machine:
         node_doc, prefix = data["node"], "node"
         if not isinstance(node_doc, Mapping):
             raise doc.enrich(wrong_type("node", "a mapping", node_doc))
+    if src.base_dir is None:
+        for field, instead in FILE_FIELDS:
+            if field.startswith("node.") and field[5:] in node_doc:
+                where = field if prefix else field[5:]
+                raise doc.enrich(InputError(f"{NO_FILES}: {instead}", path=where))
     try:
-        return load_node(node_doc, base_dir=_base_dir(path))
+        return load_node(node_doc, base_dir=src.base_dir or NOWHERE)
     except InputError as e:
         raise doc.enrich(e.at(prefix)) from None
 
 
-def load_config_file(path: str | Path) -> KubeletConfig:
-    """``--kubelet-config``: a ``KubeletConfiguration`` file, or a scenario
-    file (its ``kubeletConfig``, or the file its ``kubeletConfigFile`` names)."""
-    data, doc = _mapping_doc(path, "kubelet configuration")
+def load_node_file(path: str | Path) -> Machine:
+    """``--node`` FILE (see :func:`load_node_text`)."""
+    return load_node_text(TextInput.read(path, what="node"))
+
+
+def load_config_text(src: TextInput) -> KubeletConfig:
+    """``--kubelet-config``: a ``KubeletConfiguration``, or a scenario (its
+    ``kubeletConfig``, or the file its ``kubeletConfigFile`` names)."""
+    data, doc = _mapping_doc(src, "kubelet configuration")
     if _is_scenario(data):
         if "kubeletConfigFile" in data:
+            if src.base_dir is None:
+                raise doc.enrich(InputError(f"{NO_FILES}: {FILE_FIELDS[0][1]}", path="kubeletConfigFile"))
             ref = data["kubeletConfigFile"]
             if not isinstance(ref, str) or not ref:
                 raise doc.enrich(wrong_type("kubeletConfigFile", "a file path (a string)", ref))
             p = Path(ref)
-            return load_config_file(p if p.is_absolute() else _base_dir(path) / p)
+            return load_config_file(p if p.is_absolute() else src.base_dir / p)
         raw = data.get("kubeletConfig") or {}
         if not isinstance(raw, Mapping):
             raise doc.enrich(wrong_type("kubeletConfig", "a mapping", raw))
@@ -196,6 +204,11 @@ def load_config_file(path: str | Path) -> KubeletConfig:
         return load_kubelet_config(data)
     except InputError as e:
         raise doc.enrich(e) from None
+
+
+def load_config_file(path: str | Path) -> KubeletConfig:
+    """``--kubelet-config`` FILE (see :func:`load_config_text`)."""
+    return load_config_text(TextInput.read(path, what="kubelet configuration"))
 
 
 def default_machine() -> Machine:
@@ -210,15 +223,21 @@ def default_config() -> KubeletConfig:
     return load_kubelet_config(doc.data)
 
 
+#: how reports name the built-in node and configuration
+DEFAULT_NODE_ORIGIN = "built-in (2 sockets x 8 cores x 2 threads, 64Gi per NUMA node)"
+DEFAULT_CONFIG_ORIGIN = "built-in (static CPU, Static memory, restricted, scope pod, reserved CPUs 0,16)"
+
+
 def node_and_config(
-    node_file: str | Path | None, config_file: str | Path | None
+    node: TextInput | None, config_input: TextInput | None
 ) -> tuple[Machine, KubeletConfig, str, str]:
-    """The machine and configuration from the options, or the built-in ones;
+    """The machine and configuration of the inputs, or the built-in ones;
     plus a description of where each came from."""
-    machine = load_node_file(node_file) if node_file is not None else default_machine()
-    cfg_name = str(config_file) if config_file is not None else "built-in kubelet configuration"
+    machine = load_node_text(node) if node is not None else default_machine()
+    cfg_name = config_input.source if config_input is not None else "built-in kubelet configuration"
+    config: KubeletConfig | None = None
     try:
-        config = load_config_file(config_file) if config_file is not None else default_config()
+        config = load_config_text(config_input) if config_input is not None else default_config()
         # The node as configured must start (the what-if runs vary the scope
         # and the pod form, not this): a configuration the kubelet refuses,
         # or one that does not fit the node, is invalid input.
@@ -226,15 +245,8 @@ def node_and_config(
     except StartupFailure:
         raise
     except KubeletStartupError as e:
-        cfg = locals().get("config")
-        raise startup_failure(
-            e, file=cfg_name, config=cfg if isinstance(cfg, KubeletConfig) else None,
-            kubelet_config_file=cfg_name,
-        ) from None
-    node_from = str(node_file) if node_file is not None else "built-in (2 sockets x 8 cores x 2 threads, 64Gi per NUMA node)"
-    cfg_from = (
-        str(config_file)
-        if config_file is not None
-        else "built-in (static CPU, Static memory, restricted, scope pod, reserved CPUs 0,16)"
-    )
+        raise startup_failure(e, file=cfg_name, config=config, kubelet_config_file=cfg_name) from None
+    node_from = node.source if node is not None else DEFAULT_NODE_ORIGIN
+    cfg_from = config_input.source if config_input is not None else DEFAULT_CONFIG_ORIGIN
+    assert config is not None
     return machine, config, node_from, cfg_from

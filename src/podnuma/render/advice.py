@@ -11,7 +11,7 @@ from typing import Any
 from podnuma.analysis.advise import Advice
 from podnuma.api.kubeletconfig import KubeletConfig
 from podnuma.machine.topology import Machine
-from podnuma.scenario.document import dump_yaml
+from podnuma.render.serialize import dump_yaml
 
 __all__ = ["advice_header", "render_diff", "render_yaml"]
 

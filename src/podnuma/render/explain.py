@@ -10,10 +10,11 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from podnuma.scenario.run import RunResult
 from podnuma.units import format_bytes as _size
 from podnuma.units import format_nodes as _nodes
 
-__all__ = ["render_text"]
+__all__ = ["admission_pictures", "render_text"]
 
 _SOURCE_TEXT = {"pod-level": "from the pod-level spec.resources", "containers": "from the containers' resources"}
 
@@ -188,3 +189,17 @@ def _search_text(adm: Mapping[str, Any], console: Console) -> None:
         shown = "; ".join(not_tried[:3])
         more = f" and {len(not_tried) - 3} more" if len(not_tried) > 3 else ""
         console.print(f"   not tried: {shown}{more}", highlight=False)
+
+
+def admission_pictures(result: RunResult, doc: Mapping[str, Any]) -> dict[int, str]:
+    """The topology picture (text) after each explained admission's step."""
+    from podnuma.render.picture import ownership_after
+    from podnuma.render.picture import render_text as picture_text
+
+    out: dict[int, str] = {}
+    positions = {s.index: i for i, s in enumerate(result.steps)}
+    for adm in doc["admissions"]:
+        pos = positions.get(adm["step"])
+        if pos is not None:
+            out[adm["step"]] = picture_text(result.machine, ownership_after(result, pos))
+    return out

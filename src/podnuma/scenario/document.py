@@ -9,11 +9,7 @@ Field names, shapes and key order follow the public contract (scenario.md,
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
-from typing import Any, TextIO
-
-import yaml
+from typing import Any
 
 from podnuma.cm.results import (
     ContainerResult,
@@ -31,9 +27,6 @@ __all__ = [
     "build_checkpoints",
     "node_document",
     "step_document",
-    "write_document",
-    "dump_json",
-    "dump_yaml",
 ]
 
 _CHECKPOINT_KEYS = ("cpuManager", "memoryManager")
@@ -131,100 +124,9 @@ def build_document(result: RunResult, *, detail: bool = True) -> dict[str, Any]:
     }
 
 
-def dump_json(doc: Any) -> str:
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
-
-
-class _Dumper(yaml.SafeDumper):
-    """Safe dumper that indents lists under their key (kubectl style)."""
-
-    def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
-        super().increase_indent(flow, False)
-
-
-def dump_yaml(doc: Any) -> str:
-    out: str = yaml.dump(
-        doc, Dumper=_Dumper, sort_keys=False, default_flow_style=False, allow_unicode=True
-    )
-    return out
-
-
-def write_document(result: RunResult, out: TextIO, fmt: str, *, detail: bool = True) -> None:
-    """Write the document of :func:`build_document` as ``json`` or ``yaml``
-    to ``out`` step by step: the same text as dumping the whole document,
-    without holding more than one step's document (and its text) at once."""
-    head = node_document(result.node)
-    tail = build_checkpoints(result)
-    steps = (step_document(s, detail=detail) for s in result.steps)
-    if fmt == "json":
-        _write_json(out, head, steps, tail)
-    else:
-        _write_yaml(out, head, steps, tail)
-
-
 def build_checkpoints(result: RunResult) -> dict[str, Any]:
     checkpoints: dict[str, Any] = {k: result.checkpoints.get(k) for k in _CHECKPOINT_KEYS}
     for k, v in result.checkpoints.items():
         if k not in checkpoints:
             checkpoints[k] = v
     return checkpoints
-
-
-def _json_at(value: Any, indent: str) -> str:
-    """``value`` as ``json.dumps(indent=2)`` writes it nested ``indent``
-    deep (JSON strings hold no raw newline, so re-indenting is exact)."""
-    return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n" + indent)
-
-
-def _write_json(out: TextIO, node: Any, steps: Iterator[dict[str, Any]], checkpoints: Any) -> None:
-    out.write('{\n  "node": ' + _json_at(node, "  ") + ',\n  "steps": [')
-    first = True
-    for step in steps:
-        out.write(("\n    " if first else ",\n    ") + _json_at(step, "    "))
-        first = False
-    out.write(']' if first else "\n  ]")
-    out.write(',\n  "checkpoints": ' + _json_at(checkpoints, "  ") + "\n}\n")
-
-
-def _write_yaml(out: TextIO, node: Any, steps: Iterator[dict[str, Any]], checkpoints: Any) -> None:
-    """The document through one emitter, step by step: the top-level
-    mapping's events are emitted by hand and each step is represented and
-    serialized on its own (no object is shared between steps, so no anchor
-    spans two of them)."""
-    dumper = _Dumper(
-        out, default_flow_style=False, sort_keys=False, allow_unicode=True
-    )
-    try:
-        dumper.open()
-        dumper.emit(yaml.DocumentStartEvent(explicit=False))
-        dumper.emit(yaml.MappingStartEvent(anchor=None, tag=None, implicit=True, flow_style=False))
-
-        def put(value: Any) -> None:
-            root = dumper.represent_data(value)
-            dumper.anchor_node(root)
-            dumper.serialize_node(root, None, None)
-            dumper.represented_objects = {}
-            dumper.object_keeper = []
-            dumper.alias_key = None
-            dumper.serialized_nodes = {}
-            dumper.anchors = {}
-
-        put("node")
-        put(node)
-        put("steps")
-        first = next(steps, None)
-        if first is None:
-            put([])
-        else:
-            dumper.emit(yaml.SequenceStartEvent(anchor=None, tag=None, implicit=True, flow_style=False))
-            put(first)
-            for step in steps:
-                put(step)
-            dumper.emit(yaml.SequenceEndEvent())
-        put("checkpoints")
-        put(checkpoints)
-        dumper.emit(yaml.MappingEndEvent())
-        dumper.emit(yaml.DocumentEndEvent(explicit=False))
-        dumper.close()
-    finally:
-        dumper.dispose()

@@ -41,6 +41,7 @@ from pydantic import BaseModel, Field
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from podnuma.errors import InputError, KubeletStartupError
+from podnuma.service.messages import version
 from podnuma.web import service
 from podnuma.web.examples import (
     EXAMPLES,
@@ -285,6 +286,14 @@ class WhatIfRequest(BaseModel):
     sharedPoolCpus: int | None = Field(None, ge=1, description="advise only: --shared-pool-cpus.")
 
 
+class FleetDumpRequest(BaseModel):
+    """A cluster dump, as ``podnuma fleet analyze DIR`` reads it from a
+    directory: each file's relative name and text."""
+
+    files: dict[str, str] = Field(description="File name (e.g. nodes.json, configz/NODE.json) -> text.")
+    whatIfs: list[str] = Field(default_factory=list, description="As the CLI's --what-if values.")
+
+
 _ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorBody, "description": "Invalid input (the CLI's message)"},
     413: {"model": ErrorBody, "description": "Request body over the size limit"},
@@ -325,7 +334,7 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
         title="podnuma",
         summary="The kubelet's node resource managers (CPU, memory, topology; pod-level "
         "resource managers), simulated.",
-        version=_version(),
+        version=version(),
         responses=_ERRORS,
         # The interactive pages would load their scripts from a CDN: the
         # description itself is served, at /openapi.json.
@@ -438,7 +447,7 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
         return await _threaded(svg, service.topology_svg, *got, step)
 
     async def whatif(req: WhatIfRequest, advise: bool) -> Any:
-        return await _threaded(job, service.whatif, req.model_dump(), advise)
+        return await _threaded(job, service.whatif_request, req.model_dump(), advise)
 
     @app.post("/api/compare", tags=["pod-level"])
     async def compare(req: WhatIfRequest) -> Any:
@@ -471,12 +480,30 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
         except ImportError:
             return _error(501, "drawing fleet reports needs the fleet extra: pip install 'podnuma[fleet]'")
         except (InputError, KubeletStartupError) as e:
-            return _error(400, service.cli_message(e))
+            return _error(400, service.error_message(e))
+        return keep_page(page)
+
+    def keep_page(page: str) -> dict[str, str]:
         token = secrets.token_urlsafe(16)
         fleet_pages[token] = page
         while len(fleet_pages) > FLEET_PAGES:
             fleet_pages.popitem(last=False)
         return {"url": f"/fleet/{token}"}
+
+    @app.post("/api/fleet/analyze", tags=["fleet"])
+    async def fleet_analyze(req: FleetDumpRequest) -> Any:
+        """Analyse a cluster dump as ``podnuma fleet analyze -o html`` does
+        (charts, node table, drill-down pictures); answers the address of
+        the page, kept for the last few reports."""
+        try:
+            # In this process: the dump's files are laid out in a temporary
+            # directory for the fleet's reader, and the renderer reads plotly.
+            page = await _threaded(service.fleet_analyze_html, req.files, req.whatIfs)
+        except ImportError:
+            return _error(501, "drawing fleet reports needs the fleet extra: pip install 'podnuma[fleet]'")
+        except (InputError, KubeletStartupError) as e:
+            return _error(400, service.error_message(e))
+        return keep_page(page)
 
     @app.get("/fleet/{token}", include_in_schema=False)
     def fleet_page(token: str) -> Response:
@@ -515,12 +542,3 @@ async def _threaded(fn: Callable[..., Any], *args: Any) -> Any:
     from starlette.concurrency import run_in_threadpool
 
     return await run_in_threadpool(fn, *args)
-
-
-def _version() -> str:
-    from importlib import metadata
-
-    try:
-        return metadata.version("podnuma")
-    except metadata.PackageNotFoundError:  # pragma: no cover
-        return "0+unknown"

@@ -52,6 +52,7 @@ EXAMPLES: tuple[Example, ...] = (
     _ex("topology manager policies", "topology/prefer-closest-numa-nodes.yaml"),
     _ex("topology manager policies", "topology/pod-scope.yaml"),
     _ex("CPU manager", "static-dual-socket.yaml"),
+    _ex("CPU manager", "real-node/this-node.yaml"),
 )
 
 #: The what-if example: a pod, a node and a kubelet configuration.

@@ -143,7 +143,7 @@ def _child(
 ) -> None:
     from podnuma.cm.checkpoint import CheckpointError
     from podnuma.errors import InputError, KubeletStartupError
-    from podnuma.web.service import cli_message
+    from podnuma.web.service import error_message
 
     with contextlib.suppress(ValueError, OSError):
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
@@ -157,13 +157,13 @@ def _child(
         kind = "startup" if isinstance(e, KubeletStartupError) and not isinstance(
             e, CheckpointError
         ) else "input"
-        out = ("error", (kind, cli_message(e)))
+        out = ("error", (kind, error_message(e)))
     except MemoryError:
         out = ("error", ("limit", "the input needs more memory than the server allows a request"))
     except RecursionError:
         out = ("error", ("input", "the input is nested too deeply"))
     except Exception as e:  # a bug: a one-line message, as the CLI gives
-        out = ("error", ("internal", cli_message(e)))
+        out = ("error", ("internal", error_message(e)))
     try:
         conn.send(out)
     except MemoryError:

@@ -1,0 +1,110 @@
+"""Node groups of a ``podnuma.io/v1`` ``FleetConfig``: a label selector,
+and a ``KubeletConfiguration`` and/or a node form for the nodes it selects."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from podnuma.errors import InputError
+from podnuma.fieldkit import wrong_type
+from podnuma.fleet.files import _is_map, read_document
+from podnuma.fleet.selectors import Requirement, parse_selector
+
+__all__ = ["FLEET_API_VERSION", "FLEET_KIND", "NodeGroup"]
+
+FLEET_API_VERSION = "podnuma.io/v1"
+FLEET_KIND = "FleetConfig"
+
+
+@dataclass(frozen=True)
+class NodeGroup:
+    name: str
+    selector: tuple[Requirement, ...]
+    selector_text: str
+    config: Mapping[str, Any] | None
+    config_source: str
+    node: Mapping[str, Any] | None
+    file: str
+
+
+_GROUP_KEYS = ("name", "selector", "kubeletConfig", "kubeletConfigFile", "node", "nodeFile")
+
+
+def _abs_paths(form: Mapping[str, Any], base: Path) -> dict[str, Any]:
+    out = dict(form)
+    for key in ("machineInfoFile", "sysfs"):
+        v = out.get(key)
+        if isinstance(v, str) and v and not Path(v).is_absolute():
+            out[key] = str(base / v)
+    return out
+
+
+def _load_groups(doc: Mapping[str, Any], file: Path) -> list[NodeGroup]:
+    name = str(file)
+    if doc.get("apiVersion") != FLEET_API_VERSION:
+        raise InputError(f"must be {FLEET_API_VERSION!r}", path="apiVersion", file=name)
+    for k in doc:
+        if k not in ("apiVersion", "kind", "nodeGroups"):
+            raise InputError(f"unknown field {k!r} (expected nodeGroups)", path=k, file=name)
+    raw = doc.get("nodeGroups") or []
+    if not isinstance(raw, list):
+        raise wrong_type("nodeGroups", "a list", raw).in_file(name)
+    out: list[NodeGroup] = []
+    base = file.parent
+    for i, g in enumerate(raw):
+        at = f"nodeGroups[{i}]"
+        if not _is_map(g):
+            raise wrong_type(at, "a mapping", g).in_file(name)
+        for k in g:
+            if k not in _GROUP_KEYS:
+                raise InputError(
+                    f"unknown field {k!r} (expected one of: {', '.join(_GROUP_KEYS)})",
+                    path=f"{at}.{k}", file=name,
+                )
+        sel_raw = g.get("selector", "")
+        selector = parse_selector(sel_raw, path=f"{at}.selector", file=name)
+        config: Mapping[str, Any] | None = None
+        source = ""
+        if "kubeletConfig" in g and "kubeletConfigFile" in g:
+            raise InputError("give kubeletConfig or kubeletConfigFile, not both",
+                             path=f"{at}.kubeletConfigFile", file=name)
+        if "kubeletConfigFile" in g:
+            p = Path(str(g["kubeletConfigFile"]))
+            p = p if p.is_absolute() else base / p
+            cdoc, issue = read_document(p)
+            if issue is not None and cdoc is None:
+                raise InputError(issue.message, path=f"{at}.kubeletConfigFile", file=str(p))
+            if not _is_map(cdoc):
+                raise wrong_type(f"{at}.kubeletConfigFile", "a mapping (a KubeletConfiguration)",
+                                 cdoc).in_file(str(p))
+            config, source = cdoc, str(p)
+        elif "kubeletConfig" in g:
+            if not _is_map(g["kubeletConfig"]):
+                raise wrong_type(f"{at}.kubeletConfig", "a mapping", g["kubeletConfig"]).in_file(name)
+            config, source = g["kubeletConfig"], f"{name}#{at}.kubeletConfig"
+        node: Mapping[str, Any] | None = None
+        if "node" in g and "nodeFile" in g:
+            raise InputError("give node or nodeFile, not both", path=f"{at}.nodeFile", file=name)
+        if "nodeFile" in g:
+            p = Path(str(g["nodeFile"]))
+            p = p if p.is_absolute() else base / p
+            ndoc, issue = read_document(p)
+            if not _is_map(ndoc):
+                if issue:
+                    raise InputError(issue.message, path=f"{at}.nodeFile", file=str(p))
+                raise wrong_type(f"{at}.nodeFile", "a mapping (a node form)", ndoc).in_file(str(p))
+            node = _abs_paths(ndoc, p.parent)
+        elif "node" in g:
+            if not _is_map(g["node"]):
+                raise wrong_type(f"{at}.node", "a mapping (a node form)", g["node"]).in_file(name)
+            node = _abs_paths(g["node"], base)
+        sel_text = sel_raw if isinstance(sel_raw, str) else json.dumps(sel_raw, sort_keys=True)
+        out.append(NodeGroup(
+            name=str(g.get("name") or sel_text or at), selector=selector, selector_text=sel_text,
+            config=config, config_source=source, node=node, file=name,
+        ))
+    return out

@@ -1,0 +1,91 @@
+"""An input as every door hands it over: its text, the name messages give
+it, and where the files it names are read from.
+
+The command line reads a file argument (``-``: standard input) into a
+:class:`TextInput` whose ``base_dir`` is the file's directory; the web page
+sends the text itself, with ``base_dir`` ``None``: such an input may name
+no file on the machine that reads it, and every field that would
+(:data:`FILE_FIELDS`) is refused before anything is loaded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from podnuma.errors import InputError
+from podnuma.inputs.documents import Document, input_name, is_stdin, read_text
+
+__all__ = ["FILE_FIELDS", "NO_FILES", "NOWHERE", "TextInput", "refuse_files", "request_name"]
+
+#: Fields of a scenario that name a file on the machine that reads it, and
+#: what to give instead.
+FILE_FIELDS = (
+    ("kubeletConfigFile", "give the configuration inline (kubeletConfig)"),
+    ("state.cpuManagerFile", "give the checkpoint inline (state.cpuManager)"),
+    ("state.memoryManagerFile", "give the checkpoint inline (state.memoryManager)"),
+    ("node.machineInfoFile", "give the machine inline (machineInfo, synthetic or cpus)"),
+    ("node.sysfs", "give the machine inline (machineInfo, synthetic or cpus)"),
+)
+
+#: the message for a field naming a file in an input that may name none
+NO_FILES = "the server reads no files named in a request"
+
+#: the base directory given to loaders for an input that may name no file
+#: (never read: every field that would is refused first)
+NOWHERE = Path("/nonexistent")
+
+
+@dataclass(frozen=True)
+class TextInput:
+    """One input: ``text``; ``name``, how messages name it; ``base_dir``,
+    where the relative file paths it holds resolve (``None``: it may name
+    no file); ``origin``, how reports say where it came from (default
+    ``name``)."""
+
+    text: str
+    name: str
+    base_dir: Path | None = None
+    origin: str | None = None
+
+    @property
+    def source(self) -> str:
+        """Where the input came from, for reports (``origin`` or ``name``)."""
+        return self.name if self.origin is None else self.origin
+
+    @classmethod
+    def read(cls, path: str | Path, *, what: str) -> TextInput:
+        """The file argument ``path`` (``-``: standard input, whose relative
+        references resolve from the working directory)."""
+        name = input_name(path)
+        text = read_text(path, what=what, name=name)
+        base_dir = Path.cwd() if is_stdin(path) else Path(path).parent
+        return cls(text, name, base_dir, str(path))
+
+
+def refuse_files(doc: Document, fields: tuple[tuple[str, str], ...] = FILE_FIELDS,
+                 prefix: str = "") -> None:
+    """Refuse, at its field, the first of ``fields`` (paths under
+    ``prefix``) that ``doc`` holds."""
+    data = doc.data
+    if not isinstance(data, Mapping):
+        return
+    for path, instead in fields:
+        head, _, key = path.rpartition(".")
+        holder: Any = data.get(head) if head else data
+        if isinstance(holder, Mapping) and key in holder:
+            where = f"{prefix}.{path}" if prefix else path
+            raise doc.enrich(InputError(f"{NO_FILES}: {instead}", path=where))
+
+
+def request_name(name: str | None, default: str) -> str:
+    """The name messages give content a request uploaded: the last part of
+    what the client sent (never a path on the server), at most 100
+    characters, or ``default``."""
+    if not name:
+        return default
+    base = PurePosixPath(name.replace("\\", "/")).name.strip()
+    base = "".join(ch for ch in base if ch.isprintable())[:100]
+    return base or default

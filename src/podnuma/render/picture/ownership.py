@@ -1,0 +1,261 @@
+"""Who owns each CPU after a step of a run (:func:`ownership_after`), and the
+``podnuma topology -o json`` document of it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from podnuma.cm.results import ContainerResult, MemoryBlock, PodAllocation, StepResult
+from podnuma.errors import InputError
+from podnuma.machine.cpuset import CPUSet
+from podnuma.machine.topology import Machine
+from podnuma.scenario.run import RunResult
+
+OwnerKind = Literal["reserved", "shared", "pod", "exclusive", "other"]
+
+RESERVED = "reserved"
+NODE_SHARED = "node shared pool"
+HELD = "held outside the shared pool"
+
+
+@dataclass(frozen=True, slots=True)
+class Owner:
+    """One owner of CPUs: ``name`` is the legend text and the SVG
+    ``data-owner`` value; ``key`` the one-character mark of the text form;
+    ``color`` its ``#rrggbb`` fill."""
+
+    kind: OwnerKind
+    name: str
+    cpus: CPUSet
+    key: str
+    color: str
+    pod: str | None = None
+    container: str | None = None
+
+
+@dataclass(frozen=True)
+class Ownership:
+    """Who owns each CPU after one step (``step`` is ``None`` before any).
+
+    ``owners`` are in legend order (reserved, node shared pool, then the
+    pods in the order they were admitted, each pod's shared pool before its
+    exclusive containers); owners with no CPUs are left out. ``pinned``
+    is the memory pinned by running pods, by NUMA-node group and resource
+    (``memory``, ``hugepages-2Mi``...), in bytes.
+    """
+
+    node: str
+    step: StepResult | None
+    owners: tuple[Owner, ...]
+    cpu_owner: Mapping[int, int]
+    pinned: Mapping[tuple[int, ...], Mapping[str, int]] = field(default_factory=dict)
+
+    def owner_of(self, cpu: int) -> Owner:
+        return self.owners[self.cpu_owner[cpu]]
+
+    def by_name(self, name: str) -> Owner:
+        for o in self.owners:
+            if o.name == name:
+                return o
+        raise KeyError(name)
+
+    def caption(self) -> str:
+        s = self.step
+        if s is None:
+            return "before any step"
+        what = f"{s.op} {s.pod}"
+        if s.op == "removeContainer" and s.container:
+            what += f"/{s.container}"
+        if s.op == "addPod" and s.admitted is False:
+            what += f" (rejected: {s.reason})"
+        return f"after step {s.index}: {what}"
+
+
+@dataclass
+class _Running:
+    pod: str
+    containers: tuple[ContainerResult, ...]
+    allocation: PodAllocation | None
+
+
+# Qualitative palette for pod and container owners, light enough for dark
+# text (ColorBrewer Set3 and Set2 without their greys), used in legend order.
+PALETTE: tuple[str, ...] = (
+    "#8dd3c7", "#fdb462", "#bebada", "#fb8072", "#80b1d3", "#b3de69",
+    "#fccde5", "#ffed6f", "#bc80bd", "#ccebc5", "#ffffb3",
+    "#66c2a5", "#fc8d62", "#8da0cb", "#e78ac3", "#a6d854", "#ffd92f", "#e5c494",
+)
+RESERVED_COLOR = "#a6a6a6"
+SHARED_COLOR = "#ffffff"
+HELD_COLOR = "#595959"
+
+_KEYS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+RESERVED_KEY = "#"
+SHARED_KEY = "."
+HELD_KEY = "!"
+
+
+def _replay(steps: Sequence[StepResult]) -> dict[str, _Running]:
+    """Running pods (by UID, in order of first admission) after ``steps``."""
+    running: dict[str, _Running] = {}
+    for s in steps:
+        if s.op == "addPod":
+            if s.admitted:
+                running[s.pod_uid] = _Running(s.pod, s.containers, s.pod_allocation)
+            else:
+                # A rejected re-admission ends the pod (it is no longer active).
+                running.pop(s.pod_uid, None)
+        elif s.op == "removePod":
+            running.pop(s.pod_uid, None)
+        elif s.op == "reconcile":
+            continue  # no pod of its own
+        else:  # removeContainer: the pod runs on with what is left
+            running[s.pod_uid] = _Running(s.pod, s.containers, s.pod_allocation)
+    return running
+
+
+def _pinned(running: Iterable[_Running]) -> dict[tuple[int, ...], dict[str, int]]:
+    out: dict[tuple[int, ...], dict[str, int]] = {}
+
+    def add(blocks: Iterable[MemoryBlock]) -> None:
+        for b in blocks:
+            if b.size:
+                per = out.setdefault(tuple(b.numa_nodes), {})
+                per[b.type] = per.get(b.type, 0) + b.size
+
+    for rp in running:
+        if rp.allocation is not None and rp.allocation.memory:
+            add(rp.allocation.memory)  # the containers' blocks come out of it
+        else:
+            # Init containers' blocks already show only what later
+            # containers did not reuse.
+            for c in rp.containers:
+                add(c.memory)
+    return out
+
+
+def ownership_after(result: RunResult, step: int | None = None) -> Ownership:
+    """The owner of every CPU after step ``step`` (default: the last step)
+    of ``result`` (a :class:`podnuma.scenario.run.RunResult`).
+
+    Raises :class:`InputError` when ``step`` is not a step index of the run.
+    """
+    all_steps = result.steps
+    n = len(all_steps)
+    if step is None:
+        idx = n - 1
+    elif not 0 <= step < n:
+        span = f"0-{n - 1}" if n else "none"
+        raise InputError(f"--step {step}: no such step (the scenario's steps: {span})")
+    else:
+        idx = step
+    machine = result.machine
+    node = result.node
+    cur = all_steps[idx] if idx >= 0 else None
+    running = _replay(all_steps[: idx + 1])
+    all_cpus = machine.topology.cpus()
+    reserved = node.reserved_cpus & all_cpus
+    if cur is None:
+        default = all_cpus  # before any step: nothing handed out
+    elif cur.default_cpuset.is_empty():
+        default = all_cpus  # policy none: every CPU is shared
+    else:
+        default = cur.default_cpuset
+
+    # (kind, name, cpus, pod, container), in legend order; claimed CPUs go to
+    # the first claim: exclusive app/sidecar containers, then init
+    # containers, then pod shared pools, then reserved and the shared pool.
+    pod_claims: list[tuple[OwnerKind, str, CPUSet, str, str | None]] = []
+    exclusive = CPUSet()
+    for rp in running.values():
+        for c in rp.containers:
+            if c.isolation == "container" and c.type != "init":
+                exclusive |= c.cpus
+    init_taken = CPUSet()
+    for rp in running.values():
+        for c in rp.containers:
+            if c.isolation == "container" and c.type == "init":
+                init_taken |= c.cpus - exclusive
+    held_by_containers = exclusive | init_taken
+    for rp in running.values():
+        pod_excl = CPUSet()
+        claims: list[tuple[OwnerKind, str, CPUSet, str, str | None]] = []
+        for c in rp.containers:
+            if c.isolation != "container":
+                continue
+            mine = c.cpus if c.type != "init" else c.cpus - exclusive
+            pod_excl |= c.cpus
+            claims.append(("exclusive", f"exclusive: {rp.pod}/{c.name}", mine, rp.pod, c.name))
+        if rp.allocation is not None:
+            pool = rp.allocation.cpus - pod_excl - held_by_containers
+            pod_claims.append(("pod", f"pod shared pool of {rp.pod}", pool, rp.pod, None))
+        pod_claims.extend(claims)
+
+    taken = CPUSet()
+    for _, _, cpus, _, _ in pod_claims:
+        taken |= cpus
+    reserved_own = reserved - taken
+    shared_own = default - taken - reserved
+    held = all_cpus - default - taken - reserved
+
+    raw: list[tuple[OwnerKind, str, CPUSet, str | None, str | None]] = [
+        ("reserved", RESERVED, reserved_own, None, None),
+        ("shared", NODE_SHARED, shared_own, None, None),
+        *pod_claims,
+        ("other", HELD, held, None, None),
+    ]
+    owners: list[Owner] = []
+    cpu_owner: dict[int, int] = {}
+    seen: set[str] = set()
+    assigned = CPUSet()
+    palette_i = 0
+    for kind, name, claimed, pod, container in raw:
+        cpus = claimed - assigned
+        if cpus.is_empty() or name in seen:
+            continue
+        seen.add(name)
+        assigned |= cpus
+        if kind == "reserved":
+            key, color = RESERVED_KEY, RESERVED_COLOR
+        elif kind == "shared":
+            key, color = SHARED_KEY, SHARED_COLOR
+        elif kind == "other":
+            key, color = HELD_KEY, HELD_COLOR
+        else:
+            key = _KEYS[palette_i] if palette_i < len(_KEYS) else "?"
+            color = PALETTE[palette_i % len(PALETTE)]
+            palette_i += 1
+        for cpu in cpus.list():
+            cpu_owner[cpu] = len(owners)
+        owners.append(Owner(kind, name, cpus, key, color, pod, container))
+    pinned = {g: dict(v) for g, v in _pinned(running.values()).items()}
+    return Ownership(
+        node=node.name, step=cur, owners=tuple(owners), cpu_owner=cpu_owner, pinned=pinned
+    )
+
+
+def ownership_document(machine: Machine, own: Ownership) -> dict[str, object]:
+    """The picture's data for ``-o json``: who owns which CPUs after the
+    step, and the memory pinned by running pods."""
+    return {
+        "node": own.node,
+        "after": own.caption(),
+        "step": None if own.step is None else own.step.index,
+        "cpus": str(CPUSet(machine.topology.cpu_info)),
+        "owners": [
+            {
+                "kind": o.kind,
+                "name": o.name,
+                "key": o.key,
+                "cpus": str(o.cpus),
+                **({"pod": o.pod} if o.pod is not None else {}),
+                **({"container": o.container} if o.container is not None else {}),
+            }
+            for o in own.owners
+        ],
+        "pinnedMemory": [
+            {"numaNodes": list(group), "bytes": dict(per)} for group, per in sorted(own.pinned.items())
+        ],
+    }

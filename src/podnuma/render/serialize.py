@@ -1,0 +1,165 @@
+"""The one serializer: every JSON and YAML document podnuma prints.
+
+* :func:`dump_json`: two-space indented JSON, UTF-8 kept as is, a final
+  newline (every ``-o json``);
+* :func:`dump_yaml`: block YAML in the document's key order, lists
+  indented under their key (kubectl's style; every ``-o yaml``);
+* :func:`dump_scenario_yaml`: the same, except that short rows (each CPU of
+  a ``cpus`` table, each distance row) are written one per line in flow
+  style, so a 64-CPU machine stays a 64-line table rather than 320 lines
+  (scenario fragments people paste into files);
+* :func:`write_run_document`: the output document of a run written step by
+  step, the very text :func:`dump_json` / :func:`dump_yaml` give for the
+  whole document, without holding it whole.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any, TextIO
+
+import yaml
+
+from podnuma.scenario.document import build_checkpoints, node_document, step_document
+from podnuma.scenario.run import RunResult
+
+__all__ = ["dump_json", "dump_scenario_yaml", "dump_yaml", "write_run_document"]
+
+
+def dump_json(doc: Any) -> str:
+    """``doc`` as JSON: indented by two, UTF-8 as is, a final newline."""
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+class _Dumper(yaml.SafeDumper):
+    """Safe dumper that indents lists under their key (kubectl style)."""
+
+    def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
+        super().increase_indent(flow, False)
+
+
+def dump_yaml(doc: Any) -> str:
+    """``doc`` as block YAML, keys in order, lists indented under their key."""
+    out: str = yaml.dump(
+        doc, Dumper=_Dumper, sort_keys=False, default_flow_style=False, allow_unicode=True
+    )
+    return out
+
+
+class _FlowRow(dict[Any, Any]):
+    """A mapping written in flow style (``{id: 0, core: 0}``)."""
+
+
+class _FlowList(list[Any]):
+    """A list written in flow style (``[10, 20]``)."""
+
+
+class _ScenarioDumper(_Dumper):
+    """:class:`_Dumper` with flow-style rows and scalar lists."""
+
+
+def _flow_mapping(dumper: yaml.SafeDumper, data: _FlowRow) -> yaml.Node:
+    return dumper.represent_mapping("tag:yaml.org,2002:map", data.items(), flow_style=True)
+
+
+def _flow_list(dumper: yaml.SafeDumper, data: _FlowList) -> yaml.Node:
+    return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=True)
+
+
+_ScenarioDumper.add_representer(_FlowRow, _flow_mapping)
+_ScenarioDumper.add_representer(_FlowList, _flow_list)
+
+
+def _mark(value: Any, key: str | None = None) -> Any:
+    if isinstance(value, dict):
+        return {k: _mark(v, str(k)) for k, v in value.items()}
+    if isinstance(value, list):
+        if key == "cpus" and all(isinstance(v, dict) for v in value):
+            return [_FlowRow(v) for v in value]
+        if all(isinstance(v, int | str) for v in value):
+            return _FlowList(value)
+        return [_mark(v) for v in value]
+    return value
+
+
+def dump_scenario_yaml(doc: Any) -> str:
+    """``doc`` as block YAML with ``cpus`` rows and scalar lists in flow style."""
+    out: str = yaml.dump(
+        _mark(doc), Dumper=_ScenarioDumper, sort_keys=False, default_flow_style=False,
+        allow_unicode=True,
+    )
+    return out
+
+
+def write_run_document(result: RunResult, out: TextIO, fmt: str, *, detail: bool = True) -> None:
+    """Write the document of :func:`build_document` as ``json`` or ``yaml``
+    to ``out`` step by step: the same text as dumping the whole document,
+    without holding more than one step's document (and its text) at once."""
+    head = node_document(result.node)
+    tail = build_checkpoints(result)
+    steps = (step_document(s, detail=detail) for s in result.steps)
+    if fmt == "json":
+        _write_json(out, head, steps, tail)
+    else:
+        _write_yaml(out, head, steps, tail)
+
+
+def _json_at(value: Any, indent: str) -> str:
+    """``value`` as ``json.dumps(indent=2)`` writes it nested ``indent``
+    deep (JSON strings hold no raw newline, so re-indenting is exact)."""
+    return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n" + indent)
+
+
+def _write_json(out: TextIO, node: Any, steps: Iterator[dict[str, Any]], checkpoints: Any) -> None:
+    out.write('{\n  "node": ' + _json_at(node, "  ") + ',\n  "steps": [')
+    first = True
+    for step in steps:
+        out.write(("\n    " if first else ",\n    ") + _json_at(step, "    "))
+        first = False
+    out.write(']' if first else "\n  ]")
+    out.write(',\n  "checkpoints": ' + _json_at(checkpoints, "  ") + "\n}\n")
+
+
+def _write_yaml(out: TextIO, node: Any, steps: Iterator[dict[str, Any]], checkpoints: Any) -> None:
+    """The document through one emitter, step by step: the top-level
+    mapping's events are emitted by hand and each step is represented and
+    serialized on its own (no object is shared between steps, so no anchor
+    spans two of them)."""
+    dumper = _Dumper(
+        out, default_flow_style=False, sort_keys=False, allow_unicode=True
+    )
+    try:
+        dumper.open()
+        dumper.emit(yaml.DocumentStartEvent(explicit=False))
+        dumper.emit(yaml.MappingStartEvent(anchor=None, tag=None, implicit=True, flow_style=False))
+
+        def put(value: Any) -> None:
+            root = dumper.represent_data(value)
+            dumper.anchor_node(root)
+            dumper.serialize_node(root, None, None)
+            dumper.represented_objects = {}
+            dumper.object_keeper = []
+            dumper.alias_key = None
+            dumper.serialized_nodes = {}
+            dumper.anchors = {}
+
+        put("node")
+        put(node)
+        put("steps")
+        first = next(steps, None)
+        if first is None:
+            put([])
+        else:
+            dumper.emit(yaml.SequenceStartEvent(anchor=None, tag=None, implicit=True, flow_style=False))
+            put(first)
+            for step in steps:
+                put(step)
+            dumper.emit(yaml.SequenceEndEvent())
+        put("checkpoints")
+        put(checkpoints)
+        dumper.emit(yaml.MappingEndEvent())
+        dumper.emit(yaml.DocumentEndEvent(explicit=False))
+        dumper.close()
+    finally:
+        dumper.dispose()

@@ -1,0 +1,204 @@
+"""``podnuma fleet analyze`` and ``fleet generate``; and a fleet report
+drawn as HTML.
+
+Fleet modules (the Kubernetes client, Dask, plotly) are imported by the
+function that needs them, so the other questions never load them.
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from podnuma.errors import InputError
+from podnuma.fieldkit import wrong_type
+from podnuma.fleet.inputs import FleetInputs
+from podnuma.fleet.whatif import WhatIf, parse_what_if
+from podnuma.inputs.documents import parse_document
+from podnuma.inputs.text import NO_FILES, TextInput
+
+__all__ = [
+    "analyze",
+    "analyze_files",
+    "generate",
+    "load",
+    "report_html",
+    "report_html_of_document",
+    "what_ifs",
+]
+
+Progress = Callable[[int], None]
+
+
+def what_ifs(values: Sequence[str], *, workers: int | None, dask_target: str | None) -> list[WhatIf]:
+    """The ``--what-if`` values parsed, checked with the executor options."""
+    from podnuma.fleet.execute import parse_dask_target
+
+    if workers is not None and dask_target is not None:
+        raise InputError("give --workers or --dask, not both")
+    parsed = [parse_what_if(w) for w in values]
+    if len({w.label for w in parsed}) != len(parsed):
+        raise InputError("--what-if: the same what-if is given twice")
+    if dask_target is not None:
+        try:
+            parse_dask_target(dask_target)
+        except ValueError as e:
+            raise InputError(str(e)) from None
+    return parsed
+
+
+def load(
+    paths: Sequence[Path], *, kubeconfig: str | None = None, context: str | None = None
+) -> FleetInputs:
+    """The cluster: dumps (files or directories), or read live through
+    ``kubeconfig`` (``paths`` then add node groups and machine files)."""
+    from podnuma.fleet.inputs import load_fleet
+
+    if kubeconfig is not None:
+        from podnuma.fleet.live import load_live
+
+        return load_live(kubeconfig, context=context, extra=list(paths))
+    if not paths:
+        raise InputError("give the dumps (files or directories) or --kubeconfig")
+    return load_fleet(paths)
+
+
+def analyze(
+    fleet: FleetInputs, what_ifs: Sequence[WhatIf], *, workers: int | None = None,
+    dask_target: str | None = None, progress: Progress | None = None,
+) -> dict[str, Any]:
+    """Every node replayed as it runs and under each what-if, on the
+    executor the options choose: the ``FleetReport`` document."""
+    from podnuma.fleet.execute import run_fleet
+    from podnuma.fleet.report import fleet_report
+
+    results = run_fleet(fleet.nodes, what_ifs, workers=workers, dask_target=dask_target,
+                        progress=progress)
+    return fleet_report(fleet, results, [w.label for w in what_ifs])
+
+
+def report_html(fleet: FleetInputs | None, report: Mapping[str, Any]) -> str:
+    """The report as one HTML page (charts, sortable node table) with the
+    drill-down pictures of its nodes when ``fleet`` (the inputs it was made
+    from) is given."""
+    from podnuma.render.fleet_html import render_html  # needs plotly (the fleet extra)
+
+    if fleet is None:
+        return render_html(report, {})
+    from podnuma.fleet.pictures import drill_down
+
+    pics, drill = drill_down(fleet, report)
+    return render_html(report, pics, drill=drill)
+
+
+def report_html_of_document(src: TextInput) -> str:
+    """A ``FleetReport`` document (``fleet analyze -o json``) drawn as
+    :func:`report_html` draws it; no inputs, so no pictures."""
+    from podnuma.render.fleet_html import render_html  # needs plotly (the fleet extra)
+
+    doc = parse_document(src.text, name=src.name, json_only=True)
+    data = doc.data
+    if not isinstance(data, Mapping):
+        raise wrong_type("", "a mapping (a fleet report)", data).in_file(src.name)
+    for key, want in (("apiVersion", "podnuma.io/v1"), ("kind", "FleetReport")):
+        if data.get(key) != want:
+            raise doc.enrich(InputError(f"must be {want!r}, got {data.get(key)!r}", path=key))
+    try:
+        return render_html(data, {})
+    except (KeyError, TypeError, AttributeError, ValueError) as e:
+        raise InputError(
+            f"not a complete fleet report ({type(e).__name__}: {e}): "
+            "give the JSON that podnuma fleet analyze -o json wrote", file=src.name,
+        ) from None
+
+
+def generate(out: Path, *, nodes: int, pods_per_node: int, seed: int = 0,
+             progress: Progress | None = None) -> str:
+    """Write a synthetic, realistic fleet as the dumps a real cluster gives
+    into the empty directory ``out``; the line that says what was written."""
+    from podnuma.fleet.generate import generate_fleet
+
+    if out.exists() and any(out.iterdir()):
+        raise InputError(f"{out}: the output directory is not empty")
+    g = generate_fleet(out, nodes=nodes, pods_per_node=pods_per_node, seed=seed, progress=progress)
+    return f"wrote {g.nodes} nodes, {g.pods} pods in {g.files} files to {g.directory}"
+
+
+#: Fields of a FleetConfig node group that name a file, and what to give instead.
+GROUP_FILE_FIELDS = (
+    ("kubeletConfigFile", "give the configuration inline (kubeletConfig)"),
+    ("nodeFile", "give the node form inline (node)"),
+    ("node.machineInfoFile", "give the machine inline (machineInfo, synthetic or cpus)"),
+    ("node.sysfs", "give the machine inline (machineInfo, synthetic or cpus)"),
+)
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+def _file_name(name: str) -> Path:
+    """A relative path made of plain components (no ``..``, no absolute
+    path) ending in a data suffix, or ``InputError``."""
+    parts = name.replace("\\", "/").split("/")
+    if not all(_NAME.match(p) for p in parts) or not parts[-1].lower().endswith(
+        (".json", ".yaml", ".yml")
+    ):
+        raise InputError("not a plain relative name of a .json, .yaml or .yml file", file=name[:100])
+    return Path(*parts)
+
+
+def _refuse_group_files(name: str, text: str) -> None:
+    """A FleetConfig of a request may name no file."""
+    try:
+        docs = list(yaml.safe_load_all(text))
+    except yaml.YAMLError:
+        return  # the fleet's reader reports it
+    for doc in docs:
+        if not isinstance(doc, Mapping) or doc.get("kind") != "FleetConfig":
+            continue
+        groups = doc.get("nodeGroups")
+        for i, g in enumerate(groups if isinstance(groups, list) else []):
+            if not isinstance(g, Mapping):
+                continue
+            for field, instead in GROUP_FILE_FIELDS:
+                head, _, key = field.rpartition(".")
+                holder = g.get(head) if head else g
+                if isinstance(holder, Mapping) and key in holder:
+                    raise InputError(f"{NO_FILES}: {instead}", path=f"nodeGroups[{i}].{field}",
+                                     file=name)
+
+
+def _strip(value: Any, prefix: str) -> Any:
+    if isinstance(value, str):
+        return value.replace(prefix, "")
+    if isinstance(value, dict):
+        return {k: _strip(v, prefix) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_strip(v, prefix) for v in value]
+    return value
+
+
+def analyze_files(files: Mapping[str, str], what_if_values: Sequence[str] = ()) -> str:
+    """A cluster dump given as texts (relative file name -> text: nodes,
+    pods, NodeResourceTopology objects, configz, FleetConfig) analysed as
+    ``podnuma fleet analyze DIR -o html`` analyses the directory: the same
+    report page, drill-down pictures included. No file the dump names is
+    read (a node group's ``kubeletConfigFile``, ``nodeFile`` and file node
+    forms are refused); the report names the files as they were given."""
+    if not files:
+        raise InputError("give the dump's files (files: name -> text)")
+    parsed = what_ifs(what_if_values, workers=None, dask_target=None)
+    with tempfile.TemporaryDirectory(prefix="podnuma-fleet-") as tmp:
+        root = Path(tmp)
+        for name, text in files.items():
+            rel = _file_name(name)
+            _refuse_group_files(name, text)
+            target = root / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+        fleet = load([root])
+        report = _strip(analyze(fleet, parsed), f"{root}/")
+        return report_html(fleet, report)

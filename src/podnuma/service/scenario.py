@@ -1,0 +1,183 @@
+"""Questions about a scenario: run it, explain its admissions, draw its
+machine; and the embedded demo.
+
+A scenario arrives as a :class:`~podnuma.inputs.text.TextInput`; one whose
+``base_dir`` is ``None`` (a web request) may name no file: the fields that
+would (:data:`~podnuma.inputs.text.FILE_FIELDS`) are refused before
+anything is loaded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from podnuma.analysis.explain import explain_run, run_for_explain
+from podnuma.errors import InputError
+from podnuma.inputs.documents import parse_document
+from podnuma.inputs.scenario import Scenario, load_scenario_text
+from podnuma.inputs.text import NOWHERE, TextInput, refuse_files
+from podnuma.render.picture import Ownership, ownership_after, ownership_document
+from podnuma.scenario.document import build_document, step_document
+from podnuma.scenario.run import RunResult, run_scenario
+from podnuma.service.messages import no_step_matches, not_modelled_notes
+
+__all__ = [
+    "DEMO_NAME",
+    "POD_LEVEL_DEMO_NAME",
+    "Demo",
+    "Explanation",
+    "Topology",
+    "demo",
+    "demo_text",
+    "explain",
+    "load",
+    "run",
+    "scenario_pod",
+    "simulate",
+    "topology",
+    "topology_owners",
+]
+
+DEMO_NAME = "demo.yaml"
+POD_LEVEL_DEMO_NAME = "pod-level.yaml"
+
+
+Note = Callable[[str], None]
+
+
+def load(src: TextInput, *, note: Note | None = None) -> Scenario:
+    """The scenario, validated (field-path errors naming ``src.name``);
+    ``note`` receives the notes on configuration not modelled."""
+    if src.base_dir is None:
+        refuse_files(parse_document(src.text, name=src.name))
+    scenario = load_scenario_text(src.text, name=src.name, base_dir=src.base_dir or NOWHERE)
+    if note is not None:
+        for line in not_modelled_notes(scenario.config, scenario.name):
+            note(line)
+    return scenario
+
+
+def run(src: TextInput, *, note: Note | None = None) -> tuple[Scenario, RunResult]:
+    """The scenario and its run through the engine."""
+    scenario = load(src, note=note)
+    return scenario, run_scenario(scenario)
+
+
+def simulate(src: TextInput, *, detail: bool = False) -> dict[str, Any]:
+    """``podnuma simulate -o json`` (``detail``: ``--detail``)."""
+    return build_document(run(src)[1], detail=detail)
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """``podnuma explain``: the decision trail (``document``, the ``-o
+    json`` output) and the run it explains (for pictures)."""
+
+    scenario: Scenario
+    run: RunResult
+    document: dict[str, Any]
+
+
+def explain(
+    src: TextInput, *, step: int | None = None, pod: str | None = None, search: bool = True,
+    progress: Callable[[int, int], None] | None = None, time_budget: float | None = None,
+    note: Note | None = None,
+) -> Explanation:
+    """``podnuma explain [--step N] [--pod REF] [--no-search]``."""
+    scenario = load(src, note=note)
+    # one step or pod: the run keeps the node just before it for the search
+    prepared = run_for_explain(
+        scenario, step=step if search else None, pod=pod if search else None
+    )
+    doc = explain_run(
+        scenario, prepared.run, step=step, pod=pod, search=search, progress=progress,
+        snapshots=prepared.snapshots, time_budget=time_budget,
+    )
+    if (step is not None or pod is not None) and not doc["admissions"]:
+        raise no_step_matches(step, pod, src.name)
+    return Explanation(scenario, prepared.run, doc)
+
+
+@dataclass(frozen=True)
+class Topology:
+    """``podnuma topology``: the run and who owns each CPU after the step."""
+
+    scenario: Scenario
+    run: RunResult
+    ownership: Ownership
+
+    def document(self) -> dict[str, object]:
+        """``podnuma topology -o json``."""
+        return ownership_document(self.run.machine, self.ownership)
+
+
+def topology(src: TextInput, *, step: int | None = None, note: Note | None = None) -> Topology:
+    """The machine after ``step`` (default: the last), each CPU's owner."""
+    scenario, result = run(src, note=note)
+    return Topology(scenario, result, ownership_after(result, step))
+
+
+def topology_owners(src: TextInput, *, step: int | None = None) -> dict[str, Any]:
+    """``podnuma topology -o json`` plus what the web page draws with: each
+    owner's colour (``colors``), the owner of each CPU (``cpuOwner``) and
+    its NUMA node (``numaOfCpu``)."""
+    topo = topology(src, step=step)
+    own, machine = topo.ownership, topo.run.machine
+    doc: dict[str, Any] = dict(topo.document())
+    doc["colors"] = {o.name: o.color for o in own.owners}
+    doc["cpuOwner"] = {str(cpu): own.owners[i].name for cpu, i in sorted(own.cpu_owner.items())}
+    doc["numaOfCpu"] = {
+        str(cpu): info.numa_node for cpu, info in sorted(machine.topology.cpu_info.items())
+    }
+    return doc
+
+
+def demo_text(name: str = DEMO_NAME) -> str:
+    """An embedded demo scenario."""
+    return (resources.files("podnuma.scenario") / "demo" / name).read_text(encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class Demo:
+    """``podnuma demo``: the demo's run, and the training pod per-container
+    and with pod-level resources."""
+
+    run: RunResult
+    pod_level: RunResult
+
+    def document(self) -> dict[str, Any]:
+        """``podnuma demo -o json``."""
+        doc = build_document(self.run)
+        doc["podLevelDemo"] = {
+            "perContainer": step_document(self.pod_level.steps[0]),
+            "podLevel": step_document(self.pod_level.steps[2]),
+        }
+        return doc
+
+
+def demo() -> Demo:
+    """Run the embedded demo scenarios."""
+    runs = [
+        run(TextInput(demo_text(name), name, Path.cwd()))[1]
+        for name in (DEMO_NAME, POD_LEVEL_DEMO_NAME)
+    ]
+    return Demo(runs[0], runs[1])
+
+
+def scenario_pod(src: TextInput, step: int) -> tuple[Any, Any, Any]:
+    """The pod manifest of ``addPod`` step ``step``, the scenario's node and
+    its kubelet configuration, as data (the scenario is validated first)."""
+    scenario = load(src)
+    if not 0 <= step < len(scenario.steps) or scenario.steps[step].op != "addPod":
+        adds = [s.index for s in scenario.steps if s.op == "addPod"]
+        raise InputError(
+            f"step {step} is not an addPod step (addPod steps: {', '.join(map(str, adds)) or 'none'})",
+            file=src.name,
+        )
+    assert scenario.document is not None
+    data = scenario.document.data
+    return data["steps"][step]["addPod"], data["node"], data.get("kubeletConfig") or {}

@@ -1,0 +1,70 @@
+"""``podnuma state inspect``: what a kubelet state directory's checkpoints
+say, checked for consistency, or a scenario that replays it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from podnuma.analysis.state import StateReport, inspect_state, scenario_document
+from podnuma.inputs.discover import load_node
+from podnuma.inputs.state import (
+    PodRef,
+    StateFiles,
+    read_kubelet_config_mapping,
+    read_pods_dump,
+    read_state_dir,
+)
+from podnuma.machine.topology import Machine
+from podnuma.service.machine import discover
+
+__all__ = ["AsScenario", "as_scenario", "inspect"]
+
+
+@dataclass(frozen=True)
+class _Read:
+    files: StateFiles
+    dump: Mapping[str, PodRef] | None
+    node: dict[str, Any] | None
+    machine: Machine | None
+
+
+def _read(directory: Path, pods: str | None, sysfs: Path | None) -> _Read:
+    files = read_state_dir(directory)
+    dump = read_pods_dump(pods) if pods is not None else None
+    if sysfs is None:
+        return _Read(files, dump, None, None)
+    node_doc = discover(sysfs)["node"]
+    assert isinstance(node_doc, dict)
+    return _Read(files, dump, node_doc, load_node(node_doc, base_dir=Path.cwd()))
+
+
+def inspect(directory: Path, *, pods: str | None = None, sysfs: Path | None = None) -> StateReport:
+    """The checkpoints of ``directory`` per pod and container, with every
+    inconsistency; ``pods``: a ``kubectl get pods -o json`` dump (``-``:
+    standard input); ``sysfs``: the machine (NUMA nodes of CPUs)."""
+    got = _read(directory, pods, sysfs)
+    return inspect_state(got.files, pods_dump=got.dump, machine=got.machine)
+
+
+@dataclass(frozen=True)
+class AsScenario:
+    """``--as-scenario``: the scenario document and the notes on what it
+    could not carry over."""
+
+    document: dict[str, Any]
+    notes: list[str]
+
+
+def as_scenario(
+    directory: Path, *, pods: str | None = None, sysfs: Path | None = None,
+    kubelet_config: str | None = None,
+) -> AsScenario:
+    """A scenario whose ``state:`` is ``directory``'s checkpoints, on the
+    machine of ``sysfs`` with the configuration of ``kubelet_config``."""
+    got = _read(directory, pods, sysfs)
+    config = read_kubelet_config_mapping(kubelet_config) if kubelet_config is not None else None
+    doc, notes = scenario_document(got.files, node=got.node, kubelet_config=config)
+    return AsScenario(doc, list(notes))

@@ -1,0 +1,208 @@
+"""What pod-level resources (KEP-5526) change for a pod: ``compare`` (the
+pod as written vs its other form) and ``advise`` (the pod-level rewrite and
+what it saves), on a node and kubelet configuration given as inputs or the
+built-in ones.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from podnuma.analysis.advise import Advice, advice_document, advise_pod, node_config_document
+from podnuma.analysis.compare import Comparison, compare_pod, comparison_document
+from podnuma.api.kubeletconfig import KubeletConfig
+from podnuma.errors import InputError
+from podnuma.inputs.pods import PodSource, load_pod_sources, node_and_config
+from podnuma.inputs.text import TextInput, request_name
+from podnuma.machine.topology import Machine
+from podnuma.service.messages import no_pod, not_modelled_notes
+from podnuma.service.scenario import scenario_pod
+
+__all__ = ["Advices", "Comparisons", "Setting", "advise", "compare", "whatif_request"]
+
+Note = Callable[[str], None]
+
+#: an input, or a function that reads it when it is needed (so that a door
+#: reading files reads them in the order the checks need them)
+Source = TextInput | Callable[[], TextInput]
+
+
+def _get(src: Source) -> TextInput:
+    return src if isinstance(src, TextInput) else src()
+
+
+def _where(src: PodSource, sources: Sequence[PodSource]) -> str:
+    """The field path of ``src`` in its file (none for a file of one object)."""
+    if len(sources) > 1 or src.item is not None:
+        return f"documents[{src.document}]" + ("" if src.item is None else f".items[{src.item}]")
+    return ""
+
+
+@dataclass(frozen=True)
+class Setting:
+    """The node and kubelet configuration a what-if runs on, and where each
+    came from (a file's name, or the built-in one)."""
+
+    machine: Machine
+    config: KubeletConfig
+    node_from: str
+    cfg_from: str
+
+    def document(self) -> dict[str, Any]:
+        return node_config_document(self.machine, self.config, self.node_from, self.cfg_from)
+
+
+def _setting(node: Source | None, config: Source | None, note: Note | None) -> Setting:
+    setting = Setting(*node_and_config(
+        None if node is None else _get(node), None if config is None else _get(config)
+    ))
+    if note is not None:
+        for line in not_modelled_notes(setting.config, setting.cfg_from, prefix=""):
+            note(line)
+    return setting
+
+
+@dataclass(frozen=True)
+class Comparisons:
+    """``podnuma compare``: each Pod's comparison; the objects skipped (not
+    Pods); where the node and configuration came from."""
+
+    setting: Setting
+    comparisons: list[Comparison]
+    skipped: list[str]
+
+    def document(self) -> dict[str, Any]:
+        """``podnuma compare -o json``."""
+        doc = self.setting.document()
+        doc["node"]["numaNodes"] = list(self.setting.machine.numa_ids())
+        doc["pods"] = [comparison_document(c) for c in self.comparisons]
+        return doc
+
+
+def compare(
+    pod_source: Source, node: Source | None = None, config: Source | None = None,
+    *, note: Note | None = None,
+) -> Comparisons:
+    """Compare every Pod of ``pod_source`` (other kinds of objects are
+    skipped) on the node and configuration (default: the built-in ones);
+    ``note`` receives the notes on configuration not modelled."""
+    setting = _setting(node, config, note)
+    pod = _get(pod_source)
+    sources = load_pod_sources(pod.text, name=pod.name)
+    out: list[Comparison] = []
+    skipped: list[str] = []
+    for src in sources:
+        kind = src.data.get("kind") if isinstance(src.data, Mapping) else None
+        if kind is not None and kind != "Pod":
+            skipped.append(f"{src.where}: not a Pod (kind {kind}), skipped")
+            continue
+        try:
+            out.append(compare_pod(src.data, setting.machine, setting.config))
+        except InputError as e:
+            if e.file is not None:
+                raise
+            raise InputError(e.message, path=e.path, file=pod.name).at(_where(src, sources)) from None
+    if not out:
+        raise no_pod(pod.name)
+    return Comparisons(setting, out, skipped)
+
+
+@dataclass(frozen=True)
+class Advices:
+    """``podnuma advise``: the advice for each Pod, the messages of the
+    inputs that could not be advised on, where the node and configuration
+    came from."""
+
+    setting: Setting
+    advices: list[Advice]
+    errors: list[str]
+
+    @property
+    def machine(self) -> Machine:
+        return self.setting.machine
+
+    @property
+    def config(self) -> KubeletConfig:
+        return self.setting.config
+
+    def document(self) -> dict[str, Any]:
+        """``podnuma advise -o json``."""
+        return {
+            **self.setting.document(),
+            "pods": [advice_document(a) for a in self.advices],
+            "errors": self.errors,
+        }
+
+
+def advise(
+    pods: Sequence[Source], node: Source | None = None, config: Source | None = None,
+    *, shared_pool_cpus: int | None = None, note: Note | None = None,
+) -> Advices:
+    """Advise on every Pod of ``pods``; an input that cannot be read, and an
+    invalid pod, are listed in ``errors`` (with file and field path) and
+    never stop the others."""
+    setting = _setting(node, config, note)
+    advices: list[Advice] = []
+    errors: list[str] = []
+    for pod_source in pods:
+        try:
+            pod = _get(pod_source)
+            sources = load_pod_sources(pod.text, name=pod.name)
+        except InputError as e:
+            errors.append(str(e))
+            continue
+        if not sources:
+            errors.append(str(no_pod(pod.name)))
+        for src in sources:
+            advice = advise_pod(
+                src.data, setting.machine, setting.config, where=src.where,
+                shared_pool_cpus=shared_pool_cpus,
+            )
+            if advice.error is not None:
+                # an invalid Pod is invalid input: named by file and field path
+                bad = advice.error
+                errors.append(
+                    str(InputError(bad.message, path=bad.path, file=src.file).at(_where(src, sources)))
+                )
+                continue
+            advices.append(advice)
+    return Advices(setting, advices, errors)
+
+
+def whatif_request(req: Mapping[str, Any], advise_it: bool) -> dict[str, Any]:
+    """The web API's ``/api/compare`` and ``/api/advise``: ``req`` holds
+    ``pod`` (text) with optional ``node`` and ``kubeletConfig`` texts, or a
+    ``scenario`` text and the ``step`` whose pod to take (its node and
+    configuration come along); ``*Name`` keys name them in messages. No file
+    any of them names is read."""
+    pod_name = request_name(req.get("podName"), "pod.yaml")
+    node_name = request_name(req.get("nodeName"), "node.yaml")
+    cfg_name = request_name(req.get("kubeletConfigName"), "kubelet-config.yaml")
+    pod_text: str | None
+    node_text: str | None
+    cfg_text: str | None
+    if req.get("scenario") is not None:
+        sc_name = request_name(req.get("scenarioName"), "scenario.yaml")
+        if req.get("step") is None:
+            raise InputError("give the step whose pod to take (step)", file=sc_name)
+        step = int(req["step"])
+        pod_data, node_data, cfg_data = scenario_pod(TextInput(req["scenario"], sc_name), step)
+        pod_text, node_text, cfg_text = json.dumps(pod_data), json.dumps(node_data), json.dumps(cfg_data)
+        pod_name = f"{sc_name} (steps[{step}].addPod)"
+        node_name, cfg_name = f"{sc_name} (node)", f"{sc_name} (kubeletConfig)"
+    else:
+        pod_text, node_text, cfg_text = req.get("pod"), req.get("node"), req.get("kubeletConfig")
+        if pod_text is None:
+            raise InputError("give a Pod manifest (pod) or a scenario and a step")
+    pod = TextInput(pod_text, pod_name)
+    node = None if node_text is None else TextInput(node_text, node_name)
+    config = None if cfg_text is None else TextInput(cfg_text, cfg_name)
+    if advise_it:
+        # a request's one pod text that does not parse is a bad request (400),
+        # not a line of the report
+        load_pod_sources(pod.text, name=pod.name)
+        return advise([pod], node, config, shared_pool_cpus=req.get("sharedPoolCpus")).document()
+    return compare(pod, node, config).document()

@@ -1,0 +1,269 @@
+"""Every sample output in the README and docs/ is what the command prints.
+
+A sample is either
+
+* a ``text``/``console`` block whose first line is ``$ podnuma ...``: a
+  session of one or more ``$ podnuma ...`` commands, each followed by its
+  output (a command ending in ``>/dev/null`` shows none); or
+* a ``sh`` block holding one ``podnuma ...`` line, followed by ``text``
+  blocks (up to the next ``sh`` block or heading): excerpts of its output.
+
+Each session runs in a fresh directory where ``examples/`` is the
+repository's, with ``NO_COLOR=1`` and no ``COLUMNS``. The sample's lines
+(a line ``…`` marks lines left out) must all appear in the output, in
+order: each line's words as a run of the output's words (so a sample may
+leave out table rows, and a message wrapped at another width still
+matches). A block a machine of its own produced (a real ``/sys``, a running
+agent) is preceded by ``<!-- recorded: WHY -->`` and is not run.
+
+``PODNUMA_UPDATE_DOCS=1 python -m pytest tests/test_docs.py`` rewrites each
+failing sample with the output of now: one that shows the head of its
+output (all of it, or its first lines then ``…``) as that head; an excerpt
+of a step table (some steps' rows and their ``[N]`` notes) as the same
+steps' rows and notes; anything else is reported for editing by hand.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = sorted([ROOT / "README.md", ROOT / "CONTRIBUTING.md", *(ROOT / "docs").rglob("*.md")])
+ELLIPSIS = "…"
+RECORDED = re.compile(r"<!--\s*recorded:.*-->")
+UPDATE = os.environ.get("PODNUMA_UPDATE_DOCS") == "1"
+
+
+@dataclass
+class Step:
+    args: list[str]
+    quiet: bool
+    #: (first line, end line) in the file of each expected-output part
+    parts: list[tuple[int, int]] = field(default_factory=list)
+
+
+@dataclass
+class Sample:
+    file: Path
+    line: int  # 1-based, of the block's opening fence
+    steps: list[Step]
+
+
+def _command(text: str) -> tuple[list[str], bool]:
+    quiet = False
+    text = text.strip()
+    if text.endswith(">/dev/null"):
+        quiet, text = True, text[: -len(">/dev/null")].strip()
+    args = shlex.split(text, comments=True)
+    assert args[0] == "podnuma", text
+    return args[1:], quiet
+
+
+def _blocks(lines: list[str]) -> list[tuple[int, int, str, bool]]:
+    """(opening line index, closing line index, info string, recorded)."""
+    out = []
+    i = 0
+    while i < len(lines):
+        m = re.match(r"^```(\w*)\s*$", lines[i])
+        if m:
+            j = i + 1
+            while j < len(lines) and not lines[j].startswith("```"):
+                j += 1
+            recorded = any(RECORDED.search(lines[k]) for k in range(max(0, i - 2), i))
+            out.append((i, j, m.group(1), recorded))
+            i = j + 1
+        else:
+            i += 1
+    return out
+
+
+def samples(path: Path) -> tuple[list[Sample], int]:
+    """The samples of ``path`` and how many blocks are marked recorded."""
+    lines = path.read_text(encoding="utf-8").split("\n")
+    out: list[Sample] = []
+    recorded = 0
+    current: Sample | None = None
+    last_heading = -1
+    for start, end, info, is_recorded in _blocks(lines):
+        body = lines[start + 1 : end]
+        headings = [k for k in range(last_heading + 1, start) if lines[k].startswith("#")]
+        if headings:
+            last_heading = headings[-1]
+            current = None
+        if is_recorded:
+            recorded += 1
+            current = None
+            continue
+        if info in ("text", "console") and body and body[0].startswith("$ podnuma "):
+            steps: list[Step] = []
+            for k, text in enumerate(body, start + 1):
+                if text.startswith("$ "):
+                    args, quiet = _command(text[2:])
+                    steps.append(Step(args, quiet, [(k + 1, k + 1)]))
+                else:
+                    first, _ = steps[-1].parts[-1]
+                    steps[-1].parts[-1] = (first, k + 1)
+            out.append(Sample(path, start + 1, steps))
+            current = None
+        elif info == "sh" and len(body) == 1 and body[0].startswith("podnuma "):
+            args, _ = _command(body[0])
+            current = Sample(path, start + 1, [Step(args, False)])
+            out.append(current)
+        elif info == "text" and current is not None:
+            current.steps[0].parts.append((start + 1, end))
+    return [s for s in out if any(p[1] > p[0] for st in s.steps for p in st.parts)], recorded
+
+
+ALL = [(path, i, s) for path in DOCS if path.exists() for i, s in enumerate(samples(path)[0])]
+
+
+def _run(args: list[str], cwd: Path) -> str:
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "FORCE_COLOR")}
+    env["NO_COLOR"] = "1"
+    proc = subprocess.run(
+        [sys.executable, "-m", "podnuma.cli", *args], cwd=cwd, env=env, capture_output=True,
+        text=True, timeout=300,
+    )
+    assert proc.returncode in (0, 2), proc.stderr
+    return proc.stdout
+
+
+def _words(text: str) -> list[str]:
+    # a table rule is one word whatever its length (the table's width)
+    return ["─" if set(w) == {"─"} else w for w in text.split()]
+
+
+def _in_order(expected: list[str], actual: list[str]) -> str | None:
+    """None when each expected line's words are a run of the words of
+    ``actual``, the runs in order; else the first line that is not."""
+    words = _words(" ".join(actual))
+    pos = 0
+    for line in expected:
+        run = _words(line)
+        if not run:
+            continue
+        while pos + len(run) <= len(words) and words[pos : pos + len(run)] != run:
+            pos += 1
+        if pos + len(run) > len(words):
+            return line
+        pos += len(run)
+    return None
+
+
+def _expected(lines: list[str], part: tuple[int, int]) -> list[str]:
+    return [line.rstrip() for line in lines[part[0] : part[1]] if line.strip() != ELLIPSIS]
+
+
+@pytest.mark.parametrize(
+    ("path", "index"), [(p, i) for p, i, _ in ALL],
+    ids=[f"{s.file.relative_to(ROOT)}:{s.line}" for _, _, s in ALL],
+)
+def test_sample_output(path: Path, index: int, tmp_path: Path) -> None:
+    (tmp_path / "examples").symlink_to(ROOT / "examples")
+    sample = samples(path)[0][index]  # read again: an update may have moved it
+    lines = sample.file.read_text(encoding="utf-8").split("\n")
+    problems = []
+    rewrites: list[tuple[tuple[int, int], list[str]]] = []
+    for step in sample.steps:
+        out = _run(step.args, tmp_path)
+        if step.quiet:
+            continue
+        actual = [line.rstrip() for line in out.rstrip("\n").split("\n")]
+        for part in step.parts:
+            expected = _expected(lines, part)
+            missing = _in_order(expected, actual)
+            if missing is None:
+                continue
+            if UPDATE and expected and expected[0].split() == actual[0].split():
+                rewrites.append((part, _head(lines[part[0] : part[1]], actual)))
+                continue
+            excerpt = _step_excerpt(lines[part[0] : part[1]], actual) if UPDATE else None
+            if excerpt is not None:
+                rewrites.append((part, excerpt))
+                continue
+            problems.append(
+                f"{sample.file.relative_to(ROOT)}:{part[0] + 1}: podnuma {shlex.join(step.args)}: "
+                f"this line is not in the output (in order):\n  {missing!r}\noutput:\n" + out
+            )
+    for part, new in sorted(rewrites, reverse=True):  # from the bottom: the lines above stay put
+        lines[part[0] : part[1]] = new
+    if rewrites:
+        sample.file.write_text("\n".join(lines), encoding="utf-8")
+    assert not problems, "\n".join(problems)
+
+
+_STEP_ROW = re.compile(r"^\s*(\d+)  \S")
+_NOTE = re.compile(r"^\[(\d+)\] ")
+
+
+def _groups(lines: list[str], start: re.Pattern[str]) -> dict[str, list[str]]:
+    """Runs of lines that open with ``start`` (keyed by its group), each up
+    to the next blank line."""
+    out: dict[str, list[str]] = {}
+    key = None
+    for line in lines:
+        m = start.match(line)
+        if m:
+            key = m.group(1)
+            out[key] = [line]
+        elif key is not None and line.strip():
+            out[key].append(line)
+        else:
+            key = None
+    return out
+
+
+def _step_excerpt(old: list[str], actual: list[str]) -> list[str] | None:
+    """The rows and notes of the steps ``old`` shows, from ``actual``."""
+    steps = [m.group(1) for line in old if (m := _STEP_ROW.match(line))]
+    notes = [m.group(1) for line in old if (m := _NOTE.match(line))]
+    rows, found = _groups(actual, _STEP_ROW), _groups(actual, _NOTE)
+    if not steps or any(k not in rows for k in steps) or any(k not in found for k in notes):
+        return None
+    out: list[str] = []
+    header = next((i for i, line in enumerate(actual) if line.lstrip().startswith("#  pod")), None)
+    if header is not None and any(line.lstrip().startswith("#  pod") for line in old):
+        out += actual[header : header + 2]
+    for k in steps:
+        out += [*rows[k], ""]
+    for k in notes:
+        out += [*found[k], ""]
+    return out[:-1]
+
+
+def _head(old: list[str], actual: list[str]) -> list[str]:
+    """``actual``, or as many of its first lines as ``old`` showed before ``…``."""
+    if ELLIPSIS in (line.strip() for line in old):
+        keep = next(i for i, line in enumerate(old) if line.strip() == ELLIPSIS)
+        return [*actual[:keep], ELLIPSIS]
+    return actual
+
+
+def test_the_checker_finds_the_samples() -> None:
+    # guards the parser: a change of format must not make every sample vanish
+    by_file = {s.file.name for _, _, s in ALL}
+    assert {"README.md", "simulate.md", "pod-level.md", "topology-policies.md"} <= by_file
+    assert sum(len(s.steps) for _, _, s in ALL) >= 20
+
+
+def test_the_checker_catches_a_wrong_line() -> None:
+    assert _in_order(["a", "c"], ["a", "b", "c"]) is None
+    assert _in_order(["c", "a"], ["a", "b", "c"]) == "a"
+    assert _in_order(["a", "x"], ["a", "b", "c"]) == "x"
+    assert _in_order(["x  y", "z"], ["x", "y z"]) is None  # wrapped elsewhere
+    assert _in_order(["x z"], ["x y z"]) == "x z"  # a run, not scattered words
+
+
+def test_recorded_blocks_are_few() -> None:
+    # a recorded (unchecked) sample is the exception: output of a real
+    # machine or of a running agent
+    counts = {p.relative_to(ROOT).as_posix(): samples(p)[1] for p in DOCS if p.exists()}
+    assert {k: v for k, v in counts.items() if v} == {"docs/real-node.md": 2, "docs/agent.md": 1}
