@@ -53,7 +53,7 @@ from podnuma.cm.memorymanager import policy_static as memorymanager_static
 from podnuma.cm.topologymanager import manager as topologymanager
 from podnuma.cm.topologymanager import policy as topologymanager_policy
 from podnuma.errors import InputError, KubeletStartupError
-from podnuma.fieldkit import expect_bool, expect_mapping, expect_str, type_name, wrong_type
+from podnuma.fieldkit import expect_bool, expect_mapping, expect_str, wrong_type
 from podnuma.golang.duration import (
     MICROSECOND,
     MILLISECOND,
@@ -351,12 +351,12 @@ def _check_scalar(value: object, kind: str, path: str) -> None:
         expect_bool(value, path)
     elif kind == "float":
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise InputError(f"expected a number, got {type_name(value)}", path=path)
+            raise wrong_type(path, "a number", value)
     else:
         if isinstance(value, float) and value.is_integer():
             value = int(value)
         if isinstance(value, bool) or not isinstance(value, int):
-            raise InputError(f"expected an integer, got {type_name(value)}", path=path)
+            raise wrong_type(path, "an integer", value)
         low, high = _INT_RANGES[kind]
         if not low <= value <= high:
             raise InputError(f"value {value} out of range for {kind}", path=path)
@@ -387,7 +387,7 @@ def strict_decoding_error(doc: Mapping[str, Any]) -> str:
         kind, inner = schema
         if kind == "list":
             if not isinstance(value, (list, tuple)):
-                raise InputError(f"expected a list, got {type_name(value)}", path=path)
+                raise wrong_type(path, "a list", value)
             for i, item in enumerate(value):
                 walk(item, inner, f"{path}[{i}]")
             return
@@ -396,7 +396,7 @@ def strict_decoding_error(doc: Mapping[str, Any]) -> str:
         seen: set[str] = set()
         for key, item in pairs:
             if not isinstance(key, str):
-                raise InputError(f"expected a string key, got {type_name(key)}", path=path)
+                raise wrong_type(path, "a string key", key)
             where = _key_path(path, key)
             if kind == "struct":
                 if key not in inner:

@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 
 import click
 
-from podnuma.api.kubeletconfig import LENIENT_DECODING, KubeletConfig
+from podnuma.api.kubeletconfig import KubeletConfig
 from podnuma.cli.app import is_quiet
 from podnuma.inputs.text import TextInput
 from podnuma.render.output import FORMATS
@@ -116,20 +116,16 @@ def echo_bytes(data: bytes) -> None:
 
 
 def note(message: str) -> None:
-    """A note on standard error (not with ``--quiet``)."""
-    if not is_quiet():
+    """A note on standard error (not with ``--quiet``); a warning (a message
+    starting ``warning: ``) always."""
+    if message.startswith("warning: "):
+        click.echo(message, err=True)
+    elif not is_quiet():
         click.echo(f"note: {message}", err=True)
 
 
 def note_not_modelled(config: KubeletConfig, file: str, prefix: str = "kubeletConfig.") -> None:
-    """Say that the configuration was decoded leniently (fields unknown to
-    v1.37 or given twice), as the kubelet says it, and which set
-    configuration fields change admission but are not modelled."""
-    if config.decode_warning:
-        where = prefix.rstrip(".") or "kubelet configuration"
-        click.echo(f"warning: {file}: {where}: {LENIENT_DECODING} (the kubelet starts, ignoring "
-                   f"what it does not know and keeping the last of duplicates): {config.decode_warning}",
-                   err=True)
+    """The configuration's warnings and notes (see ``not_modelled_notes``)."""
     for line in not_modelled_notes(config, file, prefix):
         note(line)
 

@@ -4,7 +4,7 @@ messages of a question that found nothing, and podnuma's version."""
 
 from __future__ import annotations
 
-from podnuma.api.kubeletconfig import KubeletConfig, not_modelled
+from podnuma.api.kubeletconfig import LENIENT_DECODING, KubeletConfig, not_modelled
 from podnuma.cm.checkpoint import CheckpointError
 from podnuma.errors import InputError, KubeletStartupError
 from podnuma.inputs.startup import StartupFailure
@@ -40,12 +40,22 @@ def error_message(err: BaseException) -> str:
 
 
 def not_modelled_notes(config: KubeletConfig, file: str, prefix: str = "kubeletConfig.") -> list[str]:
-    """One note per set configuration field that changes admission but is
+    """The kubelet's warning when the configuration decoded only leniently
+    (fields unknown to v1.37 or given twice; a line starting ``warning: ``),
+    then one note per set configuration field that changes admission but is
     not modelled."""
-    return [
+    out = []
+    if config.decode_warning:
+        where = prefix.rstrip(".") or "kubelet configuration"
+        out.append(
+            f"warning: {file}: {where}: {LENIENT_DECODING} (the kubelet starts, ignoring what it "
+            f"does not know and keeping the last of duplicates): {config.decode_warning}"
+        )
+    out.extend(
         f"{file}: {prefix}{name}: not modelled ({what}); the results ignore it"
         for name, what in not_modelled(config)
-    ]
+    )
+    return out
 
 
 def no_pod(file: str) -> InputError:
