@@ -236,6 +236,9 @@ def _key_text(node: yaml.Node) -> str:
         return str(getattr(node, "value", ""))
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _json_root(text: str) -> yaml.Node | None:
     try:
         return yaml.compose(text, Loader=StrictLoader)
@@ -244,6 +247,9 @@ def _json_root(text: str) -> yaml.Node | None:
 
 
 def _compose(text: str, name: str, limits: ReadLimits) -> list[yaml.Node | None]:
+    lone = _LONE_SURROGATE.search(text)
+    if lone is not None:  # text from a JSON body's "\udc80" escape: no UTF-8 for it
+        raise InputError(f"not Unicode text: a lone surrogate at character {lone.start()}", file=name)
     try:
         try:
             return compose_documents(events(text, c_parser=_HAVE_LIBYAML), limits)
