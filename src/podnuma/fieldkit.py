@@ -84,7 +84,10 @@ def expect_string_keys(value: object, path: str, want: str = "a mapping") -> Map
     """A mapping whose keys are all strings (a YAML document may use
     ``1:`` or ``true:`` as a key)."""
     mapping = expect_mapping(value, path, want)
-    for key in mapping:
+    # keys read as Any: the compiled build would refuse a non-str key with a
+    # TypeError of its own before the check below could name it
+    keys: Mapping[Any, Any] = mapping
+    for key in keys:
         if not isinstance(key, str):
             raise InputError(f"field names must be strings, got {type_name(key)} {key!r}", path=path)
     return mapping
