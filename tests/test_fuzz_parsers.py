@@ -12,7 +12,6 @@ Bounded: a fixed number of examples per property, no deadline per example.
 from __future__ import annotations
 
 import contextlib
-import copy
 import json
 from pathlib import Path
 from typing import Any
@@ -33,6 +32,7 @@ from podnuma.inputs.documents import parse_document
 from podnuma.inputs.pods import load_pod_sources
 from podnuma.inputs.scenario import load_scenario_text
 from podnuma.machine.cpuset import CPUSet, CPUSetParseError, parse_go_cpuset
+from tests.fuzz.hostile import dropped, paths, replaced
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
@@ -61,46 +61,14 @@ values = st.recursive(
 )
 
 
-def _paths(doc: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    out = [prefix]
-    if isinstance(doc, dict):
-        for k, v in doc.items():
-            out += _paths(v, (*prefix, k))
-    elif isinstance(doc, list):
-        for i, v in enumerate(doc):
-            out += _paths(v, (*prefix, i))
-    return out
-
-
-def _replace(doc: Any, path: tuple[Any, ...], value: Any) -> Any:
-    if not path:
-        return value
-    out = copy.deepcopy(doc)
-    holder = out
-    for key in path[:-1]:
-        holder = holder[key]
-    holder[path[-1]] = value
-    return out
-
-
 def mutated(doc: Any) -> st.SearchStrategy[Any]:
     """``doc`` with one field (or the whole) replaced by an arbitrary value,
     or one mapping entry removed."""
-    paths = _paths(doc)
-
-    def drop(path: tuple[Any, ...]) -> Any:
-        if not path:
-            return doc
-        out = copy.deepcopy(doc)
-        holder = out
-        for key in path[:-1]:
-            holder = holder[key]
-        del holder[path[-1]]
-        return out
+    where = paths(doc)
 
     return st.one_of(
-        st.builds(lambda p, v: _replace(doc, p, v), st.sampled_from(paths), values),
-        st.builds(drop, st.sampled_from(paths)),
+        st.builds(lambda p, v: replaced(doc, p, v), st.sampled_from(where), values),
+        st.builds(lambda p: dropped(doc, p), st.sampled_from(where)),
     )
 
 
