@@ -51,6 +51,17 @@ topologyManagerScope: pod
 DEADLINE = float(os.environ.get("PODNUMA_AGENT_DEADLINE", "90"))
 
 
+def classic_pod(name: str, cpu: str = "2") -> dict[str, Any]:
+    """A Guaranteed pod of one container ``c`` with ``cpu`` CPUs and 1Gi."""
+    res = {"cpu": cpu, "memory": "1Gi"}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name},
+        "spec": {"containers": [{"name": "c", "image": "x", "resources": {"requests": res, "limits": res}}]},
+    }
+
+
 def example_pod(example: str, index: int = 0) -> dict[str, Any]:
     """The pod of step ``index`` of a pod-level example, as a Pod manifest."""
     doc = yaml.safe_load((EXAMPLES / example).read_text())

@@ -21,19 +21,11 @@ from prometheus_client.parser import text_string_to_metric_families
 from podnuma.cm.cpumanager.checkpoint import decode_cpu_checkpoint
 from podnuma.grpc import client
 from podnuma.grpc.convert import pod_resources_doc
-from tests.agent.helpers import DEADLINE, AgentProcess, example_pod, write_manifest
+from tests.agent.helpers import DEADLINE, AgentProcess, classic_pod, example_pod, write_manifest
 
 MIXED = "pod-scope-2-mixed.yaml"
 
 
-def classic(name: str, cpu: str) -> dict[str, object]:
-    res = {"cpu": cpu, "memory": "1Gi"}
-    return {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {"name": name},
-        "spec": {"containers": [{"name": "c", "image": "x", "resources": {"requests": res, "limits": res}}]},
-    }
 
 
 @pytest.fixture
@@ -91,8 +83,8 @@ def test_session_admit_change_remove_restart(agent: AgentProcess) -> None:
     assert ("Pod removed", "manifest changed") in events
     assert sorted(listed(a)) == ["pod-scope-mixed-kep-node", "pod-scope-shared-kep-node"]
     # Classic Guaranteed pods beside them, for the restart.
-    write_manifest(a.manifests, "db.yaml", classic("db", "3"))
-    write_manifest(a.manifests, "web.yaml", classic("web", "2"))
+    write_manifest(a.manifests, "db.yaml", classic_pod("db", "3"))
+    write_manifest(a.manifests, "web.yaml", classic_pod("web", "2"))
     files_settled(a, {"mixed.yaml", "shared.yaml", "db.yaml", "web.yaml"})
     db_uid = next(p["uid"] for p in a.status()["pods"] if p["file"].endswith("db.yaml"))  # type: ignore[index]
     web_uid = next(p["uid"] for p in a.status()["pods"] if p["file"].endswith("web.yaml"))  # type: ignore[index]

@@ -18,7 +18,7 @@ from podnuma.agent.state import StateDir
 from podnuma.cm.cpumanager.checkpoint import decode_cpu_checkpoint
 from podnuma.errors import KubeletStartupError
 from podnuma.inputs.pods import load_config_file, load_node_file
-from tests.agent.helpers import KUBELET_YAML, NODE_YAML, example_pod, write_manifest
+from tests.agent.helpers import KUBELET_YAML, NODE_YAML, classic_pod, example_pod, write_manifest
 
 
 class Env:
@@ -52,19 +52,11 @@ def env(tmp_path: Path) -> Env:
     return Env(tmp_path)
 
 
-def pod(name: str, cpu: str = "2") -> dict[str, Any]:
-    res = {"cpu": cpu, "memory": "1Gi"}
-    return {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {"name": name},
-        "spec": {"containers": [{"name": "c", "image": "x", "resources": {"requests": res, "limits": res}}]},
-    }
 
 
 def test_names_uids_and_hidden_files(env: Env) -> None:
-    write_manifest(env.manifests, "a.yaml", pod("web"))
-    (env.manifests / ".hidden.yaml").write_text(json.dumps(pod("hidden")))
+    write_manifest(env.manifests, "a.yaml", classic_pod("web"))
+    (env.manifests / ".hidden.yaml").write_text(json.dumps(classic_pod("hidden")))
     (env.manifests / "sub").mkdir()
     a = env.agent()
     a.sync()
@@ -73,14 +65,14 @@ def test_names_uids_and_hidden_files(env: Env) -> None:
     # The UID follows the content and the file: same file, same pod -> same UID.
     m = read_manifest(env.manifests / "a.yaml", node_name="kep-node", gates=a.node.gates)
     assert m.pod.uid == rec.pod.uid and len(m.pod.uid) == 32
-    write_manifest(env.manifests, "b.yaml", pod("web2"))
+    write_manifest(env.manifests, "b.yaml", classic_pod("web2"))
     other = read_manifest(env.manifests / "b.yaml", node_name="kep-node", gates=a.node.gates)
     assert other.pod.uid != rec.pod.uid
 
 
 def test_duplicate_name_skipped_like_the_kubelet(env: Env) -> None:
-    write_manifest(env.manifests, "a.yaml", pod("web"))
-    write_manifest(env.manifests, "b.yaml", pod("web", cpu="1"))
+    write_manifest(env.manifests, "a.yaml", classic_pod("web"))
+    write_manifest(env.manifests, "b.yaml", classic_pod("web", cpu="1"))
     a = env.agent()
     a.sync()
     assert [r.file for r in a.records.values()] == [str(env.manifests / "a.yaml")]
@@ -89,7 +81,7 @@ def test_duplicate_name_skipped_like_the_kubelet(env: Env) -> None:
 
 
 def test_file_turning_malformed_removes_its_pod(env: Env) -> None:
-    write_manifest(env.manifests, "a.yaml", pod("web"))
+    write_manifest(env.manifests, "a.yaml", classic_pod("web"))
     a = env.agent()
     a.sync()
     assert len(env.cpu_entries()) == 1
@@ -103,9 +95,9 @@ def test_file_turning_malformed_removes_its_pod(env: Env) -> None:
 
 
 def test_restart_keeps_assignments_and_drops_orphans(env: Env) -> None:
-    write_manifest(env.manifests, "a.yaml", pod("a"))
-    write_manifest(env.manifests, "b.yaml", pod("b"))
-    write_manifest(env.manifests, "c.yaml", pod("c"))
+    write_manifest(env.manifests, "a.yaml", classic_pod("a"))
+    write_manifest(env.manifests, "b.yaml", classic_pod("b"))
+    write_manifest(env.manifests, "c.yaml", classic_pod("c"))
     first = env.agent()
     first.sync()
     before = env.cpu_entries()
@@ -113,7 +105,7 @@ def test_restart_keeps_assignments_and_drops_orphans(env: Env) -> None:
     uid_c = first.records[str(env.manifests / "c.yaml")].pod.uid
     # While the agent is down: b disappears, a new pod d arrives.
     (env.manifests / "b.yaml").unlink()
-    write_manifest(env.manifests, "d.yaml", pod("d"))
+    write_manifest(env.manifests, "d.yaml", classic_pod("d"))
     second = env.agent()
     second.sync()
     after = env.cpu_entries()

@@ -17,17 +17,7 @@ import pytest
 from podnuma.agent.state import double_assignments
 from podnuma.cm.cpumanager.checkpoint import decode_cpu_checkpoint, encode_cpu_checkpoint
 from podnuma.machine.cpuset import CPUSet
-from tests.agent.helpers import DEADLINE, AgentProcess, write_manifest
-
-
-def _pod(name: str, cpu: str) -> dict[str, object]:
-    res = {"cpu": cpu, "memory": "1Gi"}
-    return {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {"name": name},
-        "spec": {"containers": [{"name": "c", "image": "x", "resources": {"requests": res, "limits": res}}]},
-    }
+from tests.agent.helpers import DEADLINE, AgentProcess, classic_pod, write_manifest
 
 
 @pytest.fixture
@@ -38,8 +28,8 @@ def settled() -> Iterator[AgentProcess]:
     try:
         a.start()
         a.wait_ready()
-        write_manifest(a.manifests, "a.yaml", _pod("a", "2"))
-        write_manifest(a.manifests, "b.yaml", _pod("b", "2"))
+        write_manifest(a.manifests, "a.yaml", classic_pod("a", "2"))
+        write_manifest(a.manifests, "b.yaml", classic_pod("b", "2"))
         a.wait(lambda s: sum(p["admitted"] for p in s["pods"]) == 2, "two pods admitted")
         assert a.signal() == 0
         yield a
