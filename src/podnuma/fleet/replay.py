@@ -61,7 +61,8 @@ from podnuma.cm.memorymanager.policy_static import POLICY_STATIC as MEMORY_POLIC
 from podnuma.cm.results import NodeSummary, StepResult
 from podnuma.errors import InputError, KubeletStartupError, PodnumaError
 from podnuma.fleet.model import Issue, NodeSpec
-from podnuma.fleet.pods import read_node_pods
+from podnuma.fleet.pods import node_pods, read_node_pods, with_ranged_pods
+from podnuma.fleet.podscan import pods_of_ranges
 from podnuma.fleet.whatif import WhatIf, apply_config
 from podnuma.inputs.discover import load_node
 from podnuma.machine.cpuset import CPUSet
@@ -483,8 +484,7 @@ def replay_node(
         if spec.pods is not None:
             pods = spec.pods
         else:
-            by_node, file_issues = read_node_pods(spec.pod_files, [spec.name])
-            pods = by_node[spec.name]
+            pods, file_issues = node_pods(spec.name, spec.pod_files, spec.pod_ranges)
             issues.extend(Issue(i.severity if i.severity == "warning" else "warning", i.message,
                                 node=spec.name, file=i.file) for i in file_issues)
     report["podCount"] = len(pods)
@@ -593,8 +593,10 @@ def replay_partition(
         cache = _PROCESS_CACHE
         cache.trim()
     files = sorted({f for s in specs if s.pods is None for f in s.pod_files})
-    names = [s.name for s in specs if s.pods is None]
+    names = [s.name for s in specs if s.pods is None and s.pod_files]
     by_node, file_issues = read_node_pods(files, names) if files else ({}, [])
+    ranged, range_errors = pods_of_ranges(
+        {s.name: s.pod_ranges for s in specs if s.pods is None and s.pod_ranges})
     out: list[dict[str, Any]] = []
     for s in specs:
         if s.pods is not None:
@@ -602,8 +604,13 @@ def replay_partition(
             continue
         extra = [Issue("warning", i.message, node=s.name, file=i.file)
                  for i in file_issues if i.file in s.pod_files]
+        extra.extend(Issue("warning", e.message, node=s.name, file=e.file)
+                     for n, e in range_errors if n == s.name)
         spec = s if not extra else _with_issues(s, extra)
-        out.append(replay_node(spec, what_ifs, pods=by_node.get(s.name, []), cache=cache))
+        pods = by_node.get(s.name, [])
+        if s.name in ranged:
+            pods = with_ranged_pods(s.name, pods, ranged.pop(s.name))
+        out.append(replay_node(spec, what_ifs, pods=pods, cache=cache))
     return out
 
 
@@ -628,7 +635,7 @@ def node_run_result(spec: NodeSpec) -> RunResult | None:
     if spec.pods is not None:
         pods: Sequence[Mapping[str, Any]] = spec.pods
     else:
-        pods = read_node_pods(spec.pod_files, [spec.name])[0][spec.name]
+        pods = node_pods(spec.name, spec.pod_files, spec.pod_ranges)[0]
     parsed, _ = _parse_pods(pods, config, spec.name)
     try:
         _, steps, summary = node_run(machine, config, parsed, node=spec.name)

@@ -1,0 +1,304 @@
+"""Pod dumps read fast: item boundaries found once, pods decoded by whoever
+replays their node, from byte ranges.
+
+A ``kubectl get pods -o json`` dump is one JSON list; a large cluster's is
+gigabytes. Reading it goes in two steps, both done where the replay runs
+(a Dask worker, a pool process, or this process):
+
+1. :func:`index_pod_file` reads one file (the bounded read of
+   :mod:`podnuma.inputs.documents`: size limit, UTF-8), decodes it with
+   msgspec -- once as the list's raw items (their lengths give each item's
+   byte range) and once as the two fields it needs per item (``kind``,
+   ``spec.nodeName``), skipping the rest in C -- and gives, per node, the
+   byte ranges of its pods (a node's consecutive pods are one range) and the
+   counts. No pod object leaves the reader.
+2. :func:`read_ranges` reads those ranges back (``pread``) and decodes
+   only the fields the replay reads into typed structs, then into the
+   compact pod :func:`podnuma.fleet.pods.compact_pod` makes.
+
+A file the fast path does not take as a clean list of pods (not JSON, not a
+list, another kind of object in it, invalid UTF-8, a value msgspec refuses,
+nesting deeper than the decoder allows, a truncated dump...) is read by the
+general reader instead (:mod:`podnuma.fleet.files`), with its limits and
+wording: the fast path decides nothing about a hostile file but "not
+mine". Values nested inside fields the replay does not read are skipped,
+never built, so they are not counted against the depth limit.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from podnuma.api.kubeletconfig import json_object_pairs
+from podnuma.errors import InputError
+from podnuma.inputs.documents import check_tree, read_bytes
+from podnuma.inputs.limits import FLEET_LIMITS
+
+__all__ = ["PodFileIndex", "Range", "index_pod_file", "read_ranges"]
+
+#: ``(file, start, end)``: the bytes ``[start, end)`` of ``file`` hold one or
+#: more complete list items, separated by commas and white space.
+Range = tuple[str, int, int]
+
+_ITEMS = re.compile(rb'"items"\s*:\s*\[')
+_SEP = re.compile(rb"[ \t\r\n]*,?[ \t\r\n]*")
+_POD_HEAD = re.compile(rb'"kind"\s*:\s*"Pod"')
+_HEAD = 65536
+
+Unset = msgspec.UnsetType
+UNSET = msgspec.UNSET
+
+
+class _Top(msgspec.Struct):
+    kind: Any = None
+    items: list[msgspec.Raw] | None = None
+
+
+class _PeekSpec(msgspec.Struct):
+    nodeName: Any = None
+
+
+class _Peek(msgspec.Struct):
+    kind: Any = None
+    spec: _PeekSpec | None = None
+
+
+class _TopPeek(msgspec.Struct):
+    items: list[_Peek] = []
+
+
+# the fields :func:`podnuma.fleet.pods.compact_pod` keeps, and no other
+
+
+class _Ctr(msgspec.Struct):
+    name: Any | Unset = UNSET
+    resources: Any | Unset = UNSET
+    restartPolicy: Any | Unset = UNSET
+
+
+class _Meta(msgspec.Struct):
+    name: Any | Unset = UNSET
+    namespace: Any | Unset = UNSET
+    uid: Any | Unset = UNSET
+    labels: Any | Unset = UNSET
+    annotations: Any | Unset = UNSET
+    ownerReferences: Any | Unset = UNSET
+    creationTimestamp: Any | Unset = UNSET
+    generateName: Any | Unset = UNSET
+
+
+class _Spec(msgspec.Struct):
+    nodeName: Any | Unset = UNSET
+    resources: Any | Unset = UNSET
+    overhead: Any | Unset = UNSET
+    restartPolicy: Any | Unset = UNSET
+    initContainers: list[_Ctr] | Unset = UNSET
+    containers: list[_Ctr] | Unset = UNSET
+
+
+class _Status(msgspec.Struct):
+    phase: Any | Unset = UNSET
+    startTime: Any | Unset = UNSET
+    qosClass: Any | Unset = UNSET
+
+
+class _Pod(msgspec.Struct):
+    kind: Any = None
+    metadata: _Meta | None = None
+    spec: _Spec | None = None
+    status: _Status | None = None
+
+
+_TOP = msgspec.json.Decoder(_Top)
+_TOP_PEEK = msgspec.json.Decoder(_TopPeek)
+_PODS = msgspec.json.Decoder(list[_Pod])
+_DECODE_ERRORS = (msgspec.DecodeError, msgspec.ValidationError, RecursionError, ValueError)
+_META_KEYS = ("name", "namespace", "uid", "labels", "annotations", "ownerReferences",
+              "creationTimestamp", "generateName")
+_CTR_KEYS = ("name", "resources", "restartPolicy")
+
+
+@dataclass
+class PodFileIndex:
+    """What one pods file holds: per node, its pods' byte ranges and count."""
+
+    file: str
+    ranges: dict[str, list[Range]] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)
+    pods: int = 0
+    unbound: int = 0
+
+
+def index_pod_file(path: Path) -> PodFileIndex | None:
+    """The index of a JSON list of pods, or ``None`` when the file is not a
+    clean one (the general reader then reads it and words its problems)."""
+    if path.suffix.lower() != ".json":
+        return None
+    name = str(path)
+    try:
+        data = read_bytes(path, what="input", name=name, limits=FLEET_LIMITS)
+    except InputError:
+        return None
+    if _POD_HEAD.search(data, 0, _HEAD) is None:
+        return None
+    try:
+        data.decode("utf-8")  # the general reader refuses a file that is not UTF-8
+        top = _TOP.decode(data)
+        peek = _TOP_PEEK.decode(data).items
+    except _DECODE_ERRORS:
+        return None
+    items = top.items
+    if items is None or not items or len(peek) != len(items) or not (
+        isinstance(top.kind, str) and top.kind.endswith("List") or top.kind is None
+    ):
+        return None
+    m = _ITEMS.search(data)
+    if m is None:
+        return None
+    out = PodFileIndex(file=name)
+    pos = m.end()
+    prev: str | None = None
+    view = memoryview(data)
+    for raw, p in zip(items, peek, strict=True):
+        if p.kind != "Pod":
+            return None
+        start = _SEP.match(data, pos).end()  # type: ignore[union-attr]  # matches the empty text
+        end = start + len(raw)
+        if view[start:end] != memoryview(raw):
+            return None  # "items" matched elsewhere: not a layout this reader knows
+        pos = end
+        out.pods += 1
+        node = p.spec.nodeName if p.spec is not None else None
+        if not isinstance(node, str) or not node:
+            out.unbound += 1
+            prev = None
+            continue
+        out.counts[node] = out.counts.get(node, 0) + 1
+        runs = out.ranges.setdefault(node, [])
+        if prev == node:
+            runs[-1] = (name, runs[-1][1], end)
+        else:
+            runs.append((name, start, end))
+        prev = node
+    return out
+
+
+def _compact(p: _Pod) -> dict[str, Any]:
+    """The compact pod (as :func:`podnuma.fleet.pods.compact_pod` makes it)."""
+    meta: dict[str, Any] = {}
+    m = p.metadata
+    if m is not None:
+        for k in _META_KEYS:
+            v = getattr(m, k)
+            if v is not UNSET:
+                meta[k] = v
+    spec: dict[str, Any] = {}
+    s = p.spec
+    if s is not None:
+        if s.nodeName is not UNSET:
+            spec["nodeName"] = s.nodeName
+        if s.resources is not UNSET:
+            spec["resources"] = s.resources
+        if s.overhead is not UNSET:
+            spec["overhead"] = s.overhead
+        if s.restartPolicy is not UNSET:
+            spec["restartPolicy"] = s.restartPolicy
+        for key, ctrs in (("initContainers", s.initContainers), ("containers", s.containers)):
+            if ctrs is UNSET:
+                continue
+            out = []
+            for c in ctrs:
+                d: dict[str, Any] = {}
+                if c.name is not UNSET:
+                    d["name"] = c.name
+                if c.resources is not UNSET:
+                    d["resources"] = c.resources
+                if c.restartPolicy is not UNSET:
+                    d["restartPolicy"] = c.restartPolicy
+                out.append(d)
+            spec[key] = out
+    doc: dict[str, Any] = {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec}
+    st = p.status
+    if st is not None:
+        status = {k: v for k, v in (("phase", st.phase), ("startTime", st.startTime),
+                                    ("qosClass", st.qosClass)) if v is not UNSET}
+        if status:
+            doc["status"] = status
+    return doc
+
+
+def _decode_range(chunk: bytes, name: str) -> list[Any]:
+    """The items of ``chunk`` (complete items and separators): compact pods,
+    or, when the typed decoder refuses them (a field of another type, an
+    escape it does not take), plain values as the general reader gives."""
+    text = b"[" + chunk + b"]"
+    try:
+        return [_compact(p) for p in _PODS.decode(text)]
+    except _DECODE_ERRORS:
+        pass
+    from podnuma.fleet.pods import compact_pod, is_pod
+
+    items = json.loads(text, object_pairs_hook=json_object_pairs)
+    check_tree(items, name=name, limits=FLEET_LIMITS)
+    return [compact_pod(d) if is_pod(d) else d for d in items]
+
+
+def read_ranges(
+    ranges: Iterable[Range],
+) -> Iterable[tuple[Range, list[Any] | InputError]]:
+    """The items of each range (in the order given), or the error that
+    stopped reading it (a file changed since it was indexed)."""
+    by_file: dict[str, list[Range]] = {}
+    for r in ranges:
+        by_file.setdefault(r[0], []).append(r)
+    for f in sorted(by_file):
+        try:
+            fd = os.open(f, os.O_RDONLY)
+        except OSError as e:
+            err = InputError(f"cannot read: {e.strerror or e}", file=f)
+            for r in by_file[f]:
+                yield r, err
+            continue
+        try:
+            for r in by_file[f]:
+                chunk = os.pread(fd, r[2] - r[1], r[1])
+                try:
+                    if len(chunk) != r[2] - r[1]:
+                        raise ValueError("the file is shorter than when it was indexed")
+                    yield r, _decode_range(chunk, f)
+                except (ValueError, RecursionError) as e:
+                    yield r, InputError(f"changed since it was indexed, or unreadable: {e}", file=f)
+                except InputError as e:
+                    yield r, e
+        finally:
+            os.close(fd)
+
+
+def pods_of_ranges(
+    node_ranges: Mapping[str, Sequence[Range]],
+) -> tuple[dict[str, list[Any]], list[tuple[str, InputError]]]:
+    """Each node's items, in the order of its ranges; the errors by node."""
+    owner: dict[Range, list[str]] = {}
+    for node, rs in node_ranges.items():
+        for r in rs:
+            owner.setdefault(r, []).append(node)
+    out: dict[str, list[Any]] = {n: [] for n in node_ranges}
+    got: dict[Range, list[Any]] = {}
+    errors: list[tuple[str, InputError]] = []
+    for r, items in read_ranges(owner):
+        if isinstance(items, InputError):
+            errors.extend((n, items) for n in owner[r])
+            continue
+        got[r] = items
+    for node, rs in node_ranges.items():
+        for r in rs:
+            out[node].extend(got.get(r, ()))
+    return out, errors
