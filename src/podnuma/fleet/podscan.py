@@ -84,42 +84,8 @@ class _Ctr(msgspec.Struct):
     restartPolicy: Any | Unset = UNSET
 
 
-class _Meta(msgspec.Struct):
-    name: Any | Unset = UNSET
-    namespace: Any | Unset = UNSET
-    uid: Any | Unset = UNSET
-    labels: Any | Unset = UNSET
-    annotations: Any | Unset = UNSET
-    ownerReferences: Any | Unset = UNSET
-    creationTimestamp: Any | Unset = UNSET
-    generateName: Any | Unset = UNSET
-
-
-class _Spec(msgspec.Struct):
-    nodeName: Any | Unset = UNSET
-    resources: Any | Unset = UNSET
-    overhead: Any | Unset = UNSET
-    restartPolicy: Any | Unset = UNSET
-    initContainers: list[_Ctr] | Unset = UNSET
-    containers: list[_Ctr] | Unset = UNSET
-
-
-class _Status(msgspec.Struct):
-    phase: Any | Unset = UNSET
-    startTime: Any | Unset = UNSET
-    qosClass: Any | Unset = UNSET
-
-
-class _Pod(msgspec.Struct):
-    kind: Any = None
-    metadata: _Meta | None = None
-    spec: _Spec | None = None
-    status: _Status | None = None
-
-
 _TOP = msgspec.json.Decoder(_Top)
 _TOP_PEEK = msgspec.json.Decoder(_TopPeek)
-_PODS = msgspec.json.Decoder(list[_Pod])
 _DECODE_ERRORS = (msgspec.DecodeError, msgspec.ValidationError, RecursionError, ValueError)
 _META_KEYS = ("name", "namespace", "uid", "labels", "annotations", "ownerReferences",
               "creationTimestamp", "generateName")
@@ -191,40 +157,121 @@ def index_pod_file(path: Path) -> PodFileIndex | None:
     return out
 
 
-def _compact(p: _Pod) -> dict[str, Any]:
-    """The compact pod (as :func:`podnuma.fleet.pods.compact_pod` makes it)."""
-    meta: dict[str, Any] = {}
+class _SpecRaw(msgspec.Struct):
+    nodeName: Any | Unset = UNSET
+    resources: msgspec.Raw | Unset = UNSET
+    overhead: msgspec.Raw | Unset = UNSET
+    restartPolicy: msgspec.Raw | Unset = UNSET
+    initContainers: msgspec.Raw | Unset = UNSET
+    containers: msgspec.Raw | Unset = UNSET
+
+
+class _MetaRaw(msgspec.Struct):
+    name: Any | Unset = UNSET
+    namespace: Any | Unset = UNSET
+    uid: Any | Unset = UNSET
+    labels: Any | Unset = UNSET
+    annotations: msgspec.Raw | Unset = UNSET
+    ownerReferences: Any | Unset = UNSET
+    creationTimestamp: Any | Unset = UNSET
+    generateName: Any | Unset = UNSET
+
+
+class _Status(msgspec.Struct):
+    phase: Any | Unset = UNSET
+    startTime: Any | Unset = UNSET
+    qosClass: Any | Unset = UNSET
+
+
+class _PodRaw(msgspec.Struct):
+    kind: Any = None
+    metadata: _MetaRaw | None = None
+    spec: _SpecRaw | None = None
+    status: _Status | None = None
+
+
+_PODS_RAW = msgspec.json.Decoder(list[_PodRaw])
+_ANY = msgspec.json.Decoder()
+_CTRS = msgspec.json.Decoder(list[_Ctr])
+_SPEC_FIELDS = ("resources", "overhead", "restartPolicy")
+
+
+class KeyedSpec(dict[str, Any]):
+    """A compact pod's ``spec`` that knows the bytes it was decoded from:
+    ``key`` is the same for two pods exactly when the fields the replay
+    reads of their spec (all but ``nodeName``), their namespace and their
+    annotations are the same bytes. The parse of a pod is memoised on it
+    (:func:`podnuma.fleet.replay._parse`)."""
+
+    __slots__ = ("key",)
+    key: tuple[Any, ...]
+
+
+#: the decoded spec (without ``nodeName``) and annotations of each distinct
+#: key, shared by the pods that have it: decoded once per process
+_SPECS: dict[tuple[Any, ...], tuple[dict[str, Any], Any]] = {}
+_SPECS_LIMIT = 4096
+
+
+def _part(raw: msgspec.Raw | Unset) -> bytes | None:
+    return None if raw is UNSET else bytes(raw)
+
+
+def _spec_of(key: tuple[Any, ...], s: _SpecRaw, ann: msgspec.Raw | Unset) -> tuple[dict[str, Any], Any]:
+    got = _SPECS.get(key)
+    if got is not None:
+        return got
+    rest: dict[str, Any] = {}
+    for k in _SPEC_FIELDS:
+        v = getattr(s, k)
+        if v is not UNSET:
+            rest[k] = _ANY.decode(v)
+    for k in ("initContainers", "containers"):
+        v = getattr(s, k)
+        if v is not UNSET:
+            rest[k] = [_ctr(c) for c in _CTRS.decode(v)]
+    got = (rest, UNSET if ann is UNSET else _ANY.decode(ann))
+    if len(_SPECS) >= _SPECS_LIMIT:
+        _SPECS.clear()
+    _SPECS[key] = got
+    return got
+
+
+def _ctr(c: _Ctr) -> dict[str, Any]:
+    d: dict[str, Any] = {}
+    if c.name is not UNSET:
+        d["name"] = c.name
+    if c.resources is not UNSET:
+        d["resources"] = c.resources
+    if c.restartPolicy is not UNSET:
+        d["restartPolicy"] = c.restartPolicy
+    return d
+
+
+def _keyed(p: _PodRaw) -> dict[str, Any]:
+    """The compact pod of ``p``, its spec a :class:`KeyedSpec`."""
     m = p.metadata
+    s = p.spec
+    ns = None if m is None else m.namespace
+    if ns is not UNSET and ns is not None and not isinstance(ns, str):
+        raise ValueError("namespace is not a string")  # the general decoding words it
+    ann = UNSET if m is None else m.annotations
+    if s is None:
+        s = _SpecRaw()
+    key = (ns, _part(ann), _part(s.resources), _part(s.overhead), _part(s.restartPolicy),
+           _part(s.initContainers), _part(s.containers))
+    rest, annotations = _spec_of(key, s, ann)
+    meta: dict[str, Any] = {}
     if m is not None:
         for k in _META_KEYS:
-            v = getattr(m, k)
+            v = annotations if k == "annotations" else getattr(m, k)
             if v is not UNSET:
-                meta[k] = v
-    spec: dict[str, Any] = {}
-    s = p.spec
-    if s is not None:
-        if s.nodeName is not UNSET:
-            spec["nodeName"] = s.nodeName
-        if s.resources is not UNSET:
-            spec["resources"] = s.resources
-        if s.overhead is not UNSET:
-            spec["overhead"] = s.overhead
-        if s.restartPolicy is not UNSET:
-            spec["restartPolicy"] = s.restartPolicy
-        for key, ctrs in (("initContainers", s.initContainers), ("containers", s.containers)):
-            if ctrs is UNSET:
-                continue
-            out = []
-            for c in ctrs:
-                d: dict[str, Any] = {}
-                if c.name is not UNSET:
-                    d["name"] = c.name
-                if c.resources is not UNSET:
-                    d["resources"] = c.resources
-                if c.restartPolicy is not UNSET:
-                    d["restartPolicy"] = c.restartPolicy
-                out.append(d)
-            spec[key] = out
+                meta[k] = dict(v) if k == "annotations" and type(v) is dict else v
+    spec = KeyedSpec()
+    if s.nodeName is not UNSET:
+        spec["nodeName"] = s.nodeName
+    spec.update(rest)
+    spec.key = key
     doc: dict[str, Any] = {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec}
     st = p.status
     if st is not None:
@@ -241,7 +288,7 @@ def _decode_range(chunk: bytes, name: str) -> list[Any]:
     escape it does not take), plain values as the general reader gives."""
     text = b"[" + chunk + b"]"
     try:
-        return [_compact(p) for p in _PODS.decode(text)]
+        return [_keyed(p) for p in _PODS_RAW.decode(text)]
     except _DECODE_ERRORS:
         pass
     from podnuma.fleet.pods import compact_pod, is_pod

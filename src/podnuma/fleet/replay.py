@@ -62,7 +62,7 @@ from podnuma.cm.results import NodeSummary, StepResult
 from podnuma.errors import InputError, KubeletStartupError, PodnumaError
 from podnuma.fleet.model import Issue, NodeSpec
 from podnuma.fleet.pods import node_pods, read_node_pods, with_ranged_pods
-from podnuma.fleet.podscan import pods_of_ranges
+from podnuma.fleet.podscan import KeyedSpec, pods_of_ranges
 from podnuma.fleet.whatif import WhatIf, apply_config
 from podnuma.inputs.discover import load_node
 from podnuma.machine.cpuset import CPUSet
@@ -82,9 +82,9 @@ class ReplayCache:
 
     machines: dict[str, Machine | InputError] = field(default_factory=dict)
     configs: dict[str, KubeletConfig | PodnumaError] = field(default_factory=dict)
-    density: dict[tuple[str, str, bytes | str], tuple[int, str | None]] = field(default_factory=dict)
-    advice: dict[tuple[str, str, bytes | str, int | None], Advice] = field(default_factory=dict)
-    pods: dict[tuple[str, bytes | str, bytes | str], Pod | InputError] = field(default_factory=dict)
+    density: dict[tuple[Any, ...], tuple[int, str | None]] = field(default_factory=dict)
+    advice: dict[tuple[Any, ...], Advice] = field(default_factory=dict)
+    pods: dict[tuple[Any, ...], Pod | InputError] = field(default_factory=dict)
 
     #: Entries kept at most per table; past that a table starts afresh
     #: (a fleet of per-node machine files must not keep every machine).
@@ -195,7 +195,10 @@ def workload_of(pod: Mapping[str, Any]) -> tuple[str, str]:
     return kind, f"{ns}/{name}"
 
 
-def _pod_sig(doc: Mapping[str, Any], *, with_node: bool = False) -> bytes | str:
+def _pod_sig(doc: Mapping[str, Any], *, with_node: bool = False) -> Any:
+    got = doc.get("spec")
+    if not with_node and type(got) is KeyedSpec:
+        return got.key  # the bytes it was decoded from: namespace, annotations, spec
     spec = {k: v for k, v in (doc.get("spec") or {}).items() if with_node or k != "nodeName"}
     ann = {k: v for k, v in ((doc.get("metadata") or {}).get("annotations") or {}).items()
            if str(k).startswith("podnuma.io/")}
@@ -375,9 +378,14 @@ def _parse(
             or not (labels is None or (isinstance(labels, Mapping)
                                        and all(isinstance(v, str) for v in labels.values())))):
         return parse_pod(doc, gates=config.feature_gates)
-    rest = {k: v for k, v in meta.items() if k not in ("name", "uid", "labels", "generateName",
-                                                       "creationTimestamp", "ownerReferences")}
-    key = (gates_key or _sig(config.feature_gates.explicit()), _quick_sig(rest), _pod_sig(doc))
+    spec = doc.get("spec")
+    if type(spec) is KeyedSpec:
+        # decoded from the dump's bytes: the key is those bytes
+        key: tuple[Any, ...] = (gates_key or _sig(config.feature_gates.explicit()), spec.key)
+    else:
+        rest = {k: v for k, v in meta.items() if k not in ("name", "uid", "labels", "generateName",
+                                                           "creationTimestamp", "ownerReferences")}
+        key = (gates_key or _sig(config.feature_gates.explicit()), _quick_sig(rest), _pod_sig(doc))
     got = cache.pods.get(key)
     if got is None:
         try:
