@@ -130,30 +130,62 @@ def index_pod_file(path: Path) -> PodFileIndex | None:
     if m is None:
         return None
     out = PodFileIndex(file=name)
-    pos = m.end()
+    starts = _item_starts(data, m.end(), items)
+    if starts is None:
+        return None
     prev: str | None = None
-    view = memoryview(data)
-    for raw, p in zip(items, peek, strict=True):
+    for start, raw, p in zip(starts, items, peek, strict=True):
         if p.kind != "Pod":
             return None
-        start = _SEP.match(data, pos).end()  # type: ignore[union-attr]  # matches the empty text
-        end = start + len(raw)
-        if view[start:end] != memoryview(raw):
-            return None  # "items" matched elsewhere: not a layout this reader knows
-        pos = end
         out.pods += 1
         node = p.spec.nodeName if p.spec is not None else None
-        if not isinstance(node, str) or not node:
+        if type(node) is not str or not node:
             out.unbound += 1
             prev = None
             continue
+        end = start + len(raw)
         out.counts[node] = out.counts.get(node, 0) + 1
-        runs = out.ranges.setdefault(node, [])
         if prev == node:
+            runs = out.ranges[node]
             runs[-1] = (name, runs[-1][1], end)
         else:
-            runs.append((name, start, end))
+            out.ranges.setdefault(node, []).append((name, start, end))
         prev = node
+    return out
+
+
+def _item_starts(data: bytes, pos: int, items: list[msgspec.Raw]) -> list[int] | None:
+    """Where each item of the list starting at ``pos`` begins, or ``None``
+    when the items are not where the decoder found them. The separators of
+    a dump written by one program are all alike (``kubectl`` and ``json``
+    write ``,`` and the same indent): the items joined by the first
+    separator are compared with the file's bytes in one go; else each item
+    is looked for in turn."""
+    first = _SEP.match(data, pos)
+    assert first is not None  # matches the empty text
+    start = first.end()
+    lengths = [len(r) for r in items]
+    if len(items) > 1:
+        end0 = start + lengths[0]
+        sep_m = _SEP.match(data, end0)
+        assert sep_m is not None
+        sep = data[end0: sep_m.end()]
+        last = start + sum(lengths) + len(sep) * (len(items) - 1)
+        if last <= len(data) and data.startswith(sep.join(items), start):
+            out = [start]
+            step = len(sep)
+            for n in lengths[:-1]:
+                start += n + step
+                out.append(start)
+            return out
+    out = []
+    for raw, n in zip(items, lengths, strict=True):
+        if not data.startswith(raw, start):
+            return None  # "items" matched elsewhere: not a layout this reader knows
+        out.append(start)
+        m = _SEP.match(data, start + n)
+        assert m is not None
+        start = m.end()
     return out
 
 

@@ -85,13 +85,14 @@ class ReplayCache:
     density: dict[tuple[Any, ...], tuple[int, str | None]] = field(default_factory=dict)
     advice: dict[tuple[Any, ...], Advice] = field(default_factory=dict)
     pods: dict[tuple[Any, ...], Pod | InputError] = field(default_factory=dict)
+    sidecars: dict[tuple[Any, ...], frozenset[str]] = field(default_factory=dict)
 
     #: Entries kept at most per table; past that a table starts afresh
     #: (a fleet of per-node machine files must not keep every machine).
     LIMIT = 2048
 
     def trim(self) -> None:
-        for table in (self.machines, self.configs, self.density, self.advice, self.pods):
+        for table in (self.machines, self.configs, self.density, self.advice, self.pods, self.sidecars):
             if len(table) > self.LIMIT:
                 table.clear()
 
@@ -229,6 +230,8 @@ def _exclusive_of(step: StepResult) -> CPUSet:
 
 
 def _sidecar_only(step: StepResult, sidecars: frozenset[str]) -> CPUSet:
+    if not sidecars:
+        return CPUSet()
     side = CPUSet()
     other = CPUSet()
     for c in step.containers:
@@ -367,6 +370,12 @@ _NAME = re.compile(r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$")
 def _parse(
     doc: Mapping[str, Any], config: KubeletConfig, cache: ReplayCache | None, gates_key: str = ""
 ) -> Pod:
+    return _parse_keyed(doc, config, cache, gates_key)[0]
+
+
+def _parse_keyed(
+    doc: Mapping[str, Any], config: KubeletConfig, cache: ReplayCache | None, gates_key: str = ""
+) -> tuple[Pod, tuple[Any, ...] | None]:
     """``parse_pod``, memoised on what it reads besides the pod's identity:
     pods of one workload differ only by name, uid and labels, which are
     put back on the memoised parse (a name that is not a plain DNS
@@ -377,7 +386,7 @@ def _parse(
             or not isinstance(uid, str) or not uid
             or not (labels is None or (isinstance(labels, Mapping)
                                        and all(isinstance(v, str) for v in labels.values())))):
-        return parse_pod(doc, gates=config.feature_gates)
+        return parse_pod(doc, gates=config.feature_gates), None
     spec = doc.get("spec")
     if type(spec) is KeyedSpec:
         # decoded from the dump's bytes: the key is those bytes
@@ -393,9 +402,9 @@ def _parse(
         except InputError as e:
             got = e
         cache.pods[key] = got
-        return _raise_or(got)
+        return _raise_or(got), key
     template = _raise_or(got)
-    return template.with_identity(name, uid, labels or {})
+    return template.with_identity(name, uid, labels or {}), key
 
 
 def _raise_or(got: Pod | InputError) -> Pod:
@@ -415,11 +424,18 @@ def _parse_pods(
         meta = doc.get("metadata") or {}
         ref = f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
         try:
-            pod = _parse(doc, config, cache, gates_key)
+            pod, key = _parse_keyed(doc, config, cache, gates_key)
         except InputError as e:
             issues.append(Issue("warning", f"pod {ref} not replayed: {e.message}", node=node, path=e.path))
             continue
-        pods.append(_Pod(doc=doc, pod=pod, workload=workload_of(doc), sidecars=sidecar_names(pod)))
+        if key is None or cache is None:
+            sidecars = sidecar_names(pod)
+        else:  # derived from the spec and annotations alone, as the parse is
+            got = cache.sidecars.get(key)
+            if got is None:
+                got = cache.sidecars[key] = sidecar_names(pod)
+            sidecars = got
+        pods.append(_Pod(doc=doc, pod=pod, workload=workload_of(doc), sidecars=sidecars))
     return pods, issues
 
 
