@@ -44,6 +44,7 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from podnuma.errors import InputError
 from podnuma.service.messages import version
+from podnuma.service.whatif import builtin_defaults
 from podnuma.web import service
 from podnuma.web.examples import (
     EXAMPLES,
@@ -418,6 +419,12 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
             "kubeletConfig": example_text(WHATIF_CONFIG),
             "kubeletConfigName": f"examples/{WHATIF_CONFIG}",
         }
+
+    @app.get("/api/defaults", tags=["examples"])
+    def get_defaults() -> dict[str, Any]:
+        """The built-in node (as a node form) and kubelet configuration (YAML
+        text) the commands use without ``--node`` / ``--kubelet-config``."""
+        return builtin_defaults()
 
     @app.post("/api/simulate", tags=["scenario"], openapi_extra=_SCENARIO_BODY)
     async def simulate(request: Request, name: NameParam = None, detail: DetailParam = False) -> Any:
