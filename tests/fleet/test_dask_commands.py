@@ -18,7 +18,8 @@ import pytest
 from podnuma.fleet.execute import Processes, Serial
 from podnuma.fleet.inputs import load_fleet
 from podnuma.fleet.report import fleet_report
-from tests.fleet.conftest import EXAMPLE, need
+
+from .conftest import EXAMPLE, need
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 
