@@ -78,7 +78,7 @@ def main() -> None:
         ("json.loads", lambda: json.loads(data)),
     ]
     try:
-        import orjson
+        import orjson  # type: ignore[import-not-found,unused-ignore]
     except ImportError:
         print("orjson: not installed (pip install orjson to compare)")
     else:

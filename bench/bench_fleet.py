@@ -40,7 +40,7 @@ from pathlib import Path
 def _run(cmd: list[str]) -> tuple[float, float, int]:
     """Wall seconds, CPU seconds (the process and its descendants) and the
     peak of the summed RSS of its process tree (bytes)."""
-    import psutil
+    import psutil  # type: ignore[import-untyped]
 
     ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
