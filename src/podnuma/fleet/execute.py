@@ -42,7 +42,7 @@ __all__ = ["partition", "run_serial", "run_processes", "run_dask", "parse_dask_t
 Progress = Callable[[int], None]  # called with the number of nodes just finished
 #: the most pods in one partition (bounds a worker's memory and the work a
 #: retried task redoes)
-MAX_PARTITION_PODS = 25_000
+MAX_PARTITION_PODS = 10_000
 _A = TypeVar("_A")
 _R = TypeVar("_R")
 
