@@ -7,6 +7,7 @@ function that needs them, so the other questions never load them.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
@@ -20,6 +21,7 @@ from podnuma.fieldkit import wrong_type
 from podnuma.fleet.inputs import FleetInputs
 from podnuma.fleet.whatif import WhatIf, parse_what_if
 from podnuma.inputs.documents import parse_document
+from podnuma.inputs.overrides import Override, apply_overrides
 from podnuma.inputs.text import NO_FILES, TextInput
 
 __all__ = [
@@ -30,6 +32,7 @@ __all__ = [
     "report_html",
     "report_html_of_document",
     "what_ifs",
+    "with_overrides",
 ]
 
 Progress = Callable[[int], None]
@@ -68,18 +71,60 @@ def load(
     return load_fleet(paths)
 
 
+def with_overrides(fleet: FleetInputs, overrides: Sequence[Override]) -> FleetInputs:
+    """The fleet with ``--set`` applied on top of each node's own kubelet
+    configuration (its configz, its group's, or the kubelet's defaults)."""
+    if not overrides:
+        return fleet
+    said = " with --set " + ", ".join(str(o) for o in overrides)
+    nodes = [
+        dataclasses.replace(n, config=apply_overrides(n.config, overrides),
+                            config_source=n.config_source + said)
+        for n in fleet.nodes
+    ]
+    return dataclasses.replace(fleet, nodes=nodes)
+
+
+def _gate_changes(report: dict[str, Any], what_ifs: Sequence[WhatIf]) -> None:
+    """The ``gates`` what-ifs: the pods that change, fleet-wide
+    (``changedPods``: label -> rows with their node), and their count in
+    the what-if's summary."""
+    changed: dict[str, list[dict[str, Any]]] = {}
+    for w in what_ifs:
+        if not w.gates:
+            continue
+        rows = [
+            {"node": n["name"], **c}
+            for n in report["nodes"]
+            for c in (n.get("whatIfs", {}).get(w.label, {}).get("changedPods") or [])
+        ]
+        changed[w.label] = rows
+        if w.label in report["summary"]:
+            report["summary"][w.label]["changedPods"] = len(rows)
+    if changed:
+        report["changedPods"] = changed
+
+
 def analyze(
     fleet: FleetInputs, what_ifs: Sequence[WhatIf], *, workers: int | None = None,
     dask_target: str | None = None, progress: Progress | None = None,
+    overrides: Sequence[Override] = (),
 ) -> dict[str, Any]:
     """Every node replayed as it runs and under each what-if, on the
-    executor the options choose: the ``FleetReport`` document."""
+    executor the options choose: the ``FleetReport`` document. With
+    ``overrides`` (``--set``), every run uses each node's configuration
+    with them applied, and the report lists them (``set``)."""
     from podnuma.fleet.execute import run_fleet
     from podnuma.fleet.report import fleet_report
 
+    fleet = with_overrides(fleet, overrides)
     results = run_fleet(fleet.nodes, what_ifs, workers=workers, dask_target=dask_target,
                         progress=progress)
-    return fleet_report(fleet, results, [w.label for w in what_ifs])
+    report = fleet_report(fleet, results, [w.label for w in what_ifs])
+    _gate_changes(report, what_ifs)
+    if overrides:
+        report["set"] = [str(o) for o in overrides]
+    return report
 
 
 def report_html(fleet: FleetInputs | None, report: Mapping[str, Any]) -> str:
@@ -181,7 +226,9 @@ def _strip(value: Any, prefix: str) -> Any:
     return value
 
 
-def analyze_files(files: Mapping[str, str], what_if_values: Sequence[str] = ()) -> str:
+def analyze_files(
+    files: Mapping[str, str], what_if_values: Sequence[str] = (), overrides: Sequence[Override] = ()
+) -> str:
     """A cluster dump given as texts (relative file name -> text: nodes,
     pods, NodeResourceTopology objects, configz, FleetConfig) analysed as
     ``podnuma fleet analyze DIR -o html`` analyses the directory: the same
@@ -199,6 +246,8 @@ def analyze_files(files: Mapping[str, str], what_if_values: Sequence[str] = ()) 
             target = root / rel
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8")
-        fleet = load([root])
+        fleet = with_overrides(load([root]), overrides)
         report = _strip(analyze(fleet, parsed), f"{root}/")
+        if overrides:
+            report["set"] = [str(o) for o in overrides]
         return report_html(fleet, report)
