@@ -41,6 +41,7 @@ __all__ = [
     "load_pod_sources",
     "load_node_file",
     "load_node_text",
+    "node_document",
     "load_config_file",
     "load_config_text",
     "config_document",
@@ -151,6 +152,26 @@ def _is_scenario(data: Mapping[str, Any]) -> bool:
     return data.get("kind") == "Scenario" or (
         "node" in data and isinstance(data.get("node"), Mapping) and "steps" in data
     )
+
+
+#: the node form fields naming a file, made absolute by :func:`node_document`
+_NODE_FILE_KEYS = ("sysfs", "machineInfoFile")
+
+
+def node_document(src: TextInput) -> dict[str, Any]:
+    """The node mapping of ``--node`` (see :func:`load_node_text`), checked
+    (it loads), with the files it names made absolute, so that a scenario
+    written elsewhere with it reads the same machine."""
+    load_node_text(src)
+    data, _ = _mapping_doc(src, "node")
+    node_doc: Any = data["node"] if _is_scenario(data) or set(data) == {"node"} else data
+    out = dict(node_doc)
+    if src.base_dir is not None:
+        for key in _NODE_FILE_KEYS:
+            value = out.get(key)
+            if isinstance(value, str) and value and not Path(value).is_absolute():
+                out[key] = str((src.base_dir / value).resolve())
+    return out
 
 
 def load_node_text(src: TextInput) -> Machine:
