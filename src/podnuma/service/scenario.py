@@ -182,17 +182,22 @@ class Topology:
         return ownership_document(self.run.machine, self.ownership)
 
 
-def topology(src: TextInput, *, step: int | None = None, note: Note | None = None) -> Topology:
+def topology(
+    src: TextInput, *, step: int | None = None, note: Note | None = None,
+    overrides: tuple[Override, ...] = (),
+) -> Topology:
     """The machine after ``step`` (default: the last), each CPU's owner."""
-    scenario, result = run(src, note=note)
+    scenario, result = run(src, note=note, overrides=overrides)
     return Topology(scenario, result, ownership_after(result, step))
 
 
-def topology_owners(src: TextInput, *, step: int | None = None) -> dict[str, Any]:
+def topology_owners(
+    src: TextInput, *, step: int | None = None, overrides: tuple[Override, ...] = ()
+) -> dict[str, Any]:
     """``podnuma topology -o json`` plus what the web page draws with: each
     owner's colour (``colors``), the owner of each CPU (``cpuOwner``) and
     its NUMA node (``numaOfCpu``)."""
-    topo = topology(src, step=step)
+    topo = topology(src, step=step, overrides=overrides)
     own, machine = topo.ownership, topo.run.machine
     doc: dict[str, Any] = dict(topo.document())
     doc["colors"] = {o.name: o.color for o in own.owners}
