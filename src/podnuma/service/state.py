@@ -37,11 +37,11 @@ class _Read:
 def _read(
     directory: Path, pods: str | None, sysfs: Path | None, node: str | None = None
 ) -> _Read:
+    if node is not None and sysfs is not None:
+        raise InputError("give the machine with --node or --sysfs, not both")
     files = read_state_dir(directory)
     dump = read_pods_dump(pods) if pods is not None else None
     if node is not None:
-        if sysfs is not None:
-            raise InputError("give the machine with --node or --sysfs, not both")
         node_doc = node_document(TextInput.read(node, what="node"))
         return _Read(files, dump, node_doc, load_node(node_doc, base_dir=Path.cwd()))
     if sysfs is None:
