@@ -652,6 +652,38 @@ async function drawFleet(text, name, slot) {
   }
 }
 
+// The files of a cluster dump: relative names (a directory's own name
+// dropped) of its data files, hidden files and directories skipped.
+async function dumpFiles() {
+  const files = {};
+  for (const input of [$("dump-files"), $("dump-dir")]) {
+    for (const f of input.files) {
+      const parts = (f.webkitRelativePath || f.name).split("/");
+      const rel = (parts.length > 1 ? parts.slice(1) : parts).join("/");
+      if (!/\.(json|ya?ml)$/i.test(rel) || rel.split("/").some((p) => p.startsWith("."))) continue;
+      files[rel] = await f.text();
+    }
+  }
+  return files;
+}
+
+async function analyzeDump() {
+  const body = $("fleet-body");
+  showError($("fleet-error"), null);
+  try {
+    const files = await dumpFiles();
+    if (!Object.keys(files).length) throw new Error("pick the dump's files (.json, .yaml) or its directory");
+    const whatIfs = $("dump-whatifs").value.split(/\s+/).filter((w) => w);
+    if ($("dump-whatif-gates").checked && !whatIfs.includes("gates")) whatIfs.push("gates");
+    const got = await api("/api/fleet/analyze", {json: {files, whatIfs, set: setLines("dump-set")}});
+    const names = Object.keys(files).sort().join(", ");
+    body.replaceChildren(el("p", {class: "hint", id: "dump-read"}, "analysed: " + names),
+      el("iframe", {class: "fleet", sandbox: "allow-scripts", src: got.url, title: "fleet report"}));
+  } catch (e) {
+    showError($("fleet-error"), e.message);
+  }
+}
+
 async function openFleet(file) {
   const body = $("fleet-body");
   showError($("fleet-error"), null);
@@ -679,31 +711,6 @@ async function openFleet(file) {
     body.replaceChildren(el("p", {class: "hint"}, name), draw, slot, ...fleetView(data));
   } else {
     body.replaceChildren(el("p", {class: "hint"}, name + ": not a FleetReport document; shown as it is"), jsonView(data, 0));
-  }
-}
-
-// ---------------------------------------------------------------- fleet analyze (a dump)
-
-async function analyzeFleet() {
-  const errorBox = $("fleet-analyze-error");
-  const slot = $("fleet-analyzed");
-  showError(errorBox, null);
-  const files = {};
-  for (const f of $("fleet-dump").files) {
-    if (!/\.(json|ya?ml)$/i.test(f.name)) continue;
-    // a directory's files come with their path under it: drop the directory itself
-    const rel = (f.webkitRelativePath || f.name).split("/");
-    files[(rel.length > 1 ? rel.slice(1) : rel).join("/")] = await f.text();
-  }
-  const whatIfs = ["fleet-whatif-gates", "fleet-whatif-podlevel"].filter((id) => $(id).checked).map((id) => $(id).value)
-    .concat(setLines("fleet-whatif-more"));
-  slot.replaceChildren(el("p", {class: "busy"}, "replaying nodes…"));
-  try {
-    const got = await api("/api/fleet/analyze", {json: {files, whatIfs, set: setLines("fleet-set")}});
-    slot.replaceChildren(el("iframe", {class: "fleet", sandbox: "allow-scripts", src: got.url, title: "fleet report"}));
-  } catch (e) {
-    slot.replaceChildren();
-    showError(errorBox, e.message);
   }
 }
 
@@ -747,16 +754,30 @@ function wire() {
   });
   $("run-compare").addEventListener("click", () => runWhatIf("compare"));
   $("run-advise").addEventListener("click", () => runWhatIf("advise"));
-  $("fleet-analyze").addEventListener("click", analyzeFleet);
   $("fleet-input").addEventListener("change", (ev) => {
     if (ev.target.files[0]) openFleet(ev.target.files[0]);
   });
+  $("run-dump").addEventListener("click", analyzeDump);
+}
+
+// The form's starting node and kubelet configuration: the built-in ones
+// the commands use without --node / --kubelet-config.
+async function loadDefaults() {
+  const d = await api("/api/defaults");
+  const n = d.node.synthetic;
+  $("b-name").value = d.node.name;
+  $("b-sockets").value = n.sockets;
+  $("b-numa").value = n.numaNodesPerSocket;
+  $("b-cores").value = n.coresPerNumaNode;
+  $("b-threads").value = n.threadsPerCore;
+  $("b-memory").value = n.memoryPerNumaNode;
+  $("b-config").value = d.kubeletConfig;
 }
 
 document.addEventListener("DOMContentLoaded", async () => {
   wire();
   try {
-    await loadExamples();
+    await Promise.all([loadExamples(), loadDefaults()]);
     // Show something at once: the first example, run.
     const ex = await showExample();
     await run(ex.text, ex.name);
