@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+
 from tests.web.test_api import EXAMPLES, call, cli, error_of, ok_json
 
 STATIC = EXAMPLES / "static-dual-socket.yaml"
