@@ -90,7 +90,7 @@ def gate_changes(before: Sequence[StepResult], after: Sequence[StepResult]) -> l
             before_pod = b.pod_allocation.cpus.size() if b.pod_allocation is not None else 0
             after_pod = s.pod_allocation.cpus.size() if s.pod_allocation is not None else 0
             if before_pod != after_pod:
-                changes.append(f"pod CPUs reserved for the pod {before_pod} -> {after_pod}")
+                changes.append(f"CPUs reserved for the pod (its budget) {before_pod} -> {after_pod}")
         if changes:
             out.append({
                 "pod": s.pod,
