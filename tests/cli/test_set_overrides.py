@@ -64,6 +64,7 @@ def test_a_kubelet_config_file_is_overridden_too(tmp_path: Path) -> None:
 @pytest.mark.parametrize("command", [
     ["simulate", str(STATIC)],
     ["explain", str(STATIC)],
+    ["topology", str(STATIC)],
     ["compare", str(EXAMPLES / "whatif" / "trainer-pod.yaml")],
     ["advise", str(EXAMPLES / "whatif" / "trainer-pod.yaml")],
     ["fleet", "analyze", str(EXAMPLES / "fleet")],
@@ -79,6 +80,14 @@ def test_a_bad_override_is_one_line_and_exit_2(command: list[str], item: str, li
     assert got.exit_code == 2
     assert got.stdout == ""
     assert got.stderr.strip() == line
+
+
+def test_topology_set_draws_the_overridden_run() -> None:
+    plain = as_json("topology", str(STATIC), "--step", "1")
+    got = as_json("topology", str(STATIC), "--step", "1", "--set", "cpuManagerPolicyOptions.full-pcpus-only=false")
+    owners = {o["name"]: o["cpus"] for o in got["owners"]}
+    assert owners["exclusive: shop/odd/app"] == "3-4,19"
+    assert "exclusive: shop/odd/app" not in {o["name"] for o in plain["owners"]}
 
 
 def test_explain_set_records_the_configuration() -> None:
