@@ -150,7 +150,7 @@ def _resolve(path: str, raw: list[Key]) -> tuple[tuple[Key, ...], Any]:
         if isinstance(inner, str):
             rest = raw[i:]
             if not all(isinstance(k, str) for k in rest):
-                raise _error(f"is a map of {_kind(inner)[2:]}s: no index in its key", where)
+                raise _error("is a map: its key holds no index", where)
             name = ".".join(str(k) for k in rest)
             i = len(raw)
         else:
