@@ -3,15 +3,14 @@ node, read again per node, in start order."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from podnuma.fleet.files import _is_map, read_items
 from podnuma.fleet.model import Issue
 
-__all__ = ["ACTIVE_PHASES", "compact_pod", "is_pod", "start_key", "read_node_pods", "with_ranged_pods",
-           "node_pods"]
+__all__ = ["ACTIVE_PHASES", "compact_pod", "is_pod", "start_key", "read_node_pods", "with_ranged_pods"]
 
 ACTIVE_PHASES = ("Running", "Pending", "Unknown")
 
@@ -147,18 +146,3 @@ def with_ranged_pods(node: str, pods: list[dict[str, Any]], items: Iterable[Any]
         out.append(doc)
     out.sort(key=start_key)
     return out
-
-
-def node_pods(
-    node: str, files: Iterable[str], ranges: Sequence[tuple[str, int, int]]
-) -> tuple[list[dict[str, Any]], list[Issue]]:
-    """The active pods of ``node`` in ``files`` and byte ``ranges``,
-    compacted, in start order; with the problems met reading them."""
-    from podnuma.fleet.podscan import pods_of_ranges
-
-    by_node, issues = read_node_pods(files, [node]) if files else ({node: []}, [])
-    if not ranges:
-        return by_node[node], issues
-    got, errors = pods_of_ranges({node: ranges})
-    issues.extend(Issue("warning", e.message, node=node, file=e.file) for _, e in errors)
-    return with_ranged_pods(node, by_node[node], got[node]), issues

@@ -39,10 +39,12 @@ import msgspec
 
 from podnuma.api.kubeletconfig import json_object_pairs
 from podnuma.errors import InputError
+from podnuma.fleet.model import Issue
+from podnuma.fleet.pods import compact_pod, is_pod, read_node_pods, with_ranged_pods
 from podnuma.inputs.documents import check_tree, read_bytes
 from podnuma.inputs.limits import FLEET_LIMITS
 
-__all__ = ["PodFileIndex", "Range", "index_pod_file", "read_ranges"]
+__all__ = ["PodFileIndex", "Range", "index_pod_file", "read_ranges", "pods_of_ranges", "node_pods"]
 
 #: ``(file, start, end)``: the bytes ``[start, end)`` of ``file`` hold one or
 #: more complete list items, separated by commas and white space.
@@ -323,8 +325,6 @@ def _decode_range(chunk: bytes, name: str) -> list[Any]:
         return [_keyed(p) for p in _PODS_RAW.decode(text)]
     except _DECODE_ERRORS:
         pass
-    from podnuma.fleet.pods import compact_pod, is_pod
-
     items = json.loads(text, object_pairs_hook=json_object_pairs)
     check_tree(items, name=name, limits=FLEET_LIMITS)
     return [compact_pod(d) if is_pod(d) else d for d in items]
@@ -381,3 +381,16 @@ def pods_of_ranges(
         for r in rs:
             out[node].extend(got.get(r, ()))
     return out, errors
+
+
+def node_pods(
+    node: str, files: Iterable[str], ranges: Sequence[tuple[str, int, int]]
+) -> tuple[list[dict[str, Any]], list[Issue]]:
+    """The active pods of ``node`` in ``files`` and byte ``ranges``,
+    compacted, in start order; with the problems met reading them."""
+    by_node, issues = read_node_pods(files, [node]) if files else ({node: []}, [])
+    if not ranges:
+        return by_node[node], issues
+    got, errors = pods_of_ranges({node: ranges})
+    issues.extend(Issue("warning", e.message, node=node, file=e.file) for _, e in errors)
+    return with_ranged_pods(node, by_node[node], got[node]), issues

@@ -62,8 +62,8 @@ from podnuma.cm.results import NodeSummary, StepResult
 from podnuma.errors import InputError, KubeletStartupError, PodnumaError
 from podnuma.fleet.gates import gate_changes
 from podnuma.fleet.model import Issue, NodeSpec
-from podnuma.fleet.pods import node_pods, read_node_pods, with_ranged_pods
-from podnuma.fleet.podscan import KeyedSpec, pods_of_ranges
+from podnuma.fleet.pods import read_node_pods, with_ranged_pods
+from podnuma.fleet.podscan import KeyedSpec, node_pods, pods_of_ranges
 from podnuma.fleet.whatif import WhatIf, apply_config
 from podnuma.inputs.discover import load_node
 from podnuma.machine.cpuset import CPUSet
