@@ -34,7 +34,9 @@ func asCreated(pod *v1.Pod, path string) (*v1.Pod, error) {
 		// again afterwards.
 		kubeletGate := utilfeature.DefaultMutableFeatureGate
 		utilfeature.DefaultMutableFeatureGate, utilfeature.DefaultFeatureGate = apiServerGate, apiServerGate
-		defer func() { utilfeature.DefaultMutableFeatureGate, utilfeature.DefaultFeatureGate = kubeletGate, kubeletGate }()
+		defer func() {
+			utilfeature.DefaultMutableFeatureGate, utilfeature.DefaultFeatureGate = kubeletGate, kubeletGate
+		}()
 	}
 	out, rej, err := apiserver.CreateAndAttach(pod)
 	if err != nil {

@@ -378,7 +378,9 @@ func (n *Node) Cgroups(opts CgroupsOptions) (*CgroupsDoc, error) {
 			active = append(active, rp.pod)
 		}
 	}
-	toRes := func(rc *cm.ResourceConfig) *libcontainercgroups.Resources { return kubeletToResources(commonPtr, logger, rc) }
+	toRes := func(rc *cm.ResourceConfig) *libcontainercgroups.Resources {
+		return kubeletToResources(commonPtr, logger, rc)
+	}
 	tiers, err := n.nodeAndQoSCgroups(n.ctx, cgm, toRes, dir, opts.Version, active)
 	if err != nil {
 		return nil, err

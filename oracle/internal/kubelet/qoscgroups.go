@@ -32,7 +32,6 @@ type recordingCgroups struct {
 	cm.CgroupManager
 	mu     sync.Mutex
 	frozen bool
-	order  []string
 	writes map[string][]*cm.ResourceConfig
 }
 
@@ -43,16 +42,13 @@ func (r *recordingCgroups) record(c *cm.CgroupConfig) {
 		return
 	}
 	name := r.CgroupManager.Name(c.Name)
-	if _, ok := r.writes[name]; !ok {
-		r.order = append(r.order, name)
-	}
 	rc := *c.ResourceParameters
 	r.writes[name] = append(r.writes[name], &rc)
 }
 
 func (r *recordingCgroups) Create(_ klog.Logger, c *cm.CgroupConfig) error { r.record(c); return nil }
 func (r *recordingCgroups) Update(_ klog.Logger, c *cm.CgroupConfig) error { r.record(c); return nil }
-func (r *recordingCgroups) Validate(cm.CgroupName) error                 { return nil }
+func (r *recordingCgroups) Validate(cm.CgroupName) error                   { return nil }
 func (r *recordingCgroups) Exists(name cm.CgroupName) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -134,12 +130,20 @@ func (n *Node) nodeAndQoSCgroups(ctx context.Context, inner cm.CgroupManager, to
 	}
 	rec.mu.Lock()
 	rec.frozen = true
-	order := append([]string{}, rec.order...)
 	writes := rec.writes
 	rec.mu.Unlock()
+	// kubepods, then the tiers in podnuma's order (Start creates them in
+	// Go map order).
+	order := []string{inner.Name(root)}
+	for _, tier := range []string{"burstable", "besteffort"} {
+		order = append(order, inner.Name(cm.NewCgroupName(root, tier)))
+	}
 
 	out := []CgroupDoc{}
 	for k, name := range order {
+		if len(writes[name]) == 0 {
+			return nil, fmt.Errorf("cgroup %s: the kubelet wrote nothing", name)
+		}
 		var res []*libcontainercgroups.Resources
 		for _, rc := range writes[name] {
 			res = append(res, toRes(rc))
