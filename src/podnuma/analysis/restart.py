@@ -45,6 +45,7 @@ from podnuma.errors import InputError, KubeletStartupError
 from podnuma.inputs.scenario import Scenario, load_scenario_text
 from podnuma.inputs.state import read_kubelet_config_mapping
 from podnuma.machine.cpuset import CPUSet
+from podnuma.machine.topology import Machine
 from podnuma.scenario.run import RunResult, run_scenario
 
 __all__ = [
@@ -127,7 +128,7 @@ class Holding:
 
     pod_cpus: CPUSet | None
     containers: Mapping[str, CPUSet]
-    memory_numa: tuple[int, ...]
+    numa: tuple[int, ...]  # of its CPUs and memory blocks
 
     @property
     def cpus(self) -> CPUSet:
@@ -141,7 +142,7 @@ class Holding:
             "podCpus": None if self.pod_cpus is None else str(self.pod_cpus),
             "containers": {name: str(c) for name, c in sorted(self.containers.items())},
             "cpus": str(self.cpus),
-            "memoryNumaNodes": list(self.memory_numa),
+            "numaNodes": list(self.numa),
         }
 
 
@@ -160,11 +161,17 @@ class PodOutcome:
     reason: str | None = None
     message: str | None = None
     why: str = ""
+    # the entries it has after the restart, admitted or not (a rejected
+    # pod's entries wait for the CPU manager to collect them)
+    entries_after: Holding | None = None
 
     @property
     def left_behind(self) -> CPUSet:
-        """CPUs it held before that it does not hold after."""
-        after = self.after.cpus if self.after is not None else CPUSet()
+        """CPUs it held before that no entry of it holds after: with
+        ``outcome`` moved or rejected, taken by nobody."""
+        if self.outcome == UNKNOWN:
+            return CPUSet()
+        after = self.entries_after.cpus if self.entries_after is not None else CPUSet()
         return self.before.cpus.difference(after)
 
 
@@ -302,7 +309,7 @@ def _numa(blocks: Sequence[Block]) -> tuple[int, ...]:
 
 
 def _holding(
-    uid: str, cpu: CPUCheckpointData | None, memory: MemoryCheckpointData | None
+    uid: str, cpu: CPUCheckpointData | None, memory: MemoryCheckpointData | None, machine: Machine
 ) -> Holding:
     containers = dict(cpu.entries.get(uid, {})) if cpu is not None else {}
     pod_cpus = cpu.pod_entries.get(uid) if cpu is not None else None
@@ -311,7 +318,10 @@ def _holding(
         blocks += list(memory.pod_entries.get(uid, ()))
         for bl in memory.entries.get(uid, {}).values():
             blocks += list(bl)
-    return Holding(pod_cpus, containers, _numa(blocks))
+    h = Holding(pod_cpus, containers, ())
+    topo = machine.topology
+    nodes = set(_numa(blocks)) | {topo.cpu_numa_node_id(c) for c in h.cpus if c in topo.cpu_info}
+    return Holding(pod_cpus, containers, tuple(sorted(nodes)))
 
 
 def _load(doc: Mapping[str, Any], name: str, base_dir: Path) -> Scenario:
@@ -340,11 +350,12 @@ def _after_state(run: RunResult, doc: Mapping[str, Any], name: str, base_dir: Pa
 
 
 def _outcome(
-    pod: RunningPod, step: StepResult | None, before: Holding, after: Holding | None
+    pod: RunningPod, step: StepResult | None, before: Holding, entries: Holding
 ) -> PodOutcome:
+    after = entries if step is not None and step.admitted else None
     common = {
         "uid": pod.uid, "ref": pod.ref, "pod_level": pod.pod_level, "created": pod.created,
-        "before": before,
+        "before": before, "entries_after": entries,
     }
     if step is None:
         why = (
@@ -362,14 +373,14 @@ def _outcome(
             **common,  # type: ignore[arg-type]
         )
     assert after is not None
-    same = before.cpus == after.cpus and before.memory_numa == after.memory_numa and (
+    same = before.cpus == after.cpus and before.numa == after.numa and (
         before.pod_cpus == after.pod_cpus
     )
     if same:
         why = (
-            "hints regenerated from the CPUs it holds" if before.cpus and not pod.pod_level
-            else "no exclusive CPUs or memory to move" if not before.cpus and not before.memory_numa
-            else "allocated afresh, and given the same CPUs and NUMA nodes again"
+            "no exclusive CPUs or memory to move" if not before.cpus and not before.numa
+            else "allocated afresh, and given the same CPUs and NUMA nodes again" if before.pod_cpus
+            else "re-admitted on the CPUs and memory it holds"
         )
         return PodOutcome(outcome=KEPT, step=step.index, after=after, why=why, **common)  # type: ignore[arg-type]
     return PodOutcome(
@@ -393,13 +404,13 @@ def restart(state: NodeState) -> RestartReport:
     outcomes: list[PodOutcome] = []
     for pod in [*order, *[p for p in state.pods if p.manifest is None]]:
         step = by_uid.get(pod.uid)
-        before = _holding(pod.uid, cpu_before, mem_before)
-        after = _holding(pod.uid, cpu_after, mem_after) if step is not None and step.admitted else None
-        outcomes.append(_outcome(pod, step, before, after))
+        before = _holding(pod.uid, cpu_before, mem_before, scenario.machine)
+        entries = _holding(pod.uid, cpu_after, mem_after, scenario.machine)
+        outcomes.append(_outcome(pod, step, before, entries))
     outcomes += [
         PodOutcome(
             uid=p.uid, ref=p.ref, outcome=UNKNOWN, pod_level=p.pod_level, step=None, created=p.created,
-            before=_holding(p.uid, cpu_before, mem_before), after=None,
+            before=_holding(p.uid, cpu_before, mem_before, scenario.machine), after=None,
             why=f"phase {p.phase}: not admitted again",
         )
         for p in state.pods if p.manifest is not None and p.uid not in {q.uid for q in order}
@@ -522,6 +533,8 @@ def outcome_document(o: PodOutcome) -> dict[str, Any]:
         "message": o.message,
         "why": o.why,
     }
+    if o.outcome == REJECTED and o.entries_after is not None:
+        doc["entriesAfter"] = o.entries_after.document()
     if o.outcome in (MOVED, REJECTED) and o.left_behind:
         doc["leftBehind"] = str(o.left_behind)
     return doc

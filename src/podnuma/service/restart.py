@@ -15,9 +15,9 @@ from podnuma.fieldkit import wrong_type
 from podnuma.inputs.documents import input_name, parse_document, read_text
 from podnuma.inputs.state import read_kubelet_config_mapping, read_state_dir
 from podnuma.inputs.text import TextInput
+from podnuma.scenario.run import run_scenario
 from podnuma.service.machine import discover
 from podnuma.service.scenario import load
-from podnuma.scenario.run import run_scenario
 
 __all__ = ["node_mapping", "restart_after_scenario", "restart_state_dir"]
 
@@ -123,9 +123,10 @@ def restart_state_dir(
             + (" in the pods dump" if pods is not None else " (give --pods)")
             + ": they keep their entries in the replay and are not re-admitted"
         )
-    state = doc["state"]
+    state, node_out, config_out = doc["state"], doc["node"], doc["kubeletConfig"]
+    assert isinstance(state, dict) and isinstance(node_out, dict) and isinstance(config_out, dict)
     return restart(NodeState(
-        node=doc["node"], kubelet_config=doc["kubeletConfig"],
+        node=node_out, kubelet_config=config_out,
         cpu_checkpoint=state.get("cpuManager"), memory_checkpoint=state.get("memoryManager"),
         pods=tuple(running), source=str(directory), base_dir=Path.cwd(), notes=tuple(notes),
     ))
