@@ -4,22 +4,48 @@ the scenario that replays it (:mod:`podnuma.analysis.restart`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import copy
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from podnuma.analysis.restart import NodeState, RestartReport, RunningPod, restart, state_after_run
+from podnuma.analysis.compare import SCOPES
+from podnuma.analysis.restart import (
+    MOVED,
+    REJECTED,
+    UPSTREAM_ISSUE,
+    NodeState,
+    PodOutcome,
+    RestartReport,
+    RunningPod,
+    outcome_document,
+    restart,
+    state_after_run,
+)
 from podnuma.analysis.state import scenario_document
-from podnuma.errors import InputError
+from podnuma.errors import InputError, KubeletStartupError
 from podnuma.fieldkit import wrong_type
 from podnuma.inputs.documents import input_name, parse_document, read_text
+from podnuma.inputs.pods import DEFAULT_KUBELET_CONFIG_YAML, DEFAULT_NODE_YAML
 from podnuma.inputs.state import read_kubelet_config_mapping, read_state_dir
 from podnuma.inputs.text import TextInput
 from podnuma.scenario.run import run_scenario
 from podnuma.service.machine import discover
 from podnuma.service.scenario import load
+from podnuma.service.whatif import Advices, Comparisons
 
-__all__ = ["node_mapping", "restart_after_scenario", "restart_state_dir"]
+__all__ = [
+    "PodRisk",
+    "advise_restart_risks",
+    "compare_restart_risks",
+    "node_mapping",
+    "pod_restart_risks",
+    "restart_after_scenario",
+    "restart_state_dir",
+    "risk_lines",
+]
 
 Note = Callable[[str], None]
 
@@ -130,3 +156,159 @@ def restart_state_dir(
         cpu_checkpoint=state.get("cpuManager"), memory_checkpoint=state.get("memoryManager"),
         pods=tuple(running), source=str(directory), base_dir=Path.cwd(), notes=tuple(notes),
     ))
+
+
+# --------------------------------------------------------------------------
+# one pod's restart risk (compare, advise, explain)
+
+FORMS = {"perContainer": "per-container", "podLevel": "pod-level"}
+
+
+@dataclass(frozen=True)
+class PodRisk:
+    """The pod alone on the node in one form and topology scope, then a
+    kubelet restart: its outcome (``report``), or why there is none
+    (``error``: the configuration does not start, the pod is not admitted in
+    the first place)."""
+
+    pod: str
+    form: str  # perContainer | podLevel
+    scope: str
+    report: RestartReport | None
+    error: str | None = None
+
+    @property
+    def outcome(self) -> PodOutcome | None:
+        if self.report is None or not self.report.pods:
+            return None
+        return self.report.pods[0]
+
+    def summary(self) -> str:
+        o = self.outcome
+        if o is None:
+            return self.error or "not admitted in the first place"
+        if o.outcome == MOVED:
+            assert o.after is not None
+            text = f"moved {o.before.cpus} -> {o.after.cpus}, CPUs {o.left_behind} taken by nobody"
+        elif o.outcome == REJECTED:
+            text = f"rejected: {o.reason}: {o.message}"
+            if o.left_behind:
+                text += f"; CPUs {o.left_behind} taken by nobody"
+        else:
+            text = f"kept ({o.before.cpus or 'shared pool'})"
+        assert self.report is not None
+        if self.report.next_start is not None:
+            text += "; the next kubelet start fails"
+        return text
+
+    def document(self) -> dict[str, Any]:
+        o = self.outcome
+        return {
+            "pod": self.pod,
+            "form": self.form,
+            "scope": self.scope,
+            "outcome": o.outcome if o is not None else "notAdmitted",
+            "summary": self.summary(),
+            "detail": outcome_document(o) if o is not None else None,
+            "nextStart": None if self.report is None else {
+                "starts": self.report.next_start is None, "message": self.report.next_start,
+            },
+            "scenario": self.report.scenario if self.report is not None else None,
+        }
+
+
+def _config_mapping(src: TextInput | None) -> dict[str, Any]:
+    if src is None:
+        data = parse_document(DEFAULT_KUBELET_CONFIG_YAML, name="built-in kubelet configuration").data
+        assert isinstance(data, dict)
+        return dict(data)
+    doc = parse_document(src.text, name=src.name)
+    data = doc.data
+    if not isinstance(data, Mapping):
+        raise wrong_type("", "a mapping (the kubelet configuration)", data).in_file(src.name)
+    if data.get("kind") == "Scenario" or ("node" in data and "steps" in data):
+        ref = data.get("kubeletConfigFile")
+        if isinstance(ref, str) and src.base_dir is not None:
+            return read_kubelet_config_mapping((src.base_dir / ref).resolve())
+        raw = data.get("kubeletConfig") or {}
+        return dict(raw) if isinstance(raw, Mapping) else {}
+    return dict(data)
+
+
+def _node_mapping(src: TextInput | None) -> dict[str, Any]:
+    if src is None:
+        data = parse_document(DEFAULT_NODE_YAML, name="built-in node").data
+        assert isinstance(data, dict)
+        return dict(data)
+    return node_mapping(src)
+
+
+def pod_restart_risks(
+    pods: Sequence[tuple[str, Mapping[str, Mapping[str, Any]]]],
+    node: TextInput | None,
+    config: TextInput | None,
+    scopes: Sequence[str],
+) -> list[PodRisk]:
+    """For each ``(pod name, {form: manifest})`` and scope: the pod admitted
+    alone on the node (the configuration with that scope; the pod-level
+    form with PodLevelResources and PodLevelResourceManagers on), then a
+    kubelet restart. Each result carries the scenario that replays it."""
+    node_doc = _node_mapping(node)
+    base = (node.base_dir if node is not None else None) or Path.cwd()
+    config_doc = _config_mapping(config)
+    out: list[PodRisk] = []
+    for name, forms in pods:
+        for form, manifest in forms.items():
+            for scope in scopes:
+                cfg = copy.deepcopy(config_doc)
+                cfg["topologyManagerScope"] = scope
+                if form == "podLevel":
+                    gates = dict(cfg.get("featureGates") or {})
+                    gates.update({"PodLevelResources": True, "PodLevelResourceManagers": True})
+                    cfg["featureGates"] = gates
+                doc = {"apiVersion": "podnuma.io/v1", "kind": "Scenario", "node": node_doc,
+                       "kubeletConfig": cfg, "steps": [{"addPod": dict(manifest)}]}
+                label = f"{name} ({FORMS.get(form, form)}, scope {scope})"
+                try:
+                    report = restart_after_scenario(TextInput(json.dumps(doc), label, base))
+                except KubeletStartupError as e:
+                    out.append(PodRisk(name, form, scope, None, f"the kubelet would not start: {e}"))
+                    continue
+                except InputError as e:
+                    out.append(PodRisk(name, form, scope, None, f"not a valid pod: {e}"))
+                    continue
+                error = None if report.pods else "not admitted in the first place"
+                out.append(PodRisk(name, form, scope, report, error))
+    return out
+
+
+def risk_lines(risks: Sequence[PodRisk]) -> list[str]:
+    """The restart section of a report, for people."""
+    if not risks:
+        return []
+    lines = [f"kubelet restart (v1.37.2, {UPSTREAM_ISSUE}): the pod alone on the node, then re-admitted"]
+    for r in risks:
+        lines.append(f"  {FORMS.get(r.form, r.form)} / scope {r.scope}: {r.summary()}")
+    return lines
+
+
+def compare_restart_risks(
+    got: Comparisons, node: TextInput | None, config: TextInput | None
+) -> list[PodRisk]:
+    """``compare``'s restart section: each pod in both forms, under scopes
+    pod and container."""
+    pods = [(c.pod, {c.written: c.original, c.rewrite.direction: c.rewrite.manifest}) for c in got.comparisons]
+    return pod_restart_risks(pods, node, config, SCOPES)
+
+
+def advise_restart_risks(
+    got: Advices, node: TextInput | None, config: TextInput | None
+) -> list[PodRisk]:
+    """``advise``'s restart section: each rewritten pod as it is and in its
+    pod-level form, under the configured scope."""
+    pods = [
+        (a.pod or a.where, {"perContainer": a.original, "podLevel": a.rewrite.manifest})
+        for a in got.advices
+        if a.status == "rewritten" and a.original is not None and a.rewrite is not None
+    ]
+    return pod_restart_risks(pods, node, config, (got.config.topology_manager_scope,))

@@ -21,11 +21,13 @@ from collections.abc import Mapping
 from typing import Any
 
 import podnuma
+from podnuma.analysis.restart import restart_document
 from podnuma.inputs.text import TextInput
 from podnuma.inputs.text import request_name as safe_name
 from podnuma.render.picture import render_svg
 from podnuma.service import fleet, scenario, whatif
 from podnuma.service.messages import error_message
+from podnuma.service.restart import restart_after_scenario
 
 __all__ = [
     "error_message",
@@ -35,6 +37,7 @@ __all__ = [
     "topology_svg",
     "topology_owners",
     "whatif_request",
+    "restart",
     "fleet_html",
     "fleet_analyze_html",
 ]
@@ -78,6 +81,14 @@ def topology_owners(text: str, name: str, step: int | None) -> dict[str, Any]:
     """``/api/topology?format=json``: ``podnuma topology -o json`` and the
     colours the page draws with."""
     return scenario.topology_owners(TextInput(text, name), step=step)
+
+
+def restart(text: str, name: str) -> dict[str, Any]:
+    """``/api/restart``: ``podnuma restart -o json`` on a scenario, with the
+    restart scenario that replays it (``scenario``, as ``--as-scenario``
+    writes it)."""
+    report = restart_after_scenario(TextInput(text, name))
+    return {**restart_document(report), "scenario": report.scenario}
 
 
 def whatif_request(req: Mapping[str, Any], advise_it: bool) -> dict[str, Any]:
