@@ -30,6 +30,7 @@ same figures.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -59,7 +60,9 @@ __all__ = [
     "RunningPod",
     "readmission_order",
     "restart",
+    "restart_after_document",
     "restart_document",
+    "restart_summary",
     "restart_scenario",
     "state_after_run",
 ]
@@ -165,14 +168,9 @@ class PodOutcome:
     # pod's entries wait for the CPU manager to collect them)
     entries_after: Holding | None = None
 
-    @property
-    def left_behind(self) -> CPUSet:
-        """CPUs it held before that no entry of it holds after: with
-        ``outcome`` moved or rejected, taken by nobody."""
-        if self.outcome == UNKNOWN:
-            return CPUSet()
-        after = self.entries_after.cpus if self.entries_after is not None else CPUSet()
-        return self.before.cpus.difference(after)
+    # CPUs it held before that, after the restart, are in no entry and out
+    # of the shared pool: taken by nobody
+    left_behind: CPUSet = field(default_factory=CPUSet)
 
 
 @dataclass(frozen=True)
@@ -416,6 +414,11 @@ def restart(state: NodeState) -> RestartReport:
         for p in state.pods if p.manifest is not None and p.uid not in {q.uid for q in order}
     ]
     totals = _totals(run, cpu_after, outcomes)
+    nobody = CPUSet.parse(totals.taken_by_nobody_cpus) if totals.taken_by_nobody else CPUSet()
+    outcomes = [
+        dataclasses.replace(o, left_behind=o.before.cpus & nobody) if o.outcome != UNKNOWN else o
+        for o in outcomes
+    ]
     if any(o.outcome == REJECTED for o in outcomes) and any(
         o.pod_level and o.step is not None and o.step > min(
             (r.step for r in outcomes if r.outcome == REJECTED and r.step is not None), default=0
@@ -568,4 +571,33 @@ def restart_document(r: RestartReport) -> dict[str, Any]:
         },
         "nextStart": {"starts": r.next_start is None, "message": r.next_start},
         "notes": list(r.notes),
+    }
+
+
+def restart_after_document(
+    doc: Mapping[str, Any], *, name: str, base_dir: Path | None = None
+) -> RestartReport:
+    """Run the scenario ``doc`` (a mapping), then restart its kubelet."""
+    base = base_dir if base_dir is not None else Path.cwd()
+    scenario = _load(doc, name, base)
+    return restart(state_after_run(scenario, run_scenario(scenario), base_dir=base))
+
+
+def restart_summary(r: RestartReport) -> dict[str, Any]:
+    """The restart in a few figures, with the pods that do not keep their
+    CPUs (the fleet's per-node what-if)."""
+    return {
+        KEPT: r.count(KEPT),
+        MOVED: r.count(MOVED),
+        REJECTED: r.count(REJECTED),
+        UNKNOWN: r.count(UNKNOWN),
+        "cpusTakenByNobody": r.totals.taken_by_nobody,
+        "nextStartFails": r.next_start,
+        "pods": [
+            {"pod": o.ref, "outcome": o.outcome, "podLevel": o.pod_level,
+             "before": str(o.before.cpus), "after": None if o.after is None else str(o.after.cpus),
+             "reason": o.reason, "message": o.message,
+             **({"leftBehind": str(o.left_behind)} if o.left_behind else {})}
+            for o in r.pods if o.outcome in (MOVED, REJECTED)
+        ],
     }

@@ -134,6 +134,27 @@ def _rejected(report: Mapping[str, Any]) -> Table | None:
     return t
 
 
+def _restart(report: Mapping[str, Any]) -> Table | None:
+    """``--what-if ...,restart``: the pods a kubelet restart would move or
+    reject, per node."""
+    sections = report.get("restart") or {}
+    if not sections:
+        return None
+    t = Table(title="kubelet restart (v1.37.2, kubernetes#140989): pods moved or rejected",
+              box=box.SIMPLE_HEAD, title_justify="left")
+    for col in ("run", "node", "pod", "outcome", "CPUs before -> after", "reason"):
+        t.add_column(col)
+    for lab, sec in sections.items():
+        t.add_row(*(Text(c) for c in (
+            lab, f"{sec['nodes']} nodes", f"{sec['kept']} kept, {sec['moved']} moved, {sec['rejected']} rejected",
+            f"{sec['cpusTakenByNobody']} CPUs taken by nobody",
+            f"{len(sec['nodesThatWouldNotStartAgain'])} nodes would not start again", "")))
+        for p in sec["pods"]:
+            cpus = f"{p['before']} -> {p['after'] or '-'}"
+            t.add_row(*(Text(c) for c in (lab, p["node"], p["pod"], p["outcome"], cpus, p.get("reason") or "")))
+    return t
+
+
 def _issues(issues: Sequence[Mapping[str, Any]], limit: int = 20) -> RenderableType | None:
     shown = [i for i in issues if i["severity"] != "info"]
     if not shown:
@@ -160,6 +181,9 @@ def fleet_tables(report: Mapping[str, Any], *, top: int = 15) -> RenderableType:
     rej = _rejected(report)
     if rej is not None:
         parts.append(rej)
+    restart = _restart(report)
+    if restart is not None:
+        parts.append(restart)
     iss = _issues(report["issues"])
     if iss is not None:
         parts.append(iss)
