@@ -151,3 +151,17 @@ def test_cli_grammar(tmp_path: Path) -> None:
     assert steps[1]["podAllocation"]["cpus"] == doc["pods"][1]["after"]["podCpus"] == "7-10"
     table = runner.invoke(cli, ["restart", str(path)])
     assert "↻ moved" in table.stdout and "kubernetes#140989" in table.stdout
+
+
+def test_explain_says_the_restart_risk_when_it_applies(tmp_path: Path) -> None:
+    runner = CliRunner()
+    path = _write(tmp_path, _scenario(_pc("a", "2026-01-01T00:00:01Z"), _pl("b", "2026-01-01T00:00:02Z")))
+    got = json.loads(runner.invoke(cli, ["explain", str(path), "--pod", "r/b", "--no-search", "-o", "json"]).stdout)
+    section = got["restart"]
+    assert [(p["pod"], p["outcome"], p["leftBehind"]) for p in section["pods"]] == [("r/b", "moved", "3-6")]
+    assert not section["nextStart"]["starts"] and "pod-level" in section["applies"][0]
+    text = runner.invoke(cli, ["explain", str(path), "--pod", "r/b", "--no-search", "--no-picture"]).stdout
+    assert "after a kubelet restart (v1.37.2)" in text and "r/b: moved 3-6 -> 7-10" in text
+    # a per-container pod, no starting state: nothing to say
+    plain = json.loads(runner.invoke(cli, ["explain", str(path), "--pod", "r/a", "--no-search", "-o", "json"]).stdout)
+    assert "restart" not in plain

@@ -58,11 +58,13 @@ __all__ = [
     "PodOutcome",
     "RestartReport",
     "RunningPod",
+    "explain_restart",
     "readmission_order",
     "restart",
     "restart_after_document",
     "restart_document",
     "restart_summary",
+    "restart_text",
     "restart_scenario",
     "state_after_run",
 ]
@@ -601,3 +603,63 @@ def restart_summary(r: RestartReport) -> dict[str, Any]:
             for o in r.pods if o.outcome in (MOVED, REJECTED)
         ],
     }
+
+
+def explain_restart(scenario: Scenario, explained: Sequence[str]) -> dict[str, Any] | None:
+    """``explain``'s restart section, when it applies: the scenario starts
+    from checkpoints (its pods are restored pods), or a pod explained
+    (``explained``: pod UIDs) has pod-level resources. The scenario is
+    restarted after its last step (as ``podnuma restart`` does) and the
+    explained pods' outcomes are given; ``None`` when it does not apply."""
+    assert scenario.document is not None
+    data = scenario.document.data
+    restored = scenario.cpu_checkpoint is not None or scenario.memory_checkpoint is not None
+    wanted = set(explained)
+    pod_level = sorted({
+        s.pod.ref for s in scenario.steps
+        if s.op == "addPod" and s.pod is not None and s.pod.uid in wanted
+        and RunningPod(s.pod.uid, s.pod.ref, data["steps"][s.index]["addPod"]).pod_level
+    })
+    if not restored and not pod_level:
+        return None
+    why = []
+    if restored:
+        why.append("the scenario starts from checkpoints: its pods run as after a kubelet restart")
+    if pod_level:
+        why.append(f"pod-level pod(s) {', '.join(pod_level)}: allocated afresh when re-admitted ({UPSTREAM_ISSUE})")
+    try:
+        report = restart(state_after_run(scenario, run_scenario(scenario), base_dir=scenario.base_dir))
+    except (InputError, KubeletStartupError) as e:
+        return {"applies": why, "error": f"the restart could not be replayed: {e}"}
+    doc = restart_document(report)
+    doc["applies"] = why
+    mine = [p for p in doc["pods"] if p["uid"] in wanted]
+    if not mine:
+        doc["note"] = "the pods explained are not running after the last step: the pods that are"
+    doc["pods"] = mine or doc["pods"]
+    doc["replay"] = "podnuma restart SCENARIO --as-scenario FILE writes the restart; podnuma simulate FILE replays it"
+    return doc
+
+
+def restart_text(section: Mapping[str, Any]) -> list[str]:
+    """``explain``'s restart section for people."""
+    lines = ["", "after a kubelet restart (v1.37.2): " + "; ".join(section.get("applies", []))]
+    if "error" in section:
+        return [*lines, f"  {section['error']}"]
+    if "note" in section:
+        lines.append(f"  ({section['note']})")
+    for p in section["pods"]:
+        before, after = p["before"]["cpus"] or "shared pool", (p["after"] or {}).get("cpus")
+        if p["outcome"] == KEPT:
+            lines.append(f"  {p['pod']}: kept ({before})")
+        elif p["outcome"] == MOVED:
+            lines.append(f"  {p['pod']}: moved {before} -> {after}; CPUs {p.get('leftBehind', '')} taken by nobody")
+        elif p["outcome"] == REJECTED:
+            lines.append(f"  {p['pod']}: rejected: {p['reason']}: {p['message']}")
+        else:
+            lines.append(f"  {p['pod']}: {p['why']}")
+    ns = section["nextStart"]
+    if not ns["starts"]:
+        lines.append(f"  the next kubelet start fails: {ns['message']}")
+    lines.append(f"  ({section['replay']})")
+    return lines

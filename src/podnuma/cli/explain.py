@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import click
 
+from podnuma.analysis.restart import restart_text
 from podnuma.cli.app import guard
 from podnuma.cli.options import echo, file_argument, note, output_option, progress_bar
 from podnuma.inputs.text import TextInput
@@ -67,7 +68,10 @@ def explain_command(
 
             show = picture if picture is not None else len(doc["admissions"]) == 1
             pictures = admission_pictures(got.run, doc) if show else None
-            return capture(lambda console: render_text(doc, console, pictures=pictures))
+            text = capture(lambda console: render_text(doc, console, pictures=pictures))
+            if "restart" in doc:
+                text += "".join(f"{line}\n" for line in restart_text(doc["restart"]))
+            return text
 
         return render_output(output, lambda: doc, {"text": text})
 
