@@ -156,3 +156,29 @@ def test_restart_figures_replay_in_the_oracle(oracle_binary: str, tmp_path: Path
         assert again.kind == "startup"
         assert again.message == report["nextStart"]["message"]
     assert report["nextStart"]["starts"] == (not unowned)
+
+
+def test_compare_and_advise_restart_sections_replay_in_the_oracle(oracle_binary: str, tmp_path: Path) -> None:
+    root = Path(__file__).resolve().parents[2]
+    args = [str(root / "examples/whatif/trainer-pod.yaml"), "--node", str(root / "examples/whatif/node.yaml"),
+            "--kubelet-config", str(root / "examples/whatif/kubelet-config.yaml"), "-o", "json"]
+    compared = CliRunner().invoke(cli, ["compare", *args])
+    advised = CliRunner().invoke(cli, ["advise", *args])
+    assert compared.exit_code == advised.exit_code == 0, (compared.output, advised.output)
+    risks = json.loads(compared.stdout)["restart"] + json.loads(advised.stdout)["restart"]
+    # compare: both forms under both scopes; advise: both forms under the configured scope
+    assert [(r["form"], r["scope"]) for r in risks] == [
+        ("perContainer", "pod"), ("perContainer", "container"), ("podLevel", "pod"), ("podLevel", "container"),
+        ("perContainer", "pod"), ("podLevel", "pod")]
+    outcomes = {(r["form"], r["scope"]): r["outcome"] for r in risks}
+    assert outcomes == {("perContainer", "pod"): "kept", ("perContainer", "container"): "kept",
+                        ("podLevel", "pod"): "rejected", ("podLevel", "container"): "kept"}
+    for i, r in enumerate(risks):
+        path = write_scenario(r["scenario"], tmp_path / f"risk-{i}.json")
+        theirs = run_oracle_checkpoints(oracle_binary, path)
+        assert theirs.kind == "ok" and theirs.doc is not None, theirs.message
+        step = theirs.doc["steps"][r["detail"]["step"]]
+        assert step["admitted"] == (r["outcome"] != "rejected")
+        assert (step["reason"], step["message"]) == (r["detail"]["reason"], r["detail"]["message"])
+        if r["outcome"] != "rejected":
+            assert str(_cpus(step)) == r["detail"]["after"]["cpus"]

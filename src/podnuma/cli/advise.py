@@ -4,7 +4,6 @@ each pod and measure what it saves."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from functools import partial
 
 import click
@@ -23,15 +22,10 @@ from podnuma.cli.options import (
 from podnuma.inputs.text import TextInput
 from podnuma.render.advice import advice_header, render_diff, render_yaml
 from podnuma.render.output import render_output
-from podnuma.service import restart, whatif
+from podnuma.service import whatif
+from podnuma.service.restart import risk_lines
 
 __all__ = ["advise_command"]
-
-
-def _once(read: Callable[[], TextInput] | None) -> TextInput | None:
-    """The input read now, once (standard input cannot be read again for
-    the restart section)."""
-    return None if read is None else read()
 
 
 @click.command("advise")
@@ -54,29 +48,20 @@ def advise_command(
     measure what it saves."""
     stdin_used_once(*files, node_file, config_file)
     pods = [partial(TextInput.read, path, what="pod") for path in files]
-    node_in = guard(lambda: _once(read_input(node_file, "node")))
-    config_in = guard(lambda: _once(read_input(config_file, "kubelet configuration")))
     got = guard(lambda: whatif.advise(
-        pods, node_in, config_in, shared_pool_cpus=shared_pool_cpus, note=note,
+        pods, read_input(node_file, "node"), read_input(config_file, "kubelet configuration"),
+        shared_pool_cpus=shared_pool_cpus, note=note,
     ))
     s = got.setting
-    risks = guard(lambda: restart.advise_restart_risks(got, node_in, config_in))
     header = advice_header(s.node_from, s.cfg_from, s.machine, s.config)
     render = render_diff if as_diff else render_yaml
 
-    def document() -> dict[str, object]:
-        doc = got.document()
-        doc["restart"] = [r.document() for r in risks]
-        return doc
-
     def yaml_view() -> str:
-        text = render(got.advices, header)
-        lines = restart.risk_lines(risks)
-        if lines:
-            text += "".join(f"# {line}\n" if line else "#\n" for line in ["", *lines])
-        return text
+        lines = risk_lines(got.restart)
+        return render(got.advices, header) + "".join(
+            f"# {line}\n" if line else "#\n" for line in (["", *lines] if lines else []))
 
-    text = render_output(output, document, {"yaml": yaml_view})
+    text = render_output(output, got.document, {"yaml": yaml_view})
     guard(lambda: echo(text))
     for message in got.errors:
         click.echo(f"error: {message}", err=True)

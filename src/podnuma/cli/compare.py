@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import click
 
 from podnuma.cli.app import guard, is_quiet
@@ -21,15 +19,10 @@ from podnuma.inputs.text import TextInput
 from podnuma.render.compare import comparison_renderable
 from podnuma.render.output import render_output
 from podnuma.render.table import to_text
-from podnuma.service import restart, whatif
+from podnuma.service import whatif
+from podnuma.service.restart import risk_lines
 
 __all__ = ["compare_command"]
-
-
-def _once(read: Callable[[], TextInput] | None) -> TextInput | None:
-    """The input read now (it is read once: standard input cannot be read
-    again for the restart section)."""
-    return None if read is None else read()
 
 
 @click.command("compare")
@@ -47,24 +40,20 @@ def compare_command(
     stdin_used_once(pod_file, node_file, config_file)
 
     def go() -> tuple[str, list[str]]:
-        node_in, config_in = _once(read_input(node_file, "node")), _once(read_input(config_file, "kubelet configuration"))
-        got = whatif.compare(lambda: TextInput.read(pod_file, what="pod"), node_in, config_in, note=note)
+        got = whatif.compare(
+            lambda: TextInput.read(pod_file, what="pod"), read_input(node_file, "node"),
+            read_input(config_file, "kubelet configuration"), note=note,
+        )
         setting = got.setting
-        risks = restart.compare_restart_risks(got, node_in, config_in)
 
         def table() -> str:
             return "\n".join(
                 to_text(comparison_renderable(c, node=setting.node_from, config=setting.cfg_from))
-                + "".join(f"{line}\n" for line in restart.risk_lines([r for r in risks if r.pod == c.pod]))
+                + "".join(f"{line}\n" for line in risk_lines([r for r in got.restart if r.pod == c.pod]))
                 for c in got.comparisons
             )
 
-        def document() -> dict[str, object]:
-            doc = got.document()
-            doc["restart"] = [r.document() for r in risks]
-            return doc
-
-        return render_output(output, document, {"table": table}), got.skipped
+        return render_output(output, got.document, {"table": table}), got.skipped
 
     text, skipped = guard(go)
     if not is_quiet():

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from podnuma.analysis.compare import SCOPES
 from podnuma.analysis.restart import (
     MOVED,
     REJECTED,
@@ -34,12 +33,9 @@ from podnuma.inputs.text import TextInput
 from podnuma.scenario.run import run_scenario
 from podnuma.service.machine import discover
 from podnuma.service.scenario import load
-from podnuma.service.whatif import Advices, Comparisons
 
 __all__ = [
     "PodRisk",
-    "advise_restart_risks",
-    "compare_restart_risks",
     "node_mapping",
     "pod_restart_risks",
     "restart_after_scenario",
@@ -291,24 +287,3 @@ def risk_lines(risks: Sequence[PodRisk]) -> list[str]:
         lines.append(f"  {FORMS.get(r.form, r.form)} / scope {r.scope}: {r.summary()}")
     return lines
 
-
-def compare_restart_risks(
-    got: Comparisons, node: TextInput | None, config: TextInput | None
-) -> list[PodRisk]:
-    """``compare``'s restart section: each pod in both forms, under scopes
-    pod and container."""
-    pods = [(c.pod, {c.written: c.original, c.rewrite.direction: c.rewrite.manifest}) for c in got.comparisons]
-    return pod_restart_risks(pods, node, config, SCOPES)
-
-
-def advise_restart_risks(
-    got: Advices, node: TextInput | None, config: TextInput | None
-) -> list[PodRisk]:
-    """``advise``'s restart section: each rewritten pod as it is and in its
-    pod-level form, under the configured scope."""
-    pods = [
-        (a.pod or a.where, {"perContainer": a.original, "podLevel": a.rewrite.manifest})
-        for a in got.advices
-        if a.status == "rewritten" and a.original is not None and a.rewrite is not None
-    ]
-    return pod_restart_risks(pods, node, config, (got.config.topology_manager_scope,))

@@ -8,17 +8,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from podnuma.analysis.advise import Advice, advice_document, advise_pod, node_config_document
-from podnuma.analysis.compare import Comparison, compare_pod, comparison_document
+from podnuma.analysis.compare import SCOPES, Comparison, compare_pod, comparison_document
 from podnuma.api.kubeletconfig import KubeletConfig
 from podnuma.errors import InputError
 from podnuma.inputs.pods import PodSource, load_pod_sources, node_and_config
 from podnuma.inputs.text import TextInput, request_name
 from podnuma.machine.topology import Machine
 from podnuma.service.messages import no_pod, not_modelled_notes
+from podnuma.service.restart import PodRisk, pod_restart_risks
 from podnuma.service.scenario import scenario_pod
 
 __all__ = ["Advices", "Comparisons", "Setting", "advise", "compare", "whatif_request"]
@@ -73,12 +74,15 @@ class Comparisons:
     setting: Setting
     comparisons: list[Comparison]
     skipped: list[str]
+    #: each pod in both forms and scopes, alone on the node, then a kubelet restart
+    restart: list[PodRisk] = field(default_factory=list)
 
     def document(self) -> dict[str, Any]:
         """``podnuma compare -o json``."""
         doc = self.setting.document()
         doc["node"]["numaNodes"] = list(self.setting.machine.numa_ids())
         doc["pods"] = [comparison_document(c) for c in self.comparisons]
+        doc["restart"] = [r.document() for r in self.restart]
         return doc
 
 
@@ -89,6 +93,8 @@ def compare(
     """Compare every Pod of ``pod_source`` (other kinds of objects are
     skipped) on the node and configuration (default: the built-in ones);
     ``note`` receives the notes on configuration not modelled."""
+    node = None if node is None else _get(node)  # read once: the restart section reads it again
+    config = None if config is None else _get(config)
     setting = _setting(node, config, note)
     pod = _get(pod_source)
     sources = load_pod_sources(pod.text, name=pod.name)
@@ -107,7 +113,11 @@ def compare(
             raise InputError(e.message, path=e.path, file=pod.name).at(_where(src, sources)) from None
     if not out:
         raise no_pod(pod.name)
-    return Comparisons(setting, out, skipped)
+    restart = pod_restart_risks(
+        [(c.pod, {c.written: c.original, c.rewrite.direction: c.rewrite.manifest}) for c in out],
+        node, config, SCOPES,
+    )
+    return Comparisons(setting, out, skipped, restart)
 
 
 @dataclass(frozen=True)
@@ -119,6 +129,8 @@ class Advices:
     setting: Setting
     advices: list[Advice]
     errors: list[str]
+    #: each rewritten pod as written and pod-level, alone on the node, then a kubelet restart
+    restart: list[PodRisk] = field(default_factory=list)
 
     @property
     def machine(self) -> Machine:
@@ -134,6 +146,7 @@ class Advices:
             **self.setting.document(),
             "pods": [advice_document(a) for a in self.advices],
             "errors": self.errors,
+            "restart": [r.document() for r in self.restart],
         }
 
 
@@ -144,6 +157,8 @@ def advise(
     """Advise on every Pod of ``pods``; an input that cannot be read, and an
     invalid pod, are listed in ``errors`` (with file and field path) and
     never stop the others."""
+    node = None if node is None else _get(node)  # read once: the restart section reads it again
+    config = None if config is None else _get(config)
     setting = _setting(node, config, note)
     advices: list[Advice] = []
     errors: list[str] = []
@@ -169,7 +184,15 @@ def advise(
                 )
                 continue
             advices.append(advice)
-    return Advices(setting, advices, errors)
+    restart = pod_restart_risks(
+        [
+            (a.pod or a.where, {"perContainer": a.original, "podLevel": a.rewrite.manifest})
+            for a in advices
+            if a.status == "rewritten" and a.original is not None and a.rewrite is not None
+        ],
+        node, config, (setting.config.topology_manager_scope,),
+    )
+    return Advices(setting, advices, errors, restart)
 
 
 def whatif_request(req: Mapping[str, Any], advise_it: bool) -> dict[str, Any]:
