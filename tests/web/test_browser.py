@@ -360,3 +360,8 @@ def test_kubelet_restart_on_the_page(browser: Any, server: str) -> None:
     assert "ml/trainer (pod-level)" in moved and "3-6" in moved and "7,10-12" in moved
     totals = _css(browser, "#restart-totals").text
     assert "4 taken by nobody (3-6)" in totals and "the next kubelet start fails" in totals
+    # the pod-level what-if says the restart risk of each form
+    _css(browser, "#run-compare").click()
+    _wait(browser, lambda d: d.execute_script("return !!document.getElementById('restart-risks')"))
+    risks = _css(browser, "#restart-risks").text
+    assert "pod-level, scope pod" in risks and "per-container, scope pod): kept" in risks

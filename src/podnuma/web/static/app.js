@@ -472,7 +472,7 @@ async function runWhatIf(kind) {
   body.replaceChildren(el("p", {class: "busy"}, "measuring…"));
   try {
     const doc = await api("/api/" + kind, {json: {scenario: state.text, scenarioName: state.name, step: state.step}});
-    body.replaceChildren(...(kind === "compare" ? compareView(doc) : adviseView(doc)));
+    body.replaceChildren(...(kind === "compare" ? compareView(doc) : adviseView(doc)), ...restartRiskView(doc));
   } catch (e) {
     body.replaceChildren(el("div", {class: "error"}, "error: " + e.message));
   }
@@ -801,6 +801,18 @@ function restartView(doc) {
     el("ul", {class: "why", id: "restart-totals"}, lines.map((l) => el("li", {}, l))),
     ...(doc.notes.length ? [el("ul", {class: "why hint"}, doc.notes.map((n) => el("li", {}, n)))] : []),
     replay,
+  ];
+}
+
+// compare / advise: each form alone on the node, then a kubelet restart
+function restartRiskView(doc) {
+  const risks = doc.restart || [];
+  if (!risks.length) return [];
+  const label = (r) => (r.form === "podLevel" ? "pod-level" : "per-container") + ", scope " + r.scope;
+  return [
+    el("h3", {}, "After a kubelet restart (v1.37.2, kubernetes#140989)"),
+    el("ul", {class: "why", id: "restart-risks"}, risks.map((r) =>
+      el("li", {class: "restart-" + r.outcome}, r.pod + " (" + label(r) + "): " + r.summary))),
   ];
 }
 
