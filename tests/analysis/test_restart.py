@@ -165,3 +165,13 @@ def test_explain_says_the_restart_risk_when_it_applies(tmp_path: Path) -> None:
     # a per-container pod, no starting state: nothing to say
     plain = json.loads(runner.invoke(cli, ["explain", str(path), "--pod", "r/a", "--no-search", "-o", "json"]).stdout)
     assert "restart" not in plain
+
+
+def test_pods_with_devices_are_flagged() -> None:
+    root = Path(__file__).resolve().parents[2]
+    r = restart_after_scenario(TextInput.read(root / "examples/topology/restricted.yaml", what="scenario"))
+    # the device manager starts empty in the replay: the GPU pods' outcomes are not the kubelet's
+    notes = [n for n in r.notes if n.startswith("devices:")]
+    assert len(notes) == 1 and "demo/gpu-pair, demo/aligned-again" in notes[0]
+    plain = restart_after_scenario(TextInput.read(root / "examples/pod-level/restart.yaml", what="scenario"))
+    assert not any(n.startswith("devices:") for n in plain.notes)

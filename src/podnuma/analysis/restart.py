@@ -102,6 +102,21 @@ class RunningPod:
         return value if isinstance(value, str) else None
 
     @property
+    def devices(self) -> list[str]:
+        """The device-plugin resources its containers request."""
+        spec = self.manifest.get("spec") if self.manifest is not None else None
+        out: set[str] = set()
+        if isinstance(spec, Mapping):
+            for key in ("initContainers", "containers"):
+                for c in spec.get(key) or []:
+                    res = c.get("resources") if isinstance(c, Mapping) else None
+                    for part in ("requests", "limits"):
+                        got = res.get(part) if isinstance(res, Mapping) else None
+                        if isinstance(got, Mapping):
+                            out |= {str(k) for k in got if "/" in str(k) and not str(k).startswith("hugepages-")}
+        return sorted(out)
+
+    @property
     def pod_level(self) -> bool:
         spec = self.manifest.get("spec") if self.manifest is not None else None
         res = spec.get("resources") if isinstance(spec, Mapping) else None
@@ -415,6 +430,14 @@ def restart(state: NodeState) -> RestartReport:
         )
         for p in state.pods if p.manifest is not None and p.uid not in {q.uid for q in order}
     ]
+    with_devices = [p.ref for p in order if p.devices]
+    if with_devices:
+        notes.append(
+            "devices: the replay starts with no devices allocated (the device manager's checkpoint is not "
+            "part of a scenario's state), while the kubelet restores them; the outcomes of "
+            + ", ".join(with_devices) + " (they request devices), and of pods aligned with them, may differ "
+            "from the kubelet's"
+        )
     totals = _totals(run, cpu_after, outcomes)
     nobody = CPUSet.parse(totals.taken_by_nobody_cpus) if totals.taken_by_nobody else CPUSet()
     outcomes = [
