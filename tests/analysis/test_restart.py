@@ -175,3 +175,10 @@ def test_pods_with_devices_are_flagged() -> None:
     assert len(notes) == 1 and "demo/gpu-pair, demo/aligned-again" in notes[0]
     plain = restart_after_scenario(TextInput.read(root / "examples/pod-level/restart.yaml", what="scenario"))
     assert not any(n.startswith("devices:") for n in plain.notes)
+
+
+def test_a_bad_creation_time_is_named_at_its_field(tmp_path: Path) -> None:
+    path = _write(tmp_path, _scenario(_pc("a", "yesterday")), "bad.yaml")
+    res = CliRunner().invoke(cli, ["restart", str(path)])
+    assert res.exit_code == 2
+    assert "bad.yaml: steps[0].addPod.metadata.creationTimestamp: not an RFC 3339 time" in res.output

@@ -58,6 +58,7 @@ __all__ = [
     "PodOutcome",
     "RestartReport",
     "RunningPod",
+    "creation_time",
     "explain_restart",
     "readmission_order",
     "restart",
@@ -219,7 +220,7 @@ class RestartReport:
 # the order
 
 
-def _created_at(pod: RunningPod, index: int) -> datetime:
+def creation_time(pod: RunningPod) -> datetime:
     text = pod.created
     if text is None:
         return _ZERO_TIME
@@ -227,7 +228,7 @@ def _created_at(pod: RunningPod, index: int) -> datetime:
         value = datetime.fromisoformat(text)
     except ValueError:
         raise InputError(
-            f"pod {pod.ref}: not an RFC 3339 time: {text!r}", path="metadata.creationTimestamp"
+            f"not an RFC 3339 time: {text!r} (pod {pod.ref})", path="metadata.creationTimestamp"
         ) from None
     if value.tzinfo is None:
         value = value.replace(tzinfo=UTC)
@@ -246,7 +247,7 @@ def readmission_order(pods: Sequence[RunningPod]) -> tuple[list[RunningPod], lis
     for p in pods:
         if p.manifest is not None and p.phase in ("Succeeded", "Failed"):
             notes.append(f"{p.ref}: phase {p.phase}: the kubelet does not admit a terminal pod again")
-    keyed = [(_created_at(p, i), i, p) for i, p in enumerate(live)]
+    keyed = [(creation_time(p), i, p) for i, p in enumerate(live)]
     keyed.sort(key=lambda t: (t[0], t[1]))
     missing = [p.ref for p in live if p.created is None]
     if missing and len(live) > 1:
@@ -400,7 +401,10 @@ def _outcome(
         return PodOutcome(outcome=KEPT, step=step.index, after=after, why=why, **common)  # type: ignore[arg-type]
     return PodOutcome(
         outcome=MOVED, step=step.index, after=after,
-        why=f"a pod-level pod is allocated afresh on re-admission ({UPSTREAM_ISSUE}); its old CPUs stay taken",
+        why=(
+            f"a pod-level pod is allocated afresh on re-admission ({UPSTREAM_ISSUE}); its old CPUs stay taken"
+            if before.pod_cpus is not None else "re-admitted on other CPUs or NUMA nodes"
+        ),
         **common,  # type: ignore[arg-type]
     )
 
@@ -504,8 +508,15 @@ def state_after_run(
     base = base_dir if base_dir is not None else Path.cwd()
     running: dict[str, RunningPod] = {}
     raw_state = data.get("state") or {}
-    for pod, raw in zip(scenario.running_pods, raw_state.get("pods") or [], strict=False):
-        running[pod.uid] = RunningPod(pod.uid, pod.ref, raw)
+    def checked(rp: RunningPod, path: str) -> RunningPod:
+        try:
+            creation_time(rp)
+        except InputError as e:
+            raise scenario.input_error(e.at(path)) from None
+        return rp
+
+    for i, (pod, raw) in enumerate(zip(scenario.running_pods, raw_state.get("pods") or [], strict=False)):
+        running[pod.uid] = checked(RunningPod(pod.uid, pod.ref, raw), f"state.pods[{i}]")
     cpu, mem = scenario.cpu_checkpoint, scenario.memory_checkpoint
     stand_ins: set[str] = set()
     if cpu is not None:
@@ -519,7 +530,9 @@ def state_after_run(
             assert step.pod is not None
             uid = step.pod.uid
             if result.admitted:
-                running[uid] = RunningPod(uid, step.pod.ref, data["steps"][step.index]["addPod"])
+                running[uid] = checked(
+                    RunningPod(uid, step.pod.ref, data["steps"][step.index]["addPod"]), step.path
+                )
             else:
                 running.pop(uid, None)
         elif step.op == "removePod":

@@ -19,6 +19,7 @@ from podnuma.analysis.restart import (
     PodOutcome,
     RestartReport,
     RunningPod,
+    creation_time,
     outcome_document,
     restart,
     state_after_run,
@@ -99,6 +100,10 @@ def _dump_pods(path: str, uids: set[str]) -> tuple[dict[str, tuple[dict[str, Any
             continue
         status = item.get("status")
         phase = status.get("phase") if isinstance(status, Mapping) else None
+        try:
+            creation_time(RunningPod(uid, uid, item))
+        except InputError as e:
+            raise doc.enrich(e.at(f"items[{i}]" if "items" in data else "")) from None
         out[uid] = (dict(item), phase if isinstance(phase, str) else None)
     return out, []
 
