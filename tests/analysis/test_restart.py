@@ -182,3 +182,11 @@ def test_a_bad_creation_time_is_named_at_its_field(tmp_path: Path) -> None:
     res = CliRunner().invoke(cli, ["restart", str(path)])
     assert res.exit_code == 2
     assert "bad.yaml: steps[0].addPod.metadata.creationTimestamp: not an RFC 3339 time" in res.output
+
+
+def test_the_cli_prints_the_service_document(tmp_path: Path) -> None:
+    from podnuma.analysis.restart import restart_document
+
+    path = _write(tmp_path, _scenario(_pc("a"), _pl("b")))
+    res = CliRunner().invoke(cli, ["restart", str(path), "-o", "json"])
+    assert json.loads(res.stdout) == restart_document(restart_after_scenario(TextInput.read(path, what="scenario")))
