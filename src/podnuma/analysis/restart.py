@@ -542,9 +542,14 @@ def state_after_run(
         value = node.get(key)
         if isinstance(value, str) and not Path(value).is_absolute():
             node[key] = str((base / value).resolve())
-    config: dict[str, Any] = dict(data.get("kubeletConfig") or {})
-    if scenario.kubelet_config_file is not None:
-        config = read_kubelet_config_mapping(base / scenario.kubelet_config_file)
+    # the configuration the run used (a kubeletConfigFile read, --set applied)
+    config: dict[str, Any]
+    if scenario.config_document is not None:
+        config = copy.deepcopy(dict(scenario.config_document))
+    else:
+        config = dict(data.get("kubeletConfig") or {})
+        if scenario.kubelet_config_file is not None:
+            config = read_kubelet_config_mapping(base / scenario.kubelet_config_file)
     return NodeState(
         node=node,
         kubelet_config=config,

@@ -249,14 +249,18 @@ def pod_restart_risks(
     node: TextInput | None,
     config: TextInput | None,
     scopes: Sequence[str],
+    *,
+    config_doc: Mapping[str, Any] | None = None,
 ) -> list[PodRisk]:
     """For each ``(pod name, {form: manifest})`` and scope: the pod admitted
     alone on the node (the configuration with that scope; the pod-level
     form with PodLevelResources and PodLevelResourceManagers on), then a
-    kubelet restart. Each result carries the scenario that replays it."""
+    kubelet restart. Each result carries the scenario that replays it.
+    ``config_doc``: the configuration document to use instead of
+    ``config``'s (the effective one under ``--set``)."""
     node_doc = _node_mapping(node)
     base = (node.base_dir if node is not None else None) or Path.cwd()
-    config_doc = _config_mapping(config)
+    config_doc = dict(config_doc) if config_doc is not None else _config_mapping(config)
     out: list[PodRisk] = []
     for name, forms in pods:
         for form, manifest in forms.items():
