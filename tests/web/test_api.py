@@ -452,3 +452,19 @@ def test_fleet_dump_names_no_server_file(server: str, name: str, text: str, mess
     body = json.dumps({"files": {name: text}}).encode()
     status, got = error_of(server + "/api/fleet/analyze", body, "application/json")
     assert status == 400 and got.startswith(message)
+
+
+def test_restart_is_the_cli_document(server: str, tmp_path: Path) -> None:
+    path = EXAMPLES / "pod-level/restart.yaml"
+    got = ok_json(server + "/api/restart" + q(name="examples/pod-level/restart.yaml"), path.read_bytes())
+    proc = cli("restart", "examples/pod-level/restart.yaml", "-o", "json", "--as-scenario",
+               str(tmp_path / "r.json"), cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    want = json.loads(proc.stdout)
+    assert {k: v for k, v in got.items() if k not in ("scenario", "source")} == {
+        k: v for k, v in want.items() if k != "source"}
+    assert got["scenario"] == json.loads((tmp_path / "r.json").read_text())
+    assert [p["outcome"] for p in got["pods"]] == ["kept", "kept", "moved"]
+    # a file named by the request is refused at its field, as everywhere
+    status, message = error_of(server + "/api/restart", b"node: {sysfs: /sys}\nsteps: []\n")
+    assert status == 400 and "node.sysfs" in message

@@ -25,6 +25,7 @@ from podnuma.inputs.text import TextInput
 from podnuma.render.advice import advice_header, render_diff, render_yaml
 from podnuma.render.output import render_output
 from podnuma.service import whatif
+from podnuma.service.restart import risk_lines
 
 __all__ = ["advise_command"]
 
@@ -57,7 +58,13 @@ def advise_command(
     s = got.setting
     header = advice_header(s.node_from, s.cfg_from, s.machine, s.config)
     render = render_diff if as_diff else render_yaml
-    text = render_output(output, got.document, {"yaml": lambda: render(got.advices, header)})
+
+    def yaml_view() -> str:
+        lines = risk_lines(got.restart)
+        return render(got.advices, header) + "".join(
+            f"# {line}\n" if line else "#\n" for line in (["", *lines] if lines else []))
+
+    text = render_output(output, got.document, {"yaml": yaml_view})
     guard(lambda: echo(text))
     for message in got.errors:
         click.echo(f"error: {message}", err=True)

@@ -41,6 +41,7 @@ from typing import Any
 
 from podnuma.analysis.advise import Advice, advise_pod
 from podnuma.analysis.measure import measure
+from podnuma.analysis.restart import restart_after_document, restart_summary
 from podnuma.analysis.rewrite import sidecar_names
 from podnuma.api._gates_v137 import GATES as _KNOWN_GATES
 from podnuma.api.kubeletconfig import (
@@ -487,6 +488,21 @@ def _rewrite(
     return out
 
 
+def _restart(spec: NodeSpec, config_doc: Mapping[str, Any], pods: Sequence[_Pod]) -> dict[str, Any]:
+    """``--what-if restart``: the node's pods admitted as in the run, then a
+    kubelet restart (``podnuma restart``); the scenario replays it."""
+    doc = {
+        "apiVersion": "podnuma.io/v1", "kind": "Scenario",
+        "node": {k: v for k, v in (spec.topology or {}).items()},
+        "kubeletConfig": dict(config_doc),
+        "steps": [{"addPod": dict(p.doc)} for p in pods],
+    }
+    try:
+        return restart_summary(restart_after_document(doc, name=f"node {spec.name}"))
+    except PodnumaError as e:
+        return {"error": f"restart not replayed: {e}"}
+
+
 def replay_node(
     spec: NodeSpec,
     what_ifs: Sequence[WhatIf] = (),
@@ -608,6 +624,8 @@ def replay_node(
         if w.gates:
             run["changedPods"] = gate_changes(base_steps, wsteps)
         run["density"] = _density(machine, mkey, wcfg, wkey, wpods, cache)
+        if w.restart:
+            run["restart"] = _restart(spec, doc, wpods)
         runs[w.label] = run
     report["whatIfs"] = runs
     return finish("ok" if not any(i.severity == "warning" for i in issues) else "warning")

@@ -14,6 +14,7 @@ from typing import Any
 
 from podnuma.fleet.inputs import FleetInputs
 from podnuma.fleet.model import Issue
+from podnuma.fleet.restart import restart_section
 
 __all__ = ["API_VERSION", "KIND", "fleet_report", "BASELINE"]
 
@@ -122,6 +123,7 @@ def fleet_report(
         "summary": summary,
         "workloads": workloads,
         "rejected": rejected,
+        **restart_section(nodes, what_ifs),
         "issues": issues,
         "nodes": list(nodes),
     }

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from podnuma.analysis.advise import (
@@ -20,7 +20,7 @@ from podnuma.analysis.advise import (
     node_config_document,
     workload_pod,
 )
-from podnuma.analysis.compare import Comparison, compare_pod, comparison_document
+from podnuma.analysis.compare import SCOPES, Comparison, compare_pod, comparison_document
 from podnuma.api.kubeletconfig import KubeletConfig
 from podnuma.errors import InputError
 from podnuma.inputs.documents import parse_document
@@ -36,6 +36,7 @@ from podnuma.inputs.pods import (
 from podnuma.inputs.text import TextInput, request_name
 from podnuma.machine.topology import Machine
 from podnuma.service.messages import no_pod, not_modelled_notes
+from podnuma.service.restart import PodRisk, pod_restart_risks
 from podnuma.service.scenario import scenario_pod
 
 __all__ = ["Advices", "Comparisons", "Setting", "advise", "builtin_defaults", "compare", "whatif_request"]
@@ -82,6 +83,12 @@ class Setting:
         return doc
 
 
+def _effective(setting: Setting) -> dict[str, Any] | None:
+    """The configuration document the runs used under ``--set`` (else
+    ``None``: the input's own)."""
+    return effective_config(setting.config_doc, setting.overrides) if setting.overrides else None
+
+
 def _setting(
     node: Source | None, config: Source | None, note: Note | None,
     overrides: tuple[Override, ...] = (),
@@ -106,12 +113,15 @@ class Comparisons:
     setting: Setting
     comparisons: list[Comparison]
     skipped: list[str]
+    #: each pod in both forms and scopes, alone on the node, then a kubelet restart
+    restart: list[PodRisk] = field(default_factory=list)
 
     def document(self) -> dict[str, Any]:
         """``podnuma compare -o json``."""
         doc = self.setting.document()
         doc["node"]["numaNodes"] = list(self.setting.machine.numa_ids())
         doc["pods"] = [comparison_document(c) for c in self.comparisons]
+        doc["restart"] = [r.document() for r in self.restart]
         return doc
 
 
@@ -125,6 +135,8 @@ def compare(
     node and configuration (default: the built-in ones; ``overrides``:
     ``--set``); ``note`` receives the notes on configuration not
     modelled."""
+    node = None if node is None else _get(node)  # read once: the restart section reads it again
+    config = None if config is None else _get(config)
     setting = _setting(node, config, note, overrides)
     pod = _get(pod_source)
     sources = load_pod_sources(pod.text, name=pod.name)
@@ -155,7 +167,11 @@ def compare(
             ) from None
     if not out:
         raise no_pod(pod.name)
-    return Comparisons(setting, out, skipped)
+    restart = pod_restart_risks(
+        [(c.pod, {c.written: c.original, c.rewrite.direction: c.rewrite.manifest}) for c in out],
+        node, config, SCOPES, config_doc=_effective(setting),
+    )
+    return Comparisons(setting, out, skipped, restart)
 
 
 @dataclass(frozen=True)
@@ -167,6 +183,8 @@ class Advices:
     setting: Setting
     advices: list[Advice]
     errors: list[str]
+    #: each rewritten pod as written and pod-level, alone on the node, then a kubelet restart
+    restart: list[PodRisk] = field(default_factory=list)
 
     @property
     def machine(self) -> Machine:
@@ -182,6 +200,7 @@ class Advices:
             **self.setting.document(),
             "pods": [advice_document(a) for a in self.advices],
             "errors": self.errors,
+            "restart": [r.document() for r in self.restart],
         }
 
 
@@ -193,6 +212,8 @@ def advise(
     """Advise on every Pod of ``pods``; an input that cannot be read, and an
     invalid pod, are listed in ``errors`` (with file and field path) and
     never stop the others. ``overrides``: ``--set`` on the configuration."""
+    node = None if node is None else _get(node)  # read once: the restart section reads it again
+    config = None if config is None else _get(config)
     setting = _setting(node, config, note, overrides)
     advices: list[Advice] = []
     errors: list[str] = []
@@ -218,7 +239,15 @@ def advise(
                 )
                 continue
             advices.append(advice)
-    return Advices(setting, advices, errors)
+    restart = pod_restart_risks(
+        [
+            (a.pod or a.where, {"perContainer": a.original, "podLevel": a.rewrite.manifest})
+            for a in advices
+            if a.status == "rewritten" and a.original is not None and a.rewrite is not None
+        ],
+        node, config, (setting.config.topology_manager_scope,), config_doc=_effective(setting),
+    )
+    return Advices(setting, advices, errors, restart)
 
 
 def whatif_request(req: Mapping[str, Any], advise_it: bool) -> dict[str, Any]:

@@ -489,7 +489,7 @@ async function runWhatIf(kind) {
   body.replaceChildren(el("p", {class: "busy"}, "measuring…"));
   try {
     const doc = await api("/api/" + kind, {json: {scenario: state.text, scenarioName: state.name, step: state.step, set: state.set || []}});
-    body.replaceChildren(...(kind === "compare" ? compareView(doc) : adviseView(doc)));
+    body.replaceChildren(...(kind === "compare" ? compareView(doc) : adviseView(doc)), ...restartRiskView(doc));
   } catch (e) {
     body.replaceChildren(el("div", {class: "error"}, "error: " + e.message));
   }
@@ -785,4 +785,70 @@ document.addEventListener("DOMContentLoaded", async () => {
   } catch (e) {
     showError($("error"), e.message);
   }
+});
+
+// ---------------------------------------------------------------- kubelet restart
+
+const RESTART_MARK = {kept: "✓ kept", moved: "↻ moved", rejected: "✗ rejected", unknown: "? unknown"};
+
+function restartView(doc) {
+  const head = el("tr", {}, ["pod", "outcome", "CPUs before", "CPUs after", "NUMA before", "NUMA after", "reason"]
+    .map((h) => el("th", {}, h)));
+  const rows = doc.pods.map((p) => el("tr", {class: "restart-" + p.outcome},
+    el("td", {}, p.pod + (p.podLevel ? " (pod-level)" : "")),
+    el("td", {}, RESTART_MARK[p.outcome] || p.outcome),
+    el("td", {}, p.before.cpus || "-"),
+    el("td", {}, p.after ? (p.after.cpus || "-") : "-"),
+    el("td", {}, p.before.numaNodes.join(",") || "-"),
+    el("td", {}, p.after ? (p.after.numaNodes.join(",") || "-") : "-"),
+    el("td", {}, p.reason ? p.reason + ": " + p.message : "")));
+  const t = doc.totals;
+  const lines = [
+    `${t.pods} pods: ${t.kept} kept, ${t.moved} moved, ${t.rejected} rejected, ${t.unknown} unknown`,
+    `CPUs ${t.cpus}: ${t.freeCpus} free, ${t.cpusHeldByRunningPods} held by running pods, ` +
+      `${t.cpusHeldByRejectedPods} held by rejected pods, ${t.cpusTakenByNobody} taken by nobody` +
+      (t.cpusTakenByNobody ? ` (${t.cpusTakenByNobodyList})` : ""),
+    doc.nextStart.starts ? "the kubelet starts again from the state left"
+      : "the next kubelet start fails: " + doc.nextStart.message,
+  ];
+  const replay = el("details", {}, el("summary", {}, "the restart as a scenario (podnuma simulate replays it)"),
+    el("pre", {class: "desc", id: "restart-scenario"}, JSON.stringify(doc.scenario, null, 2)));
+  return [
+    el("div", {class: "table-wrap"}, el("table", {class: "whatif-table", id: "restart-table"},
+      el("thead", {}, head), el("tbody", {}, rows))),
+    el("ul", {class: "why", id: "restart-totals"}, lines.map((l) => el("li", {}, l))),
+    ...(doc.notes.length ? [el("ul", {class: "why hint"}, doc.notes.map((n) => el("li", {}, n)))] : []),
+    replay,
+  ];
+}
+
+// compare / advise: each form alone on the node, then a kubelet restart
+function restartRiskView(doc) {
+  const risks = doc.restart || [];
+  if (!risks.length) return [];
+  const label = (r) => (r.form === "podLevel" ? "pod-level" : "per-container") + ", scope " + r.scope;
+  return [
+    el("h3", {}, "After a kubelet restart (v1.37.2, kubernetes#140989)"),
+    el("ul", {class: "why", id: "restart-risks"}, risks.map((r) =>
+      el("li", {class: "restart-" + r.outcome}, r.pod + " (" + label(r) + "): " + r.summary))),
+  ];
+}
+
+async function runRestart() {
+  const body = $("restart-body");
+  if (!state.text) {
+    body.replaceChildren(el("div", {class: "error"}, "run a scenario first"));
+    return;
+  }
+  body.replaceChildren(el("p", {class: "busy"}, "restarting…"));
+  try {
+    const doc = await api("/api/restart" + q({name: state.name}), {body: state.text});
+    body.replaceChildren(...restartView(doc));
+  } catch (e) {
+    body.replaceChildren(el("div", {class: "error"}, "error: " + e.message));
+  }
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  $("run-restart").addEventListener("click", runRestart);
 });
