@@ -80,7 +80,10 @@ def test_rewrite_resimulated(
     assert [p.name for p in a.rewrite.containers if p.role == "shared"] == moved
     for name in moved:
         c = pod.container(name)
-        assert "cpu" not in c.requests and "memory" not in c.requests
+        # the default strategy (keep-limits) keeps the memory request and
+        # limit, never the CPU ones (they would make it exclusive again)
+        assert "cpu" not in c.requests and "cpu" not in c.limits
+        assert "memory" in c.limits and c.requests["memory"] == c.limits["memory"]
 
     m = resimulate(manifest)
     assert m.admitted and m.qos_class == "Guaranteed"
@@ -101,6 +104,7 @@ def test_rewrite_resimulated(
 def test_kep_example_2_numbers() -> None:
     a = advise_pod(kep2_per_container(), default_machine(), default_config())
     assert a.savings() == {
+        "cpusReturnedToNode": 0,
         "exclusiveCpusBefore": 4,
         "exclusiveCpusAfter": 2,
         "exclusiveCpusFreed": 2,
@@ -179,8 +183,13 @@ def test_skip_when_rewrite_would_be_rejected(tmp_path: Path) -> None:
     doc["spec"]["containers"][0]["resources"] = guaranteed("2", "2Gi", **{"hugepages-2Mi": "1Gi"})
     a = advise_pod(doc, node, load_kubelet_config(kubelet_config()))
     assert a.status == "skipped"
-    assert a.reason is not None and a.reason.startswith("the rewrite would be rejected: TopologyAffinityError")
+    assert a.reason is not None and a.reason.startswith("no rewrite is admitted: shared pool 2 (budget 4): "
+                                                        "TopologyAffinityError")
+    assert a.candidates and all(c.verdict == "refused" for c in a.candidates)
+    assert all(c.reason is not None and c.reason.startswith("TopologyAffinityError") for c in a.candidates)
     assert a.before is not None and a.before.admitted
+    fixed = advise_pod(doc, node, load_kubelet_config(kubelet_config()), shared_pool_cpus=2)
+    assert fixed.reason is not None and fixed.reason.startswith("the rewrite would be rejected: TopologyAffinityError")
 
 
 def test_skip_when_main_would_lose_exclusive_cpus(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -194,7 +203,7 @@ def test_skip_when_main_would_lose_exclusive_cpus(monkeypatch: pytest.MonkeyPatc
         return dataclasses.replace(m, containers=containers, exclusive_cpus=CPUSet())
 
     monkeypatch.setattr(advise_mod, "measure_manifest", no_exclusive)
-    a = advise_pod(kep2_per_container(), default_machine(), default_config())
+    a = advise_pod(kep2_per_container(), default_machine(), default_config(), shared_pool_cpus=2)
     assert a.status == "skipped"
     assert a.reason == "the rewrite would take exclusive CPUs from main-app (2 wanted, 0 exclusive after)"
 
@@ -265,7 +274,7 @@ def test_cli_diff(runner: CliRunner, tmp_path: Path) -> None:
     out = r.stdout
     assert f"--- a/{f}#0" in out and f"+++ b/{f}#0" in out
     assert "+  resources:" in out
-    assert "-      resources:" in out
+    assert "-          cpu: '1'" in out
     assert "+      cpu: '4'" in out
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -35,10 +35,11 @@ from podnuma.analysis.rewrite import (
     clean_server_fields,
     has_pod_level_resources,
     has_whole_cpus,
-    sidecar_names,
     to_pod_level,
 )
+from podnuma.analysis.sidecars import recognise_sidecars
 from podnuma.api.kubeletconfig import KubeletConfig
+from podnuma.api.pod import Pod
 from podnuma.api.pod_manifest import parse_pod
 from podnuma.api.qos import compute_pod_qos
 from podnuma.errors import InputError, KubeletStartupError
@@ -46,10 +47,23 @@ from podnuma.fieldkit import field_path, wrong_type
 from podnuma.machine.topology import Machine
 
 __all__ = [
-    "TEMPLATE_PATHS", "Advice", "advise_pod", "advice_document", "node_config_document",
+    "DEFAULT_STRATEGY", "STRATEGIES", "TEMPLATE_PATHS", "Advice", "Candidate", "advise_pod",
+    "advice_document", "best_pod_level_rewrite", "node_config_document",
 ]
 
 Status = Literal["rewritten", "skipped"]
+
+#: The search strategies (``advise --strategy``): what the pod shared pool
+#: must at least hold, and what the moved containers keep of their own.
+STRATEGIES: Mapping[str, str] = {
+    "keep-limits": "the pod shared pool holds at least the CPUs the moved containers asked for "
+    "together, and each moved container keeps its own memory request and limit (its memory.max)",
+    "keep-cpus": "the pod shared pool holds at least the CPUs the moved containers asked for "
+    "together; the moved containers lose their own resources to the pod budget",
+    "max-freed": "the smallest pod shared pool the kubelet admits (from 1 CPU): the most CPUs "
+    "returned to the node and the highest density; the moved containers lose their own resources",
+}
+DEFAULT_STRATEGY = "keep-limits"
 
 
 @dataclass(frozen=True)
@@ -66,12 +80,17 @@ class Advice:
     after: Measurement | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
     error: InputError | None = None  # the pod is invalid: why (paths relative to the pod)
+    candidates: tuple[Candidate, ...] = ()  # the forms tried, in order
+    strategy: str = "keep-limits"
+    shared_pool_cpus: int | None = None  # the pool size of the chosen form
+    sidecar_rules: Mapping[str, str] = field(default_factory=dict)  # container -> rule
 
     def savings(self) -> dict[str, Any]:
         b, a = self.before, self.after
         if b is None or a is None:
             return {}
         return {
+            "cpusReturnedToNode": (b.held_cpus.size() - a.held_cpus.size()) if b.admitted else None,
             "exclusiveCpusBefore": b.exclusive_cpus.size() if b.admitted else None,
             "exclusiveCpusAfter": a.exclusive_cpus.size(),
             "exclusiveCpusFreed": (b.exclusive_cpus.size() - a.exclusive_cpus.size()) if b.admitted else None,
@@ -118,17 +137,41 @@ def advise_pod(
     where: str = "",
     cap: int = 512,
     shared_pool_cpus: int | None = None,
+    strategy: str = DEFAULT_STRATEGY,
+    sidecars: Collection[str] = (),
 ) -> Advice:
-    """Propose and verify the pod-level rewrite of one object: a Pod, or the
-    pod template of a workload (:data:`TEMPLATE_PATHS`), which is rewritten
-    in place. Never raises for a bad object (it is skipped with the reason);
-    ``KubeletStartupError`` when the configuration itself cannot run."""
+    """Search, propose and verify the pod-level rewrite of one object: a
+    Pod, or the pod template of a workload (:data:`TEMPLATE_PATHS`), which is
+    rewritten in place. ``shared_pool_cpus``: None searches the pool size
+    (``auto``: from the strategy's floor up, until the kubelet admits one),
+    a number tries that size only. ``sidecars``: container names the user
+    calls sidecars. Never raises for a bad object (it is skipped with the
+    reason); ``KubeletStartupError`` when the configuration itself cannot run."""
     kind = doc.get("kind") if isinstance(doc, Mapping) else None
     if not isinstance(kind, str) or kind not in TEMPLATE_PATHS:
         return _advise_pod(doc, machine, config, where=where, cap=cap,
-                           shared_pool_cpus=shared_pool_cpus)
+                           shared_pool_cpus=shared_pool_cpus, strategy=strategy, sidecars=sidecars)
     return _advise_workload(doc, kind, machine, config, where=where, cap=cap,
-                            shared_pool_cpus=shared_pool_cpus)
+                            shared_pool_cpus=shared_pool_cpus, strategy=strategy, sidecars=sidecars)
+
+
+def best_pod_level_rewrite(
+    doc: Mapping[str, Any],
+    machine: Machine,
+    config: KubeletConfig,
+    *,
+    strategy: str = DEFAULT_STRATEGY,
+    shared_pool_cpus: int | None = None,
+    sidecars: Collection[str] = (),
+    cap: int = 512,
+) -> Advice:
+    """The best pod-level rewrite of the pod (or workload) ``doc`` on an
+    empty node of ``machine`` under ``config``: the searched form the
+    kubelet admits (``status == "rewritten"``, ``rewrite.manifest``), or
+    the reason none is (``reason``; each form tried in ``candidates`` with
+    the kubelet's reason)."""
+    return advise_pod(doc, machine, config, cap=cap, shared_pool_cpus=shared_pool_cpus,
+                      strategy=strategy, sidecars=sidecars)
 
 
 def _advise_workload(
@@ -140,6 +183,8 @@ def _advise_workload(
     where: str,
     cap: int,
     shared_pool_cpus: int | None,
+    strategy: str,
+    sidecars: Collection[str],
 ) -> Advice:
     path = TEMPLATE_PATHS[kind]
     dotted = ".".join(path)
@@ -166,7 +211,7 @@ def _advise_workload(
     pod_doc = {"apiVersion": "v1", "kind": "Pod", "metadata": pod_meta,
                "spec": copy.deepcopy(dict(template["spec"]))}
     advice = _advise_pod(pod_doc, machine, config, where=where, cap=cap,
-                         shared_pool_cpus=shared_pool_cpus)
+                         shared_pool_cpus=shared_pool_cpus, strategy=strategy, sidecars=sidecars)
     error = advice.error.at(dotted) if advice.error is not None else None
     rewrite = advice.rewrite
     if rewrite is not None:
@@ -180,6 +225,64 @@ def _advise_workload(
     return dataclasses.replace(advice, pod=label, original=doc, rewrite=rewrite, error=error)
 
 
+@dataclass(frozen=True)
+class Candidate:
+    """One pod-level form tried by the search: the pod shared pool asked
+    for, the CPU budget it gave, and the verdict (with the kubelet's reason
+    when it was refused)."""
+
+    pool_cpus: int
+    budget_cpus: str
+    verdict: Literal["chosen", "refused"]
+    reason: str | None = None
+    density: int | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"sharedPoolCpus": self.pool_cpus, "budgetCpus": self.budget_cpus,
+                "verdict": self.verdict, "reason": self.reason, "density": self.density}
+
+
+def _pool_floor(pod: Pod, plan_roles: Mapping[str, str], strategy: str) -> int:
+    """The smallest pod shared pool the strategy accepts: 1 CPU for
+    ``max-freed``; else the CPUs the moved long-running containers asked
+    for together (rounded up), so that they keep their CPU capacity."""
+    if strategy == "max-freed":
+        return 1
+    milli = 0
+    for c in (*[c for c in pod.init_containers if c.is_sidecar], *pod.containers):
+        if plan_roles.get(c.name) == "shared":
+            q = c.requests.get("cpu")
+            milli += 0 if q is None else q.milli_value()
+    return max(1, (milli + 999) // 1000)
+
+
+def _kept_check(
+    rewrite: Rewrite, by_name: Mapping[str, Any], before: Measurement, after: Measurement,
+) -> str | None:
+    """Why the rewrite is refused because a container that keeps its slice
+    gets fewer exclusive CPUs than it had (or asks for, when the pod as
+    written is rejected); None when every kept slice is whole."""
+    had = before.exclusive_by_container() if before.admitted else None
+    kept = after.exclusive_by_container()
+    for p in rewrite.containers:
+        c = by_name[p.name]
+        if p.role != "exclusive" or not has_whole_cpus(c) or c.kind == "init":
+            continue
+        if had is not None:
+            if p.name not in had:
+                continue
+            want = had[p.name].size()
+        else:
+            want = c.requests["cpu"].milli_value() // 1000
+        got = kept.get(p.name)
+        if got is None or got.size() < want:
+            return (
+                f"the rewrite would take exclusive CPUs from {p.name} "
+                f"({want} wanted, {0 if got is None else got.size()} exclusive after)"
+            )
+    return None
+
+
 def _advise_pod(
     doc: Any,
     machine: Machine,
@@ -188,13 +291,17 @@ def _advise_pod(
     where: str = "",
     cap: int = 512,
     shared_pool_cpus: int | None = None,
+    strategy: str = DEFAULT_STRATEGY,
+    sidecars: Collection[str] = (),
 ) -> Advice:
     ref = _ref(doc)
 
     def skip(reason: str, **kw: Any) -> Advice:
         return Advice(where=where, pod=ref, status="skipped", reason=reason, original=doc
-                      if isinstance(doc, Mapping) else None, **kw)
+                      if isinstance(doc, Mapping) else None, strategy=strategy, **kw)
 
+    if strategy not in STRATEGIES:
+        raise ValueError(f"unknown strategy {strategy!r}")
     if not isinstance(doc, Mapping):
         return skip(
             "not a Pod manifest (not a mapping)",
@@ -212,41 +319,84 @@ def _advise_pod(
     except InputError as e:
         return skip(f"invalid pod: {e}", error=e)
     ref = pod.ref
+    rules = recognise_sidecars(pod, sidecars)
+    unknown = [n for n in sidecars if not pod.has_container(n)]
     qos = compute_pod_qos(pod, pod_level_resources=True)
     if qos != "Guaranteed":
-        return skip(f"not Guaranteed (QoS {qos}): the kubelet gives it no exclusive CPUs, nothing to gain")
+        return skip(f"not Guaranteed (QoS {qos}): the kubelet gives it no exclusive CPUs, nothing to gain",
+                    sidecar_rules=rules)
 
-    rewrite = to_pod_level(doc, pod, shared_pool_cpus=shared_pool_cpus)
+    keep_limits = strategy == "keep-limits"
+    first = to_pod_level(doc, pod, sidecars=rules, keep_limits=keep_limits)
     by_name = {c.name: c for c in pod.all_containers()}
-    moving = [p.name for p in rewrite.containers if p.role == "shared" and has_whole_cpus(by_name[p.name])]
+    moving = [p.name for p in first.containers if p.role == "shared" and has_whole_cpus(by_name[p.name])]
     if not moving:
         return skip(
             "no exclusive CPUs to gain: no sidecar or small container holds whole CPUs",
-            rewrite=rewrite,
+            rewrite=first, sidecar_rules=rules,
         )
-    sidecars = sidecar_names(pod)
-    before = measure(machine, config, pod, label="perContainer", sidecars=sidecars, cap=cap)
+    side = frozenset(rules)
+    before = measure(machine, config, pod, label="perContainer", sidecars=side, cap=cap)
     if before.startup_error is not None:
         raise KubeletStartupError(before.startup_error)
-    try:
-        after = measure_manifest(
-            machine, config, rewrite.manifest, label="podLevel", scope=scope,
-            pod_level=True, sidecars=sidecars, cap=cap,
-        )
-    except InputError as e:  # a bug in the rewrite: never print it
-        return skip(f"the rewrite is not a valid pod ({e})", rewrite=rewrite)
-    if after.startup_error is not None:
-        raise KubeletStartupError(after.startup_error)
-    notes = list(rewrite.notes)
+
+    roles = {p.name: p.role for p in first.containers}
+    if shared_pool_cpus is not None:
+        sizes: list[int] = [shared_pool_cpus]
+    else:
+        floor = _pool_floor(pod, roles, strategy)
+        # enough sizes above the floor to reach a budget of whole physical
+        # cores (full-pcpus-only) whatever the slices add up to
+        span = max(2, machine.topology.cpus_per_core()) + 1
+        sizes = list(range(floor, floor + span))
+    candidates: list[Candidate] = []
+    tried: set[str] = set()
+    chosen: tuple[Rewrite, Measurement, int] | None = None
+    for size in sizes:
+        rewrite = to_pod_level(doc, pod, shared_pool_cpus=size, sidecars=rules, keep_limits=keep_limits)
+        budget = str(rewrite.budget.get("requests", {}).get("cpu", "?"))
+        if budget in tried:
+            continue  # the budget was raised to one already tried
+        tried.add(budget)
+        try:
+            after = measure_manifest(
+                machine, config, rewrite.manifest, label="podLevel", scope=scope,
+                pod_level=True, sidecars=side, cap=cap,
+            )
+        except InputError as e:  # a bug in the rewrite: never print it
+            candidates.append(Candidate(size, budget, "refused", f"not a valid pod ({e})"))
+            continue
+        if after.startup_error is not None:
+            raise KubeletStartupError(after.startup_error)
+        if not after.admitted:
+            candidates.append(Candidate(size, budget, "refused", f"{after.reason}: {after.message}"))
+            continue
+        taken = _kept_check(rewrite, by_name, before, after)
+        if taken is not None:
+            candidates.append(Candidate(size, budget, "refused", taken, after.density))
+            continue
+        candidates.append(Candidate(size, budget, "chosen", None, after.density))
+        chosen = (rewrite, after, size)
+        break
+
+    base_notes = [f"--sidecar {n}: no container of that name in the pod" for n in unknown]
+    if chosen is None:
+        last = candidates[-1].reason if candidates else "no candidate"
+        if len(candidates) == 1:
+            why = last if last and last.startswith("the rewrite would") else f"the rewrite would be rejected: {last}"
+        else:
+            why = "no rewrite is admitted: " + "; ".join(
+                f"shared pool {c.pool_cpus} (budget {c.budget_cpus}): {c.reason}" for c in candidates
+            )
+        rw = to_pod_level(doc, pod, shared_pool_cpus=sizes[-1], sidecars=rules, keep_limits=keep_limits)
+        return skip(why, rewrite=rw, before=before, notes=tuple(base_notes),
+                    candidates=tuple(candidates), sidecar_rules=rules)
+    rewrite, after, size = chosen
+    notes = base_notes + list(rewrite.notes)
     if after.gates_forced:
         notes.append(
             "measured with feature gate(s) " + ", ".join(f"{g}=true" for g in after.gates_forced)
             + " forced on: the node needs them for the rewrite to take effect"
-        )
-    if not after.admitted:
-        return skip(
-            f"the rewrite would be rejected: {after.reason}: {after.message}",
-            rewrite=rewrite, before=before, after=after, notes=tuple(notes),
         )
     if before.admitted:
         freed = before.exclusive_cpus.size() - after.exclusive_cpus.size()
@@ -255,34 +405,12 @@ def _advise_pod(
                 f"no exclusive CPUs to gain (measured: {before.exclusive_cpus.size()} exclusive "
                 f"before, {after.exclusive_cpus.size()} after)",
                 rewrite=rewrite, before=before, after=after, notes=tuple(notes),
+                candidates=tuple(candidates), sidecar_rules=rules,
             )
-    # Every container that keeps its slice must keep its exclusive CPUs (as
-    # many as it had as written, or as it asks for when the pod as written
-    # is rejected).
-    had = before.exclusive_by_container() if before.admitted else None
-    kept = after.exclusive_by_container()
-    for p in rewrite.containers:
-        c = by_name[p.name]
-        if p.role != "exclusive" or not has_whole_cpus(c) or c.kind == "init":
-            continue
-        if had is not None:
-            if p.name not in had:
-                continue
-            want = had[p.name].size()
-        else:
-            want = c.requests["cpu"].milli_value() // 1000
-        got = kept.get(p.name)
-        if got is None or got.size() < want:
-            return skip(
-                f"the rewrite would take exclusive CPUs from {p.name} "
-                f"({want} wanted, {0 if got is None else got.size()} exclusive after)",
-                rewrite=rewrite, before=before, after=after, notes=tuple(notes),
-            )
-    if before.admitted:
         if after.density < before.density:
             notes.append(
-                f"fewer copies fit after the rewrite ({before.density} -> {after.density}): "
-                "the pod budget must fit as one block"
+                f"density {before.density} -> {after.density} copies: the pod budget must fit as one "
+                f"block ({after.density_stop}: {after.density_stop_message})"
             )
     else:
         notes.append(f"the pod as written is rejected on this node: {before.reason}: {before.message}")
@@ -293,7 +421,8 @@ def _advise_pod(
         )
     return Advice(
         where=where, pod=ref, status="rewritten", original=doc, rewrite=rewrite,
-        before=before, after=after, notes=tuple(notes),
+        before=before, after=after, notes=tuple(notes), candidates=tuple(candidates),
+        strategy=strategy, shared_pool_cpus=size, sidecar_rules=rules,
     )
 
 
@@ -304,8 +433,13 @@ def advice_document(a: Advice) -> dict[str, Any]:
         "status": a.status,
         "reason": a.reason,
         "rewrite": a.rewrite.manifest if a.rewrite is not None and a.status == "rewritten" else None,
+        "strategy": a.strategy,
+        "sharedPoolCpus": a.shared_pool_cpus,
+        "sidecars": [{"name": n, "rule": r} for n, r in a.sidecar_rules.items()],
+        "candidates": [c.as_dict() for c in a.candidates],
         "containers": [
-            {"name": p.name, "type": p.type, "role": p.role, "why": p.why}
+            {"name": p.name, "type": p.type, "role": p.role, "why": p.why,
+             "sidecarRule": p.sidecar_rule, "kept": list(p.kept), "lost": list(p.lost)}
             for p in (a.rewrite.containers if a.rewrite is not None else ())
         ],
         "savings": a.savings() if a.status == "rewritten" else None,
