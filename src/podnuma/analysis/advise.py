@@ -84,6 +84,8 @@ class Advice:
     strategy: str = "keep-limits"
     shared_pool_cpus: int | None = None  # the pool size of the chosen form
     sidecar_rules: Mapping[str, str] = field(default_factory=dict)  # container -> rule
+    pod_before: Mapping[str, Any] | None = None  # the Pod measured as written (a workload's template)
+    pod_after: Mapping[str, Any] | None = None  # the Pod measured rewritten
 
     def savings(self) -> dict[str, Any]:
         b, a = self.before, self.after
@@ -423,6 +425,7 @@ def _advise_pod(
         where=where, pod=ref, status="rewritten", original=doc, rewrite=rewrite,
         before=before, after=after, notes=tuple(notes), candidates=tuple(candidates),
         strategy=strategy, shared_pool_cpus=size, sidecar_rules=rules,
+        pod_before=doc, pod_after=rewrite.manifest,
     )
 
 
@@ -476,3 +479,146 @@ def _template_error(template: object, path: str) -> InputError:
     if spec is None:
         return InputError("required field is missing", path=where)
     return wrong_type(where, "a mapping", spec)
+
+
+# --------------------------------------------------------------------------
+# the scenario that replays an advice
+
+
+def _bytes(n: int) -> str:
+    for unit, suffix in ((1 << 40, "Ti"), (1 << 30, "Gi"), (1 << 20, "Mi"), (1 << 10, "Ki")):
+        if n and n % unit == 0:
+            return f"{n // unit}{suffix}"
+    return str(n)
+
+
+def machine_node_document(machine: Machine) -> dict[str, Any]:
+    """The scenario ``node`` of ``machine`` in the ``cpus`` table form (CPU
+    table, memory and huge page pools per NUMA node, distances, devices):
+    a node that replays anywhere, whatever form it was read from."""
+    rows = [
+        {"id": cpu, "core": i.core, "socket": i.socket, "numaNode": i.numa_node, "uncoreCache": i.uncore_cache}
+        for cpu, i in sorted(machine.topology.cpu_info.items())
+    ]
+    memory: dict[int, dict[str, str]] = {}
+    for n in sorted(machine.numa_nodes, key=lambda n: n.id):
+        entry = {"memory": _bytes(n.memory)}
+        for size, total in sorted(n.hugepages.items()):
+            entry[f"hugepages-{_bytes(size)}"] = _bytes(total)
+        memory[n.id] = entry
+    doc: dict[str, Any] = {"name": machine.name, "cpus": rows, "memory": memory}
+    if machine.total_memory is not None and machine.total_memory != sum(n.memory for n in machine.numa_nodes):
+        doc["memoryCapacity"] = _bytes(machine.total_memory)
+    if machine.has_distances():
+        doc["distances"] = {n.id: list(n.distances) for n in machine.numa_nodes}
+    if machine.devices:
+        doc["devices"] = {
+            res: [{"id": d.id, "numaNodes": list(d.numa_nodes)} for d in devs]
+            for res, devs in sorted(machine.devices.items())
+        }
+    return doc
+
+
+def _copies(
+    pod_doc: Mapping[str, Any], tag: str, count: int, used: set[tuple[str, str]]
+) -> list[dict[str, Any]]:
+    """``count`` copies of the Pod, named ``NAME-TAG-i`` (unique in the
+    scenario), without server fields (each gets the UID derived from its
+    namespace and name, as a copy in :func:`measure` does)."""
+    meta = pod_doc.get("metadata") if isinstance(pod_doc.get("metadata"), Mapping) else {}
+    assert isinstance(meta, Mapping)
+    name = str(meta.get("name") or "pod")
+    ns = str(meta.get("namespace") or "default")
+    base = f"{name}-{tag}"
+    k = 1
+    while (ns, f"{base}-0") in used:
+        k += 1
+        base = f"{name}-{tag}{k}"
+    out: list[dict[str, Any]] = []
+    for i in range(count):
+        m = copy.deepcopy(dict(pod_doc))
+        clean_server_fields(m)
+        md = dict(m.get("metadata") or {})
+        md["name"] = f"{base}-{i}"
+        md.pop("uid", None)
+        m["metadata"] = md
+        m.setdefault("apiVersion", "v1")
+        m.setdefault("kind", "Pod")
+        used.add((ns, md["name"]))
+        out.append(m)
+    return out
+
+
+@dataclass(frozen=True)
+class ReplayIndex:
+    """Where an advice's two forms sit in its scenario: the step of the
+    first copy of each form, and how many copies were added (the density
+    plus the first rejected copy, unless the count stopped at the cap)."""
+
+    pod: str | None
+    before_step: int
+    before_copies: int
+    after_step: int
+    after_copies: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"pod": self.pod, "beforeStep": self.before_step, "beforeCopies": self.before_copies,
+                "afterStep": self.after_step, "afterCopies": self.after_copies}
+
+
+def proposal_scenario(
+    advices: Collection[Advice],
+    machine: Machine,
+    config_doc: Mapping[str, Any],
+    *,
+    density: bool = True,
+) -> tuple[dict[str, Any], list[ReplayIndex]]:
+    """A scenario that replays every rewritten advice on an empty node: the
+    pod as written and its copies until the first rejection (the density),
+    all removed, then the rewrite the same way, all removed; the next
+    advice after it. ``config_doc``: the node's KubeletConfiguration; the
+    gates the rewrite needs are turned on in it (as the measurement did).
+    ``density`` False: one copy of each form only."""
+    config = copy.deepcopy(dict(config_doc))
+    steps: list[dict[str, Any]] = []
+    index: list[ReplayIndex] = []
+    used: set[tuple[str, str]] = set()
+    forced: set[str] = set()
+
+    def add(pods: list[dict[str, Any]], admitted: int) -> None:
+        for m in pods:
+            steps.append({"addPod": m})
+        for m in pods[:admitted]:
+            md = m["metadata"]
+            steps.append({"removePod": f"{md.get('namespace') or 'default'}/{md['name']}"})
+
+    for a in advices:
+        if a.status != "rewritten" or a.before is None or a.after is None:
+            continue
+        if a.pod_before is None or a.pod_after is None:
+            continue
+        forced.update(a.after.gates_forced)
+        b_admitted = a.before.density
+        b_count = (b_admitted if a.before.density_capped else b_admitted + 1) if density else 1
+        a_admitted = a.after.density
+        a_count = (a_admitted if a.after.density_capped else a_admitted + 1) if density else 1
+        before_step = len(steps)
+        add(_copies(a.pod_before, "as-written", b_count, used), min(b_admitted, b_count))
+        after_step = len(steps)
+        add(_copies(a.pod_after, "pod-level", a_count, used), min(a_admitted, a_count))
+        index.append(ReplayIndex(a.pod, before_step, b_count, after_step, a_count))
+    if forced:
+        gates = dict(config.get("featureGates") or {})
+        for g in sorted(forced):
+            gates[g] = True
+        config["featureGates"] = gates
+    config.setdefault("apiVersion", "kubelet.config.k8s.io/v1beta1")
+    config.setdefault("kind", "KubeletConfiguration")
+    doc = {
+        "apiVersion": "podnuma.io/v1",
+        "kind": "Scenario",
+        "node": machine_node_document(machine),
+        "kubeletConfig": config,
+        "steps": steps,
+    }
+    return doc, index
