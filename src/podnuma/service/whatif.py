@@ -287,13 +287,16 @@ def _advise_request(
     req: Mapping[str, Any], pod: TextInput, node: TextInput | None, config: TextInput | None
 ) -> dict[str, Any]:
     """``/api/advise``: ``sharedPoolCpus`` (auto or N), ``strategy``,
-    ``sidecars`` (names), and the replay scenario in the answer."""
+    ``sidecars`` (names); ``asScenario``: the replay scenario in the answer
+    (``scenario``)."""
     raw = req.get("sidecars") or []
     names = [n.strip() for n in (raw.split(",") if isinstance(raw, str) else raw) if isinstance(n, str) and n.strip()]
     got = advise(
         [pod], node, config, shared_pool_cpus=parse_shared_pool(req.get("sharedPoolCpus")),
-        strategy=str(req.get("strategy") or DEFAULT_STRATEGY), sidecars=names, with_scenario=True,
+        strategy=str(req.get("strategy") or DEFAULT_STRATEGY), sidecars=names,
+        with_scenario=bool(req.get("asScenario")),
     )
     doc = got.document()
-    doc["scenario"] = got.scenario
+    if req.get("asScenario"):
+        doc["scenario"] = got.scenario
     return doc
