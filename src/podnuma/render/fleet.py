@@ -134,6 +134,23 @@ def _rejected(report: Mapping[str, Any]) -> Table | None:
     return t
 
 
+def _not_rewritten(report: Mapping[str, Any]) -> Table | None:
+    """Pod-level what-ifs: the pods not rewritten, grouped by reason."""
+    rows: dict[tuple[str, str], int] = {}
+    for lab, items in (report.get("notRewritten") or {}).items():
+        for r in items:
+            key = (lab, str(r["reason"]))
+            rows[key] = rows.get(key, 0) + 1
+    if not rows:
+        return None
+    t = Table(title="pods not rewritten pod-level, and why", box=box.SIMPLE_HEAD, title_justify="left")
+    for col in ("run", "pods", "reason"):
+        t.add_column(col, justify="right" if col == "pods" else "left")
+    for (lab, reason), count in sorted(rows.items()):
+        t.add_row(*(Text(c) for c in (lab, str(count), reason)))
+    return t
+
+
 def _issues(issues: Sequence[Mapping[str, Any]], limit: int = 20) -> RenderableType | None:
     shown = [i for i in issues if i["severity"] != "info"]
     if not shown:
@@ -160,6 +177,9 @@ def fleet_tables(report: Mapping[str, Any], *, top: int = 15) -> RenderableType:
     rej = _rejected(report)
     if rej is not None:
         parts.append(rej)
+    nrw = _not_rewritten(report)
+    if nrw is not None:
+        parts.append(nrw)
     iss = _issues(report["issues"])
     if iss is not None:
         parts.append(iss)
