@@ -54,6 +54,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from podnuma.analysis.sidecars import ANNOTATION_SIDECARS, recognise_sidecars
 from podnuma.api.pod import Container, Pod
 from podnuma.api.qos import is_container_equivalent_qos_guaranteed
 from podnuma.api.quantity import Quantity, QuantityError, parse_quantity
@@ -63,7 +64,6 @@ from podnuma.api.resources import (
     is_hugepage_resource,
     is_supported_pod_level_resource,
 )
-from podnuma.analysis.sidecars import ANNOTATION_SIDECARS, recognise_sidecars
 
 __all__ = [
     "ANNOTATION_EXCLUSIVE",

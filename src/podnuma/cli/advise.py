@@ -31,18 +31,15 @@ from podnuma.service import whatif
 __all__ = ["advise_command"]
 
 
-class _PoolSize(click.ParamType):
-    """``auto`` or a whole number of CPUs >= 1."""
-
-    name = "auto|N"
-
-    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> object:
-        if value is None or value == "auto":
-            return "auto"
-        text = str(value).strip()
-        if text.isdigit() and int(text) >= 1:
-            return int(text)
-        self.fail(f"{value!r}: expected auto or a whole number of CPUs >= 1", param, ctx)
+def _pool_size(ctx: click.Context, param: click.Parameter, value: str | None) -> int | None:
+    """``--shared-pool-cpus``: ``auto`` (None: searched) or a whole number
+    of CPUs >= 1."""
+    if value is None or value == "auto":
+        return None
+    text = value.strip()
+    if text.isdigit() and int(text) >= 1:
+        return int(text)
+    raise click.BadParameter(f"{value!r}: expected auto or a whole number of CPUs >= 1")
 
 
 _STRATEGY_HELP = "; ".join(f"{k}: {v}" for k, v in STRATEGIES.items())
@@ -55,7 +52,7 @@ _STRATEGY_HELP = "; ".join(f"{k}: {v}" for k, v in STRATEGIES.items())
 @click.option("--diff", "as_diff", is_flag=True,
               help="Print unified diffs instead of the rewritten pods (what each moved container loses is listed).")
 @click.option(
-    "--shared-pool-cpus", type=_PoolSize(), default="auto", show_default=True, metavar="auto|N",
+    "--shared-pool-cpus", type=str, callback=_pool_size, default="auto", show_default=True, metavar="auto|N",
     help="The pod shared pool: auto searches the size the kubelet admits (per --strategy); "
     "N: budget = exclusive slices + N CPUs, that size only.",
 )
@@ -69,7 +66,7 @@ _STRATEGY_HELP = "; ".join(f"{k}: {v}" for k, v in STRATEGIES.items())
 @output_option("advise", "yaml: the rewritten pods (savings as comments); json: a report for programs.")
 def advise_command(
     files: tuple[str, ...], node_file: str | None, config_file: str | None,
-    as_diff: bool, shared_pool_cpus: object, strategy: str, sidecars: tuple[str, ...],
+    as_diff: bool, shared_pool_cpus: int | None, strategy: str, sidecars: tuple[str, ...],
     as_scenario: str | None, output: str,
 ) -> None:
     """Search the pod-level rewrite (KEP-5526) of each Pod or workload in
@@ -78,7 +75,7 @@ def advise_command(
     changes."""
     stdin_used_once(*files, node_file, config_file)
     pods = [partial(TextInput.read, path, what="pod") for path in files]
-    pool = None if shared_pool_cpus == "auto" else int(str(shared_pool_cpus))
+    pool = shared_pool_cpus
     got = guard(lambda: whatif.advise(
         pods, read_input(node_file, "node"), read_input(config_file, "kubelet configuration"),
         shared_pool_cpus=pool, note=note, strategy=strategy, sidecars=sidecars,

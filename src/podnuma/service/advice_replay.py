@@ -101,10 +101,7 @@ def beyond_cpus(advice: Advice, cgroups: Mapping[str, Any]) -> list[str]:
         a = (c.get("after") or {}).get("memory.max")
         was = _mem(b) if c.get("before") is not None else "(no cgroup: rejected as written)"
         limit = f"memory.max {was} -> {_mem(a)}" if a is not None else "memory.max unknown"
-        if p.kept:
-            what = f"keeps {', '.join(p.kept)}"
-        else:
-            what = "keeps none of its own resources"
+        what = f"keeps {', '.join(p.kept)}" if p.kept else "keeps none of its own resources"
         if p.lost:
             what += f"; loses {', '.join(p.lost)}"
             if not p.kept and budget is not None:
