@@ -196,7 +196,8 @@ def _decide(pod: Pod, c: Container, sidecars: Mapping[str, str]) -> ContainerPla
     if override is False:
         return ContainerPlan(c.name, c.kind, "shared", "marked shared by annotation", rule)
     if rule is not None:
-        return ContainerPlan(c.name, c.kind, "shared", f"sidecar: {rule}", rule)
+        why = "sidecar" if c.is_sidecar else f"sidecar: {rule}"  # native sidecars say so by their type
+        return ContainerPlan(c.name, c.kind, "shared", why, rule)
     if has_whole_cpus(c):
         return ContainerPlan(c.name, c.kind, "exclusive", "requests whole CPUs (requests == limits)")
     if not c.requests and not c.limits:
