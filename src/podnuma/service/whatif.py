@@ -24,7 +24,14 @@ from podnuma.analysis.advise import (
 from podnuma.analysis.compare import Comparison, compare_pod, comparison_document
 from podnuma.api.kubeletconfig import KubeletConfig
 from podnuma.errors import InputError
-from podnuma.inputs.pods import PodSource, load_pod_sources, node_and_config
+from podnuma.inputs.documents import parse_document
+from podnuma.inputs.pods import (
+    DEFAULT_KUBELET_CONFIG_YAML,
+    DEFAULT_NODE_YAML,
+    PodSource,
+    load_pod_sources,
+    node_and_config,
+)
 from podnuma.inputs.text import TextInput, request_name
 from podnuma.machine.topology import Machine
 from podnuma.service.advice_replay import beyond_cpus, cgroup_changes, config_document
@@ -32,7 +39,8 @@ from podnuma.service.messages import no_pod, not_modelled_notes
 from podnuma.service.scenario import scenario_pod
 
 __all__ = [
-    "Advices", "Comparisons", "Setting", "advise", "compare", "parse_shared_pool", "whatif_request",
+    "Advices", "Comparisons", "Setting", "advise", "builtin_defaults", "compare", "parse_shared_pool",
+    "whatif_request",
 ]
 
 Note = Callable[[str], None]
@@ -300,3 +308,12 @@ def _advise_request(
     if req.get("asScenario"):
         doc["scenario"] = got.scenario
     return doc
+
+
+def builtin_defaults() -> dict[str, Any]:
+    """The node form and the kubelet configuration the commands use without
+    ``--node`` / ``--kubelet-config`` (the web page starts its scenario
+    builder from them): the node as a mapping, the configuration as its
+    YAML text."""
+    node = parse_document(DEFAULT_NODE_YAML, name="built-in node").data
+    return {"node": node, "kubeletConfig": DEFAULT_KUBELET_CONFIG_YAML}
