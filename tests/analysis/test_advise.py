@@ -553,3 +553,43 @@ def test_cli_wording_and_diff_lists_losses(runner: CliRunner, tmp_path: Path) ->
     assert "CPUs taken from the node 11 -> 9: 2 returned to the node, the pod's shared pool holds 1" in r.stdout
     r = runner.invoke(advise_command, [str(pod), "--shared-pool-cpus", "zero"])
     assert r.exit_code == 2 and "expected auto or a whole number" in r.output
+
+
+def test_devices_deferred_to_container_start_are_explained(tmp_path: Path) -> None:
+    """A GPU pod rewritten pod-level: the replay shows no devices at
+    admission (the kubelet assigns them when the container starts) and the
+    advice says why."""
+    import copy as _copy
+
+    from podnuma.inputs.scenario import load_scenario_text
+    from podnuma.inputs.text import TextInput
+    from podnuma.scenario.document import build_document
+    from podnuma.scenario.run import run_scenario
+    from podnuma.service import whatif
+
+    node = _copy.deepcopy(KEP_NODE)
+    node["devices"] = {"example.com/gpu": [{"id": "gpu0", "numaNodes": [0]}, {"id": "gpu1", "numaNodes": [1]}]}
+    doc = kep2_per_container("gpu")
+    res = doc["spec"]["containers"][0]["resources"]
+    for part in ("requests", "limits"):
+        res.setdefault(part, dict(res.get("limits", {})))[ "example.com/gpu"] = "1"
+    pod_file = write(tmp_path / "pod.yaml", doc)
+    node_file = write(tmp_path / "node.yaml", node)
+    cfg_file = write(tmp_path / "kubelet.yaml", kubelet_config())
+    got = whatif.advise([TextInput.read(pod_file, what="pod")], TextInput.read(node_file, what="node"),
+                        TextInput.read(cfg_file, what="c"), with_scenario=True)
+    (p,) = got.document()["pods"]
+    assert p["status"] == "rewritten", p["reason"]
+    assert any(x.startswith("devices (example.com/gpu): with the pod-level resource managers the kubelet "
+                            "assigns them when each container starts") for x in p["beyondCpus"])
+    assert got.scenario is not None
+    scenario = load_scenario_text(yaml.safe_dump(got.scenario), name="s.yaml", base_dir=tmp_path)
+    out = build_document(run_scenario(scenario))
+    ix = got.replay[0]
+    before = out["steps"][ix["beforeStep"]]
+    after = out["steps"][ix["afterStep"]]
+    main_before = next(c for c in before["containers"] if c["name"] == "main-app")
+    main_after = next(c for c in after["containers"] if c["name"] == "main-app")
+    assert main_before["devices"] == {"example.com/gpu": ["gpu0"]} or main_before["devices"] == {
+        "example.com/gpu": ["gpu1"]}
+    assert not main_after["devices"]
