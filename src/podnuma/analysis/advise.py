@@ -1,24 +1,26 @@
-"""Propose the pod-level rewrite (KEP-5526) of existing pods.
+"""Search the pod-level rewrite (KEP-5526) of existing pods.
 
 For every Pod in the input files (multi-document YAML, JSON, ``kubectl get
-pods -o json|yaml`` lists), propose its pod-level form (rules in
-``podnuma.analysis.rewrite``: the budget in ``spec.resources``, exclusive
-slices kept for the containers that need them, sidecars and small
-containers moved to the pod shared pool), run the pod as written and the
-rewrite through the engine on an empty node (the given node and kubelet
-configuration, or the built-in 2-socket node with static CPU / Static
-memory / restricted / scope pod), and print the rewrite as Pod YAML (or a
-unified diff) with the measured savings: exclusive CPUs freed, CPUs only
-sidecars used, density before and after.
+pods -o json|yaml`` lists, workload templates), propose its pod-level form
+(rules in ``podnuma.analysis.rewrite``: the budget in ``spec.resources``,
+exclusive slices kept for the containers that need them, sidecars —
+recognised by ``podnuma.analysis.sidecars`` — and small containers moved to
+the pod shared pool), and search the pod shared pool size: from the
+strategy's floor (:data:`STRATEGIES`) up, each form is run through the
+engine on an empty node (the given node and kubelet configuration, or the
+built-in ones) until one is admitted with every kept container's exclusive
+CPUs intact. Each form tried is kept (:class:`Candidate`) with the
+kubelet's reason when it was refused. The pod as written is measured too
+(admitted or not), with the density (copies until the first rejection).
 
 A pod is skipped, with its reason, when it is not a Pod, is invalid, is
 already pod-level, is not Guaranteed, has no exclusive CPUs to gain, or when
-the rewrite would be rejected or would take exclusive CPUs from a container
-that keeps its slice (verified by simulation: such a rewrite is never
-printed).
+no form is admitted (such a rewrite is never printed).
 
-:func:`advise_pod` is pure; :mod:`podnuma.render.advice` writes the YAML
-and diffs, :mod:`podnuma.cli.advise` is the command.
+:func:`advise_pod` (and :func:`best_pod_level_rewrite`) are pure;
+:func:`proposal_scenario` writes the scenario that replays an advice's
+figures; :mod:`podnuma.render.advice` writes the YAML and diffs,
+:mod:`podnuma.cli.advise` is the command.
 """
 
 from __future__ import annotations
