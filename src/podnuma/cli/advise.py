@@ -19,9 +19,11 @@ from podnuma.cli.options import (
     note,
     output_option,
     read_input,
+    set_option,
     stdin_used_once,
 )
 from podnuma.fileio import atomic_write
+from podnuma.inputs.overrides import parse_overrides
 from podnuma.inputs.text import TextInput
 from podnuma.render.advice import advice_header, render_diff, render_yaml
 from podnuma.render.output import render_output
@@ -64,10 +66,11 @@ _STRATEGY_HELP = "; ".join(f"{k}: {v}" for k, v in STRATEGIES.items())
 @click.option("--as-scenario", "as_scenario", type=click.Path(dir_okay=False, allow_dash=False), default=None,
               metavar="FILE", help="Also write a scenario that replays every figure (podnuma simulate FILE).")
 @output_option("advise", "yaml: the rewritten pods (savings as comments); json: a report for programs.")
+@set_option
 def advise_command(
     files: tuple[str, ...], node_file: str | None, config_file: str | None,
     as_diff: bool, shared_pool_cpus: int | None, strategy: str, sidecars: tuple[str, ...],
-    as_scenario: str | None, output: str,
+    as_scenario: str | None, output: str, set_values: tuple[str, ...],
 ) -> None:
     """Search the pod-level rewrite (KEP-5526) of each Pod or workload in
     FILE... (YAML documents, JSON, kubectl get lists; '-': standard input)
@@ -79,7 +82,7 @@ def advise_command(
     got = guard(lambda: whatif.advise(
         pods, read_input(node_file, "node"), read_input(config_file, "kubelet configuration"),
         shared_pool_cpus=pool, note=note, strategy=strategy, sidecars=sidecars,
-        with_scenario=as_scenario is not None,
+        with_scenario=as_scenario is not None, overrides=parse_overrides(set_values),
     ))
     s = got.setting
     header = advice_header(s.node_from, s.cfg_from, s.machine, s.config)
