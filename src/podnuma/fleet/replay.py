@@ -219,6 +219,7 @@ class _Pod:
     workload: tuple[str, str]
     sidecars: frozenset[str]
     rewritten: bool = False
+    not_rewritten: str | None = None  # pod-level what-if: why advise does not rewrite it
 
 
 def _exclusive_of(step: StepResult) -> CPUSet:
@@ -476,7 +477,7 @@ def _rewrite(
             advice = advise_pod(dict(p.doc), machine, base, shared_pool_cpus=shared_pool_cpus)
             cache.advice[key] = advice
         if advice.status != "rewritten" or advice.rewrite is None:
-            out.append(p)
+            out.append(dataclasses.replace(p, not_rewritten=advice.reason or "not rewritten"))
             continue
         # The verdict is shared by every pod with this spec: the rewrite's
         # metadata is this pod's own.
@@ -621,6 +622,10 @@ def replay_node(
             runs[w.label] = {"error": f"the kubelet would not start: {e}"}
             continue
         run["rewrittenPods"] = sum(1 for p in wpods if p.rewritten)
+        if w.pod_level:
+            run["notRewritten"] = [
+                {"pod": p.pod.ref, "reason": p.not_rewritten} for p in wpods if not p.rewritten
+            ]
         if w.gates:
             run["changedPods"] = gate_changes(base_steps, wsteps)
         run["density"] = _density(machine, mkey, wcfg, wkey, wpods, cache)

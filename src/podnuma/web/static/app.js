@@ -488,7 +488,9 @@ async function runWhatIf(kind) {
   const body = $("whatif-body");
   body.replaceChildren(el("p", {class: "busy"}, "measuring…"));
   try {
-    const doc = await api("/api/" + kind, {json: {scenario: state.text, scenarioName: state.name, step: state.step, set: state.set || []}});
+    const req = {scenario: state.text, scenarioName: state.name, step: state.step, set: state.set || []};
+    if (kind === "advise") Object.assign(req, adviseOptions());
+    const doc = await api("/api/" + kind, {json: req});
     body.replaceChildren(...(kind === "compare" ? compareView(doc) : adviseView(doc)), ...restartRiskView(doc));
   } catch (e) {
     body.replaceChildren(el("div", {class: "error"}, "error: " + e.message));
@@ -510,6 +512,33 @@ function compareView(doc) {
   return out;
 }
 
+// advise's own controls: the pod shared pool (auto or N), the strategy, sidecar names
+function adviseOptions() {
+  const pool = $("advise-pool").value.trim();
+  const sidecars = $("advise-sidecars").value.split(",").map((n) => n.trim()).filter((n) => n);
+  return {
+    sharedPoolCpus: pool === "" || pool === "auto" ? "auto" : (/^[0-9]+$/.test(pool) ? Number(pool) : pool),
+    strategy: $("advise-strategy").value,
+    sidecars: sidecars,
+  };
+}
+
+function adviseSearchView(p) {
+  const out = [];
+  if (p.sidecars && p.sidecars.length) {
+    out.push(el("ul", {class: "why", id: "advise-sidecars-found"}, p.sidecars.map((s) => el("li", {}, "sidecar " + s.name + ": " + s.rule))));
+  }
+  if (p.candidates && p.candidates.length) {
+    out.push(el("ul", {class: "why", id: "advise-candidates"}, p.candidates.map((c) => el("li", {},
+      "shared pool " + c.sharedPoolCpus + " CPU(s), budget cpu=" + c.budgetCpus + ": " +
+      (c.verdict === "chosen" ? "admitted, chosen" : "refused: " + c.reason)))));
+  }
+  if (p.beyondCpus && p.beyondCpus.length) {
+    out.push(el("ul", {class: "why", id: "advise-beyond"}, p.beyondCpus.map((x) => el("li", {}, x))));
+  }
+  return out;
+}
+
 function adviseView(doc) {
   const out = [];
   for (const message of doc.errors) out.push(el("div", {class: "error"}, "error: " + message));
@@ -527,6 +556,7 @@ function adviseView(doc) {
       out.push(el("table", {class: "whatif-table"}, el("thead", {}, el("tr", {}, el("th", {}, ""), el("th", {}, "as written"), el("th", {}, "pod-level rewrite"))), el("tbody", {}, rows)));
     }
     if (p.containers.length) out.push(el("ul", {class: "why"}, p.containers.map((c) => el("li", {}, c.name + ": " + c.role + " — " + c.why))));
+    out.push(...adviseSearchView(p));
     if (p.rewrite) out.push(el("details", {}, el("summary", {}, "the rewritten pod (JSON)"), el("pre", {class: "manifest"}, JSON.stringify(p.rewrite, null, 2))));
     if (p.notes.length) out.push(el("ul", {class: "why hint"}, p.notes.map((n) => el("li", {}, n))));
   }
