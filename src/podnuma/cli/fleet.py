@@ -92,7 +92,8 @@ def _write(output_file: Path | None, text: str) -> None:
     from podnuma.fileio import atomic_write
 
     try:
-        atomic_write(output_file, text.encode("utf-8"))
+        # a report is for sharing: world-readable, as a shell redirection writes it
+        atomic_write(output_file, text.encode("utf-8"), mode=0o644)
     except OSError as e:
         raise InputError(f"cannot write: {e.strerror or e}", file=str(output_file)) from None
 

@@ -60,6 +60,7 @@ from podnuma.cm.cpumanager.policy_static import POLICY_STATIC as CPU_POLICY_STAT
 from podnuma.cm.memorymanager.policy_static import POLICY_STATIC as MEMORY_POLICY_STATIC
 from podnuma.cm.results import NodeSummary, StepResult
 from podnuma.errors import InputError, KubeletStartupError, PodnumaError
+from podnuma.fleet.assumptions import contradictions
 from podnuma.fleet.model import Issue, NodeSpec
 from podnuma.fleet.pods import read_node_pods
 from podnuma.fleet.whatif import WhatIf, apply_config
@@ -304,6 +305,16 @@ def node_run(
             mem = _memory_request(p.pod)
             if mem > 0:
                 min_mem = mem if min_mem is None else min(min_mem, mem)
+    held = CPUSet()
+    if static and rejected:
+        # A pod rejected after the CPU manager chose its CPUs (by the memory
+        # or device manager) keeps them in the CPU manager's state: the
+        # pod is Failed, so the next admission's removeStaleState or the
+        # reconcile loop (every cpuManagerReconcilePeriod) returns them to
+        # the shared pool. They are not pinned by any running pod.
+        before = all_cpus - n.cpu.state.get_default_cpuset() - reserved
+        n.reconcile(len(pods))
+        held = before - (all_cpus - n.cpu.state.get_default_cpuset() - reserved)
     default = n.cpu.state.get_default_cpuset()
     if static:
         exclusive = all_cpus - default - reserved
@@ -345,6 +356,7 @@ def node_run(
         "exclusiveCpus": exclusive.size(),
         "sidecarOnlyCpus": sidecar_only.size(),
         "freeCpus": free.size(),
+        "rejectedPodCpus": held.size(),
         "strandedCpus": stranded.size(),
         "numaSpread": {str(k): v for k, v in sorted(spread.items())},
         "spanningPods": spanning,
@@ -504,17 +516,20 @@ def replay_node(
         return finish("error")
     mkey = _sig({k: v for k, v in spec.topology.items() if k != "name"})
     base_doc = spec.config if spec.config is not None else {}
-    if "configz" in (spec.config_source or ""):
-        base_doc, unknown = _without_unknown_gates(base_doc)
-        if unknown:
-            issues.append(Issue(
-                "warning",
-                f"configz sets feature gate(s) kubelet v1.37 does not know ({', '.join(unknown)}): "
-                "this kubelet is another version, most likely a newer one (a v1.37 kubelet "
-                "refuses to start with an unknown gate: \"unrecognized feature gate\"); "
-                "replayed as v1.37 without them",
-                node=spec.name, file=spec.config_source or None,
-            ))
+    base_doc, unknown = _without_unknown_gates(base_doc)
+    if unknown:
+        configz = "configz" in (spec.config_source or "")
+        issues.append(Issue(
+            "warning",
+            f"{'configz' if configz else 'the configuration'} sets feature gate(s) kubelet v1.37 "
+            f"does not know ({', '.join(unknown)}): "
+            + ("this kubelet is another version, most likely a newer one"
+               if configz else "written for another kubelet version, most likely a newer one "
+               "(or a misspelt gate)")
+            + " (a v1.37 kubelet refuses to start with an unknown gate: \"unrecognized feature "
+            "gate\"); replayed as v1.37 without them",
+            node=spec.name, file=spec.config_source or None,
+        ))
     try:
         config = _config(base_doc, cache)
     except PodnumaError as e:
@@ -529,6 +544,15 @@ def replay_node(
             node=spec.name, file=spec.config_source or None,
         ))
     bkey = _sig(base_doc)
+    found = contradictions(config, machine.topology.cpus().size(), allocatable=spec.allocatable,
+                           capacity=spec.capacity, nrt_attributes=spec.nrt_attributes)
+    if spec.config is None:
+        # the kubelet's defaults are an assumption: the node is shown apart
+        report["configAssumed"] = True
+        report["contradictions"] = found
+    else:
+        issues.extend(Issue("warning", f"{c} ({spec.config_source})", node=spec.name)
+                      for c in found)
     parsed, pod_issues = _parse_pods(pods, config, spec.name, cache)
     issues.extend(pod_issues)
     report["machine"] = {
@@ -622,7 +646,7 @@ def node_run_result(spec: NodeSpec) -> RunResult | None:
     cache = ReplayCache()
     try:
         machine = _machine(spec, cache)
-        config = _config(dict(spec.config or {}), cache)
+        config = _config(_without_unknown_gates(dict(spec.config or {}))[0], cache)
     except PodnumaError:
         return None
     if spec.pods is not None:
