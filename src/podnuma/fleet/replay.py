@@ -69,7 +69,8 @@ from podnuma.machine.cpuset import CPUSet
 from podnuma.machine.topology import Machine
 from podnuma.scenario.run import RunResult
 
-__all__ = ["ReplayCache", "replay_node", "replay_partition", "workload_of", "node_run", "node_run_result"]
+__all__ = ["ReplayCache", "replay_node", "replay_partition", "workload_of", "node_run", "node_run_result",
+           "node_scenarios"]
 
 _HASH_SUFFIX = re.compile(r"-[a-z0-9]{5,10}$")
 
@@ -661,3 +662,59 @@ def node_run_result(spec: NodeSpec) -> RunResult | None:
     machine = dataclasses.replace(machine, name=spec.name)
     return RunResult(scenario=spec.name, machine=machine, node=summary, steps=tuple(steps),
                      checkpoints={}, checkpoint_files={})
+
+
+def node_scenarios(
+    spec: NodeSpec, what_ifs: Sequence[WhatIf] = (), *, baseline: str = "as running",
+) -> dict[str, dict[str, Any]]:
+    """The node's runs as scenarios (the scenario contract's documents), by
+    run label: the machine, the configuration the run used (unknown gates
+    dropped, the what-if's changes applied), one ``addPod`` per pod the
+    run admitted or rejected, in the same order and form (a ``pod-level``
+    what-if's rewrites included), then a ``reconcile`` pass, after which
+    the figures of the report are read. ``podnuma simulate`` and the
+    kubelet oracle replay them. A run that cannot be replayed (no machine,
+    a configuration the kubelet refuses) is left out."""
+    if spec.topology is None:
+        return {}
+    cache = ReplayCache()
+    try:
+        machine = _machine(spec, cache)
+        base_doc = _without_unknown_gates(spec.config if spec.config is not None else {})[0]
+        config = _config(base_doc, cache)
+    except PodnumaError:
+        return {}
+    if spec.pods is not None:
+        pods: Sequence[Mapping[str, Any]] = spec.pods
+    else:
+        pods = read_node_pods(spec.pod_files, [spec.name])[0][spec.name]
+    parsed, _ = _parse_pods(pods, config, spec.name, cache)
+    mkey = _sig({k: v for k, v in spec.topology.items() if k != "name"})
+    node_form = {**{k: v for k, v in spec.topology.items() if k != "name"}, "name": spec.name}
+    for key in ("machineInfoFile", "sysfs"):  # the scenario is read from another directory
+        if isinstance(node_form.get(key), str):
+            node_form[key] = str(Path(node_form[key]).resolve())
+
+    def scenario(doc: Mapping[str, Any], run: Sequence[_Pod]) -> dict[str, Any]:
+        return {
+            "apiVersion": "podnuma.io/v1", "kind": "Scenario",
+            "node": json.loads(json.dumps(node_form, default=str)),
+            "kubeletConfig": json.loads(json.dumps(dict(doc), default=str)),
+            "steps": [*({"addPod": json.loads(json.dumps(dict(p.doc), default=str))} for p in run),
+                      {"reconcile": {}}],
+        }
+
+    out = {baseline: scenario(base_doc, parsed)}
+    for w in what_ifs:
+        doc = apply_config(base_doc, w)
+        try:
+            wcfg = _config(doc, cache)
+        except PodnumaError:
+            continue
+        wpods = parsed
+        if w.pod_level:
+            wpods, _ = _parse_pods([p.doc for p in parsed], wcfg, spec.name, cache)
+            wpods = _rewrite(wpods, machine, mkey, config, _sig(base_doc), wcfg, cache,
+                             w.shared_pool_cpus)
+        out[w.label] = scenario(doc, wpods)
+    return out

@@ -115,10 +115,11 @@ def fleet_report(
     summary: dict[str, Any] = {BASELINE: _totals([n["baseline"] for n in known])}
     for label in what_ifs:
         summary[label] = _what_if_totals(known, label)
-    assumed = {
+    assumed_totals = _totals([n["baseline"] for n in assumed_nodes])
+    assumed: dict[str, Any] = {
         "nodes": [{"name": n["name"], "configSource": n.get("configSource"),
                    "contradictions": list(n.get("contradictions", []))} for n in assumed_nodes],
-        BASELINE: _totals([n["baseline"] for n in assumed_nodes]),
+        BASELINE: assumed_totals,
     }
     workloads: dict[str, Any] = {}
     base_d = _density(known, None)
@@ -170,7 +171,7 @@ def fleet_report(
             "podsOnNodes": on_nodes,
             "podsReplayed": replayed,
             "podsInTotals": summary[BASELINE]["pods"],
-            "podsOnAssumedNodes": assumed[BASELINE]["pods"],
+            "podsOnAssumedNodes": assumed_totals["pods"],
         },
         "summary": summary,
         "assumed": assumed,

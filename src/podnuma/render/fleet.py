@@ -17,7 +17,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rich import box
-from rich.console import Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
@@ -46,14 +47,22 @@ def _delta(v: int) -> str:
     return f" ({v:+d})" if v else ""
 
 
+#: a what-if label longer than this is named in the legend only
+SHORT_LABEL = 20
+
+
 def what_if_header(report: Mapping[str, Any], label: str, prefix: str = "") -> str:
-    """``(N) LABEL``: the what-if's column header, unique at any width."""
-    return f"{prefix}({list(report['whatIfs']).index(label) + 1}) {label}"
+    """``(N) LABEL`` (``(N)`` alone for a long label, which the legend
+    line names): a what-if's column header, unique at any width."""
+    n = list(report["whatIfs"]).index(label) + 1
+    return f"{prefix}({n}) {label}" if len(label) <= SHORT_LABEL and not prefix else f"{prefix}({n})"
 
 
 def _header_column(t: Table, text: str) -> None:
-    # fold, never ellipsis: a header cut short could read as another's
-    t.add_column(text, justify="right", overflow="fold")
+    # fold, never an ellipsis, and never narrower than the "(N)" mark: a
+    # header cut short could read as another's
+    mark = text[: text.index(")") + 1]
+    t.add_column(text, justify="right", overflow="fold", min_width=max(len(mark), 7))
 
 
 def freed_line(report: Mapping[str, Any], label: str) -> str:
@@ -61,7 +70,8 @@ def freed_line(report: Mapping[str, Any], label: str) -> str:
     t = report["summary"][label]
     fr = t.get("freedForOtherPods") or {}
     cpus = int(fr.get("cpus", 0))
-    text = (f"{what_if_header(report, label)}: CPUs freed for other pods: {cpus:+d} "
+    n = list(report["whatIfs"]).index(label) + 1
+    text = (f"({n}) {label}: CPUs freed for other pods: {cpus:+d} "
             f"(free CPUs, over the {fr.get('nodes', 0)} node(s) where it rejects no running pod)")
     away = fr.get("nodesRejectingRunningPods") or []
     if away:
@@ -154,29 +164,61 @@ def top_nodes(report: Mapping[str, Any], n: int = 15) -> list[Mapping[str, Any]]
     return nodes[:n]
 
 
-def _nodes(report: Mapping[str, Any], n: int) -> Table:
+#: the node table's baseline columns, dropped from the first when the
+#: terminal is too narrow for the what-if columns (which are never dropped)
+_NODE_COLUMNS = ("node", "type", "cpu/topology policy", "pods", "CPUs", "exclusive",
+                 "sidecar-only", "stranded", "free")
+_DROP_ORDER = ("type", "cpu/topology policy", "CPUs", "stranded", "pods", "exclusive", "sidecar-only")
+
+
+def _nodes_table(report: Mapping[str, Any], n: int, drop: Sequence[str]) -> Table:
     t = Table(title=f"nodes with the most CPUs pinned to sidecars (top {n}; assumed configurations "
               "marked *)",
               box=box.SIMPLE_HEAD, title_justify="left")
-    for col in ("node", "type", "cpu/topology policy", "pods", "CPUs", "exclusive",
-                "sidecar-only", "stranded", "free"):
+    cols = [c for c in _NODE_COLUMNS if c not in drop]
+    for col in cols:
         t.add_column(col, justify="left" if col in ("node", "type", "cpu/topology policy") else "right",
-                     no_wrap=col == "node")
+                     overflow="fold" if col == "node" else "ellipsis")
     for lab in report["whatIfs"]:
         _header_column(t, what_if_header(report, lab, "free "))
     for x in top_nodes(report, n):
         b = x["baseline"]
         cfg = x.get("config", {})
-        row = [
-            f"{x['name']}{' *' if x.get('configAssumed') else ''}", x["labels"].get("node.kubernetes.io/instance-type", "-"),
-            f"{cfg.get('cpuManagerPolicy', '-')}/{cfg.get('topologyManagerPolicy', '-')}",
-            str(b["pods"]), str(b["cpus"]), str(b["exclusiveCpus"]), str(b["sidecarOnlyCpus"]),
-            str(b["strandedCpus"]), str(b["freeCpus"]),
-        ]
+        cells = {
+            "node": f"{x['name']}{' *' if x.get('configAssumed') else ''}",
+            "type": x["labels"].get("node.kubernetes.io/instance-type", "-"),
+            "cpu/topology policy": f"{cfg.get('cpuManagerPolicy', '-')}/{cfg.get('topologyManagerPolicy', '-')}",
+            "pods": str(b["pods"]), "CPUs": str(b["cpus"]), "exclusive": str(b["exclusiveCpus"]),
+            "sidecar-only": str(b["sidecarOnlyCpus"]), "stranded": str(b["strandedCpus"]),
+            "free": str(b["freeCpus"]),
+        }
+        row = [cells[c] for c in cols]
         for lab in report["whatIfs"]:
             row.append(free_cell(b, x.get("whatIfs", {}).get(lab, {})))
         t.add_row(*(Text(c) for c in row))
     return t
+
+
+class _NodesByWidth:
+    """The node table, with as many baseline columns as the width allows:
+    every what-if column is always shown, whole."""
+
+    def __init__(self, report: Mapping[str, Any], n: int) -> None:
+        self.report, self.n = report, n
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        drop: list[str] = []
+        table = _nodes_table(self.report, self.n, drop)
+        for col in _DROP_ORDER:
+            if Measurement.get(console, options.update_width(10**6), table).minimum <= options.max_width:
+                break
+            drop.append(col)
+            table = _nodes_table(self.report, self.n, drop)
+        yield table
+
+
+def _nodes(report: Mapping[str, Any], n: int) -> RenderableType:
+    return _NodesByWidth(report, n)
 
 
 def free_cell(base: Mapping[str, Any], run: Mapping[str, Any]) -> str:
@@ -205,7 +247,7 @@ def _rejected(report: Mapping[str, Any]) -> Table | None:
         t.add_column(col, justify="right" if col == "pods" else "left",
                      overflow="fold" if col == "run" else "ellipsis")
     for (lab, w, reason, msg), count in sorted(rows.items()):
-        run = lab if lab == BASELINE else what_if_header(report, lab)
+        run = lab if lab == BASELINE else f"({list(report['whatIfs']).index(lab) + 1}) {lab}"
         t.add_row(*(Text(c) for c in (run, w, str(count), reason, msg)))
     return t
 
@@ -244,7 +286,7 @@ def headline(report: Mapping[str, Any]) -> str:
 def fleet_tables(report: Mapping[str, Any], *, top: int = 15) -> RenderableType:
     parts: list[RenderableType] = [Text(headline(report))]
     if report["whatIfs"]:
-        parts.append(Text("what-ifs: " + "; ".join(what_if_header(report, w) for w in report["whatIfs"])))
+        parts.append(Text("what-ifs: " + "; ".join(f"({i}) {w}" for i, w in enumerate(report["whatIfs"], 1))))
     parts.append(_summary(report))
     if report["whatIfs"]:
         parts.append(Text("\n".join(freed_line(report, w) for w in report["whatIfs"]) + "\n"))

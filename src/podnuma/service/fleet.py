@@ -30,6 +30,7 @@ __all__ = [
     "report_html",
     "report_html_of_document",
     "what_ifs",
+    "write_scenarios",
 ]
 
 Progress = Callable[[int], None]
@@ -80,6 +81,42 @@ def analyze(
     results = run_fleet(fleet.nodes, what_ifs, workers=workers, dask_target=dask_target,
                         progress=progress)
     return fleet_report(fleet, results, [w.label for w in what_ifs])
+
+
+def scenario_file_names(node: str, what_ifs: Sequence[WhatIf]) -> dict[str, str]:
+    """File name of each run's scenario: ``NODE.yaml`` as running,
+    ``NODE.whatif-N.yaml`` for the N-th what-if (as the report numbers them)."""
+    names = {"as running": f"{node}.yaml"}
+    for i, w in enumerate(what_ifs, 1):
+        names[w.label] = f"{node}.whatif-{i}.yaml"
+    return names
+
+
+def write_scenarios(fleet: FleetInputs, what_ifs: Sequence[WhatIf], directory: Path) -> int:
+    """Write every replayable node's runs as scenarios into ``directory``
+    (created; files mode 0644, written atomically): ``podnuma simulate``
+    and the kubelet oracle replay each to the figures of the report (read
+    after the final ``reconcile`` step). Returns the number of files."""
+    from podnuma.fileio import atomic_write
+    from podnuma.fleet.replay import node_scenarios
+
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise InputError(f"cannot create the directory: {e.strerror or e}", file=str(directory)) from None
+    written = 0
+    for spec in fleet.nodes:
+        runs = node_scenarios(spec, what_ifs)
+        names = scenario_file_names(spec.name, what_ifs)
+        for label, doc in runs.items():
+            text = yaml.safe_dump(doc, sort_keys=False, allow_unicode=True)
+            target = directory / names[label]
+            try:
+                atomic_write(target, text.encode("utf-8"), mode=0o644)
+            except OSError as e:
+                raise InputError(f"cannot write: {e.strerror or e}", file=str(target)) from None
+            written += 1
+    return written
 
 
 def report_html(fleet: FleetInputs | None, report: Mapping[str, Any]) -> str:
