@@ -673,8 +673,9 @@ def node_scenarios(
     run admitted or rejected, in the same order and form (a ``pod-level``
     what-if's rewrites included), then a ``reconcile`` pass, after which
     the figures of the report are read. ``podnuma simulate`` and the
-    kubelet oracle replay them. A run that cannot be replayed (no machine,
-    a configuration the kubelet refuses) is left out."""
+    kubelet oracle replay them; a what-if the kubelet would not start with
+    is written too (both report the refusal the report gives). A node
+    without a usable machine or configuration has none."""
     if spec.topology is None:
         return {}
     cache = ReplayCache()
