@@ -189,3 +189,23 @@ def test_scenarios_of_a_node_replay_to_the_report_figures(dump: Path, tmp_path: 
         run = report["baseline"] if label == "as running" else report["whatIfs"][label]
         got = _figures(json.loads(proc.stdout))
         assert got == {k: (len(run[k]) if k == "rejected" else run[k]) for k in got}, label
+
+
+def test_a_node_name_that_is_no_file_name_writes_no_scenario(dump: Path, tmp_path: Path) -> None:
+    d = tmp_path / "dump"
+    d.mkdir()
+    for f in dump.rglob("*"):
+        target = d / f.relative_to(dump)
+        if f.is_dir():
+            target.mkdir(parents=True, exist_ok=True)
+        else:
+            target.write_text(f.read_text().replace(f'"{NONE}"', '"../../escape"'))
+    proc = subprocess.run(
+        [sys.executable, "-m", "podnuma.cli", "fleet", "analyze", str(d), "-o", "json",
+         "--as-scenario", str(tmp_path / "out" / "scenarios")],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 2 and proc.stdout == ""  # refused before any output
+    assert "'../../escape': not a DNS subdomain name" in proc.stderr.splitlines()[-1]
+    assert not (tmp_path / "escape.yaml").exists() and not (tmp_path / "out" / "escape.yaml").exists()
+    assert not any((tmp_path / "out" / "scenarios").glob("*.yaml"))

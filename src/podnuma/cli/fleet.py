@@ -134,6 +134,8 @@ def analyze_command(
     with tempfile.TemporaryDirectory(prefix="podnuma-fleet-") as tmp:
         fleet = _guard(lambda: service.load(_paths(inputs, kubeconfig, Path(tmp)),
                                             kubeconfig=kubeconfig, context=context))
+        if scenario_dir is not None:
+            _guard(lambda: service.check_scenario_names(fleet, scenario_dir))
         _guard(lambda: _analyze(fleet, parsed, fmt, output_file, workers, dask_target))
         if scenario_dir is not None:
             count = _guard(lambda: service.write_scenarios(fleet, parsed, scenario_dir))

@@ -83,6 +83,19 @@ def analyze(
     return fleet_report(fleet, results, [w.label for w in what_ifs])
 
 
+_NODE_NAME = re.compile(r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$")
+
+
+def check_scenario_names(fleet: FleetInputs, directory: Path) -> None:
+    """``InputError`` when a node's name cannot name a scenario file: a
+    name from the dump becomes a file name, so a plain DNS subdomain only
+    (no ``/``, no ``..``)."""
+    for spec in fleet.nodes:
+        if not _NODE_NAME.match(spec.name):
+            raise InputError(f"node {spec.name[:100]!r}: not a DNS subdomain name, no scenario file "
+                             "can be named after it", file=str(directory))
+
+
 def scenario_file_names(node: str, what_ifs: Sequence[WhatIf]) -> dict[str, str]:
     """File name of each run's scenario: ``NODE.yaml`` as running,
     ``NODE.whatif-N.yaml`` for the N-th what-if (as the report numbers them)."""
@@ -104,6 +117,7 @@ def write_scenarios(fleet: FleetInputs, what_ifs: Sequence[WhatIf], directory: P
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise InputError(f"cannot create the directory: {e.strerror or e}", file=str(directory)) from None
+    check_scenario_names(fleet, directory)
     written = 0
     for spec in fleet.nodes:
         runs = node_scenarios(spec, what_ifs)
