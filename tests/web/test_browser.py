@@ -307,7 +307,7 @@ def test_cluster_dump_upload_draws_the_fleet_report(browser: Any, server: str, t
     src = frame.get_attribute("src")
     with urllib.request.urlopen(src) as resp:
         page = resp.read().decode()
-    assert "<h1>podnuma fleet report</h1>" in page and "what-ifs: pod-level." in page
+    assert "<h1>podnuma fleet report</h1>" in page and "what-ifs: (1) pod-level." in page
     # a file the fleet reader cannot read, alone: its error, in the page
     bad = tmp_path / "nodes.json"
     bad.write_text('{"kind": "NodeList", "items": [')

@@ -121,6 +121,8 @@ def write_scenarios(fleet: FleetInputs, what_ifs: Sequence[WhatIf], directory: P
     (created; files mode 0644, written atomically): ``podnuma simulate``
     and the kubelet oracle replay each to the figures of the report (read
     after the final ``reconcile`` step). Returns the number of files."""
+    import yaml
+
     from podnuma.fileio import atomic_write
     from podnuma.fleet.replay import node_scenarios
 
