@@ -238,11 +238,13 @@ def _rejected(report: Mapping[str, Any]) -> Table | None:
     rows: dict[tuple[str, str, str, str], int] = {}
     for lab, items in report["rejected"].items():
         for r in items:
-            key = (lab, str(r.get("workload") or r["pod"]), str(r["reason"]), str(r.get("message") or ""))
+            who = str(r.get("workload") or r["pod"]) + (" *" if r.get("configAssumed") else "")
+            key = (lab, who, str(r["reason"]), str(r.get("message") or ""))
             rows[key] = rows.get(key, 0) + 1
     if not rows:
         return None
-    t = Table(title="pods that would be rejected", box=box.SIMPLE_HEAD, title_justify="left")
+    t = Table(title="pods that would be rejected (* on a node whose configuration is assumed)",
+              box=box.SIMPLE_HEAD, title_justify="left")
     for col in ("run", "workload", "pods", "reason", "message"):
         t.add_column(col, justify="right" if col == "pods" else "left",
                      overflow="fold" if col == "run" else "ellipsis")
