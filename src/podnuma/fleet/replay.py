@@ -308,11 +308,14 @@ def node_run(
                 min_mem = mem if min_mem is None else min(min_mem, mem)
     held = CPUSet()
     if static and rejected:
-        # A pod rejected after the CPU manager chose its CPUs (by the memory
-        # or device manager) keeps them in the CPU manager's state: the
-        # pod is Failed, so the next admission's removeStaleState or the
-        # reconcile loop (every cpuManagerReconcilePeriod) returns them to
-        # the shared pool. They are not pinned by any running pod.
+        # A pod rejected after the CPU manager chose CPUs for it (the
+        # memory manager, which allocates after it, or the allocation of a
+        # later container of the pod refuses) keeps them in the CPU
+        # manager's state: v1.37.2 releases nothing at admission. The pod
+        # is Failed, so not active, and removeStaleState returns them to
+        # the shared pool at the next pod's hints or allocation or on the
+        # reconcile loop (every cpuManagerReconcilePeriod). They are not
+        # pinned by any running pod.
         before = all_cpus - n.cpu.state.get_default_cpuset() - reserved
         n.reconcile(len(pods))
         held = before - (all_cpus - n.cpu.state.get_default_cpuset() - reserved)
