@@ -101,8 +101,12 @@ def _write(output_file: Path | None, text: str) -> None:
 @fleet_group.command("analyze")
 @click.argument("inputs", nargs=-1)
 @click.option("--what-if", "what_ifs", multiple=True, metavar="CHANGES",
-              help="pod-level, scope=pod|container, policy=..., cpu-policy=..., memory-policy=..., "
+              help="gates, pod-level, scope=pod|container, policy=..., cpu-policy=..., memory-policy=..., "
                    "cpu-option=NAME, topology-option=NAME; comma-separated; repeatable.")
+@click.option("--set", "set_values", multiple=True, metavar="PATH=VALUE",
+              help="Override a field of every node's own kubelet configuration by its "
+                   "KubeletConfiguration JSON path (featureGates.PodLevelResourceManagers=true, "
+                   "topologyManagerScope=pod); value read as YAML; repeatable.")
 @click.option("-o", "--output", "fmt", type=click.Choice(FORMATS["fleet analyze"]), default="table", show_default=True,
               help="table for people, json for the report document, html for a self-contained report.")
 @click.option("--output-file", type=click.Path(path_type=Path, dir_okay=False), default=None,
@@ -119,24 +123,28 @@ def _write(output_file: Path | None, text: str) -> None:
               help="Also write each node's runs as scenarios into this directory (NODE.yaml as "
                    "running, NODE.whatif-N.yaml per what-if), for podnuma simulate and the oracle.")
 def analyze_command(
-    inputs: tuple[str, ...], what_ifs: tuple[str, ...], fmt: str, output_file: Path | None,
-    workers: int | None, dask_target: str | None, kubeconfig: str | None, context: str | None,
-    scenario_dir: Path | None = None,
+    inputs: tuple[str, ...], what_ifs: tuple[str, ...], set_values: tuple[str, ...], fmt: str,
+    output_file: Path | None, workers: int | None, dask_target: str | None,
+    kubeconfig: str | None, context: str | None, scenario_dir: Path | None = None,
 ) -> None:
     """Replay every node's running pods (INPUT: dumps, files or directories; - for stdin)."""
+    from podnuma.inputs.overrides import parse_overrides
     from podnuma.service import fleet as service
 
     parsed = _guard(lambda: service.what_ifs(what_ifs, workers=workers, dask_target=dask_target))
+    overrides = _guard(lambda: parse_overrides(set_values))
     if fmt == "html":
         _guard(lambda: importlib.import_module("plotly"))  # the fleet extra, before any work
     if dask_target is not None:
         _guard(lambda: importlib.import_module("distributed"))
     with tempfile.TemporaryDirectory(prefix="podnuma-fleet-") as tmp:
-        fleet = _guard(lambda: service.load(_paths(inputs, kubeconfig, Path(tmp)),
-                                            kubeconfig=kubeconfig, context=context))
+        fleet = _guard(lambda: service.with_overrides(
+            service.load(_paths(inputs, kubeconfig, Path(tmp)), kubeconfig=kubeconfig, context=context),
+            overrides,
+        ))
         if scenario_dir is not None:
             _guard(lambda: service.check_scenario_names(fleet, scenario_dir))
-        _guard(lambda: _analyze(fleet, parsed, fmt, output_file, workers, dask_target))
+        _guard(lambda: _analyze(fleet, parsed, fmt, output_file, workers, dask_target, overrides))
         if scenario_dir is not None:
             count = _guard(lambda: service.write_scenarios(fleet, parsed, scenario_dir))
             if not is_quiet():
@@ -145,7 +153,7 @@ def analyze_command(
 
 def _analyze(
     fleet: Any, what_ifs: Sequence[Any], fmt: str, output_file: Path | None,
-    workers: int | None, dask_target: str | None,
+    workers: int | None, dask_target: str | None, overrides: Sequence[Any] = (),
 ) -> None:
     from podnuma.render.output import render_output
     from podnuma.service import fleet as service
@@ -153,6 +161,8 @@ def _analyze(
     with _progress(len(fleet.nodes), "replaying nodes") as progress:
         report = service.analyze(fleet, what_ifs, workers=workers, dask_target=dask_target,
                                  progress=progress)
+    if overrides:
+        report["set"] = [str(o) for o in overrides]
     _report_issues(report["issues"])
     if fmt == "table" and output_file is None and sys.stdout.isatty():
         from rich.console import Console
