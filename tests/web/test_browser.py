@@ -214,11 +214,16 @@ def test_fleet_report_json_upload(browser: Any, server: str, tmp_path: Path) -> 
         return {"exclusiveCpus": exclusive, "sidecarOnlyCpus": 0, "strandedCpus": 0, "freeCpus": 10,
                 "cpus": 64, "reservedCpus": 2, "pods": 5, "admitted": 5 - rejected,
                 "rejected": rejected, "spanningPods": 0, "rewrittenPods": 0, "nodes": 2}
-    after = {**totals(4, 1), "change": {"exclusiveCpus": -3, "rejected": 1}}
+    after = {**totals(4, 1), "change": {"exclusiveCpus": -3, "rejected": 1},
+             "excludedNodes": ["n3"],
+             "freedForOtherPods": {"cpus": 0, "nodes": 1, "nodesRejectingRunningPods": [
+                 {"node": "n1", "rejectedPods": 1, "freeCpusChange": 3}]}}
     report = tmp_path / "fleet.json"
     report.write_text(json.dumps({
         "apiVersion": "podnuma.io/v1", "kind": "FleetReport", "whatIfs": ["pod-level"],
-        "fleet": {"nodes": 2, "nodeStatus": {"ok": 2}, "podsInDumps": 5, "podsReplayed": 5},
+        "fleet": {"nodes": 2, "nodeStatus": {"ok": 2}, "podsInDumps": 5, "podsReplayed": 5,
+                  "nodesAssumed": 1, "podsInTotals": 4, "podsOnAssumedNodes": 1, "podsDumpedTwice": 1},
+        "assumed": {"nodes": [{"name": "n2", "contradictions": ["status.allocatable cpu is 14"]}]},
         "summary": {"as running": totals(7, 0), "pod-level": after},
         "workloads": {"ml/trainer": {"kind": "Deployment", "nodes": 2,
                                      "as running": {"copies": 4, "min": 2, "max": 2},
@@ -233,6 +238,13 @@ def test_fleet_report_json_upload(browser: Any, server: str, tmp_path: Path) -> 
     assert _css(browser, "#fleet-headline").text.startswith("Fleet: 2 nodes (2 ok)")
     summary = _css(browser, "#fleet-summary").text
     assert "exclusive CPUs 7 4 (-3)" in summary
+    assert "(1) pod-level" in summary
+    assert "CPUs freed for other pods - 0 (not counted: 1 node(s) rejecting running pods)" in summary
+    body = _css(browser, "#fleet-body").text
+    assert "4 in the totals, 1 on 1 node(s) whose configuration is assumed" in body
+    assert "(1 pod(s) found in two dumps, counted once)" in body
+    assert "left out of this column and its changes (the what-if fails there): n3" in body
+    assert "status.allocatable cpu is 14" in body
     assert "OutOfcpu" in _css(browser, "#fleet-body").text
 
 
@@ -295,7 +307,7 @@ def test_cluster_dump_upload_draws_the_fleet_report(browser: Any, server: str, t
     src = frame.get_attribute("src")
     with urllib.request.urlopen(src) as resp:
         page = resp.read().decode()
-    assert "<h1>podnuma fleet report</h1>" in page and "what-ifs: pod-level." in page
+    assert "<h1>podnuma fleet report</h1>" in page and "what-ifs: (1) pod-level." in page
     # a file the fleet reader cannot read, alone: its error, in the page
     bad = tmp_path / "nodes.json"
     bad.write_text('{"kind": "NodeList", "items": [')

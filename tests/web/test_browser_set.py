@@ -46,5 +46,5 @@ def test_dump_form_gates_what_if_and_overrides(browser: Any, server: str) -> Non
     frame = _wait(browser, lambda d: d.find_elements("css selector", "#fleet-body iframe"))[0]
     with urllib.request.urlopen(frame.get_attribute("src")) as resp:
         page = resp.read().decode()
-    assert "what-ifs: gates." in page
+    assert "what-ifs: (1) gates." in page
     assert "with --set topologyManagerScope=pod" in page

@@ -92,7 +92,8 @@ def _write(output_file: Path | None, text: str) -> None:
     from podnuma.fileio import atomic_write
 
     try:
-        atomic_write(output_file, text.encode("utf-8"))
+        # a report is for sharing: world-readable, as a shell redirection writes it
+        atomic_write(output_file, text.encode("utf-8"), mode=0o644)
     except OSError as e:
         raise InputError(f"cannot write: {e.strerror or e}", file=str(output_file)) from None
 
@@ -117,10 +118,14 @@ def _write(output_file: Path | None, text: str) -> None:
 @click.option("--kubeconfig", default=None, type=click.Path(dir_okay=False),
               help="Read the cluster live (read-only) with this kubeconfig.")
 @click.option("--context", default=None, help="The kubeconfig context (with --kubeconfig).")
+@click.option("--as-scenario", "scenario_dir", default=None,
+              type=click.Path(path_type=Path, file_okay=False),
+              help="Also write each node's runs as scenarios into this directory (NODE.yaml as "
+                   "running, NODE.whatif-N.yaml per what-if), for podnuma simulate and the oracle.")
 def analyze_command(
     inputs: tuple[str, ...], what_ifs: tuple[str, ...], set_values: tuple[str, ...], fmt: str,
     output_file: Path | None, workers: int | None, dask_target: str | None,
-    kubeconfig: str | None, context: str | None,
+    kubeconfig: str | None, context: str | None, scenario_dir: Path | None = None,
 ) -> None:
     """Replay every node's running pods (INPUT: dumps, files or directories; - for stdin)."""
     from podnuma.inputs.overrides import parse_overrides
@@ -141,7 +146,13 @@ def analyze_command(
                          executor=ex),
             overrides,
         ))
+        if scenario_dir is not None:
+            _guard(lambda: service.check_scenario_names(fleet, scenario_dir))
         _guard(lambda: _analyze(fleet, parsed, fmt, output_file, ex, overrides))
+        if scenario_dir is not None:
+            count = _guard(lambda: service.write_scenarios(fleet, parsed, scenario_dir))
+            if not is_quiet():
+                click.echo(f"wrote {count} scenario(s) to {scenario_dir}", err=True)
 
 
 def _analyze(

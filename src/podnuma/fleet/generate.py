@@ -374,7 +374,7 @@ class GeneratedFleet:
 
 
 def _dump(path: Path, obj: Any) -> None:
-    atomic_write(path, (json.dumps(obj, indent=2) + "\n").encode())
+    atomic_write(path, (json.dumps(obj, indent=2) + "\n").encode(), mode=0o644)
 
 
 def generate_fleet(
@@ -457,6 +457,6 @@ def generate_fleet(
                "node": _synthetic_form(s)} for s in SHAPES),
         ],
     }
-    atomic_write(out / "fleet.yaml", yaml.safe_dump(fleet_cfg, sort_keys=False).encode())
+    atomic_write(out / "fleet.yaml", yaml.safe_dump(fleet_cfg, sort_keys=False).encode(), mode=0o644)
     files += 3
     return GeneratedFleet(directory=out, nodes=nodes, pods=total_pods, files=files)

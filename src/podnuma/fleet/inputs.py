@@ -83,6 +83,7 @@ class FleetInputs:
     files: list[str] = field(default_factory=list)
     pods_without_node: int = 0
     pods_total: int = 0
+    pods_duplicated: int = 0
 
 
 @dataclass
@@ -105,6 +106,12 @@ class Scan:
     files: list[str] = field(default_factory=list)
     unbound: int = 0
     pods_total: int = 0
+    #: hash of (namespace, name, uid) of each pod counted: a pod in two
+    #: dumps (``pods.json`` and a per-node dump) is counted once, as the
+    #: replay reads it once (:func:`~podnuma.fleet.pods.read_node_pods`).
+    #: Only compared within the process that scans.
+    pod_keys: set[int] = field(default_factory=set)
+    pods_duplicated: int = 0
 
 
 def _is_machine_info(doc: Any) -> bool:
@@ -158,6 +165,13 @@ def _classify(path: Path, scan: Scan) -> None:
         kind = item.get("kind")
         if kind == "Pod":
             pods_here = True
+            meta = _meta(item)
+            key = hash((str(meta.get("namespace") or "default"), str(meta.get("name")),
+                        str(meta.get("uid") or "")))
+            if key in scan.pod_keys:
+                scan.pods_duplicated += 1
+                continue
+            scan.pod_keys.add(key)
             scan.pods_total += 1
             node = _node_name(item)
             if node is None:
@@ -277,10 +291,20 @@ def _labels(node: Mapping[str, Any]) -> dict[str, str]:
     return {str(k): str(v) for k, v in raw.items()} if _is_map(raw) else {}
 
 
-def _allocatable(node: Mapping[str, Any]) -> dict[str, str]:
+def _allocatable(node: Mapping[str, Any], key: str = "allocatable") -> dict[str, str]:
     st = node.get("status")
-    alloc = st.get("allocatable") if _is_map(st) else None
+    alloc = st.get(key) if _is_map(st) else None
     return {str(k): str(v) for k, v in alloc.items()} if _is_map(alloc) else {}
+
+
+def _nrt_attributes(nrt: Mapping[str, Any]) -> dict[str, str]:
+    """A NodeResourceTopology's ``attributes`` list as name -> value."""
+    attrs = nrt.get("attributes")
+    out: dict[str, str] = {}
+    for a in attrs if isinstance(attrs, list) else []:
+        if _is_map(a) and isinstance(a.get("name"), str) and isinstance(a.get("value"), str):
+            out[a["name"]] = a["value"]
+    return out
 
 
 #: Node Feature Discovery's label for SMT (hardware multithreading).
@@ -340,7 +364,8 @@ def assemble(scan: Scan) -> FleetInputs:
                     break
         if config is None:
             node_issues.append(Issue("warning", "no kubelet configuration (no configz, no node group): "
-                                     "the kubelet's defaults assumed", node=name))
+                                     "the kubelet's defaults assumed; the node is shown apart, "
+                                     "outside the fleet's totals", node=name))
         # topology
         topology: Mapping[str, Any] | None = None
         topo_source = ""
@@ -384,7 +409,8 @@ def assemble(scan: Scan) -> FleetInputs:
             name=name, labels=labels, allocatable=_allocatable(obj), config=config,
             config_source=config_source, topology=topology, topology_source=topo_source,
             pod_files=files, issues=tuple(node_issues), pod_ranges=ranges,
-            pods_bound=scan.pod_counts.get(name, 0),
+            pods_bound=scan.pod_counts.get(name, 0), capacity=_allocatable(obj, "capacity"),
+            nrt_attributes=_nrt_attributes(scan.nrt[name][0]) if name in scan.nrt else {},
         ))
     for node, count in sorted(scan.pod_counts.items()):
         if node not in scan.nodes:
@@ -393,8 +419,14 @@ def assemble(scan: Scan) -> FleetInputs:
                 "not replayed", node=node, file=", ".join(sorted(
                     set(scan.pod_index.get(node, ())) | {r[0] for r in scan.pod_ranges.get(node, ())})),
             ))
+    if scan.pods_duplicated:
+        issues.append(Issue(
+            "info", f"{scan.pods_duplicated} pod(s) appear in more than one dump (same "
+            "namespace, name and uid): each counted and replayed once",
+        ))
     return FleetInputs(nodes=nodes, issues=issues, files=scan.files,
-                       pods_without_node=scan.unbound, pods_total=scan.pods_total)
+                       pods_without_node=scan.unbound, pods_total=scan.pods_total,
+                       pods_duplicated=scan.pods_duplicated)
 
 
 def with_inline_pods(spec: NodeSpec, pods: Sequence[Mapping[str, Any]]) -> NodeSpec:

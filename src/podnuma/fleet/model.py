@@ -54,7 +54,7 @@ class NodeSpec:
     """One node's inputs.
 
     ``config`` is a KubeletConfiguration document (``None``: the kubelet's
-    defaults); ``topology`` a node form (``None``: unknown, the node cannot
+    defaults, assumed: the node is then reported apart from the totals); ``topology`` a node form (``None``: unknown, the node cannot
     be replayed). Pods are either inline (``pods``, compact manifests) or in
     ``pod_files`` (read by whoever replays the node, filtered on
     ``spec.nodeName``).
@@ -63,6 +63,11 @@ class NodeSpec:
     name: str
     labels: Mapping[str, str] = field(default_factory=dict)
     allocatable: Mapping[str, str] = field(default_factory=dict)
+    #: the Node's ``status.capacity`` (checked against an assumed configuration)
+    capacity: Mapping[str, str] = field(default_factory=dict)
+    #: the NodeResourceTopology's ``attributes`` (name -> value), e.g. the
+    #: exporter's ``topologyManagerPolicy`` and ``topologyManagerScope``
+    nrt_attributes: Mapping[str, str] = field(default_factory=dict)
     config: Mapping[str, Any] | None = None
     config_source: str = "kubelet defaults"
     topology: Mapping[str, Any] | None = None

@@ -61,6 +61,7 @@ from podnuma.cm.cpumanager.policy_static import POLICY_STATIC as CPU_POLICY_STAT
 from podnuma.cm.memorymanager.policy_static import POLICY_STATIC as MEMORY_POLICY_STATIC
 from podnuma.cm.results import NodeSummary, StepResult
 from podnuma.errors import InputError, KubeletStartupError, PodnumaError
+from podnuma.fleet.assumptions import contradictions
 from podnuma.fleet.gates import gate_changes
 from podnuma.fleet.model import Issue, NodeSpec
 from podnuma.fleet.pods import read_node_pods, with_ranged_pods
@@ -71,7 +72,8 @@ from podnuma.machine.cpuset import CPUSet
 from podnuma.machine.topology import Machine
 from podnuma.scenario.run import RunResult
 
-__all__ = ["ReplayCache", "replay_node", "replay_partition", "workload_of", "node_run", "node_run_result"]
+__all__ = ["ReplayCache", "replay_node", "replay_partition", "workload_of", "node_run", "node_run_result",
+           "node_scenarios"]
 
 _HASH_SUFFIX = re.compile(r"-[a-z0-9]{5,10}$")
 
@@ -314,6 +316,19 @@ def node_run(
             mem = _memory_request(p.pod)
             if mem > 0:
                 min_mem = mem if min_mem is None else min(min_mem, mem)
+    held = CPUSet()
+    if static and rejected:
+        # A pod rejected after the CPU manager chose CPUs for it (the
+        # memory manager, which allocates after it, or the allocation of a
+        # later container of the pod refuses) keeps them in the CPU
+        # manager's state: v1.37.2 releases nothing at admission. The pod
+        # is Failed, so not active, and removeStaleState returns them to
+        # the shared pool at the next pod's hints or allocation or on the
+        # reconcile loop (every cpuManagerReconcilePeriod). They are not
+        # pinned by any running pod.
+        before = all_cpus - n.cpu.state.get_default_cpuset() - reserved
+        n.reconcile(len(pods))
+        held = before - (all_cpus - n.cpu.state.get_default_cpuset() - reserved)
     default = n.cpu.state.get_default_cpuset()
     if static:
         exclusive = all_cpus - default - reserved
@@ -355,6 +370,7 @@ def node_run(
         "exclusiveCpus": exclusive.size(),
         "sidecarOnlyCpus": sidecar_only.size(),
         "freeCpus": free.size(),
+        "rejectedPodCpus": held.size(),
         "strandedCpus": stranded.size(),
         "numaSpread": {str(k): v for k, v in sorted(spread.items())},
         "spanningPods": spanning,
@@ -546,17 +562,20 @@ def replay_node(
         return finish("error")
     mkey = _sig({k: v for k, v in spec.topology.items() if k != "name"})
     base_doc = spec.config if spec.config is not None else {}
-    if "configz" in (spec.config_source or ""):
-        base_doc, unknown = _without_unknown_gates(base_doc)
-        if unknown:
-            issues.append(Issue(
-                "warning",
-                f"configz sets feature gate(s) kubelet v1.37 does not know ({', '.join(unknown)}): "
-                "this kubelet is another version, most likely a newer one (a v1.37 kubelet "
-                "refuses to start with an unknown gate: \"unrecognized feature gate\"); "
-                "replayed as v1.37 without them",
-                node=spec.name, file=spec.config_source or None,
-            ))
+    base_doc, unknown = _without_unknown_gates(base_doc)
+    if unknown:
+        configz = "configz" in (spec.config_source or "")
+        issues.append(Issue(
+            "warning",
+            f"{'configz' if configz else 'the configuration'} sets feature gate(s) kubelet v1.37 "
+            f"does not know ({', '.join(unknown)}): "
+            + ("this kubelet is another version, most likely a newer one"
+               if configz else "written for another kubelet version, most likely a newer one "
+               "(or a misspelt gate)")
+            + " (a v1.37 kubelet refuses to start with an unknown gate: \"unrecognized feature "
+            "gate\"); replayed as v1.37 without them",
+            node=spec.name, file=spec.config_source or None,
+        ))
     try:
         config = _config(base_doc, cache)
     except PodnumaError as e:
@@ -571,6 +590,16 @@ def replay_node(
             node=spec.name, file=spec.config_source or None,
         ))
     bkey = _sig(base_doc)
+    found = contradictions(config, machine.topology.cpus().size(), allocatable=spec.allocatable,
+                           capacity=spec.capacity, nrt_attributes=spec.nrt_attributes)
+    if spec.config is None or spec.config_source.startswith("kubelet defaults"):
+        # the kubelet's defaults (--set on top of them too) are an
+        # assumption: the node is shown apart
+        report["configAssumed"] = True
+        report["contradictions"] = found
+    else:
+        issues.extend(Issue("warning", f"{c} ({spec.config_source})", node=spec.name)
+                      for c in found)
     parsed, pod_issues = _parse_pods(pods, config, spec.name, cache)
     issues.extend(pod_issues)
     report["machine"] = {
@@ -681,7 +710,7 @@ def node_run_result(spec: NodeSpec) -> RunResult | None:
     cache = ReplayCache()
     try:
         machine = _machine(spec, cache)
-        config = _config(dict(spec.config or {}), cache)
+        config = _config(_without_unknown_gates(dict(spec.config or {}))[0], cache)
     except PodnumaError:
         return None
     if spec.pods is not None:
@@ -696,3 +725,60 @@ def node_run_result(spec: NodeSpec) -> RunResult | None:
     machine = dataclasses.replace(machine, name=spec.name)
     return RunResult(scenario=spec.name, machine=machine, node=summary, steps=tuple(steps),
                      checkpoints={}, checkpoint_files={})
+
+
+def node_scenarios(
+    spec: NodeSpec, what_ifs: Sequence[WhatIf] = (), *, baseline: str = "as running",
+) -> dict[str, dict[str, Any]]:
+    """The node's runs as scenarios (the scenario contract's documents), by
+    run label: the machine, the configuration the run used (unknown gates
+    dropped, the what-if's changes applied), one ``addPod`` per pod the
+    run admitted or rejected, in the same order and form (a ``pod-level``
+    what-if's rewrites included), then a ``reconcile`` pass, after which
+    the figures of the report are read. ``podnuma simulate`` and the
+    kubelet oracle replay them; a what-if the kubelet would not start with
+    is written too (both report the refusal the report gives). A node
+    without a usable machine or configuration has none."""
+    if spec.topology is None:
+        return {}
+    cache = ReplayCache()
+    try:
+        machine = _machine(spec, cache)
+        base_doc = _without_unknown_gates(spec.config if spec.config is not None else {})[0]
+        config = _config(base_doc, cache)
+    except PodnumaError:
+        return {}
+    if spec.pods is not None:
+        pods: Sequence[Mapping[str, Any]] = spec.pods
+    else:
+        pods = read_node_pods(spec.pod_files, [spec.name])[0][spec.name]
+    parsed, _ = _parse_pods(pods, config, spec.name, cache)
+    mkey = _sig({k: v for k, v in spec.topology.items() if k != "name"})
+    node_form = {**{k: v for k, v in spec.topology.items() if k != "name"}, "name": spec.name}
+    for key in ("machineInfoFile", "sysfs"):  # the scenario is read from another directory
+        if isinstance(node_form.get(key), str):
+            node_form[key] = str(Path(node_form[key]).resolve())
+
+    def scenario(doc: Mapping[str, Any], run: Sequence[_Pod]) -> dict[str, Any]:
+        return {
+            "apiVersion": "podnuma.io/v1", "kind": "Scenario",
+            "node": json.loads(json.dumps(node_form, default=str)),
+            "kubeletConfig": json.loads(json.dumps(dict(doc), default=str)),
+            "steps": [*({"addPod": json.loads(json.dumps(dict(p.doc), default=str))} for p in run),
+                      {"reconcile": {}}],
+        }
+
+    out = {baseline: scenario(base_doc, parsed)}
+    for w in what_ifs:
+        doc = apply_config(base_doc, w)
+        try:
+            wcfg = _config(doc, cache)
+        except PodnumaError:
+            continue
+        wpods = parsed
+        if w.pod_level:
+            wpods, _ = _parse_pods([p.doc for p in parsed], wcfg, spec.name, cache)
+            wpods = _rewrite(wpods, machine, mkey, config, _sig(base_doc), wcfg, cache,
+                             w.shared_pool_cpus)
+        out[w.label] = scenario(doc, wpods)
+    return out

@@ -22,7 +22,10 @@ API_VERSION = "podnuma.io/v1"
 KIND = "FleetReport"
 BASELINE = "as running"
 _SUMS = ("exclusiveCpus", "sidecarOnlyCpus", "strandedCpus", "freeCpus", "cpus", "reservedCpus",
-         "pods", "admitted")
+         "pods", "admitted", "rejectedPodCpus")
+#: the figures whose change a what-if reports
+CHANGES = ("nodes", "pods", "admitted", "cpus", "reservedCpus", "exclusiveCpus", "sidecarOnlyCpus",
+           "strandedCpus", "freeCpus", "rejectedPodCpus", "rejected", "spanningPods", "rewrittenPods")
 
 
 def _totals(runs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
@@ -67,36 +70,79 @@ def _density(nodes: Sequence[Mapping[str, Any]], label: str | None) -> dict[str,
     return dict(sorted(out.items()))
 
 
+def _known(n: Mapping[str, Any]) -> bool:
+    """Replayed, under a configuration that is not an assumption."""
+    return "baseline" in n and not n.get("configAssumed")
+
+
+def _refs(run: Mapping[str, Any]) -> set[str]:
+    return {str(r["pod"]) for r in run.get("rejected", [])}
+
+
+def _what_if_totals(nodes: Sequence[Mapping[str, Any]], label: str) -> dict[str, Any]:
+    """A what-if's totals over the known nodes it replayed, its change
+    against the same nodes as running, and the CPUs it frees for other
+    pods."""
+    same = [n for n in nodes if label in n.get("whatIfs", {}) and "error" not in n["whatIfs"][label]]
+    failed = sorted(str(n["name"]) for n in nodes
+                    if label in n.get("whatIfs", {}) and "error" in n["whatIfs"][label])
+    t = _totals([n["whatIfs"][label] for n in same])
+    b = _totals([n["baseline"] for n in same])
+    t["errors"] = len(failed)
+    t["excludedNodes"] = failed
+    t["change"] = {k: t[k] - b[k] for k in CHANGES}
+    freed = 0
+    counted = 0
+    turned_away: list[dict[str, Any]] = []
+    for n in same:
+        w, base = n["whatIfs"][label], n["baseline"]
+        newly = sorted(_refs(w) - _refs(base))
+        delta = int(w["freeCpus"]) - int(base["freeCpus"])
+        if newly:
+            turned_away.append({"node": n["name"], "rejectedPods": len(newly), "freeCpusChange": delta})
+        else:
+            counted += 1
+            freed += delta
+    t["freedForOtherPods"] = {"cpus": freed, "nodes": counted, "nodesRejectingRunningPods": turned_away}
+    return t
+
+
 def fleet_report(
     inputs: FleetInputs, nodes: Sequence[Mapping[str, Any]], what_ifs: Sequence[str]
 ) -> dict[str, Any]:
     """The report document."""
-    base_runs = [n["baseline"] for n in nodes if "baseline" in n]
-    summary: dict[str, Any] = {BASELINE: _totals(base_runs)}
+    known = [n for n in nodes if _known(n)]
+    assumed_nodes = [n for n in nodes if "baseline" in n and n.get("configAssumed")]
+    summary: dict[str, Any] = {BASELINE: _totals([n["baseline"] for n in known])}
     for label in what_ifs:
-        runs = [n["whatIfs"][label] for n in nodes if label in n.get("whatIfs", {})]
-        t = _totals(runs)
-        t["errors"] = sum(1 for r in runs if "error" in r)
-        b = summary[BASELINE]
-        t["change"] = {k: t[k] - b[k] for k in ("exclusiveCpus", "sidecarOnlyCpus", "strandedCpus",
-                                                  "freeCpus", "rejected", "spanningPods")}
-        summary[label] = t
+        summary[label] = _what_if_totals(known, label)
+    assumed_totals = _totals([n["baseline"] for n in assumed_nodes])
+    assumed: dict[str, Any] = {
+        "nodes": [{"name": n["name"], "configSource": n.get("configSource"),
+                   "contradictions": list(n.get("contradictions", []))} for n in assumed_nodes],
+        BASELINE: assumed_totals,
+    }
     workloads: dict[str, Any] = {}
-    base_d = _density(nodes, None)
+    base_d = _density(known, None)
     for name, d in base_d.items():
         workloads[name] = {"kind": d["kind"], "nodes": d["nodes"], BASELINE: {
             "copies": d["copies"], "min": d["min"], "max": d["max"]}}
     for label in what_ifs:
-        for name, d in _density(nodes, label).items():
+        same = [n for n in known if "error" not in n.get("whatIfs", {}).get(label, {"error": ""})]
+        base_same = _density(same, None)
+        for name, d in _density(same, label).items():
             w = workloads.setdefault(name, {"kind": d["kind"], "nodes": d["nodes"]})
             w[label] = {"copies": d["copies"], "min": d["min"], "max": d["max"]}
+            if name in base_same:  # the change over the same nodes
+                w[label]["change"] = d["copies"] - base_same[name]["copies"]
     rejected: dict[str, list[dict[str, Any]]] = {}
     for label in (BASELINE, *what_ifs):
         rows: list[dict[str, Any]] = []
         for n in nodes:
             run = n.get("baseline") if label == BASELINE else n.get("whatIfs", {}).get(label)
             if run and "error" not in run:
-                rows.extend({"node": n["name"], **r} for r in run["rejected"])
+                extra = {"configAssumed": True} if n.get("configAssumed") else {}
+                rows.extend({"node": n["name"], **r, **extra} for r in run["rejected"])
         rejected[label] = rows
     # pod-level what-ifs: every pod not rewritten, with advise's reason
     not_rewritten: dict[str, list[dict[str, Any]]] = {}
@@ -116,6 +162,8 @@ def fleet_report(
     status: dict[str, int] = {"ok": 0, "warning": 0, "error": 0}
     for n in nodes:
         status[str(n["status"])] = status.get(str(n["status"]), 0) + 1
+    on_nodes = sum(int(n.get("podCount", 0)) for n in nodes)
+    replayed = sum(int(n["baseline"]["pods"]) for n in nodes if "baseline" in n)
     return {
         "apiVersion": API_VERSION,
         "kind": KIND,
@@ -123,11 +171,18 @@ def fleet_report(
         "fleet": {
             "nodes": len(nodes),
             "nodeStatus": status,
+            "nodesInTotals": len(known),
+            "nodesAssumed": len(assumed_nodes),
             "podsInDumps": inputs.pods_total,
+            "podsDumpedTwice": inputs.pods_duplicated,
             "podsWithoutNode": inputs.pods_without_node,
-            "podsReplayed": sum(int(n.get("podCount", 0)) for n in nodes if "baseline" in n),
+            "podsOnNodes": on_nodes,
+            "podsReplayed": replayed,
+            "podsInTotals": summary[BASELINE]["pods"],
+            "podsOnAssumedNodes": assumed_totals["pods"],
         },
         "summary": summary,
+        "assumed": assumed,
         "workloads": workloads,
         "rejected": rejected,
         **restart_section(nodes, what_ifs),

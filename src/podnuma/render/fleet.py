@@ -2,9 +2,13 @@
 
 Reads the report document of :func:`podnuma.fleet.report.fleet_report`:
 the fleet-wide figures as running and under each what-if (with the
-change), density per workload, the nodes with the most CPUs pinned to
-sidecars or stranded, the pods a what-if would get rejected, and the input
-issues.
+change over the same nodes, and the CPUs it frees for other pods), the
+nodes whose configuration is assumed (apart from the totals), density per
+workload, the nodes with the most CPUs pinned to sidecars or stranded, the
+pods a what-if would get rejected, and the input issues.
+
+A what-if's column is headed ``(N) LABEL``, N its place on the command
+line: however narrow the terminal, two what-ifs never share a header.
 """
 
 from __future__ import annotations
@@ -13,11 +17,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rich import box
-from rich.console import Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-__all__ = ["fleet_tables", "METRICS", "top_nodes"]
+__all__ = ["fleet_tables", "METRICS", "top_nodes", "what_if_header", "freed_line", "free_cell", "headline"]
 
 BASELINE = "as running"
 
@@ -31,6 +36,7 @@ METRICS: tuple[tuple[str, str], ...] = (
     ("sidecarOnlyCpus", "CPUs pinned only to sidecars"),
     ("strandedCpus", "stranded CPUs"),
     ("freeCpus", "free CPUs (shared pool)"),
+    ("rejectedPodCpus", "CPUs of rejected pods, returned"),
     ("rejected", "pods rejected"),
     ("spanningPods", "pods spanning NUMA nodes"),
     ("rewrittenPods", "pods rewritten pod-level"),
@@ -41,20 +47,85 @@ def _delta(v: int) -> str:
     return f" ({v:+d})" if v else ""
 
 
+#: a what-if label longer than this is named in the legend only
+SHORT_LABEL = 20
+
+
+def what_if_header(report: Mapping[str, Any], label: str, prefix: str = "") -> str:
+    """``(N) LABEL`` (``(N)`` alone for a long label, which the legend
+    line names): a what-if's column header, unique at any width."""
+    n = list(report["whatIfs"]).index(label) + 1
+    return f"{prefix}({n}) {label}" if len(label) <= SHORT_LABEL and not prefix else f"{prefix}({n})"
+
+
+def _header_column(t: Table, text: str) -> None:
+    # fold, never an ellipsis, and never narrower than the "(N)" mark: a
+    # header cut short could read as another's
+    mark = text[: text.index(")") + 1]
+    t.add_column(text, justify="right", overflow="fold", min_width=max(len(mark), 7))
+
+
+def freed_line(report: Mapping[str, Any], label: str) -> str:
+    """The what-if's "CPUs freed for other pods" sentence."""
+    t = report["summary"][label]
+    fr = t.get("freedForOtherPods") or {}
+    cpus = int(fr.get("cpus", 0))
+    n = list(report["whatIfs"]).index(label) + 1
+    text = (f"({n}) {label}: CPUs freed for other pods: {cpus:+d} "
+            f"(free CPUs, over the {fr.get('nodes', 0)} node(s) where it rejects no running pod)")
+    away = fr.get("nodesRejectingRunningPods") or []
+    if away:
+        pods = sum(int(a["rejectedPods"]) for a in away)
+        change = sum(int(a["freeCpusChange"]) for a in away)
+        text += (f"; not counted: {len(away)} node(s) where it rejects {pods} pod(s) running "
+                 f"today, whose free CPUs change by {change:+d} because those pods are turned away")
+    excluded = t.get("excludedNodes") or []
+    if excluded:
+        text += (f"; {len(excluded)} node(s) left out of this column and of its changes (the what-if "
+                 f"fails there): {', '.join(excluded)}")
+    return text
+
+
 def _summary(report: Mapping[str, Any]) -> Table:
-    labels = [BASELINE, *report["whatIfs"]]
-    t = Table(title="fleet", box=box.SIMPLE_HEAD, title_justify="left")
+    t = Table(title="fleet: the nodes whose configuration is known", box=box.SIMPLE_HEAD,
+              title_justify="left")
     t.add_column("")
-    for lab in labels:
-        t.add_column(lab, justify="right")
+    t.add_column(BASELINE, justify="right")
+    for lab in report["whatIfs"]:
+        _header_column(t, what_if_header(report, lab))
     summ = report["summary"]
-    base = summ[BASELINE]
     for key, label in METRICS:
-        row = [label]
-        for lab in labels:
-            v = int(summ[lab].get(key, 0))
-            row.append(f"{v}{_delta(v - int(base.get(key, 0))) if lab != BASELINE else ''}")
+        row = [label, str(int(summ[BASELINE].get(key, 0)))]
+        for lab in report["whatIfs"]:
+            w = summ[lab]
+            change = int((w.get("change") or {}).get(key, 0))
+            row.append(f"{int(w.get(key, 0))}{_delta(change)}")
         t.add_row(*(Text(c) for c in row))
+    if report["whatIfs"]:
+        row = ["CPUs freed for other pods", "-"]
+        for lab in report["whatIfs"]:
+            row.append(f"{int((summ[lab].get('freedForOtherPods') or {}).get('cpus', 0)):+d}")
+        t.add_row(*(Text(c) for c in row))
+    return t
+
+
+def _assumed(report: Mapping[str, Any]) -> Table | None:
+    assumed = report.get("assumed") or {}
+    rows = assumed.get("nodes") or []
+    if not rows:
+        return None
+    by_name = {str(n["name"]): n for n in report["nodes"]}
+    t = Table(title="nodes whose kubelet configuration is assumed (the kubelet's defaults: no configz, "
+              "no node group), not in the totals", box=box.SIMPLE_HEAD, title_justify="left")
+    for col in ("node", "pods", "CPUs", "exclusive", "free", "rejected", "what contradicts the assumption"):
+        t.add_column(col, justify="right" if col in ("pods", "CPUs", "exclusive", "free", "rejected")
+                     else "left", no_wrap=col == "node")
+    for a in rows:
+        b = by_name[str(a["name"])]["baseline"]
+        found = a.get("contradictions") or []
+        t.add_row(*(Text(c) for c in (
+            str(a["name"]), str(b["pods"]), str(b["cpus"]), str(b["exclusiveCpus"]), str(b["freeCpus"]),
+            str(len(b["rejected"])), "; ".join(found) if found else "nothing in the dumps")))
     return t
 
 
@@ -66,8 +137,9 @@ def _workloads(report: Mapping[str, Any]) -> Table:
     t.add_column("workload")
     t.add_column("kind")
     t.add_column("nodes", justify="right")
-    for lab in labels:
-        t.add_column(lab, justify="right")
+    t.add_column(BASELINE, justify="right")
+    for lab in report["whatIfs"]:
+        _header_column(t, what_if_header(report, lab))
     for name, w in report["workloads"].items():
         row = [name, w["kind"], str(w["nodes"])]
         base = w.get(BASELINE)
@@ -78,7 +150,7 @@ def _workloads(report: Mapping[str, Any]) -> Table:
                 continue
             change = ""
             if lab != BASELINE and base is not None:
-                change = _delta(d["copies"] - base["copies"])
+                change = _delta(int(d.get("change", 0)))
             row.append(f"{d['copies']}{change} [{d['min']}-{d['max']}]")
         t.add_row(*(Text(c) for c in row))
     return t
@@ -92,45 +164,93 @@ def top_nodes(report: Mapping[str, Any], n: int = 15) -> list[Mapping[str, Any]]
     return nodes[:n]
 
 
-def _nodes(report: Mapping[str, Any], n: int) -> Table:
-    t = Table(title=f"nodes with the most CPUs pinned to sidecars (top {n})",
+#: the node table's baseline columns, dropped from the first when the
+#: terminal is too narrow for the what-if columns (which are never dropped)
+_NODE_COLUMNS = ("node", "type", "cpu/topology policy", "pods", "CPUs", "exclusive",
+                 "sidecar-only", "stranded", "free")
+_DROP_ORDER = ("type", "cpu/topology policy", "CPUs", "stranded", "pods", "exclusive", "sidecar-only")
+
+
+def _nodes_table(report: Mapping[str, Any], n: int, drop: Sequence[str]) -> Table:
+    t = Table(title=f"nodes with the most CPUs pinned to sidecars (top {n}; assumed configurations "
+              "marked *)",
               box=box.SIMPLE_HEAD, title_justify="left")
-    for col in ("node", "type", "cpu/topology policy", "pods", "CPUs", "exclusive",
-                "sidecar-only", "stranded", "free"):
+    cols = [c for c in _NODE_COLUMNS if c not in drop]
+    for col in cols:
         t.add_column(col, justify="left" if col in ("node", "type", "cpu/topology policy") else "right",
-                     no_wrap=col == "node")
+                     overflow="fold" if col == "node" else "ellipsis")
     for lab in report["whatIfs"]:
-        t.add_column(f"free {lab}", justify="right")
+        _header_column(t, what_if_header(report, lab, "free "))
     for x in top_nodes(report, n):
         b = x["baseline"]
         cfg = x.get("config", {})
-        row = [
-            x["name"], x["labels"].get("node.kubernetes.io/instance-type", "-"),
-            f"{cfg.get('cpuManagerPolicy', '-')}/{cfg.get('topologyManagerPolicy', '-')}",
-            str(b["pods"]), str(b["cpus"]), str(b["exclusiveCpus"]), str(b["sidecarOnlyCpus"]),
-            str(b["strandedCpus"]), str(b["freeCpus"]),
-        ]
+        cells = {
+            "node": f"{x['name']}{' *' if x.get('configAssumed') else ''}",
+            "type": x["labels"].get("node.kubernetes.io/instance-type", "-"),
+            "cpu/topology policy": f"{cfg.get('cpuManagerPolicy', '-')}/{cfg.get('topologyManagerPolicy', '-')}",
+            "pods": str(b["pods"]), "CPUs": str(b["cpus"]), "exclusive": str(b["exclusiveCpus"]),
+            "sidecar-only": str(b["sidecarOnlyCpus"]), "stranded": str(b["strandedCpus"]),
+            "free": str(b["freeCpus"]),
+        }
+        row = [cells[c] for c in cols]
         for lab in report["whatIfs"]:
-            run = x.get("whatIfs", {}).get(lab, {})
-            row.append("error" if "error" in run else
-                       f"{run.get('freeCpus', 0)}{_delta(run.get('freeCpus', 0) - b['freeCpus'])}")
+            row.append(free_cell(b, x.get("whatIfs", {}).get(lab, {})))
         t.add_row(*(Text(c) for c in row))
     return t
+
+
+class _NodesByWidth:
+    """The node table, with as many baseline columns as the width allows:
+    every what-if column is always shown, whole."""
+
+    def __init__(self, report: Mapping[str, Any], n: int) -> None:
+        self.report, self.n = report, n
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        drop: list[str] = []
+        table = _nodes_table(self.report, self.n, drop)
+        for col in _DROP_ORDER:
+            if Measurement.get(console, options.update_width(10**6), table).minimum <= options.max_width:
+                break
+            drop.append(col)
+            table = _nodes_table(self.report, self.n, drop)
+        yield table
+
+
+def _nodes(report: Mapping[str, Any], n: int) -> RenderableType:
+    return _NodesByWidth(report, n)
+
+
+def free_cell(base: Mapping[str, Any], run: Mapping[str, Any]) -> str:
+    """A node's free CPUs under a what-if, with the change; the pods it
+    turns away named beside it (their CPUs are no gain)."""
+    if "error" in run:
+        return "error"
+    free = int(run.get("freeCpus", 0))
+    text = f"{free}{_delta(free - int(base['freeCpus']))}"
+    turned = {str(r["pod"]) for r in run.get("rejected", [])} - {str(r["pod"]) for r in base["rejected"]}
+    if turned:
+        text += f" {len(turned)} rejected"
+    return text
 
 
 def _rejected(report: Mapping[str, Any]) -> Table | None:
     rows: dict[tuple[str, str, str, str], int] = {}
     for lab, items in report["rejected"].items():
         for r in items:
-            key = (lab, str(r.get("workload") or r["pod"]), str(r["reason"]), str(r.get("message") or ""))
+            who = str(r.get("workload") or r["pod"]) + (" *" if r.get("configAssumed") else "")
+            key = (lab, who, str(r["reason"]), str(r.get("message") or ""))
             rows[key] = rows.get(key, 0) + 1
     if not rows:
         return None
-    t = Table(title="pods that would be rejected", box=box.SIMPLE_HEAD, title_justify="left")
+    t = Table(title="pods that would be rejected (* on a node whose configuration is assumed)",
+              box=box.SIMPLE_HEAD, title_justify="left")
     for col in ("run", "workload", "pods", "reason", "message"):
-        t.add_column(col, justify="right" if col == "pods" else "left")
+        t.add_column(col, justify="right" if col == "pods" else "left",
+                     overflow="fold" if col == "run" else "ellipsis")
     for (lab, w, reason, msg), count in sorted(rows.items()):
-        t.add_row(*(Text(c) for c in (lab, w, str(count), reason, msg)))
+        run = lab if lab == BASELINE else f"({list(report['whatIfs']).index(lab) + 1}) {lab}"
+        t.add_row(*(Text(c) for c in (run, w, str(count), reason, msg)))
     return t
 
 
@@ -204,14 +324,33 @@ def _issues(issues: Sequence[Mapping[str, Any]], limit: int = 20) -> RenderableT
     return t
 
 
-def fleet_tables(report: Mapping[str, Any], *, top: int = 15) -> RenderableType:
+def headline(report: Mapping[str, Any]) -> str:
+    """The report's first line: nodes, their status, the pods replayed (and
+    how many of them the totals hold)."""
     f = report["fleet"]
     st = f["nodeStatus"]
-    head = Text(
-        f"{f['nodes']} nodes ({st.get('ok', 0)} ok, {st.get('warning', 0)} with warnings, "
-        f"{st.get('error', 0)} not replayed), {f['podsReplayed']} pods replayed"
-    )
-    parts: list[RenderableType] = [head, _summary(report), _workloads(report), _nodes(report, top)]
+    text = (f"{f['nodes']} nodes ({st.get('ok', 0)} ok, {st.get('warning', 0)} with warnings, "
+            f"{st.get('error', 0)} not replayed), {f['podsReplayed']} pods replayed")
+    if f.get("nodesAssumed"):
+        text += (f": {f['podsInTotals']} in the totals, {f['podsOnAssumedNodes']} on "
+                 f"{f['nodesAssumed']} node(s) whose configuration is assumed")
+    dup = int(f.get("podsDumpedTwice") or 0)
+    if dup:
+        text += f" ({dup} pod(s) found in two dumps, counted once)"
+    return text
+
+
+def fleet_tables(report: Mapping[str, Any], *, top: int = 15) -> RenderableType:
+    parts: list[RenderableType] = [Text(headline(report))]
+    if report["whatIfs"]:
+        parts.append(Text("what-ifs: " + "; ".join(f"({i}) {w}" for i, w in enumerate(report["whatIfs"], 1))))
+    parts.append(_summary(report))
+    if report["whatIfs"]:
+        parts.append(Text("\n".join(freed_line(report, w) for w in report["whatIfs"]) + "\n"))
+    assumed = _assumed(report)
+    if assumed is not None:
+        parts.append(assumed)
+    parts.extend([_workloads(report), _nodes(report, top)])
     rej = _rejected(report)
     if rej is not None:
         parts.append(rej)

@@ -16,7 +16,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from podnuma.render.fleet import BASELINE, METRICS
+from podnuma.render.fleet import BASELINE, METRICS, free_cell, freed_line, headline
 
 __all__ = ["render_html", "warm_up"]
 
@@ -135,22 +135,53 @@ def _charts(report: Mapping[str, Any]) -> list[str]:
 def _summary_table(report: Mapping[str, Any]) -> str:
     labels = [BASELINE, *report["whatIfs"]]
     summ = report["summary"]
-    head = "".join(f"<th>{_e(lab)}</th>" for lab in labels)
+    head = "".join(f"<th>{_e(lab if lab == BASELINE else f'({i}) {lab}')}</th>"
+                   for i, lab in enumerate(labels))
     rows = []
     for key, label in METRICS:
         base = int(summ[BASELINE].get(key, 0))
         cells = []
         for lab in labels:
             v = int(summ[lab].get(key, 0))
-            d = v - base
+            # the change over the nodes the what-if replayed (older reports: the difference)
+            d = int((summ[lab].get("change") or {}).get(key, v - base)) if lab != BASELINE else 0
             extra = ""
-            if lab != BASELINE and d:
+            if d:
                 good = d < 0 if key in ("exclusiveCpus", "sidecarOnlyCpus", "strandedCpus", "rejected",
-                                        "spanningPods") else d > 0
+                                        "spanningPods", "rejectedPodCpus") else d > 0
+                turned = (summ[lab].get("freedForOtherPods") or {}).get("nodesRejectingRunningPods")
+                if key == "freeCpus" and (turned or int((summ[lab].get("change") or {}).get("rejected", 0)) > 0):
+                    good = False  # CPUs of pods turned away are no gain
                 extra = f' <span class="{"pos" if good else "neg"}">({d:+d})</span>'
             cells.append(f"<td>{v}{extra}</td>")
         rows.append(f"<tr><td class=l>{_e(label)}</td>{''.join(cells)}</tr>")
-    return f"<table><thead><tr><th class=l></th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    if report["whatIfs"] and all("freedForOtherPods" in summ[w] for w in report["whatIfs"]):
+        cells = ["<td>-</td>"] + [f"<td>{int(summ[w]['freedForOtherPods']['cpus']):+d}</td>"
+                                  for w in report["whatIfs"]]
+        rows.append(f"<tr><td class=l>CPUs freed for other pods</td>{''.join(cells)}</tr>")
+    notes = "".join(f"<p class=note>{_e(freed_line(report, w))}</p>" for w in report["whatIfs"]
+                    if "freedForOtherPods" in summ[w])
+    return (f"<table><thead><tr><th class=l></th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+            + notes)
+
+
+def _assumed_table(report: Mapping[str, Any]) -> str:
+    rows = (report.get("assumed") or {}).get("nodes") or []
+    if not rows:
+        return ""
+    by_name = {str(n["name"]): n for n in report["nodes"]}
+    body = []
+    for a in rows:
+        b = by_name[str(a["name"])]["baseline"]
+        found = a.get("contradictions") or []
+        body.append(f"<tr><td class=l>{_e(a['name'])}</td><td>{b['pods']}</td><td>{b['cpus']}</td>"
+                    f"<td>{b['exclusiveCpus']}</td><td>{b['freeCpus']}</td>"
+                    f"<td class=l>{_e('; '.join(found) if found else 'nothing in the dumps')}</td></tr>")
+    return ("<h2>Nodes whose configuration is assumed</h2><p class=note>No configz and no node group "
+            "gave their kubelet configuration: replayed under the kubelet's defaults, and not in the "
+            "totals above.</p><table id=assumed><thead><tr><th class=l>node</th><th>pods</th><th>CPUs</th>"
+            "<th>exclusive</th><th>free</th><th class=l>what contradicts the assumption</th></tr></thead>"
+            f"<tbody>{''.join(body)}</tbody></table>")
 
 
 def _workload_table(report: Mapping[str, Any]) -> str:
@@ -172,8 +203,8 @@ def _workload_table(report: Mapping[str, Any]) -> str:
 def _node_table(report: Mapping[str, Any], drilled: set[str]) -> str:
     whatifs = report["whatIfs"]
     cols = ["node", "status", "type", "cpu / topology", "pods", "CPUs", "exclusive", "sidecar-only",
-            "stranded", "free", "spanning"] + [f"free {w}" for w in whatifs] + \
-        [f"rejected {w}" for w in whatifs]
+            "stranded", "free", "spanning"] + [f"free ({i}) {w}" for i, w in enumerate(whatifs, 1)] + \
+        [f"rejected ({i}) {w}" for i, w in enumerate(whatifs, 1)]
     head = "".join(f"<th class={'l' if i < 4 else 'r'}>{_e(c)}</th>" for i, c in enumerate(cols))
     rows = []
     for n in report["nodes"]:
@@ -195,7 +226,8 @@ def _node_table(report: Mapping[str, Any], drilled: set[str]) -> str:
             cells.append(f"<td>{len(b['spanningPods'])}</td>")
             for w in whatifs:
                 run = n.get("whatIfs", {}).get(w, {})
-                cells.append("<td class=err>error</td>" if "error" in run else f"<td>{run.get('freeCpus', 0)}</td>")
+                cells.append("<td class=err>error</td>" if "error" in run else
+                             f"<td data-v='{run.get('freeCpus', 0)}'>{_e(free_cell(b, run))}</td>")
             for w in whatifs:
                 run = n.get("whatIfs", {}).get(w, {})
                 cells.append("<td>-</td>" if "error" in run else f"<td>{len(run.get('rejected', []))}</td>")
@@ -252,8 +284,6 @@ def render_html(
     drilled = list(drill) if drill is not None else [str(n["name"]) for n in report["nodes"]]
     drill_set = set(drilled)
     by_name = {str(n["name"]): n for n in report["nodes"]}
-    f = report["fleet"]
-    st = f["nodeStatus"]
     issues = [i for i in report["issues"] if i["severity"] != "info"]
     issue_rows = "".join(
         f"<tr><td class='l {'err' if i['severity'] == 'error' else 'warn'}'>{_e(i['severity'])}</td>"
@@ -272,11 +302,9 @@ def render_html(
     charts = "".join(_charts(report))
     body = [
         f"<h1>{_e(title)}</h1>",
-        f"<p>{f['nodes']} nodes ({st.get('ok', 0)} ok, {st.get('warning', 0)} with warnings, "
-        f"{st.get('error', 0)} not replayed); {f['podsReplayed']} pods replayed in start order "
-        f"through the kubelet v1.37 resource managers; what-ifs: "
-        f"{_e(', '.join(report['whatIfs']) or 'none')}.</p>",
-        "<h2>Fleet</h2>", _summary_table(report), charts,
+        f"<p>{_e(headline(report))}, in start order through the kubelet v1.37 resource managers; "
+        f"what-ifs: {_e('; '.join(f'({i}) {w}' for i, w in enumerate(report['whatIfs'], 1)) or 'none')}.</p>",
+        "<h2>Fleet</h2>", _summary_table(report), _assumed_table(report), charts,
         "<h2>Density per workload</h2>",
         "<p class=note>Copies of each Guaranteed workload that fit on an empty node of the same shape "
         "and configuration, summed over the nodes that run it [min-max per node].</p>",

@@ -32,6 +32,7 @@ __all__ = [
     "report_html",
     "report_html_of_document",
     "what_ifs",
+    "write_scenarios",
     "with_overrides",
 ]
 
@@ -150,6 +151,58 @@ def analyze(
     if overrides:
         report["set"] = [str(o) for o in overrides]
     return report
+
+
+_NODE_NAME = re.compile(r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$")
+
+
+def check_scenario_names(fleet: FleetInputs, directory: Path) -> None:
+    """``InputError`` when a node's name cannot name a scenario file: a
+    name from the dump becomes a file name, so a plain DNS subdomain only
+    (no ``/``, no ``..``)."""
+    for spec in fleet.nodes:
+        if not _NODE_NAME.match(spec.name):
+            raise InputError(f"node {spec.name[:100]!r}: not a DNS subdomain name, no scenario file "
+                             "can be named after it", file=str(directory))
+
+
+def scenario_file_names(node: str, what_ifs: Sequence[WhatIf]) -> dict[str, str]:
+    """File name of each run's scenario: ``NODE.yaml`` as running,
+    ``NODE.whatif-N.yaml`` for the N-th what-if (as the report numbers them)."""
+    names = {"as running": f"{node}.yaml"}
+    for i, w in enumerate(what_ifs, 1):
+        names[w.label] = f"{node}.whatif-{i}.yaml"
+    return names
+
+
+def write_scenarios(fleet: FleetInputs, what_ifs: Sequence[WhatIf], directory: Path) -> int:
+    """Write every replayable node's runs as scenarios into ``directory``
+    (created; files mode 0644, written atomically): ``podnuma simulate``
+    and the kubelet oracle replay each to the figures of the report (read
+    after the final ``reconcile`` step). Returns the number of files."""
+    import yaml
+
+    from podnuma.fileio import atomic_write
+    from podnuma.fleet.replay import node_scenarios
+
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise InputError(f"cannot create the directory: {e.strerror or e}", file=str(directory)) from None
+    check_scenario_names(fleet, directory)
+    written = 0
+    for spec in fleet.nodes:
+        runs = node_scenarios(spec, what_ifs)
+        names = scenario_file_names(spec.name, what_ifs)
+        for label, doc in runs.items():
+            text = yaml.safe_dump(doc, sort_keys=False, allow_unicode=True)
+            target = directory / names[label]
+            try:
+                atomic_write(target, text.encode("utf-8"), mode=0o644)
+            except OSError as e:
+                raise InputError(f"cannot write: {e.strerror or e}", file=str(target)) from None
+            written += 1
+    return written
 
 
 def report_html(fleet: FleetInputs | None, report: Mapping[str, Any]) -> str:

@@ -636,6 +636,7 @@ const FLEET_METRICS = [
   ["reservedCpus", "reserved CPUs"], ["pods", "pods"], ["admitted", "admitted"],
   ["rejected", "rejected"], ["spanningPods", "pods spanning NUMA nodes"],
   ["rewrittenPods", "pods rewritten"], ["nodes", "nodes replayed"],
+  ["rejectedPodCpus", "CPUs of rejected pods, returned"],
 ];
 
 // A podnuma.io/v1 FleetReport (podnuma fleet analyze -o json): the fleet, the
@@ -645,17 +646,38 @@ function fleetView(r) {
   const out = [];
   const f = r.fleet || {};
   const status = f.nodeStatus || {};
+  const assumedCount = f.nodesAssumed || 0;
   out.push(el("p", {class: "kv", id: "fleet-headline"}, el("b", {}, "Fleet: "), (f.nodes ?? "?") + " nodes (" +
     Object.entries(status).map(([k, v]) => v + " " + k).join(", ") + "), " + (f.podsReplayed ?? "?") +
-    " pods replayed of " + (f.podsInDumps ?? "?") + " in the dumps"));
-  const head = el("tr", {}, el("th", {}, ""), labels.map((l) => el("th", {}, l)));
+    " pods replayed of " + (f.podsInDumps ?? "?") + " in the dumps" +
+    (assumedCount ? ": " + f.podsInTotals + " in the totals, " + f.podsOnAssumedNodes + " on " + assumedCount +
+      " node(s) whose configuration is assumed" : "") +
+    (f.podsDumpedTwice ? " (" + f.podsDumpedTwice + " pod(s) found in two dumps, counted once)" : "")));
+  // a what-if's header is numbered: two long labels never read the same
+  const header = (l, i) => (i === 0 ? l : "(" + i + ") " + l);
+  const head = el("tr", {}, el("th", {}, ""), labels.map((l, i) => el("th", {}, header(l, i))));
   const rows = FLEET_METRICS.map(([key, text]) => el("tr", {}, el("td", {}, text), labels.map((l) => {
     const t = r.summary[l] || {};
     const change = t.change && t.change[key] !== undefined && t.change[key] !== 0
       ? " (" + (t.change[key] > 0 ? "+" : "") + t.change[key] + ")" : "";
     return el("td", {}, valueText(t[key]) + change);
   })));
-  out.push(el("h3", {}, "summary"), el("div", {class: "table-wrap"}, el("table", {id: "fleet-summary"}, el("thead", {}, head), el("tbody", {}, rows))));
+  rows.push(el("tr", {}, el("td", {}, "CPUs freed for other pods"), labels.map((l, i) => {
+    const fr = (r.summary[l] || {}).freedForOtherPods;
+    return el("td", {}, i === 0 || !fr ? "-" : (fr.cpus > 0 ? "+" : "") + fr.cpus +
+      (fr.nodesRejectingRunningPods && fr.nodesRejectingRunningPods.length
+        ? " (not counted: " + fr.nodesRejectingRunningPods.length + " node(s) rejecting running pods)" : ""));
+  })));
+  out.push(el("h3", {}, "summary (nodes whose configuration is known)"), el("div", {class: "table-wrap"}, el("table", {id: "fleet-summary"}, el("thead", {}, head), el("tbody", {}, rows))));
+  for (const [i, l] of labels.entries()) {
+    const excluded = i > 0 ? (r.summary[l] || {}).excludedNodes || [] : [];
+    if (excluded.length) out.push(el("p", {class: "note"}, header(l, i) + ": left out of this column and its changes (the what-if fails there): " + excluded.join(", ")));
+  }
+  const assumed = (r.assumed || {}).nodes || [];
+  if (assumed.length) {
+    out.push(el("h3", {}, "nodes whose configuration is assumed (not in the totals)"), jsonView(assumed.map((a) => ({
+      node: a.name, contradictions: (a.contradictions || []).join("; ") || "nothing in the dumps"})), 2));
+  }
   const wl = Object.entries(r.workloads || {});
   if (wl.length) {
     const whead = el("tr", {}, ["workload", "kind", "nodes"].map((h) => el("th", {}, h)), labels.map((l) => el("th", {}, "copies, " + l)));

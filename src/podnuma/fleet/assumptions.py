@@ -1,0 +1,106 @@
+"""What a node's own objects say against the kubelet configuration the
+fleet analysis uses for it.
+
+A node without configz (and without a node group giving its
+configuration) is replayed under the kubelet's defaults: an assumption.
+Two objects the dump usually holds can contradict it:
+
+* the Node's ``status.allocatable``: the kubelet computes it as
+  ``status.capacity`` minus ``kubeReserved`` and ``systemReserved``
+  (``reservedSystemCPUs`` standing for the reserved CPU) minus, for memory,
+  the ``memory.available`` hard eviction threshold
+  (pkg/kubelet/cm/node_container_manager_linux.go, ``GetNodeAllocatableReservation``);
+  a CPU figure other than the machine's CPUs minus the configuration's
+  reservation means the kubelet runs with another reservation;
+* the NodeResourceTopology's ``attributes``: the topology exporter (RTE,
+  NFD's topology-updater) publishes the kubelet's ``topologyManagerPolicy``
+  and ``topologyManagerScope`` there.
+
+:func:`contradictions` returns one sentence per disagreement.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from podnuma.api.kubeletconfig import (
+    KubeletConfig,
+    effective_reserved,
+    hard_eviction_thresholds,
+    reserved_cpu_millis,
+)
+from podnuma.api.quantity import Quantity, QuantityError, parse_quantity
+from podnuma.errors import PodnumaError
+
+__all__ = ["contradictions"]
+
+
+def _qty(text: str | None) -> Quantity | None:
+    if text is None:
+        return None
+    try:
+        return parse_quantity(text)
+    except (QuantityError, ValueError):
+        return None
+
+
+def _cpus(milli: int) -> str:
+    return str(milli // 1000) if milli % 1000 == 0 else f"{milli}m"
+
+
+def _mib(value: int) -> str:
+    return f"{value / 2**20:.0f}Mi" if value % 2**20 == 0 else f"{value}"
+
+
+def contradictions(
+    config: KubeletConfig,
+    machine_cpus: int,
+    *,
+    allocatable: Mapping[str, str],
+    capacity: Mapping[str, str],
+    nrt_attributes: Mapping[str, str],
+) -> list[str]:
+    """The disagreements between ``config`` (on a machine of
+    ``machine_cpus`` CPUs) and the node's allocatable, capacity and NRT
+    attributes; empty when nothing contradicts it (or nothing was dumped)."""
+    out: list[str] = []
+    try:
+        reserved_milli = reserved_cpu_millis(config)
+        kube, system = effective_reserved(config)
+    except PodnumaError:
+        return out
+    got = _qty(allocatable.get("cpu"))
+    if got is not None:
+        want = machine_cpus * 1000 - reserved_milli
+        if got.milli_value() != want:
+            out.append(
+                f"status.allocatable cpu is {_cpus(got.milli_value())}, the configuration gives "
+                f"{_cpus(want)} ({machine_cpus} CPUs, {_cpus(reserved_milli)} reserved): the kubelet "
+                f"reserves {_cpus(machine_cpus * 1000 - got.milli_value())} CPUs "
+                "(kubeReserved, systemReserved or reservedSystemCPUs)"
+            )
+    cap = _qty(capacity.get("memory"))
+    got_mem = _qty(allocatable.get("memory"))
+    if cap is not None and got_mem is not None:
+        reserved = sum(int(r["memory"].value()) for r in (kube, system) if "memory" in r)
+        eviction = 0
+        for t in hard_eviction_thresholds(config):
+            if t.signal != "memory.available":
+                continue
+            if t.quantity is not None:
+                eviction = int(t.quantity.value())
+            elif t.percentage is not None:
+                eviction = int(cap.value() * t.percentage)
+        want_mem = int(cap.value()) - reserved - eviction
+        if int(got_mem.value()) != want_mem:
+            out.append(
+                f"status.allocatable memory is {_mib(int(got_mem.value()))}, the configuration gives "
+                f"{_mib(want_mem)} (capacity {_mib(int(cap.value()))} - {_mib(reserved)} reserved - "
+                f"{_mib(eviction)} hard eviction)"
+            )
+    for attr, value in (("topologyManagerPolicy", config.topology_manager_policy),
+                        ("topologyManagerScope", config.topology_manager_scope)):
+        seen = nrt_attributes.get(attr)
+        if seen is not None and seen != value:
+            out.append(f"the NodeResourceTopology's {attr} is {seen!r}, the configuration's {value!r}")
+    return out

@@ -1,0 +1,79 @@
+"""The fleet report's figures replayed by the real kubelet code: every
+node's runs (as running and under each what-if) written as scenarios
+(``fleet analyze --as-scenario``) give the same step documents through
+the oracle as through podnuma, and the figures the report gives for the
+run (pinned, free, CPUs of rejected pods returned by the reconcile loop,
+rejections) read back from the oracle's document."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from podnuma.machine.cpuset import CPUSet
+from tests.fleet.partial import write_partial_fleet
+from tests.oracle.harness import compare, run_oracle, run_podnuma
+
+WHAT_IFS = ["policy=single-numa-node", "cpu-option=full-pcpus-only", "memory-policy=None"]
+
+
+def _figures(doc: dict[str, Any], static: bool) -> dict[str, int]:
+    cpus = CPUSet.parse(doc["node"]["cpus"])
+    reserved = CPUSet.parse(doc["node"]["reservedCpus"])
+    *steps, last = doc["steps"]
+    assert last["op"] == "reconcile"
+    if not static:  # the none policy pins nothing: every CPU is shared
+        return {"exclusiveCpus": 0, "freeCpus": (cpus - reserved).size(), "rejectedPodCpus": 0,
+                "rejected": sum(1 for s in steps if s["admitted"] is False)}
+    after = CPUSet.parse(last["defaultCpuSet"])
+    before = CPUSet.parse(steps[-1]["defaultCpuSet"]) if steps else after
+    return {
+        "exclusiveCpus": (cpus - after - reserved).size(),
+        "freeCpus": (after - reserved).size(),
+        "rejectedPodCpus": (after - before).size(),
+        "rejected": sum(1 for s in steps if s["admitted"] is False),
+    }
+
+
+def test_fleet_runs_replay_in_the_oracle_to_the_report_figures(oracle_binary: str, tmp_path: Path) -> None:
+    dump = write_partial_fleet(tmp_path / "dump")
+    scen = tmp_path / "scenarios"
+    args = [sys.executable, "-m", "podnuma.cli", "fleet", "analyze", str(dump), "-o", "json",
+            "--as-scenario", str(scen)]
+    for w in WHAT_IFS:
+        args += ["--what-if", w]
+    proc = subprocess.run(args, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "NO_COLOR": "1"})
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    checked = 0
+    held = 0
+    for node in report["nodes"]:
+        runs = {f"{node['name']}.yaml": node["baseline"]}
+        for i, label in enumerate(WHAT_IFS, 1):
+            runs[f"{node['name']}.whatif-{i}.yaml"] = node["whatIfs"][label]
+        for name, run in runs.items():
+            path = scen / name
+            scenario = yaml.safe_load(path.read_text())
+            (theirs,) = run_oracle(oracle_binary, [path])
+            mine = run_podnuma(path)
+            assert compare(mine, theirs, scenario) == [], name
+            checked += 1
+            if "error" in run:  # the kubelet refuses the what-if: so does the oracle, in the same words
+                assert theirs.kind == "startup" and theirs.message in run["error"], name
+                continue
+            assert theirs.doc is not None
+            got = _figures(theirs.doc, scenario["kubeletConfig"].get("cpuManagerPolicy") == "static")
+            want = {k: (len(run[k]) if k == "rejected" else int(run[k])) for k in got}
+            assert got == want, name
+            held += got["rejectedPodCpus"]
+    # every run has its scenario; a pod rejected after its CPUs were chosen
+    # is among them
+    assert checked == len(list(scen.iterdir())) == 3 * (1 + len(WHAT_IFS))
+    assert held > 0
