@@ -209,3 +209,22 @@ def test_a_node_name_that_is_no_file_name_writes_no_scenario(dump: Path, tmp_pat
     assert "'../../escape': not a DNS subdomain name" in proc.stderr.splitlines()[-1]
     assert not (tmp_path / "escape.yaml").exists() and not (tmp_path / "out" / "escape.yaml").exists()
     assert not any((tmp_path / "out" / "scenarios").glob("*.yaml"))
+
+
+def test_a_pod_dumped_twice_counts_once_when_files_are_scanned_apart(tmp_path: Path) -> None:
+    """Files scanned in different processes (as the executors scan them)
+    are matched when their scans are merged: the pod found in two dumps is
+    counted once, as one process counts it."""
+    from podnuma.fleet.inputs import Scan, assemble, merge_scan, scan_files, walk_inputs
+
+    d = write_partial_fleet(tmp_path / "dump")
+    files: list[Path] = []
+    walk_inputs(d, Scan(), files)
+    whole = Scan()
+    for part in scan_files([str(f) for f in files]):  # one scan per file, merged
+        merge_scan(whole, part)
+    apart = assemble(whole)
+    together = load_fleet([d])
+    assert apart.pods_duplicated == together.pods_duplicated == 1
+    assert apart.pods_total == together.pods_total
+    assert {n.name: n.pods_bound for n in apart.nodes} == {n.name: n.pods_bound for n in together.nodes}

@@ -36,7 +36,7 @@ def test_indexed_reading_gives_the_general_readers_report(
     fast = _report(small_fleet)
     assert fast["fleet"]["podsReplayed"] == 240
     assert all(n.pod_ranges and not n.pod_files for n in load_fleet([small_fleet]).nodes)
-    monkeypatch.setattr(inputs_mod, "index_pod_file", lambda _: None)
+    monkeypatch.setattr(inputs_mod, "index_pod_file", lambda *_: None)
     assert all(n.pod_files and not n.pod_ranges for n in load_fleet([small_fleet]).nodes)
     assert _report(small_fleet) == fast
 
@@ -85,7 +85,7 @@ def test_a_dump_the_fast_path_does_not_take_is_read_by_the_general_reader(
     fast = _report(d)
     if name != "duplicate key":  # msgspec keeps the last duplicate, as Go and the general reader do
         assert index_pod_file(f) is None
-    monkeypatch.setattr(inputs_mod, "index_pod_file", lambda _: None)
+    monkeypatch.setattr(inputs_mod, "index_pod_file", lambda *_: None)
     assert _report(d) == fast
     issues = [i for i in fast["issues"] if i["file"] == str(f)]
     if name in ("NaN", "not UTF-8", "truncated", "nested deeper than the decoder"):

@@ -56,7 +56,7 @@ from podnuma.fleet.groups import FLEET_KIND, NodeGroup, _load_groups
 from podnuma.fleet.model import Issue, NodeSpec
 from podnuma.fleet.nrt import nrt_node_form
 from podnuma.fleet.pods import ACTIVE_PHASES, _meta, _node_name, _phase, compact_pod, start_key
-from podnuma.fleet.podscan import Range, index_pod_file
+from podnuma.fleet.podscan import Range, index_pod_file, pod_key
 from podnuma.fleet.selectors import selector_matches
 
 _DATA_SUFFIXES = (".json", ".yaml", ".yml")
@@ -106,11 +106,12 @@ class Scan:
     files: list[str] = field(default_factory=list)
     unbound: int = 0
     pods_total: int = 0
-    #: hash of (namespace, name, uid) of each pod counted: a pod in two
-    #: dumps (``pods.json`` and a per-node dump) is counted once, as the
-    #: replay reads it once (:func:`~podnuma.fleet.pods.read_node_pods`).
-    #: Only compared within the process that scans.
-    pod_keys: set[int] = field(default_factory=set)
+    #: :func:`~podnuma.fleet.podscan.pod_key` of each pod counted -> the
+    #: node it is bound to ("" when none): a pod in two dumps
+    #: (``pods.json`` and a per-node dump) is counted once, as the replay
+    #: reads it once (:func:`~podnuma.fleet.pods.read_node_pods`); scans
+    #: made in other processes are matched by :func:`merge_scan`.
+    pod_keys: dict[bytes, str] = field(default_factory=dict)
     pods_duplicated: int = 0
 
 
@@ -121,8 +122,9 @@ def _is_machine_info(doc: Any) -> bool:
 def _classify(path: Path, scan: Scan) -> None:
     name = str(path)
     scan.files.append(name)
-    index = index_pod_file(path)
+    index = index_pod_file(path, scan.pod_keys)
     if index is not None:  # a clean JSON list of pods: indexed, not held
+        scan.pods_duplicated += index.duplicated
         scan.pods_total += index.pods
         scan.unbound += index.unbound
         for bound, count in index.counts.items():
@@ -166,14 +168,13 @@ def _classify(path: Path, scan: Scan) -> None:
         if kind == "Pod":
             pods_here = True
             meta = _meta(item)
-            key = hash((str(meta.get("namespace") or "default"), str(meta.get("name")),
-                        str(meta.get("uid") or "")))
+            key = pod_key(meta.get("namespace"), meta.get("name"), meta.get("uid"))
             if key in scan.pod_keys:
                 scan.pods_duplicated += 1
                 continue
-            scan.pod_keys.add(key)
-            scan.pods_total += 1
             node = _node_name(item)
+            scan.pod_keys[key] = node or ""
+            scan.pods_total += 1
             if node is None:
                 scan.unbound += 1
                 continue
@@ -255,6 +256,17 @@ def merge_scan(into: Scan, part: Scan) -> None:
     into.groups.extend(part.groups)
     into.unbound += part.unbound
     into.pods_total += part.pods_total
+    into.pods_duplicated += part.pods_duplicated
+    for key, node in part.pod_keys.items():  # a pod also in an earlier file: counted once
+        if key not in into.pod_keys:
+            into.pod_keys[key] = node
+            continue
+        into.pods_duplicated += 1
+        into.pods_total -= 1
+        if not node:
+            into.unbound -= 1
+        elif into.pod_counts.get(node, 0) > 0:
+            into.pod_counts[node] -= 1
 
 
 #: A way to run :func:`scan_files` on batches of files (an executor's map):

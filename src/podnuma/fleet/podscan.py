@@ -27,6 +27,7 @@ never built, so they are not counted against the depth limit.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -44,7 +45,7 @@ from podnuma.fleet.pods import compact_pod, is_pod, read_node_pods, with_ranged_
 from podnuma.inputs.documents import check_tree, read_bytes
 from podnuma.inputs.limits import FLEET_LIMITS
 
-__all__ = ["PodFileIndex", "Range", "index_pod_file", "read_ranges", "pods_of_ranges", "node_pods"]
+__all__ = ["PodFileIndex", "Range", "index_pod_file", "node_pods", "pod_key", "pods_of_ranges", "read_ranges"]
 
 #: ``(file, start, end)``: the bytes ``[start, end)`` of ``file`` hold one or
 #: more complete list items, separated by commas and white space.
@@ -68,9 +69,23 @@ class _PeekSpec(msgspec.Struct):
     nodeName: Any = None
 
 
+class _PeekMeta(msgspec.Struct):
+    name: Any = None
+    namespace: Any = None
+    uid: Any = None
+
+
 class _Peek(msgspec.Struct):
     kind: Any = None
     spec: _PeekSpec | None = None
+    metadata: _PeekMeta | None = None
+
+
+def pod_key(namespace: object, name: object, uid: object) -> bytes:
+    """A pod's identity across dumps and processes (namespace, name, uid):
+    the same bytes in every process, unlike Python's salted ``hash``."""
+    text = f"{namespace or 'default'}\0{name}\0{uid or ''}"
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).digest()
 
 
 class _TopPeek(msgspec.Struct):
@@ -103,9 +118,10 @@ class PodFileIndex:
     counts: dict[str, int] = field(default_factory=dict)
     pods: int = 0
     unbound: int = 0
+    duplicated: int = 0
 
 
-def index_pod_file(path: Path) -> PodFileIndex | None:
+def index_pod_file(path: Path, seen: dict[bytes, str] | None = None) -> PodFileIndex | None:
     """The index of a JSON list of pods, or ``None`` when the file is not a
     clean one (the general reader then reads it and words its problems)."""
     if path.suffix.lower() != ".json":
@@ -136,11 +152,20 @@ def index_pod_file(path: Path) -> PodFileIndex | None:
     if starts is None:
         return None
     prev: str | None = None
+    mine: dict[bytes, str] = {}  # this file's pods, told to ``seen`` once the file is taken
     for start, raw, p in zip(starts, items, peek, strict=True):
         if p.kind != "Pod":
             return None
-        out.pods += 1
         node = p.spec.nodeName if p.spec is not None else None
+        if seen is not None:  # a pod already counted (another dump) is counted once
+            meta = p.metadata
+            key = pod_key(*((meta.namespace, meta.name, meta.uid) if meta is not None else (None, None, None)))
+            if key in seen or key in mine:
+                out.duplicated += 1
+                prev = None
+                continue
+            mine[key] = node if type(node) is str else ""
+        out.pods += 1
         if type(node) is not str or not node:
             out.unbound += 1
             prev = None
@@ -153,6 +178,8 @@ def index_pod_file(path: Path) -> PodFileIndex | None:
         else:
             out.ranges.setdefault(node, []).append((name, start, end))
         prev = node
+    if seen is not None:
+        seen.update(mine)
     return out
 
 

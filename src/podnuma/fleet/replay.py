@@ -751,7 +751,7 @@ def node_scenarios(
     if spec.pods is not None:
         pods: Sequence[Mapping[str, Any]] = spec.pods
     else:
-        pods = read_node_pods(spec.pod_files, [spec.name])[0][spec.name]
+        pods = node_pods(spec.name, spec.pod_files, spec.pod_ranges)[0]
     parsed, _ = _parse_pods(pods, config, spec.name, cache)
     mkey = _sig({k: v for k, v in spec.topology.items() if k != "name"})
     node_form = {**{k: v for k, v in spec.topology.items() if k != "name"}, "name": spec.name}
