@@ -613,7 +613,9 @@ def test_command_search_time_and_side_effects_in_text() -> None:
     r = CliRunner().invoke(explain_command, [path, "--step", "6", "--search-time", "0", "--no-picture"])
     assert r.exit_code == 0, r.output
     assert "search cut: stopped at the time budget of 0 s per rejected pod" in r.output
-    assert "not tried: topologyManagerPolicy best-effort; " in r.output
+    # the smallest change first: the container at fault (router, 1 CPU) on a shared pool
+    assert "not tried: container demo/router" not in r.output
+    assert "not tried: container router cpu 900m instead of 1" in r.output
     r = CliRunner().invoke(explain_command, [path, "--step", "6", "--search-time", "0", "-o", "json"])
     (adm,) = json.loads(r.output)["admissions"]
     assert adm["search"]["complete"] is False

@@ -7,11 +7,26 @@ import click
 
 from podnuma.cli.app import guard
 from podnuma.cli.options import echo, file_argument, note, output_option, progress_bar
+from podnuma.errors import InputError
 from podnuma.inputs.text import TextInput
 from podnuma.render.output import render_output
 from podnuma.service import scenario as service
 
 __all__ = ["explain_command"]
+
+
+def _write_scenario(got: service.Explanation, path: str, candidate: int | None) -> str | None:
+    """``--as-scenario FILE``: the scenario of the change, written to FILE
+    (a note on stderr), or returned as the text to print for ``-``."""
+    from podnuma.fileio import atomic_write
+    from podnuma.render.serialize import dump_scenario_yaml
+
+    text = dump_scenario_yaml(service.candidate_scenario(got, candidate=candidate))
+    if path == "-":
+        return text.rstrip("\n")
+    atomic_write(path, text.encode("utf-8"), mode=0o644)
+    note(f"scenario written to {path}: podnuma simulate {path}")
+    return None
 
 
 def _not_nan(param: click.Parameter, value: float | None) -> float | None:
@@ -39,6 +54,15 @@ def _not_nan(param: click.Parameter, value: float | None) -> float | None:
     "--picture/--no-picture", default=None,
     help="Show the topology picture after each step (default: when one admission is explained).",
 )
+@click.option(
+    "--as-scenario", "as_scenario", default=None, metavar="FILE",
+    help="Write the scenario that replays the nearest admitted change of the one rejected admission "
+    "explained (or --candidate N) to FILE ('-': standard output, instead of the explanation).",
+)
+@click.option(
+    "--candidate", "candidate", type=click.IntRange(min=1), default=None, metavar="N",
+    help="With --as-scenario: the N-th change tried (as numbered in the output), not the nearest admitted.",
+)
 def explain_command(
     scenario: str,
     step_index: int | None,
@@ -47,6 +71,8 @@ def explain_command(
     no_search: bool,
     search_time: float | None,
     picture: bool | None,
+    as_scenario: str | None,
+    candidate: int | None,
 ) -> None:
     """Explain each admission of SCENARIO ('-': standard input): hints,
     merge, pools, rejection and what would fit."""
@@ -59,6 +85,12 @@ def explain_command(
                 time_budget=search_time, note=note,
             )
         doc = got.document
+        if as_scenario is not None:
+            written = _write_scenario(got, as_scenario, candidate)
+            if written is not None:
+                return written
+        elif candidate is not None:
+            raise InputError("--candidate goes with --as-scenario")
 
         def text() -> str:
             # the text renderers (and rich) are imported for text output only
