@@ -13,7 +13,9 @@ repository's, with ``NO_COLOR=1`` and no ``COLUMNS``. The sample's lines
 (a line ``…`` marks lines left out) must all appear in the output, in
 order: each line's words as a run of the output's words (so a sample may
 leave out table rows, and a message wrapped at another width still
-matches). A block a machine of its own produced (a real ``/sys``, a running
+matches). On the pages of :data:`STRICT` (the README, the command pages,
+the fleet page) a sample may leave lines out only where a ``…`` line says
+so. A block a machine of its own produced (a real ``/sys``, a running
 agent) is preceded by ``<!-- recorded: WHY -->`` and is not run.
 
 A command ending in ``2>&1 >/dev/null`` shows its standard error instead.
@@ -181,6 +183,39 @@ def _in_order(expected: list[str], actual: list[str]) -> str | None:
     return None
 
 
+#: pages whose samples are the output itself, up to the ``…`` lines: the
+#: lines between two ``…`` (or the block's ends) follow each other in the
+#: output, so a line the command adds or drops there fails the sample
+STRICT = ("README.md", "docs/commands/", "docs/fleet.md")
+
+
+def _strict(path: Path) -> bool:
+    rel = path.relative_to(ROOT).as_posix()
+    return any(rel == s or (s.endswith("/") and rel.startswith(s)) for s in STRICT)
+
+
+def _contiguous(expected: list[str], actual: list[str]) -> str | None:
+    """None when each run of ``expected`` between ``…`` lines is one run of
+    the words of ``actual`` (the runs in order); else the first line of the
+    first run that is not."""
+    chunks: list[list[str]] = [[]]
+    for line in expected:
+        if line.strip() == ELLIPSIS:
+            chunks.append([])
+        elif line.strip():
+            chunks[-1].append(line)
+    words = _words(" ".join(actual))
+    pos = 0
+    for chunk in (c for c in chunks if c):
+        run = _words(" ".join(chunk))
+        while pos + len(run) <= len(words) and words[pos : pos + len(run)] != run:
+            pos += 1
+        if pos + len(run) > len(words):
+            return chunk[0]
+        pos += len(run)
+    return None
+
+
 def _expected(lines: list[str], part: tuple[int, int]) -> list[str]:
     return [line.rstrip() for line in lines[part[0] : part[1]] if line.strip() != ELLIPSIS]
 
@@ -203,6 +238,8 @@ def test_sample_output(path: Path, index: int, tmp_path: Path) -> None:
         for part in step.parts:
             expected = _expected(lines, part)
             missing = _in_order(expected, actual)
+            if missing is None and _strict(sample.file):
+                missing = _contiguous(lines[part[0] : part[1]], actual)
             if missing is None:
                 continue
             if UPDATE and expected and expected[0].split() == actual[0].split():
@@ -283,6 +320,13 @@ def test_the_checker_catches_a_wrong_line() -> None:
     assert _in_order(["a", "x"], ["a", "b", "c"]) == "x"
     assert _in_order(["x  y", "z"], ["x", "y z"]) is None  # wrapped elsewhere
     assert _in_order(["x z"], ["x y z"]) == "x z"  # a run, not scattered words
+
+
+def test_the_strict_checker_catches_a_left_out_line() -> None:
+    assert _contiguous(["a", "b"], ["a", "b", "c"]) is None
+    assert _contiguous(["a", "c"], ["a", "b", "c"]) == "a"  # b left out without …
+    assert _contiguous(["a", ELLIPSIS, "c"], ["a", "b", "c"]) is None
+    assert _contiguous(["x  y", "z"], ["x", "y z"]) is None  # wrapped elsewhere
 
 
 def test_recorded_blocks_are_few() -> None:

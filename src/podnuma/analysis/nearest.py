@@ -1209,6 +1209,8 @@ def _outcome_text(o: Outcome) -> str:
             return f"fits with a pod CPU budget {v.amount} CPU(s) larger{_instead(v)}{more}{where}"
         if v.kind == "fewerPodCPUs":
             return f"fits with a pod CPU budget {v.amount} CPU(s) smaller{_instead(v)}{where}"
+        if v.kind == "podLevel":
+            return f"fits{where} with the {v.description}"
         return f"fits with {v.description}{where}"
     if v.kind in ("fewerCPUs", "fewerPodCPUs"):
         return f"still rejected even with {v.description} ({o.reason})"
