@@ -53,8 +53,13 @@ __all__ = [
 #: not open files, so nothing it runs may be left to import lazily: numpy
 #: (imported by the topology manager's merge only for large hint lists, and
 #: the parts numpy itself imports on first use: numpy.ma by np.unique) and
-#: the service (which imports the engine whole).
-PRELOAD = ["__main__", "numpy", "numpy.ma", "numpy.linalg", "podnuma.web.service"]
+#: the service (which imports the engine whole), and, where the fleet extra
+#: is installed, plotly warmed up by drawing a report once (it imports its
+#: figure classes and reads its script and templates on first use); the
+#: fork server skips a module whose import fails.
+PRELOAD = [
+    "__main__", "numpy", "numpy.ma", "numpy.linalg", "podnuma.web.service", "podnuma.web.fleet_warm",
+]
 
 #: Audit events a job may not raise: file access, directory listing,
 #: processes, network.
@@ -117,6 +122,40 @@ def _refuse(event: str, args: tuple[Any, ...]) -> None:
         raise PermissionError(errno.EACCES, REFUSAL)
 
 
+#: ``open`` flags a job may never use, even beneath its readable directory.
+_WRITING = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+
+
+def _beneath(path: object, root: str) -> bool:
+    """Whether ``path`` (a name, not a descriptor) resolves inside ``root``."""
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
+    if not isinstance(path, str):
+        return False
+    real = os.path.realpath(path)
+    return real == root or real.startswith(root + os.sep)
+
+
+def _refuse_outside(root: str) -> Callable[[str, tuple[Any, ...]], None]:
+    """The audit hook of a job given its own request's files: reading and
+    listing beneath ``root`` (symlinks resolved first) pass, everything
+    :data:`REFUSED_EVENTS` names is refused elsewhere, and writing is
+    refused everywhere."""
+
+    def hook(event: str, args: tuple[Any, ...]) -> None:
+        if event not in REFUSED_EVENTS:
+            return
+        if event == "open" and len(args) == 3 and isinstance(args[2], int) and not (
+            args[2] & _WRITING
+        ) and _beneath(args[0], root):
+            return
+        if event in ("os.listdir", "os.scandir") and args and _beneath(args[0], root):
+            return
+        raise PermissionError(errno.EACCES, REFUSAL)
+
+    return hook
+
+
 def _encode(result: Any, max_answer: int) -> Any:
     """The answer as the server sends it: JSON documents encoded here (as
     the framework would: UTF-8, compact, no NaN), text as UTF-8."""
@@ -139,7 +178,8 @@ class _AnswerTooLarge(Exception):
 
 
 def _child(
-    conn: Connection, memory: int, max_answer: int, fn: Callable[..., Any], args: tuple[Any, ...]
+    conn: Connection, memory: int, max_answer: int, fn: Callable[..., Any], args: tuple[Any, ...],
+    readable: str | None = None,
 ) -> None:
     from podnuma.cm.checkpoint import CheckpointError
     from podnuma.errors import InputError, KubeletStartupError
@@ -147,7 +187,7 @@ def _child(
 
     with contextlib.suppress(ValueError, OSError):
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-    sys.addaudithook(_refuse)
+    sys.addaudithook(_refuse if readable is None else _refuse_outside(os.path.realpath(readable)))
     try:
         out: tuple[str, Any] = ("ok", _encode(fn(*args), max_answer))
     except _AnswerTooLarge as e:
@@ -197,23 +237,28 @@ class WorkerPool:
         """Start the forkserver now rather than on the first request."""
         self.run(os.getpid)
 
-    def run(self, fn: Callable[..., Any], *args: Any) -> Any:
+    def run(self, fn: Callable[..., Any], *args: Any, readable: str | None = None) -> Any:
         """``fn(*args)`` in a job process; its result (picklable), or
-        :class:`JobError`, :class:`TimeLimitExceeded`, :class:`Busy`."""
+        :class:`JobError`, :class:`TimeLimitExceeded`, :class:`Busy`.
+        ``readable``: a directory the job may read and list (the files of
+        its own request, laid out by the server); nothing else."""
         limit = self.limits.time_limit
         if self.closed:
             raise Busy("the server is stopping")
         if not self._slots.acquire(timeout=limit):
             raise Busy(f"the server is busy (at most {self.limits.workers} simulations at once): try again")
         try:
-            return self._run(fn, args, limit)
+            return self._run(fn, args, limit, readable)
         finally:
             self._slots.release()
 
-    def _run(self, fn: Callable[..., Any], args: tuple[Any, ...], limit: float) -> Any:
+    def _run(
+        self, fn: Callable[..., Any], args: tuple[Any, ...], limit: float, readable: str | None
+    ) -> Any:
         recv, send = self._ctx.Pipe(duplex=False)
         proc = self._ctx.Process(
-            target=_child, args=(send, self.limits.memory, self.limits.max_answer, fn, args),
+            target=_child,
+            args=(send, self.limits.memory, self.limits.max_answer, fn, args, readable),
             daemon=True,
         )
         with self._lock:
