@@ -220,7 +220,13 @@ def test_restricted_wide_and_memory_hog(restricted: Any) -> None:
     hog = _adm(doc, 7)
     assert hog["rejection"]["stage"] == "allocate:memory"
     assert hog["rejection"]["reason"] == "UnexpectedAdmissionError"
-    assert hog["suggestions"] == []
+    # only less memory for the container the memory manager refused helps
+    less = _alt(hog, "fewerMemory")
+    assert (less["admitted"], less["container"], less["value"]) == (True, "cache", "10Gi")
+    assert _rerun_last(scenario, 7, less).admitted is True
+    assert [c["admitted"] for c in hog["search"]["candidates"] if c["kind"] == "fewerMemory"] == [
+        False, False, True
+    ]
 
 
 def test_single_numa_node_tries_restricted_then_best_effort() -> None:

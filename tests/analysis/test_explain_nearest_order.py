@@ -104,6 +104,10 @@ def test_as_scenario_refusals(tmp_path: Path) -> None:
     r = CliRunner().invoke(explain_command, [str(SIDECAR), "--candidate", "1"])
     assert r.exit_code == 2
     assert "--candidate goes with --as-scenario" in r.output
-    r = CliRunner().invoke(explain_command, [many, "--step", "7", "--as-scenario", "-"])
+    r = CliRunner().invoke(explain_command, [many, "--step", "7", "--no-search", "--as-scenario", "-"])
     assert r.exit_code == 2
-    assert "no change tried admits the pod of step 7" in r.output
+    assert "--as-scenario needs the search (drop --no-search)" in r.output
+    hopeless = str(ROOT / "examples" / "topology" / "best-effort.yaml")
+    r = CliRunner().invoke(explain_command, [hopeless, "--step", "7", "--as-scenario", "-"])
+    assert r.exit_code == 2, r.output
+    assert "no change tried admits the pod of step 7: pick one with --candidate N" in r.output

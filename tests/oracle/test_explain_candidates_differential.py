@@ -26,6 +26,7 @@ CASES = (
     ("examples/pod-level/pod-scope-3-empty-shared-pool.yaml", None),  # a larger pod budget
     ("examples/topology/restricted.yaml", 6),  # devices, policy, removals
     ("examples/topology/restricted.yaml", 10),  # fewer CPUs
+    ("examples/topology/restricted.yaml", 7),  # less memory
 )
 
 

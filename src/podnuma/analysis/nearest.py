@@ -15,7 +15,7 @@ in order of how small the change is (:data:`FAMILY_ORDER`):
    two feature gates turned on when they are off);
 4. ``policy``: a looser topology policy, the other scope;
 5. ``fewer``: fewer CPUs for the biggest exclusive container (or the pod
-   budget);
+   budget); less memory for the container the memory manager refused;
 6. ``removal``: one running pod removed first.
 
 Each outcome is reported from the re-run's own records, every run in order
@@ -90,6 +90,8 @@ FAMILY_ORDER = ("container", "option", "podLevel", "policy", "fewer", "removal")
 #: the kinds of change that change the kubelet configuration (the whole
 #: scenario is re-run with it)
 CONFIG_KINDS = ("topologyPolicy", "topologyScope", "cpuOption", "topologyOption")
+#: the kinds of change that change the pod of the rejected step
+POD_KINDS = ("containerCPUs", "fewerCPUs", "podBudget", "fewerPodCPUs", "fewerMemory", "podLevel")
 #: the feature gates the pod-level rewrite needs
 POD_LEVEL_GATES = ("PodLevelResources", "PodLevelResourceManagers")
 
@@ -112,7 +114,9 @@ class Variation:
     on too), ``topologyPolicy`` (``value`` = policy), ``topologyScope``
     (``value`` = scope), ``fewerCPUs`` (``container``, ``amount`` CPUs less),
     ``podBudget`` (``amount`` CPUs more on the pod-level budget),
-    ``fewerPodCPUs`` (``amount`` CPUs less on it), ``removePod`` (``value``
+    ``fewerPodCPUs`` (``amount`` CPUs less on it), ``fewerMemory``
+    (``container``'s memory set to ``value``, ``memory`` bytes less),
+    ``removePod`` (``value``
     = the running pod's UID, ``pod`` its ref). Its ``family`` is one of
     :data:`FAMILY_ORDER`.
     """
@@ -163,7 +167,7 @@ class SideEffect:
 _FAMILY_OF = {
     "containerCPUs": "container", "podBudget": "container", "cpuOption": "option",
     "topologyOption": "option", "podLevel": "podLevel", "topologyPolicy": "policy",
-    "topologyScope": "policy", "fewerCPUs": "fewer", "fewerPodCPUs": "fewer",
+    "topologyScope": "policy", "fewerCPUs": "fewer", "fewerPodCPUs": "fewer", "fewerMemory": "fewer",
     "removePod": "removal",
 }
 
@@ -230,7 +234,30 @@ def _set_cpu_text(res: Mapping[str, Quantity], value: str) -> dict[str, Quantity
     return out
 
 
+def _set_memory(res: Mapping[str, Quantity], value: str) -> dict[str, Quantity]:
+    out = dict(res)
+    if "memory" in out:
+        out["memory"] = parse_quantity(value)
+    return out
+
+
 def _modify_pod(pod: Pod, variation: Variation) -> Pod:
+    if variation.kind == "fewerMemory" and variation.container is not None:
+        assert variation.value is not None
+        memory = variation.value
+
+        def less(c: Container) -> Container:
+            if c.name != variation.container:
+                return c
+            return dataclasses.replace(
+                c, requests=_set_memory(c.requests, memory), limits=_set_memory(c.limits, memory)
+            )
+
+        return dataclasses.replace(
+            pod,
+            init_containers=tuple(less(c) for c in pod.init_containers),
+            containers=tuple(less(c) for c in pod.containers),
+        )
     if variation.kind == "containerCPUs" and variation.container is not None:
         assert variation.value is not None
         value = variation.value
@@ -326,14 +353,14 @@ def _rewritten(
     return to_pod_level(manifest, pod, shared_pool_cpus=pool).manifest
 
 
-def _set_manifest_cpu(container: dict[str, Any], value: str) -> None:
+def _set_manifest_cpu(container: dict[str, Any], value: str, resource: str = "cpu") -> None:
     res = container.get("resources")
     if not isinstance(res, dict):
         return
     for part in ("requests", "limits"):
         section = res.get(part)
-        if isinstance(section, dict) and "cpu" in section:
-            section["cpu"] = value
+        if isinstance(section, dict) and resource in section:
+            section[resource] = value
 
 
 def candidate_manifest(
@@ -342,7 +369,7 @@ def candidate_manifest(
     """The ``addPod`` manifest with the change applied (``None`` when the
     change leaves the pod as it is, or the manifest is not known)."""
     v = variation
-    if v.kind not in ("containerCPUs", "fewerCPUs", "podBudget", "fewerPodCPUs", "podLevel"):
+    if v.kind not in POD_KINDS:
         return None
     manifest = step_manifest(scenario, step_index)
     target = scenario.steps[position(scenario, step_index)]
@@ -354,6 +381,13 @@ def candidate_manifest(
     out = copy.deepcopy(dict(manifest))
     spec = out.get("spec")
     if not isinstance(spec, dict):
+        return out
+    if v.kind == "fewerMemory":
+        assert v.value is not None
+        for key in ("initContainers", "containers"):
+            for c in spec.get(key) or ():
+                if isinstance(c, dict) and c.get("name") == v.container:
+                    _set_manifest_cpu(c, v.value, "memory")
         return out
     if v.kind in ("containerCPUs", "fewerCPUs"):
         if v.kind == "containerCPUs":
@@ -398,7 +432,7 @@ def apply_variation(scenario: Scenario, step_index: int, variation: Variation) -
     target = steps[-1]
     if variation.kind in CONFIG_KINDS:
         pass
-    elif variation.kind in ("containerCPUs", "fewerCPUs", "podBudget", "fewerPodCPUs", "podLevel"):
+    elif variation.kind in POD_KINDS:
         assert target.pod is not None
         pod = candidate_pod(scenario, step_index, target.pod, variation)
         steps[-1] = dataclasses.replace(target, pod=pod)
@@ -699,6 +733,40 @@ def _pod_level_family(scenario: Scenario, step: StepResult, pod: Pod) -> list[Va
     return fam
 
 
+_MI = 1 << 20
+
+
+def _memory_family(pod: Pod, step: StepResult) -> list[Variation]:
+    """Less memory for the container the memory manager refused (or, when
+    the node's allocatable memory is short, the one asking for the most):
+    3/4, 1/2, then 1/4 of its request, in whole Mi."""
+    if step.failed_stage != "allocate:memory" and step.reason != "OutOfmemory":
+        return []
+    containers = pod.all_containers()
+    chosen = [c for c in containers if c.name == step.failed_container]
+    if not chosen:
+        chosen = sorted(
+            (c for c in containers if c.requests.get("memory") is not None),
+            key=lambda c: -c.requests["memory"].value(),
+        )[:1]
+    fam: list[Variation] = []
+    for c in chosen:
+        req = c.requests.get("memory")
+        if req is None or req.value() < 2 * _MI:
+            continue
+        n = req.value()
+        for num, den in ((3, 4), (1, 2), (1, 4)):
+            new = n * num // den // _MI * _MI
+            if new <= 0 or new >= n:
+                continue
+            text = str(Quantity.from_int(new, binary=True))
+            fam.append(Variation(
+                "fewerMemory", f"container {c.name} memory {text} instead of {req}",
+                value=text, container=c.name, memory=n - new,
+            ))
+    return fam
+
+
 def candidate_variations(
     scenario: Scenario, result: RunResult, step: StepResult
 ) -> list[list[Variation]]:
@@ -781,6 +849,10 @@ def candidate_variations(
                 Variation("fewerPodCPUs", f"pod CPU budget {n - k} ({k} fewer)", amount=k, base=n)
                 for k in range(1, min(n - 1, 4) + 1)
             ])
+    if pod is not None:
+        fam = _memory_family(pod, step)
+        if fam:
+            families.append(fam)
     # 6. one running pod removed first
     running = _running_before(scenario, result, step.index)
     # Try the pods holding the most exclusive CPUs first.
@@ -794,7 +866,7 @@ def candidate_variations(
 
 
 #: the kinds of change tried in a graded family: the first admitted is the nearest
-GRADED_KINDS = ("podLevel", "fewerCPUs", "podBudget", "fewerPodCPUs")
+GRADED_KINDS = ("podLevel", "fewerCPUs", "podBudget", "fewerPodCPUs", "fewerMemory")
 
 #: later steps replayed after a suggestion to find its side effects
 REPLAY_STEPS = 10
@@ -1211,6 +1283,8 @@ def _outcome_text(o: Outcome) -> str:
             return f"fits with a pod CPU budget {v.amount} CPU(s) smaller{_instead(v)}{where}"
         if v.kind == "podLevel":
             return f"fits{where} with the {v.description}"
+        if v.kind == "fewerMemory":
+            return f"fits with {_size(v.memory)} less memory: {v.description}{where}"
         return f"fits with {v.description}{where}"
     if v.kind in ("fewerCPUs", "fewerPodCPUs"):
         return f"still rejected even with {v.description} ({o.reason})"
