@@ -79,35 +79,48 @@ def test_as_scenario_replays_each_change(tmp_path: Path) -> None:
         last = json.loads(r.output)["steps"][-1]
         assert last["admitted"] is c["admitted"], c["change"]
         assert last["reason"] == (None if c["admitted"] else c["reason"])
-    # the default: the nearest admitted change, on standard output
-    r = CliRunner().invoke(explain_command, [str(SIDECAR), "--as-scenario", "-"])
+    # the nearest admitted change
+    out = tmp_path / "nearest.yaml"
+    r = CliRunner().invoke(explain_command, [str(SIDECAR), "--as-scenario", str(out), "--candidate", "nearest"])
     assert r.exit_code == 0, r.output
-    written = yaml.safe_load(r.output)
+    written = yaml.safe_load(out.read_text(encoding="utf-8"))
     (sidecar,) = written["steps"][-1]["addPod"]["spec"]["initContainers"]
     assert sidecar["resources"]["limits"]["cpu"] == "2"
     # the rewrite with the gate: spec.resources, the gate on in the configuration
-    r = CliRunner().invoke(explain_command, [str(SIDECAR), "--as-scenario", "-", "--candidate", "5"])
-    written = yaml.safe_load(r.output)
+    r = CliRunner().invoke(explain_command, [str(SIDECAR), "--as-scenario", str(out), "--candidate", "5"])
+    written = yaml.safe_load(out.read_text(encoding="utf-8"))
     assert written["kubeletConfig"]["featureGates"]["PodLevelResourceManagers"] is True
     assert written["steps"][-1]["addPod"]["spec"]["resources"]["limits"]["cpu"] == "10"
+    # with --set: the change is made on the scenario as it ran
+    r = CliRunner().invoke(explain_command, [
+        str(SIDECAR), "--set", "topologyManagerPolicy=best-effort", "--as-scenario", str(out),
+        "--candidate", "nearest",
+    ])
+    assert r.exit_code == 0, r.output
+    written = yaml.safe_load(out.read_text(encoding="utf-8"))
+    assert written["kubeletConfig"]["topologyManagerPolicy"] == "best-effort"
 
 
 def test_as_scenario_refusals(tmp_path: Path) -> None:
     many = str(ROOT / "examples" / "topology" / "restricted.yaml")
-    r = CliRunner().invoke(explain_command, [many, "--as-scenario", str(tmp_path / "x.yaml")])
+    r = CliRunner().invoke(explain_command, [many, "--as-scenario", str(tmp_path / "x.yaml"), "--candidate", "1"])
     assert r.exit_code == 2
     assert "choose one with --step or --pod" in r.output
     assert not (tmp_path / "x.yaml").exists()
-    r = CliRunner().invoke(explain_command, [str(SIDECAR), "--as-scenario", "-", "--candidate", "99"])
+    x = str(tmp_path / "x.yaml")
+    r = CliRunner().invoke(explain_command, [str(SIDECAR), "--as-scenario", x, "--candidate", "99"])
     assert r.exit_code == 2
     assert "--candidate 99: the search of step 0 tried 13 change(s)" in r.output
     r = CliRunner().invoke(explain_command, [str(SIDECAR), "--candidate", "1"])
     assert r.exit_code == 2
     assert "--candidate goes with --as-scenario" in r.output
-    r = CliRunner().invoke(explain_command, [many, "--step", "7", "--no-search", "--as-scenario", "-"])
+    r = CliRunner().invoke(explain_command, [str(SIDECAR), "--as-scenario", x, "--candidate", "first"])
+    assert r.exit_code == 2
+    assert "a change's number (1, 2, ...) or 'nearest'" in r.output
+    r = CliRunner().invoke(explain_command, [many, "--step", "7", "--no-search", "--as-scenario", x, "--candidate", "1"])
     assert r.exit_code == 2
     assert "--as-scenario needs the search (drop --no-search)" in r.output
     hopeless = str(ROOT / "examples" / "topology" / "best-effort.yaml")
-    r = CliRunner().invoke(explain_command, [hopeless, "--step", "7", "--as-scenario", "-"])
+    r = CliRunner().invoke(explain_command, [hopeless, "--step", "7", "--as-scenario", x, "--candidate", "nearest"])
     assert r.exit_code == 2, r.output
     assert "no change tried admits the pod of step 7: pick one with --candidate N" in r.output

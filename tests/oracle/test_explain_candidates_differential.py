@@ -103,9 +103,10 @@ def test_rewrite_and_options_from_a_configuration_file(oracle_binary: str, tmp_p
     assert "kubeletConfigFile" not in option
     assert "cpuManagerPolicyOptions" not in option["kubeletConfig"]
     assert option["kubeletConfig"]["featureGates"] == {"PodLevelResourceManagers": True}
-    # a pod change keeps the file, made absolute
+    # a pod change too: the configuration as it ran, inline
     nearest = service.candidate_scenario(got)
-    assert Path(nearest["kubeletConfigFile"]) == (tmp_path / "conf" / "kubelet.yaml").resolve()
+    assert "kubeletConfigFile" not in nearest
+    assert nearest["kubeletConfig"]["cpuManagerPolicyOptions"] == {"full-pcpus-only": "true"}
 
 
 def test_a_topology_option_off(oracle_binary: str, tmp_path: Path) -> None:

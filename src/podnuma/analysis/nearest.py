@@ -477,6 +477,7 @@ def candidate_scenario(
     variation: Variation,
     *,
     config_doc: Mapping[str, Any] | None = None,
+    base: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The scenario that replays ``variation``: the scenario's own document
     up to the rejected step, with the change made where it belongs (the
@@ -485,22 +486,24 @@ def candidate_scenario(
     ``kubeletConfigFile`` (needed when the change is to the configuration:
     it is then written inline). Relative file references are made absolute
     from the scenario's directory so the scenario replays from anywhere.
+    ``base``: the scenario document to start from instead of the
+    scenario's own (e.g. the scenario as it ran, its configuration inline).
     Raises ``ValueError`` when the scenario has no document."""
     doc = scenario.document
-    if doc is None or not isinstance(doc.data, Mapping):
+    if base is None and (doc is None or not isinstance(doc.data, Mapping)):
         raise ValueError("the scenario was not read from a document")
-    out: dict[str, Any] = copy.deepcopy(dict(doc.data))
-    base = Path(scenario.base_dir)
+    out: dict[str, Any] = copy.deepcopy(dict(base if base is not None else doc.data))  # type: ignore[union-attr]
+    root = Path(scenario.base_dir)
     for section, key in _PATH_FIELDS:
         part = out.get(section)
         if isinstance(part, dict) and isinstance(part.get(key), str):
             ref = Path(part[key])
             if not ref.is_absolute():
-                part[key] = str((base / ref).resolve())
+                part[key] = str((root / ref).resolve())
     if isinstance(out.get("kubeletConfigFile"), str):
         ref = Path(out["kubeletConfigFile"])
         if not ref.is_absolute():
-            out["kubeletConfigFile"] = str((base / ref).resolve())
+            out["kubeletConfigFile"] = str((root / ref).resolve())
     if _changes_config(variation):
         if "kubeletConfigFile" in out:
             if config_doc is None:

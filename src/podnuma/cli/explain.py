@@ -3,11 +3,23 @@ for a rejected pod the nearest admissible configuration."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from podnuma.cli.app import guard
-from podnuma.cli.options import echo, file_argument, note, output_option, progress_bar
+from podnuma.cli.options import (
+    as_scenario_option,
+    echo,
+    file_argument,
+    note,
+    output_option,
+    progress_bar,
+    set_option,
+    write_scenario_file,
+)
 from podnuma.errors import InputError
+from podnuma.inputs.overrides import parse_overrides
 from podnuma.inputs.text import TextInput
 from podnuma.render.output import render_output
 from podnuma.service import scenario as service
@@ -15,18 +27,17 @@ from podnuma.service import scenario as service
 __all__ = ["explain_command"]
 
 
-def _write_scenario(got: service.Explanation, path: str, candidate: int | None) -> str | None:
-    """``--as-scenario FILE``: the scenario of the change, written to FILE
-    (a note on stderr), or returned as the text to print for ``-``."""
-    from podnuma.fileio import atomic_write
-    from podnuma.render.serialize import dump_scenario_yaml
-
-    text = dump_scenario_yaml(service.candidate_scenario(got, candidate=candidate))
-    if path == "-":
-        return text.rstrip("\n")
-    atomic_write(path, text.encode("utf-8"), mode=0o644)
-    note(f"scenario written to {path}: podnuma simulate {path}")
-    return None
+def _candidate_number(text: str) -> int | None:
+    """``--candidate``: a change's number (from 1), or ``nearest`` (None)."""
+    if text.strip().lower() == "nearest":
+        return None
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise InputError(f"--candidate {text!r}: a change's number (1, 2, ...) or 'nearest'")
+    return n
 
 
 def _not_nan(param: click.Parameter, value: float | None) -> float | None:
@@ -54,14 +65,12 @@ def _not_nan(param: click.Parameter, value: float | None) -> float | None:
     "--picture/--no-picture", default=None,
     help="Show the topology picture after each step (default: when one admission is explained).",
 )
+@set_option
+@as_scenario_option
 @click.option(
-    "--as-scenario", "as_scenario", default=None, metavar="FILE",
-    help="Write the scenario that replays the nearest admitted change of the one rejected admission "
-    "explained (or --candidate N) to FILE ('-': standard output, instead of the explanation).",
-)
-@click.option(
-    "--candidate", "candidate", type=click.IntRange(min=1), default=None, metavar="N",
-    help="With --as-scenario: the N-th change tried (as numbered in the output), not the nearest admitted.",
+    "--candidate", "candidate", default=None, metavar="N|nearest",
+    help="With --as-scenario: write the scenario of the N-th change the search tried (as numbered "
+    "in the output), or of the nearest admitted one, instead of the scenario as it ran.",
 )
 def explain_command(
     scenario: str,
@@ -71,26 +80,36 @@ def explain_command(
     no_search: bool,
     search_time: float | None,
     picture: bool | None,
-    as_scenario: str | None,
-    candidate: int | None,
+    set_values: tuple[str, ...],
+    as_scenario: Path | None,
+    candidate: str | None,
 ) -> None:
     """Explain each admission of SCENARIO ('-': standard input): hints,
     merge, pools, rejection and what would fit."""
 
     def go() -> str:
+        overrides = parse_overrides(set_values)
+        if candidate is not None and as_scenario is None:
+            raise InputError("--candidate goes with --as-scenario")
+        chosen = None if candidate is None else _candidate_number(candidate)
         src = TextInput.read(scenario, what="scenario")
         with progress_bar("explaining admissions") as advance:
             got = service.explain(
                 src, step=step_index, pod=pod_ref, search=not no_search, progress=advance,
-                time_budget=search_time, note=note,
+                time_budget=search_time, note=note, overrides=overrides,
             )
         doc = got.document
         if as_scenario is not None:
-            written = _write_scenario(got, as_scenario, candidate)
-            if written is not None:
-                return written
-        elif candidate is not None:
-            raise InputError("--candidate goes with --as-scenario")
+            if candidate is not None:
+                write_scenario_file(
+                    as_scenario, service.candidate_scenario(got, candidate=chosen),
+                    got.scenario.overrides,
+                )
+                note(f"scenario written to {as_scenario}: podnuma simulate {as_scenario}")
+            else:
+                write_scenario_file(
+                    as_scenario, service.effective_scenario(got.scenario), got.scenario.overrides
+                )
 
         def text() -> str:
             # the text renderers (and rich) are imported for text output only

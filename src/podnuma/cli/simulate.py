@@ -5,12 +5,23 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
 from podnuma.cli.app import guard
-from podnuma.cli.options import checkpoint_option, echo, file_argument, note, output_option
+from podnuma.cli.options import (
+    as_scenario_option,
+    checkpoint_option,
+    echo,
+    file_argument,
+    note,
+    output_option,
+    set_option,
+    write_scenario_file,
+)
 from podnuma.fileio import write_checkpoint_dir
+from podnuma.inputs.overrides import parse_overrides
 from podnuma.inputs.text import TextInput
 from podnuma.render.serialize import write_run_document
 from podnuma.render.table import render_run
@@ -31,28 +42,36 @@ __all__ = ["simulate_command"]
     help="json/yaml: also every provider's hints (providerHints) and the whole "
     "PodResources list (podResources) in each step.",
 )
+@set_option
+@as_scenario_option
 def simulate_command(
-    scenario: str, output: str, checkpoint_dir: Path | None, detail: bool
+    scenario: str, output: str, checkpoint_dir: Path | None, detail: bool,
+    set_values: tuple[str, ...], as_scenario: Path | None,
 ) -> None:
     """Run SCENARIO (YAML or JSON; '-': standard input) through the kubelet's
     admission and resource managers."""
 
-    def go() -> RunResult:
-        _, result = service.run(TextInput.read(scenario, what="scenario"), note=note)
+    def go() -> tuple[RunResult, dict[str, Any]]:
+        overrides = parse_overrides(set_values)
+        loaded, result = service.run(
+            TextInput.read(scenario, what="scenario"), note=note, overrides=overrides
+        )
         if checkpoint_dir is not None:
             write_checkpoint_dir(checkpoint_dir, result.checkpoint_files)
-        return result
+        if as_scenario is not None:
+            write_scenario_file(as_scenario, service.effective_scenario(loaded), loaded.overrides)
+        return result, service.config_record(loaded)
 
-    result = guard(go)
+    result, record = guard(go)
     if output in ("json", "yaml"):
         # streamed step by step: the document is never held whole
-        guard(lambda: _stream(result, output, detail))
+        guard(lambda: _stream(result, output, detail, record))
         return
     text = guard(lambda: render_run(result, wide=output == "wide"))
     guard(lambda: echo(text))
 
 
-def _stream(result: RunResult, output: str, detail: bool) -> None:
+def _stream(result: RunResult, output: str, detail: bool, record: dict[str, Any]) -> None:
     out = sys.stdout
-    write_run_document(result, out, output, detail=detail)
+    write_run_document(result, out, output, detail=detail, extra=record)
     out.flush()

@@ -41,6 +41,7 @@ from podnuma.inputs.documents import (
     parse_document,
     read_text,
 )
+from podnuma.inputs.overrides import Override, apply_overrides
 from podnuma.inputs.startup import startup_failure
 from podnuma.machine.topology import Machine
 
@@ -106,6 +107,10 @@ class Scenario:
     # kubelet knows them from the API server after a restart
     running_pods: tuple[Pod, ...] = ()
     document: Document | None = field(default=None, compare=False, repr=False)
+    # ``--set`` overrides applied on top of the scenario's configuration, and
+    # the configuration document the run used (theirs, overrides applied)
+    overrides: tuple[Override, ...] = ()
+    config_document: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
 
     def input_error(self, err: InputError) -> InputError:
         """``err`` (about this scenario's file) with the file name and the
@@ -127,13 +132,19 @@ def load_scenario(path: str | Path) -> Scenario:
     return load_scenario_text(text, name=name, base_dir=base_dir)
 
 
-def load_scenario_text(text: str, *, name: str, base_dir: Path) -> Scenario:
+def load_scenario_text(
+    text: str, *, name: str, base_dir: Path, overrides: tuple[Override, ...] = ()
+) -> Scenario:
     """Validate a scenario given as text; ``name`` is used in messages and
-    ``base_dir`` resolves the relative paths the scenario references."""
+    ``base_dir`` resolves the relative paths the scenario references;
+    ``overrides`` (``--set``) change its kubelet configuration before it is
+    decoded and validated."""
     doc = parse_document(text, name=name)
     try:
-        return _load(doc, base_dir=Path(base_dir))
+        return _load(doc, base_dir=Path(base_dir), overrides=overrides)
     except InputError as e:
+        if e.file is not None and e.file != name:
+            raise
         raise doc.enrich(e) from None
 
 
@@ -166,7 +177,7 @@ def _unknown(keys: Mapping[str, Any], known: tuple[str, ...], *, path: str) -> N
     check_known_fields(keys, known, path)
 
 
-def _load(doc: Document, *, base_dir: Path) -> Scenario:
+def _load(doc: Document, *, base_dir: Path, overrides: tuple[Override, ...] = ()) -> Scenario:
     if doc.data is None:
         raise InputError("the scenario is empty")
     top = _mapping(doc.data, path="", what="a scenario")
@@ -186,7 +197,9 @@ def _load(doc: Document, *, base_dir: Path) -> Scenario:
     except InputError as e:
         raise e.at("node") from None
 
-    config, files = _load_kubelet_config(top, base_dir=base_dir, scenario_name=doc.name)
+    config, files, config_doc = _load_kubelet_config(
+        top, base_dir=base_dir, scenario_name=doc.name, overrides=overrides
+    )
 
     cpu_ckpt: CPUCheckpointData | None = None
     mem_ckpt: MemoryCheckpointData | None = None
@@ -235,6 +248,8 @@ def _load(doc: Document, *, base_dir: Path) -> Scenario:
         memory_restore_failure=mem_failure,
         running_pods=running,
         document=doc,
+        overrides=overrides,
+        config_document=config_doc,
     )
 
 
@@ -248,8 +263,11 @@ def _state_path(top: Mapping[str, Any], key: str, files: tuple[str, ...] = ()) -
 
 
 def _load_kubelet_config(
-    top: Mapping[str, Any], *, base_dir: Path, scenario_name: str
-) -> tuple[KubeletConfig, tuple[str, ...]]:
+    top: Mapping[str, Any], *, base_dir: Path, scenario_name: str,
+    overrides: tuple[Override, ...] = (),
+) -> tuple[KubeletConfig, tuple[str, ...], Mapping[str, Any]]:
+    """The configuration, the file it was read from (if any) and its
+    document with ``overrides`` applied (what the configuration is)."""
     if "kubeletConfig" in top and "kubeletConfigFile" in top:
         raise InputError(
             "give the kubelet configuration inline (kubeletConfig) or as a file "
@@ -270,7 +288,11 @@ def _load_kubelet_config(
             if sub.data is None:
                 raise InputError("the kubelet configuration file is empty")
             cfg_doc = _mapping(sub.data, path="", what="a KubeletConfiguration")
-            return load_kubelet_config(cfg_doc), (name,)
+        except InputError as e:
+            raise sub.enrich(e) from None
+        cfg_doc = apply_overrides(cfg_doc, overrides) if overrides else cfg_doc
+        try:
+            return load_kubelet_config(cfg_doc), (name,), cfg_doc
         except InputError as e:
             raise sub.enrich(e) from None
         except KubeletStartupError as e:
@@ -279,8 +301,9 @@ def _load_kubelet_config(
     if raw_cfg is None:
         raw_cfg = {}
     cfg_doc = _mapping(raw_cfg, path="kubeletConfig", what="kubeletConfig")
+    cfg_doc = apply_overrides(cfg_doc, overrides) if overrides else cfg_doc
     try:
-        return load_kubelet_config(cfg_doc), ()
+        return load_kubelet_config(cfg_doc), (), cfg_doc
     except InputError as e:
         raise e.at("kubeletConfig") from None
     except KubeletStartupError as e:

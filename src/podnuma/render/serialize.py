@@ -16,7 +16,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any, TextIO
 
 import yaml
@@ -92,17 +92,21 @@ def dump_scenario_yaml(doc: Any) -> str:
     return out
 
 
-def write_run_document(result: RunResult, out: TextIO, fmt: str, *, detail: bool = True) -> None:
+def write_run_document(
+    result: RunResult, out: TextIO, fmt: str, *, detail: bool = True,
+    extra: Mapping[str, Any] | None = None,
+) -> None:
     """Write the document of :func:`build_document` as ``json`` or ``yaml``
     to ``out`` step by step: the same text as dumping the whole document,
-    without holding more than one step's document (and its text) at once."""
+    without holding more than one step's document (and its text) at once.
+    ``extra``: more top-level keys, after ``checkpoints``."""
     head = node_document(result.node)
     tail = build_checkpoints(result)
     steps = (step_document(s, detail=detail) for s in result.steps)
     if fmt == "json":
-        _write_json(out, head, steps, tail)
+        _write_json(out, head, steps, tail, extra or {})
     else:
-        _write_yaml(out, head, steps, tail)
+        _write_yaml(out, head, steps, tail, extra or {})
 
 
 def _json_at(value: Any, indent: str) -> str:
@@ -111,17 +115,26 @@ def _json_at(value: Any, indent: str) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n" + indent)
 
 
-def _write_json(out: TextIO, node: Any, steps: Iterator[dict[str, Any]], checkpoints: Any) -> None:
+def _write_json(
+    out: TextIO, node: Any, steps: Iterator[dict[str, Any]], checkpoints: Any,
+    extra: Mapping[str, Any],
+) -> None:
     out.write('{\n  "node": ' + _json_at(node, "  ") + ',\n  "steps": [')
     first = True
     for step in steps:
         out.write(("\n    " if first else ",\n    ") + _json_at(step, "    "))
         first = False
     out.write(']' if first else "\n  ]")
-    out.write(',\n  "checkpoints": ' + _json_at(checkpoints, "  ") + "\n}\n")
+    out.write(',\n  "checkpoints": ' + _json_at(checkpoints, "  "))
+    for key, value in extra.items():
+        out.write(",\n  " + json.dumps(key) + ": " + _json_at(value, "  "))
+    out.write("\n}\n")
 
 
-def _write_yaml(out: TextIO, node: Any, steps: Iterator[dict[str, Any]], checkpoints: Any) -> None:
+def _write_yaml(
+    out: TextIO, node: Any, steps: Iterator[dict[str, Any]], checkpoints: Any,
+    extra: Mapping[str, Any],
+) -> None:
     """The document through one emitter, step by step: the top-level
     mapping's events are emitted by hand and each step is represented and
     serialized on its own (no object is shared between steps, so no anchor
@@ -158,6 +171,9 @@ def _write_yaml(out: TextIO, node: Any, steps: Iterator[dict[str, Any]], checkpo
             dumper.emit(yaml.SequenceEndEvent())
         put("checkpoints")
         put(checkpoints)
+        for key, value in extra.items():
+            put(key)
+            put(value)
         dumper.emit(yaml.MappingEndEvent())
         dumper.emit(yaml.DocumentEndEvent(explicit=False))
         dumper.close()

@@ -9,19 +9,22 @@ rendering are the CLI's business.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from podnuma.cm.checkpoint import CheckpointError
 from podnuma.cm.container_manager import Node
-from podnuma.cm.results import NodeSummary, StepResult
+from podnuma.cm.results import ContainerResult, NodeSummary, StepResult
 from podnuma.errors import InputError, KubeletStartupError
 from podnuma.inputs.scenario import Scenario, Step
 from podnuma.inputs.startup import StartupFailure, startup_failure
 from podnuma.machine.topology import Machine
 
-__all__ = ["RunResult", "StartupFailure", "play_step", "run_scenario", "start_node"]
+__all__ = [
+    "RestoredPod", "RunResult", "StartupFailure", "gone_since", "play_step", "run_scenario",
+    "start_node",
+]
 
 
 def _startup_failure(scenario: Scenario, err: KubeletStartupError) -> StartupFailure:
@@ -50,6 +53,19 @@ class RunResult:
     steps: tuple[StepResult, ...]
     checkpoints: Mapping[str, Any]
     checkpoint_files: Mapping[str, bytes]
+    # the pods running when the node started (restored from the scenario's
+    # starting checkpoints) and what each container holds then
+    restored: tuple[RestoredPod, ...] = ()
+
+
+@dataclass(frozen=True)
+class RestoredPod:
+    """A pod the starting checkpoints hold: its reference (NAMESPACE/NAME
+    when ``state.pods`` names it, else its UID), UID and containers."""
+
+    pod: str
+    uid: str
+    containers: tuple[ContainerResult, ...]
 
 
 def play_step(node: Node, step: Step) -> StepResult:
@@ -85,6 +101,22 @@ def start_node(scenario: Scenario) -> Node:
         raise _startup_failure(scenario, e) from None
 
 
+def gone_since(results: Sequence[StepResult], step: Step) -> str | None:
+    """Why the pod a removal ``step`` names is not running, when an earlier
+    step says it: rejected at admission (the kubelet never ran it) or
+    removed already. Only podnuma's message says this; the outcome is the
+    kubelet's (invalid input at that step)."""
+    for r in reversed(results):
+        if step.ref not in (r.pod, r.pod_uid):
+            continue
+        if r.op == "addPod" and not r.admitted:
+            return f"it was rejected at step {r.index} ({r.reason})"
+        if r.op == "removePod":
+            return f"it was removed at step {r.index}"
+        return None
+    return None
+
+
 def run_scenario(
     scenario: Scenario,
     *,
@@ -102,6 +134,9 @@ def run_scenario(
     """
     node = start_node(scenario)
     summary = node.summary()
+    restored = tuple(
+        RestoredPod(ref, uid, node.container_results(uid)) for uid, ref in node.running_pods()
+    )
     results: list[StepResult] = []
     for step in scenario.steps:
         if before_step is not None:
@@ -111,6 +146,9 @@ def run_scenario(
         except InputError as e:
             if e.file is not None and e.file != scenario.name:
                 raise
+            why = gone_since(results, step) if step.op != "addPod" else None
+            if why is not None:
+                e = InputError(f"{e.message}: {why}", path=e.path, file=e.file)
             raise scenario.input_error(e.at(step.path)) from None
     return RunResult(
         scenario=scenario.name,
@@ -119,4 +157,5 @@ def run_scenario(
         steps=tuple(results),
         checkpoints=dict(node.checkpoint_objects()) if checkpoints else {},
         checkpoint_files=dict(node.checkpoint_files()) if checkpoints else {},
+        restored=restored,
     )

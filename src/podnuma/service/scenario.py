@@ -19,7 +19,8 @@ from podnuma.analysis.explain import explain_run, run_for_explain
 from podnuma.analysis.nearest import SearchReport
 from podnuma.analysis.nearest import candidate_scenario as nearest_scenario
 from podnuma.errors import InputError
-from podnuma.inputs.documents import parse_document, read_text
+from podnuma.inputs.documents import parse_document
+from podnuma.inputs.overrides import Override, effective_config
 from podnuma.inputs.scenario import Scenario, load_scenario_text
 from podnuma.inputs.text import NOWHERE, TextInput, refuse_files
 from podnuma.render.picture import Ownership, ownership_after, ownership_document
@@ -35,7 +36,9 @@ __all__ = [
     "Topology",
     "candidate_scenario",
     "demo",
+    "config_record",
     "demo_text",
+    "effective_scenario",
     "explain",
     "load",
     "run",
@@ -52,27 +55,88 @@ POD_LEVEL_DEMO_NAME = "pod-level.yaml"
 Note = Callable[[str], None]
 
 
-def load(src: TextInput, *, note: Note | None = None) -> Scenario:
+def load(
+    src: TextInput, *, note: Note | None = None, overrides: tuple[Override, ...] = ()
+) -> Scenario:
     """The scenario, validated (field-path errors naming ``src.name``);
-    ``note`` receives the notes on configuration not modelled."""
+    ``note`` receives the notes on configuration not modelled; ``overrides``
+    (``--set``) change its kubelet configuration."""
     if src.base_dir is None:
         refuse_files(parse_document(src.text, name=src.name))
-    scenario = load_scenario_text(src.text, name=src.name, base_dir=src.base_dir or NOWHERE)
+    scenario = load_scenario_text(
+        src.text, name=src.name, base_dir=src.base_dir or NOWHERE, overrides=overrides
+    )
     if note is not None:
         for line in not_modelled_notes(scenario.config, scenario.name):
             note(line)
     return scenario
 
 
-def run(src: TextInput, *, note: Note | None = None) -> tuple[Scenario, RunResult]:
+def run(
+    src: TextInput, *, note: Note | None = None, overrides: tuple[Override, ...] = ()
+) -> tuple[Scenario, RunResult]:
     """The scenario and its run through the engine."""
-    scenario = load(src, note=note)
+    scenario = load(src, note=note, overrides=overrides)
     return scenario, run_scenario(scenario)
 
 
-def simulate(src: TextInput, *, detail: bool = False) -> dict[str, Any]:
-    """``podnuma simulate -o json`` (``detail``: ``--detail``)."""
-    return build_document(run(src)[1], detail=detail)
+def simulate(
+    src: TextInput, *, detail: bool = False, overrides: tuple[Override, ...] = ()
+) -> dict[str, Any]:
+    """``podnuma simulate -o json`` (``detail``: ``--detail``); with
+    ``overrides``, the document records the configuration it ran with
+    (:func:`config_record`)."""
+    scenario, result = run(src, overrides=overrides)
+    doc = build_document(result, detail=detail)
+    doc.update(config_record(scenario))
+    return doc
+
+
+#: the file fields of a scenario that a written copy makes absolute (so the
+#: copy replays wherever it is written)
+_PATH_FIELDS = (
+    ("node", "sysfs"), ("node", "machineInfoFile"),
+    ("state", "cpuManagerFile"), ("state", "memoryManagerFile"),
+)
+
+
+def config_record(scenario: Scenario) -> dict[str, Any]:
+    """What a result document adds when ``--set`` changed the scenario's
+    configuration: ``{"kubeletConfig": {"set": [...], "effective": DOC}}``
+    (the overrides as given, and the whole configuration document the run
+    used); nothing without overrides (the scenario itself says it)."""
+    if not scenario.overrides:
+        return {}
+    return {"kubeletConfig": {
+        "set": [str(o) for o in scenario.overrides],
+        "effective": effective_config(scenario.config_document, ()),
+    }}
+
+
+def effective_scenario(scenario: Scenario) -> dict[str, Any]:
+    """The scenario as it ran: its own document with the kubelet
+    configuration it ran with inline (``--set`` overrides applied, a
+    ``kubeletConfigFile`` read in) and the files it names made absolute, so
+    that ``podnuma simulate`` and the kubelet oracle replay it to the same
+    figures wherever it is written."""
+    assert scenario.document is not None
+    data = scenario.document.data
+    out: dict[str, Any] = dict(data)
+    out.pop("kubeletConfigFile", None)
+    doc = effective_config(scenario.config_document, ())
+    if doc or "kubeletConfig" in data or "kubeletConfigFile" in data:
+        out["kubeletConfig"] = doc
+    # keep the contract's key order: kubeletConfig after node
+    order = ["apiVersion", "kind", "node", "kubeletConfig", "state", "steps"]
+    out = {k: out[k] for k in order if k in out}
+    if scenario.base_dir != NOWHERE:
+        for head, key in _PATH_FIELDS:
+            holder = out.get(head)
+            if isinstance(holder, dict) and isinstance(holder.get(key), str):
+                p = Path(holder[key])
+                if not p.is_absolute():
+                    out[head] = {**holder, key: str((scenario.base_dir / p).resolve())}
+    return out
 
 
 @dataclass(frozen=True)
@@ -90,10 +154,12 @@ class Explanation:
 def explain(
     src: TextInput, *, step: int | None = None, pod: str | None = None, search: bool = True,
     progress: Callable[[int, int], None] | None = None, time_budget: float | None = None,
-    note: Note | None = None,
+    note: Note | None = None, overrides: tuple[Override, ...] = (),
 ) -> Explanation:
-    """``podnuma explain [--step N] [--pod REF] [--no-search]``."""
-    scenario = load(src, note=note)
+    """``podnuma explain [--step N] [--pod REF] [--no-search] [--set ...]``
+    (with ``--set``, the document records the configuration it explains:
+    :func:`config_record`)."""
+    scenario = load(src, note=note, overrides=overrides)
     # one step or pod: the run keeps the node just before it for the search
     prepared = run_for_explain(
         scenario, step=step if search else None, pod=pod if search else None
@@ -105,14 +171,17 @@ def explain(
     )
     if (step is not None or pod is not None) and not doc["admissions"]:
         raise no_step_matches(step, pod, src.name)
+    doc.update(config_record(scenario))
     return Explanation(scenario, prepared.run, doc, reports)
 
 
 def candidate_scenario(explanation: Explanation, *, candidate: int | None = None) -> dict[str, Any]:
-    """``podnuma explain --as-scenario``: the scenario that replays one
-    change the search tried (``candidate``: its number in the search's
-    ``candidates``, from 1; default: the nearest admitted one) for the one
-    rejected admission explained. ``podnuma simulate`` on it gives that
+    """``podnuma explain --candidate N|nearest --as-scenario FILE``: the
+    scenario that replays one change the search tried (``candidate``: its
+    number in the search's ``candidates``, from 1; ``None``: the nearest
+    admitted one) for the one rejected admission explained, built on the
+    scenario as it ran (:func:`effective_scenario`: ``--set`` overrides
+    included). ``podnuma simulate`` on it gives that
     change's admission (the last step)."""
     name = explanation.scenario.name
     rejected = [a for a in explanation.document["admissions"] if a["admitted"] is False]
@@ -142,16 +211,10 @@ def candidate_scenario(explanation: Explanation, *, candidate: int | None = None
             f"--candidate {candidate}: the search of step {step} tried {len(tried)} change(s)", file=name
         )
     scenario = explanation.scenario
-    config_doc: Mapping[str, Any] | None = None
-    data = scenario.document.data if scenario.document is not None else None
-    if isinstance(data, Mapping) and isinstance(data.get("kubeletConfigFile"), str):
-        ref = Path(data["kubeletConfigFile"])
-        path = ref if ref.is_absolute() else Path(scenario.base_dir) / ref
-        text = read_text(path, what="kubelet configuration")
-        loaded = parse_document(text, name=str(path)).data
-        config_doc = loaded if isinstance(loaded, Mapping) else None
     try:
-        return nearest_scenario(scenario, step, outcome.variation, config_doc=config_doc)
+        return nearest_scenario(
+            scenario, step, outcome.variation, base=effective_scenario(scenario)
+        )
     except ValueError as e:
         raise InputError(str(e), file=name) from None
 
@@ -169,17 +232,22 @@ class Topology:
         return ownership_document(self.run.machine, self.ownership)
 
 
-def topology(src: TextInput, *, step: int | None = None, note: Note | None = None) -> Topology:
+def topology(
+    src: TextInput, *, step: int | None = None, note: Note | None = None,
+    overrides: tuple[Override, ...] = (),
+) -> Topology:
     """The machine after ``step`` (default: the last), each CPU's owner."""
-    scenario, result = run(src, note=note)
+    scenario, result = run(src, note=note, overrides=overrides)
     return Topology(scenario, result, ownership_after(result, step))
 
 
-def topology_owners(src: TextInput, *, step: int | None = None) -> dict[str, Any]:
+def topology_owners(
+    src: TextInput, *, step: int | None = None, overrides: tuple[Override, ...] = ()
+) -> dict[str, Any]:
     """``podnuma topology -o json`` plus what the web page draws with: each
     owner's colour (``colors``), the owner of each CPU (``cpuOwner``) and
     its NUMA node (``numaOfCpu``)."""
-    topo = topology(src, step=step)
+    topo = topology(src, step=step, overrides=overrides)
     own, machine = topo.ownership, topo.run.machine
     doc: dict[str, Any] = dict(topo.document())
     doc["colors"] = {o.name: o.color for o in own.owners}
