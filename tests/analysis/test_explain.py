@@ -220,7 +220,13 @@ def test_restricted_wide_and_memory_hog(restricted: Any) -> None:
     hog = _adm(doc, 7)
     assert hog["rejection"]["stage"] == "allocate:memory"
     assert hog["rejection"]["reason"] == "UnexpectedAdmissionError"
-    assert hog["suggestions"] == []
+    # only less memory for the container the memory manager refused helps
+    less = _alt(hog, "fewerMemory")
+    assert (less["admitted"], less["container"], less["value"]) == (True, "cache", "10Gi")
+    assert _rerun_last(scenario, 7, less).admitted is True
+    assert [c["admitted"] for c in hog["search"]["candidates"] if c["kind"] == "fewerMemory"] == [
+        False, False, True
+    ]
 
 
 def test_single_numa_node_tries_restricted_then_best_effort() -> None:
@@ -613,7 +619,9 @@ def test_command_search_time_and_side_effects_in_text() -> None:
     r = CliRunner().invoke(explain_command, [path, "--step", "6", "--search-time", "0", "--no-picture"])
     assert r.exit_code == 0, r.output
     assert "search cut: stopped at the time budget of 0 s per rejected pod" in r.output
-    assert "not tried: topologyManagerPolicy best-effort; " in r.output
+    # the smallest change first: the container at fault (router, 1 CPU) on a shared pool
+    assert "not tried: container demo/router" not in r.output
+    assert "not tried: container router cpu 900m instead of 1" in r.output
     r = CliRunner().invoke(explain_command, [path, "--step", "6", "--search-time", "0", "-o", "json"])
     (adm,) = json.loads(r.output)["admissions"]
     assert adm["search"]["complete"] is False

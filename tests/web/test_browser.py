@@ -182,6 +182,12 @@ def test_step_slider_changes_the_owner(browser: Any, server: str) -> None:
     _css(browser, "#find-alternatives").click()
     _wait(browser, lambda d: d.execute_script(
         "return document.querySelectorAll('#alternatives li').length") > 0)
+    # every change tried, smallest first: the 3-CPU container at fault rounded to whole cores
+    rows = browser.execute_script(
+        "return [...document.querySelectorAll('#candidates tbody tr')].map((r) => r.innerText)")
+    assert rows[0].startswith("1\tcontainer\t✓ admitted"), rows
+    assert "container app cpu 4 instead of 3 (rounded up to whole cores)" in rows[0]
+    assert _css(browser, "#nearest-change").text.startswith("nearest admissible: #1 container app cpu 4")
 
 
 def test_bad_upload_shows_the_cli_message(browser: Any, server: str, tmp_path: Path) -> None:

@@ -12,9 +12,12 @@ come from the configuration and are stated as rules, not recomputed.
 
 For a rejection it also searches for the **nearest admissible
 configuration**: the scenario is re-run up to the rejected step with one
-change at a time (a looser topology policy, the other scope, fewer CPUs for
-the biggest exclusive container, a larger pod CPU budget, one running pod
-removed first) and each outcome is reported from the re-run's own records.
+change at a time, smallest change first (the container at fault's own
+resources, one policy option off, the pod-level rewrite, a looser topology
+policy or the other scope, fewer CPUs, one running pod removed first: see
+:mod:`podnuma.analysis.nearest`), and each outcome is reported from the
+re-run's own records; every change tried is listed in order with the
+engine's verdict, and the first admitted one is the nearest.
 The search is capped (``MAX_RERUNS`` runs per rejection, a few running pods
 tried for removal, optionally a time budget) and says so: each rejected
 admission's ``search`` entry lists the cuts made and the changes not tried.
@@ -38,6 +41,7 @@ from typing import Any
 from podnuma.analysis.nearest import (
     MAX_RERUNS,
     Search,
+    SearchReport,
     candidate_variations,
     copy_node,
     numa_of_cpus,
@@ -602,11 +606,14 @@ def explain_step(
     searcher: Search | None = None,
     time_budget: float | None = None,
     tick: Callable[[], None] | None = None,
+    reports: dict[int, SearchReport] | None = None,
 ) -> dict[str, Any]:
     """Everything about one admission, as a JSON-able mapping. For a
     rejection, ``search`` says how far the nearest-admissible search went
-    (``None`` when it did not run); ``tick`` is called after each change the
-    search runs."""
+    (``None`` when it did not run), every change tried in order
+    (``candidates``) and the nearest admitted one; ``tick`` is called after
+    each change the search runs; ``reports`` (step index -> the search's
+    report, with the changes themselves) is filled when given."""
     config = scenario.config
     machine = result.machine
     pod = scenario.steps[position(scenario, step.index)].pod
@@ -648,6 +655,8 @@ def explain_step(
         doc["alternatives"] = [o.to_json() for o in outcomes]
         doc["suggestions"] = [outcome_summary(o) for o in outcomes if o.admitted]
         doc["search"] = report.to_json()
+        if reports is not None:
+            reports[step.index] = report
     return doc
 
 
@@ -705,6 +714,7 @@ def explain_run(
     progress: Callable[[int, int], None] | None = None,
     snapshots: Mapping[int, Node] | None = None,
     time_budget: float | None = None,
+    reports: dict[int, SearchReport] | None = None,
 ) -> dict[str, Any]:
     """The explanation document for a run (the ``-o json`` output).
 
@@ -712,7 +722,9 @@ def explain_run(
     admission explained and one per change the nearest-admissible search
     runs (``total`` counts the most it may run). ``snapshots`` are the node
     copies of :func:`run_for_explain`; ``time_budget`` caps each rejection's
-    search in seconds (reported in its ``search`` entry when it cuts)."""
+    search in seconds (reported in its ``search`` entry when it cuts);
+    ``reports`` receives each rejection's search report (see
+    :func:`explain_step`)."""
     node = result.node
     chosen = select_steps(result, step=step, pod=pod)
     searcher = Search(scenario, result, snapshots) if search else None
@@ -740,7 +752,7 @@ def explain_run(
         admissions.append(
             explain_step(
                 scenario, result, s, search=search, max_runs=max_runs, searcher=searcher,
-                time_budget=time_budget, tick=tick,
+                time_budget=time_budget, tick=tick, reports=reports,
             )
         )
         # the changes planned but not run (the search stopped early) count as done

@@ -1,10 +1,28 @@
 """The nearest admissible configuration of a rejected pod.
 
-The scenario is re-run up to the rejected step with one change at a time
-(a looser topology policy, the other scope, fewer CPUs for the biggest
-exclusive container, a larger pod CPU budget, one running pod removed
-first) and each outcome is reported from the re-run's own records. The
-search is capped (``MAX_RERUNS`` runs per rejection).
+The scenario is re-run up to the rejected step with one change at a time,
+in order of how small the change is (:data:`FAMILY_ORDER`):
+
+1. ``container``: the resources of the container the rejection is due to
+   (a 1-CPU sidecar breaking ``full-pcpus-only``: rounded to a whole core,
+   or moved to the shared pool with a CPU that is not a whole number while
+   requests stay equal to limits, so the pod stays Guaranteed); for a
+   pod-level pod whose exclusive containers leave its shared pool empty,
+   a larger pod budget;
+2. ``option``: one CPU manager (or topology manager) policy option off;
+3. ``podLevel``: the pod-level rewrite of :mod:`podnuma.analysis.rewrite`
+   (``spec.resources`` with the sidecars in the pod's shared pool; with the
+   two feature gates turned on when they are off);
+4. ``policy``: a looser topology policy, the other scope;
+5. ``fewer``: fewer CPUs for the biggest exclusive container (or the pod
+   budget); less memory for the container the memory manager refused;
+6. ``removal``: one running pod removed first.
+
+Each outcome is reported from the re-run's own records, every run in order
+(``SearchReport.tried_outcomes``), and the first admitted one is the
+nearest. Every change can be written as a scenario
+(:func:`candidate_scenario`) that ``podnuma simulate`` replays to the same
+admission. The search is capped (``MAX_RERUNS`` runs per rejection).
 """
 
 from __future__ import annotations
@@ -14,10 +32,15 @@ import dataclasses
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from podnuma.analysis.rewrite import has_pod_level_resources, to_pod_level
+from podnuma.api.featuregates import FeatureGates
+from podnuma.api.kubeletconfig import KubeletConfig
 from podnuma.api.pod import Container, Pod
-from podnuma.api.quantity import Quantity
+from podnuma.api.pod_manifest import parse_pod
+from podnuma.api.quantity import Quantity, parse_quantity
 from podnuma.cm.container_manager import Node
 from podnuma.cm.results import StepResult
 from podnuma.cm.topologymanager.manager import SCOPE_CONTAINER, SCOPE_POD
@@ -36,6 +59,8 @@ from podnuma.units import format_bytes as _size
 from podnuma.units import format_nodes as _nodes
 
 __all__ = [
+    "CONFIG_KINDS",
+    "FAMILY_ORDER",
     "MAX_RERUNS",
     "Outcome",
     "REPLAY_STEPS",
@@ -44,6 +69,7 @@ __all__ = [
     "SideEffect",
     "Variation",
     "apply_variation",
+    "candidate_scenario",
     "candidate_variations",
     "copy_node",
     "nearest_admissible",
@@ -57,7 +83,17 @@ __all__ = [
     "snapshot_steps",
 ]
 
-MAX_RERUNS = 20
+MAX_RERUNS = 30
+
+#: the families of changes, smallest first (see the module docstring)
+FAMILY_ORDER = ("container", "option", "podLevel", "policy", "fewer", "removal")
+#: the kinds of change that change the kubelet configuration (the whole
+#: scenario is re-run with it)
+CONFIG_KINDS = ("topologyPolicy", "topologyScope", "cpuOption", "topologyOption")
+#: the kinds of change that change the pod of the rejected step
+POD_KINDS = ("containerCPUs", "fewerCPUs", "podBudget", "fewerPodCPUs", "fewerMemory", "podLevel")
+#: the feature gates the pod-level rewrite needs
+POD_LEVEL_GATES = ("PodLevelResources", "PodLevelResourceManagers")
 
 
 def numa_of_cpus(machine: Machine, cpus: CPUSet) -> list[int]:
@@ -70,10 +106,19 @@ def numa_of_cpus(machine: Machine, cpus: CPUSet) -> list[int]:
 class Variation:
     """One change to try on the scenario, up to the rejected step.
 
-    ``kind``: ``topologyPolicy`` (``value`` = policy), ``topologyScope``
+    ``kind``: ``containerCPUs`` (``container``'s CPU request and limit set
+    to ``value``, a quantity), ``cpuOption`` / ``topologyOption`` (the CPU /
+    topology manager policy option ``value`` off), ``podLevel`` (the
+    pod-level rewrite; ``amount``: the pod shared pool's CPUs, 0 for the
+    rewrite's own budget; ``value`` ``gates``: the two feature gates turned
+    on too), ``topologyPolicy`` (``value`` = policy), ``topologyScope``
     (``value`` = scope), ``fewerCPUs`` (``container``, ``amount`` CPUs less),
     ``podBudget`` (``amount`` CPUs more on the pod-level budget),
-    ``removePod`` (``value`` = the running pod's UID, ``pod`` its ref).
+    ``fewerPodCPUs`` (``amount`` CPUs less on it), ``fewerMemory``
+    (``container``'s memory set to ``value``, ``memory`` bytes less),
+    ``removePod`` (``value``
+    = the running pod's UID, ``pod`` its ref). Its ``family`` is one of
+    :data:`FAMILY_ORDER`.
     """
 
     kind: str
@@ -85,8 +130,13 @@ class Variation:
     base: int | None = None  # the CPU count before the change (graded kinds)
     memory: int = 0  # podBudget: bytes added to the pod's memory budget too
 
+    @property
+    def family(self) -> str:
+        return _FAMILY_OF.get(self.kind, "")
+
     def to_json(self) -> dict[str, Any]:
         return {
+            "family": self.family,
             "kind": self.kind,
             "change": self.description,
             "value": self.value,
@@ -112,6 +162,14 @@ class SideEffect:
 
     def text(self) -> str:
         return f"{self.pod} (step {self.step}) {self.now} instead of {self.was}"
+
+
+_FAMILY_OF = {
+    "containerCPUs": "container", "podBudget": "container", "cpuOption": "option",
+    "topologyOption": "option", "podLevel": "podLevel", "topologyPolicy": "policy",
+    "topologyScope": "policy", "fewerCPUs": "fewer", "fewerPodCPUs": "fewer", "fewerMemory": "fewer",
+    "removePod": "removal",
+}
 
 
 def _verdict(step: StepResult | None) -> str:
@@ -169,7 +227,53 @@ def _set_cpu(res: Mapping[str, Quantity], value: int) -> dict[str, Quantity]:
     return out
 
 
+def _set_cpu_text(res: Mapping[str, Quantity], value: str) -> dict[str, Quantity]:
+    out = dict(res)
+    if "cpu" in out:
+        out["cpu"] = parse_quantity(value)
+    return out
+
+
+def _set_memory(res: Mapping[str, Quantity], value: str) -> dict[str, Quantity]:
+    out = dict(res)
+    if "memory" in out:
+        out["memory"] = parse_quantity(value)
+    return out
+
+
 def _modify_pod(pod: Pod, variation: Variation) -> Pod:
+    if variation.kind == "fewerMemory" and variation.container is not None:
+        assert variation.value is not None
+        memory = variation.value
+
+        def less(c: Container) -> Container:
+            if c.name != variation.container:
+                return c
+            return dataclasses.replace(
+                c, requests=_set_memory(c.requests, memory), limits=_set_memory(c.limits, memory)
+            )
+
+        return dataclasses.replace(
+            pod,
+            init_containers=tuple(less(c) for c in pod.init_containers),
+            containers=tuple(less(c) for c in pod.containers),
+        )
+    if variation.kind == "containerCPUs" and variation.container is not None:
+        assert variation.value is not None
+        value = variation.value
+
+        def change(c: Container) -> Container:
+            if c.name != variation.container:
+                return c
+            return dataclasses.replace(
+                c, requests=_set_cpu_text(c.requests, value), limits=_set_cpu_text(c.limits, value)
+            )
+
+        return dataclasses.replace(
+            pod,
+            init_containers=tuple(change(c) for c in pod.init_containers),
+            containers=tuple(change(c) for c in pod.containers),
+        )
     if variation.kind == "fewerCPUs" and variation.container is not None:
         def shrink(c: Container) -> Container:
             if c.name != variation.container:
@@ -203,26 +307,221 @@ def _modify_pod(pod: Pod, variation: Variation) -> Pod:
     return pod
 
 
+def varied_config(config: KubeletConfig, variation: Variation) -> KubeletConfig:
+    """The kubelet configuration with the change applied (unchanged for a
+    change to the pod only)."""
+    v = variation
+    if v.kind == "topologyPolicy" and v.value is not None:
+        return dataclasses.replace(config, topology_manager_policy=v.value)
+    if v.kind == "topologyScope" and v.value is not None:
+        return dataclasses.replace(config, topology_manager_scope=v.value)
+    if v.kind == "cpuOption":
+        opts = {k: x for k, x in config.cpu_manager_policy_options.items() if k != v.value}
+        return dataclasses.replace(config, cpu_manager_policy_options=opts)
+    if v.kind == "topologyOption":
+        opts = {k: x for k, x in config.topology_manager_policy_options.items() if k != v.value}
+        return dataclasses.replace(config, topology_manager_policy_options=opts)
+    if v.kind == "podLevel" and v.value == "gates":
+        gates = config.feature_gates.explicit()
+        gates.update(dict.fromkeys(POD_LEVEL_GATES, True))
+        return dataclasses.replace(config, feature_gates=FeatureGates.from_mapping(gates))
+    return config
+
+
+def _changes_config(variation: Variation) -> bool:
+    return variation.kind in CONFIG_KINDS or (variation.kind == "podLevel" and variation.value == "gates")
+
+
+def step_manifest(scenario: Scenario, step_index: int) -> Mapping[str, Any] | None:
+    """The pod manifest of the ``addPod`` step as the scenario file gives
+    it (``None`` when the scenario was not read from a document)."""
+    doc = scenario.document
+    if doc is None or not isinstance(doc.data, Mapping):
+        return None
+    steps = doc.data.get("steps")
+    if not isinstance(steps, list) or not 0 <= step_index < len(steps):
+        return None
+    raw = steps[step_index]
+    body = raw.get("addPod") if isinstance(raw, Mapping) else None
+    return body if isinstance(body, Mapping) else None
+
+
+def _rewritten(
+    manifest: Mapping[str, Any], pod: Pod, variation: Variation
+) -> dict[str, Any]:
+    pool = variation.amount or None
+    return to_pod_level(manifest, pod, shared_pool_cpus=pool).manifest
+
+
+def _set_manifest_cpu(container: dict[str, Any], value: str, resource: str = "cpu") -> None:
+    res = container.get("resources")
+    if not isinstance(res, dict):
+        return
+    for part in ("requests", "limits"):
+        section = res.get(part)
+        if isinstance(section, dict) and resource in section:
+            section[resource] = value
+
+
+def candidate_manifest(
+    scenario: Scenario, step_index: int, variation: Variation
+) -> dict[str, Any] | None:
+    """The ``addPod`` manifest with the change applied (``None`` when the
+    change leaves the pod as it is, or the manifest is not known)."""
+    v = variation
+    if v.kind not in POD_KINDS:
+        return None
+    manifest = step_manifest(scenario, step_index)
+    target = scenario.steps[position(scenario, step_index)]
+    if manifest is None or target.pod is None:
+        return None
+    if v.kind == "podLevel":
+        gates = varied_config(scenario.config, v).feature_gates
+        return _rewritten(manifest, parse_pod(manifest, gates=gates), v)
+    out = copy.deepcopy(dict(manifest))
+    spec = out.get("spec")
+    if not isinstance(spec, dict):
+        return out
+    if v.kind == "fewerMemory":
+        assert v.value is not None
+        for key in ("initContainers", "containers"):
+            for c in spec.get(key) or ():
+                if isinstance(c, dict) and c.get("name") == v.container:
+                    _set_manifest_cpu(c, v.value, "memory")
+        return out
+    if v.kind in ("containerCPUs", "fewerCPUs"):
+        if v.kind == "containerCPUs":
+            assert v.value is not None
+            value = v.value
+        else:
+            value = str((v.base or 0) - v.amount)
+        for key in ("initContainers", "containers"):
+            for c in spec.get(key) or ():
+                if isinstance(c, dict) and c.get("name") == v.container:
+                    _set_manifest_cpu(c, value)
+        return out
+    # the pod budget
+    new = (v.base or 0) + (v.amount if v.kind == "podBudget" else -v.amount)
+    _set_manifest_cpu(spec, str(new))
+    res = spec.get("resources")
+    if v.memory and isinstance(res, dict):
+        extra = Quantity.from_int(v.memory, binary=True)
+        for part in ("requests", "limits"):
+            section = res.get(part)
+            if isinstance(section, dict) and "memory" in section:
+                section["memory"] = str(parse_quantity(str(section["memory"])) + extra)
+    return out
+
+
+def candidate_pod(scenario: Scenario, step_index: int, pod: Pod, variation: Variation) -> Pod:
+    """The pod of the rejected step with the change applied."""
+    if variation.kind == "podLevel":
+        manifest = candidate_manifest(scenario, step_index, variation)
+        if manifest is None:
+            raise ValueError("the pod's manifest is not known")
+        return parse_pod(manifest, gates=varied_config(scenario.config, variation).feature_gates)
+    return _modify_pod(pod, variation)
+
+
 def apply_variation(scenario: Scenario, step_index: int, variation: Variation) -> Scenario:
     """The scenario up to (and including) step ``step_index`` with the
     change applied; the changed step is the last one."""
     pos = position(scenario, step_index)
     steps = list(scenario.steps[: pos + 1])
-    config = scenario.config
+    config = varied_config(scenario.config, variation)
     target = steps[-1]
-    if variation.kind == "topologyPolicy" and variation.value is not None:
-        config = dataclasses.replace(config, topology_manager_policy=variation.value)
-    elif variation.kind == "topologyScope" and variation.value is not None:
-        config = dataclasses.replace(config, topology_manager_scope=variation.value)
-    elif variation.kind in ("fewerCPUs", "podBudget", "fewerPodCPUs"):
+    if variation.kind in CONFIG_KINDS:
+        pass
+    elif variation.kind in POD_KINDS:
         assert target.pod is not None
-        steps[-1] = dataclasses.replace(target, pod=_modify_pod(target.pod, variation))
+        pod = candidate_pod(scenario, step_index, target.pod, variation)
+        steps[-1] = dataclasses.replace(target, pod=pod)
     elif variation.kind == "removePod" and variation.value is not None:
         removal = Step(target.index, "removePod", target.path, ref=variation.value)
         steps.insert(len(steps) - 1, removal)
     else:
         raise ValueError(f"unknown variation {variation.kind!r}")
     return dataclasses.replace(scenario, config=config, steps=tuple(steps))
+
+
+#: the fields of a scenario naming a file, relative to the scenario's directory
+_PATH_FIELDS = (
+    ("node", "sysfs"), ("node", "machineInfoFile"), ("state", "cpuManagerFile"),
+    ("state", "memoryManagerFile"),
+)
+
+
+def _config_patch(cfg: dict[str, Any], variation: Variation) -> None:
+    v = variation
+    if v.kind == "topologyPolicy":
+        cfg["topologyManagerPolicy"] = v.value
+    elif v.kind == "topologyScope":
+        cfg["topologyManagerScope"] = v.value
+    elif v.kind in ("cpuOption", "topologyOption"):
+        key = "cpuManagerPolicyOptions" if v.kind == "cpuOption" else "topologyManagerPolicyOptions"
+        opts = dict(cfg.get(key) or {})
+        opts.pop(str(v.value), None)
+        if opts:
+            cfg[key] = opts
+        else:
+            cfg.pop(key, None)
+    elif v.kind == "podLevel" and v.value == "gates":
+        gates = dict(cfg.get("featureGates") or {})
+        gates.update(dict.fromkeys(POD_LEVEL_GATES, True))
+        cfg["featureGates"] = gates
+
+
+def candidate_scenario(
+    scenario: Scenario,
+    step_index: int,
+    variation: Variation,
+    *,
+    config_doc: Mapping[str, Any] | None = None,
+    base: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The scenario that replays ``variation``: the scenario's own document
+    up to the rejected step, with the change made where it belongs (the
+    pod's manifest, the kubelet configuration, a ``removePod`` step before
+    it). ``config_doc``: the KubeletConfiguration read from the scenario's
+    ``kubeletConfigFile`` (needed when the change is to the configuration:
+    it is then written inline). Relative file references are made absolute
+    from the scenario's directory so the scenario replays from anywhere.
+    ``base``: the scenario document to start from instead of the
+    scenario's own (e.g. the scenario as it ran, its configuration inline).
+    Raises ``ValueError`` when the scenario has no document."""
+    doc = scenario.document
+    if base is None and (doc is None or not isinstance(doc.data, Mapping)):
+        raise ValueError("the scenario was not read from a document")
+    out: dict[str, Any] = copy.deepcopy(dict(base if base is not None else doc.data))  # type: ignore[union-attr]
+    root = Path(scenario.base_dir)
+    for section, key in _PATH_FIELDS:
+        part = out.get(section)
+        if isinstance(part, dict) and isinstance(part.get(key), str):
+            ref = Path(part[key])
+            if not ref.is_absolute():
+                part[key] = str((root / ref).resolve())
+    if isinstance(out.get("kubeletConfigFile"), str):
+        ref = Path(out["kubeletConfigFile"])
+        if not ref.is_absolute():
+            out["kubeletConfigFile"] = str((root / ref).resolve())
+    if _changes_config(variation):
+        if "kubeletConfigFile" in out:
+            if config_doc is None:
+                raise ValueError("the kubelet configuration file was not read")
+            cfg = copy.deepcopy(dict(config_doc))
+            del out["kubeletConfigFile"]
+        else:
+            cfg = copy.deepcopy(dict(out.get("kubeletConfig") or {}))
+        _config_patch(cfg, variation)
+        out["kubeletConfig"] = cfg
+    steps = list(out.get("steps") or [])[: step_index + 1]
+    manifest = candidate_manifest(scenario, step_index, variation)
+    if manifest is not None:
+        steps[-1] = {"addPod": manifest}
+    if variation.kind == "removePod":
+        steps.insert(len(steps) - 1, {"removePod": variation.value})
+    out["steps"] = steps
+    return out
 
 
 def _placement(step: StepResult, machine: Machine) -> tuple[tuple[int, ...] | None, str | None]:
@@ -315,32 +614,180 @@ def _biggest_exclusive(pod: Pod) -> tuple[str, int] | None:
     return best
 
 
+_TRUE_TEXTS = ("1", "t", "T", "true", "TRUE", "True")
+
+
+def _exclusive_cpus(c: Container) -> int | None:
+    """The whole CPUs container ``c`` asks for with request = limit (what
+    makes it eligible for exclusive CPUs), else ``None``."""
+    n = _cpu_count(c.requests)
+    lim = c.limits.get("cpu")
+    if n is None or lim is None or lim != c.requests.get("cpu"):
+        return None
+    return n
+
+
+def _at_fault(pod: Pod, step: StepResult, machine: Machine) -> list[tuple[str, int]]:
+    """(name, whole CPUs) of the containers the rejection is due to: the one
+    the kubelet names, or, for an SMT alignment error on the pod, each
+    exclusive container whose CPUs do not fill whole cores."""
+    if step.failed_stage not in ("topology", "allocate:cpu"):
+        return []
+    containers = {c.name: c for c in pod.all_containers()}
+    names: list[str] = []
+    if step.failed_container is not None:
+        names = [step.failed_container]
+    elif step.reason == "SMTAlignmentError":
+        per_core = machine.topology.cpus_per_core() or 1
+        names = [
+            c.name for c in pod.all_containers()
+            if (_exclusive_cpus(c) or 0) % per_core
+        ]
+    out: list[tuple[str, int]] = []
+    for name in names:
+        c = containers.get(name)
+        n = _exclusive_cpus(c) if c is not None else None
+        if n is not None:
+            out.append((name, n))
+    return out
+
+
+def _container_family(pod: Pod, step: StepResult, machine: Machine) -> list[Variation]:
+    """The container at fault's own resources: rounded to whole cores (an
+    SMT alignment error), then a CPU that is not a whole number (the
+    container leaves the exclusive CPUs for a shared pool; requests stay
+    equal to limits, so the pod's QoS class is kept)."""
+    per_core = machine.topology.cpus_per_core() or 1
+    fam: list[Variation] = []
+    for name, n in _at_fault(pod, step, machine):
+        if step.reason == "SMTAlignmentError" and per_core > 1 and n % per_core:
+            up = n + per_core - n % per_core
+            fam.append(Variation(
+                "containerCPUs", f"container {name} cpu {up} instead of {n} (rounded up to whole cores)",
+                value=str(up), container=name, base=n,
+            ))
+            down = n - n % per_core
+            if down:
+                fam.append(Variation(
+                    "containerCPUs",
+                    f"container {name} cpu {down} instead of {n} (rounded down to whole cores)",
+                    value=str(down), container=name, base=n,
+                ))
+        milli = n * 1000 - 100
+        fam.append(Variation(
+            "containerCPUs",
+            f"container {name} cpu {milli}m instead of {n} (on a shared pool; the pod stays Guaranteed)",
+            value=f"{milli}m", container=name, base=n,
+        ))
+    return fam
+
+
+def _option_family(config: KubeletConfig) -> list[Variation]:
+    """Each CPU manager and topology manager policy option that is on,
+    turned off alone."""
+    fam: list[Variation] = []
+    if config.cpu_manager_policy == "static":
+        for name, value in config.cpu_manager_policy_options.items():
+            if value.strip() in _TRUE_TEXTS:
+                fam.append(Variation("cpuOption", f"cpuManagerPolicyOptions {name} off", value=name))
+    if config.topology_manager_policy != POLICY_NONE:
+        for name, value in config.topology_manager_policy_options.items():
+            if value.strip() in _TRUE_TEXTS:
+                fam.append(Variation("topologyOption", f"topologyManagerPolicyOptions {name} off", value=name))
+    return fam
+
+
+def _pod_level_family(scenario: Scenario, step: StepResult, pod: Pod) -> list[Variation]:
+    """The pod-level rewrite, when the pod is per-container and the rewrite
+    moves at least one container to the pod's shared pool: with the
+    rewrite's own budget, then with a pod shared pool of 1 and 2 CPUs (when
+    that budget differs); the two feature gates turned on when they are off."""
+    gates = scenario.config.feature_gates
+    manifest = step_manifest(scenario, step.index)
+    if manifest is None or len(pod.all_containers()) < 2 or has_pod_level_resources(manifest):
+        return []
+    off = [g for g in POD_LEVEL_GATES if not gates.enabled(g)]
+    value = "gates" if off else None
+    with_gates = f" with feature gate{'s' if len(off) > 1 else ''} {' and '.join(off)} on" if off else ""
+    fam: list[Variation] = []
+    seen: set[str] = set()
+    for pool in (0, 1, 2):
+        v = Variation("podLevel", "", value=value, amount=pool)
+        try:
+            rw = to_pod_level(manifest, pod, shared_pool_cpus=pool or None)
+        except (InputError, ValueError):
+            return []
+        shared = [p.name for p in rw.containers if p.role == "shared"]
+        if not shared:
+            return []
+        budget = rw.budget.get("requests", {})
+        key = repr(sorted(budget.items()))
+        if key in seen:
+            continue
+        seen.add(key)
+        cpu = budget.get("cpu", "-")
+        memory = budget.get("memory", "-")
+        sized = f" with a pod shared pool of {pool} CPU(s)" if pool else ""
+        text = (
+            f"pod-level rewrite{sized}: spec.resources cpu {cpu}, memory {memory}; "
+            f"{', '.join(shared)} on the pod's shared pool{with_gates}"
+        )
+        fam.append(dataclasses.replace(v, description=text))
+    return fam
+
+
+_MI = 1 << 20
+
+
+def _memory_family(pod: Pod, step: StepResult) -> list[Variation]:
+    """Less memory for the container the memory manager refused (or, when
+    the node's allocatable memory is short, the one asking for the most):
+    3/4, 1/2, then 1/4 of its request, in whole Mi."""
+    if step.failed_stage != "allocate:memory" and step.reason != "OutOfmemory":
+        return []
+    containers = pod.all_containers()
+    chosen = [c for c in containers if c.name == step.failed_container]
+    if not chosen:
+        chosen = sorted(
+            (c for c in containers if c.requests.get("memory") is not None),
+            key=lambda c: -c.requests["memory"].value(),
+        )[:1]
+    fam: list[Variation] = []
+    for c in chosen:
+        req = c.requests.get("memory")
+        if req is None or req.value() < 2 * _MI:
+            continue
+        n = req.value()
+        for num, den in ((3, 4), (1, 2), (1, 4)):
+            new = n * num // den // _MI * _MI
+            if new <= 0 or new >= n:
+                continue
+            text = str(Quantity.from_int(new, binary=True))
+            fam.append(Variation(
+                "fewerMemory", f"container {c.name} memory {text} instead of {req}",
+                value=text, container=c.name, memory=n - new,
+            ))
+    return fam
+
+
 def candidate_variations(
     scenario: Scenario, result: RunResult, step: StepResult
 ) -> list[list[Variation]]:
-    """The changes worth trying for a rejected step, in families; within a
-    ``fewerCPUs`` family the first admitted one is the nearest."""
+    """The changes worth trying for a rejected step, in families, smallest
+    change first (:data:`FAMILY_ORDER`); within a graded family (the
+    container's resources, the pod-level rewrite's shared pool, fewer CPUs,
+    a larger budget) the first admitted one is the nearest."""
     config = scenario.config
     pod = scenario.steps[position(scenario, step.index)].pod
     families: list[list[Variation]] = []
     policy = config.topology_manager_policy
     allocatable_only = step.failed_stage == "nodeAllocatable"
-    if not allocatable_only and policy in (POLICY_RESTRICTED, POLICY_SINGLE_NUMA_NODE):
-        fam = [
-            Variation(
-                "topologyPolicy", f"topologyManagerPolicy {POLICY_BEST_EFFORT}", value=POLICY_BEST_EFFORT
-            )
-        ]
-        if policy == POLICY_SINGLE_NUMA_NODE:
-            fam.append(
-                Variation(
-                    "topologyPolicy", f"topologyManagerPolicy {POLICY_RESTRICTED}", value=POLICY_RESTRICTED
-                )
-            )
-        families.append(fam)
-    if not allocatable_only and policy != POLICY_NONE:
-        other = SCOPE_POD if config.topology_manager_scope == SCOPE_CONTAINER else SCOPE_CONTAINER
-        families.append([Variation("topologyScope", f"topologyManagerScope {other}", value=other)])
+    machine = scenario.machine
+    # 1. the container at fault, or the pod budget that leaves its shared pool empty
+    if pod is not None:
+        fam = _container_family(pod, step, machine)
+        if fam:
+            families.append(fam)
     if pod is not None and pod.resources is not None and _cpu_count(pod.resources.requests):
         budget = _cpu_count(pod.resources.requests) or 0
         # The empty-pod-shared-pool check also hides behind a TopologyAffinityError:
@@ -357,7 +804,34 @@ def candidate_variations(
                 ))
             fam.append(Variation("podBudget", f"pod CPU budget {budget + 2} (2 more)", amount=2, base=budget))
             families.append(fam)
-    # Too many pods: only a removal helps.
+    # 2. one policy option off
+    if not allocatable_only:
+        fam = _option_family(config)
+        if fam:
+            families.append(fam)
+    # 3. the pod-level rewrite
+    if pod is not None and not allocatable_only and step.reason != "OutOfpods":
+        fam = _pod_level_family(scenario, step, pod)
+        if fam:
+            families.append(fam)
+    # 4. the topology policy and scope
+    if not allocatable_only and policy in (POLICY_RESTRICTED, POLICY_SINGLE_NUMA_NODE):
+        fam = [
+            Variation(
+                "topologyPolicy", f"topologyManagerPolicy {POLICY_BEST_EFFORT}", value=POLICY_BEST_EFFORT
+            )
+        ]
+        if policy == POLICY_SINGLE_NUMA_NODE:
+            fam.append(
+                Variation(
+                    "topologyPolicy", f"topologyManagerPolicy {POLICY_RESTRICTED}", value=POLICY_RESTRICTED
+                )
+            )
+        families.append(fam)
+    if not allocatable_only and policy != POLICY_NONE:
+        other = SCOPE_POD if config.topology_manager_scope == SCOPE_CONTAINER else SCOPE_CONTAINER
+        families.append([Variation("topologyScope", f"topologyManagerScope {other}", value=other)])
+    # 5. fewer CPUs (too many pods: only a removal helps)
     if pod is not None and step.reason != "OutOfpods":
         big = _biggest_exclusive(pod)
         if big is not None:
@@ -378,6 +852,11 @@ def candidate_variations(
                 Variation("fewerPodCPUs", f"pod CPU budget {n - k} ({k} fewer)", amount=k, base=n)
                 for k in range(1, min(n - 1, 4) + 1)
             ])
+    if pod is not None:
+        fam = _memory_family(pod, step)
+        if fam:
+            families.append(fam)
+    # 6. one running pod removed first
     running = _running_before(scenario, result, step.index)
     # Try the pods holding the most exclusive CPUs first.
     running.sort(key=lambda r: -r[2])
@@ -388,6 +867,9 @@ def candidate_variations(
     ])
     return families
 
+
+#: the kinds of change tried in a graded family: the first admitted is the nearest
+GRADED_KINDS = ("podLevel", "fewerCPUs", "podBudget", "fewerPodCPUs", "fewerMemory")
 
 #: later steps replayed after a suggestion to find its side effects
 REPLAY_STEPS = 10
@@ -461,15 +943,46 @@ class SearchReport:
     tried: int = 0
     cuts: list[str] = dataclasses.field(default_factory=list)
     not_tried: list[str] = dataclasses.field(default_factory=list)
+    #: the outcomes worth showing (in a graded family, the nearest only)
     outcomes: list[Outcome] = dataclasses.field(default_factory=list)
+    #: every change run, in the order run (smallest change first)
+    tried_outcomes: list[Outcome] = dataclasses.field(default_factory=list)
+
+    @property
+    def nearest(self) -> Outcome | None:
+        """The smallest change that admits the pod: the first admitted one."""
+        return next((o for o in self.tried_outcomes if o.admitted), None)
 
     def to_json(self) -> dict[str, Any]:
+        nearest = self.nearest
         return {
             "tried": self.tried,
             "complete": not self.cuts,
             "cuts": list(self.cuts),
             "notTried": list(self.not_tried),
+            "order": list(FAMILY_ORDER),
+            "candidates": [
+                {
+                    "order": i + 1,
+                    "family": o.variation.family,
+                    "kind": o.variation.kind,
+                    "change": o.variation.description,
+                    "verdict": _candidate_verdict(o),
+                    "admitted": o.admitted,
+                    "reason": o.reason if o.admitted is not None else o.error,
+                    "message": o.message,
+                }
+                for i, o in enumerate(self.tried_outcomes)
+            ],
+            "nearest": None if nearest is None else self.tried_outcomes.index(nearest) + 1,
+            "nearestChange": None if nearest is None else nearest.variation.description,
         }
+
+
+def _candidate_verdict(o: Outcome) -> str:
+    if o.admitted is None:
+        return "could not be tried"
+    return "admitted" if o.admitted else "rejected"
 
 
 class Search:
@@ -495,7 +1008,7 @@ class Search:
         self.scenario = scenario
         self.result = result
         self._snapshots: dict[int, Node] = dict(snapshots or {})
-        self._runs: dict[tuple[str, str], dict[int, StepResult | None] | str] = {}
+        self._runs: dict[tuple[str, ...], dict[int, StepResult | None] | str] = {}
         self._original = {s.index: s for s in result.steps}
         self._positions = {s.index: i for i, s in enumerate(scenario.steps)}
         self._shared: dict[int, Any] | None = None
@@ -528,20 +1041,28 @@ class Search:
         later = len(self.scenario.steps) - self._positions[step_index] - 1
         return REPLAY_STEPS if later > REPLAY_STEPS else None
 
-    def _config_run(self, policy: str, scope: str, upto: int) -> dict[int, StepResult | None] | str:
-        """The scenario re-run with the topology ``policy`` and ``scope``, at
-        least to the end of ``upto``'s comparison window (once for every
-        step prepared so far)."""
-        key = (policy, scope)
+    def _config_run(
+        self, variation: Variation, upto: int
+    ) -> dict[int, StepResult | None] | str:
+        """The scenario re-run with the configuration ``variation`` makes,
+        at least to the end of ``upto``'s comparison window (once for every
+        step prepared so far). A change to the pod as well (the pod-level
+        rewrite with the gates turned on) is made at step ``upto`` and that
+        run is not shared."""
+        config = varied_config(self.scenario.config, variation)
+        pod_too = variation.kind not in CONFIG_KINDS
+        key = (variation.kind, str(variation.value), str(upto) if pod_too else "", str(variation.amount))
+        if not pod_too:
+            # the same configuration reached by another change shares its run
+            key = (config.topology_manager_policy, config.topology_manager_scope,
+                   repr(sorted(config.cpu_manager_policy_options.items())),
+                   repr(sorted(config.topology_manager_policy_options.items())))
         end = self._window_end(upto)
         cached = self._runs.get(key)
         if isinstance(cached, str) or (
             cached is not None and self.scenario.steps[end].index in cached
         ):
             return cached
-        config = dataclasses.replace(
-            self.scenario.config, topology_manager_policy=policy, topology_manager_scope=scope
-        )
         scenario = dataclasses.replace(self.scenario, config=config)
         try:
             node = start_node(scenario)
@@ -549,8 +1070,14 @@ class Search:
             self._runs[key] = str(e)
             return str(e)
         out: dict[int, StepResult | None] = {}
-        last = max([end, *(self._window_end(i) for i in self._snapshots)])
+        last = end if pod_too else max([end, *(self._window_end(i) for i in self._snapshots)])
         for step in scenario.steps[: last + 1]:
+            if pod_too and step.index == upto and step.pod is not None:
+                try:
+                    pod = candidate_pod(self.scenario, upto, step.pod, variation)
+                except (InputError, ValueError) as e:
+                    return str(e)
+                step = dataclasses.replace(step, pod=pod)
             try:
                 out[step.index] = play_step(node, step)
             except InputError:
@@ -578,15 +1105,8 @@ class Search:
     def run(self, step: StepResult, variation: Variation) -> Outcome:
         """The outcome of ``variation`` at the rejected ``step``."""
         machine = self.scenario.machine
-        if variation.kind in ("topologyPolicy", "topologyScope"):
-            config = self.scenario.config
-            policy = variation.value if variation.kind == "topologyPolicy" else None
-            scope = variation.value if variation.kind == "topologyScope" else None
-            run = self._config_run(
-                policy or config.topology_manager_policy,
-                scope or config.topology_manager_scope,
-                step.index,
-            )
+        if _changes_config(variation):
+            run = self._config_run(variation, step.index)
             if isinstance(run, str):
                 return Outcome(variation, None, error=run)
             last = run.get(step.index)
@@ -603,7 +1123,7 @@ class Search:
                 node.remove_pod(variation.value, step.index)
                 pod = target.pod
             else:
-                pod = _modify_pod(target.pod, variation)
+                pod = candidate_pod(self.scenario, step.index, target.pod, variation)
             last = node.add_pod(pod, step.index)
         except (InputError, KubeletStartupError, ValueError, AssertionError) as e:
             return Outcome(variation, None, error=str(e))
@@ -657,7 +1177,7 @@ def search_nearest(
     """Try each candidate change and report the outcomes with their side
     effects on the other pods, and how far the search went.
 
-    In the graded families (fewer CPUs, larger budget) the search stops at
+    In the graded families (:data:`GRADED_KINDS`) the search stops at
     the first change that admits the pod (the nearest; the smaller changes
     are not needed); at most :data:`REMOVALS_TRIED` running pods are tried
     for removal (those holding the most exclusive CPUs first), and the first
@@ -697,9 +1217,10 @@ def search_nearest(
                 break
             outcome = search.run(step, v)
             report.tried += 1
+            report.tried_outcomes.append(outcome)
             if tick is not None:
                 tick()
-            graded = v.kind in ("fewerCPUs", "podBudget", "fewerPodCPUs")
+            graded = v.kind in GRADED_KINDS
             if graded and not outcome.admitted and v is not fam[-1]:
                 continue  # only the nearest (first admitted) or the last tried is reported
             out.append(outcome)
@@ -763,6 +1284,10 @@ def _outcome_text(o: Outcome) -> str:
             return f"fits with a pod CPU budget {v.amount} CPU(s) larger{_instead(v)}{more}{where}"
         if v.kind == "fewerPodCPUs":
             return f"fits with a pod CPU budget {v.amount} CPU(s) smaller{_instead(v)}{where}"
+        if v.kind == "podLevel":
+            return f"fits{where} with the {v.description}"
+        if v.kind == "fewerMemory":
+            return f"fits with {_size(v.memory)} less memory: {v.description}{where}"
         return f"fits with {v.description}{where}"
     if v.kind in ("fewerCPUs", "fewerPodCPUs"):
         return f"still rejected even with {v.description} ({o.reason})"

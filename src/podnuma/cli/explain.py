@@ -19,12 +19,26 @@ from podnuma.cli.options import (
     set_option,
     write_scenario_file,
 )
+from podnuma.errors import InputError
 from podnuma.inputs.overrides import parse_overrides
 from podnuma.inputs.text import TextInput
 from podnuma.render.output import render_output
 from podnuma.service import scenario as service
 
 __all__ = ["explain_command"]
+
+
+def _candidate_number(text: str) -> int | None:
+    """``--candidate``: a change's number (from 1), or ``nearest`` (None)."""
+    if text.strip().lower() == "nearest":
+        return None
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise InputError(f"--candidate {text!r}: a change's number (1, 2, ...) or 'nearest'")
+    return n
 
 
 def _not_nan(param: click.Parameter, value: float | None) -> float | None:
@@ -54,6 +68,11 @@ def _not_nan(param: click.Parameter, value: float | None) -> float | None:
 )
 @set_option
 @as_scenario_option
+@click.option(
+    "--candidate", "candidate", default=None, metavar="N|nearest",
+    help="With --as-scenario: write the scenario of the N-th change the search tried (as numbered "
+    "in the output), or of the nearest admitted one, instead of the scenario as it ran.",
+)
 def explain_command(
     scenario: str,
     step_index: int | None,
@@ -64,12 +83,16 @@ def explain_command(
     picture: bool | None,
     set_values: tuple[str, ...],
     as_scenario: Path | None,
+    candidate: str | None,
 ) -> None:
     """Explain each admission of SCENARIO ('-': standard input): hints,
     merge, pools, rejection and what would fit."""
 
     def go() -> str:
         overrides = parse_overrides(set_values)
+        if candidate is not None and as_scenario is None:
+            raise InputError("--candidate goes with --as-scenario")
+        chosen = None if candidate is None else _candidate_number(candidate)
         src = TextInput.read(scenario, what="scenario")
         with progress_bar("explaining admissions") as advance:
             got = service.explain(
@@ -78,9 +101,16 @@ def explain_command(
             )
         doc = got.document
         if as_scenario is not None:
-            write_scenario_file(
-                as_scenario, service.effective_scenario(got.scenario), got.scenario.overrides
-            )
+            if candidate is not None:
+                write_scenario_file(
+                    as_scenario, service.candidate_scenario(got, candidate=chosen),
+                    got.scenario.overrides,
+                )
+                note(f"scenario written to {as_scenario}: podnuma simulate {as_scenario}")
+            else:
+                write_scenario_file(
+                    as_scenario, service.effective_scenario(got.scenario), got.scenario.overrides
+                )
 
         def text() -> str:
             # the text renderers (and rich) are imported for text output only

@@ -150,6 +150,7 @@ def _render_admission(adm: Mapping[str, Any], console: Console, picture: str | N
                 console.print(f"       {line}", highlight=False)
         if not adm["suggestions"]:
             console.print("   (no single change tried admits the pod)")
+    _candidates_text(adm, console)
     _search_text(adm, console)
     if picture:
         console.print(Text("after the step", style="bold"))
@@ -175,6 +176,26 @@ def _side_effect_lines(alt: Mapping[str, Any]) -> list[str]:
     else:
         lines.append(f"({before}{later} compared)")
     return lines
+
+
+def _candidates_text(adm: Mapping[str, Any], console: Console) -> None:
+    """Every change the search ran, in order (smallest first), with the
+    engine's verdict, and which is the nearest admitted one."""
+    search = adm.get("search")
+    if not search or not search.get("candidates"):
+        return
+    nearest = search.get("nearest")
+    head = f"changes tried, smallest first ({len(search['candidates'])})"
+    console.print(Text(head, style="bold"))
+    for c in search["candidates"]:
+        mark = "✓" if c["admitted"] else ("?" if c["admitted"] is None else "✗")
+        why = "" if c["admitted"] else f" -- {c['reason']}"
+        star = "  <- nearest" if c["order"] == nearest else ""
+        console.print(f"   {c['order']:>2}. {mark} [{c['family']}] {c['change']}{why}{star}", highlight=False, markup=False)
+    if nearest is None:
+        console.print("   no change tried admits the pod", highlight=False)
+    else:
+        console.print(f"   nearest admissible: #{nearest} {search['nearestChange']}", highlight=False, markup=False)
 
 
 def _search_text(adm: Mapping[str, Any], console: Console) -> None:

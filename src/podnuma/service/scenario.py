@@ -9,13 +9,15 @@ anything is loaded.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from podnuma.analysis.explain import explain_run, run_for_explain
+from podnuma.analysis.nearest import SearchReport
+from podnuma.analysis.nearest import candidate_scenario as nearest_scenario
 from podnuma.analysis.restart import explain_restart
 from podnuma.errors import InputError
 from podnuma.inputs.documents import parse_document
@@ -33,6 +35,7 @@ __all__ = [
     "Demo",
     "Explanation",
     "Topology",
+    "candidate_scenario",
     "demo",
     "config_record",
     "demo_text",
@@ -140,11 +143,13 @@ def effective_scenario(scenario: Scenario) -> dict[str, Any]:
 @dataclass(frozen=True)
 class Explanation:
     """``podnuma explain``: the decision trail (``document``, the ``-o
-    json`` output) and the run it explains (for pictures)."""
+    json`` output) and the run it explains (for pictures); each rejection's
+    search report (step index -> report) for :func:`candidate_scenario`."""
 
     scenario: Scenario
     run: RunResult
     document: dict[str, Any]
+    reports: Mapping[int, SearchReport] = field(default_factory=dict)
 
 
 def explain(
@@ -160,9 +165,10 @@ def explain(
     prepared = run_for_explain(
         scenario, step=step if search else None, pod=pod if search else None
     )
+    reports: dict[int, SearchReport] = {}
     doc = explain_run(
         scenario, prepared.run, step=step, pod=pod, search=search, progress=progress,
-        snapshots=prepared.snapshots, time_budget=time_budget,
+        snapshots=prepared.snapshots, time_budget=time_budget, reports=reports,
     )
     if (step is not None or pod is not None) and not doc["admissions"]:
         raise no_step_matches(step, pod, src.name)
@@ -170,7 +176,51 @@ def explain(
     restart = explain_restart(scenario, [a["podUID"] for a in doc["admissions"]])
     if restart is not None:
         doc["restart"] = restart
-    return Explanation(scenario, prepared.run, doc)
+    return Explanation(scenario, prepared.run, doc, reports)
+
+
+def candidate_scenario(explanation: Explanation, *, candidate: int | None = None) -> dict[str, Any]:
+    """``podnuma explain --candidate N|nearest --as-scenario FILE``: the
+    scenario that replays one change the search tried (``candidate``: its
+    number in the search's ``candidates``, from 1; ``None``: the nearest
+    admitted one) for the one rejected admission explained, built on the
+    scenario as it ran (:func:`effective_scenario`: ``--set`` overrides
+    included). ``podnuma simulate`` on it gives that
+    change's admission (the last step)."""
+    name = explanation.scenario.name
+    rejected = [a for a in explanation.document["admissions"] if a["admitted"] is False]
+    if len(rejected) != 1:
+        raise InputError(
+            f"--as-scenario writes the change tried for one rejected admission; {len(rejected)} "
+            "are explained: choose one with --step or --pod",
+            file=name,
+        )
+    step = rejected[0]["step"]
+    report = explanation.reports.get(step)
+    if report is None:
+        raise InputError("--as-scenario needs the search (drop --no-search)", file=name)
+    tried = report.tried_outcomes
+    if candidate is None:
+        outcome = report.nearest
+        if outcome is None:
+            raise InputError(
+                f"no change tried admits the pod of step {step}: pick one with --candidate N "
+                f"(1-{len(tried)})" if tried else f"no change was tried for step {step}",
+                file=name,
+            )
+    elif 1 <= candidate <= len(tried):
+        outcome = tried[candidate - 1]
+    else:
+        raise InputError(
+            f"--candidate {candidate}: the search of step {step} tried {len(tried)} change(s)", file=name
+        )
+    scenario = explanation.scenario
+    try:
+        return nearest_scenario(
+            scenario, step, outcome.variation, base=effective_scenario(scenario)
+        )
+    except ValueError as e:
+        raise InputError(str(e), file=name) from None
 
 
 @dataclass(frozen=True)

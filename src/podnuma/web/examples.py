@@ -42,6 +42,7 @@ EXAMPLES: tuple[Example, ...] = (
     _ex("pod-level resources (KEP-5526)", "pod-level/lifecycle.yaml"),
     _ex("pod-level resources (KEP-5526)", "pod-level/restart.yaml"),
     _ex("pod-level resources (KEP-5526)", "pod-level/full-pcpus-only.yaml"),
+    _ex("pod-level resources (KEP-5526)", "pod-level/sidecar-smt.yaml"),
     _ex("pod-level resources (KEP-5526)", "pod-level/gates-off.yaml"),
     _ex("pod-level resources (KEP-5526)", "pod-level/gates-off-podlevelresources.yaml"),
     _ex("pod-level resources (KEP-5526)", "pod-level/pod-scope-table.yaml"),

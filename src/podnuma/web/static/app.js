@@ -453,10 +453,30 @@ async function findAlternatives(index, slot) {
     const adm = doc.admissions[0];
     const items = (adm.alternatives || []).map((a) =>
       el("li", {}, (a.admitted ? "✓ " : a.admitted === null ? "? " : "✗ ") + a.summary));
-    slot.replaceChildren(el("ul", {class: "why"}, items.length ? items : [el("li", {}, "no single change tried admits the pod")]));
+    slot.replaceChildren(el("ul", {class: "why"}, items.length ? items : [el("li", {}, "no single change tried admits the pod")]),
+      ...renderCandidates(adm.search));
   } catch (e) {
     slot.replaceChildren(el("div", {class: "error"}, "error: " + e.message));
   }
+}
+
+// Every change the nearest-configuration search ran, in order (smallest
+// change first), with the engine's verdict; the nearest admitted one marked.
+function renderCandidates(search) {
+  if (!search || !search.candidates || !search.candidates.length) return [];
+  const rows = search.candidates.map((c) => el("tr", {class: c.order === search.nearest ? "nearest" : ""},
+    el("td", {}, String(c.order)), el("td", {}, c.family),
+    el("td", {}, c.admitted ? "✓ admitted" : c.admitted === null ? "? could not be tried" : "✗ rejected"),
+    el("td", {}, c.admitted ? "" : (c.reason || "")), el("td", {}, c.change)));
+  return [
+    el("h4", {}, "changes tried, smallest first"),
+    el("div", {class: "table-wrap"}, el("table", {id: "candidates"},
+      el("thead", {}, el("tr", {}, ["#", "family", "verdict", "reason", "change"].map((h) => el("th", {}, h)))),
+      el("tbody", {}, rows))),
+    el("p", {class: "kv", id: "nearest-change"}, search.nearest
+      ? "nearest admissible: #" + search.nearest + " " + search.nearestChange
+      : "no change tried admits the pod"),
+  ];
 }
 
 // ---------------------------------------------------------------- what-if
