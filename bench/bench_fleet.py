@@ -1,26 +1,33 @@
-"""Fleet analysis throughput: one process vs a 2-worker Dask LocalCluster.
+"""Fleet analysis throughput: ``podnuma fleet analyze`` as a user runs it,
+in one process and on a 2-worker Dask LocalCluster.
 
 Generates a synthetic fleet (``podnuma fleet generate``: N nodes x M pods,
-the dumps a real cluster gives), then times ``fleet analyze`` on it:
+the dumps a real cluster gives) unless ``--dir`` holds one, then runs
+``podnuma fleet analyze DIR -o json --output-file ...`` in a child process:
 
-1. single process (run in a child process, so that its peak RSS is its own);
-2. a Dask ``LocalCluster`` of W worker processes (one thread each),
-   partitioned by node.
+1. one process (no executor option);
+2. ``--dask local:W``: a Dask ``LocalCluster`` of W worker processes (one
+   thread each), started by the command: the workers read and index the
+   dumps and replay the nodes, the command only assembles and reports.
 
-Prints wall time, nodes and pods per second, peak memory (the child's
-peak RSS; for Dask, the client's and each worker's peak RSS) and the
-scaling ratio (single-process time / Dask time), and checks that both runs
-produced the same report. A benchmark, not a test: it asserts nothing about
-time. The issue's full size is ``--nodes 10000 --pods-per-node 100``.
+For each: the wall time of the whole command (start-up, reading, replay,
+report; the cluster's start included), the CPU seconds of the command and
+all its processes, pods per second of wall and of CPU, and the peak of the
+summed resident memory of the command's process tree (sampled every 0.1 s
+with psutil: the client, the scheduler, the nannies and the workers). Then
+the ratio of the one-process wall time to the Dask wall time, and whether
+the two reports are byte-identical. A benchmark, not a test: it asserts
+nothing about time. On a busy machine the wall figures are what the
+machine gave; the CPU figures say what the work costs. The issue's full
+size is ``--nodes 10000 --pods-per-node 100``.
 
     python bench/bench_fleet.py [--nodes N] [--pods-per-node M] [--workers W]
-                                [--what-if pod-level] [--dir DIR] [--skip-serial]
+                                [--what-if pod-level] [--dir DIR] [--skip-serial] [--skip-dask]
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import resource
 import subprocess
@@ -29,31 +36,37 @@ import tempfile
 import time
 from pathlib import Path
 
-_CHILD = """
-import json, sys, time
-from pathlib import Path
-from podnuma.fleet.execute import run_serial
-from podnuma.fleet.inputs import load_fleet
-from podnuma.fleet.report import fleet_report
-from podnuma.fleet.whatif import parse_what_if
-w = [parse_what_if(x) for x in json.loads(sys.argv[2])]
-t = time.perf_counter()
-fleet = load_fleet([Path(sys.argv[1])])
-rep = fleet_report(fleet, run_serial(fleet.nodes, w), [x.label for x in w])
-dt = time.perf_counter() - t
-Path(sys.argv[3]).write_text(json.dumps(rep, sort_keys=True))
-print(dt)
-"""
 
+def _run(cmd: list[str]) -> tuple[float, float, int]:
+    """Wall seconds, CPU seconds (the process and its descendants) and the
+    peak of the summed RSS of its process tree (bytes)."""
+    import psutil  # type: ignore[import-untyped]
 
-def _mib(kib: int) -> str:
-    return f"{kib / 1024:.0f} MiB"
-
-
-def _worker_usage() -> tuple[int, float]:
-    """Peak RSS (KiB) and CPU seconds of this (worker) process."""
-    u = resource.getrusage(resource.RUSAGE_SELF)
-    return u.ru_maxrss, u.ru_utime + u.ru_stime
+    ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    top = psutil.Process(proc.pid)
+    peak = 0
+    while proc.poll() is None:
+        total = 0
+        try:
+            procs = [top, *top.children(recursive=True)]
+        except psutil.Error:
+            procs = []
+        for p in procs:
+            try:
+                total += p.memory_info().rss
+            except psutil.Error:
+                pass
+        peak = max(peak, total)
+        time.sleep(0.1)
+    wall = time.perf_counter() - t
+    err = proc.stderr.read().decode() if proc.stderr else ""
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{err}")
+    ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (ru1.ru_utime + ru1.ru_stime) - (ru0.ru_utime + ru0.ru_stime)
+    return wall, cpu, peak
 
 
 def main() -> None:
@@ -65,6 +78,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--dir", type=Path, default=None, help="reuse (or keep) the generated fleet here")
     ap.add_argument("--skip-serial", action="store_true")
+    ap.add_argument("--skip-dask", action="store_true")
     args = ap.parse_args()
 
     from podnuma.fleet.generate import generate_fleet
@@ -74,9 +88,8 @@ def main() -> None:
     if not (d / "nodes.json").exists():
         t = time.perf_counter()
         g = generate_fleet(d, nodes=args.nodes, pods_per_node=args.pods_per_node, seed=args.seed)
-        size = sum(p.stat().st_size for p in d.rglob("*") if p.is_file())
-        print(f"generated {g.nodes} nodes, {g.pods} pods, {g.files} files, {size / 2**20:.0f} MiB "
-              f"in {time.perf_counter() - t:.1f} s")
+        print(f"generated {g.nodes} nodes, {g.pods} pods, {g.files} files in {time.perf_counter() - t:.1f} s")
+    size = sum(p.stat().st_size for p in d.rglob("*") if p.is_file())
     pods = args.nodes * args.pods_per_node
     try:
         from podnuma import engine_build
@@ -85,64 +98,32 @@ def main() -> None:
     else:
         build = engine_build()
     print(f"engine: {build}")
-    print(f"fleet: {args.nodes} nodes x {args.pods_per_node} pods = {pods} pods; "
-          f"what-ifs: {args.what_if or 'none'}; {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}")
+    print(f"fleet: {args.nodes} nodes x {args.pods_per_node} pods = {pods} pods, {size / 2**20:.0f} MiB "
+          f"of dumps; what-ifs: {args.what_if or 'none'}; {os.cpu_count()} CPUs, "
+          f"load {os.getloadavg()[0]:.1f}")
 
-    serial_doc: str | None = None
-    serial_time: float | None = None
+    base = [sys.executable, "-m", "podnuma.cli", "fleet", "analyze", str(d), "-o", "json"]
+    for w in args.what_if:
+        base += ["--what-if", w]
+    modes: list[tuple[str, list[str]]] = []
     if not args.skip_serial:
-        out = Path(tmp.name) / "serial.json"
-        ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-        before = ru0.ru_maxrss
-        t = time.perf_counter()
-        r = subprocess.run([sys.executable, "-c", _CHILD, str(d), json.dumps(args.what_if), str(out)],
-                           check=True, capture_output=True, text=True)
-        serial_time = time.perf_counter() - t
-        ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-        peak = ru1.ru_maxrss
-        serial_cpu = (ru1.ru_utime + ru1.ru_stime) - (ru0.ru_utime + ru0.ru_stime)
-        inner = float(r.stdout.strip().splitlines()[-1])
-        print(f"single process: {serial_time:.1f} s wall ({inner:.1f} s in analysis), "
-              f"{serial_cpu:.1f} CPU s, {args.nodes / inner:.1f} nodes/s, {pods / inner:.0f} pods/s, "
-              f"peak RSS {_mib(max(peak, before))}")
-        serial_doc = out.read_text()
-
-    import logging
-
-    from distributed import Client, LocalCluster
-
-    from podnuma.fleet.execute import run_dask
-    from podnuma.fleet.inputs import load_fleet
-    from podnuma.fleet.report import fleet_report
-    from podnuma.fleet.whatif import parse_what_if
-
-    w = [parse_what_if(x) for x in args.what_if]
-    cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
-                           host="127.0.0.1", dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR)
-    client = Client(cluster)
-    try:
-        t = time.perf_counter()
-        fleet = load_fleet([d])
-        rep = fleet_report(fleet, run_dask(fleet.nodes, w, client), [x.label for x in w])
-        dask_time = time.perf_counter() - t
-        worker_usage = client.run(_worker_usage)
-    finally:
-        client.close()
-        cluster.close()
-    client_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    worker_cpu = sum(v[1] for v in worker_usage.values())
-    print(f"dask LocalCluster, {args.workers} workers: {dask_time:.1f} s wall, "
-          f"{worker_cpu:.1f} CPU s in workers, "
-          f"{args.nodes / dask_time:.1f} nodes/s, {pods / dask_time:.0f} pods/s, "
-          f"peak RSS client {_mib(client_peak)}, workers "
-          + ", ".join(_mib(v[0]) for v in sorted(worker_usage.values())))
-    if serial_doc is not None and serial_time is not None:
-        same = json.dumps(rep, sort_keys=True) == serial_doc
-        print(f"scaling ratio (single wall / dask wall): {serial_time / dask_time:.2f}; "
-              f"identical reports: {same}")
-        if serial_cpu > 0:
-            print(f"CPU-time overhead of the distributed run (worker CPU s / single CPU s): "
-                  f"{worker_cpu / serial_cpu:.2f}")
+        modes.append(("one process", []))
+    if not args.skip_dask:
+        modes.append((f"dask local:{args.workers}", ["--dask", f"local:{args.workers}"]))
+    walls: dict[str, float] = {}
+    docs: dict[str, bytes] = {}
+    for name, extra in modes:
+        out = Path(tmp.name) / f"{len(docs)}.json"
+        wall, cpu, peak = _run([*base, *extra, "--output-file", str(out)])
+        walls[name] = wall
+        docs[name] = out.read_bytes()
+        print(f"{name:16} {wall:7.1f} s wall {pods / wall:8.0f} pods/s | {cpu:7.1f} CPU s "
+              f"{pods / cpu:8.0f} pods/CPU-s | peak RSS (sum) {peak / 2**20:6.0f} MiB "
+              f"| load {os.getloadavg()[0]:.1f}")
+    if len(walls) == 2:
+        (a, ta), (b, tb) = walls.items()
+        print(f"ratio {a} wall / {b} wall: {ta / tb:.2f}; "
+              f"byte-identical reports: {docs[a] == docs[b]}")
 
 
 if __name__ == "__main__":

@@ -132,24 +132,27 @@ def analyze_command(
         _guard(lambda: importlib.import_module("plotly"))  # the fleet extra, before any work
     if dask_target is not None:
         _guard(lambda: importlib.import_module("distributed"))
-    with tempfile.TemporaryDirectory(prefix="podnuma-fleet-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="podnuma-fleet-") as tmp, contextlib.ExitStack() as stack:
+        # the dumps are read where the replay runs: the executor first
+        ex = _guard(lambda: stack.enter_context(
+            service.executor(workers=workers, dask_target=dask_target)))
         fleet = _guard(lambda: service.with_overrides(
-            service.load(_paths(inputs, kubeconfig, Path(tmp)), kubeconfig=kubeconfig, context=context),
+            service.load(_paths(inputs, kubeconfig, Path(tmp)), kubeconfig=kubeconfig, context=context,
+                         executor=ex),
             overrides,
         ))
-        _guard(lambda: _analyze(fleet, parsed, fmt, output_file, workers, dask_target, overrides))
+        _guard(lambda: _analyze(fleet, parsed, fmt, output_file, ex, overrides))
 
 
 def _analyze(
-    fleet: Any, what_ifs: Sequence[Any], fmt: str, output_file: Path | None,
-    workers: int | None, dask_target: str | None, overrides: Sequence[Any] = (),
+    fleet: Any, what_ifs: Sequence[Any], fmt: str, output_file: Path | None, executor: Any,
+    overrides: Sequence[Any] = (),
 ) -> None:
     from podnuma.render.output import render_output
     from podnuma.service import fleet as service
 
     with _progress(len(fleet.nodes), "replaying nodes") as progress:
-        report = service.analyze(fleet, what_ifs, workers=workers, dask_target=dask_target,
-                                 progress=progress)
+        report = service.analyze(fleet, what_ifs, executor=executor, progress=progress)
     if overrides:
         report["set"] = [str(o) for o in overrides]
     _report_issues(report["issues"])

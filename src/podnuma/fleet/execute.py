@@ -1,53 +1,82 @@
 """Running the per-node replays: one process, local processes, or Dask.
 
-The nodes are cut into partitions (nodes whose pods are in the same files
-go together, so each pod file is read once per partition), and each
-partition is replayed by :func:`podnuma.fleet.replay.replay_partition`.
-Every node's result depends only on that node's inputs and the results are
-put back in node-name order, so the report is the same whichever backend
-ran it and however the nodes were cut.
+An :class:`Executor` runs both steps of an analysis where the replay runs:
+reading the files (:func:`podnuma.fleet.inputs.scan_files`: each pods dump
+is indexed, per node the byte ranges of its pods; no pod goes back to the
+process that assembles the fleet) and replaying the nodes
+(:func:`podnuma.fleet.replay.replay_partition`, which reads each node's
+pods from its byte ranges). The nodes are cut into partitions of about the
+same number of pods (nodes whose pods are in the same files go together);
+each partition's result is its nodes' results, not their pods. Every
+node's result depends only on that node's inputs and the results are put
+back in node-name order, so the report is the same whichever backend ran
+it and however the nodes were cut.
 
-* :func:`run_serial` - in this process;
-* :func:`run_processes` - a pool of local worker processes;
-* :func:`run_dask` - a Dask distributed cluster (a ``Client`` to a
-  ``LocalCluster`` or to a scheduler at ``tcp://HOST:PORT``): one task per
-  partition. A task whose worker dies is run again on another worker by the
-  scheduler (``distributed.scheduler.allowed-failures``), and a task that
-  raised is retried (``retries``); the result is the same. The files the
-  nodes name (pod dumps, machine files) must be readable by the workers at
+* :class:`Serial` - in this process;
+* :class:`Processes` - a pool of local worker processes;
+* :class:`DaskExecutor` - a Dask distributed cluster (a ``Client`` to a
+  ``LocalCluster`` or to a scheduler at ``tcp://HOST:PORT``, e.g. started
+  by ``dask scheduler`` and ``dask worker``): one task per batch of files,
+  then one per partition. A task whose worker dies is run again on
+  another worker by the scheduler (``distributed.scheduler.allowed-failures``),
+  and a task that raised is retried (``retries``); the result is the same.
+  The files (pod dumps, machine files) must be readable by the workers at
   the same paths, as for any Dask reader.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TypeVar
 
 from podnuma.fleet.model import NodeSpec
 from podnuma.fleet.replay import replay_partition
 from podnuma.fleet.whatif import WhatIf
 
 __all__ = ["partition", "run_serial", "run_processes", "run_dask", "parse_dask_target",
-           "Progress", "run_fleet"]
+           "Progress", "run_fleet", "Executor", "Serial", "Processes", "DaskExecutor",
+           "open_executor"]
 
 Progress = Callable[[int], None]  # called with the number of nodes just finished
-MAX_PARTITION = 500
+#: the most pods in one partition (bounds a worker's memory and the work a
+#: retried task redoes)
+MAX_PARTITION_PODS = 10_000
+_A = TypeVar("_A")
+_R = TypeVar("_R")
+
+
+def _weight(n: NodeSpec) -> int:
+    """A node's share of the work: its pods (at least 1)."""
+    if n.pods is not None:
+        return max(1, len(n.pods))
+    return max(1, n.pods_bound)
+
+
+def _locality(n: NodeSpec) -> tuple[Any, ...]:
+    first = n.pod_ranges[0] if n.pod_ranges else ("", 0, 0)
+    return (n.pod_files, first[0], first[1], n.name)
 
 
 def partition(nodes: Sequence[NodeSpec], parts_hint: int = 1) -> list[list[NodeSpec]]:
-    """Nodes grouped by the pod files they need, cut into at most
-    ``MAX_PARTITION`` nodes and about ``parts_hint`` partitions overall."""
-    groups: dict[tuple[str, ...], list[NodeSpec]] = {}
-    for n in nodes:
-        groups.setdefault(n.pod_files, []).append(n)
-    total = max(1, len(nodes))
-    size = max(1, min(MAX_PARTITION, math.ceil(total / max(1, parts_hint))))
+    """Nodes in the order of their pods in the dumps (nodes of the same
+    files together), cut into about ``parts_hint`` partitions of the same
+    number of pods, at most ``MAX_PARTITION_PODS`` each."""
+    ordered = sorted(nodes, key=_locality)
+    total = sum(_weight(n) for n in ordered)
+    size = max(1, min(MAX_PARTITION_PODS, math.ceil(total / max(1, parts_hint))))
     out: list[list[NodeSpec]] = []
-    for key in sorted(groups):
-        g = sorted(groups[key], key=lambda s: s.name)
-        for i in range(0, len(g), size):
-            out.append(g[i: i + size])
+    cur: list[NodeSpec] = []
+    acc = 0
+    for n in ordered:
+        cur.append(n)
+        acc += _weight(n)
+        if acc >= size:
+            out.append(cur)
+            cur, acc = [], 0
+    if cur:
+        out.append(cur)
     return out
 
 
@@ -56,34 +85,134 @@ def _ordered(results: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
     return sorted(flat, key=lambda r: str(r["name"]))
 
 
+class Executor:
+    """Where the reading and the replay run. ``map`` gives the results in
+    the order of its arguments; ``parts`` how many pieces keep it busy."""
+
+    parts: int = 1
+
+    def map(self, fn: Callable[[_A], _R], args: Sequence[_A],
+            done: Callable[[int], None] | None = None) -> list[_R]:
+        raise NotImplementedError
+
+    def replay(self, nodes: Sequence[NodeSpec], what_ifs: Sequence[WhatIf],
+               progress: Progress | None = None) -> list[dict[str, Any]]:
+        parts = partition(nodes, parts_hint=self.parts)
+        w = tuple(what_ifs)
+
+        def done(i: int) -> None:
+            if progress is not None:
+                progress(len(parts[i]))
+
+        return _ordered(self.map(_replay_args, [(p, w) for p in parts], done))
+
+
+class Serial(Executor):
+    def __init__(self, parts: int = 1) -> None:
+        self.parts = parts
+
+    def map(self, fn: Callable[[_A], _R], args: Sequence[_A],
+            done: Callable[[int], None] | None = None) -> list[_R]:
+        out = []
+        for i, a in enumerate(args):
+            out.append(fn(a))
+            if done is not None:
+                done(i)
+        return out
+
+    def replay(self, nodes: Sequence[NodeSpec], what_ifs: Sequence[WhatIf],
+               progress: Progress | None = None) -> list[dict[str, Any]]:
+        # small partitions: progress is shown often, memory stays low
+        total = sum(_weight(n) for n in nodes)
+        self.parts = max(1, math.ceil(total / 10_000))
+        return super().replay(nodes, what_ifs, progress)
+
+
+def _replay_args(arg: tuple[Sequence[NodeSpec], tuple[WhatIf, ...]]) -> list[dict[str, Any]]:
+    return replay_partition(arg[0], arg[1])
+
+
+class Processes(Executor):
+    """A pool of ``workers`` local processes (spawned)."""
+
+    def __init__(self, workers: int) -> None:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        self.parts = workers * 4
+        self.pool = ProcessPoolExecutor(max_workers=workers,
+                                        mp_context=multiprocessing.get_context("spawn"))
+
+    def close(self) -> None:
+        self.pool.shutdown()
+
+    def map(self, fn: Callable[[_A], _R], args: Sequence[_A],
+            done: Callable[[int], None] | None = None) -> list[_R]:
+        from concurrent.futures import as_completed
+
+        futures = {self.pool.submit(fn, a): i for i, a in enumerate(args)}
+        out: list[Any] = [None] * len(args)
+        for fut in as_completed(futures):
+            out[futures[fut]] = fut.result()
+            if done is not None:
+                done(futures[fut])
+        return out
+
+
+class DaskExecutor(Executor):
+    """The cluster behind ``client`` (a ``distributed.Client``)."""
+
+    def __init__(self, client: Any, *, retries: int = 2, owned: Any = None) -> None:
+        self.client = client
+        self.retries = retries
+        self.owned = owned
+        workers = max(1, len(client.scheduler_info().get("workers", {})))
+        self.parts = workers * 4
+
+    def close(self) -> None:
+        self.client.close()
+        if self.owned is not None:
+            self.owned.close()
+
+    def map(self, fn: Callable[[_A], _R], args: Sequence[_A],
+            done: Callable[[int], None] | None = None) -> list[_R]:
+        import uuid
+
+        from distributed import as_completed
+
+        tag = uuid.uuid4().hex[:8]
+        name = getattr(fn, "__name__", "task")
+        futures = [
+            self.client.submit(fn, a, key=f"podnuma-fleet-{name}-{tag}-{i}", retries=self.retries,
+                               pure=False)
+            for i, a in enumerate(args)
+        ]
+        index = {f.key: i for i, f in enumerate(futures)}
+        out: list[Any] = [None] * len(args)
+        for fut in as_completed(futures):  # type: ignore[no-untyped-call]
+            i = index[fut.key]
+            out[i] = fut.result()
+            fut.release()
+            if done is not None:
+                done(i)
+        return out
+
+
 def run_serial(
     nodes: Sequence[NodeSpec], what_ifs: Sequence[WhatIf], progress: Progress | None = None
 ) -> list[dict[str, Any]]:
-    results: list[list[dict[str, Any]]] = []
-    for part in partition(nodes, parts_hint=max(1, math.ceil(len(nodes) / 100))):
-        results.append(replay_partition(part, what_ifs))
-        if progress is not None:
-            progress(len(part))
-    return _ordered(results)
+    return Serial().replay(nodes, what_ifs, progress)
 
 
 def run_processes(
     nodes: Sequence[NodeSpec], what_ifs: Sequence[WhatIf], workers: int,
     progress: Progress | None = None,
 ) -> list[dict[str, Any]]:
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-
-    parts = partition(nodes, parts_hint=workers * 4)
-    ctx = multiprocessing.get_context("spawn")
-    results: list[list[dict[str, Any]]] = []
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-        futures = {pool.submit(replay_partition, p, tuple(what_ifs)): len(p) for p in parts}
-        for fut in as_completed(futures):
-            results.append(fut.result())
-            if progress is not None:
-                progress(futures[fut])
-    return _ordered(results)
+    ex = Processes(workers)
+    try:
+        return ex.replay(nodes, what_ifs, progress)
+    finally:
+        ex.close()
 
 
 def parse_dask_target(text: str) -> tuple[str, int | None]:
@@ -107,22 +236,7 @@ def run_dask(
     progress: Progress | None = None, *, retries: int = 2,
 ) -> list[dict[str, Any]]:
     """Replay on the cluster behind ``client`` (a ``distributed.Client``)."""
-    from distributed import as_completed
-
-    workers = max(1, len(client.scheduler_info().get("workers", {})))
-    parts = partition(nodes, parts_hint=workers * 4)
-    futures = [
-        client.submit(replay_partition, p, tuple(what_ifs), key=f"podnuma-fleet-{i}-{p[0].name}",
-                      retries=retries, pure=False)
-        for i, p in enumerate(parts)
-    ]
-    sizes = {f.key: len(p) for f, p in zip(futures, parts, strict=True)}
-    results: list[list[dict[str, Any]]] = []
-    for fut in as_completed(futures):  # type: ignore[no-untyped-call]
-        results.append(fut.result())
-        if progress is not None:
-            progress(sizes[fut.key])
-    return _ordered(results)
+    return DaskExecutor(client, retries=retries).replay(nodes, what_ifs, progress)
 
 
 def dask_client(target: str) -> tuple[Any, Any]:
@@ -143,21 +257,35 @@ def dask_client(target: str) -> tuple[Any, Any]:
     return Client(where, timeout=30), None  # type: ignore[no-untyped-call]
 
 
+@contextlib.contextmanager
+def open_executor(*, workers: int | None = None, dask_target: str | None = None) -> Iterator[Executor]:
+    """The executor the options choose: a Dask cluster (``dask_target``:
+    ``local[:N]`` or ``tcp://HOST:PORT``), ``workers`` local processes (more
+    than one), else this process; closed on exit."""
+    ex: Executor
+    if dask_target is not None:
+        client, cluster = dask_client(dask_target)
+        ex = DaskExecutor(client, owned=cluster)
+    elif workers is not None and workers > 1:
+        ex = Processes(workers)
+    else:
+        ex = Serial()
+    try:
+        yield ex
+    finally:
+        close = getattr(ex, "close", None)
+        if close is not None:
+            close()
+
+
 def run_fleet(
     nodes: Sequence[NodeSpec], what_ifs: Sequence[WhatIf], *, workers: int | None = None,
     dask_target: str | None = None, progress: Progress | None = None,
+    executor: Executor | None = None,
 ) -> list[dict[str, Any]]:
-    """Replay ``nodes`` on the executor the options choose: a Dask cluster
-    (``dask_target``: ``local[:N]`` or ``tcp://HOST:PORT``), ``workers``
-    local processes (more than one), else this process."""
-    if dask_target is not None:
-        client, cluster = dask_client(dask_target)
-        try:
-            return run_dask(nodes, what_ifs, client, progress)
-        finally:
-            client.close()
-            if cluster is not None:
-                cluster.close()
-    if workers is not None and workers > 1:
-        return run_processes(nodes, what_ifs, workers, progress)
-    return run_serial(nodes, what_ifs, progress)
+    """Replay ``nodes`` on ``executor``, else on the one the options choose
+    (see :func:`open_executor`)."""
+    if executor is not None:
+        return executor.replay(nodes, what_ifs, progress)
+    with open_executor(workers=workers, dask_target=dask_target) as ex:
+        return ex.replay(nodes, what_ifs, progress)

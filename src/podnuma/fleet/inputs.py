@@ -43,7 +43,7 @@ records and goes on; only unreadable command-line arguments raise
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -56,6 +56,7 @@ from podnuma.fleet.groups import FLEET_KIND, NodeGroup, _load_groups
 from podnuma.fleet.model import Issue, NodeSpec
 from podnuma.fleet.nrt import nrt_node_form
 from podnuma.fleet.pods import ACTIVE_PHASES, _meta, _node_name, _phase, compact_pod, start_key
+from podnuma.fleet.podscan import Range, index_pod_file
 from podnuma.fleet.selectors import selector_matches
 
 _DATA_SUFFIXES = (".json", ".yaml", ".yml")
@@ -65,6 +66,9 @@ __all__ = [
     "Scan",
     "assemble",
     "walk_inputs",
+    "scan_files",
+    "merge_scan",
+    "file_batches",
     "with_inline_pods",
     "load_fleet",
 ]
@@ -88,6 +92,8 @@ class Scan:
     nodes: dict[str, Mapping[str, Any]] = field(default_factory=dict)
     node_files: dict[str, str] = field(default_factory=dict)
     pod_index: dict[str, set[str]] = field(default_factory=dict)  # node -> files
+    pod_ranges: dict[str, list[Range]] = field(default_factory=dict)  # node -> indexed byte ranges
+    node_paths: dict[str, str] = field(default_factory=dict)  # node -> where in its file
     pod_counts: dict[str, int] = field(default_factory=dict)
     truncated_pod_files: list[str] = field(default_factory=list)
     nrt: dict[str, tuple[Mapping[str, Any], str]] = field(default_factory=dict)
@@ -108,6 +114,15 @@ def _is_machine_info(doc: Any) -> bool:
 def _classify(path: Path, scan: Scan) -> None:
     name = str(path)
     scan.files.append(name)
+    index = index_pod_file(path)
+    if index is not None:  # a clean JSON list of pods: indexed, not held
+        scan.pods_total += index.pods
+        scan.unbound += index.unbound
+        for bound, count in index.counts.items():
+            scan.pod_counts[bound] = scan.pod_counts.get(bound, 0) + count
+        for bound, ranges in index.ranges.items():
+            scan.pod_ranges.setdefault(bound, []).extend(ranges)
+        return
     doc, issue = read_document(path)
     if issue is not None:
         scan.issues.append(issue)
@@ -158,6 +173,7 @@ def _classify(path: Path, scan: Scan) -> None:
                                              node=n, file=name, path=f"items[{i}]"))
                 scan.nodes[n] = item
                 scan.node_files[n] = name
+                scan.node_paths[n] = f"items[{i}]"
         elif kind == "NodeResourceTopology":
             n = _meta(item).get("name")
             if isinstance(n, str) and n:
@@ -166,7 +182,10 @@ def _classify(path: Path, scan: Scan) -> None:
         scan.truncated_pod_files.append(name)
 
 
-def walk_inputs(path: Path, scan: Scan) -> None:
+def walk_inputs(path: Path, scan: Scan, files: list[Path] | None = None) -> None:
+    """Every input under ``path`` read into ``scan``; or, with ``files``,
+    the data files listed there (to be read by :func:`scan_files`, where
+    the fleet is replayed) and only the sysfs copies noted."""
     if path.is_dir():
         for child in sorted(path.iterdir()):
             if child.is_dir() and child.name == "sysfs":
@@ -177,9 +196,80 @@ def walk_inputs(path: Path, scan: Scan) -> None:
             if child.name.startswith("."):
                 continue
             if child.is_dir() or child.suffix.lower() in _DATA_SUFFIXES:
-                walk_inputs(child, scan)
+                walk_inputs(child, scan, files)
+        return
+    if files is not None:
+        files.append(path)
         return
     _classify(path, scan)
+
+
+def scan_files(paths: Sequence[str]) -> list[Scan]:
+    """What each file holds (one :class:`Scan` per file, no pod in it: a
+    pods dump is indexed); run where the fleet is replayed, so the files
+    are read there and not by the process that assembles the fleet."""
+    out: list[Scan] = []
+    for p in paths:
+        part = Scan()
+        _classify(Path(p), part)
+        out.append(part)
+    return out
+
+
+def merge_scan(into: Scan, part: Scan) -> None:
+    """``part`` (the scan of later files) added to ``into``."""
+    into.files.extend(part.files)
+    for n, item in part.nodes.items():
+        if n in into.nodes:
+            into.issues.append(Issue("warning", f"node {n} listed twice; the last one is used",
+                                     node=n, file=part.node_files[n], path=part.node_paths.get(n, "")))
+        into.nodes[n] = item
+        into.node_files[n] = part.node_files[n]
+        into.node_paths[n] = part.node_paths.get(n, "")
+    into.issues.extend(part.issues)
+    for node, files in part.pod_index.items():
+        into.pod_index.setdefault(node, set()).update(files)
+    for node, ranges in part.pod_ranges.items():
+        into.pod_ranges.setdefault(node, []).extend(ranges)
+    for node, count in part.pod_counts.items():
+        into.pod_counts[node] = into.pod_counts.get(node, 0) + count
+    into.truncated_pod_files.extend(part.truncated_pod_files)
+    into.nrt.update(part.nrt)
+    into.configz.update(part.configz)
+    into.machineinfo.update(part.machineinfo)
+    into.sysfs.update(part.sysfs)
+    into.groups.extend(part.groups)
+    into.unbound += part.unbound
+    into.pods_total += part.pods_total
+
+
+#: A way to run :func:`scan_files` on batches of files (an executor's map):
+#: the results in the order of the batches.
+FileMapper = Callable[[Callable[[Sequence[str]], list[Scan]], Sequence[Sequence[str]]], list[list[Scan]]]
+
+
+def file_batches(files: Sequence[Path], parts: int) -> list[list[str]]:
+    """``files`` in order, cut into about ``parts`` batches of similar size
+    (in bytes: a pods dump's bytes are its pods)."""
+    sizes = []
+    for f in files:
+        try:
+            sizes.append(max(1, f.stat().st_size))
+        except OSError:
+            sizes.append(1)
+    target = max(1, sum(sizes) // max(1, parts))
+    out: list[list[str]] = []
+    cur: list[str] = []
+    acc = 0
+    for f, n in zip(files, sizes, strict=True):
+        cur.append(str(f))
+        acc += n
+        if acc >= target:
+            out.append(cur)
+            cur, acc = [], 0
+    if cur:
+        out.append(cur)
+    return out
 
 
 def _labels(node: Mapping[str, Any]) -> dict[str, str]:
@@ -197,18 +287,31 @@ def _allocatable(node: Mapping[str, Any]) -> dict[str, str]:
 NFD_SMT_LABEL = "feature.node.kubernetes.io/cpu-hardware_multithreading"
 
 
-def load_fleet(paths: Sequence[Path]) -> FleetInputs:
-    """Read every input and assemble the nodes.
+def load_fleet(
+    paths: Sequence[Path], *, map_files: FileMapper | None = None, parts: int = 1
+) -> FleetInputs:
+    """Read every input and assemble the nodes. ``map_files`` runs the
+    reading of the files (in ``parts`` batches) where the fleet is replayed
+    (default: here); this process only assembles what they hold.
 
     Raises :class:`InputError` only for a path that does not exist or a
     FleetConfig that is invalid; every other problem is an issue.
     """
     scan = Scan()
+    files: list[Path] = []
     for p in paths:
         p = Path(p)
         if not p.exists():
             raise InputError("no such file or directory", file=str(p))
-        walk_inputs(p, scan)
+        walk_inputs(p, scan, files)
+    batches = file_batches(files, parts)
+    if map_files is None:
+        results = [scan_files(b) for b in batches]
+    else:
+        results = map_files(scan_files, batches)
+    for batch in results:
+        for part in batch:
+            merge_scan(scan, part)
     return assemble(scan)
 
 
@@ -217,7 +320,7 @@ def assemble(scan: Scan) -> FleetInputs:
     files, and the fleet-level issues."""
     issues = list(scan.issues)
     nodes: list[NodeSpec] = []
-    if not scan.nodes and scan.pod_index:
+    if not scan.nodes and scan.pod_counts:
         issues.append(Issue("error", "no Node objects found (a `kubectl get nodes -o json` dump is needed)"))
     for name in sorted(scan.nodes):
         obj = scan.nodes[name]
@@ -271,6 +374,7 @@ def assemble(scan: Scan) -> FleetInputs:
                 "node group with a node form): not replayed", node=name,
             ))
         files = tuple(sorted(scan.pod_index.get(name, ())))
+        ranges = tuple(sorted(scan.pod_ranges.get(name, ())))
         for f in scan.truncated_pod_files:
             node_issues.append(Issue(
                 "warning", "a pods dump was truncated: this node's pod list may be incomplete",
@@ -279,13 +383,15 @@ def assemble(scan: Scan) -> FleetInputs:
         nodes.append(NodeSpec(
             name=name, labels=labels, allocatable=_allocatable(obj), config=config,
             config_source=config_source, topology=topology, topology_source=topo_source,
-            pod_files=files, issues=tuple(node_issues),
+            pod_files=files, issues=tuple(node_issues), pod_ranges=ranges,
+            pods_bound=scan.pod_counts.get(name, 0),
         ))
     for node, count in sorted(scan.pod_counts.items()):
         if node not in scan.nodes:
             issues.append(Issue(
                 "error", f"{count} pod(s) bound to node {node}, which is not in the nodes dump: "
-                "not replayed", node=node, file=", ".join(sorted(scan.pod_index[node])),
+                "not replayed", node=node, file=", ".join(sorted(
+                    set(scan.pod_index.get(node, ())) | {r[0] for r in scan.pod_ranges.get(node, ())})),
             ))
     return FleetInputs(nodes=nodes, issues=issues, files=scan.files,
                        pods_without_node=scan.unbound, pods_total=scan.pods_total)

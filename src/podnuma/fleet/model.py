@@ -70,3 +70,8 @@ class NodeSpec:
     pod_files: tuple[str, ...] = ()
     pods: tuple[Mapping[str, Any], ...] | None = None
     issues: tuple[Issue, ...] = ()
+    #: ``(file, start, end)`` byte ranges of pod dumps holding this node's
+    #: pods (read by whoever replays it), and how many pods the dumps bind
+    #: to it (partitions are sized by it)
+    pod_ranges: tuple[tuple[str, int, int], ...] = ()
+    pods_bound: int = 0

@@ -10,7 +10,7 @@ from typing import Any
 from podnuma.fleet.files import _is_map, read_items
 from podnuma.fleet.model import Issue
 
-__all__ = ["ACTIVE_PHASES", "compact_pod", "is_pod", "start_key", "read_node_pods"]
+__all__ = ["ACTIVE_PHASES", "compact_pod", "is_pod", "start_key", "read_node_pods", "with_ranged_pods"]
 
 ACTIVE_PHASES = ("Running", "Pending", "Unknown")
 
@@ -122,3 +122,27 @@ def read_node_pods(
     for pods in out.values():
         pods.sort(key=start_key)
     return out, issues
+
+
+def _key(doc: Mapping[str, Any]) -> tuple[str, str, str]:
+    meta = _meta(doc)
+    return (str(meta.get("namespace") or "default"), str(meta.get("name")), str(meta.get("uid") or ""))
+
+
+def with_ranged_pods(node: str, pods: list[dict[str, Any]], items: Iterable[Any]) -> list[dict[str, Any]]:
+    """``pods`` (compact, in start order) with the active pods of ``node``
+    among ``items`` (compact pods read from its byte ranges, in file order)
+    added, a pod already there (same namespace, name and uid) once; in start
+    order."""
+    seen = {_key(p) for p in pods}
+    out = list(pods)
+    for doc in items:
+        if not is_pod(doc) or _node_name(doc) != node or _phase(doc) not in ACTIVE_PHASES:
+            continue
+        key = _key(doc)
+        if key in seen:  # the same pod in two dumps
+            continue
+        seen.add(key)
+        out.append(doc)
+    out.sort(key=start_key)
+    return out

@@ -62,7 +62,8 @@ from podnuma.cm.results import NodeSummary, StepResult
 from podnuma.errors import InputError, KubeletStartupError, PodnumaError
 from podnuma.fleet.gates import gate_changes
 from podnuma.fleet.model import Issue, NodeSpec
-from podnuma.fleet.pods import read_node_pods
+from podnuma.fleet.pods import read_node_pods, with_ranged_pods
+from podnuma.fleet.podscan import KeyedSpec, node_pods, pods_of_ranges
 from podnuma.fleet.whatif import WhatIf, apply_config
 from podnuma.inputs.discover import load_node
 from podnuma.machine.cpuset import CPUSet
@@ -82,16 +83,17 @@ class ReplayCache:
 
     machines: dict[str, Machine | InputError] = field(default_factory=dict)
     configs: dict[str, KubeletConfig | PodnumaError] = field(default_factory=dict)
-    density: dict[tuple[str, str, bytes | str], tuple[int, str | None]] = field(default_factory=dict)
-    advice: dict[tuple[str, str, bytes | str, int | None], Advice] = field(default_factory=dict)
-    pods: dict[tuple[str, bytes | str, bytes | str], Pod | InputError] = field(default_factory=dict)
+    density: dict[tuple[Any, ...], tuple[int, str | None]] = field(default_factory=dict)
+    advice: dict[tuple[Any, ...], Advice] = field(default_factory=dict)
+    pods: dict[tuple[Any, ...], Pod | InputError] = field(default_factory=dict)
+    sidecars: dict[tuple[Any, ...], frozenset[str]] = field(default_factory=dict)
 
     #: Entries kept at most per table; past that a table starts afresh
     #: (a fleet of per-node machine files must not keep every machine).
     LIMIT = 2048
 
     def trim(self) -> None:
-        for table in (self.machines, self.configs, self.density, self.advice, self.pods):
+        for table in (self.machines, self.configs, self.density, self.advice, self.pods, self.sidecars):
             if len(table) > self.LIMIT:
                 table.clear()
 
@@ -195,7 +197,10 @@ def workload_of(pod: Mapping[str, Any]) -> tuple[str, str]:
     return kind, f"{ns}/{name}"
 
 
-def _pod_sig(doc: Mapping[str, Any], *, with_node: bool = False) -> bytes | str:
+def _pod_sig(doc: Mapping[str, Any], *, with_node: bool = False) -> Any:
+    got = doc.get("spec")
+    if not with_node and type(got) is KeyedSpec:
+        return got.key  # the bytes it was decoded from: namespace, annotations, spec
     spec = {k: v for k, v in (doc.get("spec") or {}).items() if with_node or k != "nodeName"}
     ann = {k: v for k, v in ((doc.get("metadata") or {}).get("annotations") or {}).items()
            if str(k).startswith("podnuma.io/")}
@@ -226,6 +231,8 @@ def _exclusive_of(step: StepResult) -> CPUSet:
 
 
 def _sidecar_only(step: StepResult, sidecars: frozenset[str]) -> CPUSet:
+    if not sidecars:
+        return CPUSet()
     side = CPUSet()
     other = CPUSet()
     for c in step.containers:
@@ -364,6 +371,12 @@ _NAME = re.compile(r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$")
 def _parse(
     doc: Mapping[str, Any], config: KubeletConfig, cache: ReplayCache | None, gates_key: str = ""
 ) -> Pod:
+    return _parse_keyed(doc, config, cache, gates_key)[0]
+
+
+def _parse_keyed(
+    doc: Mapping[str, Any], config: KubeletConfig, cache: ReplayCache | None, gates_key: str = ""
+) -> tuple[Pod, tuple[Any, ...] | None]:
     """``parse_pod``, memoised on what it reads besides the pod's identity:
     pods of one workload differ only by name, uid and labels, which are
     put back on the memoised parse (a name that is not a plain DNS
@@ -374,10 +387,15 @@ def _parse(
             or not isinstance(uid, str) or not uid
             or not (labels is None or (isinstance(labels, Mapping)
                                        and all(isinstance(v, str) for v in labels.values())))):
-        return parse_pod(doc, gates=config.feature_gates)
-    rest = {k: v for k, v in meta.items() if k not in ("name", "uid", "labels", "generateName",
-                                                       "creationTimestamp", "ownerReferences")}
-    key = (gates_key or _sig(config.feature_gates.explicit()), _quick_sig(rest), _pod_sig(doc))
+        return parse_pod(doc, gates=config.feature_gates), None
+    spec = doc.get("spec")
+    if type(spec) is KeyedSpec:
+        # decoded from the dump's bytes: the key is those bytes
+        key: tuple[Any, ...] = (gates_key or _sig(config.feature_gates.explicit()), spec.key)
+    else:
+        rest = {k: v for k, v in meta.items() if k not in ("name", "uid", "labels", "generateName",
+                                                           "creationTimestamp", "ownerReferences")}
+        key = (gates_key or _sig(config.feature_gates.explicit()), _quick_sig(rest), _pod_sig(doc))
     got = cache.pods.get(key)
     if got is None:
         try:
@@ -385,9 +403,9 @@ def _parse(
         except InputError as e:
             got = e
         cache.pods[key] = got
-        return _raise_or(got)
+        return _raise_or(got), key
     template = _raise_or(got)
-    return template.with_identity(name, uid, labels or {})
+    return template.with_identity(name, uid, labels or {}), key
 
 
 def _raise_or(got: Pod | InputError) -> Pod:
@@ -407,11 +425,18 @@ def _parse_pods(
         meta = doc.get("metadata") or {}
         ref = f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
         try:
-            pod = _parse(doc, config, cache, gates_key)
+            pod, key = _parse_keyed(doc, config, cache, gates_key)
         except InputError as e:
             issues.append(Issue("warning", f"pod {ref} not replayed: {e.message}", node=node, path=e.path))
             continue
-        pods.append(_Pod(doc=doc, pod=pod, workload=workload_of(doc), sidecars=sidecar_names(pod)))
+        if key is None or cache is None:
+            sidecars = sidecar_names(pod)
+        else:  # derived from the spec and annotations alone, as the parse is
+            got = cache.sidecars.get(key)
+            if got is None:
+                got = cache.sidecars[key] = sidecar_names(pod)
+            sidecars = got
+        pods.append(_Pod(doc=doc, pod=pod, workload=workload_of(doc), sidecars=sidecars))
     return pods, issues
 
 
@@ -484,8 +509,7 @@ def replay_node(
         if spec.pods is not None:
             pods = spec.pods
         else:
-            by_node, file_issues = read_node_pods(spec.pod_files, [spec.name])
-            pods = by_node[spec.name]
+            pods, file_issues = node_pods(spec.name, spec.pod_files, spec.pod_ranges)
             issues.extend(Issue(i.severity if i.severity == "warning" else "warning", i.message,
                                 node=spec.name, file=i.file) for i in file_issues)
     report["podCount"] = len(pods)
@@ -598,8 +622,10 @@ def replay_partition(
         cache = _PROCESS_CACHE
         cache.trim()
     files = sorted({f for s in specs if s.pods is None for f in s.pod_files})
-    names = [s.name for s in specs if s.pods is None]
+    names = [s.name for s in specs if s.pods is None and s.pod_files]
     by_node, file_issues = read_node_pods(files, names) if files else ({}, [])
+    ranged, range_errors = pods_of_ranges(
+        {s.name: s.pod_ranges for s in specs if s.pods is None and s.pod_ranges})
     out: list[dict[str, Any]] = []
     for s in specs:
         if s.pods is not None:
@@ -607,8 +633,13 @@ def replay_partition(
             continue
         extra = [Issue("warning", i.message, node=s.name, file=i.file)
                  for i in file_issues if i.file in s.pod_files]
+        extra.extend(Issue("warning", e.message, node=s.name, file=e.file)
+                     for n, e in range_errors if n == s.name)
         spec = s if not extra else _with_issues(s, extra)
-        out.append(replay_node(spec, what_ifs, pods=by_node.get(s.name, []), cache=cache))
+        pods = by_node.get(s.name, [])
+        if s.name in ranged:
+            pods = with_ranged_pods(s.name, pods, ranged.pop(s.name))
+        out.append(replay_node(spec, what_ifs, pods=pods, cache=cache))
     return out
 
 
@@ -633,7 +664,7 @@ def node_run_result(spec: NodeSpec) -> RunResult | None:
     if spec.pods is not None:
         pods: Sequence[Mapping[str, Any]] = spec.pods
     else:
-        pods = read_node_pods(spec.pod_files, [spec.name])[0][spec.name]
+        pods = node_pods(spec.name, spec.pod_files, spec.pod_ranges)[0]
     parsed, _ = _parse_pods(pods, config, spec.name)
     try:
         _, steps, summary = node_run(machine, config, parsed, node=spec.name)

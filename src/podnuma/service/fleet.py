@@ -26,6 +26,7 @@ from podnuma.inputs.text import NO_FILES, TextInput
 __all__ = [
     "analyze",
     "analyze_files",
+    "executor",
     "generate",
     "load",
     "report_html",
@@ -54,11 +55,22 @@ def what_ifs(values: Sequence[str], *, workers: int | None, dask_target: str | N
     return parsed
 
 
+def executor(*, workers: int | None = None, dask_target: str | None = None) -> Any:
+    """The executor the options choose (a context manager): give it to
+    :func:`load` and :func:`analyze` so that both the reading of the dumps
+    and the replay run there."""
+    from podnuma.fleet.execute import open_executor
+
+    return open_executor(workers=workers, dask_target=dask_target)
+
+
 def load(
-    paths: Sequence[Path], *, kubeconfig: str | None = None, context: str | None = None
+    paths: Sequence[Path], *, kubeconfig: str | None = None, context: str | None = None,
+    executor: Any = None,
 ) -> FleetInputs:
     """The cluster: dumps (files or directories), or read live through
-    ``kubeconfig`` (``paths`` then add node groups and machine files)."""
+    ``kubeconfig`` (``paths`` then add node groups and machine files).
+    With ``executor`` the dumps are read where it runs."""
     from podnuma.fleet.inputs import load_fleet
 
     if kubeconfig is not None:
@@ -67,7 +79,9 @@ def load(
         return load_live(kubeconfig, context=context, extra=list(paths))
     if not paths:
         raise InputError("give the dumps (files or directories) or --kubeconfig")
-    return nothing_unreadable_alone(load_fleet(paths))
+    if executor is None:
+        return nothing_unreadable_alone(load_fleet(paths))
+    return nothing_unreadable_alone(load_fleet(paths, map_files=executor.map, parts=executor.parts))
 
 
 def nothing_unreadable_alone(fleet: FleetInputs) -> FleetInputs:
@@ -119,18 +133,18 @@ def _gate_changes(report: dict[str, Any], what_ifs: Sequence[WhatIf]) -> None:
 def analyze(
     fleet: FleetInputs, what_ifs: Sequence[WhatIf], *, workers: int | None = None,
     dask_target: str | None = None, progress: Progress | None = None,
-    overrides: Sequence[Override] = (),
+    overrides: Sequence[Override] = (), executor: Any = None,
 ) -> dict[str, Any]:
-    """Every node replayed as it runs and under each what-if, on the
-    executor the options choose: the ``FleetReport`` document. With
-    ``overrides`` (``--set``), every run uses each node's configuration
-    with them applied, and the report lists them (``set``)."""
+    """Every node replayed as it runs and under each what-if, on
+    ``executor`` or the one the options choose: the ``FleetReport``
+    document. With ``overrides`` (``--set``), every run uses each node's
+    configuration with them applied, and the report lists them (``set``)."""
     from podnuma.fleet.execute import run_fleet
     from podnuma.fleet.report import fleet_report
 
     fleet = with_overrides(fleet, overrides)
     results = run_fleet(fleet.nodes, what_ifs, workers=workers, dask_target=dask_target,
-                        progress=progress)
+                        progress=progress, executor=executor)
     report = fleet_report(fleet, results, [w.label for w in what_ifs])
     _gate_changes(report, what_ifs)
     if overrides:

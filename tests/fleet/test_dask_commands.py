@@ -1,0 +1,130 @@
+"""``fleet analyze --dask tcp://HOST:PORT`` against a scheduler and workers
+started by Dask's own ``dask scheduler`` and ``dask worker`` commands (on
+loopback), and the reading of the dumps where the replay runs."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from podnuma.fleet.execute import Processes, Serial
+from podnuma.fleet.inputs import load_fleet
+from podnuma.fleet.report import fleet_report
+
+from .conftest import EXAMPLE, need
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(SRC), env.get("PYTHONPATH", "")) if p)
+    return env
+
+
+def _dask() -> str:
+    here = Path(sys.executable).parent / "dask"
+    found = str(here) if here.exists() else shutil.which("dask")
+    if found is None:
+        need("no-such-module-dask-command")  # skips, or fails under CI
+    assert found is not None
+    return found
+
+
+@pytest.fixture(scope="module")
+def dask_commands(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A scheduler and two single-threaded workers, each its own process
+    started by the ``dask`` command; the scheduler's address."""
+    need("distributed")
+    from distributed import Client
+
+    d = tmp_path_factory.mktemp("dask")
+    sched_file = d / "scheduler.json"
+    dask = _dask()
+    procs: list[subprocess.Popen[bytes]] = []
+    log = (d / "dask.log").open("wb")
+    try:
+        procs.append(subprocess.Popen(
+            [dask, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+             "--scheduler-file", str(sched_file)],
+            env=_env(), stdout=log, stderr=subprocess.STDOUT, cwd=d))
+        deadline = time.monotonic() + 60
+        while not sched_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert sched_file.exists(), (d / "dask.log").read_text()
+        for _ in range(2):
+            procs.append(subprocess.Popen(
+                [dask, "worker", "--scheduler-file", str(sched_file), "--nthreads", "1",
+                 "--host", "127.0.0.1", "--no-dashboard", "--no-nanny"],
+                env=_env(), stdout=log, stderr=subprocess.STDOUT, cwd=d))
+        with Client(scheduler_file=str(sched_file), timeout=30) as client:  # type: ignore[no-untyped-call]
+            client.wait_for_workers(2, timeout=120)
+            address = str(client.scheduler.address)
+        yield address
+    finally:
+        for p in reversed(procs):
+            p.terminate()
+        for p in procs:
+            try:
+                p.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+        log.close()
+
+
+def _analyze(*args: str) -> bytes:
+    r = subprocess.run([sys.executable, "-m", "podnuma.cli", "fleet", "analyze", *args],
+                       env=_env(), capture_output=True, timeout=600)
+    assert r.returncode == 0, r.stderr.decode()
+    return r.stdout
+
+
+@pytest.mark.parametrize("fmt", ["json", "table"])
+def test_dask_commands_give_the_report_of_one_process(
+    dask_commands: str, small_fleet: Path, fmt: str
+) -> None:
+    assert dask_commands.startswith("tcp://127.0.0.1:")
+    args = [str(small_fleet), str(EXAMPLE / "fleet.yaml"), "-o", fmt, "--what-if", "pod-level"]
+    one = _analyze(*args)
+    assert b"pod-level" in one
+    assert _analyze(*args, "--dask", dask_commands) == one
+    if fmt == "json":
+        assert _analyze(*args, "--dask", "local:2") == one
+        assert _analyze(*args, "--workers", "2") == one
+
+
+def test_the_workers_read_the_dumps(small_fleet: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With an executor of other processes, this process reads no file of
+    the dumps: the files are read and the pods dumps indexed where the
+    replay runs; the nodes carry byte ranges, not pods."""
+    serial = Serial()
+    want_fleet = load_fleet([small_fleet], map_files=serial.map)
+    want = fleet_report(want_fleet, serial.replay(want_fleet.nodes, []), [])
+
+    def refuse(*_: Any, **__: Any) -> Any:
+        raise AssertionError("a dump read in the process that assembles the fleet")
+
+    import podnuma.fleet.inputs as inputs_mod
+    import podnuma.fleet.podscan as podscan_mod
+
+    monkeypatch.setattr(inputs_mod, "index_pod_file", refuse)
+    monkeypatch.setattr(inputs_mod, "read_document", refuse)
+    monkeypatch.setattr(podscan_mod, "read_ranges", refuse)
+    ex = Processes(2)  # spawned: their modules are not patched
+    try:
+        fleet = load_fleet([small_fleet], map_files=ex.map, parts=ex.parts)
+        assert all(n.pods is None and n.pod_ranges and not n.pod_files for n in fleet.nodes)
+        assert sum(n.pods_bound for n in fleet.nodes) == fleet.pods_total > 0
+        got = fleet_report(fleet, ex.replay(fleet.nodes, []), [])
+    finally:
+        ex.close()
+    assert got == want

@@ -1,0 +1,93 @@
+"""The fast reading of pods dumps (byte ranges, typed decoding) against the
+general reader: the same pods, the same report; a dump it does not take as
+a clean list of pods is left to the general reader and its wording."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import podnuma.fleet.inputs as inputs_mod
+from podnuma.fleet.execute import run_serial
+from podnuma.fleet.inputs import load_fleet
+from podnuma.fleet.podscan import index_pod_file, read_ranges
+from podnuma.fleet.report import fleet_report
+from podnuma.fleet.whatif import parse_what_if
+
+WHAT_IFS = [parse_what_if("pod-level")]
+
+
+def _report(d: Path) -> dict[str, Any]:
+    fleet = load_fleet([d])
+    return fleet_report(fleet, run_serial(fleet.nodes, WHAT_IFS), [w.label for w in WHAT_IFS])
+
+
+def _pod_files(d: Path) -> list[Path]:
+    return sorted((d / "pods").glob("*.json"))
+
+
+def test_indexed_reading_gives_the_general_readers_report(
+    small_fleet: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fast = _report(small_fleet)
+    assert fast["fleet"]["podsReplayed"] == 240
+    assert all(n.pod_ranges and not n.pod_files for n in load_fleet([small_fleet]).nodes)
+    monkeypatch.setattr(inputs_mod, "index_pod_file", lambda _: None)
+    assert all(n.pod_files and not n.pod_ranges for n in load_fleet([small_fleet]).nodes)
+    assert _report(small_fleet) == fast
+
+
+def test_any_layout_of_the_json_is_indexed_the_same(small_fleet: Path, tmp_path: Path) -> None:
+    """Compact JSON, and items whose separators differ, give the ranges
+    of the same pods (kubectl and json.dumps write other layouts)."""
+    d = tmp_path / "fleet"
+    shutil.copytree(small_fleet, d)
+    for i, f in enumerate(_pod_files(d)):
+        doc = json.loads(f.read_text())
+        if i % 2:
+            f.write_text(json.dumps(doc, separators=(",", ":")))
+        else:  # every item on its own line, a blank line now and then
+            items = [json.dumps(p) for p in doc["items"]]
+            body = "".join(t + (",\n\n" if k % 3 == 0 else " ,\n") for k, t in enumerate(items[:-1]))
+            f.write_text('{"kind": "List", "items": [\n' + body + items[-1] + "\n]}\n")
+        index = index_pod_file(f)
+        assert index is not None and index.pods == len(doc["items"])
+        got = [p for _, items_ in read_ranges([r for rs in index.ranges.values() for r in rs])
+               for p in items_]  # type: ignore[union-attr]
+        assert sorted(p["metadata"]["uid"] for p in got) == sorted(
+            p["metadata"]["uid"] for p in doc["items"])
+    moved = json.dumps(_report(d)["nodes"]).replace(str(d), str(small_fleet))
+    assert moved == json.dumps(_report(small_fleet)["nodes"])
+
+
+@pytest.mark.parametrize(("name", "damage"), [
+    ("NaN", lambda t: t.replace('"cpu": "100m"', '"cpu": NaN', 1)),
+    ("lone surrogate", lambda t: t.replace('"name": "', '"name": "\\udc80', 1)),
+    ("not UTF-8", lambda t: t.replace("node-exporter", "node-\udcffexporter", 1)),
+    ("truncated", lambda t: t[: len(t) // 2]),
+    ("nested deeper than the decoder", lambda t: t.replace(
+        '"dnsPolicy": "ClusterFirst"', '"dnsPolicy": ' + "[" * 5000 + "]" * 5000, 1)),
+    ("a Node in the list", lambda t: t.replace('"kind": "Pod"', '"kind": "Node"', 1)),
+    ("duplicate key", lambda t: t.replace('"kind": "Pod",', '"kind": "Pod", "kind": "Pod",', 1)),
+])
+def test_a_dump_the_fast_path_does_not_take_is_read_by_the_general_reader(
+    small_fleet: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, damage: Any
+) -> None:
+    d = tmp_path / "fleet"
+    shutil.copytree(small_fleet, d)
+    f = _pod_files(d)[0]
+    text = damage(f.read_text())
+    f.write_bytes(text.encode("utf-8", "surrogateescape"))
+    fast = _report(d)
+    if name != "duplicate key":  # msgspec keeps the last duplicate, as Go and the general reader do
+        assert index_pod_file(f) is None
+    monkeypatch.setattr(inputs_mod, "index_pod_file", lambda _: None)
+    assert _report(d) == fast
+    issues = [i for i in fast["issues"] if i["file"] == str(f)]
+    if name in ("NaN", "not UTF-8", "truncated", "nested deeper than the decoder"):
+        assert issues, name  # named by the general reader, one line each
+        assert all("\n" not in i["message"] for i in issues)
