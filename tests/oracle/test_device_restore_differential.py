@@ -14,7 +14,9 @@ from typing import Any
 
 import pytest
 
+from podnuma.cm.cpumanager.checkpoint import CPUCheckpointData, encode_cpu_checkpoint
 from podnuma.cm.devicemanager.checkpoint import DeviceEntry, encode_device_checkpoint
+from podnuma.machine.cpuset import CPUSet
 from tests.oracle.harness import (
     Outcome,
     compare,
@@ -62,11 +64,14 @@ A_ON_NUMA0 = DeviceEntry("uid-a", "app", GPU, {0: ("gpu0", "gpu1")}, ALLOC_RESP)
 
 
 def _run(tmp_path: Path, oracle: str, ckpt: bytes, steps: list[dict[str, Any]],
-         *, running: bool = True) -> tuple[Outcome, Outcome]:
+         *, running: bool = True, cpu_state: bytes | None = None) -> tuple[Outcome, Outcome]:
     (tmp_path / "devices").write_bytes(ckpt)
     state: dict[str, Any] = {"deviceManagerFile": "devices"}
     if running:
         state["pods"] = [_pod("a", 2)]
+    if cpu_state is not None:
+        (tmp_path / "cpu").write_bytes(cpu_state)
+        state["cpuManagerFile"] = "cpu"
     doc = {"apiVersion": "podnuma.io/v1", "kind": "Scenario", "node": copy.deepcopy(MACHINE),
            "kubeletConfig": copy.deepcopy(CONFIG), "state": state, "steps": steps}
     path = write_scenario(doc, tmp_path / "s.json")
@@ -132,6 +137,18 @@ def test_devices_of_a_pod_not_running_are_freed(oracle_binary: str, tmp_path: Pa
     steps = [{"addPod": _pod("b", 2)}, {"addPod": _pod("c", 2)}]
     mine, _ = _run(tmp_path, oracle_binary, _checkpoint([A_ON_NUMA0]), steps, running=False)
     assert sorted([*_devices(mine, 0)[GPU], *_devices(mine, 1)[GPU]]) == ["gpu0", "gpu1", "gpu2", "gpu3"]
+
+
+def test_stand_in_pod_keeps_its_devices(oracle_binary: str, tmp_path: Path) -> None:
+    # a pod known only from its CPU entries runs (a stand-in), so its
+    # restored devices are not stale
+    cpu = encode_cpu_checkpoint(
+        CPUCheckpointData("static", CPUSet.parse("0,2-8,10-15"), {"uid-a": {"app": CPUSet.parse("1,9")}})
+    )
+    steps: list[dict[str, Any]] = [{"addPod": _pod("b", 2)}, {"removePod": "uid-a"}, {"addPod": _pod("c", 2)}]
+    mine, theirs = _run(tmp_path, oracle_binary, _checkpoint([A_ON_NUMA0]), steps, running=False, cpu_state=cpu)
+    assert _devices(mine, 0) == _devices(theirs, 0) == {GPU: ["gpu2", "gpu3"]}
+    assert _devices(mine, 2) == {GPU: ["gpu0", "gpu1"]}
 
 
 def test_entry_with_a_bad_allocation_response_is_skipped(oracle_binary: str, tmp_path: Path) -> None:
