@@ -80,7 +80,10 @@ def test_rewrite_resimulated(
     assert [p.name for p in a.rewrite.containers if p.role == "shared"] == moved
     for name in moved:
         c = pod.container(name)
-        assert "cpu" not in c.requests and "memory" not in c.requests
+        # the default strategy (keep-limits) keeps the memory request and
+        # limit, never the CPU ones (they would make it exclusive again)
+        assert "cpu" not in c.requests and "cpu" not in c.limits
+        assert "memory" in c.limits and c.requests["memory"] == c.limits["memory"]
 
     m = resimulate(manifest)
     assert m.admitted and m.qos_class == "Guaranteed"
@@ -101,6 +104,7 @@ def test_rewrite_resimulated(
 def test_kep_example_2_numbers() -> None:
     a = advise_pod(kep2_per_container(), default_machine(), default_config())
     assert a.savings() == {
+        "cpusReturnedToNode": 0,
         "exclusiveCpusBefore": 4,
         "exclusiveCpusAfter": 2,
         "exclusiveCpusFreed": 2,
@@ -179,8 +183,13 @@ def test_skip_when_rewrite_would_be_rejected(tmp_path: Path) -> None:
     doc["spec"]["containers"][0]["resources"] = guaranteed("2", "2Gi", **{"hugepages-2Mi": "1Gi"})
     a = advise_pod(doc, node, load_kubelet_config(kubelet_config()))
     assert a.status == "skipped"
-    assert a.reason is not None and a.reason.startswith("the rewrite would be rejected: TopologyAffinityError")
+    assert a.reason is not None and a.reason.startswith("no rewrite is admitted: shared pool 2 (budget 4): "
+                                                        "TopologyAffinityError")
+    assert a.candidates and all(c.verdict == "refused" for c in a.candidates)
+    assert all(c.reason is not None and c.reason.startswith("TopologyAffinityError") for c in a.candidates)
     assert a.before is not None and a.before.admitted
+    fixed = advise_pod(doc, node, load_kubelet_config(kubelet_config()), shared_pool_cpus=2)
+    assert fixed.reason is not None and fixed.reason.startswith("the rewrite would be rejected: TopologyAffinityError")
 
 
 def test_skip_when_main_would_lose_exclusive_cpus(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -194,7 +203,7 @@ def test_skip_when_main_would_lose_exclusive_cpus(monkeypatch: pytest.MonkeyPatc
         return dataclasses.replace(m, containers=containers, exclusive_cpus=CPUSet())
 
     monkeypatch.setattr(advise_mod, "measure_manifest", no_exclusive)
-    a = advise_pod(kep2_per_container(), default_machine(), default_config())
+    a = advise_pod(kep2_per_container(), default_machine(), default_config(), shared_pool_cpus=2)
     assert a.status == "skipped"
     assert a.reason == "the rewrite would take exclusive CPUs from main-app (2 wanted, 0 exclusive after)"
 
@@ -224,8 +233,9 @@ def test_cli_multi_document(runner: CliRunner, tmp_path: Path) -> None:
     assert f"{f}#1 default/pod-scope-mixed: skipped: already pod-level" in out
     assert f"{f}#2 default/burst: skipped: not Guaranteed (QoS Burstable)" in out
     assert f"{f}#3 default/svc: skipped: not a Pod (kind Service)" in out
-    assert "exclusive CPUs 4 -> 2 (2 freed); sidecar-only CPUs 2 -> 0" in out
-    assert "density 7 -> 7 copies" in out
+    assert "exclusive CPUs 4 -> 2; sidecar-only CPUs 2 -> 0" in out
+    assert "CPUs taken from the node unchanged (4): the 2 go to the pod's shared pool" in out
+    assert "density unchanged: 7 copies" in out
     assert "node: built-in" in out
 
 
@@ -265,7 +275,7 @@ def test_cli_diff(runner: CliRunner, tmp_path: Path) -> None:
     out = r.stdout
     assert f"--- a/{f}#0" in out and f"+++ b/{f}#0" in out
     assert "+  resources:" in out
-    assert "-      resources:" in out
+    assert "-          cpu: '1'" in out
     assert "+      cpu: '4'" in out
 
 
@@ -405,3 +415,181 @@ def test_workload_template_errors_name_the_template_path(tmp_path: Path) -> None
     r = CliRunner().invoke(advise_command, [str(f)])
     assert r.exit_code == 2
     assert f"error: {f}: spec.template.spec.containers[0].resources.limits[cpu]" in r.stderr
+
+
+# --------------------------------------------------------------------------
+# search, strategies, sidecar rules, what the rewrite changes
+
+
+def _full_pcpus_trainer() -> tuple[dict[str, Any], Any, Any]:
+    """A trainer rejected today under full-pcpus-only because of its 1-CPU
+    sidecars: a native one and an istio-injected app container."""
+    from podnuma.api.kubeletconfig import load_kubelet_config as load
+    from podnuma.inputs.pods import load_node_file
+
+    root = Path(__file__).resolve().parents[2] / "examples" / "whatif"
+    cfg = yaml.safe_load((root / "kubelet-config.yaml").read_text())
+    cfg["cpuManagerPolicyOptions"] = {"full-pcpus-only": "true"}
+    pod = {"apiVersion": "v1", "kind": "Pod",
+           "metadata": {"name": "trainer", "namespace": "ml",
+                        "annotations": {"sidecar.istio.io/status": "{}"}},
+           "spec": {"initContainers": [{"name": "fluent-bit", "restartPolicy": "Always",
+                                        "resources": {"limits": {"cpu": "1", "memory": "256Mi"}}}],
+                    "containers": [{"name": "train", "resources": {"limits": {"cpu": "8", "memory": "40Gi"}}},
+                                   {"name": "istio-proxy",
+                                    "resources": {"limits": {"cpu": "2", "memory": "1Gi"}}}]}}
+    return pod, load_node_file(root / "node.yaml"), load(cfg)
+
+
+@pytest.mark.parametrize(
+    ("strategy", "refused", "chosen"),
+    [("keep-limits", ["11"], "12"), ("keep-cpus", ["11"], "12"), ("max-freed", ["9"], "10")],
+)
+def test_search_admits_the_pod_rejected_today(strategy: str, refused: list[str], chosen: str) -> None:
+    pod, node, cfg = _full_pcpus_trainer()
+    a = advise_pod(pod, node, cfg, strategy=strategy)
+    assert a.status == "rewritten", a.reason
+    assert a.before is not None and not a.before.admitted and a.before.reason == "SMTAlignmentError"
+    assert [c.budget_cpus for c in a.candidates if c.verdict == "refused"] == refused
+    for c in a.candidates:
+        if c.verdict == "refused":
+            assert c.reason is not None and c.reason.startswith("SMTAlignmentError: Pod was rejected: SMT Alignment")
+    assert [c.budget_cpus for c in a.candidates if c.verdict == "chosen"] == [chosen]
+    assert a.rewrite is not None and a.rewrite.manifest["spec"]["resources"]["requests"]["cpu"] == chosen
+    assert a.after is not None and a.after.exclusive_cpus.size() == 8
+    assert a.after.held_cpus.size() == int(chosen)
+    moved = {p.name: p for p in a.rewrite.containers if p.role == "shared"}
+    assert set(moved) == {"fluent-bit", "istio-proxy"}
+    if strategy == "keep-limits":
+        assert moved["istio-proxy"].kept == ("limits.memory=1Gi",)
+        assert moved["istio-proxy"].lost == ("limits.cpu=2",)
+    else:
+        assert moved["istio-proxy"].kept == ()
+        assert set(moved["istio-proxy"].lost) == {"limits.cpu=2", "limits.memory=1Gi"}
+
+
+def test_fixed_pool_refused_says_why() -> None:
+    pod, node, cfg = _full_pcpus_trainer()
+    a = advise_pod(pod, node, cfg, shared_pool_cpus=1)
+    assert a.status == "skipped"
+    assert a.reason is not None and a.reason.startswith(
+        "the rewrite would be rejected: SMTAlignmentError: Pod was rejected: SMT Alignment Error: "
+        "requested 9 cpus")
+
+
+def test_sidecar_rules() -> None:
+    from podnuma.analysis.sidecars import recognise_sidecars
+
+    doc = {"metadata": {"name": "p", "annotations": {
+        "sidecar.istio.io/status": "{}", "linkerd.io/proxy-version": "stable",
+        "vault.hashicorp.com/agent-inject-status": "injected", "dapr.io/enabled": "true",
+        "consul.hashicorp.com/connect-inject-status": "injected", "appmesh.k8s.aws/mesh": "m",
+        "sidecar.opentelemetry.io/inject": "true", "podnuma.io/sidecars": "helper"}},
+        "spec": {"initContainers": [{"name": "native", "restartPolicy": "Always"}, {"name": "setup"}],
+                 "containers": [{"name": n} for n in (
+                     "app", "istio-proxy", "linkerd-proxy", "vault-agent", "daprd", "consul-dataplane",
+                     "envoy", "otc-container", "helper", "mine")]}}
+    pod = parse_pod(doc, gates=GATES_ON)
+    rules = recognise_sidecars(pod, ["mine"])
+    assert rules == {
+        "native": "native sidecar (restartPolicy: Always)",
+        "istio-proxy": "istio injector (container istio-proxy, annotation sidecar.istio.io/status)",
+        "linkerd-proxy": "linkerd injector (container linkerd-proxy, annotation linkerd.io/proxy-version)",
+        "vault-agent": "vault injector (container vault-agent, annotation vault.hashicorp.com/agent-inject-status)",
+        "daprd": "dapr injector (container daprd, annotation dapr.io/enabled)",
+        "consul-dataplane": "consul injector (container consul-dataplane, annotation "
+                            "consul.hashicorp.com/connect-inject-status)",
+        "envoy": "aws-app-mesh injector (container envoy, annotation appmesh.k8s.aws/mesh)",
+        "otc-container": "opentelemetry injector (container otc-container, annotation sidecar.opentelemetry.io/inject)",
+        "helper": "annotation podnuma.io/sidecars",
+        "mine": "--sidecar mine",
+    }
+    # the container name alone is not enough: no injector mark, no sidecar
+    bare = parse_pod({"metadata": {"name": "q"}, "spec": {"containers": [{"name": "app"}, {"name": "istio-proxy"}]}},
+                     gates=GATES_ON)
+    assert recognise_sidecars(bare) == {}
+
+
+def test_injected_sidecar_is_moved_and_counted() -> None:
+    """An istio-proxy injected as an app container: moved to the pod shared
+    pool; its exclusive CPUs counted as sidecar-only before."""
+    doc = kep2_per_container("mesh")
+    doc["metadata"]["annotations"] = {"sidecar.istio.io/status": "{}"}
+    doc["spec"]["containers"].append({"name": "istio-proxy", "resources": guaranteed("2", "512Mi")})
+    a = advise_pod(doc, default_machine(), default_config())
+    assert a.status == "rewritten", a.reason
+    assert a.before is not None and a.before.sidecar_only_cpus.size() == 4
+    assert a.rewrite is not None
+    plan = {p.name: p for p in a.rewrite.containers}
+    assert plan["istio-proxy"].role == "shared"
+    assert plan["istio-proxy"].sidecar_rule is not None and plan["istio-proxy"].sidecar_rule.startswith("istio")
+
+
+def test_cgroup_limits_before_after(tmp_path: Path) -> None:
+    """keep-limits keeps a sidecar's memory.max; keep-cpus makes it the pod
+    budget (from the cgroups plan of the replay scenario)."""
+    from podnuma.inputs.text import TextInput
+    from podnuma.service import whatif
+
+    pod = Path(__file__).resolve().parents[2] / "examples" / "whatif" / "trainer-pod.yaml"
+    kept = whatif.advise([TextInput.read(pod, what="pod")]).document()["pods"][0]
+    lost = whatif.advise([TextInput.read(pod, what="pod")], strategy="keep-cpus").document()["pods"][0]
+    assert kept["cgroups"]["log-shipper"]["before"]["memory.max"] == str(256 << 20)
+    assert kept["cgroups"]["log-shipper"]["after"]["memory.max"] == str(256 << 20)
+    assert lost["cgroups"]["log-shipper"]["after"]["memory.max"] == str(17 << 30)
+    assert any(x.startswith("log-shipper: memory.max 256Mi -> 17Gi; keeps none") for x in lost["beyondCpus"])
+    assert any(x.startswith("log-shipper: memory.max 256Mi -> 256Mi; keeps limits.memory=256Mi")
+               for x in kept["beyondCpus"])
+
+
+def test_cli_wording_and_diff_lists_losses(runner: CliRunner, tmp_path: Path) -> None:
+    pod = Path(__file__).resolve().parents[2] / "examples" / "whatif" / "trainer-pod.yaml"
+    r = runner.invoke(advise_command, [str(pod), "--diff", "--strategy", "keep-cpus"])
+    assert r.exit_code == 0, r.output
+    assert "CPUs taken from the node unchanged (11): the 3 go to the pod's shared pool" in r.stdout
+    assert "lost: log-shipper loses its own limits.cpu=1, limits.memory=256Mi" in r.stdout
+    r = runner.invoke(advise_command, [str(pod), "--shared-pool-cpus", "1"])
+    assert r.exit_code == 0, r.output
+    assert "CPUs taken from the node 11 -> 9: 2 returned to the node, the pod's shared pool holds 1" in r.stdout
+    r = runner.invoke(advise_command, [str(pod), "--shared-pool-cpus", "zero"])
+    assert r.exit_code == 2 and "expected auto or a whole number" in r.output
+
+
+def test_devices_deferred_to_container_start_are_explained(tmp_path: Path) -> None:
+    """A GPU pod rewritten pod-level: the replay shows no devices at
+    admission (the kubelet assigns them when the container starts) and the
+    advice says why."""
+    import copy as _copy
+
+    from podnuma.inputs.scenario import load_scenario_text
+    from podnuma.inputs.text import TextInput
+    from podnuma.scenario.document import build_document
+    from podnuma.scenario.run import run_scenario
+    from podnuma.service import whatif
+
+    node = _copy.deepcopy(KEP_NODE)
+    node["devices"] = {"example.com/gpu": [{"id": "gpu0", "numaNodes": [0]}, {"id": "gpu1", "numaNodes": [1]}]}
+    doc = kep2_per_container("gpu")
+    res = doc["spec"]["containers"][0]["resources"]
+    for part in ("requests", "limits"):
+        res.setdefault(part, dict(res.get("limits", {})))[ "example.com/gpu"] = "1"
+    pod_file = write(tmp_path / "pod.yaml", doc)
+    node_file = write(tmp_path / "node.yaml", node)
+    cfg_file = write(tmp_path / "kubelet.yaml", kubelet_config())
+    got = whatif.advise([TextInput.read(pod_file, what="pod")], TextInput.read(node_file, what="node"),
+                        TextInput.read(cfg_file, what="c"), with_scenario=True)
+    (p,) = got.document()["pods"]
+    assert p["status"] == "rewritten", p["reason"]
+    assert any(x.startswith("devices (example.com/gpu): with the pod-level resource managers the kubelet "
+                            "assigns them when each container starts") for x in p["beyondCpus"])
+    assert got.scenario is not None
+    scenario = load_scenario_text(yaml.safe_dump(got.scenario), name="s.yaml", base_dir=tmp_path)
+    out = build_document(run_scenario(scenario))
+    ix = got.replay[0]
+    before = out["steps"][ix["beforeStep"]]
+    after = out["steps"][ix["afterStep"]]
+    main_before = next(c for c in before["containers"] if c["name"] == "main-app")
+    main_after = next(c for c in after["containers"] if c["name"] == "main-app")
+    assert main_before["devices"] == {"example.com/gpu": ["gpu0"]} or main_before["devices"] == {
+        "example.com/gpu": ["gpu1"]}
+    assert not main_after["devices"]

@@ -44,6 +44,7 @@ def _invoke(args: list[str], stdin: str | None = None, **env: str) -> object:
         ["topology", str(DEMO)],
         ["compare", str(TRAINER)],
         ["advise", str(TRAINER)],
+        ["restart", str(DEMO)],
     ],
     ids=lambda a: a[0],
 )

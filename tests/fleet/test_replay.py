@@ -31,6 +31,11 @@ def test_pod_level_what_if_moves_the_sidecars_off_pinned_cpus() -> None:
     assert w["rewrittenPods"] == 4  # 2 checkout-api, indexer, orders-pg
     assert w["sidecarOnlyCpus"] == 0
     assert w["rejected"] == []
+    # every pod not rewritten says why
+    assert len(w["notRewritten"]) == w["pods"] - w["rewrittenPods"]
+    assert all(isinstance(x["reason"], str) and x["reason"] for x in w["notRewritten"])
+    reasons = {x["pod"]: x["reason"] for x in w["notRewritten"]}
+    assert any(r.startswith("already pod-level") for r in reasons.values()), reasons
 
 
 def test_a_running_pod_podnuma_rejects_is_a_note() -> None:

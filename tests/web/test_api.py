@@ -135,6 +135,35 @@ def test_compare_and_advise_are_the_cli_json(server: str) -> None:
     assert advice["pods"][0]["status"] == "rewritten"
 
 
+def test_advise_controls_are_the_cli_options(server: str) -> None:
+    """The advise form's shared-pool control, strategy and sidecar names go
+    through the same service function as the CLI's options."""
+    w = EXAMPLES / "whatif"
+    body = json.dumps({
+        "pod": (w / "trainer-pod.yaml").read_text(), "podName": "trainer-pod.yaml",
+        "node": (w / "node.yaml").read_text(), "nodeName": "node.yaml",
+        "kubeletConfig": (w / "kubelet-config.yaml").read_text(),
+        "kubeletConfigName": "kubelet-config.yaml",
+        "sharedPoolCpus": 1, "strategy": "keep-cpus", "sidecars": ["train"], "asScenario": True,
+    }).encode()
+    want = json.loads(cli("advise", "trainer-pod.yaml", "--node", "node.yaml", "--kubelet-config",
+                          "kubelet-config.yaml", "--shared-pool-cpus", "1", "--strategy", "keep-cpus",
+                          "--sidecar", "train", "-o", "json", cwd=w).stdout)
+    got = ok_json(server + "/api/advise", body, "application/json")
+    scenario = got.pop("scenario")
+    replay = got.pop("replay")
+    want.pop("replay")
+    assert got == {k: v for k, v in want.items() if k != "replay"}
+    assert got["search"] == {"strategy": "keep-cpus", "sharedPoolCpus": "1"}
+    # the user's sidecar name is a rule of its own: train moves to the pool too
+    assert got["pods"][0]["sidecars"][-1] == {"name": "train", "rule": "--sidecar train"}
+    assert got["pods"][0]["savings"]["exclusiveCpusAfter"] == 0
+    assert scenario["kind"] == "Scenario" and replay[0]["pod"] == "ml/trainer"
+    bad = json.dumps({"pod": (w / "trainer-pod.yaml").read_text(), "sharedPoolCpus": "many"}).encode()
+    status, _, _ = call(server + "/api/advise", bad, "application/json")
+    assert status in (400, 422)
+
+
 def test_compare_a_pod_of_a_scenario(server: str) -> None:
     path = EXAMPLES / "pod-level/pod-scope-2-mixed.yaml"
     body = json.dumps({"scenario": path.read_text(), "scenarioName": path.name, "step": 0}).encode()
@@ -452,3 +481,19 @@ def test_fleet_dump_names_no_server_file(server: str, name: str, text: str, mess
     body = json.dumps({"files": {name: text}}).encode()
     status, got = error_of(server + "/api/fleet/analyze", body, "application/json")
     assert status == 400 and got.startswith(message)
+
+
+def test_restart_is_the_cli_document(server: str, tmp_path: Path) -> None:
+    path = EXAMPLES / "pod-level/restart.yaml"
+    got = ok_json(server + "/api/restart" + q(name="examples/pod-level/restart.yaml"), path.read_bytes())
+    proc = cli("restart", "examples/pod-level/restart.yaml", "-o", "json", "--as-scenario",
+               str(tmp_path / "r.json"), cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    want = json.loads(proc.stdout)
+    assert {k: v for k, v in got.items() if k not in ("scenario", "source")} == {
+        k: v for k, v in want.items() if k != "source"}
+    assert got["scenario"] == json.loads((tmp_path / "r.json").read_text())
+    assert [p["outcome"] for p in got["pods"]] == ["kept", "kept", "moved"]
+    # a file named by the request is refused at its field, as everywhere
+    status, message = error_of(server + "/api/restart", b"node: {sysfs: /sys}\nsteps: []\n")
+    assert status == 400 and "node.sysfs" in message

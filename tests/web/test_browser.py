@@ -346,3 +346,22 @@ def test_fleet_report_drawn_by_the_fleet_renderer(browser: Any, server: str, tmp
     _wait(browser, lambda d: d.find_elements("css selector", ".js-plotly-plot"))
     browser.switch_to.default_content()
     _shot(browser, "web-fleet.png")
+
+
+def test_kubelet_restart_on_the_page(browser: Any, server: str) -> None:
+    _run_example(browser, server, "restart")
+    text = (ROOT / "examples/pod-level/restart.yaml").read_bytes()
+    doc = _post(server + "/api/restart?name=examples/pod-level/restart.yaml", text)
+    _css(browser, "#run-restart").click()
+    _wait(browser, lambda d: d.execute_script("return !!document.getElementById('restart-table')"))
+    rows = browser.find_elements("css selector", "#restart-table tbody tr")
+    assert [r.get_attribute("class") for r in rows] == [f"restart-{p['outcome']}" for p in doc["pods"]]
+    moved = rows[[p["outcome"] for p in doc["pods"]].index("moved")].text
+    assert "ml/trainer (pod-level)" in moved and "3-6" in moved and "7,10-12" in moved
+    totals = _css(browser, "#restart-totals").text
+    assert "4 taken by nobody (3-6)" in totals and "the next kubelet start fails" in totals
+    # the pod-level what-if says the restart risk of each form
+    _css(browser, "#run-compare").click()
+    _wait(browser, lambda d: d.execute_script("return !!document.getElementById('restart-risks')"))
+    risks = _css(browser, "#restart-risks").text
+    assert "pod-level, scope pod" in risks and "per-container, scope pod): kept" in risks

@@ -1,31 +1,33 @@
-"""Propose the pod-level rewrite (KEP-5526) of existing pods.
+"""Search the pod-level rewrite (KEP-5526) of existing pods.
 
 For every Pod in the input files (multi-document YAML, JSON, ``kubectl get
-pods -o json|yaml`` lists), propose its pod-level form (rules in
-``podnuma.analysis.rewrite``: the budget in ``spec.resources``, exclusive
-slices kept for the containers that need them, sidecars and small
-containers moved to the pod shared pool), run the pod as written and the
-rewrite through the engine on an empty node (the given node and kubelet
-configuration, or the built-in 2-socket node with static CPU / Static
-memory / restricted / scope pod), and print the rewrite as Pod YAML (or a
-unified diff) with the measured savings: exclusive CPUs freed, CPUs only
-sidecars used, density before and after.
+pods -o json|yaml`` lists, workload templates), propose its pod-level form
+(rules in ``podnuma.analysis.rewrite``: the budget in ``spec.resources``,
+exclusive slices kept for the containers that need them, sidecars —
+recognised by ``podnuma.analysis.sidecars`` — and small containers moved to
+the pod shared pool), and search the pod shared pool size: from the
+strategy's floor (:data:`STRATEGIES`) up, each form is run through the
+engine on an empty node (the given node and kubelet configuration, or the
+built-in ones) until one is admitted with every kept container's exclusive
+CPUs intact. Each form tried is kept (:class:`Candidate`) with the
+kubelet's reason when it was refused. The pod as written is measured too
+(admitted or not), with the density (copies until the first rejection).
 
 A pod is skipped, with its reason, when it is not a Pod, is invalid, is
 already pod-level, is not Guaranteed, has no exclusive CPUs to gain, or when
-the rewrite would be rejected or would take exclusive CPUs from a container
-that keeps its slice (verified by simulation: such a rewrite is never
-printed).
+no form is admitted (such a rewrite is never printed).
 
-:func:`advise_pod` is pure; :mod:`podnuma.render.advice` writes the YAML
-and diffs, :mod:`podnuma.cli.advise` is the command.
+:func:`advise_pod` (and :func:`best_pod_level_rewrite`) are pure;
+:func:`proposal_scenario` writes the scenario that replays an advice's
+figures; :mod:`podnuma.render.advice` writes the YAML and diffs,
+:mod:`podnuma.cli.advise` is the command.
 """
 
 from __future__ import annotations
 
 import copy
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -35,10 +37,11 @@ from podnuma.analysis.rewrite import (
     clean_server_fields,
     has_pod_level_resources,
     has_whole_cpus,
-    sidecar_names,
     to_pod_level,
 )
+from podnuma.analysis.sidecars import recognise_sidecars
 from podnuma.api.kubeletconfig import KubeletConfig
+from podnuma.api.pod import Pod
 from podnuma.api.pod_manifest import parse_pod
 from podnuma.api.qos import compute_pod_qos
 from podnuma.errors import InputError, KubeletStartupError
@@ -46,11 +49,23 @@ from podnuma.fieldkit import field_path, wrong_type
 from podnuma.machine.topology import Machine
 
 __all__ = [
-    "TEMPLATE_PATHS", "Advice", "advise_pod", "advice_document", "node_config_document",
-    "workload_pod",
+    "DEFAULT_STRATEGY", "STRATEGIES", "TEMPLATE_PATHS", "Advice", "Candidate", "advise_pod",
+    "advice_document", "best_pod_level_rewrite", "node_config_document", "workload_pod",
 ]
 
 Status = Literal["rewritten", "skipped"]
+
+#: The search strategies (``advise --strategy``): what the pod shared pool
+#: must at least hold, and what the moved containers keep of their own.
+STRATEGIES: Mapping[str, str] = {
+    "keep-limits": "the pod shared pool holds at least the CPUs the moved containers asked for "
+    "together, and each moved container keeps its own memory request and limit (its memory.max)",
+    "keep-cpus": "the pod shared pool holds at least the CPUs the moved containers asked for "
+    "together; the moved containers lose their own resources to the pod budget",
+    "max-freed": "the smallest pod shared pool the kubelet admits (from 1 CPU): the most CPUs "
+    "returned to the node and the highest density; the moved containers lose their own resources",
+}
+DEFAULT_STRATEGY = "keep-limits"
 
 
 @dataclass(frozen=True)
@@ -67,12 +82,19 @@ class Advice:
     after: Measurement | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
     error: InputError | None = None  # the pod is invalid: why (paths relative to the pod)
+    candidates: tuple[Candidate, ...] = ()  # the forms tried, in order
+    strategy: str = "keep-limits"
+    shared_pool_cpus: int | None = None  # the pool size of the chosen form
+    sidecar_rules: Mapping[str, str] = field(default_factory=dict)  # container -> rule
+    pod_before: Mapping[str, Any] | None = None  # the Pod measured as written (a workload's template)
+    pod_after: Mapping[str, Any] | None = None  # the Pod measured rewritten
 
     def savings(self) -> dict[str, Any]:
         b, a = self.before, self.after
         if b is None or a is None:
             return {}
         return {
+            "cpusReturnedToNode": (b.held_cpus.size() - a.held_cpus.size()) if b.admitted else None,
             "exclusiveCpusBefore": b.exclusive_cpus.size() if b.admitted else None,
             "exclusiveCpusAfter": a.exclusive_cpus.size(),
             "exclusiveCpusFreed": (b.exclusive_cpus.size() - a.exclusive_cpus.size()) if b.admitted else None,
@@ -119,17 +141,41 @@ def advise_pod(
     where: str = "",
     cap: int = 512,
     shared_pool_cpus: int | None = None,
+    strategy: str = DEFAULT_STRATEGY,
+    sidecars: Collection[str] = (),
 ) -> Advice:
-    """Propose and verify the pod-level rewrite of one object: a Pod, or the
-    pod template of a workload (:data:`TEMPLATE_PATHS`), which is rewritten
-    in place. Never raises for a bad object (it is skipped with the reason);
-    ``KubeletStartupError`` when the configuration itself cannot run."""
+    """Search, propose and verify the pod-level rewrite of one object: a
+    Pod, or the pod template of a workload (:data:`TEMPLATE_PATHS`), which is
+    rewritten in place. ``shared_pool_cpus``: None searches the pool size
+    (``auto``: from the strategy's floor up, until the kubelet admits one),
+    a number tries that size only. ``sidecars``: container names the user
+    calls sidecars. Never raises for a bad object (it is skipped with the
+    reason); ``KubeletStartupError`` when the configuration itself cannot run."""
     kind = doc.get("kind") if isinstance(doc, Mapping) else None
     if not isinstance(kind, str) or kind not in TEMPLATE_PATHS:
         return _advise_pod(doc, machine, config, where=where, cap=cap,
-                           shared_pool_cpus=shared_pool_cpus)
+                           shared_pool_cpus=shared_pool_cpus, strategy=strategy, sidecars=sidecars)
     return _advise_workload(doc, kind, machine, config, where=where, cap=cap,
-                            shared_pool_cpus=shared_pool_cpus)
+                            shared_pool_cpus=shared_pool_cpus, strategy=strategy, sidecars=sidecars)
+
+
+def best_pod_level_rewrite(
+    doc: Mapping[str, Any],
+    machine: Machine,
+    config: KubeletConfig,
+    *,
+    strategy: str = DEFAULT_STRATEGY,
+    shared_pool_cpus: int | None = None,
+    sidecars: Collection[str] = (),
+    cap: int = 512,
+) -> Advice:
+    """The best pod-level rewrite of the pod (or workload) ``doc`` on an
+    empty node of ``machine`` under ``config``: the searched form the
+    kubelet admits (``status == "rewritten"``, ``rewrite.manifest``), or
+    the reason none is (``reason``; each form tried in ``candidates`` with
+    the kubelet's reason)."""
+    return advise_pod(doc, machine, config, cap=cap, shared_pool_cpus=shared_pool_cpus,
+                      strategy=strategy, sidecars=sidecars)
 
 
 def _advise_workload(
@@ -141,6 +187,8 @@ def _advise_workload(
     where: str,
     cap: int,
     shared_pool_cpus: int | None,
+    strategy: str,
+    sidecars: Collection[str],
 ) -> Advice:
     path = TEMPLATE_PATHS[kind]
     dotted = ".".join(path)
@@ -152,7 +200,7 @@ def _advise_workload(
             error=template_error,
         )
     advice = _advise_pod(pod_doc, machine, config, where=where, cap=cap,
-                         shared_pool_cpus=shared_pool_cpus)
+                         shared_pool_cpus=shared_pool_cpus, strategy=strategy, sidecars=sidecars)
     error = advice.error.at(dotted) if advice.error is not None else None
     rewrite = advice.rewrite
     if rewrite is not None:
@@ -195,6 +243,64 @@ def workload_pod(
     return label, pod_doc, None
 
 
+@dataclass(frozen=True)
+class Candidate:
+    """One pod-level form tried by the search: the pod shared pool asked
+    for, the CPU budget it gave, and the verdict (with the kubelet's reason
+    when it was refused)."""
+
+    pool_cpus: int
+    budget_cpus: str
+    verdict: Literal["chosen", "refused"]
+    reason: str | None = None
+    density: int | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"sharedPoolCpus": self.pool_cpus, "budgetCpus": self.budget_cpus,
+                "verdict": self.verdict, "reason": self.reason, "density": self.density}
+
+
+def _pool_floor(pod: Pod, plan_roles: Mapping[str, str], strategy: str) -> int:
+    """The smallest pod shared pool the strategy accepts: 1 CPU for
+    ``max-freed``; else the CPUs the moved long-running containers asked
+    for together (rounded up), so that they keep their CPU capacity."""
+    if strategy == "max-freed":
+        return 1
+    milli = 0
+    for c in (*[c for c in pod.init_containers if c.is_sidecar], *pod.containers):
+        if plan_roles.get(c.name) == "shared":
+            q = c.requests.get("cpu")
+            milli += 0 if q is None else q.milli_value()
+    return max(1, (milli + 999) // 1000)
+
+
+def _kept_check(
+    rewrite: Rewrite, by_name: Mapping[str, Any], before: Measurement, after: Measurement,
+) -> str | None:
+    """Why the rewrite is refused because a container that keeps its slice
+    gets fewer exclusive CPUs than it had (or asks for, when the pod as
+    written is rejected); None when every kept slice is whole."""
+    had = before.exclusive_by_container() if before.admitted else None
+    kept = after.exclusive_by_container()
+    for p in rewrite.containers:
+        c = by_name[p.name]
+        if p.role != "exclusive" or not has_whole_cpus(c) or c.kind == "init":
+            continue
+        if had is not None:
+            if p.name not in had:
+                continue
+            want = had[p.name].size()
+        else:
+            want = c.requests["cpu"].milli_value() // 1000
+        got = kept.get(p.name)
+        if got is None or got.size() < want:
+            return (
+                f"the rewrite would take exclusive CPUs from {p.name} "
+                f"({want} wanted, {0 if got is None else got.size()} exclusive after)"
+            )
+    return None
+
+
 def _advise_pod(
     doc: Any,
     machine: Machine,
@@ -203,13 +309,17 @@ def _advise_pod(
     where: str = "",
     cap: int = 512,
     shared_pool_cpus: int | None = None,
+    strategy: str = DEFAULT_STRATEGY,
+    sidecars: Collection[str] = (),
 ) -> Advice:
     ref = _ref(doc)
 
     def skip(reason: str, **kw: Any) -> Advice:
         return Advice(where=where, pod=ref, status="skipped", reason=reason, original=doc
-                      if isinstance(doc, Mapping) else None, **kw)
+                      if isinstance(doc, Mapping) else None, strategy=strategy, **kw)
 
+    if strategy not in STRATEGIES:
+        raise ValueError(f"unknown strategy {strategy!r}")
     if not isinstance(doc, Mapping):
         return skip(
             "not a Pod manifest (not a mapping)",
@@ -227,41 +337,84 @@ def _advise_pod(
     except InputError as e:
         return skip(f"invalid pod: {e}", error=e)
     ref = pod.ref
+    rules = recognise_sidecars(pod, sidecars)
+    unknown = [n for n in sidecars if not pod.has_container(n)]
     qos = compute_pod_qos(pod, pod_level_resources=True)
     if qos != "Guaranteed":
-        return skip(f"not Guaranteed (QoS {qos}): the kubelet gives it no exclusive CPUs, nothing to gain")
+        return skip(f"not Guaranteed (QoS {qos}): the kubelet gives it no exclusive CPUs, nothing to gain",
+                    sidecar_rules=rules)
 
-    rewrite = to_pod_level(doc, pod, shared_pool_cpus=shared_pool_cpus)
+    keep_limits = strategy == "keep-limits"
+    first = to_pod_level(doc, pod, sidecars=rules, keep_limits=keep_limits)
     by_name = {c.name: c for c in pod.all_containers()}
-    moving = [p.name for p in rewrite.containers if p.role == "shared" and has_whole_cpus(by_name[p.name])]
+    moving = [p.name for p in first.containers if p.role == "shared" and has_whole_cpus(by_name[p.name])]
     if not moving:
         return skip(
             "no exclusive CPUs to gain: no sidecar or small container holds whole CPUs",
-            rewrite=rewrite,
+            rewrite=first, sidecar_rules=rules,
         )
-    sidecars = sidecar_names(pod)
-    before = measure(machine, config, pod, label="perContainer", sidecars=sidecars, cap=cap)
+    side = frozenset(rules)
+    before = measure(machine, config, pod, label="perContainer", sidecars=side, cap=cap)
     if before.startup_error is not None:
         raise KubeletStartupError(before.startup_error)
-    try:
-        after = measure_manifest(
-            machine, config, rewrite.manifest, label="podLevel", scope=scope,
-            pod_level=True, sidecars=sidecars, cap=cap,
-        )
-    except InputError as e:  # a bug in the rewrite: never print it
-        return skip(f"the rewrite is not a valid pod ({e})", rewrite=rewrite)
-    if after.startup_error is not None:
-        raise KubeletStartupError(after.startup_error)
-    notes = list(rewrite.notes)
+
+    roles = {p.name: p.role for p in first.containers}
+    if shared_pool_cpus is not None:
+        sizes: list[int] = [shared_pool_cpus]
+    else:
+        floor = _pool_floor(pod, roles, strategy)
+        # enough sizes above the floor to reach a budget of whole physical
+        # cores (full-pcpus-only) whatever the slices add up to
+        span = max(2, machine.topology.cpus_per_core()) + 1
+        sizes = list(range(floor, floor + span))
+    candidates: list[Candidate] = []
+    tried: set[str] = set()
+    chosen: tuple[Rewrite, Measurement, int] | None = None
+    for size in sizes:
+        rewrite = to_pod_level(doc, pod, shared_pool_cpus=size, sidecars=rules, keep_limits=keep_limits)
+        budget = str(rewrite.budget.get("requests", {}).get("cpu", "?"))
+        if budget in tried:
+            continue  # the budget was raised to one already tried
+        tried.add(budget)
+        try:
+            after = measure_manifest(
+                machine, config, rewrite.manifest, label="podLevel", scope=scope,
+                pod_level=True, sidecars=side, cap=cap,
+            )
+        except InputError as e:  # a bug in the rewrite: never print it
+            candidates.append(Candidate(size, budget, "refused", f"not a valid pod ({e})"))
+            continue
+        if after.startup_error is not None:
+            raise KubeletStartupError(after.startup_error)
+        if not after.admitted:
+            candidates.append(Candidate(size, budget, "refused", f"{after.reason}: {after.message}"))
+            continue
+        taken = _kept_check(rewrite, by_name, before, after)
+        if taken is not None:
+            candidates.append(Candidate(size, budget, "refused", taken, after.density))
+            continue
+        candidates.append(Candidate(size, budget, "chosen", None, after.density))
+        chosen = (rewrite, after, size)
+        break
+
+    base_notes = [f"--sidecar {n}: no container of that name in the pod" for n in unknown]
+    if chosen is None:
+        last = candidates[-1].reason if candidates else "no candidate"
+        if len(candidates) == 1:
+            why = last if last and last.startswith("the rewrite would") else f"the rewrite would be rejected: {last}"
+        else:
+            why = "no rewrite is admitted: " + "; ".join(
+                f"shared pool {c.pool_cpus} (budget {c.budget_cpus}): {c.reason}" for c in candidates
+            )
+        rw = to_pod_level(doc, pod, shared_pool_cpus=sizes[-1], sidecars=rules, keep_limits=keep_limits)
+        return skip(why, rewrite=rw, before=before, notes=tuple(base_notes),
+                    candidates=tuple(candidates), sidecar_rules=rules)
+    rewrite, after, size = chosen
+    notes = base_notes + list(rewrite.notes)
     if after.gates_forced:
         notes.append(
             "measured with feature gate(s) " + ", ".join(f"{g}=true" for g in after.gates_forced)
             + " forced on: the node needs them for the rewrite to take effect"
-        )
-    if not after.admitted:
-        return skip(
-            f"the rewrite would be rejected: {after.reason}: {after.message}",
-            rewrite=rewrite, before=before, after=after, notes=tuple(notes),
         )
     if before.admitted:
         freed = before.exclusive_cpus.size() - after.exclusive_cpus.size()
@@ -270,34 +423,12 @@ def _advise_pod(
                 f"no exclusive CPUs to gain (measured: {before.exclusive_cpus.size()} exclusive "
                 f"before, {after.exclusive_cpus.size()} after)",
                 rewrite=rewrite, before=before, after=after, notes=tuple(notes),
+                candidates=tuple(candidates), sidecar_rules=rules,
             )
-    # Every container that keeps its slice must keep its exclusive CPUs (as
-    # many as it had as written, or as it asks for when the pod as written
-    # is rejected).
-    had = before.exclusive_by_container() if before.admitted else None
-    kept = after.exclusive_by_container()
-    for p in rewrite.containers:
-        c = by_name[p.name]
-        if p.role != "exclusive" or not has_whole_cpus(c) or c.kind == "init":
-            continue
-        if had is not None:
-            if p.name not in had:
-                continue
-            want = had[p.name].size()
-        else:
-            want = c.requests["cpu"].milli_value() // 1000
-        got = kept.get(p.name)
-        if got is None or got.size() < want:
-            return skip(
-                f"the rewrite would take exclusive CPUs from {p.name} "
-                f"({want} wanted, {0 if got is None else got.size()} exclusive after)",
-                rewrite=rewrite, before=before, after=after, notes=tuple(notes),
-            )
-    if before.admitted:
         if after.density < before.density:
             notes.append(
-                f"fewer copies fit after the rewrite ({before.density} -> {after.density}): "
-                "the pod budget must fit as one block"
+                f"density {before.density} -> {after.density} copies: the pod budget must fit as one "
+                f"block ({after.density_stop}: {after.density_stop_message})"
             )
     else:
         notes.append(f"the pod as written is rejected on this node: {before.reason}: {before.message}")
@@ -308,7 +439,9 @@ def _advise_pod(
         )
     return Advice(
         where=where, pod=ref, status="rewritten", original=doc, rewrite=rewrite,
-        before=before, after=after, notes=tuple(notes),
+        before=before, after=after, notes=tuple(notes), candidates=tuple(candidates),
+        strategy=strategy, shared_pool_cpus=size, sidecar_rules=rules,
+        pod_before=doc, pod_after=rewrite.manifest,
     )
 
 
@@ -319,8 +452,13 @@ def advice_document(a: Advice) -> dict[str, Any]:
         "status": a.status,
         "reason": a.reason,
         "rewrite": a.rewrite.manifest if a.rewrite is not None and a.status == "rewritten" else None,
+        "strategy": a.strategy,
+        "sharedPoolCpus": a.shared_pool_cpus,
+        "sidecars": [{"name": n, "rule": r} for n, r in a.sidecar_rules.items()],
+        "candidates": [c.as_dict() for c in a.candidates],
         "containers": [
-            {"name": p.name, "type": p.type, "role": p.role, "why": p.why}
+            {"name": p.name, "type": p.type, "role": p.role, "why": p.why,
+             "sidecarRule": p.sidecar_rule, "kept": list(p.kept), "lost": list(p.lost)}
             for p in (a.rewrite.containers if a.rewrite is not None else ())
         ],
         "savings": a.savings() if a.status == "rewritten" else None,
@@ -357,3 +495,146 @@ def _template_error(template: object, path: str) -> InputError:
     if spec is None:
         return InputError("required field is missing", path=where)
     return wrong_type(where, "a mapping", spec)
+
+
+# --------------------------------------------------------------------------
+# the scenario that replays an advice
+
+
+def _bytes(n: int) -> str:
+    for unit, suffix in ((1 << 40, "Ti"), (1 << 30, "Gi"), (1 << 20, "Mi"), (1 << 10, "Ki")):
+        if n and n % unit == 0:
+            return f"{n // unit}{suffix}"
+    return str(n)
+
+
+def machine_node_document(machine: Machine) -> dict[str, Any]:
+    """The scenario ``node`` of ``machine`` in the ``cpus`` table form (CPU
+    table, memory and huge page pools per NUMA node, distances, devices):
+    a node that replays anywhere, whatever form it was read from."""
+    rows = [
+        {"id": cpu, "core": i.core, "socket": i.socket, "numaNode": i.numa_node, "uncoreCache": i.uncore_cache}
+        for cpu, i in sorted(machine.topology.cpu_info.items())
+    ]
+    memory: dict[int, dict[str, str]] = {}
+    for n in sorted(machine.numa_nodes, key=lambda n: n.id):
+        entry = {"memory": _bytes(n.memory)}
+        for size, total in sorted(n.hugepages.items()):
+            entry[f"hugepages-{_bytes(size)}"] = _bytes(total)
+        memory[n.id] = entry
+    doc: dict[str, Any] = {"name": machine.name, "cpus": rows, "memory": memory}
+    if machine.total_memory is not None and machine.total_memory != sum(n.memory for n in machine.numa_nodes):
+        doc["memoryCapacity"] = _bytes(machine.total_memory)
+    if machine.has_distances():
+        doc["distances"] = {n.id: list(n.distances) for n in machine.numa_nodes}
+    if machine.devices:
+        doc["devices"] = {
+            res: [{"id": d.id, "numaNodes": list(d.numa_nodes)} for d in devs]
+            for res, devs in sorted(machine.devices.items())
+        }
+    return doc
+
+
+def _copies(
+    pod_doc: Mapping[str, Any], tag: str, count: int, used: set[tuple[str, str]]
+) -> list[dict[str, Any]]:
+    """``count`` copies of the Pod, named ``NAME-TAG-i`` (unique in the
+    scenario), without server fields (each gets the UID derived from its
+    namespace and name, as a copy in :func:`measure` does)."""
+    meta = pod_doc.get("metadata") if isinstance(pod_doc.get("metadata"), Mapping) else {}
+    assert isinstance(meta, Mapping)
+    name = str(meta.get("name") or "pod")
+    ns = str(meta.get("namespace") or "default")
+    base = f"{name}-{tag}"
+    k = 1
+    while (ns, f"{base}-0") in used:
+        k += 1
+        base = f"{name}-{tag}{k}"
+    out: list[dict[str, Any]] = []
+    for i in range(count):
+        m = copy.deepcopy(dict(pod_doc))
+        clean_server_fields(m)
+        md = dict(m.get("metadata") or {})
+        md["name"] = f"{base}-{i}"
+        md.pop("uid", None)
+        m["metadata"] = md
+        m.setdefault("apiVersion", "v1")
+        m.setdefault("kind", "Pod")
+        used.add((ns, md["name"]))
+        out.append(m)
+    return out
+
+
+@dataclass(frozen=True)
+class ReplayIndex:
+    """Where an advice's two forms sit in its scenario: the step of the
+    first copy of each form, and how many copies were added (the density
+    plus the first rejected copy, unless the count stopped at the cap)."""
+
+    pod: str | None
+    before_step: int
+    before_copies: int
+    after_step: int
+    after_copies: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"pod": self.pod, "beforeStep": self.before_step, "beforeCopies": self.before_copies,
+                "afterStep": self.after_step, "afterCopies": self.after_copies}
+
+
+def proposal_scenario(
+    advices: Collection[Advice],
+    machine: Machine,
+    config_doc: Mapping[str, Any],
+    *,
+    density: bool = True,
+) -> tuple[dict[str, Any], list[ReplayIndex]]:
+    """A scenario that replays every rewritten advice on an empty node: the
+    pod as written and its copies until the first rejection (the density),
+    all removed, then the rewrite the same way, all removed; the next
+    advice after it. ``config_doc``: the node's KubeletConfiguration; the
+    gates the rewrite needs are turned on in it (as the measurement did).
+    ``density`` False: one copy of each form only."""
+    config = copy.deepcopy(dict(config_doc))
+    steps: list[dict[str, Any]] = []
+    index: list[ReplayIndex] = []
+    used: set[tuple[str, str]] = set()
+    forced: set[str] = set()
+
+    def add(pods: list[dict[str, Any]], admitted: int) -> None:
+        for m in pods:
+            steps.append({"addPod": m})
+        for m in pods[:admitted]:
+            md = m["metadata"]
+            steps.append({"removePod": f"{md.get('namespace') or 'default'}/{md['name']}"})
+
+    for a in advices:
+        if a.status != "rewritten" or a.before is None or a.after is None:
+            continue
+        if a.pod_before is None or a.pod_after is None:
+            continue
+        forced.update(a.after.gates_forced)
+        b_admitted = a.before.density
+        b_count = (b_admitted if a.before.density_capped else b_admitted + 1) if density else 1
+        a_admitted = a.after.density
+        a_count = (a_admitted if a.after.density_capped else a_admitted + 1) if density else 1
+        before_step = len(steps)
+        add(_copies(a.pod_before, "as-written", b_count, used), min(b_admitted, b_count))
+        after_step = len(steps)
+        add(_copies(a.pod_after, "pod-level", a_count, used), min(a_admitted, a_count))
+        index.append(ReplayIndex(a.pod, before_step, b_count, after_step, a_count))
+    if forced:
+        gates = dict(config.get("featureGates") or {})
+        for g in sorted(forced):
+            gates[g] = True
+        config["featureGates"] = gates
+    config.setdefault("apiVersion", "kubelet.config.k8s.io/v1beta1")
+    config.setdefault("kind", "KubeletConfiguration")
+    doc = {
+        "apiVersion": "podnuma.io/v1",
+        "kind": "Scenario",
+        "node": machine_node_document(machine),
+        "kubeletConfig": config,
+        "steps": steps,
+    }
+    return doc, index

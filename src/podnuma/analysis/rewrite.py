@@ -20,9 +20,16 @@ Per-container -> pod-level (:func:`to_pod_level`):
   its ``cpu``, ``memory`` and ``hugepages-*`` requests/limits (other
   resources, e.g. devices and ephemeral-storage, stay) and runs on the pod
   shared pool.
-* Sidecars are restartable init containers (``restartPolicy: Always``) and
-  the app containers the pod names in the annotation
-  ``podnuma.io/sidecars: "a,b"``.
+* Sidecars are recognised by the rules of ``podnuma.analysis.sidecars``:
+  restartable init containers (``restartPolicy: Always``), the containers
+  named by the user or by the annotation ``podnuma.io/sidecars: "a,b"``, and
+  app containers injected by well-known injectors (istio, linkerd, ...).
+* ``keep_limits``: a moved container keeps its own memory request and limit
+  (its ``memory.max`` stays its own instead of becoming the pod budget).
+  Its CPU request and limit cannot stay: with both memory and CPU
+  requests == limits it would be exclusive again, and a CPU limit alone is
+  defaulted into a request by the API server. Whatever a moved container
+  loses is listed in its plan (:attr:`ContainerPlan.lost`).
 * Overrides: ``podnuma.io/exclusive: "a,b"`` keeps those containers'
   resources; ``podnuma.io/exclusive.NAME: "true"|"false"`` keeps / moves
   container NAME.
@@ -42,10 +49,12 @@ without it gets the budget minus the sidecars declared before it.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
-from dataclasses import dataclass
+import dataclasses
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from podnuma.analysis.sidecars import ANNOTATION_SIDECARS, recognise_sidecars
 from podnuma.api.pod import Container, Pod
 from podnuma.api.qos import is_container_equivalent_qos_guaranteed
 from podnuma.api.quantity import Quantity, QuantityError, parse_quantity
@@ -72,7 +81,6 @@ __all__ = [
 ]
 
 ANNOTATION_EXCLUSIVE = "podnuma.io/exclusive"
-ANNOTATION_SIDECARS = "podnuma.io/sidecars"
 
 Direction = Literal["podLevel", "perContainer"]
 Role = Literal["exclusive", "shared"]
@@ -88,6 +96,9 @@ class ContainerPlan:
     type: str  # init / sidecar / app
     role: Role  # keeps its own resources, or runs on the (pod) shared pool
     why: str
+    sidecar_rule: str | None = None  # the rule that recognised it as a sidecar
+    kept: tuple[str, ...] = ()  # own resources kept by a moved container (``limits.memory=256Mi``)
+    lost: tuple[str, ...] = field(default_factory=tuple)  # own resources a moved container loses
 
 
 @dataclass(frozen=True)
@@ -128,12 +139,10 @@ def _name_list(text: str) -> list[str]:
     return [n.strip() for n in text.split(",") if n.strip()]
 
 
-def sidecar_names(pod: Pod) -> frozenset[str]:
-    """Restartable init containers, plus the containers named by the
-    ``podnuma.io/sidecars`` annotation."""
-    names = {c.name for c in pod.init_containers if c.is_sidecar}
-    names |= set(_name_list(pod.annotations.get(ANNOTATION_SIDECARS, "")))
-    return frozenset(n for n in names if pod.has_container(n))
+def sidecar_names(pod: Pod, named: Collection[str] = ()) -> frozenset[str]:
+    """The pod's sidecars by the rules of :mod:`podnuma.analysis.sidecars`
+    (``named``: the names the user gave)."""
+    return frozenset(recognise_sidecars(pod, named))
 
 
 def exclusive_override(pod: Pod, name: str) -> bool | None:
@@ -176,18 +185,19 @@ def has_whole_cpus(container: Container) -> bool:
     return cpu is not None and cpu.milli_value() >= 1000 and cpu.milli_value() % 1000 == 0
 
 
-def _decide(pod: Pod, c: Container, sidecars: frozenset[str]) -> ContainerPlan:
+def _decide(pod: Pod, c: Container, sidecars: Mapping[str, str]) -> ContainerPlan:
     override = exclusive_override(pod, c.name)
-    is_sidecar = c.name in sidecars
+    rule = sidecars.get(c.name)
     if override is True:
         why = "marked exclusive by annotation"
         if not has_whole_cpus(c):
             why += " (no whole CPUs: it can get exclusive memory, not exclusive CPUs)"
-        return ContainerPlan(c.name, c.kind, "exclusive", why)
+        return ContainerPlan(c.name, c.kind, "exclusive", why, rule)
     if override is False:
-        return ContainerPlan(c.name, c.kind, "shared", "marked shared by annotation")
-    if is_sidecar:
-        return ContainerPlan(c.name, c.kind, "shared", "sidecar")
+        return ContainerPlan(c.name, c.kind, "shared", "marked shared by annotation", rule)
+    if rule is not None:
+        why = "sidecar" if c.is_sidecar else f"sidecar: {rule}"  # native sidecars say so by their type
+        return ContainerPlan(c.name, c.kind, "shared", why, rule)
     if has_whole_cpus(c):
         return ContainerPlan(c.name, c.kind, "exclusive", "requests whole CPUs (requests == limits)")
     if not c.requests and not c.limits:
@@ -212,19 +222,28 @@ def _container_docs(manifest: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _strip_pod_level_resources(ctr: dict[str, Any]) -> None:
+def _strip_pod_level_resources(ctr: dict[str, Any], keep: Collection[str] = ()) -> tuple[list[str], list[str]]:
+    """Drop the container's cpu, memory and huge page requests and limits
+    but those named in ``keep``; returns (kept, lost) as ``section.name=value``."""
+    kept: list[str] = []
+    lost: list[str] = []
     res = ctr.get("resources")
     if not isinstance(res, dict):
-        return
+        return kept, lost
     for key in ("requests", "limits"):
         part = res.get(key)
         if isinstance(part, dict):
             for name in [n for n in part if isinstance(n, str) and is_supported_pod_level_resource(n)]:
+                if name in keep:
+                    kept.append(f"{key}.{name}={part[name]}")
+                    continue
+                lost.append(f"{key}.{name}={part[name]}")
                 del part[name]
             if not part:
                 del res[key]
     if not res:
         del ctr["resources"]
+    return kept, lost
 
 
 def _set_resource(ctr: dict[str, Any], section: str, name: str, value: str) -> None:
@@ -290,7 +309,8 @@ def clean_server_fields(manifest: dict[str, Any]) -> list[str]:
 
 
 def to_pod_level(
-    doc: Mapping[str, Any], pod: Pod, *, shared_pool_cpus: int | None = None
+    doc: Mapping[str, Any], pod: Pod, *, shared_pool_cpus: int | None = None,
+    sidecars: Mapping[str, str] | None = None, keep_limits: bool = False,
 ) -> Rewrite:
     """The pod-level form of a per-container pod (rules in the module doc).
 
@@ -298,10 +318,14 @@ def to_pod_level(
     ``shared_pool_cpus`` sizes the pod shared pool: the CPU budget becomes the
     exclusive slices of the long-running containers plus that many CPUs
     (never less than an exclusive regular init container needs). By default
-    the budget keeps the pod's effective CPU request.
+    the budget keeps the pod's effective CPU request. ``sidecars``: container
+    name -> the rule that recognised it (default: the rules of
+    :mod:`podnuma.analysis.sidecars` without user names). ``keep_limits``:
+    moved containers keep their own memory request and limit.
     """
     notes: list[str] = _annotation_warnings(pod)
-    sidecars = sidecar_names(pod)
+    if sidecars is None:
+        sidecars = recognise_sidecars(pod)
     plans = tuple(_decide(pod, c, sidecars) for c in pod.all_containers())
     role = {p.name: p.role for p in plans}
 
@@ -345,9 +369,18 @@ def to_pod_level(
     if dropped:
         notes.append("dropped server-set fields: " + ", ".join(dropped))
     docs = _container_docs(manifest)
+    by_name = {c.name: c for c in everyone}
+    final: list[ContainerPlan] = []
     for p in plans:
         if p.role == "shared" and p.name in docs:
-            _strip_pod_level_resources(docs[p.name])
+            c = by_name[p.name]
+            # the memory request and limit stay only as a pair the API keeps
+            # (a limit alone is defaulted into the request; that is the pair)
+            keep = ("memory",) if keep_limits and guaranteed and "memory" in c.limits else ()
+            kept, lost = _strip_pod_level_resources(docs[p.name], keep)
+            p = dataclasses.replace(p, kept=tuple(kept), lost=tuple(lost))
+        final.append(p)
+    plans = tuple(final)
 
     spec = manifest.setdefault("spec", {})
     res: dict[str, Any] = {}

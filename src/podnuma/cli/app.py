@@ -227,6 +227,7 @@ def _register_commands() -> None:
     group.add_lazy("topology", "podnuma.cli.topology:topology_command")
     group.add_lazy("compare", "podnuma.cli.compare:compare_command")
     group.add_lazy("advise", "podnuma.cli.advise:advise_command")
+    group.add_lazy("restart", "podnuma.cli.restart:restart_command")
     group.add_lazy("completion", "podnuma.cli.completion:completion_command")
     group.add_lazy("node", "podnuma.cli.node:node_group")
     group.add_lazy("state", "podnuma.cli.state:state_group")

@@ -22,6 +22,7 @@ from podnuma.render.compare import comparison_renderable
 from podnuma.render.output import render_output
 from podnuma.render.table import to_text
 from podnuma.service import whatif
+from podnuma.service.restart import risk_lines
 
 __all__ = ["compare_command"]
 
@@ -54,6 +55,7 @@ def compare_command(
         def table() -> str:
             return "\n".join(
                 to_text(comparison_renderable(c, node=setting.node_from, config=setting.cfg_from))
+                + "".join(f"{line}\n" for line in risk_lines([r for r in got.restart if r.pod == c.pod]))
                 for c in got.comparisons
             )
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from podnuma.analysis.restart import restart_text
 from podnuma.cli.app import guard
 from podnuma.cli.options import (
     as_scenario_option,
@@ -88,7 +89,10 @@ def explain_command(
 
             show = picture if picture is not None else len(doc["admissions"]) == 1
             pictures = admission_pictures(got.run, doc) if show else None
-            return capture(lambda console: render_text(doc, console, pictures=pictures))
+            text = capture(lambda console: render_text(doc, console, pictures=pictures))
+            if "restart" in doc:
+                text += "".join(f"{line}\n" for line in restart_text(doc["restart"]))
+            return text
 
         return render_output(output, lambda: doc, {"text": text})
 

@@ -41,6 +41,7 @@ from typing import Any
 
 from podnuma.analysis.advise import Advice, advise_pod
 from podnuma.analysis.measure import measure
+from podnuma.analysis.restart import restart_after_document, restart_summary
 from podnuma.analysis.rewrite import sidecar_names
 from podnuma.api._gates_v137 import GATES as _KNOWN_GATES
 from podnuma.api.kubeletconfig import (
@@ -218,6 +219,7 @@ class _Pod:
     workload: tuple[str, str]
     sidecars: frozenset[str]
     rewritten: bool = False
+    not_rewritten: str | None = None  # pod-level what-if: why advise does not rewrite it
 
 
 def _exclusive_of(step: StepResult) -> CPUSet:
@@ -475,7 +477,7 @@ def _rewrite(
             advice = advise_pod(dict(p.doc), machine, base, shared_pool_cpus=shared_pool_cpus)
             cache.advice[key] = advice
         if advice.status != "rewritten" or advice.rewrite is None:
-            out.append(p)
+            out.append(dataclasses.replace(p, not_rewritten=advice.reason or "not rewritten"))
             continue
         # The verdict is shared by every pod with this spec: the rewrite's
         # metadata is this pod's own.
@@ -485,6 +487,21 @@ def _rewrite(
         out.append(_Pod(doc=manifest, pod=pod, workload=p.workload, sidecars=p.sidecars,
                         rewritten=True))
     return out
+
+
+def _restart(spec: NodeSpec, config_doc: Mapping[str, Any], pods: Sequence[_Pod]) -> dict[str, Any]:
+    """``--what-if restart``: the node's pods admitted as in the run, then a
+    kubelet restart (``podnuma restart``); the scenario replays it."""
+    doc = {
+        "apiVersion": "podnuma.io/v1", "kind": "Scenario",
+        "node": {k: v for k, v in (spec.topology or {}).items()},
+        "kubeletConfig": dict(config_doc),
+        "steps": [{"addPod": dict(p.doc)} for p in pods],
+    }
+    try:
+        return restart_summary(restart_after_document(doc, name=f"node {spec.name}"))
+    except PodnumaError as e:
+        return {"error": f"restart not replayed: {e}"}
 
 
 def replay_node(
@@ -605,9 +622,15 @@ def replay_node(
             runs[w.label] = {"error": f"the kubelet would not start: {e}"}
             continue
         run["rewrittenPods"] = sum(1 for p in wpods if p.rewritten)
+        if w.pod_level:
+            run["notRewritten"] = [
+                {"pod": p.pod.ref, "reason": p.not_rewritten} for p in wpods if not p.rewritten
+            ]
         if w.gates:
             run["changedPods"] = gate_changes(base_steps, wsteps)
         run["density"] = _density(machine, mkey, wcfg, wkey, wpods, cache)
+        if w.restart:
+            run["restart"] = _restart(spec, doc, wpods)
         runs[w.label] = run
     report["whatIfs"] = runs
     return finish("ok" if not any(i.severity == "warning" for i in issues) else "warning")

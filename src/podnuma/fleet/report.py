@@ -14,6 +14,7 @@ from typing import Any
 
 from podnuma.fleet.inputs import FleetInputs
 from podnuma.fleet.model import Issue
+from podnuma.fleet.restart import restart_section
 
 __all__ = ["API_VERSION", "KIND", "fleet_report", "BASELINE"]
 
@@ -97,6 +98,13 @@ def fleet_report(
             if run and "error" not in run:
                 rows.extend({"node": n["name"], **r} for r in run["rejected"])
         rejected[label] = rows
+    # pod-level what-ifs: every pod not rewritten, with advise's reason
+    not_rewritten: dict[str, list[dict[str, Any]]] = {}
+    for label in what_ifs:
+        nr = [{"node": n["name"], **r} for n in nodes
+              for r in (n.get("whatIfs", {}).get(label) or {}).get("notRewritten", ())]
+        if nr or any("notRewritten" in (n.get("whatIfs", {}).get(label) or {}) for n in nodes):
+            not_rewritten[label] = nr
     issues: list[dict[str, Any]] = [i.as_dict() for i in inputs.issues]
     for n in nodes:
         issues.extend(n.get("issues", []))
@@ -122,6 +130,8 @@ def fleet_report(
         "summary": summary,
         "workloads": workloads,
         "rejected": rejected,
+        **restart_section(nodes, what_ifs),
+        "notRewritten": not_rewritten,
         "issues": issues,
         "nodes": list(nodes),
     }

@@ -18,7 +18,10 @@ A what-if is a comma-separated list of changes, applied to every node:
   ``topologyManagerPolicy``;
 * ``cpu-policy=none|static``, ``memory-policy=None|Static``;
 * ``cpu-option=NAME`` (``cpuManagerPolicyOptions: {NAME: "true"}``) and
-  ``topology-option=NAME`` (``topologyManagerPolicyOptions``).
+  ``topology-option=NAME`` (``topologyManagerPolicyOptions``);
+* ``restart``: then the kubelet restarts: every pod running on the node is
+  re-admitted as kubelet v1.37.2 does (``podnuma restart``), and the pods it
+  would move or reject are listed (alone: the node as it runs today).
 
 E.g. ``--what-if pod-level,scope=pod``. The changed configuration goes
 through the same loader and validation as the node's own, so a what-if the
@@ -67,6 +70,7 @@ class WhatIf:
     fields: tuple[tuple[str, str], ...] = ()  # KubeletConfiguration field -> value
     options: tuple[tuple[str, str], ...] = ()  # options map field -> option name
     shared_pool_cpus: int | None = None  # pod-level: advise --shared-pool-cpus
+    restart: bool = False  # then a kubelet restart (podnuma restart)
     gates: bool = False  # the pod-level gates on, pods unchanged
 
 
@@ -79,10 +83,14 @@ def parse_what_if(text: str) -> WhatIf:
     fields: dict[str, str] = {}
     options: list[tuple[str, str]] = []
     shared: int | None = None
+    restart = False
     gates = False
     for part in parts:
         if part == "pod-level":
             pod_level = True
+            continue
+        if part == "restart":
+            restart = True
             continue
         if part == "gates":
             gates = True
@@ -95,7 +103,7 @@ def parse_what_if(text: str) -> WhatIf:
             continue
         if not sep or not value:
             raise InputError(
-                f"--what-if: {part!r}: expected gates, pod-level or KEY=VALUE with KEY one of "
+                f"--what-if: {part!r}: expected gates, pod-level, restart or KEY=VALUE with KEY one of "
                 f"{', '.join([*_FIELDS, *_OPTIONS])}"
             )
         if key in _FIELDS:
@@ -107,14 +115,14 @@ def parse_what_if(text: str) -> WhatIf:
             options.append((_OPTIONS[key], value))
         else:
             raise InputError(
-                f"--what-if: unknown change {key!r} (expected gates, pod-level, shared-pool-cpus=, "
+                f"--what-if: unknown change {key!r} (expected gates, pod-level, restart, shared-pool-cpus=, "
                 f"{', '.join(f'{k}=' for k in [*_FIELDS, *_OPTIONS])})"
             )
     if shared is not None and not pod_level:
         raise InputError("--what-if: shared-pool-cpus=N goes with pod-level")
     return WhatIf(label=",".join(parts), pod_level=pod_level,
                   fields=tuple(sorted(fields.items())), options=tuple(options),
-                  shared_pool_cpus=shared, gates=gates)
+                  shared_pool_cpus=shared, gates=gates, restart=restart)
 
 
 def apply_config(config: Mapping[str, Any] | None, w: WhatIf) -> dict[str, Any]:

@@ -17,36 +17,69 @@ __all__ = ["advice_header", "render_diff", "render_yaml"]
 
 
 
-def _summary_lines(a: Advice) -> list[str]:
+def _candidate_lines(a: Advice) -> list[str]:
+    out: list[str] = []
+    for c in a.candidates:
+        if c.verdict == "refused":
+            out.append(f"tried: shared pool {c.pool_cpus} CPU(s), budget cpu={c.budget_cpus}: refused: {c.reason}")
+        else:
+            out.append(f"tried: shared pool {c.pool_cpus} CPU(s), budget cpu={c.budget_cpus}: admitted, chosen")
+    return out
+
+
+def _summary_lines(a: Advice, beyond: Sequence[str] = ()) -> list[str]:
     if a.status == "skipped":
-        return [f"skipped: {a.reason}"]
+        lines = [f"skipped: {a.reason}"]
+        if a.sidecar_rules:
+            lines.append("sidecars: " + ", ".join(f"{n} ({r})" for n, r in a.sidecar_rules.items()))
+        return lines
     assert a.before is not None and a.after is not None and a.rewrite is not None
     b, af = a.before, a.after
     moved = [p.name for p in a.rewrite.containers if p.role == "shared"]
     kept = [p.name for p in a.rewrite.containers if p.role == "exclusive"]
     budget = ", ".join(f"{k}={v}" for k, v in a.rewrite.budget.get("requests", {}).items())
     lines = [
-        f"rewritten: spec.resources {budget}; exclusive: {', '.join(kept) or '-'}; "
+        f"rewritten ({a.strategy}): spec.resources {budget}; exclusive: {', '.join(kept) or '-'}; "
         f"pod shared pool: {', '.join(moved) or '-'}",
     ]
+    if a.sidecar_rules:
+        lines.append("sidecars: " + ", ".join(f"{n} ({r})" for n, r in a.sidecar_rules.items()))
+    lines.extend(_candidate_lines(a))
+    pool = af.pod_shared_cpus.size()
     if b.admitted:
+        eb, ea = b.exclusive_cpus.size(), af.exclusive_cpus.size()
+        hb, ha = b.held_cpus.size(), af.held_cpus.size()
         lines.append(
-            f"exclusive CPUs {b.exclusive_cpus.size()} -> {af.exclusive_cpus.size()} "
-            f"({b.exclusive_cpus.size() - af.exclusive_cpus.size()} freed); "
-            f"sidecar-only CPUs {b.sidecar_only_cpus.size()} -> {af.sidecar_only_cpus.size()}; "
-            f"pod shared pool {af.pod_shared_cpus.size()} CPUs"
+            f"exclusive CPUs {eb} -> {ea}; sidecar-only CPUs {b.sidecar_only_cpus.size()} -> "
+            f"{af.sidecar_only_cpus.size()}; pod shared pool {pool} CPU(s)"
         )
-        lines.append(
-            f"CPUs taken from the node {b.held_cpus.size()} -> {af.held_cpus.size()}; "
-            f"density {b.density} -> {af.density} copies"
-        )
+        if ha == hb:
+            taken = f"CPUs taken from the node unchanged ({hb}): the {eb - ea} go to the pod's shared pool"
+        elif ha < hb:
+            taken = (f"CPUs taken from the node {hb} -> {ha}: {hb - ha} returned to the node, "
+                     f"the pod's shared pool holds {pool}")
+        else:
+            taken = f"CPUs taken from the node {hb} -> {ha}: {ha - hb} more"
+        lines.append(taken)
+        if af.density == b.density:
+            lines.append(f"density unchanged: {b.density} copies ({_stop(af)})")
+        else:
+            lines.append(f"density {b.density} -> {af.density} copies (before: {_stop(b)}; after: {_stop(af)})")
     else:
         lines.append(
-            f"as written: rejected ({b.reason}); rewrite: {af.exclusive_cpus.size()} exclusive CPUs, "
-            f"pod shared pool {af.pod_shared_cpus.size()} CPUs, density {af.density} copies"
+            f"as written: rejected ({b.reason}); rewrite: admitted, {af.exclusive_cpus.size()} exclusive CPUs, "
+            f"pod shared pool {pool} CPU(s), {af.held_cpus.size()} CPUs taken from the node, "
+            f"density 0 -> {af.density} copies ({_stop(af)})"
         )
+    lines.extend(f"changes: {x}" for x in beyond)
     lines.extend(f"note: {n}" for n in a.notes)
     return lines
+
+
+def _stop(m: Any) -> str:
+    if m.density_capped:
+        return "the count stopped at its cap"
+    return f"the next copy is rejected: {m.density_stop}"
 
 
 def _comment(lines: Sequence[str]) -> str:
@@ -68,17 +101,30 @@ def advice_header(node_from: str, cfg_from: str, machine: Machine, config: Kubel
     ]
 
 
-def render_yaml(advices: Sequence[Advice], header: Sequence[str]) -> str:
+def _beyond(beyond: Sequence[Sequence[str]] | None, i: int) -> Sequence[str]:
+    return beyond[i] if beyond is not None and i < len(beyond) else ()
+
+
+def _skipped(a: Advice, title: str) -> str:
+    first, *rest = _summary_lines(a)
+    return _comment([f"{title}: {first}", *rest, *_candidate_lines(a)])
+
+
+def render_yaml(
+    advices: Sequence[Advice], header: Sequence[str], beyond: Sequence[Sequence[str]] | None = None
+) -> str:
     """Comments with the savings and skip reasons, and each rewrite as a YAML
-    document: the whole output is a valid multi-document YAML stream."""
+    document: the whole output is a valid multi-document YAML stream.
+    ``beyond``: per advice, what the rewrite changes beyond CPUs."""
     parts = [_comment(header)]
-    for a in advices:
+    for i, a in enumerate(advices):
         title = f"{a.where} {a.pod or ''}".rstrip()
         if a.status == "rewritten":
             assert a.rewrite is not None
-            parts.append("---\n" + _comment([title, *_summary_lines(a)]) + dump_yaml(a.rewrite.manifest))
+            parts.append("---\n" + _comment([title, *_summary_lines(a, _beyond(beyond, i))])
+                         + dump_yaml(a.rewrite.manifest))
         else:
-            parts.append(_comment([f"{title}: {_summary_lines(a)[0]}"]))
+            parts.append(_skipped(a, title))
     return "".join(parts)
 
 
@@ -92,19 +138,24 @@ def _clean_original(doc: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def render_diff(advices: Sequence[Advice], header: Sequence[str]) -> str:
+def render_diff(
+    advices: Sequence[Advice], header: Sequence[str], beyond: Sequence[Sequence[str]] | None = None
+) -> str:
     """A unified diff per rewritten pod (original -> rewrite; server-set
-    fields left out), each preceded by its savings as comment lines."""
+    fields left out), each preceded by its savings, and what each moved
+    container keeps and loses of its own resources, as comment lines."""
     parts = [_comment([*header, "server-set fields (status, metadata.uid, ...) are left out of the diffs"])]
-    for a in advices:
+    for i, a in enumerate(advices):
         title = f"{a.where} {a.pod or ''}".rstrip()
         if a.status != "rewritten":
-            parts.append(_comment([f"{title}: {_summary_lines(a)[0]}"]))
+            parts.append(_skipped(a, title))
             continue
         assert a.rewrite is not None and a.original is not None
         old = dump_yaml(_clean_original(a.original)).splitlines(keepends=True)
         new = dump_yaml(a.rewrite.manifest).splitlines(keepends=True)
-        parts.append(_comment([title, *_summary_lines(a)]))
+        lost = [f"{p.name} loses its own {', '.join(p.lost)}" for p in a.rewrite.containers if p.lost]
+        parts.append(_comment([title, *_summary_lines(a, _beyond(beyond, i)),
+                               *(f"lost: {x}" for x in lost)]))
         parts.append("".join(difflib.unified_diff(old, new, f"a/{a.where}", f"b/{a.where}")))
     return "".join(parts)
 

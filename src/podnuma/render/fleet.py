@@ -134,6 +134,44 @@ def _rejected(report: Mapping[str, Any]) -> Table | None:
     return t
 
 
+def _restart(report: Mapping[str, Any]) -> Table | None:
+    """``--what-if ...,restart``: the pods a kubelet restart would move or
+    reject, per node."""
+    sections = report.get("restart") or {}
+    if not sections:
+        return None
+    t = Table(title="kubelet restart (v1.37.2, kubernetes#140989): pods moved or rejected",
+              box=box.SIMPLE_HEAD, title_justify="left")
+    for col in ("run", "node", "pod", "outcome", "CPUs before -> after", "reason"):
+        t.add_column(col)
+    for lab, sec in sections.items():
+        t.add_row(*(Text(c) for c in (
+            lab, f"{sec['nodes']} nodes", f"{sec['kept']} kept, {sec['moved']} moved, {sec['rejected']} rejected",
+            f"{sec['cpusTakenByNobody']} CPUs taken by nobody",
+            f"{len(sec['nodesThatWouldNotStartAgain'])} nodes would not start again", "")))
+        for p in sec["pods"]:
+            cpus = f"{p['before']} -> {p['after'] or '-'}"
+            t.add_row(*(Text(c) for c in (lab, p["node"], p["pod"], p["outcome"], cpus, p.get("reason") or "")))
+    return t
+
+
+def _not_rewritten(report: Mapping[str, Any]) -> Table | None:
+    """Pod-level what-ifs: the pods not rewritten, grouped by reason."""
+    rows: dict[tuple[str, str], int] = {}
+    for lab, items in (report.get("notRewritten") or {}).items():
+        for r in items:
+            key = (lab, str(r["reason"]))
+            rows[key] = rows.get(key, 0) + 1
+    if not rows:
+        return None
+    t = Table(title="pods not rewritten pod-level, and why", box=box.SIMPLE_HEAD, title_justify="left")
+    for col in ("run", "pods", "reason"):
+        t.add_column(col, justify="right" if col == "pods" else "left")
+    for (lab, reason), count in sorted(rows.items()):
+        t.add_row(*(Text(c) for c in (lab, str(count), reason)))
+    return t
+
+
 def _changed_pods(report: Mapping[str, Any], limit: int = 30) -> RenderableType | None:
     """The ``gates`` what-ifs: the pods that behave otherwise, and how."""
     rows = [(lab, r) for lab, items in (report.get("changedPods") or {}).items() for r in items]
@@ -177,6 +215,12 @@ def fleet_tables(report: Mapping[str, Any], *, top: int = 15) -> RenderableType:
     rej = _rejected(report)
     if rej is not None:
         parts.append(rej)
+    restart = _restart(report)
+    if restart is not None:
+        parts.append(restart)
+    nrw = _not_rewritten(report)
+    if nrw is not None:
+        parts.append(nrw)
     changed = _changed_pods(report)
     if changed is not None:
         parts.append(changed)

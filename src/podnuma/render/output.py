@@ -26,6 +26,7 @@ FORMATS: dict[str, tuple[str, ...]] = {
     "topology": ("text", "svg", "png", "json"),
     "compare": ("table", "json", "yaml"),
     "advise": ("yaml", "json"),
+    "restart": ("table", "wide", "json", "yaml"),
     "node discover": ("yaml", "json"),
     "state inspect": ("table", "json", "yaml"),
     "cgroups plan": ("table", "json", "yaml"),

@@ -19,6 +19,7 @@ advise the pod-level rewrite  :func:`podnuma.service.whatif.advise`
 what-if from a web request    :func:`podnuma.service.whatif.whatif_request`
 discover this node            :func:`podnuma.service.machine.discover`
 inspect kubelet state         :func:`podnuma.service.state.inspect`
+a kubelet restart             :func:`podnuma.service.restart.restart_after_scenario`, ``restart_state_dir``
 plan / apply cgroups          :func:`podnuma.service.cgroups.plan`, ``apply``
 fleet analyze / generate      :func:`podnuma.service.fleet.analyze`, ``generate``
 draw a fleet report           :func:`podnuma.service.fleet.report_html`

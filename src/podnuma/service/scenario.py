@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from podnuma.analysis.explain import explain_run, run_for_explain
+from podnuma.analysis.restart import explain_restart
 from podnuma.errors import InputError
 from podnuma.inputs.documents import parse_document
 from podnuma.inputs.overrides import Override, effective_config
@@ -166,6 +167,9 @@ def explain(
     if (step is not None or pod is not None) and not doc["admissions"]:
         raise no_step_matches(step, pod, src.name)
     doc.update(config_record(scenario))
+    restart = explain_restart(scenario, [a["podUID"] for a in doc["admissions"]])
+    if restart is not None:
+        doc["restart"] = restart
     return Explanation(scenario, prepared.run, doc)
 
 

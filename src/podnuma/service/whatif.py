@@ -9,18 +9,21 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from podnuma.analysis.advise import (
+    DEFAULT_STRATEGY,
+    STRATEGIES,
     TEMPLATE_PATHS,
     Advice,
     advice_document,
     advise_pod,
     node_config_document,
+    proposal_scenario,
     workload_pod,
 )
-from podnuma.analysis.compare import Comparison, compare_pod, comparison_document
+from podnuma.analysis.compare import SCOPES, Comparison, compare_pod, comparison_document
 from podnuma.api.kubeletconfig import KubeletConfig
 from podnuma.errors import InputError
 from podnuma.inputs.documents import parse_document
@@ -35,10 +38,16 @@ from podnuma.inputs.pods import (
 )
 from podnuma.inputs.text import TextInput, request_name
 from podnuma.machine.topology import Machine
+from podnuma.service.advice_replay import beyond_cpus, cgroup_changes
+from podnuma.service.advice_replay import config_document as replay_config_document
 from podnuma.service.messages import no_pod, not_modelled_notes
+from podnuma.service.restart import PodRisk, pod_restart_risks
 from podnuma.service.scenario import scenario_pod
 
-__all__ = ["Advices", "Comparisons", "Setting", "advise", "builtin_defaults", "compare", "whatif_request"]
+__all__ = [
+    "Advices", "Comparisons", "Setting", "advise", "builtin_defaults", "compare", "parse_shared_pool",
+    "whatif_request",
+]
 
 Note = Callable[[str], None]
 
@@ -82,6 +91,12 @@ class Setting:
         return doc
 
 
+def _effective(setting: Setting) -> dict[str, Any] | None:
+    """The configuration document the runs used under ``--set`` (else
+    ``None``: the input's own)."""
+    return effective_config(setting.config_doc, setting.overrides) if setting.overrides else None
+
+
 def _setting(
     node: Source | None, config: Source | None, note: Note | None,
     overrides: tuple[Override, ...] = (),
@@ -106,12 +121,15 @@ class Comparisons:
     setting: Setting
     comparisons: list[Comparison]
     skipped: list[str]
+    #: each pod in both forms and scopes, alone on the node, then a kubelet restart
+    restart: list[PodRisk] = field(default_factory=list)
 
     def document(self) -> dict[str, Any]:
         """``podnuma compare -o json``."""
         doc = self.setting.document()
         doc["node"]["numaNodes"] = list(self.setting.machine.numa_ids())
         doc["pods"] = [comparison_document(c) for c in self.comparisons]
+        doc["restart"] = [r.document() for r in self.restart]
         return doc
 
 
@@ -125,6 +143,8 @@ def compare(
     node and configuration (default: the built-in ones; ``overrides``:
     ``--set``); ``note`` receives the notes on configuration not
     modelled."""
+    node = None if node is None else _get(node)  # read once: the restart section reads it again
+    config = None if config is None else _get(config)
     setting = _setting(node, config, note, overrides)
     pod = _get(pod_source)
     sources = load_pod_sources(pod.text, name=pod.name)
@@ -155,7 +175,11 @@ def compare(
             ) from None
     if not out:
         raise no_pod(pod.name)
-    return Comparisons(setting, out, skipped)
+    restart = pod_restart_risks(
+        [(c.pod, {c.written: c.original, c.rewrite.direction: c.rewrite.manifest}) for c in out],
+        node, config, SCOPES, config_doc=_effective(setting),
+    )
+    return Comparisons(setting, out, skipped, restart)
 
 
 @dataclass(frozen=True)
@@ -167,6 +191,16 @@ class Advices:
     setting: Setting
     advices: list[Advice]
     errors: list[str]
+    #: each rewritten pod as written and pod-level, alone on the node, then a kubelet restart
+    restart: list[PodRisk] = field(default_factory=list)
+    # advise's own parts: the search settings, the replay scenario, and per
+    # advice what the rewrite changes beyond CPUs
+    strategy: str = DEFAULT_STRATEGY
+    shared_pool: str = "auto"
+    scenario: dict[str, Any] | None = None
+    replay: list[dict[str, Any]] = field(default_factory=list)
+    cgroups: list[dict[str, Any]] = field(default_factory=list)
+    beyond: list[list[str]] = field(default_factory=list)
 
     @property
     def machine(self) -> Machine:
@@ -178,21 +212,59 @@ class Advices:
 
     def document(self) -> dict[str, Any]:
         """``podnuma advise -o json``."""
+        pods = []
+        for i, a in enumerate(self.advices):
+            d = advice_document(a)
+            d["cgroups"] = self.cgroups[i] if i < len(self.cgroups) else {}
+            d["beyondCpus"] = self.beyond[i] if i < len(self.beyond) else []
+            pods.append(d)
         return {
             **self.setting.document(),
-            "pods": [advice_document(a) for a in self.advices],
+            "search": {"strategy": self.strategy, "sharedPoolCpus": self.shared_pool},
+            "pods": pods,
+            "replay": self.replay,
             "errors": self.errors,
+            "restart": [r.document() for r in self.restart],
         }
+
+
+def parse_shared_pool(value: object) -> int | None:
+    """``--shared-pool-cpus`` / ``sharedPoolCpus``: ``auto`` (None, the
+    default: searched) or a whole number of CPUs >= 1."""
+    if value is None or value == "auto":
+        return None
+    if isinstance(value, bool):
+        raise InputError("expected auto or a whole number of CPUs >= 1", path="sharedPoolCpus")
+    if isinstance(value, int):
+        n = value
+    elif isinstance(value, str) and value.strip().isdigit():
+        n = int(value.strip())
+    else:
+        raise InputError(f"expected auto or a whole number of CPUs >= 1, found {value!r}",
+                         path="sharedPoolCpus")
+    if n < 1:
+        raise InputError(f"expected auto or a whole number of CPUs >= 1, found {n}", path="sharedPoolCpus")
+    return n
 
 
 def advise(
     pods: Sequence[Source], node: Source | None = None, config: Source | None = None,
     *, shared_pool_cpus: int | None = None, note: Note | None = None,
+    strategy: str = DEFAULT_STRATEGY, sidecars: Sequence[str] = (), with_scenario: bool = False,
     overrides: tuple[Override, ...] = (),
 ) -> Advices:
     """Advise on every Pod of ``pods``; an input that cannot be read, and an
     invalid pod, are listed in ``errors`` (with file and field path) and
-    never stop the others. ``overrides``: ``--set`` on the configuration."""
+    never stop the others. ``shared_pool_cpus``: None searches (auto);
+    ``strategy``: one of :data:`podnuma.analysis.advise.STRATEGIES`;
+    ``sidecars``: container names to treat as sidecars; ``with_scenario``:
+    also build the scenario that replays every figure; ``overrides``:
+    ``--set`` on the configuration."""
+    if strategy not in STRATEGIES:
+        raise InputError(f"unknown strategy {strategy!r} (expected one of {', '.join(STRATEGIES)})",
+                         path="strategy")
+    node = None if node is None else _get(node)  # read once: the restart section reads it again
+    config = None if config is None else _get(config)
     setting = _setting(node, config, note, overrides)
     advices: list[Advice] = []
     errors: list[str] = []
@@ -208,7 +280,7 @@ def advise(
         for src in sources:
             advice = advise_pod(
                 src.data, setting.machine, setting.config, where=src.where,
-                shared_pool_cpus=shared_pool_cpus,
+                shared_pool_cpus=shared_pool_cpus, strategy=strategy, sidecars=tuple(sidecars),
             )
             if advice.error is not None:
                 # an invalid Pod is invalid input: named by file and field path
@@ -218,7 +290,38 @@ def advise(
                 )
                 continue
             advices.append(advice)
-    return Advices(setting, advices, errors)
+    restart = pod_restart_risks(
+        [
+            (a.pod or a.where, {"perContainer": a.original, "podLevel": a.rewrite.manifest})
+            for a in advices
+            if a.status == "rewritten" and a.original is not None and a.rewrite is not None
+        ],
+        node, config, (setting.config.topology_manager_scope,), config_doc=_effective(setting),
+    )
+    return _advise_extras(Advices(setting, advices, errors, restart), config, shared_pool_cpus, strategy,
+                          with_scenario)
+
+
+def _advise_extras(
+    got: Advices, config: Source | None, shared_pool_cpus: int | None, strategy: str,
+    with_scenario: bool,
+) -> Advices:
+    """The cgroup changes and words beyond CPUs of each advice, and the
+    replay scenario (``with_scenario``)."""
+    cfg_doc = replay_config_document(None if config is None else _get(config))
+    if got.setting.overrides:
+        cfg_doc = effective_config(cfg_doc, got.setting.overrides)
+    cgroups = [cgroup_changes(a, got.machine, cfg_doc) for a in got.advices]
+    beyond = [beyond_cpus(a, c) for a, c in zip(got.advices, cgroups, strict=True)]
+    scenario: dict[str, Any] | None = None
+    replay: list[dict[str, Any]] = []
+    if with_scenario:
+        scenario, index = proposal_scenario(got.advices, got.machine, cfg_doc)
+        replay = [ix.as_dict() for ix in index]
+    return dataclasses.replace(
+        got, strategy=strategy, shared_pool="auto" if shared_pool_cpus is None else str(shared_pool_cpus),
+        scenario=scenario, replay=replay, cgroups=cgroups, beyond=beyond,
+    )
 
 
 def whatif_request(req: Mapping[str, Any], advise_it: bool) -> dict[str, Any]:
@@ -254,10 +357,28 @@ def whatif_request(req: Mapping[str, Any], advise_it: bool) -> dict[str, Any]:
         # a request's one pod text that does not parse is a bad request (400),
         # not a line of the report
         load_pod_sources(pod.text, name=pod.name)
-        return advise(
-            [pod], node, config, shared_pool_cpus=req.get("sharedPoolCpus"), overrides=overrides
-        ).document()
+        return _advise_request(req, pod, node, config, overrides)
     return compare(pod, node, config, overrides=overrides).document()
+
+
+def _advise_request(
+    req: Mapping[str, Any], pod: TextInput, node: TextInput | None, config: TextInput | None,
+    overrides: tuple[Override, ...] = (),
+) -> dict[str, Any]:
+    """``/api/advise``: ``sharedPoolCpus`` (auto or N), ``strategy``,
+    ``sidecars`` (names); ``asScenario``: the replay scenario in the answer
+    (``scenario``)."""
+    raw = req.get("sidecars") or []
+    names = [n.strip() for n in (raw.split(",") if isinstance(raw, str) else raw) if isinstance(n, str) and n.strip()]
+    got = advise(
+        [pod], node, config, shared_pool_cpus=parse_shared_pool(req.get("sharedPoolCpus")),
+        strategy=str(req.get("strategy") or DEFAULT_STRATEGY), sidecars=names,
+        with_scenario=bool(req.get("asScenario")), overrides=overrides,
+    )
+    doc = got.document()
+    if req.get("asScenario"):
+        doc["scenario"] = got.scenario
+    return doc
 
 
 def builtin_defaults() -> dict[str, Any]:

@@ -31,7 +31,7 @@ import tempfile
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, MutableMapping
 from types import FrameType
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
 import uvicorn
@@ -286,7 +286,14 @@ class WhatIfRequest(BaseModel):
     scenario: str | None = Field(None, description="A scenario (text), instead of the three above.")
     scenarioName: str = "scenario.yaml"
     step: int | None = Field(None, description="The addPod step of the scenario to take the pod from.")
-    sharedPoolCpus: int | None = Field(None, ge=1, description="advise only: --shared-pool-cpus.")
+    # advise only (the CLI's --shared-pool-cpus, --strategy, --sidecar, --as-scenario)
+    sharedPoolCpus: int | Literal["auto"] | None = Field(
+        None, description="advise only: --shared-pool-cpus: auto (default) or a number of CPUs >= 1.")
+    strategy: Literal["keep-limits", "keep-cpus", "max-freed"] | None = Field(
+        None, description="advise only: --strategy (default keep-limits).")
+    sidecars: list[str] = Field(default_factory=list, max_length=64,
+                                description="advise only: --sidecar NAME, each container to treat as a sidecar.")
+    asScenario: bool = Field(False, description="advise only: include the scenario replaying every figure.")
     set: list[str] | str | None = Field(
         None, description="As the CLI's --set: PATH=VALUE strings, or one text of PATH=VALUE lines."
     )
@@ -462,6 +469,16 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
         if isinstance(got, JSONResponse):
             return got
         return await _threaded(job, service.explain, *got, step, pod, search, set or [])
+
+    @app.post("/api/restart", tags=["scenario"], openapi_extra=_SCENARIO_BODY)
+    async def restart(request: Request, name: NameParam = None) -> Any:
+        """A kubelet restart after the scenario's steps: every running pod
+        re-admitted as kubelet v1.37.2 does (``podnuma restart -o json``),
+        with the restart scenario that replays it (``scenario``)."""
+        got = await scenario_text(request, name)
+        if isinstance(got, JSONResponse):
+            return got
+        return await _threaded(job, service.restart, *got)
 
     @app.post("/api/topology", tags=["scenario"], openapi_extra=_SCENARIO_BODY,
               responses={200: {"content": {"image/svg+xml": {}, "application/json": {}}}})

@@ -40,6 +40,7 @@ EXAMPLES: tuple[Example, ...] = (
     _ex("pod-level resources (KEP-5526)", "pod-level/container-scope-2-pod-only.yaml"),
     _ex("pod-level resources (KEP-5526)", "pod-level/init-and-sidecars.yaml"),
     _ex("pod-level resources (KEP-5526)", "pod-level/lifecycle.yaml"),
+    _ex("pod-level resources (KEP-5526)", "pod-level/restart.yaml"),
     _ex("pod-level resources (KEP-5526)", "pod-level/full-pcpus-only.yaml"),
     _ex("pod-level resources (KEP-5526)", "pod-level/gates-off.yaml"),
     _ex("pod-level resources (KEP-5526)", "pod-level/gates-off-podlevelresources.yaml"),

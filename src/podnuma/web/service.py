@@ -22,12 +22,14 @@ from pathlib import Path
 from typing import Any
 
 import podnuma
+from podnuma.analysis.restart import restart_document
 from podnuma.inputs.overrides import request_overrides
 from podnuma.inputs.text import TextInput
 from podnuma.inputs.text import request_name as safe_name
 from podnuma.render.picture import render_svg
 from podnuma.service import fleet, scenario, whatif
 from podnuma.service.messages import error_message
+from podnuma.service.restart import restart_after_scenario
 
 __all__ = [
     "error_message",
@@ -37,6 +39,7 @@ __all__ = [
     "topology_svg",
     "topology_owners",
     "whatif_request",
+    "restart",
     "fleet_html",
     "fleet_analyze_html",
     "fleet_write_dump",
@@ -97,6 +100,14 @@ def topology_owners(
     return scenario.topology_owners(
         TextInput(text, name), step=step, overrides=request_overrides(list(set_values))
     )
+
+
+def restart(text: str, name: str) -> dict[str, Any]:
+    """``/api/restart``: ``podnuma restart -o json`` on a scenario, with the
+    restart scenario that replays it (``scenario``, as ``--as-scenario``
+    writes it)."""
+    report = restart_after_scenario(TextInput(text, name))
+    return {**restart_document(report), "scenario": report.scenario}
 
 
 def whatif_request(req: Mapping[str, Any], advise_it: bool) -> dict[str, Any]:

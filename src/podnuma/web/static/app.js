@@ -488,8 +488,10 @@ async function runWhatIf(kind) {
   const body = $("whatif-body");
   body.replaceChildren(el("p", {class: "busy"}, "measuring…"));
   try {
-    const doc = await api("/api/" + kind, {json: {scenario: state.text, scenarioName: state.name, step: state.step, set: state.set || []}});
-    body.replaceChildren(...(kind === "compare" ? compareView(doc) : adviseView(doc)));
+    const req = {scenario: state.text, scenarioName: state.name, step: state.step, set: state.set || []};
+    if (kind === "advise") Object.assign(req, adviseOptions());
+    const doc = await api("/api/" + kind, {json: req});
+    body.replaceChildren(...(kind === "compare" ? compareView(doc) : adviseView(doc)), ...restartRiskView(doc));
   } catch (e) {
     body.replaceChildren(el("div", {class: "error"}, "error: " + e.message));
   }
@@ -506,6 +508,33 @@ function compareView(doc) {
     out.push(el("div", {class: "table-wrap"}, el("table", {class: "whatif-table", id: "compare-table"}, el("thead", {}, head), el("tbody", {}, rows))));
     out.push(el("ul", {class: "why"}, p.derived.containers.map((c) => el("li", {}, c.name + ": " + c.role + " — " + c.why))));
     if (p.notes.length) out.push(el("ul", {class: "why hint"}, p.notes.map((n) => el("li", {}, n))));
+  }
+  return out;
+}
+
+// advise's own controls: the pod shared pool (auto or N), the strategy, sidecar names
+function adviseOptions() {
+  const pool = $("advise-pool").value.trim();
+  const sidecars = $("advise-sidecars").value.split(",").map((n) => n.trim()).filter((n) => n);
+  return {
+    sharedPoolCpus: pool === "" || pool === "auto" ? "auto" : (/^[0-9]+$/.test(pool) ? Number(pool) : pool),
+    strategy: $("advise-strategy").value,
+    sidecars: sidecars,
+  };
+}
+
+function adviseSearchView(p) {
+  const out = [];
+  if (p.sidecars && p.sidecars.length) {
+    out.push(el("ul", {class: "why", id: "advise-sidecars-found"}, p.sidecars.map((s) => el("li", {}, "sidecar " + s.name + ": " + s.rule))));
+  }
+  if (p.candidates && p.candidates.length) {
+    out.push(el("ul", {class: "why", id: "advise-candidates"}, p.candidates.map((c) => el("li", {},
+      "shared pool " + c.sharedPoolCpus + " CPU(s), budget cpu=" + c.budgetCpus + ": " +
+      (c.verdict === "chosen" ? "admitted, chosen" : "refused: " + c.reason)))));
+  }
+  if (p.beyondCpus && p.beyondCpus.length) {
+    out.push(el("ul", {class: "why", id: "advise-beyond"}, p.beyondCpus.map((x) => el("li", {}, x))));
   }
   return out;
 }
@@ -527,6 +556,7 @@ function adviseView(doc) {
       out.push(el("table", {class: "whatif-table"}, el("thead", {}, el("tr", {}, el("th", {}, ""), el("th", {}, "as written"), el("th", {}, "pod-level rewrite"))), el("tbody", {}, rows)));
     }
     if (p.containers.length) out.push(el("ul", {class: "why"}, p.containers.map((c) => el("li", {}, c.name + ": " + c.role + " — " + c.why))));
+    out.push(...adviseSearchView(p));
     if (p.rewrite) out.push(el("details", {}, el("summary", {}, "the rewritten pod (JSON)"), el("pre", {class: "manifest"}, JSON.stringify(p.rewrite, null, 2))));
     if (p.notes.length) out.push(el("ul", {class: "why hint"}, p.notes.map((n) => el("li", {}, n))));
   }
@@ -785,4 +815,70 @@ document.addEventListener("DOMContentLoaded", async () => {
   } catch (e) {
     showError($("error"), e.message);
   }
+});
+
+// ---------------------------------------------------------------- kubelet restart
+
+const RESTART_MARK = {kept: "✓ kept", moved: "↻ moved", rejected: "✗ rejected", unknown: "? unknown"};
+
+function restartView(doc) {
+  const head = el("tr", {}, ["pod", "outcome", "CPUs before", "CPUs after", "NUMA before", "NUMA after", "reason"]
+    .map((h) => el("th", {}, h)));
+  const rows = doc.pods.map((p) => el("tr", {class: "restart-" + p.outcome},
+    el("td", {}, p.pod + (p.podLevel ? " (pod-level)" : "")),
+    el("td", {}, RESTART_MARK[p.outcome] || p.outcome),
+    el("td", {}, p.before.cpus || "-"),
+    el("td", {}, p.after ? (p.after.cpus || "-") : "-"),
+    el("td", {}, p.before.numaNodes.join(",") || "-"),
+    el("td", {}, p.after ? (p.after.numaNodes.join(",") || "-") : "-"),
+    el("td", {}, p.reason ? p.reason + ": " + p.message : "")));
+  const t = doc.totals;
+  const lines = [
+    `${t.pods} pods: ${t.kept} kept, ${t.moved} moved, ${t.rejected} rejected, ${t.unknown} unknown`,
+    `CPUs ${t.cpus}: ${t.freeCpus} free, ${t.cpusHeldByRunningPods} held by running pods, ` +
+      `${t.cpusHeldByRejectedPods} held by rejected pods, ${t.cpusTakenByNobody} taken by nobody` +
+      (t.cpusTakenByNobody ? ` (${t.cpusTakenByNobodyList})` : ""),
+    doc.nextStart.starts ? "the kubelet starts again from the state left"
+      : "the next kubelet start fails: " + doc.nextStart.message,
+  ];
+  const replay = el("details", {}, el("summary", {}, "the restart as a scenario (podnuma simulate replays it)"),
+    el("pre", {class: "desc", id: "restart-scenario"}, JSON.stringify(doc.scenario, null, 2)));
+  return [
+    el("div", {class: "table-wrap"}, el("table", {class: "whatif-table", id: "restart-table"},
+      el("thead", {}, head), el("tbody", {}, rows))),
+    el("ul", {class: "why", id: "restart-totals"}, lines.map((l) => el("li", {}, l))),
+    ...(doc.notes.length ? [el("ul", {class: "why hint"}, doc.notes.map((n) => el("li", {}, n)))] : []),
+    replay,
+  ];
+}
+
+// compare / advise: each form alone on the node, then a kubelet restart
+function restartRiskView(doc) {
+  const risks = doc.restart || [];
+  if (!risks.length) return [];
+  const label = (r) => (r.form === "podLevel" ? "pod-level" : "per-container") + ", scope " + r.scope;
+  return [
+    el("h3", {}, "After a kubelet restart (v1.37.2, kubernetes#140989)"),
+    el("ul", {class: "why", id: "restart-risks"}, risks.map((r) =>
+      el("li", {class: "restart-" + r.outcome}, r.pod + " (" + label(r) + "): " + r.summary))),
+  ];
+}
+
+async function runRestart() {
+  const body = $("restart-body");
+  if (!state.text) {
+    body.replaceChildren(el("div", {class: "error"}, "run a scenario first"));
+    return;
+  }
+  body.replaceChildren(el("p", {class: "busy"}, "restarting…"));
+  try {
+    const doc = await api("/api/restart" + q({name: state.name}), {body: state.text});
+    body.replaceChildren(...restartView(doc));
+  } catch (e) {
+    body.replaceChildren(el("div", {class: "error"}, "error: " + e.message));
+  }
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  $("run-restart").addEventListener("click", runRestart);
 });

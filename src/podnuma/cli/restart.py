@@ -1,0 +1,83 @@
+"""``podnuma restart SCENARIO | --state-dir DIR``: what a kubelet restart
+does to the pods running on a node (kubelet v1.37.2, kubernetes#140989)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from podnuma.analysis.restart import RestartReport, restart_document
+from podnuma.cli.app import guard, is_quiet
+from podnuma.cli.options import FILE, echo, note, output_option, stdin_used_once
+from podnuma.errors import InputError
+from podnuma.fileio import atomic_write
+from podnuma.inputs.text import TextInput
+from podnuma.render.output import render_output
+from podnuma.render.restart import render_restart
+from podnuma.render.serialize import dump_json, dump_scenario_yaml
+from podnuma.service import restart as service
+
+__all__ = ["restart_command"]
+
+
+def _write_scenario(path: Path, r: RestartReport) -> None:
+    text = dump_json(r.scenario) if path.suffix == ".json" else dump_scenario_yaml(r.scenario)
+    try:
+        atomic_write(path, text.encode(), mode=0o644)
+    except OSError as e:
+        raise InputError(f"--as-scenario: cannot write: {e.strerror or e}", file=str(path)) from None
+
+
+@click.command("restart")
+@click.argument("scenario", type=FILE, required=False)
+@click.option("--state-dir", "state_dir", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="A kubelet state directory (cpu_manager_state, memory_manager_state) instead of a scenario.")  # fmt: skip
+@click.option("--pods", "pods", type=FILE, default=None,
+              help="With --state-dir: a 'kubectl get pods -o json' dump with the specs of the pods ('-': standard input).")  # fmt: skip
+@click.option("--node", "node_file", type=FILE, default=None,
+              help="With --state-dir: the node (a scenario 'node' mapping or a scenario). Default: --sysfs.")  # fmt: skip
+@click.option("--sysfs", "sysfs", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="With --state-dir: the machine as a sysfs root (default /sys).")  # fmt: skip
+@click.option("--kubelet-config", "config_file", type=FILE, default=None,
+              help="With --state-dir: the node's KubeletConfiguration (else inferred from the checkpoints).")  # fmt: skip
+@click.option("--as-scenario", "as_scenario", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Write the restart as a scenario (checkpoints, state.pods, one addPod per pod) that "
+              "'podnuma simulate' and the kubelet oracle replay to the same figures (.json: JSON, else YAML).")  # fmt: skip
+@output_option("restart", "table (wide: creation times, steps, why) for people; json or yaml for programs.")
+def restart_command(
+    scenario: str | None, state_dir: Path | None, pods: str | None, node_file: str | None,
+    sysfs: Path | None, config_file: str | None, as_scenario: Path | None, output: str,
+) -> None:
+    """Restart the kubelet of a node: after SCENARIO's steps (YAML or JSON;
+    '-': standard input), or from a kubelet state directory (--state-dir),
+    re-admit every running pod as kubelet v1.37.2 does (oldest first) and
+    say which keep their CPUs and NUMA nodes, which move (their old CPUs
+    stay taken) and which are rejected, with the kubelet's reason."""
+    if (scenario is None) == (state_dir is None):
+        raise click.UsageError("give a SCENARIO or --state-dir DIR (one of them)")
+    if scenario is not None and any(v is not None for v in (pods, node_file, sysfs, config_file)):
+        raise click.UsageError("--pods, --node, --sysfs and --kubelet-config go with --state-dir")
+    stdin_used_once(scenario, pods, node_file, config_file)
+
+    def go() -> tuple[str, RestartReport]:
+        if scenario is not None:
+            report = service.restart_after_scenario(TextInput.read(scenario, what="scenario"), note=note)
+        else:
+            assert state_dir is not None
+            node = TextInput.read(node_file, what="node") if node_file is not None else None
+            report = service.restart_state_dir(
+                state_dir, pods=pods, node=node, sysfs=sysfs, kubelet_config=config_file
+            )
+        text = render_output(
+            output, lambda: restart_document(report),
+            {"table": lambda: render_restart(report), "wide": lambda: render_restart(report, wide=True)},
+        )
+        if as_scenario is not None:
+            _write_scenario(as_scenario, report)
+        return text, report
+
+    text, report = guard(go)
+    guard(lambda: echo(text))
+    if as_scenario is not None and not is_quiet():
+        click.echo(f"note: the restart as a scenario: {as_scenario} (podnuma simulate replays it)", err=True)

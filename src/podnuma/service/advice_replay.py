@@ -1,0 +1,163 @@
+"""What ``podnuma advise`` needs beyond the search: the scenario that
+replays its figures (``--as-scenario``) and what the rewrite changes in the
+cgroups (each container's effective limits before and after, from the
+``cgroups plan`` code run on that scenario), devices deferred to container
+start and the memory blocks, in words."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from podnuma.analysis.advise import Advice, proposal_scenario
+from podnuma.cgroups import plan_cgroups
+from podnuma.errors import InputError
+from podnuma.inputs.documents import parse_document
+from podnuma.inputs.pods import DEFAULT_KUBELET_CONFIG_YAML
+from podnuma.inputs.scenario import load_scenario_text
+from podnuma.inputs.text import NOWHERE, TextInput
+from podnuma.machine.topology import Machine
+from podnuma.scenario.run import run_scenario
+
+__all__ = ["CGROUP_FILES", "cgroup_changes", "config_document", "beyond_cpus"]
+
+#: the cgroup v2 files compared before/after, per container
+CGROUP_FILES = ("cpuset.cpus", "cpuset.mems", "cpu.max", "cpu.weight", "memory.max")
+
+
+def config_document(src: TextInput | None) -> dict[str, Any]:
+    """The KubeletConfiguration mapping of ``--kubelet-config`` as given (a
+    configuration, or a scenario's ``kubeletConfig`` / the file its
+    ``kubeletConfigFile`` names), or the built-in one. The input was
+    validated already (``node_and_config``)."""
+    if src is None:
+        data = parse_document(DEFAULT_KUBELET_CONFIG_YAML, name="built-in kubelet configuration").data
+        return dict(data)
+    data = parse_document(src.text, name=src.name).data
+    if not isinstance(data, Mapping):
+        raise InputError("not a mapping", file=src.name)
+    if data.get("kind") == "Scenario" or ("node" in data and "steps" in data):
+        ref = data.get("kubeletConfigFile")
+        if isinstance(ref, str) and ref and src.base_dir is not None:
+            p = Path(ref)
+            return config_document(TextInput.read(p if p.is_absolute() else src.base_dir / p,
+                                                  what="kubelet configuration"))
+        raw = data.get("kubeletConfig") or {}
+        return dict(raw) if isinstance(raw, Mapping) else {}
+    return dict(data)
+
+
+def _container_files(plan: Any, pod_ref: str) -> dict[str, dict[str, str]]:
+    out: dict[str, dict[str, str]] = {}
+    for node in plan.nodes:
+        if node.kind != "container" or node.pod != pod_ref or node.container is None:
+            continue
+        values = {f.name: f.value for f in node.files if f.name in CGROUP_FILES}
+        out[node.container] = values
+    return out
+
+
+def cgroup_changes(advice: Advice, machine: Machine, config_doc: Mapping[str, Any]) -> dict[str, Any]:
+    """Per container of a rewritten advice: the cgroup v2 values (systemd
+    driver) of :data:`CGROUP_FILES` the kubelet and runc write for the pod
+    as written and for the rewrite, each on an empty node (``cgroups plan``
+    on the one-copy replay scenario). Empty for a skipped advice."""
+    if advice.status != "rewritten":
+        return {}
+    doc, index = proposal_scenario([advice], machine, config_doc, density=False)
+    if not index:
+        return {}
+    ix = index[0]
+    scenario = load_scenario_text(json.dumps(doc), name="advice replay", base_dir=NOWHERE)
+    run = run_scenario(scenario)
+    steps: Sequence[Any] = scenario.steps
+    out: dict[str, Any] = {}
+    for form, step in (("before", ix.before_step), ("after", ix.after_step)):
+        result = run.steps[step]
+        pod = steps[step].pod
+        if pod is None or not result.admitted:
+            continue
+        plan = plan_cgroups(scenario, run, step=step)
+        for name, values in _container_files(plan, pod.ref).items():
+            out.setdefault(name, {"before": None, "after": None})[form] = values
+    return out
+
+
+def beyond_cpus(advice: Advice, cgroups: Mapping[str, Any]) -> list[str]:
+    """What the rewrite changes beyond CPUs, in words: each moved
+    container's memory limit and what it keeps or loses, devices deferred
+    to container start, the memory blocks (NUMA nodes) of the pod."""
+    lines: list[str] = []
+    if advice.rewrite is None or advice.after is None:
+        return lines
+    budget = advice.rewrite.budget.get("limits", {}).get("memory")
+    for p in advice.rewrite.containers:
+        if p.role != "shared":
+            continue
+        c = cgroups.get(p.name) or {}
+        b = (c.get("before") or {}).get("memory.max")
+        a = (c.get("after") or {}).get("memory.max")
+        was = _mem(b) if c.get("before") is not None else "(no cgroup: rejected as written)"
+        limit = f"memory.max {was} -> {_mem(a)}" if a is not None else "memory.max unknown"
+        what = f"keeps {', '.join(p.kept)}" if p.kept else "keeps none of its own resources"
+        if p.lost:
+            what += f"; loses {', '.join(p.lost)}"
+            if not p.kept and budget is not None:
+                what += f" (its memory is bounded by the pod budget, {budget}, only)"
+        lines.append(f"{p.name}: {limit}; {what}")
+    devices = [
+        r for c in advice.after.containers for r in _device_requests(advice, c.name)
+    ]
+    if devices:
+        lines.append(
+            "devices (" + ", ".join(sorted(set(devices))) + "): with the pod-level resource managers the "
+            "kubelet assigns them when each container starts, not at admission, so the pod's "
+            "devices read {} after admission here"
+        )
+    if advice.before is not None and advice.before.admitted and advice.before.numa_nodes != advice.after.numa_nodes:
+        lines.append(
+            f"NUMA nodes {list(advice.before.numa_nodes)} -> {list(advice.after.numa_nodes)}"
+        )
+    alloc = advice.after.pod_allocation
+    if alloc is not None and alloc.memory:
+        blocks = ", ".join(
+            f"{b.type} {_mem(str(b.size))} on NUMA {','.join(str(n) for n in b.numa_nodes)}"
+            for b in alloc.memory
+        )
+        lines.append(f"pod memory blocks (one for the whole budget): {blocks}")
+    return lines
+
+
+def _device_requests(advice: Advice, name: str) -> list[str]:
+    pod = advice.pod_after or {}
+    spec = pod.get("spec") if isinstance(pod, Mapping) else None
+    if not isinstance(spec, Mapping):
+        return []
+    out: list[str] = []
+    for key in ("initContainers", "containers"):
+        for c in spec.get(key) or ():
+            if not isinstance(c, Mapping) or c.get("name") != name:
+                continue
+            res = c.get("resources") or {}
+            for part in ("requests", "limits"):
+                for r in (res.get(part) or {}) if isinstance(res, Mapping) else {}:
+                    if isinstance(r, str) and "/" in r:
+                        out.append(r)
+    return out
+
+
+def _mem(value: str | None) -> str:
+    if value is None:
+        return "-"
+    if value == "max":
+        return "max"
+    try:
+        n = int(value)
+    except ValueError:
+        return value
+    for unit, suffix in ((1 << 40, "Ti"), (1 << 30, "Gi"), (1 << 20, "Mi"), (1 << 10, "Ki")):
+        if n and n % unit == 0:
+            return f"{n // unit}{suffix}"
+    return str(n)

@@ -1,0 +1,298 @@
+"""``podnuma restart``: what a kubelet restart does to the pods running on a
+node -- after a scenario's steps, or from a kubelet state directory -- and
+the scenario that replays it (:mod:`podnuma.analysis.restart`)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from podnuma.analysis.restart import (
+    MOVED,
+    REJECTED,
+    UPSTREAM_ISSUE,
+    NodeState,
+    PodOutcome,
+    RestartReport,
+    RunningPod,
+    creation_time,
+    outcome_document,
+    restart,
+    state_after_run,
+)
+from podnuma.analysis.state import scenario_document
+from podnuma.errors import InputError, KubeletStartupError
+from podnuma.fieldkit import wrong_type
+from podnuma.inputs.documents import input_name, parse_document, read_text
+from podnuma.inputs.pods import DEFAULT_KUBELET_CONFIG_YAML, DEFAULT_NODE_YAML
+from podnuma.inputs.state import read_kubelet_config_mapping, read_state_dir
+from podnuma.inputs.text import TextInput
+from podnuma.scenario.run import run_scenario
+from podnuma.service.machine import discover
+from podnuma.service.scenario import load
+
+__all__ = [
+    "PodRisk",
+    "node_mapping",
+    "pod_restart_risks",
+    "restart_after_scenario",
+    "restart_state_dir",
+    "risk_lines",
+]
+
+Note = Callable[[str], None]
+
+_NODE_FILES = ("sysfs", "machineInfoFile")
+
+
+def restart_after_scenario(src: TextInput, *, note: Note | None = None) -> RestartReport:
+    """Run the scenario ``src``, then restart its kubelet: every pod still
+    running at the end is re-admitted in the kubelet's order."""
+    scenario = load(src, note=note)
+    run = run_scenario(scenario)
+    state = state_after_run(scenario, run, base_dir=src.base_dir or Path.cwd())
+    return restart(state)
+
+
+def node_mapping(src: TextInput) -> dict[str, Any]:
+    """A scenario ``node`` mapping from ``--node`` (the mapping, ``{node:
+    ...}`` or a scenario), its file paths made absolute so that the restart
+    scenario replays from anywhere."""
+    doc = parse_document(src.text, name=src.name)
+    data = doc.data
+    if not isinstance(data, Mapping):
+        raise wrong_type("", "a mapping (the node)", data).in_file(src.name)
+    node: Any = data.get("node") if "node" in data else data
+    if not isinstance(node, Mapping):
+        raise doc.enrich(wrong_type("node", "a mapping", node))
+    out = dict(node)
+    base = src.base_dir or Path.cwd()
+    for key in _NODE_FILES:
+        value = out.get(key)
+        if isinstance(value, str) and not Path(value).is_absolute():
+            out[key] = str((base / value).resolve())
+    return out
+
+
+def _dump_pods(path: str, uids: set[str]) -> tuple[dict[str, tuple[dict[str, Any], str | None]], list[str]]:
+    """UID -> (manifest, phase) of the dump's pods that own checkpoint
+    entries; notes on the others."""
+    name = input_name(path)
+    doc = parse_document(read_text(path, what="pods dump"), name=name, json_only=True)
+    data = doc.data
+    if not isinstance(data, Mapping):
+        raise wrong_type("", "a mapping (a kubectl List of pods, or one Pod)", data).in_file(name)
+    items = data.get("items") if "items" in data else [data]
+    if not isinstance(items, list):
+        raise doc.enrich(wrong_type("items", "a list", items))
+    out: dict[str, tuple[dict[str, Any], str | None]] = {}
+    for i, item in enumerate(items):
+        meta = item.get("metadata") if isinstance(item, Mapping) else None
+        uid = meta.get("uid") if isinstance(meta, Mapping) else None
+        if not isinstance(uid, str) or not uid:
+            where = f"items[{i}].metadata.uid" if "items" in data else "metadata.uid"
+            raise doc.enrich(InputError("required field is missing", path=where))
+        if uid not in uids:
+            continue
+        status = item.get("status")
+        phase = status.get("phase") if isinstance(status, Mapping) else None
+        try:
+            creation_time(RunningPod(uid, uid, item))
+        except InputError as e:
+            raise doc.enrich(e.at(f"items[{i}]" if "items" in data else "")) from None
+        out[uid] = (dict(item), phase if isinstance(phase, str) else None)
+    return out, []
+
+
+def restart_state_dir(
+    directory: Path, *, pods: str | None = None, node: TextInput | None = None,
+    sysfs: Path | None = None, kubelet_config: str | None = None,
+) -> RestartReport:
+    """Restart the kubelet whose state directory is ``directory``: its
+    checkpoints, the specs of the pods owning entries from ``pods`` (a
+    ``kubectl get pods -o json`` dump; a pod missing there is kept on the
+    node as its entries but cannot be re-admitted), on the machine of
+    ``node`` (a scenario node mapping) or ``sysfs`` (default ``/sys``), with
+    the configuration of ``kubelet_config`` (else inferred from the
+    checkpoints, with notes)."""
+    files = read_state_dir(directory)
+    config = read_kubelet_config_mapping(kubelet_config) if kubelet_config is not None else None
+    if node is not None:
+        node_doc: dict[str, Any] = node_mapping(node)
+    else:
+        got = discover(sysfs if sysfs is not None else Path("/sys"))["node"]
+        assert isinstance(got, dict)
+        node_doc = got
+    doc, notes = scenario_document(files, node=node_doc, kubelet_config=config)
+    uids: set[str] = set()
+    if files.cpu is not None:
+        uids |= set(files.cpu.entries) | set(files.cpu.pod_entries)
+    if files.memory is not None:
+        uids |= set(files.memory.entries) | set(files.memory.pod_entries)
+    specs: dict[str, tuple[dict[str, Any], str | None]] = {}
+    if pods is not None:
+        specs, more = _dump_pods(pods, uids)
+        notes += more
+    running: list[RunningPod] = []
+    for uid, (manifest, phase) in specs.items():
+        meta = manifest.get("metadata") or {}
+        ref = f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
+        running.append(RunningPod(uid, ref, manifest, phase))
+    missing = sorted(uids - set(specs))
+    running += [RunningPod(uid, uid, None) for uid in missing]
+    if missing:
+        notes.append(
+            f"{len(missing)} pod(s) own checkpoint entries but have no spec"
+            + (" in the pods dump" if pods is not None else " (give --pods)")
+            + ": they keep their entries in the replay and are not re-admitted"
+        )
+    state, node_out, config_out = doc["state"], doc["node"], doc["kubeletConfig"]
+    assert isinstance(state, dict) and isinstance(node_out, dict) and isinstance(config_out, dict)
+    return restart(NodeState(
+        node=node_out, kubelet_config=config_out,
+        cpu_checkpoint=state.get("cpuManager"), memory_checkpoint=state.get("memoryManager"),
+        pods=tuple(running), source=str(directory), base_dir=Path.cwd(), notes=tuple(notes),
+    ))
+
+
+# --------------------------------------------------------------------------
+# one pod's restart risk (compare, advise, explain)
+
+FORMS = {"perContainer": "per-container", "podLevel": "pod-level"}
+
+
+@dataclass(frozen=True)
+class PodRisk:
+    """The pod alone on the node in one form and topology scope, then a
+    kubelet restart: its outcome (``report``), or why there is none
+    (``error``: the configuration does not start, the pod is not admitted in
+    the first place)."""
+
+    pod: str
+    form: str  # perContainer | podLevel
+    scope: str
+    report: RestartReport | None
+    error: str | None = None
+
+    @property
+    def outcome(self) -> PodOutcome | None:
+        if self.report is None or not self.report.pods:
+            return None
+        return self.report.pods[0]
+
+    def summary(self) -> str:
+        o = self.outcome
+        if o is None:
+            return self.error or "not admitted in the first place"
+        if o.outcome == MOVED:
+            assert o.after is not None
+            text = f"moved {o.before.cpus} -> {o.after.cpus}, CPUs {o.left_behind} taken by nobody"
+        elif o.outcome == REJECTED:
+            text = f"rejected: {o.reason}: {o.message}"
+            if o.left_behind:
+                text += f"; CPUs {o.left_behind} taken by nobody"
+        else:
+            text = f"kept ({o.before.cpus or 'shared pool'})"
+        assert self.report is not None
+        if self.report.next_start is not None:
+            text += "; the next kubelet start fails"
+        return text
+
+    def document(self) -> dict[str, Any]:
+        o = self.outcome
+        return {
+            "pod": self.pod,
+            "form": self.form,
+            "scope": self.scope,
+            "outcome": o.outcome if o is not None else "notAdmitted",
+            "summary": self.summary(),
+            "detail": outcome_document(o) if o is not None else None,
+            "nextStart": None if self.report is None else {
+                "starts": self.report.next_start is None, "message": self.report.next_start,
+            },
+            "scenario": self.report.scenario if self.report is not None else None,
+        }
+
+
+def _config_mapping(src: TextInput | None) -> dict[str, Any]:
+    if src is None:
+        data = parse_document(DEFAULT_KUBELET_CONFIG_YAML, name="built-in kubelet configuration").data
+        assert isinstance(data, dict)
+        return dict(data)
+    doc = parse_document(src.text, name=src.name)
+    data = doc.data
+    if not isinstance(data, Mapping):
+        raise wrong_type("", "a mapping (the kubelet configuration)", data).in_file(src.name)
+    if data.get("kind") == "Scenario" or ("node" in data and "steps" in data):
+        ref = data.get("kubeletConfigFile")
+        if isinstance(ref, str) and src.base_dir is not None:
+            return read_kubelet_config_mapping((src.base_dir / ref).resolve())
+        raw = data.get("kubeletConfig") or {}
+        return dict(raw) if isinstance(raw, Mapping) else {}
+    return dict(data)
+
+
+def _node_mapping(src: TextInput | None) -> dict[str, Any]:
+    if src is None:
+        data = parse_document(DEFAULT_NODE_YAML, name="built-in node").data
+        assert isinstance(data, dict)
+        return dict(data)
+    return node_mapping(src)
+
+
+def pod_restart_risks(
+    pods: Sequence[tuple[str, Mapping[str, Mapping[str, Any]]]],
+    node: TextInput | None,
+    config: TextInput | None,
+    scopes: Sequence[str],
+    *,
+    config_doc: Mapping[str, Any] | None = None,
+) -> list[PodRisk]:
+    """For each ``(pod name, {form: manifest})`` and scope: the pod admitted
+    alone on the node (the configuration with that scope; the pod-level
+    form with PodLevelResources and PodLevelResourceManagers on), then a
+    kubelet restart. Each result carries the scenario that replays it.
+    ``config_doc``: the configuration document to use instead of
+    ``config``'s (the effective one under ``--set``)."""
+    node_doc = _node_mapping(node)
+    base = (node.base_dir if node is not None else None) or Path.cwd()
+    config_doc = dict(config_doc) if config_doc is not None else _config_mapping(config)
+    out: list[PodRisk] = []
+    for name, forms in pods:
+        for form, manifest in forms.items():
+            for scope in scopes:
+                cfg = copy.deepcopy(config_doc)
+                cfg["topologyManagerScope"] = scope
+                if form == "podLevel":
+                    gates = dict(cfg.get("featureGates") or {})
+                    gates.update({"PodLevelResources": True, "PodLevelResourceManagers": True})
+                    cfg["featureGates"] = gates
+                doc = {"apiVersion": "podnuma.io/v1", "kind": "Scenario", "node": node_doc,
+                       "kubeletConfig": cfg, "steps": [{"addPod": dict(manifest)}]}
+                label = f"{name} ({FORMS.get(form, form)}, scope {scope})"
+                try:
+                    report = restart_after_scenario(TextInput(json.dumps(doc), label, base))
+                except KubeletStartupError as e:
+                    out.append(PodRisk(name, form, scope, None, f"the kubelet would not start: {e}"))
+                    continue
+                except InputError as e:
+                    out.append(PodRisk(name, form, scope, None, f"not a valid pod: {e}"))
+                    continue
+                error = None if report.pods else "not admitted in the first place"
+                out.append(PodRisk(name, form, scope, report, error))
+    return out
+
+
+def risk_lines(risks: Sequence[PodRisk]) -> list[str]:
+    """The restart section of a report, for people."""
+    if not risks:
+        return []
+    lines = [f"kubelet restart (v1.37.2, {UPSTREAM_ISSUE}): the pod alone on the node, then re-admitted"]
+    for r in risks:
+        lines.append(f"  {FORMS.get(r.form, r.form)} / scope {r.scope}: {r.summary()}")
+    return lines
+
