@@ -264,3 +264,104 @@ def test_as_scenario_with_sysfs_embeds_the_node(tmp_path: Path) -> None:
     res = CliRunner().invoke(cli, ["simulate", str(replay), "-o", "json"])
     assert res.exit_code == 0, res.output
     assert json.loads(res.output)["checkpoints"]["cpuManager"]["entries"] == {"u1": {"app": "2-3"}}
+
+
+# the device manager's checkpoint as kubelet v1.37.2 writes it (its own
+# checkpoint package made these bytes)
+DEVICE_CHECKPOINT = (
+    b'{"Data":{"PodDeviceEntries":[{"PodUID":"u1","ContainerName":"app","ResourceName":"example.com/gpu",'
+    b'"DeviceIDs":{"0":["gpu0","gpu1"],"1":["gpu2"]},"AllocResp":"CgYKAUESAWIaFAoGL2Rldi94EgYvZGV2L3kaAnJ3"},'
+    b'{"PodUID":"u1","ContainerName":"side","ResourceName":"example.com/nic","DeviceIDs":{"-1":["nic0"]},'
+    b'"AllocResp":""}],"RegisteredDevices":{"example.com/gpu":["gpu0","gpu1","gpu2","gpu3"],'
+    b'"example.com/nic":["nic0"]}},"Checksum":1052997933}'
+)
+
+
+def _with_devices(directory: Path, blob: bytes) -> Path:
+    (directory / "device-plugins").mkdir(parents=True, exist_ok=True)
+    (directory / "device-plugins" / "kubelet_internal_checkpoint").write_bytes(blob)
+    return directory
+
+
+def test_devices_from_the_device_checkpoint(tmp_path: Path) -> None:
+    cpu = encode_cpu_checkpoint(CPUCheckpointData("static", CPUSet.parse("0,3-7"), {"u1": {"app": CPUSet.parse("1-2")}}))
+    d = _with_devices(_write(tmp_path / "s", cpu), DEVICE_CHECKPOINT)
+    code, out = _inspect(str(d), "-o", "json")
+    assert code == 0, out
+    doc = json.loads(out)
+    assert doc["deviceManager"] == {
+        "file": "device-plugins/kubelet_internal_checkpoint",
+        "readable": True,
+        "registeredDevices": {"example.com/gpu": ["gpu0", "gpu1", "gpu2", "gpu3"], "example.com/nic": ["nic0"]},
+    }
+    (pod,) = doc["pods"]
+    assert [(c["name"], c["cpus"], c["devices"]) for c in pod["containers"]] == [
+        ("app", "1-2", {"example.com/gpu": ["gpu0", "gpu1", "gpu2"]}),
+        ("side", None, {"example.com/nic": ["nic0"]}),
+    ]
+    assert doc["inconsistencies"] == []
+    code, text = _inspect(str(d))
+    assert code == 0
+    assert "kubelet_internal_checkpoint  registered example.com/gpu (4), example.com/nic (1)" in text
+    assert "example.com/gpu gpu0,gpu1,gpu2" in text and "example.com/nic nic0" in text
+
+
+def test_device_checkpoint_alone(tmp_path: Path) -> None:
+    d = _with_devices(tmp_path / "s", DEVICE_CHECKPOINT)
+    report = inspect_state(read_state_dir(d))
+    assert [p.uid for p in report.pods] == ["u1"]
+    assert report.pods[0].containers[0].devices == {"example.com/gpu": ("gpu0", "gpu1", "gpu2")}
+
+
+def test_unreadable_device_checkpoint_is_reported_not_refused(tmp_path: Path) -> None:
+    d = _with_devices(_write(tmp_path / "s"), DEVICE_CHECKPOINT.replace(b"1052997933", b"1052997934"))
+    report = inspect_state(read_state_dir(d))
+    assert report.pods == ()
+    assert [(i.kind, i.message) for i in report.issues] == [
+        ("device-checkpoint-unreadable",
+         "the kubelet cannot read the device checkpoint (checkpoint is corrupted): it starts with no device allocated"),
+    ]  # fmt: skip
+
+
+def test_device_overlap_and_skipped_entry(tmp_path: Path) -> None:
+    from podnuma.cm.devicemanager.checkpoint import DeviceEntry, encode_device_checkpoint
+
+    blob = encode_device_checkpoint(
+        [
+            DeviceEntry("a", "x", "example.com/gpu", {0: ("gpu0",)}),
+            DeviceEntry("b", "y", "example.com/gpu", {0: ("gpu0",)}),
+            DeviceEntry("c", "z", "example.com/gpu", {1: ("gpu1",)}, b"\x0f"),
+        ],
+        {"example.com/gpu": ["gpu0", "gpu1"]},
+    )
+    report = inspect_state(read_state_dir(_with_devices(tmp_path / "s", blob)))
+    assert [(i.kind, i.pod_uid) for i in report.issues] == [("device-entry-skipped", "c"), ("device-overlap", "b")]
+    assert [p.uid for p in report.pods] == ["a", "b"]
+
+
+def test_as_scenario_carries_the_device_state(tmp_path: Path) -> None:
+    node = {"synthetic": {"sockets": 2, "numaNodesPerSocket": 1, "coresPerNumaNode": 2, "threadsPerCore": 1,
+                          "memoryPerNumaNode": "4Gi"},
+            "devices": {"example.com/gpu": [{"id": f"gpu{i}", "numaNodes": [i // 2]} for i in range(4)]}}
+    cpu = encode_cpu_checkpoint(CPUCheckpointData("static", CPUSet.parse("0,2-3"), {"u1": {"app": CPUSet.parse("1")}}))
+    d = _with_devices(_write(tmp_path / "s", cpu), DEVICE_CHECKPOINT)
+    (tmp_path / "node.yaml").write_text(yaml.safe_dump(node))
+    config = tmp_path / "kubelet.yaml"
+    config.write_text(yaml.safe_dump({"cpuManagerPolicy": "static", "reservedSystemCPUs": "0"}))
+    got = CliRunner().invoke(
+        cli, ["state", "inspect", str(d), "--as-scenario", "--kubelet-config", str(config),
+              "--node", str(tmp_path / "node.yaml")])  # fmt: skip
+    assert got.exit_code == 0, got.output
+    doc = yaml.safe_load(got.stdout)
+    assert doc["state"]["deviceManager"] == json.loads(DEVICE_CHECKPOINT)
+    # the replay restores the devices: a new pod asking for a GPU gets the only one left
+    doc["steps"] = [{"addPod": {
+        "metadata": {"name": "b", "namespace": "d", "uid": "ub"},
+        "spec": {"containers": [{"name": "app", "resources": {"limits": {"example.com/gpu": "1"}}}]},
+    }}]  # fmt: skip
+    replay = tmp_path / "replay.yaml"
+    replay.write_text(yaml.safe_dump(doc))
+    res = CliRunner().invoke(cli, ["simulate", str(replay), "-o", "json"])
+    assert res.exit_code == 0, res.output
+    (step,) = json.loads(res.stdout)["steps"]
+    assert step["admitted"] and step["containers"][0]["devices"] == {"example.com/gpu": ["gpu3"]}

@@ -149,6 +149,9 @@ def _err(doc: object, name: str = "x.yaml") -> InputError:
         (lambda d: d.update(state={"cpuManagerFile": "a", "cpuManager": {}}), "state.cpuManagerFile", "not both"),
         (lambda d: d.update(state={"cpuManagerFile": "missing.json"}), "state.cpuManagerFile", "not found"),
         (lambda d: d.update(state={"cpuManagerFile": 3}), "state.cpuManagerFile", "string"),
+        (lambda d: d.update(state={"deviceManagerFile": "a", "deviceManager": {}}), "state.deviceManagerFile", "not both"),
+        (lambda d: d.update(state={"deviceManagerFile": "missing.json"}), "state.deviceManagerFile", "not found"),
+        (lambda d: d.update(state={"deviceManager": [1]}), "state.deviceManager", "mapping"),
         (lambda d: d["steps"].append("removePod"), "steps[2]", "mapping"),
         (lambda d: d["steps"].append({}), "steps[2]", "exactly one"),
         (lambda d: d["steps"].append({"removePod": "a", "addPod": {}}), "steps[2]", "exactly one"),
@@ -220,3 +223,49 @@ def test_pod_names_are_validated() -> None:
     doc["steps"].append({"addPod": pod("Bad_Name")})
     err = _err(doc)
     assert err.path.startswith("steps[2].addPod.metadata.name")
+
+
+# the device manager's checkpoint as kubelet v1.37.2 writes it (its own
+# checkpoint package made these bytes)
+_DEVICE_CHECKPOINT = (
+    b'{"Data":{"PodDeviceEntries":[{"PodUID":"u1","ContainerName":"app","ResourceName":"example.com/gpu",'
+    b'"DeviceIDs":{"0":["gpu0","gpu1"],"1":["gpu2"]},"AllocResp":"CgYKAUESAWIaFAoGL2Rldi94EgYvZGV2L3kaAnJ3"},'
+    b'{"PodUID":"u1","ContainerName":"side","ResourceName":"example.com/nic","DeviceIDs":{"-1":["nic0"]},'
+    b'"AllocResp":""}],"RegisteredDevices":{"example.com/gpu":["gpu0","gpu1","gpu2","gpu3"],'
+    b'"example.com/nic":["nic0"]}},"Checksum":1052997933}'
+)
+
+
+@pytest.mark.parametrize("inline", [False, True], ids=["file", "inline"])
+def test_device_manager_state(tmp_path: Path, inline: bool) -> None:
+    doc = base()
+    if inline:
+        doc["state"] = {"deviceManager": json.loads(_DEVICE_CHECKPOINT)}
+    else:
+        (tmp_path / "dev.json").write_bytes(_DEVICE_CHECKPOINT)
+        doc["state"] = {"deviceManagerFile": "dev.json"}
+    sc = load_scenario_text(dump(doc), name="x.yaml", base_dir=tmp_path)
+    assert sc.device_checkpoint is not None and sc.device_checkpoint.error is None
+    assert sc.device_checkpoint.pods()["u1"]["app"] == {"example.com/gpu": ("gpu0", "gpu1", "gpu2")}
+    assert sc.device_state_path == ("state.deviceManager" if inline else f"state.deviceManagerFile ({tmp_path / 'dev.json'})")
+    assert sc.files == (() if inline else (str(tmp_path / "dev.json"),))
+
+
+@pytest.mark.parametrize("raw", [b"not json", _DEVICE_CHECKPOINT.replace(b"1052997933", b"1")])
+def test_unreadable_device_state_is_not_invalid_input(tmp_path: Path, raw: bytes) -> None:
+    # the kubelet logs it and starts with no device state
+    (tmp_path / "dev.json").write_bytes(raw)
+    doc = base()
+    doc["state"] = {"deviceManagerFile": "dev.json"}
+    sc = load_scenario_text(dump(doc), name="x.yaml", base_dir=tmp_path)
+    assert sc.device_checkpoint is not None and sc.device_checkpoint.error is not None
+    assert sc.device_checkpoint.pods() == {}
+
+
+def test_servers_refuse_a_device_checkpoint_file() -> None:
+    from podnuma.inputs.text import NO_FILES, refuse_files
+
+    doc = parse_document(dump({**base(), "state": {"deviceManagerFile": "/etc/passwd"}}), name="req.yaml")
+    with pytest.raises(InputError) as e:
+        refuse_files(doc)
+    assert e.value.path == "state.deviceManagerFile" and NO_FILES in e.value.message

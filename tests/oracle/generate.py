@@ -24,6 +24,7 @@ scenarios are valid input.
 from __future__ import annotations
 
 import copy
+import json
 import random
 from collections.abc import Mapping
 from pathlib import Path
@@ -603,9 +604,36 @@ def _state_from_previous_life(doc: Doc, rng: random.Random, info: Mapping[str, A
         state["memoryManager"] = ck["memoryManager"]
     if not state:
         return []
+    if devices:
+        state["deviceManager"] = _device_checkpoint(out.doc["steps"], devices)
     doc["state"] = state
     running = [s["addPod"] for s, r in zip(prev["steps"], out.doc["steps"], strict=True) if r.get("admitted")]
     return running
+
+
+def _device_checkpoint(steps: list[Doc], devices: Mapping[str, list[Doc]]) -> Doc:
+    """The device manager's checkpoint after an earlier life: the devices of
+    the admitted pods' containers, each under its NUMA nodes as the kubelet
+    files them (-1: none), the node's devices registered; the allocation
+    responses are the empty ones the oracle's plugin gives."""
+    from podnuma.cm.devicemanager.checkpoint import DeviceEntry, encode_device_checkpoint
+
+    numa = {res: {str(d["id"]): list(d.get("numaNodes") or [-1]) for d in items} for res, items in devices.items()}
+    entries = []
+    for st in steps:
+        if not st.get("admitted"):
+            continue
+        for c in st.get("containers") or []:
+            for res, ids in sorted((c.get("devices") or {}).items()):
+                per_numa: dict[int, list[str]] = {}
+                for dev_id in ids:
+                    for node in numa.get(res, {}).get(dev_id, [-1]):
+                        per_numa.setdefault(node, []).append(dev_id)
+                entries.append(DeviceEntry(st["podUID"], c["name"], res, {n: tuple(v) for n, v in per_numa.items()}))
+    registered = {res: [str(d["id"]) for d in items] for res, items in devices.items()}
+    obj = json.loads(encode_device_checkpoint(entries, registered))
+    assert isinstance(obj, dict)
+    return obj
 
 
 def scenario(seed: int, index: int, workdir: Path, oracle: str | None = None) -> Doc:

@@ -179,6 +179,10 @@ func newNode(ctx context.Context, s *scenario.Scenario, stateDir string) (*Node,
 		}
 	}
 
+	if err := writeDeviceState(stateDir, s.DeviceState); err != nil {
+		return nil, err
+	}
+
 	// NewContainerManager: capacity from the machine, then the managers in
 	// the kubelet's order (topology, devices, CPUs, memory), each added as
 	// a hint provider.
@@ -188,7 +192,7 @@ func newNode(ctx context.Context, s *scenario.Scenario, stateDir string) (*Node,
 	if err != nil {
 		return nil, startupErr(err)
 	}
-	n.devices, err = newDeviceManager(logger, filepath.Join(stateDir, "device-plugins", "kubelet.sock"), s.Machine.Topology, n.topology)
+	n.devices, err = newDeviceManager(logger, filepath.Join(stateDir, devicePluginsDir, "kubelet.sock"), s.Machine.Topology, n.topology)
 	if err != nil {
 		return nil, err
 	}

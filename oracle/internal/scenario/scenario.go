@@ -85,6 +85,9 @@ type Scenario struct {
 	// CPUState and MemoryState are the bytes of the starting checkpoint
 	// files (nil when the scenario gives none).
 	CPUState, MemoryState []byte
+	// DeviceState is the starting device manager checkpoint
+	// (kubelet_internal_checkpoint), nil when the scenario gives none.
+	DeviceState []byte
 	// RunningPods are the pods running on the node when it starts
 	// (state.pods): their full specs, as the kubelet knows them from the
 	// API server after a restart.
@@ -181,7 +184,7 @@ func Parse(raw []byte, name, dir string) (*Scenario, error) {
 		if !ok {
 			return nil, inputErr("state", "must be a mapping")
 		}
-		if err := checkKeys(state, []string{"cpuManager", "cpuManagerFile", "memoryManager", "memoryManagerFile", "pods"}, "state"); err != nil {
+		if err := checkKeys(state, []string{"cpuManager", "cpuManagerFile", "memoryManager", "memoryManagerFile", "deviceManager", "deviceManagerFile", "pods"}, "state"); err != nil {
 			return nil, err
 		}
 		if raw, ok := state["pods"]; ok && raw != nil {
@@ -201,6 +204,9 @@ func Parse(raw []byte, name, dir string) (*Scenario, error) {
 			return nil, err
 		}
 		if s.MemoryState, err = loadCheckpoint(state, "memoryManager", dir); err != nil {
+			return nil, err
+		}
+		if s.DeviceState, err = loadCheckpoint(state, "deviceManager", dir); err != nil {
 			return nil, err
 		}
 	}

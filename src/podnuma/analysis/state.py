@@ -18,7 +18,16 @@ inconsistencies the kubelet's own bookkeeping rules out:
 - ``memory-reserved``: per memory type, the nodes' ``reserved`` not equal to
   the blocks held (a pod's pod-level blocks, else its containers' blocks);
 - ``memory-unknown-node``: a block on a NUMA node the machine state lacks;
+- ``device-overlap``: a device held by two different pods (device
+  checkpoint);
+- ``device-checkpoint-unreadable``: a device checkpoint the kubelet cannot
+  read (it then starts with no device state: every device looks free);
+- ``device-entry-skipped``: an entry the kubelet skips (its allocation
+  response does not decode);
 - ``pod-not-in-dump``: an entry of a pod the dump does not list.
+
+The devices of each container come from the device manager's
+``device-plugins/kubelet_internal_checkpoint`` when it is there.
 """
 
 from __future__ import annotations
@@ -43,6 +52,7 @@ class ContainerState:
     cpus: CPUSet | None
     memory: tuple[Block, ...]
     numa_nodes: tuple[int, ...]
+    devices: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # resource -> ids
 
 
 @dataclass(frozen=True)
@@ -194,6 +204,46 @@ def _memory_issues(files: StateFiles, issues: list[Issue]) -> None:
             )
 
 
+def _device_issues(files: StateFiles, issues: list[Issue]) -> None:
+    dev = files.devices
+    if dev is None:
+        return
+    if dev.error is not None:
+        issues.append(
+            Issue(
+                "device-checkpoint-unreadable",
+                f"the kubelet cannot read the device checkpoint ({dev.error}): it starts with no "
+                "device allocated",
+            )
+        )
+        return
+    for e in dev.skipped:
+        issues.append(
+            Issue(
+                "device-entry-skipped",
+                f"the kubelet skips the {e.resource} entry of container {e.container!r} of pod "
+                f"{e.pod_uid}: its allocation response does not decode",
+                e.pod_uid,
+            )
+        )
+    owner: dict[tuple[str, str], str] = {}
+    reported: set[tuple[str, str, str]] = set()
+    for uid, containers in sorted(dev.pods().items()):
+        for resources in containers.values():
+            for resource, ids in sorted(resources.items()):
+                for dev_id in ids:
+                    first = owner.setdefault((resource, dev_id), uid)
+                    if first != uid and (first, uid, resource) not in reported:
+                        reported.add((first, uid, resource))
+                        issues.append(
+                            Issue(
+                                "device-overlap",
+                                f"{resource} device {dev_id} is held by pod {first} and by pod {uid}",
+                                uid,
+                            )
+                        )
+
+
 def inspect_state(
     files: StateFiles,
     *,
@@ -206,19 +256,23 @@ def inspect_state(
         uids |= set(cpu.entries) | set(cpu.pod_entries)
     if mem is not None:
         uids |= set(mem.entries) | set(mem.pod_entries)
+    dev_pods = files.devices.pods() if files.devices is not None else {}
+    uids |= set(dev_pods)
     pods: list[PodState] = []
     for uid in sorted(uids, key=lambda u: (str(pods_dump.get(u, "")) if pods_dump else "", u)):
         names: list[str] = []
         cpu_c = cpu.entries.get(uid, {}) if cpu is not None else {}
         mem_c = mem.entries.get(uid, {}) if mem is not None else {}
-        for name in (*cpu_c, *mem_c):
+        dev_c = dev_pods.get(uid, {})
+        for name in (*cpu_c, *mem_c, *dev_c):
             if name not in names:
                 names.append(name)
         containers = []
         for name in names:
             blocks = tuple(mem_c.get(name, ()))
             cpus = cpu_c.get(name)
-            containers.append(ContainerState(name, cpus, blocks, _numa(blocks, cpus, machine)))
+            devices = dict(sorted(dev_c.get(name, {}).items()))
+            containers.append(ContainerState(name, cpus, blocks, _numa(blocks, cpus, machine), devices))
         pods.append(
             PodState(
                 uid=uid,
@@ -231,6 +285,7 @@ def inspect_state(
     issues: list[Issue] = []
     _cpu_issues(files, issues)
     _memory_issues(files, issues)
+    _device_issues(files, issues)
     if pods_dump is not None:
         for uid in sorted(uids):
             if uid not in pods_dump:
@@ -289,6 +344,12 @@ def state_document(report: StateReport) -> dict[str, object]:
                 for nid, node in sorted(files.memory.machine_state.items())
             },
         }
+    if files.devices is not None:
+        doc["deviceManager"] = {
+            "file": "device-plugins/kubelet_internal_checkpoint",
+            "readable": files.devices.error is None,
+            "registeredDevices": {r: list(ids) for r, ids in sorted(files.devices.registered.items())},
+        }
     pods = []
     for p in report.pods:
         entry: dict[str, object] = {"uid": p.uid}
@@ -306,6 +367,7 @@ def state_document(report: StateReport) -> dict[str, object]:
                 "cpus": None if c.cpus is None else str(c.cpus),
                 "numaNodes": list(c.numa_nodes),
                 "memory": _blocks_doc(c.memory),
+                **({"devices": {r: list(ids) for r, ids in c.devices.items()}} if files.devices else {}),
             }
             for c in p.containers
         ]
@@ -379,6 +441,11 @@ def scenario_document(
     mem_obj = files.raw_object("memory")
     if mem_obj is not None:
         state["memoryManager"] = mem_obj
+    dev_obj = files.raw_object("devices")
+    if dev_obj is not None:
+        state["deviceManager"] = dev_obj
+    elif files.devices_raw is not None:
+        notes.append("the device checkpoint is not a JSON object: the kubelet ignores it, and so does the scenario")
     doc: dict[str, object] = {
         "apiVersion": "podnuma.io/v1",
         "kind": "Scenario",

@@ -55,6 +55,7 @@ from podnuma.cm.cpumanager.checkpoint import (
 )
 from podnuma.cm.cpumanager.cpu_manager import CPUManager, new_cpu_manager
 from podnuma.cm.cpumanager.state import CPUManagerState
+from podnuma.cm.devicemanager.checkpoint import DeviceCheckpointData
 from podnuma.cm.devicemanager.manager import DeviceManager
 from podnuma.cm.memorymanager.checkpoint import (
     MemoryCheckpointData,
@@ -196,6 +197,7 @@ class Node:
         memory_restore_failure: str | None = None,
         running_pods: Sequence[Pod] = (),
         step_pod_resources: bool = True,
+        device_checkpoint: DeviceCheckpointData | None = None,
     ) -> None:
         """``step_pod_resources``: whether each step's result carries the
         PodResources ``List`` after it (callers that never read it, such as
@@ -206,7 +208,9 @@ class Node:
         ``running_pods``: the specs of pods running at the start (after a
         restart the kubelet knows them from the API server); a pod owning
         checkpoint entries without a spec here stands in as a pod requesting
-        what its entries hold."""
+        what its entries hold. ``device_checkpoint``: the device manager's
+        starting checkpoint as read (restored when the device manager
+        starts; one the kubelet could not read restores nothing)."""
         validate_kubelet_config(config, online_cpus=machine.topology.cpus())
         self._step_pod_resources = step_pod_resources
         self._admitting: Pod | None = None  # the pod whose admission is under way
@@ -301,6 +305,9 @@ class Node:
             raise KubeletStartupError(f"start memory manager error: {exc}") from None
         # ... and then the node allocatable configuration is validated.
         check_node_allocatable(self.capacity, self.reservation)
+        # The device manager starts last and never fails over its checkpoint.
+        if device_checkpoint is not None:
+            self.devices.restore(device_checkpoint.pods(), device_checkpoint.registered)
 
         self._running: dict[str, _RunningPod] = {}
         # Kept with _running (see _run/_stop): the running pods' summed

@@ -4,6 +4,8 @@ the bytes and the error texts come out the same."""
 
 from __future__ import annotations
 
+import base64
+import binascii
 import copy
 import json
 import re
@@ -393,6 +395,8 @@ class _Decoder:
         if isinstance(jv, str):
             if isinstance(typ, GoBasic) and typ.kind == "string":
                 return jv
+            if _is_bytes(typ):
+                return self.decode_bytes(jv, current)
             self.type_error("string", typ)
             return current
         raise TypeError(f"not a JSON value: {jv!r}")  # pragma: no cover
@@ -410,6 +414,18 @@ class _Decoder:
             self.type_error(f"number {jv}", typ)
             return current
         return n
+
+    def decode_bytes(self, text: str, current: Any) -> Any:
+        """A ``[]byte`` from a JSON string: standard base64 with padding
+        (line breaks ignored, as Go's decoder does); on failure the error is
+        kept and decoding goes on."""
+        try:
+            raw = text.replace("\r", "").replace("\n", "").encode("ascii")
+            return list(base64.b64decode(raw, validate=True))
+        except (UnicodeEncodeError, binascii.Error):
+            if self.saved is None:
+                self.saved = "illegal base64 data"
+            return current
 
     def decode_map(self, jv: JSONObject, typ: GoMap, target: dict[Any, Any]) -> None:
         key_type = typ.key
@@ -458,6 +474,11 @@ class _Decoder:
             f"json: cannot unmarshal {m.group(1)} into Go struct field "
             f"{self.struct_name or ''}.{'.'.join(self.field_stack)} of type {m.group(2)}"
         )
+
+
+def _is_bytes(typ: GoType) -> bool:
+    """``[]byte``: encoded as a base64 string."""
+    return isinstance(typ, GoSlice) and isinstance(typ.elem, GoBasic) and typ.elem.kind == "uint8"
 
 
 class _Abort(Exception):
@@ -565,6 +586,9 @@ def _marshal(value: Any, typ: GoType, out: list[str]) -> None:
     elif isinstance(typ, GoSlice):
         if value is None:
             out.append("null")
+            return
+        if _is_bytes(typ):
+            out.append('"' + base64.b64encode(bytes(value)).decode("ascii") + '"')
             return
         out.append("[")
         for i, item in enumerate(value):

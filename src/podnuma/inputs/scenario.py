@@ -27,6 +27,7 @@ from podnuma.cm.cpumanager.checkpoint import (
     encode_cpu_checkpoint,
     restore_cpu_state,
 )
+from podnuma.cm.devicemanager.checkpoint import DeviceCheckpointData, read_device_checkpoint
 from podnuma.cm.memorymanager.checkpoint import (
     MemoryCheckpointData,
     encode_memory_checkpoint,
@@ -64,7 +65,10 @@ KIND = "Scenario"
 # --------------------------------------------------------------------------
 
 _TOP_KEYS = ("apiVersion", "kind", "node", "kubeletConfig", "kubeletConfigFile", "apiServer", "state", "steps")
-_STATE_KEYS = ("cpuManager", "cpuManagerFile", "memoryManager", "memoryManagerFile", "pods")
+_STATE_KEYS = (
+    "cpuManager", "cpuManagerFile", "memoryManager", "memoryManagerFile", "deviceManager", "deviceManagerFile",
+    "pods",
+)  # fmt: skip
 _STEP_KEYS: tuple[StepOp, ...] = ("addPod", "removeContainer", "removePod", "reconcile")
 
 
@@ -108,6 +112,10 @@ class Scenario:
     # the specs of the pods running at the start (state.pods), as the
     # kubelet knows them from the API server after a restart
     running_pods: tuple[Pod, ...] = ()
+    # the device manager's starting checkpoint as the kubelet reads it (one
+    # it cannot read restores nothing: the kubelet logs it and goes on)
+    device_checkpoint: DeviceCheckpointData | None = None
+    device_state_path: str | None = None
     document: Document | None = field(default=None, compare=False, repr=False)
     # ``--set`` overrides applied on top of the scenario's configuration, and
     # the configuration document the run used (theirs, overrides applied)
@@ -211,6 +219,8 @@ def _load(doc: Document, *, base_dir: Path, overrides: tuple[Override, ...] = ()
     running: tuple[Pod, ...] = ()
     f1: tuple[str, ...] = ()
     f2: tuple[str, ...] = ()
+    dev_ckpt: DeviceCheckpointData | None = None
+    f3: tuple[str, ...] = ()
     if "state" in top and top["state"] is not None:
         state = _mapping(top["state"], path="state", what="state")
         _unknown(state, _STATE_KEYS, path="state")
@@ -221,7 +231,8 @@ def _load(doc: Document, *, base_dir: Path, overrides: tuple[Override, ...] = ()
         mem_ckpt, mem_failure, f2 = _load_checkpoint(
             state, "memoryManager", base_dir=base_dir, plrm=plrm, config=config
         )
-        files += f1 + f2
+        dev_ckpt, f3 = _load_device_checkpoint(state, base_dir=base_dir)
+        files += f1 + f2 + f3
         running = _load_running_pods(state, api_gates)
 
     if "steps" not in top:
@@ -258,6 +269,8 @@ def _load(doc: Document, *, base_dir: Path, overrides: tuple[Override, ...] = ()
         cpu_restore_failure=cpu_failure,
         memory_restore_failure=mem_failure,
         running_pods=running,
+        device_checkpoint=dev_ckpt,
+        device_state_path=_state_path(top, "deviceManager", f3) if dev_ckpt is not None else None,
         document=doc,
         overrides=overrides,
         config_document=config_doc,
@@ -386,6 +399,29 @@ def _load_checkpoint(
             raise e.at(f"state.{key}") from None
         return data, failure, ()
     return None, None, ()
+
+
+def _load_device_checkpoint(
+    state: Mapping[str, Any], *, base_dir: Path
+) -> tuple[DeviceCheckpointData | None, tuple[str, ...]]:
+    """``state.deviceManager`` / ``state.deviceManagerFile``: the device
+    manager's checkpoint (``kubelet_internal_checkpoint``) as the kubelet
+    reads it at start. A checkpoint it cannot read is not invalid input: the
+    kubelet logs that and starts with no device state."""
+    if "deviceManager" in state and "deviceManagerFile" in state:
+        raise InputError(
+            "give the checkpoint inline (deviceManager) or as a file (deviceManagerFile), not both",
+            path="state.deviceManagerFile",
+        )
+    if "deviceManagerFile" in state:
+        p, raw = _read_referenced(
+            base_dir, state["deviceManagerFile"], path="state.deviceManagerFile", what="checkpoint"
+        )
+        return read_device_checkpoint(raw), (str(p),)
+    if state.get("deviceManager") is not None:
+        obj = _mapping(state["deviceManager"], path="state.deviceManager", what="a checkpoint")
+        return read_device_checkpoint(obj), ()
+    return None, ()
 
 
 def _ref(value: object, *, path: str, what: str) -> str:

@@ -8,6 +8,10 @@
   (``could not restore state from checkpoint: ..., please drain this node
   and delete the ... checkpoint file "DIR/..." before restarting Kubelet``)
   and naming the file.
+- The device manager's ``device-plugins/kubelet_internal_checkpoint``, when
+  present, read as the kubelet reads it at start: one it cannot read is not
+  refused (the kubelet logs that and starts without device state), its
+  error is kept for the report.
 - :func:`read_pods_dump`: pod UID -> (namespace, name, node) from a
   ``kubectl get pods -o json`` list (``-`` reads standard input).
 """
@@ -22,6 +26,7 @@ from typing import Any
 from podnuma.api.kubeletconfig import load_kubelet_config
 from podnuma.cm.checkpoint import CheckpointError
 from podnuma.cm.cpumanager import checkpoint as cpu_ckpt
+from podnuma.cm.devicemanager import checkpoint as dev_ckpt
 from podnuma.cm.memorymanager import checkpoint as mem_ckpt
 from podnuma.errors import InputError
 from podnuma.fieldkit import wrong_type
@@ -39,13 +44,22 @@ class StateFiles:
     memory_raw: bytes | None
     memory_version: int | None
     memory: mem_ckpt.MemoryCheckpointData | None
+    devices_raw: bytes | None = None
+    devices: dev_ckpt.DeviceCheckpointData | None = None
 
     def raw_object(self, which: str) -> dict[str, Any] | None:
-        """The checkpoint file as the JSON object a scenario's ``state:`` takes."""
-        raw = self.cpu_raw if which == "cpu" else self.memory_raw
+        """The checkpoint file as the JSON object a scenario's ``state:``
+        takes (``which``: cpu, memory or devices; ``None`` when absent, or
+        for a device checkpoint that is not a JSON object)."""
+        raw = {"cpu": self.cpu_raw, "memory": self.memory_raw}.get(which, self.devices_raw)
         if raw is None:
             return None
-        obj = json.loads(raw)
+        try:
+            obj = json.loads(raw)
+        except ValueError:
+            obj = None
+        if which == "devices" and not isinstance(obj, dict):
+            return None
         assert isinstance(obj, dict)
         return obj
 
@@ -76,7 +90,8 @@ def read_state_dir(directory: Path) -> StateFiles:
     cpu_path = directory / cpu_ckpt.CPU_MANAGER_STATE_FILE
     mem_path = directory / mem_ckpt.MEMORY_MANAGER_STATE_FILE
     cpu_raw, mem_raw = _read(cpu_path), _read(mem_path)
-    if cpu_raw is None and mem_raw is None:
+    dev_raw = _read(directory / dev_ckpt.DEVICE_CHECKPOINT_DIR / dev_ckpt.DEVICE_CHECKPOINT_FILE)
+    if cpu_raw is None and mem_raw is None and dev_raw is None:
         raise InputError(
             f"neither {cpu_ckpt.CPU_MANAGER_STATE_FILE} nor {mem_ckpt.MEMORY_MANAGER_STATE_FILE} is there",
             file=state_dir,
@@ -97,7 +112,8 @@ def read_state_dir(directory: Path) -> StateFiles:
         except CheckpointError as err:
             message = mem_ckpt.restore_error_message(str(err), state_dir)
             raise InputError(message, file=str(mem_path)) from None
-    return StateFiles(directory, cpu_raw, cpu_version, cpu, mem_raw, mem_version, mem)
+    devices = dev_ckpt.read_device_checkpoint(dev_raw) if dev_raw is not None else None
+    return StateFiles(directory, cpu_raw, cpu_version, cpu, mem_raw, mem_version, mem, dev_raw, devices)
 
 
 def read_pods_dump(path: str | Path) -> dict[str, PodRef]:

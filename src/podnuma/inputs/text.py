@@ -26,6 +26,7 @@ FILE_FIELDS = (
     ("kubeletConfigFile", "give the configuration inline (kubeletConfig)"),
     ("state.cpuManagerFile", "give the checkpoint inline (state.cpuManager)"),
     ("state.memoryManagerFile", "give the checkpoint inline (state.memoryManager)"),
+    ("state.deviceManagerFile", "give the checkpoint inline (state.deviceManager)"),
     ("node.machineInfoFile", "give the machine inline (machineInfo, synthetic or cpus)"),
     ("node.sysfs", "give the machine inline (machineInfo, synthetic or cpus)"),
 )

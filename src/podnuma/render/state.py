@@ -1,8 +1,11 @@
 """``podnuma state inspect`` as text: the files, each pod and container with
 its CPUs, NUMA nodes and memory blocks, the memory manager's per-NUMA
-tables, then the inconsistencies (or a line saying there are none)."""
+tables, the devices when the device manager's checkpoint is there, then
+the inconsistencies (or a line saying there are none)."""
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 from podnuma.analysis.state import StateReport
 from podnuma.cm.memorymanager.state import Block
@@ -23,6 +26,12 @@ def _blocks(blocks: tuple[Block, ...]) -> str:
     return ", ".join(
         f"{b.type} {_bytes(b.size)} @{','.join(map(str, b.numa_affinity))}" for b in blocks
     )
+
+
+def _devices(devices: Mapping[str, tuple[str, ...]]) -> str:
+    if not devices:
+        return "-"
+    return ", ".join(f"{r} {','.join(ids)}" for r, ids in devices.items())
 
 
 def _table(rows: list[list[str]]) -> list[str]:
@@ -51,15 +60,25 @@ def render_state_text(report: StateReport) -> str:
         )
     else:
         head.append("  memory_manager_state  (none)")
+    devices = files.devices
+    if devices is not None:
+        registered = ", ".join(f"{r} ({len(ids)})" for r, ids in sorted(devices.registered.items()))
+        head.append(
+            "  kubelet_internal_checkpoint  "
+            + (f"unreadable (the kubelet ignores it): {devices.error}" if devices.error is not None
+               else f"registered {registered or '(none)'}")
+        )  # fmt: skip
     lines = [*head, ""]
-    rows = [["pod", "container", "CPUs", "NUMA", "memory"]]
+    with_devices = devices is not None and devices.error is None
+    rows = [["pod", "container", "CPUs", "NUMA", "memory", *(["devices"] if with_devices else [])]]
     for p in report.pods:
         label = str(p.ref) if p.ref is not None else p.uid
         first = True
         if p.cpus is not None or p.memory:
             numa = sorted({n for b in p.memory for n in b.numa_affinity})
             rows.append([label, "(pod budget)", str(p.cpus) if p.cpus is not None else "-",
-                         ",".join(map(str, numa)) or "-", _blocks(p.memory)])  # fmt: skip
+                         ",".join(map(str, numa)) or "-", _blocks(p.memory),
+                         *(["-"] if with_devices else [])])  # fmt: skip
             first = False
         for c in p.containers:
             rows.append([
@@ -68,10 +87,11 @@ def render_state_text(report: StateReport) -> str:
                 str(c.cpus) if c.cpus is not None else "-",
                 ",".join(map(str, c.numa_nodes)) or "-",
                 _blocks(c.memory),
+                *([_devices(c.devices)] if with_devices else []),
             ])  # fmt: skip
             first = False
         if p.ref is not None:
-            rows.append(["  " + p.uid, "", "", "", ""])
+            rows.append(["  " + p.uid, "", "", "", "", *([""] if with_devices else [])])
     if len(rows) > 1:
         lines += _table(rows)
     else:

@@ -94,6 +94,7 @@ def start_node(scenario: Scenario) -> Node:
             cpu_restore_failure=scenario.cpu_restore_failure,
             memory_restore_failure=scenario.memory_restore_failure,
             running_pods=scenario.running_pods,
+            device_checkpoint=scenario.device_checkpoint,
         )
     except CheckpointError:
         raise

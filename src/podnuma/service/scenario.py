@@ -97,7 +97,7 @@ def simulate(
 #: copy replays wherever it is written)
 _PATH_FIELDS = (
     ("node", "sysfs"), ("node", "machineInfoFile"),
-    ("state", "cpuManagerFile"), ("state", "memoryManagerFile"),
+    ("state", "cpuManagerFile"), ("state", "memoryManagerFile"), ("state", "deviceManagerFile"),
 )
 
 

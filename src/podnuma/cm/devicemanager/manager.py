@@ -197,6 +197,24 @@ class DeviceManager(HintProvider):
         self._pod_devices.setdefault(pod_uid, {}).setdefault(container_name, {})[resource] = tuple(device_ids)
         self._allocated.setdefault(resource, set()).update(device_ids)
 
+    def restore(
+        self,
+        pods: Mapping[str, Mapping[str, Mapping[str, Sequence[str]]]],
+        registered: Iterable[str] = (),
+    ) -> None:
+        """``readCheckpoint`` (see :mod:`podnuma.cm.devicemanager.checkpoint`):
+        ``pods`` (pod UID -> container -> resource -> device ids) become the
+        pod devices and the devices in use; each ``registered`` resource is
+        registered, with no healthy device unless its plugin registers again
+        (the machine's resources: their plugins always do)."""
+        for uid, containers in pods.items():
+            for name, resources in containers.items():
+                for resource, ids in resources.items():
+                    self._pod_devices.setdefault(uid, {}).setdefault(name, {})[resource] = tuple(ids)
+        self._allocated = self._devices_in_use()
+        for resource in registered:
+            self._healthy.setdefault(resource, frozenset())
+
     # -- readers -------------------------------------------------------------------------
     def devices_of(self, pod_uid: str, container_name: str) -> dict[str, tuple[str, ...]]:
         """The container's devices per resource, in allocation order."""
