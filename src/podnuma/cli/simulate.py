@@ -3,8 +3,11 @@ admission and resource managers."""
 
 from __future__ import annotations
 
+import shutil
 import sys
+import tempfile
 from pathlib import Path
+from typing import TextIO
 
 import click
 
@@ -12,8 +15,9 @@ from podnuma.cli.app import guard
 from podnuma.cli.options import checkpoint_option, echo, file_argument, note, output_option
 from podnuma.fileio import write_checkpoint_dir
 from podnuma.inputs.text import TextInput
-from podnuma.render.serialize import write_run_document
+from podnuma.render.serialize import write_run_stream
 from podnuma.render.table import render_run
+from podnuma.scenario.document import ordered_checkpoints
 from podnuma.scenario.run import RunResult
 from podnuma.service import scenario as service
 
@@ -37,6 +41,16 @@ def simulate_command(
     """Run SCENARIO (YAML or JSON; '-': standard input) through the kubelet's
     admission and resource managers."""
 
+    if output in ("json", "yaml"):
+        # streamed step by step, into a spool that is printed once the whole
+        # run succeeded: neither the input's steps, their results nor the
+        # document are held whole, and nothing is printed before the input
+        # has been read and played to the end
+        with tempfile.SpooledTemporaryFile(max_size=_SPOOL, mode="w+", encoding="utf-8") as spool:
+            guard(lambda: _stream(scenario, spool, output, detail, checkpoint_dir))
+            guard(lambda: _print(spool))
+        return
+
     def go() -> RunResult:
         _, result = service.run(TextInput.read(scenario, what="scenario"), note=note)
         if checkpoint_dir is not None:
@@ -44,15 +58,28 @@ def simulate_command(
         return result
 
     result = guard(go)
-    if output in ("json", "yaml"):
-        # streamed step by step: the document is never held whole
-        guard(lambda: _stream(result, output, detail))
-        return
     text = guard(lambda: render_run(result, wide=output == "wide"))
     guard(lambda: echo(text))
 
 
-def _stream(result: RunResult, output: str, detail: bool) -> None:
+#: output held in memory before the spool moves to a temporary file
+_SPOOL = 16 << 20
+
+
+def _stream(
+    scenario: str, spool: TextIO, output: str, detail: bool, checkpoint_dir: Path | None
+) -> None:
+    run = service.stream(TextInput.read(scenario, what="scenario"), note=note, pod_resources=detail)
+    write_run_stream(
+        run.node, run.results(), lambda: ordered_checkpoints(run.checkpoints()), spool, output,
+        detail=detail,
+    )
+    if checkpoint_dir is not None:
+        write_checkpoint_dir(checkpoint_dir, run.checkpoint_files())
+
+
+def _print(spool: TextIO) -> None:
+    spool.seek(0)
     out = sys.stdout
-    write_run_document(result, out, output, detail=detail)
+    shutil.copyfileobj(spool, out, 1 << 20)
     out.flush()

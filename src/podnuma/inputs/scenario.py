@@ -11,8 +11,8 @@ with the line and column when known (:mod:`podnuma.inputs.documents`).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -36,8 +36,10 @@ from podnuma.fieldkit import expect_string_keys, wrong_type
 from podnuma.inputs.discover import load_node
 from podnuma.inputs.documents import (
     Document,
+    JSONListStream,
     input_name,
     is_stdin,
+    load_json_streamed,
     parse_document,
     read_text,
 )
@@ -51,6 +53,7 @@ __all__ = [
     "Step",
     "load_scenario",
     "load_scenario_text",
+    "open_scenario_text",
 ]
 
 API_VERSION = "podnuma.io/v1"
@@ -135,6 +138,43 @@ def load_scenario_text(text: str, *, name: str, base_dir: Path) -> Scenario:
         return _load(doc, base_dir=Path(base_dir))
     except InputError as e:
         raise doc.enrich(e) from None
+
+
+def open_scenario_text(text: str, *, name: str, base_dir: Path) -> tuple[Scenario, Iterator[Step]]:
+    """The scenario without its steps (``steps`` is empty), and its steps,
+    read and validated one at a time as the iterator is consumed, so that a
+    long scenario is never held whole. A JSON scenario (``name`` ends in
+    ``.json``) is streamed so: its text is checked whole against the read
+    limits first, then each step is decoded when it is reached. Anything
+    else is loaded whole (:func:`load_scenario_text`) and its steps handed
+    out from there. A step that is not valid raises when it is reached."""
+    if not name.lower().endswith(".json"):
+        whole = load_scenario_text(text, name=name, base_dir=base_dir)
+        return whole, iter(whole.steps)
+    data = load_json_streamed(text, name=name, key="steps")
+    if not isinstance(data, JSONListStream):
+        doc = Document(name, data, None, source=text)
+        try:
+            whole = _load(doc, base_dir=Path(base_dir))
+        except InputError as e:
+            raise doc.enrich(e) from None
+        return whole, iter(whole.steps)
+    stream = data
+    doc = Document(name, {**stream.top, "steps": []}, None, source=text)
+    try:
+        head = _load(doc, base_dir=Path(base_dir))
+    except InputError as e:
+        raise doc.enrich(e) from None
+
+    def steps() -> Iterator[Step]:
+        config = head.config
+        for i, raw in enumerate(stream.items()):
+            try:
+                yield _load_step(i, raw, config)
+            except InputError as e:
+                raise doc.enrich(e) from None
+
+    return replace(head, document=doc), steps()
 
 
 def _resolve(base_dir: Path, value: object, *, path: str) -> Path:

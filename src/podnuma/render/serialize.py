@@ -8,23 +8,32 @@
   a ``cpus`` table, each distance row) are written one per line in flow
   style, so a 64-CPU machine stays a 64-line table rather than 320 lines
   (scenario fragments people paste into files);
-* :func:`write_run_document`: the output document of a run written step by
-  step, the very text :func:`dump_json` / :func:`dump_yaml` give for the
-  whole document, without holding it whole.
+* :func:`write_run_document` / :func:`write_run_stream`: the output
+  document of a run written step by step, the very text :func:`dump_json`
+  / :func:`dump_yaml` give for the whole document, without holding it
+  whole (JSON steps through :mod:`podnuma.render.step_json`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TextIO
 
 import yaml
 
+from podnuma.cm.results import NodeSummary, StepResult
+from podnuma.render.step_json import json_at, step_json
 from podnuma.scenario.document import build_checkpoints, node_document, step_document
 from podnuma.scenario.run import RunResult
 
-__all__ = ["dump_json", "dump_scenario_yaml", "dump_yaml", "write_run_document"]
+__all__ = [
+    "dump_json",
+    "dump_scenario_yaml",
+    "dump_yaml",
+    "write_run_document",
+    "write_run_stream",
+]
 
 
 def dump_json(doc: Any) -> str:
@@ -96,32 +105,46 @@ def write_run_document(result: RunResult, out: TextIO, fmt: str, *, detail: bool
     """Write the document of :func:`build_document` as ``json`` or ``yaml``
     to ``out`` step by step: the same text as dumping the whole document,
     without holding more than one step's document (and its text) at once."""
-    head = node_document(result.node)
     tail = build_checkpoints(result)
-    steps = (step_document(s, detail=detail) for s in result.steps)
+    write_run_stream(result.node, result.steps, lambda: tail, out, fmt, detail=detail)
+
+
+def write_run_stream(
+    node: NodeSummary,
+    steps: Iterable[StepResult],
+    checkpoints: Callable[[], Any],
+    out: TextIO,
+    fmt: str,
+    *,
+    detail: bool = True,
+) -> None:
+    """The run document from its parts, written as the steps come:
+    ``checkpoints()`` (the ``checkpoints`` value) is asked for once every
+    step has been written."""
+    head = node_document(node)
     if fmt == "json":
-        _write_json(out, head, steps, tail)
+        _write_json(out, head, steps, checkpoints, detail)
     else:
-        _write_yaml(out, head, steps, tail)
+        _write_yaml(out, head, (step_document(s, detail=detail) for s in steps), checkpoints)
 
 
-def _json_at(value: Any, indent: str) -> str:
-    """``value`` as ``json.dumps(indent=2)`` writes it nested ``indent``
-    deep (JSON strings hold no raw newline, so re-indenting is exact)."""
-    return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n" + indent)
-
-
-def _write_json(out: TextIO, node: Any, steps: Iterator[dict[str, Any]], checkpoints: Any) -> None:
-    out.write('{\n  "node": ' + _json_at(node, "  ") + ',\n  "steps": [')
-    first = True
+def _write_json(
+    out: TextIO, node: Any, steps: Iterable[StepResult], checkpoints: Callable[[], Any],
+    detail: bool,
+) -> None:
+    write = out.write
+    write('{\n  "node": ' + json_at(node, "  ") + ',\n  "steps": [')
+    sep = "\n    "
     for step in steps:
-        out.write(("\n    " if first else ",\n    ") + _json_at(step, "    "))
-        first = False
-    out.write(']' if first else "\n  ]")
-    out.write(',\n  "checkpoints": ' + _json_at(checkpoints, "  ") + "\n}\n")
+        write(sep + step_json(step, "    ", detail=detail))
+        sep = ",\n    "
+    write("]" if sep == "\n    " else "\n  ]")
+    write(',\n  "checkpoints": ' + json_at(checkpoints(), "  ") + "\n}\n")
 
 
-def _write_yaml(out: TextIO, node: Any, steps: Iterator[dict[str, Any]], checkpoints: Any) -> None:
+def _write_yaml(
+    out: TextIO, node: Any, steps: Iterator[dict[str, Any]], checkpoints: Callable[[], Any]
+) -> None:
     """The document through one emitter, step by step: the top-level
     mapping's events are emitted by hand and each step is represented and
     serialized on its own (no object is shared between steps, so no anchor
@@ -157,7 +180,7 @@ def _write_yaml(out: TextIO, node: Any, steps: Iterator[dict[str, Any]], checkpo
                 put(step)
             dumper.emit(yaml.SequenceEndEvent())
         put("checkpoints")
-        put(checkpoints)
+        put(checkpoints())
         dumper.emit(yaml.MappingEndEvent())
         dumper.emit(yaml.DocumentEndEvent(explicit=False))
         dumper.close()

@@ -9,7 +9,7 @@ rendering are the CLI's business.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +21,14 @@ from podnuma.inputs.scenario import Scenario, Step
 from podnuma.inputs.startup import StartupFailure, startup_failure
 from podnuma.machine.topology import Machine
 
-__all__ = ["RunResult", "StartupFailure", "play_step", "run_scenario", "start_node"]
+__all__ = [
+    "RunResult",
+    "StartupFailure",
+    "StreamedRun",
+    "play_step",
+    "run_scenario",
+    "start_node",
+]
 
 
 def _startup_failure(scenario: Scenario, err: KubeletStartupError) -> StartupFailure:
@@ -66,9 +73,10 @@ def play_step(node: Node, step: Step) -> StepResult:
     return node.remove_pod(step.ref, step.index)
 
 
-def start_node(scenario: Scenario) -> Node:
+def start_node(scenario: Scenario, *, step_pod_resources: bool = True) -> Node:
     """The scenario's node, started (checkpoints restored); start-up
-    failures name their place in the input."""
+    failures name their place in the input. ``step_pod_resources``: whether
+    each step's result carries the PodResources list after it."""
     try:
         return Node(
             scenario.machine,
@@ -78,6 +86,7 @@ def start_node(scenario: Scenario) -> Node:
             cpu_restore_failure=scenario.cpu_restore_failure,
             memory_restore_failure=scenario.memory_restore_failure,
             running_pods=scenario.running_pods,
+            step_pod_resources=step_pod_resources,
         )
     except CheckpointError:
         raise
@@ -106,12 +115,7 @@ def run_scenario(
     for step in scenario.steps:
         if before_step is not None:
             before_step(node, step)
-        try:
-            results.append(play_step(node, step))
-        except InputError as e:
-            if e.file is not None and e.file != scenario.name:
-                raise
-            raise scenario.input_error(e.at(step.path)) from None
+        results.append(_play(node, scenario, step))
     return RunResult(
         scenario=scenario.name,
         machine=scenario.machine,
@@ -120,3 +124,45 @@ def run_scenario(
         checkpoints=dict(node.checkpoint_objects()) if checkpoints else {},
         checkpoint_files=dict(node.checkpoint_files()) if checkpoints else {},
     )
+
+
+def _play(node: Node, scenario: Scenario, step: Step) -> StepResult:
+    try:
+        return play_step(node, step)
+    except InputError as e:
+        if e.file is not None and e.file != scenario.name:
+            raise
+        raise scenario.input_error(e.at(step.path)) from None
+
+
+class StreamedRun:
+    """A run whose step results come one at a time, none of them kept: for
+    writing the output document of a long scenario in memory that does not
+    grow with its steps.
+
+    The node starts when the object is made (start-up failures are raised
+    there); :meth:`results` plays ``steps`` (which may themselves be read
+    and validated one at a time) and yields each result; the checkpoints
+    are the node's after the steps played so far.
+    """
+
+    def __init__(
+        self, scenario: Scenario, steps: Iterable[Step], *, step_pod_resources: bool = True
+    ) -> None:
+        self.scenario = scenario
+        self._steps = steps
+        self._node = start_node(scenario, step_pod_resources=step_pod_resources)
+        self.node: NodeSummary = self._node.summary()
+
+    def results(self) -> Iterator[StepResult]:
+        node, scenario = self._node, self.scenario
+        for step in self._steps:
+            yield _play(node, scenario, step)
+
+    def checkpoints(self) -> dict[str, Any]:
+        """The checkpoint objects (``cpuManager``, ``memoryManager``) now."""
+        return dict(self._node.checkpoint_objects())
+
+    def checkpoint_files(self) -> dict[str, bytes]:
+        """The checkpoint files' bytes now, by file name."""
+        return dict(self._node.checkpoint_files())

@@ -9,7 +9,7 @@ anything is loaded.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -18,11 +18,11 @@ from typing import Any
 from podnuma.analysis.explain import explain_run, run_for_explain
 from podnuma.errors import InputError
 from podnuma.inputs.documents import parse_document
-from podnuma.inputs.scenario import Scenario, load_scenario_text
+from podnuma.inputs.scenario import Scenario, Step, load_scenario_text, open_scenario_text
 from podnuma.inputs.text import NOWHERE, TextInput, refuse_files
 from podnuma.render.picture import Ownership, ownership_after, ownership_document
 from podnuma.scenario.document import build_document, step_document
-from podnuma.scenario.run import RunResult, run_scenario
+from podnuma.scenario.run import RunResult, StreamedRun, run_scenario
 from podnuma.service.messages import no_step_matches, not_modelled_notes
 
 __all__ = [
@@ -38,6 +38,7 @@ __all__ = [
     "run",
     "scenario_pod",
     "simulate",
+    "stream",
     "topology",
     "topology_owners",
 ]
@@ -55,10 +56,32 @@ def load(src: TextInput, *, note: Note | None = None) -> Scenario:
     if src.base_dir is None:
         refuse_files(parse_document(src.text, name=src.name))
     scenario = load_scenario_text(src.text, name=src.name, base_dir=src.base_dir or NOWHERE)
+    _notes(scenario, note)
+    return scenario
+
+
+def _notes(scenario: Scenario, note: Note | None) -> None:
     if note is not None:
         for line in not_modelled_notes(scenario.config, scenario.name):
             note(line)
-    return scenario
+
+
+def stream(
+    src: TextInput, *, note: Note | None = None, pod_resources: bool = True
+) -> StreamedRun:
+    """The scenario's run with its steps read, validated and played one at
+    a time as :meth:`StreamedRun.results` is consumed (a JSON file's steps
+    are never held whole; see :func:`~podnuma.inputs.scenario.open_scenario_text`);
+    ``pod_resources``: whether each step's result carries the PodResources
+    list after it. A bad step raises when it is reached."""
+    steps: Iterator[Step]
+    if src.base_dir is None:
+        scenario = load(src, note=note)
+        steps = iter(scenario.steps)
+    else:
+        scenario, steps = open_scenario_text(src.text, name=src.name, base_dir=src.base_dir)
+        _notes(scenario, note)
+    return StreamedRun(scenario, steps, step_pod_resources=pod_resources)
 
 
 def run(src: TextInput, *, note: Note | None = None) -> tuple[Scenario, RunResult]:
