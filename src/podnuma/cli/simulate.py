@@ -7,7 +7,7 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
-from typing import TextIO
+from typing import IO
 
 import click
 
@@ -67,7 +67,7 @@ _SPOOL = 16 << 20
 
 
 def _stream(
-    scenario: str, spool: TextIO, output: str, detail: bool, checkpoint_dir: Path | None
+    scenario: str, spool: IO[str], output: str, detail: bool, checkpoint_dir: Path | None
 ) -> None:
     run = service.stream(TextInput.read(scenario, what="scenario"), note=note, pod_resources=detail)
     write_run_stream(
@@ -78,7 +78,7 @@ def _stream(
         write_checkpoint_dir(checkpoint_dir, run.checkpoint_files())
 
 
-def _print(spool: TextIO) -> None:
+def _print(spool: IO[str]) -> None:
     spool.seek(0)
     out = sys.stdout
     shutil.copyfileobj(spool, out, 1 << 20)

@@ -52,6 +52,7 @@ __all__ = [
     "Scenario",
     "Step",
     "load_scenario",
+    "load_scenario_document",
     "load_scenario_text",
     "open_scenario_text",
 ]
@@ -133,7 +134,11 @@ def load_scenario(path: str | Path) -> Scenario:
 def load_scenario_text(text: str, *, name: str, base_dir: Path) -> Scenario:
     """Validate a scenario given as text; ``name`` is used in messages and
     ``base_dir`` resolves the relative paths the scenario references."""
-    doc = parse_document(text, name=name)
+    return load_scenario_document(parse_document(text, name=name), base_dir=base_dir)
+
+
+def load_scenario_document(doc: Document, *, base_dir: Path) -> Scenario:
+    """Validate a scenario already parsed (:func:`parse_document`)."""
     try:
         return _load(doc, base_dir=Path(base_dir))
     except InputError as e:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, TextIO
+from typing import IO, Any
 
 import yaml
 
@@ -101,7 +101,7 @@ def dump_scenario_yaml(doc: Any) -> str:
     return out
 
 
-def write_run_document(result: RunResult, out: TextIO, fmt: str, *, detail: bool = True) -> None:
+def write_run_document(result: RunResult, out: IO[str], fmt: str, *, detail: bool = True) -> None:
     """Write the document of :func:`build_document` as ``json`` or ``yaml``
     to ``out`` step by step: the same text as dumping the whole document,
     without holding more than one step's document (and its text) at once."""
@@ -113,7 +113,7 @@ def write_run_stream(
     node: NodeSummary,
     steps: Iterable[StepResult],
     checkpoints: Callable[[], Any],
-    out: TextIO,
+    out: IO[str],
     fmt: str,
     *,
     detail: bool = True,
@@ -129,7 +129,7 @@ def write_run_stream(
 
 
 def _write_json(
-    out: TextIO, node: Any, steps: Iterable[StepResult], checkpoints: Callable[[], Any],
+    out: IO[str], node: Any, steps: Iterable[StepResult], checkpoints: Callable[[], Any],
     detail: bool,
 ) -> None:
     write = out.write
@@ -143,7 +143,7 @@ def _write_json(
 
 
 def _write_yaml(
-    out: TextIO, node: Any, steps: Iterator[dict[str, Any]], checkpoints: Callable[[], Any]
+    out: IO[str], node: Any, steps: Iterator[dict[str, Any]], checkpoints: Callable[[], Any]
 ) -> None:
     """The document through one emitter, step by step: the top-level
     mapping's events are emitted by hand and each step is represented and

@@ -18,10 +18,21 @@ from typing import Any
 from podnuma.analysis.explain import explain_run, run_for_explain
 from podnuma.errors import InputError
 from podnuma.inputs.documents import parse_document
-from podnuma.inputs.scenario import Scenario, Step, load_scenario_text, open_scenario_text
+from podnuma.inputs.scenario import (
+    Scenario,
+    Step,
+    load_scenario_document,
+    load_scenario_text,
+    open_scenario_text,
+)
 from podnuma.inputs.text import NOWHERE, TextInput, refuse_files
 from podnuma.render.picture import Ownership, ownership_after, ownership_document
-from podnuma.scenario.document import build_document, step_document
+from podnuma.scenario.document import (
+    build_document,
+    node_document,
+    ordered_checkpoints,
+    step_document,
+)
 from podnuma.scenario.run import RunResult, StreamedRun, run_scenario
 from podnuma.service.messages import no_step_matches, not_modelled_notes
 
@@ -53,9 +64,12 @@ Note = Callable[[str], None]
 def load(src: TextInput, *, note: Note | None = None) -> Scenario:
     """The scenario, validated (field-path errors naming ``src.name``);
     ``note`` receives the notes on configuration not modelled."""
-    if src.base_dir is None:
-        refuse_files(parse_document(src.text, name=src.name))
-    scenario = load_scenario_text(src.text, name=src.name, base_dir=src.base_dir or NOWHERE)
+    if src.base_dir is None:  # parsed once: the fields naming files refused first
+        doc = parse_document(src.text, name=src.name)
+        refuse_files(doc)
+        scenario = load_scenario_document(doc, base_dir=NOWHERE)
+    else:
+        scenario = load_scenario_text(src.text, name=src.name, base_dir=src.base_dir)
     _notes(scenario, note)
     return scenario
 
@@ -91,8 +105,17 @@ def run(src: TextInput, *, note: Note | None = None) -> tuple[Scenario, RunResul
 
 
 def simulate(src: TextInput, *, detail: bool = False) -> dict[str, Any]:
-    """``podnuma simulate -o json`` (``detail``: ``--detail``)."""
-    return build_document(run(src)[1], detail=detail)
+    """``podnuma simulate -o json`` (``detail``: ``--detail``): the
+    document :func:`~podnuma.scenario.document.build_document` gives for the
+    run, built as the steps are played (no checkpoint files are encoded,
+    no PodResources lists built unless ``detail`` shows them)."""
+    played = stream(src, pod_resources=detail)
+    steps = [step_document(s, detail=detail) for s in played.results()]
+    return {
+        "node": node_document(played.node),
+        "steps": steps,
+        "checkpoints": ordered_checkpoints(played.checkpoints()),
+    }
 
 
 @dataclass(frozen=True)
