@@ -7,7 +7,8 @@ removed whenever the next one would not fit, so the node stays busy and the
 number of running pods stays bounded. Each scenario is run by the real
 command line in a child process, ``podnuma simulate FILE -o FORMAT``, its
 output written to a file; the table gives per size the wall time, the
-child's peak resident memory and the output size. Linear cost shows as a
+child's CPU time (user + system: the figure to compare on a shared,
+loaded machine), its peak resident memory and the output size. Linear cost shows as a
 constant time per step and a peak memory that does not grow with N.
 
 ``--variant LABEL=PYTHON[:SRC]`` (repeatable) runs each scenario with
@@ -91,9 +92,9 @@ def scenario(steps: int, kubelet_config: dict[str, Any]) -> dict[str, Any]:
 
 def run_one(
     path: Path, output: str, timeout: float, python: str = sys.executable, src: str | None = None
-) -> tuple[float, int, int] | None:
-    """(seconds, peak RSS bytes, output bytes) of one ``simulate`` run, or
-    ``None`` if it ran past ``timeout``."""
+) -> tuple[float, float, int, int] | None:
+    """(seconds, CPU seconds, peak RSS bytes, output bytes) of one
+    ``simulate`` run, or ``None`` if it ran past ``timeout``."""
     out_path = path.with_suffix(f".out.{output}")
     env = dict(os.environ)
     if src is not None:
@@ -119,7 +120,7 @@ def run_one(
         raise SystemExit(f"simulate failed on {path} (exit {os.waitstatus_to_exitcode(status)})")
     size = out_path.stat().st_size
     out_path.unlink()
-    return seconds, usage.ru_maxrss * 1024, size
+    return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024, size
 
 
 def main() -> None:
@@ -149,8 +150,9 @@ def main() -> None:
     sizes = [int(s) for s in args.sizes.split(",") if s]
     print(f"podnuma simulate -o {args.output}; topology policy {args.topology_policy}; "
           f"memory manager {'Static' if args.memory_static else 'None'}")
-    print(f"{'variant':<16} {'steps':>8} {'seconds':>9} {'us/step':>8} {'peak RSS':>10} "
-          f"{'output':>10} {'vs first':>9}")
+    print(f"load average {os.getloadavg()[0]:.1f}; CPU: the child's user + system time")
+    print(f"{'variant':<16} {'steps':>8} {'seconds':>9} {'us/step':>8} {'CPU s':>8} "
+          f"{'CPU us/step':>12} {'peak RSS':>10} {'output':>10} {'CPU vs first':>13}")
     with tempfile.TemporaryDirectory(prefix="bench-scaling-") as tmp:
         for n in sizes:
             path = Path(tmp) / f"scenario-{n}.json"
@@ -161,10 +163,11 @@ def main() -> None:
                 if res is None:
                     print(f"{label:<16} {n:>8} {'> ' + str(int(args.timeout)) + ' s':>9}   (stopped)")
                     continue
-                seconds, rss, size = res
-                first = seconds if first is None else first
+                seconds, cpu, rss, size = res
+                first = cpu if first is None else first
                 print(f"{label:<16} {n:>8} {seconds:>9.2f} {seconds / n * 1e6:>8.0f} "
-                      f"{rss / 2**20:>8.0f} MB {size / 2**20:>7.1f} MB {first / seconds:>8.2f}x",
+                      f"{cpu:>8.2f} {cpu / n * 1e6:>12.1f} "
+                      f"{rss / 2**20:>8.0f} MB {size / 2**20:>7.1f} MB {first / cpu:>12.2f}x",
                       flush=True)
             path.unlink()
 

@@ -405,6 +405,7 @@ class _NotStreamed(Exception):
 
 
 _JSON_DECODER = json.JSONDecoder(object_pairs_hook=_json_pairs, parse_constant=_json_constant)
+_PLAIN_DECODER = json.JSONDecoder()
 _JSON_SPACE = re.compile(r"[ \t\n\r]*")
 _scanstring: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
 
@@ -423,7 +424,10 @@ class JSONListStream:
         return len(self.starts)
 
     def items(self) -> Iterator[Any]:
-        decode, text = _JSON_DECODER.raw_decode, self.text
+        # the text was checked with the strict decoder (duplicate keys,
+        # NaN and Infinity refused): the standard one gives the same values
+        # without calling back into Python for every object
+        decode, text = _PLAIN_DECODER.raw_decode, self.text
         for start in self.starts:
             yield decode(text, start)[0]
 

@@ -135,9 +135,14 @@ def _write_json(
     write = out.write
     write('{\n  "node": ' + json_at(node, "  ") + ',\n  "steps": [')
     sep = "\n    "
+    batch: list[str] = []  # written a few hundred steps at a time: fewer, larger writes
     for step in steps:
-        write(sep + step_json(step, "    ", detail=detail))
+        batch.append(sep + step_json(step, "    ", detail=detail))
         sep = ",\n    "
+        if len(batch) >= 256:
+            write("".join(batch))
+            batch.clear()
+    write("".join(batch))
     write("]" if sep == "\n    " else "\n  ]")
     write(',\n  "checkpoints": ' + json_at(checkpoints(), "  ") + "\n}\n")
 
