@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from podnuma.errors import InputError
@@ -75,3 +77,31 @@ def test_unknown_fields_suggest_the_closest_name() -> None:
     assert info.value.path == "resources.limit"
     assert info.value.message == 'unknown field "limit" (did you mean "limits"?)'
     check_known_fields({"limits": 1}, {"limits"}, "resources")  # known: no error
+
+
+def test_every_reader_words_an_unknown_field_the_same(tmp_path: Path) -> None:
+    """A scenario's top level, a node form and a FleetConfig node group
+    name an unknown field with the field kit's one wording."""
+    from podnuma.fleet.groups import _load_groups as load_groups
+    from podnuma.inputs.discover import load_node
+    from podnuma.inputs.scenario import load_scenario_text
+
+    scenario = ("apiVersion: podnuma.io/v1\nkind: Scenario\nnode: {synthetic: {sockets: 1, "
+                "numaNodesPerSocket: 1, coresPerNumaNode: 2, threadsPerCore: 1, "
+                "memoryPerNumaNode: 1Gi}}\nstepz: []\n")
+    with pytest.raises(InputError) as info:
+        load_scenario_text(scenario, name="s.yaml", base_dir=tmp_path)
+    assert (info.value.path, info.value.message) == (
+        "stepz", 'unknown field "stepz" (did you mean "steps"?) (line 4, column 1)')
+    with pytest.raises(InputError) as info:
+        load_node({"synthetic": {"sockets": 1}, "devicez": {}}, base_dir=tmp_path)
+    assert (info.value.path, info.value.message) == ("devicez", 'unknown field "devicez" (did you mean "devices"?)')
+    group = tmp_path / "fleet.yaml"
+    group.write_text("apiVersion: podnuma.io/v1\nkind: FleetConfig\nnodeGroups:\n"
+                     "- {name: a, selector: x=y, selectr: z}\n")
+    import yaml
+
+    with pytest.raises(InputError) as info:
+        load_groups(yaml.safe_load(group.read_text()), group)
+    assert (info.value.file, info.value.path, info.value.message) == (
+        str(group), "nodeGroups[0].selectr", 'unknown field "selectr" (did you mean "selector"?)')

@@ -92,3 +92,17 @@ def test_dask_scheduler_address_gives_the_same_report(dask_client: object) -> No
     assert code == 0
     code2, out2, _ = _run("fleet", "analyze", str(EXAMPLE), "-o", "json", "--what-if", "scope=pod")
     assert code2 == 0 and out == out2
+
+
+def test_a_dump_of_only_unreadable_files_exits_2_naming_the_file(tmp_path: Path) -> None:
+    """No node to report on, and a file that could not be read: that
+    file's error is the answer (exit 2), not an empty report."""
+    bad = tmp_path / "nodes.json"
+    bad.write_text('{"kind": "NodeList", "items": [')
+    code, out, err = _run("fleet", "analyze", str(tmp_path))
+    assert code == 2 and out == ""
+    assert err.startswith(f"error: {bad}: ") and len(err.strip().splitlines()) == 1
+    # one readable node beside it: the report, the bad file among its issues
+    (tmp_path / "more.json").write_text((EXAMPLE / "nodes.json").read_text())
+    code, out, err = _run("fleet", "analyze", str(tmp_path))
+    assert code == 0 and str(bad) in err

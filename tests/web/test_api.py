@@ -223,6 +223,55 @@ def test_job_processes_refuse_files_and_commands() -> None:
         assert REFUSAL in info.value.message
 
 
+def _write(path: Path) -> None:
+    path.write_text("x")
+
+
+def test_a_job_reads_only_beneath_its_own_directory(tmp_path: Path) -> None:
+    """The fleet jobs read their request's files laid out by the server:
+    reading and listing there pass; writing there, reading elsewhere, and
+    a symlink out of the directory are refused."""
+    from podnuma.web.worker import REFUSAL, Encoded, JobError, Limits, WorkerPool
+
+    mine = tmp_path / "dump"
+    (mine / "sub").mkdir(parents=True)
+    (mine / "sub" / "nodes.json").write_text("{}")
+    secret = tmp_path / "secret.json"
+    secret.write_text("{}")
+    (mine / "escape.json").symlink_to(secret)
+    pool = WorkerPool(Limits(time_limit=60))
+    root = str(mine)
+    assert pool.run(Path.read_text, mine / "sub" / "nodes.json", readable=root) == Encoded(
+        b"{}", "text/plain; charset=utf-8")
+    listed = pool.run(os.listdir, root, readable=root)
+    assert sorted(json.loads(listed.body)) == ["escape.json", "sub"]
+    for fn, arg in ((Path.read_text, secret), (Path.read_text, mine / "escape.json"),
+                    (_write, mine / "new.json"), (_write, mine / "sub" / "nodes.json"),
+                    (os.listdir, str(tmp_path)), (os.system, "true")):
+        with pytest.raises(JobError) as info:
+            pool.run(fn, arg, readable=root)
+        assert REFUSAL in info.value.message, fn
+    assert (mine / "sub" / "nodes.json").read_text() == "{}"
+    assert not (mine / "new.json").exists()
+
+
+def test_fleet_endpoints_run_in_limited_jobs() -> None:
+    """Both fleet endpoints draw in a job, under the job's limits: an
+    address space too small for the fleet's work fails the request with the
+    limit's message, and the server goes on."""
+    dump = EXAMPLES / "fleet"
+    files = {p.relative_to(dump).as_posix(): p.read_text() for p in sorted(dump.rglob("*")) if p.is_file()}
+    run = cli("fleet", "analyze", "examples/fleet", "-o", "json", cwd=ROOT)
+    assert run.returncode == 0, run.stderr
+    with running(memory=64 << 20, time_limit=120) as url:
+        body = json.dumps({"files": files, "whatIfs": ["pod-level"]}).encode()
+        for path, data in (("/api/fleet/analyze", body), ("/api/fleet/html", run.stdout.encode())):
+            status, message = error_of(url + path, data, "application/json")
+            assert status == 422, (path, message)
+            assert "more memory than the server allows" in message
+        assert call(url + "/api/examples")[0] == 200
+
+
 def test_body_size_limit() -> None:
     with running(max_body=4096) as url:
         small = (EXAMPLES / "pod-level/pod-scope-2-mixed.yaml").read_bytes()

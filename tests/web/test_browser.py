@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from tests.web.conftest import need
+from tests.web.conftest import _importable, need
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = (
@@ -263,6 +263,48 @@ def test_build_a_scenario_from_the_form(browser: Any, server: str) -> None:
     _css(browser, "#run-build").click()
     _wait(browser, lambda d: _css(d, "#error").is_displayed())
     assert _css(browser, "#error").text.startswith("error: built.yaml: steps[0].addPod.spec")
+
+
+def test_build_form_starts_from_the_built_in_node_and_config(browser: Any, server: str) -> None:
+    """The scenario builder starts from the node and kubelet configuration
+    the commands use without --node / --kubelet-config (one copy, served
+    by /api/defaults), not from a copy of its own."""
+    from podnuma.inputs.pods import DEFAULT_KUBELET_CONFIG_YAML
+
+    browser.get(server + "/")
+    _wait(browser, lambda d: d.execute_script("return document.body.dataset.ready") == "1")
+    got = browser.execute_script(
+        "return ['b-name','b-sockets','b-numa','b-cores','b-threads','b-memory','b-config']"
+        ".map(id => document.getElementById(id).value)")
+    assert got == ["podnuma-2socket", "2", "1", "8", "2", "64Gi", DEFAULT_KUBELET_CONFIG_YAML]
+
+
+def test_cluster_dump_upload_draws_the_fleet_report(browser: Any, server: str, tmp_path: Path) -> None:
+    """Files of a cluster dump picked in the page: the report ``podnuma
+    fleet analyze DIR -o html`` writes, in a sandboxed frame."""
+    need("plotly", _importable("plotly"))
+    dump = ROOT / "examples" / "fleet"
+    picked = [p for p in sorted(dump.glob("*")) if p.is_file()]
+    browser.get(server + "/")
+    _wait(browser, lambda d: d.execute_script("return document.body.dataset.ready") == "1")
+    _css(browser, "#dump-files").send_keys("\n".join(str(p) for p in picked))
+    _css(browser, "#run-dump").click()
+    frame = _wait(browser, lambda d: d.find_elements("css selector", "#fleet-body iframe"))[0]
+    assert frame.get_attribute("sandbox") == "allow-scripts"
+    assert _css(browser, "#dump-read").text == "analysed: " + ", ".join(p.name for p in picked)
+    src = frame.get_attribute("src")
+    with urllib.request.urlopen(src) as resp:
+        page = resp.read().decode()
+    assert "<h1>podnuma fleet report</h1>" in page and "what-ifs: pod-level." in page
+    # a file the fleet reader cannot read, alone: its error, in the page
+    bad = tmp_path / "nodes.json"
+    bad.write_text('{"kind": "NodeList", "items": [')
+    browser.get(server + "/")
+    _wait(browser, lambda d: d.execute_script("return document.body.dataset.ready") == "1")
+    _css(browser, "#dump-files").send_keys(str(bad))
+    _css(browser, "#run-dump").click()
+    _wait(browser, lambda d: _css(d, "#fleet-error").is_displayed())
+    assert _css(browser, "#fleet-error").text.startswith("error: nodes.json: invalid JSON")
 
 
 def test_fleet_report_html_upload_is_sandboxed(browser: Any, server: str, tmp_path: Path) -> None:

@@ -39,6 +39,10 @@ POD_BOMB = (
     "  - name: c\n    resources: {limits: {cpu: '1', memory: 1Gi}}\n"
     "    env:\n    - name: A\n      value: b\n      xbomb:\n" + bomb_lines(8)
 )
+NODES_BOMB = (
+    "apiVersion: v1\nkind: NodeList\nitems:\n- kind: Node\n  metadata:\n    name: n\n    xbomb:\n"
+    + bomb_lines(6)
+)
 SCENARIO_BOMB = (
     "apiVersion: podnuma.io/v1\nkind: Scenario\nnode:\n  name: n\n"
     "  synthetic: {sockets: 1, numaNodesPerSocket: 1, coresPerNumaNode: 4, threadsPerCore: 1,"
@@ -70,6 +74,9 @@ def requests() -> list[tuple[str, bytes, str]]:
             out.append((path, json.dumps(body).encode(), "application/json"))
     # JSON has no aliases: the bomb is malformed JSON there
     out.append(("/api/fleet/html", SCENARIO_BOMB.encode(), "application/json"))
+    # a dump whose only file is a bomb: nothing to report but that file's error
+    out.append(("/api/fleet/analyze", json.dumps({"files": {"nodes.yaml": NODES_BOMB}}).encode(),
+                "application/json"))
     return out
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from podnuma.errors import InputError
-from podnuma.fieldkit import wrong_type
+from podnuma.fieldkit import check_known_fields, wrong_type
 from podnuma.fleet.files import _is_map, read_document
 from podnuma.fleet.selectors import Requirement, parse_selector
 
@@ -59,12 +59,10 @@ def _load_groups(doc: Mapping[str, Any], file: Path) -> list[NodeGroup]:
         at = f"nodeGroups[{i}]"
         if not _is_map(g):
             raise wrong_type(at, "a mapping", g).in_file(name)
-        for k in g:
-            if k not in _GROUP_KEYS:
-                raise InputError(
-                    f"unknown field {k!r} (expected one of: {', '.join(_GROUP_KEYS)})",
-                    path=f"{at}.{k}", file=name,
-                )
+        try:
+            check_known_fields(g, _GROUP_KEYS, at)
+        except InputError as e:
+            raise e.in_file(name) from None
         sel_raw = g.get("selector", "")
         selector = parse_selector(sel_raw, path=f"{at}.selector", file=name)
         config: Mapping[str, Any] | None = None

@@ -32,7 +32,7 @@ from podnuma.cm.memorymanager.checkpoint import (
 )
 from podnuma.cm.results import StepOp
 from podnuma.errors import InputError, KubeletStartupError
-from podnuma.fieldkit import expect_string_keys, wrong_type
+from podnuma.fieldkit import check_known_fields, expect_string_keys, wrong_type
 from podnuma.inputs.discover import load_node
 from podnuma.inputs.documents import (
     Document,
@@ -208,10 +208,7 @@ def _mapping(value: object, *, path: str, what: str) -> Mapping[str, Any]:
 
 
 def _unknown(keys: Mapping[str, Any], known: tuple[str, ...], *, path: str) -> None:
-    for k in keys:
-        if k not in known:
-            where = f"{path}.{k}" if path else k
-            raise InputError(f"unknown field {k!r} (expected one of: {', '.join(known)})", path=where)
+    check_known_fields(keys, known, path)
 
 
 def _load(doc: Document, *, base_dir: Path) -> Scenario:

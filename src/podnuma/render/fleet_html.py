@@ -10,6 +10,7 @@ SVG of ``podnuma topology``: every CPU coloured by its owner).
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 from collections.abc import Mapping, Sequence
@@ -17,7 +18,31 @@ from typing import Any
 
 from podnuma.render.fleet import BASELINE, METRICS
 
-__all__ = ["render_html"]
+__all__ = ["render_html", "warm_up"]
+
+
+@functools.cache
+def _plotly_js() -> str:
+    """plotly's script, read from its package once per process."""
+    from plotly.offline import get_plotlyjs
+
+    return str(get_plotlyjs())
+
+
+def warm_up() -> None:
+    """Draw every kind of chart once and read plotly's script, so that a
+    process that may open no file afterwards (a web job) finds plotly's
+    lazily loaded parts already imported and its script in memory."""
+    what_if = "what-if"
+    metrics = {"exclusiveCpus": 1, "sidecarOnlyCpus": 1, "strandedCpus": 0, "freeCpus": 1,
+               "reservedCpus": 0}
+    _charts({
+        "whatIfs": [what_if],
+        "summary": {BASELINE: metrics, what_if: metrics},
+        "nodes": [{"baseline": metrics, "whatIfs": {what_if: metrics}}],
+        "workloads": {"w": {BASELINE: {"copies": 1}, what_if: {"copies": 2}}},
+    })
+    _plotly_js()
 
 _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24px;color:#222}
@@ -224,8 +249,6 @@ def render_html(
 ) -> str:
     """The report as one HTML document. ``pictures``: node name -> SVG;
     ``drill``: the nodes that get a drill-down section (default: all)."""
-    from plotly.offline import get_plotlyjs
-
     drilled = list(drill) if drill is not None else [str(n["name"]) for n in report["nodes"]]
     drill_set = set(drilled)
     by_name = {str(n["name"]): n for n in report["nodes"]}
@@ -275,7 +298,7 @@ def render_html(
     return (
         "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
         f"<title>{_e(title)}</title><style>{_CSS}</style>"
-        f"<script type='text/javascript'>{get_plotlyjs()}</script></head><body>"
+        f"<script type='text/javascript'>{_plotly_js()}</script></head><body>"
         + "\n".join(body)
         + f"<script>{_SORT_JS}</script></body></html>\n"
     )

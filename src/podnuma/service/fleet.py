@@ -13,13 +13,12 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from podnuma.errors import InputError
 from podnuma.fieldkit import wrong_type
 from podnuma.fleet.inputs import FleetInputs
 from podnuma.fleet.whatif import WhatIf, parse_what_if
-from podnuma.inputs.documents import parse_document
+from podnuma.inputs.documents import parse_document, parse_documents
+from podnuma.inputs.limits import FLEET_LIMITS
 from podnuma.inputs.text import NO_FILES, TextInput
 
 __all__ = [
@@ -65,7 +64,19 @@ def load(
         return load_live(kubeconfig, context=context, extra=list(paths))
     if not paths:
         raise InputError("give the dumps (files or directories) or --kubeconfig")
-    return load_fleet(paths)
+    return nothing_unreadable_alone(load_fleet(paths))
+
+
+def nothing_unreadable_alone(fleet: FleetInputs) -> FleetInputs:
+    """The inputs, unless they hold no node and a file that could not be
+    read: then there is no report to give, only that file's error
+    (:class:`InputError`, exit 2 / HTTP 400)."""
+    if fleet.nodes:
+        return fleet
+    for issue in fleet.issues:
+        if issue.severity == "error" and issue.file is not None:
+            raise InputError(issue.message, file=issue.file, path=issue.path)
+    return fleet
 
 
 def analyze(
@@ -153,8 +164,8 @@ def _file_name(name: str) -> Path:
 def _refuse_group_files(name: str, text: str) -> None:
     """A FleetConfig of a request may name no file."""
     try:
-        docs = list(yaml.safe_load_all(text))
-    except yaml.YAMLError:
+        docs = [d.data for d in parse_documents(text, name=name, limits=FLEET_LIMITS)]
+    except InputError:
         return  # the fleet's reader reports it
     for doc in docs:
         if not isinstance(doc, Mapping) or doc.get("kind") != "FleetConfig":
@@ -181,6 +192,36 @@ def _strip(value: Any, prefix: str) -> Any:
     return value
 
 
+def write_dump(files: Mapping[str, str], root: Path) -> None:
+    """Lay a cluster dump given as texts (relative file name -> text) out
+    under the empty directory ``root``: names checked (plain relative
+    names of data files), nothing parsed."""
+    if not files:
+        raise InputError("give the dump's files (files: name -> text)")
+    for name, text in files.items():
+        target = root / _file_name(name)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+
+
+def analyze_written_dump(files: Mapping[str, str], root: Path,
+                         what_if_values: Sequence[str] = ()) -> str:
+    """The report page of a dump :func:`write_dump` laid out under
+    ``root`` (``files``: the same texts, checked here for FleetConfigs
+    naming files); reads only beneath ``root``."""
+    parsed = what_ifs(what_if_values, workers=None, dask_target=None)
+    for name, text in files.items():
+        _refuse_group_files(name, text)
+    try:
+        fleet = load([root])
+    except InputError as e:  # named as the request named it
+        if e.file is not None:
+            e.file = _strip(e.file, f"{root}/")
+        raise
+    report = _strip(analyze(fleet, parsed), f"{root}/")
+    return report_html(fleet, report)
+
+
 def analyze_files(files: Mapping[str, str], what_if_values: Sequence[str] = ()) -> str:
     """A cluster dump given as texts (relative file name -> text: nodes,
     pods, NodeResourceTopology objects, configz, FleetConfig) analysed as
@@ -188,17 +229,6 @@ def analyze_files(files: Mapping[str, str], what_if_values: Sequence[str] = ()) 
     report page, drill-down pictures included. No file the dump names is
     read (a node group's ``kubeletConfigFile``, ``nodeFile`` and file node
     forms are refused); the report names the files as they were given."""
-    if not files:
-        raise InputError("give the dump's files (files: name -> text)")
-    parsed = what_ifs(what_if_values, workers=None, dask_target=None)
     with tempfile.TemporaryDirectory(prefix="podnuma-fleet-") as tmp:
-        root = Path(tmp)
-        for name, text in files.items():
-            rel = _file_name(name)
-            _refuse_group_files(name, text)
-            target = root / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text, encoding="utf-8")
-        fleet = load([root])
-        report = _strip(analyze(fleet, parsed), f"{root}/")
-        return report_html(fleet, report)
+        write_dump(files, Path(tmp))
+        return analyze_written_dump(files, Path(tmp), what_if_values)

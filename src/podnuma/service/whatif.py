@@ -15,13 +15,20 @@ from podnuma.analysis.advise import Advice, advice_document, advise_pod, node_co
 from podnuma.analysis.compare import Comparison, compare_pod, comparison_document
 from podnuma.api.kubeletconfig import KubeletConfig
 from podnuma.errors import InputError
-from podnuma.inputs.pods import PodSource, load_pod_sources, node_and_config
+from podnuma.inputs.documents import parse_document
+from podnuma.inputs.pods import (
+    DEFAULT_KUBELET_CONFIG_YAML,
+    DEFAULT_NODE_YAML,
+    PodSource,
+    load_pod_sources,
+    node_and_config,
+)
 from podnuma.inputs.text import TextInput, request_name
 from podnuma.machine.topology import Machine
 from podnuma.service.messages import no_pod, not_modelled_notes
 from podnuma.service.scenario import scenario_pod
 
-__all__ = ["Advices", "Comparisons", "Setting", "advise", "compare", "whatif_request"]
+__all__ = ["Advices", "Comparisons", "Setting", "advise", "builtin_defaults", "compare", "whatif_request"]
 
 Note = Callable[[str], None]
 
@@ -206,3 +213,12 @@ def whatif_request(req: Mapping[str, Any], advise_it: bool) -> dict[str, Any]:
         load_pod_sources(pod.text, name=pod.name)
         return advise([pod], node, config, shared_pool_cpus=req.get("sharedPoolCpus")).document()
     return compare(pod, node, config).document()
+
+
+def builtin_defaults() -> dict[str, Any]:
+    """The node form and the kubelet configuration the commands use without
+    ``--node`` / ``--kubelet-config`` (the web page starts its scenario
+    builder from them): the node as a mapping, the configuration as its
+    YAML text."""
+    node = parse_document(DEFAULT_NODE_YAML, name="built-in node").data
+    return {"node": node, "kubeletConfig": DEFAULT_KUBELET_CONFIG_YAML}

@@ -24,8 +24,10 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import importlib.util
 import json
 import secrets
+import tempfile
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, MutableMapping
 from types import FrameType
@@ -40,8 +42,9 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
-from podnuma.errors import InputError, KubeletStartupError
+from podnuma.errors import InputError
 from podnuma.service.messages import version
+from podnuma.service.whatif import builtin_defaults
 from podnuma.web import service
 from podnuma.web.examples import (
     EXAMPLES,
@@ -352,9 +355,11 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
             parts.append(f"{loc}: {err.get('msg', 'invalid')}" if loc else str(err.get("msg")))
         return _error(422, "; ".join(parts) or "invalid request")
 
-    def job(fn: Callable[..., Any], *args: Any, media_type: str | None = None) -> Any:
+    def job(
+        fn: Callable[..., Any], *args: Any, media_type: str | None = None, readable: str | None = None
+    ) -> Any:
         try:
-            out = pool.run(fn, *args)
+            out = pool.run(fn, *args, readable=readable)
             if isinstance(out, Encoded):  # encoded by the job, inside its limits
                 return Response(out.body, media_type=media_type or out.media_type)
             return out
@@ -365,6 +370,14 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
             return _error(422, str(e))
         except Busy as e:
             return _error(503, str(e))
+
+    def page_job(fn: Callable[..., Any], *args: Any, readable: str | None = None) -> str | JSONResponse:
+        """A fleet report page drawn by a job: its text, or the error."""
+        out = job(fn, *args, readable=readable)
+        if isinstance(out, JSONResponse):
+            return out
+        assert isinstance(out, Response)
+        return bytes(out.body).decode("utf-8")
 
     async def scenario_text(request: Request, name: str | None) -> tuple[str, str] | JSONResponse:
         ctype = request.headers.get("content-type", "")
@@ -406,6 +419,12 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
             "kubeletConfig": example_text(WHATIF_CONFIG),
             "kubeletConfigName": f"examples/{WHATIF_CONFIG}",
         }
+
+    @app.get("/api/defaults", tags=["examples"])
+    def get_defaults() -> dict[str, Any]:
+        """The built-in node (as a node form) and kubelet configuration (YAML
+        text) the commands use without ``--node`` / ``--kubelet-config``."""
+        return builtin_defaults()
 
     @app.post("/api/simulate", tags=["scenario"], openapi_extra=_SCENARIO_BODY)
     async def simulate(request: Request, name: NameParam = None, detail: DetailParam = False) -> Any:
@@ -474,16 +493,13 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
             text = raw.decode("utf-8")
         except UnicodeDecodeError as e:
             return _error(400, f"{file}: fleet report is not UTF-8 text (byte {e.start})")
-        try:
-            # In this process: the renderer reads plotly's script from its package.
-            page = await _threaded(service.fleet_html, text, file)
-        except ImportError:
-            return _error(501, "drawing fleet reports needs the fleet extra: pip install 'podnuma[fleet]'")
-        except (InputError, KubeletStartupError) as e:
-            return _error(400, service.error_message(e))
-        return keep_page(page)
+        if not FLEET_EXTRA:
+            return _error(501, NO_FLEET_EXTRA)
+        return keep_page(await _threaded(page_job, service.fleet_html, text, file))
 
-    def keep_page(page: str) -> dict[str, str]:
+    def keep_page(page: str | JSONResponse) -> Any:
+        if isinstance(page, JSONResponse):
+            return page
         token = secrets.token_urlsafe(16)
         fleet_pages[token] = page
         while len(fleet_pages) > FLEET_PAGES:
@@ -495,14 +511,17 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
         """Analyse a cluster dump as ``podnuma fleet analyze -o html`` does
         (charts, node table, drill-down pictures); answers the address of
         the page, kept for the last few reports."""
-        try:
-            # In this process: the dump's files are laid out in a temporary
-            # directory for the fleet's reader, and the renderer reads plotly.
-            page = await _threaded(service.fleet_analyze_html, req.files, req.whatIfs)
-        except ImportError:
-            return _error(501, "drawing fleet reports needs the fleet extra: pip install 'podnuma[fleet]'")
-        except (InputError, KubeletStartupError) as e:
-            return _error(400, service.error_message(e))
+        if not FLEET_EXTRA:
+            return _error(501, NO_FLEET_EXTRA)
+        with tempfile.TemporaryDirectory(prefix="podnuma-fleet-") as tmp:
+            # the server lays the files out (names checked, nothing parsed);
+            # the job reads them, and nothing else, under the job's limits
+            try:
+                await _threaded(service.fleet_write_dump, req.files, tmp)
+            except InputError as e:
+                return _error(400, service.error_message(e))
+            page = await _threaded(
+                page_job, service.fleet_analyze_html, req.files, req.whatIfs, tmp, readable=tmp)
         return keep_page(page)
 
     @app.get("/fleet/{token}", include_in_schema=False)
@@ -538,7 +557,12 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
     return app
 
 
-async def _threaded(fn: Callable[..., Any], *args: Any) -> Any:
+async def _threaded(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     from starlette.concurrency import run_in_threadpool
 
-    return await run_in_threadpool(fn, *args)
+    return await run_in_threadpool(fn, *args, **kwargs)
+
+
+#: Whether the fleet extra (plotly, which draws the fleet pages) is installed.
+FLEET_EXTRA = importlib.util.find_spec("plotly") is not None
+NO_FLEET_EXTRA = "drawing fleet reports needs the fleet extra: pip install 'podnuma[fleet]'"

@@ -18,6 +18,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import podnuma
@@ -37,6 +38,7 @@ __all__ = [
     "whatif_request",
     "fleet_html",
     "fleet_analyze_html",
+    "fleet_write_dump",
 ]
 
 #: The packages the jobs run (the engine and the layers between it and the
@@ -90,7 +92,14 @@ def fleet_html(text: str, name: str) -> str:
     return fleet.report_html_of_document(TextInput(text, name))
 
 
-def fleet_analyze_html(files: Mapping[str, str], what_ifs: list[str]) -> str:
-    """``/api/fleet/analyze``: a cluster dump (file name -> text) analysed as
-    ``podnuma fleet analyze DIR -o html`` does, drill-down pictures included."""
-    return fleet.analyze_files(files, what_ifs)
+def fleet_write_dump(files: Mapping[str, str], root: str) -> None:
+    """``/api/fleet/analyze``, in the server: the dump's files laid out under
+    ``root`` (names checked, nothing parsed) for its job to read."""
+    fleet.write_dump(files, Path(root))
+
+
+def fleet_analyze_html(files: Mapping[str, str], what_ifs: list[str], root: str) -> str:
+    """``/api/fleet/analyze``, in a job that may read only beneath ``root``:
+    the dump analysed as ``podnuma fleet analyze DIR -o html`` does,
+    drill-down pictures included."""
+    return fleet.analyze_written_dump(files, Path(root), what_ifs)

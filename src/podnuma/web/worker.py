@@ -40,6 +40,7 @@ import contextlib
 import errno
 import json
 import multiprocessing
+import os
 import pickle
 import queue
 import resource
@@ -67,8 +68,13 @@ __all__ = [
 #: not open files, so nothing it runs may be left to import lazily: numpy
 #: (imported by the topology manager's merge only for large hint lists, and
 #: the parts numpy itself imports on first use: numpy.ma by np.unique) and
-#: the service (which imports the engine whole).
-PRELOAD = ["__main__", "numpy", "numpy.ma", "numpy.linalg", "podnuma.web.service"]
+#: the service (which imports the engine whole), and, where the fleet extra
+#: is installed, plotly warmed up by drawing a report once (it imports its
+#: figure classes and reads its script and templates on first use); the
+#: fork server skips a module whose import fails.
+PRELOAD = [
+    "__main__", "numpy", "numpy.ma", "numpy.linalg", "podnuma.web.service", "podnuma.web.fleet_warm",
+]
 
 #: Audit events a job may not raise: file access, directory listing,
 #: processes, network.
@@ -138,6 +144,40 @@ def _refuse(event: str, args: tuple[Any, ...]) -> None:
         raise PermissionError(errno.EACCES, REFUSAL)
 
 
+#: ``open`` flags a job may never use, even beneath its readable directory.
+_WRITING = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+
+
+def _beneath(path: object, root: str) -> bool:
+    """Whether ``path`` (a name, not a descriptor) resolves inside ``root``."""
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
+    if not isinstance(path, str):
+        return False
+    real = os.path.realpath(path)
+    return real == root or real.startswith(root + os.sep)
+
+
+def _refuse_outside(root: str) -> Callable[[str, tuple[Any, ...]], None]:
+    """The audit hook of a job given its own request's files: reading and
+    listing beneath ``root`` (symlinks resolved first) pass, everything
+    :data:`REFUSED_EVENTS` names is refused elsewhere, and writing is
+    refused everywhere."""
+
+    def hook(event: str, args: tuple[Any, ...]) -> None:
+        if event not in REFUSED_EVENTS:
+            return
+        if event == "open" and len(args) == 3 and isinstance(args[2], int) and not (
+            args[2] & _WRITING
+        ) and _beneath(args[0], root):
+            return
+        if event in ("os.listdir", "os.scandir") and args and _beneath(args[0], root):
+            return
+        raise PermissionError(errno.EACCES, REFUSAL)
+
+    return hook
+
+
 def _encode(result: Any, max_answer: int) -> Any:
     """The answer as the server sends it: JSON documents encoded here (as
     the framework would: UTF-8, compact, no NaN), text as UTF-8."""
@@ -182,6 +222,23 @@ def _answer(fn: Callable[..., Any], args: tuple[Any, ...], max_answer: int) -> t
         return ("error", ("input", "the input is nested too deeply"))
     except Exception as e:  # a bug: a one-line message, as the CLI gives
         return ("error", ("internal", error_message(e)))
+
+
+def _child(
+    conn: Connection, memory: int, max_answer: int, fn: Callable[..., Any], args: tuple[Any, ...],
+    readable: str,
+) -> None:
+    """A job process for one job that may read beneath ``readable`` (its
+    request's own files): its own sandbox, then the job, then it exits."""
+    with contextlib.suppress(ValueError, OSError):
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    sys.addaudithook(_refuse_outside(os.path.realpath(readable)))
+    out = _answer(fn, args, max_answer)
+    try:
+        conn.send(out)
+    except MemoryError:
+        conn.send(("error", ("limit", "the answer needs more memory than the server allows")))
+    conn.close()
 
 
 def _retires(status: str, payload: Any) -> bool:
@@ -299,9 +356,13 @@ class WorkerPool:
             self._running.discard(worker.proc)
         worker.stop(kill=kill)
 
-    def run(self, fn: Callable[..., Any], *args: Any) -> Any:
+    def run(self, fn: Callable[..., Any], *args: Any, readable: str | None = None) -> Any:
         """``fn(*args)`` in a job process; its result (picklable), or
-        :class:`JobError`, :class:`TimeLimitExceeded`, :class:`Busy`."""
+        :class:`JobError`, :class:`TimeLimitExceeded`, :class:`Busy`.
+        ``readable``: a directory the job may read and list (the files of
+        its own request, laid out by the server); nothing else. Such a job
+        runs in a process of its own, started for it and ended after it
+        (the warm job processes may read nothing)."""
         limit = self.limits.time_limit
         if self.closed:
             raise Busy("the server is stopping")
@@ -312,26 +373,75 @@ class WorkerPool:
                 f"the server is busy (at most {self.limits.workers} simulations at once): try again"
             ) from None
         try:
-            if worker is not None and not worker.proc.is_alive():
-                self._retire(worker, kill=True)
-                worker = None
-            if worker is None:
-                worker = self._start()
-            status, payload, keep = self._run(worker, fn, args, limit)
-            if not keep or worker.jobs >= MAX_JOBS or self.closed:
-                self._retire(worker, kill=not keep)
-                worker = None
-        except BaseException:
-            if worker is not None:
-                self._retire(worker, kill=True)
-                worker = None
-            raise
+            if readable is not None:  # the warm process stays idle, its slot taken
+                status, payload = self._run_once(fn, args, limit, readable)
+            else:
+                if worker is not None and not worker.proc.is_alive():
+                    self._retire(worker, kill=True)
+                    worker = None
+                if worker is None:
+                    worker = self._start()
+                try:
+                    status, payload, keep = self._run(worker, fn, args, limit)
+                except BaseException:
+                    self._retire(worker, kill=True)
+                    worker = None
+                    raise
+                if not keep or worker.jobs >= MAX_JOBS or self.closed:
+                    self._retire(worker, kill=not keep)
+                    worker = None
         finally:
             self._idle.put(worker)
+        return self._result(status, payload)
+
+    @staticmethod
+    def _result(status: str, payload: Any) -> Any:
         if status == "ok":
             return payload
         kind, message = payload
         raise JobError(kind, message)
+
+    def _too_long(self, limit: float) -> TimeLimitExceeded:
+        return TimeLimitExceeded(
+            f"the simulation took longer than the server's limit of {limit:g} s "
+            "(fewer steps, a smaller machine, or no search for explain)"
+        )
+
+    def _run_once(
+        self, fn: Callable[..., Any], args: tuple[Any, ...], limit: float, readable: str
+    ) -> tuple[str, Any]:
+        recv, send = self._ctx.Pipe(duplex=False)
+        proc = self._ctx.Process(
+            target=_child,
+            args=(send, self.limits.memory, self.limits.max_answer, fn, args, readable),
+            daemon=True,
+        )
+        with self._lock:
+            if self.closed:
+                raise Busy("the server is stopping")
+            proc.start()
+            self._running.add(proc)
+        send.close()
+        try:
+            if not recv.poll(limit):
+                raise self._too_long(limit)
+            try:
+                status, payload = recv.recv()
+            except EOFError:
+                proc.join(1)
+                raise JobError(
+                    "limit", f"the simulation stopped without an answer (exit {proc.exitcode}): "
+                    "it may need more memory than the server allows"
+                ) from None
+        finally:
+            recv.close()
+            with self._lock:
+                self._running.discard(proc)
+            if proc.is_alive():
+                proc.kill()
+            proc.join()
+            proc.close()
+        return status, payload
 
     def _run(
         self, worker: _Worker, fn: Callable[..., Any], args: tuple[Any, ...], limit: float
@@ -341,10 +451,7 @@ class WorkerPool:
         conn.send_bytes(pickle.dumps((fn, args), protocol=pickle.HIGHEST_PROTOCOL))
         worker.jobs += 1
         if not conn.poll(limit):
-            raise TimeLimitExceeded(
-                f"the simulation took longer than the server's limit of {limit:g} s "
-                "(fewer steps, a smaller machine, or no search for explain)"
-            )
+            raise self._too_long(limit)
         try:
             status, payload = conn.recv()
         except (EOFError, OSError):

@@ -12,7 +12,7 @@ from typing import Any
 
 from podnuma.api.quantity import QuantityError, parse_quantity
 from podnuma.errors import InputError
-from podnuma.fieldkit import field_path, wrong_type
+from podnuma.fieldkit import check_known_fields, field_path, wrong_type
 
 __all__ = [
     "join",
@@ -42,13 +42,7 @@ def join(parent: str, key: str | int) -> str:
 
 
 def check_keys(doc: Mapping[Any, Any], allowed: Iterable[str], path: str) -> None:
-    known = set(allowed)
-    for key in doc:
-        if key not in known:
-            raise InputError(
-                f"unknown field {key!r} (expected one of: {', '.join(sorted(known))})",
-                path=join(path, str(key)),
-            )
+    check_known_fields(doc, allowed, path)
 
 
 def expect_int(value: object, path: str, *, minimum: int = 0, maximum: int | None = None) -> int:

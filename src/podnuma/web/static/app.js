@@ -635,6 +635,37 @@ async function drawFleet(text, name, slot) {
   }
 }
 
+// The files of a cluster dump: relative names (a directory's own name
+// dropped) of its data files, hidden files and directories skipped.
+async function dumpFiles() {
+  const files = {};
+  for (const input of [$("dump-files"), $("dump-dir")]) {
+    for (const f of input.files) {
+      const parts = (f.webkitRelativePath || f.name).split("/");
+      const rel = (parts.length > 1 ? parts.slice(1) : parts).join("/");
+      if (!/\.(json|ya?ml)$/i.test(rel) || rel.split("/").some((p) => p.startsWith("."))) continue;
+      files[rel] = await f.text();
+    }
+  }
+  return files;
+}
+
+async function analyzeDump() {
+  const body = $("fleet-body");
+  showError($("fleet-error"), null);
+  try {
+    const files = await dumpFiles();
+    if (!Object.keys(files).length) throw new Error("pick the dump's files (.json, .yaml) or its directory");
+    const whatIfs = $("dump-whatifs").value.split(/\s+/).filter((w) => w);
+    const got = await api("/api/fleet/analyze", {json: {files, whatIfs}});
+    const names = Object.keys(files).sort().join(", ");
+    body.replaceChildren(el("p", {class: "hint", id: "dump-read"}, "analysed: " + names),
+      el("iframe", {class: "fleet", sandbox: "allow-scripts", src: got.url, title: "fleet report"}));
+  } catch (e) {
+    showError($("fleet-error"), e.message);
+  }
+}
+
 async function openFleet(file) {
   const body = $("fleet-body");
   showError($("fleet-error"), null);
@@ -708,12 +739,27 @@ function wire() {
   $("fleet-input").addEventListener("change", (ev) => {
     if (ev.target.files[0]) openFleet(ev.target.files[0]);
   });
+  $("run-dump").addEventListener("click", analyzeDump);
+}
+
+// The form's starting node and kubelet configuration: the built-in ones
+// the commands use without --node / --kubelet-config.
+async function loadDefaults() {
+  const d = await api("/api/defaults");
+  const n = d.node.synthetic;
+  $("b-name").value = d.node.name;
+  $("b-sockets").value = n.sockets;
+  $("b-numa").value = n.numaNodesPerSocket;
+  $("b-cores").value = n.coresPerNumaNode;
+  $("b-threads").value = n.threadsPerCore;
+  $("b-memory").value = n.memoryPerNumaNode;
+  $("b-config").value = d.kubeletConfig;
 }
 
 document.addEventListener("DOMContentLoaded", async () => {
   wire();
   try {
-    await loadExamples();
+    await Promise.all([loadExamples(), loadDefaults()]);
     // Show something at once: the first example, run.
     const ex = await showExample();
     await run(ex.text, ex.name);
