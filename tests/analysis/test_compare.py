@@ -354,7 +354,7 @@ def test_cli_multi_document_and_list(runner: CliRunner, tmp_path: Path, kep_file
     assert r.exit_code == 0, r.output
     pods = json.loads(r.stdout)["pods"]
     assert [p["asWritten"] for p in pods] == ["perContainer", "podLevel"]
-    assert f"{f}#1: not a Pod (kind ConfigMap), skipped" in r.stderr
+    assert f"{f}#1: not a Pod or a workload (kind ConfigMap), skipped" in r.stderr
 
     bad = write(tmp_path / "bad.yaml", kep2_per_container(), {"metadata": {"name": "x"}, "spec": {}})
     r = runner.invoke(compare_command, [str(bad), "--node", str(node), "--kubelet-config", str(cfg)])

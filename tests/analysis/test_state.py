@@ -165,10 +165,11 @@ def test_as_scenario_replays_the_state(tmp_path: Path) -> None:
     source = yaml.safe_load(example.read_text())
     config = tmp_path / "kubelet.yaml"
     config.write_text(yaml.safe_dump(source["kubeletConfig"]))
-    code, out = _inspect(str(d), "--as-scenario", "--kubelet-config", str(config))
-    assert code == 0, out
-    doc = yaml.safe_load(out)
+    got = CliRunner().invoke(cli, ["state", "inspect", str(d), "--as-scenario", "--kubelet-config", str(config)])
+    assert got.exit_code == 0, got.output
+    doc = yaml.safe_load(got.stdout)  # standard error says the node is this machine's
     assert doc["node"] == {"sysfs": "/sys"} and doc["steps"] == []
+    assert "give --node FILE (or --sysfs DIR)" in got.stderr
     doc["node"] = source["node"]  # replay on the machine the checkpoints came from
     replay = tmp_path / "replay.yaml"
     replay.write_text(yaml.safe_dump(doc))

@@ -170,7 +170,7 @@ def test_version_quiet_and_completion(tmp_path: Path) -> None:
     mixed = tmp_path / "mixed.yaml"
     mixed.write_text(TRAINER.read_text() + "\n---\napiVersion: v1\nkind: ConfigMap\n")
     r = CliRunner().invoke(cli, ["compare", str(mixed)])
-    assert "not a Pod (kind ConfigMap), skipped" in r.stderr
+    assert "not a Pod or a workload (kind ConfigMap), skipped" in r.stderr
     r = CliRunner().invoke(cli, ["--quiet", "compare", str(mixed)])
     assert r.exit_code == 0 and r.stderr == ""
     for shell, marker in (("bash", "_PODNUMA_COMPLETE"), ("zsh", "compdef"), ("fish", "complete")):

@@ -47,6 +47,7 @@ from podnuma.machine.topology import Machine
 
 __all__ = [
     "TEMPLATE_PATHS", "Advice", "advise_pod", "advice_document", "node_config_document",
+    "workload_pod",
 ]
 
 Status = Literal["rewritten", "skipped"]
@@ -143,28 +144,13 @@ def _advise_workload(
 ) -> Advice:
     path = TEMPLATE_PATHS[kind]
     dotted = ".".join(path)
-    ref = _ref(doc)
-    label = f"{kind} {ref}" if ref else kind
-    template: Any = doc
-    for key in path:
-        template = template.get(key) if isinstance(template, Mapping) else None
-    if not isinstance(template, Mapping) or not isinstance(template.get("spec"), Mapping):
+    label, pod_doc, template_error = workload_pod(doc, kind)
+    if pod_doc is None:
         return Advice(
             where=where, pod=label, status="skipped", reason=f"{kind} without a pod template",
             original=doc,
-            error=_template_error(template, dotted),
+            error=template_error,
         )
-    raw_meta, raw_workload_meta = template.get("metadata"), doc.get("metadata")
-    meta: Mapping[str, Any] = raw_meta if isinstance(raw_meta, Mapping) else {}
-    workload_meta: Mapping[str, Any] = (
-        raw_workload_meta if isinstance(raw_workload_meta, Mapping) else {}
-    )
-    pod_meta: dict[str, Any] = {k: v for k, v in dict(meta).items() if k in ("labels", "annotations")}
-    pod_meta["name"] = workload_meta.get("name") or "template"
-    if workload_meta.get("namespace"):
-        pod_meta["namespace"] = workload_meta["namespace"]
-    pod_doc = {"apiVersion": "v1", "kind": "Pod", "metadata": pod_meta,
-               "spec": copy.deepcopy(dict(template["spec"]))}
     advice = _advise_pod(pod_doc, machine, config, where=where, cap=cap,
                          shared_pool_cpus=shared_pool_cpus)
     error = advice.error.at(dotted) if advice.error is not None else None
@@ -178,6 +164,35 @@ def _advise_workload(
         holder["spec"] = rewrite.manifest["spec"]
         rewrite = dataclasses.replace(rewrite, manifest=manifest)
     return dataclasses.replace(advice, pod=label, original=doc, rewrite=rewrite, error=error)
+
+
+def workload_pod(
+    doc: Mapping[str, Any], kind: str
+) -> tuple[str, dict[str, Any] | None, InputError | None]:
+    """The pod a workload (:data:`TEMPLATE_PATHS`) would create: how reports
+    name the workload (``Deployment ns/name``), the Pod manifest made of
+    its template (named after the workload; ``None`` when the template
+    cannot be read) and why it cannot (paths relative to the workload)."""
+    path = TEMPLATE_PATHS[kind]
+    ref = _ref(doc)
+    label = f"{kind} {ref}" if ref else kind
+    template: Any = doc
+    for key in path:
+        template = template.get(key) if isinstance(template, Mapping) else None
+    if not isinstance(template, Mapping) or not isinstance(template.get("spec"), Mapping):
+        return label, None, _template_error(template, ".".join(path))
+    raw_meta, raw_workload_meta = template.get("metadata"), doc.get("metadata")
+    meta: Mapping[str, Any] = raw_meta if isinstance(raw_meta, Mapping) else {}
+    workload_meta: Mapping[str, Any] = (
+        raw_workload_meta if isinstance(raw_workload_meta, Mapping) else {}
+    )
+    pod_meta: dict[str, Any] = {k: v for k, v in dict(meta).items() if k in ("labels", "annotations")}
+    pod_meta["name"] = workload_meta.get("name") or "template"
+    if workload_meta.get("namespace"):
+        pod_meta["namespace"] = workload_meta["namespace"]
+    pod_doc = {"apiVersion": "v1", "kind": "Pod", "metadata": pod_meta,
+               "spec": copy.deepcopy(dict(template["spec"]))}
+    return label, pod_doc, None
 
 
 def _advise_pod(

@@ -17,8 +17,10 @@ from podnuma.cli.options import (
     note,
     output_option,
     read_input,
+    set_option,
     stdin_used_once,
 )
+from podnuma.inputs.overrides import parse_overrides
 from podnuma.inputs.text import TextInput
 from podnuma.render.advice import advice_header, render_diff, render_yaml
 from podnuma.render.output import render_output
@@ -38,9 +40,10 @@ __all__ = ["advise_command"]
     "(default: keep the pod's CPU request as the budget).",
 )
 @output_option("advise", "yaml: the rewritten pods (savings as comments); json: a report for programs.")
+@set_option
 def advise_command(
     files: tuple[str, ...], node_file: str | None, config_file: str | None,
-    as_diff: bool, shared_pool_cpus: int | None, output: str,
+    as_diff: bool, shared_pool_cpus: int | None, output: str, set_values: tuple[str, ...],
 ) -> None:
     """Propose the pod-level rewrite (KEP-5526) of each Pod in FILE... (YAML
     documents, JSON, kubectl get pods lists; '-': standard input) and
@@ -49,7 +52,7 @@ def advise_command(
     pods = [partial(TextInput.read, path, what="pod") for path in files]
     got = guard(lambda: whatif.advise(
         pods, read_input(node_file, "node"), read_input(config_file, "kubelet configuration"),
-        shared_pool_cpus=shared_pool_cpus, note=note,
+        shared_pool_cpus=shared_pool_cpus, note=note, overrides=parse_overrides(set_values),
     ))
     s = got.setting
     header = advice_header(s.node_from, s.cfg_from, s.machine, s.config)

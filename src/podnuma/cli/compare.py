@@ -13,8 +13,10 @@ from podnuma.cli.options import (
     note,
     output_option,
     read_input,
+    set_option,
     stdin_used_once,
 )
+from podnuma.inputs.overrides import parse_overrides
 from podnuma.inputs.text import TextInput
 from podnuma.render.compare import comparison_renderable
 from podnuma.render.output import render_output
@@ -29,19 +31,23 @@ __all__ = ["compare_command"]
 @node_option
 @config_option
 @output_option("compare", "table for people; json or yaml for programs.")
+@set_option
 def compare_command(
-    pod_file: str, node_file: str | None, config_file: str | None, output: str
+    pod_file: str, node_file: str | None, config_file: str | None, output: str,
+    set_values: tuple[str, ...],
 ) -> None:
     """What pod-level resources (KEP-5526) change for POD ('-': standard
-    input): the pod as written vs its other form (pod-level <->
-    per-container), under topology scope pod and container, each on an empty
-    node."""
+    input; Pods, and the pod template of Deployments, StatefulSets,
+    DaemonSets, ReplicaSets, Jobs, CronJobs; Lists of them): the pod as
+    written vs its other form (pod-level <-> per-container), under topology
+    scope pod and container, each on an empty node."""
     stdin_used_once(pod_file, node_file, config_file)
 
     def go() -> tuple[str, list[str]]:
+        overrides = parse_overrides(set_values)
         got = whatif.compare(
             lambda: TextInput.read(pod_file, what="pod"), read_input(node_file, "node"),
-            read_input(config_file, "kubelet configuration"), note=note,
+            read_input(config_file, "kubelet configuration"), note=note, overrides=overrides,
         )
         setting = got.setting
 

@@ -3,10 +3,22 @@ for a rejected pod the nearest admissible configuration."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from podnuma.cli.app import guard
-from podnuma.cli.options import echo, file_argument, note, output_option, progress_bar
+from podnuma.cli.options import (
+    as_scenario_option,
+    echo,
+    file_argument,
+    note,
+    output_option,
+    progress_bar,
+    set_option,
+    write_scenario_file,
+)
+from podnuma.inputs.overrides import parse_overrides
 from podnuma.inputs.text import TextInput
 from podnuma.render.output import render_output
 from podnuma.service import scenario as service
@@ -39,6 +51,8 @@ def _not_nan(param: click.Parameter, value: float | None) -> float | None:
     "--picture/--no-picture", default=None,
     help="Show the topology picture after each step (default: when one admission is explained).",
 )
+@set_option
+@as_scenario_option
 def explain_command(
     scenario: str,
     step_index: int | None,
@@ -47,18 +61,25 @@ def explain_command(
     no_search: bool,
     search_time: float | None,
     picture: bool | None,
+    set_values: tuple[str, ...],
+    as_scenario: Path | None,
 ) -> None:
     """Explain each admission of SCENARIO ('-': standard input): hints,
     merge, pools, rejection and what would fit."""
 
     def go() -> str:
+        overrides = parse_overrides(set_values)
         src = TextInput.read(scenario, what="scenario")
         with progress_bar("explaining admissions") as advance:
             got = service.explain(
                 src, step=step_index, pod=pod_ref, search=not no_search, progress=advance,
-                time_budget=search_time, note=note,
+                time_budget=search_time, note=note, overrides=overrides,
             )
         doc = got.document
+        if as_scenario is not None:
+            write_scenario_file(
+                as_scenario, service.effective_scenario(got.scenario), got.scenario.overrides
+            )
 
         def text() -> str:
             # the text renderers (and rich) are imported for text output only

@@ -100,8 +100,12 @@ def _write(output_file: Path | None, text: str) -> None:
 @fleet_group.command("analyze")
 @click.argument("inputs", nargs=-1)
 @click.option("--what-if", "what_ifs", multiple=True, metavar="CHANGES",
-              help="pod-level, scope=pod|container, policy=..., cpu-policy=..., memory-policy=..., "
+              help="gates, pod-level, scope=pod|container, policy=..., cpu-policy=..., memory-policy=..., "
                    "cpu-option=NAME, topology-option=NAME; comma-separated; repeatable.")
+@click.option("--set", "set_values", multiple=True, metavar="PATH=VALUE",
+              help="Override a field of every node's own kubelet configuration by its "
+                   "KubeletConfiguration JSON path (featureGates.PodLevelResourceManagers=true, "
+                   "topologyManagerScope=pod); value read as YAML; repeatable.")
 @click.option("-o", "--output", "fmt", type=click.Choice(FORMATS["fleet analyze"]), default="table", show_default=True,
               help="table for people, json for the report document, html for a self-contained report.")
 @click.option("--output-file", type=click.Path(path_type=Path, dir_okay=False), default=None,
@@ -114,26 +118,31 @@ def _write(output_file: Path | None, text: str) -> None:
               help="Read the cluster live (read-only) with this kubeconfig.")
 @click.option("--context", default=None, help="The kubeconfig context (with --kubeconfig).")
 def analyze_command(
-    inputs: tuple[str, ...], what_ifs: tuple[str, ...], fmt: str, output_file: Path | None,
-    workers: int | None, dask_target: str | None, kubeconfig: str | None, context: str | None,
+    inputs: tuple[str, ...], what_ifs: tuple[str, ...], set_values: tuple[str, ...], fmt: str,
+    output_file: Path | None, workers: int | None, dask_target: str | None,
+    kubeconfig: str | None, context: str | None,
 ) -> None:
     """Replay every node's running pods (INPUT: dumps, files or directories; - for stdin)."""
+    from podnuma.inputs.overrides import parse_overrides
     from podnuma.service import fleet as service
 
     parsed = _guard(lambda: service.what_ifs(what_ifs, workers=workers, dask_target=dask_target))
+    overrides = _guard(lambda: parse_overrides(set_values))
     if fmt == "html":
         _guard(lambda: importlib.import_module("plotly"))  # the fleet extra, before any work
     if dask_target is not None:
         _guard(lambda: importlib.import_module("distributed"))
     with tempfile.TemporaryDirectory(prefix="podnuma-fleet-") as tmp:
-        fleet = _guard(lambda: service.load(_paths(inputs, kubeconfig, Path(tmp)),
-                                            kubeconfig=kubeconfig, context=context))
-        _guard(lambda: _analyze(fleet, parsed, fmt, output_file, workers, dask_target))
+        fleet = _guard(lambda: service.with_overrides(
+            service.load(_paths(inputs, kubeconfig, Path(tmp)), kubeconfig=kubeconfig, context=context),
+            overrides,
+        ))
+        _guard(lambda: _analyze(fleet, parsed, fmt, output_file, workers, dask_target, overrides))
 
 
 def _analyze(
     fleet: Any, what_ifs: Sequence[Any], fmt: str, output_file: Path | None,
-    workers: int | None, dask_target: str | None,
+    workers: int | None, dask_target: str | None, overrides: Sequence[Any] = (),
 ) -> None:
     from podnuma.render.output import render_output
     from podnuma.service import fleet as service
@@ -141,6 +150,8 @@ def _analyze(
     with _progress(len(fleet.nodes), "replaying nodes") as progress:
         report = service.analyze(fleet, what_ifs, workers=workers, dask_target=dask_target,
                                  progress=progress)
+    if overrides:
+        report["set"] = [str(o) for o in overrides]
     _report_issues(report["issues"])
     if fmt == "table" and output_file is None and sys.stdout.isatty():
         from rich.console import Console

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -42,6 +42,9 @@ __all__ = [
     "output_option",
     "progress_bar",
     "read_input",
+    "set_option",
+    "as_scenario_option",
+    "write_scenario_file",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -99,6 +102,49 @@ config_option = click.option(
     help="A KubeletConfiguration file or a scenario file (its kubeletConfig); '-': standard "
     "input. Default: static CPU / Static memory / restricted / scope pod.",
 )
+
+
+set_option = click.option(
+    "--set",
+    "set_values",
+    multiple=True,
+    metavar="PATH=VALUE",
+    help="Override a kubelet configuration field by its KubeletConfiguration JSON path "
+    "(cpuManagerPolicy=static, cpuManagerPolicyOptions.full-pcpus-only=true, "
+    "reservedSystemCPUs=0-1, featureGates.PodLevelResourceManagers=true); the value is read "
+    "as YAML, as the configuration file reads it; repeatable, applied in order on top of the "
+    "configuration given.",
+)
+
+
+as_scenario_option = click.option(
+    "--as-scenario",
+    "as_scenario",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    metavar="FILE",
+    help="Also write the scenario as it ran to FILE: the kubelet configuration with every "
+    "--set applied, inline, so that podnuma simulate and the kubelet oracle replay it.",
+)
+
+
+def write_scenario_file(path: Path, scenario: Mapping[str, Any], overrides: Sequence[object] = ()) -> None:
+    """Write a scenario document as YAML (atomically, mode 0644), with a
+    comment naming the ``--set`` overrides it carries."""
+    import yaml
+
+    from podnuma.fileio import atomic_write
+
+    head = ""
+    if overrides:
+        head = "# kubeletConfig with --set " + " --set ".join(str(o) for o in overrides) + "\n"
+    text = head + yaml.safe_dump(dict(scenario), sort_keys=False, allow_unicode=True)
+    try:
+        atomic_write(path, text.encode("utf-8"), mode=0o644)
+    except OSError as e:
+        from podnuma.errors import InputError
+
+        raise InputError(f"cannot write: {e.strerror or e}", file=str(path)) from None
 
 
 def echo(text: str) -> None:

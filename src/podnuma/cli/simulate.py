@@ -7,15 +7,25 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import click
 
 from podnuma.cli.app import guard
-from podnuma.cli.options import checkpoint_option, echo, file_argument, note, output_option
+from podnuma.cli.options import (
+    as_scenario_option,
+    checkpoint_option,
+    echo,
+    file_argument,
+    note,
+    output_option,
+    set_option,
+    write_scenario_file,
+)
 from podnuma.fileio import write_checkpoint_dir
+from podnuma.inputs.overrides import Override, parse_overrides
 from podnuma.inputs.text import TextInput
-from podnuma.render.serialize import write_run_stream
+from podnuma.render.serialize import write_run_document, write_run_stream
 from podnuma.render.table import render_run
 from podnuma.scenario.document import ordered_checkpoints
 from podnuma.scenario.run import RunResult
@@ -35,44 +45,68 @@ __all__ = ["simulate_command"]
     help="json/yaml: also every provider's hints (providerHints) and the whole "
     "PodResources list (podResources) in each step.",
 )
+@set_option
+@as_scenario_option
 def simulate_command(
-    scenario: str, output: str, checkpoint_dir: Path | None, detail: bool
+    scenario: str, output: str, checkpoint_dir: Path | None, detail: bool,
+    set_values: tuple[str, ...], as_scenario: Path | None,
 ) -> None:
     """Run SCENARIO (YAML or JSON; '-': standard input) through the kubelet's
     admission and resource managers."""
 
-    if output in ("json", "yaml"):
+    if output in ("json", "yaml") and as_scenario is None:
         # streamed step by step, into a spool that is printed once the whole
         # run succeeded: neither the input's steps, their results nor the
         # document are held whole, and nothing is printed before the input
         # has been read and played to the end
+        overrides = guard(lambda: parse_overrides(set_values))
         with tempfile.SpooledTemporaryFile(max_size=_SPOOL, mode="w+", encoding="utf-8") as spool:
-            guard(lambda: _stream(scenario, spool, output, detail, checkpoint_dir))
+            guard(lambda: _stream_run(scenario, spool, output, detail, checkpoint_dir, overrides))
             guard(lambda: _print(spool))
         return
 
-    def go() -> RunResult:
-        _, result = service.run(TextInput.read(scenario, what="scenario"), note=note)
+    def go() -> tuple[RunResult, dict[str, Any]]:
+        overrides = parse_overrides(set_values)
+        loaded, result = service.run(
+            TextInput.read(scenario, what="scenario"), note=note, overrides=overrides
+        )
         if checkpoint_dir is not None:
             write_checkpoint_dir(checkpoint_dir, result.checkpoint_files)
-        return result
+        if as_scenario is not None:
+            write_scenario_file(as_scenario, service.effective_scenario(loaded), loaded.overrides)
+        return result, service.config_record(loaded)
 
-    result = guard(go)
+    result, record = guard(go)
+    if output in ("json", "yaml"):
+        # streamed step by step: the document is never held whole
+        guard(lambda: _stream(result, output, detail, record))
+        return
     text = guard(lambda: render_run(result, wide=output == "wide"))
     guard(lambda: echo(text))
+
+
+def _stream(result: RunResult, output: str, detail: bool, record: dict[str, Any]) -> None:
+    out = sys.stdout
+    write_run_document(result, out, output, detail=detail, extra=record)
+    out.flush()
 
 
 #: output held in memory before the spool moves to a temporary file
 _SPOOL = 16 << 20
 
 
-def _stream(
-    scenario: str, spool: IO[str], output: str, detail: bool, checkpoint_dir: Path | None
+def _stream_run(
+    scenario: str, spool: IO[str], output: str, detail: bool, checkpoint_dir: Path | None,
+    overrides: tuple[Override, ...],
 ) -> None:
-    run = service.stream(TextInput.read(scenario, what="scenario"), note=note, pod_resources=detail)
+    run = service.stream(
+        TextInput.read(scenario, what="scenario"), note=note, pod_resources=detail,
+        overrides=overrides,
+    )
     write_run_stream(
-        run.node, run.results(), lambda: ordered_checkpoints(run.checkpoints()), spool, output,
-        detail=detail,
+        run.node, run.results(),
+        lambda: (ordered_checkpoints(run.checkpoints()), service.config_record(run.scenario)),
+        spool, output, detail=detail,
     )
     if checkpoint_dir is not None:
         write_checkpoint_dir(checkpoint_dir, run.checkpoint_files())

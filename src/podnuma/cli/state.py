@@ -29,6 +29,9 @@ def state_group() -> None:
               help="A 'kubectl get pods -o json' dump ('-': standard input): names, and entries of pods it lacks.")  # fmt: skip
 @click.option("--sysfs", "sysfs", type=click.Path(path_type=Path, file_okay=False), default=None,
               help="The machine (a sysfs root, e.g. /sys): NUMA nodes of CPUs; the node of --as-scenario.")  # fmt: skip
+@click.option("--node", "node_file", type=FILE, default=None,
+              help="The machine as a node form file or a scenario file (its node), as --node of "
+                   "simulate/compare: NUMA nodes of CPUs; the node of --as-scenario.")  # fmt: skip
 @click.option("--as-scenario", is_flag=True, help="Print a scenario whose state: is this directory.")
 @click.option("--kubelet-config", "config_file", type=FILE, default=None,
               help="With --as-scenario: the node's KubeletConfiguration (or a scenario file; '-': standard input).")  # fmt: skip
@@ -37,6 +40,7 @@ def inspect_command(
     directory: Path,
     pods: str | None,
     sysfs: Path | None,
+    node_file: str | None,
     as_scenario: bool,
     config_file: str | None,
     output: str,
@@ -44,16 +48,18 @@ def inspect_command(
     """Read DIRECTORY's cpu_manager_state and memory_manager_state (every
     format version, checksums verified) and print per pod and container the
     CPUs, NUMA nodes and memory blocks, and every inconsistency."""
-    stdin_used_once(pods, config_file)
+    stdin_used_once(pods, config_file, node_file)
 
     def go() -> tuple[str, list[str]]:
         if as_scenario:
-            got = service.as_scenario(directory, pods=pods, sysfs=sysfs, kubelet_config=config_file)
+            got = service.as_scenario(
+                directory, pods=pods, sysfs=sysfs, kubelet_config=config_file, node=node_file
+            )
             scenario = got.document
             text = render_output(output, lambda: scenario, {"table": lambda: dump_scenario_yaml(scenario)},
                                  yaml=dump_scenario_yaml)
             return text, got.notes
-        report = service.inspect(directory, pods=pods, sysfs=sysfs)
+        report = service.inspect(directory, pods=pods, sysfs=sysfs, node=node_file)
         return render_output(output, lambda: state_document(report),
                              {"table": lambda: render_state_text(report)}), []
 

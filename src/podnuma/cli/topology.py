@@ -16,9 +16,10 @@ from pathlib import Path
 import click
 
 from podnuma.cli.app import fail, guard
-from podnuma.cli.options import echo, echo_bytes, file_argument, note
+from podnuma.cli.options import echo, echo_bytes, file_argument, note, set_option
 from podnuma.errors import InputError
 from podnuma.fileio import atomic_write
+from podnuma.inputs.overrides import parse_overrides
 from podnuma.inputs.text import TextInput
 from podnuma.render.output import FORMATS, render_output
 from podnuma.render.picture import render_png, render_svg, render_text
@@ -29,8 +30,13 @@ __all__ = ["topology_command"]
 _SUFFIXES = {".svg": "svg", ".png": "png", ".txt": "text", ".json": "json"}
 
 
-def _render(scenario: str, step: int | None, fmt: str, color: bool) -> str | bytes:
-    topo = service.topology(TextInput.read(scenario, what="scenario"), step=step, note=note)
+def _render(
+    scenario: str, step: int | None, fmt: str, color: bool, set_values: tuple[str, ...] = ()
+) -> str | bytes:
+    overrides = parse_overrides(set_values)
+    topo = service.topology(
+        TextInput.read(scenario, what="scenario"), step=step, note=note, overrides=overrides
+    )
     machine, own = topo.run.machine, topo.ownership
     if fmt == "png":
         return render_png(machine, own)
@@ -80,8 +86,10 @@ def _color(fmt: str, to_file: bool) -> bool:
     "--output-file", "output_file", type=click.Path(path_type=Path, dir_okay=True),
     default=None, help="Write to FILE (atomically) instead of standard output.",
 )
+@set_option
 def topology_command(
-    scenario: str, step: int | None, fmt: str | None, output_file: Path | None
+    scenario: str, step: int | None, fmt: str | None, output_file: Path | None,
+    set_values: tuple[str, ...],
 ) -> None:
     """Draw the machine of SCENARIO ('-': standard input) like lstopo, each
     CPU coloured by owner.
@@ -94,7 +102,7 @@ def topology_command(
     if fmt == "png" and output_file is None and sys.stdout.isatty():
         fail("will not write PNG bytes to a terminal: use --output-file FILE or redirect")
     color = _color(fmt, output_file is not None)
-    data = guard(lambda: _render(scenario, step, fmt, color))
+    data = guard(lambda: _render(scenario, step, fmt, color, set_values))
     raw = data.encode("utf-8") if isinstance(data, str) else data
     if output_file is not None:
         out = output_file

@@ -615,6 +615,11 @@ class Node:
         )
 
     # -- what the containers get ----------------------------------------------
+    def running_pods(self) -> tuple[tuple[str, str], ...]:
+        """(UID, reference) of every running pod, in the order they came
+        (restored ones first)."""
+        return tuple((rp.uid, rp.ref) for rp in self._running.values())
+
     def container_results(self, uid: str) -> tuple[ContainerResult, ...]:
         """What each live container of the running pod ``uid`` runs on now
         (its exclusive CPUs, or the shared pool as it is now)."""

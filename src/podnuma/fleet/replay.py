@@ -60,6 +60,7 @@ from podnuma.cm.cpumanager.policy_static import POLICY_STATIC as CPU_POLICY_STAT
 from podnuma.cm.memorymanager.policy_static import POLICY_STATIC as MEMORY_POLICY_STATIC
 from podnuma.cm.results import NodeSummary, StepResult
 from podnuma.errors import InputError, KubeletStartupError, PodnumaError
+from podnuma.fleet.gates import gate_changes
 from podnuma.fleet.model import Issue, NodeSpec
 from podnuma.fleet.pods import read_node_pods
 from podnuma.fleet.whatif import WhatIf, apply_config
@@ -545,7 +546,7 @@ def replay_node(
         "cpuManagerPolicyOptions": dict(sorted(config.cpu_manager_policy_options.items())),
     }
     try:
-        base, _, _ = node_run(machine, config, parsed, node=spec.name)
+        base, base_steps, _ = node_run(machine, config, parsed, node=spec.name)
     except KubeletStartupError as e:
         issues.append(Issue("error", f"the kubelet would not start: {e}", node=spec.name))
         return finish("error")
@@ -568,16 +569,20 @@ def replay_node(
             continue
         wkey = _sig(doc)
         wpods = parsed
-        if w.pod_level:
-            # Parse again under the what-if's gates, then rewrite as advise does.
+        if w.pod_level or w.gates:
+            # Parse again under the what-if's gates (then, for pod-level,
+            # rewrite as advise does).
             wpods, _ = _parse_pods([p.doc for p in parsed], wcfg, spec.name, cache)
+        if w.pod_level:
             wpods = _rewrite(wpods, machine, mkey, config, bkey, wcfg, cache, w.shared_pool_cpus)
         try:
-            run, _, _ = node_run(machine, wcfg, wpods, node=spec.name)
+            run, wsteps, _ = node_run(machine, wcfg, wpods, node=spec.name)
         except KubeletStartupError as e:
             runs[w.label] = {"error": f"the kubelet would not start: {e}"}
             continue
         run["rewrittenPods"] = sum(1 for p in wpods if p.rewritten)
+        if w.gates:
+            run["changedPods"] = gate_changes(base_steps, wsteps)
         run["density"] = _density(machine, mkey, wcfg, wkey, wpods, cache)
         runs[w.label] = run
     report["whatIfs"] = runs

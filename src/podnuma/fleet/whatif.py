@@ -2,6 +2,10 @@
 
 A what-if is a comma-separated list of changes, applied to every node:
 
+* ``gates``: the node's own configuration with the feature gates
+  PodLevelResources and PodLevelResourceManagers on, the pods unchanged
+  (the pods that already set ``spec.resources`` are the ones that change:
+  the report lists them and how, :mod:`podnuma.fleet.gates`);
 * ``pod-level``: every Guaranteed per-container pod rewritten to its
   pod-level form exactly as ``podnuma advise`` rewrites it (and only when
   advise would: the rewrite verified on an empty node of the same shape),
@@ -63,6 +67,7 @@ class WhatIf:
     fields: tuple[tuple[str, str], ...] = ()  # KubeletConfiguration field -> value
     options: tuple[tuple[str, str], ...] = ()  # options map field -> option name
     shared_pool_cpus: int | None = None  # pod-level: advise --shared-pool-cpus
+    gates: bool = False  # the pod-level gates on, pods unchanged
 
 
 def parse_what_if(text: str) -> WhatIf:
@@ -74,9 +79,13 @@ def parse_what_if(text: str) -> WhatIf:
     fields: dict[str, str] = {}
     options: list[tuple[str, str]] = []
     shared: int | None = None
+    gates = False
     for part in parts:
         if part == "pod-level":
             pod_level = True
+            continue
+        if part == "gates":
+            gates = True
             continue
         key, sep, value = part.partition("=")
         if key == "shared-pool-cpus" and sep:
@@ -86,7 +95,7 @@ def parse_what_if(text: str) -> WhatIf:
             continue
         if not sep or not value:
             raise InputError(
-                f"--what-if: {part!r}: expected pod-level or KEY=VALUE with KEY one of "
+                f"--what-if: {part!r}: expected gates, pod-level or KEY=VALUE with KEY one of "
                 f"{', '.join([*_FIELDS, *_OPTIONS])}"
             )
         if key in _FIELDS:
@@ -98,14 +107,14 @@ def parse_what_if(text: str) -> WhatIf:
             options.append((_OPTIONS[key], value))
         else:
             raise InputError(
-                f"--what-if: unknown change {key!r} (expected pod-level, shared-pool-cpus=, "
+                f"--what-if: unknown change {key!r} (expected gates, pod-level, shared-pool-cpus=, "
                 f"{', '.join(f'{k}=' for k in [*_FIELDS, *_OPTIONS])})"
             )
     if shared is not None and not pod_level:
         raise InputError("--what-if: shared-pool-cpus=N goes with pod-level")
     return WhatIf(label=",".join(parts), pod_level=pod_level,
                   fields=tuple(sorted(fields.items())), options=tuple(options),
-                  shared_pool_cpus=shared)
+                  shared_pool_cpus=shared, gates=gates)
 
 
 def apply_config(config: Mapping[str, Any] | None, w: WhatIf) -> dict[str, Any]:
@@ -117,7 +126,7 @@ def apply_config(config: Mapping[str, Any] | None, w: WhatIf) -> dict[str, Any]:
         opts = dict(out.get(k) or {})
         opts[name] = "true"
         out[k] = opts
-    if w.pod_level:
+    if w.pod_level or w.gates:
         gates = dict(out.get("featureGates") or {})
         for g in POD_LEVEL_GATES:
             gates[g] = True

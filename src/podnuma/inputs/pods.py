@@ -29,6 +29,7 @@ from podnuma.inputs.documents import (
     parse_document,
     parse_documents,
 )
+from podnuma.inputs.overrides import Override, apply_overrides
 from podnuma.inputs.startup import StartupFailure, startup_failure
 from podnuma.inputs.text import FILE_FIELDS, NO_FILES, NOWHERE, TextInput
 from podnuma.machine.topology import Machine
@@ -40,8 +41,10 @@ __all__ = [
     "load_pod_sources",
     "load_node_file",
     "load_node_text",
+    "node_document",
     "load_config_file",
     "load_config_text",
+    "config_document",
     "default_machine",
     "default_config",
     "node_and_config",
@@ -151,6 +154,26 @@ def _is_scenario(data: Mapping[str, Any]) -> bool:
     )
 
 
+#: the node form fields naming a file, made absolute by :func:`node_document`
+_NODE_FILE_KEYS = ("sysfs", "machineInfoFile")
+
+
+def node_document(src: TextInput) -> dict[str, Any]:
+    """The node mapping of ``--node`` (see :func:`load_node_text`), checked
+    (it loads), with the files it names made absolute, so that a scenario
+    written elsewhere with it reads the same machine."""
+    load_node_text(src)
+    data, _ = _mapping_doc(src, "node")
+    node_doc: Any = data["node"] if _is_scenario(data) or set(data) == {"node"} else data
+    out = dict(node_doc)
+    if src.base_dir is not None:
+        for key in _NODE_FILE_KEYS:
+            value = out.get(key)
+            if isinstance(value, str) and value and not Path(value).is_absolute():
+                out[key] = str((src.base_dir / value).resolve())
+    return out
+
+
 def load_node_text(src: TextInput) -> Machine:
     """``--node``: a scenario ``node`` mapping (any machine form; relative
     paths resolve against ``src.base_dir``), a mapping ``{node: {...}}``, or
@@ -180,9 +203,42 @@ def load_node_file(path: str | Path) -> Machine:
     return load_node_text(TextInput.read(path, what="node"))
 
 
-def load_config_text(src: TextInput) -> KubeletConfig:
+def config_document(src: TextInput | None) -> Mapping[str, Any]:
+    """The ``KubeletConfiguration`` document of ``--kubelet-config`` (a
+    configuration file, or a scenario's ``kubeletConfig`` or the file its
+    ``kubeletConfigFile`` names), not decoded; ``None``: the built-in one."""
+    if src is None:
+        builtin = parse_document(DEFAULT_KUBELET_CONFIG_YAML, name="built-in kubelet configuration").data
+        assert isinstance(builtin, Mapping)
+        return builtin
+    data, doc = _mapping_doc(src, "kubelet configuration")
+    if not _is_scenario(data):
+        return data
+    if "kubeletConfigFile" in data:
+        if src.base_dir is None:
+            raise doc.enrich(InputError(f"{NO_FILES}: {FILE_FIELDS[0][1]}", path="kubeletConfigFile"))
+        ref = data["kubeletConfigFile"]
+        if not isinstance(ref, str) or not ref:
+            raise doc.enrich(wrong_type("kubeletConfigFile", "a file path (a string)", ref))
+        p = Path(ref)
+        target = p if p.is_absolute() else src.base_dir / p
+        return config_document(TextInput.read(target, what="kubelet configuration"))
+    raw = data.get("kubeletConfig") or {}
+    if not isinstance(raw, Mapping):
+        raise doc.enrich(wrong_type("kubeletConfig", "a mapping", raw))
+    return raw
+
+
+def load_config_text(src: TextInput, overrides: tuple[Override, ...] = ()) -> KubeletConfig:
     """``--kubelet-config``: a ``KubeletConfiguration``, or a scenario (its
-    ``kubeletConfig``, or the file its ``kubeletConfigFile`` names)."""
+    ``kubeletConfig``, or the file its ``kubeletConfigFile`` names);
+    ``overrides`` (``--set``) applied before it is decoded."""
+    if overrides:
+        effective = apply_overrides(config_document(src), overrides)
+        try:
+            return load_kubelet_config(effective)
+        except InputError as e:
+            raise (e if e.file else e.in_file(src.name)) from None
     data, doc = _mapping_doc(src, "kubelet configuration")
     if _is_scenario(data):
         if "kubeletConfigFile" in data:
@@ -229,15 +285,21 @@ DEFAULT_CONFIG_ORIGIN = "built-in (static CPU, Static memory, restricted, scope 
 
 
 def node_and_config(
-    node: TextInput | None, config_input: TextInput | None
+    node: TextInput | None, config_input: TextInput | None, overrides: tuple[Override, ...] = ()
 ) -> tuple[Machine, KubeletConfig, str, str]:
-    """The machine and configuration of the inputs, or the built-in ones;
-    plus a description of where each came from."""
+    """The machine and configuration of the inputs, or the built-in ones
+    (``overrides``, ``--set``, applied to the configuration); plus a
+    description of where each came from."""
     machine = load_node_text(node) if node is not None else default_machine()
     cfg_name = config_input.source if config_input is not None else "built-in kubelet configuration"
     config: KubeletConfig | None = None
     try:
-        config = load_config_text(config_input) if config_input is not None else default_config()
+        if config_input is not None:
+            config = load_config_text(config_input, overrides)
+        elif overrides:
+            config = load_kubelet_config(apply_overrides(config_document(None), overrides))
+        else:
+            config = default_config()
         # The node as configured must start (the what-if runs vary the scope
         # and the pod form, not this): a configuration the kubelet refuses,
         # or one that does not fit the node, is invalid input.
@@ -248,5 +310,7 @@ def node_and_config(
         raise startup_failure(e, file=cfg_name, config=config, kubelet_config_file=cfg_name) from None
     node_from = node.source if node is not None else DEFAULT_NODE_ORIGIN
     cfg_from = config_input.source if config_input is not None else DEFAULT_CONFIG_ORIGIN
+    if overrides:
+        cfg_from += " with --set " + ", ".join(str(o) for o in overrides)
     assert config is not None
     return machine, config, node_from, cfg_from

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +43,7 @@ from podnuma.inputs.documents import (
     parse_document,
     read_text,
 )
+from podnuma.inputs.overrides import Override, apply_overrides
 from podnuma.inputs.startup import startup_failure
 from podnuma.machine.topology import Machine
 
@@ -110,6 +111,10 @@ class Scenario:
     # kubelet knows them from the API server after a restart
     running_pods: tuple[Pod, ...] = ()
     document: Document | None = field(default=None, compare=False, repr=False)
+    # ``--set`` overrides applied on top of the scenario's configuration, and
+    # the configuration document the run used (theirs, overrides applied)
+    overrides: tuple[Override, ...] = ()
+    config_document: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
 
     def input_error(self, err: InputError) -> InputError:
         """``err`` (about this scenario's file) with the file name and the
@@ -131,21 +136,34 @@ def load_scenario(path: str | Path) -> Scenario:
     return load_scenario_text(text, name=name, base_dir=base_dir)
 
 
-def load_scenario_text(text: str, *, name: str, base_dir: Path) -> Scenario:
+def load_scenario_text(
+    text: str, *, name: str, base_dir: Path, overrides: tuple[Override, ...] = ()
+) -> Scenario:
     """Validate a scenario given as text; ``name`` is used in messages and
-    ``base_dir`` resolves the relative paths the scenario references."""
-    return load_scenario_document(parse_document(text, name=name), base_dir=base_dir)
+    ``base_dir`` resolves the relative paths the scenario references;
+    ``overrides`` (``--set``) change its kubelet configuration before it is
+    decoded and validated."""
+    return load_scenario_document(
+        parse_document(text, name=name), base_dir=base_dir, overrides=overrides
+    )
 
 
-def load_scenario_document(doc: Document, *, base_dir: Path) -> Scenario:
+def load_scenario_document(
+    doc: Document, *, base_dir: Path, overrides: tuple[Override, ...] = ()
+) -> Scenario:
     """Validate a scenario already parsed (:func:`parse_document`)."""
+    name = doc.name
     try:
-        return _load(doc, base_dir=Path(base_dir))
+        return _load(doc, base_dir=Path(base_dir), overrides=overrides)
     except InputError as e:
+        if e.file is not None and e.file != name:
+            raise
         raise doc.enrich(e) from None
 
 
-def open_scenario_text(text: str, *, name: str, base_dir: Path) -> tuple[Scenario, Iterator[Step]]:
+def open_scenario_text(
+    text: str, *, name: str, base_dir: Path, overrides: tuple[Override, ...] = ()
+) -> tuple[Scenario, Iterator[Step]]:
     """The scenario without its steps (``steps`` is empty), and its steps,
     read and validated one at a time as the iterator is consumed, so that a
     long scenario is never held whole. A JSON scenario (``name`` ends in
@@ -154,22 +172,17 @@ def open_scenario_text(text: str, *, name: str, base_dir: Path) -> tuple[Scenari
     else is loaded whole (:func:`load_scenario_text`) and its steps handed
     out from there. A step that is not valid raises when it is reached."""
     if not name.lower().endswith(".json"):
-        whole = load_scenario_text(text, name=name, base_dir=base_dir)
+        whole = load_scenario_text(text, name=name, base_dir=base_dir, overrides=overrides)
         return whole, iter(whole.steps)
     data = load_json_streamed(text, name=name, key="steps")
     if not isinstance(data, JSONListStream):
-        doc = Document(name, data, None, source=text)
-        try:
-            whole = _load(doc, base_dir=Path(base_dir))
-        except InputError as e:
-            raise doc.enrich(e) from None
+        whole = load_scenario_document(
+            Document(name, data, None, source=text), base_dir=base_dir, overrides=overrides
+        )
         return whole, iter(whole.steps)
     stream = data
     doc = Document(name, {**stream.top, "steps": []}, None, source=text)
-    try:
-        head = _load(doc, base_dir=Path(base_dir))
-    except InputError as e:
-        raise doc.enrich(e) from None
+    head = load_scenario_document(doc, base_dir=base_dir, overrides=overrides)
 
     def steps() -> Iterator[Step]:
         config = head.config
@@ -177,9 +190,11 @@ def open_scenario_text(text: str, *, name: str, base_dir: Path) -> tuple[Scenari
             try:
                 yield _load_step(i, raw, config)
             except InputError as e:
+                if e.file is not None and e.file != name:
+                    raise
                 raise doc.enrich(e) from None
 
-    return replace(head, document=doc), steps()
+    return head, steps()
 
 
 def _resolve(base_dir: Path, value: object, *, path: str) -> Path:
@@ -211,7 +226,7 @@ def _unknown(keys: Mapping[str, Any], known: tuple[str, ...], *, path: str) -> N
     check_known_fields(keys, known, path)
 
 
-def _load(doc: Document, *, base_dir: Path) -> Scenario:
+def _load(doc: Document, *, base_dir: Path, overrides: tuple[Override, ...] = ()) -> Scenario:
     if doc.data is None:
         raise InputError("the scenario is empty")
     top = _mapping(doc.data, path="", what="a scenario")
@@ -231,7 +246,9 @@ def _load(doc: Document, *, base_dir: Path) -> Scenario:
     except InputError as e:
         raise e.at("node") from None
 
-    config, files = _load_kubelet_config(top, base_dir=base_dir, scenario_name=doc.name)
+    config, files, config_doc = _load_kubelet_config(
+        top, base_dir=base_dir, scenario_name=doc.name, overrides=overrides
+    )
 
     cpu_ckpt: CPUCheckpointData | None = None
     mem_ckpt: MemoryCheckpointData | None = None
@@ -280,6 +297,8 @@ def _load(doc: Document, *, base_dir: Path) -> Scenario:
         memory_restore_failure=mem_failure,
         running_pods=running,
         document=doc,
+        overrides=overrides,
+        config_document=config_doc,
     )
 
 
@@ -293,8 +312,11 @@ def _state_path(top: Mapping[str, Any], key: str, files: tuple[str, ...] = ()) -
 
 
 def _load_kubelet_config(
-    top: Mapping[str, Any], *, base_dir: Path, scenario_name: str
-) -> tuple[KubeletConfig, tuple[str, ...]]:
+    top: Mapping[str, Any], *, base_dir: Path, scenario_name: str,
+    overrides: tuple[Override, ...] = (),
+) -> tuple[KubeletConfig, tuple[str, ...], Mapping[str, Any]]:
+    """The configuration, the file it was read from (if any) and its
+    document with ``overrides`` applied (what the configuration is)."""
     if "kubeletConfig" in top and "kubeletConfigFile" in top:
         raise InputError(
             "give the kubelet configuration inline (kubeletConfig) or as a file "
@@ -315,7 +337,11 @@ def _load_kubelet_config(
             if sub.data is None:
                 raise InputError("the kubelet configuration file is empty")
             cfg_doc = _mapping(sub.data, path="", what="a KubeletConfiguration")
-            return load_kubelet_config(cfg_doc), (name,)
+        except InputError as e:
+            raise sub.enrich(e) from None
+        cfg_doc = apply_overrides(cfg_doc, overrides) if overrides else cfg_doc
+        try:
+            return load_kubelet_config(cfg_doc), (name,), cfg_doc
         except InputError as e:
             raise sub.enrich(e) from None
         except KubeletStartupError as e:
@@ -324,8 +350,9 @@ def _load_kubelet_config(
     if raw_cfg is None:
         raw_cfg = {}
     cfg_doc = _mapping(raw_cfg, path="kubeletConfig", what="kubeletConfig")
+    cfg_doc = apply_overrides(cfg_doc, overrides) if overrides else cfg_doc
     try:
-        return load_kubelet_config(cfg_doc), ()
+        return load_kubelet_config(cfg_doc), (), cfg_doc
     except InputError as e:
         raise e.at("kubeletConfig") from None
     except KubeletStartupError as e:

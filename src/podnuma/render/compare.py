@@ -74,7 +74,7 @@ _ROWS = (
 
 def comparison_renderable(c: Comparison, *, node: str, config: str) -> RenderableType:
     head = Text()
-    head.append(f"Pod {c.pod}", style="bold")
+    head.append(c.pod if " " in c.pod else f"Pod {c.pod}", style="bold")  # a workload: "Deployment ns/name"
     head.append(f"  (as written: {FORM_NAMES[c.written]}; derived: {FORM_NAMES[c.rewrite.direction]})\n")
     head.append(f"node: {node}\nkubelet config: {config}")
     table = Table(box=box.SIMPLE_HEAD, show_lines=False)

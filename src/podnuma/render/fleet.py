@@ -134,6 +134,23 @@ def _rejected(report: Mapping[str, Any]) -> Table | None:
     return t
 
 
+def _changed_pods(report: Mapping[str, Any], limit: int = 30) -> RenderableType | None:
+    """The ``gates`` what-ifs: the pods that behave otherwise, and how."""
+    rows = [(lab, r) for lab, items in (report.get("changedPods") or {}).items() for r in items]
+    if not rows and not report.get("changedPods"):
+        return None
+    labels = ", ".join(report.get("changedPods") or {})
+    t = Table(title=f"pods that change when the gates are on ({labels}): {len(rows)}",
+              box=box.SIMPLE_HEAD, title_justify="left")
+    for col in ("node", "pod", "change"):
+        t.add_column(col)
+    for _, r in rows[:limit]:
+        t.add_row(Text(str(r["node"])), Text(str(r["pod"])), Text("; ".join(r["changes"])))
+    if len(rows) > limit:
+        return Group(t, Text(f"... and {len(rows) - limit} more (see -o json)"))
+    return t
+
+
 def _issues(issues: Sequence[Mapping[str, Any]], limit: int = 20) -> RenderableType | None:
     shown = [i for i in issues if i["severity"] != "info"]
     if not shown:
@@ -160,6 +177,9 @@ def fleet_tables(report: Mapping[str, Any], *, top: int = 15) -> RenderableType:
     rej = _rejected(report)
     if rej is not None:
         parts.append(rej)
+    changed = _changed_pods(report)
+    if changed is not None:
+        parts.append(changed)
     iss = _issues(report["issues"])
     if iss is not None:
         parts.append(iss)

@@ -17,7 +17,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import IO, Any
 
 import yaml
@@ -27,13 +27,7 @@ from podnuma.render.step_json import json_at, step_json
 from podnuma.scenario.document import build_checkpoints, node_document, step_document
 from podnuma.scenario.run import RunResult
 
-__all__ = [
-    "dump_json",
-    "dump_scenario_yaml",
-    "dump_yaml",
-    "write_run_document",
-    "write_run_stream",
-]
+__all__ = ["dump_json", "dump_scenario_yaml", "dump_yaml", "write_run_document", "write_run_stream"]
 
 
 def dump_json(doc: Any) -> str:
@@ -101,36 +95,42 @@ def dump_scenario_yaml(doc: Any) -> str:
     return out
 
 
-def write_run_document(result: RunResult, out: IO[str], fmt: str, *, detail: bool = True) -> None:
+def write_run_document(
+    result: RunResult, out: IO[str], fmt: str, *, detail: bool = True,
+    extra: Mapping[str, Any] | None = None,
+) -> None:
     """Write the document of :func:`build_document` as ``json`` or ``yaml``
     to ``out`` step by step: the same text as dumping the whole document,
-    without holding more than one step's document (and its text) at once."""
+    without holding more than one step's document (and its text) at once.
+    ``extra``: more top-level keys, after ``checkpoints``."""
     tail = build_checkpoints(result)
-    write_run_stream(result.node, result.steps, lambda: tail, out, fmt, detail=detail)
+    write_run_stream(
+        result.node, result.steps, lambda: (tail, extra or {}), out, fmt, detail=detail
+    )
 
 
 def write_run_stream(
     node: NodeSummary,
     steps: Iterable[StepResult],
-    checkpoints: Callable[[], Any],
+    tail: Callable[[], tuple[Any, Mapping[str, Any]]],
     out: IO[str],
     fmt: str,
     *,
     detail: bool = True,
 ) -> None:
     """The run document from its parts, written as the steps come:
-    ``checkpoints()`` (the ``checkpoints`` value) is asked for once every
-    step has been written."""
+    ``tail()`` (the ``checkpoints`` value and the extra top-level keys) is
+    asked for once every step has been written."""
     head = node_document(node)
     if fmt == "json":
-        _write_json(out, head, steps, checkpoints, detail)
+        _write_json(out, head, steps, tail, detail)
     else:
-        _write_yaml(out, head, (step_document(s, detail=detail) for s in steps), checkpoints)
+        _write_yaml(out, head, (step_document(s, detail=detail) for s in steps), tail)
 
 
 def _write_json(
-    out: IO[str], node: Any, steps: Iterable[StepResult], checkpoints: Callable[[], Any],
-    detail: bool,
+    out: IO[str], node: Any, steps: Iterable[StepResult],
+    tail: Callable[[], tuple[Any, Mapping[str, Any]]], detail: bool,
 ) -> None:
     write = out.write
     write('{\n  "node": ' + json_at(node, "  ") + ',\n  "steps": [')
@@ -144,11 +144,16 @@ def _write_json(
             batch.clear()
     write("".join(batch))
     write("]" if sep == "\n    " else "\n  ]")
-    write(',\n  "checkpoints": ' + json_at(checkpoints(), "  ") + "\n}\n")
+    checkpoints, extra = tail()
+    write(',\n  "checkpoints": ' + json_at(checkpoints, "  "))
+    for key, value in extra.items():
+        write(",\n  " + json.dumps(key) + ": " + json_at(value, "  "))
+    write("\n}\n")
 
 
 def _write_yaml(
-    out: IO[str], node: Any, steps: Iterator[dict[str, Any]], checkpoints: Callable[[], Any]
+    out: IO[str], node: Any, steps: Iterator[dict[str, Any]],
+    tail: Callable[[], tuple[Any, Mapping[str, Any]]],
 ) -> None:
     """The document through one emitter, step by step: the top-level
     mapping's events are emitted by hand and each step is represented and
@@ -184,8 +189,12 @@ def _write_yaml(
             for step in steps:
                 put(step)
             dumper.emit(yaml.SequenceEndEvent())
+        checkpoints, extra = tail()
         put("checkpoints")
-        put(checkpoints())
+        put(checkpoints)
+        for key, value in extra.items():
+            put(key)
+            put(value)
         dumper.emit(yaml.MappingEndEvent())
         dumper.emit(yaml.DocumentEndEvent(explicit=False))
         dumper.close()

@@ -222,6 +222,28 @@ def _steps_table(result: RunResult, hidden: frozenset[str] = frozenset()) -> Tab
     return table
 
 
+def _restored_table(result: RunResult) -> Table:
+    """The pods running when the node started (restored from the scenario's
+    checkpoints): each container's CPUs, isolation, NUMA nodes and memory."""
+    table = Table(
+        title="running at start (restored state)", title_justify="left", box=box.SIMPLE_HEAD,
+        show_edge=False, pad_edge=False, collapse_padding=True,
+    )
+    table.add_column("pod", max_width=POD_COLUMN_MAX)
+    table.add_column("container")
+    table.add_column("CPUs")
+    table.add_column("isolation", no_wrap=True)
+    table.add_column("mems", no_wrap=True)
+    table.add_column("memory")
+    for rp in result.restored:
+        for i, c in enumerate(rp.containers):
+            cells = _container_cells(c)[:-1]  # no hint: nothing was admitted
+            table.add_row(name(Text(rp.pod, style="bold")) if i == 0 else Text(""), *cells)
+        if not rp.containers:
+            table.add_row(name(Text(rp.pod, style="bold")), Text("-", style="dim"))
+    return table
+
+
 def _measure(console: Console, renderable: RenderableType) -> Measurement:
     """The width ``renderable`` needs, not clamped to the console's."""
     return Measurement.get(console, console.options.update_width(1 << 16), renderable)
@@ -374,6 +396,9 @@ def table_renderable(
                 f"(columns {', '.join(hidden)} left out to fit {console.width} columns: -o wide "
                 "shows them all)", style="dim",
             ))
+    elif result.restored:
+        parts.append(_restored_table(result))
+        parts.append(Text("(no steps: the state restored from the starting checkpoints)", style="dim"))
     else:
         parts.append(Text("(no steps)", style="dim"))
     rej = _rejections(result)

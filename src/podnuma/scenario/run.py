@@ -9,23 +9,20 @@ rendering are the CLI's business.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from podnuma.cm.checkpoint import CheckpointError
 from podnuma.cm.container_manager import Node
-from podnuma.cm.results import NodeSummary, StepResult
+from podnuma.cm.results import ContainerResult, NodeSummary, StepResult
 from podnuma.errors import InputError, KubeletStartupError
 from podnuma.inputs.scenario import Scenario, Step
 from podnuma.inputs.startup import StartupFailure, startup_failure
 from podnuma.machine.topology import Machine
 
 __all__ = [
-    "RunResult",
-    "StartupFailure",
-    "StreamedRun",
-    "play_step",
+    "RestoredPod", "RunResult", "StartupFailure", "StreamedRun", "gone_since", "play_step",
     "run_scenario",
     "start_node",
 ]
@@ -57,6 +54,19 @@ class RunResult:
     steps: tuple[StepResult, ...]
     checkpoints: Mapping[str, Any]
     checkpoint_files: Mapping[str, bytes]
+    # the pods running when the node started (restored from the scenario's
+    # starting checkpoints) and what each container holds then
+    restored: tuple[RestoredPod, ...] = ()
+
+
+@dataclass(frozen=True)
+class RestoredPod:
+    """A pod the starting checkpoints hold: its reference (NAMESPACE/NAME
+    when ``state.pods`` names it, else its UID), UID and containers."""
+
+    pod: str
+    uid: str
+    containers: tuple[ContainerResult, ...]
 
 
 def play_step(node: Node, step: Step) -> StepResult:
@@ -94,6 +104,22 @@ def start_node(scenario: Scenario, *, step_pod_resources: bool = True) -> Node:
         raise _startup_failure(scenario, e) from None
 
 
+def gone_since(results: Sequence[StepResult], step: Step) -> str | None:
+    """Why the pod a removal ``step`` names is not running, when an earlier
+    step says it: rejected at admission (the kubelet never ran it) or
+    removed already. Only podnuma's message says this; the outcome is the
+    kubelet's (invalid input at that step)."""
+    for r in reversed(results):
+        if step.ref not in (r.pod, r.pod_uid):
+            continue
+        if r.op == "addPod" and not r.admitted:
+            return f"it was rejected at step {r.index} ({r.reason})"
+        if r.op == "removePod":
+            return f"it was removed at step {r.index}"
+        return None
+    return None
+
+
 def run_scenario(
     scenario: Scenario,
     *,
@@ -111,11 +137,22 @@ def run_scenario(
     """
     node = start_node(scenario)
     summary = node.summary()
+    restored = tuple(
+        RestoredPod(ref, uid, node.container_results(uid)) for uid, ref in node.running_pods()
+    )
     results: list[StepResult] = []
     for step in scenario.steps:
         if before_step is not None:
             before_step(node, step)
-        results.append(_play(node, scenario, step))
+        try:
+            results.append(play_step(node, step))
+        except InputError as e:
+            if e.file is not None and e.file != scenario.name:
+                raise
+            why = gone_since(results, step) if step.op != "addPod" else None
+            if why is not None:
+                e = InputError(f"{e.message}: {why}", path=e.path, file=e.file)
+            raise scenario.input_error(e.at(step.path)) from None
     return RunResult(
         scenario=scenario.name,
         machine=scenario.machine,
@@ -123,22 +160,15 @@ def run_scenario(
         steps=tuple(results),
         checkpoints=dict(node.checkpoint_objects()) if checkpoints else {},
         checkpoint_files=dict(node.checkpoint_files()) if checkpoints else {},
+        restored=restored,
     )
-
-
-def _play(node: Node, scenario: Scenario, step: Step) -> StepResult:
-    try:
-        return play_step(node, step)
-    except InputError as e:
-        if e.file is not None and e.file != scenario.name:
-            raise
-        raise scenario.input_error(e.at(step.path)) from None
 
 
 class StreamedRun:
     """A run whose step results come one at a time, none of them kept: for
     writing the output document of a long scenario in memory that does not
-    grow with its steps.
+    grow with its steps (only why each pod that is gone went: a rejection
+    or a removal, for :func:`gone_since`'s words).
 
     The node starts when the object is made (start-up failures are raised
     there); :meth:`results` plays ``steps`` (which may themselves be read
@@ -156,8 +186,24 @@ class StreamedRun:
 
     def results(self) -> Iterator[StepResult]:
         node, scenario = self._node, self.scenario
+        gone: dict[str, StepResult] = {}  # the step after which a pod (ref or UID) is gone
         for step in self._steps:
-            yield _play(node, scenario, step)
+            try:
+                result = play_step(node, step)
+            except InputError as e:
+                if e.file is not None and e.file != scenario.name:
+                    raise
+                last = gone.get(step.ref or "")
+                why = gone_since((last,), step) if last is not None and step.op != "addPod" else None
+                if why is not None:
+                    e = InputError(f"{e.message}: {why}", path=e.path, file=e.file)
+                raise scenario.input_error(e.at(step.path)) from None
+            for key in (result.pod, result.pod_uid):
+                if result.op == "removePod" or (result.op == "addPod" and not result.admitted):
+                    gone[key] = result
+                else:
+                    gone.pop(key, None)
+            yield result
 
     def checkpoints(self) -> dict[str, Any]:
         """The checkpoint objects (``cpuManager``, ``memoryManager``) now."""

@@ -7,6 +7,7 @@ function that needs them, so the other questions never load them.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
@@ -19,6 +20,7 @@ from podnuma.fleet.inputs import FleetInputs
 from podnuma.fleet.whatif import WhatIf, parse_what_if
 from podnuma.inputs.documents import parse_document, parse_documents
 from podnuma.inputs.limits import FLEET_LIMITS
+from podnuma.inputs.overrides import Override, apply_overrides
 from podnuma.inputs.text import NO_FILES, TextInput
 
 __all__ = [
@@ -29,6 +31,7 @@ __all__ = [
     "report_html",
     "report_html_of_document",
     "what_ifs",
+    "with_overrides",
 ]
 
 Progress = Callable[[int], None]
@@ -79,18 +82,60 @@ def nothing_unreadable_alone(fleet: FleetInputs) -> FleetInputs:
     return fleet
 
 
+def with_overrides(fleet: FleetInputs, overrides: Sequence[Override]) -> FleetInputs:
+    """The fleet with ``--set`` applied on top of each node's own kubelet
+    configuration (its configz, its group's, or the kubelet's defaults)."""
+    if not overrides:
+        return fleet
+    said = " with --set " + ", ".join(str(o) for o in overrides)
+    nodes = [
+        dataclasses.replace(n, config=apply_overrides(n.config, overrides),
+                            config_source=n.config_source + said)
+        for n in fleet.nodes
+    ]
+    return dataclasses.replace(fleet, nodes=nodes)
+
+
+def _gate_changes(report: dict[str, Any], what_ifs: Sequence[WhatIf]) -> None:
+    """The ``gates`` what-ifs: the pods that change, fleet-wide
+    (``changedPods``: label -> rows with their node), and their count in
+    the what-if's summary."""
+    changed: dict[str, list[dict[str, Any]]] = {}
+    for w in what_ifs:
+        if not w.gates:
+            continue
+        rows = [
+            {"node": n["name"], **c}
+            for n in report["nodes"]
+            for c in (n.get("whatIfs", {}).get(w.label, {}).get("changedPods") or [])
+        ]
+        changed[w.label] = rows
+        if w.label in report["summary"]:
+            report["summary"][w.label]["changedPods"] = len(rows)
+    if changed:
+        report["changedPods"] = changed
+
+
 def analyze(
     fleet: FleetInputs, what_ifs: Sequence[WhatIf], *, workers: int | None = None,
     dask_target: str | None = None, progress: Progress | None = None,
+    overrides: Sequence[Override] = (),
 ) -> dict[str, Any]:
     """Every node replayed as it runs and under each what-if, on the
-    executor the options choose: the ``FleetReport`` document."""
+    executor the options choose: the ``FleetReport`` document. With
+    ``overrides`` (``--set``), every run uses each node's configuration
+    with them applied, and the report lists them (``set``)."""
     from podnuma.fleet.execute import run_fleet
     from podnuma.fleet.report import fleet_report
 
+    fleet = with_overrides(fleet, overrides)
     results = run_fleet(fleet.nodes, what_ifs, workers=workers, dask_target=dask_target,
                         progress=progress)
-    return fleet_report(fleet, results, [w.label for w in what_ifs])
+    report = fleet_report(fleet, results, [w.label for w in what_ifs])
+    _gate_changes(report, what_ifs)
+    if overrides:
+        report["set"] = [str(o) for o in overrides]
+    return report
 
 
 def report_html(fleet: FleetInputs | None, report: Mapping[str, Any]) -> str:
@@ -205,10 +250,12 @@ def write_dump(files: Mapping[str, str], root: Path) -> None:
 
 
 def analyze_written_dump(files: Mapping[str, str], root: Path,
-                         what_if_values: Sequence[str] = ()) -> str:
+                         what_if_values: Sequence[str] = (),
+                         overrides: Sequence[Override] = ()) -> str:
     """The report page of a dump :func:`write_dump` laid out under
     ``root`` (``files``: the same texts, checked here for FleetConfigs
-    naming files); reads only beneath ``root``."""
+    naming files); reads only beneath ``root``. ``overrides``: ``--set``
+    on every node's own configuration."""
     parsed = what_ifs(what_if_values, workers=None, dask_target=None)
     for name, text in files.items():
         _refuse_group_files(name, text)
@@ -218,11 +265,16 @@ def analyze_written_dump(files: Mapping[str, str], root: Path,
         if e.file is not None:
             e.file = _strip(e.file, f"{root}/")
         raise
+    fleet = with_overrides(fleet, overrides)
     report = _strip(analyze(fleet, parsed), f"{root}/")
+    if overrides:
+        report["set"] = [str(o) for o in overrides]
     return report_html(fleet, report)
 
 
-def analyze_files(files: Mapping[str, str], what_if_values: Sequence[str] = ()) -> str:
+def analyze_files(
+    files: Mapping[str, str], what_if_values: Sequence[str] = (), overrides: Sequence[Override] = ()
+) -> str:
     """A cluster dump given as texts (relative file name -> text: nodes,
     pods, NodeResourceTopology objects, configz, FleetConfig) analysed as
     ``podnuma fleet analyze DIR -o html`` analyses the directory: the same
@@ -231,4 +283,4 @@ def analyze_files(files: Mapping[str, str], what_if_values: Sequence[str] = ()) 
     forms are refused); the report names the files as they were given."""
     with tempfile.TemporaryDirectory(prefix="podnuma-fleet-") as tmp:
         write_dump(files, Path(tmp))
-        return analyze_written_dump(files, Path(tmp), what_if_values)
+        return analyze_written_dump(files, Path(tmp), what_if_values, overrides)

@@ -18,6 +18,7 @@ from typing import Any
 from podnuma.analysis.explain import explain_run, run_for_explain
 from podnuma.errors import InputError
 from podnuma.inputs.documents import parse_document
+from podnuma.inputs.overrides import Override, effective_config
 from podnuma.inputs.scenario import (
     Scenario,
     Step,
@@ -43,7 +44,9 @@ __all__ = [
     "Explanation",
     "Topology",
     "demo",
+    "config_record",
     "demo_text",
+    "effective_scenario",
     "explain",
     "load",
     "run",
@@ -61,15 +64,20 @@ POD_LEVEL_DEMO_NAME = "pod-level.yaml"
 Note = Callable[[str], None]
 
 
-def load(src: TextInput, *, note: Note | None = None) -> Scenario:
+def load(
+    src: TextInput, *, note: Note | None = None, overrides: tuple[Override, ...] = ()
+) -> Scenario:
     """The scenario, validated (field-path errors naming ``src.name``);
-    ``note`` receives the notes on configuration not modelled."""
+    ``note`` receives the notes on configuration not modelled; ``overrides``
+    (``--set``) change its kubelet configuration."""
     if src.base_dir is None:  # parsed once: the fields naming files refused first
         doc = parse_document(src.text, name=src.name)
         refuse_files(doc)
-        scenario = load_scenario_document(doc, base_dir=NOWHERE)
+        scenario = load_scenario_document(doc, base_dir=NOWHERE, overrides=overrides)
     else:
-        scenario = load_scenario_text(src.text, name=src.name, base_dir=src.base_dir)
+        scenario = load_scenario_text(
+            src.text, name=src.name, base_dir=src.base_dir, overrides=overrides
+        )
     _notes(scenario, note)
     return scenario
 
@@ -81,7 +89,8 @@ def _notes(scenario: Scenario, note: Note | None) -> None:
 
 
 def stream(
-    src: TextInput, *, note: Note | None = None, pod_resources: bool = True
+    src: TextInput, *, note: Note | None = None, pod_resources: bool = True,
+    overrides: tuple[Override, ...] = (),
 ) -> StreamedRun:
     """The scenario's run with its steps read, validated and played one at
     a time as :meth:`StreamedRun.results` is consumed (a JSON file's steps
@@ -90,32 +99,88 @@ def stream(
     list after it. A bad step raises when it is reached."""
     steps: Iterator[Step]
     if src.base_dir is None:
-        scenario = load(src, note=note)
+        scenario = load(src, note=note, overrides=overrides)
         steps = iter(scenario.steps)
     else:
-        scenario, steps = open_scenario_text(src.text, name=src.name, base_dir=src.base_dir)
+        scenario, steps = open_scenario_text(
+            src.text, name=src.name, base_dir=src.base_dir, overrides=overrides
+        )
         _notes(scenario, note)
     return StreamedRun(scenario, steps, step_pod_resources=pod_resources)
 
 
-def run(src: TextInput, *, note: Note | None = None) -> tuple[Scenario, RunResult]:
+def run(
+    src: TextInput, *, note: Note | None = None, overrides: tuple[Override, ...] = ()
+) -> tuple[Scenario, RunResult]:
     """The scenario and its run through the engine."""
-    scenario = load(src, note=note)
+    scenario = load(src, note=note, overrides=overrides)
     return scenario, run_scenario(scenario)
 
 
-def simulate(src: TextInput, *, detail: bool = False) -> dict[str, Any]:
-    """``podnuma simulate -o json`` (``detail``: ``--detail``): the
-    document :func:`~podnuma.scenario.document.build_document` gives for the
-    run, built as the steps are played (no checkpoint files are encoded,
-    no PodResources lists built unless ``detail`` shows them)."""
-    played = stream(src, pod_resources=detail)
+def simulate(
+    src: TextInput, *, detail: bool = False, overrides: tuple[Override, ...] = ()
+) -> dict[str, Any]:
+    """``podnuma simulate -o json`` (``detail``: ``--detail``); with
+    ``overrides``, the document records the configuration it ran with
+    (:func:`config_record`). Built as the steps are played: no checkpoint
+    files are encoded, no PodResources lists built unless ``detail`` shows
+    them."""
+    played = stream(src, pod_resources=detail, overrides=overrides)
     steps = [step_document(s, detail=detail) for s in played.results()]
-    return {
+    doc = {
         "node": node_document(played.node),
         "steps": steps,
         "checkpoints": ordered_checkpoints(played.checkpoints()),
     }
+    doc.update(config_record(played.scenario))
+    return doc
+
+
+#: the file fields of a scenario that a written copy makes absolute (so the
+#: copy replays wherever it is written)
+_PATH_FIELDS = (
+    ("node", "sysfs"), ("node", "machineInfoFile"),
+    ("state", "cpuManagerFile"), ("state", "memoryManagerFile"),
+)
+
+
+def config_record(scenario: Scenario) -> dict[str, Any]:
+    """What a result document adds when ``--set`` changed the scenario's
+    configuration: ``{"kubeletConfig": {"set": [...], "effective": DOC}}``
+    (the overrides as given, and the whole configuration document the run
+    used); nothing without overrides (the scenario itself says it)."""
+    if not scenario.overrides:
+        return {}
+    return {"kubeletConfig": {
+        "set": [str(o) for o in scenario.overrides],
+        "effective": effective_config(scenario.config_document, ()),
+    }}
+
+
+def effective_scenario(scenario: Scenario) -> dict[str, Any]:
+    """The scenario as it ran: its own document with the kubelet
+    configuration it ran with inline (``--set`` overrides applied, a
+    ``kubeletConfigFile`` read in) and the files it names made absolute, so
+    that ``podnuma simulate`` and the kubelet oracle replay it to the same
+    figures wherever it is written."""
+    assert scenario.document is not None
+    data = scenario.document.data
+    out: dict[str, Any] = dict(data)
+    out.pop("kubeletConfigFile", None)
+    doc = effective_config(scenario.config_document, ())
+    if doc or "kubeletConfig" in data or "kubeletConfigFile" in data:
+        out["kubeletConfig"] = doc
+    # keep the contract's key order: kubeletConfig after node
+    order = ["apiVersion", "kind", "node", "kubeletConfig", "state", "steps"]
+    out = {k: out[k] for k in order if k in out}
+    if scenario.base_dir != NOWHERE:
+        for head, key in _PATH_FIELDS:
+            holder = out.get(head)
+            if isinstance(holder, dict) and isinstance(holder.get(key), str):
+                p = Path(holder[key])
+                if not p.is_absolute():
+                    out[head] = {**holder, key: str((scenario.base_dir / p).resolve())}
+    return out
 
 
 @dataclass(frozen=True)
@@ -131,10 +196,12 @@ class Explanation:
 def explain(
     src: TextInput, *, step: int | None = None, pod: str | None = None, search: bool = True,
     progress: Callable[[int, int], None] | None = None, time_budget: float | None = None,
-    note: Note | None = None,
+    note: Note | None = None, overrides: tuple[Override, ...] = (),
 ) -> Explanation:
-    """``podnuma explain [--step N] [--pod REF] [--no-search]``."""
-    scenario = load(src, note=note)
+    """``podnuma explain [--step N] [--pod REF] [--no-search] [--set ...]``
+    (with ``--set``, the document records the configuration it explains:
+    :func:`config_record`)."""
+    scenario = load(src, note=note, overrides=overrides)
     # one step or pod: the run keeps the node just before it for the search
     prepared = run_for_explain(
         scenario, step=step if search else None, pod=pod if search else None
@@ -145,6 +212,7 @@ def explain(
     )
     if (step is not None or pod is not None) and not doc["admissions"]:
         raise no_step_matches(step, pod, src.name)
+    doc.update(config_record(scenario))
     return Explanation(scenario, prepared.run, doc)
 
 
@@ -161,17 +229,22 @@ class Topology:
         return ownership_document(self.run.machine, self.ownership)
 
 
-def topology(src: TextInput, *, step: int | None = None, note: Note | None = None) -> Topology:
+def topology(
+    src: TextInput, *, step: int | None = None, note: Note | None = None,
+    overrides: tuple[Override, ...] = (),
+) -> Topology:
     """The machine after ``step`` (default: the last), each CPU's owner."""
-    scenario, result = run(src, note=note)
+    scenario, result = run(src, note=note, overrides=overrides)
     return Topology(scenario, result, ownership_after(result, step))
 
 
-def topology_owners(src: TextInput, *, step: int | None = None) -> dict[str, Any]:
+def topology_owners(
+    src: TextInput, *, step: int | None = None, overrides: tuple[Override, ...] = ()
+) -> dict[str, Any]:
     """``podnuma topology -o json`` plus what the web page draws with: each
     owner's colour (``colors``), the owner of each CPU (``cpuOwner``) and
     its NUMA node (``numaOfCpu``)."""
-    topo = topology(src, step=step)
+    topo = topology(src, step=step, overrides=overrides)
     own, machine = topo.ownership, topo.run.machine
     doc: dict[str, Any] = dict(topo.document())
     doc["colors"] = {o.name: o.color for o in own.owners}

@@ -9,7 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from podnuma.analysis.state import StateReport, inspect_state, scenario_document
+from podnuma.errors import InputError
 from podnuma.inputs.discover import load_node
+from podnuma.inputs.pods import node_document
 from podnuma.inputs.state import (
     PodRef,
     StateFiles,
@@ -17,6 +19,7 @@ from podnuma.inputs.state import (
     read_pods_dump,
     read_state_dir,
 )
+from podnuma.inputs.text import TextInput
 from podnuma.machine.topology import Machine
 from podnuma.service.machine import discover
 
@@ -31,9 +34,16 @@ class _Read:
     machine: Machine | None
 
 
-def _read(directory: Path, pods: str | None, sysfs: Path | None) -> _Read:
+def _read(
+    directory: Path, pods: str | None, sysfs: Path | None, node: str | None = None
+) -> _Read:
+    if node is not None and sysfs is not None:
+        raise InputError("give the machine with --node or --sysfs, not both")
     files = read_state_dir(directory)
     dump = read_pods_dump(pods) if pods is not None else None
+    if node is not None:
+        node_doc = node_document(TextInput.read(node, what="node"))
+        return _Read(files, dump, node_doc, load_node(node_doc, base_dir=Path.cwd()))
     if sysfs is None:
         return _Read(files, dump, None, None)
     node_doc = discover(sysfs)["node"]
@@ -41,11 +51,14 @@ def _read(directory: Path, pods: str | None, sysfs: Path | None) -> _Read:
     return _Read(files, dump, node_doc, load_node(node_doc, base_dir=Path.cwd()))
 
 
-def inspect(directory: Path, *, pods: str | None = None, sysfs: Path | None = None) -> StateReport:
+def inspect(
+    directory: Path, *, pods: str | None = None, sysfs: Path | None = None, node: str | None = None
+) -> StateReport:
     """The checkpoints of ``directory`` per pod and container, with every
     inconsistency; ``pods``: a ``kubectl get pods -o json`` dump (``-``:
-    standard input); ``sysfs``: the machine (NUMA nodes of CPUs)."""
-    got = _read(directory, pods, sysfs)
+    standard input); ``sysfs`` or ``node`` (a node form file, as
+    ``--node`` of the other commands): the machine (NUMA nodes of CPUs)."""
+    got = _read(directory, pods, sysfs, node)
     return inspect_state(got.files, pods_dump=got.dump, machine=got.machine)
 
 
@@ -60,11 +73,18 @@ class AsScenario:
 
 def as_scenario(
     directory: Path, *, pods: str | None = None, sysfs: Path | None = None,
-    kubelet_config: str | None = None,
+    kubelet_config: str | None = None, node: str | None = None,
 ) -> AsScenario:
     """A scenario whose ``state:`` is ``directory``'s checkpoints, on the
-    machine of ``sysfs`` with the configuration of ``kubelet_config``."""
-    got = _read(directory, pods, sysfs)
+    machine of ``node`` (a node form file) or ``sysfs`` (default: this
+    machine's ``/sys``) with the configuration of ``kubelet_config``."""
+    got = _read(directory, pods, sysfs, node)
     config = read_kubelet_config_mapping(kubelet_config) if kubelet_config is not None else None
     doc, notes = scenario_document(got.files, node=got.node, kubelet_config=config)
-    return AsScenario(doc, list(notes))
+    notes = list(notes)
+    if got.node is None:
+        notes.append(
+            "node: {sysfs: /sys}: the scenario replays on the machine that reads it; "
+            "give --node FILE (or --sysfs DIR) to carry this node's machine"
+        )
+    return AsScenario(doc, notes)

@@ -6,20 +6,30 @@ built-in ones.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from podnuma.analysis.advise import Advice, advice_document, advise_pod, node_config_document
+from podnuma.analysis.advise import (
+    TEMPLATE_PATHS,
+    Advice,
+    advice_document,
+    advise_pod,
+    node_config_document,
+    workload_pod,
+)
 from podnuma.analysis.compare import Comparison, compare_pod, comparison_document
 from podnuma.api.kubeletconfig import KubeletConfig
 from podnuma.errors import InputError
 from podnuma.inputs.documents import parse_document
+from podnuma.inputs.overrides import Override, effective_config, request_overrides
 from podnuma.inputs.pods import (
     DEFAULT_KUBELET_CONFIG_YAML,
     DEFAULT_NODE_YAML,
     PodSource,
+    config_document,
     load_pod_sources,
     node_and_config,
 )
@@ -57,15 +67,31 @@ class Setting:
     config: KubeletConfig
     node_from: str
     cfg_from: str
+    # ``--set`` overrides, and the configuration document they were applied
+    # to (the given one, or the built-in one)
+    overrides: tuple[Override, ...] = ()
+    config_doc: Mapping[str, Any] | None = None
 
     def document(self) -> dict[str, Any]:
-        return node_config_document(self.machine, self.config, self.node_from, self.cfg_from)
+        doc = node_config_document(self.machine, self.config, self.node_from, self.cfg_from)
+        if self.overrides:
+            # the whole configuration the runs used: a scenario with it
+            # inline replays them
+            doc["kubeletConfig"]["set"] = [str(o) for o in self.overrides]
+            doc["kubeletConfig"]["effective"] = effective_config(self.config_doc, self.overrides)
+        return doc
 
 
-def _setting(node: Source | None, config: Source | None, note: Note | None) -> Setting:
-    setting = Setting(*node_and_config(
-        None if node is None else _get(node), None if config is None else _get(config)
-    ))
+def _setting(
+    node: Source | None, config: Source | None, note: Note | None,
+    overrides: tuple[Override, ...] = (),
+) -> Setting:
+    cfg_input = None if config is None else _get(config)
+    setting = Setting(
+        *node_and_config(None if node is None else _get(node), cfg_input, overrides),
+        overrides=overrides,
+        config_doc=config_document(cfg_input) if overrides else None,
+    )
     if note is not None:
         for line in not_modelled_notes(setting.config, setting.cfg_from, prefix=""):
             note(line)
@@ -91,27 +117,42 @@ class Comparisons:
 
 def compare(
     pod_source: Source, node: Source | None = None, config: Source | None = None,
-    *, note: Note | None = None,
+    *, note: Note | None = None, overrides: tuple[Override, ...] = (),
 ) -> Comparisons:
-    """Compare every Pod of ``pod_source`` (other kinds of objects are
-    skipped) on the node and configuration (default: the built-in ones);
-    ``note`` receives the notes on configuration not modelled."""
-    setting = _setting(node, config, note)
+    """Compare every Pod of ``pod_source``, and the pod of every workload
+    (the kinds ``advise`` reads: Deployment, StatefulSet, DaemonSet,
+    ReplicaSet, Job, CronJob...; other kinds of objects are skipped) on the
+    node and configuration (default: the built-in ones; ``overrides``:
+    ``--set``); ``note`` receives the notes on configuration not
+    modelled."""
+    setting = _setting(node, config, note, overrides)
     pod = _get(pod_source)
     sources = load_pod_sources(pod.text, name=pod.name)
     out: list[Comparison] = []
     skipped: list[str] = []
     for src in sources:
         kind = src.data.get("kind") if isinstance(src.data, Mapping) else None
-        if kind is not None and kind != "Pod":
-            skipped.append(f"{src.where}: not a Pod (kind {kind}), skipped")
+        data, label, prefix = src.data, None, ""
+        if isinstance(kind, str) and kind in TEMPLATE_PATHS:
+            label, data, error = workload_pod(src.data, kind)
+            prefix = ".".join(TEMPLATE_PATHS[kind])
+            if data is None:
+                assert error is not None
+                raise InputError(error.message, path=error.path, file=pod.name).at(
+                    _where(src, sources)
+                )
+        elif kind is not None and kind != "Pod":
+            skipped.append(f"{src.where}: not a Pod or a workload (kind {kind}), skipped")
             continue
         try:
-            out.append(compare_pod(src.data, setting.machine, setting.config))
+            got = compare_pod(data, setting.machine, setting.config)
+            out.append(got if label is None else dataclasses.replace(got, pod=label))
         except InputError as e:
             if e.file is not None:
                 raise
-            raise InputError(e.message, path=e.path, file=pod.name).at(_where(src, sources)) from None
+            raise InputError(e.message, path=e.path, file=pod.name).at(prefix).at(
+                _where(src, sources)
+            ) from None
     if not out:
         raise no_pod(pod.name)
     return Comparisons(setting, out, skipped)
@@ -147,11 +188,12 @@ class Advices:
 def advise(
     pods: Sequence[Source], node: Source | None = None, config: Source | None = None,
     *, shared_pool_cpus: int | None = None, note: Note | None = None,
+    overrides: tuple[Override, ...] = (),
 ) -> Advices:
     """Advise on every Pod of ``pods``; an input that cannot be read, and an
     invalid pod, are listed in ``errors`` (with file and field path) and
-    never stop the others."""
-    setting = _setting(node, config, note)
+    never stop the others. ``overrides``: ``--set`` on the configuration."""
+    setting = _setting(node, config, note, overrides)
     advices: list[Advice] = []
     errors: list[str] = []
     for pod_source in pods:
@@ -207,12 +249,15 @@ def whatif_request(req: Mapping[str, Any], advise_it: bool) -> dict[str, Any]:
     pod = TextInput(pod_text, pod_name)
     node = None if node_text is None else TextInput(node_text, node_name)
     config = None if cfg_text is None else TextInput(cfg_text, cfg_name)
+    overrides = request_overrides(req.get("set"))
     if advise_it:
         # a request's one pod text that does not parse is a bad request (400),
         # not a line of the report
         load_pod_sources(pod.text, name=pod.name)
-        return advise([pod], node, config, shared_pool_cpus=req.get("sharedPoolCpus")).document()
-    return compare(pod, node, config).document()
+        return advise(
+            [pod], node, config, shared_pool_cpus=req.get("sharedPoolCpus"), overrides=overrides
+        ).document()
+    return compare(pod, node, config, overrides=overrides).document()
 
 
 def builtin_defaults() -> dict[str, Any]:

@@ -287,6 +287,9 @@ class WhatIfRequest(BaseModel):
     scenarioName: str = "scenario.yaml"
     step: int | None = Field(None, description="The addPod step of the scenario to take the pod from.")
     sharedPoolCpus: int | None = Field(None, ge=1, description="advise only: --shared-pool-cpus.")
+    set: list[str] | str | None = Field(
+        None, description="As the CLI's --set: PATH=VALUE strings, or one text of PATH=VALUE lines."
+    )
 
 
 class FleetDumpRequest(BaseModel):
@@ -295,6 +298,9 @@ class FleetDumpRequest(BaseModel):
 
     files: dict[str, str] = Field(description="File name (e.g. nodes.json, configz/NODE.json) -> text.")
     whatIfs: list[str] = Field(default_factory=list, description="As the CLI's --what-if values.")
+    set: list[str] | str | None = Field(
+        None, description="As the CLI's --set: PATH=VALUE strings, or one text of PATH=VALUE lines."
+    )
 
 
 _ERRORS: dict[int | str, dict[str, Any]] = {
@@ -326,6 +332,11 @@ NameParam = Annotated[
     Query(description="The uploaded file's name, used in error messages like the CLI's file argument."),
 ]
 StepParam = Annotated[int | None, Query(description="Step index (from 0).")]
+SetParam = Annotated[
+    list[str] | None,
+    Query(description="As the CLI's --set PATH=VALUE (repeatable): a kubelet configuration "
+                      "field by its KubeletConfiguration JSON path, applied on top of the scenario's."),
+]
 
 
 def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] = LOOPBACK_HOSTS) -> FastAPI:
@@ -427,14 +438,16 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
         return builtin_defaults()
 
     @app.post("/api/simulate", tags=["scenario"], openapi_extra=_SCENARIO_BODY)
-    async def simulate(request: Request, name: NameParam = None, detail: DetailParam = False) -> Any:
+    async def simulate(
+        request: Request, name: NameParam = None, detail: DetailParam = False, set: SetParam = None
+    ) -> Any:
         """Run a scenario: the output document of ``podnuma simulate -o json``
         (``detail=true``: ``--detail``, every provider's hints and the
-        PodResources view per step)."""
+        PodResources view per step; ``set``: ``--set``)."""
         got = await scenario_text(request, name)
         if isinstance(got, JSONResponse):
             return got
-        return await _threaded(job, service.simulate, *got, detail)
+        return await _threaded(job, service.simulate, *got, detail, set or [])
 
     @app.post("/api/explain", tags=["scenario"], openapi_extra=_SCENARIO_BODY)
     async def explain(
@@ -442,12 +455,13 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
         pod: Annotated[str | None, Query(description="NAMESPACE/NAME or UID")] = None,
         search: Annotated[bool, Query(description="Re-run variations to find the nearest "
                                       "admissible configuration (slower).")] = True,
+        set: SetParam = None,
     ) -> Any:
         """Why each admission went as it did: ``podnuma explain -o json``."""
         got = await scenario_text(request, name)
         if isinstance(got, JSONResponse):
             return got
-        return await _threaded(job, service.explain, *got, step, pod, search)
+        return await _threaded(job, service.explain, *got, step, pod, search, set or [])
 
     @app.post("/api/topology", tags=["scenario"], openapi_extra=_SCENARIO_BODY,
               responses={200: {"content": {"image/svg+xml": {}, "application/json": {}}}})
@@ -455,15 +469,16 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
         request: Request, name: NameParam = None, step: StepParam = None,
         format: Annotated[str, Query(pattern="^(svg|json)$", description="svg: the picture "
                                      "of podnuma topology; json: who owns each CPU.")] = "svg",
+        set: SetParam = None,
     ) -> Any:
         """The machine after a step, every CPU coloured by its owner."""
         got = await scenario_text(request, name)
         if isinstance(got, JSONResponse):
             return got
         if format == "json":
-            return await _threaded(job, service.topology_owners, *got, step)
+            return await _threaded(job, service.topology_owners, *got, step, set or [])
         svg = functools.partial(job, media_type="image/svg+xml")
-        return await _threaded(svg, service.topology_svg, *got, step)
+        return await _threaded(svg, service.topology_svg, *got, step, set or [])
 
     async def whatif(req: WhatIfRequest, advise: bool) -> Any:
         return await _threaded(job, service.whatif_request, req.model_dump(), advise)
@@ -521,7 +536,8 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
             except InputError as e:
                 return _error(400, service.error_message(e))
             page = await _threaded(
-                page_job, service.fleet_analyze_html, req.files, req.whatIfs, tmp, readable=tmp)
+                page_job, service.fleet_analyze_html, req.files, req.whatIfs, tmp, req.set,
+                readable=tmp)
         return keep_page(page)
 
     @app.get("/fleet/{token}", include_in_schema=False)

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import podnuma
+from podnuma.inputs.overrides import request_overrides
 from podnuma.inputs.text import TextInput
 from podnuma.inputs.text import request_name as safe_name
 from podnuma.render.picture import render_svg
@@ -60,26 +61,42 @@ def _preload() -> None:
 _preload()
 
 
-def simulate(text: str, name: str, detail: bool = False) -> dict[str, Any]:
-    """``/api/simulate``: ``podnuma simulate -o json [--detail]``."""
-    return scenario.simulate(TextInput(text, name), detail=detail)
+def simulate(
+    text: str, name: str, detail: bool = False, set_values: Sequence[str] = ()
+) -> dict[str, Any]:
+    """``/api/simulate``: ``podnuma simulate -o json [--detail] [--set ...]``."""
+    return scenario.simulate(
+        TextInput(text, name), detail=detail, overrides=request_overrides(list(set_values))
+    )
 
 
-def explain(text: str, name: str, step: int | None, pod: str | None, search: bool) -> dict[str, Any]:
-    """``/api/explain``: ``podnuma explain -o json [--step N] [--pod REF] [--no-search]``."""
-    return scenario.explain(TextInput(text, name), step=step, pod=pod, search=search).document
+def explain(
+    text: str, name: str, step: int | None, pod: str | None, search: bool,
+    set_values: Sequence[str] = (),
+) -> dict[str, Any]:
+    """``/api/explain``: ``podnuma explain -o json [--step N] [--pod REF] [--no-search] [--set ...]``."""
+    return scenario.explain(
+        TextInput(text, name), step=step, pod=pod, search=search,
+        overrides=request_overrides(list(set_values)),
+    ).document
 
 
-def topology_svg(text: str, name: str, step: int | None) -> str:
-    """``/api/topology?format=svg``: ``podnuma topology -o svg [--step N]``."""
-    topo = scenario.topology(TextInput(text, name), step=step)
+def topology_svg(text: str, name: str, step: int | None, set_values: Sequence[str] = ()) -> str:
+    """``/api/topology?format=svg``: ``podnuma topology -o svg [--step N] [--set ...]``."""
+    topo = scenario.topology(
+        TextInput(text, name), step=step, overrides=request_overrides(list(set_values))
+    )
     return render_svg(topo.run.machine, topo.ownership)
 
 
-def topology_owners(text: str, name: str, step: int | None) -> dict[str, Any]:
+def topology_owners(
+    text: str, name: str, step: int | None, set_values: Sequence[str] = ()
+) -> dict[str, Any]:
     """``/api/topology?format=json``: ``podnuma topology -o json`` and the
     colours the page draws with."""
-    return scenario.topology_owners(TextInput(text, name), step=step)
+    return scenario.topology_owners(
+        TextInput(text, name), step=step, overrides=request_overrides(list(set_values))
+    )
 
 
 def whatif_request(req: Mapping[str, Any], advise_it: bool) -> dict[str, Any]:
@@ -98,8 +115,11 @@ def fleet_write_dump(files: Mapping[str, str], root: str) -> None:
     fleet.write_dump(files, Path(root))
 
 
-def fleet_analyze_html(files: Mapping[str, str], what_ifs: list[str], root: str) -> str:
+def fleet_analyze_html(
+    files: Mapping[str, str], what_ifs: list[str], root: str,
+    set_values: list[str] | str | None = None,
+) -> str:
     """``/api/fleet/analyze``, in a job that may read only beneath ``root``:
-    the dump analysed as ``podnuma fleet analyze DIR -o html`` does,
-    drill-down pictures included."""
-    return fleet.analyze_written_dump(files, Path(root), what_ifs)
+    the dump analysed as ``podnuma fleet analyze DIR -o html [--set ...]``
+    does, drill-down pictures included."""
+    return fleet.analyze_written_dump(files, Path(root), what_ifs, request_overrides(set_values))

@@ -13,6 +13,7 @@ const state = {
   pictures: new Map(), // step -> {svg, owners}
   chosenCpu: null,
   uploaded: null,    // the text of the last uploaded file
+  set: [],           // the --set lines the scenario ran with
 };
 
 // ---------------------------------------------------------------- helpers
@@ -72,6 +73,21 @@ function q(params) {
     if (v !== null && v !== undefined) parts.push(encodeURIComponent(k) + "=" + encodeURIComponent(v));
   }
   return parts.length ? "?" + parts.join("&") : "";
+}
+
+// ---------------------------------------------------------------- overrides (--set)
+
+// The override lines of the input card, as the scenario was run with them.
+function setLines(id) {
+  return $(id).value.split("\n").map((l) => l.trim()).filter((l) => l && !l.startsWith("#"));
+}
+
+// A query string with the run's overrides appended (set=PATH=VALUE, repeated).
+function qs(params) {
+  const base = q(params);
+  const extra = (state.set || []).map((l) => "set=" + encodeURIComponent(l));
+  if (!extra.length) return base;
+  return (base ? base + "&" : "?") + extra.join("&");
 }
 
 function nodes(list) {
@@ -137,9 +153,10 @@ async function run(text, name) {
   showError(errorBox, null);
   $("busy").hidden = false;
   try {
+    state.set = setLines("set-lines");
     const [doc, explain] = await Promise.all([
-      api("/api/simulate" + q({name}), {body: text}),
-      api("/api/explain" + q({name, search: false}), {body: text}),
+      api("/api/simulate" + qs({name}), {body: text}),
+      api("/api/explain" + qs({name, search: false}), {body: text}),
     ]);
     Object.assign(state, {text, name, doc, explain, pictures: new Map(), chosenCpu: null});
     for (const id of ["result", "machine", "explain", "whatif"]) $(id).hidden = false;
@@ -216,7 +233,7 @@ function describeStep(s) {
 
 async function picture(index) {
   if (!state.pictures.has(index)) {
-    const params = q({name: state.name, step: index});
+    const params = qs({name: state.name, step: index});
     const [svg, owners] = await Promise.all([
       api("/api/topology" + params, {body: state.text}),
       api("/api/topology" + params + "&format=json", {body: state.text}),
@@ -432,7 +449,7 @@ function admissionView(adm, index) {
 async function findAlternatives(index, slot) {
   slot.replaceChildren(el("p", {class: "busy"}, "re-running variations…"));
   try {
-    const doc = await api("/api/explain" + q({name: state.name, step: index}), {body: state.text});
+    const doc = await api("/api/explain" + qs({name: state.name, step: index}), {body: state.text});
     const adm = doc.admissions[0];
     const items = (adm.alternatives || []).map((a) =>
       el("li", {}, (a.admitted ? "✓ " : a.admitted === null ? "? " : "✗ ") + a.summary));
@@ -471,7 +488,7 @@ async function runWhatIf(kind) {
   const body = $("whatif-body");
   body.replaceChildren(el("p", {class: "busy"}, "measuring…"));
   try {
-    const doc = await api("/api/" + kind, {json: {scenario: state.text, scenarioName: state.name, step: state.step}});
+    const doc = await api("/api/" + kind, {json: {scenario: state.text, scenarioName: state.name, step: state.step, set: state.set || []}});
     body.replaceChildren(...(kind === "compare" ? compareView(doc) : adviseView(doc)));
   } catch (e) {
     body.replaceChildren(el("div", {class: "error"}, "error: " + e.message));
@@ -657,7 +674,8 @@ async function analyzeDump() {
     const files = await dumpFiles();
     if (!Object.keys(files).length) throw new Error("pick the dump's files (.json, .yaml) or its directory");
     const whatIfs = $("dump-whatifs").value.split(/\s+/).filter((w) => w);
-    const got = await api("/api/fleet/analyze", {json: {files, whatIfs}});
+    if ($("dump-whatif-gates").checked && !whatIfs.includes("gates")) whatIfs.push("gates");
+    const got = await api("/api/fleet/analyze", {json: {files, whatIfs, set: setLines("dump-set")}});
     const names = Object.keys(files).sort().join(", ");
     body.replaceChildren(el("p", {class: "hint", id: "dump-read"}, "analysed: " + names),
       el("iframe", {class: "fleet", sandbox: "allow-scripts", src: got.url, title: "fleet report"}));
