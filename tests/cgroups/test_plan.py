@@ -110,7 +110,7 @@ HP = "hugetlb.2MB"
 EXPECTED = {
     2: {
         "kubepods": {
-            "cpu.weight": "274", "memory.max": "16210984960", f"{HP}.max": str(GI), "memory.min": "0",
+            "cpu.weight": "274", "memory.max": "16210984960", f"{HP}.max": str(1 << 62), "memory.min": "0",
             "memory.low": "0",
         },
         "burstable": {"cpu.weight": "20", f"{HP}.max": str(1 << 62), "memory.low": "0"},
@@ -134,7 +134,8 @@ EXPECTED = {
         },
     },
     1: {
-        "kubepods": {"cpu.shares": "7168", "memory.limit_in_bytes": "16210984960", f"{HP}.limit_in_bytes": str(GI)},
+        # hugetlb: the QoS manager's update of kubepods as the Guaranteed tier (unbounded)
+        "kubepods": {"cpu.shares": "7168", "memory.limit_in_bytes": "16210984960", f"{HP}.limit_in_bytes": str(1 << 62)},
         "burstable": {"cpu.shares": "512", f"{HP}.limit_in_bytes": str(1 << 62)},
         "besteffort": {"cpu.shares": "2", f"{HP}.limit_in_bytes": str(1 << 62)},
         "g": {

@@ -2,10 +2,12 @@
 
 The kubelet runs as root with the fake CRI runtime, the static CPU manager
 (CPU 0 reserved), the Static memory manager, the single-numa-node topology
-manager in pod scope and both pod-level gates, on this machine's cgroups
-(cgroupfs driver, a cgroup root of its own). Pods are created through the
-API, one at a time, each waited for until the kubelet admitted it (Running)
-or rejected it (Failed, with the kubelet's reason and message). Then:
+manager and both pod-level gates, on this machine's cgroups (cgroupfs
+driver, a cgroup root of its own): once in pod scope, once in container
+scope (each a kubelet of its own, one after the other, each with its pods
+in a namespace of its own). Pods are created through the API, one at a
+time, each waited for until the kubelet admitted it (Running) or rejected
+it (Failed, with the kubelet's reason and message). Then:
 
 - ``podnuma simulate`` of the same pods, on this machine's sysfs with the
   same configuration, admits and rejects the same pods with the same
@@ -36,12 +38,12 @@ from .conftest import need_binaries
 from .controlplane import ControlPlane
 from .node import Kubelet
 
-NS = "kubelet-test"
+NS = {"pod": "kubelet-test", "container": "kubelet-container-scope"}
 IMAGE = "registry.k8s.io/pause:3.10"
 
 
 def _pod(name: str, spec: dict[str, Any]) -> dict[str, Any]:
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": NS},
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
             "spec": {"terminationGracePeriodSeconds": 0, **spec}}
 
 
@@ -54,7 +56,7 @@ def _c(name: str, **resources: Any) -> dict[str, Any]:
 
 G1 = {"cpu": "1", "memory": "256Mi"}
 # In creation order: what this 2-CPU machine (CPU 0 reserved) allows to show.
-PODS = [
+POD_SCOPE = [
     # Pod-level budget, a sidecar and an app container sharing it: the
     # pod's pool is exclusive CPU 1, memory pinned to NUMA node 0.
     _pod("pod-level", {"resources": {"requests": G1, "limits": G1},
@@ -68,6 +70,17 @@ PODS = [
     # Burstable: node allocatable CPU is all taken.
     _pod("burstable", {"containers": [_c("app", requests={"cpu": "100m", "memory": "64Mi"})]}),
 ]
+APP = {"cpu": "1", "memory": "128Mi"}
+CONTAINER_SCOPE = [
+    # Pod-level budget; the app container (Guaranteed-equivalent, 1 CPU)
+    # gets exclusive CPU 1 and 128Mi pinned on NUMA node 0, aligned on its
+    # own; the sidecar runs in the node's shared pool (CPU 0).
+    _pod("mixed", {"resources": {"requests": G1, "limits": G1},
+                   "initContainers": [{**_c("side"), "restartPolicy": "Always"}],
+                   "containers": [_c("app", requests=APP, limits=APP)]}),
+    *POD_SCOPE[1:],
+]
+PODS = {"pod": POD_SCOPE, "container": CONTAINER_SCOPE}
 
 HONOURED = ("featureGates", "cpuManagerPolicy", "cpuManagerPolicyOptions", "reservedSystemCPUs",
             "kubeReserved", "systemReserved", "evictionHard", "memoryManagerPolicy",
@@ -92,15 +105,16 @@ def _environment_lacks() -> str | None:
     return None
 
 
-@pytest.fixture(scope="module")
-def kubelet(control_plane: ControlPlane, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kubelet]:
+@pytest.fixture(scope="module", params=["pod", "container"])
+def kubelet(control_plane: ControlPlane, tmp_path_factory: pytest.TempPathFactory,
+            request: pytest.FixtureRequest) -> Iterator[Kubelet]:
     need_binaries(controlplane.NODE_BINARIES)
     lacks = _environment_lacks()
     if lacks:
         if os.environ.get("CI") == "true":
             pytest.fail(lacks)
         pytest.skip(lacks)
-    with node.running(control_plane, tmp_path_factory.mktemp("kubelet"), scope="pod") as kl:
+    with node.running(control_plane, tmp_path_factory.mktemp("kubelet"), scope=request.param) as kl:
         yield kl
 
 
@@ -109,16 +123,19 @@ def admitted(control_plane: ControlPlane, kubelet: Kubelet) -> list[dict[str, An
     """The pods, created one by one on the kubelet's node; each as the API
     shows it once the kubelet decided."""
     cp = control_plane
-    controlplane.ensure_namespaces(cp, [NS])
+    scope = kubelet.config["topologyManagerScope"]
+    ns = NS[scope]
+    controlplane.ensure_namespaces(cp, [ns])
     out = []
-    for pod in PODS:
+    for pod in PODS[scope]:
         pod = json.loads(json.dumps(pod))
+        pod["metadata"]["namespace"] = ns
         pod["spec"]["nodeName"] = kubelet.name
         cp.apply(pod)
         name = pod["metadata"]["name"]
         deadline = time.monotonic() + 90
         while True:
-            got = cp.get_json("pod", "-n", NS, name)
+            got = cp.get_json("pod", "-n", ns, name)
             phase = got.get("status", {}).get("phase")
             statuses = got["status"].get("containerStatuses") or []
             if phase == "Failed" or (phase == "Running" and statuses
@@ -196,19 +213,27 @@ def test_state_inspect_reads_the_kubelets_checkpoints(
     assert doc["memoryManager"]["policyName"] == "Static"
     assert doc["cpuManager"]["defaultCpuSet"] == "0"
     assert doc["inconsistencies"] == []
-    # Only the pod-level pod holds CPUs or memory: its pool is CPU 1 and
-    # 256Mi on NUMA node 0, and both its containers run in that pool.
     uid = admitted[0]["metadata"]["uid"]
     assert [p["uid"] for p in doc["pods"]] == [uid]
     pod = doc["pods"][0]
-    assert pod["podCpus"] == "1"
-    assert [(m["numaAffinity"], m["type"], m["size"]) for m in pod["podMemory"]] == \
-        [([0], "memory", 256 << 20)]
-    assert sorted((c["name"], c["cpus"], c["numaNodes"]) for c in pod["containers"]) == \
-        [("app", "1", [0]), ("side", "1", [0])]
+    if kubelet.config["topologyManagerScope"] == "pod":
+        # Only the pod-level pod holds CPUs or memory: its pool is CPU 1 and
+        # 256Mi on NUMA node 0, and both its containers run in that pool.
+        assert pod["podCpus"] == "1"
+        assert [(m["numaAffinity"], m["type"], m["size"]) for m in pod["podMemory"]] == \
+            [([0], "memory", 256 << 20)]
+        assert sorted((c["name"], c["cpus"], c["numaNodes"]) for c in pod["containers"]) == \
+            [("app", "1", [0]), ("side", "1", [0])]
+    else:
+        # Container scope: no pod-level reservation; only the app container
+        # holds CPU 1 and 128Mi on NUMA node 0 (the sidecar holds nothing).
+        assert not pod.get("podCpus") and not pod.get("podMemory"), pod
+        assert [(c["name"], c["cpus"], c["numaNodes"]) for c in pod["containers"]] == [("app", "1", [0])], pod
+        assert [(m["numaAffinity"], m["type"], m["size"]) for m in pod["containers"][0]["memory"]] == \
+            [([0], "memory", 128 << 20)], pod
     t = controlplane.podnuma("state", "inspect", str(kubelet.root), "--pods", str(pods))
     assert t.returncode == 0, t.stderr
-    assert "pod-level" in t.stdout
+    assert admitted[0]["metadata"]["name"] in t.stdout
 
 
 def test_podresources_list_reads_the_kubelets_socket(
@@ -218,14 +243,27 @@ def test_podresources_list_reads_the_kubelets_socket(
     pods = {p["name"]: p for p in json.loads(r.stdout)}
     running = {p["metadata"]["name"] for p in admitted if p["status"]["phase"] == "Running"}
     assert running == set(pods), (running, sorted(pods))
-    # KEP-5526, pod scope: the pod reports its whole pool (CPU 1, its memory
-    # on NUMA node 0); the containers that share it report none of their own.
-    pl = pods["pod-level"]
-    assert pl["cpuIds"] == [1], pl
-    assert [(m["memoryType"], m["size"], m["topology"]["nodes"]) for m in pl["memory"]] == \
-        [("memory", 256 << 20, [{"ID": 0}])]
-    assert [c["name"] for c in pl["containers"]] == ["side", "app"]
-    assert all(not c["cpuIds"] and not c["memory"] for c in pl["containers"]), pl
+    first = admitted[0]["metadata"]["name"]
+    pl = pods[first]
+    if kubelet.config["topologyManagerScope"] == "pod":
+        # KEP-5526, pod scope: the pod reports its whole pool (CPU 1, its
+        # memory on NUMA node 0); the containers that share it report none
+        # of their own.
+        assert pl["cpuIds"] == [1], pl
+        assert [(m["memoryType"], m["size"], m["topology"]["nodes"]) for m in pl["memory"]] == \
+            [("memory", 256 << 20, [{"ID": 0}])]
+        assert [c["name"] for c in pl["containers"]] == ["side", "app"]
+        assert all(not c["cpuIds"] and not c["memory"] for c in pl["containers"]), pl
+    else:
+        # Container scope: nothing at pod level; the app container reports
+        # its exclusive CPU 1 and 128Mi on NUMA node 0, the node-shared
+        # sidecar nothing.
+        assert not pl.get("cpuIds") and not pl.get("memory"), pl
+        side, app = pl["containers"]
+        assert (side["name"], side["cpuIds"], side["memory"]) == ("side", [], []), pl
+        assert app["name"] == "app" and app["cpuIds"] == [1], pl
+        assert [(m["memoryType"], m["size"], m["topology"]["nodes"]) for m in app["memory"]] == \
+            [("memory", 128 << 20, [{"ID": 0}])]
     # The same answer as podnuma's model of the server (simulate --detail:
     # the List answer after the last step).
     sim = controlplane.podnuma("simulate", str(scenario_file), "-o", "json", "--detail")

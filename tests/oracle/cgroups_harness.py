@@ -7,8 +7,12 @@ for the files).
 Compared, field by field, for the pods running after a step: every pod
 cgroup (path and files) and every container cgroup (files; container
 cgroups are named by runtime ids, so they are matched by pod UID and
-container name), and the pods known only from a checkpoint (``unplanned``).
-Node and QoS cgroups are podnuma's alone (not compared).
+container name), the node allocatable cgroup (``kubepods``) and the
+Burstable and BestEffort tiers (path and files: the container manager's
+node allocatable configuration and the QoS container manager's Start and
+UpdateCgroups with the running pods), and the pods known only from a
+checkpoint (``unplanned``). ``kubepods``' ``pids.max`` (from the host's
+``pid_max``, which a scenario does not describe) is left out by both.
 
 The step compared is the last one, unless the two engines' runs part by a
 random device pick (see :func:`tests.oracle.harness.compare`): then it is
@@ -116,15 +120,19 @@ def _index(doc: Mapping[str, Any]) -> dict[tuple[str, ...], dict[str, Any]]:
     out: dict[tuple[str, ...], dict[str, Any]] = {}
     for c in doc.get("cgroups") or []:
         kind = c.get("kind")
-        if kind == "pod":
+        if kind in ("node", "qos"):
+            out[(kind, c["path"])] = {"path": c["path"], "pod": c["path"], "files": c.get("files") or {}}
+        elif kind == "pod":
             out[("pod", c["podUID"])] = {"path": c["path"], "pod": c.get("pod"), "files": c.get("files") or {}}
         elif kind == "container":
             out[("container", c["podUID"], c["container"])] = {"pod": c.get("pod"), "files": c.get("files") or {}}
     return out
 
 
-def compare_cgroups(mine: Cgroups, theirs: Cgroups) -> list[str]:
-    """The differences between podnuma's plan and the oracle's cgroups."""
+def compare_cgroups(mine: Cgroups, theirs: Cgroups, coverage: dict[str, int] | None = None) -> list[str]:
+    """The differences between podnuma's plan and the oracle's cgroups.
+    ``coverage`` counts, per ``KIND FILE``, the files both engines wrote
+    with the same value."""
     if mine.doc is None or theirs.doc is None:
         if mine.doc is None and theirs.doc is None:
             return []
@@ -143,6 +151,8 @@ def compare_cgroups(mine: Cgroups, theirs: Cgroups) -> list[str]:
         if key[0] == "pod" and x["path"] != y["path"]:
             diffs.append(f"{name}: path: podnuma {x['path']} != oracle {y['path']}")
         for f in sorted(set(x["files"]) | set(y["files"])):
+            if coverage is not None and f in x["files"] and x["files"][f] == y["files"].get(f):
+                coverage[f"{key[0]} {f}"] = coverage.get(f"{key[0]} {f}", 0) + 1
             if x["files"].get(f) != y["files"].get(f):
                 diffs.append(f"{name} ({x['pod']}): {f}: podnuma {x['files'].get(f)!r} != oracle {y['files'].get(f)!r}")
     if sorted(mine.doc.get("unplanned") or []) != sorted(theirs.doc.get("unplanned") or []):
@@ -151,14 +161,19 @@ def compare_cgroups(mine: Cgroups, theirs: Cgroups) -> list[str]:
 
 
 def cgroup_differences(
-    binary: str, items: Sequence[tuple[str, Mapping[str, Any], Path]], stats: dict[str, int]
+    binary: str,
+    items: Sequence[tuple[str, Mapping[str, Any], Path]],
+    stats: dict[str, int],
+    coverage: dict[int, dict[str, int]] | None = None,
 ) -> list[tuple[str, list[str]]]:
     """Every (name, scenario, path) through both engines, both cgroup
     versions; the scenarios whose cgroups differ. ``stats`` counts
     ``scenarios``, ``compared`` (scenario x version pairs), ``failed_alike``
     (both refuse the scenario), ``not_sent`` (as the main suite: a picker
     livelock or a huge merge walk), ``engines_differ`` (the simulate
-    documents differ: the main suite reports it), ``device_pick``."""
+    documents differ: the main suite reports it), ``device_pick``.
+    ``coverage``, by cgroup version: the files compared equal (see
+    :func:`compare_cgroups`)."""
     runs = [_podnuma_run(path) for _, _, path in items]
     ask = [i for i, (_, _, o) in enumerate(runs) if not _reports_livelock(o) and walk_size(o) <= WALK_LIMIT]
     stats["scenarios"] = stats.get("scenarios", 0) + len(items)
@@ -191,7 +206,12 @@ def cgroup_differences(
         for i in sorted(steps):
             scn, run, _ = runs[i]
             mine = plan_podnuma(scn, run, steps[i], version, driver)
-            diffs = compare_cgroups(mine, theirs[i])
+            seen: dict[str, int] = {}
+            diffs = compare_cgroups(mine, theirs[i], seen)
+            if coverage is not None and not diffs:
+                per = coverage.setdefault(version, {})
+                for k, v in seen.items():
+                    per[k] = per.get(k, 0) + v
             stats["compared"] = stats.get("compared", 0) + 1
             if diffs and device_numa(items[i][1]):
                 # The device manager picks among equivalent devices at

@@ -579,7 +579,8 @@ def pod_refusal_diffs(binary: str, mine: Outcome, theirs: Outcome, scenario: Map
     """A scenario both engines refuse as invalid input: when podnuma's
     reason is a step's pod, the oracle must refuse the same step, and
     podnuma's error must be one of the API server's errors for that pod
-    (``kubelet-oracle validate`` with the scenario's gates, containers
+    (``kubelet-oracle validate`` with the scenario's gates -- its API
+    server's, with an ``apiServer`` section --, containers
     without an image given the oracle's placeholder, as its scenario reader
     does). Other invalid input is not compared (each engine words its own)."""
     from tests.oracle.validation import PodnumaVerdict, compare_verdicts, validate_oracle
@@ -604,6 +605,9 @@ def pod_refusal_diffs(binary: str, mine: Outcome, theirs: Outcome, scenario: Map
                 if isinstance(c, dict) and not c.get("image"):
                     c["image"] = PLACEHOLDER_IMAGE
     gates = dict(config.get("featureGates") or {})
+    api = scenario.get("apiServer")
+    if isinstance(api, Mapping):  # the API server's own gates
+        gates = dict(api.get("featureGates") or {})
     verdict = validate_oracle(binary, [pod], gates)[0]
     return [f"step {step}: {d}" for d in compare_verdicts(PodnumaVerdict(error=error), verdict, gates)]
 

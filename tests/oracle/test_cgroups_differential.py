@@ -38,21 +38,45 @@ def test_examples(oracle_binary: str) -> None:
     assert stats.get("compared", 0) == 2 * (len(EXAMPLES) - stats.get("failed_alike", 0)) > 0, stats
 
 
+#: Every third random scenario gets a pod pids limit (the generator leaves
+#: ``podPidsLimit`` unset), so pod ``pids.max`` is compared on them too.
+PIDS_LIMITS = (64, 1024, 4096)
+
+#: The cgroup v2 files the random scenarios must have compared (equal in
+#: both engines) at least once per chunk: container cpuset, memory, CPU
+#: quota and weight, huge page limits; pod pids; the node and QoS tiers.
+V2_COVERAGE = (
+    "container cpuset.cpus", "container cpuset.mems", "container memory.max", "container cpu.max",
+    "container cpu.weight", "container hugetlb.2MB.max", "pod pids.max", "pod cpu.max", "pod memory.max",
+    "pod hugetlb.2MB.max", "node cpu.weight", "node memory.max", "node hugetlb.2MB.max", "qos cpu.weight",
+    "qos hugetlb.2MB.max",
+)  # fmt: skip
+
+
 @pytest.mark.parametrize("chunk", range((COUNT + CHUNK - 1) // CHUNK), ids=lambda c: f"seed{SEED}-chunk{c}")
 def test_random(chunk: int, oracle_binary: str, tmp_path: Path) -> None:
     start = chunk * CHUNK
     n = min(CHUNK, COUNT - start)
     scenarios = generate.scenarios(SEED, n, tmp_path, start=start)
+    for k, (_, doc) in enumerate(scenarios):
+        if (start + k) % 3 == 0:
+            kc = doc.setdefault("kubeletConfig", {})
+            kc["podPidsLimit"] = PIDS_LIMITS[(start + k) // 3 % len(PIDS_LIMITS)]
     items = [(name, doc, write_scenario(doc, tmp_path / f"{i:05d}.json")) for i, (name, doc) in enumerate(scenarios)]
     stats: dict[str, int] = {}
-    diffs = cgroup_differences(oracle_binary, items, stats)
+    coverage: dict[int, dict[str, int]] = {}
+    diffs = cgroup_differences(oracle_binary, items, stats, coverage)
     print(f"cgroups, seed {SEED}, scenarios {start}..{start + n - 1}: {stats}")
+    print(f"cgroup v2 files compared equal: {dict(sorted(coverage.get(2, {}).items()))}")
     if diffs:
         _fail(diffs, stats.get("compared", 0))
     # most random scenarios reach a comparison, two plans each (the rest fail
     # alike, or the engines already differ: tests/oracle/test_differential.py
     # reports that)
     assert stats.get("compared", 0) >= n, stats
+    if n >= 50:  # a full chunk exercises every v2 file
+        missing = [f for f in V2_COVERAGE if not coverage.get(2, {}).get(f)]
+        assert not missing, f"cgroup v2 files never compared: {missing}"
 
 
 #: The kubelet settings that shape cgroup values, each applied to every

@@ -4,10 +4,16 @@ import (
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/component-base/featuregate"
 
 	"podnuma.io/oracle/internal/apiserver"
 	"podnuma.io/oracle/internal/scenario"
 )
+
+// apiServerGate is the feature gate of the API server the scenario's pods
+// go through (its apiServer section), or nil when it is the kubelet's.
+var apiServerGate featuregate.MutableVersionedFeatureGate
 
 // asCreated gives the pod the shape it has when the kubelet receives it
 // from the API server, with the scenario's feature gates: the v1 defaults
@@ -23,6 +29,15 @@ import (
 // API server requires one; nothing the kubelet's managers do reads it).
 func asCreated(pod *v1.Pod, path string) (*v1.Pod, error) {
 	pod = withImages(pod)
+	if apiServerGate != nil {
+		// The API server's own gates for the create path, the kubelet's
+		// again afterwards.
+		kubeletGate := utilfeature.DefaultMutableFeatureGate
+		utilfeature.DefaultMutableFeatureGate, utilfeature.DefaultFeatureGate = apiServerGate, apiServerGate
+		defer func() {
+			utilfeature.DefaultMutableFeatureGate, utilfeature.DefaultFeatureGate = kubeletGate, kubeletGate
+		}()
+	}
 	out, rej, err := apiserver.CreateAndAttach(pod)
 	if err != nil {
 		return nil, err

@@ -369,6 +369,23 @@ func (n *Node) Cgroups(opts CgroupsOptions) (*CgroupsDoc, error) {
 
 	doc := &CgroupsDoc{Driver: opts.Driver, Version: opts.Version, Step: last, Cgroups: []CgroupDoc{},
 		Unplanned: []string{}, Runtime: RuntimeNotes{SwapController: true}}
+	// The QoS tiers' values come from the active pods' specs. A pod known
+	// only from checkpoint entries has no spec (its stand-in's requests are
+	// what its entries hold, not a pod's QoS class): it is left out.
+	active := make([]*v1.Pod, 0, len(n.order))
+	for _, uid := range n.order {
+		if rp := n.running[uid]; !rp.restored {
+			active = append(active, rp.pod)
+		}
+	}
+	toRes := func(rc *cm.ResourceConfig) *libcontainercgroups.Resources {
+		return kubeletToResources(commonPtr, logger, rc)
+	}
+	tiers, err := n.nodeAndQoSCgroups(n.ctx, cgm, toRes, dir, opts.Version, active)
+	if err != nil {
+		return nil, err
+	}
+	doc.Cgroups = append(doc.Cgroups, tiers...)
 	uids := make([]string, 0, len(n.running))
 	for _, uid := range n.order {
 		rp := n.running[uid]
@@ -490,6 +507,13 @@ var epoch = time.Unix(0, 0)
 // for a new cgroup (the library's test mode: files are created as
 // written), and gives the files written with their final contents.
 func writeFiles(dir string, version int, r *libcontainercgroups.Resources) (map[string]string, error) {
+	return writeFilesSeq(dir, version, []*libcontainercgroups.Resources{r})
+}
+
+// writeFilesSeq is writeFiles for a cgroup created with the first
+// resources and updated to each of the others in turn.
+func writeFilesSeq(dir string, version int, all []*libcontainercgroups.Resources) (map[string]string, error) {
+	r := all[0]
 	seed := map[string]string{}
 	paths := map[string]string{}
 	if version == 2 {
@@ -526,16 +550,20 @@ func writeFiles(dir string, version int, r *libcontainercgroups.Resources) (map[
 		if err != nil {
 			return nil, err
 		}
-		if err := m.Set(r); err != nil {
-			return nil, err
+		for _, r := range all {
+			if err := m.Set(r); err != nil {
+				return nil, err
+			}
 		}
 	} else {
 		m, err := fs.NewManager(cg, paths)
 		if err != nil {
 			return nil, err
 		}
-		if err := m.Set(r); err != nil {
-			return nil, err
+		for _, r := range all {
+			if err := m.Set(r); err != nil {
+				return nil, err
+			}
 		}
 	}
 	files := map[string]string{}

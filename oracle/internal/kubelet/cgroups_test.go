@@ -34,10 +34,17 @@ func cgroupsOf(t *testing.T, text string, opts CgroupsOptions) *CgroupsDoc {
 // and the runc library's writers give it.
 func TestCgroupsOfAGuaranteedPod(t *testing.T) {
 	doc := cgroupsOf(t, smtScenario, CgroupsOptions{Driver: "systemd", Version: 2, Step: 0})
-	if len(doc.Cgroups) != 2 {
+	if len(doc.Cgroups) != 5 {
 		t.Fatalf("cgroups = %+v", doc.Cgroups)
 	}
-	pod, ctr := doc.Cgroups[0], doc.Cgroups[1]
+	// kubepods and the QoS tiers first, from the container and QoS managers
+	node, burstable, besteffort := doc.Cgroups[0], doc.Cgroups[1], doc.Cgroups[2]
+	if node.Kind != "node" || node.Path != "/kubepods.slice" || node.Files["memory.min"] != "0" ||
+		burstable.Path != "/kubepods.slice/kubepods-burstable.slice" || burstable.Files["cpu.weight"] != "1" ||
+		besteffort.Path != "/kubepods.slice/kubepods-besteffort.slice" || besteffort.Files["cpu.weight"] != "1" {
+		t.Fatalf("node and QoS cgroups = %+v", doc.Cgroups[:3])
+	}
+	pod, ctr := doc.Cgroups[3], doc.Cgroups[4]
 	if pod.Kind != "pod" || ctr.Kind != "container" || ctr.Container != "postgres" {
 		t.Fatalf("cgroups = %+v", doc.Cgroups)
 	}
@@ -59,7 +66,10 @@ func TestCgroupsOfAGuaranteedPod(t *testing.T) {
 	}
 
 	v1 := cgroupsOf(t, smtScenario, CgroupsOptions{Driver: "cgroupfs", Version: 1, Step: 0})
-	if got := v1.Cgroups[1].Files; got["cpu.shares"] != "4096" || got["cpu.cfs_quota_us"] != "-1" ||
+	if got := v1.Cgroups[0].Files; got["cpu.shares"] == "" || got["memory.limit_in_bytes"] == "" {
+		t.Errorf("v1 kubepods files = %v", got)
+	}
+	if got := v1.Cgroups[4].Files; got["cpu.shares"] != "4096" || got["cpu.cfs_quota_us"] != "-1" ||
 		got["memory.limit_in_bytes"] != "8589934592" || got["memory.memsw.limit_in_bytes"] != "8589934592" {
 		t.Errorf("v1 container files = %v", got)
 	}

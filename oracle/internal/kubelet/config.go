@@ -163,6 +163,14 @@ func loadConfig(s *scenario.Scenario, machine *cadvisorapi.MachineInfo) (*nodeCo
 	if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(gates.FeatureGates); err != nil {
 		return nil, startupErr(fmt.Errorf("failed to set feature gates from initial flags-based config: %w", err))
 	}
+	apiServerGate = nil
+	if s.APIServerGates != nil {
+		g := pristineGates.DeepCopy()
+		if err := g.SetFromMap(s.APIServerGates); err != nil {
+			return nil, &scenario.InputError{Path: "apiServer.featureGates", Message: err.Error()}
+		}
+		apiServerGate = g
+	}
 	kc, err := decodeConfig(context.Background(), s.KubeletConfig)
 	if err != nil {
 		return nil, inputErr(err)

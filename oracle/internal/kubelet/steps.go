@@ -229,10 +229,15 @@ func (n *Node) removeStaleState() {
 	})
 }
 
+// podFeatures is the kubelet's pod features admit handler: a pod with
+// pod-level resources on a kubelet whose PodLevelResources gate is off.
+var podFeatures = lifecycle.NewPodFeaturesAdmitHandler()
+
 // addPod is the kubelet's pod admission: the admit handlers in the
 // kubelet's order, the resource-allocation handler (the topology
-// manager's Admit, which has every provider allocate) and then the
-// predicate handler (node allocatable fit); the first rejection wins.
+// manager's Admit, which has every provider allocate), the predicate
+// handler (node allocatable fit), then the pod features handler; the
+// first rejection wins.
 func (n *Node) addPod(i int, pod *v1.Pod, path string) (StepDoc, error) {
 	pod, err := asCreated(pod, path)
 	if err != nil {
@@ -256,6 +261,10 @@ func (n *Node) addPod(i int, pod *v1.Pod, path string) (StepDoc, error) {
 		result = n.topology.Admit(n.ctx, attrs)
 		if result.Admit {
 			result = n.predicate.Admit(n.ctx, attrs)
+		}
+		// (the AppArmor handler, between them, refuses no scenario pod)
+		if result.Admit {
+			result = podFeatures.Admit(n.ctx, attrs)
 		}
 	})
 	n.mu.Lock()

@@ -90,6 +90,10 @@ type Scenario struct {
 	// API server after a restart.
 	RunningPods []*v1.Pod
 	Steps       []Step
+	// APIServerGates are the feature gates of the API server the pods go
+	// through when the scenario has an apiServer section (the API
+	// server's own: its defaults with these set); nil means the kubelet's.
+	APIServerGates map[string]bool
 }
 
 // Load reads the scenario file at path.
@@ -145,7 +149,7 @@ func Parse(raw []byte, name, dir string) (*Scenario, error) {
 	if !ok {
 		return nil, inputErr("", "a scenario must be a mapping")
 	}
-	known := []string{"apiVersion", "kind", "node", "kubeletConfig", "kubeletConfigFile", "state", "steps"}
+	known := []string{"apiVersion", "kind", "node", "kubeletConfig", "kubeletConfigFile", "apiServer", "state", "steps"}
 	if err := checkKeys(top, known, ""); err != nil {
 		return nil, err
 	}
@@ -166,6 +170,11 @@ func Parse(raw []byte, name, dir string) (*Scenario, error) {
 	}
 	if err := s.loadKubeletConfig(top, dir); err != nil {
 		return nil, err
+	}
+	if as, ok := top["apiServer"]; ok && as != nil {
+		if s.APIServerGates, err = loadAPIServer(as); err != nil {
+			return nil, err
+		}
 	}
 	if st, ok := top["state"]; ok && st != nil {
 		state, ok := st.(map[string]any)
@@ -406,4 +415,30 @@ func loadPod(body any, path string) (*v1.Pod, error) {
 		pod.UID = types.UID(DerivePodUID(pod.Namespace, pod.Name))
 	}
 	return pod, nil
+}
+
+// loadAPIServer reads the apiServer section: its feature gates.
+func loadAPIServer(raw any) (map[string]bool, error) {
+	as, ok := raw.(map[string]any)
+	if !ok {
+		return nil, inputErr("apiServer", "must be a mapping")
+	}
+	if err := checkKeys(as, []string{"featureGates"}, "apiServer"); err != nil {
+		return nil, err
+	}
+	gates := map[string]bool{}
+	if fg, ok := as["featureGates"]; ok && fg != nil {
+		m, ok := fg.(map[string]any)
+		if !ok {
+			return nil, inputErr("apiServer.featureGates", "must be a mapping")
+		}
+		for k, v := range m {
+			b, ok := v.(bool)
+			if !ok {
+				return nil, inputErr("apiServer.featureGates."+k, "must be a boolean")
+			}
+			gates[k] = b
+		}
+	}
+	return gates, nil
 }

@@ -535,6 +535,7 @@ _STAGE_TEXT = {
     "allocate:device": "device manager allocation",
     "nodeAllocatable": "node-allocatable fit (the predicate admit handler: the pod's requests "
     "against allocatable minus the running pods)",
+    "podFeatures": "pod features check (the pod sets spec.resources; the kubelet's PodLevelResources gate is off)",
 }
 
 _REASON_TEXT = {
@@ -542,6 +543,7 @@ _REASON_TEXT = {
     "SMTAlignmentError": "full-pcpus-only: exclusive CPUs must fill whole physical cores",
     "EmptyPodSharedPoolError": "the pod's exclusive containers would leave its shared containers no CPUs",
     "UnexpectedAdmissionError": "a manager's allocation failed with a plain error",
+    "PodLevelResourcesNotSupported": "the kubelet does not admit pod-level resources with its PodLevelResources gate off",
 }
 
 

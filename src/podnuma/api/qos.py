@@ -40,6 +40,9 @@ _KEY_TT: Final = "qos:plr:fix"
 _KEY_TF: Final = "qos:plr"
 _KEY_FT: Final = "qos:fix"
 _KEY_FF: Final = "qos"
+#: the QoS class the API server wrote into the pod's status, when the pod
+#: went through an API server of other gates than the kubelet's
+_KEY_STATUS: Final = "qos:status"
 
 
 def _add_positive(into: dict[str, Quantity], amounts: Mapping[str, Quantity]) -> int:
@@ -88,6 +91,10 @@ def compute_pod_qos(
     BestEffort whatever its containers asked for, kubernetes#135082).
     """
     memo = pod.memo()
+    status: QOSClass | None = memo.get(_KEY_STATUS)
+    if status is not None:
+        # GetPodQOS: the kubelet takes status.qosClass when it is set
+        return status
     if pod_level_resources:
         key = _KEY_TT if fix_kubelet_qos_class else _KEY_TF
     else:
@@ -143,3 +150,13 @@ def _equivalent_guaranteed(container: Container) -> bool:
         if lim is None or lim != req:
             return False
     return True
+
+
+def set_status_qos(pod: Pod, *, pod_level_resources: bool, fix_kubelet_qos_class: bool) -> None:
+    """Record the QoS class an API server with these gates writes into the
+    pod's ``status.qosClass`` (``PrepareForCreate``), so that every later
+    :func:`compute_pod_qos` answers it, as the kubelet's ``GetPodQOS`` does
+    for a pod with a status: used when the API server's gates differ from
+    the kubelet's."""
+    qos = _compute_pod_qos(pod, pod_level_resources, fix_kubelet_qos_class)
+    pod.memo()[_KEY_STATUS] = qos

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from podnuma.api.kubeletconfig import KubeletConfig, effective_reserved
 from podnuma.api.pod import Pod
+from podnuma.api.qos import compute_pod_qos
 from podnuma.api.quantity import Quantity
 from podnuma.cgroups.plan import (
     QUOTA_PERIOD,
@@ -106,6 +107,18 @@ def plan_cgroups(
     removed = {s.pod_uid for s in run.steps[: step + 1] if s.op in ("removePod", "addPod")}
     unplanned = sorted(known - set(running) - removed)
     facts = node_facts(scenario.machine, scenario.config, run, step)
+    # Pods running since before the start (with their specs) are active
+    # pods of the kubelet: their requests count in the QoS tiers' values.
+    gates = scenario.config.feature_gates
+    still = set(unplanned)
+    earlier = tuple(
+        (p, compute_pod_qos(
+            p, pod_level_resources=gates.enabled("PodLevelResources"),
+            fix_kubelet_qos_class=gates.enabled("PodLevelResourcesFixKubeletQOSClass"),
+        ))
+        for p in scenario.running_pods
+        if p.uid in still
+    )  # fmt: skip
     # a bad UID is reported at the step that brought the pod
     uid_paths = {
         s.pod.uid: f"steps[{s.index}].addPod.metadata.uid"
@@ -115,7 +128,7 @@ def plan_cgroups(
     try:
         return plan_from_pods(
             running, facts, driver=driver, version=version, cgroup_root=cgroup_root,
-            step=step, unplanned=unplanned, uid_paths=uid_paths,
+            step=step, unplanned=unplanned, uid_paths=uid_paths, other_active=earlier,
         )  # fmt: skip
     except InputError as err:
         if err.path.startswith("steps["):  # about the file (not --cgroup-root)

@@ -17,9 +17,13 @@ read):
   (cgroupfs) or ``<pod slice>/cri-containerd-<id>.scope`` (systemd); the
   pause sandbox gets one the same way.
 - kubepods (``node_container_manager_linux.go`` ``getCgroupConfig``): CPU
-  shares, memory and hugepage limits from capacity minus kube- and
-  system-reserved (``enforceNodeAllocatable: [pods]``, the default);
-  ``cpuset.cpus`` = every CPU only under the ``none`` CPU manager policy.
+  shares and memory limit from capacity minus kube- and system-reserved
+  (``enforceNodeAllocatable: [pods]``, the default); ``cpuset.cpus`` = every
+  CPU only under the ``none`` CPU manager policy; hugetlb ``1 << 62`` (a
+  quirk: created with the allocatable pools, then the QoS container
+  manager's ``UpdateCgroups`` updates it as the Guaranteed tier, unbounded);
+  on cgroup v2 ``memory.min``/``memory.low`` reset to 0. ``pids.max`` (the
+  host's ``pid_max`` minus reserved pids) is not planned.
 - QoS tiers (``setCPUCgroupConfig``, ``setHugePagesUnbounded``): Burstable
   shares from the sum of its pods' CPU requests, BestEffort 2, hugetlb
   ``1 << 62`` for every page size.
@@ -679,9 +683,13 @@ def plan_from_pods(
     step: int | None = None,
     unplanned: Sequence[str] = (),
     uid_paths: Mapping[str, str] | None = None,
+    other_active: Sequence[tuple[Pod, str]] = (),
 ) -> CgroupPlan:
     """The whole tree, parents before children. ``uid_paths``: the field
-    path of each pod's UID, for errors (default ``metadata.uid``)."""
+    path of each pod's UID, for errors (default ``metadata.uid``).
+    ``other_active``: pods (with their QoS class) the kubelet has active
+    whose cgroups are not planned (running since before the start); their
+    requests count in the QoS tiers' values."""
     if driver not in ("systemd", "cgroupfs"):
         raise InputError(f"unknown cgroup driver {driver!r} (systemd or cgroupfs)", path="driver")
     if version not in (1, 2):
@@ -693,18 +701,32 @@ def plan_from_pods(
     for i in range(1, len(base) + 1):
         nodes.append(CgroupNode(path=to_path(base[:i]), kind="root", writer="kubelet"))
 
+    # MemoryQoS with memoryReservationPolicy TieredReservation (cgroup v2):
+    # the QoS container manager's setMemoryQoS protects the Guaranteed and
+    # Burstable pods' memory requests (pod-level requests honoured whatever
+    # the gate) instead of resetting the protection to 0.
+    tiered = version == 2 and facts.memory_qos and facts.memory_reservation_policy == "TieredReservation"
+    active = [(p.pod, p.qos_class) for p in pods.values()] + list(other_active)
+    mem_requests = {
+        qos: sum(_value(pod_requests(p, pod_level_resources=True), "memory") for p, q in active if q == qos)
+        for qos in ("Guaranteed", "Burstable")
+    }
     # kubepods
     alloc = facts.allocatable
-    hp_alloc = {
-        _page_size_of(name): qty.value() for name, qty in alloc.items() if is_hugepage_resource(name)
-    }
+    unbounded = dict.fromkeys(facts.hugepage_sizes, HUGETLB_UNBOUNDED)
     kube_files = _cpu_files(version, milli_cpu_to_shares(_milli(alloc, "cpu")), None, None, runtime=False)
     kube_files += _memory_files(version, _value(alloc, "memory"), swap=False)
-    kube_files += _hugetlb_files(version, hp_alloc, facts.hugepage_sizes)
+    # Created with the allocatable huge page pools as limits, but the QoS
+    # container manager's UpdateCgroups (at start, on every pod sync, every
+    # minute) treats kubepods as the Guaranteed tier and makes its huge page
+    # limits unbounded like the other tiers': that is what stays.
+    kube_files += _hugetlb_files(version, unbounded, facts.hugepage_sizes)
     if version == 2:
         # qos_container_manager_linux.go Start: stale memory protection reset
         # (MemoryQoS off, or memoryReservationPolicy None, the default)
-        kube_files += [CgroupFile("memory.min", "0"), CgroupFile("memory.low", "0")]
+        kube_min = mem_requests["Guaranteed"] + mem_requests["Burstable"] if tiered else 0
+        kube_low = mem_requests["Burstable"] if tiered else 0
+        kube_files += [CgroupFile("memory.min", str(kube_min)), CgroupFile("memory.low", str(kube_low))]
     kube_cpus = facts.all_cpus if facts.cpu_manager_policy == CPU_POLICY_NONE else None
     kubepods = [*base, "kubepods"]
     nodes.append(
@@ -718,8 +740,11 @@ def plan_from_pods(
         _milli(pod_requests(p.pod, pod_level_resources=facts.pod_level_resources), "cpu")
         for p in pods.values()
         if p.qos_class == "Burstable"
+    ) + sum(
+        _milli(pod_requests(p, pod_level_resources=facts.pod_level_resources), "cpu")
+        for p, q in other_active
+        if q == "Burstable"
     )
-    unbounded = dict.fromkeys(facts.hugepage_sizes, HUGETLB_UNBOUNDED)
     tiers = (
         ("Guaranteed", None),
         ("Burstable", milli_cpu_to_shares(burstable_milli)),
@@ -731,7 +756,8 @@ def plan_from_pods(
             files = _cpu_files(version, shares, None, None, runtime=False)
             files += _hugetlb_files(version, unbounded, facts.hugepage_sizes)
             if version == 2 and qos == "Burstable":
-                files.append(CgroupFile("memory.low", "0"))  # the same reset
+                low = mem_requests["Burstable"] if tiered else 0
+                files.append(CgroupFile("memory.low", str(low)))  # the same reset, or the protection
             tier_path = to_path([*kubepods, qos.lower()])
             nodes.append(CgroupNode(path=tier_path, kind="qos", writer="kubelet", files=tuple(files)))
         members = [u for u in pods if pods[u].qos_class == qos]

@@ -42,6 +42,8 @@ __all__ = [
 
 REASON_UNEXPECTED = "UnexpectedAdmissionError"
 REASON_TOPOLOGY_AFFINITY = "TopologyAffinityError"
+#: the pod features handler's reason (lifecycle ``PodLevelResourcesNotAdmittedReason``)
+REASON_POD_LEVEL_NOT_SUPPORTED = "PodLevelResourcesNotSupported"
 DEFAULT_MAX_PODS = 110  # KubeletConfiguration default for maxPods
 
 

@@ -36,10 +36,12 @@ from podnuma.api.kubeletconfig import (
 from podnuma.api.pod import Container, Pod
 from podnuma.api.qos import compute_pod_qos
 from podnuma.api.quantity import Quantity
-from podnuma.api.resources import pod_requests
+from podnuma.api.resources import is_pod_level_resources_set, pod_requests
 from podnuma.buildinfo import mypyc_attr
 from podnuma.cm.active import ActivePods
 from podnuma.cm.admission import (
+    REASON_POD_LEVEL_NOT_SUPPORTED,
+    AdmitResult,
     allocatable_amounts,
     fits_node_allocatable_amounts,
     pod_status_message,
@@ -470,6 +472,14 @@ class Node:
             )
             if not result.admit:
                 failed = ("nodeAllocatable", None)
+        if result.admit and not self._pod_level and is_pod_level_resources_set(pod):
+            # The pod features handler (lifecycle/features_linux.go), after
+            # the resource and predicate handlers: a pod whose spec.resources
+            # reached a kubelet with the PodLevelResources gate off (an API
+            # server with the gate on). What was allocated for it stays until
+            # the next removeStaleState, as after any late rejection.
+            result = AdmitResult(False, REASON_POD_LEVEL_NOT_SUPPORTED, "PodLevelResources feature gate is disabled")
+            failed = ("podFeatures", None)
         if result.admit:
             # (requests and amounts are the pod's memo, never changed: shared)
             rp = _RunningPod(

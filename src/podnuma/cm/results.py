@@ -178,7 +178,8 @@ class StepResult:
     merged: tuple[MergedHint, ...]
     # Where a rejection happened: "topology" (merged hint refused),
     # "allocate:<provider>" (a manager's allocation failed) or
-    # "nodeAllocatable" (the predicate fit); None when admitted.
+    # "nodeAllocatable" (the predicate fit) or "podFeatures" (the pod
+    # features handler); None when admitted.
     failed_stage: str | None
     failed_container: str | None
 

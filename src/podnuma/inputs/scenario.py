@@ -16,9 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from podnuma.api.featuregates import FeatureGateReader, FeatureGates
 from podnuma.api.kubeletconfig import KubeletConfig, load_kubelet_config
 from podnuma.api.pod import Pod
 from podnuma.api.pod_manifest import parse_pod
+from podnuma.api.qos import set_status_qos
 from podnuma.cm.checkpoint import found_bytes
 from podnuma.cm.cpumanager.checkpoint import (
     CPUCheckpointData,
@@ -65,7 +67,7 @@ KIND = "Scenario"
 # The scenario
 # --------------------------------------------------------------------------
 
-_TOP_KEYS = ("apiVersion", "kind", "node", "kubeletConfig", "kubeletConfigFile", "state", "steps")
+_TOP_KEYS = ("apiVersion", "kind", "node", "kubeletConfig", "kubeletConfigFile", "apiServer", "state", "steps")
 _STATE_KEYS = ("cpuManager", "cpuManagerFile", "memoryManager", "memoryManagerFile", "pods")
 _STEP_KEYS: tuple[StepOp, ...] = ("addPod", "removeContainer", "removePod", "reconcile")
 
@@ -249,6 +251,7 @@ def _load(doc: Document, *, base_dir: Path, overrides: tuple[Override, ...] = ()
     config, files, config_doc = _load_kubelet_config(
         top, base_dir=base_dir, scenario_name=doc.name, overrides=overrides
     )
+    api_gates = _api_server_gates(top, config)
 
     cpu_ckpt: CPUCheckpointData | None = None
     mem_ckpt: MemoryCheckpointData | None = None
@@ -268,14 +271,22 @@ def _load(doc: Document, *, base_dir: Path, overrides: tuple[Override, ...] = ()
             state, "memoryManager", base_dir=base_dir, plrm=plrm, config=config
         )
         files += f1 + f2
-        running = _load_running_pods(state, config)
+        running = _load_running_pods(state, api_gates)
 
     if "steps" not in top:
         raise InputError("required field is missing: the list of steps", path="steps")
     raw_steps = top["steps"]
     if not isinstance(raw_steps, list):
         raise wrong_type("steps", "a list (of steps)", raw_steps)
-    steps = tuple(_load_step(i, raw, config) for i, raw in enumerate(raw_steps))
+    steps = tuple(_load_step(i, raw, api_gates) for i, raw in enumerate(raw_steps))
+    if top.get("apiServer") is not None:
+        # The API server's status.qosClass (its gates), which the kubelet
+        # takes over computing its own.
+        for pod in (*running, *(st.pod for st in steps if st.pod is not None)):
+            set_status_qos(
+                pod, pod_level_resources=api_gates.enabled("PodLevelResources"),
+                fix_kubelet_qos_class=api_gates.enabled("PodLevelResourcesFixKubeletQOSClass"),
+            )  # fmt: skip
 
     return Scenario(
         name=doc.name,
@@ -434,7 +445,28 @@ def _ref(value: object, *, path: str, what: str) -> str:
     return value
 
 
-def _load_running_pods(state: Mapping[str, Any], config: KubeletConfig) -> tuple[Pod, ...]:
+def _api_server_gates(top: Mapping[str, Any], config: KubeletConfig) -> FeatureGates:
+    """The feature gates of the API server the pods go through: without
+    ``apiServer``, the kubelet's; with it, the API server's own (v1.37
+    defaults with ``apiServer.featureGates`` set), e.g. ``PodLevelResources``
+    on (its default) while the kubelet has it off, so that ``spec.resources``
+    reaches the kubelet."""
+    raw = top.get("apiServer")
+    if raw is None:
+        return config.feature_gates
+    api = _mapping(raw, path="apiServer", what="the API server's settings")
+    _unknown(api, ("featureGates",), path="apiServer")
+    gates = _mapping(api.get("featureGates") or {}, path="apiServer.featureGates", what="feature gates")
+    for name, value in gates.items():
+        if not isinstance(value, bool):
+            raise wrong_type(f"apiServer.featureGates.{name}", "a boolean", value)
+    try:
+        return FeatureGates.from_mapping(gates)
+    except KubeletStartupError as e:
+        raise InputError(str(getattr(e, "message", e)), path="apiServer.featureGates") from None
+
+
+def _load_running_pods(state: Mapping[str, Any], gates: FeatureGateReader) -> tuple[Pod, ...]:
     """``state.pods``: the pods running on the node when it starts (their
     full specs), validated as ``addPod`` pods are."""
     raw = state.get("pods")
@@ -448,7 +480,7 @@ def _load_running_pods(state: Mapping[str, Any], config: KubeletConfig) -> tuple
         path = f"state.pods[{i}]"
         doc = _mapping(item, path=path, what="a pod")
         try:
-            pod = parse_pod(doc, gates=config.feature_gates)
+            pod = parse_pod(doc, gates=gates)
         except InputError as e:
             raise e.at(path) from None
         for key in (pod.uid, pod.ref):
@@ -462,7 +494,7 @@ def _load_running_pods(state: Mapping[str, Any], config: KubeletConfig) -> tuple
     return tuple(pods)
 
 
-def _load_step(index: int, raw: object, config: KubeletConfig) -> Step:
+def _load_step(index: int, raw: object, gates: FeatureGateReader) -> Step:
     at = f"steps[{index}]"
     if not isinstance(raw, Mapping):
         raise wrong_type(at, f"a mapping (a step: one of {', '.join(_STEP_KEYS)})", raw)
@@ -477,7 +509,7 @@ def _load_step(index: int, raw: object, config: KubeletConfig) -> Step:
     if op == "addPod":
         pod_doc = _mapping(body, path=path, what="a pod manifest")
         try:
-            pod = parse_pod(pod_doc, gates=config.feature_gates)
+            pod = parse_pod(pod_doc, gates=gates)
         except InputError as e:
             raise e.at(path) from None
         return Step(index, "addPod", path, pod=pod, ref=pod.ref)
