@@ -186,15 +186,23 @@ def open_scenario_text(
     doc = Document(name, {**stream.top, "steps": []}, None, source=text)
     head = load_scenario_document(doc, base_dir=base_dir, overrides=overrides)
 
+    api_gates = _api_server_gates(stream.top, head.config)  # checked by the head's load
+    api_server = stream.top.get("apiServer") is not None
+
     def steps() -> Iterator[Step]:
-        config = head.config
         for i, raw in enumerate(stream.items()):
             try:
-                yield _load_step(i, raw, config)
+                step = _load_step(i, raw, api_gates)
             except InputError as e:
                 if e.file is not None and e.file != name:
                     raise
                 raise doc.enrich(e) from None
+            if api_server and step.pod is not None:  # as _load does for every pod
+                set_status_qos(
+                    step.pod, pod_level_resources=api_gates.enabled("PodLevelResources"),
+                    fix_kubelet_qos_class=api_gates.enabled("PodLevelResourcesFixKubeletQOSClass"),
+                )  # fmt: skip
+            yield step
 
     return head, steps()
 
