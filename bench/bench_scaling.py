@@ -7,13 +7,22 @@ removed whenever the next one would not fit, so the node stays busy and the
 number of running pods stays bounded. Each scenario is run by the real
 command line in a child process, ``podnuma simulate FILE -o FORMAT``, its
 output written to a file; the table gives per size the wall time, the
-child's peak resident memory and the output size. Linear cost shows as a
+child's CPU time (user + system: the figure to compare on a shared,
+loaded machine), its peak resident memory and the output size. Linear cost shows as a
 constant time per step and a peak memory that does not grow with N.
+
+``--variant LABEL=PYTHON[:SRC]`` (repeatable) runs each scenario with
+another interpreter (another install: a compiled or an older build) and,
+given ``SRC``, with ``PYTHONPATH=SRC`` (a checkout's ``src/``, e.g. one of
+an older commit): before and after in the same invocation, side by side,
+with each variant's time as a ratio to the first one's. Without it, one
+variant: this interpreter.
 
 A benchmark, not a test.
 
     python bench/bench_scaling.py [--sizes 1000,10000,100000] [-o json|yaml|table]
         [--topology-policy POLICY] [--memory-static] [--timeout SECONDS]
+        [--variant LABEL=PYTHON[:SRC] ...]
 """
 
 from __future__ import annotations
@@ -81,15 +90,20 @@ def scenario(steps: int, kubelet_config: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def run_one(path: Path, output: str, timeout: float) -> tuple[float, int, int] | None:
-    """(seconds, peak RSS bytes, output bytes) of one ``simulate`` run, or
-    ``None`` if it ran past ``timeout``."""
+def run_one(
+    path: Path, output: str, timeout: float, python: str = sys.executable, src: str | None = None
+) -> tuple[float, float, int, int] | None:
+    """(seconds, CPU seconds, peak RSS bytes, output bytes) of one
+    ``simulate`` run, or ``None`` if it ran past ``timeout``."""
     out_path = path.with_suffix(f".out.{output}")
+    env = dict(os.environ)
+    if src is not None:
+        env["PYTHONPATH"] = src
     with out_path.open("wb") as sink:
         t0 = time.perf_counter()
         proc = subprocess.Popen(
-            [sys.executable, "-m", "podnuma.cli", "simulate", str(path), "-o", output],
-            stdout=sink,
+            [python, "-m", "podnuma.cli", "simulate", str(path), "-o", output],
+            stdout=sink, env=env,
         )
         deadline = t0 + timeout
         while True:
@@ -106,7 +120,7 @@ def run_one(path: Path, output: str, timeout: float) -> tuple[float, int, int] |
         raise SystemExit(f"simulate failed on {path} (exit {os.waitstatus_to_exitcode(status)})")
     size = out_path.stat().st_size
     out_path.unlink()
-    return seconds, usage.ru_maxrss * 1024, size
+    return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024, size
 
 
 def main() -> None:
@@ -116,7 +130,15 @@ def main() -> None:
     ap.add_argument("--topology-policy", default="none")
     ap.add_argument("--memory-static", action="store_true")
     ap.add_argument("--timeout", type=float, default=1800.0, help="per size, seconds")
+    ap.add_argument("--variant", action="append", default=[], metavar="LABEL=PYTHON[:SRC]")
     args = ap.parse_args()
+    variants: list[tuple[str, str, str | None]] = []
+    for v in args.variant:
+        label, _, rest = v.partition("=")
+        python, _, src = rest.partition(":")
+        variants.append((label, python or sys.executable, src or None))
+    if not variants:
+        variants = [("this", sys.executable, None)]
     config: dict[str, Any] = {
         "cpuManagerPolicy": "static",
         "reservedSystemCPUs": "0,128",
@@ -128,19 +150,26 @@ def main() -> None:
     sizes = [int(s) for s in args.sizes.split(",") if s]
     print(f"podnuma simulate -o {args.output}; topology policy {args.topology_policy}; "
           f"memory manager {'Static' if args.memory_static else 'None'}")
-    print(f"{'steps':>8} {'seconds':>9} {'us/step':>8} {'peak RSS':>10} {'output':>10}")
+    print(f"load average {os.getloadavg()[0]:.1f}; CPU: the child's user + system time")
+    print(f"{'variant':<16} {'steps':>8} {'seconds':>9} {'us/step':>8} {'CPU s':>8} "
+          f"{'CPU us/step':>12} {'peak RSS':>10} {'output':>10} {'CPU vs first':>13}")
     with tempfile.TemporaryDirectory(prefix="bench-scaling-") as tmp:
         for n in sizes:
             path = Path(tmp) / f"scenario-{n}.json"
             path.write_text(json.dumps(scenario(n, config)))
-            res = run_one(path, args.output, args.timeout)
+            first: float | None = None
+            for label, python, src in variants:
+                res = run_one(path, args.output, args.timeout, python, src)
+                if res is None:
+                    print(f"{label:<16} {n:>8} {'> ' + str(int(args.timeout)) + ' s':>9}   (stopped)")
+                    continue
+                seconds, cpu, rss, size = res
+                first = cpu if first is None else first
+                print(f"{label:<16} {n:>8} {seconds:>9.2f} {seconds / n * 1e6:>8.0f} "
+                      f"{cpu:>8.2f} {cpu / n * 1e6:>12.1f} "
+                      f"{rss / 2**20:>8.0f} MB {size / 2**20:>7.1f} MB {first / cpu:>12.2f}x",
+                      flush=True)
             path.unlink()
-            if res is None:
-                print(f"{n:>8} {'> ' + str(int(args.timeout)) + ' s':>9}   (stopped)")
-                continue
-            seconds, rss, size = res
-            print(f"{n:>8} {seconds:>9.2f} {seconds / n * 1e6:>8.0f} "
-                  f"{rss / 2**20:>8.0f} MB {size / 2**20:>7.1f} MB", flush=True)
 
 
 if __name__ == "__main__":

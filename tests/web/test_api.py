@@ -497,3 +497,27 @@ def test_restart_is_the_cli_document(server: str, tmp_path: Path) -> None:
     # a file named by the request is refused at its field, as everywhere
     status, message = error_of(server + "/api/restart", b"node: {sysfs: /sys}\nsteps: []\n")
     assert status == 400 and "node.sysfs" in message
+
+
+def _sleep(seconds: float) -> int:
+    import time
+
+    time.sleep(seconds)
+    return os.getpid()
+
+
+def test_job_processes_are_warm_and_replaced_after_a_time_limit() -> None:
+    from podnuma.web.worker import Limits, TimeLimitExceeded, WorkerPool
+
+    pool = WorkerPool(Limits(time_limit=5, workers=1))
+    pool.warm_up()
+    first = pool.run(os.getpid)
+    assert first != os.getpid()
+    assert pool.run(os.getpid) == first  # the same job process runs the next job
+    with pytest.raises(TimeLimitExceeded):
+        pool.run(_sleep, 30.0)
+    fresh = pool.run(os.getpid)  # killed at the limit, replaced by a fresh one
+    assert fresh != first
+    with pytest.raises(ProcessLookupError):
+        os.kill(first, 0)
+    pool.kill_all()

@@ -3,9 +3,11 @@ admission and resource managers."""
 
 from __future__ import annotations
 
+import shutil
 import sys
+import tempfile
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import click
 
@@ -21,10 +23,11 @@ from podnuma.cli.options import (
     write_scenario_file,
 )
 from podnuma.fileio import write_checkpoint_dir
-from podnuma.inputs.overrides import parse_overrides
+from podnuma.inputs.overrides import Override, parse_overrides
 from podnuma.inputs.text import TextInput
-from podnuma.render.serialize import write_run_document
+from podnuma.render.serialize import write_run_document, write_run_stream
 from podnuma.render.table import render_run
+from podnuma.scenario.document import ordered_checkpoints
 from podnuma.scenario.run import RunResult
 from podnuma.service import scenario as service
 
@@ -51,6 +54,17 @@ def simulate_command(
     """Run SCENARIO (YAML or JSON; '-': standard input) through the kubelet's
     admission and resource managers."""
 
+    if output in ("json", "yaml") and as_scenario is None:
+        # streamed step by step, into a spool that is printed once the whole
+        # run succeeded: neither the input's steps, their results nor the
+        # document are held whole, and nothing is printed before the input
+        # has been read and played to the end
+        overrides = guard(lambda: parse_overrides(set_values))
+        with tempfile.SpooledTemporaryFile(max_size=_SPOOL, mode="w+", encoding="utf-8") as spool:
+            guard(lambda: _stream_run(scenario, spool, output, detail, checkpoint_dir, overrides))
+            guard(lambda: _print(spool))
+        return
+
     def go() -> tuple[RunResult, dict[str, Any]]:
         overrides = parse_overrides(set_values)
         loaded, result = service.run(
@@ -74,4 +88,32 @@ def simulate_command(
 def _stream(result: RunResult, output: str, detail: bool, record: dict[str, Any]) -> None:
     out = sys.stdout
     write_run_document(result, out, output, detail=detail, extra=record)
+    out.flush()
+
+
+#: output held in memory before the spool moves to a temporary file
+_SPOOL = 16 << 20
+
+
+def _stream_run(
+    scenario: str, spool: IO[str], output: str, detail: bool, checkpoint_dir: Path | None,
+    overrides: tuple[Override, ...],
+) -> None:
+    run = service.stream(
+        TextInput.read(scenario, what="scenario"), note=note, pod_resources=detail,
+        overrides=overrides,
+    )
+    write_run_stream(
+        run.node, run.results(),
+        lambda: (ordered_checkpoints(run.checkpoints()), service.config_record(run.scenario)),
+        spool, output, detail=detail,
+    )
+    if checkpoint_dir is not None:
+        write_checkpoint_dir(checkpoint_dir, run.checkpoint_files())
+
+
+def _print(spool: IO[str]) -> None:
+    spool.seek(0)
+    out = sys.stdout
+    shutil.copyfileobj(spool, out, 1 << 20)
     out.flush()

@@ -27,7 +27,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,6 +42,7 @@ __all__ = [
     "STDIN",
     "STDIN_NAME",
     "Document",
+    "JSONListStream",
     "StrictLoader",
     "input_name",
     "is_stdin",
@@ -50,6 +51,7 @@ __all__ = [
     "decode_text",
     "json_input_error",
     "load_json",
+    "load_json_streamed",
     "parse_document",
     "parse_documents",
     "read_bytes",
@@ -317,6 +319,22 @@ def parse_document(
     return docs[0]
 
 
+class _JSONDuplicate(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _json_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in pairs:
+        if k in out:
+            raise _JSONDuplicate(k)
+        out[k] = v
+    return out
+
+
+
 class _JSONConstant(ValueError):
     pass
 
@@ -352,9 +370,14 @@ def check_tree(data: Any, *, name: str, limits: ReadLimits = DEFAULT_LIMITS) -> 
     """Refuse a tree of plain values deeper than ``limits.max_depth`` or
     with more than ``limits.max_nodes`` values (JSON has no aliases: the
     byte limit already bounds the values, this bounds the nesting)."""
+    _count_values(data, 0, 0, name=name, limits=limits)
+
+
+def _count_values(data: Any, depth: int, nodes: int, *, name: str, limits: ReadLimits) -> int:
+    """``nodes`` plus the values of ``data``, a value nested ``depth``
+    containers deep; :func:`check_tree`'s refusals."""
     max_depth = limits.max_depth
-    todo: list[tuple[Any, int]] = [(data, 0)]
-    nodes = 0
+    todo: list[tuple[Any, int]] = [(data, depth)]
     while todo:
         value, depth = todo.pop()
         nodes += 1
@@ -374,6 +397,124 @@ def check_tree(data: Any, *, name: str, limits: ReadLimits = DEFAULT_LIMITS) -> 
                 nodes += 1
         if nodes > limits.max_nodes:
             raise InputError(f"more than {limits.max_nodes} values", file=name)
+    return nodes
+
+
+class _NotStreamed(Exception):
+    """The streaming scan stops: :func:`load_json` reads the text instead."""
+
+
+_JSON_DECODER = json.JSONDecoder(object_pairs_hook=_json_pairs, parse_constant=_json_constant)
+_PLAIN_DECODER = json.JSONDecoder()
+_JSON_SPACE = re.compile(r"[ \t\n\r]*")
+_scanstring: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
+
+
+@dataclass(frozen=True)
+class JSONListStream:
+    """A JSON object whose list under one key is read one item at a time:
+    ``top`` is the object without that key; :meth:`items` decodes the
+    list's items again, one by one, from the ``text`` already checked."""
+
+    text: str
+    top: dict[str, Any]
+    starts: list[int]
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def items(self) -> Iterator[Any]:
+        # the text was checked with the strict decoder (duplicate keys,
+        # NaN and Infinity refused): the standard one gives the same values
+        # without calling back into Python for every object
+        decode, text = _PLAIN_DECODER.raw_decode, self.text
+        for start in self.starts:
+            yield decode(text, start)[0]
+
+
+def load_json_streamed(
+    text: str, *, name: str, key: str, limits: ReadLimits = DEFAULT_LIMITS
+) -> JSONListStream | Any:
+    """A JSON object whose list under ``key`` is read one item at a time
+    (a :class:`JSONListStream`), within the same ``limits``, refusals and
+    wording as :func:`load_json`: the text is checked whole first (every
+    item decoded, counted and dropped), so a refusal comes before any item
+    is handed out. Any other text (not an object, ``key`` missing or not a
+    list, anything malformed or over a limit) is read by :func:`load_json`,
+    which returns its values or raises its error."""
+    if len(text) > limits.max_bytes:
+        raise InputError(f"larger than the limit of {limits.max_bytes} bytes", file=name)
+    try:
+        top, starts = _scan_object(text, key, name=name, limits=limits)
+    except (_NotStreamed, InputError, ValueError, RecursionError, IndexError):
+        return load_json(text, name=name, limits=limits)
+    return JSONListStream(text, top, starts)
+
+
+def _scan_object(
+    text: str, key: str, *, name: str, limits: ReadLimits
+) -> tuple[dict[str, Any], list[int]]:
+    space, decode = _JSON_SPACE.match, _JSON_DECODER.raw_decode
+    i = space(text, 0).end()  # type: ignore[union-attr]
+    if text[i] != "{":
+        raise _NotStreamed
+    i = space(text, i + 1).end()  # type: ignore[union-attr]
+    pairs: list[tuple[str, Any]] = []
+    starts: list[int] | None = None
+    nodes = 1  # the object
+    while text[i] != "}" or pairs:
+        if text[i] != '"':
+            raise _NotStreamed
+        k, i = _scanstring(text, i + 1)
+        i = space(text, i).end()  # type: ignore[union-attr]
+        if text[i] != ":":
+            raise _NotStreamed
+        i = space(text, i + 1).end()  # type: ignore[union-attr]
+        if k == key and text[i] == "[" and starts is None:
+            starts, i, nodes = _scan_list(text, i, nodes, name=name, limits=limits)
+            pairs.append((k, None))
+        else:
+            value, i = decode(text, i)
+            nodes = _count_values(value, 1, nodes, name=name, limits=limits)
+            pairs.append((k, value))
+        i = space(text, i).end()  # type: ignore[union-attr]
+        if text[i] == ",":
+            i = space(text, i + 1).end()  # type: ignore[union-attr]
+            continue
+        if text[i] != "}":
+            raise _NotStreamed
+        break
+    if starts is None or space(text, i + 1).end() != len(text):  # type: ignore[union-attr]
+        raise _NotStreamed
+    top = _json_pairs(pairs)
+    del top[key]
+    return top, starts
+
+
+def _scan_list(
+    text: str, i: int, nodes: int, *, name: str, limits: ReadLimits
+) -> tuple[list[int], int, int]:
+    """The start of each item of the list at ``text[i]`` (each decoded and
+    counted), the index past the list, and the values counted so far."""
+    space, decode = _JSON_SPACE.match, _JSON_DECODER.raw_decode
+    nodes += 1
+    if limits.max_depth < 2:
+        raise _NotStreamed
+    starts: list[int] = []
+    i = space(text, i + 1).end()  # type: ignore[union-attr]
+    if text[i] == "]":
+        return starts, i + 1, nodes
+    while True:
+        starts.append(i)
+        value, i = decode(text, i)
+        nodes = _count_values(value, 2, nodes, name=name, limits=limits)
+        i = space(text, i).end()  # type: ignore[union-attr]
+        if text[i] == ",":
+            i = space(text, i + 1).end()  # type: ignore[union-attr]
+            continue
+        if text[i] != "]":
+            raise _NotStreamed
+        return starts, i + 1, nodes
 
 
 class MalformedJSON(InputError):
@@ -399,21 +540,6 @@ def yaml_input_error(e: yaml.YAMLError, name: str) -> InputError:
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
         return InputError(f"invalid YAML: {problem}{where}", file=name)
     return InputError(f"invalid YAML: {' '.join(str(e).split())}", file=name)  # one line
-
-
-class _JSONDuplicate(ValueError):
-    def __init__(self, key: str) -> None:
-        super().__init__(key)
-        self.key = key
-
-
-def _json_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for k, v in pairs:
-        if k in out:
-            raise _JSONDuplicate(k)
-        out[k] = v
-    return out
 
 
 def read_bytes(

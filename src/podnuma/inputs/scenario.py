@@ -11,7 +11,7 @@ with the line and column when known (:mod:`podnuma.inputs.documents`).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,8 +39,10 @@ from podnuma.fieldkit import check_known_fields, expect_string_keys, wrong_type
 from podnuma.inputs.discover import load_node
 from podnuma.inputs.documents import (
     Document,
+    JSONListStream,
     input_name,
     is_stdin,
+    load_json_streamed,
     parse_document,
     read_text,
 )
@@ -54,7 +56,9 @@ __all__ = [
     "Scenario",
     "Step",
     "load_scenario",
+    "load_scenario_document",
     "load_scenario_text",
+    "open_scenario_text",
 ]
 
 API_VERSION = "podnuma.io/v1"
@@ -149,13 +153,66 @@ def load_scenario_text(
     ``base_dir`` resolves the relative paths the scenario references;
     ``overrides`` (``--set``) change its kubelet configuration before it is
     decoded and validated."""
-    doc = parse_document(text, name=name)
+    return load_scenario_document(
+        parse_document(text, name=name), base_dir=base_dir, overrides=overrides
+    )
+
+
+def load_scenario_document(
+    doc: Document, *, base_dir: Path, overrides: tuple[Override, ...] = ()
+) -> Scenario:
+    """Validate a scenario already parsed (:func:`parse_document`)."""
+    name = doc.name
     try:
         return _load(doc, base_dir=Path(base_dir), overrides=overrides)
     except InputError as e:
         if e.file is not None and e.file != name:
             raise
         raise doc.enrich(e) from None
+
+
+def open_scenario_text(
+    text: str, *, name: str, base_dir: Path, overrides: tuple[Override, ...] = ()
+) -> tuple[Scenario, Iterator[Step]]:
+    """The scenario without its steps (``steps`` is empty), and its steps,
+    read and validated one at a time as the iterator is consumed, so that a
+    long scenario is never held whole. A JSON scenario (``name`` ends in
+    ``.json``) is streamed so: its text is checked whole against the read
+    limits first, then each step is decoded when it is reached. Anything
+    else is loaded whole (:func:`load_scenario_text`) and its steps handed
+    out from there. A step that is not valid raises when it is reached."""
+    if not name.lower().endswith(".json"):
+        whole = load_scenario_text(text, name=name, base_dir=base_dir, overrides=overrides)
+        return whole, iter(whole.steps)
+    data = load_json_streamed(text, name=name, key="steps")
+    if not isinstance(data, JSONListStream):
+        whole = load_scenario_document(
+            Document(name, data, None, source=text), base_dir=base_dir, overrides=overrides
+        )
+        return whole, iter(whole.steps)
+    stream = data
+    doc = Document(name, {**stream.top, "steps": []}, None, source=text)
+    head = load_scenario_document(doc, base_dir=base_dir, overrides=overrides)
+
+    api_gates = _api_server_gates(stream.top, head.config)  # checked by the head's load
+    api_server = stream.top.get("apiServer") is not None
+
+    def steps() -> Iterator[Step]:
+        for i, raw in enumerate(stream.items()):
+            try:
+                step = _load_step(i, raw, api_gates)
+            except InputError as e:
+                if e.file is not None and e.file != name:
+                    raise
+                raise doc.enrich(e) from None
+            if api_server and step.pod is not None:  # as _load does for every pod
+                set_status_qos(
+                    step.pod, pod_level_resources=api_gates.enabled("PodLevelResources"),
+                    fix_kubelet_qos_class=api_gates.enabled("PodLevelResourcesFixKubeletQOSClass"),
+                )  # fmt: skip
+            yield step
+
+    return head, steps()
 
 
 def _resolve(base_dir: Path, value: object, *, path: str) -> Path:

@@ -8,23 +8,26 @@
   a ``cpus`` table, each distance row) are written one per line in flow
   style, so a 64-CPU machine stays a 64-line table rather than 320 lines
   (scenario fragments people paste into files);
-* :func:`write_run_document`: the output document of a run written step by
-  step, the very text :func:`dump_json` / :func:`dump_yaml` give for the
-  whole document, without holding it whole.
+* :func:`write_run_document` / :func:`write_run_stream`: the output
+  document of a run written step by step, the very text :func:`dump_json`
+  / :func:`dump_yaml` give for the whole document, without holding it
+  whole (JSON steps through :mod:`podnuma.render.step_json`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
-from typing import Any, TextIO
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import IO, Any
 
 import yaml
 
+from podnuma.cm.results import NodeSummary, StepResult
+from podnuma.render.step_json import json_at, step_json
 from podnuma.scenario.document import build_checkpoints, node_document, step_document
 from podnuma.scenario.run import RunResult
 
-__all__ = ["dump_json", "dump_scenario_yaml", "dump_yaml", "write_run_document"]
+__all__ = ["dump_json", "dump_scenario_yaml", "dump_yaml", "write_run_document", "write_run_stream"]
 
 
 def dump_json(doc: Any) -> str:
@@ -93,47 +96,64 @@ def dump_scenario_yaml(doc: Any) -> str:
 
 
 def write_run_document(
-    result: RunResult, out: TextIO, fmt: str, *, detail: bool = True,
+    result: RunResult, out: IO[str], fmt: str, *, detail: bool = True,
     extra: Mapping[str, Any] | None = None,
 ) -> None:
     """Write the document of :func:`build_document` as ``json`` or ``yaml``
     to ``out`` step by step: the same text as dumping the whole document,
     without holding more than one step's document (and its text) at once.
     ``extra``: more top-level keys, after ``checkpoints``."""
-    head = node_document(result.node)
     tail = build_checkpoints(result)
-    steps = (step_document(s, detail=detail) for s in result.steps)
+    write_run_stream(
+        result.node, result.steps, lambda: (tail, extra or {}), out, fmt, detail=detail
+    )
+
+
+def write_run_stream(
+    node: NodeSummary,
+    steps: Iterable[StepResult],
+    tail: Callable[[], tuple[Any, Mapping[str, Any]]],
+    out: IO[str],
+    fmt: str,
+    *,
+    detail: bool = True,
+) -> None:
+    """The run document from its parts, written as the steps come:
+    ``tail()`` (the ``checkpoints`` value and the extra top-level keys) is
+    asked for once every step has been written."""
+    head = node_document(node)
     if fmt == "json":
-        _write_json(out, head, steps, tail, extra or {})
+        _write_json(out, head, steps, tail, detail)
     else:
-        _write_yaml(out, head, steps, tail, extra or {})
-
-
-def _json_at(value: Any, indent: str) -> str:
-    """``value`` as ``json.dumps(indent=2)`` writes it nested ``indent``
-    deep (JSON strings hold no raw newline, so re-indenting is exact)."""
-    return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n" + indent)
+        _write_yaml(out, head, (step_document(s, detail=detail) for s in steps), tail)
 
 
 def _write_json(
-    out: TextIO, node: Any, steps: Iterator[dict[str, Any]], checkpoints: Any,
-    extra: Mapping[str, Any],
+    out: IO[str], node: Any, steps: Iterable[StepResult],
+    tail: Callable[[], tuple[Any, Mapping[str, Any]]], detail: bool,
 ) -> None:
-    out.write('{\n  "node": ' + _json_at(node, "  ") + ',\n  "steps": [')
-    first = True
+    write = out.write
+    write('{\n  "node": ' + json_at(node, "  ") + ',\n  "steps": [')
+    sep = "\n    "
+    batch: list[str] = []  # written a few hundred steps at a time: fewer, larger writes
     for step in steps:
-        out.write(("\n    " if first else ",\n    ") + _json_at(step, "    "))
-        first = False
-    out.write(']' if first else "\n  ]")
-    out.write(',\n  "checkpoints": ' + _json_at(checkpoints, "  "))
+        batch.append(sep + step_json(step, "    ", detail=detail))
+        sep = ",\n    "
+        if len(batch) >= 256:
+            write("".join(batch))
+            batch.clear()
+    write("".join(batch))
+    write("]" if sep == "\n    " else "\n  ]")
+    checkpoints, extra = tail()
+    write(',\n  "checkpoints": ' + json_at(checkpoints, "  "))
     for key, value in extra.items():
-        out.write(",\n  " + json.dumps(key) + ": " + _json_at(value, "  "))
-    out.write("\n}\n")
+        write(",\n  " + json.dumps(key) + ": " + json_at(value, "  "))
+    write("\n}\n")
 
 
 def _write_yaml(
-    out: TextIO, node: Any, steps: Iterator[dict[str, Any]], checkpoints: Any,
-    extra: Mapping[str, Any],
+    out: IO[str], node: Any, steps: Iterator[dict[str, Any]],
+    tail: Callable[[], tuple[Any, Mapping[str, Any]]],
 ) -> None:
     """The document through one emitter, step by step: the top-level
     mapping's events are emitted by hand and each step is represented and
@@ -169,6 +189,7 @@ def _write_yaml(
             for step in steps:
                 put(step)
             dumper.emit(yaml.SequenceEndEvent())
+        checkpoints, extra = tail()
         put("checkpoints")
         put(checkpoints)
         for key, value in extra.items():

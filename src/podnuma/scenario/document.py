@@ -9,6 +9,7 @@ Field names, shapes and key order follow the public contract (scenario.md,
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from podnuma.cm.results import (
@@ -25,7 +26,9 @@ from podnuma.scenario.run import RunResult
 __all__ = [
     "build_document",
     "build_checkpoints",
+    "hint_record",
     "node_document",
+    "ordered_checkpoints",
     "step_document",
 ]
 
@@ -87,7 +90,7 @@ def step_document(step: StepResult, *, detail: bool = True) -> dict[str, Any]:
     out["containers"] = [_container(c) for c in step.containers]
     out["defaultCpuSet"] = str(step.default_cpuset)
     if detail:
-        out["providerHints"] = [_hint_record(h) for h in step.hints]
+        out["providerHints"] = [hint_record(h) for h in step.hints]
     out["mergedHints"] = [
         {"container": m.container, "hint": m.hint.to_json(), "admit": m.admit} for m in step.merged
     ]
@@ -101,7 +104,7 @@ def step_document(step: StepResult, *, detail: bool = True) -> dict[str, Any]:
     return out
 
 
-def _hint_record(h: HintRecord) -> dict[str, Any]:
+def hint_record(h: HintRecord) -> dict[str, Any]:
     """One hint provider's answer as the topology manager received it:
     ``hints`` is ``null`` for Go's nil (no preference), ``[]`` for an empty
     list (no placement possible)."""
@@ -125,8 +128,13 @@ def build_document(result: RunResult, *, detail: bool = True) -> dict[str, Any]:
 
 
 def build_checkpoints(result: RunResult) -> dict[str, Any]:
-    checkpoints: dict[str, Any] = {k: result.checkpoints.get(k) for k in _CHECKPOINT_KEYS}
-    for k, v in result.checkpoints.items():
+    return ordered_checkpoints(result.checkpoints)
+
+
+def ordered_checkpoints(objects: Mapping[str, Any]) -> dict[str, Any]:
+    """The document's ``checkpoints``: the CPU and memory managers' first."""
+    checkpoints: dict[str, Any] = {k: objects.get(k) for k in _CHECKPOINT_KEYS}
+    for k, v in objects.items():
         if k not in checkpoints:
             checkpoints[k] = v
     return checkpoints

@@ -9,7 +9,7 @@ rendering are the CLI's business.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,7 +22,8 @@ from podnuma.inputs.startup import StartupFailure, startup_failure
 from podnuma.machine.topology import Machine
 
 __all__ = [
-    "RestoredPod", "RunResult", "StartupFailure", "gone_since", "play_step", "run_scenario",
+    "RestoredPod", "RunResult", "StartupFailure", "StreamedRun", "gone_since", "play_step",
+    "run_scenario",
     "start_node",
 ]
 
@@ -82,9 +83,10 @@ def play_step(node: Node, step: Step) -> StepResult:
     return node.remove_pod(step.ref, step.index)
 
 
-def start_node(scenario: Scenario) -> Node:
+def start_node(scenario: Scenario, *, step_pod_resources: bool = True) -> Node:
     """The scenario's node, started (checkpoints restored); start-up
-    failures name their place in the input."""
+    failures name their place in the input. ``step_pod_resources``: whether
+    each step's result carries the PodResources list after it."""
     try:
         return Node(
             scenario.machine,
@@ -95,6 +97,7 @@ def start_node(scenario: Scenario) -> Node:
             memory_restore_failure=scenario.memory_restore_failure,
             running_pods=scenario.running_pods,
             device_checkpoint=scenario.device_checkpoint,
+            step_pod_resources=step_pod_resources,
         )
     except CheckpointError:
         raise
@@ -160,3 +163,53 @@ def run_scenario(
         checkpoint_files=dict(node.checkpoint_files()) if checkpoints else {},
         restored=restored,
     )
+
+
+class StreamedRun:
+    """A run whose step results come one at a time, none of them kept: for
+    writing the output document of a long scenario in memory that does not
+    grow with its steps (only why each pod that is gone went: a rejection
+    or a removal, for :func:`gone_since`'s words).
+
+    The node starts when the object is made (start-up failures are raised
+    there); :meth:`results` plays ``steps`` (which may themselves be read
+    and validated one at a time) and yields each result; the checkpoints
+    are the node's after the steps played so far.
+    """
+
+    def __init__(
+        self, scenario: Scenario, steps: Iterable[Step], *, step_pod_resources: bool = True
+    ) -> None:
+        self.scenario = scenario
+        self._steps = steps
+        self._node = start_node(scenario, step_pod_resources=step_pod_resources)
+        self.node: NodeSummary = self._node.summary()
+
+    def results(self) -> Iterator[StepResult]:
+        node, scenario = self._node, self.scenario
+        gone: dict[str, StepResult] = {}  # the step after which a pod (ref or UID) is gone
+        for step in self._steps:
+            try:
+                result = play_step(node, step)
+            except InputError as e:
+                if e.file is not None and e.file != scenario.name:
+                    raise
+                last = gone.get(step.ref or "")
+                why = gone_since((last,), step) if last is not None and step.op != "addPod" else None
+                if why is not None:
+                    e = InputError(f"{e.message}: {why}", path=e.path, file=e.file)
+                raise scenario.input_error(e.at(step.path)) from None
+            for key in (result.pod, result.pod_uid):
+                if result.op == "removePod" or (result.op == "addPod" and not result.admitted):
+                    gone[key] = result
+                else:
+                    gone.pop(key, None)
+            yield result
+
+    def checkpoints(self) -> dict[str, Any]:
+        """The checkpoint objects (``cpuManager``, ``memoryManager``) now."""
+        return dict(self._node.checkpoint_objects())
+
+    def checkpoint_files(self) -> dict[str, bytes]:
+        """The checkpoint files' bytes now, by file name."""
+        return dict(self._node.checkpoint_files())

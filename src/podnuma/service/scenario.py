@@ -9,7 +9,7 @@ anything is loaded.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -22,11 +22,22 @@ from podnuma.analysis.restart import explain_restart
 from podnuma.errors import InputError
 from podnuma.inputs.documents import parse_document
 from podnuma.inputs.overrides import Override, effective_config
-from podnuma.inputs.scenario import Scenario, load_scenario_text
+from podnuma.inputs.scenario import (
+    Scenario,
+    Step,
+    load_scenario_document,
+    load_scenario_text,
+    open_scenario_text,
+)
 from podnuma.inputs.text import NOWHERE, TextInput, refuse_files
 from podnuma.render.picture import Ownership, ownership_after, ownership_document
-from podnuma.scenario.document import build_document, step_document
-from podnuma.scenario.run import RunResult, run_scenario
+from podnuma.scenario.document import (
+    build_document,
+    node_document,
+    ordered_checkpoints,
+    step_document,
+)
+from podnuma.scenario.run import RunResult, StreamedRun, run_scenario
 from podnuma.service.messages import no_step_matches, not_modelled_notes
 
 __all__ = [
@@ -45,6 +56,7 @@ __all__ = [
     "run",
     "scenario_pod",
     "simulate",
+    "stream",
     "topology",
     "topology_owners",
 ]
@@ -62,15 +74,43 @@ def load(
     """The scenario, validated (field-path errors naming ``src.name``);
     ``note`` receives the notes on configuration not modelled; ``overrides``
     (``--set``) change its kubelet configuration."""
-    if src.base_dir is None:
-        refuse_files(parse_document(src.text, name=src.name))
-    scenario = load_scenario_text(
-        src.text, name=src.name, base_dir=src.base_dir or NOWHERE, overrides=overrides
-    )
+    if src.base_dir is None:  # parsed once: the fields naming files refused first
+        doc = parse_document(src.text, name=src.name)
+        refuse_files(doc)
+        scenario = load_scenario_document(doc, base_dir=NOWHERE, overrides=overrides)
+    else:
+        scenario = load_scenario_text(
+            src.text, name=src.name, base_dir=src.base_dir, overrides=overrides
+        )
+    _notes(scenario, note)
+    return scenario
+
+
+def _notes(scenario: Scenario, note: Note | None) -> None:
     if note is not None:
         for line in not_modelled_notes(scenario.config, scenario.name):
             note(line)
-    return scenario
+
+
+def stream(
+    src: TextInput, *, note: Note | None = None, pod_resources: bool = True,
+    overrides: tuple[Override, ...] = (),
+) -> StreamedRun:
+    """The scenario's run with its steps read, validated and played one at
+    a time as :meth:`StreamedRun.results` is consumed (a JSON file's steps
+    are never held whole; see :func:`~podnuma.inputs.scenario.open_scenario_text`);
+    ``pod_resources``: whether each step's result carries the PodResources
+    list after it. A bad step raises when it is reached."""
+    steps: Iterator[Step]
+    if src.base_dir is None:
+        scenario = load(src, note=note, overrides=overrides)
+        steps = iter(scenario.steps)
+    else:
+        scenario, steps = open_scenario_text(
+            src.text, name=src.name, base_dir=src.base_dir, overrides=overrides
+        )
+        _notes(scenario, note)
+    return StreamedRun(scenario, steps, step_pod_resources=pod_resources)
 
 
 def run(
@@ -86,10 +126,17 @@ def simulate(
 ) -> dict[str, Any]:
     """``podnuma simulate -o json`` (``detail``: ``--detail``); with
     ``overrides``, the document records the configuration it ran with
-    (:func:`config_record`)."""
-    scenario, result = run(src, overrides=overrides)
-    doc = build_document(result, detail=detail)
-    doc.update(config_record(scenario))
+    (:func:`config_record`). Built as the steps are played: no checkpoint
+    files are encoded, no PodResources lists built unless ``detail`` shows
+    them."""
+    played = stream(src, pod_resources=detail, overrides=overrides)
+    steps = [step_document(s, detail=detail) for s in played.results()]
+    doc = {
+        "node": node_document(played.node),
+        "steps": steps,
+        "checkpoints": ordered_checkpoints(played.checkpoints()),
+    }
+    doc.update(config_record(played.scenario))
     return doc
 
 

@@ -1,12 +1,14 @@
-"""Running a request's work in a process of its own, under limits.
+"""Running a request's work in a sandboxed process, under limits.
 
-Every simulation a request asks for runs in a fresh process forked from a
-``forkserver`` that has already imported :mod:`podnuma.web.service`, so a
-job starts in milliseconds and the server's own process never runs the
-engine. The job process:
+Every simulation a request asks for runs in a job process, never in the
+server's own process. The job processes are forked from a ``forkserver``
+that has already imported :mod:`podnuma.web.service` and are kept warm:
+each one closes its sandbox once (below) and then runs one job after
+another, so a job costs a message each way rather than a process start.
+A job process:
 
-* is killed when it runs longer than the time limit
-  (:class:`TimeLimitExceeded`);
+* is killed when a job runs longer than the time limit
+  (:class:`TimeLimitExceeded`), and replaced by a fresh one;
 * has its address space capped (``RLIMIT_AS``), so a huge input fails
   instead of exhausting the machine;
 * refuses, through a Python audit hook, to open, list or execute anything:
@@ -16,10 +18,20 @@ engine. The job process:
   forkserver before any job starts (:data:`PRELOAD`);
 * encodes its answer itself (JSON, or the text of a picture), inside the
   time and memory limits, and refuses an answer over ``max_answer`` bytes:
-  the server's process only passes the bytes on.
+  the server's process only passes the bytes on;
+* is retired (it exits, and a fresh one takes its place) after a job that
+  ran out of memory or nesting, and after ``MAX_JOBS`` jobs, so that
+  nothing a job leaves behind grows without bound.
 
-At most ``workers`` jobs run at once; a request that finds them all busy
-waits up to the time limit, then fails with :class:`Busy`.
+The only thing a job process reads with its sandbox closed is the job
+message from the server's process (the function to run, by name, and its
+arguments): the audit hook lets that message's unpickling import a module
+the forkserver did not (a function defined in a test, say), and nothing
+else.
+
+At most ``workers`` jobs run at once (one per job process); a request that
+finds them all busy waits up to the time limit, then fails with
+:class:`Busy`.
 """
 
 from __future__ import annotations
@@ -29,6 +41,8 @@ import errno
 import json
 import multiprocessing
 import os
+import pickle
+import queue
 import resource
 import sys
 import threading
@@ -42,6 +56,7 @@ __all__ = [
     "Encoded",
     "JobError",
     "Limits",
+    "MAX_JOBS",
     "PRELOAD",
     "REFUSED_EVENTS",
     "TimeLimitExceeded",
@@ -74,6 +89,9 @@ REFUSED_EVENTS = frozenset({
 })
 
 REFUSAL = "the server reads no files and runs nothing on behalf of a request"
+
+#: jobs a job process runs before it is retired for a fresh one
+MAX_JOBS = 500
 
 
 @dataclass(frozen=True)
@@ -117,8 +135,12 @@ class Busy(Exception):
     pass
 
 
+#: true only while a job process unpickles the server's job message
+_LOADING = [False]
+
+
 def _refuse(event: str, args: tuple[Any, ...]) -> None:
-    if event in REFUSED_EVENTS:
+    if event in REFUSED_EVENTS and not _LOADING[0]:
         raise PermissionError(errno.EACCES, REFUSAL)
 
 
@@ -177,33 +199,41 @@ class _AnswerTooLarge(Exception):
     pass
 
 
-def _child(
-    conn: Connection, memory: int, max_answer: int, fn: Callable[..., Any], args: tuple[Any, ...],
-    readable: str | None = None,
-) -> None:
+def _answer(fn: Callable[..., Any], args: tuple[Any, ...], max_answer: int) -> tuple[str, Any]:
+    """A job's message back: ``("ok", answer)`` or ``("error", (kind,
+    message))``; kind ``limit`` for a job that ran out of memory."""
     from podnuma.cm.checkpoint import CheckpointError
     from podnuma.errors import InputError, KubeletStartupError
     from podnuma.web.service import error_message
 
-    with contextlib.suppress(ValueError, OSError):
-        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-    sys.addaudithook(_refuse if readable is None else _refuse_outside(os.path.realpath(readable)))
     try:
-        out: tuple[str, Any] = ("ok", _encode(fn(*args), max_answer))
+        return ("ok", _encode(fn(*args), max_answer))
     except _AnswerTooLarge as e:
-        out = ("error", ("limit", f"the answer ({e.args[0]} bytes) is larger than the server's "
-                         f"limit of {max_answer} bytes"))
+        return ("error", ("limit", f"the answer ({e.args[0]} bytes) is larger than the server's "
+                          f"limit of {max_answer} bytes"))
     except (InputError, CheckpointError, KubeletStartupError) as e:
         kind = "startup" if isinstance(e, KubeletStartupError) and not isinstance(
             e, CheckpointError
         ) else "input"
-        out = ("error", (kind, error_message(e)))
+        return ("error", (kind, error_message(e)))
     except MemoryError:
-        out = ("error", ("limit", "the input needs more memory than the server allows a request"))
+        return ("error", ("limit", "the input needs more memory than the server allows a request"))
     except RecursionError:
-        out = ("error", ("input", "the input is nested too deeply"))
+        return ("error", ("input", "the input is nested too deeply"))
     except Exception as e:  # a bug: a one-line message, as the CLI gives
-        out = ("error", ("internal", error_message(e)))
+        return ("error", ("internal", error_message(e)))
+
+
+def _child(
+    conn: Connection, memory: int, max_answer: int, fn: Callable[..., Any], args: tuple[Any, ...],
+    readable: str,
+) -> None:
+    """A job process for one job that may read beneath ``readable`` (its
+    request's own files): its own sandbox, then the job, then it exits."""
+    with contextlib.suppress(ValueError, OSError):
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    sys.addaudithook(_refuse_outside(os.path.realpath(readable)))
+    out = _answer(fn, args, max_answer)
     try:
         conn.send(out)
     except MemoryError:
@@ -211,21 +241,84 @@ def _child(
     conn.close()
 
 
+def _retires(status: str, payload: Any) -> bool:
+    """Whether a job process is retired after this answer: it ran out of
+    memory or of nesting (the process may be left in doubt)."""
+    return status == "error" and (
+        payload[0] == "limit" or payload[1] == "the input is nested too deeply"
+    )
+
+
+def _job_process(conn: Connection, memory: int, max_answer: int) -> None:
+    """A job process: close the sandbox, then run jobs until the server
+    closes the pipe, or until a job leaves the process in doubt."""
+    with contextlib.suppress(ValueError, OSError):
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    sys.addaudithook(_refuse)
+    while True:
+        try:
+            message = conn.recv_bytes()
+        except (EOFError, OSError):
+            return
+        _LOADING[0] = True
+        try:
+            fn, args = pickle.loads(message)
+        finally:
+            _LOADING[0] = False
+        del message
+        out = _answer(fn, args, max_answer)
+        del fn, args
+        retire = _retires(*out)
+        try:
+            conn.send(out)
+        except MemoryError:
+            conn.send(("error", ("limit", "the answer needs more memory than the server allows")))
+            retire = True
+        if retire:
+            conn.close()
+            return
+
+
+class _Worker:
+    """A job process and the server's end of its pipe."""
+
+    def __init__(self, proc: Any, conn: Connection) -> None:
+        self.proc = proc
+        self.conn = conn
+        self.jobs = 0
+
+    def stop(self, *, kill: bool) -> None:
+        with contextlib.suppress(OSError):
+            self.conn.close()
+        if kill and self.proc.is_alive():
+            with contextlib.suppress(Exception):
+                self.proc.kill()
+        self.proc.join(5)
+        if self.proc.is_alive():
+            self.proc.kill()
+            self.proc.join()
+        self.proc.close()
+
+
 class WorkerPool:
-    """Runs jobs in processes forked from a preloaded forkserver."""
+    """Runs jobs in warm, sandboxed job processes forked from a preloaded
+    forkserver (see the module's docstring)."""
 
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
         self._ctx = multiprocessing.get_context("forkserver")
         self._ctx.set_forkserver_preload(PRELOAD)
-        self._slots = threading.BoundedSemaphore(limits.workers)
-        self._running: set[Any] = set()
+        # a slot per job process; None: not started (or retired) yet
+        self._idle: queue.LifoQueue[_Worker | None] = queue.LifoQueue()
+        for _ in range(limits.workers):
+            self._idle.put(None)
+        self._running: set[Any] = set()  # every live job process
         self._lock = threading.Lock()
         self.closed = False
 
     def kill_all(self) -> None:
-        """Stop: kill every running job (its request answers at once) and
-        refuse new ones."""
+        """Stop: kill every job process (a running job's request answers at
+        once) and refuse new jobs."""
         with self._lock:
             self.closed = True
             running = list(self._running)
@@ -234,27 +327,89 @@ class WorkerPool:
                 proc.kill()
 
     def warm_up(self) -> None:
-        """Start the forkserver now rather than on the first request."""
-        self.run(os.getpid)
+        """Start every job process now rather than on the first requests."""
+        taken = []
+        try:
+            for _ in range(self.limits.workers):
+                worker = self._idle.get(timeout=self.limits.time_limit)
+                taken.append(worker if worker is not None else self._start())
+        finally:
+            for worker in taken:
+                self._idle.put(worker)
+
+    def _start(self) -> _Worker:
+        mine, theirs = self._ctx.Pipe(duplex=True)
+        proc = self._ctx.Process(
+            target=_job_process, args=(theirs, self.limits.memory, self.limits.max_answer),
+            daemon=True,
+        )
+        with self._lock:
+            if self.closed:
+                raise Busy("the server is stopping")
+            proc.start()
+            self._running.add(proc)
+        theirs.close()
+        return _Worker(proc, mine)
+
+    def _retire(self, worker: _Worker, *, kill: bool) -> None:
+        with self._lock:
+            self._running.discard(worker.proc)
+        worker.stop(kill=kill)
 
     def run(self, fn: Callable[..., Any], *args: Any, readable: str | None = None) -> Any:
         """``fn(*args)`` in a job process; its result (picklable), or
         :class:`JobError`, :class:`TimeLimitExceeded`, :class:`Busy`.
         ``readable``: a directory the job may read and list (the files of
-        its own request, laid out by the server); nothing else."""
+        its own request, laid out by the server); nothing else. Such a job
+        runs in a process of its own, started for it and ended after it
+        (the warm job processes may read nothing)."""
         limit = self.limits.time_limit
         if self.closed:
             raise Busy("the server is stopping")
-        if not self._slots.acquire(timeout=limit):
-            raise Busy(f"the server is busy (at most {self.limits.workers} simulations at once): try again")
         try:
-            return self._run(fn, args, limit, readable)
+            worker = self._idle.get(timeout=limit)
+        except queue.Empty:
+            raise Busy(
+                f"the server is busy (at most {self.limits.workers} simulations at once): try again"
+            ) from None
+        try:
+            if readable is not None:  # the warm process stays idle, its slot taken
+                status, payload = self._run_once(fn, args, limit, readable)
+            else:
+                if worker is not None and not worker.proc.is_alive():
+                    self._retire(worker, kill=True)
+                    worker = None
+                if worker is None:
+                    worker = self._start()
+                try:
+                    status, payload, keep = self._run(worker, fn, args, limit)
+                except BaseException:
+                    self._retire(worker, kill=True)
+                    worker = None
+                    raise
+                if not keep or worker.jobs >= MAX_JOBS or self.closed:
+                    self._retire(worker, kill=not keep)
+                    worker = None
         finally:
-            self._slots.release()
+            self._idle.put(worker)
+        return self._result(status, payload)
 
-    def _run(
-        self, fn: Callable[..., Any], args: tuple[Any, ...], limit: float, readable: str | None
-    ) -> Any:
+    @staticmethod
+    def _result(status: str, payload: Any) -> Any:
+        if status == "ok":
+            return payload
+        kind, message = payload
+        raise JobError(kind, message)
+
+    def _too_long(self, limit: float) -> TimeLimitExceeded:
+        return TimeLimitExceeded(
+            f"the simulation took longer than the server's limit of {limit:g} s "
+            "(fewer steps, a smaller machine, or no search for explain)"
+        )
+
+    def _run_once(
+        self, fn: Callable[..., Any], args: tuple[Any, ...], limit: float, readable: str
+    ) -> tuple[str, Any]:
         recv, send = self._ctx.Pipe(duplex=False)
         proc = self._ctx.Process(
             target=_child,
@@ -269,17 +424,13 @@ class WorkerPool:
         send.close()
         try:
             if not recv.poll(limit):
-                raise TimeLimitExceeded(
-                    f"the simulation took longer than the server's limit of {limit:g} s "
-                    "(fewer steps, a smaller machine, or no search for explain)"
-                )
+                raise self._too_long(limit)
             try:
                 status, payload = recv.recv()
             except EOFError:
                 proc.join(1)
-                code = proc.exitcode
                 raise JobError(
-                    "limit", f"the simulation stopped without an answer (exit {code}): "
+                    "limit", f"the simulation stopped without an answer (exit {proc.exitcode}): "
                     "it may need more memory than the server allows"
                 ) from None
         finally:
@@ -290,7 +441,24 @@ class WorkerPool:
                 proc.kill()
             proc.join()
             proc.close()
-        if status == "ok":
-            return payload
-        kind, message = payload
-        raise JobError(kind, message)
+        return status, payload
+
+    def _run(
+        self, worker: _Worker, fn: Callable[..., Any], args: tuple[Any, ...], limit: float
+    ) -> tuple[str, Any, bool]:
+        """(status, payload, whether the job process may run another job)."""
+        conn = worker.conn
+        conn.send_bytes(pickle.dumps((fn, args), protocol=pickle.HIGHEST_PROTOCOL))
+        worker.jobs += 1
+        if not conn.poll(limit):
+            raise self._too_long(limit)
+        try:
+            status, payload = conn.recv()
+        except (EOFError, OSError):
+            worker.proc.join(1)
+            code = worker.proc.exitcode
+            raise JobError(
+                "limit", f"the simulation stopped without an answer (exit {code}): "
+                "it may need more memory than the server allows"
+            ) from None
+        return status, payload, not _retires(status, payload)
