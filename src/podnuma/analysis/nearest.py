@@ -241,55 +241,40 @@ def _set_memory(res: Mapping[str, Quantity], value: str) -> dict[str, Quantity]:
     return out
 
 
+def _with_container(
+    pod: Pod, name: str, resources: Callable[[Mapping[str, Quantity]], dict[str, Quantity]]
+) -> Pod:
+    """``pod`` with the requests and limits of container ``name`` (init or
+    app) passed through ``resources``."""
+
+    def change(c: Container) -> Container:
+        if c.name != name:
+            return c
+        return dataclasses.replace(c, requests=resources(c.requests), limits=resources(c.limits))
+
+    return dataclasses.replace(
+        pod,
+        init_containers=tuple(change(c) for c in pod.init_containers),
+        containers=tuple(change(c) for c in pod.containers),
+    )
+
+
 def _modify_pod(pod: Pod, variation: Variation) -> Pod:
-    if variation.kind == "fewerMemory" and variation.container is not None:
-        assert variation.value is not None
+    name = variation.container
+    if variation.kind == "fewerMemory" and name is not None:
         memory = variation.value
-
-        def less(c: Container) -> Container:
-            if c.name != variation.container:
-                return c
-            return dataclasses.replace(
-                c, requests=_set_memory(c.requests, memory), limits=_set_memory(c.limits, memory)
-            )
-
-        return dataclasses.replace(
-            pod,
-            init_containers=tuple(less(c) for c in pod.init_containers),
-            containers=tuple(less(c) for c in pod.containers),
-        )
-    if variation.kind == "containerCPUs" and variation.container is not None:
-        assert variation.value is not None
+        assert memory is not None
+        return _with_container(pod, name, lambda r: _set_memory(r, memory))
+    if variation.kind == "containerCPUs" and name is not None:
         value = variation.value
-
-        def change(c: Container) -> Container:
-            if c.name != variation.container:
-                return c
-            return dataclasses.replace(
-                c, requests=_set_cpu_text(c.requests, value), limits=_set_cpu_text(c.limits, value)
-            )
-
-        return dataclasses.replace(
-            pod,
-            init_containers=tuple(change(c) for c in pod.init_containers),
-            containers=tuple(change(c) for c in pod.containers),
-        )
-    if variation.kind == "fewerCPUs" and variation.container is not None:
-        def shrink(c: Container) -> Container:
-            if c.name != variation.container:
-                return c
-            cpu = c.requests.get("cpu") or c.limits.get("cpu")
-            assert cpu is not None
-            new = cpu.value() - variation.amount
-            return dataclasses.replace(
-                c, requests=_set_cpu(c.requests, new), limits=_set_cpu(c.limits, new)
-            )
-
-        return dataclasses.replace(
-            pod,
-            init_containers=tuple(shrink(c) for c in pod.init_containers),
-            containers=tuple(shrink(c) for c in pod.containers),
-        )
+        assert value is not None
+        return _with_container(pod, name, lambda r: _set_cpu_text(r, value))
+    if variation.kind == "fewerCPUs" and name is not None:
+        container = next(c for c in (*pod.init_containers, *pod.containers) if c.name == name)
+        cpu = container.requests.get("cpu") or container.limits.get("cpu")
+        assert cpu is not None
+        new = cpu.value() - variation.amount
+        return _with_container(pod, name, lambda r: _set_cpu(r, new))
     if variation.kind in ("podBudget", "fewerPodCPUs") and pod.resources is not None:
         cpu = pod.resources.requests.get("cpu") or pod.resources.limits.get("cpu")
         assert cpu is not None

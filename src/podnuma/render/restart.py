@@ -4,23 +4,12 @@ the kubelet would start again from the state it leaves."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from podnuma.analysis.restart import KEPT, MOVED, REJECTED, UNKNOWN, UPSTREAM_ISSUE, RestartReport
+from podnuma.render.state import text_table
 
 __all__ = ["render_restart", "restart_lines"]
 
 _MARK = {KEPT: "✓ kept", MOVED: "↻ moved", REJECTED: "✗ rejected", UNKNOWN: "? unknown"}
-
-
-def _table(rows: Sequence[Sequence[str]]) -> list[str]:
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    out = []
-    for n, r in enumerate(rows):
-        out.append("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
-        if n == 0:
-            out.append("  ".join("─" * w for w in widths))
-    return out
 
 
 def restart_lines(r: RestartReport) -> list[str]:
@@ -72,7 +61,7 @@ def render_restart(r: RestartReport, *, wide: bool = False) -> str:
             row += [o.created or "-", "-" if o.step is None else str(o.step), o.why]
         rows.append(row)
     if len(rows) > 1:
-        out += _table(rows)
+        out += text_table(rows)
     else:
         out.append("no pod runs on the node")
     out.append("")

@@ -5,12 +5,12 @@ the inconsistencies (or a line saying there are none)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from podnuma.analysis.state import StateReport
 from podnuma.cm.memorymanager.state import Block
 
-__all__ = ["render_state_text"]
+__all__ = ["render_state_text", "text_table"]
 
 
 def _bytes(value: int) -> str:
@@ -34,7 +34,9 @@ def _devices(devices: Mapping[str, tuple[str, ...]]) -> str:
     return ", ".join(f"{r} {','.join(ids)}" for r, ids in devices.items())
 
 
-def _table(rows: list[list[str]]) -> list[str]:
+def text_table(rows: Sequence[Sequence[str]]) -> list[str]:
+    """Rows of plain text as aligned columns, a rule under the first (the
+    header); the tables of ``state inspect`` and ``restart``."""
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     out = []
     for n, r in enumerate(rows):
@@ -93,7 +95,7 @@ def render_state_text(report: StateReport) -> str:
         if p.ref is not None:
             rows.append(["  " + p.uid, "", "", "", "", *([""] if with_devices else [])])
     if len(rows) > 1:
-        lines += _table(rows)
+        lines += text_table(rows)
     else:
         lines.append("no pod holds an assignment")
     if files.memory is not None and files.memory.machine_state:
@@ -105,7 +107,7 @@ def render_state_text(report: StateReport) -> str:
                     str(nid), name, _bytes(t.total), _bytes(t.system_reserved), _bytes(t.allocatable),
                     _bytes(t.reserved), _bytes(t.free), str(st.number_of_assignments),
                 ])  # fmt: skip
-        lines += _table(mrows)
+        lines += text_table(mrows)
     lines.append("")
     if report.issues:
         lines.append(f"{len(report.issues)} inconsistencies:")
