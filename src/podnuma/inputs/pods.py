@@ -215,18 +215,24 @@ def config_document(src: TextInput | None) -> Mapping[str, Any]:
     if not _is_scenario(data):
         return data
     if "kubeletConfigFile" in data:
-        if src.base_dir is None:
-            raise doc.enrich(InputError(f"{NO_FILES}: {FILE_FIELDS[0][1]}", path="kubeletConfigFile"))
-        ref = data["kubeletConfigFile"]
-        if not isinstance(ref, str) or not ref:
-            raise doc.enrich(wrong_type("kubeletConfigFile", "a file path (a string)", ref))
-        p = Path(ref)
-        target = p if p.is_absolute() else src.base_dir / p
+        target = _config_file(src, data, doc)
         return config_document(TextInput.read(target, what="kubelet configuration"))
     raw = data.get("kubeletConfig") or {}
     if not isinstance(raw, Mapping):
         raise doc.enrich(wrong_type("kubeletConfig", "a mapping", raw))
     return raw
+
+
+def _config_file(src: TextInput, data: Mapping[str, Any], doc: Document) -> Path:
+    """The file a scenario's ``kubeletConfigFile`` names, resolved against
+    the scenario's directory (refused for text without one: a request)."""
+    if src.base_dir is None:
+        raise doc.enrich(InputError(f"{NO_FILES}: {FILE_FIELDS[0][1]}", path="kubeletConfigFile"))
+    ref = data["kubeletConfigFile"]
+    if not isinstance(ref, str) or not ref:
+        raise doc.enrich(wrong_type("kubeletConfigFile", "a file path (a string)", ref))
+    p = Path(ref)
+    return p if p.is_absolute() else src.base_dir / p
 
 
 def load_config_text(src: TextInput, overrides: tuple[Override, ...] = ()) -> KubeletConfig:
@@ -242,13 +248,7 @@ def load_config_text(src: TextInput, overrides: tuple[Override, ...] = ()) -> Ku
     data, doc = _mapping_doc(src, "kubelet configuration")
     if _is_scenario(data):
         if "kubeletConfigFile" in data:
-            if src.base_dir is None:
-                raise doc.enrich(InputError(f"{NO_FILES}: {FILE_FIELDS[0][1]}", path="kubeletConfigFile"))
-            ref = data["kubeletConfigFile"]
-            if not isinstance(ref, str) or not ref:
-                raise doc.enrich(wrong_type("kubeletConfigFile", "a file path (a string)", ref))
-            p = Path(ref)
-            return load_config_file(p if p.is_absolute() else src.base_dir / p)
+            return load_config_file(_config_file(src, data, doc))
         raw = data.get("kubeletConfig") or {}
         if not isinstance(raw, Mapping):
             raise doc.enrich(wrong_type("kubeletConfig", "a mapping", raw))
