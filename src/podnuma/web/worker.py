@@ -339,17 +339,19 @@ class WorkerPool:
 
     def _start(self) -> _Worker:
         mine, theirs = self._ctx.Pipe(duplex=True)
-        proc = self._ctx.Process(
-            target=_job_process, args=(theirs, self.limits.memory, self.limits.max_answer),
-            daemon=True,
-        )
+        proc = self._spawn(_job_process, (theirs, self.limits.memory, self.limits.max_answer))
+        theirs.close()
+        return _Worker(proc, mine)
+
+    def _spawn(self, target: Callable[..., None], args: tuple[Any, ...]) -> Any:
+        """A started job process (refused once the pool is stopping)."""
+        proc = self._ctx.Process(target=target, args=args, daemon=True)
         with self._lock:
             if self.closed:
                 raise Busy("the server is stopping")
             proc.start()
             self._running.add(proc)
-        theirs.close()
-        return _Worker(proc, mine)
+        return proc
 
     def _retire(self, worker: _Worker, *, kill: bool) -> None:
         with self._lock:
@@ -411,16 +413,7 @@ class WorkerPool:
         self, fn: Callable[..., Any], args: tuple[Any, ...], limit: float, readable: str
     ) -> tuple[str, Any]:
         recv, send = self._ctx.Pipe(duplex=False)
-        proc = self._ctx.Process(
-            target=_child,
-            args=(send, self.limits.memory, self.limits.max_answer, fn, args, readable),
-            daemon=True,
-        )
-        with self._lock:
-            if self.closed:
-                raise Busy("the server is stopping")
-            proc.start()
-            self._running.add(proc)
+        proc = self._spawn(_child, (send, self.limits.memory, self.limits.max_answer, fn, args, readable))
         send.close()
         try:
             if not recv.poll(limit):
