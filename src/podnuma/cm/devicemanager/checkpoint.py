@@ -223,47 +223,57 @@ def _varint(buf: bytes, i: int) -> tuple[int, int] | None:
     return None
 
 
+def _tag(buf: bytes, i: int) -> tuple[int, int, int] | None:
+    """A field's number and wire type, and where its value starts."""
+    tag = _varint(buf, i)
+    if tag is None:
+        return None
+    key, i = tag
+    num = key >> 3
+    if num < 1 or num > _MAX_FIELD:
+        return None
+    return num, key & 7, i
+
+
+def _field_ok(buf: bytes, i: int, num: int, wire: int, kind: object) -> tuple[bool, int]:
+    """Walk one field's value of wire type ``wire`` starting at ``i``
+    (``kind``: what the message's table says field ``num`` holds, None when
+    it is unknown); (valid, where it ends)."""
+    if wire == 0:
+        v = _varint(buf, i)
+        return (False, i) if v is None else (True, v[1])
+    if wire == 1:
+        return i + 8 <= len(buf), i + 8
+    if wire == 5:
+        return i + 4 <= len(buf), i + 4
+    if wire == 2:
+        n = _varint(buf, i)
+        if n is None or n[1] + n[0] > len(buf):
+            return False, i
+        payload, end = buf[n[1] : n[1] + n[0]], n[1] + n[0]
+        if kind == _STRING:
+            try:
+                payload.decode("utf-8")
+            except UnicodeDecodeError:
+                return False, end
+        elif isinstance(kind, Mapping) and not _message_ok(payload, kind)[0]:
+            return False, end
+        return True, end
+    if wire == 3:
+        return _group_ok(buf, i, num)
+    return False, i  # an end-group without its start, or wire types 6 and 7
+
+
 def _message_ok(buf: bytes, table: _Table) -> tuple[bool, int]:
     """Walk one message (all of ``buf``); (valid, where it stopped)."""
     i = 0
     while i < len(buf):
-        tag = _varint(buf, i)
+        tag = _tag(buf, i)
         if tag is None:
             return False, i
-        key, i = tag
-        num, wire = key >> 3, key & 7
-        if num < 1 or num > _MAX_FIELD:
-            return False, i
-        if wire == 0:
-            v = _varint(buf, i)
-            if v is None:
-                return False, i
-            i = v[1]
-        elif wire == 1:
-            i += 8
-        elif wire == 5:
-            i += 4
-        elif wire == 2:
-            n = _varint(buf, i)
-            if n is None or n[1] + n[0] > len(buf):
-                return False, i
-            payload = buf[n[1] : n[1] + n[0]]
-            i = n[1] + n[0]
-            kind = table.get(num)
-            if kind == _STRING:
-                try:
-                    payload.decode("utf-8")
-                except UnicodeDecodeError:
-                    return False, i
-            elif isinstance(kind, Mapping) and not _message_ok(payload, kind)[0]:
-                return False, i
-        elif wire == 3:
-            ok, i = _group_ok(buf, i, num)
-            if not ok:
-                return False, i
-        else:  # an end-group without its start, or wire types 6 and 7
-            return False, i
-        if i > len(buf):
+        num, wire, i = tag
+        ok, i = _field_ok(buf, i, num, wire, table.get(num))
+        if not ok:
             return False, i
     return True, i
 
@@ -271,34 +281,14 @@ def _message_ok(buf: bytes, table: _Table) -> tuple[bool, int]:
 def _group_ok(buf: bytes, i: int, number: int) -> tuple[bool, int]:
     """Skip a group (an unknown field) up to its matching end tag."""
     while i < len(buf):
-        tag = _varint(buf, i)
+        tag = _tag(buf, i)
         if tag is None:
             return False, i
-        key, i = tag
-        num, wire = key >> 3, key & 7
-        if num < 1 or num > _MAX_FIELD:
-            return False, i
+        num, wire, i = tag
         if wire == 4:
             return num == number, i
-        if wire == 0:
-            v = _varint(buf, i)
-            if v is None:
-                return False, i
-            i = v[1]
-        elif wire == 1:
-            i += 8
-        elif wire == 5:
-            i += 4
-        elif wire == 2:
-            n = _varint(buf, i)
-            if n is None:
-                return False, i
-            i = n[1] + n[0]
-        elif wire == 3:
-            ok, i = _group_ok(buf, i, num)
-            if not ok:
-                return False, i
-        else:
+        ok, i = _field_ok(buf, i, num, wire, None)
+        if not ok:
             return False, i
     return False, i
 
