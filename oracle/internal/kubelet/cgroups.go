@@ -224,22 +224,7 @@ func (n *Node) runtimeManager(dir string, version int) (unsafe.Pointer, error) {
 	} else {
 		singleProcessOOMKill = kc.SingleProcessOOMKill
 	}
-	// The container manager's GetNodeAllocatableAbsolute: capacity minus
-	// system and kube reserved (no eviction threshold), never negative.
-	allocatable := v1.ResourceList{}
-	for k, v := range cadvisor.CapacityFromMachineInfo(n.machine) {
-		value := v.DeepCopy()
-		if r, ok := n.cfg.systemReserved[k]; ok {
-			value.Sub(r)
-		}
-		if r, ok := n.cfg.kubeReserved[k]; ok {
-			value.Sub(r)
-		}
-		if value.Sign() < 0 {
-			value.Set(0)
-		}
-		allocatable[k] = value
-	}
+	allocatable := n.allocatableAbsolute()
 	rt, _, err := kuberuntime.NewKubeGenericRuntimeManager(n.ctx,
 		record.NewFakeRecorder(100),
 		proberesults.NewManager(), proberesults.NewManager(), proberesults.NewManager(),
@@ -579,4 +564,25 @@ func writeFilesSeq(dir string, version int, all []*libcontainercgroups.Resources
 		return nil
 	})
 	return files, err
+}
+
+// allocatableAbsolute is the container manager's GetNodeAllocatableAbsolute:
+// capacity minus system and kube reserved (no eviction threshold), never
+// negative.
+func (n *Node) allocatableAbsolute() v1.ResourceList {
+	allocatable := v1.ResourceList{}
+	for k, v := range cadvisor.CapacityFromMachineInfo(n.machine) {
+		value := v.DeepCopy()
+		if r, ok := n.cfg.systemReserved[k]; ok {
+			value.Sub(r)
+		}
+		if r, ok := n.cfg.kubeReserved[k]; ok {
+			value.Sub(r)
+		}
+		if value.Sign() < 0 {
+			value.Set(0)
+		}
+		allocatable[k] = value
+	}
+	return allocatable
 }

@@ -13,7 +13,6 @@ import (
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/klog/v2"
 	kubefeatures "k8s.io/kubernetes/pkg/features"
-	"k8s.io/kubernetes/pkg/kubelet/cadvisor"
 	"k8s.io/kubernetes/pkg/kubelet/cm"
 )
 
@@ -75,20 +74,7 @@ func (n *Node) nodeAndQoSCgroups(ctx context.Context, inner cm.CgroupManager, to
 	rec := &recordingCgroups{CgroupManager: inner, writes: map[string][]*cm.ResourceConfig{}}
 	root := cm.NewCgroupName(cm.RootCgroupName, "kubepods")
 
-	allocatable := v1.ResourceList{}
-	for k, v := range cadvisor.CapacityFromMachineInfo(n.machine) {
-		value := v.DeepCopy()
-		if r, ok := n.cfg.systemReserved[k]; ok {
-			value.Sub(r)
-		}
-		if r, ok := n.cfg.kubeReserved[k]; ok {
-			value.Sub(r)
-		}
-		if value.Sign() < 0 {
-			value.Set(0)
-		}
-		allocatable[k] = value
-	}
+	allocatable := n.allocatableAbsolute()
 	// containerManagerImpl.getCgroupConfig: with no allocatable CPUs
 	// (policy none) the cgroup gets every CPU as its cpuset.
 	nodeConfig := func() *cm.ResourceConfig {
