@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"reflect"
 	"strings"
 
@@ -54,13 +53,7 @@ func decodeKubeletConfigs(args []string, stdin io.Reader, stdout io.Writer) erro
 	}
 	out := bufio.NewWriter(stdout)
 	for _, file := range args {
-		var raw []byte
-		var err error
-		if file == "-" {
-			raw, err = io.ReadAll(stdin)
-		} else {
-			raw, err = os.ReadFile(file)
-		}
+		raw, err := readInput(file, stdin)
 		if err != nil {
 			return &exitError{2, "error: " + err.Error()}
 		}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -69,13 +68,7 @@ func validatePods(args []string, stdin io.Reader, stdout io.Writer) error {
 	if file == "" {
 		file = "-"
 	}
-	var raw []byte
-	var err error
-	if file == "-" {
-		raw, err = io.ReadAll(stdin)
-	} else {
-		raw, err = os.ReadFile(file)
-	}
+	raw, err := readInput(file, stdin)
 	if err != nil {
 		return &exitError{2, "error: " + err.Error()}
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 
 	"sigs.k8s.io/yaml"
 )
@@ -18,13 +17,7 @@ func yamlToJSON(args []string, stdin io.Reader, stdout io.Writer) error {
 	if len(args) != 1 {
 		return &exitError{2, yamlUsage}
 	}
-	var data []byte
-	var err error
-	if args[0] == "-" {
-		data, err = io.ReadAll(stdin)
-	} else {
-		data, err = os.ReadFile(args[0])
-	}
+	data, err := readInput(args[0], stdin)
 	if err != nil {
 		return &exitError{2, fmt.Sprintf("error: %v", err)}
 	}
