@@ -24,7 +24,7 @@ from podnuma.api.qos import is_container_equivalent_qos_guaranteed
 from podnuma.api.quantity import Quantity
 from podnuma.api.resources import is_pod_level_resources_set
 from podnuma.buildinfo import mypyc_attr
-from podnuma.cm.active import StaleWatch
+from podnuma.cm.active import ActiveContainers, StaleWatch
 from podnuma.cm.memorymanager.checkpoint import (
     MemoryCheckpointData,
     check_policy,
@@ -58,10 +58,6 @@ __all__ = [
 POLICY_BEST_EFFORT: Final = "BestEffort"
 _HUGEPAGES_PREFIX: Final = "hugepages-"
 _U64: Final = (1 << 64) - 1
-
-# pod UID -> names of the pod's containers (init, sidecar and app)
-ActiveContainers = Mapping[str, AbstractSet[str]]
-
 
 
 # ---------------------------------------------------------------------------
