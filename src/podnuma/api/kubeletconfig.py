@@ -443,6 +443,9 @@ def load_kubelet_config(doc: Mapping[str, Any]) -> KubeletConfig:
         text = expect_str(value, name)
         return text or default  # defaults.go fills empty strings too
 
+    def options_field(name: str) -> dict[str, str]:
+        return _string_map(raw.get(name), name) or {}
+
     gates = FeatureGates.defaults()
     if raw.get("featureGates") is not None:
         fg_raw = expect_mapping(raw["featureGates"], "featureGates")
@@ -503,9 +506,7 @@ def load_kubelet_config(doc: Mapping[str, Any]) -> KubeletConfig:
         decode_warning=warning,
         feature_gates=gates,
         cpu_manager_policy=string_field("cpuManagerPolicy", "none"),
-        cpu_manager_policy_options=_string_map(
-            raw.get("cpuManagerPolicyOptions"), "cpuManagerPolicyOptions"
-        ) or {},
+        cpu_manager_policy_options=options_field("cpuManagerPolicyOptions"),
         reserved_system_cpus=reserved_cpus,
         kube_reserved=kube_reserved,
         system_reserved=system_reserved,
@@ -514,9 +515,7 @@ def load_kubelet_config(doc: Mapping[str, Any]) -> KubeletConfig:
         reserved_memory=_load_reserved_memory(raw.get("reservedMemory"), "reservedMemory"),
         topology_manager_policy=string_field("topologyManagerPolicy", "none"),
         topology_manager_scope=string_field("topologyManagerScope", "container"),
-        topology_manager_policy_options=_string_map(
-            raw.get("topologyManagerPolicyOptions"), "topologyManagerPolicyOptions"
-        ) or {},
+        topology_manager_policy_options=options_field("topologyManagerPolicyOptions"),
         merge_default_eviction_settings=merge,
         reserved_system_cpus_text=cpus_text,
         kube_reserved_text=kube_texts,
