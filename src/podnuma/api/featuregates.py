@@ -34,7 +34,15 @@ __all__ = [
     "OTHER_KNOWN_GATES",
     "ALL_ALPHA",
     "ALL_BETA",
+    "GATE_POD_LEVEL_RESOURCES",
+    "GATE_POD_LEVEL_RESOURCE_MANAGERS",
+    "GATE_POD_LEVEL_RESOURCES_FIX_KUBELET_QOS_CLASS",
 ]
+
+# The names of the gates the engine reads by name (``pkg/features``).
+GATE_POD_LEVEL_RESOURCES: Final = "PodLevelResources"
+GATE_POD_LEVEL_RESOURCE_MANAGERS: Final = "PodLevelResourceManagers"
+GATE_POD_LEVEL_RESOURCES_FIX_KUBELET_QOS_CLASS: Final = "PodLevelResourcesFixKubeletQOSClass"
 
 
 class Maturity(enum.Enum):
@@ -91,10 +99,10 @@ INTERPRETED: Final[tuple[str, ...]] = (
     "TopologyManagerPolicyAlphaOptions",
     "TopologyManagerPolicyBetaOptions",
     "TopologyManagerPolicyOptions",
-    "PodLevelResources",
-    "PodLevelResourceManagers",
+    GATE_POD_LEVEL_RESOURCES,
+    GATE_POD_LEVEL_RESOURCE_MANAGERS,
     "PodLevelResourcesFixDefaulting",
-    "PodLevelResourcesFixKubeletQOSClass",
+    GATE_POD_LEVEL_RESOURCES_FIX_KUBELET_QOS_CLASS,
     "InPlacePodVerticalScaling",
     "InPlacePodVerticalScalingExclusiveCPUs",
     "InPlacePodVerticalScalingExclusiveMemory",

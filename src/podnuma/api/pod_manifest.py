@@ -17,6 +17,7 @@ import difflib
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
+from podnuma.api.featuregates import GATE_POD_LEVEL_RESOURCES
 from podnuma.api.pod import Container, ContainerKind, Pod, PodLevelResources, derive_pod_uid
 from podnuma.api.pod_defaults import (
     default_container_requests,
@@ -314,7 +315,7 @@ def parse_pod(doc: Mapping[str, Any], *, gates: FeatureGateView) -> Pod:
     resources: PodLevelResources | None = None
     raw_resources = spec.get("resources")
     # dropDisabledPodLevelResources: with the gate off the field never reaches the kubelet.
-    if raw_resources is not None and gates.enabled("PodLevelResources"):
+    if raw_resources is not None and gates.enabled(GATE_POD_LEVEL_RESOURCES):
         resources = _pod_level_resources(
             expect_string_keys(raw_resources, "spec.resources"),
             init_containers,

@@ -26,6 +26,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Final
 
+from podnuma.api.featuregates import GATE_POD_LEVEL_RESOURCE_MANAGERS, GATE_POD_LEVEL_RESOURCES
 from podnuma.api.kubeletconfig import (
     KubeletConfig,
     check_node_allocatable,
@@ -217,7 +218,7 @@ class Node:
         self.machine = machine
         self.config = config
         self.gates = config.feature_gates
-        self._pod_level = self.gates.enabled("PodLevelResources")
+        self._pod_level = self.gates.enabled(GATE_POD_LEVEL_RESOURCES)
 
         # Topology manager (NewManager: policy none short-circuits before
         # options and the NUMA-count check, and always uses the none scope).
@@ -230,7 +231,7 @@ class Node:
         self.topology = TopologyManager(
             None if config.topology_manager_policy == POLICY_NONE else tm_policy,
             config.topology_manager_scope,
-            pod_level_resource_managers=self.gates.enabled("PodLevelResourceManagers"),
+            pod_level_resource_managers=self.gates.enabled(GATE_POD_LEVEL_RESOURCE_MANAGERS),
         )
 
         # Capacity and allocatable, as the kubelet's node status reports them.

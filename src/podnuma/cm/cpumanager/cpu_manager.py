@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Mapping
 from types import MappingProxyType
 from typing import Final, Protocol
 
-from podnuma.api.featuregates import FeatureGateReader
+from podnuma.api.featuregates import GATE_POD_LEVEL_RESOURCE_MANAGERS, FeatureGateReader
 from podnuma.api.pod import Container, Pod
 from podnuma.api.qos import is_container_equivalent_qos_guaranteed
 from podnuma.api.quantity import wrap_int64
@@ -52,7 +52,6 @@ _ERR_ZERO_RESERVATION: Final = (
 )
 
 
-_GATE_POD_LEVEL_RESOURCE_MANAGERS: Final = "PodLevelResourceManagers"
 _NO_ENTRIES: Mapping[str, CPUSet] = MappingProxyType({})
 
 
@@ -209,7 +208,7 @@ class CPUManager:
         gate = self._plrm
         if gate is None:
             gate = self._plrm = self.gates is not None and self.gates.enabled(
-                _GATE_POD_LEVEL_RESOURCE_MANAGERS
+                GATE_POD_LEVEL_RESOURCE_MANAGERS
             )
         return gate
 

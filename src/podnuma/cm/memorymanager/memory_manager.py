@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import Final
 
-from podnuma.api.featuregates import FeatureGateReader
+from podnuma.api.featuregates import GATE_POD_LEVEL_RESOURCE_MANAGERS, FeatureGateReader
 from podnuma.api.kubeletconfig import KubeletConfig, ReservedMemory, node_allocatable_reservation
 from podnuma.api.pod import Container, Pod
 from podnuma.api.qos import is_container_equivalent_qos_guaranteed
@@ -32,7 +32,6 @@ from podnuma.cm.memorymanager.checkpoint import (
 from podnuma.cm.memorymanager.policy import Policy, TopologyHints
 from podnuma.cm.memorymanager.policy_none import POLICY_NONE, NonePolicy
 from podnuma.cm.memorymanager.policy_static import (
-    GATE_POD_LEVEL_RESOURCE_MANAGERS,
     POLICY_STATIC,
     hugepage_resource_name,
     new_static_policy,

@@ -33,7 +33,12 @@ from itertools import compress
 from operator import itemgetter, not_
 from typing import Final
 
-from podnuma.api.featuregates import FeatureGateReader
+from podnuma.api.featuregates import (
+    GATE_POD_LEVEL_RESOURCE_MANAGERS,
+    GATE_POD_LEVEL_RESOURCES,
+    GATE_POD_LEVEL_RESOURCES_FIX_KUBELET_QOS_CLASS,
+    FeatureGateReader,
+)
 from podnuma.api.pod import Container, Pod
 from podnuma.api.qos import (
     GUARANTEED,
@@ -82,9 +87,6 @@ __all__ = [
 ]
 
 POLICY_STATIC: Final = "Static"
-GATE_POD_LEVEL_RESOURCES: Final = "PodLevelResources"
-GATE_POD_LEVEL_RESOURCE_MANAGERS: Final = "PodLevelResourceManagers"
-GATE_FIX_KUBELET_QOS: Final = "PodLevelResourcesFixKubeletQOSClass"
 
 _U64: Final = (1 << 64) - 1
 _INT64_MIN: Final = -(1 << 63)
@@ -358,7 +360,7 @@ class StaticPolicy(Policy):
         # the gates this policy reads (a gate set does not change)
         self._plr = gates.enabled(GATE_POD_LEVEL_RESOURCES)
         self._plrm = gates.enabled(GATE_POD_LEVEL_RESOURCE_MANAGERS)
-        self._fix_qos = gates.enabled(GATE_FIX_KUBELET_QOS)
+        self._fix_qos = gates.enabled(GATE_POD_LEVEL_RESOURCES_FIX_KUBELET_QOS_CLASS)
         self.init_containers_reusable_memory: ReusableMemory = {}
         # NUMA ids -> every mask over them with its bits (the machine is fixed)
         # (memos of pure functions of their keys: copies of the policy share them)
