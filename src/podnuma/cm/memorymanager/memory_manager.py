@@ -22,7 +22,11 @@ from podnuma.api.kubeletconfig import KubeletConfig, ReservedMemory, node_alloca
 from podnuma.api.pod import Container, Pod
 from podnuma.api.qos import is_container_equivalent_qos_guaranteed
 from podnuma.api.quantity import Quantity
-from podnuma.api.resources import is_pod_level_resources_set
+from podnuma.api.resources import (
+    hugepage_resource_name,
+    is_hugepage_resource,
+    is_pod_level_resources_set,
+)
 from podnuma.buildinfo import mypyc_attr
 from podnuma.cm.active import ActiveContainers, StaleWatch
 from podnuma.cm.memorymanager.checkpoint import (
@@ -33,7 +37,6 @@ from podnuma.cm.memorymanager.policy import Policy, TopologyHints
 from podnuma.cm.memorymanager.policy_none import POLICY_NONE, NonePolicy
 from podnuma.cm.memorymanager.policy_static import (
     POLICY_STATIC,
-    hugepage_resource_name,
     new_static_policy,
 )
 from podnuma.cm.memorymanager.state import RESOURCE_MEMORY, Block, MemoryManagerState, NUMANodeMap
@@ -55,7 +58,6 @@ __all__ = [
 ]
 
 POLICY_BEST_EFFORT: Final = "BestEffort"
-_HUGEPAGES_PREFIX: Final = "hugepages-"
 _U64: Final = (1 << 64) - 1
 
 
@@ -90,7 +92,7 @@ def validate_reserved_memory(
     """
     totals = _total_reserved_by_type(numa_ids, reserved)
     names = set(totals)
-    names.update(n for n in node_allocatable_reservation if n == RESOURCE_MEMORY or n.startswith(_HUGEPAGES_PREFIX))
+    names.update(n for n in node_allocatable_reservation if n == RESOURCE_MEMORY or is_hugepage_resource(n))
     # upstream walks a Go map; podnuma checks the types by name so the error is stable
     for name in sorted(names):
         allocatable = Quantity.zero()

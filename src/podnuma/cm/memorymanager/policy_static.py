@@ -47,7 +47,11 @@ from podnuma.api.qos import (
     is_container_equivalent_qos_guaranteed,
 )
 from podnuma.api.quantity import Quantity
-from podnuma.api.resources import is_pod_level_resources_set
+from podnuma.api.resources import (
+    hugepage_resource_name,
+    is_hugepage_resource,
+    is_pod_level_resources_set,
+)
 from podnuma.buildinfo import mypyc_attr
 from podnuma.cm.admission import EmptyPodSharedPoolError
 from podnuma.cm.memo import SharedMemo
@@ -91,7 +95,6 @@ POLICY_STATIC: Final = "Static"
 _U64: Final = (1 << 64) - 1
 _INT64_MIN: Final = -(1 << 63)
 _INT64_MAX: Final = (1 << 63) - 1
-_HUGEPAGES_PREFIX: Final = "hugepages-"
 
 # NUMA id -> resource name -> reserved bytes (``systemReservedMemory``)
 SystemReservedMemory = Mapping[int, Mapping[str, int]]
@@ -115,15 +118,6 @@ ERR_VIOLATES_ALLOCATIONS: Final = "[memorymanager] preferred hint violates NUMA 
 
 
 
-def hugepage_resource_name(page_size_bytes: int) -> str:
-    """``HugePageResourceName`` of a BinarySI quantity of the page size."""
-    return _HUGEPAGES_PREFIX + Quantity.from_int(page_size_bytes, binary=True).canonical()
-
-
-def _is_hugepage(name: str) -> bool:
-    return name.startswith(_HUGEPAGES_PREFIX)
-
-
 def _as_int64(q: Quantity) -> int:
     """``Quantity.AsInt64``, failing as upstream does (an inf.Dec, a
     fractional scale, an int64 overflow)."""
@@ -145,7 +139,7 @@ def get_container_requested_resources(pod: Pod, container: Container, gates: Fea
         return {}
     out: dict[str, int] = {}
     for name, qty in container.requests.items():
-        if name != RESOURCE_MEMORY and not _is_hugepage(name):
+        if name != RESOURCE_MEMORY and not is_hugepage_resource(name):
             continue
         # uint64(int64) conversion, as upstream
         out[name] = _as_int64(qty) & _U64
@@ -161,7 +155,7 @@ def get_pod_requested_resources(pod: Pod, gates: FeatureGateReader) -> dict[str,
         assert pod.resources is not None
         pod_out: dict[str, int] = {}
         for name, qty in pod.resources.requests.items():
-            if name != RESOURCE_MEMORY and not _is_hugepage(name):
+            if name != RESOURCE_MEMORY and not is_hugepage_resource(name):
                 continue
             size = _as_int64(qty)
             if size <= 0:
