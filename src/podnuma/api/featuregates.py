@@ -34,6 +34,7 @@ __all__ = [
     "OTHER_KNOWN_GATES",
     "ALL_ALPHA",
     "ALL_BETA",
+    "aggregate_message",
     "GATE_POD_LEVEL_RESOURCES",
     "GATE_POD_LEVEL_RESOURCE_MANAGERS",
     "GATE_POD_LEVEL_RESOURCES_FIX_KUBELET_QOS_CLASS",
@@ -114,7 +115,7 @@ def _go_bool(value: bool) -> str:
     return "true" if value else "false"
 
 
-def _aggregate(errors: list[str]) -> str:
+def aggregate_message(errors: list[str]) -> str:
     """``utilerrors.NewAggregate(errs).Error()``: one message, or a bracketed,
     de-duplicated, comma-separated list."""
     seen: list[str] = []
@@ -172,7 +173,7 @@ class FeatureGates:
             if spec is None and name not in OTHER_KNOWN_GATES:
                 # Upstream returns at the first unknown gate.
                 errors.append(f"unrecognized feature gate: {name}")
-                raise KubeletStartupError(_aggregate(errors))
+                raise KubeletStartupError(aggregate_message(errors))
             if spec is not None and spec.locked and spec.default != value:
                 errors.append(
                     f"cannot set feature gate {name} to {_go_bool(value)}, "
@@ -188,7 +189,7 @@ class FeatureGates:
             resolved[name] = value
             explicit[name] = value
         if errors:
-            raise KubeletStartupError(_aggregate(errors))
+            raise KubeletStartupError(aggregate_message(errors))
 
         def is_on(feature: str) -> bool:
             if feature in resolved:
@@ -205,7 +206,7 @@ class FeatureGates:
                     f"[{' '.join(off)}]"
                 )
         if errors:
-            raise KubeletStartupError(_aggregate(errors))
+            raise KubeletStartupError(aggregate_message(errors))
         return cls(explicit, resolved)
 
     def enabled(self, name: str) -> bool:
