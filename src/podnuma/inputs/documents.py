@@ -56,6 +56,7 @@ __all__ = [
     "parse_documents",
     "read_bytes",
     "read_text",
+    "unreadable",
     "yaml_input_error",
 ]
 
@@ -477,13 +478,9 @@ def _scan_object(
             value, i = decode(text, i)
             nodes = _count_values(value, 1, nodes, name=name, limits=limits)
             pairs.append((k, value))
-        i = space(text, i).end()  # type: ignore[union-attr]
-        if text[i] == ",":
-            i = space(text, i + 1).end()  # type: ignore[union-attr]
-            continue
-        if text[i] != "}":
-            raise _NotStreamed
-        break
+        more, i = _next_item(text, i, "}")
+        if not more:
+            break
     if starts is None or space(text, i + 1).end() != len(text):  # type: ignore[union-attr]
         raise _NotStreamed
     top = _json_pairs(pairs)
@@ -508,13 +505,22 @@ def _scan_list(
         starts.append(i)
         value, i = decode(text, i)
         nodes = _count_values(value, 2, nodes, name=name, limits=limits)
-        i = space(text, i).end()  # type: ignore[union-attr]
-        if text[i] == ",":
-            i = space(text, i + 1).end()  # type: ignore[union-attr]
-            continue
-        if text[i] != "]":
-            raise _NotStreamed
-        return starts, i + 1, nodes
+        more, i = _next_item(text, i, "]")
+        if not more:
+            return starts, i + 1, nodes
+
+
+def _next_item(text: str, i: int, close: str) -> tuple[bool, int]:
+    """Past an item of an object or list, at ``text[i]``: ``(True, the next
+    item's start)`` after a comma, ``(False, the index of close)`` at the
+    closing bracket ``close``; anything else is not streamed."""
+    space = _JSON_SPACE.match
+    i = space(text, i).end()  # type: ignore[union-attr]
+    if text[i] == ",":
+        return True, space(text, i + 1).end()  # type: ignore[union-attr]
+    if text[i] != close:
+        raise _NotStreamed
+    return False, i
 
 
 class MalformedJSON(InputError):
@@ -585,9 +591,15 @@ def _read_path(path: Path, *, what: str, name: str, limit: int) -> bytes:
             if size <= limit:  # a regular file's size: one read of what is there
                 return _read_upto(fh.read, limit, first=size + 1)
             return _read_upto(fh.read, limit)
-    except FileNotFoundError:
-        raise InputError(f"{what} file not found", file=name) from None
-    except IsADirectoryError:
-        raise InputError(f"{what} file is a directory", file=name) from None
     except OSError as e:
-        raise InputError(f"cannot read {what} file: {e.strerror or e}", file=name) from None
+        raise InputError(unreadable(e, f"{what} file"), file=name) from None
+
+
+def unreadable(e: OSError, label: str) -> str:
+    """Why the file ``label`` names (e.g. "pod file") could not be read, in
+    the readers' one wording: not found, a directory, or the system's reason."""
+    if isinstance(e, FileNotFoundError):
+        return f"{label} not found"
+    if isinstance(e, IsADirectoryError):
+        return f"{label} is a directory"
+    return f"cannot read {label}: {e.strerror or e}"
