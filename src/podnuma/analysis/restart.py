@@ -44,7 +44,7 @@ from podnuma.cm.memorymanager.state import Block
 from podnuma.cm.results import StepResult
 from podnuma.errors import InputError, KubeletStartupError
 from podnuma.inputs.scenario import Scenario, load_scenario_text
-from podnuma.inputs.state import read_kubelet_config_mapping
+from podnuma.inputs.state import checkpoint_pod_uids, read_kubelet_config_mapping
 from podnuma.machine.cpuset import CPUSet
 from podnuma.machine.topology import Machine
 from podnuma.scenario.run import RunResult, run_scenario
@@ -517,12 +517,7 @@ def state_after_run(
 
     for i, (pod, raw) in enumerate(zip(scenario.running_pods, raw_state.get("pods") or [], strict=False)):
         running[pod.uid] = checked(RunningPod(pod.uid, pod.ref, raw), f"state.pods[{i}]")
-    cpu, mem = scenario.cpu_checkpoint, scenario.memory_checkpoint
-    stand_ins: set[str] = set()
-    if cpu is not None:
-        stand_ins |= set(cpu.entries) | set(cpu.pod_entries)
-    if mem is not None:
-        stand_ins |= set(mem.entries) | set(mem.pod_entries)
+    stand_ins = checkpoint_pod_uids(scenario.cpu_checkpoint, scenario.memory_checkpoint)
     for uid in sorted(stand_ins - set(running)):
         running[uid] = RunningPod(uid, uid, None)
     for step, result in zip(scenario.steps, run.steps, strict=True):
