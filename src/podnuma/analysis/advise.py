@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -151,12 +151,15 @@ def advise_pod(
     a number tries that size only. ``sidecars``: container names the user
     calls sidecars. Never raises for a bad object (it is skipped with the
     reason); ``KubeletStartupError`` when the configuration itself cannot run."""
+
+    def advise(pod_doc: Any) -> Advice:
+        return _advise_pod(pod_doc, machine, config, where=where, cap=cap,
+                           shared_pool_cpus=shared_pool_cpus, strategy=strategy, sidecars=sidecars)
+
     kind = doc.get("kind") if isinstance(doc, Mapping) else None
     if not isinstance(kind, str) or kind not in TEMPLATE_PATHS:
-        return _advise_pod(doc, machine, config, where=where, cap=cap,
-                           shared_pool_cpus=shared_pool_cpus, strategy=strategy, sidecars=sidecars)
-    return _advise_workload(doc, kind, machine, config, where=where, cap=cap,
-                            shared_pool_cpus=shared_pool_cpus, strategy=strategy, sidecars=sidecars)
+        return advise(doc)
+    return _advise_workload(doc, kind, advise, where=where)
 
 
 def best_pod_level_rewrite(
@@ -179,17 +182,10 @@ def best_pod_level_rewrite(
 
 
 def _advise_workload(
-    doc: Mapping[str, Any],
-    kind: str,
-    machine: Machine,
-    config: KubeletConfig,
-    *,
-    where: str,
-    cap: int,
-    shared_pool_cpus: int | None,
-    strategy: str,
-    sidecars: Collection[str],
+    doc: Mapping[str, Any], kind: str, advise: Callable[[Any], Advice], *, where: str
 ) -> Advice:
+    """The advice on a workload: ``advise``'s on its pod template, told of
+    the workload (its label, manifest and field paths)."""
     path = TEMPLATE_PATHS[kind]
     dotted = ".".join(path)
     label, pod_doc, template_error = workload_pod(doc, kind)
@@ -199,8 +195,7 @@ def _advise_workload(
             original=doc,
             error=template_error,
         )
-    advice = _advise_pod(pod_doc, machine, config, where=where, cap=cap,
-                         shared_pool_cpus=shared_pool_cpus, strategy=strategy, sidecars=sidecars)
+    advice = advise(pod_doc)
     error = advice.error.at(dotted) if advice.error is not None else None
     rewrite = advice.rewrite
     if rewrite is not None:
@@ -306,12 +301,13 @@ def _advise_pod(
     machine: Machine,
     config: KubeletConfig,
     *,
-    where: str = "",
-    cap: int = 512,
-    shared_pool_cpus: int | None = None,
-    strategy: str = DEFAULT_STRATEGY,
-    sidecars: Collection[str] = (),
+    where: str,
+    cap: int,
+    shared_pool_cpus: int | None,
+    strategy: str,
+    sidecars: Collection[str],
 ) -> Advice:
+    """:func:`advise_pod` of a Pod (or what is not one), with its options."""
     ref = _ref(doc)
 
     def skip(reason: str, **kw: Any) -> Advice:
