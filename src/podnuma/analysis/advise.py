@@ -47,6 +47,7 @@ from podnuma.api.qos import compute_pod_qos
 from podnuma.errors import InputError, KubeletStartupError
 from podnuma.fieldkit import field_path, wrong_type
 from podnuma.machine.topology import Machine
+from podnuma.units import format_bytes
 
 __all__ = [
     "DEFAULT_STRATEGY", "STRATEGIES", "TEMPLATE_PATHS", "Advice", "Candidate", "advise_pod",
@@ -497,13 +498,6 @@ def _template_error(template: object, path: str) -> InputError:
 # the scenario that replays an advice
 
 
-def _bytes(n: int) -> str:
-    for unit, suffix in ((1 << 40, "Ti"), (1 << 30, "Gi"), (1 << 20, "Mi"), (1 << 10, "Ki")):
-        if n and n % unit == 0:
-            return f"{n // unit}{suffix}"
-    return str(n)
-
-
 def machine_node_document(machine: Machine) -> dict[str, Any]:
     """The scenario ``node`` of ``machine`` in the ``cpus`` table form (CPU
     table, memory and huge page pools per NUMA node, distances, devices):
@@ -514,13 +508,13 @@ def machine_node_document(machine: Machine) -> dict[str, Any]:
     ]
     memory: dict[int, dict[str, str]] = {}
     for n in sorted(machine.numa_nodes, key=lambda n: n.id):
-        entry = {"memory": _bytes(n.memory)}
+        entry = {"memory": format_bytes(n.memory)}
         for size, total in sorted(n.hugepages.items()):
-            entry[f"hugepages-{_bytes(size)}"] = _bytes(total)
+            entry[f"hugepages-{format_bytes(size)}"] = format_bytes(total)
         memory[n.id] = entry
     doc: dict[str, Any] = {"name": machine.name, "cpus": rows, "memory": memory}
     if machine.total_memory is not None and machine.total_memory != sum(n.memory for n in machine.numa_nodes):
-        doc["memoryCapacity"] = _bytes(machine.total_memory)
+        doc["memoryCapacity"] = format_bytes(machine.total_memory)
     if machine.has_distances():
         doc["distances"] = {n.id: list(n.distances) for n in machine.numa_nodes}
     if machine.devices:

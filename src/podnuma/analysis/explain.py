@@ -89,7 +89,6 @@ PROVIDERS = ("device", "cpu", "memory")
 
 _QOS_RESOURCES = ("cpu", "memory")
 _POOL_NAMES = {"container": "exclusive slice", "pod": "pod shared pool", "host": "node shared pool"}
-_UNITS = (("Ti", 1 << 40), ("Gi", 1 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10))
 
 
 # --------------------------------------------------------------------------

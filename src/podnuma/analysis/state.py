@@ -42,6 +42,7 @@ from podnuma.inputs.discover.export import bytes_quantity
 from podnuma.inputs.state import PodRef, StateFiles, checkpoint_pod_uids, exclusive_cpu_sets
 from podnuma.machine.cpuset import CPUSet
 from podnuma.machine.topology import Machine
+from podnuma.units import format_bytes
 
 __all__ = ["ContainerState", "PodState", "Issue", "StateReport", "inspect_state"]
 
@@ -87,13 +88,6 @@ def _numa(blocks: tuple[Block, ...], cpus: CPUSet | None, machine: Machine | Non
         topo = machine.topology
         nodes |= {topo.cpu_numa_node_id(c) for c in cpus if c in topo.cpu_info}
     return tuple(sorted(nodes))
-
-
-def _fmt_bytes(value: int) -> str:
-    for unit, suffix in ((1 << 30, "Gi"), (1 << 20, "Mi"), (1 << 10, "Ki")):
-        if value and value % unit == 0:
-            return f"{value // unit}{suffix}"
-    return str(value)
 
 
 def _cpu_issues(files: StateFiles, issues: list[Issue]) -> None:
@@ -194,11 +188,9 @@ def _memory_issues(files: StateFiles, issues: list[Issue]) -> None:
     for name in sorted(set(reserved) | set(held)):
         r, h = reserved.get(name, 0), held.get(name, 0)
         if r != h:
+            r_text, h_text = format_bytes(r, largest="Gi"), format_bytes(h, largest="Gi")
             issues.append(
-                Issue(
-                    "memory-reserved",
-                    f"{name}: the NUMA nodes reserve {_fmt_bytes(r)} but the assignments hold {_fmt_bytes(h)}",
-                )
+                Issue("memory-reserved", f"{name}: the NUMA nodes reserve {r_text} but the assignments hold {h_text}")
             )
 
 

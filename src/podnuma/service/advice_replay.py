@@ -20,6 +20,7 @@ from podnuma.inputs.scenario import load_scenario_text
 from podnuma.inputs.text import NOWHERE, TextInput
 from podnuma.machine.topology import Machine
 from podnuma.scenario.run import run_scenario
+from podnuma.units import format_bytes
 
 __all__ = ["CGROUP_FILES", "cgroup_changes", "config_document", "beyond_cpus"]
 
@@ -157,7 +158,4 @@ def _mem(value: str | None) -> str:
         n = int(value)
     except ValueError:
         return value
-    for unit, suffix in ((1 << 40, "Ti"), (1 << 30, "Gi"), (1 << 20, "Mi"), (1 << 10, "Ki")):
-        if n and n % unit == 0:
-            return f"{n // unit}{suffix}"
-    return str(n)
+    return format_bytes(n)
