@@ -215,6 +215,10 @@ class RestartReport:
     def count(self, outcome: str) -> int:
         return sum(1 for p in self.pods if p.outcome == outcome)
 
+    def counts(self) -> dict[str, int]:
+        """How many pods had each outcome (kept, moved, rejected, unknown)."""
+        return {outcome: self.count(outcome) for outcome in (KEPT, MOVED, REJECTED, UNKNOWN)}
+
 
 # --------------------------------------------------------------------------
 # the order
@@ -595,10 +599,7 @@ def restart_document(r: RestartReport) -> dict[str, Any]:
         "pods": [outcome_document(o) for o in r.pods],
         "totals": {
             "pods": len(r.pods),
-            KEPT: r.count(KEPT),
-            MOVED: r.count(MOVED),
-            REJECTED: r.count(REJECTED),
-            UNKNOWN: r.count(UNKNOWN),
+            **r.counts(),
             "cpus": t.cpus,
             "reservedCpus": t.reserved,
             "freeCpus": t.free,
@@ -625,10 +626,7 @@ def restart_summary(r: RestartReport) -> dict[str, Any]:
     """The restart in a few figures, with the pods that do not keep their
     CPUs (the fleet's per-node what-if)."""
     return {
-        KEPT: r.count(KEPT),
-        MOVED: r.count(MOVED),
-        REJECTED: r.count(REJECTED),
-        UNKNOWN: r.count(UNKNOWN),
+        **r.counts(),
         "cpusTakenByNobody": r.totals.taken_by_nobody,
         "nextStartFails": r.next_start,
         "pods": [

@@ -56,7 +56,6 @@ __all__ = [
     "parse_documents",
     "read_bytes",
     "read_text",
-    "unreadable",
     "yaml_input_error",
 ]
 
@@ -591,15 +590,9 @@ def _read_path(path: Path, *, what: str, name: str, limit: int) -> bytes:
             if size <= limit:  # a regular file's size: one read of what is there
                 return _read_upto(fh.read, limit, first=size + 1)
             return _read_upto(fh.read, limit)
+    except FileNotFoundError:
+        raise InputError(f"{what} file not found", file=name) from None
+    except IsADirectoryError:
+        raise InputError(f"{what} file is a directory", file=name) from None
     except OSError as e:
-        raise InputError(unreadable(e, f"{what} file"), file=name) from None
-
-
-def unreadable(e: OSError, label: str) -> str:
-    """Why the file ``label`` names (e.g. "pod file") could not be read, in
-    the readers' one wording: not found, a directory, or the system's reason."""
-    if isinstance(e, FileNotFoundError):
-        return f"{label} not found"
-    if isinstance(e, IsADirectoryError):
-        return f"{label} is a directory"
-    return f"cannot read {label}: {e.strerror or e}"
+        raise InputError(f"cannot read {what} file: {e.strerror or e}", file=name) from None

@@ -45,7 +45,6 @@ from podnuma.inputs.documents import (
     load_json_streamed,
     parse_document,
     read_text,
-    unreadable,
 )
 from podnuma.inputs.overrides import Override, apply_overrides
 from podnuma.inputs.startup import startup_failure
@@ -229,8 +228,12 @@ def _read_referenced(base_dir: Path, value: object, *, path: str, what: str) -> 
     p = _resolve(base_dir, value, path=path)
     try:
         return p, p.read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"{what} file {str(p)!r} not found", path=path) from None
+    except IsADirectoryError:
+        raise InputError(f"{what} file {str(p)!r} is a directory", path=path) from None
     except OSError as e:
-        raise InputError(unreadable(e, f"{what} file {str(p)!r}"), path=path) from None
+        raise InputError(f"cannot read {what} file {str(p)!r}: {e.strerror or e}", path=path) from None
 
 
 def _mapping(value: object, *, path: str, what: str) -> Mapping[str, Any]:
