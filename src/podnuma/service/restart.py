@@ -29,7 +29,7 @@ from podnuma.errors import InputError, KubeletStartupError
 from podnuma.fieldkit import wrong_type
 from podnuma.inputs.documents import input_name, parse_document, read_text
 from podnuma.inputs.pods import DEFAULT_KUBELET_CONFIG_YAML, DEFAULT_NODE_YAML
-from podnuma.inputs.state import read_kubelet_config_mapping, read_state_dir
+from podnuma.inputs.state import checkpoint_pod_uids, read_kubelet_config_mapping, read_state_dir
 from podnuma.inputs.text import TextInput
 from podnuma.scenario.run import run_scenario
 from podnuma.service.machine import discover
@@ -128,11 +128,7 @@ def restart_state_dir(
         assert isinstance(got, dict)
         node_doc = got
     doc, notes = scenario_document(files, node=node_doc, kubelet_config=config)
-    uids: set[str] = set()
-    if files.cpu is not None:
-        uids |= set(files.cpu.entries) | set(files.cpu.pod_entries)
-    if files.memory is not None:
-        uids |= set(files.memory.entries) | set(files.memory.pod_entries)
+    uids = checkpoint_pod_uids(files.cpu, files.memory)
     specs: dict[str, tuple[dict[str, Any], str | None]] = {}
     if pods is not None:
         specs, more = _dump_pods(pods, uids)
