@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import importlib.util
 import json
 import secrets
@@ -418,32 +419,21 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
             parts.append(f"{loc}: {err.get('msg', 'invalid')}" if loc else str(err.get("msg")))
         return _error(422, "; ".join(parts) or "invalid request")
 
-    def answer(out: Any, media_type: str | None) -> Any:
-        if isinstance(out, Encoded):  # encoded by the job, inside its limits
-            return Response(out.body, media_type=media_type or out.media_type)
-        return out
-
-    def failed(e: Exception) -> JSONResponse:
-        if isinstance(e, JobError):
-            status = {"input": 400, "startup": 400, "limit": 422}.get(e.kind, 500)
-            return _error(status, e.message)
-        return _error(422 if isinstance(e, TimeLimitExceeded) else 503, str(e))
-
     def job(
         fn: Callable[..., Any], *args: Any, media_type: str | None = None, readable: str | None = None
     ) -> Any:
-        """``fn(*args)`` in a job process, waited for in this thread."""
         try:
-            return answer(pool.run(fn, *args, readable=readable), media_type)
-        except (JobError, TimeLimitExceeded, Busy) as e:
-            return failed(e)
-
-    async def run(fn: Callable[..., Any], *args: Any, media_type: str | None = None) -> Any:
-        """``fn(*args)`` in a job process, awaited on the event loop."""
-        try:
-            return answer(await pool.run_async(fn, *args), media_type)
-        except (JobError, TimeLimitExceeded, Busy) as e:
-            return failed(e)
+            out = pool.run(fn, *args, readable=readable)
+            if isinstance(out, Encoded):  # encoded by the job, inside its limits
+                return Response(out.body, media_type=media_type or out.media_type)
+            return out
+        except JobError as e:
+            status = {"input": 400, "startup": 400, "limit": 422}.get(e.kind, 500)
+            return _error(status, e.message)
+        except TimeLimitExceeded as e:
+            return _error(422, str(e))
+        except Busy as e:
+            return _error(503, str(e))
 
     def page_job(fn: Callable[..., Any], *args: Any, readable: str | None = None) -> str | JSONResponse:
         """A fleet report page drawn by a job: its text, or the error."""
@@ -510,7 +500,7 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
         got = await scenario_text(request, name)
         if isinstance(got, JSONResponse):
             return got
-        return await run(service.simulate, *got, detail, set or [])
+        return await _threaded(job, service.simulate, *got, detail, set or [])
 
     @app.post("/api/explain", tags=["scenario"], openapi_extra=_SCENARIO_BODY)
     async def explain(
@@ -524,7 +514,7 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
         got = await scenario_text(request, name)
         if isinstance(got, JSONResponse):
             return got
-        return await run(service.explain, *got, step, pod, search, set or [])
+        return await _threaded(job, service.explain, *got, step, pod, search, set or [])
 
     @app.post("/api/restart", tags=["scenario"], openapi_extra=_SCENARIO_BODY)
     async def restart(request: Request, name: NameParam = None) -> Any:
@@ -534,7 +524,7 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
         got = await scenario_text(request, name)
         if isinstance(got, JSONResponse):
             return got
-        return await run(service.restart, *got)
+        return await _threaded(job, service.restart, *got)
 
     @app.post("/api/topology", tags=["scenario"], openapi_extra=_SCENARIO_BODY,
               responses={200: {"content": {"image/svg+xml": {}, "application/json": {}}}})
@@ -549,11 +539,12 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
         if isinstance(got, JSONResponse):
             return got
         if format == "json":
-            return await run(service.topology_owners, *got, step, set or [])
-        return await run(service.topology_svg, *got, step, set or [], media_type="image/svg+xml")
+            return await _threaded(job, service.topology_owners, *got, step, set or [])
+        svg = functools.partial(job, media_type="image/svg+xml")
+        return await _threaded(svg, service.topology_svg, *got, step, set or [])
 
     async def whatif(req: WhatIfRequest, advise: bool) -> Any:
-        return await run(service.whatif_request, req.model_dump(), advise)
+        return await _threaded(job, service.whatif_request, req.model_dump(), advise)
 
     @app.post("/api/compare", tags=["pod-level"])
     async def compare(req: WhatIfRequest) -> Any:

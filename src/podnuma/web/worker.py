@@ -36,8 +36,6 @@ finds them all busy waits up to the time limit, then fails with
 
 from __future__ import annotations
 
-import asyncio
-import collections
 import contextlib
 import errno
 import json
@@ -302,95 +300,6 @@ class _Worker:
         self.proc.close()
 
 
-class _Slots:
-    """The job processes not in use (``None``: a slot whose process is not
-    started), the last one put back handed out first (it is the warmest),
-    and the requests waiting for one, served first come first served,
-    whether they wait in a thread (:meth:`get`) or on an event loop
-    (:meth:`get_async`, no thread held while waiting)."""
-
-    def __init__(self, count: int) -> None:
-        self._lock = threading.Lock()
-        self._free: list[_Worker | None] = [None] * count
-        self._waiting: collections.deque[_Waiter] = collections.deque()
-
-    def put(self, worker: _Worker | None) -> None:
-        with self._lock:
-            while self._waiting:
-                if self._waiting.popleft().hand(worker, self):
-                    return
-            self._free.append(worker)
-
-    def get(self, timeout: float) -> _Worker | None:
-        """A slot, waiting up to ``timeout`` seconds (``queue.Empty`` then)."""
-        with self._lock:
-            if self._free:
-                return self._free.pop()
-            waiter = _Waiter(None)
-            self._waiting.append(waiter)
-        if not waiter.done.wait(timeout):
-            with self._lock:
-                if waiter in self._waiting:
-                    self._waiting.remove(waiter)
-                    raise queue.Empty
-            waiter.done.wait()  # handed one as the time ran out
-        return waiter.worker
-
-    async def get_async(self, timeout: float) -> _Worker | None:
-        """As :meth:`get`, awaited on the running event loop."""
-        loop = asyncio.get_running_loop()
-        with self._lock:
-            if self._free:
-                return self._free.pop()
-            waiter = _Waiter(loop.create_future())
-            self._waiting.append(waiter)
-        assert waiter.future is not None
-        try:
-            return await asyncio.wait_for(waiter.future, timeout)
-        except (TimeoutError, asyncio.CancelledError):
-            with self._lock:
-                if waiter in self._waiting:
-                    self._waiting.remove(waiter)
-            # (a slot handed over meanwhile finds the future cancelled and
-            # is put back: see _Waiter.hand)
-            raise
-
-
-class _Waiter:
-    """A request waiting for a slot: in a thread (``future`` None) or on an
-    event loop."""
-
-    __slots__ = ("future", "done", "worker")
-
-    def __init__(self, future: asyncio.Future[_Worker | None] | None) -> None:
-        self.future = future
-        self.done = threading.Event()
-        self.worker: _Worker | None = None
-
-    def hand(self, worker: _Worker | None, slots: _Slots) -> bool:
-        """Give ``worker`` to this waiter (under the slots' lock); False
-        when it no longer waits."""
-        future = self.future
-        if future is None:
-            self.worker = worker
-            self.done.set()
-            return True
-        if future.done():
-            return False
-
-        def settle() -> None:
-            if future.done():  # it stopped waiting meanwhile: the next one gets it
-                slots.put(worker)
-            else:
-                future.set_result(worker)
-
-        try:
-            future.get_loop().call_soon_threadsafe(settle)
-        except RuntimeError:  # its event loop is closed
-            return False
-        return True
-
-
 class WorkerPool:
     """Runs jobs in warm, sandboxed job processes forked from a preloaded
     forkserver (see the module's docstring)."""
@@ -400,7 +309,9 @@ class WorkerPool:
         self._ctx = multiprocessing.get_context("forkserver")
         self._ctx.set_forkserver_preload(PRELOAD)
         # a slot per job process; None: not started (or retired) yet
-        self._idle = _Slots(limits.workers)
+        self._idle: queue.LifoQueue[_Worker | None] = queue.LifoQueue()
+        for _ in range(limits.workers):
+            self._idle.put(None)
         self._running: set[Any] = set()  # every live job process
         self._lock = threading.Lock()
         self.closed = False
@@ -420,7 +331,7 @@ class WorkerPool:
         taken = []
         try:
             for _ in range(self.limits.workers):
-                worker = self._idle.get(self.limits.time_limit)
+                worker = self._idle.get(timeout=self.limits.time_limit)
                 taken.append(worker if worker is not None else self._start())
         finally:
             for worker in taken:
@@ -458,9 +369,11 @@ class WorkerPool:
         if self.closed:
             raise Busy("the server is stopping")
         try:
-            worker = self._idle.get(limit)
+            worker = self._idle.get(timeout=limit)
         except queue.Empty:
-            raise self._busy() from None
+            raise Busy(
+                f"the server is busy (at most {self.limits.workers} simulations at once): try again"
+            ) from None
         try:
             if readable is not None:  # the warm process stays idle, its slot taken
                 status, payload = self._run_once(fn, args, limit, readable)
@@ -482,41 +395,6 @@ class WorkerPool:
         finally:
             self._idle.put(worker)
         return self._result(status, payload)
-
-    async def run_async(self, fn: Callable[..., Any], *args: Any) -> Any:
-        """As :meth:`run` (without ``readable``), awaited on the running
-        event loop: no thread is held while the request waits for a job
-        process or for its answer."""
-        limit = self.limits.time_limit
-        if self.closed:
-            raise Busy("the server is stopping")
-        try:
-            worker = await self._idle.get_async(limit)
-        except TimeoutError:
-            raise self._busy() from None
-        try:
-            if worker is not None and not worker.proc.is_alive():
-                self._retire(worker, kill=True)
-                worker = None
-            if worker is None:
-                worker = await asyncio.to_thread(self._start)
-            try:
-                status, payload, keep = await self._run_async(worker, fn, args, limit)
-            except BaseException:
-                self._retire(worker, kill=True)
-                worker = None
-                raise
-            if not keep or worker.jobs >= MAX_JOBS or self.closed:
-                self._retire(worker, kill=not keep)
-                worker = None
-        finally:
-            self._idle.put(worker)
-        return self._result(status, payload)
-
-    def _busy(self) -> Busy:
-        return Busy(
-            f"the server is busy (at most {self.limits.workers} simulations at once): try again"
-        )
 
     @staticmethod
     def _result(status: str, payload: Any) -> Any:
@@ -571,42 +449,9 @@ class WorkerPool:
             status, payload = conn.recv()
         except (EOFError, OSError):
             worker.proc.join(1)
-            raise self._no_answer(worker) from None
+            code = worker.proc.exitcode
+            raise JobError(
+                "limit", f"the simulation stopped without an answer (exit {code}): "
+                "it may need more memory than the server allows"
+            ) from None
         return status, payload, not _retires(status, payload)
-
-    async def _run_async(
-        self, worker: _Worker, fn: Callable[..., Any], args: tuple[Any, ...], limit: float
-    ) -> tuple[str, Any, bool]:
-        """As :meth:`_run`, the answer awaited on the event loop (the
-        pipe's descriptor watched: no thread, no polling)."""
-        conn = worker.conn
-        conn.send_bytes(pickle.dumps((fn, args), protocol=pickle.HIGHEST_PROTOCOL))
-        worker.jobs += 1
-        loop = asyncio.get_running_loop()
-        ready: asyncio.Future[None] = loop.create_future()
-        fd = conn.fileno()
-        loop.add_reader(fd, _settle, ready)
-        try:
-            await asyncio.wait_for(ready, limit)
-        except TimeoutError:
-            raise self._too_long(limit) from None
-        finally:
-            loop.remove_reader(fd)
-        try:
-            status, payload = conn.recv()
-        except (EOFError, OSError):
-            await asyncio.to_thread(worker.proc.join, 1)
-            raise self._no_answer(worker) from None
-        return status, payload, not _retires(status, payload)
-
-    @staticmethod
-    def _no_answer(worker: _Worker) -> JobError:
-        return JobError(
-            "limit", f"the simulation stopped without an answer (exit {worker.proc.exitcode}): "
-            "it may need more memory than the server allows"
-        )
-
-
-def _settle(future: asyncio.Future[None]) -> None:
-    if not future.done():
-        future.set_result(None)
