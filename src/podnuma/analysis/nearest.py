@@ -915,6 +915,10 @@ _BY_REFERENCE = (
 )
 
 
+#: type -> whether its objects are kept by reference (see _Freezer)
+_SHARED_TYPES: dict[type, bool] = {}
+
+
 class _Freezer(pickle.Pickler):
     """Writes a node out, keeping a reference (not a copy) to each object a
     deep copy would share: those of the shared memo (the machine and the
@@ -929,10 +933,15 @@ class _Freezer(pickle.Pickler):
 
     def persistent_id(self, obj: Any) -> int | None:
         key = id(obj)
-        if key not in self._shared and not hasattr(type(obj), "__deepcopy__") and not isinstance(
-            obj, _BY_REFERENCE
-        ):
-            return None
+        if key not in self._shared:
+            cls = type(obj)
+            shared = _SHARED_TYPES.get(cls)
+            if shared is None:
+                shared = _SHARED_TYPES[cls] = hasattr(cls, "__deepcopy__") or issubclass(
+                    cls, _BY_REFERENCE
+                )
+            if not shared:
+                return None
         at = self._index.get(key)
         if at is None:
             at = self._index[key] = len(self._refs)
