@@ -23,12 +23,14 @@ from podnuma.cli.options import (
     write_scenario_file,
 )
 from podnuma.fileio import write_checkpoint_dir
+from podnuma.inputs.documents import is_stdin
 from podnuma.inputs.overrides import Override, parse_overrides
+from podnuma.inputs.scenario_stream import ReadWhole, ScenarioFile
 from podnuma.inputs.text import TextInput
 from podnuma.render.serialize import write_run_document, write_run_stream
 from podnuma.render.table import render_run
 from podnuma.scenario.document import ordered_checkpoints
-from podnuma.scenario.run import RunResult
+from podnuma.scenario.run import RunResult, StreamedRun
 from podnuma.service import scenario as service
 
 __all__ = ["simulate_command"]
@@ -99,17 +101,35 @@ def _stream_run(
     scenario: str, spool: IO[str], output: str, detail: bool, checkpoint_dir: Path | None,
     overrides: tuple[Override, ...],
 ) -> None:
-    run = service.stream(
-        TextInput.read(scenario, what="scenario"), note=note, pod_resources=detail,
-        overrides=overrides,
+    src: TextInput | ScenarioFile = (
+        TextInput.read(scenario, what="scenario") if is_stdin(scenario)
+        else ScenarioFile(scenario, what="scenario")
     )
+    try:
+        try:
+            run = _write_run(src, spool, output, detail, overrides)
+        except ReadWhole as again:  # a file not laid out for one pass: read whole
+            spool.seek(0)
+            spool.truncate()
+            run = _write_run(again.text, spool, output, detail, overrides)
+    finally:
+        if isinstance(src, ScenarioFile):
+            src.close()
+    if checkpoint_dir is not None:
+        write_checkpoint_dir(checkpoint_dir, run.checkpoint_files())
+
+
+def _write_run(
+    src: TextInput | ScenarioFile, spool: IO[str], output: str, detail: bool,
+    overrides: tuple[Override, ...],
+) -> StreamedRun:
+    run = service.stream(src, note=note, pod_resources=detail, overrides=overrides)
     write_run_stream(
         run.node, run.results(),
         lambda: (ordered_checkpoints(run.checkpoints()), service.config_record(run.scenario)),
         spool, output, detail=detail,
     )
-    if checkpoint_dir is not None:
-        write_checkpoint_dir(checkpoint_dir, run.checkpoint_files())
+    return run
 
 
 def _print(spool: IO[str]) -> None:

@@ -19,7 +19,8 @@ from podnuma.analysis.explain import explain_run, run_for_explain
 from podnuma.analysis.nearest import SearchReport
 from podnuma.analysis.nearest import candidate_scenario as nearest_scenario
 from podnuma.analysis.restart import explain_restart
-from podnuma.errors import InputError
+from podnuma.cm.results import StepResult
+from podnuma.errors import InputError, PodnumaError
 from podnuma.inputs.documents import parse_document
 from podnuma.inputs.overrides import Override, effective_config
 from podnuma.inputs.scenario import (
@@ -27,8 +28,10 @@ from podnuma.inputs.scenario import (
     Step,
     load_scenario_document,
     load_scenario_text,
+    open_scenario_stream,
     open_scenario_text,
 )
+from podnuma.inputs.scenario_stream import JSONStepReader, ScenarioFile
 from podnuma.inputs.text import NOWHERE, TextInput, refuse_files
 from podnuma.render.picture import Ownership, ownership_after, ownership_document
 from podnuma.scenario.document import (
@@ -93,14 +96,23 @@ def _notes(scenario: Scenario, note: Note | None) -> None:
 
 
 def stream(
-    src: TextInput, *, note: Note | None = None, pod_resources: bool = True,
+    src: TextInput | ScenarioFile, *, note: Note | None = None, pod_resources: bool = True,
     overrides: tuple[Override, ...] = (),
 ) -> StreamedRun:
     """The scenario's run with its steps read, validated and played one at
     a time as :meth:`StreamedRun.results` is consumed (a JSON file's steps
-    are never held whole; see :func:`~podnuma.inputs.scenario.open_scenario_text`);
+    are never held whole: :class:`~podnuma.inputs.scenario_stream.ScenarioFile`
+    is read in one pass, a :class:`TextInput` as
+    :func:`~podnuma.inputs.scenario.open_scenario_text` says);
     ``pod_resources``: whether each step's result carries the PodResources
-    list after it. A bad step raises when it is reached."""
+    list after it. A bad step raises when it is reached. A
+    :class:`ScenarioFile` that cannot be read in one pass raises
+    :class:`~podnuma.inputs.scenario_stream.ReadWhole` (with its text: run
+    that instead), possibly after some steps were played."""
+    if isinstance(src, ScenarioFile):
+        if src.name.lower().endswith(".json"):
+            return _stream_file(src, note=note, pod_resources=pod_resources, overrides=overrides)
+        src = src.text()
     steps: Iterator[Step]
     if src.base_dir is None:
         scenario = load(src, note=note, overrides=overrides)
@@ -111,6 +123,53 @@ def stream(
         )
         _notes(scenario, note)
     return StreamedRun(scenario, steps, step_pod_resources=pod_resources)
+
+
+def _stream_file(
+    src: ScenarioFile, *, note: Note | None, pod_resources: bool, overrides: tuple[Override, ...]
+) -> StreamedRun:
+    """A JSON file's run read in one pass. Any error about it gives the
+    file's refusal as a whole first (as reading it whole would); the notes
+    on configuration not modelled are held until the input is known good
+    (the end of the run) or an error that is not the file's refusal."""
+    reader = JSONStepReader(src)
+    notes: list[str] = []
+    try:
+        scenario, steps = open_scenario_stream(reader, overrides=overrides)
+        _notes(scenario, notes.append)
+        return _OnePassRun(scenario, steps, reader, notes, note, pod_resources)
+    except PodnumaError:
+        reader.check()
+        _flush(notes, note)
+        raise
+
+
+def _flush(notes: list[str], note: Note | None) -> None:
+    if note is not None:
+        for line in notes:
+            note(line)
+    notes.clear()
+
+
+class _OnePassRun(StreamedRun):
+    """A :class:`StreamedRun` of a file read in one pass (see
+    :func:`_stream_file`)."""
+
+    def __init__(
+        self, scenario: Scenario, steps: Iterator[Step], reader: JSONStepReader,
+        notes: list[str], note: Note | None, pod_resources: bool,
+    ) -> None:
+        super().__init__(scenario, steps, step_pod_resources=pod_resources)
+        self._reader, self._held, self._note = reader, notes, note
+
+    def results(self) -> Iterator[StepResult]:
+        try:
+            yield from super().results()
+        except PodnumaError:
+            self._reader.check()
+            _flush(self._held, self._note)
+            raise
+        _flush(self._held, self._note)
 
 
 def run(
