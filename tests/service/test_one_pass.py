@@ -147,10 +147,10 @@ def _cases() -> dict[str, str]:
     cases["step-not-mapping"] = json.dumps(_scenario(long[:40] + [12345] + long[40:]))
     cases["two-ops"] = json.dumps(_scenario(long[:40] + [{"addPod": _pod(93), "reconcile": {}}]))
     cases["escapes"] = json.dumps(_scenario(
-        [{"addPod": _pod(i, **{"annotations": {"k": "é\u2603:\"x\"", "q": "a\\b"}})} for i in range(30)]
+        [{"addPod": _pod(i, "1", annotations={"k": "é\u2603:\"x\"", "q": "a\\b"})} for i in range(30)]
     ), ensure_ascii=True)
     cases["unicode"] = json.dumps(_scenario(
-        [{"addPod": _pod(i, **{"annotations": {"k": "é\u2603\U0001f600" * (i % 5)}})} for i in range(30)]
+        [{"addPod": _pod(i, "1", annotations={"k": "é\u2603\U0001f600" * (i % 5)})} for i in range(30)]
     ), ensure_ascii=False)
     # refused as a whole, the problem late in the text (after good steps)
     good = json.dumps(_scenario(long))
@@ -306,6 +306,8 @@ def test_reader_limits_are_the_whole_reads(limits: ReadLimits, tmp_path: Path) -
         assert str(got.value) == str(e)
         return
     assert isinstance(whole, JSONListStream)
-    top, items = read()  # type: ignore[misc]
+    got = read()
+    assert isinstance(got, tuple)
+    top, items = got
     assert top == whole.top
     assert items == list(whole.items())
