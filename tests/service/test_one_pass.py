@@ -306,8 +306,8 @@ def test_reader_limits_are_the_whole_reads(limits: ReadLimits, tmp_path: Path) -
         assert str(got.value) == str(e)
         return
     assert isinstance(whole, JSONListStream)
-    got = read()
-    assert isinstance(got, tuple)
-    top, items = got
+    verdict = read()
+    assert isinstance(verdict, tuple)
+    top, items = verdict
     assert top == whole.top
     assert items == list(whole.items())
