@@ -7,7 +7,7 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import click
 
@@ -28,10 +28,12 @@ from podnuma.inputs.overrides import Override, parse_overrides
 from podnuma.inputs.scenario_stream import ReadWhole, ScenarioFile
 from podnuma.inputs.text import TextInput
 from podnuma.render.serialize import write_run_document, write_run_stream
-from podnuma.render.table import render_run
 from podnuma.scenario.document import ordered_checkpoints
-from podnuma.scenario.run import RunResult, StreamedRun
+from podnuma.scenario.run import StreamedRun
 from podnuma.service import scenario as service
+
+if TYPE_CHECKING:
+    from podnuma.scenario.run import RunResult
 
 __all__ = ["simulate_command"]
 
@@ -83,6 +85,8 @@ def simulate_command(
         # streamed step by step: the document is never held whole
         guard(lambda: _stream(result, output, detail, record))
         return
+    from podnuma.render.table import render_run  # the table's libraries: only for it
+
     text = guard(lambda: render_run(result, wide=output == "wide"))
     guard(lambda: echo(text))
 

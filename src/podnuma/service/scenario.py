@@ -13,12 +13,8 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from podnuma.analysis.explain import explain_run, run_for_explain
-from podnuma.analysis.nearest import SearchReport
-from podnuma.analysis.nearest import candidate_scenario as nearest_scenario
-from podnuma.analysis.restart import explain_restart
 from podnuma.cm.results import StepResult
 from podnuma.errors import InputError, PodnumaError
 from podnuma.inputs.documents import parse_document
@@ -33,7 +29,6 @@ from podnuma.inputs.scenario import (
 )
 from podnuma.inputs.scenario_stream import JSONStepReader, ScenarioFile
 from podnuma.inputs.text import NOWHERE, TextInput, refuse_files
-from podnuma.render.picture import Ownership, ownership_after, ownership_document
 from podnuma.scenario.document import (
     build_document,
     node_document,
@@ -42,6 +37,10 @@ from podnuma.scenario.document import (
 )
 from podnuma.scenario.run import RunResult, StreamedRun, run_scenario
 from podnuma.service.messages import no_step_matches, not_modelled_notes
+
+if TYPE_CHECKING:  # imported where used: simulate needs none of them
+    from podnuma.analysis.nearest import SearchReport
+    from podnuma.render.picture import Ownership
 
 __all__ = [
     "DEMO_NAME",
@@ -266,6 +265,9 @@ def explain(
     """``podnuma explain [--step N] [--pod REF] [--no-search] [--set ...]``
     (with ``--set``, the document records the configuration it explains:
     :func:`config_record`)."""
+    from podnuma.analysis.explain import explain_run, run_for_explain
+    from podnuma.analysis.restart import explain_restart
+
     scenario = load(src, note=note, overrides=overrides)
     # one step or pod: the run keeps the node just before it for the search
     prepared = run_for_explain(
@@ -320,6 +322,8 @@ def candidate_scenario(explanation: Explanation, *, candidate: int | None = None
         raise InputError(
             f"--candidate {candidate}: the search of step {step} tried {len(tried)} change(s)", file=name
         )
+    from podnuma.analysis.nearest import candidate_scenario as nearest_scenario
+
     scenario = explanation.scenario
     try:
         return nearest_scenario(
@@ -339,6 +343,8 @@ class Topology:
 
     def document(self) -> dict[str, object]:
         """``podnuma topology -o json``."""
+        from podnuma.render.picture import ownership_document
+
         return ownership_document(self.run.machine, self.ownership)
 
 
@@ -347,6 +353,8 @@ def topology(
     overrides: tuple[Override, ...] = (),
 ) -> Topology:
     """The machine after ``step`` (default: the last), each CPU's owner."""
+    from podnuma.render.picture import ownership_after
+
     scenario, result = run(src, note=note, overrides=overrides)
     return Topology(scenario, result, ownership_after(result, step))
 
