@@ -23,11 +23,30 @@ from typing import Any
 
 from podnuma.cm.results import ContainerResult, MemoryBlock, StepResult
 from podnuma.cm.topologymanager.hint import EMPTY_HINT, TopologyHint
+from podnuma.machine.cpuset import CPUSet
 from podnuma.scenario.document import hint_record
 
 __all__ = ["json_at", "step_json"]
 
 _string: Callable[[str], str] = json.encoder.encode_basestring  # type: ignore[attr-defined]
+
+#: the JSON string of each CPU set written lately, by its mask: a run
+#: writes the same few sets (each container's, the shared pool) step after
+#: step, and listing a fragmented set's ranges costs more than the rest of
+#: a container's text
+_CPUS: dict[int, str] = {}
+_CPUS_KEPT = 4096
+
+
+def _cpus(cpus: CPUSet) -> str:
+    """``cpus`` in the Linux list format, as a JSON string."""
+    mask = cpus.mask
+    text = _CPUS.get(mask)
+    if text is None:
+        if len(_CPUS) >= _CPUS_KEPT:
+            _CPUS.clear()
+        text = _CPUS[mask] = _string(str(cpus))
+    return text
 
 
 def json_at(value: Any, indent: str) -> str:
@@ -86,7 +105,7 @@ def _container(c: ContainerResult, ind: str) -> str:
     return (
         "{\n" + ki + '"name": ' + _string(c.name)
         + k + '"type": ' + _string(c.type)
-        + k + '"cpus": ' + _string(str(c.cpus))
+        + k + '"cpus": ' + _cpus(c.cpus)
         + k + '"mems": ' + _ints(c.mems, ki)
         + k + '"isolation": ' + _string(c.isolation)
         + k + '"memory": ' + _memory(c.memory, ki)
@@ -129,13 +148,13 @@ def step_json(step: StepResult, ind: str, *, detail: bool = True) -> str:
         + k + '"qosClass": ' + _opt(step.qos_class)
         + k + '"podAllocation": ' + (
             "null" if alloc is None
-            else "{\n" + ki + '  "cpus": ' + _string(str(alloc.cpus))
+            else "{\n" + ki + '  "cpus": ' + _cpus(alloc.cpus)
             + ",\n" + ki + '  "memory": ' + _memory(alloc.memory, ki + "  ")
             + "\n" + ki + "}"
         )
         + k + '"containers": '
         + _list([_container(c, ki + "  ") for c in step.containers], ki)
-        + k + '"defaultCpuSet": ' + _string(str(step.default_cpuset))
+        + k + '"defaultCpuSet": ' + _cpus(step.default_cpuset)
     )
     if detail:
         out.append(k + '"providerHints": ' + json_at([hint_record(h) for h in step.hints], ki))
