@@ -18,6 +18,7 @@ on every example scenario.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -26,7 +27,7 @@ from podnuma.cm.topologymanager.hint import EMPTY_HINT, TopologyHint
 from podnuma.machine.cpuset import CPUSet
 from podnuma.scenario.document import hint_record
 
-__all__ = ["json_at", "step_json"]
+__all__ = ["cpu_list", "json_at", "step_json"]
 
 _string: Callable[[str], str] = json.encoder.encode_basestring  # type: ignore[attr-defined]
 
@@ -38,6 +39,20 @@ _CPUS: dict[int, str] = {}
 _CPUS_KEPT = 4096
 
 
+_RUN = re.compile("1+")
+
+
+def cpu_list(mask: int) -> str:
+    """The CPU set of ``mask`` in the Linux list format, as ``str(CPUSet)``
+    writes it, from the mask's binary digits (the runs of ones found by the
+    C regular-expression engine rather than bit by bit)."""
+    bits = bin(mask)[:1:-1]  # lowest CPU first
+    return ",".join([
+        f"{m.start()}-{m.end() - 1}" if m.end() - m.start() > 1 else str(m.start())
+        for m in _RUN.finditer(bits)
+    ])
+
+
 def _cpus(cpus: CPUSet) -> str:
     """``cpus`` in the Linux list format, as a JSON string."""
     mask = cpus.mask
@@ -45,7 +60,7 @@ def _cpus(cpus: CPUSet) -> str:
     if text is None:
         if len(_CPUS) >= _CPUS_KEPT:
             _CPUS.clear()
-        text = _CPUS[mask] = _string(str(cpus))
+        text = _CPUS[mask] = '"' + cpu_list(mask) + '"'
     return text
 
 
@@ -63,22 +78,43 @@ def _bool(value: bool | None) -> str:
     return "null" if value is None else ("true" if value else "false")
 
 
-def _ints(values: Any, ind: str) -> str:
+#: the text of each list of NUMA nodes and of each hint written lately (a
+#: run writes the same few again and again), by value and indent
+_INTS: dict[tuple[tuple[int, ...], str], str] = {}
+_HINTS: dict[tuple[int | None, bool, str], str] = {}
+
+
+def _ints(values: tuple[int, ...], ind: str) -> str:
     """A list of ints nested ``ind`` deep."""
     if not values:
         return "[]"
-    inner = "\n" + ind + "  "
-    return "[" + inner + ("," + inner).join([str(v) for v in values]) + "\n" + ind + "]"
+    key = (values, ind)
+    text = _INTS.get(key)
+    if text is None:
+        if len(_INTS) >= _CPUS_KEPT:
+            _INTS.clear()
+        inner = "\n" + ind + "  "
+        text = _INTS[key] = (
+            "[" + inner + ("," + inner).join([str(v) for v in values]) + "\n" + ind + "]"
+        )
+    return text
 
 
 def _hint(hint: TopologyHint, ind: str) -> str:
     aff = hint.numa_node_affinity
-    inner = "\n" + ind + "  "
-    return (
-        "{" + inner + '"numaNodes": ' + ("null" if aff is None else _ints(aff.bits(), ind + "  "))
-        + "," + inner + '"preferred": ' + ("true" if hint.preferred else "false")
-        + "\n" + ind + "}"
-    )
+    key = (None if aff is None else aff.value, hint.preferred, ind)
+    text = _HINTS.get(key)
+    if text is None:
+        if len(_HINTS) >= _CPUS_KEPT:
+            _HINTS.clear()
+        inner = "\n" + ind + "  "
+        text = _HINTS[key] = (
+            "{" + inner + '"numaNodes": '
+            + ("null" if aff is None else _ints(tuple(aff.bits()), ind + "  "))
+            + "," + inner + '"preferred": ' + ("true" if hint.preferred else "false")
+            + "\n" + ind + "}"
+        )
+    return text
 
 
 def _memory(blocks: tuple[MemoryBlock, ...], ind: str) -> str:
