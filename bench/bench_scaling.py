@@ -111,7 +111,9 @@ def run_one(
             stdout=sink, env=env,
         )
         deadline = t0 + timeout
+        peak = 0
         while True:
+            peak = max(peak, _hiwater(proc.pid))
             pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
             if pid:
                 break
@@ -125,7 +127,23 @@ def run_one(
         raise SystemExit(f"simulate failed on {path} (exit {os.waitstatus_to_exitcode(status)})")
     size = out_path.stat().st_size
     out_path.unlink()
-    return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024, size
+    # the child's own peak: its ru_maxrss would count this process's memory
+    # at the fork (Linux keeps the high-water mark across exec), which holds
+    # the generated scenario
+    return seconds, usage.ru_utime + usage.ru_stime, peak or usage.ru_maxrss * 1024, size
+
+
+def _hiwater(pid: int) -> int:
+    """The peak resident memory of process ``pid`` so far, in bytes (0 when
+    unknown): ``VmHWM`` of /proc/PID/status."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError):
+        pass
+    return 0
 
 
 def main() -> None:
