@@ -21,13 +21,25 @@ nothing about time. On a busy machine the wall figures are what the
 machine gave; the CPU figures say what the work costs. The issue's full
 size is ``--nodes 10000 --pods-per-node 100``.
 
+``--breakdown`` adds, for each mode, the same steps run in this process
+(as the command runs them) with where the time goes: per step (cluster
+start, reading and indexing the dumps, replay, the report, its JSON
+encoding) the wall seconds, the CPU seconds of this process (the client:
+planning, assembling, the reduction, the encoding; with a LocalCluster the
+scheduler and the nannies too, on their own thread, given apart) and of the
+workers; the number of tasks, the pods per partition, the bytes of the
+results the workers send back; and per process (client, each worker) its
+CPU seconds and peak RSS (sampled every 0.05 s).
+
     python bench/bench_fleet.py [--nodes N] [--pods-per-node M] [--workers W]
                                 [--what-if pod-level] [--dir DIR] [--skip-serial] [--skip-dask]
+                                [--breakdown]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import resource
 import subprocess
@@ -35,6 +47,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 
 def _run(cmd: list[str]) -> tuple[float, float, int]:
@@ -54,10 +67,8 @@ def _run(cmd: list[str]) -> tuple[float, float, int]:
         except psutil.Error:
             procs = []
         for p in procs:
-            try:
+            with contextlib.suppress(psutil.Error):
                 total += p.memory_info().rss
-            except psutil.Error:
-                pass
         peak = max(peak, total)
         time.sleep(0.1)
     wall = time.perf_counter() - t
@@ -67,6 +78,144 @@ def _run(cmd: list[str]) -> tuple[float, float, int]:
     ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (ru1.ru_utime + ru1.ru_stime) - (ru0.ru_utime + ru0.ru_stime)
     return wall, cpu, peak
+
+
+def _rusage_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+class _Sampler:
+    """Per process of this process's tree: the last CPU seconds seen and
+    the peak RSS (bytes), sampled on a thread."""
+
+    def __init__(self) -> None:
+        import threading
+
+        import psutil
+
+        self.top = psutil.Process()
+        self.cpu: dict[int, float] = {}
+        self.rss: dict[int, int] = {}
+        self.cmd: dict[int, str] = {}
+        t = self.top.cpu_times()
+        self.cpu0 = t.user + t.system  # this process's CPU before the mode ran
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        import psutil
+
+        while not self.stop.is_set():
+            try:
+                procs = [self.top, *self.top.children(recursive=True)]
+            except psutil.Error:
+                procs = [self.top]
+            for p in procs:
+                try:
+                    with p.oneshot():
+                        t = p.cpu_times()
+                        rss = p.memory_info().rss
+                        self.cmd[p.pid] = " ".join(p.cmdline())
+                except psutil.Error:
+                    continue
+                self.cpu[p.pid] = t.user + t.system
+                self.rss[p.pid] = max(self.rss.get(p.pid, 0), rss)
+            self.stop.wait(0.05)
+
+    def finish(self) -> list[tuple[str, int, float, int]]:
+        self.stop.set()
+        self.thread.join()
+        out = []
+        for pid in sorted(self.cpu):
+            cmd = self.cmd.get(pid, "")
+            role = ("client" if pid == self.top.pid else "worker" if "spawn_main" in cmd else
+                    "resource tracker" if "resource_tracker" in cmd else cmd[:40])
+            cpu = self.cpu[pid] - (self.cpu0 if pid == self.top.pid else 0.0)
+            out.append((role, pid, cpu, self.rss[pid]))
+        return out
+
+
+def _worker_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def breakdown(d: Path, what_ifs: list[str], target: str | None, pods: int) -> bytes:
+    """One mode's steps in this process, with where the time goes (printed);
+    the report's JSON."""
+    import pickle
+    import statistics
+
+    from podnuma.fleet import execute
+    from podnuma.fleet.report import fleet_report
+    from podnuma.render.output import render_output
+    from podnuma.service import fleet as service
+
+    sampler = _Sampler()
+    rows: list[tuple[str, float, float, float, float]] = []
+    client: Any = None
+    state = {"t": time.perf_counter(), "c": _rusage_cpu(), "m": time.thread_time(), "w": 0.0}
+
+    def workers_cpu() -> float:
+        return float(sum(client.run(_worker_cpu).values())) if client is not None else 0.0
+
+    def step(name: str) -> None:
+        t, c, m, w = time.perf_counter(), _rusage_cpu(), time.thread_time(), workers_cpu()
+        rows.append((name, t - state["t"], c - state["c"], m - state["m"], w - state["w"]))
+        state.update(t=time.perf_counter(), c=_rusage_cpu(), m=time.thread_time(), w=workers_cpu())
+
+    parsed = service.what_ifs(what_ifs, workers=None, dask_target=target)
+    sizes: list[int] = []
+    result_bytes = 0
+
+    with service.executor(dask_target=target) as ex:
+        client = getattr(ex, "client", None)
+        step("start")
+        fleet = service.load([d], executor=ex)
+        step("read+index")
+
+        orig = ex.map
+
+        def counting(fn: Any, args: Any, done: Any = None) -> Any:
+            nonlocal result_bytes
+            out = orig(fn, args, done)
+            if fn is execute._replay_args:
+                sizes.extend(sum(execute._weight(n) for n in a[0]) for a in args)
+                t, c, m = time.perf_counter(), _rusage_cpu(), time.thread_time()
+                result_bytes += sum(len(pickle.dumps(r, protocol=5)) for r in out)
+                # not the run's time
+                state["t"] += time.perf_counter() - t
+                state["c"] += _rusage_cpu() - c
+                state["m"] += time.thread_time() - m
+            return out
+
+        ex.map = counting
+        results = execute.run_fleet(fleet.nodes, parsed, executor=ex)
+        step("replay")
+        report = fleet_report(fleet, results, [w.label for w in parsed])
+        service._gate_changes(report, parsed)
+        step("report")
+        text = render_output("json", lambda: report, {})
+        step("encode")
+    procs = sampler.finish()
+    total = sum(r[1] for r in rows)
+    print(f"  breakdown ({target or 'one process'}): {total:.1f} s wall, {pods / total:.0f} pods/s")
+    print(f"    {'step':12} {'wall s':>7} {'client CPU s':>12} {'(main thread)':>13} {'workers CPU s':>13}")
+    for name, w, c, m, wc in rows:
+        print(f"    {name:12} {w:7.2f} {c:12.2f} {m:13.2f} {wc:13.2f}")
+    print(f"    {'total':12} {total:7.2f} {sum(r[2] for r in rows):12.2f} {sum(r[3] for r in rows):13.2f} "
+          f"{sum(r[4] for r in rows):13.2f}")
+    if sizes:
+        print(f"    replay: {len(sizes)} tasks, pods per partition min/median/max {min(sizes)}/"
+              f"{statistics.median(sizes):.0f}/{max(sizes)}; results {result_bytes / 2**20:.1f} MiB "
+              f"pickled; report {len(text.encode()) / 2**20:.1f} MiB of JSON")
+    peak_sum = sum(p[3] for p in procs)
+    for role, pid, cpu, rss in procs:
+        print(f"    process {role:16} {pid:>7}: {cpu:7.2f} CPU s, peak RSS {rss / 2**20:6.0f} MiB")
+    print(f"    sum of the processes' peaks {peak_sum / 2**20:.0f} MiB")
+    return text.encode()
 
 
 def main() -> None:
@@ -79,6 +228,8 @@ def main() -> None:
     ap.add_argument("--dir", type=Path, default=None, help="reuse (or keep) the generated fleet here")
     ap.add_argument("--skip-serial", action="store_true")
     ap.add_argument("--skip-dask", action="store_true")
+    ap.add_argument("--breakdown", action="store_true",
+                    help="also run each mode's steps in this process and print where the time goes")
     args = ap.parse_args()
 
     from podnuma.fleet.generate import generate_fleet
@@ -120,6 +271,10 @@ def main() -> None:
         print(f"{name:16} {wall:7.1f} s wall {pods / wall:8.0f} pods/s | {cpu:7.1f} CPU s "
               f"{pods / cpu:8.0f} pods/CPU-s | peak RSS (sum) {peak / 2**20:6.0f} MiB "
               f"| load {os.getloadavg()[0]:.1f}")
+        if args.breakdown:
+            target = extra[1] if extra else None
+            if breakdown(d, args.what_if, target, pods) != docs[name]:
+                print(f"    the breakdown's report differs from the command's ({name})")
     if len(walls) == 2:
         (a, ta), (b, tb) = walls.items()
         print(f"ratio {a} wall / {b} wall: {ta / tb:.2f}; "

@@ -40,9 +40,17 @@ __all__ = ["partition", "run_serial", "run_processes", "run_dask", "parse_dask_t
            "open_executor"]
 
 Progress = Callable[[int], None]  # called with the number of nodes just finished
-#: the most pods in one partition (bounds a worker's memory and the work a
-#: retried task redoes)
-MAX_PARTITION_PODS = 10_000
+#: the most pods in one partition (bounds a worker's memory, the work a
+#: retried task redoes and the time the last task keeps one worker busy
+#: while the others wait)
+MAX_PARTITION_PODS = 5_000
+#: partitions per worker of a pool or a cluster: enough that the workers
+#: finish together (the scheduler hands the next partition to the worker
+#: that is free), few enough that a task's fixed cost stays small
+PARTS_PER_WORKER = 8
+#: the modules a Dask worker of a ``LocalCluster`` imports when it starts,
+#: while the cluster comes up, rather than in its first task
+WORKER_PRELOAD = ("podnuma.fleet.inputs", "podnuma.fleet.replay")
 _A = TypeVar("_A")
 _R = TypeVar("_R")
 
@@ -139,7 +147,7 @@ class Processes(Executor):
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
-        self.parts = workers * 4
+        self.parts = workers * PARTS_PER_WORKER
         self.pool = ProcessPoolExecutor(max_workers=workers,
                                         mp_context=multiprocessing.get_context("spawn"))
 
@@ -167,7 +175,7 @@ class DaskExecutor(Executor):
         self.retries = retries
         self.owned = owned
         workers = max(1, len(client.scheduler_info().get("workers", {})))
-        self.parts = workers * 4
+        self.parts = workers * PARTS_PER_WORKER
 
     def close(self) -> None:
         self.client.close()
@@ -189,9 +197,10 @@ class DaskExecutor(Executor):
         ]
         index = {f.key: i for i, f in enumerate(futures)}
         out: list[Any] = [None] * len(args)
-        for fut in as_completed(futures):  # type: ignore[no-untyped-call]
+        # results gathered as they come, several per round trip
+        for fut, result in as_completed(futures, with_results=True):  # type: ignore[no-untyped-call]
             i = index[fut.key]
-            out[i] = fut.result()
+            out[i] = result
             fut.release()
             if done is not None:
                 done(i)
@@ -252,6 +261,7 @@ def dask_client(target: str) -> tuple[Any, Any]:
             n_workers=n or 2, threads_per_worker=1, processes=True,
             # Loopback only: the scheduler, the workers and the HTTP endpoint.
             host="127.0.0.1", dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR,
+            preload=list(WORKER_PRELOAD),
         )
         return Client(cluster), cluster  # type: ignore[no-untyped-call]
     return Client(where, timeout=30), None  # type: ignore[no-untyped-call]
