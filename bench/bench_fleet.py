@@ -98,8 +98,10 @@ class _Sampler:
         self.cpu: dict[int, float] = {}
         self.rss: dict[int, int] = {}
         self.cmd: dict[int, str] = {}
-        t = self.top.cpu_times()
-        self.cpu0 = t.user + t.system  # this process's CPU before the mode ran
+        self.cpu0: dict[int, float] = {}  # the CPU of the processes already there
+        for p in [self.top, *self.top.children(recursive=True)]:
+            t = p.cpu_times()
+            self.cpu0[p.pid] = t.user + t.system
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
@@ -130,9 +132,11 @@ class _Sampler:
         out = []
         for pid in sorted(self.cpu):
             cmd = self.cmd.get(pid, "")
-            role = ("client" if pid == self.top.pid else "worker" if "spawn_main" in cmd else
+            role = ("client" if pid == self.top.pid else
+                    "worker" if "spawn_main" in cmd or "dask worker" in cmd else
+                    "scheduler" if "dask scheduler" in cmd else
                     "resource tracker" if "resource_tracker" in cmd else cmd[:40])
-            cpu = self.cpu[pid] - (self.cpu0 if pid == self.top.pid else 0.0)
+            cpu = self.cpu[pid] - self.cpu0.get(pid, 0.0)
             out.append((role, pid, cpu, self.rss[pid]))
         return out
 
@@ -172,6 +176,8 @@ def breakdown(d: Path, what_ifs: list[str], target: str | None, pods: int) -> by
 
     with service.executor(dask_target=target) as ex:
         client = getattr(ex, "client", None)
+        if target is not None and not target.startswith("local"):
+            state["w"] = workers_cpu()  # a running cluster: its start-up is not this run's
         step("start")
         fleet = service.load([d], executor=ex)
         step("read+index")
@@ -229,7 +235,10 @@ def main() -> None:
     ap.add_argument("--skip-serial", action="store_true")
     ap.add_argument("--skip-dask", action="store_true")
     ap.add_argument("--breakdown", action="store_true",
-                    help="also run each mode's steps in this process and print where the time goes")
+                    help="run each mode's steps in this process and print where the time goes")
+    ap.add_argument("--running-cluster", action="store_true",
+                    help="also run on a scheduler and workers started beforehand (dask scheduler, "
+                         "dask worker): the cluster's start-up is not in the figures")
     args = ap.parse_args()
 
     from podnuma.fleet.generate import generate_fleet
@@ -256,29 +265,81 @@ def main() -> None:
     base = [sys.executable, "-m", "podnuma.cli", "fleet", "analyze", str(d), "-o", "json"]
     for w in args.what_if:
         base += ["--what-if", w]
-    modes: list[tuple[str, list[str]]] = []
+    modes: list[tuple[str, str | None]] = []
     if not args.skip_serial:
-        modes.append(("one process", []))
+        modes.append(("one process", None))
     if not args.skip_dask:
-        modes.append((f"dask local:{args.workers}", ["--dask", f"local:{args.workers}"]))
+        modes.append((f"dask local:{args.workers}", f"local:{args.workers}"))
+    cluster: list[subprocess.Popen[bytes]] = []
+    if args.running_cluster:
+        modes.append((f"dask tcp, {args.workers} running workers", "tcp"))
     walls: dict[str, float] = {}
     docs: dict[str, bytes] = {}
-    for name, extra in modes:
-        out = Path(tmp.name) / f"{len(docs)}.json"
-        wall, cpu, peak = _run([*base, *extra, "--output-file", str(out)])
-        walls[name] = wall
-        docs[name] = out.read_bytes()
-        print(f"{name:16} {wall:7.1f} s wall {pods / wall:8.0f} pods/s | {cpu:7.1f} CPU s "
-              f"{pods / cpu:8.0f} pods/CPU-s | peak RSS (sum) {peak / 2**20:6.0f} MiB "
-              f"| load {os.getloadavg()[0]:.1f}")
-        if args.breakdown:
-            target = extra[1] if extra else None
-            if breakdown(d, args.what_if, target, pods) != docs[name]:
-                print(f"    the breakdown's report differs from the command's ({name})")
-    if len(walls) == 2:
-        (a, ta), (b, tb) = walls.items()
-        print(f"ratio {a} wall / {b} wall: {ta / tb:.2f}; "
-              f"byte-identical reports: {docs[a] == docs[b]}")
+    try:
+        for name, target in modes:
+            if target == "tcp":  # started now, so that it idles through no other mode
+                target = _start_cluster(cluster, args.workers, Path(tmp.name))
+            extra = ["--dask", target] if target else []
+            if args.breakdown:
+                print(f"{name}:")
+                t = time.perf_counter()
+                docs[name] = breakdown(d, args.what_if, target, pods)
+                walls[name] = time.perf_counter() - t
+                continue
+            out = Path(tmp.name) / f"{len(docs)}.json"
+            wall, cpu, peak = _run([*base, *extra, "--output-file", str(out)])
+            walls[name] = wall
+            docs[name] = out.read_bytes()
+            print(f"{name:16} {wall:7.1f} s wall {pods / wall:8.0f} pods/s | {cpu:7.1f} CPU s "
+                  f"{pods / cpu:8.0f} pods/CPU-s | peak RSS (sum) {peak / 2**20:6.0f} MiB "
+                  f"| load {os.getloadavg()[0]:.1f}")
+    finally:
+        _stop_cluster(cluster)
+    names = list(walls)
+    if names and names[0] == "one process":
+        for other in names[1:]:
+            print(f"ratio one process wall / {other} wall: {walls[names[0]] / walls[other]:.2f}; "
+                  f"byte-identical reports: {docs[names[0]] == docs[other]}")
+
+
+def _start_cluster(procs: list[subprocess.Popen[bytes]], workers: int, tmp: Path) -> str:
+    """A scheduler and ``workers`` single-threaded workers started with
+    Dask's own commands on loopback (the workers import the fleet modules
+    as they start); the scheduler's address once they are all up."""
+    from distributed import Client
+
+    from podnuma.fleet import execute
+
+    dask = str(Path(sys.executable).parent / "dask")
+    sched_file = tmp / "scheduler.json"
+    log = (tmp / "dask.log").open("wb")
+    procs.append(subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", "0",
+                                   "--no-dashboard", "--scheduler-file", str(sched_file)],
+                                  stdout=log, stderr=subprocess.STDOUT))
+    preload = [a for m in getattr(execute, "WORKER_PRELOAD", ()) for a in ("--preload", m)]
+    for _ in range(workers):
+        procs.append(subprocess.Popen([dask, "worker", "--scheduler-file", str(sched_file), "--nthreads", "1",
+                                       "--host", "127.0.0.1", "--no-dashboard", "--no-nanny", *preload],
+                                      stdout=log, stderr=subprocess.STDOUT))
+    deadline = time.monotonic() + 120
+    while not sched_file.exists():
+        if time.monotonic() > deadline:
+            raise SystemExit("the scheduler did not start")
+        time.sleep(0.1)
+    with Client(scheduler_file=str(sched_file), timeout=60) as client:  # type: ignore[no-untyped-call]
+        client.wait_for_workers(workers, timeout=120)
+        return str(client.scheduler.address)
+
+
+def _stop_cluster(procs: list[subprocess.Popen[bytes]]) -> None:
+    for p in reversed(procs):
+        p.terminate()
+    for p in procs:
+        try:
+            p.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
 
 
 if __name__ == "__main__":
