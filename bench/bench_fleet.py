@@ -102,6 +102,7 @@ class _Sampler:
         for p in [self.top, *self.top.children(recursive=True)]:
             t = p.cpu_times()
             self.cpu0[p.pid] = t.user + t.system
+        self.own = 0.0  # this sampler's CPU seconds (not the run's)
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
@@ -124,6 +125,7 @@ class _Sampler:
                     continue
                 self.cpu[p.pid] = t.user + t.system
                 self.rss[p.pid] = max(self.rss.get(p.pid, 0), rss)
+            self.own = time.thread_time()
             self.stop.wait(0.05)
 
     def finish(self) -> list[tuple[str, int, float, int]]:
@@ -136,7 +138,7 @@ class _Sampler:
                     "worker" if "spawn_main" in cmd or "dask worker" in cmd else
                     "scheduler" if "dask scheduler" in cmd else
                     "resource tracker" if "resource_tracker" in cmd else cmd[:40])
-            cpu = self.cpu[pid] - self.cpu0.get(pid, 0.0)
+            cpu = self.cpu[pid] - self.cpu0.get(pid, 0.0) - (self.own if pid == self.top.pid else 0.0)
             out.append((role, pid, cpu, self.rss[pid]))
         return out
 
@@ -160,15 +162,18 @@ def breakdown(d: Path, what_ifs: list[str], target: str | None, pods: int) -> by
     sampler = _Sampler()
     rows: list[tuple[str, float, float, float, float]] = []
     client: Any = None
-    state = {"t": time.perf_counter(), "c": _rusage_cpu(), "m": time.thread_time(), "w": 0.0}
+    def client_cpu() -> float:
+        return _rusage_cpu() - sampler.own
+
+    state = {"t": time.perf_counter(), "c": client_cpu(), "m": time.thread_time(), "w": 0.0}
 
     def workers_cpu() -> float:
         return float(sum(client.run(_worker_cpu).values())) if client is not None else 0.0
 
     def step(name: str) -> None:
-        t, c, m, w = time.perf_counter(), _rusage_cpu(), time.thread_time(), workers_cpu()
+        t, c, m, w = time.perf_counter(), client_cpu(), time.thread_time(), workers_cpu()
         rows.append((name, t - state["t"], c - state["c"], m - state["m"], w - state["w"]))
-        state.update(t=time.perf_counter(), c=_rusage_cpu(), m=time.thread_time(), w=workers_cpu())
+        state.update(t=time.perf_counter(), c=client_cpu(), m=time.thread_time(), w=workers_cpu())
 
     parsed = service.what_ifs(what_ifs, workers=None, dask_target=target)
     sizes: list[int] = []
@@ -189,11 +194,11 @@ def breakdown(d: Path, what_ifs: list[str], target: str | None, pods: int) -> by
             out = orig(fn, args, done)
             if fn is execute._replay_args:
                 sizes.extend(sum(execute._weight(n) for n in a[0]) for a in args)
-                t, c, m = time.perf_counter(), _rusage_cpu(), time.thread_time()
+                t, c, m = time.perf_counter(), client_cpu(), time.thread_time()
                 result_bytes += sum(len(pickle.dumps(r, protocol=5)) for r in out)
                 # not the run's time
                 state["t"] += time.perf_counter() - t
-                state["c"] += _rusage_cpu() - c
+                state["c"] += client_cpu() - c
                 state["m"] += time.thread_time() - m
             return out
 
@@ -213,6 +218,10 @@ def breakdown(d: Path, what_ifs: list[str], target: str | None, pods: int) -> by
         print(f"    {name:12} {w:7.2f} {c:12.2f} {m:13.2f} {wc:13.2f}")
     print(f"    {'total':12} {total:7.2f} {sum(r[2] for r in rows):12.2f} {sum(r[3] for r in rows):13.2f} "
           f"{sum(r[4] for r in rows):13.2f}")
+    cores = os.cpu_count() or 1
+    bound = sum(max(c, (c + wc) / cores) for _, _, c, _, wc in rows)
+    print(f"    CPU-bound wall on an otherwise idle {cores}-core machine (per step, the larger of the "
+          f"client's CPU and all CPU / {cores}): {bound:.1f} s, {pods / bound:.0f} pods/s")
     if sizes:
         print(f"    replay: {len(sizes)} tasks, pods per partition min/median/max {min(sizes)}/"
               f"{statistics.median(sizes):.0f}/{max(sizes)}; results {result_bytes / 2**20:.1f} MiB "
@@ -311,16 +320,20 @@ def _start_cluster(procs: list[subprocess.Popen[bytes]], workers: int, tmp: Path
     from podnuma.fleet import execute
 
     dask = str(Path(sys.executable).parent / "dask")
+    # the settings the command gives the LocalCluster it starts
+    env = dict(os.environ)
+    for key, value in getattr(execute, "CLUSTER_CONFIG", {}).items():
+        env["DASK_" + key.upper().replace(".", "__").replace("-", "_")] = str(value)
     sched_file = tmp / "scheduler.json"
     log = (tmp / "dask.log").open("wb")
     procs.append(subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", "0",
                                    "--no-dashboard", "--scheduler-file", str(sched_file)],
-                                  stdout=log, stderr=subprocess.STDOUT))
+                                  stdout=log, stderr=subprocess.STDOUT, env=env))
     preload = [a for m in getattr(execute, "WORKER_PRELOAD", ()) for a in ("--preload", m)]
     for _ in range(workers):
         procs.append(subprocess.Popen([dask, "worker", "--scheduler-file", str(sched_file), "--nthreads", "1",
                                        "--host", "127.0.0.1", "--no-dashboard", "--no-nanny", *preload],
-                                      stdout=log, stderr=subprocess.STDOUT))
+                                      stdout=log, stderr=subprocess.STDOUT, env=env))
     deadline = time.monotonic() + 120
     while not sched_file.exists():
         if time.monotonic() > deadline:

@@ -12,6 +12,8 @@ from podnuma.fleet.inputs import load_fleet
 from podnuma.fleet.report import fleet_report
 from podnuma.fleet.whatif import parse_what_if
 
+from .conftest import need
+
 WHAT_IFS = [parse_what_if("pod-level")]
 
 
@@ -116,3 +118,31 @@ def test_pod_keys_sent_packed_count_each_pod_once_as_merging_one_by_one(
     assert (got.pods_total, got.pods_duplicated, got.pods_without_node) == (
         want.pods_total, want.pods_duplicated, want.pods_without_node)
     assert {n.name: n.pods_bound for n in got.nodes} == {n.name: n.pods_bound for n in want.nodes}
+
+
+def _worker_state() -> tuple[Any, bool]:
+    import sys
+
+    import dask
+
+    return dask.config.get("distributed.worker.profile.enabled"), "podnuma.fleet.replay" in sys.modules
+
+
+def test_the_command_s_local_cluster_has_its_settings_and_preloads() -> None:
+    """``--dask local:N``: the workers run without Dask's profiler and have
+    the fleet modules imported before their first task; this process's
+    Dask settings are left as they were."""
+    need("distributed")
+    import dask
+
+    from podnuma.fleet.execute import dask_client
+
+    before = dask.config.get("distributed.worker.profile.enabled")
+    client, cluster = dask_client("local:2")
+    try:
+        got = client.run(_worker_state)
+    finally:
+        client.close()
+        cluster.close()
+    assert len(got) == 2 and all(v == (False, True) for v in got.values()), got
+    assert dask.config.get("distributed.worker.profile.enabled") == before is True

@@ -51,6 +51,19 @@ PARTS_PER_WORKER = 8
 #: the modules a Dask worker of a ``LocalCluster`` imports when it starts,
 #: while the cluster comes up, rather than in its first task
 WORKER_PRELOAD = ("podnuma.fleet.inputs", "podnuma.fleet.replay")
+#: Dask settings of a ``LocalCluster`` the command starts (its scheduler,
+#: nannies and workers): no statistical profiler in the workers (it samples
+#: the running task's stack every 10 ms) and the housekeeping loops (event
+#: loop tick, system monitor, the nannies' memory poll) a few times a second
+#: rather than every 20-500 ms. Measured on an idle 2-worker cluster: 0.066
+#: CPU seconds per second with Dask's defaults, 0.012 with these; what the
+#: replay does not use is left to it.
+CLUSTER_CONFIG = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "2s",
+    "distributed.worker.memory.monitor-interval": "1s",
+}
 _A = TypeVar("_A")
 _R = TypeVar("_R")
 
@@ -253,16 +266,19 @@ def dask_client(target: str) -> tuple[Any, Any]:
     ``--dask TARGET``; the caller closes both."""
     import logging
 
+    import dask
     from distributed import Client, LocalCluster
 
     where, n = parse_dask_target(target)
     if where == "local":
-        cluster = LocalCluster(  # type: ignore[no-untyped-call]
-            n_workers=n or 2, threads_per_worker=1, processes=True,
-            # Loopback only: the scheduler, the workers and the HTTP endpoint.
-            host="127.0.0.1", dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR,
-            preload=list(WORKER_PRELOAD),
-        )
+        # the nannies keep the settings for the workers they start (and restart)
+        with dask.config.set(CLUSTER_CONFIG):
+            cluster = LocalCluster(  # type: ignore[no-untyped-call]
+                n_workers=n or 2, threads_per_worker=1, processes=True,
+                # Loopback only: the scheduler, the workers and the HTTP endpoint.
+                host="127.0.0.1", dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR,
+                preload=list(WORKER_PRELOAD),
+            )
         return Client(cluster), cluster  # type: ignore[no-untyped-call]
     return Client(where, timeout=30), None  # type: ignore[no-untyped-call]
 
