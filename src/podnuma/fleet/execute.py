@@ -187,8 +187,9 @@ class DaskExecutor(Executor):
         self.client = client
         self.retries = retries
         self.owned = owned
-        workers = max(1, len(client.scheduler_info().get("workers", {})))
-        self.parts = workers * PARTS_PER_WORKER
+        # a task per thread at a time: partitions per thread of the cluster
+        threads = sum(int(w.get("nthreads", 1)) for w in client.scheduler_info().get("workers", {}).values())
+        self.parts = max(1, threads) * PARTS_PER_WORKER
 
     def close(self) -> None:
         self.client.close()
