@@ -29,7 +29,7 @@ planning, assembling, the reduction, the encoding; with a LocalCluster the
 scheduler and the nannies too, on their own thread, given apart) and of the
 workers; the number of tasks, the pods per partition, the bytes of the
 results the workers send back; and per process (client, each worker) its
-CPU seconds and peak RSS (sampled every 0.05 s).
+CPU seconds and peak RSS (sampled every 0.1 s).
 
     python bench/bench_fleet.py [--nodes N] [--pods-per-node M] [--workers W]
                                 [--what-if pod-level] [--dir DIR] [--skip-serial] [--skip-dask]
@@ -110,7 +110,9 @@ class _Sampler:
     def _run(self) -> None:
         import psutil
 
+        n = 0
         while not self.stop.is_set():
+            n += 1
             try:
                 procs = [self.top, *self.top.children(recursive=True)]
             except psutil.Error:
@@ -120,13 +122,14 @@ class _Sampler:
                     with p.oneshot():
                         t = p.cpu_times()
                         rss = p.memory_info().rss
-                        self.cmd[p.pid] = " ".join(p.cmdline())
+                        if p.pid not in self.cmd or n % 20 == 0:  # a spawned process execs
+                            self.cmd[p.pid] = " ".join(p.cmdline())
                 except psutil.Error:
                     continue
                 self.cpu[p.pid] = t.user + t.system
                 self.rss[p.pid] = max(self.rss.get(p.pid, 0), rss)
             self.own = time.thread_time()
-            self.stop.wait(0.05)
+            self.stop.wait(0.1)
 
     def finish(self) -> list[tuple[str, int, float, int]]:
         self.stop.set()
