@@ -126,6 +126,7 @@ def run_scenario(
     *,
     before_step: Callable[[Node, Step], None] | None = None,
     checkpoints: bool = True,
+    step_pod_resources: bool = True,
 ) -> RunResult:
     """Start the node and play every step.
 
@@ -134,9 +135,11 @@ def run_scenario(
     ``before_step(node, step)`` is called just before each step is played
     (to keep a copy of the node there, say); it must not change the node.
     ``checkpoints=False`` leaves the result's checkpoints empty, for a
-    caller that does not use them (encoding them costs time).
+    caller that does not use them (encoding them costs time);
+    ``step_pod_resources=False`` leaves each step's PodResources list empty
+    (see :func:`start_node`), for a caller that does not show it.
     """
-    node = start_node(scenario)
+    node = start_node(scenario, step_pod_resources=step_pod_resources)
     summary = node.summary()
     restored = tuple(
         RestoredPod(ref, uid, node.container_results(uid)) for uid, ref in node.running_pods()

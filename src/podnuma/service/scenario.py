@@ -9,6 +9,8 @@ anything is loaded.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
@@ -75,14 +77,44 @@ def load(
     ``note`` receives the notes on configuration not modelled; ``overrides``
     (``--set``) change its kubelet configuration."""
     if src.base_dir is None:  # parsed once: the fields naming files refused first
-        doc = parse_document(src.text, name=src.name)
-        refuse_files(doc)
-        scenario = load_scenario_document(doc, base_dir=NOWHERE, overrides=overrides)
+        scenario = _read_text(src, overrides)
     else:
         scenario = load_scenario_text(
             src.text, name=src.name, base_dir=src.base_dir, overrides=overrides
         )
     _notes(scenario, note)
+    return scenario
+
+
+#: Scenarios read from a text that may name no file (a web request's): the
+#: text, its name and the overrides are all they depend on. The last few
+#: are kept, so that a server's job process answers the questions a page
+#: asks about one scenario (simulate, explain, the topology after each
+#: step, each rejected step's explanation) from one reading. Only texts of
+#: up to KEEP_TEXT characters are kept; a scenario is never changed once
+#: read (its pods, machine and configuration are immutable or only read).
+KEEP_SCENARIOS = 4
+KEEP_TEXT = 1 << 16
+_kept: OrderedDict[tuple[str, str, str], Scenario] = OrderedDict()
+_kept_lock = threading.Lock()
+
+
+def _read_text(src: TextInput, overrides: tuple[Override, ...]) -> Scenario:
+    key = (src.text, src.name, repr(overrides)) if len(src.text) <= KEEP_TEXT else None
+    if key is not None:
+        with _kept_lock:
+            found = _kept.get(key)
+            if found is not None:
+                _kept.move_to_end(key)
+                return found
+    doc = parse_document(src.text, name=src.name)
+    refuse_files(doc)
+    scenario = load_scenario_document(doc, base_dir=NOWHERE, overrides=overrides)
+    if key is not None and KEEP_SCENARIOS > 0:
+        with _kept_lock:
+            _kept[key] = scenario
+            while len(_kept) > KEEP_SCENARIOS:
+                _kept.popitem(last=False)
     return scenario
 
 
