@@ -21,13 +21,25 @@ nothing about time. On a busy machine the wall figures are what the
 machine gave; the CPU figures say what the work costs. The issue's full
 size is ``--nodes 10000 --pods-per-node 100``.
 
+``--breakdown`` adds, for each mode, the same steps run in this process
+(as the command runs them) with where the time goes: per step (cluster
+start, reading and indexing the dumps, replay, the report, its JSON
+encoding) the wall seconds, the CPU seconds of this process (the client:
+planning, assembling, the reduction, the encoding; with a LocalCluster the
+scheduler and the nannies too, on their own thread, given apart) and of the
+workers; the number of tasks, the pods per partition, the bytes of the
+results the workers send back; and per process (client, each worker) its
+CPU seconds and peak RSS (sampled every 0.1 s).
+
     python bench/bench_fleet.py [--nodes N] [--pods-per-node M] [--workers W]
                                 [--what-if pod-level] [--dir DIR] [--skip-serial] [--skip-dask]
+                                [--breakdown]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import resource
 import subprocess
@@ -35,6 +47,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 
 def _run(cmd: list[str]) -> tuple[float, float, int]:
@@ -54,10 +67,8 @@ def _run(cmd: list[str]) -> tuple[float, float, int]:
         except psutil.Error:
             procs = []
         for p in procs:
-            try:
+            with contextlib.suppress(psutil.Error):
                 total += p.memory_info().rss
-            except psutil.Error:
-                pass
         peak = max(peak, total)
         time.sleep(0.1)
     wall = time.perf_counter() - t
@@ -67,6 +78,162 @@ def _run(cmd: list[str]) -> tuple[float, float, int]:
     ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (ru1.ru_utime + ru1.ru_stime) - (ru0.ru_utime + ru0.ru_stime)
     return wall, cpu, peak
+
+
+def _rusage_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+class _Sampler:
+    """Per process of this process's tree: the last CPU seconds seen and
+    the peak RSS (bytes), sampled on a thread."""
+
+    def __init__(self) -> None:
+        import threading
+
+        import psutil
+
+        self.top = psutil.Process()
+        self.cpu: dict[int, float] = {}
+        self.rss: dict[int, int] = {}
+        self.cmd: dict[int, str] = {}
+        self.cpu0: dict[int, float] = {}  # the CPU of the processes already there
+        for p in [self.top, *self.top.children(recursive=True)]:
+            t = p.cpu_times()
+            self.cpu0[p.pid] = t.user + t.system
+        self.own = 0.0  # this sampler's CPU seconds (not the run's)
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        import psutil
+
+        n = 0
+        while not self.stop.is_set():
+            n += 1
+            try:
+                procs = [self.top, *self.top.children(recursive=True)]
+            except psutil.Error:
+                procs = [self.top]
+            for p in procs:
+                try:
+                    with p.oneshot():
+                        t = p.cpu_times()
+                        rss = p.memory_info().rss
+                        if p.pid not in self.cmd or n % 20 == 0:  # a spawned process execs
+                            self.cmd[p.pid] = " ".join(p.cmdline())
+                except psutil.Error:
+                    continue
+                self.cpu[p.pid] = t.user + t.system
+                self.rss[p.pid] = max(self.rss.get(p.pid, 0), rss)
+            self.own = time.thread_time()
+            self.stop.wait(0.1)
+
+    def finish(self) -> list[tuple[str, int, float, int]]:
+        self.stop.set()
+        self.thread.join()
+        out = []
+        for pid in sorted(self.cpu):
+            cmd = self.cmd.get(pid, "")
+            role = ("client" if pid == self.top.pid else
+                    "worker" if "spawn_main" in cmd or "dask worker" in cmd else
+                    "scheduler" if "dask scheduler" in cmd else
+                    "resource tracker" if "resource_tracker" in cmd else cmd[:40])
+            cpu = self.cpu[pid] - self.cpu0.get(pid, 0.0) - (self.own if pid == self.top.pid else 0.0)
+            out.append((role, pid, cpu, self.rss[pid]))
+        return out
+
+
+def _worker_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def breakdown(d: Path, what_ifs: list[str], target: str | None, pods: int) -> bytes:
+    """One mode's steps in this process, with where the time goes (printed);
+    the report's JSON."""
+    import pickle
+    import statistics
+
+    from podnuma.fleet import execute
+    from podnuma.fleet.report import fleet_report
+    from podnuma.render.output import render_output
+    from podnuma.service import fleet as service
+
+    sampler = _Sampler()
+    rows: list[tuple[str, float, float, float, float]] = []
+    client: Any = None
+    def client_cpu() -> float:
+        return _rusage_cpu() - sampler.own
+
+    state = {"t": time.perf_counter(), "c": client_cpu(), "m": time.thread_time(), "w": 0.0}
+
+    def workers_cpu() -> float:
+        return float(sum(client.run(_worker_cpu).values())) if client is not None else 0.0
+
+    def step(name: str) -> None:
+        t, c, m, w = time.perf_counter(), client_cpu(), time.thread_time(), workers_cpu()
+        rows.append((name, t - state["t"], c - state["c"], m - state["m"], w - state["w"]))
+        state.update(t=time.perf_counter(), c=client_cpu(), m=time.thread_time(), w=workers_cpu())
+
+    parsed = service.what_ifs(what_ifs, workers=None, dask_target=target)
+    sizes: list[int] = []
+    result_bytes = 0
+
+    with service.executor(dask_target=target) as ex:
+        client = getattr(ex, "client", None)
+        if target is not None and not target.startswith("local"):
+            state["w"] = workers_cpu()  # a running cluster: its start-up is not this run's
+        step("start")
+        fleet = service.load([d], executor=ex)
+        step("read+index")
+
+        orig = ex.map
+
+        def counting(fn: Any, args: Any, done: Any = None) -> Any:
+            nonlocal result_bytes
+            out = orig(fn, args, done)
+            if fn is execute._replay_args:
+                sizes.extend(sum(execute._weight(n) for n in a[0]) for a in args)
+                t, c, m = time.perf_counter(), client_cpu(), time.thread_time()
+                result_bytes += sum(len(pickle.dumps(r, protocol=5)) for r in out)
+                # not the run's time
+                state["t"] += time.perf_counter() - t
+                state["c"] += client_cpu() - c
+                state["m"] += time.thread_time() - m
+            return out
+
+        ex.map = counting
+        results = execute.run_fleet(fleet.nodes, parsed, executor=ex)
+        step("replay")
+        report = fleet_report(fleet, results, [w.label for w in parsed])
+        service._gate_changes(report, parsed)
+        step("report")
+        text = render_output("json", lambda: report, {})
+        step("encode")
+    procs = sampler.finish()
+    total = sum(r[1] for r in rows)
+    print(f"  breakdown ({target or 'one process'}): {total:.1f} s wall, {pods / total:.0f} pods/s")
+    print(f"    {'step':12} {'wall s':>7} {'client CPU s':>12} {'(main thread)':>13} {'workers CPU s':>13}")
+    for name, w, c, m, wc in rows:
+        print(f"    {name:12} {w:7.2f} {c:12.2f} {m:13.2f} {wc:13.2f}")
+    print(f"    {'total':12} {total:7.2f} {sum(r[2] for r in rows):12.2f} {sum(r[3] for r in rows):13.2f} "
+          f"{sum(r[4] for r in rows):13.2f}")
+    cores = os.cpu_count() or 1
+    bound = sum(max(c, (c + wc) / cores) for _, _, c, _, wc in rows)
+    print(f"    CPU-bound wall on an otherwise idle {cores}-core machine (per step, the larger of the "
+          f"client's CPU and all CPU / {cores}): {bound:.1f} s, {pods / bound:.0f} pods/s")
+    if sizes:
+        print(f"    replay: {len(sizes)} tasks, pods per partition min/median/max {min(sizes)}/"
+              f"{statistics.median(sizes):.0f}/{max(sizes)}; results {result_bytes / 2**20:.1f} MiB "
+              f"pickled; report {len(text.encode()) / 2**20:.1f} MiB of JSON")
+    peak_sum = sum(p[3] for p in procs)
+    for role, pid, cpu, rss in procs:
+        print(f"    process {role:16} {pid:>7}: {cpu:7.2f} CPU s, peak RSS {rss / 2**20:6.0f} MiB")
+    print(f"    sum of the processes' peaks {peak_sum / 2**20:.0f} MiB")
+    return text.encode()
 
 
 def main() -> None:
@@ -79,6 +246,11 @@ def main() -> None:
     ap.add_argument("--dir", type=Path, default=None, help="reuse (or keep) the generated fleet here")
     ap.add_argument("--skip-serial", action="store_true")
     ap.add_argument("--skip-dask", action="store_true")
+    ap.add_argument("--breakdown", action="store_true",
+                    help="run each mode's steps in this process and print where the time goes")
+    ap.add_argument("--running-cluster", action="store_true",
+                    help="also run on a scheduler and workers started beforehand (dask scheduler, "
+                         "dask worker): the cluster's start-up is not in the figures")
     args = ap.parse_args()
 
     from podnuma.fleet.generate import generate_fleet
@@ -105,25 +277,85 @@ def main() -> None:
     base = [sys.executable, "-m", "podnuma.cli", "fleet", "analyze", str(d), "-o", "json"]
     for w in args.what_if:
         base += ["--what-if", w]
-    modes: list[tuple[str, list[str]]] = []
+    modes: list[tuple[str, str | None]] = []
     if not args.skip_serial:
-        modes.append(("one process", []))
+        modes.append(("one process", None))
     if not args.skip_dask:
-        modes.append((f"dask local:{args.workers}", ["--dask", f"local:{args.workers}"]))
+        modes.append((f"dask local:{args.workers}", f"local:{args.workers}"))
+    cluster: list[subprocess.Popen[bytes]] = []
+    if args.running_cluster:
+        modes.append((f"dask tcp, {args.workers} running workers", "tcp"))
     walls: dict[str, float] = {}
     docs: dict[str, bytes] = {}
-    for name, extra in modes:
-        out = Path(tmp.name) / f"{len(docs)}.json"
-        wall, cpu, peak = _run([*base, *extra, "--output-file", str(out)])
-        walls[name] = wall
-        docs[name] = out.read_bytes()
-        print(f"{name:16} {wall:7.1f} s wall {pods / wall:8.0f} pods/s | {cpu:7.1f} CPU s "
-              f"{pods / cpu:8.0f} pods/CPU-s | peak RSS (sum) {peak / 2**20:6.0f} MiB "
-              f"| load {os.getloadavg()[0]:.1f}")
-    if len(walls) == 2:
-        (a, ta), (b, tb) = walls.items()
-        print(f"ratio {a} wall / {b} wall: {ta / tb:.2f}; "
-              f"byte-identical reports: {docs[a] == docs[b]}")
+    try:
+        for name, target in modes:
+            if target == "tcp":  # started now, so that it idles through no other mode
+                target = _start_cluster(cluster, args.workers, Path(tmp.name))
+            extra = ["--dask", target] if target else []
+            if args.breakdown:
+                print(f"{name}:")
+                t = time.perf_counter()
+                docs[name] = breakdown(d, args.what_if, target, pods)
+                walls[name] = time.perf_counter() - t
+                continue
+            out = Path(tmp.name) / f"{len(docs)}.json"
+            wall, cpu, peak = _run([*base, *extra, "--output-file", str(out)])
+            walls[name] = wall
+            docs[name] = out.read_bytes()
+            print(f"{name:16} {wall:7.1f} s wall {pods / wall:8.0f} pods/s | {cpu:7.1f} CPU s "
+                  f"{pods / cpu:8.0f} pods/CPU-s | peak RSS (sum) {peak / 2**20:6.0f} MiB "
+                  f"| load {os.getloadavg()[0]:.1f}")
+    finally:
+        _stop_cluster(cluster)
+    names = list(walls)
+    if names and names[0] == "one process":
+        for other in names[1:]:
+            print(f"ratio one process wall / {other} wall: {walls[names[0]] / walls[other]:.2f}; "
+                  f"byte-identical reports: {docs[names[0]] == docs[other]}")
+
+
+def _start_cluster(procs: list[subprocess.Popen[bytes]], workers: int, tmp: Path) -> str:
+    """A scheduler and ``workers`` single-threaded workers started with
+    Dask's own commands on loopback (the workers import the fleet modules
+    as they start); the scheduler's address once they are all up."""
+    from distributed import Client
+
+    from podnuma.fleet import execute
+
+    dask = str(Path(sys.executable).parent / "dask")
+    # the settings the command gives the LocalCluster it starts
+    env = dict(os.environ)
+    for key, value in getattr(execute, "CLUSTER_CONFIG", {}).items():
+        env["DASK_" + key.upper().replace(".", "__").replace("-", "_")] = str(value)
+    sched_file = tmp / "scheduler.json"
+    log = (tmp / "dask.log").open("wb")
+    procs.append(subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", "0",
+                                   "--no-dashboard", "--scheduler-file", str(sched_file)],
+                                  stdout=log, stderr=subprocess.STDOUT, env=env))
+    preload = [a for m in getattr(execute, "WORKER_PRELOAD", ()) for a in ("--preload", m)]
+    for _ in range(workers):
+        procs.append(subprocess.Popen([dask, "worker", "--scheduler-file", str(sched_file), "--nthreads", "1",
+                                       "--host", "127.0.0.1", "--no-dashboard", "--no-nanny", *preload],
+                                      stdout=log, stderr=subprocess.STDOUT, env=env))
+    deadline = time.monotonic() + 120
+    while not sched_file.exists():
+        if time.monotonic() > deadline:
+            raise SystemExit("the scheduler did not start")
+        time.sleep(0.1)
+    with Client(scheduler_file=str(sched_file), timeout=60) as client:  # type: ignore[no-untyped-call]
+        client.wait_for_workers(workers, timeout=120)
+        return str(client.scheduler.address)
+
+
+def _stop_cluster(procs: list[subprocess.Popen[bytes]]) -> None:
+    for p in reversed(procs):
+        p.terminate()
+    for p in procs:
+        try:
+            p.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
 
 
 if __name__ == "__main__":

@@ -12,6 +12,8 @@ from podnuma.fleet.inputs import load_fleet
 from podnuma.fleet.report import fleet_report
 from podnuma.fleet.whatif import parse_what_if
 
+from .conftest import need
+
 WHAT_IFS = [parse_what_if("pod-level")]
 
 
@@ -72,3 +74,75 @@ def test_a_worker_killed_mid_run_is_replaced_and_the_report_is_the_same(
     assert got == serial
     dask_client.wait_for_workers(2, timeout=60)
     assert victim not in dask_client.run(os.getpid).values()
+
+
+def test_pod_keys_sent_packed_count_each_pod_once_as_merging_one_by_one(
+    small_fleet: Path, tmp_path: Path
+) -> None:
+    """The scans of other processes send their pod keys packed and the
+    fleet matches them all at once: the counts are those of merging the
+    keys one by one, with pods in two, three dumps (one of them YAML, read
+    by the general reader) and unbound pods dumped twice."""
+    import json
+    import shutil
+
+    import yaml
+
+    from podnuma.fleet.inputs import Scan, _classify, assemble, merge_scan, scan_files, walk_inputs
+
+    d = tmp_path / "fleet"
+    shutil.copytree(small_fleet, d)
+    pods_file = sorted((d / "pods").glob("*.json"))[0]
+    items = json.loads(pods_file.read_text())["items"]
+    assert len(items) > 20
+    unbound = [dict(p, spec={k: v for k, v in p["spec"].items() if k != "nodeName"},
+                    metadata=dict(p["metadata"], name=f"unbound-{i}", uid=f"u-{i}"))
+               for i, p in enumerate(items[:3])]
+    (d / "again.json").write_text(json.dumps({"kind": "List", "items": items[:20] + unbound}))
+    (d / "third.yaml").write_text(yaml.safe_dump({"kind": "List", "items": items[5:9] + unbound[:1]}))
+    (d / "unbound.json").write_text(json.dumps({"kind": "List", "items": unbound}))
+    files: list[Path] = []
+    walk_inputs(d, Scan(), files)
+    one_by_one = Scan()
+    for f in files:
+        part = Scan()
+        _classify(f, part)  # keys left as a mapping
+        merge_scan(one_by_one, part)
+    packed = Scan()
+    for part in scan_files([str(f) for f in files]):
+        assert part.packed_keys or not part.pods_total
+        merge_scan(packed, part)
+    want, got = assemble(one_by_one), assemble(packed)
+    # again.json is read first: its pods are found again in pods/, third.yaml, unbound.json
+    assert want.pods_duplicated == 20 + (4 + 1) + 3
+    assert (got.pods_total, got.pods_duplicated, got.pods_without_node) == (
+        want.pods_total, want.pods_duplicated, want.pods_without_node)
+    assert {n.name: n.pods_bound for n in got.nodes} == {n.name: n.pods_bound for n in want.nodes}
+
+
+def _worker_state() -> tuple[Any, bool]:
+    import sys
+
+    import dask
+
+    return dask.config.get("distributed.worker.profile.enabled"), "podnuma.fleet.replay" in sys.modules
+
+
+def test_the_command_s_local_cluster_has_its_settings_and_preloads() -> None:
+    """``--dask local:N``: the workers run without Dask's profiler and have
+    the fleet modules imported before their first task; this process's
+    Dask settings are left as they were."""
+    need("distributed")
+    import dask
+
+    from podnuma.fleet.execute import dask_client
+
+    before = dask.config.get("distributed.worker.profile.enabled")
+    client, cluster = dask_client("local:2")
+    try:
+        got = client.run(_worker_state)
+    finally:
+        client.close()
+        cluster.close()
+    assert len(got) == 2 and all(v == (False, True) for v in got.values()), got
+    assert dask.config.get("distributed.worker.profile.enabled") == before is True

@@ -114,6 +114,18 @@ class Scan:
     #: made in other processes are matched by :func:`merge_scan`.
     pod_keys: dict[bytes, str] = field(default_factory=dict)
     pods_duplicated: int = 0
+    #: the pod keys of scans made elsewhere, per file in the order merged
+    #: (:func:`pack_keys`): matched all at once by :func:`settle_keys`
+    packed_keys: list[PackedKeys] = field(default_factory=list)
+
+
+#: One scan's pod keys as a process sends them back: the keys end to end
+#: (``KEY_SIZE`` bytes each, in the scan's order), the names of the nodes
+#: they are bound to, and per key the index of its node in that list
+#: (``uint32``, native order). A million pods are 12 MB of keys and 4 MB of
+#: indices instead of a million-entry mapping to build, send and merge.
+PackedKeys = tuple[bytes, tuple[str, ...], bytes]
+KEY_SIZE = 12
 
 
 def _is_machine_info(doc: Any) -> bool:
@@ -228,8 +240,55 @@ def scan_files(paths: Sequence[str]) -> list[Scan]:
     for p in paths:
         part = Scan()
         _classify(Path(p), part)
+        pack_keys(part)
         out.append(part)
     return out
+
+
+def pack_keys(scan: Scan) -> None:
+    """``scan.pod_keys`` moved into ``scan.packed_keys`` (one entry)."""
+    import numpy as np
+
+    if not scan.pod_keys:
+        return
+    names: dict[str, int] = {}
+    index = np.fromiter((names.setdefault(n, len(names)) for n in scan.pod_keys.values()),
+                        dtype=np.uint32, count=len(scan.pod_keys))
+    blob = b"".join(scan.pod_keys)
+    assert len(blob) == KEY_SIZE * len(scan.pod_keys)
+    scan.packed_keys.append((blob, tuple(names), index.tobytes()))
+    scan.pod_keys = {}
+
+
+def settle_keys(scan: Scan) -> None:
+    """The pods of ``scan.packed_keys`` that are also in an earlier file
+    (``scan.pod_keys``, then the packed keys in order) counted once, as
+    :func:`merge_scan` counts the keys it merges one by one."""
+    import numpy as np
+
+    if not scan.packed_keys:
+        return
+    keys = np.frombuffer(b"".join(b for b, _, _ in scan.packed_keys), dtype=f"S{KEY_SIZE}")
+    _, first = np.unique(keys, return_index=True)  # each key's first place
+    dup = np.ones(len(keys), dtype=bool)
+    dup[first] = False
+    if scan.pod_keys:
+        dup |= np.isin(keys, np.array(list(scan.pod_keys), dtype=f"S{KEY_SIZE}"))
+    names: list[str] = []
+    nodes = []
+    for _, table, index in scan.packed_keys:
+        nodes.append(np.frombuffer(index, dtype=np.uint32).astype(np.int64) + len(names))
+        names.extend(table)
+    found, times = np.unique(np.concatenate(nodes)[dup], return_counts=True)
+    for i, k in zip(found.tolist(), times.tolist(), strict=True):
+        node = names[i]
+        scan.pods_duplicated += k
+        scan.pods_total -= k
+        if not node:
+            scan.unbound -= k
+        elif scan.pod_counts.get(node, 0) > 0:
+            scan.pod_counts[node] = max(0, scan.pod_counts[node] - k)
+    scan.packed_keys = []
 
 
 def merge_scan(into: Scan, part: Scan) -> None:
@@ -258,6 +317,9 @@ def merge_scan(into: Scan, part: Scan) -> None:
     into.unbound += part.unbound
     into.pods_total += part.pods_total
     into.pods_duplicated += part.pods_duplicated
+    if into.packed_keys or part.packed_keys:  # matched by settle_keys, in this order
+        pack_keys(part)
+        into.packed_keys.extend(part.packed_keys)
     for key, node in part.pod_keys.items():  # a pod also in an earlier file: counted once
         if key not in into.pod_keys:
             into.pod_keys[key] = node
@@ -344,6 +406,7 @@ def load_fleet(
 def assemble(scan: Scan) -> FleetInputs:
     """The nodes (sorted by name) with their configuration, topology and pod
     files, and the fleet-level issues."""
+    settle_keys(scan)
     issues = list(scan.issues)
     nodes: list[NodeSpec] = []
     if not scan.nodes and scan.pod_counts:
