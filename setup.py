@@ -12,7 +12,7 @@ build's output. ``PODNUMA_MYPYC=full`` compiles every module of
 install in both compiled builds.
 
 Knobs (compiled builds only): ``PODNUMA_MYPYC_OPT`` the C optimisation
-level (default: 1 for the default build, 3 for ``full``);
+level (default: ``g``, i.e. ``-Og``, for the default build, 3 for ``full``);
 ``PODNUMA_MYPYC_MULTI_FILE=0`` one big C file instead of one per module
 (measured: 248 s instead of 157 s of compilation, no faster engine);
 ``PODNUMA_BUILD_JOBS`` how many C files are compiled at once (default: one
@@ -35,7 +35,7 @@ from build_backend import engine_mode, toolchain_problem  # noqa: E402
 
 #: what each build compiles (a list in buildinfo.py), its C optimisation
 #: level and its debug information level (docs/speed.md has the measurements)
-BUILDS = {"auto": ("ADMISSION_SOURCES", "1", "0"), "full": ("ENGINE_SOURCES", "3", "1")}
+BUILDS = {"auto": ("ADMISSION_SOURCES", "g", "0"), "full": ("ENGINE_SOURCES", "3", "1")}
 
 
 def _flag(name: str, default: bool = False) -> bool:
