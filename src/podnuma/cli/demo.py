@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from podnuma.buildinfo import engine_note
 from podnuma.cli.app import guard
 from podnuma.cli.options import checkpoint_option, echo, output_option
 from podnuma.fileio import write_checkpoint_dir
@@ -38,3 +39,7 @@ def demo_command(output: str, checkpoint_dir: Path | None) -> None:
 
     text = guard(go)
     guard(lambda: echo(text))
+    note = engine_note()
+    if note:  # the install could not compile the engine: say so, on stderr
+        click.echo(f"note: the engine runs as pure Python ({note}); with a C compiler and "
+                   "the Python headers, reinstalling compiles it (docs/speed.md)", err=True)
