@@ -92,7 +92,11 @@ class Agent:
         restored = state.restore(config)
         self.stale_temp_files = restored.stale_temp_files
         self.node = Node(
-            machine, config, cpu_checkpoint=restored.cpu, memory_checkpoint=restored.memory
+            machine,
+            config,
+            cpu_checkpoint=restored.cpu,
+            memory_checkpoint=restored.memory,
+            device_checkpoint=restored.device,
         )
         uids: set[str] = set()
         if restored.cpu is not None:

@@ -156,6 +156,7 @@ def restart_state_dir(
         node=node_out, kubelet_config=config_out,
         cpu_checkpoint=state.get("cpuManager"), memory_checkpoint=state.get("memoryManager"),
         pods=tuple(running), source=str(directory), base_dir=Path.cwd(), notes=tuple(notes),
+        device_checkpoint=state.get("deviceManager"),
     ))
 
 
