@@ -214,6 +214,8 @@ class RestartReport:
     totals: Totals
     next_start: str | None  # the kubelet's refusal to start from the state after, or None
     notes: tuple[str, ...]
+    #: the ``--set`` overrides the node ran and restarted with (as written)
+    overrides: tuple[str, ...] = ()
 
     def count(self, outcome: str) -> int:
         return sum(1 for p in self.pods if p.outcome == outcome)
@@ -633,6 +635,7 @@ def restart_document(r: RestartReport) -> dict[str, Any]:
         },
         "nextStart": {"starts": r.next_start is None, "message": r.next_start},
         "notes": list(r.notes),
+        **({"set": list(r.overrides)} if r.overrides else {}),
     }
 
 
