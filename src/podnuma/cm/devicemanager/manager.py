@@ -33,6 +33,7 @@ from typing import Final
 
 from podnuma.api.pod import Container, Pod
 from podnuma.buildinfo import mypyc_attr
+from podnuma.cm.active import ActiveContainers
 from podnuma.cm.devicemanager.checkpoint import DeviceEntry, canonical_device_checkpoint
 from podnuma.cm.devicemanager.topology_hints import (
     DeviceHints,
@@ -59,10 +60,6 @@ PROVIDER_NAME: Final = "device"
 # The fake NUMA node upstream files devices without topology under.
 NODE_WITHOUT_TOPOLOGY: Final = -1
 
-# pod UID -> names of the pod's containers; only the pod UIDs matter here.
-ActiveContainers = Mapping[str, AbstractSet[str]]
-
-
 
 class DeviceManagerError(PodnumaError):
     """An allocation failure. It carries no admission reason: the topology
@@ -75,7 +72,6 @@ class DeviceManagerError(PodnumaError):
 
     def __str__(self) -> str:
         return self.message
-
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
