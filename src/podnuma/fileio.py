@@ -10,10 +10,13 @@ file in the same directory, fsync, rename.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import secrets
+import stat
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from podnuma.cm.cpumanager.checkpoint import (
@@ -36,6 +39,7 @@ __all__ = [
     "read_memory_checkpoint_file",
     "write_memory_checkpoint_file",
     "write_checkpoint_dir",
+    "StateWriter",
 ]
 
 _FAULT_PAUSE = float(os.environ.get("PODNUMA_FAULT_WRITE_PAUSE") or 0)
@@ -129,9 +133,12 @@ def write_memory_checkpoint_file(path: str | os.PathLike[str], data: MemoryCheck
 
 def write_checkpoint_dir(directory: Path, files: Mapping[str, bytes]) -> None:
     """Write every checkpoint file or none: each is staged in a temporary
-    file in ``directory`` (written, fsynced), and only when all are staged
-    are they renamed over their targets. A failure leaves no temporary file
-    and no half-written checkpoint behind."""
+    file beside its target (written, fsynced), and only when all are staged
+    are they renamed over their targets, then the directories fsynced. A
+    failure leaves no temporary file and no half-written checkpoint behind.
+    Names are paths under ``directory`` (``device-plugins/...``): their
+    directories are created and opened by descriptor without following a
+    symlink (:class:`StateWriter`)."""
     if directory.exists() and not directory.is_dir():
         raise InputError("--checkpoint-dir: not a directory", file=str(directory))
     created = not directory.exists()
@@ -139,38 +146,158 @@ def write_checkpoint_dir(directory: Path, files: Mapping[str, bytes]) -> None:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise InputError(f"--checkpoint-dir: cannot create: {e.strerror or e}", file=str(directory)) from None
-    for name in files:
-        target = directory / name
-        if target.exists() and not target.is_file():
-            raise InputError(
-                f"--checkpoint-dir: cannot write {name}: it exists and is not a regular file",
-                file=str(directory),
-            )
-    staged: list[tuple[str, Path]] = []
     name = ""
     try:
-        for name, data in files.items():
-            fd, tmp_name = tempfile.mkstemp(prefix=f".{name}.", dir=directory)
-            staged.append((name, Path(tmp_name)))
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-        for name, staged_path in staged:
-            os.replace(staged_path, directory / name)
+        with StateWriter(directory) as writer:
+            for name in files:
+                if not writer.replaceable(name):
+                    raise InputError(
+                        f"--checkpoint-dir: cannot write {name}: it exists and is not a regular file",
+                        file=str(directory),
+                    )
+            writer.write_all(files)
     except OSError as e:
-        for _, staged_path in staged:
-            with contextlib.suppress(OSError):
-                staged_path.unlink()
         if created:
             with contextlib.suppress(OSError):
                 directory.rmdir()
-        raise InputError(
-            f"--checkpoint-dir: cannot write {name}: {e.strerror or e}", file=str(directory)
-        ) from None
-    with contextlib.suppress(OSError):
-        dir_fd = os.open(directory, os.O_RDONLY)
+        raise InputError(f"--checkpoint-dir: cannot write {name}: {e.strerror or e}", file=str(directory)) from None
+
+
+_DIR_OPEN = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC | os.O_NOFOLLOW
+_FILE_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+class StateWriter:
+    """Atomic writes of files under a state directory, by descriptor.
+
+    The directory is opened once; each subdirectory on the way to a file is
+    created (``mkdirat``, mode 0750) and opened relative to its parent with
+    ``O_NOFOLLOW``, so a symlink planted anywhere beneath cannot lead a
+    write outside. A file is staged in a fresh temporary file beside its
+    target (``O_EXCL | O_NOFOLLOW``, written, fsynced), renamed over the
+    target by descriptor (a symlink in the target's place is replaced,
+    never followed), and the directories are fsynced."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._dirs: dict[str, int] = {"": os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)}
+
+    def __enter__(self) -> StateWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        for fd in self._dirs.values():
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self._dirs.clear()
+
+    def _dir(self, rel: str, *, create: bool = True) -> int:
+        fd = self._dirs.get(rel)
+        if fd is not None:
+            return fd
+        pfd, name = self._split(rel, create=create)
+        if create:
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(name, 0o750, dir_fd=pfd)
+        fd = os.open(name, _DIR_OPEN, dir_fd=pfd)
+        self._dirs[rel] = fd
+        return fd
+
+    def _split(self, rel: str, *, create: bool = True) -> tuple[int, str]:
+        parent, _, name = rel.rpartition("/")
+        if name in ("", ".", ".."):
+            raise OSError(errno.EINVAL, "not a plain name", rel)
+        return self._dir(parent, create=create), name
+
+    def replaceable(self, rel: str) -> bool:
+        """Nothing at ``rel``, a regular file or a symlink (replaced)."""
+        pfd, name = self._split(rel)
         try:
-            os.fsync(dir_fd)
+            st = os.stat(name, dir_fd=pfd, follow_symlinks=False)
+        except FileNotFoundError:
+            return True
+        return stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode)
+
+    def read(self, rel: str) -> bytes | None:
+        """A regular file's bytes (``None``: missing), never through a
+        symlink; a missing directory on the way is not created."""
+        try:
+            pfd, name = self._split(rel, create=False)
+            fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, dir_fd=pfd)
+        except FileNotFoundError:
+            return None
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                raise OSError(errno.EINVAL, "not a regular file", rel)
+            return fh.read()
+
+    def _stage(self, pfd: int, name: str, data: bytes, mode: int) -> str:
+        for _ in range(100):
+            tmp = f".{name}.{secrets.token_hex(6)}"
+            try:
+                fd = os.open(tmp, _FILE_CREATE, mode, dir_fd=pfd)
+            except FileExistsError:
+                continue
+            try:
+                with os.fdopen(fd, "wb") as fh:
+                    os.fchmod(fh.fileno(), mode)
+                    if _FAULT_PAUSE:  # fault injection, as in atomic_write
+                        fh.write(data[: len(data) // 2])
+                        fh.flush()
+                        time.sleep(_FAULT_PAUSE)
+                        fh.write(data[len(data) // 2 :])
+                    else:
+                        fh.write(data)
+                    fh.flush()
+                    os.fsync(fh.fileno())
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp, dir_fd=pfd)
+                raise
+            return tmp
+        raise OSError(errno.EEXIST, "no free temporary name", name)
+
+    def write_all(self, files: Mapping[str, bytes], *, mode: int = 0o600) -> None:
+        """Stage every file, then rename each over its target, then fsync
+        the directories; on failure no temporary file is left."""
+        staged: list[tuple[int, str, str]] = []
+        try:
+            for rel, data in files.items():
+                pfd, name = self._split(rel)
+                staged.append((pfd, self._stage(pfd, name, data, mode), name))
+            if _FAULT_PAUSE:
+                time.sleep(_FAULT_PAUSE)
+            while staged:
+                pfd, tmp, name = staged[0]
+                os.replace(tmp, name, src_dir_fd=pfd, dst_dir_fd=pfd)
+                staged.pop(0)
         finally:
-            os.close(dir_fd)
+            for pfd, tmp, _ in staged:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp, dir_fd=pfd)
+        for fd in list(self._dirs.values()):
+            with contextlib.suppress(OSError):
+                os.fsync(fd)
+
+    def remove_stale_temp_files(self, names: Iterable[str]) -> int:
+        """Remove the temporary files a killed writer left beside ``names``
+        (they were never renamed, so they never were state)."""
+        removed = 0
+        by_dir: dict[str, list[str]] = {}
+        for rel in names:
+            parent, _, name = rel.rpartition("/")
+            by_dir.setdefault(parent, []).append(name)
+        for parent, own in by_dir.items():
+            try:
+                pfd = self._dir(parent, create=False)
+            except OSError:
+                continue
+            for entry in os.listdir(pfd):
+                if any(entry.startswith(f".{n}.") for n in own):
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(entry, dir_fd=pfd)
+                        removed += 1
+        return removed

@@ -5,6 +5,7 @@ directory), pods without specs, terminal pods, and the command's grammar.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -167,11 +168,25 @@ def test_explain_says_the_restart_risk_when_it_applies(tmp_path: Path) -> None:
     assert "restart" not in plain
 
 
-def test_pods_with_devices_are_flagged() -> None:
+def test_device_state_is_carried_into_the_restart() -> None:
     root = Path(__file__).resolve().parents[2]
     r = restart_after_scenario(TextInput.read(root / "examples/topology/restricted.yaml", what="scenario"))
-    # the device manager starts empty in the replay: the GPU pods' outcomes are not the kubelet's
-    notes = [n for n in r.notes if n.startswith("devices:")]
+    # the restart starts from the device checkpoint the run wrote: the GPU
+    # pods keep their devices, and no caveat is needed
+    assert not any(n.startswith("devices:") for n in r.notes)
+    entries = r.scenario["state"]["deviceManager"]["Data"]["PodDeviceEntries"]
+    assert sorted({e["PodUID"] for e in entries}) == sorted(
+        p.uid for p in r.pods if p.ref in ("demo/gpu-pair", "demo/aligned-again")
+    )
+    assert {p.ref: p.outcome for p in r.pods}["demo/gpu-pair"] == "kept"
+
+
+def test_pods_with_devices_are_flagged_without_a_device_checkpoint() -> None:
+    root = Path(__file__).resolve().parents[2]
+    r = restart_after_scenario(TextInput.read(root / "examples/topology/restricted.yaml", what="scenario"))
+    bare = restart(dataclasses.replace(r.state, device_checkpoint=None))
+    # the device manager then starts empty in the replay: the GPU pods' outcomes may not be the kubelet's
+    notes = [n for n in bare.notes if n.startswith("devices:")]
     assert len(notes) == 1 and "demo/gpu-pair, demo/aligned-again" in notes[0]
     plain = restart_after_scenario(TextInput.read(root / "examples/pod-level/restart.yaml", what="scenario"))
     assert not any(n.startswith("devices:") for n in plain.notes)

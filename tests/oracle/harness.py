@@ -57,7 +57,11 @@ STEP_FIELDS = (
     "defaultCpuSet",
 )
 CONTAINER_FIELDS = ("name", "type", "cpus", "mems", "isolation", "memory", "devices", "topologyHint")
-CHECKPOINT_FILES = {"cpuManager": "cpu_manager_state", "memoryManager": "memory_manager_state"}
+CHECKPOINT_FILES = {
+    "cpuManager": "cpu_manager_state",
+    "memoryManager": "memory_manager_state",
+    "deviceManager": "device-plugins/kubelet_internal_checkpoint",
+}
 
 _STARTUP_PREFIX = "error: kubelet would not start: "
 
@@ -200,7 +204,8 @@ def run_oracle_checkpoints(binary: str, path: Path, timeout: float = 120.0) -> O
         if proc.returncode != 0:
             last = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else f"exit {proc.returncode}"
             return _oracle_failure(last, str(path))
-        files = {p.name: p.read_bytes() for p in Path(d).iterdir() if p.is_file()}
+        root = Path(d)
+        files = {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()}
         return Outcome(doc=json.loads(proc.stdout), files=files)
 
 

@@ -77,3 +77,46 @@ def test_fleet_runs_replay_in_the_oracle_to_the_report_figures(oracle_binary: st
     # is among them
     assert checked == len(list(scen.iterdir())) == 3 * (1 + len(WHAT_IFS))
     assert held > 0
+
+
+def test_fleet_restart_scenarios_replay_in_the_oracle(oracle_binary: str, tmp_path: Path) -> None:
+    """``--what-if ...,restart --as-scenario DIR`` writes per node the
+    restart after the what-if (``NODE.whatif-N.restart.yaml``): the oracle
+    replays it to the same documents as podnuma, and to the what-if's
+    ``restart`` figures (pods rejected at re-admission and their reasons,
+    the CPUs of the pods that moved)."""
+    root = Path(__file__).resolve().parents[2]
+    scen = tmp_path / "scenarios"
+    label = "pod-level,scope=pod,restart"
+    proc = subprocess.run(
+        [sys.executable, "-m", "podnuma.cli", "fleet", "analyze", str(root / "examples" / "fleet"), "-o", "json",
+         "--what-if", label, "--as-scenario", str(scen)],
+        capture_output=True, text=True, timeout=300, env={**os.environ, "NO_COLOR": "1"},
+    )
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    replayed = rejected_total = 0
+    for node in report["nodes"]:
+        figures = node.get("whatIfs", {}).get(label, {}).get("restart")
+        if figures is None or "error" in figures:
+            continue
+        path = scen / f"{node['name']}.whatif-1.restart.yaml"
+        doc = yaml.safe_load(path.read_text())
+        assert doc["state"]["cpuManager"] and doc["state"]["pods"]
+        mine = run_podnuma(path)
+        (theirs,) = run_oracle(oracle_binary, [path])
+        assert mine.kind == theirs.kind == "ok", (path, mine.message, theirs.message)
+        assert compare(mine, theirs, doc) == [], path
+        assert theirs.doc is not None
+        steps = {s["pod"]: s for s in theirs.doc["steps"] if s["op"] == "addPod"}
+        readmitted = [s for s in steps.values()]
+        assert sum(1 for s in readmitted if s["admitted"] is False) == figures["rejected"]
+        assert len(readmitted) == figures["kept"] + figures["moved"] + figures["rejected"]
+        for p in figures["pods"]:
+            step = steps[p["pod"]]
+            assert step["admitted"] == (p["outcome"] != "rejected")
+            assert (step["reason"], step["message"]) == (p["reason"], p["message"])
+        replayed += 1
+        rejected_total += figures["rejected"]
+    assert replayed == report["restart"][label]["nodes"] >= 3
+    assert rejected_total == report["restart"][label]["rejected"] > 0

@@ -182,3 +182,42 @@ def test_compare_and_advise_restart_sections_replay_in_the_oracle(oracle_binary:
         assert (step["reason"], step["message"]) == (r["detail"]["reason"], r["detail"]["message"])
         if r["outcome"] != "rejected":
             assert str(_cpus(step)) == r["detail"]["after"]["cpus"]
+
+
+GPU = "example.com/gpu"
+
+
+def _gpu_pod(name: str, gpus: int, created: str) -> dict[str, Any]:
+    limits = {"cpu": "1", "memory": "1Gi", GPU: str(gpus)}
+    return {"metadata": {"name": name, "namespace": "r", "creationTimestamp": created},
+            "spec": {"containers": [{"name": "app", "resources": {"limits": limits}}]}}
+
+
+def test_restart_restores_the_device_checkpoint(oracle_binary: str, tmp_path: Path) -> None:
+    """The restart scenario carries the device manager's checkpoint as the
+    run wrote it: the pods re-admitted (oldest first, the reverse of their
+    admission) keep their devices in podnuma and in the real code alike."""
+    machine = copy.deepcopy(MACHINE)
+    machine["devices"] = {GPU: [{"id": f"gpu{i}", "numaNodes": [i // 2]} for i in range(4)]}
+    config = {"cpuManagerPolicy": "static", "reservedSystemCPUs": "0", "topologyManagerPolicy": "single-numa-node"}
+    doc = {"apiVersion": "podnuma.io/v1", "kind": "Scenario", "node": machine, "kubeletConfig": config,
+           "steps": [{"addPod": _gpu_pod("a", 1, "2026-01-01T00:00:02Z")},
+                     {"addPod": _gpu_pod("b", 2, "2026-01-01T00:00:01Z")}]}
+    before = run_podnuma(write_scenario(doc, tmp_path / "before.json"))
+    assert before.doc is not None
+    held = {st["pod"]: st["containers"][0]["devices"][GPU] for st in before.doc["steps"]}
+    assert held == {"r/a": ["gpu0"], "r/b": ["gpu2", "gpu3"]}
+
+    report, written = _restart(tmp_path, doc)
+    restart_doc = json.loads(written.read_text())
+    entries = restart_doc["state"]["deviceManager"]["Data"]["PodDeviceEntries"]
+    assert len(entries) == 2
+    assert not any("devices" in n for n in report.get("notes", []))
+    mine, theirs = run_podnuma(written), run_oracle_checkpoints(oracle_binary, written)
+    assert mine.kind == theirs.kind == "ok", (mine.message, theirs.message)
+    assert not compare(mine, theirs, restart_doc, check_bytes=True)
+    for outcome in (mine, theirs):
+        assert outcome.doc is not None
+        steps = outcome.doc["steps"]
+        assert [s["pod"] for s in steps] == ["r/b", "r/a"]
+        assert {s["pod"]: s["containers"][0]["devices"][GPU] for s in steps} == held

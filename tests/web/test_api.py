@@ -497,6 +497,17 @@ def test_restart_is_the_cli_document(server: str, tmp_path: Path) -> None:
     # a file named by the request is refused at its field, as everywhere
     status, message = error_of(server + "/api/restart", b"node: {sysfs: /sys}\nsteps: []\n")
     assert status == 400 and "node.sysfs" in message
+    # --set: the same overrides as the command line
+    gate = "featureGates.PodLevelResourceManagers=false"
+    got = ok_json(server + "/api/restart" + q(name="examples/pod-level/restart.yaml", set=gate), path.read_bytes())
+    proc = cli("restart", "examples/pod-level/restart.yaml", "-o", "json", "--set", gate, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    want = json.loads(proc.stdout)
+    assert got["set"] == want["set"] == [gate]
+    assert [p["outcome"] for p in got["pods"]] == [p["outcome"] for p in want["pods"]] == ["kept", "kept", "kept"]
+    assert got["scenario"]["kubeletConfig"]["featureGates"]["PodLevelResourceManagers"] is False
+    status, message = error_of(server + "/api/restart" + q(set="bogus=1"), path.read_bytes())
+    assert status == 400 and "--set" in message and "bogus" in message
 
 
 def _sleep(seconds: float) -> int:

@@ -383,3 +383,30 @@ def test_kubelet_restart_on_the_page(browser: Any, server: str) -> None:
     _wait(browser, lambda d: d.execute_script("return !!document.getElementById('restart-risks')"))
     risks = _css(browser, "#restart-risks").text
     assert "pod-level, scope pod" in risks and "per-container, scope pod): kept" in risks
+
+
+def test_fleet_report_page_shows_the_gates_changed_pods(browser: Any, tmp_path: Path) -> None:
+    """``fleet analyze --what-if gates -o html``: the pods that change when
+    the gates are on, read from the page Chromium rendered, are the
+    report's ``changedPods`` (JSON) row for row."""
+    need("plotly", _importable("plotly"))
+    dump = str(ROOT / "examples" / "fleet")
+    page = tmp_path / "fleet.html"
+    env = {**os.environ, "NO_COLOR": "1"}
+    for args in (["-o", "html", "--output-file", str(page)], ["-o", "json", "--output-file", str(tmp_path / "f.json")]):
+        proc = subprocess.run([sys.executable, "-m", "podnuma.cli", "fleet", "analyze", dump, "--what-if", "gates",
+                               "--what-if", "pod-level", *args], capture_output=True, text=True, env=env, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+    changed = json.loads((tmp_path / "f.json").read_text())["changedPods"]
+    browser.get(page.as_uri())
+    _wait(browser, lambda d: d.execute_script("return document.readyState") == "complete")
+    rows = browser.execute_script(
+        "return [...document.querySelectorAll('#changed-pods tbody tr')]"
+        ".map(tr => [...tr.cells].map(td => td.textContent))")
+    want = [[lab, r["node"], r["pod"], "; ".join(r["changes"])] for lab, items in changed.items() for r in items]
+    assert rows == want and len(rows) == 2
+    assert "exclusive CPUs (4 CPUs)" in rows[0][3]
+    heading = browser.execute_script(
+        "return [...document.querySelectorAll('h2')].map(h => h.textContent)"
+        ".find(t => t.startsWith('Pods that change'))")
+    assert heading == "Pods that change when the gates are on (gates): 2"

@@ -297,7 +297,12 @@ func writeCheckpoints(dir string, files map[string][]byte) error {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		tmp, err := os.CreateTemp(dir, "."+name+".tmp-")
+		// a name may lie in a subdirectory (device-plugins/...)
+		sub := filepath.Dir(filepath.Join(dir, name))
+		if err := os.MkdirAll(sub, 0o750); err != nil {
+			return err
+		}
+		tmp, err := os.CreateTemp(sub, "."+filepath.Base(name)+".tmp-")
 		if err != nil {
 			return err
 		}
@@ -317,6 +322,12 @@ func writeCheckpoints(dir string, files map[string][]byte) error {
 		}
 		if err := os.Rename(tmp.Name(), filepath.Join(dir, name)); err != nil {
 			return err
+		}
+		if d, err := os.Open(sub); err == nil && sub != dir {
+			_ = d.Sync()
+			d.Close()
+		} else if err == nil {
+			d.Close()
 		}
 	}
 	if d, err := os.Open(dir); err == nil {

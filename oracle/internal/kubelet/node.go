@@ -145,6 +145,8 @@ type Node struct {
 	admitting *v1.Pod
 
 	known knownPods // the pod manager's pods (podresources.go)
+
+	deviceFound os.FileInfo // the starting device checkpoint as placed (devicecheckpoint.go)
 }
 
 // NewNode builds and starts the managers for a scenario. stateDir is the
@@ -182,6 +184,7 @@ func newNode(ctx context.Context, s *scenario.Scenario, stateDir string) (*Node,
 	if err := writeDeviceState(stateDir, s.DeviceState); err != nil {
 		return nil, err
 	}
+	n.deviceFound = startingDeviceState(stateDir)
 
 	// NewContainerManager: capacity from the machine, then the managers in
 	// the kubelet's order (topology, devices, CPUs, memory), each added as

@@ -103,6 +103,11 @@ func (n *Node) Run() (*Document, error) {
 			doc.files[name] = raw
 		}
 	}
+	if raw, err := n.deviceCheckpointFile(); err != nil {
+		return nil, err
+	} else if raw != nil {
+		doc.files[DeviceCheckpointPath] = raw
+	}
 	doc.Checkpoints.CPUManager = rawOrNull(doc.files[cpuStateFile])
 	doc.Checkpoints.MemoryManager = rawOrNull(doc.files[memoryStateFile])
 	return doc, nil

@@ -93,7 +93,11 @@ class Agent:
         restored = state.restore(config)
         self.stale_temp_files = restored.stale_temp_files
         self.node = Node(
-            machine, config, cpu_checkpoint=restored.cpu, memory_checkpoint=restored.memory
+            machine,
+            config,
+            cpu_checkpoint=restored.cpu,
+            memory_checkpoint=restored.memory,
+            device_checkpoint=restored.device,
         )
         self._restored_uids = checkpoint_pod_uids(restored.cpu, restored.memory)
         self._restore_pending = True

@@ -1,18 +1,23 @@
 """The agent's state directory: the kubelet's checkpoint files.
 
-``cpu_manager_state`` and ``memory_manager_state`` are written in the
+``cpu_manager_state``, ``memory_manager_state`` and the device manager's
+``device-plugins/kubelet_internal_checkpoint`` are written in the
 kubelet's format (the same bytes ``podnuma simulate --checkpoint-dir``
-writes), each atomically: temporary file in the directory, fsync, rename,
-directory fsync (:func:`podnuma.fileio.atomic_write`). A file whose bytes
-did not change is not rewritten.
+writes), each atomically: temporary file beside it, fsync, rename,
+directory fsync, every directory opened by descriptor without following a
+symlink (:class:`podnuma.fileio.StateWriter`). A file whose bytes did not
+change is not rewritten.
 
 On start they are restored as the kubelet restores them
 (``restoreState``): a missing file is a fresh state; a file that does not
 decode, whose checksum does not match or whose policy differs refuses the
 start with the kubelet's message (``could not restore state from
 checkpoint: ..., please drain this node and delete ...``) -- never a silent
-reset. Temporary files a killed agent left behind are removed (they were
-never renamed, so they never were state).
+reset. The device manager's checkpoint never refuses a start: one that
+cannot be read restores no device state (the kubelet logs it and goes on),
+one that can restores the devices each container holds. Temporary files a
+killed agent left behind are removed (they were never renamed, so they
+never were state).
 
 One check goes beyond the kubelet's: exclusive CPUs held by two different
 pods (:func:`double_assignments`). kubelet v1.37.2's ``validateState``
@@ -25,26 +30,30 @@ start instead, before it serves PodResources with a CPU given twice.
 
 from __future__ import annotations
 
-import contextlib
-import os
+import errno
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
 from podnuma.api.kubeletconfig import KubeletConfig
-from podnuma.cm.container_manager import CPU_CHECKPOINT_FILE, MEMORY_CHECKPOINT_FILE
+from podnuma.cm.container_manager import (
+    CPU_CHECKPOINT_FILE,
+    DEVICE_CHECKPOINT_FILE,
+    MEMORY_CHECKPOINT_FILE,
+)
 from podnuma.cm.cpumanager.checkpoint import CPUCheckpointData, restore_cpu_state
+from podnuma.cm.devicemanager.checkpoint import DeviceCheckpointData, read_device_checkpoint
 from podnuma.cm.memorymanager.checkpoint import MemoryCheckpointData, restore_memory_state
 from podnuma.errors import InputError
-from podnuma.fileio import atomic_write
+from podnuma.fileio import StateWriter
 from podnuma.golang.strconv import go_quote
 from podnuma.inputs.state import exclusive_cpu_sets
 
 __all__ = ["RestoredState", "StateDir", "STATUS_FILE", "double_assignments"]
 
 STATUS_FILE = "podnuma-agent-status.json"
-_OWN_FILES = (CPU_CHECKPOINT_FILE, MEMORY_CHECKPOINT_FILE, STATUS_FILE)
+_OWN_FILES = (CPU_CHECKPOINT_FILE, MEMORY_CHECKPOINT_FILE, DEVICE_CHECKPOINT_FILE, STATUS_FILE)
 
 _State = TypeVar("_State")
 
@@ -54,6 +63,7 @@ class RestoredState:
     cpu: CPUCheckpointData | None
     memory: MemoryCheckpointData | None
     stale_temp_files: int
+    device: DeviceCheckpointData | None = None
 
 
 class StateDir:
@@ -70,14 +80,15 @@ class StateDir:
         except OSError as e:
             raise InputError(f"--state-dir: cannot create: {e.strerror or e}", file=str(self.path)) from None
 
+    def _writer(self) -> StateWriter:
+        try:
+            return StateWriter(self.path)
+        except OSError as e:
+            raise InputError(f"--state-dir: cannot open: {e.strerror or e}", file=str(self.path)) from None
+
     def remove_stale_temp_files(self) -> int:
-        removed = 0
-        for entry in os.listdir(self.path):
-            if any(entry.startswith(f".{own}.") for own in _OWN_FILES):
-                with contextlib.suppress(FileNotFoundError):
-                    (self.path / entry).unlink()
-                    removed += 1
-        return removed
+        with self._writer() as w:
+            return w.remove_stale_temp_files(_OWN_FILES)
 
     def restore(self, config: KubeletConfig) -> RestoredState:
         """Read both checkpoints the kubelet's way (``KubeletStartupError``
@@ -108,7 +119,8 @@ class StateDir:
                 blob, config.memory_manager_policy, pod_level_resource_managers=pod_level, state_dir=state_dir
             ),
         )
-        return RestoredState(cpu, memory, stale)
+        device = self._restore(DEVICE_CHECKPOINT_FILE, read_device_checkpoint)
+        return RestoredState(cpu, memory, stale, device)
 
     def _restore(self, name: str, restore: Callable[[bytes], _State]) -> _State | None:
         """The checkpoint file ``name`` restored by ``restore`` (``None`` when
@@ -121,26 +133,36 @@ class StateDir:
         return state
 
     def _read(self, name: str) -> bytes | None:
+        """A state file's bytes (``None``: missing), never through a symlink."""
         try:
-            return (self.path / name).read_bytes()
-        except FileNotFoundError:
-            return None
+            with self._writer() as w:
+                return w.read(name)
         except OSError as e:
-            raise InputError(f"cannot read {name}: {e.strerror or e}", file=str(self.path)) from None
+            raise InputError(f"cannot read {name}: {_why(e)}", file=str(self.path)) from None
 
     def write(self, files: dict[str, bytes]) -> int:
         """Write the changed checkpoint files atomically; how many were written."""
-        n = 0
-        for name, data in files.items():
-            if self._written.get(name) == data:
-                continue
-            atomic_write(self.path / name, data)
-            self._written[name] = data
-            n += 1
-        return n
+        changed = {name: data for name, data in files.items() if self._written.get(name) != data}
+        if not changed:
+            return 0
+        with self._writer() as w:
+            for name, data in changed.items():
+                try:
+                    w.write_all({name: data})
+                except OSError as e:
+                    raise InputError(f"cannot write {name}: {_why(e)}", file=str(self.path)) from None
+                self._written[name] = data
+        return len(changed)
 
     def write_status(self, data: bytes) -> None:
-        atomic_write(self.path / STATUS_FILE, data, mode=0o644)  # for any user to read
+        with self._writer() as w:
+            w.write_all({STATUS_FILE: data}, mode=0o644)  # for any user to read
+
+
+def _why(e: OSError) -> str:
+    if e.errno in (errno.ENOTDIR, errno.ELOOP):
+        return f"{e.strerror}: a symlink or a non-directory on the way (the state directory's files are never reached through a symlink)"
+    return str(e.strerror or e)
 
 
 def double_assignments(cpu: CPUCheckpointData) -> str | None:

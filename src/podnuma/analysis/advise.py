@@ -39,6 +39,7 @@ from podnuma.analysis.rewrite import (
     has_whole_cpus,
     to_pod_level,
 )
+from podnuma.analysis.shapes import ShapeProposal, nearest_shape
 from podnuma.analysis.sidecars import recognise_sidecars
 from podnuma.api.kubeletconfig import KubeletConfig
 from podnuma.api.pod import Pod
@@ -89,6 +90,8 @@ class Advice:
     sidecar_rules: Mapping[str, str] = field(default_factory=dict)  # container -> rule
     pod_before: Mapping[str, Any] | None = None  # the Pod measured as written (a workload's template)
     pod_after: Mapping[str, Any] | None = None  # the Pod measured rewritten
+    # no pod-level form admitted: the nearest node shape that admits one
+    shape: ShapeProposal | None = None
 
     def savings(self) -> dict[str, Any]:
         b, a = self.before, self.after
@@ -144,18 +147,21 @@ def advise_pod(
     shared_pool_cpus: int | None = None,
     strategy: str = DEFAULT_STRATEGY,
     sidecars: Collection[str] = (),
+    other_shapes: bool = False,
 ) -> Advice:
     """Search, propose and verify the pod-level rewrite of one object: a
     Pod, or the pod template of a workload (:data:`TEMPLATE_PATHS`), which is
     rewritten in place. ``shared_pool_cpus``: None searches the pool size
     (``auto``: from the strategy's floor up, until the kubelet admits one),
     a number tries that size only. ``sidecars``: container names the user
-    calls sidecars. Never raises for a bad object (it is skipped with the
-    reason); ``KubeletStartupError`` when the configuration itself cannot run."""
+    calls sidecars. ``other_shapes``: when no form is admitted, also search
+    the nearest other node shape that admits one (:mod:`podnuma.analysis.shapes`).
+    Never raises for a bad object (it is skipped with the reason);
+    ``KubeletStartupError`` when the configuration itself cannot run."""
 
     def advise(pod_doc: Any) -> Advice:
-        return _advise_pod(pod_doc, machine, config, where=where, cap=cap,
-                           shared_pool_cpus=shared_pool_cpus, strategy=strategy, sidecars=sidecars)
+        return _advise_pod(pod_doc, machine, config, where=where, cap=cap, shared_pool_cpus=shared_pool_cpus,
+                           strategy=strategy, sidecars=sidecars, other_shapes=other_shapes)
 
     kind = doc.get("kind") if isinstance(doc, Mapping) else None
     if not isinstance(kind, str) or kind not in TEMPLATE_PATHS:
@@ -307,6 +313,7 @@ def _advise_pod(
     shared_pool_cpus: int | None,
     strategy: str,
     sidecars: Collection[str],
+    other_shapes: bool = False,
 ) -> Advice:
     """:func:`advise_pod` of a Pod (or what is not one), with its options."""
     ref = _ref(doc)
@@ -404,8 +411,33 @@ def _advise_pod(
                 f"shared pool {c.pool_cpus} (budget {c.budget_cpus}): {c.reason}" for c in candidates
             )
         rw = to_pod_level(doc, pod, shared_pool_cpus=sizes[-1], sidecars=rules, keep_limits=keep_limits)
+
+        def on(other: Machine) -> tuple[int, str, Mapping[str, Any], Measurement] | str:
+            last = "no candidate"
+            for size in sizes:
+                form = to_pod_level(doc, pod, shared_pool_cpus=size, sidecars=rules, keep_limits=keep_limits)
+                budget = str(form.budget.get("requests", {}).get("cpu", "?"))
+                try:
+                    got = measure_manifest(other, config, form.manifest, label="podLevel", scope=scope,
+                                           pod_level=True, sidecars=side, cap=cap)
+                except InputError as e:
+                    last = f"not a valid pod ({e})"
+                    continue
+                if got.startup_error is not None:
+                    return f"the kubelet would not start: {got.startup_error}"
+                if not got.admitted:
+                    last = f"{got.reason}: {got.message}"
+                    continue
+                taken = _kept_check(form, by_name, before, got)
+                if taken is not None:
+                    last = taken
+                    continue
+                return size, budget, form.manifest, got
+            return last
+
+        shape = nearest_shape(machine_node_document(machine), on) if other_shapes else None
         return skip(why, rewrite=rw, before=before, notes=tuple(base_notes),
-                    candidates=tuple(candidates), sidecar_rules=rules)
+                    candidates=tuple(candidates), sidecar_rules=rules, shape=shape)
     rewrite, after, size = chosen
     notes = base_notes + list(rewrite.notes)
     if after.gates_forced:
@@ -462,6 +494,7 @@ def advice_document(a: Advice) -> dict[str, Any]:
         "before": a.before.as_dict() if a.before is not None else None,
         "after": a.after.as_dict() if a.after is not None else None,
         "notes": list(a.notes),
+        **({"otherNodeShape": a.shape.as_dict()} if a.shape is not None else {}),
     }
 
 

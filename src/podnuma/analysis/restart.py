@@ -38,6 +38,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from podnuma.cm.container_manager import DEVICE_CHECKPOINT_FILE
 from podnuma.cm.cpumanager.checkpoint import CPUCheckpointData
 from podnuma.cm.memorymanager.checkpoint import MemoryCheckpointData
 from podnuma.cm.memorymanager.state import Block
@@ -140,6 +141,8 @@ class NodeState:
     source: str
     base_dir: Path = field(default_factory=Path.cwd)
     notes: tuple[str, ...] = ()
+    #: the device manager's checkpoint object (``state.deviceManager``)
+    device_checkpoint: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -211,6 +214,8 @@ class RestartReport:
     totals: Totals
     next_start: str | None  # the kubelet's refusal to start from the state after, or None
     notes: tuple[str, ...]
+    #: the ``--set`` overrides the node ran and restarted with (as written)
+    overrides: tuple[str, ...] = ()
 
     def count(self, outcome: str) -> int:
         return sum(1 for p in self.pods if p.outcome == outcome)
@@ -299,6 +304,8 @@ def restart_scenario(state: NodeState) -> tuple[dict[str, Any], list[RunningPod]
         st["cpuManager"] = copy.deepcopy(dict(state.cpu_checkpoint))
     if state.memory_checkpoint is not None:
         st["memoryManager"] = copy.deepcopy(dict(state.memory_checkpoint))
+    if state.device_checkpoint is not None:
+        st["deviceManager"] = copy.deepcopy(dict(state.device_checkpoint))
     specs = [_with_uid(p.manifest, p.uid) for p in state.pods if p.manifest is not None]
     if specs:
         st["pods"] = specs
@@ -439,10 +446,10 @@ def restart(state: NodeState) -> RestartReport:
         for p in state.pods if p.manifest is not None and p.uid not in {q.uid for q in order}
     ]
     with_devices = [p.ref for p in order if p.devices]
-    if with_devices:
+    if with_devices and state.device_checkpoint is None:
         notes.append(
-            "devices: the replay starts with no devices allocated (the device manager's checkpoint is not "
-            "part of a scenario's state), while the kubelet restores them; the outcomes of "
+            "devices: the replay starts with no devices allocated (no device manager checkpoint was "
+            "given), while the kubelet restores them; the outcomes of "
             + ", ".join(with_devices) + " (they request devices), and of pods aligned with them, may differ "
             "from the kubelet's"
         )
@@ -557,7 +564,21 @@ def state_after_run(
         pods=tuple(running.values()),
         source=scenario.name,
         base_dir=base,
+        device_checkpoint=_device_object(run.checkpoint_files.get(DEVICE_CHECKPOINT_FILE)),
     )
+
+
+def _device_object(raw: bytes | None) -> dict[str, Any] | None:
+    """The device checkpoint file as a scenario's ``state.deviceManager``
+    object (``None``: no file, or not a JSON object: the kubelet would read
+    no device state from it)."""
+    if raw is None:
+        return None
+    try:
+        obj = json.loads(raw)
+    except ValueError:
+        return None
+    return obj if isinstance(obj, dict) else None
 
 
 # --------------------------------------------------------------------------
@@ -610,6 +631,7 @@ def restart_document(r: RestartReport) -> dict[str, Any]:
         },
         "nextStart": {"starts": r.next_start is None, "message": r.next_start},
         "notes": list(r.notes),
+        **({"set": list(r.overrides)} if r.overrides else {}),
     }
 
 

@@ -9,9 +9,10 @@ import click
 
 from podnuma.analysis.restart import RestartReport, restart_document
 from podnuma.cli.app import guard, is_quiet
-from podnuma.cli.options import FILE, echo, note, output_option, stdin_used_once
+from podnuma.cli.options import FILE, echo, note, output_option, set_option, stdin_used_once
 from podnuma.errors import InputError
 from podnuma.fileio import atomic_write
+from podnuma.inputs.overrides import parse_overrides
 from podnuma.inputs.text import TextInput
 from podnuma.render.output import render_output
 from podnuma.render.restart import render_restart
@@ -44,16 +45,19 @@ def _write_scenario(path: Path, r: RestartReport) -> None:
 @click.option("--as-scenario", "as_scenario", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="Write the restart as a scenario (checkpoints, state.pods, one addPod per pod) that "
               "'podnuma simulate' and the kubelet oracle replay to the same figures (.json: JSON, else YAML).")  # fmt: skip
+@set_option
 @output_option("restart", "table (wide: creation times, steps, why) for people; json or yaml for programs.")
 def restart_command(
     scenario: str | None, state_dir: Path | None, pods: str | None, node_file: str | None,
-    sysfs: Path | None, config_file: str | None, as_scenario: Path | None, output: str,
+    sysfs: Path | None, config_file: str | None, as_scenario: Path | None, set_values: tuple[str, ...],
+    output: str,
 ) -> None:
     """Restart the kubelet of a node: after SCENARIO's steps (YAML or JSON;
     '-': standard input), or from a kubelet state directory (--state-dir),
     re-admit every running pod as kubelet v1.37.2 does (oldest first) and
     say which keep their CPUs and NUMA nodes, which move (their old CPUs
-    stay taken) and which are rejected, with the kubelet's reason."""
+    stay taken) and which are rejected, with the kubelet's reason. --set
+    changes the kubelet configuration the node runs and restarts with."""
     if (scenario is None) == (state_dir is None):
         raise click.UsageError("give a SCENARIO or --state-dir DIR (one of them)")
     if scenario is not None and any(v is not None for v in (pods, node_file, sysfs, config_file)):
@@ -61,13 +65,16 @@ def restart_command(
     stdin_used_once(scenario, pods, node_file, config_file)
 
     def go() -> tuple[str, RestartReport]:
+        overrides = parse_overrides(set_values)
         if scenario is not None:
-            report = service.restart_after_scenario(TextInput.read(scenario, what="scenario"), note=note)
+            report = service.restart_after_scenario(
+                TextInput.read(scenario, what="scenario"), note=note, overrides=overrides
+            )
         else:
             assert state_dir is not None
             node = TextInput.read(node_file, what="node") if node_file is not None else None
             report = service.restart_state_dir(
-                state_dir, pods=pods, node=node, sysfs=sysfs, kubelet_config=config_file
+                state_dir, pods=pods, node=node, sysfs=sysfs, kubelet_config=config_file, overrides=overrides
             )
         text = render_output(
             output, lambda: restart_document(report),

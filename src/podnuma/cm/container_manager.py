@@ -61,7 +61,8 @@ from podnuma.cm.cpumanager.checkpoint import (
 )
 from podnuma.cm.cpumanager.cpu_manager import CPUManager, new_cpu_manager
 from podnuma.cm.cpumanager.state import CPUManagerState
-from podnuma.cm.devicemanager.checkpoint import DeviceCheckpointData
+from podnuma.cm.devicemanager.checkpoint import DEVICE_CHECKPOINT_DIR, DeviceCheckpointData
+from podnuma.cm.devicemanager.checkpoint import DEVICE_CHECKPOINT_FILE as DEVICE_CHECKPOINT_NAME
 from podnuma.cm.devicemanager.manager import DeviceManager
 from podnuma.cm.memorymanager.checkpoint import (
     MemoryCheckpointData,
@@ -104,6 +105,8 @@ __all__ = ["Node"]
 
 CPU_CHECKPOINT_FILE = "cpu_manager_state"
 MEMORY_CHECKPOINT_FILE = "memory_manager_state"
+#: the device manager's checkpoint, relative to the kubelet's root directory
+DEVICE_CHECKPOINT_FILE = f"{DEVICE_CHECKPOINT_DIR}/{DEVICE_CHECKPOINT_NAME}"
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
@@ -311,9 +314,12 @@ class Node:
             raise KubeletStartupError(f"start memory manager error: {exc}") from None
         # ... and then the node allocatable configuration is validated.
         check_node_allocatable(self.capacity, self.reservation)
-        # The device manager starts last and never fails over its checkpoint.
+        # The device manager starts last and never fails over its checkpoint;
+        # then the device plugins register (each writes the checkpoint).
         if device_checkpoint is not None:
-            self.devices.restore(device_checkpoint.pods(), device_checkpoint.registered)
+            self.devices.restore(device_checkpoint.entries, device_checkpoint.registered)
+        self._device_found = device_checkpoint.found if device_checkpoint is not None else None
+        self.devices.register_plugins()
 
         self._running: dict[str, _RunningPod] = {}
         # Kept with _running (see _run/_stop): the running pods' summed
@@ -854,13 +860,22 @@ class Node:
         }
 
     def checkpoint_files(self) -> dict[str, bytes]:
+        """The checkpoint files now, by path under the kubelet's root
+        directory: the CPU and memory managers' always, the device
+        manager's once it has written one or when one was found."""
         cpu, memory = self._found_files()
-        return {
+        files = {
             CPU_CHECKPOINT_FILE: cpu if cpu is not None else encode_cpu_checkpoint(self._cpu_checkpoint_data()),
             MEMORY_CHECKPOINT_FILE: (
                 memory if memory is not None else encode_memory_checkpoint(self.memory.checkpoint_data())
             ),
         }
+        device = self.devices.checkpoint_file()
+        if device is None:
+            device = self._device_found
+        if device is not None:
+            files[DEVICE_CHECKPOINT_FILE] = device
+        return files
 
 
 def _json_object(raw: bytes) -> object:

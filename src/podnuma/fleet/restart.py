@@ -7,7 +7,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["restart_section"]
+from podnuma.analysis.restart import restart_after_document
+from podnuma.errors import PodnumaError
+
+__all__ = ["restart_scenario_of", "restart_section"]
 
 _COUNTS = ("kept", "moved", "rejected", "unknown", "cpusTakenByNobody")
 
@@ -32,3 +35,17 @@ def restart_section(nodes: Sequence[Mapping[str, Any]], what_ifs: Sequence[str])
         section["pods"] = [{"node": name, **p} for name, r in done for p in r["pods"]]
         out[label] = section
     return {"restart": out} if out else {}
+
+
+def restart_scenario_of(run: Mapping[str, Any], node: str) -> dict[str, Any] | None:
+    """The restart scenario of a what-if's run (the run's scenario as
+    ``fleet analyze --as-scenario`` writes it): the run's pods admitted as
+    in the run, then the kubelet restarted -- the scenario ``podnuma
+    restart --as-scenario`` writes, whose replay gives the what-if's
+    ``restart`` figures. ``None`` when the restart is not replayed (the
+    report says why)."""
+    doc = {**run, "steps": [s for s in run.get("steps") or () if "addPod" in s]}
+    try:
+        return restart_after_document(doc, name=f"node {node}").scenario
+    except PodnumaError:
+        return None

@@ -105,9 +105,22 @@ def _beyond(beyond: Sequence[Sequence[str]] | None, i: int) -> Sequence[str]:
     return beyond[i] if beyond is not None and i < len(beyond) else ()
 
 
+def _shape_lines(a: Advice) -> list[str]:
+    """The nearest other node shape that admits a pod-level form."""
+    s = a.shape
+    if s is None:
+        return []
+    out = [f"on another node shape: {s.change} (same kubelet configuration): shared pool "
+           f"{s.pool_cpus} CPU(s), budget cpu={s.budget_cpus}: admitted, "
+           f"{s.measured.exclusive_cpus.size()} exclusive CPUs, {s.measured.density} copies per node "
+           "(-o json: otherNodeShape, its node and pod replay in podnuma simulate)"]
+    out += [f"  shape tried: {c}: refused: {r}" for c, r in s.tried]
+    return out
+
+
 def _skipped(a: Advice, title: str) -> str:
     first, *rest = _summary_lines(a)
-    return _comment([f"{title}: {first}", *rest, *_candidate_lines(a)])
+    return _comment([f"{title}: {first}", *rest, *_candidate_lines(a), *_shape_lines(a)])
 
 
 def render_yaml(

@@ -184,6 +184,26 @@ def _assumed_table(report: Mapping[str, Any]) -> str:
             f"<tbody>{''.join(body)}</tbody></table>")
 
 
+def _changed_pods_table(report: Mapping[str, Any]) -> str:
+    """The ``gates`` what-ifs: every pod that behaves otherwise once the
+    gates are on, and how (the table's and JSON's ``changedPods``)."""
+    changed = report.get("changedPods") or {}
+    if not changed:
+        return ""
+    rows = [
+        f"<tr><td class=l>{_e(lab)}</td><td class=l>{_e(r['node'])}</td><td class=l>{_e(r['pod'])}</td>"
+        f"<td class=l>{_e('; '.join(r['changes']))}</td></tr>"
+        for lab, items in changed.items() for r in items
+    ]
+    labels = ", ".join(changed)
+    return (f"<h2>Pods that change when the gates are on ({_e(labels)}): {len(rows)}</h2>"
+            "<p class=note>Pods that already set <code>spec.resources</code> and are admitted otherwise "
+            "once the pod-level gates are on, their specs unchanged.</p>"
+            + ("<table class=sortable id=changed-pods><thead><tr><th class=l>run</th><th class=l>node</th>"
+               "<th class=l>pod</th><th class=l>change</th></tr></thead><tbody>" + "".join(rows)
+               + "</tbody></table>" if rows else "<p>none</p>"))
+
+
 def _workload_table(report: Mapping[str, Any]) -> str:
     labels = [BASELINE, *report["whatIfs"]]
     head = "".join(f"<th>{_e(lab)}</th>" for lab in labels)
@@ -313,6 +333,7 @@ def render_html(
         ("<table><thead><tr><th class=l>run</th><th class=l>workload</th><th>pods</th>"
          "<th class=l>reason</th><th class=l>message</th></tr></thead><tbody>"
          + "".join(rej_rows) + "</tbody></table>") if rej_rows else "<p>none</p>",
+        _changed_pods_table(report),
         "<h2>Nodes</h2><p class=note>Click a header to sort; click a node for its drill-down.</p>",
         _node_table(report, drill_set),
         "<h2>Input issues</h2>",

@@ -40,6 +40,7 @@ def render_restart(r: RestartReport, *, wide: bool = False) -> str:
         f"kubelet restart on node {node.name}   CPUs {node.cpus} ({node.cpus.size()})   "
         f"reserved {node.reserved_cpus or '-'}   ({r.state.source})",
         "every running pod re-admitted as kubelet v1.37.2 does, oldest first",
+        *(["kubelet configuration with --set " + " --set ".join(r.overrides)] if r.overrides else []),
         "",
     ]
     head = ["pod", "outcome", "CPUs before", "CPUs after", "NUMA before", "NUMA after", "reason"]

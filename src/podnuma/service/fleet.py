@@ -168,10 +168,14 @@ def check_scenario_names(fleet: FleetInputs, directory: Path) -> None:
 
 def scenario_file_names(node: str, what_ifs: Sequence[WhatIf]) -> dict[str, str]:
     """File name of each run's scenario: ``NODE.yaml`` as running,
-    ``NODE.whatif-N.yaml`` for the N-th what-if (as the report numbers them)."""
+    ``NODE.whatif-N.yaml`` for the N-th what-if (as the report numbers them),
+    and ``NODE.whatif-N.restart.yaml`` for the kubelet restart after it
+    (a ``restart`` what-if; keyed ``LABEL (restart)``)."""
     names = {"as running": f"{node}.yaml"}
     for i, w in enumerate(what_ifs, 1):
         names[w.label] = f"{node}.whatif-{i}.yaml"
+        if w.restart:
+            names[f"{w.label} (restart)"] = f"{node}.whatif-{i}.restart.yaml"
     return names
 
 
@@ -179,11 +183,13 @@ def write_scenarios(fleet: FleetInputs, what_ifs: Sequence[WhatIf], directory: P
     """Write every replayable node's runs as scenarios into ``directory``
     (created; files mode 0644, written atomically): ``podnuma simulate``
     and the kubelet oracle replay each to the figures of the report (read
-    after the final ``reconcile`` step). Returns the number of files."""
+    after the final ``reconcile`` step; a restart scenario to the what-if's
+    ``restart`` figures). Returns the number of files."""
     import yaml
 
     from podnuma.fileio import atomic_write
     from podnuma.fleet.replay import node_scenarios
+    from podnuma.fleet.restart import restart_scenario_of
 
     try:
         directory.mkdir(parents=True, exist_ok=True)
@@ -193,6 +199,11 @@ def write_scenarios(fleet: FleetInputs, what_ifs: Sequence[WhatIf], directory: P
     written = 0
     for spec in fleet.nodes:
         runs = node_scenarios(spec, what_ifs)
+        for w in what_ifs:
+            if w.restart and w.label in runs:
+                restarted = restart_scenario_of(runs[w.label], spec.name)
+                if restarted is not None:
+                    runs[f"{w.label} (restart)"] = restarted
         names = scenario_file_names(spec.name, what_ifs)
         for label, doc in runs.items():
             text = yaml.safe_dump(doc, sort_keys=False, allow_unicode=True)

@@ -5,6 +5,7 @@ the scenario that replays it (:mod:`podnuma.analysis.restart`)."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ from podnuma.analysis.state import scenario_document
 from podnuma.errors import InputError, KubeletStartupError
 from podnuma.fieldkit import wrong_type
 from podnuma.inputs.documents import input_name, parse_document, read_text
+from podnuma.inputs.overrides import Override, apply_overrides
 from podnuma.inputs.pods import DEFAULT_NODE_YAML, config_document
 from podnuma.inputs.state import checkpoint_pod_uids, read_kubelet_config_mapping, read_state_dir
 from podnuma.inputs.text import TextInput
@@ -49,13 +51,22 @@ Note = Callable[[str], None]
 _NODE_FILES = ("sysfs", "machineInfoFile")
 
 
-def restart_after_scenario(src: TextInput, *, note: Note | None = None) -> RestartReport:
+def restart_after_scenario(
+    src: TextInput, *, note: Note | None = None, overrides: Sequence[Override] = ()
+) -> RestartReport:
     """Run the scenario ``src``, then restart its kubelet: every pod still
-    running at the end is re-admitted in the kubelet's order."""
-    scenario = load(src, note=note)
+    running at the end is re-admitted in the kubelet's order. ``overrides``
+    (``--set``) change the scenario's kubelet configuration, as ``simulate
+    --set`` does: the node runs the steps and restarts with it (the restart
+    scenario carries it inline)."""
+    scenario = load(src, note=note, overrides=tuple(overrides))
     run = run_scenario(scenario)
     state = state_after_run(scenario, run, base_dir=src.base_dir or Path.cwd())
-    return restart(state)
+    return _with_overrides(restart(state), overrides)
+
+
+def _with_overrides(report: RestartReport, overrides: Sequence[Override]) -> RestartReport:
+    return dataclasses.replace(report, overrides=tuple(str(o) for o in overrides)) if overrides else report
 
 
 def node_mapping(src: TextInput) -> dict[str, Any]:
@@ -110,7 +121,7 @@ def _dump_pods(path: str, uids: set[str]) -> tuple[dict[str, tuple[dict[str, Any
 
 def restart_state_dir(
     directory: Path, *, pods: str | None = None, node: TextInput | None = None,
-    sysfs: Path | None = None, kubelet_config: str | None = None,
+    sysfs: Path | None = None, kubelet_config: str | None = None, overrides: Sequence[Override] = (),
 ) -> RestartReport:
     """Restart the kubelet whose state directory is ``directory``: its
     checkpoints, the specs of the pods owning entries from ``pods`` (a
@@ -118,7 +129,7 @@ def restart_state_dir(
     node as its entries but cannot be re-admitted), on the machine of
     ``node`` (a scenario node mapping) or ``sysfs`` (default ``/sys``), with
     the configuration of ``kubelet_config`` (else inferred from the
-    checkpoints, with notes)."""
+    checkpoints, with notes), ``overrides`` (``--set``) applied on top."""
     files = read_state_dir(directory)
     config = read_kubelet_config_mapping(kubelet_config) if kubelet_config is not None else None
     if node is not None:
@@ -148,11 +159,14 @@ def restart_state_dir(
         )
     state, node_out, config_out = doc["state"], doc["node"], doc["kubeletConfig"]
     assert isinstance(state, dict) and isinstance(node_out, dict) and isinstance(config_out, dict)
-    return restart(NodeState(
+    if overrides:
+        config_out = apply_overrides(config_out, overrides)
+    return _with_overrides(restart(NodeState(
         node=node_out, kubelet_config=config_out,
         cpu_checkpoint=state.get("cpuManager"), memory_checkpoint=state.get("memoryManager"),
         pods=tuple(running), source=str(directory), base_dir=Path.cwd(), notes=tuple(notes),
-    ))
+        device_checkpoint=state.get("deviceManager"),
+    )), overrides)
 
 
 # --------------------------------------------------------------------------

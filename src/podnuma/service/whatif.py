@@ -280,6 +280,7 @@ def advise(
             advice = advise_pod(
                 src.data, setting.machine, setting.config, where=src.where,
                 shared_pool_cpus=shared_pool_cpus, strategy=strategy, sidecars=tuple(sidecars),
+                other_shapes=True,
             )
             if advice.error is not None:
                 # an invalid Pod is invalid input: named by file and field path

@@ -517,14 +517,15 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
         return await _threaded(job, service.explain, *got, step, pod, search, set or [])
 
     @app.post("/api/restart", tags=["scenario"], openapi_extra=_SCENARIO_BODY)
-    async def restart(request: Request, name: NameParam = None) -> Any:
+    async def restart(request: Request, name: NameParam = None, set: SetParam = None) -> Any:
         """A kubelet restart after the scenario's steps: every running pod
         re-admitted as kubelet v1.37.2 does (``podnuma restart -o json``),
-        with the restart scenario that replays it (``scenario``)."""
+        with the restart scenario that replays it (``scenario``; ``set``:
+        ``--set``)."""
         got = await scenario_text(request, name)
         if isinstance(got, JSONResponse):
             return got
-        return await _threaded(job, service.restart, *got)
+        return await _threaded(job, service.restart, *got, set or [])
 
     @app.post("/api/topology", tags=["scenario"], openapi_extra=_SCENARIO_BODY,
               responses={200: {"content": {"image/svg+xml": {}, "application/json": {}}}})

@@ -102,11 +102,11 @@ def topology_owners(
     )
 
 
-def restart(text: str, name: str) -> dict[str, Any]:
-    """``/api/restart``: ``podnuma restart -o json`` on a scenario, with the
-    restart scenario that replays it (``scenario``, as ``--as-scenario``
-    writes it)."""
-    report = restart_after_scenario(TextInput(text, name))
+def restart(text: str, name: str, set_values: Sequence[str] = ()) -> dict[str, Any]:
+    """``/api/restart``: ``podnuma restart -o json [--set ...]`` on a
+    scenario, with the restart scenario that replays it (``scenario``, as
+    ``--as-scenario`` writes it)."""
+    report = restart_after_scenario(TextInput(text, name), overrides=request_overrides(list(set_values)))
     return {**restart_document(report), "scenario": report.scenario}
 
 

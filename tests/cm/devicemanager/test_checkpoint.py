@@ -112,7 +112,7 @@ def test_restore_into_device_manager() -> None:
     )
     m = DeviceManager(node, FakeStore())
     data = read_device_checkpoint(KUBELET_BYTES)
-    m.restore(data.pods(), data.registered)
+    m.restore(data.entries, data.registered)
     assert m.allocated_devices("example.com/gpu") == {"gpu0", "gpu1", "gpu2"}
     assert m.available_devices("example.com/gpu") == frozenset()
     # registered before the restart, no plugin now: no healthy device, yet a

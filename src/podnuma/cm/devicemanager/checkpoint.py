@@ -24,20 +24,30 @@ reading side of ``manager.go`` (``getCheckpoint``, ``readCheckpoint``) and
   are their union, and every resource in ``RegisteredDevices`` is registered
   with no healthy device until its plugin registers again.
 
-podnuma reads this checkpoint but does not model the device manager's own
-writes of it: a run's ``checkpoints`` hold the CPU and memory managers'
-files only.
+Writing (``writeCheckpoint``): the device manager writes the file when a
+plugin reports its devices (``genericDeviceUpdateCallback``) and at the end
+of an allocation that handed out devices; never when devices are freed
+(``UpdateAllocatedDevices``), so the file keeps a removed pod's entries
+until the next write. Every entry is written again with its allocation
+response marshalled anew (``proto.Marshal``: known fields in field-number
+order, unknown ones after them). The kubelet lists entries, device ids and
+map entries in Go map order, a different order on every run; podnuma writes
+the one order that does not depend on chance (:func:`canonical_entries`:
+entries by pod UID, container and resource, each id list sorted, the
+response's map entries by key), and the oracle puts the file the real
+device manager wrote in that same order.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from podnuma.cm.checkpoint import (
     CORRUPT_CHECKPOINT,
     checkpoint_json,
+    found_bytes,
     object_checksum,
     unmarshal_checkpoint,
 )
@@ -52,6 +62,9 @@ __all__ = [
     "DeviceCheckpointData",
     "DeviceEntry",
     "decode_device_checkpoint",
+    "canonical_allocate_response",
+    "canonical_device_checkpoint",
+    "canonical_entries",
     "encode_device_checkpoint",
     "read_device_checkpoint",
 ]
@@ -94,6 +107,10 @@ class DeviceEntry:
     resource: str
     devices: Mapping[int, tuple[str, ...]]
     alloc_resp: bytes = b""
+    #: ``DeviceIDs`` was JSON ``null`` (Go's nil map), and the NUMA nodes
+    #: whose id list was ``null``: written back as they were read
+    ids_nil: bool = False
+    nil_lists: frozenset[int] = frozenset()
 
     def device_ids(self) -> tuple[str, ...]:
         """The ids, NUMA node by node (ascending), each node's in file order,
@@ -117,6 +134,9 @@ class DeviceCheckpointData:
     registered: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     error: str | None = None
     skipped: tuple[DeviceEntry, ...] = ()
+    #: the file's bytes as found (what stays on disk until the kubelet
+    #: writes the checkpoint again)
+    found: bytes | None = None
 
     def pods(self) -> dict[str, dict[str, dict[str, tuple[str, ...]]]]:
         """pod UID -> container -> resource -> device ids, as restored."""
@@ -139,27 +159,30 @@ def read_device_checkpoint(blob: bytes | str | Mapping[str, Any]) -> DeviceCheck
     """``readCheckpoint``: the device state the kubelet restores from the
     file's bytes (or its decoded JSON object). Never raises: a checkpoint
     the kubelet cannot read gives empty state with ``error`` set."""
+    found = found_bytes(blob)
     jv, syntax_error = checkpoint_json(blob)
     cp, failure = unmarshal_checkpoint(jv, syntax_error, _CHECKPOINT, _fresh())
     if failure is not None:
-        return DeviceCheckpointData(error=failure)
+        return DeviceCheckpointData(error=failure, found=found)
     data = cp.get("Data") or {}
     if cp.get("Checksum", 0) != _checksum(data):
-        return DeviceCheckpointData(error=CORRUPT_CHECKPOINT)
+        return DeviceCheckpointData(error=CORRUPT_CHECKPOINT, found=found)
     entries: list[DeviceEntry] = []
     skipped: list[DeviceEntry] = []
     for raw in data.get("PodDeviceEntries") or ():
-        per_numa = raw.get("DeviceIDs") or {}
+        per_numa = raw.get("DeviceIDs")
         entry = DeviceEntry(
             raw.get("PodUID", ""),
             raw.get("ContainerName", ""),
             raw.get("ResourceName", ""),
-            {int(node): tuple(ids or ()) for node, ids in per_numa.items()},
+            {int(node): tuple(ids or ()) for node, ids in (per_numa or {}).items()},
             bytes(raw.get("AllocResp") or b""),
+            ids_nil=per_numa is None,
+            nil_lists=frozenset(int(node) for node, ids in (per_numa or {}).items() if ids is None),
         )
         (entries if valid_allocate_response(entry.alloc_resp) else skipped).append(entry)
     registered = {name: tuple(ids or ()) for name, ids in (data.get("RegisteredDevices") or {}).items()}
-    return DeviceCheckpointData(tuple(entries), registered, None, tuple(skipped))
+    return DeviceCheckpointData(tuple(entries), registered, None, tuple(skipped), found)
 
 
 def decode_device_checkpoint(blob: bytes | str | Mapping[str, Any]) -> DeviceCheckpointData:
@@ -178,7 +201,9 @@ def encode_device_checkpoint(
                 "PodUID": e.pod_uid,
                 "ContainerName": e.container,
                 "ResourceName": e.resource,
-                "DeviceIDs": {node: list(ids) for node, ids in e.devices.items()},
+                "DeviceIDs": None if e.ids_nil else {
+                    node: None if node in e.nil_lists else list(ids) for node, ids in e.devices.items()
+                },
                 "AllocResp": list(e.alloc_resp),
             }
             for e in entries
@@ -188,6 +213,38 @@ def encode_device_checkpoint(
         "RegisteredDevices": None if registered is None else {k: list(v) for k, v in registered.items()},
     }
     return go_json_marshal({"Data": data, "Checksum": _checksum(data)}, _CHECKPOINT).encode("utf-8")
+
+
+def canonical_entries(entries: Iterable[DeviceEntry]) -> tuple[DeviceEntry, ...]:
+    """The entries in the order podnuma writes them: by pod UID, container
+    and resource (Go string order), each NUMA node's ids sorted, each
+    allocation response marshalled as ``proto.Marshal`` does with map
+    entries by key (:func:`canonical_allocate_response`)."""
+    out = [
+        DeviceEntry(
+            e.pod_uid, e.container, e.resource,
+            {node: tuple(sorted(ids, key=_go_order)) for node, ids in e.devices.items()},
+            canonical_allocate_response(e.alloc_resp), e.ids_nil, e.nil_lists,
+        )  # fmt: skip
+        for e in entries
+    ]
+    out.sort(key=lambda e: (_go_order(e.pod_uid), _go_order(e.container), _go_order(e.resource)))
+    return tuple(out)
+
+
+def _go_order(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")
+
+
+def canonical_device_checkpoint(
+    entries: Iterable[DeviceEntry], registered: Mapping[str, Iterable[str]]
+) -> bytes:
+    """The checkpoint file podnuma writes for this state (see the module
+    docstring): :func:`canonical_entries`, each resource's ids sorted."""
+    return encode_device_checkpoint(
+        canonical_entries(entries),
+        {name: sorted(ids, key=_go_order) for name, ids in registered.items()},
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -298,3 +355,135 @@ def valid_allocate_response(raw: bytes) -> bool:
     permissions, CDI names) valid UTF-8 (proto3); unknown fields, and known
     ones of another wire type, are kept as unknown."""
     return _message_ok(raw, _RESPONSE)[0]
+
+
+# ---------------------------------------------------------------------------
+# proto.Marshal(proto.Unmarshal(raw)) of a ContainerAllocateResponse
+# ---------------------------------------------------------------------------
+
+# field number -> (kind, table): "map" (map<string,string>), "msg" (a repeated
+# message, its string fields and its bool fields), "str", "bool"
+_StrFields = frozenset[int]
+_MOUNT_FIELDS: Final = (frozenset({1, 2}), frozenset({3}))  # container_path, host_path; read_only
+_DEVICE_FIELDS: Final = (frozenset({1, 2, 3}), frozenset[int]())  # container_path, host_path, permissions
+_CDI_FIELDS: Final = (frozenset({1}), frozenset[int]())  # name
+_REPEATED: Final = {2: _MOUNT_FIELDS, 3: _DEVICE_FIELDS, 5: _CDI_FIELDS}
+_MAPS: Final = (1, 4)  # envs, annotations
+
+
+def _put_varint(out: bytearray, value: int) -> None:
+    while value >= 0x80:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+
+
+def _put_bytes(out: bytearray, num: int, payload: bytes) -> None:
+    _put_varint(out, num << 3 | 2)
+    _put_varint(out, len(payload))
+    out += payload
+
+
+def _skip(buf: bytes, i: int, num: int, wire: int) -> int:
+    """Where the field value starting at ``i`` ends (the input is valid)."""
+    if wire == 0:
+        v = _varint(buf, i)
+        assert v is not None
+        return v[1]
+    if wire == 1:
+        return i + 8
+    if wire == 5:
+        return i + 4
+    if wire == 2:
+        n = _varint(buf, i)
+        assert n is not None
+        return n[1] + n[0]
+    ok, end = _group_ok(buf, i, num)
+    assert ok
+    return end
+
+
+def _fields(buf: bytes) -> list[tuple[int, int, int, int, int]]:
+    """(number, wire type, start of the field's tag, start of its value,
+    end) for each field of a valid message."""
+    out = []
+    i = 0
+    while i < len(buf):
+        tag = _tag(buf, i)
+        assert tag is not None
+        num, wire, start = tag
+        end = _skip(buf, start, num, wire)
+        out.append((num, wire, i, start, end))
+        i = end
+    return out
+
+
+def _payload(buf: bytes, start: int) -> bytes:
+    n = _varint(buf, start)
+    assert n is not None
+    return buf[n[1] : n[1] + n[0]]
+
+
+def _sub_message(buf: bytes, strings: _StrFields, bools: _StrFields) -> bytes:
+    """A message of string and bool fields as ``proto.Marshal`` writes it
+    after ``proto.Unmarshal``: known fields by number (the last occurrence;
+    empty strings and false left out), unknown fields after them in the
+    order read."""
+    known: dict[int, bytes | bool] = {}
+    unknown = bytearray()
+    for num, wire, tag_at, start, end in _fields(buf):
+        if num in strings and wire == 2:
+            known[num] = _payload(buf, start)
+        elif num in bools and wire == 0:
+            v = _varint(buf, start)
+            assert v is not None
+            known[num] = v[0] != 0
+        else:
+            unknown += buf[tag_at:end]
+    out = bytearray()
+    for num in sorted(known):
+        value = known[num]
+        if isinstance(value, bool):
+            if value:
+                _put_varint(out, num << 3)
+                out.append(1)
+        elif value:
+            _put_bytes(out, num, value)
+    return bytes(out + unknown)
+
+
+def canonical_allocate_response(raw: bytes) -> bytes:
+    """What ``proto.Marshal`` writes for the ``ContainerAllocateResponse``
+    that ``proto.Unmarshal`` reads from ``raw`` (a valid one), with the
+    ``envs`` and ``annotations`` map entries by key (Go's marshal leaves
+    them in map order: the deterministic option sorts them)."""
+    if not raw:
+        return b""
+    maps: dict[int, dict[bytes, bytes]] = {}
+    repeated: dict[int, list[bytes]] = {}
+    unknown = bytearray()
+    for num, wire, tag_at, start, end in _fields(raw):
+        if num in _MAPS and wire == 2:
+            key = value = b""
+            for n2, w2, _t, s2, _e in _fields(_payload(raw, start)):
+                if n2 == 1 and w2 == 2:
+                    key = _payload(_payload(raw, start), s2)
+                elif n2 == 2 and w2 == 2:
+                    value = _payload(_payload(raw, start), s2)
+            maps.setdefault(num, {})[key] = value
+        elif num in _REPEATED and wire == 2:
+            strings, bools = _REPEATED[num]
+            repeated.setdefault(num, []).append(_sub_message(_payload(raw, start), strings, bools))
+        else:
+            unknown += raw[tag_at:end]
+    out = bytearray()
+    for num in (1, 2, 3, 4, 5):
+        if num in maps:
+            for key in sorted(maps[num]):
+                entry = bytearray()
+                _put_bytes(entry, 1, key)
+                _put_bytes(entry, 2, maps[num][key])
+                _put_bytes(out, num, bytes(entry))
+        for item in repeated.get(num, ()):
+            _put_bytes(out, num, item)
+    return bytes(out + unknown)

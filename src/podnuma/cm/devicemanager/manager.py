@@ -14,6 +14,9 @@ Mirrors ``pkg/kubelet/cm/devicemanager/manager.go`` (v1.37) and the parts of
   freed (whole pods only: the device manager has no ``RemoveContainer``).
 * ``GetCapacity`` / ``sanitizeNodeAllocatable`` (``UpdatePluginResources``):
   what the node reports as allocatable for each resource.
+* ``writeCheckpoint``: the checkpoint as last written (see
+  :mod:`podnuma.cm.devicemanager.checkpoint` for when the kubelet writes
+  it and in which order podnuma lists its entries).
 
 The machine's devices are the registered, healthy devices of each resource
 (one device plugin per resource name, always connected, no
@@ -31,6 +34,7 @@ from typing import Final
 from podnuma.api.pod import Container, Pod
 from podnuma.buildinfo import mypyc_attr
 from podnuma.cm.active import ActiveContainers
+from podnuma.cm.devicemanager.checkpoint import DeviceEntry, canonical_device_checkpoint
 from podnuma.cm.devicemanager.topology_hints import (
     DeviceHints,
     container_topology_hints,
@@ -107,6 +111,12 @@ class DeviceManager(HintProvider):
         self._allocated: dict[str, set[str]] = {}
         # pod UID -> resource -> ids reusable by the next containers (``devicesToReuse``)
         self._reuse: dict[str, dict[str, set[str]]] = {}
+        # the checkpoint entries (``podDevices`` with ids per NUMA node and
+        # the allocation response): pod UID -> (container, resource) -> entry
+        self._entries: dict[str, dict[tuple[str, str], DeviceEntry]] = {}
+        # what the last ``writeCheckpoint`` wrote (entries, registered ids);
+        # None: never written
+        self._written: tuple[tuple[DeviceEntry, ...], dict[str, frozenset[str]]] | None = None
 
     # -- HintProvider ------------------------------------------------------------
     @property
@@ -171,6 +181,7 @@ class DeviceManager(HintProvider):
             return
         for uid in stale:
             del self._pod_devices[uid]
+            self._entries.pop(uid, None)
         self._allocated = self._devices_in_use()
 
     def remove_container(self, pod_uid: str, container_name: str) -> None:
@@ -182,6 +193,7 @@ class DeviceManager(HintProvider):
         """Forget a pod at once, as ``UpdateAllocatedDevices`` does once the
         pod has left the active pods."""
         self._reuse.pop(pod_uid, None)
+        self._entries.pop(pod_uid, None)
         if self._pod_devices.pop(pod_uid, None) is not None:
             self._allocated = self._devices_in_use()
 
@@ -192,24 +204,59 @@ class DeviceManager(HintProvider):
         ``podDevices.insert`` + ``allocatedDevices``)."""
         self._pod_devices.setdefault(pod_uid, {}).setdefault(container_name, {})[resource] = tuple(device_ids)
         self._allocated.setdefault(resource, set()).update(device_ids)
+        self._entries.setdefault(pod_uid, {})[(container_name, resource)] = self._entry(
+            pod_uid, container_name, resource, device_ids
+        )
 
     def restore(
         self,
-        pods: Mapping[str, Mapping[str, Mapping[str, Sequence[str]]]],
+        entries: Iterable[DeviceEntry],
         registered: Iterable[str] = (),
     ) -> None:
         """``readCheckpoint`` (see :mod:`podnuma.cm.devicemanager.checkpoint`):
-        ``pods`` (pod UID -> container -> resource -> device ids) become the
-        pod devices and the devices in use; each ``registered`` resource is
-        registered, with no healthy device unless its plugin registers again
-        (the machine's resources: their plugins always do)."""
-        for uid, containers in pods.items():
-            for name, resources in containers.items():
-                for resource, ids in resources.items():
-                    self._pod_devices.setdefault(uid, {}).setdefault(name, {})[resource] = tuple(ids)
+        the ``entries`` become the pod devices (a later entry for the same
+        pod, container and resource replaces an earlier one) and the devices
+        in use; each ``registered`` resource is registered, with no healthy
+        device unless its plugin registers again (the machine's resources:
+        their plugins always do)."""
+        for e in entries:
+            self._pod_devices.setdefault(e.pod_uid, {}).setdefault(e.container, {})[e.resource] = e.device_ids()
+            self._entries.setdefault(e.pod_uid, {})[(e.container, e.resource)] = e
         self._allocated = self._devices_in_use()
         for resource in registered:
             self._healthy.setdefault(resource, frozenset())
+
+    def register_plugins(self) -> None:
+        """The machine's device plugins register and report their devices
+        (``genericDeviceUpdateCallback``, once per resource): each report
+        writes the checkpoint. A machine without device-plugin resources
+        has no plugin, and nothing is written."""
+        if self._all:
+            self.write_checkpoint()
+
+    def write_checkpoint(self) -> None:
+        """``writeCheckpoint``: the entries and registered devices now."""
+        entries = tuple(e for by_key in self._entries.values() for e in by_key.values())
+        self._written = (entries, dict(self._healthy))
+
+    def checkpoint_file(self) -> bytes | None:
+        """The checkpoint's bytes as last written (``None``: never written)."""
+        if self._written is None:
+            return None
+        entries, registered = self._written
+        return canonical_device_checkpoint(entries, registered)
+
+    def _entry(self, pod_uid: str, container: str, resource: str, ids: Iterable[str]) -> DeviceEntry:
+        """A new allocation's entry: each device under every NUMA node of its
+        topology (-1: none), the plugin's empty allocation response."""
+        per_numa: dict[int, list[str]] = {}
+        known = self._all.get(resource, {})
+        for dev in ids:
+            device = known.get(dev)
+            nodes = device.numa_nodes if device is not None else ()
+            for node in nodes or (NODE_WITHOUT_TOPOLOGY,):
+                per_numa.setdefault(node, []).append(dev)
+        return DeviceEntry(pod_uid, container, resource, {n: tuple(v) for n, v in per_numa.items()})
 
     # -- readers -------------------------------------------------------------------------
     def devices_of(self, pod_uid: str, container_name: str) -> dict[str, tuple[str, ...]]:
@@ -312,6 +359,7 @@ class DeviceManager(HintProvider):
         order; podnuma goes by resource name. A failure leaves the resources
         already allocated to the container in place (as upstream)."""
         collected = False
+        allocated = False
         for resource, qty in container.limits.items():
             needed = qty.value()
             if not self.is_device_plugin_resource(resource):
@@ -329,6 +377,12 @@ class DeviceManager(HintProvider):
                 self._allocated = self._devices_in_use()
                 raise DeviceManagerError(f"unknown Device Plugin {resource}")
             self._pod_devices.setdefault(pod.uid, {}).setdefault(container.name, {})[resource] = devices
+            self._entries.setdefault(pod.uid, {})[(container.name, resource)] = self._entry(
+                pod.uid, container.name, resource, devices
+            )
+            allocated = True
+        if allocated:
+            self.write_checkpoint()
 
     def _ordered(self, resource: str, ids: Iterable[str]) -> list[str]:
         rank = self._rank.get(resource, {})

@@ -914,7 +914,7 @@ async function runRestart() {
   }
   body.replaceChildren(el("p", {class: "busy"}, "restarting…"));
   try {
-    const doc = await api("/api/restart" + q({name: state.name}), {body: state.text});
+    const doc = await api("/api/restart" + qs({name: state.name}), {body: state.text});
     body.replaceChildren(...restartView(doc));
   } catch (e) {
     body.replaceChildren(el("div", {class: "error"}, "error: " + e.message));
