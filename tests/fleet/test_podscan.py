@@ -91,3 +91,71 @@ def test_a_dump_the_fast_path_does_not_take_is_read_by_the_general_reader(
     if name in ("NaN", "not UTF-8", "truncated", "nested deeper than the decoder"):
         assert issues, name  # named by the general reader, one line each
         assert all("\n" not in i["message"] for i in issues)
+
+
+def _varied(small_fleet: Path, d: Path) -> Path:
+    """A copy of the fleet whose first pods dump also holds the shapes a
+    dump can give: no namespace, no owner, two owners, a finished pod, no
+    start time, no status, labels that are not all strings, a pod dumped
+    twice."""
+    shutil.copytree(small_fleet, d)
+    f = _pod_files(d)[0]
+    doc = json.loads(f.read_text())
+    items = doc["items"]
+    items[0]["metadata"].pop("namespace", None)
+    items[1]["metadata"].pop("ownerReferences", None)
+    items[2]["metadata"]["ownerReferences"] = [
+        {"kind": "ReplicaSet", "name": "web-abcde", "controller": False},
+        {"kind": "StatefulSet", "name": "db", "controller": True}]
+    items[3]["status"]["phase"] = "Succeeded"
+    items[4]["status"].pop("startTime", None)
+    items[5].pop("status", None)
+    items[6]["metadata"]["labels"] = {"a": 1}
+    items[7]["metadata"]["ownerReferences"] = [{"kind": "ReplicaSet", "name": "api-7d9f8c6b5d"}]
+    items[7]["metadata"]["labels"] = {}
+    items.append(json.loads(json.dumps(items[8])))
+    f.write_text(json.dumps(doc, indent=2))
+    return f
+
+
+def test_scanned_pods_are_the_compact_pods(small_fleet: Path, tmp_path: Path) -> None:
+    """What the replay reads of a pod scanned from a range (its node,
+    identity, start key, workload, the key of its spec) and the document
+    it stands for are those of the compact pod the general decoding of the
+    same range gives."""
+    from podnuma.fleet.pods import _key, start_key, with_ranged_pods
+    from podnuma.fleet.podscan import ScannedPod, pods_of_ranges
+    from podnuma.fleet.replay import workload_of
+
+    f = _varied(small_fleet, tmp_path / "fleet")
+    index = index_pod_file(f)
+    assert index is not None
+    compact, errors = pods_of_ranges(index.ranges)
+    scanned, errors2 = pods_of_ranges(index.ranges, scanned=True)
+    assert not errors and not errors2
+    seen = 0
+    for node in index.ranges:
+        want = with_ranged_pods(node, [], compact[node])
+        got = with_ranged_pods(node, [], scanned[node])
+        assert all(type(p) is ScannedPod for p in got)
+        assert [dict(p) for p in got] == want
+        for p, c in zip(got, want, strict=True):
+            assert p.start == start_key(c) and p.ident == _key(c)
+            assert workload_of(p) == workload_of(c)
+            assert p.key == c["spec"].key
+            seen += 1
+    assert seen == index.pods - 2  # the finished pod is not replayed, the copy is one pod
+
+
+def test_the_index_keys_pods_as_pod_key(small_fleet: Path, tmp_path: Path) -> None:
+    """The index's key of each pod (a pod in two dumps is counted once) is
+    :func:`pod_key`, which the general reader uses for the other files."""
+    from podnuma.fleet.podscan import pod_key
+
+    f = _varied(small_fleet, tmp_path / "fleet")
+    seen: dict[bytes, str] = {}
+    index = index_pod_file(f, seen)
+    assert index is not None and index.duplicated == 1
+    items = json.loads(f.read_text())["items"]
+    assert set(seen) == {pod_key(p["metadata"].get("namespace"), p["metadata"].get("name"),
+                                 p["metadata"].get("uid")) for p in items}

@@ -30,11 +30,13 @@ node gives the same result whatever process replays it.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import gc
 import json
 import marshal
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -65,7 +67,7 @@ from podnuma.fleet.assumptions import contradictions
 from podnuma.fleet.gates import gate_changes
 from podnuma.fleet.model import Issue, NodeSpec
 from podnuma.fleet.pods import read_node_pods, with_ranged_pods
-from podnuma.fleet.podscan import KeyedSpec, node_pods, pods_of_ranges
+from podnuma.fleet.podscan import KeyedSpec, PodLabels, ScannedPod, node_pods, pods_of_ranges
 from podnuma.fleet.whatif import WhatIf, apply_config
 from podnuma.inputs.discover import load_node
 from podnuma.machine.cpuset import CPUSet
@@ -182,25 +184,47 @@ def workload_of(pod: Mapping[str, Any]) -> tuple[str, str]:
     """(kind, ``NAMESPACE/NAME``) of the pod's controller: a ReplicaSet's
     pod-template-hash suffix is taken off (its Deployment); a pod without
     an owner is its own workload."""
+    if type(pod) is ScannedPod:
+        return _workload(pod.namespace, pod.owners, pod.name, pod.labels)
     meta = pod.get("metadata") or {}
-    ns = str(meta.get("namespace") or "default")
-    owners = meta.get("ownerReferences") or []
+    return _workload(str(meta.get("namespace") or "default"), meta.get("ownerReferences"),
+                     meta.get("name"), meta.get("labels"))
+
+
+def _scanned_workload(doc: ScannedPod, name: str, shared: PodLabels) -> tuple[str, str]:
+    """:func:`workload_of` a scanned pod: of one owner, it depends on its
+    kind and name and the pod's labels alone, kept with those labels."""
+    owners = doc.owners
+    if type(owners) is list and len(owners) == 1 and type(owners[0]) is dict:
+        kind, oname = owners[0].get("kind"), owners[0].get("name")
+        if type(kind) is str and type(oname) is str:
+            got = shared.workloads.get((kind, oname))
+            if got is None:
+                got = shared.workloads[(kind, oname)] = _workload(doc.namespace, owners, name, shared.labels)
+            return got
+    return _workload(doc.namespace, owners, name, shared.labels)
+
+
+def _workload(ns: str, owners: Any, name: Any, labels: Any) -> tuple[str, str]:
+    owners = owners or []
     owner = next((o for o in owners if isinstance(o, Mapping) and o.get("controller")), None)
     if owner is None and owners and isinstance(owners[0], Mapping):
         owner = owners[0]
     if owner is None:
-        return "Pod", f"{ns}/{meta.get('name')}"
-    kind, name = str(owner.get("kind")), str(owner.get("name"))
+        return "Pod", f"{ns}/{name}"
+    kind, oname = str(owner.get("kind")), str(owner.get("name"))
     if kind == "ReplicaSet":
-        h = (meta.get("labels") or {}).get("pod-template-hash")
-        if isinstance(h, str) and name.endswith(f"-{h}"):
-            return "Deployment", f"{ns}/{name[: -len(h) - 1]}"
-        if _HASH_SUFFIX.search(name):
-            return "Deployment", f"{ns}/{_HASH_SUFFIX.sub('', name)}"
-    return kind, f"{ns}/{name}"
+        h = (labels or {}).get("pod-template-hash")
+        if isinstance(h, str) and oname.endswith(f"-{h}"):
+            return "Deployment", f"{ns}/{oname[: -len(h) - 1]}"
+        if _HASH_SUFFIX.search(oname):
+            return "Deployment", f"{ns}/{_HASH_SUFFIX.sub('', oname)}"
+    return kind, f"{ns}/{oname}"
 
 
 def _pod_sig(doc: Mapping[str, Any], *, with_node: bool = False) -> Any:
+    if not with_node and type(doc) is ScannedPod:
+        return doc.key
     got = doc.get("spec")
     if not with_node and type(got) is KeyedSpec:
         return got.key  # the bytes it was decoded from: namespace, annotations, spec
@@ -214,7 +238,7 @@ def _pod_sig(doc: Mapping[str, Any], *, with_node: bool = False) -> Any:
 # one run
 
 
-@dataclass
+@dataclass(slots=True)
 class _Pod:
     doc: Mapping[str, Any]
     pod: Pod
@@ -439,7 +463,20 @@ def _parse_pods(
     pods: list[_Pod] = []
     issues: list[Issue] = []
     gates_key = _sig(config.feature_gates.explicit())
+    parsed = cache.pods if cache is not None else {}
+    sidecar_sets = cache.sidecars if cache is not None else {}
     for doc in docs:
+        if type(doc) is ScannedPod and cache is not None:
+            # a pod of a spec already parsed: that parse under this pod's identity
+            name, uid, shared = doc.name, doc.uid, doc.shared
+            pkey = (gates_key, doc.key)
+            template = parsed.get(pkey)
+            if (type(template) is Pod and type(name) is str and type(uid) is str and uid
+                    and shared.plain and pkey in sidecar_sets and _NAME.match(name)):
+                pods.append(_Pod(doc=doc, pod=template.with_identity(name, uid, shared.labels or {}),
+                                 workload=_scanned_workload(doc, name, shared),
+                                 sidecars=sidecar_sets[pkey]))
+                continue
         meta = doc.get("metadata") or {}
         ref = f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
         try:
@@ -670,6 +707,32 @@ def replay_partition(
 ) -> list[dict[str, Any]]:
     """Replay a group of nodes, reading each pod file once for the group
     (``cache``: default, this process's memo)."""
+    with _collector_paused():
+        return _replay_partition(specs, what_ifs, cache)
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while a partition is replayed (on
+    again after): the replay makes many small objects and drops them by
+    their reference counts, and the collector's passes over everything
+    alive (the partition's pods and results, the memo) cost about a tenth
+    of the replay and find next to nothing. A partition's size is bounded
+    (:data:`podnuma.fleet.execute.MAX_PARTITION_PODS` pods), so is what it
+    holds meanwhile."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+def _replay_partition(
+    specs: Sequence[NodeSpec], what_ifs: Sequence[WhatIf], cache: ReplayCache | None
+) -> list[dict[str, Any]]:
     if cache is None:
         cache = _PROCESS_CACHE
         cache.trim()
@@ -677,7 +740,7 @@ def replay_partition(
     names = [s.name for s in specs if s.pods is None and s.pod_files]
     by_node, file_issues = read_node_pods(files, names) if files else ({}, [])
     ranged, range_errors = pods_of_ranges(
-        {s.name: s.pod_ranges for s in specs if s.pods is None and s.pod_ranges})
+        {s.name: s.pod_ranges for s in specs if s.pods is None and s.pod_ranges}, scanned=True)
     out: list[dict[str, Any]] = []
     for s in specs:
         if s.pods is not None:
