@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import operator
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -60,23 +61,27 @@ _HEAD = 65536
 Unset = msgspec.UnsetType
 UNSET = msgspec.UNSET
 
+# The decoded structs hold values decoded from JSON (no cycles): they are
+# left out of the cyclic garbage collector (``gc=False``), which makes
+# them cheaper to make and the collector's passes shorter.
 
-class _Top(msgspec.Struct):
+
+class _Top(msgspec.Struct, gc=False):
     kind: Any = None
     items: list[msgspec.Raw] | None = None
 
 
-class _PeekSpec(msgspec.Struct):
+class _PeekSpec(msgspec.Struct, gc=False):
     nodeName: Any = None
 
 
-class _PeekMeta(msgspec.Struct):
+class _PeekMeta(msgspec.Struct, gc=False):
     name: Any = None
     namespace: Any = None
     uid: Any = None
 
 
-class _Peek(msgspec.Struct):
+class _Peek(msgspec.Struct, gc=False):
     kind: Any = None
     spec: _PeekSpec | None = None
     metadata: _PeekMeta | None = None
@@ -89,14 +94,14 @@ def pod_key(namespace: object, name: object, uid: object) -> bytes:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).digest()
 
 
-class _TopPeek(msgspec.Struct):
+class _TopPeek(msgspec.Struct, gc=False):
     items: list[_Peek] = []
 
 
 # the fields :func:`podnuma.fleet.pods.compact_pod` keeps, and no other
 
 
-class _Ctr(msgspec.Struct):
+class _Ctr(msgspec.Struct, gc=False):
     name: Any | Unset = UNSET
     resources: Any | Unset = UNSET
     restartPolicy: Any | Unset = UNSET
@@ -109,6 +114,7 @@ _META_KEYS = ("name", "namespace", "uid", "labels", "annotations", "ownerReferen
               "creationTimestamp", "generateName")
 _CTR_KEYS = ("name", "resources", "restartPolicy")
 _RAW_META = ("labels",)  # decoded from their bytes
+_ABSENT = b"\1"
 
 
 @dataclass
@@ -234,7 +240,7 @@ def _item_starts(data: bytes, pos: int, items: list[msgspec.Raw]) -> list[int] |
     return out
 
 
-class _SpecRaw(msgspec.Struct):
+class _SpecRaw(msgspec.Struct, gc=False):
     nodeName: Any | Unset = UNSET
     resources: msgspec.Raw | Unset = UNSET
     overhead: msgspec.Raw | Unset = UNSET
@@ -243,7 +249,7 @@ class _SpecRaw(msgspec.Struct):
     containers: msgspec.Raw | Unset = UNSET
 
 
-class _MetaRaw(msgspec.Struct):
+class _MetaRaw(msgspec.Struct, gc=False):
     name: Any | Unset = UNSET
     namespace: Any | Unset = UNSET
     uid: Any | Unset = UNSET
@@ -254,13 +260,13 @@ class _MetaRaw(msgspec.Struct):
     generateName: Any | Unset = UNSET
 
 
-class _Status(msgspec.Struct):
+class _Status(msgspec.Struct, gc=False):
     phase: Any | Unset = UNSET
     startTime: Any | Unset = UNSET
     qosClass: Any | Unset = UNSET
 
 
-class _PodRaw(msgspec.Struct):
+class _PodRaw(msgspec.Struct, gc=False):
     kind: Any = None
     metadata: _MetaRaw | None = None
     spec: _SpecRaw | None = None
@@ -333,10 +339,11 @@ def _spec_key(p: _PodRaw) -> tuple[tuple[Any, ...], dict[str, Any], Any]:
     ann = UNSET if m is None else m.annotations
     if s is None:
         s = _SpecRaw()
-    v1, v2, v3, v4, v5 = s.resources, s.overhead, s.restartPolicy, s.initContainers, s.containers
-    key = (ns, None if ann is UNSET else bytes(ann), None if v1 is UNSET else bytes(v1),
-           None if v2 is UNSET else bytes(v2), None if v3 is UNSET else bytes(v3),
-           None if v4 is UNSET else bytes(v4), None if v5 is UNSET else bytes(v5))
+    # the parts' bytes joined by a NUL, an absent part a 0x01: neither byte
+    # can be in JSON text unescaped, so the joined bytes are equal exactly
+    # when the parts are
+    key = (ns, b"\0".join([_ABSENT if v is UNSET else v for v in (
+        ann, s.resources, s.overhead, s.restartPolicy, s.initContainers, s.containers)]))
     rest, annotations = _spec_of(key, s, ann)
     return key, rest, annotations
 
@@ -511,6 +518,25 @@ def _decode_scanned(chunk: bytes, name: str) -> list[Any]:
     except _DECODE_ERRORS:
         pass
     return _general_items(text, name)
+
+
+_START = operator.attrgetter("start")
+
+
+def in_start_order(node: str, pods: list[Any], items: list[Any]) -> list[Any]:
+    """:func:`podnuma.fleet.pods.with_ranged_pods`, quicker in the common
+    case: no pods from other dumps, and every item a :class:`ScannedPod`
+    of ``node`` (which carries its identity and start key)."""
+    if pods or not all(type(p) is ScannedPod and p.node == node for p in items):
+        return with_ranged_pods(node, pods, items)
+    seen: set[tuple[str, str, str]] = set()
+    out = []
+    for p in items:
+        if p.ident not in seen:  # the same pod in two dumps
+            seen.add(p.ident)
+            out.append(p)
+    out.sort(key=_START)
+    return out
 
 
 def read_ranges(

@@ -39,11 +39,9 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from podnuma.analysis.advise import Advice, advise_pod
 from podnuma.analysis.measure import measure
-from podnuma.analysis.restart import restart_after_document, restart_summary
 from podnuma.analysis.rewrite import sidecar_names
 from podnuma.api._gates_v137 import GATES as _KNOWN_GATES
 from podnuma.api.kubeletconfig import (
@@ -66,13 +64,23 @@ from podnuma.errors import InputError, KubeletStartupError, PodnumaError
 from podnuma.fleet.assumptions import contradictions
 from podnuma.fleet.gates import gate_changes
 from podnuma.fleet.model import Issue, NodeSpec
-from podnuma.fleet.pods import read_node_pods, with_ranged_pods
-from podnuma.fleet.podscan import KeyedSpec, PodLabels, ScannedPod, node_pods, pods_of_ranges
+from podnuma.fleet.pods import read_node_pods
+from podnuma.fleet.podscan import (
+    KeyedSpec,
+    PodLabels,
+    ScannedPod,
+    in_start_order,
+    node_pods,
+    pods_of_ranges,
+)
 from podnuma.fleet.whatif import WhatIf, apply_config
 from podnuma.inputs.discover import load_node
 from podnuma.machine.cpuset import CPUSet
 from podnuma.machine.topology import Machine
 from podnuma.scenario.run import RunResult
+
+if TYPE_CHECKING:
+    from podnuma.analysis.advise import Advice
 
 __all__ = ["ReplayCache", "replay_node", "replay_partition", "workload_of", "node_run", "node_run_result",
            "node_scenarios"]
@@ -274,12 +282,19 @@ def _sidecar_only(step: StepResult, sidecars: frozenset[str]) -> CPUSet:
 
 
 def _numa_of(machine: Machine, step: StepResult) -> set[int]:
-    numa = {machine.topology.cpu_info[cpu].numa_node for cpu in _exclusive_of(step).list()}
-    if step.pod_allocation is not None:
-        for b in step.pod_allocation.memory:
+    """The NUMA nodes of the pod's exclusive CPUs (:func:`_exclusive_of`)
+    and pinned memory."""
+    info = machine.topology.cpu_info
+    numa: set[int] = set()
+    alloc = step.pod_allocation
+    if alloc is not None:
+        numa.update(info[cpu].numa_node for cpu in alloc.cpus.list())
+        for b in alloc.memory:
             numa.update(b.numa_nodes)
     for c in step.containers:
         if c.type != "init":
+            if c.isolation == "container":
+                numa.update(info[cpu].numa_node for cpu in c.cpus.list())
             for b in c.memory:
                 numa.update(b.numa_nodes)
     return numa
@@ -330,7 +345,8 @@ def node_run(
                              "message": r.message, "stage": r.failed_stage})
             continue
         admitted += 1
-        sidecar_only = sidecar_only | _sidecar_only(r, p.sidecars)
+        if p.sidecars:
+            sidecar_only = sidecar_only | _sidecar_only(r, p.sidecars)
         numa = _numa_of(machine, r)
         if numa:
             spread[len(numa)] = spread.get(len(numa), 0) + 1
@@ -400,7 +416,20 @@ def node_run(
         "spanningPods": spanning,
         "numa": numa_rows,
     }
-    return out, steps, n.summary()
+    summary = n.summary()
+    _release(n)
+    return out, steps, summary
+
+
+def _release(node: Node) -> None:
+    """Let ``node`` go as soon as the last reference to it does. Its
+    managers and the topology manager point at each other (the topology
+    manager keeps its hint providers, which keep it, as upstream's do), so
+    a node no longer used would wait, with every pod's state in it, for
+    the cyclic garbage collector: that pass cost about as much as a tenth
+    of the replay. The hint providers are what closes every such loop;
+    a node is not asked for hints after its run is read."""
+    node.topology.providers.clear()
 
 
 # --------------------------------------------------------------------------
@@ -527,6 +556,8 @@ def _rewrite(
         key = (mkey, bkey, _pod_sig(p.doc), shared_pool_cpus)
         advice = cache.advice.get(key)
         if advice is None:
+            from podnuma.analysis.advise import advise_pod  # the pod-level what-if only
+
             advice = advise_pod(dict(p.doc), machine, base, shared_pool_cpus=shared_pool_cpus)
             cache.advice[key] = advice
         if advice.status != "rewritten" or advice.rewrite is None:
@@ -551,6 +582,8 @@ def _restart(spec: NodeSpec, config_doc: Mapping[str, Any], pods: Sequence[_Pod]
         "kubeletConfig": dict(config_doc),
         "steps": [{"addPod": dict(p.doc)} for p in pods],
     }
+    from podnuma.analysis.restart import restart_after_document, restart_summary
+
     try:
         return restart_summary(restart_after_document(doc, name=f"node {spec.name}"))
     except PodnumaError as e:
@@ -753,7 +786,7 @@ def _replay_partition(
         spec = s if not extra else _with_issues(s, extra)
         pods = by_node.get(s.name, [])
         if s.name in ranged:
-            pods = with_ranged_pods(s.name, pods, ranged.pop(s.name))
+            pods = in_start_order(s.name, pods, ranged.pop(s.name))
         out.append(replay_node(spec, what_ifs, pods=pods, cache=cache))
     return out
 
