@@ -21,9 +21,9 @@ from podnuma.fleet.whatif import parse_what_if
 WHAT_IFS = [parse_what_if("pod-level")]
 
 
-def _report(d: Path) -> dict[str, Any]:
+def _report(d: Path, what_ifs: list[Any] = WHAT_IFS) -> dict[str, Any]:
     fleet = load_fleet([d])
-    return fleet_report(fleet, run_serial(fleet.nodes, WHAT_IFS), [w.label for w in WHAT_IFS])
+    return fleet_report(fleet, run_serial(fleet.nodes, what_ifs), [w.label for w in what_ifs])
 
 
 def _pod_files(d: Path) -> list[Path]:
@@ -39,6 +39,24 @@ def test_indexed_reading_gives_the_general_readers_report(
     monkeypatch.setattr(inputs_mod, "index_pod_file", lambda *_: None)
     assert all(n.pod_files and not n.pod_ranges for n in load_fleet([small_fleet]).nodes)
     assert _report(small_fleet) == fast
+
+
+def test_scanned_pods_give_the_general_readers_report_under_every_what_if(
+    small_fleet: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pods scanned from byte ranges (documents built only when a
+    what-if asks for them) give the same report text as the general
+    reader's documents, whatever the what-ifs do with the pods: rewrite
+    them, replay a restart of them, turn the gates on."""
+    from podnuma.render.serialize import dump_json
+
+    what_ifs = [parse_what_if(w) for w in ("pod-level,scope=pod,restart", "gates", "restart",
+                                           "pod-level,shared-pool-cpus=1")]
+    fast = dump_json(_report(small_fleet, what_ifs))
+    monkeypatch.setattr(inputs_mod, "index_pod_file", lambda *_: None)
+    assert dump_json(_report(small_fleet, what_ifs)) == fast
+    summary = json.loads(fast)["summary"]
+    assert summary["pod-level,scope=pod,restart"]["rewrittenPods"] > 0  # the documents were asked for
 
 
 def test_any_layout_of_the_json_is_indexed_the_same(small_fleet: Path, tmp_path: Path) -> None:

@@ -100,13 +100,17 @@ class ReplayCache:
     advice: dict[tuple[Any, ...], Advice] = field(default_factory=dict)
     pods: dict[tuple[Any, ...], Pod | InputError] = field(default_factory=dict)
     sidecars: dict[tuple[Any, ...], frozenset[str]] = field(default_factory=dict)
+    #: the parse and sidecars of each key of :attr:`pods` that parsed (the
+    #: pods scanned from byte ranges look them up at once)
+    parsed: dict[tuple[Any, ...], tuple[Pod, frozenset[str]]] = field(default_factory=dict)
 
     #: Entries kept at most per table; past that a table starts afresh
     #: (a fleet of per-node machine files must not keep every machine).
     LIMIT = 2048
 
     def trim(self) -> None:
-        for table in (self.machines, self.configs, self.density, self.advice, self.pods, self.sidecars):
+        for table in (self.machines, self.configs, self.density, self.advice, self.pods, self.sidecars,
+                      self.parsed):
             if len(table) > self.LIMIT:
                 table.clear()
 
@@ -492,19 +496,16 @@ def _parse_pods(
     pods: list[_Pod] = []
     issues: list[Issue] = []
     gates_key = _sig(config.feature_gates.explicit())
-    parsed = cache.pods if cache is not None else {}
-    sidecar_sets = cache.sidecars if cache is not None else {}
+    known = cache.parsed if cache is not None else {}
     for doc in docs:
         if type(doc) is ScannedPod and cache is not None:
             # a pod of a spec already parsed: that parse under this pod's identity
             name, uid, shared = doc.name, doc.uid, doc.shared
-            pkey = (gates_key, doc.key)
-            template = parsed.get(pkey)
-            if (type(template) is Pod and type(name) is str and type(uid) is str and uid
-                    and shared.plain and pkey in sidecar_sets and _NAME.match(name)):
-                pods.append(_Pod(doc=doc, pod=template.with_identity(name, uid, shared.labels or {}),
-                                 workload=_scanned_workload(doc, name, shared),
-                                 sidecars=sidecar_sets[pkey]))
+            hit = known.get((gates_key, doc.key))
+            if (hit is not None and type(name) is str and type(uid) is str and uid and shared.plain
+                    and _NAME.match(name)):
+                pods.append(_Pod(doc=doc, pod=hit[0].with_identity(name, uid, shared.labels or {}),
+                                 workload=_scanned_workload(doc, name, shared), sidecars=hit[1]))
                 continue
         meta = doc.get("metadata") or {}
         ref = f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
@@ -520,6 +521,9 @@ def _parse_pods(
             if got is None:
                 got = cache.sidecars[key] = sidecar_names(pod)
             sidecars = got
+            template = cache.pods.get(key)
+            if type(template) is Pod:
+                cache.parsed[key] = (template, sidecars)
         pods.append(_Pod(doc=doc, pod=pod, workload=workload_of(doc), sidecars=sidecars))
     return pods, issues
 
@@ -561,7 +565,8 @@ def _rewrite(
             advice = advise_pod(dict(p.doc), machine, base, shared_pool_cpus=shared_pool_cpus)
             cache.advice[key] = advice
         if advice.status != "rewritten" or advice.rewrite is None:
-            out.append(dataclasses.replace(p, not_rewritten=advice.reason or "not rewritten"))
+            out.append(_Pod(doc=p.doc, pod=p.pod, workload=p.workload, sidecars=p.sidecars,
+                            rewritten=p.rewritten, not_rewritten=advice.reason or "not rewritten"))
             continue
         # The verdict is shared by every pod with this spec: the rewrite's
         # metadata is this pod's own.
