@@ -86,16 +86,23 @@ def read_file(path: str | os.PathLike[str]) -> bytes:
     return Path(path).read_bytes()
 
 
+def _read_if_there(path: str | os.PathLike[str]) -> bytes | None:
+    """The bytes of a checkpoint file, ``None`` when it does not exist."""
+    try:
+        return read_file(path)
+    except FileNotFoundError:
+        return None
+
+
 def read_cpu_checkpoint_file(
     path: str | os.PathLike[str], *, pod_level_resource_managers: bool = True
 ) -> CPUCheckpointData | None:
     """Read and decode a checkpoint file; ``None`` when it does not exist (the
     kubelet then starts from a fresh state and writes one)."""
-    try:
-        blob = read_file(path)
-    except FileNotFoundError:
-        return None
-    return decode_cpu_checkpoint(blob, pod_level_resource_managers=pod_level_resource_managers)
+    blob = _read_if_there(path)
+    return None if blob is None else decode_cpu_checkpoint(
+        blob, pod_level_resource_managers=pod_level_resource_managers
+    )
 
 
 def write_cpu_checkpoint_file(path: str | os.PathLike[str], data: CPUCheckpointData) -> None:
@@ -107,11 +114,10 @@ def read_memory_checkpoint_file(
     path: str | os.PathLike[str], *, pod_level_resource_managers: bool = False
 ) -> MemoryCheckpointData | None:
     """Read and decode a checkpoint file; ``None`` when it does not exist."""
-    try:
-        blob = read_file(path)
-    except FileNotFoundError:
-        return None
-    return decode_memory_checkpoint(blob, pod_level_resource_managers=pod_level_resource_managers)
+    blob = _read_if_there(path)
+    return None if blob is None else decode_memory_checkpoint(
+        blob, pod_level_resource_managers=pod_level_resource_managers
+    )
 
 
 def write_memory_checkpoint_file(path: str | os.PathLike[str], data: MemoryCheckpointData) -> None:

@@ -16,17 +16,19 @@ __all__ = ["UNITS", "format_bytes", "format_nodes"]
 UNITS: Final = (("Ti", 1 << 40), ("Gi", 1 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10))
 
 
-def format_bytes(n: int, *, approximate: bool = False) -> str:
+def format_bytes(n: int, *, approximate: bool = False, largest: str = "Ti") -> str:
     """``n`` bytes as the largest exact binary unit (``2Gi``, ``1536Mi``,
-    ``0``); with ``approximate``, sizes of 1Gi or more that are no whole
-    number of MiB as ``31.0Gi``."""
+    ``0``), up to ``largest`` (``1024Gi`` with ``"Gi"``); with
+    ``approximate``, sizes of 1Gi or more that are no whole number of MiB as
+    ``31.0Gi``."""
     if n == 0:
         return "0"
-    for suffix, unit in UNITS:
+    units = UNITS[[suffix for suffix, _ in UNITS].index(largest):]
+    for suffix, unit in units:
         if n % unit == 0 and (not approximate or unit >= 1 << 20 or n < 1 << 30):
             return f"{n // unit}{suffix}"
     if approximate:
-        for suffix, unit in UNITS:
+        for suffix, unit in units:
             if n >= unit:
                 return f"{n / unit:.1f}{suffix}"
     return str(n)

@@ -44,6 +44,7 @@ from podnuma.cgroups import PlannedPod
 from podnuma.cm.container_manager import Node
 from podnuma.errors import InputError
 from podnuma.grpc.provider import NodeProvider
+from podnuma.inputs.state import checkpoint_pod_uids
 from podnuma.machine.topology import Machine
 from podnuma.render.serialize import dump_json
 
@@ -94,12 +95,7 @@ class Agent:
         self.node = Node(
             machine, config, cpu_checkpoint=restored.cpu, memory_checkpoint=restored.memory
         )
-        uids: set[str] = set()
-        if restored.cpu is not None:
-            uids |= set(restored.cpu.entries) | set(restored.cpu.pod_entries)
-        if restored.memory is not None:
-            uids |= set(restored.memory.entries) | set(restored.memory.pod_entries)
-        self._restored_uids = uids
+        self._restored_uids = checkpoint_pod_uids(restored.cpu, restored.memory)
         self._restore_pending = True
         self.lock = threading.RLock()
         self.records: dict[str, PodRecord] = {}
@@ -116,7 +112,7 @@ class Agent:
                 node=machine.name,
                 manifests=str(self.manifests),
                 stateDir=str(state.path),
-                restoredPods=len(uids),
+                restoredPods=len(self._restored_uids),
                 staleTempFilesRemoved=self.stale_temp_files,
             ),
         )

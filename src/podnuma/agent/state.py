@@ -27,8 +27,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from podnuma.api.kubeletconfig import KubeletConfig
 from podnuma.cm.container_manager import CPU_CHECKPOINT_FILE, MEMORY_CHECKPOINT_FILE
@@ -37,12 +39,14 @@ from podnuma.cm.memorymanager.checkpoint import MemoryCheckpointData, restore_me
 from podnuma.errors import InputError
 from podnuma.fileio import atomic_write
 from podnuma.golang.strconv import go_quote
-from podnuma.machine.cpuset import CPUSet
+from podnuma.inputs.state import exclusive_cpu_sets
 
 __all__ = ["RestoredState", "StateDir", "STATUS_FILE", "double_assignments"]
 
 STATUS_FILE = "podnuma-agent-status.json"
 _OWN_FILES = (CPU_CHECKPOINT_FILE, MEMORY_CHECKPOINT_FILE, STATUS_FILE)
+
+_State = TypeVar("_State")
 
 
 @dataclass(frozen=True)
@@ -82,17 +86,13 @@ class StateDir:
         stale = self.remove_stale_temp_files()
         pod_level = config.feature_gates.enabled("PodLevelResourceManagers")
         state_dir = str(self.path)
-        cpu: CPUCheckpointData | None = None
-        memory: MemoryCheckpointData | None = None
-        blob = self._read(CPU_CHECKPOINT_FILE)
-        if blob is not None:
-            cpu = restore_cpu_state(
-                blob,
-                config.cpu_manager_policy,
-                pod_level_resource_managers=pod_level,
-                state_dir=state_dir,
-            )
-            self._written[CPU_CHECKPOINT_FILE] = blob
+        cpu = self._restore(
+            CPU_CHECKPOINT_FILE,
+            lambda blob: restore_cpu_state(
+                blob, config.cpu_manager_policy, pod_level_resource_managers=pod_level, state_dir=state_dir
+            ),
+        )
+        if cpu is not None:
             twice = double_assignments(cpu)
             if twice is not None:
                 raise InputError(
@@ -102,16 +102,23 @@ class StateDir:
                     "checkpoint file before restarting",
                     file=str(self.path / CPU_CHECKPOINT_FILE),
                 )
-        blob = self._read(MEMORY_CHECKPOINT_FILE)
-        if blob is not None:
-            memory = restore_memory_state(
-                blob,
-                config.memory_manager_policy,
-                pod_level_resource_managers=pod_level,
-                state_dir=state_dir,
-            )
-            self._written[MEMORY_CHECKPOINT_FILE] = blob
+        memory = self._restore(
+            MEMORY_CHECKPOINT_FILE,
+            lambda blob: restore_memory_state(
+                blob, config.memory_manager_policy, pod_level_resource_managers=pod_level, state_dir=state_dir
+            ),
+        )
         return RestoredState(cpu, memory, stale)
+
+    def _restore(self, name: str, restore: Callable[[bytes], _State]) -> _State | None:
+        """The checkpoint file ``name`` restored by ``restore`` (``None`` when
+        there is none); once restored, its bytes are what the directory holds."""
+        blob = self._read(name)
+        if blob is None:
+            return None
+        state = restore(blob)
+        self._written[name] = blob
+        return state
 
     def _read(self, name: str) -> bytes | None:
         try:
@@ -141,12 +148,10 @@ def double_assignments(cpu: CPUCheckpointData) -> str | None:
     kubelet's wording (``pod: P, container: C cpuset: "..."``), or ``None``.
     The containers of one pod may share CPUs (an init container's are reused,
     a pod-level set holds its containers' sets); two pods may not."""
-    held: list[tuple[str, str, CPUSet]] = []
-    for uid in sorted(cpu.entries):
-        for name in sorted(cpu.entries[uid]):
-            held.append((uid, f"pod: {uid}, container: {name} cpuset: ", cpu.entries[uid][name]))
-    for uid in sorted(cpu.pod_entries):
-        held.append((uid, f"pod: {uid} (pod-level) cpuset: ", cpu.pod_entries[uid]))
+    held = [
+        (uid, f"pod: {uid} (pod-level) cpuset: " if name is None else f"pod: {uid}, container: {name} cpuset: ", cpus)
+        for uid, name, cpus in exclusive_cpu_sets(cpu)
+    ]
     for i, (uid, what, cpus) in enumerate(held):
         for other_uid, other, other_cpus in held[:i]:
             if other_uid != uid and cpus & other_cpus:

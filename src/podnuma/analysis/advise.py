@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -47,6 +47,7 @@ from podnuma.api.qos import compute_pod_qos
 from podnuma.errors import InputError, KubeletStartupError
 from podnuma.fieldkit import field_path, wrong_type
 from podnuma.machine.topology import Machine
+from podnuma.units import format_bytes
 
 __all__ = [
     "DEFAULT_STRATEGY", "STRATEGIES", "TEMPLATE_PATHS", "Advice", "Candidate", "advise_pod",
@@ -151,12 +152,15 @@ def advise_pod(
     a number tries that size only. ``sidecars``: container names the user
     calls sidecars. Never raises for a bad object (it is skipped with the
     reason); ``KubeletStartupError`` when the configuration itself cannot run."""
+
+    def advise(pod_doc: Any) -> Advice:
+        return _advise_pod(pod_doc, machine, config, where=where, cap=cap,
+                           shared_pool_cpus=shared_pool_cpus, strategy=strategy, sidecars=sidecars)
+
     kind = doc.get("kind") if isinstance(doc, Mapping) else None
     if not isinstance(kind, str) or kind not in TEMPLATE_PATHS:
-        return _advise_pod(doc, machine, config, where=where, cap=cap,
-                           shared_pool_cpus=shared_pool_cpus, strategy=strategy, sidecars=sidecars)
-    return _advise_workload(doc, kind, machine, config, where=where, cap=cap,
-                            shared_pool_cpus=shared_pool_cpus, strategy=strategy, sidecars=sidecars)
+        return advise(doc)
+    return _advise_workload(doc, kind, advise, where=where)
 
 
 def best_pod_level_rewrite(
@@ -179,17 +183,10 @@ def best_pod_level_rewrite(
 
 
 def _advise_workload(
-    doc: Mapping[str, Any],
-    kind: str,
-    machine: Machine,
-    config: KubeletConfig,
-    *,
-    where: str,
-    cap: int,
-    shared_pool_cpus: int | None,
-    strategy: str,
-    sidecars: Collection[str],
+    doc: Mapping[str, Any], kind: str, advise: Callable[[Any], Advice], *, where: str
 ) -> Advice:
+    """The advice on a workload: ``advise``'s on its pod template, told of
+    the workload (its label, manifest and field paths)."""
     path = TEMPLATE_PATHS[kind]
     dotted = ".".join(path)
     label, pod_doc, template_error = workload_pod(doc, kind)
@@ -199,8 +196,7 @@ def _advise_workload(
             original=doc,
             error=template_error,
         )
-    advice = _advise_pod(pod_doc, machine, config, where=where, cap=cap,
-                         shared_pool_cpus=shared_pool_cpus, strategy=strategy, sidecars=sidecars)
+    advice = advise(pod_doc)
     error = advice.error.at(dotted) if advice.error is not None else None
     rewrite = advice.rewrite
     if rewrite is not None:
@@ -306,12 +302,13 @@ def _advise_pod(
     machine: Machine,
     config: KubeletConfig,
     *,
-    where: str = "",
-    cap: int = 512,
-    shared_pool_cpus: int | None = None,
-    strategy: str = DEFAULT_STRATEGY,
-    sidecars: Collection[str] = (),
+    where: str,
+    cap: int,
+    shared_pool_cpus: int | None,
+    strategy: str,
+    sidecars: Collection[str],
 ) -> Advice:
+    """:func:`advise_pod` of a Pod (or what is not one), with its options."""
     ref = _ref(doc)
 
     def skip(reason: str, **kw: Any) -> Advice:
@@ -501,13 +498,6 @@ def _template_error(template: object, path: str) -> InputError:
 # the scenario that replays an advice
 
 
-def _bytes(n: int) -> str:
-    for unit, suffix in ((1 << 40, "Ti"), (1 << 30, "Gi"), (1 << 20, "Mi"), (1 << 10, "Ki")):
-        if n and n % unit == 0:
-            return f"{n // unit}{suffix}"
-    return str(n)
-
-
 def machine_node_document(machine: Machine) -> dict[str, Any]:
     """The scenario ``node`` of ``machine`` in the ``cpus`` table form (CPU
     table, memory and huge page pools per NUMA node, distances, devices):
@@ -518,13 +508,13 @@ def machine_node_document(machine: Machine) -> dict[str, Any]:
     ]
     memory: dict[int, dict[str, str]] = {}
     for n in sorted(machine.numa_nodes, key=lambda n: n.id):
-        entry = {"memory": _bytes(n.memory)}
+        entry = {"memory": format_bytes(n.memory)}
         for size, total in sorted(n.hugepages.items()):
-            entry[f"hugepages-{_bytes(size)}"] = _bytes(total)
+            entry[f"hugepages-{format_bytes(size)}"] = format_bytes(total)
         memory[n.id] = entry
     doc: dict[str, Any] = {"name": machine.name, "cpus": rows, "memory": memory}
     if machine.total_memory is not None and machine.total_memory != sum(n.memory for n in machine.numa_nodes):
-        doc["memoryCapacity"] = _bytes(machine.total_memory)
+        doc["memoryCapacity"] = format_bytes(machine.total_memory)
     if machine.has_distances():
         doc["distances"] = {n.id: list(n.distances) for n in machine.numa_nodes}
     if machine.devices:

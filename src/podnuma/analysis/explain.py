@@ -68,6 +68,7 @@ from podnuma.errors import KubeletStartupError
 from podnuma.inputs.scenario import Scenario
 from podnuma.machine.cpuset import CPUSet
 from podnuma.machine.topology import Machine
+from podnuma.scenario.document import node_document
 from podnuma.scenario.run import RunResult, run_scenario
 from podnuma.units import format_nodes as _nodes
 
@@ -89,7 +90,6 @@ PROVIDERS = ("device", "cpu", "memory")
 
 _QOS_RESOURCES = ("cpu", "memory")
 _POOL_NAMES = {"container": "exclusive slice", "pod": "pod shared pool", "host": "node shared pool"}
-_UNITS = (("Ti", 1 << 40), ("Gi", 1 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10))
 
 
 # --------------------------------------------------------------------------
@@ -760,12 +760,7 @@ def explain_run(
         tick()
     return {
         "scenario": result.scenario,
-        "node": {
-            "name": node.name,
-            "cpus": str(node.cpus),
-            "numaNodes": list(node.numa_nodes),
-            "reservedCpus": str(node.reserved_cpus),
-        },
+        "node": node_document(node),
         "config": _config_doc(scenario.config),
         "admissions": admissions,
     }

@@ -44,7 +44,7 @@ from podnuma.cm.memorymanager.state import Block
 from podnuma.cm.results import StepResult
 from podnuma.errors import InputError, KubeletStartupError
 from podnuma.inputs.scenario import Scenario, load_scenario_text
-from podnuma.inputs.state import read_kubelet_config_mapping
+from podnuma.inputs.state import checkpoint_pod_uids, read_kubelet_config_mapping
 from podnuma.machine.cpuset import CPUSet
 from podnuma.machine.topology import Machine
 from podnuma.scenario.run import RunResult, run_scenario
@@ -214,6 +214,10 @@ class RestartReport:
 
     def count(self, outcome: str) -> int:
         return sum(1 for p in self.pods if p.outcome == outcome)
+
+    def counts(self) -> dict[str, int]:
+        """How many pods had each outcome (kept, moved, rejected, unknown)."""
+        return {outcome: self.count(outcome) for outcome in (KEPT, MOVED, REJECTED, UNKNOWN)}
 
 
 # --------------------------------------------------------------------------
@@ -517,12 +521,7 @@ def state_after_run(
 
     for i, (pod, raw) in enumerate(zip(scenario.running_pods, raw_state.get("pods") or [], strict=False)):
         running[pod.uid] = checked(RunningPod(pod.uid, pod.ref, raw), f"state.pods[{i}]")
-    cpu, mem = scenario.cpu_checkpoint, scenario.memory_checkpoint
-    stand_ins: set[str] = set()
-    if cpu is not None:
-        stand_ins |= set(cpu.entries) | set(cpu.pod_entries)
-    if mem is not None:
-        stand_ins |= set(mem.entries) | set(mem.pod_entries)
+    stand_ins = checkpoint_pod_uids(scenario.cpu_checkpoint, scenario.memory_checkpoint)
     for uid in sorted(stand_ins - set(running)):
         running[uid] = RunningPod(uid, uid, None)
     for step, result in zip(scenario.steps, run.steps, strict=True):
@@ -600,10 +599,7 @@ def restart_document(r: RestartReport) -> dict[str, Any]:
         "pods": [outcome_document(o) for o in r.pods],
         "totals": {
             "pods": len(r.pods),
-            KEPT: r.count(KEPT),
-            MOVED: r.count(MOVED),
-            REJECTED: r.count(REJECTED),
-            UNKNOWN: r.count(UNKNOWN),
+            **r.counts(),
             "cpus": t.cpus,
             "reservedCpus": t.reserved,
             "freeCpus": t.free,
@@ -630,10 +626,7 @@ def restart_summary(r: RestartReport) -> dict[str, Any]:
     """The restart in a few figures, with the pods that do not keep their
     CPUs (the fleet's per-node what-if)."""
     return {
-        KEPT: r.count(KEPT),
-        MOVED: r.count(MOVED),
-        REJECTED: r.count(REJECTED),
-        UNKNOWN: r.count(UNKNOWN),
+        **r.counts(),
         "cpusTakenByNobody": r.totals.taken_by_nobody,
         "nextStartFails": r.next_start,
         "pods": [

@@ -364,10 +364,7 @@ def to_pod_level(
     if guaranteed:
         _fill_shared_pools(pod, role, budget_req, budget_lim, notes)
 
-    manifest = copy.deepcopy(dict(doc))
-    dropped = clean_server_fields(manifest)
-    if dropped:
-        notes.append("dropped server-set fields: " + ", ".join(dropped))
+    manifest = _clean_copy(doc, notes)
     docs = _container_docs(manifest)
     by_name = {c.name: c for c in everyone}
     final: list[ContainerPlan] = []
@@ -512,14 +509,21 @@ def _split(total: int, n: int) -> list[int]:
     return [base + (1 if i < extra else 0) for i in range(n)]
 
 
-def to_per_container(doc: Mapping[str, Any], pod: Pod) -> Rewrite:
-    """The per-container form of a pod-level pod (rules in the module doc)."""
-    assert pod.resources is not None
-    notes: list[str] = []
+def _clean_copy(doc: Mapping[str, Any], notes: list[str]) -> dict[str, Any]:
+    """A deep copy of the manifest without the fields the API server sets
+    (noted when there were any)."""
     manifest = copy.deepcopy(dict(doc))
     dropped = clean_server_fields(manifest)
     if dropped:
         notes.append("dropped server-set fields: " + ", ".join(dropped))
+    return manifest
+
+
+def to_per_container(doc: Mapping[str, Any], pod: Pod) -> Rewrite:
+    """The per-container form of a pod-level pod (rules in the module doc)."""
+    assert pod.resources is not None
+    notes: list[str] = []
+    manifest = _clean_copy(doc, notes)
     spec = manifest.setdefault("spec", {})
     spec.pop("resources", None)
     docs = _container_docs(manifest)

@@ -39,9 +39,10 @@ from podnuma.cm.cpumanager.policy_static import POLICY_STATIC as CPU_POLICY_STAT
 from podnuma.cm.memorymanager.policy_static import POLICY_STATIC as MEMORY_POLICY_STATIC
 from podnuma.cm.memorymanager.state import Block
 from podnuma.inputs.discover.export import bytes_quantity
-from podnuma.inputs.state import PodRef, StateFiles
+from podnuma.inputs.state import PodRef, StateFiles, checkpoint_pod_uids, exclusive_cpu_sets
 from podnuma.machine.cpuset import CPUSet
 from podnuma.machine.topology import Machine
+from podnuma.units import format_bytes
 
 __all__ = ["ContainerState", "PodState", "Issue", "StateReport", "inspect_state"]
 
@@ -89,24 +90,15 @@ def _numa(blocks: tuple[Block, ...], cpus: CPUSet | None, machine: Machine | Non
     return tuple(sorted(nodes))
 
 
-def _fmt_bytes(value: int) -> str:
-    for unit, suffix in ((1 << 30, "Gi"), (1 << 20, "Mi"), (1 << 10, "Ki")):
-        if value and value % unit == 0:
-            return f"{value // unit}{suffix}"
-    return str(value)
-
-
 def _cpu_issues(files: StateFiles, issues: list[Issue]) -> None:
     cpu = files.cpu
     if cpu is None:
         return
     owner: dict[int, str] = {}
-    sets: list[tuple[str, str, CPUSet]] = []
-    for uid in sorted(cpu.entries):
-        for name in sorted(cpu.entries[uid]):
-            sets.append((uid, f"container {name!r} of pod {uid}", cpu.entries[uid][name]))
-    for uid in sorted(cpu.pod_entries):
-        sets.append((uid, f"the pod-level set of pod {uid}", cpu.pod_entries[uid]))
+    sets = [
+        (uid, f"the pod-level set of pod {uid}" if name is None else f"container {name!r} of pod {uid}", cpus)
+        for uid, name, cpus in exclusive_cpu_sets(cpu)
+    ]
     reported: set[tuple[str, str]] = set()
     for uid, what, cpus in sets:
         for c in cpus:
@@ -196,11 +188,9 @@ def _memory_issues(files: StateFiles, issues: list[Issue]) -> None:
     for name in sorted(set(reserved) | set(held)):
         r, h = reserved.get(name, 0), held.get(name, 0)
         if r != h:
+            r_text, h_text = format_bytes(r, largest="Gi"), format_bytes(h, largest="Gi")
             issues.append(
-                Issue(
-                    "memory-reserved",
-                    f"{name}: the NUMA nodes reserve {_fmt_bytes(r)} but the assignments hold {_fmt_bytes(h)}",
-                )
+                Issue("memory-reserved", f"{name}: the NUMA nodes reserve {r_text} but the assignments hold {h_text}")
             )
 
 
@@ -251,11 +241,7 @@ def inspect_state(
     machine: Machine | None = None,
 ) -> StateReport:
     cpu, mem = files.cpu, files.memory
-    uids: set[str] = set()
-    if cpu is not None:
-        uids |= set(cpu.entries) | set(cpu.pod_entries)
-    if mem is not None:
-        uids |= set(mem.entries) | set(mem.pod_entries)
+    uids = checkpoint_pod_uids(cpu, mem)
     dev_pods = files.devices.pods() if files.devices is not None else {}
     uids |= set(dev_pods)
     pods: list[PodState] = []

@@ -34,7 +34,16 @@ __all__ = [
     "OTHER_KNOWN_GATES",
     "ALL_ALPHA",
     "ALL_BETA",
+    "aggregate_message",
+    "GATE_POD_LEVEL_RESOURCES",
+    "GATE_POD_LEVEL_RESOURCE_MANAGERS",
+    "GATE_POD_LEVEL_RESOURCES_FIX_KUBELET_QOS_CLASS",
 ]
+
+# The names of the gates the engine reads by name (``pkg/features``).
+GATE_POD_LEVEL_RESOURCES: Final = "PodLevelResources"
+GATE_POD_LEVEL_RESOURCE_MANAGERS: Final = "PodLevelResourceManagers"
+GATE_POD_LEVEL_RESOURCES_FIX_KUBELET_QOS_CLASS: Final = "PodLevelResourcesFixKubeletQOSClass"
 
 
 class Maturity(enum.Enum):
@@ -91,10 +100,10 @@ INTERPRETED: Final[tuple[str, ...]] = (
     "TopologyManagerPolicyAlphaOptions",
     "TopologyManagerPolicyBetaOptions",
     "TopologyManagerPolicyOptions",
-    "PodLevelResources",
-    "PodLevelResourceManagers",
+    GATE_POD_LEVEL_RESOURCES,
+    GATE_POD_LEVEL_RESOURCE_MANAGERS,
     "PodLevelResourcesFixDefaulting",
-    "PodLevelResourcesFixKubeletQOSClass",
+    GATE_POD_LEVEL_RESOURCES_FIX_KUBELET_QOS_CLASS,
     "InPlacePodVerticalScaling",
     "InPlacePodVerticalScalingExclusiveCPUs",
     "InPlacePodVerticalScalingExclusiveMemory",
@@ -106,7 +115,7 @@ def _go_bool(value: bool) -> str:
     return "true" if value else "false"
 
 
-def _aggregate(errors: list[str]) -> str:
+def aggregate_message(errors: list[str]) -> str:
     """``utilerrors.NewAggregate(errs).Error()``: one message, or a bracketed,
     de-duplicated, comma-separated list."""
     seen: list[str] = []
@@ -164,7 +173,7 @@ class FeatureGates:
             if spec is None and name not in OTHER_KNOWN_GATES:
                 # Upstream returns at the first unknown gate.
                 errors.append(f"unrecognized feature gate: {name}")
-                raise KubeletStartupError(_aggregate(errors))
+                raise KubeletStartupError(aggregate_message(errors))
             if spec is not None and spec.locked and spec.default != value:
                 errors.append(
                     f"cannot set feature gate {name} to {_go_bool(value)}, "
@@ -180,7 +189,7 @@ class FeatureGates:
             resolved[name] = value
             explicit[name] = value
         if errors:
-            raise KubeletStartupError(_aggregate(errors))
+            raise KubeletStartupError(aggregate_message(errors))
 
         def is_on(feature: str) -> bool:
             if feature in resolved:
@@ -197,7 +206,7 @@ class FeatureGates:
                     f"[{' '.join(off)}]"
                 )
         if errors:
-            raise KubeletStartupError(_aggregate(errors))
+            raise KubeletStartupError(aggregate_message(errors))
         return cls(explicit, resolved)
 
     def enabled(self, name: str) -> bool:

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from podnuma.api._kubeletconfig_v137 import SCHEMA as _SCHEMA
-from podnuma.api.featuregates import FeatureGates
+from podnuma.api.featuregates import FeatureGates, aggregate_message
 from podnuma.api.quantity import (
     Format,
     Quantity,
@@ -46,6 +46,7 @@ from podnuma.api.quantity import (
     parse_quantity,
     quantity_from_manifest,
 )
+from podnuma.api.resources import is_hugepage_resource
 from podnuma.cm.cpumanager import policy_none as cpumanager_none
 from podnuma.cm.cpumanager import policy_static as cpumanager_static
 from podnuma.cm.memorymanager import policy_none as memorymanager_none
@@ -443,6 +444,9 @@ def load_kubelet_config(doc: Mapping[str, Any]) -> KubeletConfig:
         text = expect_str(value, name)
         return text or default  # defaults.go fills empty strings too
 
+    def options_field(name: str) -> dict[str, str]:
+        return _string_map(raw.get(name), name) or {}
+
     gates = FeatureGates.defaults()
     if raw.get("featureGates") is not None:
         fg_raw = expect_mapping(raw["featureGates"], "featureGates")
@@ -503,9 +507,7 @@ def load_kubelet_config(doc: Mapping[str, Any]) -> KubeletConfig:
         decode_warning=warning,
         feature_gates=gates,
         cpu_manager_policy=string_field("cpuManagerPolicy", "none"),
-        cpu_manager_policy_options=_string_map(
-            raw.get("cpuManagerPolicyOptions"), "cpuManagerPolicyOptions"
-        ) or {},
+        cpu_manager_policy_options=options_field("cpuManagerPolicyOptions"),
         reserved_system_cpus=reserved_cpus,
         kube_reserved=kube_reserved,
         system_reserved=system_reserved,
@@ -514,9 +516,7 @@ def load_kubelet_config(doc: Mapping[str, Any]) -> KubeletConfig:
         reserved_memory=_load_reserved_memory(raw.get("reservedMemory"), "reservedMemory"),
         topology_manager_policy=string_field("topologyManagerPolicy", "none"),
         topology_manager_scope=string_field("topologyManagerScope", "container"),
-        topology_manager_policy_options=_string_map(
-            raw.get("topologyManagerPolicyOptions"), "topologyManagerPolicyOptions"
-        ) or {},
+        topology_manager_policy_options=options_field("topologyManagerPolicyOptions"),
         merge_default_eviction_settings=merge,
         reserved_system_cpus_text=cpus_text,
         kube_reserved_text=kube_texts,
@@ -629,18 +629,6 @@ def hard_eviction_thresholds(cfg: KubeletConfig) -> tuple[Threshold, ...]:
 # Start-up validation
 
 
-def _aggregate(errors: list[str]) -> str:
-    seen: list[str] = []
-    for msg in errors:
-        if msg not in seen:
-            seen.append(msg)
-    return seen[0] if len(seen) == 1 else "[" + ", ".join(seen) + "]"
-
-
-def _is_hugepage_resource(name: str) -> bool:
-    return name.startswith("hugepages-")
-
-
 def _validation_errors(cfg: KubeletConfig) -> list[str]:
     """``ValidateKubeletConfiguration``, for the fields podnuma reads."""
     errors: list[str] = []
@@ -698,7 +686,7 @@ def _validation_errors(cfg: KubeletConfig) -> list[str]:
         names = seen.setdefault(numa, set())
         for name in sorted(reservation.limits):
             quantity = reservation.limits[name]
-            if not (name == "memory" or _is_hugepage_resource(name)):
+            if not (name == "memory" or is_hugepage_resource(name)):
                 errors.append(
                     f"invalid configuration: the limit type {go_quote(name)} for NUMA node {numa} is not supported, "
                     "only [memory hugepages-<HugePageSize>] is accepted"
@@ -803,7 +791,7 @@ def validate_kubelet_config(cfg: KubeletConfig, online_cpus: CPUSet | None = Non
     """
     errors = _validation_errors(cfg)
     if errors:
-        raise KubeletStartupError(_aggregate(errors))
+        raise KubeletStartupError(aggregate_message(errors))
     if online_cpus is not None:
         check_reserved_system_cpus(cfg, online_cpus)
     effective_reserved(cfg)

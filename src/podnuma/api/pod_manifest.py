@@ -14,9 +14,10 @@ Field paths in errors are relative to the pod document.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
+from podnuma.api.featuregates import GATE_POD_LEVEL_RESOURCES
 from podnuma.api.pod import Container, ContainerKind, Pod, PodLevelResources, derive_pod_uid
 from podnuma.api.pod_defaults import (
     default_container_requests,
@@ -155,6 +156,18 @@ def _pod_level_resources(
 _CONTAINER_RESTART_POLICIES = ("Always", "Never", "OnFailure")
 
 
+def _named_container(raw: object, path: str, known: Iterable[str]) -> tuple[Mapping[str, Any], str]:
+    """A container's fields (of ``known``) and its name: required, a DNS
+    label (``validateContainerCommon``, which ephemeral containers share)."""
+    doc = expect_string_keys(raw, path)
+    check_known_fields(doc, known, path)
+    name = optional_str(doc.get("name"), field_path(path, "name"))
+    if not name:
+        raise required(field_path(path, "name"))
+    check_dns_label(name, field_path(path, "name"))
+    return doc, name
+
+
 def _parse_container(
     raw: object, path: str, index: int, *, init: bool, restart_rules: bool
 ) -> Container:
@@ -162,12 +175,7 @@ def _parse_container(
     gate (beta, on in v1.37), with which every container may set
     ``restartPolicy`` to Always, Never or OnFailure (an init container is a
     sidecar only with Always)."""
-    doc = expect_string_keys(raw, path)
-    check_known_fields(doc, _CONTAINER_FIELDS, path)
-    name = optional_str(doc.get("name"), field_path(path, "name"))
-    if not name:
-        raise required(field_path(path, "name"))
-    check_dns_label(name, field_path(path, "name"))
+    doc, name = _named_container(raw, path, _CONTAINER_FIELDS)
 
     restart_policy = optional_str(doc.get("restartPolicy"), field_path(path, "restartPolicy"))
     if restart_policy is not None:
@@ -291,12 +299,7 @@ def parse_pod(doc: Mapping[str, Any], *, gates: FeatureGateView) -> Pod:
     ephemeral: list[str] = []
     for i, raw in enumerate(optional_list(spec.get("ephemeralContainers"), "spec.ephemeralContainers")):
         path = f"spec.ephemeralContainers[{i}]"
-        eph = expect_string_keys(raw, path)
-        check_known_fields(eph, _EPHEMERAL_CONTAINER_FIELDS, path)
-        eph_name = optional_str(eph.get("name"), field_path(path, "name"))
-        if not eph_name:
-            raise required(field_path(path, "name"))
-        check_dns_label(eph_name, field_path(path, "name"))
+        eph, eph_name = _named_container(raw, path, _EPHEMERAL_CONTAINER_FIELDS)
         if eph_name in seen:
             raise duplicate(field_path(path, "name"), eph_name)
         if eph.get("resources"):
@@ -312,7 +315,7 @@ def parse_pod(doc: Mapping[str, Any], *, gates: FeatureGateView) -> Pod:
     resources: PodLevelResources | None = None
     raw_resources = spec.get("resources")
     # dropDisabledPodLevelResources: with the gate off the field never reaches the kubelet.
-    if raw_resources is not None and gates.enabled("PodLevelResources"):
+    if raw_resources is not None and gates.enabled(GATE_POD_LEVEL_RESOURCES):
         resources = _pod_level_resources(
             expect_string_keys(raw_resources, "spec.resources"),
             init_containers,

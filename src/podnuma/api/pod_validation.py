@@ -150,14 +150,19 @@ def _dns_subdomain_errors(value: str, max_len: str = "characters") -> list[str]:
     return errors
 
 
+def _check(value: str, path: str, errors: Sequence[str]) -> None:
+    """The first of a name rule's messages as a field error (the rules list
+    them all; podnuma reports one)."""
+    if errors:
+        raise invalid(path, value, errors[0])
+
+
 def check_dns_label(value: str, path: str) -> None:
-    for detail in _dns_label_errors(value):
-        raise invalid(path, value, detail)
+    _check(value, path, _dns_label_errors(value))
 
 
 def check_dns_subdomain(value: str, path: str) -> None:
-    for detail in _dns_subdomain_errors(value):
-        raise invalid(path, value, detail)
+    _check(value, path, _dns_subdomain_errors(value))
 
 
 def _qualified_name_errors(value: str) -> list[str]:
@@ -188,8 +193,7 @@ def _qualified_name_errors(value: str) -> list[str]:
 
 
 def check_qualified_name(value: str, path: str) -> None:
-    for detail in _qualified_name_errors(value):
-        raise invalid(path, value, detail)
+    _check(value, path, _qualified_name_errors(value))
 
 
 def is_extended_resource(name: str) -> bool:

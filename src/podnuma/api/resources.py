@@ -31,6 +31,7 @@ __all__ = [
     "aggregate_container_requests",
     "aggregate_limits_of",
     "aggregate_requests_of",
+    "hugepage_resource_name",
     "is_hugepage_resource",
     "is_native_resource",
     "is_overcommit_allowed",
@@ -51,6 +52,12 @@ _POD_LEVEL_NAMED = frozenset({"cpu", "memory"})
 def is_hugepage_resource(name: str) -> bool:
     """``helper.IsHugePageResourceName``: the name starts with ``hugepages-``."""
     return name.startswith(HUGEPAGES_PREFIX)
+
+
+def hugepage_resource_name(page_size_bytes: int) -> str:
+    """``helper.HugePageResourceName`` of a BinarySI quantity of the page
+    size (``hugepages-2Mi``), as the kubelet names cadvisor's pools."""
+    return HUGEPAGES_PREFIX + Quantity.from_int(page_size_bytes, binary=True).canonical()
 
 
 def is_supported_pod_level_resource(name: str) -> bool:

@@ -8,6 +8,7 @@ from podnuma.api.kubeletconfig import KubeletConfig, effective_reserved
 from podnuma.api.pod import Pod
 from podnuma.api.qos import compute_pod_qos
 from podnuma.api.quantity import Quantity
+from podnuma.api.resources import hugepage_resource_name
 from podnuma.cgroups.plan import (
     QUOTA_PERIOD,
     CgroupPlan,
@@ -24,13 +25,6 @@ from podnuma.scenario.run import RunResult, run_scenario
 __all__ = ["node_facts", "plan_cgroups"]
 
 
-def _hugepage_resource(page_size: int) -> str:
-    for unit, suffix in ((1 << 30, "Gi"), (1 << 20, "Mi"), (1 << 10, "Ki")):
-        if page_size % unit == 0:
-            return f"hugepages-{page_size // unit}{suffix}"
-    return f"hugepages-{page_size}"
-
-
 def node_facts(machine: Machine, config: KubeletConfig, run: RunResult, step: int) -> NodeFacts:
     """Capacity minus kube- and system-reserved (the kubepods limits),
     the CPU manager policy, page sizes, gates, the shared pool after ``step``."""
@@ -40,7 +34,7 @@ def node_facts(machine: Machine, config: KubeletConfig, run: RunResult, step: in
     }
     sizes = tuple(sorted(machine.hugepage_capacity()))
     for size, total in machine.hugepage_capacity().items():
-        capacity[_hugepage_resource(size)] = Quantity.from_int(total, binary=True)
+        capacity[hugepage_resource_name(size)] = Quantity.from_int(total, binary=True)
     zero = Quantity.zero()
     allocatable: dict[str, Quantity] = {}
     kube, system = effective_reserved(config)  # reservedSystemCPUs counts as system-reserved CPU

@@ -16,8 +16,10 @@ from typing import Final
 
 from podnuma.buildinfo import mypyc_attr
 
-__all__ = ["ActiveMark", "ActivePods", "StaleWatch"]
+__all__ = ["ActiveContainers", "ActiveMark", "ActivePods", "StaleWatch", "stale_containers"]
 
+#: pod UID -> names of its active containers (the kubelet's ``activePods()``)
+ActiveContainers = Mapping[str, AbstractSet[str]]
 # (epoch, position in the log) of an ActivePods
 ActiveMark = tuple[int, int]
 
@@ -105,6 +107,26 @@ class ActivePods(MutableMapping[str, AbstractSet[str]]):
         if epoch != self._epoch:
             return None
         return self._log[position:]
+
+
+def stale_containers(
+    assignments: Mapping[str, Mapping[str, object]],
+    active: ActiveContainers,
+    pods: Iterable[str] | None = None,
+) -> list[tuple[str, str]]:
+    """(pod UID, container name) of every entry of ``assignments`` (pod UID
+    -> container name -> assignment) whose container is not in ``active``,
+    among the pods ``pods`` (default: all): what ``removeStaleState`` removes."""
+    stale: list[tuple[str, str]] = []
+    for uid in assignments if pods is None else pods:
+        containers = assignments.get(uid)
+        if containers is None:
+            continue
+        alive = active.get(uid)
+        if alive is not None and containers.keys() <= alive:
+            continue  # the usual case, checked in bulk
+        stale += [(uid, name) for name in containers if alive is None or name not in alive]
+    return stale
 
 
 class StaleWatch:

@@ -19,17 +19,20 @@ from typing import Any, Final
 
 from podnuma.errors import KubeletStartupError
 from podnuma.golang.fnv import fnv32a
+from podnuma.golang.json import GoJSONError, go_json_parse, go_json_unmarshal, to_json_value
 from podnuma.golang.spew import spew_sdump
-from podnuma.golang.types import GO_UINT64, GoType
+from podnuma.golang.types import GO_UINT64, GoStruct, GoType
 
 __all__ = [
     "CHECKSUM",
     "CORRUPT_CHECKPOINT",
     "CheckpointError",
+    "checkpoint_json",
     "dump_checksum",
     "found_bytes",
     "object_checksum",
     "string_checksum",
+    "unmarshal_checkpoint",
 ]
 
 #: ``checksum.Checksum`` (``type Checksum uint64``)
@@ -62,6 +65,30 @@ def string_checksum(text: str) -> int:
     """``checksum.New(s)`` for a Go string: FNV-32a of ``"(string)" + s``."""
     return dump_checksum("(string)" + text)
 
+
+def checkpoint_json(blob: bytes | str | Mapping[str, Any]) -> tuple[Any, str | None]:
+    """A checkpoint's JSON value, from the file's bytes (or text) or an
+    already decoded object, and the error Go's ``json.Unmarshal`` gives for
+    text that is not JSON (``None`` when it is)."""
+    try:
+        if isinstance(blob, Mapping):
+            return to_json_value(blob), None
+        return go_json_parse(blob), None
+    except GoJSONError as err:
+        return None, str(err)
+
+
+def unmarshal_checkpoint(
+    jv: Any, syntax_error: str | None, typ: GoStruct, fresh: dict[str, Any]
+) -> tuple[dict[str, Any], str | None]:
+    """``UnmarshalCheckpoint`` (``json.Unmarshal`` into a new checkpoint
+    struct): the fields decoded over ``fresh`` (the struct as its
+    constructor leaves it), and the decoding error. Go checks the whole text
+    is JSON before decoding anything, so a syntax error leaves ``fresh``
+    untouched."""
+    if syntax_error is not None:
+        return fresh, syntax_error
+    return go_json_unmarshal(jv, typ, fresh)
 
 
 def found_bytes(blob: bytes | str | Mapping[str, Any]) -> bytes | None:

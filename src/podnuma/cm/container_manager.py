@@ -26,6 +26,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Final
 
+from podnuma.api.featuregates import GATE_POD_LEVEL_RESOURCE_MANAGERS, GATE_POD_LEVEL_RESOURCES
 from podnuma.api.kubeletconfig import (
     KubeletConfig,
     check_node_allocatable,
@@ -36,7 +37,12 @@ from podnuma.api.kubeletconfig import (
 from podnuma.api.pod import Container, Pod
 from podnuma.api.qos import compute_pod_qos
 from podnuma.api.quantity import Quantity
-from podnuma.api.resources import is_pod_level_resources_set, pod_requests
+from podnuma.api.resources import (
+    hugepage_resource_name,
+    is_hugepage_resource,
+    is_pod_level_resources_set,
+    pod_requests,
+)
 from podnuma.buildinfo import mypyc_attr
 from podnuma.cm.active import ActivePods
 from podnuma.cm.admission import (
@@ -219,7 +225,7 @@ class Node:
         self.machine = machine
         self.config = config
         self.gates = config.feature_gates
-        self._pod_level = self.gates.enabled("PodLevelResources")
+        self._pod_level = self.gates.enabled(GATE_POD_LEVEL_RESOURCES)
 
         # Topology manager (NewManager: policy none short-circuits before
         # options and the NUMA-count check, and always uses the none scope).
@@ -232,7 +238,7 @@ class Node:
         self.topology = TopologyManager(
             None if config.topology_manager_policy == POLICY_NONE else tm_policy,
             config.topology_manager_scope,
-            pod_level_resource_managers=self.gates.enabled("PodLevelResourceManagers"),
+            pod_level_resource_managers=self.gates.enabled(GATE_POD_LEVEL_RESOURCE_MANAGERS),
         )
 
         # Capacity and allocatable, as the kubelet's node status reports them.
@@ -878,17 +884,10 @@ def _capacity(machine: Machine, max_pod_count: int) -> dict[str, Quantity]:
         "pods": Quantity.from_int(max_pod_count),
     }
     for size, total in sorted(machine.hugepage_capacity().items()):
-        cap[_hugepage_resource(size)] = Quantity.from_int(total, binary=True)
+        cap[hugepage_resource_name(size)] = Quantity.from_int(total, binary=True)
     for name, devices in machine.devices.items():
         cap[name] = Quantity.from_int(len(devices))
     return cap
-
-
-def _hugepage_resource(page_size: int) -> str:
-    for unit, suffix in ((1 << 30, "Gi"), (1 << 20, "Mi"), (1 << 10, "Ki")):
-        if page_size % unit == 0:
-            return f"hugepages-{page_size // unit}{suffix}"
-    return f"hugepages-{page_size}"
 
 
 def _allocatable(
@@ -904,7 +903,7 @@ def _allocatable(
     mem = out.get("memory")
     if mem is not None:
         for name, cap in capacity.items():
-            if name.startswith("hugepages-"):
+            if is_hugepage_resource(name):
                 mem = mem - cap
         out["memory"] = mem if mem >= zero else zero
     return out

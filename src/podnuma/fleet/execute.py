@@ -31,6 +31,7 @@ import math
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
+from podnuma.fleet.batches import consecutive_batches
 from podnuma.fleet.model import NodeSpec
 from podnuma.fleet.replay import replay_partition
 from podnuma.fleet.whatif import WhatIf
@@ -66,18 +67,7 @@ def partition(nodes: Sequence[NodeSpec], parts_hint: int = 1) -> list[list[NodeS
     ordered = sorted(nodes, key=_locality)
     total = sum(_weight(n) for n in ordered)
     size = max(1, min(MAX_PARTITION_PODS, math.ceil(total / max(1, parts_hint))))
-    out: list[list[NodeSpec]] = []
-    cur: list[NodeSpec] = []
-    acc = 0
-    for n in ordered:
-        cur.append(n)
-        acc += _weight(n)
-        if acc >= size:
-            out.append(cur)
-            cur, acc = [], 0
-    if cur:
-        out.append(cur)
-    return out
+    return consecutive_batches(ordered, map(_weight, ordered), size)
 
 
 def _ordered(results: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:

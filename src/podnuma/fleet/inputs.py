@@ -51,6 +51,7 @@ from typing import Any
 from podnuma.api.kubeletconfig import json_object_pairs
 from podnuma.errors import InputError
 from podnuma.fieldkit import wrong_type
+from podnuma.fleet.batches import consecutive_batches
 from podnuma.fleet.files import _is_map, _items_of, _load_text, read_document
 from podnuma.fleet.groups import FLEET_KIND, NodeGroup, _load_groups
 from podnuma.fleet.model import Issue, NodeSpec
@@ -284,18 +285,7 @@ def file_batches(files: Sequence[Path], parts: int) -> list[list[str]]:
         except OSError:
             sizes.append(1)
     target = max(1, sum(sizes) // max(1, parts))
-    out: list[list[str]] = []
-    cur: list[str] = []
-    acc = 0
-    for f, n in zip(files, sizes, strict=True):
-        cur.append(str(f))
-        acc += n
-        if acc >= target:
-            out.append(cur)
-            cur, acc = [], 0
-    if cur:
-        out.append(cur)
-    return out
+    return consecutive_batches([str(f) for f in files], sizes, target)
 
 
 def _labels(node: Mapping[str, Any]) -> dict[str, str]:

@@ -108,10 +108,7 @@ class _Scanner:
             raise self.fail("looking for beginning of value")
 
     def obj(self) -> None:
-        self.pos += 1
-        self.skip_ws()
-        if self.peek() == 0x7D:
-            self.pos += 1
+        if self.empty(0x7D):
             return
         while True:
             if self.peek() != 0x22:
@@ -123,35 +120,41 @@ class _Scanner:
             self.pos += 1
             self.skip_ws()
             self.value()
-            self.skip_ws()
-            c = self.peek()
-            if c == 0x2C:
-                self.pos += 1
-                self.skip_ws()
-                continue
-            if c == 0x7D:
-                self.pos += 1
+            if not self.more(0x7D, "after object key:value pair"):
                 return
-            raise self.fail("after object key:value pair")
 
     def arr(self) -> None:
-        self.pos += 1
-        self.skip_ws()
-        if self.peek() == 0x5D:
-            self.pos += 1
+        if self.empty(0x5D):
             return
         while True:
             self.value()
-            self.skip_ws()
-            c = self.peek()
-            if c == 0x2C:
-                self.pos += 1
-                self.skip_ws()
-                continue
-            if c == 0x5D:
-                self.pos += 1
+            if not self.more(0x5D, "after array element"):
                 return
-            raise self.fail("after array element")
+
+    def empty(self, close: int) -> bool:
+        """Past the opening byte of an object or array: True when the
+        closing ``close`` byte follows at once (consumed)."""
+        self.pos += 1
+        self.skip_ws()
+        if self.peek() == close:
+            self.pos += 1
+            return True
+        return False
+
+    def more(self, close: int, context: str) -> bool:
+        """After an object member or array element: a comma (True, another
+        follows) or the closing ``close`` byte (False, consumed); anything
+        else fails with ``context``."""
+        self.skip_ws()
+        c = self.peek()
+        if c == 0x2C:
+            self.pos += 1
+            self.skip_ws()
+            return True
+        if c == close:
+            self.pos += 1
+            return False
+        raise self.fail(context)
 
     def string(self) -> None:
         self.pos += 1

@@ -6,9 +6,10 @@ module that reproduces a kubelet message."""
 from __future__ import annotations
 
 import re
+import struct
 from typing import Final
 
-__all__ = ["go_quote", "quote_rune", "parse_go_bool", "go_atoi"]
+__all__ = ["go_quote", "quote_rune", "parse_go_bool", "go_atoi", "go_format_float_v", "go_format_float_g"]
 
 _SHORT_ESCAPES: Final = {7: "\\a", 8: "\\b", 12: "\\f", 10: "\\n", 13: "\\r", 9: "\\t", 11: "\\v"}
 
@@ -66,11 +67,17 @@ def go_atoi(value: str) -> int:
 
 
 def go_format_float_v(x: float) -> str:
-    """``fmt``'s ``%v`` of a float64: the shortest digits that read back,
-    in ``%e`` form (``1e+06``, ``1e-05``) when the decimal exponent is
-    below -4 or at least 6, else plain (``0.9``, ``2``, ``123456``)."""
+    """``fmt``'s ``%v`` of a float64: :func:`go_format_float_g` of it."""
+    return go_format_float_g(x)
+
+
+def go_format_float_g(x: float, bits: int = 64) -> str:
+    """``strconv.FormatFloat(x, 'g', -1, bits)``: the shortest digits that
+    read back as the float64 (``bits`` 64) or the float32 (``bits`` 32, ``x``
+    holding a float32 value), in ``%e`` form (``1e+06``, ``1e-05``) when the
+    decimal exponent is below -4 or at least 6, else plain (``0.9``, ``2``,
+    ``123456``); ``NaN``, ``+Inf``, ``-Inf``, ``-0``."""
     import math
-    from decimal import Decimal
 
     if math.isnan(x):
         return "NaN"
@@ -78,17 +85,37 @@ def go_format_float_v(x: float) -> str:
         return "+Inf" if x > 0 else "-Inf"
     if x == 0:
         return "-0" if math.copysign(1.0, x) < 0 else "0"
-    sign, digits, exponent = Decimal(repr(x)).as_tuple()
-    ds = "".join(str(d) for d in digits).rstrip("0") or "0"
-    assert isinstance(exponent, int)
-    dp = len(digits) + exponent  # the decimal point's place after the first digit
-    exp10 = dp - 1
-    neg = "-" if sign else ""
+    negative, digits, exp10 = _shortest_float32(x) if bits == 32 else _shortest_float64(x)
+    sign = "-" if negative else ""
     if exp10 < -4 or exp10 >= 6:
-        mant = ds[0] + ("." + ds[1:] if len(ds) > 1 else "")
-        return f"{neg}{mant}e{'-' if exp10 < 0 else '+'}{abs(exp10):02d}"
+        mant = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+        return f"{sign}{mant}e{'-' if exp10 < 0 else '+'}{abs(exp10):02d}"
+    dp = exp10 + 1  # the decimal point's place after the first digit
     if dp <= 0:
-        return f"{neg}0.{'0' * -dp}{ds}"
-    if dp >= len(ds):
-        return f"{neg}{ds}{'0' * (dp - len(ds))}"
-    return f"{neg}{ds[:dp]}.{ds[dp:]}"
+        return f"{sign}0.{'0' * -dp}{digits}"
+    if dp >= len(digits):
+        return f"{sign}{digits}{'0' * (dp - len(digits))}"
+    return f"{sign}{digits[:dp]}.{digits[dp:]}"
+
+
+def _shortest_float64(x: float) -> tuple[bool, str, int]:
+    """(negative, the shortest digits that read back, without trailing
+    zeros, the decimal exponent of the first) of a finite non-zero float64."""
+    from decimal import Decimal
+
+    sign, digits, exponent = Decimal(repr(x)).as_tuple()
+    assert isinstance(exponent, int)
+    ds = "".join(str(d) for d in digits).rstrip("0") or "0"
+    return bool(sign), ds, len(digits) + exponent - 1
+
+
+def _shortest_float32(x: float) -> tuple[bool, str, int]:
+    """The same for a finite non-zero float32 value: the fewest digits (at
+    most 9) that round back to it as a float32."""
+    for prec in range(1, 10):
+        s = f"{x:.{prec - 1}e}"
+        if struct.unpack("<f", struct.pack("<f", float(s)))[0] == x:
+            break
+    mant, exp_s = s.split("e")
+    digits = mant.lstrip("-").replace(".", "").rstrip("0") or "0"
+    return mant.startswith("-"), digits, int(exp_s)

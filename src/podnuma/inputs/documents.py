@@ -477,13 +477,9 @@ def _scan_object(
             value, i = decode(text, i)
             nodes = _count_values(value, 1, nodes, name=name, limits=limits)
             pairs.append((k, value))
-        i = space(text, i).end()  # type: ignore[union-attr]
-        if text[i] == ",":
-            i = space(text, i + 1).end()  # type: ignore[union-attr]
-            continue
-        if text[i] != "}":
-            raise _NotStreamed
-        break
+        more, i = _next_item(text, i, "}")
+        if not more:
+            break
     if starts is None or space(text, i + 1).end() != len(text):  # type: ignore[union-attr]
         raise _NotStreamed
     top = _json_pairs(pairs)
@@ -508,13 +504,22 @@ def _scan_list(
         starts.append(i)
         value, i = decode(text, i)
         nodes = _count_values(value, 2, nodes, name=name, limits=limits)
-        i = space(text, i).end()  # type: ignore[union-attr]
-        if text[i] == ",":
-            i = space(text, i + 1).end()  # type: ignore[union-attr]
-            continue
-        if text[i] != "]":
-            raise _NotStreamed
-        return starts, i + 1, nodes
+        more, i = _next_item(text, i, "]")
+        if not more:
+            return starts, i + 1, nodes
+
+
+def _next_item(text: str, i: int, close: str) -> tuple[bool, int]:
+    """Past an item of an object or list, at ``text[i]``: ``(True, the next
+    item's start)`` after a comma, ``(False, the index of close)`` at the
+    closing bracket ``close``; anything else is not streamed."""
+    space = _JSON_SPACE.match
+    i = space(text, i).end()  # type: ignore[union-attr]
+    if text[i] == ",":
+        return True, space(text, i + 1).end()  # type: ignore[union-attr]
+    if text[i] != close:
+        raise _NotStreamed
+    return False, i
 
 
 class MalformedJSON(InputError):

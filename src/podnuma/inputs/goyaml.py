@@ -55,6 +55,7 @@ from typing import Any
 import yaml
 
 from podnuma.errors import InputError
+from podnuma.golang.strconv import go_format_float_g
 from podnuma.inputs.limits import DEFAULT_LIMITS, ReadLimits
 
 __all__ = ["compose_documents", "construct", "json_key", "resolve_plain", "GoYAMLError"]
@@ -108,6 +109,8 @@ _TS = re.compile(
 _INT64 = (-(1 << 63), (1 << 63) - 1)
 _UINT64 = (1 << 64) - 1
 _DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+#: go-yaml's spelling of the special floats ``strconv.FormatFloat`` writes
+_YAML_SPECIAL_FLOATS = {"+Inf": ".inf", "-Inf": "-.inf", "NaN": ".nan"}
 
 
 class GoYAMLError(InputError):
@@ -117,28 +120,25 @@ class GoYAMLError(InputError):
 def _go_int(text: str) -> int | None:
     """``strconv.ParseInt(text, 0, 64)``, then ``ParseUint``; None when neither."""
     if _GO_INT.match(text):
-        body = text.lstrip("+-")
-        neg = text.startswith("-")
-        if len(body) > 1 and body[0] == "0" and body[1] in "xXoObB":
-            v = int(body[2:], {"x": 16, "o": 8, "b": 2}[body[1].lower()])
-        elif len(body) > 1 and body[0] == "0":
-            v = int(body, 8)
-        else:
-            v = int(body)
-        v = -v if neg else v
+        v = _base_prefixed(text.lstrip("+-"))
+        v = -v if text.startswith("-") else v
         if _INT64[0] <= v <= _INT64[1]:
             return v
     if _GO_UINT.match(text):
-        body = text
-        if len(body) > 1 and body[0] == "0" and body[1] in "xXoObB":
-            u = int(body[2:], {"x": 16, "o": 8, "b": 2}[body[1].lower()])
-        elif len(body) > 1 and body[0] == "0":
-            u = int(body, 8)
-        else:
-            u = int(body)
+        u = _base_prefixed(text)
         if u <= _UINT64:
             return u
     return None
+
+
+def _base_prefixed(body: str) -> int:
+    """The value of unsigned digits in Go's base-0 syntax (already matched):
+    ``0x``/``0o``/``0b`` prefixes, a leading ``0`` for octal, else decimal."""
+    if len(body) > 1 and body[0] == "0" and body[1] in "xXoObB":
+        return int(body[2:], {"x": 16, "o": 8, "b": 2}[body[1].lower()])
+    if len(body) > 1 and body[0] == "0":
+        return int(body, 8)
+    return int(body)
 
 
 def _is_timestamp(text: str) -> bool:
@@ -250,30 +250,8 @@ def _float32_key(v: float) -> str:
         x = struct.unpack("<f", struct.pack("<f", v))[0]
     except OverflowError:
         x = math.copysign(math.inf, v)
-    if math.isnan(x):
-        return ".nan"
-    if math.isinf(x):
-        return ".inf" if x > 0 else "-.inf"
-    if x == 0:
-        return "-0" if math.copysign(1.0, x) < 0 else "0"
-    for prec in range(1, 10):
-        s = f"{x:.{prec - 1}e}"
-        if struct.unpack("<f", struct.pack("<f", float(s)))[0] == x:
-            break
-    mant, exp_s = s.split("e")
-    neg = mant.startswith("-")
-    digits = mant.lstrip("-").replace(".", "").rstrip("0") or "0"
-    exp = int(exp_s)
-    sign = "-" if neg else ""
-    if exp < -4 or exp >= 6:
-        m = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
-        return f"{sign}{m}e{'-' if exp < 0 else '+'}{abs(exp):02d}"
-    dp = exp + 1
-    if dp <= 0:
-        return f"{sign}0.{'0' * -dp}{digits}"
-    if dp >= len(digits):
-        return sign + digits + "0" * (dp - len(digits))
-    return f"{sign}{digits[:dp]}.{digits[dp:]}"
+    text = go_format_float_g(x, 32)
+    return _YAML_SPECIAL_FLOATS.get(text, text)
 
 
 def json_key(node: yaml.Node) -> str:

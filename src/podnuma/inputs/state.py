@@ -19,9 +19,10 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from podnuma.api.kubeletconfig import load_kubelet_config
 from podnuma.cm.checkpoint import CheckpointError
@@ -31,8 +32,24 @@ from podnuma.cm.memorymanager import checkpoint as mem_ckpt
 from podnuma.errors import InputError
 from podnuma.fieldkit import wrong_type
 from podnuma.inputs.documents import input_name, parse_document, read_text
+from podnuma.machine.cpuset import CPUSet
 
-__all__ = ["PodRef", "StateFiles", "read_kubelet_config_mapping", "read_pods_dump", "read_state_dir"]
+__all__ = [
+    "PodRef",
+    "StateFiles",
+    "checkpoint_pod_uids",
+    "exclusive_cpu_sets",
+    "read_kubelet_config_mapping",
+    "read_pods_dump",
+    "read_state_dir",
+]
+
+_Data = TypeVar("_Data")
+_Data_co = TypeVar("_Data_co", covariant=True)
+
+
+class _CheckpointDecoder(Protocol[_Data_co]):
+    def __call__(self, blob: bytes, *, pod_level_resource_managers: bool) -> _Data_co: ...
 
 
 @dataclass(frozen=True)
@@ -99,21 +116,57 @@ def read_state_dir(directory: Path) -> StateFiles:
     cpu = mem = None
     cpu_version = mem_version = None
     if cpu_raw is not None:
-        try:
-            _, cpu_version = cpu_ckpt.load_cpu_checkpoint(cpu_raw)
-            cpu = cpu_ckpt.decode_cpu_checkpoint(cpu_raw, pod_level_resource_managers=True)
-        except CheckpointError as err:
-            message = cpu_ckpt.restore_error_message(str(err), state_dir)
-            raise InputError(message, file=str(cpu_path)) from None
+        cpu_version, cpu = _decode(cpu_raw, cpu_path, state_dir, cpu_ckpt.load_cpu_checkpoint,
+                                   cpu_ckpt.decode_cpu_checkpoint, cpu_ckpt.restore_error_message)
     if mem_raw is not None:
-        try:
-            _, mem_version = mem_ckpt.load_memory_checkpoint(mem_raw)
-            mem = mem_ckpt.decode_memory_checkpoint(mem_raw, pod_level_resource_managers=True)
-        except CheckpointError as err:
-            message = mem_ckpt.restore_error_message(str(err), state_dir)
-            raise InputError(message, file=str(mem_path)) from None
+        mem_version, mem = _decode(mem_raw, mem_path, state_dir, mem_ckpt.load_memory_checkpoint,
+                                   mem_ckpt.decode_memory_checkpoint, mem_ckpt.restore_error_message)
     devices = dev_ckpt.read_device_checkpoint(dev_raw) if dev_raw is not None else None
     return StateFiles(directory, cpu_raw, cpu_version, cpu, mem_raw, mem_version, mem, dev_raw, devices)
+
+
+def _decode(
+    raw: bytes,
+    path: Path,
+    state_dir: str,
+    load: Callable[[bytes], tuple[str, int]],
+    decode: _CheckpointDecoder[_Data],
+    restore_message: Callable[[str, str], str],
+) -> tuple[int, _Data]:
+    """(format version, data with pod-level entries kept) of a checkpoint
+    file, decoded as the kubelet decodes it at start; ``InputError`` naming
+    the file, with the kubelet's restore message, when it would refuse it."""
+    try:
+        _, version = load(raw)
+        return version, decode(raw, pod_level_resource_managers=True)
+    except CheckpointError as err:
+        raise InputError(restore_message(str(err), state_dir), file=str(path)) from None
+
+
+def checkpoint_pod_uids(
+    cpu: cpu_ckpt.CPUCheckpointData | None, memory: mem_ckpt.MemoryCheckpointData | None
+) -> set[str]:
+    """The pods the CPU and memory manager checkpoints hold entries for
+    (container or pod-level)."""
+    uids: set[str] = set()
+    if cpu is not None:
+        uids |= set(cpu.entries) | set(cpu.pod_entries)
+    if memory is not None:
+        uids |= set(memory.entries) | set(memory.pod_entries)
+    return uids
+
+
+def exclusive_cpu_sets(cpu: cpu_ckpt.CPUCheckpointData) -> list[tuple[str, str | None, CPUSet]]:
+    """The exclusive CPU sets of a CPU manager checkpoint as (pod UID,
+    container name, CPUs): the containers' sets by pod UID then name, then
+    the pod-level sets (container name ``None``) by pod UID."""
+    sets: list[tuple[str, str | None, CPUSet]] = []
+    for uid in sorted(cpu.entries):
+        for name in sorted(cpu.entries[uid]):
+            sets.append((uid, name, cpu.entries[uid][name]))
+    for uid in sorted(cpu.pod_entries):
+        sets.append((uid, None, cpu.pod_entries[uid]))
+    return sets
 
 
 def read_pods_dump(path: str | Path) -> dict[str, PodRef]:

@@ -13,18 +13,21 @@ from typing import Final
 from podnuma.buildinfo import ENGINE_COMPILED
 from podnuma.golang.strconv import go_atoi, go_quote
 
-__all__ = ["CPUSet", "CPUSetParseError", "MAX_CPU_ID", "parse_go_cpuset"]
+__all__ = ["CPUSet", "CPUSetParseError", "MAX_CPU_ID", "mask_ids", "parse_go_cpuset"]
 
 
 class CPUSetParseError(ValueError):
     """A string is not a valid Linux CPU list."""
 
 
-def _bits(mask: int) -> Iterator[int]:
+def mask_ids(mask: int) -> list[int]:
+    """The ids of an integer mask's set bits, ascending (bit ``i`` is id ``i``)."""
+    out: list[int] = []
     while mask:
         low = mask & -mask
-        yield low.bit_length() - 1
+        out.append(low.bit_length() - 1)
         mask ^= low
+    return out
 
 
 _NO_CPUS: Final[tuple[int, ...]] = ()
@@ -139,10 +142,10 @@ class CPUSet:
 
     def list(self) -> list[int]:
         """Members in ascending order."""
-        return list(_bits(self._mask))
+        return mask_ids(self._mask)
 
     def __iter__(self) -> Iterator[int]:
-        return _bits(self._mask)
+        return iter(mask_ids(self._mask))
 
     def min(self) -> int:
         if not self._mask:

@@ -351,19 +351,9 @@ def fleet_tables(report: Mapping[str, Any], *, top: int = 15) -> RenderableType:
     if assumed is not None:
         parts.append(assumed)
     parts.extend([_workloads(report), _nodes(report, top)])
-    rej = _rejected(report)
-    if rej is not None:
-        parts.append(rej)
-    restart = _restart(report)
-    if restart is not None:
-        parts.append(restart)
-    nrw = _not_rewritten(report)
-    if nrw is not None:
-        parts.append(nrw)
-    changed = _changed_pods(report)
-    if changed is not None:
-        parts.append(changed)
-    iss = _issues(report["issues"])
-    if iss is not None:
-        parts.append(iss)
+    sections = (
+        _rejected(report), _restart(report), _not_rewritten(report), _changed_pods(report),
+        _issues(report["issues"]),
+    )  # fmt: skip
+    parts.extend(s for s in sections if s is not None)  # each only when it has rows
     return Group(*parts)

@@ -8,7 +8,7 @@ there is one) and per listed container.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from rich import box
@@ -30,25 +30,24 @@ def _nodes(item: Mapping[str, Any]) -> str:
     return ",".join(nodes)
 
 
-def _memory(blocks: Sequence[Mapping[str, Any]]) -> str:
-    if not blocks:
+def _placed(items: Sequence[Mapping[str, Any]], label: Callable[[Mapping[str, Any]], str]) -> str:
+    """Each item's label with its NUMA nodes (`` @0,1``, when it has a
+    topology), joined by commas; ``-`` when there is none."""
+    if not items:
         return "-"
     parts = []
-    for b in blocks:
-        where = _nodes(b)
-        parts.append(f"{b['memoryType']} {format_size(int(b['size']))}" + (f" @{where}" if where else ""))
+    for item in items:
+        where = _nodes(item)
+        parts.append(label(item) + (f" @{where}" if where else ""))
     return ", ".join(parts)
+
+
+def _memory(blocks: Sequence[Mapping[str, Any]]) -> str:
+    return _placed(blocks, lambda b: f"{b['memoryType']} {format_size(int(b['size']))}")
 
 
 def _devices(devs: Sequence[Mapping[str, Any]]) -> str:
-    if not devs:
-        return "-"
-    parts = []
-    for d in devs:
-        where = _nodes(d)
-        ids = ",".join(d.get("deviceIds", []))
-        parts.append(f"{d['resourceName']}={ids}" + (f" @{where}" if where else ""))
-    return ", ".join(parts)
+    return _placed(devs, lambda d: f"{d['resourceName']}={','.join(d.get('deviceIds', []))}")
 
 
 def render_pods(pods: Sequence[Mapping[str, Any]], console: Console) -> None:

@@ -9,15 +9,13 @@ from collections.abc import Mapping, Sequence
 
 from podnuma.analysis.state import StateReport
 from podnuma.cm.memorymanager.state import Block
+from podnuma.units import format_bytes
 
 __all__ = ["render_state_text", "text_table"]
 
 
 def _bytes(value: int) -> str:
-    for unit, suffix in ((1 << 30, "Gi"), (1 << 20, "Mi"), (1 << 10, "Ki")):
-        if value and value % unit == 0:
-            return f"{value // unit}{suffix}"
-    return str(value)
+    return format_bytes(value, largest="Gi")
 
 
 def _blocks(blocks: tuple[Block, ...]) -> str:

@@ -8,45 +8,20 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from podnuma.analysis.advise import Advice, proposal_scenario
 from podnuma.cgroups import plan_cgroups
-from podnuma.errors import InputError
-from podnuma.inputs.documents import parse_document
-from podnuma.inputs.pods import DEFAULT_KUBELET_CONFIG_YAML
 from podnuma.inputs.scenario import load_scenario_text
-from podnuma.inputs.text import NOWHERE, TextInput
+from podnuma.inputs.text import NOWHERE
 from podnuma.machine.topology import Machine
 from podnuma.scenario.run import run_scenario
+from podnuma.units import format_bytes
 
-__all__ = ["CGROUP_FILES", "cgroup_changes", "config_document", "beyond_cpus"]
+__all__ = ["CGROUP_FILES", "cgroup_changes", "beyond_cpus"]
 
 #: the cgroup v2 files compared before/after, per container
 CGROUP_FILES = ("cpuset.cpus", "cpuset.mems", "cpu.max", "cpu.weight", "memory.max")
-
-
-def config_document(src: TextInput | None) -> dict[str, Any]:
-    """The KubeletConfiguration mapping of ``--kubelet-config`` as given (a
-    configuration, or a scenario's ``kubeletConfig`` / the file its
-    ``kubeletConfigFile`` names), or the built-in one. The input was
-    validated already (``node_and_config``)."""
-    if src is None:
-        data = parse_document(DEFAULT_KUBELET_CONFIG_YAML, name="built-in kubelet configuration").data
-        return dict(data)
-    data = parse_document(src.text, name=src.name).data
-    if not isinstance(data, Mapping):
-        raise InputError("not a mapping", file=src.name)
-    if data.get("kind") == "Scenario" or ("node" in data and "steps" in data):
-        ref = data.get("kubeletConfigFile")
-        if isinstance(ref, str) and ref and src.base_dir is not None:
-            p = Path(ref)
-            return config_document(TextInput.read(p if p.is_absolute() else src.base_dir / p,
-                                                  what="kubelet configuration"))
-        raw = data.get("kubeletConfig") or {}
-        return dict(raw) if isinstance(raw, Mapping) else {}
-    return dict(data)
 
 
 def _container_files(plan: Any, pod_ref: str) -> dict[str, dict[str, str]]:
@@ -157,7 +132,4 @@ def _mem(value: str | None) -> str:
         n = int(value)
     except ValueError:
         return value
-    for unit, suffix in ((1 << 40, "Ti"), (1 << 30, "Gi"), (1 << 20, "Mi"), (1 << 10, "Ki")):
-        if n and n % unit == 0:
-            return f"{n // unit}{suffix}"
-    return str(n)
+    return format_bytes(n)

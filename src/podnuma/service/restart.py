@@ -28,8 +28,8 @@ from podnuma.analysis.state import scenario_document
 from podnuma.errors import InputError, KubeletStartupError
 from podnuma.fieldkit import wrong_type
 from podnuma.inputs.documents import input_name, parse_document, read_text
-from podnuma.inputs.pods import DEFAULT_KUBELET_CONFIG_YAML, DEFAULT_NODE_YAML
-from podnuma.inputs.state import read_kubelet_config_mapping, read_state_dir
+from podnuma.inputs.pods import DEFAULT_NODE_YAML, config_document
+from podnuma.inputs.state import checkpoint_pod_uids, read_kubelet_config_mapping, read_state_dir
 from podnuma.inputs.text import TextInput
 from podnuma.scenario.run import run_scenario
 from podnuma.service.machine import discover
@@ -128,11 +128,7 @@ def restart_state_dir(
         assert isinstance(got, dict)
         node_doc = got
     doc, notes = scenario_document(files, node=node_doc, kubelet_config=config)
-    uids: set[str] = set()
-    if files.cpu is not None:
-        uids |= set(files.cpu.entries) | set(files.cpu.pod_entries)
-    if files.memory is not None:
-        uids |= set(files.memory.entries) | set(files.memory.pod_entries)
+    uids = checkpoint_pod_uids(files.cpu, files.memory)
     specs: dict[str, tuple[dict[str, Any], str | None]] = {}
     if pods is not None:
         specs, more = _dump_pods(pods, uids)
@@ -218,24 +214,6 @@ class PodRisk:
         }
 
 
-def _config_mapping(src: TextInput | None) -> dict[str, Any]:
-    if src is None:
-        data = parse_document(DEFAULT_KUBELET_CONFIG_YAML, name="built-in kubelet configuration").data
-        assert isinstance(data, dict)
-        return dict(data)
-    doc = parse_document(src.text, name=src.name)
-    data = doc.data
-    if not isinstance(data, Mapping):
-        raise wrong_type("", "a mapping (the kubelet configuration)", data).in_file(src.name)
-    if data.get("kind") == "Scenario" or ("node" in data and "steps" in data):
-        ref = data.get("kubeletConfigFile")
-        if isinstance(ref, str) and src.base_dir is not None:
-            return read_kubelet_config_mapping((src.base_dir / ref).resolve())
-        raw = data.get("kubeletConfig") or {}
-        return dict(raw) if isinstance(raw, Mapping) else {}
-    return dict(data)
-
-
 def _node_mapping(src: TextInput | None) -> dict[str, Any]:
     if src is None:
         data = parse_document(DEFAULT_NODE_YAML, name="built-in node").data
@@ -260,7 +238,7 @@ def pod_restart_risks(
     ``config``'s (the effective one under ``--set``)."""
     node_doc = _node_mapping(node)
     base = (node.base_dir if node is not None else None) or Path.cwd()
-    config_doc = dict(config_doc) if config_doc is not None else _config_mapping(config)
+    config_doc = dict(config_doc if config_doc is not None else config_document(config))
     out: list[PodRisk] = []
     for name, forms in pods:
         for form, manifest in forms.items():

@@ -39,7 +39,6 @@ from podnuma.inputs.pods import (
 from podnuma.inputs.text import TextInput, request_name
 from podnuma.machine.topology import Machine
 from podnuma.service.advice_replay import beyond_cpus, cgroup_changes
-from podnuma.service.advice_replay import config_document as replay_config_document
 from podnuma.service.messages import no_pod, not_modelled_notes
 from podnuma.service.restart import PodRisk, pod_restart_risks
 from podnuma.service.scenario import scenario_pod
@@ -308,7 +307,7 @@ def _advise_extras(
 ) -> Advices:
     """The cgroup changes and words beyond CPUs of each advice, and the
     replay scenario (``with_scenario``)."""
-    cfg_doc = replay_config_document(None if config is None else _get(config))
+    cfg_doc = dict(config_document(None if config is None else _get(config)))
     if got.setting.overrides:
         cfg_doc = effective_config(cfg_doc, got.setting.overrides)
     cgroups = [cgroup_changes(a, got.machine, cfg_doc) for a in got.advices]

@@ -31,18 +31,14 @@ from podnuma.cm.checkpoint import (
     CHECKSUM,
     CORRUPT_CHECKPOINT,
     CheckpointError,
+    checkpoint_json,
     dump_checksum,
     found_bytes,
     string_checksum,
+    unmarshal_checkpoint,
 )
 from podnuma.errors import KubeletStartupError
-from podnuma.golang.json import (
-    GoJSONError,
-    go_json_marshal,
-    go_json_parse,
-    go_json_unmarshal,
-    to_json_value,
-)
+from podnuma.golang.json import GoJSONError, go_json_marshal, go_json_parse, go_json_unmarshal
 from podnuma.golang.spew import spew_sdump
 from podnuma.golang.strconv import go_quote
 from podnuma.golang.types import GO_INT, GO_STRING, GoField, GoMap, GoPtr, GoStruct
@@ -186,7 +182,7 @@ def debug_dump(blob: bytes | str | Mapping[str, Any], version: int) -> tuple[str
     zeroed, current type name) after Go's ``json.Unmarshal`` of ``blob``,
     and that unmarshal's error.  For debugging checksums."""
     typ = {2: _V2, 3: _V3}[version]
-    jv, syntax_error = _as_json(blob)
+    jv, syntax_error = checkpoint_json(blob)
     cp, err = _unmarshal(jv, syntax_error, typ)
     return spew_sdump(_spew_view(cp, typ is _V3), GoPtr(typ)), err
 
@@ -205,23 +201,18 @@ class _Loaded:
     version: int
 
 
-def _as_json(blob: bytes | str | Mapping[str, Any]) -> tuple[Any, str | None]:
-    if isinstance(blob, Mapping):
-        try:
-            return to_json_value(blob), None
-        except GoJSONError as err:
-            return None, str(err)
-    try:
-        return go_json_parse(blob), None
-    except GoJSONError as err:
-        return None, str(err)
-
-
 def _unmarshal(jv: Any, syntax_error: str | None, typ: GoStruct) -> tuple[dict[str, Any], str | None]:
-    if syntax_error is not None:
-        return _fresh(), syntax_error  # Go checks validity before decoding anything
-    value, err = go_json_unmarshal(jv, typ, _fresh())
-    return value, err
+    return unmarshal_checkpoint(jv, syntax_error, typ, _fresh())
+
+
+def _loaded(fields: Mapping[str, Any], version: int) -> _Loaded:
+    return _Loaded(
+        fields.get("PolicyName", ""),
+        fields.get("DefaultCPUSet", ""),
+        fields.get("Entries") or {},
+        fields.get("PodEntries") or {},
+        version,
+    )
 
 
 def _load_v4(jv: Any, syntax_error: str | None) -> tuple[_Loaded | None, str | None, dict[str, Any]]:
@@ -238,17 +229,7 @@ def _load_v4(jv: Any, syntax_error: str | None) -> tuple[_Loaded | None, str | N
         return None, f"failed to deserialize cpu manager checkpoint data: {derr}", cp
     if cp.get("DataChecksum", 0) != string_checksum(data_text):
         return None, CORRUPT_CHECKPOINT, cp
-    return (
-        _Loaded(
-            data.get("PolicyName", ""),
-            data.get("DefaultCPUSet", ""),
-            data.get("Entries") or {},
-            data.get("PodEntries") or {},
-            4,
-        ),
-        None,
-        cp,
-    )
+    return _loaded(data, 4), None, cp
 
 
 def _load_v3(jv: Any, syntax_error: str | None) -> tuple[_Loaded | None, str | None]:
@@ -258,16 +239,7 @@ def _load_v3(jv: Any, syntax_error: str | None) -> tuple[_Loaded | None, str | N
     std, legacy = _struct_checksums(cp, _V3)
     if cp.get("Checksum", 0) not in (std, legacy):
         return None, CORRUPT_CHECKPOINT
-    return (
-        _Loaded(
-            cp.get("PolicyName", ""),
-            cp.get("DefaultCPUSet", ""),
-            cp.get("Entries") or {},
-            cp.get("PodEntries") or {},
-            3,
-        ),
-        None,
-    )
+    return _loaded(cp, 3), None
 
 
 def _load_v2(jv: Any, syntax_error: str | None, pod_level_resource_managers: bool) -> _Loaded:
@@ -282,11 +254,11 @@ def _load_v2(jv: Any, syntax_error: str | None, pod_level_resource_managers: boo
         accepted = {legacy} if pod_level_resource_managers else {std, legacy}
         if ck not in accepted:
             raise CheckpointError(CORRUPT_CHECKPOINT)
-    return _Loaded(cp.get("PolicyName", ""), cp.get("DefaultCPUSet", ""), cp.get("Entries") or {}, {}, 2)
+    return _loaded({**cp, "PodEntries": None}, 2)  # V2 has no pod entries
 
 
 def _load(blob: bytes | str | Mapping[str, Any], pod_level_resource_managers: bool) -> _Loaded:
-    jv, syntax_error = _as_json(blob)
+    jv, syntax_error = checkpoint_json(blob)
     loaded, err, v4 = _load_v4(jv, syntax_error)
     if loaded is not None:
         return loaded

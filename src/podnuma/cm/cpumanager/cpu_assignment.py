@@ -26,7 +26,7 @@ import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 from podnuma.buildinfo import mypyc_attr
-from podnuma.machine.cpuset import CPUSet
+from podnuma.machine.cpuset import CPUSet, mask_ids
 from podnuma.machine.topology import CPUDetails, CPUTopology
 
 __all__ = [
@@ -54,15 +54,6 @@ class CPUSortingStrategy(enum.Enum):
 
 class CPUAllocationError(Exception):
     """The picker failed; ``str(e)`` is the kubelet's error text."""
-
-
-def _ids(mask: int) -> list[int]:
-    out: list[int] = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 def _go_round(x: float) -> float:
@@ -418,14 +409,14 @@ class CPUAccumulator:
         core_masks = self.topo.core_masks
         out: list[int] = []
         for core in self.sort_available_cores():
-            out += _ids(self.avail & core_masks[core])
+            out += mask_ids(self.avail & core_masks[core])
         return out
 
     def sort_available_cpus_spread(self) -> list[int]:
         socket_masks = self.topo.socket_masks
         out: list[int] = []
         for socket in self.sort_available_sockets():
-            out += _ids(self.avail & socket_masks[socket])
+            out += mask_ids(self.avail & socket_masks[socket])
         return out
 
     # -- "free" (fully available) groups ------------------------------------

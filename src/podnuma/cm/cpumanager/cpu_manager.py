@@ -15,17 +15,16 @@ the edges.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from collections.abc import Set as AbstractSet
 from types import MappingProxyType
 from typing import Final, Protocol
 
-from podnuma.api.featuregates import FeatureGateReader
+from podnuma.api.featuregates import GATE_POD_LEVEL_RESOURCE_MANAGERS, FeatureGateReader
 from podnuma.api.pod import Container, Pod
 from podnuma.api.qos import is_container_equivalent_qos_guaranteed
 from podnuma.api.quantity import wrap_int64
 from podnuma.api.resources import is_pod_level_resources_set
 from podnuma.buildinfo import mypyc_attr
-from podnuma.cm.active import StaleWatch
+from podnuma.cm.active import ActiveContainers, StaleWatch, stale_containers
 from podnuma.cm.cpumanager.policy import Policy, TopologyHints
 from podnuma.cm.cpumanager.policy_none import POLICY_NONE, new_none_policy
 from podnuma.cm.cpumanager.policy_static import POLICY_STATIC, StaticPolicy, new_static_policy
@@ -46,7 +45,6 @@ __all__ = [
 ]
 
 # pod UID -> names of the pod's containers (init, sidecar and app)
-ActiveContainers = Mapping[str, AbstractSet[str]]
 
 _ERR_NO_RESERVATION: Final = "[cpumanager] unable to determine reserved CPU resources for static policy"
 _ERR_ZERO_RESERVATION: Final = (
@@ -54,7 +52,6 @@ _ERR_ZERO_RESERVATION: Final = (
 )
 
 
-_GATE_POD_LEVEL_RESOURCE_MANAGERS: Final = "PodLevelResourceManagers"
 _NO_ENTRIES: Mapping[str, CPUSet] = MappingProxyType({})
 
 
@@ -117,18 +114,8 @@ class CPUManager:
                 return
             active = self.active_pods()
         state = self.state
-        assignments = state.assignments
         suspects = self._stale_watch.suspects(active, state, state.version)
-        stale: list[tuple[str, str]] = []
-        for pod_uid in assignments if suspects is None else suspects:
-            containers = assignments.get(pod_uid)
-            if containers is None:
-                continue
-            alive = active.get(pod_uid)
-            if alive is not None and containers.keys() <= alive:
-                continue  # the usual case, checked in bulk
-            stale += [(pod_uid, name) for name in containers if alive is None or name not in alive]
-        for pod_uid, name in stale:
+        for pod_uid, name in stale_containers(state.assignments, active, suspects):
             self.policy.remove_container(state, pod_uid, name)
         self._stale_watch.clean(active, state, state.version)
 
@@ -221,7 +208,7 @@ class CPUManager:
         gate = self._plrm
         if gate is None:
             gate = self._plrm = self.gates is not None and self.gates.enabled(
-                _GATE_POD_LEVEL_RESOURCE_MANAGERS
+                GATE_POD_LEVEL_RESOURCE_MANAGERS
             )
         return gate
 

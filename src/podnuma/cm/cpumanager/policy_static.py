@@ -26,7 +26,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
-from podnuma.api.featuregates import FeatureGateReader
+from podnuma.api.featuregates import (
+    GATE_POD_LEVEL_RESOURCE_MANAGERS,
+    GATE_POD_LEVEL_RESOURCES,
+    FeatureGateReader,
+)
 from podnuma.api.pod import Container, Pod
 from podnuma.api.qos import (
     GUARANTEED,
@@ -79,8 +83,6 @@ __all__ = [
 
 POLICY_STATIC: Final = "static"
 
-GATE_POD_LEVEL_RESOURCES: Final = "PodLevelResources"
-GATE_POD_LEVEL_RESOURCE_MANAGERS: Final = "PodLevelResourceManagers"
 
 _ZERO: Final = Quantity.from_int(0)
 

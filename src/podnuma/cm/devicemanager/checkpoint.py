@@ -35,13 +35,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from podnuma.cm.checkpoint import CORRUPT_CHECKPOINT, object_checksum
+from podnuma.cm.checkpoint import (
+    CORRUPT_CHECKPOINT,
+    checkpoint_json,
+    object_checksum,
+    unmarshal_checkpoint,
+)
 from podnuma.golang.json import (
-    GoJSONError,
     go_json_marshal,
-    go_json_parse,
-    go_json_unmarshal,
-    to_json_value,
 )
 from podnuma.golang.types import GO_STRING, GoBasic, GoField, GoMap, GoSlice, GoStruct
 
@@ -138,11 +139,8 @@ def read_device_checkpoint(blob: bytes | str | Mapping[str, Any]) -> DeviceCheck
     """``readCheckpoint``: the device state the kubelet restores from the
     file's bytes (or its decoded JSON object). Never raises: a checkpoint
     the kubelet cannot read gives empty state with ``error`` set."""
-    try:
-        jv = to_json_value(blob) if isinstance(blob, Mapping) else go_json_parse(blob)
-    except GoJSONError as exc:
-        return DeviceCheckpointData(error=str(exc))
-    cp, failure = go_json_unmarshal(jv, _CHECKPOINT, _fresh())
+    jv, syntax_error = checkpoint_json(blob)
+    cp, failure = unmarshal_checkpoint(jv, syntax_error, _CHECKPOINT, _fresh())
     if failure is not None:
         return DeviceCheckpointData(error=failure)
     data = cp.get("Data") or {}

@@ -30,6 +30,7 @@ from typing import Final
 
 from podnuma.api.pod import Container, Pod
 from podnuma.buildinfo import mypyc_attr
+from podnuma.cm.active import ActiveContainers
 from podnuma.cm.devicemanager.topology_hints import (
     DeviceHints,
     container_topology_hints,
@@ -55,10 +56,6 @@ PROVIDER_NAME: Final = "device"
 # The fake NUMA node upstream files devices without topology under.
 NODE_WITHOUT_TOPOLOGY: Final = -1
 
-# pod UID -> names of the pod's containers; only the pod UIDs matter here.
-ActiveContainers = Mapping[str, AbstractSet[str]]
-
-
 
 class DeviceManagerError(PodnumaError):
     """An allocation failure. It carries no admission reason: the topology
@@ -71,7 +68,6 @@ class DeviceManagerError(PodnumaError):
 
     def __str__(self) -> str:
         return self.message
-
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)

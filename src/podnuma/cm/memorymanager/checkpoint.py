@@ -30,9 +30,11 @@ from podnuma.cm.checkpoint import (
     CHECKSUM,
     CORRUPT_CHECKPOINT,
     CheckpointError,
+    checkpoint_json,
     found_bytes,
     object_checksum,
     string_checksum,
+    unmarshal_checkpoint,
 )
 from podnuma.cm.memorymanager.state import (
     Block,
@@ -43,13 +45,7 @@ from podnuma.cm.memorymanager.state import (
     PodMemoryAssignments,
 )
 from podnuma.errors import KubeletStartupError
-from podnuma.golang.json import (
-    GoJSONError,
-    go_json_marshal,
-    go_json_parse,
-    go_json_unmarshal,
-    to_json_value,
-)
+from podnuma.golang.json import GoJSONError, go_json_marshal, go_json_parse, go_json_unmarshal
 from podnuma.golang.strconv import go_quote
 from podnuma.golang.types import (
     GO_INT,
@@ -261,23 +257,8 @@ class _Loaded:
     version: int
 
 
-def _as_json(blob: bytes | str | Mapping[str, Any]) -> tuple[Any, str | None]:
-    if isinstance(blob, Mapping):
-        try:
-            return to_json_value(blob), None
-        except GoJSONError as err:
-            return None, str(err)
-    try:
-        return go_json_parse(blob), None
-    except GoJSONError as err:
-        return None, str(err)
-
-
 def _unmarshal(jv: Any, syntax_error: str | None, typ: GoStruct, with_pod_entries: bool) -> tuple[dict[str, Any], str | None]:
-    if syntax_error is not None:
-        return _fresh(with_pod_entries), syntax_error  # Go checks validity before decoding
-    value, err = go_json_unmarshal(jv, typ, _fresh(with_pod_entries))
-    return value, err
+    return unmarshal_checkpoint(jv, syntax_error, typ, _fresh(with_pod_entries))
 
 
 def _load_v3(jv: Any, syntax_error: str | None) -> tuple[_Loaded | None, str | None, dict[str, Any]]:
@@ -320,7 +301,7 @@ def _load_v1(jv: Any, syntax_error: str | None) -> _Loaded:
 
 
 def _load(blob: bytes | str | Mapping[str, Any]) -> _Loaded:
-    jv, syntax_error = _as_json(blob)
+    jv, syntax_error = checkpoint_json(blob)
     loaded, err, v3 = _load_v3(jv, syntax_error)
     if loaded is not None:
         return loaded

@@ -17,14 +17,18 @@ from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import Final
 
-from podnuma.api.featuregates import FeatureGateReader
+from podnuma.api.featuregates import GATE_POD_LEVEL_RESOURCE_MANAGERS, FeatureGateReader
 from podnuma.api.kubeletconfig import KubeletConfig, ReservedMemory, node_allocatable_reservation
 from podnuma.api.pod import Container, Pod
 from podnuma.api.qos import is_container_equivalent_qos_guaranteed
 from podnuma.api.quantity import Quantity
-from podnuma.api.resources import is_pod_level_resources_set
+from podnuma.api.resources import (
+    hugepage_resource_name,
+    is_hugepage_resource,
+    is_pod_level_resources_set,
+)
 from podnuma.buildinfo import mypyc_attr
-from podnuma.cm.active import StaleWatch
+from podnuma.cm.active import ActiveContainers, StaleWatch
 from podnuma.cm.memorymanager.checkpoint import (
     MemoryCheckpointData,
     check_policy,
@@ -32,9 +36,7 @@ from podnuma.cm.memorymanager.checkpoint import (
 from podnuma.cm.memorymanager.policy import Policy, TopologyHints
 from podnuma.cm.memorymanager.policy_none import POLICY_NONE, NonePolicy
 from podnuma.cm.memorymanager.policy_static import (
-    GATE_POD_LEVEL_RESOURCE_MANAGERS,
     POLICY_STATIC,
-    hugepage_resource_name,
     new_static_policy,
 )
 from podnuma.cm.memorymanager.state import RESOURCE_MEMORY, Block, MemoryManagerState, NUMANodeMap
@@ -56,12 +58,7 @@ __all__ = [
 ]
 
 POLICY_BEST_EFFORT: Final = "BestEffort"
-_HUGEPAGES_PREFIX: Final = "hugepages-"
 _U64: Final = (1 << 64) - 1
-
-# pod UID -> names of the pod's containers (init, sidecar and app)
-ActiveContainers = Mapping[str, AbstractSet[str]]
-
 
 
 # ---------------------------------------------------------------------------
@@ -95,7 +92,7 @@ def validate_reserved_memory(
     """
     totals = _total_reserved_by_type(numa_ids, reserved)
     names = set(totals)
-    names.update(n for n in node_allocatable_reservation if n == RESOURCE_MEMORY or n.startswith(_HUGEPAGES_PREFIX))
+    names.update(n for n in node_allocatable_reservation if n == RESOURCE_MEMORY or is_hugepage_resource(n))
     # upstream walks a Go map; podnuma checks the types by name so the error is stable
     for name in sorted(names):
         allocatable = Quantity.zero()

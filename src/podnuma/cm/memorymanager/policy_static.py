@@ -33,7 +33,12 @@ from itertools import compress
 from operator import itemgetter, not_
 from typing import Final
 
-from podnuma.api.featuregates import FeatureGateReader
+from podnuma.api.featuregates import (
+    GATE_POD_LEVEL_RESOURCE_MANAGERS,
+    GATE_POD_LEVEL_RESOURCES,
+    GATE_POD_LEVEL_RESOURCES_FIX_KUBELET_QOS_CLASS,
+    FeatureGateReader,
+)
 from podnuma.api.pod import Container, Pod
 from podnuma.api.qos import (
     GUARANTEED,
@@ -42,7 +47,11 @@ from podnuma.api.qos import (
     is_container_equivalent_qos_guaranteed,
 )
 from podnuma.api.quantity import Quantity
-from podnuma.api.resources import is_pod_level_resources_set
+from podnuma.api.resources import (
+    hugepage_resource_name,
+    is_hugepage_resource,
+    is_pod_level_resources_set,
+)
 from podnuma.buildinfo import mypyc_attr
 from podnuma.cm.admission import EmptyPodSharedPoolError
 from podnuma.cm.memo import SharedMemo
@@ -82,14 +91,10 @@ __all__ = [
 ]
 
 POLICY_STATIC: Final = "Static"
-GATE_POD_LEVEL_RESOURCES: Final = "PodLevelResources"
-GATE_POD_LEVEL_RESOURCE_MANAGERS: Final = "PodLevelResourceManagers"
-GATE_FIX_KUBELET_QOS: Final = "PodLevelResourcesFixKubeletQOSClass"
 
 _U64: Final = (1 << 64) - 1
 _INT64_MIN: Final = -(1 << 63)
 _INT64_MAX: Final = (1 << 63) - 1
-_HUGEPAGES_PREFIX: Final = "hugepages-"
 
 # NUMA id -> resource name -> reserved bytes (``systemReservedMemory``)
 SystemReservedMemory = Mapping[int, Mapping[str, int]]
@@ -113,15 +118,6 @@ ERR_VIOLATES_ALLOCATIONS: Final = "[memorymanager] preferred hint violates NUMA 
 
 
 
-def hugepage_resource_name(page_size_bytes: int) -> str:
-    """``HugePageResourceName`` of a BinarySI quantity of the page size."""
-    return _HUGEPAGES_PREFIX + Quantity.from_int(page_size_bytes, binary=True).canonical()
-
-
-def _is_hugepage(name: str) -> bool:
-    return name.startswith(_HUGEPAGES_PREFIX)
-
-
 def _as_int64(q: Quantity) -> int:
     """``Quantity.AsInt64``, failing as upstream does (an inf.Dec, a
     fractional scale, an int64 overflow)."""
@@ -143,7 +139,7 @@ def get_container_requested_resources(pod: Pod, container: Container, gates: Fea
         return {}
     out: dict[str, int] = {}
     for name, qty in container.requests.items():
-        if name != RESOURCE_MEMORY and not _is_hugepage(name):
+        if name != RESOURCE_MEMORY and not is_hugepage_resource(name):
             continue
         # uint64(int64) conversion, as upstream
         out[name] = _as_int64(qty) & _U64
@@ -159,7 +155,7 @@ def get_pod_requested_resources(pod: Pod, gates: FeatureGateReader) -> dict[str,
         assert pod.resources is not None
         pod_out: dict[str, int] = {}
         for name, qty in pod.resources.requests.items():
-            if name != RESOURCE_MEMORY and not _is_hugepage(name):
+            if name != RESOURCE_MEMORY and not is_hugepage_resource(name):
                 continue
             size = _as_int64(qty)
             if size <= 0:
@@ -358,7 +354,7 @@ class StaticPolicy(Policy):
         # the gates this policy reads (a gate set does not change)
         self._plr = gates.enabled(GATE_POD_LEVEL_RESOURCES)
         self._plrm = gates.enabled(GATE_POD_LEVEL_RESOURCE_MANAGERS)
-        self._fix_qos = gates.enabled(GATE_FIX_KUBELET_QOS)
+        self._fix_qos = gates.enabled(GATE_POD_LEVEL_RESOURCES_FIX_KUBELET_QOS_CLASS)
         self.init_containers_reusable_memory: ReusableMemory = {}
         # NUMA ids -> every mask over them with its bits (the machine is fixed)
         # (memos of pure functions of their keys: copies of the policy share them)

@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 
+from podnuma.cm.active import stale_containers
+
 __all__ = [
     "Block",
     "MemoryTable",
@@ -194,17 +196,7 @@ class MemoryManagerState:
         """(pod UID, container name) of every assignment whose container is
         not in ``active`` (pod UID -> container names), among the pods
         ``pods`` (default: all)."""
-        stale: list[tuple[str, str]] = []
-        assignments = self._assignments
-        for uid in assignments if pods is None else pods:
-            ctrs = assignments.get(uid)
-            if ctrs is None:
-                continue
-            alive = active.get(uid)
-            if alive is not None and ctrs.keys() <= alive:
-                continue  # the usual case, checked in bulk
-            stale += [(uid, name) for name in ctrs if alive is None or name not in alive]
-        return stale
+        return stale_containers(self._assignments, active, pods)
 
     def set_memory_assignments(self, assignments: Mapping[str, Mapping[str, Sequence[Block]]]) -> None:
         self.stores += 1

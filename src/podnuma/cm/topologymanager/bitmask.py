@@ -12,6 +12,7 @@ from itertools import combinations
 from operator import attrgetter
 
 from podnuma.buildinfo import ENGINE_COMPILED
+from podnuma.machine.cpuset import mask_ids
 
 __all__ = [
     "BitMask",
@@ -94,13 +95,7 @@ class BitMask:
 
     def bits(self) -> list[int]:
         """Set bits, ascending (``GetBits``)."""
-        out: list[int] = []
-        mask = self._mask
-        while mask:
-            low = mask & -mask
-            out.append(low.bit_length() - 1)
-            mask ^= low
-        return out
+        return mask_ids(self._mask)
 
     def count(self) -> int:
         return self._mask.bit_count()

@@ -221,13 +221,22 @@ class TopologyManager:
                 return get_pod_admit_result(err)
         return ADMITTED
 
-    def _admit_pod_scope(self, pod: Pod, policy: Policy, trail: HintTrail) -> AdmitResult:
+    def _check_pod_affinity(
+        self, pod: Pod, policy: Policy, trail: HintTrail
+    ) -> tuple[TopologyHint, bool]:
+        """``podScope.checkAffinity``: the pod's one merged hint over every
+        provider's pod hints, and whether the policy admits it."""
         hints = self._collect(lambda p: p.get_pod_topology_hints(pod), None, trail)
         best, admit, trace = merge_traced(policy, hints)
         trail.merged.append((None, best, admit))
         trail.traces.append(trace)
         if not admit:
             trail.failed = ("topology", None)
+        return best, admit
+
+    def _admit_pod_scope(self, pod: Pod, policy: Policy, trail: HintTrail) -> AdmitResult:
+        best, admit = self._check_pod_affinity(pod, policy, trail)
+        if not admit:
             return get_pod_admit_result(TopologyAffinityError())
         for container in _all_containers(pod):
             self._set_hint(pod.uid, container.name, best)
@@ -240,12 +249,8 @@ class TopologyManager:
         """``admitUsingPodResources``: one merge for the pod budget, the hint
         stored for every container, then every provider's ``AllocatePod`` in
         registration order (the first error wins)."""
-        hints = self._collect(lambda p: p.get_pod_topology_hints(pod), None, trail)
-        best, admit, trace = merge_traced(policy, hints)
-        trail.merged.append((None, best, admit))
-        trail.traces.append(trace)
+        best, admit = self._check_pod_affinity(pod, policy, trail)
         if not admit:
-            trail.failed = ("topology", None)
             return get_pod_admit_result(
                 PodLevelTopologyAffinityError(
                     "pod with pod-level resources failed admission under pod-scope topology manager"

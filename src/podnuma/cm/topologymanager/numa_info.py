@@ -24,6 +24,7 @@ __all__ = [
     "NUMAInfo",
     "NUMADistances",
     "calculate_average_for",
+    "distance_sum",
     "NUMA_DISTANCES_ERROR",
     "NUMA_DISCOVERY_ERROR_PREFIX",
 ]
@@ -37,13 +38,10 @@ NUMA_DISTANCES_ERROR = "error getting NUMA distances from cadvisor"
 NUMA_DISCOVERY_ERROR_PREFIX = "cannot discover NUMA topology: "
 
 
-def calculate_average_for(distances: NUMADistances, mask: BitMask) -> float:
-    """``NUMADistances.CalculateAverageFor``: the mean of ``d[a][b]`` over all
-    ordered pairs (a, b) of the mask's nodes, self pairs included; 0 for an
-    empty mask. A missing row or column fails (Go panics on the index)."""
-    bits = mask.bits()
-    if not bits:
-        return 0.0
+def distance_sum(distances: NUMADistances, bits: Sequence[int]) -> int:
+    """The sum of ``d[a][b]`` over all ordered pairs (a, b) of the nodes
+    ``bits``, self pairs included. A missing row or column fails (Go panics
+    on the index)."""
     total = 0
     for a in bits:
         row = distances[a]
@@ -51,6 +49,17 @@ def calculate_average_for(distances: NUMADistances, mask: BitMask) -> float:
             raise KeyError(f"no NUMA distances for node {a}")
         for b in bits:
             total += row[b]
+    return total
+
+
+def calculate_average_for(distances: NUMADistances, mask: BitMask) -> float:
+    """``NUMADistances.CalculateAverageFor``: the mean of ``d[a][b]`` over all
+    ordered pairs (a, b) of the mask's nodes, self pairs included; 0 for an
+    empty mask. A missing row or column fails (Go panics on the index)."""
+    bits = mask.bits()
+    if not bits:
+        return 0.0
+    total = distance_sum(distances, bits)
     # Go sums float64s one by one; the terms are small integers, so the
     # integer sum converts exactly and the single division matches.
     return total / (len(bits) * len(bits))

@@ -34,7 +34,7 @@ from podnuma.cm.topologymanager import native_twins as twins
 from podnuma.cm.topologymanager.bitmask import BitMask, mask_value
 from podnuma.cm.topologymanager.hint import TopologyHint
 from podnuma.cm.topologymanager.native_twins import SMALL_MASKS, bit_count
-from podnuma.cm.topologymanager.numa_info import NUMAInfo
+from podnuma.cm.topologymanager.numa_info import NUMAInfo, distance_sum
 
 if TYPE_CHECKING:
     import numpy as np
@@ -260,16 +260,7 @@ class FastMerge:
     def _pair_sum(self, mask: int) -> int:
         """Sum of the distances over all ordered pairs of the mask's nodes
         (for equal widths it orders masks as their average distance does)."""
-        distances = self.numa_info.distances
-        bits = BitMask.from_int(mask).bits()
-        total = 0
-        for a in bits:
-            row = distances[a]
-            if row is None:
-                raise KeyError(f"no NUMA distances for node {a}")
-            for b in bits:
-                total += row[b]
-        return total
+        return distance_sum(self.numa_info.distances, BitMask.from_int(mask).bits())
 
 
 def _pick_width(widths: set[int], target: int | None) -> int:

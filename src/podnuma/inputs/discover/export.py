@@ -23,16 +23,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from podnuma.inputs.discover.machineinfo import MachineInfo
+from podnuma.units import format_bytes
 
 __all__ = ["node_document", "bytes_quantity", "hugepage_key"]
 
 
 def bytes_quantity(value: int) -> str | int:
-    """A byte count in the largest binary unit that divides it (``32980312Ki``)."""
-    for unit, suffix in ((1 << 40, "Ti"), (1 << 30, "Gi"), (1 << 20, "Mi"), (1 << 10, "Ki")):
-        if value and value % unit == 0:
-            return f"{value // unit}{suffix}"
-    return value
+    """A byte count in the largest binary unit that divides it (``32980312Ki``);
+    the plain number when none does."""
+    return format_bytes(value) if value and value % 1024 == 0 else value
 
 
 def hugepage_key(page_size_kib: int) -> str:

@@ -21,7 +21,7 @@ intermediate and go through ``discover`` too, so all forms agree.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -40,6 +40,7 @@ __all__ = [
     "discover",
     "build_machine",
     "load_machine_info",
+    "machine_hugepages",
 ]
 
 T = TypeVar("T")
@@ -101,6 +102,16 @@ class MachineInfo:
 
 
 # --------------------------------------------------------------------------- JSON
+
+
+def machine_hugepages(nodes: Iterable[MachineInfoNode]) -> tuple[HugePagesInfo, ...]:
+    """The machine-wide huge page pools of a MachineInfo: every node's pools
+    summed by page size, smallest page first, as cadvisor reports them."""
+    pages: dict[int, int] = {}
+    for n in nodes:
+        for hp in n.hugepages:
+            pages[hp.page_size] = pages.get(hp.page_size, 0) + hp.num_pages
+    return tuple(HugePagesInfo(size, count) for size, count in sorted(pages.items()))
 
 
 def _lookup(doc: Mapping[str, Any], name: str) -> Any:

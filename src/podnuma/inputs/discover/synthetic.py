@@ -50,6 +50,7 @@ from podnuma.inputs.discover.machineinfo import (
     MachineInfo,
     MachineInfoNode,
     build_machine,
+    machine_hugepages,
 )
 from podnuma.machine.topology import Machine
 
@@ -253,9 +254,7 @@ def parse_synthetic(doc: object, path: str = "") -> MachineInfo:
         topology=tuple(nodes),
         num_physical_cores=total_cores,
         memory_capacity=memory * len(node_ids),
-        hugepages=tuple(
-            HugePagesInfo(hp.page_size, hp.num_pages * len(node_ids)) for hp in hugepages
-        ),
+        hugepages=machine_hugepages(nodes),
     )
 
 

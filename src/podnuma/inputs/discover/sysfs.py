@@ -64,6 +64,7 @@ from podnuma.inputs.discover.machineinfo import (
     MachineInfo,
     MachineInfoNode,
     build_machine,
+    machine_hugepages,
 )
 from podnuma.machine.cpuset import CPUSet, CPUSetParseError
 from podnuma.machine.topology import Machine
@@ -411,17 +412,13 @@ def read_sysfs(root: Path) -> MachineInfo:
     fs = _SysFs(root)
     nodes, num_cores = fs.nodes_info()
     sockets, physical_cores = fs.sockets_and_cores()
-    total_pages: dict[int, int] = {}
-    for node in nodes:
-        for hp in node.hugepages:
-            total_pages[hp.page_size] = total_pages.get(hp.page_size, 0) + hp.num_pages
     return MachineInfo(
         num_cores=num_cores,
         num_sockets=sockets,
         topology=tuple(nodes),
         num_physical_cores=physical_cores,
         memory_capacity=fs.machine_memory(nodes),
-        hugepages=tuple(HugePagesInfo(size, n) for size, n in sorted(total_pages.items())),
+        hugepages=machine_hugepages(nodes),
     )
 
 

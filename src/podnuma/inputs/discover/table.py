@@ -53,6 +53,7 @@ from podnuma.inputs.discover.machineinfo import (
     MachineInfo,
     MachineInfoNode,
     build_machine,
+    machine_hugepages,
 )
 from podnuma.inputs.discover.synthetic import parse_distances, parse_hugepage_pools
 from podnuma.machine.topology import Machine
@@ -187,18 +188,8 @@ def parse_table(doc: Mapping[str, Any]) -> MachineInfo:
         num_physical_cores=sum(len(n.cores) for n in nodes),
         memory_capacity=(parse_bytes(doc["memoryCapacity"], "memoryCapacity")
                          if doc.get("memoryCapacity") is not None else sum(n.memory for n in nodes)),
-        hugepages=_machine_wide_pools(nodes),
+        hugepages=machine_hugepages(nodes),
     )
-
-
-def _machine_wide_pools(nodes: list[MachineInfoNode] | tuple[MachineInfoNode, ...]) -> tuple[HugePagesInfo, ...]:
-    """Every node's pools summed by page size, as cadvisor reports them
-    machine-wide."""
-    pages: dict[int, int] = {}
-    for n in nodes:
-        for hp in n.hugepages:
-            pages[hp.page_size] = pages.get(hp.page_size, 0) + hp.num_pages
-    return tuple(HugePagesInfo(size, count) for size, count in sorted(pages.items()))
 
 
 def load_table(doc: Mapping[str, Any], *, name: str = "node") -> Machine:

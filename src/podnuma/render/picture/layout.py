@@ -10,7 +10,7 @@ from typing import Literal
 
 from podnuma.machine.cpuset import CPUSet
 from podnuma.machine.topology import Machine
-from podnuma.render.picture.machine_tree import _machine_lines, _numa_lines, _tree
+from podnuma.render.picture.machine_tree import _machine_lines, _numa_lines, _numa_sockets, _tree
 from podnuma.render.picture.ownership import Owner, Ownership
 
 BoxKind = Literal["machine", "package", "numa", "cache", "core", "pu"]
@@ -162,10 +162,7 @@ def _emit(node: _Node, x: float, y: float, out: list[Box]) -> None:
 
 def _layout_tree(machine: Machine, own: Ownership) -> _Node:
     tree = _tree(machine)
-    numa_sockets: dict[int, int] = {}
-    for numas in tree.values():
-        for nid in numas:
-            numa_sockets[nid] = numa_sockets.get(nid, 0) + 1
+    numa_sockets = _numa_sockets(tree)
     root = _Node("machine", _machine_lines(machine, own))
     # Every PU as wide as the widest label (bold text: a wider estimate).
     widest = max(machine.topology.cpu_info, default=0)

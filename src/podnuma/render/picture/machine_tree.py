@@ -33,6 +33,15 @@ def _tree(machine: Machine) -> _Tree:
     }
 
 
+def _numa_sockets(tree: _Tree) -> dict[int, int]:
+    """NUMA node id -> how many packages of the tree hold its CPUs."""
+    numa_sockets: dict[int, int] = {}
+    for numas in tree.values():
+        for nid in numas:
+            numa_sockets[nid] = numa_sockets.get(nid, 0) + 1
+    return numa_sockets
+
+
 def _size(n: int) -> str:
     return format_bytes(n, approximate=True)
 

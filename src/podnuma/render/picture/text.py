@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from podnuma.machine.topology import Machine
 from podnuma.render.picture.layout import _cpus_text, _ink
-from podnuma.render.picture.machine_tree import _machine_lines, _numa_lines, _tree
+from podnuma.render.picture.machine_tree import _machine_lines, _numa_lines, _numa_sockets, _tree
 from podnuma.render.picture.ownership import Ownership
 from podnuma.render.picture.png import _rgb
 
@@ -52,10 +52,7 @@ def render_text(
         s = f"{cpu:>{idw}}{o.key}"
         return paints[o.key](s) if color else s
 
-    numa_sockets: dict[int, int] = {}
-    for numas in tree.values():
-        for nid in numas:
-            numa_sockets[nid] = numa_sockets.get(nid, 0) + 1
+    numa_sockets = _numa_sockets(tree)
     lines: list[str] = []
     ml = _machine_lines(machine, own)
     lines.append(bold(ml[0]))
