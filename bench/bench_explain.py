@@ -12,7 +12,13 @@ imports) and, with ``--cli``, as the command itself in a fresh interpreter
 (imports included). Each prints the per-pod maximum, median and mean, wall
 clock and CPU time. A benchmark, not a test: it asserts nothing about time.
 
+``--variant LABEL=PYTHON[:SRC]`` (repeatable) runs the whole bench again
+with another interpreter (another install) and, given SRC,
+``PYTHONPATH=SRC``, one after the other: before and after in one
+invocation, on the same scenario file.
+
     python bench/bench_explain.py [--pods N] [--write FILE] [--steps all|sample|none] [--cli]
+        [--variant LABEL=PYTHON[:SRC] ...]
     podnuma explain FILE -o json > /dev/null              # the whole scenario
     podnuma explain FILE --step N -o json > /dev/null     # one rejected pod
 """
@@ -123,6 +129,31 @@ def _one_step_cli(path: Path, index: int) -> tuple[float, float]:
     return time.perf_counter() - w0, _children_cpu() - c0
 
 
+def _variants(variants: list[str]) -> None:
+    """This bench, as invoked but without ``--variant``, once per variant."""
+    argv = []
+    skip = False
+    for a in sys.argv[1:]:
+        if skip:
+            skip = False
+            continue
+        if a == "--variant":
+            skip = True
+            continue
+        if a.startswith("--variant="):
+            continue
+        argv.append(a)
+    print(f"load {os.getloadavg()[0]:.1f}", flush=True)
+    for v in variants:
+        label, _, rest = v.partition("=")
+        python, _, src = rest.partition(":")
+        env = os.environ.copy()
+        if src:
+            env["PYTHONPATH"] = src
+        print(f"{label}:", flush=True)
+        subprocess.run([python or sys.executable, __file__, *argv], check=True, env=env)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--pods", type=int, default=200)
@@ -133,7 +164,11 @@ def main() -> None:
     ap.add_argument("--cli", action="store_true",
                     help="also run the command itself for each of them (a fresh interpreter each)")
     ap.add_argument("--no-whole", action="store_true", help="skip the whole-scenario explanation")
+    ap.add_argument("--variant", action="append", default=[], metavar="LABEL=PYTHON[:SRC]")
     args = ap.parse_args()
+    if args.variant:
+        _variants(args.variant)
+        return
     if args.write is None:
         args.write = Path(tempfile.gettempdir()) / f"bench-explain-{args.pods}.yaml"
     args.write.write_text(yaml.safe_dump(scenario(args.pods), sort_keys=False))

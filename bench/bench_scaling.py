@@ -21,8 +21,11 @@ variant: this interpreter.
 A benchmark, not a test.
 
     python bench/bench_scaling.py [--sizes 1000,10000,100000] [-o json|yaml|table]
-        [--topology-policy POLICY] [--memory-static] [--timeout SECONDS]
-        [--variant LABEL=PYTHON[:SRC] ...]
+        [--input json|yaml] [--topology-policy POLICY] [--memory-static]
+        [--timeout SECONDS] [--variant LABEL=PYTHON[:SRC] ...]
+
+``--input yaml`` writes the scenarios as YAML instead of JSON (a JSON
+file is read in one pass, a step at a time; a YAML one is read whole).
 """
 
 from __future__ import annotations
@@ -37,6 +40,8 @@ import time
 from collections import deque
 from pathlib import Path
 from typing import Any
+
+import yaml
 
 SIZES = (1, 2, 4, 8, 3, 16, 2, 6, 1, 12)
 NODE = {
@@ -106,7 +111,9 @@ def run_one(
             stdout=sink, env=env,
         )
         deadline = t0 + timeout
+        peak = 0
         while True:
+            peak = max(peak, _hiwater(proc.pid))
             pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
             if pid:
                 break
@@ -120,13 +127,31 @@ def run_one(
         raise SystemExit(f"simulate failed on {path} (exit {os.waitstatus_to_exitcode(status)})")
     size = out_path.stat().st_size
     out_path.unlink()
-    return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024, size
+    # the child's own peak: its ru_maxrss would count this process's memory
+    # at the fork (Linux keeps the high-water mark across exec), which holds
+    # the generated scenario
+    return seconds, usage.ru_utime + usage.ru_stime, peak or usage.ru_maxrss * 1024, size
+
+
+def _hiwater(pid: int) -> int:
+    """The peak resident memory of process ``pid`` so far, in bytes (0 when
+    unknown): ``VmHWM`` of /proc/PID/status."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError):
+        pass
+    return 0
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="1000,10000,100000")
     ap.add_argument("-o", "--output", default="json", choices=("json", "yaml", "table"))
+    ap.add_argument("--input", default="json", choices=("json", "yaml"),
+                    help="the scenario file's format")
     ap.add_argument("--topology-policy", default="none")
     ap.add_argument("--memory-static", action="store_true")
     ap.add_argument("--timeout", type=float, default=1800.0, help="per size, seconds")
@@ -148,15 +173,21 @@ def main() -> None:
         config["memoryManagerPolicy"] = "Static"
         config["reservedMemory"] = [{"numaNode": 0, "limits": {"memory": "100Mi"}}]
     sizes = [int(s) for s in args.sizes.split(",") if s]
-    print(f"podnuma simulate -o {args.output}; topology policy {args.topology_policy}; "
+    print(f"podnuma simulate FILE.{args.input} -o {args.output}; "
+          f"topology policy {args.topology_policy}; "
           f"memory manager {'Static' if args.memory_static else 'None'}")
     print(f"load average {os.getloadavg()[0]:.1f}; CPU: the child's user + system time")
     print(f"{'variant':<16} {'steps':>8} {'seconds':>9} {'us/step':>8} {'CPU s':>8} "
           f"{'CPU us/step':>12} {'peak RSS':>10} {'output':>10} {'CPU vs first':>13}")
     with tempfile.TemporaryDirectory(prefix="bench-scaling-") as tmp:
         for n in sizes:
-            path = Path(tmp) / f"scenario-{n}.json"
-            path.write_text(json.dumps(scenario(n, config)))
+            path = Path(tmp) / f"scenario-{n}.{args.input}"
+            doc = scenario(n, config)
+            path.write_text(
+                json.dumps(doc) if args.input == "json"
+                else yaml.dump(doc, Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper),
+                               sort_keys=False)
+            )
             first: float | None = None
             for label, python, src in variants:
                 res = run_one(path, args.output, args.timeout, python, src)

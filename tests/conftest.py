@@ -57,6 +57,18 @@ if _COLLECT:
 
     _TextInput.read = classmethod(_recording_read)  # type: ignore[method-assign, assignment]
 
+    # ... or, for simulate -o json|yaml, open it to read it in one pass
+    from podnuma.inputs.scenario_stream import ScenarioFile as _ScenarioFile
+
+    _original_open = _ScenarioFile.__init__
+
+    def _recording_open(self: _ScenarioFile, path: str | Path, **kw: Any) -> None:
+        if kw.get("what", "scenario") == "scenario":
+            _write(path)
+        _original_open(self, path, **kw)
+
+    _ScenarioFile.__init__ = _recording_open  # type: ignore[method-assign]
+
 
 @pytest.fixture(autouse=True)
 def _plain_width(monkeypatch: pytest.MonkeyPatch) -> None:

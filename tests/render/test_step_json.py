@@ -48,3 +48,19 @@ def test_step_json_is_the_generic_text(path: Path) -> None:
         for detail in (False, True):
             want = json_at(step_document(step, detail=detail), "    ")
             assert step_json(step, "    ", detail=detail) == want
+
+
+def test_cpu_list_is_the_cpusets_text() -> None:
+    import random
+
+    from podnuma.machine.cpuset import CPUSet
+    from podnuma.render.step_json import cpu_list
+
+    rng = random.Random(3)
+    masks = [0, 1, 2, 3, 5, 6, 7, 1 << 300, (1 << 256) - 1, (1 << 256) - 2]
+    for _ in range(2000):
+        width = rng.choice([8, 64, 256, 1024])
+        density = rng.random()
+        masks.append(sum(1 << i for i in range(width) if rng.random() < density))
+    for mask in masks:
+        assert cpu_list(mask) == str(CPUSet.from_mask(mask)), bin(mask)

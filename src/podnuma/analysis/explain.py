@@ -40,10 +40,10 @@ from typing import Any
 
 from podnuma.analysis.nearest import (
     MAX_RERUNS,
+    NodeSnapshot,
     Search,
     SearchReport,
     candidate_variations,
-    copy_node,
     numa_of_cpus,
     outcome_summary,
     planned_runs,
@@ -679,7 +679,7 @@ class PreparedRun:
     explanation of one step or pod may search from (step index -> node)."""
 
     run: RunResult
-    snapshots: Mapping[int, Node]
+    snapshots: Mapping[int, NodeSnapshot]
 
 
 def run_for_explain(
@@ -688,18 +688,21 @@ def run_for_explain(
     """Run the scenario for :func:`explain_run` with the same ``step`` and
     ``pod``: the node is copied just before each step they select, so the
     search needs no second pass over the scenario. (The run's checkpoints
-    are left out: an explanation does not show them.)"""
+    and each step's PodResources list are left out: an explanation does not
+    show them.)"""
     wanted = snapshot_steps(scenario, step=step, pod=pod)
-    snapshots: dict[int, Node] = {}
+    snapshots: dict[int, NodeSnapshot] = {}
     shared: dict[int, Any] = {}
 
     def keep(node: Node, s: Any) -> None:
         if s.index in wanted:
             if not shared:
                 shared.update(shared_objects(scenario.machine, scenario.config))
-            snapshots[s.index] = copy_node(node, shared)
+            snapshots[s.index] = NodeSnapshot(node, shared)
 
-    run = run_scenario(scenario, before_step=keep if wanted else None, checkpoints=False)
+    run = run_scenario(
+        scenario, before_step=keep if wanted else None, checkpoints=False, step_pod_resources=False
+    )
     return PreparedRun(run, snapshots)
 
 
@@ -712,7 +715,7 @@ def explain_run(
     search: bool = True,
     max_runs: int = MAX_RERUNS,
     progress: Callable[[int, int], None] | None = None,
-    snapshots: Mapping[int, Node] | None = None,
+    snapshots: Mapping[int, NodeSnapshot] | None = None,
     time_budget: float | None = None,
     reports: dict[int, SearchReport] | None = None,
 ) -> dict[str, Any]:

@@ -53,7 +53,7 @@ from podnuma.fieldkit import (
     wrong_type,
 )
 
-__all__ = ["FeatureGateView", "parse_pod"]
+__all__ = ["IDENTITY_FIELDS", "FeatureGateView", "parse_pod", "with_identity_of"]
 
 
 class FeatureGateView(Protocol):
@@ -231,6 +231,35 @@ def _decode_quantities(spec: Mapping[str, Any]) -> None:
                     _parse_qty(value, resource_path(path, name))
 
 
+#: the metadata fields that tell one pod of a workload from another:
+#: :func:`with_identity_of` reads them
+IDENTITY_FIELDS = frozenset({"name", "uid", "labels"})
+
+
+def _pod_name(meta: Mapping[str, Any]) -> str:
+    name = optional_str(meta.get("name"), "metadata.name")
+    if not name:
+        raise required("metadata.name", "name or generateName is required")
+    check_dns_subdomain(name, "metadata.name")
+    return name
+
+
+def _uid_and_labels(meta: Mapping[str, Any], namespace: str, name: str) -> tuple[str, dict[str, str]]:
+    uid = optional_str(meta.get("uid"), "metadata.uid") or derive_pod_uid(namespace, name)
+    return uid, string_map(meta.get("labels"), "metadata.labels", resource_path)
+
+
+def with_identity_of(template: Pod, meta: Mapping[str, Any]) -> Pod:
+    """``parse_pod`` of a manifest that differs from the one ``template``
+    was parsed from only in its metadata's :data:`IDENTITY_FIELDS`, given
+    that manifest's ``metadata`` (a mapping with string keys): those fields
+    are checked as ``parse_pod`` checks them (the same errors; every other
+    check passed for the template) and put on a copy of the template."""
+    name = _pod_name(meta)
+    uid, labels = _uid_and_labels(meta, template.namespace, name)
+    return template.with_identity(name, uid, labels)
+
+
 def parse_pod(doc: Mapping[str, Any], *, gates: FeatureGateView) -> Pod:
     """Parse, default and validate a v1 Pod manifest.
 
@@ -254,14 +283,10 @@ def parse_pod(doc: Mapping[str, Any], *, gates: FeatureGateView) -> Pod:
         raise required("metadata")
     meta = expect_string_keys(meta, "metadata")
     check_known_fields(meta, _METADATA_FIELDS, "metadata")
-    name = optional_str(meta.get("name"), "metadata.name")
-    if not name:
-        raise required("metadata.name", "name or generateName is required")
-    check_dns_subdomain(name, "metadata.name")
+    name = _pod_name(meta)
     namespace = optional_str(meta.get("namespace"), "metadata.namespace") or "default"
     check_dns_label(namespace, "metadata.namespace")
-    uid = optional_str(meta.get("uid"), "metadata.uid") or derive_pod_uid(namespace, name)
-    labels = string_map(meta.get("labels"), "metadata.labels", resource_path)
+    uid, labels = _uid_and_labels(meta, namespace, name)
     annotations = string_map(meta.get("annotations"), "metadata.annotations", resource_path)
 
     spec_raw = doc.get("spec")

@@ -7,7 +7,7 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import click
 
@@ -23,13 +23,17 @@ from podnuma.cli.options import (
     write_scenario_file,
 )
 from podnuma.fileio import write_checkpoint_dir
+from podnuma.inputs.documents import is_stdin
 from podnuma.inputs.overrides import Override, parse_overrides
+from podnuma.inputs.scenario_stream import ReadWhole, ScenarioFile
 from podnuma.inputs.text import TextInput
 from podnuma.render.serialize import write_run_document, write_run_stream
-from podnuma.render.table import render_run
 from podnuma.scenario.document import ordered_checkpoints
-from podnuma.scenario.run import RunResult
+from podnuma.scenario.run import StreamedRun
 from podnuma.service import scenario as service
+
+if TYPE_CHECKING:
+    from podnuma.scenario.run import RunResult
 
 __all__ = ["simulate_command"]
 
@@ -81,6 +85,8 @@ def simulate_command(
         # streamed step by step: the document is never held whole
         guard(lambda: _stream(result, output, detail, record))
         return
+    from podnuma.render.table import render_run  # the table's libraries: only for it
+
     text = guard(lambda: render_run(result, wide=output == "wide"))
     guard(lambda: echo(text))
 
@@ -99,17 +105,35 @@ def _stream_run(
     scenario: str, spool: IO[str], output: str, detail: bool, checkpoint_dir: Path | None,
     overrides: tuple[Override, ...],
 ) -> None:
-    run = service.stream(
-        TextInput.read(scenario, what="scenario"), note=note, pod_resources=detail,
-        overrides=overrides,
+    src: TextInput | ScenarioFile = (
+        TextInput.read(scenario, what="scenario") if is_stdin(scenario)
+        else ScenarioFile(scenario, what="scenario")
     )
+    try:
+        try:
+            run = _write_run(src, spool, output, detail, overrides)
+        except ReadWhole as again:  # a file not laid out for one pass: read whole
+            spool.seek(0)
+            spool.truncate()
+            run = _write_run(again.text, spool, output, detail, overrides)
+    finally:
+        if isinstance(src, ScenarioFile):
+            src.close()
+    if checkpoint_dir is not None:
+        write_checkpoint_dir(checkpoint_dir, run.checkpoint_files())
+
+
+def _write_run(
+    src: TextInput | ScenarioFile, spool: IO[str], output: str, detail: bool,
+    overrides: tuple[Override, ...],
+) -> StreamedRun:
+    run = service.stream(src, note=note, pod_resources=detail, overrides=overrides)
     write_run_stream(
         run.node, run.results(),
         lambda: (ordered_checkpoints(run.checkpoints()), service.config_record(run.scenario)),
         spool, output, detail=detail,
     )
-    if checkpoint_dir is not None:
-        write_checkpoint_dir(checkpoint_dir, run.checkpoint_files())
+    return run
 
 
 def _print(spool: IO[str]) -> None:

@@ -539,8 +539,14 @@ _JSON_SHORT: Final = {0x22: '\\"', 0x5C: "\\\\", 0x0A: "\\n", 0x0D: "\\r", 0x09:
                       0x08: "\\b", 0x0C: "\\f"}
 
 
+#: a string ``json.Marshal`` writes as it is, between quotes (no escape)
+_PLAIN: Final = re.compile(r'[^"\\\x00-\x1f<>&\u2028\u2029\ud800-\udfff]*')
+
+
 def go_json_quote(text: str) -> str:
     """A Go string as ``json.Marshal`` writes it (HTML-safe escaping)."""
+    if _PLAIN.fullmatch(text):
+        return f'"{text}"'
     out = ['"']
     for ch in text:
         o = ord(ch)

@@ -26,11 +26,12 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 import sys
 from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import yaml
 
@@ -52,9 +53,11 @@ __all__ = [
     "json_input_error",
     "load_json",
     "load_json_streamed",
+    "open_input",
     "parse_document",
     "parse_documents",
     "read_bytes",
+    "read_failure",
     "read_text",
     "yaml_input_error",
 ]
@@ -584,15 +587,36 @@ def decode_text(data: bytes, *, what: str, name: str) -> str:
 
 
 def _read_path(path: Path, *, what: str, name: str, limit: int) -> bytes:
-    try:
-        with path.open("rb") as fh:
+    with open_input(path, what=what, name=name) as fh:
+        try:
             size = os.fstat(fh.fileno()).st_size
             if size <= limit:  # a regular file's size: one read of what is there
                 return _read_upto(fh.read, limit, first=size + 1)
             return _read_upto(fh.read, limit)
+        except OSError as e:
+            raise read_failure(e, what=what, name=name) from None
+
+
+def open_input(path: Path, *, what: str, name: str) -> BinaryIO:
+    """The file at ``path`` open for reading bytes; ``InputError`` naming
+    it (``name``) as :func:`read_bytes` words it when it cannot be opened
+    (read errors later: :func:`read_failure`)."""
+    try:
+        fh = path.open("rb")
+        if stat.S_ISDIR(os.fstat(fh.fileno()).st_mode):
+            fh.close()
+            raise IsADirectoryError(path)
+        return fh
     except FileNotFoundError:
         raise InputError(f"{what} file not found", file=name) from None
     except IsADirectoryError:
         raise InputError(f"{what} file is a directory", file=name) from None
     except OSError as e:
-        raise InputError(f"cannot read {what} file: {e.strerror or e}", file=name) from None
+        raise read_failure(e, what=what, name=name) from None
+
+
+def read_failure(e: OSError, *, what: str, name: str) -> InputError:
+    """The ``InputError`` for a file that cannot be read."""
+    if isinstance(e, IsADirectoryError):
+        return InputError(f"{what} file is a directory", file=name)
+    return InputError(f"cannot read {what} file: {e.strerror or e}", file=name)

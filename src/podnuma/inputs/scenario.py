@@ -47,6 +47,8 @@ from podnuma.inputs.documents import (
     read_text,
 )
 from podnuma.inputs.overrides import Override, apply_overrides
+from podnuma.inputs.scenario_pods import PodParses
+from podnuma.inputs.scenario_stream import JSONStepReader
 from podnuma.inputs.startup import startup_failure
 from podnuma.machine.topology import Machine
 
@@ -58,6 +60,7 @@ __all__ = [
     "load_scenario",
     "load_scenario_document",
     "load_scenario_text",
+    "open_scenario_stream",
     "open_scenario_text",
 ]
 
@@ -190,29 +193,66 @@ def open_scenario_text(
             Document(name, data, None, source=text), base_dir=base_dir, overrides=overrides
         )
         return whole, iter(whole.steps)
-    stream = data
-    doc = Document(name, {**stream.top, "steps": []}, None, source=text)
+    doc = Document(name, {**data.top, "steps": []}, None, source=text)
     head = load_scenario_document(doc, base_dir=base_dir, overrides=overrides)
+    return head, _steps(data.items(), head, doc, data.top)
 
-    api_gates = _api_server_gates(stream.top, head.config)  # checked by the head's load
-    api_server = stream.top.get("apiServer") is not None
 
-    def steps() -> Iterator[Step]:
-        for i, raw in enumerate(stream.items()):
-            try:
-                step = _load_step(i, raw, api_gates)
-            except InputError as e:
-                if e.file is not None and e.file != name:
-                    raise
-                raise doc.enrich(e) from None
-            if api_server and step.pod is not None:  # as _load does for every pod
-                set_status_qos(
-                    step.pod, pod_level_resources=api_gates.enabled("PodLevelResources"),
-                    fix_kubelet_qos_class=api_gates.enabled("PodLevelResourcesFixKubeletQOSClass"),
-                )  # fmt: skip
-            yield step
+def open_scenario_stream(
+    reader: JSONStepReader, *, overrides: tuple[Override, ...] = ()
+) -> tuple[Scenario, Iterator[Step]]:
+    """As :func:`open_scenario_text` for a JSON file read in one pass
+    (:class:`~podnuma.inputs.scenario_stream.JSONStepReader`): the head is
+    read and validated, the steps come as the iterator is consumed. Every
+    error about the file gives the whole read's verdict first (a problem of
+    the file as a whole is the answer, as when it is read whole), and names
+    the field's line and column from the whole text, read again then.
+    Raises :class:`~podnuma.inputs.scenario_stream.ReadWhole` when the file
+    is not laid out for it."""
+    src = reader.src
+    top = reader.head()
+    doc = _ReadAgainDocument(src.name, {**top, "steps": []}, reader)
+    head = load_scenario_document(doc, base_dir=src.base_dir, overrides=overrides)
+    return head, _steps(reader.items(), head, doc, top)
 
-    return head, steps()
+
+class _ReadAgainDocument(Document):
+    """The head of a file read in one pass: a field's position is looked
+    up in the whole text, read again (after the whole read's verdict)."""
+
+    def __init__(self, name: str, data: Any, reader: JSONStepReader) -> None:
+        super().__init__(name, data, None)
+        self._reader = reader
+
+    def locate(self, path: str) -> tuple[int, int] | None:
+        if self.root is None and self.source is None:
+            self._reader.check()
+            self.source = self._reader.whole().text
+        return super().locate(path)
+
+
+def _steps(
+    items: Iterator[Any], head: Scenario, doc: Document, top: Mapping[str, Any]
+) -> Iterator[Step]:
+    """The steps of ``items`` validated one at a time (errors enriched by
+    ``doc``)."""
+    name = head.name
+    api_gates = _api_server_gates(top, head.config)  # checked by the head's load
+    api_server = top.get("apiServer") is not None
+    pods = PodParses(api_gates)  # one run's memo
+    for i, raw in enumerate(items):
+        try:
+            step = _load_step(i, raw, pods)
+        except InputError as e:
+            if e.file is not None and e.file != name:
+                raise
+            raise doc.enrich(e) from None
+        if api_server and step.pod is not None:  # as _load does for every pod
+            set_status_qos(
+                step.pod, pod_level_resources=api_gates.enabled("PodLevelResources"),
+                fix_kubelet_qos_class=api_gates.enabled("PodLevelResourcesFixKubeletQOSClass"),
+            )  # fmt: skip
+        yield step
 
 
 def _resolve(base_dir: Path, value: object, *, path: str) -> Path:
@@ -297,7 +337,8 @@ def _load(doc: Document, *, base_dir: Path, overrides: tuple[Override, ...] = ()
     raw_steps = top["steps"]
     if not isinstance(raw_steps, list):
         raise wrong_type("steps", "a list (of steps)", raw_steps)
-    steps = tuple(_load_step(i, raw, api_gates) for i, raw in enumerate(raw_steps))
+    pods = PodParses(api_gates)
+    steps = tuple(_load_step(i, raw, pods) for i, raw in enumerate(raw_steps))
     if top.get("apiServer") is not None:
         # The API server's status.qosClass (its gates), which the kubelet
         # takes over computing its own.
@@ -538,7 +579,7 @@ def _load_running_pods(state: Mapping[str, Any], gates: FeatureGateReader) -> tu
     return tuple(pods)
 
 
-def _load_step(index: int, raw: object, gates: FeatureGateReader) -> Step:
+def _load_step(index: int, raw: object, pods: PodParses) -> Step:
     at = f"steps[{index}]"
     if not isinstance(raw, Mapping):
         raise wrong_type(at, f"a mapping (a step: one of {', '.join(_STEP_KEYS)})", raw)
@@ -553,7 +594,7 @@ def _load_step(index: int, raw: object, gates: FeatureGateReader) -> Step:
     if op == "addPod":
         pod_doc = _mapping(body, path=path, what="a pod manifest")
         try:
-            pod = parse_pod(pod_doc, gates=gates)
+            pod = pods.parse(pod_doc)
         except InputError as e:
             raise e.at(path) from None
         return Step(index, "addPod", path, pod=pod, ref=pod.ref)

@@ -35,11 +35,63 @@ def dump_json(doc: Any) -> str:
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 
+#: what the emitter found out about each scalar lately (a function of the
+#: text and of whether Unicode is written as is; a run's documents repeat
+#: the same few hundred scalars), and the tag each scalar resolves to, by
+#: (dumper class, text, implicit flags)
+_ANALYSES: dict[tuple[str, bool], Any] = {}
+_RESOLVED: dict[tuple[type, str, Any], Any] = {}
+_KEPT = 8192
+#: a plain scalar holding none of these is written in one piece
+_SPLITS = (" ", "\n", "\x85", "\u2028", "\u2029")
+
+
 class _Dumper(yaml.SafeDumper):
-    """Safe dumper that indents lists under their key (kubectl style)."""
+    """Safe dumper that indents lists under their key (kubectl style).
+
+    The pure-Python emitter's per-scalar work is memoised (its analysis of
+    a scalar, the tag a scalar resolves to) and a plain scalar that cannot
+    be split across lines is written in one piece: the same text, for a
+    third less time."""
 
     def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
         super().increase_indent(flow, False)
+
+    def analyze_scalar(self, scalar: str) -> Any:
+        key = (scalar, bool(self.allow_unicode))
+        got = _ANALYSES.get(key)
+        if got is None:
+            if len(_ANALYSES) >= _KEPT:
+                _ANALYSES.clear()
+            got = _ANALYSES[key] = super().analyze_scalar(scalar)
+        return got
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+        resolve: Any = super().resolve  # untyped in PyYAML
+        if kind is not yaml.ScalarNode or type(value) is not str or self.yaml_path_resolvers:
+            return resolve(kind, value, implicit)
+        key = (type(self), value, implicit)
+        got = _RESOLVED.get(key)
+        if got is None:
+            if len(_RESOLVED) >= _KEPT:
+                _RESOLVED.clear()
+            got = _RESOLVED[key] = resolve(kind, value, implicit)
+        return got
+
+    def write_plain(self, text: str, split: bool = True) -> None:
+        if not text or self.encoding or any(c in text for c in _SPLITS):
+            super().write_plain(text, split)
+            return
+        # what the emitter's loop does for a scalar with no space or break
+        if self.root_context:
+            self.open_ended = True
+        if not self.whitespace:
+            self.column += 1
+            self.stream.write(" ")
+        self.whitespace = False
+        self.indention = False
+        self.column += len(text)
+        self.stream.write(text)
 
 
 def dump_yaml(doc: Any) -> str:

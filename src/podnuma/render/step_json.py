@@ -18,16 +18,50 @@ on every example scenario.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
 from podnuma.cm.results import ContainerResult, MemoryBlock, StepResult
 from podnuma.cm.topologymanager.hint import EMPTY_HINT, TopologyHint
+from podnuma.machine.cpuset import CPUSet
 from podnuma.scenario.document import hint_record
 
-__all__ = ["json_at", "step_json"]
+__all__ = ["cpu_list", "json_at", "step_json"]
 
 _string: Callable[[str], str] = json.encoder.encode_basestring  # type: ignore[attr-defined]
+
+#: the JSON string of each CPU set written lately, by its mask: a run
+#: writes the same few sets (each container's, the shared pool) step after
+#: step, and listing a fragmented set's ranges costs more than the rest of
+#: a container's text
+_CPUS: dict[int, str] = {}
+_CPUS_KEPT = 4096
+
+
+_RUN = re.compile("1+")
+
+
+def cpu_list(mask: int) -> str:
+    """The CPU set of ``mask`` in the Linux list format, as ``str(CPUSet)``
+    writes it, from the mask's binary digits (the runs of ones found by the
+    C regular-expression engine rather than bit by bit)."""
+    bits = bin(mask)[:1:-1]  # lowest CPU first
+    return ",".join([
+        f"{m.start()}-{m.end() - 1}" if m.end() - m.start() > 1 else str(m.start())
+        for m in _RUN.finditer(bits)
+    ])
+
+
+def _cpus(cpus: CPUSet) -> str:
+    """``cpus`` in the Linux list format, as a JSON string."""
+    mask = cpus.mask
+    text = _CPUS.get(mask)
+    if text is None:
+        if len(_CPUS) >= _CPUS_KEPT:
+            _CPUS.clear()
+        text = _CPUS[mask] = '"' + cpu_list(mask) + '"'
+    return text
 
 
 def json_at(value: Any, indent: str) -> str:
@@ -44,22 +78,43 @@ def _bool(value: bool | None) -> str:
     return "null" if value is None else ("true" if value else "false")
 
 
-def _ints(values: Any, ind: str) -> str:
+#: the text of each list of NUMA nodes and of each hint written lately (a
+#: run writes the same few again and again), by value and indent
+_INTS: dict[tuple[tuple[int, ...], str], str] = {}
+_HINTS: dict[tuple[int | None, bool, str], str] = {}
+
+
+def _ints(values: tuple[int, ...], ind: str) -> str:
     """A list of ints nested ``ind`` deep."""
     if not values:
         return "[]"
-    inner = "\n" + ind + "  "
-    return "[" + inner + ("," + inner).join([str(v) for v in values]) + "\n" + ind + "]"
+    key = (values, ind)
+    text = _INTS.get(key)
+    if text is None:
+        if len(_INTS) >= _CPUS_KEPT:
+            _INTS.clear()
+        inner = "\n" + ind + "  "
+        text = _INTS[key] = (
+            "[" + inner + ("," + inner).join([str(v) for v in values]) + "\n" + ind + "]"
+        )
+    return text
 
 
 def _hint(hint: TopologyHint, ind: str) -> str:
     aff = hint.numa_node_affinity
-    inner = "\n" + ind + "  "
-    return (
-        "{" + inner + '"numaNodes": ' + ("null" if aff is None else _ints(aff.bits(), ind + "  "))
-        + "," + inner + '"preferred": ' + ("true" if hint.preferred else "false")
-        + "\n" + ind + "}"
-    )
+    key = (None if aff is None else aff.value, hint.preferred, ind)
+    text = _HINTS.get(key)
+    if text is None:
+        if len(_HINTS) >= _CPUS_KEPT:
+            _HINTS.clear()
+        inner = "\n" + ind + "  "
+        text = _HINTS[key] = (
+            "{" + inner + '"numaNodes": '
+            + ("null" if aff is None else _ints(tuple(aff.bits()), ind + "  "))
+            + "," + inner + '"preferred": ' + ("true" if hint.preferred else "false")
+            + "\n" + ind + "}"
+        )
+    return text
 
 
 def _memory(blocks: tuple[MemoryBlock, ...], ind: str) -> str:
@@ -86,7 +141,7 @@ def _container(c: ContainerResult, ind: str) -> str:
     return (
         "{\n" + ki + '"name": ' + _string(c.name)
         + k + '"type": ' + _string(c.type)
-        + k + '"cpus": ' + _string(str(c.cpus))
+        + k + '"cpus": ' + _cpus(c.cpus)
         + k + '"mems": ' + _ints(c.mems, ki)
         + k + '"isolation": ' + _string(c.isolation)
         + k + '"memory": ' + _memory(c.memory, ki)
@@ -129,13 +184,13 @@ def step_json(step: StepResult, ind: str, *, detail: bool = True) -> str:
         + k + '"qosClass": ' + _opt(step.qos_class)
         + k + '"podAllocation": ' + (
             "null" if alloc is None
-            else "{\n" + ki + '  "cpus": ' + _string(str(alloc.cpus))
+            else "{\n" + ki + '  "cpus": ' + _cpus(alloc.cpus)
             + ",\n" + ki + '  "memory": ' + _memory(alloc.memory, ki + "  ")
             + "\n" + ki + "}"
         )
         + k + '"containers": '
         + _list([_container(c, ki + "  ") for c in step.containers], ki)
-        + k + '"defaultCpuSet": ' + _string(str(step.default_cpuset))
+        + k + '"defaultCpuSet": ' + _cpus(step.default_cpuset)
     )
     if detail:
         out.append(k + '"providerHints": ' + json_at([hint_record(h) for h in step.hints], ki))

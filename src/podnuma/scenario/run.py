@@ -126,6 +126,7 @@ def run_scenario(
     *,
     before_step: Callable[[Node, Step], None] | None = None,
     checkpoints: bool = True,
+    step_pod_resources: bool = True,
 ) -> RunResult:
     """Start the node and play every step.
 
@@ -134,9 +135,11 @@ def run_scenario(
     ``before_step(node, step)`` is called just before each step is played
     (to keep a copy of the node there, say); it must not change the node.
     ``checkpoints=False`` leaves the result's checkpoints empty, for a
-    caller that does not use them (encoding them costs time).
+    caller that does not use them (encoding them costs time);
+    ``step_pod_resources=False`` leaves each step's PodResources list empty
+    (see :func:`start_node`), for a caller that does not show it.
     """
-    node = start_node(scenario)
+    node = start_node(scenario, step_pod_resources=step_pod_resources)
     summary = node.summary()
     restored = tuple(
         RestoredPod(ref, uid, node.container_results(uid)) for uid, ref in node.running_pods()
@@ -187,23 +190,32 @@ class StreamedRun:
 
     def results(self) -> Iterator[StepResult]:
         node, scenario = self._node, self.scenario
-        gone: dict[str, StepResult] = {}  # the step after which a pod (ref or UID) is gone
+        # why a pod (ref or UID) is gone: the step that rejected it (its
+        # index and reason) or removed it (its index); no step result is kept
+        gone: dict[str, tuple[int, bool, str | None]] = {}
         for step in self._steps:
             try:
                 result = play_step(node, step)
             except InputError as e:
                 if e.file is not None and e.file != scenario.name:
                     raise
-                last = gone.get(step.ref or "")
-                why = gone_since((last,), step) if last is not None and step.op != "addPod" else None
-                if why is not None:
+                last = gone.get(step.ref or "") if step.op != "addPod" else None
+                if last is not None:  # the words of gone_since
+                    index, rejected, reason = last
+                    why = (
+                        f"it was rejected at step {index} ({reason})" if rejected
+                        else f"it was removed at step {index}"
+                    )
                     e = InputError(f"{e.message}: {why}", path=e.path, file=e.file)
                 raise scenario.input_error(e.at(step.path)) from None
-            for key in (result.pod, result.pod_uid):
-                if result.op == "removePod" or (result.op == "addPod" and not result.admitted):
-                    gone[key] = result
-                else:
-                    gone.pop(key, None)
+            op = result.op
+            if op == "removePod":
+                gone[result.pod] = gone[result.pod_uid] = (result.index, False, None)
+            elif op == "addPod" and not result.admitted:
+                gone[result.pod] = gone[result.pod_uid] = (result.index, True, result.reason)
+            else:
+                gone.pop(result.pod, None)
+                gone.pop(result.pod_uid, None)
             yield result
 
     def checkpoints(self) -> dict[str, Any]:

@@ -9,17 +9,16 @@ anything is loaded.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from podnuma.analysis.explain import explain_run, run_for_explain
-from podnuma.analysis.nearest import SearchReport
-from podnuma.analysis.nearest import candidate_scenario as nearest_scenario
-from podnuma.analysis.restart import explain_restart
-from podnuma.errors import InputError
+from podnuma.cm.results import StepResult
+from podnuma.errors import InputError, PodnumaError
 from podnuma.inputs.documents import parse_document
 from podnuma.inputs.overrides import Override, effective_config
 from podnuma.inputs.scenario import (
@@ -27,10 +26,11 @@ from podnuma.inputs.scenario import (
     Step,
     load_scenario_document,
     load_scenario_text,
+    open_scenario_stream,
     open_scenario_text,
 )
+from podnuma.inputs.scenario_stream import JSONStepReader, ScenarioFile
 from podnuma.inputs.text import NOWHERE, TextInput, refuse_files
-from podnuma.render.picture import Ownership, ownership_after, ownership_document
 from podnuma.scenario.document import (
     build_document,
     node_document,
@@ -39,6 +39,10 @@ from podnuma.scenario.document import (
 )
 from podnuma.scenario.run import RunResult, StreamedRun, run_scenario
 from podnuma.service.messages import no_step_matches, not_modelled_notes
+
+if TYPE_CHECKING:  # imported where used: simulate needs none of them
+    from podnuma.analysis.nearest import SearchReport
+    from podnuma.render.picture import Ownership
 
 __all__ = [
     "DEMO_NAME",
@@ -75,14 +79,44 @@ def load(
     ``note`` receives the notes on configuration not modelled; ``overrides``
     (``--set``) change its kubelet configuration."""
     if src.base_dir is None:  # parsed once: the fields naming files refused first
-        doc = parse_document(src.text, name=src.name)
-        refuse_files(doc)
-        scenario = load_scenario_document(doc, base_dir=NOWHERE, overrides=overrides)
+        scenario = _read_text(src, overrides)
     else:
         scenario = load_scenario_text(
             src.text, name=src.name, base_dir=src.base_dir, overrides=overrides
         )
     _notes(scenario, note)
+    return scenario
+
+
+#: Scenarios read from a text that may name no file (a web request's): the
+#: text, its name and the overrides are all they depend on. The last few
+#: are kept, so that a server's job process answers the questions a page
+#: asks about one scenario (simulate, explain, the topology after each
+#: step, each rejected step's explanation) from one reading. Only texts of
+#: up to KEEP_TEXT characters are kept; a scenario is never changed once
+#: read (its pods, machine and configuration are immutable or only read).
+KEEP_SCENARIOS = 4
+KEEP_TEXT = 1 << 16
+_kept: OrderedDict[tuple[str, str, str], Scenario] = OrderedDict()
+_kept_lock = threading.Lock()
+
+
+def _read_text(src: TextInput, overrides: tuple[Override, ...]) -> Scenario:
+    key = (src.text, src.name, repr(overrides)) if len(src.text) <= KEEP_TEXT else None
+    if key is not None:
+        with _kept_lock:
+            found = _kept.get(key)
+            if found is not None:
+                _kept.move_to_end(key)
+                return found
+    doc = parse_document(src.text, name=src.name)
+    refuse_files(doc)
+    scenario = load_scenario_document(doc, base_dir=NOWHERE, overrides=overrides)
+    if key is not None and KEEP_SCENARIOS > 0:
+        with _kept_lock:
+            _kept[key] = scenario
+            while len(_kept) > KEEP_SCENARIOS:
+                _kept.popitem(last=False)
     return scenario
 
 
@@ -93,14 +127,23 @@ def _notes(scenario: Scenario, note: Note | None) -> None:
 
 
 def stream(
-    src: TextInput, *, note: Note | None = None, pod_resources: bool = True,
+    src: TextInput | ScenarioFile, *, note: Note | None = None, pod_resources: bool = True,
     overrides: tuple[Override, ...] = (),
 ) -> StreamedRun:
     """The scenario's run with its steps read, validated and played one at
     a time as :meth:`StreamedRun.results` is consumed (a JSON file's steps
-    are never held whole; see :func:`~podnuma.inputs.scenario.open_scenario_text`);
+    are never held whole: :class:`~podnuma.inputs.scenario_stream.ScenarioFile`
+    is read in one pass, a :class:`TextInput` as
+    :func:`~podnuma.inputs.scenario.open_scenario_text` says);
     ``pod_resources``: whether each step's result carries the PodResources
-    list after it. A bad step raises when it is reached."""
+    list after it. A bad step raises when it is reached. A
+    :class:`ScenarioFile` that cannot be read in one pass raises
+    :class:`~podnuma.inputs.scenario_stream.ReadWhole` (with its text: run
+    that instead), possibly after some steps were played."""
+    if isinstance(src, ScenarioFile):
+        if src.name.lower().endswith(".json"):
+            return _stream_file(src, note=note, pod_resources=pod_resources, overrides=overrides)
+        src = src.text()
     steps: Iterator[Step]
     if src.base_dir is None:
         scenario = load(src, note=note, overrides=overrides)
@@ -111,6 +154,53 @@ def stream(
         )
         _notes(scenario, note)
     return StreamedRun(scenario, steps, step_pod_resources=pod_resources)
+
+
+def _stream_file(
+    src: ScenarioFile, *, note: Note | None, pod_resources: bool, overrides: tuple[Override, ...]
+) -> StreamedRun:
+    """A JSON file's run read in one pass. Any error about it gives the
+    file's refusal as a whole first (as reading it whole would); the notes
+    on configuration not modelled are held until the input is known good
+    (the end of the run) or an error that is not the file's refusal."""
+    reader = JSONStepReader(src)
+    notes: list[str] = []
+    try:
+        scenario, steps = open_scenario_stream(reader, overrides=overrides)
+        _notes(scenario, notes.append)
+        return _OnePassRun(scenario, steps, reader, notes, note, pod_resources)
+    except PodnumaError:
+        reader.check()
+        _flush(notes, note)
+        raise
+
+
+def _flush(notes: list[str], note: Note | None) -> None:
+    if note is not None:
+        for line in notes:
+            note(line)
+    notes.clear()
+
+
+class _OnePassRun(StreamedRun):
+    """A :class:`StreamedRun` of a file read in one pass (see
+    :func:`_stream_file`)."""
+
+    def __init__(
+        self, scenario: Scenario, steps: Iterator[Step], reader: JSONStepReader,
+        notes: list[str], note: Note | None, pod_resources: bool,
+    ) -> None:
+        super().__init__(scenario, steps, step_pod_resources=pod_resources)
+        self._reader, self._held, self._note = reader, notes, note
+
+    def results(self) -> Iterator[StepResult]:
+        try:
+            yield from super().results()
+        except PodnumaError:
+            self._reader.check()
+            _flush(self._held, self._note)
+            raise
+        _flush(self._held, self._note)
 
 
 def run(
@@ -207,6 +297,9 @@ def explain(
     """``podnuma explain [--step N] [--pod REF] [--no-search] [--set ...]``
     (with ``--set``, the document records the configuration it explains:
     :func:`config_record`)."""
+    from podnuma.analysis.explain import explain_run, run_for_explain
+    from podnuma.analysis.restart import explain_restart
+
     scenario = load(src, note=note, overrides=overrides)
     # one step or pod: the run keeps the node just before it for the search
     prepared = run_for_explain(
@@ -261,6 +354,8 @@ def candidate_scenario(explanation: Explanation, *, candidate: int | None = None
         raise InputError(
             f"--candidate {candidate}: the search of step {step} tried {len(tried)} change(s)", file=name
         )
+    from podnuma.analysis.nearest import candidate_scenario as nearest_scenario
+
     scenario = explanation.scenario
     try:
         return nearest_scenario(
@@ -280,6 +375,8 @@ class Topology:
 
     def document(self) -> dict[str, object]:
         """``podnuma topology -o json``."""
+        from podnuma.render.picture import ownership_document
+
         return ownership_document(self.run.machine, self.ownership)
 
 
@@ -288,6 +385,8 @@ def topology(
     overrides: tuple[Override, ...] = (),
 ) -> Topology:
     """The machine after ``step`` (default: the last), each CPU's owner."""
+    from podnuma.render.picture import ownership_after
+
     scenario, result = run(src, note=note, overrides=overrides)
     return Topology(scenario, result, ownership_after(result, step))
 

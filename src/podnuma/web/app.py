@@ -23,10 +23,12 @@ jobs and stops the server within a second (:func:`make_server`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import importlib.util
 import json
 import secrets
+import socket
 import tempfile
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, MutableMapping
@@ -182,6 +184,49 @@ class SameOrigin:
         await self.app(scope, receive, send)
 
 
+def _no_delay(transport: asyncio.BaseTransport) -> None:
+    """Send each write at once (TCP_NODELAY). asyncio sets it only on
+    sockets created with ``proto=IPPROTO_TCP``, which a listening socket
+    from :func:`socket.create_server` is not (its ``proto`` is 0): without
+    it, an answer's body waits behind its head for the client's delayed
+    acknowledgement, about 40 ms a request."""
+    sock = transport.get_extra_info("socket")
+    if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+        with contextlib.suppress(OSError):
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+
+class PageHeaders:
+    """Add the page's security headers (a content security policy, no
+    MIME sniffing, no referrer) to every answer that does not set its own."""
+
+    HEADERS = (
+        (b"content-security-policy",
+         b"default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
+         b"frame-ancestors 'none'; base-uri 'none'; form-action 'none'"),
+        (b"x-content-type-options", b"nosniff"),
+        (b"referrer-policy", b"no-referrer"),
+    )
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", ()))
+                present = {name.lower() for name, _ in headers}
+                headers.extend(h for h in self.HEADERS if h[0] not in present)
+                message["headers"] = headers
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
+
+
 def _timed_h11(header_timeout: float) -> type[Any]:
     """uvicorn's h11 protocol with a deadline on each request's headers:
     a connection that has not sent a whole request head within
@@ -208,6 +253,7 @@ def _timed_h11(header_timeout: float) -> type[Any]:
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
+            _no_delay(transport)
             self._arm()
 
         def handle_events(self) -> None:
@@ -570,18 +616,7 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
 
     app.mount("/", StaticFiles(packages=[("podnuma.web", "static")], html=True), name="page")
 
-    @app.middleware("http")
-    async def _headers(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        response = await call_next(request)
-        response.headers.setdefault(
-            "Content-Security-Policy",
-            "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
-            "frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
-        )
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        response.headers.setdefault("Referrer-Policy", "no-referrer")
-        return response
-
+    app.add_middleware(PageHeaders)
     # the last added runs first: the origin and the host are checked before
     # the body is read
     app.add_middleware(BodyLimit, max_body=limits.max_body, read_timeout=limits.read_timeout)

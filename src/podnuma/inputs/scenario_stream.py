@@ -1,0 +1,347 @@
+"""A JSON scenario file read in one pass, a step at a time.
+
+``podnuma simulate FILE.json -o json|yaml`` plays a scenario of any length
+in memory that does not grow with its steps: the file is read in chunks,
+the top-level fields before ``steps`` are decoded first (the scenario's
+head: node, configuration, starting state), then each step is decoded,
+checked against the read limits and handed out when the run reaches it.
+Nothing of the text is kept but the chunk being decoded; a copy of the
+bytes read goes to a temporary file, for the paths that need the whole
+text again (an error's line and column, an input refused as a whole).
+
+Refusals, their wording and their order are those of reading the file
+whole (:func:`~podnuma.inputs.documents.read_text`, then
+:func:`~podnuma.inputs.documents.load_json_streamed`): a file the whole
+read refuses (too large, not UTF-8, malformed JSON anywhere, a duplicate
+key, ``NaN``, nested too deep, too many values) is refused with that
+read's message even when the run has played steps before its problem is
+reached (the output is not printed before the run ends). Each step is
+decoded by the standard library's C decoder; what it cannot tell
+(duplicate keys; the limits) is checked by cheap bounds on the step's
+text, and any step the bounds cannot clear sends the whole file through
+the whole read, which gives the verdict. A file that is not laid out as
+``{..., "steps": [...]}`` with ``steps`` last is read whole
+(:class:`ReadWhole`).
+
+A speed module: what the whole read does, in one pass and flat memory.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import re
+import tempfile
+from collections.abc import Iterator, KeysView
+from pathlib import Path
+from typing import IO, Any, BinaryIO, NoReturn
+
+import msgspec
+
+from podnuma.errors import InputError
+from podnuma.inputs.documents import (
+    JSONListStream,
+    _count_values,
+    _json_pairs,
+    decode_text,
+    input_name,
+    load_json_streamed,
+    open_input,
+    read_failure,
+)
+from podnuma.inputs.limits import DEFAULT_LIMITS, ReadLimits
+from podnuma.inputs.text import TextInput
+
+__all__ = ["JSONStepReader", "ReadWhole", "ScenarioFile"]
+
+#: bytes asked for per read
+_CHUNK = 1 << 20
+#: raw bytes kept in memory before the copy moves to a temporary file
+_SPOOL = 1 << 20
+
+_SPACE = re.compile(r"[ \t\n\r]*")
+_STRICT = json.JSONDecoder(object_pairs_hook=_json_pairs)
+_PLAIN = json.JSONDecoder()
+_scanstring: Any = json.decoder.scanstring  # type: ignore[attr-defined]
+_encode = msgspec.json.Encoder().encode
+
+
+class ReadWhole(Exception):  # noqa: N818 (not an error: a change of reading)
+    """The file cannot be streamed: its whole text, read (and held within
+    the limits) for the whole-document path."""
+
+    def __init__(self, text: TextInput) -> None:
+        super().__init__(text.name)
+        self.text = text
+
+
+class _Doubt(Exception):
+    """A step the fast checks cannot clear."""
+
+
+class ScenarioFile:
+    """A scenario file argument, opened, not yet read: ``name`` (how
+    messages name it) and ``base_dir`` (where the paths it names resolve),
+    as :meth:`TextInput.read` gives them."""
+
+    def __init__(
+        self, path: str | Path, *, what: str = "scenario", limits: ReadLimits = DEFAULT_LIMITS
+    ) -> None:
+        self.path = Path(path)
+        self.name = input_name(path)
+        self.base_dir = self.path.parent
+        self.origin = str(path)
+        self.what = what
+        self.limits = limits
+        self._fh: BinaryIO | None = open_input(self.path, what=what, name=self.name)
+        self._copy: IO[bytes] = tempfile.SpooledTemporaryFile(max_size=_SPOOL)  # noqa: SIM115 (closed by close())
+        self._total = 0
+        self._text: str | None = None
+
+    def close(self) -> None:
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
+        self._copy.close()
+
+    def read(self, size: int) -> bytes:
+        """Up to ``size`` more bytes (``b""`` at the end; never past one
+        byte over the limit), copied aside."""
+        fh = self._fh
+        if fh is None:
+            return b""
+        size = min(size, self.limits.max_bytes + 1 - self._total)
+        if size <= 0:
+            return b""
+        try:
+            data = fh.read(size)
+        except OSError as e:
+            raise read_failure(e, what=self.what, name=self.name) from None
+        self._total += len(data)
+        self._copy.write(data)
+        return data
+
+    @property
+    def over_limit(self) -> bool:
+        return self._total > self.limits.max_bytes
+
+    def text(self) -> TextInput:
+        """The whole file as :meth:`TextInput.read` gives it, with its
+        refusals (too large, not UTF-8)."""
+        if self._text is None:
+            while self.read(_CHUNK):
+                pass
+            if self.over_limit:
+                raise InputError(
+                    f"{self.what} file is larger than the limit of {self.limits.max_bytes} bytes",
+                    file=self.name,
+                )
+            self._copy.seek(0)
+            self._text = decode_text(self._copy.read(), what=self.what, name=self.name)
+            self._copy.seek(0, 2)
+        return TextInput(self._text, self.name, self.base_dir, self.origin)
+
+
+class JSONStepReader:
+    """The JSON object of a :class:`ScenarioFile` read in one pass: the
+    fields before ``key`` (:meth:`head`), then the items of the list under
+    ``key`` one at a time (:meth:`items`).
+
+    :meth:`check` gives the whole read's verdict on the file: its refusal
+    raised, or nothing when it would take it (then no later step needs the
+    bounds). Call it before reporting any error about the file, so that a
+    problem of the file as a whole comes first, as it does when it is read
+    whole.
+    """
+
+    def __init__(self, src: ScenarioFile, key: str = "steps") -> None:
+        self.src = src
+        self.key = key
+        self.limits = src.limits
+        self._window = ""
+        self._pos = 0
+        self._eof = False
+        self._utf8 = codecs.getincrementaldecoder("utf-8")()
+        self._nodes = 0
+        self._cleared = False  # the whole read took the file
+        self._head: KeysView[str] | None = None
+
+    # -- the text, a chunk at a time ------------------------------------
+
+    def _more(self, at_least: int = _CHUNK) -> bool:
+        """Append at least ``at_least`` more bytes' text to the window
+        (dropping what was consumed); ``False`` at the end of the file."""
+        if self._eof:
+            return False
+        if self._pos:
+            self._window = self._window[self._pos:]
+            self._pos = 0
+        want = max(at_least, _CHUNK)
+        data = self.src.read(want)
+        final = not data or self.src.over_limit
+        try:
+            text = self._utf8.decode(data, final)
+        except UnicodeDecodeError:
+            self._refuse()  # not UTF-8 text
+        if final:
+            self._eof = True
+            if self.src.over_limit:
+                self._refuse()
+        self._window += text
+        return bool(text) or not self._eof
+
+    def _skip(self) -> str:
+        """The next character that is not JSON whitespace (``""``: the end)."""
+        while True:
+            self._pos = _SPACE.match(self._window, self._pos).end()  # type: ignore[union-attr]
+            if self._pos < len(self._window):
+                return self._window[self._pos]
+            if not self._more():
+                return ""
+
+    def check(self) -> None:
+        """The whole read's verdict (see the class): its refusal, or
+        ``ReadWhole`` when the file is not laid out for streaming (fields
+        after the list), or nothing."""
+        if self._cleared:
+            return
+        text = self.src.text()
+        got = load_json_streamed(text.text, name=text.name, key=self.key, limits=self.limits)
+        if not isinstance(got, JSONListStream) or self._head is None or got.top.keys() != self._head:
+            raise ReadWhole(text)
+        self._cleared = True
+
+    def _refuse(self) -> NoReturn:
+        """What the fast path cannot take: the whole read decides (its
+        refusal), and a file it takes after all is read whole."""
+        self.check()
+        raise ReadWhole(self.src.text())
+
+    def whole(self) -> TextInput:
+        """The whole text (for the whole-document path)."""
+        return self.src.text()
+
+    # -- the head --------------------------------------------------------
+
+    def head(self) -> dict[str, Any]:
+        """The top-level fields before the list (``ReadWhole`` when the file
+        does not open as ``{..., "KEY": [``)."""
+        try:
+            while True:
+                try:
+                    top, pos, nodes = self._scan_head()
+                    break
+                except (_Doubt, ValueError, IndexError, RecursionError):
+                    if self._eof:
+                        raise _Doubt from None
+                    self._more(2 * len(self._window))
+        except _Doubt:
+            raise ReadWhole(self.src.text()) from None
+        self._pos, self._nodes = pos, nodes
+        self._head = top.keys()
+        return top
+
+    def _scan_head(self) -> tuple[dict[str, Any], int, int]:
+        text, space, limits = self._window, _SPACE.match, self.limits
+        if limits.max_depth < 3:
+            raise _Doubt
+        i = space(text, 0).end()  # type: ignore[union-attr]
+        if text[i] != "{":
+            raise _Doubt
+        i = space(text, i + 1).end()  # type: ignore[union-attr]
+        pairs: list[tuple[str, Any]] = []
+        nodes = 1
+        while True:
+            if text[i] != '"':
+                raise _Doubt
+            k, i = _scanstring(text, i + 1)
+            i = space(text, i).end()  # type: ignore[union-attr]
+            if text[i] != ":":
+                raise _Doubt
+            i = space(text, i + 1).end()  # type: ignore[union-attr]
+            if k == self.key:
+                if text[i] != "[":
+                    raise _Doubt
+                top = _json_pairs(pairs)  # a duplicate: ValueError
+                return top, i + 1, nodes + 1
+            value, i = _STRICT.raw_decode(text, i)
+            try:
+                nodes = _count_values(value, 1, nodes, name=self.src.name, limits=limits)
+            except InputError:
+                raise _Doubt from None
+            pairs.append((k, value))
+            i = space(text, i).end()  # type: ignore[union-attr]
+            if text[i] != ",":
+                raise _Doubt
+            i = space(text, i + 1).end()  # type: ignore[union-attr]
+
+    # -- the items -------------------------------------------------------
+
+    def items(self) -> Iterator[Any]:
+        """The list's items, each decoded when asked for; then the rest of
+        the file is read and checked (``ReadWhole`` when more fields
+        follow the list)."""
+        first = True
+        while True:
+            c = self._skip()
+            if c == "]":
+                self._pos += 1
+                break
+            if not first:
+                if c != ",":
+                    self._refuse()
+                self._pos += 1
+                self._skip()
+            first = False
+            yield self._item()
+        c = self._skip()
+        if c == ",":
+            raise ReadWhole(self.src.text())
+        if c != "}":
+            self._refuse()
+        self._pos += 1
+        if self._skip() != "" or self.src.over_limit:
+            self._refuse()
+
+    def _item(self) -> Any:
+        limits = self.limits
+        window, pos, value, end = self._decode()
+        self._pos = end
+        if self._cleared:
+            return value
+        s = window[pos:end]
+        if "\\" in s or "NaN" in s or "Infinity" in s or not self._colons_kept(s, value):
+            try:  # escapes, words or keys the plain decoder may have let by
+                value = _STRICT.raw_decode(s)[0]
+            except (ValueError, RecursionError):
+                self._refuse()
+        brackets = s.count("{") + s.count("[")
+        self._nodes += 1 + s.count(":") + s.count(",") + s.count("[")
+        if 2 + brackets > limits.max_depth or self._nodes > limits.max_nodes:
+            self.check()  # the bounds do not clear it: the whole read decides
+        return value
+
+    def _decode(self) -> tuple[str, int, Any, int]:
+        """The window, where the next item starts in it, the item, and
+        where it ends (more text read as needed)."""
+        while True:
+            window, pos = self._window, self._pos
+            try:
+                value, end = _PLAIN.raw_decode(window, pos)
+            except (ValueError, RecursionError):
+                if self._more(2 * (len(window) - pos)):
+                    continue
+                self._refuse()
+            if end == len(window) and self._more():
+                continue  # a number or a word may go on in the next chunk
+            return window, pos, value, end
+
+    @staticmethod
+    def _colons_kept(s: str, value: Any) -> bool:
+        """Whether ``value`` holds every key-value pair of its text ``s``
+        (no escape in it): a duplicate key drops a pair, and its colon, from
+        the text written back; colons inside strings are in both."""
+        try:
+            return s.count(":") == _encode(value).count(b":")
+        except (TypeError, ValueError, OverflowError, msgspec.EncodeError):
+            return False
