@@ -21,9 +21,9 @@ from podnuma.fleet.whatif import parse_what_if
 WHAT_IFS = [parse_what_if("pod-level")]
 
 
-def _report(d: Path) -> dict[str, Any]:
+def _report(d: Path, what_ifs: list[Any] = WHAT_IFS) -> dict[str, Any]:
     fleet = load_fleet([d])
-    return fleet_report(fleet, run_serial(fleet.nodes, WHAT_IFS), [w.label for w in WHAT_IFS])
+    return fleet_report(fleet, run_serial(fleet.nodes, what_ifs), [w.label for w in what_ifs])
 
 
 def _pod_files(d: Path) -> list[Path]:
@@ -39,6 +39,24 @@ def test_indexed_reading_gives_the_general_readers_report(
     monkeypatch.setattr(inputs_mod, "index_pod_file", lambda *_: None)
     assert all(n.pod_files and not n.pod_ranges for n in load_fleet([small_fleet]).nodes)
     assert _report(small_fleet) == fast
+
+
+def test_scanned_pods_give_the_general_readers_report_under_every_what_if(
+    small_fleet: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pods scanned from byte ranges (documents built only when a
+    what-if asks for them) give the same report text as the general
+    reader's documents, whatever the what-ifs do with the pods: rewrite
+    them, replay a restart of them, turn the gates on."""
+    from podnuma.render.serialize import dump_json
+
+    what_ifs = [parse_what_if(w) for w in ("pod-level,scope=pod,restart", "gates", "restart",
+                                           "pod-level,shared-pool-cpus=1")]
+    fast = dump_json(_report(small_fleet, what_ifs))
+    monkeypatch.setattr(inputs_mod, "index_pod_file", lambda *_: None)
+    assert dump_json(_report(small_fleet, what_ifs)) == fast
+    summary = json.loads(fast)["summary"]
+    assert summary["pod-level,scope=pod,restart"]["rewrittenPods"] > 0  # the documents were asked for
 
 
 def test_any_layout_of_the_json_is_indexed_the_same(small_fleet: Path, tmp_path: Path) -> None:
@@ -91,3 +109,71 @@ def test_a_dump_the_fast_path_does_not_take_is_read_by_the_general_reader(
     if name in ("NaN", "not UTF-8", "truncated", "nested deeper than the decoder"):
         assert issues, name  # named by the general reader, one line each
         assert all("\n" not in i["message"] for i in issues)
+
+
+def _varied(small_fleet: Path, d: Path) -> Path:
+    """A copy of the fleet whose first pods dump also holds the shapes a
+    dump can give: no namespace, no owner, two owners, a finished pod, no
+    start time, no status, labels that are not all strings, a pod dumped
+    twice."""
+    shutil.copytree(small_fleet, d)
+    f = _pod_files(d)[0]
+    doc = json.loads(f.read_text())
+    items = doc["items"]
+    items[0]["metadata"].pop("namespace", None)
+    items[1]["metadata"].pop("ownerReferences", None)
+    items[2]["metadata"]["ownerReferences"] = [
+        {"kind": "ReplicaSet", "name": "web-abcde", "controller": False},
+        {"kind": "StatefulSet", "name": "db", "controller": True}]
+    items[3]["status"]["phase"] = "Succeeded"
+    items[4]["status"].pop("startTime", None)
+    items[5].pop("status", None)
+    items[6]["metadata"]["labels"] = {"a": 1}
+    items[7]["metadata"]["ownerReferences"] = [{"kind": "ReplicaSet", "name": "api-7d9f8c6b5d"}]
+    items[7]["metadata"]["labels"] = {}
+    items.append(json.loads(json.dumps(items[8])))
+    f.write_text(json.dumps(doc, indent=2))
+    return f
+
+
+def test_scanned_pods_are_the_compact_pods(small_fleet: Path, tmp_path: Path) -> None:
+    """What the replay reads of a pod scanned from a range (its node,
+    identity, start key, workload, the key of its spec) and the document
+    it stands for are those of the compact pod the general decoding of the
+    same range gives."""
+    from podnuma.fleet.pods import _key, start_key, with_ranged_pods
+    from podnuma.fleet.podscan import ScannedPod, pods_of_ranges
+    from podnuma.fleet.replay import workload_of
+
+    f = _varied(small_fleet, tmp_path / "fleet")
+    index = index_pod_file(f)
+    assert index is not None
+    compact, errors = pods_of_ranges(index.ranges)
+    scanned, errors2 = pods_of_ranges(index.ranges, scanned=True)
+    assert not errors and not errors2
+    seen = 0
+    for node in index.ranges:
+        want = with_ranged_pods(node, [], compact[node])
+        got = with_ranged_pods(node, [], scanned[node])
+        assert all(type(p) is ScannedPod for p in got)
+        assert [dict(p) for p in got] == want
+        for p, c in zip(got, want, strict=True):
+            assert p.start == start_key(c) and p.ident == _key(c)
+            assert workload_of(p) == workload_of(c)
+            assert p.key == c["spec"].key
+            seen += 1
+    assert seen == index.pods - 2  # the finished pod is not replayed, the copy is one pod
+
+
+def test_the_index_keys_pods_as_pod_key(small_fleet: Path, tmp_path: Path) -> None:
+    """The index's key of each pod (a pod in two dumps is counted once) is
+    :func:`pod_key`, which the general reader uses for the other files."""
+    from podnuma.fleet.podscan import pod_key
+
+    f = _varied(small_fleet, tmp_path / "fleet")
+    seen: dict[bytes, str] = {}
+    index = index_pod_file(f, seen)
+    assert index is not None and index.duplicated == 1
+    items = json.loads(f.read_text())["items"]
+    assert set(seen) == {pod_key(p["metadata"].get("namespace"), p["metadata"].get("name"),
+                                 p["metadata"].get("uid")) for p in items}

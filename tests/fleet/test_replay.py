@@ -101,3 +101,30 @@ def test_a_what_if_the_kubelet_refuses_is_reported_for_that_run_only() -> None:
     r = replay_node(_node(A1), [parse_what_if("cpu-option=no-such-option"), parse_what_if("scope=pod")])
     assert "error" in r["whatIfs"]["cpu-option=no-such-option"]
     assert r["whatIfs"]["scope=pod"]["admitted"] == 11
+
+
+def test_a_replayed_node_is_freed_by_its_reference_counts() -> None:
+    """The node a run builds goes as its last reference does: no loop of
+    references keeps it (and every pod's state in it) waiting for the
+    cyclic garbage collector."""
+    import gc
+
+    from podnuma.fleet.podscan import node_pods
+    from podnuma.fleet.replay import ReplayCache, _config, _machine, _parse_pods, node_run
+
+    spec = _node(A1)
+    cache = ReplayCache()
+    machine, config = _machine(spec, cache), _config(spec.config or {}, cache)
+    pods, _ = _parse_pods(node_pods(A1, spec.pod_files, spec.pod_ranges)[0], config, A1, cache)
+    assert len(pods) == 11
+    gc.collect()
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        out, steps, _ = node_run(machine, config, pods, node=A1)
+        assert out["admitted"] == 11
+        del out, steps
+        assert gc.collect() == 0
+    finally:
+        if enabled:
+            gc.enable()

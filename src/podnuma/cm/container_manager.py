@@ -157,13 +157,15 @@ class _ActiveContainersOf:
     """``node.active_containers`` as an object that ``copy.deepcopy``
     copies with the node. (A bound method would do in pure Python, but
     compiled it is a builtin one, which a deep copy keeps bound to the
-    original node.)"""
+    original node.) It holds the node's mapping, not the node: the node's
+    managers hold it, and a node its managers pointed back to would
+    outlive its last reference until the cyclic garbage collector ran."""
 
-    def __init__(self, node: Node) -> None:
-        self._node = node
+    def __init__(self, active: ActivePods) -> None:
+        self._active = active
 
     def __call__(self) -> ActivePods:
-        return self._node.active_containers()
+        return self._active
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
@@ -252,7 +254,8 @@ class Node:
 
         # Device manager: the first hint provider, as container_manager_linux.go
         # registers them (devices, CPUs, memory).
-        active_pods = _ActiveContainersOf(self)
+        self._active = ActivePods()  # the one mapping the node keeps up to date
+        active_pods = _ActiveContainersOf(self._active)
         self.devices = DeviceManager(machine, self.topology, active_pods=active_pods)
         self.topology.add_hint_provider(self.devices)
 
@@ -326,7 +329,6 @@ class Node:
         # requests, their refs, and the active containers view.
         self._used: dict[str, int] = {}
         self._uid_by_ref: dict[str, str] = {}
-        self._active = ActivePods()
         # PodResources entries per running pod, recomputed only for the pods
         # whose own steps touched them (_pod_resources_stale).
         self._pod_resources_cache: dict[str, PodResources] = {}

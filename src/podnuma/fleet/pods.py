@@ -129,20 +129,31 @@ def _key(doc: Mapping[str, Any]) -> tuple[str, str, str]:
     return (str(meta.get("namespace") or "default"), str(meta.get("name")), str(meta.get("uid") or ""))
 
 
-def with_ranged_pods(node: str, pods: list[dict[str, Any]], items: Iterable[Any]) -> list[dict[str, Any]]:
+def _start_of(pod: Any) -> tuple[str, str, str]:
+    got = getattr(pod, "start", None)  # a pod scanned from a range carries it
+    return got if got is not None else start_key(pod)
+
+
+def with_ranged_pods(node: str, pods: list[Any], items: Iterable[Any]) -> list[Any]:
     """``pods`` (compact, in start order) with the active pods of ``node``
-    among ``items`` (compact pods read from its byte ranges, in file order)
-    added, a pod already there (same namespace, name and uid) once; in start
-    order."""
+    among ``items`` (compact pods read from its byte ranges, in file order,
+    or :class:`~podnuma.fleet.podscan.ScannedPod` records of active pods,
+    which carry their node, identity and start key) added, a pod already
+    there (same namespace, name and uid) once; in start order."""
     seen = {_key(p) for p in pods}
     out = list(pods)
     for doc in items:
-        if not is_pod(doc) or _node_name(doc) != node or _phase(doc) not in ACTIVE_PHASES:
-            continue
-        key = _key(doc)
+        key = getattr(doc, "ident", None)
+        if key is not None:
+            if doc.node != node:
+                continue
+        else:
+            if not is_pod(doc) or _node_name(doc) != node or _phase(doc) not in ACTIVE_PHASES:
+                continue
+            key = _key(doc)
         if key in seen:  # the same pod in two dumps
             continue
         seen.add(key)
         out.append(doc)
-    out.sort(key=start_key)
+    out.sort(key=_start_of)
     return out

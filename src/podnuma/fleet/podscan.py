@@ -29,9 +29,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import operator
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,11 +42,12 @@ import msgspec
 from podnuma.api.kubeletconfig import json_object_pairs
 from podnuma.errors import InputError
 from podnuma.fleet.model import Issue
-from podnuma.fleet.pods import compact_pod, is_pod, read_node_pods, with_ranged_pods
+from podnuma.fleet.pods import ACTIVE_PHASES, compact_pod, is_pod, read_node_pods, with_ranged_pods
 from podnuma.inputs.documents import check_tree, read_bytes
 from podnuma.inputs.limits import FLEET_LIMITS
 
-__all__ = ["PodFileIndex", "Range", "index_pod_file", "node_pods", "pod_key", "pods_of_ranges", "read_ranges"]
+__all__ = ["PodFileIndex", "Range", "ScannedPod", "index_pod_file", "node_pods", "pod_key", "pods_of_ranges",
+           "read_ranges"]
 
 #: ``(file, start, end)``: the bytes ``[start, end)`` of ``file`` hold one or
 #: more complete list items, separated by commas and white space.
@@ -59,23 +61,27 @@ _HEAD = 65536
 Unset = msgspec.UnsetType
 UNSET = msgspec.UNSET
 
+# The decoded structs hold values decoded from JSON (no cycles): they are
+# left out of the cyclic garbage collector (``gc=False``), which makes
+# them cheaper to make and the collector's passes shorter.
 
-class _Top(msgspec.Struct):
+
+class _Top(msgspec.Struct, gc=False):
     kind: Any = None
     items: list[msgspec.Raw] | None = None
 
 
-class _PeekSpec(msgspec.Struct):
+class _PeekSpec(msgspec.Struct, gc=False):
     nodeName: Any = None
 
 
-class _PeekMeta(msgspec.Struct):
+class _PeekMeta(msgspec.Struct, gc=False):
     name: Any = None
     namespace: Any = None
     uid: Any = None
 
 
-class _Peek(msgspec.Struct):
+class _Peek(msgspec.Struct, gc=False):
     kind: Any = None
     spec: _PeekSpec | None = None
     metadata: _PeekMeta | None = None
@@ -88,14 +94,14 @@ def pod_key(namespace: object, name: object, uid: object) -> bytes:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).digest()
 
 
-class _TopPeek(msgspec.Struct):
+class _TopPeek(msgspec.Struct, gc=False):
     items: list[_Peek] = []
 
 
 # the fields :func:`podnuma.fleet.pods.compact_pod` keeps, and no other
 
 
-class _Ctr(msgspec.Struct):
+class _Ctr(msgspec.Struct, gc=False):
     name: Any | Unset = UNSET
     resources: Any | Unset = UNSET
     restartPolicy: Any | Unset = UNSET
@@ -107,6 +113,8 @@ _DECODE_ERRORS = (msgspec.DecodeError, msgspec.ValidationError, RecursionError, 
 _META_KEYS = ("name", "namespace", "uid", "labels", "annotations", "ownerReferences",
               "creationTimestamp", "generateName")
 _CTR_KEYS = ("name", "resources", "restartPolicy")
+_RAW_META = ("labels",)  # decoded from their bytes
+_ABSENT = b"\1"
 
 
 @dataclass
@@ -151,33 +159,47 @@ def index_pod_file(path: Path, seen: dict[bytes, str] | None = None) -> PodFileI
     starts = _item_starts(data, m.end(), items)
     if starts is None:
         return None
-    prev: str | None = None
     mine: dict[bytes, str] = {}  # this file's pods, told to ``seen`` once the file is taken
+    counts = out.counts
+    ranges = out.ranges
+    blake2b = hashlib.blake2b
+    pods = unbound = duplicated = 0
+    run: Any = None  # the node of the current run of consecutive pods
+    run_start = run_end = 0
     for start, raw, p in zip(starts, items, peek, strict=True):
         if p.kind != "Pod":
             return None
-        node = p.spec.nodeName if p.spec is not None else None
-        if seen is not None:  # a pod already counted (another dump) is counted once
+        spec = p.spec
+        node = None if spec is None else spec.nodeName
+        if seen is not None:  # a pod already counted (another dump) is counted once (see pod_key)
             meta = p.metadata
-            key = pod_key(*((meta.namespace, meta.name, meta.uid) if meta is not None else (None, None, None)))
+            text = ("default\0None\0" if meta is None
+                    else f"{meta.namespace or 'default'}\0{meta.name}\0{meta.uid or ''}")
+            key = blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).digest()
             if key in seen or key in mine:
-                out.duplicated += 1
-                prev = None
+                duplicated += 1
+                if run is not None:
+                    ranges.setdefault(run, []).append((name, run_start, run_end))
+                    run = None
                 continue
             mine[key] = node if type(node) is str else ""
-        out.pods += 1
+        pods += 1
         if type(node) is not str or not node:
-            out.unbound += 1
-            prev = None
+            unbound += 1
+            if run is not None:
+                ranges.setdefault(run, []).append((name, run_start, run_end))
+                run = None
             continue
-        end = start + len(raw)
-        out.counts[node] = out.counts.get(node, 0) + 1
-        if prev == node:
-            runs = out.ranges[node]
-            runs[-1] = (name, runs[-1][1], end)
-        else:
-            out.ranges.setdefault(node, []).append((name, start, end))
-        prev = node
+        counts[node] = counts.get(node, 0) + 1
+        if node == run:
+            run_end = start + len(raw)
+            continue
+        if run is not None:
+            ranges.setdefault(run, []).append((name, run_start, run_end))
+        run, run_start, run_end = node, start, start + len(raw)
+    if run is not None:
+        ranges.setdefault(run, []).append((name, run_start, run_end))
+    out.pods, out.unbound, out.duplicated = pods, unbound, duplicated
     if seen is not None:
         seen.update(mine)
     return out
@@ -218,7 +240,7 @@ def _item_starts(data: bytes, pos: int, items: list[msgspec.Raw]) -> list[int] |
     return out
 
 
-class _SpecRaw(msgspec.Struct):
+class _SpecRaw(msgspec.Struct, gc=False):
     nodeName: Any | Unset = UNSET
     resources: msgspec.Raw | Unset = UNSET
     overhead: msgspec.Raw | Unset = UNSET
@@ -227,24 +249,24 @@ class _SpecRaw(msgspec.Struct):
     containers: msgspec.Raw | Unset = UNSET
 
 
-class _MetaRaw(msgspec.Struct):
+class _MetaRaw(msgspec.Struct, gc=False):
     name: Any | Unset = UNSET
     namespace: Any | Unset = UNSET
     uid: Any | Unset = UNSET
-    labels: Any | Unset = UNSET
+    labels: msgspec.Raw | Unset = UNSET
     annotations: msgspec.Raw | Unset = UNSET
     ownerReferences: Any | Unset = UNSET
     creationTimestamp: Any | Unset = UNSET
     generateName: Any | Unset = UNSET
 
 
-class _Status(msgspec.Struct):
+class _Status(msgspec.Struct, gc=False):
     phase: Any | Unset = UNSET
     startTime: Any | Unset = UNSET
     qosClass: Any | Unset = UNSET
 
 
-class _PodRaw(msgspec.Struct):
+class _PodRaw(msgspec.Struct, gc=False):
     kind: Any = None
     metadata: _MetaRaw | None = None
     spec: _SpecRaw | None = None
@@ -272,10 +294,6 @@ class KeyedSpec(dict[str, Any]):
 #: key, shared by the pods that have it: decoded once per process
 _SPECS: dict[tuple[Any, ...], tuple[dict[str, Any], Any]] = {}
 _SPECS_LIMIT = 4096
-
-
-def _part(raw: msgspec.Raw | Unset) -> bytes | None:
-    return None if raw is UNSET else bytes(raw)
 
 
 def _spec_of(key: tuple[Any, ...], s: _SpecRaw, ann: msgspec.Raw | Unset) -> tuple[dict[str, Any], Any]:
@@ -309,25 +327,41 @@ def _ctr(c: _Ctr) -> dict[str, Any]:
     return d
 
 
-def _keyed(p: _PodRaw) -> dict[str, Any]:
-    """The compact pod of ``p``, its spec a :class:`KeyedSpec`."""
+def _spec_key(p: _PodRaw) -> tuple[tuple[Any, ...], dict[str, Any], Any]:
+    """The key of ``p``'s spec (see :class:`KeyedSpec`), its decoded spec
+    (without ``nodeName``) and annotations. ``ValueError`` for a namespace
+    that is not a string (the general decoding words it)."""
     m = p.metadata
     s = p.spec
     ns = None if m is None else m.namespace
     if ns is not UNSET and ns is not None and not isinstance(ns, str):
-        raise ValueError("namespace is not a string")  # the general decoding words it
+        raise ValueError("namespace is not a string")
     ann = UNSET if m is None else m.annotations
     if s is None:
         s = _SpecRaw()
-    key = (ns, _part(ann), _part(s.resources), _part(s.overhead), _part(s.restartPolicy),
-           _part(s.initContainers), _part(s.containers))
+    # the parts' bytes joined by a NUL, an absent part a 0x01: neither byte
+    # can be in JSON text unescaped, so the joined bytes are equal exactly
+    # when the parts are
+    key = (ns, b"\0".join([_ABSENT if v is UNSET else v for v in (
+        ann, s.resources, s.overhead, s.restartPolicy, s.initContainers, s.containers)]))
     rest, annotations = _spec_of(key, s, ann)
+    return key, rest, annotations
+
+
+def _compact(p: _PodRaw, key: tuple[Any, ...], rest: dict[str, Any], annotations: Any) -> dict[str, Any]:
+    """The compact pod of ``p``, its spec a :class:`KeyedSpec`."""
+    m = p.metadata
+    s = p.spec if p.spec is not None else _SpecRaw()
     meta: dict[str, Any] = {}
     if m is not None:
         for k in _META_KEYS:
             v = annotations if k == "annotations" else getattr(m, k)
             if v is not UNSET:
-                meta[k] = dict(v) if k == "annotations" and type(v) is dict else v
+                if k == "annotations":
+                    v = dict(v) if type(v) is dict else v
+                elif k in _RAW_META:
+                    v = _ANY.decode(v)
+                meta[k] = v
     spec = KeyedSpec()
     if s.nodeName is not UNSET:
         spec["nodeName"] = s.nodeName
@@ -343,6 +377,17 @@ def _keyed(p: _PodRaw) -> dict[str, Any]:
     return doc
 
 
+def _keyed(p: _PodRaw) -> dict[str, Any]:
+    """The compact pod of ``p``, its spec a :class:`KeyedSpec`."""
+    return _compact(p, *_spec_key(p))
+
+
+def _general_items(text: bytes, name: str) -> list[Any]:
+    items = json.loads(text, object_pairs_hook=json_object_pairs)
+    check_tree(items, name=name, limits=FLEET_LIMITS)
+    return [compact_pod(d) if is_pod(d) else d for d in items]
+
+
 def _decode_range(chunk: bytes, name: str) -> list[Any]:
     """The items of ``chunk`` (complete items and separators): compact pods,
     or, when the typed decoder refuses them (a field of another type, an
@@ -352,13 +397,150 @@ def _decode_range(chunk: bytes, name: str) -> list[Any]:
         return [_keyed(p) for p in _PODS_RAW.decode(text)]
     except _DECODE_ERRORS:
         pass
-    items = json.loads(text, object_pairs_hook=json_object_pairs)
-    check_tree(items, name=name, limits=FLEET_LIMITS)
-    return [compact_pod(d) if is_pod(d) else d for d in items]
+    return _general_items(text, name)
+
+
+_ACTIVE = frozenset(ACTIVE_PHASES)
+
+
+class PodLabels:
+    """The labels of the pods whose bytes of them (and namespace) are the
+    same, decoded once and shared: never changed. ``plain``: absent or a
+    mapping of strings. ``workloads``: kept here by the replay, the
+    workload of a pod with these labels by its one owner reference's kind
+    and name (see :func:`podnuma.fleet.replay.workload_of`)."""
+
+    __slots__ = ("labels", "plain", "workloads")
+
+    def __init__(self, labels: Any) -> None:
+        self.labels = labels
+        self.plain = labels is None or (type(labels) is dict and all(type(v) is str for v in labels.values()))
+        self.workloads: dict[tuple[str, str], tuple[str, str]] = {}
+
+
+_LABELS: dict[tuple[str, bytes | None], PodLabels] = {}
+
+
+def _labels_of(ns: str, m: _MetaRaw) -> PodLabels:
+    lab = m.labels
+    key = (ns, None if lab is UNSET else bytes(lab))
+    got = _LABELS.get(key)
+    if got is None:
+        got = PodLabels(None if lab is UNSET else _ANY.decode(lab))
+        if len(_LABELS) >= _SPECS_LIMIT:
+            _LABELS.clear()
+        _LABELS[key] = got
+    return got
+
+
+class ScannedPod(Mapping[str, Any]):
+    """A pod read from a byte range, for the replay: what the replay reads
+    of every pod (its node, identity, start order, the key of its spec) at
+    hand, and the compact pod document (:func:`podnuma.fleet.pods.compact_pod`,
+    its spec a :class:`KeyedSpec`) built only when something asks for it
+    (a what-if that rewrites the pod, a scenario). As a mapping it is that
+    document."""
+
+    __slots__ = ("_raw", "key", "node", "namespace", "name", "uid", "shared", "owners", "ident", "start",
+                 "_doc")
+
+    def __init__(self, raw: _PodRaw, key: tuple[Any, ...]) -> None:
+        m = raw.metadata if raw.metadata is not None else _EMPTY_META
+        st = raw.status
+        self._raw = raw
+        #: the spec's key (see :class:`KeyedSpec`)
+        self.key = key
+        self.node = None if raw.spec is None or raw.spec.nodeName is UNSET else raw.spec.nodeName
+        ns = m.namespace
+        ns = ns if ns is not UNSET and ns else "default"
+        self.namespace: str = ns
+        #: as in the dump (``None`` when absent)
+        self.name = name = None if m.name is UNSET else m.name
+        self.uid = uid = None if m.uid is UNSET else m.uid
+        #: the labels, shared by the pods with the same
+        self.shared = _labels_of(ns, m)
+        self.owners = None if m.ownerReferences is UNSET else m.ownerReferences
+        #: the identity a pod in two dumps is counted once by, and
+        #: :func:`podnuma.fleet.pods.start_key`
+        self.ident = (ns, str(name), str(uid or ""))
+        start = UNSET if st is None else st.startTime
+        if type(start) is not str:
+            start = m.creationTimestamp
+            if type(start) is not str:
+                start = ""
+        self.start = (start, ns, str(name or ""))
+        self._doc: dict[str, Any] | None = None
+
+    @property
+    def labels(self) -> Any:
+        return self.shared.labels
+
+    @property
+    def doc(self) -> dict[str, Any]:
+        d = self._doc
+        if d is None:
+            raw = self._raw
+            rest, annotations = _spec_of(self.key, raw.spec or _SpecRaw(),
+                                         UNSET if raw.metadata is None else raw.metadata.annotations)
+            d = self._doc = _compact(raw, self.key, rest, annotations)
+        return d
+
+    def __getitem__(self, k: str) -> Any:
+        return self.doc[k]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.doc)
+
+    def __len__(self) -> int:
+        return len(self.doc)
+
+
+_EMPTY_META = _MetaRaw()
+
+
+def _decode_scanned(chunk: bytes, name: str) -> list[Any]:
+    """The active pods of ``chunk`` as :class:`ScannedPod` (other items and
+    pods that are not active dropped), in file order; or, when the typed
+    decoder refuses the chunk, what :func:`_decode_range` gives then."""
+    text = b"[" + chunk + b"]"
+    try:
+        out: list[Any] = []
+        for p in _PODS_RAW.decode(text):
+            key = _spec_key(p)[0]  # every item, as _decode_range: the same refusals
+            if p.kind != "Pod":
+                continue
+            st = p.status
+            phase = UNSET if st is None else st.phase
+            if type(phase) is str and phase not in _ACTIVE:
+                continue
+            out.append(ScannedPod(p, key))
+        return out
+    except _DECODE_ERRORS:
+        pass
+    return _general_items(text, name)
+
+
+_START = operator.attrgetter("start")
+
+
+def in_start_order(node: str, pods: list[Any], items: list[Any]) -> list[Any]:
+    """:func:`podnuma.fleet.pods.with_ranged_pods`, quicker in the common
+    case: no pods from other dumps, and every item a :class:`ScannedPod`
+    of ``node`` (which carries its identity and start key)."""
+    if pods or not all(type(p) is ScannedPod and p.node == node for p in items):
+        return with_ranged_pods(node, pods, items)
+    seen: set[tuple[str, str, str]] = set()
+    out = []
+    for p in items:
+        if p.ident not in seen:  # the same pod in two dumps
+            seen.add(p.ident)
+            out.append(p)
+    out.sort(key=_START)
+    return out
 
 
 def read_ranges(
-    ranges: Iterable[Range],
+    ranges: Iterable[Range], decode: Callable[[bytes, str], list[Any]] = _decode_range,
 ) -> Iterable[tuple[Range, list[Any] | InputError]]:
     """The items of each range (in the order given), or the error that
     stopped reading it (a file changed since it was indexed)."""
@@ -379,7 +561,7 @@ def read_ranges(
                 try:
                     if len(chunk) != r[2] - r[1]:
                         raise ValueError("the file is shorter than when it was indexed")
-                    yield r, _decode_range(chunk, f)
+                    yield r, decode(chunk, f)
                 except (ValueError, RecursionError) as e:
                     yield r, InputError(f"changed since it was indexed, or unreadable: {e}", file=f)
                 except InputError as e:
@@ -389,9 +571,11 @@ def read_ranges(
 
 
 def pods_of_ranges(
-    node_ranges: Mapping[str, Sequence[Range]],
+    node_ranges: Mapping[str, Sequence[Range]], *, scanned: bool = False,
 ) -> tuple[dict[str, list[Any]], list[tuple[str, InputError]]]:
-    """Each node's items, in the order of its ranges; the errors by node."""
+    """Each node's items, in the order of its ranges; the errors by node.
+    ``scanned``: the active pods as :class:`ScannedPod` (for the replay)
+    rather than every item as a compact pod."""
     owner: dict[Range, list[str]] = {}
     for node, rs in node_ranges.items():
         for r in rs:
@@ -399,7 +583,7 @@ def pods_of_ranges(
     out: dict[str, list[Any]] = {n: [] for n in node_ranges}
     got: dict[Range, list[Any]] = {}
     errors: list[tuple[str, InputError]] = []
-    for r, items in read_ranges(owner):
+    for r, items in read_ranges(owner, _decode_scanned if scanned else _decode_range):
         if isinstance(items, InputError):
             errors.extend((n, items) for n in owner[r])
             continue

@@ -30,18 +30,18 @@ node gives the same result whatever process replays it.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import gc
 import json
 import marshal
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from podnuma.analysis.advise import Advice, advise_pod
 from podnuma.analysis.measure import measure
-from podnuma.analysis.restart import restart_after_document, restart_summary
 from podnuma.analysis.rewrite import sidecar_names
 from podnuma.api._gates_v137 import GATES as _KNOWN_GATES
 from podnuma.api.kubeletconfig import (
@@ -64,13 +64,23 @@ from podnuma.errors import InputError, KubeletStartupError, PodnumaError
 from podnuma.fleet.assumptions import contradictions
 from podnuma.fleet.gates import gate_changes
 from podnuma.fleet.model import Issue, NodeSpec
-from podnuma.fleet.pods import read_node_pods, with_ranged_pods
-from podnuma.fleet.podscan import KeyedSpec, node_pods, pods_of_ranges
+from podnuma.fleet.pods import read_node_pods
+from podnuma.fleet.podscan import (
+    KeyedSpec,
+    PodLabels,
+    ScannedPod,
+    in_start_order,
+    node_pods,
+    pods_of_ranges,
+)
 from podnuma.fleet.whatif import WhatIf, apply_config
 from podnuma.inputs.discover import load_node
 from podnuma.machine.cpuset import CPUSet
 from podnuma.machine.topology import Machine
 from podnuma.scenario.run import RunResult
+
+if TYPE_CHECKING:
+    from podnuma.analysis.advise import Advice
 
 __all__ = ["ReplayCache", "replay_node", "replay_partition", "workload_of", "node_run", "node_run_result",
            "node_scenarios"]
@@ -90,13 +100,17 @@ class ReplayCache:
     advice: dict[tuple[Any, ...], Advice] = field(default_factory=dict)
     pods: dict[tuple[Any, ...], Pod | InputError] = field(default_factory=dict)
     sidecars: dict[tuple[Any, ...], frozenset[str]] = field(default_factory=dict)
+    #: the parse and sidecars of each key of :attr:`pods` that parsed (the
+    #: pods scanned from byte ranges look them up at once)
+    parsed: dict[tuple[Any, ...], tuple[Pod, frozenset[str]]] = field(default_factory=dict)
 
     #: Entries kept at most per table; past that a table starts afresh
     #: (a fleet of per-node machine files must not keep every machine).
     LIMIT = 2048
 
     def trim(self) -> None:
-        for table in (self.machines, self.configs, self.density, self.advice, self.pods, self.sidecars):
+        for table in (self.machines, self.configs, self.density, self.advice, self.pods, self.sidecars,
+                      self.parsed):
             if len(table) > self.LIMIT:
                 table.clear()
 
@@ -182,25 +196,47 @@ def workload_of(pod: Mapping[str, Any]) -> tuple[str, str]:
     """(kind, ``NAMESPACE/NAME``) of the pod's controller: a ReplicaSet's
     pod-template-hash suffix is taken off (its Deployment); a pod without
     an owner is its own workload."""
+    if type(pod) is ScannedPod:
+        return _workload(pod.namespace, pod.owners, pod.name, pod.labels)
     meta = pod.get("metadata") or {}
-    ns = str(meta.get("namespace") or "default")
-    owners = meta.get("ownerReferences") or []
+    return _workload(str(meta.get("namespace") or "default"), meta.get("ownerReferences"),
+                     meta.get("name"), meta.get("labels"))
+
+
+def _scanned_workload(doc: ScannedPod, name: str, shared: PodLabels) -> tuple[str, str]:
+    """:func:`workload_of` a scanned pod: of one owner, it depends on its
+    kind and name and the pod's labels alone, kept with those labels."""
+    owners = doc.owners
+    if type(owners) is list and len(owners) == 1 and type(owners[0]) is dict:
+        kind, oname = owners[0].get("kind"), owners[0].get("name")
+        if type(kind) is str and type(oname) is str:
+            got = shared.workloads.get((kind, oname))
+            if got is None:
+                got = shared.workloads[(kind, oname)] = _workload(doc.namespace, owners, name, shared.labels)
+            return got
+    return _workload(doc.namespace, owners, name, shared.labels)
+
+
+def _workload(ns: str, owners: Any, name: Any, labels: Any) -> tuple[str, str]:
+    owners = owners or []
     owner = next((o for o in owners if isinstance(o, Mapping) and o.get("controller")), None)
     if owner is None and owners and isinstance(owners[0], Mapping):
         owner = owners[0]
     if owner is None:
-        return "Pod", f"{ns}/{meta.get('name')}"
-    kind, name = str(owner.get("kind")), str(owner.get("name"))
+        return "Pod", f"{ns}/{name}"
+    kind, oname = str(owner.get("kind")), str(owner.get("name"))
     if kind == "ReplicaSet":
-        h = (meta.get("labels") or {}).get("pod-template-hash")
-        if isinstance(h, str) and name.endswith(f"-{h}"):
-            return "Deployment", f"{ns}/{name[: -len(h) - 1]}"
-        if _HASH_SUFFIX.search(name):
-            return "Deployment", f"{ns}/{_HASH_SUFFIX.sub('', name)}"
-    return kind, f"{ns}/{name}"
+        h = (labels or {}).get("pod-template-hash")
+        if isinstance(h, str) and oname.endswith(f"-{h}"):
+            return "Deployment", f"{ns}/{oname[: -len(h) - 1]}"
+        if _HASH_SUFFIX.search(oname):
+            return "Deployment", f"{ns}/{_HASH_SUFFIX.sub('', oname)}"
+    return kind, f"{ns}/{oname}"
 
 
 def _pod_sig(doc: Mapping[str, Any], *, with_node: bool = False) -> Any:
+    if not with_node and type(doc) is ScannedPod:
+        return doc.key
     got = doc.get("spec")
     if not with_node and type(got) is KeyedSpec:
         return got.key  # the bytes it was decoded from: namespace, annotations, spec
@@ -214,7 +250,7 @@ def _pod_sig(doc: Mapping[str, Any], *, with_node: bool = False) -> Any:
 # one run
 
 
-@dataclass
+@dataclass(slots=True)
 class _Pod:
     doc: Mapping[str, Any]
     pod: Pod
@@ -250,12 +286,19 @@ def _sidecar_only(step: StepResult, sidecars: frozenset[str]) -> CPUSet:
 
 
 def _numa_of(machine: Machine, step: StepResult) -> set[int]:
-    numa = {machine.topology.cpu_info[cpu].numa_node for cpu in _exclusive_of(step).list()}
-    if step.pod_allocation is not None:
-        for b in step.pod_allocation.memory:
+    """The NUMA nodes of the pod's exclusive CPUs (:func:`_exclusive_of`)
+    and pinned memory."""
+    info = machine.topology.cpu_info
+    numa: set[int] = set()
+    alloc = step.pod_allocation
+    if alloc is not None:
+        numa.update(info[cpu].numa_node for cpu in alloc.cpus.list())
+        for b in alloc.memory:
             numa.update(b.numa_nodes)
     for c in step.containers:
         if c.type != "init":
+            if c.isolation == "container":
+                numa.update(info[cpu].numa_node for cpu in c.cpus.list())
             for b in c.memory:
                 numa.update(b.numa_nodes)
     return numa
@@ -306,7 +349,8 @@ def node_run(
                              "message": r.message, "stage": r.failed_stage})
             continue
         admitted += 1
-        sidecar_only = sidecar_only | _sidecar_only(r, p.sidecars)
+        if p.sidecars:
+            sidecar_only = sidecar_only | _sidecar_only(r, p.sidecars)
         numa = _numa_of(machine, r)
         if numa:
             spread[len(numa)] = spread.get(len(numa), 0) + 1
@@ -376,7 +420,20 @@ def node_run(
         "spanningPods": spanning,
         "numa": numa_rows,
     }
-    return out, steps, n.summary()
+    summary = n.summary()
+    _release(n)
+    return out, steps, summary
+
+
+def _release(node: Node) -> None:
+    """Let ``node`` go as soon as the last reference to it does. Its
+    managers and the topology manager point at each other (the topology
+    manager keeps its hint providers, which keep it, as upstream's do), so
+    a node no longer used would wait, with every pod's state in it, for
+    the cyclic garbage collector: that pass cost about as much as a tenth
+    of the replay. The hint providers are what closes every such loop;
+    a node is not asked for hints after its run is read."""
+    node.topology.providers.clear()
 
 
 # --------------------------------------------------------------------------
@@ -439,7 +496,17 @@ def _parse_pods(
     pods: list[_Pod] = []
     issues: list[Issue] = []
     gates_key = _sig(config.feature_gates.explicit())
+    known = cache.parsed if cache is not None else {}
     for doc in docs:
+        if type(doc) is ScannedPod and cache is not None:
+            # a pod of a spec already parsed: that parse under this pod's identity
+            name, uid, shared = doc.name, doc.uid, doc.shared
+            hit = known.get((gates_key, doc.key))
+            if (hit is not None and type(name) is str and type(uid) is str and uid and shared.plain
+                    and _NAME.match(name)):
+                pods.append(_Pod(doc=doc, pod=hit[0].with_identity(name, uid, shared.labels or {}),
+                                 workload=_scanned_workload(doc, name, shared), sidecars=hit[1]))
+                continue
         meta = doc.get("metadata") or {}
         ref = f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
         try:
@@ -454,6 +521,9 @@ def _parse_pods(
             if got is None:
                 got = cache.sidecars[key] = sidecar_names(pod)
             sidecars = got
+            template = cache.pods.get(key)
+            if type(template) is Pod:
+                cache.parsed[key] = (template, sidecars)
         pods.append(_Pod(doc=doc, pod=pod, workload=workload_of(doc), sidecars=sidecars))
     return pods, issues
 
@@ -490,10 +560,13 @@ def _rewrite(
         key = (mkey, bkey, _pod_sig(p.doc), shared_pool_cpus)
         advice = cache.advice.get(key)
         if advice is None:
+            from podnuma.analysis.advise import advise_pod  # the pod-level what-if only
+
             advice = advise_pod(dict(p.doc), machine, base, shared_pool_cpus=shared_pool_cpus)
             cache.advice[key] = advice
         if advice.status != "rewritten" or advice.rewrite is None:
-            out.append(dataclasses.replace(p, not_rewritten=advice.reason or "not rewritten"))
+            out.append(_Pod(doc=p.doc, pod=p.pod, workload=p.workload, sidecars=p.sidecars,
+                            rewritten=p.rewritten, not_rewritten=advice.reason or "not rewritten"))
             continue
         # The verdict is shared by every pod with this spec: the rewrite's
         # metadata is this pod's own.
@@ -514,6 +587,8 @@ def _restart(spec: NodeSpec, config_doc: Mapping[str, Any], pods: Sequence[_Pod]
         "kubeletConfig": dict(config_doc),
         "steps": [{"addPod": dict(p.doc)} for p in pods],
     }
+    from podnuma.analysis.restart import restart_after_document, restart_summary
+
     try:
         return restart_summary(restart_after_document(doc, name=f"node {spec.name}"))
     except PodnumaError as e:
@@ -670,6 +745,32 @@ def replay_partition(
 ) -> list[dict[str, Any]]:
     """Replay a group of nodes, reading each pod file once for the group
     (``cache``: default, this process's memo)."""
+    with _collector_paused():
+        return _replay_partition(specs, what_ifs, cache)
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while a partition is replayed (on
+    again after): the replay makes many small objects and drops them by
+    their reference counts, and the collector's passes over everything
+    alive (the partition's pods and results, the memo) cost about a tenth
+    of the replay and find next to nothing. A partition's size is bounded
+    (:data:`podnuma.fleet.execute.MAX_PARTITION_PODS` pods), so is what it
+    holds meanwhile."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+def _replay_partition(
+    specs: Sequence[NodeSpec], what_ifs: Sequence[WhatIf], cache: ReplayCache | None
+) -> list[dict[str, Any]]:
     if cache is None:
         cache = _PROCESS_CACHE
         cache.trim()
@@ -677,7 +778,7 @@ def replay_partition(
     names = [s.name for s in specs if s.pods is None and s.pod_files]
     by_node, file_issues = read_node_pods(files, names) if files else ({}, [])
     ranged, range_errors = pods_of_ranges(
-        {s.name: s.pod_ranges for s in specs if s.pods is None and s.pod_ranges})
+        {s.name: s.pod_ranges for s in specs if s.pods is None and s.pod_ranges}, scanned=True)
     out: list[dict[str, Any]] = []
     for s in specs:
         if s.pods is not None:
@@ -690,7 +791,7 @@ def replay_partition(
         spec = s if not extra else _with_issues(s, extra)
         pods = by_node.get(s.name, [])
         if s.name in ranged:
-            pods = with_ranged_pods(s.name, pods, ranged.pop(s.name))
+            pods = in_start_order(s.name, pods, ranged.pop(s.name))
         out.append(replay_node(spec, what_ifs, pods=pods, cache=cache))
     return out
 
