@@ -15,7 +15,12 @@ from podnuma.inputs.scenario import load_scenario
 from podnuma.scenario.run import play_step, start_node
 
 ROOT = Path(__file__).resolve().parents[2]
-SCENARIOS = ("examples/static-dual-socket.yaml", "examples/pod-level/full-pcpus-only.yaml")
+#: the third holds device allocations (immutable entries, shared by copies)
+SCENARIOS = (
+    "examples/static-dual-socket.yaml",
+    "examples/pod-level/full-pcpus-only.yaml",
+    "examples/topology/single-numa-node.yaml",
+)
 
 
 @pytest.mark.parametrize("name", SCENARIOS)

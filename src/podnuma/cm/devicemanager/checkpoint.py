@@ -112,6 +112,12 @@ class DeviceEntry:
     ids_nil: bool = False
     nil_lists: frozenset[int] = frozenset()
 
+    def __deepcopy__(self, memo: dict[int, object]) -> DeviceEntry:
+        # immutable (its mapping is never changed after construction): a copy
+        # of a node shares it, and so does a node snapshot; compiled, a frozen
+        # class could not be rebuilt attribute by attribute anyway
+        return self
+
     def device_ids(self) -> tuple[str, ...]:
         """The ids, NUMA node by node (ascending), each node's in file order,
         without repeats."""
