@@ -18,6 +18,7 @@ import tempfile
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import BinaryIO
 
 from podnuma.cm.cpumanager.checkpoint import (
     CPUCheckpointData,
@@ -33,6 +34,7 @@ from podnuma.errors import InputError
 
 __all__ = [
     "atomic_write",
+    "close_dir_fds",
     "read_file",
     "read_cpu_checkpoint_file",
     "write_cpu_checkpoint_file",
@@ -43,6 +45,30 @@ __all__ = [
 ]
 
 _FAULT_PAUSE = float(os.environ.get("PODNUMA_FAULT_WRITE_PAUSE") or 0)
+
+
+def _write_synced(fh: BinaryIO, data: bytes) -> None:
+    """Write ``data`` to a new temporary file and fsync it. With
+    ``PODNUMA_FAULT_WRITE_PAUSE`` (the crash tests' fault injection) the
+    first half is flushed, then the writer pauses: a kill then leaves a torn
+    file on disk."""
+    if _FAULT_PAUSE:
+        fh.write(data[: len(data) // 2])
+        fh.flush()
+        time.sleep(_FAULT_PAUSE)
+        fh.write(data[len(data) // 2 :])
+    else:
+        fh.write(data)
+    fh.flush()
+    os.fsync(fh.fileno())
+
+
+def close_dir_fds(dirs: dict[str, int]) -> None:
+    """Close every descriptor of a cache of open directories and empty it."""
+    for fd in dirs.values():
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    dirs.clear()
 
 
 def atomic_write(path: str | os.PathLike[str], data: bytes, *, mode: int | None = None) -> None:
@@ -57,15 +83,7 @@ def atomic_write(path: str | os.PathLike[str], data: bytes, *, mode: int | None 
         with os.fdopen(fd, "wb") as fh:
             if mode is not None:
                 os.fchmod(fh.fileno(), mode)
-            if _FAULT_PAUSE:
-                fh.write(data[: len(data) // 2])
-                fh.flush()  # on disk: a torn file
-                time.sleep(_FAULT_PAUSE)
-                fh.write(data[len(data) // 2 :])
-            else:
-                fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
+            _write_synced(fh, data)
         if _FAULT_PAUSE:
             time.sleep(_FAULT_PAUSE)
         os.replace(tmp, target)
@@ -189,10 +207,7 @@ class StateWriter:
         self.close()
 
     def close(self) -> None:
-        for fd in self._dirs.values():
-            with contextlib.suppress(OSError):
-                os.close(fd)
-        self._dirs.clear()
+        close_dir_fds(self._dirs)
 
     def _dir(self, rel: str, *, create: bool = True) -> int:
         fd = self._dirs.get(rel)
@@ -244,15 +259,7 @@ class StateWriter:
             try:
                 with os.fdopen(fd, "wb") as fh:
                     os.fchmod(fh.fileno(), mode)
-                    if _FAULT_PAUSE:  # fault injection, as in atomic_write
-                        fh.write(data[: len(data) // 2])
-                        fh.flush()
-                        time.sleep(_FAULT_PAUSE)
-                        fh.write(data[len(data) // 2 :])
-                    else:
-                        fh.write(data)
-                    fh.flush()
-                    os.fsync(fh.fileno())
+                    _write_synced(fh, data)
             except BaseException:
                 with contextlib.suppress(OSError):
                     os.unlink(tmp, dir_fd=pfd)

@@ -36,6 +36,8 @@ import stat
 from pathlib import Path
 from types import TracebackType
 
+from podnuma.fileio import close_dir_fds
+
 __all__ = ["Beneath", "openat2_available"]
 
 _SYS_OPENAT2 = 437  # the same number on every architecture (added in 5.6)
@@ -124,10 +126,7 @@ class Beneath:
         self.close()
 
     def close(self) -> None:
-        for fd in self._dirs.values():
-            with contextlib.suppress(OSError):
-                os.close(fd)
-        self._dirs.clear()
+        close_dir_fds(self._dirs)
 
     # -- directories -----------------------------------------------------------
     def dir_fd(self, rel: str) -> int:
