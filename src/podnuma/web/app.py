@@ -453,6 +453,17 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
         except UnicodeDecodeError as e:
             return _error(400, f"{file}: scenario file is not UTF-8 text (byte {e.start})")
 
+    async def on_scenario(
+        request: Request, name: str | None, fn: Callable[..., Any], *args: Any,
+        runner: Callable[..., Any] = job,
+    ) -> Any:
+        """``fn(text, file, *args)`` in a job on the request's scenario text
+        (400 when the body is not UTF-8 text)."""
+        got = await scenario_text(request, name)
+        if isinstance(got, JSONResponse):
+            return got
+        return await _threaded(runner, fn, *got, *args)
+
     @app.get("/api/examples", response_model=list[ExampleInfo], tags=["examples"])
     def list_examples() -> list[ExampleInfo]:
         """The example scenarios shipped with podnuma."""
@@ -497,10 +508,7 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
         """Run a scenario: the output document of ``podnuma simulate -o json``
         (``detail=true``: ``--detail``, every provider's hints and the
         PodResources view per step; ``set``: ``--set``)."""
-        got = await scenario_text(request, name)
-        if isinstance(got, JSONResponse):
-            return got
-        return await _threaded(job, service.simulate, *got, detail, set or [])
+        return await on_scenario(request, name, service.simulate, detail, set or [])
 
     @app.post("/api/explain", tags=["scenario"], openapi_extra=_SCENARIO_BODY)
     async def explain(
@@ -511,10 +519,7 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
         set: SetParam = None,
     ) -> Any:
         """Why each admission went as it did: ``podnuma explain -o json``."""
-        got = await scenario_text(request, name)
-        if isinstance(got, JSONResponse):
-            return got
-        return await _threaded(job, service.explain, *got, step, pod, search, set or [])
+        return await on_scenario(request, name, service.explain, step, pod, search, set or [])
 
     @app.post("/api/restart", tags=["scenario"], openapi_extra=_SCENARIO_BODY)
     async def restart(request: Request, name: NameParam = None, set: SetParam = None) -> Any:
@@ -522,10 +527,7 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
         re-admitted as kubelet v1.37.2 does (``podnuma restart -o json``),
         with the restart scenario that replays it (``scenario``; ``set``:
         ``--set``)."""
-        got = await scenario_text(request, name)
-        if isinstance(got, JSONResponse):
-            return got
-        return await _threaded(job, service.restart, *got, set or [])
+        return await on_scenario(request, name, service.restart, set or [])
 
     @app.post("/api/topology", tags=["scenario"], openapi_extra=_SCENARIO_BODY,
               responses={200: {"content": {"image/svg+xml": {}, "application/json": {}}}})
@@ -536,13 +538,10 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
         set: SetParam = None,
     ) -> Any:
         """The machine after a step, every CPU coloured by its owner."""
-        got = await scenario_text(request, name)
-        if isinstance(got, JSONResponse):
-            return got
         if format == "json":
-            return await _threaded(job, service.topology_owners, *got, step, set or [])
+            return await on_scenario(request, name, service.topology_owners, step, set or [])
         svg = functools.partial(job, media_type="image/svg+xml")
-        return await _threaded(svg, service.topology_svg, *got, step, set or [])
+        return await on_scenario(request, name, service.topology_svg, step, set or [], runner=svg)
 
     async def whatif(req: WhatIfRequest, advise: bool) -> Any:
         return await _threaded(job, service.whatif_request, req.model_dump(), advise)
