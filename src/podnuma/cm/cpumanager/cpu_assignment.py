@@ -133,6 +133,21 @@ def iterate_combinations(items: Sequence[int], k: int, fn: Callable[[_GoSlice], 
 # -- the accumulator ---------------------------------------------------------------
 
 
+def _smallest(groups: Mapping[int, int]) -> int:
+    """The fewest CPUs of a group (0: no group)."""
+    return min((m.bit_count() for m in groups.values()), default=0)
+
+
+def _cores_in(topo: CPUTopology, parents: dict[int, int]) -> dict[int, list[tuple[int, int]]]:
+    """Per parent group, the cores sharing a CPU with it, (id, mask) by id."""
+    return {p: sorted(topo.groups_within(topo.core_masks, parents, p).items()) for p in parents}
+
+
+def _inside(groups: dict[int, int], parents: dict[int, int]) -> bool:
+    """Whether every group lies within one of the parents."""
+    return all(any(m & pm == m for pm in parents.values()) for m in groups.values())
+
+
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class _Tables:
     """What the pickers read of a topology, computed once per topology: the
@@ -159,21 +174,14 @@ class _Tables:
     )
 
     def __init__(self, topo: CPUTopology) -> None:
-        def smallest(groups: Mapping[int, int]) -> int:
-            return min((m.bit_count() for m in groups.values()), default=0)
-
-        self.min_socket = smallest(topo.socket_masks)
-        self.min_numa = smallest(topo.numa_masks)
-        self.min_core = smallest(topo.core_masks)
-
-        def cores_in(parents: dict[int, int]) -> dict[int, list[tuple[int, int]]]:
-            return {
-                p: sorted(topo.groups_within(topo.core_masks, parents, p).items())
-                for p in parents
-            }
-
-        self.cores_in_socket = cores_in(topo.socket_masks)
-        self.cores_in_numa = cores_in(topo.numa_masks)
+        # module-level helpers, not nested functions: compiled, nested
+        # functions and their shared environment would form a reference
+        # cycle that keeps each table (and its node) for the cyclic collector
+        self.min_socket = _smallest(topo.socket_masks)
+        self.min_numa = _smallest(topo.numa_masks)
+        self.min_core = _smallest(topo.core_masks)
+        self.cores_in_socket = _cores_in(topo, topo.socket_masks)
+        self.cores_in_numa = _cores_in(topo, topo.numa_masks)
         self.sockets = list(topo.socket_masks.items())
         self.socket_mask = dict(topo.socket_masks)
         self.numas = list(topo.numa_masks.items())
@@ -191,14 +199,10 @@ class _Tables:
         # can test a group against the free CPUs alone (one mask operation
         # fewer per group); the orderings are the same.
         cpc = topo.cpus_per_core()
-
-        def inside(groups: dict[int, int], parents: dict[int, int]) -> bool:
-            return all(any(m & pm == m for pm in parents.values()) for m in groups.values())
-
         self.regular = (
             all(m.bit_count() == cpc for m in topo.core_masks.values())
-            and inside(topo.core_masks, topo.numa_masks)
-            and inside(topo.numa_masks, topo.socket_masks)
+            and _inside(topo.core_masks, topo.numa_masks)
+            and _inside(topo.numa_masks, topo.socket_masks)
         )
         # Groups sort by (free CPUs, id) or (free CPUs, position): packed into
         # one integer, count << shift | id, that sorts the same way.
