@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from podnuma.fleet.batches import consecutive_batches
+from podnuma.fleet.forked import ForkedCluster
 from podnuma.fleet.model import NodeSpec
 from podnuma.fleet.replay import replay_partition
 from podnuma.fleet.whatif import WhatIf
@@ -173,12 +174,16 @@ class Processes(Executor):
 class DaskExecutor(Executor):
     """The cluster behind ``client`` (a ``distributed.Client``)."""
 
-    def __init__(self, client: Any, *, retries: int = 2, owned: Any = None) -> None:
+    def __init__(self, client: Any, *, retries: int = 2, owned: Any = None,
+                 threads: int | None = None) -> None:
         self.client = client
         self.retries = retries
         self.owned = owned
         # a task per thread at a time: partitions per thread of the cluster
-        threads = sum(int(w.get("nthreads", 1)) for w in client.scheduler_info().get("workers", {}).values())
+        # (``threads``: the workers' threads, when they are still coming up)
+        if threads is None:
+            threads = sum(int(w.get("nthreads", 1))
+                          for w in client.scheduler_info().get("workers", {}).values())
         self.parts = max(1, threads) * PARTS_PER_WORKER
 
     def close(self) -> None:
@@ -252,15 +257,23 @@ def run_dask(
     return DaskExecutor(client, retries=retries).replay(nodes, what_ifs, progress)
 
 
-def dask_client(target: str) -> tuple[Any, Any]:
-    """A ``Client`` (and the ``LocalCluster`` it owns, or ``None``) for
-    ``--dask TARGET``; the caller closes both."""
+def dask_client(target: str, *, fork: bool = False) -> tuple[Any, Any]:
+    """A ``Client`` (and the cluster it owns, or ``None``) for ``--dask
+    TARGET``; the caller closes both. With ``fork``, a local cluster's
+    workers are forks of this process where that is safe
+    (:mod:`podnuma.fleet.forked`)."""
     import logging
 
     import dask
     from distributed import Client, LocalCluster
 
     where, n = parse_dask_target(target)
+    if where == "local" and fork:
+        from podnuma.fleet import forked
+
+        fc = forked.start(n or 2, CLUSTER_CONFIG, WORKER_PRELOAD)
+        if fc is not None:
+            return fc.client, fc
     if where == "local":
         # the nannies keep the settings for the workers they start (and restart)
         with dask.config.set(CLUSTER_CONFIG):
@@ -281,8 +294,8 @@ def open_executor(*, workers: int | None = None, dask_target: str | None = None)
     than one), else this process; closed on exit."""
     ex: Executor
     if dask_target is not None:
-        client, cluster = dask_client(dask_target)
-        ex = DaskExecutor(client, owned=cluster)
+        client, cluster = dask_client(dask_target, fork=True)
+        ex = DaskExecutor(client, owned=cluster, threads=cluster.n if isinstance(cluster, ForkedCluster) else None)
     elif workers is not None and workers > 1:
         ex = Processes(workers)
     else:
