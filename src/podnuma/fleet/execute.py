@@ -193,6 +193,15 @@ class DaskExecutor(Executor):
 
     def map(self, fn: Callable[[_A], _R], args: Sequence[_A],
             done: Callable[[int], None] | None = None) -> list[_R]:
+        out: list[Any] = [None] * len(args)
+        for i, result in self.each(fn, args):
+            out[i] = result
+            if done is not None:
+                done(i)
+        return out
+
+    def each(self, fn: Callable[[_A], _R], args: Sequence[_A]) -> Iterator[tuple[int, _R]]:
+        """``(i, fn(args[i]))`` for every argument, as the tasks finish."""
         import uuid
 
         from distributed import as_completed
@@ -205,15 +214,10 @@ class DaskExecutor(Executor):
             for i, a in enumerate(args)
         ]
         index = {f.key: i for i, f in enumerate(futures)}
-        out: list[Any] = [None] * len(args)
         # results gathered as they come, several per round trip
         for fut, result in as_completed(futures, with_results=True):  # type: ignore[no-untyped-call]
-            i = index[fut.key]
-            out[i] = result
             fut.release()
-            if done is not None:
-                done(i)
-        return out
+            yield index[fut.key], result
 
 
 def run_serial(
@@ -294,8 +298,18 @@ def open_executor(*, workers: int | None = None, dask_target: str | None = None)
     than one), else this process; closed on exit."""
     ex: Executor
     if dask_target is not None:
-        client, cluster = dask_client(dask_target, fork=True)
-        ex = DaskExecutor(client, owned=cluster, threads=cluster.n if isinstance(cluster, ForkedCluster) else None)
+        from podnuma.fleet import daskproc
+
+        parse_dask_target(dask_target)
+        # Dask imported and the cluster reached by a process of its own (this
+        # one runs the first tasks meanwhile) where forking is safe; else here
+        forked_client = daskproc.start(dask_target)
+        if forked_client is not None:
+            ex = forked_client
+        else:
+            client, cluster = dask_client(dask_target, fork=True)
+            ex = DaskExecutor(client, owned=cluster,
+                              threads=cluster.n if isinstance(cluster, ForkedCluster) else None)
     elif workers is not None and workers > 1:
         ex = Processes(workers)
     else:

@@ -158,6 +158,9 @@ class ForkedCluster:
         if self.cluster is not None:
             with contextlib.suppress(Exception):
                 self.cluster.close()  # the scheduler tells its workers to close
+        for pid in self.pids:  # and one still connecting stops too
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
         deadline = time.monotonic() + 5
         for pid in self.pids:
             while True:
