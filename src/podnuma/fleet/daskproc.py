@@ -29,7 +29,13 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from podnuma.errors import InputError
-from podnuma.fleet.execute import PARTS_PER_WORKER, DaskExecutor, Executor, dask_client, parse_dask_target
+from podnuma.fleet.execute import (
+    PARTS_PER_WORKER,
+    DaskExecutor,
+    Executor,
+    dask_client,
+    parse_dask_target,
+)
 from podnuma.fleet.forked import ForkedCluster
 
 __all__ = ["DaskProcess", "start"]
@@ -105,6 +111,7 @@ class DaskProcess(Executor):
         # the partitions of a local cluster are known now; a remote one's
         # workers are counted when its client is ready
         self.threads: int | None = (n or 2) if where == "local" else None
+        self.parts = max(1, self.threads or 2) * PARTS_PER_WORKER
         self.ready = False
         self.busy = False
         here, there = multiprocessing.Pipe()
@@ -124,10 +131,6 @@ class DaskProcess(Executor):
         self.conn = here
         self.client = _Runner(self)
 
-    @property  # type: ignore[override]
-    def parts(self) -> int:
-        return max(1, self.threads or 2) * PARTS_PER_WORKER
-
     def _recv(self) -> Any:
         try:
             msg = self.conn.recv()
@@ -144,6 +147,7 @@ class DaskProcess(Executor):
         if not self.ready and (wait or self.conn.poll()):
             _, threads = self._recv()
             self.threads = threads or self.threads
+            self.parts = max(1, self.threads or 2) * PARTS_PER_WORKER
             self.ready = True
         return self.ready
 
@@ -157,9 +161,11 @@ class DaskProcess(Executor):
             if done is not None:
                 done(start)
             start += 1
+        # the cluster asked for is there (or its error raised), even when
+        # this process could run every task before it came up
+        self._check_ready(wait=True)
         if start == len(args):
             return out
-        self._check_ready(wait=True)
         self.busy = True
         self.conn.send(("map", fn, list(args[start:])))
         while True:
