@@ -288,7 +288,9 @@ def dask_client(target: str, *, fork: bool = False) -> tuple[Any, Any]:
                 preload=list(WORKER_PRELOAD),
             )
         return Client(cluster), cluster  # type: ignore[no-untyped-call]
-    return Client(where, timeout=30), None  # type: ignore[no-untyped-call]
+    # Dask's connect timeout (30 s unless set, e.g. DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT)
+    timeout = dask.config.get("distributed.comm.timeouts.connect", "30s")
+    return Client(where, timeout=timeout), None  # type: ignore[no-untyped-call]
 
 
 @contextlib.contextmanager

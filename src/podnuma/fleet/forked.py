@@ -110,7 +110,7 @@ class ForkedCluster:
             with dask.config.set(self.config):
                 self.cluster = distributed.LocalCluster(  # type: ignore[no-untyped-call]
                     n_workers=0, threads_per_worker=1, processes=True, host="127.0.0.1",
-                    dashboard_address=None, silence_logs=logging.ERROR,
+                    dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR,
                 )
             address = str(self.cluster.scheduler_address)
             for w in writers:
