@@ -82,7 +82,7 @@ def _serve(conn: Any, target: str) -> None:
                 return
             if msg[0] == "map":
                 try:
-                    for i, result in ex.each(msg[1], msg[2]):
+                    for i, result in ex.each(msg[1], _Pickled(msg[2])):
                         conn.send(("result", i, result))
                 except BaseException as e:  # noqa: BLE001 - told to the command
                     conn.send(("error", _sendable(e)))
@@ -97,6 +97,23 @@ def _serve(conn: Any, target: str) -> None:
                 return
     finally:
         ex.close()
+
+
+class _Pickled(Sequence[Any]):
+    """Arguments sent pickled, each unpickled when it is read (once) and
+    then let go."""
+
+    def __init__(self, blobs: list[bytes | None]) -> None:
+        self.blobs = blobs
+
+    def __len__(self) -> int:
+        return len(self.blobs)
+
+    def __getitem__(self, i: Any) -> Any:
+        blob = self.blobs[i]
+        assert blob is not None, "an argument read twice"
+        self.blobs[i] = None
+        return pickle.loads(blob)
 
 
 class DaskProcess(Executor):
@@ -167,7 +184,9 @@ class DaskProcess(Executor):
         if start == len(args):
             return out
         self.busy = True
-        self.conn.send(("map", fn, list(args[start:])))
+        # each argument pickled apart: the client process unpickles one as it submits it
+        self.conn.send(("map", fn, [pickle.dumps(a, protocol=pickle.HIGHEST_PROTOCOL)
+                                    for a in args[start:]]))
         while True:
             msg = self._recv()
             if msg[0] == "end":

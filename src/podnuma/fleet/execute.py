@@ -27,6 +27,7 @@ it and however the nodes were cut.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import math
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
@@ -201,23 +202,35 @@ class DaskExecutor(Executor):
         return out
 
     def each(self, fn: Callable[[_A], _R], args: Sequence[_A]) -> Iterator[tuple[int, _R]]:
-        """``(i, fn(args[i]))`` for every argument, as the tasks finish."""
+        """``(i, fn(args[i]))`` for every argument, as the tasks finish. A
+        few tasks per worker thread are submitted at a time, the next as one
+        finishes: the scheduler always has work queued, and the arguments of
+        a million-pod fleet are not all held in the cluster at once."""
         import uuid
 
         from distributed import as_completed
 
         tag = uuid.uuid4().hex[:8]
         name = getattr(fn, "__name__", "task")
-        futures = [
-            self.client.submit(fn, a, key=f"podnuma-fleet-{name}-{tag}-{i}", retries=self.retries,
-                               pure=False)
-            for i, a in enumerate(args)
-        ]
-        index = {f.key: i for i, f in enumerate(futures)}
+        window = max(2, self.parts // 2)  # 4 per worker thread
+        index: dict[str, int] = {}
+
+        def submit(i: int) -> Any:
+            fut = self.client.submit(fn, args[i], key=f"podnuma-fleet-{name}-{tag}-{i}",
+                                     retries=self.retries, pure=False)
+            index[fut.key] = i
+            return fut
+
+        following = iter(range(len(args)))
         # results gathered as they come, several per round trip
-        for fut, result in as_completed(futures, with_results=True):  # type: ignore[no-untyped-call]
+        running = as_completed([submit(i) for i in itertools.islice(following, window)],  # type: ignore[no-untyped-call]
+                               with_results=True)
+        for fut, result in running:
             fut.release()
-            yield index[fut.key], result
+            nxt = next(following, None)
+            if nxt is not None:
+                running.add(submit(nxt))  # type: ignore[no-untyped-call]
+            yield index.pop(fut.key), result
 
 
 def run_serial(
