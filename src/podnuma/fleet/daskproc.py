@@ -29,16 +29,13 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from podnuma.errors import InputError
-from podnuma.fleet.execute import (
-    PARTS_PER_WORKER,
-    DaskExecutor,
-    Executor,
-    dask_client,
-    parse_dask_target,
-)
-from podnuma.fleet.forked import ForkedCluster
 
-__all__ = ["DaskProcess", "start"]
+__all__ = ["ClientProcess", "Connect", "start"]
+
+#: Run in the client process: an executor of the cluster (``each(fn,
+#: args)`` yielding ``(i, result)`` as tasks finish, ``client.run``,
+#: ``close``) and its workers' thread count.
+Connect = Callable[[], tuple[Any, int]]
 
 _A = TypeVar("_A")
 _R = TypeVar("_R")
@@ -56,8 +53,8 @@ def _stop(*_: Any) -> None:
     raise SystemExit(1)
 
 
-def _serve(conn: Any, target: str) -> None:
-    """The helper process: the cluster's client, running what it is sent."""
+def _serve(conn: Any, connect: Connect) -> None:
+    """The client process: the cluster's client, running what it is sent."""
     null = os.open(os.devnull, os.O_RDWR)
     os.dup2(null, 0)
     os.dup2(null, 1)  # the command's report goes there
@@ -65,16 +62,12 @@ def _serve(conn: Any, target: str) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the command stops it
     signal.signal(signal.SIGTERM, _stop)  # its cluster closed on the way out
     try:
-        client, cluster = dask_client(target, fork=True)
-        # ready when a worker can take a task (until then the command runs them)
-        client.wait_for_workers(1)
-        ex = DaskExecutor(client, owned=cluster,
-                          threads=cluster.n if isinstance(cluster, ForkedCluster) else None)
+        ex, threads = connect()
     except BaseException as e:  # noqa: BLE001 - told to the command
         conn.send(("error", _sendable(e)))
         return
     try:
-        conn.send(("ready", ex.parts // PARTS_PER_WORKER))
+        conn.send(("ready", threads))
         while True:
             try:
                 msg = conn.recv()
@@ -90,7 +83,7 @@ def _serve(conn: Any, target: str) -> None:
                     conn.send(("end",))
             elif msg[0] == "run":
                 try:
-                    conn.send(("ran", client.run(msg[1])))
+                    conn.send(("ran", ex.client.run(msg[1])))
                 except BaseException as e:  # noqa: BLE001
                     conn.send(("error", _sendable(e)))
             else:
@@ -116,19 +109,19 @@ class _Pickled(Sequence[Any]):
         return pickle.loads(blob)
 
 
-class DaskProcess(Executor):
+class ClientProcess:
     """Tasks run on the Dask cluster behind a forked client process (see
     the module's docstring); :meth:`close` ends it and its cluster."""
 
-    def __init__(self, target: str) -> None:
+    def __init__(self, target: str, connect: Connect, threads: int | None, parts_per_thread: int) -> None:
         import multiprocessing
 
-        where, n = parse_dask_target(target)
         self.target = target
-        # the partitions of a local cluster are known now; a remote one's
-        # workers are counted when its client is ready
-        self.threads: int | None = (n or 2) if where == "local" else None
-        self.parts = max(1, self.threads or 2) * PARTS_PER_WORKER
+        # a local cluster's threads are known now, a remote one's when its
+        # client is ready
+        self.threads = threads
+        self.parts_per_thread = parts_per_thread
+        self.parts = max(1, threads or 2) * parts_per_thread
         self.ready = False
         self.busy = False
         here, there = multiprocessing.Pipe()
@@ -139,7 +132,7 @@ class DaskProcess(Executor):
             code = 1
             try:
                 here.close()
-                _serve(there, target)
+                _serve(there, connect)
                 code = 0
             finally:
                 os._exit(code)
@@ -164,7 +157,7 @@ class DaskProcess(Executor):
         if not self.ready and (wait or self.conn.poll()):
             _, threads = self._recv()
             self.threads = threads or self.threads
-            self.parts = max(1, self.threads or 2) * PARTS_PER_WORKER
+            self.parts = max(1, self.threads or 2) * self.parts_per_thread
             self.ready = True
         return self.ready
 
@@ -224,16 +217,18 @@ class DaskProcess(Executor):
 class _Runner:
     """``run`` as a ``distributed.Client`` has it (for measuring)."""
 
-    def __init__(self, owner: DaskProcess) -> None:
+    def __init__(self, owner: ClientProcess) -> None:
         self.owner = owner
 
     def run(self, fn: Callable[[], Any]) -> dict[str, Any]:
         return self.owner.run(fn)
 
 
-def start(target: str) -> DaskProcess | None:
-    """The executor for ``--dask TARGET``, or ``None`` where forking is not
-    safe here (no ``fork``, or other threads running)."""
+def start(target: str, connect: Connect, *, threads: int | None,
+          parts_per_thread: int) -> ClientProcess | None:
+    """A client process for ``--dask TARGET`` (``connect`` run there), or
+    ``None`` where forking is not safe here (no ``fork``, or other threads
+    running)."""
     if not hasattr(os, "fork") or threading.active_count() != 1:
         return None
-    return DaskProcess(target)
+    return ClientProcess(target, connect, threads, parts_per_thread)

@@ -22,11 +22,16 @@ it and however the nodes were cut.
   and a task that raised is retried (``retries``); the result is the same.
   The files (pod dumps, machine files) must be readable by the workers at
   the same paths, as for any Dask reader.
+* :class:`DaskProcess` - the same, with the Dask client in a process the
+  command forks (:mod:`podnuma.fleet.daskproc`; a local cluster's workers
+  forked from it, :mod:`podnuma.fleet.forked`): what ``--dask`` uses where
+  forking is safe.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import math
 from collections.abc import Callable, Iterator, Sequence
@@ -39,7 +44,7 @@ from podnuma.fleet.replay import replay_partition
 from podnuma.fleet.whatif import WhatIf
 
 __all__ = ["partition", "run_serial", "run_processes", "run_dask", "parse_dask_target",
-           "Progress", "run_fleet", "Executor", "Serial", "Processes", "DaskExecutor",
+           "Progress", "run_fleet", "Executor", "Serial", "Processes", "DaskExecutor", "DaskProcess",
            "open_executor"]
 
 Progress = Callable[[int], None]  # called with the number of nodes just finished
@@ -306,6 +311,46 @@ def dask_client(target: str, *, fork: bool = False) -> tuple[Any, Any]:
     return Client(where, timeout=timeout), None  # type: ignore[no-untyped-call]
 
 
+def _connect(target: str) -> tuple[DaskExecutor, int]:
+    """In the client process: the cluster reached (or started), once a
+    worker can take a task; the executor and the workers' threads."""
+    client, cluster = dask_client(target, fork=True)
+    client.wait_for_workers(1)
+    ex = DaskExecutor(client, owned=cluster,
+                      threads=cluster.n if isinstance(cluster, ForkedCluster) else None)
+    return ex, ex.parts // PARTS_PER_WORKER
+
+
+class DaskProcess(Executor):
+    """A Dask cluster behind a client process the command forks
+    (:mod:`podnuma.fleet.daskproc`): this process runs the first tasks
+    while that one comes up. ``pid``: the client process."""
+
+    def __init__(self, proc: Any) -> None:
+        self.proc = proc
+        self.pid: int = proc.pid
+        self.client = proc.client
+        self.parts = proc.parts
+
+    @property
+    def ready(self) -> bool:
+        return bool(self.proc.ready)
+
+    def map(self, fn: Callable[[_A], _R], args: Sequence[_A],
+            done: Callable[[int], None] | None = None) -> list[_R]:
+        try:
+            return list(self.proc.map(fn, args, done))
+        finally:
+            self.parts = self.proc.parts  # the workers counted once the cluster is there
+
+    def run(self, fn: Callable[[], Any]) -> dict[str, Any]:
+        """``fn()`` on every worker (``Client.run``)."""
+        return dict(self.proc.run(fn))
+
+    def close(self) -> None:
+        self.proc.close()
+
+
 @contextlib.contextmanager
 def open_executor(*, workers: int | None = None, dask_target: str | None = None) -> Iterator[Executor]:
     """The executor the options choose: a Dask cluster (``dask_target``:
@@ -315,12 +360,14 @@ def open_executor(*, workers: int | None = None, dask_target: str | None = None)
     if dask_target is not None:
         from podnuma.fleet import daskproc
 
-        parse_dask_target(dask_target)
+        where, n = parse_dask_target(dask_target)
         # Dask imported and the cluster reached by a process of its own (this
         # one runs the first tasks meanwhile) where forking is safe; else here
-        forked_client = daskproc.start(dask_target)
-        if forked_client is not None:
-            ex = forked_client
+        proc = daskproc.start(dask_target, functools.partial(_connect, dask_target),
+                              threads=(n or 2) if where == "local" else None,
+                              parts_per_thread=PARTS_PER_WORKER)
+        if proc is not None:
+            ex = DaskProcess(proc)
         else:
             client, cluster = dask_client(dask_target, fork=True)
             ex = DaskExecutor(client, owned=cluster,
