@@ -150,21 +150,57 @@ _INT32_MIN: Final = -(1 << 31)
 _INT32_MAX: Final = (1 << 31) - 1
 
 
-@dataclass(frozen=True, slots=True)
 class ReservedMemory:
     """``MemoryReservation``: memory (and hugepages) reserved on one NUMA node."""
 
     numa_node: int
     limits: Mapping[str, Quantity]
+    __slots__ = ('numa_node', 'limits')
+
+    def __init__(self, numa_node: int, limits: Mapping[str, Quantity]) -> None:
+        self.numa_node = numa_node
+        self.limits = limits
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(numa_node={self.numa_node!r}, limits={self.limits!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ReservedMemory) or other.__class__ is not self.__class__:
+            return False
+        return (self.numa_node, self.limits) == (other.numa_node, other.limits)
+
+    def __hash__(self) -> int:
+        return hash((self.numa_node, self.limits))
 
 
-@dataclass(frozen=True, slots=True)
 class Threshold:
     """A parsed hard eviction threshold (operator is always LessThan)."""
 
     signal: str
-    quantity: Quantity | None = None
-    percentage: float | None = None  # a float32 value, 0.1 for "10%"
+    quantity: Quantity | None
+    percentage: float | None
+    __slots__ = ('signal', 'quantity', 'percentage')
+
+    def __init__(
+        self,
+        signal: str,
+        quantity: Quantity | None = None,
+        percentage: float | None = None,
+    ) -> None:
+        self.signal = signal
+        self.quantity = quantity
+        self.percentage = percentage
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(signal={self.signal!r}, quantity={self.quantity!r}, percentage={self.percentage!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Threshold) or other.__class__ is not self.__class__:
+            return False
+        return (self.signal, self.quantity, self.percentage) == (other.signal, other.quantity, other.percentage)
+
+    def __hash__(self) -> int:
+        return hash((self.signal, self.quantity, self.percentage))
 
 
 @dataclass(frozen=True)

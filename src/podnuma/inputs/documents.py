@@ -29,7 +29,6 @@ import re
 import stat
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
@@ -127,7 +126,6 @@ _REPARSE_FOR_MESSAGE = 1 << 20
 _SEGMENT = re.compile(r"\[(\d+)\]")
 
 
-@dataclass
 class Document:
     """A loaded document: its data, its name (for messages) and, when
     available, its YAML node tree (for line numbers)."""
@@ -137,7 +135,27 @@ class Document:
     root: yaml.Node | None
     # JSON text whose node tree is composed only when a position is needed
     # (composing a large file costs far more than parsing it)
-    source: str | None = None
+    source: str | None
+
+    def __init__(
+        self,
+        name: str,
+        data: Any,
+        root: yaml.Node | None,
+        source: str | None = None,
+    ) -> None:
+        self.name = name
+        self.data = data
+        self.root = root
+        self.source = source
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(name={self.name!r}, data={self.data!r}, root={self.root!r}, source={self.source!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Document) or other.__class__ is not self.__class__:
+            return False
+        return (self.name, self.data, self.root, self.source) == (other.name, other.data, other.root, other.source)
 
     def locate(self, path: str) -> tuple[int, int] | None:
         """1-based (line, column) of the field at ``path``, or of the
@@ -393,7 +411,6 @@ _JSON_SPACE = re.compile(r"[ \t\n\r]*")
 _scanstring: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
 
 
-@dataclass(frozen=True)
 class JSONListStream:
     """A JSON object whose list under one key is read one item at a time:
     ``top`` is the object without that key; :meth:`items` decodes the
@@ -402,6 +419,22 @@ class JSONListStream:
     text: str
     top: dict[str, Any]
     starts: list[int]
+
+    def __init__(self, text: str, top: dict[str, Any], starts: list[int]) -> None:
+        self.text = text
+        self.top = top
+        self.starts = starts
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(text={self.text!r}, top={self.top!r}, starts={self.starts!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, JSONListStream) or other.__class__ is not self.__class__:
+            return False
+        return (self.text, self.top, self.starts) == (other.text, other.top, other.starts)
+
+    def __hash__(self) -> int:
+        return hash((self.text, self.top, self.starts))
 
     def __len__(self) -> int:
         return len(self.starts)
