@@ -137,7 +137,7 @@ def main() -> None:
               f"{'vs first':>9}")
         for cmd, cargs in table.items():
             times: dict[str, list[float]] = {label: [] for label, _, _ in variants}
-            for label, python, src in variants:  # one unmeasured run: bytecode caches
+            for _label, python, src in variants:  # one unmeasured run: bytecode caches
                 cpu_of(python, cargs, _env(src), tmp)
             for _ in range(args.repeat):  # the variants take turns
                 for label, python, src in variants:
