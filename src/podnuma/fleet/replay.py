@@ -285,6 +285,19 @@ def _sidecar_only(step: StepResult, sidecars: frozenset[str]) -> CPUSet:
     return side - other
 
 
+def _holds_exclusive(step: StepResult) -> bool:
+    """Whether the pod holds a pod-level allocation, or one of its
+    containers (not an init container) exclusive CPUs or pinned memory:
+    what :func:`_sidecar_only` and :func:`_numa_of` count (both are empty
+    otherwise)."""
+    if step.pod_allocation is not None:
+        return True
+    for c in step.containers:
+        if c.type != "init" and (c.memory or c.isolation == "container"):
+            return True
+    return False
+
+
 def _numa_of(machine: Machine, step: StepResult) -> set[int]:
     """The NUMA nodes of the pod's exclusive CPUs (:func:`_exclusive_of`)
     and pinned memory."""
@@ -349,13 +362,14 @@ def node_run(
                              "message": r.message, "stage": r.failed_stage})
             continue
         admitted += 1
-        if p.sidecars:
-            sidecar_only = sidecar_only | _sidecar_only(r, p.sidecars)
-        numa = _numa_of(machine, r)
-        if numa:
-            spread[len(numa)] = spread.get(len(numa), 0) + 1
-            if len(numa) > 1:
-                spanning.append(p.pod.ref)
+        if _holds_exclusive(r):  # else no sidecar-only CPU and no NUMA node: nothing to count
+            if p.sidecars:
+                sidecar_only = sidecar_only | _sidecar_only(r, p.sidecars)
+            numa = _numa_of(machine, r)
+            if numa:
+                spread[len(numa)] = spread.get(len(numa), 0) + 1
+                if len(numa) > 1:
+                    spanning.append(p.pod.ref)
         if r.qos_class == "Guaranteed":
             mem = _memory_request(p.pod)
             if mem > 0:
@@ -504,8 +518,8 @@ def _parse_pods(
             hit = known.get((gates_key, doc.key))
             if (hit is not None and type(name) is str and type(uid) is str and uid and shared.plain
                     and _NAME.match(name)):
-                pods.append(_Pod(doc=doc, pod=hit[0].with_identity(name, uid, shared.labels or {}),
-                                 workload=_scanned_workload(doc, name, shared), sidecars=hit[1]))
+                pods.append(_Pod(doc, hit[0].with_identity(name, uid, shared.labels or {}),
+                                 _scanned_workload(doc, name, shared), hit[1]))
                 continue
         meta = doc.get("metadata") or {}
         ref = f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
