@@ -278,10 +278,10 @@ def settle_keys(scan: Scan) -> None:
     """The pods of ``scan.packed_keys`` that are also in an earlier file
     (``scan.pod_keys``, then the packed keys in order) counted once, as
     :func:`merge_scan` counts the keys it merges one by one."""
-    import numpy as np
-
     if not scan.packed_keys:
         return
+    import numpy as np
+
     keys = np.frombuffer(b"".join(b for b, _, _ in scan.packed_keys), dtype=f"S{KEY_SIZE}")
     _, first = np.unique(keys, return_index=True)  # each key's first place
     dup = np.ones(len(keys), dtype=bool)
