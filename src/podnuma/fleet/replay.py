@@ -139,10 +139,13 @@ def _quick_sig(obj: Any) -> bytes | str:
         return _sig(obj)
 
 
-def _machine(spec: NodeSpec, cache: ReplayCache) -> Machine:
+def _machine(spec: NodeSpec, cache: ReplayCache, key: str | None = None) -> Machine:
+    """The node's machine (``key``: :func:`_machine_key` of ``spec``, when
+    the caller has it)."""
     assert spec.topology is not None
     form = {k: v for k, v in spec.topology.items() if k != "name"}
-    key = _sig(form)
+    if key is None:
+        key = _sig(form)
     got = cache.machines.get(key)
     if got is None:
         try:
@@ -155,12 +158,21 @@ def _machine(spec: NodeSpec, cache: ReplayCache) -> Machine:
     return got
 
 
-def _config(doc: Mapping[str, Any], cache: ReplayCache) -> KubeletConfig:
+def _machine_key(spec: NodeSpec) -> str:
+    assert spec.topology is not None
+    return _sig({k: v for k, v in spec.topology.items() if k != "name"})
+
+
+def _config(doc: Mapping[str, Any], cache: ReplayCache, sig: str | None = None) -> KubeletConfig:
+    """The configuration ``doc`` decodes to (``sig``: :func:`_sig` of
+    ``doc``, when the caller has it)."""
+    if sig is None:
+        sig = _sig(doc)
     try:
         # duplicate fields are not in the mapping's content, only in its pairs
-        key = _sig(doc) + strict_decoding_error(doc)
+        key = sig + strict_decoding_error(doc)
     except InputError:
-        key = _sig(doc)
+        key = sig
     got = cache.configs.get(key)
     if got is None:
         try:
@@ -643,13 +655,13 @@ def replay_node(
 
     if spec.topology is None or any(i.severity == "error" for i in issues):
         return finish("error")
+    mkey = _machine_key(spec)
     try:
-        machine = _machine(spec, cache)
+        machine = _machine(spec, cache, mkey)
     except InputError as e:
         issues.append(Issue("error", f"topology not usable: {e.message}", node=spec.name,
                             file=e.file, path=e.path))
         return finish("error")
-    mkey = _sig({k: v for k, v in spec.topology.items() if k != "name"})
     base_doc = spec.config if spec.config is not None else {}
     base_doc, unknown = _without_unknown_gates(base_doc)
     if unknown:
@@ -665,8 +677,9 @@ def replay_node(
             "gate\"); replayed as v1.37 without them",
             node=spec.name, file=spec.config_source or None,
         ))
+    bkey = _sig(base_doc)
     try:
-        config = _config(base_doc, cache)
+        config = _config(base_doc, cache, bkey)
     except PodnumaError as e:
         what = "invalid kubelet configuration" if isinstance(e, InputError) else "the kubelet would not start"
         issues.append(Issue("error", f"{what}: {e}", node=spec.name))
@@ -678,7 +691,6 @@ def replay_node(
             f"\"{LENIENT_DECODING}\"): {config.decode_warning}",
             node=spec.name, file=spec.config_source or None,
         ))
-    bkey = _sig(base_doc)
     found = contradictions(config, machine.topology.cpus().size(), allocatable=spec.allocatable,
                            capacity=spec.capacity, nrt_attributes=spec.nrt_attributes)
     if spec.config is None or spec.config_source.startswith("kubelet defaults"):
@@ -721,12 +733,12 @@ def replay_node(
     runs: dict[str, Any] = {}
     for w in what_ifs:
         doc = apply_config(base_doc, w)
+        wkey = _sig(doc)
         try:
-            wcfg = _config(doc, cache)
+            wcfg = _config(doc, cache, wkey)
         except PodnumaError as e:
             runs[w.label] = {"error": f"{'invalid configuration' if isinstance(e, InputError) else 'the kubelet would not start'}: {e}"}
             continue
-        wkey = _sig(doc)
         wpods = parsed
         if w.pod_level or w.gates:
             # Parse again under the what-if's gates (then, for pod-level,
