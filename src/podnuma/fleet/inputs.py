@@ -408,11 +408,13 @@ def load_fleet(
         walk_inputs(p, scan, files)
     batches = file_batches(files, parts)
     if map_files is None or getattr(getattr(map_files, "__self__", None), "in_process", False):
-        # read here (an executor that runs in this process): nothing to send
-        results = [scan_files(b, pack=False) for b in batches]
-    else:
-        results = map_files(scan_files, batches)
-    for batch in results:
+        # read here (an executor that runs in this process): nothing to
+        # send, each file's scan merged as soon as it is made
+        for b in batches:
+            for f in b:
+                merge_scan(scan, scan_files([f], pack=False)[0])
+        return assemble(scan)
+    for batch in map_files(scan_files, batches):
         for part in batch:
             merge_scan(scan, part)
     return assemble(scan)
