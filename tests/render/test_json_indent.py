@@ -19,7 +19,8 @@ DOCS: list[Any] = [
     {"text": ALL_ASCII + "\u2028\u2029\u00e9\U0001f600\ufeff", ALL_ASCII: 1},
     {"ints": [0, -1, 10**30, -(10**30)], "bools": [True, False, None]},
     {"floats": [0.1, -0.0, 1e16, 1.5e-07, 123456789.125, 1e300]},
-    {1: "int key", 1.5: "float key", True: "bool key", None: "null key"},
+    {1: "int key", 1.5: "float key", None: "null key"},
+    {True: "bool key", False: "another"},
     {"tuple": (1, (2, 3)), "nested": {"deep": [{"x": [1, {"y": "z"}]}]}},
     "a string", 5, None, 2.5,
     # what the formatter does not take: the standard library's writer then
