@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import msgspec  # loaded: the quicker path is taken
 import pytest
 
+from podnuma.render import json_indent
 from podnuma.render.json_indent import indented_json
 from podnuma.render.serialize import dump_json
 
@@ -52,3 +54,19 @@ def test_what_neither_writes_raises_the_same() -> None:
     loop.append(loop)
     with pytest.raises(ValueError, match="Circular reference"):
         indented_json(loop)
+
+
+def test_the_quicker_path_is_the_one_tested(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[int] = []
+    real = msgspec.json.format
+
+    def counting(buf: bytes, indent: int = 2) -> bytes:
+        calls.append(indent)
+        return real(buf, indent=indent)
+
+    monkeypatch.setattr(msgspec.json, "format", counting)
+    assert indented_json({"a": [1, {}]}) == json.dumps({"a": [1, {}]}, indent=2)
+    assert calls == [2]
+    monkeypatch.delitem(json_indent.sys.modules, "msgspec")
+    assert indented_json({"a": [1, {}]}) == json.dumps({"a": [1, {}]}, indent=2)
+    assert calls == [2]  # not loaded: the standard library's writer, msgspec not imported

@@ -11,11 +11,16 @@ standard library's (``",\\n"``, ``": "``, two spaces a level, ``[]`` and
 formatter reads (``NaN`` and ``Infinity``, which the standard library writes
 for non-finite floats) or not UTF-8 (a lone surrogate in a string), the
 standard library's indented encoder writes the document instead.
+
+Only where msgspec is loaded already (``fleet analyze``, whose reports are
+the large documents): importing it costs a command that prints a small
+document more than it saves.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 __all__ = ["indented_json"]
@@ -23,10 +28,12 @@ __all__ = ["indented_json"]
 
 def indented_json(doc: Any) -> str:
     """``json.dumps(doc, indent=2, ensure_ascii=False)``, the same text."""
-    import msgspec
-
+    msgspec: Any = sys.modules.get("msgspec")
+    if msgspec is None:
+        return json.dumps(doc, indent=2, ensure_ascii=False)
     compact = json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
     try:
-        return msgspec.json.format(compact.encode("utf-8"), indent=2).decode("utf-8")
+        indented: bytes = msgspec.json.format(compact.encode("utf-8"), indent=2)
+        return indented.decode("utf-8")
     except (msgspec.DecodeError, UnicodeError):
         return json.dumps(doc, indent=2, ensure_ascii=False)
