@@ -108,6 +108,8 @@ class Executor:
     the order of its arguments; ``parts`` how many pieces keep it busy."""
 
     parts: int = 1
+    #: ``map`` runs the functions in this process
+    in_process: bool = False
 
     def map(self, fn: Callable[[_A], _R], args: Sequence[_A],
             done: Callable[[int], None] | None = None) -> list[_R]:
@@ -126,6 +128,8 @@ class Executor:
 
 
 class Serial(Executor):
+    in_process = True
+
     def __init__(self, parts: int = 1) -> None:
         self.parts = parts
 
