@@ -30,6 +30,7 @@ from podnuma.inputs.scenario import (
     open_scenario_text,
 )
 from podnuma.inputs.scenario_stream import JSONStepReader, ScenarioFile
+from podnuma.inputs.scenario_yaml import YAMLStepReader
 from podnuma.inputs.text import NOWHERE, TextInput, refuse_files
 from podnuma.scenario.document import (
     build_document,
@@ -131,9 +132,9 @@ def stream(
     overrides: tuple[Override, ...] = (),
 ) -> StreamedRun:
     """The scenario's run with its steps read, validated and played one at
-    a time as :meth:`StreamedRun.results` is consumed (a JSON file's steps
-    are never held whole: :class:`~podnuma.inputs.scenario_stream.ScenarioFile`
-    is read in one pass, a :class:`TextInput` as
+    a time as :meth:`StreamedRun.results` is consumed (a file's steps are
+    never held whole: a :class:`~podnuma.inputs.scenario_stream.ScenarioFile`,
+    JSON or YAML, is read in one pass, a :class:`TextInput` as
     :func:`~podnuma.inputs.scenario.open_scenario_text` says);
     ``pod_resources``: whether each step's result carries the PodResources
     list after it. A bad step raises when it is reached. A
@@ -141,9 +142,7 @@ def stream(
     :class:`~podnuma.inputs.scenario_stream.ReadWhole` (with its text: run
     that instead), possibly after some steps were played."""
     if isinstance(src, ScenarioFile):
-        if src.name.lower().endswith(".json"):
-            return _stream_file(src, note=note, pod_resources=pod_resources, overrides=overrides)
-        src = src.text()
+        return _stream_file(src, note=note, pod_resources=pod_resources, overrides=overrides)
     steps: Iterator[Step]
     if src.base_dir is None:
         scenario = load(src, note=note, overrides=overrides)
@@ -159,11 +158,14 @@ def stream(
 def _stream_file(
     src: ScenarioFile, *, note: Note | None, pod_resources: bool, overrides: tuple[Override, ...]
 ) -> StreamedRun:
-    """A JSON file's run read in one pass. Any error about it gives the
-    file's refusal as a whole first (as reading it whole would); the notes
-    on configuration not modelled are held until the input is known good
-    (the end of the run) or an error that is not the file's refusal."""
-    reader = JSONStepReader(src)
+    """A file's run read in one pass (JSON, or else YAML, as reading it
+    whole tells them apart). Any error about it gives the file's refusal as
+    a whole first (as reading it whole would); the notes on configuration
+    not modelled are held until the input is known good (the end of the
+    run) or an error that is not the file's refusal."""
+    reader: JSONStepReader | YAMLStepReader = (
+        JSONStepReader(src) if src.name.lower().endswith(".json") else YAMLStepReader(src)
+    )
     notes: list[str] = []
     try:
         scenario, steps = open_scenario_stream(reader, overrides=overrides)
@@ -187,7 +189,7 @@ class _OnePassRun(StreamedRun):
     :func:`_stream_file`)."""
 
     def __init__(
-        self, scenario: Scenario, steps: Iterator[Step], reader: JSONStepReader,
+        self, scenario: Scenario, steps: Iterator[Step], reader: JSONStepReader | YAMLStepReader,
         notes: list[str], note: Note | None, pod_resources: bool,
     ) -> None:
         super().__init__(scenario, steps, step_pod_resources=pod_resources)
