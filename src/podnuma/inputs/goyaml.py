@@ -378,6 +378,7 @@ def compose_parts(
     count = 0
     documents = 0
     split_frame: _Frame | None = None  # the list handed out an item at a time
+    split_done = False
     handed: list[yaml.Node] = []
     ev: Any
     for ev in events:
@@ -405,11 +406,11 @@ def compose_parts(
                 open_anchors.add(ev.anchor)
             stack.append(_Frame(coll, ev.anchor))
             if (
-                split is not None and documents == 1 and len(stack) == 2
+                split is not None and documents == 1 and len(stack) == 2 and not split_done
                 and cls is yaml.SequenceStartEvent and ev.tag is None and ev.anchor is None
                 and _splits(stack[0], split)
             ):
-                split_frame = stack[1]
+                split_frame, split_done = stack[1], True
                 yield "head", stack[0].items[:-1]
         elif cls is yaml.MappingEndEvent or cls is yaml.SequenceEndEvent:
             frame = stack.pop()

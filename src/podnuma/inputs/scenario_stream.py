@@ -121,6 +121,16 @@ class ScenarioFile:
         self._copy.write(data)
         return data
 
+    def read_at(self, offset: int, size: int) -> bytes:
+        """Up to ``size`` bytes from ``offset`` (at most the bytes read so
+        far: from the copy, when :meth:`text` read ahead of a reader)."""
+        if offset >= self._total:
+            return self.read(size)
+        self._copy.seek(offset)
+        data = self._copy.read(min(size, self._total - offset))
+        self._copy.seek(0, 2)
+        return data
+
     @property
     def over_limit(self) -> bool:
         return self._total > self.limits.max_bytes

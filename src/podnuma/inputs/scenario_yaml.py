@@ -40,6 +40,8 @@ from podnuma.inputs.text import TextInput
 __all__ = ["YAMLStepReader"]
 
 _HAVE_LIBYAML = bool(getattr(yaml, "__with_libyaml__", False))
+#: the most bytes read for one request of the parser
+_CHUNK = 1 << 20
 
 
 class _Doubt(Exception):
@@ -54,10 +56,14 @@ class _Text:
         self._src = src
         self._utf8 = codecs.getincrementaldecoder("utf-8")()
         self._done = False
+        self._offset = 0  # the bytes handed to the parser so far
 
     def read(self, size: int) -> str:
         while not self._done:
-            data = self._src.read(max(size, 4))
+            # (the whole read, when asked for on an error, reads the file
+            # to its end: what follows comes from its copy then)
+            data = self._src.read_at(self._offset, max(4, min(size, _CHUNK)))
+            self._offset += len(data)
             final = not data
             if self._src.over_limit:
                 raise _Doubt
@@ -88,6 +94,7 @@ class YAMLStepReader:
         self._cleared = False
         self._head: KeysView[str] | None = None
         self._whole: Document | None = None  # the whole read's, once asked for
+        self._head_pairs = -1  # the key-value pairs before the list
 
     def _events(self) -> Iterator[Any]:
         loader_cls: Any = yaml.CSafeLoader if _HAVE_LIBYAML else yaml.SafeLoader
@@ -109,8 +116,7 @@ class YAMLStepReader:
             root = docs[0] if len(docs) == 1 else None
             if not isinstance(root, yaml.MappingNode) or not root.value:
                 self._refuse()
-            last_key, _ = root.value[-1]
-            if not isinstance(last_key, yaml.ScalarNode) or last_key.value != self.key:
+            if len(root.value) != self._head_pairs + 1:
                 raise ReadWhole(self.src.text()) from None  # fields after the list
             return None
         except (_Doubt, yaml.YAMLError, InputError, RecursionError, ValueError):
@@ -153,6 +159,7 @@ class YAMLStepReader:
         if part is None or part[0] != "head":
             raise ReadWhole(self.src.text())
         pairs: list[yaml.Node] = part[1]
+        self._head_pairs = len(pairs) // 2
         node = yaml.MappingNode(PLAIN, list(zip(pairs[0::2], pairs[1::2], strict=True)))
         try:
             top = construct(node)

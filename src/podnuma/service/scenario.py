@@ -167,14 +167,58 @@ def _stream_file(
         JSONStepReader(src) if src.name.lower().endswith(".json") else YAMLStepReader(src)
     )
     notes: list[str] = []
+    steps: _Steps | None = None
     try:
-        scenario, steps = open_scenario_stream(reader, overrides=overrides)
+        scenario, stepping = open_scenario_stream(reader, overrides=overrides)
+        steps = _Steps(stepping)
         _notes(scenario, notes.append)
         return _OnePassRun(scenario, steps, reader, notes, note, pod_resources)
     except PodnumaError:
-        reader.check()
-        _flush(notes, note)
+        _answer(reader, steps, notes, note)
         raise
+
+
+class _Steps:
+    """The steps of a file read in one pass, and whether one of them was
+    refused."""
+
+    def __init__(self, steps: Iterator[Step]) -> None:
+        self._steps = steps
+        self.refused = False
+
+    def __iter__(self) -> _Steps:
+        return self
+
+    def __next__(self) -> Step:
+        try:
+            return next(self._steps)
+        except PodnumaError:
+            self.refused = True
+            raise
+
+
+def _answer(
+    reader: JSONStepReader | YAMLStepReader, steps: _Steps | None, notes: list[str],
+    note: Note | None,
+) -> None:
+    """Before an error about a file read in one pass is raised: the whole
+    read's refusal of the file comes first. A YAML file read whole has
+    every step validated before the node starts or any step is played (and
+    before the notes): the first step refused is then the answer, without
+    the notes (a JSON file read whole validates each step when it is
+    reached, as one pass does)."""
+    reader.check()
+    if isinstance(reader, YAMLStepReader) and steps is not None:
+        if not steps.refused:
+            try:
+                for _ in steps:
+                    pass
+            except PodnumaError:
+                notes.clear()
+                raise
+        else:
+            notes.clear()
+    _flush(notes, note)
 
 
 def _flush(notes: list[str], note: Note | None) -> None:
@@ -189,18 +233,17 @@ class _OnePassRun(StreamedRun):
     :func:`_stream_file`)."""
 
     def __init__(
-        self, scenario: Scenario, steps: Iterator[Step], reader: JSONStepReader | YAMLStepReader,
+        self, scenario: Scenario, steps: _Steps, reader: JSONStepReader | YAMLStepReader,
         notes: list[str], note: Note | None, pod_resources: bool,
     ) -> None:
         super().__init__(scenario, steps, step_pod_resources=pod_resources)
-        self._reader, self._held, self._note = reader, notes, note
+        self._reader, self._held, self._note, self._stepping = reader, notes, note, steps
 
     def results(self) -> Iterator[StepResult]:
         try:
             yield from super().results()
         except PodnumaError:
-            self._reader.check()
-            _flush(self._held, self._note)
+            _answer(self._reader, self._stepping, self._held, self._note)
             raise
         _flush(self._held, self._note)
 
