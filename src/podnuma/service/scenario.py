@@ -170,9 +170,10 @@ def _stream_file(
     steps: _Steps | None = None
     try:
         scenario, stepping = open_scenario_stream(reader, overrides=overrides)
-        steps = _Steps(stepping)
+        if isinstance(reader, YAMLStepReader):  # (see _answer)
+            stepping = steps = _Steps(stepping)
         _notes(scenario, notes.append)
-        return _OnePassRun(scenario, steps, reader, notes, note, pod_resources)
+        return _OnePassRun(scenario, stepping, steps, reader, notes, note, pod_resources)
     except PodnumaError:
         _answer(reader, steps, notes, note)
         raise
@@ -233,11 +234,12 @@ class _OnePassRun(StreamedRun):
     :func:`_stream_file`)."""
 
     def __init__(
-        self, scenario: Scenario, steps: _Steps, reader: JSONStepReader | YAMLStepReader,
-        notes: list[str], note: Note | None, pod_resources: bool,
+        self, scenario: Scenario, steps: Iterator[Step], stepping: _Steps | None,
+        reader: JSONStepReader | YAMLStepReader, notes: list[str], note: Note | None,
+        pod_resources: bool,
     ) -> None:
         super().__init__(scenario, steps, step_pod_resources=pod_resources)
-        self._reader, self._held, self._note, self._stepping = reader, notes, note, steps
+        self._reader, self._held, self._note, self._stepping = reader, notes, note, stepping
 
     def results(self) -> Iterator[StepResult]:
         try:
