@@ -24,8 +24,10 @@ A benchmark, not a test.
         [--input json|yaml] [--topology-policy POLICY] [--memory-static]
         [--timeout SECONDS] [--variant LABEL=PYTHON[:SRC] ...]
 
-``--input yaml`` writes the scenarios as YAML instead of JSON (a JSON
-file is read in one pass, a step at a time; a YAML one is read whole).
+``--input yaml`` writes the scenarios as YAML instead of JSON (either is
+read in one pass, a step at a time). Under ``--topology-policy restricted``
+or ``single-numa-node`` the scenario is written by playing this
+checkout's engine along, so that no step removes a pod the node rejected.
 """
 
 from __future__ import annotations
