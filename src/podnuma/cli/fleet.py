@@ -24,7 +24,7 @@ import click
 
 from podnuma.cli.app import fail, guard, is_quiet
 from podnuma.errors import InputError
-from podnuma.render.output import FORMATS
+from podnuma.render.formats import FORMATS
 
 __all__ = ["fleet_group"]
 

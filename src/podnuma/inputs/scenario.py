@@ -14,7 +14,7 @@ import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from podnuma.api.featuregates import FeatureGateReader, FeatureGates
 from podnuma.api.kubeletconfig import KubeletConfig, load_kubelet_config
@@ -49,9 +49,11 @@ from podnuma.inputs.documents import (
 from podnuma.inputs.overrides import Override, apply_overrides
 from podnuma.inputs.scenario_pods import PodParses
 from podnuma.inputs.scenario_stream import JSONStepReader
-from podnuma.inputs.scenario_yaml import YAMLStepReader
 from podnuma.inputs.startup import startup_failure
 from podnuma.machine.topology import Machine
+
+if TYPE_CHECKING:  # (imports PyYAML, which a JSON scenario never loads)
+    from podnuma.inputs.scenario_yaml import YAMLStepReader
 
 __all__ = [
     "API_VERSION",

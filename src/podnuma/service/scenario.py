@@ -12,8 +12,6 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,7 +28,6 @@ from podnuma.inputs.scenario import (
     open_scenario_text,
 )
 from podnuma.inputs.scenario_stream import JSONStepReader, ScenarioFile
-from podnuma.inputs.scenario_yaml import YAMLStepReader
 from podnuma.inputs.text import NOWHERE, TextInput, refuse_files
 from podnuma.scenario.document import (
     build_document,
@@ -43,6 +40,7 @@ from podnuma.service.messages import no_step_matches, not_modelled_notes
 
 if TYPE_CHECKING:  # imported where used: simulate needs none of them
     from podnuma.analysis.nearest import SearchReport
+    from podnuma.inputs.scenario_yaml import YAMLStepReader
     from podnuma.render.picture import Ownership
 
 __all__ = [
@@ -163,14 +161,18 @@ def _stream_file(
     a whole first (as reading it whole would); the notes on configuration
     not modelled are held until the input is known good (the end of the
     run) or an error that is not the file's refusal."""
-    reader: JSONStepReader | YAMLStepReader = (
-        JSONStepReader(src) if src.name.lower().endswith(".json") else YAMLStepReader(src)
-    )
+    reader: JSONStepReader | YAMLStepReader
+    if src.name.lower().endswith(".json"):
+        reader = JSONStepReader(src)
+    else:
+        from podnuma.inputs import scenario_yaml  # (PyYAML: for YAML files only)
+
+        reader = scenario_yaml.YAMLStepReader(src)
     notes: list[str] = []
     steps: _Steps | None = None
     try:
         scenario, stepping = open_scenario_stream(reader, overrides=overrides)
-        if isinstance(reader, YAMLStepReader):  # (see _answer)
+        if not isinstance(reader, JSONStepReader):  # a YAML file's (see _answer)
             stepping = steps = _Steps(stepping)
         _notes(scenario, notes.append)
         return _OnePassRun(scenario, stepping, steps, reader, notes, note, pod_resources)
@@ -209,7 +211,7 @@ def _answer(
     the notes (a JSON file read whole validates each step when it is
     reached, as one pass does)."""
     reader.check()
-    if isinstance(reader, YAMLStepReader) and steps is not None:
+    if steps is not None:  # (given for a YAML file only)
         if not steps.refused:
             try:
                 for _ in steps:
@@ -324,7 +326,6 @@ def effective_scenario(scenario: Scenario) -> dict[str, Any]:
     return out
 
 
-@dataclass(frozen=True)
 class Explanation:
     """``podnuma explain``: the decision trail (``document``, the ``-o
     json`` output) and the run it explains (for pictures); each rejection's
@@ -333,7 +334,30 @@ class Explanation:
     scenario: Scenario
     run: RunResult
     document: dict[str, Any]
-    reports: Mapping[int, SearchReport] = field(default_factory=dict)
+    reports: Mapping[int, SearchReport]
+
+    def __init__(
+        self,
+        scenario: Scenario,
+        run: RunResult,
+        document: dict[str, Any],
+        reports: Mapping[int, SearchReport] | None = None,
+    ) -> None:
+        self.scenario = scenario
+        self.run = run
+        self.document = document
+        self.reports = dict() if reports is None else reports
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(scenario={self.scenario!r}, run={self.run!r}, document={self.document!r}, reports={self.reports!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Explanation) or other.__class__ is not self.__class__:
+            return False
+        return (self.scenario, self.run, self.document, self.reports) == (other.scenario, other.run, other.document, other.reports)
+
+    def __hash__(self) -> int:
+        return hash((self.scenario, self.run, self.document, self.reports))
 
 
 def explain(
@@ -412,13 +436,28 @@ def candidate_scenario(explanation: Explanation, *, candidate: int | None = None
         raise InputError(str(e), file=name) from None
 
 
-@dataclass(frozen=True)
 class Topology:
     """``podnuma topology``: the run and who owns each CPU after the step."""
 
     scenario: Scenario
     run: RunResult
     ownership: Ownership
+
+    def __init__(self, scenario: Scenario, run: RunResult, ownership: Ownership) -> None:
+        self.scenario = scenario
+        self.run = run
+        self.ownership = ownership
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(scenario={self.scenario!r}, run={self.run!r}, ownership={self.ownership!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Topology) or other.__class__ is not self.__class__:
+            return False
+        return (self.scenario, self.run, self.ownership) == (other.scenario, other.run, other.ownership)
+
+    def __hash__(self) -> int:
+        return hash((self.scenario, self.run, self.ownership))
 
     def document(self) -> dict[str, object]:
         """``podnuma topology -o json``."""
@@ -457,16 +496,32 @@ def topology_owners(
 
 def demo_text(name: str = DEMO_NAME) -> str:
     """An embedded demo scenario."""
+    from importlib import resources  # the package's data: only for the demo
+
     return (resources.files("podnuma.scenario") / "demo" / name).read_text(encoding="utf-8")
 
 
-@dataclass(frozen=True)
 class Demo:
     """``podnuma demo``: the demo's run, and the training pod per-container
     and with pod-level resources."""
 
     run: RunResult
     pod_level: RunResult
+
+    def __init__(self, run: RunResult, pod_level: RunResult) -> None:
+        self.run = run
+        self.pod_level = pod_level
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(run={self.run!r}, pod_level={self.pod_level!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Demo) or other.__class__ is not self.__class__:
+            return False
+        return (self.run, self.pod_level) == (other.run, other.pod_level)
+
+    def __hash__(self) -> int:
+        return hash((self.run, self.pod_level))
 
     def document(self) -> dict[str, Any]:
         """``podnuma demo -o json``."""
