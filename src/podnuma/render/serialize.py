@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import IO, Any
 
 from podnuma.cm.results import NodeSummary, StepResult
+from podnuma.render.json_indent import indented_json
 from podnuma.render.step_json import json_at, step_json
 from podnuma.scenario.document import build_checkpoints, node_document, step_document
 from podnuma.scenario.run import RunResult
@@ -33,7 +34,7 @@ __all__ = ["dump_json", "dump_scenario_yaml", "dump_yaml", "write_run_document",
 
 def dump_json(doc: Any) -> str:
     """``doc`` as JSON: indented by two, UTF-8 as is, a final newline."""
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    return indented_json(doc) + "\n"
 
 
 def dump_yaml(doc: Any) -> str:
