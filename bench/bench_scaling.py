@@ -24,8 +24,10 @@ A benchmark, not a test.
         [--input json|yaml] [--topology-policy POLICY] [--memory-static]
         [--timeout SECONDS] [--variant LABEL=PYTHON[:SRC] ...]
 
-``--input yaml`` writes the scenarios as YAML instead of JSON (a JSON
-file is read in one pass, a step at a time; a YAML one is read whole).
+``--input yaml`` writes the scenarios as YAML instead of JSON (either is
+read in one pass, a step at a time). Under ``--topology-policy restricted``
+or ``single-numa-node`` the scenario is written by playing this
+checkout's engine along, so that no step removes a pod the node rejected.
 """
 
 from __future__ import annotations
@@ -70,7 +72,17 @@ def _pod(i: int, cpus: int) -> dict[str, Any]:
 
 
 def scenario(steps: int, kubelet_config: dict[str, Any]) -> dict[str, Any]:
-    """A scenario of exactly ``steps`` steps (adds and removals)."""
+    """A scenario of exactly ``steps`` steps (adds and removals). Under a
+    topology policy that can reject a pod (``restricted``,
+    ``single-numa-node``), the node is played as the scenario is written
+    (this checkout's engine), so that only admitted pods are removed."""
+    head: dict[str, Any] = {
+        "apiVersion": "podnuma.io/v1",
+        "kind": "Scenario",
+        "node": NODE,
+        "kubeletConfig": kubelet_config,
+    }
+    admits = _admission(head)
     out: list[dict[str, Any]] = []
     running: deque[tuple[str, int]] = deque()
     free = FREE_CPUS
@@ -80,19 +92,49 @@ def scenario(steps: int, kubelet_config: dict[str, Any]) -> dict[str, Any]:
         if free < size and running:
             uid, n = running.popleft()
             out.append({"removePod": uid})
+            if admits is not None:
+                admits(None, uid)
             free += n
             continue
-        out.append({"addPod": _pod(i, size)})
-        running.append((f"uid-{i:07d}", size))
-        free -= size
+        pod = _pod(i, size)
+        out.append({"addPod": pod})
         i += 1
-    return {
-        "apiVersion": "podnuma.io/v1",
-        "kind": "Scenario",
-        "node": NODE,
-        "kubeletConfig": kubelet_config,
-        "steps": out,
-    }
+        if admits is not None and not admits(pod, None):
+            # rejected: the next step frees the CPUs of the oldest pod
+            free = min(free, size - 1)
+            continue
+        running.append((pod["metadata"]["uid"], size))
+        free -= size
+    return {**head, "steps": out}
+
+
+def _admission(head: dict[str, Any]) -> Any:
+    """``admits(manifest, None)`` (whether the node admits the pod) and
+    ``admits(None, uid)`` (remove it) on the node of ``head``, or ``None``
+    when every pod that fits is admitted (no topology policy to refuse it)."""
+    if head["kubeletConfig"].get("topologyManagerPolicy", "none") in ("none", "best-effort"):
+        return None
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+    from podnuma.api.pod_manifest import parse_pod
+    from podnuma.inputs.scenario import load_scenario_text
+    from podnuma.scenario.run import start_node
+
+    loaded = load_scenario_text(
+        json.dumps({**head, "steps": []}), name="bench.json", base_dir=Path.cwd()
+    )
+    node = start_node(loaded, step_pod_resources=False)
+    gates = loaded.config.feature_gates
+    index = 0
+
+    def admits(manifest: dict[str, Any] | None, uid: str | None) -> bool:
+        nonlocal index
+        index += 1
+        if manifest is None:
+            node.remove_pod(str(uid), index)
+            return True
+        return bool(node.add_pod(parse_pod(manifest, gates=gates), index).admitted)
+
+    return admits
 
 
 def run_one(

@@ -64,3 +64,34 @@ def test_cpu_list_is_the_cpusets_text() -> None:
         masks.append(sum(1 << i for i in range(width) if rng.random() < density))
     for mask in masks:
         assert cpu_list(mask) == str(CPUSet.from_mask(mask)), bin(mask)
+
+
+def test_random_scenarios_document_text(tmp_path: Path) -> None:
+    """On many random scenarios (the differential tests' generator: every
+    policy, devices, restarts, rejections, pod-level resources), the run
+    document written step by step is the generic encoder's text of the
+    whole document, with and without ``--detail``."""
+    import io
+    import json
+
+    from podnuma.render.serialize import write_run_document
+    from podnuma.scenario.document import build_document
+    from tests.oracle.generate import scenario
+
+    ran = steps = 0
+    for index in range(60):
+        doc = scenario(24, index, tmp_path)
+        path = tmp_path / f"s{index}.yaml"
+        path.write_text(yaml.safe_dump(doc), encoding="utf-8")
+        try:
+            result = run_scenario(load_scenario(path))
+        except (InputError, KubeletStartupError):
+            continue
+        ran += 1
+        steps += len(result.steps)
+        for detail in (False, True):
+            out = io.StringIO()
+            write_run_document(result, out, "json", detail=detail)
+            want = build_document(result, detail=detail)
+            assert out.getvalue() == json.dumps(want, indent=2, ensure_ascii=False) + "\n", path
+    assert ran >= 30 and steps >= 150, (ran, steps)

@@ -231,11 +231,25 @@ def _key_text(node: yaml.Node) -> str:
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+#: no bound on composing a text already read within its limits
+_NO_LIMITS = ReadLimits(max_bytes=1 << 62, max_depth=1 << 30, max_nodes=1 << 62, max_alias_nodes=1 << 62)
+
+
 def _json_root(text: str) -> yaml.Node | None:
+    """The node tree of a JSON text (read within its limits already), for
+    positions: libyaml's parser composed as a YAML file's tree is (the
+    pure-Python composer takes seconds on a large file)."""
     import yaml
 
+    from podnuma.inputs.goyaml import compose_documents, events
     from podnuma.inputs.strict_loader import StrictLoader
 
+    if getattr(yaml, "__with_libyaml__", False):
+        try:
+            docs = compose_documents(events(text, c_parser=True), _NO_LIMITS)
+            return docs[0] if len(docs) == 1 else None
+        except (yaml.YAMLError, InputError, RecursionError):
+            pass
     try:
         return yaml.compose(text, Loader=StrictLoader)
     except yaml.YAMLError:

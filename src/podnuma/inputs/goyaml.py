@@ -49,7 +49,7 @@ import decimal
 import math
 import re
 import struct
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from typing import Any
 
 import yaml
@@ -58,7 +58,10 @@ from podnuma.errors import InputError
 from podnuma.golang.strconv import go_format_float_g
 from podnuma.inputs.limits import DEFAULT_LIMITS, ReadLimits
 
-__all__ = ["compose_documents", "construct", "json_key", "resolve_plain", "GoYAMLError"]
+__all__ = [
+    "ComposedPart", "GoYAMLError", "compose_documents", "compose_parts", "construct", "json_key",
+    "resolve_plain",
+]
 
 STR = "tag:yaml.org,2002:str"
 BOOL = "tag:yaml.org,2002:bool"
@@ -317,6 +320,33 @@ def compose_documents(events: Iterable[Any], limits: ReadLimits = DEFAULT_LIMITS
     (without a file name) when a bound is passed or an alias is undefined
     or recursive.
     """
+    parts = compose_parts(events, limits)
+    while True:
+        try:
+            next(parts)  # (nothing is handed out without a key to split on)
+        except StopIteration as done:
+            docs: list[yaml.Node | None] = done.value
+            return docs
+
+
+#: what :func:`compose_parts` hands out: the pairs of the first document's
+#: top-level mapping before the list it splits (``"head"``), then each item
+#: of that list once composed (``"item"``)
+ComposedPart = tuple[str, Any]
+
+
+def compose_parts(
+    events: Iterable[Any], limits: ReadLimits = DEFAULT_LIMITS, *, split: str | None = None
+) -> Generator[ComposedPart, None, list[yaml.Node | None]]:
+    """:func:`compose_documents` (its return value), and, given ``split``,
+    the list under that key of the first document's top-level mapping handed
+    out an item at a time as it is composed, for a reader that does not hold
+    the document whole: first ``("head", pairs)``, the key and value nodes
+    of the mapping before that key (when the list starts: an untagged,
+    unanchored list under a plain or quoted key ``split`` of an untagged
+    top-level mapping), then ``("item", node)`` for each item, which the
+    returned tree does not hold (the list is left empty). Every bound is
+    counted as for the whole tree."""
     docs: list[yaml.Node | None] = []
     stack: list[_Frame] = []
     anchors: dict[str, yaml.Node] = {}
@@ -332,6 +362,12 @@ def compose_documents(events: Iterable[Any], limits: ReadLimits = DEFAULT_LIMITS
         nonlocal root
         if stack:
             top = stack[-1]
+            if top is split_frame:
+                handed.append(node)  # handed out, not kept
+                top.size += size
+                if height + 1 > top.height:
+                    top.height = height + 1
+                return
             top.items.append(node)
             top.size += size
             if height + 1 > top.height:
@@ -340,6 +376,10 @@ def compose_documents(events: Iterable[Any], limits: ReadLimits = DEFAULT_LIMITS
             root = node
 
     count = 0
+    documents = 0
+    split_frame: _Frame | None = None  # the list handed out an item at a time
+    split_done = False
+    handed: list[yaml.Node] = []
     ev: Any
     for ev in events:
         cls = type(ev)
@@ -365,8 +405,17 @@ def compose_documents(events: Iterable[Any], limits: ReadLimits = DEFAULT_LIMITS
                 anchors[ev.anchor] = coll
                 open_anchors.add(ev.anchor)
             stack.append(_Frame(coll, ev.anchor))
+            if (
+                split is not None and documents == 1 and len(stack) == 2 and not split_done
+                and cls is yaml.SequenceStartEvent and ev.tag is None and ev.anchor is None
+                and _splits(stack[0], split)
+            ):
+                split_frame, split_done = stack[1], True
+                yield "head", stack[0].items[:-1]
         elif cls is yaml.MappingEndEvent or cls is yaml.SequenceEndEvent:
             frame = stack.pop()
+            if frame is split_frame:
+                split_frame = None
             coll = frame.node
             coll.end_mark = ev.end_mark
             items = frame.items
@@ -400,6 +449,7 @@ def compose_documents(events: Iterable[Any], limits: ReadLimits = DEFAULT_LIMITS
                 raise _refuse(stack, ev.start_mark, f"nested more than {max_depth} levels deep")
             attach(target, height, size)
         elif cls is yaml.DocumentStartEvent:
+            documents += 1
             anchors = {}
             open_anchors = set()
             measured = {}
@@ -409,7 +459,20 @@ def compose_documents(events: Iterable[Any], limits: ReadLimits = DEFAULT_LIMITS
             root = None
         if count > max_nodes - expanded:
             raise _refuse(stack, getattr(ev, "start_mark", None), f"more than {max_nodes} values")
+        if handed:
+            node = handed.pop()
+            yield "item", node
     return docs
+
+
+def _splits(top: _Frame, key: str) -> bool:
+    """Whether a list starting now in ``top`` is the value of the key
+    ``key`` of an untagged top-level mapping."""
+    node, items = top.node, top.items
+    if not isinstance(node, yaml.MappingNode) or node.tag != PLAIN or len(items) % 2 != 1:
+        return False
+    last = items[-1]
+    return isinstance(last, yaml.ScalarNode) and last.tag in (PLAIN, QUOTED) and last.value == key
 
 
 # --------------------------------------------------------------------------

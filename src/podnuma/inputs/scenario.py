@@ -14,7 +14,7 @@ import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from podnuma.api.featuregates import FeatureGateReader, FeatureGates
 from podnuma.api.kubeletconfig import KubeletConfig, load_kubelet_config
@@ -51,6 +51,9 @@ from podnuma.inputs.scenario_pods import PodParses
 from podnuma.inputs.scenario_stream import JSONStepReader
 from podnuma.inputs.startup import startup_failure
 from podnuma.machine.topology import Machine
+
+if TYPE_CHECKING:  # (imports PyYAML, which a JSON scenario never loads)
+    from podnuma.inputs.scenario_yaml import YAMLStepReader
 
 __all__ = [
     "API_VERSION",
@@ -199,10 +202,11 @@ def open_scenario_text(
 
 
 def open_scenario_stream(
-    reader: JSONStepReader, *, overrides: tuple[Override, ...] = ()
+    reader: JSONStepReader | YAMLStepReader, *, overrides: tuple[Override, ...] = ()
 ) -> tuple[Scenario, Iterator[Step]]:
-    """As :func:`open_scenario_text` for a JSON file read in one pass
-    (:class:`~podnuma.inputs.scenario_stream.JSONStepReader`): the head is
+    """As :func:`open_scenario_text` for a file read in one pass
+    (:class:`~podnuma.inputs.scenario_stream.JSONStepReader`,
+    :class:`~podnuma.inputs.scenario_yaml.YAMLStepReader`): the head is
     read and validated, the steps come as the iterator is consumed. Every
     error about the file gives the whole read's verdict first (a problem of
     the file as a whole is the answer, as when it is read whole), and names
@@ -220,14 +224,14 @@ class _ReadAgainDocument(Document):
     """The head of a file read in one pass: a field's position is looked
     up in the whole text, read again (after the whole read's verdict)."""
 
-    def __init__(self, name: str, data: Any, reader: JSONStepReader) -> None:
+    def __init__(self, name: str, data: Any, reader: JSONStepReader | YAMLStepReader) -> None:
         super().__init__(name, data, None)
         self._reader = reader
 
     def locate(self, path: str) -> tuple[int, int] | None:
         if self.root is None and self.source is None:
             self._reader.check()
-            self.source = self._reader.whole().text
+            self.root, self.source = self._reader.whole_tree()
         return super().locate(path)
 
 
@@ -580,6 +584,25 @@ def _load_running_pods(state: Mapping[str, Any], gates: FeatureGateReader) -> tu
 
 
 def _load_step(index: int, raw: object, pods: PodParses) -> Step:
+    if type(raw) is dict and len(raw) == 1:  # the usual shapes, checked cheaply
+        for op, body in raw.items():
+            if op == "addPod" and type(body) is dict:
+                for k in body:
+                    if type(k) is not str:
+                        break
+                else:
+                    path = f"steps[{index}].addPod"
+                    try:
+                        pod = pods.parse(body)
+                    except InputError as e:
+                        raise e.at(path) from None
+                    return Step(index, "addPod", path, pod=pod, ref=pod.ref)
+            elif op == "removePod" and type(body) is str and body.strip():
+                return Step(index, "removePod", f"steps[{index}].removePod", ref=body)
+    return _load_any_step(index, raw, pods)
+
+
+def _load_any_step(index: int, raw: object, pods: PodParses) -> Step:
     at = f"steps[{index}]"
     if not isinstance(raw, Mapping):
         raise wrong_type(at, f"a mapping (a step: one of {', '.join(_STEP_KEYS)})", raw)

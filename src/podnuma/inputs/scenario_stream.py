@@ -121,6 +121,16 @@ class ScenarioFile:
         self._copy.write(data)
         return data
 
+    def read_at(self, offset: int, size: int) -> bytes:
+        """Up to ``size`` bytes from ``offset`` (at most the bytes read so
+        far: from the copy, when :meth:`text` read ahead of a reader)."""
+        if offset >= self._total:
+            return self.read(size)
+        self._copy.seek(offset)
+        data = self._copy.read(min(size, self._total - offset))
+        self._copy.seek(0, 2)
+        return data
+
     @property
     def over_limit(self) -> bool:
         return self._total > self.limits.max_bytes
@@ -221,6 +231,12 @@ class JSONStepReader:
         """The whole text (for the whole-document path)."""
         return self.src.text()
 
+    def whole_tree(self) -> tuple[Any, str | None]:
+        """What a :class:`~podnuma.inputs.documents.Document` of the whole
+        file locates a field in (after :meth:`check`): no tree, the text to
+        compose it from when a position is asked for."""
+        return None, self.src.text().text
+
     # -- the head --------------------------------------------------------
 
     def head(self) -> dict[str, Any]:
@@ -281,17 +297,24 @@ class JSONStepReader:
         """The list's items, each decoded when asked for; then the rest of
         the file is read and checked (``ReadWhole`` when more fields
         follow the list)."""
+        space = _SPACE.match
         first = True
         while True:
-            c = self._skip()
+            # the next character that is not whitespace (``_skip`` when the
+            # window runs out)
+            window = self._window
+            pos = self._pos = space(window, self._pos).end()  # type: ignore[union-attr]
+            c = window[pos] if pos < len(window) else self._skip()
             if c == "]":
                 self._pos += 1
                 break
             if not first:
                 if c != ",":
                     self._refuse()
-                self._pos += 1
-                self._skip()
+                window = self._window
+                pos = self._pos = space(window, self._pos + 1).end()  # type: ignore[union-attr]
+                if pos >= len(window):
+                    self._skip()
             first = False
             yield self._item()
         c = self._skip()
@@ -304,20 +327,21 @@ class JSONStepReader:
             self._refuse()
 
     def _item(self) -> Any:
-        limits = self.limits
         window, pos, value, end = self._decode()
         self._pos = end
         if self._cleared:
             return value
         s = window[pos:end]
-        if "\\" in s or "NaN" in s or "Infinity" in s or not self._colons_kept(s, value):
+        colons = s.count(":")
+        if "\\" in s or "NaN" in s or "Infinity" in s or not self._colons_kept(colons, value):
             try:  # escapes, words or keys the plain decoder may have let by
                 value = _STRICT.raw_decode(s)[0]
             except (ValueError, RecursionError):
                 self._refuse()
-        brackets = s.count("{") + s.count("[")
-        self._nodes += 1 + s.count(":") + s.count(",") + s.count("[")
-        if 2 + brackets > limits.max_depth or self._nodes > limits.max_nodes:
+        lists = s.count("[")
+        self._nodes += 1 + colons + s.count(",") + lists
+        limits = self.limits
+        if 2 + s.count("{") + lists > limits.max_depth or self._nodes > limits.max_nodes:
             self.check()  # the bounds do not clear it: the whole read decides
         return value
 
@@ -337,11 +361,12 @@ class JSONStepReader:
             return window, pos, value, end
 
     @staticmethod
-    def _colons_kept(s: str, value: Any) -> bool:
-        """Whether ``value`` holds every key-value pair of its text ``s``
-        (no escape in it): a duplicate key drops a pair, and its colon, from
-        the text written back; colons inside strings are in both."""
+    def _colons_kept(colons: int, value: Any) -> bool:
+        """Whether ``value`` holds every key-value pair of its text, which
+        has ``colons`` colons and no escape: a duplicate key drops a pair,
+        and its colon, from the text written back; colons inside strings
+        are in both."""
         try:
-            return s.count(":") == _encode(value).count(b":")
+            return colons == _encode(value).count(b":")
         except (TypeError, ValueError, OverflowError, msgspec.EncodeError):
             return False

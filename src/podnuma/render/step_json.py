@@ -18,7 +18,6 @@ on every example scenario.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -39,18 +38,31 @@ _CPUS: dict[int, str] = {}
 _CPUS_KEPT = 4096
 
 
-_RUN = re.compile("1+")
+#: the decimal text of each CPU number (grown on demand)
+_NUMBERS: list[str] = [str(i) for i in range(1024)]
 
 
 def cpu_list(mask: int) -> str:
     """The CPU set of ``mask`` in the Linux list format, as ``str(CPUSet)``
-    writes it, from the mask's binary digits (the runs of ones found by the
-    C regular-expression engine rather than bit by bit)."""
-    bits = bin(mask)[:1:-1]  # lowest CPU first
-    return ",".join([
-        f"{m.start()}-{m.end() - 1}" if m.end() - m.start() > 1 else str(m.start())
-        for m in _RUN.finditer(bits)
-    ])
+    writes it, from the mask's runs of ones: a run starts at a one whose
+    lower neighbour is zero (``mask & ~(mask << 1)``) and ends at a one
+    whose upper neighbour is zero (``mask & ~(mask >> 1)``); the lowest
+    start and end are taken off together, a run at a time."""
+    numbers = _NUMBERS
+    if mask.bit_length() > len(numbers):
+        numbers.extend(str(i) for i in range(len(numbers), mask.bit_length()))
+    starts = mask & ~(mask << 1)
+    ends = mask & ~(mask >> 1)
+    out = []
+    while starts:
+        first = starts & -starts
+        last = ends & -ends
+        lo = first.bit_length() - 1
+        hi = last.bit_length() - 1
+        out.append(numbers[lo] if lo == hi else numbers[lo] + "-" + numbers[hi])
+        starts ^= first
+        ends ^= last
+    return ",".join(out)
 
 
 def _cpus(cpus: CPUSet) -> str:
@@ -132,27 +144,77 @@ def _memory(blocks: tuple[MemoryBlock, ...], ind: str) -> str:
     return "[\n" + i1 + (",\n" + i1).join(parts) + "\n" + ind + "]"
 
 
-def _container(c: ContainerResult, ind: str) -> str:
-    """One container (``ind``: the indent of its braces)."""
-    k = ",\n" + ind + "  "
+class _Layout:
+    """The fixed text of a step nested ``ind`` deep: each key with the
+    line break and indent before it, and the parts that are constants."""
+
+    def __init__(self, ind: str) -> None:
+        ki = ind + "  "  # the step's keys
+        k = ",\n" + ki
+        ci = ki + "    "  # a container's keys
+        c = ",\n" + ci
+        self.ind, self.ki, self.i2, self.ci = ind, ki, ki + "  ", ci
+        self.index = "{\n" + ki + '"index": '
+        self.op = k + '"op": '
+        self.pod = k + '"pod": '
+        self.pod_uid = k + '"podUID": '
+        self.container = k + '"container": '
+        self.admitted = k + '"admitted": '
+        self.reason = k + '"reason": '
+        self.message = k + '"message": '
+        self.removal = k + '"admitted": null' + k + '"reason": null' + k + '"message": null'
+        self.qos = k + '"qosClass": '
+        self.no_alloc = k + '"podAllocation": null'
+        self.alloc = k + '"podAllocation": {\n' + ki + '  "cpus": '
+        self.alloc_memory = ",\n" + ki + '  "memory": '
+        self.alloc_end = "\n" + ki + "}"
+        self.containers = k + '"containers": '
+        self.no_containers = k + '"containers": []'
+        self.list_open = "[\n" + ki + "  "
+        self.list_sep = ",\n" + ki + "  "
+        self.list_close = "\n" + ki + "]"
+        self.default = k + '"defaultCpuSet": '
+        self.provider_hints = k + '"providerHints": '
+        self.merged = k + '"mergedHints": '
+        self.no_merged = k + '"mergedHints": []'
+        self.rejected = k + '"rejectedAt": '
+        self.no_rejected = k + '"rejectedAt": null'
+        self.pod_resources = k + '"podResources": '
+        self.close = "\n" + ind + "}"
+        self.c_name = "{\n" + ci + '"name": '
+        self.c_type = c + '"type": '
+        self.c_cpus = c + '"cpus": '
+        self.c_mems = c + '"mems": '
+        self.c_isolation = c + '"isolation": '
+        self.c_memory = c + '"memory": '
+        self.c_no_devices = c + '"devices": {}'
+        self.c_devices = c + '"devices": '
+        self.c_hint = c + '"topologyHint": '
+        self.c_quota_off = c + '"cpuQuotaDisabled": true\n' + ki + "  }"
+        self.c_quota_on = c + '"cpuQuotaDisabled": false\n' + ki + "  }"
+
+
+_LAYOUTS: dict[str, _Layout] = {}
+
+
+def _container(c: ContainerResult, lay: _Layout) -> str:
+    """One container, an item of the step's ``containers`` list."""
     hint = c.topology_hint if c.topology_hint is not None else EMPTY_HINT
     devices = c.devices
-    ki = ind + "  "
-    return (
-        "{\n" + ki + '"name": ' + _string(c.name)
-        + k + '"type": ' + _string(c.type)
-        + k + '"cpus": ' + _cpus(c.cpus)
-        + k + '"mems": ' + _ints(c.mems, ki)
-        + k + '"isolation": ' + _string(c.isolation)
-        + k + '"memory": ' + _memory(c.memory, ki)
-        + k + '"devices": ' + (
-            "{}" if not devices
-            else json_at({res: list(ids) for res, ids in sorted(devices.items())}, ki)
-        )
-        + k + '"topologyHint": ' + _hint(hint, ki)
-        + k + '"cpuQuotaDisabled": ' + ("true" if c.cpu_quota_disabled else "false")
-        + "\n" + ind + "}"
-    )
+    ci = lay.ci
+    return "".join([
+        lay.c_name, _string(c.name),
+        lay.c_type, _string(c.type),
+        lay.c_cpus, _cpus(c.cpus),
+        lay.c_mems, _ints(c.mems, ci),
+        lay.c_isolation, _string(c.isolation),
+        lay.c_memory, _memory(c.memory, ci),
+        lay.c_no_devices if not devices else lay.c_devices + json_at(
+            {res: list(ids) for res, ids in sorted(devices.items())}, ci
+        ),
+        lay.c_hint, _hint(hint, ci),
+        lay.c_quota_off if c.cpu_quota_disabled else lay.c_quota_on,
+    ])
 
 
 def _list(parts: list[str], ind: str) -> str:
@@ -165,54 +227,72 @@ def _list(parts: list[str], ind: str) -> str:
 def step_json(step: StepResult, ind: str, *, detail: bool = True) -> str:
     """The step's document (``step_document(step, detail=detail)``) as
     JSON nested ``ind`` deep."""
-    ki = ind + "  "
-    k = ",\n" + ki
-    removal = step.op != "addPod"
-    alloc = step.pod_allocation
+    lay = _LAYOUTS.get(ind)
+    if lay is None:
+        lay = _LAYOUTS[ind] = _Layout(ind)
+    op = step.op
     out = [
-        "{\n" + ki + '"index": ' + str(step.index)
-        + k + '"op": ' + _string(step.op)
-        + k + '"pod": ' + _string(step.pod)
-        + k + '"podUID": ' + _string(step.pod_uid)
+        lay.index, str(step.index),
+        lay.op, _string(op),
+        lay.pod, _string(step.pod),
+        lay.pod_uid, _string(step.pod_uid),
     ]
-    if step.op == "removeContainer":
-        out.append(k + '"container": ' + _opt(step.container))
-    out.append(
-        k + '"admitted": ' + ("null" if removal else _bool(step.admitted))
-        + k + '"reason": ' + ("null" if removal else _opt(step.reason))
-        + k + '"message": ' + ("null" if removal else _opt(step.message))
-        + k + '"qosClass": ' + _opt(step.qos_class)
-        + k + '"podAllocation": ' + (
-            "null" if alloc is None
-            else "{\n" + ki + '  "cpus": ' + _cpus(alloc.cpus)
-            + ",\n" + ki + '  "memory": ' + _memory(alloc.memory, ki + "  ")
-            + "\n" + ki + "}"
+    if op == "removeContainer":
+        out += (lay.container, _opt(step.container))
+    if op != "addPod":
+        out.append(lay.removal)
+    else:
+        out += (
+            lay.admitted, _bool(step.admitted),
+            lay.reason, _opt(step.reason),
+            lay.message, _opt(step.message),
         )
-        + k + '"containers": '
-        + _list([_container(c, ki + "  ") for c in step.containers], ki)
-        + k + '"defaultCpuSet": ' + _cpus(step.default_cpuset)
-    )
+    out += (lay.qos, _opt(step.qos_class))
+    alloc = step.pod_allocation
+    if alloc is None:
+        out.append(lay.no_alloc)
+    else:
+        out += (
+            lay.alloc, _cpus(alloc.cpus), lay.alloc_memory, _memory(alloc.memory, lay.i2),
+            lay.alloc_end,
+        )
+    containers = step.containers
+    if not containers:
+        out.append(lay.no_containers)
+    else:
+        out += (
+            lay.containers, lay.list_open,
+            lay.list_sep.join([_container(c, lay) for c in containers]),
+            lay.list_close,
+        )
+    out += (lay.default, _cpus(step.default_cpuset))
+    ki = lay.ki
     if detail:
-        out.append(k + '"providerHints": ' + json_at([hint_record(h) for h in step.hints], ki))
-    i2 = ki + "  "
-    i3 = i2 + "  "
-    merged = [
-        "{\n" + i3 + '"container": ' + _opt(m.container)
-        + ",\n" + i3 + '"hint": ' + _hint(m.hint, i3)
-        + ",\n" + i3 + '"admit": ' + ("true" if m.admit else "false")
-        + "\n" + i2 + "}"
-        for m in step.merged
-    ]
-    out.append(k + '"mergedHints": ' + _list(merged, ki))
-    out.append(
-        k + '"rejectedAt": ' + (
-            "null" if step.failed_stage is None
-            else "{\n" + i2 + '"stage": ' + _string(step.failed_stage)
+        out += (lay.provider_hints, json_at([hint_record(h) for h in step.hints], ki))
+    if not step.merged:
+        out.append(lay.no_merged)
+    else:
+        i2 = lay.i2
+        i3 = i2 + "  "
+        merged = [
+            "{\n" + i3 + '"container": ' + _opt(m.container)
+            + ",\n" + i3 + '"hint": ' + _hint(m.hint, i3)
+            + ",\n" + i3 + '"admit": ' + ("true" if m.admit else "false")
+            + "\n" + i2 + "}"
+            for m in step.merged
+        ]
+        out += (lay.merged, _list(merged, ki))
+    if step.failed_stage is None:
+        out.append(lay.no_rejected)
+    else:
+        i2 = lay.i2
+        out += (
+            lay.rejected,
+            "{\n" + i2 + '"stage": ' + _string(step.failed_stage)
             + ",\n" + i2 + '"container": ' + _opt(step.failed_container)
-            + "\n" + ki + "}"
+            + "\n" + ki + "}",
         )
-    )
     if detail:
-        out.append(k + '"podResources": ' + json_at([p.to_json() for p in step.pod_resources], ki))
-    out.append("\n" + ind + "}")
+        out += (lay.pod_resources, json_at([p.to_json() for p in step.pod_resources], ki))
+    out.append(lay.close)
     return "".join(out)

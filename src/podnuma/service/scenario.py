@@ -40,6 +40,7 @@ from podnuma.service.messages import no_step_matches, not_modelled_notes
 
 if TYPE_CHECKING:  # imported where used: simulate needs none of them
     from podnuma.analysis.nearest import SearchReport
+    from podnuma.inputs.scenario_yaml import YAMLStepReader
     from podnuma.render.picture import Ownership
 
 __all__ = [
@@ -129,9 +130,9 @@ def stream(
     overrides: tuple[Override, ...] = (),
 ) -> StreamedRun:
     """The scenario's run with its steps read, validated and played one at
-    a time as :meth:`StreamedRun.results` is consumed (a JSON file's steps
-    are never held whole: :class:`~podnuma.inputs.scenario_stream.ScenarioFile`
-    is read in one pass, a :class:`TextInput` as
+    a time as :meth:`StreamedRun.results` is consumed (a file's steps are
+    never held whole: a :class:`~podnuma.inputs.scenario_stream.ScenarioFile`,
+    JSON or YAML, is read in one pass, a :class:`TextInput` as
     :func:`~podnuma.inputs.scenario.open_scenario_text` says);
     ``pod_resources``: whether each step's result carries the PodResources
     list after it. A bad step raises when it is reached. A
@@ -139,9 +140,7 @@ def stream(
     :class:`~podnuma.inputs.scenario_stream.ReadWhole` (with its text: run
     that instead), possibly after some steps were played."""
     if isinstance(src, ScenarioFile):
-        if src.name.lower().endswith(".json"):
-            return _stream_file(src, note=note, pod_resources=pod_resources, overrides=overrides)
-        src = src.text()
+        return _stream_file(src, note=note, pod_resources=pod_resources, overrides=overrides)
     steps: Iterator[Step]
     if src.base_dir is None:
         scenario = load(src, note=note, overrides=overrides)
@@ -157,20 +156,72 @@ def stream(
 def _stream_file(
     src: ScenarioFile, *, note: Note | None, pod_resources: bool, overrides: tuple[Override, ...]
 ) -> StreamedRun:
-    """A JSON file's run read in one pass. Any error about it gives the
-    file's refusal as a whole first (as reading it whole would); the notes
-    on configuration not modelled are held until the input is known good
-    (the end of the run) or an error that is not the file's refusal."""
-    reader = JSONStepReader(src)
+    """A file's run read in one pass (JSON, or else YAML, as reading it
+    whole tells them apart). Any error about it gives the file's refusal as
+    a whole first (as reading it whole would); the notes on configuration
+    not modelled are held until the input is known good (the end of the
+    run) or an error that is not the file's refusal."""
+    reader: JSONStepReader | YAMLStepReader
+    if src.name.lower().endswith(".json"):
+        reader = JSONStepReader(src)
+    else:
+        from podnuma.inputs import scenario_yaml  # (PyYAML: for YAML files only)
+
+        reader = scenario_yaml.YAMLStepReader(src)
     notes: list[str] = []
+    steps: _Steps | None = None
     try:
-        scenario, steps = open_scenario_stream(reader, overrides=overrides)
+        scenario, stepping = open_scenario_stream(reader, overrides=overrides)
+        if not isinstance(reader, JSONStepReader):  # a YAML file's (see _answer)
+            stepping = steps = _Steps(stepping)
         _notes(scenario, notes.append)
-        return _OnePassRun(scenario, steps, reader, notes, note, pod_resources)
+        return _OnePassRun(scenario, stepping, steps, reader, notes, note, pod_resources)
     except PodnumaError:
-        reader.check()
-        _flush(notes, note)
+        _answer(reader, steps, notes, note)
         raise
+
+
+class _Steps:
+    """The steps of a file read in one pass, and whether one of them was
+    refused."""
+
+    def __init__(self, steps: Iterator[Step]) -> None:
+        self._steps = steps
+        self.refused = False
+
+    def __iter__(self) -> _Steps:
+        return self
+
+    def __next__(self) -> Step:
+        try:
+            return next(self._steps)
+        except PodnumaError:
+            self.refused = True
+            raise
+
+
+def _answer(
+    reader: JSONStepReader | YAMLStepReader, steps: _Steps | None, notes: list[str],
+    note: Note | None,
+) -> None:
+    """Before an error about a file read in one pass is raised: the whole
+    read's refusal of the file comes first. A YAML file read whole has
+    every step validated before the node starts or any step is played (and
+    before the notes): the first step refused is then the answer, without
+    the notes (a JSON file read whole validates each step when it is
+    reached, as one pass does)."""
+    reader.check()
+    if steps is not None:  # (given for a YAML file only)
+        if not steps.refused:
+            try:
+                for _ in steps:
+                    pass
+            except PodnumaError:
+                notes.clear()
+                raise
+        else:
+            notes.clear()
+    _flush(notes, note)
 
 
 def _flush(notes: list[str], note: Note | None) -> None:
@@ -185,18 +236,18 @@ class _OnePassRun(StreamedRun):
     :func:`_stream_file`)."""
 
     def __init__(
-        self, scenario: Scenario, steps: Iterator[Step], reader: JSONStepReader,
-        notes: list[str], note: Note | None, pod_resources: bool,
+        self, scenario: Scenario, steps: Iterator[Step], stepping: _Steps | None,
+        reader: JSONStepReader | YAMLStepReader, notes: list[str], note: Note | None,
+        pod_resources: bool,
     ) -> None:
         super().__init__(scenario, steps, step_pod_resources=pod_resources)
-        self._reader, self._held, self._note = reader, notes, note
+        self._reader, self._held, self._note, self._stepping = reader, notes, note, stepping
 
     def results(self) -> Iterator[StepResult]:
         try:
             yield from super().results()
         except PodnumaError:
-            self._reader.check()
-            _flush(self._held, self._note)
+            _answer(self._reader, self._stepping, self._held, self._note)
             raise
         _flush(self._held, self._note)
 
