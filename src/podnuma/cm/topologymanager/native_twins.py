@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Sequence
-from itertools import chain, combinations, compress, repeat
+from itertools import chain, combinations, repeat
 from operator import attrgetter
 
 from podnuma.buildinfo import ENGINE_COMPILED
@@ -60,7 +60,8 @@ def subset_sums_loops(per_node: Sequence[int]) -> list[int]:
 def subset_sums_bulk(per_node: Sequence[int]) -> list[int]:
     sums = [0]
     for v in per_node:
-        sums += list(map(v.__add__, sums))
+        # (a comprehension: ``map(v.__add__, ...)`` pays a slot wrapper call per item)
+        sums += [s + v for s in sums]
     return sums
 
 
@@ -175,7 +176,9 @@ def affinities_loops(hints: Sequence[TopologyHint]) -> list[BitMask | None]:
 
 
 def affinities_bulk(hints: Sequence[TopologyHint]) -> list[BitMask | None]:
-    return list(map(_affinity, hints))
+    # (a comprehension: on CPython 3.11 an attrgetter call through ``map``
+    # costs more than the comprehension's attribute read)
+    return [h.numa_node_affinity for h in hints]
 
 
 def preferred_masks_loops(
@@ -192,7 +195,10 @@ def preferred_masks_loops(
 def preferred_masks_bulk(
     hints: Sequence[TopologyHint], affs: list[BitMask | None]
 ) -> set[int | None]:
-    return masks_of(list(compress(affs, map(_preferred, hints))))
+    # (few hints are preferred: their masks read where the flag is set)
+    return {
+        None if (a := h.numa_node_affinity) is None else a._mask for h in hints if h.preferred
+    }
 
 
 def all_masks_loops(hints: Sequence[TopologyHint], affs: list[BitMask | None]) -> set[int | None]:
@@ -204,7 +210,7 @@ def all_masks_loops(hints: Sequence[TopologyHint], affs: list[BitMask | None]) -
 
 
 def all_masks_bulk(hints: Sequence[TopologyHint], affs: list[BitMask | None]) -> set[int | None]:
-    return masks_of(affs)
+    return {None if a is None else a._mask for a in affs}
 
 
 def masks_of(affs: list[BitMask | None]) -> set[int | None]:
