@@ -48,3 +48,26 @@ def test_a_written_init_comes_with_init_false_and_no_field_defaults() -> None:
                 assert isinstance(stmt, ast.AnnAssign)
                 bad.append(f"{name}.{ast.unparse(stmt.target)}: a default the __init__ never uses")
     assert bad == []
+
+
+def test_a_step_result_holds_every_field_as_given() -> None:
+    """``StepResult``'s pure-Python ``__init__`` stores into the instance
+    dict: every dataclass field, each as passed (defaults included), and
+    the record compares and stays frozen as the dataclass does."""
+    import dataclasses
+
+    import pytest
+
+    from podnuma.cm.results import StepResult
+    from podnuma.machine.cpuset import CPUSet
+
+    names = [f.name for f in dataclasses.fields(StepResult)]
+    given = {name: f"value of {name}" for name in names}
+    result = StepResult(**given)  # type: ignore[arg-type]
+    assert {name: getattr(result, name) for name in names} == given
+    short = StepResult(1, "reconcile", "", "", None, None, None, None, None, (), CPUSet())
+    assert (short.container, short.hints, short.pod_resources, short.merged) == (None, (), (), ())
+    assert (short.failed_stage, short.failed_container) == (None, None)
+    assert short == StepResult(1, "reconcile", "", "", None, None, None, None, None, (), CPUSet())
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        short.index = 2  # type: ignore[misc]

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from functools import reduce
-from itertools import compress
 from operator import or_
 from typing import TYPE_CHECKING, cast
 
@@ -168,7 +167,9 @@ class FastMerge:
             return 0
         counts = list(map(int.bit_count, masks))
         width = _pick_width(set(counts), target)
-        group = list(compress(masks, map(width.__eq__, counts)))
+        # (a comprehension: on CPython 3.11 ``map(width.__eq__, ...)`` pays a
+        # slot wrapper call per mask)
+        group = [m for m, c in zip(masks, counts, strict=True) if c == width]
         if not self._use_closest or len(group) == 1:
             return min(group)
         # same width, same divisor: the average orders as the sum does
