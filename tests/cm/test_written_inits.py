@@ -62,7 +62,14 @@ def test_a_step_result_holds_every_field_as_given() -> None:
     from podnuma.machine.cpuset import CPUSet
 
     names = [f.name for f in dataclasses.fields(StepResult)]
-    given = {name: f"value of {name}" for name in names}
+    given: dict[str, object] = {
+        "index": 7, "op": "removeContainer", "pod": "ns/p", "pod_uid": "u", "admitted": False,
+        "reason": "r", "message": "m", "qos_class": "Guaranteed", "pod_allocation": None,
+        "containers": (), "default_cpuset": CPUSet.of(1, 2), "container": "c",
+        "hints": (), "pod_resources": (), "merged": (), "failed_stage": "topology",
+        "failed_container": "c",
+    }
+    assert sorted(given) == sorted(names)
     result = StepResult(**given)  # type: ignore[arg-type]
     assert {name: getattr(result, name) for name in names} == given
     short = StepResult(1, "reconcile", "", "", None, None, None, None, None, (), CPUSet())
