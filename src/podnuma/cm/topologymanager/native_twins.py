@@ -181,9 +181,7 @@ def affinities_bulk(hints: Sequence[TopologyHint]) -> list[BitMask | None]:
     return [h.numa_node_affinity for h in hints]
 
 
-def preferred_masks_loops(
-    hints: Sequence[TopologyHint], affs: list[BitMask | None]
-) -> set[int | None]:
+def preferred_masks_loops(hints: Sequence[TopologyHint]) -> set[int | None]:
     out: set[int | None] = set()
     for h in hints:
         if h.preferred:
@@ -192,9 +190,7 @@ def preferred_masks_loops(
     return out
 
 
-def preferred_masks_bulk(
-    hints: Sequence[TopologyHint], affs: list[BitMask | None]
-) -> set[int | None]:
+def preferred_masks_bulk(hints: Sequence[TopologyHint]) -> set[int | None]:
     # (few hints are preferred: their masks read where the flag is set)
     return {
         None if (a := h.numa_node_affinity) is None else a._mask for h in hints if h.preferred
@@ -248,21 +244,21 @@ def fewest_bits_bulk(masks: set[int]) -> int:
     return min(map(int.bit_count, masks))
 
 
-# affinities: The hints' masks, read once per merge and passed to the
-# two below (the compiled body reads the hints instead: an empty list).
+# affinities: The hints' masks, read once per list when a merge needs
+# more than the preferred masks (the compiled body reads the hints
+# instead: an empty list).
 # preferred_masks: The distinct masks of the preferred hints (`None` for
-# nil); `affs`: the hints' masks (:func:`affinities`).
-# all_masks: The distinct masks of all hints (`None` for nil).
+# nil).
+# all_masks: The distinct masks of all hints (`None` for nil); `affs`: the
+# hints' masks (:func:`affinities`).
 # fewest_bits: The fewest bits of a mask in `masks` (not empty).
 if ENGINE_COMPILED:
 
     def affinities(hints: Sequence[TopologyHint]) -> list[BitMask | None]:
         return affinities_loops(hints)
 
-    def preferred_masks(
-        hints: Sequence[TopologyHint], affs: list[BitMask | None]
-    ) -> set[int | None]:
-        return preferred_masks_loops(hints, affs)
+    def preferred_masks(hints: Sequence[TopologyHint]) -> set[int | None]:
+        return preferred_masks_loops(hints)
 
     def all_masks(hints: Sequence[TopologyHint], affs: list[BitMask | None]) -> set[int | None]:
         return all_masks_loops(hints, affs)
