@@ -2,9 +2,12 @@
 
 Each function here exists twice, with the same results: a ``_loops`` body
 of plain loops, which the compiled (mypyc) build turns into native code,
-and a ``_bulk`` body of builtin pipelines (``map``, ``compress``, slot
-descriptors), which is the faster one in pure Python, where every Python
-frame counts. The public name is the compiled build's body when compiled
+and a ``_bulk`` body for pure Python, where every Python frame counts:
+builtin pipelines (``map``, ``compress``, slot descriptors) where they
+win, comprehensions where they do not (on CPython 3.11 a ``map`` over an
+``attrgetter``, an ``itemgetter`` or a bound slot wrapper such as
+``n.__add__`` pays a generic call per item, which a comprehension's
+attribute or item read does not). The public name is the compiled build's body when compiled
 (``ENGINE_COMPILED``; the build leaves the other branch out of the C
 code), else the bulk one. ``tests/cm/topologymanager/test_native_twins.py``
 runs both bodies and compares them.
@@ -19,10 +22,9 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Sequence
 from itertools import chain, combinations, repeat
-from operator import attrgetter
 
 from podnuma.buildinfo import ENGINE_COMPILED
-from podnuma.cm.topologymanager.bitmask import BitMask, mask_value
+from podnuma.cm.topologymanager.bitmask import BitMask
 from podnuma.cm.topologymanager.hint import TopologyHint
 
 __all__ = [
@@ -39,9 +41,6 @@ __all__ = [
 
 #: every mask over some bits with its bits and compact index
 MaskRows = tuple[tuple[BitMask, tuple[int, ...], int], ...]
-
-_affinity: Callable[[TopologyHint], BitMask | None] = attrgetter("numa_node_affinity")
-_preferred: Callable[[TopologyHint], bool] = attrgetter("preferred")
 
 
 # -- subset sums ------------------------------------------------------------
@@ -207,17 +206,6 @@ def all_masks_loops(hints: Sequence[TopologyHint], affs: list[BitMask | None]) -
 
 def all_masks_bulk(hints: Sequence[TopologyHint], affs: list[BitMask | None]) -> set[int | None]:
     return {None if a is None else a._mask for a in affs}
-
-
-def masks_of(affs: list[BitMask | None]) -> set[int | None]:
-    """The distinct values of ``affs`` (``None`` for nil), in bulk: a
-    ``BitMask`` is always true, so ``filter(None, ...)`` drops the nils."""
-    present = list(filter(None, affs))
-    # (a set built from a list is sized once; from an iterator it grows step by step)
-    out: set[int | None] = set(list(map(mask_value, present)))
-    if len(present) != len(affs):
-        out.add(None)
-    return out
 
 
 # Bit counts of the masks of up to 12 NUMA nodes, by value: compiled,
