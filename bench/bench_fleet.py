@@ -103,8 +103,14 @@ class _Sampler:
             t = p.cpu_times()
             self.cpu0[p.pid] = t.user + t.system
         self.own = 0.0  # this sampler's CPU seconds (not the run's)
+        self.helper = -1  # the pid of the command's Dask client process
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def start(self) -> None:
+        """Sampling from now on (a thread: after the executor started,
+        as ``--dask local:N`` forks its workers only while this process
+        runs no other thread)."""
         self.thread.start()
 
     def _run(self) -> None:
@@ -138,12 +144,18 @@ class _Sampler:
         for pid in sorted(self.cpu):
             cmd = self.cmd.get(pid, "")
             role = ("client" if pid == self.top.pid else
+                    "Dask client process" if pid == self.helper else
                     "worker" if "spawn_main" in cmd or "dask worker" in cmd else
+                    "worker (forked)" if cmd == self.cmd.get(self.top.pid) else
                     "scheduler" if "dask scheduler" in cmd else
                     "resource tracker" if "resource_tracker" in cmd else cmd[:40])
             cpu = self.cpu[pid] - self.cpu0.get(pid, 0.0) - (self.own if pid == self.top.pid else 0.0)
             out.append((role, pid, cpu, self.rss[pid]))
         return out
+
+
+#: the CPU seconds of a running cluster's workers when it was started, by address
+_STARTED_CPU: dict[str, float] = {}
 
 
 def _worker_cpu() -> float:
@@ -165,13 +177,24 @@ def breakdown(d: Path, what_ifs: list[str], target: str | None, pods: int) -> by
     sampler = _Sampler()
     rows: list[tuple[str, float, float, float, float]] = []
     client: Any = None
+    helper: list[Any] = []  # the command's Dask client process, when it runs in one of its own
+
     def client_cpu() -> float:
-        return _rusage_cpu() - sampler.own
+        own = _rusage_cpu() - sampler.own
+        for p in helper:
+            with contextlib.suppress(Exception):
+                t = p.cpu_times()
+                own += t.user + t.system
+        return own
 
     state = {"t": time.perf_counter(), "c": client_cpu(), "m": time.thread_time(), "w": 0.0}
 
     def workers_cpu() -> float:
-        return float(sum(client.run(_worker_cpu).values())) if client is not None else 0.0
+        if client is None:
+            return 0.0
+        if not getattr(ex, "ready", True):  # the cluster still coming up: asking would wait for it
+            return state["w"]
+        return float(sum(client.run(_worker_cpu).values()))
 
     def step(name: str) -> None:
         t, c, m, w = time.perf_counter(), client_cpu(), time.thread_time(), workers_cpu()
@@ -183,9 +206,15 @@ def breakdown(d: Path, what_ifs: list[str], target: str | None, pods: int) -> by
     result_bytes = 0
 
     with service.executor(dask_target=target) as ex:
+        sampler.start()
         client = getattr(ex, "client", None)
+        if getattr(ex, "pid", None) is not None:
+            import psutil
+
+            helper.append(psutil.Process(ex.pid))
+            sampler.helper = ex.pid
         if target is not None and not target.startswith("local"):
-            state["w"] = workers_cpu()  # a running cluster: its start-up is not this run's
+            state["w"] = _STARTED_CPU.get(target, 0.0)  # a running cluster: its start-up is not this run's
         step("start")
         fleet = service.load([d], executor=ex)
         step("read+index")
@@ -344,7 +373,10 @@ def _start_cluster(procs: list[subprocess.Popen[bytes]], workers: int, tmp: Path
         time.sleep(0.1)
     with Client(scheduler_file=str(sched_file), timeout=60) as client:  # type: ignore[no-untyped-call]
         client.wait_for_workers(workers, timeout=120)
-        return str(client.scheduler.address)
+        address = str(client.scheduler.address)
+        # the workers' CPU so far (their start-up) is not the runs'
+        _STARTED_CPU[address] = float(sum(client.run(_worker_cpu).values()))
+        return address
 
 
 def _stop_cluster(procs: list[subprocess.Popen[bytes]]) -> None:

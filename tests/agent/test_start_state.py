@@ -5,7 +5,6 @@ back inconsistent) is refused too, before anything is served or written."""
 
 from __future__ import annotations
 
-import dataclasses
 import shutil
 import subprocess
 import tempfile
@@ -18,6 +17,8 @@ from podnuma.agent.state import double_assignments
 from podnuma.cm.cpumanager.checkpoint import decode_cpu_checkpoint, encode_cpu_checkpoint
 from podnuma.machine.cpuset import CPUSet
 from tests.agent.helpers import DEADLINE, AgentProcess, classic_pod, write_manifest
+
+from ..records import replace
 
 
 @pytest.fixture
@@ -49,7 +50,7 @@ def test_two_pods_on_one_exclusive_cpu_refused_at_start(settled: AgentProcess) -
     cpu = decode_cpu_checkpoint(cpu_file.read_bytes())
     (ua, ca), (ub, cb) = sorted((uid, c["c"]) for uid, c in cpu.entries.items())
     # the second pod also claims one of the first pod's CPUs; the total is unchanged
-    edited = dataclasses.replace(cpu, entries={ua: {"c": ca}, ub: {"c": cb | CPUSet([min(ca)])}})
+    edited = replace(cpu, entries={ua: {"c": ca}, ub: {"c": cb | CPUSet([min(ca)])}})
     assert double_assignments(edited) is not None
     blob = encode_cpu_checkpoint(edited)
     cpu_file.write_bytes(blob)
@@ -67,7 +68,7 @@ def test_validate_state_refusal_has_the_kubelets_message(settled: AgentProcess) 
     cpu = decode_cpu_checkpoint(cpu_file.read_bytes())
     uid = sorted(cpu.entries)[0]
     mine = cpu.entries[uid]["c"]
-    edited = dataclasses.replace(cpu, default_cpuset=cpu.default_cpuset | mine)
+    edited = replace(cpu, default_cpuset=cpu.default_cpuset | mine)
     cpu_file.write_bytes(encode_cpu_checkpoint(edited))
     proc = _restart(a)
     assert proc.returncode == 2, proc.stderr
@@ -86,5 +87,5 @@ def test_same_pod_sharing_is_not_double_assignment() -> None:
         {"p": CPUSet.parse("1-3")},
     )  # fmt: skip
     assert double_assignments(shared) is None
-    other = dataclasses.replace(shared, pod_entries={**shared.pod_entries, "q": CPUSet.parse("3")})
+    other = replace(shared, pod_entries={**shared.pod_entries, "q": CPUSet.parse("3")})
     assert double_assignments(other) == 'pod: q (pod-level) cpuset: "3" overlaps with pod: p (pod-level) cpuset: "1-3"'

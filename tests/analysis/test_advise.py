@@ -23,6 +23,7 @@ from podnuma.inputs.discover import load_node
 from podnuma.inputs.pods import default_config, default_machine
 from podnuma.machine.cpuset import CPUSet
 
+from ..records import replace
 from .conftest import (
     KEP_NODE,
     guaranteed,
@@ -196,11 +197,9 @@ def test_skip_when_main_would_lose_exclusive_cpus(monkeypatch: pytest.MonkeyPatc
     real = advise_mod.measure_manifest
 
     def no_exclusive(*args: Any, **kw: Any) -> Any:
-        import dataclasses
-
         m = real(*args, **kw)
-        containers = tuple(dataclasses.replace(c, isolation="pod") for c in m.containers)
-        return dataclasses.replace(m, containers=containers, exclusive_cpus=CPUSet())
+        containers = tuple(replace(c, isolation="pod") for c in m.containers)
+        return replace(m, containers=containers, exclusive_cpus=CPUSet())
 
     monkeypatch.setattr(advise_mod, "measure_manifest", no_exclusive)
     a = advise_pod(kep2_per_container(), default_machine(), default_config(), shared_pool_cpus=2)

@@ -22,7 +22,6 @@ Regenerate (only when the search itself is meant to change):
 
 from __future__ import annotations
 
-import dataclasses
 import importlib.util
 import json
 import sys
@@ -34,6 +33,8 @@ import pytest
 from podnuma.analysis.explain import explain_run, run_for_explain
 from podnuma.inputs.scenario import Scenario, load_scenario, load_scenario_text
 from podnuma.scenario.run import RunResult, run_scenario
+
+from ..records import replace
 
 ROOT = Path(__file__).resolve().parents[2]
 EXPECTED = Path(__file__).with_name("data") / "explain_search.json"
@@ -99,7 +100,7 @@ def _step_search(scenario: Scenario, result: RunResult, index: int) -> dict[str,
     # the same run, each step's PodResources list left out (an explanation
     # does not show it)
     assert all(not s.pod_resources for s in prepared.run.steps)
-    assert prepared.run.steps == tuple(dataclasses.replace(s, pod_resources=()) for s in result.steps)
+    assert prepared.run.steps == tuple(replace(s, pod_resources=()) for s in result.steps)
     assert set(prepared.snapshots) == {index}
     kept = _searches(
         explain_run(scenario, prepared.run, step=index, snapshots=prepared.snapshots)

@@ -117,7 +117,8 @@ def test_the_workers_read_the_dumps(small_fleet: Path, monkeypatch: pytest.Monke
     import podnuma.fleet.podscan as podscan_mod
 
     monkeypatch.setattr(inputs_mod, "index_pod_file", refuse)
-    monkeypatch.setattr(inputs_mod, "read_document", refuse)
+    for reader in ("read_bytes", "read_document_text", "parse_document"):
+        monkeypatch.setattr(inputs_mod, reader, refuse)
     monkeypatch.setattr(podscan_mod, "read_ranges", refuse)
     ex = Processes(2)  # spawned: their modules are not patched
     try:
@@ -128,3 +129,35 @@ def test_the_workers_read_the_dumps(small_fleet: Path, monkeypatch: pytest.Monke
     finally:
         ex.close()
     assert got == want
+
+
+def _analyze_raw(*args: str) -> tuple[int, str, str]:
+    r = subprocess.run([sys.executable, "-m", "podnuma.cli", "fleet", "analyze", *args],
+                       env=_env(), capture_output=True, timeout=600, text=True)
+    return r.returncode, r.stdout, r.stderr
+
+
+def test_hostile_dumps_read_on_the_workers_answer_as_in_one_process(
+    dask_commands: str, small_fleet: Path, tmp_path: Path
+) -> None:
+    """A dump the workers cannot read: the same report and lines as one
+    process; nothing readable at all: one line naming the file, exit 2,
+    whether the dump was read here, on a local cluster or on ``dask
+    worker`` processes."""
+    import shutil
+
+    d = tmp_path / "fleet"
+    shutil.copytree(small_fleet, d)
+    (d / "pods" / "broken.json").write_text('{"kind": "PodList", "items": [{"kind": "Pod", "metadata": ')
+    (d / "pods" / "garbage.json").write_bytes(b"\x00\xff not json")
+    only = tmp_path / "only"
+    only.mkdir()
+    (only / "nodes.json").write_text('{"kind": "NodeList", "items": [')
+    one = _analyze_raw(str(d), "-o", "json")
+    assert one[0] == 0 and "garbage.json" in one[2]
+    bad = _analyze_raw(str(only), "-o", "json")
+    assert bad[0] == 2 and bad[1] == "" and len(bad[2].strip().splitlines()) == 1
+    assert bad[2].startswith(f"error: {only / 'nodes.json'}: ")
+    for target in ("local:2", dask_commands):
+        assert _analyze_raw(str(d), "-o", "json", "--dask", target) == one
+        assert _analyze_raw(str(only), "-o", "json", "--dask", target) == bad

@@ -11,7 +11,6 @@ checkpoint and encodes it again, so its checksum is valid and only
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -39,6 +38,8 @@ from tests.oracle.harness import (
     run_podnuma,
     write_scenario,
 )
+
+from ..records import replace
 
 
 def _pod(name: str, cpu: str = "1") -> dict[str, Any]:
@@ -111,37 +112,37 @@ def _move_block(m: MemoryCheckpointData, *, numa: int | None = None, kind: str |
     moved = Block((numa,) if numa is not None else block.numa_affinity, kind or block.type, block.size)
     entries = dict(m.entries)
     entries["uid-a"] = {"app": [moved, *[b for b in m.entries["uid-a"]["app"] if b.type != "memory"]]}
-    return dataclasses.replace(m, entries=entries)
+    return replace(m, entries=entries)
 
 
 def _double_memory(m: MemoryCheckpointData) -> MemoryCheckpointData:
     entries = dict(m.entries)
     entries["uid-a"] = {"app": [Block(b.numa_affinity, b.type, b.size * 2) for b in m.entries["uid-a"]["app"]]}
-    return dataclasses.replace(m, entries=entries)
+    return replace(m, entries=entries)
 
 
 CASES: dict[str, tuple[Edit, dict[str, Any]]] = {
     "valid": (lambda c, m: (c, m), {}),
     "default-empty-with-assignments": (
-        _cpu(lambda c: dataclasses.replace(c, default_cpuset=CPUSet())), {}),
+        _cpu(lambda c: replace(c, default_cpuset=CPUSet())), {}),
     "reserved-not-in-default": (
-        _cpu(lambda c: dataclasses.replace(
+        _cpu(lambda c: replace(
             c, default_cpuset=c.default_cpuset - CPUSet.parse("0"),
             entries={**c.entries, "uid-z": {"app": CPUSet.parse("0")}})), {}),
     "strict-reserved-in-default": (
         lambda c, m: (c, m),
         {"cpuManagerPolicyOptions": {"strict-cpu-reservation": "true"}}),
     "assignment-overlaps-default": (
-        _cpu(lambda c: dataclasses.replace(c, default_cpuset=c.default_cpuset | _a_cpu(c))), {}),
+        _cpu(lambda c: replace(c, default_cpuset=c.default_cpuset | _a_cpu(c))), {}),
     "cpus-missing-from-state": (
-        _cpu(lambda c: dataclasses.replace(c, entries={"uid-a": c.entries["uid-a"]})), {}),
+        _cpu(lambda c: replace(c, entries={"uid-a": c.entries["uid-a"]})), {}),
     "cpu-beyond-the-machine": (
-        _cpu(lambda c: dataclasses.replace(c, entries={**c.entries, "uid-z": {"app": CPUSet.parse("9")}})), {}),
+        _cpu(lambda c: replace(c, entries={**c.entries, "uid-z": {"app": CPUSet.parse("9")}})), {}),
     "two-pods-one-exclusive-cpu": (
-        _cpu(lambda c: dataclasses.replace(c, entries={
+        _cpu(lambda c: replace(c, entries={
             "uid-a": {"app": _a_cpu(c) | _b_cpu(c)}, "uid-b": c.entries["uid-b"]})), {}),
     "memory-state-empty-with-assignments": (
-        _mem(lambda m: dataclasses.replace(m, machine_state={})), {}),
+        _mem(lambda m: replace(m, machine_state={})), {}),
     "memory-numa-does-not-exist": (_mem(lambda m: _move_block(m, numa=7)), {}),
     "memory-resource-does-not-exist": (_mem(lambda m: _move_block(m, kind="hugepages-1Gi")), {}),
     "memory-state-differs": (_mem(_double_memory), {}),

@@ -5,7 +5,6 @@ which the lean node leaves empty while its ``pod_resources()`` still answers."""
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,8 @@ from podnuma.cm.container_manager import Node
 from podnuma.errors import PodnumaError
 from podnuma.inputs.scenario import load_scenario
 from podnuma.scenario.run import play_step
+
+from ..records import replace
 
 EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "examples").rglob("*.yaml"))
 
@@ -47,7 +48,7 @@ def test_lean_node_decides_the_same(path: Path) -> None:
             break
         b = play_step(lean, step)
         assert b.pod_resources == ()
-        assert dataclasses.replace(a, pod_resources=()) == b
+        assert replace(a, pod_resources=()) == b
         assert lean.pod_resources() == full.pod_resources() == a.pod_resources
         compared += 1
     assert compared > 0

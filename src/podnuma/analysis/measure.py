@@ -128,7 +128,7 @@ def variant_config(
             settings[g] = True
         if forced:
             gates = FeatureGates.from_mapping(settings)
-    return dataclasses.replace(config, feature_gates=gates, topology_manager_scope=scope), tuple(forced)
+    return config.replace(feature_gates=gates, topology_manager_scope=scope), tuple(forced)
 
 
 def _copy(pod: Pod, i: int) -> Pod:

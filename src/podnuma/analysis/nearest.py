@@ -302,19 +302,19 @@ def varied_config(config: KubeletConfig, variation: Variation) -> KubeletConfig:
     change to the pod only)."""
     v = variation
     if v.kind == "topologyPolicy" and v.value is not None:
-        return dataclasses.replace(config, topology_manager_policy=v.value)
+        return config.replace(topology_manager_policy=v.value)
     if v.kind == "topologyScope" and v.value is not None:
-        return dataclasses.replace(config, topology_manager_scope=v.value)
+        return config.replace(topology_manager_scope=v.value)
     if v.kind == "cpuOption":
         opts = {k: x for k, x in config.cpu_manager_policy_options.items() if k != v.value}
-        return dataclasses.replace(config, cpu_manager_policy_options=opts)
+        return config.replace(cpu_manager_policy_options=opts)
     if v.kind == "topologyOption":
         opts = {k: x for k, x in config.topology_manager_policy_options.items() if k != v.value}
-        return dataclasses.replace(config, topology_manager_policy_options=opts)
+        return config.replace(topology_manager_policy_options=opts)
     if v.kind == "podLevel" and v.value == "gates":
         gates = config.feature_gates.explicit()
         gates.update(dict.fromkeys(POD_LEVEL_GATES, True))
-        return dataclasses.replace(config, feature_gates=FeatureGates.from_mapping(gates))
+        return config.replace(feature_gates=FeatureGates.from_mapping(gates))
     return config
 
 

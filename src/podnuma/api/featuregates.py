@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from typing import Final, Protocol
 
 from podnuma.api._gates_v137 import DEPENDENCIES as _DEPENDENCIES
@@ -55,13 +54,29 @@ class Maturity(enum.Enum):
     DEPRECATED = "DEPRECATED"
 
 
-@dataclass(frozen=True, slots=True)
 class FeatureSpec:
     """The effective ``FeatureSpec`` of a gate at v1.37."""
 
     default: bool
     maturity: Maturity
-    locked: bool = False
+    locked: bool
+    __slots__ = ('default', 'maturity', 'locked')
+
+    def __init__(self, default: bool, maturity: Maturity, locked: bool = False) -> None:
+        self.default = default
+        self.maturity = maturity
+        self.locked = locked
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(default={self.default!r}, maturity={self.maturity!r}, locked={self.locked!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, FeatureSpec) or other.__class__ is not self.__class__:
+            return False
+        return (self.default, self.maturity, self.locked) == (other.default, other.maturity, other.locked)
+
+    def __hash__(self) -> int:
+        return hash((self.default, self.maturity, self.locked))
 
 
 _A_OFF = FeatureSpec(False, Maturity.ALPHA)

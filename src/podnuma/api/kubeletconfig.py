@@ -34,7 +34,6 @@ import math
 import re
 import struct
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from podnuma.api._kubeletconfig_v137 import SCHEMA as _SCHEMA
@@ -150,80 +149,224 @@ _INT32_MIN: Final = -(1 << 31)
 _INT32_MAX: Final = (1 << 31) - 1
 
 
-@dataclass(frozen=True, slots=True)
 class ReservedMemory:
     """``MemoryReservation``: memory (and hugepages) reserved on one NUMA node."""
 
     numa_node: int
     limits: Mapping[str, Quantity]
+    __slots__ = ('numa_node', 'limits')
+
+    def __init__(self, numa_node: int, limits: Mapping[str, Quantity]) -> None:
+        self.numa_node = numa_node
+        self.limits = limits
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(numa_node={self.numa_node!r}, limits={self.limits!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ReservedMemory) or other.__class__ is not self.__class__:
+            return False
+        return (self.numa_node, self.limits) == (other.numa_node, other.limits)
+
+    def __hash__(self) -> int:
+        return hash((self.numa_node, self.limits))
 
 
-@dataclass(frozen=True, slots=True)
 class Threshold:
     """A parsed hard eviction threshold (operator is always LessThan)."""
 
     signal: str
-    quantity: Quantity | None = None
-    percentage: float | None = None  # a float32 value, 0.1 for "10%"
+    quantity: Quantity | None
+    percentage: float | None
+    __slots__ = ('signal', 'quantity', 'percentage')
+
+    def __init__(
+        self,
+        signal: str,
+        quantity: Quantity | None = None,
+        percentage: float | None = None,
+    ) -> None:
+        self.signal = signal
+        self.quantity = quantity
+        self.percentage = percentage
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(signal={self.signal!r}, quantity={self.quantity!r}, percentage={self.percentage!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Threshold) or other.__class__ is not self.__class__:
+            return False
+        return (self.signal, self.quantity, self.percentage) == (other.signal, other.quantity, other.percentage)
+
+    def __hash__(self) -> int:
+        return hash((self.signal, self.quantity, self.percentage))
 
 
-@dataclass(frozen=True)
+#: the fields of :class:`CgroupSettings`, in order
+_CGROUPSETTINGS_FIELDS = ('cpu_cfs_quota', 'cpu_cfs_quota_period', 'pod_pids_limit', 'single_process_oom_kill', 'memory_throttling_factor', 'memory_reservation_policy',)
+
+
 class CgroupSettings:
     """The fields that shape the pod and container cgroup values
     (``cpuCFSQuota``, ``cpuCFSQuotaPeriod``, ``podPidsLimit``,
     ``singleProcessOOMKill``), v1beta1 defaults applied; they change no
     admission decision."""
 
-    cpu_cfs_quota: bool = True
-    cpu_cfs_quota_period: int = 100 * MILLISECOND  # nanoseconds
-    pod_pids_limit: int = -1  # defaults.go: unset or negative -> -1 (no limit)
-    single_process_oom_kill: bool | None = None
+    cpu_cfs_quota: bool
+    cpu_cfs_quota_period: int
+    pod_pids_limit: int
+    single_process_oom_kill: bool | None
     # MemoryQoS (cgroup v2): memory.high from requests and limits; memory.min
     # / memory.low from requests under TieredReservation
-    memory_throttling_factor: float | None = None
-    memory_reservation_policy: str = "None"
+    memory_throttling_factor: float | None
+    memory_reservation_policy: str
+
+    def __init__(
+        self,
+        cpu_cfs_quota: bool = True,
+        cpu_cfs_quota_period: int = 100 * MILLISECOND,
+        pod_pids_limit: int = -1,
+        single_process_oom_kill: bool | None = None,
+        memory_throttling_factor: float | None = None,
+        memory_reservation_policy: str = "None",
+    ) -> None:
+        self.cpu_cfs_quota = cpu_cfs_quota
+        self.cpu_cfs_quota_period = cpu_cfs_quota_period
+        self.pod_pids_limit = pod_pids_limit
+        self.single_process_oom_kill = single_process_oom_kill
+        self.memory_throttling_factor = memory_throttling_factor
+        self.memory_reservation_policy = memory_reservation_policy
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(cpu_cfs_quota={self.cpu_cfs_quota!r}, cpu_cfs_quota_period={self.cpu_cfs_quota_period!r}, pod_pids_limit={self.pod_pids_limit!r}, single_process_oom_kill={self.single_process_oom_kill!r}, memory_throttling_factor={self.memory_throttling_factor!r}, memory_reservation_policy={self.memory_reservation_policy!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, CgroupSettings) or other.__class__ is not self.__class__:
+            return False
+        return (self.cpu_cfs_quota, self.cpu_cfs_quota_period, self.pod_pids_limit, self.single_process_oom_kill, self.memory_throttling_factor, self.memory_reservation_policy) == (other.cpu_cfs_quota, other.cpu_cfs_quota_period, other.pod_pids_limit, other.single_process_oom_kill, other.memory_throttling_factor, other.memory_reservation_policy)
+
+    def __hash__(self) -> int:
+        return hash((self.cpu_cfs_quota, self.cpu_cfs_quota_period, self.pod_pids_limit, self.single_process_oom_kill, self.memory_throttling_factor, self.memory_reservation_policy))
+
+    def replace(self, **changes: Any) -> CgroupSettings:
+        """A copy with ``changes`` (fields by name) applied, as
+        ``dataclasses.replace`` makes one."""
+        values = {name: getattr(self, name) for name in _CGROUPSETTINGS_FIELDS}
+        values.update(changes)
+        return CgroupSettings(**values)
 
     @property
     def cpu_cfs_quota_period_us(self) -> int:
         return self.cpu_cfs_quota_period // MICROSECOND
 
 
-@dataclass(frozen=True)
+#: the fields of :class:`KubeletConfig`, in order
+_KUBELETCONFIG_FIELDS = ('feature_gates', 'cpu_manager_policy', 'cpu_manager_policy_options', 'reserved_system_cpus', 'kube_reserved', 'system_reserved', 'eviction_hard', 'memory_manager_policy', 'reserved_memory', 'topology_manager_policy', 'topology_manager_scope', 'topology_manager_policy_options', 'merge_default_eviction_settings', 'reserved_system_cpus_text', 'kube_reserved_text', 'system_reserved_text', 'system_reserved_cgroup', 'kube_reserved_cgroup', 'max_pods', 'pods_per_core', 'not_modelled_fields', 'decode_warning', 'cgroups',)
+
+
 class KubeletConfig:
     """The kubelet configuration fields podnuma honours, defaults applied."""
 
-    feature_gates: FeatureGates = field(default_factory=FeatureGates.defaults)
-    cpu_manager_policy: str = "none"
-    cpu_manager_policy_options: Mapping[str, str] = field(default_factory=dict)
+    feature_gates: FeatureGates
+    cpu_manager_policy: str
+    cpu_manager_policy_options: Mapping[str, str]
     # None when unset (or unparsable: then validation fails with the raw text).
-    reserved_system_cpus: CPUSet | None = None
-    kube_reserved: Mapping[str, Quantity] = field(default_factory=dict)
-    system_reserved: Mapping[str, Quantity] = field(default_factory=dict)
+    reserved_system_cpus: CPUSet | None
+    kube_reserved: Mapping[str, Quantity]
+    system_reserved: Mapping[str, Quantity]
     # The v1beta1 map of signal -> "quantity" or "N%", defaults applied;
     # parse it with hard_eviction_thresholds().
-    eviction_hard: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_EVICTION_HARD))
-    memory_manager_policy: str = "None"
-    reserved_memory: tuple[ReservedMemory, ...] = ()
-    topology_manager_policy: str = "none"
-    topology_manager_scope: str = "container"
-    topology_manager_policy_options: Mapping[str, str] = field(default_factory=dict)
-    merge_default_eviction_settings: bool = False
+    eviction_hard: Mapping[str, str]
+    memory_manager_policy: str
+    reserved_memory: tuple[ReservedMemory, ...]
+    topology_manager_policy: str
+    topology_manager_scope: str
+    topology_manager_policy_options: Mapping[str, str]
+    merge_default_eviction_settings: bool
     # Raw texts kept for the kubelet's messages.
-    reserved_system_cpus_text: str = ""
-    kube_reserved_text: Mapping[str, str] = field(default_factory=dict, compare=False)
-    system_reserved_text: Mapping[str, str] = field(default_factory=dict, compare=False)
-    system_reserved_cgroup: str = ""
-    kube_reserved_cgroup: str = ""
+    reserved_system_cpus_text: str
+    kube_reserved_text: Mapping[str, str]
+    system_reserved_text: Mapping[str, str]
+    system_reserved_cgroup: str
+    kube_reserved_cgroup: str
     # maxPods (0 -> 110 by the v1beta1 defaults) and podsPerCore (0: off)
-    max_pods: int = 110
-    pods_per_core: int = 0
+    max_pods: int
+    pods_per_core: int
     # the ignored fields of NOT_MODELLED that the document sets
-    not_modelled_fields: tuple[str, ...] = field(default=(), compare=False)
+    not_modelled_fields: tuple[str, ...]
     # the strict decoding error the kubelet logs when it decodes the
     # document leniently (unknown or duplicate fields), "" when none
-    decode_warning: str = field(default="", compare=False)
+    decode_warning: str
     # fields that shape cgroup values only (not admission)
-    cgroups: CgroupSettings = field(default_factory=lambda: CgroupSettings())
+    cgroups: CgroupSettings
+
+    def __init__(
+        self,
+        feature_gates: FeatureGates | None = None,
+        cpu_manager_policy: str = "none",
+        cpu_manager_policy_options: Mapping[str, str] | None = None,
+        reserved_system_cpus: CPUSet | None = None,
+        kube_reserved: Mapping[str, Quantity] | None = None,
+        system_reserved: Mapping[str, Quantity] | None = None,
+        eviction_hard: Mapping[str, str] | None = None,
+        memory_manager_policy: str = "None",
+        reserved_memory: tuple[ReservedMemory, ...] = (),
+        topology_manager_policy: str = "none",
+        topology_manager_scope: str = "container",
+        topology_manager_policy_options: Mapping[str, str] | None = None,
+        merge_default_eviction_settings: bool = False,
+        reserved_system_cpus_text: str = "",
+        kube_reserved_text: Mapping[str, str] | None = None,
+        system_reserved_text: Mapping[str, str] | None = None,
+        system_reserved_cgroup: str = "",
+        kube_reserved_cgroup: str = "",
+        max_pods: int = 110,
+        pods_per_core: int = 0,
+        not_modelled_fields: tuple[str, ...] = (),
+        decode_warning: str = "",
+        cgroups: CgroupSettings | None = None,
+    ) -> None:
+        self.feature_gates = FeatureGates.defaults() if feature_gates is None else feature_gates
+        self.cpu_manager_policy = cpu_manager_policy
+        self.cpu_manager_policy_options = dict() if cpu_manager_policy_options is None else cpu_manager_policy_options
+        self.reserved_system_cpus = reserved_system_cpus
+        self.kube_reserved = dict() if kube_reserved is None else kube_reserved
+        self.system_reserved = dict() if system_reserved is None else system_reserved
+        self.eviction_hard = dict(DEFAULT_EVICTION_HARD) if eviction_hard is None else eviction_hard
+        self.memory_manager_policy = memory_manager_policy
+        self.reserved_memory = reserved_memory
+        self.topology_manager_policy = topology_manager_policy
+        self.topology_manager_scope = topology_manager_scope
+        self.topology_manager_policy_options = dict() if topology_manager_policy_options is None else topology_manager_policy_options
+        self.merge_default_eviction_settings = merge_default_eviction_settings
+        self.reserved_system_cpus_text = reserved_system_cpus_text
+        self.kube_reserved_text = dict() if kube_reserved_text is None else kube_reserved_text
+        self.system_reserved_text = dict() if system_reserved_text is None else system_reserved_text
+        self.system_reserved_cgroup = system_reserved_cgroup
+        self.kube_reserved_cgroup = kube_reserved_cgroup
+        self.max_pods = max_pods
+        self.pods_per_core = pods_per_core
+        self.not_modelled_fields = not_modelled_fields
+        self.decode_warning = decode_warning
+        self.cgroups = CgroupSettings() if cgroups is None else cgroups
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(feature_gates={self.feature_gates!r}, cpu_manager_policy={self.cpu_manager_policy!r}, cpu_manager_policy_options={self.cpu_manager_policy_options!r}, reserved_system_cpus={self.reserved_system_cpus!r}, kube_reserved={self.kube_reserved!r}, system_reserved={self.system_reserved!r}, eviction_hard={self.eviction_hard!r}, memory_manager_policy={self.memory_manager_policy!r}, reserved_memory={self.reserved_memory!r}, topology_manager_policy={self.topology_manager_policy!r}, topology_manager_scope={self.topology_manager_scope!r}, topology_manager_policy_options={self.topology_manager_policy_options!r}, merge_default_eviction_settings={self.merge_default_eviction_settings!r}, reserved_system_cpus_text={self.reserved_system_cpus_text!r}, kube_reserved_text={self.kube_reserved_text!r}, system_reserved_text={self.system_reserved_text!r}, system_reserved_cgroup={self.system_reserved_cgroup!r}, kube_reserved_cgroup={self.kube_reserved_cgroup!r}, max_pods={self.max_pods!r}, pods_per_core={self.pods_per_core!r}, not_modelled_fields={self.not_modelled_fields!r}, decode_warning={self.decode_warning!r}, cgroups={self.cgroups!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, KubeletConfig) or other.__class__ is not self.__class__:
+            return False
+        return (self.feature_gates, self.cpu_manager_policy, self.cpu_manager_policy_options, self.reserved_system_cpus, self.kube_reserved, self.system_reserved, self.eviction_hard, self.memory_manager_policy, self.reserved_memory, self.topology_manager_policy, self.topology_manager_scope, self.topology_manager_policy_options, self.merge_default_eviction_settings, self.reserved_system_cpus_text, self.system_reserved_cgroup, self.kube_reserved_cgroup, self.max_pods, self.pods_per_core, self.cgroups) == (other.feature_gates, other.cpu_manager_policy, other.cpu_manager_policy_options, other.reserved_system_cpus, other.kube_reserved, other.system_reserved, other.eviction_hard, other.memory_manager_policy, other.reserved_memory, other.topology_manager_policy, other.topology_manager_scope, other.topology_manager_policy_options, other.merge_default_eviction_settings, other.reserved_system_cpus_text, other.system_reserved_cgroup, other.kube_reserved_cgroup, other.max_pods, other.pods_per_core, other.cgroups)
+
+    def __hash__(self) -> int:
+        return hash((self.feature_gates, self.cpu_manager_policy, self.cpu_manager_policy_options, self.reserved_system_cpus, self.kube_reserved, self.system_reserved, self.eviction_hard, self.memory_manager_policy, self.reserved_memory, self.topology_manager_policy, self.topology_manager_scope, self.topology_manager_policy_options, self.merge_default_eviction_settings, self.reserved_system_cpus_text, self.system_reserved_cgroup, self.kube_reserved_cgroup, self.max_pods, self.pods_per_core, self.cgroups))
+
+    def replace(self, **changes: Any) -> KubeletConfig:
+        """A copy with ``changes`` (fields by name) applied, as
+        ``dataclasses.replace`` makes one."""
+        values = {name: getattr(self, name) for name in _KUBELETCONFIG_FIELDS}
+        values.update(changes)
+        return KubeletConfig(**values)
 
 
 def not_modelled(cfg: KubeletConfig) -> list[tuple[str, str]]:
@@ -534,25 +677,25 @@ def _cgroup_settings(raw: Mapping[str, Any]) -> CgroupSettings:
         factor = raw["memoryThrottlingFactor"]
         if isinstance(factor, bool) or not isinstance(factor, (int, float)):
             raise wrong_type("memoryThrottlingFactor", "a number", factor)
-        out = replace(out, memory_throttling_factor=float(factor))
+        out = out.replace(memory_throttling_factor=float(factor))
     if raw.get("memoryReservationPolicy") is not None:
         policy = expect_str(raw["memoryReservationPolicy"], "memoryReservationPolicy")
-        out = replace(out, memory_reservation_policy=policy or "None")
+        out = out.replace(memory_reservation_policy=policy or "None")
     if raw.get("cpuCFSQuota") is not None:
-        out = replace(out, cpu_cfs_quota=expect_bool(raw["cpuCFSQuota"], "cpuCFSQuota"))
+        out = out.replace(cpu_cfs_quota=expect_bool(raw["cpuCFSQuota"], "cpuCFSQuota"))
     if raw.get("cpuCFSQuotaPeriod") is not None:
         text = expect_str(raw["cpuCFSQuotaPeriod"], "cpuCFSQuotaPeriod")
         try:
-            out = replace(out, cpu_cfs_quota_period=parse_duration(text))
+            out = out.replace(cpu_cfs_quota_period=parse_duration(text))
         except ValueError as e:
             raise InputError(str(e), path="cpuCFSQuotaPeriod") from None
     if raw.get("podPidsLimit") is not None:
         value = raw["podPidsLimit"]
         if isinstance(value, bool) or not isinstance(value, int) or not -(1 << 63) <= value < (1 << 63):
             raise wrong_type("podPidsLimit", "an int64", value)
-        out = replace(out, pod_pids_limit=value if value >= 0 else -1)
+        out = out.replace(pod_pids_limit=value if value >= 0 else -1)
     if raw.get("singleProcessOOMKill") is not None:
-        out = replace(out, single_process_oom_kill=expect_bool(raw["singleProcessOOMKill"], "singleProcessOOMKill"))
+        out = out.replace(single_process_oom_kill=expect_bool(raw["singleProcessOOMKill"], "singleProcessOOMKill"))
     return out
 
 

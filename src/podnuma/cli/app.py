@@ -32,8 +32,6 @@ from typing import NoReturn, TypeVar
 
 import click
 
-from podnuma.service.messages import error_message, is_input_error, version
-
 __all__ = [
     "EXIT_BUG",
     "EXIT_INPUT",
@@ -57,6 +55,7 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
     if not value or ctx.resilient_parsing:
         return
     from podnuma import engine_build
+    from podnuma.service.messages import version
 
     click.echo(f"podnuma, version {version()} (engine: {engine_build()})")
     ctx.exit()
@@ -87,6 +86,9 @@ def _guard(fn: Callable[[], T]) -> T:
     except ImportError as e:
         _import_failed(e)
     except Exception as e:
+        # the words of errors: imported only when one happened
+        from podnuma.service.messages import error_message, is_input_error
+
         if is_input_error(e):
             fail(error_message(e), EXIT_INPUT)
         if os.environ.get("PODNUMA_DEBUG") == "1":

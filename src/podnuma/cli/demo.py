@@ -9,10 +9,7 @@ import click
 from podnuma.buildinfo import engine_note
 from podnuma.cli.app import guard
 from podnuma.cli.options import checkpoint_option, echo, output_option
-from podnuma.fileio import write_checkpoint_dir
 from podnuma.render.output import render_output
-from podnuma.render.side_by_side import pod_level_demo_text
-from podnuma.render.table import render_run
 from podnuma.service import scenario as service
 
 __all__ = ["demo_command"]
@@ -30,10 +27,16 @@ def demo_command(output: str, checkpoint_dir: Path | None) -> None:
         demo = service.demo()
 
         def table() -> str:
+            # the table's libraries (rich): only for the table
+            from podnuma.render.side_by_side import pod_level_demo_text
+            from podnuma.render.table import render_run
+
             return render_run(demo.run, wide=output == "wide") + pod_level_demo_text(demo.pod_level)
 
         text = render_output(output, demo.document, {"table": table, "wide": table})
         if checkpoint_dir is not None:
+            from podnuma.fileio import write_checkpoint_dir
+
             write_checkpoint_dir(checkpoint_dir, demo.run.checkpoint_files)
         return text
 

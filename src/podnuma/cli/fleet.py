@@ -24,7 +24,7 @@ import click
 
 from podnuma.cli.app import fail, guard, is_quiet
 from podnuma.errors import InputError
-from podnuma.render.output import FORMATS
+from podnuma.render.formats import FORMATS
 
 __all__ = ["fleet_group"]
 
@@ -135,8 +135,8 @@ def analyze_command(
     overrides = _guard(lambda: parse_overrides(set_values))
     if fmt == "html":
         _guard(lambda: importlib.import_module("plotly"))  # the fleet extra, before any work
-    if dask_target is not None:
-        _guard(lambda: importlib.import_module("distributed"))
+    if dask_target is not None:  # found, not imported: the Dask client may run in a process of its own
+        _guard(lambda: _installed("distributed"))
     with tempfile.TemporaryDirectory(prefix="podnuma-fleet-") as tmp, contextlib.ExitStack() as stack:
         # the dumps are read where the replay runs: the executor first
         ex = _guard(lambda: stack.enter_context(
@@ -153,6 +153,15 @@ def analyze_command(
             count = _guard(lambda: service.write_scenarios(fleet, parsed, scenario_dir))
             if not is_quiet():
                 click.echo(f"wrote {count} scenario(s) to {scenario_dir}", err=True)
+
+
+def _installed(module: str) -> None:
+    """An optional module is there (:class:`ModuleNotFoundError` if not),
+    without importing it."""
+    import importlib.util
+
+    if importlib.util.find_spec(module) is None:
+        raise ModuleNotFoundError(f"No module named {module!r}", name=module)
 
 
 def _analyze(

@@ -19,15 +19,16 @@ import contextlib
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from podnuma.api.kubeletconfig import KubeletConfig
 from podnuma.cli.app import is_quiet
-from podnuma.inputs.text import TextInput
-from podnuma.render.output import FORMATS
-from podnuma.service.messages import not_modelled_notes
+from podnuma.render.formats import FORMATS
+
+if TYPE_CHECKING:
+    from podnuma.api.kubeletconfig import KubeletConfig
+    from podnuma.inputs.text import TextInput
 
 __all__ = [
     "FILE",
@@ -74,6 +75,8 @@ def read_input(path: str | None, what: str) -> Callable[[], TextInput] | None:
     when the service needs it, or ``None`` when the option was not given."""
     if path is None:
         return None
+    from podnuma.inputs.text import TextInput
+
     given = path
     return lambda: TextInput.read(given, what=what)
 
@@ -172,6 +175,8 @@ def note(message: str) -> None:
 
 def note_not_modelled(config: KubeletConfig, file: str, prefix: str = "kubeletConfig.") -> None:
     """The configuration's warnings and notes (see ``not_modelled_notes``)."""
+    from podnuma.service.messages import not_modelled_notes
+
     for line in not_modelled_notes(config, file, prefix):
         note(line)
 

@@ -22,7 +22,6 @@ from podnuma.cli.options import (
     set_option,
     write_scenario_file,
 )
-from podnuma.fileio import write_checkpoint_dir
 from podnuma.inputs.documents import is_stdin
 from podnuma.inputs.overrides import Override, parse_overrides
 from podnuma.inputs.scenario_stream import ReadWhole, ScenarioFile
@@ -75,6 +74,8 @@ def simulate_command(
             TextInput.read(scenario, what="scenario"), note=note, overrides=overrides
         )
         if checkpoint_dir is not None:
+            from podnuma.fileio import write_checkpoint_dir
+
             write_checkpoint_dir(checkpoint_dir, result.checkpoint_files)
         if as_scenario is not None:
             write_scenario_file(as_scenario, service.effective_scenario(loaded), loaded.overrides)
@@ -120,6 +121,8 @@ def _stream_run(
         if isinstance(src, ScenarioFile):
             src.close()
     if checkpoint_dir is not None:
+        from podnuma.fileio import write_checkpoint_dir  # its temporary names: only when writing
+
         write_checkpoint_dir(checkpoint_dir, run.checkpoint_files())
 
 

@@ -17,7 +17,6 @@ Mirrors three upstream places:
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 
 from podnuma.api.quantity import Quantity, wrap_int64
 from podnuma.api.resources import is_native_resource
@@ -84,11 +83,22 @@ class EmptyPodSharedPoolError(AdmissionError):
         super().__init__(message, "EmptyPodSharedPoolError")
 
 
-@dataclass(frozen=True, slots=True, init=False)
 class AdmitResult:
     admit: bool
     reason: str | None
     message: str | None
+    __slots__ = ('admit', 'reason', 'message')
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(admit={self.admit!r}, reason={self.reason!r}, message={self.message!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, AdmitResult) or other.__class__ is not self.__class__:
+            return False
+        return (self.admit, self.reason, self.message) == (other.admit, other.reason, other.message)
+
+    def __hash__(self) -> int:
+        return hash((self.admit, self.reason, self.message))
 
     def __init__(
         self,

@@ -23,7 +23,6 @@ Field names follow the protobuf JSON mapping (``cpuIds``, ``memoryType``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from podnuma.machine.cpuset import CPUSet
@@ -37,11 +36,22 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True, init=False)
 class ContainerMemory:
     memory_type: str
     size: int
     numa_nodes: tuple[int, ...]
+    __slots__ = ('memory_type', 'size', 'numa_nodes')
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(memory_type={self.memory_type!r}, size={self.size!r}, numa_nodes={self.numa_nodes!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ContainerMemory) or other.__class__ is not self.__class__:
+            return False
+        return (self.memory_type, self.size, self.numa_nodes) == (other.memory_type, other.size, other.numa_nodes)
+
+    def __hash__(self) -> int:
+        return hash((self.memory_type, self.size, self.numa_nodes))
 
     def __init__(
         self,
@@ -66,11 +76,22 @@ class ContainerMemory:
         }
 
 
-@dataclass(frozen=True, slots=True, init=False)
 class ContainerDevices:
     resource_name: str
     device_ids: tuple[str, ...]
     numa_nodes: tuple[int, ...]
+    __slots__ = ('resource_name', 'device_ids', 'numa_nodes')
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(resource_name={self.resource_name!r}, device_ids={self.device_ids!r}, numa_nodes={self.numa_nodes!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ContainerDevices) or other.__class__ is not self.__class__:
+            return False
+        return (self.resource_name, self.device_ids, self.numa_nodes) == (other.resource_name, other.device_ids, other.numa_nodes)
+
+    def __hash__(self) -> int:
+        return hash((self.resource_name, self.device_ids, self.numa_nodes))
 
     def __init__(
         self,
@@ -94,12 +115,23 @@ class ContainerDevices:
         return out
 
 
-@dataclass(frozen=True, slots=True, init=False)
 class ContainerResources:
     name: str
     cpu_ids: CPUSet
     memory: tuple[ContainerMemory, ...]
     devices: tuple[ContainerDevices, ...]
+    __slots__ = ('name', 'cpu_ids', 'memory', 'devices')
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(name={self.name!r}, cpu_ids={self.cpu_ids!r}, memory={self.memory!r}, devices={self.devices!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ContainerResources) or other.__class__ is not self.__class__:
+            return False
+        return (self.name, self.cpu_ids, self.memory, self.devices) == (other.name, other.cpu_ids, other.memory, other.devices)
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.cpu_ids, self.memory, self.devices))
 
     def __init__(
         self,
@@ -127,7 +159,6 @@ class ContainerResources:
         }
 
 
-@dataclass(frozen=True, slots=True, init=False)
 class PodResources:
     name: str
     namespace: str
@@ -135,6 +166,18 @@ class PodResources:
     containers: tuple[ContainerResources, ...]
     cpu_ids: CPUSet
     memory: tuple[ContainerMemory, ...]
+    __slots__ = ('name', 'namespace', 'uid', 'containers', 'cpu_ids', 'memory')
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(name={self.name!r}, namespace={self.namespace!r}, uid={self.uid!r}, containers={self.containers!r}, cpu_ids={self.cpu_ids!r}, memory={self.memory!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, PodResources) or other.__class__ is not self.__class__:
+            return False
+        return (self.name, self.namespace, self.uid, self.containers, self.cpu_ids, self.memory) == (other.name, other.namespace, other.uid, other.containers, other.cpu_ids, other.memory)
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.namespace, self.uid, self.containers, self.cpu_ids, self.memory))
 
     def __init__(
         self,
@@ -167,13 +210,34 @@ class PodResources:
         }
 
 
-@dataclass(frozen=True, slots=True)
 class AllocatableResources:
     """``GetAllocatableResources``: what the node could give to pods."""
 
     cpu_ids: CPUSet
-    memory: tuple[ContainerMemory, ...] = ()
-    devices: tuple[ContainerDevices, ...] = ()
+    memory: tuple[ContainerMemory, ...]
+    devices: tuple[ContainerDevices, ...]
+    __slots__ = ('cpu_ids', 'memory', 'devices')
+
+    def __init__(
+        self,
+        cpu_ids: CPUSet,
+        memory: tuple[ContainerMemory, ...] = (),
+        devices: tuple[ContainerDevices, ...] = (),
+    ) -> None:
+        self.cpu_ids = cpu_ids
+        self.memory = memory
+        self.devices = devices
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(cpu_ids={self.cpu_ids!r}, memory={self.memory!r}, devices={self.devices!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, AllocatableResources) or other.__class__ is not self.__class__:
+            return False
+        return (self.cpu_ids, self.memory, self.devices) == (other.cpu_ids, other.memory, other.devices)
+
+    def __hash__(self) -> int:
+        return hash((self.cpu_ids, self.memory, self.devices))
 
     def to_json(self) -> dict[str, Any]:
         return {

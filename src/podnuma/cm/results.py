@@ -8,7 +8,6 @@ same facts and never re-derives them.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Literal
 
 from podnuma.buildinfo import ENGINE_COMPILED
@@ -32,13 +31,24 @@ ContainerType = Literal["init", "sidecar", "app"]
 StepOp = Literal["addPod", "removeContainer", "removePod", "reconcile"]
 
 
-@dataclass(frozen=True, slots=True, init=False)
 class MemoryBlock:
     """One memory-manager block: resource type, NUMA nodes, size in bytes."""
 
     type: str
     numa_nodes: tuple[int, ...]
     size: int
+    __slots__ = ('type', 'numa_nodes', 'size')
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(type={self.type!r}, numa_nodes={self.numa_nodes!r}, size={self.size!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, MemoryBlock) or other.__class__ is not self.__class__:
+            return False
+        return (self.type, self.numa_nodes, self.size) == (other.type, other.numa_nodes, other.size)
+
+    def __hash__(self) -> int:
+        return hash((self.type, self.numa_nodes, self.size))
 
     def __init__(
         self,
@@ -53,7 +63,6 @@ class MemoryBlock:
         object.__setattr__(self, "size", size)
 
 
-@dataclass(frozen=True, slots=True, init=False)
 class ContainerResult:
     name: str
     type: ContainerType
@@ -64,6 +73,18 @@ class ContainerResult:
     devices: Mapping[str, tuple[str, ...]]
     topology_hint: TopologyHint | None
     cpu_quota_disabled: bool
+    __slots__ = ('name', 'type', 'cpus', 'mems', 'isolation', 'memory', 'devices', 'topology_hint', 'cpu_quota_disabled')
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(name={self.name!r}, type={self.type!r}, cpus={self.cpus!r}, mems={self.mems!r}, isolation={self.isolation!r}, memory={self.memory!r}, devices={self.devices!r}, topology_hint={self.topology_hint!r}, cpu_quota_disabled={self.cpu_quota_disabled!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ContainerResult) or other.__class__ is not self.__class__:
+            return False
+        return (self.name, self.type, self.cpus, self.mems, self.isolation, self.memory, self.devices, self.topology_hint, self.cpu_quota_disabled) == (other.name, other.type, other.cpus, other.mems, other.isolation, other.memory, other.devices, other.topology_hint, other.cpu_quota_disabled)
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.type, self.cpus, self.mems, self.isolation, self.memory, self.devices, self.topology_hint, self.cpu_quota_disabled))
 
     def __init__(
         self,
@@ -90,12 +111,23 @@ class ContainerResult:
         object.__setattr__(self, "cpu_quota_disabled", cpu_quota_disabled)
 
 
-@dataclass(frozen=True, slots=True, init=False)
 class PodAllocation:
     """The pod-level reservation (pod scope with pod-level resources)."""
 
     cpus: CPUSet
     memory: tuple[MemoryBlock, ...]
+    __slots__ = ('cpus', 'memory')
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(cpus={self.cpus!r}, memory={self.memory!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, PodAllocation) or other.__class__ is not self.__class__:
+            return False
+        return (self.cpus, self.memory) == (other.cpus, other.memory)
+
+    def __hash__(self) -> int:
+        return hash((self.cpus, self.memory))
 
     def __init__(
         self,
@@ -108,7 +140,6 @@ class PodAllocation:
         object.__setattr__(self, "memory", memory)
 
 
-@dataclass(frozen=True, slots=True, init=False)
 class HintRecord:
     """One step of the decision trail: a provider's hints for a container
     (or for the pod, ``container=None``), and the merged result."""
@@ -117,6 +148,18 @@ class HintRecord:
     provider: str
     resource: str
     hints: tuple[TopologyHint, ...] | None
+    __slots__ = ('container', 'provider', 'resource', 'hints')
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(container={self.container!r}, provider={self.provider!r}, resource={self.resource!r}, hints={self.hints!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, HintRecord) or other.__class__ is not self.__class__:
+            return False
+        return (self.container, self.provider, self.resource, self.hints) == (other.container, other.provider, other.resource, other.hints)
+
+    def __hash__(self) -> int:
+        return hash((self.container, self.provider, self.resource, self.hints))
 
     def __init__(
         self,
@@ -133,7 +176,6 @@ class HintRecord:
         object.__setattr__(self, "hints", hints)
 
 
-@dataclass(frozen=True, slots=True, init=False)
 class MergedHint:
     """The topology manager's merge for a container (``None`` = the pod, in
     pod scope): the best hint and whether the policy admits it."""
@@ -144,6 +186,18 @@ class MergedHint:
     # what the merge worked on (filtered hint lists, candidates), for
     # explanations; None when the policy keeps no record
     trace: MergeTrace | None
+    __slots__ = ('container', 'hint', 'admit', 'trace')
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(container={self.container!r}, hint={self.hint!r}, admit={self.admit!r}, trace={self.trace!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, MergedHint) or other.__class__ is not self.__class__:
+            return False
+        return (self.container, self.hint, self.admit, self.trace) == (other.container, other.hint, other.admit, other.trace)
+
+    def __hash__(self) -> int:
+        return hash((self.container, self.hint, self.admit, self.trace))
 
     def __init__(
         self,
@@ -160,7 +214,6 @@ class MergedHint:
         object.__setattr__(self, "trace", trace)
 
 
-@dataclass(frozen=True, init=False)
 class StepResult:
     index: int
     op: StepOp
@@ -183,6 +236,17 @@ class StepResult:
     # features handler); None when admitted.
     failed_stage: str | None
     failed_container: str | None
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(index={self.index!r}, op={self.op!r}, pod={self.pod!r}, pod_uid={self.pod_uid!r}, admitted={self.admitted!r}, reason={self.reason!r}, message={self.message!r}, qos_class={self.qos_class!r}, pod_allocation={self.pod_allocation!r}, containers={self.containers!r}, default_cpuset={self.default_cpuset!r}, container={self.container!r}, hints={self.hints!r}, pod_resources={self.pod_resources!r}, merged={self.merged!r}, failed_stage={self.failed_stage!r}, failed_container={self.failed_container!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, StepResult) or other.__class__ is not self.__class__:
+            return False
+        return (self.index, self.op, self.pod, self.pod_uid, self.admitted, self.reason, self.message, self.qos_class, self.pod_allocation, self.containers, self.default_cpuset, self.container, self.hints, self.pod_resources, self.merged, self.failed_stage, self.failed_container) == (other.index, other.op, other.pod, other.pod_uid, other.admitted, other.reason, other.message, other.qos_class, other.pod_allocation, other.containers, other.default_cpuset, other.container, other.hints, other.pod_resources, other.merged, other.failed_stage, other.failed_container)
+
+    def __hash__(self) -> int:
+        return hash((self.index, self.op, self.pod, self.pod_uid, self.admitted, self.reason, self.message, self.qos_class, self.pod_allocation, self.containers, self.default_cpuset, self.container, self.hints, self.pod_resources, self.merged, self.failed_stage, self.failed_container))
 
     def __init__(
         self,
@@ -272,9 +336,31 @@ if not ENGINE_COMPILED:
     StepResult.__init__ = _init_step_result  # type: ignore[method-assign]
 
 
-@dataclass(frozen=True)
 class NodeSummary:
     name: str
     cpus: CPUSet
     numa_nodes: tuple[int, ...]
     reserved_cpus: CPUSet
+
+    def __init__(
+        self,
+        name: str,
+        cpus: CPUSet,
+        numa_nodes: tuple[int, ...],
+        reserved_cpus: CPUSet,
+    ) -> None:
+        self.name = name
+        self.cpus = cpus
+        self.numa_nodes = numa_nodes
+        self.reserved_cpus = reserved_cpus
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(name={self.name!r}, cpus={self.cpus!r}, numa_nodes={self.numa_nodes!r}, reserved_cpus={self.reserved_cpus!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, NodeSummary) or other.__class__ is not self.__class__:
+            return False
+        return (self.name, self.cpus, self.numa_nodes, self.reserved_cpus) == (other.name, other.cpus, other.numa_nodes, other.reserved_cpus)
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.cpus, self.numa_nodes, self.reserved_cpus))

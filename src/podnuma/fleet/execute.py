@@ -22,22 +22,29 @@ it and however the nodes were cut.
   and a task that raised is retried (``retries``); the result is the same.
   The files (pod dumps, machine files) must be readable by the workers at
   the same paths, as for any Dask reader.
+* :class:`DaskProcess` - the same, with the Dask client in a process the
+  command forks (:mod:`podnuma.fleet.daskproc`; a local cluster's workers
+  forked from it, :mod:`podnuma.fleet.forked`): what ``--dask`` uses where
+  forking is safe.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
+import itertools
 import math
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from podnuma.fleet.batches import consecutive_batches
+from podnuma.fleet.forked import ForkedCluster
 from podnuma.fleet.model import NodeSpec
 from podnuma.fleet.replay import replay_partition
 from podnuma.fleet.whatif import WhatIf
 
 __all__ = ["partition", "run_serial", "run_processes", "run_dask", "parse_dask_target",
-           "Progress", "run_fleet", "Executor", "Serial", "Processes", "DaskExecutor",
+           "Progress", "run_fleet", "Executor", "Serial", "Processes", "DaskExecutor", "DaskProcess",
            "open_executor"]
 
 Progress = Callable[[int], None]  # called with the number of nodes just finished
@@ -101,6 +108,8 @@ class Executor:
     the order of its arguments; ``parts`` how many pieces keep it busy."""
 
     parts: int = 1
+    #: ``map`` runs the functions in this process
+    in_process: bool = False
 
     def map(self, fn: Callable[[_A], _R], args: Sequence[_A],
             done: Callable[[int], None] | None = None) -> list[_R]:
@@ -119,6 +128,8 @@ class Executor:
 
 
 class Serial(Executor):
+    in_process = True
+
     def __init__(self, parts: int = 1) -> None:
         self.parts = parts
 
@@ -173,12 +184,16 @@ class Processes(Executor):
 class DaskExecutor(Executor):
     """The cluster behind ``client`` (a ``distributed.Client``)."""
 
-    def __init__(self, client: Any, *, retries: int = 2, owned: Any = None) -> None:
+    def __init__(self, client: Any, *, retries: int = 2, owned: Any = None,
+                 threads: int | None = None) -> None:
         self.client = client
         self.retries = retries
         self.owned = owned
         # a task per thread at a time: partitions per thread of the cluster
-        threads = sum(int(w.get("nthreads", 1)) for w in client.scheduler_info().get("workers", {}).values())
+        # (``threads``: the workers' threads, when they are still coming up)
+        if threads is None:
+            threads = sum(int(w.get("nthreads", 1))
+                          for w in client.scheduler_info().get("workers", {}).values())
         self.parts = max(1, threads) * PARTS_PER_WORKER
 
     def close(self) -> None:
@@ -188,27 +203,43 @@ class DaskExecutor(Executor):
 
     def map(self, fn: Callable[[_A], _R], args: Sequence[_A],
             done: Callable[[int], None] | None = None) -> list[_R]:
+        out: list[Any] = [None] * len(args)
+        for i, result in self.each(fn, args):
+            out[i] = result
+            if done is not None:
+                done(i)
+        return out
+
+    def each(self, fn: Callable[[_A], _R], args: Sequence[_A]) -> Iterator[tuple[int, _R]]:
+        """``(i, fn(args[i]))`` for every argument, as the tasks finish. A
+        few tasks per worker thread are submitted at a time, the next as one
+        finishes: the scheduler always has work queued, and the arguments of
+        a million-pod fleet are not all held in the cluster at once."""
         import uuid
 
         from distributed import as_completed
 
         tag = uuid.uuid4().hex[:8]
         name = getattr(fn, "__name__", "task")
-        futures = [
-            self.client.submit(fn, a, key=f"podnuma-fleet-{name}-{tag}-{i}", retries=self.retries,
-                               pure=False)
-            for i, a in enumerate(args)
-        ]
-        index = {f.key: i for i, f in enumerate(futures)}
-        out: list[Any] = [None] * len(args)
+        window = max(2, self.parts // 2)  # 4 per worker thread
+        index: dict[str, int] = {}
+
+        def submit(i: int) -> Any:
+            fut = self.client.submit(fn, args[i], key=f"podnuma-fleet-{name}-{tag}-{i}",
+                                     retries=self.retries, pure=False)
+            index[fut.key] = i
+            return fut
+
+        following = iter(range(len(args)))
         # results gathered as they come, several per round trip
-        for fut, result in as_completed(futures, with_results=True):  # type: ignore[no-untyped-call]
-            i = index[fut.key]
-            out[i] = result
+        running = as_completed([submit(i) for i in itertools.islice(following, window)],  # type: ignore[no-untyped-call]
+                               with_results=True)
+        for fut, result in running:
             fut.release()
-            if done is not None:
-                done(i)
-        return out
+            nxt = next(following, None)
+            if nxt is not None:
+                running.add(submit(nxt))  # type: ignore[no-untyped-call]
+            yield index.pop(fut.key), result
 
 
 def run_serial(
@@ -252,15 +283,23 @@ def run_dask(
     return DaskExecutor(client, retries=retries).replay(nodes, what_ifs, progress)
 
 
-def dask_client(target: str) -> tuple[Any, Any]:
-    """A ``Client`` (and the ``LocalCluster`` it owns, or ``None``) for
-    ``--dask TARGET``; the caller closes both."""
+def dask_client(target: str, *, fork: bool = False) -> tuple[Any, Any]:
+    """A ``Client`` (and the cluster it owns, or ``None``) for ``--dask
+    TARGET``; the caller closes both. With ``fork``, a local cluster's
+    workers are forks of this process where that is safe
+    (:mod:`podnuma.fleet.forked`)."""
     import logging
 
     import dask
     from distributed import Client, LocalCluster
 
     where, n = parse_dask_target(target)
+    if where == "local" and fork:
+        from podnuma.fleet import forked
+
+        fc = forked.start(n or 2, CLUSTER_CONFIG, WORKER_PRELOAD)
+        if fc is not None:
+            return fc.client, fc
     if where == "local":
         # the nannies keep the settings for the workers they start (and restart)
         with dask.config.set(CLUSTER_CONFIG):
@@ -271,7 +310,49 @@ def dask_client(target: str) -> tuple[Any, Any]:
                 preload=list(WORKER_PRELOAD),
             )
         return Client(cluster), cluster  # type: ignore[no-untyped-call]
-    return Client(where, timeout=30), None  # type: ignore[no-untyped-call]
+    # Dask's connect timeout (30 s unless set, e.g. DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT)
+    timeout = dask.config.get("distributed.comm.timeouts.connect", "30s")
+    return Client(where, timeout=timeout), None  # type: ignore[no-untyped-call]
+
+
+def _connect(target: str) -> tuple[DaskExecutor, int]:
+    """In the client process: the cluster reached (or started), once a
+    worker can take a task; the executor and the workers' threads."""
+    client, cluster = dask_client(target, fork=True)
+    client.wait_for_workers(1)
+    ex = DaskExecutor(client, owned=cluster,
+                      threads=cluster.n if isinstance(cluster, ForkedCluster) else None)
+    return ex, ex.parts // PARTS_PER_WORKER
+
+
+class DaskProcess(Executor):
+    """A Dask cluster behind a client process the command forks
+    (:mod:`podnuma.fleet.daskproc`): this process runs the first tasks
+    while that one comes up. ``pid``: the client process."""
+
+    def __init__(self, proc: Any) -> None:
+        self.proc = proc
+        self.pid: int = proc.pid
+        self.client = proc.client
+        self.parts = proc.parts
+
+    @property
+    def ready(self) -> bool:
+        return bool(self.proc.ready)
+
+    def map(self, fn: Callable[[_A], _R], args: Sequence[_A],
+            done: Callable[[int], None] | None = None) -> list[_R]:
+        try:
+            return list(self.proc.map(fn, args, done))
+        finally:
+            self.parts = self.proc.parts  # the workers counted once the cluster is there
+
+    def run(self, fn: Callable[[], Any]) -> dict[str, Any]:
+        """``fn()`` on every worker (``Client.run``)."""
+        return dict(self.proc.run(fn))
+
+    def close(self) -> None:
+        self.proc.close()
 
 
 @contextlib.contextmanager
@@ -281,8 +362,20 @@ def open_executor(*, workers: int | None = None, dask_target: str | None = None)
     than one), else this process; closed on exit."""
     ex: Executor
     if dask_target is not None:
-        client, cluster = dask_client(dask_target)
-        ex = DaskExecutor(client, owned=cluster)
+        from podnuma.fleet import daskproc
+
+        where, n = parse_dask_target(dask_target)
+        # Dask imported and the cluster reached by a process of its own (this
+        # one runs the first tasks meanwhile) where forking is safe; else here
+        proc = daskproc.start(dask_target, functools.partial(_connect, dask_target),
+                              threads=(n or 2) if where == "local" else None,
+                              parts_per_thread=PARTS_PER_WORKER)
+        if proc is not None:
+            ex = DaskProcess(proc)
+        else:
+            client, cluster = dask_client(dask_target, fork=True)
+            ex = DaskExecutor(client, owned=cluster,
+                              threads=cluster.n if isinstance(cluster, ForkedCluster) else None)
     elif workers is not None and workers > 1:
         ex = Processes(workers)
     else:

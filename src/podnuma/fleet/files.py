@@ -17,13 +17,14 @@ from podnuma.inputs.documents import (
     DuplicateJSONKey,
     MalformedJSON,
     check_tree,
+    decode_text,
     load_json,
     parse_documents,
     read_text,
 )
 from podnuma.inputs.limits import FLEET_LIMITS
 
-__all__ = ["read_document", "read_items"]
+__all__ = ["parse_document", "read_document", "read_document_text", "read_items"]
 
 
 def _is_map(x: object) -> TypeGuard[Mapping[Any, Any]]:
@@ -36,7 +37,11 @@ def _where(e: InputError) -> str:
     return f"{e.path}: {e.message}" if e.path else e.message
 
 
-def _load_text(path: Path) -> str:
+def _load_text(path: Path, data: bytes | None = None) -> str:
+    """The file's text (``data``: its bytes, already read through the
+    bounded path)."""
+    if data is not None:
+        return decode_text(data, what="input", name=str(path))
     return read_text(path, what="input", name=str(path), limits=FLEET_LIMITS)
 
 
@@ -62,14 +67,27 @@ def _salvage_items(text: str) -> list[Any]:
         out.append(obj)
 
 
-def read_document(path: Path) -> tuple[Any, Issue | None]:
+def read_document(path: Path, data: bytes | None = None) -> tuple[Any, Issue | None]:
     """The parsed file (JSON, or YAML for .yaml/.yml; several YAML documents
     become a list), and an issue when it had to be salvaged. An unreadable
-    or malformed file gives ``(None, issue)``."""
+    or malformed file gives ``(None, issue)``. ``data``: the file's bytes
+    when the caller read them already (through the same bounded read)."""
+    text, issue = read_document_text(path, data)
+    if text is None:
+        return None, issue
+    return parse_document(path, text)
+
+
+def read_document_text(path: Path, data: bytes | None = None) -> tuple[str | None, Issue | None]:
+    """The file's text, or ``(None, issue)`` when it cannot be read."""
     try:
-        text = _load_text(path)
+        return _load_text(path, data), None
     except InputError as e:
         return None, Issue("error", e.message, file=str(path))
+
+
+def parse_document(path: Path, text: str) -> tuple[Any, Issue | None]:
+    """:func:`read_document` of the file's ``text``."""
     if path.suffix.lower() in (".yaml", ".yml"):
         try:
             found = parse_documents(text, name=str(path), limits=FLEET_LIMITS)

@@ -52,13 +52,15 @@ from podnuma.api.kubeletconfig import json_object_pairs
 from podnuma.errors import InputError
 from podnuma.fieldkit import wrong_type
 from podnuma.fleet.batches import consecutive_batches
-from podnuma.fleet.files import _is_map, _items_of, _load_text, read_document
+from podnuma.fleet.files import _is_map, _items_of, parse_document, read_document_text
 from podnuma.fleet.groups import FLEET_KIND, NodeGroup, _load_groups
 from podnuma.fleet.model import Issue, NodeSpec
 from podnuma.fleet.nrt import nrt_node_form
 from podnuma.fleet.pods import ACTIVE_PHASES, _meta, _node_name, _phase, compact_pod, start_key
 from podnuma.fleet.podscan import Range, index_pod_file, pod_key
 from podnuma.fleet.selectors import selector_matches
+from podnuma.inputs.documents import read_bytes
+from podnuma.inputs.limits import FLEET_LIMITS
 
 _DATA_SUFFIXES = (".json", ".yaml", ".yml")
 
@@ -135,7 +137,13 @@ def _is_machine_info(doc: Any) -> bool:
 def _classify(path: Path, scan: Scan) -> None:
     name = str(path)
     scan.files.append(name)
-    index = index_pod_file(path, scan.pod_keys)
+    data: bytes | None = None
+    if path.suffix.lower() == ".json":  # read once: the index, else the general reader
+        try:
+            data = read_bytes(path, what="input", name=name, limits=FLEET_LIMITS)
+        except InputError:
+            data = None  # the general reader reads it again and words the problem
+    index = index_pod_file(path, scan.pod_keys, data) if data is not None else None
     if index is not None:  # a clean JSON list of pods: indexed, not held
         scan.pods_duplicated += index.duplicated
         scan.pods_total += index.pods
@@ -145,7 +153,10 @@ def _classify(path: Path, scan: Scan) -> None:
         for bound, ranges in index.ranges.items():
             scan.pod_ranges.setdefault(bound, []).extend(ranges)
         return
-    doc, issue = read_document(path)
+    text, issue = read_document_text(path, data)
+    doc = None
+    if text is not None:
+        doc, issue = parse_document(path, text)
     if issue is not None:
         scan.issues.append(issue)
     if doc is None:
@@ -160,7 +171,7 @@ def _classify(path: Path, scan: Scan) -> None:
             # again with every key as written: the kubelet's strict decoding
             # reports duplicate fields, which a mapping no longer holds
             try:
-                again = json.loads(_load_text(path), object_pairs_hook=json_object_pairs)
+                again = json.loads(text or "", object_pairs_hook=json_object_pairs)
                 cfg = again["kubeletconfig"]
             except (InputError, ValueError, KeyError, TypeError):
                 pass
@@ -232,25 +243,28 @@ def walk_inputs(path: Path, scan: Scan, files: list[Path] | None = None) -> None
     _classify(path, scan)
 
 
-def scan_files(paths: Sequence[str]) -> list[Scan]:
+def scan_files(paths: Sequence[str], pack: bool = True) -> list[Scan]:
     """What each file holds (one :class:`Scan` per file, no pod in it: a
     pods dump is indexed); run where the fleet is replayed, so the files
-    are read there and not by the process that assembles the fleet."""
+    are read there and not by the process that assembles the fleet.
+    ``pack``: the pod keys packed for sending (:func:`pack_keys`); not
+    when the scans are merged in this process."""
     out: list[Scan] = []
     for p in paths:
         part = Scan()
         _classify(Path(p), part)
-        pack_keys(part)
+        if pack:
+            pack_keys(part)
         out.append(part)
     return out
 
 
 def pack_keys(scan: Scan) -> None:
     """``scan.pod_keys`` moved into ``scan.packed_keys`` (one entry)."""
-    import numpy as np
-
     if not scan.pod_keys:
         return
+    import numpy as np
+
     names: dict[str, int] = {}
     index = np.fromiter((names.setdefault(n, len(names)) for n in scan.pod_keys.values()),
                         dtype=np.uint32, count=len(scan.pod_keys))
@@ -264,10 +278,10 @@ def settle_keys(scan: Scan) -> None:
     """The pods of ``scan.packed_keys`` that are also in an earlier file
     (``scan.pod_keys``, then the packed keys in order) counted once, as
     :func:`merge_scan` counts the keys it merges one by one."""
-    import numpy as np
-
     if not scan.packed_keys:
         return
+    import numpy as np
+
     keys = np.frombuffer(b"".join(b for b, _, _ in scan.packed_keys), dtype=f"S{KEY_SIZE}")
     _, first = np.unique(keys, return_index=True)  # each key's first place
     dup = np.ones(len(keys), dtype=bool)
@@ -393,11 +407,14 @@ def load_fleet(
             raise InputError("no such file or directory", file=str(p))
         walk_inputs(p, scan, files)
     batches = file_batches(files, parts)
-    if map_files is None:
-        results = [scan_files(b) for b in batches]
-    else:
-        results = map_files(scan_files, batches)
-    for batch in results:
+    if map_files is None or getattr(getattr(map_files, "__self__", None), "in_process", False):
+        # read here (an executor that runs in this process): nothing to
+        # send, each file's scan merged as soon as it is made
+        for b in batches:
+            for f in b:
+                merge_scan(scan, scan_files([f], pack=False)[0])
+        return assemble(scan)
+    for batch in map_files(scan_files, batches):
         for part in batch:
             merge_scan(scan, part)
     return assemble(scan)

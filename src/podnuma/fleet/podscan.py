@@ -129,16 +129,21 @@ class PodFileIndex:
     duplicated: int = 0
 
 
-def index_pod_file(path: Path, seen: dict[bytes, str] | None = None) -> PodFileIndex | None:
+def index_pod_file(
+    path: Path, seen: dict[bytes, str] | None = None, data: bytes | None = None,
+) -> PodFileIndex | None:
     """The index of a JSON list of pods, or ``None`` when the file is not a
-    clean one (the general reader then reads it and words its problems)."""
+    clean one (the general reader then reads it and words its problems).
+    ``data``: the file's bytes when the caller read them (the bounded read
+    of :func:`podnuma.inputs.documents.read_bytes`)."""
     if path.suffix.lower() != ".json":
         return None
     name = str(path)
-    try:
-        data = read_bytes(path, what="input", name=name, limits=FLEET_LIMITS)
-    except InputError:
-        return None
+    if data is None:
+        try:
+            data = read_bytes(path, what="input", name=name, limits=FLEET_LIMITS)
+        except InputError:
+            return None
     if _POD_HEAD.search(data, 0, _HEAD) is None:
         return None
     try:

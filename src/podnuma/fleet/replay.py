@@ -139,10 +139,13 @@ def _quick_sig(obj: Any) -> bytes | str:
         return _sig(obj)
 
 
-def _machine(spec: NodeSpec, cache: ReplayCache) -> Machine:
+def _machine(spec: NodeSpec, cache: ReplayCache, key: str | None = None) -> Machine:
+    """The node's machine (``key``: :func:`_machine_key` of ``spec``, when
+    the caller has it)."""
     assert spec.topology is not None
     form = {k: v for k, v in spec.topology.items() if k != "name"}
-    key = _sig(form)
+    if key is None:
+        key = _sig(form)
     got = cache.machines.get(key)
     if got is None:
         try:
@@ -155,12 +158,21 @@ def _machine(spec: NodeSpec, cache: ReplayCache) -> Machine:
     return got
 
 
-def _config(doc: Mapping[str, Any], cache: ReplayCache) -> KubeletConfig:
+def _machine_key(spec: NodeSpec) -> str:
+    assert spec.topology is not None
+    return _sig({k: v for k, v in spec.topology.items() if k != "name"})
+
+
+def _config(doc: Mapping[str, Any], cache: ReplayCache, sig: str | None = None) -> KubeletConfig:
+    """The configuration ``doc`` decodes to (``sig``: :func:`_sig` of
+    ``doc``, when the caller has it)."""
+    if sig is None:
+        sig = _sig(doc)
     try:
         # duplicate fields are not in the mapping's content, only in its pairs
-        key = _sig(doc) + strict_decoding_error(doc)
+        key = sig + strict_decoding_error(doc)
     except InputError:
-        key = _sig(doc)
+        key = sig
     got = cache.configs.get(key)
     if got is None:
         try:
@@ -285,6 +297,19 @@ def _sidecar_only(step: StepResult, sidecars: frozenset[str]) -> CPUSet:
     return side - other
 
 
+def _holds_exclusive(step: StepResult) -> bool:
+    """Whether the pod holds a pod-level allocation, or one of its
+    containers (not an init container) exclusive CPUs or pinned memory:
+    what :func:`_sidecar_only` and :func:`_numa_of` count (both are empty
+    otherwise)."""
+    if step.pod_allocation is not None:
+        return True
+    for c in step.containers:
+        if c.type != "init" and (c.memory or c.isolation == "container"):
+            return True
+    return False
+
+
 def _numa_of(machine: Machine, step: StepResult) -> set[int]:
     """The NUMA nodes of the pod's exclusive CPUs (:func:`_exclusive_of`)
     and pinned memory."""
@@ -349,13 +374,14 @@ def node_run(
                              "message": r.message, "stage": r.failed_stage})
             continue
         admitted += 1
-        if p.sidecars:
-            sidecar_only = sidecar_only | _sidecar_only(r, p.sidecars)
-        numa = _numa_of(machine, r)
-        if numa:
-            spread[len(numa)] = spread.get(len(numa), 0) + 1
-            if len(numa) > 1:
-                spanning.append(p.pod.ref)
+        if _holds_exclusive(r):  # else no sidecar-only CPU and no NUMA node: nothing to count
+            if p.sidecars:
+                sidecar_only = sidecar_only | _sidecar_only(r, p.sidecars)
+            numa = _numa_of(machine, r)
+            if numa:
+                spread[len(numa)] = spread.get(len(numa), 0) + 1
+                if len(numa) > 1:
+                    spanning.append(p.pod.ref)
         if r.qos_class == "Guaranteed":
             mem = _memory_request(p.pod)
             if mem > 0:
@@ -504,8 +530,8 @@ def _parse_pods(
             hit = known.get((gates_key, doc.key))
             if (hit is not None and type(name) is str and type(uid) is str and uid and shared.plain
                     and _NAME.match(name)):
-                pods.append(_Pod(doc=doc, pod=hit[0].with_identity(name, uid, shared.labels or {}),
-                                 workload=_scanned_workload(doc, name, shared), sidecars=hit[1]))
+                pods.append(_Pod(doc, hit[0].with_identity(name, uid, shared.labels or {}),
+                                 _scanned_workload(doc, name, shared), hit[1]))
                 continue
         meta = doc.get("metadata") or {}
         ref = f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
@@ -629,13 +655,13 @@ def replay_node(
 
     if spec.topology is None or any(i.severity == "error" for i in issues):
         return finish("error")
+    mkey = _machine_key(spec)
     try:
-        machine = _machine(spec, cache)
+        machine = _machine(spec, cache, mkey)
     except InputError as e:
         issues.append(Issue("error", f"topology not usable: {e.message}", node=spec.name,
                             file=e.file, path=e.path))
         return finish("error")
-    mkey = _sig({k: v for k, v in spec.topology.items() if k != "name"})
     base_doc = spec.config if spec.config is not None else {}
     base_doc, unknown = _without_unknown_gates(base_doc)
     if unknown:
@@ -651,8 +677,9 @@ def replay_node(
             "gate\"); replayed as v1.37 without them",
             node=spec.name, file=spec.config_source or None,
         ))
+    bkey = _sig(base_doc)
     try:
-        config = _config(base_doc, cache)
+        config = _config(base_doc, cache, bkey)
     except PodnumaError as e:
         what = "invalid kubelet configuration" if isinstance(e, InputError) else "the kubelet would not start"
         issues.append(Issue("error", f"{what}: {e}", node=spec.name))
@@ -664,7 +691,6 @@ def replay_node(
             f"\"{LENIENT_DECODING}\"): {config.decode_warning}",
             node=spec.name, file=spec.config_source or None,
         ))
-    bkey = _sig(base_doc)
     found = contradictions(config, machine.topology.cpus().size(), allocatable=spec.allocatable,
                            capacity=spec.capacity, nrt_attributes=spec.nrt_attributes)
     if spec.config is None or spec.config_source.startswith("kubelet defaults"):
@@ -707,12 +733,12 @@ def replay_node(
     runs: dict[str, Any] = {}
     for w in what_ifs:
         doc = apply_config(base_doc, w)
+        wkey = _sig(doc)
         try:
-            wcfg = _config(doc, cache)
+            wcfg = _config(doc, cache, wkey)
         except PodnumaError as e:
             runs[w.label] = {"error": f"{'invalid configuration' if isinstance(e, InputError) else 'the kubelet would not start'}: {e}"}
             continue
-        wkey = _sig(doc)
         wpods = parsed
         if w.pod_level or w.gates:
             # Parse again under the what-if's gates (then, for pod-level,

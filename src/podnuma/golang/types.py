@@ -9,7 +9,6 @@ of field name to value for structs (a missing field is the zero value).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any, Final
 
 __all__ = [
@@ -34,12 +33,27 @@ class GoType:
         raise NotImplementedError
 
 
-@dataclass(frozen=True)
 class GoBasic(GoType):
     """bool, string or an integer kind; ``name`` is the (possibly named) type."""
 
     kind: str
-    name: str = ""
+    name: str
+
+    def __init__(self, kind: str, name: str = "") -> None:
+        self.kind = kind
+        self.name = name
+        self.__post_init__()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(kind={self.kind!r}, name={self.name!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, GoBasic) or other.__class__ is not self.__class__:
+            return False
+        return (self.kind, self.name) == (other.kind, other.name)
+
+    def __hash__(self) -> int:
+        return hash((self.kind, self.name))
 
     def __post_init__(self) -> None:
         if self.kind not in INT_KINDS | UINT_KINDS | {"bool", "string"}:
@@ -54,37 +68,78 @@ class GoBasic(GoType):
         return GoBasic(self.kind, name)
 
 
-@dataclass(frozen=True)
 class GoMap(GoType):
     key: GoType
     elem: GoType
-    name: str = ""
+    name: str
+
+    def __init__(self, key: GoType, elem: GoType, name: str = "") -> None:
+        self.key = key
+        self.elem = elem
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(key={self.key!r}, elem={self.elem!r}, name={self.name!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, GoMap) or other.__class__ is not self.__class__:
+            return False
+        return (self.key, self.elem, self.name) == (other.key, other.elem, other.name)
+
+    def __hash__(self) -> int:
+        return hash((self.key, self.elem, self.name))
 
     @property
     def type_string(self) -> str:
         return self.name or f"map[{self.key.type_string}]{self.elem.type_string}"
 
 
-@dataclass(frozen=True)
 class GoSlice(GoType):
     elem: GoType
-    name: str = ""
+    name: str
+
+    def __init__(self, elem: GoType, name: str = "") -> None:
+        self.elem = elem
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(elem={self.elem!r}, name={self.name!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, GoSlice) or other.__class__ is not self.__class__:
+            return False
+        return (self.elem, self.name) == (other.elem, other.name)
+
+    def __hash__(self) -> int:
+        return hash((self.elem, self.name))
 
     @property
     def type_string(self) -> str:
         return self.name or f"[]{self.elem.type_string}"
 
 
-@dataclass(frozen=True)
 class GoPtr(GoType):
     elem: GoType
+
+    def __init__(self, elem: GoType) -> None:
+        self.elem = elem
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(elem={self.elem!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, GoPtr) or other.__class__ is not self.__class__:
+            return False
+        return (self.elem,) == (other.elem,)
+
+    def __hash__(self) -> int:
+        return hash((self.elem,))
 
     @property
     def type_string(self) -> str:
         return f"*{self.elem.type_string}"
 
 
-@dataclass(frozen=True)
 class GoField:
     """A struct field: Go name, type, and its ``json`` tag.
 
@@ -93,15 +148,37 @@ class GoField:
 
     name: str
     type: GoType
-    json: str | None = None
-    omitempty: bool = False
+    json: str | None
+    omitempty: bool
+
+    def __init__(
+        self,
+        name: str,
+        type: GoType,
+        json: str | None = None,
+        omitempty: bool = False,
+    ) -> None:
+        self.name = name
+        self.type = type
+        self.json = json
+        self.omitempty = omitempty
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(name={self.name!r}, type={self.type!r}, json={self.json!r}, omitempty={self.omitempty!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, GoField) or other.__class__ is not self.__class__:
+            return False
+        return (self.name, self.type, self.json, self.omitempty) == (other.name, other.type, other.json, other.omitempty)
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.type, self.json, self.omitempty))
 
     @property
     def json_name(self) -> str:
         return self.name if self.json is None else self.json
 
 
-@dataclass(frozen=True)
 class GoStruct(GoType):
     """A struct type.  ``name`` is ``pkg.Name`` (``"struct {}"`` when empty and
     unnamed).  ``unmarshal_json``, when set, plays the type's ``UnmarshalJSON``
@@ -109,8 +186,29 @@ class GoStruct(GoType):
     :class:`GoJSONError` (which aborts the whole decode, as in Go)."""
 
     name: str
-    fields: tuple[GoField, ...] = ()
-    unmarshal_json: Callable[[Any], Any] | None = field(default=None, compare=False)
+    fields: tuple[GoField, ...]
+    unmarshal_json: Callable[[Any], Any] | None
+
+    def __init__(
+        self,
+        name: str,
+        fields: tuple[GoField, ...] = (),
+        unmarshal_json: Callable[[Any], Any] | None = None,
+    ) -> None:
+        self.name = name
+        self.fields = fields
+        self.unmarshal_json = unmarshal_json
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(name={self.name!r}, fields={self.fields!r}, unmarshal_json={self.unmarshal_json!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, GoStruct) or other.__class__ is not self.__class__:
+            return False
+        return (self.name, self.fields) == (other.name, other.fields)
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.fields))
 
     @property
     def type_string(self) -> str:

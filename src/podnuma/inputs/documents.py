@@ -28,23 +28,25 @@ import os
 import re
 import stat
 import sys
-from collections.abc import Callable, Hashable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, BinaryIO
-
-import yaml
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from podnuma.errors import InputError
-from podnuma.inputs.goyaml import compose_documents, construct, events, json_key
 from podnuma.inputs.limits import DEFAULT_LIMITS, ReadLimits
+
+if TYPE_CHECKING:
+    import yaml
+
+# PyYAML and the YAML readers (:mod:`podnuma.inputs.goyaml`,
+# :mod:`podnuma.inputs.strict_loader`) are imported by the functions that
+# read YAML: a JSON input never loads them.
 
 __all__ = [
     "STDIN",
     "STDIN_NAME",
     "Document",
     "JSONListStream",
-    "StrictLoader",
     "input_name",
     "is_stdin",
     "MalformedJSON",
@@ -116,44 +118,6 @@ def _read_stdin(what: str, limit: int) -> bytes:
     return bytes(data)
 
 
-class StrictLoader(yaml.SafeLoader):
-    """Safe loader for every file podnuma reads: no timestamps ("2024-01-01"
-    stays a string), duplicate keys rejected."""
-
-
-# Drop the implicit timestamp resolver (keep "2024-01-01" a string).
-StrictLoader.yaml_implicit_resolvers = {
-    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-
-
-class _DuplicateKey(yaml.MarkedYAMLError):
-    pass
-
-
-def _construct_mapping(loader: StrictLoader, node: yaml.MappingNode) -> dict[Any, Any]:
-    loader.flatten_mapping(node)
-    out: dict[Any, Any] = {}
-    for key_node, value_node in node.value:
-        key = loader.construct_object(key_node, deep=True)
-        if not isinstance(key, Hashable):
-            raise yaml.constructor.ConstructorError(
-                "while constructing a mapping", node.start_mark,
-                "found an unhashable key", key_node.start_mark,
-            )
-        if key in out:
-            raise _DuplicateKey(
-                "while constructing a mapping", node.start_mark,
-                f"found duplicate key {key!r}", key_node.start_mark,
-            )
-        out[key] = loader.construct_object(value_node, deep=True)
-    return out
-
-
-StrictLoader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)  # type: ignore[arg-type]
-
-_HAVE_LIBYAML = bool(getattr(yaml, "__with_libyaml__", False))
 #: malformed YAML up to this size is parsed again by the pure-Python parser
 #: for its (more precise) message
 _REPARSE_FOR_MESSAGE = 1 << 20
@@ -162,7 +126,6 @@ _REPARSE_FOR_MESSAGE = 1 << 20
 _SEGMENT = re.compile(r"\[(\d+)\]")
 
 
-@dataclass
 class Document:
     """A loaded document: its data, its name (for messages) and, when
     available, its YAML node tree (for line numbers)."""
@@ -172,7 +135,27 @@ class Document:
     root: yaml.Node | None
     # JSON text whose node tree is composed only when a position is needed
     # (composing a large file costs far more than parsing it)
-    source: str | None = None
+    source: str | None
+
+    def __init__(
+        self,
+        name: str,
+        data: Any,
+        root: yaml.Node | None,
+        source: str | None = None,
+    ) -> None:
+        self.name = name
+        self.data = data
+        self.root = root
+        self.source = source
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(name={self.name!r}, data={self.data!r}, root={self.root!r}, source={self.source!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Document) or other.__class__ is not self.__class__:
+            return False
+        return (self.name, self.data, self.root, self.source) == (other.name, other.data, other.root, other.source)
 
     def locate(self, path: str) -> tuple[int, int] | None:
         """1-based (line, column) of the field at ``path``, or of the
@@ -182,6 +165,8 @@ class Document:
         node = self.root
         if node is None:
             return None
+        import yaml
+
         best: yaml.Mark | None = None  # the document itself is not a position
         rest = path
         while rest:
@@ -235,6 +220,8 @@ class Document:
 
 def _key_text(node: yaml.Node) -> str:
     """A key node as the data's key (``y`` reads as ``true``)."""
+    from podnuma.inputs.goyaml import json_key
+
     try:
         return json_key(node)
     except InputError:
@@ -245,6 +232,10 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _json_root(text: str) -> yaml.Node | None:
+    import yaml
+
+    from podnuma.inputs.strict_loader import StrictLoader
+
     try:
         return yaml.compose(text, Loader=StrictLoader)
     except yaml.YAMLError:
@@ -255,11 +246,16 @@ def _compose(text: str, name: str, limits: ReadLimits) -> list[yaml.Node | None]
     lone = _LONE_SURROGATE.search(text)
     if lone is not None:  # text from a JSON body's "\udc80" escape: no UTF-8 for it
         raise InputError(f"not Unicode text: a lone surrogate at character {lone.start()}", file=name)
+    import yaml
+
+    from podnuma.inputs.goyaml import compose_documents, events
+
+    have_libyaml = bool(getattr(yaml, "__with_libyaml__", False))
     try:
         try:
-            return compose_documents(events(text, c_parser=_HAVE_LIBYAML), limits)
+            return compose_documents(events(text, c_parser=have_libyaml), limits)
         except yaml.YAMLError as e:
-            if not _HAVE_LIBYAML or len(text) > _REPARSE_FOR_MESSAGE:
+            if not have_libyaml or len(text) > _REPARSE_FOR_MESSAGE:
                 raise yaml_input_error(e, name) from None
         # libyaml refused it: the pure-Python parser words the problem
         try:
@@ -286,6 +282,8 @@ def parse_documents(
     with its node tree; within ``limits``. Malformed input raises
     :class:`InputError` naming ``name`` with the line and column of the
     problem."""
+    from podnuma.inputs.goyaml import construct
+
     _check_size(text, name, limits)
     out: list[Document] = []
     for root in _compose(text, name, limits):
@@ -413,7 +411,6 @@ _JSON_SPACE = re.compile(r"[ \t\n\r]*")
 _scanstring: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
 
 
-@dataclass(frozen=True)
 class JSONListStream:
     """A JSON object whose list under one key is read one item at a time:
     ``top`` is the object without that key; :meth:`items` decodes the
@@ -422,6 +419,22 @@ class JSONListStream:
     text: str
     top: dict[str, Any]
     starts: list[int]
+
+    def __init__(self, text: str, top: dict[str, Any], starts: list[int]) -> None:
+        self.text = text
+        self.top = top
+        self.starts = starts
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(text={self.text!r}, top={self.top!r}, starts={self.starts!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, JSONListStream) or other.__class__ is not self.__class__:
+            return False
+        return (self.text, self.top, self.starts) == (other.text, other.top, other.starts)
+
+    def __hash__(self) -> int:
+        return hash((self.text, self.top, self.starts))
 
     def __len__(self) -> int:
         return len(self.starts)
@@ -542,6 +555,8 @@ def json_input_error(e: json.JSONDecodeError, name: str) -> InputError:
 def yaml_input_error(e: yaml.YAMLError, name: str) -> InputError:
     """The ``InputError`` for malformed YAML in file ``name``, with the line
     and column of the problem when PyYAML knows them."""
+    import yaml
+
     if isinstance(e, yaml.MarkedYAMLError):
         mark = e.problem_mark or e.context_mark
         problem = e.problem or e.context or "malformed YAML"

@@ -8,8 +8,6 @@ request body, a cluster dump). docs/limits.md gives each value and why.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-
 __all__ = [
     "DEFAULT_LIMITS",
     "FLEET_LIMITS",
@@ -20,7 +18,6 @@ __all__ = [
 MiB = 1 << 20
 
 
-@dataclass(frozen=True)
 class ReadLimits:
     """Bounds on one input.
 
@@ -32,13 +29,36 @@ class ReadLimits:
       (the expanded size minus the written size); 0 refuses every alias.
     """
 
-    max_bytes: int = 64 * MiB
-    max_depth: int = 100
-    max_nodes: int = 5_000_000
-    max_alias_nodes: int = 100_000
+    max_bytes: int
+    max_depth: int
+    max_nodes: int
+    max_alias_nodes: int
+
+    def __init__(
+        self,
+        max_bytes: int = 64 * MiB,
+        max_depth: int = 100,
+        max_nodes: int = 5_000_000,
+        max_alias_nodes: int = 100_000,
+    ) -> None:
+        self.max_bytes = max_bytes
+        self.max_depth = max_depth
+        self.max_nodes = max_nodes
+        self.max_alias_nodes = max_alias_nodes
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(max_bytes={self.max_bytes!r}, max_depth={self.max_depth!r}, max_nodes={self.max_nodes!r}, max_alias_nodes={self.max_alias_nodes!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ReadLimits) or other.__class__ is not self.__class__:
+            return False
+        return (self.max_bytes, self.max_depth, self.max_nodes, self.max_alias_nodes) == (other.max_bytes, other.max_depth, other.max_nodes, other.max_alias_nodes)
+
+    def __hash__(self) -> int:
+        return hash((self.max_bytes, self.max_depth, self.max_nodes, self.max_alias_nodes))
 
     def with_bytes(self, max_bytes: int) -> ReadLimits:
-        return replace(self, max_bytes=max_bytes)
+        return ReadLimits(max_bytes, self.max_depth, self.max_nodes, self.max_alias_nodes)
 
 
 #: files and standard input of the commands (scenarios, pods, nodes, configurations)

@@ -36,7 +36,6 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from podnuma.api._kubeletconfig_v137 import SCHEMA
@@ -81,7 +80,6 @@ _CHOICES: dict[str, tuple[str, ...]] = {
 Key = str | int
 
 
-@dataclass(frozen=True)
 class Override:
     """One ``--set PATH=VALUE``: ``path`` as given, ``keys`` the field names
     and list indexes it walks, ``value`` the value read (``None``: remove
@@ -91,6 +89,23 @@ class Override:
     keys: tuple[Key, ...]
     value: Any
     text: str
+
+    def __init__(self, path: str, keys: tuple[Key, ...], value: Any, text: str) -> None:
+        self.path = path
+        self.keys = keys
+        self.value = value
+        self.text = text
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(path={self.path!r}, keys={self.keys!r}, value={self.value!r}, text={self.text!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Override) or other.__class__ is not self.__class__:
+            return False
+        return (self.path, self.keys, self.value, self.text) == (other.path, other.keys, other.value, other.text)
+
+    def __hash__(self) -> int:
+        return hash((self.path, self.keys, self.value, self.text))
 
     def __str__(self) -> str:
         return f"{self.path}={self.text}"

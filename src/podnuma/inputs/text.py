@@ -11,7 +11,6 @@ no file on the machine that reads it, and every field that would
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -39,7 +38,6 @@ NO_FILES = "the server reads no files named in a request"
 NOWHERE = Path("/nonexistent")
 
 
-@dataclass(frozen=True)
 class TextInput:
     """One input: ``text``; ``name``, how messages name it; ``base_dir``,
     where the relative file paths it holds resolve (``None``: it may name
@@ -48,8 +46,31 @@ class TextInput:
 
     text: str
     name: str
-    base_dir: Path | None = None
-    origin: str | None = None
+    base_dir: Path | None
+    origin: str | None
+
+    def __init__(
+        self,
+        text: str,
+        name: str,
+        base_dir: Path | None = None,
+        origin: str | None = None,
+    ) -> None:
+        self.text = text
+        self.name = name
+        self.base_dir = base_dir
+        self.origin = origin
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(text={self.text!r}, name={self.name!r}, base_dir={self.base_dir!r}, origin={self.origin!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TextInput) or other.__class__ is not self.__class__:
+            return False
+        return (self.text, self.name, self.base_dir, self.origin) == (other.text, other.name, other.base_dir, other.origin)
+
+    def __hash__(self) -> int:
+        return hash((self.text, self.name, self.base_dir, self.origin))
 
     @property
     def source(self) -> str:

@@ -39,7 +39,6 @@ class TopologyError(ValueError):
     """The machine description is inconsistent (the kubelet would refuse it)."""
 
 
-@dataclass(frozen=True, slots=True)
 class CPUInfo:
     """Where one logical CPU sits (``topology.CPUInfo``)."""
 
@@ -47,6 +46,24 @@ class CPUInfo:
     socket: int
     core: int
     uncore_cache: int
+    __slots__ = ('numa_node', 'socket', 'core', 'uncore_cache')
+
+    def __init__(self, numa_node: int, socket: int, core: int, uncore_cache: int) -> None:
+        self.numa_node = numa_node
+        self.socket = socket
+        self.core = core
+        self.uncore_cache = uncore_cache
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(numa_node={self.numa_node!r}, socket={self.socket!r}, core={self.core!r}, uncore_cache={self.uncore_cache!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, CPUInfo) or other.__class__ is not self.__class__:
+            return False
+        return (self.numa_node, self.socket, self.core, self.uncore_cache) == (other.numa_node, other.socket, other.core, other.uncore_cache)
+
+    def __hash__(self) -> int:
+        return hash((self.numa_node, self.socket, self.core, self.uncore_cache))
 
 
 def _or_masks(groups: Mapping[int, int], ids: Iterable[int]) -> int:
@@ -277,7 +294,6 @@ class CPUDetails:
         return f"CPUDetails({CPUSet.from_mask(self.mask)!s})"
 
 
-@dataclass(frozen=True, slots=True)
 class NUMANode:
     """One NUMA node as cadvisor's ``MachineInfo.Topology`` reports it.
 
@@ -289,17 +305,56 @@ class NUMANode:
 
     id: int
     memory: int
-    hugepages: Mapping[int, int] = field(default_factory=dict)
-    distances: Sequence[int] = ()
+    hugepages: Mapping[int, int]
+    distances: Sequence[int]
+    __slots__ = ('id', 'memory', 'hugepages', 'distances')
+
+    def __init__(
+        self,
+        id: int,
+        memory: int,
+        hugepages: Mapping[int, int] | None = None,
+        distances: Sequence[int] = (),
+    ) -> None:
+        self.id = id
+        self.memory = memory
+        self.hugepages = dict() if hugepages is None else hugepages
+        self.distances = distances
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(id={self.id!r}, memory={self.memory!r}, hugepages={self.hugepages!r}, distances={self.distances!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, NUMANode) or other.__class__ is not self.__class__:
+            return False
+        return (self.id, self.memory, self.hugepages, self.distances) == (other.id, other.memory, other.hugepages, other.distances)
+
+    def __hash__(self) -> int:
+        return hash((self.id, self.memory, self.hugepages, self.distances))
 
 
-@dataclass(frozen=True, slots=True)
 class Device:
     """A device-plugin device: id and the NUMA nodes it is local to
     (empty = no topology information)."""
 
     id: str
-    numa_nodes: tuple[int, ...] = ()
+    numa_nodes: tuple[int, ...]
+    __slots__ = ('id', 'numa_nodes')
+
+    def __init__(self, id: str, numa_nodes: tuple[int, ...] = ()) -> None:
+        self.id = id
+        self.numa_nodes = numa_nodes
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(id={self.id!r}, numa_nodes={self.numa_nodes!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Device) or other.__class__ is not self.__class__:
+            return False
+        return (self.id, self.numa_nodes) == (other.id, other.numa_nodes)
+
+    def __hash__(self) -> int:
+        return hash((self.id, self.numa_nodes))
 
 
 @dataclass(frozen=True)

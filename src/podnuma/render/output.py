@@ -11,28 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from podnuma.render.formats import DOCUMENT_FORMATS, FORMATS
 from podnuma.render.serialize import dump_json, dump_yaml
 
 __all__ = ["DOCUMENT_FORMATS", "FORMATS", "render_output", "serialize"]
-
-#: the formats that print the result document
-DOCUMENT_FORMATS = ("json", "yaml")
-
-#: each command's ``-o`` formats, the default first
-FORMATS: dict[str, tuple[str, ...]] = {
-    "simulate": ("table", "wide", "json", "yaml"),
-    "demo": ("table", "wide", "json", "yaml"),
-    "explain": ("text", "json", "yaml"),
-    "topology": ("text", "svg", "png", "json"),
-    "compare": ("table", "json", "yaml"),
-    "advise": ("yaml", "json"),
-    "restart": ("table", "wide", "json", "yaml"),
-    "node discover": ("yaml", "json"),
-    "state inspect": ("table", "json", "yaml"),
-    "cgroups plan": ("table", "json", "yaml"),
-    "podresources": ("table", "json", "yaml"),
-    "fleet analyze": ("table", "json", "html"),
-}
 
 
 def serialize(doc: Any, fmt: str, *, yaml: Callable[[Any], str] = dump_yaml) -> str:

@@ -10,7 +10,6 @@ rendering are the CLI's business.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from podnuma.cm.checkpoint import CheckpointError
@@ -39,7 +38,6 @@ def _startup_failure(scenario: Scenario, err: KubeletStartupError) -> StartupFai
     )
 
 
-@dataclass(frozen=True)
 class RunResult:
     """Everything a scenario run produced.
 
@@ -56,10 +54,38 @@ class RunResult:
     checkpoint_files: Mapping[str, bytes]
     # the pods running when the node started (restored from the scenario's
     # starting checkpoints) and what each container holds then
-    restored: tuple[RestoredPod, ...] = ()
+    restored: tuple[RestoredPod, ...]
+
+    def __init__(
+        self,
+        scenario: str,
+        machine: Machine,
+        node: NodeSummary,
+        steps: tuple[StepResult, ...],
+        checkpoints: Mapping[str, Any],
+        checkpoint_files: Mapping[str, bytes],
+        restored: tuple[RestoredPod, ...] = (),
+    ) -> None:
+        self.scenario = scenario
+        self.machine = machine
+        self.node = node
+        self.steps = steps
+        self.checkpoints = checkpoints
+        self.checkpoint_files = checkpoint_files
+        self.restored = restored
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(scenario={self.scenario!r}, machine={self.machine!r}, node={self.node!r}, steps={self.steps!r}, checkpoints={self.checkpoints!r}, checkpoint_files={self.checkpoint_files!r}, restored={self.restored!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, RunResult) or other.__class__ is not self.__class__:
+            return False
+        return (self.scenario, self.machine, self.node, self.steps, self.checkpoints, self.checkpoint_files, self.restored) == (other.scenario, other.machine, other.node, other.steps, other.checkpoints, other.checkpoint_files, other.restored)
+
+    def __hash__(self) -> int:
+        return hash((self.scenario, self.machine, self.node, self.steps, self.checkpoints, self.checkpoint_files, self.restored))
 
 
-@dataclass(frozen=True)
 class RestoredPod:
     """A pod the starting checkpoints hold: its reference (NAMESPACE/NAME
     when ``state.pods`` names it, else its UID), UID and containers."""
@@ -67,6 +93,22 @@ class RestoredPod:
     pod: str
     uid: str
     containers: tuple[ContainerResult, ...]
+
+    def __init__(self, pod: str, uid: str, containers: tuple[ContainerResult, ...]) -> None:
+        self.pod = pod
+        self.uid = uid
+        self.containers = containers
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(pod={self.pod!r}, uid={self.uid!r}, containers={self.containers!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, RestoredPod) or other.__class__ is not self.__class__:
+            return False
+        return (self.pod, self.uid, self.containers) == (other.pod, other.uid, other.containers)
+
+    def __hash__(self) -> int:
+        return hash((self.pod, self.uid, self.containers))
 
 
 def play_step(node: Node, step: Step) -> StepResult:

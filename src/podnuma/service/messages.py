@@ -4,10 +4,12 @@ messages of a question that found nothing, and podnuma's version."""
 
 from __future__ import annotations
 
-from podnuma.api.kubeletconfig import LENIENT_DECODING, KubeletConfig, not_modelled
-from podnuma.cm.checkpoint import CheckpointError
+from typing import TYPE_CHECKING
+
 from podnuma.errors import InputError, KubeletStartupError
-from podnuma.inputs.startup import StartupFailure
+
+if TYPE_CHECKING:
+    from podnuma.api.kubeletconfig import KubeletConfig
 
 __all__ = [
     "error_message",
@@ -31,6 +33,11 @@ def error_message(err: BaseException) -> str:
     start with or a checkpoint it would refuse; anything else is a bug."""
     if isinstance(err, InputError):
         return str(err)
+    # the modules these errors come from are imported only for the message
+    # (``podnuma --version`` and a bad option need none of them)
+    from podnuma.cm.checkpoint import CheckpointError
+    from podnuma.inputs.startup import StartupFailure
+
     if isinstance(err, CheckpointError):  # a KubeletStartupError: test it first
         return f"invalid checkpoint: {err}"
     if isinstance(err, KubeletStartupError):
@@ -44,6 +51,8 @@ def not_modelled_notes(config: KubeletConfig, file: str, prefix: str = "kubeletC
     (fields unknown to v1.37 or given twice; a line starting ``warning: ``),
     then one note per set configuration field that changes admission but is
     not modelled."""
+    from podnuma.api.kubeletconfig import LENIENT_DECODING, not_modelled
+
     out = []
     if config.decode_warning:
         where = prefix.rstrip(".") or "kubelet configuration"

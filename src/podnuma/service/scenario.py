@@ -12,8 +12,6 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -277,7 +275,6 @@ def effective_scenario(scenario: Scenario) -> dict[str, Any]:
     return out
 
 
-@dataclass(frozen=True)
 class Explanation:
     """``podnuma explain``: the decision trail (``document``, the ``-o
     json`` output) and the run it explains (for pictures); each rejection's
@@ -286,7 +283,30 @@ class Explanation:
     scenario: Scenario
     run: RunResult
     document: dict[str, Any]
-    reports: Mapping[int, SearchReport] = field(default_factory=dict)
+    reports: Mapping[int, SearchReport]
+
+    def __init__(
+        self,
+        scenario: Scenario,
+        run: RunResult,
+        document: dict[str, Any],
+        reports: Mapping[int, SearchReport] | None = None,
+    ) -> None:
+        self.scenario = scenario
+        self.run = run
+        self.document = document
+        self.reports = dict() if reports is None else reports
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(scenario={self.scenario!r}, run={self.run!r}, document={self.document!r}, reports={self.reports!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Explanation) or other.__class__ is not self.__class__:
+            return False
+        return (self.scenario, self.run, self.document, self.reports) == (other.scenario, other.run, other.document, other.reports)
+
+    def __hash__(self) -> int:
+        return hash((self.scenario, self.run, self.document, self.reports))
 
 
 def explain(
@@ -365,13 +385,28 @@ def candidate_scenario(explanation: Explanation, *, candidate: int | None = None
         raise InputError(str(e), file=name) from None
 
 
-@dataclass(frozen=True)
 class Topology:
     """``podnuma topology``: the run and who owns each CPU after the step."""
 
     scenario: Scenario
     run: RunResult
     ownership: Ownership
+
+    def __init__(self, scenario: Scenario, run: RunResult, ownership: Ownership) -> None:
+        self.scenario = scenario
+        self.run = run
+        self.ownership = ownership
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(scenario={self.scenario!r}, run={self.run!r}, ownership={self.ownership!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Topology) or other.__class__ is not self.__class__:
+            return False
+        return (self.scenario, self.run, self.ownership) == (other.scenario, other.run, other.ownership)
+
+    def __hash__(self) -> int:
+        return hash((self.scenario, self.run, self.ownership))
 
     def document(self) -> dict[str, object]:
         """``podnuma topology -o json``."""
@@ -410,16 +445,32 @@ def topology_owners(
 
 def demo_text(name: str = DEMO_NAME) -> str:
     """An embedded demo scenario."""
+    from importlib import resources  # the package's data: only for the demo
+
     return (resources.files("podnuma.scenario") / "demo" / name).read_text(encoding="utf-8")
 
 
-@dataclass(frozen=True)
 class Demo:
     """``podnuma demo``: the demo's run, and the training pod per-container
     and with pod-level resources."""
 
     run: RunResult
     pod_level: RunResult
+
+    def __init__(self, run: RunResult, pod_level: RunResult) -> None:
+        self.run = run
+        self.pod_level = pod_level
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(run={self.run!r}, pod_level={self.pod_level!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Demo) or other.__class__ is not self.__class__:
+            return False
+        return (self.run, self.pod_level) == (other.run, other.pod_level)
+
+    def __hash__(self) -> int:
+        return hash((self.run, self.pod_level))
 
     def document(self) -> dict[str, Any]:
         """``podnuma demo -o json``."""

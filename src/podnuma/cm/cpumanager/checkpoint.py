@@ -24,7 +24,6 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any, Final
 
 from podnuma.cm.checkpoint import (
@@ -66,7 +65,6 @@ _DEFAULT_STATE_DIR: Final = "/var/lib/kubelet"
 # and run out of memory); no real machine comes close.
 
 
-@dataclass
 class CPUCheckpointData:
     """What a CPU manager checkpoint holds once restored.
 
@@ -79,9 +77,31 @@ class CPUCheckpointData:
 
     policy_name: str
     default_cpuset: CPUSet
-    entries: dict[str, dict[str, CPUSet]] = field(default_factory=dict)
-    pod_entries: dict[str, CPUSet] = field(default_factory=dict)
-    found: bytes | None = field(default=None, compare=False, repr=False)
+    entries: dict[str, dict[str, CPUSet]]
+    pod_entries: dict[str, CPUSet]
+    found: bytes | None
+
+    def __init__(
+        self,
+        policy_name: str,
+        default_cpuset: CPUSet,
+        entries: dict[str, dict[str, CPUSet]] | None = None,
+        pod_entries: dict[str, CPUSet] | None = None,
+        found: bytes | None = None,
+    ) -> None:
+        self.policy_name = policy_name
+        self.default_cpuset = default_cpuset
+        self.entries = dict() if entries is None else entries
+        self.pod_entries = dict() if pod_entries is None else pod_entries
+        self.found = found
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(policy_name={self.policy_name!r}, default_cpuset={self.default_cpuset!r}, entries={self.entries!r}, pod_entries={self.pod_entries!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, CPUCheckpointData) or other.__class__ is not self.__class__:
+            return False
+        return (self.policy_name, self.default_cpuset, self.entries, self.pod_entries) == (other.policy_name, other.default_cpuset, other.entries, other.pod_entries)
 
 
 # ---------------------------------------------------------------------------
@@ -192,13 +212,37 @@ def debug_dump(blob: bytes | str | Mapping[str, Any], version: int) -> tuple[str
 # ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
 class _Loaded:
     policy_name: str
     default_cpuset: str
     entries: Mapping[str, Mapping[str, str] | None]
     pod_entries: Mapping[str, CPUSet]
     version: int
+
+    def __init__(
+        self,
+        policy_name: str,
+        default_cpuset: str,
+        entries: Mapping[str, Mapping[str, str] | None],
+        pod_entries: Mapping[str, CPUSet],
+        version: int,
+    ) -> None:
+        self.policy_name = policy_name
+        self.default_cpuset = default_cpuset
+        self.entries = entries
+        self.pod_entries = pod_entries
+        self.version = version
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(policy_name={self.policy_name!r}, default_cpuset={self.default_cpuset!r}, entries={self.entries!r}, pod_entries={self.pod_entries!r}, version={self.version!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, _Loaded) or other.__class__ is not self.__class__:
+            return False
+        return (self.policy_name, self.default_cpuset, self.entries, self.pod_entries, self.version) == (other.policy_name, other.default_cpuset, other.entries, other.pod_entries, other.version)
+
+    def __hash__(self) -> int:
+        return hash((self.policy_name, self.default_cpuset, self.entries, self.pod_entries, self.version))
 
 
 def _unmarshal(jv: Any, syntax_error: str | None, typ: GoStruct) -> tuple[dict[str, Any], str | None]:

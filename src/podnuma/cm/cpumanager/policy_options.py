@@ -10,7 +10,6 @@ a :class:`~podnuma.errors.KubeletStartupError` carrying the kubelet's text.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Final
 
 from podnuma.api.featuregates import FeatureGateReader
@@ -62,16 +61,43 @@ BETA_GATE: Final = "CPUManagerPolicyBetaOptions"
 
 
 
-@dataclass(frozen=True, slots=True)
 class StaticPolicyOptions:
     """``StaticPolicyOptions``: the parsed option values (all off by default)."""
 
-    full_physical_cpus_only: bool = False
-    distribute_cpus_across_numa: bool = False
-    align_by_socket: bool = False
-    distribute_cpus_across_cores: bool = False
-    strict_cpu_reservation: bool = False
-    prefer_align_by_uncore_cache: bool = False
+    full_physical_cpus_only: bool
+    distribute_cpus_across_numa: bool
+    align_by_socket: bool
+    distribute_cpus_across_cores: bool
+    strict_cpu_reservation: bool
+    prefer_align_by_uncore_cache: bool
+    __slots__ = ('full_physical_cpus_only', 'distribute_cpus_across_numa', 'align_by_socket', 'distribute_cpus_across_cores', 'strict_cpu_reservation', 'prefer_align_by_uncore_cache')
+
+    def __init__(
+        self,
+        full_physical_cpus_only: bool = False,
+        distribute_cpus_across_numa: bool = False,
+        align_by_socket: bool = False,
+        distribute_cpus_across_cores: bool = False,
+        strict_cpu_reservation: bool = False,
+        prefer_align_by_uncore_cache: bool = False,
+    ) -> None:
+        self.full_physical_cpus_only = full_physical_cpus_only
+        self.distribute_cpus_across_numa = distribute_cpus_across_numa
+        self.align_by_socket = align_by_socket
+        self.distribute_cpus_across_cores = distribute_cpus_across_cores
+        self.strict_cpu_reservation = strict_cpu_reservation
+        self.prefer_align_by_uncore_cache = prefer_align_by_uncore_cache
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(full_physical_cpus_only={self.full_physical_cpus_only!r}, distribute_cpus_across_numa={self.distribute_cpus_across_numa!r}, align_by_socket={self.align_by_socket!r}, distribute_cpus_across_cores={self.distribute_cpus_across_cores!r}, strict_cpu_reservation={self.strict_cpu_reservation!r}, prefer_align_by_uncore_cache={self.prefer_align_by_uncore_cache!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, StaticPolicyOptions) or other.__class__ is not self.__class__:
+            return False
+        return (self.full_physical_cpus_only, self.distribute_cpus_across_numa, self.align_by_socket, self.distribute_cpus_across_cores, self.strict_cpu_reservation, self.prefer_align_by_uncore_cache) == (other.full_physical_cpus_only, other.distribute_cpus_across_numa, other.align_by_socket, other.distribute_cpus_across_cores, other.strict_cpu_reservation, other.prefer_align_by_uncore_cache)
+
+    def __hash__(self) -> int:
+        return hash((self.full_physical_cpus_only, self.distribute_cpus_across_numa, self.align_by_socket, self.distribute_cpus_across_cores, self.strict_cpu_reservation, self.prefer_align_by_uncore_cache))
 
     def __deepcopy__(self, memo: dict[int, object]) -> StaticPolicyOptions:
         return self  # immutable

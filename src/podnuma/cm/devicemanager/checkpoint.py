@@ -41,7 +41,6 @@ device manager wrote in that same order.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Final
 
 from podnuma.cm.checkpoint import (
@@ -98,7 +97,6 @@ _CHECKPOINT: Final = GoStruct(
 )
 
 
-@dataclass(frozen=True)
 class DeviceEntry:
     """One ``PodDevicesEntry``: ``devices`` maps a NUMA node (-1: none) to ids."""
 
@@ -106,11 +104,40 @@ class DeviceEntry:
     container: str
     resource: str
     devices: Mapping[int, tuple[str, ...]]
-    alloc_resp: bytes = b""
+    alloc_resp: bytes
     #: ``DeviceIDs`` was JSON ``null`` (Go's nil map), and the NUMA nodes
     #: whose id list was ``null``: written back as they were read
-    ids_nil: bool = False
-    nil_lists: frozenset[int] = frozenset()
+    ids_nil: bool
+    nil_lists: frozenset[int]
+
+    def __init__(
+        self,
+        pod_uid: str,
+        container: str,
+        resource: str,
+        devices: Mapping[int, tuple[str, ...]],
+        alloc_resp: bytes = b"",
+        ids_nil: bool = False,
+        nil_lists: frozenset[int] = frozenset(),
+    ) -> None:
+        self.pod_uid = pod_uid
+        self.container = container
+        self.resource = resource
+        self.devices = devices
+        self.alloc_resp = alloc_resp
+        self.ids_nil = ids_nil
+        self.nil_lists = nil_lists
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(pod_uid={self.pod_uid!r}, container={self.container!r}, resource={self.resource!r}, devices={self.devices!r}, alloc_resp={self.alloc_resp!r}, ids_nil={self.ids_nil!r}, nil_lists={self.nil_lists!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, DeviceEntry) or other.__class__ is not self.__class__:
+            return False
+        return (self.pod_uid, self.container, self.resource, self.devices, self.alloc_resp, self.ids_nil, self.nil_lists) == (other.pod_uid, other.container, other.resource, other.devices, other.alloc_resp, other.ids_nil, other.nil_lists)
+
+    def __hash__(self) -> int:
+        return hash((self.pod_uid, self.container, self.resource, self.devices, self.alloc_resp, self.ids_nil, self.nil_lists))
 
     def __deepcopy__(self, memo: dict[int, object]) -> DeviceEntry:
         # immutable (its mapping is never changed after construction): a copy
@@ -127,7 +154,6 @@ class DeviceEntry:
         return tuple(out)
 
 
-@dataclass
 class DeviceCheckpointData:
     """What the kubelet restores from the checkpoint.
 
@@ -136,13 +162,35 @@ class DeviceCheckpointData:
     entries left out because their allocation response does not decode.
     """
 
-    entries: tuple[DeviceEntry, ...] = ()
-    registered: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    error: str | None = None
-    skipped: tuple[DeviceEntry, ...] = ()
+    entries: tuple[DeviceEntry, ...]
+    registered: Mapping[str, tuple[str, ...]]
+    error: str | None
+    skipped: tuple[DeviceEntry, ...]
     #: the file's bytes as found (what stays on disk until the kubelet
     #: writes the checkpoint again)
-    found: bytes | None = None
+    found: bytes | None
+
+    def __init__(
+        self,
+        entries: tuple[DeviceEntry, ...] = (),
+        registered: Mapping[str, tuple[str, ...]] | None = None,
+        error: str | None = None,
+        skipped: tuple[DeviceEntry, ...] = (),
+        found: bytes | None = None,
+    ) -> None:
+        self.entries = entries
+        self.registered = dict() if registered is None else registered
+        self.error = error
+        self.skipped = skipped
+        self.found = found
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(entries={self.entries!r}, registered={self.registered!r}, error={self.error!r}, skipped={self.skipped!r}, found={self.found!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, DeviceCheckpointData) or other.__class__ is not self.__class__:
+            return False
+        return (self.entries, self.registered, self.error, self.skipped, self.found) == (other.entries, other.registered, other.error, other.skipped, other.found)
 
     def pods(self) -> dict[str, dict[str, dict[str, tuple[str, ...]]]]:
         """pod UID -> container -> resource -> device ids, as restored."""

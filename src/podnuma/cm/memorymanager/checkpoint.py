@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any, Final
 
 from podnuma.cm.checkpoint import (
@@ -76,7 +75,6 @@ MEMORY_MANAGER_STATE_FILE: Final = "memory_manager_state"
 _DEFAULT_STATE_DIR: Final = "/var/lib/kubelet"
 
 
-@dataclass
 class MemoryCheckpointData:
     """What a memory manager checkpoint holds once restored.
 
@@ -88,10 +86,32 @@ class MemoryCheckpointData:
     """
 
     policy_name: str
-    machine_state: NUMANodeMap = field(default_factory=dict)
-    entries: ContainerMemoryAssignments = field(default_factory=dict)
-    pod_entries: PodMemoryAssignments = field(default_factory=dict)
-    found: bytes | None = field(default=None, compare=False, repr=False)
+    machine_state: NUMANodeMap
+    entries: ContainerMemoryAssignments
+    pod_entries: PodMemoryAssignments
+    found: bytes | None
+
+    def __init__(
+        self,
+        policy_name: str,
+        machine_state: NUMANodeMap | None = None,
+        entries: ContainerMemoryAssignments | None = None,
+        pod_entries: PodMemoryAssignments | None = None,
+        found: bytes | None = None,
+    ) -> None:
+        self.policy_name = policy_name
+        self.machine_state = dict() if machine_state is None else machine_state
+        self.entries = dict() if entries is None else entries
+        self.pod_entries = dict() if pod_entries is None else pod_entries
+        self.found = found
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(policy_name={self.policy_name!r}, machine_state={self.machine_state!r}, entries={self.entries!r}, pod_entries={self.pod_entries!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, MemoryCheckpointData) or other.__class__ is not self.__class__:
+            return False
+        return (self.policy_name, self.machine_state, self.entries, self.pod_entries) == (other.policy_name, other.machine_state, other.entries, other.pod_entries)
 
 
 # ---------------------------------------------------------------------------
@@ -248,13 +268,37 @@ def _entries_to_go(entries: ContainerMemoryAssignments) -> dict[str, Any]:
 # ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
 class _Loaded:
     policy_name: str
     machine_state: Any
     entries: Any
     pod_entries: Any
     version: int
+
+    def __init__(
+        self,
+        policy_name: str,
+        machine_state: Any,
+        entries: Any,
+        pod_entries: Any,
+        version: int,
+    ) -> None:
+        self.policy_name = policy_name
+        self.machine_state = machine_state
+        self.entries = entries
+        self.pod_entries = pod_entries
+        self.version = version
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(policy_name={self.policy_name!r}, machine_state={self.machine_state!r}, entries={self.entries!r}, pod_entries={self.pod_entries!r}, version={self.version!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, _Loaded) or other.__class__ is not self.__class__:
+            return False
+        return (self.policy_name, self.machine_state, self.entries, self.pod_entries, self.version) == (other.policy_name, other.machine_state, other.entries, other.pod_entries, other.version)
+
+    def __hash__(self) -> int:
+        return hash((self.policy_name, self.machine_state, self.entries, self.pod_entries, self.version))
 
 
 def _unmarshal(jv: Any, syntax_error: str | None, typ: GoStruct, with_pod_entries: bool) -> tuple[dict[str, Any], str | None]:

@@ -7,17 +7,26 @@ provider prefers it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from podnuma.cm.topologymanager.bitmask import BitMask
 
 __all__ = ["TopologyHint", "EMPTY_HINT"]
 
 
-@dataclass(frozen=True, slots=True, init=False)
 class TopologyHint:
     numa_node_affinity: BitMask | None
     preferred: bool
+    __slots__ = ('numa_node_affinity', 'preferred')
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(numa_node_affinity={self.numa_node_affinity!r}, preferred={self.preferred!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TopologyHint) or other.__class__ is not self.__class__:
+            return False
+        return (self.numa_node_affinity, self.preferred) == (other.numa_node_affinity, other.preferred)
+
+    def __hash__(self) -> int:
+        return hash((self.numa_node_affinity, self.preferred))
 
     def __init__(
         self,

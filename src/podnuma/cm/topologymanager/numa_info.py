@@ -10,7 +10,6 @@ Distances come from cadvisor's ``Node.Distances`` and are only recorded when
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from podnuma.cm.topologymanager.bitmask import BitMask
@@ -65,12 +64,30 @@ def calculate_average_for(distances: NUMADistances, mask: BitMask) -> float:
     return total / (len(bits) * len(bits))
 
 
-@dataclass(frozen=True)
 class NUMAInfo:
     """``NUMAInfo``: NUMA node ids (machine order) and their distance rows."""
 
     nodes: tuple[int, ...]
-    distances: Mapping[int, Sequence[int] | None] = field(default_factory=dict)
+    distances: Mapping[int, Sequence[int] | None]
+
+    def __init__(
+        self,
+        nodes: tuple[int, ...],
+        distances: Mapping[int, Sequence[int] | None] | None = None,
+    ) -> None:
+        self.nodes = nodes
+        self.distances = dict() if distances is None else distances
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(nodes={self.nodes!r}, distances={self.distances!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, NUMAInfo) or other.__class__ is not self.__class__:
+            return False
+        return (self.nodes, self.distances) == (other.nodes, other.distances)
+
+    def __hash__(self) -> int:
+        return hash((self.nodes, self.distances))
 
     def __deepcopy__(self, memo: dict[int, object]) -> NUMAInfo:
         return self  # never changed once built

@@ -11,7 +11,6 @@ options) because an option's maturity decides which gate it needs.
 from __future__ import annotations
 
 from collections.abc import Mapping, Set
-from dataclasses import dataclass
 
 from podnuma.api.featuregates import FeatureGateReader
 from podnuma.errors import KubeletStartupError
@@ -46,14 +45,33 @@ GATE_BETA_OPTIONS = "TopologyManagerPolicyBetaOptions"
 
 
 
-@dataclass(frozen=True, slots=True)
 class PolicyOptions:
     """``PolicyOptions``. The zero value of Go's struct has
     ``MaxAllowableNUMANodes == 0``; ``NewPolicyOptions`` always sets 8, and so
     does this default."""
 
-    prefer_closest_numa: bool = False
-    max_allowable_numa_nodes: int = DEFAULT_MAX_ALLOWABLE_NUMA_NODES
+    prefer_closest_numa: bool
+    max_allowable_numa_nodes: int
+    __slots__ = ('prefer_closest_numa', 'max_allowable_numa_nodes')
+
+    def __init__(
+        self,
+        prefer_closest_numa: bool = False,
+        max_allowable_numa_nodes: int = DEFAULT_MAX_ALLOWABLE_NUMA_NODES,
+    ) -> None:
+        self.prefer_closest_numa = prefer_closest_numa
+        self.max_allowable_numa_nodes = max_allowable_numa_nodes
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(prefer_closest_numa={self.prefer_closest_numa!r}, max_allowable_numa_nodes={self.max_allowable_numa_nodes!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, PolicyOptions) or other.__class__ is not self.__class__:
+            return False
+        return (self.prefer_closest_numa, self.max_allowable_numa_nodes) == (other.prefer_closest_numa, other.max_allowable_numa_nodes)
+
+    def __hash__(self) -> int:
+        return hash((self.prefer_closest_numa, self.max_allowable_numa_nodes))
 
     def __deepcopy__(self, memo: dict[int, object]) -> PolicyOptions:
         return self  # immutable

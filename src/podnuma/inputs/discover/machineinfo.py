@@ -22,7 +22,6 @@ intermediate and go through ``discover`` too, so all forms agree.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from podnuma.errors import InputError
@@ -46,59 +45,174 @@ __all__ = [
 T = TypeVar("T")
 
 
-@dataclass(frozen=True, slots=True)
 class Cache:
     """cadvisor ``info.Cache`` (size in bytes)."""
 
-    id: int = 0
-    size: int = 0
-    type: str = ""
-    level: int = 0
+    id: int
+    size: int
+    type: str
+    level: int
+    __slots__ = ('id', 'size', 'type', 'level')
+
+    def __init__(self, id: int = 0, size: int = 0, type: str = "", level: int = 0) -> None:
+        self.id = id
+        self.size = size
+        self.type = type
+        self.level = level
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(id={self.id!r}, size={self.size!r}, type={self.type!r}, level={self.level!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Cache) or other.__class__ is not self.__class__:
+            return False
+        return (self.id, self.size, self.type, self.level) == (other.id, other.size, other.type, other.level)
+
+    def __hash__(self) -> int:
+        return hash((self.id, self.size, self.type, self.level))
 
 
-@dataclass(frozen=True, slots=True)
 class Core:
     """cadvisor ``info.Core``: ``id`` is the platform's core id (not unique)."""
 
     id: int
     threads: tuple[int, ...]
-    socket_id: int = 0
-    caches: tuple[Cache, ...] = ()
-    uncore_caches: tuple[Cache, ...] = ()
-    book_id: str = ""
-    drawer_id: str = ""
+    socket_id: int
+    caches: tuple[Cache, ...]
+    uncore_caches: tuple[Cache, ...]
+    book_id: str
+    drawer_id: str
+    __slots__ = ('id', 'threads', 'socket_id', 'caches', 'uncore_caches', 'book_id', 'drawer_id')
+
+    def __init__(
+        self,
+        id: int,
+        threads: tuple[int, ...],
+        socket_id: int = 0,
+        caches: tuple[Cache, ...] = (),
+        uncore_caches: tuple[Cache, ...] = (),
+        book_id: str = "",
+        drawer_id: str = "",
+    ) -> None:
+        self.id = id
+        self.threads = threads
+        self.socket_id = socket_id
+        self.caches = caches
+        self.uncore_caches = uncore_caches
+        self.book_id = book_id
+        self.drawer_id = drawer_id
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(id={self.id!r}, threads={self.threads!r}, socket_id={self.socket_id!r}, caches={self.caches!r}, uncore_caches={self.uncore_caches!r}, book_id={self.book_id!r}, drawer_id={self.drawer_id!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Core) or other.__class__ is not self.__class__:
+            return False
+        return (self.id, self.threads, self.socket_id, self.caches, self.uncore_caches, self.book_id, self.drawer_id) == (other.id, other.threads, other.socket_id, other.caches, other.uncore_caches, other.book_id, other.drawer_id)
+
+    def __hash__(self) -> int:
+        return hash((self.id, self.threads, self.socket_id, self.caches, self.uncore_caches, self.book_id, self.drawer_id))
 
 
-@dataclass(frozen=True, slots=True)
 class HugePagesInfo:
     """cadvisor ``info.HugePagesInfo``: page size in KiB and the page count."""
 
     page_size: int
     num_pages: int
+    __slots__ = ('page_size', 'num_pages')
+
+    def __init__(self, page_size: int, num_pages: int) -> None:
+        self.page_size = page_size
+        self.num_pages = num_pages
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(page_size={self.page_size!r}, num_pages={self.num_pages!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, HugePagesInfo) or other.__class__ is not self.__class__:
+            return False
+        return (self.page_size, self.num_pages) == (other.page_size, other.num_pages)
+
+    def __hash__(self) -> int:
+        return hash((self.page_size, self.num_pages))
 
 
-@dataclass(frozen=True, slots=True)
 class MachineInfoNode:
     """cadvisor ``info.Node``: one NUMA node (memory in bytes)."""
 
     id: int
-    memory: int = 0
-    hugepages: tuple[HugePagesInfo, ...] = ()
-    cores: tuple[Core, ...] = ()
-    caches: tuple[Cache, ...] = ()
-    distances: tuple[int, ...] = ()
+    memory: int
+    hugepages: tuple[HugePagesInfo, ...]
+    cores: tuple[Core, ...]
+    caches: tuple[Cache, ...]
+    distances: tuple[int, ...]
+    __slots__ = ('id', 'memory', 'hugepages', 'cores', 'caches', 'distances')
+
+    def __init__(
+        self,
+        id: int,
+        memory: int = 0,
+        hugepages: tuple[HugePagesInfo, ...] = (),
+        cores: tuple[Core, ...] = (),
+        caches: tuple[Cache, ...] = (),
+        distances: tuple[int, ...] = (),
+    ) -> None:
+        self.id = id
+        self.memory = memory
+        self.hugepages = hugepages
+        self.cores = cores
+        self.caches = caches
+        self.distances = distances
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(id={self.id!r}, memory={self.memory!r}, hugepages={self.hugepages!r}, cores={self.cores!r}, caches={self.caches!r}, distances={self.distances!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, MachineInfoNode) or other.__class__ is not self.__class__:
+            return False
+        return (self.id, self.memory, self.hugepages, self.cores, self.caches, self.distances) == (other.id, other.memory, other.hugepages, other.cores, other.caches, other.distances)
+
+    def __hash__(self) -> int:
+        return hash((self.id, self.memory, self.hugepages, self.cores, self.caches, self.distances))
 
 
-@dataclass(frozen=True, slots=True)
 class MachineInfo:
     """The fields of cadvisor ``info.MachineInfo`` the kubelet's managers read."""
 
     num_cores: int
     num_sockets: int
-    topology: tuple[MachineInfoNode, ...] = ()
-    num_physical_cores: int = 0
-    memory_capacity: int = 0
-    hugepages: tuple[HugePagesInfo, ...] = field(default_factory=tuple)
+    topology: tuple[MachineInfoNode, ...]
+    num_physical_cores: int
+    memory_capacity: int
+    hugepages: tuple[HugePagesInfo, ...]
+    __slots__ = ('num_cores', 'num_sockets', 'topology', 'num_physical_cores', 'memory_capacity', 'hugepages')
+
+    def __init__(
+        self,
+        num_cores: int,
+        num_sockets: int,
+        topology: tuple[MachineInfoNode, ...] = (),
+        num_physical_cores: int = 0,
+        memory_capacity: int = 0,
+        hugepages: tuple[HugePagesInfo, ...] | None = None,
+    ) -> None:
+        self.num_cores = num_cores
+        self.num_sockets = num_sockets
+        self.topology = topology
+        self.num_physical_cores = num_physical_cores
+        self.memory_capacity = memory_capacity
+        self.hugepages = tuple() if hugepages is None else hugepages
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(num_cores={self.num_cores!r}, num_sockets={self.num_sockets!r}, topology={self.topology!r}, num_physical_cores={self.num_physical_cores!r}, memory_capacity={self.memory_capacity!r}, hugepages={self.hugepages!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, MachineInfo) or other.__class__ is not self.__class__:
+            return False
+        return (self.num_cores, self.num_sockets, self.topology, self.num_physical_cores, self.memory_capacity, self.hugepages) == (other.num_cores, other.num_sockets, other.topology, other.num_physical_cores, other.memory_capacity, other.hugepages)
+
+    def __hash__(self) -> int:
+        return hash((self.num_cores, self.num_sockets, self.topology, self.num_physical_cores, self.memory_capacity, self.hugepages))
 
 
 # --------------------------------------------------------------------------- JSON

@@ -52,7 +52,6 @@ a directory holding ``sys/``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
 
@@ -117,15 +116,40 @@ def _atoi(file: Path, text: str) -> int:
     return int(value)
 
 
-@dataclass
 class _CoreBuilder:
     id: int
     socket_id: int
     book_id: str
     drawer_id: str
-    threads: list[int] = field(default_factory=list)
-    caches: list[Cache] = field(default_factory=list)
-    uncore_caches: list[Cache] = field(default_factory=list)
+    threads: list[int]
+    caches: list[Cache]
+    uncore_caches: list[Cache]
+
+    def __init__(
+        self,
+        id: int,
+        socket_id: int,
+        book_id: str,
+        drawer_id: str,
+        threads: list[int] | None = None,
+        caches: list[Cache] | None = None,
+        uncore_caches: list[Cache] | None = None,
+    ) -> None:
+        self.id = id
+        self.socket_id = socket_id
+        self.book_id = book_id
+        self.drawer_id = drawer_id
+        self.threads = list() if threads is None else threads
+        self.caches = list() if caches is None else caches
+        self.uncore_caches = list() if uncore_caches is None else uncore_caches
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(id={self.id!r}, socket_id={self.socket_id!r}, book_id={self.book_id!r}, drawer_id={self.drawer_id!r}, threads={self.threads!r}, caches={self.caches!r}, uncore_caches={self.uncore_caches!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, _CoreBuilder) or other.__class__ is not self.__class__:
+            return False
+        return (self.id, self.socket_id, self.book_id, self.drawer_id, self.threads, self.caches, self.uncore_caches) == (other.id, other.socket_id, other.book_id, other.drawer_id, other.threads, other.caches, other.uncore_caches)
 
     def freeze(self) -> Core:
         return Core(

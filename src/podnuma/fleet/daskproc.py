@@ -1,0 +1,234 @@
+"""The Dask client in a process of its own, forked by the command.
+
+Importing Dask (``distributed``) costs about half a CPU second, and a
+command that connects to a cluster or starts one pays it before any task
+can run. Here the command forks a process that imports Dask, connects to
+the scheduler (``tcp://...``) or starts the local cluster (its workers
+forked from that process, :mod:`podnuma.fleet.forked`) and then runs the
+command's tasks there. The command itself never imports Dask: while that
+process comes up, it runs the first tasks itself, one at a time, and hands
+the rest over once the cluster is ready. The two talk over a pipe
+(:func:`multiprocessing.Pipe`: the functions by reference, their arguments
+and results pickled): a task's result comes back as it finishes, in the
+order of the arguments once all have.
+
+A task that raised raises here (after the retries); a cluster that cannot
+be reached, or a helper process that ends, raises
+:class:`~podnuma.errors.InputError` naming the ``--dask`` target.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import signal
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+from podnuma.errors import InputError
+
+__all__ = ["ClientProcess", "Connect", "start"]
+
+#: Run in the client process: an executor of the cluster (``each(fn,
+#: args)`` yielding ``(i, result)`` as tasks finish, ``client.run``,
+#: ``close``) and its workers' thread count.
+Connect = Callable[[], tuple[Any, int]]
+
+_A = TypeVar("_A")
+_R = TypeVar("_R")
+
+
+def _sendable(e: BaseException) -> BaseException:
+    try:
+        pickle.dumps(e)
+    except Exception:
+        return RuntimeError(f"{type(e).__name__}: {e}")
+    return e
+
+
+def _stop(*_: Any) -> None:
+    raise SystemExit(1)
+
+
+def _serve(conn: Any, connect: Connect) -> None:
+    """The client process: the cluster's client, running what it is sent."""
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(null, 1)  # the command's report goes there
+    os.close(null)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the command stops it
+    signal.signal(signal.SIGTERM, _stop)  # its cluster closed on the way out
+    try:
+        ex, threads = connect()
+    except BaseException as e:  # noqa: BLE001 - told to the command
+        conn.send(("error", _sendable(e)))
+        return
+    try:
+        conn.send(("ready", threads))
+        while True:
+            try:
+                msg = conn.recv()
+            except EOFError:
+                return
+            if msg[0] == "map":
+                try:
+                    for i, result in ex.each(msg[1], _Pickled(msg[2])):
+                        conn.send(("result", i, result))
+                except BaseException as e:  # noqa: BLE001 - told to the command
+                    conn.send(("error", _sendable(e)))
+                else:
+                    conn.send(("end",))
+            elif msg[0] == "run":
+                try:
+                    conn.send(("ran", ex.client.run(msg[1])))
+                except BaseException as e:  # noqa: BLE001
+                    conn.send(("error", _sendable(e)))
+            else:
+                return
+    finally:
+        ex.close()
+
+
+class _Pickled(Sequence[Any]):
+    """Arguments sent pickled, each unpickled when it is read (once) and
+    then let go."""
+
+    def __init__(self, blobs: list[bytes | None]) -> None:
+        self.blobs = blobs
+
+    def __len__(self) -> int:
+        return len(self.blobs)
+
+    def __getitem__(self, i: Any) -> Any:
+        blob = self.blobs[i]
+        assert blob is not None, "an argument read twice"
+        self.blobs[i] = None
+        return pickle.loads(blob)
+
+
+class ClientProcess:
+    """Tasks run on the Dask cluster behind a forked client process (see
+    the module's docstring); :meth:`close` ends it and its cluster."""
+
+    def __init__(self, target: str, connect: Connect, threads: int | None, parts_per_thread: int) -> None:
+        import multiprocessing
+
+        self.target = target
+        # a local cluster's threads are known now, a remote one's when its
+        # client is ready
+        self.threads = threads
+        self.parts_per_thread = parts_per_thread
+        self.parts = max(1, threads or 2) * parts_per_thread
+        self.ready = False
+        self.busy = False
+        here, there = multiprocessing.Pipe()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            code = 1
+            try:
+                here.close()
+                _serve(there, connect)
+                code = 0
+            finally:
+                os._exit(code)
+        there.close()
+        self.pid = pid
+        self.conn = here
+        self.client = _Runner(self)
+
+    def _recv(self) -> Any:
+        try:
+            msg = self.conn.recv()
+        except (EOFError, OSError):
+            raise InputError(f"--dask {self.target}: the Dask client process ended") from None
+        if msg[0] == "error":
+            err = msg[1]
+            if isinstance(err, OSError | TimeoutError):
+                raise InputError(f"--dask {self.target}: {err}") from None
+            raise err
+        return msg
+
+    def _check_ready(self, wait: bool) -> bool:
+        if not self.ready and (wait or self.conn.poll()):
+            _, threads = self._recv()
+            self.threads = threads or self.threads
+            self.parts = max(1, self.threads or 2) * self.parts_per_thread
+            self.ready = True
+        return self.ready
+
+    def map(self, fn: Callable[[_A], _R], args: Sequence[_A],
+            done: Callable[[int], None] | None = None) -> list[_R]:
+        out: list[Any] = [None] * len(args)
+        start = 0
+        # while the cluster comes up, this process runs the first tasks
+        while start < len(args) and not self._check_ready(wait=False):
+            out[start] = fn(args[start])
+            if done is not None:
+                done(start)
+            start += 1
+        # the cluster asked for is there (or its error raised), even when
+        # this process could run every task before it came up
+        self._check_ready(wait=True)
+        if start == len(args):
+            return out
+        self.busy = True
+        # each argument pickled apart: the client process unpickles one as it submits it
+        self.conn.send(("map", fn, [pickle.dumps(a, protocol=pickle.HIGHEST_PROTOCOL)
+                                    for a in args[start:]]))
+        while True:
+            msg = self._recv()
+            if msg[0] == "end":
+                self.busy = False
+                return out
+            i = start + msg[1]
+            out[i] = msg[2]
+            if done is not None:
+                done(i)
+
+    def run(self, fn: Callable[[], Any]) -> dict[str, Any]:
+        """``fn()`` on every worker (``Client.run``)."""
+        self._check_ready(wait=True)
+        self.conn.send(("run", fn))
+        return dict(self._recv()[1])
+
+    def close(self) -> None:
+        if self.busy or not self.ready:  # a map given up half-way, or a cluster not needed after all
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGTERM)
+        with contextlib.suppress(OSError):
+            self.conn.send(("close",))
+        self.conn.close()
+        for _ in range(2):
+            try:
+                os.waitpid(self.pid, 0)
+                return
+            except ChildProcessError:
+                return
+            except KeyboardInterrupt:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(self.pid, signal.SIGTERM)
+
+
+class _Runner:
+    """``run`` as a ``distributed.Client`` has it (for measuring)."""
+
+    def __init__(self, owner: ClientProcess) -> None:
+        self.owner = owner
+
+    def run(self, fn: Callable[[], Any]) -> dict[str, Any]:
+        return self.owner.run(fn)
+
+
+def start(target: str, connect: Connect, *, threads: int | None,
+          parts_per_thread: int) -> ClientProcess | None:
+    """A client process for ``--dask TARGET`` (``connect`` run there), or
+    ``None`` where forking is not safe here (no ``fork``, or other threads
+    running)."""
+    if not hasattr(os, "fork") or threading.active_count() != 1:
+        return None
+    return ClientProcess(target, connect, threads, parts_per_thread)

@@ -1,0 +1,190 @@
+"""A local Dask cluster whose workers are forks of this process.
+
+``--dask local:N`` starts a cluster for one command. Dask's
+``LocalCluster`` starts each worker as a new interpreter (a nanny spawns
+it) that imports Dask and the fleet modules again: about half a CPU second
+per worker, on a machine whose cores the replay wants. Here the command,
+which has imported them already, forks its workers before it starts any
+thread: each child is a plain Dask ``Worker`` (no nanny) with the modules
+in memory, connecting to the scheduler this process then starts (a
+``LocalCluster`` without workers of its own). The address goes to the
+children through a pipe, so they are forked while the scheduler is still
+coming up.
+
+A worker that dies is replaced by a spawned worker (what a nanny does), so
+the run goes on with as many workers; its tasks are run again by the
+scheduler. When this process runs other threads, forking is not safe (a
+lock another thread holds stays held in the child): :func:`start` then
+returns ``None`` and the caller starts a ``LocalCluster`` the usual way.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+__all__ = ["ForkedCluster", "start", "serve"]
+
+
+def serve(address: str, config: Mapping[str, Any]) -> None:
+    """Run one single-threaded Dask worker of the scheduler at ``address``
+    until the scheduler closes it (or it is terminated)."""
+    import asyncio
+    import logging
+
+    import dask
+    from distributed import Worker
+
+    dask.config.set(config)  # for good, in this process
+    logging.getLogger("distributed").setLevel(logging.ERROR)
+
+    async def run() -> None:
+        async with Worker(address, nthreads=1, host="127.0.0.1",  # type: ignore[no-untyped-call]
+                          dashboard=False, silence_logs=logging.ERROR) as worker:
+            await worker.finished()  # type: ignore[no-untyped-call]
+
+    asyncio.run(run())
+
+
+def _child(read_fd: int, config: Mapping[str, Any]) -> None:
+    # the command's standard output is its report's: a reader waiting for its
+    # end must not wait for the workers too
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(null, 1)
+    os.close(null)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    with os.fdopen(read_fd, "rb") as f:
+        address = f.read().decode()
+    if address:  # else the command gave up before the scheduler started
+        serve(address, config)
+
+
+class ForkedCluster:
+    """``n`` forked workers and a scheduler in this process; ``client``
+    is a ``distributed.Client`` to it. Closed by :meth:`close`."""
+
+    def __init__(self, n: int, config: Mapping[str, Any], preload: Sequence[str] = ()) -> None:
+        import logging
+
+        import dask
+        import distributed
+
+        for module in preload:
+            importlib.import_module(module)
+        self.n = n
+        self.config = dict(config)
+        self.pids: list[int] = []
+        self.spawned: list[Any] = []
+        self.closing = False
+        self.cluster: Any = None
+        self.client: Any = None
+        writers: list[int] = []
+        try:
+            for _ in range(n):
+                r, w = os.pipe()
+                sys.stdout.flush()
+                sys.stderr.flush()
+                pid = os.fork()
+                if pid == 0:  # the worker
+                    code = 1
+                    try:
+                        os.close(w)
+                        for other in writers:
+                            os.close(other)
+                        _child(r, self.config)
+                        code = 0
+                    finally:
+                        os._exit(code)
+                os.close(r)
+                self.pids.append(pid)
+                writers.append(w)
+            with dask.config.set(self.config):
+                self.cluster = distributed.LocalCluster(  # type: ignore[no-untyped-call]
+                    n_workers=0, threads_per_worker=1, processes=True, host="127.0.0.1",
+                    dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR,
+                )
+            address = str(self.cluster.scheduler_address)
+            for w in writers:
+                with contextlib.suppress(OSError):
+                    os.write(w, address.encode())
+        except BaseException:
+            self.close()
+            raise
+        finally:
+            for w in writers:
+                with contextlib.suppress(OSError):
+                    os.close(w)
+        self.address = address
+        self.client = distributed.Client(self.cluster)  # type: ignore[no-untyped-call]
+        self.watcher = threading.Thread(target=self._watch, name="podnuma-fleet-workers", daemon=True)
+        self.watcher.start()
+
+    def _watch(self) -> None:
+        """Replace a forked worker that ends before the cluster closes."""
+        live = set(self.pids)
+        while live and not self.closing:
+            for pid in list(live):
+                try:
+                    done, _ = os.waitpid(pid, os.WNOHANG)
+                except ChildProcessError:
+                    done = pid
+                if done and not self.closing:
+                    live.discard(pid)
+                    self._spawn()
+            time.sleep(0.2)
+
+    def _spawn(self) -> None:
+        import multiprocessing
+
+        p = multiprocessing.get_context("spawn").Process(
+            target=serve, args=(self.address, self.config), daemon=True)
+        p.start()
+        self.spawned.append(p)
+
+    def close(self) -> None:
+        self.closing = True
+        if self.client is not None:
+            with contextlib.suppress(Exception):
+                self.client.close()
+        if self.cluster is not None:
+            with contextlib.suppress(Exception):
+                self.cluster.close()  # the scheduler tells its workers to close
+        for pid in self.pids:  # and one still connecting stops too
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + 5
+        for pid in self.pids:
+            while True:
+                try:
+                    done, _ = os.waitpid(pid, os.WNOHANG)
+                except ChildProcessError:
+                    break
+                if done:
+                    break
+                if time.monotonic() > deadline:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(pid, signal.SIGKILL)
+                    deadline = time.monotonic() + 5
+                time.sleep(0.02)
+        for p in self.spawned:
+            p.join(5)
+            if p.is_alive():
+                p.kill()
+                p.join()
+
+
+def start(n: int, config: Mapping[str, Any], preload: Sequence[str] = ()) -> ForkedCluster | None:
+    """A cluster of ``n`` forked workers, or ``None`` where forking is not
+    safe (no ``fork``, or other threads running here)."""
+    if not hasattr(os, "fork") or threading.active_count() != 1:
+        return None
+    return ForkedCluster(n, config, preload)

@@ -1,0 +1,129 @@
+"""``--dask local:N`` and ``--dask tcp://...`` as the command runs them:
+the Dask client in a forked process of its own (the command never imports
+Dask, and runs the first tasks itself while the cluster comes up), the
+local cluster's workers forked from it (plain Dask workers, the fleet
+modules already imported), a forked worker that dies replaced. Each case
+runs in a fresh interpreter: forking is used only where no other thread
+runs, which a test process with a cluster fixture is not."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+from .conftest import need
+from .test_dask_commands import _env
+
+SCRIPT = """
+import json, os, signal, sys, time
+from pathlib import Path
+from podnuma.fleet.execute import Serial, open_executor
+from podnuma.fleet.inputs import load_fleet
+from podnuma.fleet.report import fleet_report
+from podnuma.fleet.whatif import parse_what_if
+
+FLEET = Path(sys.argv[1])
+W = [parse_what_if("pod-level")]
+
+
+def report(ex):
+    fleet = load_fleet([FLEET], map_files=ex.map, parts=ex.parts)
+    return fleet_report(fleet, ex.replay(fleet.nodes, W), [w.label for w in W])
+
+
+def worker_state():
+    import dask
+    return {"pid": os.getpid(), "parent": os.getppid(),
+            "replay": "podnuma.fleet.replay" in sys.modules,
+            "profile": dask.config.get("distributed.worker.profile.enabled")}
+"""
+
+
+def _python(body: str, *args: str) -> Any:
+    r = subprocess.run([sys.executable, "-c", SCRIPT + textwrap.dedent(body), *args], env=_env(),
+                       capture_output=True, timeout=300, text=True)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def test_local_cluster_from_a_client_process_gives_the_report_of_one_process(small_fleet: Path) -> None:
+    need("distributed")
+    got = _python("""
+        want = report(Serial())
+        with open_executor(dask_target="local:2") as ex:
+            kind = type(ex).__name__
+            got = report(ex)
+            workers = ex.run(worker_state)
+            for _ in range(600):  # the second worker may still be connecting
+                if len(workers) == 2:
+                    break
+                time.sleep(0.1)
+                workers = ex.run(worker_state)
+            helper = ex.pid
+        print(json.dumps({"same": got == want, "kind": kind, "helper": helper, "me": os.getpid(),
+                          "workers": list(workers.values()), "dask here": "distributed" in sys.modules}))
+    """, str(small_fleet))
+    assert got["same"] and got["kind"] == "DaskProcess"
+    assert got["dask here"] is False  # the command itself never imported Dask
+    assert len(got["workers"]) == 2
+    for w in got["workers"]:
+        # forked from the client process (no nanny in between), the modules already there
+        assert w["parent"] == got["helper"] != got["me"]
+        assert w["replay"] is True and w["profile"] is False
+
+
+def test_a_forked_worker_killed_mid_run_is_replaced_and_the_report_is_the_same(small_fleet: Path) -> None:
+    need("distributed")
+    got = _python("""
+        from podnuma.fleet import forked
+        from podnuma.fleet.execute import CLUSTER_CONFIG, WORKER_PRELOAD, DaskExecutor
+
+        want = report(Serial())
+        fc = forked.start(2, CLUSTER_CONFIG, WORKER_PRELOAD)
+        ex = DaskExecutor(fc.client, owned=fc, threads=2)
+        try:
+            fc.client.wait_for_workers(2, timeout=60)
+            before = sorted(fc.client.run(os.getpid).values())
+            victim = before[0]
+            fleet = load_fleet([FLEET], map_files=ex.map, parts=ex.parts)
+            killed = []
+
+            def progress(_):
+                if not killed:
+                    os.kill(victim, signal.SIGKILL)
+                    killed.append(victim)
+
+            got = fleet_report(fleet, ex.replay(fleet.nodes, W, progress), [w.label for w in W])
+            fc.client.wait_for_workers(2, timeout=120)
+            after = sorted(fc.client.run(os.getpid).values())
+        finally:
+            ex.close()
+        print(json.dumps({"same": got == want, "before": before, "after": after, "killed": killed,
+                          "forked": sorted(fc.pids)}))
+    """, str(small_fleet))
+    assert got["killed"] == got["before"][:1] and got["before"] == got["forked"]
+    assert got["same"]
+    assert len(got["after"]) == 2 and got["killed"][0] not in got["after"]
+
+
+def test_a_cluster_that_cannot_be_reached_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    """The client process cannot connect: the command says so, naming the
+    target, and leaves no process behind."""
+    need("distributed")
+    import socket
+
+    with socket.socket() as s:  # a loopback port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {**_env(), "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "1s"}
+    r = subprocess.run([sys.executable, "-m", "podnuma.cli", "fleet", "analyze",
+                        str(Path(__file__).parents[2] / "examples" / "fleet"), "-o", "json",
+                        "--dask", f"tcp://127.0.0.1:{port}"], env=env, capture_output=True,
+                       timeout=120, text=True)
+    assert r.returncode == 2 and r.stdout == "", r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: --dask tcp://127.0.0.1:{port}: "), r.stderr
