@@ -108,3 +108,31 @@ def test_collection_finds_what_a_full_walk_finds() -> None:
         node.memory.remove_stale_state()
         assert _stale(node) == []
     assert rejected > 0 and admitted > 0
+
+
+def test_a_watch_is_quiet_only_while_nothing_changed() -> None:
+    """``StaleWatch.quiet``: after a collection, true until the active pods
+    record a pod that shrank or left, the state's version moves, or another
+    mapping or state is asked about."""
+    from podnuma.cm.active import StaleWatch
+
+    active = ActivePods()
+    active["a"] = frozenset({"x", "y"})
+    state = object()
+    watch = StaleWatch()
+    assert not watch.quiet(active, state, 0)  # never collected
+    watch.clean(active, state, 0)
+    assert watch.quiet(active, state, 0)
+    active["b"] = frozenset({"z"})  # a pod came: nothing can be stale
+    assert watch.quiet(active, state, 0)
+    assert not watch.quiet(active, state, 1)  # the state changed
+    assert not watch.quiet(active, object(), 0)
+    assert not watch.quiet(ActivePods(), state, 0)
+    active["a"] = frozenset({"x"})  # lost y
+    assert not watch.quiet(active, state, 0)
+    watch.clean(active, state, 0)
+    assert watch.quiet(active, state, 0)
+    del active["b"]
+    assert not watch.quiet(active, state, 0)
+    watch.clean({"a": frozenset({"x"})}, state, 0)  # a plain mapping: never quiet
+    assert not watch.quiet(active, state, 0)

@@ -49,3 +49,30 @@ def test_a_written_init_comes_with_init_false_and_no_field_defaults() -> None:
                 assert isinstance(stmt, ast.AnnAssign)
                 bad.append(f"{name}.{ast.unparse(stmt.target)}: a default the __init__ never uses")
     assert bad == []
+
+
+def test_a_step_result_holds_every_field_as_given() -> None:
+    """``StepResult``'s pure-Python ``__init__`` stores into the instance
+    dict: every field the class declares, each as passed (defaults
+    included), and the record compares as before."""
+    from podnuma.cm.results import StepResult
+    from podnuma.machine.cpuset import CPUSet
+
+    tree = ast.parse((ENGINE[1] / "results.py").read_text(encoding="utf-8"))
+    (cls,) = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "StepResult"]
+    names = [ast.unparse(s.target) for s in cls.body if isinstance(s, ast.AnnAssign)]
+    given: dict[str, object] = {
+        "index": 7, "op": "removeContainer", "pod": "ns/p", "pod_uid": "u", "admitted": False,
+        "reason": "r", "message": "m", "qos_class": "Guaranteed", "pod_allocation": None,
+        "containers": (), "default_cpuset": CPUSet.of(1, 2), "container": "c",
+        "hints": (), "pod_resources": (), "merged": (), "failed_stage": "topology",
+        "failed_container": "c",
+    }
+    assert sorted(given) == sorted(names)
+    result = StepResult(**given)  # type: ignore[arg-type]
+    assert {name: getattr(result, name) for name in names} == given
+    short = StepResult(1, "reconcile", "", "", None, None, None, None, None, (), CPUSet())
+    assert (short.container, short.hints, short.pod_resources, short.merged) == (None, (), (), ())
+    assert (short.failed_stage, short.failed_container) == (None, None)
+    assert short == StepResult(1, "reconcile", "", "", None, None, None, None, None, (), CPUSet())
+    assert short != result

@@ -143,6 +143,17 @@ class StaleWatch:
         self._mark: ActiveMark = (0, 0)
         self._version = -1
 
+    def quiet(self, active: Mapping[str, AbstractSet[str]], state: object, version: int) -> bool:
+        """Nothing can have gone stale since the last collection: the same
+        active pods, with no pod recorded since, and ``state`` unchanged
+        at ``version``. (:meth:`suspects` would then name no pod, and
+        :meth:`clean` would record what is recorded already.)"""
+        if self._active is not active or self._state is not state or self._version != version:
+            return False
+        assert isinstance(active, ActivePods)
+        epoch, position = self._mark
+        return active._epoch == epoch and len(active._log) == position
+
     def suspects(
         self, active: Mapping[str, AbstractSet[str]], state: object, version: int
     ) -> Iterable[str] | None:

@@ -806,12 +806,10 @@ class Node:
         """The pod-level reservation: the pod's CPU set and memory blocks
         (pod scope with pod-level resources), else ``None``."""
         cpus = self.cpu.get_pod_cpus(uid)
-        blocks = tuple(
-            MemoryBlock(b.type, tuple(sorted(b.numa_affinity)), b.size)
-            for b in self.memory.get_pod_memory_blocks(uid)
-        )
-        if cpus is None and not blocks:
-            return None
+        raw = self.memory.get_pod_memory_blocks(uid)
+        if cpus is None and not raw:
+            return None  # (the usual pod: nothing to build)
+        blocks = tuple(MemoryBlock(b.type, tuple(sorted(b.numa_affinity)), b.size) for b in raw)
         return PodAllocation(cpus=cpus if cpus is not None else CPUSet(), memory=blocks)
 
     def _shared_cpus(self) -> CPUSet:

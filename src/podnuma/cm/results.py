@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Literal
 
+from podnuma.buildinfo import ENGINE_COMPILED
 from podnuma.cm.podresources_view import PodResources
 from podnuma.cm.topologymanager.hint import TopologyHint
 from podnuma.cm.topologymanager.policy import MergeTrace
@@ -286,6 +287,53 @@ class StepResult:
         object.__setattr__(self, "merged", merged)
         object.__setattr__(self, "failed_stage", failed_stage)
         object.__setattr__(self, "failed_container", failed_container)
+
+
+if not ENGINE_COMPILED:
+
+    def _init_step_result(
+        self: StepResult,
+        index: int,
+        op: StepOp,
+        pod: str,
+        pod_uid: str,
+        admitted: bool | None,
+        reason: str | None,
+        message: str | None,
+        qos_class: str | None,
+        pod_allocation: PodAllocation | None,
+        containers: tuple[ContainerResult, ...],
+        default_cpuset: CPUSet,
+        container: str | None = None,
+        hints: tuple[HintRecord, ...] = (),
+        pod_resources: tuple[PodResources, ...] = (),
+        merged: tuple[MergedHint, ...] = (),
+        failed_stage: str | None = None,
+        failed_container: str | None = None,
+    ) -> None:
+        """``StepResult.__init__`` in pure Python: the fields go straight
+        into the instance's dict (every step makes one; on CPython 3.11
+        seventeen ``object.__setattr__`` calls cost twice as much)."""
+        d = self.__dict__
+        d["index"] = index
+        d["op"] = op
+        d["pod"] = pod
+        d["pod_uid"] = pod_uid
+        d["admitted"] = admitted
+        d["reason"] = reason
+        d["message"] = message
+        d["qos_class"] = qos_class
+        d["pod_allocation"] = pod_allocation
+        d["containers"] = containers
+        d["default_cpuset"] = default_cpuset
+        d["container"] = container
+        d["hints"] = hints
+        d["pod_resources"] = pod_resources
+        d["merged"] = merged
+        d["failed_stage"] = failed_stage
+        d["failed_container"] = failed_container
+
+    StepResult.__init__ = _init_step_result  # type: ignore[method-assign]
 
 
 class NodeSummary:

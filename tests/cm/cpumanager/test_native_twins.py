@@ -21,6 +21,8 @@ def test_selected_hints(marks: list[int], data: st.DataObject) -> None:
     for pos, mark in zip(positions, marks, strict=True):
         tops[pos] = mark
     expected = [h for h, mark in zip(hints, marks, strict=True) if mark]
-    assert twins.selected_hints_loops(hints, bytes(tops), positions) == expected
-    assert twins.selected_hints_bulk(hints, bytes(tops), positions) == expected
-    assert twins.selected_hints(hints, bytes(tops), positions) == expected
+    pick = twins.byte_picker(positions)
+    assert list(pick(bytes(tops))) == [tops[p] for p in positions]
+    assert twins.selected_hints_loops(hints, bytes(tops), positions, pick) == expected
+    assert twins.selected_hints_bulk(hints, bytes(tops), positions, pick) == expected
+    assert twins.selected_hints(hints, bytes(tops), positions, pick) == expected

@@ -63,7 +63,7 @@ def test_merge_helpers(hints: list[TopologyHint]) -> None:
     affs = twins.affinities_bulk(hints)
     assert affs == [h.numa_node_affinity for h in hints]
     assert twins.affinities_loops(hints) == []  # the loops read the hints
-    assert twins.preferred_masks_bulk(hints, affs) == twins.preferred_masks_loops(hints, [])
+    assert twins.preferred_masks_bulk(hints) == twins.preferred_masks_loops(hints)
     assert twins.all_masks_bulk(hints, affs) == twins.all_masks_loops(hints, [])
     distinct = {h.numa_node_affinity.value for h in hints if h.numa_node_affinity is not None}
     if distinct:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from podnuma.cm.cpumanager.native_twins import selected_hints
+from podnuma.cm.cpumanager.native_twins import BytePicker, byte_picker, selected_hints
 from podnuma.cm.topologymanager.bitmask import BitMask
 from podnuma.cm.topologymanager.hint import TopologyHint
 from podnuma.cm.topologymanager.mask_tables import (
@@ -156,7 +156,9 @@ class MaskTable:
                         row[c] = m
                 acc += m
         tops = (acc + ((1 << (lanes.width - 1)) - need) * lanes.ones) & lanes.top_bits
-        return selected_hints(hints, tops.to_bytes(lanes.size, "little"), lanes.positions)
+        return selected_hints(
+            hints, tops.to_bytes(lanes.size, "little"), lanes.positions, lanes.pick
+        )
 
     def hints_for(self, min_width: int) -> list[TopologyHint]:
         """Every mask's hint, preferred when the mask is ``min_width`` wide."""
@@ -178,7 +180,9 @@ class Lanes:
     (bit j for node j) owns bits [L*s, L*s + L) of one integer. Built once
     per table with big-integer arithmetic, no loop over the subsets."""
 
-    __slots__ = ("width", "patterns", "ones", "top_bits", "size", "positions", "multiples", "keep")
+    __slots__ = (
+        "width", "patterns", "ones", "top_bits", "size", "positions", "pick", "multiples", "keep"
+    )
 
     def __init__(self, n: int, capacity: int, compact: list[int]) -> None:
         # L bits per lane, a multiple of 8 (a lane's top bit is the top bit
@@ -206,6 +210,7 @@ class Lanes:
         self.size = lanes * nbytes
         # the byte holding each table row's lane top bit (0 or 0x80 after masking)
         self.positions = [c * nbytes + nbytes - 1 for c in compact]
+        self.pick: BytePicker = byte_picker(self.positions)
         # per node, its pattern times each count met so far (a big-integer
         # product costs more than the lookup); kept only while all of them
         # together stay within _MULTIPLES_BYTES, else multiplied each time

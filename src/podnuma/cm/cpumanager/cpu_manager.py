@@ -114,10 +114,13 @@ class CPUManager:
                 return
             active = self.active_pods()
         state = self.state
-        suspects = self._stale_watch.suspects(active, state, state.version)
+        watch = self._stale_watch
+        if watch.quiet(active, state, state.version):
+            return  # nothing changed since the last walk left the state clean
+        suspects = watch.suspects(active, state, state.version)
         for pod_uid, name in stale_containers(state.assignments, active, suspects):
             self.policy.remove_container(state, pod_uid, name)
-        self._stale_watch.clean(active, state, state.version)
+        watch.clean(active, state, state.version)
 
     def _allocated(self, pod: Pod, before: int, active: ActiveContainers | None) -> None:
         """After the policy allocated for ``pod`` (state version ``before``):

@@ -240,11 +240,14 @@ class MemoryManager(HintProvider):
             if self.active_pods is None:
                 return
             active = self.active_pods()
-        suspects = self._stale_watch.suspects(active, state, state.version)
+        watch = self._stale_watch
+        if watch.quiet(active, state, state.version):
+            return  # nothing changed since the last walk left the state clean
+        suspects = watch.suspects(active, state, state.version)
         stale = state.stale_containers(active, suspects)
         for pod_uid, name in sorted(stale):
             self.policy.remove_container(state, pod_uid, name)
-        self._stale_watch.clean(active, state, state.version)
+        watch.clean(active, state, state.version)
 
     def _allocated(self, pod: Pod, before: int) -> None:
         """After the policy allocated for ``pod`` (state version ``before``):

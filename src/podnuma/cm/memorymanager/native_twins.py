@@ -10,9 +10,6 @@ mask rows calls these.
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
-from operator import itemgetter
-
 from podnuma.buildinfo import ENGINE_COMPILED
 from podnuma.cm.topologymanager.bitmask import BitMask
 from podnuma.cm.topologymanager.hint import TopologyHint
@@ -26,11 +23,6 @@ MaskRow = tuple[
     BitMask, tuple[int, ...], int, int, int, TopologyHint, TopologyHint, tuple[int, ...]
 ]
 
-_WIDTH = itemgetter(4)
-_PREFERRED = itemgetter(5)
-_NOT_PREFERRED = itemgetter(6)
-
-
 def free_reaches_loops(rows: list[MaskRow], free: list[int], size: int) -> list[MaskRow]:
     out: list[MaskRow] = []
     for row in rows:
@@ -43,8 +35,9 @@ def free_reaches_loops(rows: list[MaskRow], free: list[int], size: int) -> list[
 
 
 def free_reaches_bulk(rows: list[MaskRow], free: list[int], size: int) -> list[MaskRow]:
-    at = free.__getitem__
-    return [row for row in rows if sum(map(at, row[7])) >= size]
+    # (the loops: for the few rows this takes, a ``sum(map(...))`` per row
+    # costs more on CPython 3.11 than adding the row's handful of nodes)
+    return free_reaches_loops(rows, free, size)
 
 
 def hint_list_loops(rows: list[MaskRow], width: int) -> list[TopologyHint]:
@@ -55,15 +48,9 @@ def hint_list_loops(rows: list[MaskRow], width: int) -> list[TopologyHint]:
 
 
 def hint_list_bulk(rows: list[MaskRow], width: int) -> list[TopologyHint]:
-    """(the rows come by width: one slice of them is preferred)"""
-    widths = list(map(_WIDTH, rows))
-    lo = bisect_left(widths, width)
-    hi = bisect_right(widths, width)
-    return [
-        *map(_NOT_PREFERRED, rows[:lo]),
-        *map(_PREFERRED, rows[lo:hi]),
-        *map(_NOT_PREFERRED, rows[hi:]),
-    ]
+    # (one comprehension: on CPython 3.11 itemgetter calls through ``map``
+    # cost more than its item reads)
+    return [row[5] if row[4] == width else row[6] for row in rows]
 
 
 # free_reaches: the rows whose nodes' `free` amounts (by position) add up to

@@ -2,9 +2,12 @@
 
 Each function here exists twice, with the same results: a ``_loops`` body
 of plain loops, which the compiled (mypyc) build turns into native code,
-and a ``_bulk`` body of builtin pipelines (``map``, ``compress``, slot
-descriptors), which is the faster one in pure Python, where every Python
-frame counts. The public name is the compiled build's body when compiled
+and a ``_bulk`` body for pure Python, where every Python frame counts:
+builtin pipelines (``map``, ``compress``, slot descriptors) where they
+win, comprehensions where they do not (on CPython 3.11 a ``map`` over an
+``attrgetter``, an ``itemgetter`` or a bound slot wrapper such as
+``n.__add__`` pays a generic call per item, which a comprehension's
+attribute or item read does not). The public name is the compiled build's body when compiled
 (``ENGINE_COMPILED``; the build leaves the other branch out of the C
 code), else the bulk one. ``tests/cm/topologymanager/test_native_twins.py``
 runs both bodies and compares them.
@@ -18,11 +21,10 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Sequence
-from itertools import chain, combinations, compress, repeat
-from operator import attrgetter
+from itertools import chain, combinations, repeat
 
 from podnuma.buildinfo import ENGINE_COMPILED
-from podnuma.cm.topologymanager.bitmask import BitMask, mask_value
+from podnuma.cm.topologymanager.bitmask import BitMask
 from podnuma.cm.topologymanager.hint import TopologyHint
 
 __all__ = [
@@ -39,9 +41,6 @@ __all__ = [
 
 #: every mask over some bits with its bits and compact index
 MaskRows = tuple[tuple[BitMask, tuple[int, ...], int], ...]
-
-_affinity: Callable[[TopologyHint], BitMask | None] = attrgetter("numa_node_affinity")
-_preferred: Callable[[TopologyHint], bool] = attrgetter("preferred")
 
 
 # -- subset sums ------------------------------------------------------------
@@ -60,7 +59,8 @@ def subset_sums_loops(per_node: Sequence[int]) -> list[int]:
 def subset_sums_bulk(per_node: Sequence[int]) -> list[int]:
     sums = [0]
     for v in per_node:
-        sums += list(map(v.__add__, sums))
+        # (a comprehension: ``map(v.__add__, ...)`` pays a slot wrapper call per item)
+        sums += [s + v for s in sums]
     return sums
 
 
@@ -175,12 +175,12 @@ def affinities_loops(hints: Sequence[TopologyHint]) -> list[BitMask | None]:
 
 
 def affinities_bulk(hints: Sequence[TopologyHint]) -> list[BitMask | None]:
-    return list(map(_affinity, hints))
+    # (a comprehension: on CPython 3.11 an attrgetter call through ``map``
+    # costs more than the comprehension's attribute read)
+    return [h.numa_node_affinity for h in hints]
 
 
-def preferred_masks_loops(
-    hints: Sequence[TopologyHint], affs: list[BitMask | None]
-) -> set[int | None]:
+def preferred_masks_loops(hints: Sequence[TopologyHint]) -> set[int | None]:
     out: set[int | None] = set()
     for h in hints:
         if h.preferred:
@@ -189,10 +189,11 @@ def preferred_masks_loops(
     return out
 
 
-def preferred_masks_bulk(
-    hints: Sequence[TopologyHint], affs: list[BitMask | None]
-) -> set[int | None]:
-    return masks_of(list(compress(affs, map(_preferred, hints))))
+def preferred_masks_bulk(hints: Sequence[TopologyHint]) -> set[int | None]:
+    # (few hints are preferred: their masks read where the flag is set)
+    return {
+        None if (a := h.numa_node_affinity) is None else a._mask for h in hints if h.preferred
+    }
 
 
 def all_masks_loops(hints: Sequence[TopologyHint], affs: list[BitMask | None]) -> set[int | None]:
@@ -204,18 +205,7 @@ def all_masks_loops(hints: Sequence[TopologyHint], affs: list[BitMask | None]) -
 
 
 def all_masks_bulk(hints: Sequence[TopologyHint], affs: list[BitMask | None]) -> set[int | None]:
-    return masks_of(affs)
-
-
-def masks_of(affs: list[BitMask | None]) -> set[int | None]:
-    """The distinct values of ``affs`` (``None`` for nil), in bulk: a
-    ``BitMask`` is always true, so ``filter(None, ...)`` drops the nils."""
-    present = list(filter(None, affs))
-    # (a set built from a list is sized once; from an iterator it grows step by step)
-    out: set[int | None] = set(list(map(mask_value, present)))
-    if len(present) != len(affs):
-        out.add(None)
-    return out
+    return {None if a is None else a._mask for a in affs}
 
 
 # Bit counts of the masks of up to 12 NUMA nodes, by value: compiled,
@@ -242,21 +232,21 @@ def fewest_bits_bulk(masks: set[int]) -> int:
     return min(map(int.bit_count, masks))
 
 
-# affinities: The hints' masks, read once per merge and passed to the
-# two below (the compiled body reads the hints instead: an empty list).
+# affinities: The hints' masks, read once per list when a merge needs
+# more than the preferred masks (the compiled body reads the hints
+# instead: an empty list).
 # preferred_masks: The distinct masks of the preferred hints (`None` for
-# nil); `affs`: the hints' masks (:func:`affinities`).
-# all_masks: The distinct masks of all hints (`None` for nil).
+# nil).
+# all_masks: The distinct masks of all hints (`None` for nil); `affs`: the
+# hints' masks (:func:`affinities`).
 # fewest_bits: The fewest bits of a mask in `masks` (not empty).
 if ENGINE_COMPILED:
 
     def affinities(hints: Sequence[TopologyHint]) -> list[BitMask | None]:
         return affinities_loops(hints)
 
-    def preferred_masks(
-        hints: Sequence[TopologyHint], affs: list[BitMask | None]
-    ) -> set[int | None]:
-        return preferred_masks_loops(hints, affs)
+    def preferred_masks(hints: Sequence[TopologyHint]) -> set[int | None]:
+        return preferred_masks_loops(hints)
 
     def all_masks(hints: Sequence[TopologyHint], affs: list[BitMask | None]) -> set[int | None]:
         return all_masks_loops(hints, affs)

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from functools import reduce
-from itertools import compress
 from operator import or_
 from typing import TYPE_CHECKING, cast
 
@@ -98,16 +97,15 @@ class FastMerge:
         """
         default = self.numa_info.default_affinity_mask()
         dmask = default.value
-        if any(len(h) == 0 for h in self.hints):
+        if not all(self.hints):
             return TopologyHint(default, False)  # a provider without hints: no permutation
 
         # -- preferred candidates ---------------------------------------------
         all_nil_pref = True  # every list offers a preferred nil hint
         common: set[int | None] | None = None  # offered by every list without nil-preferred
         offered: set[int | None] = set()  # preferred masks any list offers
-        affinities = [twins.affinities(hints) for hints in self.hints]
-        for i, hints in enumerate(self.hints):
-            pref = twins.preferred_masks(hints, affinities[i])
+        for hints in self.hints:
+            pref = twins.preferred_masks(hints)
             nil_pref = None in pref
             pref.discard(None)
             offered |= pref
@@ -127,17 +125,18 @@ class FastMerge:
         sets: list[set[int] | _Array] = []
         narrowest: list[int] = []  # per list, the fewest bits of a non-nil mask
         singles = frozenset([1 << n for n in self.numa_info.nodes])
-        for i, hints in enumerate(self.hints):
+        for hints in self.hints:
+            affinities = twins.affinities(hints)
             if not ENGINE_COMPILED and len(hints) > FOLD_LIMIT:
                 # a list this long goes to the subset-sum transform, which
                 # takes it as an array (duplicates and all): no set of it
-                fewest, arr = _mask_array(affinities[i], dmask)
+                fewest, arr = _mask_array(affinities, dmask)
                 if fewest >= 0:
                     narrowest.append(fewest)
                 # (nil hints shrink to one mask: a short array joins the fold as a set)
                 sets.append(arr if len(arr) > FOLD_LIMIT else set(arr.tolist()))
                 continue
-            distinct = twins.all_masks(hints, affinities[i])
+            distinct = twins.all_masks(hints, affinities)
             nil = None in distinct
             distinct.discard(None)
             masks: set[int] = distinct  # type: ignore[assignment]
@@ -168,7 +167,9 @@ class FastMerge:
             return 0
         counts = list(map(int.bit_count, masks))
         width = _pick_width(set(counts), target)
-        group = list(compress(masks, map(width.__eq__, counts)))
+        # (a comprehension: on CPython 3.11 ``map(width.__eq__, ...)`` pays a
+        # slot wrapper call per mask)
+        group = [m for m, c in zip(masks, counts, strict=True) if c == width]
         if not self._use_closest or len(group) == 1:
             return min(group)
         # same width, same divisor: the average orders as the sum does

@@ -9,9 +9,7 @@ only a preferred result.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from itertools import compress
-from operator import attrgetter
+from collections.abc import Sequence
 
 from podnuma.buildinfo import mypyc_attr
 from podnuma.cm.topologymanager.hint import TopologyHint
@@ -27,9 +25,6 @@ from podnuma.cm.topologymanager.policy_options import PolicyOptions
 
 __all__ = ["SingleNumaNodePolicy", "filter_single_numa_hints"]
 
-_preferred: Callable[[TopologyHint], bool] = attrgetter("preferred")
-
-
 def filter_single_numa_hints(
     all_resources_hints: Sequence[Sequence[TopologyHint]],
 ) -> list[list[TopologyHint]]:
@@ -38,8 +33,9 @@ def filter_single_numa_hints(
     out: list[list[TopologyHint]] = []
     for resource_hints in all_resources_hints:
         kept: list[TopologyHint] = []
-        # the preferred ones first, in bulk (lists can hold 2^N - 1 hints)
-        for hint in compress(resource_hints, map(_preferred, resource_hints)):
+        for hint in resource_hints:
+            if not hint.preferred:
+                continue
             aff = hint.numa_node_affinity
             if aff is None or aff.count() == 1:
                 kept.append(hint)
