@@ -57,7 +57,9 @@ def _run(cmd: list[str]) -> tuple[float, float, int]:
 
     ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # bytecode caching on, as an installed or checked-out podnuma has it
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     top = psutil.Process(proc.pid)
     peak = 0
     while proc.poll() is None:
