@@ -217,3 +217,23 @@ def test_flat_tree(tmp_path: Path) -> None:
     # the 300 steps compose to thousands of nodes; a step's are a few dozen
     assert max(counts) <= 150, counts
     assert max(counts[len(counts) // 2:]) <= max(counts[:len(counts) // 2]) + 20, counts
+
+
+def test_a_refused_file_is_read_whole_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file the whole read refuses is parsed whole once: the answer's
+    check asks the reader for the verdict it already has."""
+    calls: list[str] = []
+
+    def counted(text: str, **kw: Any) -> Any:
+        calls.append(kw.get("name", ""))
+        return parse_document(text, **kw)
+
+    monkeypatch.setattr(scenario_yaml, "parse_document", counted)
+    path = tmp_path / "s.yaml"
+    path.write_text(YAML_CASES["malformed-late"], encoding="utf-8")
+    got = _one_pass(path)
+    assert got == _whole(path)
+    assert got[0].startswith("error: ")
+    assert len(calls) == 1

@@ -92,6 +92,7 @@ class YAMLStepReader:
             self._events(), self.limits, split=key
         )
         self._cleared = False
+        self._refusal: Exception | None = None  # the whole read's, once made
         self._head: KeysView[str] | None = None
         self._whole: Document | None = None  # the whole read's, once asked for
         self._head_pairs = -1  # the key-value pairs before the list
@@ -127,8 +128,15 @@ class YAMLStepReader:
         file is not laid out for this reading, or nothing."""
         if self._cleared:
             return
+        if self._refusal is not None:  # asked again: the verdict is known
+            raise self._refusal
         text = self.src.text()
-        self._whole = parse_document(text.text, name=text.name, limits=self.limits)
+        if self._whole is None:
+            try:
+                self._whole = parse_document(text.text, name=text.name, limits=self.limits)
+            except Exception as refusal:
+                self._refusal = refusal
+                raise
         data = self._whole.data
         keys = list(data) if isinstance(data, dict) else []
         if self._head is None or keys[-1:] != [self.key] or keys[:-1] != list(self._head):
