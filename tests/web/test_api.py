@@ -532,3 +532,21 @@ def test_job_processes_are_warm_and_replaced_after_a_time_limit() -> None:
     with pytest.raises(ProcessLookupError):
         os.kill(first, 0)
     pool.kill_all()
+
+
+def test_a_job_too_large_to_read_fails_with_the_limit() -> None:
+    """A job whose own message does not fit the job process's address
+    space: the process cannot read it and ends; the request gets the
+    limit's message (not a broken pipe), and the next job runs in a fresh
+    process."""
+    from podnuma.web.worker import JobError, Limits, WorkerPool
+
+    pool = WorkerPool(Limits(time_limit=60, workers=1, memory=96 << 20))
+    pool.warm_up()
+    first = pool.run(os.getpid)
+    with pytest.raises(JobError) as info:
+        pool.run(len, b"x" * (128 << 20))
+    assert "more memory than the server allows" in info.value.message
+    assert pool.run(sum, [1, 2, 3]) == 6
+    assert pool.run(os.getpid) != first
+    pool.kill_all()

@@ -260,6 +260,12 @@ def _job_process(conn: Connection, memory: int, max_answer: int) -> None:
             message = conn.recv_bytes()
         except (EOFError, OSError):
             return
+        except MemoryError:
+            # the job itself does not fit: say so, and leave (the server
+            # sees the answer, or the pipe closed, and retires the process)
+            with contextlib.suppress(Exception):
+                conn.send(("error", ("limit", "the input needs more memory than the server allows")))
+            return
         _LOADING[0] = True
         try:
             fn, args = pickle.loads(message)
@@ -441,17 +447,29 @@ class WorkerPool:
     ) -> tuple[str, Any, bool]:
         """(status, payload, whether the job process may run another job)."""
         conn = worker.conn
-        conn.send_bytes(pickle.dumps((fn, args), protocol=pickle.HIGHEST_PROTOCOL))
-        worker.jobs += 1
-        if not conn.poll(limit):
-            raise self._too_long(limit)
+        try:
+            conn.send_bytes(pickle.dumps((fn, args), protocol=pickle.HIGHEST_PROTOCOL))
+        except OSError:
+            # the job process went away while it read the job (it could not
+            # hold it): its last word, if it had one, is in the pipe
+            worker.jobs += 1
+            if not conn.poll(1):
+                raise self._lost(worker) from None
+        else:
+            worker.jobs += 1
+            if not conn.poll(limit):
+                raise self._too_long(limit)
         try:
             status, payload = conn.recv()
         except (EOFError, OSError):
-            worker.proc.join(1)
-            code = worker.proc.exitcode
-            raise JobError(
-                "limit", f"the simulation stopped without an answer (exit {code}): "
-                "it may need more memory than the server allows"
-            ) from None
+            raise self._lost(worker) from None
         return status, payload, not _retires(status, payload)
+
+    @staticmethod
+    def _lost(worker: _Worker) -> JobError:
+        """The error of a job process that ended without an answer."""
+        worker.proc.join(1)
+        return JobError(
+            "limit", f"the simulation stopped without an answer (exit {worker.proc.exitcode}): "
+            "it may need more memory than the server allows"
+        )
