@@ -16,6 +16,7 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 from podnuma.api.quantity import Quantity
+from podnuma.buildinfo import ENGINE_COMPILED
 
 __all__ = [
     "ContainerKind",
@@ -193,20 +194,7 @@ class Pod:
         """This pod under another name, UID and labels (a copy of one
         workload's parse for each of its pods). Every value :meth:`memo`
         keeps is derived from the spec alone, so the copy shares them."""
-        pod = Pod(
-            uid=uid,
-            name=name,
-            namespace=self.namespace,
-            init_containers=self.init_containers,
-            containers=self.containers,
-            ephemeral_containers=self.ephemeral_containers,
-            resources=self.resources,
-            overhead=self.overhead,
-            labels=labels,
-            annotations=self.annotations,
-        )
-        object.__setattr__(pod, "_memo", self.memo())
-        return pod
+        return _with_identity(self, name, uid, labels)
 
     def __hash__(self) -> int:
         return hash((self.uid, self.namespace, self.name, self.init_containers, self.containers))
@@ -232,6 +220,65 @@ class Pod:
 
     def sidecars(self) -> tuple[Container, ...]:
         return tuple(c for c in self.init_containers if c.is_sidecar)
+
+
+def _with_identity_init(pod: Pod, name: str, uid: str, labels: Mapping[str, str]) -> Pod:
+    copy = Pod(
+        uid=uid,
+        name=name,
+        namespace=pod.namespace,
+        init_containers=pod.init_containers,
+        containers=pod.containers,
+        ephemeral_containers=pod.ephemeral_containers,
+        resources=pod.resources,
+        overhead=pod.overhead,
+        labels=labels,
+        annotations=pod.annotations,
+    )
+    object.__setattr__(copy, "_memo", pod.memo())
+    return copy
+
+
+if ENGINE_COMPILED:
+    # the constructor, which runs natively
+
+    def _with_identity(pod: Pod, name: str, uid: str, labels: Mapping[str, str]) -> Pod:
+        return _with_identity_init(pod, name, uid, labels)
+
+else:
+    # Pure Python: the frozen dataclass's fields are written through their
+    # slot descriptors (about half the cost of ``object.__setattr__``), and
+    # the mappings already frozen in ``pod`` are shared rather than copied
+    # again (the copy would equal them). Same fields, same values.
+    _set_uid = Pod.__dict__["uid"].__set__
+    _set_name = Pod.__dict__["name"].__set__
+    _set_namespace = Pod.__dict__["namespace"].__set__
+    _set_init_containers = Pod.__dict__["init_containers"].__set__
+    _set_containers = Pod.__dict__["containers"].__set__
+    _set_ephemeral_containers = Pod.__dict__["ephemeral_containers"].__set__
+    _set_resources = Pod.__dict__["resources"].__set__
+    _set_overhead = Pod.__dict__["overhead"].__set__
+    _set_labels = Pod.__dict__["labels"].__set__
+    _set_annotations = Pod.__dict__["annotations"].__set__
+    _set_memo = Pod.__dict__["_memo"].__set__
+    _new = object.__new__
+
+    def _with_identity_slots(pod: Pod, name: str, uid: str, labels: Mapping[str, str]) -> Pod:
+        copy: Pod = _new(Pod)
+        _set_uid(copy, uid)
+        _set_name(copy, name)
+        _set_namespace(copy, pod.namespace)
+        _set_init_containers(copy, pod.init_containers)
+        _set_containers(copy, pod.containers)
+        _set_ephemeral_containers(copy, pod.ephemeral_containers)
+        _set_resources(copy, pod.resources)
+        _set_overhead(copy, pod.overhead)
+        _set_labels(copy, MappingProxyType(dict(labels) if labels else {}))
+        _set_annotations(copy, pod.annotations)
+        _set_memo(copy, pod.memo())
+        return copy
+
+    _with_identity = _with_identity_slots
 
 
 def derive_pod_uid(namespace: str, name: str) -> str:
