@@ -52,3 +52,51 @@ def test_lean_node_decides_the_same(path: Path) -> None:
         assert lean.pod_resources() == full.pod_resources() == a.pod_resources
         compared += 1
     assert compared > 0
+
+
+@pytest.mark.parametrize("path", _scenarios(), ids=lambda p: p.name)
+def test_node_without_step_hints_decides_the_same(path: Path) -> None:
+    """``step_hints=False`` as well (what the fleet replay runs): the same
+    decisions, with no hint or merge records in the step results."""
+    scenario = load_scenario(path)
+    try:
+        full = Node(scenario.machine, scenario.config, cpu_checkpoint=scenario.cpu_checkpoint,
+                    memory_checkpoint=scenario.memory_checkpoint)
+        lean = Node(scenario.machine, scenario.config, cpu_checkpoint=scenario.cpu_checkpoint,
+                    memory_checkpoint=scenario.memory_checkpoint, step_pod_resources=False,
+                    step_hints=False)
+    except PodnumaError:
+        pytest.skip("the scenario's kubelet does not start")
+    compared = 0
+    for step in scenario.steps:
+        try:
+            a = play_step(full, step)
+        except PodnumaError:
+            with pytest.raises(PodnumaError):
+                play_step(lean, step)
+            break
+        b = play_step(lean, step)
+        assert (b.pod_resources, b.hints, b.merged) == ((), (), ())
+        assert replace(a, pod_resources=(), hints=(), merged=()) == b
+        compared += 1
+    assert compared > 0
+
+
+def test_the_lean_results_drop_hints_the_full_ones_carry() -> None:
+    """(The comparison above is not empty: some example admits a pod
+    through a topology policy that merges hints.)"""
+    with_hints = 0
+    for path in _scenarios():
+        scenario = load_scenario(path)
+        try:
+            node = Node(scenario.machine, scenario.config, cpu_checkpoint=scenario.cpu_checkpoint,
+                        memory_checkpoint=scenario.memory_checkpoint)
+        except PodnumaError:
+            continue
+        for step in scenario.steps:
+            try:
+                r = play_step(node, step)
+            except PodnumaError:
+                break
+            with_hints += bool(r.hints and r.merged)
+    assert with_hints > 0

@@ -209,10 +209,14 @@ class Node:
         running_pods: Sequence[Pod] = (),
         step_pod_resources: bool = True,
         device_checkpoint: DeviceCheckpointData | None = None,
+        step_hints: bool = True,
     ) -> None:
         """``step_pod_resources``: whether each step's result carries the
         PodResources ``List`` after it (callers that never read it, such as
-        the fleet replay, save building it). ``cpu_restore_failure`` /
+        the fleet replay, save building it). ``step_hints``: whether an
+        ``addPod`` step's result carries the providers' hints and the
+        topology manager's merges (``hints``, ``merged``; the same callers
+        save building those records too). ``cpu_restore_failure`` /
         ``memory_restore_failure``: the kubelet's message for refusing that
         manager's starting checkpoint (see ``restore_cpu_state``): the
         manager's start fails with it, in the kubelet's order.
@@ -224,6 +228,7 @@ class Node:
         starts; one the kubelet could not read restores nothing)."""
         validate_kubelet_config(config, online_cpus=machine.topology.cpus())
         self._step_pod_resources = step_pod_resources
+        self._step_hints = step_hints
         self._admitting: Pod | None = None  # the pod whose admission is under way
         self.machine = machine
         self.config = config
@@ -534,12 +539,12 @@ class Node:
             pod_allocation=self._pod_allocation(uid) if result.admit else None,
             containers=containers,
             default_cpuset=self.cpu.state.get_default_cpuset(),
-            hints=_hint_records(trail) if trail.provider_hints else (),
+            hints=_hint_records(trail) if trail.provider_hints and self._step_hints else (),
             pod_resources=self.pod_resources() if self._step_pod_resources else (),
             merged=tuple(
                 MergedHint(c, h, a, tr)
                 for (c, h, a), tr in zip(trail.merged, trail.traces, strict=True)
-            ) if trail.merged else (),
+            ) if trail.merged and self._step_hints else (),
             failed_stage=None if result.admit or failed is None else failed[0],
             failed_container=None if result.admit or failed is None else failed[1],
         )

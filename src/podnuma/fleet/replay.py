@@ -350,7 +350,8 @@ def node_run(
     """Admit ``pods`` in order on a fresh node; the run's figures, the step
     results and the node's summary. ``KubeletStartupError`` when the kubelet
     would not start."""
-    n = Node(machine, config, step_pod_resources=False)  # the report reads no PodResources
+    # the report reads no PodResources, hints or merges
+    n = Node(machine, config, step_pod_resources=False, step_hints=False)
     all_cpus = machine.topology.cpus()
     reserved = n.summary().reserved_cpus & all_cpus
     static = config.cpu_manager_policy == CPU_POLICY_STATIC
