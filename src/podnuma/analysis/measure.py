@@ -9,7 +9,6 @@ pod-level resource managers gates) are made here and reported as notes.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -137,7 +136,7 @@ def _copy(pod: Pod, i: int) -> Pod:
     name = f"{pod.name}-{i}"
     if len(name) > 253:  # keep a valid name, unique all the same
         name = f"{pod.name[: 253 - len(str(i)) - 1]}-{i}"
-    return dataclasses.replace(pod, name=name, uid=derive_pod_uid(pod.namespace, name))
+    return pod.replace(name=name, uid=derive_pod_uid(pod.namespace, name))
 
 
 def measure(

@@ -257,8 +257,7 @@ def _with_container(
             return c
         return c.replace(requests=resources(c.requests), limits=resources(c.limits))
 
-    return dataclasses.replace(
-        pod,
+    return pod.replace(
         init_containers=tuple(change(c) for c in pod.init_containers),
         containers=tuple(change(c) for c in pod.containers),
     )
@@ -293,7 +292,7 @@ def _modify_pod(pod: Pod, variation: Variation) -> Pod:
                 if "memory" in res_map:
                     res_map["memory"] = res_map["memory"] + extra
         res = pod.resources.replace(requests=requests, limits=limits)
-        return dataclasses.replace(pod, resources=res)
+        return pod.replace(resources=res)
     return pod
 
 
