@@ -3,7 +3,6 @@ configuration, on the demo, the examples and small pod-level scenarios."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,8 @@ from podnuma.analysis.nearest import (
 from podnuma.cli.explain import explain_command
 from podnuma.inputs.scenario import Scenario, load_scenario, load_scenario_text
 from podnuma.scenario.run import RunResult, run_scenario
+
+from ..records import replace
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "src" / "podnuma" / "scenario" / "demo" / "demo.yaml"
@@ -513,7 +514,7 @@ def test_side_effects_match_an_independent_full_rerun(name: str) -> None:
                 steps.insert(pos, Step(target.index, "removePod", target.path, ref=v.value))
             else:
                 assert target.pod is not None
-                steps[pos] = dataclasses.replace(target, pod=_modify_pod(target.pod, v))
+                steps[pos] = replace(target, pod=_modify_pod(target.pod, v))
             node = start_node(changed_scenario)
             played = []
             for s in steps:  # to the end; a later step naming a removed pod no longer applies

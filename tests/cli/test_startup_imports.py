@@ -85,6 +85,30 @@ def test_simulate_json_to_json_loads_no_yaml_view_or_writer(tmp_path: Path, json
     assert found(modules, "yaml", "podnuma.inputs.goyaml", "podnuma.render.yaml_text",
                  "podnuma.fileio", "podnuma.analysis", "podnuma.fleet", "numpy",
                  "importlib.metadata", *VIEWS, *NEVER) == []
+    # the output's spool and the scenario's copy stay in memory: tempfile (and
+    # shutil, random, bz2, lzma with it) is imported only when one rolls over;
+    # and no record on the path is a dataclass (code generated at import)
+    assert found(modules, "tempfile", "shutil", "random", "dataclasses") == []
+
+
+def test_simulate_json_past_the_spool_still_prints_everything(tmp_path: Path) -> None:
+    # the other side: a run whose output outgrows the in-memory spool rolls
+    # it over to a temporary file and prints the document whole
+    doc = base()
+    doc["steps"] = [doc["steps"][0], {"removePod": "uid-a"}] * 150
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    small = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    code = ("import sys; from podnuma.cli import simulate; simulate._SPOOL = 4096; "
+            "from podnuma.cli import main; rc = main(sys.argv[1:]); "
+            "print('tempfile' in sys.modules, file=sys.stderr); sys.exit(rc)")
+    proc = subprocess.run([sys.executable, "-c", code, "simulate", str(path), "-o", "json"],
+                          capture_output=True, text=True, timeout=180, cwd=tmp_path, env=small)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.strip().endswith("True")  # it did roll over
+    out = json.loads(proc.stdout)
+    assert len(out["steps"]) == 300 and len(proc.stdout) > 4 * 4096
+    assert [s["admitted"] for s in out["steps"][-4:]] == [True, None, True, None]
 
 
 def test_simulate_yaml_table_loads_no_picture_or_search(tmp_path: Path) -> None:
@@ -123,3 +147,15 @@ def test_fleet_analyze_json_loads_no_other_door(tmp_path: Path) -> None:
     assert "podnuma.fleet.replay" in modules
     assert found(modules, "rich", "podnuma.render.table", "podnuma.render.picture",
                  "podnuma.analysis.nearest", *NEVER) == []
+    # no scratch directory without standard input; the restart analysis only
+    # for a restart what-if
+    assert found(modules, "tempfile", "shutil", "podnuma.analysis.restart",
+                 "podnuma.inputs.state") == []
+
+
+def test_fleet_analyze_restart_what_if_loads_the_restart_analysis(tmp_path: Path) -> None:
+    # the other side of the lazy import: the what-if still finds it
+    fleet = tmp_path / "fleet"
+    generate_fleet(fleet, nodes=2, pods_per_node=5, seed=1)
+    modules = loaded(tmp_path, "fleet", "analyze", str(fleet), "-o", "json", "--what-if", "restart")
+    assert "podnuma.analysis.restart" in modules

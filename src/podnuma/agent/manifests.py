@@ -29,7 +29,7 @@ import json
 import os
 import stat
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from podnuma.api.pod import Pod
@@ -103,6 +103,6 @@ def read_manifest(path: Path, *, node_name: str, gates: FeatureGateView) -> Mani
     uid = pod.uid if explicit_uid else pod_uid(doc.data, node_name=node_name, file=name)
     return Manifest(
         file=name,
-        pod=replace(pod, uid=uid, name=f"{pod.name}-{node_name.lower()}"),
+        pod=pod.replace(uid=uid, name=f"{pod.name}-{node_name.lower()}"),
         digest=hashlib.blake2b(_canonical(doc.data), digest_size=16).hexdigest(),
     )

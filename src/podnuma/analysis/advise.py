@@ -212,7 +212,7 @@ def _advise_workload(
         for key in path:
             holder = holder[key]
         holder["spec"] = rewrite.manifest["spec"]
-        rewrite = dataclasses.replace(rewrite, manifest=manifest)
+        rewrite = rewrite.replace(manifest=manifest)
     return dataclasses.replace(advice, pod=label, original=doc, rewrite=rewrite, error=error)
 
 

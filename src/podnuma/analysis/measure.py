@@ -9,9 +9,7 @@ pod-level resource managers gates) are made here and reported as notes.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from podnuma.api.featuregates import FeatureGates
@@ -39,32 +37,134 @@ DENSITY_CAP = 512
 POD_LEVEL_GATES = ("PodLevelResources", "PodLevelResourceManagers")
 
 
-@dataclass(frozen=True)
+#: the fields of :class:`Measurement`, in order
+_MEASUREMENT_FIELDS = (
+    "label",
+    "scope",
+    "gates_forced",
+    "startup_error",
+    "qos_class",
+    "admitted",
+    "reason",
+    "message",
+    "exclusive_cpus",
+    "pod_shared_cpus",
+    "node_shared_containers",
+    "sidecar_only_cpus",
+    "held_cpus",
+    "memory_bytes",
+    "numa_nodes",
+    "density",
+    "density_stop",
+    "density_stop_message",
+    "density_capped",
+    "containers",
+    "pod_allocation",
+)
+
+
 class Measurement:
     """One form of a pod under one configuration, on an empty node."""
 
     label: str
     scope: str
-    gates_forced: tuple[str, ...] = ()
-    startup_error: str | None = None
-    qos_class: str | None = None
-    admitted: bool = False
-    reason: str | None = None
-    message: str | None = None
+    gates_forced: tuple[str, ...]
+    startup_error: str | None
+    qos_class: str | None
+    admitted: bool
+    reason: str | None
+    message: str | None
     # isolation "container", long-running containers (app containers, sidecars)
-    exclusive_cpus: CPUSet = field(default_factory=CPUSet)
-    pod_shared_cpus: CPUSet = field(default_factory=CPUSet)  # isolation "pod", long-running
-    node_shared_containers: tuple[str, ...] = ()  # isolation "host", long-running
-    sidecar_only_cpus: CPUSet = field(default_factory=CPUSet)  # exclusive CPUs of sidecars
-    held_cpus: CPUSet = field(default_factory=CPUSet)  # taken out of the node's shared pool
-    memory_bytes: int = 0  # memory (+ huge pages) pinned for the pod
-    numa_nodes: tuple[int, ...] = ()
-    density: int = 0
-    density_stop: str | None = None  # reason of the first rejected copy
-    density_stop_message: str | None = None
-    density_capped: bool = False
-    containers: tuple[ContainerResult, ...] = ()
-    pod_allocation: PodAllocation | None = None
+    exclusive_cpus: CPUSet
+    pod_shared_cpus: CPUSet  # isolation "pod", long-running
+    node_shared_containers: tuple[str, ...]  # isolation "host", long-running
+    sidecar_only_cpus: CPUSet  # exclusive CPUs of sidecars
+    held_cpus: CPUSet  # taken out of the node's shared pool
+    memory_bytes: int  # memory (+ huge pages) pinned for the pod
+    numa_nodes: tuple[int, ...]
+    density: int
+    density_stop: str | None  # reason of the first rejected copy
+    density_stop_message: str | None
+    density_capped: bool
+    containers: tuple[ContainerResult, ...]
+    pod_allocation: PodAllocation | None
+
+    def __init__(
+        self,
+        label: str,
+        scope: str,
+        gates_forced: tuple[str, ...] = (),
+        startup_error: str | None = None,
+        qos_class: str | None = None,
+        admitted: bool = False,
+        reason: str | None = None,
+        message: str | None = None,
+        exclusive_cpus: CPUSet | None = None,
+        pod_shared_cpus: CPUSet | None = None,
+        node_shared_containers: tuple[str, ...] = (),
+        sidecar_only_cpus: CPUSet | None = None,
+        held_cpus: CPUSet | None = None,
+        memory_bytes: int = 0,
+        numa_nodes: tuple[int, ...] = (),
+        density: int = 0,
+        density_stop: str | None = None,
+        density_stop_message: str | None = None,
+        density_capped: bool = False,
+        containers: tuple[ContainerResult, ...] = (),
+        pod_allocation: PodAllocation | None = None,
+    ) -> None:
+        # written out, with the comparison, the hash, the repr and replace() (a
+        # ``dataclass`` would make them when the module is imported, on every
+        # command's start)
+        self.label = label
+        self.scope = scope
+        self.gates_forced = gates_forced
+        self.startup_error = startup_error
+        self.qos_class = qos_class
+        self.admitted = admitted
+        self.reason = reason
+        self.message = message
+        self.exclusive_cpus = CPUSet() if exclusive_cpus is None else exclusive_cpus
+        self.pod_shared_cpus = CPUSet() if pod_shared_cpus is None else pod_shared_cpus
+        self.node_shared_containers = node_shared_containers
+        self.sidecar_only_cpus = CPUSet() if sidecar_only_cpus is None else sidecar_only_cpus
+        self.held_cpus = CPUSet() if held_cpus is None else held_cpus
+        self.memory_bytes = memory_bytes
+        self.numa_nodes = numa_nodes
+        self.density = density
+        self.density_stop = density_stop
+        self.density_stop_message = density_stop_message
+        self.density_capped = density_capped
+        self.containers = containers
+        self.pod_allocation = pod_allocation
+
+    def _fields(self) -> tuple[Any, ...]:
+        return (self.label, self.scope, self.gates_forced, self.startup_error,
+                self.qos_class, self.admitted, self.reason, self.message,
+                self.exclusive_cpus, self.pod_shared_cpus, self.node_shared_containers,
+                self.sidecar_only_cpus, self.held_cpus, self.memory_bytes,
+                self.numa_nodes, self.density, self.density_stop,
+                self.density_stop_message, self.density_capped, self.containers,
+                self.pod_allocation)
+
+    def __repr__(self) -> str:
+        values = ", ".join(f"{n}={v!r}" for n, v in zip(_MEASUREMENT_FIELDS, self._fields(), strict=True))
+        return f"{type(self).__qualname__}({values})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Measurement) or other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def replace(self, **changes: Any) -> Measurement:
+        """A copy with ``changes`` (fields by name) applied, as
+        ``dataclasses.replace`` makes one."""
+        values: dict[str, Any] = dict(zip(_MEASUREMENT_FIELDS, self._fields(), strict=True))
+        values.update(changes)
+        return Measurement(**values)
 
     def exclusive_by_container(self) -> dict[str, CPUSet]:
         return {c.name: c.cpus for c in self.containers if c.isolation == "container"}
@@ -137,7 +237,7 @@ def _copy(pod: Pod, i: int) -> Pod:
     name = f"{pod.name}-{i}"
     if len(name) > 253:  # keep a valid name, unique all the same
         name = f"{pod.name[: 253 - len(str(i)) - 1]}-{i}"
-    return dataclasses.replace(pod, name=name, uid=derive_pod_uid(pod.namespace, name))
+    return pod.replace(name=name, uid=derive_pod_uid(pod.namespace, name))
 
 
 def measure(

@@ -255,10 +255,9 @@ def _with_container(
     def change(c: Container) -> Container:
         if c.name != name:
             return c
-        return dataclasses.replace(c, requests=resources(c.requests), limits=resources(c.limits))
+        return c.replace(requests=resources(c.requests), limits=resources(c.limits))
 
-    return dataclasses.replace(
-        pod,
+    return pod.replace(
         init_containers=tuple(change(c) for c in pod.init_containers),
         containers=tuple(change(c) for c in pod.containers),
     )
@@ -292,8 +291,8 @@ def _modify_pod(pod: Pod, variation: Variation) -> Pod:
             for res_map in (requests, limits):
                 if "memory" in res_map:
                     res_map["memory"] = res_map["memory"] + extra
-        res = dataclasses.replace(pod.resources, requests=requests, limits=limits)
-        return dataclasses.replace(pod, resources=res)
+        res = pod.resources.replace(requests=requests, limits=limits)
+        return pod.replace(resources=res)
     return pod
 
 
@@ -425,13 +424,13 @@ def apply_variation(scenario: Scenario, step_index: int, variation: Variation) -
     elif variation.kind in POD_KINDS:
         assert target.pod is not None
         pod = candidate_pod(scenario, step_index, target.pod, variation)
-        steps[-1] = dataclasses.replace(target, pod=pod)
+        steps[-1] = target.replace(pod=pod)
     elif variation.kind == "removePod" and variation.value is not None:
         removal = Step(target.index, "removePod", target.path, ref=variation.value)
         steps.insert(len(steps) - 1, removal)
     else:
         raise ValueError(f"unknown variation {variation.kind!r}")
-    return dataclasses.replace(scenario, config=config, steps=tuple(steps))
+    return scenario.replace(config=config, steps=tuple(steps))
 
 
 #: the fields of a scenario naming a file, relative to the scenario's directory
@@ -1139,7 +1138,7 @@ class Search:
             cached is not None and self.scenario.steps[end].index in cached
         ):
             return cached
-        scenario = dataclasses.replace(self.scenario, config=config)
+        scenario = self.scenario.replace(config=config)
         try:
             node = start_node(scenario, step_pod_resources=False)
         except (InputError, KubeletStartupError) as e:
@@ -1153,7 +1152,7 @@ class Search:
                     pod = candidate_pod(self.scenario, upto, step.pod, variation)
                 except (InputError, ValueError) as e:
                     return str(e)
-                step = dataclasses.replace(step, pod=pod)
+                step = step.replace(pod=pod)
             try:
                 out[step.index] = play_step(node, step)
             except InputError:

@@ -49,9 +49,7 @@ without it gets the budget minus the sidecars declared before it.
 from __future__ import annotations
 
 import copy
-import dataclasses
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from podnuma.analysis.sidecars import ANNOTATION_SIDECARS, recognise_sidecars
@@ -88,7 +86,18 @@ Role = Literal["exclusive", "shared"]
 _MI = 1 << 20
 
 
-@dataclass(frozen=True)
+#: the fields of :class:`ContainerPlan`, in order
+_CONTAINERPLAN_FIELDS = (
+    "name",
+    "type",
+    "role",
+    "why",
+    "sidecar_rule",
+    "kept",
+    "lost",
+)
+
+
 class ContainerPlan:
     """What the rewrite does with one container."""
 
@@ -96,12 +105,65 @@ class ContainerPlan:
     type: str  # init / sidecar / app
     role: Role  # keeps its own resources, or runs on the (pod) shared pool
     why: str
-    sidecar_rule: str | None = None  # the rule that recognised it as a sidecar
-    kept: tuple[str, ...] = ()  # own resources kept by a moved container (``limits.memory=256Mi``)
-    lost: tuple[str, ...] = field(default_factory=tuple)  # own resources a moved container loses
+    sidecar_rule: str | None  # the rule that recognised it as a sidecar
+    kept: tuple[str, ...]  # own resources kept by a moved container (``limits.memory=256Mi``)
+    lost: tuple[str, ...]  # own resources a moved container loses
+
+    def __init__(
+        self,
+        name: str,
+        type: str,
+        role: Role,
+        why: str,
+        sidecar_rule: str | None = None,
+        kept: tuple[str, ...] = (),
+        lost: tuple[str, ...] | None = None,
+    ) -> None:
+        # written out, with the comparison, the hash, the repr and replace() (a
+        # ``dataclass`` would make them when the module is imported, on every
+        # command's start)
+        self.name = name
+        self.type = type
+        self.role = role
+        self.why = why
+        self.sidecar_rule = sidecar_rule
+        self.kept = kept
+        self.lost = tuple() if lost is None else lost
+
+    def _fields(self) -> tuple[Any, ...]:
+        return (self.name, self.type, self.role, self.why, self.sidecar_rule, self.kept,
+                self.lost)
+
+    def __repr__(self) -> str:
+        values = ", ".join(f"{n}={v!r}" for n, v in zip(_CONTAINERPLAN_FIELDS, self._fields(), strict=True))
+        return f"{type(self).__qualname__}({values})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ContainerPlan) or other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def replace(self, **changes: Any) -> ContainerPlan:
+        """A copy with ``changes`` (fields by name) applied, as
+        ``dataclasses.replace`` makes one."""
+        values: dict[str, Any] = dict(zip(_CONTAINERPLAN_FIELDS, self._fields(), strict=True))
+        values.update(changes)
+        return ContainerPlan(**values)
 
 
-@dataclass(frozen=True)
+#: the fields of :class:`Rewrite`, in order
+_REWRITE_FIELDS = (
+    "direction",
+    "manifest",
+    "containers",
+    "notes",
+    "budget",
+)
+
+
 class Rewrite:
     """A pod in its other form: the new manifest, what happened to each
     container, and notes (roundings, budget adjustments, warnings)."""
@@ -111,6 +173,45 @@ class Rewrite:
     containers: tuple[ContainerPlan, ...]
     notes: tuple[str, ...]
     budget: Mapping[str, Mapping[str, str]]  # {"requests": {...}, "limits": {...}} (pod-level form)
+
+    def __init__(
+        self,
+        direction: Direction,
+        manifest: dict[str, Any],
+        containers: tuple[ContainerPlan, ...],
+        notes: tuple[str, ...],
+        budget: Mapping[str, Mapping[str, str]],
+    ) -> None:
+        # written out, with the comparison, the hash, the repr and replace() (a
+        # ``dataclass`` would make them when the module is imported, on every
+        # command's start)
+        self.direction = direction
+        self.manifest = manifest
+        self.containers = containers
+        self.notes = notes
+        self.budget = budget
+
+    def _fields(self) -> tuple[Any, ...]:
+        return (self.direction, self.manifest, self.containers, self.notes, self.budget)
+
+    def __repr__(self) -> str:
+        values = ", ".join(f"{n}={v!r}" for n, v in zip(_REWRITE_FIELDS, self._fields(), strict=True))
+        return f"{type(self).__qualname__}({values})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Rewrite) or other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def replace(self, **changes: Any) -> Rewrite:
+        """A copy with ``changes`` (fields by name) applied, as
+        ``dataclasses.replace`` makes one."""
+        values: dict[str, Any] = dict(zip(_REWRITE_FIELDS, self._fields(), strict=True))
+        values.update(changes)
+        return Rewrite(**values)
 
 
 # --------------------------------------------------------------------------
@@ -375,7 +476,7 @@ def to_pod_level(
             # (a limit alone is defaulted into the request; that is the pair)
             keep = ("memory",) if keep_limits and guaranteed and "memory" in c.limits else ()
             kept, lost = _strip_pod_level_resources(docs[p.name], keep)
-            p = dataclasses.replace(p, kept=tuple(kept), lost=tuple(lost))
+            p = p.replace(kept=tuple(kept), lost=tuple(lost))
         final.append(p)
     plans = tuple(final)
 

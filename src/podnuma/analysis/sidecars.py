@@ -23,7 +23,7 @@ The injector table is data: each row says where its facts are documented.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
+from typing import Any
 
 from podnuma.api.pod import Pod
 
@@ -38,16 +38,68 @@ __all__ = [
 ANNOTATION_SIDECARS = "podnuma.io/sidecars"
 
 
-@dataclass(frozen=True)
+#: the fields of :class:`Injector`, in order
+_INJECTOR_FIELDS = (
+    "name",
+    "containers",
+    "annotations",
+    "labels",
+    "annotation_prefixes",
+    "source",
+)
+
+
 class Injector:
     """A mutating webhook that adds a sidecar as an app container."""
 
     name: str
     containers: tuple[str, ...]  # the container names it injects
-    annotations: tuple[str, ...] = ()  # any of these pod annotation keys marks an injected pod
-    labels: tuple[str, ...] = ()  # ... or any of these pod label keys
-    annotation_prefixes: tuple[str, ...] = ()  # ... or any annotation key with this prefix
-    source: str = ""  # where the facts are documented
+    annotations: tuple[str, ...]  # any of these pod annotation keys marks an injected pod
+    labels: tuple[str, ...]  # ... or any of these pod label keys
+    annotation_prefixes: tuple[str, ...]  # ... or any annotation key with this prefix
+    source: str  # where the facts are documented
+
+    def __init__(
+        self,
+        name: str,
+        containers: tuple[str, ...],
+        annotations: tuple[str, ...] = (),
+        labels: tuple[str, ...] = (),
+        annotation_prefixes: tuple[str, ...] = (),
+        source: str = '',
+    ) -> None:
+        # written out, with the comparison, the hash, the repr and replace() (a
+        # ``dataclass`` would make them when the module is imported, on every
+        # command's start)
+        self.name = name
+        self.containers = containers
+        self.annotations = annotations
+        self.labels = labels
+        self.annotation_prefixes = annotation_prefixes
+        self.source = source
+
+    def _fields(self) -> tuple[Any, ...]:
+        return (self.name, self.containers, self.annotations, self.labels,
+                self.annotation_prefixes, self.source)
+
+    def __repr__(self) -> str:
+        values = ", ".join(f"{n}={v!r}" for n, v in zip(_INJECTOR_FIELDS, self._fields(), strict=True))
+        return f"{type(self).__qualname__}({values})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Injector) or other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def replace(self, **changes: Any) -> Injector:
+        """A copy with ``changes`` (fields by name) applied, as
+        ``dataclasses.replace`` makes one."""
+        values: dict[str, Any] = dict(zip(_INJECTOR_FIELDS, self._fields(), strict=True))
+        values.update(changes)
+        return Injector(**values)
 
     def marks(self, pod: Pod) -> str | None:
         """The mark of this injector the pod carries (``annotation KEY`` /

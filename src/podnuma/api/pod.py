@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal
 
@@ -41,7 +40,6 @@ def _frozen(resources: Mapping[str, Quantity]) -> Mapping[str, Quantity]:
     return MappingProxyType(dict(sorted(resources.items())))
 
 
-@dataclass(frozen=True, slots=True, eq=True)
 class Container:
     """One container after API-server defaulting (requests filled from limits).
 
@@ -55,18 +53,55 @@ class Container:
 
     name: str
     kind: ContainerKind
-    requests: Mapping[str, Quantity] = field(default_factory=lambda: _EMPTY)
-    limits: Mapping[str, Quantity] = field(default_factory=lambda: _EMPTY)
-    restart_policy: str | None = None
-    index: int = 0
+    requests: Mapping[str, Quantity]
+    limits: Mapping[str, Quantity]
+    restart_policy: str | None
+    index: int
     # values derived from this (immutable) container, kept by memo()
-    _memo: dict[str, Any] | None = field(
-        default=None, init=False, repr=False, compare=False
-    )
+    _memo: dict[str, Any] | None
+    __slots__ = ("name", "kind", "requests", "limits", "restart_policy", "index", "_memo")
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "requests", _frozen(self.requests))
-        object.__setattr__(self, "limits", _frozen(self.limits))
+    def __init__(
+        self,
+        name: str,
+        kind: ContainerKind,
+        requests: Mapping[str, Quantity] = _EMPTY,
+        limits: Mapping[str, Quantity] = _EMPTY,
+        restart_policy: str | None = None,
+        index: int = 0,
+    ) -> None:
+        # written out, with the comparison and the repr (a ``dataclass``
+        # would make them when the module is imported, on every command's
+        # start); the mappings are frozen copies
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "requests", _frozen(requests))
+        object.__setattr__(self, "limits", _frozen(limits))
+        object.__setattr__(self, "restart_policy", restart_policy)
+        object.__setattr__(self, "index", index)
+        object.__setattr__(self, "_memo", None)
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__qualname__}(name={self.name!r}, kind={self.kind!r}, "
+                f"requests={self.requests!r}, limits={self.limits!r}, "
+                f"restart_policy={self.restart_policy!r}, index={self.index!r})")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Container) or other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.name, self.kind, self.requests, self.limits, self.restart_policy,
+                self.index) == (other.name, other.kind, other.requests, other.limits,
+                                other.restart_policy, other.index)
+
+    def replace(self, **changes: Any) -> Container:
+        """A copy with ``changes`` (fields by name) applied, as
+        ``dataclasses.replace`` makes one."""
+        values: dict[str, Any] = {
+            "name": self.name, "kind": self.kind, "requests": self.requests, "limits": self.limits,
+            "restart_policy": self.restart_policy, "index": self.index,
+        }
+        values.update(changes)
+        return Container(**values)
 
     def memo(self) -> dict[str, Any]:
         """A private cache of values derived from this container (it is
@@ -100,19 +135,37 @@ class Container:
         return self.kind == "sidecar"
 
 
-@dataclass(frozen=True, slots=True, eq=True)
 class PodLevelResources:
     """``spec.resources`` (KEP-2837) after defaulting; either map may be empty."""
 
     def __deepcopy__(self, memo: dict[int, object]) -> PodLevelResources:
         return self  # immutable: a copy of a node's state shares its pods
 
-    requests: Mapping[str, Quantity] = field(default_factory=lambda: _EMPTY)
-    limits: Mapping[str, Quantity] = field(default_factory=lambda: _EMPTY)
+    requests: Mapping[str, Quantity]
+    limits: Mapping[str, Quantity]
+    __slots__ = ("requests", "limits")
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "requests", _frozen(self.requests))
-        object.__setattr__(self, "limits", _frozen(self.limits))
+    def __init__(
+        self, requests: Mapping[str, Quantity] = _EMPTY, limits: Mapping[str, Quantity] = _EMPTY
+    ) -> None:
+        # written out, with the comparison and the repr, as Container's
+        object.__setattr__(self, "requests", _frozen(requests))
+        object.__setattr__(self, "limits", _frozen(limits))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(requests={self.requests!r}, limits={self.limits!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, PodLevelResources) or other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.requests, self.limits) == (other.requests, other.limits)
+
+    def replace(self, **changes: Any) -> PodLevelResources:
+        """A copy with ``changes`` (fields by name) applied, as
+        ``dataclasses.replace`` makes one."""
+        values: dict[str, Any] = {"requests": self.requests, "limits": self.limits}
+        values.update(changes)
+        return PodLevelResources(**values)
 
     def __hash__(self) -> int:
         return hash((tuple(self.requests.items()), tuple(self.limits.items())))
@@ -121,9 +174,13 @@ class PodLevelResources:
         return not self.requests and not self.limits
 
 
-# init=False: the ``__init__`` below is written out (see its comment), so the
-# fields carry no defaults of their own.
-@dataclass(frozen=True, slots=True, eq=True, init=False)
+#: the fields of :class:`Pod`, in order (its memo aside)
+_POD_FIELDS = (
+    "uid", "name", "namespace", "init_containers", "containers", "ephemeral_containers",
+    "resources", "overhead", "labels", "annotations",
+)
+
+
 class Pod:
     """A parsed, defaulted and validated v1 Pod.
 
@@ -147,8 +204,10 @@ class Pod:
     labels: Mapping[str, str]
     annotations: Mapping[str, str]
     # values derived from this (immutable) pod, kept by memo()
-    _memo: dict[str, Any] | None = field(
-        default=None, init=False, repr=False, compare=False
+    _memo: dict[str, Any] | None
+    __slots__ = (
+        "uid", "name", "namespace", "init_containers", "containers", "ephemeral_containers",
+        "resources", "overhead", "labels", "annotations", "_memo",
     )
 
     def __init__(
@@ -164,8 +223,10 @@ class Pod:
         labels: Mapping[str, str] | None = None,
         annotations: Mapping[str, str] | None = None,
     ) -> None:
-        # written out (not generated by dataclass): a compiled build runs it
-        # natively. The mappings are frozen copies.
+        # written out, with the comparison, the repr and replace() (not
+        # generated by dataclass: a compiled build runs them natively, and
+        # nothing is made when the module is imported). The mappings are
+        # frozen copies.
         object.__setattr__(self, "uid", uid)
         object.__setattr__(self, "name", name)
         object.__setattr__(self, "namespace", namespace)
@@ -179,6 +240,31 @@ class Pod:
             self, "annotations", MappingProxyType(dict(annotations) if annotations else {})
         )
         object.__setattr__(self, "_memo", None)
+
+    def _fields(self) -> tuple[Any, ...]:
+        return (self.uid, self.name, self.namespace, self.init_containers, self.containers,
+                self.ephemeral_containers, self.resources, self.overhead, self.labels,
+                self.annotations)
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__qualname__}(uid={self.uid!r}, name={self.name!r}, "
+                f"namespace={self.namespace!r}, init_containers={self.init_containers!r}, "
+                f"containers={self.containers!r}, "
+                f"ephemeral_containers={self.ephemeral_containers!r}, "
+                f"resources={self.resources!r}, overhead={self.overhead!r}, "
+                f"labels={self.labels!r}, annotations={self.annotations!r})")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Pod) or other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def replace(self, **changes: Any) -> Pod:
+        """A copy with ``changes`` (fields by name) applied, as
+        ``dataclasses.replace`` makes one (without the memo)."""
+        values: dict[str, Any] = dict(zip(_POD_FIELDS, self._fields(), strict=True))
+        values.update(changes)
+        return Pod(**values)
 
     def memo(self) -> dict[str, Any]:
         """A private cache of values derived from this pod (QoS class,

@@ -15,7 +15,6 @@ import contextlib
 import importlib
 import os
 import sys
-import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -56,6 +55,26 @@ def fleet_group() -> None:
     """A whole cluster's pods replayed per node, as running and under what-ifs."""
 
 
+class _Scratch:
+    """A temporary directory made when first asked for (for standard
+    input's copy: ``tempfile`` is not even imported otherwise), removed by
+    :meth:`close`."""
+
+    def __init__(self) -> None:
+        self._dir: Any = None
+
+    def path(self) -> Path:
+        if self._dir is None:
+            import tempfile
+
+            self._dir = tempfile.TemporaryDirectory(prefix="podnuma-fleet-")
+        return Path(self._dir.name)
+
+    def close(self) -> None:
+        if self._dir is not None:
+            self._dir.cleanup()
+
+
 def _stdin_input(tmp: Path) -> Path:
     data = sys.stdin.buffer.read()
     text = data.lstrip()
@@ -65,12 +84,12 @@ def _stdin_input(tmp: Path) -> Path:
     return p
 
 
-def _paths(inputs: Sequence[str], kubeconfig: str | None, tmp: Path) -> list[Path]:
+def _paths(inputs: Sequence[str], kubeconfig: str | None, tmp: _Scratch) -> list[Path]:
     """The input paths; standard input (``-``) saved to a file in ``tmp``
     (not read at all with ``--kubeconfig``)."""
     if kubeconfig is not None:
         return [Path(p) for p in inputs if p != "-"]
-    return [(_stdin_input(tmp) if p == "-" else Path(p)) for p in inputs]
+    return [(_stdin_input(tmp.path()) if p == "-" else Path(p)) for p in inputs]
 
 
 def _report_issues(issues: Sequence[dict[str, Any]]) -> None:
@@ -137,12 +156,14 @@ def analyze_command(
         _guard(lambda: importlib.import_module("plotly"))  # the fleet extra, before any work
     if dask_target is not None:  # found, not imported: the Dask client may run in a process of its own
         _guard(lambda: _installed("distributed"))
-    with tempfile.TemporaryDirectory(prefix="podnuma-fleet-") as tmp, contextlib.ExitStack() as stack:
+    with contextlib.ExitStack() as stack:
+        tmp = _Scratch()
+        stack.callback(tmp.close)  # (last: after the executor has ended)
         # the dumps are read where the replay runs: the executor first
         ex = _guard(lambda: stack.enter_context(
             service.executor(workers=workers, dask_target=dask_target)))
         fleet = _guard(lambda: service.with_overrides(
-            service.load(_paths(inputs, kubeconfig, Path(tmp)), kubeconfig=kubeconfig, context=context,
+            service.load(_paths(inputs, kubeconfig, tmp), kubeconfig=kubeconfig, context=context,
                          executor=ex),
             overrides,
         ))

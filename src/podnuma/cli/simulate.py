@@ -3,9 +3,7 @@ admission and resource managers."""
 
 from __future__ import annotations
 
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -25,6 +23,7 @@ from podnuma.cli.options import (
 from podnuma.inputs.documents import is_stdin
 from podnuma.inputs.overrides import Override, parse_overrides
 from podnuma.inputs.scenario_stream import ReadWhole, ScenarioFile
+from podnuma.inputs.spool import spooled
 from podnuma.inputs.text import TextInput
 from podnuma.render.serialize import write_run_document, write_run_stream
 from podnuma.scenario.document import ordered_checkpoints
@@ -63,7 +62,7 @@ def simulate_command(
         # document are held whole, and nothing is printed before the input
         # has been read and played to the end
         overrides = guard(lambda: parse_overrides(set_values))
-        with tempfile.SpooledTemporaryFile(max_size=_SPOOL, mode="w+", encoding="utf-8") as spool:
+        with spooled(_SPOOL, mode="w+", encoding="utf-8") as spool:
             guard(lambda: _stream_run(scenario, spool, output, detail, checkpoint_dir, overrides))
             guard(lambda: _print(spool))
         return
@@ -142,5 +141,6 @@ def _write_run(
 def _print(spool: IO[str]) -> None:
     spool.seek(0)
     out = sys.stdout
-    shutil.copyfileobj(spool, out, 1 << 20)
+    while chunk := spool.read(1 << 20):  # shutil.copyfileobj, without importing shutil
+        out.write(chunk)
     out.flush()

@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
 from typing import Final
 
 from podnuma.api.featuregates import GATE_POD_LEVEL_RESOURCE_MANAGERS, GATE_POD_LEVEL_RESOURCES
@@ -110,7 +109,6 @@ DEVICE_CHECKPOINT_FILE = f"{DEVICE_CHECKPOINT_DIR}/{DEVICE_CHECKPOINT_NAME}"
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
-@dataclass(init=False)
 class _RunningPod:
     """A pod the node runs: admitted by a step, or found in a checkpoint
     (``pod`` is then ``None`` until an ``addPod`` re-admits it)."""
@@ -147,6 +145,23 @@ class _RunningPod:
         self.removed = set() if removed is None else removed
         self.amounts = {} if amounts is None else amounts
         self.admitted_at = admitted_at
+
+    # repr and comparison written out as well (a ``dataclass`` would make
+    # them when the module is imported, on every command's start)
+    def _fields(self) -> tuple[object, ...]:
+        return (self.uid, self.ref, self.pod, self.requests, self.containers, self.removed,
+                self.amounts, self.admitted_at)
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__qualname__}(uid={self.uid!r}, ref={self.ref!r}, pod={self.pod!r}, "
+                f"requests={self.requests!r}, containers={self.containers!r}, "
+                f"removed={self.removed!r}, amounts={self.amounts!r}, "
+                f"admitted_at={self.admitted_at!r})")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, _RunningPod) or other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._fields() == other._fields()
 
     def live_containers(self) -> list[str]:
         return [c for c in self.containers if c not in self.removed]

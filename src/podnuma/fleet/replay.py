@@ -31,7 +31,6 @@ node gives the same result whatever process replays it.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import gc
 import json
 import marshal
@@ -850,7 +849,7 @@ def node_run_result(spec: NodeSpec) -> RunResult | None:
         _, steps, summary = node_run(machine, config, parsed, node=spec.name)
     except KubeletStartupError:
         return None
-    machine = dataclasses.replace(machine, name=spec.name)
+    machine = machine.replace(name=spec.name)
     return RunResult(scenario=spec.name, machine=machine, node=summary, steps=tuple(steps),
                      checkpoints={}, checkpoint_files={})
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from podnuma.analysis.restart import restart_after_document
 from podnuma.errors import PodnumaError
 
 __all__ = ["restart_scenario_of", "restart_section"]
@@ -44,6 +43,8 @@ def restart_scenario_of(run: Mapping[str, Any], node: str) -> dict[str, Any] | N
     restart --as-scenario`` writes, whose replay gives the what-if's
     ``restart`` figures. ``None`` when the restart is not replayed (the
     report says why)."""
+    from podnuma.analysis.restart import restart_after_document  # only for a restart what-if
+
     doc = {**run, "steps": [s for s in run.get("steps") or () if "addPod" in s]}
     try:
         return restart_after_document(doc, name=f"node {node}").scenario

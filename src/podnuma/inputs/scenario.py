@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -82,55 +81,181 @@ _STATE_KEYS = (
 _STEP_KEYS: tuple[StepOp, ...] = ("addPod", "removeContainer", "removePod", "reconcile")
 
 
-@dataclass(frozen=True)
 class Step:
     """One step of a scenario, validated.
 
     ``path`` is the step's field path (``steps[3].addPod``) for messages
     about it later (e.g. a removal naming a pod that is not running).
+
+    A plain record (its methods written out, not made by ``dataclass`` when
+    the module is imported: that cost every command's start-up).
     """
 
     index: int
     op: StepOp
     path: str
-    pod: Pod | None = None  # addPod
-    ref: str | None = None  # removeContainer / removePod: uid or NAMESPACE/NAME
-    container: str | None = None  # removeContainer
+    pod: Pod | None  # addPod
+    ref: str | None  # removeContainer / removePod: uid or NAMESPACE/NAME
+    container: str | None  # removeContainer
+
+    def __init__(
+        self, index: int, op: StepOp, path: str, pod: Pod | None = None, ref: str | None = None,
+        container: str | None = None,
+    ) -> None:
+        self.index = index
+        self.op = op
+        self.path = path
+        self.pod = pod
+        self.ref = ref
+        self.container = container
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self.index, self.op, self.path, self.pod, self.ref, self.container)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, Step)
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__qualname__}(index={self.index!r}, op={self.op!r}, path={self.path!r}, "
+                f"pod={self.pod!r}, ref={self.ref!r}, container={self.container!r})")
+
+    def replace(self, **changes: Any) -> Step:
+        """A copy with ``changes`` (fields by name) applied, as
+        ``dataclasses.replace`` makes one."""
+        values: dict[str, Any] = {
+            "index": self.index, "op": self.op, "path": self.path, "pod": self.pod,
+            "ref": self.ref, "container": self.container,
+        }
+        values.update(changes)
+        return Step(**values)
 
 
-@dataclass(frozen=True)
+#: the fields of :class:`Scenario`, in order
+_SCENARIO_FIELDS = (
+    "name", "base_dir", "machine", "config", "steps", "cpu_checkpoint", "memory_checkpoint",
+    "files", "kubelet_config_file", "cpu_state_path", "memory_state_path",
+    "cpu_restore_failure", "memory_restore_failure", "running_pods", "device_checkpoint",
+    "device_state_path", "document", "overrides", "config_document",
+)
+
+
 class Scenario:
     """A loaded scenario: the machine, the kubelet configuration, the
     starting checkpoints and the steps. ``name`` is the file name used in
-    messages; ``base_dir`` resolves the relative paths it references."""
+    messages; ``base_dir`` resolves the relative paths it references.
+
+    A plain record (its methods written out, not made by ``dataclass`` when
+    the module is imported: that cost every command's start-up); ``document``
+    and ``config_document`` are left out of its comparison and its repr.
+    """
 
     name: str
     base_dir: Path
     machine: Machine
     config: KubeletConfig
     steps: tuple[Step, ...]
-    cpu_checkpoint: CPUCheckpointData | None = None
-    memory_checkpoint: MemoryCheckpointData | None = None
-    files: tuple[str, ...] = field(default_factory=tuple)  # files read besides the scenario
-    kubelet_config_file: str | None = None  # where the configuration came from, if a file
-    cpu_state_path: str | None = None  # field path of the starting CPU checkpoint, if any
-    memory_state_path: str | None = None  # field path of the starting memory checkpoint, if any
+    cpu_checkpoint: CPUCheckpointData | None
+    memory_checkpoint: MemoryCheckpointData | None
+    files: tuple[str, ...]  # files read besides the scenario
+    kubelet_config_file: str | None  # where the configuration came from, if a file
+    cpu_state_path: str | None  # field path of the starting CPU checkpoint, if any
+    memory_state_path: str | None  # field path of the starting memory checkpoint, if any
     # the kubelet's message for refusing a starting checkpoint (it does not
     # start: raised when that manager starts)
-    cpu_restore_failure: str | None = None
-    memory_restore_failure: str | None = None
+    cpu_restore_failure: str | None
+    memory_restore_failure: str | None
     # the specs of the pods running at the start (state.pods), as the
     # kubelet knows them from the API server after a restart
-    running_pods: tuple[Pod, ...] = ()
+    running_pods: tuple[Pod, ...]
     # the device manager's starting checkpoint as the kubelet reads it (one
     # it cannot read restores nothing: the kubelet logs it and goes on)
-    device_checkpoint: DeviceCheckpointData | None = None
-    device_state_path: str | None = None
-    document: Document | None = field(default=None, compare=False, repr=False)
+    device_checkpoint: DeviceCheckpointData | None
+    device_state_path: str | None
+    document: Document | None
     # ``--set`` overrides applied on top of the scenario's configuration, and
     # the configuration document the run used (theirs, overrides applied)
-    overrides: tuple[Override, ...] = ()
-    config_document: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
+    overrides: tuple[Override, ...]
+    config_document: Mapping[str, Any] | None
+
+    def __init__(
+        self,
+        name: str,
+        base_dir: Path,
+        machine: Machine,
+        config: KubeletConfig,
+        steps: tuple[Step, ...],
+        cpu_checkpoint: CPUCheckpointData | None = None,
+        memory_checkpoint: MemoryCheckpointData | None = None,
+        files: tuple[str, ...] = (),
+        kubelet_config_file: str | None = None,
+        cpu_state_path: str | None = None,
+        memory_state_path: str | None = None,
+        cpu_restore_failure: str | None = None,
+        memory_restore_failure: str | None = None,
+        running_pods: tuple[Pod, ...] = (),
+        device_checkpoint: DeviceCheckpointData | None = None,
+        device_state_path: str | None = None,
+        document: Document | None = None,
+        overrides: tuple[Override, ...] = (),
+        config_document: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.name = name
+        self.base_dir = base_dir
+        self.machine = machine
+        self.config = config
+        self.steps = steps
+        self.cpu_checkpoint = cpu_checkpoint
+        self.memory_checkpoint = memory_checkpoint
+        self.files = files
+        self.kubelet_config_file = kubelet_config_file
+        self.cpu_state_path = cpu_state_path
+        self.memory_state_path = memory_state_path
+        self.cpu_restore_failure = cpu_restore_failure
+        self.memory_restore_failure = memory_restore_failure
+        self.running_pods = running_pods
+        self.device_checkpoint = device_checkpoint
+        self.device_state_path = device_state_path
+        self.document = document
+        self.overrides = overrides
+        self.config_document = config_document
+
+    def replace(self, **changes: Any) -> Scenario:
+        """A copy with ``changes`` (fields by name) applied, as
+        ``dataclasses.replace`` makes one."""
+        values = {name: getattr(self, name) for name in _SCENARIO_FIELDS}
+        values.update(changes)
+        return Scenario(**values)
+
+    def _key(self) -> tuple[Any, ...]:
+        """The compared fields (all but ``document`` and ``config_document``)."""
+        return (
+            self.name, self.base_dir, self.machine, self.config, self.steps, self.cpu_checkpoint,
+            self.memory_checkpoint, self.files, self.kubelet_config_file, self.cpu_state_path,
+            self.memory_state_path, self.cpu_restore_failure, self.memory_restore_failure,
+            self.running_pods, self.device_checkpoint, self.device_state_path, self.overrides,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, Scenario)
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        fields = ", ".join(
+            f"{n}={getattr(self, n)!r}" for n in _SCENARIO_FIELDS
+            if n not in ("document", "config_document")
+        )
+        return f"{type(self).__qualname__}({fields})"
 
     def input_error(self, err: InputError) -> InputError:
         """``err`` (about this scenario's file) with the file name and the

@@ -31,7 +31,6 @@ from __future__ import annotations
 import codecs
 import json
 import re
-import tempfile
 from collections.abc import Iterator, KeysView
 from pathlib import Path
 from typing import IO, Any, BinaryIO, NoReturn
@@ -50,6 +49,7 @@ from podnuma.inputs.documents import (
     read_failure,
 )
 from podnuma.inputs.limits import DEFAULT_LIMITS, ReadLimits
+from podnuma.inputs.spool import spooled
 from podnuma.inputs.text import TextInput
 
 __all__ = ["JSONStepReader", "ReadWhole", "ScenarioFile"]
@@ -94,7 +94,7 @@ class ScenarioFile:
         self.what = what
         self.limits = limits
         self._fh: BinaryIO | None = open_input(self.path, what=what, name=self.name)
-        self._copy: IO[bytes] = tempfile.SpooledTemporaryFile(max_size=_SPOOL)  # noqa: SIM115 (closed by close())
+        self._copy: IO[bytes] = spooled(_SPOOL)  # closed by close()
         self._total = 0
         self._text: str | None = None
 

@@ -19,7 +19,7 @@ hugepage pools, the distance table, and device-plugin devices.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from typing import Any
 
 from podnuma.buildinfo import mypyc_attr
 from podnuma.machine.cpuset import CPUSet
@@ -357,18 +357,64 @@ class Device:
         return hash((self.id, self.numa_nodes))
 
 
-@dataclass(frozen=True)
+#: the fields of :class:`Machine`, in order
+_MACHINE_FIELDS = ("topology", "numa_nodes", "devices", "name", "total_memory", "total_hugepages")
+
+
 class Machine:
     """Everything the kubelet's managers know about the node's hardware."""
 
     topology: CPUTopology
     numa_nodes: tuple[NUMANode, ...]
-    devices: Mapping[str, tuple[Device, ...]] = field(default_factory=dict)
-    name: str = "node"
+    devices: Mapping[str, tuple[Device, ...]]
+    name: str
     # cadvisor's machine-wide MemoryCapacity and HugePages (page size ->
     # bytes), which node capacity comes from; None: the sums over the nodes
-    total_memory: int | None = None
-    total_hugepages: Mapping[int, int] | None = None
+    total_memory: int | None
+    total_hugepages: Mapping[int, int] | None
+
+    def __init__(
+        self,
+        topology: CPUTopology,
+        numa_nodes: tuple[NUMANode, ...],
+        devices: Mapping[str, tuple[Device, ...]] | None = None,
+        name: str = "node",
+        total_memory: int | None = None,
+        total_hugepages: Mapping[int, int] | None = None,
+    ) -> None:
+        # written out, with the comparison, the hash, the repr and replace()
+        # (a ``dataclass`` would make them when the module is imported, on
+        # every command's start)
+        self.topology = topology
+        self.numa_nodes = numa_nodes
+        self.devices = {} if devices is None else devices
+        self.name = name
+        self.total_memory = total_memory
+        self.total_hugepages = total_hugepages
+
+    def _fields(self) -> tuple[Any, ...]:
+        return (self.topology, self.numa_nodes, self.devices, self.name, self.total_memory,
+                self.total_hugepages)
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__qualname__}(topology={self.topology!r}, "
+                f"numa_nodes={self.numa_nodes!r}, devices={self.devices!r}, name={self.name!r}, "
+                f"total_memory={self.total_memory!r}, total_hugepages={self.total_hugepages!r})")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Machine) or other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def replace(self, **changes: Any) -> Machine:
+        """A copy with ``changes`` (fields by name) applied, as
+        ``dataclasses.replace`` makes one."""
+        values: dict[str, Any] = dict(zip(_MACHINE_FIELDS, self._fields(), strict=True))
+        values.update(changes)
+        return Machine(**values)
 
     def numa_ids(self) -> list[int]:
         return [n.id for n in self.numa_nodes]

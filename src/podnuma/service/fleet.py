@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -359,6 +358,8 @@ def analyze_files(
     report page, drill-down pictures included. No file the dump names is
     read (a node group's ``kubeletConfigFile``, ``nodeFile`` and file node
     forms are refused); the report names the files as they were given."""
+    import tempfile  # (not on the command line's path)
+
     with tempfile.TemporaryDirectory(prefix="podnuma-fleet-") as tmp:
         write_dump(files, Path(tmp))
         return analyze_written_dump(files, Path(tmp), what_if_values, overrides)

@@ -607,8 +607,7 @@ def test_pod_level_pod_left_alone_when_gate_off() -> None:
     from podnuma.api.quantity import parse_quantity
 
     pod = make_pod("p", "c", "2", "2")
-    pod = replace(
-        pod,
+    pod = pod.replace(
         resources=PodLevelResources(
             requests={"cpu": parse_quantity("4"), "memory": parse_quantity("4G")},
             limits={"cpu": parse_quantity("4"), "memory": parse_quantity("4G")},

@@ -11,7 +11,6 @@ copy, so a policy works on a private machine state and commits it with
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence, Set
-from dataclasses import dataclass, field
 
 from podnuma.cm.active import stale_containers
 
@@ -31,7 +30,6 @@ __all__ = [
 RESOURCE_MEMORY = "memory"
 
 
-@dataclass(frozen=True, slots=True, init=False)
 class Block:
     """``state.Block``: ``size`` bytes of one memory type pinned to the NUMA
     nodes ``numa_affinity`` (kept in the order the policy wrote them)."""
@@ -39,6 +37,21 @@ class Block:
     numa_affinity: tuple[int, ...]
     type: str
     size: int
+    __slots__ = ("numa_affinity", "type", "size")
+
+    # (the records of this module write their methods out: ``dataclass``
+    # would make them when the module is imported, on every command's start)
+    def __repr__(self) -> str:
+        return (f"{type(self).__qualname__}(numa_affinity={self.numa_affinity!r}, "
+                f"type={self.type!r}, size={self.size!r})")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Block) or other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.numa_affinity, self.type, self.size) == (other.numa_affinity, other.type, other.size)
+
+    def __hash__(self) -> int:
+        return hash((self.numa_affinity, self.type, self.size))
 
     def __init__(self, numa_affinity: Iterable[int], type: str, size: int) -> None:  # noqa: A002
         object.__setattr__(self, "numa_affinity", tuple(numa_affinity))
@@ -56,29 +69,74 @@ class Block:
         return {"numaAffinity": list(self.numa_affinity), "type": self.type, "size": self.size}
 
 
-@dataclass(slots=True)
 class MemoryTable:
     """``state.MemoryTable`` (bytes)."""
 
-    total: int = 0
-    system_reserved: int = 0
-    allocatable: int = 0
-    reserved: int = 0
-    free: int = 0
+    total: int
+    system_reserved: int
+    allocatable: int
+    reserved: int
+    free: int
+    __slots__ = ("total", "system_reserved", "allocatable", "reserved", "free")
+
+    def __init__(
+        self, total: int = 0, system_reserved: int = 0, allocatable: int = 0, reserved: int = 0,
+        free: int = 0,
+    ) -> None:
+        self.total = total
+        self.system_reserved = system_reserved
+        self.allocatable = allocatable
+        self.reserved = reserved
+        self.free = free
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__qualname__}(total={self.total!r}, "
+                f"system_reserved={self.system_reserved!r}, allocatable={self.allocatable!r}, "
+                f"reserved={self.reserved!r}, free={self.free!r})")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, MemoryTable) or other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.total, self.system_reserved, self.allocatable, self.reserved, self.free) == (
+            other.total, other.system_reserved, other.allocatable, other.reserved, other.free)
+
+    # (no __hash__: defining __eq__ alone leaves it unhashable, as the
+    # dataclass it was)
 
     def copy(self) -> MemoryTable:
         return MemoryTable(self.total, self.system_reserved, self.allocatable, self.reserved, self.free)
 
 
-@dataclass(slots=True)
 class NUMANodeState:
     """``state.NUMANodeState``: assignments counted per block and node
     (a container with memory and hugepages counts two), the memory tables,
     and ``cells``, the NUMA group the node belongs to."""
 
-    number_of_assignments: int = 0
-    memory_map: dict[str, MemoryTable] = field(default_factory=dict)
-    cells: list[int] = field(default_factory=list)
+    number_of_assignments: int
+    memory_map: dict[str, MemoryTable]
+    cells: list[int]
+    __slots__ = ("number_of_assignments", "memory_map", "cells")
+
+    def __init__(
+        self, number_of_assignments: int = 0, memory_map: dict[str, MemoryTable] | None = None,
+        cells: list[int] | None = None,
+    ) -> None:
+        self.number_of_assignments = number_of_assignments
+        self.memory_map = {} if memory_map is None else memory_map
+        self.cells = [] if cells is None else cells
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__qualname__}(number_of_assignments={self.number_of_assignments!r}, "
+                f"memory_map={self.memory_map!r}, cells={self.cells!r})")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, NUMANodeState) or other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.number_of_assignments, self.memory_map, self.cells) == (
+            other.number_of_assignments, other.memory_map, other.cells)
+
+    # (no __hash__: defining __eq__ alone leaves it unhashable, as the
+    # dataclass it was)
 
     def copy(self, names: set[str] | None = None) -> NUMANodeState:
         """A copy; with ``names``, only those tables are private and the

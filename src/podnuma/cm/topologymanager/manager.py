@@ -25,7 +25,6 @@ The merge itself (the policies) lives in ``policy.py``.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Final
 
 from podnuma.api.pod import Container, Pod
@@ -83,7 +82,6 @@ class HintProvider:
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
-@dataclass(init=False)
 class HintTrail:
     """What the topology manager saw and decided for one admission: per
     container (``None`` = the pod in pod scope), each provider's hints and the
@@ -112,6 +110,18 @@ class HintTrail:
         self.merged = [] if merged is None else merged
         self.traces = [] if traces is None else traces
         self.failed = failed
+
+    # repr and comparison written out as well (a ``dataclass`` would make
+    # them when the module is imported, on every command's start)
+    def __repr__(self) -> str:
+        return (f"{type(self).__qualname__}(provider_hints={self.provider_hints!r}, "
+                f"merged={self.merged!r}, traces={self.traces!r}, failed={self.failed!r})")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, HintTrail) or other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.provider_hints, self.merged, self.traces, self.failed) == (
+            other.provider_hints, other.merged, other.traces, other.failed)
 
 
 def _all_containers(pod: Pod) -> Sequence[Container]:

@@ -19,7 +19,6 @@ carry that file in ``InputError.file``. Relative paths resolve against
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -168,7 +167,7 @@ def load_node(node_doc: Mapping[str, Any], *, base_dir: Path) -> Machine:
 
     if doc.get("devices") is not None:
         devices = parse_devices(doc["devices"], set(machine.numa_ids()))
-        machine = dataclasses.replace(machine, devices=devices)
+        machine = machine.replace(devices=devices)
     return machine
 
 
