@@ -63,6 +63,8 @@ _SPACE = re.compile(r"[ \t\n\r]*")
 _STRICT = json.JSONDecoder(object_pairs_hook=_json_pairs)
 _PLAIN = json.JSONDecoder()
 _scanstring: Any = json.decoder.scanstring  # type: ignore[attr-defined]
+#: what ``_PLAIN.raw_decode`` calls: (value, end), or StopIteration when no value starts there
+_scan: Any = _PLAIN.scan_once  # type: ignore[attr-defined]
 _encode = msgspec.json.Encoder().encode
 
 
@@ -298,6 +300,7 @@ class JSONStepReader:
         the file is read and checked (``ReadWhole`` when more fields
         follow the list)."""
         space = _SPACE.match
+        scan = _scan
         first = True
         while True:
             # the next character that is not whitespace (``_skip`` when the
@@ -316,7 +319,18 @@ class JSONStepReader:
                 if pos >= len(window):
                     self._skip()
             first = False
-            yield self._item()
+            window, pos = self._window, self._pos
+            # the item: decoded by the plain decoder's scanner straight
+            # from the window (what ``_decode`` does, without its calls)
+            # when it ends inside the window
+            try:
+                value, end = scan(window, pos)
+            except (StopIteration, ValueError, RecursionError):
+                end = len(window)
+            if end == len(window):
+                window, pos, value, end = self._decode()
+            self._pos = end
+            yield value if self._cleared else self._checked(window[pos:end], value)
         c = self._skip()
         if c == ",":
             raise ReadWhole(self.src.text())
@@ -326,12 +340,10 @@ class JSONStepReader:
         if self._skip() != "" or self.src.over_limit:
             self._refuse()
 
-    def _item(self) -> Any:
-        window, pos, value, end = self._decode()
-        self._pos = end
-        if self._cleared:
-            return value
-        s = window[pos:end]
+    def _checked(self, s: str, value: Any) -> Any:
+        """``value``, the item of text ``s``, once the fast checks clear it
+        (decoded again strictly when they do not; the whole read decides
+        when the bounds do not clear it)."""
         colons = s.count(":")
         if "\\" in s or "NaN" in s or "Infinity" in s or not self._colons_kept(colons, value):
             try:  # escapes, words or keys the plain decoder may have let by
