@@ -66,6 +66,7 @@ _scanstring: Any = json.decoder.scanstring  # type: ignore[attr-defined]
 #: what ``_PLAIN.raw_decode`` calls: (value, end), or StopIteration when no value starts there
 _scan: Any = _PLAIN.scan_once  # type: ignore[attr-defined]
 _encode = msgspec.json.Encoder().encode
+_msgspec_decode = msgspec.json.Decoder().decode
 
 
 class ReadWhole(Exception):  # noqa: N818 (not an error: a change of reading)
@@ -301,6 +302,7 @@ class JSONStepReader:
         follow the list)."""
         space = _SPACE.match
         scan = _scan
+        decode = _msgspec_decode
         first = True
         while True:
             # the next character that is not whitespace (``_skip`` when the
@@ -320,9 +322,25 @@ class JSONStepReader:
                     self._skip()
             first = False
             window, pos = self._window, self._pos
-            # the item: decoded by the plain decoder's scanner straight
-            # from the window (what ``_decode`` does, without its calls)
-            # when it ends inside the window
+            # the item: where the usual separator of two objects (``}, {``)
+            # next follows in the window, if msgspec decodes the text up to
+            # it as one value (then it is the object that starts here: the
+            # standard library's decoder ends it there and gives the same
+            # value, or refuses it, where msgspec refuses nothing it
+            # takes); else decoded by the plain decoder's scanner
+            # (what ``_decode`` does, without its calls) when it ends inside
+            # the window, and by ``_decode`` when not
+            end = window.find("}, {", pos) + 1
+            if end:
+                text = window[pos:end]
+                try:
+                    value = decode(text)
+                except (msgspec.DecodeError, RecursionError):
+                    end = 0
+                else:
+                    self._pos = end
+                    yield value if self._cleared else self._checked(text, value)
+                    continue
             try:
                 value, end = scan(window, pos)
             except (StopIteration, ValueError, RecursionError):
