@@ -3,6 +3,8 @@ admission and resource managers."""
 
 from __future__ import annotations
 
+import codecs
+import io
 import shutil
 import sys
 import tempfile
@@ -63,9 +65,10 @@ def simulate_command(
         # document are held whole, and nothing is printed before the input
         # has been read and played to the end
         overrides = guard(lambda: parse_overrides(set_values))
-        with tempfile.SpooledTemporaryFile(max_size=_SPOOL, mode="w+", encoding="utf-8") as spool:
+        with tempfile.SpooledTemporaryFile(max_size=_SPOOL) as raw:
+            spool = io.TextIOWrapper(raw, encoding="utf-8")  # (its bytes are printed as they are)
             guard(lambda: _stream_run(scenario, spool, output, detail, checkpoint_dir, overrides))
-            guard(lambda: _print(spool))
+            guard(lambda: _print(spool, raw))
         return
 
     def go() -> tuple[RunResult, dict[str, Any]]:
@@ -139,8 +142,18 @@ def _write_run(
     return run
 
 
-def _print(spool: IO[str]) -> None:
-    spool.seek(0)
+def _print(spool: IO[str], raw: IO[bytes]) -> None:
     out = sys.stdout
+    spool.flush()
+    target = getattr(out, "buffer", None)
+    if target is not None and codecs.lookup(getattr(out, "encoding", None) or "ascii").name == "utf-8":
+        # UTF-8 both ways: the spool's bytes as they are (neither decoded nor
+        # encoded again)
+        out.flush()
+        raw.seek(0)
+        shutil.copyfileobj(raw, target, 1 << 20)
+        target.flush()
+        return
+    spool.seek(0)
     shutil.copyfileobj(spool, out, 1 << 20)
     out.flush()
