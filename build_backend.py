@@ -30,8 +30,9 @@ from setuptools import build_meta as _setuptools
 from setuptools.build_meta import *  # noqa: F403 - the backend's hooks
 
 #: for the compiled build: mypy (mypyc), the version the repository is
-#: type-checked with, and numpy, whose types the engine's annotations use
-MYPYC_REQUIREMENTS = ["mypy==2.4.1", "numpy>=2.0"]
+#: type-checked with, numpy, whose types the engine's annotations use, and
+#: msgspec, which the compiled scenario reader calls
+MYPYC_REQUIREMENTS = ["mypy==2.4.1", "numpy>=2.0", "msgspec>=0.18"]
 
 _PURE = ("0", "false", "no", "off")
 _FULL = ("1", "true", "yes", "on", "full")

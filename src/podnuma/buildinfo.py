@@ -59,6 +59,14 @@ ENGINE_SOURCES: Final[tuple[str, ...]] = (
     "podnuma/api",
     "podnuma/machine",
     "podnuma/cm",
+    # the edges of ``podnuma simulate`` a step at a time: reading the steps,
+    # playing them and writing each step's JSON (docs/speed.md)
+    "podnuma/inputs/scenario.py",
+    "podnuma/inputs/scenario_pods.py",
+    "podnuma/inputs/scenario_stream.py",
+    "podnuma/scenario/run.py",
+    "podnuma/render/step_json.py",
+    "podnuma/render/serialize.py",
 )
 
 #: the modules the default build compiles: the ones admitting and removing

@@ -54,16 +54,31 @@ def test_cpu_list_is_the_cpusets_text() -> None:
     import random
 
     from podnuma.machine.cpuset import CPUSet
-    from podnuma.render.step_json import cpu_list
+    from podnuma.render import step_json as module
 
     rng = random.Random(3)
-    masks = [0, 1, 2, 3, 5, 6, 7, 1 << 300, (1 << 256) - 1, (1 << 256) - 2]
+    part = (1 << 48) - 1
+    masks = [
+        0, 1, 2, 3, 5, 6, 7, 1 << 300, (1 << 256) - 1, (1 << 256) - 2,
+        # runs that end at, start at or cross the edges of the compiled
+        # build's 48-bit parts, and whole parts of ones
+        part, 1 << 47, 1 << 48, 3 << 47, part << 48, (part << 48) | part, (1 << 97) - (1 << 95),
+        (part << 96) | 1, ((1 << 200) - 1) ^ (1 << 96),
+    ]
     for _ in range(2000):
-        width = rng.choice([8, 64, 256, 1024])
+        width = rng.choice([8, 48, 64, 96, 256, 1024])
         density = rng.random()
         masks.append(sum(1 << i for i in range(width) if rng.random() < density))
+    for _ in range(500):  # long runs
+        lo, hi = sorted(rng.sample(range(300), 2))
+        masks.append(((1 << hi) - (1 << lo)) | rng.choice([0, 1, 1 << 299]))
     for mask in masks:
-        assert cpu_list(mask) == str(CPUSet.from_mask(mask)), bin(mask)
+        want = str(CPUSet.from_mask(mask))
+        assert module.cpu_list(mask) == want, bin(mask)
+        # both ways (the build picks one) on every mask
+        numbers = [str(i) for i in range(max(1, mask.bit_length()))]
+        assert module._cpu_list_parts(mask, numbers) == want, bin(mask)
+        assert module._cpu_list_runs(mask, numbers) == want, bin(mask)
 
 
 def test_random_scenarios_document_text(tmp_path: Path) -> None:

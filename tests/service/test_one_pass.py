@@ -152,6 +152,18 @@ def _cases() -> dict[str, str]:
     cases["unicode"] = json.dumps(_scenario(
         [{"addPod": _pod(i, "1", annotations={"k": "é\u2603\U0001f600" * (i % 5)})} for i in range(30)]
     ), ensure_ascii=False)
+    # the usual separator of two steps (``}, {``) inside a step: between
+    # two containers, in a string; a number that only the standard
+    # library's decoder takes
+    two: list[Any] = []
+    for i in range(40):
+        pod = _pod(i, "1", annotations={"note": "a }, { b", "}, {": "x"})
+        pod["spec"]["containers"].append(
+            {"name": "side", "resources": {"limits": {"cpu": "1", "memory": "1Gi"}}})
+        two += [{"addPod": pod}, {"removePod": f"u-{i}"}]
+    cases["separator-inside-steps"] = json.dumps(_scenario(two))
+    huge = json.dumps(_scenario(long[:30] + [{"addPod": _pod(95, "HUGE")}] + long[30:40]))
+    cases["huge-number"] = huge.replace('"HUGE"', "1e400")
     # refused as a whole, the problem late in the text (after good steps)
     good = json.dumps(_scenario(long))
     cut = good.rindex('{"addPod"')

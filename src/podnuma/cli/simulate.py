@@ -3,6 +3,7 @@ admission and resource managers."""
 
 from __future__ import annotations
 
+import codecs
 import sys
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -139,8 +140,20 @@ def _write_run(
 
 
 def _print(spool: IO[str]) -> None:
-    spool.seek(0)
     out = sys.stdout
-    while chunk := spool.read(1 << 20):  # shutil.copyfileobj, without importing shutil
+    target = getattr(out, "buffer", None)
+    if target is not None and codecs.lookup(getattr(out, "encoding", None) or "ascii").name == "utf-8":
+        # UTF-8 both ways: the spool's bytes as they are (neither decoded nor
+        # encoded again)
+        out.flush()
+        spool.flush()
+        raw: IO[bytes] = spool.buffer  # type: ignore[attr-defined]  # (a text Spool: its bytes)
+        raw.seek(0)
+        while chunk := raw.read(1 << 20):  # shutil.copyfileobj, without importing shutil
+            target.write(chunk)
+        target.flush()
+        return
+    spool.seek(0)
+    while chunk := spool.read(1 << 20):
         out.write(chunk)
     out.flush()

@@ -20,6 +20,7 @@ from podnuma.api.kubeletconfig import KubeletConfig, load_kubelet_config
 from podnuma.api.pod import Pod
 from podnuma.api.pod_manifest import parse_pod
 from podnuma.api.qos import set_status_qos
+from podnuma.buildinfo import mypyc_attr
 from podnuma.cm.checkpoint import found_bytes
 from podnuma.cm.cpumanager.checkpoint import (
     CPUCheckpointData,
@@ -82,7 +83,9 @@ _STEP_KEYS: tuple[StepOp, ...] = ("addPod", "removeContainer", "removePod", "rec
 
 
 class Step:
-    """One step of a scenario, validated.
+    """One step of a scenario, validated (not to be changed: hashed by its
+    value; not frozen, since a frozen dataclass's ``__init__`` costs three
+    times a plain one's, a step at a time).
 
     ``path`` is the step's field path (``steps[3].addPod``) for messages
     about it later (e.g. a removal naming a pod that is not running).
@@ -345,6 +348,7 @@ def open_scenario_stream(
     return head, _steps(reader.items(), head, doc, top)
 
 
+@mypyc_attr(native_class=False)  # (its base class is a Python class)
 class _ReadAgainDocument(Document):
     """The head of a file read in one pass: a field's position is looked
     up in the whole text, read again (after the whole read's verdict)."""
@@ -716,14 +720,13 @@ def _load_step(index: int, raw: object, pods: PodParses) -> Step:
                     if type(k) is not str:
                         break
                 else:
-                    path = f"steps[{index}].addPod"
                     try:
                         pod = pods.parse(body)
                     except InputError as e:
-                        raise e.at(path) from None
-                    return Step(index, "addPod", path, pod=pod, ref=pod.ref)
+                        raise e.at(f"steps[{index}].addPod") from None
+                    return Step(index, "addPod", f"steps[{index}].addPod", pod, pod.ref)
             elif op == "removePod" and type(body) is str and body.strip():
-                return Step(index, "removePod", f"steps[{index}].removePod", ref=body)
+                return Step(index, "removePod", f"steps[{index}].removePod", None, body)
     return _load_any_step(index, raw, pods)
 
 

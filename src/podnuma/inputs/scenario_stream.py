@@ -63,7 +63,10 @@ _SPACE = re.compile(r"[ \t\n\r]*")
 _STRICT = json.JSONDecoder(object_pairs_hook=_json_pairs)
 _PLAIN = json.JSONDecoder()
 _scanstring: Any = json.decoder.scanstring  # type: ignore[attr-defined]
+#: what ``_PLAIN.raw_decode`` calls: (value, end), or StopIteration when no value starts there
+_scan: Any = _PLAIN.scan_once  # type: ignore[attr-defined]
 _encode = msgspec.json.Encoder().encode
+_msgspec_decode = msgspec.json.Decoder().decode
 
 
 class ReadWhole(Exception):  # noqa: N818 (not an error: a change of reading)
@@ -298,6 +301,8 @@ class JSONStepReader:
         the file is read and checked (``ReadWhole`` when more fields
         follow the list)."""
         space = _SPACE.match
+        scan = _scan
+        decode = _msgspec_decode
         first = True
         while True:
             # the next character that is not whitespace (``_skip`` when the
@@ -316,7 +321,34 @@ class JSONStepReader:
                 if pos >= len(window):
                     self._skip()
             first = False
-            yield self._item()
+            window, pos = self._window, self._pos
+            # the item: where the usual separator of two objects (``}, {``)
+            # next follows in the window, if msgspec decodes the text up to
+            # it as one value (then it is the object that starts here: the
+            # standard library's decoder ends it there and gives the same
+            # value, or refuses it, where msgspec refuses nothing it
+            # takes); else decoded by the plain decoder's scanner
+            # (what ``_decode`` does, without its calls) when it ends inside
+            # the window, and by ``_decode`` when not
+            end = window.find("}, {", pos) + 1
+            if end:
+                text = window[pos:end]
+                try:
+                    value = decode(text)
+                except (msgspec.DecodeError, RecursionError):
+                    end = 0
+                else:
+                    self._pos = end
+                    yield value if self._cleared else self._checked(text, value)
+                    continue
+            try:
+                value, end = scan(window, pos)
+            except (StopIteration, ValueError, RecursionError):
+                end = len(window)
+            if end == len(window):
+                window, pos, value, end = self._decode()
+            self._pos = end
+            yield value if self._cleared else self._checked(window[pos:end], value)
         c = self._skip()
         if c == ",":
             raise ReadWhole(self.src.text())
@@ -326,12 +358,10 @@ class JSONStepReader:
         if self._skip() != "" or self.src.over_limit:
             self._refuse()
 
-    def _item(self) -> Any:
-        window, pos, value, end = self._decode()
-        self._pos = end
-        if self._cleared:
-            return value
-        s = window[pos:end]
+    def _checked(self, s: str, value: Any) -> Any:
+        """``value``, the item of text ``s``, once the fast checks clear it
+        (decoded again strictly when they do not; the whole read decides
+        when the bounds do not clear it)."""
         colons = s.count(":")
         if "\\" in s or "NaN" in s or "Infinity" in s or not self._colons_kept(colons, value):
             try:  # escapes, words or keys the plain decoder may have let by

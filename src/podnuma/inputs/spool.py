@@ -71,6 +71,12 @@ class Spool:
         """Whether the data moved to a temporary file."""
         return self._rolled
 
+    @property
+    def buffer(self) -> IO[bytes]:
+        """A text spool's bytes (in memory or in the temporary file, as the
+        text file's ``buffer`` is); flush first."""
+        return cast("IO[bytes]", self._file.buffer)  # type: ignore[attr-defined]
+
     def write(self, s: Any) -> int:
         n = self._file.write(s)
         self._check()

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
+from types import FunctionType
+from typing import Any, Final
 
 from podnuma.cm.results import ContainerResult, MemoryBlock, StepResult
 from podnuma.cm.topologymanager.hint import EMPTY_HINT, TopologyHint
@@ -42,15 +43,37 @@ _CPUS_KEPT = 4096
 _NUMBERS: list[str] = [str(i) for i in range(1024)]
 
 
+def _probe() -> None:
+    """A Python function when this module runs as Python, a builtin one
+    when it is compiled (the full build)."""
+
+
+#: whether this module runs compiled: :func:`cpu_list` then takes the mask
+#: 48 bits at a time (each part a machine integer), which pure Python does
+#: slower than going through the whole mask
+_COMPILED: Final = not isinstance(_probe, FunctionType)
+
+#: the bits of one part of the mask (:func:`_cpu_list_parts`)
+_PART: Final = 48
+_PART_MASK: Final = (1 << _PART) - 1
+
+
 def cpu_list(mask: int) -> str:
     """The CPU set of ``mask`` in the Linux list format, as ``str(CPUSet)``
-    writes it, from the mask's runs of ones: a run starts at a one whose
-    lower neighbour is zero (``mask & ~(mask << 1)``) and ends at a one
-    whose upper neighbour is zero (``mask & ~(mask >> 1)``); the lowest
-    start and end are taken off together, a run at a time."""
+    writes it."""
     numbers = _NUMBERS
     if mask.bit_length() > len(numbers):
         numbers.extend(str(i) for i in range(len(numbers), mask.bit_length()))
+    if _COMPILED:
+        return _cpu_list_parts(mask, numbers)
+    return _cpu_list_runs(mask, numbers)
+
+
+def _cpu_list_runs(mask: int, numbers: list[str]) -> str:
+    """:func:`cpu_list` from the mask's runs of ones: a run starts at a one
+    whose lower neighbour is zero (``mask & ~(mask << 1)``) and ends at a
+    one whose upper neighbour is zero (``mask & ~(mask >> 1)``); the lowest
+    start and end are taken off together, a run at a time."""
     starts = mask & ~(mask << 1)
     ends = mask & ~(mask >> 1)
     out = []
@@ -62,6 +85,45 @@ def cpu_list(mask: int) -> str:
         out.append(numbers[lo] if lo == hi else numbers[lo] + "-" + numbers[hi])
         starts ^= first
         ends ^= last
+    return ",".join(out)
+
+
+def _cpu_list_parts(mask: int, numbers: list[str]) -> str:
+    """:func:`cpu_list` a part of :data:`_PART` bits at a time, lowest
+    first: in a part, the next run starts at its lowest one and ends below
+    the lowest zero above that; a run still open at the top of a part (``lo``
+    at or above zero) goes on into the next part."""
+    out: list[str] = []
+    base = 0
+    lo = -1
+    while mask:
+        w = mask & _PART_MASK
+        mask >>= _PART
+        if lo >= 0:  # a run from below: where does it end?
+            if w == _PART_MASK:
+                base += _PART
+                continue
+            zeros = ~w & _PART_MASK
+            t = (zeros & -zeros).bit_length() - 1
+            hi = base + t - 1
+            out.append(numbers[lo] if lo == hi else numbers[lo] + "-" + numbers[hi])
+            lo = -1
+            w &= ~((1 << t) - 1)
+        while w:
+            t = (w & -w).bit_length() - 1
+            lo = base + t
+            zeros = ~(w | ((1 << t) - 1)) & _PART_MASK
+            if not zeros:
+                break  # open at the top of the part
+            t = (zeros & -zeros).bit_length() - 1
+            hi = base + t - 1
+            out.append(numbers[lo] if lo == hi else numbers[lo] + "-" + numbers[hi])
+            lo = -1
+            w &= ~((1 << t) - 1)
+        base += _PART
+    if lo >= 0:
+        hi = base - 1
+        out.append(numbers[lo] if lo == hi else numbers[lo] + "-" + numbers[hi])
     return ",".join(out)
 
 
