@@ -27,6 +27,7 @@ never built, so they are not counted against the depth limit.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import itertools
 import json
@@ -47,8 +48,8 @@ from podnuma.fleet.pods import ACTIVE_PHASES, compact_pod, is_pod, read_node_pod
 from podnuma.inputs.documents import check_tree, read_bytes
 from podnuma.inputs.limits import FLEET_LIMITS
 
-__all__ = ["PodFileIndex", "Range", "ScannedPod", "index_pod_file", "node_pods", "pod_key", "pods_of_ranges",
-           "read_ranges"]
+__all__ = ["HOLD_BYTES", "PodFileIndex", "Range", "ScannedPod", "index_pod_file", "node_pods", "pod_key",
+           "pods_of_ranges", "read_ranges", "release_held"]
 
 #: ``(file, start, end)``: the bytes ``[start, end)`` of ``file`` hold one or
 #: more complete list items, separated by commas and white space.
@@ -130,12 +131,15 @@ class PodFileIndex:
 
 
 def index_pod_file(
-    path: Path, seen: dict[bytes, str] | None = None, data: bytes | None = None,
+    path: Path, seen: dict[bytes, str] | None = None, data: bytes | None = None, hold: bool = False,
 ) -> PodFileIndex | None:
     """The index of a JSON list of pods, or ``None`` when the file is not a
     clean one (the general reader then reads it and words its problems).
     ``data``: the file's bytes when the caller read them (the bounded read
-    of :func:`podnuma.inputs.documents.read_bytes`)."""
+    of :func:`podnuma.inputs.documents.read_bytes`). ``hold``: the ranges
+    are read back in this process (see :func:`release_held`): the pods are
+    decoded whole once, here, and kept for that (up to
+    :data:`HOLD_BYTES` of dumps at a time)."""
     if path.suffix.lower() != ".json":
         return None
     name = str(path)
@@ -149,7 +153,13 @@ def index_pod_file(
     try:
         data.decode("utf-8")  # the general reader refuses a file that is not UTF-8
         top = _TOP.decode(data)
-        peek = _TOP_PEEK.decode(data).items
+        full: list[_PodRaw] | None = None
+        if hold and _held_bytes[0] + len(data) <= HOLD_BYTES:
+            try:
+                full = _TOP_PODS.decode(data).items
+            except _DECODE_ERRORS:
+                full = None  # read back from the file, range by range
+        peek: list[Any] = full if full is not None else _TOP_PEEK.decode(data).items
     except _DECODE_ERRORS:
         return None
     items = top.items
@@ -174,32 +184,45 @@ def index_pod_file(
     # last item and pods (each run is one range)
     run: Any = None
     first = last = size = 0
+    spans: dict[int, tuple[int, int]] | None = None if full is None else {}
     for i, p in enumerate(peek):
         if p.kind != "Pod":
             return None
         spec = p.spec
         node = None if spec is None else spec.nodeName
+        if node is UNSET:  # (decoded whole: an absent field is UNSET)
+            node = None
         if seen is not None:  # a pod already counted (another dump) is counted once (see pod_key)
             meta = p.metadata
-            text = ("default\0None\0" if meta is None
-                    else f"{meta.namespace or 'default'}\0{meta.name}\0{meta.uid or ''}")
+            if meta is None:
+                text = "default\0None\0"
+            else:
+                ns, pname, uid = meta.namespace, meta.name, meta.uid
+                if full is not None:
+                    ns = None if ns is UNSET else ns
+                    pname = None if pname is UNSET else pname
+                    uid = None if uid is UNSET else uid
+                text = f"{ns or 'default'}\0{pname}\0{uid or ''}"
             key = blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).digest()
             if key in seen or key in mine:
                 duplicated += 1
                 if run is not None:
                     ranges.setdefault(run, []).append((name, starts[first], starts[last] + lengths[last]))
                     counts[run] = counts.get(run, 0) + size
+                    if spans is not None:
+                        spans[starts[first]] = (first, last)
                     run = None
                 continue
             mine[key] = node if type(node) is str else ""
-        if node == run:  # (``run`` is a node's name or None, ``node`` None then is unbound)
-            if run is not None:
-                last = i
-                size += 1
-                continue
+        if run is not None and node == run:
+            last = i
+            size += 1
+            continue
         if run is not None:
             ranges.setdefault(run, []).append((name, starts[first], starts[last] + lengths[last]))
             counts[run] = counts.get(run, 0) + size
+            if spans is not None:
+                spans[starts[first]] = (first, last)
             run = None
         if type(node) is not str or not node:
             unbound += 1
@@ -208,10 +231,64 @@ def index_pod_file(
     if run is not None:
         ranges.setdefault(run, []).append((name, starts[first], starts[last] + lengths[last]))
         counts[run] = counts.get(run, 0) + size
+        if spans is not None:
+            spans[starts[first]] = (first, last)
     out.pods, out.unbound, out.duplicated = len(peek) - duplicated, unbound, duplicated
     if seen is not None:
         seen.update(mine)
+    if full is not None and spans:
+        release_held(name)
+        _HELD[name] = _Held(full, spans, len(data))
+        _held_bytes[0] += len(data)
     return out
+
+
+class _Held:
+    """A dump's pods decoded whole by :func:`index_pod_file`, kept until
+    the ranges it gave are read back in this process: ``pods`` in file
+    order, ``spans`` the first and last item of each range by its start.
+    Its pods hold on to the file's bytes (their fields not decoded are
+    views of them), ``size`` bytes."""
+
+    __slots__ = ("pods", "spans", "size")
+
+    def __init__(self, pods: list[_PodRaw], spans: dict[int, tuple[int, int]], size: int) -> None:
+        self.pods = pods
+        self.spans = spans
+        self.size = size
+
+
+#: The dumps indexed with ``hold`` whose ranges are not all read back yet,
+#: by file name (this process only; nothing of it is sent elsewhere). A
+#: range read back is the same items as its bytes decoded again; a dump
+#: changed since would be read as it was when indexed.
+_HELD: dict[str, _Held] = {}
+#: the most bytes of dumps whose pods are held at a time (a larger fleet's
+#: further dumps are read back range by range, as from another process)
+HOLD_BYTES = 256 * 2**20
+_held_bytes = [0]
+
+
+def release_held(file: str | None = None) -> None:
+    """Let go of the pods held for ``file`` (default: every file)."""
+    for f in ([file] if file is not None else list(_HELD)):
+        got = _HELD.pop(f, None)
+        if got is not None:
+            _held_bytes[0] -= got.size
+
+
+def _take_held(r: Range) -> list[_PodRaw] | None:
+    """The held pods of range ``r`` (given once: a range's pods are
+    dropped once read), or ``None``."""
+    held = _HELD.get(r[0])
+    if held is None:
+        return None
+    span = held.spans.pop(r[1], None)
+    if not held.spans:
+        release_held(r[0])
+    if span is None:
+        return None
+    return held.pods[span[0]: span[1] + 1]
 
 
 def _item_starts(data: bytes, pos: int, items: list[msgspec.Raw], lengths: list[int]) -> list[int] | None:
@@ -282,7 +359,12 @@ class _PodRaw(msgspec.Struct, gc=False):
     status: _Status | None = None
 
 
+class _TopPods(msgspec.Struct, gc=False):
+    items: list[_PodRaw] = []
+
+
 _PODS_RAW = msgspec.json.Decoder(list[_PodRaw])
+_TOP_PODS = msgspec.json.Decoder(_TopPods)
 _ANY = msgspec.json.Decoder()
 _CTRS = msgspec.json.Decoder(list[_Ctr])
 _SPEC_FIELDS = ("resources", "overhead", "restartPolicy")
@@ -503,64 +585,70 @@ def _decode_scanned(chunk: bytes, name: str) -> list[Any]:
     in one loop: this is the replay's per-pod reading.)"""
     text = b"[" + chunk + b"]"
     try:
-        out: list[Any] = []
-        specs = _SPECS
-        new = ScannedPod.__new__
-        for p in _PODS_RAW.decode(text):
-            # every item's spec decoded, as _decode_range does: the same refusals
-            m = p.metadata
-            s = p.spec
-            if s is None:
-                s = _EMPTY_SPEC
-            if m is None:
-                m = _EMPTY_META
-                ns = None
-            else:
-                ns = m.namespace
-                if ns is not UNSET and ns is not None and type(ns) is not str:
-                    raise ValueError("namespace is not a string")
-            ann = m.annotations
-            key = (ns, b"\0".join((ann, s.resources, s.overhead, s.restartPolicy, s.initContainers,
-                                    s.containers)))
-            if key not in specs:
-                _spec_of(key, s, ann)
-            if p.kind != "Pod":
-                continue
-            st = p.status
-            if st is not None:
-                phase = st.phase
-                if type(phase) is str and phase not in _ACTIVE:
-                    continue
-                start = st.startTime
-            else:
-                start = UNSET
-            pod = new(ScannedPod)
-            pod._raw = p
-            pod.key = key
-            node = s.nodeName
-            pod.node = None if node is UNSET else node
-            if ns is UNSET or not ns:
-                ns = "default"
-            pod.namespace = ns
-            pname = m.name
-            pod.name = pname = None if pname is UNSET else pname
-            uid = m.uid
-            pod.uid = uid = None if uid is UNSET else uid
-            pod.shared = _labels_of(ns, m.labels)
-            owners = m.ownerReferences
-            pod.owners = None if owners is UNSET else owners
-            pod.ident = (ns, str(pname), str(uid or ""))
-            if type(start) is not str:
-                start = m.creationTimestamp
-                if type(start) is not str:
-                    start = ""
-            pod.start = (start, ns, str(pname or ""))
-            pod._doc = None
-            out.append(pod)
-        return out
+        return _scanned(_PODS_RAW.decode(text))
     except _DECODE_ERRORS:
         pass
     return _general_items(text, name)
+
+
+def _scanned(pods: list[_PodRaw]) -> list[Any]:
+    """:func:`_decode_scanned` of the decoded items; ``ValueError`` where
+    the general decoding is to read them."""
+    out: list[Any] = []
+    specs = _SPECS
+    new = ScannedPod.__new__
+    for p in pods:
+        # every item's spec decoded, as _decode_range does: the same refusals
+        m = p.metadata
+        s = p.spec
+        if s is None:
+            s = _EMPTY_SPEC
+        if m is None:
+            m = _EMPTY_META
+            ns = None
+        else:
+            ns = m.namespace
+            if ns is not UNSET and ns is not None and type(ns) is not str:
+                raise ValueError("namespace is not a string")
+        ann = m.annotations
+        key = (ns, b"\0".join((ann, s.resources, s.overhead, s.restartPolicy, s.initContainers,
+                                s.containers)))
+        if key not in specs:
+            _spec_of(key, s, ann)
+        if p.kind != "Pod":
+            continue
+        st = p.status
+        if st is not None:
+            phase = st.phase
+            if type(phase) is str and phase not in _ACTIVE:
+                continue
+            start = st.startTime
+        else:
+            start = UNSET
+        pod = new(ScannedPod)
+        pod._raw = p
+        pod.key = key
+        node = s.nodeName
+        pod.node = None if node is UNSET else node
+        if ns is UNSET or not ns:
+            ns = "default"
+        pod.namespace = ns
+        pname = m.name
+        pod.name = pname = None if pname is UNSET else pname
+        uid = m.uid
+        pod.uid = uid = None if uid is UNSET else uid
+        pod.shared = _labels_of(ns, m.labels)
+        owners = m.ownerReferences
+        pod.owners = None if owners is UNSET else owners
+        pod.ident = (ns, str(pname), str(uid or ""))
+        if type(start) is not str:
+            start = m.creationTimestamp
+            if type(start) is not str:
+                start = ""
+        pod.start = (start, ns, str(pname or ""))
+        pod._doc = None
+        out.append(pod)
+    return out
 
 
 _START = operator.attrgetter("start")
@@ -626,7 +714,14 @@ def pods_of_ranges(
     out: dict[str, list[Any]] = {n: [] for n in node_ranges}
     got: dict[Range, list[Any]] = {}
     errors: list[tuple[str, InputError]] = []
-    for r, items in read_ranges(owner, _decode_scanned if scanned else _decode_range):
+    if scanned and _HELD:  # pods decoded when their dump was indexed (the rest read back)
+        for r in owner:
+            held = _take_held(r)
+            if held is not None:
+                with contextlib.suppress(*_DECODE_ERRORS):  # else read back: the general decoding words it
+                    got[r] = _scanned(held)
+    for r, items in read_ranges([r for r in owner if r not in got] if got else owner,
+                                _decode_scanned if scanned else _decode_range):
         if isinstance(items, InputError):
             errors.extend((n, items) for n in owner[r])
             continue
