@@ -42,6 +42,7 @@ records and goes on; only unreadable command-line arguments raise
 
 from __future__ import annotations
 
+import gc
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -415,9 +416,19 @@ def load_fleet(
         # send, each file's scan merged as soon as it is made; with an
         # executor here the pods decoded are kept for its replay
         release_held()  # (what an earlier reading left)
-        for b in batches:
-            for f in b:
-                merge_scan(scan, scan_files([f], pack=False, hold=in_process)[0])
+        # The cyclic garbage collector off meanwhile (as for a replayed
+        # partition): the pods kept are many small objects, none in a cycle,
+        # that its passes would go over again and again for nothing.
+        paused = in_process and gc.isenabled()
+        if paused:
+            gc.disable()
+        try:
+            for b in batches:
+                for f in b:
+                    merge_scan(scan, scan_files([f], pack=False, hold=in_process)[0])
+        finally:
+            if paused:
+                gc.enable()
         return assemble(scan)
     for batch in map_files(scan_files, batches):
         for part in batch:
