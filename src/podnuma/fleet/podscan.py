@@ -151,7 +151,8 @@ def index_pod_file(
     if _POD_HEAD.search(data, 0, _HEAD) is None:
         return None
     try:
-        data.decode("utf-8")  # the general reader refuses a file that is not UTF-8
+        if not data.isascii():  # (ASCII is UTF-8, and quicker to tell)
+            data.decode("utf-8")  # the general reader refuses a file that is not UTF-8
         top = _TOP.decode(data)
         full: list[_PodRaw] | None = None
         if hold and _held_bytes[0] + len(data) <= HOLD_BYTES:
