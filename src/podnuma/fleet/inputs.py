@@ -27,8 +27,11 @@ any, the node is reported and not replayed.
 
 Pods are not all held in memory: the files are indexed (which nodes each
 file holds pods of) and the pods are read again, per node, by whoever
-replays the node (:func:`read_node_pods`). A truncated JSON list (a dump
-cut short) is read up to its last complete item and reported.
+replays the node (:func:`read_node_pods`); in one process, the pods the
+index decoded are kept for the replay up to a bound
+(:data:`~podnuma.fleet.podscan.HOLD_BYTES` of dumps). A truncated JSON
+list (a dump cut short) is read up to its last complete item and
+reported.
 
 The fleet assembled from its files (this module), read by
 :mod:`.files`; pods compacted and indexed by :mod:`.pods`; node groups
