@@ -192,7 +192,7 @@ def index_pod_file(
     # last item and pods (each run is one range)
     run: Any = None
     first = last = size = 0
-    spans: dict[int, tuple[int, int]] | None = None if full is None else {}
+    spans: dict[int, tuple[int, int, int]] | None = None if full is None else {}
     for i, p in enumerate(peek):
         if p.kind != "Pod":
             return None
@@ -218,7 +218,7 @@ def index_pod_file(
                     ranges.setdefault(run, []).append((name, starts[first], starts[last] + lengths[last]))
                     counts[run] = counts.get(run, 0) + size
                     if spans is not None:
-                        spans[starts[first]] = (first, last)
+                        spans[starts[first]] = (first, last, starts[last] + lengths[last])
                     run = None
                 continue
             mine[key] = node if type(node) is str else ""
@@ -230,7 +230,7 @@ def index_pod_file(
             ranges.setdefault(run, []).append((name, starts[first], starts[last] + lengths[last]))
             counts[run] = counts.get(run, 0) + size
             if spans is not None:
-                spans[starts[first]] = (first, last)
+                spans[starts[first]] = (first, last, starts[last] + lengths[last])
             run = None
         if type(node) is not str or not node:
             unbound += 1
@@ -240,7 +240,7 @@ def index_pod_file(
         ranges.setdefault(run, []).append((name, starts[first], starts[last] + lengths[last]))
         counts[run] = counts.get(run, 0) + size
         if spans is not None:
-            spans[starts[first]] = (first, last)
+            spans[starts[first]] = (first, last, starts[last] + lengths[last])
     out.pods, out.unbound, out.duplicated = len(peek) - duplicated, unbound, duplicated
     if seen is not None:
         seen.update(mine)
@@ -254,13 +254,14 @@ def index_pod_file(
 class _Held:
     """A dump's pods decoded whole by :func:`index_pod_file`, kept until
     the ranges it gave are read back in this process: ``pods`` in file
-    order, ``spans`` the first and last item of each range by its start.
+    order, ``spans`` the first and last item and the end of each range by
+    its start.
     Its pods hold on to the file's bytes (their fields not decoded are
     views of them), ``size`` bytes."""
 
     __slots__ = ("pods", "spans", "size")
 
-    def __init__(self, pods: list[_PodRaw], spans: dict[int, tuple[int, int]], size: int) -> None:
+    def __init__(self, pods: list[_PodRaw], spans: dict[int, tuple[int, int, int]], size: int) -> None:
         self.pods = pods
         self.spans = spans
         self.size = size
@@ -294,7 +295,7 @@ def _take_held(r: Range) -> list[_PodRaw] | None:
     span = held.spans.pop(r[1], None)
     if not held.spans:
         release_held(r[0])
-    if span is None:
+    if span is None or span[2] != r[2]:
         return None
     return held.pods[span[0]: span[1] + 1]
 
