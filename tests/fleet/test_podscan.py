@@ -232,8 +232,9 @@ def test_pods_kept_from_the_index_give_the_report_of_ranges_read_back(
 def test_pods_are_kept_up_to_the_limit(
     small_fleet: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Past :data:`HOLD_BYTES` of dumps the further dumps' ranges are read
-    back: the same report."""
+    """A fleet with more than :data:`HOLD_BYTES` of JSON files keeps no
+    pod: its ranges are read back. Under it, each dump is kept as long as
+    the dumps kept so far stay under it. The same report either way."""
     import podnuma.fleet.podscan as podscan
     from podnuma.render.serialize import dump_json
 
@@ -248,15 +249,26 @@ def test_pods_are_kept_up_to_the_limit(
         f.unlink()
     want = dump_json(_report(d, what_ifs))
     sizes = sorted(p.stat().st_size for p in _pod_files(d))
-    monkeypatch.setattr(podscan, "HOLD_BYTES", sizes[-1])
-    kept: list[str] = []
+    total = sum(p.stat().st_size for p in d.rglob("*.json"))
+    kept: list[int] = []
     real = podscan._Held
 
     def noting(pods: Any, spans: Any, size: int) -> Any:
-        kept.append(str(size))
+        kept.append(size)
         return real(pods, spans, size)
 
     monkeypatch.setattr(podscan, "_Held", noting)
-    assert dump_json(_report_here(d, what_ifs)) == want
-    assert len(kept) == 1 < len(sizes)
+    for limit, count in ((total - 1, 0), (total, len(sizes))):
+        kept.clear()
+        monkeypatch.setattr(podscan, "HOLD_BYTES", limit)
+        assert dump_json(_report_here(d, what_ifs)) == want
+        assert len(kept) == count, limit
+        assert not podscan._HELD and podscan._held_bytes[0] == 0
+    # one dump at a time: past the bytes kept so far, a dump is read back
+    monkeypatch.setattr(podscan, "HOLD_BYTES", sizes[-1])
+    kept.clear()
+    for f in _pod_files(d):
+        assert index_pod_file(f, {}, None, True) is not None
+    assert len(kept) == 1
+    podscan.release_held()
     assert not podscan._HELD and podscan._held_bytes[0] == 0

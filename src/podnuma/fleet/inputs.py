@@ -28,8 +28,8 @@ any, the node is reported and not replayed.
 Pods are not all held in memory: the files are indexed (which nodes each
 file holds pods of) and the pods are read again, per node, by whoever
 replays the node (:func:`read_node_pods`); in one process, the pods the
-index decoded are kept for the replay up to a bound
-(:data:`~podnuma.fleet.podscan.HOLD_BYTES` of dumps). A truncated JSON
+index decoded are kept for the replay when the dumps are small enough
+(:data:`~podnuma.fleet.podscan.HOLD_BYTES` of JSON files in all). A truncated JSON
 list (a dump cut short) is read up to its last complete item and
 reported.
 
@@ -45,6 +45,7 @@ records and goes on; only unreadable command-line arguments raise
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
 from collections.abc import Callable, Mapping, Sequence
@@ -55,6 +56,7 @@ from typing import Any
 from podnuma.api.kubeletconfig import json_object_pairs
 from podnuma.errors import InputError
 from podnuma.fieldkit import wrong_type
+from podnuma.fleet import podscan
 from podnuma.fleet.batches import consecutive_batches
 from podnuma.fleet.files import _is_map, _items_of, parse_document, read_document_text
 from podnuma.fleet.groups import FLEET_KIND, NodeGroup, _load_groups
@@ -417,18 +419,20 @@ def load_fleet(
     if map_files is None or in_process:
         # read here (an executor that runs in this process): nothing to
         # send, each file's scan merged as soon as it is made; with an
-        # executor here the pods decoded are kept for its replay
+        # executor here, and dumps that are not too large to keep, the
+        # pods decoded are kept for its replay
         release_held()  # (what an earlier reading left)
+        hold = in_process and _json_bytes(files) <= podscan.HOLD_BYTES
         # The cyclic garbage collector off meanwhile (as for a replayed
         # partition): the pods kept are many small objects, none in a cycle,
         # that its passes would go over again and again for nothing.
-        paused = in_process and gc.isenabled()
+        paused = hold and gc.isenabled()
         if paused:
             gc.disable()
         try:
             for b in batches:
                 for f in b:
-                    merge_scan(scan, scan_files([f], pack=False, hold=in_process)[0])
+                    merge_scan(scan, scan_files([f], pack=False, hold=hold)[0])
         finally:
             if paused:
                 gc.enable()
@@ -437,6 +441,19 @@ def load_fleet(
         for part in batch:
             merge_scan(scan, part)
     return assemble(scan)
+
+
+def _json_bytes(files: Sequence[Path]) -> int:
+    """The bytes of the JSON files among ``files`` (the pods dumps among
+    them): a fleet whose pods are kept for the replay has at most
+    :data:`~podnuma.fleet.podscan.HOLD_BYTES` of them (a larger one keeps
+    none: it reads its ranges back, as from another process)."""
+    total = 0
+    for f in files:
+        if f.suffix.lower() == ".json":
+            with contextlib.suppress(OSError):
+                total += f.stat().st_size
+    return total
 
 
 def assemble(scan: Scan) -> FleetInputs:

@@ -19,9 +19,10 @@ gigabytes. Reading it goes in two steps, both done where the replay runs
 Where the replay runs in the process that indexes (one process), the
 second pass over each dump is the typed decoding of the whole dump, made
 once by the index, whose pods are kept until their node's ranges are
-asked for (``hold``, up to :data:`HOLD_BYTES` of dumps at a time; the
-further dumps' ranges are read back): each dump is decoded twice rather
-than three times, its pods once.
+asked for (``hold``: a fleet of at most :data:`HOLD_BYTES` of JSON
+files, :func:`podnuma.fleet.inputs.load_fleet`; never more than that
+kept at a time): each dump is decoded twice rather than three times, its
+pods once.
 
 A file the fast path does not take as a clean list of pods (not JSON, not a
 list, another kind of object in it, invalid UTF-8, a value msgspec refuses,
