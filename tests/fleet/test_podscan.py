@@ -177,3 +177,98 @@ def test_the_index_keys_pods_as_pod_key(small_fleet: Path, tmp_path: Path) -> No
     items = json.loads(f.read_text())["items"]
     assert set(seen) == {pod_key(p["metadata"].get("namespace"), p["metadata"].get("name"),
                                  p["metadata"].get("uid")) for p in items}
+
+
+def _report_here(d: Path, what_ifs: list[Any]) -> dict[str, Any]:
+    """The report as ``fleet analyze`` makes it in one process: the dumps
+    read and the nodes replayed by the same in-process executor (the pods
+    decoded when their dump is indexed are kept for the replay)."""
+    from podnuma.fleet.execute import open_executor
+
+    with open_executor() as ex:
+        fleet = load_fleet([d], map_files=ex.map, parts=ex.parts)
+        return fleet_report(fleet, ex.replay(fleet.nodes, what_ifs), [w.label for w in what_ifs])
+
+
+def test_pods_kept_from_the_index_give_the_report_of_ranges_read_back(
+    small_fleet: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the replay runs in the process that indexed the dumps, each
+    dump is decoded once and its pods kept until their node is replayed:
+    the same report as the ranges read back and decoded again, every
+    what-if; nothing is kept once the nodes are replayed. A dump whose pods
+    the whole decoding refuses (a status that is not a mapping) is read
+    back range by range, with the same report."""
+    import podnuma.fleet.podscan as podscan
+    from podnuma.render.serialize import dump_json
+
+    what_ifs = [parse_what_if(w) for w in ("pod-level,scope=pod,restart", "gates")]
+    d = tmp_path / "fleet"
+    f = _varied(small_fleet, d)
+    want = dump_json(_report(d, what_ifs))
+    held: list[int] = []
+    take = podscan._take_held
+
+    def counting(r: Any) -> Any:
+        got = take(r)
+        held.append(got is not None)
+        return got
+
+    monkeypatch.setattr(podscan, "_take_held", counting)
+    assert dump_json(_report_here(d, what_ifs)) == want
+    assert held and all(held)  # every range's pods were the ones kept
+    assert not podscan._HELD and podscan._held_bytes[0] == 0
+
+    doc = json.loads(f.read_text())
+    doc["items"][9]["status"] = "Running"
+    f.write_text(json.dumps(doc, indent=2))
+    assert index_pod_file(f, {}, None, True) is not None
+    assert str(f) not in podscan._HELD  # indexed, its pods not kept
+    want = dump_json(_report(d, what_ifs))
+    assert dump_json(_report_here(d, what_ifs)) == want
+    assert not podscan._HELD and podscan._held_bytes[0] == 0
+
+
+def test_pods_are_kept_up_to_the_limit(
+    small_fleet: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fleet with more than :data:`HOLD_BYTES` of JSON files keeps no
+    pod: its ranges are read back. Under it, each dump is kept as long as
+    the dumps kept so far stay under it. The same report either way."""
+    import podnuma.fleet.podscan as podscan
+    from podnuma.render.serialize import dump_json
+
+    what_ifs = [parse_what_if("pod-level")]
+    d = tmp_path / "fleet"
+    shutil.copytree(small_fleet, d)
+    for f in _pod_files(d):  # each dump cut in two
+        doc = json.loads(f.read_text())
+        items = doc["items"]
+        for i, part in enumerate((items[: len(items) // 2], items[len(items) // 2:])):
+            f.with_name(f"{f.stem}-{i}.json").write_text(json.dumps({**doc, "items": part}, indent=2))
+        f.unlink()
+    want = dump_json(_report(d, what_ifs))
+    sizes = sorted(p.stat().st_size for p in _pod_files(d))
+    total = sum(p.stat().st_size for p in d.rglob("*.json"))
+    kept: list[int] = []
+    real = podscan._Held
+
+    def noting(pods: Any, spans: Any, size: int) -> Any:
+        kept.append(size)
+        return real(pods, spans, size)
+
+    monkeypatch.setattr(podscan, "_Held", noting)
+    for limit, count in ((total - 1, 0), (total, len(sizes))):
+        kept.clear()
+        monkeypatch.setattr(podscan, "HOLD_BYTES", limit)
+        assert dump_json(_report_here(d, what_ifs)) == want
+        assert len(kept) == count, limit
+        assert not podscan._HELD and podscan._held_bytes[0] == 0
+    # one dump at a time: past the bytes kept so far, a dump is read back
+    monkeypatch.setattr(podscan, "HOLD_BYTES", sizes[-1])
+    kept.clear()
+    for f in _pod_files(d):
+        assert index_pod_file(f, {}, None, True) is not None
+    assert len(kept) == 1
+    podscan.release_held()
+    assert not podscan._HELD and podscan._held_bytes[0] == 0

@@ -27,8 +27,11 @@ any, the node is reported and not replayed.
 
 Pods are not all held in memory: the files are indexed (which nodes each
 file holds pods of) and the pods are read again, per node, by whoever
-replays the node (:func:`read_node_pods`). A truncated JSON list (a dump
-cut short) is read up to its last complete item and reported.
+replays the node (:func:`read_node_pods`); in one process, the pods the
+index decoded are kept for the replay when the dumps are small enough
+(:data:`~podnuma.fleet.podscan.HOLD_BYTES` of JSON files in all). A truncated JSON
+list (a dump cut short) is read up to its last complete item and
+reported.
 
 The fleet assembled from its files (this module), read by
 :mod:`.files`; pods compacted and indexed by :mod:`.pods`; node groups
@@ -42,6 +45,8 @@ records and goes on; only unreadable command-line arguments raise
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -51,13 +56,14 @@ from typing import Any
 from podnuma.api.kubeletconfig import json_object_pairs
 from podnuma.errors import InputError
 from podnuma.fieldkit import wrong_type
+from podnuma.fleet import podscan
 from podnuma.fleet.batches import consecutive_batches
 from podnuma.fleet.files import _is_map, _items_of, parse_document, read_document_text
 from podnuma.fleet.groups import FLEET_KIND, NodeGroup, _load_groups
 from podnuma.fleet.model import Issue, NodeSpec
 from podnuma.fleet.nrt import nrt_node_form
 from podnuma.fleet.pods import ACTIVE_PHASES, _meta, _node_name, _phase, compact_pod, start_key
-from podnuma.fleet.podscan import Range, index_pod_file, pod_key
+from podnuma.fleet.podscan import Range, index_pod_file, pod_key, release_held
 from podnuma.fleet.selectors import selector_matches
 from podnuma.inputs.documents import read_bytes
 from podnuma.inputs.limits import FLEET_LIMITS
@@ -134,7 +140,7 @@ def _is_machine_info(doc: Any) -> bool:
     return _is_map(doc) and "num_cores" in doc and "topology" in doc
 
 
-def _classify(path: Path, scan: Scan) -> None:
+def _classify(path: Path, scan: Scan, hold: bool = False) -> None:
     name = str(path)
     scan.files.append(name)
     data: bytes | None = None
@@ -143,7 +149,7 @@ def _classify(path: Path, scan: Scan) -> None:
             data = read_bytes(path, what="input", name=name, limits=FLEET_LIMITS)
         except InputError:
             data = None  # the general reader reads it again and words the problem
-    index = index_pod_file(path, scan.pod_keys, data) if data is not None else None
+    index = index_pod_file(path, scan.pod_keys, data, hold) if data is not None else None
     if index is not None:  # a clean JSON list of pods: indexed, not held
         scan.pods_duplicated += index.duplicated
         scan.pods_total += index.pods
@@ -243,16 +249,18 @@ def walk_inputs(path: Path, scan: Scan, files: list[Path] | None = None) -> None
     _classify(path, scan)
 
 
-def scan_files(paths: Sequence[str], pack: bool = True) -> list[Scan]:
+def scan_files(paths: Sequence[str], pack: bool = True, hold: bool = False) -> list[Scan]:
     """What each file holds (one :class:`Scan` per file, no pod in it: a
     pods dump is indexed); run where the fleet is replayed, so the files
     are read there and not by the process that assembles the fleet.
     ``pack``: the pod keys packed for sending (:func:`pack_keys`); not
-    when the scans are merged in this process."""
+    when the scans are merged in this process. ``hold``: the replay runs
+    in this process too: the dumps' pods are decoded once, kept for it
+    (:func:`~podnuma.fleet.podscan.index_pod_file`)."""
     out: list[Scan] = []
     for p in paths:
         part = Scan()
-        _classify(Path(p), part)
+        _classify(Path(p), part, hold)
         if pack:
             pack_keys(part)
         out.append(part)
@@ -407,17 +415,45 @@ def load_fleet(
             raise InputError("no such file or directory", file=str(p))
         walk_inputs(p, scan, files)
     batches = file_batches(files, parts)
-    if map_files is None or getattr(getattr(map_files, "__self__", None), "in_process", False):
+    in_process = getattr(getattr(map_files, "__self__", None), "in_process", False)
+    if map_files is None or in_process:
         # read here (an executor that runs in this process): nothing to
-        # send, each file's scan merged as soon as it is made
-        for b in batches:
-            for f in b:
-                merge_scan(scan, scan_files([f], pack=False)[0])
+        # send, each file's scan merged as soon as it is made; with an
+        # executor here, and dumps that are not too large to keep, the
+        # pods decoded are kept for its replay
+        release_held()  # (what an earlier reading left)
+        hold = in_process and _json_bytes(files) <= podscan.HOLD_BYTES
+        # The cyclic garbage collector off meanwhile (as for a replayed
+        # partition): the pods kept are many small objects, none in a cycle,
+        # that its passes would go over again and again for nothing.
+        paused = hold and gc.isenabled()
+        if paused:
+            gc.disable()
+        try:
+            for b in batches:
+                for f in b:
+                    merge_scan(scan, scan_files([f], pack=False, hold=hold)[0])
+        finally:
+            if paused:
+                gc.enable()
         return assemble(scan)
     for batch in map_files(scan_files, batches):
         for part in batch:
             merge_scan(scan, part)
     return assemble(scan)
+
+
+def _json_bytes(files: Sequence[Path]) -> int:
+    """The bytes of the JSON files among ``files`` (the pods dumps among
+    them): a fleet whose pods are kept for the replay has at most
+    :data:`~podnuma.fleet.podscan.HOLD_BYTES` of them (a larger one keeps
+    none: it reads its ranges back, as from another process)."""
+    total = 0
+    for f in files:
+        if f.suffix.lower() == ".json":
+            with contextlib.suppress(OSError):
+                total += f.stat().st_size
+    return total
 
 
 def assemble(scan: Scan) -> FleetInputs:

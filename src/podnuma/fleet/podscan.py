@@ -16,6 +16,14 @@ gigabytes. Reading it goes in two steps, both done where the replay runs
    only the fields the replay reads into typed structs, then into the
    compact pod :func:`podnuma.fleet.pods.compact_pod` makes.
 
+Where the replay runs in the process that indexes (one process), the
+second pass over each dump is the typed decoding of the whole dump, made
+once by the index, whose pods are kept until their node's ranges are
+asked for (``hold``: a fleet of at most :data:`HOLD_BYTES` of JSON
+files, :func:`podnuma.fleet.inputs.load_fleet`; never more than that
+kept at a time): each dump is decoded twice rather than three times, its
+pods once.
+
 A file the fast path does not take as a clean list of pods (not JSON, not a
 list, another kind of object in it, invalid UTF-8, a value msgspec refuses,
 nesting deeper than the decoder allows, a truncated dump...) is read by the
@@ -27,7 +35,9 @@ never built, so they are not counted against the depth limit.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import itertools
 import json
 import operator
 import os
@@ -46,8 +56,8 @@ from podnuma.fleet.pods import ACTIVE_PHASES, compact_pod, is_pod, read_node_pod
 from podnuma.inputs.documents import check_tree, read_bytes
 from podnuma.inputs.limits import FLEET_LIMITS
 
-__all__ = ["PodFileIndex", "Range", "ScannedPod", "index_pod_file", "node_pods", "pod_key", "pods_of_ranges",
-           "read_ranges"]
+__all__ = ["HOLD_BYTES", "PodFileIndex", "Range", "ScannedPod", "index_pod_file", "node_pods", "pod_key",
+           "pods_of_ranges", "read_ranges", "release_held"]
 
 #: ``(file, start, end)``: the bytes ``[start, end)`` of ``file`` hold one or
 #: more complete list items, separated by commas and white space.
@@ -114,7 +124,6 @@ _META_KEYS = ("name", "namespace", "uid", "labels", "annotations", "ownerReferen
               "creationTimestamp", "generateName")
 _CTR_KEYS = ("name", "resources", "restartPolicy")
 _RAW_META = ("labels",)  # decoded from their bytes
-_ABSENT = b"\1"
 
 
 @dataclass
@@ -130,12 +139,15 @@ class PodFileIndex:
 
 
 def index_pod_file(
-    path: Path, seen: dict[bytes, str] | None = None, data: bytes | None = None,
+    path: Path, seen: dict[bytes, str] | None = None, data: bytes | None = None, hold: bool = False,
 ) -> PodFileIndex | None:
     """The index of a JSON list of pods, or ``None`` when the file is not a
     clean one (the general reader then reads it and words its problems).
     ``data``: the file's bytes when the caller read them (the bounded read
-    of :func:`podnuma.inputs.documents.read_bytes`)."""
+    of :func:`podnuma.inputs.documents.read_bytes`). ``hold``: the ranges
+    are read back in this process (see :func:`release_held`): the pods are
+    decoded whole once, here, and kept for that (up to
+    :data:`HOLD_BYTES` of dumps at a time)."""
     if path.suffix.lower() != ".json":
         return None
     name = str(path)
@@ -147,9 +159,16 @@ def index_pod_file(
     if _POD_HEAD.search(data, 0, _HEAD) is None:
         return None
     try:
-        data.decode("utf-8")  # the general reader refuses a file that is not UTF-8
+        if not data.isascii():  # (ASCII is UTF-8, and quicker to tell)
+            data.decode("utf-8")  # the general reader refuses a file that is not UTF-8
         top = _TOP.decode(data)
-        peek = _TOP_PEEK.decode(data).items
+        full: list[_PodRaw] | None = None
+        if hold and _held_bytes[0] + len(data) <= HOLD_BYTES:
+            try:
+                full = _TOP_PODS.decode(data).items
+            except _DECODE_ERRORS:
+                full = None  # read back from the file, range by range
+        peek: list[Any] = full if full is not None else _TOP_PEEK.decode(data).items
     except _DECODE_ERRORS:
         return None
     items = top.items
@@ -161,66 +180,137 @@ def index_pod_file(
     if m is None:
         return None
     out = PodFileIndex(file=name)
-    starts = _item_starts(data, m.end(), items)
+    lengths = list(map(len, items))
+    starts = _item_starts(data, m.end(), items, lengths)
     if starts is None:
         return None
     mine: dict[bytes, str] = {}  # this file's pods, told to ``seen`` once the file is taken
     counts = out.counts
     ranges = out.ranges
     blake2b = hashlib.blake2b
-    pods = unbound = duplicated = 0
-    run: Any = None  # the node of the current run of consecutive pods
-    run_start = run_end = 0
-    for start, raw, p in zip(starts, items, peek, strict=True):
+    unbound = duplicated = 0
+    # the current run of consecutive pods of one node: its node, first and
+    # last item and pods (each run is one range)
+    run: Any = None
+    first = last = size = 0
+    spans: dict[int, tuple[int, int, int]] | None = None if full is None else {}
+    for i, p in enumerate(peek):
         if p.kind != "Pod":
             return None
         spec = p.spec
         node = None if spec is None else spec.nodeName
+        if node is UNSET:  # (decoded whole: an absent field is UNSET)
+            node = None
         if seen is not None:  # a pod already counted (another dump) is counted once (see pod_key)
             meta = p.metadata
-            text = ("default\0None\0" if meta is None
-                    else f"{meta.namespace or 'default'}\0{meta.name}\0{meta.uid or ''}")
+            if meta is None:
+                text = "default\0None\0"
+            else:
+                ns, pname, uid = meta.namespace, meta.name, meta.uid
+                if full is not None:
+                    ns = None if ns is UNSET else ns
+                    pname = None if pname is UNSET else pname
+                    uid = None if uid is UNSET else uid
+                text = f"{ns or 'default'}\0{pname}\0{uid or ''}"
             key = blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).digest()
             if key in seen or key in mine:
                 duplicated += 1
                 if run is not None:
-                    ranges.setdefault(run, []).append((name, run_start, run_end))
+                    ranges.setdefault(run, []).append((name, starts[first], starts[last] + lengths[last]))
+                    counts[run] = counts.get(run, 0) + size
+                    if spans is not None:
+                        spans[starts[first]] = (first, last, starts[last] + lengths[last])
                     run = None
                 continue
             mine[key] = node if type(node) is str else ""
-        pods += 1
-        if type(node) is not str or not node:
-            unbound += 1
-            if run is not None:
-                ranges.setdefault(run, []).append((name, run_start, run_end))
-                run = None
-            continue
-        counts[node] = counts.get(node, 0) + 1
-        if node == run:
-            run_end = start + len(raw)
+        if run is not None and node == run:
+            last = i
+            size += 1
             continue
         if run is not None:
-            ranges.setdefault(run, []).append((name, run_start, run_end))
-        run, run_start, run_end = node, start, start + len(raw)
+            ranges.setdefault(run, []).append((name, starts[first], starts[last] + lengths[last]))
+            counts[run] = counts.get(run, 0) + size
+            if spans is not None:
+                spans[starts[first]] = (first, last, starts[last] + lengths[last])
+            run = None
+        if type(node) is not str or not node:
+            unbound += 1
+            continue
+        run, first, last, size = node, i, i, 1
     if run is not None:
-        ranges.setdefault(run, []).append((name, run_start, run_end))
-    out.pods, out.unbound, out.duplicated = pods, unbound, duplicated
+        ranges.setdefault(run, []).append((name, starts[first], starts[last] + lengths[last]))
+        counts[run] = counts.get(run, 0) + size
+        if spans is not None:
+            spans[starts[first]] = (first, last, starts[last] + lengths[last])
+    out.pods, out.unbound, out.duplicated = len(peek) - duplicated, unbound, duplicated
     if seen is not None:
         seen.update(mine)
+    if full is not None and spans:
+        release_held(name)
+        _HELD[name] = _Held(full, spans, len(data))
+        _held_bytes[0] += len(data)
     return out
 
 
-def _item_starts(data: bytes, pos: int, items: list[msgspec.Raw]) -> list[int] | None:
+class _Held:
+    """A dump's pods decoded whole by :func:`index_pod_file`, kept until
+    the ranges it gave are read back in this process: ``pods`` in file
+    order, ``spans`` the first and last item and the end of each range by
+    its start.
+    Its pods hold on to the file's bytes (their fields not decoded are
+    views of them), ``size`` bytes."""
+
+    __slots__ = ("pods", "spans", "size")
+
+    def __init__(self, pods: list[_PodRaw], spans: dict[int, tuple[int, int, int]], size: int) -> None:
+        self.pods = pods
+        self.spans = spans
+        self.size = size
+
+
+#: The dumps indexed with ``hold`` whose ranges are not all read back yet,
+#: by file name (this process only; nothing of it is sent elsewhere). A
+#: range read back is the same items as its bytes decoded again; a dump
+#: changed since would be read as it was when indexed.
+_HELD: dict[str, _Held] = {}
+#: the most bytes of dumps whose pods are held at a time (a larger fleet's
+#: further dumps are read back range by range, as from another process)
+HOLD_BYTES = 256 * 2**20
+_held_bytes = [0]
+
+
+def release_held(file: str | None = None) -> None:
+    """Let go of the pods held for ``file`` (default: every file)."""
+    for f in ([file] if file is not None else list(_HELD)):
+        got = _HELD.pop(f, None)
+        if got is not None:
+            _held_bytes[0] -= got.size
+
+
+def _take_held(r: Range) -> list[_PodRaw] | None:
+    """The held pods of range ``r`` (given once: a range's pods are
+    dropped once read), or ``None``."""
+    held = _HELD.get(r[0])
+    if held is None:
+        return None
+    span = held.spans.pop(r[1], None)
+    if not held.spans:
+        release_held(r[0])
+    if span is None or span[2] != r[2]:
+        return None
+    return held.pods[span[0]: span[1] + 1]
+
+
+def _item_starts(data: bytes, pos: int, items: list[msgspec.Raw], lengths: list[int]) -> list[int] | None:
     """Where each item of the list starting at ``pos`` begins, or ``None``
-    when the items are not where the decoder found them. The separators of
-    a dump written by one program are all alike (``kubectl`` and ``json``
-    write ``,`` and the same indent): the items joined by the first
-    separator are compared with the file's bytes in one go; else each item
-    is looked for in turn."""
+    when the items are not where the decoder found them (``lengths``: the
+    items' lengths). The separators of a dump written by one program are
+    all alike (``kubectl`` and ``json`` write ``,`` and the same indent):
+    the items joined by the first separator are compared with the file's
+    bytes in one go; else each item is looked for in turn."""
     first = _SEP.match(data, pos)
     assert first is not None  # matches the empty text
     start = first.end()
-    lengths = [len(r) for r in items]
     if len(items) > 1:
         end0 = start + lengths[0]
         sep_m = _SEP.match(data, end0)
@@ -228,12 +318,7 @@ def _item_starts(data: bytes, pos: int, items: list[msgspec.Raw]) -> list[int] |
         sep = data[end0: sep_m.end()]
         last = start + sum(lengths) + len(sep) * (len(items) - 1)
         if last <= len(data) and data.startswith(sep.join(items), start):
-            out = [start]
-            step = len(sep)
-            for n in lengths[:-1]:
-                start += n + step
-                out.append(start)
-            return out
+            return list(itertools.accumulate(map(len(sep).__add__, lengths[:-1]), initial=start))
     out = []
     for raw, n in zip(items, lengths, strict=True):
         if not data.startswith(raw, start):
@@ -245,21 +330,27 @@ def _item_starts(data: bytes, pos: int, items: list[msgspec.Raw]) -> list[int] |
     return out
 
 
+#: an absent field of the typed structs below that are kept as their bytes:
+#: one object, told apart by identity (``\x01`` is not JSON text, so no
+#: decoded value has these bytes). Joined as it is into the key of a spec.
+_NO = msgspec.Raw(b"\1")
+
+
 class _SpecRaw(msgspec.Struct, gc=False):
     nodeName: Any | Unset = UNSET
-    resources: msgspec.Raw | Unset = UNSET
-    overhead: msgspec.Raw | Unset = UNSET
-    restartPolicy: msgspec.Raw | Unset = UNSET
-    initContainers: msgspec.Raw | Unset = UNSET
-    containers: msgspec.Raw | Unset = UNSET
+    resources: msgspec.Raw = _NO
+    overhead: msgspec.Raw = _NO
+    restartPolicy: msgspec.Raw = _NO
+    initContainers: msgspec.Raw = _NO
+    containers: msgspec.Raw = _NO
 
 
 class _MetaRaw(msgspec.Struct, gc=False):
     name: Any | Unset = UNSET
     namespace: Any | Unset = UNSET
     uid: Any | Unset = UNSET
-    labels: msgspec.Raw | Unset = UNSET
-    annotations: msgspec.Raw | Unset = UNSET
+    labels: msgspec.Raw = _NO
+    annotations: msgspec.Raw = _NO
     ownerReferences: Any | Unset = UNSET
     creationTimestamp: Any | Unset = UNSET
     generateName: Any | Unset = UNSET
@@ -278,7 +369,12 @@ class _PodRaw(msgspec.Struct, gc=False):
     status: _Status | None = None
 
 
+class _TopPods(msgspec.Struct, gc=False):
+    items: list[_PodRaw] = []
+
+
 _PODS_RAW = msgspec.json.Decoder(list[_PodRaw])
+_TOP_PODS = msgspec.json.Decoder(_TopPods)
 _ANY = msgspec.json.Decoder()
 _CTRS = msgspec.json.Decoder(list[_Ctr])
 _SPEC_FIELDS = ("resources", "overhead", "restartPolicy")
@@ -301,20 +397,20 @@ _SPECS: dict[tuple[Any, ...], tuple[dict[str, Any], Any]] = {}
 _SPECS_LIMIT = 4096
 
 
-def _spec_of(key: tuple[Any, ...], s: _SpecRaw, ann: msgspec.Raw | Unset) -> tuple[dict[str, Any], Any]:
+def _spec_of(key: tuple[Any, ...], s: _SpecRaw, ann: msgspec.Raw) -> tuple[dict[str, Any], Any]:
     got = _SPECS.get(key)
     if got is not None:
         return got
     rest: dict[str, Any] = {}
     for k in _SPEC_FIELDS:
         v = getattr(s, k)
-        if v is not UNSET:
+        if v is not _NO:
             rest[k] = _ANY.decode(v)
     for k in ("initContainers", "containers"):
         v = getattr(s, k)
-        if v is not UNSET:
+        if v is not _NO:
             rest[k] = [_ctr(c) for c in _CTRS.decode(v)]
-    got = (rest, UNSET if ann is UNSET else _ANY.decode(ann))
+    got = (rest, UNSET if ann is _NO else _ANY.decode(ann))
     if len(_SPECS) >= _SPECS_LIMIT:
         _SPECS.clear()
     _SPECS[key] = got
@@ -341,14 +437,13 @@ def _spec_key(p: _PodRaw) -> tuple[tuple[Any, ...], dict[str, Any], Any]:
     ns = None if m is None else m.namespace
     if ns is not UNSET and ns is not None and not isinstance(ns, str):
         raise ValueError("namespace is not a string")
-    ann = UNSET if m is None else m.annotations
+    ann = _NO if m is None else m.annotations
     if s is None:
         s = _SpecRaw()
     # the parts' bytes joined by a NUL, an absent part a 0x01: neither byte
     # can be in JSON text unescaped, so the joined bytes are equal exactly
     # when the parts are
-    key = (ns, b"\0".join([_ABSENT if v is UNSET else v for v in (
-        ann, s.resources, s.overhead, s.restartPolicy, s.initContainers, s.containers)]))
+    key = (ns, b"\0".join((ann, s.resources, s.overhead, s.restartPolicy, s.initContainers, s.containers)))
     rest, annotations = _spec_of(key, s, ann)
     return key, rest, annotations
 
@@ -361,7 +456,7 @@ def _compact(p: _PodRaw, key: tuple[Any, ...], rest: dict[str, Any], annotations
     if m is not None:
         for k in _META_KEYS:
             v = annotations if k == "annotations" else getattr(m, k)
-            if v is not UNSET:
+            if v is not UNSET and v is not _NO:
                 if k == "annotations":
                     v = dict(v) if type(v) is dict else v
                 elif k in _RAW_META:
@@ -424,14 +519,11 @@ class PodLabels:
 
 
 _LABELS: dict[tuple[str, bytes | None], PodLabels] = {}
-
-
-def _labels_of(ns: str, m: _MetaRaw) -> PodLabels:
-    lab = m.labels
-    key = (ns, None if lab is UNSET else bytes(lab))
+def _labels_of(ns: str, lab: msgspec.Raw) -> PodLabels:
+    key = (ns, None if lab is _NO else bytes(lab))
     got = _LABELS.get(key)
     if got is None:
-        got = PodLabels(None if lab is UNSET else _ANY.decode(lab))
+        got = PodLabels(None if lab is _NO else _ANY.decode(lab))
         if len(_LABELS) >= _SPECS_LIMIT:
             _LABELS.clear()
         _LABELS[key] = got
@@ -444,37 +536,28 @@ class ScannedPod(Mapping[str, Any]):
     hand, and the compact pod document (:func:`podnuma.fleet.pods.compact_pod`,
     its spec a :class:`KeyedSpec`) built only when something asks for it
     (a what-if that rewrites the pod, a scenario). As a mapping it is that
-    document."""
+    document. Made by :func:`_decode_scanned`."""
 
     __slots__ = ("_raw", "key", "node", "namespace", "name", "uid", "shared", "owners", "ident", "start",
                  "_doc")
 
-    def __init__(self, raw: _PodRaw, key: tuple[Any, ...]) -> None:
-        m = raw.metadata if raw.metadata is not None else _EMPTY_META
-        st = raw.status
-        self._raw = raw
-        #: the spec's key (see :class:`KeyedSpec`)
-        self.key = key
-        self.node = None if raw.spec is None or raw.spec.nodeName is UNSET else raw.spec.nodeName
-        ns = m.namespace
-        ns = ns if ns is not UNSET and ns else "default"
-        self.namespace: str = ns
-        #: as in the dump (``None`` when absent)
-        self.name = name = None if m.name is UNSET else m.name
-        self.uid = uid = None if m.uid is UNSET else m.uid
-        #: the labels, shared by the pods with the same
-        self.shared = _labels_of(ns, m)
-        self.owners = None if m.ownerReferences is UNSET else m.ownerReferences
-        #: the identity a pod in two dumps is counted once by, and
-        #: :func:`podnuma.fleet.pods.start_key`
-        self.ident = (ns, str(name), str(uid or ""))
-        start = UNSET if st is None else st.startTime
-        if type(start) is not str:
-            start = m.creationTimestamp
-            if type(start) is not str:
-                start = ""
-        self.start = (start, ns, str(name or ""))
-        self._doc: dict[str, Any] | None = None
+    _raw: _PodRaw
+    #: the spec's key (see :class:`KeyedSpec`)
+    key: tuple[Any, ...]
+    node: Any
+    namespace: str
+    #: as in the dump (``None`` when absent)
+    name: Any
+    uid: Any
+    #: the labels, shared by the pods with the same
+    shared: PodLabels
+    #: as in the dump (``None`` when absent)
+    owners: Any
+    #: the identity a pod in two dumps is counted once by, and
+    #: :func:`podnuma.fleet.pods.start_key`
+    ident: tuple[str, str, str]
+    start: tuple[str, str, str]
+    _doc: dict[str, Any] | None
 
     @property
     def labels(self) -> Any:
@@ -486,7 +569,7 @@ class ScannedPod(Mapping[str, Any]):
         if d is None:
             raw = self._raw
             rest, annotations = _spec_of(self.key, raw.spec or _SpecRaw(),
-                                         UNSET if raw.metadata is None else raw.metadata.annotations)
+                                         _NO if raw.metadata is None else raw.metadata.annotations)
             d = self._doc = _compact(raw, self.key, rest, annotations)
         return d
 
@@ -501,28 +584,81 @@ class ScannedPod(Mapping[str, Any]):
 
 
 _EMPTY_META = _MetaRaw()
+_EMPTY_SPEC = _SpecRaw()
 
 
 def _decode_scanned(chunk: bytes, name: str) -> list[Any]:
     """The active pods of ``chunk`` as :class:`ScannedPod` (other items and
     pods that are not active dropped), in file order; or, when the typed
-    decoder refuses the chunk, what :func:`_decode_range` gives then."""
+    decoder refuses the chunk, what :func:`_decode_range` gives then.
+    (:func:`_spec_key` and the fields of a :class:`ScannedPod` worked out
+    in one loop: this is the replay's per-pod reading.)"""
     text = b"[" + chunk + b"]"
     try:
-        out: list[Any] = []
-        for p in _PODS_RAW.decode(text):
-            key = _spec_key(p)[0]  # every item, as _decode_range: the same refusals
-            if p.kind != "Pod":
-                continue
-            st = p.status
-            phase = UNSET if st is None else st.phase
-            if type(phase) is str and phase not in _ACTIVE:
-                continue
-            out.append(ScannedPod(p, key))
-        return out
+        return _scanned(_PODS_RAW.decode(text))
     except _DECODE_ERRORS:
         pass
     return _general_items(text, name)
+
+
+def _scanned(pods: list[_PodRaw]) -> list[Any]:
+    """:func:`_decode_scanned` of the decoded items; ``ValueError`` where
+    the general decoding is to read them."""
+    out: list[Any] = []
+    specs = _SPECS
+    new = ScannedPod.__new__
+    for p in pods:
+        # every item's spec decoded, as _decode_range does: the same refusals
+        m = p.metadata
+        s = p.spec
+        if s is None:
+            s = _EMPTY_SPEC
+        if m is None:
+            m = _EMPTY_META
+            ns = None
+        else:
+            ns = m.namespace
+            if ns is not UNSET and ns is not None and type(ns) is not str:
+                raise ValueError("namespace is not a string")
+        ann = m.annotations
+        key = (ns, b"\0".join((ann, s.resources, s.overhead, s.restartPolicy, s.initContainers,
+                                s.containers)))
+        if key not in specs:
+            _spec_of(key, s, ann)
+        if p.kind != "Pod":
+            continue
+        st = p.status
+        if st is not None:
+            phase = st.phase
+            if type(phase) is str and phase not in _ACTIVE:
+                continue
+            start = st.startTime
+        else:
+            start = UNSET
+        pod = new(ScannedPod)
+        pod._raw = p
+        pod.key = key
+        node = s.nodeName
+        pod.node = None if node is UNSET else node
+        if ns is UNSET or not ns:
+            ns = "default"
+        pod.namespace = ns
+        pname = m.name
+        pod.name = pname = None if pname is UNSET else pname
+        uid = m.uid
+        pod.uid = uid = None if uid is UNSET else uid
+        pod.shared = _labels_of(ns, m.labels)
+        owners = m.ownerReferences
+        pod.owners = None if owners is UNSET else owners
+        pod.ident = (ns, str(pname), str(uid or ""))
+        if type(start) is not str:
+            start = m.creationTimestamp
+            if type(start) is not str:
+                start = ""
+        pod.start = (start, ns, str(pname or ""))
+        pod._doc = None
+        out.append(pod)
+    return out
 
 
 _START = operator.attrgetter("start")
@@ -588,7 +724,14 @@ def pods_of_ranges(
     out: dict[str, list[Any]] = {n: [] for n in node_ranges}
     got: dict[Range, list[Any]] = {}
     errors: list[tuple[str, InputError]] = []
-    for r, items in read_ranges(owner, _decode_scanned if scanned else _decode_range):
+    if scanned and _HELD:  # pods decoded when their dump was indexed (the rest read back)
+        for r in owner:
+            held = _take_held(r)
+            if held is not None:
+                with contextlib.suppress(*_DECODE_ERRORS):  # else read back: the general decoding words it
+                    got[r] = _scanned(held)
+    for r, items in read_ranges([r for r in owner if r not in got] if got else owner,
+                                _decode_scanned if scanned else _decode_range):
         if isinstance(items, InputError):
             errors.extend((n, items) for n in owner[r])
             continue

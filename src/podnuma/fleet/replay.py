@@ -360,10 +360,14 @@ def node_run(
     spread: dict[int, int] = {}
     spanning: list[str] = []
     min_mem: int | None = None
+    # the smallest memory request of the Guaranteed pods strands CPUs only
+    # under the Static memory manager (below)
+    static_memory = config.memory_manager_policy == MEMORY_POLICY_STATIC
     admitted = 0
+    add_pod = n.add_pod
     for i, p in enumerate(pods):
         try:
-            r = n.add_pod(p.pod, i)
+            r = add_pod(p.pod, i)
         except InputError as e:
             rejected.append({"pod": p.pod.ref, "workload": p.workload[1], "reason": "InvalidInput",
                              "message": e.message})
@@ -382,7 +386,7 @@ def node_run(
                 spread[len(numa)] = spread.get(len(numa), 0) + 1
                 if len(numa) > 1:
                     spanning.append(p.pod.ref)
-        if r.qos_class == "Guaranteed":
+        if static_memory and r.qos_class == "Guaranteed":
             mem = _memory_request(p.pod)
             if mem > 0:
                 min_mem = mem if min_mem is None else min(min_mem, mem)
@@ -414,7 +418,7 @@ def node_run(
             if not (siblings - free).is_empty():
                 stranded = stranded | CPUSet.of(cpu)
     numa_rows: list[dict[str, Any]] = []
-    mem_state = n.memory.state.get_machine_state() if config.memory_manager_policy == MEMORY_POLICY_STATIC else {}
+    mem_state = n.memory.state.get_machine_state() if static_memory else {}
     for nid in machine.numa_ids():
         cpus = machine.topology.details.cpus_in_numa_nodes(nid)
         row: dict[str, Any] = {
