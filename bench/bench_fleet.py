@@ -49,6 +49,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).parent))
+import fleet_timeline  # noqa: E402
+
 
 def _run(cmd: list[str]) -> tuple[float, float, int]:
     """Wall seconds, CPU seconds (the process and its descendants) and the
@@ -156,6 +159,10 @@ class _Sampler:
         return out
 
 
+#: where the tasks' timeline is written (:mod:`fleet_timeline`)
+_TIMELINE = Path(tempfile.mkdtemp(prefix="bench-fleet-timeline-"))
+os.environ[fleet_timeline.ENV] = str(_TIMELINE)
+
 #: the CPU seconds of a running cluster's workers when it was started, by address
 _STARTED_CPU: dict[str, float] = {}
 
@@ -206,6 +213,10 @@ def breakdown(d: Path, what_ifs: list[str], target: str | None, pods: int) -> by
     parsed = service.what_ifs(what_ifs, workers=None, dask_target=target)
     sizes: list[int] = []
     result_bytes = 0
+    for old in _TIMELINE.glob("*.jsonl"):
+        old.unlink()
+    fleet_timeline.install(_TIMELINE)
+    started = time.time()
 
     with service.executor(dask_target=target) as ex:
         sampler.start()
@@ -244,6 +255,7 @@ def breakdown(d: Path, what_ifs: list[str], target: str | None, pods: int) -> by
         step("report")
         text = render_output("json", lambda: report, {})
         step("encode")
+        ended = time.time()
     procs = sampler.finish()
     total = sum(r[1] for r in rows)
     print(f"  breakdown ({target or 'one process'}): {total:.1f} s wall, {pods / total:.0f} pods/s")
@@ -264,6 +276,7 @@ def breakdown(d: Path, what_ifs: list[str], target: str | None, pods: int) -> by
     for role, pid, cpu, rss in procs:
         print(f"    process {role:16} {pid:>7}: {cpu:7.2f} CPU s, peak RSS {rss / 2**20:6.0f} MiB")
     print(f"    sum of the processes' peaks {peak_sum / 2**20:.0f} MiB")
+    fleet_timeline.report(_TIMELINE, started, ended, {pid: role for role, pid, _, _ in procs})
     return text.encode()
 
 
@@ -364,6 +377,7 @@ def _start_cluster(procs: list[subprocess.Popen[bytes]], workers: int, tmp: Path
                                    "--no-dashboard", "--scheduler-file", str(sched_file)],
                                   stdout=log, stderr=subprocess.STDOUT, env=env))
     preload = [a for m in getattr(execute, "WORKER_PRELOAD", ()) for a in ("--preload", m)]
+    preload += ["--preload", str(Path(__file__).parent / "fleet_timeline.py")]
     for _ in range(workers):
         procs.append(subprocess.Popen([dask, "worker", "--scheduler-file", str(sched_file), "--nthreads", "1",
                                        "--host", "127.0.0.1", "--no-dashboard", "--no-nanny", *preload],

@@ -164,22 +164,14 @@ class ClientProcess:
     def map(self, fn: Callable[[_A], _R], args: Sequence[_A],
             done: Callable[[int], None] | None = None) -> list[_R]:
         out: list[Any] = [None] * len(args)
-        start = 0
-        # while the cluster comes up, this process runs the first tasks
-        while start < len(args) and not self._check_ready(wait=False):
-            out[start] = fn(args[start])
-            if done is not None:
-                done(start)
-            start += 1
-        # the cluster asked for is there (or its error raised), even when
-        # this process could run every task before it came up
-        self._check_ready(wait=True)
+        if self.ready:
+            start = 0
+            if args:
+                self._send(fn, args, 0)
+        else:  # the tasks from ``start`` on sent once the cluster came up
+            start = self._here_until_ready(fn, args, out, done)
         if start == len(args):
             return out
-        self.busy = True
-        # each argument pickled apart: the client process unpickles one as it submits it
-        self.conn.send(("map", fn, [pickle.dumps(a, protocol=pickle.HIGHEST_PROTOCOL)
-                                    for a in args[start:]]))
         while True:
             msg = self._recv()
             if msg[0] == "end":
@@ -189,6 +181,55 @@ class ClientProcess:
             out[i] = msg[2]
             if done is not None:
                 done(i)
+
+    def _send(self, fn: Callable[[_A], _R], args: Sequence[_A], start: int) -> None:
+        self.busy = True
+        # each argument pickled apart: the client process unpickles one as it submits it
+        self.conn.send(("map", fn, [pickle.dumps(a, protocol=pickle.HIGHEST_PROTOCOL)
+                                    for a in args[start:]]))
+
+    def _here_until_ready(self, fn: Callable[[_A], _R], args: Sequence[_A], out: list[Any],
+                          done: Callable[[int], None] | None) -> int:
+        """While the cluster comes up, this process runs the first tasks,
+        one at a time; the moment it is ready (a thread waits for it), the
+        tasks not begun here are sent to it, while the one running here
+        ends. The index of the first task sent (``len(args)``: none). The
+        cluster asked for is there (or its error raised) on return, even
+        when this process could run every task before it came up."""
+        lock = threading.Lock()
+        claimed = [0]  # the next task not begun here
+        handed: list[int] = []  # the first task sent to the cluster
+        failed: list[BaseException] = []
+
+        def watch() -> None:
+            try:
+                self._check_ready(wait=True)
+            except BaseException as e:  # noqa: BLE001 - raised by the caller
+                failed.append(e)
+            with lock:
+                first = claimed[0]
+                handed.append(first)
+            if not failed and first < len(args):
+                try:
+                    self._send(fn, args, first)
+                except BaseException as e:  # noqa: BLE001 - raised by the caller
+                    failed.append(e)
+
+        watcher = threading.Thread(target=watch, name="podnuma-dask-ready", daemon=True)
+        watcher.start()
+        while True:
+            with lock:
+                if handed or claimed[0] >= len(args):
+                    break
+                i = claimed[0]
+                claimed[0] += 1
+            out[i] = fn(args[i])
+            if done is not None:
+                done(i)
+        watcher.join()
+        if failed:
+            raise failed[0]
+        return handed[0]
 
     def run(self, fn: Callable[[], Any]) -> dict[str, Any]:
         """``fn()`` on every worker (``Client.run``)."""
