@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import statistics
 import os
 import resource
 import subprocess
@@ -53,15 +54,16 @@ sys.path.insert(0, str(Path(__file__).parent))
 import fleet_timeline  # noqa: E402
 
 
-def _run(cmd: list[str]) -> tuple[float, float, int]:
+def _run(cmd: list[str], src: str | None = None) -> tuple[float, float, int]:
     """Wall seconds, CPU seconds (the process and its descendants) and the
-    peak of the summed RSS of its process tree (bytes)."""
+    peak of the summed RSS of its process tree (bytes). ``src``: the
+    ``PYTHONPATH`` to run it with (else none)."""
     import psutil  # type: ignore[import-untyped]
 
     ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     # bytecode caching on, as an installed or checked-out podnuma has it
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env = _env(src)
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     top = psutil.Process(proc.pid)
     peak = 0
@@ -83,6 +85,19 @@ def _run(cmd: list[str]) -> tuple[float, float, int]:
     ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (ru1.ru_utime + ru1.ru_stime) - (ru0.ru_utime + ru0.ru_stime)
     return wall, cpu, peak
+
+
+def _env(src: str | None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPATH")}
+    if src:
+        env["PYTHONPATH"] = src
+    elif "PYTHONPATH" in os.environ and not _VARIANTS:
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    return env
+
+
+#: whether ``--variant`` was given (each then runs with its own PYTHONPATH only)
+_VARIANTS: list[tuple[str, str, str | None]] = []
 
 
 def _rusage_cpu() -> float:
@@ -292,6 +307,10 @@ def main() -> None:
     ap.add_argument("--skip-dask", action="store_true")
     ap.add_argument("--breakdown", action="store_true",
                     help="run each mode's steps in this process and print where the time goes")
+    ap.add_argument("--variant", action="append", default=[], metavar="LABEL=PYTHON[:SRC]",
+                    help="run with this interpreter (and PYTHONPATH=SRC), alternating with the "
+                         "other variants in each round (before and after in one invocation)")
+    ap.add_argument("--rounds", type=int, default=1, help="run every mode of every variant this many times")
     ap.add_argument("--running-cluster", action="store_true",
                     help="also run on a scheduler and workers started beforehand (dask scheduler, "
                          "dask worker): the cluster's start-up is not in the figures")
@@ -318,9 +337,16 @@ def main() -> None:
           f"of dumps; what-ifs: {args.what_if or 'none'}; {os.cpu_count()} CPUs, "
           f"load {os.getloadavg()[0]:.1f}")
 
-    base = [sys.executable, "-m", "podnuma.cli", "fleet", "analyze", str(d), "-o", "json"]
-    for w in args.what_if:
-        base += ["--what-if", w]
+    variants: list[tuple[str, str, str | None]] = []
+    for v in args.variant:
+        label, _, rest = v.partition("=")
+        python, _, src = rest.partition(":")
+        variants.append((label, python or sys.executable, src or None))
+    _VARIANTS.extend(variants)
+    if not variants:
+        variants = [("this", sys.executable, None)]
+    if args.breakdown and len(variants) > 1:
+        raise SystemExit("--breakdown runs this interpreter's code: no --variant")
     modes: list[tuple[str, str | None]] = []
     if not args.skip_serial:
         modes.append(("one process", None))
@@ -329,36 +355,60 @@ def main() -> None:
     cluster: list[subprocess.Popen[bytes]] = []
     if args.running_cluster:
         modes.append((f"dask tcp, {args.workers} running workers", "tcp"))
-    walls: dict[str, float] = {}
-    docs: dict[str, bytes] = {}
-    try:
-        for name, target in modes:
-            if target == "tcp":  # started now, so that it idles through no other mode
-                target = _start_cluster(cluster, args.workers, Path(tmp.name))
-            extra = ["--dask", target] if target else []
-            if args.breakdown:
+    if args.breakdown:
+        try:
+            for name, target in modes:
+                if target == "tcp":
+                    target = _start_cluster(cluster, args.workers, Path(tmp.name))
                 print(f"{name}:")
-                t = time.perf_counter()
-                docs[name] = breakdown(d, args.what_if, target, pods)
-                walls[name] = time.perf_counter() - t
-                continue
-            out = Path(tmp.name) / f"{len(docs)}.json"
-            wall, cpu, peak = _run([*base, *extra, "--output-file", str(out)])
-            walls[name] = wall
-            docs[name] = out.read_bytes()
-            print(f"{name:16} {wall:7.1f} s wall {pods / wall:8.0f} pods/s | {cpu:7.1f} CPU s "
-                  f"{pods / cpu:8.0f} pods/CPU-s | peak RSS (sum) {peak / 2**20:6.0f} MiB "
-                  f"| load {os.getloadavg()[0]:.1f}")
+                breakdown(d, args.what_if, target, pods)
+        finally:
+            _stop_cluster(cluster)
+        return
+    # walls[variant][mode] over the rounds; the first report of all, to compare with
+    walls: dict[str, dict[str, list[float]]] = {v[0]: {m[0]: [] for m in modes} for v in variants}
+    first: bytes | None = None
+    identical = True
+    addresses: dict[str, str] = {}
+    try:
+        for r in range(args.rounds):
+            for label, python, src in variants:
+                base = [python, "-m", "podnuma.cli", "fleet", "analyze", str(d), "-o", "json"]
+                for w in args.what_if:
+                    base += ["--what-if", w]
+                for name, target in modes:
+                    if target == "tcp":  # started when first needed, one cluster per variant
+                        if label not in addresses:
+                            addresses[label] = _start_cluster(cluster, args.workers, Path(tmp.name),
+                                                              python, src, label)
+                        target = addresses[label]
+                    extra = ["--dask", target] if target else []
+                    out = Path(tmp.name) / "report.json"
+                    wall, cpu, peak = _run([*base, *extra, "--output-file", str(out)], src)
+                    walls[label][name].append(wall)
+                    doc = out.read_bytes()
+                    if first is None:
+                        first = doc
+                    same = doc == first
+                    identical &= same
+                    print(f"{f'[{r + 1}] {label}':12} {name:16} {wall:7.1f} s wall {pods / wall:8.0f} pods/s | "
+                          f"{cpu:7.1f} CPU s {pods / cpu:8.0f} pods/CPU-s | peak RSS (sum) "
+                          f"{peak / 2**20:6.0f} MiB | load {os.getloadavg()[0]:.1f}"
+                          f"{'' if same else ' | REPORT DIFFERS'}")
     finally:
         _stop_cluster(cluster)
-    names = list(walls)
-    if names and names[0] == "one process":
-        for other in names[1:]:
-            print(f"ratio one process wall / {other} wall: {walls[names[0]] / walls[other]:.2f}; "
-                  f"byte-identical reports: {docs[names[0]] == docs[other]}")
+    for label, _, _ in variants:
+        names = list(walls[label])
+        if names and names[0] == "one process":
+            for other in names[1:]:
+                ratios = [a / b for a, b in zip(walls[label][names[0]], walls[label][other], strict=True)]
+                print(f"{label}: ratio one process wall / {other} wall, per round: "
+                      f"{' '.join(f'{x:.2f}' for x in ratios)}; median {statistics.median(ratios):.2f}")
+    print(f"byte-identical reports (every run, every mode and variant): {identical}")
 
 
-def _start_cluster(procs: list[subprocess.Popen[bytes]], workers: int, tmp: Path) -> str:
+def _start_cluster(procs: list[subprocess.Popen[bytes]], workers: int, tmp: Path,
+                   python: str | None = None, src: str | None = None, label: str = "") -> str:
     """A scheduler and ``workers`` single-threaded workers started with
     Dask's own commands on loopback (the workers import the fleet modules
     as they start); the scheduler's address once they are all up."""
@@ -366,12 +416,12 @@ def _start_cluster(procs: list[subprocess.Popen[bytes]], workers: int, tmp: Path
 
     from podnuma.fleet import execute
 
-    dask = str(Path(sys.executable).parent / "dask")
+    dask = str(Path(python or sys.executable).parent / "dask")
     # the settings the command gives the LocalCluster it starts
-    env = dict(os.environ)
+    env = _env(src)
     for key, value in getattr(execute, "CLUSTER_CONFIG", {}).items():
         env["DASK_" + key.upper().replace(".", "__").replace("-", "_")] = str(value)
-    sched_file = tmp / "scheduler.json"
+    sched_file = tmp / f"scheduler{label}.json"
     log = (tmp / "dask.log").open("wb")
     procs.append(subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", "0",
                                    "--no-dashboard", "--scheduler-file", str(sched_file)],

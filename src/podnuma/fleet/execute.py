@@ -52,6 +52,10 @@ Progress = Callable[[int], None]  # called with the number of nodes just finishe
 #: retried task redoes and the time the last task keeps one worker busy
 #: while the others wait)
 MAX_PARTITION_PODS = 5_000
+#: the most pods in one task of a pool or a cluster (the first, largest
+#: partitions): a task's fixed cost (the scheduler's, the transfers', the
+#: worker's) paid half as often; a worker's memory still bounded
+MAX_TASK_PODS = 10_000
 #: partitions per worker of a pool or a cluster: enough that the workers
 #: finish together (the scheduler hands the next partition to the worker
 #: that is free), few enough that a task's fixed cost stays small
@@ -99,15 +103,16 @@ def partition(nodes: Sequence[NodeSpec], parts_hint: int = 1,
     files together), cut into partitions of at most ``MAX_PARTITION_PODS``
     pods: about ``parts_hint`` of the same number of pods; or, for
     ``runners`` that each take the next partition when free, the largest
-    first and shrinking towards the end (down to a 32nd of a runner's share
-    of the pods), so that the runners finish together."""
+    first (at most ``MAX_TASK_PODS``) and shrinking towards the end (down to
+    a 32nd of a runner's share of the pods), so that the runners finish
+    together."""
     ordered = sorted(nodes, key=_locality)
     weights = [_weight(n) for n in ordered]
     total = sum(weights)
     if runners is not None:
         tail = math.ceil(total / (max(1, runners) * TAIL_SHARE))
         return guided_batches(ordered, weights, runners=runners,
-                              largest=MAX_PARTITION_PODS, smallest=tail)
+                              largest=MAX_TASK_PODS, smallest=tail)
     size = max(1, min(MAX_PARTITION_PODS, math.ceil(total / max(1, parts_hint))))
     return consecutive_batches(ordered, weights, size)
 
