@@ -40,9 +40,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import statistics
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
