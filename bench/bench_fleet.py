@@ -31,9 +31,24 @@ workers; the number of tasks, the pods per partition, the bytes of the
 results the workers send back; and per process (client, each worker) its
 CPU seconds and peak RSS (sampled every 0.1 s).
 
+With ``--breakdown`` also a timeline of the tasks (:mod:`fleet_timeline`):
+per process (the command, each worker) when its first task began after the
+executor was asked for, its tasks' wall and CPU seconds, the gaps between
+its tasks and its idle time after its last one (the tail); then each task
+(``fN``: a batch of N files read, ``pN``: N pods replayed) as
+``pN@START+SECONDS``.
+
+``--variant LABEL=PYTHON[:SRC]`` (repeatable) runs the commands with
+another interpreter (another install) and, given ``SRC``, with
+``PYTHONPATH=SRC``; ``--rounds N`` runs every mode of every variant N
+times, the variants alternating in each round: before and after in one
+invocation, with each variant's ratios per round and their median (a
+running cluster is started per variant, from its interpreter).
+
     python bench/bench_fleet.py [--nodes N] [--pods-per-node M] [--workers W]
                                 [--what-if pod-level] [--dir DIR] [--skip-serial] [--skip-dask]
-                                [--breakdown]
+                                [--running-cluster] [--breakdown]
+                                [--variant LABEL=PYTHON[:SRC] ...] [--rounds N]
 """
 
 from __future__ import annotations

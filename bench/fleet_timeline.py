@@ -74,5 +74,5 @@ def report(where: Path, start: float, end: float, roles: dict[int, str]) -> None
         print(f"    {roles.get(pid, 'process'):16} {pid:>7}: first task at {first:5.2f}, last ends {last:5.2f}, "
               f"{len(rs)} tasks, busy {busy:5.2f} wall / {sum(r['cpu'] for r in rs):5.2f} CPU, gaps between "
               f"tasks {gaps:4.2f}, idle after its last {end - start - last:4.2f}")
-        print("      " + " ".join(f"{r['kind'][0]}{r['size']}@{r['t0'] - start:.2f}+{r['t1'] - r['t0']:.2f}"
+        print("      " + " ".join(f"{'f' if r['kind'] == 'read' else 'p'}{r['size']}@{r['t0'] - start:.2f}+{r['t1'] - r['t0']:.2f}"
                                   for r in rs))

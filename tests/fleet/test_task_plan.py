@@ -74,7 +74,7 @@ MAIN = os.getpid()
 class Cluster:
     client = None
 
-    def each(self, fn, args):
+    def each(self, fn, args, name=None):
         for i in range(len(args)):
             yield i, fn(args[i])
 

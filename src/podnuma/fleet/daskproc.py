@@ -9,7 +9,8 @@ command's tasks there. The command itself never imports Dask: while that
 process comes up, it runs the first tasks itself, one at a time, and hands
 the rest over once the cluster is ready. The two talk over a pipe
 (:func:`multiprocessing.Pipe`: the functions by reference, their arguments
-and results pickled): a task's result comes back as it finishes, in the
+and results pickled, and left pickled on their way through that process
+and the scheduler to the workers and back: :func:`call_pickled`): a task's result comes back as it finishes, in the
 order of the arguments once all have.
 
 A task that raised raises here (after the retries); a cluster that cannot
@@ -20,6 +21,7 @@ be reached, or a helper process that ends, raises
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import pickle
 import signal
@@ -75,7 +77,10 @@ def _serve(conn: Any, connect: Connect) -> None:
                 return
             if msg[0] == "map":
                 try:
-                    for i, result in ex.each(msg[1], _Pickled(msg[2])):
+                    fn = msg[1]
+                    calls = ex.each(functools.partial(call_pickled, fn), _Pickled(msg[2]),
+                                    name=getattr(fn, "__name__", "task"))
+                    for i, result in calls:
                         conn.send(("result", i, result))
                 except BaseException as e:  # noqa: BLE001 - told to the command
                     conn.send(("error", _sendable(e)))
@@ -92,9 +97,16 @@ def _serve(conn: Any, connect: Connect) -> None:
         ex.close()
 
 
+def call_pickled(fn: Callable[[Any], Any], arg: bytes) -> bytes:
+    """``fn`` of the pickled ``arg``, pickled: a task's argument and result
+    go through this process and the scheduler as bytes, unpickled only where
+    they are used (the worker, the command)."""
+    return pickle.dumps(fn(pickle.loads(arg)), protocol=pickle.HIGHEST_PROTOCOL)
+
+
 class _Pickled(Sequence[Any]):
-    """Arguments sent pickled, each unpickled when it is read (once) and
-    then let go."""
+    """Arguments sent pickled, each given (once) as its bytes and then let
+    go."""
 
     def __init__(self, blobs: list[bytes | None]) -> None:
         self.blobs = blobs
@@ -106,7 +118,7 @@ class _Pickled(Sequence[Any]):
         blob = self.blobs[i]
         assert blob is not None, "an argument read twice"
         self.blobs[i] = None
-        return pickle.loads(blob)
+        return blob
 
 
 class ClientProcess:
@@ -178,7 +190,7 @@ class ClientProcess:
                 self.busy = False
                 return out
             i = start + msg[1]
-            out[i] = msg[2]
+            out[i] = pickle.loads(msg[2])
             if done is not None:
                 done(i)
 

@@ -234,17 +234,19 @@ class DaskExecutor(Executor):
                 done(i)
         return out
 
-    def each(self, fn: Callable[[_A], _R], args: Sequence[_A]) -> Iterator[tuple[int, _R]]:
+    def each(self, fn: Callable[[_A], _R], args: Sequence[_A],
+             name: str | None = None) -> Iterator[tuple[int, _R]]:
         """``(i, fn(args[i]))`` for every argument, as the tasks finish. A
         few tasks per worker thread are submitted at a time, the next as one
         finishes: the scheduler always has work queued, and the arguments of
-        a million-pod fleet are not all held in the cluster at once."""
+        a million-pod fleet are not all held in the cluster at once.
+        ``name``: in the tasks' keys (default: the function's)."""
         import uuid
 
         from distributed import as_completed
 
         tag = uuid.uuid4().hex[:8]
-        name = getattr(fn, "__name__", "task")
+        name = name or getattr(fn, "__name__", "task")
         window = max(2, self.parts // 2)  # 4 per worker thread
         index: dict[str, int] = {}
 
