@@ -385,6 +385,7 @@ def main() -> None:
     first: bytes | None = None
     identical = True
     addresses: dict[str, str] = {}
+    theirs_procs: dict[str, list[subprocess.Popen[bytes]]] = {}
     try:
         for r in range(args.rounds):
             for label, python, src in variants:
@@ -394,12 +395,18 @@ def main() -> None:
                 for name, target in modes:
                     if target == "tcp":  # started when first needed, one cluster per variant
                         if label not in addresses:
+                            n = len(cluster)
                             addresses[label] = _start_cluster(cluster, args.workers, Path(tmp.name),
                                                               python, src, label)
+                            theirs_procs[label] = cluster[n:]
                         target = addresses[label]
                     extra = ["--dask", target] if target else []
                     out = Path(tmp.name) / "report.json"
+                    before = _cluster_cpu(theirs_procs.get(label, []))
                     wall, cpu, peak = _run([*base, *extra, "--output-file", str(out)], src)
+                    # a running cluster's scheduler and workers: their CPU for this run
+                    ran = {pid: c - before.get(pid, 0.0) for pid, c in _cluster_cpu(theirs_procs.get(label, [])).items()}
+                    theirs = sum(ran.values()) if target and not target.startswith("local") else 0.0
                     walls[label][name].append(wall)
                     doc = out.read_bytes()
                     if first is None:
@@ -407,7 +414,8 @@ def main() -> None:
                     same = doc == first
                     identical &= same
                     print(f"{f'[{r + 1}] {label}':12} {name:16} {wall:7.1f} s wall {pods / wall:8.0f} pods/s | "
-                          f"{cpu:7.1f} CPU s {pods / cpu:8.0f} pods/CPU-s | peak RSS (sum) "
+                          f"{cpu:7.1f} CPU s {pods / cpu:8.0f} pods/CPU-s"
+                          f"{f' (+ cluster {theirs:.1f})' if theirs else ''} | peak RSS (sum) "
                           f"{peak / 2**20:6.0f} MiB | load {os.getloadavg()[0]:.1f}"
                           f"{'' if same else ' | REPORT DIFFERS'}")
     finally:
@@ -458,6 +466,18 @@ def _start_cluster(procs: list[subprocess.Popen[bytes]], workers: int, tmp: Path
         # the workers' CPU so far (their start-up) is not the runs'
         _STARTED_CPU[address] = float(sum(client.run(_worker_cpu).values()))
         return address
+
+
+def _cluster_cpu(procs: list[subprocess.Popen[bytes]]) -> dict[int, float]:
+    """The CPU seconds so far of each process of the running clusters."""
+    import psutil
+
+    out = {}
+    for p in procs:
+        with contextlib.suppress(psutil.Error):
+            t = psutil.Process(p.pid).cpu_times()
+            out[p.pid] = t.user + t.system
+    return out
 
 
 def _stop_cluster(procs: list[subprocess.Popen[bytes]]) -> None:
