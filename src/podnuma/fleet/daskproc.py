@@ -78,7 +78,7 @@ def _serve(conn: Any, connect: Connect) -> None:
             if msg[0] == "map":
                 try:
                     fn = msg[1]
-                    calls = ex.each(functools.partial(call_pickled, fn), _Pickled(msg[2]),
+                    calls = ex.each(functools.partial(call_pickled, fn), _Pickled(msg[2], msg[3], conn),
                                     name=getattr(fn, "__name__", "task"))
                     for i, result in calls:
                         conn.send(("result", i, result))
@@ -86,6 +86,8 @@ def _serve(conn: Any, connect: Connect) -> None:
                     conn.send(("error", _sendable(e)))
                 else:
                     conn.send(("end",))
+            elif msg[0] == "more":  # the rest of the arguments of a map that failed
+                continue
             elif msg[0] == "run":
                 try:
                     conn.send(("ran", ex.client.run(msg[1])))
@@ -106,15 +108,24 @@ def call_pickled(fn: Callable[[Any], Any], arg: bytes) -> bytes:
 
 class _Pickled(Sequence[Any]):
     """Arguments sent pickled, each given (once) as its bytes and then let
-    go."""
+    go; ``count`` of them, those past the first message read from ``conn``
+    when first asked for."""
 
-    def __init__(self, blobs: list[bytes | None]) -> None:
+    def __init__(self, blobs: list[bytes | None], count: int, conn: Any) -> None:
         self.blobs = blobs
+        self.count = count
+        self.conn = conn
 
     def __len__(self) -> int:
-        return len(self.blobs)
+        return self.count
 
     def __getitem__(self, i: Any) -> Any:
+        if not 0 <= i < self.count:
+            raise IndexError(i)
+        while i >= len(self.blobs):
+            msg = self.conn.recv()
+            assert msg[0] == "more", msg[0]
+            self.blobs.extend(msg[1])
         blob = self.blobs[i]
         assert blob is not None, "an argument read twice"
         self.blobs[i] = None
@@ -196,9 +207,14 @@ class ClientProcess:
 
     def _send(self, fn: Callable[[_A], _R], args: Sequence[_A], start: int) -> None:
         self.busy = True
-        # each argument pickled apart: the client process unpickles one as it submits it
-        self.conn.send(("map", fn, [pickle.dumps(a, protocol=pickle.HIGHEST_PROTOCOL)
-                                    for a in args[start:]]))
+        # each argument pickled apart (the workers unpickle them); the first
+        # alone, so that the cluster starts on it while the rest are pickled
+        # (the client process reads them before it waits for a result)
+        blobs = [pickle.dumps(a, protocol=pickle.HIGHEST_PROTOCOL) for a in args[start:start + 1]]
+        self.conn.send(("map", fn, blobs, len(args) - start))
+        if len(args) > start + 1:
+            self.conn.send(("more", [pickle.dumps(a, protocol=pickle.HIGHEST_PROTOCOL)
+                                     for a in args[start + 1:]]))
 
     def _here_until_ready(self, fn: Callable[[_A], _R], args: Sequence[_A], out: list[Any],
                           done: Callable[[int], None] | None) -> int:
