@@ -108,19 +108,19 @@ def call_pickled(fn: Callable[[Any], Any], arg: bytes) -> bytes:
 
 class _Pickled(Sequence[Any]):
     """Arguments sent pickled, each given (once) as its bytes and then let
-    go; ``count`` of them, those past the first message read from ``conn``
+    go; ``total`` of them, those past the first message read from ``conn``
     when first asked for."""
 
-    def __init__(self, blobs: list[bytes | None], count: int, conn: Any) -> None:
+    def __init__(self, blobs: list[bytes | None], total: int, conn: Any) -> None:
         self.blobs = blobs
-        self.count = count
+        self.total = total
         self.conn = conn
 
     def __len__(self) -> int:
-        return self.count
+        return self.total
 
     def __getitem__(self, i: Any) -> Any:
-        if not 0 <= i < self.count:
+        if not 0 <= i < self.total:
             raise IndexError(i)
         while i >= len(self.blobs):
             msg = self.conn.recv()
