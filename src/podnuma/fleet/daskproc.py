@@ -7,10 +7,11 @@ the scheduler (``tcp://...``) or starts the local cluster (its workers
 forked from that process, :mod:`podnuma.fleet.forked`) and then runs the
 command's tasks there. The command itself never imports Dask: while that
 process comes up, it runs the first tasks itself, one at a time, and hands
-the rest over once the cluster is ready. The two talk over a pipe
-(:func:`multiprocessing.Pipe`: the functions by reference, their arguments
-and results pickled, and left pickled on their way through that process
-and the scheduler to the workers and back: :func:`call_pickled`): a task's result comes back as it finishes, in the
+the tasks not begun over the moment the cluster is ready. The two talk
+over a pipe (:func:`multiprocessing.Pipe`: the functions by reference,
+their arguments and results pickled, and left pickled on their way
+through that process and the scheduler to the workers and back:
+:func:`call_pickled`): a task's result comes back as it finishes, in the
 order of the arguments once all have.
 
 A task that raised raises here (after the retries); a cluster that cannot
