@@ -31,9 +31,24 @@ workers; the number of tasks, the pods per partition, the bytes of the
 results the workers send back; and per process (client, each worker) its
 CPU seconds and peak RSS (sampled every 0.1 s).
 
+With ``--breakdown`` also a timeline of the tasks (:mod:`fleet_timeline`):
+per process (the command, each worker) when its first task began after the
+executor was asked for, its tasks' wall and CPU seconds, the gaps between
+its tasks and its idle time after its last one (the tail); then each task
+(``fN``: a batch of N files read, ``pN``: N pods replayed) as
+``pN@START+SECONDS``.
+
+``--variant LABEL=PYTHON[:SRC]`` (repeatable) runs the commands with
+another interpreter (another install) and, given ``SRC``, with
+``PYTHONPATH=SRC``; ``--rounds N`` runs every mode of every variant N
+times, the variants alternating in each round: before and after in one
+invocation, with each variant's ratios per round and their median (a
+running cluster is started per variant, from its interpreter).
+
     python bench/bench_fleet.py [--nodes N] [--pods-per-node M] [--workers W]
                                 [--what-if pod-level] [--dir DIR] [--skip-serial] [--skip-dask]
-                                [--breakdown]
+                                [--running-cluster] [--breakdown]
+                                [--variant LABEL=PYTHON[:SRC] ...] [--rounds N]
 """
 
 from __future__ import annotations
@@ -42,6 +57,7 @@ import argparse
 import contextlib
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -49,16 +65,20 @@ import time
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).parent))
+import fleet_timeline  # noqa: E402
 
-def _run(cmd: list[str]) -> tuple[float, float, int]:
+
+def _run(cmd: list[str], src: str | None = None) -> tuple[float, float, int]:
     """Wall seconds, CPU seconds (the process and its descendants) and the
-    peak of the summed RSS of its process tree (bytes)."""
+    peak of the summed RSS of its process tree (bytes). ``src``: the
+    ``PYTHONPATH`` to run it with (else none)."""
     import psutil  # type: ignore[import-untyped]
 
     ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     # bytecode caching on, as an installed or checked-out podnuma has it
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env = _env(src)
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     top = psutil.Process(proc.pid)
     peak = 0
@@ -80,6 +100,19 @@ def _run(cmd: list[str]) -> tuple[float, float, int]:
     ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (ru1.ru_utime + ru1.ru_stime) - (ru0.ru_utime + ru0.ru_stime)
     return wall, cpu, peak
+
+
+def _env(src: str | None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPATH")}
+    if src:
+        env["PYTHONPATH"] = src
+    elif "PYTHONPATH" in os.environ and not _VARIANTS:
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    return env
+
+
+#: whether ``--variant`` was given (each then runs with its own PYTHONPATH only)
+_VARIANTS: list[tuple[str, str, str | None]] = []
 
 
 def _rusage_cpu() -> float:
@@ -156,6 +189,10 @@ class _Sampler:
         return out
 
 
+#: where the tasks' timeline is written (:mod:`fleet_timeline`)
+_TIMELINE = Path(tempfile.mkdtemp(prefix="bench-fleet-timeline-"))
+os.environ[fleet_timeline.ENV] = str(_TIMELINE)
+
 #: the CPU seconds of a running cluster's workers when it was started, by address
 _STARTED_CPU: dict[str, float] = {}
 
@@ -206,6 +243,10 @@ def breakdown(d: Path, what_ifs: list[str], target: str | None, pods: int) -> by
     parsed = service.what_ifs(what_ifs, workers=None, dask_target=target)
     sizes: list[int] = []
     result_bytes = 0
+    for old in _TIMELINE.glob("*.jsonl"):
+        old.unlink()
+    fleet_timeline.install(_TIMELINE)
+    started = time.time()
 
     with service.executor(dask_target=target) as ex:
         sampler.start()
@@ -244,6 +285,7 @@ def breakdown(d: Path, what_ifs: list[str], target: str | None, pods: int) -> by
         step("report")
         text = render_output("json", lambda: report, {})
         step("encode")
+        ended = time.time()
     procs = sampler.finish()
     total = sum(r[1] for r in rows)
     print(f"  breakdown ({target or 'one process'}): {total:.1f} s wall, {pods / total:.0f} pods/s")
@@ -264,6 +306,7 @@ def breakdown(d: Path, what_ifs: list[str], target: str | None, pods: int) -> by
     for role, pid, cpu, rss in procs:
         print(f"    process {role:16} {pid:>7}: {cpu:7.2f} CPU s, peak RSS {rss / 2**20:6.0f} MiB")
     print(f"    sum of the processes' peaks {peak_sum / 2**20:.0f} MiB")
+    fleet_timeline.report(_TIMELINE, started, ended, {pid: role for role, pid, _, _ in procs})
     return text.encode()
 
 
@@ -279,6 +322,10 @@ def main() -> None:
     ap.add_argument("--skip-dask", action="store_true")
     ap.add_argument("--breakdown", action="store_true",
                     help="run each mode's steps in this process and print where the time goes")
+    ap.add_argument("--variant", action="append", default=[], metavar="LABEL=PYTHON[:SRC]",
+                    help="run with this interpreter (and PYTHONPATH=SRC), alternating with the "
+                         "other variants in each round (before and after in one invocation)")
+    ap.add_argument("--rounds", type=int, default=1, help="run every mode of every variant this many times")
     ap.add_argument("--running-cluster", action="store_true",
                     help="also run on a scheduler and workers started beforehand (dask scheduler, "
                          "dask worker): the cluster's start-up is not in the figures")
@@ -305,9 +352,16 @@ def main() -> None:
           f"of dumps; what-ifs: {args.what_if or 'none'}; {os.cpu_count()} CPUs, "
           f"load {os.getloadavg()[0]:.1f}")
 
-    base = [sys.executable, "-m", "podnuma.cli", "fleet", "analyze", str(d), "-o", "json"]
-    for w in args.what_if:
-        base += ["--what-if", w]
+    variants: list[tuple[str, str, str | None]] = []
+    for v in args.variant:
+        label, _, rest = v.partition("=")
+        python, _, src = rest.partition(":")
+        variants.append((label, python or sys.executable, src or None))
+    _VARIANTS.extend(variants)
+    if not variants:
+        variants = [("this", sys.executable, None)]
+    if args.breakdown and len(variants) > 1:
+        raise SystemExit("--breakdown runs this interpreter's code: no --variant")
     modes: list[tuple[str, str | None]] = []
     if not args.skip_serial:
         modes.append(("one process", None))
@@ -316,36 +370,68 @@ def main() -> None:
     cluster: list[subprocess.Popen[bytes]] = []
     if args.running_cluster:
         modes.append((f"dask tcp, {args.workers} running workers", "tcp"))
-    walls: dict[str, float] = {}
-    docs: dict[str, bytes] = {}
-    try:
-        for name, target in modes:
-            if target == "tcp":  # started now, so that it idles through no other mode
-                target = _start_cluster(cluster, args.workers, Path(tmp.name))
-            extra = ["--dask", target] if target else []
-            if args.breakdown:
+    if args.breakdown:
+        try:
+            for name, target in modes:
+                if target == "tcp":
+                    target = _start_cluster(cluster, args.workers, Path(tmp.name))
                 print(f"{name}:")
-                t = time.perf_counter()
-                docs[name] = breakdown(d, args.what_if, target, pods)
-                walls[name] = time.perf_counter() - t
-                continue
-            out = Path(tmp.name) / f"{len(docs)}.json"
-            wall, cpu, peak = _run([*base, *extra, "--output-file", str(out)])
-            walls[name] = wall
-            docs[name] = out.read_bytes()
-            print(f"{name:16} {wall:7.1f} s wall {pods / wall:8.0f} pods/s | {cpu:7.1f} CPU s "
-                  f"{pods / cpu:8.0f} pods/CPU-s | peak RSS (sum) {peak / 2**20:6.0f} MiB "
-                  f"| load {os.getloadavg()[0]:.1f}")
+                breakdown(d, args.what_if, target, pods)
+        finally:
+            _stop_cluster(cluster)
+        return
+    # walls[variant][mode] over the rounds; the first report of all, to compare with
+    walls: dict[str, dict[str, list[float]]] = {v[0]: {m[0]: [] for m in modes} for v in variants}
+    first: bytes | None = None
+    identical = True
+    addresses: dict[str, str] = {}
+    theirs_procs: dict[str, list[subprocess.Popen[bytes]]] = {}
+    try:
+        for r in range(args.rounds):
+            for label, python, src in variants:
+                base = [python, "-m", "podnuma.cli", "fleet", "analyze", str(d), "-o", "json"]
+                for w in args.what_if:
+                    base += ["--what-if", w]
+                for name, target in modes:
+                    if target == "tcp":  # started when first needed, one cluster per variant
+                        if label not in addresses:
+                            n = len(cluster)
+                            addresses[label] = _start_cluster(cluster, args.workers, Path(tmp.name),
+                                                              python, src, label)
+                            theirs_procs[label] = cluster[n:]
+                        target = addresses[label]
+                    extra = ["--dask", target] if target else []
+                    out = Path(tmp.name) / "report.json"
+                    before = _cluster_cpu(theirs_procs.get(label, []))
+                    wall, cpu, peak = _run([*base, *extra, "--output-file", str(out)], src)
+                    # a running cluster's scheduler and workers: their CPU for this run
+                    ran = {pid: c - before.get(pid, 0.0) for pid, c in _cluster_cpu(theirs_procs.get(label, [])).items()}
+                    theirs = sum(ran.values()) if target and not target.startswith("local") else 0.0
+                    walls[label][name].append(wall)
+                    doc = out.read_bytes()
+                    if first is None:
+                        first = doc
+                    same = doc == first
+                    identical &= same
+                    print(f"{f'[{r + 1}] {label}':12} {name:16} {wall:7.1f} s wall {pods / wall:8.0f} pods/s | "
+                          f"{cpu:7.1f} CPU s {pods / cpu:8.0f} pods/CPU-s"
+                          f"{f' (+ cluster {theirs:.1f})' if theirs else ''} | peak RSS (sum) "
+                          f"{peak / 2**20:6.0f} MiB | load {os.getloadavg()[0]:.1f}"
+                          f"{'' if same else ' | REPORT DIFFERS'}")
     finally:
         _stop_cluster(cluster)
-    names = list(walls)
-    if names and names[0] == "one process":
-        for other in names[1:]:
-            print(f"ratio one process wall / {other} wall: {walls[names[0]] / walls[other]:.2f}; "
-                  f"byte-identical reports: {docs[names[0]] == docs[other]}")
+    for label, _, _ in variants:
+        names = list(walls[label])
+        if names and names[0] == "one process":
+            for other in names[1:]:
+                ratios = [a / b for a, b in zip(walls[label][names[0]], walls[label][other], strict=True)]
+                print(f"{label}: ratio one process wall / {other} wall, per round: "
+                      f"{' '.join(f'{x:.2f}' for x in ratios)}; median {statistics.median(ratios):.2f}")
+    print(f"byte-identical reports (every run, every mode and variant): {identical}")
 
 
-def _start_cluster(procs: list[subprocess.Popen[bytes]], workers: int, tmp: Path) -> str:
+def _start_cluster(procs: list[subprocess.Popen[bytes]], workers: int, tmp: Path,
+                   python: str | None = None, src: str | None = None, label: str = "") -> str:
     """A scheduler and ``workers`` single-threaded workers started with
     Dask's own commands on loopback (the workers import the fleet modules
     as they start); the scheduler's address once they are all up."""
@@ -353,17 +439,18 @@ def _start_cluster(procs: list[subprocess.Popen[bytes]], workers: int, tmp: Path
 
     from podnuma.fleet import execute
 
-    dask = str(Path(sys.executable).parent / "dask")
+    dask = str(Path(python or sys.executable).parent / "dask")
     # the settings the command gives the LocalCluster it starts
-    env = dict(os.environ)
+    env = _env(src)
     for key, value in getattr(execute, "CLUSTER_CONFIG", {}).items():
         env["DASK_" + key.upper().replace(".", "__").replace("-", "_")] = str(value)
-    sched_file = tmp / "scheduler.json"
+    sched_file = tmp / f"scheduler{label}.json"
     log = (tmp / "dask.log").open("wb")
     procs.append(subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", "0",
                                    "--no-dashboard", "--scheduler-file", str(sched_file)],
                                   stdout=log, stderr=subprocess.STDOUT, env=env))
     preload = [a for m in getattr(execute, "WORKER_PRELOAD", ()) for a in ("--preload", m)]
+    preload += ["--preload", str(Path(__file__).parent / "fleet_timeline.py")]
     for _ in range(workers):
         procs.append(subprocess.Popen([dask, "worker", "--scheduler-file", str(sched_file), "--nthreads", "1",
                                        "--host", "127.0.0.1", "--no-dashboard", "--no-nanny", *preload],
@@ -379,6 +466,18 @@ def _start_cluster(procs: list[subprocess.Popen[bytes]], workers: int, tmp: Path
         # the workers' CPU so far (their start-up) is not the runs'
         _STARTED_CPU[address] = float(sum(client.run(_worker_cpu).values()))
         return address
+
+
+def _cluster_cpu(procs: list[subprocess.Popen[bytes]]) -> dict[int, float]:
+    """The CPU seconds so far of each process of the running clusters."""
+    import psutil
+
+    out = {}
+    for p in procs:
+        with contextlib.suppress(psutil.Error):
+            t = psutil.Process(p.pid).cpu_times()
+            out[p.pid] = t.user + t.system
+    return out
 
 
 def _stop_cluster(procs: list[subprocess.Popen[bytes]]) -> None:

@@ -7,9 +7,11 @@ the scheduler (``tcp://...``) or starts the local cluster (its workers
 forked from that process, :mod:`podnuma.fleet.forked`) and then runs the
 command's tasks there. The command itself never imports Dask: while that
 process comes up, it runs the first tasks itself, one at a time, and hands
-the rest over once the cluster is ready. The two talk over a pipe
-(:func:`multiprocessing.Pipe`: the functions by reference, their arguments
-and results pickled): a task's result comes back as it finishes, in the
+the tasks not begun over the moment the cluster is ready. The two talk
+over a pipe (:func:`multiprocessing.Pipe`: the functions by reference,
+their arguments and results pickled, and left pickled on their way
+through that process and the scheduler to the workers and back:
+:func:`call_pickled`): a task's result comes back as it finishes, in the
 order of the arguments once all have.
 
 A task that raised raises here (after the retries); a cluster that cannot
@@ -20,6 +22,7 @@ be reached, or a helper process that ends, raises
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import pickle
 import signal
@@ -75,12 +78,17 @@ def _serve(conn: Any, connect: Connect) -> None:
                 return
             if msg[0] == "map":
                 try:
-                    for i, result in ex.each(msg[1], _Pickled(msg[2])):
+                    fn = msg[1]
+                    calls = ex.each(functools.partial(call_pickled, fn), _Pickled(msg[2], msg[3], conn),
+                                    name=getattr(fn, "__name__", "task"))
+                    for i, result in calls:
                         conn.send(("result", i, result))
                 except BaseException as e:  # noqa: BLE001 - told to the command
                     conn.send(("error", _sendable(e)))
                 else:
                     conn.send(("end",))
+            elif msg[0] == "more":  # the rest of the arguments of a map that failed
+                continue
             elif msg[0] == "run":
                 try:
                     conn.send(("ran", ex.client.run(msg[1])))
@@ -92,21 +100,37 @@ def _serve(conn: Any, connect: Connect) -> None:
         ex.close()
 
 
-class _Pickled(Sequence[Any]):
-    """Arguments sent pickled, each unpickled when it is read (once) and
-    then let go."""
+def call_pickled(fn: Callable[[Any], Any], arg: bytes) -> bytes:
+    """``fn`` of the pickled ``arg``, pickled: a task's argument and result
+    go through this process and the scheduler as bytes, unpickled only where
+    they are used (the worker, the command)."""
+    return pickle.dumps(fn(pickle.loads(arg)), protocol=pickle.HIGHEST_PROTOCOL)
 
-    def __init__(self, blobs: list[bytes | None]) -> None:
+
+class _Pickled(Sequence[Any]):
+    """Arguments sent pickled, each given (once) as its bytes and then let
+    go; ``total`` of them, those past the first message read from ``conn``
+    when first asked for."""
+
+    def __init__(self, blobs: list[bytes | None], total: int, conn: Any) -> None:
         self.blobs = blobs
+        self.total = total
+        self.conn = conn
 
     def __len__(self) -> int:
-        return len(self.blobs)
+        return self.total
 
     def __getitem__(self, i: Any) -> Any:
+        if not 0 <= i < self.total:
+            raise IndexError(i)
+        while i >= len(self.blobs):
+            msg = self.conn.recv()
+            assert msg[0] == "more", msg[0]
+            self.blobs.extend(msg[1])
         blob = self.blobs[i]
         assert blob is not None, "an argument read twice"
         self.blobs[i] = None
-        return pickle.loads(blob)
+        return blob
 
 
 class ClientProcess:
@@ -164,31 +188,77 @@ class ClientProcess:
     def map(self, fn: Callable[[_A], _R], args: Sequence[_A],
             done: Callable[[int], None] | None = None) -> list[_R]:
         out: list[Any] = [None] * len(args)
-        start = 0
-        # while the cluster comes up, this process runs the first tasks
-        while start < len(args) and not self._check_ready(wait=False):
-            out[start] = fn(args[start])
-            if done is not None:
-                done(start)
-            start += 1
-        # the cluster asked for is there (or its error raised), even when
-        # this process could run every task before it came up
-        self._check_ready(wait=True)
+        if self.ready:
+            start = 0
+            if args:
+                self._send(fn, args, 0)
+        else:  # the tasks from ``start`` on sent once the cluster came up
+            start = self._here_until_ready(fn, args, out, done)
         if start == len(args):
             return out
-        self.busy = True
-        # each argument pickled apart: the client process unpickles one as it submits it
-        self.conn.send(("map", fn, [pickle.dumps(a, protocol=pickle.HIGHEST_PROTOCOL)
-                                    for a in args[start:]]))
         while True:
             msg = self._recv()
             if msg[0] == "end":
                 self.busy = False
                 return out
             i = start + msg[1]
-            out[i] = msg[2]
+            out[i] = pickle.loads(msg[2])
             if done is not None:
                 done(i)
+
+    def _send(self, fn: Callable[[_A], _R], args: Sequence[_A], start: int) -> None:
+        self.busy = True
+        # each argument pickled apart (the workers unpickle them); the first
+        # alone, so that the cluster starts on it while the rest are pickled
+        # (the client process reads them before it waits for a result)
+        blobs = [pickle.dumps(a, protocol=pickle.HIGHEST_PROTOCOL) for a in args[start:start + 1]]
+        self.conn.send(("map", fn, blobs, len(args) - start))
+        if len(args) > start + 1:
+            self.conn.send(("more", [pickle.dumps(a, protocol=pickle.HIGHEST_PROTOCOL)
+                                     for a in args[start + 1:]]))
+
+    def _here_until_ready(self, fn: Callable[[_A], _R], args: Sequence[_A], out: list[Any],
+                          done: Callable[[int], None] | None) -> int:
+        """While the cluster comes up, this process runs the first tasks,
+        one at a time; the moment it is ready (a thread waits for it), the
+        tasks not begun here are sent to it, while the one running here
+        ends. The index of the first task sent (``len(args)``: none). The
+        cluster asked for is there (or its error raised) on return, even
+        when this process could run every task before it came up."""
+        lock = threading.Lock()
+        claimed = [0]  # the next task not begun here
+        handed: list[int] = []  # the first task sent to the cluster
+        failed: list[BaseException] = []
+
+        def watch() -> None:
+            try:
+                self._check_ready(wait=True)
+            except BaseException as e:  # noqa: BLE001 - raised by the caller
+                failed.append(e)
+            with lock:
+                first = claimed[0]
+                handed.append(first)
+            if not failed and first < len(args):
+                try:
+                    self._send(fn, args, first)
+                except BaseException as e:  # noqa: BLE001 - raised by the caller
+                    failed.append(e)
+
+        watcher = threading.Thread(target=watch, name="podnuma-dask-ready", daemon=True)
+        watcher.start()
+        while True:
+            with lock:
+                if handed or claimed[0] >= len(args):
+                    break
+                i = claimed[0]
+                claimed[0] += 1
+            out[i] = fn(args[i])
+            if done is not None:
+                done(i)
+        watcher.join()
+        if failed:
+            raise failed[0]
+        return handed[0]
 
     def run(self, fn: Callable[[], Any]) -> dict[str, Any]:
         """``fn()`` on every worker (``Client.run``)."""

@@ -37,7 +37,7 @@ import math
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
-from podnuma.fleet.batches import consecutive_batches
+from podnuma.fleet.batches import consecutive_batches, guided_batches
 from podnuma.fleet.forked import ForkedCluster
 from podnuma.fleet.model import NodeSpec
 from podnuma.fleet.replay import replay_partition
@@ -52,6 +52,10 @@ Progress = Callable[[int], None]  # called with the number of nodes just finishe
 #: retried task redoes and the time the last task keeps one worker busy
 #: while the others wait)
 MAX_PARTITION_PODS = 5_000
+#: the most pods in one task of a pool or a cluster (the first, largest
+#: partitions): a task's fixed cost (the scheduler's, the transfers', the
+#: worker's) paid half as often; a worker's memory still bounded
+MAX_TASK_PODS = 10_000
 #: partitions per worker of a pool or a cluster: enough that the workers
 #: finish together (the scheduler hands the next partition to the worker
 #: that is free), few enough that a task's fixed cost stays small
@@ -88,14 +92,29 @@ def _locality(n: NodeSpec) -> tuple[Any, ...]:
     return (n.pod_files, first[0], first[1], n.name)
 
 
-def partition(nodes: Sequence[NodeSpec], parts_hint: int = 1) -> list[list[NodeSpec]]:
+#: with runners that take partitions as they come free: the smallest
+#: partitions at the end, as a share of a runner's pods
+TAIL_SHARE = 32
+
+
+def partition(nodes: Sequence[NodeSpec], parts_hint: int = 1,
+              runners: int | None = None) -> list[list[NodeSpec]]:
     """Nodes in the order of their pods in the dumps (nodes of the same
-    files together), cut into about ``parts_hint`` partitions of the same
-    number of pods, at most ``MAX_PARTITION_PODS`` each."""
+    files together), cut into partitions of at most ``MAX_PARTITION_PODS``
+    pods: about ``parts_hint`` of the same number of pods; or, for
+    ``runners`` that each take the next partition when free, the largest
+    first (at most ``MAX_TASK_PODS``) and shrinking towards the end (down to
+    a 32nd of a runner's share of the pods), so that the runners finish
+    together."""
     ordered = sorted(nodes, key=_locality)
-    total = sum(_weight(n) for n in ordered)
+    weights = [_weight(n) for n in ordered]
+    total = sum(weights)
+    if runners is not None:
+        tail = math.ceil(total / (max(1, runners) * TAIL_SHARE))
+        return guided_batches(ordered, weights, runners=runners,
+                              largest=MAX_TASK_PODS, smallest=tail)
     size = max(1, min(MAX_PARTITION_PODS, math.ceil(total / max(1, parts_hint))))
-    return consecutive_batches(ordered, map(_weight, ordered), size)
+    return consecutive_batches(ordered, weights, size)
 
 
 def _ordered(results: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
@@ -108,6 +127,9 @@ class Executor:
     the order of its arguments; ``parts`` how many pieces keep it busy."""
 
     parts: int = 1
+    #: how many tasks run at once, each runner taking the next task when it
+    #: is free (``None``: the tasks are cut to ``parts``)
+    runners: int | None = None
     #: ``map`` runs the functions in this process
     in_process: bool = False
 
@@ -117,7 +139,7 @@ class Executor:
 
     def replay(self, nodes: Sequence[NodeSpec], what_ifs: Sequence[WhatIf],
                progress: Progress | None = None) -> list[dict[str, Any]]:
-        parts = partition(nodes, parts_hint=self.parts)
+        parts = partition(nodes, parts_hint=self.parts, runners=self.runners)
         w = tuple(what_ifs)
 
         def done(i: int) -> None:
@@ -162,6 +184,7 @@ class Processes(Executor):
         from concurrent.futures import ProcessPoolExecutor
 
         self.parts = workers * PARTS_PER_WORKER
+        self.runners = workers
         self.pool = ProcessPoolExecutor(max_workers=workers,
                                         mp_context=multiprocessing.get_context("spawn"))
 
@@ -195,6 +218,7 @@ class DaskExecutor(Executor):
             threads = sum(int(w.get("nthreads", 1))
                           for w in client.scheduler_info().get("workers", {}).values())
         self.parts = max(1, threads) * PARTS_PER_WORKER
+        self.runners = max(1, threads)
 
     def close(self) -> None:
         self.client.close()
@@ -210,17 +234,19 @@ class DaskExecutor(Executor):
                 done(i)
         return out
 
-    def each(self, fn: Callable[[_A], _R], args: Sequence[_A]) -> Iterator[tuple[int, _R]]:
+    def each(self, fn: Callable[[_A], _R], args: Sequence[_A],
+             name: str | None = None) -> Iterator[tuple[int, _R]]:
         """``(i, fn(args[i]))`` for every argument, as the tasks finish. A
         few tasks per worker thread are submitted at a time, the next as one
         finishes: the scheduler always has work queued, and the arguments of
-        a million-pod fleet are not all held in the cluster at once."""
+        a million-pod fleet are not all held in the cluster at once.
+        ``name``: in the tasks' keys (default: the function's)."""
         import uuid
 
         from distributed import as_completed
 
         tag = uuid.uuid4().hex[:8]
-        name = getattr(fn, "__name__", "task")
+        name = name or getattr(fn, "__name__", "task")
         window = max(2, self.parts // 2)  # 4 per worker thread
         index: dict[str, int] = {}
 
@@ -335,6 +361,7 @@ class DaskProcess(Executor):
         self.pid: int = proc.pid
         self.client = proc.client
         self.parts = proc.parts
+        self.runners = proc.threads
 
     @property
     def ready(self) -> bool:
@@ -345,7 +372,9 @@ class DaskProcess(Executor):
         try:
             return list(self.proc.map(fn, args, done))
         finally:
-            self.parts = self.proc.parts  # the workers counted once the cluster is there
+            # the workers counted once the cluster is there
+            self.parts = self.proc.parts
+            self.runners = self.proc.threads
 
     def run(self, fn: Callable[[], Any]) -> dict[str, Any]:
         """``fn()`` on every worker (``Client.run``)."""

@@ -57,7 +57,7 @@ from podnuma.api.kubeletconfig import json_object_pairs
 from podnuma.errors import InputError
 from podnuma.fieldkit import wrong_type
 from podnuma.fleet import podscan
-from podnuma.fleet.batches import consecutive_batches
+from podnuma.fleet.batches import consecutive_batches, file_weight
 from podnuma.fleet.files import _is_map, _items_of, parse_document, read_document_text
 from podnuma.fleet.groups import FLEET_KIND, NodeGroup, _load_groups
 from podnuma.fleet.model import Issue, NodeSpec
@@ -360,14 +360,14 @@ FileMapper = Callable[[Callable[[Sequence[str]], list[Scan]], Sequence[Sequence[
 
 
 def file_batches(files: Sequence[Path], parts: int) -> list[list[str]]:
-    """``files`` in order, cut into about ``parts`` batches of similar size
-    (in bytes: a pods dump's bytes are its pods)."""
+    """``files`` in order, cut into about ``parts`` batches of similar work
+    (a pods dump's bytes are its pods; each file costs a little besides)."""
     sizes = []
     for f in files:
         try:
-            sizes.append(max(1, f.stat().st_size))
+            sizes.append(file_weight(f.stat().st_size))
         except OSError:
-            sizes.append(1)
+            sizes.append(file_weight(0))
     target = max(1, sum(sizes) // max(1, parts))
     return consecutive_batches([str(f) for f in files], sizes, target)
 

@@ -1,0 +1,114 @@
+"""How the work is cut and handed out: partitions largest first and shrinking
+to the end for runners that take the next one when free, scan batches
+weighed by their files' bytes and their number, and the tasks the command
+has not begun sent to the cluster the moment it is up."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from podnuma.fleet.batches import FILE_COST_BYTES, guided_batches
+from podnuma.fleet.execute import MAX_TASK_PODS, partition
+from podnuma.fleet.inputs import file_batches, load_fleet
+
+from .test_dask_commands import _env
+
+
+def test_guided_batches_shrink_to_the_end_and_keep_the_order() -> None:
+    items = list(range(1000))
+    got = guided_batches(items, [10] * 1000, runners=2, largest=1000, smallest=40)
+    assert [x for b in got for x in b] == items
+    sizes = [10 * len(b) for b in got]
+    assert sizes[0] == 1000  # what is left / (2 x 2 runners), capped
+    assert sizes == sorted(sizes, reverse=True)
+    assert all(s >= 40 for s in sizes[:-1]) and sizes[-2] < 200  # a small tail
+    # every batch but the last weighs at least what the rule asks
+    left = 10_000
+    for s in sizes[:-1]:
+        assert s >= max(40, min(1000, -(-left // 4)))
+        left -= s
+
+
+def test_partitions_for_runners_are_largest_first_and_give_the_same_report(small_fleet: Path) -> None:
+    from podnuma.fleet.replay import replay_partition
+    from podnuma.fleet.report import fleet_report
+
+    fleet = load_fleet([small_fleet])
+    even = partition(fleet.nodes, parts_hint=3)
+    guided = partition(fleet.nodes, parts_hint=3, runners=2)
+    weights = [sum(n.pods_bound or 1 for n in p) for p in guided]
+    assert len(guided) > len(even) and weights[0] > weights[-1]
+    assert weights[0] <= MAX_TASK_PODS
+    assert [n.name for p in guided for n in p] == [n.name for p in even for n in p]
+
+    def report(parts: list[list[object]]) -> dict[str, object]:
+        nodes = sorted((r for p in parts for r in replay_partition(p)), key=lambda r: r["name"])  # type: ignore[arg-type]
+        return fleet_report(fleet, nodes, [])
+
+    assert report(guided) == report(even)  # type: ignore[arg-type]
+
+
+def test_scan_batches_count_each_file_not_only_its_bytes(tmp_path: Path) -> None:
+    small = [tmp_path / f"configz-{i:03}.json" for i in range(200)]
+    for f in small:
+        f.write_text("{}")
+    big = tmp_path / "pods.json"
+    big.write_bytes(b" " * (199 * FILE_COST_BYTES))
+    batches = file_batches([*small, big], parts=2)
+    # by bytes alone the 200 small files would ride with the big dump's batch
+    assert len(batches) == 2
+    assert batches[0] == [str(f) for f in small] and batches[1] == [str(big)]
+
+
+HANDOVER = """
+import json, os, time
+from podnuma.fleet import daskproc
+
+MAIN = os.getpid()
+
+
+class Cluster:
+    client = None
+
+    def each(self, fn, args, name=None):
+        for i in range(len(args)):
+            yield i, fn(args[i])
+
+    def close(self):
+        pass
+
+
+def connect():
+    time.sleep(0.5)  # the cluster comes up while the command runs its first task
+    return Cluster(), 2
+
+
+def task(i):
+    start = time.time()
+    if os.getpid() == MAIN:
+        time.sleep(2.0)
+    return [i, os.getpid() == MAIN, start, time.time()]
+
+
+proc = daskproc.start("test", connect, threads=2, parts_per_thread=8)
+out = proc.map(task, list(range(6)))
+proc.close()
+print(json.dumps(out))
+"""
+
+
+def test_the_tasks_not_begun_go_to_the_cluster_while_the_command_s_task_runs() -> None:
+    r = subprocess.run([sys.executable, "-c", textwrap.dedent(HANDOVER)], env=_env(),
+                       capture_output=True, timeout=120, text=True)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    assert [row[0] for row in out] == list(range(6))  # in the order of the arguments
+    here = [row for row in out if row[1]]
+    there = [row for row in out if not row[1]]
+    assert [row[0] for row in here] == [0]
+    # the cluster began the others before the command's own task ended
+    assert min(row[2] for row in there) < here[0][3] - 0.5
