@@ -154,6 +154,6 @@ def _print(spool: IO[str]) -> None:
         target.flush()
         return
     spool.seek(0)
-    while chunk := spool.read(1 << 20):
-        out.write(chunk)
+    while text := spool.read(1 << 20):
+        out.write(text)
     out.flush()
