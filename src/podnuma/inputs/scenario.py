@@ -345,7 +345,9 @@ def open_scenario_stream(
     top = reader.head()
     doc = _ReadAgainDocument(src.name, {**top, "steps": []}, reader)
     head = load_scenario_document(doc, base_dir=src.base_dir, overrides=overrides)
-    return head, _steps(reader.items(), head, doc, top)
+    return head, _steps(
+        reader.items(), head, doc, top, plain=isinstance(reader, JSONStepReader)
+    )
 
 
 @mypyc_attr(native_class=False)  # (its base class is a Python class)
@@ -365,14 +367,15 @@ class _ReadAgainDocument(Document):
 
 
 def _steps(
-    items: Iterator[Any], head: Scenario, doc: Document, top: Mapping[str, Any]
+    items: Iterator[Any], head: Scenario, doc: Document, top: Mapping[str, Any], *,
+    plain: bool = False,
 ) -> Iterator[Step]:
     """The steps of ``items`` validated one at a time (errors enriched by
-    ``doc``)."""
+    ``doc``; ``plain``: the items hold JSON's types only)."""
     name = head.name
     api_gates = _api_server_gates(top, head.config)  # checked by the head's load
     api_server = top.get("apiServer") is not None
-    pods = PodParses(api_gates)  # one run's memo
+    pods = PodParses(api_gates, plain=plain)  # one run's memo
     for i, raw in enumerate(items):
         try:
             step = _load_step(i, raw, pods)

@@ -33,7 +33,8 @@ import json
 import re
 from collections.abc import Iterator, KeysView
 from pathlib import Path
-from typing import IO, Any, BinaryIO, NoReturn
+from types import FunctionType
+from typing import IO, Any, BinaryIO, Final, NoReturn
 
 import msgspec
 
@@ -67,6 +68,32 @@ _scanstring: Any = json.decoder.scanstring  # type: ignore[attr-defined]
 _scan: Any = _PLAIN.scan_once  # type: ignore[attr-defined]
 _encode = msgspec.json.Encoder().encode
 _msgspec_decode = msgspec.json.Decoder().decode
+
+
+def _probe() -> None:
+    """A Python function when this module runs as Python, a builtin one
+    when it is compiled (the full build)."""
+
+
+#: whether this module runs compiled: a step's key-value pairs are then
+#: counted on its value (faster than writing the value back, which pure
+#: Python counts faster)
+_COMPILED: Final = not isinstance(_probe, FunctionType)
+
+
+def _pairs(value: Any) -> int:
+    """The key-value pairs in ``value``, at every depth."""
+    n = 0
+    if type(value) is dict:
+        n = len(value)
+        for v in value.values():
+            if type(v) is dict or type(v) is list:
+                n += _pairs(v)
+    elif type(value) is list:
+        for v in value:
+            if type(v) is dict or type(v) is list:
+                n += _pairs(v)
+    return n
 
 
 class ReadWhole(Exception):  # noqa: N818 (not an error: a change of reading)
@@ -339,7 +366,8 @@ class JSONStepReader:
                     end = 0
                 else:
                     self._pos = end
-                    yield value if self._cleared else self._checked(text, value)
+                    # (msgspec takes no NaN or Infinity: no words to look for)
+                    yield value if self._cleared else self._checked(text, value, False)
                     continue
             try:
                 value, end = scan(window, pos)
@@ -358,20 +386,25 @@ class JSONStepReader:
         if self._skip() != "" or self.src.over_limit:
             self._refuse()
 
-    def _checked(self, s: str, value: Any) -> Any:
+    def _checked(self, s: str, value: Any, words: bool = True) -> Any:
         """``value``, the item of text ``s``, once the fast checks clear it
         (decoded again strictly when they do not; the whole read decides
-        when the bounds do not clear it)."""
+        when the bounds do not clear it). ``words``: whether the text may
+        hold the words ``NaN`` or ``Infinity`` outside its strings."""
         colons = s.count(":")
-        if "\\" in s or "NaN" in s or "Infinity" in s or not self._colons_kept(colons, value):
+        lists = s.count("[")
+        limits = self.limits
+        shallow = 2 + s.count("{") + lists <= limits.max_depth
+        if (
+            "\\" in s or (words and ("NaN" in s or "Infinity" in s))
+            or not self._colons_kept(colons, value, shallow)
+        ):
             try:  # escapes, words or keys the plain decoder may have let by
                 value = _STRICT.raw_decode(s)[0]
             except (ValueError, RecursionError):
                 self._refuse()
-        lists = s.count("[")
         self._nodes += 1 + colons + s.count(",") + lists
-        limits = self.limits
-        if 2 + s.count("{") + lists > limits.max_depth or self._nodes > limits.max_nodes:
+        if not shallow or self._nodes > limits.max_nodes:
             self.check()  # the bounds do not clear it: the whole read decides
         return value
 
@@ -391,11 +424,15 @@ class JSONStepReader:
             return window, pos, value, end
 
     @staticmethod
-    def _colons_kept(colons: int, value: Any) -> bool:
+    def _colons_kept(colons: int, value: Any, shallow: bool = False) -> bool:
         """Whether ``value`` holds every key-value pair of its text, which
         has ``colons`` colons and no escape: a duplicate key drops a pair,
         and its colon, from the text written back; colons inside strings
-        are in both."""
+        are in both. (Counted on the value first when compiled and the text
+        is ``shallow``, within the depth limit: as many pairs as the text
+        has colons leaves no colon in a string and no pair dropped.)"""
+        if _COMPILED and shallow and _pairs(value) == colons:
+            return True
         try:
             return colons == _encode(value).count(b":")
         except (TypeError, ValueError, OverflowError, msgspec.EncodeError):
