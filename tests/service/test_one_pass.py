@@ -149,6 +149,14 @@ def _cases() -> dict[str, str]:
     cases["escapes"] = json.dumps(_scenario(
         [{"addPod": _pod(i, "1", annotations={"k": "é\u2603:\"x\"", "q": "a\\b"})} for i in range(30)]
     ), ensure_ascii=True)
+    cases["colons-in-strings"] = json.dumps(_scenario(
+        [{"addPod": _pod(i, "1", annotations={"url": "http://x:80", "k:v": "a"})} for i in range(30)]
+    ))
+    good_text = json.dumps(_scenario(long[:30]))
+    cut = good_text.rindex('{"addPod"')
+    cases["duplicate-key-and-colon"] = (
+        good_text[:cut] + '{"addPod": {"kind": "Pod", "kind": "P:d", ' + good_text[cut + 12:]
+    )
     cases["unicode"] = json.dumps(_scenario(
         [{"addPod": _pod(i, "1", annotations={"k": "é\u2603\U0001f600" * (i % 5)})} for i in range(30)]
     ), ensure_ascii=False)
@@ -215,6 +223,23 @@ def test_one_pass_is_the_whole_read(
     assert _one_pass(path) == want
     if name in ("long", "memory-static", "api-server-gates", "remove-rejected"):
         assert _one_pass(path, "yaml", True) == _whole(path, "yaml", True)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_one_pass_counting_pairs_on_the_value(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The compiled build's check of a step's pairs (on the value, not on
+    the text written back) gives the same verdicts and output."""
+    monkeypatch.setattr(scenario_stream, "_COMPILED", True)
+    path = tmp_path / f"{name}.json"
+    path.write_text(CASES[name], encoding="utf-8")
+    assert _one_pass(path) == _whole(path)
+
+
+def test_pairs_counted_at_every_depth() -> None:
+    assert scenario_stream._pairs({"a": [{"b": 1, "c": {"d": []}}, 2], "e": "x:y"}) == 5
+    assert scenario_stream._pairs([[{}], {"a": None}]) == 1
 
 
 def test_cases_cover_outputs_and_refusals() -> None:
