@@ -377,8 +377,16 @@ def load_json(
         raise InputError(f"not UTF-8 text (byte {e.start})", file=name) from None
     except RecursionError:
         raise InputError(f"nested more than {limits.max_depth} levels deep", file=name) from None
+    except ValueError:  # an integer longer than Python converts (sys.get_int_max_str_digits)
+        raise InputError(f"invalid JSON: a number of more than {_max_digits()} digits", file=name) from None
     check_tree(data, name=name, limits=limits)
     return data
+
+
+def _max_digits() -> int:
+    import sys
+
+    return sys.get_int_max_str_digits()
 
 
 def check_tree(data: Any, *, name: str, limits: ReadLimits = DEFAULT_LIMITS) -> None:

@@ -138,10 +138,17 @@ def _base_prefixed(body: str) -> int:
     """The value of unsigned digits in Go's base-0 syntax (already matched):
     ``0x``/``0o``/``0b`` prefixes, a leading ``0`` for octal, else decimal."""
     if len(body) > 1 and body[0] == "0" and body[1] in "xXoObB":
-        return int(body[2:], {"x": 16, "o": 8, "b": 2}[body[1].lower()])
-    if len(body) > 1 and body[0] == "0":
-        return int(body, 8)
-    return int(body)
+        base, digits = {"x": 16, "o": 8, "b": 2}[body[1].lower()], body[2:]
+    elif len(body) > 1 and body[0] == "0":
+        base, digits = 8, body
+    else:
+        base, digits = 10, body
+    digits = digits.lstrip("0") or "0"
+    if len(digits) > 64:
+        # more digits than any 64-bit value has in any of these bases: out of
+        # range, as Go finds it (and past what int() converts in base 10)
+        return _UINT64 + 1
+    return int(digits, base)
 
 
 def _is_timestamp(text: str) -> bool:
