@@ -1,5 +1,5 @@
 """``Pod.with_identity``: both bodies (the constructor, which a compiled
-build runs, and the pure-Python one writing the frozen pod's slots) give
+build runs, and the pure-Python one writing the pod's slots) give
 the same pod."""
 
 from __future__ import annotations

@@ -272,3 +272,30 @@ def test_pods_are_kept_up_to_the_limit(
     assert len(kept) == 1
     podscan.release_held()
     assert not podscan._HELD and podscan._held_bytes[0] == 0
+
+
+def test_a_dump_of_many_small_pods_counts_them_against_the_limit(tmp_path: Path) -> None:
+    """Holding a dump costs memory by its pods as well as by its bytes: a
+    dump of small pods counts :data:`HOLD_POD_BYTES` a pod, so one whose
+    bytes fit the limit but whose pods do not is read back, not kept."""
+    import podnuma.fleet.podscan as podscan
+
+    items = [{"kind": "Pod", "metadata": {"name": f"p{i}"}, "spec": {"nodeName": f"n{i % 7}"}}
+             for i in range(2000)]
+    f = tmp_path / "pods.json"
+    f.write_text(json.dumps({"kind": "PodList", "items": items}))
+    size = f.stat().st_size
+    assert size < 2000 * podscan.HOLD_POD_BYTES
+    old = podscan.HOLD_BYTES
+    try:
+        podscan.HOLD_BYTES = size  # the bytes fit, the pods do not
+        assert index_pod_file(f, {}, None, True) is not None
+        assert str(f) not in podscan._HELD
+        podscan.HOLD_BYTES = 2000 * podscan.HOLD_POD_BYTES
+        assert index_pod_file(f, {}, None, True) is not None
+        assert str(f) in podscan._HELD
+        assert podscan._held_bytes[0] == 2000 * podscan.HOLD_POD_BYTES
+    finally:
+        podscan.HOLD_BYTES = old
+        podscan.release_held()
+    assert not podscan._HELD and podscan._held_bytes[0] == 0

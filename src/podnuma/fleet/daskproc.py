@@ -252,7 +252,12 @@ class ClientProcess:
                     break
                 i = claimed[0]
                 claimed[0] += 1
-            out[i] = fn(args[i])
+            try:
+                out[i] = fn(args[i])
+            except BaseException:
+                with lock:  # nothing more for the cluster: the caller gets this error
+                    claimed[0] = len(args)
+                raise
             if done is not None:
                 done(i)
         watcher.join()

@@ -163,7 +163,8 @@ def index_pod_file(
             data.decode("utf-8")  # the general reader refuses a file that is not UTF-8
         top = _TOP.decode(data)
         full: list[_PodRaw] | None = None
-        if hold and _held_bytes[0] + len(data) <= HOLD_BYTES:
+        weight = _hold_weight(data, top.items)
+        if hold and _held_bytes[0] + weight <= HOLD_BYTES:
             try:
                 full = _TOP_PODS.decode(data).items
             except _DECODE_ERRORS:
@@ -247,8 +248,8 @@ def index_pod_file(
         seen.update(mine)
     if full is not None and spans:
         release_held(name)
-        _HELD[name] = _Held(full, spans, len(data))
-        _held_bytes[0] += len(data)
+        _HELD[name] = _Held(full, spans, weight)
+        _held_bytes[0] += weight
     return out
 
 
@@ -276,7 +277,17 @@ _HELD: dict[str, _Held] = {}
 #: the most bytes of dumps whose pods are held at a time (a larger fleet's
 #: further dumps are read back range by range, as from another process)
 HOLD_BYTES = 256 * 2**20
+#: what a held pod counts for at least: a dump of many small pods holds more
+#: memory per byte of JSON than one of whole pods (about 640 bytes a pod
+#: however small), so each counts as this many bytes of the bound
+HOLD_POD_BYTES = 2048
 _held_bytes = [0]
+
+
+def _hold_weight(data: bytes, items: Any) -> int:
+    """What holding a dump's pods counts for against :data:`HOLD_BYTES`:
+    its bytes, or :data:`HOLD_POD_BYTES` a pod when that is more."""
+    return max(len(data), len(items or ()) * HOLD_POD_BYTES)
 
 
 def release_held(file: str | None = None) -> None:
