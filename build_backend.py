@@ -32,7 +32,7 @@ from setuptools.build_meta import *  # noqa: F403 - the backend's hooks
 #: for the compiled build: mypy (mypyc), the version the repository is
 #: type-checked with, numpy, whose types the engine's annotations use, and
 #: msgspec, which the compiled scenario reader calls
-MYPYC_REQUIREMENTS = ["mypy==2.4.1", "numpy>=2.0", "msgspec>=0.18"]
+MYPYC_REQUIREMENTS = ["mypy==2.4.1", "numpy>=2.0", "msgspec>=0.18", "types-PyYAML"]
 
 _PURE = ("0", "false", "no", "off")
 _FULL = ("1", "true", "yes", "on", "full")
