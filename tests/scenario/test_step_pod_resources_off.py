@@ -6,6 +6,7 @@ which the lean node leaves empty while its ``pod_resources()`` still answers."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -28,16 +29,25 @@ def _scenarios() -> list[Path]:
     return out
 
 
-@pytest.mark.parametrize("path", _scenarios(), ids=lambda p: p.name)
-def test_lean_node_decides_the_same(path: Path) -> None:
-    scenario = load_scenario(path)
+def _pair(scenario: Any, step_hints: bool = True) -> tuple[Node, Node]:
+    """The scenario's node as ``simulate`` builds it, and a lean one
+    (``step_pod_resources=False``, and ``step_hints``); skips a scenario whose
+    kubelet does not start."""
     try:
         full = Node(scenario.machine, scenario.config, cpu_checkpoint=scenario.cpu_checkpoint,
                     memory_checkpoint=scenario.memory_checkpoint)
-        lean = Node(scenario.machine, scenario.config, cpu_checkpoint=scenario.cpu_checkpoint,
-                    memory_checkpoint=scenario.memory_checkpoint, step_pod_resources=False)
+        other = Node(scenario.machine, scenario.config, cpu_checkpoint=scenario.cpu_checkpoint,
+                     memory_checkpoint=scenario.memory_checkpoint, step_pod_resources=False,
+                     step_hints=step_hints)
     except PodnumaError:
         pytest.skip("the scenario's kubelet does not start")
+    return full, other
+
+
+@pytest.mark.parametrize("path", _scenarios(), ids=lambda p: p.name)
+def test_lean_node_decides_the_same(path: Path) -> None:
+    scenario = load_scenario(path)
+    full, lean = _pair(scenario)
     compared = 0
     for step in scenario.steps:
         try:
@@ -59,14 +69,7 @@ def test_node_without_step_hints_decides_the_same(path: Path) -> None:
     """``step_hints=False`` as well (what the fleet replay runs): the same
     decisions, with no hint or merge records in the step results."""
     scenario = load_scenario(path)
-    try:
-        full = Node(scenario.machine, scenario.config, cpu_checkpoint=scenario.cpu_checkpoint,
-                    memory_checkpoint=scenario.memory_checkpoint)
-        lean = Node(scenario.machine, scenario.config, cpu_checkpoint=scenario.cpu_checkpoint,
-                    memory_checkpoint=scenario.memory_checkpoint, step_pod_resources=False,
-                    step_hints=False)
-    except PodnumaError:
-        pytest.skip("the scenario's kubelet does not start")
+    full, lean = _pair(scenario, step_hints=False)
     compared = 0
     for step in scenario.steps:
         try:

@@ -186,8 +186,6 @@ def index_pod_file(
     if starts is None:
         return None
     mine: dict[bytes, str] = {}  # this file's pods, told to ``seen`` once the file is taken
-    counts = out.counts
-    ranges = out.ranges
     blake2b = hashlib.blake2b
     unbound = duplicated = 0
     # the current run of consecutive pods of one node: its node, first and
@@ -217,10 +215,7 @@ def index_pod_file(
             if key in seen or key in mine:
                 duplicated += 1
                 if run is not None:
-                    ranges.setdefault(run, []).append((name, starts[first], starts[last] + lengths[last]))
-                    counts[run] = counts.get(run, 0) + size
-                    if spans is not None:
-                        spans[starts[first]] = (first, last, starts[last] + lengths[last])
+                    _end_run(out, spans, run, first, last, size, starts, lengths)
                     run = None
                 continue
             mine[key] = node if type(node) is str else ""
@@ -229,20 +224,14 @@ def index_pod_file(
             size += 1
             continue
         if run is not None:
-            ranges.setdefault(run, []).append((name, starts[first], starts[last] + lengths[last]))
-            counts[run] = counts.get(run, 0) + size
-            if spans is not None:
-                spans[starts[first]] = (first, last, starts[last] + lengths[last])
+            _end_run(out, spans, run, first, last, size, starts, lengths)
             run = None
         if type(node) is not str or not node:
             unbound += 1
             continue
         run, first, last, size = node, i, i, 1
     if run is not None:
-        ranges.setdefault(run, []).append((name, starts[first], starts[last] + lengths[last]))
-        counts[run] = counts.get(run, 0) + size
-        if spans is not None:
-            spans[starts[first]] = (first, last, starts[last] + lengths[last])
+        _end_run(out, spans, run, first, last, size, starts, lengths)
     out.pods, out.unbound, out.duplicated = len(peek) - duplicated, unbound, duplicated
     if seen is not None:
         seen.update(mine)
@@ -251,6 +240,20 @@ def index_pod_file(
         _HELD[name] = _Held(full, spans, weight)
         _held_bytes[0] += weight
     return out
+
+
+def _end_run(
+    out: PodFileIndex, spans: dict[int, tuple[int, int, int]] | None, node: str, first: int,
+    last: int, size: int, starts: list[int], lengths: list[int],
+) -> None:
+    """Record a run of ``size`` consecutive pods of ``node`` (items
+    ``first`` to ``last``) as one byte range of ``out``'s file, and its span
+    when the file's pods are held."""
+    end = starts[last] + lengths[last]
+    out.ranges.setdefault(node, []).append((out.file, starts[first], end))
+    out.counts[node] = out.counts.get(node, 0) + size
+    if spans is not None:
+        spans[starts[first]] = (first, last, end)
 
 
 class _Held:
