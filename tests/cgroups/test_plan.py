@@ -225,6 +225,39 @@ def test_none_policy_writes_kubepods_cpuset_and_no_container_cpuset() -> None:
             assert "cpuset.cpus" not in {f.name for f in node.files}
 
 
+ONE_CPU = """\
+apiVersion: podnuma.io/v1
+kind: Scenario
+node:
+  synthetic: {sockets: 1, numaNodesPerSocket: 1, coresPerNumaNode: 1, threadsPerCore: 1, memoryPerNumaNode: 8Gi}
+kubeletConfig:
+  cpuManagerPolicy: static
+  kubeReserved: {cpu: %s}
+steps:
+- addPod:
+    metadata: {name: p, namespace: ns, uid: uid-p}
+    spec:
+      containers:
+      - name: c
+        resources: {limits: {cpu: 100m, memory: 64Mi}}
+"""
+
+
+@pytest.mark.parametrize(("reserved", "cpus"), [("500m", "0"), ("'1'", "0")])
+@pytest.mark.parametrize("version", [2, 1])
+def test_static_policy_with_every_cpu_reserved_writes_kubepods_cpuset(reserved: str, cpus: str, version: int) -> None:
+    """The kubelet gives kubepods every CPU when the CPU manager has no
+    allocatable CPUs; under ``static`` that is a reservation of every CPU."""
+    scenario = load_scenario_text(ONE_CPU % reserved, name="one-cpu.yaml", base_dir=HERE)
+    kubepods = plan_cgroups(scenario, driver="cgroupfs", version=version).node("kubepods")
+    assert {f.name: f.value for f in kubepods.files}.get("cpuset.cpus") == cpus
+
+
+def test_static_policy_with_allocatable_cpus_leaves_kubepods_cpuset_alone() -> None:
+    kubepods = plan_cgroups(load_scenario(FULL), driver="cgroupfs", version=2).node("kubepods")
+    assert "cpuset.cpus" not in {f.name for f in kubepods.files}
+
+
 # -------------------------------------------------------------- hostile names
 
 

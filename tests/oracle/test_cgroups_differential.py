@@ -130,3 +130,29 @@ def test_kubelet_settings(oracle_binary: str, tmp_path: Path) -> None:
     assert not stats.get("engines_differ"), stats  # refusals are the kubelet's too
     assert stats.get("compared", 0) == 2 * len(EXAMPLES) * 7, stats
     assert stats.get("failed_alike", 0) == len(EXAMPLES) * (len(SETTINGS) - 7), stats
+
+
+def test_every_cpu_reserved(oracle_binary: str, tmp_path: Path) -> None:
+    """A one-CPU node under the static policy with a CPU reservation: the CPU
+    manager has no allocatable CPUs, so kubepods gets a cpuset (every CPU),
+    as under the ``none`` policy; two CPUs with one reserved get none."""
+    items = []
+    for cores, reserved in ((1, "500m"), (1, "1"), (2, "1")):
+        doc: dict[str, object] = {
+            "apiVersion": "podnuma.io/v1",
+            "kind": "Scenario",
+            "node": {"synthetic": {"sockets": 1, "numaNodesPerSocket": 1, "coresPerNumaNode": cores,
+                                   "threadsPerCore": 1, "memoryPerNumaNode": "8Gi"}},
+            "kubeletConfig": {"cpuManagerPolicy": "static", "kubeReserved": {"cpu": reserved}},
+            "steps": [{"addPod": {"metadata": {"name": "p", "namespace": "ns", "uid": "uid-p"}, "spec": {
+                "containers": [{"name": "c", "resources": {"limits": {"cpu": "100m", "memory": "64Mi"}}}]}}}],
+        }  # fmt: skip
+        name = f"{cores}-cpu-{reserved}"
+        items.append((name, doc, write_scenario(doc, tmp_path / f"{name}.json")))
+    stats: dict[str, int] = {}
+    coverage: dict[int, dict[str, int]] = {}
+    diffs = cgroup_differences(oracle_binary, items, stats, coverage)
+    if diffs:
+        _fail(diffs, stats.get("compared", 0))
+    assert stats.get("compared", 0) == 2 * len(items), stats
+    assert coverage[2].get("node cpuset.cpus") == 2, coverage  # the one-CPU nodes only

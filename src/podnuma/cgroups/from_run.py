@@ -57,6 +57,7 @@ def node_facts(machine: Machine, config: KubeletConfig, run: RunResult, step: in
         memory_qos=gates.enabled("MemoryQoS"),
         pod_level_resource_managers=gates.enabled("PodLevelResourceManagers"),
         default_cpuset=default,
+        reserved_cpus=run.node.reserved_cpus,
         cpu_cfs_quota=settings.cpu_cfs_quota,
         pod_period=period,
         container_period=period if gates.enabled("CustomCPUCFSQuotaPeriod") else QUOTA_PERIOD,

@@ -19,7 +19,9 @@ read):
 - kubepods (``node_container_manager_linux.go`` ``getCgroupConfig``): CPU
   shares and memory limit from capacity minus kube- and system-reserved
   (``enforceNodeAllocatable: [pods]``, the default); ``cpuset.cpus`` = every
-  CPU only under the ``none`` CPU manager policy; hugetlb ``1 << 62`` (a
+  CPU only when the CPU manager has no allocatable CPUs: under the ``none``
+  policy, or under ``static`` when every CPU is reserved (a one-CPU node with
+  a CPU reservation); hugetlb ``1 << 62`` (a
   quirk: created with the allocatable pools, then the QoS container
   manager's ``UpdateCgroups`` updates it as the Guaranteed tier, unbounded);
   on cgroup v2 ``memory.min``/``memory.low`` reset to 0. ``pids.max`` (the
@@ -334,6 +336,8 @@ class NodeFacts:
     memory_qos: bool
     pod_level_resource_managers: bool = False
     default_cpuset: CPUSet = field(default_factory=CPUSet)
+    #: the static policy's reserved CPUs (empty under ``none``)
+    reserved_cpus: CPUSet = field(default_factory=CPUSet)
     #: ``cpuCFSQuota``: the kubelet enforces CPU limits with a CFS quota
     cpu_cfs_quota: bool = True
     #: ``cpuCFSQuotaPeriod`` in µs: the pod cgroup's period always; the
@@ -727,7 +731,13 @@ def plan_from_pods(
         kube_min = mem_requests["Guaranteed"] + mem_requests["Burstable"] if tiered else 0
         kube_low = mem_requests["Burstable"] if tiered else 0
         kube_files += [CgroupFile("memory.min", str(kube_min)), CgroupFile("memory.low", str(kube_low))]
-    kube_cpus = facts.all_cpus if facts.cpu_manager_policy == CPU_POLICY_NONE else None
+    # getCgroupConfig: kubepods gets every CPU when the CPU manager's
+    # allocatable set (GetAllocatableCPUs) is empty: always under ``none``,
+    # and under ``static`` when the reservation takes every CPU.
+    allocatable_cpus = (
+        CPUSet() if facts.cpu_manager_policy == CPU_POLICY_NONE else facts.all_cpus.difference(facts.reserved_cpus)
+    )
+    kube_cpus = None if allocatable_cpus else facts.all_cpus
     kubepods = [*base, "kubepods"]
     nodes.append(
         CgroupNode(
