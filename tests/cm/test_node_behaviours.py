@@ -132,3 +132,41 @@ def test_reservation_larger_than_the_node_stops_the_kubelet(
     assert r.exit_code == 2
     assert "kubelet would not start: invalid Node Allocatable configuration. " in r.stderr
     assert message + " Expected capacity >= reservation." in r.stderr
+
+
+def _missing_hugepage_size(topology_policy: str, scope: str) -> dict[str, Any]:
+    doc = base()
+    doc["node"] = {"synthetic": {"sockets": 1, "numaNodesPerSocket": 2, "coresPerNumaNode": 2,
+                                 "threadsPerCore": 1, "memoryPerNumaNode": "8Gi"}}
+    doc["kubeletConfig"] = {
+        "memoryManagerPolicy": "Static", "kubeReserved": {"memory": "924Mi"},
+        "evictionHard": {"memory.available": "100Mi"},
+        "reservedMemory": [{"numaNode": 0, "limits": {"memory": "1Gi"}}],
+        "topologyManagerPolicy": topology_policy, "topologyManagerScope": scope,
+    }
+    huge = pod("huge", "1", "256Mi")
+    for side in ("requests", "limits"):
+        huge["spec"]["containers"][0]["resources"][side]["hugepages-2Mi"] = "4Mi"
+    doc["steps"] = [{"addPod": pod("plain", "1", "256Mi")}, {"addPod": huge}]
+    return doc
+
+
+@pytest.mark.parametrize("scope", ["container", "pod"])
+@pytest.mark.parametrize("topology_policy", ["none", "best-effort", "restricted", "single-numa-node"])
+def test_a_hugepage_size_the_node_lacks_is_reported_as_the_kubelets_panic(
+    tmp_path: Path, topology_policy: str, scope: str
+) -> None:
+    # kubelet v1.37's memory manager (Static) reads a missing memory table
+    # in calculateHints and dies on the nil pointer: podnuma rejects the pod
+    # with a message saying so (it used to reject it as if the node had the
+    # size with no pages)
+    r = _run(tmp_path, _missing_hugepage_size(topology_policy, scope), "-o", "json")
+    assert r.exit_code == 0, r.output
+    steps = json.loads(r.stdout)["steps"]
+    assert steps[0]["admitted"] is True
+    assert steps[1]["admitted"] is False
+    assert steps[1]["reason"] == "UnexpectedAdmissionError"
+    assert steps[1]["message"] == (
+        "Pod was rejected: [memorymanager] calculateHints: NUMA node 0 has no hugepages-2Mi memory table: "
+        "runtime error: invalid memory address or nil pointer dereference (kubelet v1.37 panics here)"
+    )

@@ -157,7 +157,7 @@ def run_oracle(binary: str, paths: Sequence[Path], timeout: float = 600.0) -> li
             return [Outcome(doc=json.loads(proc.stdout))]
         err = proc.stderr.strip()
         if proc.returncode == 2 and "goroutine " in err:
-            return [Outcome(kind="crash", message="kubelet-oracle panicked: " + err.splitlines()[0])]
+            return [Outcome(kind="crash", message="kubelet-oracle panicked: " + _panic_summary(err))]
         return [_oracle_failure(err.splitlines()[-1] if err else f"exit {proc.returncode}", str(paths[0]))]
     try:
         proc = subprocess.run(args, capture_output=True, text=True, timeout=timeout, check=False)
@@ -183,6 +183,48 @@ def run_oracle(binary: str, paths: Sequence[Path], timeout: float = 600.0) -> li
     return out
 
 
+def _panic_summary(stderr: str) -> str:
+    """A Go panic's first line and the function that panicked (the first
+    frame of the running goroutine), e.g. ``panic: runtime error: ... in
+    k8s.io/kubernetes/pkg/kubelet/cm/memorymanager.(*staticPolicy).calculateHints.func1``."""
+    lines = stderr.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("goroutine ") and i + 1 < len(lines):
+            frame = lines[i + 1].strip()
+            return f"{lines[0]} in {frame.split('(0x')[0].split('({')[0].rstrip('(')}"
+    return lines[0]
+
+
+#: How podnuma's rejection names a place where the kubelet's own code
+#: panics (``podnuma.cm.admission.KubeletPanic``).
+KUBELET_PANICS = "kubelet v1.37 panics here"
+
+
+def _kubelet_panic(mine: Outcome, theirs: Outcome) -> bool:
+    """podnuma reported a kubelet panic (its first such step) where the
+    oracle died of one: the same runtime error, in the upstream function
+    podnuma names. Nothing else can be compared: the kubelet's run ends
+    there."""
+    if mine.kind != "ok" or theirs.kind != "crash" or mine.doc is None:
+        return False
+    for st in mine.doc.get("steps") or []:
+        message = str(st.get("message") or "") if isinstance(st, Mapping) else ""
+        if KUBELET_PANICS not in message:
+            continue
+        m = re.search(r"\] (\w+): .*: runtime error: (.+) \(" + re.escape(KUBELET_PANICS), message)
+        if m is None:
+            return False
+        where, error = m.groups()
+        panicked = re.search(r"panic: runtime error: (.+?)(?:\n|$| in )", theirs.message)
+        frame = theirs.message.rsplit(" in ", 1)[-1]
+        return (
+            panicked is not None
+            and panicked.group(1).startswith(error.split(" [")[0])
+            and re.search(r"\." + re.escape(where) + r"(\.|$)", frame) is not None
+        )
+    return False
+
+
 def _alone(binary: str, path: Path, timeout: float = 60.0) -> Outcome:
     try:
         return run_oracle(binary, [path], timeout)[0]
@@ -201,6 +243,8 @@ def run_oracle_checkpoints(binary: str, path: Path, timeout: float = 120.0) -> O
             timeout=timeout,
             check=False,
         )
+        if proc.returncode == 2 and "goroutine " in proc.stderr:
+            return Outcome(kind="crash", message="kubelet-oracle panicked: " + _panic_summary(proc.stderr.strip()))
         if proc.returncode != 0:
             last = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else f"exit {proc.returncode}"
             return _oracle_failure(last, str(path))
@@ -721,6 +765,10 @@ def compare(
             if notes is not None:
                 notes.append("memory state check depends on map order")
             return []
+        if _kubelet_panic(mine, theirs):
+            if notes is not None:
+                notes.append("kubelet panic confirmed")
+            return []
         if mine.kind != theirs.kind:
             return [
                 f"outcome: podnuma {mine.kind} ({mine.message[:300]}) != "
@@ -881,12 +929,13 @@ def run_both(
     if stats is not None:
         picks = sum(1 for n in notes if n.startswith("random device pick"))
         fit_order = sum(1 for n in notes if n.startswith("scalar resource fit order"))
+        panics = sum(1 for n in notes if n == "kubelet panic confirmed")
         for key, value in (("run", len(items)), ("slow", len(slow)),
                            ("slow_compared", len(slow) - confirmed - unfinished),
                            ("livelock_confirmed", confirmed), ("slow_unfinished", unfinished),
                            ("compared", len(answers)),
-                           ("device_pick", picks), ("map_order_start", len(notes) - picks - fit_order),
-                           ("fit_order", fit_order),
+                           ("device_pick", picks), ("map_order_start", len(notes) - picks - fit_order - panics),
+                           ("fit_order", fit_order), ("kubelet_panic", panics),
                            ("bytes", bytes_checked), ("pod_refused", pods_refused)):
             stats[key] = stats.get(key, 0) + value
     if stats is None and pods_refused:
@@ -894,8 +943,8 @@ def run_both(
               f"{pods_refused} of {len(answers)}")
     if stats is None and notes:
         print(f"compared only in part (a random device pick, a restored memory checkpoint the "
-              f"kubelet accepts or refuses by Go map order, or which missing resource the fit "
-              f"names): {len(notes)} of {len(answers)}; see docs/oracle.md")
+              f"kubelet accepts or refuses by Go map order, which missing resource the fit names, "
+              f"or a kubelet panic podnuma names): {len(notes)} of {len(answers)}; see docs/oracle.md")
     return out
 
 

@@ -150,6 +150,44 @@ def test_regression(path: Path, oracle_binary: str, request: pytest.FixtureReque
     assert not diffs, _report(str(path), diffs)
 
 
+def _missing_hugepage_size(topology_policy: str, scope: str) -> dict[str, Any]:
+    def pod(name: str, extra: Mapping[str, str]) -> dict[str, Any]:
+        limits = {"cpu": "1", "memory": "256Mi", **extra}
+        return {"metadata": {"name": name, "namespace": "ns", "uid": f"uid-{name}"},
+                "spec": {"containers": [{"name": "c", "resources": {"limits": limits}}]}}
+
+    return {
+        "apiVersion": "podnuma.io/v1", "kind": "Scenario",
+        "node": {"synthetic": {"sockets": 1, "numaNodesPerSocket": 2, "coresPerNumaNode": 2,
+                               "threadsPerCore": 1, "memoryPerNumaNode": "8Gi"}},
+        "kubeletConfig": {"memoryManagerPolicy": "Static", "kubeReserved": {"memory": "924Mi"},
+                          "evictionHard": {"memory.available": "100Mi"},
+                          "reservedMemory": [{"numaNode": 0, "limits": {"memory": "1Gi"}}],
+                          "topologyManagerPolicy": topology_policy, "topologyManagerScope": scope},
+        "steps": [{"addPod": pod("plain", {})}, {"addPod": pod("huge", {"hugepages-2Mi": "4Mi"})}],
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("scope", ["container", "pod"])
+@pytest.mark.parametrize("topology_policy", ["none", "best-effort", "restricted", "single-numa-node"])
+def test_kubelet_panics_on_a_hugepage_size_the_node_lacks(
+    oracle_binary: str, tmp_path: Path, topology_policy: str, scope: str
+) -> None:
+    """A Guaranteed pod asking for 2Mi pages on a node without them: the
+    Static memory manager's calculateHints dereferences the missing table
+    and the kubelet dies; podnuma names that panic in the pod's rejection
+    (found by the random differential, seed 20261210)."""
+    doc = _missing_hugepage_size(topology_policy, scope)
+    path = tmp_path / "s.json"
+    path.write_text(__import__("json").dumps(doc), encoding="utf-8")
+    mine, theirs = run_podnuma(path), run_oracle(oracle_binary, [path])[0]
+    assert theirs.kind == "crash", theirs
+    assert "memorymanager.(*staticPolicy).calculateHints" in theirs.message, theirs.message
+    notes: list[str] = []
+    assert not compare(mine, theirs, doc, notes=notes)
+    assert notes == ["kubelet panic confirmed"]
+
+
 # -- seeded random scenarios -----------------------------------------------------------------
 
 

@@ -30,6 +30,8 @@ __all__ = [
     "TopologyAffinityError",
     "PodLevelTopologyAffinityError",
     "EmptyPodSharedPoolError",
+    "KUBELET_PANICS",
+    "KubeletPanic",
     "get_pod_admit_result",
     "pod_status_message",
     "fits_node_allocatable",
@@ -81,6 +83,24 @@ class EmptyPodSharedPoolError(AdmissionError):
 
     def __init__(self, message: str) -> None:
         super().__init__(message, "EmptyPodSharedPoolError")
+
+
+#: The words a rejection carries where kubelet v1.37's own code panics.
+KUBELET_PANICS = "kubelet v1.37 panics here"
+
+
+class KubeletPanic(AdmissionError):
+    """A place where kubelet v1.37's own code panics (a Go runtime error:
+    the kubelet process dies while admitting the pod, and again at every
+    restart while the pod is bound to the node). podnuma cannot die with
+    it, so it rejects the pod with ``UnexpectedAdmissionError`` and a
+    message naming the upstream function, the runtime error and
+    :data:`KUBELET_PANICS`; nothing after that step is what a kubelet would
+    do. ``where`` is the upstream function (``calculateHints``)."""
+
+    def __init__(self, where: str, detail: str, runtime_error: str) -> None:
+        super().__init__(f"{where}: {detail}: runtime error: {runtime_error} ({KUBELET_PANICS})")
+        self.where = where
 
 
 class AdmitResult:

@@ -17,6 +17,7 @@ import pytest
 from podnuma.api.featuregates import FeatureGates
 from podnuma.api.pod import Pod
 from podnuma.api.quantity import Quantity
+from podnuma.cm.admission import KubeletPanic
 from podnuma.cm.memorymanager.policy import MemoryManagerError
 from podnuma.cm.memorymanager.policy_static import (
     ERR_DEFAULT_NOT_PREFERRED,
@@ -560,6 +561,31 @@ def test_static_policy_get_topology_hints(
     p = make_policy(system_reserved)
     s = make_state(state, assignments)
     assert p.get_topology_hints(s, pod, pod.containers[0]) == expected
+
+
+def test_a_hugepage_size_the_node_lacks_is_the_kubelets_panic() -> None:
+    # calculateHints reads the table of every requested resource on every
+    # NUMA node without a nil check: a node that reports no 2Mi pages has
+    # no such table, and the kubelet dies on the nil pointer
+    p = make_policy(SR01, affinity=hint(None, False))
+    state = {n: ns(mt(GB, GB, 0, 512 * MB, 2 * GB), mt(GB, GB, 0, 0, GB), cells=[n]) for n in (0, 1)}
+    s = make_state(state, {})
+    pod = get_pod("p", "c", res(cpu="1", memory="256Mi", hp2m="4Mi"))
+    with pytest.raises(KubeletPanic) as hints_err:
+        p.get_topology_hints(s, pod, pod.containers[0])
+    assert hints_err.value.where == "[memorymanager] calculateHints"
+    assert str(hints_err.value) == (
+        "[memorymanager] calculateHints: NUMA node 0 has no hugepages-2Mi memory table: runtime error: "
+        "invalid memory address or nil pointer dereference (kubelet v1.37 panics here)"
+    )
+    # Allocate without a hint (topology manager policy none) takes the
+    # default hint through calculateHints: the same panic
+    with pytest.raises(KubeletPanic):
+        p.allocate(s, pod, pod.containers[0])
+    assert s.get_memory_blocks("p", "c") is None
+    # the size the node has is read as before
+    ok = get_pod("q", "c", res(cpu="1", memory="256Mi", hp1g="1Gi"))
+    assert p.get_topology_hints(s, ok, ok.containers[0])
 
 
 def test_no_fit_returns_an_empty_map() -> None:

@@ -52,7 +52,7 @@ from podnuma.api.resources import (
     is_pod_level_resources_set,
 )
 from podnuma.buildinfo import mypyc_attr
-from podnuma.cm.admission import EmptyPodSharedPoolError
+from podnuma.cm.admission import EmptyPodSharedPoolError, KubeletPanic
 from podnuma.cm.memo import SharedMemo
 from podnuma.cm.memorymanager.native_twins import MaskRow, free_reaches, hint_list
 from podnuma.cm.memorymanager.policy import MemoryManagerError, Policy, TopologyHints
@@ -311,6 +311,22 @@ def _table(machine_state: Mapping[int, NUMANodeState], nid: int, name: str) -> M
     return None if node is None else node.memory_map.get(name)
 
 
+def _no_table(nid: int, name: str) -> KubeletPanic:
+    """Upstream quirk: ``calculateHints`` reads every requested resource's
+    table on every NUMA node of every mask without checking that the node
+    has one (``getDefaultMachineState`` makes a table only for memory and
+    the hugepage sizes the machine reports). A Guaranteed pod asking for a
+    hugepage size the node does not have (a pod bound to the node by name,
+    past the scheduler) makes the kubelet dereference a nil table and
+    panic, under every topology manager policy (``none`` reaches it through
+    ``Allocate``'s default hint)."""
+    return KubeletPanic(
+        "[memorymanager] calculateHints",
+        f"NUMA node {nid} has no {name} memory table",
+        "invalid memory address or nil pointer dereference",
+    )
+
+
 def _update_machine_state(machine_state: NUMANodeMap, affinity: Sequence[int], name: str, size: int) -> None:
     """``updateMachineState``: count the assignment on every node of the
     group, then take the memory from the lowest NUMA id first."""
@@ -546,8 +562,10 @@ class StaticPolicy(Policy):
             tables = machine_state[nid].memory_map
             for name, _ in reqs:
                 table = tables.get(name)
-                free.append(0 if table is None else table.free)
-                allocs.append(0 if table is None else table.allocatable)
+                if table is None:
+                    raise _no_table(nid, name)
+                free.append(table.free)
+                allocs.append(table.allocatable)
         fit_key = (numa_ids, reqs, tuple(allocs))
         fit = self._fit_cache.get(fit_key)
         if fit is None:

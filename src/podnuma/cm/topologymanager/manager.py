@@ -33,6 +33,7 @@ from podnuma.buildinfo import mypyc_attr
 from podnuma.cm.admission import (
     ADMITTED,
     AdmitResult,
+    KubeletPanic,
     PodLevelTopologyAffinityError,
     TopologyAffinityError,
     get_pod_admit_result,
@@ -182,11 +183,16 @@ class TopologyManager:
         trail = trail if trail is not None else HintTrail()
         if self.policy is None:
             return self._admit_none(pod, trail)
-        if self.scope == SCOPE_POD:
-            if self.pod_level_resource_managers and is_pod_level_resources_set(pod):
-                return self._admit_pod_level(pod, self.policy, trail)
-            return self._admit_pod_scope(pod, self.policy, trail)
-        return self._admit_container_scope(pod, self.policy, trail)
+        try:
+            if self.scope == SCOPE_POD:
+                if self.pod_level_resource_managers and is_pod_level_resources_set(pod):
+                    return self._admit_pod_level(pod, self.policy, trail)
+                return self._admit_pod_scope(pod, self.policy, trail)
+            return self._admit_container_scope(pod, self.policy, trail)
+        except KubeletPanic as err:
+            # a hint provider reached a place where the kubelet's own code
+            # panics (see KubeletPanic); allocation errors never get here
+            return get_pod_admit_result(err)
 
     def _allocate(self, pod: Pod, container: Container, trail: HintTrail) -> BaseException | None:
         for provider in self.providers:
@@ -284,7 +290,11 @@ class TopologyManager:
     ) -> list[ProviderHints]:
         out: list[ProviderHints] = []
         for provider in self.providers:
-            hints = get(provider)
+            try:
+                hints = get(provider)
+            except KubeletPanic:
+                trail.failed = (f"hints:{provider.provider_name}", container)
+                raise
             trail.provider_hints.append((container, provider.provider_name, hints))
             out.append(hints)
         return out
