@@ -200,6 +200,13 @@ def _panic_summary(stderr: str) -> str:
 KUBELET_PANICS = "kubelet v1.37 panics here"
 
 
+def reports_kubelet_panic(outcome: Outcome) -> bool:
+    """podnuma rejected a pod where the kubelet's own code panics (the
+    kubelet's run ends at that step)."""
+    steps = (outcome.doc or {}).get("steps") or []
+    return any(KUBELET_PANICS in str(st.get("message") or "") for st in steps if isinstance(st, Mapping))
+
+
 def _kubelet_panic(mine: Outcome, theirs: Outcome) -> bool:
     """podnuma reported a kubelet panic (its first such step) where the
     oracle died of one: the same runtime error, in the upstream function

@@ -17,7 +17,8 @@ loses them then), so the oracle runs every step followed by a
 gets the pods under the names the agent gives them, with the same UIDs.
 Scenarios with steps a manifest directory cannot express
 (``removeContainer``, ``reconcile``), starting state or devices are left
-out, and so are scenarios podnuma refuses as invalid input (counted)."""
+out, and so are scenarios podnuma refuses as invalid input or where it
+reports a kubelet panic (both counted)."""
 
 from __future__ import annotations
 
@@ -35,7 +36,13 @@ import pytest
 import yaml
 
 from tests.oracle import generate
-from tests.oracle.harness import env_int, random_settings, run_podnuma, write_scenario
+from tests.oracle.harness import (
+    env_int,
+    random_settings,
+    reports_kubelet_panic,
+    run_podnuma,
+    write_scenario,
+)
 from tests.oracle.podresources_harness import _Oracle, ask, compare_answers
 from tests.oracle.test_differential import EXAMPLES, ROOT, _load
 
@@ -192,10 +199,15 @@ def _run(binary: str, items: list[tuple[str, Any]], tmp: Path, label: str) -> No
             continue
         d = tmp / f"s{k}"
         d.mkdir()
-        if run_podnuma(write_scenario(doc, d / "original.json")).kind != "ok":
+        mine = run_podnuma(write_scenario(doc, d / "original.json"))
+        if mine.kind != "ok":
             # an invalid pod or configuration: the agent skips such a
             # manifest, the oracle refuses the scenario (compared elsewhere)
             stats["invalid"] = stats.get("invalid", 0) + 1
+            continue
+        if reports_kubelet_panic(mine):
+            # the kubelet's code dies at that pod (compared elsewhere)
+            stats["kubelet_panic"] = stats.get("kubelet_panic", 0) + 1
             continue
         diffs = replay_agent(binary, name, doc, d, stats)
         stats["replayed"] = stats.get("replayed", 0) + 1
