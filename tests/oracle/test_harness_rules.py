@@ -4,6 +4,7 @@ normalisation and the shrinker's diff signature."""
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 from tests.oracle.harness import Outcome, compare
@@ -177,3 +178,52 @@ def test_two_missing_scalar_resources_the_pod_requests_are_map_order() -> None:
     assert compare(Outcome(doc=_rejected("memory")), Outcome(doc=_rejected("example.com/gpu")), scenario)
     # a resource the pod does not request cannot be the other run's answer
     assert compare(Outcome(doc=_rejected("example.com/nic")), Outcome(doc=_rejected("example.com/gpu")), scenario)
+
+
+def _device_checkpoint(c2: list[str], init_uid: str = "u0") -> bytes:
+    entries = [
+        {"PodUID": "u0", "ContainerName": "c2", "ResourceName": "example.com/gpu", "DeviceIDs": {"1": c2},
+         "AllocResp": ""},
+        {"PodUID": init_uid, "ContainerName": "i", "ResourceName": "example.com/gpu",
+         "DeviceIDs": {"1": ["gpu0", "gpu1"]}, "AllocResp": ""},
+    ]  # fmt: skip
+    data = {"PodDeviceEntries": entries, "RegisteredDevices": {"example.com/gpu": ["gpu0", "gpu1", "gpu2"]}}
+    return json.dumps({"Data": data, "Checksum": hash(tuple(c2)) & 0xFFFF}).encode()
+
+
+def _with_devices(c2: list[str], init_uid: str = "u0") -> Outcome:
+    doc = _doc(["gpu2"], c2)
+    return Outcome(doc=doc, files={"device-plugins/kubelet_internal_checkpoint": _device_checkpoint(c2, init_uid)})
+
+
+REUSING_UID: dict[str, Any] = {
+    **SCENARIO,
+    "steps": [{"addPod": {"metadata": {"name": "p0", "uid": "u0"}, "spec": {
+        "initContainers": [{"name": "i", "resources": {"limits": {"example.com/gpu": "2"}}}],
+        "containers": [{"name": "c1"}, {"name": "c2", "resources": {"limits": {"example.com/gpu": "1"}}}]}}}],
+}
+
+
+def test_a_reuse_pick_the_documents_count_is_chance_in_the_device_checkpoint() -> None:
+    # devices compared by count in the documents (no NUMA affinity stored,
+    # topology manager policy none): the pick among the init container's
+    # devices shows only in the checkpoint file
+    notes: list[str] = []
+    mine, theirs = _with_devices(["gpu0"]), _with_devices(["gpu1"])
+    theirs.doc = mine.doc
+    assert compare(mine, theirs, REUSING_UID, check_bytes=True, notes=notes) == []
+    assert notes == ["random device pick (a regular init container's devices handed on): "
+                     "device checkpoint compared up to it"]
+
+
+def test_a_device_checkpoint_difference_without_reuse_is_a_mismatch() -> None:
+    # no regular init container holding devices: the plugin decides
+    mine, theirs = _with_devices(["gpu0"]), _with_devices(["gpu1"])
+    theirs.doc = mine.doc
+    diffs = compare(mine, theirs, SCENARIO | {"steps": [{"addPod": {"metadata": {"uid": "u0"}}}]}, check_bytes=True)
+    assert any("kubelet_internal_checkpoint" in d for d in diffs)
+    # a device outside the init container's: not one of its devices handed on
+    other = _with_devices(["gpu2"])
+    other.doc = mine.doc
+    diffs = compare(mine, other, REUSING_UID, check_bytes=True)
+    assert any("kubelet_internal_checkpoint" in d for d in diffs)
