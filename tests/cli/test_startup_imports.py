@@ -57,7 +57,7 @@ def loaded(tmp_path: Path, *args: str) -> set[str]:
                           text=True, timeout=180, cwd=tmp_path, env=env)
     assert proc.returncode == 0, proc.stderr
     names: list[str] = json.loads(out.read_text(encoding="utf-8"))
-    assert "podnuma.cli.app" in names  # the probe saw the command run
+    assert "podnuma.cli" in names  # the probe saw the command run
     return set(names)
 
 
@@ -99,7 +99,7 @@ def test_simulate_json_past_the_spool_still_prints_everything(tmp_path: Path) ->
     path = tmp_path / "long.json"
     path.write_text(json.dumps(doc), encoding="utf-8")
     small = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
-    code = ("import sys; from podnuma.cli import simulate; simulate._SPOOL = 4096; "
+    code = ("import sys; from podnuma.cli import simulate_stream; simulate_stream._SPOOL = 4096; "
             "from podnuma.cli import main; rc = main(sys.argv[1:]); "
             "print('tempfile' in sys.modules, file=sys.stderr); sys.exit(rc)")
     proc = subprocess.run([sys.executable, "-c", code, "simulate", str(path), "-o", "json"],
