@@ -89,6 +89,10 @@ def test_simulate_json_to_json_loads_no_yaml_view_or_writer(tmp_path: Path, json
     # shutil, random, bz2, lzma with it) is imported only when one rolls over;
     # and no record on the path is a dataclass (code generated at import)
     assert found(modules, "tempfile", "shutil", "random", "dataclasses") == []
+    # nor click (the fast path runs it), nor hashlib (a pod without a uid
+    # gets one from SHA-1's own module)
+    assert found(modules, "click", "podnuma.cli.app", "podnuma.cli.options", "hashlib",
+                 "_hashlib", "locale") == []
 
 
 def test_simulate_json_past_the_spool_still_prints_everything(tmp_path: Path) -> None:
@@ -151,6 +155,9 @@ def test_fleet_analyze_json_loads_no_other_door(tmp_path: Path) -> None:
     # for a restart what-if
     assert found(modules, "tempfile", "shutil", "podnuma.analysis.restart",
                  "podnuma.inputs.state") == []
+    # the pod keys' BLAKE2 and the density copies' SHA-1 come from their own
+    # modules, without hashlib's OpenSSL bindings
+    assert found(modules, "hashlib", "_hashlib") == []
 
 
 def test_fleet_analyze_restart_what_if_loads_the_restart_analysis(tmp_path: Path) -> None:
