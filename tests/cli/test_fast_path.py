@@ -1,4 +1,5 @@
-"""The command line's fast path: ``podnuma simulate FILE -o json`` without click.
+"""The command line's fast path: ``simulate FILE -o json`` and ``fleet
+analyze`` without click.
 
 Each case runs one command line twice in fresh interpreters: through
 ``podnuma.cli.main`` (the console script: the fast path first) and through
@@ -21,6 +22,7 @@ import pytest
 import yaml
 
 from podnuma.cli.fast import _parse
+from podnuma.fleet.generate import generate_fleet
 
 from ..scenario.helpers import base
 
@@ -187,9 +189,16 @@ def test_completion_goes_to_click(tmp_path: Path, scenario: Path) -> None:
 
 
 @pytest.mark.parametrize(("argv", "expected"), [
-    (["simulate", "f", "-o", "json"], (False, "f", "json", False)),
-    (["-q", "simulate", "-", "-oyaml", "--detail"], (True, "-", "yaml", True)),
-    (["simulate", "--output=json", "f"], (False, "f", "json", False)),
+    (["simulate", "f", "-o", "json"], (("simulate",), False, ("f",), "json", False)),
+    (["-q", "simulate", "-", "-oyaml", "--detail"], (("simulate",), True, ("-",), "yaml", True)),
+    (["simulate", "--output=json", "f"], (("simulate",), False, ("f",), "json", False)),
+    (["fleet", "analyze", "d"], (("fleet", "analyze"), False, ("d",), "table", False)),
+    (["fleet", "analyze", "d", "-o", "json", "e"],
+     (("fleet", "analyze"), False, ("d", "e"), "json", False)),
+    (["fleet", "analyze", "d", "-o", "html"], None),
+    (["fleet", "analyze", "d", "--detail"], None),
+    (["fleet", "analyze", "-o", "json"], None),
+    (["fleet", "generate", "d"], None),
     (["simulate", "-o", "table", "f"], None),
     (["simulate", "f"], None),
     (["simulate", "-o", "json"], None),
@@ -202,5 +211,56 @@ def test_completion_goes_to_click(tmp_path: Path, scenario: Path) -> None:
     (["-h", "simulate", "f", "-o", "json"], None),
     ([], None),
 ])
-def test_parse(argv: list[str], expected: tuple[bool, str, str, bool] | None) -> None:
+def test_parse(argv: list[str], expected: tuple[object, ...] | None) -> None:
     assert _parse(argv) == expected
+
+
+@pytest.fixture
+def fleet(tmp_path: Path) -> Path:
+    path = tmp_path / "fleet"
+    generate_fleet(path, nodes=2, pods_per_node=5, seed=1)
+    return path
+
+
+@pytest.mark.parametrize("form", [
+    ["fleet", "analyze", "{f}", "-o", "json"],
+    ["-q", "fleet", "analyze", "-ojson", "{f}"],
+    ["fleet", "analyze", "{f}"],  # the table (standard output is not a terminal)
+    ["fleet", "analyze", "{f}/nodes.json", "--output=json", "{f}/pods"],
+], ids=lambda f: " ".join(f))
+def test_fleet_analyze_skips_click_and_matches_it(tmp_path: Path, fleet: Path,
+                                                  form: list[str]) -> None:
+    args = [a.replace("{f}", str(fleet)) for a in form]
+    fast_mods, _, out, _, code = both(args, tmp_path)
+    assert code == 0 and out
+    if "json" in " ".join(form):
+        assert len(json.loads(out)["nodes"]) == 2
+    assert fast_mods == ["podnuma.cli.fast", "podnuma.cli.fleet_analyze", "podnuma.cli.guard"]
+
+
+def test_fleet_analyze_issues_match(tmp_path: Path, fleet: Path) -> None:
+    # a pods dump that is not JSON: an issue of the report, on standard error
+    (fleet / "pods" / "pods-0001.json").write_text("{not json", encoding="utf-8")
+    for quiet in (False, True):
+        fast_mods, _, out, err, code = both([*(["-q"] if quiet else []), "fleet", "analyze",
+                                             str(fleet), "-o", "json"], tmp_path)
+        assert code == 0 and json.loads(out)["issues"]
+        assert "click" not in fast_mods
+        if quiet:
+            assert err == b""
+        else:
+            assert err.startswith(b"error: ") and b"pods-0001.json: invalid JSON" in err
+
+
+@pytest.mark.parametrize("form", [
+    ["fleet", "analyze", "{f}", "-o", "html"],
+    ["fleet", "analyze", "{f}", "--what-if", "gates", "-o", "json"],
+    ["fleet", "analyze", "{f}", "-o", "json", "--workers", "2"],
+    ["fleet", "analyze", "-o", "json"],
+    ["fleet", "analyze", "{f}", "-o", "yaml"],
+    ["fleet", "analyze", "--help"],
+], ids=lambda f: " ".join(f))
+def test_other_fleet_forms_go_to_click(tmp_path: Path, fleet: Path, form: list[str]) -> None:
+    args = [a.replace("{f}", str(fleet)) for a in form]
+    fast_mods, _, _, _, _ = both(args, tmp_path)
+    assert "click" in fast_mods

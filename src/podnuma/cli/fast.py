@@ -1,19 +1,21 @@
-"""The command line's fast path: ``podnuma simulate FILE -o json|yaml``
-started without click.
+"""The command line's fast path: ``podnuma simulate FILE -o json|yaml`` and
+``podnuma fleet analyze INPUT... [-o json]`` started without click.
 
 click's import is about a third of ``podnuma simulate``'s start-up (it loads
 ``inspect``, ``ast``, ``datetime``, ``uuid``... and, on its first message,
 ``locale`` through ``gettext``), and at 10,000 steps every 10 ms of start-up
 is a microsecond of every step (docs/speed.md). :func:`fast_main` reads the
-one command line that is run most, ``podnuma [-q] simulate FILE -o json``
-(or ``yaml``, with ``--detail``, the option given as ``-o json``,
-``-ojson``, ``--output json`` or ``--output=json``), and runs it as the
-click command would (:func:`podnuma.cli.simulate_stream.simulate_streamed`,
-the function that command calls). Anything else, or anything it is not
-sure of, returns ``None`` before doing any work, and click runs the command
-line: another command, another option, an option given twice, ``--help``,
-a file click would refuse (not readable), shell completion, or a standard
-error whose bytes click would write differently (no encoding, ASCII).
+command lines that are run most, ``podnuma [-q] simulate FILE -o json`` (or
+``yaml``, with ``--detail``, the option given as ``-o json``, ``-ojson``,
+``--output json`` or ``--output=json``) and ``podnuma [-q] fleet analyze
+INPUT...`` (``-o json`` or the table, no other option), and runs them as
+the click commands would (:func:`podnuma.cli.simulate_stream.simulate_streamed`
+and :func:`podnuma.cli.fleet_analyze.analyze`, the functions those commands
+call). Anything else, or anything it is not sure of, returns ``None``
+before doing any work, and click runs the command line: another command,
+another option, an option given twice, ``--help``, a file click would
+refuse (not readable), shell completion, or a standard output or error
+whose bytes click would write differently (no encoding, ASCII).
 
 The output, the messages and the exit codes are the click command's,
 byte for byte (``tests/cli/test_fast_path.py`` runs both ways and compares).
@@ -26,28 +28,39 @@ import sys
 
 __all__ = ["fast_main"]
 
-#: the formats the fast path writes (the streamed ones)
-_FORMATS = ("json", "yaml")
+#: the commands the fast path runs: their words, the formats it writes, the
+#: default format (None: -o is required), whether --detail is an option and
+#: how many files they take (None: one or more)
+_COMMANDS: dict[tuple[str, ...], tuple[tuple[str, ...], str | None, bool, int | None]] = {
+    ("simulate",): (("json", "yaml"), None, True, 1),
+    ("fleet", "analyze"): (("json", "table"), "table", False, None),
+}
 
-#: what :func:`_parse` read: quiet, the scenario file, the format, --detail
-#: (a plain tuple: a NamedTuple's class costs a millisecond of start-up)
-_Simulate = tuple[bool, str, str, bool]
+#: what :func:`_parse` read: the command's words, quiet, the files, the
+#: format, --detail (a plain tuple: a NamedTuple's class costs a
+#: millisecond of start-up)
+_Command = tuple[tuple[str, ...], bool, tuple[str, ...], str, bool]
 
 
-def _parse(argv: list[str]) -> _Simulate | None:
-    """``[-q|--quiet]... simulate FILE (-o|--output) FORMAT [--detail]`` in
-    click's grammar (options before or after the file), or ``None``."""
+def _parse(argv: list[str]) -> _Command | None:
+    """``[-q|--quiet]... simulate FILE (-o|--output) FORMAT [--detail]`` or
+    ``[-q|--quiet]... fleet analyze INPUT... [(-o|--output) FORMAT]`` in
+    click's grammar (options before, between or after the files), or
+    ``None``."""
     quiet = False
     i = 0
     while i < len(argv) and argv[i] in ("-q", "--quiet"):
         quiet = True
         i += 1
-    if i >= len(argv) or argv[i] != "simulate":
+    matched = [w for w in _COMMANDS if tuple(argv[i:i + len(w)]) == w]
+    if not matched:
         return None
-    scenario: str | None = None
+    words = matched[0]
+    formats, default, has_detail, count = _COMMANDS[words]
+    files: list[str] = []
     output: str | None = None
     detail = False
-    rest = argv[i + 1:]
+    rest = argv[i + len(words):]
     j = 0
     while j < len(rest):
         token = rest[j]
@@ -61,24 +74,23 @@ def _parse(argv: list[str]) -> _Simulate | None:
             value = token[len("--output="):]
         elif token.startswith("-o") and not token.startswith("--"):
             value = token[2:]
-        elif token == "--detail":
+        elif token == "--detail" and has_detail:
             if detail:
                 return None
             detail = True
         elif token == "-" or not token.startswith("-"):
-            if scenario is not None:
-                return None
-            scenario = token
+            files.append(token)
         else:
             return None
         if value is not None:
-            if output is not None or value not in _FORMATS:
+            if output is not None or value not in formats:
                 return None
             output = value
         j += 1
-    if scenario is None or output is None:
+    output = output or default
+    if output is None or not files or (count is not None and len(files) != count):
         return None
-    return (quiet, scenario, output, detail)
+    return (words, quiet, tuple(files), output, detail)
 
 
 def _plain_text_stream(stream: object) -> bool:
@@ -119,8 +131,8 @@ def fast_main(argv: list[str] | None = None) -> int | None:
         return None
     if not (_plain_text_stream(sys.stderr) and _plain_text_stream(sys.stdout)):
         return None
-    quiet, scenario, output, detail = command
-    if not _readable(scenario):
+    words, quiet, files, output, detail = command
+    if words == ("simulate",) and not _readable(files[0]):
         return None
     from podnuma.cli.guard import (
         EXIT_BUG,
@@ -131,11 +143,16 @@ def fast_main(argv: list[str] | None = None) -> int | None:
         set_command_path,
     )
 
-    set_command_path("podnuma simulate")
+    set_command_path(" ".join(("podnuma", *words)))
     try:
-        from podnuma.cli.simulate_stream import simulate_streamed
+        if words == ("simulate",):
+            from podnuma.cli.simulate_stream import simulate_streamed
 
-        simulate_streamed(scenario, output, detail, None, (), plain_note(quiet))
+            simulate_streamed(files[0], output, detail, None, (), plain_note(quiet))
+        else:
+            from podnuma.cli.fleet_analyze import analyze
+
+            analyze(files, (), (), output, None, None, None, None, None, None, quiet=quiet)
     except SystemExit as e:  # as podnuma.cli.app.main ends
         code = e.code
         if code is None:

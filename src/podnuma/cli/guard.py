@@ -29,7 +29,7 @@ import contextlib
 import os
 import sys
 from collections.abc import Callable
-from typing import NoReturn, TypeVar
+from typing import NoReturn, TextIO, TypeVar
 
 __all__ = [
     "EXIT_BUG",
@@ -37,6 +37,7 @@ __all__ = [
     "EXIT_OK",
     "EXTRA_MODULES",
     "echo_err",
+    "echo_out",
     "fail",
     "guard",
     "import_failed",
@@ -73,14 +74,27 @@ def echo_err(message: str) -> None:
     if click is not None:
         click.echo(message, err=True)
         return
-    stream = sys.stderr
-    if stream is None:  # no standard error (pythonw): click writes nothing
+    _write_plain(sys.stderr, message + "\n")
+
+
+def echo_out(text: str) -> None:
+    """``text`` (complete: no newline added) on standard output, as
+    ``click.echo(text, nl=False)`` writes it (see :func:`echo_err`)."""
+    click = sys.modules.get("click")
+    if click is not None:
+        click.echo(text, nl=False)
         return
-    if "\x1b" in message and not stream.isatty():
+    _write_plain(sys.stdout, text)
+
+
+def _write_plain(stream: TextIO | None, text: str) -> None:
+    if stream is None:  # no such stream (pythonw): click writes nothing
+        return
+    if "\x1b" in text and not stream.isatty():
         import re  # as click.utils.strip_ansi does
 
-        message = re.sub(r"\033\[[;?0-9]*[a-zA-Z]", "", message)
-    stream.write(message + "\n")
+        text = re.sub(r"\033\[[;?0-9]*[a-zA-Z]", "", text)
+    stream.write(text)
     stream.flush()
 
 
