@@ -72,8 +72,8 @@ def commands(tmp: Path) -> dict[str, list[str]]:
         "demo -o json": podnuma("demo", "-o", "json"),
         "demo (table)": podnuma("demo"),
         "fleet analyze -o json": podnuma("fleet", "analyze", fleet, "-o", "json"),
-        "simulate -o json, click": ["-c", RUN_CLICK, "simulate", s1, "-o", "json"],
-        "fleet analyze, click": ["-c", RUN_CLICK, "fleet", "analyze", fleet, "-o", "json"],
+        "simulate -o json (click)": ["-c", RUN_CLICK, "simulate", s1, "-o", "json"],
+        "fleet analyze (click)": ["-c", RUN_CLICK, "fleet", "analyze", fleet, "-o", "json"],
     }
 
 
