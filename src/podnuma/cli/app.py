@@ -1,4 +1,5 @@
-"""The ``podnuma`` command group, the one error guard and the exit codes.
+"""The ``podnuma`` command group; the one error guard and the exit codes
+(from :mod:`podnuma.cli.guard`).
 
 Every command lives in a module of its own in this package and is
 registered by one line in :func:`_register_commands` (by import path: the
