@@ -5,7 +5,9 @@ Runs the real command line in a child process, as the console script does
 almost all start-up: ``simulate`` of a one-step scenario (the node of
 ``bench_scaling.py``), ``explain`` of it, ``fleet analyze`` of a 2-node
 fleet, ``demo``, ``--version``; and, for scale, the interpreter alone
-(``python -c pass``) and ``import click``. Each command runs ``--repeat``
+(``python -c pass``), ``import click``, and ``simulate`` and ``fleet
+analyze`` run by click alone (the console script runs both without click:
+``podnuma.cli.fast``). Each command runs ``--repeat``
 times per variant, the variants taking turns, and the table gives the
 least and the median CPU time (user + system of the child: the figure to
 compare on a shared, loaded machine) and the number of modules the
@@ -46,6 +48,9 @@ from bench_scaling import scenario  # noqa: E402
 
 #: the console script's body
 RUN = "import sys; from podnuma.cli import main; sys.exit(main())"
+#: the same command line run by click alone (without the console script's
+#: fast path, ``podnuma.cli.fast``): what the fast path saves
+RUN_CLICK = "import sys; from podnuma.cli.app import main; sys.exit(main())"
 
 
 def commands(tmp: Path) -> dict[str, list[str]]:
@@ -67,6 +72,8 @@ def commands(tmp: Path) -> dict[str, list[str]]:
         "demo -o json": podnuma("demo", "-o", "json"),
         "demo (table)": podnuma("demo"),
         "fleet analyze -o json": podnuma("fleet", "analyze", fleet, "-o", "json"),
+        "simulate -o json (click)": ["-c", RUN_CLICK, "simulate", s1, "-o", "json"],
+        "fleet analyze (click)": ["-c", RUN_CLICK, "fleet", "analyze", fleet, "-o", "json"],
     }
 
 

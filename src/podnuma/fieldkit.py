@@ -13,7 +13,6 @@ that knows the file adds the file name. Pure: no I/O.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -156,5 +155,7 @@ def check_known_fields(doc: Mapping[Any, Any], known: Iterable[str], path: str) 
     names = known if isinstance(known, frozenset | set) else frozenset(known)
     for key in doc:
         if key not in names:
+            import difflib  # the suggestion: loaded only for an unknown key
+
             hint = difflib.get_close_matches(str(key), sorted(names), n=1, cutoff=0.75)
             raise unknown_field(path, key, hint[0] if hint else None)

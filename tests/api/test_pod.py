@@ -542,3 +542,16 @@ def test_real_feature_gates() -> None:
     assert p.resources is not None
     # v1.37 defaults: PodLevelResources and PodLevelResourcesFixDefaulting are on.
     assert same(p.resources.limits, {"cpu": "2", "memory": "2Gi"})
+
+
+@pytest.mark.parametrize(("namespace", "name"), [
+    ("default", "x"), ("team-a", "demo"), ("ns", "pod-é-名前"), ("", ""),
+])
+def test_derived_uid_is_uuid5_of_namespace_and_name(namespace: str, name: str) -> None:
+    # made without uuid.uuid5 (which imports hashlib): the same text
+    import uuid
+
+    from podnuma.api.pod import POD_UID_NAMESPACE
+
+    expected = str(uuid.uuid5(POD_UID_NAMESPACE, f"{namespace}/{name}"))
+    assert derive_pod_uid(namespace, name) == expected

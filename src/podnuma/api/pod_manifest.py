@@ -13,7 +13,6 @@ Field paths in errors are relative to the pod document.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
@@ -99,6 +98,8 @@ def _check_spec_fields(spec: Mapping[str, Any]) -> None:
     for key in spec:
         if key in _SPEC_FIELDS:
             continue
+        import difflib  # the suggestion: loaded only for an unknown key
+
         hint = difflib.get_close_matches(key, _SPEC_READ, n=1, cutoff=0.75)
         if hint:
             raise unknown_field("spec", key, hint[0])

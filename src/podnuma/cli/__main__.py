@@ -2,6 +2,6 @@
 
 import sys
 
-from podnuma.cli.app import main
+from podnuma.cli import main
 
 sys.exit(main())

@@ -1,10 +1,12 @@
-"""The ``podnuma`` command group, the one error guard and the exit codes.
+"""The ``podnuma`` command group; the one error guard and the exit codes
+(from :mod:`podnuma.cli.guard`).
 
 Every command lives in a module of its own in this package and is
 registered by one line in :func:`_register_commands` (by import path: the
 module is imported only when the command runs or its help is shown, and
 this module never imports a command module, so no import cycle is
-possible). A command module does its work inside :func:`_guard`, which maps
+possible). A command module does its work inside :func:`guard`
+(:mod:`podnuma.cli.guard`, which does not import click), which maps
 every error to one ``error:`` line on standard error and an exit code:
 
 * 0 (:data:`EXIT_OK`): the command did its work (whether or not pods were
@@ -23,19 +25,28 @@ installs it (:func:`missing_extra`, here for every command).
 
 from __future__ import annotations
 
-import contextlib
 import importlib
-import os
 import sys
-from collections.abc import Callable
-from typing import NoReturn, TypeVar
 
 import click
+
+from podnuma.cli.guard import (
+    EXIT_BUG,
+    EXIT_INPUT,
+    EXIT_OK,
+    EXTRA_MODULES,
+    fail,
+    guard,
+    import_failed,
+    missing_extra,
+    quiet_pipe,
+)
 
 __all__ = [
     "EXIT_BUG",
     "EXIT_INPUT",
     "EXIT_OK",
+    "EXTRA_MODULES",
     "cli",
     "fail",
     "guard",
@@ -44,11 +55,10 @@ __all__ = [
     "missing_extra",
 ]
 
-EXIT_OK = 0
-EXIT_BUG = 1
-EXIT_INPUT = 2
-
-T = TypeVar("T")
+#: the guard's names, under which the command modules import them
+_guard = guard
+_quiet_pipe = quiet_pipe
+_import_failed = import_failed
 
 
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
@@ -59,81 +69,6 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
 
     click.echo(f"podnuma, version {version()} (engine: {engine_build()})")
     ctx.exit()
-
-
-def fail(message: str, code: int = EXIT_INPUT) -> NoReturn:
-    """Print ``error: MESSAGE`` on standard error and exit with ``code``."""
-    click.echo(f"error: {message}", err=True)
-    sys.exit(code)
-
-
-def _quiet_pipe() -> NoReturn:
-    # The reader went away: point stdout at /dev/null so the interpreter's
-    # final flush cannot fail again, and end quietly.
-    with contextlib.suppress(OSError, ValueError):
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    sys.exit(EXIT_OK)
-
-
-def _guard(fn: Callable[[], T]) -> T:
-    """Run ``fn``, mapping podnuma's errors to one message and an exit code."""
-    try:
-        return fn()
-    except (KeyboardInterrupt, SystemExit, click.exceptions.Exit, click.ClickException):
-        raise
-    except BrokenPipeError:
-        _quiet_pipe()
-    except ImportError as e:
-        _import_failed(e)
-    except Exception as e:
-        # the words of errors: imported only when one happened
-        from podnuma.service.messages import error_message, is_input_error
-
-        if is_input_error(e):
-            fail(error_message(e), EXIT_INPUT)
-        if os.environ.get("PODNUMA_DEBUG") == "1":
-            raise
-        fail(f"{error_message(e)} (set PODNUMA_DEBUG=1 for a traceback)", EXIT_BUG)
-
-
-#: the public name of the guard
-guard = _guard
-
-#: The top-level modules of each optional extra (pyproject.toml's
-#: optional-dependencies), and the extra that installs them.
-EXTRA_MODULES: dict[str, str] = {
-    "grpc": "agent", "google.protobuf": "agent", "google": "agent", "watchfiles": "agent",
-    "prometheus_client": "agent",
-    "fastapi": "web", "uvicorn": "web", "starlette": "web", "pydantic": "web",
-    "pydantic_core": "web",
-    "dask": "fleet", "distributed": "fleet", "plotly": "fleet", "kubernetes": "fleet",
-}
-
-
-def missing_extra(err: ImportError) -> str | None:
-    """The message for an optional extra that is not installed, or None
-    when ``err`` is not about one (a bug, then)."""
-    name = err.name or ""
-    extra = EXTRA_MODULES.get(name) or EXTRA_MODULES.get(name.partition(".")[0])
-    if extra is None:
-        return None
-    ctx = click.get_current_context(silent=True)
-    command = ctx.command_path if ctx is not None else "podnuma"
-    return f"{command} needs the {extra} extra ({name} is missing): pip install 'podnuma[{extra}]'"
-
-
-def _import_failed(err: ImportError) -> NoReturn:
-    """A module could not be imported: an optional extra not installed
-    (exit 2, the line that installs it), else a bug (exit 1)."""
-    message = missing_extra(err)
-    if message is not None:
-        fail(message, EXIT_INPUT)
-    if os.environ.get("PODNUMA_DEBUG") == "1":
-        raise err
-    fail(
-        f"internal error: {type(err).__name__}: {err} (set PODNUMA_DEBUG=1 for a traceback)",
-        EXIT_BUG,
-    )
 
 
 def is_quiet() -> bool:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +19,11 @@ FLEET_API_VERSION = "podnuma.io/v1"
 FLEET_KIND = "FleetConfig"
 
 
-@dataclass(frozen=True)
 class NodeGroup:
+    """One node group: its selector, and its configuration and node form."""
+
+    __slots__ = ("name", "selector", "selector_text", "config", "config_source", "node", "file")
+
     name: str
     selector: tuple[Requirement, ...]
     selector_text: str
@@ -29,6 +31,40 @@ class NodeGroup:
     config_source: str
     node: Mapping[str, Any] | None
     file: str
+
+    def __init__(
+        self, name: str, selector: tuple[Requirement, ...], selector_text: str,
+        config: Mapping[str, Any] | None, config_source: str, node: Mapping[str, Any] | None,
+        file: str,
+    ) -> None:
+    # written out, with the comparison, the hash and the repr (a frozen
+    # ``dataclass`` would make them when the module is imported, on every
+    # ``fleet`` command's start); not frozen at run time
+        self.name = name
+        self.selector = selector
+        self.selector_text = selector_text
+        self.config = config
+        self.config_source = config_source
+        self.node = node
+        self.file = file
+
+    def _fields(self) -> tuple[Any, ...]:
+        return (self.name, self.selector, self.selector_text, self.config, self.config_source,
+                self.node, self.file)
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__qualname__}(name={self.name!r}, selector={self.selector!r}, "
+                f"selector_text={self.selector_text!r}, config={self.config!r}, "
+                f"config_source={self.config_source!r}, node={self.node!r}, file={self.file!r})")
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, NodeGroup)
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
 
 
 _GROUP_KEYS = ("name", "selector", "kubeletConfig", "kubeletConfigFile", "node", "nodeFile")

@@ -18,7 +18,6 @@ __all__ = ["Issue", "NodeSpec", "Severity"]
 Severity = Literal["error", "warning", "info"]
 
 
-@dataclass(frozen=True)
 class Issue:
     """A problem with the inputs of one node (``node``) or of the fleet.
 
@@ -28,11 +27,42 @@ class Issue:
     assumed (e.g. the CPU numbering of a NodeResourceTopology).
     """
 
+    __slots__ = ("severity", "message", "node", "file", "path")
+
     severity: Severity
     message: str
-    node: str | None = None
-    file: str | None = None
-    path: str = ""
+    node: str | None
+    file: str | None
+    path: str
+
+    def __init__(
+        self, severity: Severity, message: str, node: str | None = None, file: str | None = None,
+        path: str = "",
+    ) -> None:
+    # written out, with the comparison, the hash and the repr (a frozen
+    # ``dataclass`` would make them when the module is imported, on every
+    # ``fleet`` command's start); not frozen at run time
+        self.severity = severity
+        self.message = message
+        self.node = node
+        self.file = file
+        self.path = path
+
+    def _fields(self) -> tuple[str, str, str | None, str | None, str]:
+        return (self.severity, self.message, self.node, self.file, self.path)
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__qualname__}(severity={self.severity!r}, message={self.message!r}, "
+                f"node={self.node!r}, file={self.file!r}, path={self.path!r})")
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, Issue)
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
 
     def text(self) -> str:
         where = ": ".join(p for p in (self.file, self.path) if p)

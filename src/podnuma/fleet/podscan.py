@@ -36,7 +36,6 @@ never built, so they are not counted against the depth limit.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import itertools
 import json
 import operator
@@ -48,6 +47,11 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+
+try:  # hashlib's own blake2b, without hashlib's OpenSSL bindings (2-3 ms of start-up)
+    from _blake2 import blake2b as _blake2b
+except ImportError:  # pragma: no cover - a Python built without it
+    from hashlib import blake2b as _blake2b
 
 from podnuma.api.kubeletconfig import json_object_pairs
 from podnuma.errors import InputError
@@ -101,7 +105,7 @@ def pod_key(namespace: object, name: object, uid: object) -> bytes:
     """A pod's identity across dumps and processes (namespace, name, uid):
     the same bytes in every process, unlike Python's salted ``hash``."""
     text = f"{namespace or 'default'}\0{name}\0{uid or ''}"
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).digest()
+    return _blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).digest()
 
 
 class _TopPeek(msgspec.Struct, gc=False):
@@ -186,7 +190,7 @@ def index_pod_file(
     if starts is None:
         return None
     mine: dict[bytes, str] = {}  # this file's pods, told to ``seen`` once the file is taken
-    blake2b = hashlib.blake2b
+    blake2b = _blake2b
     unbound = duplicated = 0
     # the current run of consecutive pods of one node: its node, first and
     # last item and pods (each run is one range)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from podnuma.errors import InputError
@@ -15,11 +14,37 @@ from podnuma.fleet.files import _is_map
 __all__ = ["Requirement", "parse_selector", "selector_matches"]
 
 
-@dataclass(frozen=True)
 class Requirement:
+    """One requirement of a label selector."""
+
+    __slots__ = ("key", "op", "values")
+
     key: str
     op: str  # "=", "!=", "exists", "!exists", "in", "notin"
-    values: tuple[str, ...] = ()
+    values: tuple[str, ...]
+
+    def __init__(self, key: str, op: str, values: tuple[str, ...] = ()) -> None:
+    # written out, with the comparison, the hash and the repr (a frozen
+    # ``dataclass`` would make them when the module is imported, on every
+    # ``fleet`` command's start); not frozen at run time
+        self.key = key
+        self.op = op
+        self.values = values
+
+    def _fields(self) -> tuple[str, str, tuple[str, ...]]:
+        return (self.key, self.op, self.values)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(key={self.key!r}, op={self.op!r}, values={self.values!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, Requirement)
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
 
 
 def parse_selector(value: Any, *, path: str, file: str) -> tuple[Requirement, ...]:

@@ -31,7 +31,6 @@ kubelet would refuse to start with is reported per node.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from podnuma.api.kubeletconfig import (
@@ -63,15 +62,53 @@ _VALUES = {
 POD_LEVEL_GATES = ("PodLevelResources", "PodLevelResourceManagers")
 
 
-@dataclass(frozen=True)
 class WhatIf:
+    """One parsed ``--what-if``."""
+
+    __slots__ = ("label", "pod_level", "fields", "options", "shared_pool_cpus", "restart", "gates")
+
     label: str
-    pod_level: bool = False
-    fields: tuple[tuple[str, str], ...] = ()  # KubeletConfiguration field -> value
-    options: tuple[tuple[str, str], ...] = ()  # options map field -> option name
-    shared_pool_cpus: int | None = None  # pod-level: advise --shared-pool-cpus
-    restart: bool = False  # then a kubelet restart (podnuma restart)
-    gates: bool = False  # the pod-level gates on, pods unchanged
+    pod_level: bool
+    fields: tuple[tuple[str, str], ...]  # KubeletConfiguration field -> value
+    options: tuple[tuple[str, str], ...]  # options map field -> option name
+    shared_pool_cpus: int | None  # pod-level: advise --shared-pool-cpus
+    restart: bool  # then a kubelet restart (podnuma restart)
+    gates: bool  # the pod-level gates on, pods unchanged
+
+    def __init__(
+        self, label: str, pod_level: bool = False, fields: tuple[tuple[str, str], ...] = (),
+        options: tuple[tuple[str, str], ...] = (), shared_pool_cpus: int | None = None,
+        restart: bool = False, gates: bool = False,
+    ) -> None:
+    # written out, with the comparison, the hash and the repr (a frozen
+    # ``dataclass`` would make them when the module is imported, on every
+    # ``fleet`` command's start); not frozen at run time
+        self.label = label
+        self.pod_level = pod_level
+        self.fields = fields
+        self.options = options
+        self.shared_pool_cpus = shared_pool_cpus
+        self.restart = restart
+        self.gates = gates
+
+    def _fields(self) -> tuple[Any, ...]:
+        return (self.label, self.pod_level, self.fields, self.options, self.shared_pool_cpus,
+                self.restart, self.gates)
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__qualname__}(label={self.label!r}, pod_level={self.pod_level!r}, "
+                f"fields={self.fields!r}, options={self.options!r}, "
+                f"shared_pool_cpus={self.shared_pool_cpus!r}, restart={self.restart!r}, "
+                f"gates={self.gates!r})")
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, WhatIf)
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
 
 
 def parse_what_if(text: str) -> WhatIf:

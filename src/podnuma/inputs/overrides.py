@@ -33,7 +33,6 @@ field kit's words. The list of schema fields is
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -152,6 +151,8 @@ def _resolve(path: str, raw: list[Key]) -> tuple[tuple[Key, ...], Any]:
             raise _error(f"is {'a map' if kind == 'map' else 'an object'}, not a list", where)
         if kind == "struct":
             if key not in inner:
+                import difflib  # the suggestion: loaded only for an unknown key
+
                 hint = difflib.get_close_matches(key, sorted(inner), n=1, cutoff=0.75)
                 err = unknown_field(where, key, hint[0] if hint else None)
                 raise _error(err.message, err.path or key)
@@ -238,6 +239,8 @@ def _check_gates(keys: tuple[Key, ...], value: Any, path: str) -> None:
         gates = {str(keys[1]): value}
     for name in gates:
         if name not in KNOWN_FEATURES and name not in OTHER_KNOWN_GATES:
+            import difflib  # the suggestion: loaded only for an unknown gate
+
             hint = difflib.get_close_matches(name, sorted(KNOWN_FEATURES), n=1, cutoff=0.8)
             more = f' (did you mean "{hint[0]}"?)' if hint else ""
             raise _error(f"unknown feature gate {name!r} (kubelet v1.37){more}", f"featureGates.{name}")

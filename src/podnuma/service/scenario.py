@@ -9,7 +9,7 @@ anything is loaded.
 
 from __future__ import annotations
 
-import threading
+import _thread
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -97,7 +97,7 @@ def load(
 KEEP_SCENARIOS = 4
 KEEP_TEXT = 1 << 16
 _kept: OrderedDict[tuple[str, str, str], Scenario] = OrderedDict()
-_kept_lock = threading.Lock()
+_kept_lock = _thread.allocate_lock()  # threading.Lock, without importing threading
 
 
 def _read_text(src: TextInput, overrides: tuple[Override, ...]) -> Scenario:

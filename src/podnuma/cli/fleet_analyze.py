@@ -1,0 +1,185 @@
+"""``podnuma fleet analyze``: the run, without click.
+
+Both ways into the command run this: the click command
+(:mod:`podnuma.cli.fleet`) and the fast path that starts it without loading
+click (:mod:`podnuma.cli.fast`). It reads the inputs, replays every node
+(in this process, on local processes, or on Dask), prints the problems it
+found on standard error (not when quiet) and the report on standard output
+or into a file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import os
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from podnuma.cli.guard import echo_err, echo_out, guard
+from podnuma.errors import InputError
+
+__all__ = ["MAX_STDERR_ISSUES", "analyze"]
+
+MAX_STDERR_ISSUES = 50
+
+
+@contextlib.contextmanager
+def _progress(total: int, what: str, quiet: bool) -> Iterator[Callable[[int], None] | None]:
+    """A progress bar on standard error when it is a terminal."""
+    if not sys.stderr.isatty() or total < 2 or quiet:
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    with Progress(
+        "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+        TimeElapsedColumn(), console=Console(stderr=True), transient=True,
+    ) as bar:
+        task = bar.add_task(what, total=total)
+        yield lambda n: bar.advance(task, n)
+
+
+class _Scratch:
+    """A temporary directory made when first asked for (for standard
+    input's copy: ``tempfile`` is not even imported otherwise), removed by
+    :meth:`close`."""
+
+    def __init__(self) -> None:
+        self._dir: Any = None
+
+    def path(self) -> Path:
+        if self._dir is None:
+            import tempfile
+
+            self._dir = tempfile.TemporaryDirectory(prefix="podnuma-fleet-")
+        return Path(self._dir.name)
+
+    def close(self) -> None:
+        if self._dir is not None:
+            self._dir.cleanup()
+
+
+def _stdin_input(tmp: Path) -> Path:
+    data = sys.stdin.buffer.read()
+    text = data.lstrip()
+    suffix = ".json" if text[:1] in (b"{", b"[") else ".yaml"
+    p = tmp / f"stdin{suffix}"
+    p.write_bytes(data)
+    return p
+
+
+def _paths(inputs: Sequence[str], kubeconfig: str | None, tmp: _Scratch) -> list[Path]:
+    """The input paths; standard input (``-``) saved to a file in ``tmp``
+    (not read at all with ``--kubeconfig``)."""
+    if kubeconfig is not None:
+        return [Path(p) for p in inputs if p != "-"]
+    return [(_stdin_input(tmp.path()) if p == "-" else Path(p)) for p in inputs]
+
+
+def _report_issues(issues: Sequence[dict[str, Any]], quiet: bool) -> None:
+    if quiet:
+        return
+    shown = [i for i in issues if i["severity"] != "info"]
+    for i in shown[:MAX_STDERR_ISSUES]:
+        where = ": ".join(p for p in (i.get("file"), i.get("path")) if p)
+        node = f"node {i['node']}: " if i.get("node") else ""
+        echo_err(f"{i['severity']}: {node}{where + ': ' if where else ''}{i['message']}")
+    if len(shown) > MAX_STDERR_ISSUES:
+        echo_err(f"... and {len(shown) - MAX_STDERR_ISSUES} more issue(s) in the report")
+
+
+def _write(output_file: Path | None, text: str) -> None:
+    if output_file is None:
+        echo_out(text)
+        return
+    from podnuma.fileio import atomic_write
+
+    try:
+        # a report is for sharing: world-readable, as a shell redirection writes it
+        atomic_write(output_file, text.encode("utf-8"), mode=0o644)
+    except OSError as e:
+        raise InputError(f"cannot write: {e.strerror or e}", file=str(output_file)) from None
+
+
+def analyze(
+    inputs: tuple[str, ...], what_ifs: tuple[str, ...], set_values: tuple[str, ...], fmt: str,
+    output_file: Path | None, workers: int | None, dask_target: str | None,
+    kubeconfig: str | None, context: str | None, scenario_dir: Path | None, *, quiet: bool,
+) -> None:
+    """Replay every node's running pods and print the report, every error
+    through the guard."""
+    from podnuma.inputs.overrides import parse_overrides
+    from podnuma.service import fleet as service
+
+    parsed = guard(lambda: service.what_ifs(what_ifs, workers=workers, dask_target=dask_target))
+    overrides = guard(lambda: parse_overrides(set_values))
+    if fmt == "html":
+        guard(lambda: importlib.import_module("plotly"))  # the fleet extra, before any work
+    if dask_target is not None:  # found, not imported: the Dask client may run in a process of its own
+        guard(lambda: _installed("distributed"))
+    with contextlib.ExitStack() as stack:
+        tmp = _Scratch()
+        stack.callback(tmp.close)  # (last: after the executor has ended)
+        # the dumps are read where the replay runs: the executor first
+        ex = guard(lambda: stack.enter_context(
+            service.executor(workers=workers, dask_target=dask_target)))
+        fleet = guard(lambda: service.with_overrides(
+            service.load(_paths(inputs, kubeconfig, tmp), kubeconfig=kubeconfig, context=context,
+                         executor=ex),
+            overrides,
+        ))
+        if scenario_dir is not None:
+            guard(lambda: service.check_scenario_names(fleet, scenario_dir))
+        guard(lambda: _analyze(fleet, parsed, fmt, output_file, ex, overrides, quiet))
+        if scenario_dir is not None:
+            count = guard(lambda: service.write_scenarios(fleet, parsed, scenario_dir))
+            if not quiet:
+                echo_err(f"wrote {count} scenario(s) to {scenario_dir}")
+
+
+def _installed(module: str) -> None:
+    """An optional module is there (:class:`ModuleNotFoundError` if not),
+    without importing it."""
+    import importlib.util
+
+    if importlib.util.find_spec(module) is None:
+        raise ModuleNotFoundError(f"No module named {module!r}", name=module)
+
+
+def _analyze(
+    fleet: Any, what_ifs: Sequence[Any], fmt: str, output_file: Path | None, executor: Any,
+    overrides: Sequence[Any], quiet: bool,
+) -> None:
+    from podnuma.render.output import render_output
+    from podnuma.service import fleet as service
+
+    with _progress(len(fleet.nodes), "replaying nodes", quiet) as progress:
+        report = service.analyze(fleet, what_ifs, executor=executor, progress=progress)
+    if overrides:
+        report["set"] = [str(o) for o in overrides]
+    _report_issues(report["issues"], quiet)
+    if fmt == "table" and output_file is None and sys.stdout.isatty():
+        from rich.console import Console
+
+        from podnuma.render.fleet import fleet_tables
+
+        Console(file=sys.stdout, soft_wrap=False).print(fleet_tables(report))
+        return
+    _write(output_file, render_output(fmt, lambda: report, {
+        "html": lambda: service.report_html(fleet, report),
+        "table": lambda: _table_text(report),
+    }))
+
+
+def _table_text(report: dict[str, Any]) -> str:
+    from rich.console import Console
+
+    from podnuma.render.fleet import fleet_tables
+
+    console = Console(record=True, width=220, file=open(os.devnull, "w"))  # noqa: SIM115
+    console.print(fleet_tables(report))
+    return "\n".join(line.rstrip() for line in console.export_text().splitlines()) + "\n"

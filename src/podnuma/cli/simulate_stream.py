@@ -1,0 +1,104 @@
+"""``podnuma simulate SCENARIO -o json|yaml``: the run streamed step by
+step, without click.
+
+Both ways into the command run this: the click command
+(:mod:`podnuma.cli.simulate`) and the fast path that starts it without
+loading click (:mod:`podnuma.cli.fast`). The steps are read, played and
+written one at a time into a spool that is printed once the whole run
+succeeded: neither the input's steps, their results nor the document are
+held whole, and nothing is printed before the input has been read and
+played to the end.
+"""
+
+from __future__ import annotations
+
+import codecs
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO
+
+from podnuma.cli.guard import guard
+from podnuma.inputs.documents import is_stdin
+from podnuma.inputs.overrides import Override, parse_overrides
+from podnuma.inputs.scenario_stream import ReadWhole, ScenarioFile
+from podnuma.inputs.spool import spooled
+from podnuma.inputs.text import TextInput
+from podnuma.render.serialize import write_run_stream
+from podnuma.scenario.document import ordered_checkpoints
+from podnuma.scenario.run import StreamedRun
+from podnuma.service import scenario as service
+
+__all__ = ["simulate_streamed"]
+
+#: output held in memory before the spool moves to a temporary file
+_SPOOL = 16 << 20
+
+
+def simulate_streamed(
+    scenario: str, output: str, detail: bool, checkpoint_dir: Path | None,
+    set_values: tuple[str, ...], note: Callable[[str], None],
+) -> None:
+    """Run ``scenario`` and print its document (``output``: json or yaml),
+    every error through the guard."""
+    overrides = guard(lambda: parse_overrides(set_values))
+    with spooled(_SPOOL, mode="w+", encoding="utf-8") as spool:
+        guard(lambda: _stream_run(scenario, spool, output, detail, checkpoint_dir, overrides, note))
+        guard(lambda: _print(spool))
+
+
+def _stream_run(
+    scenario: str, spool: IO[str], output: str, detail: bool, checkpoint_dir: Path | None,
+    overrides: tuple[Override, ...], note: Callable[[str], None],
+) -> None:
+    src: TextInput | ScenarioFile = (
+        TextInput.read(scenario, what="scenario") if is_stdin(scenario)
+        else ScenarioFile(scenario, what="scenario")
+    )
+    try:
+        try:
+            run = _write_run(src, spool, output, detail, overrides, note)
+        except ReadWhole as again:  # a file not laid out for one pass: read whole
+            spool.seek(0)
+            spool.truncate()
+            run = _write_run(again.text, spool, output, detail, overrides, note)
+    finally:
+        if isinstance(src, ScenarioFile):
+            src.close()
+    if checkpoint_dir is not None:
+        from podnuma.fileio import write_checkpoint_dir  # its temporary names: only when writing
+
+        write_checkpoint_dir(checkpoint_dir, run.checkpoint_files())
+
+
+def _write_run(
+    src: TextInput | ScenarioFile, spool: IO[str], output: str, detail: bool,
+    overrides: tuple[Override, ...], note: Callable[[str], None],
+) -> StreamedRun:
+    run = service.stream(src, note=note, pod_resources=detail, overrides=overrides)
+    write_run_stream(
+        run.node, run.results(),
+        lambda: (ordered_checkpoints(run.checkpoints()), service.config_record(run.scenario)),
+        spool, output, detail=detail,
+    )
+    return run
+
+
+def _print(spool: IO[str]) -> None:
+    out = sys.stdout
+    target = getattr(out, "buffer", None)
+    if target is not None and codecs.lookup(getattr(out, "encoding", None) or "ascii").name == "utf-8":
+        # UTF-8 both ways: the spool's bytes as they are (neither decoded nor
+        # encoded again)
+        out.flush()
+        spool.flush()
+        raw: IO[bytes] = spool.buffer  # type: ignore[attr-defined]  # (a text Spool: its bytes)
+        raw.seek(0)
+        while chunk := raw.read(1 << 20):  # shutil.copyfileobj, without importing shutil
+            target.write(chunk)
+        target.flush()
+        return
+    spool.seek(0)
+    while text := spool.read(1 << 20):
+        out.write(text)
+    out.flush()
