@@ -77,10 +77,10 @@ def _serve(conn: Any, connect: Connect) -> None:
             except EOFError:
                 return
             if msg[0] == "map":
+                # (each task's worker and weight, when the replay follows the pods)
+                where = {"where": msg[4]} if len(msg) > 4 and msg[4] is not None else {}
                 try:
                     fn = msg[1]
-                    # (each task's worker and weight, when the replay follows the pods)
-                    where = {"where": msg[4]} if len(msg) > 4 and msg[4] is not None else {}
                     calls = ex.each(functools.partial(call_pickled, fn), _Pickled(msg[2], msg[3], conn),
                                     name=getattr(fn, "__name__", "task"), **where)
                     for i, result in calls:
@@ -89,6 +89,9 @@ def _serve(conn: Any, connect: Connect) -> None:
                     conn.send(("error", _sendable(e)))
                 else:
                     conn.send(("end",))
+                    if where:  # the pods the workers kept for it let go, the command not kept waiting
+                        with contextlib.suppress(Exception):
+                            ex.release_kept()
             elif msg[0] == "more":  # the rest of the arguments of a map that failed
                 continue
             elif msg[0] == "run":

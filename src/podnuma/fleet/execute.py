@@ -372,6 +372,10 @@ class DaskExecutor(_FollowsPods, Executor):
     def _release(self) -> None:
         self.client.run(podscan.release_held)
 
+    def release_kept(self) -> None:
+        """Every worker lets go of the pods it kept (see :class:`_FollowsPods`)."""
+        self._release()
+
     def _map(self, fn: Callable[[_A], _R], args: Sequence[_A], done: Callable[[int], None] | None,
              where: Sequence[tuple[str | None, int]] | None) -> list[_R]:
         out: list[Any] = [None] * len(args)
@@ -595,10 +599,26 @@ class DaskProcess(_FollowsPods, Executor):
         return dict(self.proc.run(fn))
 
     def _release(self) -> None:
-        self.proc.run(podscan.release_held)
+        # the client process lets go itself, once it has sent the results
+        # (the report is not kept waiting for it)
+        pass
 
     def close(self) -> None:
         self.proc.close()
+
+
+#: modules that both this process (the pod keys of the dumps read on a
+#: cluster are matched with numpy; YAML inputs) and Dask import: imported
+#: here before the Dask client process is forked, they are imported once
+SHARED_IMPORTS = ("numpy", "yaml")
+
+
+def _import_shared() -> None:
+    import importlib
+
+    for name in SHARED_IMPORTS:
+        with contextlib.suppress(ImportError):
+            importlib.import_module(name)
 
 
 @contextlib.contextmanager
@@ -611,6 +631,7 @@ def open_executor(*, workers: int | None = None, dask_target: str | None = None)
         from podnuma.fleet import daskproc
 
         where, n = parse_dask_target(dask_target)
+        _import_shared()
         # Dask imported and the cluster reached by a process of its own (this
         # one runs the first tasks meanwhile) where forking is safe; else here
         proc = daskproc.start(dask_target, functools.partial(_connect, dask_target),
