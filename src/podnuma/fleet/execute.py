@@ -194,14 +194,19 @@ def scan_kept(arg: tuple[Sequence[str], str | None]) -> tuple[str | None, list[s
     return where, kept, scans
 
 
-def _json_bytes(batches: Sequence[Sequence[str]]) -> int:
+def _keeps(batches: Sequence[Sequence[str]]) -> bool:
+    """Whether the JSON files among ``batches`` total at most
+    :data:`~podnuma.fleet.podscan.HOLD_BYTES` (the workers then keep the
+    pods they decode)."""
     total = 0
     for b in batches:
         for f in b:
             if f.lower().endswith(".json"):
                 with contextlib.suppress(OSError):
                     total += Path(f).stat().st_size
-    return total
+                if total > podscan.HOLD_BYTES:
+                    return False
+    return True
 
 
 class _FollowsPods:
@@ -231,7 +236,7 @@ class _FollowsPods:
         import uuid
 
         batches: Sequence[Sequence[str]] = args  # type: ignore[assignment]
-        run = uuid.uuid4().hex if _json_bytes(batches) <= podscan.HOLD_BYTES else None
+        run = uuid.uuid4().hex if _keeps(batches) else None
         self.holders = {}
         out: list[Any] = []
         for where, kept, scans in self._map(scan_kept, [(b, run) for b in batches], done, None):
