@@ -21,7 +21,9 @@ it and however the nodes were cut.
   another worker by the scheduler (``distributed.scheduler.allowed-failures``),
   and a task that raised is retried (``retries``); the result is the same.
   The files (pod dumps, machine files) must be readable by the workers at
-  the same paths, as for any Dask reader.
+  the same paths, as for any Dask reader. A worker keeps the pods of the
+  dumps it indexed and the partitions of their nodes go to it
+  (:class:`_FollowsPods`): each pod decoded once, as in one process.
 * :class:`DaskProcess` - the same, with the Dask client in a process the
   command forks (:mod:`podnuma.fleet.daskproc`; a local cluster's workers
   forked from it, :mod:`podnuma.fleet.forked`): what ``--dask`` uses where
