@@ -262,11 +262,13 @@ def breakdown(d: Path, what_ifs: list[str], target: str | None, pods: int) -> by
         fleet = service.load([d], executor=ex)
         step("read+index")
 
-        orig = ex.map
+        # (an executor whose replay follows the pods maps through ``_map``)
+        hook = "_map" if hasattr(ex, "_map") else "map"
+        orig = getattr(ex, hook)
 
-        def counting(fn: Any, args: Any, done: Any = None) -> Any:
+        def counting(fn: Any, args: Any, done: Any = None, *more: Any) -> Any:
             nonlocal result_bytes
-            out = orig(fn, args, done)
+            out = orig(fn, args, done, *more)
             if fn is execute._replay_args:
                 sizes.extend(sum(execute._weight(n) for n in a[0]) for a in args)
                 t, c, m = time.perf_counter(), client_cpu(), time.thread_time()
@@ -277,7 +279,7 @@ def breakdown(d: Path, what_ifs: list[str], target: str | None, pods: int) -> by
                 state["m"] += time.thread_time() - m
             return out
 
-        ex.map = counting
+        setattr(ex, hook, counting)
         results = execute.run_fleet(fleet.nodes, parsed, executor=ex)
         step("replay")
         report = fleet_report(fleet, results, [w.label for w in parsed])

@@ -77,16 +77,21 @@ def _serve(conn: Any, connect: Connect) -> None:
             except EOFError:
                 return
             if msg[0] == "map":
+                # (each task's worker and weight, when the replay follows the pods)
+                where = {"where": msg[4]} if len(msg) > 4 and msg[4] is not None else {}
                 try:
                     fn = msg[1]
                     calls = ex.each(functools.partial(call_pickled, fn), _Pickled(msg[2], msg[3], conn),
-                                    name=getattr(fn, "__name__", "task"))
+                                    name=getattr(fn, "__name__", "task"), **where)
                     for i, result in calls:
                         conn.send(("result", i, result))
                 except BaseException as e:  # noqa: BLE001 - told to the command
                     conn.send(("error", _sendable(e)))
                 else:
                     conn.send(("end",))
+                    if where:  # the pods the workers kept for it let go, the command not kept waiting
+                        with contextlib.suppress(Exception):
+                            ex.release_kept()
             elif msg[0] == "more":  # the rest of the arguments of a map that failed
                 continue
             elif msg[0] == "run":
@@ -186,12 +191,16 @@ class ClientProcess:
         return self.ready
 
     def map(self, fn: Callable[[_A], _R], args: Sequence[_A],
-            done: Callable[[int], None] | None = None) -> list[_R]:
+            done: Callable[[int], None] | None = None,
+            where: Sequence[tuple[str | None, int]] | None = None) -> list[_R]:
+        """``fn`` of each argument; ``where``: each task's worker and
+        weight, once the cluster is up (:meth:`podnuma.fleet.execute.DaskExecutor.each`)."""
         out: list[Any] = [None] * len(args)
-        if self.ready:
+        if self.ready or where is not None:
+            self._check_ready(wait=True)
             start = 0
             if args:
-                self._send(fn, args, 0)
+                self._send(fn, args, 0, where)
         else:  # the tasks from ``start`` on sent once the cluster came up
             start = self._here_until_ready(fn, args, out, done)
         if start == len(args):
@@ -206,13 +215,15 @@ class ClientProcess:
             if done is not None:
                 done(i)
 
-    def _send(self, fn: Callable[[_A], _R], args: Sequence[_A], start: int) -> None:
+    def _send(self, fn: Callable[[_A], _R], args: Sequence[_A], start: int,
+              where: Sequence[tuple[str | None, int]] | None = None) -> None:
         self.busy = True
         # each argument pickled apart (the workers unpickle them); the first
         # alone, so that the cluster starts on it while the rest are pickled
         # (the client process reads them before it waits for a result)
         blobs = [pickle.dumps(a, protocol=pickle.HIGHEST_PROTOCOL) for a in args[start:start + 1]]
-        self.conn.send(("map", fn, blobs, len(args) - start))
+        self.conn.send(("map", fn, blobs, len(args) - start,
+                        None if where is None else list(where[start:])))
         if len(args) > start + 1:
             self.conn.send(("more", [pickle.dumps(a, protocol=pickle.HIGHEST_PROTOCOL)
                                      for a in args[start + 1:]]))

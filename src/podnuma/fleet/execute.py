@@ -21,7 +21,9 @@ it and however the nodes were cut.
   another worker by the scheduler (``distributed.scheduler.allowed-failures``),
   and a task that raised is retried (``retries``); the result is the same.
   The files (pod dumps, machine files) must be readable by the workers at
-  the same paths, as for any Dask reader.
+  the same paths, as for any Dask reader. A worker keeps the pods of the
+  dumps it indexed and the partitions of their nodes go to it
+  (:class:`_FollowsPods`): each pod decoded once, as in one process.
 * :class:`DaskProcess` - the same, with the Dask client in a process the
   command forks (:mod:`podnuma.fleet.daskproc`; a local cluster's workers
   forked from it, :mod:`podnuma.fleet.forked`): what ``--dask`` uses where
@@ -32,13 +34,19 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import gc
 import itertools
 import math
+import sys
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
+from podnuma.fleet import inputs, podscan
 from podnuma.fleet.batches import consecutive_batches, guided_batches
 from podnuma.fleet.forked import ForkedCluster
+from podnuma.fleet.inputs import Scan
 from podnuma.fleet.model import NodeSpec
 from podnuma.fleet.replay import replay_partition
 from podnuma.fleet.whatif import WhatIf
@@ -115,6 +123,148 @@ def partition(nodes: Sequence[NodeSpec], parts_hint: int = 1,
                               largest=MAX_TASK_PODS, smallest=tail)
     size = max(1, min(MAX_PARTITION_PODS, math.ceil(total / max(1, parts_hint))))
     return consecutive_batches(ordered, weights, size)
+
+
+def routed_partition(nodes: Sequence[NodeSpec], holders: dict[str, str],
+                     runners: int) -> tuple[list[list[NodeSpec]], list[tuple[str | None, int]]]:
+    """Partitions for a cluster whose workers keep the pods of the dumps
+    they indexed (``holders``: file -> worker address): the nodes grouped
+    by the worker that keeps the pods of their first range (``None``: kept
+    nowhere), each group cut as :func:`partition` cuts for ``runners``
+    that take the next partition when free (a kept group: for its one
+    worker); with each partition its worker and its pods."""
+    groups: dict[str | None, list[NodeSpec]] = {}
+    for n in nodes:
+        where = holders.get(n.pod_ranges[0][0]) if n.pod_ranges else None
+        groups.setdefault(where, []).append(n)
+    total = sum(_weight(n) for n in nodes)
+    tail = math.ceil(total / (max(1, runners) * TAIL_SHARE))
+    parts: list[list[NodeSpec]] = []
+    hints: list[tuple[str | None, int]] = []
+    for where in sorted(groups, key=lambda w: (w is not None, w or "")):
+        ordered = sorted(groups[where], key=_locality)
+        weights = [_weight(n) for n in ordered]
+        for batch in guided_batches(ordered, weights, runners=max(1, runners) if where is None else 1,
+                                    largest=MAX_TASK_PODS, smallest=tail):
+            parts.append(batch)
+            hints.append((where, sum(_weight(n) for n in batch)))
+    return parts, hints
+
+
+#: the run whose dumps' pods this worker keeps (see :func:`scan_kept`)
+_KEPT_RUN: list[str | None] = [None]
+
+
+def _worker_address() -> str | None:
+    """This process's address when it runs a Dask worker's task, else
+    ``None`` (Dask not imported here: not a worker)."""
+    dist = sys.modules.get("distributed")
+    if dist is None:
+        return None
+    try:
+        return str(dist.get_worker().address)
+    except ValueError:
+        return None
+
+
+def scan_kept(arg: tuple[Sequence[str], str | None]) -> tuple[str | None, list[str], list[Scan]]:
+    """:func:`~podnuma.fleet.inputs.scan_files` of a batch of files, on a
+    cluster whose replay follows the pods: on a Dask worker, given a run's
+    tag (``arg[1]``), the dumps' pods are decoded once and kept there for
+    the replay of their nodes (:func:`~podnuma.fleet.podscan.index_pod_file`
+    with ``hold``; what an earlier run left let go first). The worker's
+    address and the files whose pods it keeps (none elsewhere), and the
+    scans."""
+    paths, run = arg
+    where = _worker_address() if run is not None else None
+    if where is None:
+        return None, [], inputs.scan_files(paths)
+    if _KEPT_RUN[0] != run:
+        podscan.release_held()
+        _KEPT_RUN[0] = run
+    # the collector paused as where one process keeps the pods (many small
+    # objects, none in a cycle)
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        scans = inputs.scan_files(paths, hold=True)
+    finally:
+        if paused:
+            gc.enable()
+    kept = [f for f in (str(Path(p)) for p in paths) if podscan.is_held(f)]
+    return where, kept, scans
+
+
+def _keeps(batches: Sequence[Sequence[str]]) -> bool:
+    """Whether the JSON files among ``batches`` total at most
+    :data:`~podnuma.fleet.podscan.HOLD_BYTES` (the workers then keep the
+    pods they decode)."""
+    total = 0
+    for b in batches:
+        for f in b:
+            if f.lower().endswith(".json"):
+                with contextlib.suppress(OSError):
+                    total += Path(f).stat().st_size
+                if total > podscan.HOLD_BYTES:
+                    return False
+    return True
+
+
+class _FollowsPods:
+    """An executor on a Dask cluster whose replay runs where the pods
+    are: each worker keeps the pods of the dumps it indexed (when the
+    fleet's JSON files are at most :data:`~podnuma.fleet.podscan.HOLD_BYTES`,
+    the bound one process keeps them under) and the partitions of their
+    nodes are handed to it (another worker takes them when its own are
+    done, reading their ranges back from the files); the pods a worker
+    kept and did not replay are let go when the replay ends."""
+
+    holders: dict[str, str]
+    runners: int | None
+    parts: int
+
+    def _map(self, fn: Callable[[_A], _R], args: Sequence[_A], done: Callable[[int], None] | None,
+             where: Sequence[tuple[str | None, int]] | None) -> list[_R]:
+        raise NotImplementedError
+
+    def _release(self) -> None:
+        raise NotImplementedError
+
+    def map(self, fn: Callable[[_A], _R], args: Sequence[_A],
+            done: Callable[[int], None] | None = None) -> list[_R]:
+        if fn is not inputs.scan_files:  # type: ignore[comparison-overlap]
+            return self._map(fn, args, done, None)
+        import uuid
+
+        batches: Sequence[Sequence[str]] = args  # type: ignore[assignment]
+        run = uuid.uuid4().hex if _keeps(batches) else None
+        self.holders = {}
+        out: list[Any] = []
+        for where, kept, scans in self._map(scan_kept, [(b, run) for b in batches], done, None):
+            if where is not None:
+                self.holders.update(dict.fromkeys(kept, where))
+            out.append(scans)
+        return out
+
+    def replay(self, nodes: Sequence[NodeSpec], what_ifs: Sequence[WhatIf],
+               progress: Progress | None = None) -> list[dict[str, Any]]:
+        holders = getattr(self, "holders", None)
+        if not holders:
+            return Executor.replay(self, nodes, what_ifs, progress)  # type: ignore[arg-type]
+        parts, hints = routed_partition(nodes, holders, self.runners or 1)
+        w = tuple(what_ifs)
+
+        def done(i: int) -> None:
+            if progress is not None:
+                progress(len(parts[i]))
+
+        try:
+            return _ordered(self._map(_replay_args, [(p, w) for p in parts], done, hints))
+        finally:
+            self.holders = {}
+            with contextlib.suppress(Exception):
+                self._release()
 
 
 def _ordered(results: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
@@ -204,7 +354,7 @@ class Processes(Executor):
         return out
 
 
-class DaskExecutor(Executor):
+class DaskExecutor(_FollowsPods, Executor):
     """The cluster behind ``client`` (a ``distributed.Client``)."""
 
     def __init__(self, client: Any, *, retries: int = 2, owned: Any = None,
@@ -219,34 +369,46 @@ class DaskExecutor(Executor):
                           for w in client.scheduler_info().get("workers", {}).values())
         self.parts = max(1, threads) * PARTS_PER_WORKER
         self.runners = max(1, threads)
+        self.holders = {}
 
     def close(self) -> None:
         self.client.close()
         if self.owned is not None:
             self.owned.close()
 
-    def map(self, fn: Callable[[_A], _R], args: Sequence[_A],
-            done: Callable[[int], None] | None = None) -> list[_R]:
+    def _release(self) -> None:
+        self.client.run(podscan.release_held)
+
+    def release_kept(self) -> None:
+        """Every worker lets go of the pods it kept (see :class:`_FollowsPods`)."""
+        self._release()
+
+    def _map(self, fn: Callable[[_A], _R], args: Sequence[_A], done: Callable[[int], None] | None,
+             where: Sequence[tuple[str | None, int]] | None) -> list[_R]:
         out: list[Any] = [None] * len(args)
-        for i, result in self.each(fn, args):
+        for i, result in self.each(fn, args, where=where):
             out[i] = result
             if done is not None:
                 done(i)
         return out
 
-    def each(self, fn: Callable[[_A], _R], args: Sequence[_A],
-             name: str | None = None) -> Iterator[tuple[int, _R]]:
+    def each(self, fn: Callable[[_A], _R], args: Sequence[_A], name: str | None = None,
+             where: Sequence[tuple[str | None, int]] | None = None) -> Iterator[tuple[int, _R]]:
         """``(i, fn(args[i]))`` for every argument, as the tasks finish. A
         few tasks per worker thread are submitted at a time, the next as one
         finishes: the scheduler always has work queued, and the arguments of
         a million-pod fleet are not all held in the cluster at once.
-        ``name``: in the tasks' keys (default: the function's)."""
+        ``name``: in the tasks' keys (default: the function's). ``where``:
+        each task's worker and weight (see :meth:`_routed`)."""
         import uuid
-
-        from distributed import as_completed
 
         tag = uuid.uuid4().hex[:8]
         name = name or getattr(fn, "__name__", "task")
+        if where is not None:
+            yield from self._routed(fn, args, where, f"podnuma-fleet-{name}-{tag}")
+            return
+        from distributed import as_completed
+
         window = max(2, self.parts // 2)  # 4 per worker thread
         index: dict[str, int] = {}
 
@@ -266,6 +428,68 @@ class DaskExecutor(Executor):
             if nxt is not None:
                 running.add(submit(nxt))  # type: ignore[no-untyped-call]
             yield index.pop(fut.key), result
+
+    def _routed(self, fn: Callable[[_A], _R], args: Sequence[_A], where: Sequence[tuple[str | None, int]],
+                prefix: str) -> Iterator[tuple[int, _R]]:
+        """:meth:`each` with each task meant for a worker (``where[i]``: its
+        address, or ``None`` for any, and its weight): two tasks per thread
+        of each worker at a time (one running, the next queued there), the
+        next one for a worker as one of its tasks ends: the larger of the
+        first of its own and the first meant for any; when there are none
+        of those, the last (smallest) of the worker with the most left. A
+        task goes to its worker while that one is there, else to another
+        (``allow_other_workers``): a worker that dies stops nothing."""
+        from distributed import as_completed
+
+        info = self.client.scheduler_info().get("workers", {})
+        slots = {w: 2 * max(1, int(d.get("nthreads", 1))) for w, d in info.items()}
+        if not slots:  # no worker there now: the scheduler places them as they come
+            yield from self.each(fn, args)
+            return
+        own: dict[str, deque[int]] = {w: deque() for w in slots}
+        anyone: deque[int] = deque()
+        for i, (w, _) in enumerate(where):
+            q = own.get(w) if w is not None else None
+            (anyone if q is None else q).append(i)
+        left = {w: sum(where[i][1] for i in q) for w, q in own.items()}
+
+        def pick(w: str) -> int | None:
+            mine = own.get(w)
+            if mine and (not anyone or where[mine[0]][1] >= where[anyone[0]][1]):
+                i = mine.popleft()
+                left[w] -= where[i][1]
+                return i
+            if anyone:
+                return anyone.popleft()
+            victim = max((v for v in own if own[v]), key=lambda v: left[v], default=None)
+            if victim is None:
+                return None
+            i = own[victim].pop()
+            left[victim] -= where[i][1]
+            return i
+
+        target: dict[str, str] = {}
+
+        def submit(i: int, w: str) -> Any:
+            fut = self.client.submit(fn, args[i], key=f"{prefix}-{i}", retries=self.retries, pure=False,
+                                     workers=[w], allow_other_workers=True)
+            target[fut.key] = w
+            return fut
+
+        first = []
+        for w, n in slots.items():
+            for _ in range(n):
+                got = pick(w)
+                if got is not None:
+                    first.append(submit(got, w))
+        running = as_completed(first, with_results=True)  # type: ignore[no-untyped-call]
+        for fut, result in running:
+            fut.release()
+            w = target.pop(fut.key)
+            nxt = pick(w)
+            if nxt is not None:
+                running.add(submit(nxt, w))  # type: ignore[no-untyped-call]
+            yield int(fut.key.rsplit("-", 1)[1]), result
 
 
 def run_serial(
@@ -351,7 +575,7 @@ def _connect(target: str) -> tuple[DaskExecutor, int]:
     return ex, ex.parts // PARTS_PER_WORKER
 
 
-class DaskProcess(Executor):
+class DaskProcess(_FollowsPods, Executor):
     """A Dask cluster behind a client process the command forks
     (:mod:`podnuma.fleet.daskproc`): this process runs the first tasks
     while that one comes up. ``pid``: the client process."""
@@ -362,15 +586,16 @@ class DaskProcess(Executor):
         self.client = proc.client
         self.parts = proc.parts
         self.runners = proc.threads
+        self.holders = {}
 
     @property
     def ready(self) -> bool:
         return bool(self.proc.ready)
 
-    def map(self, fn: Callable[[_A], _R], args: Sequence[_A],
-            done: Callable[[int], None] | None = None) -> list[_R]:
+    def _map(self, fn: Callable[[_A], _R], args: Sequence[_A], done: Callable[[int], None] | None,
+             where: Sequence[tuple[str | None, int]] | None) -> list[_R]:
         try:
-            return list(self.proc.map(fn, args, done))
+            return list(self.proc.map(fn, args, done, where))
         finally:
             # the workers counted once the cluster is there
             self.parts = self.proc.parts
@@ -380,8 +605,27 @@ class DaskProcess(Executor):
         """``fn()`` on every worker (``Client.run``)."""
         return dict(self.proc.run(fn))
 
+    def _release(self) -> None:
+        # the client process lets go itself, once it has sent the results
+        # (the report is not kept waiting for it)
+        pass
+
     def close(self) -> None:
         self.proc.close()
+
+
+#: modules that both this process (the pod keys of the dumps read on a
+#: cluster are matched with numpy; YAML inputs) and Dask import: imported
+#: here before the Dask client process is forked, they are imported once
+SHARED_IMPORTS = ("numpy", "yaml")
+
+
+def _import_shared() -> None:
+    import importlib
+
+    for name in SHARED_IMPORTS:
+        with contextlib.suppress(ImportError):
+            importlib.import_module(name)
 
 
 @contextlib.contextmanager
@@ -394,6 +638,7 @@ def open_executor(*, workers: int | None = None, dask_target: str | None = None)
         from podnuma.fleet import daskproc
 
         where, n = parse_dask_target(dask_target)
+        _import_shared()
         # Dask imported and the cluster reached by a process of its own (this
         # one runs the first tasks meanwhile) where forking is safe; else here
         proc = daskproc.start(dask_target, functools.partial(_connect, dask_target),

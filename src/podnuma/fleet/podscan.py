@@ -61,7 +61,7 @@ from podnuma.inputs.documents import check_tree, read_bytes
 from podnuma.inputs.limits import FLEET_LIMITS
 
 __all__ = ["HOLD_BYTES", "PodFileIndex", "Range", "ScannedPod", "index_pod_file", "node_pods", "pod_key",
-           "pods_of_ranges", "read_ranges", "release_held"]
+           "is_held", "pods_of_ranges", "read_ranges", "release_held"]
 
 #: ``(file, start, end)``: the bytes ``[start, end)`` of ``file`` hold one or
 #: more complete list items, separated by commas and white space.
@@ -295,6 +295,11 @@ def _hold_weight(data: bytes, items: Any) -> int:
     """What holding a dump's pods counts for against :data:`HOLD_BYTES`:
     its bytes, or :data:`HOLD_POD_BYTES` a pod when that is more."""
     return max(len(data), len(items or ()) * HOLD_POD_BYTES)
+
+
+def is_held(file: str) -> bool:
+    """Whether pods of ``file`` are held here (see :func:`index_pod_file`)."""
+    return file in _HELD
 
 
 def release_held(file: str | None = None) -> None:

@@ -1,0 +1,113 @@
+"""On Dask, the replay follows the pods: a worker keeps the pods of the dumps
+it indexed, decoded once, and the partitions of their nodes go to it; the
+report is the one of one process."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from podnuma.fleet import podscan
+from podnuma.fleet.execute import DaskExecutor, routed_partition, run_serial
+from podnuma.fleet.generate import generate_fleet
+from podnuma.fleet.inputs import load_fleet
+from podnuma.fleet.report import fleet_report
+from podnuma.fleet.whatif import parse_what_if
+
+from .conftest import need
+
+WHAT_IFS = [parse_what_if("pod-level")]
+
+
+@pytest.fixture(scope="module")
+def three_dumps(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    d = tmp_path_factory.mktemp("follow") / "fleet"
+    generate_fleet(d, nodes=300, pods_per_node=6, seed=11)
+    assert len(list((d / "pods").glob("*.json"))) == 3
+    return d
+
+
+def _serial(d: Path) -> dict[str, Any]:
+    fleet = load_fleet([d])
+    return fleet_report(fleet, run_serial(fleet.nodes, WHAT_IFS), [w.label for w in WHAT_IFS])
+
+
+def _held() -> list[str]:
+    return sorted(podscan._HELD)
+
+
+def _one_worker() -> tuple[Any, Any]:
+    need("distributed")
+    from distributed import Client, LocalCluster
+
+    cluster = LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",  # type: ignore[no-untyped-call]
+                           dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR)
+    return Client(cluster), cluster  # type: ignore[no-untyped-call]
+
+
+def test_a_worker_replays_the_pods_it_decoded_when_indexing(three_dumps: Path) -> None:
+    client, cluster = _one_worker()
+    try:
+        ex = DaskExecutor(client)
+        ex._release = lambda: None  # type: ignore[method-assign]  # what the replay did not take stays, to be seen
+        fleet = load_fleet([three_dumps], map_files=ex.map, parts=ex.parts)
+        (worker, held), = client.run(_held).items()
+        dumps = sorted(str(p) for p in (three_dumps / "pods").glob("*.json"))
+        assert held == dumps
+        assert ex.holders == dict.fromkeys(dumps, worker)
+        results = ex.replay(fleet.nodes, WHAT_IFS)
+        # every range was read from the pods kept (a range read back from its
+        # file leaves its dump's pods kept)
+        assert client.run(_held) == {worker: []}
+        assert fleet_report(fleet, results, [w.label for w in WHAT_IFS]) == _serial(three_dumps)
+    finally:
+        client.close()
+        cluster.close()
+
+
+def test_a_fleet_too_large_to_keep_is_read_back_as_before(
+    three_dumps: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client, cluster = _one_worker()
+    try:
+        ex = DaskExecutor(client)
+        monkeypatch.setattr(podscan, "HOLD_BYTES", 1000)  # the dumps are larger: nothing kept
+        fleet = load_fleet([three_dumps], map_files=ex.map, parts=ex.parts)
+        assert ex.holders == {}
+        assert client.run(_held) == {next(iter(client.run(_held))): []}
+        results = ex.replay(fleet.nodes, WHAT_IFS)
+        assert fleet_report(fleet, results, [w.label for w in WHAT_IFS]) == _serial(three_dumps)
+    finally:
+        client.close()
+        cluster.close()
+
+
+def test_two_workers_give_the_report_of_one_process_and_keep_nothing_after(
+    three_dumps: Path, dask_client: Any
+) -> None:
+    ex = DaskExecutor(dask_client)
+    fleet = load_fleet([three_dumps], map_files=ex.map, parts=ex.parts)
+    workers = set(dask_client.run(_held))
+    assert set(ex.holders.values()) <= workers and len(ex.holders) == 3
+    for worker, held in dask_client.run(_held).items():
+        assert held == sorted(f for f, w in ex.holders.items() if w == worker)
+    results = ex.replay(fleet.nodes, WHAT_IFS)
+    assert all(held == [] for held in dask_client.run(_held).values())
+    assert ex.holders == {}
+    assert fleet_report(fleet, results, [w.label for w in WHAT_IFS]) == _serial(three_dumps)
+
+
+def test_routed_partitions_keep_each_worker_s_nodes_together(three_dumps: Path) -> None:
+    fleet = load_fleet([three_dumps])
+    dumps = sorted(str(p) for p in (three_dumps / "pods").glob("*.json"))
+    holders = {dumps[0]: "tcp://a", dumps[1]: "tcp://b"}  # the third dump kept nowhere
+    parts, hints = routed_partition(fleet.nodes, holders, runners=2)
+    assert len(parts) == len(hints)
+    assert sorted(n.name for p in parts for n in p) == sorted(n.name for n in fleet.nodes)
+    for part, (where, weight) in zip(parts, hints, strict=True):
+        assert weight == sum(max(1, len(n.pods) if n.pods is not None else n.pods_bound) for n in part)
+        assert {holders.get(n.pod_ranges[0][0]) if n.pod_ranges else None for n in part} == {where}
+    assert {w for w, _ in hints} == {"tcp://a", "tcp://b", None}
