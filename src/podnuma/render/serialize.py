@@ -86,6 +86,10 @@ def write_run_stream(
         write_yaml_run(out, head, (step_document(s, detail=detail) for s in steps), tail)
 
 
+#: steps played, then written, at a time
+_BATCH = 128
+
+
 def _write_json(
     out: IO[str], node: Any, steps: Iterable[StepResult],
     tail: Callable[[], tuple[Any, Mapping[str, Any]]], detail: bool,
@@ -93,14 +97,25 @@ def _write_json(
     write = out.write
     write('{\n  "node": ' + json_at(node, "  ") + ',\n  "steps": [')
     sep = "\n    "
-    batch: list[str] = []  # written a few hundred steps at a time: fewer, larger writes
-    for step in steps:
-        batch.append(sep + step_json(step, "    ", detail=detail))
-        sep = ",\n    "
-        if len(batch) >= 256:
-            write("".join(batch))
-            batch.clear()
-    write("".join(batch))
+    # the steps taken (played) a batch at a time, then written, then joined
+    # into one write: each part's code and data stay in the processor's
+    # caches through a run of steps (see StreamedRun.results)
+    results = iter(steps)
+    taken: list[StepResult] = []
+    batch: list[str] = []
+    while True:
+        for result in results:
+            taken.append(result)
+            if len(taken) >= _BATCH:
+                break
+        for step in taken:
+            batch.append(sep + step_json(step, "    ", detail=detail))
+            sep = ",\n    "
+        write("".join(batch))
+        if len(taken) < _BATCH:
+            break
+        taken.clear()
+        batch.clear()
     write("]" if sep == "\n    " else "\n  ]")
     checkpoints, extra = tail()
     write(',\n  "checkpoints": ' + json_at(checkpoints, "  "))

@@ -70,21 +70,21 @@ def cpu_list(mask: int) -> str:
 
 
 def _cpu_list_runs(mask: int, numbers: list[str]) -> str:
-    """:func:`cpu_list` from the mask's runs of ones: a run starts at a one
-    whose lower neighbour is zero (``mask & ~(mask << 1)``) and ends at a
-    one whose upper neighbour is zero (``mask & ~(mask >> 1)``); the lowest
-    start and end are taken off together, a run at a time."""
-    starts = mask & ~(mask << 1)
-    ends = mask & ~(mask >> 1)
+    """:func:`cpu_list` a run of ones at a time, lowest first: the run
+    starts at the lowest one; adding that one carries through the run into
+    the zero above its end, the lowest one of the sum, which is then taken
+    off with the run (``mask & ~(mask << 1)`` and ``mask & ~(mask >> 1)``,
+    every start and every end first, cost more: four operations over the
+    whole mask before the first run)."""
     out = []
-    while starts:
-        first = starts & -starts
-        last = ends & -ends
-        lo = first.bit_length() - 1
-        hi = last.bit_length() - 1
+    while mask:
+        low = mask & -mask
+        lo = low.bit_length() - 1
+        mask += low
+        top = mask & -mask
+        hi = top.bit_length() - 2
+        mask ^= top
         out.append(numbers[lo] if lo == hi else numbers[lo] + "-" + numbers[hi])
-        starts ^= first
-        ends ^= last
     return ",".join(out)
 
 

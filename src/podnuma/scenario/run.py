@@ -211,6 +211,10 @@ def run_scenario(
     )
 
 
+#: how many steps :meth:`StreamedRun.results` reads before playing them
+READ_AHEAD = 128
+
+
 @mypyc_attr(allow_interpreted_subclasses=True)  # (the one-pass run of a file)
 class StreamedRun:
     """A run whose step results come one at a time, none of them kept: for
@@ -231,13 +235,39 @@ class StreamedRun:
         self._steps = steps
         self._node = start_node(scenario, step_pod_resources=step_pod_resources)
         self.node: NodeSummary = self._node.summary()
-
-    def results(self) -> Iterator[StepResult]:
-        node, scenario = self._node, self.scenario
         # why a pod (ref or UID) is gone: the step that rejected it (its
         # index and reason) or removed it (its index); no step result is kept
-        gone: dict[str, tuple[int, bool, str | None]] = {}
-        for step in self._steps:
+        self._gone: dict[str, tuple[int, bool, str | None]] = {}
+
+    def results(self) -> Iterator[StepResult]:
+        """Each step's result, the steps read :data:`READ_AHEAD` at a time
+        before they are played (reading, playing and writing in runs rather
+        than interleaved keeps each one's code and data in the processor's
+        caches: about a fifth of a step's time, pure or compiled). A step
+        the reader refuses is raised once the steps before it have been
+        played, as when they are read one at a time: the same first error,
+        the same results before it."""
+        steps = iter(self._steps)
+        ahead: list[Step] = []
+        while True:
+            refusal: Exception | None = None
+            try:
+                for step in steps:
+                    ahead.append(step)
+                    if len(ahead) >= READ_AHEAD:
+                        break
+            except Exception as e:  # raised after the steps read before it
+                refusal = e
+            yield from self._play(ahead)
+            if refusal is not None:
+                raise refusal
+            if len(ahead) < READ_AHEAD:
+                return
+            ahead.clear()
+
+    def _play(self, steps: list[Step]) -> Iterator[StepResult]:
+        node, scenario, gone = self._node, self.scenario, self._gone
+        for step in steps:
             try:
                 # play_step's work, the usual two ops without its call
                 op = step.op

@@ -187,7 +187,7 @@ class _Steps:
 
     def __init__(self, steps: Iterator[Step]) -> None:
         self._steps = steps
-        self.refused = False
+        self.refused: PodnumaError | None = None
 
     def __iter__(self) -> _Steps:
         return self
@@ -195,8 +195,8 @@ class _Steps:
     def __next__(self) -> Step:
         try:
             return next(self._steps)
-        except PodnumaError:
-            self.refused = True
+        except PodnumaError as e:
+            self.refused = e
             raise
 
 
@@ -212,7 +212,7 @@ def _answer(
     reached, as one pass does)."""
     reader.check()
     if steps is not None:  # (given for a YAML file only)
-        if not steps.refused:
+        if steps.refused is None:
             try:
                 for _ in steps:
                     pass
@@ -220,7 +220,10 @@ def _answer(
                 notes.clear()
                 raise
         else:
+            # (a step read ahead of the one that failed may have been refused
+            # already: that refusal is the answer)
             notes.clear()
+            raise steps.refused
     _flush(notes, note)
 
 
