@@ -120,6 +120,43 @@ def test_pod_keys_sent_packed_count_each_pod_once_as_merging_one_by_one(
     assert {n.name: n.pods_bound for n in got.nodes} == {n.name: n.pods_bound for n in want.nodes}
 
 
+
+def test_pod_keys_packed_after_keys_merged_one_by_one_count_each_pod_once(
+    small_fleet: Path, tmp_path: Path
+) -> None:
+    """Scans merged one by one first (their keys kept as a mapping: the
+    files read here), then packed ones (read elsewhere): a pod of a packed
+    scan already among the mapping's keys, or twice in the packed ones, is
+    counted once."""
+    import json
+    import shutil
+
+    from podnuma.fleet.inputs import Scan, _classify, assemble, merge_scan, scan_files, walk_inputs
+
+    d = tmp_path / "fleet"
+    shutil.copytree(small_fleet, d)
+    pods_file = sorted((d / "pods").glob("*.json"))[0]
+    items = json.loads(pods_file.read_text())["items"]
+    (d / "again.json").write_text(json.dumps({"kind": "List", "items": items[:7]}))
+    (d / "zz-again.json").write_text(json.dumps({"kind": "List", "items": items[3:11]}))
+    files: list[Path] = []
+    walk_inputs(d, Scan(), files)
+    one_by_one = Scan()
+    for f in files:
+        part = Scan()
+        _classify(f, part)
+        merge_scan(one_by_one, part)
+    mixed = Scan()
+    first = files.index(d / "again.json")
+    for i, f in enumerate(files):
+        merge_scan(mixed, scan_files([str(f)], pack=i > first)[0])
+    assert not mixed.pod_keys or mixed.packed_keys
+    want, got = assemble(one_by_one), assemble(mixed)
+    assert want.pods_duplicated == 7 + 8
+    assert (got.pods_total, got.pods_duplicated, got.pods_without_node) == (
+        want.pods_total, want.pods_duplicated, want.pods_without_node)
+    assert {n.name: n.pods_bound for n in got.nodes} == {n.name: n.pods_bound for n in want.nodes}
+
 def _worker_state() -> tuple[Any, bool]:
     import sys
 

@@ -540,6 +540,9 @@ def dask_client(target: str, *, fork: bool = False) -> tuple[Any, Any]:
     (:mod:`podnuma.fleet.forked`)."""
     import logging
 
+    from podnuma.fleet.daskimport import import_dask
+
+    import_dask()
     import dask
     from distributed import Client, LocalCluster
 
@@ -568,6 +571,9 @@ def dask_client(target: str, *, fork: bool = False) -> tuple[Any, Any]:
 def _connect(target: str) -> tuple[DaskExecutor, int]:
     """In the client process: the cluster reached (or started), once a
     worker can take a task; the executor and the workers' threads."""
+    from podnuma.fleet.daskimport import import_dask
+
+    import_dask(freeze=True)  # this process lives for one run
     client, cluster = dask_client(target, fork=True)
     client.wait_for_workers(1)
     ex = DaskExecutor(client, owned=cluster,
@@ -614,10 +620,11 @@ class DaskProcess(_FollowsPods, Executor):
         self.proc.close()
 
 
-#: modules that both this process (the pod keys of the dumps read on a
-#: cluster are matched with numpy; YAML inputs) and Dask import: imported
-#: here before the Dask client process is forked, they are imported once
-SHARED_IMPORTS = ("numpy", "yaml")
+#: modules that both this process (YAML inputs) and Dask import: imported
+#: here before the Dask client process is forked, they are imported once.
+#: (numpy is Dask's only: this process matches the pod keys of the dumps
+#: read on a cluster with plain sets, and forks that process sooner.)
+SHARED_IMPORTS = ("yaml",)
 
 
 def _import_shared() -> None:

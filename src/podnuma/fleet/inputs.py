@@ -48,6 +48,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import json
+from array import array
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -134,6 +135,8 @@ class Scan:
 #: indices instead of a million-entry mapping to build, send and merge.
 PackedKeys = tuple[bytes, tuple[str, ...], bytes]
 KEY_SIZE = 12
+#: the type code of a packed key's node index (4 bytes unsigned, native order)
+_INDEX_CODE = "I" if array("I").itemsize == 4 else "L"
 
 
 def _is_machine_info(doc: Any) -> bool:
@@ -271,11 +274,8 @@ def pack_keys(scan: Scan) -> None:
     """``scan.pod_keys`` moved into ``scan.packed_keys`` (one entry)."""
     if not scan.pod_keys:
         return
-    import numpy as np
-
     names: dict[str, int] = {}
-    index = np.fromiter((names.setdefault(n, len(names)) for n in scan.pod_keys.values()),
-                        dtype=np.uint32, count=len(scan.pod_keys))
+    index = array(_INDEX_CODE, [names.setdefault(n, len(names)) for n in scan.pod_keys.values()])
     blob = b"".join(scan.pod_keys)
     assert len(blob) == KEY_SIZE * len(scan.pod_keys)
     scan.packed_keys.append((blob, tuple(names), index.tobytes()))
@@ -285,25 +285,31 @@ def pack_keys(scan: Scan) -> None:
 def settle_keys(scan: Scan) -> None:
     """The pods of ``scan.packed_keys`` that are also in an earlier file
     (``scan.pod_keys``, then the packed keys in order) counted once, as
-    :func:`merge_scan` counts the keys it merges one by one."""
+    :func:`merge_scan` counts the keys it merges one by one. (Plain sets:
+    the command that assembles a fleet read on a cluster does not import
+    numpy for it; a dump with no key seen before is matched at once.)"""
     if not scan.packed_keys:
         return
-    import numpy as np
-
-    keys = np.frombuffer(b"".join(b for b, _, _ in scan.packed_keys), dtype=f"S{KEY_SIZE}")
-    _, first = np.unique(keys, return_index=True)  # each key's first place
-    dup = np.ones(len(keys), dtype=bool)
-    dup[first] = False
-    if scan.pod_keys:
-        dup |= np.isin(keys, np.array(list(scan.pod_keys), dtype=f"S{KEY_SIZE}"))
+    seen: set[bytes] = set(scan.pod_keys)
     names: list[str] = []
-    nodes = []
-    for _, table, index in scan.packed_keys:
-        nodes.append(np.frombuffer(index, dtype=np.uint32).astype(np.int64) + len(names))
+    found: dict[int, int] = {}  # a node's place in ``names`` -> its pods seen before
+    for blob, table, packed in scan.packed_keys:
+        base = len(names)
         names.extend(table)
-    found, times = np.unique(np.concatenate(nodes)[dup], return_counts=True)
-    for i, k in zip(found.tolist(), times.tolist(), strict=True):
-        node = names[i]
+        keys = [blob[i:i + KEY_SIZE] for i in range(0, len(blob), KEY_SIZE)]
+        fresh = set(keys)
+        if len(fresh) == len(keys) and seen.isdisjoint(fresh):
+            seen |= fresh
+            continue
+        index = array(_INDEX_CODE)
+        index.frombytes(packed)
+        for key, node in zip(keys, index, strict=True):
+            if key in seen:
+                found[base + node] = found.get(base + node, 0) + 1
+            else:
+                seen.add(key)
+    for i in sorted(found):
+        node, k = names[i], found[i]
         scan.pods_duplicated += k
         scan.pods_total -= k
         if not node:
