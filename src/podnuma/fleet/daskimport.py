@@ -38,7 +38,7 @@ def import_dask(*, freeze: bool = False) -> None:
         import yaml
 
         paused = gc.isenabled()
-        loader = getattr(yaml, "CSafeLoader", None)
+        loader: Any = getattr(yaml, "CSafeLoader", None)
         plain = yaml.safe_load
 
         def safe_load(stream: Any) -> Any:

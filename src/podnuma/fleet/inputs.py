@@ -303,19 +303,19 @@ def settle_keys(scan: Scan) -> None:
             continue
         index = array(_INDEX_CODE)
         index.frombytes(packed)
-        for key, node in zip(keys, index, strict=True):
+        for key, place in zip(keys, index, strict=True):
             if key in seen:
-                found[base + node] = found.get(base + node, 0) + 1
+                found[base + place] = found.get(base + place, 0) + 1
             else:
                 seen.add(key)
     for i in sorted(found):
-        node, k = names[i], found[i]
+        name, k = names[i], found[i]
         scan.pods_duplicated += k
         scan.pods_total -= k
-        if not node:
+        if not name:
             scan.unbound -= k
-        elif scan.pod_counts.get(node, 0) > 0:
-            scan.pod_counts[node] = max(0, scan.pod_counts[node] - k)
+        elif scan.pod_counts.get(name, 0) > 0:
+            scan.pod_counts[name] = max(0, scan.pod_counts[name] - k)
     scan.packed_keys = []
 
 
