@@ -159,6 +159,9 @@ def _analyze(
 
     with _progress(len(fleet.nodes), "replaying nodes", quiet) as progress:
         report = service.analyze(fleet, what_ifs, executor=executor, progress=progress)
+    wind_down = getattr(executor, "wind_down", None)
+    if wind_down is not None:  # a cluster closes while the report is written
+        wind_down()
     if overrides:
         report["set"] = [str(o) for o in overrides]
     _report_issues(report["issues"], quiet)

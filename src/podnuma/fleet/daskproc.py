@@ -153,6 +153,7 @@ class ClientProcess:
         self.parts = max(1, threads or 2) * parts_per_thread
         self.ready = False
         self.busy = False
+        self.closing = False  # told to close (:meth:`wind_down`)
         here, there = multiprocessing.Pipe()
         sys.stdout.flush()
         sys.stderr.flush()
@@ -282,12 +283,22 @@ class ClientProcess:
         self.conn.send(("run", fn))
         return dict(self._recv()[1])
 
+    def wind_down(self) -> None:
+        """No more tasks: the client process closes its cluster now (the
+        workers end) while this process goes on; :meth:`close` then waits
+        for it."""
+        if self.ready and not self.busy and not self.closing:
+            self.closing = True
+            with contextlib.suppress(OSError):
+                self.conn.send(("close",))
+
     def close(self) -> None:
         if self.busy or not self.ready:  # a map given up half-way, or a cluster not needed after all
             with contextlib.suppress(ProcessLookupError):
                 os.kill(self.pid, signal.SIGTERM)
-        with contextlib.suppress(OSError):
-            self.conn.send(("close",))
+        if not self.closing:
+            with contextlib.suppress(OSError):
+                self.conn.send(("close",))
         self.conn.close()
         for _ in range(2):
             try:

@@ -296,11 +296,11 @@ def settle_keys(scan: Scan) -> None:
     for blob, table, packed in scan.packed_keys:
         base = len(names)
         names.extend(table)
-        keys = [blob[i:i + KEY_SIZE] for i in range(0, len(blob), KEY_SIZE)]
-        fresh = set(keys)
-        if len(fresh) == len(keys) and seen.isdisjoint(fresh):
+        fresh = {blob[i:i + KEY_SIZE] for i in range(0, len(blob), KEY_SIZE)}
+        if len(fresh) * KEY_SIZE == len(blob) and seen.isdisjoint(fresh):
             seen |= fresh
             continue
+        keys = [blob[i:i + KEY_SIZE] for i in range(0, len(blob), KEY_SIZE)]
         index = array(_INDEX_CODE)
         index.frombytes(packed)
         for key, place in zip(keys, index, strict=True):
