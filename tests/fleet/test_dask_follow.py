@@ -111,3 +111,22 @@ def test_routed_partitions_keep_each_worker_s_nodes_together(three_dumps: Path) 
         assert weight == sum(max(1, len(n.pods) if n.pods is not None else n.pods_bound) for n in part)
         assert {holders.get(n.pod_ranges[0][0]) if n.pod_ranges else None for n in part} == {where}
     assert {w for w, _ in hints} == {"tcp://a", "tcp://b", None}
+
+
+def test_a_worker_keeps_at_most_its_share_the_rest_is_shared(three_dumps: Path) -> None:
+    """A worker that indexed two of the three dumps keeps the nodes of its
+    share of the pods (half, with two workers); the nodes past it, the last
+    of its dumps, are partitions any worker takes (``None``)."""
+    fleet = load_fleet([three_dumps])
+    dumps = sorted(str(p) for p in (three_dumps / "pods").glob("*.json"))
+    holders = {dumps[0]: "tcp://a", dumps[1]: "tcp://a", dumps[2]: "tcp://b"}
+    parts, hints = routed_partition(fleet.nodes, holders, runners=2)
+    total = sum(w for _, w in hints)
+    assert total == sum(max(1, n.pods_bound) for n in fleet.nodes)
+    kept = {w: sum(x for v, x in hints if v == w) for w in ("tcp://a", "tcp://b", None)}
+    assert kept["tcp://a"] <= total / 2 < kept["tcp://a"] + max(n.pods_bound for n in fleet.nodes)
+    assert kept["tcp://b"] == sum(n.pods_bound for n in fleet.nodes if n.pod_ranges[0][0] == dumps[2])
+    assert kept[None] == total - kept["tcp://a"] - kept["tcp://b"] > 0
+    shared = [n for p, (w, _) in zip(parts, hints, strict=True) if w is None for n in p]
+    assert {n.pod_ranges[0][0] for n in shared} == {dumps[1]}  # the end of a's dumps
+    assert sorted(n.name for p in parts for n in p) == sorted(n.name for n in fleet.nodes)

@@ -137,20 +137,42 @@ def routed_partition(nodes: Sequence[NodeSpec], holders: dict[str, str],
     by the worker that keeps the pods of their first range (``None``: kept
     nowhere), each group cut as :func:`partition` cuts for ``runners``
     that take the next partition when free (a kept group: for its one
-    worker); with each partition its worker and its pods."""
+    worker); with each partition its worker and its pods. A worker keeps
+    at most its share of the pods (the total over ``runners``): the nodes
+    past it (the last in the order of the dumps) go to the group kept
+    nowhere, shared by all, so that a worker that indexed more dumps than
+    another does not end the run alone with its large partitions."""
     groups: dict[str | None, list[NodeSpec]] = {}
     for n in nodes:
         where = holders.get(n.pod_ranges[0][0]) if n.pod_ranges else None
         groups.setdefault(where, []).append(n)
     total = sum(_weight(n) for n in nodes)
+    share = math.ceil(total / max(1, runners))
     tail = math.ceil(total / (max(1, runners) * TAIL_SHARE))
+    cut: dict[str | None, list[NodeSpec]] = {}
+    shared = sorted(groups.pop(None, []), key=_locality)
+    for where in sorted(groups, key=lambda w: w or ""):
+        ordered = sorted(groups[where], key=_locality)
+        acc = 0
+        for i, n in enumerate(ordered):
+            acc += _weight(n)
+            if acc > share:
+                shared.extend(ordered[i:])
+                ordered = ordered[:i]
+                break
+        cut[where] = ordered
+    if shared:
+        cut[None] = sorted(shared, key=_locality)
+    # the shared partitions come last (see DaskExecutor._routed): with them
+    # there, a worker's own need no small ones at their end
+    own_tail = max(tail, MAX_TASK_PODS // 4) if shared else tail
     parts: list[list[NodeSpec]] = []
     hints: list[tuple[str | None, int]] = []
-    for where in sorted(groups, key=lambda w: (w is not None, w or "")):
-        ordered = sorted(groups[where], key=_locality)
+    for where in sorted(cut, key=lambda w: (w is not None, w or "")):
+        ordered = cut[where]
         weights = [_weight(n) for n in ordered]
         for batch in guided_batches(ordered, weights, runners=max(1, runners) if where is None else 1,
-                                    largest=MAX_TASK_PODS, smallest=tail):
+                                    largest=MAX_TASK_PODS, smallest=tail if where is None else own_tail):
             parts.append(batch)
             hints.append((where, sum(_weight(n) for n in batch)))
     return parts, hints
