@@ -2,7 +2,7 @@
 
 A ``--dask`` run imports ``distributed`` once, in the Dask client process
 (:mod:`podnuma.fleet.daskproc`), and until that import is done no worker
-can take a task: it is on the run's critical path. Two parts of it do work
+can take a task: it is on the run's critical path. Three parts of it do work
 that does not need doing:
 
 * The cyclic garbage collector runs dozens of passes over the objects the
@@ -10,14 +10,19 @@ that does not need doing:
   them is garbage). It is off during the import, and in the client process
   those objects are then moved out of its reach (:func:`gc.freeze`), so the
   later passes there, and in the local workers forked from it, skip them.
+* ``distributed`` imports numpy when it is installed (for the buffers of
+  the messages it receives; else it uses ``bytearray``), about 0.09 CPU s;
+  the command's processes send bytes, never arrays: the client process
+  imports Dask without it (the engine imports numpy where it needs it, for
+  the hint merge of machines with many NUMA nodes).
 * Dask and ``distributed`` read their settings files (``dask.yaml``,
   ``distributed.yaml`` and the user's) with ``yaml.safe_load``, PyYAML's
   pure-Python loader. During the import it reads with libyaml's
   ``CSafeLoader`` (the same safe schema, the same values), where PyYAML was
   built with it.
 
-Measured: the import about 0.03 CPU s cheaper for each (0.28 to 0.22 CPU s
-with numpy and PyYAML already imported; docs/speed.md).
+Measured (docs/speed.md): 0.34 CPU s with Dask's way (numpy included),
+0.20-0.22 CPU s this way.
 """
 
 from __future__ import annotations
@@ -29,13 +34,26 @@ from typing import Any
 __all__ = ["import_dask"]
 
 
-def import_dask(*, freeze: bool = False) -> None:
+#: modules Dask imports when they are there, and does without (``numpy``:
+#: ``distributed`` allocates the buffers of the messages it receives with
+#: it, else with ``bytearray``); the fleet's tasks send bytes, not arrays
+OPTIONAL = ("numpy",)
+
+
+def import_dask(*, freeze: bool = False, lean: bool = False) -> None:
     """``distributed`` (and ``dask``) imported, as cheaply as can be.
     ``freeze``: the objects alive afterwards are left out of the garbage
-    collector's passes for good (:func:`gc.freeze`): only in a process
-    that lives for one run, such as the Dask client process."""
+    collector's passes for good (:func:`gc.freeze`); ``lean``: without
+    the :data:`OPTIONAL` modules not imported yet (a later ``import``
+    still finds them). Both only in a process that lives for one run and
+    runs nothing else, such as the Dask client process and the workers it
+    forks."""
     if "distributed" not in sys.modules:
         import yaml
+
+        blocked = [m for m in OPTIONAL if m not in sys.modules] if lean else []
+        for m in blocked:
+            sys.modules[m] = None  # type: ignore[assignment]  # import raises ImportError
 
         paused = gc.isenabled()
         loader: Any = getattr(yaml, "CSafeLoader", None)
@@ -52,6 +70,9 @@ def import_dask(*, freeze: bool = False) -> None:
             import distributed  # noqa: F401
         finally:
             yaml.safe_load = plain
+            for m in blocked:
+                if sys.modules.get(m, "") is None:
+                    del sys.modules[m]
             if paused:
                 gc.enable()
     if freeze:

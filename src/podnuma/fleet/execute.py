@@ -600,7 +600,7 @@ def _connect(target: str) -> tuple[DaskExecutor, int]:
     worker can take a task; the executor and the workers' threads."""
     from podnuma.fleet.daskimport import import_dask
 
-    import_dask(freeze=True)  # this process lives for one run
+    import_dask(freeze=True, lean=True)  # this process lives for one run
     client, cluster = dask_client(target, fork=True)
     client.wait_for_workers(1)
     ex = DaskExecutor(client, owned=cluster,
