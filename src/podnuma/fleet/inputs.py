@@ -135,8 +135,9 @@ class Scan:
 #: indices instead of a million-entry mapping to build, send and merge.
 PackedKeys = tuple[bytes, tuple[str, ...], bytes]
 KEY_SIZE = 12
-#: the type code of a packed key's node index (4 bytes unsigned, native order)
-_INDEX_CODE = "I" if array("I").itemsize == 4 else "L"
+#: the type code of a packed key's node index (unsigned int: 4 bytes on the
+#: platforms CPython runs on; native order)
+_INDEX_CODE = "I"
 
 
 def _is_machine_info(doc: Any) -> bool:
