@@ -595,6 +595,22 @@ def dask_client(target: str, *, fork: bool = False) -> tuple[Any, Any]:
     return Client(where, timeout=timeout), None  # type: ignore[no-untyped-call]
 
 
+#: how often the client process asks the scheduler whether a worker is
+#: there (``Client.wait_for_workers`` asks every 0.1 s: a local cluster's
+#: forked workers register a few milliseconds after the scheduler starts,
+#: and the tasks would wait up to a tenth of a second more for them)
+WORKER_POLL_S = 0.005
+
+
+def _first_worker(client: Any) -> None:
+    """Return once the scheduler has a worker (a question to it every
+    :data:`WORKER_POLL_S`)."""
+    import time
+
+    while not client.nthreads():
+        time.sleep(WORKER_POLL_S)
+
+
 def _connect(target: str) -> tuple[DaskExecutor, int]:
     """In the client process: the cluster reached (or started), once a
     worker can take a task; the executor and the workers' threads."""
@@ -602,7 +618,8 @@ def _connect(target: str) -> tuple[DaskExecutor, int]:
 
     import_dask(freeze=True, lean=True)  # this process lives for one run
     client, cluster = dask_client(target, fork=True)
-    client.wait_for_workers(1)
+    _first_worker(client)
+    client.wait_for_workers(1)  # (at once now: what the client knows of the workers brought up to date)
     ex = DaskExecutor(client, owned=cluster,
                       threads=cluster.n if isinstance(cluster, ForkedCluster) else None)
     return ex, ex.parts // PARTS_PER_WORKER
