@@ -345,8 +345,10 @@ def open_scenario_stream(
     top = reader.head()
     doc = _ReadAgainDocument(src.name, {**top, "steps": []}, reader)
     head = load_scenario_document(doc, base_dir=src.base_dir, overrides=overrides)
+    # (MessagePack keys the pods where msgspec decodes the steps: a long file)
     return head, _steps(
-        reader.items(), head, doc, top, plain=isinstance(reader, JSONStepReader)
+        reader.items(), head, doc, top,
+        plain=isinstance(reader, JSONStepReader) and reader.decoder is not None,
     )
 
 

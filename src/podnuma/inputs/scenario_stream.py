@@ -16,7 +16,9 @@ read refuses (too large, not UTF-8, malformed JSON anywhere, a duplicate
 key, ``NaN``, nested too deep, too many values) is refused with that
 read's message even when the run has played steps before its problem is
 reached (the output is not printed before the run ends). Each step is
-decoded by the standard library's C decoder; what it cannot tell
+decoded by the standard library's C decoder (by msgspec's, faster, in a
+file of :data:`MSGSPEC_FROM` bytes or more: importing msgspec costs more
+than it saves on a short scenario); what it cannot tell
 (duplicate keys; the limits) is checked by cheap bounds on the step's
 text, and any step the bounds cannot clear sends the whole file through
 the whole read, which gives the verdict. A file that is not laid out as
@@ -35,8 +37,6 @@ from collections.abc import Iterator, KeysView
 from pathlib import Path
 from types import FunctionType
 from typing import IO, Any, BinaryIO, Final, NoReturn
-
-import msgspec
 
 from podnuma.errors import InputError
 from podnuma.inputs.documents import (
@@ -66,8 +66,14 @@ _PLAIN = json.JSONDecoder()
 _scanstring: Any = json.decoder.scanstring  # type: ignore[attr-defined]
 #: what ``_PLAIN.raw_decode`` calls: (value, end), or StopIteration when no value starts there
 _scan: Any = _PLAIN.scan_once  # type: ignore[attr-defined]
-_encode = msgspec.json.Encoder().encode
-_msgspec_decode = msgspec.json.Decoder().decode
+#: from how many bytes of a file its steps are decoded by msgspec: importing
+#: it costs about 20 ms of CPU (docs/speed.md), it saves about 2 us a step
+#: (5-10 us pure Python, with the check of a step's pairs), and a step is
+#: about 200 bytes
+MSGSPEC_FROM: Final = 1 << 19
+#: ``msgspec.json.Encoder().encode`` and what it raises, once msgspec is imported
+_encode: Any = None
+_encode_errors: tuple[type[BaseException], ...] = ()
 
 
 def _probe() -> None:
@@ -162,6 +168,11 @@ class ScenarioFile:
         return data
 
     @property
+    def read_so_far(self) -> int:
+        """The bytes read so far."""
+        return self._total
+
+    @property
     def over_limit(self) -> bool:
         return self._total > self.limits.max_bytes
 
@@ -205,6 +216,10 @@ class JSONStepReader:
         self._nodes = 0
         self._cleared = False  # the whole read took the file
         self._head: KeysView[str] | None = None
+        #: msgspec's decoder and what it raises, for a file of MSGSPEC_FROM
+        #: bytes or more (set by :meth:`head`, which reads the first chunk)
+        self.decoder: Any = None
+        self._decode_errors: tuple[type[BaseException], ...] = ()
 
     # -- the text, a chunk at a time ------------------------------------
 
@@ -285,6 +300,8 @@ class JSONStepReader:
             raise ReadWhole(self.src.text()) from None
         self._pos, self._nodes = pos, nodes
         self._head = top.keys()
+        if self.src.read_so_far >= MSGSPEC_FROM:
+            self.decoder, self._decode_errors = _msgspec_decoder()
         return top
 
     def _scan_head(self) -> tuple[dict[str, Any], int, int]:
@@ -329,7 +346,8 @@ class JSONStepReader:
         follow the list)."""
         space = _SPACE.match
         scan = _scan
-        decode = _msgspec_decode
+        decode = self.decoder
+        errors = self._decode_errors
         first = True
         while True:
             # the next character that is not whitespace (``_skip`` when the
@@ -357,12 +375,12 @@ class JSONStepReader:
             # takes); else decoded by the plain decoder's scanner
             # (what ``_decode`` does, without its calls) when it ends inside
             # the window, and by ``_decode`` when not
-            end = window.find("}, {", pos) + 1
+            end = window.find("}, {", pos) + 1 if decode is not None else 0
             if end:
                 text = window[pos:end]
                 try:
                     value = decode(text)
-                except (msgspec.DecodeError, RecursionError):
+                except errors:
                     end = 0
                 else:
                     self._pos = end
@@ -428,12 +446,34 @@ class JSONStepReader:
         """Whether ``value`` holds every key-value pair of its text, which
         has ``colons`` colons and no escape: a duplicate key drops a pair,
         and its colon, from the text written back; colons inside strings
-        are in both. (Counted on the value first when compiled and the text
-        is ``shallow``, within the depth limit: as many pairs as the text
-        has colons leaves no colon in a string and no pair dropped.)"""
-        if _COMPILED and shallow and _pairs(value) == colons:
+        are in both. (Counted on the value first when compiled, or msgspec
+        is not loaded, and the text is ``shallow``, within the depth limit:
+        as many pairs as the text has colons leaves no colon in a string
+        and no pair dropped. The value is written back by msgspec when it is
+        loaded, else by the standard library.)"""
+        encode = _encode
+        if (_COMPILED or encode is None) and shallow and _pairs(value) == colons:
             return True
+        if encode is None:  # msgspec not loaded: the standard library's encoder
+            try:
+                return colons == json.dumps(value).count(":")
+            except (TypeError, ValueError, OverflowError, RecursionError):
+                return False
         try:
-            return colons == _encode(value).count(b":")
-        except (TypeError, ValueError, OverflowError, msgspec.EncodeError):
+            written: bytes = encode(value)
+        except _encode_errors:
             return False
+        return colons == written.count(b":")
+
+
+def _msgspec_decoder() -> tuple[Any, tuple[type[BaseException], ...]]:
+    """msgspec's JSON decoder's ``decode`` and what it raises on text it
+    refuses; msgspec imported (and its encoder set for the check of a
+    step's pairs)."""
+    global _encode, _encode_errors
+    import msgspec
+
+    if _encode is None:
+        _encode = msgspec.json.Encoder().encode
+        _encode_errors = (TypeError, ValueError, OverflowError, msgspec.EncodeError)
+    return msgspec.json.Decoder().decode, (msgspec.DecodeError, RecursionError)
