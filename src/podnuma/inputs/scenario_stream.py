@@ -34,9 +34,8 @@ import codecs
 import json
 import re
 from collections.abc import Iterator, KeysView
-from pathlib import Path
 from types import FunctionType
-from typing import IO, Any, BinaryIO, Final, NoReturn
+from typing import IO, TYPE_CHECKING, Any, BinaryIO, Final, NoReturn
 
 from podnuma.errors import InputError
 from podnuma.inputs.documents import (
@@ -50,8 +49,12 @@ from podnuma.inputs.documents import (
     read_failure,
 )
 from podnuma.inputs.limits import DEFAULT_LIMITS, ReadLimits
+from podnuma.inputs.pathtext import parent_text, path_text
 from podnuma.inputs.spool import spooled
 from podnuma.inputs.text import TextInput
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["JSONStepReader", "ReadWhole", "ScenarioFile"]
 
@@ -118,21 +121,35 @@ class _Doubt(Exception):
 class ScenarioFile:
     """A scenario file argument, opened, not yet read: ``name`` (how
     messages name it) and ``base_dir`` (where the paths it names resolve),
-    as :meth:`TextInput.read` gives them."""
+    as :meth:`TextInput.read` gives them; ``directory``, ``base_dir`` as
+    text (the file is opened and its directory found without importing
+    :mod:`pathlib`: :mod:`podnuma.inputs.pathtext`)."""
 
     def __init__(
         self, path: str | Path, *, what: str = "scenario", limits: ReadLimits = DEFAULT_LIMITS
     ) -> None:
-        self.path = Path(path)
+        self._path = path_text(path)
         self.name = input_name(path)
-        self.base_dir = self.path.parent
+        self.directory = parent_text(path)
         self.origin = str(path)
         self.what = what
         self.limits = limits
-        self._fh: BinaryIO | None = open_input(self.path, what=what, name=self.name)
+        self._fh: BinaryIO | None = open_input(self._path, what=what, name=self.name)
         self._copy: IO[bytes] = spooled(_SPOOL)  # closed by close()
         self._total = 0
         self._text: str | None = None
+
+    @property
+    def path(self) -> Path:
+        from pathlib import Path
+
+        return Path(self._path)
+
+    @property
+    def base_dir(self) -> Path:
+        from pathlib import Path
+
+        return Path(self.directory)
 
     def close(self) -> None:
         if self._fh is not None:
