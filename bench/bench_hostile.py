@@ -63,14 +63,14 @@ def main() -> None:
             other: list[float] = []
             stop = threading.Event()
 
-            def ask() -> None:
+            def ask(stop: threading.Event, other: list[float]) -> None:
                 while not stop.is_set():
                     start = time.monotonic()
                     call(url + "/api/examples")
                     other.append(time.monotonic() - start)
                     time.sleep(0.05)
 
-            watcher = threading.Thread(target=ask)
+            watcher = threading.Thread(target=ask, args=(stop, other))
             watcher.start()
             rows: list[tuple[str, int, float]] = []
             for _ in range(args.rounds):
