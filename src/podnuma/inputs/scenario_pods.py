@@ -70,6 +70,9 @@ def _msgpack_dumps() -> Callable[[Any], bytes]:
     """:func:`_msgpack`, msgspec imported."""
     global _msgpack_encode, _msgpack_errors
     if _msgpack_encode is None:
+        import podnuma.inputs.msgspec_import  # noqa: F401 (msgspec without typing_extensions)
+
+        # isort: split
         import msgspec
 
         _msgpack_encode = msgspec.msgpack.Encoder().encode

@@ -488,6 +488,9 @@ def _msgspec_decoder() -> tuple[Any, tuple[type[BaseException], ...]]:
     refuses; msgspec imported (and its encoder set for the check of a
     step's pairs)."""
     global _encode, _encode_errors
+    import podnuma.inputs.msgspec_import  # noqa: F401 (msgspec without typing_extensions)
+
+    # isort: split
     import msgspec
 
     if _encode is None:
