@@ -125,7 +125,8 @@ def _read_stdin(what: str, limit: int) -> bytes:
 _REPARSE_FOR_MESSAGE = 1 << 20
 
 
-_SEGMENT = re.compile(r"\[(\d+)\]")
+#: (a pattern, compiled by ``re`` when first used: only an error's position needs it)
+_SEGMENT = r"\[(\d+)\]"
 
 
 class Document:
@@ -175,7 +176,7 @@ class Document:
             if rest.startswith("."):
                 rest = rest[1:]
                 continue
-            m = _SEGMENT.match(rest)
+            m = re.match(_SEGMENT, rest)
             if m:
                 if not isinstance(node, yaml.SequenceNode):
                     break
