@@ -70,9 +70,10 @@ _scanstring: Any = json.decoder.scanstring  # type: ignore[attr-defined]
 #: what ``_PLAIN.raw_decode`` calls: (value, end), or StopIteration when no value starts there
 _scan: Any = _PLAIN.scan_once  # type: ignore[attr-defined]
 #: from how many bytes of a file its steps are decoded by msgspec: importing
-#: it costs about 20 ms of CPU (docs/speed.md), it saves about 2 us a step
-#: (5-10 us pure Python, with the check of a step's pairs), and a step is
-#: about 200 bytes
+#: it costs about 12 ms of CPU (without typing_extensions:
+#: :mod:`podnuma.inputs.msgspec_import`; docs/speed.md), it saves about 3 us a
+#: step compiled (5-10 us pure Python, with the check of a step's pairs and
+#: the pod's key), and a step is about 130-250 bytes
 MSGSPEC_FROM: Final = 1 << 19
 #: ``msgspec.json.Encoder().encode`` and what it raises, once msgspec is imported
 _encode: Any = None
