@@ -22,10 +22,8 @@ whenever ``ENGINE_COMPILED`` is true).
 
 from __future__ import annotations
 
-import importlib.util
 import os
 from collections.abc import Callable
-from importlib.machinery import EXTENSION_SUFFIXES
 from types import FunctionType
 from typing import Final, TypeVar
 
@@ -129,10 +127,15 @@ def _no_mypyc_attr(*attrs: str, **kwattrs: object) -> Callable[[_T], _T]:
 # Python code running ``__init__``: mypyc skips it for a serializable
 # class without it).
 # mypyc reads the decorator at build time; at run time it does nothing, and
-# mypy_extensions (which defines it) is not needed.
-try:
-    from mypy_extensions import mypyc_attr
-except ImportError:  # pragma: no cover - installs without mypy
+# mypy_extensions (which defines it) is not needed: pure Python does not
+# import it (a start-up saved), the compiled build (``--always-true``, above)
+# imports it as before.
+if ENGINE_COMPILED:
+    try:
+        from mypy_extensions import mypyc_attr
+    except ImportError:  # pragma: no cover - installs without mypy
+        mypyc_attr = _no_mypyc_attr
+else:
     mypyc_attr = _no_mypyc_attr
 
 
@@ -177,6 +180,9 @@ def engine_build() -> str:
     if not ENGINE_COMPILED:
         note = engine_note()
         return f"pure Python ({note})" if note else "pure Python"
+    import importlib.util  # (here: a start-up does not need it)
+    from importlib.machinery import EXTENSION_SUFFIXES
+
     names = _engine_modules()
     compiled = 0
     for name in names:

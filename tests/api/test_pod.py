@@ -548,10 +548,11 @@ def test_real_feature_gates() -> None:
     ("default", "x"), ("team-a", "demo"), ("ns", "pod-é-名前"), ("", ""),
 ])
 def test_derived_uid_is_uuid5_of_namespace_and_name(namespace: str, name: str) -> None:
-    # made without uuid.uuid5 (which imports hashlib): the same text
+    # made without uuid.uuid5 (which imports hashlib) nor the uuid module
+    # (which imports platform): the same text
     import uuid
 
     from podnuma.api.pod import POD_UID_NAMESPACE
 
-    expected = str(uuid.uuid5(POD_UID_NAMESPACE, f"{namespace}/{name}"))
+    expected = str(uuid.uuid5(uuid.UUID(POD_UID_NAMESPACE), f"{namespace}/{name}"))
     assert derive_pod_uid(namespace, name) == expected

@@ -93,6 +93,31 @@ def test_simulate_json_to_json_loads_no_yaml_view_or_writer(tmp_path: Path, json
     # gets one from SHA-1's own module)
     assert found(modules, "click", "podnuma.cli.app", "podnuma.cli.options", "hashlib",
                  "_hashlib", "locale") == []
+    # nor, for a short file, msgspec (its import costs more than it saves
+    # below MSGSPEC_FROM bytes) and what it loads (typing_extensions,
+    # inspect, datetime, decimal, uuid and platform); nor pathlib (and
+    # urllib.parse, ipaddress, fnmatch with it: the file is opened and its
+    # directory found without it), the uuid module (a pod's derived uid is
+    # text), the sysfs reader, the Go JSON codec's base64 and copy, nor, in
+    # pure Python, mypy_extensions
+    assert found(modules, "msgspec", "typing_extensions", "inspect", "datetime", "decimal",
+                 "uuid", "platform", "pathlib", "urllib", "ipaddress", "fnmatch",
+                 "podnuma.inputs.discover.sysfs", "base64", "copy", "importlib.util",
+                 "mypy_extensions") == []
+
+
+def test_simulate_json_of_a_long_file_loads_msgspec(tmp_path: Path) -> None:
+    # the other side: from MSGSPEC_FROM bytes on, msgspec decodes the steps
+    from podnuma.inputs.scenario_stream import MSGSPEC_FROM
+
+    doc = base()
+    doc["steps"] = [doc["steps"][0], {"removePod": "uid-a"}] * (MSGSPEC_FROM // 300 + 1)
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    assert path.stat().st_size >= MSGSPEC_FROM
+    modules = loaded(tmp_path, "simulate", str(path), "-o", "json")
+    assert "msgspec" in modules
+    assert found(modules, "pathlib", "click") == []
 
 
 def test_simulate_json_past_the_spool_still_prints_everything(tmp_path: Path) -> None:

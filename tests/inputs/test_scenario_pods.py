@@ -9,7 +9,9 @@ from typing import Any
 
 import pytest
 
-from podnuma.inputs.scenario_pods import _key, _marshal, _msgpack
+from podnuma.inputs.scenario_pods import _key, _marshal, _msgpack_dumps
+
+_msgpack = _msgpack_dumps()  # (msgspec imported)
 
 
 def _pod(value: Any) -> dict[str, Any]:

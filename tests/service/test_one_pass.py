@@ -209,12 +209,18 @@ def _cases() -> dict[str, str]:
 
 CASES = _cases()
 
+#: the step decoders: the standard library's (a file below MSGSPEC_FROM
+#: bytes, as every case here) and msgspec's (the threshold lowered to 0)
+DECODERS = {"stdlib": scenario_stream.MSGSPEC_FROM, "msgspec": 0}
 
+
+@pytest.mark.parametrize("decoder", sorted(DECODERS))
 @pytest.mark.parametrize("chunk", [1 << 20, 7, 61])
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_one_pass_is_the_whole_read(
-    name: str, chunk: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    name: str, chunk: int, decoder: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(scenario_stream, "MSGSPEC_FROM", DECODERS[decoder])
     monkeypatch.setattr(scenario_stream, "_CHUNK", chunk)
     monkeypatch.setattr(scenario_stream, "_SPOOL", 100)
     path = tmp_path / f"{name}.json"
@@ -225,12 +231,14 @@ def test_one_pass_is_the_whole_read(
         assert _one_pass(path, "yaml", True) == _whole(path, "yaml", True)
 
 
+@pytest.mark.parametrize("decoder", sorted(DECODERS))
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_one_pass_counting_pairs_on_the_value(
-    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    name: str, decoder: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The compiled build's check of a step's pairs (on the value, not on
     the text written back) gives the same verdicts and output."""
+    monkeypatch.setattr(scenario_stream, "MSGSPEC_FROM", DECODERS[decoder])
     monkeypatch.setattr(scenario_stream, "_COMPILED", True)
     path = tmp_path / f"{name}.json"
     path.write_text(CASES[name], encoding="utf-8")
@@ -348,3 +356,23 @@ def test_reader_limits_are_the_whole_reads(limits: ReadLimits, tmp_path: Path) -
     top, items = verdict
     assert top == whole.top
     assert items == list(whole.items())
+
+
+@pytest.mark.parametrize("decoder", sorted(DECODERS))
+def test_the_decoder_follows_the_file_size(
+    decoder: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file of MSGSPEC_FROM bytes or more has its steps decoded by
+    msgspec (and its pods keyed by MessagePack), a shorter one by the
+    standard library; the same output either way."""
+    monkeypatch.setattr(scenario_stream, "MSGSPEC_FROM", DECODERS[decoder])
+    path = tmp_path / "long.json"
+    path.write_text(CASES["long"], encoding="utf-8")
+    src = ScenarioFile(path)
+    try:
+        reader = JSONStepReader(src)
+        reader.head()
+        assert (reader.decoder is not None) == (decoder == "msgspec")
+    finally:
+        src.close()
+    assert _one_pass(path) == _whole(path)

@@ -23,7 +23,6 @@ returned directly whenever it is what the kubelet gets (the common case).
 
 from __future__ import annotations
 
-import decimal
 import enum
 import math
 import re
@@ -111,6 +110,8 @@ def _int_text(n: int) -> str:
     """``str(n)`` without CPython's 4300-digit limit (Go has none)."""
     if n.bit_length() < 14_000:
         return str(n)
+    import decimal  # (here: a start-up does not need it)
+
     return str(decimal.Decimal(n))
 
 
@@ -118,6 +119,8 @@ def _parse_digits(digits: str) -> int:
     """``int(digits)`` without CPython's 4300-digit limit."""
     if len(digits) < 4_000:
         return int(digits)
+    import decimal
+
     return int(decimal.Decimal(digits))
 
 

@@ -15,8 +15,7 @@ from __future__ import annotations
 import codecs
 import sys
 from collections.abc import Callable
-from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from podnuma.cli.guard import guard
 from podnuma.inputs.documents import is_stdin
@@ -28,6 +27,9 @@ from podnuma.render.serialize import write_run_stream
 from podnuma.scenario.document import ordered_checkpoints
 from podnuma.scenario.run import StreamedRun
 from podnuma.service import scenario as service
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["simulate_streamed"]
 

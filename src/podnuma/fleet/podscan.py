@@ -46,8 +46,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import msgspec
-
 try:  # hashlib's own blake2b, without hashlib's OpenSSL bindings (2-3 ms of start-up)
     from _blake2 import blake2b as _blake2b
 except ImportError:  # pragma: no cover - a Python built without it
@@ -59,6 +57,7 @@ from podnuma.fleet.model import Issue
 from podnuma.fleet.pods import ACTIVE_PHASES, compact_pod, is_pod, read_node_pods, with_ranged_pods
 from podnuma.inputs.documents import check_tree, read_bytes
 from podnuma.inputs.limits import FLEET_LIMITS
+from podnuma.inputs.msgspec_import import msgspec  # (without typing_extensions)
 
 __all__ = ["HOLD_BYTES", "PodFileIndex", "Range", "ScannedPod", "index_pod_file", "node_pods", "pod_key",
            "is_held", "pods_of_ranges", "read_ranges", "release_held"]

@@ -4,9 +4,6 @@ the bytes and the error texts come out the same."""
 
 from __future__ import annotations
 
-import base64
-import binascii
-import copy
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -422,6 +419,9 @@ class _Decoder:
         """A ``[]byte`` from a JSON string: standard base64 with padding
         (line breaks ignored, as Go's decoder does); on failure the error is
         kept and decoding goes on."""
+        import base64  # (here and below: a start-up does not need them)
+        import binascii
+
         try:
             raw = text.replace("\r", "").replace("\n", "").encode("ascii")
             return list(base64.b64decode(raw, validate=True))
@@ -520,7 +520,12 @@ def go_json_unmarshal(jv: Any, typ: GoType, into: Any = None) -> tuple[Any, str 
     before an aborting error stay set) and Go's error text, or ``None``.
     """
     dec = _Decoder()
-    start = zero(typ) if into is None else copy.deepcopy(into)
+    if into is None:
+        start = zero(typ)
+    else:
+        import copy
+
+        start = copy.deepcopy(into)
     if isinstance(typ, GoPtr) and start is None:
         start = zero(typ.elem)
         typ = typ.elem
@@ -597,6 +602,8 @@ def _marshal(value: Any, typ: GoType, out: list[str]) -> None:
             out.append("null")
             return
         if _is_bytes(typ):
+            import base64
+
             out.append('"' + base64.b64encode(bytes(value)).decode("ascii") + '"')
             return
         out.append("[")

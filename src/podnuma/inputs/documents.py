@@ -29,13 +29,15 @@ import re
 import stat
 import sys
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from podnuma.errors import InputError
 from podnuma.inputs.limits import DEFAULT_LIMITS, ReadLimits
+from podnuma.inputs.pathtext import path_text
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     import yaml
 
 # PyYAML and the YAML readers (:mod:`podnuma.inputs.goyaml`,
@@ -123,7 +125,8 @@ def _read_stdin(what: str, limit: int) -> bytes:
 _REPARSE_FOR_MESSAGE = 1 << 20
 
 
-_SEGMENT = re.compile(r"\[(\d+)\]")
+#: (a pattern, compiled by ``re`` when first used: only an error's position needs it)
+_SEGMENT = r"\[(\d+)\]"
 
 
 class Document:
@@ -173,7 +176,7 @@ class Document:
             if rest.startswith("."):
                 rest = rest[1:]
                 continue
-            m = _SEGMENT.match(rest)
+            m = re.match(_SEGMENT, rest)
             if m:
                 if not isinstance(node, yaml.SequenceNode):
                     break
@@ -597,7 +600,7 @@ def read_bytes(
     limit = limits.max_bytes
     data = (
         _read_stdin(what, limit) if is_stdin(path)
-        else _read_path(Path(path), what=what, name=name, limit=limit)
+        else _read_path(path, what=what, name=name, limit=limit)
     )
     if len(data) > limit:
         raise InputError(f"{what} file is larger than the limit of {limit} bytes", file=name)
@@ -623,7 +626,7 @@ def decode_text(data: bytes, *, what: str, name: str) -> str:
         raise InputError(f"{what} file is not UTF-8 text (byte {e.start})", file=name) from None
 
 
-def _read_path(path: Path, *, what: str, name: str, limit: int) -> bytes:
+def _read_path(path: str | Path, *, what: str, name: str, limit: int) -> bytes:
     with open_input(path, what=what, name=name) as fh:
         try:
             size = os.fstat(fh.fileno()).st_size
@@ -634,12 +637,13 @@ def _read_path(path: Path, *, what: str, name: str, limit: int) -> bytes:
             raise read_failure(e, what=what, name=name) from None
 
 
-def open_input(path: Path, *, what: str, name: str) -> BinaryIO:
+def open_input(path: str | Path, *, what: str, name: str) -> BinaryIO:
     """The file at ``path`` open for reading bytes; ``InputError`` naming
     it (``name``) as :func:`read_bytes` words it when it cannot be opened
-    (read errors later: :func:`read_failure`)."""
+    (read errors later: :func:`read_failure`). ``path`` is opened as
+    ``Path(path)`` opens it (:func:`~podnuma.inputs.pathtext.path_text`)."""
     try:
-        fh = path.open("rb")
+        fh = open(path_text(path), "rb")  # noqa: SIM115 (returned open)
         if stat.S_ISDIR(os.fstat(fh.fileno()).st_mode):
             fh.close()
             raise IsADirectoryError(path)

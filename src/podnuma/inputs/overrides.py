@@ -64,8 +64,9 @@ __all__ = [
 #: how messages name the option
 OPTION = "--set"
 
-_SEGMENT = re.compile(r"^([^.\[\]]+)((?:\[\d+\])*)$")
-_INDEX = re.compile(r"\[(\d+)\]")
+# (patterns, compiled by ``re`` when first used: only --set needs them)
+_SEGMENT = r"^([^.\[\]]+)((?:\[\d+\])*)$"
+_INDEX = r"\[(\d+)\]"
 
 #: fields whose values the kubelet checks against a fixed list at start-up:
 #: refused here already, naming ``--set`` (the same lists the loader uses)
@@ -119,11 +120,11 @@ def _split(path: str) -> list[Key]:
     dots are joined back by :func:`_resolve`)."""
     keys: list[Key] = []
     for part in path.split("."):
-        m = _SEGMENT.match(part)
+        m = re.match(_SEGMENT, part)
         if m is None:
             raise _error("not a field path (NAME, NAME.KEY or NAME[INDEX], joined by dots)", path)
         keys.append(m.group(1))
-        keys.extend(int(i) for i in _INDEX.findall(m.group(2)))
+        keys.extend(int(i) for i in re.findall(_INDEX, m.group(2)))
     return keys
 
 

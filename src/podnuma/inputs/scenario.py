@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from podnuma.api.featuregates import FeatureGateReader, FeatureGates
@@ -52,8 +51,10 @@ from podnuma.inputs.scenario_stream import JSONStepReader
 from podnuma.inputs.startup import startup_failure
 from podnuma.machine.topology import Machine
 
-if TYPE_CHECKING:  # (imports PyYAML, which a JSON scenario never loads)
-    from podnuma.inputs.scenario_yaml import YAMLStepReader
+if TYPE_CHECKING:
+    from pathlib import Path  # (a run that reads no other file does not import it)
+
+    from podnuma.inputs.scenario_yaml import YAMLStepReader  # (PyYAML: never for JSON)
 
 __all__ = [
     "API_VERSION",
@@ -159,7 +160,8 @@ class Scenario:
     """
 
     name: str
-    base_dir: Path
+    # base_dir (a property): where the relative paths it references resolve
+    _base_dir: Path | str
     machine: Machine
     config: KubeletConfig
     steps: tuple[Step, ...]
@@ -189,7 +191,7 @@ class Scenario:
     def __init__(
         self,
         name: str,
-        base_dir: Path,
+        base_dir: Path | str,
         machine: Machine,
         config: KubeletConfig,
         steps: tuple[Step, ...],
@@ -209,7 +211,7 @@ class Scenario:
         config_document: Mapping[str, Any] | None = None,
     ) -> None:
         self.name = name
-        self.base_dir = base_dir
+        self._base_dir = base_dir
         self.machine = machine
         self.config = config
         self.steps = steps
@@ -227,6 +229,18 @@ class Scenario:
         self.document = document
         self.overrides = overrides
         self.config_document = config_document
+
+    @property
+    def base_dir(self) -> Path:
+        """Where the relative paths it references resolve: a ``Path``, made
+        when first asked for from the text it was given as (a run that
+        reads no other file does not import :mod:`pathlib`)."""
+        d = self._base_dir
+        if isinstance(d, str):
+            from pathlib import Path
+
+            d = self._base_dir = Path(d)
+        return d
 
     def replace(self, **changes: Any) -> Scenario:
         """A copy with ``changes`` (fields by name) applied, as
@@ -274,6 +288,8 @@ def load_scenario(path: str | Path) -> Scenario:
 
     Every problem raises :class:`InputError` naming the file and the field.
     """
+    from pathlib import Path
+
     name = input_name(path)
     text = read_text(path, name=name, what="scenario")
     base_dir = Path.cwd() if is_stdin(path) else Path(path).parent
@@ -281,7 +297,7 @@ def load_scenario(path: str | Path) -> Scenario:
 
 
 def load_scenario_text(
-    text: str, *, name: str, base_dir: Path, overrides: tuple[Override, ...] = ()
+    text: str, *, name: str, base_dir: Path | str, overrides: tuple[Override, ...] = ()
 ) -> Scenario:
     """Validate a scenario given as text; ``name`` is used in messages and
     ``base_dir`` resolves the relative paths the scenario references;
@@ -293,12 +309,12 @@ def load_scenario_text(
 
 
 def load_scenario_document(
-    doc: Document, *, base_dir: Path, overrides: tuple[Override, ...] = ()
+    doc: Document, *, base_dir: Path | str, overrides: tuple[Override, ...] = ()
 ) -> Scenario:
     """Validate a scenario already parsed (:func:`parse_document`)."""
     name = doc.name
     try:
-        return _load(doc, base_dir=Path(base_dir), overrides=overrides)
+        return _load(doc, base_dir=base_dir, overrides=overrides)
     except InputError as e:
         if e.file is not None and e.file != name:
             raise
@@ -306,7 +322,7 @@ def load_scenario_document(
 
 
 def open_scenario_text(
-    text: str, *, name: str, base_dir: Path, overrides: tuple[Override, ...] = ()
+    text: str, *, name: str, base_dir: Path | str, overrides: tuple[Override, ...] = ()
 ) -> tuple[Scenario, Iterator[Step]]:
     """The scenario without its steps (``steps`` is empty), and its steps,
     read and validated one at a time as the iterator is consumed, so that a
@@ -344,9 +360,11 @@ def open_scenario_stream(
     src = reader.src
     top = reader.head()
     doc = _ReadAgainDocument(src.name, {**top, "steps": []}, reader)
-    head = load_scenario_document(doc, base_dir=src.base_dir, overrides=overrides)
+    head = load_scenario_document(doc, base_dir=src.directory, overrides=overrides)
+    # (MessagePack keys the pods where msgspec decodes the steps: a long file)
     return head, _steps(
-        reader.items(), head, doc, top, plain=isinstance(reader, JSONStepReader)
+        reader.items(), head, doc, top,
+        plain=isinstance(reader, JSONStepReader) and reader.decoder is not None,
     )
 
 
@@ -391,16 +409,18 @@ def _steps(
         yield step
 
 
-def _resolve(base_dir: Path, value: object, *, path: str) -> Path:
+def _resolve(base_dir: Path | str, value: object, *, path: str) -> Path:
     if not isinstance(value, str):
         raise wrong_type(path, "a file path (a string)", value)
     if not value:
         raise wrong_type(path, "a file path", value)
+    from pathlib import Path  # (here: only a scenario naming a file needs it)
+
     p = Path(value)
-    return p if p.is_absolute() else base_dir / p
+    return p if p.is_absolute() else Path(base_dir) / p
 
 
-def _read_referenced(base_dir: Path, value: object, *, path: str, what: str) -> tuple[Path, bytes]:
+def _read_referenced(base_dir: Path | str, value: object, *, path: str, what: str) -> tuple[Path, bytes]:
     p = _resolve(base_dir, value, path=path)
     try:
         return p, p.read_bytes()
@@ -420,7 +440,7 @@ def _unknown(keys: Mapping[str, Any], known: tuple[str, ...], *, path: str) -> N
     check_known_fields(keys, known, path)
 
 
-def _load(doc: Document, *, base_dir: Path, overrides: tuple[Override, ...] = ()) -> Scenario:
+def _load(doc: Document, *, base_dir: Path | str, overrides: tuple[Override, ...] = ()) -> Scenario:
     if doc.data is None:
         raise InputError("the scenario is empty")
     top = _mapping(doc.data, path="", what="a scenario")
@@ -521,7 +541,7 @@ def _state_path(top: Mapping[str, Any], key: str, files: tuple[str, ...] = ()) -
 
 
 def _load_kubelet_config(
-    top: Mapping[str, Any], *, base_dir: Path, scenario_name: str,
+    top: Mapping[str, Any], *, base_dir: Path | str, scenario_name: str,
     overrides: tuple[Override, ...] = (),
 ) -> tuple[KubeletConfig, tuple[str, ...], Mapping[str, Any]]:
     """The configuration, the file it was read from (if any) and its
@@ -606,7 +626,7 @@ def _inline_bytes(obj: Mapping[str, Any], data: CPUCheckpointData | MemoryCheckp
 
 
 def _load_checkpoint(
-    state: Mapping[str, Any], key: str, *, base_dir: Path, plrm: bool, config: KubeletConfig
+    state: Mapping[str, Any], key: str, *, base_dir: Path | str, plrm: bool, config: KubeletConfig
 ) -> tuple[Any, str | None, tuple[str, ...]]:
     """Read and restore the starting checkpoint of one manager (``plrm``: the
     PodLevelResourceManagers gate, which changes what the kubelet reads):
@@ -636,7 +656,7 @@ def _load_checkpoint(
 
 
 def _load_device_checkpoint(
-    state: Mapping[str, Any], *, base_dir: Path
+    state: Mapping[str, Any], *, base_dir: Path | str
 ) -> tuple[DeviceCheckpointData | None, tuple[str, ...]]:
     """``state.deviceManager`` / ``state.deviceManagerFile``: the device
     manager's checkpoint (``kubelet_internal_checkpoint``) as the kubelet

@@ -20,8 +20,6 @@ import marshal
 from collections.abc import Callable, Mapping
 from typing import Any
 
-import msgspec
-
 from podnuma.api.pod import Pod
 from podnuma.api.pod_manifest import (
     IDENTITY_FIELDS,
@@ -39,13 +37,14 @@ class PodParses:
     manifests kept; past that the memo starts afresh). ``plain``: the
     manifests hold JSON's types only (dict, list, str, int, float, bool,
     ``None``: a JSON decoder's output), which MessagePack writes apart from
-    each other faster than marshal does."""
+    each other faster than marshal does (msgspec is imported then: give it
+    only for a run long enough to pay for that import)."""
 
     def __init__(self, gates: FeatureGateView, *, limit: int = 4096, plain: bool = False) -> None:
         self._gates = gates
         self._limit = limit
         self._pods: dict[bytes, Pod] = {}
-        self._dumps: Callable[[Any], bytes] = _msgpack if plain else _marshal
+        self._dumps: Callable[[Any], bytes] = _msgpack_dumps() if plain else _marshal
 
     def parse(self, doc: Mapping[str, Any]) -> Pod:
         key = _key(doc, self._dumps)
@@ -62,7 +61,23 @@ class PodParses:
         return pod
 
 
-_msgpack_encode = msgspec.msgpack.Encoder().encode
+#: msgspec's MessagePack encoder and what it raises, once msgspec is imported
+_msgpack_encode: Any = None
+_msgpack_errors: tuple[type[BaseException], ...] = ()
+
+
+def _msgpack_dumps() -> Callable[[Any], bytes]:
+    """:func:`_msgpack`, msgspec imported."""
+    global _msgpack_encode, _msgpack_errors
+    if _msgpack_encode is None:
+        import podnuma.inputs.msgspec_import  # noqa: F401 (msgspec without typing_extensions)
+
+        # isort: split
+        import msgspec
+
+        _msgpack_encode = msgspec.msgpack.Encoder().encode
+        _msgpack_errors = (TypeError, OverflowError, msgspec.EncodeError)
+    return _msgpack
 
 
 def _marshal(value: Any) -> bytes:
@@ -74,9 +89,10 @@ def _msgpack(value: Any) -> bytes:
     codes (a float's eight bytes, NaN included, apart from an int's), lists
     and maps carry their lengths; too large an int is refused."""
     try:
-        return _msgpack_encode(value)
-    except (TypeError, OverflowError, msgspec.EncodeError):
+        encoded: bytes = _msgpack_encode(value)
+    except _msgpack_errors:
         raise ValueError from None
+    return encoded
 
 
 def _key(doc: Mapping[str, Any], dumps: Callable[[Any], bytes] = _marshal) -> bytes | None:

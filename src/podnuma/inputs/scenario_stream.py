@@ -16,7 +16,9 @@ read refuses (too large, not UTF-8, malformed JSON anywhere, a duplicate
 key, ``NaN``, nested too deep, too many values) is refused with that
 read's message even when the run has played steps before its problem is
 reached (the output is not printed before the run ends). Each step is
-decoded by the standard library's C decoder; what it cannot tell
+decoded by the standard library's C decoder (by msgspec's, faster, in a
+file of :data:`MSGSPEC_FROM` bytes or more: importing msgspec costs more
+than it saves on a short scenario); what it cannot tell
 (duplicate keys; the limits) is checked by cheap bounds on the step's
 text, and any step the bounds cannot clear sends the whole file through
 the whole read, which gives the verdict. A file that is not laid out as
@@ -32,11 +34,8 @@ import codecs
 import json
 import re
 from collections.abc import Iterator, KeysView
-from pathlib import Path
 from types import FunctionType
-from typing import IO, Any, BinaryIO, Final, NoReturn
-
-import msgspec
+from typing import IO, TYPE_CHECKING, Any, BinaryIO, Final, NoReturn
 
 from podnuma.errors import InputError
 from podnuma.inputs.documents import (
@@ -50,8 +49,12 @@ from podnuma.inputs.documents import (
     read_failure,
 )
 from podnuma.inputs.limits import DEFAULT_LIMITS, ReadLimits
+from podnuma.inputs.pathtext import parent_text, path_text
 from podnuma.inputs.spool import spooled
 from podnuma.inputs.text import TextInput
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["JSONStepReader", "ReadWhole", "ScenarioFile"]
 
@@ -66,8 +69,15 @@ _PLAIN = json.JSONDecoder()
 _scanstring: Any = json.decoder.scanstring  # type: ignore[attr-defined]
 #: what ``_PLAIN.raw_decode`` calls: (value, end), or StopIteration when no value starts there
 _scan: Any = _PLAIN.scan_once  # type: ignore[attr-defined]
-_encode = msgspec.json.Encoder().encode
-_msgspec_decode = msgspec.json.Decoder().decode
+#: from how many bytes of a file its steps are decoded by msgspec: importing
+#: it costs about 12 ms of CPU (without typing_extensions:
+#: :mod:`podnuma.inputs.msgspec_import`; docs/speed.md), it saves about 3 us a
+#: step compiled (5-10 us pure Python, with the check of a step's pairs and
+#: the pod's key), and a step is about 130-250 bytes
+MSGSPEC_FROM: Final = 1 << 19
+#: ``msgspec.json.Encoder().encode`` and what it raises, once msgspec is imported
+_encode: Any = None
+_encode_errors: tuple[type[BaseException], ...] = ()
 
 
 def _probe() -> None:
@@ -112,21 +122,35 @@ class _Doubt(Exception):
 class ScenarioFile:
     """A scenario file argument, opened, not yet read: ``name`` (how
     messages name it) and ``base_dir`` (where the paths it names resolve),
-    as :meth:`TextInput.read` gives them."""
+    as :meth:`TextInput.read` gives them; ``directory``, ``base_dir`` as
+    text (the file is opened and its directory found without importing
+    :mod:`pathlib`: :mod:`podnuma.inputs.pathtext`)."""
 
     def __init__(
         self, path: str | Path, *, what: str = "scenario", limits: ReadLimits = DEFAULT_LIMITS
     ) -> None:
-        self.path = Path(path)
+        self._path = path_text(path)
         self.name = input_name(path)
-        self.base_dir = self.path.parent
+        self.directory = parent_text(path)
         self.origin = str(path)
         self.what = what
         self.limits = limits
-        self._fh: BinaryIO | None = open_input(self.path, what=what, name=self.name)
+        self._fh: BinaryIO | None = open_input(self._path, what=what, name=self.name)
         self._copy: IO[bytes] = spooled(_SPOOL)  # closed by close()
         self._total = 0
         self._text: str | None = None
+
+    @property
+    def path(self) -> Path:
+        from pathlib import Path
+
+        return Path(self._path)
+
+    @property
+    def base_dir(self) -> Path:
+        from pathlib import Path
+
+        return Path(self.directory)
 
     def close(self) -> None:
         if self._fh is not None:
@@ -160,6 +184,11 @@ class ScenarioFile:
         data = self._copy.read(min(size, self._total - offset))
         self._copy.seek(0, 2)
         return data
+
+    @property
+    def read_so_far(self) -> int:
+        """The bytes read so far."""
+        return self._total
 
     @property
     def over_limit(self) -> bool:
@@ -205,6 +234,10 @@ class JSONStepReader:
         self._nodes = 0
         self._cleared = False  # the whole read took the file
         self._head: KeysView[str] | None = None
+        #: msgspec's decoder and what it raises, for a file of MSGSPEC_FROM
+        #: bytes or more (set by :meth:`head`, which reads the first chunk)
+        self.decoder: Any = None
+        self._decode_errors: tuple[type[BaseException], ...] = ()
 
     # -- the text, a chunk at a time ------------------------------------
 
@@ -285,6 +318,8 @@ class JSONStepReader:
             raise ReadWhole(self.src.text()) from None
         self._pos, self._nodes = pos, nodes
         self._head = top.keys()
+        if self.src.read_so_far >= MSGSPEC_FROM:
+            self.decoder, self._decode_errors = _msgspec_decoder()
         return top
 
     def _scan_head(self) -> tuple[dict[str, Any], int, int]:
@@ -329,7 +364,8 @@ class JSONStepReader:
         follow the list)."""
         space = _SPACE.match
         scan = _scan
-        decode = _msgspec_decode
+        decode = self.decoder
+        errors = self._decode_errors
         first = True
         while True:
             # the next character that is not whitespace (``_skip`` when the
@@ -357,12 +393,12 @@ class JSONStepReader:
             # takes); else decoded by the plain decoder's scanner
             # (what ``_decode`` does, without its calls) when it ends inside
             # the window, and by ``_decode`` when not
-            end = window.find("}, {", pos) + 1
+            end = window.find("}, {", pos) + 1 if decode is not None else 0
             if end:
                 text = window[pos:end]
                 try:
                     value = decode(text)
-                except (msgspec.DecodeError, RecursionError):
+                except errors:
                     end = 0
                 else:
                     self._pos = end
@@ -428,12 +464,37 @@ class JSONStepReader:
         """Whether ``value`` holds every key-value pair of its text, which
         has ``colons`` colons and no escape: a duplicate key drops a pair,
         and its colon, from the text written back; colons inside strings
-        are in both. (Counted on the value first when compiled and the text
-        is ``shallow``, within the depth limit: as many pairs as the text
-        has colons leaves no colon in a string and no pair dropped.)"""
-        if _COMPILED and shallow and _pairs(value) == colons:
+        are in both. (Counted on the value first when compiled, or msgspec
+        is not loaded, and the text is ``shallow``, within the depth limit:
+        as many pairs as the text has colons leaves no colon in a string
+        and no pair dropped. The value is written back by msgspec when it is
+        loaded, else by the standard library.)"""
+        encode = _encode
+        if (_COMPILED or encode is None) and shallow and _pairs(value) == colons:
             return True
+        if encode is None:  # msgspec not loaded: the standard library's encoder
+            try:
+                return colons == json.dumps(value).count(":")
+            except (TypeError, ValueError, OverflowError, RecursionError):
+                return False
         try:
-            return colons == _encode(value).count(b":")
-        except (TypeError, ValueError, OverflowError, msgspec.EncodeError):
+            written: bytes = encode(value)
+        except _encode_errors:
             return False
+        return colons == written.count(b":")
+
+
+def _msgspec_decoder() -> tuple[Any, tuple[type[BaseException], ...]]:
+    """msgspec's JSON decoder's ``decode`` and what it raises on text it
+    refuses; msgspec imported (and its encoder set for the check of a
+    step's pairs)."""
+    global _encode, _encode_errors
+    import podnuma.inputs.msgspec_import  # noqa: F401 (msgspec without typing_extensions)
+
+    # isort: split
+    import msgspec
+
+    if _encode is None:
+        _encode = msgspec.json.Encoder().encode
+        _encode_errors = (TypeError, ValueError, OverflowError, msgspec.EncodeError)
+    return msgspec.json.Decoder().decode, (msgspec.DecodeError, RecursionError)

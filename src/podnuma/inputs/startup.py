@@ -67,8 +67,9 @@ _FIELD_HINTS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("feature gate", "featureGates", "feature-gates"), "featureGates"),
 )
 
-_UNKNOWN_POLICY = re.compile(r'unknown policy: "([^"]*)"')
-_OPTION = re.compile(r'option:? "([^"]+)"')
+# (patterns, compiled by ``re`` when first used: only a refusal needs them)
+_UNKNOWN_POLICY = r'unknown policy: "([^"]*)"'
+_OPTION = r'option:? "([^"]+)"'
 
 # Words of the kubelet's errors about restoring a checkpoint.
 _STATE_WORDS = ("checkpoint", "in state", "overlaps with default cpuset", "state file")
@@ -77,7 +78,7 @@ _STATE_WORDS = ("checkpoint", "in state", "overlaps with default cpuset", "state
 def config_field(message: str, config: KubeletConfig | None = None) -> str:
     """The KubeletConfiguration field a start-up message is about, or ``""``."""
     if config is not None:
-        m = _UNKNOWN_POLICY.search(message)
+        m = re.search(_UNKNOWN_POLICY, message)
         if m is not None:
             name = m.group(1)
             # the field holding that name and not a valid policy of its manager
@@ -88,7 +89,7 @@ def config_field(message: str, config: KubeletConfig | None = None) -> str:
             ):
                 if name == value and name not in valid:
                     return field
-        m = _OPTION.search(message)
+        m = re.search(_OPTION, message)
         if m is not None:
             option = m.group(1)
             if option in config.cpu_manager_policy_options:

@@ -11,11 +11,13 @@ no file on the machine that reads it, and every field that would
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from podnuma.errors import InputError
 from podnuma.inputs.documents import Document, input_name, is_stdin, read_text
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["FILE_FIELDS", "NO_FILES", "NOWHERE", "TextInput", "refuse_files", "request_name"]
 
@@ -33,9 +35,22 @@ FILE_FIELDS = (
 #: the message for a field naming a file in an input that may name none
 NO_FILES = "the server reads no files named in a request"
 
-#: the base directory given to loaders for an input that may name no file
-#: (never read: every field that would is refused first)
-NOWHERE = Path("/nonexistent")
+if TYPE_CHECKING:
+    #: the base directory given to loaders for an input that may name no
+    #: file (never read: every field that would is refused first):
+    #: ``Path("/nonexistent")``, made when first asked for (a command that
+    #: reads a file does not import :mod:`pathlib`: docs/speed.md)
+    NOWHERE: Path
+else:
+
+    def __getattr__(name: str) -> Any:
+        global NOWHERE
+        if name == "NOWHERE":
+            from pathlib import Path
+
+            NOWHERE = Path("/nonexistent")
+            return NOWHERE
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class TextInput:
@@ -81,6 +96,8 @@ class TextInput:
     def read(cls, path: str | Path, *, what: str) -> TextInput:
         """The file argument ``path`` (``-``: standard input, whose relative
         references resolve from the working directory)."""
+        from pathlib import Path
+
         name = input_name(path)
         text = read_text(path, what=what, name=name)
         base_dir = Path.cwd() if is_stdin(path) else Path(path).parent
@@ -108,6 +125,8 @@ def request_name(name: str | None, default: str) -> str:
     characters, or ``default``."""
     if not name:
         return default
+    from pathlib import PurePosixPath
+
     base = PurePosixPath(name.replace("\\", "/")).name.strip()
     base = "".join(ch for ch in base if ch.isprintable())[:100]
     return base or default

@@ -12,11 +12,11 @@ from __future__ import annotations
 import _thread
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from podnuma.cm.results import StepResult
 from podnuma.errors import InputError, PodnumaError
+from podnuma.inputs import text as _text
 from podnuma.inputs.documents import parse_document
 from podnuma.inputs.overrides import Override, effective_config
 from podnuma.inputs.scenario import (
@@ -28,7 +28,7 @@ from podnuma.inputs.scenario import (
     open_scenario_text,
 )
 from podnuma.inputs.scenario_stream import JSONStepReader, ScenarioFile
-from podnuma.inputs.text import NOWHERE, TextInput, refuse_files
+from podnuma.inputs.text import TextInput, refuse_files
 from podnuma.scenario.document import (
     build_document,
     node_document,
@@ -110,7 +110,7 @@ def _read_text(src: TextInput, overrides: tuple[Override, ...]) -> Scenario:
                 return found
     doc = parse_document(src.text, name=src.name)
     refuse_files(doc)
-    scenario = load_scenario_document(doc, base_dir=NOWHERE, overrides=overrides)
+    scenario = load_scenario_document(doc, base_dir=_text.NOWHERE, overrides=overrides)
     if key is not None and KEEP_SCENARIOS > 0:
         with _kept_lock:
             _kept[key] = scenario
@@ -319,7 +319,9 @@ def effective_scenario(scenario: Scenario) -> dict[str, Any]:
     # keep the contract's key order: kubeletConfig after node
     order = ["apiVersion", "kind", "node", "kubeletConfig", "state", "steps"]
     out = {k: out[k] for k in order if k in out}
-    if scenario.base_dir != NOWHERE:
+    from pathlib import Path  # (a file's run does not import it: docs/speed.md)
+
+    if scenario.base_dir != _text.NOWHERE:
         for head, key in _PATH_FIELDS:
             holder = out.get(head)
             if isinstance(holder, dict) and isinstance(holder.get(key), str):
@@ -538,6 +540,8 @@ class Demo:
 
 def demo() -> Demo:
     """Run the embedded demo scenarios."""
+    from pathlib import Path
+
     runs = [
         run(TextInput(demo_text(name), name, Path.cwd()))[1]
         for name in (DEMO_NAME, POD_LEVEL_DEMO_NAME)

@@ -20,8 +20,7 @@ carry that file in ``InputError.file``. Relative paths resolve against
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from podnuma.errors import InputError
 from podnuma.fieldkit import expect_list, expect_mapping
@@ -38,10 +37,12 @@ from podnuma.inputs.discover.machineinfo import (
     parse_machine_info,
 )
 from podnuma.inputs.discover.synthetic import parse_synthetic
-from podnuma.inputs.discover.sysfs import read_sysfs
 from podnuma.inputs.discover.table import parse_table
 from podnuma.inputs.documents import parse_document, read_text
 from podnuma.machine.topology import Device, Machine
+
+if TYPE_CHECKING:
+    from pathlib import Path  # (made only for a node read from files)
 
 __all__ = [
     "load_node",
@@ -50,7 +51,6 @@ __all__ = [
     "parse_machine_info",
     "discover",
     "build_machine",
-    "read_sysfs",
     "parse_synthetic",
     "parse_table",
 ]
@@ -59,10 +59,12 @@ FORMS = ("machineInfo", "machineInfoFile", "sysfs", "synthetic", "cpus")
 _KEYS = (*FORMS, "memory", "memoryCapacity", "distances", "devices", "name")
 
 
-def _resolve(value: object, path: str, base_dir: Path) -> Path:
+def _resolve(value: object, path: str, base_dir: Path | str) -> Path:
+    from pathlib import Path
+
     text = expect_str(value, path)
     p = Path(text).expanduser()
-    return p if p.is_absolute() else base_dir / p
+    return p if p.is_absolute() else Path(base_dir) / p
 
 
 def _machine_info_file(file: Path) -> MachineInfo:
@@ -121,7 +123,7 @@ def parse_devices(value: object, numa_ids: set[int], path: str = "devices") -> d
     return out
 
 
-def load_node(node_doc: Mapping[str, Any], *, base_dir: Path) -> Machine:
+def load_node(node_doc: Mapping[str, Any], *, base_dir: Path | str) -> Machine:
     """Build the ``Machine`` of a scenario's ``node`` mapping."""
     doc = expect_mapping(node_doc, "")
     check_keys(doc, _KEYS, "")
@@ -145,6 +147,8 @@ def load_node(node_doc: Mapping[str, Any], *, base_dir: Path) -> Machine:
         info_file = _resolve(doc["machineInfoFile"], "machineInfoFile", base_dir)
         info = _machine_info_file(info_file)
     elif form == "sysfs":
+        from podnuma.inputs.discover.sysfs import read_sysfs  # (only for a sysfs tree)
+
         root = _resolve(doc["sysfs"], "sysfs", base_dir)
         try:
             info = read_sysfs(root)

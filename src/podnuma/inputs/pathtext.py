@@ -1,0 +1,53 @@
+"""A file argument's path as :mod:`pathlib` reads it, without importing
+:mod:`pathlib`.
+
+``podnuma simulate FILE`` opens ``Path(FILE)`` and resolves the files a
+scenario names against ``Path(FILE).parent``; importing :mod:`pathlib`
+(with ``urllib.parse``, ``ipaddress`` and ``fnmatch``) costs a command about
+4 ms of CPU at start-up, more than the rest of reading a one-step scenario
+(docs/speed.md). :func:`path_text` is ``str(Path(p))`` and
+:func:`parent_text` ``str(Path(p).parent)`` on a POSIX system, worked out on
+the text; a scenario that names a file makes its ``Path`` then.
+Elsewhere (Windows paths) both ask :mod:`pathlib` itself.
+
+A speed module: ``tests/inputs/test_pathtext.py`` compares both with
+:mod:`pathlib` on many paths.
+"""
+
+from __future__ import annotations
+
+import os
+
+__all__ = ["parent_text", "path_text"]
+
+_POSIX = os.name == "posix"
+
+
+def _parts(p: str) -> tuple[str, list[str]]:
+    """The root (``""``, ``"/"``, or ``"//"``: POSIX leaves two leading
+    slashes to the system, and pathlib keeps them) and the parts of
+    ``p`` (empty parts and ``.`` dropped, ``..`` kept)."""
+    root = ""
+    if p.startswith("/"):
+        root = "//" if p.startswith("//") and not p.startswith("///") else "/"
+    return root, [part for part in p.split("/") if part and part != "."]
+
+
+def path_text(p: str | os.PathLike[str]) -> str:
+    """``str(pathlib.Path(p))``."""
+    if not _POSIX:
+        from pathlib import Path
+
+        return str(Path(p))
+    root, parts = _parts(os.fspath(p))
+    return root + "/".join(parts) or "."
+
+
+def parent_text(p: str | os.PathLike[str]) -> str:
+    """``str(pathlib.Path(p).parent)``."""
+    if not _POSIX:
+        from pathlib import Path
+
+        return str(Path(p).parent)
+    root, parts = _parts(os.fspath(p))
+    return root + "/".join(parts[:-1]) or "."

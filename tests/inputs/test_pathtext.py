@@ -1,0 +1,63 @@
+"""A file argument's path and directory as pathlib reads them, without
+pathlib: the same text on every path made of a few tricky pieces, and the
+same directory reaching a scenario's loader."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path, PurePosixPath
+
+import pytest
+
+from podnuma.inputs import pathtext, text
+from podnuma.inputs.pathtext import parent_text, path_text
+from podnuma.inputs.scenario import load_scenario_text
+from podnuma.inputs.scenario_stream import ScenarioFile
+
+from ..scenario.helpers import base
+
+PIECES = ["", "/", "//", "///", ".", "..", "a", "b.json", " ", "~", "-", "\\", ".x", "é"]
+
+
+def _paths() -> list[str]:
+    return ["".join(p) for k in range(1, 5) for p in itertools.product(PIECES, repeat=k)]
+
+
+@pytest.mark.skipif(not pathtext._POSIX, reason="POSIX paths are read by hand")
+def test_path_and_parent_are_pathlibs() -> None:
+    paths = _paths()
+    assert len(paths) > 40_000
+    for p in paths:
+        assert path_text(p) == str(PurePosixPath(p)), p
+        assert parent_text(p) == str(PurePosixPath(p).parent), p
+        assert path_text(Path(p)) == str(Path(p)) and parent_text(Path(p)) == str(Path(p).parent)
+
+
+def test_scenario_file_opens_and_resolves_as_pathlib(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "s.json").write_text(json.dumps(base()), encoding="utf-8")
+    for arg in ("sub/s.json", "./sub//s.json", "sub/./s.json", "sub/s.json/",
+                str(tmp_path / "sub" / "s.json")):
+        src = ScenarioFile(arg)
+        try:
+            assert src.path == Path(arg) and src.base_dir == Path(arg).parent
+            assert src.directory == str(Path(arg).parent) and src.origin == arg
+        finally:
+            src.close()
+
+
+def test_base_dir_given_as_text_is_a_path(tmp_path: Path) -> None:
+    scenario = load_scenario_text(json.dumps(base()), name="s.json", base_dir="sub/x")
+    assert scenario.base_dir == Path("sub/x") and isinstance(scenario.base_dir, Path)
+    assert scenario == load_scenario_text(json.dumps(base()), name="s.json",
+                                          base_dir=Path("sub/x"))
+
+
+def test_nowhere_is_a_path() -> None:
+    assert Path("/nonexistent") == text.NOWHERE
+    assert text.NOWHERE is text.NOWHERE
+    with pytest.raises(AttributeError):
+        text.NO_SUCH_NAME  # type: ignore[attr-defined]  # noqa: B018
