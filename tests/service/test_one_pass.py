@@ -178,6 +178,17 @@ def _cases() -> dict[str, str]:
     cases["malformed-late"] = good[:cut] + '{"addPod": {]' + good[cut + 12:]
     cases["duplicate-key-late"] = good[:cut] + '{"addPod": {"kind": "Pod", "kind": "Pod", ' + good[cut + 12:]
     cases["nan-late"] = good[:cut] + '{"addPod": {"kind": NaN, ' + good[cut + 12:]
+    # a word no check of the step reads (a container's image): the whole
+    # read refuses it, so must the steps' own decoders
+    imaged = [dict(s) for s in long]
+    for word, at in (("NaN", 200), ("Infinity", 250), ("-Infinity", 100)):
+        pod = _pod(96, "1")
+        pod["spec"]["containers"][0]["image"] = "WORD"
+        text = json.dumps(_scenario(imaged[:at] + [{"addPod": pod}] + imaged[at:]))
+        cases[f"{word.lower()}-in-image"] = text.replace('"WORD"', word)
+    short = json.dumps(_scenario([{"addPod": pod}, {"addPod": _pod(97)}]))
+    cases["nan-in-image-short"] = short.replace('"WORD"', "NaN")
+    cases["nan-in-head"] = json.dumps(_scenario(long[:20], description="WORD")).replace('"WORD"', "NaN")
     cases["deep-late"] = good[:cut] + '{"addPod": {"x": ' + "[" * 120 + "]" * 120 + ", " + good[cut + 12:]
     cases["trailing-data"] = good + " x"
     cases["unterminated"] = good[:-2]

@@ -41,6 +41,7 @@ from podnuma.errors import InputError
 from podnuma.inputs.documents import (
     JSONListStream,
     _count_values,
+    _json_constant,
     _json_pairs,
     decode_text,
     input_name,
@@ -64,7 +65,9 @@ _CHUNK = 1 << 20
 _SPOOL = 1 << 20
 
 _SPACE = re.compile(r"[ \t\n\r]*")
-_STRICT = json.JSONDecoder(object_pairs_hook=_json_pairs)
+#: the checks' decoder: duplicate keys, ``NaN`` and ``Infinity`` refused (a
+#: ``ValueError``), as the whole read refuses them
+_STRICT = json.JSONDecoder(object_pairs_hook=_json_pairs, parse_constant=_json_constant)
 _PLAIN = json.JSONDecoder()
 _scanstring: Any = json.decoder.scanstring  # type: ignore[attr-defined]
 #: what ``_PLAIN.raw_decode`` calls: (value, end), or StopIteration when no value starts there
