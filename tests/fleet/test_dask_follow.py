@@ -130,3 +130,27 @@ def test_a_worker_keeps_at_most_its_share_the_rest_is_shared(three_dumps: Path) 
     shared = [n for p, (w, _) in zip(parts, hints, strict=True) if w is None for n in p]
     assert {n.pod_ranges[0][0] for n in shared} == {dumps[1]}  # the end of a's dumps
     assert sorted(n.name for p in parts for n in p) == sorted(n.name for n in fleet.nodes)
+
+
+class _Scheduler:
+    """What the client process asks of a scheduler while it waits: the
+    workers' threads, none for the first ``empty`` questions."""
+
+    def __init__(self, empty: int) -> None:
+        self.asked = 0
+        self.empty = empty
+
+    def nthreads(self) -> dict[str, int]:
+        self.asked += 1
+        return {} if self.asked <= self.empty else {"tcp://127.0.0.1:1": 1}
+
+
+def test_only_a_cluster_the_command_started_is_asked_for_workers_quickly() -> None:
+    from podnuma.fleet import execute
+
+    started = _Scheduler(3)
+    execute._first_worker(started, object())
+    assert started.asked == 4
+    running = _Scheduler(10**9)  # a running cluster with no worker yet
+    execute._first_worker(running, None)
+    assert running.asked == 0  # left to Client.wait_for_workers

@@ -602,11 +602,16 @@ def dask_client(target: str, *, fork: bool = False) -> tuple[Any, Any]:
 WORKER_POLL_S = 0.005
 
 
-def _first_worker(client: Any) -> None:
+def _first_worker(client: Any, cluster: Any) -> None:
     """Return once the scheduler has a worker (a question to it every
-    :data:`WORKER_POLL_S`)."""
+    :data:`WORKER_POLL_S`), for a cluster this process started, whose
+    workers come up within a second; a running cluster's scheduler (remote,
+    perhaps waiting for workers to be scaled up) is left to
+    ``Client.wait_for_workers``'s slower questions."""
     import time
 
+    if cluster is None:
+        return
     while not client.nthreads():
         time.sleep(WORKER_POLL_S)
 
@@ -618,7 +623,7 @@ def _connect(target: str) -> tuple[DaskExecutor, int]:
 
     import_dask(freeze=True, lean=True)  # this process lives for one run
     client, cluster = dask_client(target, fork=True)
-    _first_worker(client)
+    _first_worker(client, cluster)
     client.wait_for_workers(1)  # (at once now: what the client knows of the workers brought up to date)
     ex = DaskExecutor(client, owned=cluster,
                       threads=cluster.n if isinstance(cluster, ForkedCluster) else None)
