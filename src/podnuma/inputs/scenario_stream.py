@@ -76,8 +76,9 @@ _scan: Any = _PLAIN.scan_once  # type: ignore[attr-defined]
 #: it costs about 12 ms of CPU (without typing_extensions:
 #: :mod:`podnuma.inputs.msgspec_import`; docs/speed.md), it saves about 3 us a
 #: step compiled (5-10 us pure Python, with the check of a step's pairs and
-#: the pod's key), and a step is about 130-250 bytes
-MSGSPEC_FROM: Final = 1 << 19
+#: the pod's key), and a step is about 130-250 bytes (not ``Final``: the
+#: compiled build reads it from the module, where tests lower it)
+MSGSPEC_FROM = 1 << 19
 #: ``msgspec.json.Encoder().encode`` and what it raises, once msgspec is imported
 _encode: Any = None
 _encode_errors: tuple[type[BaseException], ...] = ()
