@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import resource
 import statistics
@@ -202,7 +203,7 @@ def _worker_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def breakdown(d: Path, what_ifs: list[str], target: str | None, pods: int) -> bytes:
+def breakdown(d: Path, what_ifs: list[str], target: str | None, pods: int | None) -> bytes:
     """One mode's steps in this process, with where the time goes (printed);
     the report's JSON."""
     import pickle
@@ -290,6 +291,8 @@ def breakdown(d: Path, what_ifs: list[str], target: str | None, pods: int) -> by
         ended = time.time()
     procs = sampler.finish()
     total = sum(r[1] for r in rows)
+    if pods is None:  # a fleet made before: its report counts it
+        pods = int(json.loads(text)["summary"]["as running"]["pods"])
     print(f"  breakdown ({target or 'one process'}): {total:.1f} s wall, {pods / total:.0f} pods/s")
     print(f"    {'step':12} {'wall s':>7} {'client CPU s':>12} {'(main thread)':>13} {'workers CPU s':>13}")
     for name, w, c, m, wc in rows:
@@ -337,12 +340,14 @@ def main() -> None:
 
     tmp = tempfile.TemporaryDirectory(prefix="bench-fleet-")
     d = args.dir or Path(tmp.name) / "fleet"
-    if not (d / "nodes.json").exists():
+    generated = not (d / "nodes.json").exists()
+    if generated:
         t = time.perf_counter()
         g = generate_fleet(d, nodes=args.nodes, pods_per_node=args.pods_per_node, seed=args.seed)
         print(f"generated {g.nodes} nodes, {g.pods} pods, {g.files} files in {time.perf_counter() - t:.1f} s")
     size = sum(p.stat().st_size for p in d.rglob("*") if p.is_file())
-    pods = args.nodes * args.pods_per_node
+    # a fleet made before (``--dir``) is counted by its first report
+    pods: int | None = args.nodes * args.pods_per_node if generated else None
     try:
         from podnuma import engine_build
     except ImportError:  # trees before the optional compiled build
@@ -350,7 +355,8 @@ def main() -> None:
     else:
         build = engine_build()
     print(f"engine: {build}")
-    print(f"fleet: {args.nodes} nodes x {args.pods_per_node} pods = {pods} pods, {size / 2**20:.0f} MiB "
+    counted = f"{args.nodes} nodes x {args.pods_per_node} pods = {pods} pods" if pods else str(d)
+    print(f"fleet: {counted}, {size / 2**20:.0f} MiB "
           f"of dumps; what-ifs: {args.what_if or 'none'}; {os.cpu_count()} CPUs, "
           f"load {os.getloadavg()[0]:.1f}")
 
@@ -411,6 +417,10 @@ def main() -> None:
                     theirs = sum(ran.values()) if target and not target.startswith("local") else 0.0
                     walls[label][name].append(wall)
                     doc = out.read_bytes()
+                    if pods is None:
+                        summary = json.loads(doc)["summary"]["as running"]
+                        pods = int(summary["pods"])
+                        print(f"fleet: {summary['nodes']} nodes, {pods} pods (its first report)")
                     if first is None:
                         first = doc
                     same = doc == first
