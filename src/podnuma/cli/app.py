@@ -6,21 +6,9 @@ registered by one line in :func:`_register_commands` (by import path: the
 module is imported only when the command runs or its help is shown, and
 this module never imports a command module, so no import cycle is
 possible). A command module does its work inside :func:`guard`
-(:mod:`podnuma.cli.guard`, which does not import click), which maps
-every error to one ``error:`` line on standard error and an exit code:
-
-* 0 (:data:`EXIT_OK`): the command did its work (whether or not pods were
-  admitted), or the reader of its output went away (``podnuma demo | head``);
-* 2 (:data:`EXIT_INPUT`): invalid input (a file, a field, a value; a
-  corrupt checkpoint; a configuration the kubelet would refuse to start
-  with; a bad option);
-* 1 (:data:`EXIT_BUG`): anything unexpected (a bug): a one-line message,
-  the traceback only with ``PODNUMA_DEBUG=1``.
-
-A module of an optional extra that is not installed (grpc for ``agent`` and
-``podresources``, distributed for ``fleet analyze --dask``...) is invalid
-input too (exit 2), with the ``pip install 'podnuma[EXTRA]'`` line that
-installs it (:func:`missing_extra`, here for every command).
+(:mod:`podnuma.cli.guard`, which does not import click; its docstring
+gives the exit codes: 0 done, 2 invalid input or a missing optional extra,
+1 a bug), re-exported here for every command.
 """
 
 from __future__ import annotations
