@@ -161,3 +161,40 @@ def test_hostile_dumps_read_on_the_workers_answer_as_in_one_process(
     for target in ("local:2", dask_commands):
         assert _analyze_raw(str(d), "-o", "json", "--dask", target) == one
         assert _analyze_raw(str(only), "-o", "json", "--dask", target) == bad
+
+
+def test_a_scheduler_without_workers_is_an_input_error_in_time(
+    small_fleet: Path, tmp_path: Path
+) -> None:
+    """A scheduler no worker joins: exit 2 with one line once Dask's
+    connect timeout (2 s here) has passed, not a run that waits for ever."""
+    need("distributed")
+    sched_file = tmp_path / "scheduler.json"
+    log = (tmp_path / "dask.log").open("wb")
+    sched = subprocess.Popen(
+        [_dask(), "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+         "--scheduler-file", str(sched_file)],
+        env=_env(), stdout=log, stderr=subprocess.STDOUT, cwd=tmp_path)
+    try:
+        deadline = time.monotonic() + 60
+        while not sched_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        import json
+
+        address = json.loads(sched_file.read_text())["address"]
+        env = {**_env(), "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "2s"}
+        started = time.monotonic()
+        r = subprocess.run(
+            [sys.executable, "-m", "podnuma.cli", "fleet", "analyze", str(small_fleet), "-o", "json",
+             "--dask", address],
+            env=env, capture_output=True, timeout=120, text=True)
+        waited = time.monotonic() - started
+    finally:
+        sched.terminate()
+        sched.wait(timeout=20)
+        log.close()
+    assert r.returncode == 2, r.stderr
+    assert r.stdout == ""
+    assert r.stderr == (f"error: --dask {address}: no worker joined the scheduler within 2 s "
+                        "(Dask's connect timeout: distributed.comm.timeouts.connect)\n")
+    assert waited >= 2

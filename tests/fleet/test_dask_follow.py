@@ -140,17 +140,30 @@ class _Scheduler:
         self.asked = 0
         self.empty = empty
 
+        self.waited: list[tuple[int, float]] = []
+
     def nthreads(self) -> dict[str, int]:
         self.asked += 1
         return {} if self.asked <= self.empty else {"tcp://127.0.0.1:1": 1}
 
+    def wait_for_workers(self, n: int, timeout: float) -> None:
+        self.waited.append((n, timeout))
+        if self.empty > 10**6:
+            raise TimeoutError("no worker")
+
 
 def test_only_a_cluster_the_command_started_is_asked_for_workers_quickly() -> None:
+    import dask
+
     from podnuma.fleet import execute
 
     started = _Scheduler(3)
     execute._first_worker(started, object())
-    assert started.asked == 4
-    running = _Scheduler(10**9)  # a running cluster with no worker yet
-    execute._first_worker(running, None)
-    assert running.asked == 0  # left to Client.wait_for_workers
+    assert (started.asked, started.waited) == (4, [])
+    with dask.config.set({"distributed.comm.timeouts.connect": "7s"}):
+        running = _Scheduler(3)  # a running cluster: Client.wait_for_workers, bounded
+        execute._first_worker(running, None)
+        assert (running.asked, running.waited) == (0, [(1, 7.0)])
+        never = _Scheduler(10**9)
+        with pytest.raises(TimeoutError, match=r"no worker joined the scheduler within 7 s"):
+            execute._first_worker(never, None)

@@ -611,9 +611,28 @@ def _first_worker(client: Any, cluster: Any) -> None:
     import time
 
     if cluster is None:
+        _worker_in_time(client)
         return
     while not client.nthreads():
         time.sleep(WORKER_POLL_S)
+
+
+def _worker_in_time(client: Any) -> None:
+    """Return once a running cluster's scheduler has a worker, waiting at
+    most Dask's connect timeout (``distributed.comm.timeouts.connect``, 30 s
+    unless set, as for reaching the scheduler): ``TimeoutError`` (an input
+    error of ``--dask``) when none joined, not a run that waits for ever."""
+    import dask
+    from dask.utils import parse_timedelta
+
+    timeout = parse_timedelta(dask.config.get("distributed.comm.timeouts.connect", "30s"))
+    try:
+        client.wait_for_workers(1, timeout=timeout)
+    except TimeoutError:
+        raise TimeoutError(
+            f"no worker joined the scheduler within {timeout:g} s (Dask's connect timeout: "
+            "distributed.comm.timeouts.connect)"
+        ) from None
 
 
 def _connect(target: str) -> tuple[DaskExecutor, int]:
@@ -709,6 +728,8 @@ def open_executor(*, workers: int | None = None, dask_target: str | None = None)
             ex = DaskProcess(proc)
         else:
             client, cluster = dask_client(dask_target, fork=True)
+            if cluster is None:
+                _worker_in_time(client)
             ex = DaskExecutor(client, owned=cluster,
                               threads=cluster.n if isinstance(cluster, ForkedCluster) else None)
     elif workers is not None and workers > 1:
