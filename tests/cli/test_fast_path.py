@@ -189,12 +189,27 @@ def test_completion_goes_to_click(tmp_path: Path, scenario: Path) -> None:
 
 
 @pytest.mark.parametrize(("argv", "expected"), [
-    (["simulate", "f", "-o", "json"], (("simulate",), False, ("f",), "json", False)),
-    (["-q", "simulate", "-", "-oyaml", "--detail"], (("simulate",), True, ("-",), "yaml", True)),
-    (["simulate", "--output=json", "f"], (("simulate",), False, ("f",), "json", False)),
-    (["fleet", "analyze", "d"], (("fleet", "analyze"), False, ("d",), "table", False)),
+    (["simulate", "f", "-o", "json"], (("simulate",), False, ("f",), "json", False, {})),
+    (["-q", "simulate", "-", "-oyaml", "--detail"], (("simulate",), True, ("-",), "yaml", True, {})),
+    (["simulate", "--output=json", "f"], (("simulate",), False, ("f",), "json", False, {})),
+    (["fleet", "analyze", "d"], (("fleet", "analyze"), False, ("d",), "table", False, {})),
     (["fleet", "analyze", "d", "-o", "json", "e"],
-     (("fleet", "analyze"), False, ("d", "e"), "json", False)),
+     (("fleet", "analyze"), False, ("d", "e"), "json", False, {})),
+    (["fleet", "analyze", "d", "--dask", "local:2", "--workers=3", "--output-file", "r.json"],
+     (("fleet", "analyze"), False, ("d",), "table", False,
+      {"--dask": "local:2", "--workers": "3", "--output-file": "r.json"})),
+    (["fleet", "analyze", "--dask=tcp://127.0.0.1:8786", "d", "-ojson"],
+     (("fleet", "analyze"), False, ("d",), "json", False, {"--dask": "tcp://127.0.0.1:8786"})),
+    (["fleet", "analyze", "d", "--dask", "local", "--dask", "local"], None),  # given twice
+    (["fleet", "analyze", "d", "--dask"], None),
+    (["fleet", "analyze", "d", "--dask", "-o", "json"], None),
+    (["fleet", "analyze", "d", "--dask="], None),
+    (["fleet", "analyze", "d", "--workers", "0"], None),
+    (["fleet", "analyze", "d", "--workers", "2x"], None),
+    (["fleet", "analyze", "d", "--workers", " 2"], None),
+    (["fleet", "analyze", "d", "--workers", "\u0662"], None),  # a digit click reads, not ASCII
+    (["fleet", "analyze", "d", "--output-file", "/"], None),  # a directory: click refuses it
+    (["simulate", "f", "-o", "json", "--dask", "local"], None),
     (["fleet", "analyze", "d", "-o", "html"], None),
     (["fleet", "analyze", "d", "--detail"], None),
     (["fleet", "analyze", "-o", "json"], None),
@@ -227,6 +242,8 @@ def fleet(tmp_path: Path) -> Path:
     ["-q", "fleet", "analyze", "-ojson", "{f}"],
     ["fleet", "analyze", "{f}"],  # the table (standard output is not a terminal)
     ["fleet", "analyze", "{f}/nodes.json", "--output=json", "{f}/pods"],
+    ["fleet", "analyze", "{f}", "-o", "json", "--workers", "2"],
+    ["fleet", "analyze", "--dask=local:1", "{f}", "-o", "json"],
 ], ids=lambda f: " ".join(f))
 def test_fleet_analyze_skips_click_and_matches_it(tmp_path: Path, fleet: Path,
                                                   form: list[str]) -> None:
@@ -236,6 +253,28 @@ def test_fleet_analyze_skips_click_and_matches_it(tmp_path: Path, fleet: Path,
     if "json" in " ".join(form):
         assert len(json.loads(out)["nodes"]) == 2
     assert fast_mods == ["podnuma.cli.fast", "podnuma.cli.fleet_analyze", "podnuma.cli.guard"]
+
+
+def test_fleet_analyze_output_file_matches(tmp_path: Path, fleet: Path) -> None:
+    # the report written to a file: the same bytes both ways, nothing on
+    # standard output, click not loaded by the fast path
+    written = []
+    for entry in ("podnuma.cli", "podnuma.cli.app"):
+        target = tmp_path / f"report-{entry}.json"
+        out, err, code, mods = run(entry, ["fleet", "analyze", str(fleet), "--output-file",
+                                           str(target), "-o", "json"], tmp_path)
+        assert (out, err, code) == (b"", b"", 0)
+        assert ("click" in mods) is (entry == "podnuma.cli.app")
+        written.append(target.read_bytes())
+    assert written[0] == written[1] and len(json.loads(written[0])["nodes"]) == 2
+
+
+def test_a_dask_error_matches(tmp_path: Path, fleet: Path) -> None:
+    # a target the command refuses: the same one line and exit code both ways
+    fast_mods, _, out, err, code = both(["fleet", "analyze", str(fleet), "--dask", "local:0"],
+                                        tmp_path)
+    assert code == 2 and out == b"" and err.count(b"\n") == 1 and b"local:0" in err
+    assert "click" not in fast_mods
 
 
 def test_fleet_analyze_issues_match(tmp_path: Path, fleet: Path) -> None:
@@ -255,7 +294,9 @@ def test_fleet_analyze_issues_match(tmp_path: Path, fleet: Path) -> None:
 @pytest.mark.parametrize("form", [
     ["fleet", "analyze", "{f}", "-o", "html"],
     ["fleet", "analyze", "{f}", "--what-if", "gates", "-o", "json"],
-    ["fleet", "analyze", "{f}", "-o", "json", "--workers", "2"],
+    ["fleet", "analyze", "{f}", "-o", "json", "--workers", "0"],  # click's message
+    ["fleet", "analyze", "{f}", "-o", "json", "--dask", "local", "--dask", "local:1"],
+    ["fleet", "analyze", "{f}", "-o", "json", "--output-file", "{f}"],  # a directory
     ["fleet", "analyze", "-o", "json"],
     ["fleet", "analyze", "{f}", "-o", "yaml"],
     ["fleet", "analyze", "--help"],

@@ -8,7 +8,9 @@ is a microsecond of every step (docs/speed.md). :func:`fast_main` reads the
 command lines that are run most, ``podnuma [-q] simulate FILE -o json`` (or
 ``yaml``, with ``--detail``, the option given as ``-o json``, ``-ojson``,
 ``--output json`` or ``--output=json``) and ``podnuma [-q] fleet analyze
-INPUT...`` (``-o json`` or the table, no other option), and runs them as
+INPUT...`` (``-o json`` or the table; ``--workers N``, ``--dask TARGET``
+and ``--output-file FILE`` in the forms click surely reads the same: a
+distributed run's serial start is shortest without click), and runs them as
 the click commands would (:func:`podnuma.cli.simulate_stream.simulate_streamed`
 and :func:`podnuma.cli.fleet_analyze.analyze`, the functions those commands
 call). Anything else, or anything it is not sure of, returns ``None``
@@ -36,10 +38,39 @@ _COMMANDS: dict[tuple[str, ...], tuple[tuple[str, ...], str | None, bool, int | 
     ("fleet", "analyze"): (("json", "table"), "table", False, None),
 }
 
+#: the options with a value each command also takes (each at most once)
+_VALUED: dict[tuple[str, ...], tuple[str, ...]] = {
+    ("simulate",): (),
+    ("fleet", "analyze"): ("--workers", "--dask", "--output-file"),
+}
+
 #: what :func:`_parse` read: the command's words, quiet, the files, the
-#: format, --detail (a plain tuple: a NamedTuple's class costs a
-#: millisecond of start-up)
-_Command = tuple[tuple[str, ...], bool, tuple[str, ...], str, bool]
+#: format, --detail, the other options' values by name (a plain tuple: a
+#: NamedTuple's class costs a millisecond of start-up)
+_Command = tuple[tuple[str, ...], bool, tuple[str, ...], str, bool, dict[str, str]]
+
+
+def _clear_value(option: str, value: str) -> bool:
+    """Whether click surely reads ``value`` of ``option`` as the fast path
+    does: a worker count of plain digits (at least 1), a Dask target and an
+    output file that do not look like options, the file not an existing
+    directory nor an existing file that cannot be read (click's ``Path``
+    refuses those); anything else is left to click and its message."""
+    if not value or value.startswith("-"):
+        return False
+    if option == "--workers":
+        return value.isascii() and value.isdigit() and int(value) >= 1
+    if option == "--output-file":
+        try:
+            st = os.stat(value)
+        except OSError:
+            return True
+        except ValueError:  # an embedded NUL byte
+            return False
+        import stat
+
+        return not stat.S_ISDIR(st.st_mode) and os.access(value, os.R_OK)
+    return True
 
 
 def _parse(argv: list[str]) -> _Command | None:
@@ -57,15 +88,29 @@ def _parse(argv: list[str]) -> _Command | None:
         return None
     words = matched[0]
     formats, default, has_detail, count = _COMMANDS[words]
+    valued = _VALUED[words]
     files: list[str] = []
     output: str | None = None
     detail = False
+    options: dict[str, str] = {}
     rest = argv[i + len(words):]
     j = 0
     while j < len(rest):
         token = rest[j]
         value: str | None = None
-        if token in ("-o", "--output"):
+        name, eq, given = token.partition("=")
+        if name in valued:
+            if eq:
+                option_value = given
+            elif j + 1 < len(rest):
+                option_value = rest[j + 1]
+                j += 1
+            else:
+                return None
+            if name in options or not _clear_value(name, option_value):
+                return None
+            options[name] = option_value
+        elif token in ("-o", "--output"):
             if j + 1 >= len(rest):
                 return None
             value = rest[j + 1]
@@ -90,7 +135,7 @@ def _parse(argv: list[str]) -> _Command | None:
     output = output or default
     if output is None or not files or (count is not None and len(files) != count):
         return None
-    return (words, quiet, tuple(files), output, detail)
+    return (words, quiet, tuple(files), output, detail, options)
 
 
 def _plain_text_stream(stream: object) -> bool:
@@ -131,7 +176,7 @@ def fast_main(argv: list[str] | None = None) -> int | None:
         return None
     if not (_plain_text_stream(sys.stderr) and _plain_text_stream(sys.stdout)):
         return None
-    words, quiet, files, output, detail = command
+    words, quiet, files, output, detail, options = command
     if words == ("simulate",) and not _readable(files[0]):
         return None
     from podnuma.cli.guard import (
@@ -152,7 +197,14 @@ def fast_main(argv: list[str] | None = None) -> int | None:
         else:
             from podnuma.cli.fleet_analyze import analyze
 
-            analyze(files, (), (), output, None, None, None, None, None, None, quiet=quiet)
+            workers = options.get("--workers")
+            output_file = None
+            if "--output-file" in options:
+                from pathlib import Path
+
+                output_file = Path(options["--output-file"])
+            analyze(files, (), (), output, output_file, None if workers is None else int(workers),
+                    options.get("--dask"), None, None, None, quiet=quiet)
     except SystemExit as e:  # as podnuma.cli.app.main ends
         code = e.code
         if code is None:
