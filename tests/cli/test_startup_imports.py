@@ -129,8 +129,10 @@ def test_simulate_json_past_the_spool_still_prints_everything(tmp_path: Path) ->
     path.write_text(json.dumps(doc), encoding="utf-8")
     small = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
     code = ("import sys; from podnuma.cli import simulate_stream; simulate_stream._SPOOL = 4096; "
+            "from podnuma.inputs import spool; opened = []; make = spool.anonymous_file; "
+            "spool.anonymous_file = lambda *a: opened.append(1) or make(*a); "
             "from podnuma.cli import main; rc = main(sys.argv[1:]); "
-            "print('tempfile' in sys.modules, file=sys.stderr); sys.exit(rc)")
+            "print(bool(opened), file=sys.stderr); sys.exit(rc)")
     proc = subprocess.run([sys.executable, "-c", code, "simulate", str(path), "-o", "json"],
                           capture_output=True, text=True, timeout=180, cwd=tmp_path, env=small)
     assert proc.returncode == 0, proc.stderr

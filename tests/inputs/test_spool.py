@@ -3,12 +3,16 @@ on it, in memory and after rolling over to a temporary file."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import tempfile
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from podnuma.inputs.spool import Spool, spooled
+from podnuma.inputs.spool import Spool, anonymous_file, spooled
 
 
 def _play(f: Any, chunks: list[Any]) -> list[Any]:
@@ -76,3 +80,69 @@ def test_typed_factory_gives_a_spool() -> None:
     with spooled(16, mode="w+", encoding="utf-8") as f:
         f.write("x")
         assert isinstance(f, Spool)
+
+
+def _where(f: Any) -> str:
+    """What ``/proc/self/fd`` says of an open file."""
+    return os.readlink(f"/proc/self/fd/{f.fileno()}")
+
+
+needs_tmpfile = pytest.mark.skipif(not hasattr(os, "O_TMPFILE") or not os.path.isdir("/proc/self/fd"),
+                                   reason="Linux's O_TMPFILE and /proc")
+
+
+@needs_tmpfile
+def test_the_rollover_file_has_no_name_in_tmpdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    f = Spool(2)
+    f.write(b"abcdef")
+    assert f.rolled
+    assert _where(f._file).startswith(f"{tmp_path}/") and _where(f._file).endswith("(deleted)")
+    assert list(tmp_path.iterdir()) == []  # nothing to clean up
+    f.seek(1)
+    assert f.read() == b"bcdef"
+    f.close()
+
+
+@needs_tmpfile
+def test_a_missing_or_not_a_directory_candidate_is_skipped(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    # as tempfile.gettempdir skips them: TEMP is the next one looked at
+    (tmp_path / "plain").write_text("x", encoding="utf-8")
+    (tmp_path / "dir").mkdir()
+    for tmpdir in (tmp_path / "missing", tmp_path / "plain"):
+        monkeypatch.setenv("TMPDIR", str(tmpdir))
+        monkeypatch.setenv("TEMP", str(tmp_path / "dir"))
+        with anonymous_file("w+", "utf-8") as f:
+            f.write("é")
+            f.seek(0)
+            assert f.read() == "é"
+            assert _where(f).startswith(f"{tmp_path}/dir/")
+    assert list((tmp_path / "dir").iterdir()) == []
+
+
+def test_with_no_directory_for_it_tempfile_makes_the_file(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    from podnuma.inputs import spool
+
+    monkeypatch.setattr(spool, "_candidates", list)  # none where O_TMPFILE could open it
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    tempfile.tempdir = None  # (gettempdir caches its choice)
+    try:
+        with anonymous_file() as f:
+            f.write(b"xyz")
+            f.seek(0)
+            assert f.read() == b"xyz"
+            assert list(tmp_path.iterdir()) == []  # made and unlinked at once
+    finally:
+        tempfile.tempdir = None
+
+
+@needs_tmpfile
+def test_a_rollover_does_not_import_tempfile(tmp_path: Path) -> None:
+    code = ("import sys\nfrom podnuma.inputs.spool import Spool\nf = Spool(1)\nf.write(b'abc')\n"
+            "assert f.rolled\nprint('tempfile' in sys.modules, 'shutil' in sys.modules)\n")
+    env = dict(os.environ, TMPDIR=str(tmp_path))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                         timeout=60, check=True).stdout
+    assert out.split() == ["False", "False"]

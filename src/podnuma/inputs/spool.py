@@ -6,19 +6,61 @@ calls podnuma makes (write, read, seek, tell, truncate, flush, close, a
 ``TextIOWrapper`` over one, newlines handled as that class handles them)
 until more than ``max_size`` bytes or characters were written, then moves to
 an anonymous temporary file. ``tempfile`` (with ``shutil`` and ``random``,
-about 4 ms of a command's start-up) is imported at that moment, so a short
-run never loads it.
+about 4 ms of a command's start-up) is not imported for it where Linux's
+``O_TMPFILE`` gives the file (what ``tempfile.TemporaryFile`` opens there
+too: a file with no name, in the first of the directories
+``tempfile.gettempdir`` looks at that exists); elsewhere, or when that
+directory refuses it, ``tempfile`` is imported at that moment and makes the
+file. A short run never needs either.
 
 A speed module: the standard library's class, without its import cost.
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
+import os
 from types import TracebackType
 from typing import IO, Any, cast
 
 __all__ = ["Spool", "spooled"]
+
+
+def _candidates() -> list[str]:
+    """The directories ``tempfile.gettempdir`` looks at, in its order: the
+    ``TMPDIR``, ``TEMP`` and ``TMP`` variables, then the usual places, then
+    the working directory."""
+    out = [v for v in (os.environ.get(n) for n in ("TMPDIR", "TEMP", "TMP")) if v]
+    out += ["/tmp", "/var/tmp", "/usr/tmp"]
+    with contextlib.suppress(OSError):
+        out.append(os.getcwd())
+    return out
+
+
+def anonymous_file(mode: str = "w+b", encoding: str | None = None) -> IO[Any]:
+    """A read-write file with no name, deleted when closed, as
+    ``tempfile.TemporaryFile(mode, encoding=encoding)`` gives: opened with
+    ``O_TMPFILE`` in the first directory of :func:`_candidates` that exists
+    (skipping those that do not), else by ``tempfile``."""
+    flag = getattr(os, "O_TMPFILE", 0)
+    if flag:
+        flags = flag | os.O_RDWR | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+        for where in _candidates():
+            try:
+                fd = os.open(where, flags, 0o600)
+            except (FileNotFoundError, NotADirectoryError):
+                continue  # not there: tempfile.gettempdir would not choose it either
+            except OSError:
+                break  # there, but no O_TMPFILE file in it (or not writable): tempfile decides
+            try:
+                return open(fd, mode, encoding=encoding)  # noqa: SIM115 (the caller closes it)
+            except BaseException:
+                os.close(fd)
+                raise
+    import tempfile
+
+    return tempfile.TemporaryFile(mode=mode, encoding=encoding)  # noqa: SIM115
 
 
 def spooled(max_size: int, mode: str = "w+b", encoding: str | None = None) -> IO[Any]:
@@ -49,12 +91,8 @@ class Spool:
         """Move the data to a temporary file (the position kept)."""
         if self._rolled:
             return
-        import tempfile  # only now: its imports are most of a short run's start-up
-
         old = self._file
-        new: IO[Any] = tempfile.TemporaryFile(  # noqa: SIM115 (closed by close())
-            mode=self._mode, encoding=self._encoding
-        )
+        new = anonymous_file(self._mode, self._encoding)  # (closed by close())
         pos = old.tell()
         if isinstance(old, io.TextIOWrapper):
             raw = old.detach()
