@@ -72,6 +72,9 @@ def commands(tmp: Path) -> dict[str, list[str]]:
         "demo -o json": podnuma("demo", "-o", "json"),
         "demo (table)": podnuma("demo"),
         "fleet analyze -o json": podnuma("fleet", "analyze", fleet, "-o", "json"),
+        # the form a distributed run or a bench takes (one process here)
+        "fleet analyze --output-file": podnuma("fleet", "analyze", fleet, "-o", "json", "--workers", "1",
+                                               "--output-file", str(tmp / "report.json")),
         "simulate -o json (click)": ["-c", RUN_CLICK, "simulate", s1, "-o", "json"],
         "fleet analyze (click)": ["-c", RUN_CLICK, "fleet", "analyze", fleet, "-o", "json"],
     }
