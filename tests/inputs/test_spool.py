@@ -3,6 +3,7 @@ on it, in memory and after rolling over to a temporary file."""
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
@@ -91,6 +92,13 @@ needs_tmpfile = pytest.mark.skipif(not hasattr(os, "O_TMPFILE") or not os.path.i
                                    reason="Linux's O_TMPFILE and /proc")
 
 
+@pytest.fixture(autouse=True)
+def _tempfile_undecided(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # tempfile not yet settled on a directory (pytest's tmp_path, made
+    # first, settles it): the spool then looks for one itself
+    monkeypatch.setattr(tempfile, "tempdir", None)
+
+
 @needs_tmpfile
 def test_the_rollover_file_has_no_name_in_tmpdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TMPDIR", str(tmp_path))
@@ -127,15 +135,87 @@ def test_with_no_directory_for_it_tempfile_makes_the_file(tmp_path: Path,
 
     monkeypatch.setattr(spool, "_candidates", list)  # none where O_TMPFILE could open it
     monkeypatch.setenv("TMPDIR", str(tmp_path))
-    tempfile.tempdir = None  # (gettempdir caches its choice)
-    try:
-        with anonymous_file() as f:
-            f.write(b"xyz")
-            f.seek(0)
-            assert f.read() == b"xyz"
-            assert list(tmp_path.iterdir()) == []  # made and unlinked at once
-    finally:
-        tempfile.tempdir = None
+    with anonymous_file() as f:
+        f.write(b"xyz")
+        f.seek(0)
+        assert f.read() == b"xyz"
+        assert list(tmp_path.iterdir()) == []  # made and unlinked at once
+
+
+@needs_tmpfile
+def test_a_full_directory_leaves_the_choice_to_tempfile(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    # TMPDIR takes an O_TMPFILE file but not four bytes (as a full file
+    # system): tempfile decides, and its gettempdir moves on (here: TEMP)
+    from podnuma.inputs import spool
+
+    full, other = tmp_path / "full", tmp_path / "other"
+    full.mkdir()
+    other.mkdir()
+    monkeypatch.setenv("TMPDIR", str(full))
+    monkeypatch.setenv("TEMP", str(other))
+    closed: list[int] = []
+
+    def no_space(fd: int) -> None:
+        if os.readlink(f"/proc/self/fd/{fd}").startswith(f"{full}/"):
+            closed.append(fd)
+            raise OSError(28, "No space left on device")
+        os.write(fd, b"blat")
+
+    monkeypatch.setattr(spool, "_usable", no_space)
+    real_write = os.write
+
+    def write(fd: int, data: bytes) -> int:  # gettempdir's own check of the directory
+        if os.readlink(f"/proc/self/fd/{fd}").startswith(f"{full}/"):
+            raise OSError(28, "No space left on device")
+        return real_write(fd, data)
+
+    monkeypatch.setattr(tempfile._os, "write", write)  # type: ignore[attr-defined]
+    before = len(os.listdir("/proc/self/fd"))
+    with anonymous_file() as f:
+        assert closed  # the full directory's file was opened and found full
+        assert _where(f).startswith(f"{other}/")
+        assert len(os.listdir("/proc/self/fd")) == before + 1  # that one closed
+
+
+def test_a_directory_tempfile_has_is_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # tempfile loaded and settled (or told) on a directory: its choice stands
+    chosen, env = tmp_path / "chosen", tmp_path / "env"
+    chosen.mkdir()
+    env.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(chosen))
+    monkeypatch.setenv("TMPDIR", str(env))
+    with anonymous_file() as f:
+        f.write(b"x")
+        if os.path.isdir("/proc/self/fd"):
+            assert _where(f).startswith(f"{chosen}/")
+
+
+def test_a_failed_rollover_keeps_the_data(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the copy to the temporary file fails (a full disk): the spool still
+    # holds what was written, in memory, and closes cleanly
+    from podnuma.inputs import spool
+
+    class Full(io.BytesIO):
+        def write(self, _: Any) -> int:
+            raise OSError(28, "No space left on device")
+
+    made: list[Any] = []
+
+    def full_file(mode: str = "w+b", encoding: str | None = None) -> Any:
+        f = io.TextIOWrapper(Full(), encoding=encoding) if "b" not in mode else Full()
+        made.append(f)
+        return f
+
+    monkeypatch.setattr(spool, "anonymous_file", full_file)
+    for mode, data in (("w+b", b"abcdef"), ("w+", "abcdéf")):
+        s = Spool(2, mode=mode, encoding=None if "b" in mode else "utf-8")
+        with pytest.raises(OSError):
+            s.write(data)
+        assert not s.rolled and made[-1].closed
+        s.seek(0)
+        assert s.read() == data
+        s.close()
 
 
 @needs_tmpfile

@@ -59,7 +59,9 @@ def _clear_value(option: str, value: str) -> bool:
     if not value or value.startswith("-"):
         return False
     if option == "--workers":
-        return value.isascii() and value.isdigit() and int(value) >= 1
+        # (a count of at most 9 digits: past 4,300 Python refuses to read
+        # one, where click names the value in its message)
+        return len(value) <= 9 and value.isascii() and value.isdigit() and int(value) >= 1
     if option == "--output-file":
         try:
             st = os.stat(value)

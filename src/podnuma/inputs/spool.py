@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import sys
 from types import TracebackType
 from typing import IO, Any, cast
 
@@ -38,13 +39,26 @@ def _candidates() -> list[str]:
     return out
 
 
+def _usable(fd: int) -> None:
+    """The check ``tempfile.gettempdir`` makes of a directory, on the file
+    opened there: four bytes written (``OSError`` where they cannot be: a
+    full file system, a quota), then taken off again."""
+    os.write(fd, b"blat")
+    os.ftruncate(fd, 0)
+    os.lseek(fd, 0, os.SEEK_SET)
+
+
 def anonymous_file(mode: str = "w+b", encoding: str | None = None) -> IO[Any]:
     """A read-write file with no name, deleted when closed, as
     ``tempfile.TemporaryFile(mode, encoding=encoding)`` gives: opened with
     ``O_TMPFILE`` in the first directory of :func:`_candidates` that exists
-    (skipping those that do not), else by ``tempfile``."""
+    (skipping those that do not) when that directory takes it and four bytes
+    in it (:func:`_usable`); else, or when ``tempfile`` is loaded and has
+    its directory already (chosen, or set by the program: its choice
+    stands), by ``tempfile``."""
+    loaded = sys.modules.get("tempfile")
     flag = getattr(os, "O_TMPFILE", 0)
-    if flag:
+    if flag and (loaded is None or getattr(loaded, "tempdir", None) is None):
         flags = flag | os.O_RDWR | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
         for where in _candidates():
             try:
@@ -53,6 +67,11 @@ def anonymous_file(mode: str = "w+b", encoding: str | None = None) -> IO[Any]:
                 continue  # not there: tempfile.gettempdir would not choose it either
             except OSError:
                 break  # there, but no O_TMPFILE file in it (or not writable): tempfile decides
+            try:
+                _usable(fd)
+            except OSError:
+                os.close(fd)
+                break  # full: tempfile decides (gettempdir moves on to the next directory)
             try:
                 return open(fd, mode, encoding=encoding)  # noqa: SIM115 (the caller closes it)
             except BaseException:
@@ -93,14 +112,19 @@ class Spool:
             return
         old = self._file
         new = anonymous_file(self._mode, self._encoding)  # (closed by close())
-        pos = old.tell()
-        if isinstance(old, io.TextIOWrapper):
-            raw = old.detach()
-            assert isinstance(raw, io.BytesIO)
-            new.buffer.write(raw.getvalue())  # type: ignore[attr-defined]
-        else:
-            new.write(old.getvalue())  # type: ignore[attr-defined]
-        new.seek(pos, 0)
+        try:
+            pos = old.tell()
+            if isinstance(old, io.TextIOWrapper):
+                old.flush()
+                data = old.buffer.getvalue()
+                new.buffer.write(data)  # type: ignore[attr-defined]
+            else:
+                new.write(old.getvalue())  # type: ignore[attr-defined]
+            new.seek(pos, 0)
+        except BaseException:
+            # the copy failed (a full disk): the data stays where it was
+            new.close()
+            raise
         self._file = new
         self._rolled = True
 
