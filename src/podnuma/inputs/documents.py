@@ -56,6 +56,7 @@ __all__ = [
     "decode_text",
     "json_input_error",
     "load_json",
+    "load_safe_yaml",
     "load_json_streamed",
     "open_input",
     "parse_document",
@@ -310,6 +311,21 @@ def parse_documents(
             raise e.in_file(name) from None
         out.append(Document(name, data, root))
     return out
+
+
+def load_safe_yaml(text: str, *, name: str, limits: ReadLimits = DEFAULT_LIMITS) -> Any:
+    """What ``yaml.safe_load(text)`` gives (PyYAML's safe schema: the values
+    another library expects of its own settings files), read with libyaml's
+    C loader where PyYAML has it, within ``limits``: the text is composed by
+    the bounded composer first (its size, depth, node count and aliases
+    checked; :class:`InputError` naming ``name`` when one is passed or the
+    text is malformed), then loaded."""
+    import yaml
+
+    _check_size(text, name, limits)
+    _compose(text, name, limits)
+    loader: Any = getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
+    return yaml.load(text, Loader=loader)  # noqa: S506 (a safe loader)
 
 
 def parse_document(
