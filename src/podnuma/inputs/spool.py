@@ -9,9 +9,10 @@ an anonymous temporary file. ``tempfile`` (with ``shutil`` and ``random``,
 about 4 ms of a command's start-up) is not imported for it where Linux's
 ``O_TMPFILE`` gives the file (what ``tempfile.TemporaryFile`` opens there
 too: a file with no name, in the first of the directories
-``tempfile.gettempdir`` looks at that exists); elsewhere, or when that
-directory refuses it, ``tempfile`` is imported at that moment and makes the
-file. A short run never needs either.
+``tempfile.gettempdir`` looks at that exists); elsewhere, when that
+directory refuses it or is full, or when ``tempfile`` has already settled on
+a directory, ``tempfile`` is imported at that moment and makes the file
+(:func:`anonymous_file`). A short run never needs either.
 
 A speed module: the standard library's class, without its import cost.
 """
