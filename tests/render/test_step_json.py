@@ -60,8 +60,10 @@ def test_cpu_list_is_the_cpusets_text() -> None:
     part = (1 << 48) - 1
     masks = [
         0, 1, 2, 3, 5, 6, 7, 1 << 300, (1 << 256) - 1, (1 << 256) - 2,
-        # runs that end at, start at or cross the edges of the compiled
-        # build's 48-bit parts, and whole parts of ones
+        # runs that end at, start at or cross the edges of the bytes the
+        # compiled build reads, whole bytes of ones between them, and longer
+        # runs of whole bytes
+        0xFF, 0xFF00, 0x1FF, 0xFF80, 0x180, 0x7F80, 0xFF00FF, 0x8001, 1 << 7, 1 << 8, 3 << 7,
         part, 1 << 47, 1 << 48, 3 << 47, part << 48, (part << 48) | part, (1 << 97) - (1 << 95),
         (part << 96) | 1, ((1 << 200) - 1) ^ (1 << 96),
     ]
@@ -77,7 +79,7 @@ def test_cpu_list_is_the_cpusets_text() -> None:
         assert module.cpu_list(mask) == want, bin(mask)
         # both ways (the build picks one) on every mask
         numbers = [str(i) for i in range(max(1, mask.bit_length()))]
-        assert module._cpu_list_parts(mask, numbers) == want, bin(mask)
+        assert module._cpu_list_bytes(mask, numbers) == want, bin(mask)
         assert module._cpu_list_runs(mask, numbers) == want, bin(mask)
 
 

@@ -109,7 +109,8 @@ def _write_json(
             if len(taken) >= _BATCH:
                 break
         for step in taken:
-            batch.append(sep + step_json(step, "    ", detail=detail))
+            batch.append(sep)  # (not joined to the step's text: a copy of it saved)
+            batch.append(step_json(step, "    ", detail=detail))
             sep = ",\n    "
         write("".join(batch))
         if len(taken) < _BATCH:

@@ -29,18 +29,18 @@ from podnuma.scenario.document import hint_record
 
 __all__ = ["cpu_list", "json_at", "step_json"]
 
-_string: Callable[[str], str] = json.encoder.encode_basestring  # type: ignore[attr-defined]
+_string: Final[Callable[[str], str]] = json.encoder.encode_basestring  # type: ignore[attr-defined]
 
 #: the JSON string of each CPU set written lately, by its mask: a run
 #: writes the same few sets (each container's, the shared pool) step after
 #: step, and listing a fragmented set's ranges costs more than the rest of
 #: a container's text
-_CPUS: dict[int, str] = {}
-_CPUS_KEPT = 4096
+_CPUS: Final[dict[int, str]] = {}
+_CPUS_KEPT: Final = 4096
 
 
 #: the decimal text of each CPU number (grown on demand)
-_NUMBERS: list[str] = [str(i) for i in range(1024)]
+_NUMBERS: Final[list[str]] = [str(i) for i in range(1024)]
 
 
 def _probe() -> None:
@@ -48,14 +48,10 @@ def _probe() -> None:
     when it is compiled (the full build)."""
 
 
-#: whether this module runs compiled: :func:`cpu_list` then takes the mask
-#: 48 bits at a time (each part a machine integer), which pure Python does
-#: slower than going through the whole mask
+#: whether this module runs compiled: :func:`cpu_list` then reads the mask a
+#: byte at a time (each byte a machine integer), which pure Python does
+#: slower than going through the whole mask a run at a time
 _COMPILED: Final = not isinstance(_probe, FunctionType)
-
-#: the bits of one part of the mask (:func:`_cpu_list_parts`)
-_PART: Final = 48
-_PART_MASK: Final = (1 << _PART) - 1
 
 
 def cpu_list(mask: int) -> str:
@@ -65,7 +61,7 @@ def cpu_list(mask: int) -> str:
     if mask.bit_length() > len(numbers):
         numbers.extend(str(i) for i in range(len(numbers), mask.bit_length()))
     if _COMPILED:
-        return _cpu_list_parts(mask, numbers)
+        return _cpu_list_bytes(mask, numbers)
     return _cpu_list_runs(mask, numbers)
 
 
@@ -88,43 +84,48 @@ def _cpu_list_runs(mask: int, numbers: list[str]) -> str:
     return ",".join(out)
 
 
-def _cpu_list_parts(mask: int, numbers: list[str]) -> str:
-    """:func:`cpu_list` a part of :data:`_PART` bits at a time, lowest
-    first: in a part, the next run starts at its lowest one and ends below
-    the lowest zero above that; a run still open at the top of a part (``lo``
-    at or above zero) goes on into the next part."""
+def _cpu_list_bytes(mask: int, numbers: list[str]) -> str:
+    """:func:`cpu_list` a byte of the mask at a time, lowest first (the
+    mask turned into bytes once; a byte of all ones or all zeros goes on
+    with the open run or the gap, any other byte is read bit by bit):
+    ``lo`` is where the open run started, -1 in a gap. The text is built as
+    pieces joined once (no string made per range)."""
+    data = mask.to_bytes((mask.bit_length() + 7) >> 3, "little")
     out: list[str] = []
-    base = 0
     lo = -1
-    while mask:
-        w = mask & _PART_MASK
-        mask >>= _PART
-        if lo >= 0:  # a run from below: where does it end?
-            if w == _PART_MASK:
-                base += _PART
-                continue
-            zeros = ~w & _PART_MASK
-            t = (zeros & -zeros).bit_length() - 1
-            hi = base + t - 1
-            out.append(numbers[lo] if lo == hi else numbers[lo] + "-" + numbers[hi])
-            lo = -1
-            w &= ~((1 << t) - 1)
-        while w:
-            t = (w & -w).bit_length() - 1
-            lo = base + t
-            zeros = ~(w | ((1 << t) - 1)) & _PART_MASK
-            if not zeros:
-                break  # open at the top of the part
-            t = (zeros & -zeros).bit_length() - 1
-            hi = base + t - 1
-            out.append(numbers[lo] if lo == hi else numbers[lo] + "-" + numbers[hi])
-            lo = -1
-            w &= ~((1 << t) - 1)
-        base += _PART
+    base = 0
+    for i in range(len(data)):
+        b = data[i]
+        if b == 255:
+            if lo < 0:
+                lo = base
+        elif b == 0:
+            if lo >= 0:
+                _close_run(out, numbers, lo, base - 1)
+                lo = -1
+        else:
+            for bit in range(8):
+                if (b >> bit) & 1:
+                    if lo < 0:
+                        lo = base + bit
+                elif lo >= 0:
+                    _close_run(out, numbers, lo, base + bit - 1)
+                    lo = -1
+        base += 8
     if lo >= 0:
-        hi = base - 1
-        out.append(numbers[lo] if lo == hi else numbers[lo] + "-" + numbers[hi])
-    return ",".join(out)
+        _close_run(out, numbers, lo, base - 1)
+    return "".join(out)
+
+
+def _close_run(out: list[str], numbers: list[str], lo: int, hi: int) -> None:
+    """The pieces of the run of CPUs ``lo``..``hi`` after those of the runs
+    below it."""
+    if out:
+        out.append(",")
+    out.append(numbers[lo])
+    if hi != lo:
+        out.append("-")
+        out.append(numbers[hi])
 
 
 def _cpus(cpus: CPUSet) -> str:
@@ -154,8 +155,8 @@ def _bool(value: bool | None) -> str:
 
 #: the text of each list of NUMA nodes and of each hint written lately (a
 #: run writes the same few again and again), by value and indent
-_INTS: dict[tuple[tuple[int, ...], str], str] = {}
-_HINTS: dict[tuple[int | None, bool, str], str] = {}
+_INTS: Final[dict[tuple[tuple[int, ...], str], str]] = {}
+_HINTS: Final[dict[tuple[int | None, bool, str], str]] = {}
 
 
 def _ints(values: tuple[int, ...], ind: str) -> str:
@@ -256,7 +257,7 @@ class _Layout:
         self.c_quota_on = c + '"cpuQuotaDisabled": false\n' + ki + "  }"
 
 
-_LAYOUTS: dict[str, _Layout] = {}
+_LAYOUTS: Final[dict[str, _Layout]] = {}
 
 
 def _container(c: ContainerResult, lay: _Layout) -> str:
