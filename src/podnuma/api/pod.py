@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from podnuma.api.quantity import Quantity
 from podnuma.buildinfo import ENGINE_COMPILED
@@ -38,7 +38,7 @@ ContainerKind = Literal["init", "sidecar", "app"]
 POD_UID_NAMESPACE = "6f1d5a8e-3c2b-5b7e-9a41-2d0c7e5f9b13"
 _POD_UID_NAMESPACE_BYTES = bytes.fromhex(POD_UID_NAMESPACE.replace("-", ""))
 
-_EMPTY: Mapping[str, Quantity] = MappingProxyType({})
+_EMPTY: Final[Mapping[str, Quantity]] = MappingProxyType({})
 
 
 def _frozen(resources: Mapping[str, Quantity]) -> Mapping[str, Quantity]:

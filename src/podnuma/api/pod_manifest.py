@@ -14,7 +14,7 @@ Field paths in errors are relative to the pod document.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 from podnuma.api.featuregates import GATE_POD_LEVEL_RESOURCES
 from podnuma.api.pod import Container, ContainerKind, Pod, PodLevelResources, derive_pod_uid
@@ -234,7 +234,7 @@ def _decode_quantities(spec: Mapping[str, Any]) -> None:
 
 #: the metadata fields that tell one pod of a workload from another:
 #: :func:`with_identity_of` reads them
-IDENTITY_FIELDS = frozenset({"name", "uid", "labels"})
+IDENTITY_FIELDS: Final = frozenset({"name", "uid", "labels"})
 
 
 def _pod_name(meta: Mapping[str, Any]) -> str:

@@ -29,7 +29,7 @@ __all__ = [
 ]
 
 QOSClass = Literal["Guaranteed", "Burstable", "BestEffort"]
-GUARANTEED: QOSClass = "Guaranteed"
+GUARANTEED: Final[QOSClass] = "Guaranteed"
 BURSTABLE: QOSClass = "Burstable"
 BEST_EFFORT: QOSClass = "BestEffort"
 

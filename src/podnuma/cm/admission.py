@@ -17,6 +17,7 @@ Mirrors three upstream places:
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import Final
 
 from podnuma.api.quantity import Quantity, wrap_int64
 from podnuma.api.resources import is_native_resource
@@ -44,7 +45,7 @@ __all__ = [
 REASON_UNEXPECTED = "UnexpectedAdmissionError"
 REASON_TOPOLOGY_AFFINITY = "TopologyAffinityError"
 #: the pod features handler's reason (lifecycle ``PodLevelResourcesNotAdmittedReason``)
-REASON_POD_LEVEL_NOT_SUPPORTED = "PodLevelResourcesNotSupported"
+REASON_POD_LEVEL_NOT_SUPPORTED: Final = "PodLevelResourcesNotSupported"
 DEFAULT_MAX_PODS = 110  # KubeletConfiguration default for maxPods
 
 
@@ -134,9 +135,9 @@ class AdmitResult:
         self.message = message
 
 
-ADMITTED = AdmitResult(True)
+ADMITTED: Final = AdmitResult(True)
 
-_CPU_MEMORY: frozenset[str] = frozenset({"cpu", "memory"})
+_CPU_MEMORY: Final[frozenset[str]] = frozenset({"cpu", "memory"})
 
 
 def get_pod_admit_result(err: BaseException | None) -> AdmitResult:

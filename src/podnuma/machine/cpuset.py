@@ -240,7 +240,7 @@ def _parse_id(token: str, text: str) -> int:
     return int(token)
 
 
-EMPTY = CPUSet()
+EMPTY: Final = CPUSet()
 
 
 #: The largest CPU id podnuma accepts in a list (the kubelet would try to

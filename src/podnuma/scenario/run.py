@@ -10,7 +10,7 @@ rendering are the CLI's business.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from podnuma.buildinfo import mypyc_attr
 from podnuma.cm.checkpoint import CheckpointError
@@ -212,7 +212,7 @@ def run_scenario(
 
 
 #: how many steps :meth:`StreamedRun.results` reads before playing them
-READ_AHEAD = 128
+READ_AHEAD: Final = 128
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # (the one-pass run of a file)

@@ -52,7 +52,7 @@ _ERR_ZERO_RESERVATION: Final = (
 )
 
 
-_NO_ENTRIES: Mapping[str, CPUSet] = MappingProxyType({})
+_NO_ENTRIES: Final[Mapping[str, CPUSet]] = MappingProxyType({})
 
 
 def resources_qualify_for_exclusive_cpus(container: Container) -> bool:

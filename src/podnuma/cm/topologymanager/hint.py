@@ -7,6 +7,8 @@ provider prefers it.
 
 from __future__ import annotations
 
+from typing import Final
+
 from podnuma.cm.topologymanager.bitmask import BitMask
 
 __all__ = ["TopologyHint", "EMPTY_HINT"]
@@ -73,4 +75,4 @@ class TopologyHint:
 # Go's zero value ``TopologyHint{}``: nil affinity, not preferred. The
 # topology manager's store returns it for containers it holds no hint for,
 # and policy ``none`` stores nothing else.
-EMPTY_HINT = TopologyHint(None, False)
+EMPTY_HINT: Final = TopologyHint(None, False)
