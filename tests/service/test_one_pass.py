@@ -261,6 +261,40 @@ def test_pairs_counted_at_every_depth() -> None:
     assert scenario_stream._pairs([[{}], {"a": None}]) == 1
 
 
+def test_shape_is_the_pairs_values_and_depth() -> None:
+    """``_shape``: ``_pairs``'s count, the whole read's count of values, and
+    the depth of the deepest value, on set values and on random trees."""
+    from podnuma.inputs.documents import _count_values
+
+    assert scenario_stream._shape({"a": [{"b": 1, "c": {"d": []}}, 2], "e": "x:y"}) == (5, 8, 5)
+    assert scenario_stream._shape([[{}], {"a": None}]) == (1, 5, 3)
+    assert scenario_stream._shape("x") == (0, 1, 0)
+    assert scenario_stream._shape({}) == (0, 1, 1)
+    rng = random.Random(5)
+
+    def tree(depth: int) -> Any:
+        kind = rng.random()
+        if depth > 6 or kind < 0.4:
+            return rng.choice([1, "a", None, True, 2.5, "k:v"])
+        if kind < 0.7:
+            return [tree(depth + 1) for _ in range(rng.randrange(4))]
+        return {f"k{i}": tree(depth + 1) for i in range(rng.randrange(4))}
+
+    def depth_of(value: Any) -> int:
+        if isinstance(value, dict):
+            return 1 + max((depth_of(v) for v in value.values()), default=0)
+        if isinstance(value, list):
+            return 1 + max((depth_of(v) for v in value), default=0)
+        return 0
+
+    for _ in range(500):
+        value = tree(0)
+        pairs, values, depth = scenario_stream._shape(value)
+        assert pairs == scenario_stream._pairs(value)
+        assert values == _count_values(value, 0, 0, name="t", limits=ReadLimits())
+        assert depth == depth_of(value)
+
+
 def test_cases_cover_outputs_and_refusals() -> None:
     """The cases above are not all refusals (nor all runs)."""
     ok = [n for n in CASES if not _whole_text(CASES[n]).startswith("error: ")]
@@ -339,17 +373,47 @@ def _reader_verdict(text: str, limits: ReadLimits, tmp_path: Path) -> Callable[[
     return read
 
 
-@pytest.mark.parametrize("limits", [
-    ReadLimits(max_bytes=3000), ReadLimits(max_nodes=400), ReadLimits(max_depth=6),
-    ReadLimits(max_nodes=100_000),
+def _values(text: str) -> int:
+    """The values of a JSON document, as the whole read counts them."""
+    from podnuma.inputs.documents import _count_values
+
+    return _count_values(json.loads(text), 0, 0, name="s.json", limits=ReadLimits())
+
+
+_LIMITS_TEXT = json.dumps(_scenario(_long(40, 4)))
+_LIMITS_DEEP = json.dumps(_scenario([
+    {"addPod": {"metadata": {"name": "deep"}, "spec": {"x": [[[{"y": [1]}]]]}}},
+    *_long(6, 5),
+]))
+
+
+@pytest.mark.parametrize("decoder", sorted(DECODERS))
+@pytest.mark.parametrize("compiled", [False, True], ids=["text-counts", "value-shape"])
+@pytest.mark.parametrize(("text", "limits"), [
+    (_LIMITS_TEXT, ReadLimits(max_bytes=3000)), (_LIMITS_TEXT, ReadLimits(max_nodes=400)),
+    (_LIMITS_TEXT, ReadLimits(max_depth=6)), (_LIMITS_TEXT, ReadLimits(max_nodes=100_000)),
+    # at the limits exactly and one past them: the exact counts of the
+    # compiled check, the bounds of the text's, and the whole read agree
+    (_LIMITS_TEXT, ReadLimits(max_nodes=_values(_LIMITS_TEXT))),
+    (_LIMITS_TEXT, ReadLimits(max_nodes=_values(_LIMITS_TEXT) - 1)),
+    (_LIMITS_DEEP, ReadLimits(max_depth=10)), (_LIMITS_DEEP, ReadLimits(max_depth=9)),
+    (_LIMITS_DEEP, ReadLimits(max_nodes=_values(_LIMITS_DEEP))),
+    (_LIMITS_DEEP, ReadLimits(max_nodes=_values(_LIMITS_DEEP) - 1)),
 ])
-def test_reader_limits_are_the_whole_reads(limits: ReadLimits, tmp_path: Path) -> None:
+def test_reader_limits_are_the_whole_reads(
+    text: str, limits: ReadLimits, compiled: bool, decoder: str, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Files over a limit are refused with the whole read's message, even
-    when the steps before the limit was passed were handed out."""
+    when the steps before the limit was passed were handed out; a file
+    within the limits gives the whole read's values. Both ways a step is
+    checked: the compiled build's (on the value's shape) and Python's (on
+    the text's counts)."""
     from podnuma.errors import InputError
     from podnuma.inputs.documents import JSONListStream, load_json_streamed, read_text
 
-    text = json.dumps(_scenario(_long(40, 4)))
+    monkeypatch.setattr(scenario_stream, "_COMPILED", compiled)
+    monkeypatch.setattr(scenario_stream, "MSGSPEC_FROM", DECODERS[decoder])
     read = _reader_verdict(text, limits, tmp_path)
     try:
         whole = load_json_streamed(

@@ -64,14 +64,14 @@ _CHUNK = 1 << 20
 #: raw bytes kept in memory before the copy moves to a temporary file
 _SPOOL = 1 << 20
 
-_SPACE = re.compile(r"[ \t\n\r]*")
+_SPACE: Final = re.compile(r"[ \t\n\r]*")
 #: the checks' decoder: duplicate keys, ``NaN`` and ``Infinity`` refused (a
 #: ``ValueError``), as the whole read refuses them
-_STRICT = json.JSONDecoder(object_pairs_hook=_json_pairs, parse_constant=_json_constant)
+_STRICT: Final = json.JSONDecoder(object_pairs_hook=_json_pairs, parse_constant=_json_constant)
 _PLAIN = json.JSONDecoder()
 _scanstring: Any = json.decoder.scanstring  # type: ignore[attr-defined]
 #: what ``_PLAIN.raw_decode`` calls: (value, end), or StopIteration when no value starts there
-_scan: Any = _PLAIN.scan_once  # type: ignore[attr-defined]
+_scan: Final[Any] = _PLAIN.scan_once  # type: ignore[attr-defined]
 #: from how many bytes of a file its steps are decoded by msgspec: importing
 #: it costs about 12 ms of CPU (without typing_extensions:
 #: :mod:`podnuma.inputs.msgspec_import`; docs/speed.md), it saves about 3 us a
@@ -108,6 +108,39 @@ def _pairs(value: Any) -> int:
             if type(v) is dict or type(v) is list:
                 n += _pairs(v)
     return n
+
+
+def _shape(value: Any) -> tuple[int, int, int]:
+    """The key-value pairs in ``value`` at every depth, its values (itself
+    and every value in it, as :func:`~podnuma.inputs.documents.check_tree`
+    counts them: keys are not values) and its depth (how many containers
+    deep its deepest value is nested; 0 for a scalar), in one walk (a loop
+    for each kind of container: compiled, each runs over its own type)."""
+    pairs = values = deepest = 0
+    if type(value) is dict:
+        pairs = len(value)
+        for v in value.values():
+            if type(v) is dict or type(v) is list:
+                p, n, d = _shape(v)
+                pairs += p
+                values += n
+                if d > deepest:
+                    deepest = d
+            else:
+                values += 1
+    elif type(value) is list:
+        for v in value:
+            if type(v) is dict or type(v) is list:
+                p, n, d = _shape(v)
+                pairs += p
+                values += n
+                if d > deepest:
+                    deepest = d
+            else:
+                values += 1
+    else:
+        return 0, 1, 0
+    return pairs, values + 1, deepest + 1
 
 
 class ReadWhole(Exception):  # noqa: N818 (not an error: a change of reading)
@@ -430,10 +463,28 @@ class JSONStepReader:
         """``value``, the item of text ``s``, once the fast checks clear it
         (decoded again strictly when they do not; the whole read decides
         when the bounds do not clear it). ``words``: whether the text may
-        hold the words ``NaN`` or ``Infinity`` outside its strings."""
+        hold the words ``NaN`` or ``Infinity`` outside its strings.
+
+        Compiled, a text with no escape and no such word is first held to
+        the value's own shape (:func:`_shape`, one walk, cheaper there than
+        counting three more characters in the text): as many pairs as the
+        text has colons (no pair dropped, no colon in a string), nested
+        within the depth limit, and its values (exact, where the text's
+        count is a bound) within the limit on values; a text that does not
+        clear so takes the checks below."""
+        limits = self.limits
+        if _COMPILED and "\\" not in s and not (words and ("NaN" in s or "Infinity" in s)):
+            try:
+                pairs, values, depth = _shape(value)
+            except RecursionError:  # (Python's own limit, run as Python): the checks below
+                pairs = values = depth = -1
+            if pairs == s.count(":") and 2 + depth <= limits.max_depth:
+                self._nodes += values
+                if self._nodes > limits.max_nodes:
+                    self.check()  # the bounds do not clear it: the whole read decides
+                return value
         colons = s.count(":")
         lists = s.count("[")
-        limits = self.limits
         shallow = 2 + s.count("{") + lists <= limits.max_depth
         if (
             "\\" in s or (words and ("NaN" in s or "Infinity" in s))
