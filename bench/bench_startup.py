@@ -1,7 +1,7 @@
 """What each command costs to start: the child's CPU time of a tiny run.
 
 Runs the real command line in a child process, as the console script does
-(``from podnuma.cli import main``), on inputs so small that the run is
+(``from podnuma.cli import run``), on inputs so small that the run is
 almost all start-up: ``simulate`` of a one-step scenario (the node of
 ``bench_scaling.py``), ``explain`` of it, ``fleet analyze`` of a 2-node
 fleet, ``demo``, ``--version``; and, for scale, the interpreter alone
@@ -47,7 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_scaling import scenario  # noqa: E402
 
 #: the console script's body
-RUN = "import sys; from podnuma.cli import main; sys.exit(main())"
+RUN = "from podnuma.cli import run; run()"
 #: the same command line run by click alone (without the console script's
 #: fast path, ``podnuma.cli.fast``): what the fast path saves
 RUN_CLICK = "import sys; from podnuma.cli.app import main; sys.exit(main())"

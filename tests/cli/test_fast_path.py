@@ -2,7 +2,8 @@
 analyze`` without click.
 
 Each case runs one command line twice in fresh interpreters: through
-``podnuma.cli.main`` (the console script: the fast path first) and through
+``podnuma.cli.main`` as the console script runs it (the fast path first, in
+a process of its own) and through
 ``podnuma.cli.app.main`` (click alone), and requires the same standard
 output, standard error and exit code, byte for byte; and that the fast
 path took the command lines it reads (click and the other commands' modules
@@ -34,8 +35,10 @@ ROOT = Path(__file__).resolve().parents[2]
 PROBE = """
 import importlib, json, sys
 main = importlib.import_module(sys.argv[1]).main
+# the console script's process (podnuma.cli.run): a process of its own
+own = {"own_process": True} if sys.argv[1] == "podnuma.cli" else {}
 try:
-    code = main(sys.argv[2:])
+    code = main(sys.argv[2:], **own)
 finally:
     sys.stdout.flush()
     loaded = sorted(m for m in sys.modules if m == "click" or m.startswith("click.")
@@ -100,7 +103,9 @@ def test_fast_forms_skip_click_and_match_it(tmp_path: Path, scenario: Path, form
     doc = yaml.safe_load(out) if any("yaml" in a for a in form) else json.loads(out)
     assert [s["admitted"] for s in doc["steps"]] == [True, True]
     # nothing of click, nor of any other command, nor the group
-    assert fast_mods == ["podnuma.cli.fast", "podnuma.cli.guard", "podnuma.cli.simulate_stream"]
+    assert fast_mods == [
+        "podnuma.cli.fast", "podnuma.cli.guard", "podnuma.cli.process", "podnuma.cli.simulate_stream",
+    ]
 
 
 @pytest.mark.parametrize("quiet", [False, True])

@@ -3,31 +3,44 @@
 ``app`` holds the group and the exit-code map; each command lives in a
 module of its own beside it and is registered by one line in
 ``app._register_commands``; ``options`` holds the options every command
-shares; ``guard`` the error guard. :func:`main` (the console script) first
-offers the command line to the fast path (``fast``: ``podnuma simulate FILE
--o json`` run without loading click), then to click.
+shares; ``guard`` the error guard. :func:`main` first offers the command
+line to the fast path (``fast``: ``podnuma simulate FILE -o json`` run
+without loading click), then to click; :func:`run` (the console script,
+``python -m podnuma.cli``) is :func:`main` in a process of podnuma's own
+(``process``: the garbage collector held off while a fast-path command
+loads).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 if TYPE_CHECKING:
     from podnuma.cli.app import cli
 
-__all__ = ["cli", "main"]
+__all__ = ["cli", "main", "run"]
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Console-script entry point; returns the exit code."""
+def main(argv: list[str] | None = None, *, own_process: bool = False) -> int:
+    """The command line ``argv`` (the process's arguments when ``None``)
+    run; returns the exit code. ``own_process``: this process runs nothing
+    but this command (:func:`run`)."""
     from podnuma.cli.fast import fast_main
 
-    code = fast_main(argv)
+    code = fast_main(argv, own_process=own_process)
     if code is not None:
         return code
     from podnuma.cli.app import main as click_main
 
     return click_main(argv)
+
+
+def run() -> NoReturn:
+    """The console script (and ``python -m podnuma.cli``): the process's
+    command line run in a process of its own, then exit with its code."""
+    import sys
+
+    sys.exit(main(own_process=True))
 
 
 def __getattr__(name: str) -> Any:

@@ -1,7 +1,5 @@
 """``python -m podnuma.cli``."""
 
-import sys
+from podnuma.cli import run
 
-from podnuma.cli import main
-
-sys.exit(main())
+run()

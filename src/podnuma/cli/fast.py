@@ -169,9 +169,11 @@ def _readable(path: str) -> bool:
     return os.access(path, os.R_OK)
 
 
-def fast_main(argv: list[str] | None = None) -> int | None:
+def fast_main(argv: list[str] | None = None, *, own_process: bool = False) -> int | None:
     """Run the command line without click and return its exit code, or
-    ``None`` when it is not one the fast path runs (nothing done then)."""
+    ``None`` when it is not one the fast path runs (nothing done then).
+    ``own_process``: the process runs this command only (the garbage
+    collector is held off while ``simulate`` loads: :mod:`podnuma.cli.process`)."""
     args = sys.argv[1:] if argv is None else list(argv)
     command = _parse(args)
     if command is None or os.environ.get("_PODNUMA_COMPLETE"):
@@ -193,9 +195,12 @@ def fast_main(argv: list[str] | None = None) -> int | None:
     set_command_path(" ".join(("podnuma", *words)))
     try:
         if words == ("simulate",):
-            from podnuma.cli.simulate_stream import simulate_streamed
+            from podnuma.cli.process import held
 
-            simulate_streamed(files[0], output, detail, None, (), plain_note(quiet))
+            with held(own_process):
+                from podnuma.cli.simulate_stream import simulate_streamed
+
+                simulate_streamed(files[0], output, detail, None, (), plain_note(quiet))
         else:
             from podnuma.cli.fleet_analyze import analyze
 

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import IO, TYPE_CHECKING
 
 from podnuma.cli.guard import guard
+from podnuma.cli.process import loaded
 from podnuma.inputs.documents import is_stdin
 from podnuma.inputs.overrides import Override, parse_overrides
 from podnuma.inputs.scenario_stream import ReadWhole, ScenarioFile
@@ -78,6 +79,7 @@ def _write_run(
     overrides: tuple[Override, ...], note: Callable[[str], None],
 ) -> StreamedRun:
     run = service.stream(src, note=note, pod_resources=detail, overrides=overrides)
+    loaded()  # the head read, the node started: the collector runs (podnuma.cli.process)
     write_run_stream(
         run.node, run.results(),
         lambda: (ordered_checkpoints(run.checkpoints()), service.config_record(run.scenario)),

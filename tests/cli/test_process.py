@@ -1,0 +1,121 @@
+"""The ``podnuma`` process around a fast-path command (``podnuma.cli.process``):
+the garbage collector held off while ``simulate`` loads, then frozen and
+on again for the run; nothing changed in a process that is not podnuma's
+own.
+
+Each case that holds or freezes the collector runs in a fresh interpreter
+(a frozen collector would keep this test process's objects for good).
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from podnuma.cli import process
+
+from ..scenario.helpers import base
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _python(code: str, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    env.pop("_PODNUMA_COMPLETE", None)
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
+                          timeout=180, cwd=cwd, env=env)
+
+
+#: runs ``simulate`` as the console script does (or, given ``shared``, as a
+#: caller that is not podnuma's own process) and prints on standard error
+#: the collector's state while the scenario loads (``service.stream``), as
+#: the steps are written (``write_run_stream``) and at the end
+PROBE = """
+import gc, json, sys
+from podnuma.cli import simulate_stream
+from podnuma.service import scenario as service
+seen = {}
+stream, write = service.stream, simulate_stream.write_run_stream
+def spy_stream(*a, **k):
+    seen["loading"] = gc.isenabled()
+    return stream(*a, **k)
+def spy_write(*a, **k):
+    seen["writing"] = [gc.isenabled(), gc.get_freeze_count() > 0]
+    return write(*a, **k)
+service.stream, simulate_stream.write_run_stream = spy_stream, spy_write
+from podnuma.cli import main
+code = main(sys.argv[2:], own_process=sys.argv[1] == "own")
+seen["end"] = [gc.isenabled(), gc.get_freeze_count() > 0]
+sys.stdout.flush()
+sys.stderr.write("\\nPROBE " + json.dumps(seen) + "\\n")
+sys.exit(code)
+"""
+
+
+def _simulate(tmp_path: Path, who: str, doc: object) -> tuple[str, int, dict[str, object]]:
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    proc = _python(PROBE, who, "simulate", str(path), "-o", "json", cwd=tmp_path)
+    err, _, probe = proc.stderr.rpartition("\nPROBE ")
+    seen: dict[str, object] = json.loads(probe)
+    return proc.stdout + err, proc.returncode, seen
+
+
+def test_own_process_holds_the_collector_while_loading(tmp_path: Path) -> None:
+    out, code, seen = _simulate(tmp_path, "own", base())
+    assert code == 0 and json.loads(out)["steps"]
+    # off while the scenario loads, frozen and on again for the steps
+    assert seen == {"loading": False, "writing": [True, True], "end": [True, True]}
+
+
+def test_a_shared_process_keeps_its_collector(tmp_path: Path) -> None:
+    out, code, seen = _simulate(tmp_path, "shared", base())
+    assert code == 0 and json.loads(out)["steps"]
+    assert seen == {"loading": True, "writing": [True, False], "end": [True, False]}
+
+
+def test_the_collector_is_on_again_after_a_refused_input(tmp_path: Path) -> None:
+    doc = base()
+    doc["kubeletConfig"]["cpuManagerPolicy"] = "no-such-policy"  # refused while loading
+    out, code, seen = _simulate(tmp_path, "own", doc)
+    assert code == 2 and out.startswith("error: ")
+    assert seen == {"loading": False, "end": [True, False]}
+
+
+def test_held_and_loaded(tmp_path: Path) -> None:
+    code = """
+import gc
+from podnuma.cli import process
+with process.held(True):
+    off = not gc.isenabled()
+    process.loaded()
+    on = gc.isenabled()
+    process.loaded()  # once only
+print(off, on, gc.isenabled(), gc.get_freeze_count() > 0)
+try:
+    with process.held(True):
+        raise ValueError
+except ValueError:
+    pass
+print(gc.isenabled())
+gc.disable()
+with process.held(True):  # already off: left as it was
+    pass
+print(gc.isenabled())
+"""
+    proc = _python(code, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["True", "True", "True", "True", "True", "False"]
+
+
+def test_not_own_process_changes_nothing() -> None:
+    frozen = gc.get_freeze_count()
+    assert gc.isenabled()
+    with process.held(False):
+        assert gc.isenabled()
+        process.loaded()
+    assert gc.isenabled() and gc.get_freeze_count() == frozen
