@@ -46,8 +46,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_scaling import scenario  # noqa: E402
 
-#: the console script's body
-RUN = "from podnuma.cli import run; run()"
+#: the console script's body (``main`` for a podnuma older than ``run``)
+RUN = (
+    "import sys\n"
+    "try:\n    from podnuma.cli import run\n"
+    "except ImportError:\n    from podnuma.cli import main\n    run = lambda: sys.exit(main())\n"
+    "run()"
+)
 #: the same command line run by click alone (without the console script's
 #: fast path, ``podnuma.cli.fast``): what the fast path saves
 RUN_CLICK = "import sys; from podnuma.cli.app import main; sys.exit(main())"
