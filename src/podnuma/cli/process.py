@@ -16,7 +16,7 @@ changes: freezing would keep that process's objects from ever being
 collected.
 
 A speed module (docs/speed.md: about 19 M instructions of a one-step
-``simulate``'s 173 M, and 26 M at 10,000 steps).
+``simulate``'s 173 M, and about 23 M at 10,000 steps).
 """
 
 from __future__ import annotations
