@@ -30,9 +30,52 @@ n: 0x1f
 """
 
 
+#: tags, merges and the rest of the safe schema, built from the bounded
+#: composer's tree as safe_load builds them
+TAGGED = """\
+base: &base {a: 1, b: [x, y]}
+merged:
+  <<: *base
+  b: 2
+many:
+  <<: [*base, {c: 3}]
+i: !!int "12"
+f: !!float "1"
+s: ! 12
+s2: ! "12"
+s3: !  yes
+q: "yes"
+t: !!timestamp 2001-12-14t21:59:43.10-05:00
+bin: !!binary aGVsbG8=
+set: !!set {a, b}
+omap: !!omap [a: 1, b: 2]
+pairs: !!pairs [a: 1, a: 2]
+n: !!null ""
+seq: ! [1, 2]
+"""
+
+
 def test_the_values_are_safe_loads() -> None:
     assert load_safe_yaml(SAMPLE, name="s.yaml") == yaml.safe_load(SAMPLE)
+    assert load_safe_yaml(TAGGED, name="t.yaml") == yaml.safe_load(TAGGED)
     assert load_safe_yaml("", name="e.yaml") is None
+    assert load_safe_yaml("---\n", name="e.yaml") is None
+    # an alias is the anchored value itself, as safe_load gives it
+    got = load_safe_yaml("a: &x [1]\nb: *x\n", name="s.yaml")
+    assert got["a"] is got["b"]
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    ("a: 1\n---\nb: 2\n", "expected a single document"),
+    ("a: !!python/object:os.system x\n", "python/object"),
+    ("a: !!int x\n", "invalid literal"),
+])
+def test_what_safe_load_refuses_is_an_input_error(text: str, words: str) -> None:
+    with pytest.raises((yaml.YAMLError, ValueError)):
+        yaml.safe_load(text)
+    with pytest.raises(InputError, match=words) as e:
+        load_safe_yaml(text, name="bad.yaml")
+    assert "bad.yaml" in str(e.value)
 
 
 @pytest.mark.parametrize("package", ["dask", "distributed"])

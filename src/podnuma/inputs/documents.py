@@ -315,17 +315,58 @@ def parse_documents(
 
 def load_safe_yaml(text: str, *, name: str, limits: ReadLimits = DEFAULT_LIMITS) -> Any:
     """What ``yaml.safe_load(text)`` gives (PyYAML's safe schema: the values
-    another library expects of its own settings files), read with libyaml's
-    C loader where PyYAML has it, within ``limits``: the text is composed by
-    the bounded composer first (its size, depth, node count and aliases
-    checked; :class:`InputError` naming ``name`` when one is passed or the
-    text is malformed), then loaded."""
+    another library expects of its own settings files), within ``limits``:
+    the text is composed once, by the bounded composer (libyaml's parser
+    where PyYAML has it; its size, depth, node count and aliases checked),
+    and the values are built from that tree as ``safe_load`` builds them
+    (its resolver's tags, its constructor). Malformed text, more than one
+    document or a value the safe schema refuses is an :class:`InputError`
+    naming ``name``."""
     import yaml
 
+    from podnuma.inputs.goyaml import PLAIN, QUOTED, NonSpecificScalar
+
     _check_size(text, name, limits)
-    _compose(text, name, limits)
-    loader: Any = getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
-    return yaml.load(text, Loader=loader)  # noqa: S506 (a safe loader)
+    docs = _compose(text, name, limits)
+    if not docs:
+        return None
+    if len(docs) > 1:
+        raise InputError("expected a single document in the stream", file=name)
+    root = docs[0]
+    if root is None:
+        return None
+    loader = yaml.SafeLoader("")
+    resolve: Any = loader.resolve
+    try:
+        # the composer leaves a node without a tag of its own with PLAIN (a
+        # plain scalar, a collection) or QUOTED (a quoted scalar, the
+        # non-specific "!", which PyYAML resolves as a plain scalar): its
+        # resolver tags them as safe_load would
+        seen: set[int] = set()
+        todo: list[yaml.Node] = [root]
+        while todo:
+            node = todo.pop()
+            if id(node) in seen:  # an alias: the anchored node, shared
+                continue
+            seen.add(id(node))
+            if isinstance(node, yaml.ScalarNode):
+                if node.tag in (PLAIN, QUOTED):
+                    plain = node.tag == PLAIN or isinstance(node, NonSpecificScalar)
+                    node.tag = resolve(yaml.ScalarNode, node.value, (plain, True))
+                continue
+            if node.tag in (PLAIN, QUOTED):
+                node.tag = resolve(type(node), None, True)
+            if isinstance(node, yaml.MappingNode):
+                todo.extend(n for pair in node.value for n in pair)
+            else:
+                todo.extend(node.value)
+        return loader.construct_document(root)
+    except yaml.YAMLError as e:
+        raise yaml_input_error(e, name) from None
+    except (ValueError, TypeError, OverflowError) as e:  # a constructor's own (!!int x)
+        raise InputError(f"cannot read a value: {e}", file=name) from None
+    finally:
+        loader.dispose()
 
 
 def parse_document(

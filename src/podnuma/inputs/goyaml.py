@@ -77,6 +77,13 @@ PLAIN = ""
 #: the tag a quoted or block scalar without an explicit tag carries
 QUOTED = "!"
 
+
+class NonSpecificScalar(yaml.ScalarNode):
+    """A scalar tagged with the non-specific ``!``: go-yaml reads it as a
+    quoted scalar (it carries :data:`QUOTED`), PyYAML resolves it as a
+    plain one, whatever its style (``! 12`` is an int there): the node's
+    class keeps the difference for :func:`~podnuma.inputs.documents.load_safe_yaml`."""
+
 _WORDS: dict[str, tuple[str, Any]] = {}
 for _value, _tag, _words in (
     (True, BOOL, ("y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON")),
@@ -392,7 +399,9 @@ def compose_parts(
         cls = type(ev)
         if cls is yaml.ScalarEvent:
             tag = ev.tag if ev.tag is not None else (PLAIN if ev.implicit[0] else QUOTED)
-            node: yaml.Node = yaml.ScalarNode(tag, ev.value, ev.start_mark, ev.end_mark, style=ev.style)
+            node: yaml.Node = (yaml.ScalarNode if ev.tag != QUOTED else NonSpecificScalar)(
+                tag, ev.value, ev.start_mark, ev.end_mark, style=ev.style
+            )
             count += 1
             if ev.anchor is not None:
                 anchors[ev.anchor] = node
