@@ -95,52 +95,33 @@ def _probe() -> None:
 _COMPILED: Final = not isinstance(_probe, FunctionType)
 
 
-def _pairs(value: Any) -> int:
-    """The key-value pairs in ``value``, at every depth."""
-    n = 0
-    if type(value) is dict:
-        n = len(value)
-        for v in value.values():
-            if type(v) is dict or type(v) is list:
-                n += _pairs(v)
-    elif type(value) is list:
-        for v in value:
-            if type(v) is dict or type(v) is list:
-                n += _pairs(v)
-    return n
-
-
 def _shape(value: Any) -> tuple[int, int, int]:
     """The key-value pairs in ``value`` at every depth, its values (itself
     and every value in it, as :func:`~podnuma.inputs.documents.check_tree`
     counts them: keys are not values) and its depth (how many containers
-    deep its deepest value is nested; 0 for a scalar), in one walk (a loop
-    for each kind of container: compiled, each runs over its own type)."""
-    pairs = values = deepest = 0
+    deep its deepest value is nested; 0 for a scalar), in one walk (a
+    mapping's values taken as a list: compiled, the loop then runs over a
+    list's items)."""
     if type(value) is dict:
         pairs = len(value)
-        for v in value.values():
-            if type(v) is dict or type(v) is list:
-                p, n, d = _shape(v)
-                pairs += p
-                values += n
-                if d > deepest:
-                    deepest = d
-            else:
-                values += 1
+        children: list[Any] = list(value.values())
     elif type(value) is list:
-        for v in value:
-            if type(v) is dict or type(v) is list:
-                p, n, d = _shape(v)
-                pairs += p
-                values += n
-                if d > deepest:
-                    deepest = d
-            else:
-                values += 1
+        pairs = 0
+        children = value
     else:
         return 0, 1, 0
-    return pairs, values + 1, deepest + 1
+    values = 1
+    deepest = 0
+    for v in children:
+        if type(v) is dict or type(v) is list:
+            p, n, d = _shape(v)
+            pairs += p
+            values += n
+            if d > deepest:
+                deepest = d
+        else:
+            values += 1
+    return pairs, values, deepest + 1
 
 
 class ReadWhole(Exception):  # noqa: N818 (not an error: a change of reading)
@@ -525,7 +506,7 @@ class JSONStepReader:
         and no pair dropped. The value is written back by msgspec when it is
         loaded, else by the standard library.)"""
         encode = _encode
-        if (_COMPILED or encode is None) and shallow and _pairs(value) == colons:
+        if (_COMPILED or encode is None) and shallow and _shape(value)[0] == colons:
             return True
         if encode is None:  # msgspec not loaded: the standard library's encoder
             try:
