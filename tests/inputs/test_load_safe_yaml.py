@@ -110,3 +110,33 @@ def test_malformed_text_is_an_input_error() -> None:
     with pytest.raises(InputError) as e:
         load_safe_yaml("a: [1, 2\n", name="bad.yaml")
     assert "bad.yaml" in str(e.value)
+
+
+def test_dasks_settings_reader_reads_no_more_than_the_limit(tmp_path: Path) -> None:
+    """``read_settings`` (what Dask's ``yaml.safe_load`` is while Dask is
+    imported): a file is read up to the limit only, and refused past it."""
+    import io
+
+    from podnuma.fleet.daskimport import read_settings
+
+    assert read_settings("a: [1, 2]\n") == {"a": [1, 2]}
+    path = tmp_path / "dask.yaml"
+    path.write_text("b: yes\n", encoding="utf-8")
+    with path.open(encoding="utf-8") as f:
+        assert read_settings(f) == {"b": True}
+    with path.open("rb") as f:
+        assert read_settings(f) == {"b": True}
+
+    class Big(io.StringIO):
+        asked: list[int] = []
+
+        def read(self, size: int | None = -1) -> str:
+            self.asked.append(-1 if size is None else size)
+            return super().read(size)
+
+    big = Big("x" * (DEFAULT_LIMITS.max_bytes + 100))
+    with pytest.raises(InputError, match="larger than the limit"):
+        read_settings(big)
+    assert big.asked == [DEFAULT_LIMITS.max_bytes + 1]
+    with pytest.raises(InputError, match="larger than the limit"):
+        read_settings(io.BytesIO(b"\xc3\xa9" * (DEFAULT_LIMITS.max_bytes // 2 + 1)))

@@ -18,9 +18,11 @@ that does not need doing:
 * Dask and ``distributed`` read their settings files (``dask.yaml``,
   ``distributed.yaml`` and the user's) with ``yaml.safe_load``, PyYAML's
   pure-Python loader. During the import they are read through podnuma's
-  bounded reader instead (:func:`~podnuma.inputs.documents.load_safe_yaml`:
-  size, depth, nodes and aliases checked, then libyaml's ``CSafeLoader``
-  where PyYAML was built with it: the same safe schema, the same values).
+  bounded reader instead (:func:`read_settings`: at most the size limit
+  read, then :func:`~podnuma.inputs.documents.load_safe_yaml`: composed
+  once, by libyaml's parser where PyYAML has it, size, depth, nodes and
+  aliases checked, the values built by PyYAML's safe resolver and
+  constructor: the same safe schema, the same values).
 
 Measured (docs/speed.md): 0.34 CPU s with Dask's way (numpy included),
 0.27-0.29 CPU s this way.
@@ -41,6 +43,25 @@ __all__ = ["import_dask"]
 OPTIONAL = ("numpy",)
 
 
+def read_settings(stream: Any) -> Any:
+    """``yaml.safe_load(stream)`` for Dask's settings files, through the
+    bounded reader: a text (``dask.config`` passes one) or a file (the
+    defaults files), of which no more than the size limit is read (one
+    character more, for the reader to refuse)."""
+    from podnuma.errors import InputError
+    from podnuma.inputs.documents import load_safe_yaml
+    from podnuma.inputs.limits import DEFAULT_LIMITS
+
+    name = str(getattr(stream, "name", "a Dask settings file"))
+    limit = DEFAULT_LIMITS.max_bytes
+    text = stream if isinstance(stream, (str, bytes)) else stream.read(limit + 1)
+    if isinstance(text, bytes):
+        if len(text) > limit:  # (its characters may be fewer than its bytes)
+            raise InputError(f"larger than the limit of {limit} bytes", file=name)
+        text = text.decode("utf-8")
+    return load_safe_yaml(text, name=name)
+
+
 def import_dask(*, freeze: bool = False, lean: bool = False) -> None:
     """``distributed`` (and ``dask``) imported, as cheaply as can be.
     ``freeze``: the objects alive afterwards are left out of the garbage
@@ -56,21 +77,11 @@ def import_dask(*, freeze: bool = False, lean: bool = False) -> None:
         for m in blocked:
             sys.modules[m] = None  # type: ignore[assignment]  # import raises ImportError
 
-        from podnuma.inputs.documents import load_safe_yaml
-
         paused = gc.isenabled()
         plain = yaml.safe_load
-
-        def safe_load(stream: Any) -> Any:
-            # a text (dask.config passes one) or a file (the defaults files)
-            text = stream if isinstance(stream, str) else stream.read()
-            if isinstance(text, bytes):
-                text = text.decode("utf-8")
-            return load_safe_yaml(text, name=str(getattr(stream, "name", "a Dask settings file")))
-
         if paused:
             gc.disable()
-        yaml.safe_load = safe_load
+        yaml.safe_load = read_settings
         try:
             import distributed  # noqa: F401
         finally:
