@@ -11,6 +11,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from podnuma.fleet.batches import FILE_COST_BYTES, guided_batches
 from podnuma.fleet.execute import MAX_TASK_PODS, partition
 from podnuma.fleet.inputs import file_batches, load_fleet
@@ -112,3 +114,56 @@ def test_the_tasks_not_begun_go_to_the_cluster_while_the_command_s_task_runs() -
     assert [row[0] for row in here] == [0]
     # the cluster began the others before the command's own task ended
     assert min(row[2] for row in there) < here[0][3] - 0.5
+
+
+TEARDOWN = """
+import os, sys, time
+from podnuma.fleet import daskproc
+
+stage = sys.argv[1]
+
+
+class Cluster:
+    client = None
+
+    def each(self, fn, args, name=None):
+        for i in range(len(args)):
+            yield i, fn(args[i])
+
+    def close(self):
+        sys.stderr.write("noise from a cluster closing\\n")
+        sys.stderr.flush()
+
+
+def connect():
+    sys.stderr.write("said while coming up\\n")
+    sys.stderr.flush()
+    if stage == "coming-up":
+        try:
+            time.sleep(60)
+        finally:  # the command stopped it mid-way
+            sys.stderr.write("noise from a cluster stopped mid-way\\n")
+            sys.stderr.flush()
+    return Cluster(), 2
+
+
+proc = daskproc.start("test", connect, threads=2, parts_per_thread=8)
+if stage == "coming-up":
+    time.sleep(0.5)
+else:
+    assert proc.map(abs, [-1, -2]) == [1, 2]
+proc.close()
+print("closed")
+"""
+
+
+@pytest.mark.parametrize("stage", ["coming-up", "ready"])
+def test_a_cluster_torn_down_says_nothing_on_the_command_s_stderr(stage: str) -> None:
+    """What the client process writes while its cluster is torn down
+    (stopped while coming up, or closed after the run) does not reach the
+    command's stderr; what it wrote before does."""
+    r = subprocess.run([sys.executable, "-c", textwrap.dedent(TEARDOWN), stage], env=_env(),
+                       capture_output=True, timeout=120, text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "closed\n"
+    assert r.stderr == "said while coming up\n"

@@ -52,7 +52,19 @@ def _sendable(e: BaseException) -> BaseException:
     return e
 
 
+def _quiet() -> None:
+    """From here on nothing the client process writes reaches the command's
+    standard error: the command has stopped it or is writing its own report,
+    and what Dask says while its cluster is torn down (a scheduler's
+    traceback for a worker cut off while joining, an exception ignored in a
+    lock the signal interrupted) is noise, not an answer."""
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 2)
+    os.close(null)
+
+
 def _stop(*_: Any) -> None:
+    _quiet()
     raise SystemExit(1)
 
 
@@ -102,6 +114,7 @@ def _serve(conn: Any, connect: Connect) -> None:
             else:
                 return
     finally:
+        _quiet()
         ex.close()
 
 
