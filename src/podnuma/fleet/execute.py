@@ -399,9 +399,20 @@ class DaskExecutor(_FollowsPods, Executor):
         self.holders = {}
 
     def close(self) -> None:
-        self.client.close()
+        import logging
+
+        # a cluster this process owns is torn down without its scheduler's
+        # complaints (a worker cut off while joining logs a traceback)
+        log = logging.getLogger("distributed")
+        level = log.level
         if self.owned is not None:
-            self.owned.close()
+            log.setLevel(logging.CRITICAL + 1)
+        try:
+            self.client.close()
+            if self.owned is not None:
+                self.owned.close()
+        finally:
+            log.setLevel(level)
 
     def _release(self) -> None:
         self.client.run(podscan.release_held)
