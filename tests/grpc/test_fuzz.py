@@ -35,9 +35,12 @@ SERVICE = "/v1.PodResourcesLister/"
 
 @pytest.fixture(scope="module")
 def channel() -> Iterator[grpc.Channel]:
+    import shutil
     import tempfile
 
-    sock = Path(tempfile.mkdtemp(prefix="pnfz", dir="/tmp")) / "kubelet.sock"
+    # (a short directory: a unix socket's path has a length limit)
+    where = Path(tempfile.mkdtemp(prefix="pnfz", dir="/tmp"))
+    sock = where / "kubelet.sock"
     node, pods = played(SCENARIO)
     server = serve_unix(sock, NodeProvider.of(node, pods), bucket=TokenBucket(qps=1e9, burst=10**6))
     ch = grpc.insecure_channel(f"unix:{sock}")
@@ -46,6 +49,7 @@ def channel() -> Iterator[grpc.Channel]:
     finally:
         ch.close()
         server.stop(None)
+        shutil.rmtree(where, ignore_errors=True)
 
 
 def _answered_or_status(call: grpc.UnaryUnaryMultiCallable[bytes, bytes], request: bytes) -> None:

@@ -16,7 +16,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,11 +26,8 @@ import pytest
 from tests.web.conftest import _importable, need
 
 ROOT = Path(__file__).resolve().parents[2]
-SHOTS = (
-    Path(os.environ["PODNUMA_SCREENSHOTS"])
-    if os.environ.get("PODNUMA_SCREENSHOTS")
-    else Path(tempfile.mkdtemp(prefix="podnuma-web-shots-"))
-)
+#: where the screenshots go (set for each module run by :func:`_shots_dir`)
+SHOTS: list[Path] = []
 WAIT = 60  # seconds: an upper bound for slow machines, not a timing assertion
 
 
@@ -39,6 +35,13 @@ def _browser_paths() -> tuple[str | None, str | None]:
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     driver = shutil.which("chromedriver")
     return chromium, driver
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _shots_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """``PODNUMA_SCREENSHOTS``, else a directory pytest makes (and prunes)."""
+    named = os.environ.get("PODNUMA_SCREENSHOTS")
+    SHOTS[:] = [Path(named) if named else tmp_path_factory.mktemp("web-shots")]
 
 
 @pytest.fixture(scope="module")
@@ -88,8 +91,8 @@ def _shot(drv: Any, name: str, element_id: str | None = None) -> None:
     png = drv.get_screenshot_as_png()
     img = Image.open(io.BytesIO(png)).convert("RGB")
     img = img.quantize(colors=128, method=Image.Quantize.MEDIANCUT)
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    img.save(SHOTS / name, optimize=True)
+    SHOTS[0].mkdir(parents=True, exist_ok=True)
+    img.save(SHOTS[0] / name, optimize=True)
 
 
 def _post(url: str, body: bytes) -> Any:
