@@ -66,13 +66,8 @@ def test_scan_batches_count_each_file_not_only_its_bytes(tmp_path: Path) -> None
     assert batches[0] == [str(f) for f in small] and batches[1] == [str(big)]
 
 
-HANDOVER = """
-import json, os, time
-from podnuma.fleet import daskproc
-
-MAIN = os.getpid()
-
-
+#: a cluster in the client process that runs each task there, one at a time
+CLUSTER = """
 class Cluster:
     client = None
 
@@ -81,8 +76,14 @@ class Cluster:
             yield i, fn(args[i])
 
     def close(self):
-        pass
+        pass"""
 
+HANDOVER = """
+import json, os, time
+from podnuma.fleet import daskproc
+
+MAIN = os.getpid()
+""" + CLUSTER + """
 
 def connect():
     time.sleep(0.5)  # the cluster comes up while the command runs its first task
@@ -121,15 +122,9 @@ import os, sys, time
 from podnuma.fleet import daskproc
 
 stage = sys.argv[1]
+""" + CLUSTER + """
 
-
-class Cluster:
-    client = None
-
-    def each(self, fn, args, name=None):
-        for i in range(len(args)):
-            yield i, fn(args[i])
-
+class Closing(Cluster):
     def close(self):
         sys.stderr.write("noise from a cluster closing\\n")
         sys.stderr.flush()
@@ -144,7 +139,7 @@ def connect():
         finally:  # the command stopped it mid-way
             sys.stderr.write("noise from a cluster stopped mid-way\\n")
             sys.stderr.flush()
-    return Cluster(), 2
+    return Closing(), 2
 
 
 proc = daskproc.start("test", connect, threads=2, parts_per_thread=8)
