@@ -183,3 +183,36 @@ def test_the_command_s_local_cluster_has_its_settings_and_preloads() -> None:
         cluster.close()
     assert len(got) == 2 and all(v == (False, True) for v in got.values()), got
     assert dask.config.get("distributed.worker.profile.enabled") == before is True
+
+
+def test_a_cluster_this_process_owns_closes_without_the_scheduler_s_complaints() -> None:
+    """What Dask logs while an owned cluster closes (the scheduler's
+    traceback for a worker cut off while joining) is not emitted; the
+    logger's level is as it was afterwards, and a cluster not owned closes
+    with the logger untouched."""
+    import logging
+
+    from podnuma.fleet.execute import DaskExecutor
+
+    records: list[logging.LogRecord] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            records.append(record)
+
+    class Closes:
+        def close(self) -> None:
+            logging.getLogger("distributed.scheduler").error("a worker cut off while joining")
+
+    scheduler = logging.getLogger("distributed.scheduler")
+    handler = Keep()
+    scheduler.addHandler(handler)
+    before = logging.getLogger("distributed").level
+    try:
+        DaskExecutor(Closes(), owned=Closes(), threads=1).close()
+        assert records == []
+        assert logging.getLogger("distributed").level == before
+        DaskExecutor(Closes(), threads=1).close()  # a cluster someone else runs
+        assert [r.getMessage() for r in records] == ["a worker cut off while joining"]
+    finally:
+        scheduler.removeHandler(handler)

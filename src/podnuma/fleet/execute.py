@@ -399,18 +399,19 @@ class DaskExecutor(_FollowsPods, Executor):
         self.holders = {}
 
     def close(self) -> None:
+        if self.owned is None:
+            self.client.close()
+            return
         import logging
 
         # a cluster this process owns is torn down without its scheduler's
         # complaints (a worker cut off while joining logs a traceback)
         log = logging.getLogger("distributed")
         level = log.level
-        if self.owned is not None:
-            log.setLevel(logging.CRITICAL + 1)
+        log.setLevel(logging.CRITICAL + 1)
         try:
             self.client.close()
-            if self.owned is not None:
-                self.owned.close()
+            self.owned.close()
         finally:
             log.setLevel(level)
 
