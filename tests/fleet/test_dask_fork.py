@@ -37,9 +37,11 @@ def report(ex):
 
 def worker_state():
     import dask
+    from distributed import versions
     return {"pid": os.getpid(), "parent": os.getppid(),
             "replay": "podnuma.fleet.replay" in sys.modules,
-            "profile": dask.config.get("distributed.worker.profile.enabled")}
+            "profile": dask.config.get("distributed.worker.profile.enabled"),
+            "versions": versions._version_cached.cache_info()._asdict()}
 """
 
 
@@ -74,6 +76,9 @@ def test_local_cluster_from_a_client_process_gives_the_report_of_one_process(sma
         # forked from the client process (no nanny in between), the modules already there
         assert w["parent"] == got["helper"] != got["me"]
         assert w["replay"] is True and w["profile"] is False
+        # the versions a worker reports when it registers were found by the
+        # client process before the fork: the worker's lookups all hit
+        assert w["versions"]["hits"] >= w["versions"]["currsize"] > 5, w["versions"]
 
 
 def test_a_forked_worker_killed_mid_run_is_replaced_and_the_report_is_the_same(small_fleet: Path) -> None:

@@ -157,6 +157,117 @@ def test_pod_keys_packed_after_keys_merged_one_by_one_count_each_pod_once(
         want.pods_total, want.pods_duplicated, want.pods_without_node)
     assert {n.name: n.pods_bound for n in got.nodes} == {n.name: n.pods_bound for n in want.nodes}
 
+@pytest.mark.parametrize("order", ["in order", "reversed", "shuffled", "half never told"])
+def test_scans_merged_as_they_arrive_count_as_merged_at_the_end(
+    small_fleet: Path, tmp_path: Path, order: str
+) -> None:
+    """The command merges each batch's scans as soon as those of the batches
+    before it are in, and matches their pod keys meanwhile (results come in
+    the order the tasks end): with pods in several dumps and a node listed
+    in two files, whatever order the results come in, and when only some are
+    told as they come, the fleet is the one read in this process."""
+    import json
+    import random
+    import shutil
+    from collections.abc import Callable, Sequence
+
+    from podnuma.fleet.inputs import Scan
+
+    d = tmp_path / "fleet"
+    shutil.copytree(small_fleet, d)
+    pods_file = sorted((d / "pods").glob("*.json"))[0]
+    items = json.loads(pods_file.read_text())["items"]
+    (d / "again.json").write_text(json.dumps({"kind": "List", "items": items[:9]}))
+    (d / "zz-again.json").write_text(json.dumps({"kind": "List", "items": items[4:15]}))
+    # a node listed again, later: the last one is used (the order of the files decides)
+    node = json.loads((d / "nodes.json").read_text())["items"][0]
+    node["metadata"]["labels"]["podnuma.test/listed"] = "again"
+    (d / "zz-nodes.json").write_text(json.dumps({"kind": "List", "items": [node]}))
+    told: list[int] = []
+    batches: list[int] = []
+
+    def mapper(fn: Callable[[Sequence[str]], list[Scan]], args: Sequence[Sequence[str]], *,
+               arrived: Callable[[int, list[Scan]], None] | None = None) -> list[list[Scan]]:
+        out = [fn(a) for a in args]
+        batches.append(len(out))
+        when = list(range(len(out)))
+        if order == "reversed":
+            when.reverse()
+        elif order == "shuffled":
+            random.Random(7).shuffle(when)
+        elif order == "half never told":
+            when = when[1::2]
+        assert arrived is not None
+        for i in when:
+            told.append(i)
+            arrived(i, out[i])
+        return out
+
+    want = load_fleet([d])
+    got = load_fleet([d], map_files=mapper, parts=6)
+    assert batches[0] >= 4 and len(told) >= batches[0] // 2
+    assert want.pods_duplicated == 9 + 11
+    assert (got.pods_total, got.pods_duplicated, got.pods_without_node) == (
+        want.pods_total, want.pods_duplicated, want.pods_without_node)
+    assert got.nodes == want.nodes
+    assert got.issues == want.issues
+    assert any("listed twice" in i.message for i in got.issues)
+    assert [n.labels.get("podnuma.test/listed") for n in got.nodes].count("again") == 1
+
+
+def test_each_executor_tells_each_result_as_it_comes(dask_client: Any) -> None:
+    """``arrived`` is given every result once, with its index, before
+    ``done`` is told that index; the results come back in order."""
+    from podnuma.fleet.execute import DaskExecutor, Processes, Serial
+
+    for ex in (Serial(), Processes(2), DaskExecutor(dask_client)):
+        seen: list[tuple[int, int]] = []
+        done: list[int] = []
+
+        def arrived(i: int, r: int, seen: list[tuple[int, int]] = seen,
+                    done: list[int] = done) -> None:
+            assert i not in done
+            seen.append((i, r))
+
+        try:
+            out = ex.map(abs, [-3, -1, -4, -1, -5], done.append, arrived)
+        finally:
+            close = getattr(ex, "close", None)
+            if close is not None and not isinstance(ex, DaskExecutor):
+                close()
+        assert out == [3, 1, 4, 1, 5]
+        assert sorted(seen) == list(enumerate(out)), type(ex).__name__
+        assert sorted(done) == list(range(5))
+
+
+def test_each_worker_gets_its_first_task_before_any_gets_a_second(dask_client: Any) -> None:
+    """Tasks meant for workers (the replay following the pods): the first
+    task of every worker is submitted before the task queued behind any
+    worker's first; every task runs once and the results are in order."""
+    from podnuma.fleet.execute import DaskExecutor
+
+    class Recording:
+        def __init__(self, client: Any) -> None:
+            self.client = client
+            self.workers: list[str] = []
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.client, name)
+
+        def submit(self, *args: Any, **kw: Any) -> Any:
+            self.workers.append(kw["workers"][0])
+            return self.client.submit(*args, **kw)
+
+    a, b = sorted(dask_client.scheduler_info()["workers"])
+    rec = Recording(dask_client)
+    ex = DaskExecutor(rec)  # (not closed: the client is the fixture's)
+    where = [(a, 5), (a, 4), (a, 3), (b, 5), (b, 4), (b, 3)]
+    got = dict(ex.each(abs, [-1, -2, -3, -4, -5, -6], where=where))
+    assert got == {i: i + 1 for i in range(6)}
+    assert rec.workers[:4] in ([a, b, a, b], [b, a, b, a]), rec.workers
+    assert sorted(rec.workers) == [a, a, a, b, b, b]
+
+
 def _worker_state() -> tuple[Any, bool]:
     import sys
 

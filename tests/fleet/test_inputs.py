@@ -48,6 +48,55 @@ def test_nrt_gives_the_same_machine_as_the_instance_type_form() -> None:
     assert any("counts, not ids" in n for n in notes)
 
 
+def test_nrt_forms_of_one_shape_are_made_once_and_are_those_of_each_object() -> None:
+    """Objects that differ in their names only get one layout, named after
+    each; another shape, another thread count, an unusable object (twice),
+    zones that are not JSON values: each as :func:`nrt_node_form` has it."""
+    import copy
+
+    import pytest
+
+    from podnuma.fleet import nrt as nrt_module
+    from podnuma.fleet.nrt import NrtForms
+
+    base = json.loads((EXAMPLE / "noderesourcetopologies.json").read_text())["items"][0]
+    renamed = copy.deepcopy(base)
+    renamed["metadata"]["name"] = "another-node"
+    bigger = copy.deepcopy(base)
+    for z in bigger["zones"]:
+        for r in z.get("resources", []):
+            if r["name"] == "cpu":
+                r["capacity"] = int(r["capacity"]) * 2
+    broken = copy.deepcopy(base)
+    broken["zones"][0]["name"] = "numa0"
+    odd = copy.deepcopy(base)
+    odd["zones"][0]["extra"] = {1, 2}  # not a JSON value (the form does not read it)
+    objects = [(base, 2), (renamed, 2), (bigger, 2), (base, 1), (renamed, 2), (odd, 2)]
+    made = []
+    real = nrt_module.nrt_node_form
+
+    def counting(nrt: dict[str, object], *, threads_per_core: int) -> object:
+        made.append(nrt["metadata"]["name"])  # type: ignore[index]
+        return real(nrt, threads_per_core=threads_per_core)
+
+    forms = NrtForms()
+    nrt_module.nrt_node_form = counting  # type: ignore[assignment]
+    try:
+        for obj, threads in objects:
+            assert forms.form(obj, threads_per_core=threads) == real(obj, threads_per_core=threads)
+        assert forms.form(renamed, threads_per_core=2)[0]["name"] == "another-node"
+        for _ in range(2):
+            with pytest.raises(ValueError) as err:
+                forms.form(broken, threads_per_core=2)
+            with pytest.raises(ValueError) as want:
+                real(broken, threads_per_core=2)
+            assert str(err.value) == str(want.value)
+    finally:
+        nrt_module.nrt_node_form = real
+    # the first object, the bigger one, one thread per core, the odd one, the broken one
+    assert len(made) == 5, made
+
+
 def test_selectors() -> None:
     labels = {"a": "1", "b": "2"}
     assert selector_matches(parse_selector("a=1,b!=3", path="s", file="f"), labels)

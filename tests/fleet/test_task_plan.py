@@ -98,9 +98,12 @@ def task(i):
 
 
 proc = daskproc.start("test", connect, threads=2, parts_per_thread=8)
-out = proc.map(task, list(range(6)))
+told = []
+done = []
+out = proc.map(task, list(range(6)), done.append,
+               arrived=lambda i, r: told.append([i, r[0], i in done]))
 proc.close()
-print(json.dumps(out))
+print(json.dumps([out, told, done]))
 """
 
 
@@ -108,8 +111,11 @@ def test_the_tasks_not_begun_go_to_the_cluster_while_the_command_s_task_runs() -
     r = subprocess.run([sys.executable, "-c", textwrap.dedent(HANDOVER)], env=_env(),
                        capture_output=True, timeout=120, text=True)
     assert r.returncode == 0, r.stderr
-    out = json.loads(r.stdout.strip().splitlines()[-1])
+    out, told, done = json.loads(r.stdout.strip().splitlines()[-1])
     assert [row[0] for row in out] == list(range(6))  # in the order of the arguments
+    # each result told as it came (the command's own and the cluster's), before its index was done
+    assert sorted(told) == [[i, i, False] for i in range(6)]
+    assert sorted(done) == list(range(6))
     here = [row for row in out if row[1]]
     there = [row for row in out if not row[1]]
     assert [row[0] for row in here] == [0]
@@ -162,3 +168,44 @@ def test_a_cluster_torn_down_says_nothing_on_the_command_s_stderr(stage: str) ->
     assert r.returncode == 0, r.stderr
     assert r.stdout == "closed\n"
     assert r.stderr == "said while coming up\n"
+
+
+class _Arg:
+    """An argument whose pickling is written down in ``log``."""
+
+    log: list[str] = []
+
+    def __init__(self, i: int) -> None:
+        self.i = i
+
+    def __reduce__(self) -> tuple[type[_Arg], tuple[int]]:
+        _Arg.log.append(f"pickled {self.i}")
+        return (_Arg, (self.i,))
+
+
+class _Pipe:
+    def send(self, msg: tuple[object, ...]) -> None:
+        import pickle
+
+        blobs = msg[2] if msg[0] == "map" else msg[1]
+        got = [pickle.loads(b).i for b in blobs]  # type: ignore[union-attr]
+        _Arg.log.append(f"sent {got}")
+
+
+def test_each_argument_goes_to_the_client_process_as_soon_as_it_is_pickled() -> None:
+    """The arguments of a map are sent one message each, each as soon as it
+    is pickled: the task of a worker's first argument does not wait for the
+    pickling of all those after it."""
+    from podnuma.fleet.daskproc import ClientProcess
+
+    proc = object.__new__(ClientProcess)
+    proc.conn = _Pipe()
+    _Arg.log = []
+    proc._send(abs, [_Arg(i) for i in range(4)], 0)
+    assert _Arg.log == [
+        "pickled 0", "sent [0]", "pickled 1", "sent [1]", "pickled 2", "sent [2]",
+        "pickled 3", "sent [3]",
+    ]
+    _Arg.log = []
+    proc._send(abs, [_Arg(i) for i in range(4)], 2)  # the first two ran in the command
+    assert _Arg.log == ["pickled 2", "sent [2]", "pickled 3", "sent [3]"]

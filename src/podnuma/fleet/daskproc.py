@@ -206,17 +206,26 @@ class ClientProcess:
 
     def map(self, fn: Callable[[_A], _R], args: Sequence[_A],
             done: Callable[[int], None] | None = None,
-            where: Sequence[tuple[str | None, int]] | None = None) -> list[_R]:
+            where: Sequence[tuple[str | None, int]] | None = None,
+            arrived: Callable[[int, _R], None] | None = None) -> list[_R]:
         """``fn`` of each argument; ``where``: each task's worker and
-        weight, once the cluster is up (:meth:`podnuma.fleet.execute.DaskExecutor.each`)."""
+        weight, once the cluster is up (:meth:`podnuma.fleet.execute.DaskExecutor.each`);
+        ``arrived``: given each result as it comes, then ``done`` its index."""
         out: list[Any] = [None] * len(args)
+
+        def got(i: int) -> None:
+            if arrived is not None:
+                arrived(i, out[i])
+            if done is not None:
+                done(i)
+
         if self.ready or where is not None:
             self._check_ready(wait=True)
             start = 0
             if args:
                 self._send(fn, args, 0, where)
         else:  # the tasks from ``start`` on sent once the cluster came up
-            start = self._here_until_ready(fn, args, out, done)
+            start = self._here_until_ready(fn, args, out, got)
         if start == len(args):
             return out
         while True:
@@ -226,24 +235,24 @@ class ClientProcess:
                 return out
             i = start + msg[1]
             out[i] = pickle.loads(msg[2])
-            if done is not None:
-                done(i)
+            got(i)
 
     def _send(self, fn: Callable[[_A], _R], args: Sequence[_A], start: int,
               where: Sequence[tuple[str | None, int]] | None = None) -> None:
         self.busy = True
-        # each argument pickled apart (the workers unpickle them); the first
-        # alone, so that the cluster starts on it while the rest are pickled
-        # (the client process reads them before it waits for a result)
+        # each argument pickled apart (the workers unpickle them) and sent as
+        # soon as it is: the cluster starts on the first while the rest are
+        # pickled, and the first task of each worker does not wait for the
+        # pickling of all the others (the client process reads them before
+        # it waits for a result)
         blobs = [pickle.dumps(a, protocol=pickle.HIGHEST_PROTOCOL) for a in args[start:start + 1]]
         self.conn.send(("map", fn, blobs, len(args) - start,
                         None if where is None else list(where[start:])))
-        if len(args) > start + 1:
-            self.conn.send(("more", [pickle.dumps(a, protocol=pickle.HIGHEST_PROTOCOL)
-                                     for a in args[start + 1:]]))
+        for a in args[start + 1:]:
+            self.conn.send(("more", [pickle.dumps(a, protocol=pickle.HIGHEST_PROTOCOL)]))
 
     def _here_until_ready(self, fn: Callable[[_A], _R], args: Sequence[_A], out: list[Any],
-                          done: Callable[[int], None] | None) -> int:
+                          done: Callable[[int], None]) -> int:
         """While the cluster comes up, this process runs the first tasks,
         one at a time; the moment it is ready (a thread waits for it), the
         tasks not begun here are sent to it, while the one running here
@@ -283,8 +292,7 @@ class ClientProcess:
                 with lock:  # nothing more for the cluster: the caller gets this error
                     claimed[0] = len(args)
                 raise
-            if done is not None:
-                done(i)
+            done(i)
         watcher.join()
         if failed:
             raise failed[0]

@@ -252,23 +252,31 @@ class _FollowsPods:
     parts: int
 
     def _map(self, fn: Callable[[_A], _R], args: Sequence[_A], done: Callable[[int], None] | None,
-             where: Sequence[tuple[str | None, int]] | None) -> list[_R]:
+             where: Sequence[tuple[str | None, int]] | None,
+             arrived: Callable[[int, _R], None] | None = None) -> list[_R]:
         raise NotImplementedError
 
     def _release(self) -> None:
         raise NotImplementedError
 
     def map(self, fn: Callable[[_A], _R], args: Sequence[_A],
-            done: Callable[[int], None] | None = None) -> list[_R]:
+            done: Callable[[int], None] | None = None,
+            arrived: Callable[[int, _R], None] | None = None) -> list[_R]:
         if fn is not inputs.scan_files:  # type: ignore[comparison-overlap]
-            return self._map(fn, args, done, None)
+            return self._map(fn, args, done, None, arrived)
         import uuid
 
         batches: Sequence[Sequence[str]] = args  # type: ignore[assignment]
         run = uuid.uuid4().hex if _keeps(batches) else None
         self.holders = {}
         out: list[Any] = []
-        for where, kept, scans in self._map(scan_kept, [(b, run) for b in batches], done, None):
+        scans_arrived = None
+        if arrived is not None:
+            def scans_arrived(i: int, result: tuple[str | None, list[str], list[Scan]]) -> None:
+                arrived(i, result[2])  # type: ignore[arg-type]
+
+        for where, kept, scans in self._map(scan_kept, [(b, run) for b in batches], done, None,
+                                            scans_arrived):
             if where is not None:
                 self.holders.update(dict.fromkeys(kept, where))
             out.append(scans)
@@ -311,7 +319,10 @@ class Executor:
     in_process: bool = False
 
     def map(self, fn: Callable[[_A], _R], args: Sequence[_A],
-            done: Callable[[int], None] | None = None) -> list[_R]:
+            done: Callable[[int], None] | None = None,
+            arrived: Callable[[int, _R], None] | None = None) -> list[_R]:
+        """``fn`` of each argument, in their order; as each result comes,
+        ``arrived`` is given it (with its index), then ``done`` its index."""
         raise NotImplementedError
 
     def replay(self, nodes: Sequence[NodeSpec], what_ifs: Sequence[WhatIf],
@@ -333,10 +344,13 @@ class Serial(Executor):
         self.parts = parts
 
     def map(self, fn: Callable[[_A], _R], args: Sequence[_A],
-            done: Callable[[int], None] | None = None) -> list[_R]:
+            done: Callable[[int], None] | None = None,
+            arrived: Callable[[int, _R], None] | None = None) -> list[_R]:
         out = []
         for i, a in enumerate(args):
             out.append(fn(a))
+            if arrived is not None:
+                arrived(i, out[i])
             if done is not None:
                 done(i)
         return out
@@ -369,15 +383,19 @@ class Processes(Executor):
         self.pool.shutdown()
 
     def map(self, fn: Callable[[_A], _R], args: Sequence[_A],
-            done: Callable[[int], None] | None = None) -> list[_R]:
+            done: Callable[[int], None] | None = None,
+            arrived: Callable[[int, _R], None] | None = None) -> list[_R]:
         from concurrent.futures import as_completed
 
         futures = {self.pool.submit(fn, a): i for i, a in enumerate(args)}
         out: list[Any] = [None] * len(args)
         for fut in as_completed(futures):
-            out[futures[fut]] = fut.result()
+            i = futures[fut]
+            out[i] = fut.result()
+            if arrived is not None:
+                arrived(i, out[i])
             if done is not None:
-                done(futures[fut])
+                done(i)
         return out
 
 
@@ -423,10 +441,13 @@ class DaskExecutor(_FollowsPods, Executor):
         self._release()
 
     def _map(self, fn: Callable[[_A], _R], args: Sequence[_A], done: Callable[[int], None] | None,
-             where: Sequence[tuple[str | None, int]] | None) -> list[_R]:
+             where: Sequence[tuple[str | None, int]] | None,
+             arrived: Callable[[int, _R], None] | None = None) -> list[_R]:
         out: list[Any] = [None] * len(args)
         for i, result in self.each(fn, args, where=where):
             out[i] = result
+            if arrived is not None:
+                arrived(i, result)
             if done is not None:
                 done(i)
         return out
@@ -515,10 +536,12 @@ class DaskExecutor(_FollowsPods, Executor):
             target[fut.key] = w
             return fut
 
+        # each worker's first task before any worker's second: a worker does
+        # not wait for the submission of another's queued task
         first = []
-        for w, n in slots.items():
-            for _ in range(n):
-                got = pick(w)
+        for k in range(max(slots.values())):
+            for w, n in slots.items():
+                got = pick(w) if k < n else None
                 if got is not None:
                     first.append(submit(got, w))
         running = as_completed(first, with_results=True)  # type: ignore[no-untyped-call]
@@ -679,9 +702,10 @@ class DaskProcess(_FollowsPods, Executor):
         return bool(self.proc.ready)
 
     def _map(self, fn: Callable[[_A], _R], args: Sequence[_A], done: Callable[[int], None] | None,
-             where: Sequence[tuple[str | None, int]] | None) -> list[_R]:
+             where: Sequence[tuple[str | None, int]] | None,
+             arrived: Callable[[int, _R], None] | None = None) -> list[_R]:
         try:
-            return list(self.proc.map(fn, args, done, where))
+            return list(self.proc.map(fn, args, done, where, arrived))
         finally:
             # the workers counted once the cluster is there
             self.parts = self.proc.parts

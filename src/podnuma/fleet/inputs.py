@@ -49,10 +49,10 @@ import contextlib
 import gc
 import json
 from array import array
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from podnuma.api.kubeletconfig import json_object_pairs
 from podnuma.errors import InputError
@@ -62,7 +62,7 @@ from podnuma.fleet.batches import consecutive_batches, file_weight
 from podnuma.fleet.files import _is_map, _items_of, parse_document, read_document_text
 from podnuma.fleet.groups import FLEET_KIND, NodeGroup, _load_groups
 from podnuma.fleet.model import Issue, NodeSpec
-from podnuma.fleet.nrt import nrt_node_form
+from podnuma.fleet.nrt import NrtForms
 from podnuma.fleet.pods import ACTIVE_PHASES, _meta, _node_name, _phase, compact_pod, start_key
 from podnuma.fleet.podscan import Range, index_pod_file, pod_key, release_held
 from podnuma.fleet.selectors import selector_matches
@@ -291,33 +291,54 @@ def settle_keys(scan: Scan) -> None:
     numpy for it; a dump with no key seen before is matched at once.)"""
     if not scan.packed_keys:
         return
-    seen: set[bytes] = set(scan.pod_keys)
-    names: list[str] = []
-    found: dict[int, int] = {}  # a node's place in ``names`` -> its pods seen before
-    for blob, table, packed in scan.packed_keys:
-        base = len(names)
-        names.extend(table)
-        fresh = {blob[i:i + KEY_SIZE] for i in range(0, len(blob), KEY_SIZE)}
-        if len(fresh) * KEY_SIZE == len(blob) and seen.isdisjoint(fresh):
-            seen |= fresh
-            continue
-        keys = [blob[i:i + KEY_SIZE] for i in range(0, len(blob), KEY_SIZE)]
-        index = array(_INDEX_CODE)
-        index.frombytes(packed)
-        for key, place in zip(keys, index, strict=True):
-            if key in seen:
-                found[base + place] = found.get(base + place, 0) + 1
-            else:
-                seen.add(key)
-    for i in sorted(found):
-        name, k = names[i], found[i]
-        scan.pods_duplicated += k
-        scan.pods_total -= k
-        if not name:
-            scan.unbound -= k
-        elif scan.pod_counts.get(name, 0) > 0:
-            scan.pod_counts[name] = max(0, scan.pod_counts[name] - k)
-    scan.packed_keys = []
+    matcher = KeyMatcher(scan.pod_keys)
+    matcher.feed(scan.packed_keys)
+    matcher.settle(scan)
+
+
+class KeyMatcher:
+    """:func:`settle_keys` a file at a time: :meth:`feed` matches the packed
+    keys merged since it was last given them (while the other files are
+    still being read), :meth:`settle` counts what it found. ``seen``: the
+    keys of the files before the first packed one (``scan.pod_keys``)."""
+
+    def __init__(self, seen: Iterable[bytes] = ()) -> None:
+        self.seen: set[bytes] = set(seen)
+        self.names: list[str] = []
+        self.found: dict[int, int] = {}  # a node's place in ``names`` -> its pods seen before
+        self.fed = 0  # the entries of the packed keys matched so far
+
+    def feed(self, packed_keys: Sequence[PackedKeys]) -> None:
+        seen, names, found = self.seen, self.names, self.found
+        for blob, table, packed in packed_keys[self.fed:]:
+            base = len(names)
+            names.extend(table)
+            fresh = {blob[i:i + KEY_SIZE] for i in range(0, len(blob), KEY_SIZE)}
+            if len(fresh) * KEY_SIZE == len(blob) and seen.isdisjoint(fresh):
+                seen |= fresh
+                continue
+            keys = [blob[i:i + KEY_SIZE] for i in range(0, len(blob), KEY_SIZE)]
+            index = array(_INDEX_CODE)
+            index.frombytes(packed)
+            for key, place in zip(keys, index, strict=True):
+                if key in seen:
+                    found[base + place] = found.get(base + place, 0) + 1
+                else:
+                    seen.add(key)
+        self.fed = len(packed_keys)
+
+    def settle(self, scan: Scan) -> None:
+        """The pods found twice taken off ``scan``'s counts (every entry of
+        its packed keys fed); its packed keys dropped."""
+        for i in sorted(self.found):
+            name, k = self.names[i], self.found[i]
+            scan.pods_duplicated += k
+            scan.pods_total -= k
+            if not name:
+                scan.unbound -= k
+            elif scan.pod_counts.get(name, 0) > 0:
+                scan.pod_counts[name] = max(0, scan.pod_counts[name] - k)
+        scan.packed_keys = []
 
 
 def merge_scan(into: Scan, part: Scan) -> None:
@@ -361,9 +382,53 @@ def merge_scan(into: Scan, part: Scan) -> None:
             into.pod_counts[node] -= 1
 
 
-#: A way to run :func:`scan_files` on batches of files (an executor's map):
-#: the results in the order of the batches.
-FileMapper = Callable[[Callable[[Sequence[str]], list[Scan]], Sequence[Sequence[str]]], list[list[Scan]]]
+class FileMapper(Protocol):
+    """A way to run :func:`scan_files` on batches of files (an executor's
+    map): the results in the order of the batches; ``arrived`` given each
+    batch's as it comes."""
+
+    def __call__(self, fn: Callable[[Sequence[str]], list[Scan]], args: Sequence[Sequence[str]], *,
+                 arrived: Callable[[int, list[Scan]], None] | None = None) -> list[list[Scan]]: ...
+
+
+class _InOrder:
+    """The scans of the batches merged into ``scan`` in the order of the
+    batches, each as soon as those before it are (results come in the order
+    the tasks end), and their pod keys matched as they are merged: the
+    process that assembles the fleet does that while the last files are
+    still being read, not after."""
+
+    def __init__(self, scan: Scan) -> None:
+        self.scan = scan
+        self.next = 0  # the first batch not merged
+        self.waiting: dict[int, list[Scan]] = {}
+        self.keys = KeyMatcher()
+        self.plain = False  # a scan merged with its keys not packed: matched at the end
+
+    def arrived(self, i: int, scans: list[Scan]) -> None:
+        self.waiting[i] = scans
+        while self.next in self.waiting:
+            self._merge(self.waiting.pop(self.next))
+            self.next += 1
+
+    def _merge(self, scans: list[Scan]) -> None:
+        for part in scans:
+            merge_scan(self.scan, part)
+        if self.scan.pod_keys:
+            self.plain = True
+        elif not self.plain:
+            self.keys.feed(self.scan.packed_keys)
+
+    def finish(self, results: Sequence[list[Scan]]) -> None:
+        """The batches not merged yet (``results``: all of them, in order)
+        merged, the keys of all settled."""
+        for i in range(self.next, len(results)):
+            self._merge(results[i])
+        self.next = len(results)
+        if self.plain:
+            settle_keys(self.scan)
+        else:  # (every merge fed it)
+            self.keys.settle(self.scan)
 
 
 def file_batches(files: Sequence[Path], parts: int) -> list[list[str]]:
@@ -444,9 +509,8 @@ def load_fleet(
             if paused:
                 gc.enable()
         return assemble(scan)
-    for batch in map_files(scan_files, batches):
-        for part in batch:
-            merge_scan(scan, part)
+    merged = _InOrder(scan)
+    merged.finish(map_files(scan_files, batches, arrived=merged.arrived))
     return assemble(scan)
 
 
@@ -469,6 +533,7 @@ def assemble(scan: Scan) -> FleetInputs:
     settle_keys(scan)
     issues = list(scan.issues)
     nodes: list[NodeSpec] = []
+    nrt_forms = NrtForms()
     if not scan.nodes and scan.pod_counts:
         issues.append(Issue("error", "no Node objects found (a `kubectl get nodes -o json` dump is needed)"))
     for name in sorted(scan.nodes):
@@ -499,7 +564,7 @@ def assemble(scan: Scan) -> FleetInputs:
             smt = labels.get(NFD_SMT_LABEL)
             threads = 1 if smt == "false" else 2
             try:
-                form, notes = nrt_node_form(nrt, threads_per_core=threads)
+                form, notes = nrt_forms.form(nrt, threads_per_core=threads)
                 topology, topo_source = form, f"NodeResourceTopology {f}"
                 if smt is None:
                     notes.append(f"no {NFD_SMT_LABEL} label: 2 threads per core assumed")

@@ -3,6 +3,7 @@ node form of the scenario contract."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -10,7 +11,7 @@ from typing import Any
 from podnuma.fleet.files import _is_map
 from podnuma.fleet.pods import _meta
 
-__all__ = ["nrt_node_form"]
+__all__ = ["nrt_node_form", "NrtForms"]
 
 _QTY = re.compile(r"^([0-9]+)([KMGTPE]i?)?$")
 _UNITS = {None: 1, "K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15, "E": 10**18,
@@ -109,3 +110,36 @@ def nrt_node_form(nrt: Mapping[str, Any], *, threads_per_core: int) -> tuple[dic
     if devices:
         form["devices"] = devices
     return form, notes
+
+
+class NrtForms:
+    """:func:`nrt_node_form` once per distinct shape: the NodeResourceTopology
+    objects of a fleet's nodes of one kind differ in their names only (the
+    zones, their resources and costs are the same), and so do their forms.
+    A shape is the zones' JSON text (keys sorted; lists, which the form
+    follows, in their order) and the thread count; the forms of one shape
+    share everything but the name (a form is not changed once made). An
+    object whose zones are not plain JSON values is laid out on its own."""
+
+    def __init__(self) -> None:
+        self._made: dict[tuple[int, str], tuple[dict[str, Any], list[str]] | str] = {}
+
+    def form(self, nrt: Mapping[str, Any], *, threads_per_core: int) -> tuple[dict[str, Any], list[str]]:
+        """As :func:`nrt_node_form` (``ValueError`` for an unusable object)."""
+        try:
+            shape = json.dumps(nrt.get("zones"), sort_keys=True, separators=(",", ":"),
+                               allow_nan=False)
+        except (TypeError, ValueError):
+            return nrt_node_form(nrt, threads_per_core=threads_per_core)
+        key = (threads_per_core, shape)
+        got = self._made.get(key)
+        if got is None:
+            try:
+                got = nrt_node_form(nrt, threads_per_core=threads_per_core)
+            except ValueError as e:
+                got = str(e)
+            self._made[key] = got
+        if isinstance(got, str):
+            raise ValueError(got)
+        form, notes = got
+        return {**form, "name": str(_meta(nrt).get("name") or "node")}, list(notes)
