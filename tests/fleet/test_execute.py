@@ -243,7 +243,7 @@ def test_each_executor_tells_each_result_as_it_comes(dask_client: Any) -> None:
 def test_each_worker_gets_its_first_task_before_any_gets_a_second(dask_client: Any) -> None:
     """Tasks meant for workers (the replay following the pods): the first
     task of every worker is submitted before the task queued behind any
-    worker's first; every task runs once and the results are in order."""
+    worker's first; every task is submitted once, with its result."""
     from podnuma.fleet.execute import DaskExecutor
 
     class Recording:
@@ -265,7 +265,8 @@ def test_each_worker_gets_its_first_task_before_any_gets_a_second(dask_client: A
     got = dict(ex.each(abs, [-1, -2, -3, -4, -5, -6], where=where))
     assert got == {i: i + 1 for i in range(6)}
     assert rec.workers[:4] in ([a, b, a, b], [b, a, b, a]), rec.workers
-    assert sorted(rec.workers) == [a, a, a, b, b, b]
+    # (after those, a worker whose own tasks are done may take another's last)
+    assert len(rec.workers) == 6 and set(rec.workers) == {a, b}
 
 
 def _worker_state() -> tuple[Any, bool]:

@@ -170,42 +170,61 @@ def test_a_cluster_torn_down_says_nothing_on_the_command_s_stderr(stage: str) ->
     assert r.stderr == "said while coming up\n"
 
 
-class _Arg:
-    """An argument whose pickling is written down in ``log``."""
-
-    log: list[str] = []
-
-    def __init__(self, i: int) -> None:
-        self.i = i
-
-    def __reduce__(self) -> tuple[type[_Arg], tuple[int]]:
-        _Arg.log.append(f"pickled {self.i}")
-        return (_Arg, (self.i,))
-
-
 class _Pipe:
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, list[int]]] = []
+
     def send(self, msg: tuple[object, ...]) -> None:
         import pickle
 
         blobs = msg[2] if msg[0] == "map" else msg[1]
-        got = [pickle.loads(b).i for b in blobs]  # type: ignore[union-attr]
-        _Arg.log.append(f"sent {got}")
+        self.sent.append((str(msg[0]), [pickle.loads(b) for b in blobs]))  # type: ignore[union-attr]
 
 
-def test_each_argument_goes_to_the_client_process_as_soon_as_it_is_pickled() -> None:
-    """The arguments of a map are sent one message each, each as soon as it
-    is pickled: the task of a worker's first argument does not wait for the
-    pickling of all those after it."""
+def test_each_argument_goes_to_the_client_process_in_a_message_of_its_own() -> None:
+    """The first argument goes with the map, each other in a message of its
+    own (sent by a thread as soon as it is pickled), in order."""
     from podnuma.fleet.daskproc import ClientProcess
 
     proc = object.__new__(ClientProcess)
-    proc.conn = _Pipe()
-    _Arg.log = []
-    proc._send(abs, [_Arg(i) for i in range(4)], 0)
-    assert _Arg.log == [
-        "pickled 0", "sent [0]", "pickled 1", "sent [1]", "pickled 2", "sent [2]",
-        "pickled 3", "sent [3]",
-    ]
-    _Arg.log = []
-    proc._send(abs, [_Arg(i) for i in range(4)], 2)  # the first two ran in the command
-    assert _Arg.log == ["pickled 2", "sent [2]", "pickled 3", "sent [3]"]
+    proc._sender = None
+    pipe = proc.conn = _Pipe()
+    proc._send(abs, list(range(5)), 0)
+    assert proc._sender is not None
+    proc._sender.join(10)
+    assert pipe.sent == [("map", [0]), ("more", [1]), ("more", [2]), ("more", [3]), ("more", [4])]
+    pipe.sent.clear()
+    proc._send(abs, list(range(5)), 3)  # the first three ran in the command
+    proc._sender.join(10)
+    assert pipe.sent == [("map", [3]), ("more", [4])]
+
+
+BIG = """
+import sys
+from podnuma.fleet import daskproc
+""" + CLUSTER + """
+
+SIZE = 400_000  # an argument and a result: more than a pipe holds, together
+
+
+def task(arg):
+    return b"r" * SIZE
+
+
+proc = daskproc.start("test", lambda: (Cluster(), 2), threads=2, parts_per_thread=8)
+proc.map(len, [b""])  # the cluster up
+out = proc.map(task, [b"a" * SIZE for _ in range(40)])
+proc.close()
+print(len(out), sum(len(r) for r in out) == 40 * SIZE)
+"""
+
+
+def test_large_arguments_and_results_do_not_hold_the_pipe_still() -> None:
+    """A map whose arguments and results each fill more than the pipe holds:
+    the client process reads an argument when it starts its task and sends
+    each result as it comes, and the command reads the results while it is
+    still sending arguments (neither process waits on the other for good)."""
+    r = subprocess.run([sys.executable, "-c", textwrap.dedent(BIG)], env=_env(),
+                       capture_output=True, timeout=120, text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["40", "True"]

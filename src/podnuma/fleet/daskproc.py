@@ -29,6 +29,7 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Sequence
+from queue import SimpleQueue
 from typing import Any, TypeVar
 
 from podnuma.errors import InputError
@@ -167,6 +168,7 @@ class ClientProcess:
         self.ready = False
         self.busy = False
         self.closing = False  # told to close (:meth:`wind_down`)
+        self._sender: threading.Thread | None = None  # sending a map's arguments (:meth:`_send`)
         here, there = multiprocessing.Pipe()
         sys.stdout.flush()
         sys.stderr.flush()
@@ -232,6 +234,9 @@ class ClientProcess:
             msg = self._recv()
             if msg[0] == "end":
                 self.busy = False
+                if self._sender is not None:  # (every argument was read: it has ended)
+                    self._sender.join()
+                    self._sender = None
                 return out
             i = start + msg[1]
             out[i] = pickle.loads(msg[2])
@@ -239,17 +244,45 @@ class ClientProcess:
 
     def _send(self, fn: Callable[[_A], _R], args: Sequence[_A], start: int,
               where: Sequence[tuple[str | None, int]] | None = None) -> None:
+        """The map of ``args[start:]`` sent to the client process: the first
+        argument with it, the others each in a message of its own, sent by a
+        thread of their own as soon as each is pickled here (each pickled
+        apart: the workers unpickle them). The cluster starts on the first
+        while the rest are pickled, a worker's first task does not wait for
+        the pickling of all the others, and this process reads the results
+        meanwhile: the client process reads an argument only when it submits
+        its task, and it sends results as they come; were this process
+        blocked sending arguments, neither process would move once the pipe
+        is full both ways."""
+        if self._sender is not None:  # a map given up half-way: its arguments sent first
+            self._sender.join()
+            self._sender = None
         self.busy = True
-        # each argument pickled apart (the workers unpickle them) and sent as
-        # soon as it is: the cluster starts on the first while the rest are
-        # pickled, and the first task of each worker does not wait for the
-        # pickling of all the others (the client process reads them before
-        # it waits for a result)
-        blobs = [pickle.dumps(a, protocol=pickle.HIGHEST_PROTOCOL) for a in args[start:start + 1]]
+        blobs = [pickle.dumps(args[start], protocol=pickle.HIGHEST_PROTOCOL)]
         self.conn.send(("map", fn, blobs, len(args) - start,
                         None if where is None else list(where[start:])))
-        for a in args[start + 1:]:
-            self.conn.send(("more", [pickle.dumps(a, protocol=pickle.HIGHEST_PROTOCOL)]))
+        if len(args) == start + 1:
+            return
+        queue: SimpleQueue[bytes | None] = SimpleQueue()
+        sender = threading.Thread(target=self._send_each, args=(queue,), name="podnuma-dask-send",
+                                  daemon=True)
+        sender.start()
+        self._sender = sender
+        try:
+            for a in args[start + 1:]:
+                queue.put(pickle.dumps(a, protocol=pickle.HIGHEST_PROTOCOL))
+        finally:
+            queue.put(None)
+
+    def _send_each(self, queue: SimpleQueue[bytes | None]) -> None:
+        """The sending thread of :meth:`_send`: each argument as it comes,
+        until ``None``. A client process that is gone ends it (the reading
+        side says so)."""
+        while (blob := queue.get()) is not None:
+            try:
+                self.conn.send(("more", [blob]))
+            except OSError:
+                return
 
     def _here_until_ready(self, fn: Callable[[_A], _R], args: Sequence[_A], out: list[Any],
                           done: Callable[[int], None]) -> int:
