@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from podnuma.fleet.inputs import load_fleet
 from podnuma.fleet.nrt import nrt_node_form
@@ -71,7 +72,13 @@ def test_nrt_forms_of_one_shape_are_made_once_and_are_those_of_each_object() -> 
     broken["zones"][0]["name"] = "numa0"
     odd = copy.deepcopy(base)
     odd["zones"][0]["extra"] = {1, 2}  # not a JSON value (the form does not read it)
-    objects = [(base, 2), (renamed, 2), (bigger, 2), (base, 1), (renamed, 2), (odd, 2)]
+    as_tuple = {**base, "zones": tuple(base["zones"])}  # not a list: refused, unlike the list
+    as_floats = copy.deepcopy(base)
+    for z in as_floats["zones"]:
+        for r in z.get("resources", []):
+            r["capacity"] = float(r["capacity"])  # not whole numbers as a form reads them
+    objects = [(base, 2), (renamed, 2), (bigger, 2), (base, 1), (renamed, 2), (odd, 2),
+               (as_tuple, 2), (as_floats, 2), (base, 2)]
     made = []
     real = nrt_module.nrt_node_form
 
@@ -79,11 +86,17 @@ def test_nrt_forms_of_one_shape_are_made_once_and_are_those_of_each_object() -> 
         made.append(nrt["metadata"]["name"])  # type: ignore[index]
         return real(nrt, threads_per_core=threads_per_core)
 
+    def outcome(make: Any, obj: Any, threads: int) -> object:
+        try:
+            return make(obj, threads_per_core=threads)
+        except ValueError as e:
+            return f"ValueError: {e}"
+
     forms = NrtForms()
     nrt_module.nrt_node_form = counting  # type: ignore[assignment]
     try:
         for obj, threads in objects:
-            assert forms.form(obj, threads_per_core=threads) == real(obj, threads_per_core=threads)
+            assert outcome(forms.form, obj, threads) == outcome(real, obj, threads)
         assert forms.form(renamed, threads_per_core=2)[0]["name"] == "another-node"
         for _ in range(2):
             with pytest.raises(ValueError) as err:
@@ -93,8 +106,9 @@ def test_nrt_forms_of_one_shape_are_made_once_and_are_those_of_each_object() -> 
             assert str(err.value) == str(want.value)
     finally:
         nrt_module.nrt_node_form = real
-    # the first object, the bigger one, one thread per core, the odd one, the broken one
-    assert len(made) == 5, made
+    # the first object, the bigger one, one thread per core, the odd one, the tuple, the
+    # floats, the broken one
+    assert len(made) == 7, made
 
 
 def test_selectors() -> None:

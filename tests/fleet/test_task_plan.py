@@ -228,3 +228,51 @@ def test_large_arguments_and_results_do_not_hold_the_pipe_still() -> None:
                        capture_output=True, timeout=120, text=True)
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["40", "True"]
+
+
+GIVEN_UP = """
+import json, time
+from podnuma.fleet import daskproc
+""" + CLUSTER + """
+
+
+def connect():
+    time.sleep(0.3)  # the command runs its first tasks meanwhile
+    return Cluster(), 2
+
+
+def task(i):
+    time.sleep(0.2)
+    return i
+
+
+def told(i, result):
+    if i == 1:
+        raise ValueError("told")
+
+
+proc = daskproc.start("test", connect, threads=2, parts_per_thread=8)
+got = []
+try:
+    proc.map(task, list(range(6)), arrived=told)
+except ValueError as e:
+    got.append(str(e))
+try:
+    proc.map(task, [1])
+except RuntimeError as e:
+    got.append("no other map")
+start = time.time()
+proc.close()
+got.append(time.time() - start < 30)
+print(json.dumps(got))
+"""
+
+
+def test_a_map_given_up_half_way_leaves_the_client_process_to_be_stopped() -> None:
+    """A map that raises (here: what is told a result raises, while the
+    cluster comes up and the command runs tasks itself) leaves no other map
+    to run on that process, and closing it stops it at once."""
+    r = subprocess.run([sys.executable, "-c", textwrap.dedent(GIVEN_UP)], env=_env(),
+                       capture_output=True, timeout=120, text=True)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout.strip().splitlines()[-1]) == ["told", "no other map", True]

@@ -212,7 +212,21 @@ class ClientProcess:
             arrived: Callable[[int, _R], None] | None = None) -> list[_R]:
         """``fn`` of each argument; ``where``: each task's worker and
         weight, once the cluster is up (:meth:`podnuma.fleet.execute.DaskExecutor.each`);
-        ``arrived``: given each result as it comes, then ``done`` its index."""
+        ``arrived``: given each result as it comes, then ``done`` its index.
+        A map that raises leaves the client process to :meth:`close`, which
+        stops it (what it was running is not known); no other map runs."""
+        if self.busy:
+            raise RuntimeError("the Dask client process is still in a map given up half-way")
+        try:
+            return self._map(fn, args, done, where, arrived)
+        except BaseException:
+            self.busy = True
+            raise
+
+    def _map(self, fn: Callable[[_A], _R], args: Sequence[_A],
+             done: Callable[[int], None] | None,
+             where: Sequence[tuple[str | None, int]] | None,
+             arrived: Callable[[int, _R], None] | None) -> list[_R]:
         out: list[Any] = [None] * len(args)
 
         def got(i: int) -> None:
@@ -321,11 +335,11 @@ class ClientProcess:
                 claimed[0] += 1
             try:
                 out[i] = fn(args[i])
+                done(i)
             except BaseException:
                 with lock:  # nothing more for the cluster: the caller gets this error
                     claimed[0] = len(args)
                 raise
-            done(i)
         watcher.join()
         if failed:
             raise failed[0]

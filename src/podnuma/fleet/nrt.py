@@ -3,7 +3,6 @@ node form of the scenario contract."""
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -116,10 +115,11 @@ class NrtForms:
     """:func:`nrt_node_form` once per distinct shape: the NodeResourceTopology
     objects of a fleet's nodes of one kind differ in their names only (the
     zones, their resources and costs are the same), and so do their forms.
-    A shape is the zones' JSON text (keys sorted; lists, which the form
-    follows, in their order) and the thread count; the forms of one shape
-    share everything but the name (a form is not changed once made). An
-    object whose zones are not plain JSON values is laid out on its own."""
+    A shape is the zones' ``repr`` (every value with its type: a tuple is
+    not a list, ``1`` is not ``1.0`` nor ``True``) and the thread count;
+    the forms of one shape share everything but the name (a form is not
+    changed once made). Zones too deep to write out are laid out on their
+    own."""
 
     def __init__(self) -> None:
         self._made: dict[tuple[int, str], tuple[dict[str, Any], list[str]] | str] = {}
@@ -127,9 +127,8 @@ class NrtForms:
     def form(self, nrt: Mapping[str, Any], *, threads_per_core: int) -> tuple[dict[str, Any], list[str]]:
         """As :func:`nrt_node_form` (``ValueError`` for an unusable object)."""
         try:
-            shape = json.dumps(nrt.get("zones"), sort_keys=True, separators=(",", ":"),
-                               allow_nan=False)
-        except (TypeError, ValueError):
+            shape = repr(nrt.get("zones"))
+        except RecursionError:
             return nrt_node_form(nrt, threads_per_core=threads_per_core)
         key = (threads_per_core, shape)
         got = self._made.get(key)
