@@ -268,9 +268,6 @@ class ClientProcess:
         its task, and it sends results as they come; were this process
         blocked sending arguments, neither process would move once the pipe
         is full both ways."""
-        if self._sender is not None:  # a map given up half-way: its arguments sent first
-            self._sender.join()
-            self._sender = None
         self.busy = True
         blobs = [pickle.dumps(args[start], protocol=pickle.HIGHEST_PROTOCOL)]
         self.conn.send(("map", fn, blobs, len(args) - start,
