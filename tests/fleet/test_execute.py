@@ -128,17 +128,9 @@ def test_pod_keys_packed_after_keys_merged_one_by_one_count_each_pod_once(
     files read here), then packed ones (read elsewhere): a pod of a packed
     scan already among the mapping's keys, or twice in the packed ones, is
     counted once."""
-    import json
-    import shutil
-
     from podnuma.fleet.inputs import Scan, _classify, assemble, merge_scan, scan_files, walk_inputs
 
-    d = tmp_path / "fleet"
-    shutil.copytree(small_fleet, d)
-    pods_file = sorted((d / "pods").glob("*.json"))[0]
-    items = json.loads(pods_file.read_text())["items"]
-    (d / "again.json").write_text(json.dumps({"kind": "List", "items": items[:7]}))
-    (d / "zz-again.json").write_text(json.dumps({"kind": "List", "items": items[3:11]}))
+    d = _pods_again(small_fleet, tmp_path, slice(0, 7), slice(3, 11))
     files: list[Path] = []
     walk_inputs(d, Scan(), files)
     one_by_one = Scan()
@@ -157,6 +149,23 @@ def test_pod_keys_packed_after_keys_merged_one_by_one_count_each_pod_once(
         want.pods_total, want.pods_duplicated, want.pods_without_node)
     assert {n.name: n.pods_bound for n in got.nodes} == {n.name: n.pods_bound for n in want.nodes}
 
+
+def _pods_again(small_fleet: Path, tmp_path: Path, first: slice, then: slice) -> Path:
+    """A copy of the fleet with two more dumps, ``again.json`` (read before
+    ``pods/``) and ``zz-again.json`` (after it), holding the ``first`` and
+    ``then`` pods of its first pods dump."""
+    import json
+    import shutil
+
+    d = tmp_path / "fleet"
+    shutil.copytree(small_fleet, d)
+    pods_file = sorted((d / "pods").glob("*.json"))[0]
+    items = json.loads(pods_file.read_text())["items"]
+    (d / "again.json").write_text(json.dumps({"kind": "List", "items": items[first]}))
+    (d / "zz-again.json").write_text(json.dumps({"kind": "List", "items": items[then]}))
+    return d
+
+
 @pytest.mark.parametrize("order", ["in order", "reversed", "shuffled", "half never told"])
 def test_scans_merged_as_they_arrive_count_as_merged_at_the_end(
     small_fleet: Path, tmp_path: Path, order: str
@@ -168,17 +177,11 @@ def test_scans_merged_as_they_arrive_count_as_merged_at_the_end(
     told as they come, the fleet is the one read in this process."""
     import json
     import random
-    import shutil
     from collections.abc import Callable, Sequence
 
     from podnuma.fleet.inputs import Scan
 
-    d = tmp_path / "fleet"
-    shutil.copytree(small_fleet, d)
-    pods_file = sorted((d / "pods").glob("*.json"))[0]
-    items = json.loads(pods_file.read_text())["items"]
-    (d / "again.json").write_text(json.dumps({"kind": "List", "items": items[:9]}))
-    (d / "zz-again.json").write_text(json.dumps({"kind": "List", "items": items[4:15]}))
+    d = _pods_again(small_fleet, tmp_path, slice(0, 9), slice(4, 15))
     # a node listed again, later: the last one is used (the order of the files decides)
     node = json.loads((d / "nodes.json").read_text())["items"][0]
     node["metadata"]["labels"]["podnuma.test/listed"] = "again"

@@ -302,6 +302,16 @@ class _FollowsPods:
                 self._release()
 
 
+def _tell(i: int, result: _R, arrived: Callable[[int, _R], None] | None,
+          done: Callable[[int], None] | None) -> None:
+    """A map's result ``i`` told as it comes: ``arrived`` given it, then
+    ``done`` its index."""
+    if arrived is not None:
+        arrived(i, result)
+    if done is not None:
+        done(i)
+
+
 def _ordered(results: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
     flat = [r for part in results for r in part]
     return sorted(flat, key=lambda r: str(r["name"]))
@@ -349,10 +359,7 @@ class Serial(Executor):
         out = []
         for i, a in enumerate(args):
             out.append(fn(a))
-            if arrived is not None:
-                arrived(i, out[i])
-            if done is not None:
-                done(i)
+            _tell(i, out[i], arrived, done)
         return out
 
     def replay(self, nodes: Sequence[NodeSpec], what_ifs: Sequence[WhatIf],
@@ -392,10 +399,7 @@ class Processes(Executor):
         for fut in as_completed(futures):
             i = futures[fut]
             out[i] = fut.result()
-            if arrived is not None:
-                arrived(i, out[i])
-            if done is not None:
-                done(i)
+            _tell(i, out[i], arrived, done)
         return out
 
 
@@ -446,10 +450,7 @@ class DaskExecutor(_FollowsPods, Executor):
         out: list[Any] = [None] * len(args)
         for i, result in self.each(fn, args, where=where):
             out[i] = result
-            if arrived is not None:
-                arrived(i, result)
-            if done is not None:
-                done(i)
+            _tell(i, result, arrived, done)
         return out
 
     def each(self, fn: Callable[[_A], _R], args: Sequence[_A], name: str | None = None,

@@ -82,7 +82,7 @@ class ForkedCluster:
             importlib.import_module(module)
         # What Dask reports of this host and installation (the processor, by
         # running ``uname -p``; each package's version, by scanning the
-        # installed distributions: 35-50 ms of CPU), asked once here: the
+        # installed distributions: 35-54 ms of CPU), asked once here: the
         # scheduler and the client ask for it in this process, and each
         # worker when it registers, the forks inheriting the answers
         # (functools and platform caches) instead of finding them again.

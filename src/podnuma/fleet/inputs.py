@@ -402,8 +402,9 @@ class _InOrder:
         self.scan = scan
         self.next = 0  # the first batch not merged
         self.waiting: dict[int, list[Scan]] = {}
+        # (keys kept unpacked, ``scan.pod_keys``, count before every packed
+        # one: with any, all are matched at the end)
         self.keys = KeyMatcher()
-        self.plain = False  # a scan merged with its keys not packed: matched at the end
 
     def arrived(self, i: int, scans: list[Scan]) -> None:
         self.waiting[i] = scans
@@ -414,9 +415,7 @@ class _InOrder:
     def _merge(self, scans: list[Scan]) -> None:
         for part in scans:
             merge_scan(self.scan, part)
-        if self.scan.pod_keys:
-            self.plain = True
-        elif not self.plain:
+        if not self.scan.pod_keys:
             self.keys.feed(self.scan.packed_keys)
 
     def finish(self, results: Sequence[list[Scan]]) -> None:
@@ -425,7 +424,7 @@ class _InOrder:
         for i in range(self.next, len(results)):
             self._merge(results[i])
         self.next = len(results)
-        if self.plain:
+        if self.scan.pod_keys:
             settle_keys(self.scan)
         else:  # (every merge fed it)
             self.keys.settle(self.scan)

@@ -27,6 +27,11 @@ def _int_qty(v: Any) -> int | None:
     return None
 
 
+def _name(nrt: Mapping[str, Any]) -> str:
+    """The name of the node form of ``nrt``."""
+    return str(_meta(nrt).get("name") or "node")
+
+
 def nrt_node_form(nrt: Mapping[str, Any], *, threads_per_core: int) -> tuple[dict[str, Any], list[str]]:
     """A ``cpus``-table node form from a NodeResourceTopology (v1alpha2).
 
@@ -95,7 +100,7 @@ def nrt_node_form(nrt: Mapping[str, Any], *, threads_per_core: int) -> tuple[dic
                              "socket": nid, "numaNode": nid})
             core_index += 1
     rows.sort(key=lambda r: r["id"])
-    form: dict[str, Any] = {"name": str(_meta(nrt).get("name") or "node"), "cpus": rows,
+    form: dict[str, Any] = {"name": _name(nrt), "cpus": rows,
                             "memory": memory}
     dist: dict[str, list[int]] = {}
     for nid in ids:
@@ -141,4 +146,4 @@ class NrtForms:
         if isinstance(got, str):
             raise ValueError(got)
         form, notes = got
-        return {**form, "name": str(_meta(nrt).get("name") or "node")}, list(notes)
+        return {**form, "name": _name(nrt)}, list(notes)
