@@ -124,6 +124,19 @@ def dump_scenario_yaml(doc: Any) -> str:
     return out
 
 
+class _Pieces:
+    """A text stream that keeps what is written as a list of pieces (the
+    emitter's stream in :func:`write_yaml_run`)."""
+
+    __slots__ = ("write",)
+
+    def __init__(self, pieces: list[str]) -> None:
+        self.write = pieces.append
+
+    def flush(self) -> None:
+        """Nothing to do: the caller joins the pieces."""
+
+
 def write_yaml_run(
     out: IO[str], node: Any, steps: Iterator[dict[str, Any]],
     tail: Callable[[], tuple[Any, Mapping[str, Any]]],
@@ -131,10 +144,25 @@ def write_yaml_run(
     """The document through one emitter, step by step: the top-level
     mapping's events are emitted by hand and each step is represented and
     serialized on its own (no object is shared between steps, so no anchor
-    spans two of them)."""
+    spans two of them).
+
+    The emitter writes its many small pieces (a key, an indicator, a
+    scalar: about 130 a step) into a list, and ``out`` gets them joined
+    after each part of the document: one write a step instead of a write a
+    piece (``out`` may be a file whose every write costs more than a
+    piece's worth, such as the spool ``simulate`` writes into, which asks
+    for its position after each)."""
+    pieces: list[str] = []
+    sink = _Pieces(pieces)
     dumper = _Dumper(
-        out, default_flow_style=False, sort_keys=False, allow_unicode=True
+        sink, default_flow_style=False, sort_keys=False, allow_unicode=True
     )
+
+    def flush() -> None:
+        if pieces:
+            out.write("".join(pieces))
+            pieces.clear()
+
     try:
         dumper.open()
         dumper.emit(yaml.DocumentStartEvent(explicit=False))
@@ -149,6 +177,7 @@ def write_yaml_run(
             dumper.alias_key = None
             dumper.serialized_nodes = {}
             dumper.anchors = {}
+            flush()
 
         put("node")
         put(node)
@@ -171,5 +200,6 @@ def write_yaml_run(
         dumper.emit(yaml.MappingEndEvent())
         dumper.emit(yaml.DocumentEndEvent(explicit=False))
         dumper.close()
+        flush()
     finally:
         dumper.dispose()
