@@ -9,6 +9,8 @@ from typing import IO, Any
 
 import yaml
 
+from podnuma.render.yaml_steps import step_text
+
 __all__ = ["dump_scenario_yaml", "dump_yaml", "write_yaml_run"]
 
 
@@ -124,6 +126,11 @@ def dump_scenario_yaml(doc: Any) -> str:
     return out
 
 
+#: where the dashes of the document's ``steps`` list are (under a key of
+#: the top-level mapping, lists indented under their key)
+_STEPS_INDENT = 2
+
+
 class _Pieces:
     """A text stream that keeps what is written as a list of pieces (the
     emitter's stream in :func:`write_yaml_run`)."""
@@ -188,8 +195,22 @@ def write_yaml_run(
         else:
             dumper.emit(yaml.SequenceStartEvent(anchor=None, tag=None, implicit=True, flow_style=False))
             put(first)
+            # the steps after the first written without the emitter where
+            # :func:`step_text` can (the same text): the emitter, in the
+            # list after an item, starts the next one, written by it or not,
+            # with a line break (the first one's lines end past the list's
+            # indentation, as every item's do)
+            resolve: Any = dumper.resolve  # untyped in PyYAML
+
+            def tag(text: str) -> str:
+                return str(resolve(yaml.ScalarNode, text, (True, False)))
+
             for step in steps:
-                put(step)
+                text = step_text(step, _STEPS_INDENT, tag)
+                if text is None:
+                    put(step)
+                else:
+                    out.write(text)
             dumper.emit(yaml.SequenceEndEvent())
         checkpoints, extra = tail()
         put("checkpoints")
