@@ -11,20 +11,23 @@ stable.
 
 from __future__ import annotations
 
+import io
 import os
 from collections.abc import Callable
 from typing import IO
 
 from rich import box
-from rich.console import Console, Group, RenderableType
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.measure import Measurement
+from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
 from podnuma.cm.results import ContainerResult, MemoryBlock, StepResult
 from podnuma.cm.topologymanager.hint import TopologyHint
 from podnuma.machine.cpuset import CPUSet
-from podnuma.render.wrap import cpu_list, name
+from podnuma.render.wrap import Breakable, cpu_list, name
 from podnuma.scenario.run import RunResult
 from podnuma.units import format_bytes
 
@@ -174,10 +177,47 @@ def _shared_pool(step: StepResult, result: RunResult) -> CPUSet:
     return default if not default.is_empty() else result.machine.topology.cpus()
 
 
-def _steps_table(result: RunResult, hidden: frozenset[str] = frozenset()) -> Table:
+#: a row of the steps table: a cell per column of :data:`_COLUMNS`, and
+#: whether a step ends with it (a section: a blank line after it)
+_Row = tuple[list[RenderableType], bool]
+
+
+def _step_rows(result: RunResult) -> list[_Row]:
+    """The rows of the steps table, every column's cell in each."""
+    rows: list[_Row] = []
+    blank: list[RenderableType] = [Text(""), Text(""), Text("")]
+    for n, step in enumerate(result.steps):
+        head: list[RenderableType] = [Text(str(step.index)), _pod_cell(step), _result_cell(step)]
+        if step.pod_allocation is not None:
+            alloc = step.pod_allocation
+            rows.append(([
+                *head,
+                Text("(pod budget)", style="italic magenta"),
+                cpu_list(_cpus(alloc.cpus), style="bold"),
+                Text("pod", style="magenta"),
+                Text(_numa_list(tuple(sorted({i for b in alloc.memory for i in b.numa_nodes})))),
+                Text(_memory(alloc.memory)),
+                Text(""),
+            ], False))
+            head = blank
+        for c in step.containers:
+            rows.append(([*head, *_container_cells(c)], False))
+            head = blank
+        rows.append(([
+            *head,
+            Text("(shared pool)", style="dim italic"),
+            cpu_list(_cpus(_shared_pool(step, result)), style="dim"),
+            *[Text("")] * 4,
+        ], n != len(result.steps) - 1))
+    return rows
+
+
+def _steps_table(rows: list[_Row], hidden: frozenset[str] = frozenset()) -> Table:
+    """The steps table of ``rows`` without the ``hidden`` columns."""
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, collapse_padding=True)
-    shown = [c for c, _ in _COLUMNS if c not in hidden]
-    for column in shown:
+    shown = [i for i, (c, _) in enumerate(_COLUMNS) if c not in hidden]
+    for i in shown:
+        column = _COLUMNS[i][0]
         if column == "#":
             table.add_column("#", justify="right", no_wrap=True)
         elif column == "pod":
@@ -189,37 +229,150 @@ def _steps_table(result: RunResult, hidden: frozenset[str] = frozenset()) -> Tab
             table.add_column(column, no_wrap=True)
         else:
             table.add_column(column)
-    blank: list[RenderableType] = [Text(""), Text(""), Text("")]
-
-    def row(*cells: RenderableType) -> None:
-        table.add_row(*(cell for cell, (col, _) in zip(cells, _COLUMNS, strict=True) if col not in hidden))
-
-    for n, step in enumerate(result.steps):
-        head: list[RenderableType] = [Text(str(step.index)), _pod_cell(step), _result_cell(step)]
-        if step.pod_allocation is not None:
-            alloc = step.pod_allocation
-            row(
-                *head,
-                Text("(pod budget)", style="italic magenta"),
-                cpu_list(_cpus(alloc.cpus), style="bold"),
-                Text("pod", style="magenta"),
-                Text(_numa_list(tuple(sorted({i for b in alloc.memory for i in b.numa_nodes})))),
-                Text(_memory(alloc.memory)),
-                Text(""),
-            )
-            head = blank
-        for c in step.containers:
-            row(*head, *_container_cells(c))
-            head = blank
-        row(
-            *head,
-            Text("(shared pool)", style="dim italic"),
-            cpu_list(_cpus(_shared_pool(step, result)), style="dim"),
-            *[Text("")] * 4,
-        )
-        if n != len(result.steps) - 1:
-            table.add_section()
+    for cells, end in rows:
+        table.add_row(*(cells[i] for i in shown), end_section=end)
     return table
+
+
+def _extremes(rows: list[_Row]) -> list[_Row]:
+    """The rows that hold, in some column, the cell that needs the most
+    width at the least (its longest word or unbreakable piece) or at the
+    most (its longest line): rich sizes a column by those two maxima over
+    its cells (each clamped to the width there is, which does not change
+    which cell holds them), so the table of these rows (and the same
+    headers) measures and lays its columns out as the whole table does. A
+    cell of another kind than those of :func:`_step_rows`: every row."""
+    probe = Console(width=1 << 16, file=io.StringIO())
+    wide = probe.options
+    best: dict[int, tuple[int, int]] = {}  # (column, which) -> (width, row)
+    for r, (cells, _) in enumerate(rows):
+        for c, cell in enumerate(cells):
+            if not isinstance(cell, Text | Breakable):
+                return rows
+            low, high = cell.__rich_measure__(probe, wide)
+            for which, value in ((0, low), (1, high)):
+                key = 2 * c + which
+                if value > best.get(key, (-1, -1))[0]:
+                    best[key] = (value, r)
+    keep = sorted({r for _, r in best.values()})
+    return [(rows[r][0], False) for r in keep]
+
+
+class _StepsTable:
+    """The steps table, measured and laid out on its widest rows
+    (:func:`_extremes`) and drawn whole with the column widths they give:
+    rich measures every cell of a table once to size it and again to draw
+    it, which for a long run is most of the table output's time. The
+    widths are those rich finds for the whole table (the same rules on the
+    same two maxima per column); where rich would find a width of zero for
+    a column, or a table wider than the room it has, the whole table is
+    drawn the usual way."""
+
+    def __init__(self, rows: list[_Row], hidden: frozenset[str]) -> None:
+        self.table = _steps_table(rows, hidden)
+        self.sizing = _steps_table(_extremes(rows), hidden) if rows else self.table
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement.get(console, options, self.sizing)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        table, sizing = self.table, self.sizing
+        fixed = False
+        try:
+            room = options.max_width - sizing._extra_width
+            widths = sizing._calculate_column_widths(console, options.update_width(room))
+            pads = [sizing._get_padding_width(i) for i in range(len(sizing.columns))]
+            fixed = sum(widths) <= room and all(w > p for w, p in zip(widths, pads, strict=True))
+        except AttributeError:  # (another rich: the whole table the usual way)
+            pass
+        if fixed:
+            text = _plain_text(table, widths, pads, console, options)
+            if text is not None:
+                # a segment a line, as rich's own table: one for the whole
+                # text costs rich a pass over the rest of it at each line
+                new_line = Segment.line()
+                for line in text.splitlines():
+                    yield Segment(line)
+                    yield new_line
+                return
+            for column, w, p in zip(table.columns, widths, pads, strict=True):
+                column.width = w - p
+        try:
+            yield table
+        finally:
+            for column in table.columns:
+                column.width = None
+
+
+def _plain_lines(cell: RenderableType, width: int) -> list[str] | None:
+    """A cell's lines as rich draws them in a column ``width`` wide, when
+    it is a breakable one (:meth:`~podnuma.render.wrap.Breakable.plain_lines`)
+    or a plain text (its lines as they are: they must fit), ``None`` for a
+    cell of another kind."""
+    if isinstance(cell, Breakable):
+        return cell.plain_lines(width)
+    if isinstance(cell, Text) and cell.justify is None and cell.overflow is None:
+        return cell.plain.split("\n")
+    return None
+
+
+def _plain_text(table: Table, widths: list[int], pads: list[int], console: Console,
+                options: ConsoleOptions) -> str | None:
+    """The steps table as rich draws it on a console without colours, when
+    every line of every cell fits its column (a breakable cell's once
+    wrapped at its own breaks; nothing to wrap otherwise, crop or expand:
+    printable characters of one column each): each cell's lines padded to
+    its column (the ``#`` column's to the right), the
+    columns one space apart, the header underlined across the table, a
+    blank line after each step; ``None`` otherwise (rich draws it)."""
+    if (console.color_system is not None or options.ascii_only or options.legacy_windows
+            or table.box is not box.SIMPLE_HEAD or table.show_edge or table.pad_edge
+            or not table.collapse_padding or table.padding != (0, 1, 0, 1) or not table.show_header
+            or table.show_footer or table.show_lines or table.leading or table.row_styles
+            or table.title or table.caption or table.expand):
+        return None
+    columns = table.columns
+    shapes: list[tuple[int, int, bool]] = []  # (content width, padding, to the right)
+    for column, w, p in zip(columns, widths, pads, strict=True):
+        if column.justify not in ("left", "right") or column.vertical != "top":
+            return None
+        shapes.append((w - p, p, column.justify == "right"))
+    out: list[str] = []
+
+    def put(cells: list[list[str]]) -> bool:
+        height = max(len(lines) for lines in cells)
+        rows = [[] for _ in range(height)]  # type: list[list[str]]
+        for lines, (width, pad, right) in zip(cells, shapes, strict=True):
+            for i in range(height):
+                line = lines[i] if i < len(lines) else ""
+                if len(line) > width or not (line.isascii() and line.isprintable()
+                                             or cell_len(line) == len(line) and line.isprintable()):
+                    return False
+                rows[i].append((line.rstrip().rjust(width) if right else line.ljust(width)) + " " * pad)
+        out.extend(" ".join(parts) + "\n" for parts in rows)
+        return True
+
+    headers = [column.header for column in columns]
+    if not all(isinstance(h, str) and "\n" not in h for h in headers):
+        return None
+    if not put([[str(h)] for h in headers]):
+        return None
+    out.append("─" * (sum(widths) + len(widths) - 1) + "\n")
+    separator = " " * (sum(widths) + len(widths) - 1) + "\n"
+    cells_by_column = [list(column.cells) for column in columns]
+    last = len(table.rows) - 1
+    for r, row in enumerate(table.rows):
+        cells: list[list[str]] = []
+        for column_cells in cells_by_column:
+            lines = _plain_lines(column_cells[r], shapes[len(cells)][0])
+            if lines is None:
+                return None
+            cells.append(lines)
+        if not put(cells):
+            return None
+        if row.end_section and r != last:
+            out.append(separator)
+    return "".join(out)
 
 
 def _restored_table(result: RunResult) -> Table:
@@ -251,18 +404,19 @@ def _measure(console: Console, renderable: RenderableType) -> Measurement:
 
 def _fitting_steps_table(
     result: RunResult, console: Console, wide: bool
-) -> tuple[Table, list[str]]:
+) -> tuple[_StepsTable, list[str]]:
     """The steps table, with optional columns left out (named in the second
     result) until its narrowest layout fits the console; all with ``wide``."""
     hidden: list[str] = []
-    table = _steps_table(result)
+    rows = _step_rows(result)
+    table = _StepsTable(rows, frozenset())
     if wide:
         return table, hidden
     for column in _DROP_ORDER:
         if _measure(console, table).minimum <= console.width:
             break
         hidden.append(column)
-        table = _steps_table(result, frozenset(hidden))
+        table = _StepsTable(rows, frozenset(hidden))
     return table, hidden
 
 

@@ -81,6 +81,17 @@ class Breakable:
                 yield from part.render(console, end="")
                 yield Segment.line()
 
+    def plain_lines(self, width: int) -> list[str]:
+        """The lines :meth:`__rich_console__` draws at ``width``, as plain
+        text (each line cut at the same offsets, its trailing spaces taken
+        off)."""
+        out: list[str] = []
+        for line in self.lines:
+            text = line.plain
+            bounds = [0, *_breaks(pieces(text, self.pattern), max(1, width)), len(text)]
+            out.extend(text[a:b].rstrip() for a, b in zip(bounds, bounds[1:], strict=False))
+        return out
+
     @property
     def plain(self) -> str:
         return "\n".join(line.plain for line in self.lines)
