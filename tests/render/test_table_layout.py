@@ -128,8 +128,7 @@ def test_a_long_run_is_written_as_plain_lines_with_its_cpu_lists_wrapped() -> No
     sizing = steps.sizing
     room = options.max_width - sizing._extra_width
     widths = sizing._calculate_column_widths(console, options.update_width(room))
-    pads = [sizing._get_padding_width(i) for i in range(len(sizing.columns))]
-    text = layout._plain_text(steps.table, widths, pads, console, options)
+    text = layout._plain_text(steps.table, widths, console, options)
     assert text is not None
     lines = text.splitlines()
     # a step's shared pool on more than one line: it wrapped after a comma

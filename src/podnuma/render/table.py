@@ -265,8 +265,8 @@ class _StepsTable:
     it, which for a long run is most of the table output's time. The
     widths are those rich finds for the whole table (the same rules on the
     same two maxima per column); where rich would find a width of zero for
-    a column, or a table wider than the room it has, the whole table is
-    drawn the usual way."""
+    a column (or less than the padding it counts for it), or a table wider
+    than the room it has, the whole table is drawn the usual way."""
 
     def __init__(self, rows: list[_Row], hidden: frozenset[str]) -> None:
         self.table = _steps_table(rows, hidden)
@@ -282,11 +282,11 @@ class _StepsTable:
             room = options.max_width - sizing._extra_width
             widths = sizing._calculate_column_widths(console, options.update_width(room))
             pads = [sizing._get_padding_width(i) for i in range(len(sizing.columns))]
-            fixed = sum(widths) <= room and all(w > p for w, p in zip(widths, pads, strict=True))
+            fixed = sum(widths) <= room and all(w >= max(1, p) for w, p in zip(widths, pads, strict=True))
         except AttributeError:  # (another rich: the whole table the usual way)
             pass
         if fixed:
-            text = _plain_text(table, widths, pads, console, options)
+            text = _plain_text(table, widths, console, options)
             if text is not None:
                 # a segment a line, as rich's own table: one for the whole
                 # text costs rich a pass over the rest of it at each line
@@ -316,7 +316,7 @@ def _plain_lines(cell: RenderableType, width: int) -> list[str] | None:
     return None
 
 
-def _plain_text(table: Table, widths: list[int], pads: list[int], console: Console,
+def _plain_text(table: Table, widths: list[int], console: Console,
                 options: ConsoleOptions) -> str | None:
     """The steps table as rich draws it on a console without colours, when
     every line of every cell fits its column (a breakable cell's once
@@ -333,10 +333,15 @@ def _plain_text(table: Table, widths: list[int], pads: list[int], console: Conso
         return None
     columns = table.columns
     shapes: list[tuple[int, int, bool]] = []  # (content width, padding, to the right)
-    for column, w, p in zip(columns, widths, pads, strict=True):
+    for i, (column, w) in enumerate(zip(columns, widths, strict=True)):
         if column.justify not in ("left", "right") or column.vertical != "top":
             return None
-        shapes.append((w - p, p, column.justify == "right"))
+        # each cell's padding as rich gives it (no space to the left of any
+        # column, once the padding collapses and the edges have none; one
+        # to the right of all but the last), not ``_get_padding_width``'s
+        # figure (the same in rich 15; rich 13 leaves the edges out of it)
+        right = 0 if i == len(columns) - 1 else 1
+        shapes.append((w - right, right, column.justify == "right"))
     out: list[str] = []
 
     def put(cells: list[list[str]]) -> bool:
