@@ -268,9 +268,16 @@ class _StepsTable:
     a column (or less than the padding it counts for it), or a table wider
     than the room it has, the whole table is drawn the usual way."""
 
-    def __init__(self, rows: list[_Row], hidden: frozenset[str]) -> None:
-        self.table = _steps_table(rows, hidden)
-        self.sizing = _steps_table(_extremes(rows), hidden) if rows else self.table
+    def __init__(self, rows: list[_Row], widest: list[_Row], hidden: frozenset[str]) -> None:
+        self.rows = rows
+        self.hidden = hidden
+        self.sizing = _steps_table(widest, hidden)
+
+    @property
+    def table(self) -> Table:
+        """The whole table (made when drawn: only the last of the tables
+        :func:`_fitting_steps_table` tries is)."""
+        return _steps_table(self.rows, self.hidden)
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
         return Measurement.get(console, options, self.sizing)
@@ -297,11 +304,7 @@ class _StepsTable:
                 return
             for column, w, p in zip(table.columns, widths, pads, strict=True):
                 column.width = w - p
-        try:
-            yield table
-        finally:
-            for column in table.columns:
-                column.width = None
+        yield table
 
 
 def _plain_lines(cell: RenderableType, width: int) -> list[str] | None:
@@ -350,8 +353,8 @@ def _plain_text(table: Table, widths: list[int], console: Console,
         for lines, (width, pad, right) in zip(cells, shapes, strict=True):
             for i in range(height):
                 line = lines[i] if i < len(lines) else ""
-                if len(line) > width or not (line.isascii() and line.isprintable()
-                                             or cell_len(line) == len(line) and line.isprintable()):
+                if len(line) > width or not line.isprintable() or (
+                        not line.isascii() and cell_len(line) != len(line)):
                     return False
                 rows[i].append((line.rstrip().rjust(width) if right else line.ljust(width)) + " " * pad)
         out.extend(" ".join(parts) + "\n" for parts in rows)
@@ -368,8 +371,8 @@ def _plain_text(table: Table, widths: list[int], console: Console,
     last = len(table.rows) - 1
     for r, row in enumerate(table.rows):
         cells: list[list[str]] = []
-        for column_cells in cells_by_column:
-            lines = _plain_lines(column_cells[r], shapes[len(cells)][0])
+        for column_cells, (width, _, _) in zip(cells_by_column, shapes, strict=True):
+            lines = _plain_lines(column_cells[r], width)
             if lines is None:
                 return None
             cells.append(lines)
@@ -414,14 +417,15 @@ def _fitting_steps_table(
     result) until its narrowest layout fits the console; all with ``wide``."""
     hidden: list[str] = []
     rows = _step_rows(result)
-    table = _StepsTable(rows, frozenset())
+    widest = _extremes(rows)  # (a column left out leaves the others' widest rows as they are)
+    table = _StepsTable(rows, widest, frozenset())
     if wide:
         return table, hidden
     for column in _DROP_ORDER:
         if _measure(console, table).minimum <= console.width:
             break
         hidden.append(column)
-        table = _StepsTable(rows, frozenset(hidden))
+        table = _StepsTable(rows, widest, frozenset(hidden))
     return table, hidden
 
 

@@ -48,7 +48,8 @@ _STR_TAG = "tag:yaml.org,2002:str"
 #: characters or more as a complex key, ``? key``)
 _KEY_MAX = 100
 #: each string's text, by string (kept for the run's repeats; started
-#: afresh past ``_KEPT`` entries)
+#: afresh past ``_KEPT`` entries): the text as the one dumper that calls
+#: :func:`step_text` resolves it (PyYAML's safe resolver, in yaml_text)
 _TEXT: dict[str, str] = {}
 _KEPT = 8192
 

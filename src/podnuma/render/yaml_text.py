@@ -151,7 +151,9 @@ def write_yaml_run(
     """The document through one emitter, step by step: the top-level
     mapping's events are emitted by hand and each step is represented and
     serialized on its own (no object is shared between steps, so no anchor
-    spans two of them).
+    spans two of them); the steps after the first that
+    :func:`~podnuma.render.yaml_steps.step_text` can write, as the emitter
+    would, are written by it instead.
 
     The emitter writes its many small pieces (a key, an indicator, a
     scalar: about 130 a step) into a list, and ``out`` gets them joined
