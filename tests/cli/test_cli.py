@@ -238,7 +238,10 @@ def test_unexpected_errors_exit_1(monkeypatch: pytest.MonkeyPatch, scenario_path
     def boom(_s: object) -> None:
         raise RuntimeError("kaboom")
 
+    # (the table of a run is written as its steps are played where it has no
+    # colours, as here; else of the whole run)
     monkeypatch.setattr(service, "run_scenario", boom)
+    monkeypatch.setattr(service, "stream", lambda *_a, **_k: boom(None))
     monkeypatch.delenv("PODNUMA_DEBUG", raising=False)
     result = CliRunner().invoke(cli, ["simulate", str(scenario_path)])
     assert result.exit_code == 1

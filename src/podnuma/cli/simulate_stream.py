@@ -1,13 +1,15 @@
 """``podnuma simulate SCENARIO -o json|yaml``: the run streamed step by
-step, without click.
+step, without click; and ``-o table|wide`` on a console without colours.
 
 Both ways into the command run this: the click command
 (:mod:`podnuma.cli.simulate`) and the fast path that starts it without
-loading click (:mod:`podnuma.cli.fast`). The steps are read, played and
-written one at a time into a spool that is printed once the whole run
-succeeded: neither the input's steps, their results nor the document are
-held whole, and nothing is printed before the input has been read and
-played to the end.
+loading click (:mod:`podnuma.cli.fast`, JSON and YAML). The steps are read,
+played and written one at a time into a spool that is printed once the
+whole run succeeded: neither the input's steps, their results nor the
+document are held whole, and nothing is printed before the input has been
+read and played to the end. The table is written once the run is over,
+from its rows kept in a spool of their own
+(:mod:`podnuma.render.table_stream`).
 """
 
 from __future__ import annotations
@@ -41,13 +43,25 @@ _SPOOL = 16 << 20
 def simulate_streamed(
     scenario: str, output: str, detail: bool, checkpoint_dir: Path | None,
     set_values: tuple[str, ...], note: Callable[[str], None],
+    echo: Callable[[str], None] | None = None,
 ) -> None:
-    """Run ``scenario`` and print its document (``output``: json or yaml),
-    every error through the guard."""
+    """Run ``scenario`` and print its document (``output``: json or yaml)
+    or its tables (table or wide: for a console without colours, see
+    :func:`streams_table`), every error through the guard. ``echo``: how
+    text goes to a standard output that does not take UTF-8 as it is."""
     overrides = guard(lambda: parse_overrides(set_values))
     with spooled(_SPOOL, mode="w+", encoding="utf-8") as spool:
         guard(lambda: _stream_run(scenario, spool, output, detail, checkpoint_dir, overrides, note))
-        guard(lambda: _print(spool))
+        guard(lambda: _print(spool, echo))
+
+
+def streams_table() -> bool:
+    """Whether the table output on standard output is written as the run
+    is played (a console without colours)."""
+    from podnuma.render.table import make_console
+    from podnuma.render.table_stream import StreamedTable
+
+    return StreamedTable.applies(make_console())
 
 
 def _stream_run(
@@ -78,8 +92,12 @@ def _write_run(
     src: TextInput | ScenarioFile, spool: IO[str], output: str, detail: bool,
     overrides: tuple[Override, ...], note: Callable[[str], None],
 ) -> StreamedRun:
-    run = service.stream(src, note=note, pod_resources=detail, overrides=overrides)
+    table = output in ("table", "wide")
+    run = service.stream(src, note=note, pod_resources=detail and not table, overrides=overrides)
     loaded()  # the head read, the node started: the collector runs (podnuma.cli.process)
+    if table:
+        _write_table(run, spool, wide=output == "wide")
+        return run
     write_run_stream(
         run.node, run.results(),
         lambda: (ordered_checkpoints(run.checkpoints()), service.config_record(run.scenario)),
@@ -88,7 +106,24 @@ def _write_run(
     return run
 
 
-def _print(spool: IO[str]) -> None:
+def _write_table(run: StreamedRun, spool: IO[str], *, wide: bool) -> None:
+    """The run's tables on ``spool``, as standard output's console shows
+    them (one without colours)."""
+    from podnuma.render.table import make_console
+    from podnuma.render.table_stream import StreamedTable
+    from podnuma.scenario.run import run_scenario
+
+    scenario = run.scenario
+    with StreamedTable(scenario.name, scenario.machine, run.node) as table:
+        add = table.add
+        for step in run.results():
+            add(step)
+        # (a run without steps: its restored pods, from the node started again)
+        table.write(spool, make_console(), wide=wide,
+                    restored=lambda: run_scenario(scenario, checkpoints=False, step_pod_resources=False))
+
+
+def _print(spool: IO[str], echo: Callable[[str], None] | None = None) -> None:
     out = sys.stdout
     target = getattr(out, "buffer", None)
     if target is not None and codecs.lookup(getattr(out, "encoding", None) or "ascii").name == "utf-8":
@@ -104,5 +139,8 @@ def _print(spool: IO[str]) -> None:
         return
     spool.seek(0)
     while text := spool.read(1 << 20):
-        out.write(text)
+        if echo is not None:
+            echo(text)
+        else:
+            out.write(text)
     out.flush()

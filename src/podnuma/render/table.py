@@ -14,7 +14,7 @@ from __future__ import annotations
 import io
 import os
 from collections.abc import Callable
-from typing import IO
+from typing import IO, Protocol
 
 from rich import box
 from rich.cells import cell_len
@@ -24,9 +24,10 @@ from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
-from podnuma.cm.results import ContainerResult, MemoryBlock, StepResult
+from podnuma.cm.results import ContainerResult, MemoryBlock, NodeSummary, StepResult
 from podnuma.cm.topologymanager.hint import TopologyHint
 from podnuma.machine.cpuset import CPUSet
+from podnuma.machine.topology import Machine
 from podnuma.render.wrap import Breakable, cpu_list, name
 from podnuma.scenario.run import RunResult
 from podnuma.units import format_bytes
@@ -158,6 +159,21 @@ def _result_cell(step: StepResult) -> Text:
     return t
 
 
+class _RunInfo(Protocol):
+    """What the tables show of a run besides its steps (a :class:`RunResult`
+    has it; so has a run whose steps are written as they are played:
+    :mod:`podnuma.render.table_stream`)."""
+
+    @property
+    def scenario(self) -> str: ...
+
+    @property
+    def machine(self) -> Machine: ...
+
+    @property
+    def node(self) -> NodeSummary: ...
+
+
 #: the columns of the steps table; those marked optional are left out, in
 #: this order and with a note saying so, when the table does not fit the
 #: width (``-o wide`` keeps them all)
@@ -168,7 +184,7 @@ _COLUMNS: tuple[tuple[str, bool], ...] = (
 _DROP_ORDER = ("hint", "mems", "isolation", "memory")
 
 
-def _shared_pool(step: StepResult, result: RunResult) -> CPUSet:
+def _shared_pool(step: StepResult, result: _RunInfo) -> CPUSet:
     """The CPUs of the shared pool after ``step``: the CPU manager's default
     set, or every CPU when that is empty (policy ``none`` keeps no default
     set: every container runs on every CPU). The static policy's default set
@@ -283,16 +299,10 @@ class _StepsTable:
         return Measurement.get(console, options, self.sizing)
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        table, sizing = self.table, self.sizing
-        fixed = False
-        try:
-            room = options.max_width - sizing._extra_width
-            widths = sizing._calculate_column_widths(console, options.update_width(room))
-            pads = [sizing._get_padding_width(i) for i in range(len(sizing.columns))]
-            fixed = sum(widths) <= room and all(w >= max(1, p) for w, p in zip(widths, pads, strict=True))
-        except AttributeError:  # (another rich: the whole table the usual way)
-            pass
-        if fixed:
+        table = self.table
+        fixed = _fixed_widths(self.sizing, console, options)
+        if fixed is not None:
+            widths, pads = fixed
             text = _plain_text(table, widths, console, options)
             if text is not None:
                 # a segment a line, as rich's own table: one for the whole
@@ -307,6 +317,25 @@ class _StepsTable:
         yield table
 
 
+def _fixed_widths(sizing: Table, console: Console,
+                  options: ConsoleOptions) -> tuple[list[int], list[int]] | None:
+    """The column widths (and each column's padding) rich gives the steps
+    table of :class:`_StepsTable` (laid out on its widest rows: ``sizing``)
+    in ``options``, when they can be fixed for the whole table: ``None``
+    where rich would find a width of zero for a column (or less than its
+    padding), a table wider than the room it has, or where this rich has
+    not the methods used (the whole table is then drawn the usual way)."""
+    try:
+        room = options.max_width - sizing._extra_width
+        widths = sizing._calculate_column_widths(console, options.update_width(room))
+        pads = [sizing._get_padding_width(i) for i in range(len(sizing.columns))]
+    except AttributeError:  # (another rich)
+        return None
+    if sum(widths) <= room and all(w >= max(1, p) for w, p in zip(widths, pads, strict=True)):
+        return widths, pads
+    return None
+
+
 def _plain_lines(cell: RenderableType, width: int) -> list[str] | None:
     """A cell's lines as rich draws them in a column ``width`` wide, when
     it is a breakable one (:meth:`~podnuma.render.wrap.Breakable.plain_lines`)
@@ -319,15 +348,18 @@ def _plain_lines(cell: RenderableType, width: int) -> list[str] | None:
     return None
 
 
-def _plain_text(table: Table, widths: list[int], console: Console,
-                options: ConsoleOptions) -> str | None:
-    """The steps table as rich draws it on a console without colours, when
-    every line of every cell fits its column (a breakable cell's once
-    wrapped at its own breaks; nothing to wrap otherwise, crop or expand:
-    printable characters of one column each): each cell's lines padded to
-    its column (the ``#`` column's to the right), the
-    columns one space apart, the header underlined across the table, a
-    blank line after each step; ``None`` otherwise (rich draws it)."""
+#: a column of a table written as plain lines: its content width, the
+#: spaces after it, and whether its cells are set to the right
+_Shape = tuple[int, int, bool]
+
+
+def _plain_shapes(table: Table, widths: list[int], console: Console,
+                  options: ConsoleOptions) -> list[_Shape] | None:
+    """The columns of the steps table ``table`` (the whole table, or one of
+    its widest rows with the same columns) written as plain lines at
+    ``widths`` (see :func:`_plain_text`), or ``None`` where rich must draw
+    it: a console with colours, a table or a column set up otherwise than
+    the steps table, a header that is not one plain line."""
     if (console.color_system is not None or options.ascii_only or options.legacy_windows
             or table.box is not box.SIMPLE_HEAD or table.show_edge or table.pad_edge
             or not table.collapse_padding or table.padding != (0, 1, 0, 1) or not table.show_header
@@ -335,7 +367,7 @@ def _plain_text(table: Table, widths: list[int], console: Console,
             or table.title or table.caption or table.expand):
         return None
     columns = table.columns
-    shapes: list[tuple[int, int, bool]] = []  # (content width, padding, to the right)
+    shapes: list[_Shape] = []
     for i, (column, w) in enumerate(zip(columns, widths, strict=True)):
         if column.justify not in ("left", "right") or column.vertical != "top":
             return None
@@ -345,29 +377,76 @@ def _plain_text(table: Table, widths: list[int], console: Console,
         # figure (the same in rich 15; rich 13 leaves the edges out of it)
         right = 0 if i == len(columns) - 1 else 1
         shapes.append((w - right, right, column.justify == "right"))
+    if not all(isinstance(column.header, str) and "\n" not in column.header for column in columns):
+        return None
+    return shapes
+
+
+def _padded(lines: list[str], shape: _Shape) -> list[str] | None:
+    """A cell's lines padded to its column (``shape``), or ``None`` when
+    one does not fit it as it is (longer, or not printable characters of
+    one column each)."""
+    width, pad, right = shape
     out: list[str] = []
+    for line in lines:
+        if len(line) > width or not line.isprintable() or (
+                not line.isascii() and cell_len(line) != len(line)):
+            return None
+        out.append((line.rstrip().rjust(width) if right else line.ljust(width)) + " " * pad)
+    return out
 
-    def put(cells: list[list[str]]) -> bool:
-        height = max(len(lines) for lines in cells)
-        rows = [[] for _ in range(height)]  # type: list[list[str]]
-        for lines, (width, pad, right) in zip(cells, shapes, strict=True):
-            for i in range(height):
-                line = lines[i] if i < len(lines) else ""
-                if len(line) > width or not line.isprintable() or (
-                        not line.isascii() and cell_len(line) != len(line)):
-                    return False
-                rows[i].append((line.rstrip().rjust(width) if right else line.ljust(width)) + " " * pad)
-        out.extend(" ".join(parts) + "\n" for parts in rows)
-        return True
 
-    headers = [column.header for column in columns]
-    if not all(isinstance(h, str) and "\n" not in h for h in headers):
+def _joined(cells: list[list[str]], shapes: list[_Shape]) -> list[str]:
+    """A row's lines (each ending with a line break) of its cells' padded
+    lines (:func:`_padded`), the columns one space apart; a cell with fewer
+    lines than the row is padded with blank ones."""
+    height = max(len(lines) for lines in cells)
+    if height == 1:
+        return [" ".join(lines[0] for lines in cells) + "\n"]
+    blank = [" " * (width + pad) for width, pad, _ in shapes]
+    return [" ".join(lines[i] if i < len(lines) else b for lines, b in zip(cells, blank, strict=True)) + "\n"
+            for i in range(height)]
+
+
+def _plain_row(cells: list[list[str]], shapes: list[_Shape]) -> list[str] | None:
+    """A row's lines (each ending with a line break): each cell's lines
+    (``cells``, a list a column) padded to its column, the columns one
+    space apart; ``None`` when a line does not fit its column as it is
+    (longer, or not printable characters of one column each)."""
+    padded: list[list[str]] = []
+    for lines, shape in zip(cells, shapes, strict=True):
+        got = _padded(lines or [""], shape)
+        if got is None:
+            return None
+        padded.append(got)
+    return _joined(padded, shapes)
+
+
+def _plain_head(table: Table, widths: list[int], shapes: list[_Shape]) -> list[str] | None:
+    """The header's line and its rule (see :func:`_plain_text`)."""
+    head = _plain_row([[str(column.header)] for column in table.columns], shapes)
+    if head is None:
         return None
-    if not put([[str(h)] for h in headers]):
+    return [*head, "─" * (sum(widths) + len(widths) - 1) + "\n"]
+
+
+def _plain_text(table: Table, widths: list[int], console: Console,
+                options: ConsoleOptions) -> str | None:
+    """The steps table as rich draws it on a console without colours, when
+    every line of every cell fits its column (a breakable cell's once
+    wrapped at its own breaks; nothing to wrap otherwise, crop or expand:
+    printable characters of one column each): each cell's lines padded to
+    its column (the ``#`` column's to the right), the
+    columns one space apart, the header underlined across the table, a
+    blank line after each step; ``None`` otherwise (rich draws it)."""
+    shapes = _plain_shapes(table, widths, console, options)
+    if shapes is None:
         return None
-    out.append("─" * (sum(widths) + len(widths) - 1) + "\n")
+    out = _plain_head(table, widths, shapes)
+    if out is None:
+        return None
     separator = " " * (sum(widths) + len(widths) - 1) + "\n"
-    cells_by_column = [list(column.cells) for column in columns]
+    cells_by_column = [list(column.cells) for column in table.columns]
     last = len(table.rows) - 1
     for r, row in enumerate(table.rows):
         cells: list[list[str]] = []
@@ -376,8 +455,10 @@ def _plain_text(table: Table, widths: list[int], console: Console,
             if lines is None:
                 return None
             cells.append(lines)
-        if not put(cells):
+        put = _plain_row(cells, shapes)
+        if put is None:
             return None
+        out.extend(put)
         if row.end_section and r != last:
             out.append(separator)
     return "".join(out)
@@ -415,21 +496,27 @@ def _fitting_steps_table(
 ) -> tuple[_StepsTable, list[str]]:
     """The steps table, with optional columns left out (named in the second
     result) until its narrowest layout fits the console; all with ``wide``."""
-    hidden: list[str] = []
     rows = _step_rows(result)
     widest = _extremes(rows)  # (a column left out leaves the others' widest rows as they are)
-    table = _StepsTable(rows, widest, frozenset())
+    hidden = _fitting_columns(widest, console, wide)
+    return _StepsTable(rows, widest, frozenset(hidden)), hidden
+
+
+def _fitting_columns(widest: list[_Row], console: Console, wide: bool) -> list[str]:
+    """The optional columns left out (none with ``wide``) so that the
+    narrowest layout of the steps table whose widest rows are ``widest``
+    (:func:`_extremes`) fits the console."""
+    hidden: list[str] = []
     if wide:
-        return table, hidden
+        return hidden
     for column in _DROP_ORDER:
-        if _measure(console, table).minimum <= console.width:
+        if _measure(console, _steps_table(widest, frozenset(hidden))).minimum <= console.width:
             break
         hidden.append(column)
-        table = _StepsTable(rows, widest, frozenset(hidden))
-    return table, hidden
+    return hidden
 
 
-def _header(result: RunResult) -> Text:
+def _header(result: _RunInfo) -> Text:
     node = result.node
     t = Text()
     t.append("node ", style="dim")
@@ -444,60 +531,73 @@ def _header(result: RunResult) -> Text:
     return t
 
 
-def _rejections(result: RunResult) -> Text | None:
-    rejected = [s for s in result.steps if s.op == "addPod" and not s.admitted]
-    if not rejected:
+class _Tally:
+    """What the text after the steps table needs of a run's steps, taken a
+    step at a time (:meth:`add`, in order): the rejected pods (index, pod,
+    reason, message), the containers running after the last step and the
+    pod-level memory reservation of each pod (by pod uid, as its last step
+    reports them), and the last step."""
+
+    def __init__(self) -> None:
+        self.rejected: list[tuple[int, str, str | None, str | None]] = []
+        self.running: dict[str, tuple[ContainerResult, ...]] = {}
+        self.pod_blocks: dict[str, tuple[MemoryBlock, ...]] = {}
+        self.last: StepResult | None = None
+
+    @classmethod
+    def of(cls, steps: tuple[StepResult, ...]) -> _Tally:
+        tally = cls()
+        for s in steps:
+            tally.add(s)
+        return tally
+
+    def add(self, s: StepResult) -> None:
+        self.last = s
+        uid = s.pod_uid
+        if s.op == "addPod":
+            if s.admitted:
+                self.running[uid] = s.containers
+            else:
+                self.rejected.append((s.index, s.pod, s.reason, s.message))
+        elif s.containers:
+            self.running[uid] = s.containers
+        else:
+            self.running.pop(uid, None)
+        alloc = s.pod_allocation
+        if alloc is not None and alloc.memory:
+            self.pod_blocks[uid] = alloc.memory
+        elif s.op != "addPod" or s.admitted:
+            self.pod_blocks.pop(uid, None)
+
+
+def _rejections(tally: _Tally) -> Text | None:
+    if not tally.rejected:
         return None
     t = Text()
-    for i, s in enumerate(rejected):
+    for i, (index, pod, reason, message) in enumerate(tally.rejected):
         if i:
             t.append("\n")
-        t.append(f"[{s.index}] ", style="bold red")
-        t.append(f"{s.pod} rejected: ", style="bold")
-        t.append(f"{s.reason}", style="red")
-        if s.message:
-            t.append(f": {s.message}")
+        t.append(f"[{index}] ", style="bold red")
+        t.append(f"{pod} rejected: ", style="bold")
+        t.append(f"{reason}", style="red")
+        if message:
+            t.append(f": {message}")
     return t
 
 
-def _running(result: RunResult) -> dict[str, tuple[ContainerResult, ...]]:
-    """The containers running after the last step, by pod uid."""
-    pods: dict[str, tuple[ContainerResult, ...]] = {}
-    for s in result.steps:
-        if s.op == "addPod":
-            if s.admitted:
-                pods[s.pod_uid] = s.containers
-        elif s.containers:
-            pods[s.pod_uid] = s.containers
-        else:
-            pods.pop(s.pod_uid, None)
-    return pods
-
-
-def _pod_memory(result: RunResult) -> dict[str, tuple[MemoryBlock, ...]]:
-    """The pod-level memory reservation of each pod, as its last step reports it."""
-    out: dict[str, tuple[MemoryBlock, ...]] = {}
-    for s in result.steps:
-        alloc = s.pod_allocation
-        if alloc is not None and alloc.memory:
-            out[s.pod_uid] = alloc.memory
-        elif s.op != "addPod" or s.admitted:
-            out.pop(s.pod_uid, None)
-    return out
-
-
-def _numa_summary(result: RunResult) -> Table | None:
-    if not result.steps:
+def _numa_summary(result: _RunInfo, tally: _Tally) -> Table | None:
+    """The NUMA nodes after the last step (``tally``: of the run's steps)."""
+    if tally.last is None:
         return None
     machine = result.machine
     details = machine.topology.details
-    shared = _shared_pool(result.steps[-1], result)
+    shared = _shared_pool(tally.last, result)
     reserved = result.node.reserved_cpus
     # Memory pinned by the memory manager to exactly one NUMA node, per node;
     # blocks spanning several nodes are shown as a group.
     pinned: dict[tuple[int, ...], int] = {}
-    pod_blocks = _pod_memory(result)
-    for uid, containers in _running(result).items():
+    pod_blocks = tally.pod_blocks
+    for uid, containers in tally.running.items():
         if uid in pod_blocks:
             # a pod-level reservation is charged once, with the pod budget:
             # its containers' blocks are slices of it (the shared ones repeat
@@ -554,24 +654,37 @@ def table_renderable(
     if result.steps:
         table, hidden = _fitting_steps_table(result, console, wide)
         parts.append(table)
-        if hidden:
-            parts.append(Text(
-                f"(columns {', '.join(hidden)} left out to fit {console.width} columns: -o wide "
-                "shows them all)", style="dim",
-            ))
+        parts += _left_out(hidden, console)
     elif result.restored:
         parts.append(_restored_table(result))
         parts.append(Text("(no steps: the state restored from the starting checkpoints)", style="dim"))
     else:
         parts.append(Text("(no steps)", style="dim"))
-    rej = _rejections(result)
+    return Group(*parts, *_closing(result, _Tally.of(result.steps)))
+
+
+def _left_out(hidden: list[str], console: Console) -> list[RenderableType]:
+    """The note naming the optional columns left out, if any."""
+    if not hidden:
+        return []
+    return [Text(
+        f"(columns {', '.join(hidden)} left out to fit {console.width} columns: -o wide "
+        "shows them all)", style="dim",
+    )]
+
+
+def _closing(result: _RunInfo, tally: _Tally) -> list[RenderableType]:
+    """What follows the steps: the rejections, then the NUMA nodes after
+    the last step."""
+    parts: list[RenderableType] = []
+    rej = _rejections(tally)
     if rej is not None:
         parts += [Text(""), rej]
     parts.append(Text(""))
-    summary = _numa_summary(result)
+    summary = _numa_summary(result, tally)
     if summary is not None:
         parts.append(summary)
-    return Group(*parts)
+    return parts
 
 
 def print_renderable(console: Console, renderable: RenderableType) -> None:

@@ -19,7 +19,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 
-__all__ = ["Breakable", "cpu_list", "name", "pieces"]
+__all__ = ["Breakable", "cpu_list", "name", "pieces", "plain_lines", "text_lines"]
 
 #: names longer than this without a break may be cut to fit a column
 NAME_PIECE_MAX = 16
@@ -85,16 +85,31 @@ class Breakable:
         """The lines :meth:`__rich_console__` draws at ``width``, as plain
         text (each line cut at the same offsets, its trailing spaces taken
         off)."""
-        out: list[str] = []
-        for line in self.lines:
-            text = line.plain
-            bounds = [0, *_breaks(pieces(text, self.pattern), max(1, width)), len(text)]
-            out.extend(text[a:b].rstrip() for a, b in zip(bounds, bounds[1:], strict=False))
-        return out
+        return plain_lines([line.plain for line in self.lines], self.pattern, width)
 
     @property
     def plain(self) -> str:
         return "\n".join(line.plain for line in self.lines)
+
+
+def plain_lines(lines: list[str], pattern: re.Pattern[str], width: int) -> list[str]:
+    """The lines a :class:`Breakable` of these lines (their text) and break
+    ``pattern`` draws at ``width``, as plain text."""
+    out: list[str] = []
+    for text in lines:
+        bounds = [0, *_breaks(pieces(text, pattern), max(1, width)), len(text)]
+        out.extend(text[a:b].rstrip() for a, b in zip(bounds, bounds[1:], strict=False))
+    return out
+
+
+def text_lines(text: str) -> list[str]:
+    """The lines of ``text`` as rich's ``Text.split("\\n")`` gives them (the
+    lines of :func:`cpu_list` and :func:`name`): a line break at the end
+    starts no line of its own."""
+    lines = text.split("\n")
+    if len(lines) > 1 and text.endswith("\n"):
+        lines.pop()
+    return lines
 
 
 def _lines(text: Text | str, style: str | Style) -> list[Text]:

@@ -1,0 +1,368 @@
+"""The table output of ``podnuma simulate`` written as the run is played,
+on a console without colours (``-o table`` or ``-o wide`` into a file or
+a pipe): memory that does not grow with the run's steps.
+
+A speed module beside :mod:`podnuma.render.table`, whose text it writes,
+byte for byte. That module holds the whole run and then every row of the
+steps table as rich's text objects: about 8 KB a step, 0.8 GB and half a
+minute for 100,000 steps. Here each step, as it is played, becomes its rows
+of plain strings (:func:`step_rows`: each cell's text as rich's ``Text``
+keeps it, its control codes taken out, and its kind: text, CPU list or
+name), measured as rich measures those cells (:func:`measure`: the widest
+word or unbreakable piece, the widest line). The rows go to a spooled file
+(in memory up to a bound, then a temporary file); in memory stay only the
+rows that hold some column's widest cell (what rich sizes the table by:
+:func:`podnuma.render.table._extremes`) and what the text after the table
+needs (the rejections, the pods running after the last step and their
+pod-level memory, the last step). Once the run is over, the table is sized
+by rich on those rows, with the columns left out that do not fit, as
+``table.py`` sizes it; when every cell fits its column as it is, the table
+is written from the file as the plain lines rich would draw
+(:func:`podnuma.render.table._plain_row`); where one does not (a line to
+wrap, a character two columns wide), the rows are read back from the file
+and rich draws the table, holding them all. A run without steps, and any
+console with colours (styles need rich's objects), go through ``table.py``.
+"""
+
+from __future__ import annotations
+
+import pickle
+import re
+import struct
+from collections.abc import Callable, Iterator
+from typing import IO, Any
+
+from rich.cells import cell_len
+from rich.console import Console, Group, RenderableType
+from rich.control import strip_control_codes
+from rich.text import Text
+
+from podnuma.cm.results import NodeSummary, StepResult
+from podnuma.cm.topologymanager.hint import TopologyHint
+from podnuma.inputs.spool import spooled
+from podnuma.machine.topology import Machine
+from podnuma.render import table as tables
+from podnuma.render.wrap import (
+    _CPU_BREAK,
+    _NAME_BREAK,
+    NAME_PIECE_MAX,
+    cpu_list,
+    name,
+    pieces,
+    plain_lines,
+    text_lines,
+)
+
+__all__ = ["StreamedTable", "measure", "step_rows"]
+
+#: a cell: its kind (:data:`TEXT`, :data:`CPUS` or :data:`NAME`) followed by its text
+Cell = str
+#: a row: its cells, a column each, and whether a step ends with it
+Row = tuple[tuple[Cell, ...], bool]
+
+TEXT = "t"  # rich's ``Text``: wraps at spaces
+CPUS = "c"  # :func:`podnuma.render.wrap.cpu_list`
+NAME = "n"  # :func:`podnuma.render.wrap.name`
+
+_BLANK = (TEXT, TEXT, TEXT)
+#: a CPU list without spaces, line breaks or empty parts (what the CPU set writes)
+_PLAIN_CPUS = re.compile(r"[^\s,]+(?:,[^\s,]+)*")
+#: the probe's width in :func:`podnuma.render.table._extremes` (a breakable
+#: cell's measure is clamped to it)
+_PROBE = 1 << 16
+#: rows written to the spool a block at a time
+_BLOCK = 2048
+#: the spool's bytes held in memory before it moves to a temporary file
+_SPOOL = 4 << 20
+#: the most cells whose measure, or padded lines, are kept per table or column
+_KNOWN = 1 << 14
+
+
+def _hint_text(h: TopologyHint | None) -> str:
+    """The text of :func:`podnuma.render.table._hint`."""
+    if h is None or h.numa_node_affinity is None:
+        return "any ✓" if h is not None and h.preferred else "any"
+    nodes = tables._numa_list(tuple(h.numa_node_affinity.bits()))
+    return f"{nodes} ✓" if h.preferred else f"{nodes} ✗"
+
+
+def _result_text(step: StepResult) -> str:
+    """The text of :func:`podnuma.render.table._result_cell`."""
+    if step.op == "removePod":
+        return "removed"
+    if step.op == "removeContainer":
+        return f"removed\n{step.container}"
+    if step.op == "reconcile":
+        return "reconciled"
+    if step.admitted:
+        return "✓ admitted"
+    return f"✗ rejected [{step.index}]\n{step.reason or ''}"
+
+
+def step_rows(step: StepResult, machine: Machine) -> list[Row]:
+    """The rows of ``step`` in the steps table (those of
+    :func:`podnuma.render.table._step_rows`, as plain cells); the last one
+    ends the step."""
+    pod = step.pod + (f"\n{step.qos_class}" if step.qos_class else "")
+    head: tuple[Cell, ...] = (TEXT + str(step.index), NAME + strip_control_codes(pod),
+                              TEXT + strip_control_codes(_result_text(step)))
+    rows: list[Row] = []
+    alloc = step.pod_allocation
+    if alloc is not None:
+        mems = tables._numa_list(tuple(sorted({i for b in alloc.memory for i in b.numa_nodes})))
+        rows.append(((*head, TEXT + "(pod budget)", CPUS + tables._cpus(alloc.cpus), TEXT + "pod",
+                      TEXT + mems, TEXT + tables._memory(alloc.memory), TEXT), False))
+        head = _BLANK
+    for c in step.containers:
+        label = c.name if c.type == "app" else f"{c.name} ({c.type})"
+        for res, ids in sorted(c.devices.items()):
+            label += f"\n{res}: {','.join(ids)}"
+        rows.append(((*head, NAME + strip_control_codes(label), CPUS + tables._cpus(c.cpus),
+                      TEXT + strip_control_codes(tables._ISOLATION_TEXT.get(c.isolation, c.isolation)),
+                      TEXT + tables._numa_list(c.mems), TEXT + tables._memory(c.memory),
+                      TEXT + _hint_text(c.topology_hint)), False))
+        head = _BLANK
+    shared = step.default_cpuset if not step.default_cpuset.is_empty() else machine.topology.cpus()
+    rows.append(((*head, TEXT + "(shared pool)", CPUS + tables._cpus(shared), TEXT, TEXT, TEXT, TEXT),
+                 True))
+    return rows
+
+
+def measure(cell: Cell) -> tuple[int, int]:
+    """The narrowest and widest a cell can be drawn, as rich measures it
+    (``Text.__rich_measure__``; :meth:`podnuma.render.wrap.Breakable.__rich_measure__`
+    on the probe of :func:`podnuma.render.table._extremes`)."""
+    kind, text = cell[0], cell[1:]
+    if kind == CPUS and _PLAIN_CPUS.fullmatch(text):
+        # a CPU list as the CPU set writes it: its pieces are its
+        # comma-separated parts, each with its comma but the last
+        parts = text.split(",")
+        return max(len(parts[-1]), max(map(len, parts[:-1]), default=-1) + 1), len(text)
+    if kind == TEXT:
+        lines = text.splitlines()
+        widest = max(cell_len(line) for line in lines) if lines else 0
+        words = text.split()
+        return (max(cell_len(word) for word in words) if words else widest), widest
+    pattern, longest = (_CPU_BREAK, 1 << 16) if kind == CPUS else (_NAME_BREAK, NAME_PIECE_MAX)
+    lines = text_lines(text)
+    piece = min(max((len(p.rstrip()) for line in lines for p in pieces(line, pattern)), default=0), longest)
+    widest = max((len(line) for line in lines), default=0)
+    return min(piece, _PROBE), min(widest, _PROBE)
+
+
+def rich_cell(cell: Cell) -> RenderableType:
+    """The cell as the rich object :mod:`podnuma.render.table` makes of it,
+    without its styles (a console without colours draws none)."""
+    kind, text = cell[0], cell[1:]
+    if kind == TEXT:
+        return Text(text)
+    return cpu_list(text) if kind == CPUS else name(text)
+
+
+def cell_lines(cell: Cell, width: int) -> list[str]:
+    """The cell's lines drawn ``width`` columns wide, as plain text
+    (:func:`podnuma.render.table._plain_lines`)."""
+    kind, text = cell[0], cell[1:]
+    if kind == TEXT:
+        return text.split("\n")
+    return plain_lines(text_lines(text), _CPU_BREAK if kind == CPUS else _NAME_BREAK, width)
+
+
+class _Widest:
+    """The rows holding, in some column, the cell that needs the most width
+    at the least or at the most (the first such row: rich's order of
+    :func:`podnuma.render.table._extremes`)."""
+
+    def __init__(self) -> None:
+        self.best: dict[int, tuple[int, int]] = {}  # 2 * column + (0: least, 1: most) -> (width, row)
+        self.kept: dict[int, tuple[Cell, ...]] = {}
+        self.count = 0
+        # per column, its two widest so far (at the least, at the most): an
+        # ASCII cell no longer than either can hold neither (rich counts an
+        # ASCII character one column at most; a name's pieces count at most
+        # NAME_PIECE_MAX)
+        self.low: list[int] = []
+        self.high: list[int] = []
+        self.known: dict[Cell, tuple[int, int]] = {}
+
+    def add(self, cells: tuple[Cell, ...]) -> None:
+        r = self.count
+        self.count += 1
+        best, lows, highs = self.best, self.low, self.high
+        if len(lows) < len(cells):
+            lows.extend([-1] * (len(cells) - len(lows)))
+            highs.extend([-1] * (len(cells) - len(highs)))
+        known = self.known
+        taken = False
+        for c, cell in enumerate(cells):
+            n = len(cell) - 1
+            if (n <= highs[c] and (n if cell[0] != NAME else min(n, NAME_PIECE_MAX)) <= lows[c]
+                    and cell.isascii()):
+                continue
+            got = known.get(cell)
+            if got is None:
+                got = measure(cell)
+                if len(known) >= _KNOWN:
+                    known.clear()
+                known[cell] = got
+            low, high = got
+            for key, value in ((2 * c, low), (2 * c + 1, high)):
+                prev = best.get(key)
+                if prev is None or value > prev[0]:
+                    best[key] = (value, r)
+                    taken = True
+            lows[c], highs[c] = best[2 * c][0], best[2 * c + 1][0]
+        if taken:
+            self.kept[r] = cells
+            if len(self.kept) > 4 * len(best):
+                held = {r for _, r in best.values()}
+                self.kept = {k: v for k, v in self.kept.items() if k in held}
+
+    def rows(self) -> list[tables._Row]:
+        return [([rich_cell(cell) for cell in self.kept[r]], False)
+                for r in sorted({r for _, r in self.best.values()})]
+
+
+class _Head:
+    """What the tables show of the run besides its steps."""
+
+    def __init__(self, scenario: str, machine: Machine, node: NodeSummary) -> None:
+        self.scenario = scenario
+        self.machine = machine
+        self.node = node
+
+
+class StreamedTable:
+    """The table output of a run whose steps come one at a time (:meth:`add`);
+    :meth:`write` then writes the text :func:`podnuma.render.table.render_run`
+    gives for the whole run. Only for a console without colours
+    (:func:`applies`)."""
+
+    def __init__(self, scenario: str, machine: Machine, node: NodeSummary) -> None:
+        self.head = _Head(scenario, machine, node)
+        self.widest = _Widest()
+        self.tally = tables._Tally()
+        self.steps = 0
+        self._rows: IO[bytes] = spooled(_SPOOL, "w+b")
+        self._block: list[Row] = []
+
+    @staticmethod
+    def applies(console: Console) -> bool:
+        """Whether this writer writes for ``console`` (one without colours)."""
+        return console.color_system is None
+
+    def close(self) -> None:
+        self._rows.close()
+
+    def __enter__(self) -> StreamedTable:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def add(self, step: StepResult) -> None:
+        """The next step of the run."""
+        self.steps += 1
+        self.tally.add(step)
+        block = self._block
+        widest = self.widest
+        for row in step_rows(step, self.head.machine):
+            widest.add(row[0])
+            block.append(row)
+        if len(block) >= _BLOCK:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self._block:
+            data = pickle.dumps(self._block, protocol=pickle.HIGHEST_PROTOCOL)
+            self._rows.write(struct.pack("<Q", len(data)))
+            self._rows.write(data)
+            self._block = []
+
+    def _read(self) -> Iterator[Row]:
+        """The rows written, in order, read back from the spool."""
+        self._flush()
+        spool = self._rows
+        spool.seek(0)
+        while header := spool.read(8):
+            (size,) = struct.unpack("<Q", header)
+            yield from pickle.loads(spool.read(size))
+
+    def write(self, out: IO[str], console: Console, *, wide: bool = False,
+              restored: Callable[[], Any] | None = None) -> None:
+        """Write the run's table output on ``out`` as ``console`` shows it
+        (plain text, each line's trailing spaces taken off); ``wide``: every
+        column, the console widened as far as the lines need. A run without
+        steps is written by :func:`podnuma.render.table.render_run` of
+        ``restored()`` (the whole run: there is nothing to hold)."""
+        if not self.steps:
+            if restored is None:
+                raise ValueError("a run without steps needs its restored state")
+            out.write(tables.render_run(restored(), wide=wide, console=console))
+            return
+        widest = self.widest.rows()
+        hidden = tables._fitting_columns(widest, console, wide)
+        sizing = tables._steps_table(widest, frozenset(hidden))
+        before: list[RenderableType] = [tables._header(self.head), Text("")]
+        after = [*tables._left_out(hidden, console), *tables._closing(self.head, self.tally)]
+        if wide:
+            needed = tables._measure(console, Group(*before, sizing, *after)).maximum
+            if needed > console.width:
+                console = tables.make_console(console.file, width=needed)
+        out.write(tables.capture(lambda c: c.print(Group(*before)), console))
+        if not self._plain(out, console, sizing, hidden):
+            rows = [([rich_cell(cell) for cell in cells], end) for cells, end in self._read()]
+            rows[-1] = (rows[-1][0], False)
+            steps = tables._StepsTable(rows, widest, frozenset(hidden))
+            out.write(tables.capture(lambda c: c.print(steps), console))
+        out.write(tables.capture(lambda c: c.print(Group(*after)), console))
+
+    def _plain(self, out: IO[str], console: Console, sizing: Any, hidden: list[str]) -> bool:
+        """The steps table written on ``out`` as plain lines, if every cell
+        fits its column as it is (else nothing written: ``False``)."""
+        options = console.options
+        fixed = tables._fixed_widths(sizing, console, options)
+        if fixed is None:
+            return False
+        widths = fixed[0]
+        shapes = tables._plain_shapes(sizing, widths, console, options)
+        if shapes is None:
+            return False
+        head = tables._plain_head(sizing, widths, shapes)
+        if head is None:
+            return False
+        shown = [i for i, (column, _) in enumerate(tables._COLUMNS) if column not in hidden]
+        text: list[str] = [line.rstrip() + "\n" for line in head]
+        start = out.tell()
+        out.write("".join(text))
+        text.clear()
+        # a cell's padded lines, by column (the same cells come again and
+        # again: blank ones, the same NUMA nodes, hints, names)
+        padded: list[dict[Cell, list[str]]] = [{} for _ in shown]
+        columns = list(zip(shown, shapes, padded, strict=True))
+        pending = False  # a step ended: a blank line before the next row
+        for cells, end in self._read():
+            if pending:
+                text.append("\n")
+            row: list[list[str]] = []
+            for i, shape, known in columns:
+                cell = cells[i]
+                got = known.get(cell)
+                if got is None:
+                    got = tables._padded(cell_lines(cell, shape[0]), shape)
+                    if got is None:  # (rich draws the table)
+                        out.seek(start)
+                        out.truncate()
+                        return False
+                    if len(known) >= _KNOWN:
+                        known.clear()
+                    known[cell] = got
+                row.append(got)
+            text.extend(line.rstrip() + "\n" for line in tables._joined(row, shapes))
+            pending = end
+            if len(text) >= 4096:
+                out.write("".join(text))
+                text.clear()
+        out.write("".join(text))
+        return True
+

@@ -1,0 +1,190 @@
+"""The table output written as the run is played
+(:mod:`podnuma.render.table_stream`) is the text of the whole run's
+(:func:`podnuma.render.table.render_run`): on the runs of the examples, a
+long run whose CPU lists wrap and a run of hostile names and device ids, at
+widths from 20 to 200 columns, ``table`` and ``wide``, its rows in many
+blocks and its spool moved to a file; both its ways (plain lines, and rich
+drawing the rows read back) are taken. Its cells measure as rich measures
+them; the command writes it."""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+from rich.control import strip_control_codes
+
+from podnuma.inputs.text import TextInput
+from podnuma.render import table as tables
+from podnuma.render import table_stream
+from podnuma.render.table_stream import CPUS, NAME, TEXT, StreamedTable, measure, rich_cell
+from podnuma.scenario.run import RunResult
+from podnuma.service import scenario as service
+
+from .test_table_layout import _runs
+
+ROOT = Path(__file__).resolve().parents[2]
+WIDTHS = (20, 30, 50, 80, 120, 200)
+
+
+def _hostile_run() -> RunResult:
+    """Names and device ids rich treats apart: control codes it takes out,
+    characters two columns wide, a line separator, a long id without a
+    break, long pod names; pods with devices of two resources."""
+    ids = ["dev-\x07bell", "宽字符设备", "a\u2028b", "x" * 70, "emoji-🙂", "tab\there"]
+    doc: dict[str, object] = {
+        "apiVersion": "podnuma.io/v1", "kind": "Scenario",
+        "node": {
+            "synthetic": {"sockets": 1, "numaNodesPerSocket": 2, "coresPerNumaNode": 4,
+                          "threadsPerCore": 2, "memoryPerNumaNode": "8Gi"},
+            "devices": {
+                "example.com/gpu": [{"id": i, "numaNodes": [n % 2]} for n, i in enumerate(ids)],
+                "example.com/nic": [{"id": f"vf{n}", "numaNodes": [n % 2]} for n in range(len(ids))],
+            },
+        },
+        "kubeletConfig": {"cpuManagerPolicy": "static", "reservedSystemCPUs": "0"},
+        "steps": [
+            {"addPod": {
+                "metadata": {"name": ("p" + "q" * 40 + f"-{i}") if i % 2 else f"p-{i}",
+                             "namespace": "hostile", "uid": f"u-{i}"},
+                "spec": {"containers": [{"name": f"c{i}", "resources": {"limits": {
+                    "cpu": "1", "memory": "1Gi", "example.com/gpu": "1", "example.com/nic": "1"}}}]},
+            }}
+            for i in range(len(ids))
+        ],
+    }
+    _, result = service.run(TextInput(json.dumps(doc), "hostile.json"))
+    assert sum(bool(c.devices) for s in result.steps for c in s.containers) == len(ids)
+    return result
+
+
+def _streamed(result: RunResult, console: Console, wide: bool) -> str:
+    out = io.StringIO()
+    with StreamedTable(result.scenario, result.machine, result.node) as table:
+        for step in result.steps:
+            table.add(step)
+        table.write(out, console, wide=wide, restored=lambda: result)
+    return out.getvalue()
+
+
+def test_the_streamed_table_is_the_whole_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    ways = {True: 0, False: 0}
+    plain = StreamedTable._plain
+
+    def counted(self: StreamedTable, *args: object) -> bool:
+        got = plain(self, *args)  # type: ignore[arg-type]
+        ways[got] += 1
+        return got
+
+    monkeypatch.setattr(StreamedTable, "_plain", counted)
+    runs = [*_runs(), ("hostile", _hostile_run())]
+    compared = 0
+    for label, result in runs:
+        for width in WIDTHS:
+            for wide in (False, True):
+                whole = tables.render_run(result, wide=wide, console=tables.make_console(io.StringIO(), width=width))
+                streamed = _streamed(result, tables.make_console(io.StringIO(), width=width), wide)
+                assert streamed == whole, (label, width, wide)
+                compared += 1
+    assert compared == len(runs) * len(WIDTHS) * 2
+    # both ways were taken: written as plain lines, and drawn by rich
+    assert ways[True] > 50 and ways[False] > 20, ways
+
+
+def test_rows_in_many_blocks_and_a_spool_on_disk(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(table_stream, "_BLOCK", 7)
+    monkeypatch.setattr(table_stream, "_SPOOL", 512)
+    monkeypatch.setattr(table_stream, "_KNOWN", 3)  # the caches start afresh again and again
+    result = dict(_runs())["long"]
+    for width in (40, 120):
+        console = tables.make_console(io.StringIO(), width=width)
+        assert _streamed(result, console, False) == tables.render_run(result, console=console)
+
+
+RUN = """\
+apiVersion: podnuma.io/v1
+kind: Scenario
+node:
+  name: worker-1
+  synthetic: {sockets: 2, numaNodesPerSocket: 1, coresPerNumaNode: 8, threadsPerCore: 2, memoryPerNumaNode: 64Gi}
+kubeletConfig: {cpuManagerPolicy: static, reservedSystemCPUs: "0,16"}
+steps:
+- addPod:
+    metadata: {name: db, namespace: shop, uid: db-uid}
+    spec: {containers: [{name: postgres, resources: {limits: {cpu: "4", memory: 8Gi}}}]}
+"""
+
+
+def _podnuma(*args: str) -> str:
+    got = subprocess.run([sys.executable, "-m", "podnuma.cli", *args], capture_output=True, text=True,
+                         check=True, env={"PATH": "/usr/bin:/bin", "COLUMNS": "90"})
+    return got.stdout
+
+
+def test_a_run_without_steps_shows_its_restored_state(tmp_path: Path) -> None:
+    """A scenario of the state a run left and no steps: the command writes
+    the restored pods' table, as for the whole run."""
+    (tmp_path / "run.yaml").write_text(RUN)
+    node = tmp_path / "node.yaml"
+    node.write_text(RUN.split("kubeletConfig:")[0].split("kind: Scenario\n")[1])
+    _podnuma("simulate", str(tmp_path / "run.yaml"), "--checkpoint-dir", str(tmp_path / "ck"))
+    restored = tmp_path / "restored.yaml"
+    restored.write_text(_podnuma("state", "inspect", str(tmp_path / "ck"), "--as-scenario", "--node", str(node),
+                                 "--kubelet-config", str(tmp_path / "run.yaml"), "-o", "yaml"))
+    _, result = service.run(TextInput(restored.read_text(), str(restored), base_dir=tmp_path))
+    assert not result.steps and result.restored
+    console = tables.make_console(io.StringIO(), width=90)
+    assert _podnuma("simulate", str(restored)) == tables.render_run(result, console=console)
+
+
+def test_cells_measure_as_rich_measures_them() -> None:
+    probe = Console(width=1 << 16, file=io.StringIO())
+    rng = random.Random(5)
+    alphabet = ["0", "1", "-", "12", "255", ",", " ", "\n", "a", "/", ".", "_", "宽", "\x07", "\u2028",
+                "\t", "🙂", "x" * 20]
+    for _ in range(4000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+        text = strip_control_codes(text)
+        for kind in (TEXT, CPUS, NAME):
+            m = rich_cell(kind + text).__rich_measure__(probe, probe.options)  # type: ignore[union-attr]
+            assert measure(kind + text) == (m.minimum, m.maximum), (kind, text)
+
+
+def test_the_command_writes_it(tmp_path: Path) -> None:
+    """``podnuma simulate FILE`` into a pipe (no colours): the table of the
+    whole run, as rich draws it at the plain width."""
+    scenario = ROOT / "examples" / "pod-level" / "init-and-sidecars.yaml"
+    _, result = service.run(TextInput(scenario.read_text(), str(scenario), base_dir=scenario.parent))
+    for output, wide in (("table", False), ("wide", True)):
+        console = tables.make_console(io.StringIO(), width=90)
+        assert _podnuma("simulate", str(scenario), "-o", output) == tables.render_run(
+            result, wide=wide, console=console)
+
+
+def test_the_widest_rows_are_those_rich_sizes_the_table_by() -> None:
+    """The rows kept while the steps come are the rows
+    :func:`podnuma.render.table._extremes` picks of the whole table: on
+    random rows whose cells grow and shrink a character at a time."""
+    rng = random.Random(11)
+    for _ in range(300):
+        rows: list[tuple[str, ...]] = []
+        for _ in range(rng.randint(1, 40)):
+            cells = []
+            for kind in (TEXT, NAME, TEXT, NAME, CPUS, TEXT):
+                size = rng.randint(0, 24)
+                text = "".join(rng.choice("ab-,/ 0\n宽") if rng.random() < 0.2 else "a" for _ in range(size))
+                cells.append(kind + strip_control_codes(text))
+            rows.append(tuple(cells))
+        widest = table_stream._Widest()
+        for cells in rows:
+            widest.add(cells)
+        expected = tables._extremes([([rich_cell(c) for c in cells], False) for cells in rows])
+        got = widest.rows()
+        plain = [[getattr(c, "plain", None) for c in cells] for cells, _ in got]
+        assert plain == [[getattr(c, "plain", None) for c in cells] for cells, _ in expected]
