@@ -1,5 +1,5 @@
-"""The command line's fast path: ``simulate FILE -o json`` and ``fleet
-analyze`` without click.
+"""The command line's fast path: ``simulate FILE [-o json|yaml|table|wide]``
+and ``fleet analyze`` without click.
 
 Each case runs one command line twice in fresh interpreters: through
 ``podnuma.cli.main`` as the console script runs it (the fast path first, in
@@ -95,13 +95,23 @@ FAST_FORMS = [
 ]
 
 
-@pytest.mark.parametrize("form", FAST_FORMS, ids=lambda f: " ".join(f))
+TABLE_FORMS = [
+    ["simulate", "{s}"],  # the table, into a pipe: no colours
+    ["simulate", "{s}", "-o", "wide"],
+    ["-q", "simulate", "-otable", "{s}", "--detail"],
+]
+
+
+@pytest.mark.parametrize("form", FAST_FORMS + TABLE_FORMS, ids=lambda f: " ".join(f))
 def test_fast_forms_skip_click_and_match_it(tmp_path: Path, scenario: Path, form: list[str]) -> None:
     args = [a.replace("{s}", str(scenario)) for a in form]
     fast_mods, _, out, err, code = both(args, tmp_path)
     assert code == 0 and err == b""
-    doc = yaml.safe_load(out) if any("yaml" in a for a in form) else json.loads(out)
-    assert [s["admitted"] for s in doc["steps"]] == [True, True]
+    if form in TABLE_FORMS:
+        assert out.count("✓ admitted".encode()) == 2 and b"after the last step" in out
+    else:
+        doc = yaml.safe_load(out) if any("yaml" in a for a in form) else json.loads(out)
+        assert [s["admitted"] for s in doc["steps"]] == [True, True]
     # nothing of click, nor of any other command, nor the group
     assert fast_mods == [
         "podnuma.cli.fast", "podnuma.cli.guard", "podnuma.cli.process", "podnuma.cli.simulate_stream",
@@ -148,8 +158,7 @@ def test_standard_input_matches(tmp_path: Path) -> None:
 
 
 CLICK_FORMS = [
-    ["simulate", "{s}"],  # the table
-    ["simulate", "{s}", "-o", "wide"],
+    ["simulate", "{s}", "-o", "table", "--checkpoint-dir", "{d}/ck"],
     ["simulate", "{s}", "-o", "json", "-o", "json"],  # an option given twice
     ["simulate", "{s}", "-o", "xml"],  # click's message for a bad choice
     ["simulate", "{s}", "-o"],
@@ -172,6 +181,15 @@ def test_other_forms_go_to_click(tmp_path: Path, scenario: Path, form: list[str]
     args = [a.replace("{s}", str(scenario)).replace("{d}", str(tmp_path)) for a in form]
     fast_mods, _, _, _, _ = both(args, tmp_path)
     assert "click" in fast_mods or form == ["simulate", "{d}", "-o", "json"]
+
+
+def test_a_coloured_table_goes_to_click(tmp_path: Path, scenario: Path,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """With colours (``FORCE_COLOR``) the table is the whole run's, drawn by
+    rich: the click command writes it."""
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    fast_mods, _, out, _, code = both(["simulate", str(scenario)], tmp_path)
+    assert code == 0 and b"\x1b[" in out and "click" in fast_mods
 
 
 def test_unreadable_file_goes_to_click(tmp_path: Path, scenario: Path) -> None:
@@ -221,8 +239,9 @@ def test_completion_goes_to_click(tmp_path: Path, scenario: Path) -> None:
     (["fleet", "analyze", "d", "--detail"], None),
     (["fleet", "analyze", "-o", "json"], None),
     (["fleet", "generate", "d"], None),
-    (["simulate", "-o", "table", "f"], None),
-    (["simulate", "f"], None),
+    (["simulate", "-o", "table", "f"], (("simulate",), False, ("f",), "table", False, {})),
+    (["simulate", "f"], (("simulate",), False, ("f",), "table", False, {})),
+    (["simulate", "f", "--output=wide", "--detail"], (("simulate",), False, ("f",), "wide", True, {})),
     (["simulate", "-o", "json"], None),
     (["simulate", "f", "g", "-o", "json"], None),
     (["simulate", "f", "-o", "json", "--output", "yaml"], None),

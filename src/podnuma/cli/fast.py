@@ -1,11 +1,12 @@
-"""The command line's fast path: ``podnuma simulate FILE -o json|yaml`` and
-``podnuma fleet analyze INPUT... [-o json]`` started without click.
+"""The command line's fast path: ``podnuma simulate FILE [-o json|yaml|table|wide]``
+and ``podnuma fleet analyze INPUT... [-o json]`` started without click.
 
 click's import is about a third of ``podnuma simulate``'s start-up (it loads
 ``inspect``, ``ast``, ``datetime``, ``uuid``... and, on its first message,
 ``locale`` through ``gettext``), and at 10,000 steps every 10 ms of start-up
 is a microsecond of every step (docs/speed.md). :func:`fast_main` reads the
-command lines that are run most, ``podnuma [-q] simulate FILE -o json`` (or
+command lines that are run most, ``podnuma [-q] simulate FILE`` (the table,
+where it has no colours: a file or a pipe; ``-o wide``, ``json`` or
 ``yaml``, with ``--detail``, the option given as ``-o json``, ``-ojson``,
 ``--output json`` or ``--output=json``) and ``podnuma [-q] fleet analyze
 INPUT...`` (``-o json`` or the table; ``--workers N``, ``--dask TARGET``
@@ -34,7 +35,7 @@ __all__ = ["fast_main"]
 #: default format (None: -o is required), whether --detail is an option and
 #: how many files they take (None: one or more)
 _COMMANDS: dict[tuple[str, ...], tuple[tuple[str, ...], str | None, bool, int | None]] = {
-    ("simulate",): (("json", "yaml"), None, True, 1),
+    ("simulate",): (("json", "yaml", "table", "wide"), "table", True, 1),
     ("fleet", "analyze"): (("json", "table"), "table", False, None),
 }
 
@@ -183,6 +184,11 @@ def fast_main(argv: list[str] | None = None, *, own_process: bool = False) -> in
     words, quiet, files, output, detail, options = command
     if words == ("simulate",) and not _readable(files[0]):
         return None
+    if words == ("simulate",) and output in ("table", "wide"):
+        from podnuma.cli.simulate_stream import streams_table
+
+        if not streams_table():  # colours: the whole run's tables (the click command)
+            return None
     from podnuma.cli.guard import (
         EXIT_BUG,
         EXIT_OK,
