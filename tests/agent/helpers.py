@@ -162,8 +162,11 @@ class AgentProcess:
         return self.log_path.read_text() if self.log_path.exists() else ""
 
     def log_records(self) -> list[dict[str, Any]]:
+        """The agent's log records so far: its complete lines (the last one
+        may still be being written while the agent runs)."""
+        text = self.log()
         out = []
-        for line in self.log().splitlines():
+        for line in text[:text.rfind("\n") + 1].splitlines():
             if line.startswith("{"):
                 out.append(json.loads(line))
         return out
