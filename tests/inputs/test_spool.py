@@ -202,8 +202,8 @@ def test_a_failed_rollover_keeps_the_data(monkeypatch: pytest.MonkeyPatch) -> No
 
     made: list[Any] = []
 
-    def full_file(mode: str = "w+b", encoding: str | None = None) -> Any:
-        f = io.TextIOWrapper(Full(), encoding=encoding) if "b" not in mode else Full()
+    def full_file(mode: str = "w+b", encoding: str | None = None, errors: str | None = None) -> Any:
+        f = io.TextIOWrapper(Full(), encoding=encoding, errors=errors) if "b" not in mode else Full()
         made.append(f)
         return f
 
@@ -226,3 +226,16 @@ def test_a_rollover_does_not_import_tempfile(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                          timeout=60, check=True).stdout
     assert out.split() == ["False", "False"]
+
+
+def test_an_error_handler_holds_across_the_rollover() -> None:
+    """A text spool's ``errors`` (``surrogatepass``: a lone surrogate kept)
+    in memory and, after the rollover, in the temporary file."""
+    text = "name-\ud83d-" * 8
+    with spooled(64, mode="w+", encoding="utf-8", errors="surrogatepass") as s:
+        s.write(text[:20])
+        assert not s.rolled
+        s.write(text[20:])
+        assert s.rolled
+        s.seek(0)
+        assert s.read() == text

@@ -188,3 +188,76 @@ def test_the_widest_rows_are_those_rich_sizes_the_table_by() -> None:
         got = widest.rows()
         plain = [[getattr(c, "plain", None) for c in cells] for cells, _ in got]
         assert plain == [[getattr(c, "plain", None) for c in cells] for cells, _ in expected]
+
+
+SMALL = """\
+apiVersion: podnuma.io/v1
+kind: Scenario
+node:
+  name: %s
+  synthetic: {sockets: 1, numaNodesPerSocket: 1, coresPerNumaNode: 4, threadsPerCore: 1, memoryPerNumaNode: 8Gi}
+kubeletConfig: {cpuManagerPolicy: static, reservedSystemCPUs: "0"}
+steps:
+- addPod:
+    metadata: {name: a, namespace: d, uid: a}
+    spec: {containers: [{name: c, resources: {limits: {cpu: "1", memory: 1Gi}}}]}
+"""
+
+#: the tables of the whole run, printed as the command printed them before
+#: it streamed (``render_run`` for standard output's console, then echoed)
+WHOLE = """
+import sys
+from podnuma.cli.options import echo
+from podnuma.inputs.text import TextInput
+from podnuma.render.table import render_run
+from podnuma.service import scenario as service
+_, result = service.run(TextInput.read(sys.argv[1], what="scenario"))
+echo(render_run(result))
+"""
+
+
+def _both(path: Path, env: dict[str, str]) -> tuple[subprocess.CompletedProcess[bytes], ...]:
+    base = {"PATH": "/usr/bin:/bin", "COLUMNS": "90", **env}
+    return tuple(subprocess.run(cmd, capture_output=True, env=base, check=False) for cmd in (
+        [sys.executable, "-m", "podnuma.cli", "simulate", str(path)],
+        [sys.executable, "-c", WHOLE, str(path)],
+    ))
+
+
+def test_a_terminal_without_colours_keeps_the_whole_runs_tables(tmp_path: Path) -> None:
+    """``TERM=dumb`` with ``FORCE_COLOR``: a terminal whose console has no
+    colours, where rich's padding is printed as it is: the whole run's
+    path, byte for byte."""
+    path = tmp_path / "s.yaml"
+    path.write_text(SMALL % "node-1")
+    new, old = _both(path, {"FORCE_COLOR": "1", "TERM": "dumb"})
+    assert new.returncode == old.returncode == 0
+    assert new.stdout == old.stdout and any(line.endswith(b" ") for line in new.stdout.splitlines())
+
+
+def test_an_output_that_cannot_be_encoded_writes_nothing(tmp_path: Path) -> None:
+    """Standard output in Latin-1 cannot take the table's check marks: the
+    command fails before a byte is out, as when the text was printed whole
+    (a long run's spool is not written in part)."""
+    path = tmp_path / "s.yaml"
+    path.write_text(SMALL.replace("steps:\n", "steps:\n" + "- reconcile: {}\n" * 3000) % "node-1")
+    new, old = _both(path, {"PYTHONIOENCODING": "latin-1"})
+    assert new.returncode == old.returncode == 1
+    assert new.stdout == old.stdout == b""
+    assert b"UnicodeEncodeError" in new.stderr
+
+
+def test_a_lone_surrogate_is_left_to_standard_outputs_handler(tmp_path: Path) -> None:
+    """A name with a lone surrogate (YAML's ``\\ud83d``): written as
+    standard output's error handler writes it (escaped here), as before;
+    with a strict one, nothing is written (exit 1) but the checkpoints."""
+    path = tmp_path / "s.yaml"
+    path.write_text(SMALL % '"n\\ud83d"')
+    new, old = _both(path, {"PYTHONIOENCODING": "utf-8:backslashreplace"})
+    assert new.returncode == old.returncode == 0
+    assert new.stdout == old.stdout and b"n\\ud83d" in new.stdout
+    strict = subprocess.run([sys.executable, "-m", "podnuma.cli", "simulate", str(path), "--checkpoint-dir",
+                             str(tmp_path / "ck")], capture_output=True, check=False,
+                            env={"PATH": "/usr/bin:/bin", "PYTHONIOENCODING": "utf-8"})
+    assert strict.returncode == 1 and strict.stdout == b""
+    assert (tmp_path / "ck" / "cpu_manager_state").exists()

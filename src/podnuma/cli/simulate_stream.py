@@ -15,6 +15,7 @@ from its rows kept in a spool of their own
 from __future__ import annotations
 
 import codecs
+import re
 import sys
 from collections.abc import Callable
 from typing import IO, TYPE_CHECKING
@@ -50,7 +51,9 @@ def simulate_streamed(
     :func:`streams_table`), every error through the guard. ``echo``: how
     text goes to a standard output that does not take UTF-8 as it is."""
     overrides = guard(lambda: parse_overrides(set_values))
-    with spooled(_SPOOL, mode="w+", encoding="utf-8") as spool:
+    # (surrogatepass: a lone surrogate of the input, in a name shown in a
+    # table, kept for standard output's own error handler to judge)
+    with spooled(_SPOOL, mode="w+", encoding="utf-8", errors="surrogatepass") as spool:
         guard(lambda: _stream_run(scenario, spool, output, detail, checkpoint_dir, overrides, note))
         guard(lambda: _print(spool, echo))
 
@@ -126,21 +129,40 @@ def _write_table(run: StreamedRun, spool: IO[str], *, wide: bool) -> None:
 def _print(spool: IO[str], echo: Callable[[str], None] | None = None) -> None:
     out = sys.stdout
     target = getattr(out, "buffer", None)
-    if target is not None and codecs.lookup(getattr(out, "encoding", None) or "ascii").name == "utf-8":
+    spool.flush()
+    raw: IO[bytes] = spool.buffer  # type: ignore[attr-defined]  # (a text Spool: its bytes)
+    if (target is not None and codecs.lookup(getattr(out, "encoding", None) or "ascii").name == "utf-8"
+            and not _surrogates(raw)):
         # UTF-8 both ways: the spool's bytes as they are (neither decoded nor
         # encoded again)
         out.flush()
-        spool.flush()
-        raw: IO[bytes] = spool.buffer  # type: ignore[attr-defined]  # (a text Spool: its bytes)
         raw.seek(0)
         while chunk := raw.read(1 << 20):  # shutil.copyfileobj, without importing shutil
             target.write(chunk)
         target.flush()
         return
+    # another encoding, or a lone surrogate: the whole text in one write, so
+    # that what standard output cannot encode stops it before a byte is out
+    # (as when the text was printed whole)
     spool.seek(0)
-    while text := spool.read(1 << 20):
-        if echo is not None:
-            echo(text)
-        else:
-            out.write(text)
+    text = spool.read()
+    if echo is not None:
+        echo(text)
+    else:
+        out.write(text)
     out.flush()
+
+
+#: a lone surrogate as the spool's ``surrogatepass`` writes it in UTF-8
+_SURROGATE = re.compile(rb"\xed[\xa0-\xbf]")
+
+
+def _surrogates(raw: IO[bytes]) -> bool:
+    """Whether the spool's bytes hold a lone surrogate."""
+    raw.seek(0)
+    tail = b""  # a chunk's last byte when it starts a sequence the next one ends
+    while chunk := raw.read(1 << 20):
+        if (tail or b"\xed" in chunk) and _SURROGATE.search(tail + chunk):
+            return True
+        tail = b"\xed" if chunk.endswith(b"\xed") else b""
+    return False

@@ -49,9 +49,9 @@ def _usable(fd: int) -> None:
     os.lseek(fd, 0, os.SEEK_SET)
 
 
-def anonymous_file(mode: str = "w+b", encoding: str | None = None) -> IO[Any]:
+def anonymous_file(mode: str = "w+b", encoding: str | None = None, errors: str | None = None) -> IO[Any]:
     """A read-write file with no name, deleted when closed, as
-    ``tempfile.TemporaryFile(mode, encoding=encoding)`` gives: opened with
+    ``tempfile.TemporaryFile(mode, encoding=encoding, errors=errors)`` gives: opened with
     ``O_TMPFILE`` in the first directory of :func:`_candidates` that exists
     (skipping those that do not) when that directory takes it and four bytes
     in it (:func:`_usable`); else, or when ``tempfile`` is loaded and has
@@ -74,34 +74,37 @@ def anonymous_file(mode: str = "w+b", encoding: str | None = None) -> IO[Any]:
                 os.close(fd)
                 break  # full: tempfile decides (gettempdir moves on to the next directory)
             try:
-                return open(fd, mode, encoding=encoding)  # noqa: SIM115 (the caller closes it)
+                return open(fd, mode, encoding=encoding, errors=errors)  # noqa: SIM115 (the caller closes it)
             except BaseException:
                 os.close(fd)
                 raise
     import tempfile
 
-    return tempfile.TemporaryFile(mode=mode, encoding=encoding)  # noqa: SIM115
+    return tempfile.TemporaryFile(mode=mode, encoding=encoding, errors=errors)  # noqa: SIM115
 
 
-def spooled(max_size: int, mode: str = "w+b", encoding: str | None = None) -> IO[Any]:
+def spooled(max_size: int, mode: str = "w+b", encoding: str | None = None,
+            errors: str | None = None) -> IO[Any]:
     """A :class:`Spool`, typed as the file it stands for."""
-    return cast("IO[Any]", Spool(max_size, mode, encoding))
+    return cast("IO[Any]", Spool(max_size, mode, encoding, errors))
 
 
 class Spool:
-    """``tempfile.SpooledTemporaryFile(max_size, mode, encoding=...)``,
+    """``tempfile.SpooledTemporaryFile(max_size, mode, encoding=..., errors=...)``,
     importing ``tempfile`` on rollover only."""
 
-    def __init__(self, max_size: int, mode: str = "w+b", encoding: str | None = None) -> None:
+    def __init__(self, max_size: int, mode: str = "w+b", encoding: str | None = None,
+                 errors: str | None = None) -> None:
         self._max_size = max_size
         self._mode = mode
         self._encoding = encoding
+        self._errors = errors
         self._rolled = False
         self._file: IO[Any]
         if "b" in mode:
             self._file = io.BytesIO()
         else:
-            self._file = io.TextIOWrapper(io.BytesIO(), encoding=encoding)
+            self._file = io.TextIOWrapper(io.BytesIO(), encoding=encoding, errors=errors)
 
     def _check(self) -> None:
         if not self._rolled and self._max_size and self._file.tell() > self._max_size:
@@ -112,7 +115,7 @@ class Spool:
         if self._rolled:
             return
         old = self._file
-        new = anonymous_file(self._mode, self._encoding)  # (closed by close())
+        new = anonymous_file(self._mode, self._encoding, self._errors)  # (closed by close())
         try:
             pos = old.tell()
             if isinstance(old, io.TextIOWrapper):

@@ -248,8 +248,10 @@ class StreamedTable:
 
     @staticmethod
     def applies(console: Console) -> bool:
-        """Whether this writer writes for ``console`` (one without colours)."""
-        return console.color_system is None
+        """Whether this writer writes for ``console``: one without colours
+        that is not a terminal (on a terminal, even one without colours
+        such as ``TERM=dumb``, rich's padding is printed as it is)."""
+        return console.color_system is None and not console.is_terminal
 
     def close(self) -> None:
         self._rows.close()
