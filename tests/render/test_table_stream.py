@@ -261,3 +261,20 @@ def test_a_lone_surrogate_is_left_to_standard_outputs_handler(tmp_path: Path) ->
                             env={"PATH": "/usr/bin:/bin", "PYTHONIOENCODING": "utf-8"})
     assert strict.returncode == 1 and strict.stdout == b""
     assert (tmp_path / "ck" / "cpu_manager_state").exists()
+
+
+def test_a_long_output_that_cannot_be_encoded_writes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The spool printed on a Latin-1 standard output: past a mebibyte of
+    text, a character it cannot take still stops the write before a byte
+    is out (the spool is written in one piece there)."""
+    from podnuma.cli.simulate_stream import _print
+    from podnuma.inputs.spool import spooled
+
+    raw = io.BytesIO()
+    out = io.TextIOWrapper(raw, encoding="latin-1")
+    monkeypatch.setattr(sys, "stdout", out)
+    with spooled(1 << 16, mode="w+", encoding="utf-8", errors="surrogatepass") as spool:
+        spool.write("step\n" * 400_000 + "✓ admitted\n")
+        with pytest.raises(UnicodeEncodeError):
+            _print(spool)
+    assert raw.getvalue() == b""
