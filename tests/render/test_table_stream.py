@@ -27,6 +27,7 @@ from podnuma.render.table_stream import CPUS, NAME, TEXT, StreamedTable, measure
 from podnuma.scenario.run import RunResult
 from podnuma.service import scenario as service
 
+from ..cli.test_set_overrides import STATE_RUN as RUN
 from .test_table_layout import _runs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -105,20 +106,6 @@ def test_rows_in_many_blocks_and_a_spool_on_disk(monkeypatch: pytest.MonkeyPatch
     for width in (40, 120):
         console = tables.make_console(io.StringIO(), width=width)
         assert _streamed(result, console, False) == tables.render_run(result, console=console)
-
-
-RUN = """\
-apiVersion: podnuma.io/v1
-kind: Scenario
-node:
-  name: worker-1
-  synthetic: {sockets: 2, numaNodesPerSocket: 1, coresPerNumaNode: 8, threadsPerCore: 2, memoryPerNumaNode: 64Gi}
-kubeletConfig: {cpuManagerPolicy: static, reservedSystemCPUs: "0,16"}
-steps:
-- addPod:
-    metadata: {name: db, namespace: shop, uid: db-uid}
-    spec: {containers: [{name: postgres, resources: {limits: {cpu: "4", memory: 8Gi}}}]}
-"""
 
 
 def _podnuma(*args: str) -> str:

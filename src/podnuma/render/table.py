@@ -105,17 +105,20 @@ def _memory(blocks: tuple[MemoryBlock, ...]) -> str:
     )
 
 
+def _hint_text(h: TopologyHint | None) -> str:
+    """A container's topology hint as the table shows it."""
+    if h is None or h.numa_node_affinity is None:
+        return "any ✓" if h is not None and h.preferred else "any"
+    nodes = _numa_list(tuple(h.numa_node_affinity.bits()))
+    return f"{nodes} ✓" if h.preferred else f"{nodes} ✗"
+
+
 def _hint(h: TopologyHint | None) -> Text:
     if h is None or h.numa_node_affinity is None:
-        text = "any"
-        preferred = h.preferred if h is not None else False
-        if not preferred:
-            return Text(text, style="dim")
-        return Text(f"{text} ✓")
-    nodes = _numa_list(tuple(h.numa_node_affinity.bits()))
-    if h.preferred:
-        return Text(f"{nodes} ✓", style="green")
-    return Text(f"{nodes} ✗", style="yellow")
+        style = "" if h is not None and h.preferred else "dim"
+    else:
+        style = "green" if h.preferred else "yellow"
+    return Text(_hint_text(h), style=style)
 
 
 _ISOLATION_STYLE = {"container": "bold cyan", "pod": "magenta", "host": "dim"}
@@ -145,17 +148,28 @@ def _pod_cell(step: StepResult) -> RenderableType:
     return name(t)
 
 
-def _result_cell(step: StepResult) -> Text:
+def _result_text(step: StepResult) -> str:
+    """A step's outcome as the admission column shows it."""
     if step.op == "removePod":
-        return Text("removed", style="yellow")
+        return "removed"
     if step.op == "removeContainer":
-        return Text(f"removed\n{step.container}", style="yellow")
+        return f"removed\n{step.container}"
     if step.op == "reconcile":
-        return Text("reconciled", style="yellow")
+        return "reconciled"
     if step.admitted:
-        return Text("✓ admitted", style="green")
-    t = Text(f"✗ rejected [{step.index}]\n", style="bold red")
-    t.append(step.reason or "", style="red")
+        return "✓ admitted"
+    return f"✗ rejected [{step.index}]\n{step.reason or ''}"
+
+
+def _result_cell(step: StepResult) -> Text:
+    text = _result_text(step)
+    if step.op != "addPod":
+        return Text(text, style="yellow")
+    if step.admitted:
+        return Text(text, style="green")
+    head, _, reason = text.partition("\n")
+    t = Text(head + "\n", style="bold red")
+    t.append(reason, style="red")
     return t
 
 

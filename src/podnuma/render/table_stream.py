@@ -38,7 +38,6 @@ from rich.control import strip_control_codes
 from rich.text import Text
 
 from podnuma.cm.results import NodeSummary, StepResult
-from podnuma.cm.topologymanager.hint import TopologyHint
 from podnuma.inputs.spool import spooled
 from podnuma.machine.topology import Machine
 from podnuma.render import table as tables
@@ -78,34 +77,13 @@ _SPOOL = 4 << 20
 _KNOWN = 1 << 14
 
 
-def _hint_text(h: TopologyHint | None) -> str:
-    """The text of :func:`podnuma.render.table._hint`."""
-    if h is None or h.numa_node_affinity is None:
-        return "any ✓" if h is not None and h.preferred else "any"
-    nodes = tables._numa_list(tuple(h.numa_node_affinity.bits()))
-    return f"{nodes} ✓" if h.preferred else f"{nodes} ✗"
-
-
-def _result_text(step: StepResult) -> str:
-    """The text of :func:`podnuma.render.table._result_cell`."""
-    if step.op == "removePod":
-        return "removed"
-    if step.op == "removeContainer":
-        return f"removed\n{step.container}"
-    if step.op == "reconcile":
-        return "reconciled"
-    if step.admitted:
-        return "✓ admitted"
-    return f"✗ rejected [{step.index}]\n{step.reason or ''}"
-
-
 def step_rows(step: StepResult, machine: Machine) -> list[Row]:
     """The rows of ``step`` in the steps table (those of
     :func:`podnuma.render.table._step_rows`, as plain cells); the last one
     ends the step."""
     pod = step.pod + (f"\n{step.qos_class}" if step.qos_class else "")
     head: tuple[Cell, ...] = (TEXT + str(step.index), NAME + strip_control_codes(pod),
-                              TEXT + strip_control_codes(_result_text(step)))
+                              TEXT + strip_control_codes(tables._result_text(step)))
     rows: list[Row] = []
     alloc = step.pod_allocation
     if alloc is not None:
@@ -120,7 +98,7 @@ def step_rows(step: StepResult, machine: Machine) -> list[Row]:
         rows.append(((*head, NAME + strip_control_codes(label), CPUS + tables._cpus(c.cpus),
                       TEXT + strip_control_codes(tables._ISOLATION_TEXT.get(c.isolation, c.isolation)),
                       TEXT + tables._numa_list(c.mems), TEXT + tables._memory(c.memory),
-                      TEXT + _hint_text(c.topology_hint)), False))
+                      TEXT + tables._hint_text(c.topology_hint)), False))
         head = _BLANK
     shared = step.default_cpuset if not step.default_cpuset.is_empty() else machine.topology.cpus()
     rows.append(((*head, TEXT + "(shared pool)", CPUS + tables._cpus(shared), TEXT, TEXT, TEXT, TEXT),
@@ -177,26 +155,22 @@ class _Widest:
         self.best: dict[int, tuple[int, int]] = {}  # 2 * column + (0: least, 1: most) -> (width, row)
         self.kept: dict[int, tuple[Cell, ...]] = {}
         self.count = 0
-        # per column, its two widest so far (at the least, at the most): an
-        # ASCII cell no longer than either can hold neither (rich counts an
-        # ASCII character one column at most; a name's pieces count at most
-        # NAME_PIECE_MAX)
-        self.low: list[int] = []
-        self.high: list[int] = []
         self.known: dict[Cell, tuple[int, int]] = {}
 
     def add(self, cells: tuple[Cell, ...]) -> None:
         r = self.count
         self.count += 1
-        best, lows, highs = self.best, self.low, self.high
-        if len(lows) < len(cells):
-            lows.extend([-1] * (len(cells) - len(lows)))
-            highs.extend([-1] * (len(cells) - len(highs)))
+        best = self.best
         known = self.known
         taken = False
         for c, cell in enumerate(cells):
+            # an ASCII cell no longer than its column's two widest so far
+            # can hold neither (rich counts an ASCII character one column at
+            # most; a name's pieces count at most NAME_PIECE_MAX)
+            low_best, high_best = best.get(2 * c), best.get(2 * c + 1)
             n = len(cell) - 1
-            if (n <= highs[c] and (n if cell[0] != NAME else min(n, NAME_PIECE_MAX)) <= lows[c]
+            if (low_best is not None and high_best is not None and n <= high_best[0]
+                    and (n if cell[0] != NAME else min(n, NAME_PIECE_MAX)) <= low_best[0]
                     and cell.isascii()):
                 continue
             got = known.get(cell)
@@ -211,7 +185,6 @@ class _Widest:
                 if prev is None or value > prev[0]:
                     best[key] = (value, r)
                     taken = True
-            lows[c], highs[c] = best[2 * c][0], best[2 * c + 1][0]
         if taken:
             self.kept[r] = cells
             if len(self.kept) > 4 * len(best):
