@@ -62,6 +62,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -82,25 +83,36 @@ def _run(cmd: list[str], src: str | None = None) -> tuple[float, float, int]:
     env = _env(src)
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     top = psutil.Process(proc.pid)
-    peak = 0
-    while proc.poll() is None:
-        total = 0
-        try:
-            procs = [top, *top.children(recursive=True)]
-        except psutil.Error:
-            procs = []
-        for p in procs:
-            with contextlib.suppress(psutil.Error):
-                total += p.memory_info().rss
-        peak = max(peak, total)
-        time.sleep(0.1)
-    wall = time.perf_counter() - t
+    peak = [0]
+    ended = threading.Event()
+
+    def sample() -> None:  # the tree's RSS every 0.1 s, on a thread of its own
+        while not ended.is_set():
+            total = 0
+            try:
+                procs = [top, *top.children(recursive=True)]
+            except psutil.Error:
+                procs = []
+            for p in procs:
+                with contextlib.suppress(psutil.Error):
+                    total += p.memory_info().rss
+            peak[0] = max(peak[0], total)
+            ended.wait(0.1)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    # the wall time to the command's exit (not to the next sample: the
+    # sampling period would round a 1.5 s run to a tenth of a second)
     err = proc.stderr.read().decode() if proc.stderr else ""
+    proc.wait()
+    wall = time.perf_counter() - t
+    ended.set()
+    sampler.join()
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{err}")
     ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (ru1.ru_utime + ru1.ru_stime) - (ru0.ru_utime + ru0.ru_stime)
-    return wall, cpu, peak
+    return wall, cpu, peak[0]
 
 
 def _env(src: str | None) -> dict[str, str]:
@@ -425,7 +437,7 @@ def main() -> None:
                         first = doc
                     same = doc == first
                     identical &= same
-                    print(f"{f'[{r + 1}] {label}':12} {name:16} {wall:7.1f} s wall {pods / wall:8.0f} pods/s | "
+                    print(f"{f'[{r + 1}] {label}':12} {name:16} {wall:7.2f} s wall {pods / wall:8.0f} pods/s | "
                           f"{cpu:7.1f} CPU s {pods / cpu:8.0f} pods/CPU-s"
                           f"{f' (+ cluster {theirs:.1f})' if theirs else ''} | peak RSS (sum) "
                           f"{peak / 2**20:6.0f} MiB | load {os.getloadavg()[0]:.1f}"

@@ -59,7 +59,8 @@ def dask_setup(worker: Any = None) -> None:  # the --preload hook of `dask worke
 def report(where: Path, start: float, end: float, roles: dict[int, str]) -> None:
     """Per process: when its first task started (seconds after ``start``),
     its tasks' wall and CPU, the idle time between its first task's start
-    and ``end``, when its last task ended; the tasks' order."""
+    and ``end``, when its last task ended; the tasks' order, each as
+    kind and size @ start + wall / CPU seconds."""
     rows: dict[int, list[dict[str, Any]]] = defaultdict(list)
     for f in sorted(where.glob("*.jsonl")):
         for line in f.read_text().splitlines():
@@ -74,5 +75,5 @@ def report(where: Path, start: float, end: float, roles: dict[int, str]) -> None
         print(f"    {roles.get(pid, 'process'):16} {pid:>7}: first task at {first:5.2f}, last ends {last:5.2f}, "
               f"{len(rs)} tasks, busy {busy:5.2f} wall / {sum(r['cpu'] for r in rs):5.2f} CPU, gaps between "
               f"tasks {gaps:4.2f}, idle after its last {end - start - last:4.2f}")
-        print("      " + " ".join(f"{'f' if r['kind'] == 'read' else 'p'}{r['size']}@{r['t0'] - start:.2f}+{r['t1'] - r['t0']:.2f}"
+        print("      " + " ".join(f"{'f' if r['kind'] == 'read' else 'p'}{r['size']}@{r['t0'] - start:.2f}+{r['t1'] - r['t0']:.2f}/{r['cpu']:.2f}"
                                   for r in rs))

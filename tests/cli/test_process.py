@@ -119,3 +119,61 @@ def test_not_own_process_changes_nothing() -> None:
         assert gc.isenabled()
         process.loaded()
     assert gc.isenabled() and gc.get_freeze_count() == frozen
+
+
+#: the console script's entry (``podnuma.cli.run``) with an exit handler
+#: that says on standard error whether Python's finalization ran
+ENDING = """
+import atexit, sys
+atexit.register(lambda: sys.stderr.write("\\nFINALIZED\\n"))
+sys.argv = ["podnuma", *sys.argv[1:]]
+from podnuma.cli import run
+run()
+"""
+
+
+def test_a_fleet_report_written_ends_the_process_at_once(tmp_path: Path) -> None:
+    """``fleet analyze`` whose report is written (standard output or
+    ``--output-file``) and whose executor is closed ends without Python's
+    finalization, its output whole; a failing command and a command that
+    does not say so end as usual."""
+    fleet = str(ROOT / "examples" / "fleet")
+    proc = _python(ENDING, "fleet", "analyze", fleet, "-o", "json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["kind"] == "FleetReport"
+    assert "FINALIZED" not in proc.stderr and "not replayed" in proc.stderr  # (its warnings flushed)
+
+    out = tmp_path / "report.json"
+    proc = _python(ENDING, "fleet", "analyze", fleet, "-o", "json", "--output-file", str(out),
+                   "--workers", "2", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(out.read_text())["kind"] == "FleetReport" and proc.stdout == ""
+    assert "FINALIZED" not in proc.stderr
+
+    proc = _python(ENDING, "fleet", "analyze", str(tmp_path / "missing"), cwd=tmp_path)
+    assert proc.returncode == 2 and "FINALIZED" in proc.stderr
+
+    scenario = tmp_path / "s.json"
+    scenario.write_text(json.dumps(base()), encoding="utf-8")
+    proc = _python(ENDING, "simulate", str(scenario), "-o", "json", cwd=tmp_path)
+    assert proc.returncode == 0 and json.loads(proc.stdout)["steps"]
+    assert "FINALIZED" in proc.stderr
+
+
+def test_a_fleet_report_into_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
+    """A reader that closes the pipe after the first bytes: exit 0, no
+    traceback (the standard output that cannot flush ends the process as
+    usual)."""
+    from podnuma.fleet.generate import generate_fleet
+
+    generate_fleet(tmp_path / "fleet", nodes=40, pods_per_node=10, seed=3)  # a report past the pipe's buffer
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    proc = subprocess.Popen([sys.executable, "-c", ENDING, "fleet", "analyze", str(tmp_path / "fleet"),
+                             "-o", "json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path,
+                            env=env)
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout.read(1)
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=180) == 0
+    assert "Traceback" not in err and "Exception ignored" not in err

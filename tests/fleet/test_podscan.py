@@ -229,6 +229,63 @@ def test_pods_kept_from_the_index_give_the_report_of_ranges_read_back(
     assert not podscan._HELD and podscan._held_bytes[0] == 0
 
 
+def test_pods_kept_are_left_out_of_the_collectors_passes_until_let_go(
+    small_fleet: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pods kept for the replay (decoded with the cyclic collector off)
+    are frozen (``gc.freeze``) while they are kept: in one process from the
+    end of the reading to the last replayed node, on a worker after each
+    batch it reads; the last one let go thaws what was frozen, unless
+    objects were frozen before the first (a process that lives for one run
+    froze them): those stay frozen. The report is the one of the ranges
+    read back."""
+    import gc
+
+    import podnuma.fleet.execute as execute
+    import podnuma.fleet.podscan as podscan
+    from podnuma.render.serialize import dump_json
+
+    earlier = gc.get_freeze_count()
+    gc.unfreeze()  # (this test process's own: frozen again at the end)
+    try:
+        seen: list[int] = []
+        take = podscan._take_held
+
+        def counting(r: Any) -> Any:
+            seen.append(gc.get_freeze_count())
+            return take(r)
+
+        monkeypatch.setattr(podscan, "_take_held", counting)
+        want = dump_json(_report(small_fleet))
+        assert gc.get_freeze_count() == 0  # (nothing kept there: read in one pass)
+        assert dump_json(_report_here(small_fleet, WHAT_IFS)) == want
+        assert seen and all(n > 0 for n in seen)  # frozen while kept
+        assert not podscan._HELD and gc.get_freeze_count() == 0  # thawed with the last
+
+        # a worker's batch: its pods kept and frozen, thawed when let go
+        monkeypatch.setattr(execute, "_worker_address", lambda: "tcp://127.0.0.1:1")
+        files = [str(f) for f in _pod_files(small_fleet)]
+        where, kept, _ = execute.scan_kept((files[:1], "run-1"))
+        assert where == "tcp://127.0.0.1:1" and kept == files[:1]
+        assert gc.get_freeze_count() > 0 and gc.isenabled()
+        podscan.release_held()
+        assert gc.get_freeze_count() == 0
+
+        # objects frozen before: they stay frozen once the pods are let go
+        gc.freeze()
+        execute.scan_kept((files[:1], "run-2"))
+        podscan.release_held()
+        assert gc.get_freeze_count() > 0
+        gc.unfreeze()
+        execute.scan_kept((files[:1], "run-3"))  # and the next run starts afresh
+        podscan.release_held()
+        assert gc.get_freeze_count() == 0
+    finally:
+        podscan.release_held()
+        if earlier:
+            gc.freeze()
+
+
 def test_pods_are_kept_up_to_the_limit(
     small_fleet: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

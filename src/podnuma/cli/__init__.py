@@ -38,9 +38,15 @@ def main(argv: list[str] | None = None, *, own_process: bool = False) -> int:
 def run() -> NoReturn:
     """The console script (and ``python -m podnuma.cli``): the process's
     command line run in a process of its own, then exit with its code."""
-    import sys
+    from podnuma.cli.process import end
 
-    sys.exit(main(own_process=True))
+    try:
+        code = main(own_process=True)
+    except SystemExit as e:  # (click's commands exit this way)
+        if e.code is not None and not isinstance(e.code, int):
+            raise
+        code = e.code or 0
+    end(code)
 
 
 def __getattr__(name: str) -> Any:

@@ -139,6 +139,11 @@ def analyze(
             count = guard(lambda: service.write_scenarios(fleet, parsed, scenario_dir))
             if not quiet:
                 echo_err(f"wrote {count} scenario(s) to {scenario_dir}")
+    # the report written, the executor's processes and the scratch files
+    # gone: the process need not free the fleet object by object
+    from podnuma.cli.process import exit_at_once
+
+    exit_at_once()
 
 
 def _installed(module: str) -> None:

@@ -15,6 +15,13 @@ not podnuma's own (a test calling :func:`podnuma.cli.main`), nothing
 changes: freezing would keep that process's objects from ever being
 collected.
 
+A command whose output is written and whose files, temporary directories
+and child processes are closed may also end its process at once
+(:func:`exit_at_once`, :func:`end`): without Python's finalization, which
+frees every object the run made one by one and runs a last collection
+over them (about 30 ms after a 100,000-pod fleet report; ``mypy`` ends
+the same way for the same reason).
+
 A speed module (docs/speed.md: about 19 M instructions of a one-step
 ``simulate``'s 173 M, and about 23 M at 10,000 steps).
 """
@@ -22,10 +29,13 @@ A speed module (docs/speed.md: about 19 M instructions of a one-step
 from __future__ import annotations
 
 import gc
+import os
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import NoReturn
 
-__all__ = ["held", "loaded"]
+__all__ = ["end", "exit_at_once", "held", "loaded"]
 
 #: whether the collector is held off for the command being loaded
 _held = [False]
@@ -55,3 +65,31 @@ def loaded() -> None:
         _held[0] = False
         gc.freeze()
         gc.enable()
+
+
+#: set by :func:`exit_at_once`
+_at_once = [False]
+
+
+def exit_at_once() -> None:
+    """The command has written its output and closed what it opened (its
+    files, temporary directories and the processes it started): its
+    process may end without Python's finalization (:func:`end`, in
+    podnuma's own process only)."""
+    _at_once[0] = True
+
+
+def end(code: int) -> NoReturn:
+    """End podnuma's own process with ``code``: at once (``os._exit``, the
+    standard streams flushed first) when the command said it may
+    (:func:`exit_at_once`) and they flush; else as usual (``sys.exit``: a
+    stream that cannot flush, a closed pipe, ends as it always has)."""
+    if _at_once[0]:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
+        else:
+            os._exit(code)
+    sys.exit(code)

@@ -216,6 +216,8 @@ def scan_kept(arg: tuple[Sequence[str], str | None]) -> tuple[str | None, list[s
         gc.disable()
     try:
         scans = inputs.scan_files(paths, hold=True)
+        if paused:  # (kept out of the collector's passes until replayed)
+            podscan.freeze_held()
     finally:
         if paused:
             gc.enable()

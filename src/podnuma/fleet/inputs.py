@@ -504,6 +504,8 @@ def load_fleet(
             for b in batches:
                 for f in b:
                     merge_scan(scan, scan_files([f], pack=False, hold=hold)[0])
+            if paused:  # (kept out of the collector's passes until replayed)
+                podscan.freeze_held()
         finally:
             if paused:
                 gc.enable()
