@@ -134,9 +134,9 @@ run()
 
 def test_a_fleet_report_written_ends_the_process_at_once(tmp_path: Path) -> None:
     """``fleet analyze`` whose report is written (standard output or
-    ``--output-file``) and whose executor is closed ends without Python's
-    finalization, its output whole; a failing command and a command that
-    does not say so end as usual."""
+    ``--output-file``) and whose executor is closed, and ``simulate`` whose
+    run is printed, end without Python's finalization, their output whole;
+    a failing command and a command that does not say so end as usual."""
     fleet = str(ROOT / "examples" / "fleet")
     proc = _python(ENDING, "fleet", "analyze", fleet, "-o", "json", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
@@ -155,8 +155,13 @@ def test_a_fleet_report_written_ends_the_process_at_once(tmp_path: Path) -> None
 
     scenario = tmp_path / "s.json"
     scenario.write_text(json.dumps(base()), encoding="utf-8")
-    proc = _python(ENDING, "simulate", str(scenario), "-o", "json", cwd=tmp_path)
-    assert proc.returncode == 0 and json.loads(proc.stdout)["steps"]
+    for output in ("json", "table"):  # simulate's run printed: at once too
+        proc = _python(ENDING, "simulate", str(scenario), "-o", output, cwd=tmp_path)
+        assert proc.returncode == 0 and "FINALIZED" not in proc.stderr
+        assert (json.loads(proc.stdout)["steps"] if output == "json" else "admitted" in proc.stdout)
+
+    proc = _python(ENDING, "--version", cwd=tmp_path)
+    assert proc.returncode == 0 and proc.stdout.startswith("podnuma, version")
     assert "FINALIZED" in proc.stderr
 
 

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import IO, TYPE_CHECKING
 
 from podnuma.cli.guard import guard
-from podnuma.cli.process import loaded
+from podnuma.cli.process import exit_at_once, loaded
 from podnuma.inputs.documents import is_stdin
 from podnuma.inputs.overrides import Override, parse_overrides
 from podnuma.inputs.scenario_stream import ReadWhole, ScenarioFile
@@ -56,6 +56,7 @@ def simulate_streamed(
     with spooled(_SPOOL, mode="w+", encoding="utf-8", errors="surrogatepass") as spool:
         guard(lambda: _stream_run(scenario, spool, output, detail, checkpoint_dir, overrides, note))
         guard(lambda: _print(spool, echo))
+    exit_at_once()  # (printed, the spool and the scenario file closed)
 
 
 def streams_table() -> bool:
