@@ -121,11 +121,21 @@ def test_not_own_process_changes_nothing() -> None:
     assert gc.isenabled() and gc.get_freeze_count() == frozen
 
 
-#: the console script's entry (``podnuma.cli.run``) with an exit handler
-#: that says on standard error whether Python's finalization ran
+#: the console script's entry (``podnuma.cli.run``), saying on standard
+#: error (file descriptor 2, which outlives ``sys.stderr``) that the
+#: functions registered with atexit ran, with whether the pods a fleet run
+#: keeps are frozen in this process, and whether Python's finalization
+#: ran (an object of ``__main__`` destroyed)
 ENDING = """
-import atexit, sys
-atexit.register(lambda: sys.stderr.write("\\nFINALIZED\\n"))
+import atexit, os, sys
+def said():
+    from podnuma.fleet import podscan
+    os.write(2, b"\\nATEXIT freeze=%d\\n" % podscan._FREEZE[0])
+atexit.register(said)
+class Probe:
+    def __del__(self):
+        os.write(2, b"\\nFINALIZED\\n")
+probe = Probe()
 sys.argv = ["podnuma", *sys.argv[1:]]
 from podnuma.cli import run
 run()
@@ -135,34 +145,81 @@ run()
 def test_a_fleet_report_written_ends_the_process_at_once(tmp_path: Path) -> None:
     """``fleet analyze`` whose report is written (standard output or
     ``--output-file``) and whose executor is closed, and ``simulate`` whose
-    run is printed, end without Python's finalization, their output whole;
-    a failing command and a command that does not say so end as usual."""
+    run is printed, end without Python's finalization, their output whole,
+    once the functions registered with atexit have run (a library's
+    clean-up); ``fleet analyze`` in its own process keeps its pods frozen
+    out of the collector's passes. A failing command and a command that
+    does not say so end as usual."""
     fleet = str(ROOT / "examples" / "fleet")
     proc = _python(ENDING, "fleet", "analyze", fleet, "-o", "json", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["kind"] == "FleetReport"
     assert "FINALIZED" not in proc.stderr and "not replayed" in proc.stderr  # (its warnings flushed)
+    assert "ATEXIT freeze=1" in proc.stderr
 
     out = tmp_path / "report.json"
     proc = _python(ENDING, "fleet", "analyze", fleet, "-o", "json", "--output-file", str(out),
                    "--workers", "2", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(out.read_text())["kind"] == "FleetReport" and proc.stdout == ""
-    assert "FINALIZED" not in proc.stderr
+    assert "FINALIZED" not in proc.stderr and "ATEXIT" in proc.stderr
 
     proc = _python(ENDING, "fleet", "analyze", str(tmp_path / "missing"), cwd=tmp_path)
-    assert proc.returncode == 2 and "FINALIZED" in proc.stderr
+    assert proc.returncode == 2 and "FINALIZED" in proc.stderr and "ATEXIT" in proc.stderr
 
     scenario = tmp_path / "s.json"
     scenario.write_text(json.dumps(base()), encoding="utf-8")
     for output in ("json", "table"):  # simulate's run printed: at once too
         proc = _python(ENDING, "simulate", str(scenario), "-o", output, cwd=tmp_path)
         assert proc.returncode == 0 and "FINALIZED" not in proc.stderr
+        assert "ATEXIT freeze=0" in proc.stderr
         assert (json.loads(proc.stdout)["steps"] if output == "json" else "admitted" in proc.stdout)
 
     proc = _python(ENDING, "--version", cwd=tmp_path)
     assert proc.returncode == 0 and proc.stdout.startswith("podnuma, version")
     assert "FINALIZED" in proc.stderr
+
+
+def test_a_closed_standard_stream_ends_as_before(tmp_path: Path) -> None:
+    """A standard output or error closed when the command starts (``>&-``,
+    ``2>&-``): the command ends as usual, with its exit code."""
+    out = tmp_path / "report.json"
+    fleet = str(ROOT / "examples" / "fleet")
+    scenario = tmp_path / "s.json"
+    scenario.write_text(json.dumps(base()), encoding="utf-8")
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    cases = [
+        ('"$0" -m podnuma.cli fleet analyze "$1" -o json --output-file "$2" >&-', 0),
+        ('"$0" -m podnuma.cli simulate "$3" -o json 2>&-', 0),
+        ('"$0" -m podnuma.cli fleet analyze "$1"/missing 2>&-', 2),
+    ]
+    for line, want in cases:
+        proc = subprocess.run(["sh", "-c", line, sys.executable, fleet, str(out), str(scenario)],
+                              capture_output=True, text=True, timeout=180, cwd=tmp_path, env=env)
+        assert proc.returncode == want, (line, proc.stderr)
+        assert "Traceback" not in proc.stderr
+    assert json.loads(out.read_text())["kind"] == "FleetReport"
+
+
+def test_a_thread_still_running_is_waited_for(tmp_path: Path) -> None:
+    """A thread still running when the command ends (none of podnuma's do):
+    the process ends as usual, after it."""
+    code = """
+import os, threading, time
+from podnuma.cli import process
+def late():
+    time.sleep(0.3)
+    os.write(1, b"thread done\\n")
+threading.Thread(target=late).start()
+process.begin()
+process.exit_at_once()
+process.end(3)
+"""
+    proc = _python(code, cwd=tmp_path)
+    assert proc.returncode == 3 and proc.stdout == "thread done\n"
+    daemon = code.replace("threading.Thread(target=late)", "threading.Thread(target=late, daemon=True)")
+    proc = _python(daemon, cwd=tmp_path)  # a daemon thread does not keep it
+    assert proc.returncode == 3 and proc.stdout == ""
 
 
 def test_a_fleet_report_into_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:

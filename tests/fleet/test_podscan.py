@@ -229,21 +229,36 @@ def test_pods_kept_from_the_index_give_the_report_of_ranges_read_back(
     assert not podscan._HELD and podscan._held_bytes[0] == 0
 
 
-def test_pods_kept_are_left_out_of_the_collectors_passes_until_let_go(
-    small_fleet: Path, monkeypatch: pytest.MonkeyPatch
+def test_pods_kept_are_frozen_only_in_a_process_that_lives_for_one_run(
+    small_fleet: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The pods kept for the replay (decoded with the cyclic collector off)
-    are frozen (``gc.freeze``) while they are kept: in one process from the
-    end of the reading to the last replayed node, on a worker after each
-    batch it reads; the last one let go thaws what was frozen, unless
-    objects were frozen before the first (a process that lives for one run
-    froze them): those stay frozen. The report is the one of the ranges
-    read back."""
+    """In a process that said it lives for one run
+    (:func:`~podnuma.fleet.podscan.freeze_kept_pods`: the command's own, the
+    Dask client process and its forked workers), the pods kept for the
+    replay are frozen out of the collector's passes (``gc.freeze``) once
+    kept: in one process after the reading, on a worker after each batch it
+    reads. Anywhere else (this test process, a server, a ``dask worker``)
+    nothing is frozen. Either way the report is the one of the ranges read
+    back, and nothing is kept once the replay in this process has ended,
+    not even the pods of a node missing from the nodes dump."""
     import gc
 
     import podnuma.fleet.execute as execute
     import podnuma.fleet.podscan as podscan
     from podnuma.render.serialize import dump_json
+
+    d = tmp_path / "fleet"
+    shutil.copytree(small_fleet, d)
+    f = _pod_files(d)[0]
+    doc = json.loads(f.read_text())
+    ghost = json.loads(json.dumps(doc["items"][0]))
+    ghost["metadata"]["name"] += "-ghost"
+    ghost["metadata"]["uid"] = "ghost-uid"
+    ghost["spec"]["nodeName"] = "not-in-the-nodes-dump"
+    doc["items"].append(ghost)
+    f.write_text(json.dumps(doc))
+    want = dump_json(_report(d))
+    files = [str(p) for p in _pod_files(d)]
 
     earlier = gc.get_freeze_count()
     gc.unfreeze()  # (this test process's own: frozen again at the end)
@@ -256,32 +271,29 @@ def test_pods_kept_are_left_out_of_the_collectors_passes_until_let_go(
             return take(r)
 
         monkeypatch.setattr(podscan, "_take_held", counting)
-        want = dump_json(_report(small_fleet))
-        assert gc.get_freeze_count() == 0  # (nothing kept there: read in one pass)
-        assert dump_json(_report_here(small_fleet, WHAT_IFS)) == want
-        assert seen and all(n > 0 for n in seen)  # frozen while kept
-        assert not podscan._HELD and gc.get_freeze_count() == 0  # thawed with the last
-
-        # a worker's batch: its pods kept and frozen, thawed when let go
         monkeypatch.setattr(execute, "_worker_address", lambda: "tcp://127.0.0.1:1")
-        files = [str(f) for f in _pod_files(small_fleet)]
-        where, kept, _ = execute.scan_kept((files[:1], "run-1"))
+
+        # a process that goes on: nothing frozen, nothing kept after
+        assert dump_json(_report_here(d, WHAT_IFS)) == want
+        assert seen and not any(seen) and gc.get_freeze_count() == 0
+        assert not podscan._HELD and podscan._held_bytes[0] == 0
+        execute.scan_kept((files[:1], "run-1"))
+        assert podscan.is_held(files[0]) and gc.get_freeze_count() == 0
+        podscan.release_held()
+
+        # a process that lives for one run
+        monkeypatch.setattr(podscan, "_FREEZE", [True])
+        seen.clear()
+        assert dump_json(_report_here(d, WHAT_IFS)) == want
+        assert seen and all(n > 0 for n in seen)  # frozen while kept
+        assert not podscan._HELD and podscan._held_bytes[0] == 0
+        gc.unfreeze()
+        where, kept, _ = execute.scan_kept((files[:1], "run-2"))
         assert where == "tcp://127.0.0.1:1" and kept == files[:1]
         assert gc.get_freeze_count() > 0 and gc.isenabled()
-        podscan.release_held()
-        assert gc.get_freeze_count() == 0
-
-        # objects frozen before: they stay frozen once the pods are let go
-        gc.freeze()
-        execute.scan_kept((files[:1], "run-2"))
-        podscan.release_held()
-        assert gc.get_freeze_count() > 0
-        gc.unfreeze()
-        execute.scan_kept((files[:1], "run-3"))  # and the next run starts afresh
-        podscan.release_held()
-        assert gc.get_freeze_count() == 0
     finally:
         podscan.release_held()
+        gc.unfreeze()
         if earlier:
             gc.freeze()
 

@@ -8,7 +8,7 @@ line to the fast path (``fast``: ``podnuma simulate FILE -o json`` run
 without loading click), then to click; :func:`run` (the console script,
 ``python -m podnuma.cli``) is :func:`main` in a process of podnuma's own
 (``process``: the garbage collector held off while a fast-path command
-loads).
+loads, and the process ended at once by a command whose output is written).
 """
 
 from __future__ import annotations
@@ -38,8 +38,9 @@ def main(argv: list[str] | None = None, *, own_process: bool = False) -> int:
 def run() -> NoReturn:
     """The console script (and ``python -m podnuma.cli``): the process's
     command line run in a process of its own, then exit with its code."""
-    from podnuma.cli.process import end
+    from podnuma.cli.process import begin, end
 
+    begin()
     try:
         code = main(own_process=True)
     except SystemExit as e:  # (click's commands exit this way)

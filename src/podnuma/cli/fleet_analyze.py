@@ -121,6 +121,10 @@ def analyze(
         guard(lambda: importlib.import_module("plotly"))  # the fleet extra, before any work
     if dask_target is not None:  # found, not imported: the Dask client may run in a process of its own
         guard(lambda: _installed("distributed"))
+    from podnuma.cli.process import exit_at_once, is_own
+
+    if is_own():
+        service.for_one_run()
     with contextlib.ExitStack() as stack:
         tmp = _Scratch()
         stack.callback(tmp.close)  # (last: after the executor has ended)
@@ -141,8 +145,6 @@ def analyze(
                 echo_err(f"wrote {count} scenario(s) to {scenario_dir}")
     # the report written, the executor's processes and the scratch files
     # gone: the process need not free the fleet object by object
-    from podnuma.cli.process import exit_at_once
-
     exit_at_once()
 
 

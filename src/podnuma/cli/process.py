@@ -35,7 +35,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import NoReturn
 
-__all__ = ["end", "exit_at_once", "held", "loaded"]
+__all__ = ["begin", "end", "exit_at_once", "held", "is_own", "loaded"]
 
 #: whether the collector is held off for the command being loaded
 _held = [False]
@@ -67,8 +67,22 @@ def loaded() -> None:
         gc.enable()
 
 
-#: set by :func:`exit_at_once`
+#: whether this process is podnuma's own (:func:`begin`), and whether its
+#: command said it may end at once (:func:`exit_at_once`)
+_own = [False]
 _at_once = [False]
+
+
+def begin() -> None:
+    """This process is podnuma's own (the console script,
+    ``python -m podnuma.cli``): it runs one command and ends."""
+    _own[0] = True
+    _at_once[0] = False
+
+
+def is_own() -> bool:
+    """Whether this process is podnuma's own (:func:`begin`)."""
+    return _own[0]
 
 
 def exit_at_once() -> None:
@@ -80,16 +94,34 @@ def exit_at_once() -> None:
 
 
 def end(code: int) -> NoReturn:
-    """End podnuma's own process with ``code``: at once (``os._exit``, the
-    standard streams flushed first) when the command said it may
-    (:func:`exit_at_once`) and they flush; else as usual (``sys.exit``: a
-    stream that cannot flush, a closed pipe, ends as it always has)."""
-    if _at_once[0]:
+    """End podnuma's own process with ``code``: at once when the command
+    said it may (:func:`exit_at_once`): the functions registered with
+    :mod:`atexit` run (a library's clean-up: the kubernetes client removes
+    the certificate and key files it wrote for a kubeconfig), the standard
+    streams are flushed, then ``os._exit``. As usual (``sys.exit``) when
+    it did not, when a thread other than the main one is still running
+    (finalization waits for it), or when a standard stream is closed or
+    cannot be flushed (a closed pipe ends as it always has)."""
+    if (_own[0] and _at_once[0] and _alone()
+            and sys.stdout is not None and sys.stderr is not None):  # (None: closed at the start)
+        import atexit
+
+        atexit._run_exitfuncs()  # (each run once: the list is emptied)
         try:
             sys.stdout.flush()
             sys.stderr.flush()
-        except (OSError, ValueError):
+        except Exception:  # noqa: BLE001 - finalization reports it, as before
             pass
         else:
             os._exit(code)
     sys.exit(code)
+
+
+def _alone() -> bool:
+    """Whether no thread but the main one is running (no ``threading``
+    imported: none is)."""
+    threading = sys.modules.get("threading")
+    if threading is None:
+        return True
+    main = threading.main_thread()
+    return all(t is main or t.daemon or not t.is_alive() for t in threading.enumerate())

@@ -369,7 +369,10 @@ class Serial(Executor):
         # small partitions: progress is shown often, memory stays low
         total = sum(_weight(n) for n in nodes)
         self.parts = max(1, math.ceil(total / 10_000))
-        return super().replay(nodes, what_ifs, progress)
+        try:
+            return super().replay(nodes, what_ifs, progress)
+        finally:  # the pods kept for nodes not replayed (not in the nodes dump) let go too
+            podscan.release_held()
 
 
 def _replay_args(arg: tuple[Sequence[NodeSpec], tuple[WhatIf, ...]]) -> list[dict[str, Any]]:
@@ -679,6 +682,7 @@ def _connect(target: str) -> tuple[DaskExecutor, int]:
     from podnuma.fleet.daskimport import import_dask
 
     import_dask(freeze=True, lean=True)  # this process lives for one run
+    podscan.freeze_kept_pods()  # (and so do the workers forked from it)
     client, cluster = dask_client(target, fork=True)
     _first_worker(client, cluster)
     client.wait_for_workers(1)  # (at once now: what the client knows of the workers brought up to date)

@@ -303,40 +303,38 @@ def is_held(file: str) -> bool:
 
 
 def release_held(file: str | None = None) -> None:
-    """Let go of the pods held for ``file`` (default: every file); with
-    the last of them, what :func:`freeze_held` froze is thawed."""
+    """Let go of the pods held for ``file`` (default: every file)."""
     for f in ([file] if file is not None else list(_HELD)):
         got = _HELD.pop(f, None)
         if got is not None:
             _held_bytes[0] -= got.size
-    if not _HELD and _frozen[0] is not None:
-        if _frozen[0]:
-            gc.unfreeze()
-        _frozen[0] = None
 
 
-#: set by :func:`freeze_held` while pods are held: whether to thaw what is
-#: frozen when the last is let go (``None``: nothing frozen for them)
-_frozen: list[bool | None] = [None]
+#: whether this process lives for one run (:func:`freeze_kept_pods`)
+_FREEZE = [False]
+
+
+def freeze_kept_pods() -> None:
+    """This process lives for one run (the ``podnuma`` command's own
+    process, the Dask client process and the workers it forks): the pods
+    it keeps are left out of the cyclic garbage collector's passes once
+    kept (:func:`freeze_held`), for the rest of its life."""
+    _FREEZE[0] = True
 
 
 def freeze_held() -> None:
     """The pods held here, and everything else alive now, left out of the
-    cyclic garbage collector's passes (:func:`gc.freeze`) while pods are
-    held. They are decoded with the collector off (many small objects, in
-    no cycle); once it runs again, its next passes would walk all of them,
-    each young generation in turn, then the oldest (about 70 ms of a
-    100,000-pod run in one process). :func:`release_held` thaws them
-    (:func:`gc.unfreeze`) as it lets go of the last held dump, unless
-    objects were frozen before the first call (a process that lives for
-    one run froze them: the Dask client process and the workers forked
-    from it), where what is frozen stays so. Called again as more dumps
-    are held, it freezes those too."""
-    if not _HELD:
-        return
-    if _frozen[0] is None:
-        _frozen[0] = gc.get_freeze_count() == 0
-    gc.freeze()
+    cyclic garbage collector's passes (:func:`gc.freeze`), in a process that
+    lives for one run (:func:`freeze_kept_pods`). They are decoded with the
+    collector off (many small objects, in no cycle); once it runs again,
+    its next passes would walk all of them, each young generation in turn,
+    then the oldest (about 70 ms of a 100,000-pod run in one process).
+    Nowhere else: what is frozen is never collected, which a process that
+    goes on (a test, a server, a ``dask worker`` serving several runs)
+    cannot have. Called again as more dumps are held, it freezes those
+    too."""
+    if _FREEZE[0] and _HELD:
+        gc.freeze()
 
 
 def _take_held(r: Range) -> list[_PodRaw] | None:

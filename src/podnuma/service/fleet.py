@@ -130,6 +130,15 @@ def _gate_changes(report: dict[str, Any], what_ifs: Sequence[WhatIf]) -> None:
         report["changedPods"] = changed
 
 
+def for_one_run() -> None:
+    """This process runs one fleet analysis and ends (the ``podnuma``
+    command's own process): the pods it keeps for its replay are left out
+    of the garbage collector's passes (:func:`~podnuma.fleet.podscan.freeze_kept_pods`)."""
+    from podnuma.fleet.podscan import freeze_kept_pods
+
+    freeze_kept_pods()
+
+
 def analyze(
     fleet: FleetInputs, what_ifs: Sequence[WhatIf], *, workers: int | None = None,
     dask_target: str | None = None, progress: Progress | None = None,
