@@ -15,8 +15,10 @@ report; the cluster's start included), the CPU seconds of the command and
 all its processes, pods per second of wall and of CPU, and the peak of the
 summed resident memory of the command's process tree (sampled every 0.1 s
 with psutil: the client, the scheduler, the nannies and the workers). Then
-the ratio of the one-process wall time to the Dask wall time, and whether
-the two reports are byte-identical. A benchmark, not a test: it asserts
+the ratio of the one-process wall time to the Dask wall time, the highest
+ratio the Dask run's CPU allows (its CPU seconds, a running cluster's
+included, spread over every core with none ever waiting: the least wall
+time it could take), and whether the two reports are byte-identical. A benchmark, not a test: it asserts
 nothing about time. On a busy machine the wall figures are what the
 machine gave; the CPU figures say what the work costs. The issue's full
 size is ``--nodes 10000 --pods-per-node 100``.
@@ -402,6 +404,9 @@ def main() -> None:
         return
     # walls[variant][mode] over the rounds; the first report of all, to compare with
     walls: dict[str, dict[str, list[float]]] = {v[0]: {m[0]: [] for m in modes} for v in variants}
+    # the CPU seconds of each run: the command's process tree and, on a
+    # running cluster, its scheduler's and workers' for the run
+    cpus: dict[str, dict[str, list[float]]] = {v[0]: {m[0]: [] for m in modes} for v in variants}
     first: bytes | None = None
     identical = True
     addresses: dict[str, str] = {}
@@ -428,6 +433,7 @@ def main() -> None:
                     ran = {pid: c - before.get(pid, 0.0) for pid, c in _cluster_cpu(theirs_procs.get(label, [])).items()}
                     theirs = sum(ran.values()) if target and not target.startswith("local") else 0.0
                     walls[label][name].append(wall)
+                    cpus[label][name].append(cpu + theirs)
                     doc = out.read_bytes()
                     if pods is None:
                         summary = json.loads(doc)["summary"]["as running"]
@@ -451,6 +457,14 @@ def main() -> None:
                 ratios = [a / b for a, b in zip(walls[label][names[0]], walls[label][other], strict=True)]
                 print(f"{label}: ratio one process wall / {other} wall, per round: "
                       f"{' '.join(f'{x:.2f}' for x in ratios)}; median {statistics.median(ratios):.2f}")
+                # the most the run's CPU allows: its CPU spread over every core
+                # with no core ever waiting is the least wall time it can take
+                cores = os.cpu_count() or 1
+                bounds = [a / (c / cores) for a, c in zip(walls[label][names[0]], cpus[label][other],
+                                                          strict=True)]
+                print(f"{label}: the highest ratio the CPU of {other} allows on {cores} cores (one process "
+                      f"wall / (its CPU s / {cores})), per round: {' '.join(f'{x:.2f}' for x in bounds)}; "
+                      f"median {statistics.median(bounds):.2f}")
     print(f"byte-identical reports (every run, every mode and variant): {identical}")
 
 
