@@ -239,3 +239,58 @@ def test_a_fleet_report_into_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=180) == 0
     assert "Traceback" not in err and "Exception ignored" not in err
+
+
+#: a module Python imports at start-up when it is on the path: it says on
+#: file descriptor 2 whether Python's finalization ran (its object destroyed)
+SITECUSTOMIZE = """
+import os
+class _Probe:
+    def __del__(self):
+        os.write(2, b"\\\\nFINALIZED\\\\n")
+probe = _Probe()
+"""
+
+
+def test_the_console_entry_ends_at_once_only_as_the_main_module(tmp_path: Path) -> None:
+    """``python -m podnuma.cli`` (the main module calls ``run`` at its top
+    level, as the console script does) ends at once; ``run`` called under
+    ``python -m cProfile`` (which writes its profile once the command has
+    raised ``SystemExit``) or from a function that catches its
+    ``SystemExit`` only raises it, as before."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(SITECUSTOMIZE, encoding="utf-8")
+    scenario = tmp_path / "s.json"
+    scenario.write_text(json.dumps(base()), encoding="utf-8")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join((str(site), str(ROOT / "src"))))
+
+    def python(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=180,
+                              cwd=tmp_path, env=env)
+
+    proc = python("-m", "podnuma.cli", "simulate", str(scenario), "-o", "json")
+    assert proc.returncode == 0 and json.loads(proc.stdout)["steps"]
+    assert "FINALIZED" not in proc.stderr
+    proc = python("-m", "podnuma.cli", "--version")  # (a command that does not say so)
+    assert proc.returncode == 0 and "FINALIZED" in proc.stderr
+
+    profile = tmp_path / "profile.out"
+    proc = python("-m", "cProfile", "-o", str(profile), "-m", "podnuma.cli", "simulate", str(scenario),
+                  "-o", "json")
+    assert proc.returncode == 0 and json.loads(proc.stdout)["steps"]
+    assert profile.stat().st_size > 0  # (written after the command's SystemExit)
+
+    caught = """
+import sys
+from podnuma.cli import run
+def call():
+    try:
+        run()
+    except SystemExit as e:
+        print("went on after", e.code)
+sys.argv = ["podnuma", "simulate", sys.argv[1], "-o", "json"]
+call()
+"""
+    proc = python("-c", caught, str(scenario))
+    assert proc.returncode == 0 and proc.stdout.rstrip().endswith("went on after 0")

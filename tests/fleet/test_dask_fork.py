@@ -132,3 +132,20 @@ def test_a_cluster_that_cannot_be_reached_is_one_line_and_exit_2(tmp_path: Path)
     assert r.returncode == 2 and r.stdout == "", r.stderr
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"error: --dask tcp://127.0.0.1:{port}: "), r.stderr
+
+
+def test_a_local_cluster_leaves_nothing_in_the_temporary_directory(small_fleet: Path, tmp_path: Path) -> None:
+    """``--dask local:2``: the workers' scratch space is the cluster's own
+    directory, removed when it closes; the temporary directory is as it was
+    (no ``dask-scratch-space``, no lock files), run after run."""
+    need("distributed")
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = dict(_env(), TMPDIR=str(scratch))
+    for _ in range(2):
+        r = subprocess.run([sys.executable, "-m", "podnuma.cli", "fleet", "analyze", str(small_fleet),
+                            "-o", "json", "--dask", "local:2"], env=env, capture_output=True,
+                           timeout=300, text=True)
+        assert r.returncode == 0, r.stderr
+        assert json.loads(r.stdout)["kind"] == "FleetReport"
+        assert list(scratch.iterdir()) == []

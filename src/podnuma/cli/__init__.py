@@ -37,10 +37,20 @@ def main(argv: list[str] | None = None, *, own_process: bool = False) -> int:
 
 def run() -> NoReturn:
     """The console script (and ``python -m podnuma.cli``): the process's
-    command line run in a process of its own, then exit with its code."""
+    command line run in a process of its own, then exit with its code.
+    The process is podnuma's own (:func:`podnuma.cli.process.begin`) when
+    the main module calls this at its top level; called otherwise (under
+    ``python -m cProfile``, ``trace`` or a test, which catch the
+    ``SystemExit`` and go on) it only raises ``SystemExit``."""
+    import sys
+
     from podnuma.cli.process import begin, end
 
-    begin()
+    caller = sys._getframe(1)
+    main_module = sys.modules.get("__main__")
+    if caller.f_code.co_name == "<module>" and main_module is not None \
+            and caller.f_globals is vars(main_module):
+        begin()
     try:
         code = main(own_process=True)
     except SystemExit as e:  # (click's commands exit this way)

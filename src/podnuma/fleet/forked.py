@@ -11,6 +11,11 @@ in memory, connecting to the scheduler this process then starts (a
 children through a pipe, so they are forked while the scheduler is still
 coming up.
 
+The workers keep their scratch space (Dask's ``temporary-directory``) in
+a directory of the cluster's own, removed when it closes: a worker
+stopped while it closes leaves nothing behind in the temporary directory
+(Dask's shared ``dask-scratch-space`` and its lock files included).
+
 A worker that dies is replaced by a spawned worker (what a nanny does), so
 the run goes on with as many workers; its tasks are run again by the
 scheduler. When this process runs other threads, forking is not safe (a
@@ -90,8 +95,12 @@ class ForkedCluster:
             from distributed.versions import get_versions
 
             get_versions()
+        import tempfile  # (here: the command that imports this module need not)
+
         self.n = n
-        self.config = dict(config)
+        # the workers' scratch space, removed with the cluster
+        self.scratch = tempfile.mkdtemp(prefix="podnuma-dask-")
+        self.config = {**config, "temporary-directory": self.scratch}
         self.pids: list[int] = []
         self.spawned: list[Any] = []
         self.closing = False
@@ -190,6 +199,9 @@ class ForkedCluster:
             if p.is_alive():
                 p.kill()
                 p.join()
+        import shutil
+
+        shutil.rmtree(self.scratch, ignore_errors=True)
 
 
 def start(n: int, config: Mapping[str, Any], preload: Sequence[str] = ()) -> ForkedCluster | None:
