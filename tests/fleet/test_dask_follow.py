@@ -132,6 +132,36 @@ def test_a_worker_keeps_at_most_its_share_the_rest_is_shared(three_dumps: Path) 
     assert sorted(n.name for p in parts for n in p) == sorted(n.name for n in fleet.nodes)
 
 
+def test_the_command_keeps_at_most_one_more_runner_s_share() -> None:
+    """The pods the command kept (``HERE``: the dumps it indexed while its
+    cluster came up): it replays the nodes of at most the share of one
+    runner more than the cluster's (it shares their cores); the nodes past
+    it are partitions any worker takes."""
+    from podnuma.fleet.execute import HERE
+    from podnuma.fleet.model import NodeSpec
+
+    def node(i: int, f: str) -> NodeSpec:
+        return NodeSpec(name=f"n{i:03d}", pods_bound=10, pod_ranges=((f, i * 100, i * 100 + 50),))
+
+    nodes = [node(i, "a.json") for i in range(30)] + [node(i, "b.json") for i in range(30, 60)]
+    parts, hints = routed_partition(nodes, {"a.json": HERE, "b.json": "tcp://w"}, runners=2)
+    kept = {w: sum(x for v, x in hints if v == w) for w in (HERE, "tcp://w", None)}
+    assert kept[HERE] == 200  # 600 pods over 3 runners (2 workers and the command)
+    assert kept["tcp://w"] == 300 and kept[None] == 100  # a worker's share is half
+    here = [n.name for p, (w, _) in zip(parts, hints, strict=True) if w == HERE for n in p]
+    assert here == [f"n{i:03d}" for i in range(20)]  # the first of its dump, in order
+    assert sorted(n.name for p in parts for n in p) == sorted(n.name for n in nodes)
+
+
+def test_the_cluster_s_partitions_are_sent_each_holder_s_first_ones_first() -> None:
+    from podnuma.fleet.execute import _first_of_each
+
+    hints: list[tuple[str | None, int]] = [(None, 1), (None, 1), ("a", 1), ("a", 1), ("a", 1), ("b", 1)]
+    assert _first_of_each(range(6), hints) == [0, 2, 5, 1, 3, 4]
+    assert _first_of_each([2, 3, 4], hints) == [2, 3, 4]
+    assert _first_of_each([], hints) == []
+
+
 class _Scheduler:
     """What the client process asks of a scheduler while it waits: the
     workers' threads, none for the first ``empty`` questions."""

@@ -81,6 +81,50 @@ def test_local_cluster_from_a_client_process_gives_the_report_of_one_process(sma
         assert w["versions"]["hits"] >= w["versions"]["currsize"] > 5, w["versions"]
 
 
+def test_the_command_replays_the_nodes_of_the_dumps_it_read_while_the_cluster_came_up(
+    small_fleet: Path,
+) -> None:
+    """The command reads the first files itself while the Dask client
+    process imports Dask: the pods of a dump it reads are kept in the
+    command, and the nodes of at most one more runner's share of them are
+    replayed there, on a thread beside the cluster's tasks (the rest read
+    back by the workers); nothing is kept after, the report is one
+    process's."""
+    need("distributed")
+    got = _python("""
+        import threading
+        from podnuma.fleet import podscan
+        from podnuma.fleet.execute import HERE
+
+        want = report(Serial())
+        with open_executor(dask_target="local:2") as ex:
+            fleet = load_fleet([FLEET], map_files=ex.map, parts=ex.parts)
+            here = sorted(f for f, w in ex.holders.items() if w == HERE)
+            held = sorted(podscan._HELD)
+            told = []
+            results = ex.replay(fleet.nodes, W, lambda n: told.append((threading.current_thread().name, n)))
+            got = fleet_report(fleet, results, [w.label for w in W])
+            after = sorted(podscan._HELD)
+        print(json.dumps({"same": got == want, "here": here, "held": held, "after": after, "told": told,
+                          "pods": {n.name: n.pods_bound for n in fleet.nodes}}))
+    """, str(small_fleet))
+    dump = str(small_fleet / "pods" / "pods-0000.json")
+    assert got["same"]
+    # a fleet this small is read before Dask is imported: its one dump here
+    assert got["here"] == got["held"] == [dump]
+    assert got["after"] == []
+    by_thread: dict[str, int] = {}
+    for name, n in got["told"]:
+        by_thread[name] = by_thread.get(name, 0) + n
+    assert set(by_thread) == {"podnuma-fleet-here", "MainThread"}
+    assert sum(by_thread.values()) == len(got["pods"]) == 10
+    # the command's share: at most a third of the pods (two workers and it)
+    # past its last node
+    total = sum(max(1, p) for p in got["pods"].values())
+    assert 0 < by_thread["podnuma-fleet-here"] < len(got["pods"])
+    assert by_thread["podnuma-fleet-here"] <= -(-total // 3) // min(got["pods"].values()) + 1
+
+
 def test_a_forked_worker_killed_mid_run_is_replaced_and_the_report_is_the_same(small_fleet: Path) -> None:
     need("distributed")
     got = _python("""

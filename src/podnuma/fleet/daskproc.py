@@ -209,16 +209,21 @@ class ClientProcess:
     def map(self, fn: Callable[[_A], _R], args: Sequence[_A],
             done: Callable[[int], None] | None = None,
             where: Sequence[tuple[str | None, int]] | None = None,
-            arrived: Callable[[int, _R], None] | None = None) -> list[_R]:
+            arrived: Callable[[int, _R], None] | None = None,
+            alongside: Callable[[], None] | None = None) -> list[_R]:
         """``fn`` of each argument; ``where``: each task's worker and
         weight, once the cluster is up (:meth:`podnuma.fleet.execute.DaskExecutor.each`);
         ``arrived``: given each result as it comes, then ``done`` its index.
-        A map that raises leaves the client process to :meth:`close`, which
-        stops it (what it was running is not known); no other map runs."""
+        ``alongside`` (with ``where``): run in this process, on a thread of
+        its own, while the cluster runs the tasks (this thread reading their
+        results meanwhile); it has ended when this returns, and what it
+        raised is raised here. A map that raises leaves the client process
+        to :meth:`close`, which stops it (what it was running is not known);
+        no other map runs."""
         if self.busy:
             raise RuntimeError("the Dask client process is still in a map given up half-way")
         try:
-            return self._map(fn, args, done, where, arrived)
+            return self._map(fn, args, done, where, arrived, alongside)
         except BaseException:
             self.busy = True
             raise
@@ -226,7 +231,13 @@ class ClientProcess:
     def _map(self, fn: Callable[[_A], _R], args: Sequence[_A],
              done: Callable[[int], None] | None,
              where: Sequence[tuple[str | None, int]] | None,
-             arrived: Callable[[int, _R], None] | None) -> list[_R]:
+             arrived: Callable[[int, _R], None] | None,
+             alongside: Callable[[], None] | None = None) -> list[_R]:
+        if alongside is not None and where is None:
+            raise ValueError("alongside runs beside a map whose tasks have their workers")
+        if alongside is not None and not args:
+            alongside()  # (nothing for the cluster)
+            return []
         out: list[Any] = [None] * len(args)
 
         def got(i: int) -> None:
@@ -244,6 +255,7 @@ class ClientProcess:
             start = self._here_until_ready(fn, args, out, got)
         if start == len(args):
             return out
+        beside = _Beside(alongside) if alongside is not None else None
         while True:
             msg = self._recv()
             if msg[0] == "end":
@@ -251,6 +263,8 @@ class ClientProcess:
                 if self._sender is not None:  # (every argument was read: it has ended)
                     self._sender.join()
                     self._sender = None
+                if beside is not None:
+                    beside.join()
                 return out
             i = start + msg[1]
             out[i] = pickle.loads(msg[2])
@@ -374,6 +388,28 @@ class ClientProcess:
             except KeyboardInterrupt:
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(self.pid, signal.SIGTERM)
+
+
+class _Beside:
+    """``fn`` run on a thread of its own from now on; :meth:`join` waits
+    for it and raises what it raised."""
+
+    def __init__(self, fn: Callable[[], None]) -> None:
+        self.failed: list[BaseException] = []
+
+        def run() -> None:
+            try:
+                fn()
+            except BaseException as e:  # noqa: BLE001 - raised by join
+                self.failed.append(e)
+
+        self.thread = threading.Thread(target=run, name="podnuma-fleet-here", daemon=True)
+        self.thread.start()
+
+    def join(self) -> None:
+        self.thread.join()
+        if self.failed:
+            raise self.failed[0]
 
 
 class _Runner:

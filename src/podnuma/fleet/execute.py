@@ -38,6 +38,7 @@ import gc
 import itertools
 import math
 import sys
+import threading
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -130,6 +131,15 @@ def partition(nodes: Sequence[NodeSpec], parts_hint: int = 1,
     return consecutive_batches(ordered, weights, size)
 
 
+#: the holder of the pods the command keeps itself: those of the dumps it
+#: indexed while its cluster came up (:class:`DaskProcess`), whose nodes it
+#: then replays itself alongside the workers
+HERE = ""
+#: the run whose dumps' pods this process keeps as the command, not as a
+#: worker (set by an executor that replays those nodes here)
+_HERE_RUN: list[str | None] = [None]
+
+
 def routed_partition(nodes: Sequence[NodeSpec], holders: dict[str, str],
                      runners: int) -> tuple[list[list[NodeSpec]], list[tuple[str | None, int]]]:
     """Partitions for a cluster whose workers keep the pods of the dumps
@@ -141,7 +151,10 @@ def routed_partition(nodes: Sequence[NodeSpec], holders: dict[str, str],
     at most its share of the pods (the total over ``runners``): the nodes
     past it (the last in the order of the dumps) go to the group kept
     nowhere, shared by all, so that a worker that indexed more dumps than
-    another does not end the run alone with its large partitions."""
+    another does not end the run alone with its large partitions. The
+    command's own (:data:`HERE`, replayed by the command beside the
+    ``runners`` and sharing their cores) keeps at most the share of one
+    more runner."""
     groups: dict[str | None, list[NodeSpec]] = {}
     for n in nodes:
         where = holders.get(n.pod_ranges[0][0]) if n.pod_ranges else None
@@ -153,10 +166,11 @@ def routed_partition(nodes: Sequence[NodeSpec], holders: dict[str, str],
     shared = sorted(groups.pop(None, []), key=_locality)
     for where in sorted(groups, key=lambda w: w or ""):
         ordered = sorted(groups[where], key=_locality)
+        cap = math.ceil(total / (max(1, runners) + 1)) if where == HERE else share
         acc = 0
         for i, n in enumerate(ordered):
             acc += _weight(n)
-            if acc > share:
+            if acc > cap:
                 shared.extend(ordered[i:])
                 ordered = ordered[:i]
                 break
@@ -196,14 +210,17 @@ def _worker_address() -> str | None:
 
 def scan_kept(arg: tuple[Sequence[str], str | None]) -> tuple[str | None, list[str], list[Scan]]:
     """:func:`~podnuma.fleet.inputs.scan_files` of a batch of files, on a
-    cluster whose replay follows the pods: on a Dask worker, given a run's
-    tag (``arg[1]``), the dumps' pods are decoded once and kept there for
-    the replay of their nodes (:func:`~podnuma.fleet.podscan.index_pod_file`
+    cluster whose replay follows the pods: on a Dask worker (and in the
+    command whose executor replays here what it read, :data:`HERE`), given
+    a run's tag (``arg[1]``), the dumps' pods are decoded once and kept
+    there for the replay of their nodes (:func:`~podnuma.fleet.podscan.index_pod_file`
     with ``hold``; what an earlier run left let go first). The worker's
     address and the files whose pods it keeps (none elsewhere), and the
     scans."""
     paths, run = arg
     where = _worker_address() if run is not None else None
+    if where is None and run is not None and _HERE_RUN[0] == run:
+        where = HERE  # the command, reading while its cluster comes up
     if where is None:
         return None, [], inputs.scan_files(paths)
     if _KEPT_RUN[0] != run:
@@ -252,10 +269,17 @@ class _FollowsPods:
     holders: dict[str, str]
     runners: int | None
     parts: int
+    #: the dumps this process indexes itself (while the cluster comes up)
+    #: have their pods kept here, and their nodes are replayed here
+    #: (:data:`HERE`), beside the cluster's tasks
+    replays_here: bool = False
 
     def _map(self, fn: Callable[[_A], _R], args: Sequence[_A], done: Callable[[int], None] | None,
              where: Sequence[tuple[str | None, int]] | None,
-             arrived: Callable[[int, _R], None] | None = None) -> list[_R]:
+             arrived: Callable[[int, _R], None] | None = None,
+             alongside: Callable[[], None] | None = None) -> list[_R]:
+        """The map on the cluster; ``alongside`` (with ``where`` only) run
+        in this process meanwhile, ended before this returns."""
         raise NotImplementedError
 
     def _release(self) -> None:
@@ -271,6 +295,7 @@ class _FollowsPods:
         batches: Sequence[Sequence[str]] = args  # type: ignore[assignment]
         run = uuid.uuid4().hex if _keeps(batches) else None
         self.holders = {}
+        _HERE_RUN[0] = run if self.replays_here else None
         out: list[Any] = []
         scans_arrived = None
         if arrived is not None:
@@ -291,17 +316,52 @@ class _FollowsPods:
             return Executor.replay(self, nodes, what_ifs, progress)  # type: ignore[arg-type]
         parts, hints = routed_partition(nodes, holders, self.runners or 1)
         w = tuple(what_ifs)
+        told = threading.Lock()  # (this process's own partitions end on a thread of their own)
 
         def done(i: int) -> None:
             if progress is not None:
-                progress(len(parts[i]))
+                with told:
+                    progress(len(parts[i]))
 
         try:
-            return _ordered(self._map(_replay_args, [(p, w) for p in parts], done, hints))
+            # the cluster's partitions, each worker's first ones first (a
+            # client process submits them as their arguments come); this
+            # process replays its own (if any) meanwhile
+            here = [i for i, (h, _) in enumerate(hints) if h == HERE]
+            sent = _first_of_each([i for i in range(len(parts)) if hints[i][0] != HERE], hints)
+            mine: list[list[dict[str, Any]]] = []
+
+            def alongside() -> None:
+                for i in here:
+                    mine.append(_replay_args((parts[i], w)))
+                    done(i)
+
+            theirs = self._map(_replay_args, [(parts[i], w) for i in sent], lambda k: done(sent[k]),
+                               [hints[i] for i in sent], alongside=alongside if here else None)
+            return _ordered([*theirs, *mine])
         finally:
             self.holders = {}
+            if _HERE_RUN[0] is not None:
+                _HERE_RUN[0] = None
+                podscan.release_held()
             with contextlib.suppress(Exception):
                 self._release()
+
+
+def _first_of_each(indices: Sequence[int], hints: Sequence[tuple[str | None, int]]) -> list[int]:
+    """``indices`` taken a group at a time (a group: the partitions of one
+    holder, in their order): the first of every group, then the second of
+    every group, and so on; each group's order is kept."""
+    groups: dict[str | None, deque[int]] = {}
+    for i in indices:
+        groups.setdefault(hints[i][0], deque()).append(i)
+    out: list[int] = []
+    while groups:
+        for h in list(groups):
+            out.append(groups[h].popleft())
+            if not groups[h]:
+                del groups[h]
+    return out
 
 
 def _tell(i: int, result: _R, arrived: Callable[[int, _R], None] | None,
@@ -451,7 +511,10 @@ class DaskExecutor(_FollowsPods, Executor):
 
     def _map(self, fn: Callable[[_A], _R], args: Sequence[_A], done: Callable[[int], None] | None,
              where: Sequence[tuple[str | None, int]] | None,
-             arrived: Callable[[int, _R], None] | None = None) -> list[_R]:
+             arrived: Callable[[int, _R], None] | None = None,
+             alongside: Callable[[], None] | None = None) -> list[_R]:
+        if alongside is not None:  # (this executor keeps no pods here: not met)
+            alongside()
         out: list[Any] = [None] * len(args)
         for i, result in self.each(fn, args, where=where):
             out[i] = result
@@ -696,6 +759,8 @@ class DaskProcess(_FollowsPods, Executor):
     (:mod:`podnuma.fleet.daskproc`): this process runs the first tasks
     while that one comes up. ``pid``: the client process."""
 
+    replays_here = True
+
     def __init__(self, proc: Any) -> None:
         self.proc = proc
         self.pid: int = proc.pid
@@ -710,9 +775,10 @@ class DaskProcess(_FollowsPods, Executor):
 
     def _map(self, fn: Callable[[_A], _R], args: Sequence[_A], done: Callable[[int], None] | None,
              where: Sequence[tuple[str | None, int]] | None,
-             arrived: Callable[[int, _R], None] | None = None) -> list[_R]:
+             arrived: Callable[[int, _R], None] | None = None,
+             alongside: Callable[[], None] | None = None) -> list[_R]:
         try:
-            return list(self.proc.map(fn, args, done, where, arrived))
+            return list(self.proc.map(fn, args, done, where, arrived, alongside))
         finally:
             # the workers counted once the cluster is there
             self.parts = self.proc.parts
