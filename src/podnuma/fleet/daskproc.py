@@ -7,7 +7,9 @@ the scheduler (``tcp://...``) or starts the local cluster (its workers
 forked from that process, :mod:`podnuma.fleet.forked`) and then runs the
 command's tasks there. The command itself never imports Dask: while that
 process comes up, it runs the first tasks itself, one at a time, and hands
-the tasks not begun over the moment the cluster is ready. The two talk
+the tasks not begun over the moment the cluster is ready (and a map can
+run work of the command's own beside the cluster's tasks: ``alongside``
+of :meth:`ClientProcess.map`). The two talk
 over a pipe (:func:`multiprocessing.Pipe`: the functions by reference,
 their arguments and results pickled, and left pickled on their way
 through that process and the scheduler to the workers and back:

@@ -23,7 +23,8 @@ it and however the nodes were cut.
   The files (pod dumps, machine files) must be readable by the workers at
   the same paths, as for any Dask reader. A worker keeps the pods of the
   dumps it indexed and the partitions of their nodes go to it
-  (:class:`_FollowsPods`): each pod decoded once, as in one process.
+  (:class:`_FollowsPods`): each pod decoded once, as in one process
+  (the command, too, replays the nodes of the dumps it indexed itself).
 * :class:`DaskProcess` - the same, with the Dask client in a process the
   command forks (:mod:`podnuma.fleet.daskproc`; a local cluster's workers
   forked from it, :mod:`podnuma.fleet.forked`): what ``--dask`` uses where
@@ -757,7 +758,9 @@ def _connect(target: str) -> tuple[DaskExecutor, int]:
 class DaskProcess(_FollowsPods, Executor):
     """A Dask cluster behind a client process the command forks
     (:mod:`podnuma.fleet.daskproc`): this process runs the first tasks
-    while that one comes up. ``pid``: the client process."""
+    while that one comes up, keeps the pods of the dumps it indexed then
+    and replays their nodes itself, beside the cluster (:data:`HERE`).
+    ``pid``: the client process."""
 
     replays_here = True
 
