@@ -125,6 +125,107 @@ def test_the_command_replays_the_nodes_of_the_dumps_it_read_while_the_cluster_ca
     assert by_thread["podnuma-fleet-here"] <= -(-total // 3) // min(got["pods"].values()) + 1
 
 
+_FAILING = """
+        import threading
+        from podnuma.fleet import execute, podscan
+
+        GATE = Path(sys.argv[2])  # made once the replay has returned
+        real = execute._replay_args
+
+        def here():
+            return threading.current_thread().name == "podnuma-fleet-here"
+
+        def gated():  # the cluster's tasks held until the replay returned
+            for _ in range(600):
+                if GATE.exists():
+                    return
+                time.sleep(0.05)
+            (GATE.parent / "timed-out").touch()  # (the replay waited for them)
+
+        def state(ex, fleet, replay):
+            err = None
+            try:
+                replay(fleet)
+            except RuntimeError as e:
+                err = str(e)
+            GATE.touch()
+            return {"err": err, "alive": [t.name for t in threading.enumerate() if t.name == "podnuma-fleet-here"],
+                    "held": sorted(podscan._HELD), "here": sorted(f for f, w in ex.holders.items() if w == "")}
+"""
+
+
+def test_the_command_s_own_replay_raising_is_told_without_waiting_for_the_cluster(
+    small_fleet: Path, tmp_path: Path,
+) -> None:
+    """What the command's own partitions raise ends the map at once: the
+    cluster's tasks (held back here until the replay returned) are not
+    waited for; nothing is kept after, no thread of it left."""
+    need("distributed")
+    got = _python(_FAILING + """
+        def failing(arg):
+            if here():
+                raise RuntimeError("raised here")
+            gated()
+            return real(arg)
+
+        execute._replay_args = failing
+        with open_executor(dask_target="local:2") as ex:
+            fleet = load_fleet([FLEET], map_files=ex.map, parts=ex.parts)
+            kept = sorted(f for f, w in ex.holders.items() if w == "")
+            out = state(ex, fleet, lambda f: ex.replay(f.nodes, W))
+        print(json.dumps({**out, "kept": kept}))
+    """, str(small_fleet), str(tmp_path / "gate"))
+    assert got["kept"] == [str(small_fleet / "pods" / "pods-0000.json")]
+    assert got["err"] == "raised here"
+    assert not (tmp_path / "timed-out").exists()  # raised while the cluster's tasks were held
+    assert got["alive"] == [] and got["held"] == []
+
+
+def test_a_failed_cluster_map_stops_the_command_s_own_replay_before_it_raises(
+    small_fleet: Path, tmp_path: Path,
+) -> None:
+    """A cluster task that raises ends the map: the command's own replay
+    is stopped (before its next partition) and has ended when the error
+    is raised, before its kept pods are let go."""
+    need("distributed")
+    got = _python(_FAILING + """
+        ran = []
+
+        def failing(arg):
+            if not here():
+                raise RuntimeError("raised on a worker")
+            ran.append(len(arg[0]))
+            time.sleep(0.3)
+            return real(arg)
+
+        execute._replay_args = failing
+        with open_executor(dask_target="local:2") as ex:
+            fleet = load_fleet([FLEET], map_files=ex.map, parts=ex.parts)
+            out = state(ex, fleet, lambda f: ex.replay(f.nodes, W))
+        print(json.dumps({**out, "ran": ran}))
+    """, str(small_fleet), str(tmp_path / "gate"))
+    assert got["err"] == "raised on a worker"
+    assert got["alive"] == [] and got["held"] == []
+    assert len(got["ran"]) >= 1
+
+
+def test_pods_the_command_kept_are_let_go_when_the_executor_closes_without_a_replay(
+    small_fleet: Path,
+) -> None:
+    need("distributed")
+    got = _python("""
+        from podnuma.fleet import execute, podscan
+
+        with open_executor(dask_target="local:2") as ex:
+            fleet = load_fleet([FLEET], map_files=ex.map, parts=ex.parts)
+            during = sorted(podscan._HELD)
+        print(json.dumps({"during": during, "after": sorted(podscan._HELD),
+                          "run": execute._HERE_RUN[0]}))
+    """, str(small_fleet))
+    assert got["during"] == [str(small_fleet / "pods" / "pods-0000.json")]
+    assert got["after"] == [] and got["run"] is None
+
+
 def test_a_forked_worker_killed_mid_run_is_replaced_and_the_report_is_the_same(small_fleet: Path) -> None:
     need("distributed")
     got = _python("""
@@ -157,6 +258,35 @@ def test_a_forked_worker_killed_mid_run_is_replaced_and_the_report_is_the_same(s
     assert got["killed"] == got["before"][:1] and got["before"] == got["forked"]
     assert got["same"]
     assert len(got["after"]) == 2 and got["killed"][0] not in got["after"]
+
+
+def test_a_forked_worker_ended_by_ctrl_c_is_not_replaced() -> None:
+    """Ctrl-C on a terminal reaches the whole process group: a worker it
+    ended is not replaced (the command is ending too, and a spawned worker
+    still starting would hold up the cluster's close); one that dies
+    otherwise is (the test above)."""
+    need("distributed")
+    got = _python("""
+        from podnuma.fleet import forked
+        from podnuma.fleet.execute import CLUSTER_CONFIG, WORKER_PRELOAD
+
+        fc = forked.start(2, CLUSTER_CONFIG, WORKER_PRELOAD)
+        try:
+            fc.client.wait_for_workers(2, timeout=60)
+            os.kill(fc.pids[0], signal.SIGINT)
+            for _ in range(600):  # until the scheduler has seen it go
+                if len(fc.client.scheduler_info()["workers"]) == 1:
+                    break
+                time.sleep(0.05)
+            time.sleep(1)  # (the watcher looks every 0.2 s)
+            seen = len(fc.client.scheduler_info()["workers"])
+            spawned = len(fc.spawned)
+            start = time.monotonic()
+        finally:
+            fc.close()
+        print(json.dumps({"workers": seen, "spawned": spawned, "close": time.monotonic() - start < 5}))
+    """, "-")
+    assert got == {"workers": 1, "spawned": 0, "close": True}
 
 
 def test_a_cluster_that_cannot_be_reached_is_one_line_and_exit_2(tmp_path: Path) -> None:

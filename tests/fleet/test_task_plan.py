@@ -276,3 +276,32 @@ def test_a_map_given_up_half_way_leaves_the_client_process_to_be_stopped() -> No
                        capture_output=True, timeout=120, text=True)
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout.strip().splitlines()[-1]) == ["told", "no other map", True]
+
+
+def test_the_sending_thread_ends_quietly_when_its_connection_is_closed_under_it() -> None:
+    """The command closes the connection (Ctrl-C, an error) while the
+    sending thread writes: a connection closed mid-write raises
+    ``TypeError``, not only ``OSError``; the thread ends without a
+    traceback on standard error either way (the reading side says what
+    went wrong)."""
+    from queue import SimpleQueue
+
+    from podnuma.fleet.daskproc import ClientProcess
+
+    for error in (TypeError("'NoneType' object cannot be interpreted as an integer"),
+                  OSError("handle is closed")):
+        class Closed:
+            tried = 0
+            raises = error
+
+            def send(self, msg: object) -> None:
+                Closed.tried += 1
+                raise self.raises
+
+        proc = object.__new__(ClientProcess)
+        proc.conn = Closed()
+        queue: SimpleQueue[bytes | None] = SimpleQueue()
+        for blob in (b"a", b"b", None):
+            queue.put(blob)
+        proc._send_each(queue)  # returns at the first failed send, raising nothing
+        assert Closed.tried == 1

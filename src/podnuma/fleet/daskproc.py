@@ -36,7 +36,11 @@ from typing import Any, TypeVar
 
 from podnuma.errors import InputError
 
-__all__ = ["ClientProcess", "Connect", "start"]
+__all__ = ["Beside", "ClientProcess", "Connect", "start"]
+
+#: Work of the command's own, run beside a map's tasks: given a function
+#: that says when to stop (looked at between its pieces of work)
+Beside = Callable[[Callable[[], bool]], None]
 
 #: Run in the client process: an executor of the cluster (``each(fn,
 #: args)`` yielding ``(i, result)`` as tasks finish, ``client.run``,
@@ -212,14 +216,17 @@ class ClientProcess:
             done: Callable[[int], None] | None = None,
             where: Sequence[tuple[str | None, int]] | None = None,
             arrived: Callable[[int, _R], None] | None = None,
-            alongside: Callable[[], None] | None = None) -> list[_R]:
+            alongside: Beside | None = None) -> list[_R]:
         """``fn`` of each argument; ``where``: each task's worker and
         weight, once the cluster is up (:meth:`podnuma.fleet.execute.DaskExecutor.each`);
         ``arrived``: given each result as it comes, then ``done`` its index.
         ``alongside`` (with ``where``): run in this process, on a thread of
         its own, while the cluster runs the tasks (this thread reading their
-        results meanwhile); it has ended when this returns, and what it
-        raised is raised here. A map that raises leaves the client process
+        results meanwhile), given a function that tells it to stop (see
+        :class:`_Beside`); it has ended when this returns or raises: what it
+        raised is raised here at once (the cluster's tasks not waited for),
+        and when the map fails it is stopped before its next piece (on
+        Ctrl-C, told to stop and not waited for). A map that raises leaves the client process
         to :meth:`close`, which stops it (what it was running is not known);
         no other map runs."""
         if self.busy:
@@ -234,11 +241,11 @@ class ClientProcess:
              done: Callable[[int], None] | None,
              where: Sequence[tuple[str | None, int]] | None,
              arrived: Callable[[int, _R], None] | None,
-             alongside: Callable[[], None] | None = None) -> list[_R]:
+             alongside: Beside | None = None) -> list[_R]:
         if alongside is not None and where is None:
             raise ValueError("alongside runs beside a map whose tasks have their workers")
         if alongside is not None and not args:
-            alongside()  # (nothing for the cluster)
+            alongside(lambda: False)  # (nothing for the cluster)
             return []
         out: list[Any] = [None] * len(args)
 
@@ -258,19 +265,31 @@ class ClientProcess:
         if start == len(args):
             return out
         beside = _Beside(alongside) if alongside is not None else None
-        while True:
-            msg = self._recv()
-            if msg[0] == "end":
-                self.busy = False
-                if self._sender is not None:  # (every argument was read: it has ended)
-                    self._sender.join()
-                    self._sender = None
-                if beside is not None:
-                    beside.join()
-                return out
-            i = start + msg[1]
-            out[i] = pickle.loads(msg[2])
-            got(i)
+        try:
+            while True:
+                if beside is not None:  # what the command's own work raised, raised at once
+                    while not self.conn.poll(_BESIDE_POLL_S):
+                        beside.check()
+                msg = self._recv()
+                if msg[0] == "end":
+                    self.busy = False
+                    if self._sender is not None:  # (every argument was read: it has ended)
+                        self._sender.join()
+                        self._sender = None
+                    if beside is not None:
+                        beside.join()
+                    return out
+                i = start + msg[1]
+                out[i] = pickle.loads(msg[2])
+                got(i)
+        except Exception:
+            if beside is not None:  # (stopped before its next piece, ended before this raises)
+                beside.stop()
+            raise
+        except BaseException:  # Ctrl-C: the process is ending, not waited for
+            if beside is not None:
+                beside.stopping.set()
+            raise
 
     def _send(self, fn: Callable[[_A], _R], args: Sequence[_A], start: int,
               where: Sequence[tuple[str | None, int]] | None = None) -> None:
@@ -308,7 +327,7 @@ class ClientProcess:
         while (blob := queue.get()) is not None:
             try:
                 self.conn.send(("more", [blob]))
-            except OSError:
+            except Exception:  # noqa: BLE001 - closed under it (OSError, or TypeError mid-write)
                 return
 
     def _here_until_ready(self, fn: Callable[[_A], _R], args: Sequence[_A], out: list[Any],
@@ -392,26 +411,41 @@ class ClientProcess:
                     os.kill(self.pid, signal.SIGTERM)
 
 
-class _Beside:
-    """``fn`` run on a thread of its own from now on; :meth:`join` waits
-    for it and raises what it raised."""
+#: how often a map with work of the command's own beside it looks whether
+#: that work raised, while no result comes
+_BESIDE_POLL_S = 0.05
 
-    def __init__(self, fn: Callable[[], None]) -> None:
+
+class _Beside:
+    """``fn(stopped)`` run on a thread of its own from now on (``fn``
+    looks at ``stopped()`` between its pieces of work and returns once it
+    is true); :meth:`check` raises what it raised, :meth:`join` waits for
+    it and then does, :meth:`stop` asks it to stop and waits for it."""
+
+    def __init__(self, fn: Callable[[Callable[[], bool]], None]) -> None:
         self.failed: list[BaseException] = []
+        self.stopping = threading.Event()
 
         def run() -> None:
             try:
-                fn()
-            except BaseException as e:  # noqa: BLE001 - raised by join
+                fn(self.stopping.is_set)
+            except BaseException as e:  # noqa: BLE001 - raised by check and join
                 self.failed.append(e)
 
         self.thread = threading.Thread(target=run, name="podnuma-fleet-here", daemon=True)
         self.thread.start()
 
-    def join(self) -> None:
-        self.thread.join()
+    def check(self) -> None:
         if self.failed:
             raise self.failed[0]
+
+    def join(self) -> None:
+        self.thread.join()
+        self.check()
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.thread.join()
 
 
 class _Runner:

@@ -278,9 +278,11 @@ class _FollowsPods:
     def _map(self, fn: Callable[[_A], _R], args: Sequence[_A], done: Callable[[int], None] | None,
              where: Sequence[tuple[str | None, int]] | None,
              arrived: Callable[[int, _R], None] | None = None,
-             alongside: Callable[[], None] | None = None) -> list[_R]:
+             alongside: Callable[[Callable[[], bool]], None] | None = None) -> list[_R]:
         """The map on the cluster; ``alongside`` (with ``where`` only) run
-        in this process meanwhile, ended before this returns."""
+        in this process meanwhile (given a function that says when to stop,
+        looked at between its pieces), ended before this returns or raises:
+        what it raised raised at once, and it is stopped when the map fails."""
         raise NotImplementedError
 
     def _release(self) -> None:
@@ -332,8 +334,10 @@ class _FollowsPods:
             sent = _first_of_each([i for i in range(len(parts)) if hints[i][0] != HERE], hints)
             mine: list[list[dict[str, Any]]] = []
 
-            def alongside() -> None:
+            def alongside(stopped: Callable[[], bool]) -> None:
                 for i in here:
+                    if stopped():  # (the cluster's map failed)
+                        return
                     mine.append(_replay_args((parts[i], w)))
                     done(i)
 
@@ -513,9 +517,9 @@ class DaskExecutor(_FollowsPods, Executor):
     def _map(self, fn: Callable[[_A], _R], args: Sequence[_A], done: Callable[[int], None] | None,
              where: Sequence[tuple[str | None, int]] | None,
              arrived: Callable[[int, _R], None] | None = None,
-             alongside: Callable[[], None] | None = None) -> list[_R]:
+             alongside: Callable[[Callable[[], bool]], None] | None = None) -> list[_R]:
         if alongside is not None:  # (this executor keeps no pods here: not met)
-            alongside()
+            alongside(lambda: False)
         out: list[Any] = [None] * len(args)
         for i, result in self.each(fn, args, where=where):
             out[i] = result
@@ -779,7 +783,7 @@ class DaskProcess(_FollowsPods, Executor):
     def _map(self, fn: Callable[[_A], _R], args: Sequence[_A], done: Callable[[int], None] | None,
              where: Sequence[tuple[str | None, int]] | None,
              arrived: Callable[[int, _R], None] | None = None,
-             alongside: Callable[[], None] | None = None) -> list[_R]:
+             alongside: Callable[[Callable[[], bool]], None] | None = None) -> list[_R]:
         try:
             return list(self.proc.map(fn, args, done, where, arrived, alongside))
         finally:
@@ -802,7 +806,12 @@ class DaskProcess(_FollowsPods, Executor):
         pass
 
     def close(self) -> None:
-        self.proc.close()
+        try:
+            self.proc.close()
+        finally:  # the pods kept here for a replay that did not come let go too
+            if _HERE_RUN[0] is not None:
+                _HERE_RUN[0] = None
+                podscan.release_held()
 
 
 #: modules that both this process (YAML inputs) and Dask import: imported

@@ -18,7 +18,8 @@ stopped while it closes leaves nothing behind in the temporary directory
 
 A worker that dies is replaced by a spawned worker (what a nanny does), so
 the run goes on with as many workers; its tasks are run again by the
-scheduler. When this process runs other threads, forking is not safe (a
+scheduler. One that Ctrl-C ended is not (the terminal's interrupt reaches
+the whole process group: the command is ending too). When this process runs other threads, forking is not safe (a
 lock another thread holds stays held in the child): :func:`start` then
 returns ``None`` and the caller starts a ``LocalCluster`` the usual way.
 """
@@ -148,17 +149,21 @@ class ForkedCluster:
         self.watcher.start()
 
     def _watch(self) -> None:
-        """Replace a forked worker that ends before the cluster closes."""
+        """Replace a forked worker that ends before the cluster closes,
+        unless Ctrl-C ended it (the terminal's interrupt reaches the whole
+        process group: the command is ending too)."""
         live = set(self.pids)
         while live and not self.closing:
             for pid in list(live):
+                status = 0
                 try:
-                    done, _ = os.waitpid(pid, os.WNOHANG)
+                    done, status = os.waitpid(pid, os.WNOHANG)
                 except ChildProcessError:
                     done = pid
                 if done and not self.closing:
                     live.discard(pid)
-                    self._spawn()
+                    if not (os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGINT):
+                        self._spawn()
             time.sleep(0.2)
 
     def _spawn(self) -> None:
@@ -194,7 +199,8 @@ class ForkedCluster:
                         os.kill(pid, signal.SIGKILL)
                     deadline = time.monotonic() + 5
                 time.sleep(0.02)
-        for p in self.spawned:
+        for p in self.spawned:  # (told to stop as the forked ones are: one still starting
+            p.terminate()         # would not hear the scheduler's close)
             p.join(5)
             if p.is_alive():
                 p.kill()
