@@ -260,6 +260,40 @@ def test_a_forked_worker_killed_mid_run_is_replaced_and_the_report_is_the_same(s
     assert len(got["after"]) == 2 and got["killed"][0] not in got["after"]
 
 
+def test_every_forked_worker_killed_mid_run_the_report_is_the_same(small_fleet: Path) -> None:
+    """Both workers killed at once: the tasks meant for them wait with no
+    worker there, and the scheduler would never give them to the spawned
+    workers that join later (their restriction to a gone worker checked as
+    if strict); the executor sends them to any worker and the run ends
+    with one process's report."""
+    need("distributed")
+    got = _python("""
+        from podnuma.fleet import forked
+        from podnuma.fleet.execute import CLUSTER_CONFIG, WORKER_PRELOAD, DaskExecutor
+
+        want = report(Serial())
+        fc = forked.start(2, CLUSTER_CONFIG, WORKER_PRELOAD)
+        ex = DaskExecutor(fc.client, owned=fc, threads=2)
+        try:
+            fc.client.wait_for_workers(2, timeout=60)
+            fleet = load_fleet([FLEET], map_files=ex.map, parts=ex.parts)
+            killed = []
+
+            def progress(_):
+                if not killed:
+                    for pid in fc.pids:
+                        os.kill(pid, signal.SIGKILL)
+                    killed.extend(fc.pids)
+
+            got = fleet_report(fleet, ex.replay(fleet.nodes, W, progress), [w.label for w in W])
+            spawned = len(fc.spawned)
+        finally:
+            ex.close()
+        print(json.dumps({"same": got == want, "killed": len(killed), "spawned": spawned}))
+    """, str(small_fleet))
+    assert got == {"same": True, "killed": 2, "spawned": 2}
+
+
 def test_a_forked_worker_ended_by_ctrl_c_is_not_replaced() -> None:
     """Ctrl-C on a terminal reaches the whole process group: a worker it
     ended is not replaced (the command is ending too, and a spawned worker

@@ -587,9 +587,9 @@ class DaskExecutor(_FollowsPods, Executor):
             (anyone if q is None else q).append(i)
         left = {w: sum(where[i][1] for i in q) for w, q in own.items()}
 
-        def pick(w: str) -> int | None:
-            mine = own.get(w)
-            if mine and (not anyone or where[mine[0]][1] >= where[anyone[0]][1]):
+        def pick(w: str | None) -> int | None:
+            mine = own.get(w) if w is not None else None
+            if w is not None and mine and (not anyone or where[mine[0]][1] >= where[anyone[0]][1]):
                 i = mine.popleft()
                 left[w] -= where[i][1]
                 return i
@@ -602,12 +602,20 @@ class DaskExecutor(_FollowsPods, Executor):
             left[victim] -= where[i][1]
             return i
 
-        target: dict[str, str] = {}
+        target: dict[str, str | None] = {}  # a task's key -> its worker (None: any)
+        index: dict[str, int] = {}
+        futures: dict[str, Any] = {}
+        arg: dict[int, Any] = {}  # the arguments of the tasks not ended (to be sent again)
+        moved: set[str] = set()  # tasks given up (their worker gone), sent again to any
+        lock = threading.Lock()
 
-        def submit(i: int, w: str) -> Any:
-            fut = self.client.submit(fn, args[i], key=f"{prefix}-{i}", retries=self.retries, pure=False,
-                                     workers=[w], allow_other_workers=True)
-            target[fut.key] = w
+        def submit(i: int, w: str | None) -> Any:
+            if i not in arg:
+                arg[i] = args[i]
+            key = f"{prefix}-{i}" if w is not None else f"{prefix}-{i}-any{len(moved)}"
+            where = {"workers": [w], "allow_other_workers": True} if w is not None else {}
+            fut = self.client.submit(fn, arg[i], key=key, retries=self.retries, pure=False, **where)
+            target[key], index[key], futures[key] = w, i, fut
             return fut
 
         # each worker's first task before any worker's second: a worker does
@@ -619,13 +627,47 @@ class DaskExecutor(_FollowsPods, Executor):
                 if got is not None:
                     first.append(submit(got, w))
         running = as_completed(first, with_results=True)  # type: ignore[no-untyped-call]
-        for fut, result in running:
-            fut.release()
-            w = target.pop(fut.key)
-            nxt = pick(w)
-            if nxt is not None:
-                running.add(submit(nxt, w))  # type: ignore[no-untyped-call]
-            yield int(fut.key.rsplit("-", 1)[1]), result
+        stop = threading.Event()
+
+        def watch() -> None:
+            """A task meant for a worker that is gone goes to any worker.
+            The scheduler does that itself while another worker is there;
+            when none is at the moment its worker leaves (every worker died
+            at once), the task waits as ``no-worker`` and the workers that
+            join later are never given it, its restriction to the gone
+            worker checked as if it were strict (the scheduler's
+            ``bulk_schedule_unrunnable_after_adding_worker`` leaves out
+            ``allow_other_workers``; see dask/distributed#7346)."""
+            while not stop.wait(ROUTED_WATCH_S):
+                try:
+                    alive = set(self.client.nthreads())
+                except Exception:  # noqa: BLE001 - asked again at the next look
+                    continue
+                with lock:
+                    for key in [k for k, w in target.items() if w is not None and w not in alive]:
+                        moved.add(key)
+                        target.pop(key)
+                        futures.pop(key).cancel()
+                        running.add(submit(index.pop(key), None))  # type: ignore[no-untyped-call]
+
+        watcher = threading.Thread(target=watch, name="podnuma-fleet-routes", daemon=True)
+        watcher.start()
+        try:
+            for fut, result in running:
+                with lock:
+                    if fut.key in moved:  # (cancelled: its task was sent again)
+                        continue
+                    fut.release()
+                    w = target.pop(fut.key)
+                    futures.pop(fut.key, None)
+                    i = index.pop(fut.key)
+                    arg.pop(i, None)
+                    nxt = pick(w) if w is not None else pick(None)
+                    if nxt is not None:
+                        running.add(submit(nxt, w))  # type: ignore[no-untyped-call]
+                yield i, result
+        finally:
+            stop.set()
 
 
 def run_serial(
@@ -703,6 +745,10 @@ def dask_client(target: str, *, fork: bool = False) -> tuple[Any, Any]:
     timeout = dask.config.get("distributed.comm.timeouts.connect", "30s")
     return Client(where, timeout=timeout), None  # type: ignore[no-untyped-call]
 
+
+#: how often a routed map (:meth:`DaskExecutor._routed`) looks whether the
+#: worker of each of its running tasks is still there
+ROUTED_WATCH_S = 1.0
 
 #: how often the client process asks the scheduler whether a worker is
 #: there (``Client.wait_for_workers`` asks every 0.1 s: a local cluster's
