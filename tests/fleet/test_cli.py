@@ -34,6 +34,19 @@ def test_analyze_json_is_the_report_document() -> None:
     assert doc["fleet"]["nodeStatus"] == {"ok": 3, "warning": 1, "error": 1}
 
 
+def test_analyze_yaml_is_the_same_report_document() -> None:
+    """``-o yaml``, as every command that prints a document has it: the
+    document of ``-o json``, in YAML."""
+    import yaml
+
+    code, out, _ = _run("fleet", "analyze", str(EXAMPLE), "-o", "yaml", "--what-if", "pod-level")
+    assert code == 0
+    assert out.startswith("apiVersion: podnuma.io/v1\nkind: FleetReport\n")
+    code, js, _ = _run("fleet", "analyze", str(EXAMPLE), "-o", "json", "--what-if", "pod-level")
+    assert code == 0
+    assert yaml.safe_load(out) == json.loads(js)
+
+
 def test_html_report_is_self_contained(tmp_path: Path) -> None:
     need("plotly")
     out = tmp_path / "report.html"

@@ -3,7 +3,7 @@
 ``analyze`` reads the inputs (files, directories, or a live cluster through
 a kubeconfig), replays every node (in this process, on ``--workers N`` local
 processes, or on Dask), and prints the report: ``-o table`` (default),
-``json`` or ``html``, to standard output or ``--output-file`` (written
+``json``, ``yaml`` or ``html``, to standard output or ``--output-file`` (written
 atomically). Problems with one node's inputs are reported in the report and
 on standard error, and never stop the other nodes. Exit codes: 0 it ran, 2
 invalid arguments or unreadable inputs, 1 a bug.
@@ -40,7 +40,7 @@ def fleet_group() -> None:
                    "KubeletConfiguration JSON path (featureGates.PodLevelResourceManagers=true, "
                    "topologyManagerScope=pod); value read as YAML; repeatable.")
 @click.option("-o", "--output", "fmt", type=click.Choice(FORMATS["fleet analyze"]), default="table", show_default=True,
-              help="table for people, json for the report document, html for a self-contained report.")
+              help="table for people, json or yaml for the report document, html for a self-contained report.")
 @click.option("--output-file", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="Write the report there (atomically) instead of standard output.")
 @click.option("--workers", type=click.IntRange(min=1), default=None,

@@ -22,5 +22,5 @@ FORMATS: dict[str, tuple[str, ...]] = {
     "state inspect": ("table", "json", "yaml"),
     "cgroups plan": ("table", "json", "yaml"),
     "podresources": ("table", "json", "yaml"),
-    "fleet analyze": ("table", "json", "html"),
+    "fleet analyze": ("table", "json", "yaml", "html"),
 }
