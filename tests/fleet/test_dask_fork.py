@@ -15,6 +15,8 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from .conftest import need
 from .test_dask_commands import _env
 
@@ -226,7 +228,16 @@ def test_pods_the_command_kept_are_let_go_when_the_executor_closes_without_a_rep
     assert got["after"] == [] and got["run"] is None
 
 
-def test_a_forked_worker_killed_mid_run_is_replaced_and_the_report_is_the_same(small_fleet: Path) -> None:
+@pytest.mark.parametrize("killed", [1, 2], ids=["one", "every"])
+def test_forked_workers_killed_mid_run_are_replaced_and_the_report_is_the_same(
+    small_fleet: Path, killed: int,
+) -> None:
+    """One worker killed: the scheduler runs its tasks on the other while a
+    spawned one replaces it. Both killed at once: the tasks meant for them
+    wait with no worker there, and the scheduler would never give them to
+    the spawned workers that join later (their restriction to a gone worker
+    checked as if strict); the executor sends them to any worker. Either
+    way the run ends with one process's report."""
     need("distributed")
     got = _python("""
         from podnuma.fleet import forked
@@ -238,60 +249,29 @@ def test_a_forked_worker_killed_mid_run_is_replaced_and_the_report_is_the_same(s
         try:
             fc.client.wait_for_workers(2, timeout=60)
             before = sorted(fc.client.run(os.getpid).values())
-            victim = before[0]
+            victims = before[:int(sys.argv[2])]
             fleet = load_fleet([FLEET], map_files=ex.map, parts=ex.parts)
             killed = []
 
             def progress(_):
                 if not killed:
-                    os.kill(victim, signal.SIGKILL)
-                    killed.append(victim)
+                    for pid in victims:
+                        os.kill(pid, signal.SIGKILL)
+                    killed.extend(victims)
 
             got = fleet_report(fleet, ex.replay(fleet.nodes, W, progress), [w.label for w in W])
             fc.client.wait_for_workers(2, timeout=120)
             after = sorted(fc.client.run(os.getpid).values())
-        finally:
-            ex.close()
-        print(json.dumps({"same": got == want, "before": before, "after": after, "killed": killed,
-                          "forked": sorted(fc.pids)}))
-    """, str(small_fleet))
-    assert got["killed"] == got["before"][:1] and got["before"] == got["forked"]
-    assert got["same"]
-    assert len(got["after"]) == 2 and got["killed"][0] not in got["after"]
-
-
-def test_every_forked_worker_killed_mid_run_the_report_is_the_same(small_fleet: Path) -> None:
-    """Both workers killed at once: the tasks meant for them wait with no
-    worker there, and the scheduler would never give them to the spawned
-    workers that join later (their restriction to a gone worker checked as
-    if strict); the executor sends them to any worker and the run ends
-    with one process's report."""
-    need("distributed")
-    got = _python("""
-        from podnuma.fleet import forked
-        from podnuma.fleet.execute import CLUSTER_CONFIG, WORKER_PRELOAD, DaskExecutor
-
-        want = report(Serial())
-        fc = forked.start(2, CLUSTER_CONFIG, WORKER_PRELOAD)
-        ex = DaskExecutor(fc.client, owned=fc, threads=2)
-        try:
-            fc.client.wait_for_workers(2, timeout=60)
-            fleet = load_fleet([FLEET], map_files=ex.map, parts=ex.parts)
-            killed = []
-
-            def progress(_):
-                if not killed:
-                    for pid in fc.pids:
-                        os.kill(pid, signal.SIGKILL)
-                    killed.extend(fc.pids)
-
-            got = fleet_report(fleet, ex.replay(fleet.nodes, W, progress), [w.label for w in W])
             spawned = len(fc.spawned)
         finally:
             ex.close()
-        print(json.dumps({"same": got == want, "killed": len(killed), "spawned": spawned}))
-    """, str(small_fleet))
-    assert got == {"same": True, "killed": 2, "spawned": 2}
+        print(json.dumps({"same": got == want, "before": before, "after": after, "killed": killed,
+                          "forked": sorted(fc.pids), "spawned": spawned}))
+    """, str(small_fleet), str(killed))
+    assert got["killed"] == got["before"][:killed] and got["before"] == got["forked"]
+    assert got["same"]
+    assert got["spawned"] == killed
+    assert len(got["after"]) == 2 and not set(got["killed"]) & set(got["after"])
 
 
 def test_a_forked_worker_ended_by_ctrl_c_is_not_replaced() -> None:

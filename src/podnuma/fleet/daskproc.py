@@ -226,9 +226,9 @@ class ClientProcess:
         :class:`_Beside`); it has ended when this returns or raises: what it
         raised is raised here at once (the cluster's tasks not waited for),
         and when the map fails it is stopped before its next piece (on
-        Ctrl-C, told to stop and not waited for). A map that raises leaves the client process
-        to :meth:`close`, which stops it (what it was running is not known);
-        no other map runs."""
+        Ctrl-C, told to stop and not waited for). A map that raises leaves
+        the client process to :meth:`close`, which stops it (what it was
+        running is not known); no other map runs."""
         if self.busy:
             raise RuntimeError("the Dask client process is still in a map given up half-way")
         try:
@@ -288,7 +288,7 @@ class ClientProcess:
             raise
         except BaseException:  # Ctrl-C: the process is ending, not waited for
             if beside is not None:
-                beside.stopping.set()
+                beside.stop(wait=False)
             raise
 
     def _send(self, fn: Callable[[_A], _R], args: Sequence[_A], start: int,
@@ -420,9 +420,9 @@ class _Beside:
     """``fn(stopped)`` run on a thread of its own from now on (``fn``
     looks at ``stopped()`` between its pieces of work and returns once it
     is true); :meth:`check` raises what it raised, :meth:`join` waits for
-    it and then does, :meth:`stop` asks it to stop and waits for it."""
+    it and then does, :meth:`stop` asks it to stop (and waits for it)."""
 
-    def __init__(self, fn: Callable[[Callable[[], bool]], None]) -> None:
+    def __init__(self, fn: Beside) -> None:
         self.failed: list[BaseException] = []
         self.stopping = threading.Event()
 
@@ -443,9 +443,10 @@ class _Beside:
         self.thread.join()
         self.check()
 
-    def stop(self) -> None:
+    def stop(self, *, wait: bool = True) -> None:
         self.stopping.set()
-        self.thread.join()
+        if wait:
+            self.thread.join()
 
 
 class _Runner:

@@ -43,7 +43,7 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from podnuma.fleet import inputs, podscan
 from podnuma.fleet.batches import consecutive_batches, guided_batches
@@ -52,6 +52,9 @@ from podnuma.fleet.inputs import Scan
 from podnuma.fleet.model import NodeSpec
 from podnuma.fleet.replay import replay_partition
 from podnuma.fleet.whatif import WhatIf
+
+if TYPE_CHECKING:
+    from podnuma.fleet.daskproc import Beside
 
 __all__ = ["partition", "run_serial", "run_processes", "run_dask", "parse_dask_target",
            "Progress", "run_fleet", "Executor", "Serial", "Processes", "DaskExecutor", "DaskProcess",
@@ -278,7 +281,7 @@ class _FollowsPods:
     def _map(self, fn: Callable[[_A], _R], args: Sequence[_A], done: Callable[[int], None] | None,
              where: Sequence[tuple[str | None, int]] | None,
              arrived: Callable[[int, _R], None] | None = None,
-             alongside: Callable[[Callable[[], bool]], None] | None = None) -> list[_R]:
+             alongside: Beside | None = None) -> list[_R]:
         """The map on the cluster; ``alongside`` (with ``where`` only) run
         in this process meanwhile (given a function that says when to stop,
         looked at between its pieces), ended before this returns or raises:
@@ -346,11 +349,16 @@ class _FollowsPods:
             return _ordered([*theirs, *mine])
         finally:
             self.holders = {}
-            if _HERE_RUN[0] is not None:
-                _HERE_RUN[0] = None
-                podscan.release_held()
+            _let_go_here()
             with contextlib.suppress(Exception):
                 self._release()
+
+
+def _let_go_here() -> None:
+    """The pods this process kept as the command (:data:`HERE`) let go."""
+    if _HERE_RUN[0] is not None:
+        _HERE_RUN[0] = None
+        podscan.release_held()
 
 
 def _first_of_each(indices: Sequence[int], hints: Sequence[tuple[str | None, int]]) -> list[int]:
@@ -517,7 +525,7 @@ class DaskExecutor(_FollowsPods, Executor):
     def _map(self, fn: Callable[[_A], _R], args: Sequence[_A], done: Callable[[int], None] | None,
              where: Sequence[tuple[str | None, int]] | None,
              arrived: Callable[[int, _R], None] | None = None,
-             alongside: Callable[[Callable[[], bool]], None] | None = None) -> list[_R]:
+             alongside: Beside | None = None) -> list[_R]:
         if alongside is not None:  # (this executor keeps no pods here: not met)
             alongside(lambda: False)
         out: list[Any] = [None] * len(args)
@@ -662,7 +670,7 @@ class DaskExecutor(_FollowsPods, Executor):
                     futures.pop(fut.key, None)
                     i = index.pop(fut.key)
                     arg.pop(i, None)
-                    nxt = pick(w) if w is not None else pick(None)
+                    nxt = pick(w)
                     if nxt is not None:
                         running.add(submit(nxt, w))  # type: ignore[no-untyped-call]
                 yield i, result
@@ -829,7 +837,7 @@ class DaskProcess(_FollowsPods, Executor):
     def _map(self, fn: Callable[[_A], _R], args: Sequence[_A], done: Callable[[int], None] | None,
              where: Sequence[tuple[str | None, int]] | None,
              arrived: Callable[[int, _R], None] | None = None,
-             alongside: Callable[[Callable[[], bool]], None] | None = None) -> list[_R]:
+             alongside: Beside | None = None) -> list[_R]:
         try:
             return list(self.proc.map(fn, args, done, where, arrived, alongside))
         finally:
@@ -855,9 +863,7 @@ class DaskProcess(_FollowsPods, Executor):
         try:
             self.proc.close()
         finally:  # the pods kept here for a replay that did not come let go too
-            if _HERE_RUN[0] is not None:
-                _HERE_RUN[0] = None
-                podscan.release_held()
+            _let_go_here()
 
 
 #: modules that both this process (YAML inputs) and Dask import: imported

@@ -19,9 +19,10 @@ stopped while it closes leaves nothing behind in the temporary directory
 A worker that dies is replaced by a spawned worker (what a nanny does), so
 the run goes on with as many workers; its tasks are run again by the
 scheduler. One that Ctrl-C ended is not (the terminal's interrupt reaches
-the whole process group: the command is ending too). When this process runs other threads, forking is not safe (a
-lock another thread holds stays held in the child): :func:`start` then
-returns ``None`` and the caller starts a ``LocalCluster`` the usual way.
+the whole process group: the command is ending too). When this process
+runs other threads, forking is not safe (a lock another thread holds
+stays held in the child): :func:`start` then returns ``None`` and the
+caller starts a ``LocalCluster`` the usual way.
 """
 
 from __future__ import annotations
