@@ -281,9 +281,9 @@ def breakdown(d: Path, what_ifs: list[str], target: str | None, pods: int | None
         hook = "_map" if hasattr(ex, "_map") else "map"
         orig = getattr(ex, hook)
 
-        def counting(fn: Any, args: Any, done: Any = None, *more: Any) -> Any:
+        def counting(fn: Any, args: Any, done: Any = None, *more: Any, **named: Any) -> Any:
             nonlocal result_bytes
-            out = orig(fn, args, done, *more)
+            out = orig(fn, args, done, *more, **named)
             if fn is execute._replay_args:
                 sizes.extend(sum(execute._weight(n) for n in a[0]) for a in args)
                 t, c, m = time.perf_counter(), client_cpu(), time.thread_time()

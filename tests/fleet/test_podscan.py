@@ -82,6 +82,41 @@ def test_any_layout_of_the_json_is_indexed_the_same(small_fleet: Path, tmp_path:
     assert moved == json.dumps(_report(small_fleet)["nodes"])
 
 
+@pytest.mark.parametrize("body", [
+    b'[{"a": 1}, {"b": 22}, {"c": 333}]',  # one separator throughout
+    b'[{"a": 1},\n  {"b": 22} ,{"c": 333}]',  # separators that differ
+    b'[ {"a": 1},{"b": 22},{"c": 333} ]',
+])
+def test_item_starts_are_where_each_item_is(body: bytes) -> None:
+    """Where each item of a list begins, as the decoder's items are found
+    in the file's bytes, whatever the separators."""
+    from podnuma.fleet.podscan import _item_starts
+    from podnuma.inputs.msgspec_import import msgspec
+
+    data = b'{"items": ' + body + b"}"
+    items = msgspec.json.decode(body, type=list[msgspec.Raw])
+    pos = data.index(b"[") + 1
+    starts = _item_starts(data, pos, items, [len(i) for i in items])
+    assert starts == [data.index(bytes(i)) for i in items]
+
+
+def test_item_starts_refuse_items_not_where_the_file_has_them() -> None:
+    """Items that are not the file's bytes at their place (the same
+    lengths, other bytes) give ``None``: the general reader reads it."""
+    from podnuma.fleet.podscan import _item_starts
+    from podnuma.inputs.msgspec_import import msgspec
+
+    data = b'[{"a": 1}, {"b": 2}, {"c": 3}]'
+    other = [msgspec.Raw(t) for t in (b'{"a": 1}', b'{"x": 2}', b'{"c": 3}')]
+    assert _item_starts(data, 1, other, [8, 8, 8]) is None
+    last = [msgspec.Raw(t) for t in (b'{"a": 1}', b'{"b": 2}', b'{"c": 4}')]
+    assert _item_starts(data, 1, last, [8, 8, 8]) is None
+    # each item in place, but not a separator between two of them
+    same = [msgspec.Raw(t) for t in (b'{"a": 1}', b'{"b": 2}', b'{"c": 3}')]
+    assert _item_starts(b'[{"a": 1}, {"b": 2}x {"c": 3}]', 1, same, [8, 8, 8]) is None
+    assert _item_starts(data, 1, same, [8, 8, 8]) == [1, 11, 21]
+
+
 @pytest.mark.parametrize(("name", "damage"), [
     ("NaN", lambda t: t.replace('"cpu": "100m"', '"cpu": NaN', 1)),
     ("lone surrogate", lambda t: t.replace('"name": "', '"name": "\\udc80', 1)),

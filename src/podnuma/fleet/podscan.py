@@ -356,8 +356,11 @@ def _item_starts(data: bytes, pos: int, items: list[msgspec.Raw], lengths: list[
     when the items are not where the decoder found them (``lengths``: the
     items' lengths). The separators of a dump written by one program are
     all alike (``kubectl`` and ``json`` write ``,`` and the same indent):
-    the items joined by the first separator are compared with the file's
-    bytes in one go; else each item is looked for in turn."""
+    with the first separator, each item and each separator after it is
+    compared with the file's bytes where it would be, in place (joining
+    the items for one comparison would copy the whole dump: 22 MB and
+    their page faults for a dump of 10,000 pods); else each item is looked
+    for in turn."""
     first = _SEP.match(data, pos)
     assert first is not None  # matches the empty text
     start = first.end()
@@ -366,9 +369,14 @@ def _item_starts(data: bytes, pos: int, items: list[msgspec.Raw], lengths: list[
         sep_m = _SEP.match(data, end0)
         assert sep_m is not None
         sep = data[end0: sep_m.end()]
-        last = start + sum(lengths) + len(sep) * (len(items) - 1)
-        if last <= len(data) and data.startswith(sep.join(items), start):
-            return list(itertools.accumulate(map(len(sep).__add__, lengths[:-1]), initial=start))
+        step = len(sep)
+        last = start + sum(lengths) + step * (len(items) - 1)
+        if last <= len(data):
+            starts = list(itertools.accumulate(map(step.__add__, lengths[:-1]), initial=start))
+            # (item i ends where separator i begins: ``step`` before item i + 1)
+            if all(map(data.startswith, items, starts)) and all(map(
+                    data.startswith, itertools.repeat(sep), map(step.__rsub__, starts[1:]))):
+                return starts
     out = []
     for raw, n in zip(items, lengths, strict=True):
         if not data.startswith(raw, start):
