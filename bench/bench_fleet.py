@@ -480,6 +480,7 @@ def _start_cluster(procs: list[subprocess.Popen[bytes]], workers: int, tmp: Path
     dask = str(Path(python or sys.executable).parent / "dask")
     # the settings the command gives the LocalCluster it starts
     env = _env(src)
+    env["DASK_TEMPORARY_DIRECTORY"] = str(tmp)  # (not a dask-scratch-space left in the shared one)
     for key, value in getattr(execute, "CLUSTER_CONFIG", {}).items():
         env["DASK_" + key.upper().replace(".", "__").replace("-", "_")] = str(value)
     sched_file = tmp / f"scheduler{label}.json"

@@ -24,9 +24,14 @@ from .conftest import EXAMPLE, need
 SRC = Path(__file__).resolve().parents[2] / "src"
 
 
-def _env() -> dict[str, str]:
+def _env(scratch: Path | None = None) -> dict[str, str]:
+    """The environment of the commands run here; ``scratch``: the directory
+    a scheduler or worker keeps its scratch space in (Dask's default is a
+    ``dask-scratch-space`` in the shared temporary directory, left behind)."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(SRC), env.get("PYTHONPATH", "")) if p)
+    if scratch is not None:
+        env["DASK_TEMPORARY_DIRECTORY"] = str(scratch)
     return env
 
 
@@ -55,7 +60,7 @@ def dask_commands(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         procs.append(subprocess.Popen(
             [dask, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
              "--scheduler-file", str(sched_file)],
-            env=_env(), stdout=log, stderr=subprocess.STDOUT, cwd=d))
+            env=_env(d), stdout=log, stderr=subprocess.STDOUT, cwd=d))
         deadline = time.monotonic() + 60
         while not sched_file.exists() and time.monotonic() < deadline:
             time.sleep(0.2)
@@ -64,7 +69,7 @@ def dask_commands(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             procs.append(subprocess.Popen(
                 [dask, "worker", "--scheduler-file", str(sched_file), "--nthreads", "1",
                  "--host", "127.0.0.1", "--no-dashboard", "--no-nanny"],
-                env=_env(), stdout=log, stderr=subprocess.STDOUT, cwd=d))
+                env=_env(d), stdout=log, stderr=subprocess.STDOUT, cwd=d))
         with Client(scheduler_file=str(sched_file), timeout=30) as client:  # type: ignore[no-untyped-call]
             client.wait_for_workers(2, timeout=120)
             address = str(client.scheduler.address)
@@ -174,7 +179,7 @@ def test_a_scheduler_without_workers_is_an_input_error_in_time(
     sched = subprocess.Popen(
         [_dask(), "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
          "--scheduler-file", str(sched_file)],
-        env=_env(), stdout=log, stderr=subprocess.STDOUT, cwd=tmp_path)
+        env=_env(tmp_path), stdout=log, stderr=subprocess.STDOUT, cwd=tmp_path)
     try:
         deadline = time.monotonic() + 60
         while not sched_file.exists() and time.monotonic() < deadline:
