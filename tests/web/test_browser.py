@@ -45,7 +45,7 @@ def _shots_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
 
 
 @pytest.fixture(scope="module")
-def browser(server: str) -> Iterator[Any]:
+def browser(server: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     try:
         from selenium import webdriver
         from selenium.webdriver.chrome.service import Service
@@ -59,7 +59,10 @@ def browser(server: str) -> Iterator[Any]:
     for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
                 "--window-size=1360,1000", "--hide-scrollbars", "--force-device-scale-factor=1"):
         opts.add_argument(arg)
-    drv = webdriver.Chrome(options=opts, service=Service(executable_path=driver))
+    # chromium's own temporary files (its shared memory, with
+    # --disable-dev-shm-usage) in a directory pytest prunes, not the shared one
+    env = {**os.environ, "TMPDIR": str(tmp_path_factory.mktemp("chromium-tmp"))}
+    drv = webdriver.Chrome(options=opts, service=Service(executable_path=driver, env=env))
     drv.set_window_size(1360, 1000)
     try:
         yield drv
