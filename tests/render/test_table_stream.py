@@ -2,10 +2,11 @@
 (:mod:`podnuma.render.table_stream`) is the text of the whole run's
 (:func:`podnuma.render.table.render_run`): on the runs of the examples, a
 long run whose CPU lists wrap and a run of hostile names and device ids, at
-widths from 20 to 200 columns, ``table`` and ``wide``, its rows in many
-blocks and its spool moved to a file; both its ways (plain lines, and rich
-drawing the rows read back) are taken. Its cells measure as rich measures
-them; the command writes it."""
+widths from 20 to 200 columns, ``table`` and ``wide``, into a file and on a
+terminal with and without colours, its rows in many blocks and its spool
+moved to a file; each of its ways (plain lines, rich drawing the rows read
+back a block at a time, and all at once) is taken. Its cells measure as
+rich measures them; the command writes it, with colours too."""
 
 from __future__ import annotations
 
@@ -65,9 +66,17 @@ def _hostile_run() -> RunResult:
     return result
 
 
+def _terminal(width: int, colours: bool = True) -> Console:
+    """The console of a terminal ``width`` columns wide (with colours, or
+    none: ``TERM=dumb``), writing to a string."""
+    return Console(file=io.StringIO(), force_terminal=True, width=width,
+                   color_system="truecolor" if colours else None)
+
+
 def _streamed(result: RunResult, console: Console, wide: bool) -> str:
     out = io.StringIO()
-    with StreamedTable(result.scenario, result.machine, result.node) as table:
+    with StreamedTable(result.scenario, result.machine, result.node,
+                       styled=StreamedTable.styled_for(console)) as table:
         for step in result.steps:
             table.add(step)
         table.write(out, console, wide=wide, restored=lambda: result)
@@ -75,37 +84,62 @@ def _streamed(result: RunResult, console: Console, wide: bool) -> str:
 
 
 def test_the_streamed_table_is_the_whole_runs(monkeypatch: pytest.MonkeyPatch) -> None:
-    ways = {True: 0, False: 0}
-    plain = StreamedTable._plain
+    ways = {"plain": 0, "blocks": 0, "whole": 0}
+    plain, blocks = StreamedTable._plain, StreamedTable._by_blocks
 
-    def counted(self: StreamedTable, *args: object) -> bool:
+    def counted_plain(self: StreamedTable, *args: object) -> bool:
         got = plain(self, *args)  # type: ignore[arg-type]
-        ways[got] += 1
+        ways["plain"] += got
         return got
 
-    monkeypatch.setattr(StreamedTable, "_plain", counted)
+    def counted_blocks(self: StreamedTable, *args: object) -> bool:
+        got = blocks(self, *args)  # type: ignore[arg-type]
+        ways["blocks" if got else "whole"] += 1
+        return got
+
+    monkeypatch.setattr(StreamedTable, "_plain", counted_plain)
+    monkeypatch.setattr(StreamedTable, "_by_blocks", counted_blocks)
+    monkeypatch.setattr(table_stream, "_CHUNK", 5)  # blocks that end inside a step and at its end
     runs = [*_runs(), ("hostile", _hostile_run())]
+    consoles = {
+        "file": lambda w: tables.make_console(io.StringIO(), width=w),
+        "colours": _terminal,
+        "terminal without colours": lambda w: _terminal(w, colours=False),
+    }
     compared = 0
     for label, result in runs:
-        for width in WIDTHS:
-            for wide in (False, True):
-                whole = tables.render_run(result, wide=wide, console=tables.make_console(io.StringIO(), width=width))
-                streamed = _streamed(result, tables.make_console(io.StringIO(), width=width), wide)
-                assert streamed == whole, (label, width, wide)
-                compared += 1
-    assert compared == len(runs) * len(WIDTHS) * 2
-    # both ways were taken: written as plain lines, and drawn by rich
-    assert ways[True] > 50 and ways[False] > 20, ways
+        for where, console in consoles.items():
+            for width in WIDTHS:
+                for wide in (False, True):
+                    whole = tables.render_run(result, wide=wide, console=console(width))
+                    streamed = _streamed(result, console(width), wide)
+                    assert streamed == whole, (label, where, width, wide)
+                    compared += 1
+    assert compared == len(runs) * len(consoles) * len(WIDTHS) * 2
+    # every way was taken: plain lines, rich a block at a time, rich all at once
+    assert ways["plain"] > 50 and ways["blocks"] > 100 and ways["whole"] > 0, ways
+
+
+def test_styles_are_kept_on_a_terminal() -> None:
+    """On a terminal with colours the streamed table has the styles of the
+    whole run's (a rejection in red, exclusive CPUs in bold), not plain text."""
+    result = dict(_runs())["long"]
+    text = _streamed(result, _terminal(120), False)
+    assert "\x1b[1;31m✗ rejected" in text  # a rejection: bold red
+    assert "\x1b[1;36mexclusive" in text  # an exclusive container's isolation: bold cyan
+    assert text == tables.render_run(result, console=_terminal(120))
+    assert "\x1b[" not in _streamed(result, tables.make_console(io.StringIO(), width=120), False)
 
 
 def test_rows_in_many_blocks_and_a_spool_on_disk(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(table_stream, "_BLOCK", 7)
     monkeypatch.setattr(table_stream, "_SPOOL", 512)
     monkeypatch.setattr(table_stream, "_KNOWN", 3)  # the caches start afresh again and again
+    monkeypatch.setattr(table_stream, "_CHUNK", 3)
     result = dict(_runs())["long"]
     for width in (40, 120):
-        console = tables.make_console(io.StringIO(), width=width)
-        assert _streamed(result, console, False) == tables.render_run(result, console=console)
+        for console in (tables.make_console(io.StringIO(), width=width), _terminal(width)):
+            assert _streamed(result, console, False) == tables.render_run(result, console=console)
 
 
 def _podnuma(*args: str) -> str:

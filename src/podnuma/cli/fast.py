@@ -6,8 +6,7 @@ click's import is about a third of ``podnuma simulate``'s start-up (it loads
 ``locale`` through ``gettext``), and at 10,000 steps every 10 ms of start-up
 is a microsecond of every step (docs/speed.md). :func:`fast_main` reads the
 command lines that are run most, ``podnuma [-q] simulate FILE`` (the table,
-where it has no colours: a file or a pipe; ``-o wide``, ``json`` or
-``yaml``, with ``--detail``, the option given as ``-o json``, ``-ojson``,
+on a terminal, a file or a pipe; ``-o wide``, ``json`` or ``yaml``, with ``--detail``, the option given as ``-o json``, ``-ojson``,
 ``--output json`` or ``--output=json``) and ``podnuma [-q] fleet analyze
 INPUT...`` (``-o json`` or the table; ``--workers N``, ``--dask TARGET``
 and ``--output-file FILE`` in the forms click surely reads the same: a
@@ -184,11 +183,6 @@ def fast_main(argv: list[str] | None = None, *, own_process: bool = False) -> in
     words, quiet, files, output, detail, options = command
     if words == ("simulate",) and not _readable(files[0]):
         return None
-    if words == ("simulate",) and output in ("table", "wide"):
-        from podnuma.cli.simulate_stream import streams_table
-
-        if not streams_table():  # colours: the whole run's tables (the click command)
-            return None
     from podnuma.cli.guard import (
         EXIT_BUG,
         EXIT_OK,

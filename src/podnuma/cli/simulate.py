@@ -20,7 +20,7 @@ from podnuma.cli.options import (
     set_option,
     write_scenario_file,
 )
-from podnuma.cli.simulate_stream import simulate_streamed, streams_table
+from podnuma.cli.simulate_stream import simulate_streamed
 from podnuma.inputs.overrides import parse_overrides
 from podnuma.inputs.text import TextInput
 from podnuma.render.serialize import write_run_document
@@ -52,9 +52,8 @@ def simulate_command(
     """Run SCENARIO (YAML or JSON; '-': standard input) through the kubelet's
     admission and resource managers."""
 
-    if as_scenario is None and (output in ("json", "yaml") or guard(streams_table)):
-        # streamed step by step (the fast path runs the same function for
-        # json and yaml; the table too where it has no colours)
+    if as_scenario is None:
+        # streamed step by step (the fast path runs the same function)
         simulate_streamed(scenario, output, detail, checkpoint_dir, set_values, note, echo)
         return
 

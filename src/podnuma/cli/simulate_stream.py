@@ -1,9 +1,9 @@
-"""``podnuma simulate SCENARIO -o json|yaml``: the run streamed step by
-step, without click; and ``-o table|wide`` on a console without colours.
+"""``podnuma simulate SCENARIO -o json|yaml|table|wide``: the run streamed
+step by step, without click.
 
 Both ways into the command run this: the click command
 (:mod:`podnuma.cli.simulate`) and the fast path that starts it without
-loading click (:mod:`podnuma.cli.fast`, JSON and YAML). The steps are read,
+loading click (:mod:`podnuma.cli.fast`). The steps are read,
 played and written one at a time into a spool that is printed once the
 whole run succeeded: neither the input's steps, their results nor the
 document are held whole, and nothing is printed before the input has been
@@ -47,8 +47,7 @@ def simulate_streamed(
     echo: Callable[[str], None] | None = None,
 ) -> None:
     """Run ``scenario`` and print its document (``output``: json or yaml)
-    or its tables (table or wide: for a console without colours, see
-    :func:`streams_table`), every error through the guard. ``echo``: how
+    or its tables (table or wide), every error through the guard. ``echo``: how
     text goes to a standard output that does not take UTF-8 as it is."""
     overrides = guard(lambda: parse_overrides(set_values))
     # (surrogatepass: a lone surrogate of the input, in a name shown in a
@@ -57,15 +56,6 @@ def simulate_streamed(
         guard(lambda: _stream_run(scenario, spool, output, detail, checkpoint_dir, overrides, note))
         guard(lambda: _print(spool, echo))
     exit_at_once()  # (printed, the spool and the scenario file closed)
-
-
-def streams_table() -> bool:
-    """Whether the table output on standard output is written as the run
-    is played (a console without colours)."""
-    from podnuma.render.table import make_console
-    from podnuma.render.table_stream import StreamedTable
-
-    return StreamedTable.applies(make_console())
 
 
 def _stream_run(
@@ -112,18 +102,20 @@ def _write_run(
 
 def _write_table(run: StreamedRun, spool: IO[str], *, wide: bool) -> None:
     """The run's tables on ``spool``, as standard output's console shows
-    them (one without colours)."""
+    them (with colours on a terminal)."""
     from podnuma.render.table import make_console
     from podnuma.render.table_stream import StreamedTable
     from podnuma.scenario.run import run_scenario
 
     scenario = run.scenario
-    with StreamedTable(scenario.name, scenario.machine, run.node) as table:
+    console = make_console()
+    with StreamedTable(scenario.name, scenario.machine, run.node,
+                       styled=StreamedTable.styled_for(console)) as table:
         add = table.add
         for step in run.results():
             add(step)
         # (a run without steps: its restored pods, from the node started again)
-        table.write(spool, make_console(), wide=wide,
+        table.write(spool, console, wide=wide,
                     restored=lambda: run_scenario(scenario, checkpoints=False, step_pod_resources=False))
 
 

@@ -113,39 +113,71 @@ def _hint_text(h: TopologyHint | None) -> str:
     return f"{nodes} ✓" if h.preferred else f"{nodes} ✗"
 
 
-def _hint(h: TopologyHint | None) -> Text:
+def _hint_style(h: TopologyHint | None) -> str:
     if h is None or h.numa_node_affinity is None:
-        style = "" if h is not None and h.preferred else "dim"
-    else:
-        style = "green" if h.preferred else "yellow"
-    return Text(_hint_text(h), style=style)
+        return "" if h is not None and h.preferred else "dim"
+    return "green" if h.preferred else "yellow"
 
 
 _ISOLATION_STYLE = {"container": "bold cyan", "pod": "magenta", "host": "dim"}
 _ISOLATION_TEXT = {"container": "exclusive", "pod": "pod pool", "host": "shared"}
 
 
-def _container_cells(c: ContainerResult) -> list[RenderableType]:
-    label = Text(c.name)
+#: how a cell of the steps table is drawn: a ``Text``, a CPU list
+#: (:func:`~podnuma.render.wrap.cpu_list`) or a name (:func:`~podnuma.render.wrap.name`)
+CELL_TEXT = "t"
+CELL_CPUS = "c"
+CELL_NAME = "n"
+
+#: a cell of the steps table as what it is made of: how it is drawn and its
+#: text in pieces, each with its style (appended in turn to one ``Text``);
+#: plain strings, kept and read back cheaply where the cells themselves
+#: would not be (:mod:`podnuma.render.table_stream`)
+CellParts = tuple[str, tuple[tuple[str, str], ...]]
+
+_BLANK_PARTS: CellParts = (CELL_TEXT, (("", ""),))
+
+
+def _parts(kind: str, text: str, style: str = "") -> CellParts:
+    return kind, ((text, style),)
+
+
+def cell_of(parts: CellParts) -> RenderableType:
+    """The rich cell ``parts`` describe."""
+    kind, pieces = parts
+    text = Text(pieces[0][0], style=pieces[0][1])
+    for piece, style in pieces[1:]:
+        text.append(piece, style=style)
+    if kind == CELL_TEXT:
+        return text
+    return cpu_list(text) if kind == CELL_CPUS else name(text)
+
+
+def _container_parts(c: ContainerResult) -> list[CellParts]:
+    label = [(c.name, "")]
     if c.type != "app":
-        label.append(f" ({c.type})", style="yellow")
+        label.append((f" ({c.type})", "yellow"))
     for res, ids in sorted(c.devices.items()):
-        label.append(f"\n{res}: {','.join(ids)}", style="blue")
+        label.append((f"\n{res}: {','.join(ids)}", "blue"))
     return [
-        name(label),
-        cpu_list(_cpus(c.cpus), style="bold" if c.isolation == "container" else ""),
-        Text(_ISOLATION_TEXT.get(c.isolation, c.isolation), style=_ISOLATION_STYLE.get(c.isolation, "")),
-        Text(_numa_list(c.mems)),
-        Text(_memory(c.memory)),
-        _hint(c.topology_hint),
+        (CELL_NAME, tuple(label)),
+        _parts(CELL_CPUS, _cpus(c.cpus), "bold" if c.isolation == "container" else ""),
+        _parts(CELL_TEXT, _ISOLATION_TEXT.get(c.isolation, c.isolation), _ISOLATION_STYLE.get(c.isolation, "")),
+        _parts(CELL_TEXT, _numa_list(c.mems)),
+        _parts(CELL_TEXT, _memory(c.memory)),
+        _parts(CELL_TEXT, _hint_text(c.topology_hint), _hint_style(c.topology_hint)),
     ]
 
 
-def _pod_cell(step: StepResult) -> RenderableType:
-    t = Text(step.pod, style="bold")
+def _container_cells(c: ContainerResult) -> list[RenderableType]:
+    return [cell_of(p) for p in _container_parts(c)]
+
+
+def _pod_parts(step: StepResult) -> CellParts:
+    pieces = [(step.pod, "bold")]
     if step.qos_class:
-        t.append(f"\n{step.qos_class}", style="dim")
-    return name(t)
+        pieces.append((f"\n{step.qos_class}", "dim"))
+    return CELL_NAME, tuple(pieces)
 
 
 def _result_text(step: StepResult) -> str:
@@ -161,16 +193,14 @@ def _result_text(step: StepResult) -> str:
     return f"✗ rejected [{step.index}]\n{step.reason or ''}"
 
 
-def _result_cell(step: StepResult) -> Text:
+def _result_parts(step: StepResult) -> CellParts:
     text = _result_text(step)
     if step.op != "addPod":
-        return Text(text, style="yellow")
+        return _parts(CELL_TEXT, text, "yellow")
     if step.admitted:
-        return Text(text, style="green")
+        return _parts(CELL_TEXT, text, "green")
     head, _, reason = text.partition("\n")
-    t = Text(head + "\n", style="bold red")
-    t.append(reason, style="red")
-    return t
+    return CELL_TEXT, ((head + "\n", "bold red"), (reason, "red"))
 
 
 class _RunInfo(Protocol):
@@ -210,35 +240,50 @@ def _shared_pool(step: StepResult, result: _RunInfo) -> CPUSet:
 #: a row of the steps table: a cell per column of :data:`_COLUMNS`, and
 #: whether a step ends with it (a section: a blank line after it)
 _Row = tuple[list[RenderableType], bool]
+#: a row of the steps table as its cells' parts (:data:`CellParts`)
+PartsRow = tuple[tuple[CellParts, ...], bool]
+
+
+def step_parts(step: StepResult, shared: CPUSet) -> list[PartsRow]:
+    """The rows of ``step`` in the steps table, as their cells' parts
+    (``shared``: the CPUs of the shared pool after it, :func:`_shared_pool`);
+    the last one ends the step."""
+    rows: list[PartsRow] = []
+    head: tuple[CellParts, ...] = (_parts(CELL_TEXT, str(step.index)), _pod_parts(step),
+                                   _result_parts(step))
+    blank = (_BLANK_PARTS, _BLANK_PARTS, _BLANK_PARTS)
+    if step.pod_allocation is not None:
+        alloc = step.pod_allocation
+        rows.append(((
+            *head,
+            _parts(CELL_TEXT, "(pod budget)", "italic magenta"),
+            _parts(CELL_CPUS, _cpus(alloc.cpus), "bold"),
+            _parts(CELL_TEXT, "pod", "magenta"),
+            _parts(CELL_TEXT, _numa_list(tuple(sorted({i for b in alloc.memory for i in b.numa_nodes})))),
+            _parts(CELL_TEXT, _memory(alloc.memory)),
+            _BLANK_PARTS,
+        ), False))
+        head = blank
+    for c in step.containers:
+        rows.append(((*head, *_container_parts(c)), False))
+        head = blank
+    rows.append(((
+        *head,
+        _parts(CELL_TEXT, "(shared pool)", "dim italic"),
+        _parts(CELL_CPUS, _cpus(shared), "dim"),
+        _BLANK_PARTS, _BLANK_PARTS, _BLANK_PARTS, _BLANK_PARTS,
+    ), True))
+    return rows
 
 
 def _step_rows(result: RunResult) -> list[_Row]:
     """The rows of the steps table, every column's cell in each."""
     rows: list[_Row] = []
-    blank: list[RenderableType] = [Text(""), Text(""), Text("")]
-    for n, step in enumerate(result.steps):
-        head: list[RenderableType] = [Text(str(step.index)), _pod_cell(step), _result_cell(step)]
-        if step.pod_allocation is not None:
-            alloc = step.pod_allocation
-            rows.append(([
-                *head,
-                Text("(pod budget)", style="italic magenta"),
-                cpu_list(_cpus(alloc.cpus), style="bold"),
-                Text("pod", style="magenta"),
-                Text(_numa_list(tuple(sorted({i for b in alloc.memory for i in b.numa_nodes})))),
-                Text(_memory(alloc.memory)),
-                Text(""),
-            ], False))
-            head = blank
-        for c in step.containers:
-            rows.append(([*head, *_container_cells(c)], False))
-            head = blank
-        rows.append(([
-            *head,
-            Text("(shared pool)", style="dim italic"),
-            cpu_list(_cpus(_shared_pool(step, result)), style="dim"),
-            *[Text("")] * 4,
-        ], n != len(result.steps) - 1))
+    for step in result.steps:
+        rows.extend(([cell_of(p) for p in cells], end)
+                    for cells, end in step_parts(step, _shared_pool(step, result)))
+    if rows:  # (the last step's: no blank line after the table)
+        rows[-1] = (rows[-1][0], False)
     return rows
 
 

@@ -1,6 +1,6 @@
 """The table output of ``podnuma simulate`` written as the run is played,
-on a console without colours (``-o table`` or ``-o wide`` into a file or
-a pipe): memory that does not grow with the run's steps.
+on any console (``-o table`` or ``-o wide``, into a file, a pipe or on a
+terminal): memory that does not grow with the run's steps.
 
 A speed module beside :mod:`podnuma.render.table`, whose text it writes,
 byte for byte. That module holds the whole run and then every row of the
@@ -8,20 +8,24 @@ steps table as rich's text objects: about 8 KB a step, 0.8 GB and half a
 minute for 100,000 steps. Here each step, as it is played, becomes its rows
 of plain strings (:func:`step_rows`: each cell's text as rich's ``Text``
 keeps it, its control codes taken out, and its kind: text, CPU list or
-name), measured as rich measures those cells (:func:`measure`: the widest
-word or unbreakable piece, the widest line). The rows go to a spooled file
-(in memory up to a bound, then a temporary file); in memory stay only the
-rows that hold some column's widest cell (what rich sizes the table by:
+name; on a terminal, where the cells keep their styles, each cell's pieces
+of text and their styles: :func:`podnuma.render.table.step_parts`),
+measured as rich measures those cells (:func:`measure`: the widest word or
+unbreakable piece, the widest line). The rows go to a spooled file (in
+memory up to a bound, then a temporary file); in memory stay only the rows
+that hold some column's widest cell (what rich sizes the table by:
 :func:`podnuma.render.table._extremes`) and what the text after the table
 needs (the rejections, the pods running after the last step and their
 pod-level memory, the last step). Once the run is over, the table is sized
 by rich on those rows, with the columns left out that do not fit, as
-``table.py`` sizes it; when every cell fits its column as it is, the table
-is written from the file as the plain lines rich would draw
-(:func:`podnuma.render.table._plain_row`); where one does not (a line to
-wrap, a character two columns wide), the rows are read back from the file
-and rich draws the table, holding them all. A run without steps, and any
-console with colours (styles need rich's objects), go through ``table.py``.
+``table.py`` sizes it. On a console that is not a terminal, when every cell
+fits its column as it is, the table is written from the file as the plain
+lines rich would draw (:func:`podnuma.render.table._plain_row`). Otherwise
+(a terminal, a line to wrap, a character two columns wide) the rows are
+read back from the file and rich draws them a block at a time, at the
+column widths it gives the whole table. Only where those widths cannot be
+fixed (:func:`podnuma.render.table._fixed_widths`) are the rows all held
+and drawn at once; a run without steps goes through ``table.py``.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ import struct
 from collections.abc import Callable, Iterator
 from typing import IO, Any
 
+from rich import box
 from rich.cells import cell_len
 from rich.console import Console, Group, RenderableType
 from rich.control import strip_control_codes
@@ -59,9 +64,9 @@ Cell = str
 #: a row: its cells, a column each, and whether a step ends with it
 Row = tuple[tuple[Cell, ...], bool]
 
-TEXT = "t"  # rich's ``Text``: wraps at spaces
-CPUS = "c"  # :func:`podnuma.render.wrap.cpu_list`
-NAME = "n"  # :func:`podnuma.render.wrap.name`
+TEXT = tables.CELL_TEXT  # rich's ``Text``: wraps at spaces
+CPUS = tables.CELL_CPUS  # :func:`podnuma.render.wrap.cpu_list`
+NAME = tables.CELL_NAME  # :func:`podnuma.render.wrap.name`
 
 _BLANK = (TEXT, TEXT, TEXT)
 #: a CPU list without spaces, line breaks or empty parts (what the CPU set writes)
@@ -75,6 +80,8 @@ _BLOCK = 2048
 _SPOOL = 4 << 20
 #: the most cells whose measure, or padded lines, are kept per table or column
 _KNOWN = 1 << 14
+#: rows drawn by rich at a time, where rich draws the steps table
+_CHUNK = 1024
 
 
 def step_rows(step: StepResult, machine: Machine) -> list[Row]:
@@ -104,6 +111,14 @@ def step_rows(step: StepResult, machine: Machine) -> list[Row]:
     rows.append(((*head, TEXT + "(shared pool)", CPUS + tables._cpus(shared), TEXT, TEXT, TEXT, TEXT),
                  True))
     return rows
+
+
+def plain_cells(cells: tuple[tables.CellParts, ...]) -> tuple[Cell, ...]:
+    """The plain cells (:func:`step_rows`' kind of cell) of cells given as
+    their parts (:func:`podnuma.render.table.step_parts`): each one's text
+    as its ``Text`` keeps it (control codes taken out)."""
+    return tuple(kind + strip_control_codes("".join(piece for piece, _ in pieces))
+                 for kind, pieces in cells)
 
 
 def measure(cell: Cell) -> tuple[int, int]:
@@ -208,23 +223,27 @@ class _Head:
 class StreamedTable:
     """The table output of a run whose steps come one at a time (:meth:`add`);
     :meth:`write` then writes the text :func:`podnuma.render.table.render_run`
-    gives for the whole run. Only for a console without colours
-    (:func:`applies`)."""
+    gives for the whole run, on any console. ``styled``: the console is a
+    terminal (:func:`styled_for`), where the cells keep their styles (the
+    rows are kept as their cells' parts, :func:`podnuma.render.table.step_parts`)
+    and rich draws them."""
 
-    def __init__(self, scenario: str, machine: Machine, node: NodeSummary) -> None:
+    def __init__(self, scenario: str, machine: Machine, node: NodeSummary, *,
+                 styled: bool = False) -> None:
         self.head = _Head(scenario, machine, node)
+        self.styled = styled
         self.widest = _Widest()
         self.tally = tables._Tally()
         self.steps = 0
         self._rows: IO[bytes] = spooled(_SPOOL, "w+b")
-        self._block: list[Row] = []
+        self._block: list[Any] = []
 
     @staticmethod
-    def applies(console: Console) -> bool:
-        """Whether this writer writes for ``console``: one without colours
-        that is not a terminal (on a terminal, even one without colours
-        such as ``TERM=dumb``, rich's padding is printed as it is)."""
-        return console.color_system is None and not console.is_terminal
+    def styled_for(console: Console) -> bool:
+        """Whether the rows for ``console`` keep their styles: a terminal
+        (with colours, or without, such as ``TERM=dumb``: rich's padding is
+        printed as it is there, never as plain lines)."""
+        return console.is_terminal
 
     def close(self) -> None:
         self._rows.close()
@@ -241,9 +260,16 @@ class StreamedTable:
         self.tally.add(step)
         block = self._block
         widest = self.widest
-        for row in step_rows(step, self.head.machine):
-            widest.add(row[0])
-            block.append(row)
+        if self.styled:
+            shared = step.default_cpuset if not step.default_cpuset.is_empty() \
+                else self.head.machine.topology.cpus()
+            for parts in tables.step_parts(step, shared):
+                widest.add(plain_cells(parts[0]))
+                block.append(parts)
+        else:
+            for row in step_rows(step, self.head.machine):
+                widest.add(row[0])
+                block.append(row)
         if len(block) >= _BLOCK:
             self._flush()
 
@@ -254,8 +280,9 @@ class StreamedTable:
             self._rows.write(data)
             self._block = []
 
-    def _read(self) -> Iterator[Row]:
-        """The rows written, in order, read back from the spool."""
+    def _read(self) -> Iterator[Any]:
+        """The rows written, in order, read back from the spool (plain rows,
+        or parts rows when :attr:`styled`)."""
         self._flush()
         spool = self._rows
         spool.seek(0)
@@ -263,13 +290,24 @@ class StreamedTable:
             (size,) = struct.unpack("<Q", header)
             yield from pickle.loads(spool.read(size))
 
+    def _cells(self, cells: Any) -> list[RenderableType]:
+        """A row's rich cells (with their styles when :attr:`styled`)."""
+        if self.styled:
+            return [tables.cell_of(parts) for parts in cells]
+        return [rich_cell(cell) for cell in cells]
+
     def write(self, out: IO[str], console: Console, *, wide: bool = False,
               restored: Callable[[], Any] | None = None) -> None:
         """Write the run's table output on ``out`` as ``console`` shows it
-        (plain text, each line's trailing spaces taken off); ``wide``: every
-        column, the console widened as far as the lines need. A run without
-        steps is written by :func:`podnuma.render.table.render_run` of
-        ``restored()`` (the whole run: there is nothing to hold)."""
+        (on a console that is not a terminal, plain text, each line's
+        trailing spaces taken off); ``wide``: every column, the console
+        widened as far as the lines need. A run without steps is written by
+        :func:`podnuma.render.table.render_run` of ``restored()`` (the whole
+        run: there is nothing to hold). The steps table is written as plain
+        lines where every cell fits its column as it is (a console that is
+        not a terminal), else drawn by rich a block of rows at a time at the
+        column widths of the whole table; only where those widths cannot be
+        fixed are all its rows held and drawn at once."""
         if not self.steps:
             if restored is None:
                 raise ValueError("a run without steps needs its restored state")
@@ -285,12 +323,55 @@ class StreamedTable:
             if needed > console.width:
                 console = tables.make_console(console.file, width=needed)
         out.write(tables.capture(lambda c: c.print(Group(*before)), console))
-        if not self._plain(out, console, sizing, hidden):
-            rows = [([rich_cell(cell) for cell in cells], end) for cells, end in self._read()]
+        if not (not self.styled and self._plain(out, console, sizing, hidden)
+                or self._by_blocks(out, console, sizing, hidden)):
+            rows = [(self._cells(cells), end) for cells, end in self._read()]
             rows[-1] = (rows[-1][0], False)
             steps = tables._StepsTable(rows, widest, frozenset(hidden))
             out.write(tables.capture(lambda c: c.print(steps), console))
         out.write(tables.capture(lambda c: c.print(Group(*after)), console))
+
+    def _by_blocks(self, out: IO[str], console: Console, sizing: Any, hidden: list[str]) -> bool:
+        """The steps table drawn by rich :data:`_CHUNK` rows at a time, each
+        block a table of the column widths rich gives the whole table
+        (:func:`podnuma.render.table._fixed_widths`): a row's lines depend
+        on those widths and its own cells only, so the blocks, the first
+        with the header and each followed by the blank line of a step ended
+        there, are the whole table's lines. ``False`` (nothing written)
+        where the widths cannot be fixed or the table is set up otherwise
+        than the steps table."""
+        fixed = tables._fixed_widths(sizing, console, console.options)
+        if fixed is None or not _blocks_join(sizing):
+            return False
+        widths, pads = fixed
+
+        def drawn(rows: list[tables._Row], header: bool) -> str:
+            table = tables._steps_table(rows, frozenset(hidden))
+            table.show_header = header
+            for column, w, p in zip(table.columns, widths, pads, strict=True):
+                column.width = w - p
+            return tables.capture(lambda c: c.print(table), console)
+
+        # the line between two steps: the middle one of two blank rows, a step ended after the first
+        blank = [Text("") for _ in tables._COLUMNS]
+        between = drawn([(list(blank), True), (list(blank), False)], False).splitlines(keepends=True)[1]
+        block: list[tables._Row] = []
+        first = True
+        pending = False  # the block before ended a step: the line between steps first
+        for cells, end in self._read():
+            if len(block) == _CHUNK:
+                if pending:
+                    out.write(between)
+                out.write(drawn(block, first))
+                first = False
+                pending = block[-1][1]
+                block = []
+            block.append((self._cells(cells), end))
+        block[-1] = (block[-1][0], False)
+        if pending:
+            out.write(between)
+        out.write(drawn(block, first))
+        return True
 
     def _plain(self, out: IO[str], console: Console, sizing: Any, hidden: list[str]) -> bool:
         """The steps table written on ``out`` as plain lines, if every cell
@@ -341,3 +422,14 @@ class StreamedTable:
         out.write("".join(text))
         return True
 
+
+
+def _blocks_join(table: Any) -> bool:
+    """Whether blocks of rows of ``table``'s set-up, drawn apart at fixed
+    widths, join into the whole table's lines (:meth:`StreamedTable._by_blocks`):
+    the steps table's box without edges, rules between rows, row styles or
+    footer, its columns' cells aligned to the top."""
+    return (table.box is box.SIMPLE_HEAD and not table.show_edge and not table.show_lines
+            and not table.leading and not table.row_styles and not table.show_footer
+            and not table.title and not table.caption
+            and all(column.vertical == "top" for column in table.columns))
