@@ -182,23 +182,51 @@ def test_a_fleet_report_written_ends_the_process_at_once(tmp_path: Path) -> None
 
 def test_a_closed_standard_stream_ends_as_before(tmp_path: Path) -> None:
     """A standard output or error closed when the command starts (``>&-``,
-    ``2>&-``): the command ends as usual, with its exit code."""
+    ``2>&-``): the command ends as usual, with its exit code; with standard
+    error closed the output is written all the same (``fleet analyze``'s
+    progress bar asked a closed standard error whether it was a terminal,
+    and the report was lost, exit 1); with standard output closed there is
+    nothing to write, and nothing fails (``simulate`` flushed it: exit 1)."""
     out = tmp_path / "report.json"
     fleet = str(ROOT / "examples" / "fleet")
     scenario = tmp_path / "s.json"
     scenario.write_text(json.dumps(base()), encoding="utf-8")
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
     cases = [
-        ('"$0" -m podnuma.cli fleet analyze "$1" -o json --output-file "$2" >&-', 0),
-        ('"$0" -m podnuma.cli simulate "$3" -o json 2>&-', 0),
-        ('"$0" -m podnuma.cli fleet analyze "$1"/missing 2>&-', 2),
+        ('"$0" -m podnuma.cli fleet analyze "$1" -o json --output-file "$2" >&-', 0, None),
+        ('"$0" -m podnuma.cli simulate "$3" -o json 2>&-', 0, '"admitted": true'),
+        ('"$0" -m podnuma.cli fleet analyze "$1"/missing 2>&-', 2, ""),
+        ('"$0" -m podnuma.cli fleet analyze "$1" -o json 2>&-', 0, '"kind": "FleetReport"'),
+        ('"$0" -m podnuma.cli fleet analyze "$1" -o json --workers 2 2>&-', 0, '"kind": "FleetReport"'),
+        ('"$0" -m podnuma.cli fleet analyze "$1" 2>&-', 0, "pods replayed"),
+        ('"$0" -m podnuma.cli simulate "$3" >&-', 0, None),
+        ('"$0" -m podnuma.cli simulate "$3" -o yaml >&-', 0, None),
+        ('"$0" -m podnuma.cli simulate "$3" -o json --as-scenario "$2.yaml" >&-', 0, None),
+        ('"$0" -m podnuma.cli topology "$3" -o png >&-', 0, None),
     ]
-    for line, want in cases:
+    for line, want, printed in cases:
         proc = subprocess.run(["sh", "-c", line, sys.executable, fleet, str(out), str(scenario)],
                               capture_output=True, text=True, timeout=180, cwd=tmp_path, env=env)
         assert proc.returncode == want, (line, proc.stderr)
-        assert "Traceback" not in proc.stderr
+        assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr, (line, proc.stderr)
+        if printed is not None:
+            assert printed in proc.stdout, (line, proc.stdout[:300])
     assert json.loads(out.read_text())["kind"] == "FleetReport"
+
+
+def test_a_closed_standard_error_under_dask(tmp_path: Path) -> None:
+    """``--dask local:2`` with standard error closed when the command
+    starts: the client process and its workers are forked all the same
+    (standard error was flushed before each fork) and the report is written."""
+    from ..fleet.conftest import need
+
+    need("distributed")
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    line = '"$0" -m podnuma.cli fleet analyze "$1" -o json --dask local:2 2>&-'
+    proc = subprocess.run(["sh", "-c", line, sys.executable, str(ROOT / "examples" / "fleet")],
+                          capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["kind"] == "FleetReport"
 
 
 def test_a_thread_still_running_is_waited_for(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from podnuma.cli.guard import echo_err, echo_out, guard
+from podnuma.cli.guard import echo_err, echo_out, guard, is_terminal
 from podnuma.errors import InputError
 
 __all__ = ["MAX_STDERR_ISSUES", "analyze"]
@@ -29,7 +29,7 @@ MAX_STDERR_ISSUES = 50
 @contextlib.contextmanager
 def _progress(total: int, what: str, quiet: bool) -> Iterator[Callable[[int], None] | None]:
     """A progress bar on standard error when it is a terminal."""
-    if not sys.stderr.isatty() or total < 2 or quiet:
+    if not is_terminal(sys.stderr) or total < 2 or quiet:
         yield None
         return
     from rich.console import Console
@@ -172,7 +172,7 @@ def _analyze(
     if overrides:
         report["set"] = [str(o) for o in overrides]
     _report_issues(report["issues"], quiet)
-    if fmt == "table" and output_file is None and sys.stdout.isatty():
+    if fmt == "table" and output_file is None and is_terminal(sys.stdout):
         from rich.console import Console
 
         from podnuma.render.fleet import fleet_tables

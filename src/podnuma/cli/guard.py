@@ -41,6 +41,7 @@ __all__ = [
     "fail",
     "guard",
     "import_failed",
+    "is_terminal",
     "missing_extra",
     "plain_note",
     "quiet_pipe",
@@ -62,6 +63,12 @@ def set_command_path(path: str) -> None:
     """The command path messages name while click is not running the
     command (``podnuma simulate``)."""
     _command[0] = path
+
+
+def is_terminal(stream: object) -> bool:
+    """Whether ``stream`` (standard output or error) is a terminal: not
+    when it is ``None`` (closed when the command started)."""
+    return stream is not None and bool(getattr(stream, "isatty", lambda: False)())
 
 
 def echo_err(message: str) -> None:
@@ -120,7 +127,7 @@ def fail(message: str, code: int = EXIT_INPUT) -> NoReturn:
 def quiet_pipe() -> NoReturn:
     """The reader went away: point stdout at /dev/null so the interpreter's
     final flush cannot fail again, and end quietly."""
-    with contextlib.suppress(OSError, ValueError):
+    with contextlib.suppress(OSError, ValueError, AttributeError):  # (None: closed at the start)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     sys.exit(EXIT_OK)
 

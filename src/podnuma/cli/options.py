@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from podnuma.cli.app import is_quiet
+from podnuma.cli.guard import is_terminal
 from podnuma.render.formats import FORMATS
 
 if TYPE_CHECKING:
@@ -158,7 +159,10 @@ def echo(text: str) -> None:
 
 
 def echo_bytes(data: bytes) -> None:
-    """Write bytes (a PNG) to standard output."""
+    """Write bytes (a PNG) to standard output (nothing when it was closed
+    when the command started)."""
+    if sys.stdout is None:
+        return
     stream = sys.stdout.buffer
     stream.write(data)
     stream.flush()
@@ -186,7 +190,7 @@ def progress_bar(what: str) -> Iterator[Callable[[int, int], None]]:
     """A progress bar on standard error for long work: ``advance(done,
     total)``. Shown only when standard error is a terminal and not with
     ``--quiet``; it disappears when the work is done."""
-    if is_quiet() or not sys.stderr.isatty():
+    if is_quiet() or not is_terminal(sys.stderr):
         yield lambda done, total: None
         return
     from rich.console import Console

@@ -83,5 +83,7 @@ def simulate_command(
 
 def _stream(result: RunResult, output: str, detail: bool, record: dict[str, Any]) -> None:
     out = sys.stdout
+    if out is None:  # closed when the command started: nowhere to write (as click, nothing)
+        return
     write_run_document(result, out, output, detail=detail, extra=record)
     out.flush()

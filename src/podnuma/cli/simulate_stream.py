@@ -121,6 +121,8 @@ def _write_table(run: StreamedRun, spool: IO[str], *, wide: bool) -> None:
 
 def _print(spool: IO[str], echo: Callable[[str], None] | None = None) -> None:
     out = sys.stdout
+    if out is None:  # closed when the command started: nowhere to write (as click, nothing)
+        return
     target = getattr(out, "buffer", None)
     spool.flush()
     raw: IO[bytes] = spool.buffer  # type: ignore[attr-defined]  # (a text Spool: its bytes)

@@ -16,6 +16,7 @@ from pathlib import Path
 import click
 
 from podnuma.cli.app import fail, guard
+from podnuma.cli.guard import is_terminal
 from podnuma.cli.options import echo, echo_bytes, file_argument, note, set_option
 from podnuma.errors import InputError
 from podnuma.fileio import atomic_write
@@ -68,7 +69,7 @@ def _color(fmt: str, to_file: bool) -> bool:
         return False
     if os.environ.get("NO_COLOR"):
         return False
-    return bool(os.environ.get("FORCE_COLOR")) or sys.stdout.isatty()
+    return bool(os.environ.get("FORCE_COLOR")) or is_terminal(sys.stdout)
 
 
 @click.command("topology")
@@ -99,7 +100,7 @@ def topology_command(
     """
     if fmt is None:
         fmt = _SUFFIXES.get(output_file.suffix.lower(), "text") if output_file else "text"
-    if fmt == "png" and output_file is None and sys.stdout.isatty():
+    if fmt == "png" and output_file is None and is_terminal(sys.stdout):
         fail("will not write PNG bytes to a terminal: use --output-file FILE or redirect")
     color = _color(fmt, output_file is not None)
     data = guard(lambda: _render(scenario, step, fmt, color, set_values))

@@ -51,6 +51,14 @@ _A = TypeVar("_A")
 _R = TypeVar("_R")
 
 
+def _flush_std() -> None:
+    """Standard output and error flushed before a fork (what is buffered
+    would be written twice); one closed when the command started is ``None``."""
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None:
+            stream.flush()
+
+
 def _sendable(e: BaseException) -> BaseException:
     try:
         pickle.dumps(e)
@@ -176,8 +184,7 @@ class ClientProcess:
         self.closing = False  # told to close (:meth:`wind_down`)
         self._sender: threading.Thread | None = None  # sending a map's arguments (:meth:`_send`)
         here, there = multiprocessing.Pipe()
-        sys.stdout.flush()
-        sys.stderr.flush()
+        _flush_std()
         pid = os.fork()
         if pid == 0:
             code = 1

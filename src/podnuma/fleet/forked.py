@@ -112,8 +112,9 @@ class ForkedCluster:
         try:
             for _ in range(n):
                 r, w = os.pipe()
-                sys.stdout.flush()
-                sys.stderr.flush()
+                for stream in (sys.stdout, sys.stderr):  # (``None``: closed when the command started)
+                    if stream is not None:
+                        stream.flush()
                 pid = os.fork()
                 if pid == 0:  # the worker
                     code = 1
