@@ -229,6 +229,80 @@ def test_a_closed_standard_error_under_dask(tmp_path: Path) -> None:
     assert json.loads(proc.stdout)["kind"] == "FleetReport"
 
 
+def _on_a_terminal(line: str, *args: str) -> tuple[int, str]:
+    """``sh -c line`` (``$0`` this interpreter, then ``args``) with standard
+    error a terminal (a pseudo-terminal read here to its end): its exit code
+    and what the terminal showed."""
+    import pty
+    import threading
+
+    master, slave = pty.openpty()
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"), TERM="xterm", COLUMNS="100")
+    env.pop("NO_COLOR", None)
+    proc = subprocess.Popen(["sh", "-c", line, sys.executable, *args], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=slave, env=env, cwd=ROOT)
+    os.close(slave)
+    shown: list[bytes] = []
+
+    def read() -> None:
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # (the terminal's other side closed)
+                return
+            if not chunk:
+                return
+            shown.append(chunk)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    code = proc.wait(timeout=300)
+    reader.join(timeout=10)
+    os.close(master)
+    return code, b"".join(shown).decode("utf-8", "replace")
+
+
+def test_a_closed_standard_output_with_a_progress_bar_on_the_terminal() -> None:
+    """Standard output closed and standard error a terminal: the progress
+    bar is shown, and neither the bar nor what follows it touches the closed
+    standard output (rich put a proxy of it, ``None``, in its place and left
+    it there: ``fleet analyze`` failed with an internal error, ``-o json``
+    printed the report on the terminal, ``explain`` its whole text)."""
+    fleet = str(ROOT / "examples" / "fleet")
+    scenario = str(ROOT / "examples" / "pod-level" / "init-and-sidecars.yaml")
+    code, shown = _on_a_terminal('"$0" -m podnuma.cli fleet analyze "$1" >&-', fleet)
+    assert code == 0 and "internal error" not in shown and "pods replayed" not in shown, shown
+    code, shown = _on_a_terminal('"$0" -m podnuma.cli fleet analyze "$1" -o json >&-', fleet)
+    assert code == 0 and "FleetReport" not in shown, shown
+    code, closed = _on_a_terminal('"$0" -m podnuma.cli explain "$1" >&-', scenario)
+    code_null, to_null = _on_a_terminal('"$0" -m podnuma.cli explain "$1" >/dev/null', scenario)
+    assert code == code_null == 0
+    assert len(closed.splitlines()) == len(to_null.splitlines()) < 5, closed
+
+
+def test_serve_with_standard_output_closed_serves() -> None:
+    """``podnuma serve >&-``: the server starts and answers (uvicorn's log
+    formatter asked the closed standard output whether it was a terminal:
+    a traceback, exit 1)."""
+    import re
+    import urllib.request
+
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    proc = subprocess.Popen(["sh", "-c", 'exec "$0" -m podnuma.cli serve --port 0 >&-', sys.executable],
+                            stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env)
+    try:
+        assert proc.stderr is not None
+        line = proc.stderr.readline()
+        m = re.match(r"podnuma: serving on (http://127\.0\.0\.1:\d+)/", line)
+        assert m, line + proc.stderr.read()
+        with urllib.request.urlopen(m.group(1) + "/", timeout=30) as answer:
+            assert answer.status == 200
+        assert proc.poll() is None
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
 def test_a_thread_still_running_is_waited_for(tmp_path: Path) -> None:
     """A thread still running when the command ends (none of podnuma's do):
     the process ends as usual, after it."""

@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from podnuma.cli.app import cli
@@ -95,6 +96,31 @@ def test_stdin_dump(tmp_path: Path) -> None:
     assert r.exit_code == 0
     doc = json.loads(r.stdout)
     assert doc["fleet"]["nodes"] == 5
+
+
+def test_stdin_closed_or_too_large_is_one_line_exit_2(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Standard input closed when the command starts (``<&-``), or larger
+    than the fleet's byte limit: one line naming it, exit 2 (it was read
+    whole, without a limit, and a closed one was an internal error)."""
+    import os
+    import subprocess
+    import sys
+
+    from podnuma.inputs import limits
+
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2] / "src"))
+    proc = subprocess.run(["sh", "-c", '"$0" -m podnuma.cli fleet analyze - <&-', sys.executable],
+                          capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 2
+    assert proc.stderr == "error: <stdin>: cannot read input from standard input: it is closed\n"
+    monkeypatch.setattr(limits, "FLEET_LIMITS", limits.ReadLimits(max_bytes=1000, max_nodes=10_000))
+    nodes = (EXAMPLE / "nodes.json").read_text()
+    assert len(nodes) > 1000
+    r = CliRunner().invoke(cli, ["fleet", "analyze", "-", str(EXAMPLE / "pods.json"), "-o", "json"],
+                           input=nodes)
+    assert r.exit_code == 2 and r.stdout == ""
+    assert "error: <stdin>: input is larger than the limit of 1000 bytes" in r.stderr
 
 
 def test_dask_scheduler_address_gives_the_same_report(dask_client: object) -> None:

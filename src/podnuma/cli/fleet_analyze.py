@@ -38,6 +38,9 @@ def _progress(total: int, what: str, quiet: bool) -> Iterator[Callable[[int], No
     with Progress(
         "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
         TimeElapsedColumn(), console=Console(stderr=True), transient=True,
+        # (rich would put a proxy of a closed standard output, None, in its
+        # place, and leave it there: the report then went to the terminal)
+        redirect_stdout=sys.stdout is not None,
     ) as bar:
         task = bar.add_task(what, total=total)
         yield lambda n: bar.advance(task, n)
@@ -64,11 +67,37 @@ class _Scratch:
 
 
 def _stdin_input(tmp: Path) -> Path:
-    data = sys.stdin.buffer.read()
-    text = data.lstrip()
-    suffix = ".json" if text[:1] in (b"{", b"[") else ".yaml"
-    p = tmp / f"stdin{suffix}"
-    p.write_bytes(data)
+    """Standard input saved to a file in ``tmp``, a chunk at a time and at
+    most the fleet's byte limit of it (:data:`~podnuma.inputs.limits.FLEET_LIMITS`,
+    as a dump file is read); named ``.json`` when it starts (after white
+    space) as JSON does, else ``.yaml``. ``InputError`` when standard input
+    is closed, cannot be read or is larger."""
+    from podnuma.inputs.documents import STDIN_NAME
+    from podnuma.inputs.limits import FLEET_LIMITS
+
+    limit = FLEET_LIMITS.max_bytes
+    stream = getattr(sys.stdin, "buffer", None)
+    part = tmp / "stdin.part"
+    lead = b""
+    total = 0
+    try:
+        if stream is None:  # (closed when the command started)
+            raise ValueError
+        with part.open("wb") as f:
+            while chunk := stream.read(1 << 20):
+                total += len(chunk)
+                if total > limit:
+                    raise InputError(f"input is larger than the limit of {limit} bytes", file=STDIN_NAME)
+                if not lead:
+                    lead = chunk.lstrip()[:1]
+                f.write(chunk)
+    except OSError as e:
+        raise InputError(f"cannot read input from standard input: {e.strerror or e}",
+                         file=STDIN_NAME) from None
+    except ValueError:  # closed
+        raise InputError("cannot read input from standard input: it is closed", file=STDIN_NAME) from None
+    p = tmp / ("stdin.json" if lead in (b"{", b"[") else "stdin.yaml")
+    part.rename(p)
     return p
 
 

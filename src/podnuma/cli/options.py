@@ -199,6 +199,9 @@ def progress_bar(what: str) -> Iterator[Callable[[int, int], None]]:
     bar = Progress(
         f"[bold]{what}", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
         console=Console(stderr=True), transient=True,
+        # (rich would put a proxy of a closed standard output, None, in its
+        # place, and leave it there: the output then went to the terminal)
+        redirect_stdout=sys.stdout is not None,
     )
     task = bar.add_task(what, total=None)
 

@@ -29,6 +29,7 @@ import importlib.util
 import json
 import secrets
 import socket
+import sys
 import tempfile
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, MutableMapping
@@ -293,6 +294,10 @@ def make_server(app: FastAPI) -> uvicorn.Server:
     config = uvicorn.Config(
         app, log_level="warning", access_log=False, http=_timed_h11(limits.read_timeout),
         timeout_keep_alive=5, timeout_graceful_shutdown=1, lifespan="off",
+        # (left to uvicorn, its log formatter asks standard output whether it
+        # is a terminal: a standard output closed when the command started,
+        # None, stopped the server before it began)
+        use_colors=None if sys.stdout is not None else False,
     )
     return _Server(config, app.state.pool)
 
