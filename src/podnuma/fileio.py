@@ -104,8 +104,16 @@ def atomic_write(path: str | os.PathLike[str], data: bytes, *, mode: int | None 
 
 
 def read_file(path: str | os.PathLike[str]) -> bytes:
-    """The bytes of a checkpoint file."""
-    return Path(path).read_bytes()
+    """The bytes of a checkpoint file, within the byte limit of the
+    commands' inputs (``OSError`` as reading raises it, ``EFBIG`` past it)."""
+    from podnuma.inputs.documents import read_limited
+    from podnuma.inputs.limits import DEFAULT_LIMITS
+
+    limit = DEFAULT_LIMITS.max_bytes
+    data = read_limited(Path(path), limit)
+    if len(data) > limit:
+        raise OSError(errno.EFBIG, f"larger than the limit of {limit} bytes", str(path))
+    return data
 
 
 def _read_if_there(path: str | os.PathLike[str]) -> bytes | None:
@@ -247,7 +255,14 @@ class StateWriter:
         with os.fdopen(fd, "rb") as fh:
             if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
                 raise OSError(errno.EINVAL, "not a regular file", rel)
-            return fh.read()
+            from podnuma.inputs.documents import read_open
+            from podnuma.inputs.limits import DEFAULT_LIMITS
+
+            limit = DEFAULT_LIMITS.max_bytes
+            data = read_open(fh, limit)
+            if len(data) > limit:
+                raise OSError(errno.EFBIG, f"larger than the limit of {limit} bytes", rel)
+            return data
 
     def _stage(self, pfd: int, name: str, data: bytes, mode: int) -> str:
         for _ in range(100):

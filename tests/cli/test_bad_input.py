@@ -242,3 +242,44 @@ def test_json_scenario_errors_have_positions(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert f"error: {p}: steps[0].addPod.spec.containers[0].resources.limits[cpu]: " in result.stderr
     assert "(line " in result.stderr
+
+
+@pytest.mark.parametrize("where", ["kubeletConfigFile", "state.cpuManagerFile", "state inspect"])
+def test_a_file_a_scenario_or_state_names_is_read_within_the_byte_limit(
+    where: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A file a scenario refers to (its kubelet configuration, a checkpoint)
+    or a state directory's checkpoint is read within the inputs' byte limit:
+    one larger, or an endless one (a link to ``/dev/zero``), is one line and
+    exit 2, not read whole (the endless one was read until memory ran out)."""
+    from podnuma.inputs import limits
+
+    for endless in (False, True):
+        d = tmp_path / ("endless" if endless else "large")
+        d.mkdir()
+        target = d / "big"
+        if endless:
+            target.symlink_to("/dev/zero")
+        else:
+            monkeypatch.setattr(limits, "DEFAULT_LIMITS", limits.DEFAULT_LIMITS.with_bytes(4096))
+            target.write_text("#" * 5000 + "\n")
+        limit = limits.DEFAULT_LIMITS.max_bytes
+        if where == "state inspect":
+            (d / "cpu_manager_state").symlink_to(target)
+            result = CliRunner().invoke(cli, ["state", "inspect", str(d)])
+            want = f"error: {d / 'cpu_manager_state'}: larger than the limit of {limit} bytes\n"
+        else:
+            doc = base()
+            if where == "kubeletConfigFile":
+                del doc["kubeletConfig"]
+                doc["kubeletConfigFile"] = str(target)
+                what = "kubelet configuration"
+            else:
+                doc["state"] = {"cpuManagerFile": str(target)}
+                what = "checkpoint"
+            result = CliRunner().invoke(cli, ["simulate", str(write(d / "s.yaml", doc))])
+            want = f"file {str(target)!r} is larger than the limit of {limit} bytes"
+            assert what in result.stderr
+        assert result.exit_code == 2, result.stderr
+        assert want in result.stderr and result.stderr.count("\n") == 1, result.stderr
+        monkeypatch.undo()

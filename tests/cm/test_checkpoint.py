@@ -426,3 +426,26 @@ def test_check_never_crashes(blob: bytes) -> None:
         go_json_check(blob)
     except GoJSONError as err:
         assert str(err).startswith(("invalid character", "unexpected end of JSON input"))
+
+
+def test_checkpoint_and_state_files_are_read_within_the_byte_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A checkpoint file (``read_file``) or a file under a state directory
+    (``StateWriter.read``) larger than the inputs' byte limit is refused with
+    ``EFBIG``, not read whole; one within it is read as it is."""
+    import errno
+
+    from podnuma.fileio import StateWriter, read_file
+    from podnuma.inputs import limits
+
+    monkeypatch.setattr(limits, "DEFAULT_LIMITS", limits.DEFAULT_LIMITS.with_bytes(100))
+    (tmp_path / "small").write_bytes(b"x" * 100)
+    (tmp_path / "large").write_bytes(b"x" * 101)
+    assert read_file(tmp_path / "small") == b"x" * 100
+    with StateWriter(tmp_path) as tree:
+        assert tree.read("small") == b"x" * 100
+        for read in (lambda: read_file(tmp_path / "large"), lambda: tree.read("large")):
+            with pytest.raises(OSError) as err:
+                read()
+            assert err.value.errno == errno.EFBIG

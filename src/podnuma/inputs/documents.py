@@ -23,6 +23,7 @@ decoder refuses the last two).
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -686,12 +687,31 @@ def decode_text(data: bytes, *, what: str, name: str) -> str:
 def _read_path(path: str | Path, *, what: str, name: str, limit: int) -> bytes:
     with open_input(path, what=what, name=name) as fh:
         try:
-            size = os.fstat(fh.fileno()).st_size
-            if size <= limit:  # a regular file's size: one read of what is there
-                return _read_upto(fh.read, limit, first=size + 1)
-            return _read_upto(fh.read, limit)
+            return read_open(fh, limit)
         except OSError as e:
             raise read_failure(e, what=what, name=name) from None
+
+
+def read_open(fh: BinaryIO, limit: int) -> bytes:
+    """At most ``limit + 1`` bytes of the open file ``fh`` (one more than
+    the limit tells the caller it is too large), in chunks unless its size
+    is known and within the limit; ``OSError`` as reading raises it."""
+    size = os.fstat(fh.fileno()).st_size
+    if 0 < size <= limit:  # a regular file's size: one read of what is there
+        return _read_upto(fh.read, limit, first=size + 1)
+    return _read_upto(fh.read, limit)
+
+
+def read_limited(path: str | Path, limit: int) -> bytes:
+    """At most ``limit + 1`` bytes of the file at ``path`` (see
+    :func:`read_open`), for a reader with its own wording of what fails:
+    ``OSError`` as opening or reading raises it (``IsADirectoryError`` for
+    a directory), never more than that read into memory (a device, a pipe
+    or a file growing while read included)."""
+    with open(path_text(path), "rb") as fh:
+        if stat.S_ISDIR(os.fstat(fh.fileno()).st_mode):
+            raise IsADirectoryError(errno.EISDIR, "Is a directory", str(path))
+        return read_open(fh, limit)
 
 
 def open_input(path: str | Path, *, what: str, name: str) -> BinaryIO:

@@ -421,9 +421,16 @@ def _resolve(base_dir: Path | str, value: object, *, path: str) -> Path:
 
 
 def _read_referenced(base_dir: Path | str, value: object, *, path: str, what: str) -> tuple[Path, bytes]:
+    from podnuma.inputs.documents import read_limited
+    from podnuma.inputs.limits import DEFAULT_LIMITS
+
     p = _resolve(base_dir, value, path=path)
+    limit = DEFAULT_LIMITS.max_bytes
     try:
-        return p, p.read_bytes()
+        raw = read_limited(p, limit)
+        if len(raw) > limit:
+            raise InputError(f"{what} file {str(p)!r} is larger than the limit of {limit} bytes", path=path)
+        return p, raw
     except FileNotFoundError:
         raise InputError(f"{what} file {str(p)!r} not found", path=path) from None
     except IsADirectoryError:

@@ -92,12 +92,21 @@ class PodRef:
 
 
 def _read(path: Path) -> bytes | None:
+    """A checkpoint file's bytes (``None``: not there), within the byte
+    limit of the commands' inputs."""
+    from podnuma.inputs.documents import read_limited
+    from podnuma.inputs.limits import DEFAULT_LIMITS
+
+    limit = DEFAULT_LIMITS.max_bytes
     try:
-        return path.read_bytes()
+        raw = read_limited(path, limit)
     except FileNotFoundError:
         return None
     except OSError as err:
         raise InputError(f"cannot read: {err.strerror or err}", file=str(path)) from None
+    if len(raw) > limit:
+        raise InputError(f"larger than the limit of {limit} bytes", file=str(path))
+    return raw
 
 
 def read_state_dir(directory: Path) -> StateFiles:
