@@ -218,6 +218,22 @@ def test_bad_files_name_the_file(tmp_path: Path, relpath: str, content: str) -> 
     assert exc.value.file == str(target)
 
 
+def test_an_endless_file_is_refused_at_the_byte_limit(tmp_path: Path) -> None:
+    """A copy of sysfs is an input: a file in it that is a link to
+    ``/dev/zero`` is refused once past the inputs' byte limit, naming it
+    (it was read until memory ran out)."""
+    from podnuma.inputs.limits import DEFAULT_LIMITS
+
+    two_socket_ht().write(tmp_path)
+    target = tmp_path / "devices/system/node/node0/meminfo"
+    target.unlink()
+    target.symlink_to("/dev/zero")
+    with pytest.raises(InputError) as exc:
+        load_sysfs(tmp_path)
+    assert exc.value.file == str(target)
+    assert exc.value.message == f"larger than the limit of {DEFAULT_LIMITS.max_bytes} bytes"
+
+
 def test_bad_hugepage_dir_name(tmp_path: Path) -> None:
     two_socket_ht().write(tmp_path)
     bad = tmp_path / "devices/system/node/node1/hugepages/hugepagesXkB"

@@ -97,9 +97,18 @@ def _glob(directory: Path, pattern: str) -> list[Path]:
 
 
 def _read(file: Path) -> str | None:
-    """File content, or ``None`` when it does not exist."""
+    """File content, or ``None`` when it does not exist; within the inputs'
+    byte limit (a copy of sysfs is an input: a link in it to ``/dev/zero``
+    is refused, not read until memory runs out)."""
+    from podnuma.inputs.documents import read_limited
+    from podnuma.inputs.limits import DEFAULT_LIMITS
+
+    limit = DEFAULT_LIMITS.max_bytes
     try:
-        return file.read_text(encoding="utf-8", errors="replace")
+        data = read_limited(file, limit)
+        if len(data) > limit:
+            raise _err(f"larger than the limit of {limit} bytes", file)
+        return data.decode("utf-8", errors="replace")
     except FileNotFoundError:
         return None
     except NotADirectoryError:
