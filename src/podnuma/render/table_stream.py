@@ -261,9 +261,7 @@ class StreamedTable:
         block = self._block
         widest = self.widest
         if self.styled:
-            shared = step.default_cpuset if not step.default_cpuset.is_empty() \
-                else self.head.machine.topology.cpus()
-            for parts in tables.step_parts(step, shared):
+            for parts in tables.step_parts(step, tables._shared_pool(step, self.head)):
                 widest.add(plain_cells(parts[0]))
                 block.append(parts)
         else:
