@@ -109,11 +109,7 @@ def read_file(path: str | os.PathLike[str]) -> bytes:
     from podnuma.inputs.documents import read_limited
     from podnuma.inputs.limits import DEFAULT_LIMITS
 
-    limit = DEFAULT_LIMITS.max_bytes
-    data = read_limited(Path(path), limit)
-    if len(data) > limit:
-        raise OSError(errno.EFBIG, f"larger than the limit of {limit} bytes", str(path))
-    return data
+    return read_limited(Path(path), DEFAULT_LIMITS.max_bytes)
 
 
 def _read_if_there(path: str | os.PathLike[str]) -> bytes | None:
@@ -255,14 +251,10 @@ class StateWriter:
         with os.fdopen(fd, "rb") as fh:
             if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
                 raise OSError(errno.EINVAL, "not a regular file", rel)
-            from podnuma.inputs.documents import read_open
+            from podnuma.inputs.documents import read_within
             from podnuma.inputs.limits import DEFAULT_LIMITS
 
-            limit = DEFAULT_LIMITS.max_bytes
-            data = read_open(fh, limit)
-            if len(data) > limit:
-                raise OSError(errno.EFBIG, f"larger than the limit of {limit} bytes", rel)
-            return data
+            return read_within(fh, DEFAULT_LIMITS.max_bytes, rel)
 
     def _stage(self, pfd: int, name: str, data: bytes, mode: int) -> str:
         for _ in range(100):

@@ -231,7 +231,7 @@ def test_an_endless_file_is_refused_at_the_byte_limit(tmp_path: Path) -> None:
     with pytest.raises(InputError) as exc:
         load_sysfs(tmp_path)
     assert exc.value.file == str(target)
-    assert exc.value.message == f"larger than the limit of {DEFAULT_LIMITS.max_bytes} bytes"
+    assert exc.value.message == f"cannot read: larger than the limit of {DEFAULT_LIMITS.max_bytes} bytes"
 
 
 def test_bad_hugepage_dir_name(tmp_path: Path) -> None:

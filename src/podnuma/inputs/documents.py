@@ -702,16 +702,26 @@ def read_open(fh: BinaryIO, limit: int) -> bytes:
     return _read_upto(fh.read, limit)
 
 
+def read_within(fh: BinaryIO, limit: int, name: str) -> bytes:
+    """The bytes of the open file ``fh`` (``name``), at most ``limit`` of
+    them: past it ``OSError`` ``EFBIG`` (its ``strerror``: "larger than the
+    limit of N bytes"), never more than one byte past it read into memory
+    (a device, a pipe or a file growing while read included)."""
+    data = read_open(fh, limit)
+    if len(data) > limit:
+        raise OSError(errno.EFBIG, f"larger than the limit of {limit} bytes", name)
+    return data
+
+
 def read_limited(path: str | Path, limit: int) -> bytes:
-    """At most ``limit + 1`` bytes of the file at ``path`` (see
-    :func:`read_open`), for a reader with its own wording of what fails:
+    """The bytes of the file at ``path``, at most ``limit`` of them
+    (:func:`read_within`), for a reader with its own wording of what fails:
     ``OSError`` as opening or reading raises it (``IsADirectoryError`` for
-    a directory), never more than that read into memory (a device, a pipe
-    or a file growing while read included)."""
+    a directory, ``EFBIG`` past the limit)."""
     with open(path_text(path), "rb") as fh:
         if stat.S_ISDIR(os.fstat(fh.fileno()).st_mode):
             raise IsADirectoryError(errno.EISDIR, "Is a directory", str(path))
-        return read_open(fh, limit)
+        return read_within(fh, limit, str(path))
 
 
 def open_input(path: str | Path, *, what: str, name: str) -> BinaryIO:

@@ -425,12 +425,8 @@ def _read_referenced(base_dir: Path | str, value: object, *, path: str, what: st
     from podnuma.inputs.limits import DEFAULT_LIMITS
 
     p = _resolve(base_dir, value, path=path)
-    limit = DEFAULT_LIMITS.max_bytes
     try:
-        raw = read_limited(p, limit)
-        if len(raw) > limit:
-            raise InputError(f"{what} file {str(p)!r} is larger than the limit of {limit} bytes", path=path)
-        return p, raw
+        return p, read_limited(p, DEFAULT_LIMITS.max_bytes)
     except FileNotFoundError:
         raise InputError(f"{what} file {str(p)!r} not found", path=path) from None
     except IsADirectoryError:

@@ -97,16 +97,12 @@ def _read(path: Path) -> bytes | None:
     from podnuma.inputs.documents import read_limited
     from podnuma.inputs.limits import DEFAULT_LIMITS
 
-    limit = DEFAULT_LIMITS.max_bytes
     try:
-        raw = read_limited(path, limit)
+        return read_limited(path, DEFAULT_LIMITS.max_bytes)
     except FileNotFoundError:
         return None
     except OSError as err:
         raise InputError(f"cannot read: {err.strerror or err}", file=str(path)) from None
-    if len(raw) > limit:
-        raise InputError(f"larger than the limit of {limit} bytes", file=str(path))
-    return raw
 
 
 def read_state_dir(directory: Path) -> StateFiles:

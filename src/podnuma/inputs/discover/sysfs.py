@@ -103,12 +103,8 @@ def _read(file: Path) -> str | None:
     from podnuma.inputs.documents import read_limited
     from podnuma.inputs.limits import DEFAULT_LIMITS
 
-    limit = DEFAULT_LIMITS.max_bytes
     try:
-        data = read_limited(file, limit)
-        if len(data) > limit:
-            raise _err(f"larger than the limit of {limit} bytes", file)
-        return data.decode("utf-8", errors="replace")
+        return read_limited(file, DEFAULT_LIMITS.max_bytes).decode("utf-8", errors="replace")
     except FileNotFoundError:
         return None
     except NotADirectoryError:
