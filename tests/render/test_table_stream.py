@@ -83,13 +83,23 @@ def _streamed(result: RunResult, console: Console, wide: bool) -> str:
     return out.getvalue()
 
 
-def test_the_streamed_table_is_the_whole_runs(monkeypatch: pytest.MonkeyPatch) -> None:
-    ways = {"plain": 0, "blocks": 0, "whole": 0}
-    plain, blocks = StreamedTable._plain, StreamedTable._by_blocks
+@pytest.mark.parametrize("by_rows", [True, False], ids=["rows", "blocks"])
+def test_the_streamed_table_is_the_whole_runs(by_rows: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every way of writing the table gives the whole run's text: plain
+    lines, a row at a time from each distinct cell rendered once, rich a
+    block of rows at a time (where the row way is not there: another rich),
+    and all at once (where the widths cannot be fixed)."""
+    ways = {"plain": 0, "rows": 0, "blocks": 0, "whole": 0}
+    plain, rows, blocks = StreamedTable._plain, StreamedTable._by_rows, StreamedTable._by_blocks
 
     def counted_plain(self: StreamedTable, *args: object) -> bool:
         got = plain(self, *args)  # type: ignore[arg-type]
         ways["plain"] += got
+        return got
+
+    def counted_rows(self: StreamedTable, *args: object) -> bool:
+        got = by_rows and rows(self, *args)  # type: ignore[arg-type]
+        ways["rows"] += got
         return got
 
     def counted_blocks(self: StreamedTable, *args: object) -> bool:
@@ -98,7 +108,9 @@ def test_the_streamed_table_is_the_whole_runs(monkeypatch: pytest.MonkeyPatch) -
         return got
 
     monkeypatch.setattr(StreamedTable, "_plain", counted_plain)
+    monkeypatch.setattr(StreamedTable, "_by_rows", counted_rows)
     monkeypatch.setattr(StreamedTable, "_by_blocks", counted_blocks)
+    monkeypatch.setattr(table_stream, "_KNOWN", 7)  # the cell caches start afresh again and again
     monkeypatch.setattr(table_stream, "_CHUNK", 5)  # blocks that end inside a step and at its end
     runs = [*_runs(), ("hostile", _hostile_run())]
     consoles = {
@@ -116,8 +128,9 @@ def test_the_streamed_table_is_the_whole_runs(monkeypatch: pytest.MonkeyPatch) -
                     assert streamed == whole, (label, where, width, wide)
                     compared += 1
     assert compared == len(runs) * len(consoles) * len(WIDTHS) * 2
-    # every way was taken: plain lines, rich a block at a time, rich all at once
-    assert ways["plain"] > 50 and ways["blocks"] > 100 and ways["whole"] > 0, ways
+    # every way was taken: plain lines, by rows or blocks, rich all at once
+    assert ways["plain"] > 50 and ways["whole"] > 0, ways
+    assert (ways["rows"] > 100 and not ways["blocks"]) if by_rows else (ways["blocks"] > 100 and not ways["rows"])
 
 
 def test_styles_are_kept_on_a_terminal() -> None:

@@ -40,6 +40,9 @@ from rich import box
 from rich.cells import cell_len
 from rich.console import Console, Group, RenderableType
 from rich.control import strip_control_codes
+from rich.padding import Padding
+from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 
 from podnuma.cm.results import NodeSummary, StepResult
@@ -322,12 +325,92 @@ class StreamedTable:
                 console = tables.make_console(console.file, width=needed)
         out.write(tables.capture(lambda c: c.print(Group(*before)), console))
         if not (not self.styled and self._plain(out, console, sizing, hidden)
+                or self._by_rows(out, console, sizing, hidden)
                 or self._by_blocks(out, console, sizing, hidden)):
             rows = [(self._cells(cells), end) for cells, end in self._read()]
             rows[-1] = (rows[-1][0], False)
             steps = tables._StepsTable(rows, widest, frozenset(hidden))
             out.write(tables.capture(lambda c: c.print(steps), console))
         out.write(tables.capture(lambda c: c.print(Group(*after)), console))
+
+    def _by_rows(self, out: IO[str], console: Console, sizing: Any, hidden: list[str]) -> bool:
+        """The steps table drawn a row at a time as rich draws each row of
+        the whole table (``Table._render`` at the fixed widths of
+        :func:`podnuma.render.table._fixed_widths`): each cell rendered by
+        rich with its column's padding and options (``Console.render_lines``),
+        made text by the console (``Console._render_buffer``: each segment's
+        styles), once per distinct cell and column (cells come again and
+        again: blank ones, the same NUMA nodes, hints, CPU lists); the
+        cells' lines one space apart (the box's divider), a cell with fewer
+        lines than its row padded with blank ones; the header and the blank
+        line between steps drawn by rich. ``False`` (nothing written) where
+        the widths cannot be fixed, the table is set up otherwise than the
+        steps table, or this rich has not the methods used (then
+        :meth:`_by_blocks`)."""
+        fixed = tables._fixed_widths(sizing, console, console.options)
+        if fixed is None or not _blocks_join(sizing) or sizing.border_style:
+            return False
+        widths, pads = fixed
+        blank = [Text("") for _ in tables._COLUMNS]
+        probe = tables._steps_table([(list(blank), False)], frozenset(hidden))
+        try:
+            render_buffer = console._render_buffer
+            columns: list[tuple[int, Any, Any, Any, str]] = []
+            shown = [i for i, (column, _) in enumerate(tables._COLUMNS) if column not in hidden]
+            for j, (column, w, p) in enumerate(zip(probe.columns, widths, pads, strict=True)):
+                column.width = w - p
+                cell = list(probe._get_cells(console, j, column))[-1]  # (the row's, after the header's)
+                padding = cell.renderable
+                if not isinstance(padding, Padding) or padding.top or padding.bottom:
+                    return False
+                style = console.get_style(cell.style)
+                options = console.options.update(width=w, justify=column.justify, no_wrap=column.no_wrap,
+                                                 overflow=column.overflow, height=None,
+                                                 highlight=column.highlight)
+                columns.append((shown[j], (padding.right, padding.left), options, style,
+                                render_buffer([Segment(" " * w, style)])))
+            divider = render_buffer([Segment(sizing.box.mid_vertical, Style.null())])
+        except AttributeError:  # (another rich)
+            return False
+        terminal = console.is_terminal
+
+        def drawn(rows: list[tables._Row], header: bool) -> str:
+            table = tables._steps_table(rows, frozenset(hidden))
+            table.show_header = header
+            for column, w, p in zip(table.columns, widths, pads, strict=True):
+                column.width = w - p
+            return tables.capture(lambda c: c.print(table), console)
+
+        head = drawn([], True)
+        between = drawn([(list(blank), True), (list(blank), False)], False).splitlines(keepends=True)[1]
+        known: list[dict[Any, list[str]]] = [{} for _ in columns]
+        text: list[str] = [head]
+        pending = False  # a step ended: the line between steps before the next row
+        for cells, end in self._read():
+            if pending:
+                text.append(between)
+            lines: list[list[str]] = []
+            for (i, (right, left), options, style, _), cache in zip(columns, known, strict=True):
+                got = cache.get(cells[i])
+                if got is None:
+                    rendered = console.render_lines(
+                        Padding(self._cells((cells[i],))[0], (0, right, 0, left)), options, style=style)
+                    got = [render_buffer(line) for line in rendered]
+                    if len(cache) >= _KNOWN:
+                        cache.clear()
+                    cache[cells[i]] = got
+                lines.append(got)
+            height = max(1, *map(len, lines))
+            for n in range(height):
+                line = divider.join(got[n] if n < len(got) else column[4]
+                                    for got, column in zip(lines, columns, strict=True)) + "\n"
+                text.append(line if terminal else "".join(part.rstrip() + "\n" for part in line.splitlines()))
+            pending = end
+            if len(text) >= 4096:
+                out.write("".join(text))
+                text.clear()
+        out.write("".join(text))
+        return True
 
     def _by_blocks(self, out: IO[str], console: Console, sizing: Any, hidden: list[str]) -> bool:
         """The steps table drawn by rich :data:`_CHUNK` rows at a time, each
