@@ -36,7 +36,7 @@ from typing import Any, TypeVar
 
 from podnuma.errors import InputError
 
-__all__ = ["Beside", "ClientProcess", "Connect", "start"]
+__all__ = ["Beside", "ClientProcess", "Connect", "flush_std", "start"]
 
 #: Work of the command's own, run beside a map's tasks: given a function
 #: that says when to stop (looked at between its pieces of work)
@@ -51,7 +51,7 @@ _A = TypeVar("_A")
 _R = TypeVar("_R")
 
 
-def _flush_std() -> None:
+def flush_std() -> None:
     """Standard output and error flushed before a fork (what is buffered
     would be written twice); one closed when the command started is ``None``."""
     for stream in (sys.stdout, sys.stderr):
@@ -184,7 +184,7 @@ class ClientProcess:
         self.closing = False  # told to close (:meth:`wind_down`)
         self._sender: threading.Thread | None = None  # sending a map's arguments (:meth:`_send`)
         here, there = multiprocessing.Pipe()
-        _flush_std()
+        flush_std()
         pid = os.fork()
         if pid == 0:
             code = 1

@@ -31,11 +31,12 @@ import contextlib
 import importlib
 import os
 import signal
-import sys
 import threading
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+from podnuma.fleet.daskproc import flush_std
 
 __all__ = ["ForkedCluster", "start", "serve"]
 
@@ -112,9 +113,7 @@ class ForkedCluster:
         try:
             for _ in range(n):
                 r, w = os.pipe()
-                for stream in (sys.stdout, sys.stderr):  # (``None``: closed when the command started)
-                    if stream is not None:
-                        stream.flush()
+                flush_std()
                 pid = os.fork()
                 if pid == 0:  # the worker
                     code = 1

@@ -22,10 +22,12 @@ by rich on those rows, with the columns left out that do not fit, as
 fits its column as it is, the table is written from the file as the plain
 lines rich would draw (:func:`podnuma.render.table._plain_row`). Otherwise
 (a terminal, a line to wrap, a character two columns wide) the rows are
-read back from the file and rich draws them a block at a time, at the
-column widths it gives the whole table. Only where those widths cannot be
-fixed (:func:`podnuma.render.table._fixed_widths`) are the rows all held
-and drawn at once; a run without steps goes through ``table.py``.
+read back from the file and drawn a row at a time at the column widths
+rich gives the whole table, each distinct cell rendered by rich once
+(:meth:`StreamedTable._by_rows`; with a rich without the methods that
+uses, rich draws a block of rows at a time). Only where those widths
+cannot be fixed (:func:`podnuma.render.table._fixed_widths`) are the rows
+all held and drawn at once; a run without steps goes through ``table.py``.
 """
 
 from __future__ import annotations
@@ -291,11 +293,13 @@ class StreamedTable:
             (size,) = struct.unpack("<Q", header)
             yield from pickle.loads(spool.read(size))
 
+    def _cell(self, cell: Any) -> RenderableType:
+        """A cell as rich's object (with its styles when :attr:`styled`)."""
+        return tables.cell_of(cell) if self.styled else rich_cell(cell)
+
     def _cells(self, cells: Any) -> list[RenderableType]:
-        """A row's rich cells (with their styles when :attr:`styled`)."""
-        if self.styled:
-            return [tables.cell_of(parts) for parts in cells]
-        return [rich_cell(cell) for cell in cells]
+        """A row's rich cells."""
+        return [self._cell(cell) for cell in cells]
 
     def write(self, out: IO[str], console: Console, *, wide: bool = False,
               restored: Callable[[], Any] | None = None) -> None:
@@ -306,9 +310,9 @@ class StreamedTable:
         :func:`podnuma.render.table.render_run` of ``restored()`` (the whole
         run: there is nothing to hold). The steps table is written as plain
         lines where every cell fits its column as it is (a console that is
-        not a terminal), else drawn by rich a block of rows at a time at the
-        column widths of the whole table; only where those widths cannot be
-        fixed are all its rows held and drawn at once."""
+        not a terminal), else a row at a time (or rich a block of rows at a
+        time) at the column widths of the whole table; only where those
+        widths cannot be fixed are all its rows held and drawn at once."""
         if not self.steps:
             if restored is None:
                 raise ValueError("a run without steps needs its restored state")
@@ -324,16 +328,21 @@ class StreamedTable:
             if needed > console.width:
                 console = tables.make_console(console.file, width=needed)
         out.write(tables.capture(lambda c: c.print(Group(*before)), console))
-        if not (not self.styled and self._plain(out, console, sizing, hidden)
-                or self._by_rows(out, console, sizing, hidden)
-                or self._by_blocks(out, console, sizing, hidden)):
+        # the column widths (and pads) of the whole table, found once; the
+        # rows drawn apart at them where they join as the whole table's do
+        fixed = tables._fixed_widths(sizing, console, console.options)
+        apart = fixed if _blocks_join(sizing) else None
+        if not (not self.styled and self._plain(out, console, sizing, hidden, fixed)
+                or self._by_rows(out, console, hidden, apart)
+                or self._by_blocks(out, console, hidden, apart)):
             rows = [(self._cells(cells), end) for cells, end in self._read()]
             rows[-1] = (rows[-1][0], False)
             steps = tables._StepsTable(rows, widest, frozenset(hidden))
             out.write(tables.capture(lambda c: c.print(steps), console))
         out.write(tables.capture(lambda c: c.print(Group(*after)), console))
 
-    def _by_rows(self, out: IO[str], console: Console, sizing: Any, hidden: list[str]) -> bool:
+    def _by_rows(self, out: IO[str], console: Console, hidden: list[str],
+                 fixed: tuple[list[int], list[int]] | None) -> bool:
         """The steps table drawn a row at a time as rich draws each row of
         the whole table (``Table._render`` at the fixed widths of
         :func:`podnuma.render.table._fixed_widths`): each cell rendered by
@@ -343,22 +352,18 @@ class StreamedTable:
         again: blank ones, the same NUMA nodes, hints, CPU lists); the
         cells' lines one space apart (the box's divider), a cell with fewer
         lines than its row padded with blank ones; the header and the blank
-        line between steps drawn by rich. ``False`` (nothing written) where
-        the widths cannot be fixed, the table is set up otherwise than the
-        steps table, or this rich has not the methods used (then
-        :meth:`_by_blocks`)."""
-        fixed = tables._fixed_widths(sizing, console, console.options)
-        if fixed is None or not _blocks_join(sizing) or sizing.border_style:
+        line between steps drawn by rich. ``False`` (nothing written)
+        without ``fixed`` widths (and pads: see :meth:`write`), or where
+        this rich has not the methods used (then :meth:`_by_blocks`)."""
+        if fixed is None:
             return False
         widths, pads = fixed
-        blank = [Text("") for _ in tables._COLUMNS]
-        probe = tables._steps_table([(list(blank), False)], frozenset(hidden))
+        probe = _at_widths([(_blank_row(), False)], hidden, fixed)
         try:
             render_buffer = console._render_buffer
             columns: list[tuple[int, Any, Any, Any, str]] = []
             shown = [i for i, (column, _) in enumerate(tables._COLUMNS) if column not in hidden]
-            for j, (column, w, p) in enumerate(zip(probe.columns, widths, pads, strict=True)):
-                column.width = w - p
+            for j, (column, w) in enumerate(zip(probe.columns, widths, strict=True)):
                 cell = list(probe._get_cells(console, j, column))[-1]  # (the row's, after the header's)
                 padding = cell.renderable
                 if not isinstance(padding, Padding) or padding.top or padding.bottom:
@@ -369,20 +374,12 @@ class StreamedTable:
                                                  highlight=column.highlight)
                 columns.append((shown[j], (padding.right, padding.left), options, style,
                                 render_buffer([Segment(" " * w, style)])))
-            divider = render_buffer([Segment(sizing.box.mid_vertical, Style.null())])
+            divider = render_buffer([Segment(probe.box.mid_vertical, Style.null())])
         except AttributeError:  # (another rich)
             return False
         terminal = console.is_terminal
-
-        def drawn(rows: list[tables._Row], header: bool) -> str:
-            table = tables._steps_table(rows, frozenset(hidden))
-            table.show_header = header
-            for column, w, p in zip(table.columns, widths, pads, strict=True):
-                column.width = w - p
-            return tables.capture(lambda c: c.print(table), console)
-
-        head = drawn([], True)
-        between = drawn([(list(blank), True), (list(blank), False)], False).splitlines(keepends=True)[1]
+        head = _drawn([], True, hidden, fixed, console)
+        between = _between(hidden, fixed, console)
         known: list[dict[Any, list[str]]] = [{} for _ in columns]
         text: list[str] = [head]
         pending = False  # a step ended: the line between steps before the next row
@@ -394,7 +391,7 @@ class StreamedTable:
                 got = cache.get(cells[i])
                 if got is None:
                     rendered = console.render_lines(
-                        Padding(self._cells((cells[i],))[0], (0, right, 0, left)), options, style=style)
+                        Padding(self._cell(cells[i]), (0, right, 0, left)), options, style=style)
                     got = [render_buffer(line) for line in rendered]
                     if len(cache) >= _KNOWN:
                         cache.clear()
@@ -406,36 +403,22 @@ class StreamedTable:
                                     for got, column in zip(lines, columns, strict=True)) + "\n"
                 text.append(line if terminal else "".join(part.rstrip() + "\n" for part in line.splitlines()))
             pending = end
-            if len(text) >= 4096:
-                out.write("".join(text))
-                text.clear()
+            _write_some(out, text)
         out.write("".join(text))
         return True
 
-    def _by_blocks(self, out: IO[str], console: Console, sizing: Any, hidden: list[str]) -> bool:
+    def _by_blocks(self, out: IO[str], console: Console, hidden: list[str],
+                   fixed: tuple[list[int], list[int]] | None) -> bool:
         """The steps table drawn by rich :data:`_CHUNK` rows at a time, each
         block a table of the column widths rich gives the whole table
         (:func:`podnuma.render.table._fixed_widths`): a row's lines depend
         on those widths and its own cells only, so the blocks, the first
         with the header and each followed by the blank line of a step ended
         there, are the whole table's lines. ``False`` (nothing written)
-        where the widths cannot be fixed or the table is set up otherwise
-        than the steps table."""
-        fixed = tables._fixed_widths(sizing, console, console.options)
-        if fixed is None or not _blocks_join(sizing):
+        without ``fixed`` widths (and pads: see :meth:`write`)."""
+        if fixed is None:
             return False
-        widths, pads = fixed
-
-        def drawn(rows: list[tables._Row], header: bool) -> str:
-            table = tables._steps_table(rows, frozenset(hidden))
-            table.show_header = header
-            for column, w, p in zip(table.columns, widths, pads, strict=True):
-                column.width = w - p
-            return tables.capture(lambda c: c.print(table), console)
-
-        # the line between two steps: the middle one of two blank rows, a step ended after the first
-        blank = [Text("") for _ in tables._COLUMNS]
-        between = drawn([(list(blank), True), (list(blank), False)], False).splitlines(keepends=True)[1]
+        between = _between(hidden, fixed, console)
         block: list[tables._Row] = []
         first = True
         pending = False  # the block before ended a step: the line between steps first
@@ -443,7 +426,7 @@ class StreamedTable:
             if len(block) == _CHUNK:
                 if pending:
                     out.write(between)
-                out.write(drawn(block, first))
+                out.write(_drawn(block, first, hidden, fixed, console))
                 first = False
                 pending = block[-1][1]
                 block = []
@@ -451,14 +434,16 @@ class StreamedTable:
         block[-1] = (block[-1][0], False)
         if pending:
             out.write(between)
-        out.write(drawn(block, first))
+        out.write(_drawn(block, first, hidden, fixed, console))
         return True
 
-    def _plain(self, out: IO[str], console: Console, sizing: Any, hidden: list[str]) -> bool:
-        """The steps table written on ``out`` as plain lines, if every cell
-        fits its column as it is (else nothing written: ``False``)."""
+    def _plain(self, out: IO[str], console: Console, sizing: Any, hidden: list[str],
+               fixed: tuple[list[int], list[int]] | None) -> bool:
+        """The steps table written on ``out`` as plain lines, at the whole
+        table's ``fixed`` column widths (:func:`podnuma.render.table._fixed_widths`),
+        if every cell fits its column as it is (else, or without them,
+        nothing written: ``False``)."""
         options = console.options
-        fixed = tables._fixed_widths(sizing, console, options)
         if fixed is None:
             return False
         widths = fixed[0]
@@ -497,20 +482,55 @@ class StreamedTable:
                 row.append(got)
             text.extend(line.rstrip() + "\n" for line in tables._joined(row, shapes))
             pending = end
-            if len(text) >= 4096:
-                out.write("".join(text))
-                text.clear()
+            _write_some(out, text)
         out.write("".join(text))
         return True
 
 
 
 def _blocks_join(table: Any) -> bool:
-    """Whether blocks of rows of ``table``'s set-up, drawn apart at fixed
-    widths, join into the whole table's lines (:meth:`StreamedTable._by_blocks`):
-    the steps table's box without edges, rules between rows, row styles or
-    footer, its columns' cells aligned to the top."""
-    return (table.box is box.SIMPLE_HEAD and not table.show_edge and not table.show_lines
+    """Whether rows of ``table``'s set-up, drawn apart at fixed widths, join
+    into the whole table's lines (:meth:`StreamedTable._by_rows`,
+    :meth:`StreamedTable._by_blocks`): the steps table's box without edges,
+    border style, rules between rows, row styles or footer, its columns'
+    cells aligned to the top."""
+    return (table.box is box.SIMPLE_HEAD and not table.border_style and not table.show_edge
+            and not table.show_lines
             and not table.leading and not table.row_styles and not table.show_footer
             and not table.title and not table.caption
             and all(column.vertical == "top" for column in table.columns))
+
+
+def _blank_row() -> list[RenderableType]:
+    return [Text("") for _ in tables._COLUMNS]
+
+
+def _at_widths(rows: list[tables._Row], hidden: list[str], fixed: tuple[list[int], list[int]]) -> Any:
+    """The steps table of ``rows`` with its columns at the widths (less
+    their pads) of the whole table."""
+    table = tables._steps_table(rows, frozenset(hidden))
+    for column, w, p in zip(table.columns, *fixed, strict=True):
+        column.width = w - p
+    return table
+
+
+def _drawn(rows: list[tables._Row], header: bool, hidden: list[str],
+           fixed: tuple[list[int], list[int]], console: Console) -> str:
+    """``rows`` drawn by rich at the whole table's widths, with the header or not."""
+    table = _at_widths(rows, hidden, fixed)
+    table.show_header = header
+    return tables.capture(lambda c: c.print(table), console)
+
+
+def _between(hidden: list[str], fixed: tuple[list[int], list[int]], console: Console) -> str:
+    """The line between two steps: the middle one of two blank rows drawn
+    by rich, a step ended after the first."""
+    rows = [(_blank_row(), True), (_blank_row(), False)]
+    return _drawn(rows, False, hidden, fixed, console).splitlines(keepends=True)[1]
+
+
+def _write_some(out: IO[str], lines: list[str]) -> None:
+    """``lines`` written on ``out`` (and let go) once they are a few thousand."""
+    if len(lines) >= 4096:
+        out.write("".join(lines))
+        lines.clear()
