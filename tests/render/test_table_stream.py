@@ -13,8 +13,10 @@ from __future__ import annotations
 import io
 import json
 import random
+import re
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -89,7 +91,7 @@ def test_the_streamed_table_is_the_whole_runs(by_rows: bool, monkeypatch: pytest
     lines, a row at a time from each distinct cell rendered once, rich a
     block of rows at a time (where the row way is not there: another rich),
     and all at once (where the widths cannot be fixed)."""
-    ways = {"plain": 0, "rows": 0, "blocks": 0, "whole": 0}
+    ways = {"plain": 0, "rows": 0, "blocks": 0, "whole": 0, "cells": 0, "drawn": 0}
     plain, rows, blocks = StreamedTable._plain, StreamedTable._by_rows, StreamedTable._by_blocks
 
     def counted_plain(self: StreamedTable, *args: object) -> bool:
@@ -107,8 +109,20 @@ def test_the_streamed_table_is_the_whole_runs(by_rows: bool, monkeypatch: pytest
         ways["blocks" if got else "whole"] += 1
         return got
 
+    through = table_stream._through_shape
+
+    def counted_through(cell: object, styled: bool, shapes: dict[object, object],
+                        drawn: Callable[[object], list[str]]) -> list[str]:
+        def counted_drawn(c: object) -> list[str]:
+            ways["drawn"] += 1
+            return drawn(c)
+
+        ways["cells"] += 1
+        return through(cell, styled, shapes, counted_drawn)  # type: ignore[arg-type]
+
     monkeypatch.setattr(StreamedTable, "_plain", counted_plain)
     monkeypatch.setattr(StreamedTable, "_by_rows", counted_rows)
+    monkeypatch.setattr(table_stream, "_through_shape", counted_through)
     monkeypatch.setattr(StreamedTable, "_by_blocks", counted_blocks)
     monkeypatch.setattr(table_stream, "_KNOWN", 7)  # the cell caches start afresh again and again
     monkeypatch.setattr(table_stream, "_CHUNK", 5)  # blocks that end inside a step and at its end
@@ -131,6 +145,8 @@ def test_the_streamed_table_is_the_whole_runs(by_rows: bool, monkeypatch: pytest
     # every way was taken: plain lines, by rows or blocks, rich all at once
     assert ways["plain"] > 50 and ways["whole"] > 0, ways
     assert (ways["rows"] > 100 and not ways["blocks"]) if by_rows else (ways["blocks"] > 100 and not ways["rows"])
+    if by_rows:  # distinct cells drawn from their shapes, once per shape: fewer drawn by rich
+        assert ways["cells"] > 1000 and ways["drawn"] < ways["cells"] * 0.9, ways
 
 
 def test_styles_are_kept_on_a_terminal() -> None:
@@ -312,3 +328,79 @@ def test_a_long_output_that_cannot_be_encoded_writes_nothing(monkeypatch: pytest
         with pytest.raises(UnicodeEncodeError):
             _print(spool)
     assert raw.getvalue() == b""
+
+
+def _drawn_by_rich(console: Console, cell: object, styled: bool, width: int, pads: tuple[int, int],
+                   justify: str) -> list[str]:
+    """A cell's lines as the row way draws one with rich itself."""
+    from rich.padding import Padding
+
+    rich = tables.cell_of(cell) if styled else rich_cell(cell)  # type: ignore[arg-type]
+    options = console.options.update(width=width, justify=justify, height=None)  # type: ignore[arg-type]
+    lines = console.render_lines(Padding(rich, (0, pads[0], 0, pads[1])), options)
+    return [console._render_buffer(line) for line in lines]
+
+
+def test_a_cell_drawn_from_its_shape_is_the_cell_drawn_by_rich() -> None:
+    """A cell of printable ASCII without spaces is drawn once per shape (its
+    kind, styles and line lengths) and its characters put back: on random
+    cells (text, CPU lists and names; one to three pieces, line breaks,
+    styles, break points, some longer than the column so that they wrap),
+    at random widths, pads and justifications, on a colour terminal and
+    into a file, the lines are rich's own. Shapes are used (most cells,
+    lines that wrap at their break points among them), and refused where a
+    piece is cut or a style changes between two break points."""
+    rng = random.Random(5)
+    alphabet = "0123456789,-/._abcxyzXYZ:()[]{}~*@"
+    styles = ["", "bold", "dim", "bold cyan", "red", "green on black"]
+    kinds = [TEXT, CPUS, NAME]
+    used = refused = changes = compared = 0
+    wrapped = dict.fromkeys((TEXT, CPUS, NAME), 0)
+    for colours in (True, False):
+        console = _terminal(200) if colours else tables.make_console(io.StringIO(), width=200)
+        for _ in range(3000):
+            styled = colours
+            kind = rng.choice(kinds)
+            pieces = []
+            for k in range(rng.choice([1, 1, 1, 2, 3])):
+                text = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 14)))
+                if rng.random() < 0.3:  # a piece ending at a break point
+                    text += rng.choice(",-/._")
+                if k and rng.random() < 0.6:
+                    text = "\n" + text
+                pieces.append((text, rng.choice(styles) if styled else ""))
+            cell = (kind, tuple(pieces)) if styled else kind + "".join(p for p, _ in pieces)
+            width = rng.randint(3, 40)
+            pads = (rng.randint(0, 1), rng.randint(0, 1))
+            justify = rng.choice(["left", "right", "center"])
+            inner = max(1, width - sum(pads))
+
+            def draw(c: object) -> list[str]:
+                return _drawn_by_rich(console, c, styled, width, pads, justify)  # noqa: B023
+
+            shapes: dict[object, object] = {}
+            got = table_stream._through_shape(cell, styled, shapes, draw)  # type: ignore[arg-type]
+            assert got == draw(cell), (cell, width, pads, justify)
+            compared += 1
+            shape = next(iter(shapes.values()))
+            used += shape is not None
+            text = "".join(p for p, _ in pieces)
+            kept = {TEXT: "\n", CPUS: ",\n", NAME: "-/._\n"}[kind]
+            runs = re.split(f"[{re.escape(kept)}]", text)
+            if any(len(run) > inner for run in runs):
+                refused += 1
+                assert shape is None, (cell, width)  # a run cut: drawn by rich
+            elif any(k and s and pieces[k - 1][0][-1] not in kept and p[0] not in kept
+                     for k, (p, s) in enumerate(pieces)):
+                # a styled piece within a run (a span of its own): drawn by rich
+                assert shape is None, cell
+                changes += 1
+            elif any(len(line) > inner for line in text.split("\n")):
+                wrapped[kind] += shape is not None  # wrapped at its break points: the shape's lines
+    assert compared == 6000 and used > 2500 and refused > 300 and changes > 100 and min(wrapped[CPUS], wrapped[NAME]) > 30, \
+        (used, refused, changes, wrapped)
+    # a cell with a space or a character that is not printable ASCII has no shape
+    assert table_stream._shape_of((TEXT, (("a b", ""),)), True) is None
+    assert table_stream._shape_of(TEXT + "宽", False) is None
+    assert table_stream._shape_of(TEXT + "a\tb", False) is None
+    assert table_stream._shape_of(TEXT + "", False) is None

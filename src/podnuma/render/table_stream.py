@@ -23,7 +23,9 @@ fits its column as it is, the table is written from the file as the plain
 lines rich would draw (:func:`podnuma.render.table._plain_row`). Otherwise
 (a terminal, a line to wrap, a character two columns wide) the rows are
 read back from the file and drawn a row at a time at the column widths
-rich gives the whole table, each distinct cell rendered by rich once
+rich gives the whole table, each distinct cell rendered by rich once,
+or made from the lines of its shape (:func:`_through_shape`: its text
+with its characters made one, drawn once per shape)
 (:meth:`StreamedTable._by_rows`; with a rich without the methods that
 uses, rich draws a block of rows at a time). Only where those widths
 cannot be fixed (:func:`podnuma.render.table._fixed_widths`) are the rows
@@ -32,6 +34,7 @@ all held and drawn at once; a run without steps goes through ``table.py``.
 
 from __future__ import annotations
 
+import functools
 import pickle
 import re
 import struct
@@ -349,7 +352,9 @@ class StreamedTable:
         rich with its column's padding and options (``Console.render_lines``),
         made text by the console (``Console._render_buffer``: each segment's
         styles), once per distinct cell and column (cells come again and
-        again: blank ones, the same NUMA nodes, hints, CPU lists); the
+        again: blank ones, the same NUMA nodes, hints, CPU lists), and a
+        cell of a kind rich draws by its shape from its shape's lines
+        (:func:`_through_shape`: a step's number, a pod's name); the
         cells' lines one space apart (the box's divider), a cell with fewer
         lines than its row padded with blank ones; the header and the blank
         line between steps drawn by rich. ``False`` (nothing written)
@@ -381,21 +386,28 @@ class StreamedTable:
         head = _drawn([], True, hidden, fixed, console)
         between = _between(hidden, fixed, console)
         known: list[dict[Any, list[str]]] = [{} for _ in columns]
+        shaped: list[dict[Any, _Shape | None]] = [{} for _ in columns]
+
+        def draw(pads: tuple[int, int], options: Any, style: Any, cell: Any) -> list[str]:
+            rendered = console.render_lines(Padding(self._cell(cell), (0, pads[0], 0, pads[1])),
+                                            options, style=style)
+            return [render_buffer(line) for line in rendered]
+
+        drawers = [functools.partial(draw, pads, options, style) for _, pads, options, style, _ in columns]
         text: list[str] = [head]
         pending = False  # a step ended: the line between steps before the next row
         for cells, end in self._read():
             if pending:
                 text.append(between)
             lines: list[list[str]] = []
-            for (i, (right, left), options, style, _), cache in zip(columns, known, strict=True):
-                got = cache.get(cells[i])
+            for (i, *_), drawer, cache, shapes in zip(columns, drawers, known, shaped, strict=True):
+                cell = cells[i]
+                got = cache.get(cell)
                 if got is None:
-                    rendered = console.render_lines(
-                        Padding(self._cell(cells[i]), (0, right, 0, left)), options, style=style)
-                    got = [render_buffer(line) for line in rendered]
+                    got = _through_shape(cell, self.styled, shapes, drawer)
                     if len(cache) >= _KNOWN:
                         cache.clear()
-                    cache[cells[i]] = got
+                    cache[cell] = got
                 lines.append(got)
             height = max(1, *map(len, lines))
             for n in range(height):
@@ -499,6 +511,84 @@ def _blocks_join(table: Any) -> bool:
             and not table.leading and not table.row_styles and not table.show_footer
             and not table.title and not table.caption
             and all(column.vertical == "top" for column in table.columns))
+
+
+#: a cell's shape: its text with each character made this one (not one of
+#: the escape codes a console writes), but the line breaks and the
+#: characters a CPU list or a name breaks after (:mod:`podnuma.render.wrap`)
+_SHAPE_CHAR = "x"
+#: per kind of cell, the characters its shape keeps (and not kept)
+_KEPT = {TEXT: re.compile(r"\n"), CPUS: re.compile(r"[,\n]"), NAME: re.compile(r"[-/._\n]")}
+_NOT_KEPT = {TEXT: re.compile(r"[^\n]"), CPUS: re.compile(r"[^,\n]"), NAME: re.compile(r"[^-/._\n]")}
+#: a cell's lines as drawn with its shape's text: per line, the text between
+#: the runs of :data:`_SHAPE_CHAR` and, as ints, those runs' lengths
+_Shape = list[list[str | int]]
+
+
+def _shape_of(cell: Any, styled: bool) -> tuple[Any, str] | None:
+    """The cell of the same kind and styles as ``cell`` whose every
+    character is :data:`_SHAPE_CHAR` but those its kind keeps (:data:`_KEPT`:
+    line breaks, and the break points of a CPU list or a name), and
+    ``cell``'s other characters, in order;
+    ``None`` for a cell with a character that is not printable ASCII, or
+    with a space (rich draws such a cell by its characters: where it
+    wraps, what it trims)."""
+    if styled:
+        kind, pieces_ = cell
+        text = "".join(piece for piece, _ in pieces_)
+    else:
+        kind, text = cell[0], cell[1:]
+    if not text or " " in text or not (text.replace("\n", "").isascii() and text.replace("\n", "").isprintable()):
+        return None
+    chars = _KEPT[kind].sub("", text)
+    shaped = _NOT_KEPT[kind].sub
+    if styled:
+        return (kind, tuple((shaped(_SHAPE_CHAR, piece), style) for piece, style in pieces_)), chars
+    return kind + shaped(_SHAPE_CHAR, text), chars
+
+
+def _through_shape(cell: Any, styled: bool, shapes: dict[Any, _Shape | None],
+                   drawn: Callable[[Any], list[str]]) -> list[str]:
+    """``drawn(cell)`` (a cell's lines as the console writes them), made
+    from the lines of its shape (:func:`_shape_of`), drawn once per shape
+    and column, with the cell's characters put back in order. Rich draws
+    a cell of printable ASCII without spaces by its styles, its line
+    breaks, its break points and the lengths between them alone, so long
+    as none of those lengths is cut (a piece wider than the column): a
+    shape whose drawn lines do not hold its runs of :data:`_SHAPE_CHAR`
+    whole (one cut there, or by a style changing within it) is not used
+    (``None``), and its cells are drawn by ``drawn``."""
+    got = _shape_of(cell, styled)
+    if got is None:
+        return drawn(cell)
+    shape_cell, chars = got
+    if shape_cell in shapes:
+        shape = shapes[shape_cell]
+    else:
+        lines = drawn(shape_cell)
+        parts = [re.split(f"({_SHAPE_CHAR}+)", line) for line in lines]
+        runs = [len(p) for line in parts for p in line[1::2]]
+        text = "".join(piece for piece, _ in shape_cell[1]) if styled else shape_cell[1:]
+        whole = [len(run) for run in _KEPT[shape_cell[0]].split(text) if run]
+        shape = ([[p if k % 2 == 0 else len(p) for k, p in enumerate(line)] for line in parts]
+                 if runs == whole else None)
+        if len(shapes) >= _KNOWN:
+            shapes.clear()
+        shapes[shape_cell] = shape
+    if shape is None:
+        return drawn(cell)
+    out: list[str] = []
+    at = 0
+    for line in shape:
+        pieces_: list[str] = []
+        for part in line:
+            if isinstance(part, int):
+                pieces_.append(chars[at:at + part])
+                at += part
+            else:
+                pieces_.append(part)
+        out.append("".join(pieces_))
+    return out
 
 
 def _blank_row() -> list[RenderableType]:
