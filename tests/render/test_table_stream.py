@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 from rich.control import strip_control_codes
+from rich.padding import Padding
 
 from podnuma.inputs.text import TextInput
 from podnuma.render import table as tables
@@ -333,8 +334,6 @@ def test_a_long_output_that_cannot_be_encoded_writes_nothing(monkeypatch: pytest
 def _drawn_by_rich(console: Console, cell: object, styled: bool, width: int, pads: tuple[int, int],
                    justify: str) -> list[str]:
     """A cell's lines as the row way draws one with rich itself."""
-    from rich.padding import Padding
-
     rich = tables.cell_of(cell) if styled else rich_cell(cell)  # type: ignore[arg-type]
     options = console.options.update(width=width, justify=justify, height=None)  # type: ignore[arg-type]
     lines = console.render_lines(Padding(rich, (0, pads[0], 0, pads[1])), options)
@@ -399,6 +398,19 @@ def test_a_cell_drawn_from_its_shape_is_the_cell_drawn_by_rich() -> None:
                 wrapped[kind] += shape is not None  # wrapped at its break points: the shape's lines
     assert compared == 6000 and used > 2500 and refused > 300 and changes > 100 and min(wrapped[CPUS], wrapped[NAME]) > 30, \
         (used, refused, changes, wrapped)
+    # a link (its address may hold an x, a run the cell loses to an
+    # ellipsis): drawn by rich (each draw gives the link an id of its own)
+    console = _terminal(10)
+    cell = (TEXT, (("", ""), ("ab\n", "link http://xx"), ("c", "")))
+    shapes = {}
+
+    def ellipsis(c: object) -> list[str]:
+        options = console.options.update(width=1, no_wrap=True, overflow="ellipsis", height=None)
+        lines = console.render_lines(Padding(tables.cell_of(c), 0), options)  # type: ignore[arg-type]
+        return [re.sub(r"id=\d+;", "", console._render_buffer(line)) for line in lines]
+
+    assert table_stream._through_shape(cell, True, shapes, ellipsis) == ellipsis(cell)
+    assert "http://xx" in ellipsis(cell)[0] and list(shapes.values()) == [None]
     # a cell with a space or a character that is not printable ASCII has no shape
     assert table_stream._shape_of((TEXT, (("a b", ""),)), True) is None
     assert table_stream._shape_of(TEXT + "宽", False) is None

@@ -556,8 +556,9 @@ def _through_shape(cell: Any, styled: bool, shapes: dict[Any, _Shape | None],
     breaks, its break points and the lengths between them alone, so long
     as none of those lengths is cut (a piece wider than the column): a
     shape whose drawn lines do not hold its runs of :data:`_SHAPE_CHAR`
-    whole (one cut there, or by a style changing within it) is not used
-    (``None``), and its cells are drawn by ``drawn``."""
+    whole (one cut there, or by a style changing within it), or that
+    holds an operating system command (a link's: its address may hold an
+    x), is not used (``None``), and its cells are drawn by ``drawn``."""
     got = _shape_of(cell, styled)
     if got is None:
         return drawn(cell)
@@ -570,8 +571,9 @@ def _through_shape(cell: Any, styled: bool, shapes: dict[Any, _Shape | None],
         runs = [len(p) for line in parts for p in line[1::2]]
         text = "".join(piece for piece, _ in shape_cell[1]) if styled else shape_cell[1:]
         whole = [len(run) for run in _KEPT[shape_cell[0]].split(text) if run]
+        # (an OSC sequence, a link's, may hold an x of its own)
         shape = ([[p if k % 2 == 0 else len(p) for k, p in enumerate(line)] for line in parts]
-                 if runs == whole else None)
+                 if runs == whole and not any("\x1b]" in line for line in lines) else None)
         if len(shapes) >= _KNOWN:
             shapes.clear()
         shapes[shape_cell] = shape
