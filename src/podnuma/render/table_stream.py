@@ -538,7 +538,8 @@ def _shape_of(cell: Any, styled: bool) -> tuple[Any, str] | None:
         text = "".join(piece for piece, _ in pieces_)
     else:
         kind, text = cell[0], cell[1:]
-    if not text or " " in text or not (text.replace("\n", "").isascii() and text.replace("\n", "").isprintable()):
+    unbroken = text.replace("\n", "")
+    if not text or " " in text or not (unbroken.isascii() and unbroken.isprintable()):
         return None
     chars = _KEPT[kind].sub("", text)
     shaped = _NOT_KEPT[kind].sub
