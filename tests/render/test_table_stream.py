@@ -416,3 +416,19 @@ def test_a_cell_drawn_from_its_shape_is_the_cell_drawn_by_rich() -> None:
     assert table_stream._shape_of(TEXT + "宽", False) is None
     assert table_stream._shape_of(TEXT + "a\tb", False) is None
     assert table_stream._shape_of(TEXT + "", False) is None
+
+
+def test_plain_cells_are_the_parts_text_without_control_codes() -> None:
+    """The plain cell of a cell's parts is its kind and its pieces' text,
+    rich's control codes taken out (each of them, alone and among others;
+    line breaks and other text kept)."""
+    rng = random.Random(3)
+    alphabet = ["a", "Z", "0", ",", " ", "\n", "\t", "\x07", "\x08", "\x0b", "\x0c", "\r", "\x1b", "宽", "🙂"]
+    for _ in range(2000):
+        cells = tuple((rng.choice([TEXT, CPUS, NAME]),
+                       tuple(("".join(rng.choice(alphabet) for _ in range(rng.randint(0, 6))), "bold")
+                             for _ in range(rng.randint(0, 3))))
+                      for _ in range(rng.randint(1, 4)))
+        expected = tuple(kind + strip_control_codes("".join(p for p, _ in pieces)) for kind, pieces in cells)
+        assert table_stream.plain_cells(cells) == expected, cells
+    assert table_stream.plain_cells(((TEXT, (("a\x07b\rc", ""),)),)) == (TEXT + "abc",)

@@ -124,9 +124,13 @@ def step_rows(step: StepResult, machine: Machine) -> list[Row]:
 def plain_cells(cells: tuple[tables.CellParts, ...]) -> tuple[Cell, ...]:
     """The plain cells (:func:`step_rows`' kind of cell) of cells given as
     their parts (:func:`podnuma.render.table.step_parts`): each one's text
-    as its ``Text`` keeps it (control codes taken out)."""
-    return tuple(kind + strip_control_codes("".join(piece for piece, _ in pieces))
-                 for kind, pieces in cells)
+    as its ``Text`` keeps it (control codes taken out: rich's are not
+    printable, so a printable text has none)."""
+    out: list[Cell] = []
+    for kind, pieces_ in cells:
+        text = pieces_[0][0] if len(pieces_) == 1 else "".join(piece for piece, _ in pieces_)
+        out.append(kind + (text if text.isprintable() else strip_control_codes(text)))
+    return tuple(out)
 
 
 def measure(cell: Cell) -> tuple[int, int]:
