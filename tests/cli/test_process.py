@@ -323,8 +323,9 @@ process.end(3)
 """
     proc = _python(code, cwd=tmp_path)
     assert proc.returncode == 3 and proc.stdout == "thread done\n"
-    daemon = code.replace("threading.Thread(target=late)", "threading.Thread(target=late, daemon=True)")
-    proc = _python(daemon, cwd=tmp_path)  # a daemon thread does not keep it
+    daemon = (code.replace("threading.Thread(target=late)", "threading.Thread(target=late, daemon=True)")
+              .replace("time.sleep(0.3)", "time.sleep(60)"))
+    proc = _python(daemon, cwd=tmp_path)  # a daemon thread does not keep it (nor its minute)
     assert proc.returncode == 3 and proc.stdout == ""
 
 

@@ -181,12 +181,17 @@ def test_a_scheduler_without_workers_is_an_input_error_in_time(
          "--scheduler-file", str(sched_file)],
         env=_env(tmp_path), stdout=log, stderr=subprocess.STDOUT, cwd=tmp_path)
     try:
-        deadline = time.monotonic() + 60
-        while not sched_file.exists() and time.monotonic() < deadline:
-            time.sleep(0.2)
         import json
 
-        address = json.loads(sched_file.read_text())["address"]
+        # the scheduler writes its file in place: read until it is whole
+        deadline = time.monotonic() + 60
+        address = None
+        while address is None and time.monotonic() < deadline:
+            try:
+                address = json.loads(sched_file.read_text())["address"]
+            except (OSError, ValueError, KeyError):
+                time.sleep(0.2)
+        assert address is not None, (tmp_path / "dask.log").read_text()
         env = {**_env(), "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "2s"}
         started = time.monotonic()
         r = subprocess.run(

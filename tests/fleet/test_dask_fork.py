@@ -298,7 +298,9 @@ def test_a_forked_worker_ended_by_ctrl_c_is_not_replaced() -> None:
             start = time.monotonic()
         finally:
             fc.close()
-        print(json.dumps({"workers": seen, "spawned": spawned, "close": time.monotonic() - start < 5}))
+        # (not held up by a worker still starting: well under forked.py's
+        # escalation, with room for a loaded machine)
+        print(json.dumps({"workers": seen, "spawned": spawned, "close": time.monotonic() - start < 20}))
     """, "-")
     assert got == {"workers": 1, "spawned": 0, "close": True}
 

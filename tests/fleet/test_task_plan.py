@@ -79,10 +79,11 @@ class Cluster:
         pass"""
 
 HANDOVER = """
-import json, os, time
+import json, os, sys, time
 from podnuma.fleet import daskproc
 
 MAIN = os.getpid()
+BEGUN = sys.argv[1]  # made by the cluster's first task
 """ + CLUSTER + """
 
 def connect():
@@ -93,7 +94,12 @@ def connect():
 def task(i):
     start = time.time()
     if os.getpid() == MAIN:
-        time.sleep(2.0)
+        # the command's task ends once the cluster has begun one (at most 60 s)
+        deadline = time.monotonic() + 60
+        while not os.path.exists(BEGUN) and time.monotonic() < deadline:
+            time.sleep(0.01)
+    else:
+        open(BEGUN, "w").close()
     return [i, os.getpid() == MAIN, start, time.time()]
 
 
@@ -107,9 +113,9 @@ print(json.dumps([out, told, done]))
 """
 
 
-def test_the_tasks_not_begun_go_to_the_cluster_while_the_command_s_task_runs() -> None:
-    r = subprocess.run([sys.executable, "-c", textwrap.dedent(HANDOVER)], env=_env(),
-                       capture_output=True, timeout=120, text=True)
+def test_the_tasks_not_begun_go_to_the_cluster_while_the_command_s_task_runs(tmp_path: Path) -> None:
+    r = subprocess.run([sys.executable, "-c", textwrap.dedent(HANDOVER), str(tmp_path / "begun")],
+                       env=_env(), capture_output=True, timeout=120, text=True)
     assert r.returncode == 0, r.stderr
     out, told, done = json.loads(r.stdout.strip().splitlines()[-1])
     assert [row[0] for row in out] == list(range(6))  # in the order of the arguments
@@ -119,8 +125,9 @@ def test_the_tasks_not_begun_go_to_the_cluster_while_the_command_s_task_runs() -
     here = [row for row in out if row[1]]
     there = [row for row in out if not row[1]]
     assert [row[0] for row in here] == [0]
-    # the cluster began the others before the command's own task ended
-    assert min(row[2] for row in there) < here[0][3] - 0.5
+    # the cluster began the others before the command's own task ended (a
+    # command that handed them over only then would wait its 60 s first)
+    assert min(row[2] for row in there) < here[0][3] < here[0][2] + 50
 
 
 TEARDOWN = """
@@ -139,6 +146,7 @@ class Closing(Cluster):
 def connect():
     sys.stderr.write("said while coming up\\n")
     sys.stderr.flush()
+    open(sys.argv[2], "w").close()  # (the command stops it from now on)
     if stage == "coming-up":
         try:
             time.sleep(60)
@@ -149,8 +157,10 @@ def connect():
 
 
 proc = daskproc.start("test", connect, threads=2, parts_per_thread=8)
-if stage == "coming-up":
-    time.sleep(0.5)
+if stage == "coming-up":  # stopped once it has said so, while it comes up
+    deadline = time.monotonic() + 60
+    while not os.path.exists(sys.argv[2]) and time.monotonic() < deadline:
+        time.sleep(0.01)
 else:
     assert proc.map(abs, [-1, -2]) == [1, 2]
 proc.close()
@@ -159,12 +169,12 @@ print("closed")
 
 
 @pytest.mark.parametrize("stage", ["coming-up", "ready"])
-def test_a_cluster_torn_down_says_nothing_on_the_command_s_stderr(stage: str) -> None:
+def test_a_cluster_torn_down_says_nothing_on_the_command_s_stderr(stage: str, tmp_path: Path) -> None:
     """What the client process writes while its cluster is torn down
     (stopped while coming up, or closed after the run) does not reach the
     command's stderr; what it wrote before does."""
-    r = subprocess.run([sys.executable, "-c", textwrap.dedent(TEARDOWN), stage], env=_env(),
-                       capture_output=True, timeout=120, text=True)
+    r = subprocess.run([sys.executable, "-c", textwrap.dedent(TEARDOWN), stage, str(tmp_path / "said")],
+                       env=_env(), capture_output=True, timeout=120, text=True)
     assert r.returncode == 0, r.stderr
     assert r.stdout == "closed\n"
     assert r.stderr == "said while coming up\n"
