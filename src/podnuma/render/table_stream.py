@@ -368,9 +368,17 @@ class StreamedTable:
             return False
         widths, pads = fixed
         probe = _at_widths([(_blank_row(), False)], hidden, fixed)
+
+        def draw(pads: tuple[int, int], options: Any, style: Any, cell: Any) -> list[str]:
+            rendered = console.render_lines(Padding(self._cell(cell), (0, pads[0], 0, pads[1])),
+                                            options, style=style)
+            return [render_buffer(line) for line in rendered]
+
         try:
             render_buffer = console._render_buffer
-            columns: list[tuple[int, Any, Any, Any, str]] = []
+            # per column shown: its cells' index in a row, how a cell is
+            # drawn, and its blank line (a cell with fewer lines than its row)
+            columns: list[tuple[int, Callable[[Any], list[str]], str]] = []
             shown = [i for i, (column, _) in enumerate(tables._COLUMNS) if column not in hidden]
             for j, (column, w) in enumerate(zip(probe.columns, widths, strict=True)):
                 cell = list(probe._get_cells(console, j, column))[-1]  # (the row's, after the header's)
@@ -381,7 +389,7 @@ class StreamedTable:
                 options = console.options.update(width=w, justify=column.justify, no_wrap=column.no_wrap,
                                                  overflow=column.overflow, height=None,
                                                  highlight=column.highlight)
-                columns.append((shown[j], (padding.right, padding.left), options, style,
+                columns.append((shown[j], functools.partial(draw, (padding.right, padding.left), options, style),
                                 render_buffer([Segment(" " * w, style)])))
             divider = render_buffer([Segment(probe.box.mid_vertical, Style.null())])
         except AttributeError:  # (another rich)
@@ -391,20 +399,13 @@ class StreamedTable:
         between = _between(hidden, fixed, console)
         known: list[dict[Any, list[str]]] = [{} for _ in columns]
         shaped: list[dict[Any, _Shape | None]] = [{} for _ in columns]
-
-        def draw(pads: tuple[int, int], options: Any, style: Any, cell: Any) -> list[str]:
-            rendered = console.render_lines(Padding(self._cell(cell), (0, pads[0], 0, pads[1])),
-                                            options, style=style)
-            return [render_buffer(line) for line in rendered]
-
-        drawers = [functools.partial(draw, pads, options, style) for _, pads, options, style, _ in columns]
         text: list[str] = [head]
         pending = False  # a step ended: the line between steps before the next row
         for cells, end in self._read():
             if pending:
                 text.append(between)
             lines: list[list[str]] = []
-            for (i, *_), drawer, cache, shapes in zip(columns, drawers, known, shaped, strict=True):
+            for (i, drawer, _), cache, shapes in zip(columns, known, shaped, strict=True):
                 cell = cells[i]
                 got = cache.get(cell)
                 if got is None:
@@ -415,8 +416,8 @@ class StreamedTable:
                 lines.append(got)
             height = max(1, *map(len, lines))
             for n in range(height):
-                line = divider.join(got[n] if n < len(got) else column[4]
-                                    for got, column in zip(lines, columns, strict=True)) + "\n"
+                line = divider.join(got[n] if n < len(got) else blank
+                                    for got, (_, _, blank) in zip(lines, columns, strict=True)) + "\n"
                 text.append(line if terminal else "".join(part.rstrip() + "\n" for part in line.splitlines()))
             pending = end
             _write_some(out, text)
