@@ -59,8 +59,11 @@ def dask_setup(worker: Any = None) -> None:  # the --preload hook of `dask worke
 def report(where: Path, start: float, end: float, roles: dict[int, str]) -> None:
     """Per process: when its first task started (seconds after ``start``),
     its tasks' wall and CPU, the idle time between its first task's start
-    and ``end``, when its last task ended; the tasks' order, each as
-    kind and size @ start + wall / CPU seconds."""
+    and ``end``, when its last task ended; the tasks' order (the first
+    :data:`SHOWN`), each as kind and size @ start + wall / CPU seconds; the
+    replay's CPU per pod (all its replay tasks, the first, the others: a
+    process's first partition fills its caches); then the replay's CPU per
+    pod over every process."""
     rows: dict[int, list[dict[str, Any]]] = defaultdict(list)
     for f in sorted(where.glob("*.jsonl")):
         for line in f.read_text().splitlines():
@@ -75,5 +78,25 @@ def report(where: Path, start: float, end: float, roles: dict[int, str]) -> None
         print(f"    {roles.get(pid, 'process'):16} {pid:>7}: first task at {first:5.2f}, last ends {last:5.2f}, "
               f"{len(rs)} tasks, busy {busy:5.2f} wall / {sum(r['cpu'] for r in rs):5.2f} CPU, gaps between "
               f"tasks {gaps:4.2f}, idle after its last {end - start - last:4.2f}")
+        shown = rs if len(rs) <= SHOWN else rs[:SHOWN]
+        more = f" ... and {len(rs) - SHOWN} more" if len(rs) > SHOWN else ""
         print("      " + " ".join(f"{'f' if r['kind'] == 'read' else 'p'}{r['size']}@{r['t0'] - start:.2f}+{r['t1'] - r['t0']:.2f}/{r['cpu']:.2f}"
-                                  for r in rs))
+                                  for r in shown) + more)
+        replays = [r for r in rs if r["kind"] == "replay"]
+        if replays:
+            print(f"      replay CPU per pod: {_per_pod(replays)}; its first task {_per_pod(replays[:1])}, "
+                  f"the others {_per_pod(replays[1:])}")
+    every = [r for rs in rows.values() for r in rs if r["kind"] == "replay"]
+    if every:
+        print(f"    replay CPU per pod, every process: {_per_pod(every)} "
+              f"({sum(r['cpu'] for r in every):.3f} CPU s for {sum(r['size'] for r in every)} pods)")
+
+
+#: the tasks listed per process (a one-process run reads hundreds of small files)
+SHOWN = 40
+
+
+def _per_pod(rs: list[dict[str, Any]]) -> str:
+    """The tasks' CPU per pod replayed, in microseconds."""
+    pods = sum(r["size"] for r in rs)
+    return f"{1e6 * sum(r['cpu'] for r in rs) / pods:.1f} us" if pods else "-"
