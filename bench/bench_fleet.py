@@ -37,8 +37,10 @@ With ``--breakdown`` also a timeline of the tasks (:mod:`fleet_timeline`):
 per process (the command, each worker) when its first task began after the
 executor was asked for, its tasks' wall and CPU seconds, the gaps between
 its tasks and its idle time after its last one (the tail); then each task
-(``fN``: a batch of N files read, ``pN``: N pods replayed) as
-``pN@START+SECONDS``.
+(``fN``: a batch of N files read, ``pN``: N pods replayed; the first 40) as
+``pN@START+WALL/CPU``, and the replay's CPU per pod (its first task apart:
+it fills the process's caches); last, the replay's CPU per pod over every
+process.
 
 ``--variant LABEL=PYTHON[:SRC]`` (repeatable) runs the commands with
 another interpreter (another install) and, given ``SRC``, with
