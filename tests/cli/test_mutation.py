@@ -6,14 +6,16 @@ process, for speed).
 ``PODNUMA_MUTATION_SEED``, default 22), spread over the commands that read
 them: ``simulate`` and ``cgroups plan`` (scenarios), ``advise`` and
 ``compare`` (pods), ``state inspect`` (checkpoint directories). Each input
-is a valid file with one to three mutations:
+is a valid file with one to three mutations tried (a duplicate key where
+the chosen holder is not a mapping leaves the document as it was):
 
 - a mapping entry deleted, or duplicated with another value (a duplicate
   key, which YAML readers must refuse);
 - a value retyped: a list, a mapping, a string, a boolean, null, a huge
   integer (10**400), a huge or malformed quantity, a 100 KiB string;
-- YAML anchors and aliases: a value replaced by an alias of another, or by
-  a small nest of aliases (at most 10**4 nodes once expanded);
+- YAML anchors and aliases: a value replaced by an alias of a small nest
+  of aliases put at the top of the document (at most 10**4 nodes once
+  expanded); in a document that is a list, by a plain string;
 - nesting: a value wrapped in 60 lists;
 - bytes: the file cut at a random offset, a random byte overwritten,
   invalid UTF-8 or a NUL inserted.

@@ -8,8 +8,9 @@ ways an attacker or a broken tool would:
   integers, NaN, long strings, wrong types) or removed;
 - ``with_aliases``: YAML anchors and aliases, from a plain reuse to nests of
   aliases under a key no reader checks (``width ** depth`` nodes once
-  expanded; at most 10**4 here -- the bombs of ``BOMB_DEPTHS`` are tried
-  apart, in a child process with a time and memory cap);
+  expanded; at most 10**4 here -- a 9-wide, 9-deep bomb is tried apart,
+  in a child process with a time and memory cap:
+  ``tests/fuzz/test_past_the_limits.py``);
 - ``deeply_nested``: a value wrapped in up to 60 lists or mappings (deeper
   nesting is tried apart, as the bombs);
 - ``huge``: a 300 KiB string, a 20,000-item list, a 10**4000 integer;
@@ -45,9 +46,6 @@ FUZZ = settings(
 
 #: for the properties whose every example runs a whole command
 HEAVY = settings(FUZZ, max_examples=max(5, EXAMPLES // 3))
-
-#: depths of 10-wide alias nests tried in a child process (10**depth nodes)
-BOMB_DEPTHS = (7, 9)
 
 scalars = st.one_of(
     st.none(), st.booleans(), st.integers(min_value=-(2**80), max_value=2**80),

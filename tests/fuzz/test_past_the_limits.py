@@ -1,6 +1,6 @@
 """Inputs past every reading limit, through each door, in a child process
 capped at 1 GiB of address space and 20 s: a 9-level YAML alias bomb
-(9**9 nodes once expanded, about 800 bytes of text) under a key no reader
+(9**9 nodes once expanded, 510 bytes of text) under a key no reader
 checks, and 50,000 levels of nesting (YAML flow lists, JSON arrays).
 
 Expectation, per door: exit code 0 or 2, and on 2 one ``error:`` line on

@@ -170,6 +170,11 @@ def test_start_refusals_match_the_kubelet(oracle_binary: str, tmp_path: Path, na
     _same(ours, theirs)
     if name in ("valid", "two-pods-one-exclusive-cpu"):
         assert ours.kind == "ok"
+        # both started: the checkpoints they then write are the same bytes
+        written = run_oracle_checkpoints(oracle_binary, path)
+        assert written.kind == "ok"
+        for f in ("cpu_manager_state", "memory_manager_state"):
+            assert ours.files[f] == written.files[f], f
     else:
         assert ours.kind == "startup" and ours.message
 

@@ -136,9 +136,9 @@ class _Group(click.Group):
 def cli(quiet: bool) -> None:
     """The kubelet's node resource managers (CPU, memory, topology), simulated.
 
-    Every command takes -o for its output format (-o json everywhere) and
-    '-' for a file read from standard input. Shell completion: see
-    'podnuma completion --help'.
+    Every command that prints a result takes -o for its output format
+    (-o json for programs) and '-' for a file read from standard input.
+    Shell completion: see 'podnuma completion --help'.
     """
 
 
