@@ -288,16 +288,27 @@ def test_cli_node_and_config(runner: CliRunner, tmp_path: Path, kep_files: tuple
     assert p["savings"]["densityBefore"] == p["savings"]["densityAfter"] == 3
 
 
-def test_cli_bad_input_continues(runner: CliRunner, tmp_path: Path) -> None:
+def test_cli_bad_inputs_each_named_nothing_printed(runner: CliRunner, tmp_path: Path) -> None:
+    """Every bad input is named, one line each; the good one's advice is
+    not printed (nothing is, nor the scenario written, before every input
+    is valid)."""
     bad = tmp_path / "bad.yaml"
     bad.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: x\n", encoding="utf-8")
     good = write(tmp_path / "good.yaml", kep2_per_container())
     missing = tmp_path / "missing.yaml"
-    r = runner.invoke(advise_command, [str(bad), str(good), str(missing)])
-    assert r.exit_code == 2
-    assert f"error: {bad}: invalid YAML" in r.stderr
-    assert f"error: {missing}: pod file not found" in r.stderr
-    assert "Traceback" not in r.output
+    scenario = tmp_path / "replay.yaml"
+    for fmt in ("yaml", "json"):
+        r = runner.invoke(advise_command, [str(bad), str(good), str(missing), "-o", fmt,
+                                           "--as-scenario", str(scenario)])
+        assert r.exit_code == 2
+        assert r.stdout == ""
+        lines = r.stderr.splitlines()
+        assert len(lines) == 2, r.stderr
+        assert lines[0].startswith(f"error: {bad}: invalid YAML")
+        assert lines[1] == f"error: {missing}: pod file not found"
+        assert not scenario.exists()
+    r = runner.invoke(advise_command, [str(good)])
+    assert r.exit_code == 0 and r.stdout
     (d,) = _docs(r.stdout)  # the good file was still handled
     assert d["metadata"]["name"] == "pod-scope-mixed"
 
@@ -592,3 +603,17 @@ def test_devices_deferred_to_container_start_are_explained(tmp_path: Path) -> No
     assert main_before["devices"] == {"example.com/gpu": ["gpu0"]} or main_before["devices"] == {
         "example.com/gpu": ["gpu1"]}
     assert not main_after["devices"]
+
+
+def test_cli_as_scenario_unwritable_is_input_error(runner: CliRunner, tmp_path: Path) -> None:
+    """A scenario path that cannot be written: one line naming it, exit 2,
+    nothing on standard output (not an internal error)."""
+    good = write(tmp_path / "good.yaml", kep2_per_container())
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    target = blocker / "replay.yaml"  # under a file: no such directory
+    r = runner.invoke(advise_command, [str(good), "--as-scenario", str(target)])
+    assert r.exit_code == 2, r.output
+    assert r.stdout == ""
+    assert r.stderr.strip().startswith(f"error: {target}: --as-scenario: cannot write: ")
+    assert "internal error" not in r.stderr and len(r.stderr.strip().splitlines()) == 1

@@ -165,6 +165,22 @@ def test_closed_pipe_exits_0(args: list[str]) -> None:
     assert b"Traceback" not in err and b"error" not in err
 
 
+@pytest.mark.parametrize("args", [["--help"], ["--version"], ["simulate", "--help"], ["completion", "bash"]],
+                         ids=lambda a: "-".join(a))
+def test_closed_pipe_under_what_click_prints_exits_0(args: list[str]) -> None:
+    """The help, the version and the completion script (printed by click
+    itself) into a pipe whose reader is already gone: exit 0, nothing on
+    standard error."""
+    r, w = os.pipe()
+    os.close(r)  # the reader has gone before the first write
+    try:
+        proc = subprocess.run([*_podnuma(), *args], stdout=w, stderr=subprocess.PIPE, timeout=120, check=False)
+    finally:
+        os.close(w)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == b""
+
+
 def test_version_quiet_and_completion(tmp_path: Path) -> None:
     r = CliRunner().invoke(cli, ["--version"])
     assert r.exit_code == 0 and r.stdout.startswith("podnuma, version ")
@@ -252,3 +268,28 @@ def test_columns_sets_the_plain_width() -> None:
     header = next(line for line in r.stdout.splitlines() if line.split()[:2] == ["#", "pod"])
     assert "hint" in header
     assert max(len(line) for line in r.stdout.splitlines()) > 120
+
+
+@pytest.mark.parametrize(("args", "start", "path"), [
+    (["demo", "-o"], "error: Option '-o' requires an argument.", "podnuma demo"),
+    (["simulate", str(DEMO), "-o"], "error: Option '-o' requires an argument.", "podnuma simulate"),
+    (["fleet", "analyze", str(EXAMPLES / "fleet"), "--dask"], "error: Option '--dask' requires an argument.",
+     "podnuma fleet analyze"),
+    (["cgroups", "plan", str(DEMO)], "error: Missing option '--driver'. Choose from: systemd, cgroupfs",
+     "podnuma cgroups plan"),
+    (["completion"], "error: Missing argument '{bash|zsh|fish}'. Choose from: bash, zsh, fish",
+     "podnuma completion"),
+    (["-q", "demo", "--bogus"], "error: No such option '--bogus'.", "podnuma demo"),
+    (["no-such-command"], "error: No such command 'no-such-command'.", "podnuma"),
+], ids=lambda v: "-".join(v[:2]) if isinstance(v, list) else None)
+def test_usage_errors_are_one_line_with_the_help_to_see(args: list[str], start: str, path: str) -> None:
+    """A missing option value (raised by click's parser without its
+    context) and a missing choice (whose values click lists on lines of
+    their own) are one line like every usage error, naming the command's
+    help."""
+    r = CliRunner().invoke(cli, args, prog_name="podnuma")
+    assert r.exit_code == 2
+    assert r.stdout == ""
+    assert r.stderr.startswith(start), r.stderr
+    assert r.stderr.endswith(f" (see '{path} --help')\n"), r.stderr
+    assert r.stderr.count("\n") == 1, r.stderr

@@ -76,6 +76,12 @@ def test_generate_then_analyze(tmp_path: Path) -> None:
     assert (d / "pods" / "pods-0000.json").read_text() == (d2 / "pods" / "pods-0000.json").read_text()
     code, _, err = _run("fleet", "generate", "--nodes", "1", "--pods-per-node", "1", "-o", str(d))
     assert code == 2 and "not empty" in err
+    # a directory that cannot be made (under a file): one line, exit 2, not an internal error
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    code, out, err = _run("fleet", "generate", "--nodes", "1", "--pods-per-node", "1", "-o", str(blocker / "sub"))
+    assert code == 2 and out == ""
+    assert err.startswith(f"error: {blocker / 'sub'}: --output-dir: cannot write: ") and err.count("\n") == 1, err
 
 
 def test_bad_arguments_exit_2_with_one_line() -> None:

@@ -162,6 +162,15 @@ def test_advise_controls_are_the_cli_options(server: str) -> None:
     bad = json.dumps({"pod": (w / "trainer-pod.yaml").read_text(), "sharedPoolCpus": "many"}).encode()
     status, _, _ = call(server + "/api/advise", bad, "application/json")
     assert status in (400, 422)
+    # an invalid pod among the request's documents: a bad request naming it, no advice
+    invalid = "apiVersion: v1\nkind: Pod\nmetadata: {name: b}\nspec:\n  containers:\n" \
+              "  - name: a\n    resources: {limits: {cpu: two}}\n"
+    two = json.dumps({"pod": (w / "trainer-pod.yaml").read_text() + "---\n" + invalid,
+                      "podName": "pods.yaml"}).encode()
+    status, _, data = call(server + "/api/advise", two, "application/json")
+    text = data.decode()
+    assert status == 400, text
+    assert "pods.yaml" in text and "containers[0].resources.limits[cpu]" in text
 
 
 def test_compare_a_pod_of_a_scenario(server: str) -> None:

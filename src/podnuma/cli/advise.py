@@ -22,6 +22,7 @@ from podnuma.cli.options import (
     set_option,
     stdin_used_once,
 )
+from podnuma.errors import InputError
 from podnuma.fileio import atomic_write
 from podnuma.inputs.overrides import parse_overrides
 from podnuma.inputs.text import TextInput
@@ -43,6 +44,13 @@ def _pool_size(ctx: click.Context, param: click.Parameter, value: str | None) ->
     if text.isdigit() and int(text) >= 1:
         return int(text)
     raise click.BadParameter(f"{value!r}: expected auto or a whole number of CPUs >= 1")
+
+
+def _write_scenario(path: str, scenario: object) -> None:
+    try:
+        atomic_write(path, dump_yaml(scenario).encode("utf-8"), mode=0o644)
+    except OSError as e:
+        raise InputError(f"--as-scenario: cannot write: {e.strerror or e}", file=path) from None
 
 
 _STRATEGY_HELP = "; ".join(f"{k}: {v}" for k, v in STRATEGIES.items())
@@ -85,6 +93,10 @@ def advise_command(
         shared_pool_cpus=pool, note=note, strategy=strategy, sidecars=sidecars,
         with_scenario=as_scenario is not None, overrides=parse_overrides(set_values),
     ))
+    if got.errors:  # every bad input named, one line each, and nothing else printed or written
+        for message in got.errors:
+            click.echo(f"error: {message}", err=True)
+        sys.exit(EXIT_INPUT)
     s = got.setting
     header = advice_header(s.node_from, s.cfg_from, s.machine, s.config)
     render = render_diff if as_diff else render_yaml
@@ -97,13 +109,9 @@ def advise_command(
     text = render_output(output, got.document, {"yaml": yaml_view})
     if as_scenario is not None and got.scenario is not None:
         scenario = got.scenario
-        guard(lambda: atomic_write(as_scenario, dump_yaml(scenario).encode("utf-8"), mode=0o644))
+        guard(lambda: _write_scenario(as_scenario, scenario))
         for r in got.replay:
             note(f"{as_scenario}: {r['pod']}: as written at steps {r['beforeStep']}-"
                  f"{r['beforeStep'] + r['beforeCopies'] - 1}, rewritten at steps {r['afterStep']}-"
                  f"{r['afterStep'] + r['afterCopies'] - 1} (copies until the first rejection)")
     guard(lambda: echo(text))
-    for message in got.errors:
-        click.echo(f"error: {message}", err=True)
-    if got.errors:
-        sys.exit(EXIT_INPUT)

@@ -49,6 +49,22 @@ _quiet_pipe = quiet_pipe
 _import_failed = import_failed
 
 
+def _reader_gone() -> bool:
+    """Whether standard output is a pipe whose reader has gone (the
+    kernel reports an error condition on its writing end)."""
+    import select
+
+    try:
+        fd = sys.__stdout__.fileno() if sys.__stdout__ is not None else -1
+        if fd < 0:
+            return False
+        poller = select.poll()
+        poller.register(fd, 0)
+        return any(ev & select.POLLERR for _, ev in poller.poll(0))
+    except (OSError, ValueError):
+        return False
+
+
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     if not value or ctx.resilient_parsing:
         return
@@ -78,6 +94,27 @@ class _Group(click.Group):
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self._lazy: dict[str, str] = {}
 
+    def _path_of(self, args: object, prog: str) -> str:
+        """The command path the words of ``args`` name (``podnuma cgroups
+        plan``, ``prog`` first): each word that names a command of the group
+        reached so far."""
+        path = [prog]
+        cmd: click.Command = self
+        for word in args if isinstance(args, (list, tuple)) else ():
+            if not isinstance(cmd, click.Group):
+                break
+            if not isinstance(word, str) or word.startswith("-"):
+                continue
+            try:
+                sub = cmd.get_command(click.Context(cmd, info_name=path[-1]), word)
+            except Exception:  # noqa: BLE001 - a command that cannot load: named as far as known
+                sub = None
+            if sub is None:
+                break
+            path.append(word)
+            cmd = sub
+        return " ".join(path)
+
     def add_lazy(self, name: str, target: str) -> None:
         """Register command ``name`` as ``"package.module:attribute"``."""
         self._lazy[name] = target
@@ -101,15 +138,26 @@ class _Group(click.Group):
             return super().main(*args, standalone_mode=False, **kwargs)  # type: ignore[call-overload]
         try:
             rv = super().main(*args, standalone_mode=False, **kwargs)  # type: ignore[call-overload]
+        except SystemExit as e:
+            # click ends a closed pipe under what it printed itself (the
+            # help, the version) with exit code 1, its standard output then
+            # wrapped so that the last flush is quiet; a closed pipe is 0 here
+            if e.code == 1 and "PacifyFlushWrapper" in type(sys.stdout).__name__ and _reader_gone():
+                _quiet_pipe()
+            raise
         except click.UsageError as e:
             no_args = getattr(click.exceptions, "NoArgsIsHelpError", None)
             if no_args is not None and isinstance(e, no_args):  # bare "podnuma": the help
                 e.show()
                 sys.exit(e.exit_code)
-            hint = ""
-            if e.ctx is not None:
-                hint = f" (see '{e.ctx.command_path} --help')"
-            click.echo(f"error: {e.format_message()}{hint}", err=True)
+            # (the parser raises some without their context: the command's
+            # path then found from the words of the command line)
+            path = e.ctx.command_path if e.ctx is not None else self._path_of(
+                kwargs.get("args") if kwargs.get("args") is not None else sys.argv[1:],
+                str(kwargs.get("prog_name") or "podnuma"))
+            # one line: click lists a choice's values on lines of their own
+            message = " ".join(e.format_message().split())
+            click.echo(f"error: {message} (see '{path} --help')", err=True)
             sys.exit(e.exit_code)
         except click.ClickException as e:
             e.show()

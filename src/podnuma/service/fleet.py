@@ -28,6 +28,7 @@ __all__ = [
     "executor",
     "generate",
     "load",
+    "prepare_scenario_dir",
     "report_html",
     "report_html_of_document",
     "what_ifs",
@@ -187,6 +188,43 @@ def scenario_file_names(node: str, what_ifs: Sequence[WhatIf]) -> dict[str, str]
     return names
 
 
+def prepare_scenario_dir(fleet: FleetInputs, what_ifs: Sequence[WhatIf], directory: Path) -> None:
+    """Make ``directory`` ready for :func:`write_scenarios`, or
+    ``InputError`` (naming it, or the file in the way) for what would stop
+    the writing there: a node name that cannot name a file, a directory
+    that cannot be created (a missing or read-only parent, a file in the
+    way), one that cannot be written into, or a directory where a scenario
+    file goes. Run before any output, so that the writing after it fails
+    only for what cannot be foreseen (a full disk)."""
+    import os
+    import stat
+    import tempfile
+
+    check_scenario_names(fleet, directory)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:  # (a file of that name)
+        raise InputError("cannot create the directory: a file is in the way", file=str(directory)) from None
+    except OSError as e:
+        raise InputError(f"cannot create the directory: {e.strerror or e}", file=str(directory)) from None
+    try:  # (access() answers yes to root on a read-only file system: a file made and removed)
+        fd, probe = tempfile.mkstemp(prefix=".podnuma-probe-", dir=directory)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        raise InputError(f"cannot write into the directory: {e.strerror or e}",
+                         file=str(directory)) from None
+    for spec in fleet.nodes:
+        for name in scenario_file_names(spec.name, what_ifs).values():
+            target = directory / name
+            try:
+                in_the_way = stat.S_ISDIR(os.lstat(target).st_mode)
+            except OSError:
+                continue  # (nothing there)
+            if in_the_way:
+                raise InputError("cannot write: a directory is in the way", file=str(target))
+
+
 def write_scenarios(fleet: FleetInputs, what_ifs: Sequence[WhatIf], directory: Path) -> int:
     """Write every replayable node's runs as scenarios into ``directory``
     (created; files mode 0644, written atomically): ``podnuma simulate``
@@ -199,11 +237,7 @@ def write_scenarios(fleet: FleetInputs, what_ifs: Sequence[WhatIf], directory: P
     from podnuma.fleet.replay import node_scenarios
     from podnuma.fleet.restart import restart_scenario_of
 
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise InputError(f"cannot create the directory: {e.strerror or e}", file=str(directory)) from None
-    check_scenario_names(fleet, directory)
+    prepare_scenario_dir(fleet, what_ifs, directory)
     written = 0
     for spec in fleet.nodes:
         runs = node_scenarios(spec, what_ifs)
@@ -267,7 +301,11 @@ def generate(out: Path, *, nodes: int, pods_per_node: int, seed: int = 0,
 
     if out.exists() and any(out.iterdir()):
         raise InputError(f"{out}: the output directory is not empty")
-    g = generate_fleet(out, nodes=nodes, pods_per_node=pods_per_node, seed=seed, progress=progress)
+    try:
+        g = generate_fleet(out, nodes=nodes, pods_per_node=pods_per_node, seed=seed, progress=progress)
+    except OSError as e:  # (a directory that cannot be made, a file in the way, a full disk...)
+        raise InputError(f"--output-dir: cannot write: {e.strerror or e}",
+                         file=str(e.filename or out)) from None
     return f"wrote {g.nodes} nodes, {g.pods} pods in {g.files} files to {g.directory}"
 
 

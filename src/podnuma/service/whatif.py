@@ -253,8 +253,9 @@ def advise(
     overrides: tuple[Override, ...] = (),
 ) -> Advices:
     """Advise on every Pod of ``pods``; an input that cannot be read, and an
-    invalid pod, are listed in ``errors`` (with file and field path) and
-    never stop the others. ``shared_pool_cpus``: None searches (auto);
+    invalid pod, are listed in ``errors`` (with file and field path), every
+    one of them found (the doors then print no advice: the command names
+    each and exits 2, the web API answers 400). ``shared_pool_cpus``: None searches (auto);
     ``strategy``: one of :data:`podnuma.analysis.advise.STRATEGIES`;
     ``sidecars``: container names to treat as sidecars; ``with_scenario``:
     also build the scenario that replays every figure; ``overrides``:
@@ -375,6 +376,8 @@ def _advise_request(
         strategy=str(req.get("strategy") or DEFAULT_STRATEGY), sidecars=names,
         with_scenario=bool(req.get("asScenario")), overrides=overrides,
     )
+    if got.errors:  # a pod of the request that is not valid: a bad request, as on the command line
+        raise InputError("; ".join(got.errors))
     doc = got.document()
     if req.get("asScenario"):
         doc["scenario"] = got.scenario
