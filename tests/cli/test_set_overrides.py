@@ -5,6 +5,7 @@ analyze; ``compare`` on workloads; a removal naming a rejected pod; and
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -80,6 +81,41 @@ def test_a_bad_override_is_one_line_and_exit_2(command: list[str], item: str, li
     assert got.exit_code == 2
     assert got.stdout == ""
     assert got.stderr.strip() == line
+
+
+QUANTITY = ("failed to parse quantity \"abc\" for \"cpu\" resource: quantities must match the regular "
+            "expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
+
+
+@pytest.mark.parametrize("command", [
+    ["simulate", str(STATIC)],
+    ["explain", str(STATIC)],
+    ["compare", str(EXAMPLES / "whatif" / "trainer-pod.yaml")],
+    ["compare", str(EXAMPLES / "whatif" / "trainer-pod.yaml"), "--kubelet-config",
+     str(EXAMPLES / "whatif" / "kubelet-config.yaml")],
+    ["advise", str(EXAMPLES / "whatif" / "trainer-pod.yaml")],
+])
+@pytest.mark.parametrize(("item", "line"), [
+    ("kubeReserved.cpu=abc", f"error: --set: kubeReserved.cpu: {QUANTITY}"),
+    ("kubeReserved={cpu: abc}", f"error: --set: kubeReserved.cpu: {QUANTITY}"),
+    ("reservedSystemCPUs=0-999", "error: kubelet would not start: reserved-cpus: 0-999 is not a subset of "
+                                 "online-cpus: 0-{last} (--set: reservedSystemCPUs)"),
+    ("reservedMemory[5].limits.memory=1Gi", "error: --set: reservedMemory[5].limits.memory=1Gi: "
+                                            "reservedMemory[5]: past the end of the list"),
+])
+def test_a_value_the_configuration_refuses_is_blamed_on_set(command: list[str], item: str, line: str) -> None:
+    """A value of the right type that the configuration's decoding or the
+    kubelet's start refuses names ``--set`` (where the value came from), not
+    the scenario or configuration file, which does not hold it."""
+    got = CliRunner().invoke(cli, [*command, "--set", item])
+    assert got.exit_code == 2
+    assert got.stdout == ""
+    err = got.stderr.strip()
+    assert "\n" not in err, err
+    if "{last}" in line:
+        assert re.fullmatch(re.escape(line).replace(re.escape("{last}"), "[0-9]+"), err), err
+    else:
+        assert err.startswith(line), err
 
 
 def test_topology_set_draws_the_overridden_run() -> None:

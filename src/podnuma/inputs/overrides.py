@@ -55,10 +55,12 @@ __all__ = [
     "OPTION",
     "Override",
     "apply_overrides",
+    "blame",
     "effective_config",
     "parse_override",
     "parse_overrides",
     "request_overrides",
+    "set_by",
 ]
 
 #: how messages name the option
@@ -307,6 +309,10 @@ def _apply_one(doc: Any, o: Override) -> Any:
     for i, key in enumerate(o.keys):
         last = i == len(o.keys) - 1
         where = f"{where}[{key}]" if isinstance(key, int) else (f"{where}.{key}" if where else key)
+        if isinstance(key, int) and key > len(holder) and o.value is not None:
+            # (one past the end appends; further would leave empty items)
+            raise InputError(f"{o}: {where}: past the end of the list ({len(holder)} item(s); "
+                             f"index {len(holder)} appends one)", file=OPTION)
         if last:
             _put(holder, key, o.value, delete=o.value is None)
             break
@@ -329,6 +335,34 @@ def _apply_one(doc: Any, o: Override) -> Any:
         _put(holder, key, child, delete=False)
         holder = child
     return root
+
+
+def _field_path(keys: Sequence[Key]) -> str:
+    """``keys`` as the field kit writes a path: ``a.b``, ``a[0].b``."""
+    out = ""
+    for key in keys:
+        out = f"{out}[{key}]" if isinstance(key, int) else (f"{out}.{key}" if out else str(key))
+    return out
+
+
+def set_by(path: str, overrides: Sequence[Override]) -> Override | None:
+    """The last override that set the configuration field at ``path`` (from
+    the configuration's top: ``kubeReserved.cpu``, ``reservedMemory[0]``) or
+    a field holding it, else ``None``."""
+    for o in reversed(overrides):
+        p = _field_path(o.keys)
+        if path == p or path.startswith((p + ".", p + "[")):
+            return o
+    return None
+
+
+def blame(err: InputError, overrides: Sequence[Override]) -> InputError:
+    """``err``, an error of a configuration with ``overrides`` applied (its
+    path from the configuration's top), on ``--set`` when an override set
+    that field: the value came from the command line, not from the file."""
+    if overrides and err.path and set_by(err.path, overrides) is not None:
+        return InputError(err.message, path=err.path, file=OPTION)
+    return err
 
 
 def apply_overrides(doc: Mapping[str, Any] | None, overrides: Sequence[Override]) -> dict[str, Any]:

@@ -29,7 +29,7 @@ from podnuma.inputs.documents import (
     parse_document,
     parse_documents,
 )
-from podnuma.inputs.overrides import Override, apply_overrides
+from podnuma.inputs.overrides import Override, apply_overrides, blame
 from podnuma.inputs.startup import StartupFailure, startup_failure
 from podnuma.inputs.text import FILE_FIELDS, NO_FILES, NOWHERE, TextInput
 from podnuma.machine.topology import Machine
@@ -244,7 +244,8 @@ def load_config_text(src: TextInput, overrides: tuple[Override, ...] = ()) -> Ku
         try:
             return load_kubelet_config(effective)
         except InputError as e:
-            raise (e if e.file else e.in_file(src.name)) from None
+            blamed = blame(e, overrides)
+            raise (blamed if blamed is not e else e if e.file else e.in_file(src.name)) from None
     data, doc = _mapping_doc(src, "kubelet configuration")
     if _is_scenario(data):
         if "kubeletConfigFile" in data:
@@ -297,7 +298,10 @@ def node_and_config(
         if config_input is not None:
             config = load_config_text(config_input, overrides)
         elif overrides:
-            config = load_kubelet_config(apply_overrides(config_document(None), overrides))
+            try:
+                config = load_kubelet_config(apply_overrides(config_document(None), overrides))
+            except InputError as e:
+                raise blame(e, overrides) from None
         else:
             config = default_config()
         # The node as configured must start (the what-if runs vary the scope
@@ -307,7 +311,8 @@ def node_and_config(
     except StartupFailure:
         raise
     except KubeletStartupError as e:
-        raise startup_failure(e, file=cfg_name, config=config, kubelet_config_file=cfg_name) from None
+        raise startup_failure(e, file=cfg_name, config=config, kubelet_config_file=cfg_name,
+                              overrides=overrides) from None
     node_from = node.source if node is not None else DEFAULT_NODE_ORIGIN
     cfg_from = config_input.source if config_input is not None else DEFAULT_CONFIG_ORIGIN
     if overrides:

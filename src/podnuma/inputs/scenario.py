@@ -45,7 +45,7 @@ from podnuma.inputs.documents import (
     parse_document,
     read_text,
 )
-from podnuma.inputs.overrides import Override, apply_overrides
+from podnuma.inputs.overrides import Override, apply_overrides, blame
 from podnuma.inputs.scenario_pods import PodParses
 from podnuma.inputs.scenario_stream import JSONStepReader
 from podnuma.inputs.startup import startup_failure
@@ -575,9 +575,10 @@ def _load_kubelet_config(
         try:
             return load_kubelet_config(cfg_doc), (name,), cfg_doc
         except InputError as e:
-            raise sub.enrich(e) from None
+            blamed = blame(e, overrides)
+            raise (blamed if blamed is not e else sub.enrich(e)) from None
         except KubeletStartupError as e:
-            raise startup_failure(e, file=name, kubelet_config_file=name) from None
+            raise startup_failure(e, file=name, kubelet_config_file=name, overrides=overrides) from None
     raw_cfg = top.get("kubeletConfig")
     if raw_cfg is None:
         raw_cfg = {}
@@ -586,9 +587,10 @@ def _load_kubelet_config(
     try:
         return load_kubelet_config(cfg_doc), (), cfg_doc
     except InputError as e:
-        raise e.at("kubeletConfig") from None
+        blamed = blame(e, overrides)
+        raise (blamed if blamed is not e else e.at("kubeletConfig")) from None
     except KubeletStartupError as e:
-        raise startup_failure(e, file=scenario_name) from None
+        raise startup_failure(e, file=scenario_name, overrides=overrides) from None
 
 
 def _restore(

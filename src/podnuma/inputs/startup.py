@@ -12,6 +12,7 @@ changed.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from podnuma.api.kubeletconfig import (
     CPU_MANAGER_POLICIES,
@@ -20,6 +21,7 @@ from podnuma.api.kubeletconfig import (
     KubeletConfig,
 )
 from podnuma.errors import KubeletStartupError
+from podnuma.inputs.overrides import OPTION, Override, set_by
 
 __all__ = ["StartupFailure", "config_field", "startup_failure"]
 
@@ -120,13 +122,15 @@ def startup_failure(
     kubelet_config_file: str | None = None,
     cpu_state: str | None = None,
     memory_state: str | None = None,
+    overrides: Sequence[Override] = (),
 ) -> StartupFailure:
     """``err`` located in the input.
 
     ``file`` is the scenario; ``kubelet_config_file`` the configuration file
     when the configuration came from one (its fields are then top-level);
     ``cpu_state`` / ``memory_state`` the scenario's field paths of the
-    starting checkpoints, when given.
+    starting checkpoints, when given; ``overrides``: the ``--set`` applied
+    to the configuration (a field one of them set is named on ``--set``).
     """
     if isinstance(err, StartupFailure):
         return err
@@ -135,6 +139,8 @@ def startup_failure(
     if state:
         return StartupFailure(message, file=file, path=state)
     name = config_field(message, config)
+    if name and set_by(name, overrides) is not None:  # the value came from --set
+        return StartupFailure(message, file=OPTION, path=name)
     if kubelet_config_file is not None:
         return StartupFailure(message, file=kubelet_config_file, path=name)
     return StartupFailure(message, file=file, path=f"kubeletConfig.{name}" if name else "")

@@ -36,6 +36,7 @@ def _startup_failure(scenario: Scenario, err: KubeletStartupError) -> StartupFai
         kubelet_config_file=scenario.kubelet_config_file,
         cpu_state=scenario.cpu_state_path,
         memory_state=scenario.memory_state_path,
+        overrides=scenario.overrides,
     )
 
 
