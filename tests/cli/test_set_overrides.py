@@ -69,6 +69,9 @@ def test_a_kubelet_config_file_is_overridden_too(tmp_path: Path) -> None:
     ["compare", str(EXAMPLES / "whatif" / "trainer-pod.yaml")],
     ["advise", str(EXAMPLES / "whatif" / "trainer-pod.yaml")],
     ["fleet", "analyze", str(EXAMPLES / "fleet")],
+    ["cgroups", "plan", str(STATIC), "--driver", "systemd", "--cgroup-version", "2"],
+    ["cgroups", "apply", str(STATIC), "--driver", "systemd", "--cgroup-version", "2", "--root", "unused",
+     "--dry-run"],
 ])
 @pytest.mark.parametrize(("item", "line"), [
     ("cpuManagerPolicyy=static",
@@ -116,6 +119,23 @@ def test_a_value_the_configuration_refuses_is_blamed_on_set(command: list[str], 
         assert re.fullmatch(re.escape(line).replace(re.escape("{last}"), "[0-9]+"), err), err
     else:
         assert err.startswith(line), err
+
+
+def test_cgroups_plan_and_apply_set_on_the_scenario(tmp_path: Path) -> None:
+    """``--set cpuCFSQuota=false``: the CPU quota of every cgroup the plan
+    limits becomes ``max`` (the kubelet writes no quota); apply writes it."""
+    scenario = EXAMPLES / "pod-level" / "restart.yaml"
+    args = ["cgroups", "plan", str(scenario), "--driver", "cgroupfs", "--cgroup-version", "2", "-o", "json"]
+    quota = [json.loads(run(*args).stdout), json.loads(run(*args, "--set", "cpuCFSQuota=false").stdout)]
+    limited = [[c["files"]["cpu.max"] for c in d["cgroups"] if "cpu.max" in c.get("files", {})] for d in quota]
+    assert any(v != "max 100000" for v in limited[0])
+    assert limited[1] and all(v == "max 100000" for v in limited[1])
+    root = tmp_path / "root"
+    root.mkdir()
+    run("cgroups", "apply", str(scenario), "--driver", "cgroupfs", "--cgroup-version", "2",
+        "--root", str(root), "--set", "cpuCFSQuota=false")
+    written = [p.read_text().strip() for p in root.rglob("cpu.max")]
+    assert written and all(v == "max 100000" for v in written)
 
 
 def test_topology_set_draws_the_overridden_run() -> None:

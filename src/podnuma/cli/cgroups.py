@@ -12,7 +12,8 @@ import click
 
 from podnuma.cgroups.plan import plan_document
 from podnuma.cli.app import guard, is_quiet
-from podnuma.cli.options import echo, file_argument, output_option
+from podnuma.cli.options import echo, file_argument, output_option, set_option
+from podnuma.inputs.overrides import parse_overrides
 from podnuma.inputs.text import TextInput
 from podnuma.render.cgroups import render_plan_text
 from podnuma.render.output import render_output
@@ -46,6 +47,7 @@ def _common(fn: Callable[..., Any]) -> Callable[..., Any]:
         "--step", type=int, default=None, help="Plan after this step (0-based; default the last)."
     )(fn)
     fn = file_argument("scenario")(fn)
+    fn = set_option(fn)
     return fn
 
 
@@ -53,14 +55,17 @@ def _common(fn: Callable[..., Any]) -> Callable[..., Any]:
 @_common
 @output_option("cgroups plan", "table: the tree; json or yaml: the plan's document.")
 def plan_command(
-    scenario: str, step: int | None, driver: str, cgroup_version: str, cgroup_root: str, output: str
+    scenario: str, step: int | None, driver: str, cgroup_version: str, cgroup_root: str, output: str,
+    set_values: tuple[str, ...],
 ) -> None:
     """Print the cgroup tree and values after a step of SCENARIO ('-': standard input)."""
 
     def go() -> str:
+        overrides = parse_overrides(set_values)
         src = TextInput.read(scenario, what="scenario")
         doc = plan_document(service.plan(src, step=step, driver=driver,  # type: ignore[arg-type]
-                                         version=int(cgroup_version), cgroup_root=cgroup_root))
+                                         version=int(cgroup_version), cgroup_root=cgroup_root,
+                                         overrides=overrides))
         return render_output(output, lambda: doc, {"table": lambda: render_plan_text(doc)})
 
     text = guard(go)
@@ -83,6 +88,7 @@ def apply_command(
     root: Path,
     dry_run: bool,
     keep_stale: bool,
+    set_values: tuple[str, ...],
 ) -> None:
     """Write the plan of SCENARIO ('-': standard input) under --root, in the
     kernel's order; print each operation.
@@ -94,10 +100,11 @@ def apply_command(
     removes what this apply created."""
 
     def go() -> Any:
+        overrides = parse_overrides(set_values)
         src = TextInput.read(scenario, what="scenario")
         return service.apply(src, root, step=step, driver=driver,  # type: ignore[arg-type]
                              version=int(cgroup_version), cgroup_root=cgroup_root, dry_run=dry_run,
-                             keep_stale=keep_stale)
+                             keep_stale=keep_stale, overrides=overrides)
 
     report = guard(go)
     guard(lambda: echo("".join(f"{op}\n" for op in report.operations)))
