@@ -338,3 +338,33 @@ def test_manifest_directory_removed_and_recreated(tmp_path: Path) -> None:
         if a.proc is not None and a.proc.poll() is None:
             a.kill()
         shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.mark.parametrize(("config", "line"), [
+    ("cpuManagerPolicy: statik\n", 'error: kubelet would not start: unknown policy: "statik" ({f}: cpuManagerPolicy)'),
+    ("cpuManagerPolicy: static\nreservedSystemCPUs: \"0-999\"\n",
+     "error: kubelet would not start: reserved-cpus: 0-999 is not a subset of online-cpus: 0-{last} "
+     "({f}: reservedSystemCPUs)"),
+])
+def test_a_configuration_the_kubelet_refuses_names_its_file_and_field(tmp_path: Path, config: str,
+                                                                        line: str) -> None:
+    """As every other command names it: the file and the field, after the
+    kubelet's own message; exit 2, nothing started, no state written."""
+    import re
+
+    f = tmp_path / "kubelet.yaml"
+    f.write_text(config)
+    manifests = tmp_path / "manifests"
+    manifests.mkdir()
+    state = tmp_path / "state"
+    proc = subprocess.run(
+        [sys.executable, "-m", "podnuma.cli", "agent", "--manifests", str(manifests), "--state-dir", str(state),
+         "--kubelet-config", str(f)],
+        capture_output=True, text=True, timeout=DEADLINE, check=False,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stdout == ""
+    last = proc.stderr.strip().splitlines()[-1]
+    want = re.escape(line.replace("{f}", str(f))).replace(re.escape("{last}"), "[0-9]+")
+    assert re.fullmatch(want, last), last
+    assert not (state / "cpu_manager_state").exists()

@@ -90,12 +90,14 @@ def agent_command(
         import podnuma.grpc.server  # noqa: F401
         from podnuma.agent.logs import setup_logging
         from podnuma.agent.run import AgentOptions, default_socket, run_agent
+        from podnuma.errors import KubeletStartupError
         from podnuma.inputs.pods import (
             default_config,
             default_machine,
             load_config_file,
             load_node_file,
         )
+        from podnuma.inputs.startup import StartupFailure, startup_failure
 
         machine = load_node_file(node_file) if node_file is not None else default_machine()
         config = load_config_file(config_file) if config_file is not None else default_config()
@@ -112,6 +114,19 @@ def agent_command(
             poll=poll,
             resync=resync,
         )
-        return run_agent(opts, logger=setup_logging())
+        try:
+            return run_agent(opts, logger=setup_logging())
+        except StartupFailure:
+            raise
+        except KubeletStartupError as e:
+            # a configuration the kubelet refuses: its file and field named (a
+            # checkpoint it refuses is raised as it is: its message names it)
+            located = startup_failure(
+                e, file=str(state_dir), config=config,
+                kubelet_config_file=config_file if config_file is not None else "built-in kubelet configuration",
+            )
+            if not located.path:
+                raise
+            raise located from None
 
     _guard(go)
