@@ -303,6 +303,22 @@ def test_state_inspect_as_scenario_with_node_and_config(tmp_path: Path) -> None:
     assert row.split()[:4] == ["db-uid", "postgres", "1-2,17-18", "exclusive"]
 
 
+def test_state_inspect_as_scenario_refuses_a_config_the_kubelet_would_not_start_with(tmp_path: Path) -> None:
+    """No scenario is written that ``simulate`` would refuse for its
+    configuration: the kubelet's message, the file and the field, exit 2."""
+    (tmp_path / "run.yaml").write_text(STATE_RUN)
+    assert run("simulate", str(tmp_path / "run.yaml"), "--checkpoint-dir", str(tmp_path / "ck")).exit_code == 0
+    node = tmp_path / "node.yaml"
+    node.write_text(yaml.safe_dump(yaml.safe_load(STATE_RUN)["node"]))
+    bad = tmp_path / "kubelet.yaml"
+    bad.write_text("cpuManagerPolicy: statik\n")
+    got = run("state", "inspect", str(tmp_path / "ck"), "--as-scenario", "--node", str(node),
+              "--kubelet-config", str(bad))
+    assert got.exit_code == 2
+    assert got.stdout == ""
+    assert got.stderr.strip() == f'error: kubelet would not start: unknown policy: "statik" ({bad}: cpuManagerPolicy)'
+
+
 def test_state_inspect_node_and_sysfs_are_one_or_the_other(tmp_path: Path) -> None:
     (tmp_path / "ck").mkdir()
     (tmp_path / "node.yaml").write_text("cpus: 4\n")

@@ -71,6 +71,24 @@ class AsScenario:
     notes: list[str]
 
 
+def _starts(config: Mapping[str, Any], machine: Machine, path: str) -> None:
+    """The kubelet starts on ``machine`` with ``config`` (the configuration
+    file ``path``), or ``StartupFailure`` naming its field: a scenario it
+    could not start with is not written."""
+    from podnuma.api.kubeletconfig import load_kubelet_config
+    from podnuma.cm.container_manager import Node
+    from podnuma.errors import KubeletStartupError
+    from podnuma.inputs.documents import input_name
+    from podnuma.inputs.startup import startup_failure
+
+    cfg = load_kubelet_config(config)
+    try:
+        Node(machine, cfg)
+    except KubeletStartupError as e:
+        name = input_name(path)
+        raise startup_failure(e, file=name, config=cfg, kubelet_config_file=name) from None
+
+
 def as_scenario(
     directory: Path, *, pods: str | None = None, sysfs: Path | None = None,
     kubelet_config: str | None = None, node: str | None = None,
@@ -80,6 +98,8 @@ def as_scenario(
     machine's ``/sys``) with the configuration of ``kubelet_config``."""
     got = _read(directory, pods, sysfs, node)
     config = read_kubelet_config_mapping(kubelet_config) if kubelet_config is not None else None
+    if config is not None and kubelet_config is not None and got.machine is not None:
+        _starts(config, got.machine, kubelet_config)
     doc, notes = scenario_document(got.files, node=got.node, kubelet_config=config)
     notes = list(notes)
     if got.node is None:
