@@ -348,3 +348,18 @@ def test_fleet_set_and_the_gates_what_if() -> None:
                for n in both["nodes"])
     table = run("fleet", "analyze", str(EXAMPLES / "fleet"), "--what-if", "gates")
     assert "pods that change when the gates are on (gates): 2" in table.stdout
+
+
+@pytest.mark.parametrize("index", ["1000000000000", "9" * 5000, "1025"])
+def test_a_list_index_past_the_bound_is_refused_before_anything_is_built(index: str) -> None:
+    """An index is bounded (MAX_INDEX) on its digits: no list of that size
+    is built, no 5,000-digit number read (Python refuses to), one line."""
+    from podnuma.inputs.overrides import MAX_INDEX
+
+    for command in (["simulate", str(STATIC)], ["compare", str(EXAMPLES / "whatif" / "trainer-pod.yaml")]):
+        got = run(*command, "--set", f"reservedMemory[{index}].numaNode=0")
+        assert got.exit_code == 2
+        assert got.stdout == ""
+        err = got.stderr.strip()
+        assert err.startswith("error: --set: reservedMemory[") and f"is larger than {MAX_INDEX}" in err, err
+        assert "\n" not in err and len(err) < 400

@@ -17,6 +17,7 @@ import click
 
 from podnuma.cli.app import fail, guard, is_quiet
 from podnuma.cli.fleet_analyze import _progress, analyze
+from podnuma.cli.options import stdin_used_once
 from podnuma.render.formats import FORMATS
 
 __all__ = ["fleet_group"]
@@ -60,6 +61,7 @@ def analyze_command(
     kubeconfig: str | None, context: str | None, scenario_dir: Path | None = None,
 ) -> None:
     """Replay every node's running pods (INPUT: dumps, files or directories; - for stdin)."""
+    stdin_used_once(*inputs)  # (the fast path, without click, says the same line: analyze)
     # the run itself does not need click (the fast path runs it without)
     analyze(inputs, what_ifs, set_values, fmt, output_file, workers, dask_target, kubeconfig,
             context, scenario_dir, quiet=is_quiet())

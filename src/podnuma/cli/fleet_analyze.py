@@ -18,12 +18,19 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from podnuma.cli.guard import echo_err, echo_out, guard, is_terminal
+from podnuma.cli.guard import command_path, echo_err, echo_out, fail, guard, is_terminal
 from podnuma.errors import InputError
 
 __all__ = ["MAX_STDERR_ISSUES", "analyze"]
 
 MAX_STDERR_ISSUES = 50
+
+#: the words of :func:`podnuma.cli.options.stdin_used_once` (which needs click:
+#: the fast path says them here, as the click command's usage error does)
+STDIN_TWICE = "only one file argument can be '-' (standard input)"
+
+#: the width of the table written into a pipe or a file
+TABLE_WIDTH = 220
 
 
 @contextlib.contextmanager
@@ -49,10 +56,12 @@ def _progress(total: int, what: str, quiet: bool) -> Iterator[Callable[[int], No
 class _Scratch:
     """A temporary directory made when first asked for (for standard
     input's copy: ``tempfile`` is not even imported otherwise), removed by
-    :meth:`close`."""
+    :meth:`close`; ``names``: the copies' paths and the names they stand
+    for in messages and the report (:data:`~podnuma.inputs.documents.STDIN_NAME`)."""
 
     def __init__(self) -> None:
         self._dir: Any = None
+        self.names: dict[str, str] = {}
 
     def path(self) -> Path:
         if self._dir is None:
@@ -103,16 +112,59 @@ def _stdin_input(tmp: Path) -> Path:
 
 def _paths(inputs: Sequence[str], kubeconfig: str | None, tmp: _Scratch) -> list[Path]:
     """The input paths; standard input (``-``) saved to a file in ``tmp``
-    (not read at all with ``--kubeconfig``)."""
+    (not read at all with ``--kubeconfig``), its name recorded in
+    ``tmp.names``."""
     if kubeconfig is not None:
         return [Path(p) for p in inputs if p != "-"]
-    return [(_stdin_input(tmp.path()) if p == "-" else Path(p)) for p in inputs]
+    paths = []
+    for p in inputs:
+        if p != "-":
+            paths.append(Path(p))
+            continue
+        from podnuma.inputs.documents import STDIN_NAME
+
+        copy = _stdin_input(tmp.path())
+        for form in {str(copy), str(copy.resolve())}:  # (as given, and as a reader may resolve it)
+            tmp.names[form] = STDIN_NAME
+        paths.append(copy)
+    return paths
+
+
+def _as_named(value: Any, names: dict[str, str]) -> Any:
+    """``value`` (a report, or part of one) with every copy's path in
+    ``names`` replaced by the name it stands for, in every text (a file
+    field, a configuration source, a message)."""
+    if not names:
+        return value
+    if isinstance(value, str):
+        for path, name in names.items():
+            if path in value:
+                value = value.replace(path, name)
+        return value
+    if isinstance(value, dict):
+        return {_as_named(k, names): _as_named(v, names) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_as_named(v, names) for v in value]
+    return value
+
+
+def _named_errors(fn: Callable[[], Any], names: dict[str, str]) -> Any:
+    """``fn()``, an :class:`InputError` it raises naming standard input's
+    copy by the name it stands for (as the other commands name it)."""
+    try:
+        return fn()
+    except InputError as e:
+        if e.file is not None:
+            e.file = _as_named(e.file, names)
+        e.message = _as_named(e.message, names)
+        e.args = (e.message,)
+        raise
 
 
 def _report_issues(issues: Sequence[dict[str, Any]], quiet: bool) -> None:
-    if quiet:
-        return
-    shown = [i for i in issues if i["severity"] != "info"]
+    """The issues on standard error: errors and warnings; with ``quiet``,
+    errors only (as the other commands, which print errors when quiet)."""
+    shown = [i for i in issues if i["severity"] == "error" or (i["severity"] == "warning" and not quiet)]
     for i in shown[:MAX_STDERR_ISSUES]:
         where = ": ".join(p for p in (i.get("file"), i.get("path")) if p)
         node = f"node {i['node']}: " if i.get("node") else ""
@@ -141,6 +193,8 @@ def analyze(
 ) -> None:
     """Replay every node's running pods and print the report, every error
     through the guard."""
+    if inputs.count("-") > 1:  # standard input can be read once: click's usage error's line
+        fail(f"{STDIN_TWICE} (see '{command_path()} --help')")
     from podnuma.inputs.overrides import parse_overrides
     from podnuma.service import fleet as service
 
@@ -160,14 +214,14 @@ def analyze(
         # the dumps are read where the replay runs: the executor first
         ex = guard(lambda: stack.enter_context(
             service.executor(workers=workers, dask_target=dask_target)))
-        fleet = guard(lambda: service.with_overrides(
+        fleet = guard(lambda: _named_errors(lambda: service.with_overrides(
             service.load(_paths(inputs, kubeconfig, tmp), kubeconfig=kubeconfig, context=context,
                          executor=ex),
             overrides,
-        ))
-        if scenario_dir is not None:
-            guard(lambda: service.check_scenario_names(fleet, scenario_dir))
-        guard(lambda: _analyze(fleet, parsed, fmt, output_file, ex, overrides, quiet))
+        ), tmp.names))
+        if scenario_dir is not None:  # (what would stop the writing: before any output)
+            guard(lambda: service.prepare_scenario_dir(fleet, parsed, scenario_dir))
+        guard(lambda: _analyze(fleet, parsed, fmt, output_file, ex, overrides, quiet, tmp.names))
         if scenario_dir is not None:
             count = guard(lambda: service.write_scenarios(fleet, parsed, scenario_dir))
             if not quiet:
@@ -188,7 +242,7 @@ def _installed(module: str) -> None:
 
 def _analyze(
     fleet: Any, what_ifs: Sequence[Any], fmt: str, output_file: Path | None, executor: Any,
-    overrides: Sequence[Any], quiet: bool,
+    overrides: Sequence[Any], quiet: bool, names: dict[str, str],
 ) -> None:
     from podnuma.render.output import render_output
     from podnuma.service import fleet as service
@@ -200,14 +254,20 @@ def _analyze(
         wind_down()
     if overrides:
         report["set"] = [str(o) for o in overrides]
+    report = _as_named(report, names)  # (standard input by its name, not its copy's)
     _report_issues(report["issues"], quiet)
-    if fmt == "table" and output_file is None and is_terminal(sys.stdout):
-        from rich.console import Console
+    if fmt == "table" and output_file is None and sys.stdout is not None:
+        from podnuma.render.table import make_console
 
-        from podnuma.render.fleet import fleet_tables
+        # colours as simulate's table has them: on a terminal or with
+        # FORCE_COLOR (into a pipe, the plain table's width), never with NO_COLOR
+        tty = is_terminal(sys.stdout)
+        console = make_console(sys.stdout, width=None if tty else TABLE_WIDTH)
+        if tty or console.is_terminal:
+            from podnuma.render.fleet import fleet_tables
 
-        Console(file=sys.stdout, soft_wrap=False).print(fleet_tables(report))
-        return
+            console.print(fleet_tables(report))
+            return
     _write(output_file, render_output(fmt, lambda: report, {
         "html": lambda: service.report_html(fleet, report),
         "table": lambda: _table_text(report),
@@ -219,6 +279,6 @@ def _table_text(report: dict[str, Any]) -> str:
 
     from podnuma.render.fleet import fleet_tables
 
-    console = Console(record=True, width=220, file=open(os.devnull, "w"))  # noqa: SIM115
+    console = Console(record=True, width=TABLE_WIDTH, file=open(os.devnull, "w"))  # noqa: SIM115
     console.print(fleet_tables(report))
     return "\n".join(line.rstrip() for line in console.export_text().splitlines()) + "\n"

@@ -37,6 +37,7 @@ __all__ = [
     "EXIT_OK",
     "EXTRA_MODULES",
     "echo_err",
+    "command_path",
     "echo_out",
     "fail",
     "guard",
@@ -171,7 +172,9 @@ EXTRA_MODULES: dict[str, str] = {
 }
 
 
-def _command_path() -> str:
+def command_path() -> str:
+    """The path of the command running (``podnuma fleet analyze``), as
+    messages name it."""
     click = sys.modules.get("click")
     if click is not None:
         ctx = click.get_current_context(silent=True)
@@ -188,7 +191,7 @@ def missing_extra(err: ImportError) -> str | None:
     extra = EXTRA_MODULES.get(name) or EXTRA_MODULES.get(name.partition(".")[0])
     if extra is None:
         return None
-    command = _command_path()
+    command = command_path()
     return f"{command} needs the {extra} extra ({name} is missing): pip install 'podnuma[{extra}]'"
 
 

@@ -66,6 +66,11 @@ __all__ = [
 #: how messages name the option
 OPTION = "--set"
 
+#: the largest list index a path may give (the configuration's lists, such
+#: as ``reservedMemory``, hold a few items; an index past the end is refused
+#: when the override is applied, this bound before anything is built)
+MAX_INDEX = 1024
+
 # (patterns, compiled by ``re`` when first used: only --set needs them)
 _SEGMENT = r"^([^.\[\]]+)((?:\[\d+\])*)$"
 _INDEX = r"\[(\d+)\]"
@@ -126,7 +131,13 @@ def _split(path: str) -> list[Key]:
         if m is None:
             raise _error("not a field path (NAME, NAME.KEY or NAME[INDEX], joined by dots)", path)
         keys.append(m.group(1))
-        keys.extend(int(i) for i in re.findall(_INDEX, m.group(2)))
+        for i in re.findall(_INDEX, m.group(2)):
+            # (checked on the digits: a 5,000-digit index is not read as a number)
+            if len(i.lstrip("0")) > len(str(MAX_INDEX)) or int(i) > MAX_INDEX:
+                short = path if len(path) <= 80 else path[:77] + "..."
+                raise _error(f"index {i[:20]}{'...' if len(i) > 20 else ''} is larger than {MAX_INDEX} "
+                             "(a configuration's lists are short; one past the end appends)", short)
+            keys.append(int(i))
     return keys
 
 
