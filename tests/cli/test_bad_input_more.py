@@ -623,3 +623,46 @@ def test_a_number_too_long_to_convert_is_an_input_error(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["simulate", str(tmp_path / "s.yaml"), "-o", "json"])
     assert result.exit_code in (0, 2), (result.exit_code, result.output)
     assert "internal error" not in result.output
+
+
+def _run_bounded(args: list[str], seconds: float = 60) -> tuple[int, str, str]:
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "podnuma.cli", *args], capture_output=True, text=True,
+                          timeout=seconds, check=False)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def test_a_named_pipe_without_a_writer_reads_as_empty_not_a_hang(tmp_path: Path) -> None:
+    """A named pipe given as a file, no writer on it: the open does not wait
+    for one (the reader would wait for ever), the file reads as empty."""
+    fifo = tmp_path / "scenario.yaml"
+    os.mkfifo(fifo)
+    code, out, err = _run_bounded(["simulate", str(fifo)])
+    assert (code, out) == (2, "")
+    assert err == f"error: {fifo}: the scenario is empty\n"
+    state = tmp_path / "state"
+    state.mkdir()
+    os.mkfifo(state / "cpu_manager_state")
+    code, out, err = _run_bounded(["state", "inspect", str(state)])
+    assert code == 2 and out == "" and err.startswith("error: ") and err.count("\n") == 1, err
+
+
+def test_a_pipe_with_a_writer_is_read_as_it_comes(tmp_path: Path) -> None:
+    """A shell's ``<(command)``: a pipe whose writer is there from the
+    start is read to its end, as standard input is."""
+    import subprocess
+    import sys
+
+    r, w = os.pipe()
+    writer = subprocess.Popen(["cat", str(EXAMPLE)], stdout=w)
+    os.close(w)
+    try:
+        proc = subprocess.run([sys.executable, "-m", "podnuma.cli", "simulate", f"/dev/fd/{r}", "-o", "json"],
+                              capture_output=True, text=True, timeout=60, check=False, pass_fds=(r,))
+    finally:
+        os.close(r)
+        writer.wait(timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["node"]["name"] == "worker-1"

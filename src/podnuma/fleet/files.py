@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, TypeGuard
 
 from podnuma.api.kubeletconfig import json_object_pairs
 from podnuma.errors import InputError
-from podnuma.fleet.model import Issue
+from podnuma.fieldkit import field_path, wrong_type
+from podnuma.fleet.model import Issue, Severity
 from podnuma.inputs.documents import (
     DuplicateJSONKey,
     MalformedJSON,
@@ -24,7 +25,8 @@ from podnuma.inputs.documents import (
 )
 from podnuma.inputs.limits import FLEET_LIMITS
 
-__all__ = ["parse_document", "read_document", "read_document_text", "read_items"]
+__all__ = ["ItemProblems", "item_problem", "objects_of", "parse_document", "read_document",
+           "read_document_text", "read_items"]
 
 
 def _is_map(x: object) -> TypeGuard[Mapping[Any, Any]]:
@@ -140,3 +142,84 @@ def _items_of(doc: Any) -> list[Any]:
     ):
         return list(doc["items"])
     return [doc]
+
+
+def objects_of(doc: Any, problems: ItemProblems) -> Iterator[tuple[Any, str, int]]:
+    """The objects of a parsed file (:func:`read_document`), with where
+    they are: ``(item, path, i)``, ``i`` the item's index in the list at
+    ``path`` (``items``; ``[2].items`` in the third document of a file
+    that holds several), or ``-1`` for an object that is a document itself
+    (at ``path``: ``""``, or ``[2]``). A list whose ``items`` is not a list
+    gives nothing and is added to ``problems`` (an ``error``: the file's
+    objects are not read); ``items: null`` is an empty list (as Go reads
+    it)."""
+    several = isinstance(doc, list)
+    for k, d in enumerate(doc if several else (doc,)):
+        at = f"[{k}]" if several else ""
+        if _is_map(d) and "items" in d and str(d.get("kind", "List")).endswith("List"):
+            items = d["items"]
+            if isinstance(items, list):
+                path = field_path(at, "items")
+                for i, item in enumerate(items):
+                    yield item, path, i
+            elif items is not None:
+                problems.add(wrong_type(field_path(at, "items"), "a list", items), "error")
+            continue
+        yield d, at, -1
+
+
+#: the kinds of object a fleet reads whose shape is checked when they are
+#: documents themselves (any object in a list is checked)
+_CHECKED_KINDS = frozenset(("Pod", "Node", "NodeResourceTopology"))
+
+
+def item_problem(item: Any, path: str, i: int) -> InputError | None:
+    """What is wrong with the shape of an object :func:`objects_of` gives,
+    in the field kit's wording, at its field path: an item of a list that
+    is not a mapping, a ``metadata`` or ``spec`` that is not one, a pod's
+    ``spec.nodeName`` that is not a string (``None``: nothing, or an object
+    that is not in a list and not of a kind the fleet reads). The first
+    found only (one per object)."""
+    if not _is_map(item):
+        return wrong_type(field_path(path, i), "a mapping", item) if i >= 0 else None
+    kind = item.get("kind")
+    if i < 0 and kind not in _CHECKED_KINDS:
+        return None
+    meta = item.get("metadata")
+    spec = item.get("spec")
+    if meta is not None and not _is_map(meta):
+        at, want, value = "metadata", "a mapping", meta
+    elif spec is not None and not _is_map(spec):
+        at, want, value = "spec", "a mapping", spec
+    elif kind == "Pod" and spec is not None and spec.get("nodeName") is not None and not isinstance(
+        spec.get("nodeName"), str
+    ):
+        at, want, value = "spec.nodeName", "a string", spec.get("nodeName")
+    else:
+        return None
+    return wrong_type(field_path(field_path(path, i) if i >= 0 else path, at), want, value)
+
+
+class ItemProblems:
+    """The problems found in the objects of one file, as issues naming it
+    and the field path: the first :attr:`SHOWN` kept, the others counted
+    (a dump of a million bad items is one more issue, not a million)."""
+
+    SHOWN = 20
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+        self.kept: list[Issue] = []
+        self.more = 0
+
+    def add(self, err: InputError, severity: Severity = "warning") -> None:
+        if len(self.kept) < self.SHOWN:
+            self.kept.append(Issue(severity, err.message, file=self.file, path=err.path))
+        else:
+            self.more += 1
+
+    def issues(self) -> list[Issue]:
+        if not self.more:
+            return list(self.kept)
+        return [*self.kept, Issue("warning", f"{self.more} more object(s) of this file with a field "
+                                  "of the wrong type, not listed", file=self.file)]

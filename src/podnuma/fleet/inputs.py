@@ -56,13 +56,20 @@ from typing import Any, Protocol
 
 from podnuma.api.kubeletconfig import json_object_pairs
 from podnuma.errors import InputError
-from podnuma.fieldkit import wrong_type
+from podnuma.fieldkit import field_path, wrong_type
 from podnuma.fleet import podscan
 from podnuma.fleet.batches import consecutive_batches, file_weight
-from podnuma.fleet.files import _is_map, _items_of, parse_document, read_document_text
+from podnuma.fleet.files import (
+    ItemProblems,
+    _is_map,
+    item_problem,
+    objects_of,
+    parse_document,
+    read_document_text,
+)
 from podnuma.fleet.groups import FLEET_KIND, NodeGroup, _load_groups
 from podnuma.fleet.model import Issue, NodeSpec
-from podnuma.fleet.nrt import NrtForms
+from podnuma.fleet.nrt import NrtError, NrtForms
 from podnuma.fleet.pods import ACTIVE_PHASES, _meta, _node_name, _phase, compact_pod, start_key
 from podnuma.fleet.podscan import Range, index_pod_file, pod_key, release_held
 from podnuma.fleet.selectors import selector_matches
@@ -108,6 +115,7 @@ class Scan:
     pod_counts: dict[str, int] = field(default_factory=dict)
     truncated_pod_files: list[str] = field(default_factory=list)
     nrt: dict[str, tuple[Mapping[str, Any], str]] = field(default_factory=dict)
+    nrt_paths: dict[str, str] = field(default_factory=dict)  # node -> where its NRT is in its file
     configz: dict[str, tuple[Mapping[str, Any], str]] = field(default_factory=dict)
     machineinfo: dict[str, str] = field(default_factory=dict)
     sysfs: dict[str, str] = field(default_factory=dict)
@@ -193,9 +201,12 @@ def _classify(path: Path, scan: Scan, hold: bool = False) -> None:
     if _is_machine_info(doc):
         scan.machineinfo[path.stem] = name
         return
-    items = _items_of(doc) if not isinstance(doc, list) else [i for d in doc for i in _items_of(d)]
     pods_here = False
-    for i, item in enumerate(items):
+    problems = ItemProblems(name)
+    for item, at, i in objects_of(doc, problems):
+        bad = item_problem(item, at, i)
+        if bad is not None:
+            problems.add(bad)
         if not _is_map(item):
             continue
         kind = item.get("kind")
@@ -217,16 +228,19 @@ def _classify(path: Path, scan: Scan, hold: bool = False) -> None:
         elif kind == "Node":
             n = _meta(item).get("name")
             if isinstance(n, str) and n:
+                where = field_path(at, i) if i >= 0 else at
                 if n in scan.nodes:
                     scan.issues.append(Issue("warning", f"node {n} listed twice; the last one is used",
-                                             node=n, file=name, path=f"items[{i}]"))
+                                             node=n, file=name, path=where))
                 scan.nodes[n] = item
                 scan.node_files[n] = name
-                scan.node_paths[n] = f"items[{i}]"
+                scan.node_paths[n] = where
         elif kind == "NodeResourceTopology":
             n = _meta(item).get("name")
             if isinstance(n, str) and n:
                 scan.nrt[n] = (item, name)
+                scan.nrt_paths[n] = field_path(at, i) if i >= 0 else at
+    scan.issues.extend(problems.issues())
     if pods_here and _is_map(doc) and doc.get("_truncated"):
         scan.truncated_pod_files.append(name)
 
@@ -360,6 +374,11 @@ def merge_scan(into: Scan, part: Scan) -> None:
         into.pod_counts[node] = into.pod_counts.get(node, 0) + count
     into.truncated_pod_files.extend(part.truncated_pod_files)
     into.nrt.update(part.nrt)
+    for n in part.nrt:  # (where in its file: known for the ones read from files)
+        if n in part.nrt_paths:
+            into.nrt_paths[n] = part.nrt_paths[n]
+        else:
+            into.nrt_paths.pop(n, None)
     into.configz.update(part.configz)
     into.machineinfo.update(part.machineinfo)
     into.sysfs.update(part.sysfs)
@@ -528,6 +547,14 @@ def _json_bytes(files: Sequence[Path]) -> int:
     return total
 
 
+def _joined(parent: str, path: str) -> str:
+    """The field path ``path`` (of an object) under ``parent`` (where the
+    object is in its file)."""
+    if not parent or not path:
+        return parent or path
+    return f"{parent}{path}" if path.startswith("[") else f"{parent}.{path}"
+
+
 def assemble(scan: Scan) -> FleetInputs:
     """The nodes (sorted by name) with their configuration, topology and pod
     files, and the fleet-level issues."""
@@ -570,6 +597,9 @@ def assemble(scan: Scan) -> FleetInputs:
                 if smt is None:
                     notes.append(f"no {NFD_SMT_LABEL} label: 2 threads per core assumed")
                 node_issues.extend(Issue("info", n, node=name, file=f) for n in notes)
+            except NrtError as e:
+                node_issues.append(Issue("error", f"NodeResourceTopology not usable: {e.message}", node=name,
+                                         file=f, path=_joined(scan.nrt_paths.get(name, ""), e.path)))
             except ValueError as e:
                 node_issues.append(Issue("error", f"NodeResourceTopology not usable: {e}", node=name, file=f))
         if topology is None and name in scan.machineinfo:

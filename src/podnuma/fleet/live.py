@@ -112,6 +112,7 @@ def load_live(kubeconfig: str, *, context: str | None = None, extra: Sequence[Pa
             name = (o.get("metadata") or {}).get("name")
             if isinstance(name, str):
                 scan.nrt[name] = (o, f"{LIVE} noderesourcetopologies")
+                scan.nrt_paths.pop(name, None)  # (not where a file had one)
     except ApiException as e:
         if e.status != 404:
             scan.issues.append(Issue("warning", f"cannot list NodeResourceTopology objects: "

@@ -25,12 +25,14 @@ kept at a time): each dump is decoded twice rather than three times, its
 pods once.
 
 A file the fast path does not take as a clean list of pods (not JSON, not a
-list, another kind of object in it, invalid UTF-8, a value msgspec refuses,
-nesting deeper than the decoder allows, a truncated dump...) is read by the
-general reader instead (:mod:`podnuma.fleet.files`), with its limits and
-wording: the fast path decides nothing about a hostile file but "not
-mine". Values nested inside fields the replay does not read are skipped,
-never built, so they are not counted against the depth limit.
+list, another kind of object in it, an item, ``metadata`` or ``spec`` that
+is not a mapping, a ``spec.nodeName`` that is not a string, invalid UTF-8,
+a value msgspec refuses, nesting deeper than the decoder allows, a
+truncated dump...) is read by the general reader instead
+(:mod:`podnuma.fleet.files`), with its limits and wording: the fast path
+decides nothing about a hostile file but "not mine". Values nested
+inside fields the replay does not read are skipped, never built, so they
+are not counted against the depth limit.
 """
 
 from __future__ import annotations
@@ -217,6 +219,8 @@ def index_pod_file(
                 text = f"{ns or 'default'}\0{pname}\0{uid or ''}"
             key = blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).digest()
             if key in seen or key in mine:
+                if node is not None and type(node) is not str:
+                    return None  # not a clean pod: the general reader words it
                 duplicated += 1
                 if run is not None:
                     _end_run(out, spans, run, first, last, size, starts, lengths)
@@ -231,6 +235,8 @@ def index_pod_file(
             _end_run(out, spans, run, first, last, size, starts, lengths)
             run = None
         if type(node) is not str or not node:
+            if node is not None and type(node) is not str:
+                return None  # not a clean pod: the general reader words it
             unbound += 1
             continue
         run, first, last, size = node, i, i, 1

@@ -713,12 +713,32 @@ def read_within(fh: BinaryIO, limit: int, name: str) -> bytes:
     return data
 
 
+def _open_rb(path: str | Path) -> BinaryIO:
+    """The file at ``path`` open for reading bytes, the open never waiting:
+    a named pipe with no writer opens at once and reads as empty (a plain
+    ``open`` would wait for a writer for ever); one with a writer (a shell's
+    ``<(command)``) is read as it comes, as standard input is."""
+    return open(path_text(path), "rb", opener=_open_nowait)  # noqa: SIM115 (returned open)
+
+
+def _open_nowait(name: str, flags: int) -> int:
+    nonblock = getattr(os, "O_NONBLOCK", 0)
+    fd = os.open(name, flags | nonblock)
+    if nonblock:  # (reads wait for a writer's bytes again: no EAGAIN)
+        try:
+            os.set_blocking(fd, True)
+        except BaseException:
+            os.close(fd)
+            raise
+    return fd
+
+
 def read_limited(path: str | Path, limit: int) -> bytes:
     """The bytes of the file at ``path``, at most ``limit`` of them
     (:func:`read_within`), for a reader with its own wording of what fails:
     ``OSError`` as opening or reading raises it (``IsADirectoryError`` for
     a directory, ``EFBIG`` past the limit)."""
-    with open(path_text(path), "rb") as fh:
+    with _open_rb(path) as fh:
         if stat.S_ISDIR(os.fstat(fh.fileno()).st_mode):
             raise IsADirectoryError(errno.EISDIR, "Is a directory", str(path))
         return read_within(fh, limit, str(path))
@@ -730,7 +750,7 @@ def open_input(path: str | Path, *, what: str, name: str) -> BinaryIO:
     (read errors later: :func:`read_failure`). ``path`` is opened as
     ``Path(path)`` opens it (:func:`~podnuma.inputs.pathtext.path_text`)."""
     try:
-        fh = open(path_text(path), "rb")  # noqa: SIM115 (returned open)
+        fh = _open_rb(path)
         if stat.S_ISDIR(os.fstat(fh.fileno()).st_mode):
             fh.close()
             raise IsADirectoryError(path)

@@ -13,7 +13,11 @@ the connection is closed) and as long again for its body (408); work runs
 in a job process (:mod:`podnuma.web.worker`) that also encodes the answer,
 killed after ``time_limit`` seconds (422); at most ``workers`` jobs at once
 (503 when they stay busy). Every body is read through the one bounded
-reading path (:mod:`podnuma.inputs.documents`). Requests must name a
+reading path (:mod:`podnuma.inputs.documents`), the JSON bodies of
+``/api/compare``, ``/api/advise`` and ``/api/fleet/analyze`` included
+(400 ``request body: ...`` when they are not JSON or over its bounds); a
+cluster dump's file names are checked before any is written
+(:func:`podnuma.web.service.check_dump`). Requests must name a
 loopback host when the server listens on loopback (no DNS rebinding), and a
 state-changing request from a browser must come from the page itself
 (``Sec-Fetch-Site`` / ``Origin``; 403 otherwise). SIGTERM kills the running
@@ -32,20 +36,23 @@ import socket
 import sys
 import tempfile
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, Coroutine, MutableMapping
 from types import FrameType
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
 import uvicorn
-from fastapi import FastAPI, Query, Request
+from fastapi import FastAPI, HTTPException, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
+from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from podnuma.errors import InputError
+from podnuma.inputs.documents import load_json
+from podnuma.inputs.limits import DEFAULT_LIMITS
 from podnuma.service.messages import version
 from podnuma.service.whatif import builtin_defaults
 from podnuma.web import service
@@ -303,7 +310,58 @@ def make_server(app: FastAPI) -> uvicorn.Server:
 
 
 def _error(status: int, message: str) -> JSONResponse:
+    # a lone surrogate (a request's "\udc80" escape, echoed in a message)
+    # has no UTF-8: shown escaped rather than failing the answer
+    message = message.encode("utf-8", "backslashreplace").decode("utf-8")
     return JSONResponse({"error": message}, status_code=status)
+
+
+#: the name the messages give a JSON request body (``FILE: MESSAGE``)
+BODY_NAME = "request body"
+
+
+class BodyError(HTTPException):
+    """A JSON request body that is not read (not JSON, not UTF-8, nested
+    too deeply, a number too long): 400 with the ``{"error": ...}`` body."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(400, message)
+        self.message = message
+
+
+class _BoundedJSONRequest(Request):
+    """A request whose JSON body, parsed for a model (``/api/compare``,
+    ``/api/advise``, ``/api/fleet/analyze``), is read through the one
+    bounded reading path (:func:`~podnuma.inputs.documents.load_json`:
+    nesting, values, duplicate keys, numbers) rather than by :func:`json.loads`
+    alone, whose failures the framework answers with a bare ``{"detail":
+    ...}``; what it refuses is a :class:`BodyError`."""
+
+    _bounded: Any
+
+    async def json(self) -> Any:
+        if not hasattr(self, "_bounded"):
+            body = await self.body()  # (at most the server's max_body bytes: BodyLimit)
+            try:
+                self._bounded = load_json(
+                    body, name=BODY_NAME, limits=DEFAULT_LIMITS.with_bytes(max(len(body), 1)))
+            except InputError as e:
+                raise BodyError(service.error_message(e)) from None
+            except RecursionError:  # (load_json words its own; this one is the last resort)
+                raise BodyError(f"{BODY_NAME}: nested too deeply") from None
+        return self._bounded
+
+
+class _BoundedJSONRoute(APIRoute):
+    """The routes of the application: JSON bodies as :class:`_BoundedJSONRequest` reads them."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+
+        async def bounded(request: Request) -> Response:
+            return await handler(_BoundedJSONRequest(request.scope, request.receive))
+
+        return bounded
 
 
 class ErrorBody(BaseModel):
@@ -415,6 +473,11 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
     )
     app.state.pool = pool
     app.state.limits = limits
+    app.router.route_class = _BoundedJSONRoute
+
+    @app.exception_handler(BodyError)
+    async def _bad_body(request: Request, exc: BodyError) -> JSONResponse:
+        return _error(400, exc.message)
 
     @app.exception_handler(RequestValidationError)
     async def _bad_parameter(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -603,6 +666,9 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
                 await _threaded(service.fleet_write_dump, req.files, tmp)
             except InputError as e:
                 return _error(400, service.error_message(e))
+            except (OSError, UnicodeError, RecursionError) as e:  # (the names are checked first)
+                return _error(400, f"the dump cannot be laid out in the server's temporary "
+                              f"directory: {type(e).__name__}")
             page = await _threaded(
                 page_job, service.fleet_analyze_html, req.files, req.whatIfs, tmp, req.set,
                 readable=tmp)

@@ -1,0 +1,193 @@
+"""More hostile requests to a real server (uvicorn on a loopback port):
+cluster dumps whose file names cannot be laid out as given, and JSON bodies
+the framework's own parser would refuse with its bare ``{"detail": ...}``.
+Each answers 400 with the API's ``{"error": "FILE: MESSAGE"}`` (never a 500,
+a plain-text error or a traceback), and leaves no temporary directory."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.web.conftest import need
+from tests.web.test_api import EXAMPLES, call
+
+
+def _fleet_extra() -> None:
+    from podnuma.web.app import FLEET_EXTRA
+
+    need("the fleet extra (plotly)", FLEET_EXTRA)
+
+
+@pytest.fixture
+def own_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The server's temporary directory (it runs in this process) for this
+    test alone: whatever a request leaves there is seen."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
+    yield tmp
+
+
+def _error(status: int, ctype: str, data: bytes) -> str:
+    """The message of a 400 with the documented error shape."""
+    assert status == 400, (status, data[:300])
+    assert ctype.startswith("application/json"), (ctype, data[:300])
+    body = json.loads(data)
+    assert list(body) == ["error"], body
+    message = body["error"]
+    assert isinstance(message, str) and message and "\n" not in message
+    assert "Traceback" not in message and "internal error" not in message
+    assert len(data) < 1000  # a huge name is shown shortened
+    return str(message)
+
+
+LONG = "A" * 300 + ".json"
+DEEP = "d/" * 2000 + "a.json"
+
+# name -> text, then what the message holds
+HOSTILE_DUMPS = {
+    "file-and-dir": ({"a.json": "{}", "a.json/b.json": "{}"},
+                     ["a.json/b.json: ", "a.json is both a file and a directory"]),
+    "dir-and-file": ({"a.json/b.json": "{}", "a.json": "{}"},
+                     ["a.json: ", "both a file and a directory", "a.json/b.json is given too"]),
+    "long-part": ({LONG: "{}"},
+                  ["AAAA", "(305 characters)", "a part of the name is 305 bytes long",
+                   "limit of 255 bytes"]),
+    "lone-surrogate-text": ({"x.json": "\udc80"},
+                            ["x.json: not Unicode text: a lone surrogate at character 0"]),
+    "deep": ({DEEP: "{}"},
+             ["d/d/d/", "(4006 characters)", "the name is 4006 bytes long",
+              "limit of 1024 bytes"]),
+    "many-parts": ({"d/" * 40 + "a.json": "{}"},
+                   ["the name has 41 parts, more than the limit of 16"]),
+    "lone-surrogate-name": ({"\udc80.json": "{}"},
+                            ["\\udc80.json: not a plain relative name"]),
+    "line-break-in-a-directory": ({"d\n/a.json": "{}"},
+                                  ["d\\n/a.json: not a plain relative name"]),
+    "same-file-twice": ({"a\\b.json": "{}", "a/b.json": "{}"},
+                        ["a/b.json: the same file as a\\b.json"]),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE_DUMPS))
+def test_hostile_dump_names_are_a_400_naming_the_file(server: str, own_tmp: Path, case: str) -> None:
+    _fleet_extra()
+    files, wanted = HOSTILE_DUMPS[case]
+    body = json.dumps({"files": files}).encode()
+    message = _error(*call(server + "/api/fleet/analyze", body, "application/json"))
+    for part in wanted:
+        assert part in message, (part, message)
+    assert os.listdir(own_tmp) == []
+
+
+def test_a_dump_within_the_name_bounds_is_analysed(server: str, own_tmp: Path) -> None:
+    """The bounds leave a real dump alone: the example dump, one of its
+    files given again at the deepest and longest name allowed, is
+    analysed (its job reads the files the server laid out), and its
+    temporary directory is gone after."""
+    _fleet_extra()
+    dump = EXAMPLES / "fleet"
+    files = {p.relative_to(dump).as_posix(): p.read_text() for p in sorted(dump.rglob("*"))
+             if p.is_file()}
+    deepest = "/".join(["d" * 60] * 15 + ["x" * 60 + ".json"])
+    assert len(deepest) <= 1024 and deepest.count("/") == 15
+    files[deepest] = files["nodes.json"]
+    status, ctype, data = call(server + "/api/fleet/analyze", json.dumps({"files": files}).encode(),
+                               "application/json")
+    assert status == 200, data[:500]
+    url = json.loads(data)["url"]
+    assert call(server + url)[0] == 200
+    assert os.listdir(own_tmp) == []
+
+
+DEEP_BODY = b"[" * 100_000 + b"]" * 100_000
+BIG_NUMBER = b'{"pod": "x", "step": ' + b"7" * 5000 + b"}"
+
+# body -> what the message is
+BAD_BODIES = {
+    "deep-list": (DEEP_BODY, "request body: nested more than 100 levels deep"),
+    "deep-field": (b'{"pod": "x", "sidecars": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+                   "request body: nested more than 100 levels deep"),
+    "long-number": (BIG_NUMBER, "request body: invalid JSON: a number of more than 4300 digits"),
+    "long-number-in-a-list": (b'{"pod": "x", "sidecars": [' + b"1" * 5000 + b"]}",
+                              "request body: invalid JSON: a number of more than 4300 digits"),
+    "not-utf8": (b'{"pod": "\xff"}', "request body: not UTF-8 text (byte 9)"),
+    "malformed": (b'{"pod": "x"', "request body: invalid JSON: Expecting ',' delimiter "
+                                  "(line 1, column 12)"),
+    "duplicate-key": (b'{"pod": "x", "pod": "y"}', "request body: invalid JSON: duplicate key 'pod'"),
+    "nan": (b'{"pod": NaN}', "request body: invalid JSON: NaN is not a JSON value"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("endpoint", ["/api/compare", "/api/advise", "/api/fleet/analyze"])
+@pytest.mark.parametrize("case", sorted(BAD_BODIES))
+def test_json_bodies_are_read_within_the_limits(server: str, endpoint: str, case: str) -> None:
+    body, want = BAD_BODIES[case]
+    status, ctype, data = call(server + endpoint, body, "application/json")
+    assert b"detail" not in data, data[:300]
+    assert _error(status, ctype, data) == want
+
+
+@pytest.mark.parametrize("endpoint", ["/api/simulate", "/api/explain", "/api/restart",
+                                      "/api/topology", "/api/fleet/html"])
+def test_the_text_bodies_are_read_within_the_limits_too(server: str, endpoint: str) -> None:
+    """The endpoints that take a document as text read it through the
+    same path: the same words, naming their file."""
+    for body, want in ((DEEP_BODY, "nested more than 100 levels deep"),
+                       (b'{"a": ' + b"1" * 5000 + b"}", "a number of more than 4300 digits")):
+        message = _error(*call(server + endpoint, body, "application/json"))
+        assert message.endswith(want), message
+        assert message.startswith(("scenario.json: ", "fleet-report.json: ")), message
+
+
+def test_a_lone_surrogate_in_a_message_is_shown_escaped(server: str) -> None:
+    """A message echoing a request's lone surrogate (no UTF-8 for it)
+    answers, the surrogate escaped."""
+    _fleet_extra()
+    body = json.dumps({"files": {"\udc80\udcff.json": "{}"}}).encode()
+    message = _error(*call(server + "/api/fleet/analyze", body, "application/json"))
+    assert message.startswith("\\udc80\\udcff.json: ")
+    status, _, data = call(server + "/api/fleet/analyze",
+                           json.dumps({"files": {"a.json": "{}"}, "set": ["\udc80=1"]}).encode(),
+                           "application/json")
+    assert "\\udc80" in _error(status, "application/json", data)
+
+
+def _read_as_the_readers_do(path: str) -> str:
+    """A file read by the product's reader (a named pipe's open never waits:
+    ``open`` with an opener that adds ``O_NONBLOCK``)."""
+    from podnuma.inputs.documents import read_text
+
+    return read_text(path, what="test")
+
+
+def _wrap_descriptor(fd: int) -> str:
+    with os.fdopen(fd, "rb", closefd=False) as fh:
+        return fh.read().decode()
+
+
+def test_a_job_reads_only_beneath_its_directory(tmp_path: Path) -> None:
+    """The readers' opening passes the job sandbox's check (by name) beneath
+    its readable directory; a file elsewhere, and a descriptor wrapped as a
+    file (standard input), are refused."""
+    from podnuma.web.worker import REFUSAL, Encoded, JobError, Limits, WorkerPool
+
+    mine = tmp_path / "dump"
+    mine.mkdir()
+    (mine / "nodes.json").write_text("{}")
+    secret = tmp_path / "secret.json"
+    secret.write_text("{}")
+    pool = WorkerPool(Limits(time_limit=60))
+    root = str(mine)
+    assert pool.run(_read_as_the_readers_do, str(mine / "nodes.json"), readable=root) == Encoded(
+        b"{}", "text/plain; charset=utf-8")
+    for fn, arg in ((_read_as_the_readers_do, str(secret)), (_wrap_descriptor, 0)):
+        with pytest.raises(JobError) as info:
+            pool.run(fn, arg, readable=root)
+        assert REFUSAL in info.value.message, fn
