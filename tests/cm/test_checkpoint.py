@@ -345,6 +345,10 @@ _S = GoStruct(
         ('{"count":18446744073709551616}', {},
          "json: cannot unmarshal number 18446744073709551616 into Go struct field S.count of type checksum.Checksum"),
         ('{"count":18446744073709551615}', {"Count": 18446744073709551615}, None),
+        # past Python's 4,300-digit int() bound: out of range as in Go, not a ValueError
+        ('{"count":' + "9" * 5000 + "}", {},
+         "json: cannot unmarshal number " + "9" * 5000
+         + " into Go struct field S.count of type checksum.Checksum"),
         ('{"m":{"p":"x"}}', {"M": {"p": None}},
          "json: cannot unmarshal string into Go struct field S.m of type map[string]string"),
         ("[]", {}, "json: cannot unmarshal array into Go value of type state.S"),

@@ -509,6 +509,8 @@ def _parse_go_int(text: str, signed: bool) -> int | None:
         return None
     if not _GO_INT_RE.fullmatch(text):
         return None
+    if len(text.lstrip("+-").lstrip("0")) > 20:  # beyond 64 bits (and Python's 4,300-digit int() bound)
+        return None
     return int(text)
 
 
