@@ -75,9 +75,18 @@ def atomic_write(path: str | os.PathLike[str], data: bytes, *, mode: int | None 
     """Write ``data`` to ``path`` so readers see the old or the new content,
     never a partial file: temporary file in the same directory, fsync, rename
     (as the kubelet's file store does). The file is private (0600, as the
-    kubelet's) unless ``mode`` says otherwise."""
+    kubelet's) unless ``mode`` says otherwise. A device, a named pipe or a
+    socket at ``path`` is not replaced: ``OSError`` (``EEXIST``, "it exists
+    and is not a regular file"); a symbolic link is replaced, not followed."""
     target = Path(path)
     directory = target.parent
+    try:
+        st = os.lstat(target)
+    except FileNotFoundError:
+        pass
+    else:  # (a device or a pipe is not replaced by a file: /dev/null stays a device)
+        if not (stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode) or stat.S_ISDIR(st.st_mode)):
+            raise OSError(errno.EEXIST, "it exists and is not a regular file", str(target))
     fd, tmp = tempfile.mkstemp(prefix="." + target.name + ".", dir=directory)
     try:
         with os.fdopen(fd, "wb") as fh:

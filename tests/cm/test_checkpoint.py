@@ -453,3 +453,23 @@ def test_checkpoint_and_state_files_are_read_within_the_byte_limit(
             with pytest.raises(OSError) as err:
                 read()
             assert err.value.errno == errno.EFBIG
+
+
+def test_atomic_write_leaves_a_pipe_or_a_device_in_place(tmp_path: Path) -> None:
+    """A named pipe (or a device: /dev/null as root) at the path is not
+    replaced by a file: ``OSError`` saying so, the node as it was, no
+    temporary file left; a symbolic link is replaced, not followed."""
+    import stat
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(OSError, match="it exists and is not a regular file"):
+        atomic_write(fifo, b"x")
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fifo"]
+    outside = tmp_path / "outside"
+    outside.write_bytes(b"old")
+    link = tmp_path / "link"
+    link.symlink_to(outside)
+    atomic_write(link, b"new")
+    assert not link.is_symlink() and link.read_bytes() == b"new" and outside.read_bytes() == b"old"
