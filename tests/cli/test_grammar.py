@@ -293,3 +293,15 @@ def test_usage_errors_are_one_line_with_the_help_to_see(args: list[str], start: 
     assert r.stderr.startswith(start), r.stderr
     assert r.stderr.endswith(f" (see '{path} --help')\n"), r.stderr
     assert r.stderr.count("\n") == 1, r.stderr
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full on this system")
+@pytest.mark.parametrize("args", [["demo"], ["demo", "-o", "json"], ["simulate", str(DEMO), "-o", "yaml"],
+                                  ["topology", str(DEMO), "-o", "svg"]], ids=lambda a: "-".join(a[:1] + a[-1:]))
+def test_an_output_that_cannot_be_written_is_one_line_not_a_bug(args: list[str]) -> None:
+    """Standard output on a full device: one line saying so, exit 2; not
+    an internal error (exit 1 says a bug)."""
+    with open("/dev/full", "wb") as full:
+        proc = subprocess.run([*_podnuma(), *args], stdout=full, stderr=subprocess.PIPE, timeout=120, check=False)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr == b"error: standard output: cannot write: No space left on device\n"

@@ -26,6 +26,7 @@ one apart without importing click.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import sys
 from collections.abc import Callable
@@ -138,6 +139,10 @@ def _is_click_exception(err: BaseException) -> bool:
     return click is not None and isinstance(err, (click.exceptions.Exit, click.ClickException))
 
 
+#: what writing standard output fails with when it is not a closed pipe
+_OUTPUT_FAILURES = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
+
+
 def guard(fn: Callable[[], T]) -> T:
     """Run ``fn``, mapping podnuma's errors to one message and an exit code."""
     try:
@@ -151,6 +156,10 @@ def guard(fn: Callable[[], T]) -> T:
     except Exception as e:
         if _is_click_exception(e):
             raise
+        if isinstance(e, OSError) and e.filename is None and e.errno in _OUTPUT_FAILURES:
+            # standard output cannot take the result (a full disk, /dev/full):
+            # not a bug (the files the commands write name themselves)
+            fail(f"standard output: cannot write: {e.strerror or e}", EXIT_INPUT)
         # the words of errors: imported only when one happened
         from podnuma.service.messages import error_message, is_input_error
 
