@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -368,3 +369,29 @@ def test_a_configuration_the_kubelet_refuses_names_its_file_and_field(tmp_path: 
     want = re.escape(line.replace("{f}", str(f))).replace(re.escape("{last}"), "[0-9]+")
     assert re.fullmatch(want, last), last
     assert not (state / "cpu_manager_state").exists()
+
+
+def test_set_overrides_the_agents_configuration(tmp_path: Path) -> None:
+    """``--set`` on the agent's kubelet configuration: a value the kubelet
+    refuses is named on ``--set``; a valid one is the configuration the
+    agent starts with (its checkpoint's policy)."""
+    manifests = tmp_path / "manifests"
+    manifests.mkdir()
+    base = [sys.executable, "-m", "podnuma.cli", "agent", "--manifests", str(manifests)]
+    proc = subprocess.run([*base, "--state-dir", str(tmp_path / "s1"), "--set", "reservedSystemCPUs=0-999"],
+                          capture_output=True, text=True, timeout=DEADLINE, check=False)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.strip().endswith("(--set: reservedSystemCPUs)"), proc.stderr
+    state = tmp_path / "s2"
+    agent = subprocess.Popen([*base, "--state-dir", str(state), "--set", "cpuManagerPolicy=none",
+                              "--set", "reservedSystemCPUs="], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + DEADLINE
+        while not (state / "cpu_manager_state").exists() and time.monotonic() < deadline:
+            assert agent.poll() is None, agent.stderr.read() if agent.stderr else ""
+            time.sleep(0.05)
+        assert decode_cpu_checkpoint((state / "cpu_manager_state").read_bytes()).policy_name == "none"
+    finally:
+        agent.terminate()
+        agent.wait(timeout=DEADLINE)

@@ -319,6 +319,28 @@ def test_state_inspect_as_scenario_refuses_a_config_the_kubelet_would_not_start_
     assert got.stderr.strip() == f'error: kubelet would not start: unknown policy: "statik" ({bad}: cpuManagerPolicy)'
 
 
+def test_state_inspect_as_scenario_takes_set(tmp_path: Path) -> None:
+    """``--set`` on the scenario's configuration (--kubelet-config's, or
+    the kubelet's defaults): baked into the scenario; what the kubelet
+    refuses named on ``--set``; without --as-scenario, refused."""
+    (tmp_path / "run.yaml").write_text(STATE_RUN)
+    assert run("simulate", str(tmp_path / "run.yaml"), "--checkpoint-dir", str(tmp_path / "ck")).exit_code == 0
+    node = tmp_path / "node.yaml"
+    node.write_text(yaml.safe_dump(yaml.safe_load(STATE_RUN)["node"]))
+    args = ["state", "inspect", str(tmp_path / "ck"), "--as-scenario", "--node", str(node),
+            "--kubelet-config", str(tmp_path / "run.yaml")]
+    got = run(*args, "--set", "cpuManagerPolicyOptions.full-pcpus-only=true", "-o", "yaml")
+    assert got.exit_code == 0, got.output
+    config = yaml.safe_load(got.stdout)["kubeletConfig"]
+    assert config["reservedSystemCPUs"] == "0,16" and config["cpuManagerPolicyOptions"] == {"full-pcpus-only": "true"}
+    bad = run(*args, "--set", "reservedSystemCPUs=0-999")
+    assert bad.exit_code == 2 and bad.stdout == ""
+    assert bad.stderr.strip().endswith("(--set: reservedSystemCPUs)"), bad.stderr
+    alone = run("state", "inspect", str(tmp_path / "ck"), "--set", "maxPods=10")
+    assert alone.exit_code == 2
+    assert alone.stderr.strip() == "error: --set: changes the configuration of --as-scenario: give --as-scenario too"
+
+
 def test_state_inspect_node_and_sysfs_are_one_or_the_other(tmp_path: Path) -> None:
     (tmp_path / "ck").mkdir()
     (tmp_path / "node.yaml").write_text("cpus: 4\n")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from podnuma.cli.options import config_option, node_option
+from podnuma.cli.options import config_option, node_option, set_option
 
 __all__ = ["agent_command"]
 
@@ -65,6 +65,7 @@ __all__ = ["agent_command"]
     show_default=True,
     help="Seconds between full re-reads of the directory without events.",
 )
+@set_option
 def agent_command(
     manifests: Path,
     state_dir: Path,
@@ -77,6 +78,7 @@ def agent_command(
     metrics_port: int | None,
     poll: bool,
     resync: float,
+    set_values: tuple[str, ...],
 ) -> None:
     """Admit the pods of a static-pod directory as the kubelet does, keep the
     kubelet's checkpoints, serve the PodResources API. Stops on SIGTERM/SIGINT."""
@@ -91,16 +93,19 @@ def agent_command(
         from podnuma.agent.logs import setup_logging
         from podnuma.agent.run import AgentOptions, default_socket, run_agent
         from podnuma.errors import KubeletStartupError
-        from podnuma.inputs.pods import (
-            default_config,
-            default_machine,
-            load_config_file,
-            load_node_file,
-        )
+        from podnuma.inputs.overrides import parse_overrides
+        from podnuma.inputs.pods import node_and_config
         from podnuma.inputs.startup import StartupFailure, startup_failure
+        from podnuma.inputs.text import TextInput
 
-        machine = load_node_file(node_file) if node_file is not None else default_machine()
-        config = load_config_file(config_file) if config_file is not None else default_config()
+        overrides = parse_overrides(set_values)
+        # the machine and the configuration (--set applied), the kubelet started
+        # on them once: what it refuses is named by file (or --set) and field
+        machine, config, _, _ = node_and_config(
+            TextInput.read(node_file, what="node") if node_file is not None else None,
+            TextInput.read(config_file, what="kubelet configuration") if config_file is not None else None,
+            overrides,
+        )
         opts = AgentOptions(
             manifests=manifests,
             state_dir=state_dir,

@@ -9,7 +9,9 @@ import click
 
 from podnuma.analysis.state import state_document
 from podnuma.cli.app import guard, is_quiet
-from podnuma.cli.options import FILE, echo, output_option, stdin_used_once
+from podnuma.cli.options import FILE, echo, output_option, set_option, stdin_used_once
+from podnuma.errors import InputError
+from podnuma.inputs.overrides import parse_overrides
 from podnuma.render.output import render_output
 from podnuma.render.serialize import dump_scenario_yaml
 from podnuma.render.state import render_state_text
@@ -36,6 +38,7 @@ def state_group() -> None:
 @click.option("--kubelet-config", "config_file", type=FILE, default=None,
               help="With --as-scenario: the node's KubeletConfiguration (or a scenario file; '-': standard input).")  # fmt: skip
 @output_option("state inspect", "table for people; json or yaml for the report (or the scenario).")
+@set_option
 def inspect_command(
     directory: Path,
     pods: str | None,
@@ -44,6 +47,7 @@ def inspect_command(
     as_scenario: bool,
     config_file: str | None,
     output: str,
+    set_values: tuple[str, ...],
 ) -> None:
     """Read DIRECTORY's cpu_manager_state and memory_manager_state (every
     format version, checksums verified) and print per pod and container the
@@ -51,9 +55,14 @@ def inspect_command(
     stdin_used_once(pods, config_file, node_file)
 
     def go() -> tuple[str, list[str]]:
+        overrides = parse_overrides(set_values)
+        if overrides and not as_scenario:
+            raise InputError("changes the configuration of --as-scenario: give --as-scenario too",
+                             file="--set")
         if as_scenario:
             got = service.as_scenario(
-                directory, pods=pods, sysfs=sysfs, kubelet_config=config_file, node=node_file
+                directory, pods=pods, sysfs=sysfs, kubelet_config=config_file, node=node_file,
+                overrides=overrides,
             )
             scenario = got.document
             text = render_output(output, lambda: scenario, {"table": lambda: dump_scenario_yaml(scenario)},

@@ -11,6 +11,8 @@ from typing import Any
 from podnuma.analysis.state import StateReport, inspect_state, scenario_document
 from podnuma.errors import InputError
 from podnuma.inputs.discover import load_node
+from podnuma.inputs.documents import input_name
+from podnuma.inputs.overrides import Override, apply_overrides, blame
 from podnuma.inputs.pods import node_document
 from podnuma.inputs.state import (
     PodRef,
@@ -71,14 +73,14 @@ class AsScenario:
     notes: list[str]
 
 
-def _starts(config: Mapping[str, Any], machine: Machine, path: str) -> None:
+def _starts(config: Mapping[str, Any], machine: Machine, path: str, overrides: tuple[Override, ...] = ()) -> None:
     """The kubelet starts on ``machine`` with ``config`` (the configuration
-    file ``path``), or ``StartupFailure`` naming its field: a scenario it
-    could not start with is not written."""
+    file ``path``, ``overrides`` applied), or ``StartupFailure`` naming its
+    field (on ``--set`` when an override set it): a scenario it could not
+    start with is not written."""
     from podnuma.api.kubeletconfig import load_kubelet_config
     from podnuma.cm.container_manager import Node
     from podnuma.errors import KubeletStartupError
-    from podnuma.inputs.documents import input_name
     from podnuma.inputs.startup import startup_failure
 
     cfg = load_kubelet_config(config)
@@ -86,20 +88,33 @@ def _starts(config: Mapping[str, Any], machine: Machine, path: str) -> None:
         Node(machine, cfg)
     except KubeletStartupError as e:
         name = input_name(path)
-        raise startup_failure(e, file=name, config=cfg, kubelet_config_file=name) from None
+        raise startup_failure(e, file=name, config=cfg, kubelet_config_file=name, overrides=overrides) from None
 
 
 def as_scenario(
     directory: Path, *, pods: str | None = None, sysfs: Path | None = None,
-    kubelet_config: str | None = None, node: str | None = None,
+    kubelet_config: str | None = None, node: str | None = None, overrides: tuple[Override, ...] = (),
 ) -> AsScenario:
     """A scenario whose ``state:`` is ``directory``'s checkpoints, on the
     machine of ``node`` (a node form file) or ``sysfs`` (default: this
-    machine's ``/sys``) with the configuration of ``kubelet_config``."""
+    machine's ``/sys``) with the configuration of ``kubelet_config``
+    (``overrides``, ``--set``, applied to it: to the kubelet's defaults
+    without one)."""
     got = _read(directory, pods, sysfs, node)
     config = read_kubelet_config_mapping(kubelet_config) if kubelet_config is not None else None
-    if config is not None and kubelet_config is not None and got.machine is not None:
-        _starts(config, got.machine, kubelet_config)
+    if overrides:
+        from podnuma.api.kubeletconfig import load_kubelet_config
+
+        config = apply_overrides(config, overrides)
+        try:
+            load_kubelet_config(config)
+        except InputError as e:
+            blamed = blame(e, overrides)
+            if blamed is e and kubelet_config is not None and not e.file:
+                blamed = e.in_file(input_name(kubelet_config))
+            raise blamed from None
+    if config is not None and got.machine is not None:
+        _starts(config, got.machine, kubelet_config if kubelet_config is not None else "--set", overrides)
     doc, notes = scenario_document(got.files, node=got.node, kubelet_config=config)
     notes = list(notes)
     if got.node is None:
