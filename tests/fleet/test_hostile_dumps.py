@@ -167,6 +167,31 @@ def test_nrt_fields_of_the_wrong_type_are_said_so(
               path=path)]
 
 
+def test_a_zone_twice_and_a_capacity_that_is_no_quantity_are_refused() -> None:
+    """Two zones of one NUMA id: the later replaced the earlier without a
+    word; a capacity that is not a whole quantity was skipped (the node
+    then had "no cpu capacity", or fewer devices): both name the field."""
+    base = json.loads((EXAMPLE / NRT).read_text())["items"][0]
+    twice = json.loads(json.dumps(base))
+    twice["zones"].append(json.loads(json.dumps(twice["zones"][0])))
+    with pytest.raises(NrtError) as err:
+        nrt_node_form(twice, threads_per_core=2)
+    last = len(twice["zones"]) - 1
+    assert (err.value.path, err.value.message) == (
+        f"zones[{last}]", "NUMA zone node-0 is listed twice (first at zones[0])")
+    for capacity in ("1500m", "lots", 1.5, True, {"a": 1}):
+        odd = json.loads(json.dumps(base))
+        odd["zones"][0]["resources"][0]["capacity"] = capacity
+        assert odd["zones"][0]["resources"][0]["name"] == "cpu"
+        with pytest.raises(NrtError) as err:
+            nrt_node_form(odd, threads_per_core=2)
+        assert err.value.path == "zones[0].resources[0].capacity"
+        assert err.value.message.startswith("not a whole quantity: "), err.value.message
+    absent = json.loads(json.dumps(base))
+    del absent["zones"][0]["resources"][1]["capacity"]  # (memory: not counted, as before)
+    nrt_node_form(absent, threads_per_core=2)
+
+
 def test_a_missing_zones_list_is_still_said_missing() -> None:
     with pytest.raises(NrtError, match=r"^zones: required list is missing$"):
         nrt_node_form({"metadata": {"name": "n"}}, threads_per_core=2)

@@ -123,6 +123,8 @@ def nrt_node_form(nrt: Mapping[str, Any], *, threads_per_core: int) -> tuple[dic
             continue
         zpath = field_path("zones", i)
         nid = _numa_id(z, zpath)
+        if nid in numa:  # (the later would replace the earlier without a word)
+            raise NrtError(f"NUMA zone node-{nid} is listed twice (first at {where[nid]})", zpath)
         numa[nid] = z
         where[nid] = zpath
     if not numa:
@@ -150,9 +152,11 @@ def nrt_node_form(nrt: Mapping[str, Any], *, threads_per_core: int) -> tuple[dic
                 continue
             raw = r.get("capacity")
             cap = _int_qty(raw)
-            if cap is None:
-                continue
             cpath = field_path(field_path(field_path(zpath, "resources"), j), "capacity")
+            if cap is None:
+                if raw is None:  # (none given: the resource is not counted)
+                    continue
+                raise NrtError(f"not a whole quantity: {_shown(raw)!r} (a count, or bytes such as 64Gi)", cpath)
             if rname == "cpu":
                 ncpu = _at_most(cap, MAX_CPUS, raw, cpath)
             elif rname == "memory" or rname.startswith("hugepages-"):
