@@ -617,3 +617,33 @@ def test_cli_as_scenario_unwritable_is_input_error(runner: CliRunner, tmp_path: 
     assert r.stdout == ""
     assert r.stderr.strip().startswith(f"error: {target}: --as-scenario: cannot write: ")
     assert "internal error" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_an_invalid_pod_is_located_by_line_in_its_file(runner: CliRunner, tmp_path: Path) -> None:
+    """compare and advise give the line and column of a bad field, as every
+    reader does, in a file of several documents and in a List's item."""
+    from podnuma.cli.compare import compare_command
+
+    good = yaml.safe_dump(kep2_per_container(), sort_keys=False)
+    bad_pod = (
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: b}\nspec:\n  containers:\n  - name: a\n"
+        "    resources:\n      limits:\n        cpu: two\n"
+    )
+    f = tmp_path / "pods.yaml"
+    f.write_text(good + "---\n" + bad_pod, encoding="utf-8")
+    line = (good + "---\n").count("\n") + 9  # the bad pod's "cpu: two"
+    for command in (compare_command, advise_command):
+        r = runner.invoke(command, [str(f)])
+        assert r.exit_code == 2, r.output
+        assert r.stdout == ""
+        assert r.stderr.strip() == (
+            f"error: {f}: documents[1].spec.containers[0].resources.limits[cpu]: quantities must match "
+            "the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$' "
+            f"(line {line}, column 14)"), r.stderr
+    items = tmp_path / "list.yaml"
+    indented = "".join("  " + ln + "\n" for ln in bad_pod.splitlines())
+    items.write_text("apiVersion: v1\nkind: List\nitems:\n- " + indented.lstrip(), encoding="utf-8")
+    r = runner.invoke(compare_command, [str(items)])
+    assert r.exit_code == 2
+    assert "documents[0].items[0].spec.containers[0].resources.limits[cpu]" in r.stderr
+    assert r.stderr.strip().endswith("(line 12, column 16)"), r.stderr

@@ -232,7 +232,7 @@ def test_compare_names_a_workload_without_a_template(tmp_path: Path) -> None:
     got = CliRunner().invoke(cli, ["compare", str(path)])
     assert got.exit_code == 2
     assert got.stderr.strip() == (
-        f"error: {path}: spec.template: required field is missing: a pod template with a spec"
+        f"error: {path}: spec.template: required field is missing: a pod template with a spec (line 4, column 1)"
     )
 
 

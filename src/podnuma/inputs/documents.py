@@ -179,6 +179,19 @@ class Document:
                 rest = rest[1:]
                 continue
             m = re.match(_SEGMENT, rest)
+            if rest.startswith("[") and isinstance(node, yaml.MappingNode):
+                # a map's key as the field kit writes it: limits[cpu]
+                end = rest.find("]")
+                if end < 0:
+                    break
+                wanted = rest[1:end]
+                pair = next(((k, v) for k, v in node.value if _key_text(k) == wanted), None)
+                if pair is None:
+                    break
+                node = pair[1]
+                best = node.start_mark if isinstance(node, yaml.ScalarNode) else pair[0].start_mark
+                rest = rest[end + 1:]
+                continue
             if m:
                 if not isinstance(node, yaml.SequenceNode):
                     break

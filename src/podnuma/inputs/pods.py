@@ -14,7 +14,7 @@ Also the built-in node and configuration ``advise`` uses when none is given
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -96,6 +96,21 @@ class PodSource:
     document: int
     item: int | None
     data: Any
+    #: the YAML document it is in, with the positions of its fields (None
+    #: for JSON, whose errors have no line)
+    doc: Any = field(default=None, compare=False, repr=False)
+
+    def locate(self, err: InputError) -> InputError:
+        """``err`` (its path from this object's top) with the line and column
+        of that field in the file, when they are known."""
+        if self.doc is None or not err.path or "(line " in err.message:
+            return err
+        inside = err.path if self.item is None else (
+            f"items[{self.item}]" + (err.path if err.path.startswith("[") else "." + err.path))
+        pos = self.doc.locate(inside)
+        if pos is None:
+            return err
+        return InputError(f"{err.message} (line {pos[0]}, column {pos[1]})", path=err.path, file=err.file)
 
     @property
     def where(self) -> str:
@@ -103,16 +118,18 @@ class PodSource:
         return at if self.item is None else f"{at}.items[{self.item}]"
 
 
-def _documents(text: str, name: str) -> list[Any]:
+def _documents(text: str, name: str) -> list[tuple[Any, Document | None]]:
+    """Each document's data, and the YAML document with its positions
+    (``None`` for JSON)."""
     stripped = text.lstrip()
     if name.lower().endswith(".json"):
-        return [load_json(text, name=name)]
+        return [(load_json(text, name=name), None)]
     if stripped.startswith(("{", "[")):
         try:
-            return [load_json(text, name=name)]
+            return [(load_json(text, name=name), None)]
         except InputError:
             pass  # flow-style YAML, perhaps
-    return [d.data for d in parse_documents(text, name=name)]
+    return [(d.data, d) for d in parse_documents(text, name=name)]
 
 
 def load_pod_sources(text: str, *, name: str) -> list[PodSource]:
@@ -120,7 +137,7 @@ def load_pod_sources(text: str, *, name: str) -> list[PodSource]:
     ``List`` (``kubectl get pods -o json|yaml``). Empty documents are skipped.
     Malformed YAML/JSON raises ``InputError`` naming the file."""
     out: list[PodSource] = []
-    for i, doc in enumerate(_documents(text, name)):
+    for i, (doc, marks) in enumerate(_documents(text, name)):
         if doc is None:
             continue
         if isinstance(doc, Mapping) and "items" in doc and (
@@ -133,9 +150,9 @@ def load_pod_sources(text: str, *, name: str) -> list[PodSource]:
                 where = "items" if i == 0 else f"documents[{i}].items"
                 raise wrong_type(where, "a list", items).in_file(name)
             for j, item in enumerate(items):
-                out.append(PodSource(name, i, j, item))
+                out.append(PodSource(name, i, j, item, marks))
             continue
-        out.append(PodSource(name, i, None, doc))
+        out.append(PodSource(name, i, None, doc, marks))
     return out
 
 

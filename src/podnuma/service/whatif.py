@@ -157,7 +157,7 @@ def compare(
             prefix = ".".join(TEMPLATE_PATHS[kind])
             if data is None:
                 assert error is not None
-                raise InputError(error.message, path=error.path, file=pod.name).at(
+                raise src.locate(InputError(error.message, path=error.path, file=pod.name)).at(
                     _where(src, sources)
                 )
         elif kind is not None and kind != "Pod":
@@ -169,7 +169,7 @@ def compare(
         except InputError as e:
             if e.file is not None:
                 raise
-            raise InputError(e.message, path=e.path, file=pod.name).at(prefix).at(
+            raise src.locate(InputError(e.message, path=e.path, file=pod.name).at(prefix)).at(
                 _where(src, sources)
             ) from None
     if not out:
@@ -287,7 +287,7 @@ def advise(
                 # an invalid Pod is invalid input: named by file and field path
                 bad = advice.error
                 errors.append(
-                    str(InputError(bad.message, path=bad.path, file=src.file).at(_where(src, sources)))
+                    str(src.locate(InputError(bad.message, path=bad.path, file=src.file)).at(_where(src, sources)))
                 )
                 continue
             advices.append(advice)
