@@ -647,3 +647,16 @@ def test_an_invalid_pod_is_located_by_line_in_its_file(runner: CliRunner, tmp_pa
     assert r.exit_code == 2
     assert "documents[0].items[0].spec.containers[0].resources.limits[cpu]" in r.stderr
     assert r.stderr.strip().endswith("(line 12, column 16)"), r.stderr
+
+
+def test_cli_as_scenario_json_for_a_json_name(runner: CliRunner, tmp_path: Path) -> None:
+    """``--as-scenario X.json`` writes JSON (as restart does), the same
+    scenario as the YAML one."""
+    good = write(tmp_path / "good.yaml", kep2_per_container())
+    as_json, as_yaml = tmp_path / "replay.json", tmp_path / "replay.yaml"
+    for target in (as_json, as_yaml):
+        r = runner.invoke(advise_command, [str(good), "--as-scenario", str(target)])
+        assert r.exit_code == 0, r.output
+    # (the YAML's integer keys, NUMA ids, are JSON's strings)
+    assert json.loads(as_json.read_text()) == json.loads(json.dumps(yaml.safe_load(as_yaml.read_text())))
+    assert as_json.read_text().lstrip().startswith("{")

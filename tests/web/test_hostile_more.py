@@ -191,3 +191,38 @@ def test_a_job_reads_only_beneath_its_directory(tmp_path: Path) -> None:
         with pytest.raises(JobError) as info:
             pool.run(fn, arg, readable=root)
         assert REFUSAL in info.value.message, fn
+
+
+def test_a_field_the_request_does_not_have_is_refused(server: str) -> None:
+    """A misspelt field (``strategyy``) or one of another endpoint was
+    ignored: the answer was the default one. It is refused, naming it, as
+    the CLI refuses an option it does not have."""
+    w = EXAMPLES / "whatif"
+    pod = (w / "trainer-pod.yaml").read_text()
+    for path, body in (("/api/advise", {"pod": pod, "strategyy": "max-freed"}),
+                       ("/api/compare", {"pod": pod, "sidecar": ["train"]}),
+                       ("/api/fleet/analyze", {"files": {"nodes.json": "{}"}, "whatIf": ["gates"]})):
+        status, ctype, data = call(server + path, json.dumps(body).encode(), "application/json")
+        assert status == 422, (path, data)
+        assert ctype.startswith("application/json")
+        message = json.loads(data)["error"]
+        assert message.startswith(next(k for k in body if k not in ("pod", "files"))), message
+        assert "Extra inputs are not permitted" in message
+
+
+def test_no_such_path_or_method_answers_in_the_error_shape(server: str) -> None:
+    for method, path, status in (("GET", "/api/nope", 404), ("GET", "/favicon.ico", 404),
+                                 ("POST", "/api/examples", 405), ("POST", "/api/nope", 405)):
+        import urllib.error
+        import urllib.request
+
+        req = urllib.request.Request(server + path, data=b"{}" if method == "POST" else None, method=method,
+                                     headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req) as resp:
+                got, ctype, data = resp.status, resp.headers.get("content-type", ""), resp.read()
+        except urllib.error.HTTPError as e:
+            got, ctype, data = e.code, e.headers.get("content-type", ""), e.read()
+        assert got == status, (method, path, got, data)
+        assert ctype.startswith("application/json")
+        assert list(json.loads(data)) == ["error"], data

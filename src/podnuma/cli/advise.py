@@ -28,7 +28,7 @@ from podnuma.inputs.overrides import parse_overrides
 from podnuma.inputs.text import TextInput
 from podnuma.render.advice import advice_header, render_diff, render_yaml
 from podnuma.render.output import render_output
-from podnuma.render.serialize import dump_yaml
+from podnuma.render.serialize import dump_json, dump_yaml
 from podnuma.service import whatif
 from podnuma.service.restart import risk_lines
 
@@ -47,8 +47,10 @@ def _pool_size(ctx: click.Context, param: click.Parameter, value: str | None) ->
 
 
 def _write_scenario(path: str, scenario: object) -> None:
+    # (JSON for a .json name, as restart --as-scenario writes it; else YAML)
+    text = dump_json(scenario) if path.lower().endswith(".json") else dump_yaml(scenario)
     try:
-        atomic_write(path, dump_yaml(scenario).encode("utf-8"), mode=0o644)
+        atomic_write(path, text.encode("utf-8"), mode=0o644)
     except OSError as e:
         raise InputError(f"--as-scenario: cannot write: {e.strerror or e}", file=path) from None
 

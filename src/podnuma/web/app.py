@@ -47,7 +47,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from podnuma.errors import InputError
@@ -384,7 +385,11 @@ class WhatIfRequest(BaseModel):
     """A pod to compare or advise on: a Pod manifest (YAML or JSON text,
     several documents or a List allowed), with a node and a kubelet
     configuration (the CLI's built-in ones when left out); or instead an
-    ``addPod`` step of a scenario, whose node and configuration are used."""
+    ``addPod`` step of a scenario, whose node and configuration are used.
+    A field it does not have is refused (as the CLI refuses an option it
+    does not have), not ignored."""
+
+    model_config = ConfigDict(extra="forbid")
 
     pod: str | None = Field(None, description="Pod manifest text (YAML or JSON).")
     podName: str = Field("pod.yaml", description="Its file name, for messages.")
@@ -410,7 +415,10 @@ class WhatIfRequest(BaseModel):
 
 class FleetDumpRequest(BaseModel):
     """A cluster dump, as ``podnuma fleet analyze DIR`` reads it from a
-    directory: each file's relative name and text."""
+    directory: each file's relative name and text (a field it does not have
+    is refused)."""
+
+    model_config = ConfigDict(extra="forbid")
 
     files: dict[str, str] = Field(description="File name (e.g. nodes.json, configz/NODE.json) -> text.")
     whatIfs: list[str] = Field(default_factory=list, description="As the CLI's --what-if values.")
@@ -478,6 +486,14 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
     @app.exception_handler(BodyError)
     async def _bad_body(request: Request, exc: BodyError) -> JSONResponse:
         return _error(400, exc.message)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        # (no such path, a method the path does not take): the API's error shape
+        response = _error(exc.status_code, str(exc.detail))
+        for name, value in (exc.headers or {}).items():
+            response.headers[name] = value
+        return response
 
     @app.exception_handler(RequestValidationError)
     async def _bad_parameter(request: Request, exc: RequestValidationError) -> JSONResponse:
