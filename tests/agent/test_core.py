@@ -141,3 +141,25 @@ def test_stale_temp_files_removed_at_start(env: Env) -> None:
     a = env.agent()
     assert a.stale_temp_files == 1
     assert sorted(p.name for p in env.state.iterdir()) == ["unrelated"]
+
+
+def test_a_manifest_replaced_by_a_pipe_with_a_silent_writer_is_skipped(tmp_path: Path) -> None:
+    """Listed as a regular file, then replaced by a named pipe whose writer
+    never writes: what was opened is looked at, and refused at once (the
+    read would wait for ever, the agent's lock held)."""
+    import os
+    import time
+
+    from podnuma.api.kubeletconfig import load_kubelet_config
+    from podnuma.errors import InputError
+
+    fifo = tmp_path / "x.yaml"
+    os.mkfifo(fifo)
+    writer = os.open(fifo, os.O_RDWR)  # a writer that never writes
+    try:
+        start = time.monotonic()
+        with pytest.raises(InputError, match=r"x\.yaml: not a regular file$"):
+            read_manifest(fifo, node_name="n", gates=load_kubelet_config({}).feature_gates)
+        assert time.monotonic() - start < 5
+    finally:
+        os.close(writer)

@@ -226,10 +226,32 @@ def test_stale_socket_replaced_and_regular_file_refused(sock_dir: Path) -> None:
             assert len(client.list_pods(stub).pod_resources) == 1
     finally:
         second.stop(None)
+    from podnuma.errors import InputError
+
     plain = sock_dir / "plain"
     plain.write_text("x")
-    with pytest.raises(FileExistsError):
+    with pytest.raises(InputError, match=r"plain: exists and is not a socket$"):
         serve_unix(plain, NodeProvider.of(node, pods))
+    with pytest.raises(InputError, match=r"plain/s\.sock: cannot make its directory: "):
+        serve_unix(plain / "s.sock", NodeProvider.of(node, pods))
+    assert plain.read_text() == "x"
+
+
+def test_a_live_socket_is_not_taken_over(sock_dir: Path) -> None:
+    """A second server on a socket another one listens on is refused (it
+    would unlink it: the first's clients would lose it); the first serves on."""
+    from podnuma.errors import InputError
+
+    node, pods = played(ROOT / "examples" / "pod-level" / "pod-scope-1-shared.yaml")
+    sock = sock_dir / "s.sock"
+    first = serve_unix(sock, NodeProvider.of(node, pods))
+    try:
+        with pytest.raises(InputError, match="another server is listening on this socket"):
+            serve_unix(sock, NodeProvider.of(node, pods))
+        with client.connect(sock) as stub:
+            assert len(client.list_pods(stub).pod_resources) == 1
+    finally:
+        first.stop(None)
 
 
 def test_socket_path_too_long_is_an_input_error(sock_dir: Path) -> None:
@@ -271,3 +293,22 @@ def test_list_every_known_pod_when_active_pods_gate_is_off(sock_dir: Path) -> No
         server.stop(None)
     assert [(p.namespace, p.name) for p in listed.pod_resources] == [("kep", "pod-scope-admission-failure")]
     assert all(not c.cpu_ids and not c.memory for c in listed.pod_resources[0].containers)
+
+
+def test_the_client_refuses_a_socket_path_too_long_in_one_line(tmp_path: Path) -> None:
+    """gRPC would print its own lines of internals, then fail as if a server
+    had answered UNKNOWN: one line naming the path, exit 2."""
+    from click.testing import CliRunner
+
+    from podnuma.cli import cli
+
+    deep = tmp_path / ("d" * 110)
+    deep.mkdir()
+    sock = deep / "k.sock"
+    sock.write_text("")
+    got = CliRunner().invoke(cli, ["podresources", "list", "--socket", str(sock)])
+    assert got.exit_code == 2
+    assert got.stdout == ""
+    size = len(os.fsencode(sock))
+    assert got.stderr == (f"error: {sock}: socket path is {size} bytes, longer than the 107 a unix socket "
+                          "address holds (give a shorter path, e.g. a relative one)\n")

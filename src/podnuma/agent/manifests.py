@@ -35,7 +35,13 @@ from pathlib import Path
 from podnuma.api.pod import Pod
 from podnuma.api.pod_manifest import FeatureGateView, parse_pod
 from podnuma.errors import InputError
-from podnuma.inputs.documents import decode_text, parse_document, read_bytes
+from podnuma.inputs.documents import (
+    decode_text,
+    open_input,
+    parse_document,
+    read_failure,
+    read_within,
+)
 from podnuma.inputs.limits import MANIFEST_LIMITS
 
 __all__ = ["MAX_MANIFEST_BYTES", "Manifest", "list_manifest_files", "read_manifest"]
@@ -87,7 +93,15 @@ def pod_uid(data: object, *, node_name: str, file: str) -> str:
 
 def read_manifest(path: Path, *, node_name: str, gates: FeatureGateView) -> Manifest:
     name = str(path)
-    raw = read_bytes(path, what="manifest", name=name, limits=MANIFEST_LIMITS)
+    with open_input(path, what="manifest", name=name) as fh:
+        # (listed as a regular file, it may have been replaced since by a
+        # pipe whose writer never writes: what was opened is looked at)
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            raise InputError("not a regular file", file=name)
+        try:
+            raw = read_within(fh, MANIFEST_LIMITS.max_bytes, name)
+        except OSError as e:
+            raise read_failure(e, what="manifest", name=name) from None
     text = decode_text(raw, what="manifest", name=name)
     doc = parse_document(text, name=name, limits=MANIFEST_LIMITS)
     if doc.data is None:

@@ -170,6 +170,19 @@ class _RateLimit(grpc.ServerInterceptor):
         return grpc.unary_unary_rpc_method_handler(_reject)
 
 
+def _answers(path: Path) -> bool:
+    """Whether a server accepts connections on the unix socket ``path``."""
+    import socket
+
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        probe.settimeout(1.0)
+        try:
+            probe.connect(os.fspath(path))
+        except OSError:
+            return False
+        return True
+
+
 def serve_unix(
     socket_path: str | os.PathLike[str],
     provider: PodResourcesProvider,
@@ -188,12 +201,17 @@ def serve_unix(
             "a unix socket address holds",
             file=str(path),
         )
-    path.parent.mkdir(mode=0o750, parents=True, exist_ok=True)
+    try:
+        path.parent.mkdir(mode=0o750, parents=True, exist_ok=True)
+    except OSError as e:  # (a file in the way, a directory that cannot be made)
+        raise InputError(f"cannot make its directory: {e.strerror or e}", file=str(path)) from None
     if path.is_socket():
+        if _answers(path):  # another server's: not taken over (its clients would lose it)
+            raise InputError("another server is listening on this socket", file=str(path))
         with contextlib.suppress(FileNotFoundError):
-            path.unlink()
-    elif path.exists():
-        raise FileExistsError(f"{path}: exists and is not a socket")
+            path.unlink()  # a stale one, as the kubelet replaces it
+    elif path.exists() or path.is_symlink():
+        raise InputError("exists and is not a socket", file=str(path))
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="podresources"),
         interceptors=[_RateLimit(bucket or TokenBucket())],
