@@ -13,12 +13,12 @@ import json
 import os
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
 
 from podnuma.inputs.documents import STDIN_NAME
+from tests.terminal import run_on_a_terminal
 
 ROOT = Path(__file__).resolve().parents[2]
 FLEET = ROOT / "examples" / "fleet"
@@ -174,34 +174,10 @@ def test_force_color_colours_the_table_into_a_pipe(entry: str) -> None:
 
 
 def on_a_terminal(entry: str, *args: str, **env: str) -> tuple[int, bytes]:
-    """``podnuma ARGS`` with standard output a terminal (a pseudo-terminal,
-    read here to its end; standard error a pipe): its exit code and what
-    the terminal showed."""
-    import pty
-
-    master, slave = pty.openpty()
-    proc = subprocess.Popen([sys.executable, *ENTRIES[entry], *args], stdin=subprocess.DEVNULL,
-                            stdout=slave, stderr=subprocess.DEVNULL, cwd=ROOT,
-                            env=_env(TERM="xterm", **env))
-    os.close(slave)
-    shown: list[bytes] = []
-
-    def read() -> None:
-        while True:
-            try:
-                chunk = os.read(master, 65536)
-            except OSError:  # (the terminal's other side closed)
-                return
-            if not chunk:
-                return
-            shown.append(chunk)
-
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
-    code = proc.wait(timeout=300)
-    reader.join(timeout=10)
-    os.close(master)
-    return code, b"".join(shown)
+    """``podnuma ARGS`` with standard output a terminal (standard error
+    ``/dev/null``): its exit code and what the terminal showed."""
+    return run_on_a_terminal([sys.executable, *ENTRIES[entry], *args], stream="stdout",
+                             env=_env(TERM="xterm", **env), cwd=ROOT)
 
 
 def test_no_color_on_a_terminal_has_no_escapes(entry: str) -> None:

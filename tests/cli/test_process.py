@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from podnuma.cli import process
+from tests.terminal import run_on_a_terminal
 
 from ..scenario.helpers import base
 
@@ -231,35 +232,13 @@ def test_a_closed_standard_error_under_dask(tmp_path: Path) -> None:
 
 def _on_a_terminal(line: str, *args: str) -> tuple[int, str]:
     """``sh -c line`` (``$0`` this interpreter, then ``args``) with standard
-    error a terminal (a pseudo-terminal read here to its end): its exit code
-    and what the terminal showed."""
-    import pty
-    import threading
-
-    master, slave = pty.openpty()
+    error a terminal (standard output ``/dev/null``): its exit code and what
+    the terminal showed."""
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src"), TERM="xterm", COLUMNS="100")
     env.pop("NO_COLOR", None)
-    proc = subprocess.Popen(["sh", "-c", line, sys.executable, *args], stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=slave, env=env, cwd=ROOT)
-    os.close(slave)
-    shown: list[bytes] = []
-
-    def read() -> None:
-        while True:
-            try:
-                chunk = os.read(master, 65536)
-            except OSError:  # (the terminal's other side closed)
-                return
-            if not chunk:
-                return
-            shown.append(chunk)
-
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
-    code = proc.wait(timeout=300)
-    reader.join(timeout=10)
-    os.close(master)
-    return code, b"".join(shown).decode("utf-8", "replace")
+    code, shown = run_on_a_terminal(["sh", "-c", line, sys.executable, *args], stream="stderr", env=env,
+                                    cwd=ROOT)
+    return code, shown.decode("utf-8", "replace")
 
 
 def test_a_closed_standard_output_with_a_progress_bar_on_the_terminal() -> None:
