@@ -92,10 +92,8 @@ def agent_command(
         import podnuma.grpc.server  # noqa: F401
         from podnuma.agent.logs import setup_logging
         from podnuma.agent.run import AgentOptions, default_socket, run_agent
-        from podnuma.errors import KubeletStartupError
         from podnuma.inputs.overrides import parse_overrides
         from podnuma.inputs.pods import node_and_config
-        from podnuma.inputs.startup import StartupFailure, startup_failure
         from podnuma.inputs.text import TextInput
 
         overrides = parse_overrides(set_values)
@@ -119,19 +117,8 @@ def agent_command(
             poll=poll,
             resync=resync,
         )
-        try:
-            return run_agent(opts, logger=setup_logging())
-        except StartupFailure:
-            raise
-        except KubeletStartupError as e:
-            # a configuration the kubelet refuses: its file and field named (a
-            # checkpoint it refuses is raised as it is: its message names it)
-            located = startup_failure(
-                e, file=str(state_dir), config=config,
-                kubelet_config_file=config_file if config_file is not None else "built-in kubelet configuration",
-            )
-            if not located.path:
-                raise
-            raise located from None
+        # (a checkpoint of the state directory the kubelet refuses is raised
+        # with the kubelet's message, which names the file)
+        return run_agent(opts, logger=setup_logging())
 
     _guard(go)

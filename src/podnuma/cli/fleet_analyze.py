@@ -18,16 +18,20 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from podnuma.cli.guard import command_path, echo_err, echo_out, fail, guard, is_terminal
+from podnuma.cli.guard import (
+    STDIN_TWICE,
+    command_path,
+    echo_err,
+    echo_out,
+    fail,
+    guard,
+    is_terminal,
+)
 from podnuma.errors import InputError
 
 __all__ = ["MAX_STDERR_ISSUES", "analyze"]
 
 MAX_STDERR_ISSUES = 50
-
-#: the words of :func:`podnuma.cli.options.stdin_used_once` (which needs click:
-#: the fast path says them here, as the click command's usage error does)
-STDIN_TWICE = "only one file argument can be '-' (standard input)"
 
 #: the width of the table written into a pipe or a file
 TABLE_WIDTH = 220
@@ -130,37 +134,6 @@ def _paths(inputs: Sequence[str], kubeconfig: str | None, tmp: _Scratch) -> list
     return paths
 
 
-def _as_named(value: Any, names: dict[str, str]) -> Any:
-    """``value`` (a report, or part of one) with every copy's path in
-    ``names`` replaced by the name it stands for, in every text (a file
-    field, a configuration source, a message)."""
-    if not names:
-        return value
-    if isinstance(value, str):
-        for path, name in names.items():
-            if path in value:
-                value = value.replace(path, name)
-        return value
-    if isinstance(value, dict):
-        return {_as_named(k, names): _as_named(v, names) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_as_named(v, names) for v in value]
-    return value
-
-
-def _named_errors(fn: Callable[[], Any], names: dict[str, str]) -> Any:
-    """``fn()``, an :class:`InputError` it raises naming standard input's
-    copy by the name it stands for (as the other commands name it)."""
-    try:
-        return fn()
-    except InputError as e:
-        if e.file is not None:
-            e.file = _as_named(e.file, names)
-        e.message = _as_named(e.message, names)
-        e.args = (e.message,)
-        raise
-
-
 def _report_issues(issues: Sequence[dict[str, Any]], quiet: bool) -> None:
     """The issues on standard error: errors and warnings; with ``quiet``,
     errors only (as the other commands, which print errors when quiet)."""
@@ -214,11 +187,17 @@ def analyze(
         # the dumps are read where the replay runs: the executor first
         ex = guard(lambda: stack.enter_context(
             service.executor(workers=workers, dask_target=dask_target)))
-        fleet = guard(lambda: _named_errors(lambda: service.with_overrides(
-            service.load(_paths(inputs, kubeconfig, tmp), kubeconfig=kubeconfig, context=context,
-                         executor=ex),
-            overrides,
-        ), tmp.names))
+        def load() -> Any:
+            try:
+                return service.with_overrides(
+                    service.load(_paths(inputs, kubeconfig, tmp), kubeconfig=kubeconfig,
+                                 context=context, executor=ex),
+                    overrides,
+                )
+            except InputError as e:  # (standard input by its name, not its copy's)
+                raise service.renamed_error(e, tmp.names) from None
+
+        fleet = guard(load)
         if scenario_dir is not None:  # (what would stop the writing: before any output)
             guard(lambda: service.prepare_scenario_dir(fleet, parsed, scenario_dir))
         guard(lambda: _analyze(fleet, parsed, fmt, output_file, ex, overrides, quiet, tmp.names))
@@ -254,7 +233,7 @@ def _analyze(
         wind_down()
     if overrides:
         report["set"] = [str(o) for o in overrides]
-    report = _as_named(report, names)  # (standard input by its name, not its copy's)
+    report = service.renamed(report, names)  # (standard input by its name, not its copy's)
     _report_issues(report["issues"], quiet)
     if fmt == "table" and output_file is None and sys.stdout is not None:
         from podnuma.render.table import make_console

@@ -33,6 +33,7 @@ from collections.abc import Callable
 from typing import NoReturn, TextIO, TypeVar
 
 __all__ = [
+    "STDIN_TWICE",
     "EXIT_BUG",
     "EXIT_INPUT",
     "EXIT_OK",
@@ -49,6 +50,11 @@ __all__ = [
     "quiet_pipe",
     "set_command_path",
 ]
+
+#: the usage error of two ``-`` arguments (standard input is read once), in
+#: the words of click's commands (:func:`podnuma.cli.options.stdin_used_once`)
+#: and of the fast path's, which runs without click
+STDIN_TWICE = "only one file argument can be '-' (standard input)"
 
 EXIT_OK = 0
 EXIT_BUG = 1

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from podnuma.cli.app import is_quiet
-from podnuma.cli.guard import is_terminal
+from podnuma.cli.guard import STDIN_TWICE, is_terminal
 from podnuma.render.formats import FORMATS
 
 if TYPE_CHECKING:
@@ -215,4 +215,4 @@ def progress_bar(what: str) -> Iterator[Callable[[int, int], None]]:
 def stdin_used_once(*paths: str | Path | None) -> None:
     """Standard input can be read once: two ``-`` arguments are a usage error."""
     if sum(1 for p in paths if p is not None and str(p) == "-") > 1:
-        raise click.UsageError("only one file argument can be '-' (standard input)")
+        raise click.UsageError(STDIN_TWICE)

@@ -7,7 +7,6 @@ the answer with the protobuf JSON field names, numbers as numbers.
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -28,12 +27,9 @@ def _call(socket: Path, fn: Callable[[Any], Any]) -> Any:
 
     if not socket.exists():
         raise InputError("no such socket", file=str(socket))
-    from podnuma.grpc.server import MAX_SOCKET_PATH
+    from podnuma.grpc.server import check_socket_path
 
-    size = len(os.fsencode(socket))
-    if size > MAX_SOCKET_PATH:  # (gRPC would print its own lines, then fail)
-        raise InputError(f"socket path is {size} bytes, longer than the {MAX_SOCKET_PATH} a unix socket "
-                         "address holds (give a shorter path, e.g. a relative one)", file=str(socket))
+    check_socket_path(socket)
     try:
         with client.connect(socket) as stub:
             return fn(stub)

@@ -73,7 +73,7 @@ from podnuma.fleet.nrt import NrtError, NrtForms
 from podnuma.fleet.pods import ACTIVE_PHASES, _meta, _node_name, _phase, compact_pod, start_key
 from podnuma.fleet.podscan import Range, index_pod_file, pod_key, release_held
 from podnuma.fleet.selectors import selector_matches
-from podnuma.inputs.documents import read_bytes
+from podnuma.inputs.documents import field_path_under, read_bytes
 from podnuma.inputs.limits import FLEET_LIMITS
 
 _DATA_SUFFIXES = (".json", ".yaml", ".yml")
@@ -547,14 +547,6 @@ def _json_bytes(files: Sequence[Path]) -> int:
     return total
 
 
-def _joined(parent: str, path: str) -> str:
-    """The field path ``path`` (of an object) under ``parent`` (where the
-    object is in its file)."""
-    if not parent or not path:
-        return parent or path
-    return f"{parent}{path}" if path.startswith("[") else f"{parent}.{path}"
-
-
 def assemble(scan: Scan) -> FleetInputs:
     """The nodes (sorted by name) with their configuration, topology and pod
     files, and the fleet-level issues."""
@@ -599,7 +591,7 @@ def assemble(scan: Scan) -> FleetInputs:
                 node_issues.extend(Issue("info", n, node=name, file=f) for n in notes)
             except NrtError as e:
                 node_issues.append(Issue("error", f"NodeResourceTopology not usable: {e.message}", node=name,
-                                         file=f, path=_joined(scan.nrt_paths.get(name, ""), e.path)))
+                                         file=f, path=field_path_under(scan.nrt_paths.get(name, ""), e.path)))
             except ValueError as e:
                 node_issues.append(Issue("error", f"NodeResourceTopology not usable: {e}", node=name, file=f))
         if topology is None and name in scan.machineinfo:

@@ -45,6 +45,7 @@ __all__ = [
     "MAX_REQUEST_BYTES",
     "PodResourcesProvider",
     "PodResourcesServicer",
+    "check_socket_path",
     "not_found_message",
     "serve_unix",
 ]
@@ -170,6 +171,16 @@ class _RateLimit(grpc.ServerInterceptor):
         return grpc.unary_unary_rpc_method_handler(_reject)
 
 
+def check_socket_path(path: Path) -> None:
+    """``InputError`` for a path longer than a unix socket address holds
+    (the server cannot bind it; a client's gRPC would print its own lines
+    of internals, then fail)."""
+    size = len(os.fsencode(path))
+    if size > MAX_SOCKET_PATH:
+        raise InputError(f"socket path is {size} bytes, longer than the {MAX_SOCKET_PATH} a unix socket "
+                         "address holds (give a shorter path, e.g. a relative one)", file=str(path))
+
+
 def _answers(path: Path) -> bool:
     """Whether a server accepts connections on the unix socket ``path``."""
     import socket
@@ -193,14 +204,15 @@ def serve_unix(
 ) -> grpc.Server:
     """Start serving on the unix socket ``socket_path`` (its directory is
     created, mode 0750 as the kubelet's; a stale socket is replaced) and
-    return the started server (``server.stop(grace)`` ends it)."""
+    return the started server (``server.stop(grace)`` ends it).
+
+    Unlike the kubelet, whose ``CreateListener`` (k8s.io/cri-client
+    ``pkg/util/util_unix.go``) unlinks whatever is at the path, a path that
+    is not a socket, or a socket a server answers on, is refused
+    (``InputError``): the agent may run beside a kubelet, or another agent,
+    whose socket it must not take over."""
     path = Path(socket_path)
-    if len(os.fsencode(path)) > MAX_SOCKET_PATH:
-        raise InputError(
-            f"socket path is {len(os.fsencode(path))} bytes, longer than the {MAX_SOCKET_PATH} "
-            "a unix socket address holds",
-            file=str(path),
-        )
+    check_socket_path(path)
     try:
         path.parent.mkdir(mode=0o750, parents=True, exist_ok=True)
     except OSError as e:  # (a file in the way, a directory that cannot be made)

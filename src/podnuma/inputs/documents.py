@@ -49,6 +49,7 @@ __all__ = [
     "STDIN",
     "STDIN_NAME",
     "Document",
+    "field_path_under",
     "JSONListStream",
     "input_name",
     "is_stdin",
@@ -224,16 +225,25 @@ class Document:
             rest = rest[found_len:]
         return None if best is None else (best.line + 1, best.column + 1)
 
-    def enrich(self, err: InputError) -> InputError:
+    def enrich(self, err: InputError, under: str = "") -> InputError:
         """``err`` with this document's name and the field's line appended,
-        when the error is about this document."""
+        when the error is about this document; ``under``: where in the
+        document the object ``err``'s path starts from (``items[3]``)."""
         if err.file not in (None, self.name):
             return err
         message = err.message
-        pos = self.locate(err.path) if err.path else None
+        pos = self.locate(field_path_under(under, err.path)) if err.path else None
         if pos is not None and "(line " not in message:
             message = f"{message} (line {pos[0]}, column {pos[1]})"
         return InputError(message, path=err.path, file=self.name)
+
+
+def field_path_under(parent: str, path: str) -> str:
+    """The field path ``path`` of an object that is at ``parent`` in its
+    document (``items[3]`` + ``spec.x`` -> ``items[3].spec.x``)."""
+    if not parent or not path:
+        return parent or path
+    return f"{parent}{path}" if path.startswith("[") else f"{parent}.{path}"
 
 
 def _key_text(node: yaml.Node) -> str:

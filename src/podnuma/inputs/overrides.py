@@ -33,6 +33,7 @@ field kit's words. The list of schema fields is
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -48,7 +49,7 @@ from podnuma.api.kubeletconfig import (
     strict_decoding_error,
 )
 from podnuma.errors import InputError
-from podnuma.fieldkit import type_name, unknown_field
+from podnuma.fieldkit import field_path, type_name, unknown_field
 from podnuma.inputs.documents import parse_document
 
 __all__ = [
@@ -348,20 +349,12 @@ def _apply_one(doc: Any, o: Override) -> Any:
     return root
 
 
-def _field_path(keys: Sequence[Key]) -> str:
-    """``keys`` as the field kit writes a path: ``a.b``, ``a[0].b``."""
-    out = ""
-    for key in keys:
-        out = f"{out}[{key}]" if isinstance(key, int) else (f"{out}.{key}" if out else str(key))
-    return out
-
-
 def set_by(path: str, overrides: Sequence[Override]) -> Override | None:
     """The last override that set the configuration field at ``path`` (from
     the configuration's top: ``kubeReserved.cpu``, ``reservedMemory[0]``) or
     a field holding it, else ``None``."""
     for o in reversed(overrides):
-        p = _field_path(o.keys)
+        p = functools.reduce(field_path, o.keys, "")  # (a.b, a[0].b)
         if path == p or path.startswith((p + ".", p + "[")):
             return o
     return None

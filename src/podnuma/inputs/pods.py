@@ -98,19 +98,14 @@ class PodSource:
     data: Any
     #: the YAML document it is in, with the positions of its fields (None
     #: for JSON, whose errors have no line)
-    doc: Any = field(default=None, compare=False, repr=False)
+    doc: Document | None = field(default=None, compare=False, repr=False)
 
     def locate(self, err: InputError) -> InputError:
         """``err`` (its path from this object's top) with the line and column
         of that field in the file, when they are known."""
-        if self.doc is None or not err.path or "(line " in err.message:
+        if self.doc is None:
             return err
-        inside = err.path if self.item is None else (
-            f"items[{self.item}]" + (err.path if err.path.startswith("[") else "." + err.path))
-        pos = self.doc.locate(inside)
-        if pos is None:
-            return err
-        return InputError(f"{err.message} (line {pos[0]}, column {pos[1]})", path=err.path, file=err.file)
+        return self.doc.enrich(err, under="" if self.item is None else f"items[{self.item}]")
 
     @property
     def where(self) -> str:

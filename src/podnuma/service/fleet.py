@@ -25,10 +25,13 @@ from podnuma.inputs.text import NO_FILES, TextInput
 __all__ = [
     "analyze",
     "analyze_files",
+    "check_dump",
     "executor",
     "generate",
     "load",
     "prepare_scenario_dir",
+    "renamed",
+    "renamed_error",
     "report_html",
     "report_html_of_document",
     "what_ifs",
@@ -316,18 +319,81 @@ GROUP_FILE_FIELDS = (
     ("node.machineInfoFile", "give the machine inline (machineInfo, synthetic or cpus)"),
     ("node.sysfs", "give the machine inline (machineInfo, synthetic or cpus)"),
 )
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+#: The bounds on the file names of a dump given as texts (``/api/fleet/analyze``),
+#: so that every name can be laid out beneath a temporary directory on any
+#: file system: a part (directory or file name) of at most
+#: 255 bytes (``NAME_MAX``), a whole name of at most 1024 bytes and 16 parts
+#: (a dump's names are ``nodes.json``, ``configz/NODE.json`` and the like).
+MAX_DUMP_PART = 255
+MAX_DUMP_NAME = 1024
+MAX_DUMP_DEPTH = 16
+#: a plain part of a dump's file name (matched whole: no line break at the end)
+_DUMP_PART = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+_DUMP_SUFFIXES = (".json", ".yaml", ".yml")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+#: the most characters of a file name an error message shows
+_SHOWN = 100
 
 
-def _file_name(name: str) -> Path:
-    """A relative path made of plain components (no ``..``, no absolute
-    path) ending in a data suffix, or ``InputError``."""
-    parts = name.replace("\\", "/").split("/")
-    if not all(_NAME.match(p) for p in parts) or not parts[-1].lower().endswith(
-        (".json", ".yaml", ".yml")
-    ):
-        raise InputError("not a plain relative name of a .json, .yaml or .yml file", file=name[:100])
-    return Path(*parts)
+def shown_name(name: str, limit: int = _SHOWN) -> str:
+    """A request's file name as an error message shows it: characters that
+    do not print (a line break, a lone surrogate, which has no UTF-8) as
+    Python escapes them, and a name longer than ``limit`` characters cut
+    short, with its length."""
+    head = "".join(
+        ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii")
+        for ch in name[: limit + 1]
+    )
+    if len(name) <= limit and len(head) <= limit:
+        return head
+    return f"{head[: limit - 30]}... ({len(name)} characters)"
+
+
+def check_dump(files: Mapping[str, str]) -> None:
+    """Refuse, before anything is written, a dump whose files cannot all be
+    laid out as given: a name that is not a plain relative name of a data
+    file, a part longer than :data:`MAX_DUMP_PART` bytes, a name longer
+    than :data:`MAX_DUMP_NAME` bytes or of more than :data:`MAX_DUMP_DEPTH`
+    parts, two names of the same file, a name both a file and a directory
+    (``a.json`` and ``a.json/b.json``), text that has no UTF-8 (a lone
+    surrogate, from a ``"\\udc80"`` escape of the JSON body).
+    ``InputError`` naming the file (:func:`shown_name`)."""
+    as_files: dict[tuple[str, ...], str] = {}
+    as_dirs: dict[tuple[str, ...], str] = {}
+    for name, text in files.items():
+        shown = shown_name(name)
+        parts = tuple(name.replace("\\", "/").split("/"))
+        if not all(_DUMP_PART.fullmatch(p) for p in parts) or not parts[-1].lower().endswith(
+            _DUMP_SUFFIXES
+        ):
+            raise InputError("not a plain relative name of a .json, .yaml or .yml file", file=shown)
+        # (plain parts are ASCII: a character is a byte)
+        longest = max(len(p) for p in parts)
+        if longest > MAX_DUMP_PART:
+            raise InputError(f"a part of the name is {longest} bytes long, more than the limit of "
+                             f"{MAX_DUMP_PART} bytes", file=shown)
+        if len(name) > MAX_DUMP_NAME:
+            raise InputError(f"the name is {len(name)} bytes long, more than the limit of "
+                             f"{MAX_DUMP_NAME} bytes", file=shown)
+        if len(parts) > MAX_DUMP_DEPTH:
+            raise InputError(f"the name has {len(parts)} parts, more than the limit of "
+                             f"{MAX_DUMP_DEPTH} (directories and the file)", file=shown)
+        lone = _LONE_SURROGATE.search(text)
+        if lone is not None:
+            raise InputError(f"not Unicode text: a lone surrogate at character {lone.start()}",
+                             file=shown)
+        if parts in as_files:
+            raise InputError(f"the same file as {shown_name(as_files[parts])}", file=shown)
+        if parts in as_dirs:
+            raise InputError(f"both a file and a directory: {shown_name(as_dirs[parts])} is "
+                             "given too", file=shown)
+        for i in range(1, len(parts)):
+            if parts[:i] in as_files:
+                raise InputError(f"{'/'.join(parts[:i])} is both a file and a directory: "
+                                 f"{shown_name(as_files[parts[:i]])} is given too", file=shown)
+        as_files[parts] = name
+        for i in range(1, len(parts)):
+            as_dirs.setdefault(parts[:i], name)
 
 
 def _refuse_group_files(name: str, text: str) -> None:
@@ -351,26 +417,54 @@ def _refuse_group_files(name: str, text: str) -> None:
                                      file=name)
 
 
-def _strip(value: Any, prefix: str) -> Any:
+def renamed(value: Any, names: Mapping[str, str]) -> Any:
+    """``value`` (a report, or part of one) with each path of ``names``
+    replaced by the name it stands for, in every text (a key, a file field,
+    a configuration source, a message): files read under another name than
+    the one they were given by (a request's dump laid out in a temporary
+    directory, standard input's copy)."""
+    if not names:
+        return value
     if isinstance(value, str):
-        return value.replace(prefix, "")
+        for path, name in names.items():
+            if path in value:
+                value = value.replace(path, name)
+        return value
     if isinstance(value, dict):
-        return {k: _strip(v, prefix) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_strip(v, prefix) for v in value]
+        return {renamed(k, names): renamed(v, names) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [renamed(v, names) for v in value]
     return value
+
+
+def renamed_error(err: InputError, names: Mapping[str, str]) -> InputError:
+    """``err`` naming its files as :func:`renamed` names them (changed in
+    place, to be raised again)."""
+    if names:
+        if err.file is not None:
+            err.file = renamed(err.file, names)
+        err.message = renamed(err.message, names)
+        err.args = (err.message,)
+    return err
 
 
 def write_dump(files: Mapping[str, str], root: Path) -> None:
     """Lay a cluster dump given as texts (relative file name -> text) out
-    under the empty directory ``root``: names checked (plain relative
-    names of data files), nothing parsed."""
+    under the empty directory ``root``: every name checked before any file
+    is written (:func:`check_dump`), nothing parsed; ``InputError`` naming
+    the file when one still cannot be written."""
     if not files:
         raise InputError("give the dump's files (files: name -> text)")
+    check_dump(files)
     for name, text in files.items():
-        target = root / _file_name(name)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
+        target = root.joinpath(*name.replace("\\", "/").split("/"))
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+        except (OSError, UnicodeError, RecursionError) as e:
+            why = e.strerror if isinstance(e, OSError) and e.strerror else type(e).__name__
+            raise InputError(f"cannot be laid out in the temporary directory: {why}",
+                             file=shown_name(name)) from None
 
 
 def analyze_written_dump(files: Mapping[str, str], root: Path,
@@ -383,14 +477,13 @@ def analyze_written_dump(files: Mapping[str, str], root: Path,
     parsed = what_ifs(what_if_values, workers=None, dask_target=None)
     for name, text in files.items():
         _refuse_group_files(name, text)
+    names = {f"{root}/": ""}  # (named as the request named them)
     try:
         fleet = load([root])
-    except InputError as e:  # named as the request named it
-        if e.file is not None:
-            e.file = _strip(e.file, f"{root}/")
-        raise
+    except InputError as e:
+        raise renamed_error(e, names) from None
     fleet = with_overrides(fleet, overrides)
-    report = _strip(analyze(fleet, parsed), f"{root}/")
+    report = renamed(analyze(fleet, parsed), names)
     if overrides:
         report["set"] = [str(o) for o in overrides]
     return report_html(fleet, report)

@@ -73,21 +73,28 @@ class AsScenario:
     notes: list[str]
 
 
-def _starts(config: Mapping[str, Any], machine: Machine, path: str, overrides: tuple[Override, ...] = ()) -> None:
-    """The kubelet starts on ``machine`` with ``config`` (the configuration
-    file ``path``, ``overrides`` applied), or ``StartupFailure`` naming its
-    field (on ``--set`` when an override set it): a scenario it could not
-    start with is not written."""
+def _starts(config: Mapping[str, Any], machine: Machine | None, path: str | None,
+            overrides: tuple[Override, ...]) -> None:
+    """The configuration (of the file ``path``, ``overrides`` applied) decodes
+    and the kubelet starts with it on ``machine`` (when known), or
+    ``InputError`` / ``StartupFailure`` naming the field, on ``--set`` when
+    an override set it: a scenario it could not start with is not written."""
     from podnuma.api.kubeletconfig import load_kubelet_config
     from podnuma.cm.container_manager import Node
     from podnuma.errors import KubeletStartupError
     from podnuma.inputs.startup import startup_failure
 
-    cfg = load_kubelet_config(config)
+    name = input_name(path) if path is not None else "--set"
+    try:
+        cfg = load_kubelet_config(config)
+    except InputError as e:
+        blamed = blame(e, overrides)
+        raise (blamed if blamed is not e or e.file or path is None else e.in_file(name)) from None
+    if machine is None:
+        return
     try:
         Node(machine, cfg)
     except KubeletStartupError as e:
-        name = input_name(path)
         raise startup_failure(e, file=name, config=cfg, kubelet_config_file=name, overrides=overrides) from None
 
 
@@ -103,18 +110,9 @@ def as_scenario(
     got = _read(directory, pods, sysfs, node)
     config = read_kubelet_config_mapping(kubelet_config) if kubelet_config is not None else None
     if overrides:
-        from podnuma.api.kubeletconfig import load_kubelet_config
-
         config = apply_overrides(config, overrides)
-        try:
-            load_kubelet_config(config)
-        except InputError as e:
-            blamed = blame(e, overrides)
-            if blamed is e and kubelet_config is not None and not e.file:
-                blamed = e.in_file(input_name(kubelet_config))
-            raise blamed from None
-    if config is not None and got.machine is not None:
-        _starts(config, got.machine, kubelet_config if kubelet_config is not None else "--set", overrides)
+    if config is not None and (overrides or got.machine is not None):
+        _starts(config, got.machine, kubelet_config, overrides)
     doc, notes = scenario_document(got.files, node=got.node, kubelet_config=config)
     notes = list(notes)
     if got.node is None:

@@ -17,7 +17,7 @@ reading path (:mod:`podnuma.inputs.documents`), the JSON bodies of
 ``/api/compare``, ``/api/advise`` and ``/api/fleet/analyze`` included
 (400 ``request body: ...`` when they are not JSON or over its bounds); a
 cluster dump's file names are checked before any is written
-(:func:`podnuma.web.service.check_dump`). Requests must name a
+(:func:`podnuma.service.fleet.check_dump`). Requests must name a
 loopback host when the server listens on loopback (no DNS rebinding), and a
 state-changing request from a browser must come from the page itself
 (``Sec-Fetch-Site`` / ``Origin``; 403 otherwise). SIGTERM kills the running
@@ -680,11 +680,8 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
             # the job reads them, and nothing else, under the job's limits
             try:
                 await _threaded(service.fleet_write_dump, req.files, tmp)
-            except InputError as e:
+            except InputError as e:  # (what cannot be laid out included: named by the file)
                 return _error(400, service.error_message(e))
-            except (OSError, UnicodeError, RecursionError) as e:  # (the names are checked first)
-                return _error(400, f"the dump cannot be laid out in the server's temporary "
-                              f"directory: {type(e).__name__}")
             page = await _threaded(
                 page_job, service.fleet_analyze_html, req.files, req.whatIfs, tmp, req.set,
                 readable=tmp)
