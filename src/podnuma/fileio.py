@@ -16,7 +16,7 @@ import secrets
 import stat
 import tempfile
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import BinaryIO
 
@@ -33,6 +33,7 @@ from podnuma.cm.memorymanager.checkpoint import (
 from podnuma.errors import InputError
 
 __all__ = [
+    "atomic_file",
     "atomic_write",
     "close_dir_fds",
     "read_file",
@@ -78,6 +79,16 @@ def atomic_write(path: str | os.PathLike[str], data: bytes, *, mode: int | None 
     kubelet's) unless ``mode`` says otherwise. A device, a named pipe or a
     socket at ``path`` is not replaced: ``OSError`` (``EEXIST``, "it exists
     and is not a regular file"); a symbolic link is replaced, not followed."""
+    with atomic_file(path, mode=mode) as fh:
+        _write_synced(fh, data)
+
+
+@contextlib.contextmanager
+def atomic_file(path: str | os.PathLike[str], *, mode: int | None = None) -> Iterator[BinaryIO]:
+    """A file written a piece at a time through the handle given, which
+    replaces ``path`` when the block ends as :func:`atomic_write` replaces
+    it (the temporary file synced, renamed, its directory synced); when the
+    block raises, the temporary file is removed and ``path`` is as it was."""
     target = Path(path)
     directory = target.parent
     try:
@@ -92,7 +103,9 @@ def atomic_write(path: str | os.PathLike[str], data: bytes, *, mode: int | None 
         with os.fdopen(fd, "wb") as fh:
             if mode is not None:
                 os.fchmod(fh.fileno(), mode)
-            _write_synced(fh, data)
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
         if _FAULT_PAUSE:
             time.sleep(_FAULT_PAUSE)
         os.replace(tmp, target)

@@ -57,7 +57,7 @@ def test_a_worker_replays_the_pods_it_decoded_when_indexing(three_dumps: Path) -
         (worker, held), = client.run(_held).items()
         dumps = sorted(str(p) for p in (three_dumps / "pods").glob("*.json"))
         assert held == dumps
-        assert ex.holders == dict.fromkeys(dumps, worker)
+        assert ex.holders == {d: [(0, worker)] for d in dumps}
         results = ex.replay(fleet.nodes, WHAT_IFS)
         # every range was read from the pods kept (a range read back from its
         # file leaves its dump's pods kept)
@@ -91,9 +91,10 @@ def test_two_workers_give_the_report_of_one_process_and_keep_nothing_after(
     ex = DaskExecutor(dask_client)
     fleet = load_fleet([three_dumps], map_files=ex.map, parts=ex.parts)
     workers = set(dask_client.run(_held))
-    assert set(ex.holders.values()) <= workers and len(ex.holders) == 3
+    assert {w for ps in ex.holders.values() for _, w in ps} <= workers and len(ex.holders) == 3
+    assert all(len(ps) == 1 and ps[0][0] == 0 for ps in ex.holders.values())  # (small dumps: read whole)
     for worker, held in dask_client.run(_held).items():
-        assert held == sorted(f for f, w in ex.holders.items() if w == worker)
+        assert held == sorted(f for f, ps in ex.holders.items() if ps[0][1] == worker)
     results = ex.replay(fleet.nodes, WHAT_IFS)
     assert all(held == [] for held in dask_client.run(_held).values())
     assert ex.holders == {}
@@ -103,13 +104,14 @@ def test_two_workers_give_the_report_of_one_process_and_keep_nothing_after(
 def test_routed_partitions_keep_each_worker_s_nodes_together(three_dumps: Path) -> None:
     fleet = load_fleet([three_dumps])
     dumps = sorted(str(p) for p in (three_dumps / "pods").glob("*.json"))
-    holders = {dumps[0]: "tcp://a", dumps[1]: "tcp://b"}  # the third dump kept nowhere
+    holders = {dumps[0]: [(0, "tcp://a")], dumps[1]: [(0, "tcp://b")]}  # the third dump kept nowhere
     parts, hints = routed_partition(fleet.nodes, holders, runners=2)
     assert len(parts) == len(hints)
     assert sorted(n.name for p in parts for n in p) == sorted(n.name for n in fleet.nodes)
     for part, (where, weight) in zip(parts, hints, strict=True):
         assert weight == sum(max(1, len(n.pods) if n.pods is not None else n.pods_bound) for n in part)
-        assert {holders.get(n.pod_ranges[0][0]) if n.pod_ranges else None for n in part} == {where}
+        assert {holders[n.pod_ranges[0][0]][0][1] if n.pod_ranges and n.pod_ranges[0][0] in holders else None
+                for n in part} == {where}
     assert {w for w, _ in hints} == {"tcp://a", "tcp://b", None}
 
 
@@ -119,7 +121,7 @@ def test_a_worker_keeps_at_most_its_share_the_rest_is_shared(three_dumps: Path) 
     of its dumps, are partitions any worker takes (``None``)."""
     fleet = load_fleet([three_dumps])
     dumps = sorted(str(p) for p in (three_dumps / "pods").glob("*.json"))
-    holders = {dumps[0]: "tcp://a", dumps[1]: "tcp://a", dumps[2]: "tcp://b"}
+    holders = {dumps[0]: [(0, "tcp://a")], dumps[1]: [(0, "tcp://a")], dumps[2]: [(0, "tcp://b")]}
     parts, hints = routed_partition(fleet.nodes, holders, runners=2)
     total = sum(w for _, w in hints)
     assert total == sum(max(1, n.pods_bound) for n in fleet.nodes)
@@ -144,7 +146,7 @@ def test_the_command_keeps_at_most_one_more_runner_s_share() -> None:
         return NodeSpec(name=f"n{i:03d}", pods_bound=10, pod_ranges=((f, i * 100, i * 100 + 50),))
 
     nodes = [node(i, "a.json") for i in range(30)] + [node(i, "b.json") for i in range(30, 60)]
-    parts, hints = routed_partition(nodes, {"a.json": HERE, "b.json": "tcp://w"}, runners=2)
+    parts, hints = routed_partition(nodes, {"a.json": [(0, HERE)], "b.json": [(0, "tcp://w")]}, runners=2)
     kept = {w: sum(x for v, x in hints if v == w) for w in (HERE, "tcp://w", None)}
     assert kept[HERE] == 200  # 600 pods over 3 runners (2 workers and the command)
     assert kept["tcp://w"] == 300 and kept[None] == 100  # a worker's share is half

@@ -324,7 +324,7 @@ def test_pods_kept_are_frozen_only_in_a_process_that_lives_for_one_run(
         assert not podscan._HELD and podscan._held_bytes[0] == 0
         gc.unfreeze()
         where, kept, _ = execute.scan_kept((files[:1], "run-2"))
-        assert where == "tcp://127.0.0.1:1" and kept == files[:1]
+        assert where == "tcp://127.0.0.1:1" and kept == [(files[0], 0)]
         assert gc.get_freeze_count() > 0 and gc.isenabled()
     finally:
         podscan.release_held()

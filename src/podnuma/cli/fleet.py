@@ -72,16 +72,19 @@ def analyze_command(
 @click.option("--pods-per-node", type=click.IntRange(min=1, max=110), required=True,
               help="Pods per node (DaemonSet pods included; the kubelet's maxPods is 110).")
 @click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--nodes-per-pods-file", type=click.IntRange(min=0), default=100, show_default=True,
+              help="The pods of this many nodes in each pods dump (pods/pods-NNNN.json); 0: all "
+                   "in one (pods/pods.json, as `kubectl get pods -A -o json` gives a cluster's).")
 @click.option("--output-dir", "-o", "out", type=click.Path(path_type=Path, file_okay=False),
               required=True, help="The directory to write the dumps into (created).")
-def generate_command(nodes: int, pods_per_node: int, seed: int, out: Path) -> None:
+def generate_command(nodes: int, pods_per_node: int, seed: int, nodes_per_pods_file: int, out: Path) -> None:
     """Write a synthetic, realistic fleet as the dumps a real cluster gives."""
     from podnuma.service import fleet as service
 
     def go() -> None:
         with _progress(nodes, "generating nodes", is_quiet()) as progress:
             line = service.generate(out, nodes=nodes, pods_per_node=pods_per_node, seed=seed,
-                                    progress=progress)
+                                    progress=progress, nodes_per_pods_file=nodes_per_pods_file)
         click.echo(line, err=True)
 
     _guard(go)

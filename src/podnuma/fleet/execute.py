@@ -33,11 +33,13 @@ it and however the nodes were cut.
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import functools
 import gc
 import itertools
 import math
+import operator
 import sys
 import threading
 from collections import deque
@@ -50,6 +52,7 @@ from podnuma.fleet.batches import consecutive_batches, guided_batches
 from podnuma.fleet.forked import ForkedCluster
 from podnuma.fleet.inputs import Scan
 from podnuma.fleet.model import NodeSpec
+from podnuma.fleet.podscan import Piece, Range
 from podnuma.fleet.replay import replay_partition
 from podnuma.fleet.whatif import WhatIf
 
@@ -144,10 +147,25 @@ HERE = ""
 _HERE_RUN: list[str | None] = [None]
 
 
-def routed_partition(nodes: Sequence[NodeSpec], holders: dict[str, str],
+#: who keeps the pods of each dump read on a cluster: per file, the start of
+#: each piece (0 for a dump read whole) and the address of the worker that
+#: keeps the pods that begin there, up to the next piece's start
+Holders = dict[str, list[tuple[int, str]]]
+
+
+def _holder(holders: Holders, r: Range) -> str | None:
+    """The worker that keeps the pods of range ``r`` (``None``: none)."""
+    pieces = holders.get(r[0])
+    if not pieces:
+        return None
+    i = bisect.bisect_right(pieces, r[1], key=operator.itemgetter(0)) - 1
+    return pieces[i][1] if i >= 0 else None
+
+
+def routed_partition(nodes: Sequence[NodeSpec], holders: Holders,
                      runners: int) -> tuple[list[list[NodeSpec]], list[tuple[str | None, int]]]:
     """Partitions for a cluster whose workers keep the pods of the dumps
-    they indexed (``holders``: file -> worker address): the nodes grouped
+    they indexed (``holders``): the nodes grouped
     by the worker that keeps the pods of their first range (``None``: kept
     nowhere), each group cut as :func:`partition` cuts for ``runners``
     that take the next partition when free (a kept group: for its one
@@ -161,7 +179,7 @@ def routed_partition(nodes: Sequence[NodeSpec], holders: dict[str, str],
     more runner."""
     groups: dict[str | None, list[NodeSpec]] = {}
     for n in nodes:
-        where = holders.get(n.pod_ranges[0][0]) if n.pod_ranges else None
+        where = _holder(holders, n.pod_ranges[0]) if n.pod_ranges else None
         groups.setdefault(where, []).append(n)
     total = sum(_weight(n) for n in nodes)
     share = math.ceil(total / max(1, runners))
@@ -212,15 +230,15 @@ def _worker_address() -> str | None:
         return None
 
 
-def scan_kept(arg: tuple[Sequence[str], str | None]) -> tuple[str | None, list[str], list[Scan]]:
+def scan_kept(arg: tuple[Sequence[str | Piece], str | None]) -> tuple[str | None, list[tuple[str, int]], list[Scan]]:
     """:func:`~podnuma.fleet.inputs.scan_files` of a batch of files, on a
     cluster whose replay follows the pods: on a Dask worker (and in the
     command whose executor replays here what it read, :data:`HERE`), given
     a run's tag (``arg[1]``), the dumps' pods are decoded once and kept
     there for the replay of their nodes (:func:`~podnuma.fleet.podscan.index_pod_file`
     with ``hold``; what an earlier run left let go first). The worker's
-    address and the files whose pods it keeps (none elsewhere), and the
-    scans."""
+    address and the files (or pieces: a file and a piece's start) whose
+    pods it keeps (none elsewhere), and the scans."""
     paths, run = arg
     where = _worker_address() if run is not None else None
     if where is None and run is not None and _HERE_RUN[0] == run:
@@ -242,35 +260,40 @@ def scan_kept(arg: tuple[Sequence[str], str | None]) -> tuple[str | None, list[s
     finally:
         if paused:
             gc.enable()
-    kept = [f for f in (str(Path(p)) for p in paths) if podscan.is_held(f)]
+    kept = [(p.path, p.lo) if isinstance(p, Piece) else (str(Path(p)), 0) for p in paths
+            if podscan.is_held(p.path if isinstance(p, Piece) else str(Path(p)))]
     return where, kept, scans
 
 
-def _keeps(batches: Sequence[Sequence[str]]) -> bool:
+def _keeps(batches: Sequence[Sequence[str | Piece]], runners: int) -> bool:
     """Whether the JSON files among ``batches`` total at most
-    :data:`~podnuma.fleet.podscan.HOLD_BYTES` (the workers then keep the
-    pods they decode)."""
+    :data:`~podnuma.fleet.podscan.HOLD_BYTES` per worker of ``runners``
+    (the workers then keep the pods they decode, each up to that bound)."""
+    limit = podscan.HOLD_BYTES * max(1, runners)
     total = 0
     for b in batches:
         for f in b:
-            if f.lower().endswith(".json"):
+            if isinstance(f, Piece):
+                total += f.hi - f.lo
+            elif f.lower().endswith(".json"):
                 with contextlib.suppress(OSError):
                     total += Path(f).stat().st_size
-                if total > podscan.HOLD_BYTES:
-                    return False
+            if total > limit:
+                return False
     return True
 
 
 class _FollowsPods:
     """An executor on a Dask cluster whose replay runs where the pods
-    are: each worker keeps the pods of the dumps it indexed (when the
-    fleet's JSON files are at most :data:`~podnuma.fleet.podscan.HOLD_BYTES`,
-    the bound one process keeps them under) and the partitions of their
-    nodes are handed to it (another worker takes them when its own are
+    are: each worker keeps the pods of the dumps (or pieces of dumps) it
+    indexed (when the fleet's JSON files are at most
+    :data:`~podnuma.fleet.podscan.HOLD_BYTES` per worker, the bound each
+    process keeps them under) and the partitions of their nodes are
+    handed to it (another worker takes them when its own are
     done, reading their ranges back from the files); the pods a worker
     kept and did not replay are let go when the replay ends."""
 
-    holders: dict[str, str]
+    holders: Holders
     runners: int | None
     parts: int
     #: the dumps this process indexes itself (while the cluster comes up)
@@ -298,21 +321,24 @@ class _FollowsPods:
             return self._map(fn, args, done, None, arrived)
         import uuid
 
-        batches: Sequence[Sequence[str]] = args  # type: ignore[assignment]
-        run = uuid.uuid4().hex if _keeps(batches) else None
+        batches: Sequence[Sequence[str | Piece]] = args  # type: ignore[assignment]
+        run = uuid.uuid4().hex if _keeps(batches, self.runners or 1) else None
         self.holders = {}
         _HERE_RUN[0] = run if self.replays_here else None
         out: list[Any] = []
         scans_arrived = None
         if arrived is not None:
-            def scans_arrived(i: int, result: tuple[str | None, list[str], list[Scan]]) -> None:
+            def scans_arrived(i: int, result: tuple[str | None, list[tuple[str, int]], list[Scan]]) -> None:
                 arrived(i, result[2])  # type: ignore[arg-type]
 
         for where, kept, scans in self._map(scan_kept, [(b, run) for b in batches], done, None,
                                             scans_arrived):
             if where is not None:
-                self.holders.update(dict.fromkeys(kept, where))
+                for f, lo in kept:
+                    self.holders.setdefault(f, []).append((lo, where))
             out.append(scans)
+        for pieces in self.holders.values():
+            pieces.sort()
         return out
 
     def replay(self, nodes: Sequence[NodeSpec], what_ifs: Sequence[WhatIf],

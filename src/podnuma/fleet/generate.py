@@ -6,7 +6,9 @@ Writes what a platform engineer would collect from a real cluster, so
 * ``nodes.json`` - ``kubectl get nodes -o json``: instance-type, zone and
   role labels, capacity/allocatable, nodeInfo;
 * ``pods/pods-NNNN.json`` - ``kubectl get pods -A -o json``, one file per
-  group of nodes (as ``--field-selector spec.nodeName=`` dumps would be);
+  group of nodes (as ``--field-selector spec.nodeName=`` dumps would be),
+  or one ``pods/pods.json`` for the whole fleet (``nodes_per_pods_file=0``:
+  the one dump of a cluster, written as it is made);
 * ``configz/NODE.json`` - the configz of every CPU-pinned node
   (``{"kubeletconfig": {...}}``, kubelet v1.37: apiVersion and kind set);
 * ``noderesourcetopologies.json`` - NodeResourceTopology v1alpha2 objects
@@ -27,17 +29,18 @@ node), with start times in placement order. Deterministic for a seed.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import yaml
 
-from podnuma.fileio import atomic_write
+from podnuma.fileio import atomic_file, atomic_write
 
 __all__ = ["generate_fleet", "NODES_PER_POD_FILE", "SHAPES", "GeneratedFleet"]
 
@@ -377,12 +380,58 @@ def _dump(path: Path, obj: Any) -> None:
     atomic_write(path, (json.dumps(obj, indent=2) + "\n").encode(), mode=0o644)
 
 
+_LIST_HEAD = {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}}
+
+
+class _OnePodsFile:
+    """The pods of every node in one dump, ``pods/pods.json`` (what
+    ``kubectl get pods -A -o json`` gives for a whole cluster), written as
+    they are made (a batch of nodes at a time: the fleet's pods are never
+    all in memory), atomically: the same bytes as the whole list written
+    at once by :func:`_dump`."""
+
+    def __init__(self, fh: BinaryIO) -> None:
+        self.fh = fh
+        self.first = True
+        text = json.dumps({**_LIST_HEAD, "items": ["\0"]}, indent=2)
+        self.head, self.tail = text.split('"\\u0000"')
+        self.empty = json.dumps({**_LIST_HEAD, "items": []}, indent=2)
+
+    def add(self, items: list[dict[str, Any]]) -> None:
+        if not items:
+            return
+        text = ",\n    ".join(json.dumps(p, indent=2).replace("\n", "\n    ") for p in items)
+        self.fh.write(((self.head if self.first else ",\n    ") + text).encode())
+        self.first = False
+
+    def close(self) -> None:
+        self.fh.write(((self.empty if self.first else self.tail) + "\n").encode())
+
+
 def generate_fleet(
     out: Path, *, nodes: int, pods_per_node: int, seed: int = 0,
-    progress: Callable[[int], None] | None = None,
+    progress: Callable[[int], None] | None = None, nodes_per_pods_file: int = NODES_PER_POD_FILE,
 ) -> GeneratedFleet:
     """Write a fleet of ``nodes`` nodes with ``pods_per_node`` pods each
-    (DaemonSet pods included) into directory ``out``."""
+    (DaemonSet pods included) into directory ``out``: the pods of
+    ``nodes_per_pods_file`` nodes a dump (``pods/pods-NNNN.json``), or,
+    with 0, all in one (``pods/pods.json``)."""
+    with contextlib.ExitStack() as stack:
+        one = None
+        if nodes_per_pods_file <= 0:
+            (out / "pods").mkdir(parents=True, exist_ok=True)
+            one = _OnePodsFile(stack.enter_context(atomic_file(out / "pods" / "pods.json", mode=0o644)))
+        g = _generate(out, nodes=nodes, pods_per_node=pods_per_node, seed=seed, progress=progress,
+                      per_file=nodes_per_pods_file if one is None else NODES_PER_POD_FILE, one=one)
+        if one is not None:
+            one.close()
+        return g
+
+
+def _generate(
+    out: Path, *, nodes: int, pods_per_node: int, seed: int, progress: Callable[[int], None] | None,
+    per_file: int, one: _OnePodsFile | None,
+) -> GeneratedFleet:
     rng = random.Random(seed)
     out.mkdir(parents=True, exist_ok=True)
     (out / "pods").mkdir(exist_ok=True)
@@ -435,11 +484,13 @@ def generate_fleet(
             excl_left -= w.exclusive_cpus
             placed += 1
         total_pods += placed
-        if (i + 1) % NODES_PER_POD_FILE == 0 or i == nodes - 1:
-            _dump(out / "pods" / f"pods-{shard_index:04d}.json",
-                  {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""},
-                   "items": shard})
-            files += 1
+        if (i + 1) % per_file == 0 or i == nodes - 1:
+            if one is not None:
+                one.add(shard)
+                files += shard_index == 0
+            else:
+                _dump(out / "pods" / f"pods-{shard_index:04d}.json", {**_LIST_HEAD, "items": shard})
+                files += 1
             shard, shard_index = [], shard_index + 1
         if progress is not None:
             progress(1)

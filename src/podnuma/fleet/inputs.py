@@ -33,6 +33,13 @@ index decoded are kept for the replay when the dumps are small enough
 list (a dump cut short) is read up to its last complete item and
 reported.
 
+Where the fleet is read on a cluster or a pool, a large dump is cut into
+pieces of a few MiB (:func:`~podnuma.fleet.podscan.cut_pieces`: this
+process reads its first 64 KiB, nothing more), each indexed where it is
+read; the pieces' indexes are taken together once all of the dump's are
+in (:class:`_InOrder`), or, when one could not be read by itself or a pod
+is in two of them, the dump is read whole here instead, as in one process.
+
 The fleet assembled from its files (this module), read by
 :mod:`.files`; pods compacted and indexed by :mod:`.pods`; node groups
 (:mod:`.groups`, selectors in :mod:`.selectors`); NodeResourceTopology
@@ -58,7 +65,7 @@ from podnuma.api.kubeletconfig import json_object_pairs
 from podnuma.errors import InputError
 from podnuma.fieldkit import field_path, wrong_type
 from podnuma.fleet import podscan
-from podnuma.fleet.batches import consecutive_batches, file_weight
+from podnuma.fleet.batches import consecutive_batches, file_weight, guided_batches
 from podnuma.fleet.files import (
     ItemProblems,
     _is_map,
@@ -71,7 +78,16 @@ from podnuma.fleet.groups import FLEET_KIND, NodeGroup, _load_groups
 from podnuma.fleet.model import Issue, NodeSpec
 from podnuma.fleet.nrt import NrtError, NrtForms
 from podnuma.fleet.pods import ACTIVE_PHASES, _meta, _node_name, _phase, compact_pod, start_key
-from podnuma.fleet.podscan import Range, index_pod_file, pod_key, release_held
+from podnuma.fleet.podscan import (
+    Piece,
+    PodFileIndex,
+    Range,
+    cut_pieces,
+    index_piece,
+    index_pod_file,
+    pod_key,
+    release_held,
+)
 from podnuma.fleet.selectors import selector_matches
 from podnuma.inputs.documents import field_path_under, read_bytes
 from podnuma.inputs.limits import FLEET_LIMITS
@@ -134,6 +150,11 @@ class Scan:
     #: the pod keys of scans made elsewhere, per file in the order merged
     #: (:func:`pack_keys`): matched all at once by :func:`settle_keys`
     packed_keys: list[PackedKeys] = field(default_factory=list)
+    #: the scan of a piece of a dump (:class:`~podnuma.fleet.podscan.Piece`):
+    #: its file, its index and the number of pieces; whether it was read
+    #: (else the file is read whole)
+    piece: tuple[str, int, int] | None = None
+    piece_read: bool = True
 
 
 #: One scan's pod keys as a process sends them back: the keys end to end
@@ -163,13 +184,7 @@ def _classify(path: Path, scan: Scan, hold: bool = False) -> None:
             data = None  # the general reader reads it again and words the problem
     index = index_pod_file(path, scan.pod_keys, data, hold) if data is not None else None
     if index is not None:  # a clean JSON list of pods: indexed, not held
-        scan.pods_duplicated += index.duplicated
-        scan.pods_total += index.pods
-        scan.unbound += index.unbound
-        for bound, count in index.counts.items():
-            scan.pod_counts[bound] = scan.pod_counts.get(bound, 0) + count
-        for bound, ranges in index.ranges.items():
-            scan.pod_ranges.setdefault(bound, []).extend(ranges)
+        _add_index(scan, index)
         return
     text, issue = read_document_text(path, data)
     doc = None
@@ -245,6 +260,30 @@ def _classify(path: Path, scan: Scan, hold: bool = False) -> None:
         scan.truncated_pod_files.append(name)
 
 
+def _add_index(scan: Scan, index: PodFileIndex) -> None:
+    scan.pods_duplicated += index.duplicated
+    scan.pods_total += index.pods
+    scan.unbound += index.unbound
+    for bound, count in index.counts.items():
+        scan.pod_counts[bound] = scan.pod_counts.get(bound, 0) + count
+    for bound, ranges in index.ranges.items():
+        scan.pod_ranges.setdefault(bound, []).extend(ranges)
+
+
+def _classify_piece(piece: Piece, scan: Scan, hold: bool = False) -> None:
+    """A piece of a dump indexed into ``scan`` (the file named by its
+    first piece's scan only), or marked not read."""
+    scan.piece = (piece.path, piece.index, piece.count)
+    if piece.index == 0:
+        scan.files.append(piece.path)
+    index = index_piece(piece, scan.pod_keys, hold)
+    if index is None:
+        scan.piece_read = False
+        scan.pod_keys = {}
+        return
+    _add_index(scan, index)
+
+
 def walk_inputs(path: Path, scan: Scan, files: list[Path] | None = None) -> None:
     """Every input under ``path`` read into ``scan``; or, with ``files``,
     the data files listed there (to be read by :func:`scan_files`, where
@@ -267,18 +306,22 @@ def walk_inputs(path: Path, scan: Scan, files: list[Path] | None = None) -> None
     _classify(path, scan)
 
 
-def scan_files(paths: Sequence[str], pack: bool = True, hold: bool = False) -> list[Scan]:
+def scan_files(paths: Sequence[str | Piece], pack: bool = True, hold: bool = False) -> list[Scan]:
     """What each file holds (one :class:`Scan` per file, no pod in it: a
     pods dump is indexed); run where the fleet is replayed, so the files
     are read there and not by the process that assembles the fleet.
     ``pack``: the pod keys packed for sending (:func:`pack_keys`); not
     when the scans are merged in this process. ``hold``: the replay runs
     in this process too: the dumps' pods are decoded once, kept for it
-    (:func:`~podnuma.fleet.podscan.index_pod_file`)."""
+    (:func:`~podnuma.fleet.podscan.index_pod_file`). A
+    :class:`~podnuma.fleet.podscan.Piece` of a dump is indexed by itself."""
     out: list[Scan] = []
     for p in paths:
         part = Scan()
-        _classify(Path(p), part, hold)
+        if isinstance(p, Piece):
+            _classify_piece(p, part, hold)
+        else:
+            _classify(Path(p), part, hold)
         if pack:
             pack_keys(part)
         out.append(part)
@@ -322,12 +365,16 @@ class KeyMatcher:
         self.found: dict[int, int] = {}  # a node's place in ``names`` -> its pods seen before
         self.fed = 0  # the entries of the packed keys matched so far
 
-    def feed(self, packed_keys: Sequence[PackedKeys]) -> None:
+    def feed(self, packed_keys: Sequence[PackedKeys], sets: dict[int, set[bytes]] | None = None) -> None:
+        """``sets``: the keys of some of the blobs as sets, by the blob's
+        ``id`` (made as they came: taken from there, not made again)."""
         seen, names, found = self.seen, self.names, self.found
         for blob, table, packed in packed_keys[self.fed:]:
             base = len(names)
             names.extend(table)
-            fresh = {blob[i:i + KEY_SIZE] for i in range(0, len(blob), KEY_SIZE)}
+            fresh = sets.pop(id(blob), None) if sets else None
+            if fresh is None:
+                fresh = key_set(blob)
             if len(fresh) * KEY_SIZE == len(blob) and seen.isdisjoint(fresh):
                 seen |= fresh
                 continue
@@ -353,6 +400,11 @@ class KeyMatcher:
             elif scan.pod_counts.get(name, 0) > 0:
                 scan.pod_counts[name] = max(0, scan.pod_counts[name] - k)
         scan.packed_keys = []
+
+
+def key_set(blob: bytes) -> set[bytes]:
+    """The pod keys of a packed blob (see :data:`PackedKeys`)."""
+    return {blob[i:i + KEY_SIZE] for i in range(0, len(blob), KEY_SIZE)}
 
 
 def merge_scan(into: Scan, part: Scan) -> None:
@@ -406,7 +458,7 @@ class FileMapper(Protocol):
     map): the results in the order of the batches; ``arrived`` given each
     batch's as it comes."""
 
-    def __call__(self, fn: Callable[[Sequence[str]], list[Scan]], args: Sequence[Sequence[str]], *,
+    def __call__(self, fn: Callable[[Sequence[str | Piece]], list[Scan]], args: Sequence[Sequence[str | Piece]], *,
                  arrived: Callable[[int, list[Scan]], None] | None = None) -> list[list[Scan]]: ...
 
 
@@ -421,11 +473,21 @@ class _InOrder:
         self.scan = scan
         self.next = 0  # the first batch not merged
         self.waiting: dict[int, list[Scan]] = {}
+        self.pieces: list[Scan] = []  # the scans of a dump's pieces, until its last
+        self.piece_keys: set[bytes] = set()  # their pods' keys
+        self.pieces_apart = True  # no pod in two of them
+        # the keys of each scan's packed blob as a set, by the blob's id:
+        # made as the scan comes (while the other files are still being
+        # read), for the pieces' check and the key matching
+        self.sets: dict[int, set[bytes]] = {}
         # (keys kept unpacked, ``scan.pod_keys``, count before every packed
         # one: with any, all are matched at the end)
         self.keys = KeyMatcher()
 
     def arrived(self, i: int, scans: list[Scan]) -> None:
+        for part in scans:
+            for blob, _, _ in part.packed_keys:
+                self.sets[id(blob)] = key_set(blob)
         self.waiting[i] = scans
         while self.next in self.waiting:
             self._merge(self.waiting.pop(self.next))
@@ -433,9 +495,51 @@ class _InOrder:
 
     def _merge(self, scans: list[Scan]) -> None:
         for part in scans:
+            if part.piece is not None:
+                if self.pieces and (part.piece[1] == 0 or self.pieces[0].piece != (part.piece[0], 0, part.piece[2])):
+                    self._merge_pieces()  # (the last piece of the dump before never came)
+                self.pieces.append(part)
+                self._piece_keys(part)
+                if part.piece[1] == part.piece[2] - 1:
+                    self._merge_pieces()
+                continue
+            if self.pieces:  # (the last piece of the dump before never came)
+                self._merge_pieces()
             merge_scan(self.scan, part)
         if not self.scan.pod_keys:
-            self.keys.feed(self.scan.packed_keys)
+            self.keys.feed(self.scan.packed_keys, self.sets)
+
+    def _merge_pieces(self) -> None:
+        """The scans of a dump's pieces merged, in order; or, when they are
+        not all there and read, or a pod is in two of them (the dump read
+        whole keeps its first and leaves the other out of the ranges: one
+        piece cannot know the other's pods), the dump read whole here."""
+        pieces, self.pieces = self.pieces, []
+        apart, self.pieces_apart, self.piece_keys = self.pieces_apart, True, set()
+        path, _, count = pieces[0].piece  # type: ignore[misc]
+        whole = apart and len(pieces) == count and all(p.piece == (path, i, count) and p.piece_read
+                                                       for i, p in enumerate(pieces))
+        if not whole:
+            for p in pieces:
+                for blob, _, _ in p.packed_keys:
+                    self.sets.pop(id(blob), None)
+            merge_scan(self.scan, scan_files([path])[0])
+            return
+        for part in pieces:
+            merge_scan(self.scan, part)
+
+    def _piece_keys(self, part: Scan) -> None:
+        """A piece's pod keys checked against its dump's pieces before it."""
+        if not self.pieces_apart:
+            return
+        for blob, _, _ in part.packed_keys:
+            fresh = self.sets.get(id(blob))
+            if fresh is None:
+                fresh = self.sets[id(blob)] = key_set(blob)
+            if not self.piece_keys.isdisjoint(fresh):
+                self.pieces_apart = False
+                return
+            self.piece_keys |= fresh
 
     def finish(self, results: Sequence[list[Scan]]) -> None:
         """The batches not merged yet (``results``: all of them, in order)
@@ -443,23 +547,43 @@ class _InOrder:
         for i in range(self.next, len(results)):
             self._merge(results[i])
         self.next = len(results)
+        if self.pieces:
+            self._merge_pieces()
+            if not self.scan.pod_keys:
+                self.keys.feed(self.scan.packed_keys, self.sets)
         if self.scan.pod_keys:
             settle_keys(self.scan)
         else:  # (every merge fed it)
             self.keys.settle(self.scan)
 
 
-def file_batches(files: Sequence[Path], parts: int) -> list[list[str]]:
+def file_batches(files: Sequence[Path], parts: int, runners: int | None = None) -> list[list[str | Piece]]:
     """``files`` in order, cut into about ``parts`` batches of similar work
-    (a pods dump's bytes are its pods; each file costs a little besides)."""
-    sizes = []
+    (a pods dump's bytes are its pods; each file costs a little besides).
+    ``runners``: the batches are read by that many workers, each taking the
+    next when free: large dumps are cut into pieces
+    (:func:`~podnuma.fleet.podscan.cut_pieces`) and the batches shrink
+    towards the end (down to a piece), so that the workers end together."""
+    work: list[str | Piece] = []
+    sizes: list[int] = []
+    split = False
     for f in files:
+        pieces = cut_pieces(str(f)) if runners is not None else None
+        if pieces:
+            split = True
+            work.extend(pieces)
+            sizes.extend(file_weight(p.hi - p.lo) for p in pieces)
+            continue
+        work.append(str(f))
         try:
             sizes.append(file_weight(f.stat().st_size))
         except OSError:
             sizes.append(file_weight(0))
     target = max(1, sum(sizes) // max(1, parts))
-    return consecutive_batches([str(f) for f in files], sizes, target)
+    if not split:
+        return consecutive_batches(work, sizes, target)
+    return guided_batches(work, sizes, runners=max(1, runners or 1), largest=target,
+                          smallest=podscan.PIECE_BYTES)
 
 
 def _labels(node: Mapping[str, Any]) -> dict[str, str]:
@@ -488,11 +612,14 @@ NFD_SMT_LABEL = "feature.node.kubernetes.io/cpu-hardware_multithreading"
 
 
 def load_fleet(
-    paths: Sequence[Path], *, map_files: FileMapper | None = None, parts: int = 1
+    paths: Sequence[Path], *, map_files: FileMapper | None = None, parts: int = 1,
+    runners: int | None = None,
 ) -> FleetInputs:
     """Read every input and assemble the nodes. ``map_files`` runs the
-    reading of the files (in ``parts`` batches) where the fleet is replayed
-    (default: here); this process only assembles what they hold.
+    reading of the files (in ``parts`` batches, by ``runners`` workers that
+    each take the next batch when free, large dumps in pieces) where the
+    fleet is replayed (default: here); this process only assembles what
+    they hold.
 
     Raises :class:`InputError` only for a path that does not exist or a
     FleetConfig that is invalid; every other problem is an issue.
@@ -504,9 +631,9 @@ def load_fleet(
         if not p.exists():
             raise InputError("no such file or directory", file=str(p))
         walk_inputs(p, scan, files)
-    batches = file_batches(files, parts)
     in_process = getattr(getattr(map_files, "__self__", None), "in_process", False)
     if map_files is None or in_process:
+        batches = file_batches(files, parts)
         # read here (an executor that runs in this process): nothing to
         # send, each file's scan merged as soon as it is made; with an
         # executor here, and dumps that are not too large to keep, the
@@ -530,6 +657,7 @@ def load_fleet(
                 gc.enable()
         return assemble(scan)
     merged = _InOrder(scan)
+    batches = file_batches(files, parts, runners=runners or 1)
     merged.finish(map_files(scan_files, batches, arrived=merged.arrived))
     return assemble(scan)
 

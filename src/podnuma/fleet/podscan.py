@@ -24,6 +24,13 @@ files, :func:`podnuma.fleet.inputs.load_fleet`; never more than that
 kept at a time): each dump is decoded twice rather than three times, its
 pods once.
 
+Where the fleet is read on a cluster or a pool, a large dump is read in
+pieces (:func:`cut_pieces`, :func:`index_piece`): each piece the items that
+begin in its bytes, found by the layout of the dump's first item, decoded
+where they were read and indexed as a whole dump's are; the pieces of a
+dump are taken together, or the dump read whole, by
+:mod:`podnuma.fleet.inputs`.
+
 A file the fast path does not take as a clean list of pods (not JSON, not a
 list, another kind of object in it, an item, ``metadata`` or ``spec`` that
 is not a mapping, a ``spec.nodeName`` that is not a string, invalid UTF-8,
@@ -44,6 +51,7 @@ import json
 import operator
 import os
 import re
+import stat
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -62,7 +70,7 @@ from podnuma.inputs.documents import check_tree, read_bytes
 from podnuma.inputs.limits import FLEET_LIMITS
 from podnuma.inputs.msgspec_import import msgspec  # (without typing_extensions)
 
-__all__ = ["HOLD_BYTES", "PodFileIndex", "Range", "ScannedPod", "index_pod_file", "node_pods", "pod_key",
+__all__ = ["HOLD_BYTES", "PIECE_BYTES", "Piece", "PodFileIndex", "cut_pieces", "index_piece", "Range", "ScannedPod", "index_pod_file", "node_pods", "pod_key",
            "is_held", "pods_of_ranges", "read_ranges", "release_held"]
 
 #: ``(file, start, end)``: the bytes ``[start, end)`` of ``file`` hold one or
@@ -71,6 +79,7 @@ Range = tuple[str, int, int]
 
 _ITEMS = re.compile(rb'"items"\s*:\s*\[')
 _SEP = re.compile(rb"[ \t\r\n]*,?[ \t\r\n]*")
+_WS = re.compile(rb"[ \t\r\n]*")
 _POD_HEAD = re.compile(rb'"kind"\s*:\s*"Pod"')
 _HEAD = 65536
 
@@ -186,11 +195,22 @@ def index_pod_file(
     m = _ITEMS.search(data)
     if m is None:
         return None
-    out = PodFileIndex(file=name)
     lengths = list(map(len, items))
     starts = _item_starts(data, m.end(), items, lengths)
     if starts is None:
         return None
+    return _index_items(PodFileIndex(file=name), peek, full, starts, lengths, seen, weight, piece=False)
+
+
+def _index_items(
+    out: PodFileIndex, peek: list[Any], full: list[_PodRaw] | None, starts: list[int],
+    lengths: list[int], seen: dict[bytes, str] | None, weight: int, *, piece: bool,
+) -> PodFileIndex | None:
+    """``out`` filled with the items ``peek`` (their starts in ``out.file``
+    and lengths; ``full``: the same items decoded whole, to hold), or
+    ``None`` when one is not a clean pod. ``piece``: the items are a piece
+    of the file (:func:`index_piece`), held beside the file's other pieces
+    held here."""
     mine: dict[bytes, str] = {}  # this file's pods, told to ``seen`` once the file is taken
     blake2b = _blake2b
     unbound = duplicated = 0
@@ -246,10 +266,275 @@ def index_pod_file(
     if seen is not None:
         seen.update(mine)
     if full is not None and spans:
-        release_held(name)
-        _HELD[name] = _Held(full, spans, weight)
-        _held_bytes[0] += weight
+        _hold(out.file, full, spans, weight, add=piece)
     return out
+
+
+def _hold(name: str, pods: list[_PodRaw], spans: dict[int, tuple[int, int, int]], weight: int,
+          *, add: bool) -> None:
+    """``pods`` held for the ranges of ``name`` that ``spans`` gives;
+    ``add``: beside what is held of the file already (its other pieces),
+    else instead of it."""
+    held = _HELD.get(name) if add else None
+    if held is None:
+        release_held(name)
+        _HELD[name] = _Held(pods, spans, weight)
+    else:
+        base = len(held.pods)
+        held.pods.extend(pods)
+        for start, (first, last, end) in spans.items():
+            held.spans[start] = (first + base, last + base, end)
+        held.size += weight
+    _held_bytes[0] += weight
+
+
+#: a pods dump of at least twice this many bytes, read where the fleet is
+#: read on a cluster or a pool, is cut into pieces of about this many
+#: bytes, each read by itself (:func:`cut_pieces`): one dump, however
+#: large, is read by all the workers, and the last pieces to be read are
+#: small, so that the workers end their reading together
+PIECE_BYTES = 4 * 2**20
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A piece of a large pods dump: the items that begin in its bytes
+    ``[lo, hi)`` (the first piece: from the list's start), the
+    ``index``-th of ``count``; the file as it was when it was cut (its size,
+    modification time and inode: a piece of a file changed since is not
+    read)."""
+
+    path: str
+    lo: int
+    hi: int
+    index: int
+    count: int
+    size: int
+    mtime_ns: int
+    ino: int
+
+
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+#: the decoders of a piece's items (``[`` + the piece + ``]``)
+_RAW_ITEMS = msgspec.json.Decoder(list[msgspec.Raw])
+_PEEK_ITEMS = msgspec.json.Decoder(list[_Peek])
+#: how much past its end a piece's reader reads at first to find the item
+#: after its last (it reads more while it does not)
+_PAST = 65536
+#: the most places the end of a dump's list is looked for, from its end back
+_TAIL_TRIES = 16
+#: in place of a dump's items, to check that what is around them is the rest
+#: of the dump, with its items where the pieces say they are (random: no
+#: file can hold it by design)
+_STAND_IN = '"' + os.urandom(12).hex() + '"'
+
+
+class _TopCheck(msgspec.Struct, gc=False):
+    kind: Any = None
+    items: Any = None
+
+
+_TOP_CHECK = msgspec.json.Decoder(_TopCheck)
+
+
+def _layout(head: bytes) -> tuple[int, re.Pattern[bytes]] | None:
+    """From a dump's first bytes: where its list of items begins (just past
+    its ``[``) and what marks the start of an item after the first one (a
+    comma, a line break and the first item's indentation before its ``{``:
+    a line break is never inside a JSON string, and an object nested in an
+    item is indented further); ``None`` when they do not tell (no pod in
+    them, the list not begun, its first item not on a line of its own)."""
+    if _POD_HEAD.search(head) is None:
+        return None
+    m = _ITEMS.search(head)
+    if m is None:
+        return None
+    ws = _WS.match(head, m.end())
+    assert ws is not None  # matches the empty text
+    first = ws.end()
+    if head[first: first + 1] != b"{":
+        return None
+    nl = head.rfind(b"\n", m.end(), first)
+    if nl < 0:
+        return None
+    indent = head[nl + 1: first]
+    if indent.strip(b" \t"):
+        return None
+    return m.end(), re.compile(rb",\r?\n" + re.escape(indent) + rb"\{")
+
+
+def cut_pieces(path: str) -> list[Piece] | None:
+    """``path`` cut into pieces of about :data:`PIECE_BYTES`, or ``None``
+    when it is not to be read in pieces: not a JSON file, not a regular
+    file, smaller than two pieces, larger than the fleet's size limit (the
+    whole file's reader words that), or a first 64 KiB that do not show
+    a list of pods laid out one item a line (:func:`_layout`)."""
+    if not path.lower().endswith(".json"):
+        return None
+    try:
+        fd = os.open(path, os.O_RDONLY | _NONBLOCK)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        size = st.st_size
+        if not stat.S_ISREG(st.st_mode) or size < 2 * PIECE_BYTES or size > FLEET_LIMITS.max_bytes:
+            return None
+        head = os.pread(fd, _HEAD, 0)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if _layout(head) is None:
+        return None
+    n = -(-size // PIECE_BYTES)
+    cuts = [size * k // n for k in range(n + 1)]
+    return [Piece(path, cuts[k], cuts[k + 1], k, n, size, st.st_mtime_ns, st.st_ino) for k in range(n)]
+
+
+def index_piece(piece: Piece, seen: dict[bytes, str] | None = None, hold: bool = False) -> PodFileIndex | None:
+    """The index of the items that begin in ``piece`` (see
+    :func:`index_pod_file`; ``seen``, ``hold`` as there: the pods held
+    beside the file's other pieces held here), or ``None`` when the piece
+    cannot be read by itself as a part of a clean list of pods (the file
+    is then read whole). Its items run from the first item start in it
+    (:func:`_layout`) to the first one at or past its end, or to the end of
+    the list; the piece that holds the list's end also checks what is
+    around the items (the dump with :data:`_STAND_IN` for its items is a
+    list whose items are that one value). Each piece decodes its items as
+    a JSON list: the pieces are the whole list's items exactly when all do
+    (each piece's bytes a comma-separated run of whole values: the next
+    one starts where the last ended)."""
+    name = piece.path
+    try:
+        fd = os.open(name, os.O_RDONLY | _NONBLOCK)
+    except OSError:
+        return None
+    try:
+        return _index_piece(fd, piece, seen, hold)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _index_piece(fd: int, piece: Piece, seen: dict[bytes, str] | None, hold: bool) -> PodFileIndex | None:
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or (st.st_size, st.st_mtime_ns, st.st_ino) != (
+            piece.size, piece.mtime_ns, piece.ino):
+        return None
+    head = os.pread(fd, _HEAD, 0)
+    got = _layout(head)
+    if got is None:
+        return None
+    items_at, marker = got
+    size = piece.size
+    # The bytes read, from a little before the piece (a marker whose item
+    # starts in it) to a little past it, into a buffer one byte longer:
+    # its byte ``x - base + 1`` is the file's byte ``x``. The items are
+    # decoded where they are read: the byte before the first one (the
+    # list's ``[``, or white space) becomes ``[`` and the comma after the
+    # last one ``]`` (no copy of the piece's megabytes).
+    base = items_at if piece.index == 0 else max(items_at, piece.lo - _HEAD)
+    buf = _pread_into(fd, min(size, piece.hi + _PAST) - base, base)
+    if buf is None:
+        return None
+    if piece.index == 0:
+        start = items_at
+    else:
+        start = -1
+        for m in marker.finditer(buf, max(1, piece.lo - base + 1 - _HEAD)):
+            if m.end() - 2 + base >= piece.lo:
+                start = m.end() - 2 + base
+                break
+        if start < 0 or start >= piece.hi:
+            return PodFileIndex(file=piece.path)  # no item begins in it
+    # its end: the comma before the first item that begins at or past ``hi``
+    end = -1
+    looked = max(1, start - base + 1)
+    while True:
+        for m in marker.finditer(buf, max(looked, piece.hi - base + 1 - _HEAD)):
+            if m.end() - 2 + base >= piece.hi:
+                end = m.start() - 1 + base
+                break
+        if end >= 0 or base + len(buf) - 1 >= size:
+            break
+        looked = max(1, len(buf) - _HEAD)
+        more = os.pread(fd, min(len(buf), size - base - len(buf) + 1), base + len(buf) - 1)
+        if not more:
+            return None  # (shorter than it was)
+        buf += more
+    if end < 0:  # the list's end is in this piece
+        end = _list_end(head[:items_at], buf, base, start)
+        if end < 0:
+            return None
+    buf[start - base] = 0x5B  # [
+    buf[end - base + 1] = 0x5D  # ]
+    return _index_buffer(piece.path, buf, start - base, end - base + 2, base - 1, seen, hold)
+
+
+def _pread_into(fd: int, n: int, offset: int) -> bytearray | None:
+    """``n`` bytes of the file from ``offset`` read into a new buffer after
+    one spare byte (``None`` when the file has fewer)."""
+    buf = bytearray(n + 1)
+    got = os.preadv(fd, [memoryview(buf)[1:]], offset)
+    return buf if got == n else None
+
+
+def _list_end(before: bytes, buf: bytearray, base: int, start: int) -> int:
+    """Where the ``]`` that closes a dump's list of items is (``buf``: the
+    file's bytes from ``base`` to its end, after a spare byte; ``before``:
+    its bytes up to the list's ``[``), or -1: the last ``]`` from the end
+    back for which the dump with :data:`_STAND_IN` for its items is a list
+    of that value."""
+    stop = max(start - base + 1, len(buf) - _HEAD)
+    pos = len(buf)
+    for _ in range(_TAIL_TRIES):
+        pos = buf.rfind(b"]", stop, pos)
+        if pos < 0:
+            return -1
+        around = before + _STAND_IN.encode() + buf[pos:]
+        try:
+            if not around.isascii():
+                around.decode("utf-8")
+            top = _TOP_CHECK.decode(around)
+        except _DECODE_ERRORS:
+            continue
+        if top.items == [_STAND_IN[1:-1]] and (
+                isinstance(top.kind, str) and top.kind.endswith("List") or top.kind is None):
+            return pos - 1 + base
+        return -1
+    return -1
+
+
+def _index_buffer(name: str, buf: bytearray, a: int, b: int, shift: int,
+                  seen: dict[bytes, str] | None, hold: bool) -> PodFileIndex | None:
+    """The index of the items of ``buf[a:b]`` (``[`` + a piece's items +
+    ``]``, decoded in place; byte ``i`` of ``buf`` the file's byte
+    ``i + shift``)."""
+    view = memoryview(buf)[a:b]
+    try:
+        if not buf.isascii():
+            str(view, "utf-8")
+        items = _RAW_ITEMS.decode(view)
+        full: list[_PodRaw] | None = None
+        weight = _hold_weight(view, items)
+        if hold and _held_bytes[0] + weight <= HOLD_BYTES:
+            try:
+                full = _PODS_RAW.decode(view)
+            except _DECODE_ERRORS:
+                full = None
+        peek: list[Any] = full if full is not None else _PEEK_ITEMS.decode(view)
+    except _DECODE_ERRORS:
+        return None
+    if not items or len(peek) != len(items):
+        return None
+    lengths = list(map(len, items))
+    starts = _item_starts(buf, a + 1, items, lengths)
+    if starts is None:
+        return None
+    starts = [s + shift for s in starts]
+    return _index_items(PodFileIndex(file=name), peek, full, starts, lengths, seen, weight, piece=True)
 
 
 def _end_run(
@@ -297,7 +582,7 @@ HOLD_POD_BYTES = 2048
 _held_bytes = [0]
 
 
-def _hold_weight(data: bytes, items: Any) -> int:
+def _hold_weight(data: bytes | bytearray | memoryview, items: Any) -> int:
     """What holding a dump's pods counts for against :data:`HOLD_BYTES`:
     its bytes, or :data:`HOLD_POD_BYTES` a pod when that is more."""
     return max(len(data), len(items or ()) * HOLD_POD_BYTES)
@@ -357,7 +642,7 @@ def _take_held(r: Range) -> list[_PodRaw] | None:
     return held.pods[span[0]: span[1] + 1]
 
 
-def _item_starts(data: bytes, pos: int, items: list[msgspec.Raw], lengths: list[int]) -> list[int] | None:
+def _item_starts(data: bytes | bytearray, pos: int, items: list[msgspec.Raw], lengths: list[int]) -> list[int] | None:
     """Where each item of the list starting at ``pos`` begins, or ``None``
     when the items are not where the decoder found them (``lengths``: the
     items' lengths). The separators of a dump written by one program are

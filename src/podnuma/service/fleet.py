@@ -85,7 +85,8 @@ def load(
         raise InputError("give the dumps (files or directories) or --kubeconfig")
     if executor is None:
         return nothing_unreadable_alone(load_fleet(paths))
-    return nothing_unreadable_alone(load_fleet(paths, map_files=executor.map, parts=executor.parts))
+    return nothing_unreadable_alone(load_fleet(paths, map_files=executor.map, parts=executor.parts,
+                                               runners=executor.runners))
 
 
 def nothing_unreadable_alone(fleet: FleetInputs) -> FleetInputs:
@@ -297,15 +298,18 @@ def report_html_of_document(src: TextInput) -> str:
 
 
 def generate(out: Path, *, nodes: int, pods_per_node: int, seed: int = 0,
-             progress: Progress | None = None) -> str:
+             progress: Progress | None = None, nodes_per_pods_file: int | None = None) -> str:
     """Write a synthetic, realistic fleet as the dumps a real cluster gives
-    into the empty directory ``out``; the line that says what was written."""
+    into the empty directory ``out`` (the pods of ``nodes_per_pods_file``
+    nodes a dump, default 100; 0: all in one); the line that says what was
+    written."""
     from podnuma.fleet.generate import generate_fleet
 
     if out.exists() and any(out.iterdir()):
         raise InputError(f"{out}: the output directory is not empty")
     try:
-        g = generate_fleet(out, nodes=nodes, pods_per_node=pods_per_node, seed=seed, progress=progress)
+        g = generate_fleet(out, nodes=nodes, pods_per_node=pods_per_node, seed=seed, progress=progress,
+                           **({} if nodes_per_pods_file is None else {"nodes_per_pods_file": nodes_per_pods_file}))
     except OSError as e:  # (a directory that cannot be made, a file in the way, a full disk...)
         raise InputError(f"--output-dir: cannot write: {e.strerror or e}",
                          file=str(e.filename or out)) from None
