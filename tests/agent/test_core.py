@@ -163,3 +163,75 @@ def test_a_manifest_replaced_by_a_pipe_with_a_silent_writer_is_skipped(tmp_path:
         assert time.monotonic() - start < 5
     finally:
         os.close(writer)
+
+
+def test_a_manifest_is_parsed_again_only_when_its_file_changed(
+    env: Env, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    import podnuma.agent.core as core
+
+    write_manifest(env.manifests, "a.yaml", classic_pod("web"))
+    (env.manifests / "big.yaml").write_text("x: " + "y" * (11 * 2**20))  # refused: too large
+    read: list[str] = []
+    plain = core.read_manifest
+
+    def counting(path: Path, **kwargs: Any) -> Any:
+        read.append(path.name)
+        return plain(path, **kwargs)
+
+    monkeypatch.setattr(core, "read_manifest", counting)
+    a = env.agent()
+    for _ in range(3):
+        a.sync()
+    assert sorted(read) == ["a.yaml", "big.yaml"]  # once each
+    assert list(a.errors) == [str(env.manifests / "big.yaml")] and len(a.records) == 1
+    read.clear()
+    write_manifest(env.manifests, "a.yaml", classic_pod("web2"))  # changed: read again
+    st = os.stat(env.manifests / "a.yaml")
+    os.utime(env.manifests / "a.yaml", ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    a.sync()
+    assert read == ["a.yaml"]
+    assert [r.pod.name for r in a.records.values()] == ["web2-kep-node"]
+    (env.manifests / "big.yaml").unlink()
+    a.sync()
+    assert not a.errors and str(env.manifests / "big.yaml") not in a._read_cache
+
+
+def test_the_pod_resources_are_answered_while_manifests_are_read(
+    env: Env, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A manifest slow to read keeps no PodResources answer waiting: the
+    files are read before the node's lock is taken."""
+    import threading
+
+    import podnuma.agent.core as core
+
+    write_manifest(env.manifests, "a.yaml", classic_pod("web"))
+    a = env.agent()
+    a.sync()
+    write_manifest(env.manifests, "b.yaml", classic_pod("slow"))
+    reading, go_on = threading.Event(), threading.Event()
+    plain = core.read_manifest
+
+    def slow(path: Path, **kwargs: Any) -> Any:
+        if path.name == "b.yaml":
+            reading.set()
+            go_on.wait(30)
+        return plain(path, **kwargs)
+
+    monkeypatch.setattr(core, "read_manifest", slow)
+    syncing = threading.Thread(target=a.sync)
+    syncing.start()
+    try:
+        assert reading.wait(30)
+        answered: list[Any] = []
+        asking = threading.Thread(target=lambda: answered.append(a.provider().list_pod_resources()))
+        asking.start()
+        asking.join(10)
+        assert answered and [p.name for p in answered[0]] == ["web-kep-node"]
+    finally:
+        go_on.set()
+        syncing.join(30)
+    assert sorted(r.pod.name for r in a.records.values()) == ["slow-kep-node", "web-kep-node"]

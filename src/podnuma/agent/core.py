@@ -19,7 +19,10 @@ file source re-lists it on every change) and brings the node in line:
 5. the CPU manager drops state of pods no longer active, as its reconcile
    loop does; the status file is rewritten.
 
-A lock guards the node: the PodResources server reads under it.
+A lock guards the node: the PodResources server reads under it. The
+manifests are read before it is taken (a slow or large file keeps no
+PodResources answer waiting), and a file is parsed again only when it
+changed (a large refused manifest is not parsed at every resync).
 """
 
 from __future__ import annotations
@@ -102,6 +105,11 @@ class Agent:
         self._restored_uids = checkpoint_pod_uids(restored.cpu, restored.memory)
         self._restore_pending = True
         self.lock = threading.RLock()
+        # one reconciliation at a time; the manifests are read outside
+        # ``lock`` (the PodResources answers wait for ``lock`` only while
+        # the node changes), each parsed again only when its file changed
+        self._sync_lock = threading.Lock()
+        self._read_cache: dict[str, tuple[tuple[int, ...], Manifest | InputError]] = {}
         self.records: dict[str, PodRecord] = {}
         self.errors: dict[str, str] = {}
         self._skip_reasons: dict[str, str] = {}  # file -> invalid | duplicate
@@ -129,21 +137,48 @@ class Agent:
 
     # -- reconciliation ---------------------------------------------------------
     def sync(self) -> None:
-        with self.lock:
-            self._sync()
+        with self._sync_lock:
+            desired, errors, reasons = self._read_desired()
+            with self.lock:
+                self._skip_reasons = reasons
+                self._sync(desired, errors)
 
-    def _read_desired(self) -> tuple[dict[str, Manifest], dict[str, str]]:
+    def _read(self, path: Path) -> Manifest | InputError:
+        """The manifest at ``path``, or why it is refused; read again only
+        when the file changed since it was last read (its inode, size and
+        modification and change times): a large refused manifest is not
+        parsed again at every resync."""
+        name = str(path)
+        try:
+            st = os.stat(path)
+            key: tuple[int, ...] = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        except OSError:
+            key = ()
+        cached = self._read_cache.get(name)
+        if key and cached is not None and cached[0] == key:
+            return cached[1]
+        got: Manifest | InputError
+        try:
+            got = read_manifest(path, node_name=self.node.machine.name, gates=self.node.gates)
+        except InputError as e:
+            got = e
+        if key:
+            self._read_cache[name] = (key, got)
+        return got
+
+    def _read_desired(self) -> tuple[dict[str, Manifest], dict[str, str], dict[str, str]]:
         desired: dict[str, Manifest] = {}
         errors: dict[str, str] = {}
-        self._skip_reasons = {}
+        reasons: dict[str, str] = {}
         owner: dict[str, str] = {}
-        node_name = self.node.machine.name
-        for path in list_manifest_files(self.manifests):
-            try:
-                m = read_manifest(path, node_name=node_name, gates=self.node.gates)
-            except InputError as e:
-                errors[str(path)] = str(e)
-                self._skip_reasons[str(path)] = "invalid"
+        listed = list_manifest_files(self.manifests)
+        for gone in set(self._read_cache) - {str(p) for p in listed}:
+            del self._read_cache[gone]
+        for path in listed:
+            m = self._read(path)
+            if isinstance(m, InputError):
+                errors[str(path)] = str(m)
+                reasons[str(path)] = "invalid"
                 continue
             first = owner.get(m.pod.ref)
             if first is not None:
@@ -151,15 +186,14 @@ class Agent:
                     f"{m.file}: metadata.name: duplicate pod name {m.pod.name!r} "
                     f"(the pod of {first}), ignoring"
                 )
-                self._skip_reasons[m.file] = "duplicate"
+                reasons[m.file] = "duplicate"
                 continue
             owner[m.pod.ref] = m.file
             desired[m.file] = m
-        return desired, errors
+        return desired, errors, reasons
 
-    def _sync(self) -> None:
+    def _sync(self, desired: dict[str, Manifest], errors: dict[str, str]) -> None:
         self.syncs += 1
-        desired, errors = self._read_desired()
         for file, text in errors.items():
             if self.errors.get(file) != text:
                 reason = self._skip_reasons.get(file, "invalid")

@@ -14,16 +14,65 @@
 * ``podnuma_agent_pod_resources_endpoint_requests_total{method,failed}``:
   PodResources calls, as the kubelet counts them.
 
-Served on an opt-in port, bound to loopback.
+Served on an opt-in port, bound to loopback, by a server of bounded
+means: at most :data:`MAX_CONNECTIONS` connections at once (one more is
+closed at once), each closed after :data:`IDLE_TIMEOUT_S` seconds without
+a request (a client that opens connections and sends nothing cannot use up
+the agent's threads or file descriptors, which its watcher needs too).
 """
 
 from __future__ import annotations
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
+import socket
+import threading
+from socketserver import ThreadingMixIn
+from typing import Any
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, make_wsgi_app
 
 from podnuma.cm.container_manager import Node
 
-__all__ = ["AgentMetrics"]
+__all__ = ["AgentMetrics", "IDLE_TIMEOUT_S", "MAX_CONNECTIONS", "MetricsServer"]
+
+#: connections served at once
+MAX_CONNECTIONS = 16
+#: a connection with no request (or no byte of one) this long is closed
+IDLE_TIMEOUT_S = 5.0
+
+
+class _Handler(WSGIRequestHandler):
+    timeout = IDLE_TIMEOUT_S  # (set on the connection: reads give up after it)
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (the base's name)
+        pass  # (no line per scrape)
+
+
+class MetricsServer(ThreadingMixIn, WSGIServer):
+    """The metrics' HTTP server: a thread per connection, at most
+    :data:`MAX_CONNECTIONS` of them."""
+
+    daemon_threads = True
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+        super().__init__(*args, **kwargs)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self._slots.acquire(blocking=False):
+            self.shutdown_request(request)  # (full: closed at once)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
 
 
 class AgentMetrics:
@@ -93,6 +142,14 @@ class AgentMetrics:
         self.pod_shared_pools.set(pools)
         self.pod_shared_pool_cpus.set(pool_cpus)
 
-    def serve(self, port: int, address: str = "127.0.0.1") -> object:
-        server, _thread = start_http_server(port, addr=address, registry=self.registry)
-        return server
+    def serve(self, port: int, address: str = "127.0.0.1") -> MetricsServer:
+        """Serve ``/metrics`` on ``address:port`` (0: a free port, see the
+        server's ``server_port``) from a thread; ``shutdown()`` ends it."""
+        family = socket.getaddrinfo(address, port, type=socket.SOCK_STREAM)[0][0]
+
+        class Server(MetricsServer):
+            address_family = family
+
+        httpd = make_server(address, port, make_wsgi_app(self.registry), Server, handler_class=_Handler)
+        threading.Thread(target=httpd.serve_forever, name="metrics", daemon=True).start()
+        return httpd

@@ -178,9 +178,8 @@ def run_agent(
         if grpc_server is not None:
             grpc_server.stop(1.0).wait()
         if metrics_server is not None:
-            shutdown = getattr(metrics_server, "shutdown", None)
-            if shutdown is not None:
-                shutdown()
+            metrics_server.shutdown()
+            metrics_server.server_close()
         with agent.lock:
             agent.stopped = _now()
             agent.write_status()

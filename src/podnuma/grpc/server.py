@@ -17,18 +17,32 @@ Mirrors ``pkg/kubelet/apis/podresources/server_v1.go`` and the kubelet's
 What is listed comes from a :class:`PodResourcesProvider` (the agent, or a
 node a scenario ran on); the server adds no state of its own. The socket is
 a unix socket only, created like the kubelet's (a stale socket file is
-removed first). Requests are tiny: the server refuses any above 64 KiB,
-and more than 64 calls at once.
+removed first). Requests are tiny: the server refuses any above 64 KiB.
+
+The server is gRPC's asyncio one (``grpc.aio``), its loop on a thread of
+its own, the handlers on a few threads: a call waits for its request on
+the loop, not on a handler's thread, so clients that open calls and never
+send them hold no thread and keep no other client waiting (the kubelet's
+grpc-go server gives each call a goroutine; a thread-per-call server
+with 4 threads was stopped by 4 such calls). Each connection is closed
+after :data:`MAX_CONNECTION_AGE_S` (its calls given
+:data:`MAX_CONNECTION_GRACE_S` more to end; a client reconnects at once,
+gRPC's ``GOAWAY``), which bounds how long a call that is never sent is
+kept; and a connection carries at most :data:`MAX_STREAMS` calls at once.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
+import threading
 from collections.abc import Callable, Sequence
 from concurrent import futures
 from pathlib import Path
 from typing import Any, Protocol
+
+from google.protobuf.message import DecodeError
 
 import grpc
 from podnuma.cm.podresources_view import AllocatableResources, PodResources
@@ -43,6 +57,7 @@ from podnuma.grpc.ratelimit import LIMIT_EXCEEDED_MESSAGE, TokenBucket
 
 __all__ = [
     "MAX_REQUEST_BYTES",
+    "UnixServer",
     "PodResourcesProvider",
     "PodResourcesServicer",
     "check_socket_path",
@@ -51,7 +66,12 @@ __all__ = [
 ]
 
 MAX_REQUEST_BYTES = 64 * 1024
-MAX_CONCURRENT_RPCS = 64  # more at once fail with ResourceExhausted
+#: a connection is closed this long after it was made (``GOAWAY``)...
+MAX_CONNECTION_AGE_S = 60
+#: ... its calls given this much longer to end, then cancelled
+MAX_CONNECTION_GRACE_S = 10
+#: the calls one connection carries at once (HTTP/2 ``MAX_CONCURRENT_STREAMS``)
+MAX_STREAMS = 100
 MAX_SOCKET_PATH = 107  # sun_path holds 108 bytes with the terminating NUL
 
 RequestHook = Callable[[str, bool], None]
@@ -149,26 +169,161 @@ class V1alpha1Servicer(alpha_grpc.PodResourcesListerServicer):
         )
 
 
-def _reject(request: Any, context: grpc.ServicerContext) -> Any:
-    context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, LIMIT_EXCEEDED_MESSAGE)
+async def _reject(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+    await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, LIMIT_EXCEEDED_MESSAGE)
 
 
-class _RateLimit(grpc.ServerInterceptor):
+class _RateLimit(grpc.aio.ServerInterceptor):
     """``LimiterUnaryServerInterceptor``: one token per call that reaches a
     handler (unknown methods fail before, without spending one)."""
 
     def __init__(self, bucket: TokenBucket) -> None:
         self._bucket = bucket
 
-    def intercept_service(
+    async def intercept_service(
         self,
-        continuation: Callable[[grpc.HandlerCallDetails], grpc.RpcMethodHandler[Any, Any] | None],
+        continuation: Callable[[grpc.HandlerCallDetails], Any],
         handler_call_details: grpc.HandlerCallDetails,
     ) -> grpc.RpcMethodHandler[Any, Any] | None:
-        handler = continuation(handler_call_details)
+        handler: grpc.RpcMethodHandler[Any, Any] | None = await continuation(handler_call_details)
         if handler is None or self._bucket.allow():
             return handler
         return grpc.unary_unary_rpc_method_handler(_reject)
+
+
+def _register(server: grpc.aio.Server, service: str, methods: dict[str, tuple[Any, Any, Any]]) -> None:
+    """``service``'s methods (handler, request and response types) served
+    by ``server``, each request decoded by :func:`_decoding`."""
+    handlers: dict[str, grpc.RpcMethodHandler[Any, Any]] = {
+        name: grpc.unary_unary_rpc_method_handler(
+            _decoding(fn, request), request_deserializer=None, response_serializer=response.SerializeToString)
+        for name, (fn, request, response) in methods.items()
+    }
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service, handlers),))
+
+
+def _decoding(fn: Callable[[Any, Any], Any], request: Any) -> Callable[[bytes, Any], Any]:
+    """``fn`` given its request decoded from the bytes received; a request
+    that does not decode fails with ``INTERNAL``, as grpc-go answers one
+    ("grpc: error unmarshalling request: ...": its decoding error's text
+    is protobuf-go's there, the Python protobuf's here)."""
+    def handle(raw: bytes, context: Any) -> Any:
+        try:
+            message = request.FromString(raw)
+        except DecodeError as e:
+            context.abort(grpc.StatusCode.INTERNAL, f"grpc: error unmarshalling request: {e}")
+        return fn(message, context)
+
+    handle.__name__ = getattr(fn, "__name__", "handle")
+    return handle
+
+
+class UnixServer:
+    """A started PodResources server: ``stop(grace)`` ends it (the calls
+    under way given ``grace`` seconds, ``None``: none, and then it has
+    ended when ``stop`` returns) and returns an event set once it has
+    ended, as ``grpc.Server.stop`` does."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, server: grpc.aio.Server,
+                 thread: threading.Thread, pool: futures.ThreadPoolExecutor) -> None:
+        self._loop = loop
+        self._server = server
+        self._thread = thread
+        self._pool = pool
+        self._stopped = threading.Event()
+        self._lock = threading.Lock()
+        self._stopping = False
+
+    def stop(self, grace: float | None) -> threading.Event:
+        with self._lock:
+            if self._stopping:
+                return self._stopped
+            self._stopping = True
+        # (no new call is taken from now on; those under way are given
+        # ``grace``, then cancelled)
+        ending = (asyncio.run_coroutine_threadsafe(self._server.stop(grace), self._loop)
+                  if self._loop.is_running() else None)
+
+        def finish() -> None:
+            try:
+                if ending is not None:
+                    with contextlib.suppress(Exception):
+                        ending.result()
+                    with contextlib.suppress(RuntimeError):  # (a loop closed meanwhile)
+                        self._loop.call_soon_threadsafe(self._loop.stop)
+                self._thread.join()
+                self._pool.shutdown(wait=True)
+            finally:
+                self._stopped.set()
+
+        if grace:
+            threading.Thread(target=finish, name="podresources-stop", daemon=True).start()
+        else:  # (nothing to wait for: ended before this returns, its socket closed)
+            finish()
+        return self._stopped
+
+
+def _start(path: Path, provider: PodResourcesProvider, bucket: TokenBucket,
+           on_request: RequestHook | None, max_workers: int) -> UnixServer:
+    """The server made, bound and started on a loop of its own thread."""
+    loop = asyncio.new_event_loop()
+    pool = futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="podresources")
+    made: dict[str, Any] = {}
+
+    async def make() -> grpc.aio.Server:
+        server = grpc.aio.server(
+            migration_thread_pool=pool,
+            interceptors=[_RateLimit(bucket)],
+            options=[
+                ("grpc.max_receive_message_length", MAX_REQUEST_BYTES),
+                ("grpc.max_connection_age_ms", MAX_CONNECTION_AGE_S * 1000),
+                ("grpc.max_connection_age_grace_ms", MAX_CONNECTION_GRACE_S * 1000),
+                ("grpc.max_concurrent_streams", MAX_STREAMS),
+            ],
+        )
+        # The kubelet registers the legacy v1alpha1 service first, then v1.
+        alpha = V1alpha1Servicer(provider, on_request)
+        v1 = PodResourcesServicer(provider, on_request)
+        _register(server, "v1alpha1.PodResourcesLister", {
+            "List": (alpha.List, alpha_pb.ListPodResourcesRequest, alpha_pb.ListPodResourcesResponse)})
+        _register(server, "v1.PodResourcesLister", {
+            "List": (v1.List, pb.ListPodResourcesRequest, pb.ListPodResourcesResponse),
+            "GetAllocatableResources": (v1.GetAllocatableResources, pb.AllocatableResourcesRequest,
+                                        pb.AllocatableResourcesResponse),
+            "Get": (v1.Get, pb.GetPodResourcesRequest, pb.GetPodResourcesResponse)})
+        server.add_insecure_port(f"unix:{path}")
+        await server.start()
+        return server
+
+    def run() -> None:
+        asyncio.set_event_loop(loop)
+        try:
+            made["server"] = loop.run_until_complete(make())
+        except BaseException as e:  # (told to the caller, below)
+            made["error"] = e
+            return
+        finally:
+            ready.set()
+        try:
+            loop.run_forever()
+        finally:
+            with contextlib.suppress(Exception):
+                loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.close()
+
+    ready = threading.Event()
+    thread = threading.Thread(target=run, name="podresources-loop", daemon=True)
+    thread.start()
+    ready.wait()
+    if "error" in made:
+        thread.join()
+        loop.close()
+        pool.shutdown(wait=False)
+        e = made["error"]
+        if isinstance(e, RuntimeError):
+            raise InputError(f"cannot listen: {e}", file=str(path)) from None
+        raise e
+    return UnixServer(loop, made["server"], thread, pool)
 
 
 def check_socket_path(path: Path) -> None:
@@ -201,10 +356,11 @@ def serve_unix(
     bucket: TokenBucket | None = None,
     on_request: RequestHook | None = None,
     max_workers: int = 4,
-) -> grpc.Server:
+) -> UnixServer:
     """Start serving on the unix socket ``socket_path`` (its directory is
     created, mode 0750 as the kubelet's; a stale socket is replaced) and
-    return the started server (``server.stop(grace)`` ends it).
+    return the started server (``server.stop(grace)`` ends it). The
+    handlers run on ``max_workers`` threads.
 
     Unlike the kubelet, whose ``CreateListener`` (k8s.io/cri-client
     ``pkg/util/util_unix.go``) unlinks whatever is at the path, a path that
@@ -224,22 +380,4 @@ def serve_unix(
             path.unlink()  # a stale one, as the kubelet replaces it
     elif path.exists() or path.is_symlink():
         raise InputError("exists and is not a socket", file=str(path))
-    server = grpc.server(
-        futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="podresources"),
-        interceptors=[_RateLimit(bucket or TokenBucket())],
-        options=[("grpc.max_receive_message_length", MAX_REQUEST_BYTES)],
-        maximum_concurrent_rpcs=MAX_CONCURRENT_RPCS,
-    )
-    # The kubelet registers the legacy v1alpha1 service first, then v1.
-    alpha_grpc.add_PodResourcesListerServicer_to_server(
-        V1alpha1Servicer(provider, on_request), server
-    )
-    pb_grpc.add_PodResourcesListerServicer_to_server(
-        PodResourcesServicer(provider, on_request), server
-    )
-    try:
-        server.add_insecure_port(f"unix:{path}")
-    except RuntimeError as e:
-        raise InputError(f"cannot listen: {e}", file=str(path)) from None
-    server.start()
-    return server
+    return _start(path, provider, bucket or TokenBucket(), on_request, max_workers)
