@@ -169,49 +169,34 @@ class V1alpha1Servicer(alpha_grpc.PodResourcesListerServicer):
         )
 
 
-async def _reject(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
-    await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, LIMIT_EXCEEDED_MESSAGE)
-
-
-class _RateLimit(grpc.aio.ServerInterceptor):
-    """``LimiterUnaryServerInterceptor``: one token per call that reaches a
-    handler (unknown methods fail before, without spending one)."""
-
-    def __init__(self, bucket: TokenBucket) -> None:
-        self._bucket = bucket
-
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Any],
-        handler_call_details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler[Any, Any] | None:
-        handler: grpc.RpcMethodHandler[Any, Any] | None = await continuation(handler_call_details)
-        if handler is None or self._bucket.allow():
-            return handler
-        return grpc.unary_unary_rpc_method_handler(_reject)
-
-
-def _register(server: grpc.aio.Server, service: str, methods: dict[str, tuple[Any, Any, Any]]) -> None:
+def _register(server: grpc.aio.Server, service: str, methods: dict[str, tuple[Any, Any, Any]],
+              bucket: TokenBucket) -> None:
     """``service``'s methods (handler, request and response types) served
-    by ``server``, each request decoded by :func:`_decoding`."""
+    by ``server``, each request decoded and rate-limited by :func:`_decoding`."""
     handlers: dict[str, grpc.RpcMethodHandler[Any, Any]] = {
         name: grpc.unary_unary_rpc_method_handler(
-            _decoding(fn, request), request_deserializer=None, response_serializer=response.SerializeToString)
+            _decoding(fn, request, bucket), request_deserializer=None,
+            response_serializer=response.SerializeToString)
         for name, (fn, request, response) in methods.items()
     }
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service, handlers),))
 
 
-def _decoding(fn: Callable[[Any, Any], Any], request: Any) -> Callable[[bytes, Any], Any]:
-    """``fn`` given its request decoded from the bytes received; a request
-    that does not decode fails with ``INTERNAL``, as grpc-go answers one
-    ("grpc: error unmarshalling request: ...": its decoding error's text
-    is protobuf-go's there, the Python protobuf's here)."""
+def _decoding(fn: Callable[[Any, Any], Any], request: Any, bucket: TokenBucket) -> Callable[[bytes, Any], Any]:
+    """``fn`` given its request decoded from the bytes received, as
+    grpc-go's generated handler calls it: the request decoded first (one
+    that does not decode fails with ``INTERNAL``, "grpc: error unmarshalling
+    request: ...", the decoding error's text protobuf-go's there, the Python
+    protobuf's here), then the kubelet's rate limit
+    (``LimiterUnaryServerInterceptor``: one token a call, none spent on a
+    request that did not decode nor on an unknown method), then ``fn``."""
     def handle(raw: bytes, context: Any) -> Any:
         try:
             message = request.FromString(raw)
         except DecodeError as e:
             context.abort(grpc.StatusCode.INTERNAL, f"grpc: error unmarshalling request: {e}")
+        if not bucket.allow():
+            context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, LIMIT_EXCEEDED_MESSAGE)
         return fn(message, context)
 
     handle.__name__ = getattr(fn, "__name__", "handle")
@@ -273,7 +258,6 @@ def _start(path: Path, provider: PodResourcesProvider, bucket: TokenBucket,
     async def make() -> grpc.aio.Server:
         server = grpc.aio.server(
             migration_thread_pool=pool,
-            interceptors=[_RateLimit(bucket)],
             options=[
                 ("grpc.max_receive_message_length", MAX_REQUEST_BYTES),
                 ("grpc.max_connection_age_ms", MAX_CONNECTION_AGE_S * 1000),
@@ -285,12 +269,12 @@ def _start(path: Path, provider: PodResourcesProvider, bucket: TokenBucket,
         alpha = V1alpha1Servicer(provider, on_request)
         v1 = PodResourcesServicer(provider, on_request)
         _register(server, "v1alpha1.PodResourcesLister", {
-            "List": (alpha.List, alpha_pb.ListPodResourcesRequest, alpha_pb.ListPodResourcesResponse)})
+            "List": (alpha.List, alpha_pb.ListPodResourcesRequest, alpha_pb.ListPodResourcesResponse)}, bucket)
         _register(server, "v1.PodResourcesLister", {
             "List": (v1.List, pb.ListPodResourcesRequest, pb.ListPodResourcesResponse),
             "GetAllocatableResources": (v1.GetAllocatableResources, pb.AllocatableResourcesRequest,
                                         pb.AllocatableResourcesResponse),
-            "Get": (v1.Get, pb.GetPodResourcesRequest, pb.GetPodResourcesResponse)})
+            "Get": (v1.Get, pb.GetPodResourcesRequest, pb.GetPodResourcesResponse)}, bucket)
         server.add_insecure_port(f"unix:{path}")
         await server.start()
         return server
