@@ -226,3 +226,23 @@ def test_no_such_path_or_method_answers_in_the_error_shape(server: str) -> None:
         assert got == status, (method, path, got, data)
         assert ctype.startswith("application/json")
         assert list(json.loads(data)) == ["error"], data
+
+
+def test_a_query_parameter_the_path_does_not_take_is_refused(server: str) -> None:
+    """A misspelt query parameter (``?detial=true``) was ignored: the
+    answer was the one without it. It is refused, naming it and what the
+    path takes; the page's own URL takes any (its script reads them)."""
+    scenario = (EXAMPLES / "pod-level" / "pod-scope-1-shared.yaml").read_bytes()
+    for path, body, takes in (
+            ("/api/simulate?detial=true", scenario, "this path takes detail, name, set"),
+            ("/api/examples?x=1", None, "this path takes none"),
+            ("/api/explain?pod=a&serch=true", scenario, "this path takes name, pod, search, set, step")):
+        status, ctype, data = call(server + path, body)  # (no body: GET)
+        assert status == 422, (path, data)
+        assert ctype.startswith("application/json")
+        name = path.split("?")[1].split("&")[-1].split("=")[0]
+        assert json.loads(data)["error"] == f"{name}: unknown query parameter ({takes})"
+    status, _, data = call(server + "/api/simulate?detail=true", scenario)
+    assert status == 200, data
+    status, _, _ = call(server + "/?example=kep")
+    assert status == 200

@@ -42,7 +42,7 @@ from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
 import uvicorn
-from fastapi import FastAPI, HTTPException, Query, Request
+from fastapi import Depends, FastAPI, HTTPException, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.routing import APIRoute
@@ -463,6 +463,34 @@ SetParam = Annotated[
 ]
 
 
+def _query_names(dependant: Any) -> set[str]:
+    """The query parameters a route's dependant (FastAPI's) and its
+    dependencies take."""
+    names = {str(f.alias) for f in getattr(dependant, "query_params", ())}
+    for sub in getattr(dependant, "dependencies", ()):
+        names |= _query_names(sub)
+    return names
+
+
+async def _known_query(request: Request) -> None:
+    """An API request's query parameters are those its path takes: any
+    other is refused (422, as an unknown field of a JSON body is), not
+    ignored (a misspelt ``?detial=true`` would answer as if not asked)."""
+    if not request.url.path.startswith("/api/") or not request.query_params:
+        return
+    route = request.scope.get("route")
+    dependant = getattr(route, "dependant", None)
+    if dependant is None:
+        return
+    known = sorted(_query_names(dependant))
+    takes = f"this path takes {', '.join(known)}" if known else "this path takes none"
+    unknown = sorted(set(request.query_params) - set(known))
+    if unknown:
+        raise RequestValidationError([
+            {"type": "extra_forbidden", "loc": ("query", name), "msg": f"unknown query parameter ({takes})",
+             "input": request.query_params.get(name)} for name in unknown])
+
+
 def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] = LOOPBACK_HOSTS) -> FastAPI:
     """The application. ``allowed_hosts``: the Host header values accepted
     (``("*",)`` for any)."""
@@ -478,6 +506,7 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
         # description itself is served, at /openapi.json.
         docs_url=None,
         redoc_url=None,
+        dependencies=[Depends(_known_query)],
     )
     app.state.pool = pool
     app.state.limits = limits
