@@ -183,6 +183,11 @@ DAMAGE: list[tuple[str, Callable[[dict[str, Any]], str]]] = [
     ("not UTF-8", lambda doc: _insert_in_items(doc, '"x": "\udcff",\n', len(doc["items"]) // 2)),
     ("cut short", lambda doc: json.dumps(doc, indent=2)[: len(json.dumps(doc, indent=2)) * 2 // 3]),
     ("garbage after the dump", lambda doc: json.dumps(doc, indent=2) + "\n]"),
+    # an "items" before the list that the whole dump's decoders refuse
+    # (msgspec checks each, the last one kept)
+    ("an items before the list", lambda doc: '{"items": null,' + json.dumps(doc, indent=2)[1:]),
+    ("an items of other things before the list", lambda doc: (
+        '{"items": [\n    {"spec": 5}\n  ],' + json.dumps(doc, indent=2)[1:])),
     ("a pod that is not a mapping", lambda doc: json.dumps(
         {**doc, "items": [*doc["items"][:-3], 7, *doc["items"][-3:]]}, indent=2)),
 ]
@@ -318,3 +323,25 @@ def test_a_fleet_generated_in_one_dump_is_the_same_fleet(tmp_path: Path) -> None
     assert a == b and a["fleet"]["podsReplayed"] == 1150
     assert cut_pieces(str(one / "pods" / "pods.json")) is not None or (
         (one / "pods" / "pods.json").stat().st_size < 2 * podscan.PIECE_BYTES)
+
+
+def test_a_dump_replaced_by_a_pipe_after_it_was_read_is_not_waited_on(
+    small_fleet: Path, tmp_path: Path, small_pieces: None
+) -> None:
+    """Its ranges are read back for the replay: a named pipe there now
+    (no writer) is refused at once, an issue of its nodes; the run ends."""
+    d = tmp_path / "fleet"
+    shutil.copytree(small_fleet, d)
+    f = _pod_files(d)[0]
+    for mapper in (_Mapper(), None):
+        fleet = load_fleet([d], map_files=mapper, parts=4, runners=2) if mapper else load_fleet([d])
+        text = f.read_bytes()
+        f.unlink()
+        os.mkfifo(f)
+        try:
+            results = run_serial(fleet.nodes, WHAT_IFS)
+        finally:
+            f.unlink()
+            f.write_bytes(text)
+        messages = {i["message"] for r in results for i in r.get("issues", [])}
+        assert any("not a regular file any more" in m for m in messages), messages

@@ -324,14 +324,19 @@ _PAST = 65536
 #: the most places the end of a dump's list is looked for, from its end back
 _TAIL_TRIES = 16
 #: in place of a dump's items, to check that what is around them is the rest
-#: of the dump, with its items where the pieces say they are (random: no
-#: file can hold it by design)
-_STAND_IN = '"' + os.urandom(12).hex() + '"'
+#: of the dump, with its items where the pieces say they are: one item whose
+#: ``kind`` is random (no file can hold it by design)
+_STAND_IN_KIND = os.urandom(12).hex()
+_STAND_IN = b'{"kind": "' + _STAND_IN_KIND.encode() + b'"}'
 
 
 class _TopCheck(msgspec.Struct, gc=False):
+    """What the whole dump's decoders check of its top level (``kind``;
+    every ``items`` in it a list of what :class:`_Peek` takes, as
+    :data:`_TOP_PEEK` checks, also of an ``items`` before the last)."""
+
     kind: Any = None
-    items: Any = None
+    items: list[_Peek] = []
 
 
 _TOP_CHECK = msgspec.json.Decoder(_TopCheck)
@@ -493,14 +498,14 @@ def _list_end(before: bytes, buf: bytearray, base: int, start: int) -> int:
         pos = buf.rfind(b"]", stop, pos)
         if pos < 0:
             return -1
-        around = before + _STAND_IN.encode() + buf[pos:]
+        around = before + _STAND_IN + buf[pos:]
         try:
             if not around.isascii():
                 around.decode("utf-8")
             top = _TOP_CHECK.decode(around)
         except _DECODE_ERRORS:
             continue
-        if top.items == [_STAND_IN[1:-1]] and (
+        if len(top.items) == 1 and top.items[0].kind == _STAND_IN_KIND and (
                 isinstance(top.kind, str) and top.kind.endswith("List") or top.kind is None):
             return pos - 1 + base
         return -1
@@ -1039,7 +1044,12 @@ def read_ranges(
         by_file.setdefault(r[0], []).append(r)
     for f in sorted(by_file):
         try:
-            fd = os.open(f, os.O_RDONLY)
+            # (never waiting: a dump replaced by a named pipe since it was
+            # indexed is refused, not waited on for a writer)
+            fd = os.open(f, os.O_RDONLY | _NONBLOCK)
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                os.close(fd)
+                raise OSError(0, "not a regular file any more")
         except OSError as e:
             err = InputError(f"cannot read: {e.strerror or e}", file=f)
             for r in by_file[f]:
