@@ -135,7 +135,7 @@ def test_compare_and_advise_are_the_cli_json(server: str) -> None:
     assert advice["pods"][0]["status"] == "rewritten"
 
 
-def test_advise_controls_are_the_cli_options(server: str) -> None:
+def test_advise_controls_are_the_cli_options(server: str, tmp_path: Path) -> None:
     """The advise form's shared-pool control, strategy and sidecar names go
     through the same service function as the CLI's options."""
     w = EXAMPLES / "whatif"
@@ -171,6 +171,17 @@ def test_advise_controls_are_the_cli_options(server: str) -> None:
     text = data.decode()
     assert status == 400, text
     assert "pods.yaml" in text and "containers[0].resources.limits[cpu]" in text
+    # two invalid pods: a line each, as the CLI prints them (its "error: " lines)
+    three = json.dumps({"pod": (w / "trainer-pod.yaml").read_text() + "---\n" + invalid + "---\n"
+                        + invalid.replace("name: b}", "name: c}").replace("cpu: two", "cpu: -1"),
+                        "podName": "pods.yaml"}).encode()
+    status, _, data = call(server + "/api/advise", three, "application/json")
+    assert status == 400, data
+    doc = json.loads(data)
+    (tmp_path / "pods.yaml").write_text(json.loads(three)["pod"])
+    lines = cli("advise", "pods.yaml", "-o", "json", cwd=tmp_path).stderr.splitlines()
+    assert [f"error: {e}" for e in doc["errors"]] == [x for x in lines if x.startswith("error: ")]
+    assert len(doc["errors"]) == 2 and doc["error"] == "\n".join(doc["errors"])
 
 
 def test_compare_a_pod_of_a_scenario(server: str) -> None:

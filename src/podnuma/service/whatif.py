@@ -377,7 +377,7 @@ def _advise_request(
         with_scenario=bool(req.get("asScenario")), overrides=overrides,
     )
     if got.errors:  # a pod of the request that is not valid: a bad request, as on the command line
-        raise InputError("; ".join(got.errors))
+        raise InputError("\n".join(got.errors))  # (a line each: the web answers them as a list too)
     doc = got.document()
     if req.get("asScenario"):
         doc["scenario"] = got.scenario

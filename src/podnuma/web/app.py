@@ -314,7 +314,10 @@ def _error(status: int, message: str) -> JSONResponse:
     # a lone surrogate (a request's "\udc80" escape, echoed in a message)
     # has no UTF-8: shown escaped rather than failing the answer
     message = message.encode("utf-8", "backslashreplace").decode("utf-8")
-    return JSONResponse({"error": message}, status_code=status)
+    body: dict[str, Any] = {"error": message}
+    if "\n" in message:  # several problems: also a line each
+        body["errors"] = message.split("\n")
+    return JSONResponse(body, status_code=status)
 
 
 #: the name the messages give a JSON request body (``FILE: MESSAGE``)
@@ -366,7 +369,11 @@ class _BoundedJSONRoute(APIRoute):
 
 
 class ErrorBody(BaseModel):
-    error: str = Field(description="What the CLI prints after 'error:' (FILE: FIELD.PATH: MESSAGE).")
+    error: str = Field(description="What the CLI prints after 'error:' (FILE: FIELD.PATH: MESSAGE); "
+                      "several problems of one input: a line each.")
+    errors: list[str] | None = Field(None, description="Several problems of one input (an advise request "
+                                     "whose pods file holds several invalid pods): the lines of error, "
+                                     "one problem each, as the CLI prints them.")
 
 
 class ExampleInfo(BaseModel):

@@ -35,8 +35,13 @@ function el(tag, attrs, ...children) {
 
 const $ = (id) => document.getElementById(id);
 
+// "error: " before each line (an input with several problems: a line each, as the CLI prints them)
+function errorLines(message) {
+  return message.split("\n").map((line) => "error: " + line).join("\n");
+}
+
 function showError(box, message) {
-  box.textContent = message ? "error: " + message : "";
+  box.textContent = message ? errorLines(message) : "";
   box.hidden = !message;
 }
 
@@ -456,7 +461,7 @@ async function findAlternatives(index, slot) {
     slot.replaceChildren(el("ul", {class: "why"}, items.length ? items : [el("li", {}, "no single change tried admits the pod")]),
       ...renderCandidates(adm.search));
   } catch (e) {
-    slot.replaceChildren(el("div", {class: "error"}, "error: " + e.message));
+    slot.replaceChildren(el("div", {class: "error"}, errorLines(e.message)));
   }
 }
 
