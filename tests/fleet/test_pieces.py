@@ -345,3 +345,31 @@ def test_a_dump_replaced_by_a_pipe_after_it_was_read_is_not_waited_on(
             f.write_bytes(text)
         messages = {i["message"] for r in results for i in r.get("issues", [])}
         assert any("not a regular file any more" in m for m in messages), messages
+
+
+def test_pods_kept_from_pieces_of_a_dump_changed_since_are_not_given(
+    small_fleet: Path, tmp_path: Path, small_pieces: None
+) -> None:
+    """A worker kept the pods of the pieces it read; the dump is written
+    again (same size) before the replay: its ranges are read back from the
+    file as it is now, not given from the pods kept (which may be of
+    another reading than the ranges: the dump read whole, anew, when a
+    later piece found it changed)."""
+    d = tmp_path / "fleet"
+    shutil.copytree(small_fleet, d)
+    f = str(_pod_files(d)[0])
+    pieces = cut_pieces(f)
+    assert pieces is not None
+    podscan.release_held()
+    try:
+        indexes = [index_piece(p, hold=True) for p in pieces]
+        assert all(indexes) and podscan.is_held(f)
+        ranges = sorted(r for i in indexes if i for rs in i.ranges.values() for r in rs)
+        taken = podscan._take_held(ranges[0])
+        assert taken  # as read
+        text = Path(f).read_bytes()
+        Path(f).write_bytes(text.replace(b'"Running"', b'"Pending"'))  # same size
+        os.utime(f, ns=(0, pieces[0].mtime_ns + 10**9))
+        assert podscan._take_held(ranges[1]) is None
+    finally:
+        podscan.release_held()

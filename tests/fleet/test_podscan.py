@@ -244,8 +244,8 @@ def test_pods_kept_from_the_index_give_the_report_of_ranges_read_back(
     held: list[int] = []
     take = podscan._take_held
 
-    def counting(r: Any) -> Any:
-        got = take(r)
+    def counting(r: Any, idents: Any = None) -> Any:
+        got = take(r, idents)
         held.append(got is not None)
         return got
 
@@ -301,9 +301,9 @@ def test_pods_kept_are_frozen_only_in_a_process_that_lives_for_one_run(
         seen: list[int] = []
         take = podscan._take_held
 
-        def counting(r: Any) -> Any:
+        def counting(r: Any, idents: Any = None) -> Any:
             seen.append(gc.get_freeze_count())
-            return take(r)
+            return take(r, idents)
 
         monkeypatch.setattr(podscan, "_take_held", counting)
         monkeypatch.setattr(execute, "_worker_address", lambda: "tcp://127.0.0.1:1")
@@ -357,9 +357,9 @@ def test_pods_are_kept_up_to_the_limit(
     kept: list[int] = []
     real = podscan._Held
 
-    def noting(pods: Any, spans: Any, size: int) -> Any:
+    def noting(pods: Any, spans: Any, size: int, ident: Any = None) -> Any:
         kept.append(size)
-        return real(pods, spans, size)
+        return real(pods, spans, size, ident)
 
     monkeypatch.setattr(podscan, "_Held", noting)
     for limit, count in ((total - 1, 0), (total, len(sizes))):

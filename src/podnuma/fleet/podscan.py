@@ -205,6 +205,7 @@ def index_pod_file(
 def _index_items(
     out: PodFileIndex, peek: list[Any], full: list[_PodRaw] | None, starts: list[int],
     lengths: list[int], seen: dict[bytes, str] | None, weight: int, *, piece: bool,
+    ident: tuple[int, int, int] | None = None,
 ) -> PodFileIndex | None:
     """``out`` filled with the items ``peek`` (their starts in ``out.file``
     and lengths; ``full``: the same items decoded whole, to hold), or
@@ -266,19 +267,19 @@ def _index_items(
     if seen is not None:
         seen.update(mine)
     if full is not None and spans:
-        _hold(out.file, full, spans, weight, add=piece)
+        _hold(out.file, full, spans, weight, add=piece, ident=ident)
     return out
 
 
 def _hold(name: str, pods: list[_PodRaw], spans: dict[int, tuple[int, int, int]], weight: int,
-          *, add: bool) -> None:
+          *, add: bool, ident: tuple[int, int, int] | None = None) -> None:
     """``pods`` held for the ranges of ``name`` that ``spans`` gives;
     ``add``: beside what is held of the file already (its other pieces),
-    else instead of it."""
+    else instead of it. ``ident``: the file as it was read (a piece's)."""
     held = _HELD.get(name) if add else None
     if held is None:
         release_held(name)
-        _HELD[name] = _Held(pods, spans, weight)
+        _HELD[name] = _Held(pods, spans, weight, ident)
     else:
         base = len(held.pods)
         held.pods.extend(pods)
@@ -475,7 +476,8 @@ def _index_piece(fd: int, piece: Piece, seen: dict[bytes, str] | None, hold: boo
             return None
     buf[start - base] = 0x5B  # [
     buf[end - base + 1] = 0x5D  # ]
-    return _index_buffer(piece.path, buf, start - base, end - base + 2, base - 1, seen, hold)
+    return _index_buffer(piece.path, buf, start - base, end - base + 2, base - 1, seen, hold,
+                         (piece.size, piece.mtime_ns, piece.ino))
 
 
 def _pread_into(fd: int, n: int, offset: int) -> bytearray | None:
@@ -513,7 +515,7 @@ def _list_end(before: bytes, buf: bytearray, base: int, start: int) -> int:
 
 
 def _index_buffer(name: str, buf: bytearray, a: int, b: int, shift: int,
-                  seen: dict[bytes, str] | None, hold: bool) -> PodFileIndex | None:
+                  seen: dict[bytes, str] | None, hold: bool, ident: tuple[int, int, int]) -> PodFileIndex | None:
     """The index of the items of ``buf[a:b]`` (``[`` + a piece's items +
     ``]``, decoded in place; byte ``i`` of ``buf`` the file's byte
     ``i + shift``)."""
@@ -539,7 +541,8 @@ def _index_buffer(name: str, buf: bytearray, a: int, b: int, shift: int,
     if starts is None:
         return None
     starts = [s + shift for s in starts]
-    return _index_items(PodFileIndex(file=name), peek, full, starts, lengths, seen, weight, piece=True)
+    return _index_items(PodFileIndex(file=name), peek, full, starts, lengths, seen, weight, piece=True,
+                        ident=ident)
 
 
 def _end_run(
@@ -562,14 +565,19 @@ class _Held:
     order, ``spans`` the first and last item and the end of each range by
     its start.
     Its pods hold on to the file's bytes (their fields not decoded are
-    views of them), ``size`` bytes."""
+    views of them), ``size`` bytes. ``ident``: for the pieces of a dump,
+    the file as they were read (size, modification time, inode): once it
+    has changed, they are not given (its ranges may be another reading's:
+    the dump read whole, anew, when a piece found it changed)."""
 
-    __slots__ = ("pods", "spans", "size")
+    __slots__ = ("pods", "spans", "size", "ident")
 
-    def __init__(self, pods: list[_PodRaw], spans: dict[int, tuple[int, int, int]], size: int) -> None:
+    def __init__(self, pods: list[_PodRaw], spans: dict[int, tuple[int, int, int]], size: int,
+                 ident: tuple[int, int, int] | None = None) -> None:
         self.pods = pods
         self.spans = spans
         self.size = size
+        self.ident = ident
 
 
 #: The dumps indexed with ``hold`` whose ranges are not all read back yet,
@@ -633,12 +641,28 @@ def freeze_held() -> None:
         gc.freeze()
 
 
-def _take_held(r: Range) -> list[_PodRaw] | None:
+def _file_ident(path: str) -> tuple[int, int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_size, st.st_mtime_ns, st.st_ino)
+
+
+def _take_held(r: Range, idents: dict[str, tuple[int, int, int] | None] | None = None) -> list[_PodRaw] | None:
     """The held pods of range ``r`` (given once: a range's pods are
-    dropped once read), or ``None``."""
+    dropped once read), or ``None``. ``idents``: the files' identities
+    looked at so far (see :class:`_Held`)."""
     held = _HELD.get(r[0])
     if held is None:
         return None
+    if held.ident is not None:
+        if idents is None:
+            idents = {}
+        if r[0] not in idents:
+            idents[r[0]] = _file_ident(r[0])
+        if idents[r[0]] != held.ident:
+            return None
     span = held.spans.pop(r[1], None)
     if not held.spans:
         release_held(r[0])
@@ -1084,8 +1108,9 @@ def pods_of_ranges(
     got: dict[Range, list[Any]] = {}
     errors: list[tuple[str, InputError]] = []
     if scanned and _HELD:  # pods decoded when their dump was indexed (the rest read back)
+        idents: dict[str, tuple[int, int, int] | None] = {}
         for r in owner:
-            held = _take_held(r)
+            held = _take_held(r, idents)
             if held is not None:
                 with contextlib.suppress(*_DECODE_ERRORS):  # else read back: the general decoding words it
                     got[r] = _scanned(held)
