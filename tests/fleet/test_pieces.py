@@ -238,7 +238,10 @@ def test_dumps_not_cut(small_fleet: Path, tmp_path: Path, small_pieces: None) ->
         {"kind": "Node", "metadata": {"name": f"n{i}"}} for i in range(100)]}, indent=2))
     fifo = tmp_path / "fifo.json"
     os.mkfifo(fifo)
-    for p in (compact, yaml_file, small, nodes, fifo, tmp_path / "missing.json"):
+    dot = tmp_path / "dot" / ".json"  # (no suffix: the whole dump's reader does not take it either)
+    dot.parent.mkdir()
+    shutil.copy(src, dot)
+    for p in (compact, yaml_file, small, nodes, fifo, tmp_path / "missing.json", dot):
         assert cut_pieces(str(p)) is None, p
     assert cut_pieces(str(src)) is not None
 
@@ -373,3 +376,26 @@ def test_pods_kept_from_pieces_of_a_dump_changed_since_are_not_given(
         assert podscan._take_held(ranges[1]) is None
     finally:
         podscan.release_held()
+
+
+def test_a_pod_refused_in_a_range_is_left_out_alone(small_fleet: Path, tmp_path: Path, small_pieces: None) -> None:
+    """A pod the index takes but whose reading is refused (nested past the
+    limit in a field the index skips): it alone is left out, with its
+    error, not the run of its node's pods it is in, so that the pods read
+    do not depend on where the runs are cut (at a piece's end on a
+    cluster)."""
+    d = tmp_path / "fleet"
+    shutil.copytree(small_fleet, d)
+    f = _pod_files(d)[0]
+    doc = json.loads(f.read_text())
+    deep: Any = 1
+    for _ in range(150):
+        deep = [deep]
+    for i in (3, 4, len(doc["items"]) // 2):
+        doc["items"][i]["metadata"]["namespace"] = 5  # (read by the general decoding)
+        doc["items"][i]["x"] = deep
+    f.write_text(json.dumps(doc, indent=2))
+    serial = _report(d)
+    assert _report(d, _Mapper()) == serial
+    report = json.loads(serial)
+    assert report["fleet"]["podsReplayed"] >= report["fleet"]["podsInDumps"] - 3

@@ -375,7 +375,7 @@ def cut_pieces(path: str) -> list[Piece] | None:
     file, smaller than two pieces, larger than the fleet's size limit (the
     whole file's reader words that), or a first 64 KiB that do not show
     a list of pods laid out one item a line (:func:`_layout`)."""
-    if not path.lower().endswith(".json"):
+    if Path(path).suffix.lower() != ".json":  # (as the whole dump's reader asks: ".json" alone is no suffix)
         return None
     try:
         fd = os.open(path, os.O_RDONLY | _NONBLOCK)
@@ -860,10 +860,35 @@ def _keyed(p: _PodRaw) -> dict[str, Any]:
     return _compact(p, *_spec_key(p))
 
 
+class _SomeItems(Exception):
+    """Some items of a range read, some refused: ``items`` those read,
+    ``errors`` one per item refused."""
+
+    def __init__(self, items: list[Any], errors: list[InputError]) -> None:
+        super().__init__(errors[0].message)
+        self.items = items
+        self.errors = errors
+
+
 def _general_items(text: bytes, name: str) -> list[Any]:
+    """The items of a range as the general reader reads them, each checked
+    against the limits by itself (as nested in its list): an item refused
+    is left out, not the range (a range is a run of one node's pods, cut
+    at a piece's end on a cluster: what is read must not depend on it;
+    :class:`_SomeItems`)."""
     items = json.loads(text, object_pairs_hook=json_object_pairs)
-    check_tree(items, name=name, limits=FLEET_LIMITS)
-    return [compact_pod(d) if is_pod(d) else d for d in items]
+    out: list[Any] = []
+    errors: list[InputError] = []
+    for d in items:
+        try:
+            check_tree([d], name=name, limits=FLEET_LIMITS)
+        except InputError as e:
+            errors.append(e)
+            continue
+        out.append(compact_pod(d) if is_pod(d) else d)
+    if errors:
+        raise _SomeItems(out, errors)
+    return out
 
 
 def _decode_range(chunk: bytes, name: str) -> list[Any]:
@@ -1062,7 +1087,9 @@ def read_ranges(
     ranges: Iterable[Range], decode: Callable[[bytes, str], list[Any]] = _decode_range,
 ) -> Iterable[tuple[Range, list[Any] | InputError]]:
     """The items of each range (in the order given), or the error that
-    stopped reading it (a file changed since it was indexed)."""
+    stopped reading it (a file changed since it was indexed); a range some
+    of whose items are refused (too deep): the others, then an error for
+    each refused."""
     by_file: dict[str, list[Range]] = {}
     for r in ranges:
         by_file.setdefault(r[0], []).append(r)
@@ -1086,6 +1113,10 @@ def read_ranges(
                     if len(chunk) != r[2] - r[1]:
                         raise ValueError("the file is shorter than when it was indexed")
                     yield r, decode(chunk, f)
+                except _SomeItems as e:
+                    yield r, e.items
+                    for err in e.errors:
+                        yield r, err
                 except (ValueError, RecursionError) as e:
                     yield r, InputError(f"changed since it was indexed, or unreadable: {e}", file=f)
                 except InputError as e:
