@@ -480,17 +480,33 @@ def check_tree(data: Any, *, name: str, limits: ReadLimits = DEFAULT_LIMITS) -> 
     _count_values(data, 0, 0, name=name, limits=limits)
 
 
+#: a value's type -> 1: a mapping, 2: a list, 0: neither (subclasses too:
+#: the JSON readers that keep duplicate keys build a subclass of dict)
+_CONTAINER_KINDS: dict[type, int] = {dict: 1, list: 2, str: 0, int: 0, float: 0, bool: 0, type(None): 0}
+
+
+def _container_kind(t: type) -> int:
+    kind = _CONTAINER_KINDS.get(t)
+    if kind is None:
+        kind = _CONTAINER_KINDS[t] = 1 if issubclass(t, dict) else 2 if issubclass(t, list) else 0
+    return kind
+
+
 def _count_values(data: Any, depth: int, nodes: int, *, name: str, limits: ReadLimits) -> int:
     """``nodes`` plus the values of ``data``, a value nested ``depth``
     containers deep; :func:`check_tree`'s refusals."""
     max_depth = limits.max_depth
+    kinds = _CONTAINER_KINDS
     todo: list[tuple[Any, int]] = [(data, depth)]
     while todo:
         value, depth = todo.pop()
         nodes += 1
-        if type(value) is dict:
+        kind = kinds.get(type(value))
+        if kind is None:
+            kind = _container_kind(type(value))
+        if kind == 1:
             children: Any = value.values()
-        elif type(value) is list:
+        elif kind == 2:
             children = value
         else:
             continue
@@ -498,7 +514,10 @@ def _count_values(data: Any, depth: int, nodes: int, *, name: str, limits: ReadL
         if depth > max_depth:
             raise InputError(f"nested more than {max_depth} levels deep", file=name)
         for child in children:
-            if type(child) is dict or type(child) is list:
+            kind = kinds.get(type(child))
+            if kind is None:
+                kind = _container_kind(type(child))
+            if kind:
                 todo.append((child, depth))
             else:
                 nodes += 1
