@@ -299,11 +299,14 @@ PIECE_BYTES = 4 * 2**20
 
 @dataclass(frozen=True)
 class Piece:
-    """A piece of a large pods dump: the items that begin in its bytes
-    ``[lo, hi)`` (the first piece: from the list's start), the
-    ``index``-th of ``count``; the file as it was when it was cut (its size,
-    modification time and inode: a piece of a file changed since is not
-    read)."""
+    """A piece of a large pods dump, the ``index``-th of ``count``: the
+    items from the first one laid out as the dump's first item that begins
+    in its bytes ``[lo, hi)`` (the first piece: from the list's start) up
+    to the first such item at or past ``hi`` (in a dump laid out alike
+    throughout, the items that begin in ``[lo, hi)``; an item laid out
+    otherwise goes with the one before it); the file as it was when it was
+    cut (its size, modification time and inode: a piece of a file changed
+    since is not read)."""
 
     path: str
     lo: int
