@@ -120,3 +120,18 @@ def test_stop_is_idempotent_and_frees_the_socket(sock: Path) -> None:
             assert client.list_pods(stub, timeout=10).pod_resources
     finally:
         again.stop(None).wait()
+
+
+def test_a_request_over_the_size_limit_is_refused(sock: Path) -> None:
+    node, pods = played(SCENARIO)
+    srv = serve_unix(sock, NodeProvider.of(node, pods))
+    try:
+        with grpc.insecure_channel(f"unix:{sock}") as ch:
+            call = ch.unary_unary("/v1.PodResourcesLister/Get", request_serializer=lambda x: x,
+                                  response_deserializer=lambda x: x)
+            big = server.pb.GetPodResourcesRequest(pod_namespace="kep", pod_name="a" * server.MAX_REQUEST_BYTES)
+            with pytest.raises(grpc.RpcError) as err:
+                call(big.SerializeToString(), timeout=10)
+            assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    finally:
+        srv.stop(None).wait()
