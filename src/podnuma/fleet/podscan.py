@@ -173,25 +173,18 @@ def index_pod_file(
             return None
     if _POD_HEAD.search(data, 0, _HEAD) is None:
         return None
-    try:
-        if not data.isascii():  # (ASCII is UTF-8, and quicker to tell)
-            data.decode("utf-8")  # the general reader refuses a file that is not UTF-8
-        top = _TOP.decode(data)
-        full: list[_PodRaw] | None = None
-        weight = _hold_weight(data, top.items)
-        if hold and _held_bytes[0] + weight <= HOLD_BYTES:
-            try:
-                full = _TOP_PODS.decode(data).items
-            except _DECODE_ERRORS:
-                full = None  # read back from the file, range by range
-        peek: list[Any] = full if full is not None else _TOP_PEEK.decode(data).items
-    except _DECODE_ERRORS:
+    top: Any = None
+
+    def raw_items(d: Any) -> Any:
+        nonlocal top
+        top = _TOP.decode(d)
+        return top.items
+
+    got = _decoded(data, data.isascii(), raw_items, lambda d: _TOP_PODS.decode(d).items,
+                   lambda d: _TOP_PEEK.decode(d).items, hold)
+    if got is None or not (isinstance(top.kind, str) and top.kind.endswith("List") or top.kind is None):
         return None
-    items = top.items
-    if items is None or not items or len(peek) != len(items) or not (
-        isinstance(top.kind, str) and top.kind.endswith("List") or top.kind is None
-    ):
-        return None
+    items, full, peek, weight = got
     m = _ITEMS.search(data)
     if m is None:
         return None
@@ -517,28 +510,46 @@ def _list_end(before: bytes, buf: bytearray, base: int, start: int) -> int:
     return -1
 
 
+def _decoded(
+    data: bytes | memoryview, ascii: bool, raw: Callable[[Any], Any], pods: Callable[[Any], Any],
+    peeks: Callable[[Any], Any], hold: bool,
+) -> tuple[list[msgspec.Raw], list[_PodRaw] | None, list[Any], int] | None:
+    """A dump's (or a piece's) items decoded: as raw bytes (``raw``), whole
+    to hold (``pods``, when ``hold`` and the bound allows; ``None`` when
+    that decoding refuses them: read back from the file instead) and the
+    fields the index reads (``peeks``, or the whole ones); with what holding
+    them weighs. ``None`` when the data is not UTF-8 (the general reader
+    refuses it; ``ascii``: known to be ASCII, so UTF-8), a decoder refuses
+    it, or the items are none."""
+    try:
+        if not ascii:
+            str(data, "utf-8")
+        items = raw(data)
+        full: list[_PodRaw] | None = None
+        weight = _hold_weight(data, items)
+        if hold and _held_bytes[0] + weight <= HOLD_BYTES:
+            try:
+                full = pods(data)
+            except _DECODE_ERRORS:
+                full = None  # read back from the file, range by range
+        peek: list[Any] = full if full is not None else peeks(data)
+    except _DECODE_ERRORS:
+        return None
+    if not items or len(peek) != len(items):
+        return None
+    return items, full, peek, weight
+
+
 def _index_buffer(name: str, buf: bytearray, a: int, b: int, shift: int,
                   seen: dict[bytes, str] | None, hold: bool, ident: tuple[int, int, int]) -> PodFileIndex | None:
     """The index of the items of ``buf[a:b]`` (``[`` + a piece's items +
     ``]``, decoded in place; byte ``i`` of ``buf`` the file's byte
     ``i + shift``)."""
     view = memoryview(buf)[a:b]
-    try:
-        if not buf.isascii():
-            str(view, "utf-8")
-        items = _RAW_ITEMS.decode(view)
-        full: list[_PodRaw] | None = None
-        weight = _hold_weight(view, items)
-        if hold and _held_bytes[0] + weight <= HOLD_BYTES:
-            try:
-                full = _PODS_RAW.decode(view)
-            except _DECODE_ERRORS:
-                full = None
-        peek: list[Any] = full if full is not None else _PEEK_ITEMS.decode(view)
-    except _DECODE_ERRORS:
+    got = _decoded(view, buf.isascii(), _RAW_ITEMS.decode, _PODS_RAW.decode, _PEEK_ITEMS.decode, hold)
+    if got is None:
         return None
-    if not items or len(peek) != len(items):
-        return None
+    items, full, peek, weight = got
     lengths = list(map(len, items))
     starts = _item_starts(buf, a + 1, items, lengths)
     if starts is None:
