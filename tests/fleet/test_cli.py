@@ -151,3 +151,30 @@ def test_a_dump_of_only_unreadable_files_exits_2_naming_the_file(tmp_path: Path)
     (tmp_path / "more.json").write_text((EXAMPLE / "nodes.json").read_text())
     code, out, err = _run("fleet", "analyze", str(tmp_path))
     assert code == 0 and str(bad) in err
+
+
+@pytest.mark.parametrize("executor", [[], ["--workers", "2"]], ids=["one-process", "workers"])
+def test_stdin_fleetconfig_references_resolve_in_the_working_directory(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, executor: list[str]) -> None:
+    """A FleetConfig read from standard input names its files relative to
+    the working directory (as a scenario read from standard input does),
+    not to the temporary copy the command reads it from: the report is the
+    one the same FleetConfig gives as a file there."""
+    import yaml
+
+    doc = yaml.safe_load((EXAMPLE / "fleet.yaml").read_text())
+    general = doc["nodeGroups"][0]
+    (tmp_path / "kubelet.yaml").write_text(yaml.safe_dump(
+        {**general.pop("kubeletConfig"), "cpuManagerPolicy": "static", "reservedSystemCPUs": "0-1"}))
+    general["kubeletConfigFile"] = "kubelet.yaml"
+    text = yaml.safe_dump(doc)
+    (tmp_path / "fleet.yaml").write_text(text)
+    dumps = [str(EXAMPLE / n) for n in ("nodes.json", "pods.json", "noderesourcetopologies.json", "configz")]
+    monkeypatch.chdir(tmp_path)
+    piped = CliRunner().invoke(cli, ["fleet", "analyze", "-", *dumps, "-o", "json", *executor], input=text)
+    assert piped.exit_code == 0, piped.stderr
+    named = CliRunner().invoke(cli, ["fleet", "analyze", str(tmp_path / "fleet.yaml"), *dumps, "-o", "json",
+                                     *executor])
+    assert named.exit_code == 0, named.stderr
+    assert json.loads(piped.stdout.replace("<stdin>", str(tmp_path / "fleet.yaml"))) == json.loads(named.stdout)
+    assert str(tmp_path / "kubelet.yaml") in piped.stdout  # (the group's configuration, from there)

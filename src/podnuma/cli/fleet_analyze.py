@@ -61,11 +61,14 @@ class _Scratch:
     """A temporary directory made when first asked for (for standard
     input's copy: ``tempfile`` is not even imported otherwise), removed by
     :meth:`close`; ``names``: the copies' paths and the names they stand
-    for in messages and the report (:data:`~podnuma.inputs.documents.STDIN_NAME`)."""
+    for in messages and the report (:data:`~podnuma.inputs.documents.STDIN_NAME`);
+    ``bases``: the directory their relative references resolve against
+    (the working directory, as for a scenario read from standard input)."""
 
     def __init__(self) -> None:
         self._dir: Any = None
         self.names: dict[str, str] = {}
+        self.bases: dict[str, str] = {}
 
     def path(self) -> Path:
         if self._dir is None:
@@ -130,6 +133,8 @@ def _paths(inputs: Sequence[str], kubeconfig: str | None, tmp: _Scratch) -> list
         copy = _stdin_input(tmp.path())
         for form in {str(copy), str(copy.resolve())}:  # (as given, and as a reader may resolve it)
             tmp.names[form] = STDIN_NAME
+        with contextlib.suppress(OSError):  # (a working directory removed: as the file's own)
+            tmp.bases[str(copy)] = str(Path.cwd())
         paths.append(copy)
     return paths
 
@@ -191,7 +196,7 @@ def analyze(
             try:
                 return service.with_overrides(
                     service.load(_paths(inputs, kubeconfig, tmp), kubeconfig=kubeconfig,
-                                 context=context, executor=ex),
+                                 context=context, executor=ex, bases=tmp.bases),
                     overrides,
                 )
             except InputError as e:  # (standard input by its name, not its copy's)

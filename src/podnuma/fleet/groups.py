@@ -79,7 +79,9 @@ def _abs_paths(form: Mapping[str, Any], base: Path) -> dict[str, Any]:
     return out
 
 
-def _load_groups(doc: Mapping[str, Any], file: Path) -> list[NodeGroup]:
+def _load_groups(doc: Mapping[str, Any], file: Path, base: Path | None = None) -> list[NodeGroup]:
+    """The node groups of a FleetConfig read from ``file``; its relative
+    paths resolve against ``base`` (default: the file's directory)."""
     name = str(file)
     if doc.get("apiVersion") != FLEET_API_VERSION:
         raise InputError(f"must be {FLEET_API_VERSION!r}", path="apiVersion", file=name)
@@ -90,7 +92,7 @@ def _load_groups(doc: Mapping[str, Any], file: Path) -> list[NodeGroup]:
     if not isinstance(raw, list):
         raise wrong_type("nodeGroups", "a list", raw).in_file(name)
     out: list[NodeGroup] = []
-    base = file.parent
+    base = file.parent if base is None else base
     for i, g in enumerate(raw):
         at = f"nodeGroups[{i}]"
         if not _is_map(g):

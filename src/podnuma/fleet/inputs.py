@@ -169,11 +169,30 @@ KEY_SIZE = 12
 _INDEX_CODE = "I"
 
 
+class Based(str):
+    """A file to read (its path, as ``str``) whose relative references (a
+    FleetConfig's ``kubeletConfigFile``, ``nodeFile``, ``machineInfoFile``,
+    ``sysfs``) resolve against ``base`` rather than the file's directory:
+    standard input's copy, whose references are the working directory's,
+    as a scenario's read from standard input are. A ``str`` so that it
+    goes wherever a batch's file names go (and is pickled with its base)."""
+
+    base: str
+
+    def __new__(cls, path: str, base: str) -> Based:
+        self = super().__new__(cls, path)
+        self.base = base
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return Based, (str(self), self.base)
+
+
 def _is_machine_info(doc: Any) -> bool:
     return _is_map(doc) and "num_cores" in doc and "topology" in doc
 
 
-def _classify(path: Path, scan: Scan, hold: bool = False) -> None:
+def _classify(path: Path, scan: Scan, hold: bool = False, base: Path | None = None) -> None:
     name = str(path)
     scan.files.append(name)
     data: bytes | None = None
@@ -211,7 +230,7 @@ def _classify(path: Path, scan: Scan, hold: bool = False) -> None:
         scan.configz[path.stem] = (cfg, name)
         return
     if _is_map(doc) and doc.get("kind") == FLEET_KIND:
-        scan.groups.extend(_load_groups(doc, path))
+        scan.groups.extend(_load_groups(doc, path, base))
         return
     if _is_machine_info(doc):
         scan.machineinfo[path.stem] = name
@@ -321,7 +340,7 @@ def scan_files(paths: Sequence[str | Piece], pack: bool = True, hold: bool = Fal
         if isinstance(p, Piece):
             _classify_piece(p, part, hold)
         else:
-            _classify(Path(p), part, hold)
+            _classify(Path(p), part, hold, Path(p.base) if isinstance(p, Based) else None)
         if pack:
             pack_keys(part)
         out.append(part)
@@ -557,13 +576,16 @@ class _InOrder:
             self.keys.settle(self.scan)
 
 
-def file_batches(files: Sequence[Path], parts: int, runners: int | None = None) -> list[list[str | Piece]]:
+def file_batches(files: Sequence[Path], parts: int, runners: int | None = None,
+                 bases: Mapping[str, str] | None = None) -> list[list[str | Piece]]:
     """``files`` in order, cut into about ``parts`` batches of similar work
     (a pods dump's bytes are its pods; each file costs a little besides).
     ``runners``: the batches are read by that many workers, each taking the
     next when free: large dumps are cut into pieces
     (:func:`~podnuma.fleet.podscan.cut_pieces`) and the batches shrink
-    towards the end (down to a piece), so that the workers end together."""
+    towards the end (down to a piece), so that the workers end together.
+    ``bases``: files whose relative references resolve against another
+    directory (:class:`Based`), by path."""
     work: list[str | Piece] = []
     sizes: list[int] = []
     split = False
@@ -574,7 +596,7 @@ def file_batches(files: Sequence[Path], parts: int, runners: int | None = None) 
             work.extend(pieces)
             sizes.extend(file_weight(p.hi - p.lo) for p in pieces)
             continue
-        work.append(str(f))
+        work.append(Based(str(f), bases[str(f)]) if bases and str(f) in bases else str(f))
         try:
             sizes.append(file_weight(f.stat().st_size))
         except OSError:
@@ -613,13 +635,15 @@ NFD_SMT_LABEL = "feature.node.kubernetes.io/cpu-hardware_multithreading"
 
 def load_fleet(
     paths: Sequence[Path], *, map_files: FileMapper | None = None, parts: int = 1,
-    runners: int | None = None,
+    runners: int | None = None, bases: Mapping[str, str] | None = None,
 ) -> FleetInputs:
     """Read every input and assemble the nodes. ``map_files`` runs the
     reading of the files (in ``parts`` batches, by ``runners`` workers that
     each take the next batch when free, large dumps in pieces) where the
     fleet is replayed (default: here); this process only assembles what
-    they hold.
+    they hold. ``bases``: the directory the relative references of some
+    files resolve against, by path (standard input's copy: the working
+    directory), instead of the file's own.
 
     Raises :class:`InputError` only for a path that does not exist or a
     FleetConfig that is invalid; every other problem is an issue.
@@ -633,7 +657,7 @@ def load_fleet(
         walk_inputs(p, scan, files)
     in_process = getattr(getattr(map_files, "__self__", None), "in_process", False)
     if map_files is None or in_process:
-        batches = file_batches(files, parts)
+        batches = file_batches(files, parts, bases=bases)
         # read here (an executor that runs in this process): nothing to
         # send, each file's scan merged as soon as it is made; with an
         # executor here, and dumps that are not too large to keep, the
@@ -657,7 +681,7 @@ def load_fleet(
                 gc.enable()
         return assemble(scan)
     merged = _InOrder(scan)
-    batches = file_batches(files, parts, runners=runners or 1)
+    batches = file_batches(files, parts, runners=runners or 1, bases=bases)
     merged.finish(map_files(scan_files, batches, arrived=merged.arrived))
     return assemble(scan)
 

@@ -70,11 +70,13 @@ def executor(*, workers: int | None = None, dask_target: str | None = None) -> A
 
 def load(
     paths: Sequence[Path], *, kubeconfig: str | None = None, context: str | None = None,
-    executor: Any = None,
+    executor: Any = None, bases: Mapping[str, str] | None = None,
 ) -> FleetInputs:
     """The cluster: dumps (files or directories), or read live through
     ``kubeconfig`` (``paths`` then add node groups and machine files).
-    With ``executor`` the dumps are read where it runs."""
+    With ``executor`` the dumps are read where it runs. ``bases``: the
+    directory the relative references of a file resolve against, by path,
+    when not its own (standard input's copy: the working directory)."""
     from podnuma.fleet.inputs import load_fleet
 
     if kubeconfig is not None:
@@ -84,9 +86,9 @@ def load(
     if not paths:
         raise InputError("give the dumps (files or directories) or --kubeconfig")
     if executor is None:
-        return nothing_unreadable_alone(load_fleet(paths))
+        return nothing_unreadable_alone(load_fleet(paths, bases=bases))
     return nothing_unreadable_alone(load_fleet(paths, map_files=executor.map, parts=executor.parts,
-                                               runners=executor.runners))
+                                               runners=executor.runners, bases=bases))
 
 
 def nothing_unreadable_alone(fleet: FleetInputs) -> FleetInputs:
