@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import stat
+import subprocess
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +30,7 @@ from ..scenario.helpers import base, dump, pod, write
 Doc = dict[str, Any]
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 EXAMPLE = EXAMPLES / "static-dual-socket.yaml"
+FLEET_EXAMPLE = EXAMPLES / "fleet"
 TRAINER = EXAMPLES / "whatif" / "trainer-pod.yaml"
 
 
@@ -634,19 +638,91 @@ def _run_bounded(args: list[str], seconds: float = 60) -> tuple[int, str, str]:
     return proc.returncode, proc.stdout, proc.stderr
 
 
-def test_a_named_pipe_without_a_writer_reads_as_empty_not_a_hang(tmp_path: Path) -> None:
-    """A named pipe given as a file, no writer on it: the open does not wait
-    for one (the reader would wait for ever), the file reads as empty."""
+def _run_waiting(args: list[str], wait: float) -> subprocess.Popen[str]:
+    """The command started with the wait for a named pipe's writer set to
+    ``wait`` seconds (``FIFO_WAIT_S``, 30 s by default)."""
+    import sys
+
+    code = ("import sys, podnuma.inputs.documents as d; d.FIFO_WAIT_S = float(sys.argv.pop(1)); "
+            "from podnuma.cli import run; run()")
+    return subprocess.Popen([sys.executable, "-c", code, str(wait), *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def test_a_named_pipe_is_waited_on_for_a_writer_bounded(tmp_path: Path) -> None:
+    """A named pipe given as a file: the open does not wait for a writer
+    (it would wait for ever); the read waits, at most ``FIFO_WAIT_S``, for
+    something to read: a writer that opens it a moment later is read, none
+    is one line, exit 2."""
     fifo = tmp_path / "scenario.yaml"
     os.mkfifo(fifo)
-    code, out, err = _run_bounded(["simulate", str(fifo)])
-    assert (code, out) == (2, "")
-    assert err == f"error: {fifo}: the scenario is empty\n"
+    proc = _run_waiting(["simulate", str(fifo)], 0.5)
+    out, err = proc.communicate(timeout=60)
+    assert (proc.returncode, out) == (2, "")
+    assert err == (f"error: {fifo}: cannot read scenario file: a named pipe nothing was written to "
+                   "within 0.5 s\n")
+
+    proc = _run_waiting(["simulate", str(fifo), "-o", "json"], 30)
+    time.sleep(0.3)  # (the command started, and waiting: a writer comes later)
+    with open(fifo, "wb") as w:  # (opens once the command has it open for reading)
+        w.write(EXAMPLE.read_bytes())
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert json.loads(out)["node"]["name"] == "worker-1"
+
+    # a writer that opens it and writes nothing: the end of the input
+    proc = _run_waiting(["simulate", str(fifo)], 30)
+    with open(fifo, "wb"):
+        pass
+    out, err = proc.communicate(timeout=60)
+    assert (proc.returncode, out, err) == (2, "", f"error: {fifo}: the scenario is empty\n")
+
+
+def test_a_named_pipe_in_a_directory_is_not_waited_on(tmp_path: Path) -> None:
+    """A named pipe met in a directory the command reads (a state
+    directory's checkpoint) is not waited on: it reads as empty (one line,
+    exit 2); in a fleet's dumps directory it is left out with a warning."""
     state = tmp_path / "state"
     state.mkdir()
     os.mkfifo(state / "cpu_manager_state")
     code, out, err = _run_bounded(["state", "inspect", str(state)])
     assert code == 2 and out == "" and err.startswith("error: ") and err.count("\n") == 1, err
+    dumps = tmp_path / "dumps"
+    shutil.copytree(FLEET_EXAMPLE, dumps)
+    os.mkfifo(dumps / "more-pods.json")
+    code, out, err = _run_bounded(["fleet", "analyze", str(dumps), "-o", "json"])
+    assert code == 0, err
+    assert f"warning: {dumps / 'more-pods.json'}: not a regular file: skipped\n" in err
+    assert {"severity": "warning", "node": None, "file": str(dumps / "more-pods.json"), "path": None,
+            "message": "not a regular file: skipped"} in json.loads(out)["issues"]
+
+
+def test_fleet_pipes_are_read_once_and_replayed(tmp_path: Path) -> None:
+    """``fleet analyze <(kubectl get pods -A -o json) ...``: a pipe is read
+    once, so it is copied before the dumps are read (the replay reads a
+    dump's pods back from the file); the report is the one the same dump
+    gives as a file, named as given."""
+    import sys
+
+    pods = FLEET_EXAMPLE / "pods.json"
+    rest = [str(FLEET_EXAMPLE / n) for n in ("nodes.json", "fleet.yaml", "configz",
+                                             "noderesourcetopologies.json")]
+    named = subprocess.run([sys.executable, "-m", "podnuma.cli", "fleet", "analyze", str(pods), *rest,
+                            "-o", "json"], capture_output=True, text=True, timeout=120, check=False)
+    assert named.returncode == 0, named.stderr
+    r, w = os.pipe()
+    writer = subprocess.Popen(["cat", str(pods)], stdout=w)
+    os.close(w)
+    try:
+        piped = subprocess.run([sys.executable, "-m", "podnuma.cli", "fleet", "analyze", f"/dev/fd/{r}", *rest,
+                                "-o", "json", "--workers", "2"], capture_output=True, text=True, timeout=120,
+                               check=False, pass_fds=(r,))
+    finally:
+        os.close(r)
+        writer.wait(timeout=60)
+    assert piped.returncode == 0, piped.stderr
+    assert json.loads(piped.stdout.replace(f"/dev/fd/{r}", str(pods))) == json.loads(named.stdout)
+    assert json.loads(piped.stdout)["fleet"]["podsReplayed"] > 0
 
 
 def test_a_pipe_with_a_writer_is_read_as_it_comes(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import os
+import stat
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -82,59 +83,99 @@ class _Scratch:
             self._dir.cleanup()
 
 
-def _stdin_input(tmp: Path) -> Path:
-    """Standard input saved to a file in ``tmp``, a chunk at a time and at
-    most the fleet's byte limit of it (:data:`~podnuma.inputs.limits.FLEET_LIMITS`,
-    as a dump file is read); named ``.json`` when it starts (after white
-    space) as JSON does, else ``.yaml``. ``InputError`` when standard input
-    is closed, cannot be read or is larger."""
-    from podnuma.inputs.documents import STDIN_NAME
+def _copy_input(read: Callable[[int], bytes], tmp: Path, n: int, name: str,
+                failing: str = "cannot read input") -> Path:
+    """What ``read`` gives saved to a file in ``tmp`` (the ``n``-th copy), a
+    chunk at a time and at most the fleet's byte limit of it
+    (:data:`~podnuma.inputs.limits.FLEET_LIMITS`, as a dump file is read);
+    named ``.json`` when it starts (after white space) as JSON does, else
+    ``.yaml``. ``InputError`` naming it (``name``) when it cannot be read
+    (``failing``: how that message begins) or is larger."""
     from podnuma.inputs.limits import FLEET_LIMITS
 
     limit = FLEET_LIMITS.max_bytes
-    stream = getattr(sys.stdin, "buffer", None)
-    part = tmp / "stdin.part"
+    part = tmp / f"input-{n}.part"
     lead = b""
     total = 0
     try:
-        if stream is None:  # (closed when the command started)
-            raise ValueError
         with part.open("wb") as f:
-            while chunk := stream.read(1 << 20):
+            while chunk := read(1 << 20):
                 total += len(chunk)
                 if total > limit:
-                    raise InputError(f"input is larger than the limit of {limit} bytes", file=STDIN_NAME)
+                    raise InputError(f"input is larger than the limit of {limit} bytes", file=name)
                 if not lead:
                     lead = chunk.lstrip()[:1]
                 f.write(chunk)
     except OSError as e:
-        raise InputError(f"cannot read input from standard input: {e.strerror or e}",
-                         file=STDIN_NAME) from None
-    except ValueError:  # closed
-        raise InputError("cannot read input from standard input: it is closed", file=STDIN_NAME) from None
-    p = tmp / ("stdin.json" if lead in (b"{", b"[") else "stdin.yaml")
+        raise InputError(f"{failing}: {e.strerror or e}", file=name) from None
+    p = tmp / (f"input-{n}.json" if lead in (b"{", b"[") else f"input-{n}.yaml")
     part.rename(p)
     return p
 
 
+def _stdin_input(tmp: Path, n: int) -> Path:
+    """Standard input saved to a file in ``tmp`` (:func:`_copy_input`);
+    ``InputError`` when it is closed or cannot be read."""
+    from podnuma.inputs.documents import STDIN_NAME
+
+    stream = getattr(sys.stdin, "buffer", None)
+    try:
+        if stream is None:  # (closed when the command started)
+            raise ValueError
+        return _copy_input(stream.read, tmp, n, STDIN_NAME, "cannot read input from standard input")
+    except ValueError:  # closed
+        raise InputError("cannot read input from standard input: it is closed", file=STDIN_NAME) from None
+
+
+def _is_pipe(p: str) -> bool:
+    """Whether the input ``p`` is a pipe (a shell's ``<(command)``, a named
+    pipe): read once, as it comes, so copied before the dumps are read (the
+    replay reads a dump's pods back from the file)."""
+    try:
+        return stat.S_ISFIFO(os.stat(p).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+def _pipe_input(p: str, tmp: Path, n: int) -> Path:
+    """The pipe ``p`` saved to a file in ``tmp`` (:func:`_copy_input`), a
+    named one waited on for a writer (bounded:
+    :func:`~podnuma.inputs.documents.wait_for_writer`)."""
+    from podnuma.inputs.documents import open_input, wait_for_writer
+
+    with open_input(p, what="input", name=p) as fh:
+        wait_for_writer(fh, what="input", name=p, path=p)
+        return _copy_input(fh.read, tmp, n, p)
+
+
 def _paths(inputs: Sequence[str], kubeconfig: str | None, tmp: _Scratch) -> list[Path]:
-    """The input paths; standard input (``-``) saved to a file in ``tmp``
-    (not read at all with ``--kubeconfig``), its name recorded in
-    ``tmp.names``."""
+    """The input paths; standard input (``-``) and pipes saved to files in
+    ``tmp`` (standard input not read at all with ``--kubeconfig``), the
+    names they stand for recorded in ``tmp.names``, the directory their
+    relative references resolve against in ``tmp.bases`` (standard input
+    and a shell's ``<(command)``: the working directory; a named pipe: its
+    own directory)."""
     if kubeconfig is not None:
         return [Path(p) for p in inputs if p != "-"]
-    paths = []
+    from podnuma.inputs.documents import STDIN_NAME
+
+    paths: list[Path] = []
     for p in inputs:
-        if p != "-":
+        if p == "-":
+            copy, name, base = _stdin_input(tmp.path(), len(paths)), STDIN_NAME, None
+        elif _is_pipe(p):
+            copy, name = _pipe_input(p, tmp.path(), len(paths)), p
+            try:
+                base = None if os.readlink(p).startswith("pipe:") else str(Path(p).absolute().parent)
+            except OSError:
+                base = str(Path(p).absolute().parent)
+        else:
             paths.append(Path(p))
             continue
-        from podnuma.inputs.documents import STDIN_NAME
-
-        copy = _stdin_input(tmp.path())
         for form in {str(copy), str(copy.resolve())}:  # (as given, and as a reader may resolve it)
-            tmp.names[form] = STDIN_NAME
+            tmp.names[form] = name
         with contextlib.suppress(OSError):  # (a working directory removed: as the file's own)
-            tmp.bases[str(copy)] = str(Path.cwd())
+            tmp.bases[str(copy)] = base if base is not None else str(Path.cwd())
         paths.append(copy)
     return paths
 

@@ -316,8 +316,14 @@ def walk_inputs(path: Path, scan: Scan, files: list[Path] | None = None) -> None
                 continue
             if child.name.startswith("."):
                 continue
-            if child.is_dir() or child.suffix.lower() in _DATA_SUFFIXES:
+            if child.is_dir():
                 walk_inputs(child, scan, files)
+            elif child.suffix.lower() in _DATA_SUFFIXES:
+                if child.is_file():
+                    walk_inputs(child, scan, files)
+                elif child.exists():  # a pipe, a socket, a device: not a dump (as the kubelet skips
+                    # one in its manifest directory); a named pipe is read when named itself
+                    scan.issues.append(Issue("warning", "not a regular file: skipped", file=str(child)))
         return
     if files is not None:
         files.append(path)

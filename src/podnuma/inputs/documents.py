@@ -66,6 +66,7 @@ __all__ = [
     "read_bytes",
     "read_failure",
     "read_text",
+    "wait_for_writer",
     "yaml_input_error",
 ]
 
@@ -726,8 +727,52 @@ def decode_text(data: bytes, *, what: str, name: str) -> str:
         raise InputError(f"{what} file is not UTF-8 text (byte {e.start})", file=name) from None
 
 
+#: how long a named pipe given as an input may stay without anything to
+#: read (no writer yet) before the command gives up on it, in seconds
+FIFO_WAIT_S = 30.0
+
+
+def wait_for_writer(fh: BinaryIO, *, what: str, name: str, path: str | Path | None = None) -> None:
+    """For an input the user named that is a named pipe (``mkfifo``): wait
+    until there is something to read from it (a writer's bytes, or a writer
+    that came and went: the end of the input), at most :data:`FIFO_WAIT_S`
+    seconds, then ``InputError`` naming it (``name``). A writer that opens
+    it a moment after the command started is waited for, where reading at
+    once would find it empty. Nothing is waited for on a file of another
+    kind, or on a shell's ``<(command)`` (an unnamed pipe whose writer is
+    there from the start: read as it comes, however slowly, as standard
+    input is)."""
+    fd = fh.fileno()
+    if not stat.S_ISFIFO(os.fstat(fd).st_mode) or path is None:
+        return
+    try:
+        if os.readlink(path_text(path)).startswith("pipe:"):  # /dev/fd/N of an unnamed pipe
+            return
+    except OSError:
+        pass  # (not a link: a named pipe)
+    import select
+
+    poller = getattr(select, "poll", None)
+    if poller is None:  # (no poll on this system: read as it is)
+        return
+    p = poller()
+    p.register(fd, select.POLLIN | select.POLLHUP)
+    # (Linux reports no hang-up on a named pipe no writer has opened yet:
+    # the wait ends with a writer's first bytes or its close)
+    while True:
+        try:
+            ready = p.poll(int(FIFO_WAIT_S * 1000))
+            break
+        except InterruptedError:  # (PEP 475 retries; kept for other interpreters)
+            continue
+    if not ready:
+        raise InputError(f"cannot read {what} file: a named pipe nothing was written to within "
+                         f"{FIFO_WAIT_S:g} s", file=name)
+
+
 def _read_path(path: str | Path, *, what: str, name: str, limit: int) -> bytes:
     with open_input(path, what=what, name=name) as fh:
+        wait_for_writer(fh, what=what, name=name, path=path)
         try:
             return read_open(fh, limit)
         except OSError as e:
@@ -757,9 +802,11 @@ def read_within(fh: BinaryIO, limit: int, name: str) -> bytes:
 
 def _open_rb(path: str | Path) -> BinaryIO:
     """The file at ``path`` open for reading bytes, the open never waiting:
-    a named pipe with no writer opens at once and reads as empty (a plain
-    ``open`` would wait for a writer for ever); one with a writer (a shell's
-    ``<(command)``) is read as it comes, as standard input is."""
+    a named pipe with no writer opens at once (a plain ``open`` would wait
+    for a writer for ever) and then reads as empty, unless the reader waits
+    for a writer, bounded (:func:`wait_for_writer`, for the inputs the user
+    names); one with a writer (a shell's ``<(command)``) is read as it
+    comes, as standard input is."""
     return open(path_text(path), "rb", opener=_open_nowait)  # noqa: SIM115 (returned open)
 
 

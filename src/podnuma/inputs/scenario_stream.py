@@ -48,6 +48,7 @@ from podnuma.inputs.documents import (
     load_json_streamed,
     open_input,
     read_failure,
+    wait_for_writer,
 )
 from podnuma.inputs.limits import DEFAULT_LIMITS, ReadLimits
 from podnuma.inputs.pathtext import parent_text, path_text
@@ -154,6 +155,11 @@ class ScenarioFile:
         self.what = what
         self.limits = limits
         self._fh: BinaryIO | None = open_input(self._path, what=what, name=self.name)
+        try:
+            wait_for_writer(self._fh, what=what, name=self.name, path=self._path)
+        except BaseException:
+            self._fh.close()
+            raise
         self._copy: IO[bytes] = spooled(_SPOOL)  # closed by close()
         self._total = 0
         self._text: str | None = None
