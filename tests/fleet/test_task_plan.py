@@ -315,3 +315,26 @@ def test_the_sending_thread_ends_quietly_when_its_connection_is_closed_under_it(
             queue.put(blob)
         proc._send_each(queue)  # returns at the first failed send, raising nothing
         assert Closed.tried == 1
+
+
+def test_scan_batches_of_pieces_shrink_to_one_piece(tmp_path: Path) -> None:
+    """Large dumps read in pieces by two runners: the batches shrink down
+    to a single piece at the end (the runners then end within a piece's
+    reading of each other), the pieces in order, each once."""
+    from podnuma.fleet.podscan import PIECE_BYTES, Piece
+
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "ns", "uid": "u"},
+           "spec": {"nodeName": "n", "containers": [{"name": "c", "image": "x" * 900}]}}
+    dumps = []
+    for d in range(3):
+        items = [{**pod, "metadata": {**pod["metadata"], "name": f"p{d}-{i}", "uid": f"u{d}-{i}"}}
+                 for i in range(int(2.6 * PIECE_BYTES) // 1000)]
+        f = tmp_path / f"pods-{d}.json"
+        f.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}, indent=4))
+        dumps.append(f)
+    batches = file_batches(dumps, parts=4, runners=2)
+    pieces = [p for b in batches for p in b]
+    assert all(isinstance(p, Piece) for p in pieces)
+    assert [(p.path, p.index) for p in pieces] == sorted({(p.path, p.index) for p in pieces})
+    assert all(p.hi - p.lo < PIECE_BYTES for p in pieces)  # (each dump cut evenly: a piece is less)
+    assert len(batches[0]) > 1 and len(batches[-1]) == len(batches[-2]) == 1

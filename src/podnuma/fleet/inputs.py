@@ -610,8 +610,10 @@ def file_batches(files: Sequence[Path], parts: int, runners: int | None = None,
     target = max(1, sum(sizes) // max(1, parts))
     if not split:
         return consecutive_batches(work, sizes, target)
-    return guided_batches(work, sizes, runners=max(1, runners or 1), largest=target,
-                          smallest=podscan.PIECE_BYTES)
+    # (down to one piece: a dump is cut into pieces of at most PIECE_BYTES,
+    # the smallest of them the least a batch weighs)
+    smallest = min(w for w, x in zip(sizes, work, strict=True) if isinstance(x, Piece))
+    return guided_batches(work, sizes, runners=max(1, runners or 1), largest=target, smallest=smallest)
 
 
 def _labels(node: Mapping[str, Any]) -> dict[str, str]:
