@@ -219,6 +219,47 @@ def test_colour_only_when_wanted() -> None:
     assert "\x1b[" not in topo.stdout
 
 
+_ESC = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def test_plain_text_views_colour_only_when_wanted_and_keep_their_text(tmp_path: Path) -> None:
+    """``restart``, ``state inspect`` and ``cgroups plan`` print plain text
+    laid out in columns: with ``FORCE_COLOR`` (as on a terminal) the same
+    characters with styles on them (the outcomes, the headers, the
+    inconsistencies), none with ``NO_COLOR`` or into a pipe."""
+    example = EXAMPLES / "static-dual-socket.yaml"
+    ck = tmp_path / "ck"
+    assert CliRunner().invoke(cli, ["simulate", str(example), "--checkpoint-dir", str(ck)]).exit_code == 0
+    views = {
+        "restart": (["restart", str(example)], "\x1b[32m✓ kept\x1b[0m"),
+        "wide": (["restart", str(example), "-o", "wide"], "\x1b[32m✓ kept\x1b[0m"),
+        "state": (["state", "inspect", str(ck)], "\x1b[32mno inconsistencies\x1b[0m"),
+        "plan": (["cgroups", "plan", str(example), "--driver", "systemd", "--cgroup-version", "2"],
+                 "\x1b[2m   [node allocatable; kubelet]\x1b[0m"),
+    }
+    for view, (args, marker) in views.items():
+        plain = CliRunner().invoke(cli, args)
+        assert plain.exit_code == 0, (view, plain.output)
+        assert "\x1b[" not in plain.stdout, view
+        forced = CliRunner().invoke(cli, args, env={"FORCE_COLOR": "1"})
+        assert marker in forced.stdout, (view, forced.stdout)
+        assert "\x1b[1m" in forced.stdout, view  # (a header or title in bold)
+        assert _ESC.sub("", forced.stdout) == plain.stdout, view
+        both = CliRunner().invoke(cli, args, env={"FORCE_COLOR": "1", "NO_COLOR": "1"})
+        assert both.stdout == plain.stdout, view
+    # an inconsistent state: its count in bold red, each one in yellow
+    from podnuma.cm.cpumanager.checkpoint import CPUCheckpointData, encode_cpu_checkpoint
+    from podnuma.machine.cpuset import CPUSet
+
+    bad_dir = tmp_path / "bad"
+    bad_dir.mkdir()
+    (bad_dir / "cpu_manager_state").write_bytes(encode_cpu_checkpoint(
+        CPUCheckpointData("static", CPUSet.parse("0-8"), {"uid-a": {"app": CPUSet.parse("3,9")}})))
+    bad = CliRunner().invoke(cli, ["state", "inspect", str(bad_dir)], env={"FORCE_COLOR": "1"})
+    assert "\x1b[1;31m1 inconsistency:\x1b[0m" in bad.stdout, bad.stdout
+    assert "\x1b[33m  [cpu-in-default-set] CPUs 3 of container 'app' of pod uid-a" in bad.stdout, bad.stdout
+
+
 # ------------------------------------------------------------------ tables
 
 

@@ -15,7 +15,8 @@ from podnuma.cli.app import guard, is_quiet
 from podnuma.cli.options import echo, file_argument, output_option, set_option
 from podnuma.inputs.overrides import parse_overrides
 from podnuma.inputs.text import TextInput
-from podnuma.render.cgroups import render_plan_text
+from podnuma.render.cgroups import PLAN_COLOURS, render_plan_text
+from podnuma.render.colour import painted
 from podnuma.render.output import render_output
 from podnuma.service import cgroups as service
 
@@ -66,7 +67,7 @@ def plan_command(
         doc = plan_document(service.plan(src, step=step, driver=driver,  # type: ignore[arg-type]
                                          version=int(cgroup_version), cgroup_root=cgroup_root,
                                          overrides=overrides))
-        return render_output(output, lambda: doc, {"table": lambda: render_plan_text(doc)})
+        return render_output(output, lambda: doc, {"table": lambda: painted(render_plan_text(doc), PLAN_COLOURS)})
 
     text = guard(go)
     guard(lambda: echo(text))

@@ -14,8 +14,9 @@ from podnuma.errors import InputError
 from podnuma.fileio import atomic_write
 from podnuma.inputs.overrides import parse_overrides
 from podnuma.inputs.text import TextInput
+from podnuma.render.colour import painted
 from podnuma.render.output import render_output
-from podnuma.render.restart import render_restart
+from podnuma.render.restart import RESTART_COLOURS, render_restart
 from podnuma.render.serialize import dump_json, dump_scenario_yaml
 from podnuma.service import restart as service
 
@@ -78,7 +79,8 @@ def restart_command(
             )
         text = render_output(
             output, lambda: restart_document(report),
-            {"table": lambda: render_restart(report), "wide": lambda: render_restart(report, wide=True)},
+            {"table": lambda: painted(render_restart(report), RESTART_COLOURS),
+             "wide": lambda: painted(render_restart(report, wide=True), RESTART_COLOURS)},
         )
         if as_scenario is not None:
             _write_scenario(as_scenario, report)

@@ -12,9 +12,10 @@ from podnuma.cli.app import guard, is_quiet
 from podnuma.cli.options import FILE, echo, output_option, set_option, stdin_used_once
 from podnuma.errors import InputError
 from podnuma.inputs.overrides import parse_overrides
+from podnuma.render.colour import painted
 from podnuma.render.output import render_output
 from podnuma.render.serialize import dump_scenario_yaml
-from podnuma.render.state import render_state_text
+from podnuma.render.state import STATE_COLOURS, render_state_text
 from podnuma.service import state as service
 
 __all__ = ["state_group"]
@@ -70,7 +71,7 @@ def inspect_command(
             return text, got.notes
         report = service.inspect(directory, pods=pods, sysfs=sysfs, node=node_file)
         return render_output(output, lambda: state_document(report),
-                             {"table": lambda: render_state_text(report)}), []
+                             {"table": lambda: painted(render_state_text(report), STATE_COLOURS)}), []
 
     text, notes = guard(go)
     guard(lambda: echo(text))

@@ -12,7 +12,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["render_plan_text"]
+__all__ = ["PLAN_COLOURS", "render_plan_text"]
+
+#: the colours of :func:`render_plan_text` on a terminal
+#: (:func:`~podnuma.render.colour.painted`): each cgroup's name, what it is
+#: and who writes it dim, the values as they are
+PLAN_COLOURS: tuple[tuple[str, str], ...] = (
+    (r"(?m)^cgroups after .*$", "bold"),
+    (r"(?m)^ *\S+(?=   \[)", "bold cyan"),
+    (r"(?m)   \[[^\]\n]*\]$", "dim"),
+    (r"(?m)  \(if present\)$", "dim"),
+    (r"(?m)^not planned .*$", "yellow"),
+)
 
 
 def _label(node: Mapping[str, Any]) -> str:

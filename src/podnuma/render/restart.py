@@ -5,11 +5,31 @@ the kubelet would start again from the state it leaves."""
 from __future__ import annotations
 
 from podnuma.analysis.restart import KEPT, MOVED, REJECTED, UNKNOWN, UPSTREAM_ISSUE, RestartReport
+from podnuma.render.colour import HEADER_RULES
 from podnuma.render.state import text_table
 
-__all__ = ["render_restart", "restart_lines"]
+__all__ = ["RESTART_COLOURS", "render_restart", "restart_lines"]
 
 _MARK = {KEPT: "✓ kept", MOVED: "↻ moved", REJECTED: "✗ rejected", UNKNOWN: "? unknown"}
+
+
+#: the colours of :func:`render_restart` on a terminal
+#: (:func:`~podnuma.render.colour.painted`): the outcomes, the pods moved or
+#: rejected, the CPUs taken by nobody and whether the kubelet starts again
+RESTART_COLOURS: tuple[tuple[str, str], ...] = (
+    *HEADER_RULES,
+    (r"(?m)^after the restart$", "bold"),
+    (r"✓ kept", "green"),
+    (r"↻ moved", "yellow"),
+    (r"✗ rejected", "bold red"),
+    (r"\? unknown", "magenta"),
+    (r"(?m)^\S+ rejected: .*$", "red"),
+    (r"(?m)^\S+ moved: .*$", "yellow"),
+    (r"\b[1-9][0-9]* taken by nobody( \([^)]*\))?", "yellow"),
+    (r"the kubelet starts from the state left", "green"),
+    (r"the kubelet would not start: .*", "bold red"),
+    (r"(?m)^note: .*$", "dim"),
+)
 
 
 def restart_lines(r: RestartReport) -> list[str]:

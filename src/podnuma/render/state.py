@@ -11,7 +11,19 @@ from podnuma.analysis.state import StateReport
 from podnuma.cm.memorymanager.state import Block
 from podnuma.units import format_bytes
 
-__all__ = ["render_state_text", "text_table"]
+__all__ = ["STATE_COLOURS", "render_state_text", "text_table"]
+
+#: the colours of :func:`render_state_text` on a terminal
+#: (:func:`~podnuma.render.colour.painted`): the headers, and the
+#: inconsistencies (none: green)
+STATE_COLOURS: tuple[tuple[str, str], ...] = (
+    (r"(?m)^.*\S.*$(?=\n─)", "bold"),  # (a table's header: the line above its rule)
+    (r"(?m)^─[─ ]*$", "dim"),
+    (r"(?m)^kubelet state in .*$", "bold"),
+    (r"(?m)^no inconsistencies$", "green"),
+    (r"(?m)^[0-9]+ inconsistenc(y|ies):$", "bold red"),
+    (r"(?m)^  \[[^\]\n]+\] .*$", "yellow"),
+)
 
 
 def _bytes(value: int) -> str:
@@ -108,7 +120,8 @@ def render_state_text(report: StateReport) -> str:
         lines += text_table(mrows)
     lines.append("")
     if report.issues:
-        lines.append(f"{len(report.issues)} inconsistencies:")
+        n = len(report.issues)
+        lines.append(f"{n} inconsistenc{'y' if n == 1 else 'ies'}:")
         lines += [f"  [{i.kind}] {i.message}" for i in report.issues]
     else:
         lines.append("no inconsistencies")
