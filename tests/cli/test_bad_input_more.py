@@ -659,7 +659,7 @@ def test_a_named_pipe_is_waited_on_for_a_writer_bounded(tmp_path: Path) -> None:
     proc = _run_waiting(["simulate", str(fifo)], 0.5)
     out, err = proc.communicate(timeout=60)
     assert (proc.returncode, out) == (2, "")
-    assert err == (f"error: {fifo}: cannot read scenario file: a named pipe nothing was written to "
+    assert err == (f"error: {fifo}: cannot read scenario file: a named pipe no writer opened "
                    "within 0.5 s\n")
 
     proc = _run_waiting(["simulate", str(fifo), "-o", "json"], 30)

@@ -90,27 +90,41 @@ def _copy_input(read: Callable[[int], bytes], tmp: Path, n: int, name: str,
     (:data:`~podnuma.inputs.limits.FLEET_LIMITS`, as a dump file is read);
     named ``.json`` when it starts (after white space) as JSON does, else
     ``.yaml``. ``InputError`` naming it (``name``) when it cannot be read
-    (``failing``: how that message begins) or is larger."""
+    (``failing``: how that message begins), is larger, or cannot be saved."""
     from podnuma.inputs.limits import FLEET_LIMITS
 
     limit = FLEET_LIMITS.max_bytes
     part = tmp / f"input-{n}.part"
     lead = b""
     total = 0
-    try:
-        with part.open("wb") as f:
-            while chunk := read(1 << 20):
-                total += len(chunk)
-                if total > limit:
-                    raise InputError(f"input is larger than the limit of {limit} bytes", file=name)
-                if not lead:
-                    lead = chunk.lstrip()[:1]
-                f.write(chunk)
-    except OSError as e:
-        raise InputError(f"{failing}: {e.strerror or e}", file=name) from None
+    with _saving(tmp, name), part.open("wb") as f:
+        while True:
+            try:
+                chunk = read(1 << 20)
+            except OSError as e:
+                raise InputError(f"{failing}: {e.strerror or e}", file=name) from None
+            if not chunk:
+                break
+            total += len(chunk)
+            if total > limit:
+                raise InputError(f"input is larger than the limit of {limit} bytes", file=name)
+            if not lead:
+                lead = chunk.lstrip()[:1]
+            f.write(chunk)
     p = tmp / (f"input-{n}.json" if lead in (b"{", b"[") else f"input-{n}.yaml")
-    part.rename(p)
+    with _saving(tmp, name):
+        part.rename(p)
     return p
+
+
+@contextlib.contextmanager
+def _saving(tmp: Path, name: str) -> Iterator[None]:
+    """Writing the copy of ``name`` in ``tmp``: an ``OSError`` (a full
+    disk) said as such, not as a failure to read the input."""
+    try:
+        yield
+    except OSError as e:
+        raise InputError(f"cannot save a copy of it in {tmp.parent}: {e.strerror or e}", file=name) from None
 
 
 def _stdin_input(tmp: Path, n: int) -> Path:
@@ -127,14 +141,16 @@ def _stdin_input(tmp: Path, n: int) -> Path:
         raise InputError("cannot read input from standard input: it is closed", file=STDIN_NAME) from None
 
 
-def _is_pipe(p: str) -> bool:
-    """Whether the input ``p`` is a pipe (a shell's ``<(command)``, a named
-    pipe): read once, as it comes, so copied before the dumps are read (the
-    replay reads a dump's pods back from the file)."""
+def _pipe(p: str) -> os.stat_result | None:
+    """The status of the input ``p`` when it is a pipe (a shell's
+    ``<(command)``, ``/dev/stdin``, a named pipe): read once, as it comes,
+    so copied before the dumps are read (the replay reads a dump's pods
+    back from the file)."""
     try:
-        return stat.S_ISFIFO(os.stat(p).st_mode)
+        st = os.stat(p)
     except (OSError, ValueError):
-        return False
+        return None
+    return st if stat.S_ISFIFO(st.st_mode) else None
 
 
 def _pipe_input(p: str, tmp: Path, n: int) -> Path:
@@ -144,38 +160,58 @@ def _pipe_input(p: str, tmp: Path, n: int) -> Path:
     from podnuma.inputs.documents import open_input, wait_for_writer
 
     with open_input(p, what="input", name=p) as fh:
-        wait_for_writer(fh, what="input", name=p, path=p)
-        return _copy_input(fh.read, tmp, n, p)
+        first = [wait_for_writer(fh, what="input", name=p)]
+
+        def read(n: int) -> bytes:
+            if first[0]:
+                got, first[0] = first[0], b""
+                return got
+            return fh.read(n)
+
+        return _copy_input(read, tmp, n, p)
+
+
+def _working_directory() -> str:
+    """The working directory, against which the relative file names in
+    standard input and in a shell's ``<(command)`` resolve; ``.`` when it
+    is gone (the names then stay as written, and cannot be read)."""
+    try:
+        return str(Path.cwd())
+    except OSError:
+        return "."
 
 
 def _paths(inputs: Sequence[str], kubeconfig: str | None, tmp: _Scratch) -> list[Path]:
     """The input paths; standard input (``-``) and pipes saved to files in
-    ``tmp`` (standard input not read at all with ``--kubeconfig``), the
-    names they stand for recorded in ``tmp.names``, the directory their
-    relative references resolve against in ``tmp.bases`` (standard input
-    and a shell's ``<(command)``: the working directory; a named pipe: its
+    ``tmp`` (standard input not read at all with ``--kubeconfig``; a pipe
+    given twice read once, its copy given twice, as a file given twice),
+    the names they stand for recorded in ``tmp.names``, the directory
+    their relative references resolve against in ``tmp.bases`` (standard
+    input and an unnamed pipe: the working directory; a named pipe: its
     own directory)."""
     if kubeconfig is not None:
         return [Path(p) for p in inputs if p != "-"]
-    from podnuma.inputs.documents import STDIN_NAME
+    from podnuma.inputs.documents import STDIN_NAME, unnamed_pipe
 
     paths: list[Path] = []
+    copies: dict[tuple[int, int], Path] = {}
     for p in inputs:
+        st = _pipe(p) if p != "-" else None
+        if st is not None and (st.st_dev, st.st_ino) in copies:
+            paths.append(copies[st.st_dev, st.st_ino])
+            continue
         if p == "-":
-            copy, name, base = _stdin_input(tmp.path(), len(paths)), STDIN_NAME, None
-        elif _is_pipe(p):
+            copy, name, base = _stdin_input(tmp.path(), len(paths)), STDIN_NAME, _working_directory()
+        elif st is not None:
             copy, name = _pipe_input(p, tmp.path(), len(paths)), p
-            try:
-                base = None if os.readlink(p).startswith("pipe:") else str(Path(p).absolute().parent)
-            except OSError:
-                base = str(Path(p).absolute().parent)
+            base = _working_directory() if unnamed_pipe(st) else str(Path(p).absolute().parent)
+            copies[st.st_dev, st.st_ino] = copy
         else:
             paths.append(Path(p))
             continue
         for form in {str(copy), str(copy.resolve())}:  # (as given, and as a reader may resolve it)
             tmp.names[form] = name
-        with contextlib.suppress(OSError):  # (a working directory removed: as the file's own)
-            tmp.bases[str(copy)] = base if base is not None else str(Path.cwd())
+        tmp.bases[str(copy)] = base
         paths.append(copy)
     return paths
 

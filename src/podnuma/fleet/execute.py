@@ -40,6 +40,7 @@ import gc
 import itertools
 import math
 import operator
+import os
 import sys
 import threading
 from collections import deque
@@ -47,6 +48,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from podnuma.errors import InputError
 from podnuma.fleet import inputs, podscan
 from podnuma.fleet.batches import consecutive_batches, guided_batches
 from podnuma.fleet.forked import ForkedCluster
@@ -485,6 +487,11 @@ class Processes(Executor):
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
+        try:  # (a spawned process starts in the command's working directory)
+            os.getcwd()
+        except OSError as e:
+            raise InputError(f"cannot start worker processes: the working directory is gone ({e.strerror}); "
+                             "run from another directory, or without --workers", file="--workers") from None
         self.parts = workers * PARTS_PER_WORKER
         self.runners = workers
         self.pool = ProcessPoolExecutor(max_workers=workers,

@@ -303,11 +303,27 @@ def _classify_piece(piece: Piece, scan: Scan, hold: bool = False) -> None:
     _add_index(scan, index)
 
 
-def walk_inputs(path: Path, scan: Scan, files: list[Path] | None = None) -> None:
+def walk_inputs(path: Path, scan: Scan, files: list[Path] | None = None,
+                _seen: set[tuple[int, int]] | None = None) -> None:
     """Every input under ``path`` read into ``scan``; or, with ``files``,
     the data files listed there (to be read by :func:`scan_files`, where
-    the fleet is replayed) and only the sysfs copies noted."""
+    the fleet is replayed) and only the sysfs copies noted. A directory is
+    read once however many links lead to it (a link to a directory above
+    it would lead round for ever); what is not a regular file in a
+    directory (a pipe, a socket, a device, a broken link) is left out with
+    a warning."""
     if path.is_dir():
+        seen = set() if _seen is None else _seen
+        try:
+            st = path.stat()
+        except OSError:
+            st = None
+        if st is not None:
+            if (st.st_dev, st.st_ino) in seen:
+                scan.issues.append(Issue("warning", "a directory already read (through another link): skipped",
+                                         file=str(path)))
+                return
+            seen.add((st.st_dev, st.st_ino))
         for child in sorted(path.iterdir()):
             if child.is_dir() and child.name == "sysfs":
                 for node_dir in sorted(child.iterdir()):
@@ -317,13 +333,15 @@ def walk_inputs(path: Path, scan: Scan, files: list[Path] | None = None) -> None
             if child.name.startswith("."):
                 continue
             if child.is_dir():
-                walk_inputs(child, scan, files)
+                walk_inputs(child, scan, files, seen)
             elif child.suffix.lower() in _DATA_SUFFIXES:
                 if child.is_file():
-                    walk_inputs(child, scan, files)
+                    walk_inputs(child, scan, files, seen)
                 elif child.exists():  # a pipe, a socket, a device: not a dump (as the kubelet skips
                     # one in its manifest directory); a named pipe is read when named itself
                     scan.issues.append(Issue("warning", "not a regular file: skipped", file=str(child)))
+                elif child.is_symlink():
+                    scan.issues.append(Issue("warning", "a link to nothing: skipped", file=str(child)))
         return
     if files is not None:
         files.append(path)

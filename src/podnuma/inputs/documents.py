@@ -66,6 +66,7 @@ __all__ = [
     "read_bytes",
     "read_failure",
     "read_text",
+    "unnamed_pipe",
     "wait_for_writer",
     "yaml_input_error",
 ]
@@ -727,54 +728,78 @@ def decode_text(data: bytes, *, what: str, name: str) -> str:
         raise InputError(f"{what} file is not UTF-8 text (byte {e.start})", file=name) from None
 
 
-#: how long a named pipe given as an input may stay without anything to
-#: read (no writer yet) before the command gives up on it, in seconds
+#: how long a named pipe given as an input may stay without a writer
+#: (nobody has opened it to write yet) before the command gives up on it,
+#: in seconds
 FIFO_WAIT_S = 30.0
 
+#: the device of unnamed pipes (the kernel's pipefs), found once
+_PIPEFS: list[int] = []
 
-def wait_for_writer(fh: BinaryIO, *, what: str, name: str, path: str | Path | None = None) -> None:
+
+def unnamed_pipe(st: os.stat_result) -> bool:
+    """Whether ``st`` is an unnamed pipe's (a shell's ``|`` or
+    ``<(command)``, ``/dev/stdin`` on a pipe): a pipe with no name in any
+    directory, whose writer was there when it was made."""
+    if not stat.S_ISFIFO(st.st_mode):
+        return False
+    if not _PIPEFS:
+        r, w = os.pipe()
+        try:
+            _PIPEFS.append(os.fstat(r).st_dev)
+        finally:
+            os.close(r)
+            os.close(w)
+    return st.st_dev == _PIPEFS[0]
+
+
+def wait_for_writer(fh: BinaryIO, *, what: str, name: str) -> bytes:
     """For an input the user named that is a named pipe (``mkfifo``): wait
-    until there is something to read from it (a writer's bytes, or a writer
-    that came and went: the end of the input), at most :data:`FIFO_WAIT_S`
-    seconds, then ``InputError`` naming it (``name``). A writer that opens
-    it a moment after the command started is waited for, where reading at
-    once would find it empty. Nothing is waited for on a file of another
-    kind, or on a shell's ``<(command)`` (an unnamed pipe whose writer is
-    there from the start: read as it comes, however slowly, as standard
-    input is)."""
+    until it has a writer, at most :data:`FIFO_WAIT_S` seconds, then
+    ``InputError`` naming it (``name``). A writer that opens it a moment
+    after the command started is waited for (reading at once would find
+    it empty), and one that has it open is read as it comes, however
+    slowly (``kubectl get ... > fifo``: the shell opens it at once, the
+    bytes come later). Nothing is waited for on a file of another kind, or
+    on an unnamed pipe (:func:`unnamed_pipe`: its writer was there from the
+    start). Returns the bytes it had to read to tell (at most one: read
+    them first)."""
     fd = fh.fileno()
-    if not stat.S_ISFIFO(os.fstat(fd).st_mode) or path is None:
-        return
-    try:
-        if os.readlink(path_text(path)).startswith("pipe:"):  # /dev/fd/N of an unnamed pipe
-            return
-    except OSError:
-        pass  # (not a link: a named pipe)
+    st = os.fstat(fd)
+    if not stat.S_ISFIFO(st.st_mode) or unnamed_pipe(st):
+        return b""
     import select
 
     poller = getattr(select, "poll", None)
     if poller is None:  # (no poll on this system: read as it is)
-        return
+        return b""
     p = poller()
     p.register(fd, select.POLLIN | select.POLLHUP)
-    # (Linux reports no hang-up on a named pipe no writer has opened yet:
-    # the wait ends with a writer's first bytes or its close)
-    while True:
-        try:
-            ready = p.poll(int(FIFO_WAIT_S * 1000))
-            break
-        except InterruptedError:  # (PEP 475 retries; kept for other interpreters)
-            continue
-    if not ready:
-        raise InputError(f"cannot read {what} file: a named pipe nothing was written to within "
-                         f"{FIFO_WAIT_S:g} s", file=name)
+    # Linux reports no hang-up on a named pipe no writer has opened yet:
+    # the wait ends with a writer's first bytes or its close
+    if p.poll(int(FIFO_WAIT_S * 1000)):
+        return b""
+    # Nothing to read yet: a writer that holds it open without writing, or
+    # none at all. Without waiting, a read tells them apart: "try again"
+    # (a writer), the end (none), or a byte just written (a writer).
+    os.set_blocking(fd, False)
+    try:
+        first = os.read(fd, 1)
+    except BlockingIOError:
+        return b""
+    finally:
+        os.set_blocking(fd, True)
+    if first:
+        return first
+    raise InputError(f"cannot read {what} file: a named pipe no writer opened within {FIFO_WAIT_S:g} s",
+                     file=name)
 
 
 def _read_path(path: str | Path, *, what: str, name: str, limit: int) -> bytes:
     with open_input(path, what=what, name=name) as fh:
-        wait_for_writer(fh, what=what, name=name, path=path)
+        first = wait_for_writer(fh, what=what, name=name)
         try:
-            return read_open(fh, limit)
+            return first + read_open(fh, limit - len(first))
         except OSError as e:
             raise read_failure(e, what=what, name=name) from None
 

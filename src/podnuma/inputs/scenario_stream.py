@@ -155,8 +155,8 @@ class ScenarioFile:
         self.what = what
         self.limits = limits
         self._fh: BinaryIO | None = open_input(self._path, what=what, name=self.name)
-        try:
-            wait_for_writer(self._fh, what=what, name=self.name, path=self._path)
+        try:  # (a byte read to tell whether a named pipe has a writer: read first)
+            self._first = wait_for_writer(self._fh, what=what, name=self.name)
         except BaseException:
             self._fh.close()
             raise
@@ -192,7 +192,10 @@ class ScenarioFile:
         if size <= 0:
             return b""
         try:
-            data = fh.read(size)
+            if self._first:
+                data, self._first = self._first[:size], self._first[size:]
+            else:
+                data = fh.read(size)
         except OSError as e:
             raise read_failure(e, what=self.what, name=self.name) from None
         self._total += len(data)
