@@ -45,6 +45,7 @@ const usage = `usage:
   kubelet-oracle yaml FILE|-
   kubelet-oracle validate [--feature-gates NAME=BOOL,...] PODS|-
   kubelet-oracle kubeletconfig CONFIG...|-
+  kubelet-oracle selector < CASES.json
 `
 
 // exitError carries the exit status and the one line to print.
@@ -133,6 +134,8 @@ func run(args []string, stdout io.Writer) error {
 		return validatePods(args[1:], os.Stdin, stdout)
 	case "kubeletconfig":
 		return decodeKubeletConfigs(args[1:], os.Stdin, stdout)
+	case "selector":
+		return selectorCmd(args[1:], os.Stdin, stdout)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil
