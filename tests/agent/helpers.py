@@ -104,11 +104,19 @@ class AgentProcess:
             *self.extra,
         ]
 
-    def start(self) -> None:
+    def start(self, nofile: tuple[int, int] | None = None) -> None:
+        """Start the agent; ``nofile``: its (soft, hard) ``RLIMIT_NOFILE``,
+        set by a small Python program that then executes the agent."""
         self.starts += 1
+        argv = self.argv()
+        if nofile is not None:
+            shim = ("import os, resource, sys; "
+                    f"resource.setrlimit(resource.RLIMIT_NOFILE, {nofile!r}); "
+                    "os.execv(sys.argv[1], sys.argv[1:])")
+            argv = [sys.executable, "-c", shim, *argv]
         log = self.log_path.open("a")
         self.proc = subprocess.Popen(
-            self.argv(), stdout=subprocess.DEVNULL, stderr=log, text=True, stdin=subprocess.DEVNULL
+            argv, stdout=subprocess.DEVNULL, stderr=log, text=True, stdin=subprocess.DEVNULL
         )
         log.close()
 

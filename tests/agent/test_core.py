@@ -165,9 +165,12 @@ def test_a_manifest_replaced_by_a_pipe_with_a_silent_writer_is_skipped(tmp_path:
         os.close(writer)
 
 
-def test_a_manifest_is_parsed_again_only_when_its_file_changed(
+def test_a_manifest_is_parsed_again_only_when_its_bytes_changed(
     env: Env, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Every file is read at every sync (as the kubelet reads it), parsed
+    again only when its bytes changed: not for a new time stamp nor a
+    rewrite of the same bytes; a file too large to read is never parsed."""
     import os
 
     import podnuma.agent.core as core
@@ -175,28 +178,73 @@ def test_a_manifest_is_parsed_again_only_when_its_file_changed(
     write_manifest(env.manifests, "a.yaml", classic_pod("web"))
     (env.manifests / "big.yaml").write_text("x: " + "y" * (11 * 2**20))  # refused: too large
     read: list[str] = []
-    plain = core.read_manifest
+    parsed: list[str] = []
+    plain_read, plain_parse = core.read_manifest_bytes, core.parse_manifest
 
-    def counting(path: Path, **kwargs: Any) -> Any:
+    def reading(path: Path) -> bytes:
         read.append(path.name)
-        return plain(path, **kwargs)
+        return plain_read(path)
 
-    monkeypatch.setattr(core, "read_manifest", counting)
+    def parsing(raw: bytes, path: Path, **kwargs: Any) -> Any:
+        parsed.append(path.name)
+        return plain_parse(raw, path, **kwargs)
+
+    monkeypatch.setattr(core, "read_manifest_bytes", reading)
+    monkeypatch.setattr(core, "parse_manifest", parsing)
     a = env.agent()
     for _ in range(3):
         a.sync()
-    assert sorted(read) == ["a.yaml", "big.yaml"]  # once each
+    assert sorted(read) == ["a.yaml"] * 3 + ["big.yaml"] * 3  # every time
+    assert parsed == ["a.yaml"]  # once
     assert list(a.errors) == [str(env.manifests / "big.yaml")] and len(a.records) == 1
-    read.clear()
-    write_manifest(env.manifests, "a.yaml", classic_pod("web2"))  # changed: read again
+    parsed.clear()
     st = os.stat(env.manifests / "a.yaml")
     os.utime(env.manifests / "a.yaml", ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    write_manifest(env.manifests, "a.yaml", (env.manifests / "a.yaml").read_text())  # same bytes
     a.sync()
-    assert read == ["a.yaml"]
+    assert parsed == []
+    write_manifest(env.manifests, "a.yaml", classic_pod("web2"))  # changed: parsed again
+    a.sync()
+    assert parsed == ["a.yaml"]
     assert [r.pod.name for r in a.records.values()] == ["web2-kep-node"]
     (env.manifests / "big.yaml").unlink()
     a.sync()
     assert not a.errors and str(env.manifests / "big.yaml") not in a._read_cache
+
+
+def test_a_change_through_a_shared_mapping_is_seen(env: Env) -> None:
+    """A manifest changed through a shared memory mapping, on a page already
+    written through it: no size or time stamp changes (checked), the pod
+    changes all the same (the agent trusts the bytes, not the metadata)."""
+    import mmap
+    import os
+
+    def key(st: os.stat_result) -> tuple[int, ...]:
+        return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+    path = write_manifest(env.manifests, "a.yaml", classic_pod("web", cpu="2"))
+    a = env.agent()
+    fd = os.open(path, os.O_RDWR)
+    try:
+        with mmap.mmap(fd, 0) as m:
+            at = m.find(b"cpu: '2'") + len(b"cpu: '")
+            for _ in range(5):  # (until the kernel stamped nothing in between)
+                m[at:at + 1] = b"2"  # (the page made dirty: a later write stamps no time)
+                a.sync()
+                st = os.stat(path)
+                m[at:at + 1] = b"4"  # 2 CPUs -> 4, the same size
+                if key(os.stat(path)) == key(st):
+                    break
+                m[at:at + 1] = b"2"
+            assert key(os.stat(path)) == key(st)
+            first = next(iter(a.records.values()))
+            assert str(a.node.pod_resources_of(first.pod).containers[0].cpu_ids) == "1-2"
+            a.sync()
+    finally:
+        os.close(fd)
+    (rec,) = a.records.values()
+    assert rec.pod.uid != first.pod.uid
+    assert str(a.node.pod_resources_of(rec.pod).containers[0].cpu_ids) == "1-4"
 
 
 def test_the_pod_resources_are_answered_while_manifests_are_read(
@@ -213,15 +261,15 @@ def test_the_pod_resources_are_answered_while_manifests_are_read(
     a.sync()
     write_manifest(env.manifests, "b.yaml", classic_pod("slow"))
     reading, go_on = threading.Event(), threading.Event()
-    plain = core.read_manifest
+    plain = core.read_manifest_bytes
 
-    def slow(path: Path, **kwargs: Any) -> Any:
+    def slow(path: Path) -> bytes:
         if path.name == "b.yaml":
             reading.set()
             go_on.wait(30)
-        return plain(path, **kwargs)
+        return plain(path)
 
-    monkeypatch.setattr(core, "read_manifest", slow)
+    monkeypatch.setattr(core, "read_manifest_bytes", slow)
     syncing = threading.Thread(target=a.sync)
     syncing.start()
     try:

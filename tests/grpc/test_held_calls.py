@@ -114,7 +114,8 @@ def test_stop_is_idempotent_and_frees_the_socket(sock: Path) -> None:
     first = srv.stop(1.0)
     assert srv.stop(None) is first
     assert first.wait(30)
-    again = serve_unix(sock, NodeProvider.of(node, pods))  # (a stale socket: replaced)
+    assert not sock.exists()  # (its socket file removed by the stop)
+    again = serve_unix(sock, NodeProvider.of(node, pods))
     try:
         with client.connect(sock) as stub:
             assert client.list_pods(stub, timeout=10).pod_resources

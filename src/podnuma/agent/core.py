@@ -21,12 +21,19 @@ file source re-lists it on every change) and brings the node in line:
 
 A lock guards the node: the PodResources server reads under it. The
 manifests are read before it is taken (a slow or large file keeps no
-PodResources answer waiting), and a file is parsed again only when it
-changed (a large refused manifest is not parsed at every resync).
+PodResources answer waiting); every file's bytes are read at every sync,
+as the kubelet reads them, and parsed again only when they changed (their
+hash: a large refused manifest is not parsed at every resync). Running out
+of file descriptors raises ``OSError`` out of :meth:`Agent.sync`: while
+the manifests are read, before anything changed (no pod is removed for a
+file it could not open); while a checkpoint is written, where the sync
+stopped (the next one writes what is left). The agent's loop tries again
+later.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import threading
@@ -38,7 +45,12 @@ from typing import Any
 
 from podnuma.agent.cgroups import CgroupApplier, NoCgroups
 from podnuma.agent.logs import kv
-from podnuma.agent.manifests import Manifest, list_manifest_files, read_manifest
+from podnuma.agent.manifests import (
+    Manifest,
+    list_manifest_files,
+    parse_manifest,
+    read_manifest_bytes,
+)
 from podnuma.agent.metrics import AgentMetrics
 from podnuma.agent.state import StateDir
 from podnuma.api.kubeletconfig import KubeletConfig
@@ -107,9 +119,9 @@ class Agent:
         self.lock = threading.RLock()
         # one reconciliation at a time; the manifests are read outside
         # ``lock`` (the PodResources answers wait for ``lock`` only while
-        # the node changes), each parsed again only when its file changed
+        # the node changes), each parsed again only when its bytes changed
         self._sync_lock = threading.Lock()
-        self._read_cache: dict[str, tuple[tuple[int, ...], Manifest | InputError]] = {}
+        self._read_cache: dict[str, tuple[bytes, Manifest | InputError]] = {}
         self.records: dict[str, PodRecord] = {}
         self.errors: dict[str, str] = {}
         self._skip_reasons: dict[str, str] = {}  # file -> invalid | duplicate
@@ -144,26 +156,30 @@ class Agent:
                 self._sync(desired, errors)
 
     def _read(self, path: Path) -> Manifest | InputError:
-        """The manifest at ``path``, or why it is refused; read again only
-        when the file changed since it was last read (its inode, size and
-        modification and change times): a large refused manifest is not
-        parsed again at every resync."""
+        """The manifest at ``path``, or why it is refused. Its bytes are read
+        every time (bounded), as the kubelet reads the file every time: no
+        metadata (size, times) is trusted to tell a change, which a write
+        through a shared mapping may not make. The parse is kept by the
+        content's hash: unchanged bytes are not parsed again (a large
+        refused manifest is not parsed at every resync). Running out of
+        file descriptors raises (``OSError``): the whole sync is tried
+        again later, nothing removed."""
         name = str(path)
         try:
-            st = os.stat(path)
-            key: tuple[int, ...] = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-        except OSError:
-            key = ()
+            raw = read_manifest_bytes(path)
+        except InputError as e:
+            self._read_cache.pop(name, None)
+            return e
+        key = hashlib.blake2b(raw, digest_size=32).digest()
         cached = self._read_cache.get(name)
-        if key and cached is not None and cached[0] == key:
+        if cached is not None and cached[0] == key:
             return cached[1]
         got: Manifest | InputError
         try:
-            got = read_manifest(path, node_name=self.node.machine.name, gates=self.node.gates)
+            got = parse_manifest(raw, path, node_name=self.node.machine.name, gates=self.node.gates)
         except InputError as e:
             got = e
-        if key:
-            self._read_cache[name] = (key, got)
+        self._read_cache[name] = (key, got)
         return got
 
     def _read_desired(self) -> tuple[dict[str, Manifest], dict[str, str], dict[str, str]]:

@@ -32,19 +32,26 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from podnuma.agent.fds import descriptors_exhausted
 from podnuma.api.pod import Pod
 from podnuma.api.pod_manifest import FeatureGateView, parse_pod
 from podnuma.errors import InputError
 from podnuma.inputs.documents import (
     decode_text,
-    open_input,
     parse_document,
     read_failure,
     read_within,
 )
 from podnuma.inputs.limits import MANIFEST_LIMITS
 
-__all__ = ["MAX_MANIFEST_BYTES", "Manifest", "list_manifest_files", "read_manifest"]
+__all__ = [
+    "MAX_MANIFEST_BYTES",
+    "Manifest",
+    "list_manifest_files",
+    "parse_manifest",
+    "read_manifest",
+    "read_manifest_bytes",
+]
 
 MAX_MANIFEST_BYTES = MANIFEST_LIMITS.max_bytes
 
@@ -91,17 +98,49 @@ def pod_uid(data: object, *, node_name: str, file: str) -> str:
     return h.hexdigest()
 
 
-def read_manifest(path: Path, *, node_name: str, gates: FeatureGateView) -> Manifest:
+def read_manifest_bytes(path: Path) -> bytes:
+    """The bytes of the manifest at ``path``, at most the limit, read anew
+    (as the kubelet's file source reads each file every time);
+    ``InputError`` when it cannot be read (not a regular file, too large,
+    gone...). Running out of file descriptors is not the file's fault: that
+    ``OSError`` (``EMFILE``, ``ENFILE``) is raised as it is, for the caller
+    to try again later."""
     name = str(path)
-    with open_input(path, what="manifest", name=name) as fh:
+    try:
         # (listed as a regular file, it may have been replaced since by a
-        # pipe whose writer never writes: what was opened is looked at)
-        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+        # pipe whose writer never writes: opened without waiting, what was
+        # opened is looked at before anything is read)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise InputError("manifest file not found", file=name) from None
+    except OSError as e:
+        if descriptors_exhausted(e):
+            raise
+        raise read_failure(e, what="manifest", name=name) from None
+    with os.fdopen(fd, "rb") as fh:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise InputError("manifest file is a directory", file=name)
+        if not stat.S_ISREG(mode):
             raise InputError("not a regular file", file=name)
         try:
-            raw = read_within(fh, MANIFEST_LIMITS.max_bytes, name)
+            return read_within(fh, MANIFEST_LIMITS.max_bytes, name)
         except OSError as e:
+            if descriptors_exhausted(e):
+                raise
             raise read_failure(e, what="manifest", name=name) from None
+
+
+def read_manifest(path: Path, *, node_name: str, gates: FeatureGateView) -> Manifest:
+    """The manifest at ``path`` read (:func:`read_manifest_bytes`) and
+    parsed (:func:`parse_manifest`)."""
+    return parse_manifest(read_manifest_bytes(path), path, node_name=node_name, gates=gates)
+
+
+def parse_manifest(raw: bytes, path: Path, *, node_name: str, gates: FeatureGateView) -> Manifest:
+    """The pod of the manifest ``raw`` read from ``path``; ``InputError``
+    naming the file and the field when it is not one."""
+    name = str(path)
     text = decode_text(raw, what="manifest", name=name)
     doc = parse_document(text, name=name, limits=MANIFEST_LIMITS)
     if doc.data is None:

@@ -16,15 +16,24 @@
 
 Served on an opt-in port, bound to loopback, by a server of bounded
 means: at most :data:`MAX_CONNECTIONS` connections at once (one more is
-closed at once), each closed after :data:`IDLE_TIMEOUT_S` seconds without
-a request (a client that opens connections and sends nothing cannot use up
-the agent's threads or file descriptors, which its watcher needs too).
+closed at once); a connection whose request head (request line and
+headers) is not complete :data:`IDLE_TIMEOUT_S` seconds after it was
+accepted is closed, however its bytes trickle in (the time is a deadline
+for the whole head, not a wait per read), and the answer must be taken
+within the same time; one request per connection. A client that opens
+connections and sends nothing, or sends a byte now and then, cannot use up
+the agent's threads or file descriptors, which its watcher needs too. The
+listen backlog is :data:`LISTEN_BACKLOG` (Python's default is 5: a burst
+of connections would leave a scrape's connection unanswered by the kernel).
 """
 
 from __future__ import annotations
 
+import io
 import socket
+import sys
 import threading
+import time
 from socketserver import ThreadingMixIn
 from typing import Any
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
@@ -33,16 +42,54 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, make
 
 from podnuma.cm.container_manager import Node
 
-__all__ = ["AgentMetrics", "IDLE_TIMEOUT_S", "MAX_CONNECTIONS", "MetricsServer"]
+__all__ = ["AgentMetrics", "IDLE_TIMEOUT_S", "LISTEN_BACKLOG", "MAX_CONNECTIONS", "MetricsServer"]
 
 #: connections served at once
 MAX_CONNECTIONS = 16
-#: a connection with no request (or no byte of one) this long is closed
+#: a connection's request head must be complete this long after the
+#: connection was accepted (and its answer taken within as long)
 IDLE_TIMEOUT_S = 5.0
+#: connections the kernel queues before they are accepted
+LISTEN_BACKLOG = 128
+
+
+class _DeadlineReader(io.RawIOBase):
+    """The connection's bytes, each read given only the time left before
+    ``deadline`` (``TimeoutError`` once it has passed); the socket's own
+    timeout is put back after each read (the answer's writes use it)."""
+
+    def __init__(self, sock: socket.socket, deadline: float, timeout: float) -> None:
+        super().__init__()
+        self._sock = sock
+        self._deadline = deadline
+        self._timeout = timeout
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        left = self._deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("request not complete in time")
+        self._sock.settimeout(left)
+        try:
+            return self._sock.recv_into(buffer)
+        finally:
+            self._sock.settimeout(self._timeout)
 
 
 class _Handler(WSGIRequestHandler):
-    timeout = IDLE_TIMEOUT_S  # (set on the connection: reads give up after it)
+    # the deadline for the request head from the connection's start, and
+    # the socket's timeout (a write of the answer gives up after it)
+    timeout = IDLE_TIMEOUT_S
+
+    def setup(self) -> None:
+        super().setup()  # (the socket's timeout set to ``timeout``)
+        limit = float(self.timeout or IDLE_TIMEOUT_S)
+        self.rfile.close()  # (the plain reader ``setup`` made, replaced)
+        self.rfile = io.BufferedReader(
+            _DeadlineReader(self.connection, time.monotonic() + limit, limit)
+        )
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (the base's name)
         pass  # (no line per scrape)
@@ -53,6 +100,7 @@ class MetricsServer(ThreadingMixIn, WSGIServer):
     :data:`MAX_CONNECTIONS` of them."""
 
     daemon_threads = True
+    request_queue_size = LISTEN_BACKLOG
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
@@ -73,6 +121,11 @@ class MetricsServer(ThreadingMixIn, WSGIServer):
             super().process_request_thread(request, client_address)
         finally:
             self._slots.release()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], OSError):
+            return  # (a client too slow, gone, or reset: closed, not logged)
+        super().handle_error(request, client_address)
 
 
 class AgentMetrics:
@@ -142,14 +195,19 @@ class AgentMetrics:
         self.pod_shared_pools.set(pools)
         self.pod_shared_pool_cpus.set(pool_cpus)
 
-    def serve(self, port: int, address: str = "127.0.0.1") -> MetricsServer:
-        """Serve ``/metrics`` on ``address:port`` (0: a free port, see the
-        server's ``server_port``) from a thread; ``shutdown()`` ends it."""
+    def bind(self, port: int, address: str = "127.0.0.1") -> MetricsServer:
+        """The server of ``/metrics``, listening on ``address:port`` (0: a
+        free port, see its ``server_port``), not serving yet."""
         family = socket.getaddrinfo(address, port, type=socket.SOCK_STREAM)[0][0]
 
         class Server(MetricsServer):
             address_family = family
 
-        httpd = make_server(address, port, make_wsgi_app(self.registry), Server, handler_class=_Handler)
+        return make_server(address, port, make_wsgi_app(self.registry), Server, handler_class=_Handler)
+
+    def serve(self, port: int, address: str = "127.0.0.1") -> MetricsServer:
+        """Serve ``/metrics`` on ``address:port`` (:meth:`bind`) from a
+        thread; ``shutdown()`` ends it."""
+        httpd = self.bind(port, address)
         threading.Thread(target=httpd.serve_forever, name="metrics", daemon=True).start()
         return httpd

@@ -8,6 +8,12 @@ source re-lists every 20 s. When the native watcher cannot start (inotify
 limits, some network file systems) the loop falls back to polling and says
 so in the log; ``poll=True`` asks for polling from the start.
 
+Running out of file descriptors ends nothing: a sync or a watcher that
+fails with ``EMFILE``/``ENFILE`` is logged and tried again later (waits
+from :data:`RETRY_SECONDS`, doubled up to the resync period). At start the
+soft ``RLIMIT_NOFILE`` is raised as the Go runtime raises the kubelet's
+(:func:`podnuma.agent.fds.raise_open_files_limit`).
+
 SIGTERM and SIGINT stop the loop; the PodResources server and the metrics
 endpoint are shut down, the status file records the stop, exit code 0.
 """
@@ -24,6 +30,7 @@ from types import FrameType
 
 from podnuma.agent.cgroups import CgroupApplier, CgroupTree, NoCgroups, detect_version
 from podnuma.agent.core import Agent, _now
+from podnuma.agent.fds import descriptors_exhausted, raise_open_files_limit
 from podnuma.agent.logs import kv
 from podnuma.agent.metrics import AgentMetrics
 from podnuma.agent.state import StateDir
@@ -34,6 +41,9 @@ from podnuma.machine.topology import Machine
 __all__ = ["AgentOptions", "run_agent", "default_socket"]
 
 DEFAULT_RESYNC_SECONDS = 20.0
+#: the first wait before a sync or the watcher is tried again after the
+#: process ran out of file descriptors (doubled each time, up to the resync)
+RETRY_SECONDS = 1.0
 
 
 @dataclass(frozen=True)
@@ -59,10 +69,32 @@ def default_socket(state_dir: Path) -> Path:
     return state_dir / "pod-resources" / "kubelet.sock"
 
 
+def _sync(agent: Agent, opts: AgentOptions, stop: threading.Event, log: logging.Logger) -> None:
+    """``agent.sync()``, tried again while the process is out of file
+    descriptors (logged each time; waits of :data:`RETRY_SECONDS`, doubled
+    up to the resync period) until it succeeds or ``stop`` is set."""
+    delay = min(RETRY_SECONDS, opts.resync)
+    while True:
+        try:
+            agent.sync()
+            return
+        except OSError as e:
+            if not descriptors_exhausted(e):
+                raise
+            log.warning(
+                "Sync failed, out of file descriptors: trying again",
+                extra=kv(error=f"{type(e).__name__}: {e}", retryInSeconds=delay),
+            )
+        if stop.wait(delay):
+            return
+        delay = min(delay * 2, max(opts.resync, RETRY_SECONDS))
+
+
 def _watch(agent: Agent, opts: AgentOptions, stop: threading.Event, log: logging.Logger) -> None:
     import watchfiles
 
     force_polling = opts.poll
+    delay = min(RETRY_SECONDS, opts.resync)
     while not stop.is_set():
         try:
             for _changes in watchfiles.watch(
@@ -78,9 +110,22 @@ def _watch(agent: Agent, opts: AgentOptions, stop: threading.Event, log: logging
                 poll_delay_ms=200,
                 recursive=False,
             ):
-                agent.sync()
+                delay = min(RETRY_SECONDS, opts.resync)
+                _sync(agent, opts, stop, log)
             return
         except (OSError, RuntimeError) as e:
+            if descriptors_exhausted(e):
+                # A passing condition (a client holding many connections,
+                # say): the watcher is started again later, in the same
+                # mode; meanwhile a sync picks up what changed.
+                log.warning(
+                    "File watcher failed, out of file descriptors: trying again",
+                    extra=kv(error=f"{type(e).__name__}: {e}", retryInSeconds=delay),
+                )
+                _sync(agent, opts, stop, log)
+                stop.wait(delay)
+                delay = min(delay * 2, max(opts.resync, RETRY_SECONDS))
+                continue
             if not opts.manifests.is_dir():
                 # As the kubelet's file source: a missing directory is an
                 # empty one (every pod goes); look again every resync.
@@ -88,10 +133,10 @@ def _watch(agent: Agent, opts: AgentOptions, stop: threading.Event, log: logging
                     "Manifest directory missing, no pods from it",
                     extra=kv(manifests=str(opts.manifests)),
                 )
-                agent.sync()
+                _sync(agent, opts, stop, log)
                 while not stop.wait(opts.resync) and not opts.manifests.is_dir():
                     pass
-                agent.sync()
+                _sync(agent, opts, stop, log)
                 continue
             if force_polling:
                 raise
@@ -112,6 +157,9 @@ def run_agent(
     main thread). Start-up problems raise (``InputError``,
     ``KubeletStartupError`` with the kubelet's message)."""
     stop = stop or threading.Event()
+    raised = raise_open_files_limit()  # (as the kubelet's Go runtime does at start)
+    if raised is not None:
+        logger.info("Open files limit raised", extra=kv(softLimit=raised[1], was=raised[0]))
     if not opts.manifests.is_dir():
         raise InputError("--manifests: not a directory", file=str(opts.manifests))
     state = StateDir(opts.state_dir)
@@ -146,7 +194,7 @@ def run_agent(
     grpc_server = None
     metrics_server = None
     try:
-        agent.sync()
+        _sync(agent, opts, stop, logger)
         if opts.podresources_socket is not None:
             from podnuma.grpc.server import serve_unix
 

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
+from podnuma.agent.fds import descriptors_exhausted
 from podnuma.api.kubeletconfig import KubeletConfig
 from podnuma.cm.container_manager import (
     CPU_CHECKPOINT_FILE,
@@ -84,6 +85,8 @@ class StateDir:
         try:
             return StateWriter(self.path)
         except OSError as e:
+            if descriptors_exhausted(e):
+                raise  # (passing: the agent's loop tries again later)
             raise InputError(f"--state-dir: cannot open: {e.strerror or e}", file=str(self.path)) from None
 
     def remove_stale_temp_files(self) -> int:
@@ -150,6 +153,8 @@ class StateDir:
                 try:
                     w.write_all({name: data})
                 except OSError as e:
+                    if descriptors_exhausted(e):
+                        raise  # (passing: the agent's loop tries again later)
                     raise InputError(f"cannot write {name}: {_why(e)}", file=str(self.path)) from None
                 self._written[name] = data
         return len(changed)
