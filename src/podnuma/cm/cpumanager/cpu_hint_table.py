@@ -23,6 +23,7 @@ from podnuma.cm.topologymanager.bitmask import BitMask
 from podnuma.cm.topologymanager.hint import TopologyHint
 from podnuma.cm.topologymanager.mask_tables import (
     built_without_collector,
+    check_mask_nodes,
     mask_combinations,
     mask_hint_pairs,
     subset_sums,
@@ -228,6 +229,7 @@ def new_mask_table(topology: CPUTopology) -> MaskTable:
 
 def _build_mask_table(topo: CPUTopology) -> MaskTable:
     nodes = topo.details.numa_nodes().list()
+    check_mask_nodes(len(nodes))
     node_masks = [topo.numa_masks.get(nid, 0) for nid in nodes]
     # the CPUs of every combination, by subset (one node added to a smaller one)
     cpus_of = [0] * (1 << len(nodes))

@@ -17,12 +17,32 @@ from typing import TypeVar
 from podnuma.cm.topologymanager.bitmask import BIT_RANGE_ERROR, BitMask
 from podnuma.cm.topologymanager.hint import TopologyHint
 from podnuma.cm.topologymanager.native_twins import MaskRows, hint_pairs, mask_rows, subset_sums
+from podnuma.errors import InputError
 
-__all__ = ["mask_combinations", "mask_hint_pairs", "subset_sums", "built_without_collector"]
+__all__ = ["MAX_MASK_NODES", "check_mask_nodes", "mask_combinations", "mask_hint_pairs", "subset_sums",
+           "built_without_collector"]
 
 _T = TypeVar("_T")
 
 _MAX_BITS = 64
+
+#: the most NUMA nodes whose every set podnuma goes over for topology hints
+#: (2^20 - 1 sets: about 0.8 GB and 5 s for the first admission). The
+#: kubelet goes over them too, for every hint, with no bound but
+#: ``max-allowable-numa-nodes``; past this many that takes it minutes to
+#: ages (2^40 sets), and podnuma's tables would not fit in memory.
+MAX_MASK_NODES = 20
+
+
+def check_mask_nodes(count: int) -> None:
+    """``InputError`` when hints over ``count`` NUMA nodes would go over
+    more sets than podnuma does (:data:`MAX_MASK_NODES`); raised where the
+    hints are asked for (the step that admits a pod, in a scenario)."""
+    if count > MAX_MASK_NODES:
+        raise InputError(
+            f"{count} NUMA nodes: the kubelet's topology hints go over every set of them (2^{count} - 1); "
+            f"podnuma replays them on machines of at most {MAX_MASK_NODES} NUMA nodes"
+        )
 
 
 def mask_combinations(bits: list[int]) -> tuple[tuple[BitMask, tuple[int, ...], int], ...]:
@@ -36,6 +56,7 @@ def mask_combinations(bits: list[int]) -> tuple[tuple[BitMask, tuple[int, ...], 
     for b in bits:
         if b < 0 or b >= _MAX_BITS:
             raise ValueError(BIT_RANGE_ERROR)
+    check_mask_nodes(len(bits))
     return _mask_combinations(tuple(bits))
 
 
