@@ -6,7 +6,7 @@ codes and text.
 
 from __future__ import annotations
 
-__all__ = ["PodnumaError", "InputError", "KubeletStartupError"]
+__all__ = ["PodnumaError", "InputError", "KubeletStartupError", "step_out_of_range"]
 
 
 class PodnumaError(Exception):
@@ -50,3 +50,11 @@ class KubeletStartupError(PodnumaError):
     The message is the kubelet's own reason (e.g. "[cpumanager] unable to
     determine reserved CPU resources for static policy").
     """
+
+
+def step_out_of_range(step: int, steps: int, file: str | None = None) -> InputError:
+    """``--step N`` past the scenario's ``steps`` steps: the one wording of
+    every command that takes it (``topology``, ``cgroups plan|apply``,
+    ``explain``)."""
+    span = f"has steps 0-{steps - 1}" if steps else "has no steps"
+    return InputError(f"--step {step}: no such step (the scenario {span})", file=file)

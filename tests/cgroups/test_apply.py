@@ -156,7 +156,7 @@ def test_cli_apply_dry_run_and_real(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        (["--step", "9"], "error: {scenario}: --step 9: the scenario has steps 0-2"),
+        (["--step", "9"], "error: {scenario}: --step 9: no such step (the scenario has steps 0-2)"),
         (["--cgroup-root", "../up"], "error: cgroupRoot: cgroup root component '..' is not a usable cgroup name"),
     ],
 )

@@ -209,7 +209,7 @@ def test_step_option_and_range() -> None:
     scenario = load_scenario(FULL)
     plan = plan_cgroups(scenario, step=0, driver="cgroupfs", version=2)
     assert [n.pod for n in plan.nodes if n.kind == "pod"] == ["t/g"]
-    with pytest.raises(InputError, match=r"--step 3: the scenario has steps 0-2"):
+    with pytest.raises(InputError, match=r"--step 3: no such step \(the scenario has steps 0-2\)"):
         plan_cgroups(scenario, step=3, driver="cgroupfs", version=2)
 
 

@@ -17,7 +17,7 @@ from podnuma.cgroups.plan import (
     plan_from_pods,
     running_pods,
 )
-from podnuma.errors import InputError
+from podnuma.errors import InputError, step_out_of_range
 from podnuma.inputs.scenario import Scenario
 from podnuma.machine.topology import Machine
 from podnuma.scenario.run import RunResult, run_scenario
@@ -86,7 +86,7 @@ def plan_cgroups(
     if step is None:
         step = last
     if step < 0 or step > last:
-        raise InputError(f"--step {step}: the scenario has steps 0-{last}", file=scenario.name)
+        raise step_out_of_range(step, last + 1, scenario.name)
     pods: dict[int, Pod] = {s.index: s.pod for s in scenario.steps if s.pod is not None}
     running = running_pods(run.steps, pods, step)
     known: set[str] = set()

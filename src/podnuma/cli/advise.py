@@ -11,9 +11,11 @@ import click
 
 from podnuma.analysis.advise import DEFAULT_STRATEGY, STRATEGIES
 from podnuma.cli.app import EXIT_INPUT, guard
+from podnuma.cli.guard import one_line
 from podnuma.cli.options import (
     FILE,
     config_option,
+    dash_refused,
     echo,
     node_option,
     note,
@@ -63,7 +65,8 @@ _STRATEGY_HELP = "; ".join(f"{k}: {v}" for k, v in STRATEGIES.items())
 @node_option
 @config_option
 @click.option("--diff", "as_diff", is_flag=True,
-              help="Print unified diffs instead of the rewritten pods (what each moved container loses is listed).")
+              help="Print unified diffs instead of the rewritten pods (what each moved container loses is "
+              "listed); with -o pods only.")
 @click.option(
     "--shared-pool-cpus", type=str, callback=_pool_size, default="auto", show_default=True, metavar="auto|N",
     help="The pod shared pool: auto searches the size the kubelet admits (per --strategy); "
@@ -75,8 +78,10 @@ _STRATEGY_HELP = "; ".join(f"{k}: {v}" for k, v in STRATEGIES.items())
               help="Treat the container NAME as a sidecar (repeatable); native sidecars and "
               "well-known injectors' containers are recognised without it.")
 @click.option("--as-scenario", "as_scenario", type=click.Path(dir_okay=False, allow_dash=False), default=None,
+              callback=dash_refused,
               metavar="FILE", help="Also write a scenario that replays every figure (podnuma simulate FILE).")
-@output_option("advise", "yaml: the rewritten pods (savings as comments); json: a report for programs.")
+@output_option("advise", "pods: the rewritten pods as YAML (savings as comments; --diff: unified diffs); "
+               "json or yaml: the report for programs.")
 @set_option
 def advise_command(
     files: tuple[str, ...], node_file: str | None, config_file: str | None,
@@ -88,6 +93,8 @@ def advise_command(
     that the kubelet admits on the node, and measure what it saves and
     changes."""
     stdin_used_once(*files, node_file, config_file)
+    if as_diff and output != "pods":
+        raise click.UsageError(f"--diff goes with -o pods (the rewritten pods), not -o {output}")
     pods = [partial(TextInput.read, path, what="pod") for path in files]
     pool = shared_pool_cpus
     got = guard(lambda: whatif.advise(
@@ -97,7 +104,7 @@ def advise_command(
     ))
     if got.errors:  # every bad input named, one line each, and nothing else printed or written
         for message in got.errors:
-            click.echo(f"error: {message}", err=True)
+            click.echo(f"error: {one_line(message)}", err=True)
         sys.exit(EXIT_INPUT)
     s = got.setting
     header = advice_header(s.node_from, s.cfg_from, s.machine, s.config)
@@ -108,7 +115,7 @@ def advise_command(
         return render(got.advices, header, got.beyond) + "".join(
             f"# {line}\n" if line else "#\n" for line in (["", *lines] if lines else []))
 
-    text = render_output(output, got.document, {"yaml": yaml_view})
+    text = render_output(output, got.document, {"pods": yaml_view})
     if as_scenario is not None and got.scenario is not None:
         scenario = got.scenario
         guard(lambda: _write_scenario(as_scenario, scenario))

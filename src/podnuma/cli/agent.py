@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from podnuma.cli.options import config_option, node_option, set_option
+from podnuma.cli.options import config_option, node_option, set_option, stdin_used_once
 
 __all__ = ["agent_command"]
 
@@ -83,6 +83,8 @@ def agent_command(
     """Admit the pods of a static-pod directory as the kubelet does, keep the
     kubelet's checkpoints, serve the PodResources API. Stops on SIGTERM/SIGINT."""
     from podnuma.cli.app import _guard
+
+    stdin_used_once(node_file, config_file)
 
     def go() -> int:
         # Everything of the agent extra first, before anything starts: without

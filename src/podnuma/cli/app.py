@@ -26,7 +26,9 @@ from podnuma.cli.guard import (
     fail,
     guard,
     import_failed,
+    is_output_failure,
     missing_extra,
+    output_failed,
     quiet_pipe,
 )
 
@@ -169,6 +171,12 @@ class _Group(click.Group):
             _quiet_pipe()
         except ImportError as e:  # a command module importing a missing extra
             _import_failed(e)
+        except OSError as e:
+            # what click prints itself (the help, the version) or a command
+            # outside its guard (the completion script) on a full device
+            if not is_output_failure(e):
+                raise
+            output_failed(e)
         sys.exit(rv if isinstance(rv, int) else EXIT_OK)
 
 

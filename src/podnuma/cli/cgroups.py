@@ -80,6 +80,8 @@ def plan_command(
 @click.option("--dry-run", is_flag=True, help="Only print what would be written.")
 @click.option("--keep-stale", is_flag=True,
               help="Only report cgroups of pods no longer in the plan (default: remove them).")  # fmt: skip
+@output_option("cgroups apply", "table: one operation a line; json or yaml: a document of "
+               "what was written (or, with --dry-run, would be).")
 def apply_command(
     scenario: str,
     step: int | None,
@@ -89,6 +91,7 @@ def apply_command(
     root: Path,
     dry_run: bool,
     keep_stale: bool,
+    output: str,
     set_values: tuple[str, ...],
 ) -> None:
     """Write the plan of SCENARIO ('-': standard input) under --root, in the
@@ -108,22 +111,24 @@ def apply_command(
                              keep_stale=keep_stale, overrides=overrides)
 
     report = guard(go)
-    guard(lambda: echo("".join(f"{op}\n" for op in report.operations)))
-    writes = sum(1 for op in report.operations if op.action == "write")
-    dirs = sum(1 for op in report.operations if op.action == "mkdir")
-    removed = sum(1 for op in report.operations if op.action == "rmdir")
-    stale = sum(1 for op in report.operations if op.action == "stale")
+    doc = service.apply_document(report)
+    text = guard(lambda: render_output(
+        output, lambda: doc, {"table": lambda: "".join(f"{op}\n" for op in report.operations)}))
+    guard(lambda: echo(text))
+    counts: dict[str, int] = doc["counts"]  # type: ignore[assignment]
     kind = "cgroup file system" if report.cgroupfs else "plain directory"
     if not is_quiet():
         done = "would write" if dry_run else "wrote"
         gone = "would remove" if dry_run else "removed"
         click.echo(
-            f"{done} {writes} files, {dirs} new cgroups under {root} ({kind}); "
-            f"{gone} {removed} cgroups of pods no longer in the plan",
+            f"{done} {counts['written']} files, {counts['created']} new cgroups under {root} ({kind}); "
+            f"{gone} {counts['removed']} cgroups of pods no longer in the plan",
             err=True,
         )
-        if stale:
-            click.echo(
-                f"warning: {stale} cgroups of pods no longer in the plan are left (see the 'stale' lines)",
-                err=True,
-            )
+    if counts["stale"]:
+        # (a warning: printed with --quiet too)
+        where = "the 'stale' lines" if output == "table" else "the 'stale' operations"
+        click.echo(
+            f"warning: {counts['stale']} cgroups of pods no longer in the plan are left (see {where})",
+            err=True,
+        )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from podnuma.cli.app import guard, is_quiet
+from podnuma.cli.app import guard
 from podnuma.cli.options import (
     config_option,
     echo,
@@ -62,7 +62,6 @@ def compare_command(
         return render_output(output, got.document, {"table": table}), got.skipped
 
     text, skipped = guard(go)
-    if not is_quiet():
-        for line in skipped:
-            click.echo(line, err=True)
+    for line in skipped:
+        note(line)  # (not with --quiet)
     guard(lambda: echo(text))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import click
 from click.shell_completion import get_completion_class
 
-from podnuma.cli.app import cli, fail
+from podnuma.cli.app import _guard, cli, fail
 from podnuma.cli.options import echo
 
 __all__ = ["SHELLS", "completion_command"]
@@ -28,4 +28,5 @@ def completion_command(shell: str) -> None:
     if cls is None:  # pragma: no cover - click ships all three
         fail(f"no completion for {shell}")
     comp = cls(cli, {}, "podnuma", "_PODNUMA_COMPLETE")
-    echo(comp.source())
+    source = comp.source()
+    _guard(lambda: echo(source))

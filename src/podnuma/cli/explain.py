@@ -52,7 +52,7 @@ def _not_nan(param: click.Parameter, value: float | None) -> float | None:
 @file_argument("scenario")
 @click.option("--step", "step_index", type=int, default=None, help="Only the addPod step with this index.")
 @click.option("--pod", "pod_ref", default=None, help="Only the admissions of this pod (NAMESPACE/NAME or UID).")
-@output_option("explain", "text for people; json or yaml for the full decision trail.")
+@output_option("explain", "table: for people (text: the same); json or yaml: the full decision trail.")
 @click.option(
     "--no-search", is_flag=True, default=False,
     help="Do not re-run the scenario to find the nearest admissible configuration.",
@@ -124,7 +124,7 @@ def explain_command(
                 text += "".join(f"{line}\n" for line in restart_text(doc["restart"]))
             return text
 
-        return render_output(output, lambda: doc, {"text": text})
+        return render_output(output, lambda: doc, {"table": text, "text": text})
 
     text = guard(go)
     guard(lambda: echo(text))

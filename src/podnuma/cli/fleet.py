@@ -17,7 +17,7 @@ import click
 
 from podnuma.cli.app import fail, guard, is_quiet
 from podnuma.cli.fleet_analyze import _progress, analyze
-from podnuma.cli.options import stdin_used_once
+from podnuma.cli.options import dash_is_stdout, dash_refused, note, stdin_used_once
 from podnuma.render.formats import FORMATS
 
 __all__ = ["fleet_group"]
@@ -43,7 +43,8 @@ def fleet_group() -> None:
 @click.option("-o", "--output", "fmt", type=click.Choice(FORMATS["fleet analyze"]), default="table", show_default=True,
               help="table for people, json or yaml for the report document, html for a self-contained report.")
 @click.option("--output-file", type=click.Path(path_type=Path, dir_okay=False), default=None,
-              help="Write the report there (atomically) instead of standard output.")
+              callback=dash_is_stdout,
+              help="Write the report there (atomically) instead of standard output ('-': standard output).")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Replay on N local processes.")
 @click.option("--dask", "dask_target", default=None, metavar="local[:N]|tcp://HOST:PORT",
@@ -51,7 +52,7 @@ def fleet_group() -> None:
 @click.option("--kubeconfig", default=None, type=click.Path(dir_okay=False),
               help="Read the cluster live (read-only) with this kubeconfig.")
 @click.option("--context", default=None, help="The kubeconfig context (with --kubeconfig).")
-@click.option("--as-scenario", "scenario_dir", default=None,
+@click.option("--as-scenario", "scenario_dir", default=None, callback=dash_refused,
               type=click.Path(path_type=Path, file_okay=False),
               help="Also write each node's runs as scenarios into this directory (NODE.yaml as "
                    "running, NODE.whatif-N.yaml per what-if), for podnuma simulate and the oracle.")
@@ -67,8 +68,17 @@ def analyze_command(
             context, scenario_dir, quiet=is_quiet())
 
 
+#: the largest fleet ``fleet generate`` writes: nodes, and pods in all
+#: (20 times Kubernetes' documented 5,000 nodes and 150,000 pods would
+#: still be under it; past it the dumps run to gigabytes)
+MAX_NODES = 100_000
+MAX_PODS = 10_000_000
+
+
 @fleet_group.command("generate")
-@click.option("--nodes", type=click.IntRange(min=1), required=True, help="Number of nodes.")
+@click.option("--nodes", type=click.IntRange(min=1, max=MAX_NODES), required=True,
+              help=f"Number of nodes (at most {MAX_NODES:,}; nodes x pods per node at most "
+                   f"{MAX_PODS:,} pods).")
 @click.option("--pods-per-node", type=click.IntRange(min=1, max=110), required=True,
               help="Pods per node (DaemonSet pods included; the kubelet's maxPods is 110).")
 @click.option("--seed", type=int, default=0, show_default=True)
@@ -78,13 +88,19 @@ def analyze_command(
 @click.option("--output-dir", "-o", "out", type=click.Path(path_type=Path, file_okay=False),
               required=True, help="The directory to write the dumps into (created).")
 def generate_command(nodes: int, pods_per_node: int, seed: int, nodes_per_pods_file: int, out: Path) -> None:
-    """Write a synthetic, realistic fleet as the dumps a real cluster gives."""
+    """Write a synthetic, realistic fleet as the dumps a real cluster gives
+    (at most 10,000,000 pods)."""
     from podnuma.service import fleet as service
+
+    if nodes * pods_per_node > MAX_PODS:  # (checked before anything is written)
+        raise click.UsageError(
+            f"--nodes {nodes} x --pods-per-node {pods_per_node} is {nodes * pods_per_node:,} pods: "
+            f"at most {MAX_PODS:,}")
 
     def go() -> None:
         with _progress(nodes, "generating nodes", is_quiet()) as progress:
             line = service.generate(out, nodes=nodes, pods_per_node=pods_per_node, seed=seed,
                                     progress=progress, nodes_per_pods_file=nodes_per_pods_file)
-        click.echo(line, err=True)
+        note(line)  # (a note: not with --quiet)
 
     _guard(go)

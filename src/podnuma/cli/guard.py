@@ -30,7 +30,7 @@ import errno
 import os
 import sys
 from collections.abc import Callable
-from typing import NoReturn, TextIO, TypeVar
+from typing import NoReturn, TextIO, TypeGuard, TypeVar
 
 __all__ = [
     "STDIN_TWICE",
@@ -44,8 +44,11 @@ __all__ = [
     "fail",
     "guard",
     "import_failed",
+    "is_output_failure",
     "is_terminal",
     "missing_extra",
+    "one_line",
+    "output_failed",
     "plain_note",
     "quiet_pipe",
     "set_command_path",
@@ -119,16 +122,27 @@ def plain_note(quiet: bool) -> Callable[[str], None]:
 
     def note(message: str) -> None:
         if message.startswith("warning: "):
-            echo_err(message)
+            echo_err(one_line(message))
         elif not quiet:
-            echo_err(f"note: {message}")
+            echo_err(f"note: {one_line(message)}")
 
     return note
 
 
+#: the characters that end a line (``str.splitlines``), escaped in messages
+_LINE_BREAKS = {c: repr(chr(c))[1:-1] for c in (0x0A, 0x0B, 0x0C, 0x0D, 0x1C, 0x1D, 0x1E, 0x85, 0x2028, 0x2029)}
+
+
+def one_line(message: str) -> str:
+    """``message`` on one line: a line break in it (a file name with a
+    newline) written as Python escapes it (``\\n``)."""
+    return message.translate(_LINE_BREAKS)
+
+
 def fail(message: str, code: int = EXIT_INPUT) -> NoReturn:
-    """Print ``error: MESSAGE`` on standard error and exit with ``code``."""
-    echo_err(f"error: {message}")
+    """Print ``error: MESSAGE`` on standard error (on one line: see
+    :func:`one_line`) and exit with ``code``."""
+    echo_err(f"error: {one_line(message)}")
     sys.exit(code)
 
 
@@ -149,6 +163,20 @@ def _is_click_exception(err: BaseException) -> bool:
 _OUTPUT_FAILURES = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
 
 
+def is_output_failure(err: BaseException) -> TypeGuard[OSError]:
+    """Whether ``err`` is standard output refusing what was written (a full
+    disk, /dev/full): not a closed pipe, and no file named (the files the
+    commands write name themselves). Also outside :func:`guard`: the help,
+    the version and the completion script (``podnuma.cli.app``)."""
+    return isinstance(err, OSError) and err.filename is None and err.errno in _OUTPUT_FAILURES
+
+
+def output_failed(err: OSError) -> NoReturn:
+    """Standard output cannot take the result: one line, exit 2 (not a
+    bug)."""
+    fail(f"standard output: cannot write: {err.strerror or err}", EXIT_INPUT)
+
+
 def guard(fn: Callable[[], T]) -> T:
     """Run ``fn``, mapping podnuma's errors to one message and an exit code."""
     try:
@@ -162,10 +190,8 @@ def guard(fn: Callable[[], T]) -> T:
     except Exception as e:
         if _is_click_exception(e):
             raise
-        if isinstance(e, OSError) and e.filename is None and e.errno in _OUTPUT_FAILURES:
-            # standard output cannot take the result (a full disk, /dev/full):
-            # not a bug (the files the commands write name themselves)
-            fail(f"standard output: cannot write: {e.strerror or e}", EXIT_INPUT)
+        if is_output_failure(e):
+            output_failed(e)
         # the words of errors: imported only when one happened
         from podnuma.service.messages import error_message, is_input_error
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from podnuma.cli.app import is_quiet
-from podnuma.cli.guard import STDIN_TWICE, is_terminal
+from podnuma.cli.guard import STDIN_TWICE, is_terminal, one_line
 from podnuma.render.formats import FORMATS
 
 if TYPE_CHECKING:
@@ -46,6 +46,8 @@ __all__ = [
     "read_input",
     "set_option",
     "as_scenario_option",
+    "dash_is_stdout",
+    "dash_refused",
     "write_scenario_file",
 ]
 
@@ -121,12 +123,31 @@ set_option = click.option(
 )
 
 
+def dash_is_stdout(_ctx: click.Context, _param: click.Parameter, value: Any) -> Any:
+    """The callback of an option naming the file written instead of
+    standard output (``--output-file``): ``-`` is standard output
+    (kubectl's habit), as if the option were not given."""
+    return None if value is not None and str(value) == "-" else value
+
+
+def dash_refused(_ctx: click.Context, _param: click.Parameter, value: Any) -> Any:
+    """The callback of an option naming a file written beside the
+    command's output (``--as-scenario``): ``-`` would be standard output,
+    which the output takes: refused (one line, exit 2), never a file named
+    ``-``."""
+    if value is not None and str(value) == "-":
+        raise click.BadParameter("'-' would be standard output, which carries the command's "
+                                 "output: name a file")
+    return value
+
+
 as_scenario_option = click.option(
     "--as-scenario",
     "as_scenario",
     type=click.Path(path_type=Path, dir_okay=False),
     default=None,
     metavar="FILE",
+    callback=dash_refused,
     help="Also write the scenario as it ran to FILE: the kubelet configuration with every "
     "--set applied, inline, so that podnuma simulate and the kubelet oracle replay it.",
 )
@@ -172,9 +193,9 @@ def note(message: str) -> None:
     """A note on standard error (not with ``--quiet``); a warning (a message
     starting ``warning: ``) always."""
     if message.startswith("warning: "):
-        click.echo(message, err=True)
+        click.echo(one_line(message), err=True)
     elif not is_quiet():
-        click.echo(f"note: {message}", err=True)
+        click.echo(f"note: {one_line(message)}", err=True)
 
 
 def note_not_modelled(config: KubeletConfig, file: str, prefix: str = "kubeletConfig.") -> None:

@@ -9,7 +9,15 @@ import click
 
 from podnuma.analysis.restart import RestartReport, restart_document
 from podnuma.cli.app import guard, is_quiet
-from podnuma.cli.options import FILE, echo, note, output_option, set_option, stdin_used_once
+from podnuma.cli.options import (
+    FILE,
+    dash_refused,
+    echo,
+    note,
+    output_option,
+    set_option,
+    stdin_used_once,
+)
 from podnuma.errors import InputError
 from podnuma.fileio import atomic_write
 from podnuma.inputs.overrides import parse_overrides
@@ -44,6 +52,7 @@ def _write_scenario(path: Path, r: RestartReport) -> None:
 @click.option("--kubelet-config", "config_file", type=FILE, default=None,
               help="With --state-dir: the node's KubeletConfiguration (else inferred from the checkpoints).")  # fmt: skip
 @click.option("--as-scenario", "as_scenario", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              callback=dash_refused,
               help="Write the restart as a scenario (checkpoints, state.pods, one addPod per pod) that "
               "'podnuma simulate' and the kubelet oracle replay to the same figures (.json: JSON, else YAML).")  # fmt: skip
 @set_option

@@ -17,7 +17,7 @@ import click
 
 from podnuma.cli.app import fail, guard
 from podnuma.cli.guard import is_terminal
-from podnuma.cli.options import echo, echo_bytes, file_argument, note, set_option
+from podnuma.cli.options import dash_is_stdout, echo, echo_bytes, file_argument, note, set_option
 from podnuma.errors import InputError
 from podnuma.fileio import atomic_write
 from podnuma.inputs.overrides import parse_overrides
@@ -28,7 +28,7 @@ from podnuma.service import scenario as service
 
 __all__ = ["topology_command"]
 
-_SUFFIXES = {".svg": "svg", ".png": "png", ".txt": "text", ".json": "json"}
+_SUFFIXES = {".svg": "svg", ".png": "png", ".txt": "text", ".json": "json", ".yaml": "yaml", ".yml": "yaml"}
 
 
 def _render(
@@ -80,12 +80,13 @@ def _color(fmt: str, to_file: bool) -> bool:
 )
 @click.option(
     "--output", "-o", "fmt", type=click.Choice(FORMATS["topology"]), default=None,
-    help="text (terminal), svg, png or json (the owners). Default: from --output-file's "
+    help="text (terminal), svg, png, or json or yaml (the owners). Default: from --output-file's "
     "suffix, else text.",
 )
 @click.option(
     "--output-file", "output_file", type=click.Path(path_type=Path, dir_okay=True),
-    default=None, help="Write to FILE (atomically) instead of standard output.",
+    default=None, callback=dash_is_stdout,
+    help="Write to FILE (atomically) instead of standard output ('-': standard output).",
 )
 @set_option
 def topology_command(

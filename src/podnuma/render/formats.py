@@ -13,14 +13,15 @@ DOCUMENT_FORMATS = ("json", "yaml")
 FORMATS: dict[str, tuple[str, ...]] = {
     "simulate": ("table", "wide", "json", "yaml"),
     "demo": ("table", "wide", "json", "yaml"),
-    "explain": ("text", "json", "yaml"),
-    "topology": ("text", "svg", "png", "json"),
+    "explain": ("table", "json", "yaml", "text"),
+    "topology": ("text", "svg", "png", "json", "yaml"),
     "compare": ("table", "json", "yaml"),
-    "advise": ("yaml", "json"),
+    "advise": ("pods", "json", "yaml"),
     "restart": ("table", "wide", "json", "yaml"),
     "node discover": ("yaml", "json"),
     "state inspect": ("table", "json", "yaml"),
     "cgroups plan": ("table", "json", "yaml"),
+    "cgroups apply": ("table", "json", "yaml"),
     "podresources": ("table", "json", "yaml"),
     "fleet analyze": ("table", "json", "yaml", "html"),
 }

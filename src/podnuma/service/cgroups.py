@@ -13,7 +13,7 @@ from podnuma.inputs.overrides import Override
 from podnuma.inputs.text import TextInput
 from podnuma.service.scenario import load
 
-__all__ = ["apply", "plan"]
+__all__ = ["apply", "apply_document", "plan"]
 
 
 def plan(
@@ -40,3 +40,30 @@ def apply(
         plan(src, step=step, driver=driver, version=version, cgroup_root=cgroup_root, overrides=overrides),
         root, dry_run=dry_run, keep_stale=keep_stale,
     )
+
+
+#: the actions of an apply, as :func:`apply_document` counts them
+_COUNTED = (("write", "written"), ("mkdir", "created"), ("rmdir", "removed"), ("skip", "skipped"),
+            ("stale", "stale"))
+
+
+def apply_document(report: ApplyReport) -> dict[str, object]:
+    """What an apply wrote (or, with ``dry_run``, would write) as JSON-ready
+    data (``podnuma cgroups apply -o json|yaml``): the root, whether it is
+    a cgroup file system, each operation in order and their counts."""
+    operations: list[dict[str, object]] = []
+    for op in report.operations:
+        entry: dict[str, object] = {"action": op.action, "path": op.path}
+        if op.value is not None:
+            entry["value"] = op.value
+        if op.detail:
+            entry["detail"] = op.detail
+        operations.append(entry)
+    return {
+        "root": str(report.root),
+        "dryRun": report.dry_run,
+        "cgroupFileSystem": report.cgroupfs,
+        "operations": operations,
+        "counts": {name: sum(1 for op in report.operations if op.action == action)
+                   for action, name in _COUNTED},
+    }

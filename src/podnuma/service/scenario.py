@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from podnuma.cm.results import StepResult
-from podnuma.errors import InputError, PodnumaError
+from podnuma.errors import InputError, PodnumaError, step_out_of_range
 from podnuma.inputs import text as _text
 from podnuma.inputs.documents import parse_document
 from podnuma.inputs.overrides import Override, effective_config
@@ -377,6 +377,8 @@ def explain(
     from podnuma.analysis.restart import explain_restart
 
     scenario = load(src, note=note, overrides=overrides)
+    if step is not None and not 0 <= step < len(scenario.steps):
+        raise step_out_of_range(step, len(scenario.steps), src.name)
     # one step or pod: the run keeps the node just before it for the search
     prepared = run_for_explain(
         scenario, step=step if search else None, pod=pod if search else None
@@ -479,6 +481,8 @@ def topology(
     from podnuma.render.picture import ownership_after
 
     scenario, result = run(src, note=note, overrides=overrides)
+    if step is not None and not 0 <= step < len(result.steps):
+        raise step_out_of_range(step, len(result.steps), src.name)
     return Topology(scenario, result, ownership_after(result, step))
 
 

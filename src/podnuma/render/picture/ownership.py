@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from podnuma.cm.results import ContainerResult, MemoryBlock, PodAllocation, StepResult
-from podnuma.errors import InputError
+from podnuma.errors import step_out_of_range
 from podnuma.machine.cpuset import CPUSet
 from podnuma.machine.topology import Machine
 from podnuma.scenario.run import RunResult
@@ -147,8 +147,7 @@ def ownership_after(result: RunResult, step: int | None = None) -> Ownership:
     if step is None:
         idx = n - 1
     elif not 0 <= step < n:
-        span = f"0-{n - 1}" if n else "none"
-        raise InputError(f"--step {step}: no such step (the scenario's steps: {span})")
+        raise step_out_of_range(step, n)
     else:
         idx = step
     machine = result.machine
