@@ -7,8 +7,9 @@ for ``/api/compare`` and ``/api/advise``; fleet reports for
 values, binary), as request bodies or inside the JSON fields.
 
 Expectation: 200 with the document, or a 4xx with a JSON ``{"error": ...}``
-of one line -- never a 500, a non-JSON error or a hung request (each
-request has a 60 s socket timeout, far above the server's own limits).
+of one line (several problems: a line each, also listed in ``errors``) --
+never a 500, a non-JSON error or a hung request (each request has a 60 s
+socket timeout, far above the server's own limits).
 """
 
 from __future__ import annotations
@@ -45,9 +46,14 @@ def answered(status: int, ctype: str, data: bytes) -> None:
     assert status < 500, (status, data[:500])
     if status >= 400:
         assert "json" in ctype, (status, ctype, data[:300])
-        err = json.loads(data)["error"]
-        assert isinstance(err, str) and err and "\n" not in err, err
-        assert "Traceback" not in err and "internal error" not in err, err
+        body = json.loads(data)
+        err = body["error"]
+        # several problems: a line each, in "errors" (and joined in "error")
+        lines = body.get("errors", [err])
+        assert isinstance(err, str) and err == "\n".join(lines), body
+        for line in lines:
+            assert isinstance(line, str) and line and "\n" not in line, line
+            assert "Traceback" not in line and "internal error" not in line, line
 
 
 queries = st.fixed_dictionaries({}, optional={

@@ -229,26 +229,37 @@ def _busy_child(proc: subprocess.Popen[str], cpu_s: float, timeout: float) -> bo
 
 
 def test_sigterm_stops_the_server_with_a_request_in_flight() -> None:
-    proc, url = _serve("--time-limit", "120")
+    proc, url = _serve("--time-limit", "120", "--workers", "1")
     try:
         got: dict[str, Any] = {}
         body = heavy_scenario()
 
-        def slow() -> None:
-            got["answer"] = call(url + "/api/explain", body, "application/json")
+        def slow(key: str) -> None:
+            got[key] = call(url + "/api/explain", body, "application/json")
 
-        t = threading.Thread(target=slow, daemon=True)
+        t = threading.Thread(target=slow, args=("running",), daemon=True)
         t.start()
         assert _busy_child(proc, 0.5, 60.0)  # the job is running
-        assert "answer" not in got
+        # a second request waits for the one job process
+        waiting = threading.Thread(target=slow, args=("waiting",), daemon=True)
+        waiting.start()
+        time.sleep(1.0)  # (pacing: it reaches the server)
+        assert got == {}
         start = time.monotonic()
         proc.send_signal(signal.SIGTERM)
         proc.wait(30)
         # stopped at once, not after the job's minutes (room for a loaded machine)
         assert time.monotonic() - start < 20.0
         t.join(30)
-        # the request in flight was answered (not left hanging)
-        assert "answer" in got and got["answer"][0] >= 400
+        waiting.join(30)
+        # the request in flight, and the one waiting, were answered (not
+        # left hanging), as requests the server is stopping for: not as a
+        # job that ran out of memory
+        for key in ("running", "waiting"):
+            assert key in got, key
+            status, ctype, data = got[key]
+            assert (status, ctype) == (503, "application/json"), (key, data[:300])
+            assert json.loads(data) == {"error": "the server is stopping"}
     finally:
         if proc.poll() is None:
             proc.kill()

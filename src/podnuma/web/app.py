@@ -4,7 +4,14 @@ Built on FastAPI (the OpenAPI description at ``/openapi.json`` comes from
 the framework). Every ``/api``
 answer is the JSON document the matching command prints with ``-o json``;
 invalid input answers 400 with ``{"error": MESSAGE}`` where MESSAGE is what
-the command prints after ``error:`` (``FILE: FIELD.PATH: MESSAGE``).
+the command prints after ``error:`` (``FILE: FIELD.PATH: MESSAGE``). A
+request the API does not take (an unknown field or query parameter, a value
+of another JSON type, fields that cannot go together, a body that is not a
+JSON object) answers 422, each problem on a line of its own named by the
+request's field path (several: also listed in ``errors``); a method a path
+does not take, 405 with ``Allow``; every error, the refusals of the
+middlewares below included, in that shape and with the page's security
+headers (:class:`PageHeaders` runs outermost).
 
 Limits (:class:`~podnuma.web.worker.Limits`; docs/limits.md): request
 bodies over ``max_body`` bytes answer 413 before the body is read through;
@@ -12,7 +19,8 @@ a client gets ``read_timeout`` seconds to send a request's headers (else
 the connection is closed) and as long again for its body (408); work runs
 in a job process (:mod:`podnuma.web.worker`) that also encodes the answer,
 killed after ``time_limit`` seconds (422); at most ``workers`` jobs at once
-(503 when they stay busy). Every body is read through the one bounded
+(503 when they stay busy; a request waiting for one holds no thread:
+:meth:`~podnuma.web.worker.WorkerPool.run_async`). Every body is read through the one bounded
 reading path (:mod:`podnuma.inputs.documents`), the JSON bodies of
 ``/api/compare``, ``/api/advise`` and ``/api/fleet/analyze`` included
 (400 ``request body: ...`` when they are not JSON or over its bounds); a
@@ -21,13 +29,15 @@ cluster dump's file names are checked before any is written
 loopback host when the server listens on loopback (no DNS rebinding), and a
 state-changing request from a browser must come from the page itself
 (``Sec-Fetch-Site`` / ``Origin``; 403 otherwise). SIGTERM kills the running
-jobs and stops the server within a second (:func:`make_server`).
+jobs (their requests answer 503 "the server is stopping") and stops the
+server within a second (:func:`make_server`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import email.message
 import functools
 import importlib.util
 import json
@@ -36,7 +46,14 @@ import socket
 import sys
 import tempfile
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Coroutine, MutableMapping
+from collections.abc import (
+    Awaitable,
+    Callable,
+    Coroutine,
+    Mapping,
+    MutableMapping,
+    Sequence,
+)
 from types import FrameType
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
@@ -47,11 +64,13 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic_core import PydanticCustomError
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.routing import Route, Router
 
 from podnuma.errors import InputError
+from podnuma.fieldkit import type_name
 from podnuma.inputs.documents import load_json
 from podnuma.inputs.limits import DEFAULT_LIMITS
 from podnuma.service.messages import version
@@ -67,7 +86,7 @@ from podnuma.web.examples import (
 )
 from podnuma.web.worker import Busy, Encoded, JobError, Limits, TimeLimitExceeded, WorkerPool
 
-__all__ = ["create_app", "make_server", "LOOPBACK_HOSTS", "SameOrigin", "BodyLimit"]
+__all__ = ["create_app", "make_server", "LOOPBACK_HOSTS", "SameOrigin", "BodyLimit", "TrustedHost"]
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
 FLEET_PAGES = 4
@@ -77,6 +96,18 @@ Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+async def _refuse(send: Send, status: int, message: str, *, close: bool = True) -> None:
+    """Answer ``{"error": message}`` from a middleware (before the
+    application runs); ``close``: and close the connection (its request, or
+    the rest of its body, is not read)."""
+    body = json.dumps({"error": message}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if close:
+        headers.append((b"connection", b"close"))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 class BodyLimit:
@@ -91,15 +122,6 @@ class BodyLimit:
     def _message(self) -> str:
         return f"the request body is larger than the server's limit of {self.max_body} bytes"
 
-    async def _refuse(self, send: Send, status: int = 413, message: str | None = None) -> None:
-        body = json.dumps({"error": message or self._message()}).encode()
-        await send({
-            "type": "http.response.start", "status": status,
-            "headers": [(b"content-type", b"application/json"), (b"connection", b"close"),
-                        (b"content-length", str(len(body)).encode())],
-        })
-        await send({"type": "http.response.body", "body": body})
-
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
@@ -111,7 +133,7 @@ class BodyLimit:
                 except ValueError:
                     too_big = True
                 if too_big:
-                    await self._refuse(send)
+                    await _refuse(send, 413, self._message())
                     return
         # Read the body here (it is small: at most max_body bytes), then
         # hand it to the application in one message.
@@ -126,14 +148,13 @@ class BodyLimit:
                     chunk = message.get("body", b"")
                     seen += len(chunk)
                     if seen > self.max_body:
-                        await self._refuse(send)
+                        await _refuse(send, 413, self._message())
                         return
                     chunks.append(chunk)
                     if not message.get("more_body", False):
                         break
         except TimeoutError:
-            await self._refuse(send, 408, f"the request body was not received within "
-                               f"{self.read_timeout:g} s")
+            await _refuse(send, 408, f"the request body was not received within {self.read_timeout:g} s")
             return
         body = b"".join(chunks)
         replayed = False
@@ -181,16 +202,48 @@ class SameOrigin:
             headers = dict(scope.get("headers", ()))
             why = self.cross_site(headers)
             if why is not None:
-                body = json.dumps({"error": f"cross-origin request refused ({why}): "
-                                   "use the page this server serves"}).encode()
-                await send({
-                    "type": "http.response.start", "status": 403,
-                    "headers": [(b"content-type", b"application/json"), (b"connection", b"close"),
-                                (b"content-length", str(len(body)).encode())],
-                })
-                await send({"type": "http.response.body", "body": body})
+                await _refuse(send, 403, f"cross-origin request refused ({why}): "
+                              "use the page this server serves")
                 return
         await self.app(scope, receive, send)
+
+
+def _shown(text: str, limit: int = 200) -> str:
+    """A request's text in a message: at most ``limit`` characters."""
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
+
+
+class TrustedHost:
+    """Refuse (400, with the API's ``{"error": ...}``) a request whose
+    ``Host`` header is not one of ``allowed_hosts`` (``"*"``: any): a server
+    on loopback answers only to loopback names, so a page of another site
+    whose name resolves to 127.0.0.1 (DNS rebinding) reaches no API."""
+
+    def __init__(self, app: ASGIApp, allowed_hosts: Sequence[str]) -> None:
+        self.app = app
+        self.allowed = tuple(h.lower() for h in allowed_hosts)
+
+    @staticmethod
+    def host_of(value: str) -> str:
+        """The name of a ``Host`` header, without its port (``[::1]:8080``: ``[::1]``)."""
+        value = value.strip().lower()
+        if value.startswith("["):
+            end = value.find("]")
+            return value[: end + 1] if end >= 0 else value
+        return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or "*" in self.allowed:
+            await self.app(scope, receive, send)
+            return
+        raw = dict(scope.get("headers", ())).get(b"host")
+        host = None if raw is None else raw.decode("latin-1")
+        if host is not None and self.host_of(host) in self.allowed:
+            await self.app(scope, receive, send)
+            return
+        given = "no Host header" if host is None else f"Host header {_shown(host, 100)!r}"
+        await _refuse(send, 400, f"{given} refused: this server answers only to "
+                      f"{', '.join(self.allowed)} (it listens on loopback)", close=False)
 
 
 def _no_delay(transport: asyncio.BaseTransport) -> None:
@@ -371,9 +424,9 @@ class _BoundedJSONRoute(APIRoute):
 class ErrorBody(BaseModel):
     error: str = Field(description="What the CLI prints after 'error:' (FILE: FIELD.PATH: MESSAGE); "
                       "several problems of one input: a line each.")
-    errors: list[str] | None = Field(None, description="Several problems of one input (an advise request "
-                                     "whose pods file holds several invalid pods): the lines of error, "
-                                     "one problem each, as the CLI prints them.")
+    errors: list[str] | None = Field(None, description="Several problems (fields of a request, or an advise "
+                                     "request whose pods file holds several invalid pods): the lines of "
+                                     "error, one problem each, as the CLI prints them.")
 
 
 class ExampleInfo(BaseModel):
@@ -388,50 +441,143 @@ class ExampleText(ExampleInfo):
     text: str
 
 
-class WhatIfRequest(BaseModel):
-    """A pod to compare or advise on: a Pod manifest (YAML or JSON text,
-    several documents or a List allowed), with a node and a kubelet
-    configuration (the CLI's built-in ones when left out); or instead an
-    ``addPod`` step of a scenario, whose node and configuration are used.
-    A field it does not have is refused (as the CLI refuses an option it
-    does not have), not ignored."""
+def _field_error(message: str, at: str = "") -> PydanticCustomError:
+    """A request field's problem, in the API's words (``at``: where inside
+    the field, ``[2]``), in place of the model's own."""
+    return PydanticCustomError("request_field", "{message}", {"message": message, "at": at})
 
-    model_config = ConfigDict(extra="forbid")
+
+def _found(value: object) -> str:
+    """A request's value as a message shows it: a scalar as JSON writes it
+    (shortened), anything else by its kind."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return _shown(json.dumps(value, ensure_ascii=False), 60)
+    return type_name(value)
+
+
+def _set_value(value: object) -> object:
+    """``set``: ``PATH=VALUE`` lines (a string) or a list of strings, as
+    :func:`~podnuma.inputs.overrides.request_overrides` reads them."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        for i, item in enumerate(value):
+            if not isinstance(item, str):
+                raise _field_error(f"must be a PATH=VALUE string, got {type_name(item)}", f"[{i}]")
+        return value
+    raise _field_error(f"must be PATH=VALUE lines (a string) or a list of strings, got {type_name(value)}")
+
+
+def _shared_pool(value: object) -> object:
+    """``sharedPoolCpus``: ``"auto"`` or a whole number of CPUs >= 1 (a
+    JSON number: not ``true``, not ``1.0``, not ``"2"``)."""
+    if value is None or value == "auto" or (
+        isinstance(value, int) and not isinstance(value, bool) and value >= 1
+    ):
+        return value
+    raise _field_error(f"expected auto or a whole number of CPUs >= 1, found {_found(value)}")
+
+
+SetField = Annotated[
+    list[str] | str | None,
+    BeforeValidator(_set_value),
+    Field(description="As the CLI's --set: PATH=VALUE strings, or one text of PATH=VALUE lines."),
+]
+
+
+#: with a scenario, these are the scenario's (its step's pod, its node, its configuration)
+_SCENARIO_GIVES = ("pod", "podName", "node", "nodeName", "kubeletConfig", "kubeletConfigName")
+#: a what-if request's name fields and the text each names
+_NAMES = (("podName", "pod"), ("nodeName", "node"), ("kubeletConfigName", "kubeletConfig"),
+          ("scenarioName", "scenario"))
+
+
+def _conflicts(data: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The fields of a what-if request that cannot go with the others:
+    ``(field, message)``, one each (a field given as null is not given).
+    With ``scenario``, the pod, node and configuration are the scenario's:
+    none of their fields; without it, no ``step``; a name field only with
+    the text it names."""
+    given = {name for name, value in data.items() if value is not None}
+    out: list[tuple[str, str]] = []
+    if "scenario" in given:
+        out += [(name, "not with scenario (the pod, node and kubelet configuration are "
+                 "the scenario's)") for name in _SCENARIO_GIVES if name in given]
+    elif "step" in given:
+        out.append(("step", "only with scenario (the addPod step of the scenario to take the pod from)"))
+    out += [(name, f"only with {text} (the name of its text, for messages)")
+            for name, text in _NAMES if name in given and text not in given
+            and not ("scenario" in given and name in _SCENARIO_GIVES)]
+    return out
+
+
+class _WhatIf(BaseModel):
+    """What ``/api/compare`` and ``/api/advise`` both take: a Pod manifest
+    (YAML or JSON text, several documents or a List allowed), with a node
+    and a kubelet configuration (the CLI's built-in ones when left out); or
+    instead an ``addPod`` step of a scenario, whose node and configuration
+    are used. Strict: a field it does not have is refused (as the CLI
+    refuses an option it does not have), not ignored, and a value of
+    another JSON type is refused, not converted (``"1"`` is no step,
+    ``"yes"`` no boolean); fields that cannot go together are refused
+    (:func:`_conflicts`)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     pod: str | None = Field(None, description="Pod manifest text (YAML or JSON).")
-    podName: str = Field("pod.yaml", description="Its file name, for messages.")
+    podName: str = Field("pod.yaml", description="Its file name, for messages (with pod only).")
     node: str | None = Field(None, description="A scenario 'node' mapping (text).")
-    nodeName: str = "node.yaml"
+    nodeName: str = Field("node.yaml", description="Its file name, for messages (with node only).")
     kubeletConfig: str | None = Field(None, description="A KubeletConfiguration (text).")
-    kubeletConfigName: str = "kubelet-config.yaml"
+    kubeletConfigName: str = Field("kubelet-config.yaml",
+                                   description="Its file name, for messages (with kubeletConfig only).")
     scenario: str | None = Field(None, description="A scenario (text), instead of the three above.")
-    scenarioName: str = "scenario.yaml"
-    step: int | None = Field(None, description="The addPod step of the scenario to take the pod from.")
-    # advise only (the CLI's --shared-pool-cpus, --strategy, --sidecar, --as-scenario)
-    sharedPoolCpus: int | Literal["auto"] | None = Field(
-        None, description="advise only: --shared-pool-cpus: auto (default) or a number of CPUs >= 1.")
+    scenarioName: str = Field("scenario.yaml", description="Its file name, for messages (with scenario only).")
+    step: int | None = Field(None, description="With scenario: the addPod step to take the pod from.")
+    set: SetField = None
+
+
+class CompareRequest(_WhatIf):
+    """``/api/compare``: a pod as ``podnuma compare POD [--node] [--kubelet-config]
+    [--set]`` takes it, or a scenario's step; advise's own fields
+    (``sharedPoolCpus``, ``strategy``, ``sidecars``, ``asScenario``) are refused."""
+
+
+class AdviseRequest(_WhatIf):
+    """``/api/advise``: a pod as ``podnuma advise`` takes it, with advise's
+    own options."""
+
+    # the CLI's --shared-pool-cpus, --strategy, --sidecar, --as-scenario
+    sharedPoolCpus: Annotated[int | Literal["auto"] | None, BeforeValidator(_shared_pool)] = Field(
+        None, description="--shared-pool-cpus: auto (default) or a number of CPUs >= 1.")
     strategy: Literal["keep-limits", "keep-cpus", "max-freed"] | None = Field(
-        None, description="advise only: --strategy (default keep-limits).")
+        None, description="--strategy (default keep-limits).")
     sidecars: list[str] = Field(default_factory=list, max_length=64,
-                                description="advise only: --sidecar NAME, each container to treat as a sidecar.")
-    asScenario: bool = Field(False, description="advise only: include the scenario replaying every figure.")
-    set: list[str] | str | None = Field(
-        None, description="As the CLI's --set: PATH=VALUE strings, or one text of PATH=VALUE lines."
-    )
+                                description="--sidecar NAME, each container to treat as a sidecar.")
+    asScenario: bool = Field(False, description="Include the scenario replaying every figure (scenario).")
+
+
+#: advise's fields /api/compare does not take, and the CLI option each is
+ADVISE_ONLY = {"sharedPoolCpus": "--shared-pool-cpus", "strategy": "--strategy", "sidecars": "--sidecar",
+               "asScenario": "--as-scenario"}
 
 
 class FleetDumpRequest(BaseModel):
     """A cluster dump, as ``podnuma fleet analyze DIR`` reads it from a
-    directory: each file's relative name and text (a field it does not have
-    is refused)."""
+    directory: each file's relative name and text (strict: a field it does
+    not have, or a value of another JSON type, is refused)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     files: dict[str, str] = Field(description="File name (e.g. nodes.json, configz/NODE.json) -> text.")
     whatIfs: list[str] = Field(default_factory=list, description="As the CLI's --what-if values.")
-    set: list[str] | str | None = Field(
-        None, description="As the CLI's --set: PATH=VALUE strings, or one text of PATH=VALUE lines."
-    )
+    set: SetField = None
+
+
+#: the JSON body each path takes
+BODY_MODELS: dict[str, type[BaseModel]] = {
+    "/api/compare": CompareRequest, "/api/advise": AdviseRequest, "/api/fleet/analyze": FleetDumpRequest,
+}
 
 
 _ERRORS: dict[int | str, dict[str, Any]] = {
@@ -498,6 +644,136 @@ async def _known_query(request: Request) -> None:
              "input": request.query_params.get(name)} for name in unknown])
 
 
+def _where(loc: Sequence[Any]) -> str:
+    """A validation error's location as the request's field path: the
+    field, then each index or key in brackets (``sidecars[2]``,
+    ``files[nodes.json]``), as the CLI's messages write paths."""
+    parts = list(loc)
+    if parts and parts[0] in ("body", "query", "path", "header", "cookie"):
+        parts = parts[1:]
+    if not parts:
+        return ""
+    return str(parts[0]) + "".join(f"[{p}]" for p in parts[1:])
+
+
+def _json_type(ctype: str | None) -> bool:
+    """Whether a Content-Type is JSON's (as the framework decides whether to parse a body)."""
+    if not ctype:
+        return False
+    parsed = email.message.Message()
+    parsed["content-type"] = ctype
+    sub = parsed.get_content_subtype()
+    return parsed.get_content_maintype() == "application" and (sub == "json" or sub.endswith("+json"))
+
+
+_SEND_JSON = "send a JSON object, with Content-Type: application/json"
+
+
+def _body_problem(request: Request, err: Mapping[str, Any]) -> str:
+    """The problem of a JSON body as a whole: none, not sent as JSON, or not an object."""
+    ctype = request.headers.get("content-type")
+    if err.get("type") == "missing":
+        return f"{BODY_NAME}: empty ({_SEND_JSON})"
+    if not _json_type(ctype):
+        said = "no Content-Type" if ctype is None else f"Content-Type {_shown(ctype, 100)!r}"
+        return f"{BODY_NAME}: {said}, not application/json ({_SEND_JSON})"
+    return f"{BODY_NAME}: expected a JSON object, found {type_name(err.get('input'))}"
+
+
+def _unknown_field(request: Request, field: str) -> str:
+    route = request.scope.get("route")
+    path = str(getattr(route, "path", request.url.path))
+    if path == "/api/compare" and field in ADVISE_ONLY:
+        return f"advise only (the CLI's {ADVISE_ONLY[field]}): /api/compare does not take it"
+    model = BODY_MODELS.get(path)
+    takes = f" (this request takes {', '.join(model.model_fields)})" if model is not None else ""
+    return f"unknown field{takes}"
+
+
+def _conflict_errors(data: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """:func:`_conflicts` as validation errors."""
+    return [{"type": "request_field", "loc": ("body", name), "msg": message, "input": data.get(name)}
+            for name, message in _conflicts(data)]
+
+
+def _problems(request: Request, exc: RequestValidationError) -> list[str]:
+    """A request's problems, one line each: ``FIELD.PATH: MESSAGE`` (the
+    request's own field path, not the model's), or ``request body: ...``
+    for a JSON body that is not there, not JSON or not an object; and for a
+    what-if request the fields that cannot go together (:func:`_conflicts`),
+    found in its body even when other fields are wrong."""
+    errors: list[Mapping[str, Any]] = list(exc.errors())
+    route = request.scope.get("route")
+    # (the body the model refused; none when the endpoint refuses the conflicts itself)
+    if getattr(route, "path", None) in ("/api/compare", "/api/advise") and isinstance(exc.body, Mapping):
+        errors += _conflict_errors(exc.body)
+    lines: list[str] = []
+    for err in errors:
+        loc = tuple(err.get("loc", ()))
+        kind = str(err.get("type", ""))
+        ctx = err.get("ctx") or {}
+        where = _where(loc) + (str(ctx.get("at", "")) if kind == "request_field" else "")
+        msg = str(err.get("msg") or "invalid")
+        if loc and loc[0] == "body":
+            if not where:
+                line = _body_problem(request, err)
+                if line not in lines:
+                    lines.append(line)
+                continue
+            if kind == "extra_forbidden":
+                msg = _unknown_field(request, where)
+            elif kind.endswith("_type") or kind == "literal_error":
+                msg = f"{msg}, found {_found(err.get('input'))}"
+        line = f"{where}: {msg}" if where else msg
+        if line not in lines:
+            lines.append(line)
+    return lines or ["invalid request"]
+
+
+class _NoRoute:
+    """What comes after the routes (before the page's files): a path a
+    route has, asked with a method it does not take, answers 405 with
+    ``Allow`` (its methods) in the API's error shape; ``HEAD`` where the
+    route takes ``GET`` is answered as ``GET`` without the body; any other
+    ``/api`` path answers 404; everything else is the page's files. (The
+    page, mounted at ``/``, would otherwise answer them: 404 or 405 ``GET,
+    HEAD``.)"""
+
+    def __init__(self, page: ASGIApp, router: Router) -> None:
+        self.page = page
+        self.router = router
+
+    def methods(self, path: str) -> set[str]:
+        """The methods the routes whose path this is take."""
+        out: set[str] = set()
+        for route in self.router.routes:
+            if isinstance(route, Route) and route.path_regex.match(path):
+                out |= route.methods or set()
+        if "GET" in out:
+            out.add("HEAD")
+        return out
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            path, method = str(scope["path"]), str(scope["method"])
+            methods = self.methods(path)
+            if method == "HEAD" and "GET" in methods:
+                # (the server sends no body to a HEAD request: its own record of it)
+                await self.router({**scope, "method": "GET", "path_params": {}}, receive, send)
+                return
+            if methods:
+                allow = ", ".join(sorted(methods))
+                response = _error(405, f"method {_shown(method, 20)} not allowed on {_shown(path)} "
+                                  f"(it takes {allow})")
+                response.headers["Allow"] = allow
+                await response(scope, receive, send)
+                return
+            if path == "/api" or path.startswith("/api/"):
+                await _error(404, f"no such path: {_shown(path)}")(scope, receive, send)
+                return
+        await self.page(scope, receive, send)
+
+
 def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] = LOOPBACK_HOSTS) -> FastAPI:
     """The application. ``allowed_hosts``: the Host header values accepted
     (``("*",)`` for any)."""
@@ -525,7 +801,8 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
-        # (no such path, a method the path does not take): the API's error shape
+        # (a page file that does not exist, and whatever else the framework
+        # refuses): the API's error shape
         response = _error(exc.status_code, str(exc.detail))
         for name, value in (exc.headers or {}).items():
             response.headers[name] = value
@@ -533,20 +810,16 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
 
     @app.exception_handler(RequestValidationError)
     async def _bad_parameter(request: Request, exc: RequestValidationError) -> JSONResponse:
-        parts = []
-        for err in exc.errors():
-            loc = ".".join(str(x) for x in err.get("loc", ()) if x not in ("query", "body"))
-            parts.append(f"{loc}: {err.get('msg', 'invalid')}" if loc else str(err.get("msg")))
-        return _error(422, "; ".join(parts) or "invalid request")
+        # several problems: a line each (in "errors" too)
+        return _error(422, "\n".join(_problems(request, exc)))
 
-    def job(
+    async def job(
         fn: Callable[..., Any], *args: Any, media_type: str | None = None, readable: str | None = None
     ) -> Any:
+        """``fn(*args)`` in a job process (waiting for one holds no thread:
+        :meth:`WorkerPool.run_async`): its answer, or the error."""
         try:
-            out = pool.run(fn, *args, readable=readable)
-            if isinstance(out, Encoded):  # encoded by the job, inside its limits
-                return Response(out.body, media_type=media_type or out.media_type)
-            return out
+            out = await pool.run_async(fn, *args, readable=readable)
         except JobError as e:
             status = {"input": 400, "startup": 400, "limit": 422}.get(e.kind, 500)
             return _error(status, e.message)
@@ -554,10 +827,13 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
             return _error(422, str(e))
         except Busy as e:
             return _error(503, str(e))
+        if isinstance(out, Encoded):  # encoded by the job, inside its limits
+            return Response(out.body, media_type=media_type or out.media_type)
+        return out
 
-    def page_job(fn: Callable[..., Any], *args: Any, readable: str | None = None) -> str | JSONResponse:
+    async def page_job(fn: Callable[..., Any], *args: Any, readable: str | None = None) -> str | JSONResponse:
         """A fleet report page drawn by a job: its text, or the error."""
-        out = job(fn, *args, readable=readable)
+        out = await job(fn, *args, readable=readable)
         if isinstance(out, JSONResponse):
             return out
         assert isinstance(out, Response)
@@ -582,7 +858,7 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
         got = await scenario_text(request, name)
         if isinstance(got, JSONResponse):
             return got
-        return await _threaded(runner, fn, *got, *args)
+        return await runner(fn, *got, *args)
 
     @app.get("/api/examples", response_model=list[ExampleInfo], tags=["examples"])
     def list_examples() -> list[ExampleInfo]:
@@ -663,16 +939,19 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
         svg = functools.partial(job, media_type="image/svg+xml")
         return await on_scenario(request, name, service.topology_svg, step, set or [], runner=svg)
 
-    async def whatif(req: WhatIfRequest, advise: bool) -> Any:
-        return await _threaded(job, service.whatif_request, req.model_dump(), advise)
+    async def whatif(req: CompareRequest | AdviseRequest, advise: bool) -> Any:
+        given = req.model_dump(exclude_unset=True)
+        if _conflicts(given):
+            raise RequestValidationError(_conflict_errors(given))
+        return await job(service.whatif_request, req.model_dump(), advise)
 
     @app.post("/api/compare", tags=["pod-level"])
-    async def compare(req: WhatIfRequest) -> Any:
+    async def compare(req: CompareRequest) -> Any:
         """A pod as written vs its other form: ``podnuma compare -o json``."""
         return await whatif(req, False)
 
     @app.post("/api/advise", tags=["pod-level"])
-    async def advise(req: WhatIfRequest) -> Any:
+    async def advise(req: AdviseRequest) -> Any:
         """The pod-level rewrite of a pod and what it saves: ``podnuma advise -o json``."""
         return await whatif(req, True)
 
@@ -693,7 +972,7 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
             return _error(400, f"{file}: fleet report is not UTF-8 text (byte {e.start})")
         if not FLEET_EXTRA:
             return _error(501, NO_FLEET_EXTRA)
-        return keep_page(await _threaded(page_job, service.fleet_html, text, file))
+        return keep_page(await page_job(service.fleet_html, text, file))
 
     def keep_page(page: str | JSONResponse) -> Any:
         if isinstance(page, JSONResponse):
@@ -718,9 +997,8 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
                 await _threaded(service.fleet_write_dump, req.files, tmp)
             except InputError as e:  # (what cannot be laid out included: named by the file)
                 return _error(400, service.error_message(e))
-            page = await _threaded(
-                page_job, service.fleet_analyze_html, req.files, req.whatIfs, tmp, req.set,
-                readable=tmp)
+            page = await page_job(
+                service.fleet_analyze_html, req.files, req.whatIfs, tmp, req.set, readable=tmp)
         return keep_page(page)
 
     @app.get("/fleet/{token}", include_in_schema=False)
@@ -734,14 +1012,18 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
             "sandbox allow-scripts; default-src 'none'; script-src 'unsafe-inline'; "
             "style-src 'unsafe-inline'; img-src data:; frame-ancestors 'self'")})
 
-    app.mount("/", StaticFiles(packages=[("podnuma.web", "static")], html=True), name="page")
+    # after the routes: a method a route does not take (405), an /api path
+    # no route has (404), and then the page's files
+    page = StaticFiles(packages=[("podnuma.web", "static")], html=True)
+    app.mount("/", _NoRoute(page, app.router), name="page")
 
-    app.add_middleware(PageHeaders)
     # the last added runs first: the origin and the host are checked before
-    # the body is read
+    # the body is read, and every answer (their refusals included) gets the
+    # page's headers
     app.add_middleware(BodyLimit, max_body=limits.max_body, read_timeout=limits.read_timeout)
-    app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))
+    app.add_middleware(TrustedHost, allowed_hosts=allowed_hosts)
     app.add_middleware(SameOrigin)
+    app.add_middleware(PageHeaders)
     return app
 
 

@@ -31,13 +31,20 @@ else.
 
 At most ``workers`` jobs run at once (one per job process); a request that
 finds them all busy waits up to the time limit, then fails with
-:class:`Busy`.
+:class:`Busy`. The server's requests wait with :meth:`WorkerPool.run_async`:
+the wait is a task waiting for a token (no thread is held while it waits),
+and only a request that has a job process takes a thread, from a limiter of
+its own (``workers`` threads), to run its job; the server's other routes
+keep the event loop's thread pool to themselves. A job whose process is
+killed because the server is stopping fails with :class:`Busy` ("the
+server is stopping"), not as a job that ran out of memory.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import json
 import multiprocessing
 import os
@@ -321,6 +328,11 @@ class WorkerPool:
         self._running: set[Any] = set()  # every live job process
         self._lock = threading.Lock()
         self.closed = False
+        # run_async: a token per job process (waited for without a thread),
+        # and the threads that run the jobs (never waited for: a token
+        # holder finds one free)
+        self._slots: Any = None
+        self._threads: Any = None
 
     def kill_all(self) -> None:
         """Stop: kill every job process (a running job's request answers at
@@ -377,9 +389,7 @@ class WorkerPool:
         try:
             worker = self._idle.get(timeout=limit)
         except queue.Empty:
-            raise Busy(
-                f"the server is busy (at most {self.limits.workers} simulations at once): try again"
-            ) from None
+            raise self._busy() from None
         try:
             if readable is not None:  # the warm process stays idle, its slot taken
                 status, payload = self._run_once(fn, args, limit, readable)
@@ -401,6 +411,34 @@ class WorkerPool:
         finally:
             self._idle.put(worker)
         return self._result(status, payload)
+
+    def _busy(self) -> Busy:
+        return Busy(f"the server is busy (at most {self.limits.workers} simulations at once): try again")
+
+    async def run_async(self, fn: Callable[..., Any], *args: Any, readable: str | None = None) -> Any:
+        """:meth:`run` for the server's event loop: wait (at most the time
+        limit) for a job process as a task, holding no thread, then run the
+        job in a thread of the pool's own (one per job process); the same
+        result or exceptions."""
+        import anyio
+        import anyio.to_thread
+
+        if self.closed:
+            raise Busy("the server is stopping")
+        if self._slots is None:
+            self._slots = anyio.CapacityLimiter(self.limits.workers)
+            self._threads = anyio.CapacityLimiter(self.limits.workers)
+        with anyio.move_on_after(self.limits.time_limit) as waited:
+            await self._slots.acquire()
+        if waited.cancelled_caught:  # (no token taken: the limiter gives it back)
+            raise self._busy()
+        try:
+            if self.closed:  # (stopped while it waited: no thread for the same answer)
+                raise Busy("the server is stopping")
+            return await anyio.to_thread.run_sync(
+                functools.partial(self.run, fn, *args, readable=readable), limiter=self._threads)
+        finally:
+            self._slots.release()
 
     @staticmethod
     def _result(status: str, payload: Any) -> Any:
@@ -428,10 +466,7 @@ class WorkerPool:
                 status, payload = recv.recv()
             except EOFError:
                 proc.join(1)
-                raise JobError(
-                    "limit", f"the simulation stopped without an answer (exit {proc.exitcode}): "
-                    "it may need more memory than the server allows"
-                ) from None
+                raise self._stopped(proc.exitcode) from None
         finally:
             recv.close()
             with self._lock:
@@ -465,11 +500,18 @@ class WorkerPool:
             raise self._lost(worker) from None
         return status, payload, not _retires(status, payload)
 
-    @staticmethod
-    def _lost(worker: _Worker) -> JobError:
+    def _lost(self, worker: _Worker) -> JobError | Busy:
         """The error of a job process that ended without an answer."""
         worker.proc.join(1)
+        return self._stopped(worker.proc.exitcode)
+
+    def _stopped(self, exitcode: int | None) -> JobError | Busy:
+        """A job process that ended without an answer: killed because the
+        server is stopping (:meth:`kill_all`), or else most likely out of
+        memory."""
+        if self.closed:
+            return Busy("the server is stopping")
         return JobError(
-            "limit", f"the simulation stopped without an answer (exit {worker.proc.exitcode}): "
+            "limit", f"the simulation stopped without an answer (exit {exitcode}): "
             "it may need more memory than the server allows"
         )
