@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -20,6 +21,7 @@ from podnuma.cli import cli
 
 ROOT = Path(__file__).resolve().parents[2]
 STATIC = ROOT / "examples" / "static-dual-socket.yaml"
+EXAMPLES = ROOT / "examples"
 FULL = ROOT / "tests" / "cgroups" / "full.yaml"
 FULL_DEVICE = "error: standard output: cannot write: No space left on device\n"
 
@@ -268,3 +270,32 @@ def test_a_step_out_of_range_is_worded_once(step: str) -> None:
         r = _invoke(*args)
         assert r.exit_code == 2
         assert r.stderr == want, args
+
+
+def test_options_that_would_be_ignored_are_refused(tmp_path: Path) -> None:
+    """An option that only works with another, given alone, is one line and
+    exit 2 (it was silently ignored): ``state inspect --kubelet-config``
+    without ``--as-scenario``, ``fleet analyze --context`` without
+    ``--kubeconfig``, and standard input beside ``--kubeconfig``."""
+    example = EXAMPLES / "static-dual-socket.yaml"
+    ck = tmp_path / "ck"
+    assert CliRunner().invoke(cli, ["simulate", str(example), "--checkpoint-dir", str(ck)]).exit_code == 0
+    r = CliRunner().invoke(cli, ["state", "inspect", str(ck), "--kubelet-config", str(example)])
+    assert (r.exit_code, r.stdout) == (2, "")
+    assert r.stderr == "error: --kubelet-config: is the configuration of --as-scenario: give --as-scenario too\n"
+    r = CliRunner().invoke(cli, ["fleet", "analyze", str(EXAMPLES / "fleet"), "--context", "prod"])
+    assert (r.exit_code, r.stdout) == (2, "")
+    assert r.stderr.startswith("error: --context goes with --kubeconfig (see '")
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text("apiVersion: v1\nkind: Config\n")
+    r = CliRunner().invoke(cli, ["fleet", "analyze", "-", "--kubeconfig", str(kubeconfig)], input="")
+    assert (r.exit_code, r.stdout) == (2, "")
+    assert r.stderr.startswith("error: standard input ('-') does not go with --kubeconfig (see '")
+
+
+def test_a_topology_picture_is_written_readable_by_all(tmp_path: Path) -> None:
+    """As the reports are (0644): a picture is for sharing (it was 0600)."""
+    out = tmp_path / "t.svg"
+    r = CliRunner().invoke(cli, ["topology", str(EXAMPLES / "static-dual-socket.yaml"), "--output-file", str(out)])
+    assert r.exit_code == 0, r.output
+    assert stat.S_IMODE(out.stat().st_mode) == 0o644

@@ -250,6 +250,10 @@ def analyze(
     through the guard."""
     if inputs.count("-") > 1:  # standard input can be read once: click's usage error's line
         fail(f"{STDIN_TWICE} (see '{command_path()} --help')")
+    if context is not None and kubeconfig is None:  # (it would be ignored)
+        fail(f"--context goes with --kubeconfig (see '{command_path()} --help')")
+    if kubeconfig is not None and "-" in inputs:  # (the cluster is read live: no dump to take from it)
+        fail(f"standard input ('-') does not go with --kubeconfig (see '{command_path()} --help')")
     from podnuma.inputs.overrides import parse_overrides
     from podnuma.service import fleet as service
 

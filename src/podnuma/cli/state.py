@@ -60,6 +60,9 @@ def inspect_command(
         if overrides and not as_scenario:
             raise InputError("changes the configuration of --as-scenario: give --as-scenario too",
                              file="--set")
+        if config_file is not None and not as_scenario:
+            raise InputError("is the configuration of --as-scenario: give --as-scenario too",
+                             file="--kubelet-config")
         if as_scenario:
             got = service.as_scenario(
                 directory, pods=pods, sysfs=sysfs, kubelet_config=config_file, node=node_file,

@@ -59,7 +59,7 @@ def _write_output(path: Path, data: bytes) -> None:
             with path.open("wb") as fh:
                 fh.write(data)
             return
-        atomic_write(path, data)
+        atomic_write(path, data, mode=0o644)  # (a picture is for sharing: as the reports are written)
     except OSError as e:
         raise InputError(f"--output-file: cannot write: {e.strerror or e}", file=str(path)) from None
 
