@@ -299,3 +299,14 @@ def test_a_topology_picture_is_written_readable_by_all(tmp_path: Path) -> None:
     r = CliRunner().invoke(cli, ["topology", str(EXAMPLES / "static-dual-socket.yaml"), "--output-file", str(out)])
     assert r.exit_code == 0, r.output
     assert stat.S_IMODE(out.stat().st_mode) == 0o644
+
+
+def test_topology_takes_table_as_the_view_for_people() -> None:
+    """``-o table`` is the view for people in every command: for topology
+    the terminal's picture, as ``-o text`` (still taken)."""
+    table = CliRunner().invoke(cli, ["topology", str(STATIC), "-o", "table"])
+    text = CliRunner().invoke(cli, ["topology", str(STATIC), "-o", "text"])
+    plain = CliRunner().invoke(cli, ["topology", str(STATIC)])
+    assert table.exit_code == 0 == text.exit_code == plain.exit_code, table.output
+    assert table.stdout == text.stdout == plain.stdout
+    assert "NUMA" in table.stdout

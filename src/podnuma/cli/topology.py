@@ -1,8 +1,8 @@
 """``podnuma topology SCENARIO``: the machine as lstopo draws it, each CPU
 coloured by its owner after a step of the scenario.
 
-``-o text|svg|png|json`` is the format (default: from ``--output-file``'s
-suffix, else text); ``--output-file FILE`` writes the picture atomically
+``-o table|svg|png|json|yaml`` is the format (``text``: ``table``; default: from ``--output-file``'s
+suffix, else table); ``--output-file FILE`` writes the picture atomically
 instead of to standard output.
 """
 
@@ -80,8 +80,8 @@ def _color(fmt: str, to_file: bool) -> bool:
 )
 @click.option(
     "--output", "-o", "fmt", type=click.Choice(FORMATS["topology"]), default=None,
-    help="text (terminal), svg, png, or json or yaml (the owners). Default: from --output-file's "
-    "suffix, else text.",
+    help="table (text: the same; the terminal's picture), svg, png, or json or yaml (the owners). "
+    "Default: from --output-file's suffix, else table.",
 )
 @click.option(
     "--output-file", "output_file", type=click.Path(path_type=Path, dir_okay=True),
@@ -101,6 +101,8 @@ def topology_command(
     """
     if fmt is None:
         fmt = _SUFFIXES.get(output_file.suffix.lower(), "text") if output_file else "text"
+    elif fmt == "table":  # (the name every command gives its view for people)
+        fmt = "text"
     if fmt == "png" and output_file is None and is_terminal(sys.stdout):
         fail("will not write PNG bytes to a terminal: use --output-file FILE or redirect")
     color = _color(fmt, output_file is not None)

@@ -14,7 +14,7 @@ FORMATS: dict[str, tuple[str, ...]] = {
     "simulate": ("table", "wide", "json", "yaml"),
     "demo": ("table", "wide", "json", "yaml"),
     "explain": ("table", "json", "yaml", "text"),
-    "topology": ("text", "svg", "png", "json", "yaml"),
+    "topology": ("table", "text", "svg", "png", "json", "yaml"),
     "compare": ("table", "json", "yaml"),
     "advise": ("pods", "json", "yaml"),
     "restart": ("table", "wide", "json", "yaml"),
