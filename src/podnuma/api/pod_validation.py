@@ -33,6 +33,7 @@ from podnuma.errors import InputError
 from podnuma.fieldkit import field_path
 
 __all__ = [
+    "qualified_name_errors",
     "INTEGER_RESOURCES",
     "quote",
     "invalid",
@@ -191,6 +192,10 @@ def _qualified_name_errors(value: str) -> list[str]:
     if not _QUALIFIED_NAME_PART.fullmatch(name):
         errors.append(_QUALIFIED_NAME_MSG)
     return errors
+
+
+#: ``IsQualifiedName``'s messages for ``value`` (also a label key's, for selectors)
+qualified_name_errors = _qualified_name_errors
 
 
 def check_qualified_name(value: str, path: str) -> None:

@@ -33,6 +33,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, NoReturn
 
+from podnuma.api.pod_validation import qualified_name_errors
 from podnuma.errors import InputError
 from podnuma.fieldkit import check_known_fields, wrong_type
 
@@ -154,17 +155,11 @@ def _parse_int64(text: str) -> int | None:
 
 _NAME_RE = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
 _VALUE_RE = "(" + _NAME_RE + ")?"
-_DNS_LABEL_RE = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_SUBDOMAIN_RE = _DNS_LABEL_RE + "(\\." + _DNS_LABEL_RE + ")*"
 _NAME_MSG = ("must consist of alphanumeric characters, '-', '_' or '.', and must start and "
              "end with an alphanumeric character")
 _VALUE_MSG = ("a valid label must be an empty string or consist of alphanumeric characters, "
               "'-', '_' or '.', and must start and end with an alphanumeric character")
-_SUBDOMAIN_MSG = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
-                  "characters, '-' or '.', and must start and end with an alphanumeric character")
-_MAX_NAME = 63
 _MAX_VALUE = 63
-_MAX_SUBDOMAIN = 253
 
 
 def _regex_error(msg: str, regex: str, *examples: str) -> str:
@@ -190,29 +185,9 @@ def _name_error() -> str:
 
 
 def _label_key_problems(key: str) -> list[str]:
-    parts = key.split("/")
-    if len(parts) > 2:
-        return ["a valid label key " + _name_error()
-                + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
-    problems: list[str] = []
-    name = parts[-1]
-    if len(parts) == 2:
-        prefix = parts[0]
-        if not prefix:
-            problems.append("prefix part must be non-empty")
-        else:
-            if _size(prefix) > _MAX_SUBDOMAIN:
-                problems.append(f"prefix part must be no more than {_MAX_SUBDOMAIN} bytes")
-            if not _full(_SUBDOMAIN_RE, prefix):
-                problems.append(
-                    "prefix part " + _regex_error(_SUBDOMAIN_MSG, _SUBDOMAIN_RE, "example.com"))
-    if not name:
-        problems.append("name part must be non-empty")
-    elif _size(name) > _MAX_NAME:
-        problems.append(f"name part must be no more than {_MAX_NAME} bytes")
-    if not _full(_NAME_RE, name):
-        problems.append("name part " + _name_error())
-    return problems
+    """A label key's problems: ``IsQualifiedName``'s, which the pod
+    validation already reproduces."""
+    return qualified_name_errors(key)
 
 
 def _label_value_problems(value: str) -> list[str]:
