@@ -105,7 +105,7 @@ config_option = click.option(
     "config_file",
     type=FILE,
     default=None,
-    help="A KubeletConfiguration file or a scenario file (its kubeletConfig); '-': standard "
+    help="A KubeletConfiguration file or a scenario file (its kubeletConfig, or the file its kubeletConfigFile names); '-': standard "
     "input. Default: static CPU / Static memory / restricted / scope pod.",
 )
 

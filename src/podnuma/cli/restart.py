@@ -50,7 +50,7 @@ def _write_scenario(path: Path, r: RestartReport) -> None:
 @click.option("--sysfs", "sysfs", type=click.Path(path_type=Path, file_okay=False), default=None,
               help="With --state-dir: the machine as a sysfs root (default /sys).")  # fmt: skip
 @click.option("--kubelet-config", "config_file", type=FILE, default=None,
-              help="With --state-dir: the node's KubeletConfiguration (else inferred from the checkpoints).")  # fmt: skip
+              help="With --state-dir: the node's KubeletConfiguration, or a scenario file (its kubeletConfig or kubeletConfigFile); '-': standard input. Else inferred from the checkpoints.")  # fmt: skip
 @click.option("--as-scenario", "as_scenario", type=click.Path(path_type=Path, dir_okay=False), default=None,
               callback=dash_refused,
               help="Write the restart as a scenario (checkpoints, state.pods, one addPod per pod) that "

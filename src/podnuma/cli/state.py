@@ -37,7 +37,7 @@ def state_group() -> None:
                    "simulate/compare: NUMA nodes of CPUs; the node of --as-scenario.")  # fmt: skip
 @click.option("--as-scenario", is_flag=True, help="Print a scenario whose state: is this directory.")
 @click.option("--kubelet-config", "config_file", type=FILE, default=None,
-              help="With --as-scenario: the node's KubeletConfiguration (or a scenario file; '-': standard input).")  # fmt: skip
+              help="With --as-scenario: the node's KubeletConfiguration, or a scenario file (its kubeletConfig or kubeletConfigFile); '-': standard input.")  # fmt: skip
 @output_option("state inspect", "table for people; json or yaml for the report (or the scenario).")
 @set_option
 def inspect_command(

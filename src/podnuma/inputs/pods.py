@@ -30,6 +30,7 @@ from podnuma.inputs.documents import (
     parse_documents,
 )
 from podnuma.inputs.overrides import Override, apply_overrides, blame
+from podnuma.inputs.scenario import read_referenced
 from podnuma.inputs.startup import StartupFailure, startup_failure
 from podnuma.inputs.text import FILE_FIELDS, NO_FILES, NOWHERE, TextInput
 from podnuma.machine.topology import Machine
@@ -45,6 +46,8 @@ __all__ = [
     "load_config_file",
     "load_config_text",
     "config_document",
+    "config_source",
+    "ConfigSource",
     "default_machine",
     "default_config",
     "node_and_config",
@@ -215,64 +218,107 @@ def load_node_file(path: str | Path) -> Machine:
     return load_node_text(TextInput.read(path, what="node"))
 
 
+@dataclass(frozen=True)
+class ConfigSource:
+    """Where the ``KubeletConfiguration`` of ``--kubelet-config`` is:
+    ``input``, the file holding it (the one given, or the file a scenario's
+    ``kubeletConfigFile`` names); ``prefix``, its field path there
+    (``kubeletConfig`` in a scenario holding it inline, else empty); and
+    ``data``/``doc``, that file's parsed document."""
+
+    input: TextInput
+    prefix: str
+    data: Mapping[str, Any]
+    doc: Document
+
+    @property
+    def mapping(self) -> Mapping[str, Any]:
+        """The configuration as written (not decoded)."""
+        if not self.prefix:
+            return self.data
+        raw = self.data.get(self.prefix)
+        if raw is None:
+            return {}
+        if not isinstance(raw, Mapping):
+            raise self.doc.enrich(wrong_type(self.prefix, "a mapping", raw))
+        return raw
+
+    def decode(self) -> KubeletConfig:
+        """The configuration decoded, or ``InputError`` at its field in
+        its file."""
+        try:
+            return load_kubelet_config(self.mapping)
+        except InputError as e:
+            raise self.doc.enrich(e.at(self.prefix)) from None
+
+    def startup_failure(self, err: KubeletStartupError, config: KubeletConfig | None,
+                        overrides: tuple[Override, ...] = ()) -> StartupFailure:
+        """``err`` (the kubelet refusing to start) located at the field of
+        the configuration, in the file holding it."""
+        if self.prefix:
+            return startup_failure(err, file=self.input.name, config=config, overrides=overrides)
+        return startup_failure(err, file=self.input.name, config=config,
+                               kubelet_config_file=self.input.name, overrides=overrides)
+
+
+def config_source(src: TextInput) -> ConfigSource:
+    """The file and field path of ``--kubelet-config``'s configuration
+    (see :class:`ConfigSource`): a ``KubeletConfiguration`` file; a scenario
+    holding it inline (``kubeletConfig``: absent, the kubelet's defaults);
+    or the file a scenario's ``kubeletConfigFile`` names, resolved against
+    the scenario's directory (the working directory for standard input), as
+    ``simulate`` resolves it."""
+    data, doc = _mapping_doc(src, "kubelet configuration")
+    if not _is_scenario(data):
+        return ConfigSource(src, "", data, doc)
+    if "kubeletConfigFile" not in data:
+        return ConfigSource(src, "kubeletConfig", data, doc)
+    if "kubeletConfig" in data:
+        raise doc.enrich(InputError(
+            "give the kubelet configuration inline (kubeletConfig) or as a file "
+            "(kubeletConfigFile), not both", path="kubeletConfigFile"))
+    if src.base_dir is None:
+        raise doc.enrich(InputError(f"{NO_FILES}: {FILE_FIELDS[0][1]}", path="kubeletConfigFile"))
+    try:
+        target, raw = read_referenced(src.base_dir, data["kubeletConfigFile"], path="kubeletConfigFile",
+                                      what="kubelet configuration")
+    except InputError as e:
+        raise doc.enrich(e) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError("not UTF-8 text", file=str(target)) from None
+    named = TextInput(text, str(target), target.parent, f"{target} (the kubeletConfigFile of {src.name})")
+    got, got_doc = _mapping_doc(named, "kubelet configuration")
+    return ConfigSource(named, "", got, got_doc)
+
+
 def config_document(src: TextInput | None) -> Mapping[str, Any]:
-    """The ``KubeletConfiguration`` document of ``--kubelet-config`` (a
-    configuration file, or a scenario's ``kubeletConfig`` or the file its
-    ``kubeletConfigFile`` names), not decoded; ``None``: the built-in one."""
+    """The ``KubeletConfiguration`` document of ``--kubelet-config`` (see
+    :func:`config_source`), not decoded; ``None``: the built-in one."""
     if src is None:
         builtin = parse_document(DEFAULT_KUBELET_CONFIG_YAML, name="built-in kubelet configuration").data
         assert isinstance(builtin, Mapping)
         return builtin
-    data, doc = _mapping_doc(src, "kubelet configuration")
-    if not _is_scenario(data):
-        return data
-    if "kubeletConfigFile" in data:
-        target = _config_file(src, data, doc)
-        return config_document(TextInput.read(target, what="kubelet configuration"))
-    raw = data.get("kubeletConfig") or {}
-    if not isinstance(raw, Mapping):
-        raise doc.enrich(wrong_type("kubeletConfig", "a mapping", raw))
-    return raw
-
-
-def _config_file(src: TextInput, data: Mapping[str, Any], doc: Document) -> Path:
-    """The file a scenario's ``kubeletConfigFile`` names, resolved against
-    the scenario's directory (refused for text without one: a request)."""
-    if src.base_dir is None:
-        raise doc.enrich(InputError(f"{NO_FILES}: {FILE_FIELDS[0][1]}", path="kubeletConfigFile"))
-    ref = data["kubeletConfigFile"]
-    if not isinstance(ref, str) or not ref:
-        raise doc.enrich(wrong_type("kubeletConfigFile", "a file path (a string)", ref))
-    p = Path(ref)
-    return p if p.is_absolute() else src.base_dir / p
+    return config_source(src).mapping
 
 
 def load_config_text(src: TextInput, overrides: tuple[Override, ...] = ()) -> KubeletConfig:
     """``--kubelet-config``: a ``KubeletConfiguration``, or a scenario (its
     ``kubeletConfig``, or the file its ``kubeletConfigFile`` names);
     ``overrides`` (``--set``) applied before it is decoded."""
+    return _load_config(config_source(src), overrides)
+
+
+def _load_config(source: ConfigSource, overrides: tuple[Override, ...]) -> KubeletConfig:
     if overrides:
-        effective = apply_overrides(config_document(src), overrides)
+        effective = apply_overrides(source.mapping, overrides)
         try:
             return load_kubelet_config(effective)
         except InputError as e:
             blamed = blame(e, overrides)
-            raise (blamed if blamed is not e else e if e.file else e.in_file(src.name)) from None
-    data, doc = _mapping_doc(src, "kubelet configuration")
-    if _is_scenario(data):
-        if "kubeletConfigFile" in data:
-            return load_config_file(_config_file(src, data, doc))
-        raw = data.get("kubeletConfig") or {}
-        if not isinstance(raw, Mapping):
-            raise doc.enrich(wrong_type("kubeletConfig", "a mapping", raw))
-        try:
-            return load_kubelet_config(raw)
-        except InputError as e:
-            raise doc.enrich(e.at("kubeletConfig")) from None
-    try:
-        return load_kubelet_config(data)
-    except InputError as e:
-        raise doc.enrich(e) from None
+            raise (blamed if blamed is not e else e if e.file else e.in_file(source.input.name)) from None
+    return source.decode()
 
 
 def load_config_file(path: str | Path) -> KubeletConfig:
@@ -304,11 +350,11 @@ def node_and_config(
     (``overrides``, ``--set``, applied to the configuration); plus a
     description of where each came from."""
     machine = load_node_text(node) if node is not None else default_machine()
-    cfg_name = config_input.source if config_input is not None else "built-in kubelet configuration"
+    source = config_source(config_input) if config_input is not None else None
     config: KubeletConfig | None = None
     try:
-        if config_input is not None:
-            config = load_config_text(config_input, overrides)
+        if source is not None:
+            config = _load_config(source, overrides)
         elif overrides:
             try:
                 config = load_kubelet_config(apply_overrides(config_document(None), overrides))
@@ -323,10 +369,13 @@ def node_and_config(
     except StartupFailure:
         raise
     except KubeletStartupError as e:
-        raise startup_failure(e, file=cfg_name, config=config, kubelet_config_file=cfg_name,
+        if source is not None:
+            raise source.startup_failure(e, config, overrides) from None
+        name = "built-in kubelet configuration"
+        raise startup_failure(e, file=name, config=config, kubelet_config_file=name,
                               overrides=overrides) from None
     node_from = node.source if node is not None else DEFAULT_NODE_ORIGIN
-    cfg_from = config_input.source if config_input is not None else DEFAULT_CONFIG_ORIGIN
+    cfg_from = source.input.source if source is not None else DEFAULT_CONFIG_ORIGIN
     if overrides:
         cfg_from += " with --set " + ", ".join(str(o) for o in overrides)
     assert config is not None

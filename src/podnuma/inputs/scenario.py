@@ -66,6 +66,7 @@ __all__ = [
     "load_scenario_text",
     "open_scenario_stream",
     "open_scenario_text",
+    "read_referenced",
 ]
 
 API_VERSION = "podnuma.io/v1"
@@ -420,7 +421,10 @@ def _resolve(base_dir: Path | str, value: object, *, path: str) -> Path:
     return p if p.is_absolute() else Path(base_dir) / p
 
 
-def _read_referenced(base_dir: Path | str, value: object, *, path: str, what: str) -> tuple[Path, bytes]:
+def read_referenced(base_dir: Path | str, value: object, *, path: str, what: str) -> tuple[Path, bytes]:
+    """The file a scenario's field ``path`` names (``value``, resolved
+    against ``base_dir``) and its bytes (bounded), or ``InputError`` at
+    that field."""
     from podnuma.inputs.documents import read_limited
     from podnuma.inputs.limits import DEFAULT_LIMITS
 
@@ -556,7 +560,7 @@ def _load_kubelet_config(
             path="kubeletConfigFile",
         )
     if "kubeletConfigFile" in top:
-        p, raw = _read_referenced(
+        p, raw = read_referenced(
             base_dir, top["kubeletConfigFile"], path="kubeletConfigFile", what="kubelet configuration"
         )
         name = str(p)
@@ -644,7 +648,7 @@ def _load_checkpoint(
             path=f"state.{file_key}",
         )
     if file_key in state:
-        p, raw = _read_referenced(base_dir, state[file_key], path=f"state.{file_key}", what="checkpoint")
+        p, raw = read_referenced(base_dir, state[file_key], path=f"state.{file_key}", what="checkpoint")
         try:
             data, failure = _restore(raw, key, plrm, config)
         except InputError as e:
@@ -673,7 +677,7 @@ def _load_device_checkpoint(
             path="state.deviceManagerFile",
         )
     if "deviceManagerFile" in state:
-        p, raw = _read_referenced(
+        p, raw = read_referenced(
             base_dir, state["deviceManagerFile"], path="state.deviceManagerFile", what="checkpoint"
         )
         return read_device_checkpoint(raw), (str(p),)

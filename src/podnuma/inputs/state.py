@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from podnuma.api.kubeletconfig import load_kubelet_config
 from podnuma.cm.checkpoint import CheckpointError
 from podnuma.cm.cpumanager import checkpoint as cpu_ckpt
 from podnuma.cm.devicemanager import checkpoint as dev_ckpt
@@ -32,6 +31,8 @@ from podnuma.cm.memorymanager import checkpoint as mem_ckpt
 from podnuma.errors import InputError
 from podnuma.fieldkit import wrong_type
 from podnuma.inputs.documents import input_name, parse_document, read_text
+from podnuma.inputs.pods import ConfigSource, config_source
+from podnuma.inputs.text import TextInput
 from podnuma.machine.cpuset import CPUSet
 
 __all__ = [
@@ -39,6 +40,7 @@ __all__ = [
     "StateFiles",
     "checkpoint_pod_uids",
     "exclusive_cpu_sets",
+    "read_kubelet_config",
     "read_kubelet_config_mapping",
     "read_pods_dump",
     "read_state_dir",
@@ -208,21 +210,15 @@ def read_pods_dump(path: str | Path) -> dict[str, PodRef]:
     return out
 
 
+def read_kubelet_config(path: str | Path) -> ConfigSource:
+    """``--kubelet-config`` of the state commands (``-``: standard input):
+    a KubeletConfiguration, or a scenario's (inline, or the file its
+    ``kubeletConfigFile`` names), checked as the kubelet would load it."""
+    source = config_source(TextInput.read(path, what="kubelet configuration"))
+    source.decode()
+    return source
+
+
 def read_kubelet_config_mapping(path: str | Path) -> dict[str, Any]:
-    """A KubeletConfiguration as written (``-``: standard input), or a
-    scenario file's ``kubeletConfig``; checked as the kubelet would load it."""
-    name = input_name(path)
-    doc = parse_document(read_text(path, what="kubelet configuration"), name=name)
-    data = doc.data
-    if not isinstance(data, dict):
-        raise wrong_type("", "a mapping (the kubelet configuration)", data).in_file(name)
-    prefix = ""
-    if data.get("kind") == "Scenario":
-        data, prefix = data.get("kubeletConfig") or {}, "kubeletConfig"
-        if not isinstance(data, dict):
-            raise doc.enrich(wrong_type(prefix, "a mapping", data))
-    try:
-        load_kubelet_config(data)
-    except InputError as err:
-        raise doc.enrich(err.at(prefix)) from None
-    return dict(data)
+    """The configuration of :func:`read_kubelet_config`, as written."""
+    return dict(read_kubelet_config(path).mapping)

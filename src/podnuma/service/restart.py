@@ -28,18 +28,19 @@ from podnuma.analysis.restart import (
 from podnuma.analysis.state import scenario_document
 from podnuma.errors import InputError, KubeletStartupError
 from podnuma.fieldkit import wrong_type
+from podnuma.inputs.discover import load_node
 from podnuma.inputs.documents import input_name, parse_document, read_text
 from podnuma.inputs.overrides import Override, apply_overrides
-from podnuma.inputs.pods import DEFAULT_NODE_YAML, config_document
-from podnuma.inputs.state import checkpoint_pod_uids, read_kubelet_config_mapping, read_state_dir
+from podnuma.inputs.pods import DEFAULT_NODE_YAML, config_document, node_document
+from podnuma.inputs.state import checkpoint_pod_uids, read_kubelet_config, read_state_dir
 from podnuma.inputs.text import TextInput
 from podnuma.scenario.run import run_scenario
 from podnuma.service.machine import discover
 from podnuma.service.scenario import load
+from podnuma.service.state import starts
 
 __all__ = [
     "PodRisk",
-    "node_mapping",
     "pod_restart_risks",
     "restart_after_scenario",
     "restart_state_dir",
@@ -47,9 +48,6 @@ __all__ = [
 ]
 
 Note = Callable[[str], None]
-
-_NODE_FILES = ("sysfs", "machineInfoFile")
-
 
 def restart_after_scenario(
     src: TextInput, *, note: Note | None = None, overrides: Sequence[Override] = ()
@@ -67,26 +65,6 @@ def restart_after_scenario(
 
 def _with_overrides(report: RestartReport, overrides: Sequence[Override]) -> RestartReport:
     return dataclasses.replace(report, overrides=tuple(str(o) for o in overrides)) if overrides else report
-
-
-def node_mapping(src: TextInput) -> dict[str, Any]:
-    """A scenario ``node`` mapping from ``--node`` (the mapping, ``{node:
-    ...}`` or a scenario), its file paths made absolute so that the restart
-    scenario replays from anywhere."""
-    doc = parse_document(src.text, name=src.name)
-    data = doc.data
-    if not isinstance(data, Mapping):
-        raise wrong_type("", "a mapping (the node)", data).in_file(src.name)
-    node: Any = data.get("node") if "node" in data else data
-    if not isinstance(node, Mapping):
-        raise doc.enrich(wrong_type("node", "a mapping", node))
-    out = dict(node)
-    base = src.base_dir or Path.cwd()
-    for key in _NODE_FILES:
-        value = out.get(key)
-        if isinstance(value, str) and not Path(value).is_absolute():
-            out[key] = str((base / value).resolve())
-    return out
 
 
 def _dump_pods(path: str, uids: set[str]) -> tuple[dict[str, tuple[dict[str, Any], str | None]], list[str]]:
@@ -131,13 +109,20 @@ def restart_state_dir(
     the configuration of ``kubelet_config`` (else inferred from the
     checkpoints, with notes), ``overrides`` (``--set``) applied on top."""
     files = read_state_dir(directory)
-    config = read_kubelet_config_mapping(kubelet_config) if kubelet_config is not None else None
+    source = read_kubelet_config(kubelet_config) if kubelet_config is not None else None
+    config = dict(source.mapping) if source is not None else None
     if node is not None:
-        node_doc: dict[str, Any] = node_mapping(node)
+        node_doc: dict[str, Any] = node_document(node)  # (checked: its errors name --node's file)
     else:
         got = discover(sysfs if sysfs is not None else Path("/sys"))["node"]
         assert isinstance(got, dict)
         node_doc = got
+    if source is not None or overrides:
+        # the configuration given starts on this machine, or its error names
+        # its file or --set (what is left to the restart is the state's)
+        given = apply_overrides(config, tuple(overrides)) if overrides else config
+        if given is not None:
+            starts(given, load_node(node_doc, base_dir=Path.cwd()), source, tuple(overrides))
     doc, notes = scenario_document(files, node=node_doc, kubelet_config=config)
     uids = checkpoint_pod_uids(files.cpu, files.memory)
     specs: dict[str, tuple[dict[str, Any], str | None]] = {}
@@ -233,7 +218,7 @@ def _node_mapping(src: TextInput | None) -> dict[str, Any]:
         data = parse_document(DEFAULT_NODE_YAML, name="built-in node").data
         assert isinstance(data, dict)
         return dict(data)
-    return node_mapping(src)
+    return node_document(src)
 
 
 def pod_restart_risks(

@@ -11,13 +11,12 @@ from typing import Any
 from podnuma.analysis.state import StateReport, inspect_state, scenario_document
 from podnuma.errors import InputError
 from podnuma.inputs.discover import load_node
-from podnuma.inputs.documents import input_name
 from podnuma.inputs.overrides import Override, apply_overrides, blame
-from podnuma.inputs.pods import node_document
+from podnuma.inputs.pods import ConfigSource, node_document
 from podnuma.inputs.state import (
     PodRef,
     StateFiles,
-    read_kubelet_config_mapping,
+    read_kubelet_config,
     read_pods_dump,
     read_state_dir,
 )
@@ -25,7 +24,7 @@ from podnuma.inputs.text import TextInput
 from podnuma.machine.topology import Machine
 from podnuma.service.machine import discover
 
-__all__ = ["AsScenario", "as_scenario", "inspect"]
+__all__ = ["AsScenario", "as_scenario", "inspect", "starts"]
 
 
 @dataclass(frozen=True)
@@ -73,29 +72,34 @@ class AsScenario:
     notes: list[str]
 
 
-def _starts(config: Mapping[str, Any], machine: Machine | None, path: str | None,
+def starts(config: Mapping[str, Any], machine: Machine | None, source: ConfigSource | None,
             overrides: tuple[Override, ...]) -> None:
-    """The configuration (of the file ``path``, ``overrides`` applied) decodes
-    and the kubelet starts with it on ``machine`` (when known), or
-    ``InputError`` / ``StartupFailure`` naming the field, on ``--set`` when
-    an override set it: a scenario it could not start with is not written."""
+    """The configuration (of ``source``, ``overrides`` applied) decodes and
+    the kubelet starts with it on ``machine`` (when known), or
+    ``InputError`` / ``StartupFailure`` naming the field in the file holding
+    it, on ``--set`` when an override set it: a scenario it could not start
+    with is not written."""
     from podnuma.api.kubeletconfig import load_kubelet_config
     from podnuma.cm.container_manager import Node
     from podnuma.errors import KubeletStartupError
     from podnuma.inputs.startup import startup_failure
 
-    name = input_name(path) if path is not None else "--set"
     try:
         cfg = load_kubelet_config(config)
     except InputError as e:
         blamed = blame(e, overrides)
-        raise (blamed if blamed is not e or e.file or path is None else e.in_file(name)) from None
+        if blamed is not e or e.file or source is None:
+            raise blamed from None
+        raise source.doc.enrich(e.at(source.prefix)) from None
     if machine is None:
         return
     try:
         Node(machine, cfg)
     except KubeletStartupError as e:
-        raise startup_failure(e, file=name, config=cfg, kubelet_config_file=name, overrides=overrides) from None
+        if source is not None:
+            raise source.startup_failure(e, cfg, overrides) from None
+        raise startup_failure(e, file="--set", config=cfg, kubelet_config_file="--set",
+                              overrides=overrides) from None
 
 
 def as_scenario(
@@ -108,11 +112,12 @@ def as_scenario(
     (``overrides``, ``--set``, applied to it: to the kubelet's defaults
     without one)."""
     got = _read(directory, pods, sysfs, node)
-    config = read_kubelet_config_mapping(kubelet_config) if kubelet_config is not None else None
+    source = read_kubelet_config(kubelet_config) if kubelet_config is not None else None
+    config = dict(source.mapping) if source is not None else None
     if overrides:
         config = apply_overrides(config, overrides)
     if config is not None and (overrides or got.machine is not None):
-        _starts(config, got.machine, kubelet_config, overrides)
+        starts(config, got.machine, source, overrides)
     doc, notes = scenario_document(got.files, node=got.node, kubelet_config=config)
     notes = list(notes)
     if got.node is None:
