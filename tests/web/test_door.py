@@ -300,3 +300,45 @@ def test_waiting_for_a_job_process_holds_no_thread() -> None:
         for _, seconds, data in busy:
             assert json.loads(data) == {"error": "the server is busy (at most 1 simulations at once): try again"}
             assert seconds < LIMIT + 3.0, seconds
+
+
+def test_a_fleet_dump_waiting_for_a_job_process_has_written_nothing(
+        tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """/api/fleet/analyze lays its dump out once its job has a slot, and
+    removes it after: with the one job process busy, requests waiting for
+    it have written no file (the server's temporary directory stays
+    without a dump's directory), and once every request has its answer
+    none is left."""
+    import tempfile
+
+    from tests.web.test_api import EXAMPLES as examples
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # (the server runs in this process)
+    dump = examples / "fleet"
+    files = {p.relative_to(dump).as_posix(): p.read_text() for p in sorted(dump.rglob("*")) if p.is_file()}
+    fleet_body = json.dumps({"files": files}).encode()
+    with running(time_limit=LIMIT, workers=1, read_timeout=60.0) as url:
+        results: list[tuple[str, int]] = []
+        lock = threading.Lock()
+
+        def post(path: str, body: bytes) -> None:
+            status, _, _ = send(url, "POST", path, body, {"Content-Type": "application/json"})
+            with lock:
+                results.append((path, status))
+
+        busy = threading.Thread(target=post, args=("/api/explain", heavy_scenario()), daemon=True)
+        busy.start()
+        time.sleep(1.0)  # (the explain has the one job process)
+        waiting = [threading.Thread(target=post, args=("/api/fleet/analyze", fleet_body), daemon=True)
+                   for _ in range(4)]
+        for t in waiting:
+            t.start()
+        time.sleep(1.5)  # (they reach the server and wait for the job process)
+        with lock:
+            assert results == []  # the explain still runs, the dumps still wait
+        assert sorted(p.name for p in tmp_path.glob("podnuma-fleet-*")) == []
+        for t in [busy, *waiting]:
+            t.join(120)
+        assert len(results) == 5
+        assert all(status in (200, 422, 503) for _, status in results), results
+        assert sorted(p.name for p in tmp_path.glob("podnuma-fleet-*")) == []

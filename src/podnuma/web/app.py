@@ -41,7 +41,9 @@ import email.message
 import functools
 import importlib.util
 import json
+import os
 import secrets
+import shutil
 import socket
 import sys
 import tempfile
@@ -814,12 +816,16 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
         return _error(422, "\n".join(_problems(request, exc)))
 
     async def job(
-        fn: Callable[..., Any], *args: Any, media_type: str | None = None, readable: str | None = None
+        fn: Callable[..., Any], *args: Any, media_type: str | None = None, readable: str | None = None,
+        prepare: Callable[[], None] | None = None, cleanup: Callable[[], None] | None = None,
     ) -> Any:
         """``fn(*args)`` in a job process (waiting for one holds no thread:
-        :meth:`WorkerPool.run_async`): its answer, or the error."""
+        :meth:`WorkerPool.run_async`; ``prepare`` and ``cleanup`` around it,
+        in its slot): its answer, or the error."""
         try:
-            out = await pool.run_async(fn, *args, readable=readable)
+            out = await pool.run_async(fn, *args, readable=readable, prepare=prepare, cleanup=cleanup)
+        except InputError as e:  # (from prepare: what the request holds cannot be laid out)
+            return _error(400, service.error_message(e))
         except JobError as e:
             status = {"input": 400, "startup": 400, "limit": 422}.get(e.kind, 500)
             return _error(status, e.message)
@@ -831,9 +837,11 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
             return Response(out.body, media_type=media_type or out.media_type)
         return out
 
-    async def page_job(fn: Callable[..., Any], *args: Any, readable: str | None = None) -> str | JSONResponse:
+    async def page_job(fn: Callable[..., Any], *args: Any, readable: str | None = None,
+                       prepare: Callable[[], None] | None = None,
+                       cleanup: Callable[[], None] | None = None) -> str | JSONResponse:
         """A fleet report page drawn by a job: its text, or the error."""
-        out = await job(fn, *args, readable=readable)
+        out = await job(fn, *args, readable=readable, prepare=prepare, cleanup=cleanup)
         if isinstance(out, JSONResponse):
             return out
         assert isinstance(out, Response)
@@ -990,15 +998,15 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
         the page, kept for the last few reports."""
         if not FLEET_EXTRA:
             return _error(501, NO_FLEET_EXTRA)
-        with tempfile.TemporaryDirectory(prefix="podnuma-fleet-") as tmp:
-            # the server lays the files out (names checked, nothing parsed);
-            # the job reads them, and nothing else, under the job's limits
-            try:
-                await _threaded(service.fleet_write_dump, req.files, tmp)
-            except InputError as e:  # (what cannot be laid out included: named by the file)
-                return _error(400, service.error_message(e))
-            page = await page_job(
-                service.fleet_analyze_html, req.files, req.whatIfs, tmp, req.set, readable=tmp)
+        # the server lays the files out (names checked, nothing parsed) in a
+        # directory of the request's own, once the job has its slot (a request
+        # waiting for one has written nothing); the job reads them, and nothing
+        # else, under the job's limits; the directory goes after it, off the loop
+        tmp = os.path.join(tempfile.gettempdir(), f"podnuma-fleet-{secrets.token_hex(12)}")
+        page = await page_job(
+            service.fleet_analyze_html, req.files, req.whatIfs, tmp, req.set, readable=tmp,
+            prepare=functools.partial(service.fleet_write_dump, req.files, tmp),
+            cleanup=functools.partial(shutil.rmtree, tmp, ignore_errors=True))
         return keep_page(page)
 
     @app.get("/fleet/{token}", include_in_schema=False)

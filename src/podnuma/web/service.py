@@ -122,8 +122,11 @@ def fleet_html(text: str, name: str) -> str:
 
 def fleet_write_dump(files: Mapping[str, str], root: str) -> None:
     """``/api/fleet/analyze``, in the server: the dump's files laid out under
-    ``root`` (names checked before any is written, nothing parsed:
-    :func:`podnuma.service.fleet.write_dump`) for its job to read."""
+    ``root``, a directory made for them here (mode 0700; one already there is
+    refused: a fault of the server's, not of the request), names checked
+    before any is written, nothing parsed
+    (:func:`podnuma.service.fleet.write_dump`), for its job to read."""
+    Path(root).mkdir(mode=0o700)
     fleet.write_dump(files, Path(root))
 
 

@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import functools
 import json
 import multiprocessing
 import os
@@ -415,11 +414,18 @@ class WorkerPool:
     def _busy(self) -> Busy:
         return Busy(f"the server is busy (at most {self.limits.workers} simulations at once): try again")
 
-    async def run_async(self, fn: Callable[..., Any], *args: Any, readable: str | None = None) -> Any:
+    async def run_async(self, fn: Callable[..., Any], *args: Any, readable: str | None = None,
+                        prepare: Callable[[], None] | None = None,
+                        cleanup: Callable[[], None] | None = None) -> Any:
         """:meth:`run` for the server's event loop: wait (at most the time
         limit) for a job process as a task, holding no thread, then run the
         job in a thread of the pool's own (one per job process); the same
-        result or exceptions."""
+        result or exceptions. ``prepare`` (laying out the ``readable``
+        directory) runs in that thread first, once the job has its slot: a
+        request waiting for one has written nothing; what it raises is
+        raised here, the job not run. ``cleanup`` runs in that thread after
+        (whatever happened, ``prepare`` failing included), off the event
+        loop."""
         import anyio
         import anyio.to_thread
 
@@ -432,11 +438,20 @@ class WorkerPool:
             await self._slots.acquire()
         if waited.cancelled_caught:  # (no token taken: the limiter gives it back)
             raise self._busy()
+
+        def call() -> Any:
+            try:
+                if prepare is not None:
+                    prepare()
+                return self.run(fn, *args, readable=readable)
+            finally:
+                if cleanup is not None:
+                    cleanup()
+
         try:
             if self.closed:  # (stopped while it waited: no thread for the same answer)
                 raise Busy("the server is stopping")
-            return await anyio.to_thread.run_sync(
-                functools.partial(self.run, fn, *args, readable=readable), limiter=self._threads)
+            return await anyio.to_thread.run_sync(call, limiter=self._threads)
         finally:
             self._slots.release()
 
