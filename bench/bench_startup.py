@@ -137,7 +137,7 @@ def main() -> None:
         })))
         _, python, src = variants[0]
         subprocess.run([python, "-c", RUN, "fleet", "generate", "--nodes", "2",
-                        "--pods-per-node", "5", "-o", str(tmp / "fleet")],
+                        "--pods-per-node", "5", "--output-dir", str(tmp / "fleet")],
                        env=_env(src), check=True, capture_output=True)
         table = commands(tmp)
         wanted = [c.strip() for c in args.commands.split(",") if c.strip()]

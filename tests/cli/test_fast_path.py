@@ -239,7 +239,7 @@ def test_completion_goes_to_click(tmp_path: Path, scenario: Path) -> None:
     (["fleet", "analyze", "d", "-o", "html"], None),
     (["fleet", "analyze", "d", "--detail"], None),
     (["fleet", "analyze", "-o", "json"], None),
-    (["fleet", "generate", "d"], None),
+    (["fleet", "generate", "--output-dir", "d"], None),
     (["simulate", "-o", "table", "f"], (("simulate",), False, ("f",), "table", False, {})),
     (["simulate", "f"], (("simulate",), False, ("f",), "table", False, {})),
     (["simulate", "f", "--output=wide", "--detail"], (("simulate",), False, ("f",), "wide", True, {})),

@@ -164,7 +164,7 @@ def test_advise_diff_goes_with_the_pods_only(fmt: str) -> None:
 def test_fleet_generate_is_bounded_before_anything_is_written(
         tmp_path: Path, nodes: str, per_node: str, says: str) -> None:
     out = tmp_path / "fleet"
-    r = _invoke("fleet", "generate", "--nodes", nodes, "--pods-per-node", per_node, "-o", str(out))
+    r = _invoke("fleet", "generate", "--nodes", nodes, "--pods-per-node", per_node, "--output-dir", str(out))
     assert r.exit_code == 2
     assert r.stderr.startswith(says), r.stderr
     assert r.stderr.count("\n") == 1
@@ -179,10 +179,10 @@ def test_fleet_generate_help_names_the_bound() -> None:
 
 
 def test_fleet_generate_says_what_it_wrote_in_a_note_quiet_silences(tmp_path: Path) -> None:
-    r = _invoke("fleet", "generate", "--nodes", "2", "--pods-per-node", "3", "-o", str(tmp_path / "a"))
+    r = _invoke("fleet", "generate", "--nodes", "2", "--pods-per-node", "3", "--output-dir", str(tmp_path / "a"))
     assert r.exit_code == 0, r.output
     assert r.stderr.startswith("note: wrote 2 nodes, 6 pods")
-    r = _invoke("-q", "fleet", "generate", "--nodes", "2", "--pods-per-node", "3", "-o", str(tmp_path / "b"))
+    r = _invoke("-q", "fleet", "generate", "--nodes", "2", "--pods-per-node", "3", "--output-dir", str(tmp_path / "b"))
     assert r.exit_code == 0, r.output
     assert r.stderr == ""
 
@@ -209,7 +209,7 @@ def test_topology_output_file_dash_is_standard_output(tmp_path: Path, monkeypatc
 
 def test_fleet_analyze_output_file_dash_is_standard_output(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    assert _invoke("fleet", "generate", "--nodes", "1", "--pods-per-node", "2", "-o", "f").exit_code == 0
+    assert _invoke("fleet", "generate", "--nodes", "1", "--pods-per-node", "2", "--output-dir", "f").exit_code == 0
     plain = _invoke("fleet", "analyze", "f", "-o", "json")
     dash = _invoke("fleet", "analyze", "f", "-o", "json", "--output-file", "-")
     assert dash.exit_code == 0, dash.output

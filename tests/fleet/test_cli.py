@@ -64,22 +64,24 @@ def test_html_report_is_self_contained(tmp_path: Path) -> None:
 
 def test_generate_then_analyze(tmp_path: Path) -> None:
     d = tmp_path / "gen"
-    code, _, err = _run("fleet", "generate", "--nodes", "6", "--pods-per-node", "12", "--seed", "4", "-o", str(d))
+    code, _, err = _run("fleet", "generate", "--nodes", "6", "--pods-per-node", "12", "--seed", "4",
+                        "--output-dir", str(d))
     assert code == 0 and "wrote 6 nodes, 72 pods" in err
     assert (d / "nodes.json").exists() and (d / "fleet.yaml").exists()
     code, out, _ = _run("fleet", "analyze", str(d), "-o", "json")
     assert code == 0 and json.loads(out)["fleet"]["podsReplayed"] == 72
-    # Same seed, same fleet (written with --output-dir).
+    # Same seed, same fleet.
     d2 = tmp_path / "gen2"
     assert _run("fleet", "generate", "--nodes", "6", "--pods-per-node", "12", "--seed", "4",
                 "--output-dir", str(d2))[0] == 0
     assert (d / "pods" / "pods-0000.json").read_text() == (d2 / "pods" / "pods-0000.json").read_text()
-    code, _, err = _run("fleet", "generate", "--nodes", "1", "--pods-per-node", "1", "-o", str(d))
+    code, _, err = _run("fleet", "generate", "--nodes", "1", "--pods-per-node", "1", "--output-dir", str(d))
     assert code == 2 and "not empty" in err
     # a directory that cannot be made (under a file): one line, exit 2, not an internal error
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    code, out, err = _run("fleet", "generate", "--nodes", "1", "--pods-per-node", "1", "-o", str(blocker / "sub"))
+    code, out, err = _run("fleet", "generate", "--nodes", "1", "--pods-per-node", "1",
+                          "--output-dir", str(blocker / "sub"))
     assert code == 2 and out == ""
     assert err.startswith(f"error: {blocker / 'sub'}: --output-dir: cannot write: ") and err.count("\n") == 1, err
 

@@ -309,7 +309,7 @@ def test_a_fleet_generated_in_one_dump_is_the_same_fleet(tmp_path: Path) -> None
     many, one = tmp_path / "many", tmp_path / "one"
     generate_fleet(many, nodes=230, pods_per_node=5, seed=3)
     result = CliRunner().invoke(cli, ["fleet", "generate", "--nodes", "230", "--pods-per-node", "5",
-                                      "--seed", "3", "--nodes-per-pods-file", "0", "-o", str(one)])
+                                      "--seed", "3", "--nodes-per-pods-file", "0", "--output-dir", str(one)])
     assert result.exit_code == 0, result.output
     assert "230 nodes, 1150 pods in" in result.output
     dumps = _pod_files(many)

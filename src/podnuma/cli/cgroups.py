@@ -11,8 +11,8 @@ from typing import Any
 import click
 
 from podnuma.cgroups.plan import plan_document
-from podnuma.cli.app import guard, is_quiet
-from podnuma.cli.options import echo, file_argument, output_option, set_option
+from podnuma.cli.app import guard
+from podnuma.cli.options import echo, file_argument, note, output_option, set_option
 from podnuma.inputs.overrides import parse_overrides
 from podnuma.inputs.text import TextInput
 from podnuma.render.cgroups import PLAN_COLOURS, render_plan_text
@@ -116,15 +116,14 @@ def apply_command(
         output, lambda: doc, {"table": lambda: "".join(f"{op}\n" for op in report.operations)}))
     guard(lambda: echo(text))
     counts: dict[str, int] = doc["counts"]  # type: ignore[assignment]
-    kind = "cgroup file system" if report.cgroupfs else "plain directory"
-    if not is_quiet():
+    if output == "table":
+        # the summary for people: a note (not with --quiet); -o json|yaml
+        # prints the document, which has the counts
+        kind = "cgroup file system" if report.cgroupfs else "plain directory"
         done = "would write" if dry_run else "wrote"
         gone = "would remove" if dry_run else "removed"
-        click.echo(
-            f"{done} {counts['written']} files, {counts['created']} new cgroups under {root} ({kind}); "
-            f"{gone} {counts['removed']} cgroups of pods no longer in the plan",
-            err=True,
-        )
+        note(f"{done} {counts['written']} files, {counts['created']} new cgroups under {root} ({kind}); "
+             f"{gone} {counts['removed']} cgroups of pods no longer in the plan")
     if counts["stale"]:
         # (a warning: printed with --quiet too)
         where = "the 'stale' lines" if output == "table" else "the 'stale' operations"

@@ -7,17 +7,23 @@ processes, or on Dask), and prints the report: ``-o table`` (default),
 atomically). Problems with one node's inputs are reported in the report and
 on standard error, and never stop the other nodes. Exit codes: 0 it ran, 2
 invalid arguments or unreadable inputs, 1 a bug.
+
+``generate`` writes the dumps into ``--output-dir DIRECTORY``; its ``-o`` is
+the format of the summary of what was written, as everywhere: ``table`` (a
+note on standard error, not with ``--quiet``), ``json`` or ``yaml`` (a
+document on standard output).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
 from podnuma.cli.app import fail, guard, is_quiet
 from podnuma.cli.fleet_analyze import _progress, analyze
-from podnuma.cli.options import dash_is_stdout, dash_refused, note, stdin_used_once
+from podnuma.cli.options import dash_is_stdout, dash_refused, echo, note, stdin_used_once
 from podnuma.render.formats import FORMATS
 
 __all__ = ["fleet_group"]
@@ -50,7 +56,7 @@ def fleet_group() -> None:
 @click.option("--dask", "dask_target", default=None, metavar="local[:N]|tcp://HOST:PORT",
               help="Replay on a Dask cluster: a LocalCluster of N worker processes, or a scheduler.")
 @click.option("--kubeconfig", default=None, type=click.Path(dir_okay=False),
-              help="Read the cluster live (read-only) with this kubeconfig.")
+              help="Read the cluster live (read-only) with this kubeconfig ('-': standard input).")
 @click.option("--context", default=None, help="The kubeconfig context (with --kubeconfig).")
 @click.option("--as-scenario", "scenario_dir", default=None, callback=dash_refused,
               type=click.Path(path_type=Path, file_okay=False),
@@ -75,6 +81,24 @@ MAX_NODES = 100_000
 MAX_PODS = 10_000_000
 
 
+#: ``fleet generate -o``: the format of the summary of what was written
+#: (the default first): a note for people, or a document
+GENERATE_FORMATS = FORMATS["fleet generate"]
+
+
+class _SummaryFormat(click.Choice):  # type: ignore[type-arg]
+    """``fleet generate``'s ``-o`` choices; a value that is none of them
+    (a directory, as the short form of ``--output-dir`` once took) is
+    refused with the words that say where the directory goes."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        try:
+            return super().convert(value, param, ctx)
+        except click.BadParameter:
+            self.fail(f"{value!r} is not one of {', '.join(self.choices)}: -o is the output format; "
+                      "the directory is given with --output-dir DIRECTORY", param, ctx)
+
+
 @fleet_group.command("generate")
 @click.option("--nodes", type=click.IntRange(min=1, max=MAX_NODES), required=True,
               help=f"Number of nodes (at most {MAX_NODES:,}; nodes x pods per node at most "
@@ -85,11 +109,18 @@ MAX_PODS = 10_000_000
 @click.option("--nodes-per-pods-file", type=click.IntRange(min=0), default=100, show_default=True,
               help="The pods of this many nodes in each pods dump (pods/pods-NNNN.json); 0: all "
                    "in one (pods/pods.json, as `kubectl get pods -A -o json` gives a cluster's).")
-@click.option("--output-dir", "-o", "out", type=click.Path(path_type=Path, file_okay=False),
-              required=True, help="The directory to write the dumps into (created).")
-def generate_command(nodes: int, pods_per_node: int, seed: int, nodes_per_pods_file: int, out: Path) -> None:
+@click.option("--output-dir", "out", type=click.Path(path_type=Path, file_okay=False),
+              required=True, metavar="DIRECTORY",
+              help="The directory to write the dumps into (created; must be empty).")
+@click.option("-o", "--output", "fmt", type=_SummaryFormat(GENERATE_FORMATS), default=GENERATE_FORMATS[0],
+              show_default=True,
+              help="table: one note on standard error (not with --quiet); json or yaml: a document of "
+                   "what was written (the directory, the counts, the files) on standard output.")
+def generate_command(nodes: int, pods_per_node: int, seed: int, nodes_per_pods_file: int, out: Path,
+                     fmt: str) -> None:
     """Write a synthetic, realistic fleet as the dumps a real cluster gives
-    (at most 10,000,000 pods)."""
+    into --output-dir (at most 10,000,000 pods)."""
+    from podnuma.render.output import render_output
     from podnuma.service import fleet as service
 
     if nodes * pods_per_node > MAX_PODS:  # (checked before anything is written)
@@ -97,10 +128,16 @@ def generate_command(nodes: int, pods_per_node: int, seed: int, nodes_per_pods_f
             f"--nodes {nodes} x --pods-per-node {pods_per_node} is {nodes * pods_per_node:,} pods: "
             f"at most {MAX_PODS:,}")
 
-    def go() -> None:
+    def go() -> str:
         with _progress(nodes, "generating nodes", is_quiet()) as progress:
-            line = service.generate(out, nodes=nodes, pods_per_node=pods_per_node, seed=seed,
+            done = service.generate(out, nodes=nodes, pods_per_node=pods_per_node, seed=seed,
                                     progress=progress, nodes_per_pods_file=nodes_per_pods_file)
-        note(line)  # (a note: not with --quiet)
+        if fmt == "table":
+            return done.line()
+        return render_output(fmt, done.document)
 
-    _guard(go)
+    text = _guard(go)
+    if fmt == "table":
+        note(text)  # (a note: not with --quiet; nothing on standard output)
+    else:
+        _guard(lambda: echo(text))

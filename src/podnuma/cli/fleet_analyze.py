@@ -181,16 +181,15 @@ def _working_directory() -> str:
         return "."
 
 
-def _paths(inputs: Sequence[str], kubeconfig: str | None, tmp: _Scratch) -> list[Path]:
+def _paths(inputs: Sequence[str], tmp: _Scratch) -> list[Path]:
     """The input paths; standard input (``-``) and pipes saved to files in
-    ``tmp`` (standard input not read at all with ``--kubeconfig``; a pipe
-    given twice read once, its copy given twice, as a file given twice),
-    the names they stand for recorded in ``tmp.names``, the directory
-    their relative references resolve against in ``tmp.bases`` (standard
-    input and an unnamed pipe: the working directory; a named pipe: its
-    own directory)."""
-    if kubeconfig is not None:
-        return [Path(p) for p in inputs if p != "-"]
+    ``tmp`` (a pipe given twice read once, its copy given twice, as a file
+    given twice), the names they stand for recorded in ``tmp.names``, the
+    directory their relative references resolve against in ``tmp.bases``
+    (standard input and an unnamed pipe: the working directory; a named
+    pipe: its own directory). With ``--kubeconfig`` the same (``-`` is
+    refused before: standard input is not a dump's then, and may be the
+    kubeconfig's: :func:`~podnuma.fleet.live.read_kubeconfig`)."""
     from podnuma.inputs.documents import STDIN_NAME, unnamed_pipe
 
     paths: list[Path] = []
@@ -214,6 +213,28 @@ def _paths(inputs: Sequence[str], kubeconfig: str | None, tmp: _Scratch) -> list
         tmp.bases[str(copy)] = base
         paths.append(copy)
     return paths
+
+
+def _kubeconfig_pipe_once(kubeconfig: str, inputs: Sequence[str]) -> None:
+    """Refuse (one line, exit 2) an INPUT that is the pipe the kubeconfig
+    is read from (``--kubeconfig - /dev/stdin`` with standard input a pipe,
+    the same ``<(command)`` or named pipe twice): a pipe is read once, and
+    the kubeconfig takes it."""
+    if kubeconfig == "-":
+        try:
+            st: os.stat_result | None = os.fstat(sys.stdin.fileno()) if sys.stdin is not None else None
+        except (OSError, ValueError, AttributeError):  # (closed, or no descriptor: nothing to share)
+            st = None
+        st = st if st is not None and stat.S_ISFIFO(st.st_mode) else None
+    else:
+        st = _pipe(kubeconfig)
+    if st is None:
+        return
+    for p in inputs:
+        other = _pipe(p) if p != "-" else None
+        if other is not None and (other.st_dev, other.st_ino) == (st.st_dev, st.st_ino):
+            fail(f"{p}: the same pipe as --kubeconfig {kubeconfig}: a pipe is read once, for the "
+                 f"kubeconfig (see '{command_path()} --help')")
 
 
 def _report_issues(issues: Sequence[dict[str, Any]], quiet: bool) -> None:
@@ -252,8 +273,13 @@ def analyze(
         fail(f"{STDIN_TWICE} (see '{command_path()} --help')")
     if context is not None and kubeconfig is None:  # (it would be ignored)
         fail(f"--context goes with --kubeconfig (see '{command_path()} --help')")
+    if kubeconfig == "-" and "-" in inputs:  # (read once: for the kubeconfig)
+        fail("standard input ('-') does not go with --kubeconfig -: standard input is read once, "
+             f"for the kubeconfig (see '{command_path()} --help')")
     if kubeconfig is not None and "-" in inputs:  # (the cluster is read live: no dump to take from it)
         fail(f"standard input ('-') does not go with --kubeconfig (see '{command_path()} --help')")
+    if kubeconfig is not None:
+        _kubeconfig_pipe_once(kubeconfig, inputs)
     from podnuma.inputs.overrides import parse_overrides
     from podnuma.service import fleet as service
 
@@ -276,7 +302,7 @@ def analyze(
         def load() -> Any:
             try:
                 return service.with_overrides(
-                    service.load(_paths(inputs, kubeconfig, tmp), kubeconfig=kubeconfig,
+                    service.load(_paths(inputs, tmp), kubeconfig=kubeconfig,
                                  context=context, executor=ex, bases=tmp.bases),
                     overrides,
                 )

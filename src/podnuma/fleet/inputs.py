@@ -55,6 +55,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import json
+import re
 from array import array
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -192,6 +193,32 @@ def _is_machine_info(doc: Any) -> bool:
     return _is_map(doc) and "num_cores" in doc and "topology" in doc
 
 
+#: what a file with nothing in it is, whatever its suffix (an error naming
+#: it: alone, the command's one line and exit 2, as for a file that cannot
+#: be parsed; beside other dumps, one of the report's issues)
+EMPTY_FILE = "empty file: no Kubernetes objects"
+#: a YAML file of comments and document markers (`---`, `...`) only
+NO_DOCUMENT = "no YAML document (only comments and markers): no Kubernetes objects"
+#: YAML that holds no value: lines that are blank, a comment or a document
+#: marker (possessive: read in one pass, never gone over again)
+_NOTHING_LINE = r"(?:[ \t]*+(?:#[^\r\n]*+)?|(?:---|\.\.\.)(?:[ \t]++(?:#[^\r\n]*+)?)?)"
+_NOTHING = re.compile(rf"(?>{_NOTHING_LINE}(?:\r\n|\r|\n))*+{_NOTHING_LINE}")
+
+
+def _emptiness(text: str, yaml: bool) -> str | None:
+    """Why ``text`` (a file's) holds no object at all: nothing but white
+    space (zero bytes among it, and a byte order mark), or for YAML
+    (``yaml``) nothing but comments and document markers; ``None`` when it
+    holds something (an empty list, ``{"kind": "List", "items": []}``, is
+    something: no object of that kind)."""
+    body = text.lstrip("\ufeff")
+    if not body.strip():
+        return EMPTY_FILE
+    if yaml and _NOTHING.fullmatch(body):
+        return NO_DOCUMENT
+    return None
+
+
 def _classify(path: Path, scan: Scan, hold: bool = False, base: Path | None = None) -> None:
     name = str(path)
     scan.files.append(name)
@@ -206,6 +233,11 @@ def _classify(path: Path, scan: Scan, hold: bool = False, base: Path | None = No
         _add_index(scan, index)
         return
     text, issue = read_document_text(path, data)
+    if text is not None:
+        empty = _emptiness(text, path.suffix.lower() != ".json")
+        if empty is not None:
+            scan.issues.append(Issue("error", empty, file=name))
+            return
     doc = None
     if text is not None:
         doc, issue = parse_document(path, text)

@@ -10,23 +10,52 @@ without the CRD has none) and each node's configz
 groups of a FleetConfig given beside it, and says so). Responses are read
 as the API's JSON, exactly as ``kubectl get -o json`` shows it, and go
 through the same assembly as the dumps (:mod:`podnuma.fleet.inputs`).
+
+The kubeconfig is one file, as kubectl's ``--kubeconfig`` takes it (no
+``KUBECONFIG``-style list), read through the bounded reader
+(:mod:`podnuma.inputs.documents`): a file, a pipe (``<(vault read ...)``,
+``/dev/stdin``, a named pipe, waited on for a writer) or standard input
+(``-``), read once; never written back. Its relative file names
+(``certificate-authority``, ``client-certificate``, ``client-key``,
+``tokenFile``, an ``exec`` command's directory) resolve against its own
+directory, as kubectl resolves them; for standard input and an unnamed
+pipe, which have none, against the working directory.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+import os
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from podnuma.errors import InputError
-from podnuma.fleet.inputs import FleetInputs, Scan, assemble, walk_inputs, with_inline_pods
+from podnuma.fieldkit import field_path, wrong_type
+from podnuma.fleet.inputs import (
+    Based,
+    FleetInputs,
+    Scan,
+    assemble,
+    merge_scan,
+    scan_files,
+    walk_inputs,
+    with_inline_pods,
+)
 from podnuma.fleet.model import Issue
-from podnuma.inputs.documents import load_json
+from podnuma.inputs.documents import (
+    decode_text,
+    input_name,
+    is_stdin,
+    load_json,
+    load_safe_yaml,
+    read_bytes,
+    unnamed_pipe,
+)
 from podnuma.inputs.limits import FLEET_LIMITS
 
-__all__ = ["load_live", "PAGE"]
+__all__ = ["load_live", "read_kubeconfig", "PAGE"]
 
 PAGE = 500
 LIVE = "<live cluster>"
@@ -71,25 +100,165 @@ def _why(e: Any) -> str:
     return f"{text}: {msg}" if isinstance(msg, str) and msg else text
 
 
-def load_live(kubeconfig: str, *, context: str | None = None, extra: Sequence[Path] = ()) -> FleetInputs:
-    """The fleet as the cluster behind ``kubeconfig`` runs it; ``extra``:
-    more inputs (a FleetConfig, MachineInfo files...) read as dumps."""
-    from kubernetes import client, config
-    from kubernetes.client.exceptions import ApiException
+#: names of standard input and of the process's open files (``/dev/fd/63``:
+#: bash's ``<(command)``): their directory is no place a kubeconfig's
+#: relative file names could be meant against
+_DESCRIPTOR_DIRS = ("/dev/fd/", "/proc/self/fd/")
+
+
+def _working_directory() -> str:
+    """The working directory (``.`` when it is gone: the names then stay as
+    written, and cannot be read)."""
+    try:
+        return os.getcwd()
+    except OSError:
+        return "."
+
+
+def _kubeconfig_base(kubeconfig: str) -> str:
+    """The directory the relative file names of ``kubeconfig`` resolve
+    against: its own (as kubectl's, not following a link), or the working
+    directory for standard input (``-``, ``/dev/stdin``, ``/dev/fd/N``) and
+    an unnamed pipe (a shell's ``<(command)``)."""
+    if is_stdin(kubeconfig) or kubeconfig == "/dev/stdin" or kubeconfig.startswith(_DESCRIPTOR_DIRS):
+        return _working_directory()
+    try:
+        if unnamed_pipe(os.stat(kubeconfig)):
+            return _working_directory()
+    except (OSError, ValueError):
+        pass
+    return str(Path(os.path.abspath(kubeconfig)).parent)
+
+
+def _named(entries: Any, key: str, field: str, name: str) -> list[tuple[int, Mapping[str, Any]]]:
+    """The entries of the kubeconfig's list ``key`` (``clusters``, ``users``,
+    ``contexts``) with their index: each a mapping with a string ``name``
+    and a mapping ``field`` (``cluster``...), or ``InputError`` at its path."""
+    if entries is None:
+        return []
+    if not isinstance(entries, list):
+        raise wrong_type(key, "a list", entries).in_file(name)
+    out: list[tuple[int, Mapping[str, Any]]] = []
+    for i, e in enumerate(entries):
+        at = field_path(key, i)
+        if not isinstance(e, Mapping):
+            raise wrong_type(at, "a mapping", e).in_file(name)
+        if not isinstance(e.get("name"), str):
+            raise wrong_type(field_path(at, "name"), "a string", e.get("name")).in_file(name)
+        body = e.get(field)
+        if body is not None and not isinstance(body, Mapping):
+            raise wrong_type(field_path(at, field), "a mapping", body).in_file(name)
+        out.append((i, e))
+    return out
+
+
+def _check_kubeconfig(doc: Mapping[str, Any], context: str | None, name: str) -> None:
+    """What kubectl checks before it uses a kubeconfig (client-go's
+    ``ConfirmUsable``), said at its field path: the context in use exists,
+    and the cluster and user it names; the cluster has a ``server``."""
+    contexts = _named(doc.get("contexts"), "contexts", "context", name)
+    clusters = _named(doc.get("clusters"), "clusters", "cluster", name)
+    users = _named(doc.get("users"), "users", "user", name)
+    current = doc.get("current-context")
+    if context is None:
+        if current is None or current == "":
+            raise InputError("not set: give --context NAME, or set it in the kubeconfig",
+                             path="current-context", file=name)
+        if not isinstance(current, str):
+            raise wrong_type("current-context", "a string", current).in_file(name)
+    used = context if context is not None else current
+    found = [(i, c) for i, c in contexts if c["name"] == used]
+    if not found:
+        known = ", ".join(repr(c["name"]) for _, c in contexts) or "none"
+        if context is not None:
+            raise InputError(f"--context {context}: no such context in the kubeconfig "
+                             f"(contexts: {known})", file=name)
+        raise InputError(f"no context named {used!r} in contexts (contexts: {known})",
+                         path="current-context", file=name)
+    i, ctx = found[0]
+    body = ctx.get("context") or {}
+    at = field_path(field_path("contexts", i), "context")
+    for key, entries, kind in (("cluster", clusters, "clusters"), ("user", users, "users")):
+        ref = body.get(key)
+        if ref is None or ref == "":
+            if key == "cluster":
+                raise InputError("not set: the context names no cluster", path=field_path(at, key), file=name)
+            continue
+        if not isinstance(ref, str):
+            raise wrong_type(field_path(at, key), "a string", ref).in_file(name)
+        entry = next(((j, e) for j, e in entries if e["name"] == ref), None)
+        if entry is None:
+            raise InputError(f"no {key} named {ref!r} in {kind}", path=field_path(at, key), file=name)
+        if key == "cluster":
+            j, cluster = entry
+            server = (cluster.get("cluster") or {}).get("server")
+            where = field_path(field_path(field_path("clusters", j), "cluster"), "server")
+            if server is None or server == "":
+                raise InputError("not set: the API server's URL (https://HOST:PORT)", path=where, file=name)
+            if not isinstance(server, str):
+                raise wrong_type(where, "a string", server).in_file(name)
+
+
+def read_kubeconfig(kubeconfig: str, context: str | None = None) -> tuple[dict[str, Any], str, str]:
+    """The kubeconfig ``kubeconfig`` (a file, a pipe, or ``-``: standard
+    input), read once through the bounded reader and checked
+    (:func:`_check_kubeconfig`); with the name messages give it
+    (``<stdin>`` for ``-``) and the directory its relative file names
+    resolve against (:func:`_kubeconfig_base`). ``InputError`` naming it."""
+    name = input_name(kubeconfig)
+    base = _kubeconfig_base(kubeconfig)  # (before reading: a pipe is then still there)
+    data = read_bytes(kubeconfig, what="kubeconfig", name=name)
+    doc = load_safe_yaml(decode_text(data, what="kubeconfig", name=name), name=name)
+    if doc is None:
+        raise InputError("the kubeconfig file is empty", file=name)
+    if not isinstance(doc, Mapping):
+        raise wrong_type("", "a mapping (a kubeconfig)", doc).in_file(name)
+    _check_kubeconfig(doc, context, name)
+    return dict(doc), name, base
+
+
+def _api_client(kubeconfig: str, context: str | None) -> Any:
+    """The Kubernetes client of ``kubeconfig`` (:func:`read_kubeconfig`):
+    the official client's loader given the document and the directory its
+    file names resolve against, with nothing written back (a refreshed
+    token stays in memory)."""
+    doc, name, base = read_kubeconfig(kubeconfig, context)
+    from kubernetes.client import ApiClient, Configuration
+    from kubernetes.config.kube_config import KubeConfigLoader
 
     try:
-        api_client = config.new_client_from_config(  # type: ignore[no-untyped-call]
-            config_file=kubeconfig, context=context
-        )
+        loader = KubeConfigLoader(  # type: ignore[no-untyped-call]
+            config_dict=doc, active_context=context, config_base_path=base)
+        configuration = type.__call__(Configuration)  # (as the client makes one: not its default's copy)
+        loader.load_and_set(configuration)  # type: ignore[no-untyped-call]
     except Exception as e:  # the client's own errors for a bad kubeconfig
-        raise InputError(f"cannot load the kubeconfig: {e}", file=kubeconfig) from None
+        raise InputError(f"cannot load the kubeconfig: {e}", file=name) from None
+    return ApiClient(configuration=configuration)
+
+
+def load_live(kubeconfig: str, *, context: str | None = None, extra: Sequence[Path] = (),
+              bases: Mapping[str, str] | None = None) -> FleetInputs:
+    """The fleet as the cluster behind ``kubeconfig`` runs it (a file, a
+    pipe, or ``-``: standard input; :func:`read_kubeconfig`); ``extra``:
+    more inputs (a FleetConfig, MachineInfo files...) read as dumps;
+    ``bases``: the directory the relative references of some of them
+    resolve against, by path, instead of their own (a pipe's copy: the
+    working directory), as :func:`~podnuma.fleet.inputs.load_fleet` takes it."""
+    from kubernetes import client
+    from kubernetes.client.exceptions import ApiException
+
+    api_client = _api_client(kubeconfig, context)
     core = client.CoreV1Api(api_client)
     custom = client.CustomObjectsApi(api_client)
     scan = Scan()
+    files: list[Path] = []
     for p in extra:
         if not p.exists():
             raise InputError("no such file or directory", file=str(p))
-        walk_inputs(p, scan)
+        walk_inputs(p, scan, files)
+    for f in files:
+        named = Based(str(f), bases[str(f)]) if bases and str(f) in bases else str(f)
+        merge_scan(scan, scan_files([named], pack=False)[0])
     server = api_client.configuration.host
     try:
         nodes = _pages(core.list_node)

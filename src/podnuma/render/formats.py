@@ -24,4 +24,5 @@ FORMATS: dict[str, tuple[str, ...]] = {
     "cgroups apply": ("table", "json", "yaml"),
     "podresources": ("table", "json", "yaml"),
     "fleet analyze": ("table", "json", "yaml", "html"),
+    "fleet generate": ("table", "json", "yaml"),
 }

@@ -8,6 +8,7 @@ function that needs them, so the other questions never load them.
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -27,6 +28,7 @@ __all__ = [
     "analyze_files",
     "check_dump",
     "executor",
+    "Generated",
     "generate",
     "load",
     "prepare_scenario_dir",
@@ -73,7 +75,8 @@ def load(
     executor: Any = None, bases: Mapping[str, str] | None = None,
 ) -> FleetInputs:
     """The cluster: dumps (files or directories), or read live through
-    ``kubeconfig`` (``paths`` then add node groups and machine files).
+    ``kubeconfig`` (a file, a pipe, or ``-``: standard input; ``paths``
+    then add node groups and machine files).
     With ``executor`` the dumps are read where it runs. ``bases``: the
     directory the relative references of a file resolve against, by path,
     when not its own (standard input's copy: the working directory)."""
@@ -82,7 +85,7 @@ def load(
     if kubeconfig is not None:
         from podnuma.fleet.live import load_live
 
-        return load_live(kubeconfig, context=context, extra=list(paths))
+        return load_live(kubeconfig, context=context, extra=list(paths), bases=bases)
     if not paths:
         raise InputError("give the dumps (files or directories) or --kubeconfig")
     if executor is None:
@@ -299,12 +302,32 @@ def report_html_of_document(src: TextInput) -> str:
         ) from None
 
 
+@dataclasses.dataclass(frozen=True)
+class Generated:
+    """What :func:`generate` wrote: the directory, the counts and the files
+    (relative to it, sorted)."""
+
+    directory: Path
+    nodes: int
+    pods: int
+    files: tuple[str, ...]
+
+    def line(self) -> str:
+        """The sentence for people (``fleet generate``'s note)."""
+        return f"wrote {self.nodes} nodes, {self.pods} pods in {len(self.files)} files to {self.directory}"
+
+    def document(self) -> dict[str, Any]:
+        """The document of ``fleet generate -o json|yaml``."""
+        return {"directory": str(self.directory),
+                "counts": {"nodes": self.nodes, "pods": self.pods, "files": len(self.files)},
+                "files": list(self.files)}
+
+
 def generate(out: Path, *, nodes: int, pods_per_node: int, seed: int = 0,
-             progress: Progress | None = None, nodes_per_pods_file: int | None = None) -> str:
+             progress: Progress | None = None, nodes_per_pods_file: int | None = None) -> Generated:
     """Write a synthetic, realistic fleet as the dumps a real cluster gives
     into the empty directory ``out`` (the pods of ``nodes_per_pods_file``
-    nodes a dump, default 100; 0: all in one); the line that says what was
-    written."""
+    nodes a dump, default 100; 0: all in one); what was written."""
     from podnuma.fleet.generate import generate_fleet
 
     if out.exists() and any(out.iterdir()):
@@ -315,7 +338,13 @@ def generate(out: Path, *, nodes: int, pods_per_node: int, seed: int = 0,
     except OSError as e:  # (a directory that cannot be made, a file in the way, a full disk...)
         raise InputError(f"--output-dir: cannot write: {e.strerror or e}",
                          file=str(e.filename or out)) from None
-    return f"wrote {g.nodes} nodes, {g.pods} pods in {g.files} files to {g.directory}"
+    # (the directory was empty: every file in it was written now)
+    files = tuple(sorted((Path(top) / name).relative_to(out).as_posix()
+                         for top, _, names in os.walk(out) for name in names))
+    if len(files) != g.files:  # pragma: no cover - another writer in the directory meanwhile
+        raise InputError(f"{out}: {len(files)} files in the output directory, {g.files} written: "
+                         "was it written to meanwhile?")
+    return Generated(g.directory, g.nodes, g.pods, files)
 
 
 #: Fields of a FleetConfig node group that name a file, and what to give instead.
