@@ -114,7 +114,7 @@ def test_scenarios_written_after_the_report(tmp_path: Path, entry: str) -> None:
     assert json.loads(proc.stdout)["kind"] == "FleetReport"
     written = sorted(p.name for p in target.iterdir())
     assert f"{NODE}.yaml" in written and not [n for n in written if n.startswith(".")]
-    assert f"wrote {len(written)} scenario(s) to {target}" in proc.stderr.decode()
+    assert f"note: wrote {len(written)} scenario(s) to {target}\n" in proc.stderr.decode()
 
 
 # --- standard input: its name, read once ---------------------------------------

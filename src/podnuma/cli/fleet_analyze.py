@@ -27,6 +27,7 @@ from podnuma.cli.guard import (
     fail,
     guard,
     is_terminal,
+    plain_note,
 )
 from podnuma.errors import InputError
 
@@ -315,8 +316,7 @@ def analyze(
         guard(lambda: _analyze(fleet, parsed, fmt, output_file, ex, overrides, quiet, tmp.names))
         if scenario_dir is not None:
             count = guard(lambda: service.write_scenarios(fleet, parsed, scenario_dir))
-            if not quiet:
-                echo_err(f"wrote {count} scenario(s) to {scenario_dir}")
+            plain_note(quiet)(f"wrote {count} scenario(s) to {scenario_dir}")
     # the report written, the executor's processes and the scratch files
     # gone: the process need not free the fleet object by object
     exit_at_once()
