@@ -298,3 +298,24 @@ def test_a_live_cluster_read_with_the_kubeconfig_on_stdin(cluster: Any, tmp_path
     # (the FleetConfig named by its pipe in the report)
     assert json.loads(re.sub(r"/dev/fd/[0-9]+", "FLEETCONFIG", shell.stdout)) == json.loads(
         named.stdout.replace(extras[0], "FLEETCONFIG"))
+
+
+def test_a_token_file_is_read_without_its_line_break_as_client_go_reads_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``echo TOKEN > FILE`` writes a line break after the token: client-go
+    takes the white space off (the Python client would send it in the
+    header and fail); a token file that cannot be read is one line at its
+    field."""
+    need("kubernetes")
+    from podnuma.fleet.live import _api_client
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "tok").write_text("  token-abc\n")
+    text = _kubeconfig("https://127.0.0.1:1", {}, {"tokenFile": "tok", "token": "other"})
+    (tmp_path / "kubeconfig").write_text(text)
+    conf = _api_client(str(tmp_path / "kubeconfig"), None).configuration
+    assert conf.api_key["BearerToken"] == "Bearer token-abc"  # (the file wins over token, as client-go's)
+    (tmp_path / "tok").unlink()
+    run = _podnuma("fleet", "analyze", "--kubeconfig", str(tmp_path / "kubeconfig"))
+    line = _one_line(run.returncode, run.stdout, run.stderr)
+    assert line == f"error: {tmp_path / 'kubeconfig'}: users[0].user.tokenFile: {tmp_path / 'tok'}: token file not found"

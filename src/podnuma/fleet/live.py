@@ -217,12 +217,40 @@ def read_kubeconfig(kubeconfig: str, context: str | None = None) -> tuple[dict[s
     return dict(doc), name, base
 
 
+def _read_token_file(doc: dict[str, Any], context: str | None, name: str, base: str) -> None:
+    """The ``tokenFile`` of the user the context in use names, read here
+    (bounded) with the white space around it taken off, as client-go reads
+    it (a file written by ``echo TOKEN > FILE`` ends in a line break, which
+    the Python client would send in the header and fail on), and given to
+    the client as that user's ``token`` (client-go's file wins over a
+    ``token`` beside it). ``InputError`` at its field when it cannot be read."""
+    used = context if context is not None else doc.get("current-context")
+    ctx = next((c for c in doc.get("contexts") or [] if c.get("name") == used), None)
+    user_name = ((ctx or {}).get("context") or {}).get("user")
+    for i, entry in enumerate(doc.get("users") or []):
+        user = entry.get("user")
+        if entry.get("name") != user_name or not isinstance(user, Mapping) or "tokenFile" not in user:
+            continue
+        at = field_path(field_path(field_path("users", i), "user"), "tokenFile")
+        ref = user["tokenFile"]
+        if not isinstance(ref, str) or not ref:
+            raise wrong_type(at, "a file path (a string)", ref).in_file(name)
+        path = Path(base, ref) if not os.path.isabs(ref) else Path(ref)
+        try:
+            token = decode_text(read_bytes(path, what="token"), what="token", name=str(path)).strip()
+        except InputError as e:
+            raise InputError(f"{e.file}: {e.message}" if e.file else e.message, path=at, file=name) from None
+        entry["user"] = {**{k: v for k, v in user.items() if k != "tokenFile"}, "token": token}
+        return
+
+
 def _api_client(kubeconfig: str, context: str | None) -> Any:
     """The Kubernetes client of ``kubeconfig`` (:func:`read_kubeconfig`):
     the official client's loader given the document and the directory its
     file names resolve against, with nothing written back (a refreshed
     token stays in memory)."""
     doc, name, base = read_kubeconfig(kubeconfig, context)
+    _read_token_file(doc, context, name, base)
     from kubernetes.client import ApiClient, Configuration
     from kubernetes.config.kube_config import KubeConfigLoader
 
