@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from podnuma.cm.cpumanager.policy_static import POLICY_STATIC as CPU_POLICY_STATIC
 from podnuma.cm.memorymanager.policy_static import POLICY_STATIC as MEMORY_POLICY_STATIC
 from podnuma.cm.memorymanager.state import Block
+from podnuma.golang.strconv import go_quote
 from podnuma.inputs.discover.export import bytes_quantity
 from podnuma.inputs.state import PodRef, StateFiles, checkpoint_pod_uids, exclusive_cpu_sets
 from podnuma.machine.cpuset import CPUSet
@@ -134,6 +135,35 @@ def _cpu_issues(files: StateFiles, issues: list[Issue]) -> None:
                         uid,
                     )
                 )
+
+
+def _machine_cpu_issues(files: StateFiles, machine: Machine, issues: list[Issue]) -> None:
+    """The static policy's start-up check of the checkpoint against the
+    machine (its third, ``policy_static``'s ``_validate_state``): the shared
+    pool and the exclusive sets together are exactly the machine's CPUs. A
+    checkpoint written before CPUs went offline or the node was resized
+    fails it, and the kubelet does not start."""
+    cpu = files.cpu
+    if cpu is None or cpu.policy_name != CPU_POLICY_STATIC or cpu.default_cpuset.is_empty():
+        return
+    known = cpu.default_cpuset
+    for containers in cpu.entries.values():
+        for cpus in containers.values():
+            known = known | cpus
+    for cpus in cpu.pod_entries.values():
+        known = known | cpus
+    everything = machine.topology.cpus()
+    if known == everything:
+        return
+    only_missing = (known - everything).is_empty()  # (strict reservation leaves reserved CPUs out)
+    issues.append(Issue(
+        "cpus-not-machine",
+        f"the checkpoint accounts for CPUs {known}, the machine has {everything}: the kubelet would not "
+        f"start (current set of available CPUs {go_quote(str(everything))} doesn't match with CPUs in "
+        f"state {go_quote(str(known))})"
+        + (", unless its strict-cpu-reservation option holds the CPUs missing here"
+           if only_missing else ""),
+    ))
 
 
 def _memory_issues(files: StateFiles, issues: list[Issue]) -> None:
@@ -270,6 +300,8 @@ def inspect_state(
         )
     issues: list[Issue] = []
     _cpu_issues(files, issues)
+    if machine is not None:
+        _machine_cpu_issues(files, machine, issues)
     _memory_issues(files, issues)
     _device_issues(files, issues)
     if pods_dump is not None:

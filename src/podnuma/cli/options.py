@@ -84,10 +84,20 @@ def read_input(path: str | None, what: str) -> Callable[[], TextInput] | None:
     return lambda: TextInput.read(given, what=what)
 
 
+def dash_refused_dir(_ctx: click.Context, _param: click.Parameter, value: Any) -> Any:
+    """:func:`dash_refused` for an option naming a directory written to
+    (``--checkpoint-dir``): never a directory named ``-``."""
+    if value is not None and str(value) == "-":
+        raise click.BadParameter("'-' names no directory (standard output carries the command's "
+                                 "output): name a directory")
+    return value
+
+
 checkpoint_option = click.option(
     "--checkpoint-dir",
     type=click.Path(path_type=Path, file_okay=False),
     default=None,
+    callback=dash_refused_dir,
     help="Write cpu_manager_state and memory_manager_state there (created if needed).",
 )
 

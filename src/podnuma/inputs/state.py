@@ -18,9 +18,9 @@
 
 from __future__ import annotations
 
-import json
+import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
@@ -30,6 +30,7 @@ from podnuma.cm.devicemanager import checkpoint as dev_ckpt
 from podnuma.cm.memorymanager import checkpoint as mem_ckpt
 from podnuma.errors import InputError
 from podnuma.fieldkit import wrong_type
+from podnuma.golang.json import GoJSONError, JSONNumber, JSONObject, go_json_parse
 from podnuma.inputs.documents import input_name, parse_document, read_text
 from podnuma.inputs.pods import ConfigSource, config_source
 from podnuma.inputs.text import TextInput
@@ -69,25 +70,54 @@ class StateFiles:
     def raw_object(self, which: str) -> dict[str, Any] | None:
         """The checkpoint file as the JSON object a scenario's ``state:``
         takes (``which``: cpu, memory or devices; ``None`` when absent, or
-        for a device checkpoint that is not a JSON object)."""
+        for a device checkpoint that is not a JSON object), decoded as the
+        kubelet decodes it (Go's ``encoding/json``: invalid UTF-8 and lone
+        surrogate escapes are U+FFFD; ``null`` leaves the checkpoint empty,
+        as ``{}`` does)."""
         raw = {"cpu": self.cpu_raw, "memory": self.memory_raw}.get(which, self.devices_raw)
         if raw is None:
             return None
         try:
-            obj = json.loads(raw)
-        except ValueError:
+            obj = _plain(go_json_parse(raw))
+        except (GoJSONError, ValueError):
             obj = None
         if which == "devices" and not isinstance(obj, dict):
             return None
-        assert isinstance(obj, dict)
+        if obj is None:
+            return {}
+        if not isinstance(obj, dict):  # (the reader refused it first: not a checkpoint)
+            raise InputError(f"not a JSON object: {type(obj).__name__}")
         return obj
+
+
+def _plain(value: Any) -> Any:
+    """Go's JSON values (:func:`~podnuma.golang.json.go_json_parse`) as
+    plain ones: an object a ``dict`` (a key given twice: its last value, as
+    Go's decoding into a struct keeps), a number an ``int`` or ``float``
+    (one no float holds: its text)."""
+    if isinstance(value, JSONObject):
+        return {k: _plain(v) for k, v in value}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, JSONNumber):
+        text = str(value)
+        try:
+            return int(text)
+        except ValueError:
+            number = float(text)
+            return number if math.isfinite(number) else text
+    return value
 
 
 @dataclass(frozen=True)
 class PodRef:
+    """A pod of a ``kubectl get pods -o json`` dump: its name, node and
+    (left out of comparisons) its manifest as the dump gives it."""
+
     namespace: str
     name: str
     node: str | None = None
+    manifest: dict[str, Any] | None = field(default=None, compare=False, hash=False, repr=False)
 
     def __str__(self) -> str:
         return f"{self.namespace}/{self.name}"
@@ -206,6 +236,7 @@ def read_pods_dump(path: str | Path) -> dict[str, PodRef]:
             namespace if isinstance(namespace, str) and namespace else "default",
             pod_name,
             node if isinstance(node, str) else None,
+            item,
         )
     return out
 

@@ -3,6 +3,8 @@ say, checked for consistency, or a scenario that replays it."""
 
 from __future__ import annotations
 
+import copy
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +18,7 @@ from podnuma.inputs.pods import ConfigSource, node_document
 from podnuma.inputs.state import (
     PodRef,
     StateFiles,
+    checkpoint_pod_uids,
     read_kubelet_config,
     read_pods_dump,
     read_state_dir,
@@ -102,6 +105,39 @@ def starts(config: Mapping[str, Any], machine: Machine | None, source: ConfigSou
                               overrides=overrides) from None
 
 
+def _running_pods(files: StateFiles, dump: Mapping[str, PodRef]) -> tuple[list[dict[str, Any]], list[str]]:
+    """The dump's pods that own checkpoint entries, as ``state.pods`` takes
+    them (their manifests, UID set, status left out), and a note on the
+    entries' pods the dump does not hold."""
+    uids = checkpoint_pod_uids(files.cpu, files.memory) | (
+        set(files.devices.pods()) if files.devices is not None else set())
+    specs: list[dict[str, Any]] = []
+    for uid in sorted(uids):
+        ref = dump.get(uid)
+        if ref is None or ref.manifest is None:
+            continue
+        manifest = copy.deepcopy(ref.manifest)
+        manifest.pop("status", None)
+        manifest["metadata"] = {**(manifest.get("metadata") or {}), "uid": uid}
+        specs.append(manifest)
+    missing = len(uids) - len(specs)
+    notes = [f"{missing} pod(s) own checkpoint entries but are not in the pods dump: state.pods "
+             "leaves them out (they are known by their entries only)"] if missing else []
+    return specs, notes
+
+
+def _replays(doc: Mapping[str, Any], directory: Path) -> None:
+    """The scenario ``doc`` starts (no step run): the kubelet restores the
+    checkpoints on its machine with its configuration, or the kubelet's
+    reason (``StartupFailure``), and a ``state.pods`` it refuses
+    (``InputError``), naming the state directory."""
+    from podnuma.scenario.run import run_scenario
+    from podnuma.service.scenario import load
+
+    run_scenario(load(TextInput(json.dumps(doc), f"{directory}: the scenario of its checkpoints", Path.cwd())),
+                 checkpoints=False)
+
+
 def as_scenario(
     directory: Path, *, pods: str | None = None, sysfs: Path | None = None,
     kubelet_config: str | None = None, node: str | None = None, overrides: tuple[Override, ...] = (),
@@ -109,17 +145,37 @@ def as_scenario(
     """A scenario whose ``state:`` is ``directory``'s checkpoints, on the
     machine of ``node`` (a node form file) or ``sysfs`` (default: this
     machine's ``/sys``) with the configuration of ``kubelet_config``
-    (``overrides``, ``--set``, applied to it: to the kubelet's defaults
-    without one)."""
+    (``overrides``, ``--set``, applied to it: to the configuration inferred
+    from the checkpoints without one); ``pods`` (a ``kubectl get pods -o
+    json`` dump): the specs of the pods owning entries, as ``state.pods``.
+    With a configuration and a machine given, the scenario is written only
+    if the kubelet starts from it (its configuration, and the checkpoints
+    on that machine), else ``InputError`` / ``StartupFailure`` with the
+    kubelet's reason."""
     got = _read(directory, pods, sysfs, node)
     source = read_kubelet_config(kubelet_config) if kubelet_config is not None else None
     config = dict(source.mapping) if source is not None else None
-    if overrides:
-        config = apply_overrides(config, overrides)
-    if config is not None and (overrides or got.machine is not None):
-        starts(config, got.machine, source, overrides)
     doc, notes = scenario_document(got.files, node=got.node, kubelet_config=config)
     notes = list(notes)
+    if overrides:  # (on the configuration given, else on the one inferred from the checkpoints)
+        inferred = doc["kubeletConfig"]
+        assert isinstance(inferred, dict)
+        doc["kubeletConfig"] = apply_overrides(inferred, overrides)
+        if any(o.path == "reservedSystemCPUs" for o in overrides):
+            notes = [n for n in notes if "does not record reservedSystemCPUs" not in n]
+    if got.dump is not None:
+        specs, more = _running_pods(got.files, got.dump)
+        if specs:
+            state = doc["state"]
+            assert isinstance(state, dict)
+            state["pods"] = specs
+        notes += more
+    if source is not None or overrides:
+        config_doc = doc["kubeletConfig"]
+        assert isinstance(config_doc, dict)
+        starts(config_doc, got.machine, source, overrides)
+        if got.machine is not None:  # the node starts from these checkpoints on this machine
+            _replays(doc, directory)
     if got.node is None:
         notes.append(
             "node: {sysfs: /sys}: the scenario replays on the machine that reads it; "
