@@ -385,3 +385,19 @@ def test_a_list_index_past_the_bound_is_refused_before_anything_is_built(index: 
         err = got.stderr.strip()
         assert err.startswith("error: --set: reservedMemory[") and f"is larger than {MAX_INDEX}" in err, err
         assert "\n" not in err and len(err) < 400
+
+
+@pytest.mark.parametrize("command", [
+    ["simulate", str(EXAMPLES / "pod-level" / "restart.yaml")],
+    ["explain", str(EXAMPLES / "pod-level" / "restart.yaml")],
+    ["compare", str(EXAMPLES / "whatif" / "trainer-pod.yaml")],
+    ["advise", str(EXAMPLES / "whatif" / "trainer-pod.yaml")],
+])
+def test_a_feature_gate_the_start_refuses_is_blamed_on_its_set(command: list[str]) -> None:
+    """The kubelet refuses the gates as a whole (featureGates) and names the
+    gate: the one --set changed is named, not the file's featureGates."""
+    res = CliRunner().invoke(cli, [*command, "--set", "featureGates.PodLevelResources=false"])
+    assert res.exit_code == 2, res.output
+    line = res.stderr.strip()
+    assert "\n" not in line and "depends on features that are disabled: [PodLevelResources]" in line
+    assert line.endswith("(--set: featureGates.PodLevelResources)"), line

@@ -11,6 +11,7 @@ changed.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
@@ -21,6 +22,7 @@ from podnuma.api.kubeletconfig import (
     KubeletConfig,
 )
 from podnuma.errors import KubeletStartupError
+from podnuma.fieldkit import field_path
 from podnuma.inputs.overrides import OPTION, Override, set_by
 
 __all__ = ["StartupFailure", "config_field", "startup_failure"]
@@ -114,6 +116,19 @@ def _state_field(message: str, cpu_state: str | None, memory_state: str | None) 
     return cpu_state or ""
 
 
+def _set_within(name: str, message: str, overrides: Sequence[Override]) -> str | None:
+    """The path of the last ``--set`` that changed a field inside ``name``
+    (a gate of ``featureGates``, a key of ``kubeReserved``) whose key the
+    kubelet's reason names (``... depends on features that are disabled:
+    [PodLevelResources]``): that value is what the start refused."""
+    for o in reversed(overrides):
+        path = functools.reduce(field_path, o.keys, "")
+        if path.startswith((name + ".", name + "[")) and isinstance(o.keys[-1], str) \
+                and re.search(rf"\b{re.escape(o.keys[-1])}\b", message):
+            return path
+    return None
+
+
 def startup_failure(
     err: KubeletStartupError,
     *,
@@ -141,6 +156,9 @@ def startup_failure(
     name = config_field(message, config)
     if name and set_by(name, overrides) is not None:  # the value came from --set
         return StartupFailure(message, file=OPTION, path=name)
+    inner = _set_within(name, message, overrides) if name else None
+    if inner is not None:  # a field inside the one refused, set by --set and named in the reason
+        return StartupFailure(message, file=OPTION, path=inner)
     if kubelet_config_file is not None:
         return StartupFailure(message, file=kubelet_config_file, path=name)
     return StartupFailure(message, file=file, path=f"kubeletConfig.{name}" if name else "")
