@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -180,3 +181,22 @@ def test_stdin_fleetconfig_references_resolve_in_the_working_directory(
     assert named.exit_code == 0, named.stderr
     assert json.loads(piped.stdout.replace("<stdin>", str(tmp_path / "fleet.yaml"))) == json.loads(named.stdout)
     assert str(tmp_path / "kubelet.yaml") in piped.stdout  # (the group's configuration, from there)
+
+
+def test_the_table_takes_columns_from_the_environment() -> None:
+    """A table into a pipe is as wide as COLUMNS says, as every command's
+    (the node table drops baseline columns to fit); without it, wide."""
+    import subprocess
+    import sys
+
+    widths = {}
+    for columns in ("80", "300", None):
+        env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "PYTHONPATH")}
+        if columns is not None:
+            env["COLUMNS"] = columns
+        run = subprocess.run([sys.executable, "-m", "podnuma.cli", "fleet", "analyze", str(EXAMPLE)],
+                             capture_output=True, text=True, env=env)
+        assert run.returncode == 0, run.stderr
+        widths[columns] = max(len(line) for line in run.stdout.splitlines())
+    assert widths["80"] <= 80 < widths[None] <= 220
+    assert widths["300"] >= widths[None]

@@ -348,12 +348,12 @@ def _analyze(
     report = service.renamed(report, names)  # (standard input by its name, not its copy's)
     _report_issues(report["issues"], quiet)
     if fmt == "table" and output_file is None and sys.stdout is not None:
-        from podnuma.render.table import make_console
+        from podnuma.render.table import make_console, plain_width
 
         # colours as simulate's table has them: on a terminal or with
         # FORCE_COLOR (into a pipe, the plain table's width), never with NO_COLOR
         tty = is_terminal(sys.stdout)
-        console = make_console(sys.stdout, width=None if tty else TABLE_WIDTH)
+        console = make_console(sys.stdout, width=None if tty else plain_width(TABLE_WIDTH))
         if tty or console.is_terminal:
             from podnuma.render.fleet import fleet_tables
 
@@ -369,7 +369,9 @@ def _table_text(report: dict[str, Any]) -> str:
     from rich.console import Console
 
     from podnuma.render.fleet import fleet_tables
+    from podnuma.render.table import plain_width
 
-    console = Console(record=True, width=TABLE_WIDTH, file=open(os.devnull, "w"))  # noqa: SIM115
+    # (COLUMNS when set, as every table's; else wide: a report is read in a file or a pager)
+    console = Console(record=True, width=plain_width(TABLE_WIDTH), file=open(os.devnull, "w"))  # noqa: SIM115
     console.print(fleet_tables(report))
     return "\n".join(line.rstrip() for line in console.export_text().splitlines()) + "\n"

@@ -48,14 +48,14 @@ POD_COLUMN_MAX = 32
 
 
 
-def plain_width() -> int:
+def plain_width(default: int = PLAIN_WIDTH) -> int:
     """The width of plain (not terminal) output: ``COLUMNS`` when set to a
-    number, else ``PLAIN_WIDTH``."""
+    number, else ``default`` (``PLAIN_WIDTH``)."""
     try:
         columns = int(os.environ.get("COLUMNS", ""))
     except ValueError:
-        return PLAIN_WIDTH
-    return columns if columns > 0 else PLAIN_WIDTH
+        return default
+    return columns if columns > 0 else default
 
 
 def make_console(file: IO[str] | None = None, *, width: int | None = None) -> Console:
