@@ -78,10 +78,12 @@ def test_dry_run_writes_nothing(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("code", "name", "why"),
     [
-        (errno.EINVAL, "EINVAL", "the kernel refused the value"),
-        (errno.ERANGE, "ERANGE", "the value is out of range"),
-        (errno.ENOSPC, "ENOSPC", "no CPUs or memory nodes left"),
-        (errno.EBUSY, "EBUSY", "busy: a child cgroup still uses"),
+        # a plain directory: an ordinary file system's reasons (the cgroup
+        # code's are for a cgroup file system: test_kernel_errors_on_a_cgroup_file_system)
+        (errno.EINVAL, "EINVAL", os.strerror(errno.EINVAL)),
+        (errno.ERANGE, "ERANGE", os.strerror(errno.ERANGE)),
+        (errno.ENOSPC, "ENOSPC", "no space left on the device"),
+        (errno.EBUSY, "EBUSY", os.strerror(errno.EBUSY)),
         (errno.EACCES, "EACCES", "permission denied"),
     ],
 )
@@ -100,9 +102,41 @@ def test_kernel_errors_name_file_and_value(
         apply_plan(_plan(_node("a", "0-7"), _node("a/b", "5-6")), tmp_path)
     err = info.value
     assert err.file == str(tmp_path / "a/b/cpuset.cpus")
-    assert err.message.startswith(f"writing '5-6': {name}: {why}")
-    assert err.message.endswith("(the 2 cgroups this apply created were removed again)")
+    assert err.message == f"writing '5-6': {name}: {why} (the 2 cgroups this apply created were removed again)"
     assert list(tmp_path.iterdir()) == []  # rolled back, nothing half-written
+
+
+@pytest.mark.parametrize(
+    ("code", "name", "why"),
+    [
+        (errno.EINVAL, "EINVAL", "the kernel refused the value"),
+        (errno.ERANGE, "ERANGE", "the value is out of range"),
+        (errno.ENOSPC, "ENOSPC", "no CPUs or memory nodes left"),
+        (errno.EBUSY, "EBUSY", "busy: a child cgroup still uses"),
+        (errno.EACCES, "EACCES", "permission denied (not root, or on v1 not a subset"),
+        (errno.EPERM, "EPERM", "operation not permitted (not root, or outside a delegated"),
+    ],
+)
+def test_kernel_errors_on_a_cgroup_file_system(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, code: int, name: str, why: str
+) -> None:
+    """The same refusals where the root is a cgroup file system (taken to be
+    one here; its interface files exist): the cgroup code's reasons."""
+    monkeypatch.setattr("podnuma.cgroups.apply.is_cgroupfs", lambda path: True)
+    _seed(tmp_path, "a", cpuset_cpus="0-7")
+    _seed(tmp_path, "a/b", cpuset_cpus="")
+    real_write = os.write
+
+    def refuse(fd: int, data: bytes) -> int:
+        if data.startswith(b"5-6"):
+            raise OSError(code, os.strerror(code))
+        return real_write(fd, data)
+
+    monkeypatch.setattr(os, "write", refuse)
+    with pytest.raises(CgroupWriteError) as info:
+        apply_plan(_plan(_node("a", "0-7"), _node("a/b", "5-6")), tmp_path)
+    assert info.value.file == str(tmp_path / "a/b/cpuset.cpus")
+    assert info.value.message.startswith(f"writing '5-6': {name}: {why}")
 
 
 def test_symlinked_cgroup_is_refused(tmp_path: Path) -> None:
@@ -157,7 +191,7 @@ def test_cli_apply_dry_run_and_real(tmp_path: Path) -> None:
     ("extra", "message"),
     [
         (["--step", "9"], "error: {scenario}: --step 9: no such step (the scenario has steps 0-2)"),
-        (["--cgroup-root", "../up"], "error: cgroupRoot: cgroup root component '..' is not a usable cgroup name"),
+        (["--cgroup-root", "../up"], "error: --cgroup-root: cgroup root component '..' is not a usable cgroup name"),
     ],
 )
 def test_cli_bad_input(tmp_path: Path, extra: list[str], message: str) -> None:
@@ -332,7 +366,7 @@ def test_what_cannot_be_removed_is_reported_with_its_cpus(tmp_path: Path) -> Non
     assert res.exit_code == 0, res.output
     assert (
         "stale kubepods/burstable/pod11111111-aaaa-bbbb-cccc-000000000002 (not in the plan, cannot remove: "
-        "ENOTEMPTY: it holds files or directories podnuma did not write; it keeps cpuset.cpus 2-3)"
+        "ENOTEMPTY: it holds files or directories podnuma did not write (not-ours); it keeps cpuset.cpus 2-3)"
     ) in res.output.splitlines()
     assert "warning: 1 cgroups of pods no longer in the plan are left" in res.output
 

@@ -20,6 +20,7 @@ from podnuma.cgroups import (
 )
 from podnuma.cgroups.plan import (
     hugepage_unit,
+    is_written_file,
     kubelet_cpu_weight,
     milli_cpu_to_quota,
     milli_cpu_to_shares,
@@ -393,3 +394,35 @@ def test_shared_container_keeps_its_cpuset_when_the_shared_pool_empties() -> Non
     plan = plan_cgroups(scenario, driver="cgroupfs", version=2)
     cpus = {n.pod: n.cpus for n in plan.nodes if n.kind == "container"}
     assert cpus == {"default/shared": CPUSet.parse("1-3"), "default/all": CPUSet.parse("1-3")}
+
+
+# ------------------------------------------- the files a plan writes
+
+#: every kind of file a pod or container cgroup can get: pids.max, MemoryQoS
+EVERY_FILE = """  podPidsLimit: 1024
+  featureGates: {MemoryQoS: true}
+  memoryThrottlingFactor: 0.9
+  memoryReservationPolicy: TieredReservation
+"""
+
+
+@pytest.mark.parametrize("settings", ["", EVERY_FILE], ids=["defaults", "every-file"])
+@pytest.mark.parametrize(("driver", "version"), [("systemd", 2), ("cgroupfs", 2), ("systemd", 1), ("cgroupfs", 1)])
+def test_every_file_a_plan_writes_is_one_podnuma_may_delete(driver: str, version: int, settings: str) -> None:
+    """On a plain directory the apply deletes only the files of these
+    names (``is_written_file``): every file of every plan must be one."""
+    text = FULL.read_text().replace("kubeletConfig:\n", "kubeletConfig:\n" + settings, 1)
+    plan = plan_cgroups(load_scenario_text(text, name="every.yaml", base_dir=HERE),
+                        driver=driver, version=version)  # type: ignore[arg-type]  # fmt: skip
+    names = {f.name for n in plan.nodes for f in n.files} | {"cgroup.procs"}  # (attach)
+    if settings:
+        assert "pids.max" in names and (version == 1 or {"memory.min", "memory.low", "memory.high"} <= names)
+    assert [n for n in sorted(names) if not is_written_file(n, version)] == []
+
+
+def test_no_other_file_is_podnumas() -> None:
+    for name in ("notes.txt", "cgroup.controllers", "cgroup.subtree_control", "cpu.weight.bak",
+                 "hugetlb.2MB.max\n", "hugetlb.MB.max", "hugetlb.2MB.limit_in_bytes", ".cpu.weight", "tasks"):
+        assert not is_written_file(name, 2), name
+    assert not is_written_file("cpu.weight", 1) and not is_written_file("cpu.shares", 2)
+    assert is_written_file("hugetlb.1GB.rsvd.max", 2) and is_written_file("hugetlb.64KB.limit_in_bytes", 1)

@@ -21,7 +21,10 @@ Order, as the kernel requires (linux kernel/cgroup/cpuset.c, cgroup.c):
 4. then the other files in plan order (cpu, memory, hugetlb).
 
 Kernel refusals (EINVAL, ERANGE, ENOSPC, EBUSY, EACCES/EPERM, ENOENT) become
-:class:`CgroupWriteError` naming the file and the value.
+:class:`CgroupWriteError` naming the file and the value, explained as the
+cgroup code's on a cgroup file system and as an ordinary file system's on a
+plain directory (:func:`explain_errno`: ENOSPC is an empty cpuset on the
+one, a full disk on the other).
 
 Confinement: every file operation goes through :mod:`podnuma.cgroups.beneath`
 -- directory descriptors opened from the root without following a symlink
@@ -31,7 +34,10 @@ Before the first write the whole plan is validated (:func:`validate_plan`:
 plain names of at most ``NAME_MAX`` bytes, paths under ``PATH_MAX``); a
 write refused midway removes what the apply created. Cgroups of pods the
 plan no longer has are removed first, leaves first (or reported as
-``stale`` when the kernel refuses, e.g. still populated).
+``stale`` when the kernel refuses, e.g. still populated). On a plain
+directory only the files podnuma writes are deleted (the names its plans
+write, :func:`~podnuma.cgroups.plan.is_written_file`); a directory holding
+anything else is left whole and reported as ``stale``.
 """
 
 from __future__ import annotations
@@ -45,7 +51,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from podnuma.cgroups.beneath import Beneath
-from podnuma.cgroups.plan import NAME_MAX, CgroupNode, CgroupPlan, name_problem, short_name
+from podnuma.cgroups.plan import (
+    NAME_MAX,
+    CgroupNode,
+    CgroupPlan,
+    is_written_file,
+    name_problem,
+    short_name,
+)
 from podnuma.errors import InputError
 from podnuma.machine.cpuset import CPUSet, CPUSetParseError
 
@@ -58,6 +71,7 @@ __all__ = [
     "attach",
     "remove_plan",
     "is_cgroupfs",
+    "explain_errno",
     "name_problem",
     "validate_plan",
 ]
@@ -66,7 +80,9 @@ PATH_MAX = 4096  # bytes in a path (linux/limits.h)
 
 V1_CONTROLLERS = ("cpuset", "cpu", "memory", "hugetlb")
 
-_ERRNO_TEXT = {
+#: Why a write or ``mkdir`` failed on a cgroup file system: the kernel's
+#: cgroup code answering (kernel/cgroup/cgroup.c, cpuset.c)
+_CGROUP_ERRNO_TEXT = {
     errno.EINVAL: "the kernel refused the value (malformed, outside the machine or the "
     "parent's limits, or overlapping an exclusive sibling)",
     errno.ERANGE: "the value is out of range (e.g. a CPU id beyond the machine, cpu.weight "
@@ -79,20 +95,75 @@ _ERRNO_TEXT = {
     "cpuset, or the root cpuset)",
     errno.EPERM: "operation not permitted (not root, or outside a delegated cgroup namespace)",
     errno.ENOENT: "no such file: the controller is not enabled in this cgroup",
+}
+
+#: ... on a plain directory: an ordinary file system answering (the files
+#: are podnuma's own, so no cgroup reason applies)
+_PLAIN_ERRNO_TEXT = {
+    errno.ENOSPC: "no space left on the device",
+    errno.EDQUOT: "disk quota exceeded",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "operation not permitted",
+    errno.EROFS: "read-only file system",
+    errno.ENOENT: "no such file or directory",
+}
+
+#: ... on either: what is in the way in the tree
+_PATH_ERRNO_TEXT = {
     errno.ELOOP: "a symlink is in the way (refusing to follow it out of the root)",
     errno.EXDEV: "the path leads out of the root (refused)",
     errno.ENOTDIR: "a component of the path is not a directory",
     errno.EEXIST: "something that is not a directory is in the way",
-    errno.EMLINK: "the file has other hard links (refusing to write through one)",
     errno.ENAMETOOLONG: "a name or the path is too long for the kernel",
+    # open(O_WRONLY | O_NONBLOCK) of a FIFO with no reader, a socket, a device without a driver
+    errno.ENXIO: "not a regular file: a FIFO, socket or device file is in its place",
 }
 
+#: Why ``rmdir`` of a cgroup no longer planned failed, on a cgroup file system
 _RMDIR_TEXT = {
     errno.EBUSY: "it still holds processes",
     errno.ENOTEMPTY: "it holds files or directories podnuma did not write",
     errno.EACCES: "permission denied",
     errno.EPERM: "operation not permitted",
 }
+
+#: ... on a plain directory
+_PLAIN_RMDIR_TEXT = {
+    **_RMDIR_TEXT,
+    errno.EBUSY: "it is in use (a mount point)",
+    errno.EROFS: "read-only file system",
+}
+
+
+def explain_errno(err: OSError, *, cgroupfs: bool, found: str | None = None) -> str:
+    """Why a write, open or ``mkdir`` under the root failed, in words.
+
+    ``cgroupfs``: the root is a cgroup file system, whose errors are the
+    cgroup code's (ENOSPC: an empty cpuset); on a plain directory they are
+    an ordinary file system's (ENOSPC: the disk is full). ``found``: what
+    is in the file's place when it is not a regular file (``a FIFO``). A
+    refusal of podnuma's own (an ``OSError`` with its own text, from
+    :mod:`podnuma.cgroups.beneath`) keeps its text."""
+    code = err.errno or 0
+    own = bool(err.strerror) and code != 0 and err.strerror != os.strerror(code)
+    if found is not None and (code == errno.ENXIO or (own and code == errno.EINVAL)):
+        return f"not a regular file: {found} is in its place"
+    if own:
+        return str(err.strerror)
+    texts = _CGROUP_ERRNO_TEXT if cgroupfs else _PLAIN_ERRNO_TEXT
+    return texts.get(code) or _PATH_ERRNO_TEXT.get(code) or err.strerror or str(err)
+
+
+def _found(mode: int) -> str | None:
+    """What a directory entry that is not a regular file is, in words."""
+    for test, what in (
+        (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+        (stat.S_ISDIR, "a directory"), (stat.S_ISLNK, "a symlink"),
+    ):  # fmt: skip
+        if test(mode):
+            return what
+    return None
 
 
 class CgroupWriteError(InputError):
@@ -190,7 +261,11 @@ class _Writer:
     def fail(self, err: OSError, rel: str, value: str | None) -> CgroupWriteError:
         code = err.errno or 0
         name = errno.errorcode.get(code, str(code))
-        why = _ERRNO_TEXT.get(code, err.strerror or str(err))
+        found = None
+        if value is not None and code in (errno.ENXIO, errno.EINVAL):
+            with contextlib.suppress(OSError):
+                found = _found(self.tree.lstat(rel).st_mode)
+        why = explain_errno(err, cgroupfs=self.cgroupfs, found=found)
         if value is not None:
             what = f"writing {value!r}"
         elif rel in self.created or not self.dry_run:
@@ -314,7 +389,14 @@ class _Writer:
         return sorted(names)
 
     def remove_tree(self, rel: str, keep: bool) -> bool:
-        """Remove cgroup ``rel`` and the cgroups below it, leaves first."""
+        """Remove cgroup ``rel`` and the cgroups below it, leaves first.
+
+        On a cgroup file system ``rmdir`` alone removes a cgroup (its
+        interface files are the kernel's). On a plain directory the files
+        podnuma writes are removed first, and only them: a directory that
+        holds anything else (a file of another name, a FIFO, a symlink, a
+        file with other hard links) is left whole and reported as stale,
+        with ``--dry-run`` too."""
         try:
             entries = self.tree.listdir(rel)
         except OSError as err:
@@ -330,17 +412,23 @@ class _Writer:
                 Operation("stale", rel, detail="not in the plan; kept (--keep-stale)" + _cpus_note(cpus))
             )
             return False
+        if not ok:
+            self.report.operations.append(
+                Operation("stale", rel, detail="a cgroup below it stays" + _cpus_note(cpus))
+            )
+            return False
+        ours: list[str] = []
+        if not self.cgroupfs:
+            ours, foreign = self.plain_contents(rel, entries)
+            if foreign:
+                self.keep(rel, OSError(errno.ENOTEMPTY, os.strerror(errno.ENOTEMPTY)), cpus, foreign)
+                return False
         self.report.operations.append(Operation("rmdir", rel, detail="not in the plan"))
         if self.dry_run:
-            return ok
-        if not ok:
-            self.report.operations[-1] = Operation("stale", rel, detail="a cgroup below it stays" + _cpus_note(cpus))
-            return False
+            return True
         try:
-            if not self.cgroupfs:
-                for name, mode in entries:
-                    if stat.S_ISREG(mode):
-                        self.tree.unlink(f"{rel}/{name}")
+            for name in ours:
+                self.tree.unlink(f"{rel}/{name}")
             self.tree.rmdir(rel)
         except OSError as err:
             self.report.operations.pop()
@@ -348,10 +436,32 @@ class _Writer:
             return False
         return True
 
-    def keep(self, rel: str, err: OSError, cpus: str | None = None) -> None:
+    def plain_contents(self, rel: str, entries: Sequence[tuple[str, int]]) -> tuple[list[str], list[str]]:
+        """A plain directory's entries other than subdirectories: the files
+        podnuma writes (regular, of a name its plans write, one link), and
+        the rest."""
+        ours: list[str] = []
+        foreign: list[str] = []
+        for name, mode in entries:
+            if stat.S_ISDIR(mode):
+                continue  # a cgroup below: removed (or reported) on its own
+            mine = stat.S_ISREG(mode) and is_written_file(name, self.plan.version)
+            if mine:
+                try:
+                    mine = self.tree.lstat(f"{rel}/{name}").st_nlink == 1
+                except OSError:
+                    mine = False
+            (ours if mine else foreign).append(name)
+        return ours, foreign
+
+    def keep(self, rel: str, err: OSError, cpus: str | None = None, found: Sequence[str] = ()) -> None:
         code = err.errno or 0
         name = errno.errorcode.get(code, str(code))
-        why = _RMDIR_TEXT.get(code, err.strerror or str(err))
+        texts = _RMDIR_TEXT if self.cgroupfs else _PLAIN_RMDIR_TEXT
+        why = texts.get(code, err.strerror or str(err))
+        if found:
+            shown = ", ".join(short_name(f) for f in found[:3])
+            why += f" ({shown}{f' and {len(found) - 3} more' if len(found) > 3 else ''})"
         self.report.operations.append(
             Operation("stale", rel, detail=f"not in the plan, cannot remove: {name}: {why}{_cpus_note(cpus)}")
         )
@@ -603,10 +713,14 @@ def remove_plan(plan: CgroupPlan, root: Path, *, extra: Iterable[str] = ()) -> l
                     continue
                 try:
                     if not w.cgroupfs:
-                        for name, mode in w.tree.listdir(rel):
-                            if stat.S_ISREG(mode):
-                                with contextlib.suppress(OSError):
-                                    w.tree.unlink(f"{rel}/{name}")
+                        # a plain directory: only podnuma's files go, and
+                        # none while anything else is there
+                        ours, foreign = w.plain_contents(rel, w.tree.listdir(rel))
+                        if foreign:
+                            left.append(rel)
+                            continue
+                        for name in ours:
+                            w.tree.unlink(f"{rel}/{name}")
                     w.tree.rmdir(rel)
                 except OSError:
                     left.append(rel)

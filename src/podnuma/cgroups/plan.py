@@ -72,6 +72,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -105,6 +106,8 @@ __all__ = [
     "plan_document",
     "cgroupfs_path",
     "systemd_path",
+    "check_cgroup_root",
+    "is_written_file",
     "name_problem",
     "short_name",
     "NAME_MAX",
@@ -223,6 +226,14 @@ def _check_component(component: str, what: str, path: str = "") -> str:
     if bad is not None:
         raise InputError(f"{what} {short_name(component)!r} {bad}", path=path)
     return component
+
+
+def check_cgroup_root(components: Sequence[str], where: str = "cgroupRoot") -> tuple[str, ...]:
+    """The kubelet's ``--cgroup-root`` components, checked as
+    ``NewCgroupName`` does (and for anything that could leave the root):
+    :class:`InputError` at ``where``, the option or field the value came
+    from (``--cgroup-root`` on the command line)."""
+    return tuple(_check_component(c, "cgroup root component", where) for c in components)
 
 
 def cgroupfs_path(components: Sequence[str]) -> str:
@@ -456,6 +467,42 @@ def _cpuset_files(cpus: CPUSet | None, mems: Sequence[int] | None) -> list[Cgrou
     if cpus is not None:
         out.append(CgroupFile("cpuset.cpus", str(cpus)))
     return out
+
+
+# ---------------------------------------------------- the files a plan writes
+
+#: The interface files a plan writes into a cgroup, by cgroup version: those
+#: of the helpers above and of ``_pod_node``/``_container_node`` (MemoryQoS,
+#: ``pids.max``), and ``cgroup.procs`` (``apply.attach``). The huge page
+#: files, named by page size, are :data:`_HUGETLB_FILE`'s.
+#: ``cgroup.subtree_control`` is not one: it is written on a cgroup file
+#: system only, never created.
+_WRITTEN_FILES: dict[int, frozenset[str]] = {
+    2: frozenset({
+        "cpuset.cpus", "cpuset.mems", "cpu.weight", "cpu.max", "memory.max", "memory.swap.max",
+        "memory.min", "memory.low", "memory.high", "memory.oom.group", "pids.max", "cgroup.procs",
+    }),
+    1: frozenset({
+        "cpuset.cpus", "cpuset.mems", "cpu.shares", "cpu.cfs_period_us", "cpu.cfs_quota_us",
+        "memory.limit_in_bytes", "memory.memsw.limit_in_bytes", "pids.max", "cgroup.procs",
+    }),
+}  # fmt: skip
+#: ``_hugetlb_files``' names for any page size (``hugepage_unit``'s units)
+_HUGETLB_FILE: dict[int, re.Pattern[str]] = {
+    2: re.compile(r"hugetlb\.[1-9][0-9]*(?:B|KB|MB|GB|TB|PB)\.(?:rsvd\.)?max"),
+    1: re.compile(r"hugetlb\.[1-9][0-9]*(?:B|KB|MB|GB|TB|PB)\.(?:rsvd\.)?limit_in_bytes"),
+}
+
+
+def is_written_file(name: str, version: int) -> bool:
+    """Whether a plan for cgroup ``version`` may write a file called
+    ``name``, whatever the driver (it names the cgroups, not their files)
+    and the machine's huge page sizes. On a plain directory these are the
+    only files podnuma creates, so the only ones it may delete."""
+    pattern = _HUGETLB_FILE.get(version)
+    return name in _WRITTEN_FILES.get(version, frozenset()) or (
+        pattern is not None and pattern.fullmatch(name) is not None
+    )
 
 
 def _pod_has_exclusive_cpus(planned: PlannedPod, facts: NodeFacts) -> bool:
@@ -698,7 +745,7 @@ def plan_from_pods(
         raise InputError(f"unknown cgroup driver {driver!r} (systemd or cgroupfs)", path="driver")
     if version not in (1, 2):
         raise InputError(f"unknown cgroup version {version!r} (1 or 2)", path="cgroupVersion")
-    base = [_check_component(c, "cgroup root component", "cgroupRoot") for c in cgroup_root]
+    base = list(check_cgroup_root(cgroup_root))
     to_path = systemd_path if driver == "systemd" else cgroupfs_path
 
     nodes: list[CgroupNode] = []

@@ -99,9 +99,10 @@ def apply_command(
 
     Cgroups of pods (and containers) under the plan's kubepods tree that the
     plan no longer has are removed first, leaves first; one that cannot be
-    removed (still holding processes) is printed as 'stale' with the CPUs it
-    keeps. Every name is checked before the first write; a failed write
-    removes what this apply created."""
+    removed (still holding processes, or on a plain directory holding files
+    podnuma did not write: only its own are deleted) is printed as 'stale'
+    with the CPUs it keeps. Every name is checked before the first write; a
+    failed write removes what this apply created."""
 
     def go() -> Any:
         overrides = parse_overrides(set_values)
