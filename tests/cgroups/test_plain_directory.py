@@ -335,3 +335,26 @@ def test_a_bad_cgroup_root_names_the_option(tmp_path: Path, command: str, value:
     assert len(lines) == 1 and lines[0].startswith("error: --cgroup-root: cgroup root component "), lines
     assert list(root.iterdir()) == []
 
+
+
+def test_cgroup_v1_pids_hierarchy_is_pruned_too(tmp_path: Path) -> None:
+    """On cgroup v1 a pod's pids.max (podPidsLimit) lives in the pids
+    hierarchy: a pod no longer in the plan leaves it as it leaves the
+    others (it stayed behind there)."""
+    import yaml
+
+    root = tmp_path / "tree"
+    for controller in ("cpuset", "cpu", "memory", "hugetlb", "pids"):
+        (root / controller).mkdir(parents=True)
+    example = Path(podnuma.__file__).parents[2] / "examples" / "real-node" / "this-node.yaml"
+    doc = yaml.safe_load(example.read_text())
+    uid = doc["steps"][0]["addPod"]["metadata"]["uid"]
+    args = ["--driver", "cgroupfs", "--cgroup-version", "1", "--root", str(root), "--set", "podPidsLimit=100"]
+    res = CliRunner().invoke(cli, ["cgroups", "apply", str(example), *args])
+    assert res.exit_code == 0, res.output
+    assert (root / "pids" / "kubepods" / f"pod{uid}" / "pids.max").read_text() == "100"
+    doc["steps"].append({"removePod": uid})
+    (tmp_path / "removed.yaml").write_text(yaml.safe_dump(doc))
+    res = CliRunner().invoke(cli, ["cgroups", "apply", str(tmp_path / "removed.yaml"), *args])
+    assert res.exit_code == 0, res.output
+    assert sorted(p.relative_to(root).as_posix() for p in root.rglob(f"pod{uid}")) == []

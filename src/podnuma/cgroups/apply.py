@@ -78,7 +78,7 @@ __all__ = [
 
 PATH_MAX = 4096  # bytes in a path (linux/limits.h)
 
-V1_CONTROLLERS = ("cpuset", "cpu", "memory", "hugetlb")
+V1_CONTROLLERS = ("cpuset", "cpu", "memory", "hugetlb", "pids")
 
 #: Why a write or ``mkdir`` failed on a cgroup file system: the kernel's
 #: cgroup code answering (kernel/cgroup/cgroup.c, cpuset.c)
