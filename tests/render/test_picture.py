@@ -244,7 +244,9 @@ def test_init_container_leftover_stays_with_it() -> None:
     _check_partition(result, own)
 
 
-def test_checkpoint_pod_is_held_until_removed(tmp_path: Path) -> None:
+def test_checkpoint_pod_holds_its_cpus_until_removed(tmp_path: Path) -> None:
+    # a pod restored from the starting checkpoint (no spec: named by its
+    # UID) runs from the start: its CPUs are its own, not "held"
     doc = base()
     data = CPUCheckpointData(
         "static", CPUSet.parse("0,2-8,10-15"), {"uid-old": {"app": CPUSet.parse("1,9")}}
@@ -253,9 +255,14 @@ def test_checkpoint_pod_is_held_until_removed(tmp_path: Path) -> None:
     doc["steps"] = [{"addPod": pod("a", "2", uid="uid-a")}, {"removePod": "uid-old"}]
     result = _run_doc(doc, tmp_path)
     own = ownership_after(result, 0)
-    assert own.by_name(HELD).cpus == CPUSet.parse("1,9")
-    assert own.by_name(HELD).kind == "other"
-    assert HELD not in _names(ownership_after(result, 1))
+    old = own.by_name("exclusive: uid-old/app")
+    assert (old.kind, old.pod, old.container) == ("exclusive", "uid-old", "app")
+    assert old.cpus == CPUSet.parse("1,9")
+    assert HELD not in _names(own)
+    _check_partition(result, own)
+    after = ownership_after(result, 1)
+    assert HELD not in _names(after) and "exclusive: uid-old/app" not in _names(after)
+    assert CPUSet.parse("1,9").is_subset_of(after.by_name(NODE_SHARED).cpus)
 
 
 def test_policy_none_everything_shared() -> None:

@@ -15,11 +15,17 @@ CPU's owner after a step of the run:
   ``container``. An init container's CPUs handed on to a later container
   show under the later container (the current owner);
 * ``held outside the shared pool`` — anything else out of the default set
-  (checkpoint entries of pods no step names, or leftovers of a rejected pod
-  waiting for the kubelet's stale-state clean-up).
+  (the CPUs of a stopped container, kept until its pod goes; stale
+  checkpoint entries; leftovers of a rejected pod waiting for the kubelet's
+  stale-state clean-up).
+
+The pods the scenario's starting checkpoints (``state:``) hold run from the
+start, as ``podnuma simulate`` runs them: their containers own their CPUs
+and memory before any step and until a step removes them, named
+NAMESPACE/NAME when ``state.pods`` gives the pod's spec, else by its UID.
 
 Pure, one module per job: :mod:`.ownership` (:func:`ownership_after` replays
-the step results), :mod:`.machine_tree` (the machine as a tree and its
+the restored pods and the step results), :mod:`.machine_tree` (the machine as a tree and its
 labels), :mod:`.layout` (:func:`build_picture`, a drawing model), and the
 renderers :mod:`.svg`, :mod:`.png` (drawn with Pillow, no system libraries
 needed) and :mod:`.text`. No I/O here: the command in

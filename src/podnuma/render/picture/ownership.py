@@ -1,5 +1,11 @@
 """Who owns each CPU after a step of a run (:func:`ownership_after`), and the
-``podnuma topology -o json`` document of it."""
+``podnuma topology -o json`` document of it.
+
+The pods a run restored from its scenario's starting checkpoints
+(``state:``, :attr:`RunResult.restored`) run from the start: they own their
+CPUs and memory before any step and until a step removes them, as in
+``podnuma simulate``.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +15,9 @@ from typing import Literal
 
 from podnuma.cm.results import ContainerResult, MemoryBlock, PodAllocation, StepResult
 from podnuma.errors import step_out_of_range
-from podnuma.machine.cpuset import CPUSet
+from podnuma.machine.cpuset import CPUSet, parse_go_cpuset
 from podnuma.machine.topology import Machine
-from podnuma.scenario.run import RunResult
+from podnuma.scenario.run import RestoredPod, RunResult
 
 OwnerKind = Literal["reserved", "shared", "pod", "exclusive", "other"]
 
@@ -97,9 +103,44 @@ SHARED_KEY = "."
 HELD_KEY = "!"
 
 
-def _replay(steps: Sequence[StepResult]) -> dict[str, _Running]:
-    """Running pods (by UID, in order of first admission) after ``steps``."""
-    running: dict[str, _Running] = {}
+def _restored_allocation(rp: RestoredPod) -> PodAllocation | None:
+    """The pod-level reservation of a restored pod-level pod (one whose
+    spec ``state.pods`` gives: some container runs in the pod's shared
+    pool, isolation ``pod``), as far as its containers tell it; ``None`` for
+    any other pod.
+
+    CPUs: the pod's pool and its containers' exclusive CPUs. Memory: the
+    memory manager (``AllocatePod``) gives each pool container the pool's
+    blocks and each exclusive sidecar or app container its own, all on the
+    pod's NUMA nodes; the pod's reservation, what the node counts, is their
+    sum with the pool counted once (an init container's blocks are reused
+    by those after it).
+    """
+    pool = [c for c in rp.containers if c.isolation == "pod"]
+    if not pool:
+        return None
+    cpus = CPUSet()
+    for c in rp.containers:
+        if c.isolation != "host":
+            cpus |= c.cpus
+    shared = next((c for c in pool if c.type != "init"), None)
+    sizes: dict[tuple[tuple[int, ...], str], int] = {}
+    for c in rp.containers:
+        if c.type == "init" or (c.isolation == "pod" and c is not shared):
+            continue
+        for b in c.memory:
+            key = (b.numa_nodes, b.type)
+            sizes[key] = sizes.get(key, 0) + b.size
+    memory = tuple(MemoryBlock(t, nodes, size) for (nodes, t), size in sizes.items())
+    return PodAllocation(cpus, memory)
+
+
+def _replay(restored: Sequence[RestoredPod], steps: Sequence[StepResult]) -> dict[str, _Running]:
+    """Running pods (by UID, in order of first admission: the pods restored
+    from the starting checkpoints first) after ``steps``."""
+    running: dict[str, _Running] = {
+        rp.uid: _Running(rp.pod, rp.containers, _restored_allocation(rp)) for rp in restored
+    }
     for s in steps:
         if s.op == "addPod":
             if s.admitted:
@@ -114,6 +155,33 @@ def _replay(steps: Sequence[StepResult]) -> dict[str, _Running]:
         else:  # removeContainer: the pod runs on with what is left
             running[s.pod_uid] = _Running(s.pod, s.containers, s.pod_allocation)
     return running
+
+
+def _start_default(result: RunResult) -> CPUSet:
+    """The default CPU set (shared pool) the node started with, for a run
+    without steps: empty for the ``none`` policy (every CPU shared).
+
+    The CPU manager's checkpoint after such a run is the one it started
+    from (its ``defaultCpuSet``, exactly). A run kept without checkpoints
+    falls back on the restored pods: a container outside any exclusive set
+    runs on the shared pool as it was; else the static policy's start-up
+    check (the default set and the assignments make up the CPUs) leaves
+    every CPU no restored container holds.
+    """
+    cp = result.checkpoints.get("cpuManager")
+    text = cp.get("defaultCpuSet") if isinstance(cp, Mapping) else None
+    if isinstance(text, str):
+        try:
+            return parse_go_cpuset(text)
+        except ValueError:
+            pass  # (the kubelet read it at start: not expected)
+    held = CPUSet()
+    for rp in result.restored:
+        for c in rp.containers:
+            if c.isolation == "host":
+                return c.cpus
+            held |= c.cpus
+    return result.machine.topology.cpus() - held
 
 
 def _pinned(running: Iterable[_Running]) -> dict[tuple[int, ...], dict[str, int]]:
@@ -138,7 +206,9 @@ def _pinned(running: Iterable[_Running]) -> dict[tuple[int, ...], dict[str, int]
 
 def ownership_after(result: RunResult, step: int | None = None) -> Ownership:
     """The owner of every CPU after step ``step`` (default: the last step)
-    of ``result`` (a :class:`podnuma.scenario.run.RunResult`).
+    of ``result`` (a :class:`podnuma.scenario.run.RunResult`); with no
+    step (a run without steps), the state the node started with: the pods
+    restored from the starting checkpoints and the shared pool left.
 
     Raises :class:`InputError` when ``step`` is not a step index of the run.
     """
@@ -153,15 +223,13 @@ def ownership_after(result: RunResult, step: int | None = None) -> Ownership:
     machine = result.machine
     node = result.node
     cur = all_steps[idx] if idx >= 0 else None
-    running = _replay(all_steps[: idx + 1])
+    running = _replay(result.restored, all_steps[: idx + 1])
     all_cpus = machine.topology.cpus()
     reserved = node.reserved_cpus & all_cpus
-    if cur is None:
-        default = all_cpus  # before any step: nothing handed out
-    elif cur.default_cpuset.is_empty():
+    # no step: what the node started with (restored pods' CPUs out of it)
+    default = _start_default(result) if cur is None else cur.default_cpuset
+    if default.is_empty():
         default = all_cpus  # policy none: every CPU is shared
-    else:
-        default = cur.default_cpuset
 
     # (kind, name, cpus, pod, container), in legend order; claimed CPUs go to
     # the first claim: exclusive app/sidecar containers, then init
