@@ -341,6 +341,30 @@ def test_restored_pod_level_pod(tmp_path: Path) -> None:
             assert m["reserved"] == pinned.get(((int(node),), kind), 0)
 
 
+def test_restored_pod_level_pod_without_its_spec(tmp_path: Path) -> None:
+    """A pod-level pod restored from checkpoints alone (``state inspect
+    --as-scenario``: no ``state.pods``): the pod's reservation as the node
+    restored it (its pod entries), its memory counted once."""
+    sd = tmp_path / "sd"
+    _podnuma("simulate", str(POD_LEVEL_MIXED), "-o", "json", "--checkpoint-dir", str(sd))
+    doc = yaml.safe_load(_podnuma("state", "inspect", str(sd), "--as-scenario", "--node", str(POD_LEVEL_MIXED),
+                                  "--kubelet-config", str(POD_LEVEL_MIXED)))
+    assert "pods" not in doc["state"]
+    path = _write(tmp_path, "scenario.yaml", doc)
+    sim = json.loads(_podnuma("simulate", str(path), "-o", "json"))
+    topo = json.loads(_podnuma("topology", str(path), "-o", "json"))
+    mem_cp = sim["checkpoints"]["memoryManager"]
+    ((uid, entry),) = json.loads(mem_cp["data"])["podEntries"].items()
+    budget = {(tuple(b["numaAffinity"]), b["type"]): b["size"] for b in entry["memoryBlocks"]}
+    assert _actual(topo)[1] == budget
+    cpu_data = json.loads(sim["checkpoints"]["cpuManager"]["data"])
+    owned = CPUSet()
+    for o in topo["owners"]:
+        if o["name"] not in (RESERVED, NODE_SHARED):
+            owned |= _cpus(o["cpus"])
+    assert owned == _cpus(cpu_data["podEntries"][uid]["cpuSet"])
+
+
 def test_every_format_shows_the_restored_pods(tmp_path: Path) -> None:
     scenario = _restored(tmp_path, True, "inspect")
     scenario["steps"] = [{"reconcile": {}}]

@@ -822,6 +822,11 @@ class Node:
             devices=_container_devices(self.machine, all_devices),
         )
 
+    def pod_allocation(self, uid: str) -> PodAllocation | None:
+        """The pod-level reservation of the running pod ``uid``: its CPU set
+        and memory blocks (pod scope with pod-level resources), else ``None``."""
+        return self._pod_allocation(uid)
+
     def _pod_allocation(self, uid: str) -> PodAllocation | None:
         """The pod-level reservation: the pod's CPU set and memory blocks
         (pod scope with pod-level resources), else ``None``."""

@@ -15,7 +15,7 @@ from typing import Any, Final
 from podnuma.buildinfo import mypyc_attr
 from podnuma.cm.checkpoint import CheckpointError
 from podnuma.cm.container_manager import Node
-from podnuma.cm.results import ContainerResult, NodeSummary, StepResult
+from podnuma.cm.results import ContainerResult, NodeSummary, PodAllocation, StepResult
 from podnuma.errors import InputError, KubeletStartupError
 from podnuma.inputs.scenario import Scenario, Step
 from podnuma.inputs.startup import StartupFailure, startup_failure
@@ -90,27 +90,35 @@ class RunResult:
 
 class RestoredPod:
     """A pod the starting checkpoints hold: its reference (NAMESPACE/NAME
-    when ``state.pods`` names it, else its UID), UID and containers."""
+    when ``state.pods`` names it, else its UID), UID, containers and, for a
+    pod-level pod (pod scope with pod-level resources), the pod's own
+    reservation as restored (``allocation``: its CPU set and memory
+    blocks), else ``None``."""
 
     pod: str
     uid: str
     containers: tuple[ContainerResult, ...]
+    allocation: PodAllocation | None
 
-    def __init__(self, pod: str, uid: str, containers: tuple[ContainerResult, ...]) -> None:
+    def __init__(self, pod: str, uid: str, containers: tuple[ContainerResult, ...],
+                 allocation: PodAllocation | None = None) -> None:
         self.pod = pod
         self.uid = uid
         self.containers = containers
+        self.allocation = allocation
 
     def __repr__(self) -> str:
-        return f"{type(self).__qualname__}(pod={self.pod!r}, uid={self.uid!r}, containers={self.containers!r})"
+        return (f"{type(self).__qualname__}(pod={self.pod!r}, uid={self.uid!r}, containers={self.containers!r}, "
+                f"allocation={self.allocation!r})")
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, RestoredPod) or other.__class__ is not self.__class__:
             return False
-        return (self.pod, self.uid, self.containers) == (other.pod, other.uid, other.containers)
+        return (self.pod, self.uid, self.containers, self.allocation) == (
+            other.pod, other.uid, other.containers, other.allocation)
 
     def __hash__(self) -> int:
-        return hash((self.pod, self.uid, self.containers))
+        return hash((self.pod, self.uid, self.containers, self.allocation))
 
 
 def play_step(node: Node, step: Step) -> StepResult:
@@ -186,7 +194,8 @@ def run_scenario(
     node = start_node(scenario, step_pod_resources=step_pod_resources)
     summary = node.summary()
     restored = tuple(
-        RestoredPod(ref, uid, node.container_results(uid)) for uid, ref in node.running_pods()
+        RestoredPod(ref, uid, node.container_results(uid), node.pod_allocation(uid))
+        for uid, ref in node.running_pods()
     )
     results: list[StepResult] = []
     for step in scenario.steps:

@@ -103,43 +103,11 @@ SHARED_KEY = "."
 HELD_KEY = "!"
 
 
-def _restored_allocation(rp: RestoredPod) -> PodAllocation | None:
-    """The pod-level reservation of a restored pod-level pod (one whose
-    spec ``state.pods`` gives: some container runs in the pod's shared
-    pool, isolation ``pod``), as far as its containers tell it; ``None`` for
-    any other pod.
-
-    CPUs: the pod's pool and its containers' exclusive CPUs. Memory: the
-    memory manager (``AllocatePod``) gives each pool container the pool's
-    blocks and each exclusive sidecar or app container its own, all on the
-    pod's NUMA nodes; the pod's reservation, what the node counts, is their
-    sum with the pool counted once (an init container's blocks are reused
-    by those after it).
-    """
-    pool = [c for c in rp.containers if c.isolation == "pod"]
-    if not pool:
-        return None
-    cpus = CPUSet()
-    for c in rp.containers:
-        if c.isolation != "host":
-            cpus |= c.cpus
-    shared = next((c for c in pool if c.type != "init"), None)
-    sizes: dict[tuple[tuple[int, ...], str], int] = {}
-    for c in rp.containers:
-        if c.type == "init" or (c.isolation == "pod" and c is not shared):
-            continue
-        for b in c.memory:
-            key = (b.numa_nodes, b.type)
-            sizes[key] = sizes.get(key, 0) + b.size
-    memory = tuple(MemoryBlock(t, nodes, size) for (nodes, t), size in sizes.items())
-    return PodAllocation(cpus, memory)
-
-
 def _replay(restored: Sequence[RestoredPod], steps: Sequence[StepResult]) -> dict[str, _Running]:
     """Running pods (by UID, in order of first admission: the pods restored
     from the starting checkpoints first) after ``steps``."""
     running: dict[str, _Running] = {
-        rp.uid: _Running(rp.pod, rp.containers, _restored_allocation(rp)) for rp in restored
+        rp.uid: _Running(rp.pod, rp.containers, rp.allocation) for rp in restored
     }
     for s in steps:
         if s.op == "addPod":
