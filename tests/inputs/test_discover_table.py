@@ -47,6 +47,16 @@ def test_explicit_uncore_caches() -> None:
     assert {c: i.uncore_cache for c, i in t.cpu_info.items()} == {0: 10, 1: 10, 2: 11, 3: 11}
 
 
+def test_negative_ids_as_cadvisor_reports_them() -> None:
+    """core, socket and uncoreCache are Go ints: -1 is an id like any other."""
+    cpus = [row(0, -1, -1, 0), row(1, 0, -1, 0, uncore=-1), row(2, 0, 0, 0, uncore=4)]
+    t = load_table({"cpus": cpus}).topology
+    assert t.cpu_info[0] == CPUInfo(numa_node=0, socket=-1, core=0, uncore_cache=-1)
+    assert t.cpu_info[1] == CPUInfo(numa_node=0, socket=-1, core=1, uncore_cache=-1)
+    assert t.cpu_info[2] == CPUInfo(numa_node=0, socket=0, core=2, uncore_cache=4)
+    assert (t.num_sockets, t.num_cores, t.num_uncore_caches) == (2, 3, 2)
+
+
 def test_memory_hugepages_distances_and_memory_only_node() -> None:
     m = load_table({
         "cpus": HW_LABELS,
@@ -79,7 +89,11 @@ def test_node_without_memory_entry_has_zero() -> None:
         ({"cpus": [row(0, 0, 0, 0), {"id": 1, "core": 1, "socket": 0}]}, "cpus[1].numaNode"),
         ({"cpus": [row(0, 0, 0, 0), {**row(1, 1, 0, 0), "numa": 0}]}, "cpus[1].numa"),
         ({"cpus": [row(0, 0, 0, 0), row(0, 1, 0, 0)]}, "cpus[1].id"),
-        ({"cpus": [row(0, 0, 0, 0), {**row(1, 1, 0, 0), "socket": -1}]}, "cpus[1].socket"),
+        ({"cpus": [row(0, 0, 0, 0), {**row(1, 1, 0, 0), "socket": "0"}]}, "cpus[1].socket"),
+        ({"cpus": [row(0, 0, 0, 0), {**row(1, 1, 0, 0), "numaNode": -1}]}, "cpus[1].numaNode"),
+        ({"cpus": [row(0, 0, 0, 0)], "cpuCapacity": 0}, "cpuCapacity"),
+        ({"cpus": [row(0, 0, 0, 0), row(1, 1, 0, 0)], "cpuCapacity": 1}, "cpuCapacity"),
+        ({"cpus": [row(0, 0, 0, 0)], "cpuCapacity": "2"}, "cpuCapacity"),
         ({"cpus": [row(0, 0, 0, 0), row(1, 1, 0, 0), row(2, 1, 0, 0, uncore=3)]}, "cpus[2].uncoreCache"),
         ({"cpus": HW_LABELS, "memory": {0: {"hugepages-2Mi": "1Gi"}}}, "memory.0.memory"),
         ({"cpus": HW_LABELS, "memory": {0: {"memory": "1Gi", "hugepages-2Mi": "2Gi"}}}, "memory.0"),

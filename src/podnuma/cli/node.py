@@ -37,11 +37,12 @@ def node_group() -> None:
     show_default=True,
     help="Root of a sysfs tree (or of a copy holding sys/).",
 )
-@click.option("--name", default=None, help="The node's name in the mapping.")
+@click.option("--name", default=None, help="The node's name in the mapping (a non-empty string).")
 @output_option("node discover", "yaml to paste into a scenario, or json.")
 def discover_command(root: Path, name: str | None, output: str) -> None:
     """Print this machine as a scenario ``node:`` mapping (CPUs with core,
     socket, NUMA node, uncore cache and online state; memory and hugepage
-    pools per NUMA node; distances)."""
+    pools per NUMA node; distances; the CPU count and memory where cadvisor
+    reports other than the rows and nodes add up to)."""
     text = guard(lambda: render_output(output, lambda: discover(root, name), yaml=dump_scenario_yaml))
     guard(lambda: echo(text))

@@ -11,6 +11,19 @@ CPUs (``KeepOnly``). Here it is the topology plus a bitmask: every query is
 an intersection of precomputed per-group masks, so the allocation hot path
 never scans the whole CPU table.
 
+Socket ids may be negative: an arm64 kernel that cannot tell the package
+writes ``-1`` to ``physical_package_id``; cadvisor passes it on as
+``Core.SocketID`` (an ``int``) and the kubelet uses it as a socket id like
+any other, and as the uncore-cache id of a core without an L3 of its own
+(``getUncoreCacheID``). The kubelet's ``cpuset.CPUSet`` holds any ``int``
+and sorts ids numerically, so ``-1`` comes before ``0``. Here group ids are
+bit positions, so the socket and uncore-cache tables are keyed by the id
+plus an offset that makes the smallest id 0 when there are negative ids
+(``socket_offset``, ``uncore_offset``; 0 otherwise, the usual case): the
+same groups in the same order, so every choice of the CPU manager is the
+kubelet's. ``CPUInfo`` keeps the ids as reported; the ``CPUDetails``
+queries on sockets and uncore caches take and give keys.
+
 ``Machine`` adds what the kubelet reads from cadvisor's ``MachineInfo.Topology``
 beyond CPUs: NUMA nodes (including memory-only ones), their memory and
 hugepage pools, the distance table, and device-plugin devices.
@@ -104,6 +117,8 @@ class CPUTopology:
         "numa_masks",
         "uncore_masks",
         "all_mask",
+        "socket_offset",
+        "uncore_offset",
         "_within",
         "picker_tables",
     )
@@ -119,6 +134,9 @@ class CPUTopology:
         num_uncore_caches: int | None = None,
     ) -> None:
         self.cpu_info: dict[int, CPUInfo] = dict(sorted(cpu_info.items()))
+        # negative socket (and so uncore-cache) ids: keys shifted to start at 0
+        socket_offset = -min(0, min((i.socket for i in self.cpu_info.values()), default=0))
+        uncore_offset = -min(0, min((i.uncore_cache for i in self.cpu_info.values()), default=0))
         core_masks: dict[int, int] = {}
         socket_masks: dict[int, int] = {}
         numa_masks: dict[int, int] = {}
@@ -127,10 +145,14 @@ class CPUTopology:
         for cpu, info in self.cpu_info.items():
             bit = 1 << cpu
             all_mask |= bit
+            socket = info.socket + socket_offset
+            uncore = info.uncore_cache + uncore_offset
             core_masks[info.core] = core_masks.get(info.core, 0) | bit
-            socket_masks[info.socket] = socket_masks.get(info.socket, 0) | bit
+            socket_masks[socket] = socket_masks.get(socket, 0) | bit
             numa_masks[info.numa_node] = numa_masks.get(info.numa_node, 0) | bit
-            uncore_masks[info.uncore_cache] = uncore_masks.get(info.uncore_cache, 0) | bit
+            uncore_masks[uncore] = uncore_masks.get(uncore, 0) | bit
+        self.socket_offset = socket_offset
+        self.uncore_offset = uncore_offset
         self.core_masks = core_masks
         self.socket_masks = socket_masks
         self.numa_masks = numa_masks
@@ -174,7 +196,18 @@ class CPUTopology:
         return self._info(cpu).core
 
     def cpu_socket_id(self, cpu: int) -> int:
+        """The socket id as reported (``-1`` stays ``-1``); ``socket_key``
+        makes it the key of ``socket_masks`` and of the ``CPUDetails``
+        socket queries."""
         return self._info(cpu).socket
+
+    def socket_key(self, socket_id: int) -> int:
+        """The key of socket ``socket_id`` in ``socket_masks``."""
+        return socket_id + self.socket_offset
+
+    def uncore_key(self, uncore_cache_id: int) -> int:
+        """The key of uncore cache ``uncore_cache_id`` in ``uncore_masks``."""
+        return uncore_cache_id + self.uncore_offset
 
     def cpu_numa_node_id(self, cpu: int) -> int:
         return self._info(cpu).numa_node

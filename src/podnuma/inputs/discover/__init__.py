@@ -6,7 +6,7 @@ Exactly one machine form (see docs of each module):
   (path to it) — ``machineinfo.py``
 - ``sysfs`` (path to a copy of ``/sys``) — ``sysfs.py``
 - ``synthetic`` — ``synthetic.py``
-- ``cpus`` (+ ``memory``, ``distances``) — ``table.py``
+- ``cpus`` (+ ``memory``, ``memoryCapacity``, ``cpuCapacity``, ``distances``) — ``table.py``
 
 plus ``devices: {RESOURCE: [{id, numaNodes: [..]}]}`` and ``name``.
 
@@ -56,7 +56,8 @@ __all__ = [
 ]
 
 FORMS = ("machineInfo", "machineInfoFile", "sysfs", "synthetic", "cpus")
-_KEYS = (*FORMS, "memory", "memoryCapacity", "distances", "devices", "name")
+_TABLE_KEYS = ("memory", "memoryCapacity", "cpuCapacity", "distances")
+_KEYS = (*FORMS, *_TABLE_KEYS, "devices", "name")
 
 
 def _resolve(value: object, path: str, base_dir: Path | str) -> Path:
@@ -133,7 +134,7 @@ def load_node(node_doc: Mapping[str, Any], *, base_dir: Path | str) -> Machine:
         raise InputError(f"exactly one of {', '.join(FORMS)} is required ({found})")
     form = forms[0]
     if form != "cpus":
-        for key in ("memory", "memoryCapacity", "distances"):
+        for key in _TABLE_KEYS:
             if key in doc:
                 raise InputError(f"{key!r} only goes with the 'cpus' form", path=key)
 

@@ -45,10 +45,11 @@ def check_keys(doc: Mapping[Any, Any], allowed: Iterable[str], path: str) -> Non
     check_known_fields(doc, allowed, path)
 
 
-def expect_int(value: object, path: str, *, minimum: int = 0, maximum: int | None = None) -> int:
+def expect_int(value: object, path: str, *, minimum: int | None = 0, maximum: int | None = None) -> int:
+    """An integer within the bounds (``minimum=None``: any integer, negative ones included)."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise wrong_type(path, "an integer", value)
-    if value < minimum:
+    if minimum is not None and value < minimum:
         what = "a positive" if minimum == 1 else "a non-negative" if minimum == 0 else f">= {minimum}"
         raise InputError(f"must be {what} integer, got {value}", path=path)
     if maximum is not None and value > maximum:

@@ -9,6 +9,9 @@ distances: {...}}``, a mapping that loads into the very same ``Machine``
   ``numaNode`` and, when the core has an uncore (L3) cache of its own,
   ``uncoreCache`` (the first one, as the kubelet takes it);
 - one ``{id, numaNode?, online: false}`` row per offline CPU;
+- ``cpuCapacity`` when cadvisor's CPU count (``NumCores``) is not the number
+  of online rows (a tree without NUMA node directories: cadvisor counts
+  every ``cpuN`` directory there, offline ones included);
 - ``memory`` for every NUMA node (``MemTotal`` and each hugepage pool's total
   size, ``0`` for a size with no pages);
 - ``memoryCapacity`` when the machine's memory is not the nodes' sum;
@@ -60,6 +63,7 @@ def node_document(
                 if core.uncore_caches:
                     row["uncoreCache"] = core.uncore_caches[0].id
                 rows.append(row)
+    online = len(rows)
     for cpu, numa in (offline or {}).items():
         off: dict[str, Any] = {"id": cpu}
         if numa is not None:
@@ -79,6 +83,8 @@ def node_document(
     if name is not None:
         doc["name"] = name
     doc["cpus"] = rows
+    if info.num_cores != online:
+        doc["cpuCapacity"] = info.num_cores
     doc["memory"] = memory
     if info.memory_capacity and info.memory_capacity != sum(n.memory for n in info.topology):
         doc["memoryCapacity"] = bytes_quantity(info.memory_capacity)

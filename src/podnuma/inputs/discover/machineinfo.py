@@ -44,6 +44,13 @@ __all__ = [
 
 T = TypeVar("T")
 
+#: Go's ``int`` on 64-bit platforms: cadvisor's ids (``Core.Id``,
+#: ``Core.SocketID``, ``Cache.Id``) are ``int`` and may be negative (an
+#: arm64 kernel that cannot tell the package writes ``physical_package_id``
+#: -1, and cadvisor reports ``socket_id: -1``).
+_MIN_INT64 = -(1 << 63)
+_MAX_INT64 = (1 << 63) - 1
+
 
 class Cache:
     """cadvisor ``info.Cache`` (size in bytes)."""
@@ -243,12 +250,18 @@ def _mapping(value: object, path: str) -> Mapping[str, Any]:
     return expect_mapping(value, path)
 
 
-def _int(doc: Mapping[str, Any], name: str, path: str, *, default: int = 0) -> int:
+def _int(doc: Mapping[str, Any], name: str, path: str, *, default: int = 0, signed: bool = False) -> int:
+    """A count or size (``signed``: an id that cadvisor may report negative,
+    within Go's ``int``)."""
     value = _lookup(doc, name)
     if value is None:
         return default
     if isinstance(value, bool) or not isinstance(value, int):
         raise wrong_type(join(path, name), "an integer", value)
+    if signed:
+        if not _MIN_INT64 <= value <= _MAX_INT64:
+            raise InputError(f"out of range: {value} does not fit in 64 bits", path=join(path, name))
+        return value
     if value < 0:
         raise InputError(f"must not be negative, got {value}", path=join(path, name))
     if value > MAX_UINT64:
@@ -290,7 +303,7 @@ def _int_item(value: Any, path: str) -> int:
 def _cache(value: Any, path: str) -> Cache:
     doc = _mapping(value, path)
     return Cache(
-        id=_int(doc, "id", path),
+        id=_int(doc, "id", path, signed=True),
         size=_int(doc, "size", path),
         type=_str(doc, "type", path),
         level=_int(doc, "level", path),
@@ -300,9 +313,9 @@ def _cache(value: Any, path: str) -> Cache:
 def _core(value: Any, path: str) -> Core:
     doc = _mapping(value, path)
     return Core(
-        id=_int(doc, "core_id", path),
+        id=_int(doc, "core_id", path, signed=True),
         threads=_list(doc, "thread_ids", path, _int_item),
-        socket_id=_int(doc, "socket_id", path),
+        socket_id=_int(doc, "socket_id", path, signed=True),
         caches=_list(doc, "caches", path, _cache),
         uncore_caches=_list(doc, "uncore_caches", path, _cache),
         book_id=_str(doc, "book_id", path),

@@ -2,16 +2,29 @@
 
 ``cpus: [{id, core, socket, numaNode, uncoreCache?, online?}]`` with optional
 ``memory: {NUMA_ID: {memory: QTY, hugepages-2Mi: QTY, ...}}`` and
-``distances: {NUMA_ID: [d0, d1, ...]}`` (or a list of rows), and optional
+``distances: {NUMA_ID: [d0, d1, ...]}`` (or a list of rows), optional
 ``memoryCapacity: QTY``: the machine's memory (``/proc/meminfo``'s MemTotal,
 cadvisor's ``MemoryCapacity``, the node's memory capacity) when it is not the
-sum of the NUMA nodes' memory (the default).
+sum of the NUMA nodes' memory (the default), and optional ``cpuCapacity: N``:
+the machine's CPU count (cadvisor's ``NumCores``: the node's ``cpu``
+capacity and the kubelet's ``CPUTopology.NumCPUs``) when it is not the
+number of online rows (the default). cadvisor counts more on a machine
+without NUMA node directories in sysfs: there ``getCPUTopology`` counts
+every ``cpuN`` directory, offline CPUs and CPUs without topology files
+included (``utils/sysinfo/sysinfo.go``), and ``node discover`` writes that
+count here. It cannot be below the number of online rows.
 
 The rows describe hardware the way cadvisor does, and go through the
 kubelet's ``Discover`` (``machineinfo.discover``) like every other form:
 
 - ``core`` is the core's label as the hardware reports it (sysfs
-  ``core_id``; it may repeat across sockets). CPUs with the same
+  ``core_id``; it may repeat across sockets). ``core``, ``socket`` and
+  ``uncoreCache`` are any integers, as cadvisor's and the kubelet's ``int``
+  fields: an arm64 kernel that cannot tell the package writes ``-1`` to
+  ``physical_package_id``, cadvisor reports socket ``-1`` and the kubelet
+  uses it as a socket id like any other (and as the uncore-cache id of a
+  core without an L3 of its own). ``numaNode`` is from 0 (NUMA ids are bit
+  positions in the kubelet's topology hints). CPUs with the same
   (``numaNode``, ``socket``, ``core``) are the threads of one core — the
   grouping cadvisor's ``getCoresInfo`` does per NUMA node — and the kubelet
   identifies that core by its lowest CPU id (``getUniqueCoreID``). A table
@@ -126,17 +139,17 @@ def parse_table(doc: Mapping[str, Any]) -> MachineInfo:
             offline[cpu] = rpath
             for key in ("core", "socket"):
                 if row.get(key) is not None:
-                    expect_int(row[key], join(rpath, key))
+                    expect_int(row[key], join(rpath, key), minimum=None)
             if row.get("numaNode") is not None:
                 expect_int(row["numaNode"], join(rpath, "numaNode"), maximum=MAX_NUMA_NODES - 1)
             continue
         seen_ids[cpu] = rpath
-        core = expect_int(row["core"], join(rpath, "core"))
-        socket = expect_int(row["socket"], join(rpath, "socket"))
+        core = expect_int(row["core"], join(rpath, "core"), minimum=None)
+        socket = expect_int(row["socket"], join(rpath, "socket"), minimum=None)
         numa = expect_int(row["numaNode"], join(rpath, "numaNode"), maximum=MAX_NUMA_NODES - 1)
         uncore = None
         if row.get("uncoreCache") is not None:
-            uncore = expect_int(row["uncoreCache"], join(rpath, "uncoreCache"))
+            uncore = expect_int(row["uncoreCache"], join(rpath, "uncoreCache"), minimum=None)
         sockets.add(socket)
         cores = by_node.setdefault(numa, {})
         group = cores.get((socket, core))
@@ -181,8 +194,16 @@ def parse_table(doc: Mapping[str, Any]) -> MachineInfo:
                 distances=distances.get(nid, ()),
             )
         )
+    num_cpus = len(seen_ids)
+    if doc.get("cpuCapacity") is not None:
+        num_cpus = expect_int(doc["cpuCapacity"], "cpuCapacity", minimum=1, maximum=MAX_CPUS)
+        if num_cpus < len(seen_ids):
+            raise InputError(
+                f"{num_cpus} is fewer than the {len(seen_ids)} online CPUs the rows list",
+                path="cpuCapacity",
+            )
     return MachineInfo(
-        num_cores=len(seen_ids),
+        num_cores=num_cpus,
         num_sockets=len(sockets),
         topology=tuple(nodes),
         num_physical_cores=sum(len(n.cores) for n in nodes),
