@@ -18,9 +18,12 @@ already pod-level, is not Guaranteed, has no exclusive CPUs to gain, or when
 no form is admitted (such a rewrite is never printed).
 
 :func:`advise_pod` (and :func:`best_pod_level_rewrite`) are pure;
-:func:`proposal_scenario` writes the scenario that replays an advice's
-figures; :mod:`podnuma.render.advice` writes the YAML and diffs,
-:mod:`podnuma.cli.advise` is the command.
+:func:`proposal_scenario` writes the scenario that replays the advices'
+figures on the node given (rewritten pods, and skipped pods once
+measured: the pod as written, each form tried, the chosen form),
+:func:`shape_scenario` the one that replays the other node shape proposed;
+:mod:`podnuma.render.advice` writes the YAML and diffs, :mod:`podnuma.cli.advise`
+is the command.
 """
 
 from __future__ import annotations
@@ -39,12 +42,13 @@ from podnuma.analysis.rewrite import (
     has_whole_cpus,
     to_pod_level,
 )
-from podnuma.analysis.shapes import ShapeProposal, nearest_shape
+from podnuma.analysis.shapes import ShapeFit, ShapeProposal, nearest_shape
 from podnuma.analysis.sidecars import recognise_sidecars
 from podnuma.api.kubeletconfig import KubeletConfig
-from podnuma.api.pod import Pod
+from podnuma.api.pod import Container, Pod
 from podnuma.api.pod_manifest import parse_pod
 from podnuma.api.qos import compute_pod_qos
+from podnuma.api.quantity import QuantityError, parse_quantity
 from podnuma.errors import InputError, KubeletStartupError
 from podnuma.fieldkit import field_path, wrong_type
 from podnuma.machine.topology import Machine
@@ -86,7 +90,10 @@ class Advice:
     error: InputError | None = None  # the pod is invalid: why (paths relative to the pod)
     candidates: tuple[Candidate, ...] = ()  # the forms tried, in order
     strategy: str = "keep-limits"
-    shared_pool_cpus: int | None = None  # the pool size of the chosen form
+    # the pod shared pool of the chosen form, as measured (0 under topology
+    # scope container: no pod shared pool), and the size the search asked for
+    shared_pool_cpus: int | None = None
+    asked_pool_cpus: int | None = None
     sidecar_rules: Mapping[str, str] = field(default_factory=dict)  # container -> rule
     pod_before: Mapping[str, Any] | None = None  # the Pod measured as written (a workload's template)
     pod_after: Mapping[str, Any] | None = None  # the Pod measured rewritten
@@ -247,19 +254,120 @@ def workload_pod(
 
 @dataclass(frozen=True)
 class Candidate:
-    """One pod-level form tried by the search: the pod shared pool asked
-    for, the CPU budget it gave, and the verdict (with the kubelet's reason
-    when it was refused)."""
+    """One pod-level form tried by the search: the pod shared pool it gives
+    (the CPU budget minus the long-running containers' exclusive slices;
+    none under topology scope container, where the containers that lose
+    their CPUs run on the node shared pool), the CPU budget, and the verdict
+    (with the kubelet's reason when it was refused). ``asked_cpus``: the
+    pool size asked for (budget = exclusive slices + that many CPUs);
+    ``beyond_cpus``: the budget's CPUs beyond the exclusive slices;
+    ``raised``: why the budget is more than the slices plus the CPUs asked
+    for (None when it is not). ``manifest`` (the form) and ``admitted``
+    (the kubelet admitted it: refused for taking exclusive CPUs from a kept
+    container) let the scenario replay it."""
 
     pool_cpus: int
     budget_cpus: str
     verdict: Literal["chosen", "refused"]
     reason: str | None = None
     density: int | None = None
+    asked_cpus: int | None = None
+    beyond_cpus: int | None = None
+    raised: str | None = None
+    admitted: bool = field(default=False, compare=False)
+    manifest: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
+    gates_forced: tuple[str, ...] = field(default=(), compare=False)
 
     def as_dict(self) -> dict[str, Any]:
         return {"sharedPoolCpus": self.pool_cpus, "budgetCpus": self.budget_cpus,
-                "verdict": self.verdict, "reason": self.reason, "density": self.density}
+                "verdict": self.verdict, "reason": self.reason, "density": self.density,
+                "askedSharedPoolCpus": self.asked_cpus, "budgetBeyondSlicesCpus": self.beyond_cpus,
+                "budgetRaised": self.raised}
+
+    def form_words(self, scope: str) -> str:
+        """``shared pool N CPU(s), budget cpu=B`` (under scope container:
+        the budget and that there is no pod shared pool) and, when it is
+        so, why the pool is not the size asked for (``tried:`` lines)."""
+        why: list[str] = []
+        if scope == "container":
+            text = f"budget cpu={self.budget_cpus}"
+            if self.beyond_cpus is not None:
+                why.append(f"exclusive slices + {self.beyond_cpus} CPU(s)")
+            why.append("scope container: no pod shared pool")
+        else:
+            text = f"shared pool {self.pool_cpus} CPU(s), budget cpu={self.budget_cpus}"
+        if self.raised is not None:
+            why += [f"{self.asked_cpus} CPU(s) asked for", self.raised]
+        return text + (f" ({'; '.join(why)})" if why else "")
+
+
+def _whole_cpus(c: Container) -> int:
+    return int(c.requests["cpu"].milli_value() // 1000)
+
+
+def _budget_milli(rewrite: Rewrite) -> int | None:
+    text = rewrite.budget.get("requests", {}).get("cpu")
+    if text is None:
+        return None
+    try:
+        return parse_quantity(str(text)).milli_value()
+    except QuantityError:
+        return None
+
+
+def _slices(pod: Pod, rewrite: Rewrite) -> int:
+    """The exclusive CPUs of the long-running containers (app containers and
+    sidecars) that keep their slice in ``rewrite``."""
+    role = {p.name: p.role for p in rewrite.containers}
+    return sum(
+        _whole_cpus(c) for c in (*[c for c in pod.init_containers if c.is_sidecar], *pod.containers)
+        if role.get(c.name) == "exclusive" and has_whole_cpus(c)
+    )
+
+
+def _init_needs(pod: Pod, rewrite: Rewrite) -> list[tuple[str, int, int]]:
+    """Each regular init container that keeps exclusive CPUs: (name, its
+    CPUs, the CPUs the pod needs while it runs: its own plus the exclusive
+    sidecars started before it)."""
+    role = {p.name: p.role for p in rewrite.containers}
+    out: list[tuple[str, int, int]] = []
+    before = 0
+    for c in pod.init_containers:
+        exclusive = role.get(c.name) == "exclusive" and has_whole_cpus(c)
+        if c.is_sidecar:
+            before += _whole_cpus(c) if exclusive else 0
+        elif exclusive:
+            out.append((c.name, _whole_cpus(c), before + _whole_cpus(c)))
+    return out
+
+
+def _form_figures(
+    pod: Pod, rewrite: Rewrite, asked: int | None, scope: str
+) -> tuple[int, int | None, str | None]:
+    """(the pod shared pool, the budget's CPUs beyond the exclusive slices,
+    why the budget is more than the slices plus ``asked``) of a form."""
+    milli = _budget_milli(rewrite)
+    if milli is None:
+        return 0, None, None
+    slices = _slices(pod, rewrite)
+    beyond_milli = milli - slices * 1000
+    beyond = beyond_milli // 1000 if beyond_milli % 1000 == 0 else None
+    pool = 0 if scope == "container" or beyond is None else max(0, beyond)
+    if asked is None or milli <= (slices + asked) * 1000:
+        return pool, beyond, None
+    budget = str(rewrite.budget["requests"]["cpu"])
+    why = f"budget raised from {slices + asked} (exclusive slices {slices} + {asked}) to {budget}"
+    inits = [(n, own, need) for n, own, need in _init_needs(pod, rewrite) if need * 1000 == milli]
+    if inits:
+        name, own, need = inits[0]
+        beside = f" beside the exclusive sidecars started before it ({need - own})" if need > own else ""
+        why += (f": the init container {name} asks for {own} CPU(s){beside}, and a pod budget must "
+                "cover its largest init container's request (API validation)")
+    else:
+        raises = [n for n in rewrite.notes if n.startswith(("pod-level cpu budget raised",
+                                                             "pod-level CPU budget rounded"))]
+        why += (": " + "; ".join(raises)) if raises else ""
+    return pool, beyond, why
 
 
 def _pool_floor(pod: Pod, plan_roles: Mapping[str, str], strategy: str) -> int:
@@ -373,32 +481,40 @@ def _advise_pod(
         sizes = list(range(floor, floor + span))
     candidates: list[Candidate] = []
     tried: set[str] = set()
-    chosen: tuple[Rewrite, Measurement, int] | None = None
+    chosen: tuple[Rewrite, Measurement, Candidate] | None = None
     for size in sizes:
         rewrite = to_pod_level(doc, pod, shared_pool_cpus=size, sidecars=rules, keep_limits=keep_limits)
         budget = str(rewrite.budget.get("requests", {}).get("cpu", "?"))
         if budget in tried:
             continue  # the budget was raised to one already tried
         tried.add(budget)
+        pool, beyond, raised = _form_figures(pod, rewrite, size, scope)
+        form = Candidate(pool, budget, "refused", asked_cpus=size, beyond_cpus=beyond, raised=raised,
+                         manifest=rewrite.manifest)
         try:
             after = measure_manifest(
                 machine, config, rewrite.manifest, label="podLevel", scope=scope,
                 pod_level=True, sidecars=side, cap=cap,
             )
         except InputError as e:  # a bug in the rewrite: never print it
-            candidates.append(Candidate(size, budget, "refused", f"not a valid pod ({e})"))
+            candidates.append(dataclasses.replace(form, reason=f"not a valid pod ({e})", manifest=None))
             continue
         if after.startup_error is not None:
             raise KubeletStartupError(after.startup_error)
+        form = dataclasses.replace(form, gates_forced=after.gates_forced)
         if not after.admitted:
-            candidates.append(Candidate(size, budget, "refused", f"{after.reason}: {after.message}"))
+            candidates.append(dataclasses.replace(form, reason=f"{after.reason}: {after.message}"))
             continue
+        # the pool as the kubelet made it (the same figure, measured)
+        form = dataclasses.replace(form, pool_cpus=after.pod_shared_cpus.size(), admitted=True,
+                                   density=after.density)
         taken = _kept_check(rewrite, by_name, before, after)
         if taken is not None:
-            candidates.append(Candidate(size, budget, "refused", taken, after.density))
+            candidates.append(dataclasses.replace(form, reason=taken))
             continue
-        candidates.append(Candidate(size, budget, "chosen", None, after.density))
-        chosen = (rewrite, after, size)
+        form = dataclasses.replace(form, verdict="chosen")
+        candidates.append(form)
+        chosen = (rewrite, after, form)
         break
 
     base_notes = [f"--sidecar {n}: no container of that name in the pod" for n in unknown]
@@ -408,11 +524,13 @@ def _advise_pod(
             why = last if last and last.startswith("the rewrite would") else f"the rewrite would be rejected: {last}"
         else:
             why = "no rewrite is admitted: " + "; ".join(
-                f"shared pool {c.pool_cpus} (budget {c.budget_cpus}): {c.reason}" for c in candidates
+                (f"budget {c.budget_cpus}" if scope == "container"
+                 else f"shared pool {c.pool_cpus} (budget {c.budget_cpus})") + f": {c.reason}"
+                for c in candidates
             )
         rw = to_pod_level(doc, pod, shared_pool_cpus=sizes[-1], sidecars=rules, keep_limits=keep_limits)
 
-        def on(other: Machine) -> tuple[int, str, Mapping[str, Any], Measurement] | str:
+        def on(other: Machine) -> ShapeFit | str:
             last = "no candidate"
             for size in sizes:
                 form = to_pod_level(doc, pod, shared_pool_cpus=size, sidecars=rules, keep_limits=keep_limits)
@@ -432,14 +550,22 @@ def _advise_pod(
                 if taken is not None:
                     last = taken
                     continue
-                return size, budget, form.manifest, got
+                # the pod as written on that shape too: is the bigger node alone enough?
+                written = measure(other, config, pod, label="perContainer", sidecars=side, cap=cap)
+                return ShapeFit(got.pod_shared_cpus.size(), budget, form.manifest, got,
+                                None if written.startup_error is not None else written, size)
             return last
 
         shape = nearest_shape(machine_node_document(machine), on) if other_shapes else None
         return skip(why, rewrite=rw, before=before, notes=tuple(base_notes),
-                    candidates=tuple(candidates), sidecar_rules=rules, shape=shape)
-    rewrite, after, size = chosen
+                    candidates=tuple(candidates), sidecar_rules=rules, shape=shape, pod_before=doc)
+    rewrite, after, form = chosen
     notes = base_notes + list(rewrite.notes)
+    if form.raised is not None:
+        notes.append(
+            f"pod shared pool of {form.pool_cpus} CPU(s), not the {form.asked_cpus} asked for: {form.raised}"
+            if scope != "container" else f"{form.raised} ({form.asked_cpus} CPU(s) asked for)"
+        )
     if after.gates_forced:
         notes.append(
             "measured with feature gate(s) " + ", ".join(f"{g}=true" for g in after.gates_forced)
@@ -453,6 +579,7 @@ def _advise_pod(
                 f"before, {after.exclusive_cpus.size()} after)",
                 rewrite=rewrite, before=before, after=after, notes=tuple(notes),
                 candidates=tuple(candidates), sidecar_rules=rules,
+                pod_before=doc, pod_after=rewrite.manifest,
             )
         if after.density < before.density:
             notes.append(
@@ -462,15 +589,18 @@ def _advise_pod(
     else:
         notes.append(f"the pod as written is rejected on this node: {before.reason}: {before.message}")
     if scope == "container":
+        unpinned = "" if form.beyond_cpus is None else (
+            f"; the budget's {form.beyond_cpus} CPU(s) beyond the exclusive slices count against the "
+            "node's allocatable CPUs but are pinned to nobody")
         notes.append(
             "topology scope container: the moved containers run on the node shared pool, "
-            "not on a pod shared pool (use scope pod for the pod bubble)"
+            f"not on a pod shared pool (use scope pod for the pod bubble){unpinned}"
         )
     return Advice(
         where=where, pod=ref, status="rewritten", original=doc, rewrite=rewrite,
         before=before, after=after, notes=tuple(notes), candidates=tuple(candidates),
-        strategy=strategy, shared_pool_cpus=size, sidecar_rules=rules,
-        pod_before=doc, pod_after=rewrite.manifest,
+        strategy=strategy, shared_pool_cpus=after.pod_shared_cpus.size(), sidecar_rules=rules,
+        pod_before=doc, pod_after=rewrite.manifest, asked_pool_cpus=form.asked_cpus,
     )
 
 
@@ -483,6 +613,7 @@ def advice_document(a: Advice) -> dict[str, Any]:
         "rewrite": a.rewrite.manifest if a.rewrite is not None and a.status == "rewritten" else None,
         "strategy": a.strategy,
         "sharedPoolCpus": a.shared_pool_cpus,
+        "askedSharedPoolCpus": a.asked_pool_cpus,
         "sidecars": [{"name": n, "rule": r} for n, r in a.sidecar_rules.items()],
         "candidates": [c.as_dict() for c in a.candidates],
         "containers": [
@@ -590,19 +721,100 @@ def _copies(
 
 @dataclass(frozen=True)
 class ReplayIndex:
-    """Where an advice's two forms sit in its scenario: the step of the
-    first copy of each form, and how many copies were added (the density
-    plus the first rejected copy, unless the count stopped at the cap)."""
+    """Where an advice's figures sit in its scenario: the step of the first
+    copy of the pod as written and how many copies were added (the density
+    plus the first rejected copy, unless the count stopped at the cap); the
+    step of each form tried (aligned with the advice's ``candidates``: one
+    copy of each refused form, removed when the kubelet admitted it; the
+    chosen form's first copy; None for a form that could not be replayed);
+    the chosen form's copies (``after_step`` None when no form was
+    admitted)."""
 
     pod: str | None
     before_step: int
     before_copies: int
-    after_step: int
+    after_step: int | None
     after_copies: int
+    status: str = "rewritten"
+    tried_steps: tuple[int | None, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
-        return {"pod": self.pod, "beforeStep": self.before_step, "beforeCopies": self.before_copies,
-                "afterStep": self.after_step, "afterCopies": self.after_copies}
+        return {"pod": self.pod, "status": self.status, "beforeStep": self.before_step,
+                "beforeCopies": self.before_copies, "afterStep": self.after_step,
+                "afterCopies": self.after_copies, "triedSteps": list(self.tried_steps)}
+
+
+def replayable(a: Advice) -> bool:
+    """The advice printed figures (the pod measured as written) that a
+    scenario can replay."""
+    return a.before is not None and a.pod_before is not None
+
+
+class _Steps:
+    """The steps of a replay scenario being written: forms added as copies,
+    the admitted ones removed after them, names unique."""
+
+    def __init__(self) -> None:
+        self.steps: list[dict[str, Any]] = []
+        self.used: set[tuple[str, str]] = set()
+
+    def add(self, pod_doc: Mapping[str, Any], tag: str, copies: int, admitted: int) -> int:
+        """``copies`` copies of the form, then the removal of the first
+        ``admitted`` of them; returns the step of the first copy."""
+        first = len(self.steps)
+        pods = _copies(pod_doc, tag, copies, self.used)
+        self.steps.extend({"addPod": m} for m in pods)
+        for m in pods[:admitted]:
+            md = m["metadata"]
+            self.steps.append({"removePod": f"{md.get('namespace') or 'default'}/{md['name']}"})
+        return first
+
+
+def _counts(m: Measurement, density: bool) -> tuple[int, int]:
+    """(copies to add, copies admitted among them) that replay ``m``'s
+    admission and density (one copy only when ``density`` is False)."""
+    if not density:
+        return 1, min(1, m.density)
+    return (m.density if m.density_capped else m.density + 1), m.density
+
+
+def _replay_advice(a: Advice, out: _Steps, density: bool) -> ReplayIndex:
+    """The steps that replay ``a``'s figures, each form on a node emptied
+    of the forms before it: the pod as written (copies until the first
+    rejection), each refused form tried (one copy; ``density`` False: left
+    out), the chosen form (copies until the first rejection)."""
+    assert a.before is not None and a.pod_before is not None
+    count, admitted = _counts(a.before, density)
+    before_step = out.add(a.pod_before, "as-written", count, admitted)
+    tried: list[int | None] = []
+    after_step: int | None = None
+    after_count = 0
+    chosen_pod = a.pod_after
+    for i, c in enumerate(a.candidates):
+        if c.verdict == "chosen":
+            tried.append(None)  # filled below
+            continue
+        if not density or c.manifest is None:
+            tried.append(None)
+            continue
+        tried.append(out.add(c.manifest, f"tried{i + 1}", 1, 1 if c.admitted else 0))
+    if a.after is not None and chosen_pod is not None:
+        after_count, admitted = _counts(a.after, density)
+        after_step = out.add(chosen_pod, "pod-level", after_count, admitted)
+        tried = [after_step if c.verdict == "chosen" else t for c, t in zip(a.candidates, tried, strict=True)]
+    return ReplayIndex(a.pod, before_step, count, after_step, after_count, a.status, tuple(tried))
+
+
+def _scenario_config(config_doc: Mapping[str, Any], forced: Collection[str]) -> dict[str, Any]:
+    config = copy.deepcopy(dict(config_doc))
+    if forced:
+        gates = dict(config.get("featureGates") or {})
+        for g in sorted(forced):
+            gates[g] = True
+        config["featureGates"] = gates
+    config.setdefault("apiVersion", "kubelet.config.k8s.io/v1beta1")
+    config.setdefault("kind", "KubeletConfiguration")
+    return config
 
 
 def proposal_scenario(
@@ -612,52 +824,62 @@ def proposal_scenario(
     *,
     density: bool = True,
 ) -> tuple[dict[str, Any], list[ReplayIndex]]:
-    """A scenario that replays every rewritten advice on an empty node: the
-    pod as written and its copies until the first rejection (the density),
-    all removed, then the rewrite the same way, all removed; the next
-    advice after it. ``config_doc``: the node's KubeletConfiguration; the
-    gates the rewrite needs are turned on in it (as the measurement did).
-    ``density`` False: one copy of each form only."""
-    config = copy.deepcopy(dict(config_doc))
-    steps: list[dict[str, Any]] = []
+    """A scenario that replays every figure of the advices on the node
+    given, each form on an empty node: per advice with figures
+    (:func:`replayable`: rewritten, and skipped after the pod was
+    measured), the pod as written and its copies until the first rejection
+    (the density), the admitted ones removed, then each refused form tried
+    (one copy, rejected as reported, or removed when the kubelet admitted
+    it), then the chosen form as the pod as written; the next advice after
+    it. ``config_doc``: the node's KubeletConfiguration; the gates the
+    pod-level forms need are turned on in it (as their measurement did).
+    ``density`` False: one copy of the pod as written and of the chosen
+    form only."""
+    out = _Steps()
     index: list[ReplayIndex] = []
-    used: set[tuple[str, str]] = set()
     forced: set[str] = set()
-
-    def add(pods: list[dict[str, Any]], admitted: int) -> None:
-        for m in pods:
-            steps.append({"addPod": m})
-        for m in pods[:admitted]:
-            md = m["metadata"]
-            steps.append({"removePod": f"{md.get('namespace') or 'default'}/{md['name']}"})
-
     for a in advices:
-        if a.status != "rewritten" or a.before is None or a.after is None:
+        if not replayable(a) or (not density and a.status != "rewritten"):
             continue
-        if a.pod_before is None or a.pod_after is None:
-            continue
-        forced.update(a.after.gates_forced)
-        b_admitted = a.before.density
-        b_count = (b_admitted if a.before.density_capped else b_admitted + 1) if density else 1
-        a_admitted = a.after.density
-        a_count = (a_admitted if a.after.density_capped else a_admitted + 1) if density else 1
-        before_step = len(steps)
-        add(_copies(a.pod_before, "as-written", b_count, used), min(b_admitted, b_count))
-        after_step = len(steps)
-        add(_copies(a.pod_after, "pod-level", a_count, used), min(a_admitted, a_count))
-        index.append(ReplayIndex(a.pod, before_step, b_count, after_step, a_count))
-    if forced:
-        gates = dict(config.get("featureGates") or {})
-        for g in sorted(forced):
-            gates[g] = True
-        config["featureGates"] = gates
-    config.setdefault("apiVersion", "kubelet.config.k8s.io/v1beta1")
-    config.setdefault("kind", "KubeletConfiguration")
+        if a.after is not None:
+            forced.update(a.after.gates_forced)
+        for c in a.candidates:
+            forced.update(c.gates_forced)
+        index.append(_replay_advice(a, out, density))
     doc = {
         "apiVersion": "podnuma.io/v1",
         "kind": "Scenario",
         "node": machine_node_document(machine),
-        "kubeletConfig": config,
-        "steps": steps,
+        "kubeletConfig": _scenario_config(config_doc, forced),
+        "steps": out.steps,
     }
     return doc, index
+
+
+def shape_scenario(
+    a: Advice, config_doc: Mapping[str, Any]
+) -> tuple[dict[str, Any], ReplayIndex] | None:
+    """The scenario that replays the other node shape proposed for ``a``
+    (None when there is none): that shape's ``node``, the configuration
+    with the gates the rewrite needs, the pod as written and its copies
+    until the first rejection, the admitted ones removed, then the
+    pod-level form the same way."""
+    shape = a.shape
+    if shape is None or a.pod_before is None:
+        return None
+    out = _Steps()
+    before_step = after_step = 0
+    before_count = 0
+    if shape.as_written is not None:
+        before_count, admitted = _counts(shape.as_written, True)
+        before_step = out.add(a.pod_before, "as-written", before_count, admitted)
+    after_count, admitted = _counts(shape.measured, True)
+    after_step = out.add(shape.pod, "pod-level", after_count, admitted)
+    doc = {
+        "apiVersion": "podnuma.io/v1",
+        "kind": "Scenario",
+        "node": dict(shape.node),
+        "kubeletConfig": _scenario_config(config_doc, shape.measured.gates_forced),
+        "steps": out.steps,
+    }
+    return doc, ReplayIndex(a.pod, before_step, before_count, after_step, after_count, "otherNodeShape")

@@ -9,10 +9,14 @@ configuration stays as it is. Each shape is a real machine: its scenario
 ``node`` (the ``cpus`` table form of
 :func:`podnuma.analysis.advise.machine_node_document`) is loaded as any
 node is, and the pod-level rewrites are measured on it exactly as on the
-node given. The figures replay: a scenario with that ``node``, the node's
-kubelet configuration (with the gates the rewrite needs) and the rewritten
-pod gives the same admission and exclusive CPUs in ``podnuma simulate``
-and in the kubelet oracle.
+node given. The pod as written is measured on that shape too: when it is
+admitted there, the bigger node alone is enough and the report says so
+(with both densities), rather than crediting the rewrite. The figures
+replay: a scenario with that ``node``, the node's kubelet configuration
+(with the gates the rewrite needs), the pod as written and the rewritten
+pod (:func:`podnuma.analysis.advise.shape_scenario`) gives the same
+admission, exclusive CPUs and densities in ``podnuma simulate`` and in the
+kubelet oracle.
 """
 
 from __future__ import annotations
@@ -28,14 +32,29 @@ from podnuma.errors import PodnumaError
 from podnuma.inputs.discover import load_node
 from podnuma.machine.topology import Machine
 
-__all__ = ["ShapeProposal", "nearest_shape", "shapes"]
+__all__ = ["ShapeFit", "ShapeProposal", "nearest_shape", "shapes"]
+
+
+@dataclass(frozen=True)
+class ShapeFit:
+    """A pod-level form admitted on a shape: its pod shared pool (measured),
+    budget, manifest and figures; the pod as written measured on the same
+    shape (None when it could not be); the pool size asked for."""
+
+    pool_cpus: int
+    budget_cpus: str
+    pod: Mapping[str, Any]
+    measured: Measurement
+    as_written: Measurement | None = None
+    asked_cpus: int | None = None
 
 
 @dataclass(frozen=True)
 class ShapeProposal:
     """The nearest shape that admits a pod-level form: what changes, the
-    scenario ``node``, the rewrite admitted there and its figures, and the
-    shapes tried before it (change, why refused)."""
+    scenario ``node``, the rewrite admitted there and its figures, the pod
+    as written measured there (``as_written``), and the shapes tried before
+    it (change, why refused)."""
 
     change: str
     node: Mapping[str, Any]
@@ -44,9 +63,16 @@ class ShapeProposal:
     budget_cpus: str
     measured: Measurement
     tried: tuple[tuple[str, str], ...]
+    as_written: Measurement | None = None
+
+    @property
+    def node_alone_enough(self) -> bool:
+        """The pod as written is admitted on the shape too: the bigger node,
+        not the rewrite, is what admits the pod."""
+        return self.as_written is not None and self.as_written.admitted
 
     def as_dict(self) -> dict[str, Any]:
-        m = self.measured
+        m, w = self.measured, self.as_written
         return {
             "change": self.change,
             "node": dict(self.node),
@@ -58,6 +84,15 @@ class ShapeProposal:
             "cpusTakenFromNode": m.held_cpus.size(),
             "density": m.density,
             "gatesForced": list(m.gates_forced),
+            "nodeAloneEnough": self.node_alone_enough,
+            "asWritten": None if w is None else {
+                "admitted": w.admitted,
+                "reason": w.reason,
+                "message": w.message,
+                "exclusiveCpus": w.exclusive_cpus.size(),
+                "cpusTakenFromNode": w.held_cpus.size(),
+                "density": w.density,
+            },
             "tried": [{"change": c, "refused": r} for c, r in self.tried],
         }
 
@@ -108,9 +143,8 @@ def shapes(node_doc: Mapping[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
     yield "4 more physical cores and twice the memory on each NUMA node", _more_memory(_more_cores(node_doc, 4), 2)
 
 
-#: measure(machine) -> (the first admitted form: pool CPUs, budget, pod,
-#: measurement) or the reason none is
-Measure = Callable[[Machine], "tuple[int, str, Mapping[str, Any], Measurement] | str"]
+#: measure(machine) -> the first admitted form, or the reason none is
+Measure = Callable[[Machine], "ShapeFit | str"]
 
 
 def nearest_shape(node_doc: Mapping[str, Any], measure: Measure) -> ShapeProposal | None:
@@ -126,8 +160,8 @@ def nearest_shape(node_doc: Mapping[str, Any], measure: Measure) -> ShapeProposa
         if isinstance(got, str):
             tried.append((change, got))
             continue
-        size, budget, pod, measured = got
-        return ShapeProposal(change, doc, pod, size, budget, measured, tuple(tried))
+        return ShapeProposal(change, doc, got.pod, got.pool_cpus, got.budget_cpus, got.measured, tuple(tried),
+                             got.as_written)
     return None
 
 

@@ -5,11 +5,14 @@ what it changes."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping, Sequence
 from functools import partial
+from pathlib import PurePath
+from typing import Any
 
 import click
 
-from podnuma.analysis.advise import DEFAULT_STRATEGY, STRATEGIES
+from podnuma.analysis.advise import DEFAULT_STRATEGY, STRATEGIES, Advice, replayable, shape_scenario
 from podnuma.cli.app import EXIT_INPUT, guard
 from podnuma.cli.guard import one_line
 from podnuma.cli.options import (
@@ -70,7 +73,8 @@ _STRATEGY_HELP = "; ".join(f"{k}: {v}" for k, v in STRATEGIES.items())
 @click.option(
     "--shared-pool-cpus", type=str, callback=_pool_size, default="auto", show_default=True, metavar="auto|N",
     help="The pod shared pool: auto searches the size the kubelet admits (per --strategy); "
-    "N: budget = exclusive slices + N CPUs, that size only.",
+    "N: budget = exclusive slices + N CPUs, that size only (the budget is raised, and the report says "
+    "so, when an init container needs more: a pod budget covers its largest init container's request).",
 )
 @click.option("--strategy", type=click.Choice(list(STRATEGIES)), default=DEFAULT_STRATEGY, show_default=True,
               help=_STRATEGY_HELP)
@@ -111,7 +115,7 @@ def advise_command(
     render = render_diff if as_diff else render_yaml
 
     def yaml_view() -> str:
-        lines = risk_lines(got.restart)
+        lines = risk_lines(got.restart, name_pods=True)
         return render(got.advices, header, got.beyond) + "".join(
             f"# {line}\n" if line else "#\n" for line in (["", *lines] if lines else []))
 
@@ -119,8 +123,63 @@ def advise_command(
     if as_scenario is not None and got.scenario is not None:
         scenario = got.scenario
         guard(lambda: _write_scenario(as_scenario, scenario))
-        for r in got.replay:
-            note(f"{as_scenario}: {r['pod']}: as written at steps {r['beforeStep']}-"
-                 f"{r['beforeStep'] + r['beforeCopies'] - 1}, rewritten at steps {r['afterStep']}-"
-                 f"{r['afterStep'] + r['afterCopies'] - 1} (copies until the first rejection)")
+        for line in _replay_notes(as_scenario, got.advices, got.replay):
+            note(line)
+        _write_shapes(as_scenario, got.advices, scenario["kubeletConfig"])
     guard(lambda: echo(text))
+
+
+def _write_shapes(path: str, advices: Sequence[Advice], config_doc: Mapping[str, Any]) -> None:
+    """Beside the scenario ``path``, one scenario per other node shape
+    proposed (a node of its own): the pod as written and its pod-level form
+    there."""
+    k = 0
+    for a in advices:
+        shaped = shape_scenario(a, config_doc)
+        if shaped is None or a.shape is None:
+            continue
+        k += 1
+        doc, ix = shaped
+        target = _shape_path(path, k)
+        guard(partial(_write_scenario, target, doc))
+        note(f"{target}: {a.pod or a.where} on the other node shape ({a.shape.change}): "
+             + _steps_words(ix.as_dict()))
+
+
+def _shape_path(path: str, k: int) -> str:
+    """Where the scenario of the ``k``-th other node shape goes, beside
+    ``path``: ``replay.yaml`` -> ``replay.shape-1.yaml``."""
+    p = PurePath(path)
+    return str(p.with_name(f"{p.stem}.shape-{k}{p.suffix}")) if p.suffix else f"{path}.shape-{k}"
+
+
+def _span(first: int, count: int) -> str:
+    return f"step {first}" if count <= 1 else f"steps {first}-{first + count - 1}"
+
+
+def _steps_words(r: Mapping[str, Any]) -> str:
+    """Where an advice's forms sit in its scenario, in words."""
+    parts: list[str] = []
+    if r["beforeCopies"]:
+        parts.append(f"as written at {_span(r['beforeStep'], r['beforeCopies'])}")
+    tried = [t for t in r.get("triedSteps") or () if t is not None and t != r["afterStep"]]
+    if tried:
+        parts.append(f"the refused forms tried at step(s) {', '.join(str(t) for t in tried)}")
+    if r["afterStep"] is not None:
+        what = "rewritten" if r["status"] == "rewritten" else "the pod-level form"
+        parts.append(f"{what} at {_span(r['afterStep'], r['afterCopies'])}")
+    return ", ".join(parts) + " (copies until the first rejection; each form on an emptied node)"
+
+
+def _replay_notes(path: str, advices: Sequence[Advice], replay: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The notes of ``--as-scenario``: where each advice's figures sit in the
+    scenario, and why an advice has none there."""
+    out = [f"{path}: {r['pod']}: {_steps_words(r)}" for r in replay]
+    for a in advices:
+        if replayable(a):
+            continue
+        out.append(f"{path}: {a.pod or a.where}: nothing to replay: skipped before anything was measured "
+                   f"({a.reason})")
+    if not replay:
+        out.append(f"{path}: nothing printed is replayable: the scenario has no steps")
+    return out

@@ -17,14 +17,31 @@ __all__ = ["advice_header", "render_diff", "render_yaml"]
 
 
 
+def _scope(a: Advice) -> str:
+    m = a.after or a.before
+    return m.scope if m is not None else "pod"
+
+
 def _candidate_lines(a: Advice) -> list[str]:
     out: list[str] = []
+    scope = _scope(a)
     for c in a.candidates:
         if c.verdict == "refused":
-            out.append(f"tried: shared pool {c.pool_cpus} CPU(s), budget cpu={c.budget_cpus}: refused: {c.reason}")
+            out.append(f"tried: {c.form_words(scope)}: refused: {c.reason}")
         else:
-            out.append(f"tried: shared pool {c.pool_cpus} CPU(s), budget cpu={c.budget_cpus}: admitted, chosen")
+            out.append(f"tried: {c.form_words(scope)}: admitted, chosen")
     return out
+
+
+def _as_written_line(a: Advice) -> list[str]:
+    """How the pod as written fares on the node given (a skipped pod)."""
+    b = a.before
+    if b is None:
+        return []
+    if not b.admitted:
+        return [f"as written: rejected on this node: {b.reason}: {b.message}"]
+    return [f"as written: admitted on this node, {b.exclusive_cpus.size()} exclusive CPUs, "
+            f"{b.held_cpus.size()} CPUs taken from the node, density {b.density} copies ({_stop(b)})"]
 
 
 def _summary_lines(a: Advice, beyond: Sequence[str] = ()) -> list[str]:
@@ -35,31 +52,43 @@ def _summary_lines(a: Advice, beyond: Sequence[str] = ()) -> list[str]:
         return lines
     assert a.before is not None and a.after is not None and a.rewrite is not None
     b, af = a.before, a.after
+    container_scope = af.scope == "container"
     moved = [p.name for p in a.rewrite.containers if p.role == "shared"]
     kept = [p.name for p in a.rewrite.containers if p.role == "exclusive"]
     budget = ", ".join(f"{k}={v}" for k, v in a.rewrite.budget.get("requests", {}).items())
+    where = "node shared pool (scope container)" if container_scope else "pod shared pool"
     lines = [
         f"rewritten ({a.strategy}): spec.resources {budget}; exclusive: {', '.join(kept) or '-'}; "
-        f"pod shared pool: {', '.join(moved) or '-'}",
+        f"{where}: {', '.join(moved) or '-'}",
     ]
     if a.sidecar_rules:
         lines.append("sidecars: " + ", ".join(f"{n} ({r})" for n, r in a.sidecar_rules.items()))
     lines.extend(_candidate_lines(a))
     pool = af.pod_shared_cpus.size()
+    if container_scope:
+        on_node = ", ".join(af.node_shared_containers) or "-"
+        pool_words = f"no pod shared pool: on the node shared pool: {on_node}"
+    else:
+        pool_words = f"pod shared pool {pool} CPU(s)"
     if b.admitted:
         eb, ea = b.exclusive_cpus.size(), af.exclusive_cpus.size()
         hb, ha = b.held_cpus.size(), af.held_cpus.size()
         lines.append(
             f"exclusive CPUs {eb} -> {ea}; sidecar-only CPUs {b.sidecar_only_cpus.size()} -> "
-            f"{af.sidecar_only_cpus.size()}; pod shared pool {pool} CPU(s)"
+            f"{af.sidecar_only_cpus.size()}; {pool_words}"
         )
+        held = "" if container_scope else f", the pod's shared pool holds {pool}"
         if ha == hb:
-            taken = f"CPUs taken from the node unchanged ({hb}): the {eb - ea} go to the pod's shared pool"
+            if container_scope:
+                taken = f"CPUs taken from the node unchanged ({hb})"
+            elif pool == eb - ea:
+                taken = f"CPUs taken from the node unchanged ({hb}): the {eb - ea} go to the pod's shared pool"
+            else:
+                taken = f"CPUs taken from the node unchanged ({hb}): the pod's shared pool holds {pool}"
         elif ha < hb:
-            taken = (f"CPUs taken from the node {hb} -> {ha}: {hb - ha} returned to the node, "
-                     f"the pod's shared pool holds {pool}")
+            taken = f"CPUs taken from the node {hb} -> {ha}: {hb - ha} returned to the node{held}"
         else:
-            taken = f"CPUs taken from the node {hb} -> {ha}: {ha - hb} more"
+            taken = f"CPUs taken from the node {hb} -> {ha}: {ha - hb} more{held}"
         lines.append(taken)
         if af.density == b.density:
             lines.append(f"density unchanged: {b.density} copies ({_stop(af)})")
@@ -68,7 +97,7 @@ def _summary_lines(a: Advice, beyond: Sequence[str] = ()) -> list[str]:
     else:
         lines.append(
             f"as written: rejected ({b.reason}); rewrite: admitted, {af.exclusive_cpus.size()} exclusive CPUs, "
-            f"pod shared pool {pool} CPU(s), {af.held_cpus.size()} CPUs taken from the node, "
+            f"{pool_words}, {af.held_cpus.size()} CPUs taken from the node, "
             f"density 0 -> {af.density} copies ({_stop(af)})"
         )
     lines.extend(f"changes: {x}" for x in beyond)
@@ -106,21 +135,41 @@ def _beyond(beyond: Sequence[Sequence[str]] | None, i: int) -> Sequence[str]:
 
 
 def _shape_lines(a: Advice) -> list[str]:
-    """The nearest other node shape that admits a pod-level form."""
+    """The nearest other node shape that admits a pod-level form, and
+    whether the pod as written is admitted there too (then the bigger node
+    alone is enough)."""
     s = a.shape
     if s is None:
         return []
-    out = [f"on another node shape: {s.change} (same kubelet configuration): shared pool "
-           f"{s.pool_cpus} CPU(s), budget cpu={s.budget_cpus}: admitted, "
-           f"{s.measured.exclusive_cpus.size()} exclusive CPUs, {s.measured.density} copies per node "
-           "(-o json: otherNodeShape, its node and pod replay in podnuma simulate)"]
+    m, w = s.measured, s.as_written
+    pool = (f"budget cpu={s.budget_cpus}" if m.scope == "container"
+            else f"shared pool {s.pool_cpus} CPU(s), budget cpu={s.budget_cpus}")
+    form = (f"pod-level form ({pool}) admitted: {m.exclusive_cpus.size()} exclusive CPUs, "
+            f"{m.held_cpus.size()} CPUs taken from the node, {m.density} copies per node")
+    rejected_here = a.before is not None and not a.before.admitted
+    shape = f"on another node shape: {s.change} (same kubelet configuration)"
+    if w is not None and w.admitted:
+        more = m.density - w.density
+        gain = ("no more copies than as written" if more == 0 else
+                f"{more} more copies than as written" if more > 0 else f"{-more} fewer copies than as written")
+        enough = ("the bigger node alone is enough: the pod as written is admitted there too"
+                  if rejected_here else "the pod as written is admitted there, as on this node")
+        head = (f"{shape}: {enough} ({w.exclusive_cpus.size()} exclusive CPUs, {w.held_cpus.size()} CPUs "
+                f"taken from the node, {w.density} copies per node); its {form} ({gain})")
+    elif w is not None:
+        head = (f"{shape}: the {form}; the pod as written is rejected there"
+                f"{' too' if rejected_here else ''} ({w.reason})")
+    else:
+        head = f"{shape}: the {form}"
+    out = [head + " (-o json: otherNodeShape; --as-scenario FILE writes its replay beside FILE)"]
     out += [f"  shape tried: {c}: refused: {r}" for c, r in s.tried]
     return out
 
 
 def _skipped(a: Advice, title: str) -> str:
     first, *rest = _summary_lines(a)
-    return _comment([f"{title}: {first}", *rest, *_candidate_lines(a), *_shape_lines(a)])
+    return _comment([f"{title}: {first}", *rest, *_as_written_line(a), *_candidate_lines(a),
+                     *_shape_lines(a)])
 
 
 def render_yaml(

@@ -221,6 +221,19 @@ def _node_mapping(src: TextInput | None) -> dict[str, Any]:
     return node_document(src)
 
 
+def _the_pod(manifest: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The Pod the kubelet runs for ``manifest``: the Pod itself, or the pod
+    a workload creates from its template (as ``compare`` measures it)."""
+    kind = manifest.get("kind")
+    from podnuma.analysis.advise import TEMPLATE_PATHS, workload_pod  # (compare and advise only)
+
+    if isinstance(kind, str) and kind in TEMPLATE_PATHS:
+        _, pod, _ = workload_pod(manifest, kind)
+        if pod is not None:
+            return pod
+    return manifest
+
+
 def pod_restart_risks(
     pods: Sequence[tuple[str, Mapping[str, Mapping[str, Any]]]],
     node: TextInput | None,
@@ -232,15 +245,18 @@ def pod_restart_risks(
     """For each ``(pod name, {form: manifest})`` and scope: the pod admitted
     alone on the node (the configuration with that scope; the pod-level
     form with PodLevelResources and PodLevelResourceManagers on), then a
-    kubelet restart. Each result carries the scenario that replays it.
-    ``config_doc``: the configuration document to use instead of
+    kubelet restart. A manifest may be a workload (Deployment, CronJob,
+    PodTemplate...): the pod it creates from its template is the one
+    admitted and restarted. Each result carries the scenario that replays
+    it. ``config_doc``: the configuration document to use instead of
     ``config``'s (the effective one under ``--set``)."""
     node_doc = _node_mapping(node)
     base = (node.base_dir if node is not None else None) or Path.cwd()
     config_doc = dict(config_doc if config_doc is not None else config_document(config))
     out: list[PodRisk] = []
     for name, forms in pods:
-        for form, manifest in forms.items():
+        for form, written in forms.items():
+            manifest = _the_pod(written)
             for scope in scopes:
                 cfg = copy.deepcopy(config_doc)
                 cfg["topologyManagerScope"] = scope
@@ -264,12 +280,15 @@ def pod_restart_risks(
     return out
 
 
-def risk_lines(risks: Sequence[PodRisk]) -> list[str]:
-    """The restart section of a report, for people."""
+def risk_lines(risks: Sequence[PodRisk], *, name_pods: bool = False) -> list[str]:
+    """The restart section of a report, for people. ``name_pods``: each
+    line names its pod (a report of several pods; ``compare`` prints each
+    pod's lines under the pod's own table)."""
     if not risks:
         return []
     lines = [f"kubelet restart (v1.37.2, {UPSTREAM_ISSUE}): the pod alone on the node, then re-admitted"]
     for r in risks:
-        lines.append(f"  {FORMS.get(r.form, r.form)} / scope {r.scope}: {r.summary()}")
+        who = f"{r.pod}: " if name_pods else ""
+        lines.append(f"  {who}{FORMS.get(r.form, r.form)} / scope {r.scope}: {r.summary()}")
     return lines
 
