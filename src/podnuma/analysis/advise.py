@@ -679,6 +679,8 @@ def machine_node_document(machine: Machine) -> dict[str, Any]:
     doc: dict[str, Any] = {"name": machine.name, "cpus": rows, "memory": memory}
     if machine.total_memory is not None and machine.total_memory != sum(n.memory for n in machine.numa_nodes):
         doc["memoryCapacity"] = format_bytes(machine.total_memory)
+    if machine.topology.num_cpus != len(rows):  # (cadvisor's NumCores counting offline CPUs)
+        doc["cpuCapacity"] = machine.topology.num_cpus
     if machine.has_distances():
         doc["distances"] = {n.id: list(n.distances) for n in machine.numa_nodes}
     if machine.devices:

@@ -117,6 +117,8 @@ def _more_cores(doc: Mapping[str, Any], cores: int) -> dict[str, Any]:
                              "uncoreCache": cache})
                 next_cpu += 1
             next_core += 1
+    if isinstance(out.get("cpuCapacity"), int):  # (offline CPUs counted: they stay counted)
+        out["cpuCapacity"] += len(rows) - len(doc["cpus"])
     out["cpus"] = rows
     out.pop("name", None)
     out["name"] = doc.get("name", "node")
