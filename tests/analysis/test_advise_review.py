@@ -412,6 +412,9 @@ def test_container_scope_names_the_node_shared_pool(tmp_path: Path) -> None:
         assert p["after"]["nodeSharedContainers"] == ["logs"]
         (c,) = p["candidates"]
         assert c["sharedPoolCpus"] == 0 and c["budgetBeyondSlicesCpus"] == 1
+        # (the words of the tried line, for the web page: no pod shared pool named)
+        assert c["form"] == (f"budget cpu={c['budgetCpus']} (exclusive slices + 1 CPU(s); "
+                             "scope container: no pod shared pool)")
         a0 = steps[ix["afterStep"]]
         assert _isolated(a0, "pod") == 0
         assert [x["name"] for x in a0["containers"] if x["isolation"] == "host"] == ["logs"]

@@ -604,6 +604,12 @@ def _advise_pod(
     )
 
 
+def advice_scope(a: Advice) -> str:
+    """The topology manager scope the advice was measured under."""
+    m = a.after or a.before
+    return m.scope if m is not None else "pod"
+
+
 def advice_document(a: Advice) -> dict[str, Any]:
     return {
         "source": a.where,
@@ -615,7 +621,7 @@ def advice_document(a: Advice) -> dict[str, Any]:
         "sharedPoolCpus": a.shared_pool_cpus,
         "askedSharedPoolCpus": a.asked_pool_cpus,
         "sidecars": [{"name": n, "rule": r} for n, r in a.sidecar_rules.items()],
-        "candidates": [c.as_dict() for c in a.candidates],
+        "candidates": [{**c.as_dict(), "form": c.form_words(advice_scope(a))} for c in a.candidates],
         "containers": [
             {"name": p.name, "type": p.type, "role": p.role, "why": p.why,
              "sidecarRule": p.sidecar_rule, "kept": list(p.kept), "lost": list(p.lost)}

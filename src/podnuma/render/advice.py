@@ -8,7 +8,7 @@ import difflib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from podnuma.analysis.advise import Advice
+from podnuma.analysis.advise import Advice, advice_scope
 from podnuma.api.kubeletconfig import KubeletConfig
 from podnuma.machine.topology import Machine
 from podnuma.render.serialize import dump_yaml
@@ -17,14 +17,9 @@ __all__ = ["advice_header", "render_diff", "render_yaml"]
 
 
 
-def _scope(a: Advice) -> str:
-    m = a.after or a.before
-    return m.scope if m is not None else "pod"
-
-
 def _candidate_lines(a: Advice) -> list[str]:
     out: list[str] = []
-    scope = _scope(a)
+    scope = advice_scope(a)
     for c in a.candidates:
         if c.verdict == "refused":
             out.append(f"tried: {c.form_words(scope)}: refused: {c.reason}")

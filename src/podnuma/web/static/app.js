@@ -555,7 +555,7 @@ function adviseSearchView(p) {
   }
   if (p.candidates && p.candidates.length) {
     out.push(el("ul", {class: "why", id: "advise-candidates"}, p.candidates.map((c) => el("li", {},
-      "shared pool " + c.sharedPoolCpus + " CPU(s), budget cpu=" + c.budgetCpus + ": " +
+      c.form + ": " +
       (c.verdict === "chosen" ? "admitted, chosen" : "refused: " + c.reason)))));
   }
   if (p.beyondCpus && p.beyondCpus.length) {
