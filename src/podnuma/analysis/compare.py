@@ -12,6 +12,13 @@ an empty node: QoS, admission, exclusive CPUs, pod shared pool, containers
 on the node shared pool, CPUs only sidecars use, NUMA nodes, and density
 (copies admitted until the first rejection).
 
+The pod is taken as the kubelet receives it from the API server, every
+quantity in the canonical form the API server stores
+(:func:`~podnuma.analysis.rewrite.served_manifest`: ``memory: 0.5Gi`` is
+``512Mi``), and so is its other form. A pod with a quantity, or a pod budget,
+beyond what the kubelet counts in an int64 has no other form
+(:func:`~podnuma.analysis.rewrite.other_form` refuses it).
+
 :func:`compare_pod` is pure; :mod:`podnuma.render.compare` draws the table
 and :mod:`podnuma.cli.compare` is the command.
 """
@@ -23,7 +30,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from podnuma.analysis.measure import Measurement, measure_manifest, variant_config
-from podnuma.analysis.rewrite import Rewrite, has_pod_level_resources, other_form, sidecar_names
+from podnuma.analysis.rewrite import (
+    Rewrite,
+    has_pod_level_resources,
+    other_form,
+    served_manifest,
+    sidecar_names,
+)
 from podnuma.api.kubeletconfig import KubeletConfig
 from podnuma.api.pod_manifest import parse_pod
 from podnuma.cm.cpumanager.policy_static import POLICY_STATIC as CPU_POLICY_STATIC
@@ -66,16 +79,19 @@ class Comparison:
 def compare_pod(
     doc: Mapping[str, Any], machine: Machine, config: KubeletConfig, *, cap: int = 512
 ) -> Comparison:
-    """Measure ``doc`` and its other form under scopes pod and container.
+    """Measure ``doc`` and its other form under scopes pod and container,
+    both as the API server stores them (``original`` is ``doc`` so).
 
-    Raises ``InputError`` (the manifest is not a valid Pod; paths relative
-    to ``doc``) or ``KubeletStartupError`` (the configuration cannot run).
+    Raises ``InputError`` (the manifest is not a valid Pod, or it has no
+    other form: a quantity or budget beyond int64; paths relative to
+    ``doc``) or ``KubeletStartupError`` (the configuration cannot run).
     """
     if not isinstance(doc, Mapping):
         raise wrong_type("", "a mapping (a Pod manifest)", doc)
     kind = doc.get("kind")
     if kind is not None and kind != "Pod":
         raise InputError(f"not a Pod (kind {kind!r})", path="kind")
+    doc = served_manifest(doc)
     plrm_cfg, forced = variant_config(config, scope=config.topology_manager_scope, pod_level=True)
     pod = parse_pod(doc, gates=plrm_cfg.feature_gates)
     written = "podLevel" if has_pod_level_resources(doc) else "perContainer"

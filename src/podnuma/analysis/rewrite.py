@@ -43,7 +43,18 @@ removed; containers that set a resource keep it; the rest of each budget
 (budget minus the long-running containers that set it) is split evenly
 among the app containers and sidecars that do not set it (CPU in
 millicores, memory in bytes, huge pages in pages); a regular init container
-without it gets the budget minus the sidecars declared before it.
+without it gets the budget minus the sidecars declared before it. A
+container that gets a share of a cpu or memory limit but none of the
+request (nothing left of the requests budget) gets an explicit request of
+0: a limit alone would be defaulted into an equal request by the API
+server, turning a container that had no request into a Guaranteed one.
+
+Both directions count as the kubelet does, in int64 (millicores for CPU,
+bytes otherwise), and refuse a pod (``InputError`` with the field path)
+whose quantities or budgets do not fit: the kubelet's counters wrap there,
+and a form derived from wrapped values means nothing.
+:func:`served_manifest` writes a manifest's quantities as the API server
+stores them (what the kubelet receives for a pod created through it).
 """
 
 from __future__ import annotations
@@ -54,14 +65,17 @@ from typing import Any, Literal
 
 from podnuma.analysis.sidecars import ANNOTATION_SIDECARS, recognise_sidecars
 from podnuma.api.pod import Container, Pod
+from podnuma.api.pod_defaults import round_up_milli
+from podnuma.api.pod_validation import resource_path
 from podnuma.api.qos import is_container_equivalent_qos_guaranteed
-from podnuma.api.quantity import Quantity, QuantityError, parse_quantity
+from podnuma.api.quantity import Quantity, QuantityError, parse_quantity, quantity_from_manifest
 from podnuma.api.resources import (
     aggregate_limits_of,
     aggregate_requests_of,
     is_hugepage_resource,
     is_supported_pod_level_resource,
 )
+from podnuma.errors import InputError
 
 __all__ = [
     "ANNOTATION_EXCLUSIVE",
@@ -76,6 +90,7 @@ __all__ = [
     "to_pod_level",
     "to_per_container",
     "other_form",
+    "served_manifest",
 ]
 
 ANNOTATION_EXCLUSIVE = "podnuma.io/exclusive"
@@ -84,6 +99,8 @@ Direction = Literal["podLevel", "perContainer"]
 Role = Literal["exclusive", "shared"]
 
 _MI = 1 << 20
+#: the largest amount the kubelet counts (Go's int64)
+_INT64_MAX = (1 << 63) - 1
 
 
 #: the fields of :class:`ContainerPlan`, in order
@@ -375,13 +392,98 @@ def _bytes_text(n: int) -> str:
 
 
 def _fmt(name: str, q: Quantity) -> str:
-    if name == "cpu":
-        return _cpu_text(q.milli_value())
-    return _bytes_text(q.value())
+    return _text(name, _amount(name, q))
 
 
 def _amount(name: str, q: Quantity) -> int:
-    return q.milli_value() if name == "cpu" else q.value()
+    """Millicores for cpu, bytes otherwise, rounded away from zero as
+    ``MilliValue``/``Value`` round, but exact: never wrapped (the checks of
+    :func:`_check_countable` refuse what the kubelet cannot count)."""
+    step = 1_000_000 if name == "cpu" else 1_000_000_000
+    whole = -(-abs(q.nanos) // step)  # ceil of the magnitude
+    return whole if q.nanos >= 0 else -whole
+
+
+def _unit_word(name: str) -> str:
+    return "millicores" if name == "cpu" else "bytes"
+
+
+def _container_path(doc: Mapping[str, Any], c: Container, section: str, name: str) -> str:
+    """Where ``c``'s ``section`` value of ``name`` is written in ``doc``
+    (a request defaulted from the limit: the limit's path)."""
+    key = "initContainers" if c.is_init else "containers"
+    base = f"spec.{key}[{c.index}].resources"
+    if section == "requests":
+        spec = doc.get("spec")
+        ctrs = spec.get(key) if isinstance(spec, Mapping) else None
+        raw = ctrs[c.index] if isinstance(ctrs, list) and c.index < len(ctrs) else None
+        res = raw.get("resources") if isinstance(raw, Mapping) else None
+        written = res.get("requests") if isinstance(res, Mapping) else None
+        if not (isinstance(written, Mapping) and name in written):
+            section = "limits"
+    return resource_path(f"{base}.{section}", name)
+
+
+def _pod_level_path(doc: Mapping[str, Any], section: str, name: str) -> str:
+    """Where the pod-level ``section`` value of ``name`` is written (one
+    defaulted from the other section: that one; from the containers: the
+    ``spec.resources`` it was defaulted into)."""
+    spec = doc.get("spec")
+    res = spec.get("resources") if isinstance(spec, Mapping) else None
+    for sec in (section, "limits" if section == "requests" else "requests"):
+        written = res.get(sec) if isinstance(res, Mapping) else None
+        if isinstance(written, Mapping) and name in written:
+            return resource_path(f"spec.resources.{sec}", name)
+    return "spec.resources"
+
+
+def _too_big(what: str, name: str, amount: int, form: str) -> str:
+    return (
+        f"{what} is {amount} {_unit_word(name)}, more than the kubelet counts in an int64 "
+        f"({_INT64_MAX}): no {form} form is derived from values that wrap"
+    )
+
+
+def _check_countable(doc: Mapping[str, Any], pod: Pod, form: str) -> None:
+    """Refuse (``InputError`` at the field path) a cpu, memory or huge page
+    request or limit of a container, or of the pod, that the kubelet cannot
+    count in an int64 (its ``MilliValue``/``Value`` wrap)."""
+    for c in pod.all_containers():
+        for section, values in (("requests", c.requests), ("limits", c.limits)):
+            for name, q in values.items():
+                if not is_supported_pod_level_resource(name):
+                    continue
+                amount = _amount(name, q)
+                if amount > _INT64_MAX:
+                    raise InputError(_too_big(f"{name} {q}", name, amount, form),
+                                     path=_container_path(doc, c, section, name))
+    if pod.resources is not None:
+        for section, values in (("requests", pod.resources.requests), ("limits", pod.resources.limits)):
+            for name, q in values.items():
+                amount = _amount(name, q)
+                if is_supported_pod_level_resource(name) and amount > _INT64_MAX:
+                    raise InputError(_too_big(f"{name} {q}", name, amount, form),
+                                     path=_pod_level_path(doc, section, name))
+
+
+def _check_budget(
+    doc: Mapping[str, Any], pod: Pod, section: str, budget: Mapping[str, int], form: str
+) -> None:
+    """Refuse a pod whose ``section`` budget (millicores or bytes), made of
+    its containers' values, does not fit an int64: at the path of the
+    largest of them."""
+    for name, amount in budget.items():
+        if amount <= _INT64_MAX:
+            continue
+        largest: tuple[int, str] = (-1, "spec")
+        for c in pod.all_containers():
+            q = (c.requests if section == "requests" else c.limits).get(name)
+            if q is not None and _amount(name, q) > largest[0]:
+                largest = (_amount(name, q), _container_path(doc, c, section, name))
+        raise InputError(
+            _too_big(f"the pod's {name} {section} budget (the containers' together)", name, amount, form),
+            path=largest[1],
+        )
 
 
 def clean_server_fields(manifest: dict[str, Any]) -> list[str]:
@@ -405,6 +507,62 @@ def clean_server_fields(manifest: dict[str, Any]) -> list[str]:
     return dropped
 
 
+def _served_text(value: Any) -> Any:
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        return value
+    try:
+        return str(round_up_milli(quantity_from_manifest(value)))
+    except QuantityError:
+        return value  # left for the pod's parse to refuse, with its path
+
+
+def _served_list(raw: Any) -> Any:
+    if not isinstance(raw, Mapping):
+        return raw
+    return {name: _served_text(value) for name, value in raw.items()}
+
+
+def _served_resources(raw: Any) -> Any:
+    if not isinstance(raw, Mapping):
+        return raw
+    return {key: _served_list(value) if key in ("requests", "limits") else value
+            for key, value in raw.items()}
+
+
+def served_manifest(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """The Pod manifest ``doc`` as the API server stores it, and so as the
+    kubelet receives a pod created through it: a copy with every quantity
+    (container and pod-level requests and limits, ``spec.overhead``) written
+    as the API server writes it, the canonical text (``String()``) of the
+    value after the v1 defaults round it up to milli: ``0.5Gi`` ->
+    ``512Mi``, ``1.5`` -> ``1500m``, ``1024Ki`` -> ``1Mi``. The kubelet
+    decodes that text again: ``memory: 0.5Gi`` as written is an inf.Dec the
+    Static memory manager cannot turn into an int64 (a static pod the
+    kubelet reads from its file keeps it), its stored ``512Mi`` an int64
+    amount. A value that does not parse is left as written (the pod's parse
+    refuses it, with its path); nothing else changes, and ``doc`` is not
+    modified."""
+    out = dict(doc)
+    spec = out.get("spec")
+    if not isinstance(spec, Mapping):
+        return out
+    spec = dict(spec)
+    for key in ("initContainers", "containers"):
+        ctrs = spec.get(key)
+        if isinstance(ctrs, list):
+            spec[key] = [
+                {**c, "resources": _served_resources(c["resources"])}
+                if isinstance(c, Mapping) and isinstance(c.get("resources"), Mapping) else c
+                for c in ctrs
+            ]
+    if "resources" in spec:
+        spec["resources"] = _served_resources(spec["resources"])
+    if "overhead" in spec:
+        spec["overhead"] = _served_list(spec["overhead"])
+    out["spec"] = spec
+    return out
+
+
 # --------------------------------------------------------------------------
 # per-container -> pod-level
 
@@ -423,7 +581,12 @@ def to_pod_level(
     name -> the rule that recognised it (default: the rules of
     :mod:`podnuma.analysis.sidecars` without user names). ``keep_limits``:
     moved containers keep their own memory request and limit.
+
+    Raises ``InputError`` (path relative to ``doc``) for a pod whose
+    quantities, or the budget made of them, the kubelet cannot count in an
+    int64.
     """
+    _check_countable(doc, pod, "pod-level")
     notes: list[str] = _annotation_warnings(pod)
     if sidecars is None:
         sidecars = recognise_sidecars(pod)
@@ -464,6 +627,8 @@ def to_pod_level(
         budget_req["cpu"] = budget_lim["cpu"] = rounded
     if guaranteed:
         _fill_shared_pools(pod, role, budget_req, budget_lim, notes)
+    _check_budget(doc, pod, "requests", budget_req, "pod-level")
+    _check_budget(doc, pod, "limits", budget_lim, "pod-level")
 
     manifest = _clean_copy(doc, notes)
     docs = _container_docs(manifest)
@@ -621,15 +786,23 @@ def _clean_copy(doc: Mapping[str, Any], notes: list[str]) -> dict[str, Any]:
 
 
 def to_per_container(doc: Mapping[str, Any], pod: Pod) -> Rewrite:
-    """The per-container form of a pod-level pod (rules in the module doc)."""
+    """The per-container form of a pod-level pod (rules in the module doc).
+
+    Raises ``InputError`` (path relative to ``doc``) for a pod whose
+    quantities the kubelet cannot count in an int64.
+    """
     assert pod.resources is not None
+    _check_countable(doc, pod, "per-container")
     notes: list[str] = []
     manifest = _clean_copy(doc, notes)
     spec = manifest.setdefault("spec", {})
     spec.pop("resources", None)
     docs = _container_docs(manifest)
     long_running: list[Container] = [c for c in pod.init_containers if c.is_sidecar] + list(pod.containers)
-    given: dict[str, set[str]] = {c.name: set() for c in pod.all_containers()}
+    # container -> resource -> the sections ("requests", "limits") it got a share of
+    given: dict[str, dict[str, set[str]]] = {c.name: {} for c in pod.all_containers()}
+    # (resource, section) -> (the containers that take a share but get none, the budget)
+    left_out: dict[tuple[str, str], tuple[list[str], int]] = {}
 
     for section, budget_map in (("requests", pod.resources.requests), ("limits", pod.resources.limits)):
         for name, q in budget_map.items():
@@ -642,23 +815,28 @@ def to_per_container(doc: Mapping[str, Any], pod: Pod) -> Rewrite:
                 v = m.get(name)
                 return None if v is None else _amount(name, v)
 
+            def own_request(c: Container, name: str = name) -> int:
+                v = c.requests.get(name)
+                return 0 if v is None else _amount(name, v)
+
             takers = [c for c in long_running if own(c) is None]
             fixed = sum(own(c) or 0 for c in long_running)
             pool = total - fixed
             shares: dict[str, int] = {}
             if takers:
-                if pool <= 0:
-                    notes.append(
-                        f"no {name} {section} left for {', '.join(c.name for c in takers)} "
-                        f"(budget {_text(name, total)}, taken by containers that set it): "
-                        "they get none"
-                    )
-                else:
+                # a limit never below the container's own request: those
+                # come first, the rest is split evenly
+                floor = {c.name: own_request(c) for c in takers} if section == "limits" else {}
+                rest = pool - sum(floor.values())
+                if pool > 0 and rest >= 0:
                     unit = 1 if name == "cpu" else (_page_size(name) if is_hugepage_resource(name) else 1)
-                    units = _split(pool // unit, len(takers))
+                    units = _split(rest // unit, len(takers))
                     for c, u in zip(takers, units, strict=True):
-                        if u > 0:
-                            shares[c.name] = u * unit
+                        if u * unit + floor.get(c.name, 0) > 0:
+                            shares[c.name] = u * unit + floor.get(c.name, 0)
+                missed = [c.name for c in takers if c.name not in shares]
+                if missed:
+                    left_out[(name, section)] = (missed, total)
             # regular init containers without the resource: the budget minus
             # the sidecars declared before them
             sidecars_before = 0
@@ -672,13 +850,51 @@ def to_per_container(doc: Mapping[str, Any], pod: Pod) -> Rewrite:
             for cname, amount in shares.items():
                 if cname in docs:
                     _set_resource(docs[cname], section, name, _text(name, amount))
-                    given[cname].add(name)
+                    given[cname].setdefault(name, set()).add(section)
+
+    # A cpu or memory limit without a request would be defaulted into an
+    # equal request: a container that got a share of the limit and none of
+    # the request says so with an explicit request of 0.
+    zero_request: dict[str, list[str]] = {}
+    by_name = {c.name: c for c in pod.all_containers()}
+    for cname, got in given.items():
+        for name, sections in got.items():
+            if (sections == {"limits"} and not is_hugepage_resource(name)
+                    and name not in by_name[cname].requests and cname in docs):
+                _set_resource(docs[cname], "requests", name, "0")
+                zero_request.setdefault(name, []).append(cname)
+    for cname, got in given.items():
+        res = docs[cname].get("resources") if got and cname in docs else None
+        if isinstance(res, dict) and "requests" in res:  # requests first, where people look
+            docs[cname]["resources"] = {"requests": res["requests"],
+                                        **{k: v for k, v in res.items() if k != "requests"}}
+
+    for (name, section), (missed, total) in left_out.items():
+        zeroed = [n for n in missed if n in zero_request.get(name, ())] if section == "requests" else []
+        why = ""
+        if zeroed:
+            why = (f" ({', '.join(zeroed)}: a request of 0, written out beside the share of the "
+                   f"{name} limit, which alone would be defaulted into an equal request)")
+        notes.append(
+            f"no {name} {section} left for {', '.join(missed)} "
+            f"(budget {_text(name, total)}, taken by containers that set it): they get none{why}"
+        )
 
     plans: list[ContainerPlan] = []
     for c in pod.all_containers():
-        if given[c.name]:
+        got = given[c.name]
+        if got:
+            parts = []
+            for name in sorted(got):
+                if got[name] == {"limits"}:
+                    zero = " (request 0)" if c.name in zero_request.get(name, ()) else ""
+                    parts.append(f"{name} limit{zero}")
+                elif got[name] == {"requests"} and name in pod.resources.limits:
+                    parts.append(f"{name} request")
+                else:
+                    parts.append(name)
             plans.append(ContainerPlan(c.name, c.kind, "shared",
-                                       "gets a share of the pod budget: " + ", ".join(sorted(given[c.name]))))
+                                       "gets a share of the pod budget: " + ", ".join(parts)))
         else:
             plans.append(ContainerPlan(c.name, c.kind, "exclusive", "keeps its own resources"))
     if any(given.values()):
@@ -700,7 +916,7 @@ def to_per_container(doc: Mapping[str, Any], pod: Pod) -> Rewrite:
 
 def other_form(doc: Mapping[str, Any], pod: Pod) -> Rewrite:
     """The pod-level form of a per-container pod, or the per-container form
-    of a pod-level pod."""
+    of a pod-level pod. Raises ``InputError`` as they do."""
     if pod.resources is not None and has_pod_level_resources(doc):
         return to_per_container(doc, pod)
     return to_pod_level(doc, pod)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from rich import box
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -10,6 +12,7 @@ from rich.text import Text
 from podnuma.analysis.compare import FORM_NAMES, Comparison
 from podnuma.analysis.measure import Measurement
 from podnuma.machine.cpuset import CPUSet
+from podnuma.render.wrap import words
 from podnuma.units import format_bytes as format_size
 
 __all__ = ["comparison_renderable"]
@@ -20,7 +23,17 @@ def _cpus(count_set: CPUSet) -> str:
     return "0" if n == 0 else f"{n} ({count_set})"
 
 
-def _cell(m: Measurement, what: str) -> Text:
+#: cells of names and reasons: wrapped at word boundaries only (a CamelCase
+#: reason wider than its column between its words), never mid-word
+_WORDS = frozenset({"admitted", "nodeshared", "stop"})
+
+
+def _cell(m: Measurement, what: str) -> RenderableType:
+    text = _text_cell(m, what)
+    return words(text) if what in _WORDS else text
+
+
+def _text_cell(m: Measurement, what: str) -> Text:
     if m.startup_error is not None:
         return Text("kubelet would not start" if what == "admitted" else "-", style="red")
     if what == "qos":
@@ -72,6 +85,20 @@ _ROWS = (
 
 
 
+def _budget_text(budget: Mapping[str, Mapping[str, str]]) -> str:
+    """The pod budget: its requests (``cpu=5, memory=4608Mi``), and its
+    limits too when they are not the same."""
+    requests = dict(budget.get("requests", {}))
+    limits = dict(budget.get("limits", {}))
+
+    def listed(values: Mapping[str, str]) -> str:
+        return ", ".join(f"{k}={v}" for k, v in values.items()) or "-"
+
+    if not limits or limits == requests:
+        return listed(requests)
+    return f"requests {listed(requests)}; limits {listed(limits)}"
+
+
 def comparison_renderable(c: Comparison, *, node: str, config: str) -> RenderableType:
     head = Text()
     head.append(c.pod if " " in c.pod else f"Pod {c.pod}", style="bold")  # a workload: "Deployment ns/name"
@@ -88,11 +115,11 @@ def comparison_renderable(c: Comparison, *, node: str, config: str) -> Renderabl
 
     plan = Text()
     plan.append(f"{FORM_NAMES[c.rewrite.direction]} form: ", style="bold")
-    budget = c.rewrite.budget.get("requests", {})
+    budget = _budget_text(c.rewrite.budget)
     if c.rewrite.direction == "podLevel":
-        plan.append("spec.resources " + (", ".join(f"{k}={v}" for k, v in budget.items()) or "-"))
+        plan.append("spec.resources " + budget)
     else:
-        plan.append("spec.resources removed (was " + (", ".join(f"{k}={v}" for k, v in budget.items()) or "-") + ")")
+        plan.append("spec.resources removed (was " + budget + ")")
     for p in c.rewrite.containers:
         plan.append(f"\n  {p.name} ({p.type}): {p.role} - {p.why}")
     parts.append(plan)

@@ -5,7 +5,10 @@ list ``0-7,16-23,24-31`` folds as ``0-7,16-23,24-3`` / ``1``. A
 :class:`Breakable` knows its break points instead: after the commas of a CPU
 list, after the separators of a name (``-``, ``/``, ``.``, ``_``) or at
 spaces. Lines are filled greedily; only a single piece wider than the
-column is cut (nothing else can be done with it).
+column is cut (nothing else can be done with it). :func:`words` also breaks
+a piece wider than the column between the words of a CamelCase name
+(``UnexpectedAdmissionError`` -> ``UnexpectedAdmission`` / ``Error``), and
+only then.
 """
 
 from __future__ import annotations
@@ -19,18 +22,28 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 
-__all__ = ["Breakable", "cpu_list", "name", "pieces", "plain_lines", "text_lines"]
+__all__ = ["Breakable", "cpu_list", "name", "pieces", "plain_lines", "text_lines", "words"]
 
 #: names longer than this without a break may be cut to fit a column
 NAME_PIECE_MAX = 16
 
 _CPU_BREAK = re.compile(r"[^,]*,|[^,]+$")
 _NAME_BREAK = re.compile(r"[^-/._ ]*[-/._ ]|[^-/._ ]+$")
+#: the words of a CamelCase name (an acronym is one: ``SMT|Alignment|Error``)
+_CAMEL_BREAK = re.compile(r"(?:[A-Z]+(?=[A-Z][a-z])|[A-Z]*[^-/._ A-Z]+|[A-Z]+)[-/._ ]*|[-/._ ]+")
 
 
 def pieces(text: str, pattern: re.Pattern[str]) -> list[str]:
     """``text`` cut after each break character (the pieces join back to it)."""
     return [m.group(0) for m in pattern.finditer(text) if m.group(0)]
+
+
+def _inner_pieces(chunks: list[str], inner: re.Pattern[str] | None) -> list[str]:
+    """``chunks`` cut at ``inner``'s break points too (the narrowest a line
+    can be made without cutting a word)."""
+    if inner is None:
+        return chunks
+    return [p for chunk in chunks for p in pieces(chunk, inner)]
 
 
 def _breaks(chunks: list[str], width: int) -> list[int]:
@@ -51,21 +64,50 @@ def _breaks(chunks: list[str], width: int) -> list[int]:
     return offsets
 
 
+def _offsets(chunks: list[str], width: int, inner: re.Pattern[str] | None) -> list[int]:
+    """:func:`_breaks`, but a chunk wider than the column starts a line of
+    its own and is broken at ``inner``'s break points (cut only where one
+    of those pieces is still wider)."""
+    if inner is None:
+        return _breaks(chunks, width)
+    offsets: list[int] = []
+    pos = 0
+    line = 0  # length of the current line
+    for chunk in chunks:
+        if len(chunk.rstrip()) > width:
+            if line:
+                offsets.append(pos)
+            sub = _breaks(pieces(chunk, inner), width)
+            offsets.extend(pos + o for o in sub)
+            line = len(chunk) - (sub[-1] if sub else 0)
+        elif line and line + len(chunk.rstrip()) > width:
+            offsets.append(pos)
+            line = len(chunk)
+        else:
+            line += len(chunk)
+        pos += len(chunk)
+    return offsets
+
+
 class Breakable:
     """A table cell of one or more lines, each wrapped at its own breaks."""
 
     def __init__(
-        self, lines: Iterable[Text], pattern: re.Pattern[str], *, longest_piece: int = 1 << 16
+        self, lines: Iterable[Text], pattern: re.Pattern[str], *, longest_piece: int = 1 << 16,
+        inner: re.Pattern[str] | None = None,
     ) -> None:
         self.lines = list(lines)
         self.pattern = pattern
+        # where a piece wider than the column may be broken before it is cut
+        self.inner = inner
         # a piece longer than this may be cut (a 63-character name with no
         # break must not claim 63 columns of a narrow table)
         self.longest_piece = longest_piece
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
         widest_piece = max(
-            (len(p.rstrip()) for line in self.lines for p in pieces(line.plain, self.pattern)),
+            (len(p.rstrip()) for line in self.lines
+             for p in _inner_pieces(pieces(line.plain, self.pattern), self.inner)),
             default=0,
         )
         widest_piece = min(widest_piece, self.longest_piece)
@@ -75,7 +117,7 @@ class Breakable:
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         width = max(1, options.max_width)
         for line in self.lines:
-            offsets = _breaks(pieces(line.plain, self.pattern), width)
+            offsets = _offsets(pieces(line.plain, self.pattern), width, self.inner)
             for part in line.divide(offsets):
                 part.rstrip()
                 yield from part.render(console, end="")
@@ -85,19 +127,23 @@ class Breakable:
         """The lines :meth:`__rich_console__` draws at ``width``, as plain
         text (each line cut at the same offsets, its trailing spaces taken
         off)."""
-        return plain_lines([line.plain for line in self.lines], self.pattern, width)
+        return plain_lines([line.plain for line in self.lines], self.pattern, width, inner=self.inner)
 
     @property
     def plain(self) -> str:
         return "\n".join(line.plain for line in self.lines)
 
 
-def plain_lines(lines: list[str], pattern: re.Pattern[str], width: int) -> list[str]:
+def plain_lines(
+    lines: list[str], pattern: re.Pattern[str], width: int, *, inner: re.Pattern[str] | None = None
+) -> list[str]:
     """The lines a :class:`Breakable` of these lines (their text) and break
-    ``pattern`` draws at ``width``, as plain text."""
+    ``pattern`` (and ``inner``: :class:`Breakable`) draws at ``width``, as
+    plain text."""
     out: list[str] = []
+    width = max(1, width)
     for text in lines:
-        bounds = [0, *_breaks(pieces(text, pattern), max(1, width)), len(text)]
+        bounds = [0, *_offsets(pieces(text, pattern), width, inner), len(text)]
         out.extend(text[a:b].rstrip() for a, b in zip(bounds, bounds[1:], strict=False))
     return out
 
@@ -126,3 +172,10 @@ def cpu_list(text: Text | str, style: str | Style = "") -> Breakable:
 def name(text: Text | str, style: str | Style = "") -> Breakable:
     """A name (or a few lines of names) that wraps only at word boundaries."""
     return Breakable(_lines(text, style), _NAME_BREAK, longest_piece=NAME_PIECE_MAX)
+
+
+def words(text: Text | str, style: str | Style = "") -> Breakable:
+    """Words and names (a kubelet's reason: ``no: UnexpectedAdmissionError``)
+    that wrap at spaces and separators, and a CamelCase name wider than the
+    column between its words."""
+    return Breakable(_lines(text, style), _NAME_BREAK, longest_piece=NAME_PIECE_MAX, inner=_CAMEL_BREAK)
