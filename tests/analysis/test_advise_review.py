@@ -418,3 +418,39 @@ def test_container_scope_names_the_node_shared_pool(tmp_path: Path) -> None:
         a0 = steps[ix["afterStep"]]
         assert _isolated(a0, "pod") == 0
         assert [x["name"] for x in a0["containers"] if x["isolation"] == "host"] == ["logs"]
+
+
+SERVED = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api, namespace: shop}
+spec:
+  template:
+    spec:
+      initContainers:
+        - name: side
+          restartPolicy: Always
+          resources: {limits: {cpu: "1", memory: MEM}}
+      containers:
+        - name: app
+          resources: {limits: {cpu: "4", memory: 4Gi}}
+"""
+
+
+def test_the_pod_is_advised_as_the_api_server_stores_it(tmp_path: Path) -> None:
+    """0.5Gi reaches the kubelet as 512Mi (the API server stores quantities
+    canonically): the same advice as for 512Mi, not a pod 'rejected as
+    written'; a value past int64 is one line naming the file and field."""
+    docs = [_report(str(_file(tmp_path, f"{m}.yaml", SERVED.replace("MEM", m)))) for m in ("0.5Gi", "512Mi")]
+    for doc in docs:
+        for p in doc["pods"]:
+            p.pop("source")
+    assert docs[0] == docs[1]
+    assert docs[0]["pods"][0]["status"] == "rewritten"
+    huge = _file(tmp_path, "huge.yaml", SERVED.replace('cpu: "4"', "cpu: 99999999999999999999999")
+                 .replace("MEM", "512Mi"))
+    r = CliRunner().invoke(cli, ["advise", str(huge)])
+    assert r.exit_code == 2 and r.stdout == ""
+    (line,) = r.stderr.splitlines()
+    assert line.startswith(f"error: {huge}: spec.template.spec.containers[0].resources.limits[cpu]: ")
+    assert "more than the kubelet counts in an int64" in line

@@ -40,6 +40,7 @@ from podnuma.analysis.rewrite import (
     clean_server_fields,
     has_pod_level_resources,
     has_whole_cpus,
+    served_manifest,
     to_pod_level,
 )
 from podnuma.analysis.shapes import ShapeFit, ShapeProposal, nearest_shape
@@ -444,6 +445,9 @@ def _advise_pod(
         return skip("already pod-level (spec.resources is set)")
     scope = config.topology_manager_scope
     plrm_cfg, _ = variant_config(config, scope=scope, pod_level=True)
+    # the pod as the kubelet receives it from the API server (its quantities
+    # as stored: 0.5Gi is 512Mi), what every figure below is measured on
+    doc = served_manifest(doc)
     try:
         pod = parse_pod(doc, gates=plrm_cfg.feature_gates)
     except InputError as e:
@@ -457,7 +461,10 @@ def _advise_pod(
                     sidecar_rules=rules)
 
     keep_limits = strategy == "keep-limits"
-    first = to_pod_level(doc, pod, sidecars=rules, keep_limits=keep_limits)
+    try:
+        first = to_pod_level(doc, pod, sidecars=rules, keep_limits=keep_limits)
+    except InputError as e:  # (an amount past int64: no form can be derived from it)
+        return skip(f"invalid pod: {e}", error=e)
     by_name = {c.name: c for c in pod.all_containers()}
     moving = [p.name for p in first.containers if p.role == "shared" and has_whole_cpus(by_name[p.name])]
     if not moving:
@@ -483,7 +490,10 @@ def _advise_pod(
     tried: set[str] = set()
     chosen: tuple[Rewrite, Measurement, Candidate] | None = None
     for size in sizes:
-        rewrite = to_pod_level(doc, pod, shared_pool_cpus=size, sidecars=rules, keep_limits=keep_limits)
+        try:
+            rewrite = to_pod_level(doc, pod, shared_pool_cpus=size, sidecars=rules, keep_limits=keep_limits)
+        except InputError:  # (the budget past int64: larger pools too)
+            break
         budget = str(rewrite.budget.get("requests", {}).get("cpu", "?"))
         if budget in tried:
             continue  # the budget was raised to one already tried

@@ -223,15 +223,18 @@ def _node_mapping(src: TextInput | None) -> dict[str, Any]:
 
 def _the_pod(manifest: Mapping[str, Any]) -> Mapping[str, Any]:
     """The Pod the kubelet runs for ``manifest``: the Pod itself, or the pod
-    a workload creates from its template (as ``compare`` measures it)."""
+    a workload creates from its template (as ``compare`` measures it), as
+    the API server stores it (its quantities canonical: what the kubelet
+    receives)."""
     kind = manifest.get("kind")
     from podnuma.analysis.advise import TEMPLATE_PATHS, workload_pod  # (compare and advise only)
+    from podnuma.analysis.rewrite import served_manifest
 
     if isinstance(kind, str) and kind in TEMPLATE_PATHS:
         _, pod, _ = workload_pod(manifest, kind)
         if pod is not None:
-            return pod
-    return manifest
+            return served_manifest(pod)
+    return served_manifest(manifest)
 
 
 def pod_restart_risks(
