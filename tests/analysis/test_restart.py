@@ -205,3 +205,55 @@ def test_the_cli_prints_the_service_document(tmp_path: Path) -> None:
     path = _write(tmp_path, _scenario(_pc("a"), _pl("b")))
     res = CliRunner().invoke(cli, ["restart", str(path), "-o", "json"])
     assert json.loads(res.stdout) == restart_document(restart_after_scenario(TextInput.read(path, what="scenario")))
+
+
+def _state_dir_of(tmp_path: Path, doc: dict[str, Any]) -> tuple[Path, Path]:
+    """The checkpoints ``doc`` leaves (its state directory) and a pods
+    dump of its pods, their UIDs as the run gave them."""
+    path = _write(tmp_path, doc)
+    res = CliRunner().invoke(cli, ["simulate", str(path), "-o", "json", "--checkpoint-dir", str(tmp_path / "sd")])
+    assert res.exit_code == 0, res.output
+    items = []
+    for step, got in zip(doc["steps"], json.loads(res.stdout)["steps"], strict=True):
+        pod = copy.deepcopy(step["addPod"])
+        pod["metadata"]["uid"] = got["podUID"]
+        pod["status"] = {"phase": "Running"}
+        items.append(pod)
+    (tmp_path / "pods.json").write_text(json.dumps({"kind": "List", "items": items}))
+    return tmp_path / "sd", path
+
+
+def test_state_dir_without_a_configuration_asks_for_it(tmp_path: Path) -> None:
+    """The static policy's checkpoint does not record the reserved CPUs:
+    the restart asks for the configuration (it said the kubelet would not
+    start); pod budgets in it infer the pod-level gates and pod scope, with
+    a warning that the topology manager policy is not known."""
+    sd, path = _state_dir_of(tmp_path, _scenario(_pc("a", "2026-01-01T00:00:01Z"),
+                                                 _pl("b", "2026-01-01T00:00:02Z")))
+    node = ["--node", str(path), "--pods", str(tmp_path / "pods.json")]
+    res = CliRunner().invoke(cli, ["restart", "--state-dir", str(sd), *node])
+    assert res.exit_code == 2 and res.stdout == ""
+    assert res.stderr.startswith("error: --kubelet-config: the node's configuration is needed")
+    res = CliRunner().invoke(cli, ["restart", "--state-dir", str(sd), *node, "--set", "reservedSystemCPUs=0",
+                                   "--as-scenario", str(tmp_path / "as.yaml")])
+    assert res.exit_code == 0, res.output
+    config = yaml.safe_load((tmp_path / "as.yaml").read_text())["kubeletConfig"]
+    assert config["featureGates"] == {"PodLevelResources": True, "PodLevelResourceManagers": True}
+    assert config["topologyManagerScope"] == "pod"
+    assert "\nwarning: the checkpoints hold pod-level sets" in res.stdout  # (the report's notes)
+    assert "does not record reservedSystemCPUs" not in res.stdout  # (--set gave them)
+
+
+def test_cpus_of_a_pod_without_spec_count_as_held_by_running_pods(tmp_path: Path) -> None:
+    """A pod the dump lacks runs on as its entries: its CPUs are held by a
+    running pod, and the totals add up to the node's CPUs."""
+    sd, path = _state_dir_of(tmp_path, _scenario(_pc("a"), _pc("b")))
+    dump = json.loads((tmp_path / "pods.json").read_text())
+    dump["items"] = dump["items"][:1]  # b's spec missing
+    (tmp_path / "pods.json").write_text(json.dumps(dump))
+    r = restart_state_dir(sd, pods=str(tmp_path / "pods.json"), node=TextInput.read(path, what="node"),
+                          kubelet_config=str(path))
+    assert sorted(_outcomes(r).values()) == ["kept", "unknown"]
+    t = r.totals
+    assert t.cpus == t.reserved + t.free + t.held_by_running + t.held_by_rejected + t.taken_by_nobody
+    assert t.held_by_running == 4

@@ -195,8 +195,12 @@ def test_as_scenario_infers_what_it_can(tmp_path: Path) -> None:
         "memoryManagerPolicy": "Static",
         "reservedMemory": [{"numaNode": 0, "limits": {"memory": "1Gi"}}],
         "systemReserved": {"memory": "924Mi"},
+        # (its pod budgets: only pod scope with the pod-level gates writes them)
+        "featureGates": {"PodLevelResources": True, "PodLevelResourceManagers": True},
+        "topologyManagerScope": "pod",
     }
     assert "reservedSystemCPUs" in res.stderr
+    assert "warning: the checkpoints hold pod-level sets" in res.stderr
 
 
 def _two_node_sysfs(tmp_path: Path) -> Path:

@@ -142,10 +142,10 @@ def test_restart_state_dir_names_the_node_and_set_not_the_state_directory(here: 
     set_line = _error(_run(["restart", "--state-dir", "sd", "--node", "node.yaml", "--kubelet-config",
                             "full.yaml", "--set", "reservedSystemCPUs=99"]))
     assert set_line.endswith("(--set: reservedSystemCPUs)"), set_line
-    # what is the state's own (here: the configuration inferred from it) stays
-    # named by the state directory
+    # what is the state's own (its CPUs, not the machine's) stays named by
+    # the state directory
     tiny = copy.deepcopy(NODE)
     tiny["synthetic"].update(sockets=1, coresPerNumaNode=1)
     _dump(here / "tiny.yaml", {"node": tiny})
-    state_line = _error(_run(["restart", "--state-dir", "sd", "--node", "tiny.yaml"]))
+    state_line = _error(_run(["restart", "--state-dir", "sd", "--node", "tiny.yaml", "--set", "reservedSystemCPUs=0"]))
     assert state_line.startswith("error: kubelet would not start: ") and "(sd (restart): " in state_line

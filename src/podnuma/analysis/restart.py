@@ -199,7 +199,7 @@ class Totals:
     cpus: int
     reserved: int
     free: int  # the default set without the reserved CPUs
-    held_by_running: int  # exclusive CPUs (pod sets included) of admitted pods
+    held_by_running: int  # exclusive CPUs (pod sets included) of running pods: re-admitted, or unknown
     held_by_rejected: int  # stale entries of pods rejected at the restart
     taken_by_nobody: int  # in no entry and not in the default set
     taken_by_nobody_cpus: str
@@ -480,7 +480,6 @@ def _totals(run: RunResult, cpu: CPUCheckpointData | None, outcomes: Sequence[Po
     reserved = run.node.reserved_cpus
     if cpu is None or cpu.policy_name != "static":
         return Totals(all_cpus.size(), reserved.size(), all_cpus.difference(reserved).size(), 0, 0, 0, "")
-    admitted = {o.uid for o in outcomes if o.outcome in (KEPT, MOVED)}
     rejected = {o.uid for o in outcomes if o.outcome == REJECTED}
     held_running, held_rejected, assigned = CPUSet(), CPUSet(), CPUSet()
     for uid in set(cpu.entries) | set(cpu.pod_entries):
@@ -488,10 +487,10 @@ def _totals(run: RunResult, cpu: CPUCheckpointData | None, outcomes: Sequence[Po
         for c in cpu.entries.get(uid, {}).values():
             cs = cs | c
         assigned = assigned | cs
-        if uid in admitted:
-            held_running = held_running | cs
-        elif uid in rejected:
+        if uid in rejected:
             held_rejected = held_rejected | cs
+        else:  # re-admitted, or running as its entries (unknown: no spec to re-admit)
+            held_running = held_running | cs
     nobody = all_cpus.difference(cpu.default_cpuset).difference(assigned)
     return Totals(
         cpus=all_cpus.size(),

@@ -452,6 +452,19 @@ def scenario_document(
                     "reservedMemory comes from the checkpoint's per-NUMA systemReserved; "
                     "systemReserved memory assumes the default evictionHard (100Mi) and no kubeReserved"
                 )
+        pod_sets = (files.cpu is not None and bool(files.cpu.pod_entries)) or (
+            files.memory is not None and bool(files.memory.pod_entries))
+        if pod_sets:
+            # only the managers of pod scope with pod-level resources write a
+            # pod's own set (its budget): that configuration ran
+            config["featureGates"] = {"PodLevelResources": True, "PodLevelResourceManagers": True}
+            config["topologyManagerScope"] = "pod"
+            notes.append(
+                "warning: the checkpoints hold pod-level sets (pod budgets): featureGates PodLevelResources "
+                "and PodLevelResourceManagers on and topologyManagerScope pod are inferred from them, but "
+                "not the topology manager policy (none assumed), which decides where a pod-level pod goes "
+                "when re-admitted: give the node's configuration (--kubelet-config)"
+            )
     state: dict[str, object] = {}
     cpu_obj = files.raw_object("cpu")
     if cpu_obj is not None:

@@ -29,6 +29,7 @@ RESTART_COLOURS: tuple[tuple[str, str], ...] = (
     (r"the kubelet starts from the state left", "green"),
     (r"the kubelet would not start: .*", "bold red"),
     (r"(?m)^note: .*$", "dim"),
+    (r"(?m)^warning: .*$", "yellow"),
 )
 
 
@@ -125,5 +126,5 @@ def render_restart(r: RestartReport, *, wide: bool = False) -> str:
                             else f"the kubelet would not start: {r.next_start}"),
     ]
     for n in r.notes:
-        out.append(f"note: {n}")
+        out.append(n if n.startswith("warning: ") else f"note: {n}")
     return "\n".join(out) + "\n"

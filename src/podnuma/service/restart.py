@@ -97,6 +97,14 @@ def _dump_pods(path: str, uids: set[str]) -> tuple[dict[str, tuple[dict[str, Any
     return out, []
 
 
+def _reserves_cpus(config: Mapping[str, Any]) -> bool:
+    """Whether a configuration reserves CPUs the static policy can take
+    (reservedSystemCPUs, or a kube/system-reserved CPU amount)."""
+    if config.get("reservedSystemCPUs"):
+        return True
+    return any(isinstance(config.get(k), Mapping) and config[k].get("cpu") for k in ("kubeReserved", "systemReserved"))
+
+
 def restart_state_dir(
     directory: Path, *, pods: str | None = None, node: TextInput | None = None,
     sysfs: Path | None = None, kubelet_config: str | None = None, overrides: Sequence[Override] = (),
@@ -146,6 +154,14 @@ def restart_state_dir(
     assert isinstance(state, dict) and isinstance(node_out, dict) and isinstance(config_out, dict)
     if overrides:
         config_out = apply_overrides(config_out, overrides)
+    if _reserves_cpus(config_out):  # (given by --set: the note asking for it is answered)
+        notes = [n for n in notes if "does not record reservedSystemCPUs" not in n]
+    if source is None and config_out.get("cpuManagerPolicy") == "static" and not _reserves_cpus(config_out):
+        raise InputError(
+            "--kubelet-config: the node's configuration is needed: its CPU manager checkpoint is the "
+            "static policy's, which does not record the reserved CPUs the kubelet started with (give "
+            "--kubelet-config FILE, or --set reservedSystemCPUs=LIST on the configuration inferred "
+            "from the checkpoints)")
     return _with_overrides(restart(NodeState(
         node=node_out, kubelet_config=config_out,
         cpu_checkpoint=state.get("cpuManager"), memory_checkpoint=state.get("memoryManager"),
