@@ -4,8 +4,11 @@ One file, no network: plotly's JavaScript is inlined once, the charts are
 plotly figures (fleet CPUs by use as running and under each what-if;
 CPUs pinned only to sidecars per node; density per workload), the node
 table sorts on a click on its headers, and each drilled-down node shows its
-figures, its NUMA nodes, the pods it rejects and its topology picture (the
-SVG of ``podnuma topology``: every CPU coloured by its owner).
+figures, its NUMA nodes, the pods it rejects, its kubelet restart outcome
+(``--what-if ...,restart``) and its topology picture (the SVG of ``podnuma
+topology``: every CPU coloured by its owner). The restart section reads
+the report's ``restart`` part: per run, the figures of a kubelet restart
+and the pods it moves or rejects.
 """
 
 from __future__ import annotations
@@ -256,6 +259,120 @@ def _node_table(report: Mapping[str, Any], drilled: set[str]) -> str:
             f"<tbody>{''.join(rows)}</tbody></table>")
 
 
+#: (key, label) of a restart section's figures, in the order shown; a key
+#: the report adds later is shown after them under its own name
+_RESTART_FIGURES: tuple[tuple[str, str], ...] = (
+    ("nodes", "nodes restarted"),
+    ("notReplayed", "nodes where the restart is not replayed"),
+    ("kept", "pods kept"),
+    ("moved", "pods moved"),
+    ("rejected", "pods rejected"),
+    ("unknown", "pods of unknown outcome"),
+    ("cpusTakenByNobody", "CPUs taken by nobody"),
+)
+#: the keys of a restart section that are not a figure of their own
+_RESTART_LISTS = ("pods", "nodesThatWouldNotStartAgain")
+
+
+def _run_label(report: Mapping[str, Any], lab: str) -> str:
+    whatifs = list(report["whatIfs"])
+    return f"({whatifs.index(lab) + 1}) {lab}" if lab in whatifs else lab
+
+
+def _value(v: object) -> str:
+    """A figure as text: a scalar as is, anything else as its JSON."""
+    if v is None or isinstance(v, (str, int, float, bool)):
+        return "-" if v is None else str(v)
+    return json.dumps(v, sort_keys=True)
+
+
+def _restart_runs(report: Mapping[str, Any]) -> list[str]:
+    """The runs of the report's ``restart`` part: as running first (when the
+    restart runs on it), then the what-ifs in command-line order."""
+    sections = report.get("restart") or {}
+    order = [BASELINE, *report["whatIfs"]]
+    return [lab for lab in order if lab in sections] + [str(k) for k in sections if k not in order]
+
+
+def _pod_cpus(p: Mapping[str, Any]) -> str:
+    return f"{_value(p.get('before'))} -> {_value(p.get('after'))}"
+
+
+def _restart_table(report: Mapping[str, Any], drilled: set[str]) -> str:
+    """``--what-if ...,restart``: per run, the figures of a kubelet restart
+    on its nodes (the table's and JSON's ``restart``), then the pods it
+    moves or rejects with the kubelet's reason."""
+    sections: Mapping[str, Any] = report.get("restart") or {}
+    runs = _restart_runs(report)
+    if not runs:
+        return ""
+    secs = [sections[lab] for lab in runs]
+    head = "".join(f"<th>{_e(_run_label(report, lab))}</th>" for lab in runs)
+    known = [k for k, _ in _RESTART_FIGURES]
+    extra = list(dict.fromkeys(str(k) for sec in secs for k in sec
+                               if k not in known and k not in _RESTART_LISTS))
+    rows = []
+    for key, label in [*_RESTART_FIGURES, *((k, k) for k in extra)]:
+        if not any(key in sec for sec in secs):
+            continue
+        cells = "".join(f"<td data-key='{_e(key)}'>{_e(_value(sec.get(key, '-')))}</td>" for sec in secs)
+        rows.append(f"<tr><td class=l>{_e(label)}</td>{cells}</tr>")
+    starts = []
+    for sec in secs:
+        fails = [str(x) for x in sec.get("nodesThatWouldNotStartAgain") or []]
+        starts.append("<td data-key=nodesThatWouldNotStartAgain>yes</td>" if not fails else
+                     f"<td class='l err' data-key=nodesThatWouldNotStartAgain>no, on {len(fails)} node(s): "
+                     f"{_e(', '.join(fails))}</td>")
+    rows.append(f"<tr><td class=l>the kubelet starts again</td>{''.join(starts)}</tr>")
+    pods = []
+    for lab, sec in zip(runs, secs, strict=True):
+        for p in sec.get("pods") or []:
+            node = str(p.get("node", "-"))
+            link = f"<a href='#{_anchor(node)}'>{_e(node)}</a>" if node in drilled else _e(node)
+            behind = f" (left behind: {_e(p['leftBehind'])})" if p.get("leftBehind") else ""
+            pods.append(
+                f"<tr><td class=l>{_e(_run_label(report, lab))}</td><td class=l>{link}</td>"
+                f"<td class=l>{_e(p.get('pod', '-'))}</td><td class=l>{_e(p.get('outcome', '-'))}</td>"
+                f"<td class=l>{_e(_pod_cpus(p))}{behind}</td><td class=l>{_e(p.get('reason') or '')}</td>"
+                f"<td class=l>{_e(p.get('message') or '')}</td></tr>")
+    return (
+        "<h2>Kubelet restart (v1.37.2, kubernetes#140989)</h2>"
+        "<p class=note>The pods of each run admitted as in the run, then the kubelet restarted: the pods "
+        "that keep their CPUs, the pods it moves or rejects, the CPUs no pod takes afterwards, and whether "
+        "the kubelet starts again from the state it leaves.</p>"
+        f"<table id=restart><thead><tr><th class=l></th>{head}</tr></thead><tbody>{''.join(rows)}"
+        "</tbody></table>"
+        "<p>pods moved or rejected at the restart</p>"
+        + ("<table class=sortable id=restart-pods><thead><tr><th class=l>run</th><th class=l>node</th>"
+           "<th class=l>pod</th><th class=l>outcome</th><th class=l>CPUs before -&gt; after</th>"
+           "<th class=l>reason</th><th class=l>message</th></tr></thead><tbody>" + "".join(pods)
+           + "</tbody></table>" if pods else "<p>none</p>"))
+
+
+def _node_restart(lab: str, r: Mapping[str, Any]) -> str:
+    """A node's restart outcome under one run (its ``restart`` in the JSON)."""
+    if "error" in r:
+        return f"<p class=err>{_e(lab)}: kubelet restart: {_e(r['error'])}</p>"
+    pods = ", ".join(f"{_e(_value(r[k]))} {k}" for k in ("kept", "moved", "rejected", "unknown") if k in r)
+    figures = "; ".join(x for x in (
+        f"pods {pods}" if pods else "",
+        f"{_e(_value(r['cpusTakenByNobody']))} CPUs taken by nobody" if "cpusTakenByNobody" in r else "",
+        *(f"{_e(k)}: {_e(_value(v))}" for k, v in r.items()
+          if k not in ("kept", "moved", "rejected", "unknown", "cpusTakenByNobody", "nextStartFails", "pods")),
+    ) if x)
+    fails = r.get("nextStartFails")
+    start = ("the kubelet starts again" if not fails else
+             f"<span class=err>the kubelet would not start again: {_e(_value(fails))}</span>")
+    items = "".join(
+        f"<li>{_e(p.get('pod', '-'))}: {_e(p.get('outcome', '-'))}, CPUs {_e(_pod_cpus(p))}"
+        + (f" (left behind: {_e(p['leftBehind'])})" if p.get("leftBehind") else "")
+        + (f": {_e(p['reason'])}" if p.get("reason") else "")
+        + (f": {_e(p['message'])}" if p.get("message") else "") + "</li>"
+        for p in r.get("pods") or [])
+    return (f"<p class=restart>{_e(lab)}: kubelet restart: {figures}; {start}</p>"
+            + (f"<ul>{items}</ul>" if items else ""))
+
+
 def _drilldown(n: Mapping[str, Any], svg: str | None, whatifs: Sequence[str]) -> str:
     name = str(n["name"])
     parts = [f"<details id='{_anchor(name)}'><summary>{_e(name)} &mdash; {_e(n['status'])}</summary>"]
@@ -281,6 +398,9 @@ def _drilldown(n: Mapping[str, Any], svg: str | None, whatifs: Sequence[str]) ->
                 items = "".join(f"<li>{_e(r['pod'])}: {_e(r['reason'])}: {_e(r['message'])}</li>"
                                 for r in run["rejected"])
                 parts.append(f"<p>{_e(lab)}: rejected pods</p><ul>{items}</ul>")
+        for lab, run in runs:
+            if "error" not in run and isinstance(run.get("restart"), Mapping):
+                parts.append(_node_restart(lab, run["restart"]))
         if b.get("density"):
             items = "".join(f"<li>{_e(k)}: {d['copies']} copies</li>" for k, d in b["density"].items())
             parts.append(f"<p>density on an empty node like this one:</p><ul>{items}</ul>")
@@ -333,6 +453,7 @@ def render_html(
         ("<table><thead><tr><th class=l>run</th><th class=l>workload</th><th>pods</th>"
          "<th class=l>reason</th><th class=l>message</th></tr></thead><tbody>"
          + "".join(rej_rows) + "</tbody></table>") if rej_rows else "<p>none</p>",
+        _restart_table(report, drill_set),
         _changed_pods_table(report),
         "<h2>Nodes</h2><p class=note>Click a header to sort; click a node for its drill-down.</p>",
         _node_table(report, drill_set),
