@@ -94,12 +94,12 @@ def _run(*args: str) -> str:
     return r.stdout
 
 
-def _reports(tmp_path: Path, *what_ifs: str) -> tuple[dict[str, Any], str]:
+def _reports(tmp_path: Path, *what_ifs: str, dump: Path = EXAMPLE) -> tuple[dict[str, Any], str]:
     need("plotly")
     flags = [x for w in what_ifs for x in ("--what-if", w)]
-    doc = json.loads(_run("fleet", "analyze", str(EXAMPLE), *flags, "-o", "json"))
+    doc = json.loads(_run("fleet", "analyze", str(dump), *flags, "-o", "json"))
     out = tmp_path / "report.html"
-    _run("fleet", "analyze", str(EXAMPLE), *flags, "-o", "html", "--output-file", str(out))
+    _run("fleet", "analyze", str(dump), *flags, "-o", "html", "--output-file", str(out))
     return doc, out.read_text()
 
 
@@ -126,6 +126,9 @@ def _check_restart(doc: Mapping[str, Any], page: _Page) -> None:
             text = cells[0][1]
             if key == "nodesThatWouldNotStartAgain":
                 assert text == "yes" if not value else all(n in text for n in value), (lab, text)
+            elif key == "assumed":  # (the nodes of an assumed configuration, apart)
+                assert text.startswith(f"{value['nodes']} node(s): {value['kept']} kept, "
+                                       f"{value['moved']} moved, {value['rejected']} rejected"), text
             else:
                 assert text == str(value), (lab, key, text)
         rows = [[text for _, text in row] for row in page.tables.get("restart-pods", [])[1:]]
@@ -218,3 +221,16 @@ def test_html_without_restart_has_no_section(tmp_path: Path, broken: dict[str, A
     doc.pop("restart", None)
     page = render_html({**doc, **broken}, {})
     assert "restart" not in _parse(page).tables and "Kubelet restart" not in page
+
+
+def test_html_restart_of_nodes_with_an_assumed_configuration(tmp_path: Path) -> None:
+    """A node without its configz: its restart figures are apart from the
+    totals, as in the table and the json, on a row of their own."""
+    import shutil
+
+    dump = tmp_path / "fleet"
+    shutil.copytree(EXAMPLE, dump)
+    (dump / "configz" / "ip-10-20-2-41.eu-west-1.compute.internal.json").unlink()
+    doc, page = _reports(tmp_path, WHAT_IF, dump=dump)
+    assert doc["restart"][WHAT_IF]["assumed"]["nodes"] == 1
+    _check_restart(doc, _parse(page))

@@ -40,8 +40,9 @@ def fleet_group() -> None:
 @fleet_group.command("analyze")
 @click.argument("inputs", nargs=-1)
 @click.option("--what-if", "what_ifs", multiple=True, metavar="CHANGES",
-              help="gates, pod-level, scope=pod|container, policy=..., cpu-policy=..., memory-policy=..., "
-                   "cpu-option=NAME, topology-option=NAME; comma-separated; repeatable.")
+              help="gates, pod-level, shared-pool-cpus=N (with pod-level), scope=pod|container, "
+                   "policy=..., cpu-policy=..., memory-policy=..., cpu-option=NAME, topology-option=NAME, "
+                   "restart; comma-separated, each key once; repeatable.")
 @click.option("--set", "set_values", multiple=True, metavar="PATH=VALUE",
               help="Override a field of every node's own kubelet configuration by its "
                    "KubeletConfiguration JSON path (featureGates.PodLevelResourceManagers=true, "

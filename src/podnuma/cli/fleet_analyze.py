@@ -286,6 +286,8 @@ def analyze(
 
     parsed = guard(lambda: service.what_ifs(what_ifs, workers=workers, dask_target=dask_target))
     overrides = guard(lambda: parse_overrides(set_values))
+    if scenario_dir is not None:  # (an earlier run's scenarios would stay: before any work)
+        guard(lambda: service.scenario_dir_unused(scenario_dir))
     if fmt == "html":
         guard(lambda: importlib.import_module("plotly"))  # the fleet extra, before any work
     if dask_target is not None:  # found, not imported: the Dask client may run in a process of its own

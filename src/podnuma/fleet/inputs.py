@@ -219,6 +219,39 @@ def _emptiness(text: str, yaml: bool) -> str | None:
     return None
 
 
+def _no_objects(doc: Any, yaml: bool = False) -> str | None:
+    """Why a parsed file (not a kubelet configuration, FleetConfig or
+    MachineInfo) holds no Kubernetes object at all, what it is instead
+    (``None``: it holds an object with a ``kind``, or a list, even an empty
+    one: ``items: []`` or ``items: null`` is 0 objects of that kind)."""
+    docs = doc if isinstance(doc, list) else [doc]
+    for d in docs:
+        if _is_map(d):
+            kind = d.get("kind")
+            if "items" in d and str(kind if kind is not None else "List").endswith("List"):
+                return None
+            if isinstance(kind, str) and kind and not kind.endswith("List"):
+                return None
+    if isinstance(doc, list):
+        what = "null" if not doc and yaml else "an empty array" if not doc else (
+            "values none of which is a Kubernetes object")
+    elif doc is None:
+        what = "null"
+    elif isinstance(doc, bool):
+        what = "a boolean"
+    elif isinstance(doc, (int, float)):
+        what = "a number"
+    elif isinstance(doc, str):
+        what = "a string"
+    elif not _is_map(doc):
+        what = "a value"
+    elif isinstance(doc.get("kind"), str) and doc["kind"]:
+        what = f"a {doc['kind']} without items"
+    else:
+        what = "a mapping without kind"
+    return f"not a Kubernetes object or list ({what}): no Kubernetes objects"
+
+
 def _classify(path: Path, scan: Scan, hold: bool = False, base: Path | None = None) -> None:
     name = str(path)
     scan.files.append(name)
@@ -244,6 +277,8 @@ def _classify(path: Path, scan: Scan, hold: bool = False, base: Path | None = No
     if issue is not None:
         scan.issues.append(issue)
     if doc is None:
+        if text is not None and issue is None:  # JSON null
+            scan.issues.append(Issue("error", _no_objects(None) or "", file=name))
         return
     if _is_map(doc) and "kubeletconfig" in doc and len(doc) == 1:
         cfg = doc["kubeletconfig"]
@@ -266,6 +301,10 @@ def _classify(path: Path, scan: Scan, hold: bool = False, base: Path | None = No
         return
     if _is_machine_info(doc):
         scan.machineinfo[path.stem] = name
+        return
+    nothing = _no_objects(doc, path.suffix.lower() != ".json")
+    if nothing is not None:  # as an empty file: an error naming it
+        scan.issues.append(Issue("error", nothing, file=name))
         return
     pods_here = False
     problems = ItemProblems(name)

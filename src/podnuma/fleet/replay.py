@@ -555,7 +555,26 @@ def _parse_pods(
             if type(template) is Pod:
                 cache.parsed[key] = (template, sidecars)
         pods.append(_Pod(doc=doc, pod=pod, workload=workload_of(doc), sidecars=sidecars))
-    return pods, issues
+    return _unique_uids(pods, issues, node)
+
+
+def _unique_uids(pods: list[_Pod], issues: list[Issue], node: str) -> tuple[list[_Pod], list[Issue]]:
+    """``pods`` (in start order) without a pod whose UID an earlier one
+    has, each named in an issue: a UID names one pod (the kubelet would
+    take the second for the first, already running), so two pods of one
+    UID are an input problem, not a rejection; the first is replayed."""
+    first: dict[str, str] = {}
+    kept: list[_Pod] = []
+    for p in pods:
+        had = first.get(p.pod.uid)
+        if had is not None:
+            issues.append(Issue("warning", f"pod {p.pod.ref} not replayed: it has the uid {p.pod.uid} of "
+                                f"pod {had}, replayed before it (a uid names one pod: the inputs are wrong)",
+                                node=node))
+            continue
+        first[p.pod.uid] = p.pod.ref
+        kept.append(p)
+    return kept, issues
 
 
 def _density(

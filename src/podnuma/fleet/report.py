@@ -159,6 +159,9 @@ def fleet_report(
             if "error" in run:
                 issues.append(Issue("error", f"what-if {label}: {run['error']}",
                                     node=str(n["name"])).as_dict())
+            elif "error" in (run.get("restart") or {}):  # (counted as notReplayed: say why)
+                issues.append(Issue("error", f"what-if {label}: the restart is not replayed: "
+                                    f"{run['restart']['error']}", node=str(n["name"])).as_dict())
     status: dict[str, int] = {"ok": 0, "warning": 0, "error": 0}
     for n in nodes:
         status[str(n["status"])] = status.get(str(n["status"]), 0) + 1

@@ -14,24 +14,38 @@ __all__ = ["restart_scenario_of", "restart_section"]
 _COUNTS = ("kept", "moved", "rejected", "unknown", "cpusTakenByNobody")
 
 
+def _figures(runs: Sequence[tuple[str, Mapping[str, Any]]]) -> dict[str, Any]:
+    done = [(name, r) for name, r in runs if "error" not in r]
+    out: dict[str, Any] = {"nodes": len(done), "notReplayed": len(runs) - len(done)}
+    for key in _COUNTS:
+        out[key] = sum(int(r[key]) for _, r in done)
+    out["nodesThatWouldNotStartAgain"] = sorted(name for name, r in done if r["nextStartFails"])
+    return out
+
+
 def restart_section(nodes: Sequence[Mapping[str, Any]], what_ifs: Sequence[str]) -> dict[str, Any]:
     """``{"restart": {label: {...}}}`` for the what-ifs with a restart (empty
-    when none has one)."""
+    when none has one). The totals are over the nodes whose configuration
+    is known, as the report's other totals; the nodes whose configuration
+    is assumed are counted apart (``assumed``: the same figures) and their
+    pods marked ``configAssumed``."""
     out: dict[str, Any] = {}
     for label in what_ifs:
         runs = [
-            (str(n["name"]), n["whatIfs"][label]["restart"])
+            (str(n["name"]), n["whatIfs"][label]["restart"], bool(n.get("configAssumed")))
             for n in nodes
             if "restart" in n.get("whatIfs", {}).get(label, {})
         ]
         if not runs:
             continue
-        done = [(name, r) for name, r in runs if "error" not in r]
-        section: dict[str, Any] = {"nodes": len(done), "notReplayed": len(runs) - len(done)}
-        for key in _COUNTS:
-            section[key] = sum(int(r[key]) for _, r in done)
-        section["nodesThatWouldNotStartAgain"] = sorted(name for name, r in done if r["nextStartFails"])
-        section["pods"] = [{"node": name, **p} for name, r in done for p in r["pods"]]
+        section = _figures([(name, r) for name, r, assumed in runs if not assumed])
+        section["pods"] = [
+            {"node": name, **p, **({"configAssumed": True} if assumed else {})}
+            for name, r, assumed in runs if "error" not in r for p in r["pods"]
+        ]
+        apart = [(name, r) for name, r, assumed in runs if assumed]
+        if apart:
+            section["assumed"] = _figures(apart)
         out[label] = section
     return {"restart": out} if out else {}
 

@@ -134,8 +134,8 @@ def parse_what_if(text: str) -> WhatIf:
             continue
         key, sep, value = part.partition("=")
         if key == "shared-pool-cpus" and sep:
-            if not value.isdigit():
-                raise InputError(f"--what-if: {part}: expected a whole number of CPUs")
+            if not value.isdigit() or int(value) < 1:
+                raise InputError(f"--what-if: {part}: expected a whole number of CPUs >= 1")
             shared = int(value)
             continue
         if not sep or not value:
@@ -155,6 +155,15 @@ def parse_what_if(text: str) -> WhatIf:
                 f"--what-if: unknown change {key!r} (expected gates, pod-level, restart, shared-pool-cpus=, "
                 f"{', '.join(f'{k}=' for k in [*_FIELDS, *_OPTIONS])})"
             )
+    # One key once: two values of it would contradict each other (the last
+    # silently winning). cpu-option= and topology-option= name different
+    # options, so there the key is KEY=NAME.
+    seen: set[str] = set()
+    for part in parts:
+        once = part if part.partition("=")[0] in _OPTIONS else part.partition("=")[0]
+        if once in seen:
+            raise InputError(f"--what-if: {once} given twice in {text!r}")
+        seen.add(once)
     if shared is not None and not pod_level:
         raise InputError("--what-if: shared-pool-cpus=N goes with pod-level")
     return WhatIf(label=",".join(parts), pod_level=pod_level,

@@ -260,18 +260,29 @@ def _restart(report: Mapping[str, Any]) -> Table | None:
     sections = report.get("restart") or {}
     if not sections:
         return None
-    t = Table(title="kubelet restart (v1.37.2, kubernetes#140989): pods moved or rejected",
+    assumed = any("assumed" in sec for sec in sections.values())
+    t = Table(title="kubelet restart (v1.37.2, kubernetes#140989): pods moved or rejected"
+                    + (" (* on a node whose configuration is assumed)" if assumed else ""),
               box=box.SIMPLE_HEAD, title_justify="left")
     for col in ("run", "node", "pod", "outcome", "CPUs before -> after", "reason"):
         t.add_column(col)
-    for lab, sec in sections.items():
+
+    def figures(lab: str, sec: Mapping[str, Any], nodes: str) -> None:
+        not_replayed = f", {sec['notReplayed']} not replayed" if sec.get("notReplayed") else ""
         t.add_row(*(Text(c) for c in (
-            lab, f"{sec['nodes']} nodes", f"{sec['kept']} kept, {sec['moved']} moved, {sec['rejected']} rejected",
+            lab, f"{sec['nodes']} {nodes}{not_replayed}",
+            f"{sec['kept']} kept, {sec['moved']} moved, {sec['rejected']} rejected",
             f"{sec['cpusTakenByNobody']} CPUs taken by nobody",
             f"{len(sec['nodesThatWouldNotStartAgain'])} nodes would not start again", "")))
+
+    for lab, sec in sections.items():
+        figures(lab, sec, "nodes")
+        if "assumed" in sec:
+            figures(lab, sec["assumed"], "nodes assumed *")
         for p in sec["pods"]:
             cpus = f"{p['before']} -> {p['after'] or '-'}"
-            t.add_row(*(Text(c) for c in (lab, p["node"], p["pod"], p["outcome"], cpus, p.get("reason") or "")))
+            node = str(p["node"]) + (" *" if p.get("configAssumed") else "")
+            t.add_row(*(Text(c) for c in (lab, node, p["pod"], p["outcome"], cpus, p.get("reason") or "")))
     return t
 
 

@@ -310,7 +310,7 @@ def _restart_table(report: Mapping[str, Any], drilled: set[str]) -> str:
     head = "".join(f"<th>{_e(_run_label(report, lab))}</th>" for lab in runs)
     known = [k for k, _ in _RESTART_FIGURES]
     extra = list(dict.fromkeys(str(k) for sec in secs for k in sec
-                               if k not in known and k not in _RESTART_LISTS))
+                               if k not in known and k not in _RESTART_LISTS and k != "assumed"))
     rows = []
     for key, label in [*_RESTART_FIGURES, *((k, k) for k in extra)]:
         if not any(key in sec for sec in secs):
@@ -324,6 +324,9 @@ def _restart_table(report: Mapping[str, Any], drilled: set[str]) -> str:
                      f"<td class='l err' data-key=nodesThatWouldNotStartAgain>no, on {len(fails)} node(s): "
                      f"{_e(', '.join(fails))}</td>")
     rows.append(f"<tr><td class=l>the kubelet starts again</td>{''.join(starts)}</tr>")
+    if any(sec.get("assumed") for sec in secs):  # (apart from the figures above, as every total)
+        cells = "".join(f"<td class=l data-key=assumed>{_e(_assumed_words(sec.get('assumed')))}</td>" for sec in secs)
+        rows.append(f"<tr><td class=l>nodes with an assumed configuration *</td>{cells}</tr>")
     pods = []
     for lab, sec in zip(runs, secs, strict=True):
         for p in sec.get("pods") or []:
@@ -347,6 +350,17 @@ def _restart_table(report: Mapping[str, Any], drilled: set[str]) -> str:
            "<th class=l>pod</th><th class=l>outcome</th><th class=l>CPUs before -&gt; after</th>"
            "<th class=l>reason</th><th class=l>message</th></tr></thead><tbody>" + "".join(pods)
            + "</tbody></table>" if pods else "<p>none</p>"))
+
+
+def _assumed_words(a: Any) -> str:
+    """The restart figures of the nodes whose configuration is assumed."""
+    if not isinstance(a, Mapping) or not a.get("nodes"):
+        return "-"
+    fails = [str(x) for x in a.get("nodesThatWouldNotStartAgain") or []]
+    return (f"{_value(a.get('nodes'))} node(s): {_value(a.get('kept', 0))} kept, {_value(a.get('moved', 0))} moved, "
+            f"{_value(a.get('rejected', 0))} rejected, {_value(a.get('unknown', 0))} unknown; "
+            f"{_value(a.get('cpusTakenByNobody', 0))} CPUs taken by nobody; "
+            + ("the kubelet starts again" if not fails else f"would not start again on {', '.join(fails)}"))
 
 
 def _node_restart(lab: str, r: Mapping[str, Any]) -> str:

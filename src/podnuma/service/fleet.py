@@ -32,6 +32,7 @@ __all__ = [
     "generate",
     "load",
     "prepare_scenario_dir",
+    "scenario_dir_unused",
     "renamed",
     "renamed_error",
     "report_html",
@@ -195,6 +196,27 @@ def scenario_file_names(node: str, what_ifs: Sequence[WhatIf]) -> dict[str, str]
         if w.restart:
             names[f"{w.label} (restart)"] = f"{node}.whatif-{i}.restart.yaml"
     return names
+
+
+def scenario_dir_unused(directory: Path) -> None:
+    """``InputError`` (naming it) when ``directory`` holds anything: the
+    scenarios go into a new or empty directory (as ``fleet generate
+    --output-dir``), so that none left by an earlier run stays beside them
+    matching no figure of the new report. Checked before any work."""
+    import os
+
+    try:
+        with os.scandir(directory) as entries:
+            held = next(entries, None) is not None
+    except NotADirectoryError:
+        raise InputError("cannot create the directory: a file is in the way", file=str(directory)) from None
+    except FileNotFoundError:
+        return  # (created)
+    except OSError as e:
+        raise InputError(f"cannot read the directory: {e.strerror or e}", file=str(directory)) from None
+    if held:
+        raise InputError("--as-scenario: the directory is not empty (the scenarios go into a new or "
+                         "empty directory)", file=str(directory))
 
 
 def prepare_scenario_dir(fleet: FleetInputs, what_ifs: Sequence[WhatIf], directory: Path) -> None:
