@@ -50,6 +50,8 @@ def cgroup_changes(advice: Advice, machine: Machine, config_doc: Mapping[str, An
     steps: Sequence[Any] = scenario.steps
     out: dict[str, Any] = {}
     for form, step in (("before", ix.before_step), ("after", ix.after_step)):
+        if step is None:  # (no form admitted: nothing of it runs)
+            continue
         result = run.steps[step]
         pod = steps[step].pod
         if pod is None or not result.admitted:
