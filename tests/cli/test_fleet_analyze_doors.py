@@ -68,13 +68,14 @@ def one_error(proc: subprocess.CompletedProcess[bytes]) -> str:
 def _parent_is_a_file(tmp: Path) -> tuple[Path, str, str]:
     (tmp / "file").write_text("x", encoding="utf-8")
     target = tmp / "file" / "scenarios"
-    return target, str(target), "cannot create the directory: Not a directory"
+    return target, str(target), "cannot create the directory: a file is in the way"
 
 
 def _a_directory_for_a_scenario_file(tmp: Path) -> tuple[Path, str, str]:
+    # (what an earlier run left: a directory not empty is refused first)
     target = tmp / "scenarios"
     (target / f"{NODE}.yaml").mkdir(parents=True)
-    return target, str(target / f"{NODE}.yaml"), "cannot write: a directory is in the way"
+    return target, str(target), "--as-scenario: the directory is not empty"
 
 
 def _under_proc(tmp: Path) -> tuple[Path, str, str]:
@@ -84,10 +85,10 @@ def _under_proc(tmp: Path) -> tuple[Path, str, str]:
 
 
 def _proc_itself(tmp: Path) -> tuple[Path, str, str]:
-    # a directory there already, where no file can be made
+    # a directory there already, not empty
     if not Path("/proc/self").exists():
         pytest.skip("no /proc")
-    return Path("/proc"), "/proc", "cannot write into the directory: "
+    return Path("/proc"), "/proc", "--as-scenario: the directory is not empty"
 
 
 # (a directory where nothing can be made or written, even by root: /proc)
