@@ -346,7 +346,7 @@ def test_cgroup_v1_pids_hierarchy_is_pruned_too(tmp_path: Path) -> None:
     root = tmp_path / "tree"
     for controller in ("cpuset", "cpu", "memory", "hugetlb", "pids"):
         (root / controller).mkdir(parents=True)
-    example = Path(podnuma.__file__).parents[2] / "examples" / "real-node" / "this-node.yaml"
+    example = Path(__file__).resolve().parents[2] / "examples" / "real-node" / "this-node.yaml"
     doc = yaml.safe_load(example.read_text())
     uid = doc["steps"][0]["addPod"]["metadata"]["uid"]
     args = ["--driver", "cgroupfs", "--cgroup-version", "1", "--root", str(root), "--set", "podPidsLimit=100"]
