@@ -75,6 +75,19 @@ def test_dry_run_writes_nothing(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
+def refuse_write(monkeypatch: pytest.MonkeyPatch, value: bytes, code: int) -> None:
+    """Every write of ``value`` (the start of the data) fails with errno
+    ``code``, as the kernel would refuse it; other writes go through."""
+    real_write = os.write
+
+    def refuse(fd: int, data: bytes) -> int:
+        if data.startswith(value):
+            raise OSError(code, os.strerror(code))
+        return real_write(fd, data)
+
+    monkeypatch.setattr(os, "write", refuse)
+
+
 @pytest.mark.parametrize(
     ("code", "name", "why"),
     [
@@ -90,14 +103,7 @@ def test_dry_run_writes_nothing(tmp_path: Path) -> None:
 def test_kernel_errors_name_file_and_value(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, code: int, name: str, why: str
 ) -> None:
-    real_write = os.write
-
-    def refuse(fd: int, data: bytes) -> int:
-        if data.startswith(b"5-6"):
-            raise OSError(code, os.strerror(code))
-        return real_write(fd, data)
-
-    monkeypatch.setattr(os, "write", refuse)
+    refuse_write(monkeypatch, b"5-6", code)
     with pytest.raises(CgroupWriteError) as info:
         apply_plan(_plan(_node("a", "0-7"), _node("a/b", "5-6")), tmp_path)
     err = info.value
@@ -125,14 +131,7 @@ def test_kernel_errors_on_a_cgroup_file_system(
     monkeypatch.setattr("podnuma.cgroups.apply.is_cgroupfs", lambda path: True)
     _seed(tmp_path, "a", cpuset_cpus="0-7")
     _seed(tmp_path, "a/b", cpuset_cpus="")
-    real_write = os.write
-
-    def refuse(fd: int, data: bytes) -> int:
-        if data.startswith(b"5-6"):
-            raise OSError(code, os.strerror(code))
-        return real_write(fd, data)
-
-    monkeypatch.setattr(os, "write", refuse)
+    refuse_write(monkeypatch, b"5-6", code)
     with pytest.raises(CgroupWriteError) as info:
         apply_plan(_plan(_node("a", "0-7"), _node("a/b", "5-6")), tmp_path)
     assert info.value.file == str(tmp_path / "a/b/cpuset.cpus")

@@ -24,6 +24,8 @@ from podnuma.cgroups.plan import CgroupFile, CgroupNode
 from podnuma.cli import cli
 from podnuma.machine.cpuset import CPUSet
 
+from .test_apply import refuse_write
+
 FULL = Path(__file__).parent / "full.yaml"
 SRC = str(Path(podnuma.__file__).parents[1])  # the podnuma this test runs, for the subprocess
 POD = "kubepods/pod11111111-aaaa-bbbb-cccc-000000000001"  # planned after every step of full.yaml
@@ -248,14 +250,7 @@ def _one_node_plan() -> CgroupPlan:
 def test_a_write_failing_on_a_plain_directory_is_not_a_cgroup_problem(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, code: int, why: str
 ) -> None:
-    real_write = os.write
-
-    def refuse(fd: int, data: bytes) -> int:
-        if data.startswith(b"5-6"):
-            raise OSError(code, os.strerror(code))
-        return real_write(fd, data)
-
-    monkeypatch.setattr(os, "write", refuse)
+    refuse_write(monkeypatch, b"5-6", code)
     with pytest.raises(CgroupWriteError) as info:
         apply_plan(_one_node_plan(), tmp_path)
     name = errno.errorcode[code]
