@@ -4,7 +4,6 @@ for a rejected pod the nearest admissible configuration."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -47,28 +46,6 @@ def _not_nan(param: click.Parameter, value: float | None) -> float | None:
     if value is not None and value != value:
         raise click.BadParameter("nan is not a number of seconds", param=param)
     return value
-
-
-def _one_rejected(doc: dict[str, Any], name: str, step: int | None, pod: str | None) -> None:
-    """``--candidate``: what was explained must hold a rejected admission,
-    the one whose search tried the change; when none of them was rejected
-    there is nothing to change, and the error says so (several rejected:
-    the service asks to choose one)."""
-    admissions = doc.get("admissions") or []
-    if any(a.get("admitted") is False for a in admissions):
-        return
-    if step is not None:
-        got = [a for a in admissions if a.get("step") == step]
-        what = f"step {step}" + (f" ({got[0].get('pod')})" if got else "") + " was admitted"
-    elif pod is not None:
-        what = f"pod {pod} was admitted" + ("" if len(admissions) == 1 else " each time")
-    else:
-        what = "no admission was rejected"
-    raise InputError(
-        f"{what}: nothing to change (--candidate writes a change the search tried for a "
-        "rejected admission)",
-        file=name,
-    )
 
 
 @click.command("explain")
@@ -125,9 +102,8 @@ def explain_command(
         doc = got.document
         if as_scenario is not None:
             if candidate is not None:
-                _one_rejected(doc, src.name, step_index, pod_ref)
                 write_scenario_file(
-                    as_scenario, service.candidate_scenario(got, candidate=chosen),
+                    as_scenario, service.candidate_scenario(got, candidate=chosen, step=step_index, pod=pod_ref),
                     got.scenario.overrides,
                 )
                 note(f"scenario written to {as_scenario}: podnuma simulate {as_scenario}")

@@ -397,16 +397,30 @@ def explain(
     return Explanation(scenario, prepared.run, doc, reports)
 
 
-def candidate_scenario(explanation: Explanation, *, candidate: int | None = None) -> dict[str, Any]:
+def candidate_scenario(explanation: Explanation, *, candidate: int | None = None,
+                       step: int | None = None, pod: str | None = None) -> dict[str, Any]:
     """``podnuma explain --candidate N|nearest --as-scenario FILE``: the
     scenario that replays one change the search tried (``candidate``: its
     number in the search's ``candidates``, from 1; ``None``: the nearest
     admitted one) for the one rejected admission explained, built on the
     scenario as it ran (:func:`effective_scenario`: ``--set`` overrides
     included). ``podnuma simulate`` on it gives that
-    change's admission (the last step)."""
+    change's admission (the last step). ``step`` / ``pod``: what the
+    explanation was asked for (``--step``, ``--pod``), for the words when
+    none of it was rejected: there is nothing to change."""
     name = explanation.scenario.name
-    rejected = [a for a in explanation.document["admissions"] if a["admitted"] is False]
+    admissions = explanation.document["admissions"]
+    rejected = [a for a in admissions if a["admitted"] is False]
+    if not rejected:
+        if step is not None:
+            got = [a for a in admissions if a.get("step") == step]
+            what = f"step {step}" + (f" ({got[0].get('pod')})" if got else "") + " was admitted"
+        elif pod is not None:
+            what = f"pod {pod} was admitted" + ("" if len(admissions) == 1 else " each time")
+        else:
+            what = "no admission was rejected"
+        raise InputError(f"{what}: nothing to change (--candidate writes a change the search tried for a "
+                         "rejected admission)", file=name)
     if len(rejected) != 1:
         raise InputError(
             f"--as-scenario writes the change tried for one rejected admission; {len(rejected)} "
