@@ -183,15 +183,20 @@ def run_oracle(binary: str, paths: Sequence[Path], timeout: float = 600.0) -> li
     return out
 
 
-def _panic_summary(stderr: str) -> str:
-    """A Go panic's first line and the function that panicked (the first
-    frame of the running goroutine), e.g. ``panic: runtime error: ... in
-    k8s.io/kubernetes/pkg/kubelet/cm/memorymanager.(*staticPolicy).calculateHints.func1``."""
+def _panic_summary(stderr: str, frames: int = 3) -> str:
+    """A Go panic's first line and the functions of the running goroutine's
+    first ``frames`` frames, innermost first and joined by `` < ``, e.g.
+    ``panic: runtime error: ... in k8s.io/kubernetes/pkg/kubelet/cm/
+    memorymanager.(*staticPolicy).calculateHints.func1 < .../bitmask.
+    IterateBitMasks.func1 < ...`` (a panic inside a helper, such as
+    ``bitmask.And``, is named by the caller as well)."""
     lines = stderr.splitlines()
     for i, line in enumerate(lines):
-        if line.startswith("goroutine ") and i + 1 < len(lines):
-            frame = lines[i + 1].strip()
-            return f"{lines[0]} in {frame.split('(0x')[0].split('({')[0].rstrip('(')}"
+        if line.startswith("goroutine "):
+            calls = [ln.strip() for ln in lines[i + 1 :: 2][:frames] if ln.strip() and not ln.startswith("\t")]
+            if calls:
+                names = [c.split("(0x")[0].split("({")[0].rstrip("(") for c in calls]
+                return f"{lines[0]} in {' < '.join(names)}"
     return lines[0]
 
 
@@ -218,16 +223,18 @@ def _kubelet_panic(mine: Outcome, theirs: Outcome) -> bool:
         message = str(st.get("message") or "") if isinstance(st, Mapping) else ""
         if KUBELET_PANICS not in message:
             continue
-        m = re.search(r"\] (\w+): .*: runtime error: (.+) \(" + re.escape(KUBELET_PANICS), message)
+        m = re.search(
+            r"\] (\w+): .*: ((?:runtime error|interface conversion): .+) \(" + re.escape(KUBELET_PANICS), message
+        )
         if m is None:
             return False
         where, error = m.groups()
-        panicked = re.search(r"panic: runtime error: (.+?)(?:\n|$| in )", theirs.message)
-        frame = theirs.message.rsplit(" in ", 1)[-1]
+        panicked = re.search(r"panic: (.+?)(?:\n|$| in )", theirs.message)
+        frames = theirs.message.rsplit(" in ", 1)[-1].split(" < ")
         return (
             panicked is not None
             and panicked.group(1).startswith(error.split(" [")[0])
-            and re.search(r"\." + re.escape(where) + r"(\.|$)", frame) is not None
+            and any(re.search(r"\." + re.escape(where) + r"(\.|$)", frame) for frame in frames)
         )
     return False
 

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -185,11 +186,40 @@ func Root(dir string) string {
 	return filepath.Clean(dir)
 }
 
+// memTotal matches the line cadvisor's GetMachineMemoryCapacity reads
+// (machine/machine.go), in kB.
+var memTotal = regexp.MustCompile(`MemTotal:\s*([0-9]+) kB`)
+
+// machineMemory is cadvisor's GetMachineMemoryCapacity for the snapshot:
+// MemTotal of the proc/meminfo beside the tree (/proc/meminfo for /sys), in
+// bytes (the kB figure times 1024, wrapping as cadvisor's uint64 does).
+// Found is false when there is no such file: the nodes' sum stands in.
+func machineMemory(root string) (bytes uint64, found bool, err error) {
+	path := filepath.Join(filepath.Dir(root), "proc", "meminfo")
+	raw, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, err
+	}
+	m := memTotal.FindSubmatch(raw)
+	if len(m) != 2 {
+		return 0, false, fmt.Errorf("%s: failed to match MemTotal", path)
+	}
+	kb, err := strconv.ParseUint(string(m[1]), 10, 64)
+	if err != nil {
+		return 0, false, fmt.Errorf("%s: %w", path, err)
+	}
+	return kb * 1024, true, nil
+}
+
 // MachineInfo reads the snapshot at dir with cadvisor's GetNodesInfo.
 // Machine-wide figures are derived from the nodes, as cadvisor's would be on
 // the machine the snapshot came from: the logical CPU count GetNodesInfo
-// gives, sockets and physical cores counted over the online CPUs, memory
-// and huge pages summed over the nodes.
+// gives, sockets and physical cores counted over the online CPUs, huge pages
+// summed over the nodes; memory is MemTotal of the proc/meminfo beside the
+// tree when there is one (machineMemory), else the nodes' sum.
 func MachineInfo(dir string) (*cadvisorapi.MachineInfo, error) {
 	root := Root(dir)
 	if st, err := os.Stat(filepath.Join(root, "devices/system/cpu")); err != nil || !st.IsDir() {
@@ -218,6 +248,11 @@ func MachineInfo(dir string) (*cadvisorapi.MachineInfo, error) {
 			}
 			pages[hp.PageSize] += hp.NumPages
 		}
+	}
+	if total, found, err := machineMemory(root); err != nil {
+		return nil, err
+	} else if found {
+		mi.MemoryCapacity = total
 	}
 	mi.NumSockets = len(sockets)
 	mi.NumPhysicalCores = len(physical)

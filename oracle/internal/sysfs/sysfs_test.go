@@ -113,3 +113,34 @@ func TestNotASnapshot(t *testing.T) {
 		t.Fatal("want an error for a directory without devices/system/cpu")
 	}
 }
+
+func TestMemoryCapacityIsMemTotalBesideTheTree(t *testing.T) {
+	outer := t.TempDir()
+	if err := os.Symlink(snapshot(t), filepath.Join(outer, "sys")); err != nil {
+		t.Fatal(err)
+	}
+	summed, err := MachineInfo(outer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(outer, "proc"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	meminfo := filepath.Join(outer, "proc", "meminfo")
+	if err := os.WriteFile(meminfo, []byte("MemTotal:        1000 kB\nMemFree: 5 kB\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mi, err := MachineInfo(outer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mi.MemoryCapacity != 1024000 || summed.MemoryCapacity == 1024000 {
+		t.Fatalf("memory capacity = %d (the nodes' sum %d)", mi.MemoryCapacity, summed.MemoryCapacity)
+	}
+	if err := os.WriteFile(meminfo, []byte("MemFree: 5 kB\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := MachineInfo(outer); err == nil {
+		t.Fatal("a meminfo without MemTotal was accepted")
+	}
+}

@@ -32,6 +32,7 @@ __all__ = [
     "PodLevelTopologyAffinityError",
     "EmptyPodSharedPoolError",
     "KUBELET_PANICS",
+    "NIL_DEREFERENCE",
     "KubeletPanic",
     "get_pod_admit_result",
     "pod_status_message",
@@ -89,18 +90,22 @@ class EmptyPodSharedPoolError(AdmissionError):
 #: The words a rejection carries where kubelet v1.37's own code panics.
 KUBELET_PANICS = "kubelet v1.37 panics here"
 
+#: What Go prints for a method called on a nil pointer or nil interface.
+NIL_DEREFERENCE = "runtime error: invalid memory address or nil pointer dereference"
+
 
 class KubeletPanic(AdmissionError):
     """A place where kubelet v1.37's own code panics (a Go runtime error:
     the kubelet process dies while admitting the pod, and again at every
     restart while the pod is bound to the node). podnuma cannot die with
     it, so it rejects the pod with ``UnexpectedAdmissionError`` and a
-    message naming the upstream function, the runtime error and
+    message naming the upstream function, what went wrong, the panic's
+    value as Go prints it (:data:`NIL_DEREFERENCE` by default) and
     :data:`KUBELET_PANICS`; nothing after that step is what a kubelet would
     do. ``where`` is the upstream function (``calculateHints``)."""
 
-    def __init__(self, where: str, detail: str, runtime_error: str) -> None:
-        super().__init__(f"{where}: {detail}: runtime error: {runtime_error} ({KUBELET_PANICS})")
+    def __init__(self, where: str, detail: str, panic_value: str = NIL_DEREFERENCE) -> None:
+        super().__init__(f"{where}: {detail}: {panic_value} ({KUBELET_PANICS})")
         self.where = where
 
 

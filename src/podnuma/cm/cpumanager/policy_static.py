@@ -66,6 +66,7 @@ from podnuma.cm.cpumanager.policy_options import (
 from podnuma.cm.cpumanager.state import CPUManagerState
 from podnuma.cm.topologymanager.bitmask import BitMask
 from podnuma.cm.topologymanager.hint import TopologyHint
+from podnuma.cm.topologymanager.mask_tables import check_mask_bits
 from podnuma.cm.topologymanager.store import Store
 from podnuma.errors import KubeletStartupError
 from podnuma.machine.cpuset import EMPTY, CPUSet
@@ -598,7 +599,9 @@ class StaticPolicy(Policy):
 
         The combinations and their counts come from the machine's mask
         table (``cpu_hint_table.py``) instead of a walk of
-        ``IterateBitMasks`` per request."""
+        ``IterateBitMasks`` per request. A NUMA id outside 0-63 panics the
+        kubelet here (``check_mask_bits``)."""
+        check_mask_bits("[cpumanager] generateCPUTopologyHints", self.topology.numa_masks)
         table = self._numa_mask_table()
         min_affinity_size = table.min_affinity_size(request)
         all_mask = self.topology.all_mask

@@ -26,7 +26,7 @@ from podnuma.api.pod import Container, Pod
 from podnuma.api.resources import aggregate_container_limits
 from podnuma.cm.topologymanager.bitmask import iterate_bit_masks
 from podnuma.cm.topologymanager.hint import TopologyHint
-from podnuma.cm.topologymanager.mask_tables import check_mask_nodes
+from podnuma.cm.topologymanager.mask_tables import check_mask_bits, check_mask_nodes
 from podnuma.machine.topology import Device
 
 __all__ = [
@@ -110,6 +110,7 @@ def generate_device_topology_hints(
     min_affinity_size = len(nodes)
     hints: list[TopologyHint] = []
     check_mask_nodes(len(nodes))
+    check_mask_bits("[devicemanager] generateDeviceTopologyHints", nodes)
     for mask in iterate_bit_masks(nodes):
         bits = mask.value
         in_mask = sum(1 for m in all_masks if m & bits)

@@ -68,6 +68,7 @@ from podnuma.cm.topologymanager.bitmask import BitMask
 from podnuma.cm.topologymanager.hint import TopologyHint
 from podnuma.cm.topologymanager.mask_tables import (
     built_without_collector,
+    check_mask_bits,
     mask_combinations,
     mask_hint_pairs,
     subset_sums,
@@ -323,7 +324,6 @@ def _no_table(nid: int, name: str) -> KubeletPanic:
     return KubeletPanic(
         "[memorymanager] calculateHints",
         f"NUMA node {nid} has no {name} memory table",
-        "invalid memory address or nil pointer dereference",
     )
 
 
@@ -548,8 +548,10 @@ class StaticPolicy(Policy):
         memory (and so the narrowest such width, which decides the preferred
         flag) depends only on the request and the nodes' allocatable
         amounts, and is kept per such combination; per call only the group
-        rules and the free memory are checked, for those masks."""
+        rules and the free memory are checked, for those masks. A NUMA id
+        outside 0-63 panics the kubelet here (``check_mask_bits``)."""
         numa_ids = tuple(sorted(machine_state))
+        check_mask_bits("[memorymanager] calculateHints", numa_ids)
         masks = self._mask_cache.get(numa_ids)
         if masks is None:
             masks = self._mask_cache[numa_ids] = built_without_collector(

@@ -10,16 +10,17 @@ package's native twins (``native_twins.py``).
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 from typing import TypeVar
 
+from podnuma.cm.admission import NIL_DEREFERENCE, KubeletPanic
 from podnuma.cm.topologymanager.bitmask import BIT_RANGE_ERROR, BitMask
 from podnuma.cm.topologymanager.hint import TopologyHint
 from podnuma.cm.topologymanager.native_twins import MaskRows, hint_pairs, mask_rows, subset_sums
 from podnuma.errors import InputError
 
-__all__ = ["MAX_MASK_NODES", "check_mask_nodes", "mask_combinations", "mask_hint_pairs", "subset_sums",
+__all__ = ["MAX_MASK_NODES", "NIL_MASK_CONVERSION", "check_mask_nodes", "check_mask_bits", "mask_combinations", "mask_hint_pairs", "subset_sums",
            "built_without_collector"]
 
 _T = TypeVar("_T")
@@ -43,6 +44,28 @@ def check_mask_nodes(count: int) -> None:
             f"{count} NUMA nodes: the kubelet's topology hints go over every set of them (2^{count} - 1); "
             f"podnuma replays them on machines of at most {MAX_MASK_NODES} NUMA nodes"
         )
+
+
+#: What Go prints when ``bitmask.And`` is given a nil mask (a failed type
+#: assertion, not a runtime error of its own)
+NIL_MASK_CONVERSION = "interface conversion: bitmask.BitMask is nil, not *bitmask.bitMask"
+
+
+def check_mask_bits(where: str, nodes: Iterable[int], panic_value: str = NIL_DEREFERENCE) -> None:
+    """Upstream quirk: ``bitmask.NewBitMask`` refuses a bit outside 0-63
+    with an error and a nil mask, and the places that build hint masks from
+    the machine's NUMA ids drop that error (``IterateBitMasks`` and
+    ``NUMAInfo.DefaultAffinityMask``). A machine whose NUMA id is -1 (sysfs
+    without NUMA directories, where cadvisor names each node after its
+    physical package, and an arm64 kernel that writes -1 for the package)
+    therefore makes the kubelet use a nil mask and panic wherever ``where``
+    (the upstream function) goes over the masks: raised as
+    :class:`~podnuma.cm.admission.KubeletPanic` before any mask is made."""
+    for node in nodes:
+        if not 0 <= node < _MAX_BITS:
+            raise KubeletPanic(
+                where, f"NUMA node {node} is not a bit of a hint mask (0-63), and its mask is nil", panic_value
+            )
 
 
 def mask_combinations(bits: list[int]) -> tuple[tuple[BitMask, tuple[int, ...], int], ...]:

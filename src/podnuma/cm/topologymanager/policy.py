@@ -21,6 +21,7 @@ from typing import Final, Protocol
 from podnuma.buildinfo import mypyc_attr
 from podnuma.cm.topologymanager.bitmask import BitMask
 from podnuma.cm.topologymanager.hint import TopologyHint
+from podnuma.cm.topologymanager.mask_tables import NIL_MASK_CONVERSION, check_mask_bits
 from podnuma.cm.topologymanager.numa_info import NUMAInfo
 from podnuma.cm.topologymanager.policy_fastmerge import FastMerge
 from podnuma.cm.topologymanager.policy_options import (
@@ -324,7 +325,9 @@ class HintMerger:
 
         The fold's result is computed without walking the permutations
         (``policy_fastmerge.py``); :meth:`merge_naive` is the literal walk,
-        and the tests check both agree."""
+        and the tests check both agree. A NUMA id outside 0-63 makes the
+        default mask nil and the kubelet panic (:meth:`_check_default`)."""
+        self._check_default()
         fast = FastMerge(self.numa_info, self.hints, self._use_closest, self._best_non_preferred)
         best = fast.merge()
         self._best_non_preferred = fast.target
@@ -343,8 +346,17 @@ class HintMerger:
         width are computed when first read)."""
         return MergeTrace(self)
 
+    def _check_default(self) -> None:
+        """``DefaultAffinityMask`` is nil for a NUMA id outside 0-63 (its
+        ``NewBitMask`` error dropped), and ``mergePermutation`` hands it to
+        ``bitmask.And``, whose type assertion panics: every permutation
+        (there is at least one: a provider without hints gives the "any"
+        hint) and so every pod admitted under a hint policy."""
+        check_mask_bits("[topologymanager] mergePermutation", self.numa_info.nodes, NIL_MASK_CONVERSION)
+
     def merge_naive(self) -> TopologyHint:
         """The literal permutation walk (reference for tests)."""
+        self._check_default()
         default = self.numa_info.default_affinity_mask()
         best: list[TopologyHint | None] = [None]
 
