@@ -201,3 +201,37 @@ SCHEMA: Final[Any] = ("struct", {
     "volumePluginDir": "string",
     "volumeStatsAggPeriod": "string",
 })
+
+#: The fields whose Go type is ``metav1.Duration`` (dotted JSON paths), which
+#: SCHEMA types as "string", their JSON form (the oracle's ``--schema``
+#: does too). ``metav1.Duration.UnmarshalJSON``
+#: (``k8s.io/apimachinery/pkg/apis/meta/v1/duration.go``) passes the string
+#: to ``time.ParseDuration``, whose error stops the decoding. The value says
+#: how a JSON ``null`` is read: ``"value"``, a non-pointer field, still calls
+#: the decoder, which then parses ``""`` and fails; ``"pointer"``, a
+#: ``*metav1.Duration``, is left nil; ``"flush"``, the logging flush frequency
+#: (``k8s.io/component-base/logs/api/v1`` ``TimeOrMetaDuration``), takes a
+#: string as a ``metav1.Duration`` or an integer count of nanoseconds.
+DURATION_FIELDS: Final[dict[str, str]] = {
+    "syncFrequency": "value",
+    "fileCheckFrequency": "value",
+    "httpCheckFrequency": "value",
+    "streamingConnectionIdleTimeout": "value",
+    "nodeStatusUpdateFrequency": "value",
+    "nodeStatusReportFrequency": "value",
+    "imageMinimumGCAge": "value",
+    "imageMaximumGCAge": "value",
+    "volumeStatsAggPeriod": "value",
+    "cpuManagerReconcilePeriod": "value",
+    "runtimeRequestTimeout": "value",
+    "cpuCFSQuotaPeriod": "pointer",
+    "evictionPressureTransitionPeriod": "value",
+    "containerLogMonitorInterval": "pointer",
+    "shutdownGracePeriod": "value",
+    "shutdownGracePeriodCriticalPods": "value",
+    "authorization.webhook.cacheAuthorizedTTL": "value",
+    "authorization.webhook.cacheUnauthorizedTTL": "value",
+    "authentication.webhook.cacheTTL": "value",
+    "crashLoopBackOff.maxContainerRestartPeriod": "pointer",
+    "logging.flushFrequency": "flush",
+}

@@ -25,7 +25,8 @@ Mirrors, for the fields podnuma honours:
   ``memorymanager.NewManager``.
 
 Every other v1beta1 field is accepted and ignored (its content is not
-checked).
+checked), except that a ``metav1.Duration`` field must hold a text Go's
+``time.ParseDuration`` reads, as the codec requires (``DURATION_FIELDS``).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ import struct
 from collections.abc import Mapping
 from typing import Any, Final
 
+from podnuma.api._kubeletconfig_v137 import DURATION_FIELDS as _DURATION_FIELDS
 from podnuma.api._kubeletconfig_v137 import SCHEMA as _SCHEMA
 from podnuma.api.featuregates import FeatureGates, aggregate_message
 from podnuma.api.quantity import (
@@ -506,13 +508,43 @@ def _check_scalar(value: object, kind: str, path: str) -> None:
             raise InputError(f"value {value} out of range for {kind}", path=path)
 
 
+def _check_duration(value: object, how: str, path: str) -> None:
+    """A ``metav1.Duration`` field (``how``: see ``DURATION_FIELDS``) decodes
+    as ``metav1.Duration.UnmarshalJSON`` does it
+    (``k8s.io/apimachinery/pkg/apis/meta/v1/duration.go``): the JSON string
+    through Go's ``time.ParseDuration``, whose error (Go's words, e.g.
+    ``time: invalid duration "abc"``) ends the decoding. A null reaches a
+    non-pointer field's decoder as the empty text; the logging flush
+    frequency (``TimeOrMetaDuration.UnmarshalJSON``) also takes a number of
+    nanoseconds."""
+    if value is None:
+        if how != "value":
+            return  # a pointer left nil, or an integer left as it was
+        value = ""
+    if how == "flush" and not isinstance(value, str):
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise wrong_type(path, 'a duration ("5s") or a number of nanoseconds', value)
+        low, high = _INT_RANGES["int64"]
+        if not low <= value <= high:
+            raise InputError(f"value {value} out of range for int64", path=path)
+        return
+    text = expect_str(value, path)
+    try:
+        parse_duration(text)
+    except ValueError as e:
+        raise InputError(str(e), path=path) from None
+
+
 def strict_decoding_error(doc: Mapping[str, Any]) -> str:
     """The error of the kubelet's strict decoding of ``doc`` ("" when it
     decodes strictly): every field the v1beta1 types do not have (names
     match exactly: another case is another field) and every field or map
     key given twice (when ``doc`` was read with :func:`json_object_pairs`),
     each path once, in document order. Raises ``InputError`` for a value
-    of the wrong type, which no decoding accepts."""
+    of the wrong type or a duration Go cannot parse (``DURATION_FIELDS``),
+    which no decoding accepts."""
     problems: list[str] = []
     reported: set[str] = set()
 
@@ -523,6 +555,10 @@ def strict_decoding_error(doc: Mapping[str, Any]) -> str:
             problems.append(text)
 
     def walk(value: object, schema: Any, path: str) -> None:
+        how = _DURATION_FIELDS.get(path) if isinstance(schema, str) else None
+        if how is not None:
+            _check_duration(value, how, path)
+            return
         if value is None:
             return  # null leaves the Go field as it is
         if isinstance(schema, str):

@@ -15,6 +15,7 @@ import functools
 import re
 from collections.abc import Sequence
 
+from podnuma.api._kubeletconfig_v137 import SCHEMA
 from podnuma.api.kubeletconfig import (
     CPU_MANAGER_POLICIES,
     MEMORY_MANAGER_POLICIES,
@@ -44,11 +45,13 @@ class StartupFailure(KubeletStartupError):
 
 
 # Words in the kubelet's start-up messages -> the configuration field they
-# are about, most specific first (matched case-insensitively).
+# are about, most specific first (matched case-insensitively). Consulted
+# when the message names no field by its JSON name (see _named_field).
 _FIELD_HINTS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("reservedSystemCPUs", "reserved-cpus", "reserved CPU resources"), "reservedSystemCPUs"),
     (
-        ("reservedMemory", "reserved memory", "reserved-memory", "determined by Node Allocatable"),
+        ("reservedMemory", "reserved memory", "reserved-memory", "determined by Node Allocatable",
+         "the limit type"),
         "reservedMemory",
     ),
     (("kubeReserved", "kube-reserved"), "kubeReserved"),
@@ -71,9 +74,76 @@ _FIELD_HINTS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("feature gate", "featureGates", "feature-gates"), "featureGates"),
 )
 
+# Messages of ValidateKubeletConfiguration that speak of a field in other
+# words than its name, checked before the names: the taint printed in
+# "invalid taint: {...}" or the path in "pod logs path ..." could hold a
+# field's name.
+_INDIRECT: tuple[tuple[str, str], ...] = (
+    ("invalid taint:", "registerWithTaints"),
+    ("taint.TimeAdded", "registerWithTaints"),
+    ("pod logs path", "podLogsDir"),
+)
+
 # (patterns, compiled by ``re`` when first used: only a refusal needs them)
 _UNKNOWN_POLICY = r'unknown policy: "([^"]*)"'
 _OPTION = r'option:? "([^"]+)"'
+# a Go %q text: a value, never a field name (`option "port" specified ...`)
+_QUOTED = r'"(?:[^"\\]|\\.)*"'
+# a command-line flag: --max-pods (a field's other name)
+_FLAG = r"--([A-Za-z0-9]+(?:-[A-Za-z0-9]+)*)"
+# a name, or a dotted path (memorySwap.swapBehavior, logging.format, and Go's
+# CrashLoopBackOff.MaxContainerRestartPeriod)
+_NAME = r"[A-Za-z][A-Za-z0-9]*(?:\.[A-Za-z][A-Za-z0-9]*)*"
+
+
+def _resolve(name: str) -> str:
+    """The longest leading part of the dotted ``name`` that is a field of
+    the v1beta1 KubeletConfiguration, through its structs (``""``: none).
+    A dotted name may spell its parts as Go field names
+    (``CrashLoopBackOff.MaxContainerRestartPeriod``)."""
+    parts = name.split(".")
+    schema = SCHEMA
+    found: list[str] = []
+    for part in parts:
+        if not (isinstance(schema, tuple) and schema[0] == "struct"):
+            break
+        fields = schema[1]
+        key = part if part in fields else part[:1].lower() + part[1:] if len(parts) > 1 else part
+        if key not in fields:
+            break
+        found.append(key)
+        schema = fields[key]
+    return ".".join(found)
+
+
+def _named_field(message: str) -> str:
+    """The first KubeletConfiguration field the message names, by its JSON
+    name or path, else by its flag; ``""`` when it names none. Every
+    message of ``ValidateKubeletConfiguration``
+    (``pkg/kubelet/apis/config/validation/validation.go``) that is about a
+    field names it so: ``maxPods (--max-pods) -5 must not be a negative
+    number``, ``option "Foo" specified for memoryReservationPolicy``,
+    ``memorySwap.swapBehavior ...``, ``logging.format: Unsupported value``."""
+    for words, name in _INDIRECT:
+        if words in message:
+            return name
+    text = re.sub(_QUOTED, '""', message)
+    flags = [m.group(1) for m in re.finditer(_FLAG, text)]
+    text = re.sub(_FLAG, " ", text)
+    for m in re.finditer(_NAME, text):
+        name = _resolve(m.group(0))
+        if name:
+            return name
+    by_flag: dict[str, str] = {str(field).lower(): str(field) for field in SCHEMA[1]}
+    for flag in flags:
+        named = by_flag.get(flag.replace("-", "").lower())
+        if named is not None:
+            return named
+    return ""
+
+# The feature gates that set a whole stage of gates at once
+# (k8s.io/component-base/featuregate/feature_gate.go: allAlphaGate, allBetaGate).
+_ALL_GATES = ("AllAlpha", "AllBeta")
 
 # Words of the kubelet's errors about restoring a checkpoint.
 _STATE_WORDS = ("checkpoint", "in state", "overlaps with default cpuset", "state file")
@@ -100,6 +170,9 @@ def config_field(message: str, config: KubeletConfig | None = None) -> str:
                 return "cpuManagerPolicyOptions"
             if option in config.topology_manager_policy_options:
                 return "topologyManagerPolicyOptions"
+    named = _named_field(message)
+    if named:
+        return named
     low = message.lower()
     for words, name in _FIELD_HINTS:
         if any(w.lower() in low for w in words):
@@ -123,8 +196,12 @@ def _set_within(name: str, message: str, overrides: Sequence[Override]) -> str |
     [PodLevelResources]``): that value is what the start refused."""
     for o in reversed(overrides):
         path = functools.reduce(field_path, o.keys, "")
-        if path.startswith((name + ".", name + "[")) and isinstance(o.keys[-1], str) \
-                and re.search(rf"\b{re.escape(o.keys[-1])}\b", message):
+        key = o.keys[-1]
+        if not path.startswith((name + ".", name + "[")) or not isinstance(key, str):
+            continue
+        # AllAlpha / AllBeta set every alpha / beta gate: the reason then
+        # names the gates they turned on, not themselves
+        if (name == "featureGates" and key in _ALL_GATES) or re.search(rf"\b{re.escape(key)}\b", message):
             return path
     return None
 
