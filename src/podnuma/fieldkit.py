@@ -34,7 +34,24 @@ __all__ = [
     "string_map",
     "unknown_field",
     "check_known_fields",
+    "inert",
+    "CONTROL_CHARACTERS",
 ]
+
+#: line breaks and control characters (C0 but the tab, DEL, C1, the Unicode
+#: line and paragraph separators), each mapped to its Python escape
+CONTROL_CHARACTERS: dict[int, str] = {
+    c: repr(chr(c))[1:-1]
+    for c in (*range(0x00, 0x09), *range(0x0A, 0x20), *range(0x7F, 0xA0), 0x2028, 0x2029)
+}
+
+
+def inert(text: str) -> str:
+    """``text`` as it can be shown on a terminal: its line breaks and
+    control characters (a file name with a newline or an escape sequence, a
+    value a message quotes) written as Python escapes them (``\\n``,
+    ``\\x1b``), never passed to the terminal nor dropped."""
+    return text.translate(CONTROL_CHARACTERS)
 
 
 def type_name(value: object) -> str:

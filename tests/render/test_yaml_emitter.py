@@ -1,5 +1,7 @@
 """The YAML writer's shortcuts (memoised scalar analysis and tags, plain
-scalars written in one piece) give PyYAML's own text, byte for byte."""
+scalars written in one piece) give PyYAML's own text, byte for byte, with
+the one rule podnuma adds: a string that podnuma's (go-yaml's) reader would
+read as something else is quoted (tests/render/test_yaml_writer_quoting.py)."""
 
 from __future__ import annotations
 
@@ -8,14 +10,27 @@ from typing import Any
 
 import yaml
 
+from podnuma.inputs.goyaml import resolve_plain
 from podnuma.render.serialize import dump_scenario_yaml, dump_yaml
+
+_STR = "tag:yaml.org,2002:str"
 
 
 class _Reference(yaml.SafeDumper):
-    """The emitter as PyYAML has it, lists indented under their key."""
+    """The emitter as PyYAML has it, lists indented under their key, and a
+    plain string go-yaml reads as another type reported as that type (so
+    quoted), with none of the writer's memoising."""
 
     def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
         super().increase_indent(flow, False)
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+        resolve: Any = super().resolve  # untyped in PyYAML
+        tag = resolve(kind, value, implicit)
+        if kind is yaml.ScalarNode and isinstance(value, str) and implicit[0] and tag == _STR:
+            go_tag, _ = resolve_plain(value)
+            return go_tag
+        return tag
 
 
 def _reference(doc: Any) -> str:

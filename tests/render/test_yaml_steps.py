@@ -20,10 +20,10 @@ from podnuma.render.yaml_steps import step_text
 from podnuma.render.yaml_text import write_yaml_run
 from podnuma.service import scenario as service
 
-from .test_yaml_emitter import SCALARS, _reference
+from .test_yaml_emitter import SCALARS, _Reference, _reference
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-_RESOLVER = yaml.SafeDumper(io.StringIO())
+_RESOLVER = _Reference(io.StringIO())
 
 
 def _tag(text: str) -> str:

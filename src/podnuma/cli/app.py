@@ -21,6 +21,7 @@ import click
 from podnuma.cli.guard import (
     EXIT_BUG,
     EXIT_INPUT,
+    EXIT_INTERRUPTED,
     EXIT_OK,
     EXTRA_MODULES,
     fail,
@@ -28,6 +29,7 @@ from podnuma.cli.guard import (
     import_failed,
     is_output_failure,
     missing_extra,
+    one_line,
     output_failed,
     quiet_pipe,
 )
@@ -159,14 +161,14 @@ class _Group(click.Group):
                 str(kwargs.get("prog_name") or "podnuma"))
             # one line: click lists a choice's values on lines of their own
             message = " ".join(e.format_message().split())
-            click.echo(f"error: {message} (see '{path} --help')", err=True)
+            click.echo(f"error: {one_line(message)} (see '{path} --help')", err=True)
             sys.exit(e.exit_code)
         except click.ClickException as e:
             e.show()
             sys.exit(e.exit_code)
         except click.exceptions.Abort:
             click.echo("Aborted!", err=True)
-            sys.exit(EXIT_BUG)
+            sys.exit(EXIT_INTERRUPTED)
         except BrokenPipeError:
             _quiet_pipe()
         except ImportError as e:  # a command module importing a missing extra

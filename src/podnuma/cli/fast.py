@@ -7,7 +7,9 @@ click's import is about a third of ``podnuma simulate``'s start-up (it loads
 is a microsecond of every step (docs/speed.md). :func:`fast_main` reads the
 command lines that are run most, ``podnuma [-q] simulate FILE`` (the table,
 on a terminal, a file or a pipe; ``-o wide``, ``json`` or ``yaml``, with ``--detail``, the option given as ``-o json``, ``-ojson``,
-``--output json`` or ``--output=json``) and ``podnuma [-q] fleet analyze
+``-o=json`` (kubectl's form, which ``simulate``'s click option reads too:
+:class:`podnuma.cli.options.OutputFormat`), ``--output json`` or
+``--output=json``) and ``podnuma [-q] fleet analyze
 INPUT...`` (``-o json`` or the table; ``--workers N``, ``--dask TARGET``
 and ``--output-file FILE`` in the forms click surely reads the same: a
 distributed run's serial start is shortest without click), and runs them as
@@ -37,6 +39,11 @@ _COMMANDS: dict[tuple[str, ...], tuple[tuple[str, ...], str | None, bool, int | 
     ("simulate",): (("json", "yaml", "table", "wide"), "table", True, 1),
     ("fleet", "analyze"): (("json", "table"), "table", False, None),
 }
+
+#: the commands whose click ``-o`` reads ``-o=FORMAT`` as ``-o FORMAT``
+#: (:class:`podnuma.cli.options.OutputFormat`); for another command the
+#: fast path reads ``=FORMAT`` as click does, as no format (left to click)
+_SHORT_EQUALS: frozenset[tuple[str, ...]] = frozenset({("simulate",)})
 
 #: the options with a value each command also takes (each at most once)
 _VALUED: dict[tuple[str, ...], tuple[str, ...]] = {
@@ -121,6 +128,8 @@ def _parse(argv: list[str]) -> _Command | None:
             value = token[len("--output="):]
         elif token.startswith("-o") and not token.startswith("--"):
             value = token[2:]
+            if value.startswith("=") and words in _SHORT_EQUALS:
+                value = value[1:]  # -o=json (an unknown format still left to click)
         elif token == "--detail" and has_detail:
             if detail:
                 return None
@@ -185,6 +194,7 @@ def fast_main(argv: list[str] | None = None, *, own_process: bool = False) -> in
         return None
     from podnuma.cli.guard import (
         EXIT_BUG,
+        EXIT_INTERRUPTED,
         EXIT_OK,
         echo_err,
         import_failed,
@@ -223,7 +233,7 @@ def fast_main(argv: list[str] | None = None, *, own_process: bool = False) -> in
     except (EOFError, KeyboardInterrupt):  # click's Abort: a new line, then the word
         echo_err("")
         echo_err("Aborted!")
-        return EXIT_BUG
+        return EXIT_INTERRUPTED
     except ImportError as e:  # a module failing to import outside the guard
         try:
             import_failed(e)

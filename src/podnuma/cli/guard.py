@@ -9,7 +9,9 @@ one ``error:`` line on standard error and an exit code:
   corrupt checkpoint; a configuration the kubelet would refuse to start
   with; a bad option);
 * 1 (:data:`EXIT_BUG`): anything unexpected (a bug): a one-line message,
-  the traceback only with ``PODNUMA_DEBUG=1``.
+  the traceback only with ``PODNUMA_DEBUG=1``;
+* 130 (:data:`EXIT_INTERRUPTED`): stopped by Ctrl-C (``Aborted!``), 128 +
+  SIGINT as a shell reports a command the signal ended.
 
 A module of an optional extra that is not installed (grpc for ``agent`` and
 ``podresources``, distributed for ``fleet analyze --dask``...) is invalid
@@ -32,10 +34,13 @@ import sys
 from collections.abc import Callable
 from typing import NoReturn, TextIO, TypeGuard, TypeVar
 
+from podnuma.fieldkit import inert
+
 __all__ = [
     "STDIN_TWICE",
     "EXIT_BUG",
     "EXIT_INPUT",
+    "EXIT_INTERRUPTED",
     "EXIT_OK",
     "EXTRA_MODULES",
     "echo_err",
@@ -62,6 +67,7 @@ STDIN_TWICE = "only one file argument can be '-' (standard input)"
 EXIT_OK = 0
 EXIT_BUG = 1
 EXIT_INPUT = 2
+EXIT_INTERRUPTED = 130
 
 T = TypeVar("T")
 
@@ -130,13 +136,11 @@ def plain_note(quiet: bool) -> Callable[[str], None]:
 
 
 #: the characters that end a line (``str.splitlines``), escaped in messages
-_LINE_BREAKS = {c: repr(chr(c))[1:-1] for c in (0x0A, 0x0B, 0x0C, 0x0D, 0x1C, 0x1D, 0x1E, 0x85, 0x2028, 0x2029)}
-
-
 def one_line(message: str) -> str:
-    """``message`` on one line: a line break in it (a file name with a
-    newline) written as Python escapes it (``\\n``)."""
-    return message.translate(_LINE_BREAKS)
+    """``message`` on one line and inert on a terminal
+    (:func:`~podnuma.fieldkit.inert`): a line break in a file name, an
+    escape sequence in a value the message quotes, written escaped."""
+    return inert(message)
 
 
 def fail(message: str, code: int = EXIT_INPUT) -> NoReturn:

@@ -41,6 +41,7 @@ __all__ = [
     "echo_bytes",
     "file_argument",
     "node_option",
+    "OutputFormat",
     "output_option",
     "progress_bar",
     "read_input",
@@ -63,12 +64,30 @@ def file_argument(name: str, **kwargs: Any) -> Callable[[F], F]:
     return click.argument(name, type=FILE, **kwargs)
 
 
+class OutputFormat(click.Choice):  # type: ignore[type-arg]
+    """The choice of an ``-o/--output`` option, also given as ``-o=FORMAT``.
+
+    kubectl (pflag) reads ``-o=json`` as ``-o json``; click's parser hands
+    the short option everything after the letter, ``=json``, and a plain
+    :class:`click.Choice` refused it (while ``-ojson`` and
+    ``--output=json`` were read). The parser does not say which form the
+    value came in, so one leading ``=`` is dropped here when what follows
+    is one of the choices; any other value (``=bogus``, ``==json``) is
+    refused as before, naming the value as given."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and value.startswith("=") and value[1:] in self.choices:
+            value = value[1:]
+        return super().convert(value, param, ctx)
+
+
 def output_option(command: str, help: str) -> Callable[[F], F]:
     """``-o/--output``: the output format, one of ``command``'s formats
-    (:data:`~podnuma.render.output.FORMATS`; the first is the default)."""
+    (:data:`~podnuma.render.output.FORMATS`; the first is the default),
+    ``-o=FORMAT`` read as kubectl reads it (:class:`OutputFormat`)."""
     choices = FORMATS[command]
     return click.option(
-        "--output", "-o", type=click.Choice(choices), default=choices[0], show_default=True,
+        "--output", "-o", type=OutputFormat(choices), default=choices[0], show_default=True,
         help=help,
     )
 
@@ -165,15 +184,18 @@ as_scenario_option = click.option(
 
 def write_scenario_file(path: Path, scenario: Mapping[str, Any], overrides: Sequence[object] = ()) -> None:
     """Write a scenario document as YAML (atomically, mode 0644), with a
-    comment naming the ``--set`` overrides it carries."""
-    import yaml
-
+    comment naming the ``--set`` overrides it carries. The text is
+    PyYAML's safe dump through podnuma's one YAML writer
+    (:func:`~podnuma.render.yaml_text.dump_safe_yaml`), which quotes every
+    string the scenario reader would otherwise take for a number, a
+    boolean or a null (a pod named ``1e3``): the file replays as it ran."""
     from podnuma.fileio import atomic_write
+    from podnuma.render.yaml_text import dump_safe_yaml
 
     head = ""
     if overrides:
         head = "# kubeletConfig with --set " + " --set ".join(str(o) for o in overrides) + "\n"
-    text = head + yaml.safe_dump(dict(scenario), sort_keys=False, allow_unicode=True)
+    text = head + dump_safe_yaml(dict(scenario))
     try:
         atomic_write(path, text.encode("utf-8"), mode=0o644)
     except OSError as e:

@@ -38,9 +38,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-import yaml
-
 from podnuma.fileio import atomic_file, atomic_write
+from podnuma.render.yaml_text import dump_safe_yaml
 
 __all__ = ["generate_fleet", "NODES_PER_POD_FILE", "SHAPES", "GeneratedFleet"]
 
@@ -508,6 +507,6 @@ def _generate(
                "node": _synthetic_form(s)} for s in SHAPES),
         ],
     }
-    atomic_write(out / "fleet.yaml", yaml.safe_dump(fleet_cfg, sort_keys=False).encode(), mode=0o644)
+    atomic_write(out / "fleet.yaml", dump_safe_yaml(fleet_cfg).encode(), mode=0o644)
     files += 3
     return GeneratedFleet(directory=out, nodes=nodes, pods=total_pods, files=files)

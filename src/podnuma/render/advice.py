@@ -10,6 +10,7 @@ from typing import Any
 
 from podnuma.analysis.advise import Advice, advice_scope
 from podnuma.api.kubeletconfig import KubeletConfig
+from podnuma.fieldkit import inert
 from podnuma.machine.topology import Machine
 from podnuma.render.serialize import dump_yaml
 
@@ -110,7 +111,7 @@ def _comment(lines: Sequence[str]) -> str:
     out: list[str] = []
     for line in lines:
         for part in line.splitlines() or [""]:
-            out.append(f"# {part}".rstrip())
+            out.append(f"# {inert(part)}".rstrip())
     return "\n".join(out) + "\n"
 
 

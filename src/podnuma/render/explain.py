@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from podnuma.fieldkit import inert
 from podnuma.scenario.run import RunResult
 from podnuma.units import format_bytes as _size
 from podnuma.units import format_nodes as _nodes
@@ -49,7 +50,7 @@ def render_text(
     cfg = doc["config"]
     console.print(
         f"node {node['name']}   CPUs {node['cpus']}   NUMA nodes {_nodes(node['numaNodes'])}   "
-        f"reserved {node['reservedCpus'] or '-'}   ({doc['scenario']})"
+        f"reserved {node['reservedCpus'] or '-'}   ({inert(doc['scenario'])})"
     )
     opts = cfg["topologyManagerPolicyOptions"]
     cpu_opts = cfg["cpuManagerPolicyOptions"]

@@ -5,6 +5,7 @@ the kubelet would start again from the state it leaves."""
 from __future__ import annotations
 
 from podnuma.analysis.restart import KEPT, MOVED, REJECTED, UNKNOWN, UPSTREAM_ISSUE, RestartReport
+from podnuma.fieldkit import inert
 from podnuma.render.colour import HEADER_RULES
 from podnuma.render.state import text_table
 
@@ -59,7 +60,7 @@ def render_restart(r: RestartReport, *, wide: bool = False) -> str:
     node = r.run.node
     out = [
         f"kubelet restart on node {node.name}   CPUs {node.cpus} ({node.cpus.size()})   "
-        f"reserved {node.reserved_cpus or '-'}   ({r.state.source})",
+        f"reserved {node.reserved_cpus or '-'}   ({inert(r.state.source)})",
         "every running pod re-admitted as kubelet v1.37.2 does, oldest first",
         *(["kubelet configuration with --set " + " --set ".join(r.overrides)] if r.overrides else []),
         "",

@@ -26,6 +26,7 @@ from rich.text import Text
 
 from podnuma.cm.results import ContainerResult, MemoryBlock, NodeSummary, StepResult
 from podnuma.cm.topologymanager.hint import TopologyHint
+from podnuma.fieldkit import inert
 from podnuma.machine.cpuset import CPUSet
 from podnuma.machine.topology import Machine
 from podnuma.render.wrap import Breakable, cpu_list, name
@@ -586,7 +587,7 @@ def _header(result: _RunInfo) -> Text:
     t.append(_numa_list(node.numa_nodes))
     t.append("   reserved ", style="dim")
     t.append(_cpus(node.reserved_cpus) if not node.reserved_cpus.is_empty() else "none")
-    t.append(f"   ({result.scenario})", style="dim")
+    t.append(f"   ({inert(result.scenario)})", style="dim")
     return t
 
 

@@ -1,6 +1,21 @@
 """The YAML side of :mod:`podnuma.render.serialize` (which see): PyYAML's
 safe dumper in kubectl's style, the scenario dumper with flow-style rows,
-and the run document written step by step through one emitter."""
+and the run document written step by step through one emitter.
+
+Every YAML text podnuma writes goes through the dumper here, and podnuma
+reads YAML as the kubelet does (go-yaml v2's resolver,
+:mod:`podnuma.inputs.goyaml`), not as PyYAML does. The two resolvers
+disagree on plain scalars: ``1e3``, ``1e10``, ``-.5`` and ``0o17`` are
+numbers to go-yaml and strings to PyYAML's YAML 1.1 rules, ``y`` and ``N``
+booleans to go-yaml only. PyYAML's emitter quotes a string only when its
+own resolver would read the plain text as something else, so a pod named
+``1e3`` was written plain and read back as a number. The dumper's resolver
+therefore also asks the reader's own function
+(:func:`~podnuma.inputs.goyaml.resolve_plain`) and reports a string that
+go-yaml would resolve to anything but that string as not a string: the
+emitter then quotes it (single quotes where it can, as for ``'yes'``). One
+function decides, for the reader and for the writers, so they cannot
+drift apart; strings PyYAML already quotes stay quoted."""
 
 from __future__ import annotations
 
@@ -9,9 +24,10 @@ from typing import IO, Any
 
 import yaml
 
+from podnuma.inputs.goyaml import resolve_plain
 from podnuma.render.yaml_steps import step_text
 
-__all__ = ["dump_scenario_yaml", "dump_yaml", "write_yaml_run"]
+__all__ = ["dump_safe_yaml", "dump_scenario_yaml", "dump_yaml", "write_yaml_run"]
 
 
 #: what the emitter found out about each scalar lately (a function of the
@@ -23,18 +39,31 @@ _RESOLVED: dict[tuple[type, str, Any], Any] = {}
 _KEPT = 8192
 #: a plain scalar holding none of these is written in one piece
 _SPLITS = (" ", "\n", "\x85", "\u2028", "\u2029")
+#: the tag of a string, in PyYAML's resolver and in go-yaml's
+_STR = "tag:yaml.org,2002:str"
 
 
-class _Dumper(yaml.SafeDumper):
-    """Safe dumper that indents lists under their key (kubectl style).
+def _plain_tag(resolved: Any, text: str) -> Any:
+    """The tag a plain scalar ``text`` is taken to resolve to when written:
+    PyYAML's (``resolved``) unless that is a string and go-yaml's resolver
+    (podnuma's reader) makes something else of the text, a number, a
+    boolean, a null, a timestamp or a merge key; then go-yaml's, which is
+    never a string's, so the emitter quotes a string with that text."""
+    if resolved != _STR:
+        return resolved
+    tag, _ = resolve_plain(text)
+    return _STR if tag == _STR else tag
+
+
+class _SafeDumper(yaml.SafeDumper):
+    """PyYAML's safe dumper, quoting what podnuma's reader would not read
+    back as the same string (the module's docstring), lists at their key's
+    indentation as PyYAML writes them.
 
     The pure-Python emitter's per-scalar work is memoised (its analysis of
     a scalar, the tag a scalar resolves to) and a plain scalar that cannot
     be split across lines is written in one piece: the same text, for a
     third less time."""
-
-    def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
-        super().increase_indent(flow, False)
 
     def analyze_scalar(self, scalar: str) -> Any:
         key = (scalar, bool(self.allow_unicode))
@@ -47,14 +76,22 @@ class _Dumper(yaml.SafeDumper):
 
     def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
         resolve: Any = super().resolve  # untyped in PyYAML
-        if kind is not yaml.ScalarNode or type(value) is not str or self.yaml_path_resolvers:
+        if kind is not yaml.ScalarNode or type(value) is not str:
             return resolve(kind, value, implicit)
+        # (implicit[0]: the question is the tag of the text written plain;
+        # the other one, the tag of a quoted scalar, is always a string's)
+        if self.yaml_path_resolvers:  # (a resolver that depends on the path: not memoised)
+            got = resolve(kind, value, implicit)
+            return _plain_tag(got, value) if implicit[0] else got
         key = (type(self), value, implicit)
         got = _RESOLVED.get(key)
         if got is None:
             if len(_RESOLVED) >= _KEPT:
                 _RESOLVED.clear()
-            got = _RESOLVED[key] = resolve(kind, value, implicit)
+            got = resolve(kind, value, implicit)
+            if implicit[0]:
+                got = _plain_tag(got, value)
+            _RESOLVED[key] = got
         return got
 
     def write_plain(self, text: str, split: bool = True) -> None:
@@ -71,6 +108,24 @@ class _Dumper(yaml.SafeDumper):
         self.indention = False
         self.column += len(text)
         self.stream.write(text)
+
+
+class _Dumper(_SafeDumper):
+    """:class:`_SafeDumper` that indents lists under their key (kubectl style)."""
+
+    def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
+        super().increase_indent(flow, False)
+
+
+def dump_safe_yaml(doc: Any) -> str:
+    """``doc`` as ``yaml.safe_dump(doc, sort_keys=False, allow_unicode=True)``
+    writes it (block style, keys in order, lists at their key's
+    indentation), quoting as podnuma's reader needs (the module's
+    docstring)."""
+    out: str = yaml.dump(
+        doc, Dumper=_SafeDumper, sort_keys=False, default_flow_style=False, allow_unicode=True
+    )
+    return out
 
 
 def dump_yaml(doc: Any) -> str:

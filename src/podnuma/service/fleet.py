@@ -262,11 +262,10 @@ def write_scenarios(fleet: FleetInputs, what_ifs: Sequence[WhatIf], directory: P
     and the kubelet oracle replay each to the figures of the report (read
     after the final ``reconcile`` step; a restart scenario to the what-if's
     ``restart`` figures). Returns the number of files."""
-    import yaml
-
     from podnuma.fileio import atomic_write
     from podnuma.fleet.replay import node_scenarios
     from podnuma.fleet.restart import restart_scenario_of
+    from podnuma.render.yaml_text import dump_safe_yaml
 
     prepare_scenario_dir(fleet, what_ifs, directory)
     written = 0
@@ -279,7 +278,7 @@ def write_scenarios(fleet: FleetInputs, what_ifs: Sequence[WhatIf], directory: P
                     runs[f"{w.label} (restart)"] = restarted
         names = scenario_file_names(spec.name, what_ifs)
         for label, doc in runs.items():
-            text = yaml.safe_dump(doc, sort_keys=False, allow_unicode=True)
+            text = dump_safe_yaml(doc)
             target = directory / names[label]
             try:
                 atomic_write(target, text.encode("utf-8"), mode=0o644)

@@ -27,6 +27,7 @@ from podnuma.fieldkit import expect_list, expect_mapping
 from podnuma.inputs.discover._fields import (
     check_keys,
     expect_int,
+    expect_name,
     expect_str,
     join,
 )
@@ -103,7 +104,7 @@ def parse_devices(value: object, numa_ids: set[int], path: str = "devices") -> d
             raw_id = entry["id"]
             if isinstance(raw_id, int) and not isinstance(raw_id, bool):
                 raw_id = str(raw_id)
-            dev_id = expect_str(raw_id, join(dpath, "id"))
+            dev_id = expect_name(raw_id, join(dpath, "id"))
             if dev_id in seen:
                 raise InputError(f"duplicate device id {dev_id!r}", path=join(dpath, "id"))
             seen.add(dev_id)
@@ -140,7 +141,7 @@ def load_node(node_doc: Mapping[str, Any], *, base_dir: Path | str) -> Machine:
 
     name = "node"
     if doc.get("name") is not None:
-        name = expect_str(doc["name"], "name")
+        name = expect_name(doc["name"], "name")
 
     if form == "machineInfo":
         info = parse_machine_info_at(doc["machineInfo"])

@@ -12,12 +12,13 @@ from typing import Any
 
 from podnuma.api.quantity import QuantityError, parse_quantity
 from podnuma.errors import InputError
-from podnuma.fieldkit import check_known_fields, field_path, wrong_type
+from podnuma.fieldkit import CONTROL_CHARACTERS, check_known_fields, field_path, wrong_type
 
 __all__ = [
     "join",
     "check_keys",
     "expect_int",
+    "expect_name",
     "expect_str",
     "int_key",
     "parse_bytes",
@@ -61,6 +62,18 @@ def expect_str(value: object, path: str) -> str:
     if not isinstance(value, str) or not value:
         raise wrong_type(path, "a non-empty string", value)
     return value
+
+
+def expect_name(value: object, path: str) -> str:
+    """A non-empty string without control characters or line separators
+    (:data:`~podnuma.fieldkit.CONTROL_CHARACTERS`): the node's name and a
+    device's id, printed in the views, where an escape sequence would reach
+    the terminal."""
+    text = expect_str(value, path)
+    bad = next((c for c in text if ord(c) in CONTROL_CHARACTERS), None)
+    if bad is not None:
+        raise InputError(f"must not contain control characters, got {bad!r} in {text!r}", path=path)
+    return text
 
 
 def int_key(key: object, path: str) -> int:
