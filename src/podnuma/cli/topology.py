@@ -3,7 +3,16 @@ coloured by its owner after a step of the scenario.
 
 ``-o table|svg|png|json|yaml`` is the format (``text``: ``table``; default: from ``--output-file``'s
 suffix, else table); ``--output-file FILE`` writes the picture atomically
-instead of to standard output.
+instead of to standard output. A suffix of ``--output-file`` names a format
+(:data:`_SUFFIXES`); one that names another than ``-o``'s, or none that is
+known, is a usage error (nothing written): a file without a suffix takes
+``-o``'s format.
+
+The text picture is coloured and laid out as ``simulate``'s table is:
+:func:`podnuma.render.table.make_console` decides (colour on a terminal
+that has colours, or with ``FORCE_COLOR``; never with ``NO_COLOR`` or
+``TERM=dumb``; ``COLUMNS`` when set, else the terminal's width, else 100
+columns).
 """
 
 from __future__ import annotations
@@ -24,6 +33,7 @@ from podnuma.inputs.overrides import parse_overrides
 from podnuma.inputs.text import TextInput
 from podnuma.render.output import FORMATS, render_output
 from podnuma.render.picture import render_png, render_svg, render_text
+from podnuma.render.picture.text import TEXT_WIDTH
 from podnuma.service import scenario as service
 
 __all__ = ["topology_command"]
@@ -31,8 +41,49 @@ __all__ = ["topology_command"]
 _SUFFIXES = {".svg": "svg", ".png": "png", ".txt": "text", ".json": "json", ".yaml": "yaml", ".yml": "yaml"}
 
 
+def _format(fmt: str | None, output_file: Path | None) -> str:
+    """The format: ``-o``'s (``table`` is ``text``), else the one
+    ``--output-file``'s suffix names, else ``text``. A usage error (exit 2,
+    before anything is read or written) when the suffix is not one of
+    :data:`_SUFFIXES` or names another format than ``-o``."""
+    chosen = "text" if fmt == "table" else fmt  # (the name every command gives its view for people)
+    suffix = output_file.suffix if output_file is not None else ""
+    if not suffix:
+        return chosen or "text"
+    named = _SUFFIXES.get(suffix.lower())
+    if named is None:
+        known = ", ".join(_SUFFIXES)
+        raise click.BadParameter(
+            f"unknown suffix {suffix!r} (one of {known}; or no suffix, with -o FORMAT)",
+            param_hint="'--output-file'",
+        )
+    if chosen is not None and chosen != named:
+        raise click.BadParameter(
+            f"the suffix {suffix!r} is for {named}, not -o {fmt}", param_hint="'--output-file'"
+        )
+    return named
+
+
+def _text_layout(to_file: bool) -> tuple[bool, int]:
+    """Whether the text picture is coloured, and its width: as
+    ``simulate``'s table decides (:func:`podnuma.render.table.make_console`:
+    colour on a terminal with colours or with ``FORCE_COLOR``, none with
+    ``NO_COLOR`` or ``TERM=dumb``); ``COLUMNS`` columns when set, else the
+    terminal's width, else :data:`TEXT_WIDTH`; a file: no colour,
+    ``COLUMNS`` or :data:`TEXT_WIDTH` columns."""
+    from podnuma.render.table import make_console, plain_width  # (only for the text picture)
+
+    if to_file or sys.stdout is None:
+        return False, plain_width(TEXT_WIDTH)
+    tty = is_terminal(sys.stdout)
+    console = make_console(sys.stdout, width=None if tty else plain_width(TEXT_WIDTH))
+    # (COLUMNS first: rich gives a dumb terminal 80 columns whatever it says)
+    return console.color_system is not None, plain_width(console.width)
+
+
 def _render(
-    scenario: str, step: int | None, fmt: str, color: bool, set_values: tuple[str, ...] = ()
+    scenario: str, step: int | None, fmt: str, color: bool, set_values: tuple[str, ...] = (),
+    width: int = TEXT_WIDTH,
 ) -> str | bytes:
     overrides = parse_overrides(set_values)
     topo = service.topology(
@@ -43,7 +94,7 @@ def _render(
         return render_png(machine, own)
     return render_output(fmt, topo.document, {
         "svg": lambda: render_svg(machine, own),
-        "text": lambda: render_text(machine, own, color=color),
+        "text": lambda: render_text(machine, own, color=color, width=width),
     })
 
 
@@ -64,14 +115,6 @@ def _write_output(path: Path, data: bytes) -> None:
         raise InputError(f"--output-file: cannot write: {e.strerror or e}", file=str(path)) from None
 
 
-def _color(fmt: str, to_file: bool) -> bool:
-    if fmt != "text" or to_file:
-        return False
-    if os.environ.get("NO_COLOR"):
-        return False
-    return bool(os.environ.get("FORCE_COLOR")) or is_terminal(sys.stdout)
-
-
 @click.command("topology")
 @file_argument("scenario")
 @click.option(
@@ -81,12 +124,13 @@ def _color(fmt: str, to_file: bool) -> bool:
 @click.option(
     "--output", "-o", "fmt", type=click.Choice(FORMATS["topology"]), default=None,
     help="table (text: the same; the terminal's picture), svg, png, or json or yaml (the owners). "
-    "Default: from --output-file's suffix, else table.",
+    "Default: from --output-file's suffix, else table; a suffix naming another format is an error.",
 )
 @click.option(
     "--output-file", "output_file", type=click.Path(path_type=Path, dir_okay=True),
     default=None, callback=dash_is_stdout,
-    help="Write to FILE (atomically) instead of standard output ('-': standard output).",
+    help="Write to FILE (atomically) instead of standard output ('-': standard output). "
+    "Its suffix names the format: .svg, .png, .txt, .json, .yaml or .yml (or none, with -o).",
 )
 @set_option
 def topology_command(
@@ -99,14 +143,11 @@ def topology_command(
     Owners: reserved CPUs, the node shared pool, pod shared pools (pod-level
     resources) and containers' exclusive CPUs, after step --step.
     """
-    if fmt is None:
-        fmt = _SUFFIXES.get(output_file.suffix.lower(), "text") if output_file else "text"
-    elif fmt == "table":  # (the name every command gives its view for people)
-        fmt = "text"
-    if fmt == "png" and output_file is None and is_terminal(sys.stdout):
+    form = _format(fmt, output_file)
+    if form == "png" and output_file is None and is_terminal(sys.stdout):
         fail("will not write PNG bytes to a terminal: use --output-file FILE or redirect")
-    color = _color(fmt, output_file is not None)
-    data = guard(lambda: _render(scenario, step, fmt, color, set_values))
+    color, width = _text_layout(output_file is not None) if form == "text" else (False, TEXT_WIDTH)
+    data = guard(lambda: _render(scenario, step, form, color, set_values, width))
     raw = data.encode("utf-8") if isinstance(data, str) else data
     if output_file is not None:
         out = output_file

@@ -72,7 +72,8 @@ class Picture:
     legend: tuple[LegendItem, ...]
     legend_title: tuple[float, float]
     cpus_x: float  # where the legend's CPU-list column starts
-    swatch: float = 16.0
+    swatch: float = 16.0  # the legend swatches' height
+    swatch_w: float = 16.0  # and width: wider for keys of several letters
 
 
 def _text_w(s: str, size: float = FONT) -> float:
@@ -167,6 +168,7 @@ def _layout_tree(machine: Machine, own: Ownership) -> _Node:
     # Every PU as wide as the widest label (bold text: a wider estimate).
     widest = max(machine.topology.cpu_info, default=0)
     pu_w = _text_w(f"PU {widest}") * 1.15 + 8
+    pu_w = max(pu_w, max((_text_w(o.key, FONT - 1) for o in own.owners), default=0) + 8)  # and its key
     for sid, numas in tree.items():
         pkg = _Node("package", [f"Package {sid}"])
         root.children.append(pkg)
@@ -201,7 +203,9 @@ def build_picture(machine: Machine, own: Ownership) -> Picture:
     title_pos = (MARGIN, ly)
     legend: list[LegendItem] = []
     y = ly + 10
-    cpus_x = MARGIN + 16 + 8 + max((_text_w(o.name) for o in own.owners), default=0) + 16
+    # the swatch holds the key: as wide as the longest, with a margin
+    swatch_w = max(16.0, math.ceil(max((_text_w(o.key, FONT - 1) for o in own.owners), default=0) + 6))
+    cpus_x = MARGIN + swatch_w + 8 + max((_text_w(o.name) for o in own.owners), default=0) + 16
     widest = 0.0
     for o in own.owners:
         legend.append(LegendItem(o.key, o.name, o.color, o.cpus, MARGIN, y))
@@ -217,6 +221,7 @@ def build_picture(machine: Machine, own: Ownership) -> Picture:
         legend=tuple(legend),
         legend_title=title_pos,
         cpus_x=cpus_x,
+        swatch_w=swatch_w,
     )
 
 

@@ -1,6 +1,22 @@
 """Who owns each CPU after a step of a run (:func:`ownership_after`), and the
 ``podnuma topology -o json`` document of it.
 
+Every owner has a key, unique in the picture, that marks its CPUs in the
+text picture (written right after the CPU id: ``26b``), on the PU boxes and
+legend swatches of the SVG and PNG pictures, and in the document's ``key``:
+
+* ``#`` the reserved CPUs, ``.`` the node shared pool, ``!`` the CPUs held
+  outside the shared pool;
+* the pods' shared pools and the containers, in legend order, letters only
+  (:func:`owner_key`): ``a``-``z`` then ``A``-``Z`` (49 single letters:
+  without ``l``, ``I`` and ``O``, which read as the digits 1 and 0), then
+  two letters (``aa``, ``ab``, ... ``ZZ``), then three, as many as there
+  are owners.
+
+A key never holds a digit, so it cannot run into the CPU id before it: in
+``26ab`` the CPU is 26 and the owner ``ab``. The text picture pads every
+key to the longest one, so the cells stay aligned.
+
 The pods a run restored from its scenario's starting checkpoints
 (``state:``, :attr:`RunResult.restored`) run from the start: they own their
 CPUs and memory before any step and until a step removes them, as in
@@ -29,7 +45,8 @@ HELD = "held outside the shared pool"
 @dataclass(frozen=True, slots=True)
 class Owner:
     """One owner of CPUs: ``name`` is the legend text and the SVG
-    ``data-owner`` value; ``key`` the one-character mark of the text form;
+    ``data-owner`` value; ``key`` its mark in the pictures, unique among the
+    owners and without digits (see the module's docstring);
     ``color`` its ``#rrggbb`` fill."""
 
     kind: OwnerKind
@@ -97,10 +114,28 @@ RESERVED_COLOR = "#a6a6a6"
 SHARED_COLOR = "#ffffff"
 HELD_COLOR = "#595959"
 
-_KEYS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+#: the letters of the pods' and containers' keys: no digits (a key follows a
+#: CPU id in the text picture) and none that reads as one (l, I, O)
+_KEYS = "abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ"
 RESERVED_KEY = "#"
 SHARED_KEY = "."
 HELD_KEY = "!"
+
+
+def owner_key(i: int) -> str:
+    """The key of the ``i``-th pod or container owner (from 0), in legend
+    order: the letters of ``_KEYS`` one by one, then every pair of them,
+    then every triple... (bijective base ``len(_KEYS)``): a different key
+    for every ``i``, made of letters only."""
+    if i < 0:
+        raise ValueError(f"owner index {i} < 0")
+    n = len(_KEYS)
+    key = ""
+    i += 1
+    while i:
+        i, r = divmod(i - 1, n)
+        key = _KEYS[r] + key
+    return key
 
 
 def _replay(restored: Sequence[RestoredPod], steps: Sequence[StepResult]) -> dict[str, _Running]:
@@ -259,7 +294,7 @@ def ownership_after(result: RunResult, step: int | None = None) -> Ownership:
         elif kind == "other":
             key, color = HELD_KEY, HELD_COLOR
         else:
-            key = _KEYS[palette_i] if palette_i < len(_KEYS) else "?"
+            key = owner_key(palette_i)
             color = PALETTE[palette_i % len(PALETTE)]
             palette_i += 1
         for cpu in cpus.list():

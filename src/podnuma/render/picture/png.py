@@ -55,9 +55,9 @@ def render_png(machine: Machine, own: Ownership, *, scale: float = 1.5) -> bytes
             text(b.x + PAD, b.y + 13 + i * LINE, line, size)
     tx, ty = pic.legend_title
     text(tx, ty, f"CPU owners, {own.caption()}", FONT)
-    sw = pic.swatch
+    sw, sh = pic.swatch_w, pic.swatch
     for item in pic.legend:
-        rect(item.x, item.y, sw, sw, item.color)
+        rect(item.x, item.y, sw, sh, item.color)
         text(item.x + sw / 2, item.y + 12, item.key, FONT - 1, _ink(item.color), "ms")
         text(item.x + sw + 8, item.y + 12, item.owner, FONT)
         text(pic.cpus_x, item.y + 12, _cpus_text(item.cpus), FONT)

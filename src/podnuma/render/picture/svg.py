@@ -78,12 +78,12 @@ def render_svg(machine: Machine, own: Ownership) -> str:
         f'<text x="{_f(tx)}" y="{_f(ty)}" font-weight="bold">'
         f"CPU owners, {escape(own.caption())}</text>"
     )
-    sw = pic.swatch
+    sw, sh = pic.swatch_w, pic.swatch
     for item in pic.legend:
         out.append(f'<g class="legend-entry" data-owner={quoteattr(item.owner)}>')
         out.append(
             f'<rect class="swatch" data-owner={quoteattr(item.owner)} x="{_f(item.x)}" '
-            f'y="{_f(item.y)}" width="{_f(sw)}" height="{_f(sw)}" fill="{item.color}" '
+            f'y="{_f(item.y)}" width="{_f(sw)}" height="{_f(sh)}" fill="{item.color}" '
             f'stroke="#000000" stroke-width="1"/>'
         )
         out.append(
