@@ -189,6 +189,28 @@ def test_compare_refuses_a_quantity_beyond_int64(runner: CliRunner, tmp_path: Pa
     assert "-2537764290115404" not in line
 
 
+@pytest.mark.parametrize(("field", "value", "digits"), [
+    ("cpu", "1e4400", 4404), ("memory", "1e4400", 4401), ("cpu", "9" * 4400, 4403),
+    ("hugepages-2Mi", "1e4400", 4401),
+])
+@pytest.mark.parametrize("command", ["compare", "advise"])
+def test_a_quantity_of_thousands_of_digits_is_refused_shortened(
+    runner: CliRunner, tmp_path: Path, field: str, value: str, digits: int, command: str
+) -> None:
+    """A value past CPython's 4300-digit limit for int-to-text: one line
+    (exit 2) with its first digits and its length, not an internal error."""
+    from podnuma.cli.advise import advise_command
+
+    limits = {"cpu": "1", "memory": "1Gi", field: value}
+    pod = write(tmp_path / "huge3.yaml", {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "huge3"},
+                                          "spec": {"containers": [{"name": "app", "resources": {"limits": limits}}]}})
+    result = runner.invoke(compare_command if command == "compare" else advise_command, [str(pod)])
+    assert result.exit_code == 2, result.output
+    line = _one_error(result)
+    assert line.startswith(f"error: {pod}: spec.containers[0].resources.limits[{field}]: ")
+    assert f"... ({digits} digits)" in line and "int64" in line and len(line) < 400
+
+
 def test_compare_refuses_a_budget_beyond_int64(runner: CliRunner, tmp_path: Path) -> None:
     pod = write(tmp_path / "huge2.yaml", _huge2())
     line = _one_error(runner.invoke(compare_command, [str(pod), "-o", "json"]))

@@ -247,6 +247,20 @@ def test_not_a_sysfs_root(tmp_path: Path) -> None:
     with pytest.raises(InputError) as exc:
         load_sysfs(tmp_path)
     assert exc.value.file == str(tmp_path)
+    assert "devices/system is missing" in str(exc.value)
+
+
+def test_a_missing_path_or_a_file_is_said_so(tmp_path: Path) -> None:
+    """Not "devices/system is missing" for a path that is not there at all
+    or is a file: what is wrong with the path itself."""
+    with pytest.raises(InputError) as exc:
+        load_sysfs(tmp_path / "nowhere")
+    assert (exc.value.file, str(exc.value).split(": ", 1)[1]) == (
+        str(tmp_path / "nowhere"), "cannot read: No such file or directory")
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(InputError) as exc:
+        load_sysfs(tmp_path / "file")
+    assert "not a directory" in str(exc.value)
 
 
 def test_no_cpus_at_all(tmp_path: Path) -> None:

@@ -68,7 +68,13 @@ from podnuma.api.pod import Container, Pod
 from podnuma.api.pod_defaults import round_up_milli
 from podnuma.api.pod_validation import resource_path
 from podnuma.api.qos import is_container_equivalent_qos_guaranteed
-from podnuma.api.quantity import Quantity, QuantityError, parse_quantity, quantity_from_manifest
+from podnuma.api.quantity import (
+    Quantity,
+    QuantityError,
+    int_text,
+    parse_quantity,
+    quantity_from_manifest,
+)
 from podnuma.api.resources import (
     aggregate_limits_of,
     aggregate_requests_of,
@@ -437,9 +443,23 @@ def _pod_level_path(doc: Mapping[str, Any], section: str, name: str) -> str:
     return "spec.resources"
 
 
+def _shown(text: str) -> str:
+    """A quantity as written, or for one of more than 40 characters its
+    first 12 and its length."""
+    return text if len(text) <= 40 else f"{text[:12]}... ({len(text)} characters)"
+
+
+def _amount_text(amount: int) -> str:
+    """``amount`` in digits, or for one of more than 40 digits its first 12
+    and how many there are (a quantity may have thousands: ``1e4400``)."""
+    text = int_text(amount)
+    digits = len(text.lstrip("-"))
+    return text if digits <= 40 else f"{text[:12]}... ({digits} digits)"
+
+
 def _too_big(what: str, name: str, amount: int, form: str) -> str:
     return (
-        f"{what} is {amount} {_unit_word(name)}, more than the kubelet counts in an int64 "
+        f"{what} is {_amount_text(amount)} {_unit_word(name)}, more than the kubelet counts in an int64 "
         f"({_INT64_MAX}): no {form} form is derived from values that wrap"
     )
 
@@ -455,14 +475,14 @@ def _check_countable(doc: Mapping[str, Any], pod: Pod, form: str) -> None:
                     continue
                 amount = _amount(name, q)
                 if amount > _INT64_MAX:
-                    raise InputError(_too_big(f"{name} {q}", name, amount, form),
+                    raise InputError(_too_big(f"{name} {_shown(str(q))}", name, amount, form),
                                      path=_container_path(doc, c, section, name))
     if pod.resources is not None:
         for section, values in (("requests", pod.resources.requests), ("limits", pod.resources.limits)):
             for name, q in values.items():
                 amount = _amount(name, q)
                 if is_supported_pod_level_resource(name) and amount > _INT64_MAX:
-                    raise InputError(_too_big(f"{name} {q}", name, amount, form),
+                    raise InputError(_too_big(f"{name} {_shown(str(q))}", name, amount, form),
                                      path=_pod_level_path(doc, section, name))
 
 

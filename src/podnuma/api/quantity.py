@@ -32,6 +32,7 @@ __all__ = [
     "Format",
     "Quantity",
     "QuantityError",
+    "int_text",
     "parse_quantity",
     "quantity_from_manifest",
     "wrap_int64",
@@ -106,7 +107,7 @@ def _strip_tens(mag: int) -> tuple[int, int]:
     return mag, zeros
 
 
-def _int_text(n: int) -> str:
+def int_text(n: int) -> str:
     """``str(n)`` without CPython's 4300-digit limit (Go has none)."""
     if n.bit_length() < 14_000:
         return str(n)
@@ -491,7 +492,7 @@ class Quantity:
         while exponent % 3 != 0:
             mag *= 10
             exponent -= 1
-        number = f"-{_int_text(mag)}" if n < 0 else _int_text(mag)
+        number = f"-{int_text(mag)}" if n < 0 else int_text(mag)
         if fmt is Format.DECIMAL_SI:
             # Exponents beyond E (1e21, ...) have no SI suffix; upstream then
             # emits the bare mantissa (reproduced quirk).

@@ -52,6 +52,7 @@ a directory holding ``sys/``.
 from __future__ import annotations
 
 import re
+import stat
 from fnmatch import fnmatchcase
 from pathlib import Path
 
@@ -173,6 +174,12 @@ class _SysFs:
         if not (root / "devices" / "system").is_dir() and (root / "sys" / "devices" / "system").is_dir():
             root = root / "sys"
         if not (root / "devices" / "system").is_dir():
+            try:
+                st = root.stat()
+            except OSError as e:
+                raise _err(f"cannot read: {e.strerror or e}", root) from None
+            if not stat.S_ISDIR(st.st_mode):
+                raise _err("not a directory (a copy of /sys is a directory tree)", root)
             raise _err("not a sysfs root: devices/system is missing", root)
         self.root = root
         self.meminfo = root.parent / "proc" / "meminfo"
