@@ -94,3 +94,23 @@ def test_other_commands_sharing_the_option_read_o_equals(tmp_path: Path) -> None
     equals = runner.invoke(cli, ["explain", str(scenario), "-o=json"])
     assert spaced.exit_code == 0, spaced.output
     assert (equals.exit_code, equals.output) == (0, spaced.output)
+
+
+def test_topology_and_fleet_read_o_equals(tmp_path: Path) -> None:
+    """The commands with an -o of their own (topology, fleet analyze,
+    fleet generate) read ``-o=FORMAT`` too, and still refuse ``-o=bogus``."""
+    runner = CliRunner()
+    scenario = tmp_path / "s.json"
+    scenario.write_text(json.dumps(base()), encoding="utf-8")
+    fleet = tmp_path / "fleet"
+    made = runner.invoke(cli, ["fleet", "generate", "--nodes", "2", "--pods-per-node", "3",
+                               "--output-dir", str(fleet), "-o=json"])
+    assert made.exit_code == 0, made.output
+    assert json.loads(made.output)["counts"]["nodes"] == 2
+    for args in (["topology", str(scenario)], ["fleet", "analyze", str(fleet)]):
+        spaced = runner.invoke(cli, [*args, "-o", "json"])
+        equals = runner.invoke(cli, [*args, "-o=json"])
+        assert spaced.exit_code == 0, spaced.output
+        assert (equals.exit_code, equals.output) == (0, spaced.output)
+        bogus = runner.invoke(cli, [*args, "-o=bogus"])
+        assert bogus.exit_code == 2 and "'=bogus'" in bogus.output

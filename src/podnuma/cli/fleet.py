@@ -23,7 +23,14 @@ import click
 
 from podnuma.cli.app import fail, guard, is_quiet
 from podnuma.cli.fleet_analyze import _progress, analyze
-from podnuma.cli.options import dash_is_stdout, dash_refused, echo, note, stdin_used_once
+from podnuma.cli.options import (
+    OutputFormat,
+    dash_is_stdout,
+    dash_refused,
+    echo,
+    note,
+    stdin_used_once,
+)
 from podnuma.render.formats import FORMATS
 
 __all__ = ["fleet_group"]
@@ -47,7 +54,7 @@ def fleet_group() -> None:
               help="Override a field of every node's own kubelet configuration by its "
                    "KubeletConfiguration JSON path (featureGates.PodLevelResourceManagers=true, "
                    "topologyManagerScope=pod); value read as YAML; repeatable.")
-@click.option("-o", "--output", "fmt", type=click.Choice(FORMATS["fleet analyze"]), default="table", show_default=True,
+@click.option("-o", "--output", "fmt", type=OutputFormat(FORMATS["fleet analyze"]), default="table", show_default=True,
               help="table for people, json or yaml for the report document, html for a self-contained report.")
 @click.option("--output-file", type=click.Path(path_type=Path, dir_okay=False), default=None,
               callback=dash_is_stdout,
@@ -87,7 +94,7 @@ MAX_PODS = 10_000_000
 GENERATE_FORMATS = FORMATS["fleet generate"]
 
 
-class _SummaryFormat(click.Choice):  # type: ignore[type-arg]
+class _SummaryFormat(OutputFormat):
     """``fleet generate``'s ``-o`` choices; a value that is none of them
     (a directory, as the short form of ``--output-dir`` once took) is
     refused with the words that say where the directory goes."""

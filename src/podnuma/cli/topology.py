@@ -26,7 +26,15 @@ import click
 
 from podnuma.cli.app import fail, guard
 from podnuma.cli.guard import is_terminal
-from podnuma.cli.options import dash_is_stdout, echo, echo_bytes, file_argument, note, set_option
+from podnuma.cli.options import (
+    OutputFormat,
+    dash_is_stdout,
+    echo,
+    echo_bytes,
+    file_argument,
+    note,
+    set_option,
+)
 from podnuma.errors import InputError
 from podnuma.fileio import atomic_write
 from podnuma.inputs.overrides import parse_overrides
@@ -122,7 +130,7 @@ def _write_output(path: Path, data: bytes) -> None:
     help="Show the CPUs after this step (index from 0; default: the last step).",
 )
 @click.option(
-    "--output", "-o", "fmt", type=click.Choice(FORMATS["topology"]), default=None,
+    "--output", "-o", "fmt", type=OutputFormat(FORMATS["topology"]), default=None,
     help="table (text: the same; the terminal's picture), svg, png, or json or yaml (the owners). "
     "Default: from --output-file's suffix, else table; a suffix naming another format is an error.",
 )
