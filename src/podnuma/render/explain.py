@@ -77,7 +77,11 @@ def _render_admission(adm: Mapping[str, Any], console: Console, picture: str | N
     )
     head = Text(f"step {adm['step']}  {adm['pod']}  ", style="bold")
     head.append(verdict)
-    console.rule(head, align="left")
+    if head.cell_len + 6 <= console.width:
+        console.rule(head, align="left")
+    else:  # (a rule cuts its title to one line: the verdict would be lost)
+        console.print(head, overflow="fold")
+        console.rule()
     qos = adm["qos"]
     src = f" ({_SOURCE_TEXT[qos['source']]})" if qos.get("source") in _SOURCE_TEXT else ""
     console.print(f"QoS {qos['class']}{src}: {qos['why']}", highlight=False)

@@ -1,0 +1,35 @@
+"""explain's heading of a step keeps its verdict whatever the width: a
+rule cuts its title to one line, so a long pod name (legal: a 63-character
+namespace and a 253-character name) or a narrow terminal once hid
+"rejected: REASON". The heading is then printed wrapped above the rule."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("columns", [40, 60, 80, 120, 200])
+@pytest.mark.parametrize("short", [True, False])
+def test_the_verdict_is_always_shown(tmp_path: Path, columns: int, short: bool) -> None:
+    doc = yaml.safe_load((ROOT / "examples" / "static-dual-socket.yaml").read_text())
+    if not short:
+        doc["steps"][1]["addPod"]["metadata"] = {"name": "odd-" + "x" * 55, "namespace": "shop-" + "y" * 40}
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["COLUMNS"] = str(columns)
+    proc = subprocess.run([sys.executable, "-c", "from podnuma.cli import run; run()", "explain", str(path),
+                           "--step", "1", "--no-picture"], capture_output=True, text=True, env=env, timeout=120,
+                          check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert "✗ rejected: SMTAlignmentError" in " ".join(proc.stdout.split())  # (wrapped at a space, maybe)
+    pod = "shop/odd" if short else "shop-" + "y" * 40 + "/odd-" + "x" * 55
+    assert pod in proc.stdout.replace("\n", "")
