@@ -70,6 +70,25 @@ def test_a_rejected_step_still_writes_its_change(tmp_path: Path) -> None:
     assert "choose one with --step or --pod" in _error(r)
 
 
+def test_a_pod_rejected_twice_asks_for_a_step_not_for_the_pod_given(tmp_path: Path) -> None:
+    """--pod names a pod rejected at two steps: the words ask for --step
+    (the --pod was given) and name the steps."""
+    doc = yaml.safe_load((ROOT / "examples" / "static-dual-socket.yaml").read_text())
+    doc["steps"].append(doc["steps"][1])  # shop/odd again, rejected again
+    scenario = tmp_path / "twice.yaml"
+    scenario.write_text(yaml.safe_dump(doc))
+    out = tmp_path / "c.yaml"
+    r = CliRunner().invoke(explain_command, [str(scenario), "--pod", "shop/odd", "--candidate", "nearest",
+                                             "--as-scenario", str(out)])
+    line = _error(r)
+    assert line.endswith("pod shop/odd was rejected at steps 1, 5: choose one with --step")
+    assert not out.exists()
+    r = CliRunner().invoke(explain_command, [str(scenario), "--pod", "shop/odd", "--step", "5",
+                                             "--candidate", "nearest", "--as-scenario", str(out)])
+    assert r.exit_code == 0, r.output
+    assert out.exists()
+
+
 def _header_commands(path: Path) -> list[list[str]]:
     """The ``podnuma ...`` commands of the example's header comment (a line
     ending in a backslash goes on on the next one)."""

@@ -422,11 +422,12 @@ def candidate_scenario(explanation: Explanation, *, candidate: int | None = None
         raise InputError(f"{what}: nothing to change (--candidate writes a change the search tried for a "
                          "rejected admission)", file=name)
     if len(rejected) != 1:
-        raise InputError(
-            f"--as-scenario writes the change tried for one rejected admission; {len(rejected)} "
-            "are explained: choose one with --step or --pod",
-            file=name,
-        )
+        steps = ", ".join(str(a["step"]) for a in rejected)
+        choose = (f"pod {pod} was rejected at steps {steps}: choose one with --step"
+                  if pod is not None and step is None else
+                  f"{len(rejected)} are explained (steps {steps}): choose one with --step or --pod")
+        raise InputError(f"--as-scenario writes the change tried for one rejected admission; {choose}",
+                         file=name)
     step = rejected[0]["step"]
     report = explanation.reports.get(step)
     if report is None:
