@@ -98,7 +98,7 @@ FAST_FORMS = [
 TABLE_FORMS = [
     ["simulate", "{s}"],  # the table, into a pipe: no colours
     ["simulate", "{s}", "-o", "wide"],
-    ["-q", "simulate", "-otable", "{s}", "--detail"],
+    ["-q", "simulate", "-otable", "{s}"],
 ]
 
 
@@ -242,7 +242,7 @@ def test_completion_goes_to_click(tmp_path: Path, scenario: Path) -> None:
     (["fleet", "generate", "--output-dir", "d"], None),
     (["simulate", "-o", "table", "f"], (("simulate",), False, ("f",), "table", False, {})),
     (["simulate", "f"], (("simulate",), False, ("f",), "table", False, {})),
-    (["simulate", "f", "--output=wide", "--detail"], (("simulate",), False, ("f",), "wide", True, {})),
+    (["simulate", "f", "--output=wide", "--detail"], None),  # (click's usage error: --detail is json/yaml's)
     (["simulate", "-o", "json"], None),
     (["simulate", "f", "g", "-o", "json"], None),
     (["simulate", "f", "-o", "json", "--output", "yaml"], None),
@@ -334,3 +334,18 @@ def test_other_fleet_forms_go_to_click(tmp_path: Path, fleet: Path, form: list[s
     args = [a.replace("{f}", str(fleet)) for a in form]
     fast_mods, _, _, _, _ = both(args, tmp_path)
     assert "click" in fast_mods
+
+
+@pytest.mark.parametrize("fmt", ["table", "wide"])
+@pytest.mark.parametrize("entry", ["podnuma.cli", "podnuma.cli.app"])
+def test_detail_with_a_table_is_a_usage_error(tmp_path: Path, scenario: Path, fmt: str, entry: str) -> None:
+    """--detail adds to the json/yaml document: with a table it would be
+    ignored, so it is refused (one line, exit 2, nothing on stdout), on
+    both paths."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    code = "import importlib, sys; sys.exit(importlib.import_module(sys.argv[1]).main(sys.argv[2:]))"
+    proc = subprocess.run([sys.executable, "-c", code, entry, "simulate", str(scenario), "-o", fmt, "--detail"],
+                          capture_output=True, text=True, env=env, timeout=120, check=False)
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr == (f"error: --detail adds to the json/yaml document; -o {fmt} has none (give -o json or "
+                           "-o yaml) (see 'podnuma simulate --help')\n")

@@ -146,6 +146,8 @@ def _parse(argv: list[str]) -> _Command | None:
     output = output or default
     if output is None or not files or (count is not None and len(files) != count):
         return None
+    if detail and output not in ("json", "yaml"):  # (click's usage error says why)
+        return None
     return (words, quiet, tuple(files), output, detail, options)
 
 

@@ -51,6 +51,8 @@ def simulate_command(
 ) -> None:
     """Run SCENARIO (YAML or JSON; '-': standard input) through the kubelet's
     admission and resource managers."""
+    if detail and output not in ("json", "yaml"):
+        raise click.UsageError(f"--detail adds to the json/yaml document; -o {output} has none (give -o json or -o yaml)")
 
     if as_scenario is None:
         # streamed step by step (the fast path runs the same function)
