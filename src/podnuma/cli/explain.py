@@ -87,6 +87,10 @@ def explain_command(
 ) -> None:
     """Explain each admission of SCENARIO ('-': standard input): hints,
     merge, pools, rejection and what would fit."""
+    if no_search and search_time is not None:
+        raise click.UsageError("--search-time bounds the search that --no-search turns off: give one of them")
+    if picture and output in ("json", "yaml"):
+        raise click.UsageError(f"--picture draws in the text; -o {output} has no picture (give -o table)")
 
     def go() -> str:
         overrides = parse_overrides(set_values)
