@@ -26,6 +26,21 @@ def test_yaml_and_positions() -> None:
     assert doc.locate("a.b[7].z") == (2, 3)
 
 
+def test_an_unknown_field_points_at_its_key() -> None:
+    """An error about a value points at the value; an unknown field is about
+    the key, so its position is the key's, whether the value is a scalar
+    on the same line or a block below it."""
+    doc = parse_document("a:\n  b: 1\n  c:\n    d: 2\n", name="f.yaml")
+    assert doc.locate("a.b") == (2, 6)
+    assert doc.locate("a.b", key=True) == (2, 3)
+    assert doc.locate("a.c", key=True) == doc.locate("a.c") == (3, 3)
+    assert doc.locate("a.c.d", key=True) == (4, 5)
+    scalar = doc.enrich(InputError('unknown field "b"', path="a.b"))
+    assert scalar.message.endswith("(line 2, column 3)")
+    value = doc.enrich(InputError("must be a string, got an integer", path="a.b"))
+    assert value.message.endswith("(line 2, column 6)")
+
+
 def test_duplicate_keys_are_an_error() -> None:
     with pytest.raises(InputError) as e:
         parse_document("a: 1\nb: 2\na: 3\n", name="dup.yaml")

@@ -165,9 +165,12 @@ class Document:
             return False
         return (self.name, self.data, self.root, self.source) == (other.name, other.data, other.root, other.source)
 
-    def locate(self, path: str) -> tuple[int, int] | None:
+    def locate(self, path: str, key: bool = False) -> tuple[int, int] | None:
         """1-based (line, column) of the field at ``path``, or of the
-        deepest enclosing field found; ``None`` when unknown."""
+        deepest enclosing field found; ``None`` when unknown. A scalar
+        field's position is its value's, unless ``key`` (an error about the
+        key itself: an unknown field) asks for the key's."""
+        at_key = key
         if self.root is None and self.source is not None:
             self.root, self.source = _json_root(self.source), None
         node = self.root
@@ -220,11 +223,13 @@ class Document:
             if found is None:
                 break
             key_node, node = found
-            # A scalar field points at its value; a block points at its key.
-            best = (
-                node.start_mark if isinstance(node, yaml.ScalarNode) else key_node.start_mark
-            )
             rest = rest[found_len:]
+            # A scalar field points at its value; a block, or the key an
+            # error is about (the last one, with ``key``), at its key.
+            best = (
+                node.start_mark if isinstance(node, yaml.ScalarNode) and not (at_key and not rest)
+                else key_node.start_mark
+            )
         return None if best is None else (best.line + 1, best.column + 1)
 
     def enrich(self, err: InputError, under: str = "") -> InputError:
@@ -234,7 +239,8 @@ class Document:
         if err.file not in (None, self.name):
             return err
         message = err.message
-        pos = self.locate(field_path_under(under, err.path)) if err.path else None
+        about_key = message.startswith("unknown field ")
+        pos = self.locate(field_path_under(under, err.path), key=about_key) if err.path else None
         if pos is not None and "(line " not in message:
             message = f"{message} (line {pos[0]}, column {pos[1]})"
         return InputError(message, path=err.path, file=self.name)

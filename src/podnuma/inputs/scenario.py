@@ -378,11 +378,11 @@ class _ReadAgainDocument(Document):
         super().__init__(name, data, None)
         self._reader = reader
 
-    def locate(self, path: str) -> tuple[int, int] | None:
+    def locate(self, path: str, key: bool = False) -> tuple[int, int] | None:
         if self.root is None and self.source is None:
             self._reader.check()
             self.root, self.source = self._reader.whole_tree()
-        return super().locate(path)
+        return super().locate(path, key)
 
 
 def _steps(
