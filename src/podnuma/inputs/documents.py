@@ -170,7 +170,6 @@ class Document:
         deepest enclosing field found; ``None`` when unknown. A scalar
         field's position is its value's, unless ``key`` (an error about the
         key itself: an unknown field) asks for the key's."""
-        at_key = key
         if self.root is None and self.source is not None:
             self.root, self.source = _json_root(self.source), None
         node = self.root
@@ -215,11 +214,11 @@ class Document:
             found: tuple[yaml.Node, yaml.Node] | None = None
             found_len = -1
             for key_node, value_node in node.value:
-                key = _key_text(key_node)
-                if rest.startswith(key) and len(key) > found_len and (
-                    len(rest) == len(key) or rest[len(key)] in ".["
+                text = _key_text(key_node)
+                if rest.startswith(text) and len(text) > found_len and (
+                    len(rest) == len(text) or rest[len(text)] in ".["
                 ):
-                    found, found_len = (key_node, value_node), len(key)
+                    found, found_len = (key_node, value_node), len(text)
             if found is None:
                 break
             key_node, node = found
@@ -227,7 +226,7 @@ class Document:
             # A scalar field points at its value; a block, or the key an
             # error is about (the last one, with ``key``), at its key.
             best = (
-                node.start_mark if isinstance(node, yaml.ScalarNode) and not (at_key and not rest)
+                node.start_mark if isinstance(node, yaml.ScalarNode) and not (key and not rest)
                 else key_node.start_mark
             )
         return None if best is None else (best.line + 1, best.column + 1)
