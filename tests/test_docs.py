@@ -196,8 +196,14 @@ def _strict(path: Path) -> bool:
 
 def _contiguous(expected: list[str], actual: list[str]) -> str | None:
     """None when each run of ``expected`` between ``…`` lines is one run of
-    the words of ``actual`` (the runs in order); else the first line of the
-    first run that is not."""
+    the words of ``actual`` (the runs in order), the first run at the start
+    of the output unless ``…`` opens the sample and the last run at its end
+    unless ``…`` closes it (a sample shown whole is the whole output); else
+    the first line of the first run that is not, or a line saying what the
+    sample leaves out without a ``…``."""
+    marked = [line.strip() for line in expected if line.strip()]
+    open_start = bool(marked) and marked[0] == ELLIPSIS
+    open_end = bool(marked) and marked[-1] == ELLIPSIS
     chunks: list[list[str]] = [[]]
     for line in expected:
         if line.strip() == ELLIPSIS:
@@ -206,13 +212,19 @@ def _contiguous(expected: list[str], actual: list[str]) -> str | None:
             chunks[-1].append(line)
     words = _words(" ".join(actual))
     pos = 0
-    for chunk in (c for c in chunks if c):
+    runs = [c for c in chunks if c]
+    for n, chunk in enumerate(runs):
         run = _words(" ".join(chunk))
+        start = pos
         while pos + len(run) <= len(words) and words[pos : pos + len(run)] != run:
             pos += 1
         if pos + len(run) > len(words):
             return chunk[0]
+        if n == 0 and not open_start and pos != start:
+            return f"(output before this sample's first line, and no {ELLIPSIS} above it) {chunk[0]}"
         pos += len(run)
+    if runs and not open_end and pos != len(words):
+        return f"(output after this sample's last line, and no {ELLIPSIS} below it) {' '.join(words[pos:pos + 8])}"
     return None
 
 
@@ -323,10 +335,15 @@ def test_the_checker_catches_a_wrong_line() -> None:
 
 
 def test_the_strict_checker_catches_a_left_out_line() -> None:
-    assert _contiguous(["a", "b"], ["a", "b", "c"]) is None
+    assert _contiguous(["a", "b", ELLIPSIS], ["a", "b", "c"]) is None
     assert _contiguous(["a", "c"], ["a", "b", "c"]) == "a"  # b left out without …
     assert _contiguous(["a", ELLIPSIS, "c"], ["a", "b", "c"]) is None
     assert _contiguous(["x  y", "z"], ["x", "y z"]) is None  # wrapped elsewhere
+    # a sample shown whole is the whole output: what it leaves out at either end is marked
+    assert (_contiguous(["a", "b"], ["a", "b", "c"]) or "").startswith("(output after")
+    assert (_contiguous(["b", "c"], ["a", "b", "c"]) or "").startswith("(output before")
+    assert _contiguous([ELLIPSIS, "b", "c"], ["a", "b", "c"]) is None
+    assert _contiguous([ELLIPSIS, "b", ELLIPSIS], ["a", "b", "c"]) is None
 
 
 def test_recorded_blocks_are_few() -> None:

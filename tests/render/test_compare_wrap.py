@@ -94,3 +94,102 @@ def test_words_draws_the_lines_plain_lines_says() -> None:
         drawn = [x.rstrip() for x in to_text(table, console).splitlines()]
         assert drawn == cell.plain_lines(width)
         assert plain_lines(["no: UnexpectedAdmissionError"], cell.pattern, width, inner=cell.inner) == drawn
+
+
+# --------------------------------------------------------------------------
+# every width from 40 to 200: CPU lists wrap after a comma (or after the
+# count before them), names and words at word boundaries, no line wider
+# than the console (docs/cli.md)
+
+_ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
+_TRAINER = _ROOT / "examples" / "whatif" / "trainer-pod.yaml"
+_ATOM = __import__("re").compile(r"\d+(?:-\d+)?")
+
+
+def _trainer() -> dict[str, Any]:
+    import yaml
+
+    data = yaml.safe_load(_TRAINER.read_text())
+    assert isinstance(data, dict)
+    return data
+
+
+def _render(pod: dict[str, Any], width: int, restart: tuple[str, ...] = ()) -> str:
+    c = compare_pod(pod, default_machine(), default_config())
+    console = Console(file=io.StringIO(), width=width, color_system=None, force_terminal=False)
+    if not restart:
+        return to_text(comparison_renderable(c, node="built-in", config="built-in"), console)
+    return to_text(comparison_renderable(c, node="built-in", config="built-in", restart=restart), console)
+
+
+def _whole_pieces(text: str) -> set[str]:
+    """The tokens of ``text`` and every run of the pieces (words of a
+    CamelCase name, parts of a name between separators) of each."""
+    from podnuma.render.wrap import pieces
+    from podnuma.render.wrap import words as _w
+
+    camel = _w("x").inner
+    assert camel is not None
+    out: set[str] = set()
+    for token in text.split():
+        ps = pieces(token, camel)
+        out.update("".join(ps[i:j]) for i in range(len(ps)) for j in range(i + 1, len(ps) + 1))
+        out.add(token)
+    return out
+
+
+_RESTART = (
+    "kubelet restart (v1.37.2, kubernetes#140989): the pod alone on the node, then re-admitted",
+    "  per-container / scope pod: kept (1-6,17,19-22)",
+    "  pod-level / scope pod: rejected: TopologyAffinityError: Pod was rejected: Pod Scope pod with "
+    "pod-level resources failed admission under pod-scope topology manager",
+)
+
+
+@pytest.mark.parametrize("pod", [_trainer, _hugepages_pod])
+@pytest.mark.parametrize("width", range(40, 201))
+def test_every_width_wraps_at_break_points_only(width: int, pod: Any) -> None:
+    _check(pod, width, ())
+
+
+@pytest.mark.parametrize("width", range(40, 201, 7))
+def test_every_width_with_the_restart_lines(width: int) -> None:
+    _check(_trainer, width, _RESTART)
+
+
+def _check(pod: Any, width: int, restart: tuple[str, ...]) -> None:
+    wide = _render(pod(), 1000, restart)
+    text = _render(pod(), width, restart)
+    lines = text.splitlines()
+    assert max(len(x) for x in lines) <= width, [x for x in lines if len(x) > width]
+    # no CPU list cut inside a number or a range: its atoms are the whole ones
+    assert set(_ATOM.findall(text)) <= set(_ATOM.findall(wide)), width
+    # no word cut: each token is a token of the wide output, or a run of its pieces
+    allowed = _whole_pieces(wide)
+    cut = [t for t in text.split()
+           if t not in allowed and set(t) != {"─"} and not set(t) <= set("0123456789-,()")]  # (CPU lists: above)
+    assert not cut, (width, cut)
+
+
+def test_at_80_columns_the_trainer_pod_is_drawn_whole() -> None:
+    text = _render(_trainer(), 80)
+    assert "(1-6,17,19-" not in text and "per-contain\n" not in text
+    assert "\n22)" not in text.replace(" ", "") and "er *" not in text.replace("container *", "")
+    rows = [x for x in text.splitlines() if x.strip().startswith("exclusive CPUs")]
+    assert rows and rows[0].split()[2:4] == ["11", "(1-6,17,"]
+    # the four runs side by side, the row titles on one line
+    assert any(x.split()[-2:] == ["pod-level", "pod-level"] or "pod-level" in x for x in text.splitlines())
+    assert sum(1 for x in text.splitlines() if x.strip().startswith("QoS class")) == 1
+
+
+def test_at_40_columns_a_form_a_table() -> None:
+    text = _render(_trainer(), 40)
+    assert sum(1 for x in text.splitlines() if x.strip().startswith("QoS class")) == 2
+    assert "Guaranteed" in text and "Guarantee\n" not in text
+
+
+def test_the_restart_lines_wrap_under_their_line() -> None:
+    text = _render(_trainer(), 60, _RESTART)
+    lines = text.splitlines()
+    i = next(k for k, x in enumerate(lines) if x.startswith("  pod-level / scope pod: rejected"))
+    assert lines[i + 1].startswith("    ") and not lines[i + 1].startswith("     ")

@@ -53,10 +53,14 @@ def compare_command(
         setting = got.setting
 
         def table() -> str:
+            # each pod's own restart lines, by its place in the input: two
+            # pods may have the same name (variants of one pod, compared)
             return "\n".join(
-                to_text(comparison_renderable(c, node=setting.node_from, config=setting.cfg_from))
-                + "".join(f"{line}\n" for line in risk_lines([r for r in got.restart if r.pod == c.pod]))
-                for c in got.comparisons
+                to_text(comparison_renderable(
+                    c, node=setting.node_from, config=setting.cfg_from, source=got.source_words(i),
+                    restart=risk_lines(got.restart_of(i)),
+                ))
+                for i, c in enumerate(got.comparisons)
             )
 
         return render_output(output, got.document, {"table": table}), got.skipped

@@ -122,13 +122,57 @@ class Comparisons:
     skipped: list[str]
     #: each pod in both forms and scopes, alone on the node, then a kubelet restart
     restart: list[PodRisk] = field(default_factory=list)
+    #: where each comparison's object is in its input (one per comparison)
+    sources: list[PodSource] = field(default_factory=list)
+    #: the comparison (its index in ``comparisons``) each restart entry is of:
+    #: two pods of the input may have the same name (variants of one pod)
+    restart_pods: list[int] = field(default_factory=list)
+
+    def restart_of(self, index: int) -> list[PodRisk]:
+        """The restart entries of ``comparisons[index]`` (by position, not
+        by name: two pods of the input may share one)."""
+        return [r for r, i in zip(self.restart, self.restart_pods, strict=True) if i == index]
+
+    def source_document(self, index: int) -> dict[str, Any] | None:
+        """Where ``comparisons[index]`` is in the input: its file, the index
+        of its YAML document, and of the item in a ``List`` (else null)."""
+        if index >= len(self.sources):
+            return None
+        src = self.sources[index]
+        return {"file": src.file, "document": src.document, "item": src.item}
+
+    def source_words(self, index: int) -> str | None:
+        """Where ``comparisons[index]`` is, for people (``pods.yaml
+        documents[1]``), when another comparison has the same pod name
+        (else ``None``: its name says which it is)."""
+        if index >= len(self.sources):
+            return None
+        name = self.comparisons[index].pod
+        if sum(1 for c in self.comparisons if c.pod == name) < 2:
+            return None
+        src = self.sources[index]
+        return f"{src.file} documents[{src.document}]" + ("" if src.item is None else f".items[{src.item}]")
 
     def document(self) -> dict[str, Any]:
-        """``podnuma compare -o json``."""
+        """``podnuma compare -o json``: ``pods[i]`` and the ``restart[]``
+        entries of that pod both carry ``podIndex`` (``i``) and ``source``."""
         doc = self.setting.document()
         doc["node"]["numaNodes"] = list(self.setting.machine.numa_ids())
-        doc["pods"] = [comparison_document(c) for c in self.comparisons]
-        doc["restart"] = [r.document() for r in self.restart]
+        pods = []
+        for i, c in enumerate(self.comparisons):
+            d = comparison_document(c)
+            d["podIndex"] = i
+            d["source"] = self.source_document(i)
+            pods.append(d)
+        doc["pods"] = pods
+        restart = []
+        for j, r in enumerate(self.restart):
+            d = r.document()
+            if j < len(self.restart_pods):
+                d["podIndex"] = self.restart_pods[j]
+                d["source"] = self.source_document(self.restart_pods[j])
+            restart.append(d)
+        doc["restart"] = restart
         return doc
 
 
@@ -148,6 +192,7 @@ def compare(
     pod = _get(pod_source)
     sources = load_pod_sources(pod.text, name=pod.name)
     out: list[Comparison] = []
+    where: list[PodSource] = []
     skipped: list[str] = []
     for src in sources:
         kind = src.data.get("kind") if isinstance(src.data, Mapping) else None
@@ -166,6 +211,7 @@ def compare(
         try:
             got = compare_pod(data, setting.machine, setting.config)
             out.append(got if label is None else dataclasses.replace(got, pod=label))
+            where.append(src)
         except InputError as e:
             if e.file is not None:
                 raise
@@ -174,11 +220,15 @@ def compare(
             ) from None
     if not out:
         raise no_pod(pod.name)
+    forms = [{c.written: c.original, c.rewrite.direction: c.rewrite.manifest} for c in out]
     restart = pod_restart_risks(
-        [(c.pod, {c.written: c.original, c.rewrite.direction: c.rewrite.manifest}) for c in out],
+        [(c.pod, f) for c, f in zip(out, forms, strict=True)],
         node, config, SCOPES, config_doc=_effective(setting),
     )
-    return Comparisons(setting, out, skipped, restart)
+    # pod_restart_risks answers, in order, an entry per form and scope of each pod
+    restart_pods = [i for i, f in enumerate(forms) for _ in range(len(f) * len(SCOPES))]
+    assert len(restart_pods) == len(restart)
+    return Comparisons(setting, out, skipped, restart, where, restart_pods)
 
 
 @dataclass(frozen=True)
