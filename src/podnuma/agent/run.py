@@ -21,7 +21,9 @@ endpoint are shut down, the status file records the stop, exit code 0.
 from __future__ import annotations
 
 import logging
+import os
 import signal
+import stat
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -32,8 +34,8 @@ from podnuma.agent.cgroups import CgroupApplier, CgroupTree, NoCgroups, detect_v
 from podnuma.agent.core import Agent, _now
 from podnuma.agent.fds import descriptors_exhausted, raise_open_files_limit
 from podnuma.agent.logs import kv
-from podnuma.agent.metrics import AgentMetrics
-from podnuma.agent.state import StateDir
+from podnuma.agent.metrics import AgentMetrics, MetricsServer
+from podnuma.agent.state import StateDir, unreachable
 from podnuma.api.kubeletconfig import KubeletConfig
 from podnuma.errors import InputError
 from podnuma.machine.topology import Machine
@@ -146,6 +148,39 @@ def _watch(agent: Agent, opts: AgentOptions, stop: threading.Event, log: logging
             force_polling = True
 
 
+def _check_directory(path: Path, option: str, *, listed: bool = False) -> None:
+    """``InputError`` unless ``path`` is a directory that can be reached
+    (and, ``listed``, listed and searched: its files read)."""
+    try:
+        st = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        st = None
+    except OSError as e:
+        raise InputError(f"{option}: cannot reach it: {unreachable(e)}", file=str(path)) from None
+    if st is None or not stat.S_ISDIR(st.st_mode):
+        raise InputError(f"{option}: not a directory", file=str(path))
+    if not listed:
+        return
+    try:
+        os.listdir(path)
+    except OSError as e:
+        if not descriptors_exhausted(e):
+            raise InputError(f"{option}: cannot list it: {e.strerror or e}", file=str(path)) from None
+    try:
+        os.stat(os.path.join(path, "."))  # (a name looked up in it: search permission)
+    except OSError as e:
+        raise InputError(f"{option}: cannot search it: {e.strerror or e}", file=str(path)) from None
+
+
+def _bind_metrics(metrics: AgentMetrics, opts: AgentOptions, port: int) -> MetricsServer:
+    try:
+        return metrics.bind(port, opts.metrics_address)
+    except OSError as e:
+        raise InputError(
+            f"--metrics-port: cannot listen on {opts.metrics_address}:{port}: {e.strerror or e}"
+        ) from None
+
+
 def run_agent(
     opts: AgentOptions,
     *,
@@ -155,32 +190,63 @@ def run_agent(
 ) -> int:
     """Run until ``stop`` is set (SIGTERM/SIGINT set it when called from the
     main thread). Start-up problems raise (``InputError``,
-    ``KubeletStartupError`` with the kubelet's message)."""
+    ``KubeletStartupError`` with the kubelet's message).
+
+    Everything that can refuse a start cheaply is checked before the state
+    directory is restored: the directories, the state directory's lock
+    (one agent per directory), the socket (:func:`~podnuma.grpc.server.check_unix`:
+    its path, what is there, a server listening on it, whether a socket can
+    be bound beside it) and the metrics port (bound, served once the first
+    sync is done). A start refused for any of them leaves the state
+    directory as it was."""
     stop = stop or threading.Event()
     raised = raise_open_files_limit()  # (as the kubelet's Go runtime does at start)
     if raised is not None:
         logger.info("Open files limit raised", extra=kv(softLimit=raised[1], was=raised[0]))
-    if not opts.manifests.is_dir():
-        raise InputError("--manifests: not a directory", file=str(opts.manifests))
-    state = StateDir(opts.state_dir)
+    _check_directory(opts.manifests, "--manifests", listed=True)
     cgroups: CgroupApplier = NoCgroups()
     if opts.cgroup_root is not None:
-        if not opts.cgroup_root.is_dir():
-            raise InputError("--cgroup-root: not a directory", file=str(opts.cgroup_root))
+        _check_directory(opts.cgroup_root, "--cgroup-root")
         version = opts.cgroup_version or detect_version(opts.cgroup_root)
         cgroups = CgroupTree(
             opts.cgroup_root, "systemd" if opts.cgroup_driver == "systemd" else "cgroupfs", version
         )
+    state = StateDir(opts.state_dir)
+    state.lock()  # (before anything in it is read, cleaned or written)
+    try:
+        return _run_locked(opts, state, cgroups, stop, logger, on_ready)
+    finally:
+        state.unlock()
+
+
+def _run_locked(
+    opts: AgentOptions,
+    state: StateDir,
+    cgroups: CgroupApplier,
+    stop: threading.Event,
+    logger: logging.Logger,
+    on_ready: Callable[[Agent], None] | None,
+) -> int:
+    if opts.podresources_socket is not None:
+        from podnuma.grpc.server import check_unix
+
+        check_unix(opts.podresources_socket)
     metrics = AgentMetrics()
-    agent = Agent(
-        machine=opts.machine,
-        config=opts.config,
-        manifests=opts.manifests,
-        state=state,
-        logger=logger,
-        metrics=metrics,
-        cgroups=cgroups,
-    )
+    metrics_server = None if opts.metrics_port is None else _bind_metrics(metrics, opts, opts.metrics_port)
+    try:
+        agent = Agent(
+            machine=opts.machine,
+            config=opts.config,
+            manifests=opts.manifests,
+            state=state,
+            logger=logger,
+            metrics=metrics,
+            cgroups=cgroups,
+        )
+    except BaseException:
+        if metrics_server is not None:
+            metrics_server.server_close()
+        raise
 
     if threading.current_thread() is threading.main_thread():
 
@@ -192,7 +258,8 @@ def run_agent(
         signal.signal(signal.SIGINT, _on_signal)
 
     grpc_server = None
-    metrics_server = None
+    metrics_serving = False
+    ended = False
     try:
         _sync(agent, opts, stop, logger)
         if opts.podresources_socket is not None:
@@ -206,30 +273,34 @@ def run_agent(
             logger.info(
                 "Serving the PodResources API", extra=kv(socket=str(opts.podresources_socket))
             )
-        if opts.metrics_port is not None:
-            try:
-                metrics_server = metrics.serve(opts.metrics_port, opts.metrics_address)
-            except OSError as e:
-                raise InputError(
-                    f"--metrics-port: cannot listen on {opts.metrics_address}:{opts.metrics_port}: "
-                    f"{e.strerror or e}"
-                ) from None
-            port = getattr(metrics_server, "server_port", opts.metrics_port)
+        if metrics_server is not None:
+            threading.Thread(target=metrics_server.serve_forever, name="metrics", daemon=True).start()
+            metrics_serving = True
             logger.info(
                 "Serving metrics",
-                extra=kv(address=f"http://{opts.metrics_address}:{port}/metrics"),
+                extra=kv(address=f"http://{opts.metrics_address}:{metrics_server.server_port}/metrics"),
             )
         if on_ready is not None:
             on_ready(agent)
         _watch(agent, opts, stop, logger)
+        ended = True
     finally:
         if grpc_server is not None:
             grpc_server.stop(1.0).wait()
         if metrics_server is not None:
-            metrics_server.shutdown()
+            if metrics_serving:
+                metrics_server.shutdown()
             metrics_server.server_close()
-        with agent.lock:
-            agent.stopped = _now()
-            agent.write_status()
+        unwritten: InputError | OSError | None = None
+        try:
+            with agent.lock:
+                agent.stopped = _now()
+                agent.write_status()
+        except (InputError, OSError) as e:
+            unwritten = e
+            if not ended:  # (the error that stopped the agent is told; this one logged)
+                logger.warning("Status file not written at stop", extra=kv(error=str(e)))
         logger.info("Agent stopped", extra=kv(syncs=agent.syncs))
+    if unwritten is not None:
+        raise unwritten
     return 0

@@ -26,11 +26,24 @@ assignments against each other); when one of the pods goes, its CPUs return
 to the shared pool while the other still holds them, and the checkpoint
 written then is one the next start refuses. The agent refuses the state at
 start instead, before it serves PodResources with a CPU given twice.
+
+One agent at a time per directory: :meth:`StateDir.lock` takes an
+exclusive ``flock`` on ``podnuma-agent.lock`` in it (opened without
+following a symlink) and holds it for the agent's life, so that a second
+agent is refused before it restores, cleans or writes anything (the kernel
+drops the lock with the process, however it ends; the file stays). While
+the lock is held, each write first checks that the path still names the
+directory locked: one removed (or removed and made again) while the agent
+runs stops it with a message saying so (:class:`StateDirGone`), nothing
+written into a directory it does not hold.
 """
 
 from __future__ import annotations
 
 import errno
+import fcntl
+import os
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,9 +64,12 @@ from podnuma.fileio import StateWriter
 from podnuma.golang.strconv import go_quote
 from podnuma.inputs.state import exclusive_cpu_sets
 
-__all__ = ["RestoredState", "StateDir", "STATUS_FILE", "double_assignments"]
+__all__ = ["LOCK_FILE", "RestoredState", "StateDir", "StateDirGone", "STATUS_FILE", "double_assignments",
+           "unreachable"]
 
 STATUS_FILE = "podnuma-agent-status.json"
+#: held (``flock``) by the agent using the directory, for its whole life
+LOCK_FILE = "podnuma-agent.lock"
 _OWN_FILES = (CPU_CHECKPOINT_FILE, MEMORY_CHECKPOINT_FILE, DEVICE_CHECKPOINT_FILE, STATUS_FILE)
 
 _State = TypeVar("_State")
@@ -67,26 +83,122 @@ class RestoredState:
     device: DeviceCheckpointData | None = None
 
 
+class StateDirGone(InputError):
+    """The state directory was removed while the agent ran (its path names
+    no directory, or another one than the agent locked)."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(
+            "the state directory was removed while the agent ran, its checkpoints with it; the agent "
+            "stopped (started again, it admits the manifests' pods on a fresh state)",
+            file=str(path),
+        )
+
+
+def unreachable(e: OSError) -> str:
+    """Why a path could not be looked at, for a message."""
+    if e.errno == errno.EACCES:
+        return f"{e.strerror} (a directory on the way cannot be searched)"
+    if e.errno == errno.ENOTDIR:
+        return f"{e.strerror} (a file on the way, where a directory should be)"
+    return str(e.strerror or e)
+
+
 class StateDir:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._written: dict[str, bytes] = {}
+        self._lock_fd: int | None = None
+        self._locked: tuple[int, int] | None = None  # (device, inode) of the directory locked
 
     def prepare(self) -> None:
-        """Create the directory (mode 0750) if needed; refuse a non-directory."""
-        if self.path.exists() and not self.path.is_dir():
+        """Create the directory (mode 0750) if needed; refuse a non-directory
+        and one that cannot be reached."""
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            st = None
+        except OSError as e:
+            raise InputError(f"--state-dir: cannot reach it: {unreachable(e)}", file=str(self.path)) from None
+        if st is not None and not stat.S_ISDIR(st.st_mode):
             raise InputError("--state-dir: not a directory", file=str(self.path))
         try:
             self.path.mkdir(mode=0o750, parents=True, exist_ok=True)
         except OSError as e:
             raise InputError(f"--state-dir: cannot create: {e.strerror or e}", file=str(self.path)) from None
 
+    def lock(self) -> None:
+        """Make the directory if needed and take its lock, held until
+        :meth:`unlock` (or the process ends): ``InputError`` when another
+        agent holds it, or the lock file cannot be had."""
+        self.prepare()
+        try:
+            dfd = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        except OSError as e:
+            raise InputError(f"--state-dir: cannot open: {unreachable(e)}", file=str(self.path)) from None
+        try:
+            fd = self._open_lock_file(dfd)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                raise InputError(
+                    f"another agent is running on this state directory (it holds {LOCK_FILE}); "
+                    "one agent per state directory", file=str(self.path)) from None
+            except OSError as e:
+                os.close(fd)
+                raise InputError(f"cannot lock {LOCK_FILE}: {e.strerror or e}", file=str(self.path)) from None
+            st = os.fstat(dfd)
+        finally:
+            os.close(dfd)
+        self._lock_fd = fd
+        self._locked = (st.st_dev, st.st_ino)
+
+    def _open_lock_file(self, dfd: int) -> int:
+        flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+        try:
+            fd = os.open(LOCK_FILE, flags, 0o600, dir_fd=dfd)
+        except OSError as e:
+            why = "it is a symlink (not followed)" if e.errno == errno.ELOOP else str(e.strerror or e)
+            raise InputError(f"cannot open its lock file {LOCK_FILE}: {why}", file=str(self.path)) from None
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise InputError(f"cannot open its lock file {LOCK_FILE}: not a regular file", file=str(self.path))
+        return fd
+
+    def unlock(self) -> None:
+        """Let the lock go (the file stays: removing it would race with an
+        agent opening it to lock)."""
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
+    def _still_there(self) -> None:
+        """While locked: ``StateDirGone`` unless the path still names the
+        directory locked."""
+        if self._locked is None:
+            return
+        try:
+            st = os.stat(self.path)
+        except (FileNotFoundError, NotADirectoryError):
+            raise StateDirGone(self.path) from None
+        except OSError:
+            return  # (told by the opening, next)
+        if (st.st_dev, st.st_ino) != self._locked:
+            raise StateDirGone(self.path)
+
     def _writer(self) -> StateWriter:
+        self._still_there()
         try:
             return StateWriter(self.path)
         except OSError as e:
             if descriptors_exhausted(e):
                 raise  # (passing: the agent's loop tries again later)
+            if self._locked is not None:
+                if e.errno in (errno.ENOENT, errno.ENOTDIR):
+                    raise StateDirGone(self.path) from None
+                raise InputError(f"the state directory cannot be opened: {e.strerror or e}",
+                                 file=str(self.path)) from None
             raise InputError(f"--state-dir: cannot open: {e.strerror or e}", file=str(self.path)) from None
 
     def remove_stale_temp_files(self) -> int:

@@ -48,6 +48,10 @@ The socket is bound at a private name beside its path and then moved into
 place (``link``, or ``rename`` over a stale socket), so that a socket file
 another server has at the path is never removed by gRPC's own binding;
 stopping removes the path only while it is still the socket bound here.
+Before gRPC binds, :func:`check_unix` makes every check it can without
+binding (a plain socket bound at a private name tells whether the directory
+takes one): a refusal names the path given and the cause, and gRPC's own
+log lines about a failed bind are not printed.
 """
 
 from __future__ import annotations
@@ -59,6 +63,7 @@ import os
 import resource
 import secrets
 import socket
+import stat
 import threading
 from collections.abc import Awaitable, Callable, Sequence
 from concurrent import futures
@@ -84,6 +89,7 @@ __all__ = [
     "PodResourcesProvider",
     "PodResourcesServicer",
     "check_socket_path",
+    "check_unix",
     "connection_cap",
     "not_found_message",
     "serve_unix",
@@ -468,8 +474,10 @@ def _start(path: Path, provider: PodResourcesProvider, bucket: TokenBucket,
         with contextlib.suppress(FileNotFoundError):
             os.unlink(private)
         e = made["error"]
-        if isinstance(e, RuntimeError):
-            raise InputError(f"cannot listen: {e}", file=str(path)) from None
+        if isinstance(e, RuntimeError):  # (gRPC's bind failed: its message names only its address)
+            refused = _bind_refused(path)
+            why = str(e) if refused is None else str(refused.strerror or refused)
+            raise InputError(f"cannot listen: {why}", file=str(path)) from None
         if isinstance(e, OSError):
             raise InputError(f"cannot put the socket in place: {e.strerror or e}", file=str(path)) from None
         raise e
@@ -510,6 +518,87 @@ def _listening(path: Path) -> bool | None:
         return True
 
 
+def _unreachable(e: OSError) -> str:
+    if e.errno == errno.EACCES:
+        return f"{e.strerror} (a directory on the way cannot be searched)"
+    return str(e.strerror or e)
+
+
+def _not_a_directory(directory: Path) -> Path | None:
+    """The first of ``directory`` and the directories above it (outermost
+    first) that exists and is not a directory, if any."""
+    for p in [*reversed(directory.parents), directory]:
+        try:
+            st = os.stat(p)
+        except OSError:
+            return None
+        if not stat.S_ISDIR(st.st_mode):
+            return p
+    return None
+
+
+def _make_directory(path: Path) -> None:
+    """The socket's directory, made if needed (mode 0750, as the kubelet's)."""
+    try:
+        path.parent.mkdir(mode=0o750, parents=True, exist_ok=True)
+    except OSError as e:
+        if e.errno in (errno.EEXIST, errno.ENOTDIR):
+            blocker = _not_a_directory(path.parent)
+            if blocker is not None:
+                raise InputError(f"cannot make its directory: {blocker} is not a directory",
+                                 file=str(path)) from None
+        raise InputError(f"cannot make its directory: {e.strerror or e}", file=str(path)) from None
+
+
+def _bind_refused(path: Path) -> OSError | None:
+    """Why a unix socket cannot be bound beside ``path`` (a plain socket
+    bound at a private name there, then removed), ``None`` when it can:
+    the cause in the system's words, where gRPC's own failure names only
+    its address."""
+    private = _private_name(path)
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        try:
+            probe.bind(os.fspath(private))
+        except OSError as e:
+            return e
+        with contextlib.suppress(OSError):
+            os.unlink(private)
+    return None
+
+
+def check_unix(socket_path: str | os.PathLike[str]) -> tuple[int, int] | None:
+    """Every check :func:`serve_unix` makes before it binds, without
+    binding: ``InputError`` for a path too long, a directory that cannot be
+    made or searched, something not a socket at the path, a socket a
+    server listens on, a directory a socket cannot be bound in (the cause
+    in the system's words). Returns the identity of a stale socket at the
+    path (replaced when serving), ``None`` when there is none. The agent
+    calls it before it restores its state: a start refused for its socket
+    changes nothing."""
+    path = Path(socket_path)
+    check_socket_path(path)
+    _make_directory(path)
+    try:
+        st: os.stat_result | None = os.lstat(path)
+    except FileNotFoundError:
+        st = None
+    except OSError as e:
+        raise InputError(f"cannot reach it: {_unreachable(e)}", file=str(path)) from None
+    stale: tuple[int, int] | None = None
+    if st is not None:
+        if not stat.S_ISSOCK(st.st_mode):
+            raise InputError("exists and is not a socket", file=str(path))
+        listening = _listening(path)
+        if listening:  # another server's: not taken over (its clients would lose it)
+            raise InputError("another server is listening on this socket", file=str(path))
+        if listening is False:
+            stale = _identity(st)  # a stale one, replaced as the kubelet replaces it
+    refused = _bind_refused(path)
+    if refused is not None:
+        raise InputError(f"cannot listen: {refused.strerror or refused}", file=str(path))
+    return stale
+
+
 def serve_unix(
     socket_path: str | os.PathLike[str],
     provider: PodResourcesProvider,
@@ -527,25 +616,8 @@ def serve_unix(
     Unlike the kubelet, whose ``CreateListener`` (k8s.io/cri-client
     ``pkg/util/util_unix.go``) unlinks whatever is at the path, a path that
     is not a socket, or a socket a server answers on, is refused
-    (``InputError``): the agent may run beside a kubelet, or another agent,
-    whose socket it must not take over."""
+    (``InputError``, :func:`check_unix`): the agent may run beside a
+    kubelet, or another agent, whose socket it must not take over."""
     path = Path(socket_path)
-    check_socket_path(path)
-    try:
-        path.parent.mkdir(mode=0o750, parents=True, exist_ok=True)
-    except OSError as e:  # (a file in the way, a directory that cannot be made)
-        raise InputError(f"cannot make its directory: {e.strerror or e}", file=str(path)) from None
-    stale: tuple[int, int] | None = None
-    if path.is_socket():
-        try:
-            found: tuple[int, int] | None = _identity(os.lstat(path))
-        except FileNotFoundError:  # (gone meanwhile)
-            found = None
-        listening = _listening(path) if found is not None else None
-        if listening:  # another server's: not taken over (its clients would lose it)
-            raise InputError("another server is listening on this socket", file=str(path))
-        if listening is False:
-            stale = found  # a stale one, replaced as the kubelet replaces it
-    elif path.exists() or path.is_symlink():
-        raise InputError("exists and is not a socket", file=str(path))
+    stale = check_unix(path)
     return _start(path, provider, bucket or TokenBucket(), on_request, max_workers, stale)
