@@ -7,6 +7,7 @@ defaults. Needs the ``web`` extra (FastAPI, uvicorn).
 
 from __future__ import annotations
 
+import ipaddress
 import socket
 from typing import Any
 
@@ -20,6 +21,27 @@ def _listen(host: str, port: int) -> socket.socket:
         return socket.create_server((host.strip("[]"), port), family=family, backlog=64)
     except OSError as e:
         raise click.UsageError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
+
+
+def _loopback(sock: socket.socket) -> bool:
+    """Whether the socket listens on a loopback address (any of 127.0.0.0/8,
+    ``::1`` however written, ``::ffff:127.x.y.z``): the address it is
+    bound to, whatever name or spelling ``--host`` gave."""
+    address = ipaddress.ip_address(str(sock.getsockname()[0]).split("%", 1)[0])
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return address.is_loopback
+
+
+def _hosts(host: str, sock: socket.socket, loopback_hosts: tuple[str, ...]) -> tuple[str, ...]:
+    """The Host header names a server on loopback answers to: the loopback
+    names, ``--host`` as given and the address bound (IPv6 in brackets, as
+    a Host header writes it)."""
+    out = list(loopback_hosts)
+    for name in (host.strip("[]"), str(sock.getsockname()[0])):
+        name = name.lower()
+        out.append(f"[{name}]" if ":" in name else name)
+    return tuple(dict.fromkeys(out))
 
 
 @click.command("serve")
@@ -52,11 +74,11 @@ def serve_command(
 
     LOOPBACK_HOSTS, create_app, make_server, Limits = guard(load)
     sock = _listen(host, port)
-    loopback = host.strip("[]") in ("127.0.0.1", "localhost", "::1")
+    loopback = _loopback(sock)
     app = create_app(
         Limits(max_body=max_body, time_limit=time_limit, workers=workers,
                read_timeout=read_timeout),
-        allowed_hosts=LOOPBACK_HOSTS if loopback else ("*",),
+        allowed_hosts=_hosts(host, sock, LOOPBACK_HOSTS) if loopback else ("*",),
     )
     app.state.pool.warm_up()
     bound = sock.getsockname()[1]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,9 @@ __all__ = [
     "analyze",
     "analyze_files",
     "check_dump",
+    "dump_size_problem",
+    "MAX_DUMP_DIRS",
+    "MAX_DUMP_FILES",
     "executor",
     "Generated",
     "generate",
@@ -383,6 +386,15 @@ GROUP_FILE_FIELDS = (
 MAX_DUMP_PART = 255
 MAX_DUMP_NAME = 1024
 MAX_DUMP_DEPTH = 16
+#: The most files, and distinct directories, a dump given as texts may lay
+#: out: writing a file or a directory costs the server its creation and its
+#: removal (a fraction of a millisecond to a millisecond each), so the
+#: caps bound that work. A real dump is a few files per node group
+#: (``nodes.json``, ``pods.json``, a ``FleetConfig``, NodeResourceTopology
+#: objects) and at most a configz file per node: a few hundred files in a
+#: directory or two.
+MAX_DUMP_FILES = 4096
+MAX_DUMP_DIRS = 512
 #: a plain part of a dump's file name (matched whole: no line break at the end)
 _DUMP_PART = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 _DUMP_SUFFIXES = (".json", ".yaml", ".yml")
@@ -405,20 +417,65 @@ def shown_name(name: str, limit: int = _SHOWN) -> str:
     return f"{head[: limit - 30]}... ({len(name)} characters)"
 
 
+def _dump_dirs(names: Iterable[str]) -> set[str]:
+    """The distinct directories the names lay out (``a/b/c.json``: ``a``
+    and ``a/b``); a name past the length or depth bounds lays none out
+    (:func:`check_dump` refuses it, naming it)."""
+    dirs: set[str] = set()
+    for name in names:
+        if len(name) > MAX_DUMP_NAME or name.count("/") >= MAX_DUMP_DEPTH:
+            continue
+        end = name.rfind("/")
+        while end > 0 and name[:end] not in dirs:
+            dirs.add(name[:end])
+            end = name.rfind("/", 0, end)
+    return dirs
+
+
+def dump_size_problem(files: Mapping[str, str]) -> str | None:
+    """What makes a dump given as texts too large to lay out (more than
+    :data:`MAX_DUMP_FILES` files or :data:`MAX_DUMP_DIRS` distinct
+    directories), or ``None``: counted before any name is checked, so a
+    dump refused for its size costs the server no more than the count."""
+    if len(files) > MAX_DUMP_FILES:
+        return (f"{len(files)} files, more than the limit of {MAX_DUMP_FILES} files a dump "
+                "may hold")
+    dirs = len(_dump_dirs(files))
+    if dirs > MAX_DUMP_DIRS:
+        return (f"{dirs} distinct directories, more than the limit of {MAX_DUMP_DIRS} a dump "
+                "may lay out")
+    return None
+
+
+def _dump_key(name: str) -> str:
+    """A dump's file name as its error message names it: the name itself
+    (:func:`shown_name`), or, for an empty name, the request's key
+    (``files[""]``), so that the message always names one."""
+    return shown_name(name) if name else 'files[""]'
+
+
 def check_dump(files: Mapping[str, str]) -> None:
     """Refuse, before anything is written, a dump whose files cannot all be
-    laid out as given: a name that is not a plain relative name of a data
-    file, a part longer than :data:`MAX_DUMP_PART` bytes, a name longer
-    than :data:`MAX_DUMP_NAME` bytes or of more than :data:`MAX_DUMP_DEPTH`
-    parts, two names of the same file, a name both a file and a directory
-    (``a.json`` and ``a.json/b.json``), text that has no UTF-8 (a lone
-    surrogate, from a ``"\\udc80"`` escape of the JSON body).
-    ``InputError`` naming the file (:func:`shown_name`)."""
+    laid out as given: more files or directories than the limits
+    (:func:`dump_size_problem`), a name that is not a plain relative name
+    of a data file (directories separated by ``/``: a backslash is
+    refused, not read as a separator), a part longer than
+    :data:`MAX_DUMP_PART` bytes, a name longer than :data:`MAX_DUMP_NAME`
+    bytes or of more than :data:`MAX_DUMP_DEPTH` parts, two names of the
+    same file, a name both a file and a directory (``a.json`` and
+    ``a.json/b.json``), text that has no UTF-8 (a lone surrogate, from a
+    ``"\\udc80"`` escape of the JSON body). ``InputError`` naming the file
+    (:func:`shown_name`; ``files[""]`` for an empty name)."""
+    problem = dump_size_problem(files)
+    if problem is not None:
+        raise InputError(f"the dump has {problem}", file="files")
     as_files: dict[tuple[str, ...], str] = {}
     as_dirs: dict[tuple[str, ...], str] = {}
     for name, text in files.items():
-        shown = shown_name(name)
-        parts = tuple(name.replace("\\", "/").split("/"))
+        shown = _dump_key(name)
+        if "\\" in name:
+            raise InputError("a backslash in the name: separate directories with /", file=shown)
+        parts = tuple(name.split("/"))
         if not all(_DUMP_PART.fullmatch(p) for p in parts) or not parts[-1].lower().endswith(
             _DUMP_SUFFIXES
         ):
@@ -504,18 +561,29 @@ def renamed_error(err: InputError, names: Mapping[str, str]) -> InputError:
     return err
 
 
-def write_dump(files: Mapping[str, str], root: Path) -> None:
+def write_dump(files: Mapping[str, str], root: Path, check: Callable[[], None] | None = None) -> None:
     """Lay a cluster dump given as texts (relative file name -> text) out
     under the empty directory ``root``: every name checked before any file
-    is written (:func:`check_dump`), nothing parsed; ``InputError`` naming
-    the file when one still cannot be written."""
+    is written (:func:`check_dump`), nothing parsed; each directory made
+    once, then each file written; ``check`` (a deadline's, say) is called
+    before each, and what it raises stops the writing. ``InputError``
+    naming the file when one still cannot be written."""
     if not files:
         raise InputError("give the dump's files (files: name -> text)")
     check_dump(files)
-    for name, text in files.items():
-        target = root.joinpath(*name.replace("\\", "/").split("/"))
+    for directory in sorted(_dump_dirs(files), key=lambda d: d.count("/")):
+        if check is not None:
+            check()
         try:
-            target.parent.mkdir(parents=True, exist_ok=True)
+            root.joinpath(*directory.split("/")).mkdir(mode=0o700)
+        except OSError as e:
+            raise InputError(f"cannot be laid out in the temporary directory: {e.strerror or e}",
+                             file=shown_name(directory)) from None
+    for name, text in files.items():
+        if check is not None:
+            check()
+        target = root.joinpath(*name.split("/"))
+        try:
             target.write_text(text, encoding="utf-8")
         except (OSError, UnicodeError, RecursionError) as e:
             why = e.strerror if isinstance(e, OSError) and e.strerror else type(e).__name__

@@ -24,8 +24,12 @@ killed after ``time_limit`` seconds (422); at most ``workers`` jobs at once
 reading path (:mod:`podnuma.inputs.documents`), the JSON bodies of
 ``/api/compare``, ``/api/advise`` and ``/api/fleet/analyze`` included
 (400 ``request body: ...`` when they are not JSON or over its bounds); a
-cluster dump's file names are checked before any is written
-(:func:`podnuma.service.fleet.check_dump`). Requests must name a
+cluster dump's file and directory counts are capped by its request model
+(422, before it waits for a job process) and its file names checked before
+any is written (:func:`podnuma.service.fleet.check_dump`), within the
+request's time limit, which covers laying the files out and removing them.
+uvicorn's own 400 (a request its HTTP parser refuses) is in the same
+``{"error": ...}`` shape (:func:`_timed_h11`). Requests must name a
 loopback host when the server listens on loopback (no DNS rebinding), and a
 state-changing request from a browser must come from the page itself
 (``Sec-Fetch-Site`` / ``Origin``; 403 otherwise). SIGTERM kills the running
@@ -42,6 +46,7 @@ import functools
 import importlib.util
 import json
 import os
+import re
 import secrets
 import shutil
 import socket
@@ -66,7 +71,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 from pydantic_core import PydanticCustomError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Route, Router
@@ -75,6 +80,7 @@ from podnuma.errors import InputError
 from podnuma.fieldkit import type_name
 from podnuma.inputs.documents import load_json
 from podnuma.inputs.limits import DEFAULT_LIMITS
+from podnuma.service.fleet import MAX_DUMP_DIRS, MAX_DUMP_FILES, dump_size_problem
 from podnuma.service.messages import version
 from podnuma.service.whatif import builtin_defaults
 from podnuma.web import service
@@ -98,6 +104,8 @@ Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+#: a job's preparation (laying out its files), given the check of its deadline
+Prepare = Callable[[Callable[[], None]], None]
 
 
 async def _refuse(send: Send, status: int, message: str, *, close: bool = True) -> None:
@@ -215,6 +223,26 @@ def _shown(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
 
 
+#: the longest line of a job's error message answered whole
+MESSAGE_LINE = 1000
+
+
+def _cut_lines(message: str) -> str:
+    """A job's error message with each line longer than
+    :data:`MESSAGE_LINE` characters cut to its first 200 (:func:`_shown`):
+    so long a line echoes a request's value (a 100,000-character ``set``
+    value, say), which an answer does not repeat in full."""
+    if len(message) <= MESSAGE_LINE:
+        return message
+    return "\n".join(line if len(line) <= MESSAGE_LINE else _cut(line) for line in message.split("\n"))
+
+
+def _cut(line: str) -> str:
+    """A long line's first and last 200 characters (the echo's start, and
+    what the message says of it), with its length."""
+    return f"{line[:200]}... ({len(line)} characters) ...{line[-200:]}"
+
+
 class TrustedHost:
     """Refuse (400, with the API's ``{"error": ...}``) a request whose
     ``Host`` header is not one of ``allowed_hosts`` (``"*"``: any): a server
@@ -291,11 +319,25 @@ class PageHeaders:
         await self.app(scope, receive, with_headers)
 
 
+def _parser_refusal() -> bytes:
+    """The body of uvicorn's own 400 (a request its HTTP parser, h11,
+    refuses): the API's ``{"error": ...}`` with h11's reason, when it gives
+    one (the exception being handled)."""
+    exc = sys.exc_info()[1]
+    why = str(exc) if exc is not None else ""
+    message = "invalid HTTP request" + (f" ({_shown(why, 100)})" if why else "")
+    return json.dumps({"error": message}).encode()
+
+
 def _timed_h11(header_timeout: float) -> type[Any]:
     """uvicorn's h11 protocol with a deadline on each request's headers:
     a connection that has not sent a whole request head within
     ``header_timeout`` seconds of opening (or of the previous answer) is
-    closed, however slowly it trickles bytes."""
+    closed, however slowly it trickles bytes. The 400 its parser answers
+    to a request it cannot read (a bad ``Content-Length``, no ``Host`` in
+    HTTP/1.1, a head over its size limit) is in the API's error shape, with
+    the page's security headers, rather than uvicorn's plain text."""
+    import h11
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
     class TimedH11(H11Protocol):
@@ -333,6 +375,18 @@ def _timed_h11(header_timeout: float) -> type[Any]:
         def connection_lost(self, exc: Exception | None) -> None:
             self._disarm()
             super().connection_lost(exc)
+
+        def send_400_response(self, msg: str) -> None:
+            body = _parser_refusal()
+            headers = [(b"content-type", b"application/json"),
+                       (b"content-length", str(len(body)).encode()), (b"connection", b"close"),
+                       *PageHeaders.HEADERS]
+            for event in (h11.Response(status_code=400, headers=headers, reason=b"Bad Request"),
+                          h11.Data(data=body), h11.EndOfMessage()):
+                output = self.conn.send(event)
+                if output:
+                    self.transport.write(output)
+            self.transport.close()
 
     return TimedH11
 
@@ -513,6 +567,19 @@ def _conflicts(data: Mapping[str, Any]) -> list[tuple[str, str]]:
     return out
 
 
+def _missing(data: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The fields a what-if request lacks (asked once its fields go
+    together): a pod, or a scenario instead; with a scenario, the step to
+    take the pod from."""
+    given = {name for name, value in data.items() if value is not None}
+    if "scenario" in given:
+        return [] if "step" in given else [
+            ("step", "Field required with scenario (the addPod step to take the pod from)")]
+    if "pod" not in given:
+        return [("pod", "Field required (a Pod manifest; or scenario and step instead)")]
+    return []
+
+
 class _WhatIf(BaseModel):
     """What ``/api/compare`` and ``/api/advise`` both take: a Pod manifest
     (YAML or JSON text, several documents or a List allowed), with a node
@@ -564,6 +631,18 @@ ADVISE_ONLY = {"sharedPoolCpus": "--shared-pool-cpus", "strategy": "--strategy",
                "asScenario": "--as-scenario"}
 
 
+def _dump_files(files: dict[str, str]) -> dict[str, str]:
+    """``files``: at least one, and no more files or directories than a
+    dump may lay out (:func:`~podnuma.service.fleet.dump_size_problem`),
+    refused here, before the request waits for a slot or writes anything."""
+    if not files:
+        raise _field_error("give at least one file (name -> text)")
+    problem = dump_size_problem(files)
+    if problem is not None:
+        raise _field_error(problem)
+    return files
+
+
 class FleetDumpRequest(BaseModel):
     """A cluster dump, as ``podnuma fleet analyze DIR`` reads it from a
     directory: each file's relative name and text (strict: a field it does
@@ -571,7 +650,9 @@ class FleetDumpRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    files: dict[str, str] = Field(description="File name (e.g. nodes.json, configz/NODE.json) -> text.")
+    files: Annotated[dict[str, str], AfterValidator(_dump_files)] = Field(
+        description=f"File name (e.g. nodes.json, configz/NODE.json) -> text: at least one, at most "
+        f"{MAX_DUMP_FILES} files in at most {MAX_DUMP_DIRS} distinct directories.")
     whatIfs: list[str] = Field(default_factory=list, description="As the CLI's --what-if values.")
     set: SetField = None
 
@@ -610,7 +691,19 @@ NameParam = Annotated[
     str | None,
     Query(description="The uploaded file's name, used in error messages like the CLI's file argument."),
 ]
-StepParam = Annotated[int | None, Query(description="Step index (from 0).")]
+def _step_value(value: object) -> object:
+    """``step``: a whole number as the CLI's ``--step`` takes it (digits, a
+    leading ``-`` allowed), never ``1.0`` or `` 1``."""
+    if value is None or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    if isinstance(value, str) and _INTEGER.fullmatch(value):
+        return int(value)
+    raise _field_error(f"expected a whole number (a step index from 0), found {_found(value)}")
+
+
+_INTEGER = re.compile(r"-?[0-9]{1,30}")
+
+StepParam = Annotated[int | None, BeforeValidator(_step_value), Query(description="Step index (from 0).")]
 SetParam = Annotated[
     list[str] | None,
     Query(description="As the CLI's --set PATH=VALUE (repeatable): a kubelet configuration "
@@ -692,10 +785,13 @@ def _unknown_field(request: Request, field: str) -> str:
     return f"unknown field{takes}"
 
 
-def _conflict_errors(data: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """:func:`_conflicts` as validation errors."""
+def _conflict_errors(
+    data: Mapping[str, Any],
+    find: Callable[[Mapping[str, Any]], list[tuple[str, str]]] | None = None,
+) -> list[dict[str, Any]]:
+    """:func:`_conflicts` (or ``find``'s problems) as validation errors."""
     return [{"type": "request_field", "loc": ("body", name), "msg": message, "input": data.get(name)}
-            for name, message in _conflicts(data)]
+            for name, message in (find or _conflicts)(data)]
 
 
 def _problems(request: Request, exc: RequestValidationError) -> list[str]:
@@ -817,7 +913,7 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
 
     async def job(
         fn: Callable[..., Any], *args: Any, media_type: str | None = None, readable: str | None = None,
-        prepare: Callable[[], None] | None = None, cleanup: Callable[[], None] | None = None,
+        prepare: Prepare | None = None, cleanup: Callable[[], None] | None = None,
     ) -> Any:
         """``fn(*args)`` in a job process (waiting for one holds no thread:
         :meth:`WorkerPool.run_async`; ``prepare`` and ``cleanup`` around it,
@@ -825,10 +921,10 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
         try:
             out = await pool.run_async(fn, *args, readable=readable, prepare=prepare, cleanup=cleanup)
         except InputError as e:  # (from prepare: what the request holds cannot be laid out)
-            return _error(400, service.error_message(e))
+            return _error(400, _cut_lines(service.error_message(e)))
         except JobError as e:
             status = {"input": 400, "startup": 400, "limit": 422}.get(e.kind, 500)
-            return _error(status, e.message)
+            return _error(status, _cut_lines(e.message))
         except TimeLimitExceeded as e:
             return _error(422, str(e))
         except Busy as e:
@@ -838,7 +934,7 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
         return out
 
     async def page_job(fn: Callable[..., Any], *args: Any, readable: str | None = None,
-                       prepare: Callable[[], None] | None = None,
+                       prepare: Prepare | None = None,
                        cleanup: Callable[[], None] | None = None) -> str | JSONResponse:
         """A fleet report page drawn by a job: its text, or the error."""
         out = await job(fn, *args, readable=readable, prepare=prepare, cleanup=cleanup)
@@ -951,6 +1047,8 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
         given = req.model_dump(exclude_unset=True)
         if _conflicts(given):
             raise RequestValidationError(_conflict_errors(given))
+        if _missing(given):
+            raise RequestValidationError(_conflict_errors(given, _missing))
         return await job(service.whatif_request, req.model_dump(), advise)
 
     @app.post("/api/compare", tags=["pod-level"])
@@ -1000,8 +1098,10 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
             return _error(501, NO_FLEET_EXTRA)
         # the server lays the files out (names checked, nothing parsed) in a
         # directory of the request's own, once the job has its slot (a request
-        # waiting for one has written nothing); the job reads them, and nothing
+        # waiting for one has written nothing), within the request's time
+        # limit (checked before each file); the job reads them, and nothing
         # else, under the job's limits; the directory goes after it, off the loop
+        # (the file and directory counts were bounded by the request's model)
         tmp = os.path.join(tempfile.gettempdir(), f"podnuma-fleet-{secrets.token_hex(12)}")
         page = await page_job(
             service.fleet_analyze_html, req.files, req.whatIfs, tmp, req.set, readable=tmp,

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -120,14 +120,15 @@ def fleet_html(text: str, name: str) -> str:
     return fleet.report_html_of_document(TextInput(text, name))
 
 
-def fleet_write_dump(files: Mapping[str, str], root: str) -> None:
+def fleet_write_dump(files: Mapping[str, str], root: str, check: Callable[[], None] | None = None) -> None:
     """``/api/fleet/analyze``, in the server: the dump's files laid out under
     ``root``, a directory made for them here (mode 0700; one already there is
     refused: a fault of the server's, not of the request), names checked
     before any is written, nothing parsed
-    (:func:`podnuma.service.fleet.write_dump`), for its job to read."""
+    (:func:`podnuma.service.fleet.write_dump`), for its job to read;
+    ``check`` before each directory and file (the request's deadline)."""
     Path(root).mkdir(mode=0o700)
-    fleet.write_dump(files, Path(root))
+    fleet.write_dump(files, Path(root), check)
 
 
 def fleet_analyze_html(

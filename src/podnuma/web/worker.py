@@ -30,8 +30,14 @@ the forkserver did not (a function defined in a test, say), and nothing
 else.
 
 At most ``workers`` jobs run at once (one per job process); a request that
-finds them all busy waits up to the time limit, then fails with
-:class:`Busy`. The server's requests wait with :meth:`WorkerPool.run_async`:
+finds them all busy waits up to the time limit and :data:`SLOT_GRACE`
+(room for the kill of a job that ran to the limit, and its process's
+replacement: a request queued behind such a job gets the slot it frees),
+then fails with :class:`Busy`. The time limit counts from the moment a
+request has its slot, and covers all it does there: starting a job
+process, laying its files out (``prepare``), the job, and removing its
+files (``cleanup``, left to finish in the background once the limit is
+reached). The server's requests wait with :meth:`WorkerPool.run_async`:
 the wait is a task waiting for a token (no thread is held while it waits),
 and only a request that has a job process takes a thread, from a limiter of
 its own (``workers`` threads), to run its job; the server's other routes
@@ -52,6 +58,7 @@ import queue
 import resource
 import sys
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
@@ -65,6 +72,7 @@ __all__ = [
     "MAX_JOBS",
     "PRELOAD",
     "REFUSED_EVENTS",
+    "SLOT_GRACE",
     "TimeLimitExceeded",
     "WorkerPool",
 ]
@@ -98,6 +106,12 @@ REFUSAL = "the server reads no files and runs nothing on behalf of a request"
 
 #: jobs a job process runs before it is retired for a fresh one
 MAX_JOBS = 500
+
+#: Seconds a request waits for a slot beyond the time limit: the slot of a
+#: job that runs to the limit is free only once its process is killed and
+#: reaped (a fraction of a second), and a request queued right behind it
+#: gets that slot rather than a 503.
+SLOT_GRACE = 1.0
 
 
 @dataclass(frozen=True)
@@ -348,7 +362,7 @@ class WorkerPool:
         taken = []
         try:
             for _ in range(self.limits.workers):
-                worker = self._idle.get(timeout=self.limits.time_limit)
+                worker = self._idle.get(timeout=self.limits.time_limit + SLOT_GRACE)
                 taken.append(worker if worker is not None else self._start())
         finally:
             for worker in taken:
@@ -375,23 +389,27 @@ class WorkerPool:
             self._running.discard(worker.proc)
         worker.stop(kill=kill)
 
-    def run(self, fn: Callable[..., Any], *args: Any, readable: str | None = None) -> Any:
+    def run(self, fn: Callable[..., Any], *args: Any, readable: str | None = None,
+            deadline: float | None = None) -> Any:
         """``fn(*args)`` in a job process; its result (picklable), or
         :class:`JobError`, :class:`TimeLimitExceeded`, :class:`Busy`.
         ``readable``: a directory the job may read and list (the files of
         its own request, laid out by the server); nothing else. Such a job
         runs in a process of its own, started for it and ended after it
-        (the warm job processes may read nothing)."""
-        limit = self.limits.time_limit
+        (the warm job processes may read nothing). ``deadline`` (a
+        :func:`time.monotonic` time): when the job is killed; by default the
+        time limit from when it has a job process (its start counted)."""
         if self.closed:
             raise Busy("the server is stopping")
         try:
-            worker = self._idle.get(timeout=limit)
+            worker = self._idle.get(timeout=self.limits.time_limit + SLOT_GRACE)
         except queue.Empty:
             raise self._busy() from None
+        if deadline is None:
+            deadline = time.monotonic() + self.limits.time_limit
         try:
             if readable is not None:  # the warm process stays idle, its slot taken
-                status, payload = self._run_once(fn, args, limit, readable)
+                status, payload = self._run_once(fn, args, deadline, readable)
             else:
                 if worker is not None and not worker.proc.is_alive():
                     self._retire(worker, kill=True)
@@ -399,7 +417,7 @@ class WorkerPool:
                 if worker is None:
                     worker = self._start()
                 try:
-                    status, payload, keep = self._run(worker, fn, args, limit)
+                    status, payload, keep = self._run(worker, fn, args, deadline)
                 except BaseException:
                     self._retire(worker, kill=True)
                     worker = None
@@ -415,17 +433,22 @@ class WorkerPool:
         return Busy(f"the server is busy (at most {self.limits.workers} simulations at once): try again")
 
     async def run_async(self, fn: Callable[..., Any], *args: Any, readable: str | None = None,
-                        prepare: Callable[[], None] | None = None,
+                        prepare: Callable[[Callable[[], None]], None] | None = None,
                         cleanup: Callable[[], None] | None = None) -> Any:
         """:meth:`run` for the server's event loop: wait (at most the time
-        limit) for a job process as a task, holding no thread, then run the
-        job in a thread of the pool's own (one per job process); the same
-        result or exceptions. ``prepare`` (laying out the ``readable``
-        directory) runs in that thread first, once the job has its slot: a
-        request waiting for one has written nothing; what it raises is
-        raised here, the job not run. ``cleanup`` runs in that thread after
-        (whatever happened, ``prepare`` failing included), off the event
-        loop."""
+        limit and :data:`SLOT_GRACE`) for a job process as a task, holding no
+        thread, then run the job in a thread of the pool's own (one per job
+        process); the same result or exceptions. The time limit counts from
+        the moment the slot is taken and covers all that runs in it:
+        ``prepare`` (laying out the ``readable`` directory) runs in that
+        thread first, given a check to call between its steps that raises
+        :class:`TimeLimitExceeded` once the limit is past (a request waiting
+        for a slot has written nothing; what ``prepare`` raises is raised
+        here, the job not run); then the job, killed at the limit; then
+        ``cleanup`` (whatever happened, ``prepare`` failing included), off
+        the event loop, waited for until the limit and otherwise left to
+        finish in a thread of its own, so that the slot is free at the
+        limit."""
         import anyio
         import anyio.to_thread
 
@@ -434,19 +457,25 @@ class WorkerPool:
         if self._slots is None:
             self._slots = anyio.CapacityLimiter(self.limits.workers)
             self._threads = anyio.CapacityLimiter(self.limits.workers)
-        with anyio.move_on_after(self.limits.time_limit) as waited:
+        with anyio.move_on_after(self.limits.time_limit + SLOT_GRACE) as waited:
             await self._slots.acquire()
         if waited.cancelled_caught:  # (no token taken: the limiter gives it back)
             raise self._busy()
+        deadline = time.monotonic() + self.limits.time_limit
+
+        def check() -> None:
+            if time.monotonic() >= deadline:
+                raise self._too_long()
 
         def call() -> Any:
             try:
                 if prepare is not None:
-                    prepare()
-                return self.run(fn, *args, readable=readable)
+                    prepare(check)
+                check()
+                return self.run(fn, *args, readable=readable, deadline=deadline)
             finally:
                 if cleanup is not None:
-                    cleanup()
+                    _within(cleanup, deadline)
 
         try:
             if self.closed:  # (stopped while it waited: no thread for the same answer)
@@ -462,21 +491,21 @@ class WorkerPool:
         kind, message = payload
         raise JobError(kind, message)
 
-    def _too_long(self, limit: float) -> TimeLimitExceeded:
+    def _too_long(self) -> TimeLimitExceeded:
         return TimeLimitExceeded(
-            f"the simulation took longer than the server's limit of {limit:g} s "
+            f"the simulation took longer than the server's limit of {self.limits.time_limit:g} s "
             "(fewer steps, a smaller machine, or no search for explain)"
         )
 
     def _run_once(
-        self, fn: Callable[..., Any], args: tuple[Any, ...], limit: float, readable: str
+        self, fn: Callable[..., Any], args: tuple[Any, ...], deadline: float, readable: str
     ) -> tuple[str, Any]:
         recv, send = self._ctx.Pipe(duplex=False)
         proc = self._spawn(_child, (send, self.limits.memory, self.limits.max_answer, fn, args, readable))
         send.close()
         try:
-            if not recv.poll(limit):
-                raise self._too_long(limit)
+            if not recv.poll(_left(deadline)):
+                raise self._too_long()
             try:
                 status, payload = recv.recv()
             except EOFError:
@@ -493,7 +522,7 @@ class WorkerPool:
         return status, payload
 
     def _run(
-        self, worker: _Worker, fn: Callable[..., Any], args: tuple[Any, ...], limit: float
+        self, worker: _Worker, fn: Callable[..., Any], args: tuple[Any, ...], deadline: float
     ) -> tuple[str, Any, bool]:
         """(status, payload, whether the job process may run another job)."""
         conn = worker.conn
@@ -507,8 +536,8 @@ class WorkerPool:
                 raise self._lost(worker) from None
         else:
             worker.jobs += 1
-            if not conn.poll(limit):
-                raise self._too_long(limit)
+            if not conn.poll(_left(deadline)):
+                raise self._too_long()
         try:
             status, payload = conn.recv()
         except (EOFError, OSError):
@@ -530,3 +559,23 @@ class WorkerPool:
             "limit", f"the simulation stopped without an answer (exit {exitcode}): "
             "it may need more memory than the server allows"
         )
+
+
+def _left(deadline: float) -> float:
+    """Seconds until ``deadline`` (none once it is past)."""
+    return max(0.0, deadline - time.monotonic())
+
+
+def _within(cleanup: Callable[[], None], deadline: float) -> None:
+    """Run ``cleanup`` in a thread of its own and wait for it until
+    ``deadline``: past it, the cleanup is left to finish on its own (its
+    work is bounded by what the request could lay out in the time limit),
+    and the caller goes on."""
+    done = threading.Thread(target=_quietly, args=(cleanup,), name="podnuma-cleanup", daemon=True)
+    done.start()
+    done.join(_left(deadline))
+
+
+def _quietly(cleanup: Callable[[], None]) -> None:
+    with contextlib.suppress(Exception):
+        cleanup()
