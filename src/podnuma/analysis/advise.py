@@ -755,11 +755,15 @@ class ReplayIndex:
     after_copies: int
     status: str = "rewritten"
     tried_steps: tuple[int | None, ...] = ()
+    #: the advice's index among the advices given (``pods[]`` of the
+    #: report): two pods may share a name (variants of one pod)
+    pod_index: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return {"pod": self.pod, "status": self.status, "beforeStep": self.before_step,
-                "beforeCopies": self.before_copies, "afterStep": self.after_step,
-                "afterCopies": self.after_copies, "triedSteps": list(self.tried_steps)}
+        return {"pod": self.pod, "podIndex": self.pod_index, "status": self.status,
+                "beforeStep": self.before_step, "beforeCopies": self.before_copies,
+                "afterStep": self.after_step, "afterCopies": self.after_copies,
+                "triedSteps": list(self.tried_steps)}
 
 
 def replayable(a: Advice) -> bool:
@@ -852,18 +856,19 @@ def proposal_scenario(
     it. ``config_doc``: the node's KubeletConfiguration; the gates the
     pod-level forms need are turned on in it (as their measurement did).
     ``density`` False: one copy of the pod as written and of the chosen
-    form only."""
+    form only. Each index entry's ``pod_index`` is its advice's index in
+    ``advices``."""
     out = _Steps()
     index: list[ReplayIndex] = []
     forced: set[str] = set()
-    for a in advices:
+    for i, a in enumerate(advices):
         if not replayable(a) or (not density and a.status != "rewritten"):
             continue
         if a.after is not None:
             forced.update(a.after.gates_forced)
         for c in a.candidates:
             forced.update(c.gates_forced)
-        index.append(_replay_advice(a, out, density))
+        index.append(dataclasses.replace(_replay_advice(a, out, density), pod_index=i))
     doc = {
         "apiVersion": "podnuma.io/v1",
         "kind": "Scenario",

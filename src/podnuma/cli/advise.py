@@ -35,6 +35,7 @@ from podnuma.render.advice import advice_header, render_diff, render_yaml
 from podnuma.render.output import render_output
 from podnuma.render.serialize import dump_json, dump_yaml
 from podnuma.service import whatif
+from podnuma.service.advise import labelled_restart, pod_labels, replay_label
 from podnuma.service.restart import risk_lines
 
 __all__ = ["advise_command"]
@@ -115,7 +116,9 @@ def advise_command(
     render = render_diff if as_diff else render_yaml
 
     def yaml_view() -> str:
-        lines = risk_lines(got.restart, name_pods=True)
+        # each line names its pod, and where it is when another pod has
+        # its name (variants of one pod): matched by position, not by name
+        lines = risk_lines(labelled_restart(got), name_pods=True)
         return render(got.advices, header, got.beyond) + "".join(
             f"# {line}\n" if line else "#\n" for line in (["", *lines] if lines else []))
 
@@ -134,7 +137,7 @@ def _write_shapes(path: str, advices: Sequence[Advice], config_doc: Mapping[str,
     proposed (a node of its own): the pod as written and its pod-level form
     there."""
     k = 0
-    for a in advices:
+    for a, label in zip(advices, pod_labels(advices), strict=True):
         shaped = shape_scenario(a, config_doc)
         if shaped is None or a.shape is None:
             continue
@@ -142,7 +145,7 @@ def _write_shapes(path: str, advices: Sequence[Advice], config_doc: Mapping[str,
         doc, ix = shaped
         target = _shape_path(path, k)
         guard(partial(_write_scenario, target, doc))
-        note(f"{target}: {a.pod or a.where} on the other node shape ({a.shape.change}): "
+        note(f"{target}: {label} on the other node shape ({a.shape.change}): "
              + _steps_words(ix.as_dict()))
 
 
@@ -173,12 +176,15 @@ def _steps_words(r: Mapping[str, Any]) -> str:
 
 def _replay_notes(path: str, advices: Sequence[Advice], replay: Sequence[Mapping[str, Any]]) -> list[str]:
     """The notes of ``--as-scenario``: where each advice's figures sit in the
-    scenario, and why an advice has none there."""
-    out = [f"{path}: {r['pod']}: {_steps_words(r)}" for r in replay]
-    for a in advices:
+    scenario, and why an advice has none there. Each names its pod, and
+    where it is when another pod has the same name (a replay entry is of
+    the advice its ``podIndex`` says)."""
+    labels = pod_labels(advices)
+    out = [f"{path}: {replay_label(labels, r)}: {_steps_words(r)}" for r in replay]
+    for a, label in zip(advices, labels, strict=True):
         if replayable(a):
             continue
-        out.append(f"{path}: {a.pod or a.where}: nothing to replay: skipped before anything was measured "
+        out.append(f"{path}: {label}: nothing to replay: skipped before anything was measured "
                    f"({a.reason})")
     if not replay:
         out.append(f"{path}: nothing printed is replayable: the scenario has no steps")

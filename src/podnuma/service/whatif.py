@@ -242,6 +242,9 @@ class Advices:
     errors: list[str]
     #: each rewritten pod as written and pod-level, alone on the node, then a kubelet restart
     restart: list[PodRisk] = field(default_factory=list)
+    #: the advice (its index in ``advices``) each restart entry is of: two
+    #: pods of one name are told apart by it, not by name
+    restart_pods: list[int] = field(default_factory=list)
     # advise's own parts: the search settings, the replay scenario, and per
     # advice what the rewrite changes beyond CPUs
     strategy: str = DEFAULT_STRATEGY
@@ -267,13 +270,20 @@ class Advices:
             d["cgroups"] = self.cgroups[i] if i < len(self.cgroups) else {}
             d["beyondCpus"] = self.beyond[i] if i < len(self.beyond) else []
             pods.append(d)
+        for i, d in enumerate(pods):
+            d["podIndex"] = i
+        restart = []
+        for r, i in zip(self.restart, self.restart_pods, strict=True):
+            d = r.document()
+            d["podIndex"] = i  # (the entry of pods[] it is of)
+            restart.append(d)
         return {
             **self.setting.document(),
             "search": {"strategy": self.strategy, "sharedPoolCpus": self.shared_pool},
             "pods": pods,
             "replay": self.replay,
             "errors": self.errors,
-            "restart": [r.document() for r in self.restart],
+            "restart": restart,
         }
 
 
@@ -341,16 +351,19 @@ def advise(
                 )
                 continue
             advices.append(advice)
-    restart = pod_restart_risks(
-        [
-            (a.pod or a.where, {"perContainer": a.original, "podLevel": a.rewrite.manifest})
-            for a in advices
-            if a.status == "rewritten" and a.original is not None and a.rewrite is not None
-        ],
-        node, config, (setting.config.topology_manager_scope,), config_doc=_effective(setting),
-    )
-    return _advise_extras(Advices(setting, advices, errors, restart), config, shared_pool_cpus, strategy,
-                          with_scenario)
+    restarted = [
+        (i, a.pod or a.where, {"perContainer": a.original, "podLevel": a.rewrite.manifest})
+        for i, a in enumerate(advices)
+        if a.status == "rewritten" and a.original is not None and a.rewrite is not None
+    ]
+    scopes = (setting.config.topology_manager_scope,)
+    restart = pod_restart_risks([(name, forms) for _, name, forms in restarted], node, config, scopes,
+                                config_doc=_effective(setting))
+    # pod_restart_risks answers, in order, an entry per form and scope of each pod
+    restart_pods = [i for i, _, forms in restarted for _ in range(len(forms) * len(scopes))]
+    assert len(restart_pods) == len(restart)
+    return _advise_extras(Advices(setting, advices, errors, restart, restart_pods), config, shared_pool_cpus,
+                          strategy, with_scenario)
 
 
 def _advise_extras(
