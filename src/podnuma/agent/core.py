@@ -47,6 +47,7 @@ from podnuma.agent.cgroups import CgroupApplier, NoCgroups
 from podnuma.agent.logs import kv
 from podnuma.agent.manifests import (
     Manifest,
+    ManifestsUnreachable,
     list_manifest_files,
     parse_manifest,
     read_manifest_bytes,
@@ -125,6 +126,7 @@ class Agent:
         self.records: dict[str, PodRecord] = {}
         self.errors: dict[str, str] = {}
         self._skip_reasons: dict[str, str] = {}  # file -> invalid | duplicate
+        self._unreachable: str | None = None  # why the manifests could not be looked at, last sync
         self._step = 0
         self._removed: list[PlannedPod] = []
         self.syncs = 0
@@ -150,7 +152,15 @@ class Agent:
     # -- reconciliation ---------------------------------------------------------
     def sync(self) -> None:
         with self._sync_lock:
-            desired, errors, reasons = self._read_desired()
+            try:
+                desired, errors, reasons = self._read_desired()
+            except ManifestsUnreachable as e:
+                # the kubelet logs it and sends no update: the pods stay
+                if self._unreachable != str(e):
+                    self._unreachable = str(e)
+                    self.log.warning("Manifests not read, pods kept", extra=kv(error=str(e)))
+                return
+            self._unreachable = None
             with self.lock:
                 self._skip_reasons = reasons
                 self._sync(desired, errors)

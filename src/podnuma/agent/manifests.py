@@ -47,6 +47,7 @@ from podnuma.inputs.limits import MANIFEST_LIMITS
 __all__ = [
     "MAX_MANIFEST_BYTES",
     "Manifest",
+    "ManifestsUnreachable",
     "list_manifest_files",
     "parse_manifest",
     "read_manifest",
@@ -65,13 +66,45 @@ class Manifest:
     digest: str  # of the pod as written: a change of content is a new pod
 
 
+class ManifestsUnreachable(Exception):
+    """The manifests directory cannot be looked at (its ``stat`` fails, but
+    not because it is gone) or is no longer a directory: the kubelet's file
+    source logs the error and sends no update, so the static pods stay as
+    they are (``listConfig`` in ``file.go``)."""
+
+
 def list_manifest_files(directory: Path) -> list[Path]:
-    """The files the kubelet would read, in its order."""
+    """The files the kubelet would read, in its order.
+
+    As ``listConfig``: a directory that does not exist lists nothing (the
+    kubelet sends an empty update: every static pod goes). One whose
+    ``stat`` fails otherwise (a directory on the way that cannot be
+    searched), or that is not a directory any more, raises
+    :class:`ManifestsUnreachable` (no update: the pods stay). Upstream
+    quirk: the entries come from ``filepath.Glob``, which ignores an error
+    reading the directory, so one that exists but cannot be read (mode
+    000) lists nothing and every static pod goes, as for a missing one.
+    Running out of file descriptors raises ``OSError`` (the sync is tried
+    again)."""
     out: list[Path] = []
+    try:
+        st = os.stat(directory)
+    except FileNotFoundError:
+        return out
+    except OSError as e:
+        if descriptors_exhausted(e):
+            raise
+        raise ManifestsUnreachable(f"{directory}: cannot look at it: {e.strerror or e}") from None
+    if not stat.S_ISDIR(st.st_mode):
+        raise ManifestsUnreachable(f"{directory}: not a directory any more")
     try:
         entries = sorted(os.listdir(directory))
     except FileNotFoundError:
         return out
+    except OSError as e:
+        if descriptors_exhausted(e):
+            raise
+        return out  # (Glob's quirk: the error is ignored)
     for name in entries:
         if name.startswith("."):
             continue
