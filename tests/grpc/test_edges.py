@@ -319,3 +319,30 @@ def test_a_connection_that_sends_nothing_is_closed(sock: Path, monkeypatch: pyte
         for c in conns:
             c.close()
         srv.stop(None)
+
+
+def test_idle_connections_give_their_places_back(sock: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Connections that send the HTTP/2 preface and then nothing, as many
+    as the cap: each is closed once idle for MAX_CONNECTION_IDLE_S, so a
+    client is served again within seconds, not after the connections' age
+    (a minute and more)."""
+    monkeypatch.setattr(server, "MAX_CONNECTIONS", 4)
+    monkeypatch.setattr(server, "MAX_CONNECTION_IDLE_S", 1)
+    node, pods = played(SCENARIO)
+    srv = serve_unix(sock, NodeProvider.of(node, pods))
+    preface = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + b"\x00\x00\x00\x04\x00\x00\x00\x00\x00"  # + empty SETTINGS
+    conns: list[socket.socket] = []
+    try:
+        for _ in range(4):
+            c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            c.connect(str(sock))
+            c.sendall(preface)
+            conns.append(c)
+        # all four closed by the server while the connections' age (60 s) is far off
+        assert len(_closed_by_server(conns, 4, within=30)) == 4
+        with client.connect(sock) as stub:
+            assert client.list_pods(stub, timeout=10).pod_resources
+    finally:
+        for c in conns:
+            c.close()
+        srv.stop(None)

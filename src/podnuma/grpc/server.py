@@ -40,9 +40,11 @@ after :data:`MAX_CONNECTION_AGE_S` (its calls given
 gRPC's ``GOAWAY``), which bounds how long a call that is never sent is
 kept; a connection carries at most :data:`MAX_STREAMS` calls at once; at
 most :func:`connection_cap` connections are open at once (gRPC closes one
-more at once: ``grpc.max_allowed_incoming_connections``), and one that has
-not sent its HTTP/2 preface within :data:`HANDSHAKE_TIMEOUT_S` is closed:
-idle connections cannot use up the agent's file descriptors.
+more at once: ``grpc.max_allowed_incoming_connections``), one that has
+not sent its HTTP/2 preface within :data:`HANDSHAKE_TIMEOUT_S` is closed,
+and so is one without a call open for :data:`MAX_CONNECTION_IDLE_S`: idle
+connections cannot use up the agent's file descriptors, nor keep the
+places under the cap for longer than that.
 
 The socket is bound at a private name beside its path and then moved into
 place (``link``, or ``rename`` over a stale socket), so that a socket file
@@ -107,6 +109,10 @@ MAX_STREAMS = 100
 MAX_CONNECTIONS = 128
 #: a connection that has not sent its HTTP/2 preface this long is closed
 HANDSHAKE_TIMEOUT_S = 10
+#: a connection with no call open this long is closed (``GOAWAY``: a gRPC
+#: client reconnects on its next call), so that connections held open and
+#: idle give their place under :data:`MAX_CONNECTIONS` back within seconds
+MAX_CONNECTION_IDLE_S = 5
 MAX_SOCKET_PATH = 107  # sun_path holds 108 bytes with the terminating NUL
 
 RequestHook = Callable[[str, bool], None]
@@ -421,6 +427,7 @@ def _start(path: Path, provider: PodResourcesProvider, bucket: TokenBucket,
                 ("grpc.max_concurrent_streams", MAX_STREAMS),
                 ("grpc.max_allowed_incoming_connections", connection_cap()),
                 ("grpc.server_handshake_timeout_ms", HANDSHAKE_TIMEOUT_S * 1000),
+                ("grpc.max_connection_idle_ms", MAX_CONNECTION_IDLE_S * 1000),
             ],
         )
         # The kubelet registers the legacy v1alpha1 service first, then v1.
