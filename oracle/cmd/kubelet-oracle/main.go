@@ -46,6 +46,7 @@ const usage = `usage:
   kubelet-oracle validate [--feature-gates NAME=BOOL,...] PODS|-
   kubelet-oracle kubeletconfig CONFIG...|-
   kubelet-oracle selector < CASES.json
+  kubelet-oracle nodestatus SCENARIO
 `
 
 // exitError carries the exit status and the one line to print.
@@ -136,6 +137,8 @@ func run(args []string, stdout io.Writer) error {
 		return decodeKubeletConfigs(args[1:], os.Stdin, stdout)
 	case "selector":
 		return selectorCmd(args[1:], os.Stdin, stdout)
+	case "nodestatus":
+		return nodeStatusCmd(args[1:], stdout)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil

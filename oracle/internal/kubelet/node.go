@@ -527,3 +527,9 @@ func (n *Node) stateFile(name string) ([]byte, error) {
 }
 
 var _ status.PodStatusProvider = noStatus{}
+
+// NodeStatus is the capacity and allocatable of the node object, as the
+// kubelet's node-status setter (nodestatus.MachineInfo) set them at start.
+func (n *Node) NodeStatus() (capacity, allocatable v1.ResourceList) {
+	return n.node.Status.Capacity, n.node.Status.Allocatable
+}

@@ -100,7 +100,7 @@ from podnuma.machine.cpuset import EMPTY as EMPTY_CPUSET
 from podnuma.machine.cpuset import CPUSet
 from podnuma.machine.topology import Machine
 
-__all__ = ["Node"]
+__all__ = ["Node", "node_status_allocatable"]
 
 CPU_CHECKPOINT_FILE = "cpu_manager_state"
 MEMORY_CHECKPOINT_FILE = "memory_manager_state"
@@ -268,7 +268,7 @@ class Node:
         self._max_pods = max_pods(config, machine.topology.num_cpus)
         self.capacity = _capacity(machine, self._max_pods)
         self.reservation = node_allocatable_reservation(config, self.capacity)
-        self.allocatable = _allocatable(self.capacity, self.reservation)
+        self.allocatable = node_status_allocatable(self.capacity, self.reservation)
         self._allocatable_amounts = allocatable_amounts(self.allocatable)
         self._all_numa = tuple(machine.numa_ids())
 
@@ -928,11 +928,13 @@ def _capacity(machine: Machine, max_pod_count: int) -> dict[str, Quantity]:
     return cap
 
 
-def _allocatable(
+def node_status_allocatable(
     capacity: Mapping[str, Quantity], reservation: Mapping[str, Quantity]
 ) -> dict[str, Quantity]:
-    """Capacity minus the reservation, floored at zero; memory also loses
-    the hugepage pools (``nodestatus.MachineInfo``)."""
+    """The node's ``status.allocatable``: capacity minus the reservation
+    (:func:`~podnuma.api.kubeletconfig.node_allocatable_reservation`),
+    floored at zero; memory also loses the hugepage pools
+    (``nodestatus.MachineInfo``)."""
     zero = Quantity.from_int(0)
     out: dict[str, Quantity] = {}
     for name, cap in capacity.items():

@@ -9,9 +9,13 @@ Two objects the dump usually holds can contradict it:
   ``status.capacity`` minus ``kubeReserved`` and ``systemReserved``
   (``reservedSystemCPUs`` standing for the reserved CPU) minus, for memory,
   the ``memory.available`` hard eviction threshold
-  (pkg/kubelet/cm/node_container_manager_linux.go, ``GetNodeAllocatableReservation``);
-  a CPU figure other than the machine's CPUs minus the configuration's
-  reservation means the kubelet runs with another reservation;
+  (pkg/kubelet/cm/node_container_manager_linux.go, ``GetNodeAllocatableReservation``)
+  and every huge page pool of the capacity (``nodestatus.MachineInfo``,
+  pkg/kubelet/nodestatus/setters.go), floored at zero: the engine's own
+  computation (:func:`~podnuma.cm.container_manager.node_status_allocatable`)
+  on the node's dumped capacity; a CPU figure other than the machine's
+  CPUs minus the configuration's reservation means the kubelet runs with
+  another reservation;
 * the NodeResourceTopology's ``attributes``: the topology exporter (RTE,
   NFD's topology-updater) publishes the kubelet's ``topologyManagerPolicy``
   and ``topologyManagerScope`` there.
@@ -25,11 +29,12 @@ from collections.abc import Mapping
 
 from podnuma.api.kubeletconfig import (
     KubeletConfig,
-    effective_reserved,
-    hard_eviction_thresholds,
+    node_allocatable_reservation,
     reserved_cpu_millis,
 )
 from podnuma.api.quantity import Quantity, QuantityError, parse_quantity
+from podnuma.api.resources import is_hugepage_resource
+from podnuma.cm.container_manager import node_status_allocatable
 from podnuma.errors import PodnumaError
 
 __all__ = ["contradictions"]
@@ -66,7 +71,6 @@ def contradictions(
     out: list[str] = []
     try:
         reserved_milli = reserved_cpu_millis(config)
-        kube, system = effective_reserved(config)
     except PodnumaError:
         return out
     got = _qty(allocatable.get("cpu"))
@@ -79,24 +83,22 @@ def contradictions(
                 f"reserves {_cpus(machine_cpus * 1000 - got.milli_value())} CPUs "
                 "(kubeReserved, systemReserved or reservedSystemCPUs)"
             )
-    cap = _qty(capacity.get("memory"))
+    caps = {name: q for name, text in capacity.items() if (q := _qty(text)) is not None}
     got_mem = _qty(allocatable.get("memory"))
-    if cap is not None and got_mem is not None:
-        reserved = sum(int(r["memory"].value()) for r in (kube, system) if "memory" in r)
-        eviction = 0
-        for t in hard_eviction_thresholds(config):
-            if t.signal != "memory.available":
-                continue
-            if t.quantity is not None:
-                eviction = int(t.quantity.value())
-            elif t.percentage is not None:
-                eviction = int(cap.value() * t.percentage)
-        want_mem = int(cap.value()) - reserved - eviction
+    if "memory" in caps and got_mem is not None:
+        try:
+            reservation = node_allocatable_reservation(config, caps)
+        except PodnumaError:
+            return out
+        want_mem = int(node_status_allocatable(caps, reservation)["memory"].value())
         if int(got_mem.value()) != want_mem:
+            held = reservation.get("memory")
+            pages = sum(int(q.value()) for name, q in caps.items() if is_hugepage_resource(name))
             out.append(
                 f"status.allocatable memory is {_mib(int(got_mem.value()))}, the configuration gives "
-                f"{_mib(want_mem)} (capacity {_mib(int(cap.value()))} - {_mib(reserved)} reserved - "
-                f"{_mib(eviction)} hard eviction)"
+                f"{_mib(want_mem)} (capacity {_mib(int(caps['memory'].value()))} - "
+                f"{_mib(0 if held is None else int(held.value()))} kubeReserved, systemReserved and hard "
+                f"eviction - {_mib(pages)} huge pages)"
             )
     for attr, value in (("topologyManagerPolicy", config.topology_manager_policy),
                         ("topologyManagerScope", config.topology_manager_scope)):
