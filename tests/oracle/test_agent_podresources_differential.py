@@ -161,6 +161,9 @@ def replay_agent(binary: str, name: str, doc: Any, tmp: Path, stats: dict[str, i
                 meta = body["metadata"]
                 manifest = {"apiVersion": "v1", "kind": "Pod", **copy.deepcopy(body)}
                 manifest["metadata"]["name"] = meta["name"][: -len(node) - 1]  # the agent adds the suffix
+                for key in ("initContainers", "containers"):  # a static pod's containers name an image
+                    for c in manifest.get("spec", {}).get(key) or []:
+                        c.setdefault("image", "registry.k8s.io/pause:3.10")
                 f = files[meta["uid"]]
                 tmpf = agent.manifests / f".{f}.tmp"
                 tmpf.write_text(yaml.safe_dump(manifest, sort_keys=False))

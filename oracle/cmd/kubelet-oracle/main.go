@@ -33,6 +33,7 @@ import (
 	"podnuma.io/oracle/internal/kubelet"
 	"podnuma.io/oracle/internal/merge"
 	"podnuma.io/oracle/internal/scenario"
+	"podnuma.io/oracle/internal/staticpod"
 )
 
 const usage = `usage:
@@ -47,6 +48,7 @@ const usage = `usage:
   kubelet-oracle kubeletconfig CONFIG...|-
   kubelet-oracle selector < CASES.json
   kubelet-oracle nodestatus SCENARIO
+  ` + staticpod.UsageLine + `
 `
 
 // exitError carries the exit status and the one line to print.
@@ -139,6 +141,15 @@ func run(args []string, stdout io.Writer) error {
 		return selectorCmd(args[1:], os.Stdin, stdout)
 	case "nodestatus":
 		return nodeStatusCmd(args[1:], stdout)
+	case "staticpod":
+		if err := staticpod.Command(args[1:], stdout); err != nil {
+			var ue *staticpod.UsageError
+			if errors.As(err, &ue) {
+				return &exitError{2, ue.Msg}
+			}
+			return err
+		}
+		return nil
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -8,15 +8,21 @@ Mirrors ``pkg/kubelet/config/file.go`` and ``common.go``:
   bounded reading path (:mod:`podnuma.inputs.documents`, with
   :data:`~podnuma.inputs.limits.MANIFEST_LIMITS`: YAML aliases, nesting and
   values bounded, YAML 1.1 scalars as the kubelet's go-yaml reads them);
+* the pod is decoded as the file source decodes it, not as the API server
+  creates it (:mod:`podnuma.agent.staticpod`: lenient fields, a repeated
+  key's last value, ``apiVersion``/``kind`` required, v1 defaults without
+  the registry's pod-level defaulting, images required, no reference to
+  secrets, config maps, service accounts...);
 * the pod's name gets the node name appended (``NAME-NODE``, lower case),
   its namespace defaults to ``default``;
-* without ``metadata.uid`` the UID is a hash of the pod, the node name and
-  the file path (the canonical one: the agent resolves its manifests
-  directory, so any spelling of the same directory gives the same UIDs),
-  so it changes exactly when the file's pod changes (the
-  kubelet hashes the decoded object with FNV-128a; podnuma hashes a
-  canonical JSON form with BLAKE2b: the same 32 hex digits, not the same
-  value).
+* without ``metadata.uid`` the UID is a hash of the decoded, defaulted pod,
+  the node name and the file path (the canonical one: the agent resolves
+  its manifests directory, so any spelling of the same directory gives the
+  same UIDs), so it changes when the kubelet's would: not for an edit that
+  only writes out a default or an unknown field (the kubelet hashes the
+  decoded object with FNV-128a; podnuma hashes a canonical JSON form with
+  BLAKE2b: the same 32 hex digits, not the same value; what the canonical
+  form does not model is listed in :mod:`podnuma.agent.staticpod`).
 
 A malformed file raises :class:`~podnuma.errors.InputError` naming the file
 and the field path (with its line when known).
@@ -24,21 +30,18 @@ and the field path (with its line when known).
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import stat
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from podnuma.agent.fds import descriptors_exhausted
+from podnuma.agent.staticpod import decode_static_pod
 from podnuma.api.pod import Pod
-from podnuma.api.pod_manifest import FeatureGateView, parse_pod
+from podnuma.api.pod_manifest import FeatureGateView
 from podnuma.errors import InputError
 from podnuma.inputs.documents import (
     decode_text,
-    parse_document,
     read_failure,
     read_within,
 )
@@ -118,19 +121,6 @@ def list_manifest_files(directory: Path) -> list[Path]:
     return out
 
 
-def _canonical(data: object) -> bytes:
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), default=str).encode()
-
-
-def pod_uid(data: object, *, node_name: str, file: str) -> str:
-    """The generated UID of a static pod without ``metadata.uid``."""
-    h = hashlib.blake2b(digest_size=16)
-    h.update(_canonical(data))
-    h.update(f"host:{node_name}".encode())
-    h.update(f"file:{file}".encode())
-    return h.hexdigest()
-
-
 def read_manifest_bytes(path: Path) -> bytes:
     """The bytes of the manifest at ``path``, at most the limit, read anew
     (as the kubelet's file source reads each file every time);
@@ -171,24 +161,11 @@ def read_manifest(path: Path, *, node_name: str, gates: FeatureGateView) -> Mani
 
 
 def parse_manifest(raw: bytes, path: Path, *, node_name: str, gates: FeatureGateView) -> Manifest:
-    """The pod of the manifest ``raw`` read from ``path``; ``InputError``
-    naming the file and the field when it is not one."""
+    """The pod of the manifest ``raw`` read from ``path``, decoded as the
+    kubelet's file source decodes it (:mod:`podnuma.agent.staticpod`);
+    ``InputError`` naming the file (and the field) when the kubelet would
+    refuse it."""
     name = str(path)
     text = decode_text(raw, what="manifest", name=name)
-    doc = parse_document(text, name=name, limits=MANIFEST_LIMITS)
-    if doc.data is None:
-        raise InputError("the manifest is empty", file=name)
-    if not isinstance(doc.data, Mapping):
-        raise InputError("the manifest must hold a pod (a mapping)", file=name)
-    try:
-        pod = parse_pod(doc.data, gates=gates)
-    except InputError as e:
-        raise doc.enrich(e.in_file(name)) from None
-    meta = doc.data.get("metadata")
-    explicit_uid = isinstance(meta, Mapping) and bool(meta.get("uid"))
-    uid = pod.uid if explicit_uid else pod_uid(doc.data, node_name=node_name, file=name)
-    return Manifest(
-        file=name,
-        pod=pod.replace(uid=uid, name=f"{pod.name}-{node_name.lower()}"),
-        digest=hashlib.blake2b(_canonical(doc.data), digest_size=16).hexdigest(),
-    )
+    got = decode_static_pod(text, name=name, node_name=node_name, gates=gates)
+    return Manifest(file=name, pod=got.pod, digest=got.digest)

@@ -1,0 +1,646 @@
+"""A static pod decoded as the kubelet's file source decodes it.
+
+Re-implements, in podnuma's terms, k8s.io/kubernetes v1.37.2
+``pkg/kubelet/config/common.go`` (``tryDecodeSinglePod`` with the file
+source's ``applyDefaults``; ``file.go`` ``extractFromFile``). The kubelet
+does not go through the API server's create path:
+
+* the text is YAML unless it starts with ``{`` (``utilyaml.ToJSON``); of a
+  YAML stream only the first document counts; a key given twice keeps its
+  last value (go-yaml); in JSON a repeated object merges into the first
+  (Go's decoder reuses the struct or map), anything else is replaced;
+* decoding is lenient: an unknown field (``Resources`` for ``resources``)
+  is dropped, not refused;
+* ``apiVersion`` and ``kind`` are required and must be ``v1`` ``Pod``
+  (``Object 'Kind' is missing in '…'``, ``no kind "Deployment" is
+  registered for version "apps/v1" …``, ``invalid pod: &core.List{…}``),
+  each in ``FILE: couldn't parse as pod(…), please check config file``;
+* the v1 defaults apply, the registry's ``PrepareForCreate`` does not: with
+  ``PodLevelResourcesFixDefaulting`` (on in v1.37) pod-level requests are
+  not defaulted from pod-level limits (nor limits from the containers'),
+  so ``spec.resources: {limits: …}`` alone stays limits alone;
+* ``ValidatePodCreate`` (podnuma checks the fields it reads, and every
+  container's ``image``: ``spec.containers[0].image: Required value``);
+* ``HasAPIObjectReference``: a pod naming a service account, a secret, a
+  config map, a resource claim or a volume that needs the API server is
+  refused (``static pods may not reference secrets``).
+
+The UID
+-------
+
+Without ``metadata.uid`` the kubelet hashes (FNV-128a of
+``hash.DeepHashObject``) the decoded, defaulted pod, then ``host:NODE`` and
+``file:PATH``. podnuma hashes (BLAKE2b, the same 32 hex digits, not the
+same value) a canonical JSON form of the decoded pod built to be equal
+exactly when the kubelet's decoded pods are, as far as modelled:
+
+* unknown fields dropped where podnuma knows the whole field set (the pod,
+  metadata, spec, containers, resources); a repeated key as decoded; key
+  order and JSON-or-YAML spelling do not count;
+* a ``null``, and an empty string (a Go string field; not the pointer
+  fields ``runtimeClassName``, ``preemptionPolicy`` and a container's
+  ``restartPolicy``), count as absent; so do ``false`` for ``hostNetwork``,
+  ``hostPID``, ``hostIPC`` and a container's ``stdin``, ``stdinOnce``,
+  ``tty``;
+* the v1 defaults written out count as absent: the pod's ``restartPolicy``
+  (Always), ``dnsPolicy`` (ClusterFirst), ``schedulerName``,
+  ``terminationGracePeriodSeconds`` (30; a negative one is 1),
+  ``enableServiceLinks`` (true), ``securityContext`` ({}); a container's
+  ``imagePullPolicy`` (Always for an untagged or ``:latest`` image,
+  IfNotPresent otherwise), ``terminationMessagePath``,
+  ``terminationMessagePolicy``, a port's ``protocol`` (TCP), a probe's
+  timeout, period and thresholds, an HTTP probe's ``path`` and ``scheme``,
+  a ``fieldRef``'s ``apiVersion``; a volume without a source (an
+  ``emptyDir``), a ``hostPath`` without ``type``; requests equal to the
+  limits where the limits default them (init and app containers);
+* a quantity counts by its text (``"1"`` and ``1`` alike).
+
+Not modelled (the kubelet's UID and podnuma's may then disagree on
+whether an edit changed the pod): zero values written out for other
+fields (``0``, ``false``, ``""`` in fields podnuma does not know to be
+plain Go values), unknown fields below the levels listed above, other
+defaults (volume modes of projected and downward-API volumes, host-network
+``hostPort`` defaulting, the ``H2CContainerProbe`` gate's probe protocol),
+two spellings of a quantity Go stores alike (``1000m`` and ``1.000``), a
+JSON list repeated under one key (Go decodes the second into the first's
+elements; podnuma keeps the second).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from podnuma.api.featuregates import GATE_POD_LEVEL_RESOURCES
+from podnuma.api.pod import Pod, PodLevelResources
+from podnuma.api.pod_defaults import round_up_milli
+from podnuma.api.pod_manifest import FeatureGateView, parse_pod
+from podnuma.api.pod_validation import (
+    check_pod_resource_consistency,
+    check_pod_resource_name,
+    check_requirements,
+    check_resource_quantity,
+    forbidden,
+    required,
+    resource_path,
+)
+from podnuma.api.quantity import Quantity, QuantityError, quantity_from_manifest
+from podnuma.api.resources import aggregate_limits_of, aggregate_requests_of
+from podnuma.errors import InputError
+from podnuma.fieldkit import wrong_type
+from podnuma.inputs.documents import Document, check_tree, json_input_error
+from podnuma.inputs.limits import MANIFEST_LIMITS
+
+__all__ = ["StaticPod", "decode_static_pod"]
+
+
+class StaticPod:
+    """A decoded static pod: the pod (node-suffixed name, UID) and the
+    digest of its canonical form (equal when the kubelet's decoded pods are)."""
+
+    __slots__ = ("digest", "pod")
+
+    def __init__(self, pod: Pod, digest: str) -> None:
+        self.pod = pod
+        self.digest = digest
+
+
+# ---------------------------------------------------------------- reading
+
+
+class _Forgetful(set[str]):
+    """The keys a mapping already had, forgotten: go-yaml keeps the last."""
+
+    def __contains__(self, key: object) -> bool:
+        return False
+
+
+def _load_yaml(text: str, name: str) -> tuple[Any, Any]:
+    # the one bounded composer (size, depth, values, aliases), then values
+    # built as go-yaml v2 builds them, a repeated key keeping its last value
+    from podnuma.inputs.documents import _check_size, _compose
+    from podnuma.inputs.goyaml import _Builder
+
+    class _LastWins(_Builder):
+        def _into(self, node: Any, out: dict[str, Any], explicit: set[str]) -> None:
+            super()._into(node, out, _Forgetful())
+
+    _check_size(text, name, MANIFEST_LIMITS)
+    docs = _compose(text, name, MANIFEST_LIMITS)
+    if not docs or docs[0] is None:
+        return None, None
+    try:
+        return _LastWins().value(docs[0]), docs[0]
+    except InputError as e:
+        raise e.in_file(name) from None
+
+
+def _merge_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in pairs:
+        old = out.get(k)
+        out[k] = _merged(old, v) if isinstance(old, dict) and isinstance(v, dict) else v
+    return out
+
+
+def _merged(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    out = dict(old)
+    for k, v in new.items():
+        prev = out.get(k)
+        out[k] = _merged(prev, v) if isinstance(prev, dict) and isinstance(v, dict) else v
+    return out
+
+
+class _Constant(ValueError):
+    pass
+
+
+def _no_constant(word: str) -> Any:
+    raise _Constant(word)
+
+
+def _load_json(text: str, name: str) -> Any:
+    if len(text) > MANIFEST_LIMITS.max_bytes:
+        raise InputError(f"larger than the limit of {MANIFEST_LIMITS.max_bytes} bytes", file=name)
+    try:
+        data = json.loads(text, object_pairs_hook=_merge_pairs, parse_constant=_no_constant)
+    except json.JSONDecodeError as e:
+        raise json_input_error(e, name) from None
+    except _Constant as e:
+        raise InputError(f"invalid JSON: {e} is not a JSON value", file=name) from None
+    except RecursionError:
+        raise InputError(f"nested more than {MANIFEST_LIMITS.max_depth} levels deep", file=name) from None
+    except ValueError:
+        raise InputError("invalid JSON: a number too long", file=name) from None
+    check_tree(data, name=name, limits=MANIFEST_LIMITS)
+    return data
+
+
+def _go_json(data: Any, limit: int = 200) -> str:
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+# core/v1 kinds the legacy scheme decodes (to something that is not a pod)
+_CORE_KINDS = frozenset({
+    "Binding", "ComponentStatus", "ComponentStatusList", "ConfigMap", "ConfigMapList",
+    "Endpoints", "EndpointsList", "Event", "EventList", "LimitRange", "LimitRangeList", "List",
+    "Namespace", "NamespaceList", "Node", "NodeList", "PersistentVolume", "PersistentVolumeClaim",
+    "PersistentVolumeClaimList", "PersistentVolumeList", "PodList", "PodTemplate",
+    "PodTemplateList", "ReplicationController", "ReplicationControllerList", "ResourceQuota",
+    "ResourceQuotaList", "Secret", "SecretList", "Service", "ServiceAccount",
+    "ServiceAccountList", "ServiceList",
+})
+_GO_TYPES = {bool: "bool", int: "number", float: "number", str: "string", list: "array"}
+
+
+def _not_a_pod(why: str, name: str) -> InputError:
+    return InputError(f"couldn't parse as pod({why}), please check config file", file=name)
+
+
+def _check_kind(data: Any, text: str, is_json: bool, name: str) -> dict[str, Any]:
+    """The decoder's type check (``runtime.Decode`` and the cast to a pod)."""
+    shown = _go_json(data) if not is_json else (text.strip() if len(text) <= 200 else text[:200] + "…")
+    if data is None:
+        raise _not_a_pod("Object 'Kind' is missing in 'null'", name)
+    if not isinstance(data, dict):
+        raise _not_a_pod(
+            f"couldn't get version/kind; json parse error: json: cannot unmarshal "
+            f"{_GO_TYPES.get(type(data), 'value')} into Go value of type struct "
+            '{ APIVersion string "json:\\"apiVersion,omitempty\\""; '
+            'Kind string "json:\\"kind,omitempty\\"" }', name)
+    kind, version = data.get("kind"), data.get("apiVersion")
+    for field, value in (("kind", kind), ("apiVersion", version)):
+        if value is not None and not isinstance(value, str):
+            raise _not_a_pod(
+                f"couldn't get version/kind; json parse error: json: cannot unmarshal "
+                f"{_GO_TYPES.get(type(value), 'object')} into Go struct field .{field} of type string", name)
+    if not kind:
+        raise _not_a_pod(f"Object 'Kind' is missing in '{shown}'", name)
+    if not version:
+        raise _not_a_pod(f"Object 'apiVersion' is missing in '{shown}'", name)
+    if version != "v1" or (kind != "Pod" and kind not in _CORE_KINDS):
+        raise _not_a_pod(
+            f'no kind "{kind}" is registered for version "{version}" in scheme '
+            '"pkg/runtime/scheme.go:111"', name)
+    if kind != "Pod":
+        raise _not_a_pod(f"invalid pod: &core.{kind}{{…}}", name)
+    return data
+
+
+# ---------------------------------------------------------------- lenient fields
+
+_POD = frozenset({"apiVersion", "kind", "metadata", "spec", "status"})
+_META = frozenset({
+    "name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
+    "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels",
+    "annotations", "ownerReferences", "finalizers", "managedFields",
+})
+_SPEC = frozenset({
+    "volumes", "initContainers", "containers", "ephemeralContainers", "restartPolicy",
+    "terminationGracePeriodSeconds", "activeDeadlineSeconds", "dnsPolicy", "nodeSelector",
+    "serviceAccountName", "serviceAccount", "automountServiceAccountToken", "nodeName",
+    "hostNetwork", "hostPID", "hostIPC", "shareProcessNamespace", "securityContext",
+    "imagePullSecrets", "hostname", "subdomain", "affinity", "schedulerName", "tolerations",
+    "hostAliases", "priorityClassName", "priority", "dnsConfig", "readinessGates",
+    "runtimeClassName", "enableServiceLinks", "preemptionPolicy", "overhead",
+    "topologySpreadConstraints", "setHostnameAsFQDN", "os", "hostUsers", "schedulingGates",
+    "resourceClaims", "resources", "hostnameOverride", "workloadRef",
+})
+_CONTAINER = frozenset({
+    "name", "image", "command", "args", "workingDir", "ports", "envFrom", "env", "resources",
+    "resizePolicy", "restartPolicy", "restartPolicyRules", "volumeMounts", "volumeDevices",
+    "livenessProbe", "readinessProbe", "startupProbe", "lifecycle", "terminationMessagePath",
+    "terminationMessagePolicy", "imagePullPolicy", "securityContext", "stdin", "stdinOnce", "tty",
+    "targetContainerName",
+})
+_RESOURCES = frozenset({"limits", "requests", "claims"})
+_CONTAINER_LISTS = ("initContainers", "containers", "ephemeralContainers")
+
+
+def _only(raw: Any, known: frozenset[str]) -> Any:
+    if not isinstance(raw, dict):
+        return raw
+    return {k: v for k, v in raw.items() if k in known}
+
+
+def _lenient(doc: dict[str, Any]) -> dict[str, Any]:
+    """The document without the fields the lenient decoder drops, at the
+    levels whose fields podnuma knows."""
+    out: dict[str, Any] = _only(doc, _POD)
+    if "metadata" in out:
+        out["metadata"] = _only(out["metadata"], _META)
+    spec = out.get("spec")
+    if isinstance(spec, dict):
+        spec = out["spec"] = _only(spec, _SPEC)
+        for key in _CONTAINER_LISTS:
+            ctrs = spec.get(key)
+            if isinstance(ctrs, list):
+                spec[key] = [_container(c) for c in ctrs]
+        if "resources" in spec:
+            spec["resources"] = _only(spec["resources"], _RESOURCES)
+    return out
+
+
+def _container(raw: Any) -> Any:
+    c = _only(raw, _CONTAINER)
+    if isinstance(c, dict) and "resources" in c:
+        c["resources"] = _only(c["resources"], _RESOURCES)
+    return c
+
+
+# ---------------------------------------------------------------- checks
+
+
+def _check_images(spec: Mapping[str, Any]) -> None:
+    for key in _CONTAINER_LISTS:
+        ctrs = spec.get(key)
+        if not isinstance(ctrs, list):
+            continue
+        for i, c in enumerate(ctrs):
+            if not isinstance(c, Mapping):
+                continue
+            image = c.get("image")
+            if image is not None and not isinstance(image, str):
+                raise wrong_type(f"spec.{key}[{i}].image", "a string", image)
+            if not (image or "").strip():
+                raise required(f"spec.{key}[{i}].image")
+
+
+def _present(m: Any, *keys: str) -> bool:
+    for k in keys:
+        if not isinstance(m, Mapping):
+            return False
+        m = m.get(k)
+    return m is not None
+
+
+_NO_API_VOLUMES = frozenset({
+    "awsElasticBlockStore", "azureDisk", "cephfs", "cinder", "downwardAPI", "emptyDir", "fc",
+    "flexVolume", "flocker", "gcePersistentDisk", "gitRepo", "hostPath", "image", "iscsi", "nfs",
+    "photonPersistentDisk", "portworxVolume", "quobyte", "rbd", "scaleIO", "storageos",
+    "vsphereVolume",
+})
+_API_VOLUMES = {
+    "configMap": "configmaps (via configmap volumes)", "secret": "secrets (via secret volumes)",
+    "csi": "csidrivers (via CSI volumes)", "glusterfs": "endpoints (via glusterFS volumes)",
+    "persistentVolumeClaim": "persistentvolumeclaims",
+    "ephemeral": "persistentvolumeclaims (via ephemeral volumes)",
+    "azureFile": "secrets (via azureFile volumes)",
+}
+_PROJECTED = {
+    "configMap": "configmaps (via projected volumes)", "secret": "secrets (via projected volumes)",
+    "serviceAccountToken": "serviceaccounts (via projected volumes)",
+    "clusterTrustBundle": "clustertrustbundles", "podCertificate": "podcertificates",
+}
+# volume sources naming a secret (VisitPodSecretNames)
+_SECRET_REFS = (("azureFile", "secretName"), ("cephfs", "secretRef"), ("cinder", "secretRef"),
+                ("flexVolume", "secretRef"), ("rbd", "secretRef"), ("secret", "secretName"),
+                ("scaleIO", "secretRef"), ("iscsi", "secretRef"), ("storageos", "secretRef"),
+                ("csi", "nodePublishSecretRef"))
+
+
+def _named(m: Any, *keys: str) -> bool:
+    """The reference at ``keys`` names something (the visitors skip empty names)."""
+    for k in keys:
+        if not isinstance(m, Mapping):
+            return False
+        m = m.get(k)
+    return bool(m)
+
+
+def _containers(spec: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    out: list[Mapping[str, Any]] = []
+    for key in _CONTAINER_LISTS:
+        out.extend(c for c in _list(spec, key) if isinstance(c, Mapping))
+    return out
+
+
+def _list(m: Any, key: str) -> list[Any]:
+    v = m.get(key) if isinstance(m, Mapping) else None
+    return v if isinstance(v, list) else []
+
+
+def _api_reference(spec: Mapping[str, Any]) -> str:
+    """What ``HasAPIObjectReference`` (``pkg/api/pod/util.go``) names, or ""."""
+    if spec.get("serviceAccountName") or spec.get("serviceAccount"):
+        return "serviceaccounts"
+    ctrs = _containers(spec)
+    volumes = [v for v in _list(spec, "volumes") if isinstance(v, Mapping)]
+    secrets = any(_named(r, "name") for r in _list(spec, "imagePullSecrets"))
+    secrets = secrets or any(
+        _named(e, "secretRef", "name") for c in ctrs for e in _list(c, "envFrom")
+    ) or any(_named(e, "valueFrom", "secretKeyRef", "name") for c in ctrs for e in _list(c, "env"))
+    secrets = secrets or any(_named(v, src, ref, *(() if ref.endswith("Name") else ("name",)))
+                             for v in volumes for src, ref in _SECRET_REFS)
+    secrets = secrets or any(_named(s, "secret", "name") for v in volumes
+                             for s in _list(v.get("projected"), "sources"))
+    if secrets:
+        return "secrets"
+    maps = any(_named(e, "configMapRef", "name") for c in ctrs for e in _list(c, "envFrom")) or any(
+        _named(e, "valueFrom", "configMapKeyRef", "name") for c in ctrs for e in _list(c, "env"))
+    maps = maps or any(_named(v, "configMap", "name") for v in volumes) or any(
+        _named(s, "configMap", "name") for v in volumes for s in _list(v.get("projected"), "sources"))
+    if maps:
+        return "configmaps"
+    if spec.get("resourceClaims"):
+        return "resourceclaims"
+    for v in volumes:
+        sources = {k for k, val in v.items() if k != "name" and val is not None}
+        if not sources or sources & _NO_API_VOLUMES:
+            continue  # (no source: defaulted to an emptyDir)
+        for src, what in _API_VOLUMES.items():
+            if src in sources:
+                return what
+        if "projected" in sources:
+            for s in _list(v["projected"], "sources"):
+                for src, what in _PROJECTED.items():
+                    if _present(s, src):
+                        return what
+    return ""
+
+
+def _qty(raw: object, path: str) -> Quantity:
+    if isinstance(raw, bool) or not isinstance(raw, (str, int, float, type(None))):
+        raise wrong_type(path, "a quantity (a string or a number)", raw)
+    try:
+        return round_up_milli(quantity_from_manifest(raw))
+    except QuantityError as err:
+        raise InputError(str(err), path=path) from None
+
+
+def _resource_list(raw: object, path: str) -> dict[str, Quantity]:
+    out: dict[str, Quantity] = {}
+    if raw is None:
+        return out
+    if not isinstance(raw, Mapping):
+        raise wrong_type(path, "a mapping", raw)
+    for name, value in sorted(raw.items()):
+        where = resource_path(path, name)
+        check_pod_resource_name(name, where)
+        qty = _qty(value, where)
+        check_resource_quantity(name, qty, where)
+        out[name] = qty
+    return out
+
+
+def _pod_level(raw: Any, pod: Pod) -> PodLevelResources:
+    """``spec.resources`` as the kubelet decodes it: no defaulting (the
+    registry's ``PrepareForCreate`` never runs), then validated as
+    ``validatePodResources`` does."""
+    path = "spec.resources"
+    if not isinstance(raw, Mapping):
+        raise wrong_type(path, "a mapping", raw)
+    if raw.get("claims"):
+        raise forbidden(f"{path}.claims", "claims may not be set for Resources at pod-level")
+    req = _resource_list(raw.get("requests"), f"{path}.requests")
+    lim = _resource_list(raw.get("limits"), f"{path}.limits")
+    check_requirements(req, lim, path)
+    check_pod_resource_consistency(
+        req, lim, aggregate_requests_of(pod.init_containers, pod.containers),
+        aggregate_limits_of(pod.init_containers, pod.containers), pod.containers, path,
+    )
+    return PodLevelResources(requests=req, limits=lim)
+
+
+# ---------------------------------------------------------------- canonical form
+
+_POINTER_STRINGS = frozenset({"runtimeClassName", "preemptionPolicy"})
+_PLAIN_FALSE_SPEC = frozenset({"hostNetwork", "hostPID", "hostIPC"})
+_PLAIN_FALSE_CONTAINER = frozenset({"stdin", "stdinOnce", "tty"})
+
+
+def _squeeze(v: Any, keep_empty: frozenset[str] = frozenset()) -> Any:
+    """Nulls and empty strings (Go's zero values) as absent."""
+    if isinstance(v, dict):
+        return {k: _squeeze(x) for k, x in v.items()
+                if x is not None and (x != "" or k in keep_empty)}
+    if isinstance(v, list):
+        return [_squeeze(x) for x in v]
+    return v
+
+
+def _qty_text(v: Any) -> Any:
+    if isinstance(v, str):
+        return v.strip()
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return v
+    return str(v) if isinstance(v, int) else repr(v)
+
+
+def _qty_list(raw: Any) -> Any:
+    return {k: _qty_text(x) for k, x in raw.items()} if isinstance(raw, dict) else raw
+
+
+def _pull_policy(image: Any) -> str:
+    """``SetDefaults_Container``: Always for the ``latest`` tag (also the
+    tag of an image named without tag nor digest), IfNotPresent otherwise."""
+    ref = image if isinstance(image, str) else ""
+    name, _, digest = ref.partition("@")
+    last = name.rsplit("/", 1)[-1]
+    tag = last.rpartition(":")[2] if ":" in last else ""
+    if not tag and not digest:
+        tag = "latest"
+    return "Always" if tag == "latest" else "IfNotPresent"
+
+
+def _probe(p: Any) -> Any:
+    if not isinstance(p, dict):
+        return p
+    for key, default in (("timeoutSeconds", 1), ("periodSeconds", 10),
+                         ("successThreshold", 1), ("failureThreshold", 3)):
+        if not p.get(key):
+            p[key] = default
+    get = p.get("httpGet")
+    if isinstance(get, dict):
+        get.setdefault("path", "/")
+        get.setdefault("scheme", "HTTP")
+    return p
+
+
+def _canonical_container(c: Any, *, requests_from_limits: bool) -> Any:
+    if not isinstance(c, dict):
+        return c
+    restart = c.get("restartPolicy")
+    c = _squeeze(c)
+    if restart == "":
+        c["restartPolicy"] = ""  # (a pointer: "" is not absent)
+    for key in _PLAIN_FALSE_CONTAINER:
+        if c.get(key) is False:
+            del c[key]
+    c.setdefault("imagePullPolicy", _pull_policy(c.get("image")))
+    c.setdefault("terminationMessagePath", "/dev/termination-log")
+    c.setdefault("terminationMessagePolicy", "File")
+    for port in _list(c, "ports"):
+        if isinstance(port, dict):
+            port.setdefault("protocol", "TCP")
+    for env in _list(c, "env"):
+        source = env.get("valueFrom") if isinstance(env, dict) else None
+        ref = source.get("fieldRef") if isinstance(source, dict) else None
+        if isinstance(ref, dict):
+            ref.setdefault("apiVersion", "v1")
+    for key in ("livenessProbe", "readinessProbe", "startupProbe"):
+        if key in c:
+            c[key] = _probe(c[key])
+    res = c.get("resources")
+    if isinstance(res, dict):
+        for key in ("requests", "limits"):
+            if key in res:
+                res[key] = _qty_list(res[key])
+        lim = res.get("limits")
+        if requests_from_limits and isinstance(lim, dict):
+            req = res.setdefault("requests", {})
+            if isinstance(req, dict):
+                for k, v in lim.items():
+                    req.setdefault(k, v)
+    return c
+
+
+def _canonical(doc: dict[str, Any]) -> dict[str, Any]:
+    """The decoded, defaulted pod as podnuma models it (see the module's
+    docstring): equal exactly when the kubelet's are, as far as modelled."""
+    out: dict[str, Any] = {k: v for k, v in doc.items() if k not in ("apiVersion", "kind")}
+    out = _squeeze(out)
+    spec = out.get("spec")
+    if isinstance(spec, dict):
+        given = doc.get("spec")
+        raw_spec: dict[str, Any] = given if isinstance(given, dict) else {}
+        for key in _POINTER_STRINGS:
+            if raw_spec.get(key) == "":
+                spec[key] = ""
+        for key in _PLAIN_FALSE_SPEC:
+            if spec.get(key) is False:
+                del spec[key]
+        for key in _CONTAINER_LISTS:
+            if isinstance(spec.get(key), list):
+                raw_list = _list(raw_spec, key)
+                spec[key] = [
+                    _canonical_container(
+                        {**c, **({"restartPolicy": ""} if i < len(raw_list) and isinstance(raw_list[i], dict)
+                                 and raw_list[i].get("restartPolicy") == "" else {})}
+                        if isinstance(c, dict) else c,
+                        requests_from_limits=key != "ephemeralContainers")
+                    for i, c in enumerate(spec[key])
+                ]
+        if not spec.get("serviceAccountName"):
+            spec.pop("serviceAccountName", None)
+        spec.setdefault("dnsPolicy", "ClusterFirst")
+        spec.setdefault("restartPolicy", "Always")
+        spec.setdefault("securityContext", {})
+        grace = spec.setdefault("terminationGracePeriodSeconds", 30)
+        if isinstance(grace, int) and not isinstance(grace, bool) and grace < 0:
+            spec["terminationGracePeriodSeconds"] = 1
+        spec.setdefault("schedulerName", "default-scheduler")
+        spec.setdefault("enableServiceLinks", True)
+        for v in _list(spec, "volumes"):
+            if not isinstance(v, dict):
+                continue
+            if not any(k != "name" for k in v):
+                v["emptyDir"] = {}
+            host = v.get("hostPath")
+            if isinstance(host, dict):
+                host.setdefault("type", "")
+        for key in ("overhead",):
+            if key in spec:
+                spec[key] = _qty_list(spec[key])
+        res = spec.get("resources")
+        if isinstance(res, dict):
+            for key in ("requests", "limits"):
+                if key in res:
+                    res[key] = _qty_list(res[key])
+    return out
+
+
+def _hash(data: object) -> bytes:
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), default=str).encode()
+
+
+# ---------------------------------------------------------------- decoding
+
+
+def decode_static_pod(raw_text: str, *, name: str, node_name: str, gates: FeatureGateView) -> StaticPod:
+    """The static pod of the manifest text ``raw_text`` read from ``name``
+    (the path, as in the UID's hash), or ``InputError``."""
+    is_json = raw_text.lstrip(" \t\r\n").startswith("{")
+    root = None
+    if is_json:
+        data = _load_json(raw_text, name)
+    else:
+        data, root = _load_yaml(raw_text, name)
+    doc = _lenient(_check_kind(data, raw_text, is_json, name))
+    located = Document(name, doc, root)
+
+    meta = doc.get("metadata")
+    if not (isinstance(meta, Mapping) and meta.get("name")):
+        raise InputError("invalid pod: name is needed for the pod", file=name)
+    spec = doc.get("spec")
+    pod_level_raw = spec.get("resources") if isinstance(spec, Mapping) else None
+    without = doc
+    if isinstance(spec, Mapping) and "resources" in spec:
+        without = {**doc, "spec": {k: v for k, v in spec.items() if k != "resources"}}
+    try:
+        pod = parse_pod(without, gates=gates)
+        assert isinstance(spec, Mapping)  # (parse_pod requires it)
+        _check_images(spec)
+        if pod_level_raw is not None and gates.enabled(GATE_POD_LEVEL_RESOURCES):
+            pod = pod.replace(resources=_pod_level(pod_level_raw, pod))
+    except InputError as e:
+        raise located.enrich(e.in_file(name)) from None
+    ref = _api_reference(spec)
+    if ref:
+        raise InputError(f"static pods may not reference {ref}", file=name)
+
+    canonical = _hash(_canonical(doc))
+    uid = pod.uid
+    if not (isinstance(meta, Mapping) and meta.get("uid")):
+        h = hashlib.blake2b(digest_size=16)
+        h.update(canonical)
+        h.update(f"host:{node_name}".encode())
+        h.update(f"file:{name}".encode())
+        uid = h.hexdigest()
+    return StaticPod(
+        pod.replace(uid=uid, name=f"{pod.name}-{node_name.lower()}"),
+        hashlib.blake2b(canonical, digest_size=16).hexdigest(),
+    )

@@ -1,0 +1,102 @@
+"""The agent decodes static pods as the kubelet's file source does
+(pkg/kubelet/config/common.go, v1.37.2), end to end in-process: pod-level
+limits alone get no pod-level requests (the file source never runs the
+registry's PrepareForCreate), and an edit that only writes out a default
+keeps the pod's UID, so the pod is not removed and admitted again."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+from podnuma.agent.core import Agent
+from podnuma.agent.logs import setup_logging
+from podnuma.agent.state import StateDir
+from podnuma.cm.cpumanager.checkpoint import decode_cpu_checkpoint
+from podnuma.inputs.pods import load_config_file, load_node_file
+from tests.agent.helpers import KUBELET_YAML, NODE_YAML, write_manifest
+
+LIMITS_ONLY = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: web}
+spec:
+  resources: {limits: {cpu: "2", memory: 1Gi}}
+  containers: [{name: c, image: nginx}]
+"""
+
+GUARANTEED = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: db}
+spec:
+  containers:
+  - name: c
+    image: postgres
+    resources: {limits: {cpu: "2", memory: 1Gi}}
+"""
+
+
+def _agent(tmp: Path) -> tuple[Agent, Path, io.StringIO]:
+    (tmp / "node.yaml").write_text(NODE_YAML)
+    (tmp / "kubelet.yaml").write_text(KUBELET_YAML)
+    manifests = tmp / "manifests"
+    manifests.mkdir()
+    stream = io.StringIO()
+    agent = Agent(
+        machine=load_node_file(tmp / "node.yaml"),
+        config=load_config_file(tmp / "kubelet.yaml"),
+        manifests=manifests,
+        state=StateDir(tmp / "state"),
+        logger=setup_logging(stream, logging.INFO),
+    )
+    return agent, manifests, stream
+
+
+def _logs(stream: io.StringIO) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in stream.getvalue().splitlines()]
+
+
+def _exclusive(tmp: Path) -> dict[str, Any]:
+    return dict(decode_cpu_checkpoint((tmp / "state" / "cpu_manager_state").read_bytes()).entries)
+
+
+def test_pod_level_limits_alone_are_burstable_and_not_pinned(tmp_path: Path) -> None:
+    agent, manifests, _ = _agent(tmp_path)
+    write_manifest(manifests, "web.yaml", LIMITS_ONLY)
+    agent.sync()
+    (rec,) = agent.records.values()
+    assert rec.admitted, rec.message
+    assert rec.qos_class == "Burstable"
+    assert rec.pod.resources is not None and dict(rec.pod.resources.requests) == {}
+    assert _exclusive(tmp_path) == {}
+
+
+def test_writing_out_a_default_does_not_readmit(tmp_path: Path) -> None:
+    agent, manifests, stream = _agent(tmp_path)
+    write_manifest(manifests, "db.yaml", GUARANTEED)
+    agent.sync()
+    (before,) = agent.records.values()
+    assert before.admitted and before.qos_class == "Guaranteed"
+    pinned = _exclusive(tmp_path)
+    assert list(pinned) == [before.pod.uid]
+    # imagePullPolicy Always is the default of an untagged image; requests
+    # equal to the limits are the default too
+    write_manifest(manifests, "db.yaml", GUARANTEED.replace(
+        "resources: {limits: {cpu: \"2\", memory: 1Gi}}",
+        "imagePullPolicy: Always\n    resources: {limits: {cpu: \"2\", memory: 1Gi},"
+        " requests: {cpu: \"2\", memory: 1Gi}}"))
+    agent.sync()
+    (after,) = agent.records.values()
+    assert after.pod.uid == before.pod.uid
+    assert after is before  # the same decision: not removed and admitted again
+    assert [r for r in _logs(stream) if r["msg"] == "Pod removed"] == []
+    assert _exclusive(tmp_path) == pinned
+    # a real change is a new pod
+    write_manifest(manifests, "db.yaml", GUARANTEED.replace("image: postgres", "image: postgres:17"))
+    agent.sync()
+    (changed,) = agent.records.values()
+    assert changed.pod.uid != before.pod.uid

@@ -1,0 +1,353 @@
+"""The agent's static-pod decoding against the kubelet's file source
+(``kubelet-oracle staticpod``: k8s.io/kubernetes v1.37.2
+pkg/kubelet/config/file.go and common.go, ``tryDecodeSinglePod`` with the
+file source's ``applyDefaults``).
+
+For every manifest: accepted or refused alike (with the kubelet's words
+where podnuma words the refusal as the kubelet does), and for an accepted
+one the pod's name, namespace, QoS class and resources (pod-level and per
+container) as the kubelet sees them. For pairs of manifests written in
+turn to the same path: the generated UID stays the same, or changes, as
+the kubelet's does.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from podnuma.agent.manifests import parse_manifest
+from podnuma.api.kubeletconfig import load_kubelet_config
+from podnuma.api.qos import compute_pod_qos
+from podnuma.api.quantity import parse_quantity
+from podnuma.errors import InputError
+
+ROOT = Path(__file__).resolve().parents[2]
+NODE = "node-a"
+GATES = load_kubelet_config({}).feature_gates
+
+HEAD = "apiVersion: v1\nkind: Pod\n"
+
+#: name -> (manifest text, a phrase of the kubelet's error when refused)
+CASES: dict[str, tuple[str, str | None]] = {
+    "pod-level-limits-only.yaml": (HEAD + """\
+metadata: {name: web}
+spec:
+  resources: {limits: {cpu: "2", memory: 1Gi}}
+  containers: [{name: c, image: nginx}]
+""", None),
+    "pod-level-requests-only.yaml": (HEAD + """\
+metadata: {name: web}
+spec:
+  resources: {requests: {cpu: "2", memory: 1Gi}}
+  containers: [{name: c, image: nginx}]
+""", None),
+    "pod-level-both.yaml": (HEAD + """\
+metadata: {name: web}
+spec:
+  resources: {requests: {cpu: "2", memory: 1Gi}, limits: {cpu: "2", memory: 1Gi}}
+  containers:
+  - {name: c, image: nginx, resources: {limits: {cpu: "1", memory: 512Mi}}}
+  - {name: d, image: nginx}
+""", None),
+    "pod-level-limits-container-limits.yaml": (HEAD + """\
+metadata: {name: web}
+spec:
+  resources: {limits: {cpu: "4", memory: 2Gi}}
+  containers:
+  - {name: c, image: nginx, resources: {limits: {cpu: "1", memory: 512Mi}}}
+""", None),
+    "guaranteed.yaml": (HEAD + """\
+metadata: {name: g, namespace: kube-system}
+spec:
+  containers:
+  - {name: c, image: "nginx:1.27", resources: {limits: {cpu: "2", memory: 1Gi}}}
+""", None),
+    "sidecar-and-init.yaml": (HEAD + """\
+metadata: {name: s}
+spec:
+  initContainers:
+  - {name: setup, image: busybox, resources: {limits: {cpu: "1", memory: 256Mi}}}
+  - {name: proxy, image: envoy, restartPolicy: Always,
+     resources: {requests: {cpu: 500m, memory: 128Mi}}}
+  containers:
+  - {name: app, image: app:1, resources: {requests: {cpu: "1"}, limits: {cpu: "2"}}}
+""", None),
+    "missing-image.yaml": (HEAD + """\
+metadata: {name: web}
+spec:
+  containers: [{name: c}]
+""", "spec.containers[0].image: Required value"),
+    "missing-init-image.yaml": (HEAD + """\
+metadata: {name: web}
+spec:
+  initContainers: [{name: i}]
+  containers: [{name: c, image: x}]
+""", "spec.initContainers[0].image: Required value"),
+    "missing-kind.yaml": ("""\
+metadata: {name: web}
+spec:
+  containers: [{name: c, image: x}]
+""", "Object 'Kind' is missing"),
+    "missing-apiversion.yaml": ("""\
+kind: Pod
+metadata: {name: web}
+spec:
+  containers: [{name: c, image: x}]
+""", "Object 'apiVersion' is missing"),
+    "deployment.yaml": ("""\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 1
+""", 'no kind "Deployment" is registered for version "apps/v1"'),
+    "list.yaml": ("""\
+apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: web}
+  spec:
+    containers: [{name: c, image: x}]
+""", "invalid pod: &core.List"),
+    "two-documents.yaml": (HEAD + """\
+metadata: {name: first}
+spec:
+  containers: [{name: c, image: x, resources: {limits: {cpu: "1", memory: 1Gi}}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: second}
+spec:
+  containers: [{name: c, image: x}]
+""", None),
+    "envfrom-secret.yaml": (HEAD + """\
+metadata: {name: web}
+spec:
+  containers: [{name: c, image: x, envFrom: [{secretRef: {name: s}}]}]
+""", "static pods may not reference secrets"),
+    "env-secretkeyref.yaml": (HEAD + """\
+metadata: {name: web}
+spec:
+  containers:
+  - name: c
+    image: x
+    env: [{name: A, valueFrom: {secretKeyRef: {name: s, key: k}}}]
+""", "static pods may not reference secrets"),
+    "envfrom-configmap.yaml": (HEAD + """\
+metadata: {name: web}
+spec:
+  containers: [{name: c, image: x, envFrom: [{configMapRef: {name: m}}]}]
+""", "static pods may not reference configmaps"),
+    "service-account.yaml": (HEAD + """\
+metadata: {name: web}
+spec:
+  serviceAccountName: sa
+  containers: [{name: c, image: x}]
+""", "static pods may not reference serviceaccounts"),
+    "volume-secret.yaml": (HEAD + """\
+metadata: {name: web}
+spec:
+  volumes: [{name: v, secret: {secretName: s}}]
+  containers: [{name: c, image: x, volumeMounts: [{name: v, mountPath: /s}]}]
+""", "static pods may not reference secrets"),
+    "volume-hostpath.yaml": (HEAD + """\
+metadata: {name: web}
+spec:
+  volumes: [{name: v, hostPath: {path: /etc}}, {name: e, emptyDir: {}}]
+  containers: [{name: c, image: x, volumeMounts: [{name: v, mountPath: /h}]}]
+""", None),
+    "capital-resources.yaml": (HEAD + """\
+metadata: {name: web}
+spec:
+  containers:
+  - name: c
+    image: x
+    Resources: {limits: {cpu: "2", memory: 1Gi}}
+""", None),
+    "unknown-fields-deep.yaml": (HEAD + """\
+metadata: {name: web, colour: blue}
+spec:
+  frobnicate: true
+  containers:
+  - name: c
+    image: x
+    resources: {limits: {cpu: "1", memory: 1Gi}, extra: {a: 1}}
+    livenessProbe: {exec: {command: ["true"]}, bogus: 1}
+whatever: 1
+""", None),
+    "duplicate-key.yaml": (HEAD + """\
+metadata: {name: web}
+spec:
+  containers:
+  - name: c
+    image: x
+    resources: {limits: {cpu: "1", memory: 1Gi}}
+    resources: {limits: {cpu: "2", memory: 1Gi}}
+""", None),
+    "duplicate-key.json": (json.dumps({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web"}})[:-1]
+                           + ', "spec": {"containers": [{"name": "c", "image": "x",'
+                           ' "resources": {"limits": {"cpu": "1"}},'
+                           ' "resources": {"requests": {"memory": "1Gi"}}}]}}', None),
+    "missing-name.yaml": (HEAD + """\
+metadata: {namespace: x}
+spec:
+  containers: [{name: c, image: x}]
+""", "name is needed for the pod"),
+    "namespace-default.yaml": (HEAD + """\
+metadata: {name: web, namespace: ""}
+spec:
+  containers: [{name: c, image: x}]
+""", None),
+    "uid-given.yaml": (HEAD + """\
+metadata: {name: web, uid: 0b9cbc9a-4f4e-4c61-9a86-0e9c2f3b2d11}
+spec:
+  containers: [{name: c, image: x}]
+""", None),
+    "resource-claims.yaml": (HEAD + """\
+metadata: {name: web}
+spec:
+  resourceClaims: [{name: gpu, resourceClaimName: gpu}]
+  containers: [{name: c, image: x, resources: {claims: [{name: gpu}]}}]
+""", "static pods may not reference resourceclaims"),
+}
+for _example in sorted((ROOT / "examples" / "agent" / "pods").glob("*.yaml")):
+    CASES["example-" + _example.name] = (_example.read_text(), "")  # "": whatever the kubelet says
+
+#: edit pairs: (first, second) written in turn to the same path
+_BASE = HEAD + """\
+metadata: {name: web}
+spec:
+  containers:
+  - name: c
+    image: nginx
+    resources: {limits: {cpu: "1", memory: 1Gi}}
+"""
+PAIRS: dict[str, tuple[str, str]] = {
+    "pull-policy-default-written": (_BASE, _BASE + "    imagePullPolicy: Always\n"),
+    "pull-policy-other": (_BASE, _BASE + "    imagePullPolicy: Never\n"),
+    "requests-equal-limits-written": (_BASE, _BASE.replace(
+        "{limits: {cpu: \"1\", memory: 1Gi}}",
+        "{limits: {cpu: \"1\", memory: 1Gi}, requests: {cpu: \"1\", memory: 1Gi}}")),
+    "requests-lower": (_BASE, _BASE.replace(
+        "{limits: {cpu: \"1\", memory: 1Gi}}",
+        "{limits: {cpu: \"1\", memory: 1Gi}, requests: {cpu: 500m}}")),
+    "termination-defaults-written": (_BASE, _BASE
+        + "    terminationMessagePath: /dev/termination-log\n    terminationMessagePolicy: File\n"),
+    "spec-defaults-written": (_BASE, _BASE.replace("spec:\n", "spec:\n  restartPolicy: Always\n"
+        "  dnsPolicy: ClusterFirst\n  terminationGracePeriodSeconds: 30\n"
+        "  schedulerName: default-scheduler\n  enableServiceLinks: true\n  securityContext: {}\n")),
+    "restart-policy-changed": (_BASE, _BASE.replace("spec:\n", "spec:\n  restartPolicy: Never\n")),
+    "keys-reordered-and-json": (_BASE, json.dumps({"spec": {"containers": [{"resources": {
+        "limits": {"memory": "1Gi", "cpu": "1"}}, "image": "nginx", "name": "c"}]},
+        "metadata": {"name": "web"}, "kind": "Pod", "apiVersion": "v1"})),
+    "unknown-field-added": (_BASE, _BASE + "    colour: blue\n"),
+    "duplicate-key-same-value": (_BASE, _BASE + "    image: nginx\n"),
+    "command-added": (_BASE, _BASE + "    command: [sleep, infinity]\n"),
+    "label-added": (_BASE, _BASE.replace("{name: web}", "{name: web, labels: {a: b}}")),
+    "null-written": (_BASE, _BASE + "    command: null\n"),
+    "cpu-respelled": (_BASE, _BASE.replace('cpu: "1"', "cpu: 1000m")),
+    "cpu-as-number": (_BASE, _BASE.replace('cpu: "1"', "cpu: 1")),
+}
+
+
+def _oracle(binary: str, files: list[Path]) -> list[dict[str, Any]]:
+    proc = subprocess.run(
+        [binary, "staticpod", "--node-name", NODE, *map(str, files)],
+        capture_output=True, text=True, timeout=120, check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return [json.loads(line) for line in proc.stdout.splitlines()]
+
+
+def _podnuma(path: Path) -> dict[str, Any]:
+    try:
+        m = parse_manifest(path.read_bytes(), path, node_name=NODE, gates=GATES)
+    except InputError as e:
+        return {"error": str(e)}
+    pod = m.pod
+    qos = compute_pod_qos(pod, pod_level_resources=GATES.enabled("PodLevelResources"))
+    return {
+        "name": pod.name, "namespace": pod.namespace, "uid": pod.uid, "qosClass": qos,
+        "resources": {
+            "pod": None if pod.resources is None else {
+                "requests": _values(pod.resources.requests), "limits": _values(pod.resources.limits)},
+            "containers": [
+                {"name": c.name, "kind": c.kind, "requests": _values(c.requests), "limits": _values(c.limits)}
+                for c in (*pod.init_containers, *pod.containers)
+            ],
+        },
+    }
+
+
+def _values(lst: Any) -> dict[str, Any]:
+    return {k: parse_quantity(str(v)) for k, v in lst.items()}
+
+
+def _as_values(res: dict[str, Any]) -> dict[str, Any]:
+    def conv(x: dict[str, str]) -> dict[str, Any]:
+        return {k: parse_quantity(v) for k, v in x.items()}
+    pod = res["pod"]
+    return {
+        "pod": None if pod is None else {"requests": conv(pod["requests"]), "limits": conv(pod["limits"])},
+        "containers": [{**c, "requests": conv(c["requests"]), "limits": conv(c["limits"])}
+                       for c in res["containers"]],
+    }
+
+
+@pytest.fixture(scope="module")
+def decoded(oracle_binary: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    d = tmp_path_factory.mktemp("manifests")
+    files = []
+    for name, (text, _) in CASES.items():
+        (d / name).write_text(text)
+        files.append(d / name)
+    return {f.name: (r, _podnuma(f)) for f, r in zip(files, _oracle(oracle_binary, files), strict=True)}
+
+
+def test_enough_cases() -> None:
+    assert len(CASES) >= 20 and len(PAIRS) >= 10
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_decoded_as_the_kubelet_decodes(decoded: dict[str, Any], name: str) -> None:
+    kubelet, ours = decoded[name]
+    phrase = CASES[name][1]
+    if "error" in kubelet:
+        assert "error" in ours, f"the kubelet refuses it ({kubelet['error']}); podnuma admits it"
+        if phrase:
+            assert phrase in kubelet["error"], kubelet["error"]
+            assert phrase in ours["error"], ours["error"]
+        return
+    assert phrase is None or phrase == "", f"the kubelet accepts it; expected {phrase!r}"
+    assert "error" not in ours, f"the kubelet accepts it; podnuma refuses: {ours['error']}"
+    assert (ours["name"], ours["namespace"], ours["qosClass"]) == (
+        kubelet["name"], kubelet["namespace"], kubelet["qosClass"])
+    assert ours["resources"] == _as_values(kubelet["resources"])
+    if name == "uid-given.yaml":
+        assert ours["uid"] == kubelet["uid"]
+
+
+@pytest.mark.parametrize("name", sorted(PAIRS))
+def test_uid_changes_when_the_kubelets_does(
+    oracle_binary: str, tmp_path: Path, name: str
+) -> None:
+    path = tmp_path / "web.yaml"
+    kubelet, ours = [], []
+    for text in PAIRS[name]:
+        path.write_text(text)
+        (k,) = _oracle(oracle_binary, [path])
+        p = _podnuma(path)
+        assert "error" not in k and "error" not in p, (k, p)
+        kubelet.append(k["uid"])
+        ours.append(p["uid"])
+    same = kubelet[0] == kubelet[1]
+    assert (ours[0] == ours[1]) == same, (
+        f"the kubelet's UID {'stays' if same else 'changes'}; podnuma's "
+        f"{'changes' if same else 'stays'}")
