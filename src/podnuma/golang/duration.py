@@ -46,7 +46,7 @@ def _go_bytes(text: str) -> bytes:
     """The bytes of the Go string ``text`` stands for. A lone surrogate (a
     JSON ``\\ud800`` that Python's decoder keeps) is what Go's JSON decoder
     turns into U+FFFD."""
-    return "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in text).encode("utf-8")
+    return "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in text).encode("utf-8")
 
 
 def _quote(text: str) -> str:
