@@ -95,22 +95,22 @@ def generate_device_topology_hints(
     that *all registered* devices of the resource (allocated ones included)
     could serve -- not the narrowest among the hints.
     """
-    all_masks = [device_numa_mask(d) for d in all_devices.values()]
-    avail_masks = [device_numa_mask(all_devices[d]) for d in available if d in all_devices]
-    reuse_masks = [device_numa_mask(all_devices[d]) for d in reusable if d in all_devices]
-    # Reproduced: a reusable device without topology is skipped, not counted.
-    reuse_masks = [m for m in reuse_masks if m]
-
     # v1.37.2 (deviceNUMANodes): only the NUMA nodes hosting a device of the
     # resource (and known to the machine) are combined; all nodes when no
     # device has topology. Masks naming device-less nodes never become hints.
     known = set(numa_ids)
     hosting = sorted({n for d in all_devices.values() for n in d.numa_nodes if n in known})
     nodes = hosting or list(numa_ids)
-    min_affinity_size = len(nodes)
-    hints: list[TopologyHint] = []
     check_mask_nodes(len(nodes))
     check_mask_bits("[devicemanager] generateDeviceTopologyHints", nodes)
+
+    all_masks = [device_numa_mask(d) for d in all_devices.values()]
+    avail_masks = [device_numa_mask(all_devices[d]) for d in available if d in all_devices]
+    reuse_masks = [device_numa_mask(all_devices[d]) for d in reusable if d in all_devices]
+    # Reproduced: a reusable device without topology is skipped, not counted.
+    reuse_masks = [m for m in reuse_masks if m]
+    min_affinity_size = len(nodes)
+    hints: list[TopologyHint] = []
     for mask in iterate_bit_masks(nodes):
         bits = mask.value
         in_mask = sum(1 for m in all_masks if m & bits)

@@ -112,7 +112,7 @@ def parse_devices(value: object, numa_ids: set[int], path: str = "devices") -> d
             if entry.get("numaNodes") is not None:
                 npath = join(dpath, "numaNodes")
                 for j, n in enumerate(expect_list(entry["numaNodes"], npath)):
-                    nid = expect_int(n, join(npath, j))
+                    nid = expect_int(n, join(npath, j), minimum=None)  # (-1 where the machine has it)
                     if nid not in numa_ids:
                         raise InputError(
                             f"NUMA node {nid} does not exist on this machine", path=join(npath, j)
