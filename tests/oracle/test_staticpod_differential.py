@@ -351,3 +351,20 @@ def test_uid_changes_when_the_kubelets_does(
     assert (ours[0] == ours[1]) == same, (
         f"the kubelet's UID {'stays' if same else 'changes'}; podnuma's "
         f"{'changes' if same else 'stays'}")
+
+
+def test_a_node_name_with_capitals_refuses_every_static_pod(oracle_binary: str, tmp_path: Path) -> None:
+    """The kubelet sets a static pod's spec.nodeName to its node's name and
+    validates it: a name with capitals is no DNS subdomain, so every static
+    pod is refused, in the kubelet's words."""
+    path = tmp_path / "web.yaml"
+    path.write_text(_BASE)
+    proc = subprocess.run([oracle_binary, "staticpod", "--node-name", "Node-A", str(path)],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    (kubelet,) = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert 'spec.nodeName: Invalid value: "Node-A": a lowercase RFC 1123 subdomain' in kubelet["error"]
+    with pytest.raises(InputError) as e:
+        parse_manifest(path.read_bytes(), path, node_name="Node-A", gates=GATES)
+    assert 'spec.nodeName: Invalid value: "Node-A": a lowercase RFC 1123 subdomain' in str(e.value)
+    assert parse_manifest(path.read_bytes(), path, node_name="node-a", gates=GATES).pod.name == "web-node-a"

@@ -78,6 +78,7 @@ from podnuma.api.pod import Pod, PodLevelResources
 from podnuma.api.pod_defaults import round_up_milli
 from podnuma.api.pod_manifest import FeatureGateView, parse_pod
 from podnuma.api.pod_validation import (
+    check_dns_subdomain,
     check_pod_resource_consistency,
     check_pod_resource_name,
     check_requirements,
@@ -624,6 +625,10 @@ def decode_static_pod(raw_text: str, *, name: str, node_name: str, gates: Featur
         pod = parse_pod(without, gates=gates)
         assert isinstance(spec, Mapping)  # (parse_pod requires it)
         _check_images(spec)
+        # the kubelet sets spec.nodeName to its node's name before it
+        # validates: a name that is no DNS subdomain (capitals) refuses
+        # every static pod
+        check_dns_subdomain(node_name, "spec.nodeName")
         if pod_level_raw is not None and gates.enabled(GATE_POD_LEVEL_RESOURCES):
             pod = pod.replace(resources=_pod_level(pod_level_raw, pod))
     except InputError as e:
