@@ -10,8 +10,27 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
+
+
+def _wait_reading_stdin(pid: int, within: float = 120.0) -> None:
+    """Until the process is blocked in read(2) on its standard input (its
+    imports done, the command reading the scenario): a signal sent during
+    the interpreter's start would end it before the command runs."""
+    end = time.monotonic() + within
+    while time.monotonic() < end:
+        try:
+            fields = Path(f"/proc/{pid}/syscall").read_text().split()
+        except OSError:
+            fields = []
+        if len(fields) > 1 and fields[0] == "0" and int(fields[1], 16) == 0:  # read(0, ...)
+            time.sleep(0.2)  # (and still there a moment later)
+            if Path(f"/proc/{pid}/syscall").read_text().split()[:2] == fields[:2]:
+                return
+        time.sleep(0.05)
+    pytest.fail("the command never waited on its standard input")
 
 
 @pytest.mark.parametrize("args", [["simulate", "-"], ["simulate", "-", "-o", "json"], ["explain", "-"],
@@ -26,7 +45,7 @@ def test_ctrl_c_exits_130(args: list[str]) -> None:
         assert proc.stdin is not None
         proc.stdin.write(b"apiVersion: podnuma.io/v1\n")  # a start, then nothing: the reader waits
         proc.stdin.flush()
-        time.sleep(2.0)  # imported and reading (a signal before the handler is installed ends it the same way)
+        _wait_reading_stdin(proc.pid)
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=60)
     finally:
