@@ -248,6 +248,7 @@ PAIRS: dict[str, tuple[str, str]] = {
         "limits": {"memory": "1Gi", "cpu": "1"}}, "image": "nginx", "name": "c"}]},
         "metadata": {"name": "web"}, "kind": "Pod", "apiVersion": "v1"})),
     "unknown-field-added": (_BASE, _BASE + "    colour: blue\n"),
+    "spec-field-not-in-v1-added": (_BASE, _BASE.replace("spec:\n", "spec:\n  workloadRef: {name: w}\n")),
     "duplicate-key-same-value": (_BASE, _BASE + "    image: nginx\n"),
     "command-added": (_BASE, _BASE + "    command: [sleep, infinity]\n"),
     "label-added": (_BASE, _BASE.replace("{name: web}", "{name: web, labels: {a: b}}")),

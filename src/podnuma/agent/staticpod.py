@@ -76,7 +76,16 @@ from typing import Any
 from podnuma.api.featuregates import GATE_POD_LEVEL_RESOURCES
 from podnuma.api.pod import Pod, PodLevelResources
 from podnuma.api.pod_defaults import round_up_milli
-from podnuma.api.pod_manifest import FeatureGateView, parse_pod
+from podnuma.api.pod_manifest import (
+    CONTAINER_FIELDS,
+    EPHEMERAL_CONTAINER_FIELDS,
+    METADATA_FIELDS,
+    POD_FIELDS,
+    RESOURCES_FIELDS,
+    SPEC_FIELDS,
+    FeatureGateView,
+    parse_pod,
+)
 from podnuma.api.pod_validation import (
     check_dns_subdomain,
     check_pod_resource_consistency,
@@ -233,31 +242,8 @@ def _check_kind(data: Any, text: str, is_json: bool, name: str) -> dict[str, Any
 
 # ---------------------------------------------------------------- lenient fields
 
-_POD = frozenset({"apiVersion", "kind", "metadata", "spec", "status"})
-_META = frozenset({
-    "name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
-    "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels",
-    "annotations", "ownerReferences", "finalizers", "managedFields",
-})
-_SPEC = frozenset({
-    "volumes", "initContainers", "containers", "ephemeralContainers", "restartPolicy",
-    "terminationGracePeriodSeconds", "activeDeadlineSeconds", "dnsPolicy", "nodeSelector",
-    "serviceAccountName", "serviceAccount", "automountServiceAccountToken", "nodeName",
-    "hostNetwork", "hostPID", "hostIPC", "shareProcessNamespace", "securityContext",
-    "imagePullSecrets", "hostname", "subdomain", "affinity", "schedulerName", "tolerations",
-    "hostAliases", "priorityClassName", "priority", "dnsConfig", "readinessGates",
-    "runtimeClassName", "enableServiceLinks", "preemptionPolicy", "overhead",
-    "topologySpreadConstraints", "setHostnameAsFQDN", "os", "hostUsers", "schedulingGates",
-    "resourceClaims", "resources", "hostnameOverride", "workloadRef",
-})
-_CONTAINER = frozenset({
-    "name", "image", "command", "args", "workingDir", "ports", "envFrom", "env", "resources",
-    "resizePolicy", "restartPolicy", "restartPolicyRules", "volumeMounts", "volumeDevices",
-    "livenessProbe", "readinessProbe", "startupProbe", "lifecycle", "terminationMessagePath",
-    "terminationMessagePolicy", "imagePullPolicy", "securityContext", "stdin", "stdinOnce", "tty",
-    "targetContainerName",
-})
-_RESOURCES = frozenset({"limits", "requests", "claims"})
+# the fields of each level podnuma knows are the v1 API's
+# (podnuma.api.pod_manifest): the lenient decoder drops every other one
 _CONTAINER_LISTS = ("initContainers", "containers", "ephemeralContainers")
 
 
@@ -270,25 +256,26 @@ def _only(raw: Any, known: frozenset[str]) -> Any:
 def _lenient(doc: dict[str, Any]) -> dict[str, Any]:
     """The document without the fields the lenient decoder drops, at the
     levels whose fields podnuma knows."""
-    out: dict[str, Any] = _only(doc, _POD)
+    out: dict[str, Any] = _only(doc, POD_FIELDS)
     if "metadata" in out:
-        out["metadata"] = _only(out["metadata"], _META)
+        out["metadata"] = _only(out["metadata"], METADATA_FIELDS)
     spec = out.get("spec")
     if isinstance(spec, dict):
-        spec = out["spec"] = _only(spec, _SPEC)
+        spec = out["spec"] = _only(spec, SPEC_FIELDS)
         for key in _CONTAINER_LISTS:
             ctrs = spec.get(key)
             if isinstance(ctrs, list):
-                spec[key] = [_container(c) for c in ctrs]
+                known = EPHEMERAL_CONTAINER_FIELDS if key == "ephemeralContainers" else CONTAINER_FIELDS
+                spec[key] = [_container(c, known) for c in ctrs]
         if "resources" in spec:
-            spec["resources"] = _only(spec["resources"], _RESOURCES)
+            spec["resources"] = _only(spec["resources"], RESOURCES_FIELDS)
     return out
 
 
-def _container(raw: Any) -> Any:
-    c = _only(raw, _CONTAINER)
+def _container(raw: Any, known: frozenset[str]) -> Any:
+    c = _only(raw, known)
     if isinstance(c, dict) and "resources" in c:
-        c["resources"] = _only(c["resources"], _RESOURCES)
+        c["resources"] = _only(c["resources"], RESOURCES_FIELDS)
     return c
 
 

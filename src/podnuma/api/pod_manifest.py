@@ -52,7 +52,9 @@ from podnuma.fieldkit import (
     wrong_type,
 )
 
-__all__ = ["IDENTITY_FIELDS", "FeatureGateView", "parse_pod", "with_identity_of"]
+__all__ = ["IDENTITY_FIELDS", "FeatureGateView", "parse_pod", "with_identity_of", "POD_FIELDS",
+           "METADATA_FIELDS", "SPEC_FIELDS", "CONTAINER_FIELDS", "EPHEMERAL_CONTAINER_FIELDS",
+           "RESOURCES_FIELDS"]
 
 
 class FeatureGateView(Protocol):
@@ -62,24 +64,24 @@ class FeatureGateView(Protocol):
 
 
 # otherwise silently turn a Guaranteed pod into a BestEffort one.
-_POD_FIELDS = frozenset({"apiVersion", "kind", "metadata", "spec", "status"})
-_METADATA_FIELDS = frozenset({
+POD_FIELDS = frozenset({"apiVersion", "kind", "metadata", "spec", "status"})
+METADATA_FIELDS = frozenset({
     "name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
     "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels",
     "annotations", "ownerReferences", "finalizers", "managedFields",
 })
-_CONTAINER_FIELDS = frozenset({
+CONTAINER_FIELDS = frozenset({
     "name", "image", "command", "args", "workingDir", "ports", "envFrom", "env", "resources",
     "resizePolicy", "restartPolicy", "restartPolicyRules", "volumeMounts", "volumeDevices",
     "livenessProbe", "readinessProbe", "startupProbe", "lifecycle", "terminationMessagePath",
     "terminationMessagePolicy", "imagePullPolicy", "securityContext", "stdin", "stdinOnce", "tty",
 })
-_EPHEMERAL_CONTAINER_FIELDS = _CONTAINER_FIELDS | {"targetContainerName"}
-_RESOURCES_FIELDS = frozenset({"limits", "requests", "claims"})
+EPHEMERAL_CONTAINER_FIELDS = CONTAINER_FIELDS | {"targetContainerName"}
+RESOURCES_FIELDS = frozenset({"limits", "requests", "claims"})
 # PodSpec gains fields release after release, so it is not checked strictly;
 # only a key that is not a PodSpec field and looks like one podnuma reads
 # (``initContainer``, ``container``, ``resource``) is refused.
-_SPEC_FIELDS = frozenset({
+SPEC_FIELDS = frozenset({
     "volumes", "initContainers", "containers", "ephemeralContainers", "restartPolicy",
     "terminationGracePeriodSeconds", "activeDeadlineSeconds", "dnsPolicy", "nodeSelector",
     "serviceAccountName", "serviceAccount", "automountServiceAccountToken", "nodeName",
@@ -96,7 +98,7 @@ _POD_RESTART_POLICIES = ("Always", "OnFailure", "Never")
 
 def _check_spec_fields(spec: Mapping[str, Any]) -> None:
     for key in spec:
-        if key in _SPEC_FIELDS:
+        if key in SPEC_FIELDS:
             continue
         import difflib  # the suggestion: loaded only for an unknown key
 
@@ -137,7 +139,7 @@ def _pod_level_resources(
     fix_defaulting: bool,
 ) -> PodLevelResources:
     path = "spec.resources"
-    check_known_fields(raw, _RESOURCES_FIELDS, path)
+    check_known_fields(raw, RESOURCES_FIELDS, path)
     if raw.get("claims"):
         raise forbidden(field_path(path, "claims"), "claims may not be set for Resources at pod-level")
     req = _resource_list(raw.get("requests"), field_path(path, "requests"), pod_level=True)
@@ -176,7 +178,7 @@ def _parse_container(
     gate (beta, on in v1.37), with which every container may set
     ``restartPolicy`` to Always, Never or OnFailure (an init container is a
     sidecar only with Always)."""
-    doc, name = _named_container(raw, path, _CONTAINER_FIELDS)
+    doc, name = _named_container(raw, path, CONTAINER_FIELDS)
 
     restart_policy = optional_str(doc.get("restartPolicy"), field_path(path, "restartPolicy"))
     if restart_policy is not None:
@@ -191,7 +193,7 @@ def _parse_container(
 
     res_path = field_path(path, "resources")
     res = optional_mapping(doc.get("resources"), res_path)
-    check_known_fields(res, _RESOURCES_FIELDS, res_path)
+    check_known_fields(res, RESOURCES_FIELDS, res_path)
     limits = _resource_list(res.get("limits"), field_path(res_path, "limits"), pod_level=False)
     requests = _resource_list(res.get("requests"), field_path(res_path, "requests"), pod_level=False)
     default_container_requests(requests, limits)
@@ -269,7 +271,7 @@ def parse_pod(doc: Mapping[str, Any], *, gates: FeatureGateView) -> Pod:
     field validation); other fields are not checked beyond their shape.
     """
     doc = expect_string_keys(doc, "")
-    check_known_fields(doc, _POD_FIELDS, "")
+    check_known_fields(doc, POD_FIELDS, "")
     if isinstance(doc.get("spec"), Mapping):
         _decode_quantities(doc["spec"])
     api_version = doc.get("apiVersion")
@@ -283,7 +285,7 @@ def parse_pod(doc: Mapping[str, Any], *, gates: FeatureGateView) -> Pod:
     if meta is None:
         raise required("metadata")
     meta = expect_string_keys(meta, "metadata")
-    check_known_fields(meta, _METADATA_FIELDS, "metadata")
+    check_known_fields(meta, METADATA_FIELDS, "metadata")
     name = _pod_name(meta)
     namespace = optional_str(meta.get("namespace"), "metadata.namespace") or "default"
     check_dns_label(namespace, "metadata.namespace")
@@ -325,7 +327,7 @@ def parse_pod(doc: Mapping[str, Any], *, gates: FeatureGateView) -> Pod:
     ephemeral: list[str] = []
     for i, raw in enumerate(optional_list(spec.get("ephemeralContainers"), "spec.ephemeralContainers")):
         path = f"spec.ephemeralContainers[{i}]"
-        eph, eph_name = _named_container(raw, path, _EPHEMERAL_CONTAINER_FIELDS)
+        eph, eph_name = _named_container(raw, path, EPHEMERAL_CONTAINER_FIELDS)
         if eph_name in seen:
             raise duplicate(field_path(path, "name"), eph_name)
         if eph.get("resources"):
