@@ -100,7 +100,7 @@ from podnuma.api.quantity import Quantity, QuantityError, quantity_from_manifest
 from podnuma.api.resources import aggregate_limits_of, aggregate_requests_of
 from podnuma.errors import InputError
 from podnuma.fieldkit import wrong_type
-from podnuma.inputs.documents import Document, check_tree, json_input_error
+from podnuma.inputs.documents import Document, load_json
 from podnuma.inputs.limits import MANIFEST_LIMITS
 
 __all__ = ["StaticPod", "decode_static_pod"]
@@ -163,29 +163,10 @@ def _merged(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-class _Constant(ValueError):
-    pass
-
-
-def _no_constant(word: str) -> Any:
-    raise _Constant(word)
-
-
 def _load_json(text: str, name: str) -> Any:
-    if len(text) > MANIFEST_LIMITS.max_bytes:
-        raise InputError(f"larger than the limit of {MANIFEST_LIMITS.max_bytes} bytes", file=name)
-    try:
-        data = json.loads(text, object_pairs_hook=_merge_pairs, parse_constant=_no_constant)
-    except json.JSONDecodeError as e:
-        raise json_input_error(e, name) from None
-    except _Constant as e:
-        raise InputError(f"invalid JSON: {e} is not a JSON value", file=name) from None
-    except RecursionError:
-        raise InputError(f"nested more than {MANIFEST_LIMITS.max_depth} levels deep", file=name) from None
-    except ValueError:
-        raise InputError("invalid JSON: a number too long", file=name) from None
-    check_tree(data, name=name, limits=MANIFEST_LIMITS)
-    return data
+    """The bounded JSON reader, an object's repeated key merged as Go's
+    decoder merges it (:func:`_merge_pairs`)."""
+    return load_json(text, name=name, limits=MANIFEST_LIMITS, pairs=_merge_pairs)
 
 
 def _go_json(data: Any, limit: int = 200) -> str:

@@ -450,14 +450,17 @@ def _json_constant(word: str) -> Any:
 
 
 def load_json(
-    text: str | bytes, *, name: str, limits: ReadLimits = DEFAULT_LIMITS, salvage: bool = False
+    text: str | bytes, *, name: str, limits: ReadLimits = DEFAULT_LIMITS, salvage: bool = False,
+    pairs: Callable[[list[tuple[str, Any]]], dict[str, Any]] | None = None,
 ) -> Any:
     """A JSON text as plain values, within ``limits`` (bytes, nesting,
-    values); duplicate keys, ``NaN`` and ``Infinity`` refused."""
+    values); duplicate keys, ``NaN`` and ``Infinity`` refused. ``pairs``:
+    how an object's key-value pairs become a mapping instead (a reader that
+    takes a repeated key as Go's decoder does)."""
     if len(text) > limits.max_bytes:
         raise InputError(f"larger than the limit of {limits.max_bytes} bytes", file=name)
     try:
-        data = json.loads(text, object_pairs_hook=_json_pairs, parse_constant=_json_constant)
+        data = json.loads(text, object_pairs_hook=pairs or _json_pairs, parse_constant=_json_constant)
     except json.JSONDecodeError as e:
         raise json_input_error(e, name) from None
     except _JSONDuplicate as e:
