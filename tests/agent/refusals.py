@@ -4,10 +4,13 @@ agent without the power to bypass file permissions."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import stat
 import subprocess
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -62,3 +65,27 @@ def unprivileged() -> tuple[str, ...]:
     if setpriv is None:
         pytest.skip("running as root without setpriv: file permissions cannot be enforced")
     return (setpriv, "--bounding-set=-dac_override,-dac_read_search,-fowner", "--inh-caps=-all")
+
+
+@contextlib.contextmanager
+def serving_db_and_train(prefix: str) -> Iterator[AgentProcess]:
+    """An agent that has admitted ``db`` and ``train`` (examples/agent/pods),
+    in a directory of its own under /tmp (a short socket path), killed if it
+    still runs at the end and its directory removed (made searchable first:
+    a test may have taken the permissions away)."""
+    base = Path(tempfile.mkdtemp(prefix=prefix, dir="/tmp"))
+    a = AgentProcess(base)
+    try:
+        for name in ("db.yaml", "train.yaml"):
+            shutil.copy(PODS / name, a.manifests / name)
+        a.start()
+        a.wait_ready()
+        a.wait(lambda s: sum(p["admitted"] for p in s["pods"]) == 2, "db and train admitted")
+        yield a
+    finally:
+        if a.proc is not None and a.proc.poll() is None:
+            a.kill()
+        for dirpath, dirnames, _ in os.walk(base):
+            for name in dirnames:
+                os.chmod(Path(dirpath) / name, 0o755)
+        shutil.rmtree(base, ignore_errors=True)

@@ -6,9 +6,7 @@ left as they are). Real processes, real unix sockets."""
 from __future__ import annotations
 
 import os
-import shutil
 import socket
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,10 +14,10 @@ import pytest
 
 from tests.agent.helpers import AgentProcess
 from tests.agent.refusals import (
-    PODS,
     error_lines,
     fingerprint,
     run_once,
+    serving_db_and_train,
     unprivileged,
     with_options,
 )
@@ -30,23 +28,9 @@ def settled() -> Iterator[AgentProcess]:
     """A state directory an agent left (``db`` and ``train`` admitted, then
     stopped): a start that got as far as restoring it would rewrite it (its
     status file at least; and ``train``, restored, is rejected)."""
-    base = Path(tempfile.mkdtemp(prefix="pns", dir="/tmp"))
-    a = AgentProcess(base)
-    try:
-        for name in ("db.yaml", "train.yaml"):
-            shutil.copy(PODS / name, a.manifests / name)
-        a.start()
-        a.wait_ready()
-        a.wait(lambda s: sum(p["admitted"] for p in s["pods"]) == 2, "db and train admitted")
+    with serving_db_and_train("pns") as a:
         assert a.signal() == 0
         yield a
-    finally:
-        if a.proc is not None and a.proc.poll() is None:
-            a.kill()
-        for dirpath, dirnames, _ in os.walk(base):
-            for name in dirnames:
-                os.chmod(Path(dirpath) / name, 0o755)
-        shutil.rmtree(base, ignore_errors=True)
 
 
 def _refused(a: AgentProcess, argv: list[str], line: str, prefix: tuple[str, ...] = ()) -> None:

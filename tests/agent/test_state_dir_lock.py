@@ -16,7 +16,13 @@ import pytest
 
 from podnuma.grpc import client
 from tests.agent.helpers import DEADLINE, STATUS, AgentProcess
-from tests.agent.refusals import PODS, error_lines, fingerprint, run_once, with_options
+from tests.agent.refusals import (
+    error_lines,
+    fingerprint,
+    run_once,
+    serving_db_and_train,
+    with_options,
+)
 
 LOCK = "podnuma-agent.lock"
 
@@ -24,19 +30,8 @@ LOCK = "podnuma-agent.lock"
 @pytest.fixture
 def running() -> Iterator[AgentProcess]:
     """An agent serving ``db`` and ``train`` (examples/agent/pods)."""
-    base = Path(tempfile.mkdtemp(prefix="pnl", dir="/tmp"))
-    a = AgentProcess(base)
-    try:
-        for name in ("db.yaml", "train.yaml"):
-            shutil.copy(PODS / name, a.manifests / name)
-        a.start()
-        a.wait_ready()
-        a.wait(lambda s: sum(p["admitted"] for p in s["pods"]) == 2, "db and train admitted")
+    with serving_db_and_train("pnl") as a:
         yield a
-    finally:
-        if a.proc is not None and a.proc.poll() is None:
-            a.kill()
-        shutil.rmtree(base, ignore_errors=True)
 
 
 def _served(a: AgentProcess) -> dict[str, list[int]]:
