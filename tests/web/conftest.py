@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import os
 import socket
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -66,3 +68,18 @@ def running(**limits: Any) -> Iterator[str]:
 def server() -> Iterator[str]:
     with running() as url:
         yield url
+
+
+@pytest.fixture
+def own_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The server's temporary directory (it runs in this process) for this
+    test alone: whatever a request leaves there is seen."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
+    yield tmp
+
+
+def fleet_dumps_left(tmp: Path) -> list[str]:
+    """The fleet dump directories the server left in its temporary directory."""
+    return sorted(name for name in os.listdir(tmp) if name.startswith("podnuma-fleet-"))

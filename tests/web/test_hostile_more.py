@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,14 +22,6 @@ def _fleet_extra() -> None:
     need("the fleet extra (plotly)", FLEET_EXTRA)
 
 
-@pytest.fixture
-def own_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """The server's temporary directory (it runs in this process) for this
-    test alone: whatever a request leaves there is seen."""
-    tmp = tmp_path / "tmp"
-    tmp.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
-    yield tmp
 
 
 def _error(status: int, ctype: str, data: bytes) -> str:

@@ -7,13 +7,11 @@ backslash is refused, and an empty one is named by its key."""
 from __future__ import annotations
 
 import json
-import os
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.web.conftest import fleet_dumps_left
 from tests.web.test_api import EXAMPLES, call
 from tests.web.test_door import post_json, problems
 
@@ -62,17 +60,8 @@ def test_step_as_digits_still_answers(server: str, endpoint: str) -> None:
     assert status == 400, data[:300]
 
 
-def _dumps(tmp: Path) -> list[str]:
-    """The dump directories the server left in its temporary directory."""
-    return sorted(name for name in os.listdir(tmp) if name.startswith("podnuma-fleet-"))
 
 
-@pytest.fixture
-def own_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    tmp = tmp_path / "tmp"
-    tmp.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
-    yield tmp
 
 
 DUMP_NAMES = {
@@ -94,4 +83,4 @@ def test_a_dump_name_is_refused_naming_its_key(server: str, own_tmp: Path, case:
                            "application/json")
     assert status == 400, data[:300]
     assert json.loads(data) == {"error": want}
-    assert _dumps(own_tmp) == []
+    assert fleet_dumps_left(own_tmp) == []

@@ -10,23 +10,21 @@ the value cut short."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import urllib.parse
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.web.conftest import need, running
+from tests.web.conftest import fleet_dumps_left, need, running
 from tests.web.test_api import EXAMPLES, ROOT, call
 
 SCENARIO = (EXAMPLES / "pod-level" / "pod-scope-2-mixed.yaml").read_bytes()
@@ -38,24 +36,14 @@ def _fleet_extra() -> None:
     need("the fleet extra (plotly)", FLEET_EXTRA)
 
 
-def _dumps(tmp: Path) -> list[str]:
-    """The dump directories the server left in its temporary directory."""
-    return sorted(name for name in os.listdir(tmp) if name.startswith("podnuma-fleet-"))
 
 
-@pytest.fixture
-def own_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """The server's temporary directory (it runs in this process), for this test alone."""
-    tmp = tmp_path / "tmp"
-    tmp.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
-    yield tmp
 
 
 def _gone(tmp: Path, within: float = 60.0) -> bool:
     """Whether ``tmp`` holds no dump, or comes to within ``within`` seconds."""
     deadline = time.monotonic() + within
-    while _dumps(tmp):
+    while fleet_dumps_left(tmp):
         if time.monotonic() > deadline:
             return False
         time.sleep(0.1)
@@ -104,7 +92,7 @@ def test_a_dump_over_the_caps_is_refused_before_anything_is_written(own_tmp: Pat
         status, _, data = call(url + "/api/fleet/analyze", body, "application/json")
         assert status == 422, data[:300]
         assert _error(status, data).startswith(want), data[:300]
-        assert _dumps(own_tmp) == []  # nothing written
+        assert fleet_dumps_left(own_tmp) == []  # nothing written
         # the one job process is free at once: a simulation answers
         assert call(url + "/api/simulate", SCENARIO)[0] == 200
 
