@@ -24,7 +24,7 @@ from podnuma.service.restart import PodRisk
 if TYPE_CHECKING:
     from podnuma.service.whatif import Advices
 
-__all__ = ["advise_document", "labelled_restart", "pod_labels", "replay_label", "restart_pods"]
+__all__ = ["labelled_restart", "pod_labels", "replay_label"]
 
 
 def pod_labels(advices: Sequence[Advice]) -> list[str]:
@@ -44,25 +44,13 @@ def pod_labels(advices: Sequence[Advice]) -> list[str]:
     return out
 
 
-def restart_pods(got: Advices) -> list[int]:
-    """The ``podIndex`` (index in ``got.advices``) of each entry of
-    ``got.restart``, as :func:`podnuma.service.whatif.advise` recorded it
-    (by position, not by name: two advices may have the same one)."""
-    return list(got.restart_pods)
-
 
 def labelled_restart(got: Advices) -> list[PodRisk]:
     """``got.restart``, each entry named by :func:`pod_labels` (for
     people: the lines of two pods of one name tell which is which)."""
     labels = pod_labels(got.advices)
-    return [dataclasses.replace(r, pod=labels[i]) for r, i in zip(got.restart, restart_pods(got), strict=True)]
+    return [dataclasses.replace(r, pod=labels[i]) for r, i in zip(got.restart, got.restart_pods, strict=True)]
 
-
-def advise_document(got: Advices) -> dict[str, Any]:
-    """``podnuma advise -o json``: ``got``'s report, every ``pods[]``,
-    ``restart[]`` and ``replay[]`` entry with its ``podIndex``
-    (:meth:`~podnuma.service.whatif.Advices.document`)."""
-    return got.document()
 
 
 def replay_label(labels: Sequence[str], entry: Mapping[str, Any]) -> str:
