@@ -585,6 +585,9 @@ class StaticPolicy(Policy):
         once, the topology does not change."""
         table = self._mask_table
         if table is None:
+            # (a NUMA id outside 0-63 has no mask: the kubelet panics where
+            # it would make one; no table is kept, so every call raises)
+            check_mask_bits("[cpumanager] generateCPUTopologyHints", self.topology.numa_masks)
             table = self._mask_table = new_mask_table(self.topology)
         return table
 
@@ -600,8 +603,7 @@ class StaticPolicy(Policy):
         The combinations and their counts come from the machine's mask
         table (``cpu_hint_table.py``) instead of a walk of
         ``IterateBitMasks`` per request. A NUMA id outside 0-63 panics the
-        kubelet here (``check_mask_bits``)."""
-        check_mask_bits("[cpumanager] generateCPUTopologyHints", self.topology.numa_masks)
+        kubelet here (``check_mask_bits``, when the table is made)."""
         table = self._numa_mask_table()
         min_affinity_size = table.min_affinity_size(request)
         all_mask = self.topology.all_mask

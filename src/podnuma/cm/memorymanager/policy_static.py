@@ -551,9 +551,9 @@ class StaticPolicy(Policy):
         rules and the free memory are checked, for those masks. A NUMA id
         outside 0-63 panics the kubelet here (``check_mask_bits``)."""
         numa_ids = tuple(sorted(machine_state))
-        check_mask_bits("[memorymanager] calculateHints", numa_ids)
         masks = self._mask_cache.get(numa_ids)
         if masks is None:
+            check_mask_bits("[memorymanager] calculateHints", numa_ids)  # (before any mask is kept)
             masks = self._mask_cache[numa_ids] = built_without_collector(
                 lambda: _masks_over(numa_ids)
             )
