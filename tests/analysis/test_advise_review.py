@@ -311,8 +311,8 @@ def test_as_scenario_replays_a_skipped_pod_and_its_other_shape(tmp_path: Path) -
     got = _run("advise", str(f), "--as-scenario", str(replay), "-o", "json")
     report = json.loads(got.stdout)
     (p,) = report["pods"]
-    (ix,) = report["replay"]
-    assert ix["status"] == "skipped" and ix["afterStep"] is None
+    ix, at_shape = report["replay"]
+    assert ix["status"] == "skipped" and ix["afterStep"] is None and ix["shape"] is None
     steps = _simulate(replay)
     assert steps, "the scenario replays nothing"
     b0 = steps[ix["beforeStep"]]
@@ -339,6 +339,14 @@ def test_as_scenario_replays_a_skipped_pod_and_its_other_shape(tmp_path: Path) -
     assert sum(s["admitted"] for s in rewritten) == shape["density"]
     assert _isolated(written[0], "container") == shape["asWritten"]["exclusiveCpus"]
     assert _isolated(rewritten[0], "container") == shape["exclusiveCpus"]
+    # -o json's replay[] says where the shape's figures sit in that file
+    assert (at_shape["shape"], at_shape["podIndex"], at_shape["status"]) == (1, 0, "otherNodeShape")
+    first = steps[at_shape["beforeStep"]:at_shape["beforeStep"] + at_shape["beforeCopies"]]
+    assert [s["pod"] for s in first] == [s["pod"] for s in written]
+    assert sum(s["admitted"] for s in first) == shape["asWritten"]["density"]
+    after = steps[at_shape["afterStep"]:at_shape["afterStep"] + at_shape["afterCopies"]]
+    assert [s["pod"] for s in after] == [s["pod"] for s in rewritten]
+    assert sum(s["admitted"] for s in after) == shape["density"]
 
 
 def test_as_scenario_replays_the_refused_forms_of_a_rewritten_pod(tmp_path: Path) -> None:

@@ -135,6 +135,46 @@ def test_compare_and_advise_are_the_cli_json(server: str) -> None:
     assert advice["pods"][0]["status"] == "rewritten"
 
 
+SMALL_NODE = """name: small
+synthetic: {sockets: 2, numaNodesPerSocket: 1, coresPerNumaNode: 4, threadsPerCore: 2, memoryPerNumaNode: 16Gi}
+"""
+SMALL_CONFIG = """apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+cpuManagerPolicy: static
+reservedSystemCPUs: "0"
+topologyManagerPolicy: single-numa-node
+topologyManagerScope: pod
+"""
+BIG_POD = """apiVersion: v1
+kind: Pod
+metadata: {name: trainer, namespace: ml}
+spec:
+  initContainers:
+  - {name: log, restartPolicy: Always, resources: {limits: {cpu: "1", memory: 256Mi}}}
+  containers:
+  - {name: train, resources: {limits: {cpu: "8", memory: 4Gi}}}
+"""
+
+
+def test_advise_as_scenario_answers_the_cli_files(server: str, tmp_path: Path) -> None:
+    """asScenario: the answer's scenario and the other node shape's
+    (shapeScenarios) are the files --as-scenario writes, and replay[] is
+    the CLI's, its shape entry pointing into shapeScenarios."""
+    for name, text in (("pod.yaml", BIG_POD), ("node.yaml", SMALL_NODE), ("config.yaml", SMALL_CONFIG)):
+        (tmp_path / name).write_text(text)
+    body = json.dumps({"pod": BIG_POD, "podName": "pod.yaml", "node": SMALL_NODE, "nodeName": "node.yaml",
+                       "kubeletConfig": SMALL_CONFIG, "kubeletConfigName": "config.yaml",
+                       "asScenario": True}).encode()
+    got = ok_json(server + "/api/advise", body, "application/json")
+    want = json.loads(cli("advise", "pod.yaml", "--node", "node.yaml", "--kubelet-config", "config.yaml",
+                          "--as-scenario", "replay.json", "-o", "json", cwd=tmp_path).stdout)
+    assert got["replay"] == want["replay"]
+    assert [r["shape"] for r in got["replay"]] == [None, 1]
+    assert got["scenario"] == json.loads((tmp_path / "replay.json").read_text())
+    assert got["shapeScenarios"] == [json.loads((tmp_path / "replay.shape-1.json").read_text())]
+    assert not (tmp_path / "replay.shape-2.json").exists()
+
+
 def test_advise_controls_are_the_cli_options(server: str, tmp_path: Path) -> None:
     """The advise form's shared-pool control, strategy and sidecar names go
     through the same service function as the CLI's options."""
@@ -152,6 +192,7 @@ def test_advise_controls_are_the_cli_options(server: str, tmp_path: Path) -> Non
     got = ok_json(server + "/api/advise", body, "application/json")
     scenario = got.pop("scenario")
     replay = got.pop("replay")
+    assert got.pop("shapeScenarios") == []
     want.pop("replay")
     assert got == {k: v for k, v in want.items() if k != "replay"}
     assert got["search"] == {"strategy": "keep-cpus", "sharedPoolCpus": "1"}

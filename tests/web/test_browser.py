@@ -391,6 +391,23 @@ def test_kubelet_restart_on_the_page(browser: Any, server: str) -> None:
     assert "pod-level, scope pod" in risks and "per-container, scope pod): kept" in risks
 
 
+def test_restart_risks_name_pods_of_one_name_by_their_place(browser: Any, server: str) -> None:
+    """Two pods of one name in an answer: each restart entry is named by
+    its podIndex, with the pod's place in the input, as the CLI names it."""
+    browser.get(server + "/")
+    _wait(browser, lambda d: d.execute_script("return typeof restartRiskView === 'function'"))
+    doc = {"pods": [{"pod": "x/a", "source": "pods.yaml#0"}, {"pod": "x/b", "source": "pods.yaml#1"},
+                    {"pod": "x/a", "source": "pods.yaml#2"}],
+           "restart": [{"pod": "x/a", "podIndex": 2, "form": "podLevel", "scope": "pod", "outcome": "kept",
+                        "summary": "kept (1-4)"},
+                       {"pod": "x/b", "podIndex": 1, "form": "perContainer", "scope": "pod", "outcome": "kept",
+                        "summary": "kept (5)"}]}
+    lines = browser.execute_script(
+        "return Array.from(restartRiskView(arguments[0])[1].children, (li) => li.textContent)", doc)
+    assert lines == ["x/a (pods.yaml#2) (pod-level, scope pod): kept (1-4)",
+                     "x/b (per-container, scope pod): kept (5)"]
+
+
 def test_fleet_report_page_shows_the_gates_changed_pods(browser: Any, tmp_path: Path) -> None:
     """``fleet analyze --what-if gates -o html``: the pods that change when
     the gates are on, read from the page Chromium rendered, are the

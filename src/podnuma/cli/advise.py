@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from podnuma.analysis.advise import DEFAULT_STRATEGY, STRATEGIES, Advice, replayable, shape_scenario
+from podnuma.analysis.advise import DEFAULT_STRATEGY, STRATEGIES, Advice, replayable
 from podnuma.cli.app import EXIT_INPUT, guard
 from podnuma.cli.guard import one_line
 from podnuma.cli.options import (
@@ -128,25 +128,25 @@ def advise_command(
         guard(lambda: _write_scenario(as_scenario, scenario))
         for line in _replay_notes(as_scenario, got.advices, got.replay):
             note(line)
-        _write_shapes(as_scenario, got.advices, scenario["kubeletConfig"])
+        _write_shapes(as_scenario, got.advices, got.replay, got.shape_scenarios)
     guard(lambda: echo(text))
 
 
-def _write_shapes(path: str, advices: Sequence[Advice], config_doc: Mapping[str, Any]) -> None:
-    """Beside the scenario ``path``, one scenario per other node shape
-    proposed (a node of its own): the pod as written and its pod-level form
-    there."""
-    k = 0
-    for a, label in zip(advices, pod_labels(advices), strict=True):
-        shaped = shape_scenario(a, config_doc)
-        if shaped is None or a.shape is None:
+def _write_shapes(path: str, advices: Sequence[Advice], replay: Sequence[Mapping[str, Any]],
+                  shapes: Sequence[Mapping[str, Any]]) -> None:
+    """Beside the scenario ``path``, the scenario of each other node shape
+    proposed (a node of its own: the ``replay[]`` entry with ``shape`` k
+    is in the k-th): the pod as written and its pod-level form there."""
+    labels = pod_labels(advices)
+    for r in replay:
+        k = r.get("shape")
+        if k is None:
             continue
-        k += 1
-        doc, ix = shaped
         target = _shape_path(path, k)
-        guard(partial(_write_scenario, target, doc))
-        note(f"{target}: {label} on the other node shape ({a.shape.change}): "
-             + _steps_words(ix.as_dict()))
+        guard(partial(_write_scenario, target, shapes[k - 1]))
+        a = advices[r["podIndex"]]
+        change = a.shape.change if a.shape is not None else "another node shape"
+        note(f"{target}: {replay_label(labels, r)} on the other node shape ({change}): " + _steps_words(r))
 
 
 def _shape_path(path: str, k: int) -> str:
@@ -180,6 +180,7 @@ def _replay_notes(path: str, advices: Sequence[Advice], replay: Sequence[Mapping
     where it is when another pod has the same name (a replay entry is of
     the advice its ``podIndex`` says)."""
     labels = pod_labels(advices)
+    replay = [r for r in replay if r.get("shape") is None]  # (the other shapes: their own files)
     out = [f"{path}: {replay_label(labels, r)}: {_steps_words(r)}" for r in replay]
     for a, label in zip(advices, labels, strict=True):
         if replayable(a):

@@ -21,6 +21,7 @@ from podnuma.analysis.advise import (
     advise_pod,
     node_config_document,
     proposal_scenario,
+    shape_scenario,
     workload_pod,
 )
 from podnuma.analysis.compare import SCOPES, Comparison, compare_pod, comparison_document
@@ -251,6 +252,9 @@ class Advices:
     shared_pool: str = "auto"
     scenario: dict[str, Any] | None = None
     replay: list[dict[str, Any]] = field(default_factory=list)
+    #: the scenario of each other node shape proposed (a node of its own):
+    #: the ``replay[]`` entry with ``shape`` k sits in the k-th (from 1)
+    shape_scenarios: list[dict[str, Any]] = field(default_factory=list)
     cgroups: list[dict[str, Any]] = field(default_factory=list)
     beyond: list[list[str]] = field(default_factory=list)
 
@@ -379,12 +383,21 @@ def _advise_extras(
     beyond = [beyond_cpus(a, c) for a, c in zip(got.advices, cgroups, strict=True)]
     scenario: dict[str, Any] | None = None
     replay: list[dict[str, Any]] = []
+    shapes: list[dict[str, Any]] = []
     if with_scenario:
         scenario, index = proposal_scenario(got.advices, got.machine, cfg_doc)
-        replay = [ix.as_dict() for ix in index]
+        replay = [{**ix.as_dict(), "shape": None} for ix in index]
+        # then each other node shape proposed, in a scenario of its own
+        for i, a in enumerate(got.advices):
+            shaped = shape_scenario(a, cfg_doc)
+            if shaped is None:
+                continue
+            doc, ix = shaped
+            shapes.append(doc)
+            replay.append({**dataclasses.replace(ix, pod_index=i).as_dict(), "shape": len(shapes)})
     return dataclasses.replace(
         got, strategy=strategy, shared_pool="auto" if shared_pool_cpus is None else str(shared_pool_cpus),
-        scenario=scenario, replay=replay, cgroups=cgroups, beyond=beyond,
+        scenario=scenario, replay=replay, shape_scenarios=shapes, cgroups=cgroups, beyond=beyond,
     )
 
 
@@ -431,7 +444,9 @@ def _advise_request(
 ) -> dict[str, Any]:
     """``/api/advise``: ``sharedPoolCpus`` (auto or N), ``strategy``,
     ``sidecars`` (names); ``asScenario``: the replay scenario in the answer
-    (``scenario``)."""
+    (``scenario``), and the scenario of each other node shape proposed
+    (``shapeScenarios``: the ``replay[]`` entry with ``shape`` k is in the
+    k-th, from 1)."""
     raw = req.get("sidecars") or []
     names = [n.strip() for n in (raw.split(",") if isinstance(raw, str) else raw) if isinstance(n, str) and n.strip()]
     got = advise(
@@ -444,6 +459,7 @@ def _advise_request(
     doc = got.document()
     if req.get("asScenario"):
         doc["scenario"] = got.scenario
+        doc["shapeScenarios"] = got.shape_scenarios
     return doc
 
 

@@ -623,7 +623,8 @@ class AdviseRequest(_WhatIf):
         None, description="--strategy (default keep-limits).")
     sidecars: list[str] = Field(default_factory=list, max_length=64,
                                 description="--sidecar NAME, each container to treat as a sidecar.")
-    asScenario: bool = Field(False, description="Include the scenario replaying every figure (scenario).")
+    asScenario: bool = Field(False, description="Include the scenario replaying every figure (scenario) "
+                             "and one per other node shape proposed (shapeScenarios).")
 
 
 #: advise's fields /api/compare does not take, and the CLI option each is

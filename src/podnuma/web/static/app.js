@@ -522,14 +522,24 @@ async function runWhatIf(kind) {
   }
 }
 
+// Each pod's name for people (the CLI's words): its name, followed by
+// where it is in the input when another pod of the answer has the same
+// name; the restart entries name their pod by its index (podIndex)
+function podLabels(pods) {
+  const count = new Map();
+  for (const p of pods) if (p.pod) count.set(p.pod, (count.get(p.pod) || 0) + 1);
+  return pods.map((p) => !p.pod ? p.source : (count.get(p.pod) > 1 ? p.pod + " (" + p.source + ")" : p.pod));
+}
+
 function compareView(doc) {
   const out = [];
-  for (const p of doc.pods) {
+  const names = podLabels(doc.pods);
+  for (const [i, p] of doc.pods.entries()) {
     const label = (m) => (m.form === "podLevel" ? "pod-level" : "per-container") + ", scope " + m.scope;
     const head = el("tr", {}, el("th", {}, ""), p.runs.map((m) =>
       el("th", {}, label(m) + (m.form === p.asWritten ? " (as written)" : ""))));
     const rows = METRICS.map(([name, f]) => el("tr", {}, el("td", {}, name), p.runs.map((m) => el("td", {}, f(m)))));
-    out.push(el("h3", {}, p.pod + ": written " + (p.asWritten === "podLevel" ? "pod-level" : "per-container")));
+    out.push(el("h3", {}, names[i] + ": written " + (p.asWritten === "podLevel" ? "pod-level" : "per-container")));
     out.push(el("div", {class: "table-wrap"}, el("table", {class: "whatif-table", id: "compare-table"}, el("thead", {}, head), el("tbody", {}, rows))));
     out.push(el("ul", {class: "why"}, p.derived.containers.map((c) => el("li", {}, c.name + ": " + c.role + " — " + c.why))));
     if (p.notes.length) out.push(el("ul", {class: "why hint"}, p.notes.map((n) => el("li", {}, n))));
@@ -567,8 +577,9 @@ function adviseSearchView(p) {
 function adviseView(doc) {
   const out = [];
   for (const message of doc.errors) out.push(el("div", {class: "error"}, "error: " + message));
-  for (const p of doc.pods) {
-    out.push(el("h3", {id: "advise-status"}, (p.pod || p.source) + ": " + (p.status === "rewritten" ? "rewrite proposed" : "skipped")));
+  const names = podLabels(doc.pods);
+  for (const [i, p] of doc.pods.entries()) {
+    out.push(el("h3", {id: "advise-status"}, names[i] + ": " + (p.status === "rewritten" ? "rewrite proposed" : "skipped")));
     if (p.reason) out.push(el("p", {}, p.reason));
     if (p.savings) {
       const s = p.savings;
@@ -904,10 +915,11 @@ function restartRiskView(doc) {
   const risks = doc.restart || [];
   if (!risks.length) return [];
   const label = (r) => (r.form === "podLevel" ? "pod-level" : "per-container") + ", scope " + r.scope;
+  const names = podLabels(doc.pods || []);
   return [
     el("h3", {}, "After a kubelet restart (v1.37.2, kubernetes#140989)"),
     el("ul", {class: "why", id: "restart-risks"}, risks.map((r) =>
-      el("li", {class: "restart-" + r.outcome}, r.pod + " (" + label(r) + "): " + r.summary))),
+      el("li", {class: "restart-" + r.outcome}, (names[r.podIndex] ?? r.pod) + " (" + label(r) + "): " + r.summary))),
   ];
 }
 
