@@ -177,3 +177,20 @@ def test_a_terminal_gives_the_width(term: str) -> None:
     out = _on_a_terminal(["topology", str(RESTRICTED)], term, {"COLUMNS": "40"})
     text = re.sub(r"\x1b\[[0-9;]*m", "", out.decode()).replace("\r\n", "\n")
     assert max(len(line) for line in text.splitlines()) <= 40, text
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
+@pytest.mark.parametrize("args", [
+    ["restart", str(ROOT / "examples" / "pod-level" / "restart.yaml")],
+    ["cgroups", "plan", str(ROOT / "examples" / "pod-level" / "restart.yaml"), "--driver", "systemd",
+     "--cgroup-version", "2"],
+])
+def test_the_plain_text_views_have_no_colour_on_a_dumb_terminal(args: list[str]) -> None:
+    """``restart`` and ``cgroups plan`` (laid out as text, then painted)
+    colour as ``simulate`` does: on a terminal with colours, not under
+    ``TERM=dumb``, even with ``FORCE_COLOR``."""
+    assert b"\x1b[" in _on_a_terminal(args, "xterm-256color")
+    for extra in ({}, {"FORCE_COLOR": "1"}):
+        dumb = _on_a_terminal(args, "dumb", extra)
+        assert b"\x1b" not in dumb, dumb[:200]
+        assert dumb.replace(b"\r\n", b"\n").decode().strip()  # (the view itself is there)

@@ -2,7 +2,7 @@
 inspect``, ``cgroups plan``): the text is laid out first, then styles are
 put on the parts that rules (a regular expression and a rich style) match,
 when colour is wanted: on a terminal or with ``FORCE_COLOR``, never with
-``NO_COLOR`` (as :func:`~podnuma.render.table.make_console` decides for
+``NO_COLOR`` or under ``TERM=dumb`` (as :func:`~podnuma.render.table.make_console` decides for
 the tables of ``simulate``). The characters are the same either way: the
 styles add escape codes only, so the columns stay aligned."""
 
@@ -26,12 +26,15 @@ HEADER_RULES: tuple[tuple[str, str], ...] = (
 
 def wants_colour(file: IO[str] | None = None) -> bool:
     """Whether the view written to ``file`` (default: standard output) is
-    coloured: a terminal, or ``FORCE_COLOR``; never with ``NO_COLOR``."""
+    coloured: a terminal, or ``FORCE_COLOR``; never with ``NO_COLOR``, nor
+    on a terminal without colours (``TERM=dumb``: rich gives it no colour
+    system, so ``simulate``'s tables have none there either)."""
     if os.environ.get("NO_COLOR"):
         return False
     from rich.console import Console
 
-    return Console(file=file).is_terminal
+    probe = Console(file=file)
+    return probe.is_terminal and probe.color_system is not None
 
 
 def painted(text: str, rules: Sequence[tuple[str, str]], file: IO[str] | None = None) -> str:
