@@ -78,7 +78,10 @@ def atomic_write(path: str | os.PathLike[str], data: bytes, *, mode: int | None 
     (as the kubelet's file store does). The file is private (0600, as the
     kubelet's) unless ``mode`` says otherwise. A device, a named pipe or a
     socket at ``path`` is not replaced: ``OSError`` (``EEXIST``, "it exists
-    and is not a regular file"); a symbolic link is replaced, not followed."""
+    and is not a regular file"); a symbolic link is replaced, not followed,
+    unless it leads to one of those (``/dev/stdout``: replacing the link
+    would take the system's away; ``EEXIST``, "it is a link to a device, a
+    named pipe or a socket")."""
     with atomic_file(path, mode=mode) as fh:
         _write_synced(fh, data)
 
@@ -98,6 +101,8 @@ def atomic_file(path: str | os.PathLike[str], *, mode: int | None = None) -> Ite
     else:  # (a device or a pipe is not replaced by a file: /dev/null stays a device)
         if not (stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode) or stat.S_ISDIR(st.st_mode)):
             raise OSError(errno.EEXIST, "it exists and is not a regular file", str(target))
+        if stat.S_ISLNK(st.st_mode) and _leads_to_special(target):
+            raise OSError(errno.EEXIST, "it is a link to a device, a named pipe or a socket", str(target))
     fd, tmp = tempfile.mkstemp(prefix="." + target.name + ".", dir=directory)
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -123,6 +128,16 @@ def atomic_file(path: str | os.PathLike[str], *, mode: int | None = None) -> Ite
         pass
     finally:
         os.close(dir_fd)
+
+
+def _leads_to_special(link: Path) -> bool:
+    """The link ``link`` leads to a device, a named pipe or a socket (not
+    to a regular file, a directory or nothing)."""
+    try:
+        st = os.stat(link)
+    except OSError:  # (a link to nothing, or round in a loop: replaced)
+        return False
+    return not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode))
 
 
 def read_file(path: str | os.PathLike[str]) -> bytes:

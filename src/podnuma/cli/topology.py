@@ -107,17 +107,13 @@ def _render(
 
 
 def _write_output(path: Path, data: bytes) -> None:
-    """Write the picture: atomically (a temporary file renamed over the
-    target, never a half-written file) when the target is, or will be, a
-    regular file; straight into anything else (``/dev/stdout``, a FIFO),
-    which must not be replaced."""
+    """Write the picture atomically (a temporary file renamed over the
+    target, never a half-written file), as every result is written: never
+    into a device, a named pipe or a socket, nor through a link to one
+    (``-`` is standard output)."""
     try:
-        if path.exists() and not path.is_file():
-            if path.is_dir():
-                raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
-            with path.open("wb") as fh:
-                fh.write(data)
-            return
+        if path.is_dir():
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
         atomic_write(path, data, mode=0o644)  # (a picture is for sharing: as the reports are written)
     except OSError as e:
         raise InputError(f"--output-file: cannot write: {e.strerror or e}", file=str(path)) from None

@@ -1,0 +1,63 @@
+"""A result written through a link to a device, a named pipe or a socket
+(``/dev/stdout``, a link to a FIFO) is refused, not written by replacing
+the link: replacing ``/dev/stdout`` would take the system's link away."""
+
+from __future__ import annotations
+
+import errno
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from podnuma.fileio import atomic_write
+
+ROOT = Path(__file__).resolve().parents[1]
+RESTART = ROOT / "examples" / "pod-level" / "restart.yaml"
+
+
+def test_a_link_to_a_device_is_not_replaced(tmp_path: Path) -> None:
+    link = tmp_path / "out"
+    link.symlink_to("/dev/null")
+    with pytest.raises(OSError) as e:
+        atomic_write(link, b"x")
+    assert e.value.errno == errno.EEXIST and "a link to a device" in str(e.value)
+    assert link.is_symlink() and os.readlink(link) == "/dev/null"
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]  # (no temporary file left)
+
+
+def test_a_link_to_a_file_or_to_nothing_is_replaced(tmp_path: Path) -> None:
+    target = tmp_path / "target"
+    target.write_bytes(b"old")
+    for to in (target, tmp_path / "missing"):
+        link = tmp_path / "out"
+        link.unlink(missing_ok=True)
+        link.symlink_to(to)
+        atomic_write(link, b"new")
+        assert not link.is_symlink() and link.read_bytes() == b"new"
+    assert target.read_bytes() == b"old"  # (replaced, not followed)
+
+
+def _podnuma(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    return subprocess.run([sys.executable, "-m", "podnuma.cli", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_the_doors_refuse_a_link_to_standard_output_and_a_fifo(tmp_path: Path) -> None:
+    out = tmp_path / "stdout"
+    out.symlink_to("/proc/self/fd/1")  # (what /dev/stdout is)
+    fifo = tmp_path / "pic.svg"
+    os.mkfifo(fifo)
+    for args, path in ((["restart", str(RESTART), "--as-scenario", str(out)], out),
+                       (["topology", str(RESTART), "-o", "table", "--output-file", str(out)], out),
+                       (["topology", str(RESTART), "--output-file", str(fifo)], fifo)):
+        got = _podnuma(*args, cwd=tmp_path)  # (a FIFO without a reader: a hang before)
+        assert got.returncode == 2, (args, got.stderr)
+        errors = [line for line in got.stderr.splitlines() if line.startswith("error:")]
+        assert len(errors) == 1 and str(path) in errors[0], got.stderr
+        assert "not a regular file" in errors[0] or "a link to a device" in errors[0], errors[0]
+    assert out.is_symlink() and fifo.is_fifo()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pic.svg", "stdout"]
