@@ -216,6 +216,325 @@ spec:
   resourceClaims: [{name: gpu, resourceClaimName: gpu}]
   containers: [{name: c, image: x, resources: {claims: [{name: gpu}]}}]
 """, "static pods may not reference resourceclaims"),
+
+    # ValidatePodCreate (podnuma.agent.validation): refused, every error in one message
+    "name-capitals.yaml": (HEAD + """\
+metadata: {name: Web}
+spec: {containers: [{name: c, image: x}]}
+""", 'metadata.name: Invalid value: "Web-node-a": a lowercase RFC 1123 subdomain'),
+    "name-underscore.yaml": (HEAD + """\
+metadata: {name: my_web}
+spec: {containers: [{name: c, image: x}]}
+""", 'metadata.name: Invalid value: "my_web-node-a"'),
+    "name-too-long-with-node.yaml": (HEAD + "metadata: {name: " + "a" * 247 + """}
+spec: {containers: [{name: c, image: x}]}
+""", "-node-a\": must be no more than 253 characters"),
+    "namespace-capitals.yaml": (HEAD + """\
+metadata: {name: web, namespace: Kube-System}
+spec: {containers: [{name: c, image: x}]}
+""", 'metadata.namespace: Invalid value: "Kube-System": a lowercase RFC 1123 label'),
+    "namespace-dotted.yaml": (HEAD + """\
+metadata: {name: web, namespace: a.b}
+spec: {containers: [{name: c, image: x}]}
+""", 'metadata.namespace: Invalid value: "a.b": must not contain dots'),
+    "label-key-space.yaml": (HEAD + """\
+metadata: {name: web, labels: {"bad key": x}}
+spec: {containers: [{name: c, image: x}]}
+""", 'metadata.labels: Invalid value: "bad key": name part must consist of alphanumeric'),
+    "label-key-prefix.yaml": (HEAD + """\
+metadata: {name: web, labels: {"Example.com/app": x}}
+spec: {containers: [{name: c, image: x}]}
+""", 'metadata.labels: Invalid value: "Example.com/app": prefix part a lowercase RFC 1123 subdomain'),
+    "label-value-space.yaml": (HEAD + """\
+metadata: {name: web, labels: {app: "hello world"}}
+spec: {containers: [{name: c, image: x}]}
+""", 'metadata.labels: Invalid value: "hello world": a valid label must be an empty string'),
+    "label-value-64.yaml": (HEAD + "metadata: {name: web, labels: {app: " + "a" * 64 + """}}
+spec: {containers: [{name: c, image: x}]}
+""", "must be no more than 63 bytes"),
+    "annotation-key-slashes.yaml": (HEAD + """\
+metadata: {name: web, annotations: {"a/b/c": x}}
+spec: {containers: [{name: c, image: x}]}
+""", 'metadata.annotations: Invalid value: "a/b/c": a valid label key must consist'),
+    "container-name-capitals.yaml": (HEAD + """\
+metadata: {name: web}
+spec: {containers: [{name: Web, image: x}]}
+""", 'spec.containers[0].name: Invalid value: "Web": a lowercase RFC 1123 label'),
+    "container-name-64.yaml": (HEAD + "metadata: {name: web}\nspec: {containers: [{name: " + "a" * 64 + """, image: x}]}
+""", "spec.containers[0].name: Invalid value: \"" + "a" * 64 + "\": must be no more than 63 characters"),
+    "container-name-missing.yaml": (HEAD + """\
+metadata: {name: web}
+spec: {containers: [{image: x}]}
+""", "spec.containers[0].name: Required value"),
+    "container-name-repeated.yaml": (HEAD + """\
+metadata: {name: web}
+spec: {containers: [{name: c, image: x}, {name: c, image: z}]}
+""", 'spec.containers[1].name: Duplicate value: "c"'),
+    "container-name-repeated-in-init.yaml": (HEAD + """\
+metadata: {name: web}
+spec:
+  initContainers: [{name: c, image: x}]
+  containers: [{name: c, image: z}]
+""", 'spec.initContainers[0].name: Duplicate value: "c"'),
+    "no-containers.yaml": (HEAD + """\
+metadata: {name: web}
+spec: {containers: []}
+""", "spec.containers: Required value"),
+    "image-trailing-space.yaml": (HEAD + """\
+metadata: {name: web}
+spec: {containers: [{name: c, image: "nginx "}]}
+""", 'spec.containers[0].image: Invalid value: "nginx ": must not have leading or trailing whitespace'),
+    "container-port-out-of-range.yaml": (HEAD + """\
+metadata: {name: web}
+spec: {containers: [{name: c, image: x, ports: [{containerPort: 70000}]}]}
+""", "spec.containers[0].ports[0].containerPort: Invalid value: 70000: must be between 1 and 65535, inclusive"),
+    "container-port-zero.yaml": (HEAD + """\
+metadata: {name: web}
+spec: {containers: [{name: c, image: x, ports: [{containerPort: 0}]}]}
+""", "spec.containers[0].ports[0].containerPort: Required value"),
+    "container-port-as-string.yaml": (HEAD + """\
+metadata: {name: web}
+spec: {containers: [{name: c, image: x, ports: [{containerPort: "80"}]}]}
+""", ""),
+    "port-name-repeated.yaml": (HEAD + """\
+metadata: {name: web}
+spec: {containers: [{name: c, image: x, ports: [{name: http, containerPort: 80}, {name: http, containerPort: 81}]}]}
+""", 'spec.containers[0].ports[1].name: Duplicate value: "http"'),
+    "port-name-digits-only.yaml": (HEAD + """\
+metadata: {name: web}
+spec: {containers: [{name: c, image: x, ports: [{name: "8080", containerPort: 80}]}]}
+""", 'spec.containers[0].ports[0].name: Invalid value: "8080": must contain at least one letter (a-z)'),
+    "port-protocol-lowercase.yaml": (HEAD + """\
+metadata: {name: web}
+spec: {containers: [{name: c, image: x, ports: [{containerPort: 80, protocol: tcp}]}]}
+""", 'spec.containers[0].ports[0].protocol: Unsupported value: "tcp": supported values: "SCTP", "TCP", "UDP"'),
+    "host-port-out-of-range.yaml": (HEAD + """\
+metadata: {name: web}
+spec: {containers: [{name: c, image: x, ports: [{containerPort: 80, hostPort: 70000}]}]}
+""", "spec.containers[0].ports[0].hostPort: Invalid value: 70000: must be between 1 and 65535, inclusive"),
+    "host-port-twice.yaml": (HEAD + """\
+metadata: {name: web}
+spec:
+  containers:
+  - {name: c, image: x, ports: [{containerPort: 80, hostPort: 8080}]}
+  - {name: d, image: x, ports: [{containerPort: 81, hostPort: 8080}]}
+""", 'spec.containers[1].ports[0].hostPort: Duplicate value: "TCP//8080"'),
+    "host-network-port-twice.yaml": (HEAD + """\
+metadata: {name: web}
+spec:
+  hostNetwork: true
+  containers:
+  - {name: c, image: x, ports: [{containerPort: 80}]}
+  - {name: d, image: x, ports: [{containerPort: 80}]}
+""", 'spec.containers[1].ports[0].hostPort: Duplicate value: "TCP//80"'),
+    "host-network-host-port-differs.yaml": (HEAD + """\
+metadata: {name: web}
+spec: {hostNetwork: true, containers: [{name: c, image: x, ports: [{containerPort: 80, hostPort: 8080}]}]}
+""", "spec.containers[0].ports[0].hostPort: Invalid value: 8080: must match `containerPort` when `hostNetwork` is true"),
+    "restart-policy-lowercase.yaml": (HEAD + """\
+metadata: {name: web}
+spec: {restartPolicy: always, containers: [{name: c, image: x}]}
+""", 'spec.restartPolicy: Unsupported value: "always": supported values: "Always", "OnFailure", "Never"'),
+    "dns-policy-typo.yaml": (HEAD + """\
+metadata: {name: web}
+spec: {dnsPolicy: ClusterFirstWithHostNetwork, containers: [{name: c, image: x}]}
+""", 'spec.dnsPolicy: Unsupported value: "ClusterFirstWithHostNetwork": supported values: '
+     '"ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"'),
+    "pull-policy-lowercase.yaml": (HEAD + """\
+metadata: {name: web}
+spec: {containers: [{name: c, image: x, imagePullPolicy: always}]}
+""", 'spec.containers[0].imagePullPolicy: Unsupported value: "always": supported values: "Always", "IfNotPresent", "Never"'),
+    "termination-message-policy-lowercase.yaml": (HEAD + """\
+metadata: {name: web}
+spec: {containers: [{name: c, image: x, terminationMessagePolicy: file}]}
+""", 'spec.containers[0].terminationMessagePolicy: Unsupported value: "file": supported values: "File", '
+     '"FallbackToLogsOnError"'),
+    "negative-cpu.yaml": (HEAD + """\
+metadata: {name: web}
+spec: {containers: [{name: c, image: x, resources: {requests: {cpu: "-1"}}}]}
+""", 'spec.containers[0].resources.requests[cpu]: Invalid value: "-1": must be greater than or equal to 0'),
+    "requests-above-limits.yaml": (HEAD + """\
+metadata: {name: web}
+spec: {containers: [{name: c, image: x, resources: {requests: {cpu: "2"}, limits: {cpu: "1"}}}]}
+""", 'spec.containers[0].resources.requests: Invalid value: "2": must be less than or equal to cpu limit of 1'),
+    "resource-without-domain.yaml": (HEAD + """\
+metadata: {name: web}
+spec: {containers: [{name: c, image: x, resources: {limits: {gpu: "1"}}}]}
+""", 'spec.containers[0].resources.limits[gpu]: Invalid value: "gpu": must be a standard resource type or fully qualified'),
+    "env-name-empty.yaml": (HEAD + """\
+metadata: {name: web}
+spec: {containers: [{name: c, image: x, env: [{name: "", value: x}]}]}
+""", "spec.containers[0].env[0].name: Required value"),
+    "env-name-equals.yaml": (HEAD + """\
+metadata: {name: web}
+spec: {containers: [{name: c, image: x, env: [{name: "A=B", value: x}]}]}
+""", 'spec.containers[0].env[0].name: Invalid value: "A=B": a valid environment variable name must consist only '
+     "of printable ASCII characters other than '='"),
+    "mount-of-missing-volume.yaml": (HEAD + """\
+metadata: {name: web}
+spec: {containers: [{name: c, image: x, volumeMounts: [{name: data, mountPath: /data}]}]}
+""", 'spec.containers[0].volumeMounts[0].name: Not found: "data"'),
+    "mount-without-path.yaml": (HEAD + """\
+metadata: {name: web}
+spec:
+  volumes: [{name: data, emptyDir: {}}]
+  containers: [{name: c, image: x, volumeMounts: [{name: data}]}]
+""", "spec.containers[0].volumeMounts[0].mountPath: Required value"),
+    "mount-path-twice.yaml": (HEAD + """\
+metadata: {name: web}
+spec:
+  volumes: [{name: data, emptyDir: {}}, {name: logs, emptyDir: {}}]
+  containers: [{name: c, image: x, volumeMounts: [{name: data, mountPath: /d}, {name: logs, mountPath: /d}]}]
+""", 'spec.containers[0].volumeMounts[1].mountPath: Invalid value: "/d": must be unique'),
+    "volume-name-repeated.yaml": (HEAD + """\
+metadata: {name: web}
+spec:
+  volumes: [{name: data, emptyDir: {}}, {name: data, hostPath: {path: /tmp}}]
+  containers: [{name: c, image: x}]
+""", 'spec.volumes[1].name: Duplicate value: "data"'),
+    "volume-name-capitals-mounted.yaml": (HEAD + """\
+metadata: {name: web}
+spec:
+  volumes: [{name: Data, emptyDir: {}}]
+  containers: [{name: c, image: x, volumeMounts: [{name: Data, mountPath: /d}]}]
+""", 'spec.containers[0].volumeMounts[0].name: Not found: "Data"'),
+    "volume-two-sources.yaml": (HEAD + """\
+metadata: {name: web}
+spec:
+  volumes: [{name: data, emptyDir: {}, hostPath: {path: /tmp}}]
+  containers: [{name: c, image: x}]
+""", "spec.volumes[0].hostPath: Forbidden: may not specify more than 1 volume type"),
+    "host-path-without-path.yaml": (HEAD + """\
+metadata: {name: web}
+spec:
+  volumes: [{name: data, hostPath: {}}]
+  containers: [{name: c, image: x}]
+""", "spec.volumes[0].hostPath.path: Required value"),
+    "active-deadline-zero.yaml": (HEAD + """\
+metadata: {name: web}
+spec: {activeDeadlineSeconds: 0, containers: [{name: c, image: x}]}
+""", "spec.activeDeadlineSeconds: Invalid value: 0: must be between 1 and 2147483647, inclusive"),
+    "app-container-restart-policy-lowercase.yaml": (HEAD + """\
+metadata: {name: web}
+spec: {containers: [{name: c, image: x, restartPolicy: always}]}
+""", 'spec.containers[0].restartPolicy: Unsupported value: "always": supported values: "Always", "Never", "OnFailure"'),
+    "init-container-probe.yaml": (HEAD + """\
+metadata: {name: web}
+spec:
+  initContainers: [{name: i, image: x, livenessProbe: {exec: {command: ["true"]}}}]
+  containers: [{name: c, image: x}]
+""", "spec.initContainers[0].livenessProbe: Forbidden: may not be set for init containers without restartPolicy=Always"),
+    "probe-without-handler.yaml": (HEAD + """\
+metadata: {name: web}
+spec: {containers: [{name: c, image: x, livenessProbe: {periodSeconds: 5}}]}
+""", "spec.containers[0].livenessProbe: Required value: must specify a handler type"),
+    "probe-two-handlers.yaml": (HEAD + """\
+metadata: {name: web}
+spec: {containers: [{name: c, image: x, readinessProbe: {exec: {command: ["true"]}, tcpSocket: {port: 80}}}]}
+""", "spec.containers[0].readinessProbe.tcpSocket: Forbidden: may not specify more than 1 handler type"),
+    "hostname-underscore.yaml": (HEAD + """\
+metadata: {name: web}
+spec: {hostname: My_Host, containers: [{name: c, image: x}]}
+""", 'spec.hostname: Invalid value: "My_Host": a lowercase RFC 1123 label'),
+    "priority-class-underscore.yaml": (HEAD + """\
+metadata: {name: web}
+spec: {priorityClassName: High_Prio, containers: [{name: c, image: x}]}
+""", 'spec.priorityClassName: Invalid value: "High_Prio": a lowercase RFC 1123 subdomain'),
+    "node-selector-key-space.yaml": (HEAD + """\
+metadata: {name: web}
+spec: {nodeSelector: {"a b": c}, containers: [{name: c, image: x}]}
+""", 'spec.nodeSelector: Invalid value: "a b": name part must consist'),
+    "node-selector-value-space.yaml": (HEAD + """\
+metadata: {name: web}
+spec: {nodeSelector: {disk: "fast ssd"}, containers: [{name: c, image: x}]}
+""", 'spec.nodeSelector: Invalid value: "fast ssd": a valid label must be an empty string'),
+    "ephemeral-containers.yaml": (HEAD + """\
+metadata: {name: web}
+spec:
+  containers: [{name: c, image: x}]
+  ephemeralContainers: [{name: e, image: x}]
+""", "spec.ephemeralContainers: Forbidden: cannot be set on create"),
+    "scheduling-gates.yaml": (HEAD + """\
+metadata: {name: web}
+spec: {schedulingGates: [{name: g}], containers: [{name: c, image: x}]}
+""", "spec.nodeName: Forbidden: cannot be set until all schedulingGates have been cleared"),
+    "two-problems.yaml": (HEAD + """\
+metadata: {name: web}
+spec: {restartPolicy: Sometimes, containers: [{name: C, image: x, imagePullPolicy: Sometimes}]}
+""", 'a lowercase RFC 1123 label must consist of lower case alphanumeric characters or \'-\', and must start and end '
+     "with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
+     "'[a-z0-9]([-a-z0-9]*[a-z0-9])?') "
+     'spec.containers[0].imagePullPolicy: Unsupported value: "Sometimes": supported values: "Always", '
+     '"IfNotPresent", "Never" spec.restartPolicy: Unsupported value: "Sometimes"'),
+    "many-problems.yaml": (HEAD + """\
+metadata: {name: Web, labels: {"a b": "c d"}}
+spec:
+  dnsPolicy: Foo
+  volumes: [{name: v, emptyDir: {}}, {name: v, emptyDir: {}}]
+  containers:
+  - {name: c, image: x, imagePullPolicy: Sometimes, ports: [{containerPort: 0, protocol: tcp}], env: [{name: ""}]}
+""", 'spec.volumes[1].name: Duplicate value: "v" spec.containers[0].ports[0].containerPort: Required value '
+     'spec.containers[0].ports[0].protocol: Unsupported value: "tcp"'),
+    # look-alikes the kubelet accepts
+    "name-trailing-dash.yaml": (HEAD + """\
+metadata: {name: web-}
+spec: {containers: [{name: c, image: x}]}
+""", None),
+    "name-dotted.yaml": (HEAD + """\
+metadata: {name: web.v1.example}
+spec: {containers: [{name: c, image: x}]}
+""", None),
+    "name-246.yaml": (HEAD + "metadata: {name: " + "a" * 246 + """}
+spec: {containers: [{name: c, image: x}]}
+""", None),
+    "container-name-63.yaml": (HEAD + "metadata: {name: web}\nspec: {containers: [{name: " + "a" * 63 + """, image: x}]}
+""", None),
+    "labels-and-annotations-valid.yaml": (HEAD + """\
+metadata:
+  name: web
+  labels: {app.kubernetes.io/name: my-app.v1_2, empty: "", tier: Back-End.1}
+  annotations: {"Example.COM/Key_1": "anything at all", note: "multi\\nline"}
+spec: {containers: [{name: c, image: x}]}
+""", None),
+    "ports-valid.yaml": (HEAD + """\
+metadata: {name: web}
+spec:
+  hostNetwork: true
+  containers:
+  - name: c
+    image: x
+    ports: [{name: http-metrics-x, containerPort: 80}, {containerPort: 80, protocol: UDP},
+            {containerPort: 443, hostPort: 443, protocol: SCTP}]
+""", None),
+    "init-and-app-same-host-port.yaml": (HEAD + """\
+metadata: {name: web}
+spec:
+  initContainers: [{name: i, image: x, ports: [{containerPort: 80, hostPort: 8080}]}]
+  containers: [{name: c, image: x, ports: [{containerPort: 80, hostPort: 8080}]}]
+""", None),
+    "env-names-relaxed.yaml": (HEAD + """\
+metadata: {name: web}
+spec: {containers: [{name: c, image: x, env: [{name: "my.var-1", value: v}, {name: "1 odd name!"}]}]}
+""", None),
+    "restart-policies-valid.yaml": (HEAD + """\
+metadata: {name: web}
+spec:
+  restartPolicy: OnFailure
+  dnsPolicy: ClusterFirstWithHostNet
+  activeDeadlineSeconds: 2147483647
+  initContainers:
+  - {name: i, image: x, restartPolicy: Never}
+  - {name: s, image: x, restartPolicy: Always, livenessProbe: {tcpSocket: {port: 80}}}
+  containers: [{name: c, image: x, restartPolicy: Never, imagePullPolicy: Never,
+                terminationMessagePolicy: FallbackToLogsOnError}]
+""", None),
+    "volumes-valid.yaml": (HEAD + """\
+metadata: {name: web}
+spec:
+  volumes: [{name: data}, {name: host, hostPath: {path: /var/log, type: Directory}}]
+  containers: [{name: c, image: x, volumeMounts: [{name: data, mountPath: /d}, {name: host, mountPath: /h}]}]
+  nodeSelector: {kubernetes.io/os: linux, disk: ""}
+""", None),
 }
 for _example in sorted((ROOT / "examples" / "agent" / "pods").glob("*.yaml")):
     CASES["example-" + _example.name] = (_example.read_text(), "")  # "": whatever the kubelet says

@@ -11,7 +11,8 @@ Mirrors ``pkg/kubelet/config/file.go`` and ``common.go``:
 * the pod is decoded as the file source decodes it, not as the API server
   creates it (:mod:`podnuma.agent.staticpod`: lenient fields, a repeated
   key's last value, ``apiVersion``/``kind`` required, v1 defaults without
-  the registry's pod-level defaulting, images required, no reference to
+  the registry's pod-level defaulting, the kubelet's ``ValidatePodCreate``
+  on the fields :mod:`podnuma.agent.validation` lists, no reference to
   secrets, config maps, service accounts...);
 * the pod's name gets the node name appended (``NAME-NODE``, lower case),
   its namespace defaults to ``default``;

@@ -19,8 +19,49 @@ does not go through the API server's create path:
   ``PodLevelResourcesFixDefaulting`` (on in v1.37) pod-level requests are
   not defaulted from pod-level limits (nor limits from the containers'),
   so ``spec.resources: {limits: …}`` alone stays limits alone;
-* ``ValidatePodCreate`` (podnuma checks the fields it reads, and every
-  container's ``image``: ``spec.containers[0].image: Required value``);
+* ``ValidatePodCreate`` on the pod as the file source defaulted it (the
+  name already ``NAME-NODE``, ``spec.nodeName`` the node's), every error in
+  the kubelet's order and words in one message, ``invalid pod: [E1 E2]``
+  (podnuma adds the first error's line); ``podnuma.agent.validation``
+  checks: the name (a DNS subdomain, with its suffix), the namespace (a
+  DNS label), label keys and values, annotation keys and total size;
+  volumes (name required, a DNS label, unique; at most one source; a
+  ``hostPath`` needs ``path``); for init and app containers: name
+  (required, a DNS label, unique across both lists), ``image`` (required,
+  no surrounding white space), ``terminationMessagePolicy``, ports
+  (``containerPort`` required and 1-65535, ``hostPort`` 1-65535, a valid
+  and unique port name, ``protocol``), env names (required, printable
+  ASCII without ``=``), volume mounts (the volume exists and is valid,
+  ``mountPath`` required and unique), ``imagePullPolicy``, resources
+  (podnuma's resource checks, the first error of each list), probes (one
+  handler, an ``exec`` command), a container's ``restartPolicy``, host
+  ports unique (app containers together, each init container alone; with
+  ``hostNetwork`` the host port defaults to the container port and must
+  equal it), an init container without ``restartPolicy: Always`` has no
+  probes nor ``lifecycle``; the pod's ``restartPolicy``, ``dnsPolicy``,
+  ``nodeSelector``, ``nodeName``, ``activeDeadlineSeconds`` (1 to
+  2^31-1), ``hostname``, ``subdomain``, ``priorityClassName``; no
+  ``ephemeralContainers``, no ``schedulingGates``. A value of the wrong
+  type in those fields is refused in podnuma's words (``must be an
+  integer, got a string``; the kubelet: ``couldn't parse as pod(json:
+  cannot unmarshal …)``). Pod-level ``resources`` and ``overhead`` are
+  checked afterwards by ``parse_pod`` (one error, podnuma's form). Not
+  checked (admitted by podnuma, refused by the kubelet): security contexts
+  (pod and container: ``runAsUser`` ranges, capabilities, seccomp and
+  AppArmor fields and annotations, ``hostUsers``), probe and lifecycle
+  details (HTTP and TCP ports and port names, thresholds, timeouts,
+  ``successThreshold``, ``sleep``), env ``valueFrom`` sources and
+  ``envFrom`` prefixes, volume source details other than ``hostPath.path``
+  (``emptyDir`` limits, ``hostPath`` ``type`` and ``..``, projected and
+  downward-API items, image volumes), ``subPath``/``subPathExpr``,
+  ``mountPropagation``, ``recursiveReadOnly``, ``volumeDevices``,
+  ``resizePolicy``, ``restartPolicyRules``, tolerations, affinity,
+  topology spread constraints, ``dnsConfig``, ``hostAliases``,
+  ``readinessGates``, ``imagePullSecrets`` fields, ``os``,
+  ``runtimeClassName``, ``preemptionPolicy``, ``hostnameOverride``,
+  ``shareProcessNamespace``, ``generateName``, owner references,
+  finalizers, the pod-specific annotations, ``fileKeyRef`` env volumes,
+  and every error past the first of one container's resource list;
 * ``HasAPIObjectReference``: a pod naming a service account, a secret, a
   config map, a resource claim or a volume that needs the API server is
   refused (``static pods may not reference secrets``).
@@ -73,6 +114,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from podnuma.agent.validation import StaticPodErrors, validate_static_pod
 from podnuma.api.featuregates import GATE_POD_LEVEL_RESOURCES
 from podnuma.api.pod import Pod, PodLevelResources
 from podnuma.api.pod_defaults import round_up_milli
@@ -87,7 +129,6 @@ from podnuma.api.pod_manifest import (
     parse_pod,
 )
 from podnuma.api.pod_validation import (
-    check_dns_subdomain,
     check_pod_resource_consistency,
     check_pod_resource_name,
     check_requirements,
@@ -562,6 +603,15 @@ def _canonical(doc: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _refused(errors: list[tuple[str, str]], located: Document, name: str) -> InputError:
+    """The kubelet's ``invalid pod: [...]``, with the line of the first
+    error's field when the manifest has it."""
+    first = errors[0][0]
+    pos = located.locate(first) if not first.startswith("spec.nodeName") else None
+    where = f" (line {pos[0]}, column {pos[1]})" if pos is not None else ""
+    return StaticPodErrors(errors, file=name, suffix=where)
+
+
 def _hash(data: object) -> bytes:
     return json.dumps(data, sort_keys=True, separators=(",", ":"), default=str).encode()
 
@@ -589,14 +639,24 @@ def decode_static_pod(raw_text: str, *, name: str, node_name: str, gates: Featur
     without = doc
     if isinstance(spec, Mapping) and "resources" in spec:
         without = {**doc, "spec": {k: v for k, v in spec.items() if k != "resources"}}
+    # ValidatePodCreate, on the pod as the file source defaulted it (the
+    # name suffixed, spec.nodeName the node's: a node name that is no DNS
+    # subdomain refuses every static pod); every error, in the kubelet's
+    # words and order, in one message
+    try:
+        errors = validate_static_pod(
+            doc, node_name=node_name, restart_rules=gates.enabled("ContainerRestartRules"))
+    except InputError as e:  # (a value of the wrong type: the decoder's refusal)
+        raise located.enrich(e.in_file(name)) from None
+    if errors:
+        raise _refused(errors, located, name)
+    # (parse_pod validates the name the kubelet validates: suffixed)
+    full_name = f"{meta['name']}-{node_name.lower()}" if isinstance(meta["name"], str) else meta["name"]
+    without = {**without, "metadata": {**meta, "name": full_name}}
     try:
         pod = parse_pod(without, gates=gates)
         assert isinstance(spec, Mapping)  # (parse_pod requires it)
         _check_images(spec)
-        # the kubelet sets spec.nodeName to its node's name before it
-        # validates: a name that is no DNS subdomain (capitals) refuses
-        # every static pod
-        check_dns_subdomain(node_name, "spec.nodeName")
         if pod_level_raw is not None and gates.enabled(GATE_POD_LEVEL_RESOURCES):
             pod = pod.replace(resources=_pod_level(pod_level_raw, pod))
     except InputError as e:
@@ -614,6 +674,6 @@ def decode_static_pod(raw_text: str, *, name: str, node_name: str, gates: Featur
         h.update(f"file:{name}".encode())
         uid = h.hexdigest()
     return StaticPod(
-        pod.replace(uid=uid, name=f"{pod.name}-{node_name.lower()}"),
+        pod.replace(uid=uid),
         hashlib.blake2b(canonical, digest_size=16).hexdigest(),
     )
