@@ -120,3 +120,45 @@ def test_checkpoint_dir_dash_is_refused(tmp_path: Path) -> None:
                                    "--checkpoint-dir", "-"])
     assert res.exit_code == 2 and "'-' names no directory" in res.stderr
     assert not Path("-").exists()
+
+
+def test_a_bad_pod_of_the_dump_is_named_where_it_is_in_the_dump(tmp_path: Path) -> None:
+    """A pod of ``--pods`` that ``state.pods`` refuses: the error names the
+    dump's file, the item's field path and its line there (not the scenario
+    made of it), for ``restart --state-dir`` and ``state inspect
+    --as-scenario`` alike; nothing is written on standard output."""
+    sd, pods = _state(tmp_path)
+    bad = json.loads(json.dumps(pods[1]))
+    bad["spec"]["containers"][0]["resources"]["limits"]["cpu"] = "abc"
+    (tmp_path / "pods.json").write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [
+        {**pods[0], "status": {"phase": "Running"}}, bad]}, indent=1))
+    line, column = next((i, text.index('"abc"') + 1)
+                        for i, text in enumerate((tmp_path / "pods.json").read_text().splitlines(), 1)
+                        if '"abc"' in text)
+    where = f"{tmp_path / 'pods.json'}: items[1].spec.containers[0].resources.limits[cpu]: "
+    given = ["--node", str(tmp_path / "node.yaml"), "--kubelet-config", str(tmp_path / "config.yaml"),
+             "--pods", str(tmp_path / "pods.json")]
+    for args in (["restart", "--state-dir", str(sd), *given],
+                 ["state", "inspect", str(sd), "--as-scenario", "-o", "json", *given]):
+        res = _run(*args)
+        assert res.exit_code == 2, res.output
+        assert res.stdout == ""
+        (error,) = [x for x in res.stderr.splitlines() if x.startswith("error:")]
+        assert error.startswith(f"error: {where}quantities must match"), error
+        assert error.endswith(f"(line {line}, column {column})"), error  # (the value, in the dump)
+
+
+def test_a_dump_pod_name_with_control_characters_is_refused(tmp_path: Path) -> None:
+    """``state inspect --pods`` shows the dump's pod names in its table: a
+    name the API server would refuse (control characters) is an error
+    naming the dump and the field, never written to the terminal."""
+    sd, pods = _state(tmp_path)
+    evil = json.loads(json.dumps(pods[0]))
+    evil["metadata"]["name"] = "p\x1b[31m0\nX"
+    (tmp_path / "pods.json").write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [evil]}))
+    res = _run("state", "inspect", str(sd), "--pods", str(tmp_path / "pods.json"))
+    assert res.exit_code == 2, res.output
+    assert res.stdout == "" and "\x1b" not in res.stderr
+    (error,) = [x for x in res.stderr.splitlines() if x.startswith("error:")]
+    assert f"{tmp_path / 'pods.json'}: items[0].metadata.name: Invalid value: " in error
+    assert "RFC 1123 subdomain" in error

@@ -19,11 +19,15 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+from podnuma.api.featuregates import FeatureGateReader
+from podnuma.api.pod_manifest import parse_pod
+from podnuma.api.pod_validation import check_dns_label, check_dns_subdomain
 from podnuma.cm.checkpoint import CheckpointError
 from podnuma.cm.cpumanager import checkpoint as cpu_ckpt
 from podnuma.cm.devicemanager import checkpoint as dev_ckpt
@@ -31,7 +35,13 @@ from podnuma.cm.memorymanager import checkpoint as mem_ckpt
 from podnuma.errors import InputError
 from podnuma.fieldkit import wrong_type
 from podnuma.golang.json import GoJSONError, JSONNumber, JSONObject, go_json_parse
-from podnuma.inputs.documents import input_name, parse_document, read_text
+from podnuma.inputs.documents import (
+    Document,
+    field_path_under,
+    input_name,
+    parse_document,
+    read_text,
+)
 from podnuma.inputs.pods import ConfigSource, config_source
 from podnuma.inputs.text import TextInput
 from podnuma.machine.cpuset import CPUSet
@@ -39,6 +49,7 @@ from podnuma.machine.cpuset import CPUSet
 __all__ = [
     "PodRef",
     "StateFiles",
+    "check_dump_pods",
     "checkpoint_pod_uids",
     "exclusive_cpu_sets",
     "read_kubelet_config",
@@ -46,6 +57,9 @@ __all__ = [
     "read_pods_dump",
     "read_state_dir",
 ]
+
+#: the line and column an error's message ends with (of the text it was about)
+_LINE_SUFFIX = re.compile(r" \(line \d+, column \d+\)$")
 
 _Data = TypeVar("_Data")
 _Data_co = TypeVar("_Data_co", covariant=True)
@@ -118,6 +132,18 @@ class PodRef:
     name: str
     node: str | None = None
     manifest: dict[str, Any] | None = field(default=None, compare=False, hash=False, repr=False)
+    #: the dump it is in and where there (``items[3]``; ``""``: the dump is
+    #: the one Pod), for errors about it (:func:`check_dump_pods`)
+    dump: Document | None = field(default=None, compare=False, hash=False, repr=False)
+    at: str = field(default="", compare=False, hash=False, repr=False)
+
+    def blame(self, err: InputError) -> InputError:
+        """``err`` (about the pod's manifest, its path from the pod) as an
+        error about the dump: its file, the item's field path, the line."""
+        if self.dump is None:
+            return err
+        message = _LINE_SUFFIX.sub("", err.message)  # (a line of another text)
+        return self.dump.enrich(InputError(message, path=field_path_under(self.at, err.path), file=self.dump.name))
 
     def __str__(self) -> str:
         return f"{self.namespace}/{self.name}"
@@ -208,7 +234,9 @@ def exclusive_cpu_sets(cpu: cpu_ckpt.CPUCheckpointData) -> list[tuple[str, str |
 
 def read_pods_dump(path: str | Path) -> dict[str, PodRef]:
     """UID -> pod, from ``kubectl get pods -o json`` (a ``List`` or one Pod;
-    ``-`` reads standard input)."""
+    ``-`` reads standard input). Every pod's name and namespace are checked
+    as the API server checks them (a DNS subdomain, a DNS label: no control
+    characters reach a table), its file and field path named."""
     name = input_name(path)
     doc = parse_document(read_text(path, what="pods dump"), name=name, json_only=True)
     data = doc.data
@@ -230,6 +258,14 @@ def read_pods_dump(path: str | Path) -> dict[str, PodRef]:
         if not isinstance(pod_name, str) or not pod_name:
             raise doc.enrich(InputError("required field is missing", path=f"{where}metadata.name"))
         namespace = meta.get("namespace")
+        if namespace is not None and not isinstance(namespace, str):
+            raise doc.enrich(wrong_type(f"{where}metadata.namespace", "a string", namespace))
+        try:
+            check_dns_subdomain(pod_name, f"{where}metadata.name")
+            if namespace:
+                check_dns_label(namespace, f"{where}metadata.namespace")
+        except InputError as e:
+            raise doc.enrich(e) from None
         spec = item.get("spec")
         node = spec.get("nodeName") if isinstance(spec, dict) else None
         out[uid] = PodRef(
@@ -237,8 +273,25 @@ def read_pods_dump(path: str | Path) -> dict[str, PodRef]:
             pod_name,
             node if isinstance(node, str) else None,
             item,
+            doc,
+            where.rstrip("."),
         )
     return out
+
+
+def check_dump_pods(refs: Iterable[PodRef], gates: FeatureGateReader) -> None:
+    """The dump's pods ``refs`` (those a scenario's ``state.pods`` will
+    take), validated as ``state.pods`` validates them (the status left
+    out); the first error names the dump's file and the pod's field path
+    there, not the scenario made of it."""
+    for ref in refs:
+        if ref.manifest is None:
+            continue
+        manifest = {k: v for k, v in ref.manifest.items() if k != "status"}
+        try:
+            parse_pod(manifest, gates=gates)
+        except InputError as e:
+            raise ref.blame(e) from None
 
 
 def read_kubelet_config(path: str | Path) -> ConfigSource:

@@ -27,17 +27,23 @@ from podnuma.analysis.restart import (
 )
 from podnuma.analysis.state import scenario_document
 from podnuma.errors import InputError, KubeletStartupError
-from podnuma.fieldkit import wrong_type
 from podnuma.inputs.discover import load_node
-from podnuma.inputs.documents import input_name, parse_document, read_text
+from podnuma.inputs.documents import parse_document
 from podnuma.inputs.overrides import Override, apply_overrides
 from podnuma.inputs.pods import DEFAULT_NODE_YAML, config_document, node_document
-from podnuma.inputs.state import checkpoint_pod_uids, read_kubelet_config, read_state_dir
+from podnuma.inputs.state import (
+    PodRef,
+    check_dump_pods,
+    checkpoint_pod_uids,
+    read_kubelet_config,
+    read_pods_dump,
+    read_state_dir,
+)
 from podnuma.inputs.text import TextInput
 from podnuma.scenario.run import run_scenario
 from podnuma.service.machine import discover
 from podnuma.service.scenario import load
-from podnuma.service.state import starts
+from podnuma.service.state import config_gates, starts
 
 __all__ = [
     "PodRisk",
@@ -67,34 +73,26 @@ def _with_overrides(report: RestartReport, overrides: Sequence[Override]) -> Res
     return dataclasses.replace(report, overrides=tuple(str(o) for o in overrides)) if overrides else report
 
 
-def _dump_pods(path: str, uids: set[str]) -> tuple[dict[str, tuple[dict[str, Any], str | None]], list[str]]:
-    """UID -> (manifest, phase) of the dump's pods that own checkpoint
-    entries; notes on the others."""
-    name = input_name(path)
-    doc = parse_document(read_text(path, what="pods dump"), name=name, json_only=True)
-    data = doc.data
-    if not isinstance(data, Mapping):
-        raise wrong_type("", "a mapping (a kubectl List of pods, or one Pod)", data).in_file(name)
-    items = data.get("items") if "items" in data else [data]
-    if not isinstance(items, list):
-        raise doc.enrich(wrong_type("items", "a list", items))
-    out: dict[str, tuple[dict[str, Any], str | None]] = {}
-    for i, item in enumerate(items):
-        meta = item.get("metadata") if isinstance(item, Mapping) else None
-        uid = meta.get("uid") if isinstance(meta, Mapping) else None
-        if not isinstance(uid, str) or not uid:
-            where = f"items[{i}].metadata.uid" if "items" in data else "metadata.uid"
-            raise doc.enrich(InputError("required field is missing", path=where))
-        if uid not in uids:
+def _dump_pods(path: str, uids: set[str]) -> dict[str, PodRef]:
+    """The pods of the dump at ``path`` that own checkpoint entries (UID ->
+    pod), their creation times checked (errors name the dump's file and the
+    pod's field path there)."""
+    out: dict[str, PodRef] = {}
+    for uid, ref in read_pods_dump(path).items():
+        if uid not in uids or ref.manifest is None:
             continue
-        status = item.get("status")
-        phase = status.get("phase") if isinstance(status, Mapping) else None
         try:
-            creation_time(RunningPod(uid, uid, item))
+            creation_time(RunningPod(uid, uid, ref.manifest))
         except InputError as e:
-            raise doc.enrich(e.at(f"items[{i}]" if "items" in data else "")) from None
-        out[uid] = (dict(item), phase if isinstance(phase, str) else None)
-    return out, []
+            raise ref.blame(e) from None
+        out[uid] = ref
+    return out
+
+
+def _phase(manifest: Mapping[str, Any]) -> str | None:
+    status = manifest.get("status")
+    phase = status.get("phase") if isinstance(status, Mapping) else None
+    return phase if isinstance(phase, str) else None
 
 
 def _reserves_cpus(config: Mapping[str, Any]) -> bool:
@@ -133,15 +131,9 @@ def restart_state_dir(
             starts(given, load_node(node_doc, base_dir=Path.cwd()), source, tuple(overrides))
     doc, notes = scenario_document(files, node=node_doc, kubelet_config=config)
     uids = checkpoint_pod_uids(files.cpu, files.memory)
-    specs: dict[str, tuple[dict[str, Any], str | None]] = {}
-    if pods is not None:
-        specs, more = _dump_pods(pods, uids)
-        notes += more
-    running: list[RunningPod] = []
-    for uid, (manifest, phase) in specs.items():
-        meta = manifest.get("metadata") or {}
-        ref = f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
-        running.append(RunningPod(uid, ref, manifest, phase))
+    specs = _dump_pods(pods, uids) if pods is not None else {}
+    running = [RunningPod(uid, str(ref), dict(ref.manifest or {}), _phase(ref.manifest or {}))
+               for uid, ref in specs.items()]
     missing = sorted(uids - set(specs))
     running += [RunningPod(uid, uid, None) for uid in missing]
     if missing:
@@ -156,6 +148,9 @@ def restart_state_dir(
         config_out = apply_overrides(config_out, overrides)
     if _reserves_cpus(config_out):  # (given by --set: the note asking for it is answered)
         notes = [n for n in notes if "does not record reservedSystemCPUs" not in n]
+    gates = config_gates(config_out)
+    if gates is not None:  # (a pod the restart's scenario refuses: named where it is in the dump)
+        check_dump_pods(specs.values(), gates)
     if source is None and config_out.get("cpuManagerPolicy") == "static" and not _reserves_cpus(config_out):
         raise InputError(
             "--kubelet-config: the node's configuration is needed: its CPU manager checkpoint is the "

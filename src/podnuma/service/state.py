@@ -11,13 +11,16 @@ from pathlib import Path
 from typing import Any
 
 from podnuma.analysis.state import StateReport, inspect_state, scenario_document
-from podnuma.errors import InputError
+from podnuma.api.featuregates import FeatureGateReader
+from podnuma.api.kubeletconfig import load_kubelet_config
+from podnuma.errors import InputError, KubeletStartupError
 from podnuma.inputs.discover import load_node
 from podnuma.inputs.overrides import Override, apply_overrides, blame
 from podnuma.inputs.pods import ConfigSource, node_document
 from podnuma.inputs.state import (
     PodRef,
     StateFiles,
+    check_dump_pods,
     checkpoint_pod_uids,
     read_kubelet_config,
     read_pods_dump,
@@ -27,7 +30,7 @@ from podnuma.inputs.text import TextInput
 from podnuma.machine.topology import Machine
 from podnuma.service.machine import discover
 
-__all__ = ["AsScenario", "as_scenario", "inspect", "starts"]
+__all__ = ["AsScenario", "as_scenario", "config_gates", "inspect", "starts"]
 
 
 @dataclass(frozen=True)
@@ -126,6 +129,24 @@ def _running_pods(files: StateFiles, dump: Mapping[str, PodRef]) -> tuple[list[d
     return specs, notes
 
 
+def _owners(files: StateFiles, dump: Mapping[str, PodRef]) -> list[PodRef]:
+    """The dump's pods that own checkpoint entries (:func:`_running_pods`'s)."""
+    uids = checkpoint_pod_uids(files.cpu, files.memory) | (
+        set(files.devices.pods()) if files.devices is not None else set())
+    return [dump[uid] for uid in sorted(uids) if uid in dump and dump[uid].manifest is not None]
+
+
+def config_gates(config: object) -> FeatureGateReader | None:
+    """The feature gates of the configuration ``config`` (None: it does not
+    load; the scenario's own reading of it says why)."""
+    if not isinstance(config, Mapping):
+        return None
+    try:
+        return load_kubelet_config(config).feature_gates
+    except (InputError, KubeletStartupError, ValueError):
+        return None
+
+
 def _replays(doc: Mapping[str, Any], directory: Path) -> None:
     """The scenario ``doc`` starts (no step run): the kubelet restores the
     checkpoints on its machine with its configuration, or the kubelet's
@@ -165,6 +186,9 @@ def as_scenario(
             notes = [n for n in notes if "does not record reservedSystemCPUs" not in n]
     if got.dump is not None:
         specs, more = _running_pods(got.files, got.dump)
+        gates = config_gates(doc["kubeletConfig"])
+        if gates is not None:  # (a pod state.pods refuses: named where it is in the dump)
+            check_dump_pods(_owners(got.files, got.dump), gates)
         if specs:
             state = doc["state"]
             assert isinstance(state, dict)
