@@ -206,6 +206,12 @@ def test_directory_holding_sys_is_accepted(tmp_path: Path) -> None:
         ("devices/system/node/node0/meminfo", "Node 0 MemFree: 1 kB\n"),
         ("devices/system/node/node0/distance", "10  21\n"),
         ("devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages", "lots\n"),
+        # past Go's int (strconv.Atoi: value out of range), not printed as a core id
+        ("devices/system/cpu/cpu1/topology/core_id", "99999999999999999999999\n"),
+        ("devices/system/cpu/cpu1/topology/physical_package_id", "-9223372036854775809\n"),
+        # past a uint64 of pages, and past the bytes an int64 capacity holds
+        ("devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages", "99999999999999999999999\n"),
+        ("devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages", "10000000000000000000\n"),
     ],
 )
 def test_bad_files_name_the_file(tmp_path: Path, relpath: str, content: str) -> None:
@@ -391,3 +397,32 @@ def test_snapshot_s390x_no_l3(snapshots: dict[str, Path]) -> None:
     assert {(i.socket, i.uncore_cache) for i in t.cpu_info.values()} == {(2, 2)}
     assert m.numa_nodes[0].memory == 112832212 * KiB
     assert dict(m.numa_nodes[0].hugepages) == {MiB: 0}
+
+
+def test_ids_at_the_edge_of_go_int_are_read(tmp_path: Path) -> None:
+    """The largest core id Go's Atoi parses is a core id; hugepages whose
+    bytes still fit an int64 are read."""
+    tree = two_socket_ht()
+    tree.hugepages = {0: {2048: 2**42 - 1}}
+    tree.write(tmp_path)
+    (tmp_path / "devices/system/cpu/cpu1/topology/core_id").write_text(f"{2**63 - 1}\n")
+    info = read_sysfs(tmp_path)
+    assert any(core.id == 2**63 - 1 for node in info.topology for core in node.cores)
+    assert [(h.page_size, h.num_pages) for h in info.topology[0].hugepages] == [(2048, 2**42 - 1)]
+
+
+def test_discover_name_is_checked_as_the_node_form_checks_it(tmp_path: Path) -> None:
+    """``node discover --name``: a name the node form refuses (a line
+    break: ``simulate`` would refuse the mapping printed) is refused first,
+    one line, exit 2, nothing printed."""
+    from click.testing import CliRunner
+
+    from podnuma.cli import cli
+
+    two_socket_ht().write(tmp_path)
+    got = CliRunner().invoke(cli, ["node", "discover", "--sysfs", str(tmp_path), "--name", "a\nb"])
+    assert got.exit_code == 2 and got.stdout == ""
+    assert got.stderr.splitlines() == [
+        r"error: --name: must not contain control characters, got '\n' in 'a\nb'"]
+    ok = CliRunner().invoke(cli, ["node", "discover", "--sysfs", str(tmp_path), "--name", "n1", "-o", "json"])
+    assert ok.exit_code == 0, ok.output

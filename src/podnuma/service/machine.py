@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from podnuma.errors import InputError
-from podnuma.inputs.discover._fields import expect_str
+from podnuma.inputs.discover._fields import expect_name
 from podnuma.inputs.discover.export import node_document
 from podnuma.inputs.discover.machineinfo import build_machine
 from podnuma.inputs.discover.sysfs import offline_cpus, read_sysfs
@@ -22,7 +22,7 @@ def discover(root: Path, name: str | None = None) -> dict[str, Any]:
     ``name`` (a non-empty string)."""
     if name is not None:
         try:
-            expect_str(name, "name")
+            expect_name(name, "name")  # (as the node form takes it: no control characters)
         except InputError as err:
             raise InputError(f"--name: {err.message}") from None
     try:

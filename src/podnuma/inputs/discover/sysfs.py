@@ -119,7 +119,10 @@ def _atoi(file: Path, text: str) -> int:
     value = text.strip()
     if not _INT.fullmatch(value):
         raise _err(f"invalid integer {value!r}", file)
-    return int(value)
+    n = int(value)
+    if not -(2**63) <= n < 2**63:  # (Go's int, as Atoi parses it)
+        raise _err(f"invalid integer {value!r}: value out of range", file)
+    return n
 
 
 class _CoreBuilder:
@@ -337,15 +340,18 @@ class _SysFs:
         for name in entries:
             parts = name.split("-")
             size_text = parts[1].split("kB")[0] if len(parts) > 1 else ""
-            if not size_text.isdigit():
+            if not size_text.isdigit() or int(size_text) >= 2**64:  # (a uint64)
                 raise _err("cannot parse the page size from the directory name", directory / name)
             file = directory / name / "nr_hugepages"
             text = _read(file)
             if text is None:
                 raise _err("missing nr_hugepages", file)
             m = _SCAN_INT.match(text)
-            if m is None or int(m.group(1)) < 0:
+            if m is None or not 0 <= int(m.group(1)) < 2**64:  # (a uint64: out of range, an error)
                 raise _err(f"could not parse nr_hugepages, contents {text!r}", file)
+            if int(m.group(1)) * int(size_text) * 1024 >= 2**63:  # (the kubelet's capacity: an int64 of bytes)
+                raise _err(f"{int(m.group(1))} pages of {size_text} kB: more bytes than the kubelet's "
+                           "capacity of a resource can hold (2^63-1)", file)
             out.append(HugePagesInfo(page_size=int(size_text), num_pages=int(m.group(1))))
         return tuple(out)
 
