@@ -33,3 +33,33 @@ def test_the_verdict_is_always_shown(tmp_path: Path, columns: int, short: bool) 
     assert "✗ rejected: SMTAlignmentError" in " ".join(proc.stdout.split())  # (wrapped at a space, maybe)
     pod = "shop/odd" if short else "shop-" + "y" * 40 + "/odd-" + "x" * 55
     assert pod in proc.stdout.replace("\n", "")
+
+
+@pytest.mark.parametrize("columns", [50, 60, 80, 100, 120])
+def test_the_containers_table_cuts_no_word(columns: int) -> None:
+    """The containers table fits the width by wrapping at spaces, commas and
+    separators, and by leaving out optional columns (said in a note), never
+    by cutting a word (``containe`` / ``r``, ``preferre`` / ``d)``)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["COLUMNS"] = str(columns)
+    proc = subprocess.run([sys.executable, "-c", "from podnuma.cli import run; run()", "explain",
+                           str(ROOT / "examples" / "real-node" / "this-node.yaml"), "--no-picture"],
+                          capture_output=True, text=True, env=env, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    start = lines.index("containers")
+    end = next(i for i in range(start, len(lines))
+               if lines[i].startswith(("   exclusive CPUs", "   (", "   •", "node shared pool")))
+    table = lines[start:end]
+    assert max(len(line) for line in table) <= columns, "\n".join(table)
+    tokens = " ".join(table).split()
+    for word in ("container", "pool", "exclusive", "slice", "memory", "256Mi", "NUMA", "CPUs"):
+        assert word in tokens, (word, "\n".join(table))
+    shown = {"hint": "preferred)", "devices": "devices", "CFS quota": "disabled"}
+    flat = " ".join(proc.stdout.split())  # (the note may wrap)
+    at = flat.find("(left out to fit")
+    note = flat[at:flat.index(")", at)] if at >= 0 else ""
+    for column, word in shown.items():
+        assert (word in tokens) != (column in note), (column, note, "\n".join(table))
+    if columns >= 80:
+        assert note == ""

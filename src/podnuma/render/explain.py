@@ -6,11 +6,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from rich import box
-from rich.console import Console
+from rich.console import Console, RenderableType
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
 from podnuma.fieldkit import inert
+from podnuma.render.wrap import cpu_list, name, words
 from podnuma.scenario.run import RunResult
 from podnuma.units import format_bytes as _size
 from podnuma.units import format_nodes as _nodes
@@ -118,21 +120,11 @@ def _render_admission(adm: Mapping[str, Any], console: Console, picture: str | N
             highlight=False,
         )
     if adm["containers"]:
-        ct = Table(box=box.SIMPLE_HEAD, show_edge=False, title="containers", title_justify="left")
-        for col in ("container", "pool", "CPUs", "NUMA", "memory", "devices", "CFS quota", "hint"):
-            ct.add_column(col, overflow="fold")
-        for c in adm["containers"]:
-            name = c["name"] if c["type"] == "app" else f"{c['name']} ({c['type']})"
-            devices = ", ".join(
-                f"{res}: {','.join(d['ids'])}" for res, d in c["devices"].items()
-            ) or "-"
-            hint = c["topologyHint"]
-            ct.add_row(
-                name, c["pool"], c["cpus"] or "-", _nodes(c["cpuNumaNodes"]),
-                _mem_text(c["memory"]), devices, c["cfsQuota"],
-                "-" if hint is None else _hint_text(hint),
-            )
+        ct, hidden = _containers_table(adm["containers"], console)
         console.print(ct)
+        if hidden:
+            console.print(f"   (left out to fit {console.width} columns: {', '.join(hidden)}; "
+                          "-o json has every field)", highlight=False)
         if adm["cpuPolicyRule"]:
             console.print(f"   exclusive CPUs: {adm['cpuPolicyRule']}", highlight=False)
         for c in adm["containers"]:
@@ -162,6 +154,80 @@ def _render_admission(adm: Mapping[str, Any], console: Console, picture: str | N
         console.print(Text(picture), highlight=False)
 
 
+
+
+#: the containers table's columns, and the order optional ones are left
+#: out in when the table is wider than the console
+_CONTAINER_COLUMNS = ("container", "pool", "CPUs", "NUMA", "memory", "devices", "CFS quota", "hint")
+_CONTAINER_DROP = ("devices", "CFS quota", "hint", "memory")
+
+
+def _container_cells(c: Mapping[str, Any]) -> dict[str, RenderableType]:
+    """A container's cells, each wrapping where a reader expects it (a CPU
+    list after its commas, a name at its separators, words at spaces)."""
+    label = c["name"] if c["type"] == "app" else f"{c['name']} ({c['type']})"
+    devices = ", ".join(f"{res}: {','.join(d['ids'])}" for res, d in c["devices"].items()) or "-"
+    hint = c["topologyHint"]
+    return {
+        "container": name(label), "pool": words(c["pool"]), "CPUs": cpu_list(c["cpus"] or "-"),
+        "NUMA": cpu_list(_nodes(c["cpuNumaNodes"])), "memory": words(_mem_text(c["memory"])),
+        "devices": words(devices), "CFS quota": words(c["cfsQuota"]),
+        "hint": words("-" if hint is None else _hint_text(hint)),
+    }
+
+
+def _containers_table(containers: list[Mapping[str, Any]], console: Console) -> tuple[Table, list[str]]:
+    """The containers table, its optional columns left out (named in the
+    second result) until its narrowest layout fits the console: no word
+    is cut to make it fit."""
+    rows = [_container_cells(c) for c in containers]
+
+    def build(hidden: list[str]) -> Table:
+        table = Table(box=box.SIMPLE_HEAD, show_edge=False, title="containers", title_justify="left")
+        shown = [col for col in _CONTAINER_COLUMNS if col not in hidden]
+        for col in shown:  # (a header is not cut either)
+            table.add_column(col, min_width=max(len(w) for w in col.split()))
+        for cells in rows:
+            table.add_row(*(cells[col] for col in shown))
+        return table
+
+    unbounded = console.options.update_width(1 << 16)
+    hidden: list[str] = []
+    for col in _CONTAINER_DROP:
+        if Measurement.get(console, unbounded, build(hidden)).minimum <= console.width:
+            break
+        hidden.append(col)
+    table = build(hidden)
+    # rich narrows the widest columns first, below what their words need:
+    # each column gets its narrowest width, then what is left goes to the
+    # columns that need the least more to fit on one line, whole, and the
+    # rest is shared in proportion (no word cut when the table fits)
+    spans: list[Measurement] = []
+    for c in table.columns:
+        cells = [Measurement.get(console, unbounded, r) for r in (c.header, *c.cells)]
+        low = max([c.min_width or 0, *(m.minimum for m in cells)])
+        spans.append(Measurement(low, max([low, *(m.maximum for m in cells)])))
+    overhead = Measurement.get(console, unbounded, table).maximum - sum(m.maximum for m in spans)
+    room = console.width - overhead - sum(m.minimum for m in spans)
+    more = sum(m.maximum - m.minimum for m in spans)
+    if room >= 0 and room < more:
+        widths = [m.minimum for m in spans]
+        order = sorted(range(len(spans)), key=lambda i: spans[i].maximum - spans[i].minimum)
+        left = room
+        for i in order:  # whole columns first, the narrowest needs first
+            need = spans[i].maximum - spans[i].minimum
+            if need > left:
+                break
+            widths[i], left = spans[i].maximum, left - need
+        rest = [i for i in order if widths[i] < spans[i].maximum]
+        wanted = sum(spans[i].maximum - widths[i] for i in rest)
+        for i in rest:  # the rest in proportion (the rounding's remainder to the first)
+            widths[i] += (spans[i].maximum - widths[i]) * left // wanted if wanted else 0
+        if rest:
+            widths[rest[0]] += room - sum(w - m.minimum for w, m in zip(widths, spans, strict=True))
+        for column, w in zip(table.columns, widths, strict=True):
+            column.width = w
+    return table, hidden
 
 
 def _side_effect_lines(alt: Mapping[str, Any]) -> list[str]:
