@@ -74,15 +74,29 @@ def contradictions(
     except PodnumaError:
         return out
     got = _qty(allocatable.get("cpu"))
+    cap = _qty(capacity.get("cpu"))
+    if cap is not None and cap.milli_value() != machine_cpus * 1000:
+        # the node form is another machine than the node's: the figures below
+        # compare the node's own capacity and allocatable, not the form's
+        out.append(
+            f"status.capacity cpu is {_cpus(cap.milli_value())}, the node form has {machine_cpus} CPUs: "
+            "the form is not this node's machine"
+        )
     if got is not None:
-        want = machine_cpus * 1000 - reserved_milli
+        # the kubelet's allocatable: capacity - reserved, never below 0
+        want = max(0, machine_cpus * 1000 - reserved_milli)
         if got.milli_value() != want:
-            out.append(
-                f"status.allocatable cpu is {_cpus(got.milli_value())}, the configuration gives "
-                f"{_cpus(want)} ({machine_cpus} CPUs, {_cpus(reserved_milli)} reserved): the kubelet "
-                f"reserves {_cpus(machine_cpus * 1000 - got.milli_value())} CPUs "
-                "(kubeReserved, systemReserved or reservedSystemCPUs)"
-            )
+            over = " (more than the machine has)" if reserved_milli > machine_cpus * 1000 else ""
+            text = (f"status.allocatable cpu is {_cpus(got.milli_value())}, the configuration gives "
+                    f"{_cpus(want)} ({machine_cpus} CPUs, {_cpus(reserved_milli)} reserved{over})")
+            held = (cap.milli_value() if cap is not None else machine_cpus * 1000) - got.milli_value()
+            if held >= 0:
+                text += (f": the kubelet reserves {_cpus(held)} CPUs of its "
+                         f"{'status.capacity' if cap is not None else 'machine'} "
+                         "(kubeReserved, systemReserved or reservedSystemCPUs)")
+            else:
+                text += ": more than the node's capacity"
+            out.append(text)
     caps = {name: q for name, text in capacity.items() if (q := _qty(text)) is not None}
     got_mem = _qty(allocatable.get("memory"))
     if "memory" in caps and got_mem is not None:
