@@ -299,7 +299,7 @@ def test_waiting_for_a_job_process_holds_no_thread() -> None:
         assert len(busy) >= PENDING - 3, [r[:2] for r in results]
         for _, seconds, data in busy:
             assert json.loads(data) == {"error": "the server is busy (at most 1 simulations at once): try again"}
-            assert seconds < LIMIT + 3.0, seconds
+            assert seconds < 2 * LIMIT, seconds  # (the docstring's bound: a wait for a thread too is 2x)
 
 
 def test_a_fleet_dump_waiting_for_a_job_process_has_written_nothing(
