@@ -89,9 +89,9 @@ def contradictions(
             over = " (more than the machine has)" if reserved_milli > machine_cpus * 1000 else ""
             text = (f"status.allocatable cpu is {_cpus(got.milli_value())}, the configuration gives "
                     f"{_cpus(want)} ({machine_cpus} CPUs, {_cpus(reserved_milli)} reserved{over})")
-            held = (cap.milli_value() if cap is not None else machine_cpus * 1000) - got.milli_value()
-            if held >= 0:
-                text += (f": the kubelet reserves {_cpus(held)} CPUs of its "
+            kept = (cap.milli_value() if cap is not None else machine_cpus * 1000) - got.milli_value()
+            if kept >= 0:
+                text += (f": the kubelet reserves {_cpus(kept)} CPUs of its "
                          f"{'status.capacity' if cap is not None else 'machine'} "
                          "(kubeReserved, systemReserved or reservedSystemCPUs)")
             else:
