@@ -27,6 +27,7 @@ from podnuma.cli.options import (
     OutputFormat,
     dash_is_stdout,
     dash_refused,
+    dash_refused_dir,
     echo,
     note,
     stdin_used_once,
@@ -62,7 +63,9 @@ def fleet_group() -> None:
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Replay on N local processes.")
 @click.option("--dask", "dask_target", default=None, metavar="local[:N]|tcp://HOST:PORT",
-              help="Replay on a Dask cluster: a LocalCluster of N worker processes, or a scheduler.")
+              help="Replay on a Dask cluster: a LocalCluster of N worker processes, or a scheduler "
+                   "(tcp://HOST:PORT, an IPv6 address in brackets; tls:// is not supported: podnuma "
+                   "takes no certificates).")
 @click.option("--kubeconfig", default=None, type=click.Path(dir_okay=False),
               help="Read the cluster live (read-only) with this kubeconfig ('-': standard input).")
 @click.option("--context", default=None, help="The kubeconfig context (with --kubeconfig).")
@@ -118,8 +121,9 @@ class _SummaryFormat(OutputFormat):
               help="The pods of this many nodes in each pods dump (pods/pods-NNNN.json); 0: all "
                    "in one (pods/pods.json, as `kubectl get pods -A -o json` gives a cluster's).")
 @click.option("--output-dir", "out", type=click.Path(path_type=Path, file_okay=False),
-              required=True, metavar="DIRECTORY",
-              help="The directory to write the dumps into (created; must be empty).")
+              required=True, metavar="DIRECTORY", callback=dash_refused_dir,
+              help="The directory to write the dumps into (created; must be empty; all or nothing "
+                   "is written).")
 @click.option("-o", "--output", "fmt", type=_SummaryFormat(GENERATE_FORMATS), default=GENERATE_FORMATS[0],
               show_default=True,
               help="table: one note on standard error (not with --quiet); json or yaml: a document of "

@@ -27,6 +27,7 @@ from podnuma.cli.guard import (
     fail,
     guard,
     is_terminal,
+    one_line,
     plain_note,
 )
 from podnuma.errors import InputError
@@ -240,12 +241,14 @@ def _kubeconfig_pipe_once(kubeconfig: str, inputs: Sequence[str]) -> None:
 
 def _report_issues(issues: Sequence[dict[str, Any]], quiet: bool) -> None:
     """The issues on standard error: errors and warnings; with ``quiet``,
-    errors only (as the other commands, which print errors when quiet)."""
+    errors only (as the other commands, which print errors when quiet).
+    Each on one line, inert on a terminal (:func:`~podnuma.cli.guard.one_line`):
+    the names it quotes (a pod, a node, a file) come from the inputs."""
     shown = [i for i in issues if i["severity"] == "error" or (i["severity"] == "warning" and not quiet)]
     for i in shown[:MAX_STDERR_ISSUES]:
         where = ": ".join(p for p in (i.get("file"), i.get("path")) if p)
         node = f"node {i['node']}: " if i.get("node") else ""
-        echo_err(f"{i['severity']}: {node}{where + ': ' if where else ''}{i['message']}")
+        echo_err(one_line(f"{i['severity']}: {node}{where + ': ' if where else ''}{i['message']}"))
     if len(shown) > MAX_STDERR_ISSUES:
         echo_err(f"... and {len(shown) - MAX_STDERR_ISSUES} more issue(s) in the report")
 
@@ -272,6 +275,8 @@ def analyze(
     through the guard."""
     if inputs.count("-") > 1:  # standard input can be read once: click's usage error's line
         fail(f"{STDIN_TWICE} (see '{command_path()} --help')")
+    if "" in inputs:  # (an empty name is no file: not the working directory)
+        fail("'': no such file or directory")
     if context is not None and kubeconfig is None:  # (it would be ignored)
         fail(f"--context goes with --kubeconfig (see '{command_path()} --help')")
     if kubeconfig == "-" and "-" in inputs:  # (read once: for the kubeconfig)
@@ -286,8 +291,14 @@ def analyze(
 
     parsed = guard(lambda: service.what_ifs(what_ifs, workers=workers, dask_target=dask_target))
     overrides = guard(lambda: parse_overrides(set_values))
+    if output_file is not None:  # (what would stop the final write: before any work)
+        out = output_file
+        guard(lambda: _output_file_ready(out))
     if scenario_dir is not None:  # (an earlier run's scenarios would stay: before any work)
         guard(lambda: service.scenario_dir_unused(scenario_dir))
+    # the directories --as-scenario makes (deepest first): removed again when
+    # the scenarios cannot be written, so that a failure leaves nothing
+    made = _missing_dirs(scenario_dir) if scenario_dir is not None else []
     if fmt == "html":
         guard(lambda: importlib.import_module("plotly"))  # the fleet extra, before any work
     if dask_target is not None:  # found, not imported: the Dask client may run in a process of its own
@@ -314,14 +325,59 @@ def analyze(
 
         fleet = guard(load)
         if scenario_dir is not None:  # (what would stop the writing: before any output)
+            stack.callback(_remove_empty, made)  # (kept when the scenarios are written)
             guard(lambda: service.prepare_scenario_dir(fleet, parsed, scenario_dir))
         guard(lambda: _analyze(fleet, parsed, fmt, output_file, ex, overrides, quiet, tmp.names))
         if scenario_dir is not None:
-            count = guard(lambda: service.write_scenarios(fleet, parsed, scenario_dir))
+            count = guard(lambda: service.write_scenarios(fleet, parsed, scenario_dir, made))
+            made.clear()
             plain_note(quiet)(f"wrote {count} scenario(s) to {scenario_dir}")
     # the report written, the executor's processes and the scratch files
     # gone: the process need not free the fleet object by object
     exit_at_once()
+
+
+def _missing_dirs(directory: Path) -> list[Path]:
+    """``directory`` and its parents that do not exist (deepest first): the
+    directories writing into it makes."""
+    return [p for p in (directory, *directory.parents) if not os.path.lexists(p)]
+
+
+def _remove_empty(dirs: Sequence[Path]) -> None:
+    """Remove the directories ``dirs`` (deepest first) that are empty."""
+    for d in dirs:
+        with contextlib.suppress(OSError):
+            d.rmdir()
+
+
+def _output_file_ready(path: Path) -> None:
+    """``InputError`` (naming ``--output-file``'s file) for what would stop
+    the report's atomic write into ``path`` once the replay is done: a
+    missing or unwritable directory, a directory, a device or a pipe in the
+    way (``/dev/null``: never replaced by a file). Checked before any work,
+    as ``--as-scenario`` is; nothing is written."""
+    import tempfile
+
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        st = None
+    except OSError as e:
+        raise InputError(f"--output-file: cannot write: {e.strerror or e}", file=str(path)) from None
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        raise InputError("--output-file: cannot write: it is a directory", file=str(path))
+    if st is not None and not stat.S_ISREG(st.st_mode):  # (the atomic write would refuse it after the work)
+        raise InputError("--output-file: cannot write: it exists and is not a regular file (a device, a "
+                         "named pipe or a socket is not replaced)", file=str(path))
+    parent = path.parent
+    try:  # (access() answers yes to root on a read-only file system: a file made and removed)
+        fd, probe = tempfile.mkstemp(prefix=".podnuma-probe-", dir=parent)
+        os.close(fd)
+        os.unlink(probe)
+    except FileNotFoundError:
+        raise InputError("--output-file: cannot write: its directory does not exist", file=str(path)) from None
+    except OSError as e:
+        raise InputError(f"--output-file: cannot write: {e.strerror or e}", file=str(path)) from None
 
 
 def _installed(module: str) -> None:

@@ -41,6 +41,7 @@ import itertools
 import math
 import operator
 import os
+import re
 import sys
 import threading
 from collections import deque
@@ -730,7 +731,12 @@ def run_processes(
 
 def parse_dask_target(text: str) -> tuple[str, int | None]:
     """``local`` / ``local:N`` -> ("local", N or None); ``tcp://HOST:PORT``
-    (or another scheme Dask knows) -> (address, None)."""
+    -> (address, None). ``ValueError`` (a usage error: said before any
+    work) for anything else: no port, a port that is not 1-65535, an IPv6
+    address not in brackets (``tcp://[::1]:8786``), another scheme. ``tls://``
+    (and ``wss://``) is refused: Dask needs certificates for it, which
+    podnuma takes no option for (reach a remote scheduler with tcp:// over
+    a private network or an SSH tunnel)."""
     if text == "local" or text.startswith("local:"):
         n: int | None = None
         if ":" in text:
@@ -741,7 +747,55 @@ def parse_dask_target(text: str) -> tuple[str, int | None]:
         return "local", n
     if "://" not in text:
         raise ValueError(f"--dask {text}: expected local, local:N or tcp://HOST:PORT")
+    scheme, _, rest = text.partition("://")
+    if scheme.lower() in ("tls", "wss"):
+        raise ValueError(f"--dask {text}: {scheme}:// needs TLS certificates, which podnuma takes no "
+                         "option for: give tcp://HOST:PORT (over a private network or an SSH tunnel)")
+    if scheme != "tcp":
+        raise ValueError(f"--dask {text}: expected local, local:N or tcp://HOST:PORT "
+                         f"({scheme}:// is not supported)")
+    problem = _tcp_address_problem(rest)
+    if problem is not None:
+        raise ValueError(f"--dask {text}: {problem} (expected tcp://HOST:PORT)")
     return text, None
+
+
+#: a host name or IPv4 address in ``tcp://HOST:PORT``
+_HOST = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
+_PORT = re.compile(r"[0-9]{1,5}")
+
+
+def _tcp_address_problem(rest: str) -> str | None:
+    """What is wrong with ``HOST:PORT`` (after ``tcp://``), or None."""
+    import ipaddress
+
+    if rest.startswith("["):  # [IPv6]:PORT
+        close = rest.find("]")
+        if close < 0:
+            return "the IPv6 address has no closing ']'"
+        host, after = rest[1:close], rest[close + 1:]
+        try:
+            ipaddress.IPv6Address(host)
+        except ValueError:
+            return f"{host!r} is not an IPv6 address"
+        if not after.startswith(":"):
+            return "no port"
+        port = after[1:]
+    else:
+        host, colon, port = rest.rpartition(":")
+        if not colon:
+            return "no port" if rest else "no host and no port"
+        if ":" in host:
+            return "an IPv6 address goes in brackets: tcp://[ADDRESS]:PORT"
+        if not host:
+            return "no host"
+        if not _HOST.fullmatch(host):
+            return f"{host!r} is not a host name or an IP address"
+    if not port:
+        return "no port"
+    if not _PORT.fullmatch(port) or not 1 <= int(port) <= 65535:
+        return f"the port {port!r} is not a number from 1 to 65535"
+    return None
 
 
 def run_dask(

@@ -10,8 +10,11 @@ from typing import Any
 
 from podnuma.errors import InputError
 from podnuma.fieldkit import check_known_fields, wrong_type
-from podnuma.fleet.files import _is_map, read_document
+from podnuma.fleet.files import _is_map, parse_document
+from podnuma.fleet.model import Issue
 from podnuma.fleet.selectors import Requirement, parse_selector
+from podnuma.inputs.documents import read_text
+from podnuma.inputs.limits import DEFAULT_LIMITS
 
 __all__ = ["FLEET_API_VERSION", "FLEET_KIND", "NodeGroup"]
 
@@ -79,6 +82,19 @@ def _abs_paths(form: Mapping[str, Any], base: Path) -> dict[str, Any]:
     return out
 
 
+def _read_group_file(path: Path) -> tuple[Any, Issue | None]:
+    """A node group's ``kubeletConfigFile`` or ``nodeFile`` parsed: a
+    configuration or a node form, not a dump, so read within the ordinary
+    input limit (:data:`~podnuma.inputs.limits.DEFAULT_LIMITS`, 64 MiB, as
+    ``podnuma simulate`` reads a file), not the fleet's gigabytes: ``/dev/zero``
+    is refused after 64 MiB. ``(None, issue)`` when it cannot be read."""
+    try:
+        text = read_text(path, what="input", name=str(path), limits=DEFAULT_LIMITS)
+    except InputError as e:
+        return None, Issue("error", e.message, file=str(path))
+    return parse_document(path, text)
+
+
 def _load_groups(doc: Mapping[str, Any], file: Path, base: Path | None = None) -> list[NodeGroup]:
     """The node groups of a FleetConfig read from ``file``; its relative
     paths resolve against ``base`` (default: the file's directory)."""
@@ -111,7 +127,7 @@ def _load_groups(doc: Mapping[str, Any], file: Path, base: Path | None = None) -
         if "kubeletConfigFile" in g:
             p = Path(str(g["kubeletConfigFile"]))
             p = p if p.is_absolute() else base / p
-            cdoc, issue = read_document(p)
+            cdoc, issue = _read_group_file(p)
             if issue is not None and cdoc is None:
                 raise InputError(issue.message, path=f"{at}.kubeletConfigFile", file=str(p))
             if not _is_map(cdoc):
@@ -128,7 +144,7 @@ def _load_groups(doc: Mapping[str, Any], file: Path, base: Path | None = None) -
         if "nodeFile" in g:
             p = Path(str(g["nodeFile"]))
             p = p if p.is_absolute() else base / p
-            ndoc, issue = read_document(p)
+            ndoc, issue = _read_group_file(p)
             if not _is_map(ndoc):
                 if issue:
                     raise InputError(issue.message, path=f"{at}.nodeFile", file=str(p))

@@ -12,7 +12,8 @@ A what-if is a comma-separated list of changes, applied to every node:
   with the gates PodLevelResources and PodLevelResourceManagers on;
 * ``shared-pool-cpus=N`` (with ``pod-level``): the rewrite sizes each pod's
   shared pool to N CPUs, as ``podnuma advise --shared-pool-cpus N`` does
-  (the budget = the exclusive slices + N CPUs);
+  (the budget = the exclusive slices + N CPUs; N at most 8192, the most
+  CPUs Linux runs on a machine);
 * ``scope=container|pod``: ``topologyManagerScope``;
 * ``policy=none|best-effort|restricted|single-numa-node``:
   ``topologyManagerPolicy``;
@@ -41,7 +42,7 @@ from podnuma.api.kubeletconfig import (
 )
 from podnuma.errors import InputError
 
-__all__ = ["WhatIf", "parse_what_if", "apply_config"]
+__all__ = ["WhatIf", "parse_what_if", "apply_config", "MAX_SHARED_POOL_CPUS"]
 
 _FIELDS = {
     "scope": "topologyManagerScope",
@@ -111,6 +112,13 @@ class WhatIf:
         return hash(self._fields())
 
 
+#: the largest ``shared-pool-cpus=N``: Linux's most CPUs on one machine
+#: (x86-64 ``CONFIG_NR_CPUS`` at most 8192, the bound podnuma puts on a
+#: machine's CPUs: :data:`podnuma.inputs.discover._fields.MAX_CPUS`): a
+#: larger pool fits on no node, and would only overflow the pod's budget
+MAX_SHARED_POOL_CPUS = 8192
+
+
 def parse_what_if(text: str) -> WhatIf:
     """Parse one ``--what-if`` value; ``InputError`` naming the bad part."""
     parts = [p.strip() for p in text.split(",") if p.strip()]
@@ -134,8 +142,13 @@ def parse_what_if(text: str) -> WhatIf:
             continue
         key, sep, value = part.partition("=")
         if key == "shared-pool-cpus" and sep:
-            if not value.isdigit() or int(value) < 1:
+            digits = value.lstrip("0")  # (read as a number only when short: int() of a long one is slow)
+            if not (value.isascii() and value.isdigit()) or not digits:
                 raise InputError(f"--what-if: {part}: expected a whole number of CPUs >= 1")
+            if len(digits) > 5 or int(digits) > MAX_SHARED_POOL_CPUS:
+                raise InputError(
+                    f"--what-if: {part}: at most {MAX_SHARED_POOL_CPUS} CPUs (Linux runs at most "
+                    f"{MAX_SHARED_POOL_CPUS} CPUs on a node: a larger shared pool fits on none)")
             shared = int(value)
             continue
         if not sep or not value:

@@ -22,6 +22,8 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
+from podnuma.fieldkit import inert
+
 __all__ = ["fleet_tables", "METRICS", "top_nodes", "what_if_header", "freed_line", "free_cell", "headline"]
 
 BASELINE = "as running"
@@ -43,6 +45,14 @@ METRICS: tuple[tuple[str, str], ...] = (
 )
 
 
+def _cell(text: str) -> Text:
+    """A cell (or line) of the tables: the names and messages it quotes come
+    from the inputs (a pod or node name, a file name), so their line breaks
+    and control characters are written escaped (:func:`~podnuma.fieldkit.inert`),
+    never passed to the terminal; ``-o json``/``yaml`` keep them as they are."""
+    return Text(inert(text))
+
+
 def _delta(v: int) -> str:
     return f" ({v:+d})" if v else ""
 
@@ -61,6 +71,7 @@ def what_if_header(report: Mapping[str, Any], label: str, prefix: str = "") -> s
 def _header_column(t: Table, text: str) -> None:
     # fold, never an ellipsis, and never narrower than the "(N)" mark: a
     # header cut short could read as another's
+    text = inert(text)
     mark = text[: text.index(")") + 1]
     t.add_column(text, justify="right", overflow="fold", min_width=max(len(mark), 7))
 
@@ -100,12 +111,12 @@ def _summary(report: Mapping[str, Any]) -> Table:
             w = summ[lab]
             change = int((w.get("change") or {}).get(key, 0))
             row.append(f"{int(w.get(key, 0))}{_delta(change)}")
-        t.add_row(*(Text(c) for c in row))
+        t.add_row(*(_cell(c) for c in row))
     if report["whatIfs"]:
         row = ["CPUs freed for other pods", "-"]
         for lab in report["whatIfs"]:
             row.append(f"{int((summ[lab].get('freedForOtherPods') or {}).get('cpus', 0)):+d}")
-        t.add_row(*(Text(c) for c in row))
+        t.add_row(*(_cell(c) for c in row))
     return t
 
 
@@ -123,7 +134,7 @@ def _assumed(report: Mapping[str, Any]) -> Table | None:
     for a in rows:
         b = by_name[str(a["name"])]["baseline"]
         found = a.get("contradictions") or []
-        t.add_row(*(Text(c) for c in (
+        t.add_row(*(_cell(c) for c in (
             str(a["name"]), str(b["pods"]), str(b["cpus"]), str(b["exclusiveCpus"]), str(b["freeCpus"]),
             str(len(b["rejected"])), "; ".join(found) if found else "nothing in the dumps")))
     return t
@@ -152,7 +163,7 @@ def _workloads(report: Mapping[str, Any]) -> Table:
             if lab != BASELINE and base is not None:
                 change = _delta(int(d.get("change", 0)))
             row.append(f"{d['copies']}{change} [{d['min']}-{d['max']}]")
-        t.add_row(*(Text(c) for c in row))
+        t.add_row(*(_cell(c) for c in row))
     return t
 
 
@@ -195,7 +206,7 @@ def _nodes_table(report: Mapping[str, Any], n: int, drop: Sequence[str]) -> Tabl
         row = [cells[c] for c in cols]
         for lab in report["whatIfs"]:
             row.append(free_cell(b, x.get("whatIfs", {}).get(lab, {})))
-        t.add_row(*(Text(c) for c in row))
+        t.add_row(*(_cell(c) for c in row))
     return t
 
 
@@ -250,7 +261,7 @@ def _rejected(report: Mapping[str, Any]) -> Table | None:
                      overflow="fold" if col == "run" else "ellipsis")
     for (lab, w, reason, msg), count in sorted(rows.items()):
         run = lab if lab == BASELINE else f"({list(report['whatIfs']).index(lab) + 1}) {lab}"
-        t.add_row(*(Text(c) for c in (run, w, str(count), reason, msg)))
+        t.add_row(*(_cell(c) for c in (run, w, str(count), reason, msg)))
     return t
 
 
@@ -269,7 +280,7 @@ def _restart(report: Mapping[str, Any]) -> Table | None:
 
     def figures(lab: str, sec: Mapping[str, Any], nodes: str) -> None:
         not_replayed = f", {sec['notReplayed']} not replayed" if sec.get("notReplayed") else ""
-        t.add_row(*(Text(c) for c in (
+        t.add_row(*(_cell(c) for c in (
             lab, f"{sec['nodes']} {nodes}{not_replayed}",
             f"{sec['kept']} kept, {sec['moved']} moved, {sec['rejected']} rejected",
             f"{sec['cpusTakenByNobody']} CPUs taken by nobody",
@@ -282,7 +293,7 @@ def _restart(report: Mapping[str, Any]) -> Table | None:
         for p in sec["pods"]:
             cpus = f"{p['before']} -> {p['after'] or '-'}"
             node = str(p["node"]) + (" *" if p.get("configAssumed") else "")
-            t.add_row(*(Text(c) for c in (lab, node, p["pod"], p["outcome"], cpus, p.get("reason") or "")))
+            t.add_row(*(_cell(c) for c in (lab, node, p["pod"], p["outcome"], cpus, p.get("reason") or "")))
     return t
 
 
@@ -299,7 +310,7 @@ def _not_rewritten(report: Mapping[str, Any]) -> Table | None:
     for col in ("run", "pods", "reason"):
         t.add_column(col, justify="right" if col == "pods" else "left")
     for (lab, reason), count in sorted(rows.items()):
-        t.add_row(*(Text(c) for c in (lab, str(count), reason)))
+        t.add_row(*(_cell(c) for c in (lab, str(count), reason)))
     return t
 
 
@@ -309,12 +320,12 @@ def _changed_pods(report: Mapping[str, Any], limit: int = 30) -> RenderableType 
     if not rows and not report.get("changedPods"):
         return None
     labels = ", ".join(report.get("changedPods") or {})
-    t = Table(title=f"pods that change when the gates are on ({labels}): {len(rows)}",
+    t = Table(title=inert(f"pods that change when the gates are on ({labels}): {len(rows)}"),
               box=box.SIMPLE_HEAD, title_justify="left")
     for col in ("node", "pod", "change"):
         t.add_column(col)
     for _, r in rows[:limit]:
-        t.add_row(Text(str(r["node"])), Text(str(r["pod"])), Text("; ".join(r["changes"])))
+        t.add_row(_cell(str(r["node"])), _cell(str(r["pod"])), _cell("; ".join(r["changes"])))
     if len(rows) > limit:
         return Group(t, Text(f"... and {len(rows) - limit} more (see -o json)"))
     return t
@@ -329,7 +340,7 @@ def _issues(issues: Sequence[Mapping[str, Any]], limit: int = 20) -> RenderableT
         t.add_column(col)
     for i in shown[:limit]:
         where = ": ".join(p for p in (i.get("file"), i.get("path")) if p)
-        t.add_row(*(Text(c) for c in (i["severity"], i.get("node") or "-", where or "-", i["message"])))
+        t.add_row(*(_cell(c) for c in (i["severity"], i.get("node") or "-", where or "-", i["message"])))
     if len(shown) > limit:
         return Group(t, Text(f"... and {len(shown) - limit} more (see -o json)"))
     return t
@@ -352,12 +363,12 @@ def headline(report: Mapping[str, Any]) -> str:
 
 
 def fleet_tables(report: Mapping[str, Any], *, top: int = 15) -> RenderableType:
-    parts: list[RenderableType] = [Text(headline(report))]
+    parts: list[RenderableType] = [_cell(headline(report))]
     if report["whatIfs"]:
-        parts.append(Text("what-ifs: " + "; ".join(f"({i}) {w}" for i, w in enumerate(report["whatIfs"], 1))))
+        parts.append(_cell("what-ifs: " + "; ".join(f"({i}) {w}" for i, w in enumerate(report["whatIfs"], 1))))
     parts.append(_summary(report))
     if report["whatIfs"]:
-        parts.append(Text("\n".join(freed_line(report, w) for w in report["whatIfs"]) + "\n"))
+        parts.append(Text("\n".join(inert(freed_line(report, w)) for w in report["whatIfs"]) + "\n"))
     assumed = _assumed(report)
     if assumed is not None:
         parts.append(assumed)

@@ -7,10 +7,11 @@ function that needs them, so the other questions never load them.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,7 @@ __all__ = [
     "load",
     "prepare_scenario_dir",
     "scenario_dir_unused",
+    "staged_directory",
     "renamed",
     "renamed_error",
     "report_html",
@@ -201,6 +203,51 @@ def scenario_file_names(node: str, what_ifs: Sequence[WhatIf]) -> dict[str, str]
     return names
 
 
+@contextlib.contextmanager
+def staged_directory(directory: Path, created: Sequence[Path] = ()) -> Iterator[Path]:
+    """Write the files of the empty (or missing) ``directory`` all or none:
+    yields a staging directory made inside it (so on its file system, a
+    mount point too), whose entries are renamed into ``directory`` once
+    everything was written. When anything fails (a full disk, Ctrl-C),
+    what was written is removed, and so is ``directory`` itself when it,
+    or a parent in ``created`` (the directories the caller made for it,
+    deepest first), was made for this and is empty again: a re-run finds
+    nothing left behind."""
+    import shutil
+    import tempfile
+
+    made = list(created)
+    if not directory.exists():
+        missing = [directory, *(p for p in directory.parents if not p.exists())]
+        directory.mkdir(parents=True)
+        made = [*missing, *made]
+    moved: list[Path] = []
+    stage: Path | None = None
+    try:
+        stage = Path(tempfile.mkdtemp(prefix=".podnuma-staging-", dir=directory))
+        yield stage
+        for entry in sorted(os.listdir(stage)):
+            target = directory / entry
+            if os.path.lexists(target):  # (another writer meanwhile: nothing of it replaced)
+                raise InputError("cannot write: the directory was written to meanwhile", file=str(target))
+            os.rename(stage / entry, target)
+            moved.append(target)
+        os.rmdir(stage)
+    except BaseException:
+        if stage is not None:
+            shutil.rmtree(stage, ignore_errors=True)
+        for target in moved:
+            if target.is_dir() and not target.is_symlink():
+                shutil.rmtree(target, ignore_errors=True)
+            else:
+                with contextlib.suppress(OSError):
+                    target.unlink()
+        for d in made:
+            with contextlib.suppress(OSError):  # (only when empty)
+                d.rmdir()
+        raise
+
+
 def scenario_dir_unused(directory: Path) -> None:
     """``InputError`` (naming it) when ``directory`` holds anything: the
     scenarios go into a new or empty directory (as ``fleet generate
@@ -259,12 +306,16 @@ def prepare_scenario_dir(fleet: FleetInputs, what_ifs: Sequence[WhatIf], directo
                 raise InputError("cannot write: a directory is in the way", file=str(target))
 
 
-def write_scenarios(fleet: FleetInputs, what_ifs: Sequence[WhatIf], directory: Path) -> int:
+def write_scenarios(fleet: FleetInputs, what_ifs: Sequence[WhatIf], directory: Path,
+                    created: Sequence[Path] = ()) -> int:
     """Write every replayable node's runs as scenarios into ``directory``
-    (created; files mode 0644, written atomically): ``podnuma simulate``
-    and the kubelet oracle replay each to the figures of the report (read
-    after the final ``reconcile`` step; a restart scenario to the what-if's
-    ``restart`` figures). Returns the number of files."""
+    (created; files mode 0644): ``podnuma simulate`` and the kubelet oracle
+    replay each to the figures of the report (read after the final
+    ``reconcile`` step; a restart scenario to the what-if's ``restart``
+    figures). All or none (:func:`staged_directory`): on a failure (a full
+    disk) no scenario is left behind, nor ``directory`` when it is among
+    ``created`` (the directories made for it, deepest first). Returns the
+    number of files."""
     from podnuma.fileio import atomic_write
     from podnuma.fleet.replay import node_scenarios
     from podnuma.fleet.restart import restart_scenario_of
@@ -272,22 +323,26 @@ def write_scenarios(fleet: FleetInputs, what_ifs: Sequence[WhatIf], directory: P
 
     prepare_scenario_dir(fleet, what_ifs, directory)
     written = 0
-    for spec in fleet.nodes:
-        runs = node_scenarios(spec, what_ifs)
-        for w in what_ifs:
-            if w.restart and w.label in runs:
-                restarted = restart_scenario_of(runs[w.label], spec.name)
-                if restarted is not None:
-                    runs[f"{w.label} (restart)"] = restarted
-        names = scenario_file_names(spec.name, what_ifs)
-        for label, doc in runs.items():
-            text = dump_safe_yaml(doc)
-            target = directory / names[label]
-            try:
-                atomic_write(target, text.encode("utf-8"), mode=0o644)
-            except OSError as e:
-                raise InputError(f"cannot write: {e.strerror or e}", file=str(target)) from None
-            written += 1
+    try:
+        with staged_directory(directory, created) as stage:
+            for spec in fleet.nodes:
+                runs = node_scenarios(spec, what_ifs)
+                for w in what_ifs:
+                    if w.restart and w.label in runs:
+                        restarted = restart_scenario_of(runs[w.label], spec.name)
+                        if restarted is not None:
+                            runs[f"{w.label} (restart)"] = restarted
+                names = scenario_file_names(spec.name, what_ifs)
+                for label, doc in runs.items():
+                    text = dump_safe_yaml(doc)
+                    target = directory / names[label]
+                    try:
+                        atomic_write(stage / names[label], text.encode("utf-8"), mode=0o644)
+                    except OSError as e:
+                        raise InputError(f"cannot write: {e.strerror or e}", file=str(target)) from None
+                    written += 1
+    except OSError as e:  # (the staging directory, or a rename into place)
+        raise InputError(f"cannot write: {e.strerror or e}", file=str(directory)) from None
     return written
 
 
@@ -351,24 +406,50 @@ def generate(out: Path, *, nodes: int, pods_per_node: int, seed: int = 0,
              progress: Progress | None = None, nodes_per_pods_file: int | None = None) -> Generated:
     """Write a synthetic, realistic fleet as the dumps a real cluster gives
     into the empty directory ``out`` (the pods of ``nodes_per_pods_file``
-    nodes a dump, default 100; 0: all in one); what was written."""
+    nodes a dump, default 100; 0: all in one); what was written. All or
+    none (:func:`staged_directory`): a failure (a full disk) leaves nothing
+    behind, so that a re-run does not find the directory not empty."""
     from podnuma.fleet.generate import generate_fleet
 
-    if out.exists() and any(out.iterdir()):
-        raise InputError(f"{out}: the output directory is not empty")
+    if str(out) == "-":  # (docs/cli.md: nothing is ever written to a file named '-')
+        raise InputError("--output-dir: '-' names no directory (standard output carries the "
+                         "command's output): name a directory")
     try:
-        g = generate_fleet(out, nodes=nodes, pods_per_node=pods_per_node, seed=seed, progress=progress,
-                           **({} if nodes_per_pods_file is None else {"nodes_per_pods_file": nodes_per_pods_file}))
+        if out.exists() and not out.is_dir():  # (/dev/null, a pipe, a file)
+            raise InputError("--output-dir: not a directory", file=str(out))
+        if out.exists() and any(out.iterdir()):
+            raise InputError(f"{out}: the output directory is not empty")
+    except OSError as e:  # (a directory that cannot be read)
+        raise InputError(f"--output-dir: cannot read the directory: {e.strerror or e}", file=str(out)) from None
+    try:
+        with staged_directory(out) as stage:
+            g = generate_fleet(stage, nodes=nodes, pods_per_node=pods_per_node, seed=seed, progress=progress,
+                               **({} if nodes_per_pods_file is None else
+                                  {"nodes_per_pods_file": nodes_per_pods_file}))
     except OSError as e:  # (a directory that cannot be made, a file in the way, a full disk...)
-        raise InputError(f"--output-dir: cannot write: {e.strerror or e}",
-                         file=str(e.filename or out)) from None
+        failed = out if e.filename is None else _outside(Path(e.filename), stage_of=out)
+        raise InputError(f"--output-dir: cannot write: {e.strerror or e}", file=str(failed)) from None
     # (the directory was empty: every file in it was written now)
     files = tuple(sorted((Path(top) / name).relative_to(out).as_posix()
                          for top, _, names in os.walk(out) for name in names))
     if len(files) != g.files:  # pragma: no cover - another writer in the directory meanwhile
         raise InputError(f"{out}: {len(files)} files in the output directory, {g.files} written: "
                          "was it written to meanwhile?")
-    return Generated(g.directory, g.nodes, g.pods, files)
+    return Generated(out, g.nodes, g.pods, files)
+
+
+def _outside(path: Path, *, stage_of: Path) -> Path:
+    """``path`` as it would be once in place: a file of the staging
+    directory of :func:`staged_directory` inside ``stage_of`` named as in
+    ``stage_of`` (messages name the files the user asked for)."""
+    try:
+        rel = path.relative_to(stage_of)
+    except ValueError:
+        return path
+    parts = rel.parts
+    if parts and parts[0].startswith(".podnuma-staging-"):
+        return stage_of.joinpath(*parts[1:])
+    return path
 
 
 #: Fields of a FleetConfig node group that name a file, and what to give instead.
