@@ -92,10 +92,15 @@ def input_name(path: str | Path) -> str:
 _CHUNK = 1 << 20
 
 
+class PastLimit(Exception):
+    """An input has more bytes than its limit (what was read of it already
+    let go: a link to ``/dev/zero`` costs the limit in memory, not twice)."""
+
+
 def _read_upto(read: Callable[[int], bytes], limit: int, *, first: int = _CHUNK) -> bytes:
-    """At most ``limit + 1`` bytes from ``read`` (one past the limit tells
-    the caller the input is too large), in chunks, so that the buffer grows
-    with the input rather than with the limit."""
+    """At most ``limit`` bytes from ``read``, in chunks, so that the buffer
+    grows with the input rather than with the limit; :class:`PastLimit`
+    when there are more (one byte past the limit is read to tell)."""
     chunks: list[bytes] = []
     total = 0
     want = first
@@ -106,6 +111,9 @@ def _read_upto(read: Callable[[int], bytes], limit: int, *, first: int = _CHUNK)
         chunks.append(chunk)
         total += len(chunk)
         want = _CHUNK
+    if total > limit:
+        chunks.clear()  # (before the caller builds its message: never the input twice in memory)
+        raise PastLimit
     return b"".join(chunks)
 
 
@@ -116,6 +124,8 @@ def _read_stdin(what: str, limit: int) -> bytes:
             _read_upto(stream.read, limit) if stream is not None
             else sys.stdin.read(limit + 1).encode("utf-8")
         )
+        if len(data) > limit:
+            raise PastLimit
     except OSError as e:
         raise InputError(f"cannot read {what} from standard input: {e.strerror or e}",
                          file=STDIN_NAME) from None
@@ -708,11 +718,14 @@ def read_bytes(
     default the path) when it cannot be read or is larger."""
     name = input_name(path) if name is None else name
     limit = limits.max_bytes
-    data = (
-        _read_stdin(what, limit) if is_stdin(path)
-        else _read_path(path, what=what, name=name, limit=limit)
-    )
-    if len(data) > limit:
+    try:
+        data = (
+            _read_stdin(what, limit) if is_stdin(path)
+            else _read_path(path, what=what, name=name, limit=limit)
+        )
+    except PastLimit:
+        data = None
+    if data is None or len(data) > limit:
         raise InputError(f"{what} file is larger than the limit of {limit} bytes", file=name)
     return data
 
@@ -813,9 +826,9 @@ def _read_path(path: str | Path, *, what: str, name: str, limit: int) -> bytes:
 
 
 def read_open(fh: BinaryIO, limit: int) -> bytes:
-    """At most ``limit + 1`` bytes of the open file ``fh`` (one more than
-    the limit tells the caller it is too large), in chunks unless its size
-    is known and within the limit; ``OSError`` as reading raises it."""
+    """At most ``limit`` bytes of the open file ``fh`` (:class:`PastLimit`
+    when it has more), in chunks unless its size is known and within the
+    limit; ``OSError`` as reading raises it."""
     size = os.fstat(fh.fileno()).st_size
     if 0 < size <= limit:  # a regular file's size: one read of what is there
         return _read_upto(fh.read, limit, first=size + 1)
@@ -827,10 +840,10 @@ def read_within(fh: BinaryIO, limit: int, name: str) -> bytes:
     them: past it ``OSError`` ``EFBIG`` (its ``strerror``: "larger than the
     limit of N bytes"), never more than one byte past it read into memory
     (a device, a pipe or a file growing while read included)."""
-    data = read_open(fh, limit)
-    if len(data) > limit:
-        raise OSError(errno.EFBIG, f"larger than the limit of {limit} bytes", name)
-    return data
+    try:
+        return read_open(fh, limit)
+    except PastLimit:
+        raise OSError(errno.EFBIG, f"larger than the limit of {limit} bytes", name) from None
 
 
 def _open_rb(path: str | Path) -> BinaryIO:
