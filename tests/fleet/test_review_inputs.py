@@ -1,14 +1,17 @@
 """Review fixes of ``fleet analyze``: a UID given to two pods, the what-if
 grammar (shared-pool-cpus=0, a key given twice, the help), the restart
 totals over the nodes whose configuration is assumed, a JSON file that
-holds no Kubernetes object, and a ``--as-scenario`` directory that is not
-empty."""
+holds no Kubernetes object, a ``--as-scenario`` directory that is not
+empty; dumps read as the apiserver served them (a syntax error in the
+middle, a byte order mark, a Node without a name, fields of another type
+than the apiserver serves)."""
 
 from __future__ import annotations
 
 import copy
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -167,3 +170,260 @@ def test_as_scenario_refuses_a_directory_not_empty(example: Path, tmp_path: Path
     empty.mkdir()
     code, _, _ = _run("fleet", "analyze", str(example), "--as-scenario", str(empty))
     assert code == 0 and any(empty.iterdir())
+
+
+# --------------------------------------------------------------------------
+# Dumps read as the apiserver served them: a syntax error in the middle is
+# malformed JSON (only a text that stops is a truncated dump), a byte order
+# mark is what the general reader says it is, a Node without a name and
+# fields of another type than the apiserver serves are issues naming the
+# file and the field path.
+
+MIDBAD = """{"apiVersion":"v1","kind":"List","items":[
+{"kind":"Node","metadata":{"name":"a"}},
+oops,
+{"kind":"Node","metadata":{"name":"b"}}
+]}
+"""
+
+
+def _issues(out: str, file: Path) -> list[tuple[str, str | None, str | None, str]]:
+    """The issues of ``file`` that name a field (the example's pods dump
+    also has a pod bound to a node missing from its nodes dump)."""
+    return [(i["severity"], i["node"], i["path"], i["message"]) for i in json.loads(out)["issues"]
+            if i["file"] == str(file) and (i["path"] or "JSON" in i["message"])]
+
+
+def test_a_syntax_error_in_the_middle_is_malformed_json_not_a_truncated_dump(tmp_path: Path) -> None:
+    f = tmp_path / "midbad.json"
+    f.write_text(MIDBAD)
+    code, out, err = _run("fleet", "analyze", str(f), "-o", "json")
+    assert code == 2 and out == ""
+    assert err.strip() == f"error: {f}: invalid JSON: Expecting value (line 3, column 1)"
+
+
+def test_a_dump_is_truncated_only_where_its_text_stops(example: Path) -> None:
+    """Cut anywhere in a run of bytes that spans whole pods (in a string,
+    an escape, a number, a literal, between two items), a dump is read up
+    to its last complete item; the same bytes with a control character put
+    there, the rest of the dump after it, are malformed: an error."""
+    from podnuma.fleet.files import parse_document
+
+    f = example / "pods.json"
+    text = f.read_text().replace('"restartCount": 0', '"restartCount": 0, "x": [true, false, null, -1.5e+3, "\\u00e9"]')
+    start = len(text) // 3
+    for k in range(start, start + 1200, 7):
+        doc, issue = parse_document(f, text[:k])
+        assert issue is not None and issue.severity == "warning", (k, issue)
+        assert "a truncated dump" in issue.message and doc["_truncated"], k
+        doc, issue = parse_document(f, text[:k] + "\x01" + text[k:])
+        assert doc is None and issue is not None and issue.severity == "error", (k, issue)
+        assert "truncated" not in issue.message and issue.message.startswith("invalid JSON: "), k
+
+
+def test_a_byte_order_mark_is_said_as_the_general_reader_says_it(example: Path, tmp_path: Path) -> None:
+    """A JSON file that begins with a byte order mark was read whole and
+    called "a truncated dump"; it is JSON the general reader refuses
+    (``podnuma simulate`` of a scenario with one): the same error, as for
+    any malformed dump, whichever reader reads it."""
+    import yaml
+
+    scenario = tmp_path / "s.json"
+    scenario.write_bytes(b"\xef\xbb\xbf" + json.dumps(
+        yaml.safe_load((Path(__file__).resolve().parents[2] / "examples" / "static-dual-socket.yaml")
+                       .read_text())).encode())
+    code, _, said = _run("simulate", str(scenario))
+    assert code == 2
+    general = said.strip().removeprefix(f"error: {scenario}: ")
+    assert general == "invalid JSON: Unexpected UTF-8 BOM (decode using utf-8-sig) (line 1, column 1)"
+    for name in ("nodes.json", "pods.json"):
+        f = example / name
+        f.write_bytes(b"\xef\xbb\xbf" + f.read_bytes())
+        code, out, err = _run("fleet", "analyze", str(f), "-o", "json")
+        assert code == 2 and out == ""
+        assert err.strip() == f"error: {f}: {general}"
+    nodes = example / "nodes.json"
+    nodes.write_bytes(nodes.read_bytes()[3:])
+    code, out, _ = _run("fleet", "analyze", str(example), "-o", "json")
+    assert code == 0  # (beside the other dumps: one of the report's issues)
+    assert _issues(out, example / "pods.json") == [("error", None, None, general)]
+
+
+@pytest.mark.parametrize("meta,path,said", [
+    ({"name": ""}, "metadata.name", "Required value: name or generateName is required"),
+    ({"labels": {"a": "b"}}, "metadata.name", "Required value: name or generateName is required"),
+    ({"name": ["a"]}, "metadata.name", "must be a string, got a list"),
+    (None, "metadata.name", "Required value: name or generateName is required"),
+    (5, "metadata", "must be a mapping, got an integer"),
+])
+def test_a_node_without_a_name_is_an_issue_naming_the_field(
+        example: Path, meta: Any, path: str, said: str) -> None:
+    f = example / "nodes.json"
+    doc = json.loads(f.read_text())
+    doc["items"].insert(1, {"apiVersion": "v1", "kind": "Node", **({} if meta is None else {"metadata": meta})})
+    f.write_text(json.dumps(doc))
+    code, out, _ = _run("fleet", "analyze", str(example), "-o", "json")
+    assert code == 0
+    assert _issues(out, f) == [("error", None, f"items[1].{path}", f"{said}: the apiserver serves no such Node "
+                                "(a damaged dump); the node is not read")]
+    assert json.loads(out)["fleet"]["nodes"] == len(doc["items"]) - 1
+
+
+def _damage_pod(example: Path, damage: Any) -> tuple[Path, int, str]:
+    """The first bound pod of the example's pods dump damaged; the file,
+    the pod's index and its node."""
+    f = example / "pods.json"
+    doc = json.loads(f.read_text())
+    i = next(k for k, p in enumerate(doc["items"]) if p["spec"].get("nodeName")
+             and p["metadata"].get("namespace") == "analytics" and p["status"]["phase"] == "Running")
+    node = doc["items"][i]["spec"]["nodeName"]
+    damage(doc["items"][i])
+    f.write_text(json.dumps(doc, indent=4))
+    return f, i, node
+
+
+POD_DAMAGE = [
+    ("no name", lambda p: p["metadata"].pop("name"), "metadata.name",
+     "Required value: name or generateName is required"),
+    ("empty name", lambda p: p["metadata"].update(name=""), "metadata.name",
+     "Required value: name or generateName is required"),
+    ("phase", lambda p: p["status"].update(phase=7), "status.phase", "must be a string, got an integer"),
+    ("status", lambda p: p.update(status="x"), "status", "must be a mapping, got a string"),
+    ("owners", lambda p: p["metadata"].update(ownerReferences="x"), "metadata.ownerReferences",
+     "must be a list, got a string"),
+    ("owner name", lambda p: p["metadata"].update(ownerReferences=[{"kind": "ReplicaSet"}]),
+     "metadata.ownerReferences[0].name", "Required value"),
+    ("controller", lambda p: p["metadata"].update(ownerReferences=[
+        {"kind": "ReplicaSet", "name": "x", "controller": "yes"}]),
+     "metadata.ownerReferences[0].controller", "must be a boolean, got a string"),
+]
+
+
+@pytest.mark.parametrize("general", [False, True], ids=["as read", "general reader"])
+@pytest.mark.parametrize("name,damage,path,said", POD_DAMAGE, ids=[d[0] for d in POD_DAMAGE])
+def test_a_damaged_pod_is_an_issue_naming_the_field_and_is_not_read(
+        example: Path, monkeypatch: pytest.MonkeyPatch, name: str, damage: Any, path: str, said: str,
+        general: bool) -> None:
+    """A pod the apiserver cannot have served (no name though bound to a
+    node, a phase or status of another type, owner references that are
+    none) was replayed as running, as its own workload, or named
+    "analytics/None": one warning naming the file and the field path, the
+    pod left out of the counts and the replay. The fast path does not take
+    the dump; the general reader, which reads it, says it."""
+    import podnuma.fleet.inputs as inputs_mod
+    from podnuma.fleet.podscan import index_pod_file
+
+    code, before, _ = _run("fleet", "analyze", str(example), "-o", "json")
+    assert code == 0
+    f, i, node = _damage_pod(example, damage)
+    assert index_pod_file(f) is None and index_pod_file(f, {}, None, True) is None
+    if general:
+        monkeypatch.setattr(inputs_mod, "index_pod_file", lambda *_: None)
+    code, out, _ = _run("fleet", "analyze", str(example), "-o", "json")
+    assert code == 0
+    assert _issues(out, f) == [("warning", None, f"items[{i}].{path}", f"{said}: the apiserver serves no such "
+                                "Pod (a damaged dump); the pod is not read")]
+    assert "/None" not in out
+    was, now = json.loads(before), json.loads(out)
+    assert now["fleet"]["podsInDumps"] == was["fleet"]["podsInDumps"] - 1
+
+    def count(doc: Any) -> int:
+        return int(next(n["podCount"] for n in doc["nodes"] if n["name"] == node))
+
+    assert count(now) == count(was) - 1
+
+
+def test_a_pod_without_a_name_replayed_from_elsewhere_is_named_without_none() -> None:
+    """A pod handed to the replay inline (not from a dump: no file to
+    name) without a name: the issue says so, never "analytics/None"."""
+    from dataclasses import replace
+
+    from podnuma.fleet.inputs import load_fleet
+    from podnuma.fleet.replay import replay_node
+
+    from .conftest import EXAMPLE
+
+    spec = next(n for n in load_fleet([EXAMPLE]).nodes if n.topology is not None and n.config is not None)
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"namespace": "analytics", "uid": "u-1"},
+           "spec": {"nodeName": spec.name, "containers": [{"name": "c", "image": "x"}]},
+           "status": {"phase": "Running"}}
+    report = replay_node(replace(spec, pods=(pod,), pod_files=(), pod_ranges=()))
+    said = [i["message"] for i in report["issues"] if "not replayed" in i["message"]]
+    assert said == ["a pod in namespace analytics without a name not replayed: Required value: "
+                    "name or generateName is required"]
+
+
+NODE_DAMAGE = [
+    ("labels", lambda n: n["metadata"].update(labels=["a"]), "metadata.labels", "must be a mapping, got a list"),
+    ("label value", lambda n: n["metadata"]["labels"].update({"node.kubernetes.io/instance-type": 5}),
+     "metadata.labels.node.kubernetes.io/instance-type", "must be a string, got an integer"),
+    ("allocatable", lambda n: n["status"].update(allocatable="x"), "status.allocatable",
+     "must be a mapping, got a string"),
+    ("allocatable cpu", lambda n: n["status"]["allocatable"].update(cpu="x"), "status.allocatable.cpu",
+     "Invalid value: \"x\": quantities must match the regular expression "
+     "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"),
+    ("capacity number", lambda n: n["status"]["capacity"].update(cpu=16), "status.capacity.cpu",
+     "must be a string (a quantity), got an integer"),
+    ("status", lambda n: n.update(status="x"), "status", "must be a mapping, got a string"),
+]
+
+
+@pytest.mark.parametrize("name,damage,path,said", NODE_DAMAGE, ids=[d[0] for d in NODE_DAMAGE])
+def test_a_damaged_node_is_an_error_naming_the_field_and_is_not_replayed(
+        example: Path, name: str, damage: Any, path: str, said: str) -> None:
+    """Labels, allocatable or capacity of another type than the apiserver
+    serves were read as Python writes them (``5`` a label "5") or not at
+    all (the configuration's check went without them): the node is listed,
+    not replayed, with one error naming the file and the field path."""
+    f = example / "nodes.json"
+    doc = json.loads(f.read_text())
+    k = 3
+    node = doc["items"][k]["metadata"]["name"]
+    damage(doc["items"][k])
+    f.write_text(json.dumps(doc, indent=4))
+    code, out, _ = _run("fleet", "analyze", str(example), "-o", "json")
+    assert code == 0
+    assert _issues(out, f) == [("error", node, f"items[{k}].{path}", f"{said}: the apiserver serves no such "
+                                "Node (a damaged dump); the node is not replayed")]
+    got = next(n for n in json.loads(out)["nodes"] if n["name"] == node)
+    assert got["status"] == "error" and "baseline" not in got
+    assert all(isinstance(v, str) for v in got["labels"].values())
+
+
+def _damaged_fleet(example: Path) -> None:
+    nodes = example / "nodes.json"
+    doc = json.loads(nodes.read_text())
+    doc["items"][0]["metadata"]["labels"]["node.kubernetes.io/instance-type"] = 5
+    doc["items"][2]["status"]["allocatable"]["cpu"] = "x"
+    doc["items"].append({"kind": "Node", "metadata": {"name": ""}})
+    nodes.write_text(json.dumps(doc, indent=2))
+    _, i, _ = _damage_pod(example, lambda p: p["status"].update(phase=7))
+    pods = example / "pods.json"
+    doc = json.loads(pods.read_text())
+    bound = [k for k, p in enumerate(doc["items"]) if p["spec"].get("nodeName") and k != i]
+    doc["items"][bound[0]]["metadata"]["ownerReferences"] = "x"
+    doc["items"][bound[-1]]["metadata"].pop("name")
+    pods.write_text(json.dumps(doc, indent=4))
+    (example / "midbad.json").write_text(MIDBAD)
+
+
+@pytest.mark.parametrize("executor", [["--workers", "2"], ["--dask", "local:2"]], ids=["workers", "dask"])
+def test_the_issues_are_the_same_in_every_executor(example: Path, executor: list[str]) -> None:
+    """The report of a damaged fleet is the same bytes in one process (the
+    pods kept from the index), in worker processes and on a Dask cluster
+    (the dumps read where the replay runs)."""
+    if executor[0] == "--dask":
+        from .conftest import need
+
+        need("distributed")
+    _damaged_fleet(example)
+    code, one, _ = _run("fleet", "analyze", str(example), "-o", "json")
+    assert code == 0
+    said = [(i["file"], i["path"]) for i in json.loads(one)["issues"] if "damaged dump" in i["message"]]
+    assert len(said) == 6
+    assert [i for i in json.loads(one)["issues"] if i["file"] == str(example / "midbad.json")] == [
+        {"severity": "error", "node": None, "file": str(example / "midbad.json"), "path": None,
+         "message": "invalid JSON: Expecting value (line 3, column 1)"}]
+    code, other, _ = _run("fleet", "analyze", str(example), "-o", "json", *executor)
+    assert code == 0
+    assert other == one

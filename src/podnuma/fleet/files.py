@@ -1,5 +1,8 @@
 """Reading the files of a fleet: JSON or YAML documents, the items of
-lists, and a JSON dump cut short read up to its last complete item.
+lists, and a JSON dump cut short (its text stops: the only problem is
+the end of the data) read up to its last complete item; a JSON text with
+an error before its end (a syntax error in the middle, a byte order mark)
+is malformed, not cut short: an error naming the line and column.
 Problems are :class:`~podnuma.fleet.model.Issue` records."""
 
 from __future__ import annotations
@@ -12,20 +15,21 @@ from typing import Any, TypeGuard
 
 from podnuma.api.kubeletconfig import json_object_pairs
 from podnuma.errors import InputError
-from podnuma.fieldkit import field_path, wrong_type
+from podnuma.fieldkit import field_path, inert, wrong_type
 from podnuma.fleet.model import Issue, Severity
 from podnuma.inputs.documents import (
     DuplicateJSONKey,
     MalformedJSON,
     check_tree,
     decode_text,
+    json_input_error,
     load_json,
     parse_documents,
     read_text,
 )
 from podnuma.inputs.limits import FLEET_LIMITS
 
-__all__ = ["ItemProblems", "item_problem", "objects_of", "parse_document", "read_document",
+__all__ = ["ItemProblems", "item_problem", "left_out", "node_damage", "objects_of", "parse_document", "read_document",
            "read_document_text", "read_items"]
 
 
@@ -69,6 +73,75 @@ def _salvage_items(text: str) -> list[Any]:
         out.append(obj)
 
 
+#: what the text left after a number's digits at the end of a JSON text
+#: cut short can be (``1.``, ``1e``, ``1e+``: Python's decoder reads the
+#: digits as a number and stops before them)
+_NUMBER_TAIL = re.compile(r"\.|[eE][-+]?")
+#: a ``\\u`` escape cut short (the decoder's position is at its ``u``)
+_ESCAPE_TAIL = re.compile(r"u[0-9a-fA-F]{0,3}")
+#: the beginnings of a JSON value the decoder does not take as one (a
+#: literal cut short, a minus sign without its digits)
+_VALUE_HEADS = frozenset(("t", "tr", "tru", "f", "fa", "fal", "fals", "n", "nu", "nul", "-"))
+
+
+def _cut_short(text: str, e: json.JSONDecodeError) -> bool:
+    """Whether the JSON ``text`` that Python's decoder refused with ``e``
+    only stops too soon (a dump cut short: it is the beginning of a JSON
+    text, its one problem the end of the data), rather than being
+    malformed (something else than the data's end where the error is: a
+    syntax error with text after it, a byte order mark). The decoder stops
+    at the first place the text cannot go on as JSON: the text is cut
+    short when nothing is left there, or only the beginning of a token
+    (a string, a ``\\u`` escape, a literal, a number's fraction or
+    exponent) that the end of the data cut."""
+    if e.msg.startswith("Unterminated string"):
+        # (a string that runs to the end of the data: every character of it
+        # was taken; a control character or a bad escape is said instead)
+        return True
+    rest = text[e.pos:]
+    if not rest:
+        return True  # (white space skipped: the end of the data where a value, ":" or "," was due)
+    if e.msg.startswith("Invalid \\uXXXX escape"):
+        return _ESCAPE_TAIL.fullmatch(rest) is not None
+    if e.msg == "Expecting value":
+        return rest in _VALUE_HEADS
+    if e.msg == "Expecting ',' delimiter" and text[e.pos - 1].isdigit():
+        return _NUMBER_TAIL.fullmatch(rest) is not None
+    return False
+
+
+def _decode_error(e: InputError, text: str) -> json.JSONDecodeError | None:
+    """The decoder's error behind ``e`` (a :class:`MalformedJSON` of
+    ``text``), found again when it was not kept."""
+    got = e.__context__
+    if isinstance(got, json.JSONDecodeError):
+        return got
+    try:
+        json.loads(text, object_pairs_hook=json_object_pairs)
+    except json.JSONDecodeError as again:
+        return again
+    except (ValueError, RecursionError):
+        return None
+    return None
+
+
+def _malformed(path: Path, text: str, msg: str, e: json.JSONDecodeError | None) -> tuple[Any, Issue]:
+    """A JSON file the decoder refused (``msg``, ``e``): a dump cut short
+    read up to its last complete item (a warning), else an error."""
+    items = _salvage_items(text) if e is not None and _cut_short(text, e) else []
+    if items:
+        return (
+            {"kind": "List", "items": items, "_truncated": True},
+            Issue(
+                "warning",
+                f"{msg}: a truncated dump (its text stops before its end); read its first "
+                f"{len(items)} complete item(s)",
+                file=str(path),
+            ),
+        )
+    return None, Issue("error", msg, file=str(path))
+
+
 def read_document(path: Path, data: bytes | None = None) -> tuple[Any, Issue | None]:
     """The parsed file (JSON, or YAML for .yaml/.yml; several YAML documents
     become a list), and an issue when it had to be salvaged. An unreadable
@@ -104,21 +177,12 @@ def parse_document(path: Path, text: str) -> tuple[Any, Issue | None]:
         # configz decoding reports them as a warning): the pairs are kept
         try:
             return json.loads(text, object_pairs_hook=json_object_pairs), None
+        except json.JSONDecodeError as e:  # (a duplicate before the problem)
+            return _malformed(path, text, json_input_error(e, str(path)).message, e)
         except (ValueError, RecursionError) as e:
             return None, Issue("error", f"invalid JSON: {e}", file=str(path))
     except MalformedJSON as e:
-        items = _salvage_items(text)
-        msg = e.message
-        if items:
-            return (
-                {"kind": "List", "items": items, "_truncated": True},
-                Issue(
-                    "warning",
-                    f"{msg}: a truncated dump; read its first {len(items)} complete item(s)",
-                    file=str(path),
-                ),
-            )
-        return None, Issue("error", msg, file=str(path))
+        return _malformed(path, text, e.message, _decode_error(e, text))
     except InputError as e:
         return None, Issue("error", _where(e), file=str(path))
 
@@ -173,18 +237,169 @@ def objects_of(doc: Any, problems: ItemProblems) -> Iterator[tuple[Any, str, int
 _CHECKED_KINDS = frozenset(("Pod", "Node", "NodeResourceTopology"))
 
 
+def _not_read(err: InputError, kind: str, what: str = "not read") -> InputError:
+    """``err`` saying what becomes of the object: the apiserver serves no
+    object of that shape (it validates every field this checks), so the
+    dump is damaged and the object is left out (``what``)."""
+    noun = {"Pod": "pod", "Node": "node"}.get(kind, kind)
+    return InputError(f"{err.message}: the apiserver serves no such {kind} (a damaged dump); "
+                      f"the {noun} is {what}", path=err.path)
+
+
+def _required_name(meta: Any, at: str = "metadata") -> InputError | None:
+    """What is wrong with ``metadata.name`` of an object the apiserver
+    served (it always has one: a non-empty string): the apiserver's own
+    words for a missing or empty name, else the field kit's."""
+    name = meta.get("name") if _is_map(meta) else None
+    if meta is not None and not _is_map(meta):
+        return wrong_type(at, "a mapping", meta)
+    if name is None or name == "":
+        return InputError("Required value: name or generateName is required", path=field_path(at, "name"))
+    if not isinstance(name, str):
+        return wrong_type(field_path(at, "name"), "a string", name)
+    return None
+
+
+def _owner_problem(owners: Any, at: str) -> InputError | None:
+    """What is wrong with a pod's ``metadata.ownerReferences`` (``null``:
+    none): a list of mappings whose ``kind`` and ``name`` (the replay
+    reads them: the pod's workload) are non-empty strings and whose
+    ``controller``, when set, is a boolean, as the apiserver validates
+    them."""
+    if owners is None:
+        return None
+    if not isinstance(owners, list):
+        return wrong_type(at, "a list", owners)
+    for k, o in enumerate(owners):
+        here = field_path(at, k)
+        if not _is_map(o):
+            return wrong_type(here, "a mapping", o)
+        for key in ("kind", "name"):
+            v = o.get(key)
+            if v is None or v == "":
+                return InputError("Required value", path=field_path(here, key))
+            if not isinstance(v, str):
+                return wrong_type(field_path(here, key), "a string", v)
+        c = o.get("controller")
+        if c is not None and not isinstance(c, bool):
+            return wrong_type(field_path(here, "controller"), "a boolean", c)
+    return None
+
+
+def _pod_damage(pod: Mapping[Any, Any]) -> InputError | None:
+    """What the apiserver would have made impossible in a pod (a field
+    path inside it), among the fields the fleet reads: a pod bound to a
+    node (``spec.nodeName`` a non-empty string) without a name (the
+    replay names it), ``status`` that is not a mapping, ``status.phase``
+    that is not a string (active or not), ``metadata.ownerReferences``
+    that is not a list of owner references (its workload). ``None``: none
+    of these. (A pod not bound to a node is only counted: it may have no
+    name.) :mod:`podnuma.fleet.podscan` refuses the same (its file is then
+    read here)."""
+    meta = pod.get("metadata")
+    spec = pod.get("spec")
+    node = spec.get("nodeName") if _is_map(spec) else None
+    if isinstance(node, str) and node:
+        bad = _required_name(meta)
+        if bad is not None:
+            return bad
+    if _is_map(meta):
+        bad = _owner_problem(meta.get("ownerReferences"), "metadata.ownerReferences")
+        if bad is not None:
+            return bad
+    status = pod.get("status")
+    if status is not None:
+        if not _is_map(status):
+            return wrong_type("status", "a mapping", status)
+        phase = status.get("phase")
+        if phase is not None and not isinstance(phase, str):
+            return wrong_type("status.phase", "a string", phase)
+    return None
+
+
+def left_out(item: Any) -> bool:
+    """Whether an object :func:`objects_of` gives is left out of the fleet
+    for a problem :func:`item_problem` names (a damaged pod, a Node or
+    NodeResourceTopology without a name). Pure: the index, the replay's
+    reading and every process leave out the same."""
+    if not _is_map(item):
+        return False
+    kind = item.get("kind")
+    if kind == "Pod":
+        return _pod_damage(item) is not None
+    if kind in ("Node", "NodeResourceTopology"):
+        return _required_name(item.get("metadata")) is not None
+    return False
+
+
+def node_damage(node: Mapping[Any, Any]) -> InputError | None:
+    """What the apiserver would have made impossible in a named Node (a
+    field path inside it), among the fields the fleet reads: labels that
+    are not a mapping of strings (node groups select by them),
+    ``status`` that is not a mapping, ``status.allocatable`` or
+    ``status.capacity`` that is not a mapping of quantities (strings, as
+    the apiserver writes them; checked against the configuration). The
+    message says the node is not replayed."""
+    from podnuma.api.quantity import QuantityError, parse_quantity
+
+    bad: InputError | None = None
+    meta = node.get("metadata")
+    labels = meta.get("labels") if _is_map(meta) else None
+    if labels is not None and not _is_map(labels):
+        bad = wrong_type("metadata.labels", "a mapping", labels)
+    elif labels is not None:
+        bad = next((wrong_type(field_path("metadata.labels", str(k)), "a string", v)
+                    for k, v in labels.items() if not isinstance(v, str)), None)
+    status = node.get("status")
+    if bad is None and status is not None and not _is_map(status):
+        bad = wrong_type("status", "a mapping", status)
+    elif bad is None and status is not None:
+        for key in ("capacity", "allocatable"):
+            at = field_path("status", key)
+            got = status.get(key)
+            if got is None:
+                continue
+            if not _is_map(got):
+                bad = wrong_type(at, "a mapping", got)
+                break
+            for name, v in got.items():
+                if not isinstance(v, str):
+                    bad = wrong_type(field_path(at, str(name)), "a string (a quantity)", v)
+                    break
+                try:
+                    parse_quantity(v)
+                except (QuantityError, ValueError) as e:
+                    shown = inert(v if len(v) <= 64 else v[:64] + "...")
+                    bad = InputError(f'Invalid value: "{shown}": {e}', path=field_path(at, str(name)))
+                    break
+            if bad is not None:
+                break
+    return None if bad is None else _not_read(bad, "Node", "not replayed")
+
+
 def item_problem(item: Any, path: str, i: int) -> InputError | None:
     """What is wrong with the shape of an object :func:`objects_of` gives,
     in the field kit's wording, at its field path: an item of a list that
     is not a mapping, a ``metadata`` or ``spec`` that is not one, a pod's
     ``spec.nodeName`` that is not a string (``None``: nothing, or an object
-    that is not in a list and not of a kind the fleet reads). The first
-    found only (one per object)."""
+    that is not in a list and not of a kind the fleet reads); what leaves
+    the object out (:func:`left_out`: a damaged pod, a Node or
+    NodeResourceTopology without a name), said so. The first found only
+    (one per object)."""
     if not _is_map(item):
         return wrong_type(field_path(path, i), "a mapping", item) if i >= 0 else None
     kind = item.get("kind")
     if i < 0 and kind not in _CHECKED_KINDS:
         return None
+    here = field_path(path, i) if i >= 0 else path
+    if kind == "Pod":
+        damage = _pod_damage(item)
+        if damage is not None:
+            return _not_read(damage, "Pod").at(here)
+    elif kind in ("Node", "NodeResourceTopology"):
+        damage = _required_name(item.get("metadata"))
+        if damage is not None:
+            return _not_read(damage, kind).at(here)
     meta = item.get("metadata")
     spec = item.get("spec")
     if meta is not None and not _is_map(meta):
@@ -197,7 +412,7 @@ def item_problem(item: Any, path: str, i: int) -> InputError | None:
         at, want, value = "spec.nodeName", "a string", spec.get("nodeName")
     else:
         return None
-    return wrong_type(field_path(field_path(path, i) if i >= 0 else path, at), want, value)
+    return wrong_type(field_path(here, at), want, value)
 
 
 class ItemProblems:

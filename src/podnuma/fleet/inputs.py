@@ -71,6 +71,8 @@ from podnuma.fleet.files import (
     ItemProblems,
     _is_map,
     item_problem,
+    left_out,
+    node_damage,
     objects_of,
     parse_document,
     read_document_text,
@@ -310,13 +312,17 @@ def _classify(path: Path, scan: Scan, hold: bool = False, base: Path | None = No
     problems = ItemProblems(name)
     for item, at, i in objects_of(doc, problems):
         bad = item_problem(item, at, i)
+        out = bad is not None and left_out(item)  # (a damaged object: said, and not read)
         if bad is not None:
-            problems.add(bad)
+            # a Node left out is a node lost to the fleet: an error
+            problems.add(bad, "error" if out and item.get("kind") == "Node" else "warning")
         if not _is_map(item):
             continue
         kind = item.get("kind")
         if kind == "Pod":
             pods_here = True
+            if out:
+                continue
             meta = _meta(item)
             key = pod_key(meta.get("namespace"), meta.get("name"), meta.get("uid"))
             if key in scan.pod_keys:
@@ -330,6 +336,8 @@ def _classify(path: Path, scan: Scan, hold: bool = False, base: Path | None = No
                 continue
             scan.pod_index.setdefault(node, set()).add(name)
             scan.pod_counts[node] = scan.pod_counts.get(node, 0) + 1
+        elif out:
+            continue
         elif kind == "Node":
             n = _meta(item).get("name")
             if isinstance(n, str) and n:
@@ -706,14 +714,17 @@ def file_batches(files: Sequence[Path], parts: int, runners: int | None = None,
 
 
 def _labels(node: Mapping[str, Any]) -> dict[str, str]:
+    """The node's labels (a value that is not a string, which makes the
+    node damaged, :func:`~podnuma.fleet.files.node_damage`, is left out:
+    never written as Python writes it)."""
     raw = _meta(node).get("labels")
-    return {str(k): str(v) for k, v in raw.items()} if _is_map(raw) else {}
+    return {str(k): v for k, v in raw.items() if isinstance(v, str)} if _is_map(raw) else {}
 
 
 def _allocatable(node: Mapping[str, Any], key: str = "allocatable") -> dict[str, str]:
     st = node.get("status")
     alloc = st.get(key) if _is_map(st) else None
-    return {str(k): str(v) for k, v in alloc.items()} if _is_map(alloc) else {}
+    return {str(k): v for k, v in alloc.items() if isinstance(v, str)} if _is_map(alloc) else {}
 
 
 def _nrt_attributes(nrt: Mapping[str, Any]) -> dict[str, str]:
@@ -809,6 +820,10 @@ def assemble(scan: Scan) -> FleetInputs:
         obj = scan.nodes[name]
         labels = _labels(obj)
         node_issues: list[Issue] = []
+        damage = node_damage(obj)
+        if damage is not None:  # (as without topology: listed, not replayed)
+            node_issues.append(Issue("error", damage.message, node=name, file=scan.node_files.get(name),
+                                     path=field_path_under(scan.node_paths.get(name, ""), damage.path)))
         groups = [g for g in scan.groups if selector_matches(g.selector, labels)]
         # configuration
         config: Mapping[str, Any] | None = None

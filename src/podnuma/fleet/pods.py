@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from podnuma.fleet.files import _is_map, read_items
+from podnuma.fleet.files import _is_map, left_out, read_items
 from podnuma.fleet.model import Issue
 
 __all__ = ["ACTIVE_PHASES", "compact_pod", "is_pod", "start_key", "read_node_pods", "with_ranged_pods"]
@@ -107,7 +107,7 @@ def read_node_pods(
         if issue is not None:
             issues.append(issue)
         for doc in items:
-            if not is_pod(doc):
+            if not is_pod(doc) or left_out(doc):  # (a damaged pod: the index said it, and left it out)
                 continue
             node = _node_name(doc)
             if node in want and _phase(doc) in ACTIVE_PHASES:

@@ -35,7 +35,11 @@ A file the fast path does not take as a clean list of pods (not JSON, not a
 list, another kind of object in it, an item, ``metadata`` or ``spec`` that
 is not a mapping, a ``spec.nodeName`` that is not a string, invalid UTF-8,
 a value msgspec refuses, nesting deeper than the decoder allows, a
-truncated dump...) is read by the general reader instead
+truncated dump, a pod the apiserver cannot have served: bound to a node
+without a name, a ``status``, ``status.phase`` or
+``metadata.ownerReferences`` of another type, as
+:func:`podnuma.fleet.files.left_out` leaves out...) is read by the
+general reader instead
 (:mod:`podnuma.fleet.files`), with its limits and wording: the fast path
 decides nothing about a hostile file but "not mine". Values nested
 inside fields the replay does not read are skipped, never built, so they
@@ -55,7 +59,7 @@ import stat
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 try:  # hashlib's own blake2b, without hashlib's OpenSSL bindings (2-3 ms of start-up)
     from _blake2 import blake2b as _blake2b
@@ -100,16 +104,40 @@ class _PeekSpec(msgspec.Struct, gc=False):
     nodeName: Any = None
 
 
+# What the apiserver would have made impossible in a pod is checked by the
+# types below, in C, where it can be: an owner reference that is not an
+# object with a non-empty ``kind`` and ``name`` (a boolean ``controller``),
+# a ``status`` that is not an object, a ``status.phase`` that is not a
+# string; the decoder refuses them and the file goes to the general reader,
+# which says them and leaves the pod out
+# (:func:`podnuma.fleet.files.left_out`). A pod bound to a node without a
+# name is refused by :func:`_index_items`.
+
+_NonEmpty = Annotated[str, msgspec.Meta(min_length=1)]
+
+
+class _PeekOwner(msgspec.Struct, gc=False):
+    kind: _NonEmpty
+    name: _NonEmpty
+    controller: bool | None = None
+
+
 class _PeekMeta(msgspec.Struct, gc=False):
     name: Any = None
     namespace: Any = None
     uid: Any = None
+    ownerReferences: list[_PeekOwner] | None = None
+
+
+class _PeekStatus(msgspec.Struct, gc=False):
+    phase: str | None = None
 
 
 class _Peek(msgspec.Struct, gc=False):
     kind: Any = None
     spec: _PeekSpec | None = None
     metadata: _PeekMeta | None = None
+    status: _PeekStatus | None = None
 
 
 def pod_key(namespace: object, name: object, uid: object) -> bytes:
@@ -220,6 +248,16 @@ def _index_items(
         node = None if spec is None else spec.nodeName
         if node is UNSET:  # (decoded whole: an absent field is UNSET)
             node = None
+        if type(node) is str and node:
+            # a pod bound to a node has a name (the general reader says so,
+            # and leaves it out); with ``full``, the owner references too
+            meta = p.metadata
+            if meta is None or type(meta.name) is not str or not meta.name:
+                return None
+            if full is not None and not _owners_clean(meta.ownerReferences):
+                return None
+        elif full is not None and p.metadata is not None and not _owners_clean(p.metadata.ownerReferences):
+            return None
         if seen is not None:  # a pod already counted (another dump) is counted once (see pod_key)
             meta = p.metadata
             if meta is None:
@@ -262,6 +300,24 @@ def _index_items(
     if full is not None and spans:
         _hold(out.file, full, spans, weight, add=piece, ident=ident)
     return out
+
+
+def _owners_clean(owners: Any) -> bool:
+    """Whether a pod's ``metadata.ownerReferences`` decoded whole (absent:
+    ``UNSET``) is what :class:`_PeekOwner` takes (and
+    :func:`podnuma.fleet.files.left_out` does not leave out)."""
+    if owners is UNSET or owners is None:
+        return True
+    if type(owners) is not list:
+        return False
+    for o in owners:
+        if type(o) is not dict:
+            return False
+        kind, name, ctl = o.get("kind"), o.get("name"), o.get("controller")
+        if type(kind) is not str or not kind or type(name) is not str or not name or (
+                ctl is not None and type(ctl) is not bool):
+            return False
+    return True
 
 
 def _hold(name: str, pods: list[_PodRaw], spans: dict[int, tuple[int, int, int]], weight: int,
@@ -749,7 +805,7 @@ class _MetaRaw(msgspec.Struct, gc=False):
 
 
 class _Status(msgspec.Struct, gc=False):
-    phase: Any | Unset = UNSET
+    phase: str | None | Unset = UNSET  # (another type: refused, as :class:`_PeekStatus` refuses it)
     startTime: Any | Unset = UNSET
     qosClass: Any | Unset = UNSET
 

@@ -60,6 +60,7 @@ from podnuma.cm.cpumanager.policy_static import POLICY_STATIC as CPU_POLICY_STAT
 from podnuma.cm.memorymanager.policy_static import POLICY_STATIC as MEMORY_POLICY_STATIC
 from podnuma.cm.results import NodeSummary, StepResult
 from podnuma.errors import InputError, KubeletStartupError, PodnumaError
+from podnuma.fieldkit import type_name
 from podnuma.fleet.assumptions import contradictions
 from podnuma.fleet.gates import gate_changes
 from podnuma.fleet.model import Issue, NodeSpec
@@ -537,12 +538,11 @@ def _parse_pods(
                 pods.append(_Pod(doc, hit[0].with_identity(name, uid, shared.labels or {}),
                                  _scanned_workload(doc, name, shared), hit[1]))
                 continue
-        meta = doc.get("metadata") or {}
-        ref = f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
         try:
             pod, key = _parse_keyed(doc, config, cache, gates_key)
         except InputError as e:
-            issues.append(Issue("warning", f"pod {ref} not replayed: {e.message}", node=node, path=e.path))
+            issues.append(Issue("warning", f"{_pod_ref(doc)} not replayed: {e.message}", node=node,
+                                path=e.path))
             continue
         if key is None or cache is None:
             sidecars = sidecar_names(pod)
@@ -556,6 +556,22 @@ def _parse_pods(
                 cache.parsed[key] = (template, sidecars)
         pods.append(_Pod(doc=doc, pod=pod, workload=workload_of(doc), sidecars=sidecars))
     return _unique_uids(pods, issues, node)
+
+
+def _pod_ref(doc: Mapping[str, Any]) -> str:
+    """How an issue names a pod: ``pod NAMESPACE/NAME``; a pod without a
+    usable name or namespace (not a non-empty string) by what it has,
+    never a Python value's text (``None``)."""
+    meta = doc.get("metadata")
+    meta = meta if isinstance(meta, Mapping) else {}
+    ns, name = meta.get("namespace"), meta.get("name")
+    if ns is None or ns == "":
+        ns = "default"
+    if isinstance(name, str) and name:
+        return f"pod {ns}/{name}" if isinstance(ns, str) else f"pod {name} (its namespace is {type_name(ns)})"
+    where = f"in namespace {ns}" if isinstance(ns, str) else f"whose namespace is {type_name(ns)}"
+    what = "without a name" if name is None or name == "" else f"whose name is {type_name(name)}"
+    return f"a pod {where} {what}"
 
 
 def _unique_uids(pods: list[_Pod], issues: list[Issue], node: str) -> tuple[list[_Pod], list[Issue]]:
