@@ -221,6 +221,27 @@ def test_a_dump_is_truncated_only_where_its_text_stops(example: Path) -> None:
         assert "truncated" not in issue.message and issue.message.startswith("invalid JSON: "), k
 
 
+@pytest.mark.parametrize("padding", ["", "\n", " ", "\x00\x00"])
+def test_a_dump_cut_at_any_byte_is_truncated_whatever_follows_the_cut(padding: str) -> None:
+    """Cut at every offset past its first item of a small dump written as kubectl writes it
+    (``&`` as ``\\u0026``, a character outside the BMP as a surrogate
+    pair, escapes, numbers, literals), then padded (a line break, a space,
+    the zeros a crash leaves): read as truncated every time. A cut right
+    after a whole ``\\uXXXX`` escape, and a cut inside a string followed
+    by a line break, were refused as malformed."""
+    from podnuma.fleet.files import parse_document
+
+    pods = [{"kind": "Pod", "metadata": {"name": f"p{i}", "annotations": {"q": "a=1&b=2 \U0001F600 \\ \" x"}},
+             "spec": {"nodeName": "n", "x": [1.5, -2e3, True, None]}} for i in range(3)]
+    text = json.dumps({"apiVersion": "v1", "kind": "List", "items": pods}, indent=1).replace("&", "\\u0026")
+    assert "\\u0026" in text and "\\ud83d\\ude00" in text
+    name = Path("pods.json")
+    for k in range(text.index('"p1"'), len(text)):  # (once one item is whole: none is an error)
+        doc, issue = parse_document(name, text[:k] + padding)
+        assert issue is not None and issue.severity == "warning", (k, repr(text[k - 10:k]), issue)
+        assert "a truncated dump" in issue.message, (k, issue.message)
+
+
 def test_a_byte_order_mark_is_said_as_the_general_reader_says_it(example: Path, tmp_path: Path) -> None:
     """A JSON file that begins with a byte order mark was read whole and
     called "a truncated dump"; it is JSON the general reader refuses

@@ -78,7 +78,10 @@ def _salvage_items(text: str) -> list[Any]:
 #: digits as a number and stops before them)
 _NUMBER_TAIL = re.compile(r"\.|[eE][-+]?")
 #: a ``\\u`` escape cut short (the decoder's position is at its ``u``)
-_ESCAPE_TAIL = re.compile(r"u[0-9a-fA-F]{0,3}")
+_ESCAPE_TAIL = re.compile(r"u[0-9a-fA-F]{0,4}")  # (the decoder says a whole one at the end is invalid too)
+#: what may follow where a dump was cut: a line break or spaces written
+#: after it, the zeros of a file the crash left its length
+_PADDING = " \t\r\n\x00"
 #: the beginnings of a JSON value the decoder does not take as one (a
 #: literal cut short, a minus sign without its digits)
 _VALUE_HEADS = frozenset(("t", "tr", "tru", "f", "fa", "fal", "fals", "n", "nu", "nul", "-"))
@@ -93,7 +96,18 @@ def _cut_short(text: str, e: json.JSONDecodeError) -> bool:
     at the first place the text cannot go on as JSON: the text is cut
     short when nothing is left there, or only the beginning of a token
     (a string, a ``\\u`` escape, a literal, a number's fraction or
-    exponent) that the end of the data cut."""
+    exponent) that the end of the data cut. Padding after the cut (white
+    space, zero bytes) is not the data: the text without it decides."""
+    stripped = text.rstrip(_PADDING)
+    if len(stripped) != len(text):
+        try:
+            json.loads(stripped)  # (where it stops is all that is asked: no hook)
+        except json.JSONDecodeError as again:
+            text, e = stripped, again
+        except (ValueError, RecursionError):
+            return False
+        else:
+            return False  # (whole, then padding: not cut short)
     if e.msg.startswith("Unterminated string"):
         # (a string that runs to the end of the data: every character of it
         # was taken; a control character or a bad escape is said instead)
