@@ -23,9 +23,17 @@ def test_a_link_to_a_device_is_not_replaced(tmp_path: Path) -> None:
     link.symlink_to("/dev/null")
     with pytest.raises(OSError) as e:
         atomic_write(link, b"x")
-    assert e.value.errno == errno.EEXIST and "a link to a device" in str(e.value)
+    assert e.value.errno == errno.EEXIST and "a link into /dev" in str(e.value)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    other = tmp_path / "to-fifo"
+    other.symlink_to(fifo)  # (a link to a FIFO elsewhere: what it leads to decides)
+    with pytest.raises(OSError) as e:
+        atomic_write(other, b"x")
+    assert e.value.errno == errno.EEXIST and "a link to a device, a named pipe or a socket" in str(e.value)
+    assert other.is_symlink() and fifo.is_fifo()
     assert link.is_symlink() and os.readlink(link) == "/dev/null"
-    assert [p.name for p in tmp_path.iterdir()] == ["out"]  # (no temporary file left)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fifo", "out", "to-fifo"]  # (no temporary file left)
 
 
 def test_a_link_to_a_file_or_to_nothing_is_replaced(tmp_path: Path) -> None:
@@ -58,6 +66,30 @@ def test_the_doors_refuse_a_link_to_standard_output_and_a_fifo(tmp_path: Path) -
         assert got.returncode == 2, (args, got.stderr)
         errors = [line for line in got.stderr.splitlines() if line.startswith("error:")]
         assert len(errors) == 1 and str(path) in errors[0], got.stderr
-        assert "not a regular file" in errors[0] or "a link to a device" in errors[0], errors[0]
+        assert "not a regular file" in errors[0] or "a link into /proc" in errors[0], errors[0]
     assert out.is_symlink() and fifo.is_fifo()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pic.svg", "stdout"]
+
+
+def test_a_link_into_proc_is_not_replaced_whatever_standard_output_is(tmp_path: Path) -> None:
+    """``/dev/stdout`` leads to ``/proc/self/fd/1``, which leads to a
+    regular file when standard output is redirected to one: the link is
+    still not replaced (as root, that would take ``/dev/stdout`` away),
+    and the file standard output goes to is not written either."""
+    out = tmp_path / "stdout"
+    out.symlink_to("/proc/self/fd/1")
+    fleet = ROOT / "examples" / "fleet"
+    for args in (["restart", str(RESTART), "--as-scenario", str(out)],
+                 ["fleet", "analyze", str(fleet), "-o", "json", "--output-file", str(out)]):
+        redirected = tmp_path / "redirected.txt"
+        with redirected.open("w") as fh:
+            env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+            got = subprocess.run([sys.executable, "-m", "podnuma.cli", *args], cwd=tmp_path, env=env,
+                                 stdout=fh, stderr=subprocess.PIPE, text=True, timeout=120, check=False)
+        assert got.returncode == 2, (args, got.stderr)
+        errors = [line for line in got.stderr.splitlines() if line.startswith("error:")]
+        assert len(errors) == 1 and "a link into /proc" in errors[0], got.stderr
+        assert out.is_symlink() and os.readlink(out) == "/proc/self/fd/1"
+    with pytest.raises(OSError) as e:
+        atomic_write(out, b"x")
+    assert e.value.errno == errno.EEXIST

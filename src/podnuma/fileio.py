@@ -35,6 +35,7 @@ from podnuma.errors import InputError
 __all__ = [
     "atomic_file",
     "atomic_write",
+    "check_replaceable",
     "close_dir_fds",
     "read_file",
     "read_cpu_checkpoint_file",
@@ -94,15 +95,7 @@ def atomic_file(path: str | os.PathLike[str], *, mode: int | None = None) -> Ite
     block raises, the temporary file is removed and ``path`` is as it was."""
     target = Path(path)
     directory = target.parent
-    try:
-        st = os.lstat(target)
-    except FileNotFoundError:
-        pass
-    else:  # (a device or a pipe is not replaced by a file: /dev/null stays a device)
-        if not (stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode) or stat.S_ISDIR(st.st_mode)):
-            raise OSError(errno.EEXIST, "it exists and is not a regular file", str(target))
-        if stat.S_ISLNK(st.st_mode) and _leads_to_special(target):
-            raise OSError(errno.EEXIST, "it is a link to a device, a named pipe or a socket", str(target))
+    check_replaceable(target)
     fd, tmp = tempfile.mkstemp(prefix="." + target.name + ".", dir=directory)
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -130,14 +123,34 @@ def atomic_file(path: str | os.PathLike[str], *, mode: int | None = None) -> Ite
         os.close(dir_fd)
 
 
-def _leads_to_special(link: Path) -> bool:
-    """The link ``link`` leads to a device, a named pipe or a socket (not
-    to a regular file, a directory or nothing)."""
+def check_replaceable(path: str | os.PathLike[str]) -> None:
+    """``OSError`` (``EEXIST``) when a result must not be written by
+    renaming a file over ``path``: a device, a named pipe or a socket there
+    (``/dev/null`` stays a device), or a symbolic link to one, or into
+    ``/proc`` or ``/dev`` (``/dev/stdout`` -> ``/proc/self/fd/1``: whatever
+    standard output is, replacing that link would take the system's away).
+    Nothing there, a regular file, a directory (the rename then fails) and
+    any other link (replaced, not followed) are not refused here."""
+    target = Path(path)
     try:
-        st = os.stat(link)
+        st = os.lstat(target)
+    except FileNotFoundError:
+        return
+    if stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode):
+        return
+    if not stat.S_ISLNK(st.st_mode):
+        raise OSError(errno.EEXIST, "it exists and is not a regular file", str(target))
+    to = os.readlink(target)
+    top = "/" + to.split("/")[1] if to.startswith("/") else ""
+    if top in ("/proc", "/dev"):
+        raise OSError(errno.EEXIST, f"it is a link into {top} (a descriptor, standard output or a "
+                      "device): not replaced", str(target))
+    try:
+        followed = os.stat(target)
     except OSError:  # (a link to nothing, or round in a loop: replaced)
-        return False
-    return not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode))
+        return
+    if not (stat.S_ISREG(followed.st_mode) or stat.S_ISDIR(followed.st_mode)):
+        raise OSError(errno.EEXIST, "it is a link to a device, a named pipe or a socket", str(target))
 
 
 def read_file(path: str | os.PathLike[str]) -> bytes:

@@ -369,14 +369,20 @@ def _output_file_ready(path: Path) -> None:
     if st is not None and not stat.S_ISREG(st.st_mode):  # (the atomic write would refuse it after the work)
         raise InputError("--output-file: cannot write: it exists and is not a regular file (a device, a "
                          "named pipe or a socket is not replaced)", file=str(path))
+    from podnuma.fileio import check_replaceable
+
+    try:  # (a link into /proc or /dev: /dev/stdout, whatever standard output is)
+        check_replaceable(path)
+    except OSError as e:
+        raise InputError(f"--output-file: cannot write: {e.strerror or e}", file=str(path)) from None
     parent = path.parent
+    if not parent.is_dir():
+        raise InputError("--output-file: cannot write: its directory does not exist", file=str(path))
     try:  # (access() answers yes to root on a read-only file system: a file made and removed)
         fd, probe = tempfile.mkstemp(prefix=".podnuma-probe-", dir=parent)
         os.close(fd)
         os.unlink(probe)
-    except FileNotFoundError:
-        raise InputError("--output-file: cannot write: its directory does not exist", file=str(path)) from None
-    except OSError as e:
+    except OSError as e:  # (ENOENT in a directory that exists: /proc, where no file can be made)
         raise InputError(f"--output-file: cannot write: {e.strerror or e}", file=str(path)) from None
 
 
