@@ -310,3 +310,24 @@ def test_topology_takes_table_as_the_view_for_people() -> None:
     assert table.exit_code == 0 == text.exit_code == plain.exit_code, table.output
     assert table.stdout == text.stdout == plain.stdout
     assert "NUMA" in table.stdout
+
+
+def test_a_shared_pool_size_is_ascii_digits() -> None:
+    """``--shared-pool-cpus ²`` (a digit to ``str.isdigit``, not to
+    ``int``) was a traceback; ``sharedPoolCpus: "²"`` of the web API an
+    internal error: both refused as any other bad size."""
+    from click.testing import CliRunner
+
+    from podnuma.cli import cli
+    from podnuma.errors import InputError
+    from podnuma.service.whatif import parse_shared_pool
+
+    pod = str(Path(__file__).resolve().parents[2] / "examples" / "whatif" / "trainer-pod.yaml")
+    for value in ("²", "٣"):
+        got = CliRunner().invoke(cli, ["advise", pod, "--shared-pool-cpus", value])
+        assert got.exit_code == 2 and got.stdout == ""
+        assert f"Invalid value for '--shared-pool-cpus': {value!r}" in got.stderr
+        with pytest.raises(InputError) as e:
+            parse_shared_pool(value)
+        assert e.value.path == "sharedPoolCpus"
+    assert parse_shared_pool(" 3 ") == 3

@@ -286,3 +286,34 @@ def test_scenarios_on_a_full_disk_leave_nothing(
     code, _, err = _run(*args)
     assert code == 0, err
     assert len(list(scen.iterdir())) > 2
+
+
+@pytest.mark.parametrize("args", [
+    ["--dask", "local:²"], ["--dask", "local:٣"], ["--dask", "local:513"], ["--dask", "local:0"],
+    ["--workers", "100000"], ["--workers", "513"],
+])
+def test_worker_counts_are_ascii_digits_and_bounded(args: list[str]) -> None:
+    """A worker count is plain ASCII digits from 1 to 512: ``²`` reached
+    ``int()`` and its error, ``٣`` was read as 3, and 100,000 local
+    processes were started; one line naming the option, exit 2, nothing
+    done."""
+    fleet = Path(__file__).resolve().parents[2] / "examples" / "fleet"
+    proc = subprocess.run([sys.executable, "-m", "podnuma.cli", "fleet", "analyze", str(fleet), *args],
+                          capture_output=True, text=True, env=_env(), timeout=120, check=False)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stdout == ""
+    (line,) = proc.stderr.splitlines()
+    assert args[0] in line and ("512" in line or "local:N" in line), line
+
+
+def test_an_output_file_that_cannot_be_made_says_why(tmp_path: Path) -> None:
+    """``--output-file /proc/version``: its directory exists, no file can be
+    made there: the system's reason, not "its directory does not exist"."""
+    fleet = Path(__file__).resolve().parents[2] / "examples" / "fleet"
+    code, out, err = _run("fleet", "analyze", str(fleet), "--output-file", "/proc/podnuma-report.txt")
+    assert code == 2 and out == ""
+    (line,) = err.splitlines()
+    assert line.startswith("error: /proc/podnuma-report.txt: --output-file: cannot write: "), line
+    assert "does not exist" not in line
+    code, _, err = _run("fleet", "analyze", str(fleet), "--output-file", str(tmp_path / "no" / "r.txt"))
+    assert code == 2 and "its directory does not exist" in err

@@ -47,7 +47,7 @@ def _pool_size(ctx: click.Context, param: click.Parameter, value: str | None) ->
     if value is None or value == "auto":
         return None
     text = value.strip()
-    if text.isdigit() and int(text) >= 1:
+    if text.isascii() and text.isdigit() and int(text) >= 1:
         return int(text)
     raise click.BadParameter(f"{value!r}: expected auto or a whole number of CPUs >= 1")
 

@@ -59,7 +59,7 @@ _Command = tuple[tuple[str, ...], bool, tuple[str, ...], str, bool, dict[str, st
 
 def _clear_value(option: str, value: str) -> bool:
     """Whether click surely reads ``value`` of ``option`` as the fast path
-    does: a worker count of plain digits (at least 1), a Dask target and an
+    does: a worker count of plain digits (1 to ``MAX_LOCAL_WORKERS``), a Dask target and an
     output file that do not look like options, the file not an existing
     directory nor an existing file that cannot be read (click's ``Path``
     refuses those); anything else is left to click and its message."""
@@ -68,7 +68,9 @@ def _clear_value(option: str, value: str) -> bool:
     if option == "--workers":
         # (a count of at most 9 digits: past 4,300 Python refuses to read
         # one, where click names the value in its message)
-        return len(value) <= 9 and value.isascii() and value.isdigit() and int(value) >= 1
+        from podnuma.fleet import MAX_LOCAL_WORKERS
+
+        return len(value) <= 9 and value.isascii() and value.isdigit() and 1 <= int(value) <= MAX_LOCAL_WORKERS
     if option == "--output-file":
         try:
             st = os.stat(value)

@@ -32,6 +32,7 @@ from podnuma.cli.options import (
     note,
     stdin_used_once,
 )
+from podnuma.fleet import MAX_LOCAL_WORKERS
 from podnuma.render.formats import FORMATS
 
 __all__ = ["fleet_group"]
@@ -60,7 +61,7 @@ def fleet_group() -> None:
 @click.option("--output-file", type=click.Path(path_type=Path, dir_okay=False), default=None,
               callback=dash_is_stdout,
               help="Write the report there (atomically) instead of standard output ('-': standard output).")
-@click.option("--workers", type=click.IntRange(min=1), default=None,
+@click.option("--workers", type=click.IntRange(min=1, max=MAX_LOCAL_WORKERS), default=None,
               help="Replay on N local processes.")
 @click.option("--dask", "dask_target", default=None, metavar="local[:N]|tcp://HOST:PORT",
               help="Replay on a Dask cluster: a LocalCluster of N worker processes, or a scheduler "

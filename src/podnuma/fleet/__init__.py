@@ -6,3 +6,7 @@ process, local processes, Dask), the fleet-wide report data (``report.py``)
 and synthetic fleets (``generate.py``). No click, no printing: the command
 is ``podnuma.cli.fleet``.
 """
+
+#: the most local worker processes a command starts (``--workers N``,
+#: ``--dask local:N``): more than any machine's cores would only load it
+MAX_LOCAL_WORKERS = 512

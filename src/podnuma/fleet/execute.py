@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from podnuma.errors import InputError
-from podnuma.fleet import inputs, podscan
+from podnuma.fleet import MAX_LOCAL_WORKERS, inputs, podscan
 from podnuma.fleet.batches import consecutive_batches, guided_batches
 from podnuma.fleet.forked import ForkedCluster
 from podnuma.fleet.inputs import Scan
@@ -741,8 +741,8 @@ def parse_dask_target(text: str) -> tuple[str, int | None]:
         n: int | None = None
         if ":" in text:
             raw = text.split(":", 1)[1]
-            if not raw.isdigit() or int(raw) < 1:
-                raise ValueError(f"--dask {text}: local:N needs a worker count >= 1")
+            if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= MAX_LOCAL_WORKERS:
+                raise ValueError(f"--dask {text}: local:N needs a worker count from 1 to {MAX_LOCAL_WORKERS}")
             n = int(raw)
         return "local", n
     if "://" not in text:

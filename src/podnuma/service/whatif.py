@@ -300,7 +300,7 @@ def parse_shared_pool(value: object) -> int | None:
         raise InputError("expected auto or a whole number of CPUs >= 1", path="sharedPoolCpus")
     if isinstance(value, int):
         n = value
-    elif isinstance(value, str) and value.strip().isdigit():
+    elif isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
         n = int(value.strip())
     else:
         raise InputError(f"expected auto or a whole number of CPUs >= 1, found {value!r}",
