@@ -152,10 +152,13 @@ def string_map(
     value: object, path: str, key_path: Callable[[str, str], str] = field_path
 ) -> dict[str, str]:
     """A ``map[string]string`` field (labels, annotations); ``null`` is
-    empty. ``key_path`` writes the path of one entry."""
+    empty, and so is an entry's ``null`` value (Go's decoder keeps the key
+    with an empty string: ``labels: {a: null}`` is ``a=""``, which the API
+    server and the kubelet take). ``key_path`` writes the path of one
+    entry."""
     out: dict[str, str] = {}
     for key, item in optional_mapping(value, path).items():
-        out[key] = expect_str(item, key_path(path, key))
+        out[key] = "" if item is None else expect_str(item, key_path(path, key))
     return out
 
 
