@@ -536,6 +536,125 @@ spec:
   nodeSelector: {kubernetes.io/os: linux, disk: ""}
 """, None),
 }
+
+
+def _ctr(extra: str) -> str:
+    """The pod with one container ``{name: c, image: nginx}`` and ``extra``."""
+    return HEAD + "metadata: {name: web}\nspec:\n  containers:\n  - name: c\n    image: nginx\n" + "".join(
+        f"    {line}\n" for line in extra.splitlines())
+
+
+def _spec(extra: str) -> str:
+    """The pod with ``extra`` in its spec and one container."""
+    return HEAD + "metadata: {name: web}\nspec:\n" + "".join(
+        f"  {line}\n" for line in extra.splitlines()) + "  containers: [{name: c, image: nginx}]\n"
+
+
+_UNMARSHAL = "couldn't parse as pod(json: cannot unmarshal "
+# Go's JSON decoder: a value of the wrong type is refused (its first error,
+# in its order: a YAML file's keys sorted, a JSON file's as written); a null
+# is the zero value, a null element of a list of structs a zero struct
+CASES.update({
+    "type-ports-string.yaml": (_ctr("ports: x"), _UNMARSHAL + "string into Go struct field "
+                               "Container.spec.containers.ports of type []v1.ContainerPort)"),
+    "type-ports-of-strings.yaml": (_ctr('ports: ["80"]'), _UNMARSHAL + "string into Go struct field "
+                                   "Container.spec.containers.ports of type v1.ContainerPort)"),
+    "type-ports-object.yaml": (_ctr("ports: {containerPort: 80}"), _UNMARSHAL + "object into Go struct field "
+                               "Container.spec.containers.ports of type []v1.ContainerPort)"),
+    "type-container-port-float.yaml": (_ctr("ports: [{containerPort: 80.5}]"), _UNMARSHAL + "number 80.5 into "
+                                       "Go struct field ContainerPort.spec.containers.ports.containerPort of type int32)"),
+    "type-container-port-int32-overflow.yaml": (_ctr("ports: [{containerPort: 70000000000}]"), _UNMARSHAL
+                                                + "number 70000000000 into Go struct field "
+                                                "ContainerPort.spec.containers.ports.containerPort of type int32)"),
+    "type-protocol-number.yaml": (_ctr("ports: [{containerPort: 80, protocol: 6}]"), _UNMARSHAL + "number into "
+                                  "Go struct field ContainerPort.spec.containers.ports.protocol of type v1.Protocol)"),
+    "type-volumes-string.yaml": (_spec("volumes: x"), _UNMARSHAL + "string into Go struct field "
+                                 "PodSpec.spec.volumes of type []v1.Volume)"),
+    "type-volume-mounts-string.yaml": (_ctr("volumeMounts: x"), _UNMARSHAL + "string into Go struct field "
+                                       "Container.spec.containers.volumeMounts of type []v1.VolumeMount)"),
+    "type-volume-mounts-of-numbers.yaml": (_ctr("volumeMounts: [1]"), _UNMARSHAL + "number into Go struct field "
+                                           "Container.spec.containers.volumeMounts of type v1.VolumeMount)"),
+    "type-env-object.yaml": (_ctr("env: {A: b}"), _UNMARSHAL + "object into Go struct field "
+                             "Container.spec.containers.env of type []v1.EnvVar)"),
+    "type-env-of-strings.yaml": (_ctr("env: [A]"), _UNMARSHAL + "string into Go struct field "
+                                 "Container.spec.containers.env of type v1.EnvVar)"),
+    "type-env-value-number.yaml": (_ctr("env: [{name: A, value: 1}]"), _UNMARSHAL + "number into Go struct field "
+                                   "EnvVar.spec.containers.env.value of type string)"),
+    "type-node-selector-list.yaml": (_spec("nodeSelector: [a]"), _UNMARSHAL + "array into Go struct field "
+                                     "PodSpec.spec.nodeSelector of type map[string]string)"),
+    "type-scheduling-gates-string.yaml": (_spec("schedulingGates: x"), _UNMARSHAL + "string into Go struct field "
+                                          "PodSpec.spec.schedulingGates of type []v1.PodSchedulingGate)"),
+    "type-host-path-string.yaml": (_spec("volumes: [{name: v, hostPath: x}]"), _UNMARSHAL + "string into Go "
+                                   "struct field Volume.spec.volumes.VolumeSource.hostPath of type "
+                                   "v1.HostPathVolumeSource)"),
+    "type-empty-dir-string.yaml": (_spec("volumes: [{name: v, emptyDir: x}]"), _UNMARSHAL + "string into Go "
+                                   "struct field Volume.spec.volumes.VolumeSource.emptyDir of type "
+                                   "v1.EmptyDirVolumeSource)"),
+    "type-host-path-path-number.yaml": (_spec("volumes: [{name: v, hostPath: {path: 1}}]"), _UNMARSHAL
+                                        + "number into Go struct field HostPathVolumeSource.spec.volumes."
+                                        "VolumeSource.hostPath.path of type string)"),
+    "type-liveness-probe-string.yaml": (_ctr("livenessProbe: x"), _UNMARSHAL + "string into Go struct field "
+                                        "Container.spec.containers.livenessProbe of type v1.Probe)"),
+    "type-probe-http-get-string.yaml": (_ctr("readinessProbe: {httpGet: x}"), _UNMARSHAL + "string into Go "
+                                        "struct field Probe.spec.containers.readinessProbe.ProbeHandler.httpGet "
+                                        "of type v1.HTTPGetAction)"),
+    "type-probe-command-of-numbers.yaml": (_ctr("livenessProbe: {exec: {command: [1]}}"), _UNMARSHAL
+                                           + "number into Go struct field ExecAction.spec.containers."
+                                           "livenessProbe.ProbeHandler.exec.command of type string)"),
+    "type-lifecycle-string.yaml": (_ctr("lifecycle: x"), _UNMARSHAL + "string into Go struct field "
+                                   "Container.spec.containers.lifecycle of type v1.Lifecycle)"),
+    "type-env-from-string.yaml": (_ctr("envFrom: x"), _UNMARSHAL + "string into Go struct field "
+                                  "Container.spec.containers.envFrom of type []v1.EnvFromSource)"),
+    "type-image-pull-secrets-string.yaml": (_spec("imagePullSecrets: x"), _UNMARSHAL + "string into Go struct "
+                                            "field PodSpec.spec.imagePullSecrets of type []v1.LocalObjectReference)"),
+    "type-node-name-number.yaml": (_spec("nodeName: 1"), _UNMARSHAL + "number into Go struct field "
+                                   "PodSpec.spec.nodeName of type string)"),
+    "type-host-network-string.yaml": (_spec('hostNetwork: "true"'), _UNMARSHAL + "string into Go struct field "
+                                      "PodSpec.spec.hostNetwork of type bool)"),
+    "type-metadata-string.yaml": (HEAD + "metadata: x\nspec: {containers: [{name: c, image: nginx}]}\n",
+                                  _UNMARSHAL + "string into Go struct field Pod.metadata of type v1.ObjectMeta)"),
+    "type-first-in-sorted-order.yaml": (_ctr("ports: x\nenv: {A: b}"), _UNMARSHAL + "object into Go struct "
+                                        "field Container.spec.containers.env of type []v1.EnvVar)"),
+    "type-first-in-json-order.json": (json.dumps({
+        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web"},
+        "spec": {"containers": [{"name": "c", "image": "nginx", "ports": "x", "env": {"A": "b"}}]}}),
+        _UNMARSHAL + "string into Go struct field Container.spec.containers.ports of type []v1.ContainerPort)"),
+    "type-json-port-with-fraction.json": (json.dumps({
+        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web"},
+        "spec": {"containers": [{"name": "c", "image": "nginx", "ports": [{"containerPort": 80.0}]}]}}),
+        _UNMARSHAL + "number 80.0 into Go struct field ContainerPort.spec.containers.ports.containerPort"),
+    "null-port.yaml": (_ctr("ports: [null]"), "spec.containers[0].ports[0].containerPort: Required value"),
+    "null-volume.yaml": (_spec("volumes: [null]"), "spec.volumes[0].name: Required value"),
+    "null-volume-mount.yaml": (_ctr("volumeMounts: [null]"), "spec.containers[0].volumeMounts[0].name: Required "
+                               'value spec.containers[0].volumeMounts[0].name: Not found: "" '
+                               "spec.containers[0].volumeMounts[0].mountPath: Required value"),
+    "null-container.yaml": (HEAD + "metadata: {name: web}\nspec: {containers: [null]}\n",
+                            "spec.containers[0].name: Required value spec.containers[0].image: Required value"),
+    "null-scheduling-gate.yaml": (_spec("schedulingGates: [null]"),
+                                  'spec.schedulingGates[0]: Invalid value: "": name part must be non-empty'),
+    "scheduling-gate-repeated.yaml": (_spec("schedulingGates: [{name: a}, {name: a}]"),
+                                      'spec.schedulingGates[1]: Duplicate value: "a" spec.nodeName: Forbidden'),
+    # Go's %q: DEL, C1 controls, format characters escaped
+    "name-control-characters.json": ('{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": '
+                                     '"w\\u007fb\\u009b\\u0085\\u00a0\\u00ad\\u2028\\u0001\\u0007\\t\\"\\\\'
+                                     '\\ufeff\\ud83d\\ude00\\udb40\\udc01\\u0378"}, '
+                                     '"spec": {"containers": [{"name": "c", "image": "nginx"}]}}',
+                                     'metadata.name: Invalid value: "w\\x7fb\\u009b\\u0085\\u00a0\\u00ad\\u2028'
+                                     '\\x01\\a\\t\\"\\\\\\ufeff\U0001f600\\U000e0001\\u0378-node-a"'),
+    # look-alikes the kubelet accepts
+    "null-ports.yaml": (_ctr("ports: null"), None),
+    "null-env.yaml": (_ctr("env: null"), None),
+    "null-probe.yaml": (_ctr("livenessProbe: null"), None),
+    "null-host-path.yaml": (_spec("volumes: [{name: v, hostPath: null}]"), None),
+    "empty-volumes.yaml": (_spec("volumes: []"), None),
+    "empty-scheduling-gates.yaml": (_spec("schedulingGates: []"), None),
+    "null-label-value.yaml": (HEAD + "metadata: {name: web, labels: {a: null}}\n"
+                              "spec: {containers: [{name: c, image: nginx}]}\n", None),
+    "null-node-selector-value.yaml": (_spec("nodeSelector: {a: null}"), None),
+    "null-command-element.yaml": (_ctr("livenessProbe: {exec: {command: [null]}}"), None),
+    "null-image-pull-secret.yaml": (_spec("imagePullSecrets: [null]"), None),
+    "container-port-integral-float.yaml": (_ctr("ports: [{containerPort: 80.0}]"), None),
+})
 for _example in sorted((ROOT / "examples" / "agent" / "pods").glob("*.yaml")):
     CASES["example-" + _example.name] = (_example.read_text(), "")  # "": whatever the kubelet says
 

@@ -41,17 +41,37 @@ does not go through the API server's create path:
   probes nor ``lifecycle``; the pod's ``restartPolicy``, ``dnsPolicy``,
   ``nodeSelector``, ``nodeName``, ``activeDeadlineSeconds`` (1 to
   2^31-1), ``hostname``, ``subdomain``, ``priorityClassName``; no
-  ``ephemeralContainers``, no ``schedulingGates``. A value of the wrong
-  type in those fields is refused in podnuma's words (``must be an
-  integer, got a string``; the kubelet: ``couldn't parse as pod(json:
-  cannot unmarshal …)``). Pod-level ``resources`` and ``overhead`` are
+  ``ephemeralContainers``, no ``schedulingGates`` (their names checked:
+  qualified names, unique). Go's JSON decoder runs first
+  (``podnuma.agent.validation.go_decode``) on the fields above and those
+  on the way to them, plus ``metadata.uid``, ``spec.nodeName``,
+  ``serviceAccountName``, ``serviceAccount``, ``imagePullSecrets``,
+  ``resourceClaims``, ``overhead``, pod-level ``resources``, a
+  container's ``envFrom`` and ``env`` ``valueFrom`` references and
+  ``resources.claims``, the volume sources (each must be an object),
+  ``secret.secretName``, ``configMap.name`` and ``projected.sources``: a
+  value of the wrong type there is refused in the decoder's words, its
+  first error in its order (a YAML file's keys sorted, as the kubelet's
+  YAML-to-JSON step writes them; a JSON file's as written), ``FILE: PATH:
+  couldn't parse as pod(json: cannot unmarshal string into Go struct field
+  Container.spec.containers.ports of type []v1.ContainerPort), please
+  check config file`` (podnuma adds the field's path and line; a JSON
+  number with a fraction or exponent is shown as Python writes it,
+  ``1000.0`` for ``1e3``); a ``null`` is the zero value (absent), a
+  ``null`` element of a list of objects an empty object (then validated:
+  ``ports: [null]`` is ``containerPort: Required value``), of a list of
+  strings or a map of strings ``""``. A container quantity that does not
+  parse wins over a wrong type, as in Go (the quantity's error ends the
+  decoding). A wrong type in any other field is not checked here (the
+  kubelet refuses it; ``parse_pod`` refuses some in podnuma's words).
+  Pod-level ``resources`` and ``overhead`` are
   checked afterwards by ``parse_pod`` (one error, podnuma's form). Not
   checked (admitted by podnuma, refused by the kubelet): security contexts
   (pod and container: ``runAsUser`` ranges, capabilities, seccomp and
   AppArmor fields and annotations, ``hostUsers``), probe and lifecycle
   details (HTTP and TCP ports and port names, thresholds, timeouts,
   ``successThreshold``, ``sleep``), env ``valueFrom`` sources and
-  ``envFrom`` prefixes, volume source details other than ``hostPath.path``
+  ``envFrom`` prefixes and entries naming no source (``envFrom: [null]``), volume source details other than ``hostPath.path``
   (``emptyDir`` limits, ``hostPath`` ``type`` and ``..``, projected and
   downward-API items, image volumes), ``subPath``/``subPathExpr``,
   ``mountPropagation``, ``recursiveReadOnly``, ``volumeDevices``,
@@ -114,7 +134,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from podnuma.agent.validation import StaticPodErrors, validate_static_pod
+from podnuma.agent.validation import GoDecodeError, StaticPodErrors, go_decode, validate_static_pod
 from podnuma.api.featuregates import GATE_POD_LEVEL_RESOURCES
 from podnuma.api.pod import Pod, PodLevelResources
 from podnuma.api.pod_defaults import round_up_milli
@@ -629,6 +649,14 @@ def decode_static_pod(raw_text: str, *, name: str, node_name: str, gates: Featur
     else:
         data, root = _load_yaml(raw_text, name)
     doc = _lenient(_check_kind(data, raw_text, is_json, name))
+    located = Document(name, doc, root)
+    # Go's decoder: a value of the wrong type in a field podnuma reads is
+    # refused in its words; a null element of a list is its zero value
+    try:
+        doc = go_decode(doc, from_json=is_json)
+    except GoDecodeError as e:  # (podnuma names the field and its line)
+        raise located.enrich(InputError(
+            f"couldn't parse as pod({e.message}), please check config file", path=e.path, file=name)) from None
     located = Document(name, doc, root)
 
     meta = doc.get("metadata")

@@ -6,7 +6,7 @@ k8s.io/kubernetes v1.37.2 ``pkg/apis/core/validation/validation.go``
 ``ValidateVolumes``, ``validateContainers``, ``validateInitContainers``,
 ``validateContainerCommon``, ``validateContainerPorts``, ``ValidateEnv``,
 ``ValidateVolumeMounts``, ``validatePullPolicy``, ``validateRestartPolicy``,
-``validateDNSPolicy``, ``validatePodHostNetworkDeps``,
+``validateDNSPolicy``, ``validatePodHostNetworkDeps``, ``validateSchedulingGates``,
 ``checkHostPortConflicts``, ``validateContainersOnlyForPod``), the object
 metadata rules of k8s.io/apimachinery v0.37.2
 ``pkg/api/validation/objectmeta.go`` and
@@ -24,16 +24,20 @@ empty, ``spec.nodeName`` is the node's name; the v1 defaults fill an empty
 ``hostNetwork``, a port's ``hostPort``. It reports every error it finds, in
 its order, as one message: ``invalid pod: [E1 E2 ...]``.
 
-Values of the wrong JSON type are skipped here (the decoder refuses them,
-and ``parse_pod`` words that); so is a pod with a quantity that does not
-parse (the kubelet never gets to validate it). What is not checked here is
+``go_decode`` is Go's JSON decoder for the fields read here (and those
+``podnuma.agent.staticpod`` reads): a value of the wrong type is refused in
+its words, a null element of a list is its type's zero value; the checks
+below then skip what is not of its type. A pod with a quantity that does
+not parse is not validated (the kubelet never gets to validate it).
+Messages quote strings as Go's ``%q`` does (``_q``; printable as Python's
+Unicode 14 tables say, Go's are 15.0). What is not checked here is
 listed in ``podnuma.agent.staticpod``.
 """
 
 from __future__ import annotations
 
-import json
 import re
+import unicodedata
 from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Any
@@ -47,9 +51,8 @@ from podnuma.api.pod_validation import (
 )
 from podnuma.api.quantity import Quantity, QuantityError, quantity_from_manifest
 from podnuma.errors import InputError
-from podnuma.fieldkit import wrong_type
 
-__all__ = ["StaticPodErrors", "validate_static_pod"]
+__all__ = ["GoDecodeError", "StaticPodErrors", "go_decode", "validate_static_pod"]
 
 _MAX_INT32 = 2**31 - 1
 
@@ -113,9 +116,34 @@ class StaticPodErrors(InputError):
 
 
 def _q(value: str) -> str:
-    """A string as Go's ``%q`` shows it (close enough: every control
-    character escaped, never a raw line break)."""
-    return json.dumps(value, ensure_ascii=False).replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    """A string as Go's ``%q`` (``strconv.Quote``) shows it: ``"`` and
+    ``\\`` escaped, a character Go's ``unicode.IsPrint`` calls printable
+    as it is, else ``\\a \\b \\f \\n \\r \\t \\v``, ``\\xNN`` (below
+    U+0080), ``\\uNNNN``, ``\\UNNNNNNNN``; a lone surrogate (no UTF-8
+    character: Go's decoder made it U+FFFD) as U+FFFD."""
+    out = ['"']
+    for ch in value:
+        code = ord(ch)
+        if 0xD800 <= code <= 0xDFFF:
+            ch, code = "\ufffd", 0xFFFD
+        if ch in "\"\\":
+            out.append("\\" + ch)
+        elif ch == " " or unicodedata.category(ch)[0] in "LMNPS":
+            out.append(ch)
+        elif ch in _GO_ESCAPES:
+            out.append(_GO_ESCAPES[ch])
+        elif code < 0x20 or code == 0x7F:
+            out.append(f"\\x{code:02x}")
+        elif code < 0x10000:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(f"\\U{code:08x}")
+    out.append('"')
+    return "".join(out)
+
+
+_GO_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t",
+               "\v": "\\v"}
 
 
 def _shown(value: object) -> str:
@@ -264,50 +292,236 @@ def _quantities_parse(spec: Mapping[str, Any]) -> bool:
     return True
 
 
-_STR, _INT, _BOOL = "a string", "an integer", "a boolean"
-_CONTAINER_TYPES = (("name", _STR), ("image", _STR), ("imagePullPolicy", _STR),
-                    ("terminationMessagePolicy", _STR), ("restartPolicy", _STR))
-_PORT_TYPES = (("name", _STR), ("containerPort", _INT), ("hostPort", _INT), ("protocol", _STR),
-               ("hostIP", _STR))
-_SPEC_TYPES = (("restartPolicy", _STR), ("dnsPolicy", _STR), ("hostname", _STR), ("subdomain", _STR),
-               ("priorityClassName", _STR), ("activeDeadlineSeconds", _INT), ("hostNetwork", _BOOL))
+class _Go:
+    """A Go type of the v1 API as ``encoding/json`` decodes into it:
+    ``kind`` one of ``string``, ``int``, ``bool``, ``struct``, ``slice``,
+    ``map``, ``any`` (not checked); ``name`` as the decoder's error names it
+    (a pointer by its element: ``v1.Probe`` for ``*v1.Probe``)."""
+
+    __slots__ = ("bits", "elem", "fields", "kind", "name")
+
+    def __init__(self, kind: str, name: str = "", *, bits: int = 0, elem: _Go | None = None,
+                 fields: dict[str, tuple[_Go, str]] | None = None) -> None:
+        self.kind, self.name, self.bits, self.elem = kind, name, bits, elem
+        #: JSON name -> (type, the names the decoder's error stacks: an
+        #: embedded struct's name first, ``VolumeSource.hostPath``)
+        self.fields = fields or {}
 
 
-def _fits(value: Any, kind: str) -> bool:
-    if value is None:
-        return True
-    if kind == _BOOL:
-        return isinstance(value, bool)
-    if kind == _INT:
-        return isinstance(value, int) and not isinstance(value, bool)
-    return isinstance(value, str)
+def _struct(name: str, fields: dict[str, _Go], embedded: dict[str, tuple[str, _Go]] | None = None) -> _Go:
+    out = {k: (t, k) for k, t in fields.items()}
+    out.update({k: (t, f"{via}.{k}") for k, (via, t) in (embedded or {}).items()})
+    return _Go("struct", f"v1.{name}", fields=out)
 
 
-def _check_types(doc: Mapping[str, Any]) -> None:
-    """The fields read here hold values of their Go types (else the
-    kubelet's decoder refuses the file): the first that does not, as
-    podnuma words it."""
-    checks: list[tuple[str, Any, str]] = []
-    spec = _map(doc, "spec")
-    checks += [(f"spec.{k}", spec.get(k), t) for k, t in _SPEC_TYPES]
-    checks += [(f"spec.nodeSelector[{k}]", v, _STR) for k, v in _map(spec, "nodeSelector").items()]
-    for i, vol in enumerate(_seq(spec, "volumes")):
-        checks += [(f"spec.volumes[{i}].name", _get(vol, "name"), _STR),
-                   (f"spec.volumes[{i}].hostPath.path", _map(vol, "hostPath").get("path"), _STR)]
-    for key in ("containers", "initContainers"):
-        for i, c in enumerate(_seq(spec, key)):
-            path = f"spec.{key}[{i}]"
-            checks += [(f"{path}.{k}", _get(c, k), t) for k, t in _CONTAINER_TYPES]
-            for j, port in enumerate(_seq(c, "ports")):
-                checks += [(f"{path}.ports[{j}].{k}", _get(port, k), t) for k, t in _PORT_TYPES]
-            checks += [(f"{path}.env[{j}].name", _get(e, "name"), _STR)
-                       for j, e in enumerate(_seq(c, "env"))]
-            for j, m in enumerate(_seq(c, "volumeMounts")):
-                checks += [(f"{path}.volumeMounts[{j}].{k}", _get(m, k), _STR)
-                           for k in ("name", "mountPath")]
-    for path, value, kind in checks:
-        if not _fits(value, kind):
-            raise wrong_type(path, kind, value)
+def _slice(elem: _Go) -> _Go:
+    return _Go("slice", f"[]{elem.name}", elem=elem)
+
+
+_G_ANY = _Go("any")
+_G_STRING = _Go("string", "string")
+_G_BOOL = _Go("bool", "bool")
+_G_INT32 = _Go("int", "int32", bits=32)
+_G_INT64 = _Go("int", "int64", bits=64)
+_G_STRINGS = _Go("map", "map[string]string", elem=_G_STRING)
+_G_RESOURCES = _Go("map", "v1.ResourceList", elem=_G_ANY)  # (a quantity decodes itself)
+
+
+def _alias(name: str) -> _Go:
+    return _Go("string", f"v1.{name}")
+
+
+_G_VOLUME_SOURCES = {
+    "emptyDir": "EmptyDirVolumeSource", "hostPath": "HostPathVolumeSource",
+    "gitRepo": "GitRepoVolumeSource", "gcePersistentDisk": "GCEPersistentDiskVolumeSource",
+    "awsElasticBlockStore": "AWSElasticBlockStoreVolumeSource", "secret": "SecretVolumeSource",
+    "nfs": "NFSVolumeSource", "iscsi": "ISCSIVolumeSource", "glusterfs": "GlusterfsVolumeSource",
+    "flocker": "FlockerVolumeSource", "persistentVolumeClaim": "PersistentVolumeClaimVolumeSource",
+    "rbd": "RBDVolumeSource", "flexVolume": "FlexVolumeSource", "cinder": "CinderVolumeSource",
+    "cephfs": "CephFSVolumeSource", "downwardAPI": "DownwardAPIVolumeSource", "fc": "FCVolumeSource",
+    "azureFile": "AzureFileVolumeSource", "configMap": "ConfigMapVolumeSource",
+    "vsphereVolume": "VsphereVirtualDiskVolumeSource", "quobyte": "QuobyteVolumeSource",
+    "azureDisk": "AzureDiskVolumeSource", "photonPersistentDisk": "PhotonPersistentDiskVolumeSource",
+    "projected": "ProjectedVolumeSource", "portworxVolume": "PortworxVolumeSource",
+    "scaleIO": "ScaleIOVolumeSource", "storageos": "StorageOSVolumeSource", "csi": "CSIVolumeSource",
+    "ephemeral": "EphemeralVolumeSource", "image": "ImageVolumeSource",
+}
+
+def _named_struct(name: str) -> _Go:
+    """A struct embedding a ``LocalObjectReference``."""
+    return _struct(name, {}, {"name": ("LocalObjectReference", _G_STRING)})
+
+
+_G_SOURCE_FIELDS = {
+    "hostPath": {"path": _G_STRING}, "secret": {"secretName": _G_STRING},
+    "projected": {"sources": _slice(_struct("VolumeProjection", {
+        "secret": _named_struct("SecretProjection"), "configMap": _named_struct("ConfigMapProjection"),
+        "serviceAccountToken": _struct("ServiceAccountTokenProjection", {}),
+        "clusterTrustBundle": _struct("ClusterTrustBundleProjection", {}),
+        "podCertificate": _struct("PodCertificateProjection", {}),
+    }))},
+}
+_G_VOLUME = _struct("Volume", {"name": _G_STRING}, {
+    k: ("VolumeSource", _named_struct(t) if k == "configMap" else _struct(t, _G_SOURCE_FIELDS.get(k, {})))
+    for k, t in _G_VOLUME_SOURCES.items()
+})
+_G_REQUIREMENTS = _struct("ResourceRequirements", {
+    "limits": _G_RESOURCES, "requests": _G_RESOURCES, "claims": _slice(_struct("ResourceClaim", {}))})
+_G_PROBE = _struct("Probe", {}, {
+    "exec": ("ProbeHandler", _struct("ExecAction", {"command": _slice(_G_STRING)})),
+    "httpGet": ("ProbeHandler", _struct("HTTPGetAction", {})),
+    "tcpSocket": ("ProbeHandler", _struct("TCPSocketAction", {})),
+    "grpc": ("ProbeHandler", _struct("GRPCAction", {})),
+})
+_G_CONTAINER = _struct("Container", {
+    "name": _G_STRING, "image": _G_STRING, "imagePullPolicy": _alias("PullPolicy"),
+    "terminationMessagePolicy": _alias("TerminationMessagePolicy"),
+    "restartPolicy": _alias("ContainerRestartPolicy"),
+    "ports": _slice(_struct("ContainerPort", {
+        "name": _G_STRING, "hostPort": _G_INT32, "containerPort": _G_INT32,
+        "protocol": _alias("Protocol"), "hostIP": _G_STRING})),
+    "env": _slice(_struct("EnvVar", {"name": _G_STRING, "value": _G_STRING, "valueFrom": _struct(
+        "EnvVarSource", {"configMapKeyRef": _named_struct("ConfigMapKeySelector"),
+                         "secretKeyRef": _named_struct("SecretKeySelector")})})),
+    "envFrom": _slice(_struct("EnvFromSource", {
+        "configMapRef": _named_struct("ConfigMapEnvSource"), "secretRef": _named_struct("SecretEnvSource")})),
+    "volumeMounts": _slice(_struct("VolumeMount", {"name": _G_STRING, "mountPath": _G_STRING})),
+    "resources": _G_REQUIREMENTS,
+    "livenessProbe": _G_PROBE, "readinessProbe": _G_PROBE, "startupProbe": _G_PROBE,
+    "lifecycle": _struct("Lifecycle", {}),
+})
+_G_POD = _struct("Pod", {
+    "metadata": _struct("ObjectMeta", {
+        "name": _G_STRING, "namespace": _G_STRING, "uid": _Go("string", "types.UID"),
+        "labels": _G_STRINGS, "annotations": _G_STRINGS}),
+    "spec": _struct("PodSpec", {
+        "volumes": _slice(_G_VOLUME), "initContainers": _slice(_G_CONTAINER),
+        "containers": _slice(_G_CONTAINER),
+        "ephemeralContainers": _slice(_struct("EphemeralContainer", {})),
+        "restartPolicy": _alias("RestartPolicy"), "activeDeadlineSeconds": _G_INT64,
+        "dnsPolicy": _alias("DNSPolicy"), "nodeSelector": _G_STRINGS, "hostNetwork": _G_BOOL,
+        "hostname": _G_STRING, "subdomain": _G_STRING, "priorityClassName": _G_STRING,
+        "schedulingGates": _slice(_struct("PodSchedulingGate", {"name": _G_STRING})),
+        "nodeName": _G_STRING, "serviceAccountName": _G_STRING, "serviceAccount": _G_STRING,
+        "imagePullSecrets": _slice(_struct("LocalObjectReference", {"name": _G_STRING})),
+        "resourceClaims": _slice(_struct("PodResourceClaim", {})),
+        "resources": _G_REQUIREMENTS, "overhead": _G_RESOURCES,
+    }),
+})
+
+
+class GoDecodeError(InputError):
+    """What Go's JSON decoder refuses (``json: cannot unmarshal …``), at
+    ``path`` (podnuma's field path, for the line)."""
+
+
+def _json_kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
+
+
+def _go_float(value: float) -> str:
+    """A float64 as Go's ``json.Marshal`` writes it (what the kubelet's
+    YAML-to-JSON step hands its decoder)."""
+    if value != value or value in (float("inf"), float("-inf")):
+        return repr(value)
+    if value == int(value) and (value == 0 or 1e-6 <= abs(value) < 1e21):
+        return str(int(value))
+    text = repr(value)
+    if 1e-6 <= abs(value) < 1e21:
+        return text if "e" not in text else format(value, "f").rstrip("0").rstrip(".")
+    mantissa, _, exp = text.partition("e")
+    sign, digits = (exp[0], exp[1:]) if exp[:1] in "+-" else ("+", exp)
+    digits = digits.lstrip("0")
+    return f"{mantissa.removesuffix('.0')}e{sign}{digits.rjust(2, '0') if sign == '+' else digits}"
+
+
+def _go_number(value: Any, t: _Go, from_json: bool) -> tuple[int | None, str]:
+    """The integer Go decodes from the number ``value``, or ``None`` and
+    the number as the decoder's error shows it."""
+    if isinstance(value, int):
+        text = str(value)
+    elif from_json:
+        text = repr(value)  # (a JSON number with a fraction or exponent)
+    else:
+        text = _go_float(value)
+    try:
+        n = int(text)
+    except ValueError:
+        return None, text
+    limit = 1 << (t.bits - 1)
+    return (n, text) if -limit <= n < limit else (None, text)
+
+
+def _go_decode(value: Any, t: _Go, where: tuple[str, str], path: str, from_json: bool) -> Any:
+    """``value`` decoded into ``t`` as Go decodes it (a null leaves the zero
+    value: kept as ``None``; a null element of a list, or value of a map,
+    is the element type's zero value), or the decoder's refusal;
+    ``where``: the error context of the field holding ``value`` (its
+    struct's name, the JSON names down to it)."""
+    if value is None or t.kind == "any":
+        return value
+    shown = _json_kind(value)
+    if t.kind == "int" and shown == "number":
+        n, text = _go_number(value, t, from_json)
+        if n is not None:
+            return n
+        shown = f"number {text}"
+    elif t.kind == "string" and shown == "string" or t.kind == "bool" and shown == "bool":
+        return value
+    elif t.kind == "slice" and shown == "array":
+        assert t.elem is not None
+        return [_go_decode(_zero(v, t.elem), t.elem, where, f"{path}[{i}]", from_json)
+                for i, v in enumerate(value)]
+    elif t.kind == "map" and shown == "object":
+        assert t.elem is not None
+        keys = list(value) if from_json else sorted(value)
+        got = {k: _go_decode(_zero(value[k], t.elem), t.elem, where, f"{path}[{k}]", from_json)
+               for k in keys}
+        return {k: got[k] for k in value}
+    elif t.kind == "struct" and shown == "object":
+        # (fields in the order Go's decoder meets them: the document's for
+        # JSON; sorted for YAML, which the kubelet turns into JSON first)
+        got = {}
+        for k in (value if from_json else sorted(value)):
+            field = t.fields.get(k)
+            got[k] = value[k] if field is None else _go_decode(
+                value[k], field[0], (t.name.removeprefix("v1."), f"{where[1]}.{field[1]}".lstrip(".")),
+                f"{path}.{k}".lstrip("."), from_json)
+        return {k: got[k] for k in value}
+    raise GoDecodeError(
+        f"json: cannot unmarshal {shown} into Go struct field {where[0]}.{where[1]} of type {t.name}",
+        path=path)
+
+
+def _zero(value: Any, t: _Go) -> Any:
+    """A null element: Go's zero value of its type."""
+    if value is not None:
+        return value
+    return {"struct": {}, "string": "", "int": 0, "bool": False}.get(t.kind)
+
+
+def go_decode(doc: Mapping[str, Any], *, from_json: bool) -> dict[str, Any]:
+    """The pod ``doc`` as Go's JSON decoder fills a v1 ``Pod``, for the
+    fields read here and on the way to them: a value of the wrong type is
+    refused (:class:`GoDecodeError`, the decoder's words, its first error
+    in its order), a null element of a list (a value of a map) becomes its
+    type's zero value; other fields as they are. A container quantity that
+    does not parse wins (its decoder's error ends the decoding at once; the
+    caller words it): ``doc`` is then returned as it is."""
+    try:
+        out = _go_decode(doc, _G_POD, ("", ""), "", from_json)
+    except GoDecodeError:
+        if not _quantities_parse(_map(doc, "spec")):
+            return dict(doc)
+        raise
+    assert isinstance(out, dict)
+    return out
 
 
 # ---------------------------------------------------------------- the pod
@@ -319,7 +533,6 @@ def validate_static_pod(doc: Mapping[str, Any], *, node_name: str, restart_rules
     ``node_name``, in the kubelet's order; ``restart_rules``: the
     ``ContainerRestartRules`` gate. Empty when podnuma finds none."""
     spec = _map(doc, "spec")
-    _check_types(doc)
     if not _quantities_parse(spec):
         return []
     errs = _Errors()
@@ -414,6 +627,13 @@ def _spec(errs: _Errors, spec: Mapping[str, Any], node_name: str, restart_rules:
         value = selector[key]
         if isinstance(value, str):
             errs.each("spec.nodeSelector", value, label_value_errors(value))
+    gates: set[str] = set()
+    for i, gate in enumerate(_seq(spec, "schedulingGates")):
+        gate_name = _str(gate, "name") or ""
+        errs.each(f"spec.schedulingGates[{i}]", gate_name, qualified_name_errors(gate_name))
+        if gate_name in gates:
+            errs.duplicate(f"spec.schedulingGates[{i}]", gate_name)
+        gates.add(gate_name)
     errs.each("spec.nodeName", node_name, dns_subdomain_errors(node_name))
     deadline = _int(spec, "activeDeadlineSeconds")
     if deadline is not None and not 1 <= deadline <= _MAX_INT32:
