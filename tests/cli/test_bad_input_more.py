@@ -456,8 +456,12 @@ def test_topology_output_replaces_a_file_whole(tmp_path: Path) -> None:
 
 
 def test_topology_output_to_a_device_is_not_replaced() -> None:
+    """A result is never written into a device (as every command's:
+    ``-`` is standard output): one line, exit 2, the device as it was."""
     result = CliRunner().invoke(cli, ["topology", str(EXAMPLE), "--output-file", os.devnull, "-o", "svg"])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 2, result.output
+    assert result.stderr.splitlines() == [
+        f"error: {os.devnull}: --output-file: cannot write: it exists and is not a regular file"]
     assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
 
 
