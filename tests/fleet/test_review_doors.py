@@ -317,3 +317,36 @@ def test_an_output_file_that_cannot_be_made_says_why(tmp_path: Path) -> None:
     assert "does not exist" not in line
     code, _, err = _run("fleet", "analyze", str(fleet), "--output-file", str(tmp_path / "no" / "r.txt"))
     assert code == 2 and "its directory does not exist" in err
+
+
+@pytest.mark.parametrize("columns", [60, 100])
+def test_narrow_tables_wrap_and_say_what_they_leave_out(columns: int) -> None:
+    """On a narrow terminal the fleet tables leave out optional columns and
+    say which (``-o json`` has them), and wrap names and messages at their
+    separators: nothing is cut short with ``…``, no line is wider."""
+    fleet = Path(__file__).resolve().parents[2] / "examples" / "fleet"
+    env = {**_env(), "COLUMNS": str(columns)}
+    proc = subprocess.run([sys.executable, "-m", "podnuma.cli", "fleet", "analyze", str(fleet), "--what-if",
+                           "pod-level"], capture_output=True, text=True, env=env, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert "…" not in proc.stdout
+    assert max(len(line) for line in lines) <= columns
+    flat = " ".join(proc.stdout.split())
+    assert f"(left out to fit {columns} columns: type, cpu/topology policy" in flat
+    # the nodes table's first column: each row's pieces make its node's whole name
+    start = next(i for i, line in enumerate(lines) if line.lstrip().startswith("node ") and "free" in line)
+    names: list[str] = []
+    for line in lines[start + 2:]:
+        if not line.strip():
+            break
+        first = line[2:].split("  ")[0]
+        if line[2:][len(first):].strip():  # (a row's first line has its figures)
+            names.append(first.strip())
+        else:  # (the rest of its name)
+            names[-1] += first.strip()
+    report = json.loads(subprocess.run(
+        [sys.executable, "-m", "podnuma.cli", "fleet", "analyze", str(fleet), "-o", "json"],
+        capture_output=True, text=True, env=_env(), timeout=120, check=True).stdout)
+    replayed = {n["name"] for n in report["nodes"] if "baseline" in n}
+    assert set(names) == replayed, names  # (every replayed node: fewer than the top 15)

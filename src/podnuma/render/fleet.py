@@ -23,6 +23,7 @@ from rich.table import Table
 from rich.text import Text
 
 from podnuma.fieldkit import inert
+from podnuma.render.wrap import words
 
 __all__ = ["fleet_tables", "METRICS", "top_nodes", "what_if_header", "freed_line", "free_cell", "headline"]
 
@@ -51,6 +52,14 @@ def _cell(text: str) -> Text:
     and control characters are written escaped (:func:`~podnuma.fieldkit.inert`),
     never passed to the terminal; ``-o json``/``yaml`` keep them as they are."""
     return Text(inert(text))
+
+
+def _text(text: str) -> RenderableType:
+    """A cell of names or words (a node, a pod, a file, a message): escaped
+    as :func:`_cell`'s, wrapped at spaces and at a name's separators, never
+    cut short, a piece wider than the column cut only when nothing else
+    fits (:func:`~podnuma.render.wrap.words`)."""
+    return words(inert(text))
 
 
 def _delta(v: int) -> str:
@@ -100,8 +109,8 @@ def freed_line(report: Mapping[str, Any], label: str) -> str:
 def _summary(report: Mapping[str, Any]) -> Table:
     t = Table(title="fleet: the nodes whose configuration is known", box=box.SIMPLE_HEAD,
               title_justify="left")
-    t.add_column("")
-    t.add_column(BASELINE, justify="right")
+    t.add_column("", overflow="fold")
+    t.add_column(BASELINE, justify="right", overflow="fold")
     for lab in report["whatIfs"]:
         _header_column(t, what_if_header(report, lab))
     summ = report["summary"]
@@ -130,13 +139,13 @@ def _assumed(report: Mapping[str, Any]) -> Table | None:
               "no node group), not in the totals", box=box.SIMPLE_HEAD, title_justify="left")
     for col in ("node", "pods", "CPUs", "exclusive", "free", "rejected", "what contradicts the assumption"):
         t.add_column(col, justify="right" if col in ("pods", "CPUs", "exclusive", "free", "rejected")
-                     else "left", no_wrap=col == "node")
+                     else "left", overflow="fold")
     for a in rows:
         b = by_name[str(a["name"])]["baseline"]
         found = a.get("contradictions") or []
-        t.add_row(*(_cell(c) for c in (
-            str(a["name"]), str(b["pods"]), str(b["cpus"]), str(b["exclusiveCpus"]), str(b["freeCpus"]),
-            str(len(b["rejected"])), "; ".join(found) if found else "nothing in the dumps")))
+        t.add_row(_text(str(a["name"])), *(_cell(c) for c in (
+            str(b["pods"]), str(b["cpus"]), str(b["exclusiveCpus"]), str(b["freeCpus"]),
+            str(len(b["rejected"])))), _text("; ".join(found) if found else "nothing in the dumps"))
     return t
 
 
@@ -145,10 +154,10 @@ def _workloads(report: Mapping[str, Any]) -> Table:
     t = Table(title="density: copies of each Guaranteed workload that fit on an empty node "
               "(summed over the nodes running it; min-max per node)",
               box=box.SIMPLE_HEAD, title_justify="left")
-    t.add_column("workload")
-    t.add_column("kind")
-    t.add_column("nodes", justify="right")
-    t.add_column(BASELINE, justify="right")
+    t.add_column("workload", overflow="fold")
+    t.add_column("kind", overflow="fold")
+    t.add_column("nodes", justify="right", overflow="fold")
+    t.add_column(BASELINE, justify="right", overflow="fold")
     for lab in report["whatIfs"]:
         _header_column(t, what_if_header(report, lab))
     for name, w in report["workloads"].items():
@@ -163,7 +172,7 @@ def _workloads(report: Mapping[str, Any]) -> Table:
             if lab != BASELINE and base is not None:
                 change = _delta(int(d.get("change", 0)))
             row.append(f"{d['copies']}{change} [{d['min']}-{d['max']}]")
-        t.add_row(*(_cell(c) for c in row))
+        t.add_row(_text(row[0]), *(_cell(c) for c in row[1:]))
     return t
 
 
@@ -189,7 +198,8 @@ def _nodes_table(report: Mapping[str, Any], n: int, drop: Sequence[str]) -> Tabl
     cols = [c for c in _NODE_COLUMNS if c not in drop]
     for col in cols:
         t.add_column(col, justify="left" if col in ("node", "type", "cpu/topology policy") else "right",
-                     overflow="fold" if col == "node" else "ellipsis")
+                     overflow="fold",  # (wrapped, never cut short: no figure or name lost)
+                     min_width=max(len(w) for w in col.replace("/", "/ ").split()))  # (a header word whole)
     for lab in report["whatIfs"]:
         _header_column(t, what_if_header(report, lab, "free "))
     for x in top_nodes(report, n):
@@ -206,7 +216,8 @@ def _nodes_table(report: Mapping[str, Any], n: int, drop: Sequence[str]) -> Tabl
         row = [cells[c] for c in cols]
         for lab in report["whatIfs"]:
             row.append(free_cell(b, x.get("whatIfs", {}).get(lab, {})))
-        t.add_row(*(_cell(c) for c in row))
+        t.add_row(*(_text(c) if col == "node" else _cell(c) for c, col in zip(row, [*cols, *report["whatIfs"]],
+                                                                               strict=True)))
     return t
 
 
@@ -226,6 +237,8 @@ class _NodesByWidth:
             drop.append(col)
             table = _nodes_table(self.report, self.n, drop)
         yield table
+        if drop:  # (said, never silent: -o json has every column)
+            yield Text(f"(left out to fit {options.max_width} columns: {', '.join(drop)}; -o json has them)")
 
 
 def _nodes(report: Mapping[str, Any], n: int) -> RenderableType:
@@ -257,11 +270,10 @@ def _rejected(report: Mapping[str, Any]) -> Table | None:
     t = Table(title="pods that would be rejected (* on a node whose configuration is assumed)",
               box=box.SIMPLE_HEAD, title_justify="left")
     for col in ("run", "workload", "pods", "reason", "message"):
-        t.add_column(col, justify="right" if col == "pods" else "left",
-                     overflow="fold" if col == "run" else "ellipsis")
+        t.add_column(col, justify="right" if col == "pods" else "left", overflow="fold")
     for (lab, w, reason, msg), count in sorted(rows.items()):
         run = lab if lab == BASELINE else f"({list(report['whatIfs']).index(lab) + 1}) {lab}"
-        t.add_row(*(_cell(c) for c in (run, w, str(count), reason, msg)))
+        t.add_row(_cell(run), _text(w), _cell(str(count)), _text(reason), _text(msg))
     return t
 
 
@@ -276,7 +288,7 @@ def _restart(report: Mapping[str, Any]) -> Table | None:
                     + (" (* on a node whose configuration is assumed)" if assumed else ""),
               box=box.SIMPLE_HEAD, title_justify="left")
     for col in ("run", "node", "pod", "outcome", "CPUs before -> after", "reason"):
-        t.add_column(col)
+        t.add_column(col, overflow="fold")
 
     def figures(lab: str, sec: Mapping[str, Any], nodes: str) -> None:
         not_replayed = f", {sec['notReplayed']} not replayed" if sec.get("notReplayed") else ""
@@ -293,7 +305,8 @@ def _restart(report: Mapping[str, Any]) -> Table | None:
         for p in sec["pods"]:
             cpus = f"{p['before']} -> {p['after'] or '-'}"
             node = str(p["node"]) + (" *" if p.get("configAssumed") else "")
-            t.add_row(*(_cell(c) for c in (lab, node, p["pod"], p["outcome"], cpus, p.get("reason") or "")))
+            t.add_row(_cell(lab), _text(node), _text(p["pod"]), _cell(p["outcome"]), _cell(cpus),
+                      _text(p.get("reason") or ""))
     return t
 
 
@@ -308,7 +321,7 @@ def _not_rewritten(report: Mapping[str, Any]) -> Table | None:
         return None
     t = Table(title="pods not rewritten pod-level, and why", box=box.SIMPLE_HEAD, title_justify="left")
     for col in ("run", "pods", "reason"):
-        t.add_column(col, justify="right" if col == "pods" else "left")
+        t.add_column(col, justify="right" if col == "pods" else "left", overflow="fold")
     for (lab, reason), count in sorted(rows.items()):
         t.add_row(*(_cell(c) for c in (lab, str(count), reason)))
     return t
@@ -323,7 +336,7 @@ def _changed_pods(report: Mapping[str, Any], limit: int = 30) -> RenderableType 
     t = Table(title=inert(f"pods that change when the gates are on ({labels}): {len(rows)}"),
               box=box.SIMPLE_HEAD, title_justify="left")
     for col in ("node", "pod", "change"):
-        t.add_column(col)
+        t.add_column(col, overflow="fold")
     for _, r in rows[:limit]:
         t.add_row(_cell(str(r["node"])), _cell(str(r["pod"])), _cell("; ".join(r["changes"])))
     if len(rows) > limit:
@@ -337,10 +350,10 @@ def _issues(issues: Sequence[Mapping[str, Any]], limit: int = 20) -> RenderableT
         return None
     t = Table(title=f"input issues ({len(shown)})", box=box.SIMPLE_HEAD, title_justify="left")
     for col in ("severity", "node", "where", "message"):
-        t.add_column(col)
+        t.add_column(col, overflow="fold")  # (wrapped, never cut short with "…")
     for i in shown[:limit]:
         where = ": ".join(p for p in (i.get("file"), i.get("path")) if p)
-        t.add_row(*(_cell(c) for c in (i["severity"], i.get("node") or "-", where or "-", i["message"])))
+        t.add_row(_cell(i["severity"]), *(_text(c) for c in (i.get("node") or "-", where or "-", i["message"])))
     if len(shown) > limit:
         return Group(t, Text(f"... and {len(shown) - limit} more (see -o json)"))
     return t
