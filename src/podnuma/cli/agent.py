@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from podnuma.cli.options import config_option, node_option, set_option, stdin_used_once
+from podnuma.cli.options import NamedPath, config_option, node_option, set_option, stdin_used_once
 
 __all__ = ["agent_command"]
 
@@ -14,13 +14,13 @@ __all__ = ["agent_command"]
 @click.command("agent")
 @click.option(
     "--manifests",
-    type=click.Path(path_type=Path, file_okay=False),
+    type=NamedPath(path_type=Path, file_okay=False),
     required=True,
     help="The static-pod directory to watch (one pod a file, YAML or JSON).",
 )
 @click.option(
     "--state-dir",
-    type=click.Path(path_type=Path, file_okay=False),
+    type=NamedPath(path_type=Path, file_okay=False),
     required=True,
     help="Where cpu_manager_state, memory_manager_state and the status file live (created if needed).",
 )
@@ -28,13 +28,13 @@ __all__ = ["agent_command"]
 @config_option
 @click.option(
     "--podresources-socket",
-    type=click.Path(path_type=Path, dir_okay=False),
+    type=NamedPath(path_type=Path, dir_okay=False),
     default=None,
     help="Unix socket of the PodResources API [default: STATE_DIR/pod-resources/kubelet.sock].",
 )
 @click.option(
     "--cgroup-root",
-    type=click.Path(path_type=Path, file_okay=False),
+    type=NamedPath(path_type=Path, file_okay=False),
     default=None,
     help="Write the pods' cgroups (cpuset, CPU, memory) under this cgroup mount or directory.",
 )

@@ -12,7 +12,7 @@ import click
 
 from podnuma.cgroups.plan import plan_document
 from podnuma.cli.app import guard
-from podnuma.cli.options import echo, file_argument, note, output_option, set_option
+from podnuma.cli.options import NamedPath, echo, file_argument, note, output_option, set_option
 from podnuma.inputs.overrides import parse_overrides
 from podnuma.inputs.text import TextInput
 from podnuma.render.cgroups import PLAN_COLOURS, render_plan_text
@@ -75,7 +75,7 @@ def plan_command(
 
 @cgroups_group.command("apply")
 @_common
-@click.option("--root", type=click.Path(path_type=Path, file_okay=False), required=True,
+@click.option("--root", type=NamedPath(path_type=Path, file_okay=False), required=True,
               help="The cgroup mount (v2) or the directory of v1 hierarchies.")  # fmt: skip
 @click.option("--dry-run", is_flag=True, help="Only print what would be written.")
 @click.option("--keep-stale", is_flag=True,

@@ -170,9 +170,12 @@ def _plain_text_stream(stream: object) -> bool:
 def _readable(path: str) -> bool:
     """Whether click's ``Path(dir_okay=True, allow_dash=True)`` accepts
     ``path`` as it is: '-', a path that does not exist (the reader names
-    the problem) or one that can be read."""
+    the problem) or one that can be read; not ``''`` (click's
+    :class:`~podnuma.cli.options.NamedPath` names it)."""
     if path == "-":
         return True
+    if not path:
+        return False
     try:
         os.stat(path)
     except OSError:

@@ -24,6 +24,7 @@ import click
 from podnuma.cli.app import fail, guard, is_quiet
 from podnuma.cli.fleet_analyze import _progress, analyze
 from podnuma.cli.options import (
+    NamedPath,
     OutputFormat,
     dash_is_stdout,
     dash_refused,
@@ -58,7 +59,7 @@ def fleet_group() -> None:
                    "topologyManagerScope=pod); value read as YAML; repeatable.")
 @click.option("-o", "--output", "fmt", type=OutputFormat(FORMATS["fleet analyze"]), default="table", show_default=True,
               help="table for people, json or yaml for the report document, html for a self-contained report.")
-@click.option("--output-file", type=click.Path(path_type=Path, dir_okay=False), default=None,
+@click.option("--output-file", type=NamedPath(path_type=Path, dir_okay=False), default=None,
               callback=dash_is_stdout,
               help="Write the report there (atomically) instead of standard output ('-': standard output).")
 @click.option("--workers", type=click.IntRange(min=1, max=MAX_LOCAL_WORKERS), default=None,
@@ -67,11 +68,11 @@ def fleet_group() -> None:
               help="Replay on a Dask cluster: a LocalCluster of N worker processes, or a scheduler "
                    "(tcp://HOST:PORT, an IPv6 address in brackets; tls:// is not supported: podnuma "
                    "takes no certificates).")
-@click.option("--kubeconfig", default=None, type=click.Path(dir_okay=False),
+@click.option("--kubeconfig", default=None, type=NamedPath(dir_okay=False),
               help="Read the cluster live (read-only) with this kubeconfig ('-': standard input).")
 @click.option("--context", default=None, help="The kubeconfig context (with --kubeconfig).")
 @click.option("--as-scenario", "scenario_dir", default=None, callback=dash_refused,
-              type=click.Path(path_type=Path, file_okay=False),
+              type=NamedPath(path_type=Path, file_okay=False),
               help="Also write each node's runs as scenarios into this directory (NODE.yaml as "
                    "running, NODE.whatif-N.yaml per what-if), for podnuma simulate and the oracle.")
 def analyze_command(
@@ -121,7 +122,7 @@ class _SummaryFormat(OutputFormat):
 @click.option("--nodes-per-pods-file", type=click.IntRange(min=0), default=100, show_default=True,
               help="The pods of this many nodes in each pods dump (pods/pods-NNNN.json); 0: all "
                    "in one (pods/pods.json, as `kubectl get pods -A -o json` gives a cluster's).")
-@click.option("--output-dir", "out", type=click.Path(path_type=Path, file_okay=False),
+@click.option("--output-dir", "out", type=NamedPath(path_type=Path, file_okay=False),
               required=True, metavar="DIRECTORY", callback=dash_refused_dir,
               help="The directory to write the dumps into (created; must be empty; all or nothing "
                    "is written).")

@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from podnuma.cli.app import guard
-from podnuma.cli.options import echo, output_option
+from podnuma.cli.options import NamedPath, echo, output_option
 from podnuma.render.output import render_output
 from podnuma.render.serialize import dump_scenario_yaml
 from podnuma.service.machine import discover
@@ -32,7 +32,7 @@ def node_group() -> None:
 @click.option(
     "--sysfs",
     "root",
-    type=click.Path(path_type=Path, file_okay=False),
+    type=NamedPath(path_type=Path, file_okay=False),
     default=DEFAULT_SYSFS,
     show_default=True,
     help="Root of a sysfs tree (or of a copy holding sys/).",

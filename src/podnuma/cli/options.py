@@ -47,6 +47,8 @@ __all__ = [
     "read_input",
     "set_option",
     "as_scenario_option",
+    "EMPTY_NAME",
+    "NamedPath",
     "dash_is_stdout",
     "dash_refused",
     "write_scenario_file",
@@ -54,9 +56,23 @@ __all__ = [
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+class NamedPath(click.Path):
+    """click's ``Path`` that refuses an empty name: ``''`` (a shell's unset
+    ``"$VAR"``) names no file, where ``Path('')`` would be the working
+    directory (read, or written into: ``--checkpoint-dir ''``)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str | bytes) and not value:
+            self.fail(f"{EMPTY_NAME}", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+#: the words for an empty file name, wherever one is given
+EMPTY_NAME = "'': no such file or directory"
+
 #: a file argument: a path, or ``-`` for standard input (not checked for
 #: existence here: the inputs layer reads it and names the problem)
-FILE = click.Path(dir_okay=True, allow_dash=True)
+FILE = NamedPath(dir_okay=True, allow_dash=True)
 
 
 def file_argument(name: str, **kwargs: Any) -> Callable[[F], F]:
@@ -114,7 +130,7 @@ def dash_refused_dir(_ctx: click.Context, _param: click.Parameter, value: Any) -
 
 checkpoint_option = click.option(
     "--checkpoint-dir",
-    type=click.Path(path_type=Path, file_okay=False),
+    type=NamedPath(path_type=Path, file_okay=False),
     default=None,
     callback=dash_refused_dir,
     help="Write cpu_manager_state and memory_manager_state there (created if needed).",
@@ -173,7 +189,7 @@ def dash_refused(_ctx: click.Context, _param: click.Parameter, value: Any) -> An
 as_scenario_option = click.option(
     "--as-scenario",
     "as_scenario",
-    type=click.Path(path_type=Path, dir_okay=False),
+    type=NamedPath(path_type=Path, dir_okay=False),
     default=None,
     metavar="FILE",
     callback=dash_refused,

@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from podnuma.cli.options import echo, output_option
+from podnuma.cli.options import NamedPath, echo, output_option
 from podnuma.errors import InputError
 
 __all__ = ["podresources_command"]
@@ -60,7 +60,7 @@ def _console() -> Any:
 _socket = click.option(
     "--socket",
     "socket",
-    type=click.Path(path_type=Path, dir_okay=False),
+    type=NamedPath(path_type=Path, dir_okay=False),
     required=True,
     help="The PodResources unix socket (a kubelet's: /var/lib/kubelet/pod-resources/kubelet.sock).",
 )

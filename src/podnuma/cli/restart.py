@@ -11,6 +11,7 @@ from podnuma.analysis.restart import RestartReport, restart_document
 from podnuma.cli.app import guard, is_quiet
 from podnuma.cli.options import (
     FILE,
+    NamedPath,
     dash_refused,
     echo,
     note,
@@ -41,17 +42,17 @@ def _write_scenario(path: Path, r: RestartReport) -> None:
 
 @click.command("restart")
 @click.argument("scenario", type=FILE, required=False)
-@click.option("--state-dir", "state_dir", type=click.Path(path_type=Path, file_okay=False), default=None,
+@click.option("--state-dir", "state_dir", type=NamedPath(path_type=Path, file_okay=False), default=None,
               help="A kubelet state directory (cpu_manager_state, memory_manager_state) instead of a scenario.")  # fmt: skip
 @click.option("--pods", "pods", type=FILE, default=None,
               help="With --state-dir: a 'kubectl get pods -o json' dump with the specs of the pods ('-': standard input).")  # fmt: skip
 @click.option("--node", "node_file", type=FILE, default=None,
               help="With --state-dir: the node (a scenario 'node' mapping or a scenario). Default: --sysfs.")  # fmt: skip
-@click.option("--sysfs", "sysfs", type=click.Path(path_type=Path, file_okay=False), default=None,
+@click.option("--sysfs", "sysfs", type=NamedPath(path_type=Path, file_okay=False), default=None,
               help="With --state-dir: the machine as a sysfs root (default /sys).")  # fmt: skip
 @click.option("--kubelet-config", "config_file", type=FILE, default=None,
               help="With --state-dir: the node's KubeletConfiguration, or a scenario file (its kubeletConfig or kubeletConfigFile); '-': standard input. Else inferred from the checkpoints.")  # fmt: skip
-@click.option("--as-scenario", "as_scenario", type=click.Path(path_type=Path, dir_okay=False), default=None,
+@click.option("--as-scenario", "as_scenario", type=NamedPath(path_type=Path, dir_okay=False), default=None,
               callback=dash_refused,
               help="Write the restart as a scenario (checkpoints, state.pods, one addPod per pod) that "
               "'podnuma simulate' and the kubelet oracle replay to the same figures (.json: JSON, else YAML).")  # fmt: skip
