@@ -18,7 +18,9 @@ gets the pods under the names the agent gives them, with the same UIDs.
 Scenarios with steps a manifest directory cannot express
 (``removeContainer``, ``reconcile``), starting state or devices are left
 out, and so are scenarios podnuma refuses as invalid input or where it
-reports a kubelet panic (both counted)."""
+reports a kubelet panic, and those with a pod the kubelet's file source
+refuses as a static pod (``kubelet-oracle staticpod`` decides; the agent
+refusing it too, else that is a difference) (each counted)."""
 
 from __future__ import annotations
 
@@ -153,10 +155,12 @@ def _as_manifest(body: Any, node: str) -> dict[str, Any]:
     return manifest
 
 
-def _static_pods(doc: Any) -> bool:
-    """Every pod of the scenario can be a static pod: the kubelet's file
-    source takes its manifest (a pod with ephemeral containers, say, is
-    refused by ValidatePodCreate: it is never admitted there)."""
+def _static_pods(binary: str, doc: Any, tmp: Path) -> tuple[bool, list[str]]:
+    """Whether every pod of the scenario can be a static pod, as the
+    kubelet's file source decides (``kubelet-oracle staticpod``: a pod with
+    ephemeral containers, say, is refused by ValidatePodCreate and never
+    admitted), and where podnuma's agent decides otherwise than the
+    kubelet (each a difference: never a reason to leave a scenario out)."""
     from podnuma.agent.manifests import parse_manifest
     from podnuma.api.kubeletconfig import load_kubelet_config
     from podnuma.errors import InputError
@@ -164,15 +168,33 @@ def _static_pods(doc: Any) -> bool:
     node = str((doc.get("node") or {}).get("name") or "node")
     named, _ = _named_as_static(doc, node)
     gates = load_kubelet_config({}).feature_gates
-    for st in named["steps"]:
-        if "addPod" not in st:
-            continue
-        text = yaml.safe_dump(_as_manifest(st["addPod"], node), sort_keys=False).encode()
+    d = tmp / "static"
+    d.mkdir()
+    files = []
+    for k, st in enumerate(x for x in named["steps"] if "addPod" in x):
+        f = d / f"pod{k:03d}.yaml"
+        f.write_text(yaml.safe_dump(_as_manifest(st["addPod"], node), sort_keys=False))
+        files.append(f)
+    if not files:
+        return True, []
+    proc = subprocess.run([binary, "staticpod", "--node-name", node, *map(str, files)],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    verdicts = [json.loads(line) for line in proc.stdout.splitlines()]
+    static, differ = True, []
+    for f, kubelet in zip(files, verdicts, strict=True):
         try:
-            parse_manifest(text, Path("pod.yaml"), node_name=node, gates=gates)
-        except InputError:
-            return False
-    return True
+            parse_manifest(f.read_bytes(), f, node_name=node, gates=gates)
+            ours = None
+        except InputError as e:
+            ours = str(e)
+        if "error" in kubelet:
+            static = False
+        if ("error" in kubelet) != (ours is not None):
+            differ.append(f"{f.name}: the kubelet {'refuses' if 'error' in kubelet else 'accepts'} it "
+                          f"({kubelet.get('error', 'admitted')}); podnuma {'refuses' if ours else 'accepts'} it"
+                          + (f" ({ours})" if ours else ""))
+    return static, differ
 
 
 def replay_agent(binary: str, name: str, doc: Any, tmp: Path, stats: dict[str, int]) -> list[str]:
@@ -238,9 +260,13 @@ def _run(binary: str, items: list[tuple[str, Any]], tmp: Path, label: str) -> No
             # manifest, the oracle refuses the scenario (compared elsewhere)
             stats["invalid"] = stats.get("invalid", 0) + 1
             continue
-        if not _static_pods(doc):
-            # a pod the kubelet's file source refuses (test_staticpod_differential
-            # compares those refusals): no static pod to replay
+        static, differ = _static_pods(binary, doc, d)
+        if differ:  # (the agent's decoding against the kubelet's: a difference, not a pass)
+            found.append((name, differ))
+            continue
+        if not static:
+            # a pod the kubelet's file source refuses, and the agent too: no
+            # static pod to replay (test_staticpod_differential compares why)
             stats["not_static"] = stats.get("not_static", 0) + 1
             continue
         if reports_kubelet_panic(mine):
