@@ -278,12 +278,24 @@ def test_a_forked_worker_ended_by_ctrl_c_is_not_replaced() -> None:
     """Ctrl-C on a terminal reaches the whole process group: a worker it
     ended is not replaced (the command is ending too, and a spawned worker
     still starting would hold up the cluster's close); one that dies
-    otherwise is (the test above)."""
+    otherwise is (the test above). The close then ends every worker as it
+    tells them to, none left to the kill that ends one that does not stop,
+    and removes the scratch space."""
     need("distributed")
     got = _python("""
         from podnuma.fleet import forked
         from podnuma.fleet.execute import CLUSTER_CONFIG, WORKER_PRELOAD
 
+        ended = {}  # how each child ended, as the watcher and the close reap it
+        real_waitpid = os.waitpid
+
+        def waitpid(pid, options):
+            done, status = real_waitpid(pid, options)
+            if done:
+                ended[done] = status
+            return done, status
+
+        os.waitpid = waitpid
         fc = forked.start(2, CLUSTER_CONFIG, WORKER_PRELOAD)
         try:
             fc.client.wait_for_workers(2, timeout=60)
@@ -295,14 +307,28 @@ def test_a_forked_worker_ended_by_ctrl_c_is_not_replaced() -> None:
             time.sleep(1)  # (the watcher looks every 0.2 s)
             seen = len(fc.client.scheduler_info()["workers"])
             spawned = len(fc.spawned)
-            start = time.monotonic()
         finally:
             fc.close()
-        # (not held up by a worker still starting: well under forked.py's
-        # escalation, with room for a loaded machine)
-        print(json.dumps({"workers": seen, "spawned": spawned, "close": time.monotonic() - start < 20}))
+
+        def how(status):
+            if status is None:
+                return "not reaped"
+            if os.WIFSIGNALED(status):
+                return signal.Signals(os.WTERMSIG(status)).name
+            return "exit"
+
+        gone = []
+        for pid in fc.pids:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                gone.append(pid)
+        print(json.dumps({"workers": seen, "spawned": spawned, "ended": [how(ended.get(p)) for p in fc.pids],
+                          "gone": gone == fc.pids, "scratch": os.path.exists(fc.scratch)}))
     """, "-")
-    assert got == {"workers": 1, "spawned": 0, "close": True}
+    assert got["ended"][0] == "SIGINT" and got["ended"][1] in ("exit", "SIGTERM"), got
+    assert {k: v for k, v in got.items() if k != "ended"} == {
+        "workers": 1, "spawned": 0, "gone": True, "scratch": False}
 
 
 def test_a_cluster_that_cannot_be_reached_is_one_line_and_exit_2(tmp_path: Path) -> None:

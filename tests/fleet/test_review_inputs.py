@@ -203,21 +203,41 @@ def test_a_syntax_error_in_the_middle_is_malformed_json_not_a_truncated_dump(tmp
 
 
 def test_a_dump_is_truncated_only_where_its_text_stops(example: Path) -> None:
-    """Cut anywhere in a run of bytes that spans whole pods (in a string,
-    an escape, a number, a literal, between two items), a dump is read up
-    to its last complete item; the same bytes with a control character put
-    there, the rest of the dump after it, are malformed: an error."""
+    """Cut anywhere in a run of bytes that spans two whole pods (in a
+    string, an escape, a number, a literal, between two items), a dump is
+    read up to its last complete item; the same bytes with a control
+    character put there, the rest of the dump after it, are malformed: an
+    error."""
+    import re
+
     from podnuma.fleet.files import parse_document
 
     f = example / "pods.json"
-    text = f.read_text().replace('"restartCount": 0', '"restartCount": 0, "x": [true, false, null, -1.5e+3, "\\u00e9"]')
-    start = len(text) // 3
-    for k in range(start, start + 1200, 7):
-        doc, issue = parse_document(f, text[:k])
+    doc = json.loads(f.read_text())
+    for pod in doc["items"]:
+        pod["status"]["x"] = "@X@"  # (written below as kubectl writes it: an escape, literals, an exponent)
+    array = '[true, false, null, -1.5e+3, "\\u00e9"]'
+    text = json.dumps(doc, indent=4).replace('"@X@"', array)
+    assert text.count(array) == len(doc["items"]) == 42
+    # (the items of the list, at indent 8: where each starts and ends)
+    starts = [m.start() + 1 for m in re.finditer(r"\n {8}\{\n", text)]
+    assert len(starts) == len(doc["items"])
+    ends = [text.rindex("}", 0, s) + 1 for s in starts[1:]]
+    j = len(starts) // 3
+    lo, hi = starts[j], ends[j + 1]  # (items j and j + 1, whole)
+    arrays = [m.start() for m in re.finditer(re.escape(array), text[lo:hi])]
+    assert len(arrays) == 2
+    cuts = set(range(lo, hi + 1, 7)) | {lo + a + d for a in arrays for d in range(len(array) + 1)}
+    cuts |= {ends[j], ends[j] + 1, starts[j + 1]}  # (a whole item, its comma, the next one's line)
+    for k in sorted(cuts):
+        got, issue = parse_document(f, text[:k])
         assert issue is not None and issue.severity == "warning", (k, issue)
-        assert "a truncated dump" in issue.message and doc["_truncated"], k
-        doc, issue = parse_document(f, text[:k] + "\x01" + text[k:])
-        assert doc is None and issue is not None and issue.severity == "error", (k, issue)
+        assert "a truncated dump" in issue.message and got["_truncated"], k
+        whole = sum(e <= k for e in ends)
+        assert len(got["items"]) == whole, (k, repr(text[k - 10:k]))
+        assert got["items"][-1]["status"]["x"] == [True, False, None, -1500.0, "\u00e9"], k
+        got, issue = parse_document(f, text[:k] + "\x01" + text[k:])
+        assert got is None and issue is not None and issue.severity == "error", (k, issue)
         assert "truncated" not in issue.message and issue.message.startswith("invalid JSON: "), k
 
 
@@ -290,16 +310,25 @@ def test_a_node_without_a_name_is_an_issue_naming_the_field(
     assert json.loads(out)["fleet"]["nodes"] == len(doc["items"]) - 1
 
 
-def _damage_pod(example: Path, damage: Any) -> tuple[Path, int, str]:
+def _damage_pod(example: Path, damage: Any, beside_clean: bool = False) -> tuple[Path, int, str]:
     """The first bound pod of the example's pods dump damaged; the file,
-    the pod's index and its node."""
+    the pod's index and its node. ``beside_clean``: the damaged pod and
+    the pod after it (before it) are moved to a dump of their own,
+    ``pods-damaged.json``; ``pods.json`` keeps the other pods, clean."""
     f = example / "pods.json"
     doc = json.loads(f.read_text())
     i = next(k for k, p in enumerate(doc["items"]) if p["spec"].get("nodeName")
              and p["metadata"].get("namespace") == "analytics" and p["status"]["phase"] == "Running")
     node = doc["items"][i]["spec"]["nodeName"]
     damage(doc["items"][i])
-    f.write_text(json.dumps(doc, indent=4))
+    if beside_clean:
+        moved = [doc["items"].pop(i + 1), doc["items"].pop(i)]
+        f.write_text(json.dumps(doc, indent=4))
+        f = example / "pods-damaged.json"
+        f.write_text(json.dumps({**doc, "items": moved}, indent=4))
+        i = 1
+    else:
+        f.write_text(json.dumps(doc, indent=4))
     return f, i, node
 
 
@@ -320,30 +349,34 @@ POD_DAMAGE = [
 ]
 
 
-@pytest.mark.parametrize("general", [False, True], ids=["as read", "general reader"])
+@pytest.mark.parametrize("beside_clean", [False, True], ids=["one dump", "beside a clean dump"])
 @pytest.mark.parametrize("name,damage,path,said", POD_DAMAGE, ids=[d[0] for d in POD_DAMAGE])
 def test_a_damaged_pod_is_an_issue_naming_the_field_and_is_not_read(
-        example: Path, monkeypatch: pytest.MonkeyPatch, name: str, damage: Any, path: str, said: str,
-        general: bool) -> None:
+        example: Path, name: str, damage: Any, path: str, said: str, beside_clean: bool) -> None:
     """A pod the apiserver cannot have served (no name though bound to a
     node, a phase or status of another type, owner references that are
     none) was replayed as running, as its own workload, or named
     "analytics/None": one warning naming the file and the field path, the
     pod left out of the counts and the replay. The fast path does not take
-    the dump; the general reader, which reads it, says it."""
-    import podnuma.fleet.inputs as inputs_mod
+    a dump that holds it; the general reader, which reads it, says it,
+    whether the dump is the only one or sits beside a clean dump the fast
+    path takes."""
     from podnuma.fleet.podscan import index_pod_file
 
     code, before, _ = _run("fleet", "analyze", str(example), "-o", "json")
     assert code == 0
-    f, i, node = _damage_pod(example, damage)
+    f, i, node = _damage_pod(example, damage, beside_clean)
     assert index_pod_file(f) is None and index_pod_file(f, {}, None, True) is None
-    if general:
-        monkeypatch.setattr(inputs_mod, "index_pod_file", lambda *_: None)
+    clean = example / "pods.json"
+    if beside_clean:  # (the other pods, through the fast path)
+        index = index_pod_file(clean)
+        assert index is not None and f != clean
     code, out, _ = _run("fleet", "analyze", str(example), "-o", "json")
     assert code == 0
     assert _issues(out, f) == [("warning", None, f"items[{i}].{path}", f"{said}: the apiserver serves no such "
                                 "Pod (a damaged dump); the pod is not read")]
+    if beside_clean:
+        assert _issues(out, clean) == []
     assert "/None" not in out
     was, now = json.loads(before), json.loads(out)
     assert now["fleet"]["podsInDumps"] == was["fleet"]["podsInDumps"] - 1
@@ -352,6 +385,9 @@ def test_a_damaged_pod_is_an_issue_naming_the_field_and_is_not_read(
         return int(next(n["podCount"] for n in doc["nodes"] if n["name"] == node))
 
     assert count(now) == count(was) - 1
+    if beside_clean:  # (every other node: its pods, from either dump, all read)
+        assert [(n["name"], n["podCount"]) for n in now["nodes"] if n["name"] != node] == [
+            (n["name"], n["podCount"]) for n in was["nodes"] if n["name"] != node]
 
 
 def test_a_pod_without_a_name_replayed_from_elsewhere_is_named_without_none() -> None:
@@ -411,7 +447,9 @@ def test_a_damaged_node_is_an_error_naming_the_field_and_is_not_replayed(
     assert all(isinstance(v, str) for v in got["labels"].values())
 
 
-def _damaged_fleet(example: Path) -> None:
+def _damaged_fleet(example: Path) -> Path:
+    """The example damaged; the dump of clean pods moved out of
+    ``pods.json`` (the fast path takes it)."""
     nodes = example / "nodes.json"
     doc = json.loads(nodes.read_text())
     doc["items"][0]["metadata"]["labels"]["node.kubernetes.io/instance-type"] = 5
@@ -424,24 +462,34 @@ def _damaged_fleet(example: Path) -> None:
     bound = [k for k, p in enumerate(doc["items"]) if p["spec"].get("nodeName") and k != i]
     doc["items"][bound[0]]["metadata"]["ownerReferences"] = "x"
     doc["items"][bound[-1]]["metadata"].pop("name")
+    damaged = {i, bound[0], bound[-1]}
+    middle = [k for k in range(len(doc["items"])) if min(damaged) < k < max(damaged) and k not in damaged]
+    clean = example / "pods-clean.json"
+    clean.write_text(json.dumps({**doc, "items": [doc["items"][k] for k in middle]}, indent=4))
+    doc["items"] = [p for k, p in enumerate(doc["items"]) if k not in middle]
     pods.write_text(json.dumps(doc, indent=4))
     (example / "midbad.json").write_text(MIDBAD)
+    return clean
 
 
 @pytest.mark.parametrize("executor", [["--workers", "2"], ["--dask", "local:2"]], ids=["workers", "dask"])
 def test_the_issues_are_the_same_in_every_executor(example: Path, executor: list[str]) -> None:
     """The report of a damaged fleet is the same bytes in one process (the
-    pods kept from the index), in worker processes and on a Dask cluster
-    (the dumps read where the replay runs)."""
+    pods of the clean dump kept from the index, the damaged dump read by
+    the general reader), in worker processes and on a Dask cluster (the
+    dumps read where the replay runs)."""
     if executor[0] == "--dask":
         from .conftest import need
 
         need("distributed")
-    _damaged_fleet(example)
+    from podnuma.fleet.podscan import index_pod_file
+
+    clean = _damaged_fleet(example)
+    assert index_pod_file(clean) is not None and index_pod_file(example / "pods.json") is None
     code, one, _ = _run("fleet", "analyze", str(example), "-o", "json")
     assert code == 0
     said = [(i["file"], i["path"]) for i in json.loads(one)["issues"] if "damaged dump" in i["message"]]
-    assert len(said) == 6
+    assert len(said) == 6 and not [f for f, _ in said if f == str(clean)]
     assert [i for i in json.loads(one)["issues"] if i["file"] == str(example / "midbad.json")] == [
         {"severity": "error", "node": None, "file": str(example / "midbad.json"), "path": None,
          "message": "invalid JSON: Expecting value (line 3, column 1)"}]

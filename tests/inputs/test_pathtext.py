@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import itertools
 import json
+import subprocess
+import sys
 from pathlib import Path, PurePosixPath
 
 import pytest
@@ -57,7 +59,18 @@ def test_base_dir_given_as_text_is_a_path(tmp_path: Path) -> None:
 
 
 def test_nowhere_is_a_path() -> None:
-    assert Path("/nonexistent") == text.NOWHERE
-    assert text.NOWHERE is text.NOWHERE
+    """``text.NOWHERE`` is ``Path("/nonexistent")``, made when first asked
+    for (importing the module does not make it) and kept: every later read
+    is the same object, from the module's globals."""
+    assert Path("/nonexistent") == text.NOWHERE and isinstance(text.NOWHERE, Path)
+    assert vars(text)["NOWHERE"] is text.NOWHERE
+    fresh = subprocess.run(
+        [sys.executable, "-c", "import pathlib, podnuma.inputs.text as t\n"
+         "before = 'NOWHERE' in vars(t)\n"
+         "w = t.NOWHERE\n"
+         "print(before, isinstance(w, pathlib.Path), w == pathlib.Path('/nonexistent'), "
+         "vars(t).get('NOWHERE') is w, t.NOWHERE is w)"],
+        capture_output=True, text=True, timeout=120, check=False)
+    assert (fresh.returncode, fresh.stdout.split(), fresh.stderr) == (0, ["False"] + ["True"] * 4, "")
     with pytest.raises(AttributeError):
         text.NO_SUCH_NAME  # type: ignore[attr-defined]  # noqa: B018

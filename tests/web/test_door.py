@@ -252,29 +252,73 @@ def test_refusals_before_the_application_have_the_error_shape_and_headers() -> N
 
 LIMIT = 5.0
 PENDING = 60
+#: the message of a request that waited for a job process until the limit
+BUSY = {"error": "the server is busy (at most 1 simulations at once): try again"}
+#: the message of a job killed at the limit
+TOO_LONG = ("the simulation took longer than the server's limit of 5 s "
+            "(fewer steps, a smaller machine, or no search for explain)")
 
 
-def test_waiting_for_a_job_process_holds_no_thread() -> None:
+def _pools(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The worker pool of every application made from here on (the server
+    runs in this process): its own counters say what its requests do."""
+    import podnuma.web.app as web_app
+
+    made: list[Any] = []
+    create = web_app.create_app
+
+    def recording(*args: Any, **kwargs: Any) -> Any:
+        app = create(*args, **kwargs)
+        made.append(app.state.pool)
+        return app
+
+    monkeypatch.setattr(web_app, "create_app", recording)
+    return made
+
+
+def _slots(pool: Any) -> tuple[int, int, int]:
+    """As the pool counts them: the requests holding a job slot, those
+    waiting for one (a task each, holding no thread), and the threads
+    running jobs."""
+    if pool._slots is None:  # (made on the first request)
+        return 0, 0, 0
+    slots, threads = pool._slots.statistics(), pool._threads.statistics()
+    return slots.borrowed_tokens, slots.tasks_waiting, threads.borrowed_tokens
+
+
+def _until(pool: Any, want: tuple[int, int, int], results: list[Any]) -> None:
+    """Wait until the pool counts ``want`` (a hang guard of a minute: far
+    above the limit), no request answered meanwhile."""
+    deadline = time.monotonic() + 60
+    while (got := _slots(pool)) != want:
+        assert not results, (got, want, [r[:2] for r in results])
+        assert time.monotonic() < deadline, (got, want)
+        time.sleep(0.02)
+
+
+def test_waiting_for_a_job_process_holds_no_thread(monkeypatch: pytest.MonkeyPatch) -> None:
     """One job process, 60 requests for it at once (more than the 40
-    threads the framework runs plain routes in): each request that finds
-    it busy answers 503 within the time limit of its body being sent (it
-    waited at most the limit, plus room for a loaded machine: less than
-    twice the limit, which is what a request that first waited for a thread
-    took), and while they wait, the routes that need no job answer."""
+    threads the framework runs plain routes in): one has the job process,
+    the others wait for it as tasks of the server holding no thread (the
+    pool counts them waiting, and one thread running a job), and while
+    they wait, the routes that need no job answer. A request that finds it
+    busy until the time limit answers 503 saying so; a job that ran is
+    killed at the limit and says that."""
+    pools = _pools(monkeypatch)
     body = heavy_scenario()  # far past the limit: each job that runs is killed at it
     parts = urllib.parse.urlsplit
     # (a body time limit far above what 60 bodies at once need on a loaded machine)
     with running(time_limit=LIMIT, workers=1, read_timeout=60.0) as url:
-        results: list[tuple[int, float, bytes]] = []
+        pool, = pools
+        results: list[tuple[int, bytes]] = []
         lock = threading.Lock()
 
         def slow() -> None:
             conn = http.client.HTTPConnection("127.0.0.1", parts(url).port, timeout=120)
             try:
                 conn.request("POST", "/api/explain", body=body, headers={"Content-Type": "application/json"})
-                sent = time.monotonic()  # (the body is sent: the wait starts)
                 resp = conn.getresponse()
-                answer = (resp.status, time.monotonic() - sent, resp.read())
+                answer = (resp.status, resp.read())
             finally:
                 conn.close()
             with lock:
@@ -283,23 +327,23 @@ def test_waiting_for_a_job_process_holds_no_thread() -> None:
         threads = [threading.Thread(target=slow, daemon=True) for _ in range(PENDING)]
         for t in threads:
             t.start()
-        time.sleep(1.5)  # (pacing: the requests reach the server and wait)
-        with lock:
-            assert results == []  # all still waiting (or running)
+        _until(pool, (1, PENDING - 1, 1), results)  # (one job runs, every other request waits)
         for path in ("/api/examples", "/api/defaults", "/api/examples-whatif", "/"):
             assert call(url + path)[0] == 200, path
         with lock:
-            answered_before = len(results)
-        assert answered_before == 0  # those routes answered while every request still waited
+            answered = [r[:2] for r in results]
+        # those routes answered while every request still waited
+        assert (_slots(pool), answered) == ((1, PENDING - 1, 1), [])
         for t in threads:
-            t.join(120)
+            t.join(120)  # (a hang guard)
         assert len(results) == PENDING
+        assert _slots(pool) == (0, 0, 0)  # (every wait ended, its token given back)
         busy = [r for r in results if r[0] == 503]
-        assert all(r[0] in (422, 503) for r in results), [r[:2] for r in results if r[0] not in (422, 503)]
-        assert len(busy) >= PENDING - 3, [r[:2] for r in results]
-        for _, seconds, data in busy:
-            assert json.loads(data) == {"error": "the server is busy (at most 1 simulations at once): try again"}
-            assert seconds < 2 * LIMIT, seconds  # (the docstring's bound: a wait for a thread too is 2x)
+        ran = [r for r in results if r[0] == 422]
+        assert len(busy) + len(ran) == PENDING, [r for r in results if r[0] not in (422, 503)]
+        assert len(busy) >= PENDING - 3, [r[0] for r in results]
+        assert all(json.loads(data) == BUSY for _, data in busy)
+        assert all(json.loads(data) == {"error": TOO_LONG} for _, data in ran), ran
 
 
 def test_a_fleet_dump_waiting_for_a_job_process_has_written_nothing(
@@ -313,11 +357,13 @@ def test_a_fleet_dump_waiting_for_a_job_process_has_written_nothing(
 
     from tests.web.test_api import EXAMPLES as examples
 
+    pools = _pools(monkeypatch)
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # (the server runs in this process)
     dump = examples / "fleet"
     files = {p.relative_to(dump).as_posix(): p.read_text() for p in sorted(dump.rglob("*")) if p.is_file()}
     fleet_body = json.dumps({"files": files}).encode()
     with running(time_limit=LIMIT, workers=1, read_timeout=60.0) as url:
+        pool, = pools
         results: list[tuple[str, int]] = []
         lock = threading.Lock()
 
@@ -328,17 +374,18 @@ def test_a_fleet_dump_waiting_for_a_job_process_has_written_nothing(
 
         busy = threading.Thread(target=post, args=("/api/explain", heavy_scenario()), daemon=True)
         busy.start()
-        time.sleep(1.0)  # (the explain has the one job process)
+        _until(pool, (1, 0, 1), results)  # (the explain has the one job process)
         waiting = [threading.Thread(target=post, args=("/api/fleet/analyze", fleet_body), daemon=True)
                    for _ in range(4)]
         for t in waiting:
             t.start()
-        time.sleep(1.5)  # (they reach the server and wait for the job process)
-        with lock:
-            assert results == []  # the explain still runs, the dumps still wait
+        _until(pool, (1, 4, 1), results)  # (they reach the server and wait for the job process)
         assert sorted(p.name for p in tmp_path.glob("podnuma-fleet-*")) == []
+        with lock:
+            answered = list(results)
+        assert (_slots(pool), answered) == ((1, 4, 1), [])  # the explain still runs, the dumps still wait
         for t in [busy, *waiting]:
-            t.join(120)
+            t.join(120)  # (a hang guard)
         assert len(results) == 5
         assert all(status in (200, 422, 503) for _, status in results), results
         assert sorted(p.name for p in tmp_path.glob("podnuma-fleet-*")) == []

@@ -82,14 +82,16 @@ def requests() -> list[tuple[str, bytes, str]]:
 
 
 def test_alias_bomb_on_every_endpoint_is_a_quick_4xx() -> None:
+    """Every endpoint refuses the bomb as the input it is (the alias named,
+    or malformed JSON): a 4xx saying so, never the time limit's or the
+    memory limit's answer of a job that expanded it."""
     with running(time_limit=20.0, workers=2) as url:
-        results: dict[int, tuple[int, float, bytes]] = {}
+        results: dict[int, tuple[int, bytes]] = {}
         cases = requests()
 
         def send(i: int, path: str, body: bytes, ctype: str) -> None:
-            start = time.monotonic()
             status, _, data = call(url + path, body, ctype)
-            results[i] = (status, time.monotonic() - start, data)
+            results[i] = (status, data)
 
         threads = [threading.Thread(target=send, args=(i, *case), daemon=True)
                    for i, case in enumerate(cases)]
@@ -99,15 +101,17 @@ def test_alias_bomb_on_every_endpoint_is_a_quick_4xx() -> None:
         status, _, listed = call(url + "/api/examples")
         assert status == 200 and json.loads(listed)
         for t in threads:
-            t.join(60)
+            t.join(120)  # (a hang guard)
         assert len(results) == len(cases)
         for i, (path, _, _) in enumerate(cases):
-            status, seconds, data = results[i]
+            status, data = results[i]
             assert 400 <= status < 500, (path, status, data[:300])
-            # (sent all at once: each waits behind the others for the two job processes)
-            assert seconds < 3 * BOUND, (path, seconds)
             message = json.loads(data)["error"]
-            if path != "/api/fleet/html":
+            assert "the server's limit" not in message and "memory" not in message, (path, message)
+            if path == "/api/fleet/html":
+                # (JSON has no aliases: the first byte is malformed)
+                assert message == "fleet-report.json: invalid JSON: Expecting value (line 1, column 1)"
+            else:
                 assert "alias" in message and "xbomb" in message, (path, message)
             assert len(data) < 2000
 
@@ -245,13 +249,13 @@ def test_sigterm_stops_the_server_with_a_request_in_flight() -> None:
         waiting.start()
         time.sleep(1.0)  # (pacing: it reaches the server)
         assert got == {}
-        start = time.monotonic()
         proc.send_signal(signal.SIGTERM)
-        proc.wait(30)
-        # stopped at once, not after the job's minutes (room for a loaded machine)
-        assert time.monotonic() - start < 20.0
-        t.join(30)
-        waiting.join(30)
+        # stopped at once, not after the job's minutes: the answers below say
+        # which (a job left to run ends at the 120 s limit, answered 422);
+        # the wait is a hang guard above that limit, not the check
+        proc.wait(300)
+        t.join(60)
+        waiting.join(60)
         # the request in flight, and the one waiting, were answered (not
         # left hanging), as requests the server is stopping for: not as a
         # job that ran out of memory
