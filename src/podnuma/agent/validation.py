@@ -47,6 +47,9 @@ from podnuma.api.pod_validation import (
     check_container_resource_name,
     check_requirements,
     check_resource_quantity,
+    dns_label_errors,
+    dns_subdomain_errors,
+    go_len,
     qualified_name_errors,
 )
 from podnuma.api.quantity import Quantity, QuantityError, quantity_from_manifest
@@ -56,22 +59,10 @@ __all__ = ["GoDecodeError", "StaticPodErrors", "go_decode", "validate_static_pod
 
 _MAX_INT32 = 2**31 - 1
 
-_LABEL_RE = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
-_SUBDOMAIN_RE = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 _LABEL_VALUE_RE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
 _PORT_NAME_CHARS = re.compile(r"[-a-z0-9]+")
 _PORT_NAME_LETTER = re.compile(r".*[a-z].*", re.S)
 
-_LABEL_TEXT = (
-    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
-    "and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', "
-    "regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
-)
-_SUBDOMAIN_TEXT = (
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
-    "'.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used "
-    "for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
-)
 _LABEL_VALUE_TEXT = (
     "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
     "'.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "
@@ -192,31 +183,9 @@ class _Errors:
 # ---------------------------------------------------------------- name rules
 
 
-def _size(value: str) -> int:
-    return len(value.encode("utf-8", "surrogatepass"))
-
-
-def dns_label_errors(value: str) -> list[str]:
-    out = []
-    if _size(value) > 63:
-        out.append("must be no more than 63 characters")
-    if not _LABEL_RE.fullmatch(value):
-        out.append("must not contain dots" if _SUBDOMAIN_RE.fullmatch(value) else _LABEL_TEXT)
-    return out
-
-
-def dns_subdomain_errors(value: str) -> list[str]:
-    out = []
-    if _size(value) > 253:
-        out.append("must be no more than 253 characters")
-    if not _SUBDOMAIN_RE.fullmatch(value):
-        out.append(_SUBDOMAIN_TEXT)
-    return out
-
-
 def label_value_errors(value: str) -> list[str]:
     out = []
-    if _size(value) > 63:
+    if go_len(value) > 63:
         out.append("must be no more than 63 bytes")
     if not _LABEL_VALUE_RE.fullmatch(value):
         out.append(_LABEL_VALUE_TEXT)
@@ -225,7 +194,7 @@ def label_value_errors(value: str) -> list[str]:
 
 def port_name_errors(value: str) -> list[str]:
     out = []
-    if _size(value) > 15:
+    if go_len(value) > 15:
         out.append("must be no more than 15 characters")
     if not _PORT_NAME_CHARS.fullmatch(value):
         out.append("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
@@ -558,7 +527,7 @@ def _metadata(errs: _Errors, meta: Mapping[str, Any], node_name: str) -> None:
     annotations = _map(meta, "annotations")
     for key in sorted(k for k in annotations if isinstance(k, str)):
         errs.each("metadata.annotations", key, qualified_name_errors(key.lower()))
-    size = sum(_size(k) + _size(v) for k, v in annotations.items() if isinstance(k, str) and isinstance(v, str))
+    size = sum(go_len(k) + go_len(v) for k, v in annotations.items() if isinstance(k, str) and isinstance(v, str))
     if size > 256 * 1024:
         errs.items.append(("metadata.annotations", f"Too long: may not be more than {256 * 1024} bytes"))
 

@@ -43,6 +43,9 @@ __all__ = [
     "duplicate",
     "resource_path",
     "check_dns_label",
+    "dns_label_errors",
+    "dns_subdomain_errors",
+    "go_len",
     "check_dns_subdomain",
     "check_qualified_name",
     "is_extended_resource",
@@ -128,10 +131,16 @@ def resource_path(base: str, key: str) -> str:
     return f"{base}[{key}]"
 
 
-def _dns_label_errors(value: str) -> list[str]:
+def go_len(value: str) -> int:
+    """Go's ``len`` of a string: its UTF-8 bytes (a lone surrogate as the
+    three bytes it was read from)."""
+    return len(value.encode("utf-8", "surrogatepass"))
+
+
+def dns_label_errors(value: str) -> list[str]:
     """``IsDNS1123Label``: its messages in order."""
     errors: list[str] = []
-    if len(value) > 63:
+    if go_len(value) > 63:
         errors.append("must be no more than 63 characters")
     if not _DNS1123_LABEL.fullmatch(value):
         if _DNS1123_SUBDOMAIN.fullmatch(value):
@@ -141,11 +150,11 @@ def _dns_label_errors(value: str) -> list[str]:
     return errors
 
 
-def _dns_subdomain_errors(value: str, max_len: str = "characters") -> list[str]:
+def dns_subdomain_errors(value: str, max_len: str = "characters") -> list[str]:
     """``IsDNS1123Subdomain`` (``max_len``: util/validation says
     "characters", validate/content "bytes")."""
     errors: list[str] = []
-    if len(value) > 253:
+    if go_len(value) > 253:
         errors.append(f"must be no more than 253 {max_len}")
     if not _DNS1123_SUBDOMAIN.fullmatch(value):
         errors.append(_DNS1123_SUBDOMAIN_MSG)
@@ -160,11 +169,11 @@ def _check(value: str, path: str, errors: Sequence[str]) -> None:
 
 
 def check_dns_label(value: str, path: str) -> None:
-    _check(value, path, _dns_label_errors(value))
+    _check(value, path, dns_label_errors(value))
 
 
 def check_dns_subdomain(value: str, path: str) -> None:
-    _check(value, path, _dns_subdomain_errors(value))
+    _check(value, path, dns_subdomain_errors(value))
 
 
 def _qualified_name_errors(value: str) -> list[str]:
@@ -184,7 +193,7 @@ def _qualified_name_errors(value: str) -> list[str]:
         if not prefix:
             errors.append("prefix part must be non-empty")
         else:
-            errors.extend("prefix part " + m for m in _dns_subdomain_errors(prefix, "bytes"))
+            errors.extend("prefix part " + m for m in dns_subdomain_errors(prefix, "bytes"))
     if not name:
         errors.append("name part must be non-empty")
     elif len(name) > 63:
