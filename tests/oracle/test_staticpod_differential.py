@@ -365,6 +365,34 @@ spec: {containers: [{name: c, image: x, resources: {limits: {gpu: "1"}}}]}
 metadata: {name: web}
 spec: {containers: [{name: c, image: x, env: [{name: "", value: x}]}]}
 """, "spec.containers[0].env[0].name: Required value"),
+    "envfrom-null.yaml": (HEAD + """\
+metadata: {name: web}
+spec: {containers: [{name: c, image: x, envFrom: [null]}]}
+""", 'spec.containers[0].envFrom: Invalid value: "": must specify one of: `configMapRef` or `secretRef`'),
+    "envfrom-prefix-only.yaml": (HEAD + """\
+metadata: {name: web}
+spec: {containers: [{name: c, image: x, envFrom: [{prefix: APP_}]}]}
+""", 'spec.containers[0].envFrom: Invalid value: "": must specify one of: `configMapRef` or `secretRef`'),
+    "envfrom-two-sources.yaml": (HEAD + """\
+metadata: {name: web}
+spec: {containers: [{name: c, image: x, envFrom: [{configMapRef: {name: a}, secretRef: {name: b}}]}]}
+""", 'spec.containers[0].envFrom: Invalid value: "": may not have more than one field specified at a time'),
+    "envfrom-ref-without-name.yaml": (HEAD + """\
+metadata: {name: web}
+spec: {containers: [{name: c, image: x, envFrom: [{configMapRef: {}}]}]}
+""", "spec.containers[0].envFrom[0].configMapRef.name: Required value"),
+    "envfrom-bad-prefix.yaml": (HEAD + """\
+metadata: {name: web}
+spec: {containers: [{name: c, image: x, envFrom: [{prefix: "a=b", configMapRef: {name: a}}]}]}
+""", 'spec.containers[0].envFrom[0].prefix: Invalid value: "a=b": a valid environment variable name'),
+    "envfrom-bad-secret-name.yaml": (HEAD + """\
+metadata: {name: web}
+spec: {containers: [{name: c, image: x, envFrom: [{secretRef: {name: A_b}}]}]}
+""", 'spec.containers[0].envFrom[0].secretRef.name: Invalid value: "A_b": a lowercase RFC 1123 subdomain'),
+    "envfrom-config-map.yaml": (HEAD + """\
+metadata: {name: web}
+spec: {containers: [{name: c, image: x, envFrom: [{prefix: APP_, configMapRef: {name: settings}}]}]}
+""", "static pods may not reference configmaps"),
     "env-name-equals.yaml": (HEAD + """\
 metadata: {name: web}
 spec: {containers: [{name: c, image: x, env: [{name: "A=B", value: x}]}]}

@@ -31,7 +31,8 @@ does not go through the API server's create path:
   no surrounding white space), ``terminationMessagePolicy``, ports
   (``containerPort`` required and 1-65535, ``hostPort`` 1-65535, a valid
   and unique port name, ``protocol``), env names (required, printable
-  ASCII without ``=``), volume mounts (the volume exists and is valid,
+  ASCII without ``=``), ``envFrom`` (one source, named, a valid prefix),
+  volume mounts (the volume exists and is valid,
   ``mountPath`` required and unique), ``imagePullPolicy``, resources
   (podnuma's resource checks, the first error of each list), probes (one
   handler, an ``exec`` command), a container's ``restartPolicy``, host
@@ -70,8 +71,8 @@ does not go through the API server's create path:
   (pod and container: ``runAsUser`` ranges, capabilities, seccomp and
   AppArmor fields and annotations, ``hostUsers``), probe and lifecycle
   details (HTTP and TCP ports and port names, thresholds, timeouts,
-  ``successThreshold``, ``sleep``), env ``valueFrom`` sources and
-  ``envFrom`` prefixes and entries naming no source (``envFrom: [null]``), volume source details other than ``hostPath.path``
+  ``successThreshold``, ``sleep``), env ``valueFrom`` sources, volume
+  source details other than ``hostPath.path``
   (``emptyDir`` limits, ``hostPath`` ``type`` and ``..``, projected and
   downward-API items, image volumes), ``subPath``/``subPathExpr``,
   ``mountPropagation``, ``recursiveReadOnly``, ``volumeDevices``,

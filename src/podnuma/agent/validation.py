@@ -5,7 +5,8 @@ k8s.io/kubernetes v1.37.2 ``pkg/apis/core/validation/validation.go``
 (``ValidatePodCreate``, ``validatePodMetadataAndSpec``, ``ValidatePodSpec``,
 ``ValidateVolumes``, ``validateContainers``, ``validateInitContainers``,
 ``validateContainerCommon``, ``validateContainerPorts``, ``ValidateEnv``,
-``ValidateVolumeMounts``, ``validatePullPolicy``, ``validateRestartPolicy``,
+``ValidateEnvFrom``, ``ValidateVolumeMounts``, ``validatePullPolicy``,
+``validateRestartPolicy``,
 ``validateDNSPolicy``, ``validatePodHostNetworkDeps``, ``validateSchedulingGates``,
 ``checkHostPortConflicts``, ``validateContainersOnlyForPod``), the object
 metadata rules of k8s.io/apimachinery v0.37.2
@@ -678,6 +679,7 @@ def _container_common(
             errs.required(f"{path}.env[{i}].name")
         else:
             errs.each(f"{path}.env[{i}].name", env_name, env_name_errors(env_name))
+    _env_from(errs, c, f"{path}.envFrom")
     mount_paths: set[str] = set()
     for i, mnt in enumerate(_seq(c, "volumeMounts")):
         if not isinstance(mnt, Mapping):
@@ -698,6 +700,31 @@ def _container_common(
     if pull and pull not in _PULL_POLICIES:
         errs.unsupported(f"{path}.imagePullPolicy", pull, _PULL_POLICIES)
     _resources(errs, _map(c, "resources"), f"{path}.resources")
+
+
+def _env_from(errs: _Errors, c: Mapping[str, Any], path: str) -> None:
+    """``ValidateEnvFrom``: each source's prefix an environment variable
+    name, its config map or secret named as one is (a DNS subdomain), and
+    exactly one of them (a null entry is an empty one: neither)."""
+    for i, source in enumerate(_seq(c, "envFrom")):
+        prefix = _str(source, "prefix")
+        if prefix:
+            errs.each(f"{path}[{i}].prefix", prefix, env_name_errors(prefix))
+        given = 0
+        for key in ("configMapRef", "secretRef"):
+            ref = _get(source, key)
+            if ref is None:
+                continue
+            given += 1
+            name = _str(ref, "name")
+            if not name:
+                errs.required(f"{path}[{i}].{key}.name")
+            else:
+                errs.each(f"{path}[{i}].{key}.name", name, dns_subdomain_errors(name))
+        if given == 0:
+            errs.invalid(path, "", "must specify one of: `configMapRef` or `secretRef`")
+        elif given > 1:
+            errs.invalid(path, "", "may not have more than one field specified at a time")
 
 
 def _host_port(port: Mapping[str, Any], host_network: bool) -> int:
