@@ -512,6 +512,17 @@ def validate_static_pod(doc: Mapping[str, Any], *, node_name: str, restart_rules
     return errs.items
 
 
+def _labels(errs: _Errors, labels: Mapping[str, Any], path: str) -> None:
+    """``ValidateLabels`` (a pod's labels, its ``nodeSelector``): each key
+    a qualified name, each value a label value; keys in sorted order (Go
+    walks the map in no fixed order)."""
+    for key in sorted(k for k in labels if isinstance(k, str)):
+        errs.each(path, key, qualified_name_errors(key))
+        value = labels[key]
+        if isinstance(value, str):
+            errs.each(path, value, label_value_errors(value))
+
+
 def _metadata(errs: _Errors, meta: Mapping[str, Any], node_name: str) -> None:
     name = _str(meta, "name")
     if name:
@@ -519,12 +530,7 @@ def _metadata(errs: _Errors, meta: Mapping[str, Any], node_name: str) -> None:
         errs.each("metadata.name", full, dns_subdomain_errors(full))
     namespace = _str(meta, "namespace") or "default"
     errs.each("metadata.namespace", namespace, dns_label_errors(namespace))
-    labels = _map(meta, "labels")
-    for key in sorted(k for k in labels if isinstance(k, str)):
-        errs.each("metadata.labels", key, qualified_name_errors(key))
-        value = labels[key]
-        if isinstance(value, str):
-            errs.each("metadata.labels", value, label_value_errors(value))
+    _labels(errs, _map(meta, "labels"), "metadata.labels")
     annotations = _map(meta, "annotations")
     for key in sorted(k for k in annotations if isinstance(k, str)):
         errs.each("metadata.annotations", key, qualified_name_errors(key.lower()))
@@ -591,12 +597,7 @@ def _spec(errs: _Errors, spec: Mapping[str, Any], node_name: str, restart_rules:
     dns = _str(spec, "dnsPolicy")
     if dns and dns not in _DNS_POLICIES:
         errs.unsupported("spec.dnsPolicy", dns, _DNS_POLICIES)
-    selector = _map(spec, "nodeSelector")
-    for key in sorted(k for k in selector if isinstance(k, str)):
-        errs.each("spec.nodeSelector", key, qualified_name_errors(key))
-        value = selector[key]
-        if isinstance(value, str):
-            errs.each("spec.nodeSelector", value, label_value_errors(value))
+    _labels(errs, _map(spec, "nodeSelector"), "spec.nodeSelector")
     gates: set[str] = set()
     for i, gate in enumerate(_seq(spec, "schedulingGates")):
         gate_name = _str(gate, "name") or ""
