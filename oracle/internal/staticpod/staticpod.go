@@ -35,10 +35,18 @@ import (
 	k8s_api_v1 "k8s.io/kubernetes/pkg/apis/core/v1"
 	"k8s.io/kubernetes/pkg/apis/core/v1/helper/qos"
 	"k8s.io/kubernetes/pkg/apis/core/validation"
+	"k8s.io/kubernetes/pkg/capabilities"
 	kubetypes "k8s.io/kubernetes/pkg/kubelet/types"
 	"k8s.io/kubernetes/pkg/util/hash"
 	utilio "k8s.io/utils/io"
 )
+
+// The kubelet's start (cmd/kubelet/app/server.go RunKubelet) allows
+// privileged containers before any pod source runs; validation reads that
+// setting (privileged containers, host-process containers).
+func init() {
+	capabilities.Initialize(capabilities.Capabilities{AllowPrivileged: true})
+}
 
 // maxConfigLength is common.go's limit on a manifest's size (10 MiB).
 const maxConfigLength = 10 * 1 << 20

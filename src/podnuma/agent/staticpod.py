@@ -67,22 +67,16 @@ does not go through the API server's create path:
   kubelet refuses it; ``parse_pod`` refuses some in podnuma's words).
   Pod-level ``resources`` and ``overhead`` are
   checked afterwards by ``parse_pod`` (one error, podnuma's form). Not
-  checked (admitted by podnuma, refused by the kubelet): security contexts
-  (pod and container: ``runAsUser`` ranges, capabilities, seccomp and
-  AppArmor fields and annotations, ``hostUsers``), probe and lifecycle
-  details (HTTP and TCP ports and port names, thresholds, timeouts,
-  ``successThreshold``, ``sleep``), env ``valueFrom`` sources, volume
-  source details other than ``hostPath.path``
-  (``emptyDir`` limits, ``hostPath`` ``type`` and ``..``, projected and
-  downward-API items, image volumes), ``subPath``/``subPathExpr``,
-  ``mountPropagation``, ``recursiveReadOnly``, ``volumeDevices``,
-  ``resizePolicy``, ``restartPolicyRules``, tolerations, affinity,
-  topology spread constraints, ``dnsConfig``, ``hostAliases``,
-  ``readinessGates``, ``imagePullSecrets`` fields, ``os``,
-  ``runtimeClassName``, ``preemptionPolicy``, ``hostnameOverride``,
-  ``shareProcessNamespace``, ``generateName``, owner references,
-  finalizers, the pod-specific annotations, ``fileKeyRef`` env volumes,
-  and every error past the first of one container's resource list;
+  checked (admitted by podnuma, refused by the kubelet): volume source
+  details other than ``hostPath.path`` (``emptyDir`` limits, ``hostPath``
+  ``type`` and ``..``, projected and downward-API items, image volumes),
+  ``subPath``/``subPathExpr``, ``mountPropagation``, ``recursiveReadOnly``,
+  ``volumeDevices``, ``restartPolicyRules``, ``readinessGates``,
+  ``imagePullSecrets`` fields, ``hostnameOverride``, ``generateName``,
+  owner references, finalizers, the other pod-specific annotations, and
+  every error past the first of one container's resource list; and an
+  ``IntOrString`` refused by its own decoder wins over an earlier wrong
+  type, a container quantity over both, whatever their order;
 * ``HasAPIObjectReference``: a pod naming a service account, a secret, a
   config map, a resource claim or a volume that needs the API server is
   refused (``static pods may not reference secrets``).

@@ -37,12 +37,26 @@ listed in ``podnuma.agent.staticpod``.
 
 from __future__ import annotations
 
-import re
-import unicodedata
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from functools import partial
 from typing import Any
 
+from podnuma.agent import validation_container as container
+from podnuma.agent import validation_scheduling as scheduling
+from podnuma.agent import validation_security as security
+from podnuma.agent.validation_kit import (
+    _G_VOLUME_SOURCES,
+    _Errors,
+    _get,
+    _int,
+    _labels,
+    _map,
+    _range_error,
+    _seq,
+    _str,
+    env_name_errors,
+    port_name_errors,
+)
 from podnuma.api.pod_defaults import default_container_requests, round_up_milli
 from podnuma.api.pod_validation import (
     check_container_resource_name,
@@ -59,21 +73,6 @@ from podnuma.errors import InputError
 __all__ = ["GoDecodeError", "StaticPodErrors", "go_decode", "validate_static_pod"]
 
 _MAX_INT32 = 2**31 - 1
-
-_LABEL_VALUE_RE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
-_PORT_NAME_CHARS = re.compile(r"[-a-z0-9]+")
-_PORT_NAME_LETTER = re.compile(r".*[a-z].*", re.S)
-
-_LABEL_VALUE_TEXT = (
-    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
-    "'.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "
-    "'my_value',  or '12345', regex used for validation is "
-    "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
-)
-_ENV_NAME_TEXT = (
-    "a valid environment variable name must consist only of printable ASCII characters "
-    "other than '='"
-)
 
 _RESTART_POLICIES = ("Always", "OnFailure", "Never")
 _CONTAINER_RESTART_POLICIES = ("Always", "Never", "OnFailure")
@@ -107,144 +106,6 @@ class StaticPodErrors(InputError):
 # ---------------------------------------------------------------- wording
 
 
-def _q(value: str) -> str:
-    """A string as Go's ``%q`` (``strconv.Quote``) shows it: ``"`` and
-    ``\\`` escaped, a character Go's ``unicode.IsPrint`` calls printable
-    as it is, else ``\\a \\b \\f \\n \\r \\t \\v``, ``\\xNN`` (below
-    U+0080), ``\\uNNNN``, ``\\UNNNNNNNN``; a lone surrogate (no UTF-8
-    character: Go's decoder made it U+FFFD) as U+FFFD."""
-    out = ['"']
-    for ch in value:
-        code = ord(ch)
-        if 0xD800 <= code <= 0xDFFF:
-            ch, code = "\ufffd", 0xFFFD
-        if ch in "\"\\":
-            out.append("\\" + ch)
-        elif ch == " " or unicodedata.category(ch)[0] in "LMNPS":
-            out.append(ch)
-        elif ch in _GO_ESCAPES:
-            out.append(_GO_ESCAPES[ch])
-        elif code < 0x20 or code == 0x7F:
-            out.append(f"\\x{code:02x}")
-        elif code < 0x10000:
-            out.append(f"\\u{code:04x}")
-        else:
-            out.append(f"\\U{code:08x}")
-    out.append('"')
-    return "".join(out)
-
-
-_GO_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t",
-               "\v": "\\v"}
-
-
-def _shown(value: object) -> str:
-    if isinstance(value, str):
-        return _q(value)
-    return str(value)
-
-
-class _Errors:
-    """An ``ErrorList`` being built."""
-
-    def __init__(self) -> None:
-        self.items: list[tuple[str, str]] = []
-
-    def invalid(self, path: str, value: object, detail: str) -> None:
-        self.items.append((path, f"Invalid value: {_shown(value)}: {detail}"))
-
-    def required(self, path: str, detail: str = "") -> None:
-        self.items.append((path, "Required value" + (f": {detail}" if detail else "")))
-
-    def unsupported(self, path: str, value: str, supported: tuple[str, ...]) -> None:
-        allowed = ", ".join(_q(s) for s in supported)
-        self.items.append((path, f"Unsupported value: {_q(value)}: supported values: {allowed}"))
-
-    def forbidden(self, path: str, detail: str) -> None:
-        self.items.append((path, f"Forbidden: {detail}"))
-
-    def duplicate(self, path: str, value: str) -> None:
-        self.items.append((path, f"Duplicate value: {_q(value)}"))
-
-    def not_found(self, path: str, value: str) -> None:
-        self.items.append((path, f"Not found: {_q(value)}"))
-
-    def each(self, path: str, value: str, messages: list[str]) -> None:
-        for m in messages:
-            self.invalid(path, value, m)
-
-    def raised(self, fn: Callable[[], None]) -> None:
-        """The first error a podnuma check raises, as an entry."""
-        try:
-            fn()
-        except InputError as e:
-            self.items.append((e.path, e.message))
-
-
-# ---------------------------------------------------------------- name rules
-
-
-def label_value_errors(value: str) -> list[str]:
-    out = []
-    if go_len(value) > 63:
-        out.append("must be no more than 63 bytes")
-    if not _LABEL_VALUE_RE.fullmatch(value):
-        out.append(_LABEL_VALUE_TEXT)
-    return out
-
-
-def port_name_errors(value: str) -> list[str]:
-    out = []
-    if go_len(value) > 15:
-        out.append("must be no more than 15 characters")
-    if not _PORT_NAME_CHARS.fullmatch(value):
-        out.append("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
-    if not _PORT_NAME_LETTER.fullmatch(value):
-        out.append("must contain at least one letter (a-z)")
-    if "--" in value:
-        out.append("must not contain consecutive hyphens")
-    if value.startswith("-") or value.endswith("-"):
-        out.append("must not begin or end with a hyphen")
-    return out
-
-
-def env_name_errors(value: str) -> list[str]:
-    if any(ord(ch) > 127 or not ch.isprintable() or ch == "=" for ch in value):
-        return [_ENV_NAME_TEXT]
-    return []
-
-
-def _range_error(lo: int, hi: int) -> str:
-    return f"must be between {lo} and {hi}, inclusive"
-
-
-# ---------------------------------------------------------------- shapes
-
-
-def _get(m: Any, key: str) -> Any:
-    return m.get(key) if isinstance(m, Mapping) else None
-
-
-def _map(m: Any, key: str) -> Mapping[str, Any]:
-    v = m.get(key) if isinstance(m, Mapping) else None
-    return v if isinstance(v, Mapping) else {}
-
-
-def _seq(m: Any, key: str) -> list[Any]:
-    v = m.get(key) if isinstance(m, Mapping) else None
-    return v if isinstance(v, list) else []
-
-
-def _str(m: Any, key: str) -> str | None:
-    v = m.get(key) if isinstance(m, Mapping) else None
-    return v if isinstance(v, str) else None
-
-
-def _int(m: Any, key: str) -> int | None:
-    v = m.get(key) if isinstance(m, Mapping) else None
-    return v if isinstance(v, int) and not isinstance(v, bool) else None
-
-
 def _quantities_parse(spec: Mapping[str, Any]) -> bool:
     """Every quantity of the containers' resources parses (else the kubelet
     refuses the file before it validates anything)."""
@@ -264,8 +125,8 @@ def _quantities_parse(spec: Mapping[str, Any]) -> bool:
 
 class _Go:
     """A Go type of the v1 API as ``encoding/json`` decodes into it:
-    ``kind`` one of ``string``, ``int``, ``bool``, ``struct``, ``slice``,
-    ``map``, ``any`` (not checked); ``name`` as the decoder's error names it
+    ``kind`` one of ``string``, ``int``, ``intstr`` (a string or an int),
+    ``bool``, ``struct``, ``slice``, ``map``, ``any`` (not checked); ``name`` as the decoder's error names it
     (a pointer by its element: ``v1.Probe`` for ``*v1.Probe``)."""
 
     __slots__ = ("bits", "elem", "fields", "kind", "name")
@@ -301,21 +162,6 @@ def _alias(name: str) -> _Go:
     return _Go("string", f"v1.{name}")
 
 
-_G_VOLUME_SOURCES = {
-    "emptyDir": "EmptyDirVolumeSource", "hostPath": "HostPathVolumeSource",
-    "gitRepo": "GitRepoVolumeSource", "gcePersistentDisk": "GCEPersistentDiskVolumeSource",
-    "awsElasticBlockStore": "AWSElasticBlockStoreVolumeSource", "secret": "SecretVolumeSource",
-    "nfs": "NFSVolumeSource", "iscsi": "ISCSIVolumeSource", "glusterfs": "GlusterfsVolumeSource",
-    "flocker": "FlockerVolumeSource", "persistentVolumeClaim": "PersistentVolumeClaimVolumeSource",
-    "rbd": "RBDVolumeSource", "flexVolume": "FlexVolumeSource", "cinder": "CinderVolumeSource",
-    "cephfs": "CephFSVolumeSource", "downwardAPI": "DownwardAPIVolumeSource", "fc": "FCVolumeSource",
-    "azureFile": "AzureFileVolumeSource", "configMap": "ConfigMapVolumeSource",
-    "vsphereVolume": "VsphereVirtualDiskVolumeSource", "quobyte": "QuobyteVolumeSource",
-    "azureDisk": "AzureDiskVolumeSource", "photonPersistentDisk": "PhotonPersistentDiskVolumeSource",
-    "projected": "ProjectedVolumeSource", "portworxVolume": "PortworxVolumeSource",
-    "scaleIO": "ScaleIOVolumeSource", "storageos": "StorageOSVolumeSource", "csi": "CSIVolumeSource",
-    "ephemeral": "EphemeralVolumeSource", "image": "ImageVolumeSource",
-}
 
 def _named_struct(name: str) -> _Go:
     """A struct embedding a ``LocalObjectReference``."""
@@ -337,29 +183,132 @@ _G_VOLUME = _struct("Volume", {"name": _G_STRING}, {
 })
 _G_REQUIREMENTS = _struct("ResourceRequirements", {
     "limits": _G_RESOURCES, "requests": _G_RESOURCES, "claims": _slice(_struct("ResourceClaim", {}))})
-_G_PROBE = _struct("Probe", {}, {
-    "exec": ("ProbeHandler", _struct("ExecAction", {"command": _slice(_G_STRING)})),
-    "httpGet": ("ProbeHandler", _struct("HTTPGetAction", {})),
-    "tcpSocket": ("ProbeHandler", _struct("TCPSocketAction", {})),
-    "grpc": ("ProbeHandler", _struct("GRPCAction", {})),
+# (the fields podnuma.agent.validation_container checks; a port is an
+# IntOrString: a string or an int32)
+_G_INT_OR_STRING = _Go("intstr", "int32", bits=32)
+_G_EXEC = _struct("ExecAction", {"command": _slice(_G_STRING)})
+_G_HTTP_GET = _struct("HTTPGetAction", {
+    "path": _G_STRING, "port": _G_INT_OR_STRING, "host": _G_STRING, "scheme": _alias("URIScheme"),
+    "httpHeaders": _slice(_struct("HTTPHeader", {"name": _G_STRING, "value": _G_STRING})),
+    "protocol": _alias("HTTPProtocol")})
+_G_TCP_SOCKET = _struct("TCPSocketAction", {"port": _G_INT_OR_STRING, "host": _G_STRING})
+_G_PROBE = _struct("Probe", {
+    "initialDelaySeconds": _G_INT32, "timeoutSeconds": _G_INT32, "periodSeconds": _G_INT32,
+    "successThreshold": _G_INT32, "failureThreshold": _G_INT32, "terminationGracePeriodSeconds": _G_INT64,
+}, {
+    "exec": ("ProbeHandler", _G_EXEC),
+    "httpGet": ("ProbeHandler", _G_HTTP_GET),
+    "tcpSocket": ("ProbeHandler", _G_TCP_SOCKET),
+    "grpc": ("ProbeHandler", _struct("GRPCAction", {
+        "port": _G_INT32, "service": _G_STRING, "mode": _alias("GRPCProbeMode")})),
 })
+_G_LIFECYCLE_HANDLER = _struct("LifecycleHandler", {
+    "exec": _G_EXEC, "httpGet": _G_HTTP_GET, "tcpSocket": _G_TCP_SOCKET,
+    "sleep": _struct("SleepAction", {"seconds": _G_INT64})})
+_G_LIFECYCLE = _struct("Lifecycle", {
+    "postStart": _G_LIFECYCLE_HANDLER, "preStop": _G_LIFECYCLE_HANDLER, "stopSignal": _alias("Signal")})
+
+
+def _key_selector(name: str) -> _Go:
+    return _struct(name, {"key": _G_STRING, "optional": _G_BOOL}, {"name": ("LocalObjectReference", _G_STRING)})
+
+
+_G_ENV_SOURCE = _struct("EnvVarSource", {
+    "fieldRef": _struct("ObjectFieldSelector", {"apiVersion": _G_STRING, "fieldPath": _G_STRING}),
+    "resourceFieldRef": _struct("ResourceFieldSelector", {
+        "containerName": _G_STRING, "resource": _G_STRING, "divisor": _G_ANY}),  # (a quantity)
+    "configMapKeyRef": _key_selector("ConfigMapKeySelector"),
+    "secretKeyRef": _key_selector("SecretKeySelector"),
+    "fileKeyRef": _struct("FileKeySelector", {
+        "volumeName": _G_STRING, "path": _G_STRING, "key": _G_STRING, "optional": _G_BOOL}),
+})
+_G_RESIZE_POLICY = _slice(_struct("ContainerResizePolicy", {
+    "resourceName": _alias("ResourceName"), "restartPolicy": _alias("ResourceResizeRestartPolicy")}))
+# (the fields podnuma.agent.validation_security checks)
+_G_PROFILE = {"type": _G_STRING, "localhostProfile": _G_STRING}
+_G_SECURITY_SHARED = {
+    "seLinuxOptions": _struct("SELinuxOptions", {k: _G_STRING for k in ("user", "role", "type", "level")}),
+    "windowsOptions": _struct("WindowsSecurityContextOptions", {
+        "gmsaCredentialSpecName": _G_STRING, "gmsaCredentialSpec": _G_STRING, "runAsUserName": _G_STRING,
+        "hostProcess": _G_BOOL}),
+    "runAsUser": _G_INT64, "runAsGroup": _G_INT64, "runAsNonRoot": _G_BOOL,
+    "seccompProfile": _struct("SeccompProfile", {**_G_PROFILE, "type": _alias("SeccompProfileType")}),
+    "appArmorProfile": _struct("AppArmorProfile", {**_G_PROFILE, "type": _alias("AppArmorProfileType")}),
+}
+_G_CONTAINER_SECURITY = {
+    "securityContext": _struct("SecurityContext", {
+        **_G_SECURITY_SHARED,
+        "capabilities": _struct("Capabilities", {
+            "add": _slice(_alias("Capability")), "drop": _slice(_alias("Capability"))}),
+        "privileged": _G_BOOL, "readOnlyRootFilesystem": _G_BOOL, "allowPrivilegeEscalation": _G_BOOL,
+        "procMount": _alias("ProcMountType")}),
+    "volumeDevices": _slice(_struct("VolumeDevice", {"name": _G_STRING, "devicePath": _G_STRING})),
+}
+_G_SECURITY = {
+    "securityContext": _struct("PodSecurityContext", {
+        **_G_SECURITY_SHARED,
+        "supplementalGroups": _slice(_G_INT64), "supplementalGroupsPolicy": _alias("SupplementalGroupsPolicy"),
+        "fsGroup": _G_INT64, "sysctls": _slice(_struct("Sysctl", {"name": _G_STRING, "value": _G_STRING})),
+        "fsGroupChangePolicy": _alias("PodFSGroupChangePolicy"),
+        "seLinuxChangePolicy": _alias("PodSELinuxChangePolicy")}),
+    "hostUsers": _G_BOOL, "hostPID": _G_BOOL, "hostIPC": _G_BOOL, "shareProcessNamespace": _G_BOOL,
+}
 _G_CONTAINER = _struct("Container", {
+    **_G_CONTAINER_SECURITY,
     "name": _G_STRING, "image": _G_STRING, "imagePullPolicy": _alias("PullPolicy"),
     "terminationMessagePolicy": _alias("TerminationMessagePolicy"),
     "restartPolicy": _alias("ContainerRestartPolicy"),
     "ports": _slice(_struct("ContainerPort", {
         "name": _G_STRING, "hostPort": _G_INT32, "containerPort": _G_INT32,
         "protocol": _alias("Protocol"), "hostIP": _G_STRING})),
-    "env": _slice(_struct("EnvVar", {"name": _G_STRING, "value": _G_STRING, "valueFrom": _struct(
-        "EnvVarSource", {"configMapKeyRef": _named_struct("ConfigMapKeySelector"),
-                         "secretKeyRef": _named_struct("SecretKeySelector")})})),
+    "env": _slice(_struct("EnvVar", {"name": _G_STRING, "value": _G_STRING, "valueFrom": _G_ENV_SOURCE})),
     "envFrom": _slice(_struct("EnvFromSource", {
         "configMapRef": _named_struct("ConfigMapEnvSource"), "secretRef": _named_struct("SecretEnvSource")})),
     "volumeMounts": _slice(_struct("VolumeMount", {"name": _G_STRING, "mountPath": _G_STRING})),
     "resources": _G_REQUIREMENTS,
     "livenessProbe": _G_PROBE, "readinessProbe": _G_PROBE, "startupProbe": _G_PROBE,
-    "lifecycle": _struct("Lifecycle", {}),
+    "lifecycle": _G_LIFECYCLE, "resizePolicy": _G_RESIZE_POLICY,
 })
+# (the fields podnuma.agent.validation_scheduling checks)
+_G_LABEL_SELECTOR = _struct("LabelSelector", {
+    "matchLabels": _G_STRINGS, "matchExpressions": _slice(_struct("LabelSelectorRequirement", {
+        "key": _G_STRING, "operator": _alias("LabelSelectorOperator"), "values": _slice(_G_STRING)}))})
+_G_NODE_SELECTOR_REQUIREMENTS = _slice(_struct("NodeSelectorRequirement", {
+    "key": _G_STRING, "operator": _alias("NodeSelectorOperator"), "values": _slice(_G_STRING)}))
+_G_NODE_SELECTOR_TERM = _struct("NodeSelectorTerm", {
+    "matchExpressions": _G_NODE_SELECTOR_REQUIREMENTS, "matchFields": _G_NODE_SELECTOR_REQUIREMENTS})
+_G_POD_AFFINITY_TERM = _struct("PodAffinityTerm", {
+    "labelSelector": _G_LABEL_SELECTOR, "namespaces": _slice(_G_STRING), "topologyKey": _G_STRING,
+    "namespaceSelector": _G_LABEL_SELECTOR, "matchLabelKeys": _slice(_G_STRING),
+    "mismatchLabelKeys": _slice(_G_STRING)})
+_G_POD_AFFINITY_TERMS = {
+    "requiredDuringSchedulingIgnoredDuringExecution": _slice(_G_POD_AFFINITY_TERM),
+    "preferredDuringSchedulingIgnoredDuringExecution": _slice(_struct("WeightedPodAffinityTerm", {
+        "weight": _G_INT32, "podAffinityTerm": _G_POD_AFFINITY_TERM}))}
+_G_SCHEDULING = {
+    "tolerations": _slice(_struct("Toleration", {
+        "key": _G_STRING, "operator": _alias("TolerationOperator"), "value": _G_STRING,
+        "effect": _alias("TaintEffect"), "tolerationSeconds": _G_INT64})),
+    "affinity": _struct("Affinity", {
+        "nodeAffinity": _struct("NodeAffinity", {
+            "requiredDuringSchedulingIgnoredDuringExecution": _struct("NodeSelector", {
+                "nodeSelectorTerms": _slice(_G_NODE_SELECTOR_TERM)}),
+            "preferredDuringSchedulingIgnoredDuringExecution": _slice(_struct("PreferredSchedulingTerm", {
+                "weight": _G_INT32, "preference": _G_NODE_SELECTOR_TERM}))}),
+        "podAffinity": _struct("PodAffinity", _G_POD_AFFINITY_TERMS),
+        "podAntiAffinity": _struct("PodAntiAffinity", _G_POD_AFFINITY_TERMS)}),
+    "topologySpreadConstraints": _slice(_struct("TopologySpreadConstraint", {
+        "maxSkew": _G_INT32, "topologyKey": _G_STRING,
+        "whenUnsatisfiable": _alias("UnsatisfiableConstraintAction"), "labelSelector": _G_LABEL_SELECTOR,
+        "minDomains": _G_INT32, "nodeAffinityPolicy": _alias("NodeInclusionPolicy"),
+        "nodeTaintsPolicy": _alias("NodeInclusionPolicy"), "matchLabelKeys": _slice(_G_STRING)})),
+    "os": _struct("PodOS", {"name": _alias("OSName")}),
+    "runtimeClassName": _G_STRING, "preemptionPolicy": _alias("PreemptionPolicy"),
+    "dnsConfig": _struct("PodDNSConfig", {
+        "nameservers": _slice(_G_STRING), "searches": _slice(_G_STRING),
+        "options": _slice(_struct("PodDNSConfigOption", {"name": _G_STRING, "value": _G_STRING}))}),
+    "hostAliases": _slice(_struct("HostAlias", {"ip": _G_STRING, "hostnames": _slice(_G_STRING)})),
+}
 _G_POD = _struct("Pod", {
     "metadata": _struct("ObjectMeta", {
         "name": _G_STRING, "namespace": _G_STRING, "uid": _Go("string", "types.UID"),
@@ -369,6 +318,7 @@ _G_POD = _struct("Pod", {
         "containers": _slice(_G_CONTAINER),
         "ephemeralContainers": _slice(_struct("EphemeralContainer", {})),
         "restartPolicy": _alias("RestartPolicy"), "activeDeadlineSeconds": _G_INT64,
+        "terminationGracePeriodSeconds": _G_INT64,
         "dnsPolicy": _alias("DNSPolicy"), "nodeSelector": _G_STRINGS, "hostNetwork": _G_BOOL,
         "hostname": _G_STRING, "subdomain": _G_STRING, "priorityClassName": _G_STRING,
         "schedulingGates": _slice(_struct("PodSchedulingGate", {"name": _G_STRING})),
@@ -376,6 +326,8 @@ _G_POD = _struct("Pod", {
         "imagePullSecrets": _slice(_struct("LocalObjectReference", {"name": _G_STRING})),
         "resourceClaims": _slice(_struct("PodResourceClaim", {})),
         "resources": _G_REQUIREMENTS, "overhead": _G_RESOURCES,
+        **_G_SCHEDULING,
+        **_G_SECURITY,
     }),
 })
 
@@ -428,30 +380,34 @@ def _go_number(value: Any, t: _Go, from_json: bool) -> tuple[int | None, str]:
     return (n, text) if -limit <= n < limit else (None, text)
 
 
-def _go_decode(value: Any, t: _Go, where: tuple[str, str], path: str, from_json: bool) -> Any:
+def _go_decode(value: Any, t: _Go, where: tuple[str, str], path: str, from_json: bool,
+               saved: list[GoDecodeError]) -> Any:
     """``value`` decoded into ``t`` as Go decodes it (a null leaves the zero
     value: kept as ``None``; a null element of a list, or value of a map,
-    is the element type's zero value), or the decoder's refusal;
-    ``where``: the error context of the field holding ``value`` (its
-    struct's name, the JSON names down to it)."""
+    is the element type's zero value); ``where``: the error context of the
+    field holding ``value`` (its struct's name, the JSON names down to it).
+    A value of the wrong type is noted in ``saved`` and left as it is (Go's
+    decoder keeps its first such error and goes on); one that an
+    ``IntOrString`` refuses is raised at once (its own ``UnmarshalJSON``
+    fails: the decoding stops there, that error wins over the saved one)."""
     if value is None or t.kind == "any":
         return value
     shown = _json_kind(value)
-    if t.kind == "int" and shown == "number":
+    if t.kind in ("int", "intstr") and shown == "number":
         n, text = _go_number(value, t, from_json)
         if n is not None:
             return n
         shown = f"number {text}"
-    elif t.kind == "string" and shown == "string" or t.kind == "bool" and shown == "bool":
+    elif t.kind in ("string", "intstr") and shown == "string" or t.kind == "bool" and shown == "bool":
         return value
     elif t.kind == "slice" and shown == "array":
         assert t.elem is not None
-        return [_go_decode(_zero(v, t.elem), t.elem, where, f"{path}[{i}]", from_json)
+        return [_go_decode(_zero(v, t.elem), t.elem, where, f"{path}[{i}]", from_json, saved)
                 for i, v in enumerate(value)]
     elif t.kind == "map" and shown == "object":
         assert t.elem is not None
         keys = list(value) if from_json else sorted(value)
-        got = {k: _go_decode(_zero(value[k], t.elem), t.elem, where, f"{path}[{k}]", from_json)
+        got = {k: _go_decode(_zero(value[k], t.elem), t.elem, where, f"{path}[{k}]", from_json, saved)
                for k in keys}
         return {k: got[k] for k in value}
     elif t.kind == "struct" and shown == "object":
@@ -462,11 +418,15 @@ def _go_decode(value: Any, t: _Go, where: tuple[str, str], path: str, from_json:
             field = t.fields.get(k)
             got[k] = value[k] if field is None else _go_decode(
                 value[k], field[0], (t.name.removeprefix("v1."), f"{where[1]}.{field[1]}".lstrip(".")),
-                f"{path}.{k}".lstrip("."), from_json)
+                f"{path}.{k}".lstrip("."), from_json, saved)
         return {k: got[k] for k in value}
-    raise GoDecodeError(
+    err = GoDecodeError(
         f"json: cannot unmarshal {shown} into Go struct field {where[0]}.{where[1]} of type {t.name}",
         path=path)
+    if t.kind == "intstr":
+        raise err
+    saved.append(err)
+    return value
 
 
 def _zero(value: Any, t: _Go) -> Any:
@@ -484,8 +444,11 @@ def go_decode(doc: Mapping[str, Any], *, from_json: bool) -> dict[str, Any]:
     type's zero value; other fields as they are. A container quantity that
     does not parse wins (its decoder's error ends the decoding at once; the
     caller words it): ``doc`` is then returned as it is."""
+    saved: list[GoDecodeError] = []
     try:
-        out = _go_decode(doc, _G_POD, ("", ""), "", from_json)
+        out = _go_decode(doc, _G_POD, ("", ""), "", from_json, saved)
+        if saved:
+            raise saved[0]
     except GoDecodeError:
         if not _quantities_parse(_map(doc, "spec")):
             return dict(doc)
@@ -508,19 +471,10 @@ def validate_static_pod(doc: Mapping[str, Any], *, node_name: str, restart_rules
     errs = _Errors()
     meta = _map(doc, "metadata")
     _metadata(errs, meta, node_name)
+    security.pod_security_annotations(errs, meta, spec)
     _spec(errs, spec, node_name, restart_rules)
+    security.annotations_match_fields(errs, meta, spec)
     return errs.items
-
-
-def _labels(errs: _Errors, labels: Mapping[str, Any], path: str) -> None:
-    """``ValidateLabels`` (a pod's labels, its ``nodeSelector``): each key
-    a qualified name, each value a label value; keys in sorted order (Go
-    walks the map in no fixed order)."""
-    for key in sorted(k for k in labels if isinstance(k, str)):
-        errs.each(path, key, qualified_name_errors(key))
-        value = labels[key]
-        if isinstance(value, str):
-            errs.each(path, value, label_value_errors(value))
 
 
 def _metadata(errs: _Errors, meta: Mapping[str, Any], node_name: str) -> None:
@@ -540,6 +494,7 @@ def _metadata(errs: _Errors, meta: Mapping[str, Any], node_name: str) -> None:
 
 
 def _spec(errs: _Errors, spec: Mapping[str, Any], node_name: str, restart_rules: bool) -> None:
+
     volumes = _volumes(errs, spec)
     host_network = spec.get("hostNetwork") is True
     containers = [c for c in _seq(spec, "containers") if isinstance(c, Mapping)]
@@ -550,11 +505,13 @@ def _spec(errs: _Errors, spec: Mapping[str, Any], node_name: str, restart_rules:
     for i, c in enumerate(containers):
         path = f"spec.containers[{i}]"
         _container_common(errs, c, path, volumes, host_network)
+        container.check_resize_policy(errs, c, f"{path}.resizePolicy", spec)
+        security.container_security_context(errs, c, path, spec)
         cname = _str(c, "name") or ""
         if cname in names:
             errs.duplicate(f"{path}.name", cname)
         names.add(cname)
-        _probes(errs, c, path)
+        _probes(errs, c, path, spec)
         policy = _str(c, "restartPolicy")
         if policy is not None:
             if not restart_rules:
@@ -565,6 +522,8 @@ def _spec(errs: _Errors, spec: Mapping[str, Any], node_name: str, restart_rules:
     for i, c in enumerate(inits):
         path = f"spec.initContainers[{i}]"
         _container_common(errs, c, path, volumes, host_network)
+        container.check_resize_policy(errs, c, f"{path}.resizePolicy", spec)
+        security.container_security_context(errs, c, path, spec)
         policy = _str(c, "restartPolicy")
         if policy is not None and (
             (restart_rules and policy not in _CONTAINER_RESTART_POLICIES)
@@ -579,11 +538,12 @@ def _spec(errs: _Errors, spec: Mapping[str, Any], node_name: str, restart_rules:
             names.add(cname)
         _host_port_conflicts(errs, [c], "spec.initContainers", spec, first=i)
         if policy == "Always":
-            _probes(errs, c, path)
+            _probes(errs, c, path, spec)
         else:
             for key in ("lifecycle", *_PROBES):
                 if c.get(key) is not None:
                     errs.forbidden(f"{path}.{key}", "may not be set for init containers without restartPolicy=Always")
+        container.check_init_resize_policy(errs, c, path, policy == "Always")
     if host_network:
         for i, c in enumerate(containers):
             for j, port in enumerate(_seq(c, "ports")):
@@ -598,6 +558,9 @@ def _spec(errs: _Errors, spec: Mapping[str, Any], node_name: str, restart_rules:
     if dns and dns not in _DNS_POLICIES:
         errs.unsupported("spec.dnsPolicy", dns, _DNS_POLICIES)
     _labels(errs, _map(spec, "nodeSelector"), "spec.nodeSelector")
+    security.pod_security_context(errs, spec)
+
+    scheduling.check_affinity_and_dns_config(errs, spec)
     gates: set[str] = set()
     for i, gate in enumerate(_seq(spec, "schedulingGates")):
         gate_name = _str(gate, "name") or ""
@@ -605,6 +568,8 @@ def _spec(errs: _Errors, spec: Mapping[str, Any], node_name: str, restart_rules:
         if gate_name in gates:
             errs.duplicate(f"spec.schedulingGates[{i}]", gate_name)
         gates.add(gate_name)
+    scheduling.check_topology_spread_constraints(errs, spec)
+    security.host_process_and_users(errs, spec)
     errs.each("spec.nodeName", node_name, dns_subdomain_errors(node_name))
     deadline = _int(spec, "activeDeadlineSeconds")
     if deadline is not None and not 1 <= deadline <= _MAX_INT32:
@@ -613,9 +578,12 @@ def _spec(errs: _Errors, spec: Mapping[str, Any], node_name: str, restart_rules:
         value = _str(spec, key)
         if value:
             errs.each(f"spec.{key}", value, dns_label_errors(value))
+    scheduling.check_tolerations_and_host_aliases(errs, spec)
     priority_class = _str(spec, "priorityClassName")
     if priority_class:
         errs.each("spec.priorityClassName", priority_class, dns_subdomain_errors(priority_class))
+    scheduling.check_runtime_class_preemption_os(errs, spec)
+    container.check_file_key_ref_volumes(errs, spec)  # (the last of ValidatePodSpec)
     # (pod-only checks, then ValidatePodCreate's own)
     for key, ctrs in (("containers", containers), ("initContainers", inits)):
         for i, c in enumerate(ctrs):
@@ -663,6 +631,7 @@ def _volumes(errs: _Errors, spec: Mapping[str, Any]) -> set[str]:
 def _container_common(
     errs: _Errors, c: Mapping[str, Any], path: str, volumes: set[str], host_network: bool
 ) -> None:
+
     name = _str(c, "name")
     if not name:
         errs.required(f"{path}.name")
@@ -680,6 +649,7 @@ def _container_common(
             errs.required(f"{path}.env[{i}].name")
         else:
             errs.each(f"{path}.env[{i}].name", env_name, env_name_errors(env_name))
+        container.check_env_value_from(errs, env, f"{path}.env[{i}].valueFrom")
     _env_from(errs, c, f"{path}.envFrom")
     mount_paths: set[str] = set()
     for i, mnt in enumerate(_seq(c, "volumeMounts")):
@@ -786,18 +756,10 @@ def _host_port_conflicts(
             seen.add(key)
 
 
-def _probes(errs: _Errors, c: Mapping[str, Any], path: str) -> None:
-    for key in _PROBES:
-        probe = c.get(key)
-        if not isinstance(probe, Mapping):
-            continue
-        handlers = [h for h in _PROBE_HANDLERS if probe.get(h) is not None]
-        for extra in handlers[1:]:
-            errs.forbidden(f"{path}.{key}.{extra}", "may not specify more than 1 handler type")
-        if not handlers:
-            errs.required(f"{path}.{key}", "must specify a handler type")
-        elif handlers[0] == "exec" and not _seq(probe["exec"], "command"):
-            errs.required(f"{path}.{key}.exec.command")
+def _probes(errs: _Errors, c: Mapping[str, Any], path: str, spec: Mapping[str, Any]) -> None:
+    """``lifecycle`` and the probes (``podnuma.agent.validation_container``)."""
+
+    container.check_lifecycle_and_probes(errs, c, path, spec)
 
 
 def _quantity(raw: Any) -> Quantity:

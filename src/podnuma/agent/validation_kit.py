@@ -1,0 +1,201 @@
+"""The field kit of the static-pod validation (:mod:`podnuma.agent.validation`
+and its parts, ``validation_scheduling``, ``validation_security``,
+``validation_container``): the error list in the words of k8s.io/apimachinery
+v0.37.2 ``pkg/util/validation/field`` (``Invalid value``, ``Required value``,
+``Unsupported value``...), values quoted as Go's ``%q`` quotes them, the
+name rules of ``pkg/util/validation/validation.go`` (label values, port
+names, environment variable names, ranges), ``ValidateLabels`` of
+``pkg/apis/meta/v1/validation/validation.go``, and readers of a decoded
+manifest's fields that skip a value of the wrong type (the decoder has
+refused those before validation runs).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from podnuma.api.pod_validation import go_len, qualified_name_errors
+from podnuma.errors import InputError
+
+_LABEL_VALUE_RE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
+_PORT_NAME_CHARS = re.compile(r"[-a-z0-9]+")
+_PORT_NAME_LETTER = re.compile(r".*[a-z].*", re.S)
+
+_LABEL_VALUE_TEXT = (
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
+    "'.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "
+    "'my_value',  or '12345', regex used for validation is "
+    "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
+)
+_ENV_NAME_TEXT = (
+    "a valid environment variable name must consist only of printable ASCII characters "
+    "other than '='"
+)
+
+def _q(value: str) -> str:
+    """A string as Go's ``%q`` (``strconv.Quote``) shows it: ``"`` and
+    ``\\`` escaped, a character Go's ``unicode.IsPrint`` calls printable
+    as it is, else ``\\a \\b \\f \\n \\r \\t \\v``, ``\\xNN`` (below
+    U+0080), ``\\uNNNN``, ``\\UNNNNNNNN``; a lone surrogate (no UTF-8
+    character: Go's decoder made it U+FFFD) as U+FFFD."""
+    out = ['"']
+    for ch in value:
+        code = ord(ch)
+        if 0xD800 <= code <= 0xDFFF:
+            ch, code = "\ufffd", 0xFFFD
+        if ch in "\"\\":
+            out.append("\\" + ch)
+        elif ch == " " or unicodedata.category(ch)[0] in "LMNPS":
+            out.append(ch)
+        elif ch in _GO_ESCAPES:
+            out.append(_GO_ESCAPES[ch])
+        elif code < 0x20 or code == 0x7F:
+            out.append(f"\\x{code:02x}")
+        elif code < 0x10000:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(f"\\U{code:08x}")
+    out.append('"')
+    return "".join(out)
+
+
+_GO_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t",
+               "\v": "\\v"}
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, str):
+        return _q(value)
+    return str(value)
+
+
+class _Errors:
+    """An ``ErrorList`` being built."""
+
+    def __init__(self) -> None:
+        self.items: list[tuple[str, str]] = []
+
+    def invalid(self, path: str, value: object, detail: str) -> None:
+        self.items.append((path, f"Invalid value: {_shown(value)}: {detail}"))
+
+    def required(self, path: str, detail: str = "") -> None:
+        self.items.append((path, "Required value" + (f": {detail}" if detail else "")))
+
+    def unsupported(self, path: str, value: str, supported: tuple[str, ...]) -> None:
+        allowed = ", ".join(_q(s) for s in supported)
+        self.items.append((path, f"Unsupported value: {_q(value)}: supported values: {allowed}"))
+
+    def forbidden(self, path: str, detail: str) -> None:
+        self.items.append((path, f"Forbidden: {detail}"))
+
+    def duplicate(self, path: str, value: str) -> None:
+        self.items.append((path, f"Duplicate value: {_q(value)}"))
+
+    def not_found(self, path: str, value: str) -> None:
+        self.items.append((path, f"Not found: {_q(value)}"))
+
+    def each(self, path: str, value: str, messages: list[str]) -> None:
+        for m in messages:
+            self.invalid(path, value, m)
+
+    def raised(self, fn: Callable[[], None]) -> None:
+        """The first error a podnuma check raises, as an entry."""
+        try:
+            fn()
+        except InputError as e:
+            self.items.append((e.path, e.message))
+
+
+# ---------------------------------------------------------------- name rules
+
+
+def label_value_errors(value: str) -> list[str]:
+    out = []
+    if go_len(value) > 63:
+        out.append("must be no more than 63 bytes")
+    if not _LABEL_VALUE_RE.fullmatch(value):
+        out.append(_LABEL_VALUE_TEXT)
+    return out
+
+
+def port_name_errors(value: str) -> list[str]:
+    out = []
+    if go_len(value) > 15:
+        out.append("must be no more than 15 characters")
+    if not _PORT_NAME_CHARS.fullmatch(value):
+        out.append("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
+    if not _PORT_NAME_LETTER.fullmatch(value):
+        out.append("must contain at least one letter (a-z)")
+    if "--" in value:
+        out.append("must not contain consecutive hyphens")
+    if value.startswith("-") or value.endswith("-"):
+        out.append("must not begin or end with a hyphen")
+    return out
+
+
+def env_name_errors(value: str) -> list[str]:
+    if any(ord(ch) > 127 or not ch.isprintable() or ch == "=" for ch in value):
+        return [_ENV_NAME_TEXT]
+    return []
+
+
+def _range_error(lo: int, hi: int) -> str:
+    return f"must be between {lo} and {hi}, inclusive"
+
+
+# ---------------------------------------------------------------- shapes
+
+
+def _get(m: Any, key: str) -> Any:
+    return m.get(key) if isinstance(m, Mapping) else None
+
+
+def _map(m: Any, key: str) -> Mapping[str, Any]:
+    v = m.get(key) if isinstance(m, Mapping) else None
+    return v if isinstance(v, Mapping) else {}
+
+
+def _seq(m: Any, key: str) -> list[Any]:
+    v = m.get(key) if isinstance(m, Mapping) else None
+    return v if isinstance(v, list) else []
+
+
+def _str(m: Any, key: str) -> str | None:
+    v = m.get(key) if isinstance(m, Mapping) else None
+    return v if isinstance(v, str) else None
+
+
+def _int(m: Any, key: str) -> int | None:
+    v = m.get(key) if isinstance(m, Mapping) else None
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+
+def _labels(errs: _Errors, labels: Mapping[str, Any], path: str) -> None:
+    """``ValidateLabels`` (a pod's labels, its ``nodeSelector``): each key
+    a qualified name, each value a label value; keys in sorted order (Go
+    walks the map in no fixed order)."""
+    for key in sorted(k for k in labels if isinstance(k, str)):
+        errs.each(path, key, qualified_name_errors(key))
+        value = labels[key]
+        if isinstance(value, str):
+            errs.each(path, value, label_value_errors(value))
+
+
+_G_VOLUME_SOURCES = {
+    "emptyDir": "EmptyDirVolumeSource", "hostPath": "HostPathVolumeSource",
+    "gitRepo": "GitRepoVolumeSource", "gcePersistentDisk": "GCEPersistentDiskVolumeSource",
+    "awsElasticBlockStore": "AWSElasticBlockStoreVolumeSource", "secret": "SecretVolumeSource",
+    "nfs": "NFSVolumeSource", "iscsi": "ISCSIVolumeSource", "glusterfs": "GlusterfsVolumeSource",
+    "flocker": "FlockerVolumeSource", "persistentVolumeClaim": "PersistentVolumeClaimVolumeSource",
+    "rbd": "RBDVolumeSource", "flexVolume": "FlexVolumeSource", "cinder": "CinderVolumeSource",
+    "cephfs": "CephFSVolumeSource", "downwardAPI": "DownwardAPIVolumeSource", "fc": "FCVolumeSource",
+    "azureFile": "AzureFileVolumeSource", "configMap": "ConfigMapVolumeSource",
+    "vsphereVolume": "VsphereVirtualDiskVolumeSource", "quobyte": "QuobyteVolumeSource",
+    "azureDisk": "AzureDiskVolumeSource", "photonPersistentDisk": "PhotonPersistentDiskVolumeSource",
+    "projected": "ProjectedVolumeSource", "portworxVolume": "PortworxVolumeSource",
+    "scaleIO": "ScaleIOVolumeSource", "storageos": "StorageOSVolumeSource", "csi": "CSIVolumeSource",
+    "ephemeral": "EphemeralVolumeSource", "image": "ImageVolumeSource",
+}
