@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from podnuma.fieldkit import inert
-from podnuma.render.wrap import cpu_list, name, words
+from podnuma.render.wrap import cpu_list, name, spread_width, words
 from podnuma.scenario.run import RunResult
 from podnuma.units import format_bytes as _size
 from podnuma.units import format_nodes as _nodes
@@ -199,9 +199,8 @@ def _containers_table(containers: list[Mapping[str, Any]], console: Console) -> 
         hidden.append(col)
     table = build(hidden)
     # rich narrows the widest columns first, below what their words need:
-    # each column gets its narrowest width, then what is left goes to the
-    # columns that need the least more to fit on one line, whole, and the
-    # rest is shared in proportion (no word cut when the table fits)
+    # each column gets its narrowest width and the rest is shared as
+    # spread_width shares it
     spans: list[Measurement] = []
     for c in table.columns:
         cells = [Measurement.get(console, unbounded, r) for r in (c.header, *c.cells)]
@@ -211,20 +210,7 @@ def _containers_table(containers: list[Mapping[str, Any]], console: Console) -> 
     room = console.width - overhead - sum(m.minimum for m in spans)
     more = sum(m.maximum - m.minimum for m in spans)
     if room >= 0 and room < more:
-        widths = [m.minimum for m in spans]
-        order = sorted(range(len(spans)), key=lambda i: spans[i].maximum - spans[i].minimum)
-        left = room
-        for i in order:  # whole columns first, the narrowest needs first
-            need = spans[i].maximum - spans[i].minimum
-            if need > left:
-                break
-            widths[i], left = spans[i].maximum, left - need
-        rest = [i for i in order if widths[i] < spans[i].maximum]
-        wanted = sum(spans[i].maximum - widths[i] for i in rest)
-        for i in rest:  # the rest in proportion (the rounding's remainder to the first)
-            widths[i] += (spans[i].maximum - widths[i]) * left // wanted if wanted else 0
-        if rest:
-            widths[rest[0]] += room - sum(w - m.minimum for w, m in zip(widths, spans, strict=True))
+        widths = spread_width([m.minimum for m in spans], [m.maximum for m in spans], room)
         for column, w in zip(table.columns, widths, strict=True):
             column.width = w
     return table, hidden
