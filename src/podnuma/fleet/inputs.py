@@ -282,11 +282,11 @@ def _classify(path: Path, scan: Scan, hold: bool = False, base: Path | None = No
         if text is not None and issue is None:  # JSON null
             scan.issues.append(Issue("error", _no_objects(None) or "", file=name))
         return
-    if _is_map(doc) and "kubeletconfig" in doc and len(doc) == 1:
+    if is_configz(doc):
         cfg = doc["kubeletconfig"]
-        if not _is_map(cfg):
-            scan.issues.append(Issue("error", wrong_type("kubeletconfig", "a mapping", cfg).message,
-                                     node=path.stem, file=name, path="kubeletconfig"))
+        bad = configz_problem(cfg, path.stem, name)
+        if bad is not None:
+            scan.issues.append(bad)
             return
         if path.suffix.lower() not in (".yaml", ".yml"):
             # again with every key as written: the kubelet's strict decoding
@@ -308,6 +308,33 @@ def _classify(path: Path, scan: Scan, hold: bool = False, base: Path | None = No
     if nothing is not None:  # as an empty file: an error naming it
         scan.issues.append(Issue("error", nothing, file=name))
         return
+    read_objects(doc, name, scan)
+
+
+def is_configz(doc: Any) -> bool:
+    """Whether a parsed document is a kubelet's configz
+    (``{"kubeletconfig": ...}``, that key alone)."""
+    return _is_map(doc) and "kubeletconfig" in doc and len(doc) == 1
+
+
+def configz_problem(cfg: Any, node: str, name: str) -> Issue | None:
+    """What is wrong with the ``kubeletconfig`` of node ``node``'s configz
+    read from ``name`` (``None``: a mapping, the configuration)."""
+    if _is_map(cfg):
+        return None
+    return Issue("error", wrong_type("kubeletconfig", "a mapping", cfg).message,
+                 node=node, file=name, path="kubeletconfig")
+
+
+def read_objects(doc: Any, name: str, scan: Scan,
+                 pods: dict[str, list[Mapping[str, Any]]] | None = None) -> None:
+    """The Kubernetes objects of a parsed document that holds some
+    (:func:`_no_objects` said ``None``) read into ``scan``: nodes,
+    NodeResourceTopology objects, pods counted and indexed as in ``name``;
+    the problems of its items as issues naming ``name`` and the field path
+    (:class:`~podnuma.fleet.files.ItemProblems`). ``pods``: where the pods
+    counted and bound to a node are kept, by node (a live list answer's,
+    which is not read again)."""
     pods_here = False
     problems = ItemProblems(name)
     for item, at, i in objects_of(doc, problems):
@@ -336,6 +363,8 @@ def _classify(path: Path, scan: Scan, hold: bool = False, base: Path | None = No
                 continue
             scan.pod_index.setdefault(node, set()).add(name)
             scan.pod_counts[node] = scan.pod_counts.get(node, 0) + 1
+            if pods is not None:
+                pods.setdefault(node, []).append(item)
         elif out:
             continue
         elif kind == "Node":

@@ -37,8 +37,12 @@ from podnuma.fleet.inputs import (
     Based,
     FleetInputs,
     Scan,
+    _no_objects,
     assemble,
+    configz_problem,
+    is_configz,
     merge_scan,
+    read_objects,
     scan_files,
     walk_inputs,
     with_inline_pods,
@@ -59,6 +63,10 @@ __all__ = ["load_live", "read_kubeconfig", "PAGE"]
 
 PAGE = 500
 LIVE = "<live cluster>"
+#: the lists read, named in messages by their API path
+NODES = f"{LIVE} /api/v1/nodes"
+PODS = f"{LIVE} /api/v1/pods"
+NRTS = f"{LIVE} /apis/topology.node.k8s.io/v1alpha2/noderesourcetopologies"
 
 
 def _answer(resp: Any, what: str) -> Any:
@@ -70,8 +78,21 @@ def _answer(resp: Any, what: str) -> Any:
     return load_json(data, name=what, limits=FLEET_LIMITS)
 
 
-def _pages(call: Callable[..., Any], what: str = LIVE, **kw: Any) -> list[dict[str, Any]]:
-    items: list[dict[str, Any]] = []
+def _pages(call: Callable[..., Any], what: str = LIVE, kind: str = "", api_version: str = "",
+           **kw: Any) -> Any:
+    """What a list call answered (``what``: its name in messages), read as
+    a dump file of it would be: a list's pages joined into one list (its
+    items in order, as ``kubectl get -o json`` writes them), each item
+    without a ``kind`` given ``kind`` and ``api_version`` (the API server
+    leaves them off the items of a list; kubectl writes them); an answer
+    that is not a list (``items`` not a list, an array, one object) as it
+    came, its pages after the first (if any) as more documents. An answer
+    that holds no Kubernetes object (``{}``, a ``NodeList`` without
+    ``items``, ``[]``...) is the error a dump file of it is
+    (:func:`~podnuma.fleet.inputs._no_objects`), naming the list; an empty
+    list is none of its kind."""
+    docs: list[Any] = []
+    items: list[Any] = []
     token: str | None = None
     while True:
         args = dict(kw, limit=PAGE, _preload_content=False)
@@ -79,12 +100,23 @@ def _pages(call: Callable[..., Any], what: str = LIVE, **kw: Any) -> list[dict[s
             args["_continue"] = token
         resp = call(**args)
         doc = _answer(resp, what)
-        if not isinstance(doc, dict):
-            raise InputError("the API server's answer is not a JSON object", file=what)
-        items.extend(doc.get("items") or [])
-        token = (doc.get("metadata") or {}).get("continue")
-        if not token:
-            return items
+        nothing = _no_objects(doc)
+        if nothing is not None:  # the error a dump of it is: never 0 objects
+            raise InputError(nothing, file=what)
+        docs.append(doc)
+        listed = isinstance(doc, dict) and isinstance(doc.get("items"), (list, type(None)))
+        if not listed:  # (read as it came, by the reader of dump files: not paged on)
+            break
+        for item in doc.get("items") or []:
+            if isinstance(item, dict) and kind:
+                item.setdefault("kind", kind)
+                item.setdefault("apiVersion", api_version)
+            items.append(item)
+        meta = doc.get("metadata")
+        token = meta.get("continue") if isinstance(meta, dict) else None
+        if not isinstance(token, str) or not token:
+            return {**docs[0], "items": items}
+    return docs[0] if len(docs) == 1 else docs
 
 
 def _why(e: Any) -> str:
@@ -289,60 +321,67 @@ def load_live(kubeconfig: str, *, context: str | None = None, extra: Sequence[Pa
         merge_scan(scan, scan_files([named], pack=False)[0])
     server = api_client.configuration.host
     try:
-        nodes = _pages(core.list_node)
-        pods = _pages(core.list_pod_for_all_namespaces)
+        nodes = _pages(core.list_node, NODES, "Node", "v1")
+        pods = _pages(core.list_pod_for_all_namespaces, PODS, "Pod", "v1")
     except ApiException as e:
         raise InputError(f"cannot list nodes and pods: {_why(e)}", file=server) from None
     except InputError:
         raise
     except Exception as e:  # connection refused, TLS...
         raise InputError(f"cannot reach the API server: {e}", file=server) from None
-    for n in nodes:
-        name = (n.get("metadata") or {}).get("name")
-        if isinstance(name, str) and name:
-            scan.nodes[name] = n
-            scan.node_files[name] = LIVE
+    # The answers read as dump files of them are (their items' problems
+    # said at their field path, naming the API path listed).
+    said = len(scan.issues)
+    read_objects(nodes, NODES, scan)
+    by_node: dict[str, list[Mapping[str, Any]]] = {}
+    read_objects(pods, PODS, scan, pods=by_node)
     try:
-        nrts = _pages(custom.list_cluster_custom_object, group="topology.node.k8s.io",
+        nrts = _pages(custom.list_cluster_custom_object, NRTS, "NodeResourceTopology",
+                      "topology.node.k8s.io/v1alpha2", group="topology.node.k8s.io",
                       version="v1alpha2", plural="noderesourcetopologies")
-        for o in nrts:
-            name = (o.get("metadata") or {}).get("name")
-            if isinstance(name, str):
+        read_objects(nrts, NRTS, scan)
+        for name, (o, where) in list(scan.nrt.items()):
+            if where == NRTS:
                 scan.nrt[name] = (o, f"{LIVE} noderesourcetopologies")
                 scan.nrt_paths.pop(name, None)  # (not where a file had one)
     except ApiException as e:
         if e.status != 404:
             scan.issues.append(Issue("warning", f"cannot list NodeResourceTopology objects: "
                                      f"{_why(e)}", file=server))
+    except InputError as e:  # (a dump of it beside the others: one of the report's issues)
+        scan.issues.append(Issue("error", e.message, file=e.file, path=e.path))
+    answers = scan.issues[said:]
     for name in sorted(scan.nodes):
         if name in scan.configz:
             continue
+        where = f"{LIVE} /api/v1/nodes/{name}/proxy/configz"
         try:
             resp: Any = core.connect_get_node_proxy_with_path(name, "configz", _preload_content=False)
-            doc = _answer(resp, f"{LIVE} /api/v1/nodes/{name}/proxy/configz")
-            cfg = doc.get("kubeletconfig") if isinstance(doc, dict) else None
-            if isinstance(cfg, dict):
-                scan.configz[name] = (cfg, f"{LIVE} /api/v1/nodes/{name}/proxy/configz")
+            doc = _answer(resp, where)
         except ApiException as e:
             hint = ": needs get on nodes/proxy" if e.status in (401, 403) else ""
             scan.issues.append(Issue("warning", f"configz not readable ({_why(e)}){hint}",
                                      node=name, file=server))
+            continue
         except InputError as e:
             scan.issues.append(Issue("warning", f"configz is not usable JSON: {e.message}",
                                      node=name, file=server))
-    by_node: dict[str, list[dict[str, Any]]] = {}
-    for pod in pods:
-        scan.pods_total += 1
-        node = (pod.get("spec") or {}).get("nodeName")
-        if not isinstance(node, str) or not node:
-            scan.unbound += 1
             continue
-        pod.setdefault("kind", "Pod")
-        pod.setdefault("apiVersion", "v1")
-        by_node.setdefault(node, []).append(pod)
-        scan.pod_index.setdefault(node, set()).add(LIVE)
-        scan.pod_counts[node] = scan.pod_counts.get(node, 0) + 1
+        if is_configz(doc):  # as a configz file of it is read
+            bad = configz_problem(doc["kubeletconfig"], name, where)
+            if bad is None:
+                scan.configz[name] = (doc["kubeletconfig"], where)
+            else:
+                scan.issues.append(bad)
+            continue
+        nothing = _no_objects(doc)
+        if nothing is not None:
+            scan.issues.append(Issue("error", nothing, file=where))
     fleet = assemble(scan)
+    if not fleet.nodes:  # as dump files of them: no node, and an answer that could not be read
+        bad = next((i for i in answers if i.severity == "error"), None)
+        if bad is not None:
+            raise InputError(bad.message, file=bad.file, path=bad.path)
     fleet.nodes = [replace(with_inline_pods(s, by_node.get(s.name, [])), pod_files=())
                    for s in fleet.nodes]
     return fleet
