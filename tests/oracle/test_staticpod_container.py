@@ -13,12 +13,12 @@ errors in one phrase are in the kubelet's order).
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.oracle.test_staticpod_differential import HEAD, _oracle, _podnuma
+from tests.oracle.staticpod_cases import assert_as_the_kubelet, decoded_cases
+from tests.oracle.test_staticpod_differential import HEAD
 
 _UNMARSHAL = "couldn't parse as pod(json: cannot unmarshal "
 _BAD_QUANTITY = "couldn't parse as pod(quantities must match the regular expression"
@@ -412,12 +412,7 @@ spec:
 
 @pytest.fixture(scope="module")
 def decoded(oracle_binary: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    d = tmp_path_factory.mktemp("manifests")
-    files: list[Path] = []
-    for name, (text, _) in CASES.items():
-        (d / name).write_text(text)
-        files.append(d / name)
-    return {f.name: (r, _podnuma(f)) for f, r in zip(files, _oracle(oracle_binary, files), strict=True)}
+    return decoded_cases(oracle_binary, tmp_path_factory.mktemp("manifests"), CASES)
 
 
 def test_enough_cases() -> None:
@@ -428,13 +423,4 @@ def test_enough_cases() -> None:
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_container_details_as_the_kubelet_checks_them(decoded: dict[str, Any], name: str) -> None:
     kubelet, ours = decoded[name]
-    phrase = CASES[name][1]
-    if phrase is None:
-        assert "error" not in kubelet, f"expected the kubelet to accept it: {kubelet['error']}"
-        assert "error" not in ours, f"the kubelet accepts it; podnuma refuses: {ours['error']}"
-        assert (ours["name"], ours["namespace"]) == (kubelet["name"], kubelet["namespace"])
-        return
-    assert "error" in kubelet, f"the kubelet accepts it; expected {phrase!r}"
-    assert phrase in kubelet["error"], kubelet["error"]
-    assert "error" in ours, f"the kubelet refuses it ({kubelet['error']}); podnuma admits it"
-    assert phrase in ours["error"], ours["error"]
+    assert_as_the_kubelet(kubelet, ours, CASES[name][1])

@@ -13,12 +13,12 @@ pin their order; a wrong type is refused in Go's decoder's words).
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.oracle.test_staticpod_differential import HEAD, _oracle, _podnuma
+from tests.oracle.staticpod_cases import assert_as_the_kubelet, decoded_cases
+from tests.oracle.test_staticpod_differential import HEAD
 
 #: name -> (manifest text, a phrase of the kubelet's error; None: accepted)
 CASES: dict[str, tuple[str, str | None]] = {}
@@ -467,12 +467,7 @@ CASES["order-yaml-types-sorted.yaml"] = (_spec("tolerations: [{key: 1}]\nhostAli
 
 @pytest.fixture(scope="module")
 def decoded(oracle_binary: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    d = tmp_path_factory.mktemp("scheduling")
-    files: list[Path] = []
-    for name, (text, _) in CASES.items():
-        (d / name).write_text(text)
-        files.append(d / name)
-    return {f.name: (r, _podnuma(f)) for f, r in zip(files, _oracle(oracle_binary, files), strict=True)}
+    return decoded_cases(oracle_binary, tmp_path_factory.mktemp("scheduling"), CASES)
 
 
 def test_enough_cases() -> None:
@@ -483,13 +478,4 @@ def test_enough_cases() -> None:
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_validated_as_the_kubelet_validates(decoded: dict[str, Any], name: str) -> None:
     kubelet, ours = decoded[name]
-    phrase = CASES[name][1]
-    if phrase is None:
-        assert "error" not in kubelet, f"expected the kubelet to accept it: {kubelet['error']}"
-        assert "error" not in ours, f"the kubelet accepts it; podnuma refuses: {ours['error']}"
-        assert ours["name"] == kubelet["name"] and ours["qosClass"] == kubelet["qosClass"]
-        return
-    assert "error" in kubelet, f"expected the kubelet to refuse it with {phrase!r}"
-    assert phrase in kubelet["error"], kubelet["error"]
-    assert "error" in ours, f"the kubelet refuses it ({kubelet['error']}); podnuma admits it"
-    assert phrase in ours["error"], f"kubelet: {kubelet['error']}\npodnuma: {ours['error']}"
+    assert_as_the_kubelet(kubelet, ours, CASES[name][1])

@@ -22,7 +22,8 @@ from typing import Any
 
 import pytest
 
-from tests.oracle.test_staticpod_differential import HEAD, _oracle, _podnuma
+from tests.oracle.staticpod_cases import assert_as_the_kubelet, decoded_cases
+from tests.oracle.test_staticpod_differential import HEAD
 
 
 def _pod(spec: str, *, meta: str = "{name: web}", ctr: str = "") -> str:
@@ -337,12 +338,7 @@ PHRASE_ONLY = {"host-users-false-volume-devices.yaml"}
 
 @pytest.fixture(scope="module")
 def decoded(oracle_binary: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    d = tmp_path_factory.mktemp("security")
-    files = []
-    for name, (text, _) in CASES.items():
-        (d / name).write_text(text)
-        files.append(d / name)
-    return {f.name: (r, _podnuma(f)) for f, r in zip(files, _oracle(oracle_binary, files), strict=True)}
+    return decoded_cases(oracle_binary, tmp_path_factory.mktemp("security"), CASES)
 
 
 def test_enough_cases() -> None:
@@ -353,18 +349,4 @@ def test_enough_cases() -> None:
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_security_settings_as_the_kubelet_validates_them(decoded: dict[str, Any], name: str) -> None:
     kubelet, ours = decoded[name]
-    phrase = CASES[name][1]
-    if phrase is None:
-        assert "error" not in kubelet, f"expected the kubelet to accept it: {kubelet['error']}"
-        assert "error" not in ours, f"the kubelet accepts it; podnuma refuses: {ours['error']}"
-        assert (ours["name"], ours["namespace"]) == (kubelet["name"], kubelet["namespace"])
-        return
-    assert "error" in kubelet, f"expected the kubelet to refuse it with {phrase!r}"
-    assert phrase in kubelet["error"], kubelet["error"]
-    assert "error" in ours, f"the kubelet refuses it ({kubelet['error']}); podnuma admits it"
-    assert phrase in ours["error"], ours["error"]
-    if name not in PHRASE_ONLY:
-        # (podnuma names the field between the file and the decoder's words)
-        whole = kubelet["error"]
-        whole = whole[whole.find("couldn't parse as pod("):] if "couldn't parse as pod(" in whole else whole
-        assert whole in ours["error"], (kubelet["error"], ours["error"])
+    assert_as_the_kubelet(kubelet, ours, CASES[name][1], whole=name not in PHRASE_ONLY)
