@@ -409,6 +409,40 @@ spec:
                                           "env: [{name: A, valueFrom: null}]"), None),
 }
 
+# a value of a named Go type (core.ResourceName, core.URIScheme, core.Signal...)
+# is shown by json.Marshal ("\u003c" for "<"), a plain string by %q; the
+# annotation key of a fieldRef is lowered by strings.ToLower (U+0130 to "i")
+CASES.update({
+    "resize-named-types-json-quoted.yaml": (_ctr(
+        "resizePolicy: [{resourceName: 'x&y', restartPolicy: 'p>q'}, {resourceName: 'x&y', restartPolicy: NotRequired}]",
+        "restartPolicy: Never"),
+        f'{C}.resizePolicy: Unsupported value: "x\\u0026y": supported values: "cpu", "memory" '
+        f'{C}.resizePolicy: Unsupported value: "p\\u003eq": supported values: "NotRequired", "RestartContainer" '
+        f'{C}.resizePolicy: Invalid value: "p\\u003eq": must be \'NotRequired\' when pod `restartPolicy` is \'Never\' '
+        f'{C}.resizePolicy[1]: Duplicate value: "x\\u0026y" '
+        f'{C}.resizePolicy: Unsupported value: "x\\u0026y": supported values: "cpu", "memory"'),
+    "resize-resource-name-lt.yaml": (_ctr("resizePolicy: [{resourceName: 'a<b', restartPolicy: NotRequired}]"),
+                                     f'{C}.resizePolicy: Unsupported value: "a\\u003cb": supported values: "cpu", '
+                                     '"memory"'),
+    "probe-http-scheme-json-quoted.yaml": (_ctr("livenessProbe: {httpGet: {port: 80, scheme: 'H<S'}}"),
+                                           f'{C}.livenessProbe.httpGet.scheme: Unsupported value: "H\\u003cS": '
+                                           'supported values: "HTTP", "HTTPS"'),
+    "probe-http-protocol-json-quoted.yaml": (_ctr("livenessProbe: {httpGet: {port: 80, protocol: 'a&b'}}"),
+                                             f'{C}.livenessProbe.httpGet.protocol: Unsupported value: "a\\u0026b": '
+                                             'supported values: "HTTP1", "HTTP2"'),
+    "probe-grpc-mode-json-quoted.yaml": (_ctr("livenessProbe: {grpc: {port: 80, mode: '<x>'}}"),
+                                         f'{C}.livenessProbe.grpc.mode: Unsupported value: "\\u003cx\\u003e": '
+                                         'supported values: "Plaintext", "TLS"'),
+    "stop-signal-json-quoted.yaml": (_ctr("lifecycle: {stopSignal: \"SIG<\\u00ad\"}", "os: {name: windows}"),
+                                     f'{C}.lifecycle.stopSignal: Unsupported value: "SIG\\u003c\u00ad": supported '
+                                     'values: "SIGKILL", "SIGTERM"'),
+    "env-field-ref-annotation-dotted-capital-i.yaml": (_ctr(
+        "env: [{name: A, valueFrom: {fieldRef: {fieldPath: \"metadata.annotations['\\u0130x']\"}}}]"), None),
+    "env-field-ref-annotation-final-sigma.yaml": (_ctr(
+        "env: [{name: A, valueFrom: {fieldRef: {fieldPath: \"metadata.annotations['a\\u03a3']\"}}}]"),
+        f'{C}.env[0].valueFrom.fieldRef: Invalid value: "a\u03c3"'),
+})
+
 
 @pytest.fixture(scope="module")
 def decoded(oracle_binary: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:

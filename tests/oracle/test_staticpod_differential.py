@@ -683,6 +683,62 @@ CASES.update({
     "null-image-pull-secret.yaml": (_spec("imagePullSecrets: [null]"), None),
     "container-port-integral-float.yaml": (_ctr("ports: [{containerPort: 80.0}]"), None),
 })
+
+def _big_annotation(size: int, meta: str = "") -> str:
+    """A pod with one annotation ``k`` of ``size`` bytes (``meta``: more
+    metadata fields, each followed by ", ")."""
+    return (HEAD + "metadata: {name: web, " + meta + "annotations: {k: " + "v" * size + "}}\n"
+            "spec: {containers: [{name: c, image: nginx}]}\n")
+
+
+_TOO_LONG = "invalid pod: [metadata.annotations: Too long: may not be more than 262144 bytes]"
+# the whole message given: each of these is refused with exactly it
+CASES.update({
+    # a value of a named Go type (core.RestartPolicy, core.Protocol...) is
+    # shown by json.Marshal ("\u003c" for "<", U+00AD as it is)
+    "named-types-json-quoted.yaml": (_ctr(
+        "imagePullPolicy: \"a\\u00adb<\"\nterminationMessagePolicy: 'x&'\n"
+        "ports: [{containerPort: 80, protocol: 'T>'}]").replace("spec:\n", "spec:\n  restartPolicy: 'O<'\n"
+                                                              "  dnsPolicy: 'D&'\n"),
+        'invalid pod: [spec.containers[0].terminationMessagePolicy: Unsupported value: "x\\u0026": supported '
+        'values: "File", "FallbackToLogsOnError" spec.containers[0].ports[0].protocol: Unsupported value: '
+        '"T\\u003e": supported values: "SCTP", "TCP", "UDP" spec.containers[0].imagePullPolicy: Unsupported '
+        'value: "a\u00adb\\u003c": supported values: "Always", "IfNotPresent", "Never" spec.restartPolicy: '
+        'Unsupported value: "O\\u003c": supported values: "Always", "OnFailure", "Never" spec.dnsPolicy: '
+        'Unsupported value: "D\\u0026": supported values: "ClusterFirstWithHostNet", "ClusterFirst", "Default", '
+        '"None"]'),
+    "container-restart-policy-json-quoted.yaml": (_ctr("restartPolicy: 'A<'"),
+        'invalid pod: [spec.containers[0].restartPolicy: Unsupported value: "A\\u003c": supported values: '
+        '"Always", "Never", "OnFailure"]'),
+    # annotation keys lowered as strings.ToLower does (U+0130 to "i": valid)
+    "annotation-key-dotted-capital-i.yaml": (HEAD + 'metadata: {name: web, annotations: {"\\u0130x": v}}\n'
+                                             "spec: {containers: [{name: c, image: nginx}]}\n", None),
+    # the size limit counts kubernetes.io/config.hash: UID (32 hex digits
+    # or metadata.uid; it replaces an annotation of that name)
+    "annotations-size-with-config-hash-fits.yaml": (_big_annotation(262144 - 1 - 25 - 32), None),
+    "annotations-size-with-config-hash-too-long.yaml": (_big_annotation(262144 - 1 - 25 - 32 + 1), _TOO_LONG),
+    "annotations-size-brief-example.yaml": (_big_annotation(262123), _TOO_LONG),
+    "annotations-size-with-given-uid-fits.yaml": (_big_annotation(262144 - 1 - 25 - 3, "uid: abc, "), None),
+    "annotations-size-with-given-uid-too-long.yaml": (_big_annotation(262144 - 1 - 25 - 3 + 1, "uid: abc, "),
+                                                      _TOO_LONG),
+    "annotations-size-config-hash-replaced.yaml": (_big_annotation(
+        262144 - 1 - 25 - 32, "uid: '', annotations: {kubernetes.io/config.hash: " + "h" * 1000 + "}, ").replace(
+        "}, annotations: {k:", ", k:"), None),
+    # with hostNetwork a host port must equal the container port (0 when absent)
+    "host-network-host-port-without-container-port.yaml": (_ctr("ports: [{hostPort: 5}]").replace(
+        "spec:\n", "spec:\n  hostNetwork: true\n"),
+        "invalid pod: [spec.containers[0].ports[0].containerPort: Required value spec.containers[0].ports[0]."
+        "hostPort: Invalid value: 5: must match `containerPort` when `hostNetwork` is true]"),
+    "host-network-both-ports-zero.yaml": (_ctr("ports: [{containerPort: 0, hostPort: 0}]").replace(
+        "spec:\n", "spec:\n  hostNetwork: true\n"),
+        "invalid pod: [spec.containers[0].ports[0].containerPort: Required value]"),
+    # no containers, however spelt
+    "spec-without-containers.yaml": (HEAD + "metadata: {name: web}\nspec: {restartPolicy: Always}\n",
+                                     "invalid pod: [spec.containers: Required value]"),
+    "pod-without-spec.yaml": (HEAD + "metadata: {name: web}\n", "invalid pod: [spec.containers: Required value]"),
+    "containers-null.yaml": (HEAD + "metadata: {name: web}\nspec: {containers: null}\n",
+                             "invalid pod: [spec.containers: Required value]"),
+})
 for _example in sorted((ROOT / "examples" / "agent" / "pods").glob("*.yaml")):
     CASES["example-" + _example.name] = (_example.read_text(), "")  # "": whatever the kubelet says
 

@@ -331,6 +331,72 @@ CASES.update({
         _pod("hostNetwork: true\nsecurityContext: {windowsOptions: {hostProcess: true}}"), None),
 })
 
+# the rest of ValidatePodSpecificAnnotations: the tolerations annotation
+# (json.Unmarshal into []core.Toleration: Go field names matched without
+# regard to case; then ValidateTolerations) and the deletion cost (a 32-bit
+# integer, no "+" nor leading zero); the mirror-pod annotation needs a
+# spec.nodeName, which the file source always sets
+_TOL = "scheduler.alpha.kubernetes.io/tolerations"
+_TOL_PATH = f"metadata.annotations.{_TOL}"
+_COST = "metadata.annotations[controller.kubernetes.io/pod-deletion-cost]"
+_EXISTS = 'operator must be Exists when `key` is empty, which means "match all values and all keys"'
+
+
+def _tol(value: str, more: str = "", spec: str = "") -> str:
+    """A pod whose tolerations annotation is ``value`` (single-quoted YAML)."""
+    return _ann(f"{_TOL}: '{value}'" + (f", {more}" if more else ""), spec=spec)
+
+
+CASES.update({
+    "tolerations-annotation-valid.yaml": (_tol('[{"key": "a", "operator": "Equal", "value": "b", '
+                                               '"effect": "NoSchedule"}, {"operator": "Exists"}]'), None),
+    "tolerations-annotation-null-and-empty.yaml": (_tol("null", "b: ''"), None),
+    "tolerations-annotation-empty-list.yaml": (_tol("[]"), None),
+    "tolerations-annotation-not-json.yaml": (_tol("abc"), f'metadata.annotations: Invalid value: "{_TOL}": invalid '
+                                             "character 'a' looking for beginning of value"),
+    "tolerations-annotation-truncated.yaml": (_tol("[{"), f'metadata.annotations: Invalid value: "{_TOL}": '
+                                              "unexpected end of JSON input"),
+    "tolerations-annotation-trailing.yaml": (_tol("[] x"), f'metadata.annotations: Invalid value: "{_TOL}": invalid '
+                                             "character 'x' after top-level value"),
+    "tolerations-annotation-object.yaml": (_tol('{"key": "a"}'), f'metadata.annotations: Invalid value: "{_TOL}": '
+                                           "json: cannot unmarshal object into Go value of type []core.Toleration"),
+    "tolerations-annotation-key-number.yaml": (_tol('[{"key": 5, "operator": 3}]'),
+                                               f'metadata.annotations: Invalid value: "{_TOL}": json: cannot '
+                                               "unmarshal number into Go struct field Toleration.Key of type string"),
+    "tolerations-annotation-seconds-fraction.yaml": (_tol('[{"key": "a", "tolerationSeconds": 1.5}]'),
+                                                     f'metadata.annotations: Invalid value: "{_TOL}": json: cannot '
+                                                     "unmarshal number 1.5 into Go struct field "
+                                                     "Toleration.TolerationSeconds of type int64"),
+    "tolerations-annotation-invalid-fields.yaml": (
+        _tol('[{"KEY": "a b", "OPERATOR": "Foo", "Effect": "x<", "tolerationseconds": 5}]'),
+        f'{_TOL_PATH}[0].key: Invalid value: "a b": name part must consist of alphanumeric characters'),
+    "tolerations-annotation-each-rule.yaml": (
+        _tol('[{"operator": "Exists", "value": "x"}, {"key": "k", "operator": "Lt"}, null]'),
+        f"{_TOL_PATH}[0].operator: Invalid value: \"x\": value must be empty when `operator` is 'Exists' "
+        f'{_TOL_PATH}[1].operator: Unsupported value: "Lt": supported values: "Equal", "Exists", "Lt", "Gt" '
+        f'{_TOL_PATH}[2].operator: Invalid value: "": {_EXISTS}]'),
+    "tolerations-annotation-before-cost-seccomp-and-spec.yaml": (
+        _tol('[{"operator": "Bad"}]', "controller.kubernetes.io/pod-deletion-cost: abc, "
+             "seccomp.security.alpha.kubernetes.io/pod: bad", spec="tolerations: [{operator: Bad2}]"),
+        f'{_TOL_PATH}[0].operator: Invalid value: "Bad": {_EXISTS} '
+        f'{_TOL_PATH}[0].operator: Unsupported value: "Bad": supported values: "Equal", "Exists" '
+        f'{_COST}: Invalid value: "abc": must be a 32bit integer '
+        'metadata.annotations.seccomp.security.alpha.kubernetes.io/pod: Invalid value: "bad": must be a valid '
+        f'seccomp profile spec.tolerations[0].operator: Invalid value: "Bad2": {_EXISTS} '
+        'spec.tolerations[0].operator: Unsupported value: "Bad2": supported values: "Equal", "Exists"]'),
+    "deletion-cost-plus.yaml": (_ann("controller.kubernetes.io/pod-deletion-cost: '+5'"),
+                                f'{_COST}: Invalid value: "+5": must be a 32bit integer'),
+    "deletion-cost-leading-zero.yaml": (_ann("controller.kubernetes.io/pod-deletion-cost: '007'"),
+                                        f'{_COST}: Invalid value: "007": must be a 32bit integer'),
+    "deletion-cost-overflow.yaml": (_ann("controller.kubernetes.io/pod-deletion-cost: '2147483648'"),
+                                    f'{_COST}: Invalid value: "2147483648": must be a 32bit integer'),
+    "deletion-cost-empty.yaml": (_ann("controller.kubernetes.io/pod-deletion-cost: ''"),
+                                 f'{_COST}: Invalid value: "": must be a 32bit integer'),
+    "deletion-cost-negative-leading-zeros.yaml": (_ann("controller.kubernetes.io/pod-deletion-cost: '-007'"), None),
+    "deletion-cost-min.yaml": (_ann("controller.kubernetes.io/pod-deletion-cost: '-2147483648'"), None),
+    "mirror-annotation-node-name-set.yaml": (_ann("kubernetes.io/config.mirror: x"), None),
+})
+
 #: cases where only the phrase is compared: the kubelet reports more than
 #: podnuma checks (``volumeDevices`` themselves)
 PHRASE_ONLY = {"host-users-false-volume-devices.yaml"}

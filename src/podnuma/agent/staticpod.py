@@ -24,16 +24,27 @@ does not go through the API server's create path:
   the kubelet's order and words in one message, ``invalid pod: [E1 E2]``
   (podnuma adds the first error's line); ``podnuma.agent.validation``
   checks: the name (a DNS subdomain, with its suffix), the namespace (a
-  DNS label), label keys and values, annotation keys and total size;
-  volumes (name required, a DNS label, unique; at most one source; a
-  ``hostPath`` needs ``path``); for init and app containers: name
+  DNS label), label keys and values, annotation keys and total size
+  (with the ``kubernetes.io/config.hash`` annotation the file source
+  adds), the tolerations annotation (as ``spec.tolerations``),
+  ``generateName``, ``generation``, owner references, finalizers, the
+  deletion-cost annotation; volumes (name required, a DNS label, unique;
+  at most one source, in the kubelet's order; the source's details:
+  ``hostPath`` path and ``type``, ``emptyDir`` limit and mode, items,
+  paths, modes and users of ``secret``, ``configMap``, ``downwardAPI`` and
+  ``projected`` sources, ``image``, an ``ephemeral`` template's access
+  modes and storage, the other sources' required fields: see
+  ``podnuma.agent.validation_volumes``); for init and app containers: name
   (required, a DNS label, unique across both lists), ``image`` (required,
   no surrounding white space), ``terminationMessagePolicy``, ports
   (``containerPort`` required and 1-65535, ``hostPort`` 1-65535, a valid
   and unique port name, ``protocol``), env names (required, printable
   ASCII without ``=``), ``envFrom`` (one source, named, a valid prefix),
   volume mounts (the volume exists and is valid,
-  ``mountPath`` required and unique), ``imagePullPolicy``, resources
+  ``mountPath`` required and unique, ``subPath``/``subPathExpr``,
+  ``mountPropagation``, ``recursiveReadOnly`` with ``readOnly``,
+  ``bindMountOptions``), ``volumeDevices``, ``restartPolicyRules``,
+  ``imagePullPolicy``, resources
   (podnuma's resource checks, the first error of each list), probes (one
   handler, an ``exec`` command), a container's ``restartPolicy``, host
   ports unique (app containers together, each init container alone; with
@@ -41,7 +52,8 @@ does not go through the API server's create path:
   equal it), an init container without ``restartPolicy: Always`` has no
   probes nor ``lifecycle``; the pod's ``restartPolicy``, ``dnsPolicy``,
   ``nodeSelector``, ``nodeName``, ``activeDeadlineSeconds`` (1 to
-  2^31-1), ``hostname``, ``subdomain``, ``priorityClassName``; no
+  2^31-1), ``hostname``, ``subdomain``, ``hostnameOverride``,
+  ``readinessGates``, ``priorityClassName``; no
   ``ephemeralContainers``, no ``schedulingGates`` (their names checked:
   qualified names, unique). Go's JSON decoder runs first
   (``podnuma.agent.validation.go_decode``) on the fields above and those
@@ -67,13 +79,11 @@ does not go through the API server's create path:
   kubelet refuses it; ``parse_pod`` refuses some in podnuma's words).
   Pod-level ``resources`` and ``overhead`` are
   checked afterwards by ``parse_pod`` (one error, podnuma's form). Not
-  checked (admitted by podnuma, refused by the kubelet): volume source
-  details other than ``hostPath.path`` (``emptyDir`` limits, ``hostPath``
-  ``type`` and ``..``, projected and downward-API items, image volumes),
-  ``subPath``/``subPathExpr``, ``mountPropagation``, ``recursiveReadOnly``,
-  ``volumeDevices``, ``restartPolicyRules``, ``readinessGates``,
-  ``imagePullSecrets`` fields, ``hostnameOverride``, ``generateName``,
-  owner references, finalizers, the other pod-specific annotations, and
+  checked (admitted by podnuma or refused in other words, refused by the
+  kubelet): the details of ``iscsi``, ``quobyte``, ``azureDisk``,
+  ``clusterTrustBundle`` and ``podCertificate`` sources, an ``ephemeral``
+  template's metadata, selector, storage class, data sources and storage
+  quantity, ``managedFields``, and
   every error past the first of one container's resource list; and an
   ``IntOrString`` refused by its own decoder wins over an earlier wrong
   type, a container quantity over both, whatever their order;
@@ -130,6 +140,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from podnuma.agent.validation import GoDecodeError, StaticPodErrors, go_decode, validate_static_pod
+from podnuma.agent.validation_kit import go_lower
 from podnuma.api.featuregates import GATE_POD_LEVEL_RESOURCES
 from podnuma.api.pod import Pod, PodLevelResources
 from podnuma.api.pod_defaults import round_up_milli
@@ -674,7 +685,7 @@ def decode_static_pod(raw_text: str, *, name: str, node_name: str, gates: Featur
     if errors:
         raise _refused(errors, located, name)
     # (parse_pod validates the name the kubelet validates: suffixed)
-    full_name = f"{meta['name']}-{node_name.lower()}" if isinstance(meta["name"], str) else meta["name"]
+    full_name = f"{meta['name']}-{go_lower(node_name)}" if isinstance(meta["name"], str) else meta["name"]
     without = {**without, "metadata": {**meta, "name": full_name}}
     try:
         pod = parse_pod(without, gates=gates)

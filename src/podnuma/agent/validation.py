@@ -15,7 +15,11 @@ metadata rules of k8s.io/apimachinery v0.37.2
 name rules of ``pkg/util/validation/validation.go`` and
 ``pkg/api/validate/content/kube.go`` (DNS labels and subdomains, qualified
 names, label values, port names and numbers, relaxed environment variable
-names). The texts are those of ``pkg/util/validation/field``.
+names). The texts are those of ``pkg/util/validation/field``. Volume
+source details, mount and device details, restart rules, readiness gates,
+``hostnameOverride``, ``generateName``, owner references, finalizers and
+the deletion-cost annotation are ``podnuma.agent.validation_volumes``,
+called here where Go's order puts them.
 
 The kubelet validates the pod after its file source has defaulted it:
 the name already carries ``-NODE``, the namespace is ``default`` when
@@ -31,7 +35,12 @@ its words, a null element of a list is its type's zero value; the checks
 below then skip what is not of its type. A pod with a quantity that does
 not parse is not validated (the kubelet never gets to validate it).
 Messages quote strings as Go's ``%q`` does (``_q``; printable as Python's
-Unicode 14 tables say, Go's are 15.0). What is not checked here is
+Unicode 14 tables say, Go's are 15.0), a value of a named Go string type
+(``core.RestartPolicy``, ``core.Protocol``...) as ``encoding/json`` writes
+it (``_json_str``: ``<`` as ``\\u003c``); Go's ``strings.ToLower`` is
+``go_lower``. The annotations' total size counts the
+``kubernetes.io/config.hash: UID`` annotation the file source has added.
+What is not checked here is
 listed in ``podnuma.agent.staticpod``.
 """
 
@@ -44,6 +53,7 @@ from typing import Any
 from podnuma.agent import validation_container as container
 from podnuma.agent import validation_scheduling as scheduling
 from podnuma.agent import validation_security as security
+from podnuma.agent import validation_volumes as volumes_
 from podnuma.agent.validation_kit import (
     _G_VOLUME_SOURCES,
     _Errors,
@@ -55,6 +65,7 @@ from podnuma.agent.validation_kit import (
     _seq,
     _str,
     env_name_errors,
+    go_lower,
     port_name_errors,
 )
 from podnuma.api.pod_defaults import default_container_requests, round_up_milli
@@ -73,23 +84,15 @@ from podnuma.errors import InputError
 __all__ = ["GoDecodeError", "StaticPodErrors", "go_decode", "validate_static_pod"]
 
 _MAX_INT32 = 2**31 - 1
+_CONFIG_HASH = "kubernetes.io/config.hash"
 
 _RESTART_POLICIES = ("Always", "OnFailure", "Never")
-_CONTAINER_RESTART_POLICIES = ("Always", "Never", "OnFailure")
 _DNS_POLICIES = ("ClusterFirstWithHostNet", "ClusterFirst", "Default", "None")
 _PULL_POLICIES = ("Always", "IfNotPresent", "Never")
 _PROTOCOLS = ("SCTP", "TCP", "UDP")
 _TERMINATION_POLICIES = ("File", "FallbackToLogsOnError")
 _PROBES = ("livenessProbe", "readinessProbe", "startupProbe")
 _PROBE_HANDLERS = ("exec", "httpGet", "tcpSocket", "grpc")
-#: the volume sources of a v1 Volume, in the order the kubelet counts them
-_VOLUME_SOURCES = (
-    "emptyDir", "hostPath", "gitRepo", "gcePersistentDisk", "awsElasticBlockStore", "secret",
-    "nfs", "iscsi", "glusterfs", "flocker", "persistentVolumeClaim", "rbd", "flexVolume",
-    "cinder", "cephfs", "downwardAPI", "fc", "azureFile", "vsphereVolume", "quobyte",
-    "azureDisk", "photonPersistentDisk", "projected", "portworxVolume", "scaleIO", "storageos",
-    "csi", "ephemeral", "image",
-)
 
 
 class StaticPodErrors(InputError):
@@ -168,17 +171,59 @@ def _named_struct(name: str) -> _Go:
     return _struct(name, {}, {"name": ("LocalObjectReference", _G_STRING)})
 
 
-_G_SOURCE_FIELDS = {
-    "hostPath": {"path": _G_STRING}, "secret": {"secretName": _G_STRING},
+_G_KEY_TO_PATH = _slice(_struct("KeyToPath", {
+    "key": _G_STRING, "path": _G_STRING, "mode": _G_INT32, "user": _G_INT64}))
+_G_DOWNWARD_FILES = _slice(_struct("DownwardAPIVolumeFile", {
+    "path": _G_STRING, "mode": _G_INT32, "user": _G_INT64,
+    "fieldRef": _struct("ObjectFieldSelector", {"apiVersion": _G_STRING, "fieldPath": _G_STRING}),
+    "resourceFieldRef": _struct("ResourceFieldSelector", {
+        "containerName": _G_STRING, "resource": _G_STRING, "divisor": _G_ANY})}))  # (a quantity)
+_G_MODES = {"defaultMode": _G_INT32, "defaultUser": _G_INT64}
+_G_SECRET_REF = _struct("LocalObjectReference", {"name": _G_STRING})
+# (the fields podnuma.agent.validation_volumes checks)
+_G_SOURCE_FIELDS: dict[str, dict[str, _Go]] = {
+    "emptyDir": {"medium": _alias("StorageMedium"), "sizeLimit": _G_ANY, "mode": _G_INT32},  # (a quantity)
+    "hostPath": {"path": _G_STRING, "type": _alias("HostPathType")},
+    "gitRepo": {"repository": _G_STRING, "directory": _G_STRING, "revision": _G_STRING},
+    "gcePersistentDisk": {"pdName": _G_STRING, "partition": _G_INT32},
+    "awsElasticBlockStore": {"volumeID": _G_STRING, "partition": _G_INT32},
+    "secret": {"secretName": _G_STRING, "items": _G_KEY_TO_PATH, **_G_MODES},
+    "nfs": {"server": _G_STRING, "path": _G_STRING},
+    "glusterfs": {"endpoints": _G_STRING, "path": _G_STRING},
+    "flocker": {"datasetName": _G_STRING, "datasetUUID": _G_STRING},
+    "persistentVolumeClaim": {"claimName": _G_STRING},
+    "rbd": {"monitors": _slice(_G_STRING), "image": _G_STRING},
+    "cinder": {"volumeID": _G_STRING, "secretRef": _G_SECRET_REF},
+    "cephfs": {"monitors": _slice(_G_STRING)},
+    "downwardAPI": {"items": _G_DOWNWARD_FILES, **_G_MODES},
+    "fc": {"targetWWNs": _slice(_G_STRING), "wwids": _slice(_G_STRING), "lun": _G_INT32},
+    "flexVolume": {"driver": _G_STRING, "options": _G_STRINGS},
+    "azureFile": {"secretName": _G_STRING, "shareName": _G_STRING},
+    "vsphereVolume": {"volumePath": _G_STRING}, "photonPersistentDisk": {"pdID": _G_STRING},
+    "portworxVolume": {"volumeID": _G_STRING},
+    "scaleIO": {"gateway": _G_STRING, "system": _G_STRING, "volumeName": _G_STRING},
+    "storageos": {"volumeName": _G_STRING, "volumeNamespace": _G_STRING, "secretRef": _G_SECRET_REF},
+    "csi": {"driver": _G_STRING, "nodePublishSecretRef": _G_SECRET_REF},
+    "image": {"reference": _G_STRING, "pullPolicy": _alias("PullPolicy")},
+    "ephemeral": {"volumeClaimTemplate": _struct("PersistentVolumeClaimTemplate", {
+        "spec": _struct("PersistentVolumeClaimSpec", {
+            "accessModes": _slice(_alias("PersistentVolumeAccessMode")),
+            "volumeMode": _alias("PersistentVolumeMode"),
+            "resources": _struct("VolumeResourceRequirements", {"requests": _G_RESOURCES})})})},
     "projected": {"sources": _slice(_struct("VolumeProjection", {
-        "secret": _named_struct("SecretProjection"), "configMap": _named_struct("ConfigMapProjection"),
-        "serviceAccountToken": _struct("ServiceAccountTokenProjection", {}),
+        "secret": _struct("SecretProjection", {"items": _G_KEY_TO_PATH}, {"name": ("LocalObjectReference", _G_STRING)}),
+        "configMap": _struct("ConfigMapProjection", {"items": _G_KEY_TO_PATH},
+                             {"name": ("LocalObjectReference", _G_STRING)}),
+        "downwardAPI": _struct("DownwardAPIProjection", {"items": _G_DOWNWARD_FILES}),
+        "serviceAccountToken": _struct("ServiceAccountTokenProjection", {
+            "audience": _G_STRING, "expirationSeconds": _G_INT64, "path": _G_STRING, "user": _G_INT64}),
         "clusterTrustBundle": _struct("ClusterTrustBundleProjection", {}),
         "podCertificate": _struct("PodCertificateProjection", {}),
-    }))},
+    })), **_G_MODES},
 }
 _G_VOLUME = _struct("Volume", {"name": _G_STRING}, {
-    k: ("VolumeSource", _named_struct(t) if k == "configMap" else _struct(t, _G_SOURCE_FIELDS.get(k, {})))
+    k: ("VolumeSource", _struct(t, {"items": _G_KEY_TO_PATH, **_G_MODES}, {"name": ("LocalObjectReference", _G_STRING)})
+        if k == "configMap" else _struct(t, _G_SOURCE_FIELDS.get(k, {})))
     for k, t in _G_VOLUME_SOURCES.items()
 })
 _G_REQUIREMENTS = _struct("ResourceRequirements", {
@@ -264,7 +309,15 @@ _G_CONTAINER = _struct("Container", {
     "env": _slice(_struct("EnvVar", {"name": _G_STRING, "value": _G_STRING, "valueFrom": _G_ENV_SOURCE})),
     "envFrom": _slice(_struct("EnvFromSource", {
         "configMapRef": _named_struct("ConfigMapEnvSource"), "secretRef": _named_struct("SecretEnvSource")})),
-    "volumeMounts": _slice(_struct("VolumeMount", {"name": _G_STRING, "mountPath": _G_STRING})),
+    "volumeMounts": _slice(_struct("VolumeMount", {
+        "name": _G_STRING, "mountPath": _G_STRING, "readOnly": _G_BOOL,
+        "recursiveReadOnly": _alias("RecursiveReadOnlyMode"), "subPath": _G_STRING,
+        "mountPropagation": _alias("MountPropagationMode"), "subPathExpr": _G_STRING,
+        "bindMountOptions": _slice(_G_STRING)})),
+    "restartPolicyRules": _slice(_struct("ContainerRestartRule", {
+        "action": _alias("ContainerRestartRuleAction"),
+        "exitCodes": _struct("ContainerRestartRuleOnExitCodes", {
+            "operator": _alias("ContainerRestartRuleOnExitCodesOperator"), "values": _slice(_G_INT32)})})),
     "resources": _G_REQUIREMENTS,
     "livenessProbe": _G_PROBE, "readinessProbe": _G_PROBE, "startupProbe": _G_PROBE,
     "lifecycle": _G_LIFECYCLE, "resizePolicy": _G_RESIZE_POLICY,
@@ -312,7 +365,11 @@ _G_SCHEDULING = {
 _G_POD = _struct("Pod", {
     "metadata": _struct("ObjectMeta", {
         "name": _G_STRING, "namespace": _G_STRING, "uid": _Go("string", "types.UID"),
-        "labels": _G_STRINGS, "annotations": _G_STRINGS}),
+        "labels": _G_STRINGS, "annotations": _G_STRINGS, "generateName": _G_STRING,
+        "generation": _G_INT64, "finalizers": _slice(_G_STRING),
+        "ownerReferences": _slice(_struct("OwnerReference", {
+            "apiVersion": _G_STRING, "kind": _G_STRING, "name": _G_STRING, "uid": _Go("string", "types.UID"),
+            "controller": _G_BOOL, "blockOwnerDeletion": _G_BOOL}))}),
     "spec": _struct("PodSpec", {
         "volumes": _slice(_G_VOLUME), "initContainers": _slice(_G_CONTAINER),
         "containers": _slice(_G_CONTAINER),
@@ -321,6 +378,8 @@ _G_POD = _struct("Pod", {
         "terminationGracePeriodSeconds": _G_INT64,
         "dnsPolicy": _alias("DNSPolicy"), "nodeSelector": _G_STRINGS, "hostNetwork": _G_BOOL,
         "hostname": _G_STRING, "subdomain": _G_STRING, "priorityClassName": _G_STRING,
+        "hostnameOverride": _G_STRING, "setHostnameAsFQDN": _G_BOOL,
+        "readinessGates": _slice(_struct("PodReadinessGate", {"conditionType": _alias("PodConditionType")})),
         "schedulingGates": _slice(_struct("PodSchedulingGate", {"name": _G_STRING})),
         "nodeName": _G_STRING, "serviceAccountName": _G_STRING, "serviceAccount": _G_STRING,
         "imagePullSecrets": _slice(_struct("LocalObjectReference", {"name": _G_STRING})),
@@ -471,35 +530,50 @@ def validate_static_pod(doc: Mapping[str, Any], *, node_name: str, restart_rules
     errs = _Errors()
     meta = _map(doc, "metadata")
     _metadata(errs, meta, node_name)
+    # (ValidatePodSpecificAnnotations: the mirror-pod annotation needs the
+    # spec.nodeName the file source always sets; the tolerations, the
+    # deletion cost, seccomp and AppArmor)
+    scheduling.check_tolerations_annotation(errs, meta)
+    volumes_.check_pod_annotations(errs, meta)
     security.pod_security_annotations(errs, meta, spec)
-    _spec(errs, spec, node_name, restart_rules)
+    name = _str(meta, "name")
+    _spec(errs, spec, node_name, restart_rules, f"{name}-{go_lower(node_name)}" if name else "")
     security.annotations_match_fields(errs, meta, spec)
     return errs.items
 
 
 def _metadata(errs: _Errors, meta: Mapping[str, Any], node_name: str) -> None:
+    volumes_.check_generate_name(errs, meta)
     name = _str(meta, "name")
     if name:
-        full = f"{name}-{node_name.lower()}"
+        full = f"{name}-{go_lower(node_name)}"
         errs.each("metadata.name", full, dns_subdomain_errors(full))
     namespace = _str(meta, "namespace") or "default"
     errs.each("metadata.namespace", namespace, dns_label_errors(namespace))
+    volumes_.check_generation(errs, meta)
     _labels(errs, _map(meta, "labels"), "metadata.labels")
     annotations = _map(meta, "annotations")
     for key in sorted(k for k in annotations if isinstance(k, str)):
-        errs.each("metadata.annotations", key, qualified_name_errors(key.lower()))
-    size = sum(go_len(k) + go_len(v) for k, v in annotations.items() if isinstance(k, str) and isinstance(v, str))
+        errs.each("metadata.annotations", key, qualified_name_errors(go_lower(key)))
+    # (the file source has set kubernetes.io/config.hash to the pod's UID:
+    # metadata.uid, else 32 hex digits of a hash)
+    uid = _str(meta, "uid") or "0" * 32
+    size = sum(go_len(k) + go_len(v) for k, v in annotations.items()
+               if isinstance(k, str) and isinstance(v, str) and k != _CONFIG_HASH)
+    size += go_len(_CONFIG_HASH) + go_len(uid)
     if size > 256 * 1024:
         errs.items.append(("metadata.annotations", f"Too long: may not be more than {256 * 1024} bytes"))
+    volumes_.check_owners_and_finalizers(errs, meta)
+    volumes_.check_kube_finalizers(errs, meta)
 
 
-def _spec(errs: _Errors, spec: Mapping[str, Any], node_name: str, restart_rules: bool) -> None:
+def _spec(errs: _Errors, spec: Mapping[str, Any], node_name: str, restart_rules: bool, pod_name: str) -> None:
 
-    volumes = _volumes(errs, spec)
+    volumes = _volumes(errs, spec, pod_name)
     host_network = spec.get("hostNetwork") is True
     containers = [c for c in _seq(spec, "containers") if isinstance(c, Mapping)]
     inits = [c for c in _seq(spec, "initContainers") if isinstance(c, Mapping)]
-    if "containers" in spec and isinstance(spec.get("containers"), list | type(None)) and not containers:
+    if not containers:  # (absent too: Go checks the length)
         errs.required("spec.containers")
     names: set[str] = set()
     for i, c in enumerate(containers):
@@ -512,12 +586,7 @@ def _spec(errs: _Errors, spec: Mapping[str, Any], node_name: str, restart_rules:
             errs.duplicate(f"{path}.name", cname)
         names.add(cname)
         _probes(errs, c, path, spec)
-        policy = _str(c, "restartPolicy")
-        if policy is not None:
-            if not restart_rules:
-                errs.forbidden(f"{path}.restartPolicy", "may not be set for non-init containers")
-            elif policy not in _CONTAINER_RESTART_POLICIES:
-                errs.unsupported(f"{path}.restartPolicy", policy, _CONTAINER_RESTART_POLICIES)
+        volumes_.check_restart_policy(errs, c, path, restart_rules)
     _host_port_conflicts(errs, containers, "spec.containers", spec)
     for i, c in enumerate(inits):
         path = f"spec.initContainers[{i}]"
@@ -525,12 +594,7 @@ def _spec(errs: _Errors, spec: Mapping[str, Any], node_name: str, restart_rules:
         container.check_resize_policy(errs, c, f"{path}.resizePolicy", spec)
         security.container_security_context(errs, c, path, spec)
         policy = _str(c, "restartPolicy")
-        if policy is not None and (
-            (restart_rules and policy not in _CONTAINER_RESTART_POLICIES)
-            or (not restart_rules and policy != "Always")
-        ):
-            allowed = _CONTAINER_RESTART_POLICIES if restart_rules else ("Always",)
-            errs.unsupported(f"{path}.restartPolicy", policy, allowed)
+        volumes_.check_init_restart_policy(errs, c, path, restart_rules)
         cname = _str(c, "name") or ""
         if cname in names:
             errs.duplicate(f"{path}.name", cname)
@@ -547,20 +611,23 @@ def _spec(errs: _Errors, spec: Mapping[str, Any], node_name: str, restart_rules:
     if host_network:
         for i, c in enumerate(containers):
             for j, port in enumerate(_seq(c, "ports")):
-                cport, hport = _int(port, "containerPort"), _int(port, "hostPort")
-                if cport is not None and hport and hport != cport:
+                # (the host port as defaulted: the container port when 0;
+                # an absent container port is 0)
+                cport, hport = _int(port, "containerPort") or 0, _host_port(port, True)
+                if hport != cport:
                     errs.invalid(f"spec.containers[{i}].ports[{j}].hostPort", hport,
                                  "must match `containerPort` when `hostNetwork` is true")
     restart = _str(spec, "restartPolicy")
     if restart and restart not in _RESTART_POLICIES:
-        errs.unsupported("spec.restartPolicy", restart, _RESTART_POLICIES)
+        errs.unsupported_named("spec.restartPolicy", restart, _RESTART_POLICIES)
     dns = _str(spec, "dnsPolicy")
     if dns and dns not in _DNS_POLICIES:
-        errs.unsupported("spec.dnsPolicy", dns, _DNS_POLICIES)
+        errs.unsupported_named("spec.dnsPolicy", dns, _DNS_POLICIES)
     _labels(errs, _map(spec, "nodeSelector"), "spec.nodeSelector")
     security.pod_security_context(errs, spec)
 
     scheduling.check_affinity_and_dns_config(errs, spec)
+    volumes_.check_readiness_gates(errs, spec)
     gates: set[str] = set()
     for i, gate in enumerate(_seq(spec, "schedulingGates")):
         gate_name = _str(gate, "name") or ""
@@ -570,6 +637,7 @@ def _spec(errs: _Errors, spec: Mapping[str, Any], node_name: str, restart_rules:
         gates.add(gate_name)
     scheduling.check_topology_spread_constraints(errs, spec)
     security.host_process_and_users(errs, spec)
+    volumes_.check_hostname_override(errs, spec)
     errs.each("spec.nodeName", node_name, dns_subdomain_errors(node_name))
     deadline = _int(spec, "activeDeadlineSeconds")
     if deadline is not None and not 1 <= deadline <= _MAX_INT32:
@@ -585,6 +653,7 @@ def _spec(errs: _Errors, spec: Mapping[str, Any], node_name: str, restart_rules:
     scheduling.check_runtime_class_preemption_os(errs, spec)
     container.check_file_key_ref_volumes(errs, spec)  # (the last of ValidatePodSpec)
     # (pod-only checks, then ValidatePodCreate's own)
+    volumes_.check_token_without_service_account(errs, spec)
     for key, ctrs in (("containers", containers), ("initContainers", inits)):
         for i, c in enumerate(ctrs):
             image = _str(c, "image")
@@ -600,20 +669,17 @@ def _spec(errs: _Errors, spec: Mapping[str, Any], node_name: str, restart_rules:
 _GO_SPACE = "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 
 
-def _volumes(errs: _Errors, spec: Mapping[str, Any]) -> set[str]:
-    """``ValidateVolumes``: the names of the volumes without errors."""
-    good: set[str] = set()
-    for i, vol in enumerate(_seq(spec, "volumes")):
+def _volumes(errs: _Errors, spec: Mapping[str, Any], pod_name: str) -> dict[str, Mapping[str, Any]]:
+    """``ValidateVolumes``: the volumes without errors, by name
+    (``podnuma.agent.validation_volumes`` checks each source)."""
+    good: dict[str, Mapping[str, Any]] = {}
+    listed = _seq(spec, "volumes")
+    for i, vol in enumerate(listed):
         if not isinstance(vol, Mapping):
             continue
         path = f"spec.volumes[{i}]"
         found = _Errors()
-        sources = [k for k in _VOLUME_SOURCES if vol.get(k) is not None]
-        for extra in sources[1:]:
-            found.forbidden(f"{path}.{extra}", "may not specify more than 1 volume type")
-        host = vol["hostPath"] if sources and sources[0] == "hostPath" else None
-        if isinstance(host, Mapping) and not _str(host, "path"):
-            found.required(f"{path}.hostPath.path")
+        volumes_.check_volume_source(found, vol, path, pod_name)
         name = _str(vol, "name") or ""
         if not name:
             found.required(f"{path}.name")
@@ -624,12 +690,13 @@ def _volumes(errs: _Errors, spec: Mapping[str, Any]) -> set[str]:
         if found.items:
             errs.items.extend(found.items)
         else:
-            good.add(name)
+            good[name] = vol
+        volumes_.check_volumes_claims(errs, listed, pod_name, i)
     return good
 
 
 def _container_common(
-    errs: _Errors, c: Mapping[str, Any], path: str, volumes: set[str], host_network: bool
+    errs: _Errors, c: Mapping[str, Any], path: str, volumes: Mapping[str, Mapping[str, Any]], host_network: bool
 ) -> None:
 
     name = _str(c, "name")
@@ -641,7 +708,7 @@ def _container_common(
         errs.required(f"{path}.image")
     policy = _str(c, "terminationMessagePolicy")
     if policy and policy not in _TERMINATION_POLICIES:
-        errs.unsupported(f"{path}.terminationMessagePolicy", policy, _TERMINATION_POLICIES)
+        errs.unsupported_named(f"{path}.terminationMessagePolicy", policy, _TERMINATION_POLICIES)
     _ports(errs, c, f"{path}.ports", host_network)
     for i, env in enumerate(_seq(c, "env")):
         env_name = _str(env, "name")
@@ -651,25 +718,11 @@ def _container_common(
             errs.each(f"{path}.env[{i}].name", env_name, env_name_errors(env_name))
         container.check_env_value_from(errs, env, f"{path}.env[{i}].valueFrom")
     _env_from(errs, c, f"{path}.envFrom")
-    mount_paths: set[str] = set()
-    for i, mnt in enumerate(_seq(c, "volumeMounts")):
-        if not isinstance(mnt, Mapping):
-            continue
-        where = f"{path}.volumeMounts[{i}]"
-        vol = _str(mnt, "name") or ""
-        if not vol:
-            errs.required(f"{where}.name")
-        if vol not in volumes:
-            errs.not_found(f"{where}.name", vol)
-        mount_path = _str(mnt, "mountPath") or ""
-        if not mount_path:
-            errs.required(f"{where}.mountPath")
-        if mount_path in mount_paths:
-            errs.invalid(f"{where}.mountPath", mount_path, "must be unique")
-        mount_paths.add(mount_path)
+    volumes_.check_volume_mounts(errs, c, path, volumes)
+    volumes_.check_volume_devices(errs, c, path, volumes)
     pull = _str(c, "imagePullPolicy")
     if pull and pull not in _PULL_POLICIES:
-        errs.unsupported(f"{path}.imagePullPolicy", pull, _PULL_POLICIES)
+        errs.unsupported_named(f"{path}.imagePullPolicy", pull, _PULL_POLICIES)
     _resources(errs, _map(c, "resources"), f"{path}.resources")
 
 
@@ -733,7 +786,7 @@ def _ports(errs: _Errors, c: Mapping[str, Any], path: str, host_network: bool) -
             errs.invalid(f"{where}.hostPort", hport, _range_error(1, 65535))
         protocol = _str(port, "protocol")
         if protocol and protocol not in _PROTOCOLS:
-            errs.unsupported(f"{where}.protocol", protocol, _PROTOCOLS)
+            errs.unsupported_named(f"{where}.protocol", protocol, _PROTOCOLS)
 
 
 def _host_port_conflicts(

@@ -55,6 +55,7 @@ from podnuma.agent.validation_kit import (
     _seq,
     _str,
     env_name_errors,
+    go_lower,
     port_name_errors,
 )
 from podnuma.api.pod_validation import (
@@ -164,7 +165,7 @@ def _http_get(errs: _Errors, action: Any, path: str) -> None:
     _port(errs, _get(action, "port"), f"{path}.port")
     scheme = _str(action, "scheme") or "HTTP"
     if scheme not in _SCHEMES:
-        errs.unsupported(f"{path}.scheme", scheme, _SCHEMES)
+        errs.unsupported_named(f"{path}.scheme", scheme, _SCHEMES)
     for header in _seq(action, "httpHeaders"):
         name = _str(header, "name") or ""
         if not _HEADER_NAME.fullmatch(name):
@@ -173,9 +174,9 @@ def _http_get(errs: _Errors, action: Any, path: str) -> None:
     if protocol is None:
         return
     if protocol not in _HTTP_PROTOCOLS:
-        errs.unsupported(f"{path}.protocol", protocol, _HTTP_PROTOCOLS)
+        errs.unsupported_named(f"{path}.protocol", protocol, _HTTP_PROTOCOLS)
     elif protocol == "HTTP2" and scheme != "HTTP":
-        errs.invalid(f"{path}.protocol", protocol, "is only supported with HTTP (H2C)")
+        errs.invalid_named(f"{path}.protocol", protocol, "is only supported with HTTP (H2C)")
     elif protocol == "HTTP2" and _str(action, "host"):
         errs.invalid(f"{path}.host", _str(action, "host"), 'must be empty when `protocol` is "HTTP2"')
 
@@ -184,7 +185,7 @@ def _grpc(errs: _Errors, action: Any, path: str) -> None:
     _port(errs, _n(action, "port"), f"{path}.port")
     mode = _str(action, "mode")
     if mode is not None and mode not in _GRPC_MODES:
-        errs.unsupported(f"{path}.mode", mode, _GRPC_MODES)
+        errs.unsupported_named(f"{path}.mode", mode, _GRPC_MODES)
 
 
 def _handler(errs: _Errors, handler: Any, kinds: tuple[str, ...], grace: int, path: str) -> None:
@@ -225,9 +226,9 @@ def _stop_signal(errs: _Errors, signal: str, spec: Mapping[str, Any], path: str)
         return
     name = _str(os, "name")
     if name == "windows" and signal not in _SIGNALS_WINDOWS:
-        errs.unsupported(path, signal, _SIGNALS_WINDOWS)
+        errs.unsupported_named(path, signal, _SIGNALS_WINDOWS)
     elif name == "linux" and signal not in _SIGNALS_LINUX:
-        errs.unsupported(path, signal, _SIGNALS_LINUX)
+        errs.unsupported_named(path, signal, _SIGNALS_LINUX)
 
 
 def _grace_period(spec: Mapping[str, Any]) -> int:
@@ -276,9 +277,11 @@ def check_lifecycle_and_probes(errs: _Errors, c: Mapping[str, Any], path: str, s
 # ---------------------------------------------------------------- env
 
 
-def _field_ref(errs: _Errors, ref: Any, path: str) -> None:
-    """A downward-API field: the version ``v1``, a field an env var may
-    read, or a label or annotation by a valid key."""
+def _field_ref(errs: _Errors, ref: Any, path: str, supported: tuple[str, ...] | None = None) -> None:
+    """``validateObjectFieldSelector``: a downward-API field, the version
+    ``v1``, one of the fields ``supported`` names (an env var's, unless
+    given: a volume's are fewer), or a label or annotation by a valid key."""
+    supported = _ENV_FIELD_PATHS if supported is None else supported
     version = _str(ref, "apiVersion") or "v1"
     label = _str(ref, "fieldPath") or ""
     if not label:
@@ -299,10 +302,10 @@ def _field_ref(errs: _Errors, ref: Any, path: str) -> None:
         errs.invalid(where, label, f"error converting fieldPath: field label not supported: {label}")
         return
     if split is not None:
-        key = split[1].lower() if split[0] == "metadata.annotations" else split[1]
+        key = go_lower(split[1]) if split[0] == "metadata.annotations" else split[1]
         errs.each(path, key, qualified_name_errors(key))
-    elif label not in _ENV_FIELD_PATHS:
-        errs.unsupported(where, label, _ENV_FIELD_PATHS)
+    elif label not in supported:
+        errs.unsupported(where, label, supported)
 
 
 def _subscripted(label: str) -> tuple[str, str] | None:
@@ -460,19 +463,19 @@ def check_resize_policy(errs: _Errors, c: Mapping[str, Any], path: str, spec: Ma
     for i, entry in enumerate(_seq(c, "resizePolicy")):
         name = _str(entry, "resourceName") or ""
         if name in seen:
-            errs.duplicate(f"{path}[{i}]", name)
+            errs.duplicate_named(f"{path}[{i}]", name)
         seen.add(name)
         if not name:
             errs.required(path)
         elif name not in _RESIZE_RESOURCES:
-            errs.unsupported(path, name, _RESIZE_RESOURCES)
+            errs.unsupported_named(path, name, _RESIZE_RESOURCES)
         policy = _str(entry, "restartPolicy") or ""
         if not policy:
             errs.required(path)
         elif policy not in _RESIZE_POLICIES:
-            errs.unsupported(path, policy, _RESIZE_POLICIES)
+            errs.unsupported_named(path, policy, _RESIZE_POLICIES)
         if never and policy != "NotRequired":
-            errs.invalid(path, policy, "must be 'NotRequired' when pod `restartPolicy` is 'Never'")
+            errs.invalid_named(path, policy, "must be 'NotRequired' when pod `restartPolicy` is 'Never'")
 
 
 def check_init_resize_policy(errs: _Errors, c: Mapping[str, Any], path: str, sidecar: bool) -> None:
@@ -481,6 +484,6 @@ def check_init_resize_policy(errs: _Errors, c: Mapping[str, Any], path: str, sid
         return
     for j, entry in enumerate(_seq(c, "resizePolicy")):
         if _str(entry, "restartPolicy") == "RestartContainer":
-            errs.invalid(f"{path}.resizePolicy[{j}].restartPolicy", "RestartContainer",
+            errs.invalid_named(f"{path}.resizePolicy[{j}].restartPolicy", "RestartContainer",
                          "must not be set to 'RestartContainer' for non-sidecar initContainers")
 

@@ -2,7 +2,9 @@
 and its parts, ``validation_scheduling``, ``validation_security``,
 ``validation_container``): the error list in the words of k8s.io/apimachinery
 v0.37.2 ``pkg/util/validation/field`` (``Invalid value``, ``Required value``,
-``Unsupported value``...), values quoted as Go's ``%q`` quotes them, the
+``Unsupported value``...), values quoted as ``field.Error`` quotes them
+(a plain string by Go's ``%q``, a named string type by ``json.Marshal``:
+the ``*_named`` methods), Go's ``strings.ToLower`` (``go_lower``), the
 name rules of ``pkg/util/validation/validation.go`` (label values, port
 names, environment variable names, ranges), ``ValidateLabels`` of
 ``pkg/apis/meta/v1/validation/validation.go``, and readers of a decoded
@@ -66,6 +68,45 @@ _GO_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", 
                "\v": "\\v"}
 
 
+def _json_str(value: str) -> str:
+    """A string as Go's ``encoding/json`` writes it: how ``field.Error``
+    shows a value of a named string type (``core.Protocol``...) or a
+    pointer to a string (``json.Marshal``: ``"``, ``\\`` and control
+    characters escaped, ``<``, ``>``, ``&``, U+2028 and U+2029 as
+    ``\\u003c``..., other characters as they are; a lone surrogate as
+    U+FFFD, as Go's decoder made it)."""
+    out = ['"']
+    for ch in value:
+        code = ord(ch)
+        if 0xD800 <= code <= 0xDFFF:
+            out.append("\ufffd")
+        elif ch in '"\\':
+            out.append("\\" + ch)
+        elif ch in _JSON_ESCAPES:
+            out.append(_JSON_ESCAPES[ch])
+        elif code < 0x20 or ch in "<>&\u2028\u2029":
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+_JSON_ESCAPES = {"\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def go_lower(value: str) -> str:
+    """Go's ``strings.ToLower``: each character by ``unicode.ToLower``, the
+    simple (one-to-one) case mapping. Python's ``str.lower`` differs only
+    where it maps a character to several (U+0130 ``İ``: Go ``i``, Python
+    ``i̇``) or by context (a final ``Σ``: Go ``σ``, Python ``ς``); one
+    character at a time, the first of several, it agrees with Go on every
+    character (checked against Go 1.26 on all of U+0000-U+10FFFF)."""
+    if value.isascii():
+        return value.lower()
+    return "".join(ch.lower()[:1] or ch for ch in value)
+
+
 def _shown(value: object) -> str:
     if isinstance(value, str):
         return _q(value)
@@ -93,6 +134,18 @@ class _Errors:
 
     def duplicate(self, path: str, value: str) -> None:
         self.items.append((path, f"Duplicate value: {_q(value)}"))
+
+    # (the value of a named string type: ``core.Protocol``, ``core.DNSPolicy``...)
+
+    def invalid_named(self, path: str, value: str, detail: str) -> None:
+        self.items.append((path, f"Invalid value: {_json_str(value)}: {detail}"))
+
+    def unsupported_named(self, path: str, value: str, supported: tuple[str, ...]) -> None:
+        allowed = ", ".join(_q(s) for s in supported)
+        self.items.append((path, f"Unsupported value: {_json_str(value)}: supported values: {allowed}"))
+
+    def duplicate_named(self, path: str, value: str) -> None:
+        self.items.append((path, f"Duplicate value: {_json_str(value)}"))
 
     def not_found(self, path: str, value: str) -> None:
         self.items.append((path, f"Not found: {_q(value)}"))

@@ -45,6 +45,7 @@ from podnuma.agent.validation_kit import (
     _Errors,
     _get,
     _int,
+    _json_str,
     _labels,
     _map,
     _q,
@@ -58,11 +59,14 @@ from podnuma.api.pod_validation import (
     go_len,
     qualified_name_errors,
 )
+from podnuma.golang.json import GoJSONError, go_json_parse, go_json_unmarshal
+from podnuma.golang.types import GO_STRING, GoBasic, GoField, GoPtr, GoSlice, GoStruct
 
 __all__ = [
     "check_affinity_and_dns_config",
     "check_runtime_class_preemption_os",
     "check_tolerations_and_host_aliases",
+    "check_tolerations_annotation",
     "check_topology_spread_constraints",
 ]
 
@@ -113,29 +117,12 @@ def _json_q(value: Any) -> str:
     as ``json.Marshal`` does): how a field error shows a value of a named
     string type, a pointer or a list."""
     if isinstance(value, str):
-        out = ['"']
-        for ch in value:
-            code = ord(ch)
-            if 0xD800 <= code <= 0xDFFF:
-                out.append("\ufffd")  # (Go's decoder made it U+FFFD)
-            elif ch in "\"\\":
-                out.append("\\" + ch)
-            elif ch in _JSON_ESCAPES:
-                out.append(_JSON_ESCAPES[ch])
-            elif code < 0x20 or ch in "<>&" or code in (0x2028, 0x2029):
-                out.append(f"\\u{code:04x}")
-            else:
-                out.append(ch)
-        out.append('"')
-        return "".join(out)
+        return _json_str(value)
     if isinstance(value, list):
         return "[" + ",".join(_json_q(v) for v in value) + "]"
     if value is None:
         return "null"
     return str(value)
-
-
-_JSON_ESCAPES = {"\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
 def _invalid_typed(errs: _Errors, path: str, value: Any, detail: str) -> None:
@@ -530,8 +517,51 @@ def check_topology_spread_constraints(errs: _Errors, spec: Mapping[str, Any]) ->
 def check_tolerations_and_host_aliases(errs: _Errors, spec: Mapping[str, Any]) -> None:
     """``ValidateTolerations`` then ``ValidateHostAliases`` (after the
     hostname and subdomain, before the priority class)."""
-    for i, t in enumerate(_seq(spec, "tolerations")):
-        path = f"spec.tolerations[{i}]"
+    _tolerations(errs, _seq(spec, "tolerations"), "spec.tolerations")
+    for i, alias in enumerate(_seq(spec, "hostAliases")):
+        path = f"spec.hostAliases[{i}]"
+        ip = _str(alias, "ip") or ""
+        errs.each(f"{path}.ip", ip, ip_errors(ip))
+        for j, hostname in enumerate(_strings(alias, "hostnames")):
+            errs.each(f"{path}.hostnames[{j}]", hostname, dns_subdomain_errors(hostname))
+
+
+#: ``core.Toleration`` as ``encoding/json`` decodes the tolerations
+#: annotation into it (the internal type: no JSON tags, its Go field names
+#: matched without regard to case)
+_G_TOLERATIONS = GoSlice(GoStruct("core.Toleration", (
+    GoField("Key", GO_STRING), GoField("Operator", GoBasic("string", "core.TolerationOperator")),
+    GoField("Value", GO_STRING), GoField("Effect", GoBasic("string", "core.TaintEffect")),
+    GoField("TolerationSeconds", GoPtr(GoBasic("int64"))))))
+_TOLERATIONS_KEY = "scheduler.alpha.kubernetes.io/tolerations"
+
+
+def check_tolerations_annotation(errs: _Errors, meta: Mapping[str, Any]) -> None:
+    """``ValidateTolerationsInPodAnnotations`` (from
+    ``ValidatePodSpecificAnnotations``, after the object metadata): a
+    non-empty ``scheduler.alpha.kubernetes.io/tolerations`` annotation is
+    a JSON list of tolerations (``json.Unmarshal``'s error else), each
+    valid as one of ``spec.tolerations``."""
+    text = _str(_map(meta, "annotations"), _TOLERATIONS_KEY)
+    if not text:
+        return
+    try:
+        value, error = go_json_unmarshal(go_json_parse(text), _G_TOLERATIONS)
+    except GoJSONError as e:
+        value, error = None, str(e)
+    if error is not None:
+        errs.invalid("metadata.annotations", _TOLERATIONS_KEY, error)
+        return
+    items = [{"key": t.get("Key", ""), "operator": t.get("Operator", ""), "value": t.get("Value", ""),
+              "effect": t.get("Effect", ""), "tolerationSeconds": t.get("TolerationSeconds")}
+             for t in value or []]
+    _tolerations(errs, items, f"metadata.annotations.{_TOLERATIONS_KEY}")
+
+
+def _tolerations(errs: _Errors, tolerations: list[Any], prefix: str) -> None:
+    """``ValidateTolerations`` of the list at ``prefix``."""
+    for i, t in enumerate(tolerations):
+        path = f"{prefix}[{i}]"
         key = _str(t, "key") or ""
         if key:
             errs.each(f"{path}.key", key, qualified_name_errors(key))
@@ -556,12 +586,6 @@ def check_tolerations_and_host_aliases(errs: _Errors, spec: Mapping[str, Any]) -
             _unsupported_typed(errs, f"{path}.operator", op, ("Equal", "Exists"))
         if effect and effect not in _TAINT_EFFECTS:
             _unsupported_typed(errs, f"{path}.effect", effect, _TAINT_EFFECTS)
-    for i, alias in enumerate(_seq(spec, "hostAliases")):
-        path = f"spec.hostAliases[{i}]"
-        ip = _str(alias, "ip") or ""
-        errs.each(f"{path}.ip", ip, ip_errors(ip))
-        for j, hostname in enumerate(_strings(alias, "hostnames")):
-            errs.each(f"{path}.hostnames[{j}]", hostname, dns_subdomain_errors(hostname))
 
 
 # ---------------------------------------------------------------- runtime class, preemption, OS

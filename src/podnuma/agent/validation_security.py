@@ -37,9 +37,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
-from typing import Any, Protocol
+from typing import Any
 
-from podnuma.agent.validation_kit import _q
+from podnuma.agent.validation_kit import _Errors, _json_str, _q
 from podnuma.api.pod_validation import dns_subdomain_errors, go_len
 
 __all__ = [
@@ -50,17 +50,6 @@ __all__ = [
     "pod_security_context",
 ]
 
-
-class _Sink(Protocol):
-    items: list[tuple[str, str]]
-
-    def invalid(self, path: str, value: object, detail: str) -> None: ...
-
-    def required(self, path: str, detail: str = "") -> None: ...
-
-    def forbidden(self, path: str, detail: str) -> None: ...
-
-    def duplicate(self, path: str, value: str) -> None: ...
 
 
 _MAX_ID = 2**31 - 1
@@ -102,31 +91,6 @@ _GO_SPACE = ("\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u200
 # ---------------------------------------------------------------- wording
 
 
-
-
-def _json_str(value: str) -> str:
-    """A string as Go's ``encoding/json`` writes it (HTML characters and
-    U+2028/U+2029 escaped, other non-ASCII as it is)."""
-    out = ['"']
-    for ch in value:
-        code = ord(ch)
-        if 0xD800 <= code <= 0xDFFF:
-            out.append("\ufffd")
-        elif ch in '"\\':
-            out.append("\\" + ch)
-        elif ch in _JSON_ESCAPES:
-            out.append(_JSON_ESCAPES[ch])
-        elif code < 0x20 or ch in "<>&\u2028\u2029":
-            out.append(f"\\u{code:04x}")
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)
-
-
-_JSON_ESCAPES = {"\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
-
-
 def _json(value: Any) -> str:
     """``json.Marshal`` of a value built by the helpers below: ``None`` is
     null, a dict a struct (its keys in order), a list a slice."""
@@ -143,17 +107,13 @@ def _json(value: Any) -> str:
     return "{" + ",".join(f"{_json_str(k)}:{_json(v)}" for k, v in value.items()) + "}"
 
 
-def _invalid_json(errs: _Sink, path: str, value: Any, detail: str) -> None:
+def _invalid_json(errs: _Errors, path: str, value: Any, detail: str) -> None:
     errs.items.append((path, f"Invalid value: {_json(value)}: {detail}"))
 
 
-def _invalid_bool(errs: _Sink, path: str, value: bool, detail: str) -> None:
+def _invalid_bool(errs: _Errors, path: str, value: bool, detail: str) -> None:
     errs.items.append((path, f"Invalid value: {_json(value)}: {detail}"))
 
-
-def _unsupported_json(errs: _Sink, path: str, value: str, supported: tuple[str, ...]) -> None:
-    allowed = ", ".join(_q(s) for s in supported)
-    errs.items.append((path, f"Unsupported value: {_json_str(value)}: supported values: {allowed}"))
 
 
 # ---------------------------------------------------------------- shapes
@@ -229,7 +189,7 @@ def _security_context_struct(sc: Mapping[str, Any]) -> dict[str, Any]:
 # ---------------------------------------------------------------- annotations
 
 
-def _descending_path(errs: _Sink, path: str, target: str) -> None:
+def _descending_path(errs: _Errors, path: str, target: str) -> None:
     """``validateLocalDescendingPath``: relative, no ``..`` element."""
     if target.startswith("/"):
         errs.invalid(path, target, "must be a relative path")
@@ -237,7 +197,7 @@ def _descending_path(errs: _Sink, path: str, target: str) -> None:
         errs.invalid(path, target, "must not contain '..'")
 
 
-def _seccomp_annotation(errs: _Sink, path: str, value: str) -> None:
+def _seccomp_annotation(errs: _Errors, path: str, value: str) -> None:
     if value in ("runtime/default", "docker/default", "unconfined"):
         return
     if value.startswith(_LOCALHOST):
@@ -246,7 +206,7 @@ def _seccomp_annotation(errs: _Sink, path: str, value: str) -> None:
     errs.invalid(path, value, "must be a valid seccomp profile")
 
 
-def pod_security_annotations(errs: _Sink, meta: Mapping[str, Any], spec: Mapping[str, Any]) -> None:
+def pod_security_annotations(errs: _Errors, meta: Mapping[str, Any], spec: Mapping[str, Any]) -> None:
     """The seccomp and AppArmor annotations (the end of
     ``ValidatePodSpecificAnnotations``): each seccomp profile a known one
     or ``localhost/`` and a relative path without ``..``; each AppArmor
@@ -277,7 +237,7 @@ def pod_security_annotations(errs: _Sink, meta: Mapping[str, Any], spec: Mapping
 # ---------------------------------------------------------------- profiles
 
 
-def _seccomp_field(errs: _Sink, profile: Mapping[str, Any] | None, path: str) -> None:
+def _seccomp_field(errs: _Errors, profile: Mapping[str, Any] | None, path: str) -> None:
     """``validateSeccompProfileField``."""
     if profile is None:
         return
@@ -285,7 +245,7 @@ def _seccomp_field(errs: _Sink, profile: Mapping[str, Any] | None, path: str) ->
     if not kind:
         errs.required(f"{path}.type", "type is required when seccompProfile is set")
     elif kind not in _PROFILE_TYPES:
-        _unsupported_json(errs, f"{path}.type", kind, _PROFILE_TYPES)
+        errs.unsupported_named(f"{path}.type", kind, _PROFILE_TYPES)
     local = _str(profile, "localhostProfile")
     if kind == "Localhost":
         if local is None:
@@ -297,7 +257,7 @@ def _seccomp_field(errs: _Sink, profile: Mapping[str, Any] | None, path: str) ->
                       "can only be set when seccomp type is Localhost")
 
 
-def _apparmor_field(errs: _Sink, profile: Mapping[str, Any] | None, path: str) -> None:
+def _apparmor_field(errs: _Errors, profile: Mapping[str, Any] | None, path: str) -> None:
     """``ValidateAppArmorProfileField``."""
     if profile is None:
         return
@@ -320,10 +280,10 @@ def _apparmor_field(errs: _Sink, profile: Mapping[str, Any] | None, path: str) -
     elif not kind:
         errs.required(f"{path}.type", "type is required when appArmorProfile is set")
     else:
-        _unsupported_json(errs, f"{path}.type", kind, _PROFILE_TYPES)
+        errs.unsupported_named(f"{path}.type", kind, _PROFILE_TYPES)
 
 
-def _windows_options(errs: _Sink, options: Mapping[str, Any] | None, path: str) -> None:
+def _windows_options(errs: _Errors, options: Mapping[str, Any] | None, path: str) -> None:
     """``validateWindowsSecurityContextOptions``."""
     if options is None:
         return
@@ -367,7 +327,7 @@ def _windows_options(errs: _Sink, options: Mapping[str, Any] | None, path: str) 
                       "runAsUserName's User cannot contain the following characters: \"/\\:;|=,+*?<>@[]")
 
 
-def _id(errs: _Sink, sc: Mapping[str, Any], key: str, path: str) -> None:
+def _id(errs: _Errors, sc: Mapping[str, Any], key: str, path: str) -> None:
     value = _int(sc, key)
     if value is not None and not 0 <= value <= _MAX_ID:
         errs.invalid(f"{path}.{key}", value, _ID_RANGE)
@@ -391,7 +351,7 @@ def _sysctl_namespace(name: str) -> str:
     return ""
 
 
-def _sysctls(errs: _Sink, sysctls: list[Any], spec: Mapping[str, Any], path: str) -> None:
+def _sysctls(errs: _Errors, sysctls: list[Any], spec: Mapping[str, Any], path: str) -> None:
     seen: set[str] = set()
     host_network = spec.get("hostNetwork") is True
     host_ipc = spec.get("hostIPC") is True
@@ -412,7 +372,7 @@ def _sysctls(errs: _Sink, sysctls: list[Any], spec: Mapping[str, Any], path: str
         seen.add(name)
 
 
-def pod_security_context(errs: _Sink, spec: Mapping[str, Any]) -> None:
+def pod_security_context(errs: _Errors, spec: Mapping[str, Any]) -> None:
     """``validatePodSpecSecurityContext`` then ``validateShareProcessNamespace``."""
     sc = _map(spec, "securityContext")
     path = "spec.securityContext"
@@ -428,22 +388,22 @@ def pod_security_context(errs: _Sink, spec: Mapping[str, Any]) -> None:
             _sysctls(errs, sysctls, spec, f"{path}.sysctls")
         policy = _str(sc, "fsGroupChangePolicy")
         if policy is not None and policy not in _FS_GROUP_POLICIES:
-            _unsupported_json(errs, f"{path}.fsGroupChangePolicy", policy, _FS_GROUP_POLICIES)
+            errs.unsupported_named(f"{path}.fsGroupChangePolicy", policy, _FS_GROUP_POLICIES)
         _seccomp_field(errs, _map(sc, "seccompProfile"), f"{path}.seccompProfile")
         _windows_options(errs, _map(sc, "windowsOptions"), f"{path}.windowsOptions")
         _apparmor_field(errs, _map(sc, "appArmorProfile"), f"{path}.appArmorProfile")
         policy = _str(sc, "supplementalGroupsPolicy")
         if policy is not None and policy not in _SUPPLEMENTAL_POLICIES:
-            _unsupported_json(errs, f"{path}.supplementalGroupsPolicy", policy, _SUPPLEMENTAL_POLICIES)
+            errs.unsupported_named(f"{path}.supplementalGroupsPolicy", policy, _SUPPLEMENTAL_POLICIES)
         policy = _str(sc, "seLinuxChangePolicy")
         if policy is not None and policy not in _SELINUX_POLICIES:
-            _unsupported_json(errs, f"{path}.seLinuxChangePolicy", policy, _SELINUX_POLICIES)
+            errs.unsupported_named(f"{path}.seLinuxChangePolicy", policy, _SELINUX_POLICIES)
     if spec.get("shareProcessNamespace") is True and spec.get("hostPID") is True:
         _invalid_bool(errs, "spec.shareProcessNamespace", True,
                       "ShareProcessNamespace and HostPID cannot both be enabled")
 
 
-def container_security_context(errs: _Sink, c: Mapping[str, Any], path: str, spec: Mapping[str, Any]) -> None:
+def container_security_context(errs: _Errors, c: Mapping[str, Any], path: str, spec: Mapping[str, Any]) -> None:
     """``ValidateSecurityContext`` of the container ``c`` at ``path``."""
     sc = _map(c, "securityContext")
     if sc is None:
@@ -454,7 +414,7 @@ def container_security_context(errs: _Sink, c: Mapping[str, Any], path: str, spe
     proc_mount = _str(sc, "procMount")
     if proc_mount is not None:
         if proc_mount not in _PROC_MOUNTS:
-            _unsupported_json(errs, f"{path}.procMount", proc_mount, _PROC_MOUNTS)
+            errs.unsupported_named(f"{path}.procMount", proc_mount, _PROC_MOUNTS)
         if proc_mount == "Unmasked" and spec.get("hostUsers") is not False:
             _invalid_json(errs, f"{path}.procMount", proc_mount, "`hostUsers` must be false to use `Unmasked`")
     _seccomp_field(errs, _map(sc, "seccompProfile"), f"{path}.seccompProfile")
@@ -470,7 +430,7 @@ def container_security_context(errs: _Sink, c: Mapping[str, Any], path: str, spe
     _apparmor_field(errs, _map(sc, "appArmorProfile"), f"{path}.appArmorProfile")
 
 
-def host_process_and_users(errs: _Sink, spec: Mapping[str, Any]) -> None:
+def host_process_and_users(errs: _Errors, spec: Mapping[str, Any]) -> None:
     """``validateWindowsHostProcessPod`` then ``validateHostUsers`` (their
     place in ``ValidatePodSpec``: after the topology spread constraints)."""
     pod_hp = _bool(_map(_map(spec, "securityContext"), "windowsOptions"), "hostProcess")
@@ -506,7 +466,7 @@ def host_process_and_users(errs: _Sink, spec: Mapping[str, Any]) -> None:
 # ---------------------------------------------------------------- annotations and fields
 
 
-def _seccomp_match(errs: _Sink, annotation: str, profile: Mapping[str, Any], path: str) -> None:
+def _seccomp_match(errs: _Errors, annotation: str, profile: Mapping[str, Any], path: str) -> None:
     kind = _str(profile, "type")
     if kind == "Unconfined" and annotation != "unconfined" or kind == "RuntimeDefault" and annotation not in (
             "runtime/default", "docker/default") or kind == "Localhost" and not annotation.startswith(_LOCALHOST):
@@ -515,7 +475,7 @@ def _seccomp_match(errs: _Sink, annotation: str, profile: Mapping[str, Any], pat
         errs.forbidden(f"{path}.localhostProfile", "seccomp profile in annotation and field must match")
 
 
-def annotations_match_fields(errs: _Sink, meta: Mapping[str, Any], spec: Mapping[str, Any]) -> None:
+def annotations_match_fields(errs: _Errors, meta: Mapping[str, Any], spec: Mapping[str, Any]) -> None:
     """The end of ``ValidatePodCreate``: where a seccomp annotation and
     field both say something they agree (the pod's, then each container's
     own), then likewise for AppArmor (a container's field, else the pod's;
