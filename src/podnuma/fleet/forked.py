@@ -145,7 +145,15 @@ class ForkedCluster:
                 with contextlib.suppress(OSError):
                     os.close(w)
         self.address = address
-        self.client = distributed.Client(self.cluster)  # type: ignore[no-untyped-call]
+        # The client reaches the scheduler of this same process in memory
+        # (Dask's ``inproc://`` transport, a listener added beside the
+        # workers' TCP one), not through a loopback socket: its messages
+        # are neither framed, serialised nor sent through the kernel, which
+        # saves about a millisecond of this process's CPU per task.
+        scheduler = self.cluster.scheduler
+        self.cluster.sync(scheduler.listen, "inproc://")
+        self.client = distributed.Client(  # type: ignore[no-untyped-call]
+            scheduler.listeners[-1].contact_address, loop=self.cluster.loop)
         self.watcher = threading.Thread(target=self._watch, name="podnuma-fleet-workers", daemon=True)
         self.watcher.start()
 
