@@ -24,6 +24,19 @@ same groups in the same order, so every choice of the CPU manager is the
 kubelet's. ``CPUInfo`` keeps the ids as reported; the ``CPUDetails``
 queries on sockets and uncore caches take and give keys.
 
+Socket and uncore-cache ids are any Go ``int`` (cadvisor reads them from
+``physical_package_id`` and ``cache/index*/id``), and the kubelet keeps them
+in maps and ``cpuset.CPUSet``s, where only their order and equality matter.
+A bit position as wide as such an id (``1 << 2**31``) would make every
+set of sockets a huge integer, so when the shifted ids do not all fit
+below :data:`DIRECT_KEY_LIMIT` the keys are the ids' ranks instead (0 for
+the smallest id, 1 for the next, ...; ``socket_offset`` / ``uncore_offset``
+are then ``None``): the same groups in the same order again.
+``socket_key`` / ``uncore_key`` give an id's key either way, and
+``socket_id`` / ``uncore_id`` the id back. Core ids are CPU ids and NUMA
+ids are bounded when the machine is read, so their tables are keyed by the
+ids themselves.
+
 ``Machine`` adds what the kubelet reads from cadvisor's ``MachineInfo.Topology``
 beyond CPUs: NUMA nodes (including memory-only ones), their memory and
 hugepage pools, the distance table, and device-plugin devices.
@@ -38,6 +51,7 @@ from podnuma.buildinfo import mypyc_attr
 from podnuma.machine.cpuset import CPUSet
 
 __all__ = [
+    "DIRECT_KEY_LIMIT",
     "CPUInfo",
     "CPUTopology",
     "CPUDetails",
@@ -79,6 +93,24 @@ class CPUInfo:
         return hash((self.numa_node, self.socket, self.core, self.uncore_cache))
 
 
+#: Socket and uncore-cache keys are the ids themselves (shifted past negative
+#: ids) while they all fit below this, the widest CPU mask of a machine
+#: Linux can run (8192 CPU ids); past it they are the ids' ranks.
+DIRECT_KEY_LIMIT = 8192
+
+
+def _group_keys(ids: Iterable[int]) -> tuple[dict[int, int], int | None]:
+    """The key of every distinct id in ``ids`` (order-preserving), and the
+    offset keys have from ids (``None`` when the keys are ranks)."""
+    distinct = sorted(set(ids))
+    if not distinct:
+        return {}, 0
+    offset = -min(0, distinct[0])
+    if distinct[-1] + offset < DIRECT_KEY_LIMIT:
+        return {i: i + offset for i in distinct}, offset
+    return {i: k for k, i in enumerate(distinct)}, None
+
+
 def _or_masks(groups: Mapping[int, int], ids: Iterable[int]) -> int:
     mask = 0
     for i in ids:
@@ -93,6 +125,20 @@ def _ids_of(groups: Mapping[int, int], mask: int) -> CPUSet:
         if gmask & mask:
             out |= 1 << gid
     return CPUSet.from_mask(out)
+
+
+def _key(keys: dict[int, int], offset: int | None, gid: int) -> int:
+    found = keys.get(gid)
+    if found is not None:
+        return found
+    return -1 if offset is None else gid + offset
+
+
+def _id_of_key(keys: dict[int, int], key: int) -> int:
+    for gid, k in keys.items():
+        if k == key:
+            return gid
+    raise TopologyError(f"no group has key {key}")
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
@@ -119,6 +165,8 @@ class CPUTopology:
         "all_mask",
         "socket_offset",
         "uncore_offset",
+        "socket_keys",
+        "uncore_keys",
         "_within",
         "picker_tables",
     )
@@ -134,9 +182,10 @@ class CPUTopology:
         num_uncore_caches: int | None = None,
     ) -> None:
         self.cpu_info: dict[int, CPUInfo] = dict(sorted(cpu_info.items()))
-        # negative socket (and so uncore-cache) ids: keys shifted to start at 0
-        socket_offset = -min(0, min((i.socket for i in self.cpu_info.values()), default=0))
-        uncore_offset = -min(0, min((i.uncore_cache for i in self.cpu_info.values()), default=0))
+        # negative socket (and so uncore-cache) ids: keys shifted to start at 0;
+        # huge ones: keys are ranks (see the module's docstring)
+        socket_keys, socket_offset = _group_keys(i.socket for i in self.cpu_info.values())
+        uncore_keys, uncore_offset = _group_keys(i.uncore_cache for i in self.cpu_info.values())
         core_masks: dict[int, int] = {}
         socket_masks: dict[int, int] = {}
         numa_masks: dict[int, int] = {}
@@ -145,14 +194,16 @@ class CPUTopology:
         for cpu, info in self.cpu_info.items():
             bit = 1 << cpu
             all_mask |= bit
-            socket = info.socket + socket_offset
-            uncore = info.uncore_cache + uncore_offset
+            socket = socket_keys[info.socket]
+            uncore = uncore_keys[info.uncore_cache]
             core_masks[info.core] = core_masks.get(info.core, 0) | bit
             socket_masks[socket] = socket_masks.get(socket, 0) | bit
             numa_masks[info.numa_node] = numa_masks.get(info.numa_node, 0) | bit
             uncore_masks[uncore] = uncore_masks.get(uncore, 0) | bit
-        self.socket_offset = socket_offset
-        self.uncore_offset = uncore_offset
+        self.socket_offset: int | None = socket_offset
+        self.uncore_offset: int | None = uncore_offset
+        self.socket_keys = socket_keys
+        self.uncore_keys = uncore_keys
         self.core_masks = core_masks
         self.socket_masks = socket_masks
         self.numa_masks = numa_masks
@@ -202,12 +253,21 @@ class CPUTopology:
         return self._info(cpu).socket
 
     def socket_key(self, socket_id: int) -> int:
-        """The key of socket ``socket_id`` in ``socket_masks``."""
-        return socket_id + self.socket_offset
+        """The key of socket ``socket_id`` in ``socket_masks`` (-1, no
+        group's key, for an id the machine does not have when keys are ranks)."""
+        return _key(self.socket_keys, self.socket_offset, socket_id)
 
     def uncore_key(self, uncore_cache_id: int) -> int:
         """The key of uncore cache ``uncore_cache_id`` in ``uncore_masks``."""
-        return uncore_cache_id + self.uncore_offset
+        return _key(self.uncore_keys, self.uncore_offset, uncore_cache_id)
+
+    def socket_id(self, key: int) -> int:
+        """The socket id (as reported) whose key is ``key``."""
+        return _id_of_key(self.socket_keys, key)
+
+    def uncore_id(self, key: int) -> int:
+        """The uncore-cache id (as reported) whose key is ``key``."""
+        return _id_of_key(self.uncore_keys, key)
 
     def cpu_numa_node_id(self, cpu: int) -> int:
         return self._info(cpu).numa_node

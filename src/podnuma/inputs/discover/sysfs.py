@@ -114,14 +114,30 @@ def _read(file: Path) -> str | None:
         raise _err(f"cannot read: {err.strerror or err}", file) from None
 
 
+def _int64(digits: str) -> int | None:
+    """``digits`` (``[+-]?[0-9]+``) as a Go ``int`` (64 bits), ``None`` when
+    out of range. The value is not converted when its digits alone show
+    that it is out of range: a file of a million digits is no work (and
+    Python refuses to convert more than 4300)."""
+    if len(digits.lstrip("+-").lstrip("0")) > 19:
+        return None
+    n = int(digits)
+    return n if -(2**63) <= n < 2**63 else None
+
+
+def _shown(value: str) -> str:
+    """``value`` for a message: its first 40 characters when longer."""
+    return repr(value) if len(value) <= 40 else f"{value[:40]!r}... ({len(value)} characters)"
+
+
 def _atoi(file: Path, text: str) -> int:
     """``strconv.Atoi`` of the trimmed content."""
     value = text.strip()
     if not _INT.fullmatch(value):
-        raise _err(f"invalid integer {value!r}", file)
-    n = int(value)
-    if not -(2**63) <= n < 2**63:  # (Go's int, as Atoi parses it)
-        raise _err(f"invalid integer {value!r}: value out of range", file)
+        raise _err(f"invalid integer {_shown(value)}", file)
+    n = _int64(value)
+    if n is None:  # (Go's int, as Atoi parses it)
+        raise _err(f"invalid integer {_shown(value)}: value out of range", file)
     return n
 
 
@@ -274,10 +290,21 @@ class _SysFs:
             m = pattern.match(text) if text is not None else None
             if m is None:
                 raise _CacheUnreadable
-            return int(m.group(1))
+            # fmt.Sscanf's %d: the id and the level are an int (64 bits), the
+            # size a uint64 (no sign); out of range, it is an error
+            digits = m.group(1)
+            if name == "size":
+                n = None if digits[0] in "+-" or len(digits.lstrip("0")) > 20 else int(digits)
+                if n is not None and n >= 2**64:
+                    n = None
+            else:
+                n = _int64(digits)
+            if n is None:
+                raise _CacheUnreadable
+            return n
 
         cache_id = scan("id", _SCAN_INT)
-        size = scan("size", _SCAN_SIZE) * 1024
+        size = scan("size", _SCAN_SIZE) * 1024 % 2**64  # (a uint64, times 1024)
         level = scan("level", _SCAN_INT)
         cache_type = _read(directory / "type")
         cpu_map = _read(directory / "shared_cpu_map")
