@@ -22,10 +22,12 @@ A benchmark, not a test.
 
     python bench/bench_scaling.py [--sizes 1000,10000,100000] [-o json|yaml|table]
         [--input json|yaml] [--topology-policy POLICY] [--memory-static]
-        [--timeout SECONDS] [--variant LABEL=PYTHON[:SRC] ...]
+        [--timeout SECONDS] [--variant LABEL=PYTHON[:SRC] ...] [--colour]
 
 ``--input yaml`` writes the scenarios as YAML instead of JSON (either is
-read in one pass, a step at a time). Under ``--topology-policy restricted``
+read in one pass, a step at a time). ``--colour`` runs the child with
+``FORCE_COLOR=1``: the table (``-o table``) with its colours, as on a
+terminal, into the output file. Under ``--topology-policy restricted``
 or ``single-numa-node`` the scenario is written by playing this
 checkout's engine along, so that no step removes a pod the node rejected.
 """
@@ -138,10 +140,12 @@ def _admission(head: dict[str, Any]) -> Any:
 
 
 def run_one(
-    path: Path, output: str, timeout: float, python: str = sys.executable, src: str | None = None
+    path: Path, output: str, timeout: float, python: str = sys.executable, src: str | None = None,
+    colour: bool = False,
 ) -> tuple[float, float, int, int] | None:
     """(seconds, CPU seconds, peak RSS bytes, output bytes) of one
-    ``simulate`` run, or ``None`` if it ran past ``timeout``."""
+    ``simulate`` run, or ``None`` if it ran past ``timeout``; ``colour``:
+    with ``FORCE_COLOR=1`` (without ``NO_COLOR``)."""
     out_path = path.with_suffix(f".out.{output}")
     env = dict(os.environ)
     # bytecode caching on, as an installed or checked-out podnuma has it:
@@ -149,6 +153,9 @@ def run_one(
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     if src is not None:
         env["PYTHONPATH"] = src
+    if colour:
+        env["FORCE_COLOR"] = "1"
+        env.pop("NO_COLOR", None)
     with out_path.open("wb") as sink:
         t0 = time.perf_counter()
         proc = subprocess.Popen(
@@ -201,6 +208,8 @@ def main() -> None:
     ap.add_argument("--memory-static", action="store_true")
     ap.add_argument("--timeout", type=float, default=1800.0, help="per size, seconds")
     ap.add_argument("--variant", action="append", default=[], metavar="LABEL=PYTHON[:SRC]")
+    ap.add_argument("--colour", action="store_true",
+                    help="the child run with FORCE_COLOR=1 (the table's colours, as on a terminal)")
     args = ap.parse_args()
     variants: list[tuple[str, str, str | None]] = []
     for v in args.variant:
@@ -220,7 +229,8 @@ def main() -> None:
     sizes = [int(s) for s in args.sizes.split(",") if s]
     print(f"podnuma simulate FILE.{args.input} -o {args.output}; "
           f"topology policy {args.topology_policy}; "
-          f"memory manager {'Static' if args.memory_static else 'None'}")
+          f"memory manager {'Static' if args.memory_static else 'None'}"
+          f"{'; FORCE_COLOR=1' if args.colour else ''}")
     print(f"load average {os.getloadavg()[0]:.1f}; CPU: the child's user + system time")
     print(f"{'variant':<16} {'steps':>8} {'seconds':>9} {'us/step':>8} {'CPU s':>8} "
           f"{'CPU us/step':>12} {'peak RSS':>10} {'output':>10} {'CPU vs first':>13}")
@@ -234,7 +244,7 @@ def main() -> None:
                            sort_keys=False)
         )
         for _label, python, src in variants:
-            run_one(warm, args.output, args.timeout, python, src)
+            run_one(warm, args.output, args.timeout, python, src, args.colour)
         for n in sizes:
             path = Path(tmp) / f"scenario-{n}.{args.input}"
             doc = scenario(n, config)
@@ -245,7 +255,7 @@ def main() -> None:
             )
             first: float | None = None
             for label, python, src in variants:
-                res = run_one(path, args.output, args.timeout, python, src)
+                res = run_one(path, args.output, args.timeout, python, src, args.colour)
                 if res is None:
                     print(f"{label:<16} {n:>8} {'> ' + str(int(args.timeout)) + ' s':>9}   (stopped)")
                     continue

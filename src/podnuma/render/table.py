@@ -154,19 +154,47 @@ def cell_of(parts: CellParts) -> RenderableType:
     return cpu_list(text) if kind == CELL_CPUS else name(text)
 
 
+#: cells met again and again (a container's isolation, NUMA nodes, memory
+#: and hint), by kind and style, then text: the same object each time, so
+#: that the spool of :mod:`podnuma.render.table_stream` pickles it once a
+#: block and reads it back once (at most :data:`_PARTS_KNOWN` of each)
+_known_parts: dict[str, dict[str, CellParts]] = {}
+_PARTS_KNOWN = 4096
+
+
+def _kept_parts(kind: str, text: str, style: str = "") -> CellParts:
+    """``_parts(kind, text, style)``, the same object for the same cell
+    while it is kept (:data:`_known_parts`)."""
+    known = _known_parts.get(kind + style)
+    if known is None:
+        known = _known_parts[kind + style] = {}
+    got = known.get(text)
+    if got is None:
+        if len(known) >= _PARTS_KNOWN:
+            known.clear()
+        got = known[text] = (kind, ((text, style),))
+    return got
+
+
 def _container_parts(c: ContainerResult) -> list[CellParts]:
-    label = [(c.name, "")]
-    if c.type != "app":
-        label.append((f" ({c.type})", "yellow"))
-    for res, ids in sorted(c.devices.items()):
-        label.append((f"\n{res}: {','.join(ids)}", "blue"))
+    if c.type == "app" and not c.devices:
+        label: CellParts = (CELL_NAME, ((c.name, ""),))
+    else:
+        pieces = [(c.name, "")]
+        if c.type != "app":
+            pieces.append((f" ({c.type})", "yellow"))
+        for res, ids in sorted(c.devices.items()):
+            pieces.append((f"\n{res}: {','.join(ids)}", "blue"))
+        label = (CELL_NAME, tuple(pieces))
+    isolation = c.isolation
+    hint = c.topology_hint
     return [
-        (CELL_NAME, tuple(label)),
-        _parts(CELL_CPUS, _cpus(c.cpus), "bold" if c.isolation == "container" else ""),
-        _parts(CELL_TEXT, _ISOLATION_TEXT.get(c.isolation, c.isolation), _ISOLATION_STYLE.get(c.isolation, "")),
-        _parts(CELL_TEXT, _numa_list(c.mems)),
-        _parts(CELL_TEXT, _memory(c.memory)),
-        _parts(CELL_TEXT, _hint_text(c.topology_hint), _hint_style(c.topology_hint)),
+        label,
+        (CELL_CPUS, ((_cpus(c.cpus), "bold" if isolation == "container" else ""),)),
+        _kept_parts(CELL_TEXT, _ISOLATION_TEXT.get(isolation, isolation), _ISOLATION_STYLE.get(isolation, "")),
+        _kept_parts(CELL_TEXT, _numa_list(c.mems)),
+        _kept_parts(CELL_TEXT, _memory(c.memory)),
+        _kept_parts(CELL_TEXT, _hint_text(hint), _hint_style(hint)),
     ]
 
 
@@ -175,10 +203,9 @@ def _container_cells(c: ContainerResult) -> list[RenderableType]:
 
 
 def _pod_parts(step: StepResult) -> CellParts:
-    pieces = [(step.pod, "bold")]
     if step.qos_class:
-        pieces.append((f"\n{step.qos_class}", "dim"))
-    return CELL_NAME, tuple(pieces)
+        return CELL_NAME, ((step.pod, "bold"), (f"\n{step.qos_class}", "dim"))
+    return CELL_NAME, ((step.pod, "bold"),)
 
 
 def _result_text(step: StepResult) -> str:
@@ -195,13 +222,22 @@ def _result_text(step: StepResult) -> str:
 
 
 def _result_parts(step: StepResult) -> CellParts:
+    if step.op == "addPod" and step.admitted:
+        return _ADMITTED
+    if step.op == "removePod":
+        return _REMOVED
     text = _result_text(step)
     if step.op != "addPod":
         return _parts(CELL_TEXT, text, "yellow")
-    if step.admitted:
-        return _parts(CELL_TEXT, text, "green")
     head, _, reason = text.partition("\n")
     return CELL_TEXT, ((head + "\n", "bold red"), (reason, "red"))
+
+
+_ADMITTED: CellParts = (CELL_TEXT, (("✓ admitted", "green"),))
+_REMOVED: CellParts = (CELL_TEXT, (("removed", "yellow"),))
+_POD_BUDGET: CellParts = (CELL_TEXT, (("(pod budget)", "italic magenta"),))
+_POD_POOL: CellParts = (CELL_TEXT, (("pod", "magenta"),))
+_SHARED_POOL: CellParts = (CELL_TEXT, (("(shared pool)", "dim italic"),))
 
 
 class _RunInfo(Protocol):
@@ -250,18 +286,18 @@ def step_parts(step: StepResult, shared: CPUSet) -> list[PartsRow]:
     (``shared``: the CPUs of the shared pool after it, :func:`_shared_pool`);
     the last one ends the step."""
     rows: list[PartsRow] = []
-    head: tuple[CellParts, ...] = (_parts(CELL_TEXT, str(step.index)), _pod_parts(step),
+    head: tuple[CellParts, ...] = ((CELL_TEXT, ((str(step.index), ""),)), _pod_parts(step),
                                    _result_parts(step))
     blank = (_BLANK_PARTS, _BLANK_PARTS, _BLANK_PARTS)
     if step.pod_allocation is not None:
         alloc = step.pod_allocation
         rows.append(((
             *head,
-            _parts(CELL_TEXT, "(pod budget)", "italic magenta"),
-            _parts(CELL_CPUS, _cpus(alloc.cpus), "bold"),
-            _parts(CELL_TEXT, "pod", "magenta"),
-            _parts(CELL_TEXT, _numa_list(tuple(sorted({i for b in alloc.memory for i in b.numa_nodes})))),
-            _parts(CELL_TEXT, _memory(alloc.memory)),
+            _POD_BUDGET,
+            (CELL_CPUS, ((_cpus(alloc.cpus), "bold"),)),
+            _POD_POOL,
+            _kept_parts(CELL_TEXT, _numa_list(tuple(sorted({i for b in alloc.memory for i in b.numa_nodes})))),
+            _kept_parts(CELL_TEXT, _memory(alloc.memory)),
             _BLANK_PARTS,
         ), False))
         head = blank
@@ -270,8 +306,8 @@ def step_parts(step: StepResult, shared: CPUSet) -> list[PartsRow]:
         head = blank
     rows.append(((
         *head,
-        _parts(CELL_TEXT, "(shared pool)", "dim italic"),
-        _parts(CELL_CPUS, _cpus(shared), "dim"),
+        _SHARED_POOL,
+        (CELL_CPUS, ((_cpus(shared), "dim"),)),
         _BLANK_PARTS, _BLANK_PARTS, _BLANK_PARTS, _BLANK_PARTS,
     ), True))
     return rows

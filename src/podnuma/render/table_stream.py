@@ -218,6 +218,24 @@ class _Widest:
                 held = {r for _, r in best.values()}
                 self.kept = {k: v for k, v in self.kept.items() if k in held}
 
+    def add_parts(self, cells: tuple[tables.CellParts, ...]) -> None:
+        """:meth:`add` of the plain cells of ``cells`` (:func:`plain_cells`),
+        made only where a cell might hold a column's widest: a row whose
+        every cell, as its pieces' text, is ASCII and no longer than its
+        column's two widest so far is only counted (its plain cells, that
+        text without control codes, are no longer)."""
+        best = self.best
+        for c, (kind, pieces_) in enumerate(cells):
+            text = pieces_[0][0] if len(pieces_) == 1 else "".join(piece for piece, _ in pieces_)
+            low_best, high_best = best.get(2 * c), best.get(2 * c + 1)
+            n = len(text)
+            if (low_best is None or high_best is None or n > high_best[0]
+                    or (n if kind != NAME else min(n, NAME_PIECE_MAX)) > low_best[0]
+                    or not text.isascii()):
+                self.add(plain_cells(cells))
+                return
+        self.count += 1
+
     def rows(self) -> list[tables._Row]:
         return [([rich_cell(cell) for cell in self.kept[r]], False)
                 for r in sorted({r for _, r in self.best.values()})]
@@ -274,7 +292,7 @@ class StreamedTable:
         widest = self.widest
         if self.styled:
             for parts in tables.step_parts(step, tables._shared_pool(step, self.head)):
-                widest.add(plain_cells(parts[0]))
+                widest.add_parts(parts[0])
                 block.append(parts)
         else:
             for row in step_rows(step, self.head.machine):
@@ -379,6 +397,7 @@ class StreamedTable:
             # per column shown: its cells' index in a row, how a cell is
             # drawn, and its blank line (a cell with fewer lines than its row)
             columns: list[tuple[int, Callable[[Any], list[str]], str]] = []
+            rooms: list[int] = []  # the width each column's cells are drawn in
             shown = [i for i, (column, _) in enumerate(tables._COLUMNS) if column not in hidden]
             for j, (column, w) in enumerate(zip(probe.columns, widths, strict=True)):
                 cell = list(probe._get_cells(console, j, column))[-1]  # (the row's, after the header's)
@@ -389,6 +408,7 @@ class StreamedTable:
                 options = console.options.update(width=w, justify=column.justify, no_wrap=column.no_wrap,
                                                  overflow=column.overflow, height=None,
                                                  highlight=column.highlight)
+                rooms.append(w - padding.left - padding.right)
                 columns.append((shown[j], functools.partial(draw, (padding.right, padding.left), options, style),
                                 render_buffer([Segment(" " * w, style)])))
             divider = render_buffer([Segment(probe.box.mid_vertical, Style.null())])
@@ -398,27 +418,40 @@ class StreamedTable:
         head = _drawn([], True, hidden, fixed, console)
         between = _between(hidden, fixed, console)
         known: list[dict[Any, list[str]]] = [{} for _ in columns]
-        shaped: list[dict[Any, _Shape | None]] = [{} for _ in columns]
+        # per column: its cells' index in a row, their lines drawn so far,
+        # how a cell is drawn, the shapes drawn (and the room they have)
+        plan = [(i, cache, drawer, Shapes(room))
+                for (i, drawer, _), cache, room in zip(columns, known, rooms, strict=True)]
+        blanks = [blank for _, _, blank in columns]
+        styled = self.styled
         text: list[str] = [head]
         pending = False  # a step ended: the line between steps before the next row
         for cells, end in self._read():
             if pending:
                 text.append(between)
             lines: list[list[str]] = []
-            for (i, drawer, _), cache, shapes in zip(columns, known, shaped, strict=True):
+            height = 1
+            for i, cache, drawer, shapes in plan:
                 cell = cells[i]
                 got = cache.get(cell)
                 if got is None:
-                    got = _through_shape(cell, self.styled, shapes, drawer)
+                    got = _through_shape(cell, styled, shapes, drawer)
                     if len(cache) >= _KNOWN:
                         cache.clear()
                     cache[cell] = got
                 lines.append(got)
-            height = max(1, *map(len, lines))
-            for n in range(height):
-                line = divider.join(got[n] if n < len(got) else blank
-                                    for got, (_, _, blank) in zip(lines, columns, strict=True)) + "\n"
-                text.append(line if terminal else "".join(part.rstrip() + "\n" for part in line.splitlines()))
+                if len(got) > height:
+                    height = len(got)
+            if height == 1 and all(lines):
+                row = [divider.join([got[0] for got in lines]) + "\n"]
+            else:
+                row = [divider.join([got[n] if n < len(got) else blank
+                                     for got, blank in zip(lines, blanks, strict=True)]) + "\n"
+                       for n in range(height)]
+            if terminal:
+                text.extend(row)
+            else:
+                text.extend(part.rstrip() + "\n" for line in row for part in line.splitlines())
             pending = end
             _write_some(out, text)
         out.write("".join(text))
@@ -525,27 +558,72 @@ _SHAPE_CHAR = "x"
 #: per kind of cell, the characters its shape keeps (and not kept)
 _KEPT = {TEXT: re.compile(r"\n"), CPUS: re.compile(r"[,\n]"), NAME: re.compile(r"[-/._\n]")}
 _NOT_KEPT = {TEXT: re.compile(r"[^\n]"), CPUS: re.compile(r"[^,\n]"), NAME: re.compile(r"[^-/._\n]")}
+#: the runs of :data:`_SHAPE_CHAR` in a drawn line (kept, between the text around them)
+_RUNS = re.compile(f"({_SHAPE_CHAR}+)")
 #: a cell's lines as drawn with its shape's text: per line, the text between
 #: the runs of :data:`_SHAPE_CHAR` and, as ints, those runs' lengths
 _Shape = list[list[str | int]]
+#: a shape as it is kept: a cell of one line drawn as one line, its
+#: characters in one run, as the text before and after that run; else the
+#: lines of :data:`_Shape`
+_Kept = tuple[str, str] | _Shape
 
 
-def _shape_of(cell: Any, styled: bool) -> tuple[Any, str] | None:
+class Shapes(dict[Any, "_Kept | None"]):
+    """The shapes drawn for a column (:func:`_through_shape`), and the
+    width its cells are drawn in (``room``: the column's width less its
+    pads; ``None``: not known)."""
+
+    def __init__(self, room: int | None = None) -> None:
+        super().__init__()
+        self.room = room
+
+
+def _xs(text: str) -> str:
+    """``text`` with each character made :data:`_SHAPE_CHAR` but its line breaks."""
+    if "\n" not in text:
+        return _SHAPE_CHAR * len(text)
+    return "\n".join(_SHAPE_CHAR * len(line) for line in text.split("\n"))
+
+
+def _shape_of(cell: Any, styled: bool, room: int | None = None) -> tuple[Any, str] | None:
     """The cell of the same kind and styles as ``cell`` whose every
     character is :data:`_SHAPE_CHAR` but those its kind keeps (:data:`_KEPT`:
     line breaks, and the break points of a CPU list or a name), and
     ``cell``'s other characters, in order;
     ``None`` for a cell with a character that is not printable ASCII, or
     with a space (rich draws such a cell by its characters: where it
-    wraps, what it trims)."""
+    wraps, what it trims). Given the width the cell is drawn in
+    (``room``), a cell whose every line fits it keeps its line breaks
+    only: rich breaks none of its lines, so its break points change
+    nothing (a shape of one line for all the cells of that length)."""
     if styled:
         kind, pieces_ = cell
-        text = "".join(piece for piece, _ in pieces_)
+        text = pieces_[0][0] if len(pieces_) == 1 else "".join(piece for piece, _ in pieces_)
     else:
         kind, text = cell[0], cell[1:]
-    unbroken = text.replace("\n", "")
+    if "\n" in text:
+        unbroken = text.replace("\n", "")
+        lines = text.split("\n")
+        fits = room is not None and max(map(len, lines)) <= room
+    else:
+        unbroken = text
+        fits = room is not None and len(text) <= room
     if not text or " " in text or not (unbroken.isascii() and unbroken.isprintable()):
         return None
+    if fits:
+        if styled:
+            return (kind, tuple((_xs(piece), style) for piece, style in pieces_)), unbroken
+        return kind + _xs(text), unbroken
+    if room is not None and kind != TEXT and unbroken is text and (not styled or len(pieces_) == 1):
+        # a CPU list or a name of one line and one style that wraps: its
+        # lines as it wraps them (:func:`podnuma.render.wrap.plain_lines`,
+        # at the offsets it draws them), each as a line of the shape, cut
+        # no further (a piece wider than the room is cut to it)
+        lines = plain_lines([text], _CPU_BREAK if kind == CPUS else _NAME_BREAK, room)
+        shape = "\n".join(_SHAPE_CHAR * len(line) for line in lines)
+        if "".join(lines) == text and max(map(len, lines)) <= room:
+            return ((kind, ((shape, pieces_[0][1]),)) if styled else kind + shape), text
     chars = _KEPT[kind].sub("", text)
     shaped = _NOT_KEPT[kind].sub
     if styled:
@@ -553,10 +631,11 @@ def _shape_of(cell: Any, styled: bool) -> tuple[Any, str] | None:
     return kind + shaped(_SHAPE_CHAR, text), chars
 
 
-def _through_shape(cell: Any, styled: bool, shapes: dict[Any, _Shape | None],
+def _through_shape(cell: Any, styled: bool, shapes: dict[Any, _Kept | None],
                    drawn: Callable[[Any], list[str]]) -> list[str]:
     """``drawn(cell)`` (a cell's lines as the console writes them), made
-    from the lines of its shape (:func:`_shape_of`), drawn once per shape
+    from the lines of its shape (:func:`_shape_of`; ``shapes``' ``room``,
+    when it is :class:`Shapes`), drawn once per shape
     and column, with the cell's characters put back in order. Rich draws
     a cell of printable ASCII without spaces by its styles, its line
     breaks, its break points and the lengths between them alone, so long
@@ -564,27 +643,63 @@ def _through_shape(cell: Any, styled: bool, shapes: dict[Any, _Shape | None],
     shape whose drawn lines do not hold its runs of :data:`_SHAPE_CHAR`
     whole (one cut there, or by a style changing within it), or that
     holds an operating system command (a link's: its address may hold an
-    x), is not used (``None``), and its cells are drawn by ``drawn``."""
-    got = _shape_of(cell, styled)
+    x), is not used (``None``), and its cells are drawn by ``drawn``.
+    Given the room, a shape of one style and several lines, none of them
+    empty, that keeps no character but its line breaks is drawn a line at
+    a time (rich draws each line of such a cell
+    apart, its lines the lines of each: a shape of one line serves all
+    the lines of its length)."""
+    room = getattr(shapes, "room", None)
+    got = _shape_of(cell, styled, room)
     if got is None:
         return drawn(cell)
     shape_cell, chars = got
-    if shape_cell in shapes:
-        shape = shapes[shape_cell]
-    else:
+    if room is not None:
+        kind, pieces_ = shape_cell if styled else (shape_cell[0], ((shape_cell[1:], ""),))
+        if len(pieces_) == 1 and "\n" in pieces_[0][0]:
+            shape_text, style = pieces_[0]
+            lines = shape_text.split("\n")
+            # (every character but the line breaks made x: none kept)
+            if all(lines) and len(chars) == len(shape_text) - len(lines) + 1:
+                out: list[str] = []
+                at = 0
+                for line in lines:
+                    one = _shaped((kind, ((line, style),)) if styled else kind + line,
+                                  chars[at:at + len(line)], styled, shapes, drawn)
+                    if one is None:
+                        return drawn(cell)
+                    out += one
+                    at += len(line)
+                return out
+    made = _shaped(shape_cell, chars, styled, shapes, drawn)
+    return drawn(cell) if made is None else made
+
+
+def _shaped(shape_cell: Any, chars: str, styled: bool, shapes: dict[Any, _Kept | None],
+            drawn: Callable[[Any], list[str]]) -> list[str] | None:
+    """The lines of the cell of shape ``shape_cell`` and characters
+    ``chars`` (:func:`_through_shape`), from the shape drawn once (kept in
+    ``shapes``); ``None`` where the shape is not used."""
+    shape = shapes.get(shape_cell, _UNKNOWN)
+    if shape is _UNKNOWN:
         lines = drawn(shape_cell)
-        parts = [re.split(f"({_SHAPE_CHAR}+)", line) for line in lines]
+        parts = [_RUNS.split(line) for line in lines]
         runs = [len(p) for line in parts for p in line[1::2]]
         text = "".join(piece for piece, _ in shape_cell[1]) if styled else shape_cell[1:]
         whole = [len(run) for run in _KEPT[shape_cell[0]].split(text) if run]
         # (an OSC sequence, a link's, may hold an x of its own)
-        shape = ([[p if k % 2 == 0 else len(p) for k, p in enumerate(line)] for line in parts]
-                 if runs == whole and not any("\x1b]" in line for line in lines) else None)
+        shape = None
+        if runs == whole and not any("\x1b]" in line for line in lines):
+            shape = [[p if k % 2 == 0 else len(p) for k, p in enumerate(line)] for line in parts]
+            if len(parts) == 1 and len(parts[0]) == 3:  # one line, one run
+                shape = (parts[0][0], parts[0][2])
         if len(shapes) >= _KNOWN:
             shapes.clear()
         shapes[shape_cell] = shape
     if shape is None:
-        return drawn(cell)
+        return None
+    if isinstance(shape, tuple):
+        return [shape[0] + chars + shape[1]]
     out: list[str] = []
     at = 0
     for line in shape:
@@ -597,6 +712,10 @@ def _through_shape(cell: Any, styled: bool, shapes: dict[Any, _Shape | None],
                 pieces_.append(part)
         out.append("".join(pieces_))
     return out
+
+
+#: not yet in a column's shapes
+_UNKNOWN: Any = object()
 
 
 def _blank_row() -> list[RenderableType]:
