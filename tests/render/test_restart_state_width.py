@@ -323,3 +323,23 @@ def test_state_inspect_narrow_says_what_it_left_out(state_dir: Path) -> None:
 def test_state_inspect_json_ignores_the_width(state_dir: Path) -> None:
     args = ["state", "inspect", str(state_dir), "-o", "json"]
     assert run(args, 40) == run(args, None)
+
+
+def test_header_colour_rules_on_a_long_table_mark_the_header_lines_only() -> None:
+    """The colour rules of the fitted tables (a header wrapped on up to four
+    lines, the line above the rule) on a table of 2,000 rows of 200
+    characters: exactly the header lines are matched. (The rules were
+    written with nested ``.*\\S.*``, which backtracks on every long line:
+    this text took minutes; a linear rule takes milliseconds.)"""
+    import re
+
+    from podnuma.render.state import HEADER_LINES_RULE, STATE_COLOURS
+
+    header = ["pod      outcome", "         before", "  CPUs   after"]
+    rows = [("x " * 100).rstrip()] * 2000
+    text = "\n".join([*rows, "", *header, "─────── ───────", *rows]) + "\n"
+    starts = {text.index(line + "\n─") if i == 2 else text.index(line + "\n") for i, line in enumerate(header)}
+    multi = {m.start() for m in re.finditer(HEADER_LINES_RULE[0], text)}
+    last = {m.start() for m in re.finditer(STATE_COLOURS[0][0], text)}
+    assert multi | last == starts
+    assert last == {text.index(header[2] + "\n─")}

@@ -19,7 +19,7 @@ __all__ = ["HEADER_RULES", "painted", "wants_colour"]
 #: the header of a :func:`~podnuma.render.state.fitted_table` (the line above
 #: its rule) in bold, the rule dim
 HEADER_RULES: tuple[tuple[str, str], ...] = (
-    (r"(?m)^.*\S.*$(?=\n─)", "bold"),
+    (r"(?m)^[^\S\n]*+\S.*$(?=\n─)", "bold"),
     (r"(?m)^─[─ ]*$", "dim"),
 )
 

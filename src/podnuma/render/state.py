@@ -24,14 +24,14 @@ __all__ = [
 
 #: a :func:`fitted_table`'s header wrapped on more than one line: the lines
 #: above its last (bold too, as that one is)
-HEADER_LINES_RULE = (r"(?m)^.*\S.*$(?=(?:\n.*\S.*){1,3}\n─)", "bold")
+HEADER_LINES_RULE = (r"(?m)^[^\S\n]*+\S.*$(?=(?:\n[^\S\n]*+\S.*){1,3}\n─)", "bold")
 
 #: the colours of :func:`render_state_text` on a terminal
 #: (:func:`~podnuma.render.colour.painted`): the headers, and the
 #: inconsistencies (none: green); a wrapped line's continuation (indented
 #: 4) coloured as its first
 STATE_COLOURS: tuple[tuple[str, str], ...] = (
-    (r"(?m)^.*\S.*$(?=\n─)", "bold"),  # (a table's header: the line above its rule)
+    (r"(?m)^[^\S\n]*+\S.*$(?=\n─)", "bold"),  # (a table's header: the line above its rule)
     HEADER_LINES_RULE,
     (r"(?m)^─[─ ]*$", "dim"),
     (r"(?m)^kubelet state in .*(?:\n {4}.*)*", "bold"),
