@@ -7,7 +7,7 @@ from __future__ import annotations
 from podnuma.analysis.restart import KEPT, MOVED, REJECTED, UNKNOWN, UPSTREAM_ISSUE, RestartReport
 from podnuma.fieldkit import inert
 from podnuma.render.colour import HEADER_RULES
-from podnuma.render.state import HEADER_LINES_RULE, fitted_table, output_width, wrapped
+from podnuma.render.state import HEADER_LINES_RULE, fitted_table, output_width, shown, wrapped
 
 __all__ = ["RESTART_COLOURS", "render_restart", "restart_lines"]
 
@@ -61,7 +61,7 @@ def restart_lines(r: RestartReport) -> list[str]:
         lines.append(f"  CPUs taken by nobody after the restart: {t.taken_by_nobody} ({t.taken_by_nobody_cpus})")
     if r.next_start is not None:
         lines.append(f"  the next kubelet start fails: {r.next_start}")
-    return lines
+    return [shown(line) for line in lines]  # (names and messages from files escaped)
 
 
 def render_restart(r: RestartReport, *, wide: bool = False, width: int | None = None) -> str:
@@ -88,22 +88,22 @@ def render_restart(r: RestartReport, *, wide: bool = False, width: int | None = 
     for o in r.pods:
         after = o.after
         row = [
-            o.ref + (" (pod-level)" if o.pod_level else ""),
+            shown(o.ref) + (" (pod-level)" if o.pod_level else ""),
             _MARK[o.outcome],
             str(o.before.cpus) or "-",
             "-" if after is None else (str(after.cpus) or "-"),
             ",".join(map(str, o.before.numa)) or "-",
             "-" if after is None else (",".join(map(str, after.numa)) or "-"),
-            o.reason or "",
+            shown(o.reason or ""),
         ]
         if wide:
-            row += [o.created or "-", "-" if o.step is None else str(o.step), o.why]
+            row += [shown(o.created or "-"), "-" if o.step is None else str(o.step), shown(o.why)]
         rows.append(row)
     if len(rows) > 1:
         out += fitted_table(rows, width, drop=_DROP_WIDE if wide else _DROP, cpus=_CPU_COLUMNS,
                             whole=("outcome", "created"))
     else:
-        out.append("no pod runs on the node")
+        out += wrapped("no pod runs on the node", width)
     out.append("")
     paras = []  # (what follows the table)
     for o in r.pods:

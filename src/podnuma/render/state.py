@@ -10,6 +10,7 @@ from collections.abc import Collection, Mapping, Sequence
 
 from podnuma.analysis.state import StateReport
 from podnuma.cm.memorymanager.state import Block
+from podnuma.fieldkit import inert
 from podnuma.units import format_bytes
 
 __all__ = [
@@ -19,6 +20,7 @@ __all__ = [
     "fitted_table",
     "output_width",
     "render_state_text",
+    "shown",
     "wrapped",
 ]
 
@@ -35,8 +37,8 @@ STATE_COLOURS: tuple[tuple[str, str], ...] = (
     HEADER_LINES_RULE,
     (r"(?m)^─[─ ]*$", "dim"),
     (r"(?m)^kubelet state in .*(?:\n {4}.*)*", "bold"),
-    (r"(?m)^no inconsistencies$", "green"),
-    (r"(?m)^[0-9]+ inconsistenc(y|ies):$", "bold red"),
+    (r"(?m)^no\s+inconsistencies$", "green"),
+    (r"(?m)^[0-9]+\s+inconsistenc(y|ies):$", "bold red"),
     (r"(?m)^  \[[^\]\n]+\] .*(?:\n {4}.*)*", "yellow"),
 )
 
@@ -48,6 +50,14 @@ LEFT_OUT = "(left out to fit {width} columns: {columns}; -o json has them)"
 _WHOLE = re.compile(r"[\s\S]+")
 
 
+def shown(text: object) -> str:
+    """A text from a file (a pod's UID, a container's name, a directory) as
+    the tables and lines show it: its control characters and line breaks
+    escaped (:func:`~podnuma.fieldkit.inert`), a tab too (``\\t``), so each
+    character takes the cells it is measured at."""
+    return inert(str(text)).replace("\t", "\\t")
+
+
 def _bytes(value: int) -> str:
     return format_bytes(value, largest="Gi")
 
@@ -56,14 +66,14 @@ def _blocks(blocks: tuple[Block, ...]) -> str:
     if not blocks:
         return "-"
     return ", ".join(
-        f"{b.type} {_bytes(b.size)} @{','.join(map(str, b.numa_affinity))}" for b in blocks
+        f"{shown(b.type)} {_bytes(b.size)} @{','.join(map(str, b.numa_affinity))}" for b in blocks
     )
 
 
 def _devices(devices: Mapping[str, tuple[str, ...]]) -> str:
     if not devices:
         return "-"
-    return ", ".join(f"{r} {','.join(ids)}" for r, ids in devices.items())
+    return ", ".join(f"{shown(r)} {shown(','.join(ids))}" for r, ids in devices.items())
 
 
 def output_width(width: int | None = None) -> int:
@@ -79,10 +89,11 @@ def output_width(width: int | None = None) -> int:
 
 def wrapped(text: str, width: int, hang: int = 0) -> list[str]:
     """A line of prose wrapped at ``width`` (:func:`~podnuma.render.wrap.paragraph`),
-    its continuation lines indented by ``hang``."""
+    its continuation lines indented by ``hang``; what it quotes from files
+    escaped (:func:`shown`)."""
     from podnuma.render.wrap import paragraph
 
-    return paragraph(text, width, hang=hang)
+    return paragraph(shown(text), width, hang=hang)
 
 
 def fitted_table(
@@ -102,14 +113,18 @@ def fitted_table(
     that order while the table cannot fit without cutting a word, and a
     note saying which (:data:`LEFT_OUT`). Only when the columns left cannot
     fit either is a piece cut, each line it is cut at marked
-    (:data:`~podnuma.render.wrap.CUT_MARK`). Every line is at most
-    ``width`` cells wide, except where no layout can be (fewer than 2
-    cells a column)."""
+    (:data:`~podnuma.render.wrap.CUT_MARK`); a column is never narrower
+    than its widest character and the mark, the columns at the right left
+    out (and named) while those cannot fit. Every line is at most
+    ``width`` cells wide, except where no layout can be (the first column
+    alone wider than ``width``). The cells' control characters are
+    escaped (:func:`shown`; a cell's lines stay lines)."""
     from rich.cells import cell_len
     from rich.text import Text
 
-    from podnuma.render.wrap import Breakable, cpu_list, spread_width, words
+    from podnuma.render.wrap import Breakable, cpu_list, narrowest_cut, spread_width, words
 
+    rows = [["\n".join(shown(line) for line in text.split("\n")) for text in r] for r in rows]
     head = list(rows[0])
 
     def cell(col: str, text: str) -> Breakable:
@@ -134,25 +149,34 @@ def fitted_table(
     def needed(cols: list[int], spans: list[int]) -> int:
         return sum(spans[i] for i in cols) + 2 * (len(cols) - 1)
 
+    # (the narrowest a column can be cut to: its widest character and the mark)
+    floor = [
+        min(lo[i], narrowest_cut("".join([head[i], *(r[i].plain for r in body)]).replace("\n", "")))
+        for i in range(len(head))
+    ]
     left_out: list[str] = []
-    shown = list(range(len(head)))
+    kept = list(range(len(head)))
     for col in (c for c in drop if c in head):
-        if needed(shown, lo) <= width:
+        if needed(kept, lo) <= width:
             break
         left_out.append(col)
-        shown = [i for i in shown if head[i] not in left_out]
+        kept = [i for i in kept if head[i] not in left_out]
+    while len(kept) > 1 and needed(kept, floor) > width:  # (not even cut: the last ones left out)
+        left_out.append(head[kept[-1]])
+        kept = kept[:-1]
     # the room shared as explain's containers table shares it, the cells
     # made whole before the headers (a header wraps at its spaces first)
-    if needed(shown, hi) <= width:
-        widths = [hi[i] for i in shown]
-    elif needed(shown, whole_cells) <= width:
-        widths = spread_width([whole_cells[i] for i in shown], [hi[i] for i in shown], width - needed(shown, whole_cells))
-    elif needed(shown, lo) <= width:
-        widths = spread_width([lo[i] for i in shown], [whole_cells[i] for i in shown], width - needed(shown, lo))
+    if needed(kept, hi) <= width:
+        widths = [hi[i] for i in kept]
+    elif needed(kept, whole_cells) <= width:
+        widths = spread_width([whole_cells[i] for i in kept], [hi[i] for i in kept], width - needed(kept, whole_cells))
+    elif needed(kept, lo) <= width:
+        widths = spread_width([lo[i] for i in kept], [whole_cells[i] for i in kept], width - needed(kept, lo))
     else:  # (nothing left to leave out: the widest columns narrowed, their pieces cut and marked)
-        widths = [lo[i] for i in shown]
-        while sum(widths) + 2 * (len(widths) - 1) > width and max(widths) > 2:
-            widest = max(range(len(widths)), key=lambda k: widths[k])
+        widths = [lo[i] for i in kept]
+        least = [floor[i] for i in kept]
+        while sum(widths) + 2 * (len(widths) - 1) > width and any(w > f for w, f in zip(widths, least, strict=True)):
+            widest = max((k for k in range(len(widths)) if widths[k] > least[k]), key=lambda k: widths[k])
             widths[widest] -= 1
 
     def draw(cells: list[Breakable]) -> list[str]:
@@ -166,10 +190,10 @@ def fitted_table(
             for k in range(height)
         ]
 
-    out = draw([header[i] for i in shown])
+    out = draw([header[i] for i in kept])
     out.append("  ".join("─" * w for w in widths))
     for r in body:
-        out += draw([r[i] for i in shown])
+        out += draw([r[i] for i in kept])
     if left_out:
         out += wrapped(LEFT_OUT.format(width=width, columns=", ".join(left_out)), width, 1)
     return out
@@ -209,7 +233,7 @@ def render_state_text(report: StateReport, *, width: int | None = None) -> str:
     with_devices = devices is not None and devices.error is None
     rows = [["pod", "container", "CPUs", "NUMA", "memory", *(["devices"] if with_devices else [])]]
     for p in report.pods:
-        label = str(p.ref) if p.ref is not None else p.uid
+        label = shown(p.ref if p.ref is not None else p.uid)
         first = True
         if p.cpus is not None or p.memory:
             numa = sorted({n for b in p.memory for n in b.numa_affinity})
@@ -220,7 +244,7 @@ def render_state_text(report: StateReport, *, width: int | None = None) -> str:
         for c in p.containers:
             rows.append([
                 label if first else "",
-                c.name,
+                shown(c.name),
                 str(c.cpus) if c.cpus is not None else "-",
                 ",".join(map(str, c.numa_nodes)) or "-",
                 _blocks(c.memory),
@@ -228,11 +252,11 @@ def render_state_text(report: StateReport, *, width: int | None = None) -> str:
             ])  # fmt: skip
             first = False
         if p.ref is not None:
-            rows.append(["  " + p.uid, "", "", "", "", *([""] if with_devices else [])])
+            rows.append(["  " + shown(p.uid), "", "", "", "", *([""] if with_devices else [])])
     if len(rows) > 1:
         lines += fitted_table(rows, width, drop=("devices", "memory"), cpus=("CPUs", "NUMA"))
     else:
-        lines.append("no pod holds an assignment")
+        lines += wrapped("no pod holds an assignment", width)
     if files.memory is not None and files.memory.machine_state:
         lines.append("")
         mrows = [["NUMA", "type", "total", "systemReserved", "allocatable", "reserved", "free", "assignments"]]
@@ -249,8 +273,8 @@ def render_state_text(report: StateReport, *, width: int | None = None) -> str:
     lines.append("")
     if report.issues:
         n = len(report.issues)
-        lines.append(f"{n} inconsistenc{'y' if n == 1 else 'ies'}:")
+        lines += wrapped(f"{n} inconsistenc{'y' if n == 1 else 'ies'}:", width)
         lines += [line for i in report.issues for line in wrapped(f"  [{i.kind}] {i.message}", width, 4)]
     else:
-        lines.append("no inconsistencies")
+        lines += wrapped("no inconsistencies", width)
     return "\n".join(lines) + "\n"

@@ -63,10 +63,18 @@ def make_console(file: IO[str] | None = None, *, width: int | None = None) -> Co
     """A console writing to ``file`` (default: stdout): styles and colours on
     a terminal or with ``FORCE_COLOR`` (the terminal's width, or
     ``COLUMNS``), plain text otherwise and always with ``NO_COLOR`` (the
-    terminal's width, else :func:`plain_width` columns)."""
+    terminal's width, else :func:`plain_width` columns). A ``COLUMNS`` of
+    no use (0, negative, not a number) is ignored on a terminal as into a
+    pipe: the terminal's own width, else :func:`plain_width`'s."""
     probe = Console(file=file)
     stream = probe.file
     tty = bool(getattr(stream, "isatty", lambda: False)())
+    if width is None and tty and "COLUMNS" in os.environ and plain_width(0) == 0:
+        try:
+            width = os.get_terminal_size(stream.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            width = 0
+        width = width if width > 0 else plain_width()
     if probe.is_terminal and not os.environ.get("NO_COLOR"):
         if width is None and not tty:  # FORCE_COLOR into a pipe: the plain width
             width = plain_width()

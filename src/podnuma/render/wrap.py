@@ -29,6 +29,7 @@ __all__ = [
     "cpu_list",
     "marked_lines",
     "name",
+    "narrowest_cut",
     "paragraph",
     "spread_width",
     "pieces",
@@ -224,8 +225,9 @@ def _fill(text: str, pattern: re.Pattern[str], inner: re.Pattern[str] | None, fi
     own and is broken at ``inner``'s break points, and one of those still
     wider is cut, each line it is cut at ended by :data:`CUT_MARK`. A line
     after the first starts at a word (the spaces of the break left out);
-    trailing spaces are taken off. A line is at least 2 cells wide (one
-    character and the mark)."""
+    trailing spaces are taken off. A line is wider than its width only
+    where no layout can be narrower: one character (2 cells when it is
+    wide) and the mark."""
     lines: list[str] = []
     cur = ""
     width = max(2, first)
@@ -262,7 +264,13 @@ def _fill(text: str, pattern: re.Pattern[str], inner: re.Pattern[str] | None, fi
             while n < len(piece) and used + cell_len(piece[n]) <= room:
                 used += cell_len(piece[n])
                 n += 1
-            n = max(n, 1)
+            if n == 0 and cur:  # (not even one character and the mark after it: a line of its own)
+                if cur.strip():
+                    emit()
+                else:
+                    cur = ""
+                continue
+            n = max(n, 1)  # (no layout can: one character and the mark wider than the line)
             cur += piece[:n] + CUT_MARK
             piece = piece[n:]
             emit()
@@ -290,13 +298,19 @@ def marked_lines(
     return out
 
 
+def narrowest_cut(text: str) -> int:
+    """The narrowest line ``text`` can be cut into: its widest character
+    and :data:`CUT_MARK` (2 cells at least)."""
+    return max(2, max((cell_len(c) for c in set(text)), default=1) + cell_len(CUT_MARK))
+
+
 def paragraph(text: str, width: int, *, hang: int = 0) -> list[str]:
     """A line of prose at ``width`` terminal cells: broken at spaces, a word
     wider than the line at a name's separators (``-``, ``/``, ``.``,
     ``_``), and cut (:data:`CUT_MARK`) only when one of those pieces is
     wider still; the lines after the first indented by ``hang`` spaces (by
     4 when ``hang`` is more than half the width, and by at most half)."""
-    hang = max(0, min(hang if hang <= width // 2 else 4, width // 2))
+    hang = max(0, min(hang if hang <= width // 2 else 4, width // 2, width - narrowest_cut(text)))
     lines = _fill(text, _SPACE_BREAK, _NAME_BREAK, width, width - hang)
     return lines[:1] + [" " * hang + line if line else line for line in lines[1:]]
 
