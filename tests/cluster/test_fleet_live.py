@@ -97,8 +97,9 @@ def test_live_cluster_reads_like_the_dump(example_cluster: ControlPlane) -> None
     live = {n.name: _strip(replay_node(n, w)) for n in fleet.nodes if n.name in names}
     files = {n.name: _strip(replay_node(n, w)) for n in dump.nodes}
     assert live == files
-    # The NodeResourceTopology objects came from the API server.
-    assert any("<live cluster> noderesourcetopologies" in n.topology_source for n in fleet.nodes)
+    # The NodeResourceTopology objects came from the API server (named by
+    # the API path listed, as a dump of them by its file).
+    assert any(n.topology_source == f"NodeResourceTopology <live cluster> {NRT_PATH}" for n in fleet.nodes)
     # A node without a configz file: the API server's proxy cannot reach a
     # kubelet there (the node has no address), so its configz is not
     # readable, it is said so, and the node groups of fleet.yaml stand in.

@@ -152,13 +152,22 @@ class _Api:
 
     def __init__(self) -> None:
         self.answers: dict[str, str] = {}
+        #: how many times each ``path[?continue=TOKEN]`` was asked
+        self.asked: dict[str, int] = {}
+        #: answers that change as they are asked again: ``hook(key, times
+        #: asked)``, else ``answers[key]``
+        self.hook: Callable[[str, int], str | None] | None = None
         api = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:  # noqa: N802 (the handler's name)
                 path, _, query = self.path.partition("?")
                 token = parse_qs(query).get("continue")
-                body = api.answers.get(f"{path}?continue={token[0]}" if token else path)
+                key = f"{path}?continue={token[0]}" if token else path
+                api.asked[key] = api.asked.get(key, 0) + 1
+                body = api.hook(key, api.asked[key]) if api.hook else None
+                if body is None:
+                    body = api.answers.get(key)
                 code = 200
                 if body is None:
                     code, body = 404, json.dumps({"kind": "Status", "apiVersion": "v1", "status": "Failure",
@@ -239,15 +248,98 @@ def test_a_list_answer_without_kubernetes_objects_is_one_line_naming_it(
 
 
 @pytest.mark.parametrize("path", [NODES, PODS, NRTS], ids=["nodes", "pods", "nrts"])
-def test_an_empty_list_answer_is_zero_objects(api: tuple[_Api, Path], path: str) -> None:
+def test_an_empty_list_answer_is_zero_objects(api: tuple[_Api, Path], tmp_path: Path, path: str) -> None:
+    """An empty list is 0 objects of its kind, as its dump is. An empty list
+    of nodes beside pods bound to nodes is what the dumps of them are: no
+    node, and the pods bound to a node not in the nodes dump, the command's
+    one line naming the pods' list (exit 2), not a report of 0 nodes (a
+    cluster whose nodes answer is empty while pods run on nodes is an
+    answer that cannot be right)."""
     a, kc = api
-    a.answers[path] = '{"apiVersion": "v1", "kind": "List", "metadata": {}, "items": []}'
+    empty = '{"apiVersion": "v1", "kind": "List", "metadata": {}, "items": []}'
+    a.answers[path] = empty
     code, out, err = _live(kc)
+    if path == NODES:
+        d = tmp_path / "dumps"
+        d.mkdir()
+        (d / "nodes.json").write_text(empty)
+        (d / "pods.json").write_text(_example("pods.json"))
+        r = CliRunner().invoke(cli, ["fleet", "analyze", str(d), "-o", "json"])
+        said = _line(r.exit_code, r.stdout, r.stderr)
+        assert said.startswith(f"error: {d / 'pods.json'}: ") and said.endswith(
+            "which is not in the nodes dump: not replayed")
+        assert _line(code, out, err) == said.replace(str(d / "pods.json"), f"<live cluster> {PODS}")
+        return
     assert code == 0, err
     doc = json.loads(out)
-    if path == NODES:
-        assert doc["nodes"] == []
-    elif path == PODS:
+    if path == PODS:
         assert len(doc["nodes"]) == 5 and doc["fleet"]["podsInDumps"] == 0
     else:
         assert len(doc["nodes"]) == 5
+
+
+# -- a list's pages: bounded together, as one dump file is -------------------
+
+def _paged(items: list[Any], tokens: list[str]) -> dict[str, str]:
+    """``items`` served in ``len(tokens) + 1`` pages, each asking for the
+    next with its token."""
+    n = len(tokens) + 1
+    size = -(-len(items) // n)
+    out: dict[str, str] = {}
+    for i in range(n):
+        meta = {"continue": tokens[i]} if i < len(tokens) else {}
+        key = PODS if i == 0 else f"{PODS}?continue={tokens[i - 1]}"
+        out[key] = json.dumps({"kind": "PodList", "apiVersion": "v1", "metadata": meta,
+                               "items": items[i * size:(i + 1) * size]})
+    return out
+
+
+def test_a_continue_token_answered_again_is_one_line_naming_the_list(api: tuple[_Api, Path]) -> None:
+    """A server that answers ``continue=again`` with ``again`` once more
+    would be listed for ever (its pages, and the memory they take, without
+    end): the token seen before is the command's one line naming the list.
+    (The stub gives up after 50 times, so that a reader that does not see
+    it ends too: with every pod counted 50 times.)"""
+    a, kc = api
+    pods = json.loads(_example("pods.json"))
+    again = json.dumps({**pods, "metadata": {"continue": "again"}})
+    last = json.dumps({**pods, "metadata": {}})
+    a.answers[PODS] = again
+    a.hook = lambda key, times: (again if times < 50 else last) if key == f"{PODS}?continue=again" else None
+    assert _line(*_live(kc)) == (f"error: <live cluster> {PODS}: the continue token 'again' was "
+                                 "answered before: the list's pages repeat")
+    assert a.asked[f"{PODS}?continue=again"] == 1
+
+
+def test_the_pages_of_a_list_together_are_within_the_limit_of_one_dump(
+    api: tuple[_Api, Path], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each page within the byte limit, all of them not: the limit of one
+    dump file (the list is one), the command's one line naming the list."""
+    from podnuma.fleet import live
+
+    a, kc = api
+    items = json.loads(_example("pods.json"))["items"]
+    a.answers.update(_paged(items, ["p2"]))
+    limit = 80_000
+    assert all(len(t) < limit for t in a.answers.values())
+    assert sum(len(a.answers[k]) for k in (PODS, f"{PODS}?continue=p2")) > limit
+    monkeypatch.setattr(live, "FLEET_LIMITS", live.FLEET_LIMITS.with_bytes(limit))
+    assert _line(*_live(kc)) == (f"error: <live cluster> {PODS}: larger than the limit of {limit} "
+                                 "bytes (the pages of the list together)")
+
+
+def test_the_pages_of_a_list_are_at_most_a_limit(api: tuple[_Api, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pages without end, each with a new token: at most ``MAX_PAGES`` of
+    them are read, the command's one line naming the list past it."""
+    from podnuma.fleet import live
+
+    a, kc = api
+    items = json.loads(_example("pods.json"))["items"]
+    a.answers.update(_paged(items, [f"p{i}" for i in range(2, 7)]))  # 6 pages
+    monkeypatch.setattr(live, "MAX_PAGES", 6)
+    code, out, err = _live(kc)
+    assert code == 0, err
+    assert json.loads(out)["fleet"]["podsInDumps"] == len(items)
+    monkeypatch.setattr(live, "MAX_PAGES", 5)
+    assert _line(*_live(kc)) == f"error: <live cluster> {PODS}: more than the limit of 5 pages"

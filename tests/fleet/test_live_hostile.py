@@ -35,9 +35,6 @@ from .test_empty_dumps import NODES, NOTHING, NRTS, PODS, _Api, _line, _live, _s
 LIVE = "<live cluster>"
 #: each list's dump file, as kubectl writes it
 DUMPS = {NODES: "nodes.json", PODS: "pods.json", NRTS: "noderesourcetopologies.json"}
-#: the name the live read gives the NodeResourceTopology objects it read
-#: (a node's topology source, and the notes on it), where their dump is named
-OBJECTS_NAME = f"{LIVE} noderesourcetopologies"
 
 
 def _items(name: str) -> list[Any]:
@@ -85,14 +82,10 @@ def _serve(api: tuple[_Api, Path], answers: dict[str, str]) -> tuple[int, str, s
     return code, out, err
 
 
-def _said(doc: dict[str, Any], names: dict[str, str], live: bool = False) -> list[tuple[Any, ...]]:
+def _said(doc: dict[str, Any], names: dict[str, str]) -> list[tuple[Any, ...]]:
     """The issues of the report naming one of ``names`` (an API path, or
-    the file standing for it; ``live``: the live read's names, the
-    NodeResourceTopology objects' too), with that name put back as the API
-    path."""
+    the file standing for it), with that name put back as the API path."""
     back = {v: k for k, v in names.items()}
-    if live:
-        back[OBJECTS_NAME] = NRTS
     return [(i["severity"], i.get("node"), back[i["file"]], i.get("path"), i["message"])
             for i in doc["issues"] if i.get("file") in back]
 
@@ -105,8 +98,9 @@ def api(tmp_path: Path) -> Iterator[tuple[_Api, Path]]:
         yield served
 
 
-def _pods_by_node(doc: dict[str, Any]) -> dict[str, int]:
-    return {n["name"]: n["podCount"] for n in doc["nodes"]}
+def _pods_by_node(doc: dict[str, Any]) -> dict[str, tuple[int, Any]]:
+    """Each node's pods: those counted, and those replayed."""
+    return {n["name"]: (n["podCount"], n.get("baseline", {}).get("pods")) for n in doc["nodes"]}
 
 
 def _alike(api: tuple[_Api, Path], tmp_path: Path, answers: dict[str, str]) -> list[tuple[Any, ...]]:
@@ -120,7 +114,7 @@ def _alike(api: tuple[_Api, Path], tmp_path: Path, answers: dict[str, str]) -> l
     assert _pods_by_node(live) == _pods_by_node(files)
     counts = ("nodes", "podsInDumps", "podsWithoutNode", "podsOnNodes", "podsDumpedTwice")
     assert {k: live["fleet"][k] for k in counts} == {k: files["fleet"][k] for k in counts}
-    said = _said(live, {p: f"{LIVE} {p}" for p in names}, live=True)
+    said = _said(live, {p: f"{LIVE} {p}" for p in names})
     assert said == _said(files, names)
     return said
 
@@ -252,3 +246,75 @@ def test_an_nrt_answer_without_objects_and_no_node_is_one_line(api: tuple[_Api, 
     assert _line(*_serve(api, answers)) == f"error: {LIVE} {NRTS}: {msg}"
     code, out, err, names = _files(tmp_path, answers)
     assert _line(code, out, err) == f"error: {names[NRTS]}: {msg}"
+
+
+def test_a_configz_answer_with_a_repeated_key_is_read_as_its_file(api: tuple[_Api, Path], tmp_path: Path) -> None:
+    """A configuration with a key given twice: decoded as the kubelet's
+    lenient decoding does (the last one, and a warning of the repeated
+    field), as a configz file of it is; not thrown away for the kubelet's
+    defaults. Every note on it names the API path."""
+    text = ('{"kubeletconfig": {"cpuManagerPolicy": "static", "cpuManagerPolicy": "none", '
+            '"reservedSystemCPUs": "0"}}')
+    said = _alike(api, tmp_path, {CONFIGZ: text})
+    assert not any("not usable" in s[4] for s in said)
+    code, out, err = _live(api[1])
+    doc = json.loads(out)
+    n = next(n for n in doc["nodes"] if n["name"] == NODE)
+    assert n["configSource"] == f"configz {LIVE} {CONFIGZ}"
+    (tmp_path / "again").mkdir()
+    fcode, fout, ferr, names = _files(tmp_path / "again", {CONFIGZ: text})
+
+    def repeated(doc: dict[str, Any], name: str) -> list[tuple[Any, ...]]:
+        return [(i["severity"], i.get("path"), i["message"], i.get("file", "").replace(name, "NAME"))
+                for i in doc["issues"] if i.get("node") == NODE and "cpuManagerPolicy" in i["message"]]
+
+    mine = repeated(doc, f"{LIVE} {CONFIGZ}")
+    assert mine and mine == repeated(json.loads(fout), names[CONFIGZ])
+    assert all("NAME" in m[3] for m in mine)
+
+
+@pytest.mark.parametrize("what", ["a Pod", "a List"])
+def test_a_configz_answer_of_kubernetes_objects_is_read_as_its_file(
+    api: tuple[_Api, Path], tmp_path: Path, what: str,
+) -> None:
+    """A configz answer that holds Kubernetes objects (a Pod, a List of
+    pods) is read as a file of them is: its pods counted and replayed."""
+    pod = {**PODS_[0], "metadata": {**PODS_[0]["metadata"], "name": "from-configz", "uid": "u-configz"}}
+    text = json.dumps(pod if what == "a Pod" else {"kind": "List", "apiVersion": "v1", "items": [pod]})
+    _alike(api, tmp_path, {CONFIGZ: text})
+    code, out, err = _live(api[1])
+    doc = json.loads(out)
+    assert doc["fleet"]["podsInDumps"] == len(PODS_) + 1
+    n = next(n for n in doc["nodes"] if n["name"] == pod["spec"]["nodeName"])
+    assert n["podCount"] == 1 + sum(p["spec"].get("nodeName") == n["name"] for p in PODS_)
+
+
+def test_nrt_issues_name_the_api_path_at_the_item(api: tuple[_Api, Path], tmp_path: Path) -> None:
+    """A NodeResourceTopology object the report notes is named by the API
+    path listed, at its place in the list (``items[0].zones...``), as its
+    dump is named by the file and the same field path; the nodes' topology
+    source names the API path."""
+    nrts = _items("noderesourcetopologies.json")
+    broken = {**nrts[0], "zones": [{**nrts[0]["zones"][0], "name": 5}, *nrts[0]["zones"][1:]]}
+    text = json.dumps({"kind": "NodeResourceTopologyList", "apiVersion": "topology.node.k8s.io/v1alpha2",
+                       "items": [broken, *nrts[1:]]})
+    code, out, err = _live(api[1])
+    sources = [n["topologySource"] for n in json.loads(out)["nodes"]]
+    assert f"NodeResourceTopology {LIVE} {NRTS}" in sources, sources
+    said = _alike(api, tmp_path, {NRTS: text})
+    paths = [s[3] for s in said if s[2] == NRTS and s[3]]
+    assert paths and all(p.startswith("items[0].") for p in paths), said
+
+
+def test_pods_in_a_nodes_answer_are_replayed_as_from_its_file(api: tuple[_Api, Path], tmp_path: Path) -> None:
+    """A nodes answer that is a List of Nodes and Pods: its pods counted
+    and replayed on their nodes, as from a nodes dump of it."""
+    extra = [{**p, "metadata": {**p["metadata"], "name": f"in-nodes-{i}", "uid": f"u-in-nodes-{i}"}}
+             for i, p in enumerate(PODS_[:3])]
+    text = json.dumps({"kind": "List", "apiVersion": "v1", "items": [*NODES_, *extra]})
+    _alike(api, tmp_path, {NODES: text})
+    code, out, err = _live(api[1])
+    doc = json.loads(out)
+    assert doc["fleet"]["podsInDumps"] == len(PODS_) + 3
+    n = next(n for n in doc["nodes"] if n["name"] == extra[0]["spec"]["nodeName"])
+    assert n["podCount"] == sum(p["spec"].get("nodeName") == n["name"] for p in [*PODS_, *extra])

@@ -283,20 +283,8 @@ def _classify(path: Path, scan: Scan, hold: bool = False, base: Path | None = No
             scan.issues.append(Issue("error", _no_objects(None) or "", file=name))
         return
     if is_configz(doc):
-        cfg = doc["kubeletconfig"]
-        bad = configz_problem(cfg, path.stem, name)
-        if bad is not None:
-            scan.issues.append(bad)
-            return
-        if path.suffix.lower() not in (".yaml", ".yml"):
-            # again with every key as written: the kubelet's strict decoding
-            # reports duplicate fields, which a mapping no longer holds
-            try:
-                again = json.loads(text or "", object_pairs_hook=json_object_pairs)
-                cfg = again["kubeletconfig"]
-            except (InputError, ValueError, KeyError, TypeError):
-                pass
-        scan.configz[path.stem] = (cfg, name)
+        read_configz(doc, None if path.suffix.lower() in (".yaml", ".yml") else text,
+                     path.stem, name, scan)
         return
     if _is_map(doc) and doc.get("kind") == FLEET_KIND:
         scan.groups.extend(_load_groups(doc, path, base))
@@ -315,6 +303,26 @@ def is_configz(doc: Any) -> bool:
     """Whether a parsed document is a kubelet's configz
     (``{"kubeletconfig": ...}``, that key alone)."""
     return _is_map(doc) and "kubeletconfig" in doc and len(doc) == 1
+
+
+def read_configz(doc: Any, text: str | None, node: str, name: str, scan: Scan) -> None:
+    """The configz ``doc`` (:func:`is_configz`) of node ``node``, read from
+    ``name`` (a file, or a live answer's API path), into ``scan``, or its
+    problem as an issue. ``text``: the JSON it was parsed from (``None``
+    for YAML), read again with every key as written: the kubelet's strict
+    decoding reports duplicate fields, which a mapping no longer holds."""
+    cfg = doc["kubeletconfig"]
+    bad = configz_problem(cfg, node, name)
+    if bad is not None:
+        scan.issues.append(bad)
+        return
+    if text is not None:
+        try:
+            again = json.loads(text, object_pairs_hook=json_object_pairs)
+            cfg = again["kubeletconfig"]
+        except (InputError, ValueError, KeyError, TypeError, RecursionError):
+            pass
+    scan.configz[node] = (cfg, name)
 
 
 def configz_problem(cfg: Any, node: str, name: str) -> Issue | None:

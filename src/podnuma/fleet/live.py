@@ -33,15 +33,16 @@ from typing import Any
 
 from podnuma.errors import InputError
 from podnuma.fieldkit import field_path, wrong_type
+from podnuma.fleet.files import parse_document
 from podnuma.fleet.inputs import (
     Based,
     FleetInputs,
     Scan,
     _no_objects,
     assemble,
-    configz_problem,
     is_configz,
     merge_scan,
+    read_configz,
     read_objects,
     scan_files,
     walk_inputs,
@@ -62,6 +63,10 @@ from podnuma.inputs.limits import FLEET_LIMITS
 __all__ = ["load_live", "read_kubeconfig", "PAGE"]
 
 PAGE = 500
+#: the most pages of one list read (500 objects each: 5 million objects,
+#: far more than a cluster holds); its bytes together are bounded as one
+#: dump file's are (the fleet byte limit)
+MAX_PAGES = 10_000
 LIVE = "<live cluster>"
 #: the lists read, named in messages by their API path
 NODES = f"{LIVE} /api/v1/nodes"
@@ -69,13 +74,24 @@ PODS = f"{LIVE} /api/v1/pods"
 NRTS = f"{LIVE} /apis/topology.node.k8s.io/v1alpha2/noderesourcetopologies"
 
 
-def _answer(resp: Any, what: str) -> Any:
-    """An API answer's JSON, read through the one bounded path (at most the
-    fleet byte limit is read)."""
+def _body(resp: Any, what: str, room: int | None = None) -> bytes:
+    """An API answer's bytes, read through the one bounded path: at most
+    ``room`` (default: the fleet byte limit, as for one dump file) and one
+    more, that limit's error naming ``what`` past it."""
     limit = FLEET_LIMITS.max_bytes
+    room = limit if room is None else room
     read = getattr(resp, "read", None)
-    data = read(limit + 1) if callable(read) else resp.data
-    return load_json(data, name=what, limits=FLEET_LIMITS)
+    data = read(room + 1) if callable(read) else resp.data
+    if len(data) > room:
+        together = " (the pages of the list together)" if room < limit else ""
+        raise InputError(f"larger than the limit of {limit} bytes{together}", file=what)
+    return bytes(data)
+
+
+def _answer(resp: Any, what: str, room: int | None = None) -> Any:
+    """An API answer's JSON (:func:`_body`, ``room``: the bytes left of the
+    limit)."""
+    return load_json(_body(resp, what, room), name=what, limits=FLEET_LIMITS)
 
 
 def _pages(call: Callable[..., Any], what: str = LIVE, kind: str = "", api_version: str = "",
@@ -90,16 +106,33 @@ def _pages(call: Callable[..., Any], what: str = LIVE, kind: str = "", api_versi
     that holds no Kubernetes object (``{}``, a ``NodeList`` without
     ``items``, ``[]``...) is the error a dump file of it is
     (:func:`~podnuma.fleet.inputs._no_objects`), naming the list; an empty
-    list is none of its kind."""
+    list is none of its kind.
+
+    The pages of one list are one dump: their bytes together within the
+    limit of one dump file (:data:`~podnuma.inputs.limits.FLEET_LIMITS`),
+    at most :data:`MAX_PAGES` of them, and a ``continue`` token answered
+    before (a server that would be listed for ever) is an error naming
+    the list."""
     docs: list[Any] = []
     items: list[Any] = []
     token: str | None = None
+    seen: set[str] = set()
+    read = 0  # (the bytes of the pages so far: one list, bounded as one dump file is)
     while True:
         args = dict(kw, limit=PAGE, _preload_content=False)
         if token:
+            if token in seen:  # (a server that answers the same page again: never ends)
+                shown = token if len(token) <= 40 else token[:40] + "..."
+                raise InputError(f"the continue token {shown!r} was answered before: "
+                                 "the list's pages repeat", file=what)
+            if len(docs) >= MAX_PAGES:
+                raise InputError(f"more than the limit of {MAX_PAGES} pages", file=what)
+            seen.add(token)
             args["_continue"] = token
         resp = call(**args)
-        doc = _answer(resp, what)
+        body = _body(resp, what, FLEET_LIMITS.max_bytes - read)
+        read += len(body)
+        doc = load_json(body, name=what, limits=FLEET_LIMITS)
         nothing = _no_objects(doc)
         if nothing is not None:  # the error a dump of it is: never 0 objects
             raise InputError(nothing, file=what)
@@ -330,58 +363,61 @@ def load_live(kubeconfig: str, *, context: str | None = None, extra: Sequence[Pa
     except Exception as e:  # connection refused, TLS...
         raise InputError(f"cannot reach the API server: {e}", file=server) from None
     # The answers read as dump files of them are (their items' problems
-    # said at their field path, naming the API path listed).
+    # said at their field path, naming the API path listed; the pods any
+    # of them holds counted and kept for the replay).
     said = len(scan.issues)
-    read_objects(nodes, NODES, scan)
     by_node: dict[str, list[Mapping[str, Any]]] = {}
+    read_objects(nodes, NODES, scan, pods=by_node)
     read_objects(pods, PODS, scan, pods=by_node)
     try:
         nrts = _pages(custom.list_cluster_custom_object, NRTS, "NodeResourceTopology",
                       "topology.node.k8s.io/v1alpha2", group="topology.node.k8s.io",
                       version="v1alpha2", plural="noderesourcetopologies")
-        read_objects(nrts, NRTS, scan)
-        for name, (o, where) in list(scan.nrt.items()):
-            if where == NRTS:
-                scan.nrt[name] = (o, f"{LIVE} noderesourcetopologies")
-                scan.nrt_paths.pop(name, None)  # (not where a file had one)
+        read_objects(nrts, NRTS, scan, pods=by_node)
     except ApiException as e:
         if e.status != 404:
             scan.issues.append(Issue("warning", f"cannot list NodeResourceTopology objects: "
                                      f"{_why(e)}", file=server))
     except InputError as e:  # (a dump of it beside the others: one of the report's issues)
         scan.issues.append(Issue("error", e.message, file=e.file, path=e.path))
-    answers = scan.issues[said:]
     for name in sorted(scan.nodes):
         if name in scan.configz:
             continue
         where = f"{LIVE} /api/v1/nodes/{name}/proxy/configz"
         try:
             resp: Any = core.connect_get_node_proxy_with_path(name, "configz", _preload_content=False)
-            doc = _answer(resp, where)
+            text = decode_text(_body(resp, where), what="input", name=where)
         except ApiException as e:
             hint = ": needs get on nodes/proxy" if e.status in (401, 403) else ""
             scan.issues.append(Issue("warning", f"configz not readable ({_why(e)}){hint}",
-                                     node=name, file=server))
+                                     node=name, file=where))
             continue
         except InputError as e:
             scan.issues.append(Issue("warning", f"configz is not usable JSON: {e.message}",
-                                     node=name, file=server))
+                                     node=name, file=where))
+            continue
+        # decoded as a configz file of it is (a repeated key: the last one,
+        # as the kubelet's lenient decoding takes it, and a warning)
+        doc, bad = parse_document(Path(where), text)
+        if bad is not None:
+            scan.issues.append(Issue("warning", f"configz is not usable JSON: {bad.message}",
+                                     node=name, file=where, path=bad.path))
             continue
         if is_configz(doc):  # as a configz file of it is read
-            bad = configz_problem(doc["kubeletconfig"], name, where)
-            if bad is None:
-                scan.configz[name] = (doc["kubeletconfig"], where)
-            else:
-                scan.issues.append(bad)
+            read_configz(doc, text, name, where, scan)
             continue
         nothing = _no_objects(doc)
         if nothing is not None:
             scan.issues.append(Issue("error", nothing, file=where))
+            continue
+        read_objects(doc, where, scan, pods=by_node)  # (Kubernetes objects: as from a file of them)
     fleet = assemble(scan)
-    if not fleet.nodes:  # as dump files of them: no node, and an answer that could not be read
-        bad = next((i for i in answers if i.severity == "error"), None)
-        if bad is not None:
-            raise InputError(bad.message, file=bad.file, path=bad.path)
+    # as dump files of them: no node, and an answer that could not be read
+    # (or pods bound to nodes the nodes answer does not hold)
+    if not fleet.nodes:
+        bad_answer = next((i for i in fleet.issues[said:] if i.severity == "error" and i.file), None)
+        if bad_answer is not None:
+            raise InputError(bad_answer.message, file=bad_answer.file, path=bad_answer.path)
     fleet.nodes = [replace(with_inline_pods(s, by_node.get(s.name, [])), pod_files=())
                    for s in fleet.nodes]
     return fleet
