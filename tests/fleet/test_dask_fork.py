@@ -331,6 +331,52 @@ def test_a_forked_worker_ended_by_ctrl_c_is_not_replaced() -> None:
         "workers": 1, "spawned": 0, "gone": True, "scratch": False}
 
 
+def test_a_cluster_of_forked_workers_is_ended_not_emptied_at_the_end_of_a_run(small_fleet: Path) -> None:
+    """The workers forked for one command end with it: the pods they kept
+    are not let go one call at a time when the replay ends (their memory
+    goes with them), and the client process, about to end, ends them
+    (``SIGTERM``, each reaped, none replaced) and removes their scratch
+    space instead of closing the cluster politely. A cluster that outlives
+    the command is still emptied (``tests/fleet/test_dask_follow.py``)."""
+    need("distributed")
+    got = _python("""
+        from podnuma.fleet import forked, podscan
+        from podnuma.fleet.execute import CLUSTER_CONFIG, WORKER_PRELOAD, DaskExecutor
+
+        ended = {}
+        real_waitpid = os.waitpid
+
+        def waitpid(pid, options):
+            done, status = real_waitpid(pid, options)
+            if done:
+                ended[done] = status
+            return done, status
+
+        os.waitpid = waitpid
+        fc = forked.start(2, CLUSTER_CONFIG, WORKER_PRELOAD)
+        fc.client.wait_for_workers(2, timeout=60)
+        ex = DaskExecutor(fc.client, owned=fc, threads=fc.n)
+        fleet = load_fleet([FLEET], map_files=ex.map, parts=ex.parts)
+        kept = sorted(f for held in fc.client.run(lambda: sorted(podscan._HELD)).values() for f in held)
+        ex.release_kept()
+        still = sorted(f for held in fc.client.run(lambda: sorted(podscan._HELD)).values() for f in held)
+        ex.close_at_exit()
+        gone = []
+        for pid in fc.pids:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                gone.append(pid)
+        print(json.dumps({"kept": kept, "still": still, "gone": gone == fc.pids, "spawned": len(fc.spawned),
+                          "ended": [os.WTERMSIG(ended[p]) if p in ended and os.WIFSIGNALED(ended[p]) else None
+                                    for p in fc.pids],
+                          "scratch": os.path.exists(fc.scratch)}))
+    """, str(small_fleet))
+    assert got["kept"] and got["still"] == got["kept"], got
+    assert got["gone"] and got["spawned"] == 0 and got["scratch"] is False, got
+    assert got["ended"] == [15, 15], got
+
+
 def test_a_cluster_that_cannot_be_reached_is_one_line_and_exit_2(tmp_path: Path) -> None:
     """The client process cannot connect: the command says so, naming the
     target, and leaves no process behind."""

@@ -130,7 +130,9 @@ def _serve(conn: Any, connect: Connect) -> None:
                 return
     finally:
         _quiet()
-        ex.close()
+        # this process ends right after: a cluster whose workers are its
+        # own forks is ended, not closed politely (see close_at_exit)
+        getattr(ex, "close_at_exit", ex.close)()
 
 
 def call_pickled(fn: Callable[[Any], Any], arg: bytes) -> bytes:

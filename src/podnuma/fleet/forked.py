@@ -183,6 +183,48 @@ class ForkedCluster:
         p.start()
         self.spawned.append(p)
 
+    def _reap(self) -> None:
+        """Wait for the forked workers told to end (``SIGKILL`` for one
+        still there after 5 s), and for their spawned replacements (told to
+        stop as the forked ones are: one still starting would not hear the
+        scheduler's close)."""
+        deadline = time.monotonic() + 5
+        for pid in self.pids:
+            pause = 0.001
+            while True:
+                try:
+                    done, _ = os.waitpid(pid, os.WNOHANG)
+                except ChildProcessError:  # (reaped by the watcher)
+                    break
+                if done:
+                    break
+                if time.monotonic() > deadline:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(pid, signal.SIGKILL)
+                    deadline = time.monotonic() + 5
+                time.sleep(pause)
+                pause = min(0.02, pause * 2)
+        for p in self.spawned:
+            p.terminate()
+            p.join(5)
+            if p.is_alive():
+                p.kill()
+                p.join()
+
+    def end(self) -> None:
+        """The workers ended (``SIGTERM``: a forked worker dies at once, its
+        memory returned whole) and reaped, replacements too, and the scratch
+        space removed; the scheduler and the client are left as they are,
+        for a process about to end (see :meth:`~podnuma.fleet.execute.DaskExecutor.close_at_exit`)."""
+        self.closing = True
+        for pid in self.pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
+        self._reap()
+        import shutil
+
+        shutil.rmtree(self.scratch, ignore_errors=True)
+
     def close(self) -> None:
         self.closing = True
         if self.client is not None:
@@ -194,26 +236,7 @@ class ForkedCluster:
         for pid in self.pids:  # and one still connecting stops too
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGTERM)
-        deadline = time.monotonic() + 5
-        for pid in self.pids:
-            while True:
-                try:
-                    done, _ = os.waitpid(pid, os.WNOHANG)
-                except ChildProcessError:
-                    break
-                if done:
-                    break
-                if time.monotonic() > deadline:
-                    with contextlib.suppress(ProcessLookupError):
-                        os.kill(pid, signal.SIGKILL)
-                    deadline = time.monotonic() + 5
-                time.sleep(0.02)
-        for p in self.spawned:  # (told to stop as the forked ones are: one still starting
-            p.terminate()         # would not hear the scheduler's close)
-            p.join(5)
-            if p.is_alive():
-                p.kill()
-                p.join()
+        self._reap()
         import shutil
 
         shutil.rmtree(self.scratch, ignore_errors=True)
