@@ -58,10 +58,12 @@ running cluster is started per variant, from its interpreter).
 from __future__ import annotations
 
 import argparse
+import atexit
 import contextlib
 import json
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -209,6 +211,7 @@ class _Sampler:
 #: where the tasks' timeline is written (:mod:`fleet_timeline`)
 _TIMELINE = Path(tempfile.mkdtemp(prefix="bench-fleet-timeline-"))
 os.environ[fleet_timeline.ENV] = str(_TIMELINE)
+atexit.register(shutil.rmtree, _TIMELINE, ignore_errors=True)  # (every run made one and left it)
 
 #: the CPU seconds of a running cluster's workers when it was started, by address
 _STARTED_CPU: dict[str, float] = {}
