@@ -8,11 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tests.oracle.test_staticpod_differential import _oracle, _podnuma
-
-#: where the kubelet's message of a decoding error starts (podnuma names the
-#: field and its line before it)
-_DECODER = "couldn't parse as pod("
+from tests.oracle.test_staticpod_differential import _oracle, _podnuma, kubelet_words
 
 
 def decoded_cases(oracle_binary: str, directory: Path,
@@ -42,7 +38,4 @@ def assert_as_the_kubelet(kubelet: dict[str, Any], ours: dict[str, Any], phrase:
     assert "error" in ours, f"the kubelet refuses it ({kubelet['error']}); podnuma admits it"
     assert phrase in ours["error"], ours["error"]
     if whole:
-        message = kubelet["error"]
-        if _DECODER in message:
-            message = message[message.find(_DECODER):]
-        assert message in ours["error"], (kubelet["error"], ours["error"])
+        assert kubelet_words(kubelet["error"]) in ours["error"], (kubelet["error"], ours["error"])

@@ -73,20 +73,18 @@ does not go through the API server's create path:
   ``1000.0`` for ``1e3``); a ``null`` is the zero value (absent), a
   ``null`` element of a list of objects an empty object (then validated:
   ``ports: [null]`` is ``containerPort: Required value``), of a list of
-  strings or a map of strings ``""``. A container quantity that does not
-  parse wins over a wrong type, as in Go (the quantity's error ends the
-  decoding). A wrong type in any other field is not checked here (the
-  kubelet refuses it; ``parse_pod`` refuses some in podnuma's words).
-  Pod-level ``resources`` and ``overhead`` are
-  checked afterwards by ``parse_pod`` (one error, podnuma's form). Not
-  checked (admitted by podnuma or refused in other words, refused by the
-  kubelet): the details of ``iscsi``, ``quobyte``, ``azureDisk``,
-  ``clusterTrustBundle`` and ``podCertificate`` sources, an ``ephemeral``
-  template's metadata, selector, storage class, data sources and storage
-  quantity, ``managedFields``, and
-  every error past the first of one container's resource list; and an
-  ``IntOrString`` refused by its own decoder wins over an earlier wrong
-  type, a container quantity over both, whatever their order;
+  strings or a map of strings ``""``. A quantity that does not parse
+  (wherever it is) wins over a wrong type, as in Go (the quantity's error
+  ends the decoding), as does an ``IntOrString`` its own decoder refuses.
+  A wrong type in any other field is not checked here (the kubelet
+  refuses it; ``parse_pod`` refuses some in podnuma's words). Pod-level
+  ``resources`` and ``overhead`` are checked afterwards by ``parse_pod``
+  (one error, podnuma's form). Not checked (admitted by podnuma or refused
+  in other words, refused by the kubelet): a managed field's ``time`` that
+  is no RFC 3339 time (its own decoder's error), the pod's
+  ``resourceClaims`` entries (``validatePodResourceClaims``); and a map Go
+  walks in no fixed order gives its errors in the kubelet's order only
+  when one key has any (podnuma walks the keys sorted);
 * ``HasAPIObjectReference``: a pod naming a service account, a secret, a
   config map, a resource claim or a volume that needs the API server is
   refused (``static pods may not reference secrets``).

@@ -32,8 +32,11 @@ its order, as one message: ``invalid pod: [E1 E2 ...]``.
 ``go_decode`` is Go's JSON decoder for the fields read here (and those
 ``podnuma.agent.staticpod`` reads): a value of the wrong type is refused in
 its words, a null element of a list is its type's zero value; the checks
-below then skip what is not of its type. A pod with a quantity that does
-not parse is not validated (the kubelet never gets to validate it).
+below then skip what is not of its type. A quantity that does not parse
+(container resources, overhead, pod-level resources, an ``emptyDir``
+size, a divisor, a claim template's resources) is the decoder's refusal,
+raised at once (``Quantity.UnmarshalJSON`` fails: it wins over a type
+error met before it); the pod is then not validated.
 Messages quote strings as Go's ``%q`` does (``_q``; printable as Python's
 Unicode 14 tables say, Go's are 15.0), a value of a named Go string type
 (``core.RestartPolicy``, ``core.Protocol``...) as ``encoding/json`` writes
@@ -47,7 +50,6 @@ listed in ``podnuma.agent.staticpod``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import partial
 from typing import Any
 
 from podnuma.agent import validation_container as container
@@ -70,15 +72,12 @@ from podnuma.agent.validation_kit import (
 )
 from podnuma.api.pod_defaults import default_container_requests, round_up_milli
 from podnuma.api.pod_validation import (
-    check_container_resource_name,
-    check_requirements,
-    check_resource_quantity,
     dns_label_errors,
     dns_subdomain_errors,
     go_len,
     qualified_name_errors,
 )
-from podnuma.api.quantity import Quantity, QuantityError, quantity_from_manifest
+from podnuma.api.quantity import ERR_FORMAT_WRONG, Quantity, QuantityError, quantity_from_manifest
 from podnuma.errors import InputError
 
 __all__ = ["GoDecodeError", "StaticPodErrors", "go_decode", "validate_static_pod"]
@@ -158,7 +157,8 @@ _G_BOOL = _Go("bool", "bool")
 _G_INT32 = _Go("int", "int32", bits=32)
 _G_INT64 = _Go("int", "int64", bits=64)
 _G_STRINGS = _Go("map", "map[string]string", elem=_G_STRING)
-_G_RESOURCES = _Go("map", "v1.ResourceList", elem=_G_ANY)  # (a quantity decodes itself)
+_G_QUANTITY = _Go("quantity", "resource.Quantity")  # (decodes itself: its error ends the decoding)
+_G_RESOURCES = _Go("map", "v1.ResourceList", elem=_G_QUANTITY)
 
 
 def _alias(name: str) -> _Go:
@@ -171,18 +171,33 @@ def _named_struct(name: str) -> _Go:
     return _struct(name, {}, {"name": ("LocalObjectReference", _G_STRING)})
 
 
+_G_LABEL_SELECTOR = _struct("LabelSelector", {
+    "matchLabels": _G_STRINGS, "matchExpressions": _slice(_struct("LabelSelectorRequirement", {
+        "key": _G_STRING, "operator": _alias("LabelSelectorOperator"), "values": _slice(_G_STRING)}))})
+_G_OBJECT_META_FIELDS: dict[str, _Go] = {
+    "name": _G_STRING, "namespace": _G_STRING, "uid": _Go("string", "types.UID"),
+    "labels": _G_STRINGS, "annotations": _G_STRINGS, "generateName": _G_STRING,
+    "generation": _G_INT64, "finalizers": _slice(_G_STRING),
+    "ownerReferences": _slice(_struct("OwnerReference", {
+        "apiVersion": _G_STRING, "kind": _G_STRING, "name": _G_STRING, "uid": _Go("string", "types.UID"),
+        "controller": _G_BOOL, "blockOwnerDeletion": _G_BOOL})),
+    # (a managed field's time decodes itself: not checked here)
+    "managedFields": _slice(_struct("ManagedFieldsEntry", {
+        "manager": _G_STRING, "operation": _alias("ManagedFieldsOperationType"), "apiVersion": _G_STRING,
+        "fieldsType": _G_STRING, "subresource": _G_STRING})),
+}
 _G_KEY_TO_PATH = _slice(_struct("KeyToPath", {
     "key": _G_STRING, "path": _G_STRING, "mode": _G_INT32, "user": _G_INT64}))
 _G_DOWNWARD_FILES = _slice(_struct("DownwardAPIVolumeFile", {
     "path": _G_STRING, "mode": _G_INT32, "user": _G_INT64,
     "fieldRef": _struct("ObjectFieldSelector", {"apiVersion": _G_STRING, "fieldPath": _G_STRING}),
     "resourceFieldRef": _struct("ResourceFieldSelector", {
-        "containerName": _G_STRING, "resource": _G_STRING, "divisor": _G_ANY})}))  # (a quantity)
+        "containerName": _G_STRING, "resource": _G_STRING, "divisor": _G_QUANTITY})}))
 _G_MODES = {"defaultMode": _G_INT32, "defaultUser": _G_INT64}
 _G_SECRET_REF = _struct("LocalObjectReference", {"name": _G_STRING})
 # (the fields podnuma.agent.validation_volumes checks)
 _G_SOURCE_FIELDS: dict[str, dict[str, _Go]] = {
-    "emptyDir": {"medium": _alias("StorageMedium"), "sizeLimit": _G_ANY, "mode": _G_INT32},  # (a quantity)
+    "emptyDir": {"medium": _alias("StorageMedium"), "sizeLimit": _G_QUANTITY, "mode": _G_INT32},
     "hostPath": {"path": _G_STRING, "type": _alias("HostPathType")},
     "gitRepo": {"repository": _G_STRING, "directory": _G_STRING, "revision": _G_STRING},
     "gcePersistentDisk": {"pdName": _G_STRING, "partition": _G_INT32},
@@ -205,11 +220,26 @@ _G_SOURCE_FIELDS: dict[str, dict[str, _Go]] = {
     "storageos": {"volumeName": _G_STRING, "volumeNamespace": _G_STRING, "secretRef": _G_SECRET_REF},
     "csi": {"driver": _G_STRING, "nodePublishSecretRef": _G_SECRET_REF},
     "image": {"reference": _G_STRING, "pullPolicy": _alias("PullPolicy")},
+    "iscsi": {"targetPortal": _G_STRING, "iqn": _G_STRING, "lun": _G_INT32, "iscsiInterface": _G_STRING,
+              "fsType": _G_STRING, "readOnly": _G_BOOL, "portals": _slice(_G_STRING),
+              "chapAuthDiscovery": _G_BOOL, "chapAuthSession": _G_BOOL, "secretRef": _G_SECRET_REF,
+              "initiatorName": _G_STRING},
+    "quobyte": {"registry": _G_STRING, "volume": _G_STRING, "readOnly": _G_BOOL, "user": _G_STRING,
+                "group": _G_STRING, "tenant": _G_STRING},
+    "azureDisk": {"diskName": _G_STRING, "diskURI": _G_STRING, "cachingMode": _alias("AzureDataDiskCachingMode"),
+                  "fsType": _G_STRING, "readOnly": _G_BOOL, "kind": _alias("AzureDataDiskKind")},
     "ephemeral": {"volumeClaimTemplate": _struct("PersistentVolumeClaimTemplate", {
+        "metadata": _struct("ObjectMeta", _G_OBJECT_META_FIELDS),
         "spec": _struct("PersistentVolumeClaimSpec", {
-            "accessModes": _slice(_alias("PersistentVolumeAccessMode")),
-            "volumeMode": _alias("PersistentVolumeMode"),
-            "resources": _struct("VolumeResourceRequirements", {"requests": _G_RESOURCES})})})},
+            "accessModes": _slice(_alias("PersistentVolumeAccessMode")), "selector": _G_LABEL_SELECTOR,
+            "volumeMode": _alias("PersistentVolumeMode"), "volumeName": _G_STRING, "storageClassName": _G_STRING,
+            "volumeAttributesClassName": _G_STRING,
+            "dataSource": _struct("TypedLocalObjectReference", {
+                "apiGroup": _G_STRING, "kind": _G_STRING, "name": _G_STRING}),
+            "dataSourceRef": _struct("TypedObjectReference", {
+                "apiGroup": _G_STRING, "kind": _G_STRING, "name": _G_STRING, "namespace": _G_STRING}),
+            "resources": _struct("VolumeResourceRequirements", {
+                "limits": _G_RESOURCES, "requests": _G_RESOURCES})})})},
     "projected": {"sources": _slice(_struct("VolumeProjection", {
         "secret": _struct("SecretProjection", {"items": _G_KEY_TO_PATH}, {"name": ("LocalObjectReference", _G_STRING)}),
         "configMap": _struct("ConfigMapProjection", {"items": _G_KEY_TO_PATH},
@@ -217,8 +247,13 @@ _G_SOURCE_FIELDS: dict[str, dict[str, _Go]] = {
         "downwardAPI": _struct("DownwardAPIProjection", {"items": _G_DOWNWARD_FILES}),
         "serviceAccountToken": _struct("ServiceAccountTokenProjection", {
             "audience": _G_STRING, "expirationSeconds": _G_INT64, "path": _G_STRING, "user": _G_INT64}),
-        "clusterTrustBundle": _struct("ClusterTrustBundleProjection", {}),
-        "podCertificate": _struct("PodCertificateProjection", {}),
+        "clusterTrustBundle": _struct("ClusterTrustBundleProjection", {
+            "name": _G_STRING, "signerName": _G_STRING, "labelSelector": _G_LABEL_SELECTOR, "optional": _G_BOOL,
+            "path": _G_STRING, "user": _G_INT64}),
+        "podCertificate": _struct("PodCertificateProjection", {
+            "signerName": _G_STRING, "keyType": _G_STRING, "maxExpirationSeconds": _G_INT32,
+            "credentialBundlePath": _G_STRING, "keyPath": _G_STRING, "certificateChainPath": _G_STRING,
+            "userAnnotations": _G_STRINGS, "user": _G_INT64}),
     })), **_G_MODES},
 }
 _G_VOLUME = _struct("Volume", {"name": _G_STRING}, {
@@ -227,7 +262,7 @@ _G_VOLUME = _struct("Volume", {"name": _G_STRING}, {
     for k, t in _G_VOLUME_SOURCES.items()
 })
 _G_REQUIREMENTS = _struct("ResourceRequirements", {
-    "limits": _G_RESOURCES, "requests": _G_RESOURCES, "claims": _slice(_struct("ResourceClaim", {}))})
+    "limits": _G_RESOURCES, "requests": _G_RESOURCES, "claims": _slice(_struct("ResourceClaim", {"name": _G_STRING, "request": _G_STRING}))})
 # (the fields podnuma.agent.validation_container checks; a port is an
 # IntOrString: a string or an int32)
 _G_INT_OR_STRING = _Go("intstr", "int32", bits=32)
@@ -261,7 +296,7 @@ def _key_selector(name: str) -> _Go:
 _G_ENV_SOURCE = _struct("EnvVarSource", {
     "fieldRef": _struct("ObjectFieldSelector", {"apiVersion": _G_STRING, "fieldPath": _G_STRING}),
     "resourceFieldRef": _struct("ResourceFieldSelector", {
-        "containerName": _G_STRING, "resource": _G_STRING, "divisor": _G_ANY}),  # (a quantity)
+        "containerName": _G_STRING, "resource": _G_STRING, "divisor": _G_QUANTITY}),
     "configMapKeyRef": _key_selector("ConfigMapKeySelector"),
     "secretKeyRef": _key_selector("SecretKeySelector"),
     "fileKeyRef": _struct("FileKeySelector", {
@@ -323,9 +358,6 @@ _G_CONTAINER = _struct("Container", {
     "lifecycle": _G_LIFECYCLE, "resizePolicy": _G_RESIZE_POLICY,
 })
 # (the fields podnuma.agent.validation_scheduling checks)
-_G_LABEL_SELECTOR = _struct("LabelSelector", {
-    "matchLabels": _G_STRINGS, "matchExpressions": _slice(_struct("LabelSelectorRequirement", {
-        "key": _G_STRING, "operator": _alias("LabelSelectorOperator"), "values": _slice(_G_STRING)}))})
 _G_NODE_SELECTOR_REQUIREMENTS = _slice(_struct("NodeSelectorRequirement", {
     "key": _G_STRING, "operator": _alias("NodeSelectorOperator"), "values": _slice(_G_STRING)}))
 _G_NODE_SELECTOR_TERM = _struct("NodeSelectorTerm", {
@@ -363,17 +395,12 @@ _G_SCHEDULING = {
     "hostAliases": _slice(_struct("HostAlias", {"ip": _G_STRING, "hostnames": _slice(_G_STRING)})),
 }
 _G_POD = _struct("Pod", {
-    "metadata": _struct("ObjectMeta", {
-        "name": _G_STRING, "namespace": _G_STRING, "uid": _Go("string", "types.UID"),
-        "labels": _G_STRINGS, "annotations": _G_STRINGS, "generateName": _G_STRING,
-        "generation": _G_INT64, "finalizers": _slice(_G_STRING),
-        "ownerReferences": _slice(_struct("OwnerReference", {
-            "apiVersion": _G_STRING, "kind": _G_STRING, "name": _G_STRING, "uid": _Go("string", "types.UID"),
-            "controller": _G_BOOL, "blockOwnerDeletion": _G_BOOL}))}),
+    "metadata": _struct("ObjectMeta", _G_OBJECT_META_FIELDS),
     "spec": _struct("PodSpec", {
         "volumes": _slice(_G_VOLUME), "initContainers": _slice(_G_CONTAINER),
         "containers": _slice(_G_CONTAINER),
-        "ephemeralContainers": _slice(_struct("EphemeralContainer", {})),
+        "ephemeralContainers": _slice(_struct("EphemeralContainer", {}, {
+            "resources": ("EphemeralContainerCommon", _G_REQUIREMENTS)})),
         "restartPolicy": _alias("RestartPolicy"), "activeDeadlineSeconds": _G_INT64,
         "terminationGracePeriodSeconds": _G_INT64,
         "dnsPolicy": _alias("DNSPolicy"), "nodeSelector": _G_STRINGS, "hostNetwork": _G_BOOL,
@@ -383,7 +410,8 @@ _G_POD = _struct("Pod", {
         "schedulingGates": _slice(_struct("PodSchedulingGate", {"name": _G_STRING})),
         "nodeName": _G_STRING, "serviceAccountName": _G_STRING, "serviceAccount": _G_STRING,
         "imagePullSecrets": _slice(_struct("LocalObjectReference", {"name": _G_STRING})),
-        "resourceClaims": _slice(_struct("PodResourceClaim", {})),
+        "resourceClaims": _slice(_struct("PodResourceClaim", {
+            "name": _G_STRING, "resourceClaimName": _G_STRING, "resourceClaimTemplateName": _G_STRING})),
         "resources": _G_REQUIREMENTS, "overhead": _G_RESOURCES,
         **_G_SCHEDULING,
         **_G_SECURITY,
@@ -451,6 +479,9 @@ def _go_decode(value: Any, t: _Go, where: tuple[str, str], path: str, from_json:
     fails: the decoding stops there, that error wins over the saved one)."""
     if value is None or t.kind == "any":
         return value
+    if t.kind == "quantity":
+        _go_quantity(value, path)
+        return value
     shown = _json_kind(value)
     if t.kind in ("int", "intstr") and shown == "number":
         n, text = _go_number(value, t, from_json)
@@ -488,6 +519,18 @@ def _go_decode(value: Any, t: _Go, where: tuple[str, str], path: str, from_json:
     return value
 
 
+def _go_quantity(value: Any, path: str) -> None:
+    """``Quantity.UnmarshalJSON``: the JSON text of ``value`` (a string
+    without its quotes) parsed; what does not parse is the decoder's error,
+    raised at once."""
+    try:
+        if isinstance(value, bool) or not isinstance(value, str | int | float):
+            raise QuantityError(ERR_FORMAT_WRONG)  # (true, {...}, [...]: no quantity's text)
+        quantity_from_manifest(value)
+    except QuantityError as e:
+        raise GoDecodeError(str(e), path=path) from None
+
+
 def _zero(value: Any, t: _Go) -> Any:
     """A null element: Go's zero value of its type."""
     if value is not None:
@@ -500,18 +543,13 @@ def go_decode(doc: Mapping[str, Any], *, from_json: bool) -> dict[str, Any]:
     fields read here and on the way to them: a value of the wrong type is
     refused (:class:`GoDecodeError`, the decoder's words, its first error
     in its order), a null element of a list (a value of a map) becomes its
-    type's zero value; other fields as they are. A container quantity that
-    does not parse wins (its decoder's error ends the decoding at once; the
-    caller words it): ``doc`` is then returned as it is."""
+    type's zero value; other fields as they are. A quantity that does not
+    parse wins (its ``UnmarshalJSON`` fails: the decoding ends there, with
+    that error, whatever type error was met before it)."""
     saved: list[GoDecodeError] = []
-    try:
-        out = _go_decode(doc, _G_POD, ("", ""), "", from_json, saved)
-        if saved:
-            raise saved[0]
-    except GoDecodeError:
-        if not _quantities_parse(_map(doc, "spec")):
-            return dict(doc)
-        raise
+    out = _go_decode(doc, _G_POD, ("", ""), "", from_json, saved)
+    if saved:
+        raise saved[0]
     assert isinstance(out, dict)
     return out
 
@@ -564,6 +602,7 @@ def _metadata(errs: _Errors, meta: Mapping[str, Any], node_name: str) -> None:
     if size > 256 * 1024:
         errs.items.append(("metadata.annotations", f"Too long: may not be more than {256 * 1024} bytes"))
     volumes_.check_owners_and_finalizers(errs, meta)
+    volumes_.check_managed_fields(errs, meta)
     volumes_.check_kube_finalizers(errs, meta)
 
 
@@ -571,6 +610,7 @@ def _spec(errs: _Errors, spec: Mapping[str, Any], node_name: str, restart_rules:
 
     volumes = _volumes(errs, spec, pod_name)
     host_network = spec.get("hostNetwork") is True
+    claim_names = frozenset(n for n in (_str(c, "name") for c in _seq(spec, "resourceClaims")) if n)
     containers = [c for c in _seq(spec, "containers") if isinstance(c, Mapping)]
     inits = [c for c in _seq(spec, "initContainers") if isinstance(c, Mapping)]
     if not containers:  # (absent too: Go checks the length)
@@ -578,7 +618,7 @@ def _spec(errs: _Errors, spec: Mapping[str, Any], node_name: str, restart_rules:
     names: set[str] = set()
     for i, c in enumerate(containers):
         path = f"spec.containers[{i}]"
-        _container_common(errs, c, path, volumes, host_network)
+        _container_common(errs, c, path, volumes, host_network, claim_names)
         container.check_resize_policy(errs, c, f"{path}.resizePolicy", spec)
         security.container_security_context(errs, c, path, spec)
         cname = _str(c, "name") or ""
@@ -590,7 +630,7 @@ def _spec(errs: _Errors, spec: Mapping[str, Any], node_name: str, restart_rules:
     _host_port_conflicts(errs, containers, "spec.containers", spec)
     for i, c in enumerate(inits):
         path = f"spec.initContainers[{i}]"
-        _container_common(errs, c, path, volumes, host_network)
+        _container_common(errs, c, path, volumes, host_network, claim_names)
         container.check_resize_policy(errs, c, f"{path}.resizePolicy", spec)
         security.container_security_context(errs, c, path, spec)
         policy = _str(c, "restartPolicy")
@@ -696,7 +736,8 @@ def _volumes(errs: _Errors, spec: Mapping[str, Any], pod_name: str) -> dict[str,
 
 
 def _container_common(
-    errs: _Errors, c: Mapping[str, Any], path: str, volumes: Mapping[str, Mapping[str, Any]], host_network: bool
+    errs: _Errors, c: Mapping[str, Any], path: str, volumes: Mapping[str, Mapping[str, Any]], host_network: bool,
+    claim_names: frozenset[str],
 ) -> None:
 
     name = _str(c, "name")
@@ -723,7 +764,7 @@ def _container_common(
     pull = _str(c, "imagePullPolicy")
     if pull and pull not in _PULL_POLICIES:
         errs.unsupported_named(f"{path}.imagePullPolicy", pull, _PULL_POLICIES)
-    _resources(errs, _map(c, "resources"), f"{path}.resources")
+    _resources(errs, _map(c, "resources"), f"{path}.resources", claim_names)
 
 
 def _env_from(errs: _Errors, c: Mapping[str, Any], path: str) -> None:
@@ -819,25 +860,16 @@ def _quantity(raw: Any) -> Quantity:
     return round_up_milli(quantity_from_manifest(raw))
 
 
-def _resources(errs: _Errors, res: Mapping[str, Any], path: str) -> None:
-    """``ValidateContainerResourceRequirements`` with podnuma's checks (the
-    first error of each list, then of the pair)."""
-    lists: dict[str, dict[str, Quantity]] = {}
-    ok = True
-    for which in ("limits", "requests"):
-        out: dict[str, Quantity] = {}
-        for name, raw in sorted(_map(res, which).items()):
-            where = f"{path}.{which}[{name}]"
-            before = len(errs.items)
-            errs.raised(partial(check_container_resource_name, name, where))
-            if len(errs.items) > before:
-                ok = False
-                continue
-            qty = _quantity(raw)
-            errs.raised(partial(check_resource_quantity, name, qty, where))
-            out[name] = qty
-        lists[which] = out
-    if ok:
-        requests, limits = lists["requests"], lists["limits"]
-        default_container_requests(requests, limits)
-        errs.raised(partial(check_requirements, requests, limits, path))
+def _resource_list(raw: Mapping[str, Any]) -> dict[str, Quantity]:
+    """A decoded ``ResourceList`` as ``SetDefaults_ResourceList`` leaves it
+    (each quantity rounded up to milli scale)."""
+    return {name: _quantity(value) for name, value in raw.items() if isinstance(name, str)}
+
+
+def _resources(errs: _Errors, res: Mapping[str, Any], path: str, claim_names: frozenset[str]) -> None:
+    """``ValidateContainerResourceRequirements`` on the container's
+    resources as defaulted (a missing request is its limit)."""
+    limits = _resource_list(_map(res, "limits"))
+    requests = _resource_list(_map(res, "requests"))
+    default_container_requests(requests, limits)
+    container.check_container_resources(errs, limits, requests, _seq(res, "claims"), claim_names, path)

@@ -34,10 +34,12 @@ The functions take the pod as :func:`podnuma.agent.validation.go_decode`
 decoded it (every value of its Go type, a ``null`` as absent) and append
 to the caller's error list in the kubelet's order. A divisor that is no
 quantity is the decoder's refusal (``couldn't parse as pod(quantities
-must match ...)``), raised from here. Not modelled: in Go a port of the
-wrong type (``IntOrString`` decodes itself) or a divisor that does not
-parse ends the decoding at once and wins over a type error met before it
-(``image: 1`` beside ``port: true``); podnuma reports the earlier one.
+must match ...)``): ``go_decode`` raises it first (as a port of the wrong
+type, an ``IntOrString`` decoding itself, it ends the decoding at once and
+wins over a type error met before it). A container's resources are
+checked here too (``check_container_resources``: every error of
+``validateResourceRequirements`` with ``ValidateContainerResourceName``,
+then ``validateResourceClaimNames``).
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ from podnuma.agent.validation_kit import (
     _Errors,
     _get,
     _int,
+    _q,
     _range_error,
     _seq,
     _str,
@@ -64,16 +67,18 @@ from podnuma.api.pod_validation import (
     go_len,
     qualified_name_errors,
 )
-from podnuma.api.quantity import QuantityError, quantity_from_manifest
+from podnuma.api.quantity import Quantity, QuantityError, parse_quantity, quantity_from_manifest
 from podnuma.errors import InputError
 
 __all__ = [
+    "check_container_resources",
     "check_env_value_from",
     "check_file_key_ref_volumes",
     "check_init_resize_policy",
     "check_lifecycle_and_probes",
     "check_resize_policy",
     "config_key_errors",
+    "container_resource_name_errors",
 ]
 
 _NEGATIVE = "must be greater than or equal to 0"
@@ -487,3 +492,151 @@ def check_init_resize_policy(errs: _Errors, c: Mapping[str, Any], path: str, sid
             errs.invalid_named(f"{path}.resizePolicy[{j}].restartPolicy", "RestartContainer",
                          "must not be set to 'RestartContainer' for non-sidecar initContainers")
 
+
+
+# ---------------------------------------------------------------- resources
+
+#: helper.IsStandardResourceName's set (quota names included; hugepages by prefix)
+_STANDARD_RESOURCES = frozenset((
+    "cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory",
+    "requests.ephemeral-storage", "limits.cpu", "limits.memory", "limits.ephemeral-storage",
+    "pods", "resourcequotas", "services", "replicationcontrollers", "secrets", "configmaps",
+    "persistentvolumeclaims", "storage", "requests.storage", "services.nodeports",
+    "services.loadbalancers",
+))
+_CONTAINER_RESOURCES = frozenset(("cpu", "memory", "ephemeral-storage"))
+_INTEGER_RESOURCES = frozenset((
+    "pods", "resourcequotas", "services", "replicationcontrollers", "secrets", "configmaps",
+    "persistentvolumeclaims", "services.nodeports", "services.loadbalancers",
+))
+_HUGEPAGES = "hugepages-"
+
+
+def _native(name: str) -> bool:
+    """``helper.IsNativeResource``."""
+    return "/" not in name or "kubernetes.io/" in name
+
+
+def _extended(name: str) -> bool:
+    """``helper.IsExtendedResourceName``."""
+    if _native(name) or name.startswith("requests."):
+        return False
+    return not qualified_name_errors("requests." + name)
+
+
+def _overcommit(name: str) -> bool:
+    """``helper.IsOvercommitAllowed``."""
+    return _native(name) and not name.startswith(_HUGEPAGES)
+
+
+def _page_divides(name: str, qty: Quantity) -> bool:
+    """``helper.IsHugePageResourceValueDivisible``: the page size (the
+    name's suffix) a positive whole number dividing the quantity."""
+    try:
+        page = parse_quantity(name[len(_HUGEPAGES):])
+    except QuantityError:
+        return False
+    if page.sign() <= 0 or page.milli_value() % 1000:
+        return False
+    return qty.value() % page.value() == 0
+
+
+def container_resource_name_errors(errs: _Errors, name: str, path: str) -> None:
+    """``ValidateContainerResourceName`` (``validateResourceName`` first:
+    the qualified-name rule, then a name without domain a standard one;
+    then one a container may ask for, or an extended resource)."""
+    found = qualified_name_errors(name)
+    for msg in found:
+        errs.invalid_named(path, name, msg)
+    simple = "/" not in name
+    if not found and simple and not (name in _STANDARD_RESOURCES or name.startswith(_HUGEPAGES)
+                                     or name.startswith("requests." + _HUGEPAGES)):
+        errs.invalid_named(path, name, "must be a standard resource type or fully qualified")
+    if simple:
+        if not (name in _CONTAINER_RESOURCES or name.startswith(_HUGEPAGES)):
+            errs.invalid_named(path, name, "must be a standard resource for containers")
+    elif not _native(name) and not _extended(name):
+        errs.invalid_named(path, name, "doesn't follow extended resource name standard")
+
+
+def _quantity_value(errs: _Errors, name: str, qty: Quantity, path: str) -> None:
+    """``ValidateResourceQuantityValue``: not negative; whole for an
+    integer resource (the quota counts, an extended resource)."""
+    if qty.sign() < 0:
+        errs.invalid(path, str(qty), _NEGATIVE)
+    if (name in _INTEGER_RESOURCES or _extended(name)) and qty.milli_value() % 1000:
+        errs.invalid(path, str(qty), "must be an integer")
+
+
+def check_container_resources(errs: _Errors, limits: Mapping[str, Quantity], requests: Mapping[str, Quantity],
+                              claims: list[Any], claim_names: frozenset[str], path: str) -> None:
+    """``ValidateContainerResourceRequirements`` (``validateResourceRequirements``
+    with ``ValidateContainerResourceName``) on a container's limits and
+    requests as decoded and defaulted (rounded up to milli; a request
+    missing defaulted to its limit). Go walks each map in no fixed order:
+    podnuma walks the names sorted. Then ``validateResourceClaimNames``
+    (``claim_names``: the pod's ``resourceClaims``)."""
+    lim_path, req_path = f"{path}.limits", f"{path}.requests"
+    cpu_or_memory = hugepages = False
+    for name in sorted(limits):
+        qty, where = limits[name], f"{lim_path}[{name}]"
+        container_resource_name_errors(errs, name, where)
+        _quantity_value(errs, name, qty, where)
+        if name.startswith(_HUGEPAGES):
+            hugepages = True
+            if not _page_divides(name, qty):
+                errs.invalid(where, str(qty), f"{qty} is not positive integer multiple of {name}")
+        cpu_or_memory = cpu_or_memory or name in ("cpu", "memory")
+    for name in sorted(requests):
+        qty, where = requests[name], f"{req_path}[{name}]"
+        container_resource_name_errors(errs, name, where)
+        _quantity_value(errs, name, qty, where)
+        limit = limits.get(name)
+        if limit is not None:
+            if qty != limit and not _overcommit(name):
+                errs.invalid(req_path, str(qty), f"must be equal to {name} limit of {limit}")
+            elif qty > limit:
+                errs.invalid(req_path, str(qty), f"must be less than or equal to {name} limit of {limit}")
+        elif not _overcommit(name):
+            errs.required(lim_path, "Limit must be set for non overcommitable resources")
+        if name.startswith(_HUGEPAGES):
+            hugepages = True
+            if not _page_divides(name, qty):
+                errs.invalid(where, str(qty), f"{qty} is not positive integer multiple of {name}")
+        cpu_or_memory = cpu_or_memory or name in ("cpu", "memory")
+    if hugepages and not cpu_or_memory:
+        errs.forbidden(path, "HugePages require cpu or memory")
+    _claim_names(errs, claims, claim_names, f"{path}.claims")
+
+
+def _claim_names(errs: _Errors, claims: list[Any], pod_claims: frozenset[str], path: str) -> None:
+    """``validateResourceClaimNames``: each claim named, once (a claim
+    whole or by request), and one of the pod's ``resourceClaims``."""
+    seen: list[str] = []
+    for i, claim in enumerate(claims):
+        name = _str(claim, "name") or ""
+        where = f"{path}[{i}]"
+        if not name:
+            errs.required(where)
+            continue
+        if name in seen:
+            errs.duplicate(where, name)
+        else:
+            request = _str(claim, "request") or ""
+            key = name
+            if request:
+                errs.each(f"{where}.request", request, dns_label_errors(request))
+                key = f"{name}/{request}"
+            if key in seen:
+                errs.duplicate(where, key)
+            elif not request:
+                for other in seen:
+                    head, slash, _ = other.partition("/")
+                    if slash and head == name:
+                        errs.duplicate(where, name)
+            if key not in seen:
+                seen.append(key)
+        if name not in pod_claims:
+            listed = ": " + ", ".join(sorted(pod_claims)) if pod_claims else " which is empty"
+            errs.items.append((where, f"Not found: {_q(name)}: must be one of the names in "
+                               f"pod.spec.resourceClaims{listed}"))

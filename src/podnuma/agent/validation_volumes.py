@@ -15,11 +15,18 @@ of ``validateHostPathVolumeSource``, ``validateHostPathType``,
 ``validateFlexVolumeSource``, ``validateAzureFile``,
 ``validateVsphereVolumeSource``, ``validatePhotonPersistentDiskVolumeSource``,
 ``validatePortworxVolumeSource``, ``validateStorageOSVolumeSource``,
+``validateISCSIVolumeSource`` (and the volume name's length beside an
+initiator name), ``validateQuobyteVolumeSource`` (``net.SplitHostPort`` on
+each registry pair), ``validateAzureDisk``,
 ``validateProjectedVolumeSource`` with ``validateProjectionSources`` (secret,
-config map, downward API and service-account-token sources),
+config map, downward API, service-account-token, cluster-trust-bundle and
+pod-certificate sources, with ``ValidateSignerName``,
+``ValidateClusterTrustBundleName`` and ``ValidateUserAnnotations``),
 ``validateScaleIOVolumeSource``, ``validateCSIVolumeSource``,
-``validateEphemeralVolumeSource`` (the template's presence, access modes and
-storage request), ``validateImageVolumeSource``, ``validateUserField``), the
+``validateEphemeralVolumeSource`` (``ValidateTemplateObjectMeta`` with
+``validateFieldAllowList``, ``ValidatePersistentVolumeClaimSpec`` with
+``validateDataSource`` and ``validateDataSourceRef``),
+``validateImageVolumeSource``, ``validateUserField``), the
 ephemeral-claim rules of ``ValidateVolumes``, ``ValidateVolumeMounts`` (with
 ``validateLocalDescendingPath``, ``validatePathNoBacksteps``,
 ``ValidateLocalNonReservedPath``, ``validateMountPropagation``,
@@ -33,13 +40,17 @@ deletion-cost rule of ``ValidatePodSpecificAnnotations`` and
 ``pkg/api/validation/objectmeta.go``: ``ValidateObjectMetaAccessor``
 (``generateName``, with ``maskTrailingDash`` of ``generic.go``),
 ``ValidateNonnegativeField`` (``generation``), ``ValidateOwnerReferences``,
-``validateOwnerReference`` and ``ValidateFinalizers``.
+``validateOwnerReference`` and ``ValidateFinalizers``; and of
+``pkg/apis/meta/v1/validation/validation.go``: ``ValidateManagedFields``
+with ``ValidateFieldManager``.
 
 The kubelet validates after the v1 defaults: a volume without a source is
 an ``emptyDir``; ``secret``, ``configMap``, ``downwardAPI`` and
 ``projected`` get ``defaultMode`` 0644, a ``serviceAccountToken``
 ``expirationSeconds`` 3600, a ``fieldRef`` ``apiVersion`` ``v1``, an image
-volume a ``pullPolicy`` (so only one written out is checked). The gates are
+volume a ``pullPolicy`` (so only one written out is checked), an
+``azureDisk`` a ``kind`` (Shared) and ``cachingMode`` (ReadWrite), a claim
+template a ``volumeMode`` (Filesystem). The gates are
 v1.37's defaults: ``ContainerRestartRules`` as handed in,
 ``RestartAllContainersOnContainerExits`` taken to follow it (on by default,
 it needs it), ``PodDeletionCost`` on; the file source drops no field of a
@@ -47,15 +58,20 @@ disabled gate, so ``hostnameOverride`` is always checked.
 
 A value Go hands to ``field.Invalid``/``field.NotSupported`` as a named
 string type, a pointer, a list or a struct is shown as ``encoding/json``
-writes it; a plain string as ``%q``. An ``emptyDir.sizeLimit`` that is no
-quantity is the decoder's refusal (``couldn't parse as pod(quantities must
-match ...)``), raised from here.
+writes it (an internal type without JSON names, a cluster trust bundle
+projection, by its Go field names; a ``*field.Path`` as ``{}``); a plain
+string as ``%q``. An ``emptyDir.sizeLimit`` that is no quantity is the
+decoder's refusal (``couldn't parse as pod(quantities must match ...)``),
+raised by ``go_decode`` before this runs. Maps Go walks in no fixed order
+(a selector's labels, user annotations) are walked in sorted order.
 """
 
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Mapping
+import re
+import unicodedata
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from podnuma.agent.validation_container import (
@@ -66,6 +82,7 @@ from podnuma.agent.validation_kit import (
     _Errors,
     _get,
     _int,
+    _labels,
     _map,
     _q,
     _range_error,
@@ -73,6 +90,7 @@ from podnuma.agent.validation_kit import (
     _str,
     go_lower,
 )
+from podnuma.agent.validation_scheduling import _label_selector as label_selector
 from podnuma.agent.validation_security import _json
 from podnuma.api.pod_validation import (
     dns_label_errors,
@@ -88,6 +106,7 @@ __all__ = [
     "check_generation",
     "check_hostname_override",
     "check_init_restart_policy",
+    "check_managed_fields",
     "check_owners_and_finalizers",
     "check_pod_annotations",
     "check_readiness_gates",
@@ -194,11 +213,15 @@ def check_volume_source(errs: _Errors, vol: Mapping[str, Any], path: str, pod_na
             continue
         if not first:
             errs.forbidden(f"{path}.{shown}", "may not specify more than 1 volume type")
+            if key == "iscsi":
+                _iscsi_name(errs, vol, src, path)
             continue
         first = False
         check = _CHECKS.get(key)
         if check is not None:
             check(errs, src if isinstance(src, Mapping) else {}, f"{path}.{key}")
+        if key == "iscsi":
+            _iscsi_name(errs, vol, src, path)
         if key == "ephemeral":
             name = _str(vol, "name") or ""
             if pod_name and name:
@@ -446,16 +469,74 @@ def _csi(errs: _Errors, src: Mapping[str, Any], path: str) -> None:
             errs.each(f"{path}.name", name, dns_subdomain_errors(name))
 
 
+#: the ObjectMeta fields a claim template may not set, in Go's field order:
+#: (JSON name, the name ``validateFieldAllowList`` gives the error)
+_TEMPLATE_META_FORBIDDEN = (
+    ("name", "name"), ("generateName", "generateName"), ("namespace", "namespace"), ("selfLink", "selfLink"),
+    ("uid", "uID"), ("resourceVersion", "resourceVersion"), ("generation", "generation"),
+    ("creationTimestamp", "creationTimestamp"), ("deletionTimestamp", "deletionTimestamp"),
+    ("deletionGracePeriodSeconds", "deletionGracePeriodSeconds"), ("ownerReferences", "ownerReferences"),
+    ("finalizers", "finalizers"), ("managedFields", "managedFields"),
+)
+#: those of them that are plain Go values (their zero value is unset); the
+#: others are pointers, slices or times: set when given at all
+_TEMPLATE_META_PLAIN = frozenset(("name", "generateName", "namespace", "selfLink", "uid", "resourceVersion",
+                                  "generation"))
+
+
+def _template_meta(errs: _Errors, meta: Mapping[str, Any], path: str) -> None:
+    """``ValidateTemplateObjectMeta``: the annotations (keys lowered) and
+    labels as an object's; any other field of the metadata set (not its
+    zero value) is forbidden."""
+    annotations = _map(meta, "annotations")
+    for key in sorted(k for k in annotations if isinstance(k, str)):
+        errs.each(f"{path}.annotations", key, qualified_name_errors(go_lower(key)))
+    size = sum(go_len(k) + go_len(v) for k, v in annotations.items() if isinstance(k, str) and isinstance(v, str))
+    if size > 256 * 1024:
+        errs.items.append((f"{path}.annotations", f"Too long: may not be more than {256 * 1024} bytes"))
+    _labels(errs, _map(meta, "labels"), f"{path}.labels")
+    for key, shown in _TEMPLATE_META_FORBIDDEN:
+        value = _get(meta, key)
+        unset = value is None or (key in _TEMPLATE_META_PLAIN and value in ("", 0) and value is not False)
+        if not unset:
+            errs.forbidden(f"{path}.{shown}", "cannot be set")
+
+
+def _data_source(errs: _Errors, ref: Any, path: str, *, namespaced: bool) -> None:
+    """``validateDataSource`` / ``validateDataSourceRef``: a name and a
+    kind; without an API group the kind a claim's; an API group a DNS
+    subdomain; a reference's namespace a DNS label."""
+    _required_str(errs, ref, "name", path)
+    kind = _required_str(errs, ref, "kind", path)
+    group = _str(ref, "apiGroup") or ""
+    if not group and kind != "PersistentVolumeClaim":
+        errs.invalid(path, kind, "must be 'PersistentVolumeClaim' when referencing the default apiGroup")
+    if group:
+        errs.each(f"{path}.apiGroup", group, dns_subdomain_errors(group))
+    namespace = _str(ref, "namespace") or ""
+    if namespaced and namespace:
+        errs.each(f"{path}.namespace", namespace, dns_label_errors(namespace))
+
+
 def _ephemeral(errs: _Errors, src: Mapping[str, Any], path: str) -> None:
+    """``validateEphemeralVolumeSource``: a claim template, its metadata
+    (``ValidateTemplateObjectMeta``) and spec
+    (``ValidatePersistentVolumeClaimSpec`` after the v1 defaults: access
+    modes, selector, a positive storage request, storage class, volume
+    mode, data sources, volume attributes class)."""
     template = _get(src, "volumeClaimTemplate")
     if template is None:
         errs.required(f"{path}.volumeClaimTemplate")
         return
+    _template_meta(errs, _map(template, "metadata"), f"{path}.volumeClaimTemplate.metadata")
     where = f"{path}.volumeClaimTemplate.spec"
     spec = _map(template, "spec")
     modes = [m for m in _seq(spec, "accessModes") if isinstance(m, str)]
     if not _seq(spec, "accessModes"):
         errs.required(f"{where}.accessModes", "at least 1 access mode is required")
+    selector = _get(spec, "selector")
+    if selector is not None:
+        label_selector(errs, selector, f"{where}.selector")
     once_pod = other = False
     for mode in modes:
         if mode not in _ACCESS_MODES:
@@ -466,11 +547,36 @@ def _ephemeral(errs: _Errors, src: Mapping[str, Any], path: str) -> None:
             other = True
     if once_pod and other:
         errs.forbidden(f"{where}.accessModes", "may not use ReadWriteOncePod with other access modes")
-    if "storage" not in _map(_map(spec, "resources"), "requests"):
+    requests = _map(_map(spec, "resources"), "requests")
+    if "storage" not in requests:
         errs.required(f"{where}.resources[storage]")
+    else:
+        storage = quantity_from_manifest(requests["storage"]).round_up(-3)
+        if storage.sign() <= 0:
+            errs.invalid(f"{where}.resources[storage]", str(storage), "must be greater than zero")
+    storage_class = _str(spec, "storageClassName") or ""
+    if storage_class:
+        errs.each(f"{where}.storageClassName", storage_class, dns_subdomain_errors(storage_class))
     volume_mode = _str(spec, "volumeMode")
     if volume_mode is not None and volume_mode not in _VOLUME_MODES:
         errs.unsupported_named(f"{where}.volumeMode", volume_mode, _VOLUME_MODES)
+    source, ref = _get(spec, "dataSource"), _get(spec, "dataSourceRef")
+    if source is not None:
+        _data_source(errs, source, f"{where}.dataSource", namespaced=False)
+    if ref is not None:
+        _data_source(errs, ref, f"{where}.dataSourceRef", namespaced=True)
+    if ref is not None and _str(ref, "namespace"):
+        if source is not None:
+            errs.items.append((where, "Invalid value: {}: may not be specified when dataSourceRef.namespace is "
+                               "specified"))
+    elif source is not None and ref is not None:
+        same = all((_str(source, k) or "") == (_str(ref, k) or "") for k in ("kind", "name")) and (
+            _str(source, "apiGroup") == _str(ref, "apiGroup"))
+        if not same:
+            errs.items.append((where, "Invalid value: {}: must match dataSourceRef"))
+    attributes_class = _str(spec, "volumeAttributesClassName") or ""
+    if attributes_class:
+        errs.each(f"{where}.volumeAttributesClassName", attributes_class, dns_subdomain_errors(attributes_class))
 
 
 def _image(errs: _Errors, src: Mapping[str, Any], path: str) -> None:
@@ -478,6 +584,160 @@ def _image(errs: _Errors, src: Mapping[str, Any], path: str) -> None:
     policy = _str(src, "pullPolicy")
     if policy and policy not in _PULL_POLICIES:
         errs.unsupported(f"{path}.pullPolicy", policy, _PULL_POLICIES)
+
+
+_KEY_TYPES = ("RSA3072", "RSA4096", "ECDSAP256", "ECDSAP384", "ECDSAP521", "ED25519")
+_MAX_EXPIRATION = 91 * 24 * 3600
+_MAX_EXPIRATION_KUBERNETES = 24 * 3600
+
+
+def signer_name_errors(errs: _Errors, signer: str, path: str) -> None:
+    """``ValidateSignerName``: ``DOMAIN/PATH``, the domain at most 253
+    bytes of DNS labels (two at least), the path of DNS subdomains joined
+    by dots, the whole at most 571 bytes; the first bad label of each part
+    reported, with every message it has."""
+    if not signer:
+        errs.required(path)
+        return
+    parts = signer.split("/")
+    if len(parts) != 2:
+        errs.invalid(path, signer, "must be a fully qualified domain and path of the form 'example.com/signer-name'")
+        return
+    domain, rest = parts
+    if go_len(domain) > 253:
+        errs.items.append((path, "Too long: may not be more than 253 bytes"))
+    labels = domain.split(".")
+    for label in labels:
+        found = dns_label_errors(label)
+        for msg in found:
+            errs.invalid(path, domain, f"validating label {_q(label)}: {msg}")
+        if found:
+            break
+    if len(labels) < 2:
+        errs.invalid(path, domain, "should be a domain with at least two segments separated by dots")
+    for label in rest.split("."):
+        found = dns_subdomain_errors(label)
+        for msg in found:
+            errs.invalid(path, rest, f"validating label {_q(label)}: {msg}")
+        if found:
+            break
+    if go_len(signer) > 253 + 253 + 63 + 1 + 1:
+        errs.items.append((path, "Too long: may not be more than 571 bytes"))
+
+
+def _selector_json(selector: Any) -> Any:
+    """A ``LabelSelector`` as ``json.Marshal`` writes it (empty parts left out)."""
+    if not isinstance(selector, Mapping):
+        return None
+    out: dict[str, Any] = {}
+    labels = _map(selector, "matchLabels")
+    if labels:
+        out["matchLabels"] = {k: labels[k] if isinstance(labels[k], str) else "" for k in sorted(labels)}
+    exprs = []
+    for expr in _seq(selector, "matchExpressions"):
+        item: dict[str, Any] = {"key": _str(expr, "key") or "", "operator": _str(expr, "operator") or ""}
+        values = [v if isinstance(v, str) else "" for v in _seq(expr, "values")]
+        if values:
+            item["values"] = values
+        exprs.append(item)
+    if exprs:
+        out["matchExpressions"] = exprs
+    return out
+
+
+def _bundle_name_errors(name: str) -> list[str]:
+    """``ValidateClusterTrustBundleName`` for the signer the name implies
+    (what comes before its last colon, colons as slashes; none: no colon
+    allowed)."""
+    if ":" not in name:
+        return dns_subdomain_errors(name)
+    signer = name[:name.rfind(":")].replace(":", "/")
+    prefix = signer.replace("/", ":") + ":"
+    if not name.startswith(prefix):
+        return [f"ClusterTrustBundle for signerName {signer} must be named with prefix {prefix}"]
+    return dns_subdomain_errors(name[len(prefix):])
+
+
+def _cluster_trust_bundle(errs: _Errors, bundle: Any, path: str, projected: str,
+                          note: Callable[[str, str], None]) -> None:
+    """``validateProjectionSources``' cluster-trust-bundle source: a name
+    or a signer name (with a label selector), not both; a path (local, not
+    reserved, not another source's), a user ID."""
+    name, signer = _str(bundle, "name"), _str(bundle, "signerName")
+    selector = _get(bundle, "labelSelector")
+    if name is not None and signer is not None:
+        shown = {"Name": name, "SignerName": signer, "LabelSelector": _selector_json(selector),
+                 "Optional": _get(bundle, "optional") if isinstance(_get(bundle, "optional"), bool) else None,
+                 "Path": _str(bundle, "path") or "", "User": _int(bundle, "user")}
+        _invalid_json(errs, path, shown, "only one of name and signerName may be used")
+    elif name is not None:
+        if not name:
+            errs.required(f"{path}.name", "must be a valid object name")
+        for msg in _bundle_name_errors(name):
+            errs.invalid(f"{path}.name", name, f"not a valid clustertrustbundlename: {msg}")
+        if isinstance(selector, Mapping):
+            _invalid_json(errs, f"{path}.labelSelector", _selector_json(selector),
+                          "labelSelector must be unset if name is specified")
+    elif signer is not None:
+        if not signer:
+            errs.required(f"{path}.signerName", "must be a valid signer name")
+        signer_name_errors(errs, signer, f"{path}.signerName")
+        label_selector(errs, selector, f"{path}.labelSelector")
+    else:
+        errs.required(path, "either name or signerName must be specified")
+    target = _str(bundle, "path") or ""
+    if not target:
+        errs.required(f"{path}.path")
+    _user(errs, bundle, "user", path)
+    _local_non_reserved(errs, target, f"{path}.path")
+    note(target, target)
+
+
+def _pod_certificate(errs: _Errors, cert: Any, path: str, note: Callable[[str, str], None]) -> None:
+    """``validateProjectionSources``' pod-certificate source: its signer's
+    name, the user annotations' keys (domain-prefixed, lowered) and size,
+    a user ID, a known key type, a maximum lifetime from an hour to 91
+    days (one day for a ``kubernetes.io`` signer), at least one path (each
+    local, not reserved, not another source's)."""
+    signer = _str(cert, "signerName") or ""
+    signer_name_errors(errs, signer, f"{path}.signerName")
+    notes = _get(cert, "userAnnotations")
+    if isinstance(notes, Mapping):
+        where = f"{path}.userAnnotations"
+        for key in sorted(k for k in notes if isinstance(k, str)):
+            lowered = go_lower(key)
+            if not lowered:
+                errs.required(where)
+                continue
+            found = qualified_name_errors(lowered)
+            errs.each(where, lowered, found)
+            if not found and len(lowered.split("/")) != 2:
+                errs.invalid(where, lowered, 'must be a domain-prefixed key (such as "acme.io/foo")')
+        size = sum(go_len(k) + go_len(v) for k, v in notes.items() if isinstance(k, str) and isinstance(v, str))
+        if size > 256 * 1024:
+            errs.items.append((where, f"Too long: may not be more than {256 * 1024} bytes"))
+    _user(errs, cert, "user", path)
+    key_type = _str(cert, "keyType") or ""
+    if key_type not in _KEY_TYPES:
+        errs.unsupported(f"{path}.keyType", key_type, _KEY_TYPES)
+    most = _int(cert, "maxExpirationSeconds")
+    if most is not None:
+        if most < 3600:
+            errs.invalid(f"{path}.maxExpirationSeconds", most, "if provided, maxExpirationSeconds must be >= 3600")
+        host = signer.split("/", 1)[0]
+        limit = (_MAX_EXPIRATION_KUBERNETES if host == "kubernetes.io" or host.endswith(".kubernetes.io")
+                 else _MAX_EXPIRATION)
+        if most > limit:
+            errs.invalid(f"{path}.maxExpirationSeconds", most, f"if provided, maxExpirationSeconds must be <= {limit}")
+    given = 0
+    for key in ("credentialBundlePath", "keyPath", "certificateChainPath"):
+        target = _str(cert, key) or ""
+        if target:
+            given += 1
+            _local_non_reserved(errs, target, f"{path}.{key}")
+            note(target, target)
+    if not given:
+        errs.required(path, "specify at least one of credentialBundlePath, keyPath, and certificateChainPath")
 
 
 def _projected(errs: _Errors, src: Mapping[str, Any], path: str) -> None:
@@ -527,11 +787,139 @@ def _projected(errs: _Errors, src: Mapping[str, Any], path: str) -> None:
             else:
                 _local_non_reserved(errs, target, f"{path}.path")
             _user(errs, token, "user", tpath)
-        for kind in ("clusterTrustBundle", "podCertificate"):
-            if _get(source, kind) is not None:
-                count += 1  # (their details are not checked here)
+        bundle = _get(source, "clusterTrustBundle")
+        if bundle is not None:
+            count += 1
+            _cluster_trust_bundle(errs, bundle, f"{where}.clusterTrustBundle", path, note)
+        cert = _get(source, "podCertificate")
+        if cert is not None:
+            count += 1
+            _pod_certificate(errs, cert, f"{where}.podCertificate", note)
         if count > 1:
             errs.forbidden(where, "may not specify more than 1 volume type per source")
+
+
+#: the initiator and target names ``validateISCSIVolumeSource`` accepts (as
+#: Go's RE2 reads them: the iqn one unanchored at its start)
+_IQN = re.compile(r"iqn\.[0-9]{4}-[0-9]{2}\.([A-Za-z0-9.-]+)(:[^,;*&$|\t\n\f\r ]+)\Z")
+_EUI = re.compile(r"\Aeui.[A-Za-z0-9]{16}\Z")
+_NAA = re.compile(r"\Anaa.[A-Za-z0-9]{32}\Z")
+_ISCSI_NAME_TOO_LONG = ("Total length of <volume name>:<iscsi.targetPortal> must be under 64 characters if "
+                        "iscsi.initiatorName is specified.")
+
+
+def _iscsi_format(name: str) -> str | None:
+    """What is wrong with an iSCSI qualified name: no known prefix (None
+    then: the caller words it), a known one not followed by its format
+    ("must be valid format"), or nothing ("")."""
+    for prefix, form in (("iqn", _IQN), ("eui", _EUI), ("naa", _NAA)):
+        if name.startswith(prefix):
+            return "" if form.search(name) else "must be valid format"
+    return None
+
+
+def _iscsi(errs: _Errors, src: Mapping[str, Any], path: str) -> None:
+    """``validateISCSIVolumeSource``: the portal and IQN given, the IQN of
+    its prefix's format, the LUN 0-255, a secret for CHAP, the initiator
+    name (``initiatorname`` in the error's path) of its format."""
+    _required_str(errs, src, "targetPortal", path)
+    iqn = _str(src, "iqn") or ""
+    if not iqn:
+        errs.required(f"{path}.iqn")
+    else:
+        wrong = _iscsi_format(iqn)
+        if wrong is None:
+            errs.invalid(f"{path}.iqn", iqn, "must be valid format starting with iqn, eui, or naa")
+        elif wrong:
+            errs.invalid(f"{path}.iqn", iqn, wrong)
+    lun = _int(src, "lun") or 0
+    if not 0 <= lun <= 255:
+        errs.invalid(f"{path}.lun", lun, _range_error(0, 255))
+    chap = _get(src, "chapAuthDiscovery") is True or _get(src, "chapAuthSession") is True
+    if chap and _get(src, "secretRef") is None:
+        errs.required(f"{path}.secretRef")
+    initiator = _str(src, "initiatorName")
+    if initiator is not None:
+        wrong = _iscsi_format(initiator)
+        if wrong is None:
+            errs.invalid(f"{path}.initiatorname", initiator, "must be valid format starting with iqn, eui, or naa")
+        elif wrong:
+            errs.invalid(f"{path}.initiatorname", initiator, wrong)
+
+
+def _iscsi_name(errs: _Errors, vol: Mapping[str, Any], src: Any, path: str) -> None:
+    """``validateVolumeSource``: with an initiator name, the volume's name,
+    a colon and the target portal at most 64 bytes (checked whether or not
+    the iSCSI source is the volume's first)."""
+    if _str(src, "initiatorName") is None:
+        return
+    name = _str(vol, "name") or ""
+    if go_len(f"{name}:{_str(src, 'targetPortal') or ''}") > 64:
+        errs.invalid(f"{path}.name", name, _ISCSI_NAME_TOO_LONG)
+
+
+def _split_host_port(text: str) -> bool:
+    """Whether Go's ``net.SplitHostPort`` splits ``text`` (the port after
+    the last colon; the host without a colon, or bracketed with the
+    bracket just before that colon; no stray bracket)."""
+    last = text.rfind(":")
+    if last < 0:
+        return False
+    start, end = 0, 0
+    if text.startswith("["):
+        close = text.find("]")
+        if close < 0 or close + 1 != last:
+            return False
+        start, end = 1, close + 1
+    elif ":" in text[:last]:
+        return False
+    return "[" not in text[start:] and "]" not in text[end:]
+
+
+def _quobyte(errs: _Errors, src: Mapping[str, Any], path: str) -> None:
+    """``validateQuobyteVolumeSource``: a registry of host:port pairs (one
+    error a pair that is none), a tenant of at most 64 bytes (the registry
+    then not looked into), a volume."""
+    registry = _str(src, "registry") or ""
+    pairs_text = "must be a host:port pair or multiple pairs separated by commas"
+    if not registry:
+        errs.required(f"{path}.registry", pairs_text)
+    elif go_len(_str(src, "tenant") or "") >= 65:
+        errs.required(f"{path}.tenant", "must be a UUID and may not exceed a length of 64 characters")
+    else:
+        for pair in registry.split(","):
+            if not _split_host_port(pair):
+                errs.invalid(f"{path}.registry", registry, pairs_text)
+    _required_str(errs, src, "volume", path)
+
+
+_CACHING_MODES = ("None", "ReadOnly", "ReadWrite")
+_DISK_KINDS = ("Dedicated", "Managed", "Shared")
+
+
+def _azure_disk(errs: _Errors, src: Mapping[str, Any], path: str) -> None:
+    """``validateAzureDisk`` after the v1 defaults (``kind`` Shared,
+    ``cachingMode`` ReadWrite): the disk's name and URI, a known caching
+    mode and kind, a managed disk's URI under ``/subscriptions/``, any
+    other's an ``https://`` one."""
+    _required_str(errs, src, "diskName", path)
+    uri = _str(src, "diskURI") or ""
+    if not uri:
+        errs.required(f"{path}.diskURI")
+    caching = _str(src, "cachingMode")
+    if caching is not None and caching not in _CACHING_MODES:
+        errs.unsupported_named(f"{path}.cachingMode", caching, _CACHING_MODES)
+    kind = _str(src, "kind")
+    kind = "Shared" if kind is None else kind
+    if kind not in _DISK_KINDS:
+        errs.unsupported_named(f"{path}.kind", kind, _DISK_KINDS)
+    if kind == "Managed" and not uri.startswith("/subscriptions/"):
+        errs.unsupported(f"{path}.diskURI", uri,
+                         ("/subscriptions/{sub-id}/resourcegroups/{group-name}/providers/microsoft.compute/disks/"
+                          "{disk-id}",))
+    if kind != "Managed" and not uri.startswith("https://"):
+        errs.unsupported(f"{path}.diskURI", uri,
+                         ("https://{account-name}.blob.core.windows.net/{container-name}/{disk-name}.vhd",))
 
 
 _CHECKS = {
@@ -539,6 +927,7 @@ _CHECKS = {
     "awsElasticBlockStore": _aws_ebs, "secret": _secret, "nfs": _nfs, "glusterfs": _glusterfs,
     "flocker": _flocker, "persistentVolumeClaim": _pvc, "rbd": _rbd, "cinder": _cinder, "cephfs": _cephfs,
     "downwardAPI": _downward_api, "fc": _fc, "flexVolume": _flex, "configMap": _config_map,
+    "iscsi": _iscsi, "quobyte": _quobyte, "azureDisk": _azure_disk,
     "azureFile": _azure_file, "vsphereVolume": _one("volumePath"), "photonPersistentDisk": _one("pdID"),
     "portworxVolume": _one("volumeID"), "storageos": _storageos, "projected": _projected,
     "scaleIO": _scale_io, "csi": _csi, "ephemeral": _ephemeral, "image": _image,
@@ -826,6 +1215,44 @@ def check_owners_and_finalizers(errs: _Errors, meta: Mapping[str, Any]) -> None:
     if "orphan" in finalizers and "foregroundDeletion" in finalizers:
         _invalid_json(errs, "metadata.finalizers", finalizers,
                       "finalizer orphan and foregroundDeletion cannot be both set")
+
+
+_FIELD_OPERATIONS = ("Apply", "Update")
+
+
+def check_managed_fields(errs: _Errors, meta: Mapping[str, Any]) -> None:
+    """``ValidateManagedFields`` (after the finalizers): each entry's
+    operation Apply or Update, its fields type ``FieldsV1`` when given, its
+    manager at most 128 bytes of printable characters, its subresource at
+    most 256 bytes."""
+    for i, entry in enumerate(_seq(meta, "managedFields")):
+        where = f"metadata.managedFields[{i}]"
+        operation = _str(entry, "operation") or ""
+        if not operation:
+            errs.required(f"{where}.operation", "must not be empty")
+        elif operation not in _FIELD_OPERATIONS:
+            errs.unsupported_named(f"{where}.operation", operation, _FIELD_OPERATIONS)
+        fields_type = _str(entry, "fieldsType") or ""
+        if fields_type and fields_type != "FieldsV1":
+            errs.invalid(f"{where}.fieldsType", fields_type, "must be `FieldsV1`")
+        manager = _str(entry, "manager") or ""
+        if go_len(manager) > 128:
+            errs.items.append((f"{where}.manager", "Too long: may not be more than 128 bytes"))
+        position = 0
+        for ch in manager:
+            if not _go_printable(ch):
+                errs.invalid(f"{where}.manager", manager, f"invalid character U+{ord(ch):04X} (at position {position})")
+            position += go_len(ch)
+        if go_len(_str(entry, "subresource") or "") > 256:
+            errs.items.append((f"{where}.subresource", "Too long: may not be more than 256 bytes"))
+
+
+def _go_printable(ch: str) -> bool:
+    """Go's ``unicode.IsPrint``: a letter, mark, number, punctuation,
+    symbol or the ASCII space (a lone surrogate was U+FFFD to Go)."""
+    if 0xD800 <= ord(ch) <= 0xDFFF:
+        return True
+    return ch == " " or unicodedata.category(ch)[0] in "LMNPS"
 
 
 def check_kube_finalizers(errs: _Errors, meta: Mapping[str, Any]) -> None:
