@@ -201,9 +201,11 @@ def parse_document(path: Path, text: str) -> tuple[Any, Issue | None]:
         return None, Issue("error", _where(e), file=str(path))
 
 
-def read_items(path: Path) -> tuple[list[Any], Issue | None]:
-    """The objects of a file: the items of a list, or the object itself."""
-    doc, issue = read_document(path)
+def read_items(path: Path, data: bytes | None = None) -> tuple[list[Any], Issue | None]:
+    """The objects of a file: the items of a list, or the object itself.
+    ``data``: its bytes, when the caller read them (as :func:`read_document`
+    takes them)."""
+    doc, issue = read_document(path, data)
     if doc is None:
         return [], issue
     if isinstance(doc, list):

@@ -40,6 +40,16 @@ read; the pieces' indexes are taken together once all of the dump's are
 in (:class:`_InOrder`), or, when one could not be read by itself or a pod
 is in two of them, the dump is read whole here instead, as in one process.
 
+A dump written again while the fleet is read is never read as two
+versions: each reading of a file keeps the file's identity as it was all
+the while it was read (size, modification time, inode:
+:func:`~podnuma.fleet.podscan.read_dump`, and a piece against the dump as
+it was cut), the pods to read again for the replay name their file with
+it (:class:`~podnuma.fleet.podscan.DumpName`), and the pieces of a dump
+are taken together only when they are of one version (else it is read
+whole, anew). The replay reads from that version only, and says of
+another that it changed since it was indexed.
+
 The fleet assembled from its files (this module), read by
 :mod:`.files`; pods compacted and indexed by :mod:`.pods`; node groups
 (:mod:`.groups`, selectors in :mod:`.selectors`); NodeResourceTopology
@@ -82,6 +92,8 @@ from podnuma.fleet.model import Issue, NodeSpec
 from podnuma.fleet.nrt import NrtError, NrtForms
 from podnuma.fleet.pods import ACTIVE_PHASES, _meta, _node_name, _phase, compact_pod, start_key
 from podnuma.fleet.podscan import (
+    DumpChanged,
+    DumpName,
     Piece,
     PodFileIndex,
     Range,
@@ -89,11 +101,11 @@ from podnuma.fleet.podscan import (
     index_piece,
     index_pod_file,
     pod_key,
+    read_dump,
     release_held,
 )
 from podnuma.fleet.selectors import selector_matches
-from podnuma.inputs.documents import field_path_under, read_bytes
-from podnuma.inputs.limits import FLEET_LIMITS
+from podnuma.inputs.documents import field_path_under
 
 _DATA_SUFFIXES = (".json", ".yaml", ".yml")
 
@@ -158,6 +170,10 @@ class Scan:
     #: (else the file is read whole)
     piece: tuple[str, int, int] | None = None
     piece_read: bool = True
+    #: the identity of the dump the piece was read from
+    #: (:func:`~podnuma.fleet.podscan.file_ident`): the pieces of a dump
+    #: are taken together only when they are of one version of it
+    piece_ident: int | None = None
 
 
 #: One scan's pod keys as a process sends them back: the keys end to end
@@ -255,15 +271,24 @@ def _no_objects(doc: Any, yaml: bool = False) -> str | None:
 
 
 def _classify(path: Path, scan: Scan, hold: bool = False, base: Path | None = None) -> None:
+    """The file at ``path`` read into ``scan``: read once (the index, else
+    the general reader), with its identity while it was read
+    (:func:`~podnuma.fleet.podscan.read_dump`), which the pods it gives to
+    read again (byte ranges, or the file itself for the general reader's)
+    carry; a file written again every time it was read is an error naming
+    it, nothing of it read."""
     name = str(path)
     scan.files.append(name)
     data: bytes | None = None
-    if path.suffix.lower() == ".json":  # read once: the index, else the general reader
-        try:
-            data = read_bytes(path, what="input", name=name, limits=FLEET_LIMITS)
-        except InputError:
-            data = None  # the general reader reads it again and words the problem
-    index = index_pod_file(path, scan.pod_keys, data, hold) if data is not None else None
+    ident: int | None = None
+    try:
+        data, ident = read_dump(path, name)
+    except DumpChanged as e:
+        scan.issues.append(Issue("error", e.message, file=name))
+        return
+    except InputError:
+        data = None  # the general reader reads it again and words the problem
+    index = index_pod_file(path, scan.pod_keys, data, hold, ident) if data is not None else None
     if index is not None:  # a clean JSON list of pods: indexed, not held
         _add_index(scan, index)
         return
@@ -296,7 +321,7 @@ def _classify(path: Path, scan: Scan, hold: bool = False, base: Path | None = No
     if nothing is not None:  # as an empty file: an error naming it
         scan.issues.append(Issue("error", nothing, file=name))
         return
-    read_objects(doc, name, scan)
+    read_objects(doc, name, scan, pod_file=name if ident is None else DumpName(name, ident))
 
 
 def is_configz(doc: Any) -> bool:
@@ -335,14 +360,17 @@ def configz_problem(cfg: Any, node: str, name: str) -> Issue | None:
 
 
 def read_objects(doc: Any, name: str, scan: Scan,
-                 pods: dict[str, list[Mapping[str, Any]]] | None = None) -> None:
+                 pods: dict[str, list[Mapping[str, Any]]] | None = None, pod_file: str | None = None) -> None:
     """The Kubernetes objects of a parsed document that holds some
     (:func:`_no_objects` said ``None``) read into ``scan``: nodes,
     NodeResourceTopology objects, pods counted and indexed as in ``name``;
     the problems of its items as issues naming ``name`` and the field path
     (:class:`~podnuma.fleet.files.ItemProblems`). ``pods``: where the pods
     counted and bound to a node are kept, by node (a live list answer's,
-    which is not read again)."""
+    which is not read again). ``pod_file``: the name its pods are read
+    again from, for the replay (default ``name``; a
+    :class:`~podnuma.fleet.podscan.DumpName`: that version of the file
+    only, :func:`~podnuma.fleet.pods.read_node_pods`)."""
     pods_here = False
     problems = ItemProblems(name)
     for item, at, i in objects_of(doc, problems):
@@ -369,7 +397,7 @@ def read_objects(doc: Any, name: str, scan: Scan,
             if node is None:
                 scan.unbound += 1
                 continue
-            scan.pod_index.setdefault(node, set()).add(name)
+            scan.pod_index.setdefault(node, set()).add(pod_file or name)
             scan.pod_counts[node] = scan.pod_counts.get(node, 0) + 1
             if pods is not None:
                 pods.setdefault(node, []).append(item)
@@ -416,6 +444,7 @@ def _classify_piece(piece: Piece, scan: Scan, hold: bool = False) -> None:
         scan.piece_read = False
         scan.pod_keys = {}
         return
+    scan.piece_ident = getattr(index.file, "ident", None)
     _add_index(scan, index)
 
 
@@ -670,14 +699,21 @@ class _InOrder:
 
     def _merge_pieces(self) -> None:
         """The scans of a dump's pieces merged, in order; or, when they are
-        not all there and read, or a pod is in two of them (the dump read
-        whole keeps its first and leaves the other out of the ranges: one
-        piece cannot know the other's pods), the dump read whole here."""
+        not all there and read, were read from different versions of the
+        dump (written again meanwhile: each piece refuses one that is not
+        the dump as it was cut, so this is a second guard), or a pod is in
+        two of them (the dump read whole keeps its first and leaves the
+        other out of the ranges: one piece cannot know the other's pods),
+        the dump read whole here, as it is now (a dump that keeps changing
+        while it is read whole: an error naming it,
+        :func:`~podnuma.fleet.podscan.read_dump`)."""
         pieces, self.pieces = self.pieces, []
         apart, self.pieces_apart, self.piece_keys = self.pieces_apart, True, set()
         path, _, count = pieces[0].piece  # type: ignore[misc]
-        whole = apart and len(pieces) == count and all(p.piece == (path, i, count) and p.piece_read
-                                                       for i, p in enumerate(pieces))
+        ident = pieces[0].piece_ident
+        whole = apart and len(pieces) == count and all(
+            p.piece == (path, i, count) and p.piece_read and p.piece_ident == ident
+            for i, p in enumerate(pieces))
         if not whole:
             for p in pieces:
                 for blob, _, _ in p.packed_keys:

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from podnuma.errors import InputError
 from podnuma.fleet.files import _is_map, left_out, read_items
 from podnuma.fleet.model import Issue
 
@@ -97,13 +98,31 @@ def read_node_pods(
     files: Iterable[str], nodes: Iterable[str]
 ) -> tuple[dict[str, list[dict[str, Any]]], list[Issue]]:
     """The active pods of ``nodes`` found in ``files``, compacted, by node,
-    in start order; with the issues of those files (once per file)."""
+    in start order; with the issues of those files (once per file). A file
+    named by a :class:`~podnuma.fleet.podscan.DumpName` is read only as the
+    version its index read (its identity while it is read the name's):
+    another is a warning that it changed since it was indexed, and none of
+    its pods."""
     want = set(nodes)
     out: dict[str, list[dict[str, Any]]] = {n: [] for n in want}
     issues: list[Issue] = []
     seen: set[tuple[str, str, str]] = set()
     for f in sorted(set(files)):
-        items, issue = read_items(Path(f))
+        data: bytes | None = None
+        ident = getattr(f, "ident", None)
+        if ident is not None:
+            from podnuma.fleet.podscan import CHANGED, read_dump  # (podscan imports this module)
+
+            name = str(f)
+            try:
+                data, now = read_dump(Path(f), name)
+            except InputError as e:
+                issues.append(Issue("error", e.message, file=name))
+                continue
+            if now != ident:
+                issues.append(Issue("warning", CHANGED, file=name))
+                continue
+        items, issue = read_items(Path(f), data)
         if issue is not None:
             issues.append(issue)
         for doc in items:

@@ -31,6 +31,17 @@ where they were read and indexed as a whole dump's are; the pieces of a
 dump are taken together, or the dump read whole, by
 :mod:`podnuma.fleet.inputs`.
 
+A dump may be written again while the fleet is read (a ``kubectl get pods
+-o json > pods.json`` run again meanwhile). Its index and the bytes its
+ranges are read from must be of one version: each reading of a dump takes
+the status of the descriptor it reads from before and after (the whole
+file, :func:`read_dump`; a piece, against the dump as it was cut) and
+keeps its identity (size, modification time, inode: :func:`file_ident`)
+in the name of the file its ranges give (:class:`DumpName`); reading a
+range back compares it with the file's, before and after, and says
+:data:`CHANGED` rather than read another version's bytes as the index's
+pods. No byte is read twice for it, nothing is done per pod.
+
 A file the fast path does not take as a clean list of pods (not JSON, not a
 list, another kind of object in it, an item, ``metadata`` or ``spec`` that
 is not a mapping, a ``spec.nodeName`` that is not a string, invalid UTF-8,
@@ -70,16 +81,115 @@ from podnuma.api.kubeletconfig import json_object_pairs
 from podnuma.errors import InputError
 from podnuma.fleet.model import Issue
 from podnuma.fleet.pods import ACTIVE_PHASES, compact_pod, is_pod, read_node_pods, with_ranged_pods
-from podnuma.inputs.documents import check_tree, read_bytes
+from podnuma.inputs.documents import (
+    PastLimit,
+    check_tree,
+    open_input,
+    read_failure,
+    read_open,
+    wait_for_writer,
+)
 from podnuma.inputs.limits import FLEET_LIMITS
 from podnuma.inputs.msgspec_import import msgspec  # (without typing_extensions)
 
-__all__ = ["HOLD_BYTES", "PIECE_BYTES", "Piece", "PodFileIndex", "cut_pieces", "index_piece", "Range", "ScannedPod", "index_pod_file", "node_pods", "pod_key",
-           "is_held", "pods_of_ranges", "read_ranges", "release_held"]
+__all__ = ["CHANGED", "HOLD_BYTES", "PIECE_BYTES", "READ_TRIES", "DumpChanged", "DumpName", "Piece",
+           "PodFileIndex", "cut_pieces", "file_ident", "index_piece", "Range", "ScannedPod", "index_pod_file", "node_pods", "pod_key",
+           "is_held", "pods_of_ranges", "read_dump", "read_ranges", "release_held"]
 
 #: ``(file, start, end)``: the bytes ``[start, end)`` of ``file`` hold one or
-#: more complete list items, separated by commas and white space.
+#: more complete list items, separated by commas and white space. ``file``
+#: is a :class:`DumpName` where the index knows the dump as it was read.
 Range = tuple[str, int, int]
+
+
+def _ident(size: int, mtime_ns: int, ino: int) -> int:
+    return int.from_bytes(_blake2b(b"%d %d %d" % (size, mtime_ns, ino), digest_size=8).digest(),
+                          "big", signed=True)
+
+
+def file_ident(st: os.stat_result) -> int:
+    """A dump's identity as its status ``st`` gives it: its size,
+    modification time and inode, as one number of 8 bytes (a digest: the
+    same in every process and on every platform that reads the dump; only
+    whether two are equal matters). A dump written again in place changes
+    its modification time, one replaced (``mv``) its inode, one cut short
+    or grown its size. A rewrite that sets the modification time back
+    (``touch -r``, ``rsync --inplace -t``), or lands within the same tick of
+    the kernel's clock (a few milliseconds) as the write before it, keeps
+    it: nothing short of reading the bytes again would tell, which the
+    fleet's reading does not do (one pass over the bytes)."""
+    return _ident(st.st_size, st.st_mtime_ns, st.st_ino)
+
+
+class DumpName(str):
+    """A pods dump's name (its path, as ``str``: it compares, hashes and
+    sorts as the path, and goes wherever a range's file goes) that carries
+    the dump's identity (:func:`file_ident`) as its index read it: the
+    ranges the index gives name their file so (and a node's ``pod_files``
+    the dumps the general reader read), and the reading back of a range
+    (:func:`read_ranges`, in whichever process replays its node) refuses
+    a file that is not that one any more. The ranges of one index share
+    one name, so a pickle of nodes (a partition sent to a worker) holds
+    the identity once per file (about 16 bytes; the class's name, about
+    35, once per pickle)."""
+
+    ident: int
+
+    def __new__(cls, path: str, ident: int) -> DumpName:
+        self = super().__new__(cls, path)
+        self.ident = ident
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return DumpName, (str(self), self.ident)
+
+
+#: the message of a range whose dump is not the one indexed
+CHANGED = ("changed since it was indexed (written again during the run): this node's pods in it are not "
+           "read")
+#: how many times a whole dump is read when it changes while it is read
+READ_TRIES = 3
+
+
+class DumpChanged(InputError):
+    """A dump that changed while it was read, every time it was read
+    (:func:`read_dump`)."""
+
+
+def read_dump(path: Path, name: str) -> tuple[bytes, int | None]:
+    """The bytes of the file at ``path`` (``name``), read as
+    :func:`podnuma.inputs.documents.read_bytes` reads a file (the fleet's
+    size limit, a named pipe waited on for a writer), with the identity
+    (:func:`file_ident`) the file had all the while it was read: its
+    descriptor's status taken before and after the read, and equal
+    (``None`` for a file that is not a regular one: no identity, and no
+    range of it is read back). A file whose identity changed while it was
+    read (written again meanwhile: the bytes may be of two versions) is
+    read again, up to :data:`READ_TRIES` times; then :class:`DumpChanged`.
+    ``InputError`` when it cannot be read."""
+    limit = FLEET_LIMITS.max_bytes
+    for _ in range(READ_TRIES):
+        with open_input(path, what="input", name=name) as fh:
+            fd = fh.fileno()
+            before = os.fstat(fd)
+            try:
+                first = wait_for_writer(fh, what="input", name=name)
+                data = first + read_open(fh, limit - len(first))
+                after = os.fstat(fd)
+            except PastLimit:
+                raise InputError(f"input file is larger than the limit of {limit} bytes", file=name) from None
+            except OSError as e:
+                raise read_failure(e, what="input", name=name) from None
+        if len(data) > limit:
+            raise InputError(f"input file is larger than the limit of {limit} bytes", file=name)
+        if not stat.S_ISREG(before.st_mode):
+            return data, None
+        ident = file_ident(after)
+        if ident == file_ident(before):
+            return data, ident
+    raise DumpChanged(f"changed while it was read ({READ_TRIES} times in a row): not read "
+                      "(run again on a dump that is not being written)", file=name)
+
 
 _ITEMS = re.compile(rb'"items"\s*:\s*\[')
 _SEP = re.compile(rb"[ \t\r\n]*,?[ \t\r\n]*")
@@ -183,20 +293,23 @@ class PodFileIndex:
 
 def index_pod_file(
     path: Path, seen: dict[bytes, str] | None = None, data: bytes | None = None, hold: bool = False,
+    ident: int | None = None,
 ) -> PodFileIndex | None:
     """The index of a JSON list of pods, or ``None`` when the file is not a
     clean one (the general reader then reads it and words its problems).
-    ``data``: the file's bytes when the caller read them (the bounded read
-    of :func:`podnuma.inputs.documents.read_bytes`). ``hold``: the ranges
-    are read back in this process (see :func:`release_held`): the pods are
-    decoded whole once, here, and kept for that (up to
-    :data:`HOLD_BYTES` of dumps at a time)."""
+    ``data``: the file's bytes when the caller read them (:func:`read_dump`),
+    ``ident`` the identity it gave with them (else read here). ``hold``:
+    the ranges are read back in this process (see :func:`release_held`):
+    the pods are decoded whole once, here, and kept for that (up to
+    :data:`HOLD_BYTES` of dumps at a time). The ranges name the file as a
+    :class:`DumpName` when its identity is known: they are read back from
+    that file only."""
     if path.suffix.lower() != ".json":
         return None
     name = str(path)
     if data is None:
         try:
-            data = read_bytes(path, what="input", name=name, limits=FLEET_LIMITS)
+            data, ident = read_dump(path, name)
         except InputError:
             return None
     if _POD_HEAD.search(data, 0, _HEAD) is None:
@@ -220,19 +333,20 @@ def index_pod_file(
     starts = _item_starts(data, m.end(), items, lengths)
     if starts is None:
         return None
-    return _index_items(PodFileIndex(file=name), peek, full, starts, lengths, seen, weight, piece=False)
+    return _index_items(PodFileIndex(file=name if ident is None else DumpName(name, ident)), peek, full,
+                        starts, lengths, seen, weight, piece=False)
 
 
 def _index_items(
     out: PodFileIndex, peek: list[Any], full: list[_PodRaw] | None, starts: list[int],
     lengths: list[int], seen: dict[bytes, str] | None, weight: int, *, piece: bool,
-    ident: tuple[int, int, int] | None = None,
 ) -> PodFileIndex | None:
     """``out`` filled with the items ``peek`` (their starts in ``out.file``
     and lengths; ``full``: the same items decoded whole, to hold), or
     ``None`` when one is not a clean pod. ``piece``: the items are a piece
     of the file (:func:`index_piece`), held beside the file's other pieces
-    held here."""
+    held here. The pods held are of the file's identity ``out.file``
+    carries (a :class:`DumpName`), if any."""
     mine: dict[bytes, str] = {}  # this file's pods, told to ``seen`` once the file is taken
     blake2b = _blake2b
     unbound = duplicated = 0
@@ -298,7 +412,7 @@ def _index_items(
     if seen is not None:
         seen.update(mine)
     if full is not None and spans:
-        _hold(out.file, full, spans, weight, add=piece, ident=ident)
+        _hold(out.file, full, spans, weight, add=piece, ident=getattr(out.file, "ident", None))
     return out
 
 
@@ -321,14 +435,17 @@ def _owners_clean(owners: Any) -> bool:
 
 
 def _hold(name: str, pods: list[_PodRaw], spans: dict[int, tuple[int, int, int]], weight: int,
-          *, add: bool, ident: tuple[int, int, int] | None = None) -> None:
+          *, add: bool, ident: int | None = None) -> None:
     """``pods`` held for the ranges of ``name`` that ``spans`` gives;
-    ``add``: beside what is held of the file already (its other pieces),
-    else instead of it. ``ident``: the file as it was read (a piece's)."""
+    ``add``: beside what is held of the file already (its other pieces,
+    when they were read as the same file), else instead of it. ``ident``:
+    the file as it was read (:func:`file_ident`)."""
     held = _HELD.get(name) if add else None
+    if held is not None and held.ident != ident:
+        held = None  # (pieces of another version of the file: let go)
     if held is None:
         release_held(name)
-        _HELD[name] = _Held(pods, spans, weight, ident)
+        _HELD[str(name)] = _Held(pods, spans, weight, ident)
     else:
         base = len(held.pods)
         held.pods.extend(pods)
@@ -354,8 +471,9 @@ class Piece:
     to the first such item at or past ``hi`` (in a dump laid out alike
     throughout, the items that begin in ``[lo, hi)``; an item laid out
     otherwise goes with the one before it); the file as it was when it was
-    cut (its size, modification time and inode: a piece of a file changed
-    since is not read)."""
+    cut (its size, modification time and inode, :func:`file_ident`: a
+    piece of a file changed since, before its bytes are read or while they
+    are, is not read)."""
 
     path: str
     lo: int
@@ -477,9 +595,12 @@ def index_piece(piece: Piece, seen: dict[bytes, str] | None = None, hold: bool =
 
 
 def _index_piece(fd: int, piece: Piece, seen: dict[bytes, str] | None, hold: bool) -> PodFileIndex | None:
+    # the file as it was cut, before the piece's bytes are read and after
+    # (the same descriptor): a piece is of the version the dump was cut
+    # from, or not read at all
+    ident = _ident(piece.size, piece.mtime_ns, piece.ino)
     st = os.fstat(fd)
-    if not stat.S_ISREG(st.st_mode) or (st.st_size, st.st_mtime_ns, st.st_ino) != (
-            piece.size, piece.mtime_ns, piece.ino):
+    if not stat.S_ISREG(st.st_mode) or file_ident(st) != ident:
         return None
     head = os.pread(fd, _HEAD, 0)
     got = _layout(head)
@@ -506,7 +627,9 @@ def _index_piece(fd: int, piece: Piece, seen: dict[bytes, str] | None, hold: boo
                 start = m.end() - 2 + base
                 break
         if start < 0 or start >= piece.hi:
-            return PodFileIndex(file=piece.path)  # no item begins in it
+            if file_ident(os.fstat(fd)) != ident:
+                return None
+            return PodFileIndex(file=DumpName(piece.path, ident))  # no item begins in it
     # its end: the comma before the first item that begins at or past ``hi``
     end = -1
     looked = max(1, start - base + 1)
@@ -522,14 +645,15 @@ def _index_piece(fd: int, piece: Piece, seen: dict[bytes, str] | None, hold: boo
         if not more:
             return None  # (shorter than it was)
         buf += more
+    if file_ident(os.fstat(fd)) != ident:
+        return None  # (written again while it was read)
     if end < 0:  # the list's end is in this piece
         end = _list_end(head[:items_at], buf, base, start)
         if end < 0:
             return None
     buf[start - base] = 0x5B  # [
     buf[end - base + 1] = 0x5D  # ]
-    return _index_buffer(piece.path, buf, start - base, end - base + 2, base - 1, seen, hold,
-                         (piece.size, piece.mtime_ns, piece.ino))
+    return _index_buffer(DumpName(piece.path, ident), buf, start - base, end - base + 2, base - 1, seen, hold)
 
 
 def _pread_into(fd: int, n: int, offset: int) -> bytearray | None:
@@ -596,11 +720,11 @@ def _decoded(
     return items, full, peek, weight
 
 
-def _index_buffer(name: str, buf: bytearray, a: int, b: int, shift: int,
-                  seen: dict[bytes, str] | None, hold: bool, ident: tuple[int, int, int]) -> PodFileIndex | None:
+def _index_buffer(name: DumpName, buf: bytearray, a: int, b: int, shift: int,
+                  seen: dict[bytes, str] | None, hold: bool) -> PodFileIndex | None:
     """The index of the items of ``buf[a:b]`` (``[`` + a piece's items +
     ``]``, decoded in place; byte ``i`` of ``buf`` the file's byte
-    ``i + shift``)."""
+    ``i + shift``) of the file ``name``."""
     view = memoryview(buf)[a:b]
     got = _decoded(view, buf.isascii(), _RAW_ITEMS.decode, _PODS_RAW.decode, _PEEK_ITEMS.decode, hold)
     if got is None:
@@ -611,8 +735,7 @@ def _index_buffer(name: str, buf: bytearray, a: int, b: int, shift: int,
     if starts is None:
         return None
     starts = [s + shift for s in starts]
-    return _index_items(PodFileIndex(file=name), peek, full, starts, lengths, seen, weight, piece=True,
-                        ident=ident)
+    return _index_items(PodFileIndex(file=name), peek, full, starts, lengths, seen, weight, piece=True)
 
 
 def _end_run(
@@ -636,14 +759,14 @@ class _Held:
     its start.
     Its pods hold on to the file's bytes (their fields not decoded are
     views of them), ``size`` bytes. ``ident``: for the pieces of a dump,
-    the file as they were read (size, modification time, inode): once it
-    has changed, they are not given (its ranges may be another reading's:
-    the dump read whole, anew, when a piece found it changed)."""
+    the file as it was read (:func:`file_ident`; ``None``: not known):
+    they are given for a range of that reading of the file only, and only
+    while the file is still that one (:func:`_take_held`)."""
 
     __slots__ = ("pods", "spans", "size", "ident")
 
     def __init__(self, pods: list[_PodRaw], spans: dict[int, tuple[int, int, int]], size: int,
-                 ident: tuple[int, int, int] | None = None) -> None:
+                 ident: int | None = None) -> None:
         self.pods = pods
         self.spans = spans
         self.size = size
@@ -652,8 +775,10 @@ class _Held:
 
 #: The dumps indexed with ``hold`` whose ranges are not all read back yet,
 #: by file name (this process only; nothing of it is sent elsewhere). A
-#: range read back is the same items as its bytes decoded again; a dump
-#: changed since would be read as it was when indexed.
+#: range given from here is the same items as its bytes decoded again; a
+#: dump changed since is not given from here, but read back, and refused
+#: there (:func:`read_ranges`), as it is where nothing was held: the report
+#: does not depend on where the pods were kept.
 _HELD: dict[str, _Held] = {}
 #: the most bytes of dumps whose pods are held at a time (a larger fleet's
 #: further dumps are read back range by range, as from another process)
@@ -711,20 +836,25 @@ def freeze_held() -> None:
         gc.freeze()
 
 
-def _file_ident(path: str) -> tuple[int, int, int] | None:
+def _file_ident(path: str) -> int | None:
     try:
         st = os.stat(path)
     except OSError:
         return None
-    return (st.st_size, st.st_mtime_ns, st.st_ino)
+    return file_ident(st) if stat.S_ISREG(st.st_mode) else None
 
 
-def _take_held(r: Range, idents: dict[str, tuple[int, int, int] | None] | None = None) -> list[_PodRaw] | None:
+def _take_held(r: Range, idents: dict[str, int | None] | None = None) -> list[_PodRaw] | None:
     """The held pods of range ``r`` (given once: a range's pods are
-    dropped once read), or ``None``. ``idents``: the files' identities
-    looked at so far (see :class:`_Held`)."""
+    dropped once read), or ``None``: none held, or held of another reading
+    of the file than the range's (its :class:`DumpName`'s identity), or of
+    a file changed since (then read back, and refused there). ``idents``:
+    the files' identities looked at so far in this call (one ``stat`` a
+    file)."""
     held = _HELD.get(r[0])
     if held is None:
+        return None
+    if held.ident != getattr(r[0], "ident", held.ident):
         return None
     if held.ident is not None:
         if idents is None:
@@ -1156,51 +1286,92 @@ def in_start_order(node: str, pods: list[Any], items: list[Any]) -> list[Any]:
 def read_ranges(
     ranges: Iterable[Range], decode: Callable[[bytes, str], list[Any]] = _decode_range,
 ) -> Iterable[tuple[Range, list[Any] | InputError]]:
-    """The items of each range (in the order given), or the error that
-    stopped reading it (a file changed since it was indexed); a range some
-    of whose items are refused (too deep): the others, then an error for
-    each refused."""
+    """The items of each range (a file's ranges together, in the order
+    given), or the error that stopped reading it (a file gone, changed
+    since it was indexed); a range some of whose items are refused (too
+    deep): the others, then an error for each refused.
+
+    A range whose file is a :class:`DumpName` is read from the file the
+    index read only: the status of the descriptor its bytes are read from
+    is taken once before the file's ranges are read and once after (not
+    per range), and a file whose identity (:func:`file_ident`) is not the
+    name's, before or after (written again since it was indexed, or while
+    its ranges were read), gives each of those ranges one error,
+    :data:`CHANGED` (the same error for all), and none of its items: never
+    the bytes of another version of the dump read as its index said."""
     by_file: dict[str, list[Range]] = {}
     for r in ranges:
         by_file.setdefault(r[0], []).append(r)
     for f in sorted(by_file):
+        name = str(f)
         try:
             # (never waiting: a dump replaced by a named pipe since it was
             # indexed is refused, not waited on for a writer)
             fd = os.open(f, os.O_RDONLY | _NONBLOCK)
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
                 os.close(fd)
                 raise OSError(0, "not a regular file any more")
         except OSError as e:
-            err = InputError(f"cannot read: {e.strerror or e}", file=f)
+            err = InputError(f"cannot read: {e.strerror or e}", file=name)
             for r in by_file[f]:
                 yield r, err
             continue
         try:
-            for r in by_file[f]:
-                chunk = os.pread(fd, r[2] - r[1], r[1])
-                try:
-                    if len(chunk) != r[2] - r[1]:
-                        raise ValueError("the file is shorter than when it was indexed")
-                    yield r, decode(chunk, f)
-                except _SomeItems as e:
-                    yield r, e.items
-                    for err in e.errors:
-                        yield r, err
-                except (ValueError, RecursionError) as e:
-                    yield r, InputError(f"changed since it was indexed, or unreadable: {e}", file=f)
-                except InputError as e:
-                    yield r, e
+            got = _read_file_ranges(fd, file_ident(st), by_file[f], decode, name)
         finally:
             os.close(fd)
+        yield from got
+
+
+def _read_file_ranges(
+    fd: int, now: int, ranges: list[Range], decode: Callable[[bytes, str], list[Any]], name: str,
+) -> list[tuple[Range, list[Any] | InputError]]:
+    """:func:`read_ranges` of one file's ``ranges``, open as ``fd``, whose
+    identity was ``now`` when it was opened."""
+    out: list[tuple[Range, list[Any] | InputError]] = []
+    changed = InputError(CHANGED, file=name)
+    checked = False
+    for r in ranges:
+        want = getattr(r[0], "ident", None)
+        if want is not None:
+            checked = True
+            if want != now:
+                out.append((r, changed))
+                continue
+        chunk = os.pread(fd, r[2] - r[1], r[1])
+        try:
+            if len(chunk) != r[2] - r[1]:
+                raise ValueError("the file is shorter than when it was indexed")
+            out.append((r, decode(chunk, name)))
+        except _SomeItems as e:
+            out.append((r, e.items))
+            out.extend((r, err) for err in e.errors)
+        except (ValueError, RecursionError) as e:
+            out.append((r, InputError(f"changed since it was indexed, or unreadable: {e}", file=name)))
+        except InputError as e:
+            out.append((r, e))
+    if checked and file_ident(os.fstat(fd)) != now:  # written again while its ranges were read
+        told: set[Range] = set()
+        again: list[tuple[Range, list[Any] | InputError]] = []
+        for r, items in out:
+            if getattr(r[0], "ident", None) is None:
+                again.append((r, items))
+            elif r not in told:
+                told.add(r)
+                again.append((r, changed))
+        out = again
+    return out
 
 
 def pods_of_ranges(
     node_ranges: Mapping[str, Sequence[Range]], *, scanned: bool = False,
 ) -> tuple[dict[str, list[Any]], list[tuple[str, InputError]]]:
-    """Each node's items, in the order of its ranges; the errors by node.
-    ``scanned``: the active pods as :class:`ScannedPod` (for the replay)
-    rather than every item as a compact pod."""
+    """Each node's items, in the order of its ranges; the errors by node
+    (an error met in several of a node's ranges, a dump changed since it
+    was indexed, told once for it). ``scanned``: the active pods as
+    :class:`ScannedPod` (for the replay) rather than every item as a
+    compact pod."""
     owner: dict[Range, list[str]] = {}
     for node, rs in node_ranges.items():
         for r in rs:
@@ -1208,8 +1379,9 @@ def pods_of_ranges(
     out: dict[str, list[Any]] = {n: [] for n in node_ranges}
     got: dict[Range, list[Any]] = {}
     errors: list[tuple[str, InputError]] = []
+    told: set[tuple[str, int]] = set()
     if scanned and _HELD:  # pods decoded when their dump was indexed (the rest read back)
-        idents: dict[str, tuple[int, int, int] | None] = {}
+        idents: dict[str, int | None] = {}
         for r in owner:
             held = _take_held(r, idents)
             if held is not None:
@@ -1218,7 +1390,10 @@ def pods_of_ranges(
     for r, items in read_ranges([r for r in owner if r not in got] if got else owner,
                                 _decode_scanned if scanned else _decode_range):
         if isinstance(items, InputError):
-            errors.extend((n, items) for n in owner[r])
+            for n in owner[r]:
+                if (n, id(items)) not in told:
+                    told.add((n, id(items)))
+                    errors.append((n, items))
             continue
         got[r] = items
     for node, rs in node_ranges.items():
