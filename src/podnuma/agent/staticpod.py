@@ -45,7 +45,7 @@ does not go through the API server's create path:
   ``mountPropagation``, ``recursiveReadOnly`` with ``readOnly``,
   ``bindMountOptions``), ``volumeDevices``, ``restartPolicyRules``,
   ``imagePullPolicy``, resources
-  (podnuma's resource checks, the first error of each list), probes (one
+  (``podnuma.agent.validation_container``: every error), probes (one
   handler, an ``exec`` command), a container's ``restartPolicy``, host
   ports unique (app containers together, each init container alone; with
   ``hostNetwork`` the host port defaults to the container port and must
@@ -55,7 +55,9 @@ does not go through the API server's create path:
   2^31-1), ``hostname``, ``subdomain``, ``hostnameOverride``,
   ``readinessGates``, ``priorityClassName``; no
   ``ephemeralContainers``, no ``schedulingGates`` (their names checked:
-  qualified names, unique). Go's JSON decoder runs first
+  qualified names, unique); the pod-level ``resources`` (with the
+  ``PodLevelResources`` gate), ``overhead`` and ``resourceClaims``
+  entries (``podnuma.agent.validation_resources``). Go's JSON decoder runs first
   (``podnuma.agent.validation.go_decode``) on the fields above and those
   on the way to them, plus ``metadata.uid``, ``spec.nodeName``,
   ``serviceAccountName``, ``serviceAccount``, ``imagePullSecrets``,
@@ -77,13 +79,11 @@ does not go through the API server's create path:
   (wherever it is) wins over a wrong type, as in Go (the quantity's error
   ends the decoding), as does an ``IntOrString`` its own decoder refuses.
   A wrong type in any other field is not checked here (the kubelet
-  refuses it; ``parse_pod`` refuses some in podnuma's words). Pod-level
-  ``resources`` and ``overhead`` are checked afterwards by ``parse_pod``
-  (one error, podnuma's form). Not checked (admitted by podnuma or refused
-  in other words, refused by the kubelet): a managed field's ``time`` that
-  is no RFC 3339 time (its own decoder's error), the pod's
-  ``resourceClaims`` entries (``validatePodResourceClaims``); and a map Go
-  walks in no fixed order gives its errors in the kubelet's order only
+  refuses it; ``parse_pod`` refuses some in podnuma's words). Not checked
+  (admitted by podnuma or refused in other words, refused by the kubelet):
+  a managed field's ``time`` that is no RFC 3339 time (its own decoder's
+  error); and a map Go walks in no fixed order (a resource list, the
+  containers' aggregate) gives its errors in the kubelet's order only
   when one key has any (podnuma walks the keys sorted);
 * ``HasAPIObjectReference``: a pod naming a service account, a secret, a
   config map, a resource claim or a volume that needs the API server is
@@ -138,10 +138,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from podnuma.agent.validation import GoDecodeError, StaticPodErrors, go_decode, validate_static_pod
-from podnuma.agent.validation_kit import go_lower
+from podnuma.agent.validation_kit import _map, go_lower
+from podnuma.agent.validation_resources import resource_list
 from podnuma.api.featuregates import GATE_POD_LEVEL_RESOURCES
 from podnuma.api.pod import Pod, PodLevelResources
-from podnuma.api.pod_defaults import round_up_milli
 from podnuma.api.pod_manifest import (
     CONTAINER_FIELDS,
     EPHEMERAL_CONTAINER_FIELDS,
@@ -152,17 +152,7 @@ from podnuma.api.pod_manifest import (
     FeatureGateView,
     parse_pod,
 )
-from podnuma.api.pod_validation import (
-    check_pod_resource_consistency,
-    check_pod_resource_name,
-    check_requirements,
-    check_resource_quantity,
-    forbidden,
-    required,
-    resource_path,
-)
-from podnuma.api.quantity import Quantity, QuantityError, quantity_from_manifest
-from podnuma.api.resources import aggregate_limits_of, aggregate_requests_of
+from podnuma.api.pod_validation import required
 from podnuma.errors import InputError
 from podnuma.fieldkit import wrong_type
 from podnuma.inputs.documents import Document, load_json
@@ -436,47 +426,13 @@ def _api_reference(spec: Mapping[str, Any]) -> str:
     return ""
 
 
-def _qty(raw: object, path: str) -> Quantity:
-    if isinstance(raw, bool) or not isinstance(raw, (str, int, float, type(None))):
-        raise wrong_type(path, "a quantity (a string or a number)", raw)
-    try:
-        return round_up_milli(quantity_from_manifest(raw))
-    except QuantityError as err:
-        raise InputError(str(err), path=path) from None
-
-
-def _resource_list(raw: object, path: str) -> dict[str, Quantity]:
-    out: dict[str, Quantity] = {}
-    if raw is None:
-        return out
-    if not isinstance(raw, Mapping):
-        raise wrong_type(path, "a mapping", raw)
-    for name, value in sorted(raw.items()):
-        where = resource_path(path, name)
-        check_pod_resource_name(name, where)
-        qty = _qty(value, where)
-        check_resource_quantity(name, qty, where)
-        out[name] = qty
-    return out
-
-
-def _pod_level(raw: Any, pod: Pod) -> PodLevelResources:
-    """``spec.resources`` as the kubelet decodes it: no defaulting (the
-    registry's ``PrepareForCreate`` never runs), then validated as
-    ``validatePodResources`` does."""
-    path = "spec.resources"
-    if not isinstance(raw, Mapping):
-        raise wrong_type(path, "a mapping", raw)
-    if raw.get("claims"):
-        raise forbidden(f"{path}.claims", "claims may not be set for Resources at pod-level")
-    req = _resource_list(raw.get("requests"), f"{path}.requests")
-    lim = _resource_list(raw.get("limits"), f"{path}.limits")
-    check_requirements(req, lim, path)
-    check_pod_resource_consistency(
-        req, lim, aggregate_requests_of(pod.init_containers, pod.containers),
-        aggregate_limits_of(pod.init_containers, pod.containers), pod.containers, path,
-    )
-    return PodLevelResources(requests=req, limits=lim)
+def _pod_level(raw: Mapping[str, Any]) -> PodLevelResources:
+    """``spec.resources`` as the kubelet decodes it, once ``ValidatePodCreate``
+    (``validatePodResources``: ``podnuma.agent.validation_resources``) has
+    accepted it: each quantity rounded up to milli, no defaulting (the
+    registry's ``PrepareForCreate`` never runs)."""
+    return PodLevelResources(requests=resource_list(_map(raw, "requests")),
+                             limits=resource_list(_map(raw, "limits")))
 
 
 # ---------------------------------------------------------------- canonical form
@@ -677,7 +633,8 @@ def decode_static_pod(raw_text: str, *, name: str, node_name: str, gates: Featur
     # words and order, in one message
     try:
         errors = validate_static_pod(
-            doc, node_name=node_name, restart_rules=gates.enabled("ContainerRestartRules"))
+            doc, node_name=node_name, restart_rules=gates.enabled("ContainerRestartRules"),
+            pod_level_resources=gates.enabled(GATE_POD_LEVEL_RESOURCES))
     except InputError as e:  # (a value of the wrong type: the decoder's refusal)
         raise located.enrich(e.in_file(name)) from None
     if errors:
@@ -689,8 +646,8 @@ def decode_static_pod(raw_text: str, *, name: str, node_name: str, gates: Featur
         pod = parse_pod(without, gates=gates)
         assert isinstance(spec, Mapping)  # (parse_pod requires it)
         _check_images(spec)
-        if pod_level_raw is not None and gates.enabled(GATE_POD_LEVEL_RESOURCES):
-            pod = pod.replace(resources=_pod_level(pod_level_raw, pod))
+        if isinstance(pod_level_raw, Mapping) and gates.enabled(GATE_POD_LEVEL_RESOURCES):
+            pod = pod.replace(resources=_pod_level(pod_level_raw))
     except InputError as e:
         raise located.enrich(e.in_file(name)) from None
     ref = _api_reference(spec)

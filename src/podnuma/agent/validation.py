@@ -8,7 +8,9 @@ k8s.io/kubernetes v1.37.2 ``pkg/apis/core/validation/validation.go``
 ``ValidateEnvFrom``, ``ValidateVolumeMounts``, ``validatePullPolicy``,
 ``validateRestartPolicy``,
 ``validateDNSPolicy``, ``validatePodHostNetworkDeps``, ``validateSchedulingGates``,
-``checkHostPortConflicts``, ``validateContainersOnlyForPod``), the object
+``checkHostPortConflicts``, ``validateContainersOnlyForPod``; the pod's
+``resourceClaims``, pod-level ``resources`` and ``overhead`` are
+``podnuma.agent.validation_resources``), the object
 metadata rules of k8s.io/apimachinery v0.37.2
 ``pkg/api/validation/objectmeta.go`` and
 ``pkg/apis/meta/v1/validation/validation.go`` (``ValidateLabels``), and the
@@ -53,6 +55,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from podnuma.agent import validation_container as container
+from podnuma.agent import validation_resources as resources_
 from podnuma.agent import validation_scheduling as scheduling
 from podnuma.agent import validation_security as security
 from podnuma.agent import validation_volumes as volumes_
@@ -70,14 +73,13 @@ from podnuma.agent.validation_kit import (
     go_lower,
     port_name_errors,
 )
-from podnuma.api.pod_defaults import default_container_requests, round_up_milli
 from podnuma.api.pod_validation import (
     dns_label_errors,
     dns_subdomain_errors,
     go_len,
     qualified_name_errors,
 )
-from podnuma.api.quantity import ERR_FORMAT_WRONG, Quantity, QuantityError, quantity_from_manifest
+from podnuma.api.quantity import ERR_FORMAT_WRONG, QuantityError, quantity_from_manifest
 from podnuma.errors import InputError
 
 __all__ = ["GoDecodeError", "StaticPodErrors", "go_decode", "validate_static_pod"]
@@ -557,11 +559,14 @@ def go_decode(doc: Mapping[str, Any], *, from_json: bool) -> dict[str, Any]:
 # ---------------------------------------------------------------- the pod
 
 
-def validate_static_pod(doc: Mapping[str, Any], *, node_name: str, restart_rules: bool) -> list[tuple[str, str]]:
+def validate_static_pod(doc: Mapping[str, Any], *, node_name: str, restart_rules: bool,
+                        pod_level_resources: bool = True) -> list[tuple[str, str]]:
     """The field errors ``ValidatePodCreate`` finds in the static pod
     ``doc`` (as decoded, before the file source's defaults) on the node
     ``node_name``, in the kubelet's order; ``restart_rules``: the
-    ``ContainerRestartRules`` gate. Empty when podnuma finds none."""
+    ``ContainerRestartRules`` gate; ``pod_level_resources``: the
+    ``PodLevelResources`` gate (``spec.resources`` checked only with it).
+    Empty when podnuma finds none."""
     spec = _map(doc, "spec")
     if not _quantities_parse(spec):
         return []
@@ -575,7 +580,8 @@ def validate_static_pod(doc: Mapping[str, Any], *, node_name: str, restart_rules
     volumes_.check_pod_annotations(errs, meta)
     security.pod_security_annotations(errs, meta, spec)
     name = _str(meta, "name")
-    _spec(errs, spec, node_name, restart_rules, f"{name}-{go_lower(node_name)}" if name else "")
+    _spec(errs, meta, spec, node_name, restart_rules, pod_level_resources,
+          f"{name}-{go_lower(node_name)}" if name else "")
     security.annotations_match_fields(errs, meta, spec)
     return errs.items
 
@@ -606,9 +612,11 @@ def _metadata(errs: _Errors, meta: Mapping[str, Any], node_name: str) -> None:
     volumes_.check_kube_finalizers(errs, meta)
 
 
-def _spec(errs: _Errors, spec: Mapping[str, Any], node_name: str, restart_rules: bool, pod_name: str) -> None:
+def _spec(errs: _Errors, meta: Mapping[str, Any], spec: Mapping[str, Any], node_name: str, restart_rules: bool,
+          pod_level_resources: bool, pod_name: str) -> None:
 
     volumes = _volumes(errs, spec, pod_name)
+    resources_.check_pod_resource_claims(errs, meta, spec)
     host_network = spec.get("hostNetwork") is True
     claim_names = frozenset(n for n in (_str(c, "name") for c in _seq(spec, "resourceClaims")) if n)
     containers = [c for c in _seq(spec, "containers") if isinstance(c, Mapping)]
@@ -648,6 +656,8 @@ def _spec(errs: _Errors, spec: Mapping[str, Any], node_name: str, restart_rules:
                 if c.get(key) is not None:
                     errs.forbidden(f"{path}.{key}", "may not be set for init containers without restartPolicy=Always")
         container.check_init_resize_policy(errs, c, path, policy == "Always")
+    if pod_level_resources:
+        resources_.check_pod_resources(errs, spec, containers, inits, claim_names)
     if host_network:
         for i, c in enumerate(containers):
             for j, port in enumerate(_seq(c, "ports")):
@@ -690,7 +700,9 @@ def _spec(errs: _Errors, spec: Mapping[str, Any], node_name: str, restart_rules:
     priority_class = _str(spec, "priorityClassName")
     if priority_class:
         errs.each("spec.priorityClassName", priority_class, dns_subdomain_errors(priority_class))
-    scheduling.check_runtime_class_preemption_os(errs, spec)
+    scheduling.check_runtime_class_and_preemption(errs, spec)
+    resources_.check_overhead(errs, spec)
+    scheduling.check_os(errs, spec)
     container.check_file_key_ref_volumes(errs, spec)  # (the last of ValidatePodSpec)
     # (pod-only checks, then ValidatePodCreate's own)
     volumes_.check_token_without_service_account(errs, spec)
@@ -764,7 +776,7 @@ def _container_common(
     pull = _str(c, "imagePullPolicy")
     if pull and pull not in _PULL_POLICIES:
         errs.unsupported_named(f"{path}.imagePullPolicy", pull, _PULL_POLICIES)
-    _resources(errs, _map(c, "resources"), f"{path}.resources", claim_names)
+    _resources(errs, c, f"{path}.resources", claim_names)
 
 
 def _env_from(errs: _Errors, c: Mapping[str, Any], path: str) -> None:
@@ -856,20 +868,9 @@ def _probes(errs: _Errors, c: Mapping[str, Any], path: str, spec: Mapping[str, A
     container.check_lifecycle_and_probes(errs, c, path, spec)
 
 
-def _quantity(raw: Any) -> Quantity:
-    return round_up_milli(quantity_from_manifest(raw))
-
-
-def _resource_list(raw: Mapping[str, Any]) -> dict[str, Quantity]:
-    """A decoded ``ResourceList`` as ``SetDefaults_ResourceList`` leaves it
-    (each quantity rounded up to milli scale)."""
-    return {name: _quantity(value) for name, value in raw.items() if isinstance(name, str)}
-
-
-def _resources(errs: _Errors, res: Mapping[str, Any], path: str, claim_names: frozenset[str]) -> None:
+def _resources(errs: _Errors, c: Mapping[str, Any], path: str, claim_names: frozenset[str]) -> None:
     """``ValidateContainerResourceRequirements`` on the container's
     resources as defaulted (a missing request is its limit)."""
-    limits = _resource_list(_map(res, "limits"))
-    requests = _resource_list(_map(res, "requests"))
-    default_container_requests(requests, limits)
-    container.check_container_resources(errs, limits, requests, _seq(res, "claims"), claim_names, path)
+    limits, requests = resources_.container_lists(c)
+    container.check_container_resources(errs, limits, requests, _seq(_map(c, "resources"), "claims"),
+                                        claim_names, path)

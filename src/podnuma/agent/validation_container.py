@@ -45,7 +45,7 @@ then ``validateResourceClaimNames``).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from podnuma.agent.validation_kit import (
@@ -79,6 +79,7 @@ __all__ = [
     "check_resize_policy",
     "config_key_errors",
     "container_resource_name_errors",
+    "pod_resource_name_errors",
 ]
 
 _NEGATIVE = "must be greater than or equal to 0"
@@ -559,6 +560,29 @@ def container_resource_name_errors(errs: _Errors, name: str, path: str) -> None:
         errs.invalid_named(path, name, "doesn't follow extended resource name standard")
 
 
+#: what a pod's ``spec.resources`` may name (``SupportedPodLevelResources``,
+#: sorted: the kubelet's list of supported values; ``hugepages-`` a prefix)
+POD_LEVEL_RESOURCES = ("cpu", "hugepages-", "memory")
+
+
+def pod_resource_name_errors(errs: _Errors, name: str, path: str) -> None:
+    """``validatePodResourceName``: ``validateResourceName`` (the
+    qualified-name rule, then a name without domain a standard one), and
+    only when that finds nothing, a name pod-level resources support
+    (``IsSupportedPodLevelResource``: cpu, memory, a ``hugepages-`` name)."""
+    found = qualified_name_errors(name)
+    for msg in found:
+        errs.invalid_named(path, name, msg)
+    if found:
+        return
+    if "/" not in name and not (name in _STANDARD_RESOURCES or name.startswith(_HUGEPAGES)
+                                or name.startswith("requests." + _HUGEPAGES)):
+        errs.invalid_named(path, name, "must be a standard resource type or fully qualified")
+        return
+    if name not in ("cpu", "memory") and not name.startswith(_HUGEPAGES):
+        errs.unsupported_named(path, name, POD_LEVEL_RESOURCES)
+
+
 def _quantity_value(errs: _Errors, name: str, qty: Quantity, path: str) -> None:
     """``ValidateResourceQuantityValue``: not negative; whole for an
     integer resource (the quota counts, an extended resource)."""
@@ -569,18 +593,22 @@ def _quantity_value(errs: _Errors, name: str, qty: Quantity, path: str) -> None:
 
 
 def check_container_resources(errs: _Errors, limits: Mapping[str, Quantity], requests: Mapping[str, Quantity],
-                              claims: list[Any], claim_names: frozenset[str], path: str) -> None:
+                              claims: list[Any], claim_names: frozenset[str], path: str,
+                              name_rule: Callable[[_Errors, str, str], None] = container_resource_name_errors,
+                              ) -> None:
     """``ValidateContainerResourceRequirements`` (``validateResourceRequirements``
     with ``ValidateContainerResourceName``) on a container's limits and
     requests as decoded and defaulted (rounded up to milli; a request
     missing defaulted to its limit). Go walks each map in no fixed order:
     podnuma walks the names sorted. Then ``validateResourceClaimNames``
-    (``claim_names``: the pod's ``resourceClaims``)."""
+    (``claim_names``: the pod's ``resourceClaims``). ``name_rule``: the
+    resource-name check ``validateResourceRequirements`` is handed (the
+    pod-level one for ``spec.resources``: ``validatePodResourceRequirements``)."""
     lim_path, req_path = f"{path}.limits", f"{path}.requests"
     cpu_or_memory = hugepages = False
     for name in sorted(limits):
         qty, where = limits[name], f"{lim_path}[{name}]"
-        container_resource_name_errors(errs, name, where)
+        name_rule(errs, name, where)
         _quantity_value(errs, name, qty, where)
         if name.startswith(_HUGEPAGES):
             hugepages = True
@@ -589,7 +617,7 @@ def check_container_resources(errs: _Errors, limits: Mapping[str, Quantity], req
         cpu_or_memory = cpu_or_memory or name in ("cpu", "memory")
     for name in sorted(requests):
         qty, where = requests[name], f"{req_path}[{name}]"
-        container_resource_name_errors(errs, name, where)
+        name_rule(errs, name, where)
         _quantity_value(errs, name, qty, where)
         limit = limits.get(name)
         if limit is not None:

@@ -64,7 +64,8 @@ from podnuma.golang.types import GO_STRING, GoBasic, GoField, GoPtr, GoSlice, Go
 
 __all__ = [
     "check_affinity_and_dns_config",
-    "check_runtime_class_preemption_os",
+    "check_os",
+    "check_runtime_class_and_preemption",
     "check_tolerations_and_host_aliases",
     "check_tolerations_annotation",
     "check_topology_spread_constraints",
@@ -636,10 +637,8 @@ def _windows(errs: _Errors, spec: Mapping[str, Any]) -> None:
                 errs.forbidden(f"{path}.securityContext.{key}", text)
 
 
-def check_runtime_class_preemption_os(errs: _Errors, spec: Mapping[str, Any]) -> None:
-    """``ValidateRuntimeClassName``, ``ValidatePreemptionPolicy``, then
-    ``validateOS`` with, for a valid name, ``validateLinux`` or
-    ``validateWindows`` (after the priority class)."""
+def check_runtime_class_and_preemption(errs: _Errors, spec: Mapping[str, Any]) -> None:
+    """``ValidateRuntimeClassName``, then ``ValidatePreemptionPolicy``."""
     runtime_class = _str(spec, "runtimeClassName")
     if runtime_class is not None:
         errs.each("spec.runtimeClassName", runtime_class, dns_subdomain_errors(runtime_class))
@@ -649,6 +648,11 @@ def check_runtime_class_preemption_os(errs: _Errors, spec: Mapping[str, Any]) ->
             errs.required("spec.preemptionPolicy")
         elif policy not in _PREEMPTION:
             _unsupported_typed(errs, "spec.preemptionPolicy", policy, _PREEMPTION)
+
+
+def check_os(errs: _Errors, spec: Mapping[str, Any]) -> None:
+    """``validateOS``, then for a valid name ``validateLinux`` or
+    ``validateWindows``."""
     os = _get(spec, "os")
     if not isinstance(os, Mapping):
         return
