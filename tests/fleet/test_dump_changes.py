@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 import podnuma.fleet.inputs as inputs_mod
-from podnuma.fleet import podscan
+from podnuma.fleet import dumpfile, podscan
 from podnuma.fleet.execute import Processes, Serial, run_serial
 from podnuma.fleet.inputs import FleetInputs, Scan, _InOrder, load_fleet, scan_files
 from podnuma.fleet.podscan import (
@@ -140,7 +140,7 @@ def test_a_whole_dump_changed_while_it_is_read_is_read_again(fleet_dir: Path, mo
     says so in one error naming it, the rest of the fleet read."""
     f = _dump(fleet_dir)
     before = f.read_bytes()
-    plain = podscan.read_open
+    plain = dumpfile.read_open
     writes = [1]
 
     def reading(fh: Any, limit: int) -> bytes:
@@ -150,7 +150,7 @@ def test_a_whole_dump_changed_while_it_is_read_is_read_again(fleet_dir: Path, mo
             rewrite(f)
         return got
 
-    monkeypatch.setattr(podscan, "read_open", reading)
+    monkeypatch.setattr(dumpfile, "read_open", reading)
     data, ident = read_dump(f, str(f))
     assert data == _swapped(before) and ident == podscan.file_ident(f.stat())  # the second reading's
     writes[0] = podscan.READ_TRIES
@@ -474,7 +474,7 @@ def test_a_dump_that_keeps_changing_after_its_pieces_is_an_error_naming_it(
     one error naming the dump, the rest of the fleet read and replayed."""
     f = _dump(fleet_dir)
     pieces_of(f)
-    plain = podscan.read_open
+    plain = dumpfile.read_open
 
     def reading(fh: Any, limit: int) -> bytes:
         got = plain(fh, limit)
@@ -482,7 +482,7 @@ def test_a_dump_that_keeps_changing_after_its_pieces_is_an_error_naming_it(
             rewrite(f)
         return got
 
-    monkeypatch.setattr(podscan, "read_open", reading)
+    monkeypatch.setattr(dumpfile, "read_open", reading)
     mapper = _Mapper(lambda i: rewrite(f) if i == 0 else None)
     fleet = load_fleet([fleet_dir], map_files=mapper, parts=8, runners=2)
     (issue,) = [i for i in fleet.issues if i.file == str(f)]

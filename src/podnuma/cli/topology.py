@@ -153,7 +153,8 @@ def topology_command(
         fail("will not write PNG bytes to a terminal: use --output-file FILE or redirect")
     color, width = _text_layout(output_file is not None) if form == "text" else (False, TEXT_WIDTH)
     data = guard(lambda: _render(scenario, step, form, color, set_values, width))
-    raw = data.encode("utf-8") if isinstance(data, str) else data
+    # (encoded inside the guard: text with no UTF-8 is an error message, never a traceback)
+    raw = guard(lambda: data.encode("utf-8") if isinstance(data, str) else data)
     if output_file is not None:
         out = output_file
         guard(lambda: _write_output(out, raw))

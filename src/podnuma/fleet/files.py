@@ -26,6 +26,7 @@ from podnuma.inputs.documents import (
     load_json,
     parse_documents,
     read_text,
+    refuse_lone_surrogates,
 )
 from podnuma.inputs.limits import FLEET_LIMITS
 
@@ -190,7 +191,11 @@ def parse_document(path: Path, text: str) -> tuple[Any, Issue | None]:
         # Go's decoder keeps the last duplicate (the kubelet's lenient
         # configz decoding reports them as a warning): the pairs are kept
         try:
-            return json.loads(text, object_pairs_hook=json_object_pairs), None
+            kept = json.loads(text, object_pairs_hook=json_object_pairs)
+            refuse_lone_surrogates(kept, text, name=str(path))
+            return kept, None
+        except InputError as e:
+            return None, Issue("error", _where(e), file=str(path))
         except json.JSONDecodeError as e:  # (a duplicate before the problem)
             return _malformed(path, text, json_input_error(e, str(path)).message, e)
         except (ValueError, RecursionError) as e:

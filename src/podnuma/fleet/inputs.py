@@ -43,9 +43,9 @@ is in two of them, the dump is read whole here instead, as in one process.
 A dump written again while the fleet is read is never read as two
 versions: each reading of a file keeps the file's identity as it was all
 the while it was read (size, modification time, inode:
-:func:`~podnuma.fleet.podscan.read_dump`, and a piece against the dump as
+:func:`~podnuma.fleet.dumpfile.read_dump`, and a piece against the dump as
 it was cut), the pods to read again for the replay name their file with
-it (:class:`~podnuma.fleet.podscan.DumpName`), and the pieces of a dump
+it (:class:`~podnuma.fleet.dumpfile.DumpName`), and the pieces of a dump
 are taken together only when they are of one version (else it is read
 whole, anew). The replay reads from that version only, and says of
 another that it changed since it was indexed.
@@ -171,7 +171,7 @@ class Scan:
     piece: tuple[str, int, int] | None = None
     piece_read: bool = True
     #: the identity of the dump the piece was read from
-    #: (:func:`~podnuma.fleet.podscan.file_ident`): the pieces of a dump
+    #: (:func:`~podnuma.fleet.dumpfile.file_ident`): the pieces of a dump
     #: are taken together only when they are of one version of it
     piece_ident: int | None = None
 
@@ -273,7 +273,7 @@ def _no_objects(doc: Any, yaml: bool = False) -> str | None:
 def _classify(path: Path, scan: Scan, hold: bool = False, base: Path | None = None) -> None:
     """The file at ``path`` read into ``scan``: read once (the index, else
     the general reader), with its identity while it was read
-    (:func:`~podnuma.fleet.podscan.read_dump`), which the pods it gives to
+    (:func:`~podnuma.fleet.dumpfile.read_dump`), which the pods it gives to
     read again (byte ranges, or the file itself for the general reader's)
     carry; a file written again every time it was read is an error naming
     it, nothing of it read."""
@@ -369,7 +369,7 @@ def read_objects(doc: Any, name: str, scan: Scan,
     counted and bound to a node are kept, by node (a live list answer's,
     which is not read again). ``pod_file``: the name its pods are read
     again from, for the replay (default ``name``; a
-    :class:`~podnuma.fleet.podscan.DumpName`: that version of the file
+    :class:`~podnuma.fleet.dumpfile.DumpName`: that version of the file
     only, :func:`~podnuma.fleet.pods.read_node_pods`)."""
     pods_here = False
     problems = ItemProblems(name)
@@ -706,7 +706,7 @@ class _InOrder:
         other out of the ranges: one piece cannot know the other's pods),
         the dump read whole here, as it is now (a dump that keeps changing
         while it is read whole: an error naming it,
-        :func:`~podnuma.fleet.podscan.read_dump`)."""
+        :func:`~podnuma.fleet.dumpfile.read_dump`)."""
         pieces, self.pieces = self.pieces, []
         apart, self.pieces_apart, self.piece_keys = self.pieces_apart, True, set()
         path, _, count = pieces[0].piece  # type: ignore[misc]

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from podnuma.errors import InputError
+from podnuma.fleet.dumpfile import CHANGED, read_dump
 from podnuma.fleet.files import _is_map, left_out, read_items
 from podnuma.fleet.model import Issue
 
@@ -99,7 +100,7 @@ def read_node_pods(
 ) -> tuple[dict[str, list[dict[str, Any]]], list[Issue]]:
     """The active pods of ``nodes`` found in ``files``, compacted, by node,
     in start order; with the issues of those files (once per file). A file
-    named by a :class:`~podnuma.fleet.podscan.DumpName` is read only as the
+    named by a :class:`~podnuma.fleet.dumpfile.DumpName` is read only as the
     version its index read (its identity while it is read the name's):
     another is a warning that it changed since it was indexed, and none of
     its pods."""
@@ -111,8 +112,6 @@ def read_node_pods(
         data: bytes | None = None
         ident = getattr(f, "ident", None)
         if ident is not None:
-            from podnuma.fleet.podscan import CHANGED, read_dump  # (podscan imports this module)
-
             name = str(f)
             try:
                 data, now = read_dump(Path(f), name)

@@ -79,15 +79,19 @@ except ImportError:  # pragma: no cover - a Python built without it
 
 from podnuma.api.kubeletconfig import json_object_pairs
 from podnuma.errors import InputError
+from podnuma.fleet.dumpfile import (
+    CHANGED,
+    READ_TRIES,
+    DumpChanged,
+    DumpName,
+    file_ident,
+    ident_of,
+    read_dump,
+)
 from podnuma.fleet.model import Issue
 from podnuma.fleet.pods import ACTIVE_PHASES, compact_pod, is_pod, read_node_pods, with_ranged_pods
 from podnuma.inputs.documents import (
-    PastLimit,
     check_tree,
-    open_input,
-    read_failure,
-    read_open,
-    wait_for_writer,
 )
 from podnuma.inputs.limits import FLEET_LIMITS
 from podnuma.inputs.msgspec_import import msgspec  # (without typing_extensions)
@@ -100,95 +104,6 @@ __all__ = ["CHANGED", "HOLD_BYTES", "PIECE_BYTES", "READ_TRIES", "DumpChanged", 
 #: more complete list items, separated by commas and white space. ``file``
 #: is a :class:`DumpName` where the index knows the dump as it was read.
 Range = tuple[str, int, int]
-
-
-def _ident(size: int, mtime_ns: int, ino: int) -> int:
-    return int.from_bytes(_blake2b(b"%d %d %d" % (size, mtime_ns, ino), digest_size=8).digest(),
-                          "big", signed=True)
-
-
-def file_ident(st: os.stat_result) -> int:
-    """A dump's identity as its status ``st`` gives it: its size,
-    modification time and inode, as one number of 8 bytes (a digest: the
-    same in every process and on every platform that reads the dump; only
-    whether two are equal matters). A dump written again in place changes
-    its modification time, one replaced (``mv``) its inode, one cut short
-    or grown its size. A rewrite that sets the modification time back
-    (``touch -r``, ``rsync --inplace -t``), or lands within the same tick of
-    the kernel's clock (a few milliseconds) as the write before it, keeps
-    it: nothing short of reading the bytes again would tell, which the
-    fleet's reading does not do (one pass over the bytes)."""
-    return _ident(st.st_size, st.st_mtime_ns, st.st_ino)
-
-
-class DumpName(str):
-    """A pods dump's name (its path, as ``str``: it compares, hashes and
-    sorts as the path, and goes wherever a range's file goes) that carries
-    the dump's identity (:func:`file_ident`) as its index read it: the
-    ranges the index gives name their file so (and a node's ``pod_files``
-    the dumps the general reader read), and the reading back of a range
-    (:func:`read_ranges`, in whichever process replays its node) refuses
-    a file that is not that one any more. The ranges of one index share
-    one name, so a pickle of nodes (a partition sent to a worker) holds
-    the identity once per file (about 16 bytes; the class's name, about
-    35, once per pickle)."""
-
-    ident: int
-
-    def __new__(cls, path: str, ident: int) -> DumpName:
-        self = super().__new__(cls, path)
-        self.ident = ident
-        return self
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return DumpName, (str(self), self.ident)
-
-
-#: the message of a range whose dump is not the one indexed
-CHANGED = ("changed since it was indexed (written again during the run): this node's pods in it are not "
-           "read")
-#: how many times a whole dump is read when it changes while it is read
-READ_TRIES = 3
-
-
-class DumpChanged(InputError):
-    """A dump that changed while it was read, every time it was read
-    (:func:`read_dump`)."""
-
-
-def read_dump(path: Path, name: str) -> tuple[bytes, int | None]:
-    """The bytes of the file at ``path`` (``name``), read as
-    :func:`podnuma.inputs.documents.read_bytes` reads a file (the fleet's
-    size limit, a named pipe waited on for a writer), with the identity
-    (:func:`file_ident`) the file had all the while it was read: its
-    descriptor's status taken before and after the read, and equal
-    (``None`` for a file that is not a regular one: no identity, and no
-    range of it is read back). A file whose identity changed while it was
-    read (written again meanwhile: the bytes may be of two versions) is
-    read again, up to :data:`READ_TRIES` times; then :class:`DumpChanged`.
-    ``InputError`` when it cannot be read."""
-    limit = FLEET_LIMITS.max_bytes
-    for _ in range(READ_TRIES):
-        with open_input(path, what="input", name=name) as fh:
-            fd = fh.fileno()
-            before = os.fstat(fd)
-            try:
-                first = wait_for_writer(fh, what="input", name=name)
-                data = first + read_open(fh, limit - len(first))
-                after = os.fstat(fd)
-            except PastLimit:
-                raise InputError(f"input file is larger than the limit of {limit} bytes", file=name) from None
-            except OSError as e:
-                raise read_failure(e, what="input", name=name) from None
-        if len(data) > limit:
-            raise InputError(f"input file is larger than the limit of {limit} bytes", file=name)
-        if not stat.S_ISREG(before.st_mode):
-            return data, None
-        ident = file_ident(after)
-        if ident == file_ident(before):
-            return data, ident
-    raise DumpChanged(f"changed while it was read ({READ_TRIES} times in a row): not read "
-                      "(run again on a dump that is not being written)", file=name)
 
 
 _ITEMS = re.compile(rb'"items"\s*:\s*\[')
@@ -598,7 +513,7 @@ def _index_piece(fd: int, piece: Piece, seen: dict[bytes, str] | None, hold: boo
     # the file as it was cut, before the piece's bytes are read and after
     # (the same descriptor): a piece is of the version the dump was cut
     # from, or not read at all
-    ident = _ident(piece.size, piece.mtime_ns, piece.ino)
+    ident = ident_of(piece.size, piece.mtime_ns, piece.ino)
     st = os.fstat(fd)
     if not stat.S_ISREG(st.st_mode) or file_ident(st) != ident:
         return None
@@ -1083,7 +998,9 @@ def _general_items(text: bytes, name: str) -> list[Any]:
         try:
             check_tree([d], name=name, limits=FLEET_LIMITS)
         except InputError as e:
-            errors.append(e)
+            # (a lone surrogate's path: the item's field, not its place in this range)
+            path = e.path[3:].lstrip(".") if e.path.startswith("[0]") else e.path
+            errors.append(InputError(e.message, path=path, file=e.file))
             continue
         out.append(compact_pod(d) if is_pod(d) else d)
     if errors:

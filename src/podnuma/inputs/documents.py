@@ -35,6 +35,8 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 from podnuma.errors import InputError
 from podnuma.inputs.limits import DEFAULT_LIMITS, ReadLimits
 from podnuma.inputs.pathtext import path_text
+from podnuma.inputs.surrogates import LONE_SURROGATE as _LONE_SURROGATE
+from podnuma.inputs.surrogates import lone_surrogate_message
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -60,12 +62,15 @@ __all__ = [
     "load_json",
     "load_safe_yaml",
     "load_json_streamed",
+    "lone_surrogate_message",
+    "may_hold_surrogates",
     "open_input",
     "parse_document",
     "parse_documents",
     "read_bytes",
     "read_failure",
     "read_text",
+    "refuse_lone_surrogates",
     "unnamed_pipe",
     "wait_for_writer",
     "yaml_input_error",
@@ -273,7 +278,55 @@ def _key_text(node: yaml.Node) -> str:
         return str(getattr(node, "value", ""))
 
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+#: a JSON escape that may stand for a lone surrogate (``\\ud800``..``\\udfff``;
+#: a pair's two escapes too): only a text holding one is searched for them
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE_ESCAPE_BYTES = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def may_hold_surrogates(text: str | bytes) -> bool:
+    """Whether the JSON ``text`` may decode to a string holding a lone
+    surrogate (it has a ``\\uD800``..``\\uDFFF`` escape): the text itself
+    holds none (:func:`read_text` decodes UTF-8, a request's body too)."""
+    if isinstance(text, str):
+        return "\\u" in text and _SURROGATE_ESCAPE.search(text) is not None
+    return b"\\u" in text and _SURROGATE_ESCAPE_BYTES.search(text) is not None
+
+
+def refuse_lone_surrogates(data: Any, text: str | bytes, *, name: str) -> None:
+    """For a reader that decodes JSON ``text`` to ``data`` by itself (not
+    through :func:`load_json`, whose :func:`check_tree` refuses them): the
+    refusal of a string of ``data`` holding a lone surrogate, with its
+    field path (searched only when ``text`` has an escape that may be one)."""
+    if may_hold_surrogates(text):
+        err = _surrogate_error(data, name)
+        if err is not None:
+            raise err
+
+
+def _surrogate_error(data: Any, name: str) -> InputError | None:
+    """The refusal of the first string of the tree ``data`` holding a lone
+    surrogate (a mapping's keys before its values: the path to it holds
+    none), with its field path (a key's: its mapping's); ``None`` when
+    there is none. Run only once a string is known to hold one."""
+    todo: list[tuple[Any, str]] = [(data, "")]
+    while todo:
+        value, path = todo.pop()
+        if isinstance(value, str):
+            message = lone_surrogate_message(value)
+            if message is not None:
+                return InputError(message, path=path, file=name)
+        elif isinstance(value, dict):
+            for k in value:
+                message = lone_surrogate_message(k, key=True) if isinstance(k, str) else None
+                if message is not None:
+                    return InputError(message, path=path, file=name)
+            todo.extend(
+                (v, f"{path}.{k}" if path else str(k)) for k, v in reversed(list(value.items()))
+            )
+        elif isinstance(value, list):
+            todo.extend((v, f"{path}[{i}]") for i, v in reversed(list(enumerate(value))))
+    return None
 
 
 #: no bound on composing a text already read within its limits
@@ -483,7 +536,7 @@ def load_json(
         raise InputError(f"nested more than {limits.max_depth} levels deep", file=name) from None
     except ValueError:  # an integer longer than Python converts (sys.get_int_max_str_digits)
         raise InputError(f"invalid JSON: a number of more than {_max_digits()} digits", file=name) from None
-    check_tree(data, name=name, limits=limits)
+    check_tree(data, name=name, limits=limits, strings=may_hold_surrogates(text))
     return data
 
 
@@ -493,11 +546,17 @@ def _max_digits() -> int:
     return sys.get_int_max_str_digits()
 
 
-def check_tree(data: Any, *, name: str, limits: ReadLimits = DEFAULT_LIMITS) -> None:
+def check_tree(
+    data: Any, *, name: str, limits: ReadLimits = DEFAULT_LIMITS, strings: bool = True
+) -> None:
     """Refuse a tree of plain values deeper than ``limits.max_depth`` or
     with more than ``limits.max_nodes`` values (JSON has no aliases: the
-    byte limit already bounds the values, this bounds the nesting)."""
-    _count_values(data, 0, 0, name=name, limits=limits)
+    byte limit already bounds the values, this bounds the nesting), or
+    holding a string (a key or a value) with a lone surrogate (a JSON
+    ``"\\ud800"`` escape: :func:`lone_surrogate_message`, with its field
+    path). ``strings=False``: the strings are known to hold none (the text
+    they were decoded from has no such escape: :func:`may_hold_surrogates`)."""
+    _count_values(data, 0, 0, name=name, limits=limits, strings=strings)
 
 
 #: a value's type -> 1: a mapping, 2: a list, 0: neither (subclasses too:
@@ -512,9 +571,13 @@ def _container_kind(t: type) -> int:
     return kind
 
 
-def _count_values(data: Any, depth: int, nodes: int, *, name: str, limits: ReadLimits) -> int:
+def _count_values(
+    data: Any, depth: int, nodes: int, *, name: str, limits: ReadLimits, strings: bool = True
+) -> int:
     """``nodes`` plus the values of ``data``, a value nested ``depth``
-    containers deep; :func:`check_tree`'s refusals."""
+    containers deep; :func:`check_tree`'s refusals (a lone surrogate in a
+    string only with ``strings``: its field path is then that of the
+    string in ``data``)."""
     max_depth = limits.max_depth
     kinds = _CONTAINER_KINDS
     todo: list[tuple[Any, int]] = [(data, depth)]
@@ -526,9 +589,15 @@ def _count_values(data: Any, depth: int, nodes: int, *, name: str, limits: ReadL
             kind = _container_kind(type(value))
         if kind == 1:
             children: Any = value.values()
+            if strings:
+                for k in value:
+                    if type(k) is str and not k.isascii() and _LONE_SURROGATE.search(k):
+                        raise _surrogate_error(data, name) or InputError("a lone surrogate", file=name)
         elif kind == 2:
             children = value
         else:
+            if strings and type(value) is str and not value.isascii() and _LONE_SURROGATE.search(value):
+                raise _surrogate_error(data, name) or InputError("a lone surrogate", file=name)
             continue
         depth += 1
         if depth > max_depth:
@@ -541,6 +610,9 @@ def _count_values(data: Any, depth: int, nodes: int, *, name: str, limits: ReadL
                 todo.append((child, depth))
             else:
                 nodes += 1
+                if (strings and type(child) is str and not child.isascii()
+                        and _LONE_SURROGATE.search(child)):
+                    raise _surrogate_error(data, name) or InputError("a lone surrogate", file=name)
         if nodes > limits.max_nodes:
             raise InputError(f"more than {limits.max_nodes} values", file=name)
     return nodes
@@ -606,14 +678,15 @@ def load_json_streamed(
     if len(text) > limits.max_bytes:
         raise InputError(f"larger than the limit of {limits.max_bytes} bytes", file=name)
     try:
-        top, starts = _scan_object(text, key, name=name, limits=limits)
+        top, starts = _scan_object(text, key, name=name, limits=limits,
+                                   strings=may_hold_surrogates(text))
     except (_NotStreamed, InputError, ValueError, RecursionError, IndexError):
         return load_json(text, name=name, limits=limits)
     return JSONListStream(text, top, starts)
 
 
 def _scan_object(
-    text: str, key: str, *, name: str, limits: ReadLimits
+    text: str, key: str, *, name: str, limits: ReadLimits, strings: bool = True
 ) -> tuple[dict[str, Any], list[int]]:
     space, decode = _JSON_SPACE.match, _JSON_DECODER.raw_decode
     i = space(text, 0).end()  # type: ignore[union-attr]
@@ -627,16 +700,18 @@ def _scan_object(
         if text[i] != '"':
             raise _NotStreamed
         k, i = _scanstring(text, i + 1)
+        if strings and lone_surrogate_message(k, key=True) is not None:
+            raise _NotStreamed  # (load_json words it, with its path)
         i = space(text, i).end()  # type: ignore[union-attr]
         if text[i] != ":":
             raise _NotStreamed
         i = space(text, i + 1).end()  # type: ignore[union-attr]
         if k == key and text[i] == "[" and starts is None:
-            starts, i, nodes = _scan_list(text, i, nodes, name=name, limits=limits)
+            starts, i, nodes = _scan_list(text, i, nodes, name=name, limits=limits, strings=strings)
             pairs.append((k, None))
         else:
             value, i = decode(text, i)
-            nodes = _count_values(value, 1, nodes, name=name, limits=limits)
+            nodes = _count_values(value, 1, nodes, name=name, limits=limits, strings=strings)
             pairs.append((k, value))
         more, i = _next_item(text, i, "}")
         if not more:
@@ -649,7 +724,7 @@ def _scan_object(
 
 
 def _scan_list(
-    text: str, i: int, nodes: int, *, name: str, limits: ReadLimits
+    text: str, i: int, nodes: int, *, name: str, limits: ReadLimits, strings: bool = True
 ) -> tuple[list[int], int, int]:
     """The start of each item of the list at ``text[i]`` (each decoded and
     counted), the index past the list, and the values counted so far."""
@@ -664,7 +739,7 @@ def _scan_list(
     while True:
         starts.append(i)
         value, i = decode(text, i)
-        nodes = _count_values(value, 2, nodes, name=name, limits=limits)
+        nodes = _count_values(value, 2, nodes, name=name, limits=limits, strings=strings)
         more, i = _next_item(text, i, "]")
         if not more:
             return starts, i + 1, nodes

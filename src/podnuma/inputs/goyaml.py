@@ -57,6 +57,7 @@ import yaml
 from podnuma.errors import InputError
 from podnuma.golang.strconv import go_format_float_g
 from podnuma.inputs.limits import DEFAULT_LIMITS, ReadLimits
+from podnuma.inputs.surrogates import lone_surrogate_message
 
 __all__ = [
     "ComposedPart", "GoYAMLError", "compose_documents", "compose_parts", "construct", "json_key",
@@ -398,6 +399,12 @@ def compose_parts(
     for ev in events:
         cls = type(ev)
         if cls is yaml.ScalarEvent:
+            if not ev.value.isascii():  # a "\ud800" escape: a string with no UTF-8
+                is_key = bool(stack) and isinstance(stack[-1].node, yaml.MappingNode) and (
+                    len(stack[-1].items) % 2 == 0)
+                lone = lone_surrogate_message(ev.value, key=is_key)
+                if lone is not None:
+                    raise _refuse(stack, ev.start_mark, lone)
             tag = ev.tag if ev.tag is not None else (PLAIN if ev.implicit[0] else QUOTED)
             node: yaml.Node = (yaml.ScalarNode if ev.tag != QUOTED else NonSpecificScalar)(
                 tag, ev.value, ev.start_mark, ev.end_mark, style=ev.style

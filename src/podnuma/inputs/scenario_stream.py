@@ -46,6 +46,7 @@ from podnuma.inputs.documents import (
     decode_text,
     input_name,
     load_json_streamed,
+    may_hold_surrogates,
     open_input,
     read_failure,
     wait_for_writer,
@@ -484,6 +485,8 @@ class JSONStepReader:
                 value = _STRICT.raw_decode(s)[0]
             except (ValueError, RecursionError):
                 self._refuse()
+            if may_hold_surrogates(s):  # a "\ud800" escape: the whole read refuses a lone one
+                self.check()
         self._nodes += 1 + colons + s.count(",") + lists
         if not shallow or self._nodes > limits.max_nodes:
             self.check()  # the bounds do not clear it: the whole read decides

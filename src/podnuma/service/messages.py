@@ -17,6 +17,7 @@ __all__ = [
     "no_pod",
     "no_step_matches",
     "not_modelled_notes",
+    "shown_note",
     "version",
 ]
 
@@ -44,6 +45,17 @@ def error_message(err: BaseException) -> str:
         where = err.location() if isinstance(err, StartupFailure) else ""
         return f"kubelet would not start: {err}" + (f" ({where})" if where else "")
     return f"internal error: {type(err).__name__}: {err}"
+
+
+def shown_note(message: str) -> str:
+    """A note as the commands print it on standard error: a warning (a
+    message starting ``warning: ``) as it is, any other note after
+    ``note: ``, on one line (its line breaks and control characters
+    escaped: :func:`~podnuma.fieldkit.inert`). The web API answers these
+    lines (``warnings``)."""
+    from podnuma.fieldkit import inert
+
+    return inert(message) if message.startswith("warning: ") else f"note: {inert(message)}"
 
 
 def not_modelled_notes(config: KubeletConfig, file: str, prefix: str = "kubeletConfig.") -> list[str]:

@@ -264,14 +264,15 @@ def run(
 
 
 def simulate(
-    src: TextInput, *, detail: bool = False, overrides: tuple[Override, ...] = ()
+    src: TextInput, *, detail: bool = False, overrides: tuple[Override, ...] = (),
+    note: Note | None = None,
 ) -> dict[str, Any]:
     """``podnuma simulate -o json`` (``detail``: ``--detail``); with
     ``overrides``, the document records the configuration it ran with
-    (:func:`config_record`). Built as the steps are played: no checkpoint
-    files are encoded, no PodResources lists built unless ``detail`` shows
-    them."""
-    played = stream(src, pod_resources=detail, overrides=overrides)
+    (:func:`config_record`); ``note`` receives the notes on configuration
+    not modelled. Built as the steps are played: no checkpoint files are
+    encoded, no PodResources lists built unless ``detail`` shows them."""
+    played = stream(src, note=note, pod_resources=detail, overrides=overrides)
     steps = [step_document(s, detail=detail) for s in played.results()]
     doc = {
         "node": node_document(played.node),
@@ -502,12 +503,14 @@ def topology(
 
 
 def topology_owners(
-    src: TextInput, *, step: int | None = None, overrides: tuple[Override, ...] = ()
+    src: TextInput, *, step: int | None = None, overrides: tuple[Override, ...] = (),
+    note: Note | None = None,
 ) -> dict[str, Any]:
     """``podnuma topology -o json`` plus what the web page draws with: each
     owner's colour (``colors``), the owner of each CPU (``cpuOwner``) and
-    its NUMA node (``numaOfCpu``)."""
-    topo = topology(src, step=step, overrides=overrides)
+    its NUMA node (``numaOfCpu``); ``note`` receives the notes on
+    configuration not modelled."""
+    topo = topology(src, step=step, note=note, overrides=overrides)
     own, machine = topo.ownership, topo.run.machine
     doc: dict[str, Any] = dict(topo.document())
     doc["colors"] = {o.name: o.color for o in own.owners}

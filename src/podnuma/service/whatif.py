@@ -401,12 +401,16 @@ def _advise_extras(
     )
 
 
-def whatif_request(req: Mapping[str, Any], advise_it: bool) -> dict[str, Any]:
+def whatif_request(
+    req: Mapping[str, Any], advise_it: bool, note: Note | None = None
+) -> dict[str, Any]:
     """The web API's ``/api/compare`` and ``/api/advise``: ``req`` holds
     ``pod`` (text) with optional ``node`` and ``kubeletConfig`` texts, or a
     ``scenario`` text and the ``step`` whose pod to take (its node and
     configuration come along); ``*Name`` keys name them in messages. No file
-    any of them names is read."""
+    any of them names is read. ``note`` receives what the commands note on
+    standard error: the notes on configuration not modelled, and (compare)
+    the objects skipped."""
     pod_name = request_name(req.get("podName"), "pod.yaml")
     node_name = request_name(req.get("nodeName"), "node.yaml")
     cfg_name = request_name(req.get("kubeletConfigName"), "kubelet-config.yaml")
@@ -434,13 +438,17 @@ def whatif_request(req: Mapping[str, Any], advise_it: bool) -> dict[str, Any]:
         # a request's one pod text that does not parse is a bad request (400),
         # not a line of the report
         load_pod_sources(pod.text, name=pod.name)
-        return _advise_request(req, pod, node, config, overrides)
-    return compare(pod, node, config, overrides=overrides).document()
+        return _advise_request(req, pod, node, config, overrides, note)
+    got = compare(pod, node, config, note=note, overrides=overrides)
+    if note is not None:
+        for line in got.skipped:  # (as the command notes them)
+            note(line)
+    return got.document()
 
 
 def _advise_request(
     req: Mapping[str, Any], pod: TextInput, node: TextInput | None, config: TextInput | None,
-    overrides: tuple[Override, ...] = (),
+    overrides: tuple[Override, ...] = (), note: Note | None = None,
 ) -> dict[str, Any]:
     """``/api/advise``: ``sharedPoolCpus`` (auto or N), ``strategy``,
     ``sidecars`` (names); ``asScenario``: the replay scenario in the answer
@@ -452,7 +460,7 @@ def _advise_request(
     got = advise(
         [pod], node, config, shared_pool_cpus=parse_shared_pool(req.get("sharedPoolCpus")),
         strategy=str(req.get("strategy") or DEFAULT_STRATEGY), sidecars=names,
-        with_scenario=bool(req.get("asScenario")), overrides=overrides,
+        with_scenario=bool(req.get("asScenario")), overrides=overrides, note=note,
     )
     if got.errors:  # a pod of the request that is not valid: a bad request, as on the command line
         raise InputError("\n".join(got.errors))  # (a line each: the web answers them as a list too)

@@ -7,7 +7,11 @@ which may open no file: a request's content is a
 :class:`~podnuma.inputs.text.TextInput` without a base directory, so every
 field naming a file (``kubeletConfigFile``, ``state.*File``,
 ``node.machineInfoFile``, ``node.sysfs``) is refused at that field before
-anything is loaded. Errors are the CLI's (:func:`error_message`).
+anything is loaded. Errors are the CLI's (:func:`error_message`). The
+warnings and notes the command prints on standard error (a kubelet
+configuration decoded only leniently, a field not modelled, an object
+skipped) are the answer's ``warnings``: the lines as the command prints
+them, in its order; the key is there only when there is one.
 
 Every module the jobs need is imported when this module is (the worker's
 fork server preloads it): nothing may be left to import lazily in them.
@@ -28,7 +32,7 @@ from podnuma.inputs.text import TextInput
 from podnuma.inputs.text import request_name as safe_name
 from podnuma.render.picture import render_svg
 from podnuma.service import fleet, scenario, whatif
-from podnuma.service.messages import error_message
+from podnuma.service.messages import error_message, shown_note
 from podnuma.service.restart import restart_after_scenario
 
 __all__ = [
@@ -64,13 +68,32 @@ def _preload() -> None:
 _preload()
 
 
+class _Notes:
+    """What a job's service call notes, as the command prints it
+    (:func:`shown_note`): :meth:`answer` adds it to the answer."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def __call__(self, message: str) -> None:
+        self.lines.append(shown_note(message))
+
+    def answer(self, doc: dict[str, Any]) -> dict[str, Any]:
+        """``doc`` with ``warnings`` (the lines noted), when there is one."""
+        if self.lines:
+            doc["warnings"] = list(self.lines)
+        return doc
+
+
 def simulate(
     text: str, name: str, detail: bool = False, set_values: Sequence[str] = ()
 ) -> dict[str, Any]:
     """``/api/simulate``: ``podnuma simulate -o json [--detail] [--set ...]``."""
-    return scenario.simulate(
-        TextInput(text, name), detail=detail, overrides=request_overrides(list(set_values))
-    )
+    notes = _Notes()
+    return notes.answer(scenario.simulate(
+        TextInput(text, name), detail=detail, overrides=request_overrides(list(set_values)),
+        note=notes,
+    ))
 
 
 def explain(
@@ -78,10 +101,11 @@ def explain(
     set_values: Sequence[str] = (),
 ) -> dict[str, Any]:
     """``/api/explain``: ``podnuma explain -o json [--step N] [--pod REF] [--no-search] [--set ...]``."""
-    return scenario.explain(
+    notes = _Notes()
+    return notes.answer(dict(scenario.explain(
         TextInput(text, name), step=step, pod=pod, search=search,
-        overrides=request_overrides(list(set_values)),
-    ).document
+        overrides=request_overrides(list(set_values)), note=notes,
+    ).document))
 
 
 def topology_svg(text: str, name: str, step: int | None, set_values: Sequence[str] = ()) -> str:
@@ -97,22 +121,27 @@ def topology_owners(
 ) -> dict[str, Any]:
     """``/api/topology?format=json``: ``podnuma topology -o json`` and the
     colours the page draws with."""
-    return scenario.topology_owners(
-        TextInput(text, name), step=step, overrides=request_overrides(list(set_values))
-    )
+    notes = _Notes()
+    return notes.answer(scenario.topology_owners(
+        TextInput(text, name), step=step, overrides=request_overrides(list(set_values)), note=notes,
+    ))
 
 
 def restart(text: str, name: str, set_values: Sequence[str] = ()) -> dict[str, Any]:
     """``/api/restart``: ``podnuma restart -o json [--set ...]`` on a
     scenario, with the restart scenario that replays it (``scenario``, as
     ``--as-scenario`` writes it)."""
-    report = restart_after_scenario(TextInput(text, name), overrides=request_overrides(list(set_values)))
-    return {**restart_document(report), "scenario": report.scenario}
+    notes = _Notes()
+    report = restart_after_scenario(
+        TextInput(text, name), overrides=request_overrides(list(set_values)), note=notes
+    )
+    return notes.answer({**restart_document(report), "scenario": report.scenario})
 
 
 def whatif_request(req: Mapping[str, Any], advise_it: bool) -> dict[str, Any]:
     """``/api/compare`` and ``/api/advise``."""
-    return whatif.whatif_request(req, advise_it)
+    notes = _Notes()
+    return notes.answer(whatif.whatif_request(req, advise_it, note=notes))
 
 
 def fleet_html(text: str, name: str) -> str:
