@@ -6,7 +6,7 @@ codes and text.
 
 from __future__ import annotations
 
-__all__ = ["PodnumaError", "InputError", "KubeletStartupError", "step_out_of_range"]
+__all__ = ["PodnumaError", "InputError", "InputErrors", "KubeletStartupError", "step_out_of_range"]
 
 
 class PodnumaError(Exception):
@@ -42,6 +42,16 @@ class InputError(PodnumaError):
     def __str__(self) -> str:
         where = ": ".join(p for p in (self.file, self.path) if p)
         return f"{where}: {self.message}" if where else self.message
+
+
+class InputErrors(InputError):
+    """Several problems of one input, each a whole line of its own as the
+    CLI prints it (``FILE: PATH: MESSAGE``): ``problems``; the message is
+    them a line each."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("\n".join(problems))
+        self.problems = list(problems)
 
 
 class KubeletStartupError(PodnumaError):

@@ -506,7 +506,7 @@ def test_fleet_report_drawn_in_a_sandbox(server: str) -> None:
     status, message = error_of(server + "/api/fleet/html" + q(name="r.json"),
                                b'{"apiVersion": "podnuma.io/v1", "kind": "Scenario"}', "application/json")
     assert status == 400
-    assert message.startswith("r.json: kind: must be 'FleetReport', got 'Scenario'")
+    assert message.startswith('r.json: kind: must be "FleetReport", got "Scenario"')
     assert call(server + "/fleet/nope")[0] == 404
 
 

@@ -49,15 +49,18 @@ HOSTILE_DUMPS = {
     "long-part": ({LONG: "{}"},
                   ["AAAA", "(305 characters)", "a part of the name is 305 bytes long",
                    "limit of 255 bytes"]),
+    # (a lone surrogate is refused where the request body is read, with its path)
     "lone-surrogate-text": ({"x.json": "\udc80"},
-                            ["x.json: not Unicode text: a lone surrogate at character 0"]),
+                            ["request body: files.x.json: not Unicode text: a lone surrogate "
+                             "(\\udc80, written as an escape) in the value"]),
     "deep": ({DEEP: "{}"},
              ["d/d/d/", "(4006 characters)", "the name is 4006 bytes long",
               "limit of 1024 bytes"]),
     "many-parts": ({"d/" * 40 + "a.json": "{}"},
                    ["the name has 41 parts, more than the limit of 16"]),
     "lone-surrogate-name": ({"\udc80.json": "{}"},
-                            ["\\udc80.json: not a plain relative name"]),
+                            ["request body: files: not Unicode text: a lone surrogate "
+                             "(\\udc80, written as an escape) in a key"]),
     "line-break-in-a-directory": ({"d\n/a.json": "{}"},
                                   ["d\\n/a.json: not a plain relative name"]),
     "backslash": ({"a\\b.json": "{}", "a/b.json": "{}"},
@@ -142,7 +145,7 @@ def test_a_lone_surrogate_in_a_message_is_shown_escaped(server: str) -> None:
     _fleet_extra()
     body = json.dumps({"files": {"\udc80\udcff.json": "{}"}}).encode()
     message = _error(*call(server + "/api/fleet/analyze", body, "application/json"))
-    assert message.startswith("\\udc80\\udcff.json: ")
+    assert message.startswith("request body: files: not Unicode text: a lone surrogate (\\udc80")
     status, _, data = call(server + "/api/fleet/analyze",
                            json.dumps({"files": {"a.json": "{}"}, "set": ["\udc80=1"]}).encode(),
                            "application/json")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import json
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -16,8 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from podnuma.errors import InputError
-from podnuma.fieldkit import wrong_type
+from podnuma.fieldkit import type_name, wrong_type
 from podnuma.fleet.inputs import FleetInputs
+from podnuma.fleet.report import BASELINE
 from podnuma.fleet.whatif import WhatIf, parse_what_if
 from podnuma.inputs.documents import parse_document, parse_documents
 from podnuma.inputs.limits import FLEET_LIMITS
@@ -371,14 +373,73 @@ def report_html_of_document(src: TextInput) -> str:
         raise wrong_type("", "a mapping (a fleet report)", data).in_file(src.name)
     for key, want in (("apiVersion", "podnuma.io/v1"), ("kind", "FleetReport")):
         if data.get(key) != want:
-            raise doc.enrich(InputError(f"must be {want!r}, got {data.get(key)!r}", path=key))
+            raise doc.enrich(InputError(f"must be {json.dumps(want)}, got {_json_value(data.get(key))}",
+                                        path=key))
+    try:
+        _check_report(data)
+    except InputError as e:
+        raise doc.enrich(e) from None
     try:
         return render_html(data, {})
-    except (KeyError, TypeError, AttributeError, ValueError) as e:
+    except (KeyError, TypeError, AttributeError, ValueError, IndexError):
+        # (a part deeper than _check_report looks at): no Python words
         raise InputError(
-            f"not a complete fleet report ({type(e).__name__}: {e}): "
+            "not a complete fleet report (a field the drawing reads is missing or of another type): "
             "give the JSON that podnuma fleet analyze -o json wrote", file=src.name,
         ) from None
+
+
+def _json_value(value: object) -> str:
+    """A document's value as a message shows it: a scalar as JSON writes
+    it (``null``, ``"Scenario"``; shortened), anything else by its kind."""
+    if value is None or isinstance(value, bool | int | float | str):
+        text = json.dumps(value, ensure_ascii=False)
+        return text if len(text) <= 60 else f"{text[:60]}... ({len(text)} characters)"
+    return type_name(value)
+
+
+def _check_report(report: Mapping[str, Any]) -> None:
+    """The shape of a ``FleetReport`` document as its drawing reads it
+    (:func:`~podnuma.render.fleet_html.render_html`): each part it needs
+    present and of its type, named by its field path in the one wording
+    (``nodes[2]: must be a mapping, got a list``)."""
+
+    def need(path: str, value: object, want: str, kind: type | tuple[type, ...]) -> Any:
+        if not isinstance(value, kind):
+            if value is None:
+                raise InputError(f"required field is missing (expected {want})", path=path)
+            raise wrong_type(path, want, value)
+        return value
+
+    what_ifs = need("whatIfs", report.get("whatIfs"), "a list of what-if labels", list)
+    for i, label in enumerate(what_ifs):
+        need(f"whatIfs[{i}]", label, "a string", str)
+    fleet = need("fleet", report.get("fleet"), "a mapping", Mapping)
+    need("fleet.nodeStatus", fleet.get("nodeStatus"), "a mapping", Mapping)
+    for key in ("nodes", "podsReplayed"):
+        need(f"fleet.{key}", fleet.get(key), "an integer", int)
+    summary = need("summary", report.get("summary"), "a mapping", Mapping)
+    for label in (BASELINE, *what_ifs):
+        need(f"summary[{label}]", summary.get(label), "a mapping", Mapping)
+    need("workloads", report.get("workloads"), "a mapping", Mapping)
+    for name, workload in report["workloads"].items():
+        need(f"workloads[{name}]", workload, "a mapping", Mapping)
+    need("rejected", report.get("rejected"), "a mapping", Mapping)
+    for label, rows in report["rejected"].items():
+        for i, row in enumerate(need(f"rejected[{label}]", rows, "a list", list)):
+            need(f"rejected[{label}][{i}]", row, "a mapping", Mapping)
+    for i, issue in enumerate(need("issues", report.get("issues"), "a list", list)):
+        need(f"issues[{i}]", issue, "a mapping", Mapping)
+        need(f"issues[{i}].severity", issue.get("severity"), "a string", str)
+    for i, node in enumerate(need("nodes", report.get("nodes"), "a list", list)):
+        need(f"nodes[{i}]", node, "a mapping", Mapping)
+        need(f"nodes[{i}].name", node.get("name"), "a string", str)
+        need(f"nodes[{i}].status", node.get("status"), "a string", str)
+        for key in ("baseline", "whatIfs", "config", "machine"):
+            if node.get(key) is not None:
+                need(f"nodes[{i}].{key}", node[key], "a mapping", Mapping)
+        if node.get("issues") is not None:
+            need(f"nodes[{i}].issues", node["issues"], "a list", list)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -26,7 +26,7 @@ from podnuma.analysis.advise import (
 )
 from podnuma.analysis.compare import SCOPES, Comparison, compare_pod, comparison_document
 from podnuma.api.kubeletconfig import KubeletConfig
-from podnuma.errors import InputError
+from podnuma.errors import InputError, InputErrors
 from podnuma.inputs.documents import parse_document
 from podnuma.inputs.overrides import Override, effective_config, request_overrides
 from podnuma.inputs.pods import (
@@ -463,7 +463,7 @@ def _advise_request(
         with_scenario=bool(req.get("asScenario")), overrides=overrides, note=note,
     )
     if got.errors:  # a pod of the request that is not valid: a bad request, as on the command line
-        raise InputError("\n".join(got.errors))  # (a line each: the web answers them as a list too)
+        raise InputErrors(got.errors)  # (a line each: the web answers them as a list too)
     doc = got.document()
     if req.get("asScenario"):
         doc["scenario"] = got.scenario

@@ -71,13 +71,13 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Route, Router
 
 from podnuma.errors import InputError
-from podnuma.fieldkit import type_name
+from podnuma.fieldkit import inert, type_name
 from podnuma.inputs.documents import load_json
 from podnuma.inputs.limits import DEFAULT_LIMITS
 from podnuma.service.fleet import MAX_DUMP_DIRS, MAX_DUMP_FILES, dump_size_problem
@@ -112,7 +112,7 @@ async def _refuse(send: Send, status: int, message: str, *, close: bool = True) 
     """Answer ``{"error": message}`` from a middleware (before the
     application runs); ``close``: and close the connection (its request, or
     the rest of its body, is not read)."""
-    body = json.dumps({"error": message}).encode()
+    body = json.dumps({"error": _problem(message)}).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     if close:
         headers.append((b"connection", b"close"))
@@ -223,18 +223,24 @@ def _shown(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
 
 
-#: the longest line of a job's error message answered whole
+#: the longest problem of an error answered whole
 MESSAGE_LINE = 1000
+#: the most problems an error answer lists (then one line: ``and K more problems``)
+MAX_PROBLEMS = 20
 
 
-def _cut_lines(message: str) -> str:
-    """A job's error message with each line longer than
-    :data:`MESSAGE_LINE` characters cut to its first 200 (:func:`_shown`):
-    so long a line echoes a request's value (a 100,000-character ``set``
-    value, say), which an answer does not repeat in full."""
-    if len(message) <= MESSAGE_LINE:
-        return message
-    return "\n".join(line if len(line) <= MESSAGE_LINE else _cut(line) for line in message.split("\n"))
+def _problem(text: str) -> str:
+    """One problem as an answer gives it: on one line and inert
+    (:func:`~podnuma.fieldkit.inert`, the escaping of the CLI's ``error:``
+    line: a line break or an escape sequence a request's value or name
+    holds is written escaped, so one problem stays one line), a lone
+    surrogate (a request's ``"\\udc80"``, echoed) written escaped, and cut to
+    its first and last 200 characters when longer than
+    :data:`MESSAGE_LINE` (so long a line echoes a request's value, a
+    100,000-character ``set`` value say, which an answer does not repeat
+    in full)."""
+    line = inert(text.encode("utf-8", "backslashreplace").decode("utf-8"))
+    return line if len(line) <= MESSAGE_LINE else _cut(line)
 
 
 def _cut(line: str) -> str:
@@ -319,14 +325,21 @@ class PageHeaders:
         await self.app(scope, receive, with_headers)
 
 
-def _parser_refusal() -> bytes:
+#: the largest request head (request line and headers) the server reads
+MAX_HEAD = 64 * 1024
+#: where a request head ends (a blank line; h11 takes a bare LF too)
+_HEAD_END = re.compile(rb"\n\r?\n")
+
+
+def _parser_refusal(why: str | None = None) -> bytes:
     """The body of uvicorn's own 400 (a request its HTTP parser, h11,
-    refuses): the API's ``{"error": ...}`` with h11's reason, when it gives
-    one (the exception being handled)."""
-    exc = sys.exc_info()[1]
-    why = str(exc) if exc is not None else ""
+    refuses): the API's ``{"error": ...}`` with ``why`` or h11's reason,
+    when it gives one (the exception being handled)."""
+    if why is None:
+        exc = sys.exc_info()[1]
+        why = str(exc) if exc is not None else ""
     message = "invalid HTTP request" + (f" ({_shown(why, 100)})" if why else "")
-    return json.dumps({"error": message}).encode()
+    return json.dumps({"error": _problem(message)}).encode()
 
 
 def _timed_h11(header_timeout: float) -> type[Any]:
@@ -335,13 +348,51 @@ def _timed_h11(header_timeout: float) -> type[Any]:
     ``header_timeout`` seconds of opening (or of the previous answer) is
     closed, however slowly it trickles bytes. The 400 its parser answers
     to a request it cannot read (a bad ``Content-Length``, no ``Host`` in
-    HTTP/1.1, a head over its size limit) is in the API's error shape, with
-    the page's security headers, rather than uvicorn's plain text."""
+    HTTP/1.1) is in the API's error shape, with the page's security
+    headers, rather than uvicorn's plain text. A request head over
+    :data:`MAX_HEAD` bytes is refused (400) however its bytes arrive: they
+    are counted here as they come (h11 checks its buffer only while a head
+    is incomplete, so a long head in one read passed it), and those a
+    previous request's reads brought (pipelined) when its answer is done."""
     import h11
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
     class TimedH11(H11Protocol):
         _head_timer: asyncio.TimerHandle | None = None
+        _head_seen = 0  # bytes of the awaited request head received so far
+        _head_tail = b""  # its last two (a blank line across two reads)
+
+        def _head_too_long(self, data: bytes) -> bool:
+            """Whether, with ``data``, the awaited request head is over
+            :data:`MAX_HEAD` bytes (the head ending in ``data``: counted
+            afresh for the next)."""
+            seen = self._head_tail + data
+            end = _HEAD_END.search(seen)
+            if end is not None:
+                size = self._head_seen - len(self._head_tail) + end.end()
+                self._head_seen, self._head_tail = 0, b""
+                return size > MAX_HEAD
+            self._head_seen += len(data)
+            self._head_tail = seen[-2:]
+            return self._head_seen > MAX_HEAD
+
+        def _refuse_head(self) -> None:
+            """400 to a request head over :data:`MAX_HEAD` bytes, written as
+            they are (h11 has read no request to answer), then close."""
+            self._disarm()
+            self.logger.warning("Invalid HTTP request received.")
+            body = _parser_refusal(f"the request head is larger than the server's limit of {MAX_HEAD} bytes")
+            headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                       (b"connection", b"close"), *PageHeaders.HEADERS]
+            self.transport.write(b"HTTP/1.1 400 Bad Request\r\n" + b"".join(
+                name + b": " + value + b"\r\n" for name, value in headers) + b"\r\n" + body)
+            self.transport.close()
+
+        def data_received(self, data: bytes) -> None:
+            if self.conn.their_state is h11.IDLE and self._head_too_long(data):
+                self._refuse_head()
+                return
+            super().data_received(data)
 
         def _arm(self) -> None:
             self._disarm()
@@ -367,9 +418,16 @@ def _timed_h11(header_timeout: float) -> type[Any]:
             super().handle_events()
             if self.cycle is not cycle:  # a request head arrived
                 self._disarm()
+                self._head_seen, self._head_tail = 0, b""
 
         def on_response_complete(self) -> None:
             self._arm()  # the next request's head (a pipelined one disarms it at once)
+            if not self.transport.is_closing() and self.conn.their_state is h11.DONE:
+                # the next head's bytes a previous read brought: counted before h11 reads them
+                self._head_seen, self._head_tail = 0, b""
+                if self._head_too_long(self.conn.trailing_data[0]):
+                    self._refuse_head()
+                    return
             super().on_response_complete()
 
         def connection_lost(self, exc: Exception | None) -> None:
@@ -410,6 +468,8 @@ def make_server(app: FastAPI) -> uvicorn.Server:
     limits: Limits = app.state.limits
     config = uvicorn.Config(
         app, log_level="warning", access_log=False, http=_timed_h11(limits.read_timeout),
+        # (h11's own check of an incomplete head, at the same size: MAX_HEAD)
+        h11_max_incomplete_event_size=MAX_HEAD,
         timeout_keep_alive=5, timeout_graceful_shutdown=1, lifespan="off",
         # (left to uvicorn, its log formatter asks standard output whether it
         # is a terminal: a standard output closed when the command started,
@@ -419,13 +479,19 @@ def make_server(app: FastAPI) -> uvicorn.Server:
     return _Server(config, app.state.pool)
 
 
-def _error(status: int, message: str) -> JSONResponse:
-    # a lone surrogate (a request's "\udc80" escape, echoed in a message)
-    # has no UTF-8: shown escaped rather than failing the answer
-    message = message.encode("utf-8", "backslashreplace").decode("utf-8")
-    body: dict[str, Any] = {"error": message}
-    if "\n" in message:  # several problems: also a line each
-        body["errors"] = message.split("\n")
+def _error(status: int, problems: str | Sequence[str]) -> JSONResponse:
+    """The answer ``{"error": ...}`` to one problem (a string) or several:
+    each made one inert line (:func:`_problem`), the lines joined in
+    ``error``; several: also listed in ``errors``, one entry a problem. At
+    most :data:`MAX_PROBLEMS` are listed, then ``and K more problems``."""
+    given = [problems] if isinstance(problems, str) else list(problems)
+    lines = [_problem(p) for p in given[:MAX_PROBLEMS]] or ["invalid request"]
+    if len(given) > MAX_PROBLEMS:
+        more = len(given) - MAX_PROBLEMS
+        lines.append(f"and {more} more problem{'s' if more > 1 else ''}")
+    body: dict[str, Any] = {"error": "\n".join(lines)}
+    if len(lines) > 1:  # several problems: also one entry each
+        body["errors"] = lines
     return JSONResponse(body, status_code=status)
 
 
@@ -456,8 +522,10 @@ class _BoundedJSONRequest(Request):
         if not hasattr(self, "_bounded"):
             body = await self.body()  # (at most the server's max_body bytes: BodyLimit)
             try:
-                self._bounded = load_json(
-                    body, name=BODY_NAME, limits=DEFAULT_LIMITS.with_bytes(max(len(body), 1)))
+                # read in a thread: the server's loop answers meanwhile (a
+                # body of 100,000 keys takes a few tenths of a second)
+                self._bounded = await _threaded(
+                    load_json, body, name=BODY_NAME, limits=DEFAULT_LIMITS.with_bytes(max(len(body), 1)))
             except InputError as e:
                 raise BodyError(service.error_message(e)) from None
             except RecursionError:  # (load_json words its own; this one is the last resort)
@@ -511,12 +579,20 @@ def _found(value: object) -> str:
     return type_name(value)
 
 
+#: the most ``set`` values (a list) and ``whatIfs`` a request may give
+MAX_SET_VALUES = 256
+MAX_WHAT_IFS = 32
+
+
 def _set_value(value: object) -> object:
-    """``set``: ``PATH=VALUE`` lines (a string) or a list of strings, as
+    """``set``: ``PATH=VALUE`` lines (a string) or a list of at most
+    :data:`MAX_SET_VALUES` strings, as
     :func:`~podnuma.inputs.overrides.request_overrides` reads them."""
     if value is None or isinstance(value, str):
         return value
     if isinstance(value, list):
+        if len(value) > MAX_SET_VALUES:
+            raise _field_error(f"{len(value)} values, more than the limit of {MAX_SET_VALUES}")
         for i, item in enumerate(value):
             if not isinstance(item, str):
                 raise _field_error(f"must be a PATH=VALUE string, got {type_name(item)}", f"[{i}]")
@@ -580,6 +656,21 @@ def _missing(data: Mapping[str, Any]) -> list[tuple[str, str]]:
     return []
 
 
+def _few_unknown(model: type[BaseModel], data: object) -> object:
+    """A request body with more fields its model does not have than an
+    answer lists (:data:`MAX_PROBLEMS`) is refused as a whole, in one
+    problem naming the first few, before the model looks at any field: the
+    problems a request costs the server are bounded (a 1 MiB body holds
+    100,000 fields)."""
+    if isinstance(data, Mapping) and len(data) > len(model.model_fields) + MAX_PROBLEMS:
+        unknown = [key for key in data if key not in model.model_fields]
+        if len(unknown) > MAX_PROBLEMS:
+            first = ", ".join(_shown(json.dumps(key, ensure_ascii=False), 60) for key in unknown[:3])
+            raise _field_error(f"{len(unknown)} unknown fields (the first: {first}; this request takes "
+                               f"{', '.join(model.model_fields)})")
+    return data
+
+
 class _WhatIf(BaseModel):
     """What ``/api/compare`` and ``/api/advise`` both take: a Pod manifest
     (YAML or JSON text, several documents or a List allowed), with a node
@@ -604,6 +695,11 @@ class _WhatIf(BaseModel):
     scenarioName: str = Field("scenario.yaml", description="Its file name, for messages (with scenario only).")
     step: int | None = Field(None, description="With scenario: the addPod step to take the pod from.")
     set: SetField = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _bounded(cls, data: object) -> object:
+        return _few_unknown(cls, data)
 
 
 class CompareRequest(_WhatIf):
@@ -632,6 +728,17 @@ ADVISE_ONLY = {"sharedPoolCpus": "--shared-pool-cpus", "strategy": "--strategy",
                "asScenario": "--as-scenario"}
 
 
+def _dump_count(files: object) -> object:
+    """``files``, before its entries are looked at: no more files or
+    directories than a dump may lay out (so that a request of 100,000
+    entries of another type costs one problem, not 100,000)."""
+    if isinstance(files, Mapping) and all(isinstance(name, str) for name in files):
+        problem = dump_size_problem(files)
+        if problem is not None:
+            raise _field_error(problem)
+    return files
+
+
 def _dump_files(files: dict[str, str]) -> dict[str, str]:
     """``files``: at least one, and no more files or directories than a
     dump may lay out (:func:`~podnuma.service.fleet.dump_size_problem`),
@@ -651,11 +758,17 @@ class FleetDumpRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    files: Annotated[dict[str, str], AfterValidator(_dump_files)] = Field(
+    files: Annotated[dict[str, str], BeforeValidator(_dump_count), AfterValidator(_dump_files)] = Field(
         description=f"File name (e.g. nodes.json, configz/NODE.json) -> text: at least one, at most "
         f"{MAX_DUMP_FILES} files in at most {MAX_DUMP_DIRS} distinct directories.")
-    whatIfs: list[str] = Field(default_factory=list, description="As the CLI's --what-if values.")
+    whatIfs: list[str] = Field(default_factory=list, max_length=MAX_WHAT_IFS,
+                               description=f"As the CLI's --what-if values (at most {MAX_WHAT_IFS}).")
     set: SetField = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _bounded(cls, data: object) -> object:
+        return _few_unknown(cls, data)
 
 
 #: the JSON body each path takes
@@ -806,7 +919,7 @@ def _problems(request: Request, exc: RequestValidationError) -> list[str]:
     # (the body the model refused; none when the endpoint refuses the conflicts itself)
     if getattr(route, "path", None) in ("/api/compare", "/api/advise") and isinstance(exc.body, Mapping):
         errors += _conflict_errors(exc.body)
-    lines: list[str] = []
+    lines: dict[str, None] = {}  # (in order, each once: a dict, not a list, for a linear count)
     for err in errors:
         loc = tuple(err.get("loc", ()))
         kind = str(err.get("type", ""))
@@ -815,18 +928,14 @@ def _problems(request: Request, exc: RequestValidationError) -> list[str]:
         msg = str(err.get("msg") or "invalid")
         if loc and loc[0] == "body":
             if not where:
-                line = _body_problem(request, err)
-                if line not in lines:
-                    lines.append(line)
+                lines[f"{BODY_NAME}: {msg}" if kind == "request_field" else _body_problem(request, err)] = None
                 continue
             if kind == "extra_forbidden":
                 msg = _unknown_field(request, where)
             elif kind.endswith("_type") or kind == "literal_error":
                 msg = f"{msg}, found {_found(err.get('input'))}"
-        line = f"{where}: {msg}" if where else msg
-        if line not in lines:
-            lines.append(line)
-    return lines or ["invalid request"]
+        lines[f"{where}: {msg}" if where else msg] = None
+    return list(lines) or ["invalid request"]
 
 
 class _NoRoute:
@@ -910,7 +1019,7 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
     @app.exception_handler(RequestValidationError)
     async def _bad_parameter(request: Request, exc: RequestValidationError) -> JSONResponse:
         # several problems: a line each (in "errors" too)
-        return _error(422, "\n".join(_problems(request, exc)))
+        return _error(422, _problems(request, exc))
 
     async def job(
         fn: Callable[..., Any], *args: Any, media_type: str | None = None, readable: str | None = None,
@@ -922,10 +1031,10 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
         try:
             out = await pool.run_async(fn, *args, readable=readable, prepare=prepare, cleanup=cleanup)
         except InputError as e:  # (from prepare: what the request holds cannot be laid out)
-            return _error(400, _cut_lines(service.error_message(e)))
+            return _error(400, service.error_message(e))
         except JobError as e:
             status = {"input": 400, "startup": 400, "limit": 422}.get(e.kind, 500)
-            return _error(status, _cut_lines(e.message))
+            return _error(status, e.problems)
         except TimeLimitExceeded as e:
             return _error(422, str(e))
         except Busy as e:

@@ -139,12 +139,19 @@ class Encoded:
 
 class JobError(Exception):
     """A job failed: ``kind`` is ``input`` (bad input, the CLI's message),
-    ``startup`` (the kubelet would not start), or ``internal``."""
+    ``startup`` (the kubelet would not start), or ``internal``. ``message``
+    holds its problems a line each, every one inert (:func:`_answer`):
+    ``problems``."""
 
     def __init__(self, kind: str, message: str) -> None:
         super().__init__(message)
         self.kind = kind
         self.message = message
+
+    @property
+    def problems(self) -> list[str]:
+        """The problems, one entry each."""
+        return self.message.split("\n")
 
 
 class TimeLimitExceeded(Exception):
@@ -224,6 +231,7 @@ def _answer(fn: Callable[..., Any], args: tuple[Any, ...], max_answer: int) -> t
     message))``; kind ``limit`` for a job that ran out of memory."""
     from podnuma.cm.checkpoint import CheckpointError
     from podnuma.errors import InputError, KubeletStartupError
+    from podnuma.fieldkit import inert
     from podnuma.web.service import error_message
 
     try:
@@ -235,13 +243,25 @@ def _answer(fn: Callable[..., Any], args: tuple[Any, ...], max_answer: int) -> t
         kind = "startup" if isinstance(e, KubeletStartupError) and not isinstance(
             e, CheckpointError
         ) else "input"
-        return ("error", (kind, error_message(e)))
+        return ("error", (kind, "\n".join(inert(p) for p in _problems_of(e, error_message(e)))))
     except MemoryError:
         return ("error", ("limit", "the input needs more memory than the server allows a request"))
     except RecursionError:
         return ("error", ("input", "the input is nested too deeply"))
     except Exception as e:  # a bug: a one-line message, as the CLI gives
-        return ("error", ("internal", error_message(e)))
+        return ("error", ("internal", inert(error_message(e))))
+
+
+def _problems_of(err: BaseException, message: str) -> list[str]:
+    """The problems an error's message holds: those of an
+    :class:`~podnuma.errors.InputErrors` (the pods of a what-if request's
+    file that are not valid, each as the CLI prints it), else one, the
+    message (inert, never split at a line break a request's value holds)."""
+    from podnuma.errors import InputErrors
+
+    if isinstance(err, InputErrors):
+        return err.problems
+    return [message]
 
 
 def _child(
