@@ -352,7 +352,7 @@ def _holding(
 
 
 def _load(doc: Mapping[str, Any], name: str, base_dir: Path) -> Scenario:
-    return load_scenario_text(json.dumps(doc), name=name, base_dir=base_dir)
+    return load_scenario_text(json.dumps(doc, ensure_ascii=False), name=name, base_dir=base_dir)
 
 
 def _after_state(run: RunResult, doc: Mapping[str, Any], name: str, base_dir: Path) -> tuple[

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["LONE_SURROGATE", "lone_surrogate_message"]
+__all__ = ["LONE_SURROGATE", "lone_surrogate_message", "with_pairs_joined"]
 
 #: a surrogate code point: alone in a Python string (a pair is one code point)
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -21,9 +21,59 @@ def lone_surrogate_message(text: str, *, key: bool = False) -> str | None:
     refusal; ``None`` for a string without one."""
     if text.isascii():
         return None
-    lone = LONE_SURROGATE.search(text)
-    if lone is None:
-        return None
     what = "a key" if key else "the value"
-    return (f"not Unicode text: a lone surrogate (\\u{ord(lone.group()):04x}, written as an escape) "
-            f"in {what}")
+    joined = with_pairs_joined(text)
+    if joined is None:
+        return (f"not Unicode text: a lone surrogate (\\u{_first_lone(text):04x}, written as an escape) "
+                f"in {what}")
+    if joined == text:
+        return None
+    # Pairs only: what JSON writes for a character past U+FFFF, which YAML
+    # does not take (libyaml and Go's YAML refuse a surrogate escape)
+    pair = LONE_SURROGATE.search(text)
+    assert pair is not None
+    i = pair.start()
+    char = joined[i]  # (no surrogate before it: the texts agree up to it)
+    return (f"a surrogate pair written as two escapes (\\u{ord(text[i]):04x}\\u{ord(text[i + 1]):04x}) "
+            f"in {what}: YAML takes no surrogate escape; write the character itself, or "
+            f"\\U{ord(char):08x} (JSON text with such pairs is read as JSON from a .json file)")
+
+
+def with_pairs_joined(text: str) -> str | None:
+    """``text`` with each surrogate pair it holds (a high surrogate, then a
+    low one: the escapes JSON writes for a character past U+FFFF,
+    ``"\\ud83d\\ude00"``, which YAML's escapes give as two code points)
+    made the one character it stands for, as a JSON reader makes it; the
+    text itself when it holds no surrogate; ``None`` when a lone one
+    remains (:func:`lone_surrogate_message` words it)."""
+    if LONE_SURROGATE.search(text) is None:
+        return text
+    # (by hand, not through the UTF-16 codec: a codec module is imported on
+    # first use, which the web server's jobs, reading no file, refuse)
+    joined = _PAIR.sub(_character, text)
+    return None if LONE_SURROGATE.search(joined) else joined
+
+
+#: a high surrogate followed by a low one
+_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
+
+
+def _character(m: re.Match[str]) -> str:
+    high, low = m.group()
+    return chr(0x10000 + ((ord(high) - 0xD800) << 10) + (ord(low) - 0xDC00))
+
+
+def _first_lone(text: str) -> int:
+    """The code point of the first surrogate of ``text`` that is not one
+    half of a pair (a high one followed by a low one)."""
+    i = 0
+    while True:
+        m = LONE_SURROGATE.search(text, i)
+        if m is None:
+            return 0xD800  # (not reached for a text with_pairs_joined refused)
+        c = ord(m.group())
+        j = m.start()
+        if c <= 0xDBFF and j + 1 < len(text) and 0xDC00 <= ord(text[j + 1]) <= 0xDFFF:
+            i = j + 2
+            continue
+        return c

@@ -45,7 +45,7 @@ def cgroup_changes(advice: Advice, machine: Machine, config_doc: Mapping[str, An
     if not index:
         return {}
     ix = index[0]
-    scenario = load_scenario_text(json.dumps(doc), name="advice replay", base_dir=NOWHERE)
+    scenario = load_scenario_text(json.dumps(doc, ensure_ascii=False), name="advice replay", base_dir=NOWHERE)
     run = run_scenario(scenario)
     steps: Sequence[Any] = scenario.steps
     out: dict[str, Any] = {}

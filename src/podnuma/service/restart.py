@@ -282,7 +282,7 @@ def pod_restart_risks(
                        "kubeletConfig": cfg, "steps": [{"addPod": dict(manifest)}]}
                 label = f"{name} ({FORMS.get(form, form)}, scope {scope})"
                 try:
-                    report = restart_after_scenario(TextInput(json.dumps(doc), label, base))
+                    report = restart_after_scenario(TextInput(json.dumps(doc, ensure_ascii=False), label, base))
                 except KubeletStartupError as e:
                     out.append(PodRisk(name, form, scope, None, f"the kubelet would not start: {e}"))
                     continue

@@ -155,7 +155,7 @@ def _replays(doc: Mapping[str, Any], directory: Path) -> None:
     from podnuma.scenario.run import run_scenario
     from podnuma.service.scenario import load
 
-    run_scenario(load(TextInput(json.dumps(doc), f"{directory}: the scenario of its checkpoints", Path.cwd())),
+    run_scenario(load(TextInput(json.dumps(doc, ensure_ascii=False), f"{directory}: the scenario of its checkpoints", Path.cwd())),
                  checkpoints=False)
 
 

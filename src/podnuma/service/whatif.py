@@ -423,7 +423,7 @@ def whatif_request(
             raise InputError("give the step whose pod to take (step)", file=sc_name)
         step = int(req["step"])
         pod_data, node_data, cfg_data = scenario_pod(TextInput(req["scenario"], sc_name), step)
-        pod_text, node_text, cfg_text = json.dumps(pod_data), json.dumps(node_data), json.dumps(cfg_data)
+        pod_text, node_text, cfg_text = (json.dumps(d, ensure_ascii=False) for d in (pod_data, node_data, cfg_data))
         pod_name = f"{sc_name} (steps[{step}].addPod)"
         node_name, cfg_name = f"{sc_name} (node)", f"{sc_name} (kubeletConfig)"
     else:
