@@ -59,7 +59,8 @@ _PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
 
 
 def _character(m: re.Match[str]) -> str:
-    high, low = m.group()
+    pair = m.group()
+    high, low = pair[0], pair[1]
     return chr(0x10000 + ((ord(high) - 0xD800) << 10) + (ord(low) - 0xDC00))
 
 
