@@ -411,3 +411,70 @@ def test_a_local_cluster_leaves_nothing_in_the_temporary_directory(small_fleet: 
         assert r.returncode == 0, r.stderr
         assert json.loads(r.stdout)["kind"] == "FleetReport"
         assert list(scratch.iterdir()) == []
+
+
+def test_a_command_that_ignores_ctrl_c_keeps_its_workers_through_one(tmp_path: Path) -> None:
+    """A script that starts the command in the background (a non-interactive
+    shell sets ``SIGINT`` to ignored for it) and then gets a Ctrl-C: the
+    interrupt reaches the whole process group. The command ignores it, and
+    so do the workers forked for it (they used to die of it, not replaced,
+    and the command waited for ever): the run ends with its report, nothing
+    left behind."""
+    need("distributed")
+    import os
+    import signal
+    import time
+
+    from podnuma.fleet.generate import generate_fleet
+
+    fleet = tmp_path / "fleet"
+    generate_fleet(fleet, nodes=400, pods_per_node=60, seed=3)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    want = subprocess.run([sys.executable, "-m", "podnuma.cli", "fleet", "analyze", str(fleet), "-o", "json"],
+                          env=_env(), capture_output=True, timeout=300, check=True).stdout
+
+    def ignore_sigint() -> None:
+        os.setsid()
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    proc = subprocess.Popen([sys.executable, "-m", "podnuma.cli", "fleet", "analyze", str(fleet), "-o", "json",
+                             "--dask", "local:2", "--what-if", "restart"],
+                            env=dict(_env(), TMPDIR=str(scratch)), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, preexec_fn=ignore_sigint)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:  # until the workers are there
+            if any(scratch.iterdir()) and len(_group(proc.pid)) >= 4:
+                break
+            time.sleep(0.01)
+        time.sleep(0.3)  # (and past their first steps: each sets its own way with SIGINT)
+        running = proc.poll() is None
+        os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C: to the whole group
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert running, "the run ended before the interrupt: make the fleet larger"
+    assert proc.returncode == 0, err
+    report = json.loads(out)
+    assert report["kind"] == "FleetReport" and report["fleet"] == json.loads(want)["fleet"]
+    assert list(scratch.iterdir()) == []
+    assert _group(proc.pid) == []
+
+
+def _group(pgid: int) -> list[int]:
+    """The processes of process group ``pgid`` still there."""
+    import os
+
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[2]) == pgid and fields[0] != "Z":
+                out.append(int(entry))
+    return out

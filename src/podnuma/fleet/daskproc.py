@@ -83,12 +83,30 @@ def _stop(*_: Any) -> None:
     raise SystemExit(1)
 
 
+#: in the client process: whether the command it was forked from ignored
+#: ``SIGINT`` (set there, see :func:`command_ignores_sigint`)
+_COMMAND_IGNORES_SIGINT: list[bool | None] = [None]
+
+
+def command_ignores_sigint() -> bool:
+    """Whether the command ignores ``SIGINT`` (a job a non-interactive
+    shell started in the background, ``nohup``-like wrappers): in the
+    client process, as the command did when it forked it; elsewhere, this
+    process's own way."""
+    recorded = _COMMAND_IGNORES_SIGINT[0]
+    if recorded is not None:
+        return recorded
+    return signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+
+
 def _serve(conn: Any, connect: Connect) -> None:
     """The client process: the cluster's client, running what it is sent."""
     null = os.open(os.devnull, os.O_RDWR)
     os.dup2(null, 0)
     os.dup2(null, 1)  # the command's report goes there
     os.close(null)
+    # (the command's own way with Ctrl-C kept for the workers forked from here)
+    _COMMAND_IGNORES_SIGINT[0] = signal.getsignal(signal.SIGINT) is signal.SIG_IGN
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the command stops it
     signal.signal(signal.SIGTERM, _stop)  # its cluster closed on the way out
     try:

@@ -36,16 +36,20 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from podnuma.fleet.daskproc import flush_std
+from podnuma.fleet.daskproc import command_ignores_sigint, flush_std
 
 __all__ = ["ForkedCluster", "start", "serve"]
 
 
-def serve(address: str, config: Mapping[str, Any]) -> None:
+def serve(address: str, config: Mapping[str, Any], ignore_sigint: bool = False) -> None:
     """Run one single-threaded Dask worker of the scheduler at ``address``
-    until the scheduler closes it (or it is terminated)."""
+    until the scheduler closes it (or it is terminated); ``ignore_sigint``:
+    as the command does."""
     import asyncio
     import logging
+
+    if ignore_sigint:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     import dask
     from distributed import Worker
@@ -61,19 +65,23 @@ def serve(address: str, config: Mapping[str, Any]) -> None:
     asyncio.run(run())
 
 
-def _child(read_fd: int, config: Mapping[str, Any]) -> None:
+def _child(read_fd: int, config: Mapping[str, Any], ignore_sigint: bool) -> None:
     # the command's standard output is its report's: a reader waiting for its
     # end must not wait for the workers too
     null = os.open(os.devnull, os.O_RDWR)
     os.dup2(null, 0)
     os.dup2(null, 1)
     os.close(null)
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    # Ctrl-C as the command takes it: on a terminal it reaches the whole
+    # process group and ends the worker with the command; a command that
+    # ignores it (started in the background by a script) has workers that
+    # do too, else they would end under a command that goes on waiting
+    signal.signal(signal.SIGINT, signal.SIG_IGN if ignore_sigint else signal.SIG_DFL)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     with os.fdopen(read_fd, "rb") as f:
         address = f.read().decode()
     if address:  # else the command gave up before the scheduler started
-        serve(address, config)
+        serve(address, config, ignore_sigint)
 
 
 class ForkedCluster:
@@ -101,6 +109,7 @@ class ForkedCluster:
         import tempfile  # (here: the command that imports this module need not)
 
         self.n = n
+        self.ignore_sigint = command_ignores_sigint()
         # the workers' scratch space, removed with the cluster
         self.scratch = tempfile.mkdtemp(prefix="podnuma-dask-")
         self.config = {**config, "temporary-directory": self.scratch}
@@ -121,7 +130,7 @@ class ForkedCluster:
                         os.close(w)
                         for other in writers:
                             os.close(other)
-                        _child(r, self.config)
+                        _child(r, self.config, self.ignore_sigint)
                         code = 0
                     finally:
                         os._exit(code)
@@ -179,7 +188,7 @@ class ForkedCluster:
         import multiprocessing
 
         p = multiprocessing.get_context("spawn").Process(
-            target=serve, args=(self.address, self.config), daemon=True)
+            target=serve, args=(self.address, self.config, self.ignore_sigint), daemon=True)
         p.start()
         self.spawned.append(p)
 
