@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import os
+import re
 import stat
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -155,6 +156,77 @@ def _pipe(p: str) -> os.stat_result | None:
     return st if stat.S_ISFIFO(st.st_mode) else None
 
 
+#: a directory of a process's open descriptors (``/proc/PID/fd``, a
+#: thread's ``/proc/PID/task/TID/fd``), once its links are followed
+_FD_DIR = re.compile(r"/proc/(\d+)(?:/task/\d+)?/fd")
+#: the most symbolic links followed in one input path (Linux's own bound)
+_MAX_LINKS = 40
+
+
+def _names_descriptor(p: str) -> bool:
+    """Whether the input path ``p`` names a descriptor this process holds
+    open (``/dev/stdin``, ``/dev/fd/N``, ``/proc/self/fd/N``,
+    ``/proc/PID/fd/N`` of its own PID, a thread's, or a link to any of
+    them), followed link by link: what it opens depends on the process
+    (a ``--workers`` process's or a Dask worker's standard input is
+    ``/dev/null``), so it is copied here, as ``-`` is, and every mode reads
+    the same bytes."""
+    pid = str(os.getpid())
+    if p.startswith("/"):
+        at = "/"
+    else:
+        try:
+            at = os.getcwd()
+        except OSError:
+            return False
+    parts = p.split("/")
+    parts.reverse()  # (a stack: the next component last)
+    links = 0
+    while parts:
+        part = parts.pop()
+        if part in ("", "."):
+            continue
+        if part == "..":
+            at = os.path.dirname(at)
+            continue
+        m = _FD_DIR.fullmatch(at)
+        if at == "/dev/fd" or (m is not None and m.group(1) == pid):  # (/dev/fd: where it is no link)
+            return True
+        step = os.path.join(at, part)
+        try:
+            target = os.readlink(step)
+        except OSError:  # not a link (or not there: nothing to follow)
+            at = step
+            continue
+        links += 1
+        if links > _MAX_LINKS:
+            return False
+        if target.startswith("/"):
+            at = "/"
+        parts.extend(reversed(target.split("/")))
+    return False
+
+
+def _copied(p: str) -> tuple[os.stat_result, bool] | None:
+    """The status of the input ``p`` when it is copied before the dumps are
+    read (:func:`_pipe_input`), and whether it names a descriptor of this
+    process (:func:`_names_descriptor`): a pipe (:func:`_pipe`), or
+    whatever such a descriptor is open on but a directory (a file, a
+    terminal, ``/dev/null``: read through the descriptor's own path in
+    this process only). ``None``: read where the replay runs, by its path."""
+    st = _pipe(p)
+    descriptor = _names_descriptor(p)
+    if st is not None:
+        return st, descriptor
+    if not descriptor:
+        return None
+    try:
+        st = os.stat(p)
+    except (OSError, ValueError):
+        return None  # (a descriptor not open: the reader says so)
+    return None if stat.S_ISDIR(st.st_mode) else (st, True)
+
+
 def _pipe_input(p: str, tmp: Path, n: int) -> Path:
     """The pipe ``p`` saved to a file in ``tmp`` (:func:`_copy_input`), a
     named one waited on for a writer (bounded:
@@ -184,12 +256,13 @@ def _working_directory() -> str:
 
 
 def _paths(inputs: Sequence[str], tmp: _Scratch) -> list[Path]:
-    """The input paths; standard input (``-``) and pipes saved to files in
-    ``tmp`` (a pipe given twice read once, its copy given twice, as a file
-    given twice), the names they stand for recorded in ``tmp.names``, the
+    """The input paths; standard input (``-``), pipes and the paths that
+    name a descriptor of this process (``/dev/stdin``, ``/dev/fd/N``:
+    :func:`_copied`) saved to files in ``tmp`` (a pipe or descriptor given
+    twice read once, its copy given twice, as a file given twice), the names they stand for recorded in ``tmp.names``, the
     directory their relative references resolve against in ``tmp.bases``
-    (standard input and an unnamed pipe: the working directory; a named
-    pipe: its own directory). With ``--kubeconfig`` the same (``-`` is
+    (standard input, a descriptor and an unnamed pipe: the working
+    directory; a named pipe: its own directory). With ``--kubeconfig`` the same (``-`` is
     refused before: standard input is not a dump's then, and may be the
     kubeconfig's: :func:`~podnuma.fleet.live.read_kubeconfig`)."""
     from podnuma.inputs.documents import STDIN_NAME, unnamed_pipe
@@ -197,15 +270,18 @@ def _paths(inputs: Sequence[str], tmp: _Scratch) -> list[Path]:
     paths: list[Path] = []
     copies: dict[tuple[int, int], Path] = {}
     for p in inputs:
-        st = _pipe(p) if p != "-" else None
+        got = _copied(p) if p != "-" else None
+        st = None if got is None else got[0]
         if st is not None and (st.st_dev, st.st_ino) in copies:
             paths.append(copies[st.st_dev, st.st_ino])
             continue
         if p == "-":
             copy, name, base = _stdin_input(tmp.path(), len(paths)), STDIN_NAME, _working_directory()
-        elif st is not None:
+        elif got is not None and st is not None:
             copy, name = _pipe_input(p, tmp.path(), len(paths)), p
-            base = _working_directory() if unnamed_pipe(st) else str(Path(p).absolute().parent)
+            # (a descriptor, as standard input: against the working directory)
+            base = (_working_directory() if got[1] or unnamed_pipe(st)
+                    else str(Path(p).absolute().parent))
             copies[st.st_dev, st.st_ino] = copy
         else:
             paths.append(Path(p))

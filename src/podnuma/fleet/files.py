@@ -22,11 +22,12 @@ from podnuma.inputs.documents import (
     MalformedJSON,
     check_tree,
     decode_text,
+    field_path_under,
     json_input_error,
     load_json,
+    may_hold_surrogates,
     parse_documents,
     read_text,
-    refuse_lone_surrogates,
 )
 from podnuma.inputs.limits import FLEET_LIMITS
 
@@ -69,7 +70,11 @@ def _salvage_items(text: str) -> list[Any]:
         try:
             obj, pos = decoder.raw_decode(text, pos)
             check_tree(obj, name="", limits=FLEET_LIMITS)
-        except (json.JSONDecodeError, RecursionError, InputError):
+        except InputError as e:  # (a pod holding a lone surrogate: left out, as in a whole dump)
+            obj = _damaged_pod(obj, e)
+            if obj is None:
+                return out
+        except (json.JSONDecodeError, RecursionError):
             return out
         out.append(obj)
 
@@ -192,7 +197,8 @@ def parse_document(path: Path, text: str) -> tuple[Any, Issue | None]:
         # configz decoding reports them as a warning): the pairs are kept
         try:
             kept = json.loads(text, object_pairs_hook=json_object_pairs)
-            refuse_lone_surrogates(kept, text, name=str(path))
+            if may_hold_surrogates(text):
+                kept = _surrogates_apart(kept, str(path))
             return kept, None
         except InputError as e:
             return None, Issue("error", _where(e), file=str(path))
@@ -203,7 +209,109 @@ def parse_document(path: Path, text: str) -> tuple[Any, Issue | None]:
     except MalformedJSON as e:
         return _malformed(path, text, e.message, _decode_error(e, text))
     except InputError as e:
+        if may_hold_surrogates(text):  # (a pod holding a lone surrogate: that pod left out)
+            try:
+                return _tolerant_json(text, str(path), e), None
+            except InputError as again:
+                e = again
         return None, Issue("error", _where(e), file=str(path))
+
+
+class _DamagedPod(dict[Any, Any]):
+    """A pod of a dump holding a lone surrogate (a JSON ``"\\ud800"``
+    escape: no UTF-8 for it; the apiserver, which writes UTF-8, serves
+    none): ``damage`` says where (its field path inside the pod).
+    :func:`left_out` leaves it out and :func:`item_problem` says it, as
+    for any damaged pod, rather than the whole file being refused."""
+
+    __slots__ = ("damage",)
+
+    def __init__(self, pod: Mapping[Any, Any], damage: InputError) -> None:
+        super().__init__(pod)
+        self.damage = damage
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_DamagedPod, (dict(self), self.damage))
+
+
+def _damaged_pod(obj: Any, err: InputError) -> _DamagedPod | None:
+    """``obj``, a value :func:`check_tree` refused with ``err``, as a
+    :class:`_DamagedPod` when it is a pod refused for a lone surrogate
+    only (its other limits kept: checked again without the strings);
+    ``None`` otherwise."""
+    if not isinstance(obj, dict) or obj.get("kind") != "Pod":
+        return None
+    try:
+        check_tree(obj, name="", limits=FLEET_LIMITS, strings=False)
+    except InputError:
+        return None
+    return _DamagedPod(obj, InputError(err.message, path=err.path))
+
+
+def _tolerant_json(text: str, name: str, err: InputError) -> Any:
+    """The JSON ``text`` that :func:`load_json` refused with ``err``, when
+    that was a lone surrogate in a pod (the only problem: the text decodes,
+    and is within the limits without its strings checked): decoded again,
+    each such pod a :class:`_DamagedPod` (:func:`_surrogates_apart`);
+    ``err`` (or the limit the text is over, or a lone surrogate outside a
+    pod) raised otherwise. Only a text with a surrogate escape
+    (:func:`may_hold_surrogates`) comes here: a clean dump is read once."""
+    if len(text) > FLEET_LIMITS.max_bytes:
+        raise err
+    try:  # (NaN and Infinity refused, as load_json does: no other problem is let through)
+        doc = json.loads(text, parse_constant=_no_constant)
+    except (ValueError, RecursionError):
+        raise err from None
+    check_tree(doc, name=name, limits=FLEET_LIMITS, strings=False)
+    return _surrogates_apart(doc, name)
+
+
+def _no_constant(word: str) -> Any:
+    raise ValueError(f"{word} is not a JSON value")
+
+
+def _surrogates_apart(doc: Any, name: str) -> Any:
+    """``doc`` (JSON decoded, within the limits, that may hold a lone
+    surrogate) with each pod that holds one (an item of a list, or a
+    document itself: :func:`objects_of`) made a :class:`_DamagedPod`; a
+    lone surrogate anywhere else (a Node, a NodeResourceTopology, a
+    configz, a list's own fields) refuses the file, as before: an
+    ``InputError`` naming its field path."""
+    several = isinstance(doc, list)
+    docs: list[Any] = doc if several else [doc]
+    for k, d in enumerate(docs):
+        at = f"[{k}]" if several else ""
+        if _is_map(d) and isinstance(d.get("items"), list) and str(d.get("kind", "List")).endswith("List"):
+            _refuse_surrogate({key: v for key, v in d.items() if key != "items"}, name, at)
+            items = d["items"]
+            for i, item in enumerate(items):
+                items[i] = _pod_apart(item, name, field_path(field_path(at, "items"), i))
+        else:
+            docs[k] = _pod_apart(d, name, at)
+    return docs if several else docs[0]
+
+
+def _pod_apart(item: Any, name: str, at: str) -> Any:
+    """``item`` (at ``at``), a :class:`_DamagedPod` when it is a pod
+    holding a lone surrogate; an ``InputError`` for another object holding
+    one."""
+    if _is_map(item) and item.get("kind") == "Pod":
+        try:
+            check_tree(item, name=name, limits=FLEET_LIMITS)
+        except InputError as e:
+            return _DamagedPod(item, InputError(e.message, path=e.path))
+        return item
+    _refuse_surrogate(item, name, at)
+    return item
+
+
+def _refuse_surrogate(value: Any, name: str, at: str) -> None:
+    """The refusal of the file for a lone surrogate in ``value`` (at
+    ``at`` in the file), with its field path in the file."""
+    try:
+        check_tree(value, name=name, limits=FLEET_LIMITS)
+    except InputError as e:
+        raise InputError(e.message, path=field_path_under(at, e.path), file=name) from None
 
 
 def read_items(path: Path, data: bytes | None = None) -> tuple[list[Any], Issue | None]:
@@ -317,6 +425,8 @@ def _pod_damage(pod: Mapping[Any, Any]) -> InputError | None:
     of these. (A pod not bound to a node is only counted: it may have no
     name.) :mod:`podnuma.fleet.podscan` refuses the same (its file is then
     read here)."""
+    if type(pod) is _DamagedPod:  # (a lone surrogate: its field path)
+        return pod.damage
     meta = pod.get("metadata")
     spec = pod.get("spec")
     node = spec.get("nodeName") if _is_map(spec) else None
