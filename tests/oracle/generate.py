@@ -615,11 +615,20 @@ def _state_from_previous_life(doc: Doc, rng: random.Random, info: Mapping[str, A
     """Run an earlier life of the node through podnuma and start this one
     from its checkpoints; returns the pods still running (for re-admission
     and removal by uid)."""
-    from tests.oracle.harness import run_podnuma, write_scenario
 
     prev = copy.deepcopy(doc)
     prev.pop("state", None)
     prev["steps"] = [s for s in _steps(rng, info, devices, facts, "old", rng.randint(1, 4)) if "addPod" in s]
+    return _started_from(doc, prev, workdir, devices)
+
+
+def _started_from(doc: Doc, prev: Doc, workdir: Path, devices: Mapping[str, list[Doc]]) -> list[Doc]:
+    """``doc`` started from the checkpoints podnuma writes running ``prev``
+    (an earlier life of the node: pods added only); the pods of ``prev``
+    still running (none, and ``doc`` unchanged, when no checkpoint has a
+    pod)."""
+    from tests.oracle.harness import run_podnuma, write_scenario
+
     path = write_scenario(prev, workdir / "gen-prev.json")
     out = run_podnuma(path)
     if out.kind != "ok" or out.doc is None:
@@ -635,8 +644,7 @@ def _state_from_previous_life(doc: Doc, rng: random.Random, info: Mapping[str, A
     if devices:
         state["deviceManager"] = _device_checkpoint(out.doc["steps"], devices)
     doc["state"] = state
-    running = [s["addPod"] for s, r in zip(prev["steps"], out.doc["steps"], strict=True) if r.get("admitted")]
-    return running
+    return [s["addPod"] for s, r in zip(prev["steps"], out.doc["steps"], strict=True) if r.get("admitted")]
 
 
 def _device_checkpoint(steps: list[Doc], devices: Mapping[str, list[Doc]]) -> Doc:
@@ -1129,7 +1137,6 @@ def _focus_previous_life(doc: Doc, rng: random.Random, info: Mapping[str, Any], 
                          share: float, big: bool, workdir: Path) -> list[Doc]:
     """As :func:`_state_from_previous_life`, with the focused pods and more
     of them."""
-    from tests.oracle.harness import run_podnuma, write_scenario
 
     prev = copy.deepcopy(doc)
     prev.pop("state", None)
@@ -1137,22 +1144,7 @@ def _focus_previous_life(doc: Doc, rng: random.Random, info: Mapping[str, Any], 
     checked = _drop_invalid_steps(prev, workdir)
     if checked is None:
         return []
-    path = write_scenario(checked, workdir / "gen-prev.json")
-    out = run_podnuma(path)
-    if out.kind != "ok" or out.doc is None:
-        return []
-    ck = out.doc["checkpoints"]
-    state: Doc = {}
-    if ck.get("cpuManager"):
-        state["cpuManager"] = ck["cpuManager"]
-    if ck.get("memoryManager"):
-        state["memoryManager"] = ck["memoryManager"]
-    if not state:
-        return []
-    if devices:
-        state["deviceManager"] = _device_checkpoint(out.doc["steps"], devices)
-    doc["state"] = state
-    return [s["addPod"] for s, r in zip(checked["steps"], out.doc["steps"], strict=True) if r.get("admitted")]
+    return _started_from(doc, checked, workdir, devices)
 
 
 def scenario(seed: int, index: int, workdir: Path, oracle: str | None = None, *, focus: bool = True) -> Doc:
