@@ -257,7 +257,8 @@ def _scenario_with_uid(tmp_path: Path, uid: str) -> Path:
         ("a/../../b", "cgroupfs", "contains '/' or '_'"),
         ("a\u0000b", "cgroupfs", "is not a usable cgroup name"),
         ("a\nb", "systemd", "is not a usable cgroup name"),
-        ("a\udfffb", "systemd", "is not valid UTF-8 text (it holds a lone surrogate)"),
+        # (refused where the scenario is read: no UTF-8 for it)
+        ("a\udfffb", "systemd", "not Unicode text: a lone surrogate (\\udfff, written as an escape)"),
     ],
 )
 def test_bad_pod_uid_exits_2_and_leaves_nothing(tmp_path: Path, uid: str, driver: str, why: str) -> None:

@@ -122,7 +122,7 @@ def test_the_workers_read_the_dumps(small_fleet: Path, monkeypatch: pytest.Monke
     import podnuma.fleet.podscan as podscan_mod
 
     monkeypatch.setattr(inputs_mod, "index_pod_file", refuse)
-    for reader in ("read_bytes", "read_document_text", "parse_document"):
+    for reader in ("read_dump", "read_document_text", "parse_document"):
         monkeypatch.setattr(inputs_mod, reader, refuse)
     monkeypatch.setattr(podscan_mod, "read_ranges", refuse)
     ex = Processes(2)  # spawned: their modules are not patched

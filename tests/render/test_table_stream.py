@@ -299,20 +299,21 @@ def test_an_output_that_cannot_be_encoded_writes_nothing(tmp_path: Path) -> None
     assert b"UnicodeEncodeError" in new.stderr
 
 
-def test_a_lone_surrogate_is_left_to_standard_outputs_handler(tmp_path: Path) -> None:
-    """A name with a lone surrogate (YAML's ``\\ud83d``): written as
-    standard output's error handler writes it (escaped here), as before;
-    with a strict one, nothing is written (exit 1) but the checkpoints."""
+def test_a_lone_surrogate_is_refused_before_the_table_is_drawn(tmp_path: Path) -> None:
+    """A name with a lone surrogate (YAML's ``\\ud83d``) has no UTF-8, so
+    no answer could be written with it: the scenario is refused where it is
+    read, in one line naming the field, before a row or a checkpoint is
+    written, whatever standard output's error handler."""
     path = tmp_path / "s.yaml"
     path.write_text(SMALL % '"n\\ud83d"')
-    new, old = _both(path, {"PYTHONIOENCODING": "utf-8:backslashreplace"})
-    assert new.returncode == old.returncode == 0
-    assert new.stdout == old.stdout and b"n\\ud83d" in new.stdout
-    strict = subprocess.run([sys.executable, "-m", "podnuma.cli", "simulate", str(path), "--checkpoint-dir",
-                             str(tmp_path / "ck")], capture_output=True, check=False,
-                            env={"PATH": "/usr/bin:/bin", "PYTHONIOENCODING": "utf-8"})
-    assert strict.returncode == 1 and strict.stdout == b""
-    assert (tmp_path / "ck" / "cpu_manager_state").exists()
+    for encoding in ("utf-8:backslashreplace", "utf-8"):
+        proc = subprocess.run([sys.executable, "-m", "podnuma.cli", "simulate", str(path), "--checkpoint-dir",
+                               str(tmp_path / "ck")], capture_output=True, check=False,
+                              env={"PATH": "/usr/bin:/bin", "PYTHONIOENCODING": encoding})
+        assert proc.returncode == 2 and proc.stdout == b"", proc.stderr
+        (line,) = proc.stderr.decode().splitlines()
+        assert line.startswith(f"error: {path}: node.name: not Unicode text: a lone surrogate (\\ud83d")
+        assert not (tmp_path / "ck").exists()
 
 
 def test_a_long_output_that_cannot_be_encoded_writes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
