@@ -242,13 +242,7 @@ class ForkedCluster:
         if self.cluster is not None:
             with contextlib.suppress(Exception):
                 self.cluster.close()  # the scheduler tells its workers to close
-        for pid in self.pids:  # and one still connecting stops too
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGTERM)
-        self._reap()
-        import shutil
-
-        shutil.rmtree(self.scratch, ignore_errors=True)
+        self.end()  # and one still connecting stops too
 
 
 def start(n: int, config: Mapping[str, Any], preload: Sequence[str] = ()) -> ForkedCluster | None:
