@@ -48,6 +48,7 @@ const usage = `usage:
   kubelet-oracle kubeletconfig CONFIG...|-
   kubelet-oracle selector < CASES.json
   kubelet-oracle nodestatus SCENARIO
+  kubelet-oracle warnings < CASES.json
   ` + staticpod.UsageLine + `
 `
 
@@ -141,6 +142,8 @@ func run(args []string, stdout io.Writer) error {
 		return selectorCmd(args[1:], os.Stdin, stdout)
 	case "nodestatus":
 		return nodeStatusCmd(args[1:], stdout)
+	case "warnings":
+		return warningsCmd(args[1:], os.Stdin, stdout)
 	case "staticpod":
 		if err := staticpod.Command(args[1:], stdout); err != nil {
 			var ue *staticpod.UsageError

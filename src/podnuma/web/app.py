@@ -92,6 +92,7 @@ from podnuma.web.examples import (
     describe,
     example_text,
 )
+from podnuma.web.warning_headers import warning_headers
 from podnuma.web.worker import Busy, Encoded, JobError, Limits, TimeLimitExceeded, WorkerPool
 
 __all__ = ["create_app", "make_server", "LOOPBACK_HOSTS", "SameOrigin", "BodyLimit", "TrustedHost"]
@@ -1040,7 +1041,10 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
         except Busy as e:
             return _error(503, str(e))
         if isinstance(out, Encoded):  # encoded by the job, inside its limits
-            return Response(out.body, media_type=media_type or out.media_type)
+            resp = Response(out.body, media_type=media_type or out.media_type)
+            for value in warning_headers(out.warnings):  # (as the API server gives them)
+                resp.raw_headers.append((b"warning", value.encode("utf-8")))
+            return resp
         return out
 
     async def page_job(fn: Callable[..., Any], *args: Any, readable: str | None = None,
@@ -1140,18 +1144,25 @@ def create_app(limits: Limits | None = None, *, allowed_hosts: tuple[str, ...] =
         return await on_scenario(request, name, service.restart, set or [])
 
     @app.post("/api/topology", tags=["scenario"], openapi_extra=_SCENARIO_BODY,
-              responses={200: {"content": {"image/svg+xml": {}, "application/json": {}}}})
+              responses={200: {
+                  "content": {"image/svg+xml": {}, "application/json": {}},
+                  "headers": {"Warning": {
+                      "description": "svg: each warning the command prints on standard error, "
+                                     "as the Kubernetes API server writes warnings "
+                                     "(299 - \"TEXT\"); json: in the answer's warnings.",
+                      "schema": {"type": "string"}}},
+              }})
     async def topology(
         request: Request, name: NameParam = None, step: StepParam = None,
         format: Annotated[str, Query(pattern="^(svg|json)$", description="svg: the picture "
                                      "of podnuma topology; json: who owns each CPU.")] = "svg",
         set: SetParam = None,
     ) -> Any:
-        """The machine after a step, every CPU coloured by its owner."""
+        """The machine after a step, every CPU coloured by its owner (an SVG
+        gives its warnings in ``Warning`` headers)."""
         if format == "json":
             return await on_scenario(request, name, service.topology_owners, step, set or [])
-        svg = functools.partial(job, media_type="image/svg+xml")
-        return await on_scenario(request, name, service.topology_svg, step, set or [], runner=svg)
+        return await on_scenario(request, name, service.topology_svg, step, set or [])
 
     async def whatif(req: CompareRequest | AdviseRequest, advise: bool) -> Any:
         given = req.model_dump(exclude_unset=True)

@@ -34,6 +34,7 @@ from podnuma.render.picture import render_svg
 from podnuma.service import fleet, scenario, whatif
 from podnuma.service.messages import error_message, shown_note
 from podnuma.service.restart import restart_after_scenario
+from podnuma.web.worker import Drawn
 
 __all__ = [
     "error_message",
@@ -48,6 +49,8 @@ __all__ = [
     "fleet_analyze_html",
     "fleet_write_dump",
 ]
+
+SVG_MEDIA_TYPE = "image/svg+xml"
 
 #: The packages the jobs run (the engine and the layers between it and the
 #: web door), imported whole when this module is: the job processes may not
@@ -108,12 +111,15 @@ def explain(
     ).document))
 
 
-def topology_svg(text: str, name: str, step: int | None, set_values: Sequence[str] = ()) -> str:
-    """``/api/topology?format=svg``: ``podnuma topology -o svg [--step N] [--set ...]``."""
+def topology_svg(text: str, name: str, step: int | None, set_values: Sequence[str] = ()) -> Drawn:
+    """``/api/topology?format=svg``: ``podnuma topology -o svg [--step N]
+    [--set ...]``, with the warnings it prints (sent as ``Warning``
+    headers: an SVG has no ``warnings`` key)."""
+    notes = _Notes()
     topo = scenario.topology(
-        TextInput(text, name), step=step, overrides=request_overrides(list(set_values))
+        TextInput(text, name), step=step, overrides=request_overrides(list(set_values)), note=notes,
     )
-    return render_svg(topo.run.machine, topo.ownership)
+    return Drawn(render_svg(topo.run.machine, topo.ownership), SVG_MEDIA_TYPE, tuple(notes.lines))
 
 
 def topology_owners(

@@ -131,10 +131,24 @@ class Limits:
 
 @dataclass(frozen=True)
 class Encoded:
-    """An answer encoded by the job: its bytes and media type."""
+    """An answer encoded by the job: its bytes and media type, and the
+    warnings the command would print on standard error, for an answer whose
+    body has no place for them (sent as ``Warning`` headers)."""
 
     body: bytes
     media_type: str
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """A job's answer that is no document (a picture): its text, its media
+    type and the warnings the command would print on standard error;
+    encoded by the job (:class:`Encoded`)."""
+
+    text: str
+    media_type: str
+    warnings: tuple[str, ...] = ()
 
 
 class JobError(Exception):
@@ -215,11 +229,13 @@ def _encode(result: Any, max_answer: int) -> Any:
         media = "application/json"
     elif isinstance(result, str):
         body, media = result.encode("utf-8"), "text/plain; charset=utf-8"
+    elif isinstance(result, Drawn):
+        body, media = result.text.encode("utf-8"), result.media_type
     else:
         return result
     if len(body) > max_answer:
         raise _AnswerTooLarge(len(body))
-    return Encoded(body, media)
+    return Encoded(body, media, result.warnings if isinstance(result, Drawn) else ())
 
 
 class _AnswerTooLarge(Exception):
