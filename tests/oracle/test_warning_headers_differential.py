@@ -12,9 +12,10 @@ podnuma writes must parse back, with Go's parser, to code 299, agent ``-``
 and the text written (cut to 256 runes once the limit was passed).
 
 Then over real HTTP: ``/api/topology`` as SVG gives, in ``Warning``
-headers, the same warnings its JSON form gives in ``warnings`` (and the
-command prints on standard error), read back by Go's parser; an answer
-without warnings has no ``Warning`` header."""
+headers, the same warnings its JSON form gives in ``warnings`` (which
+tests/web/test_warnings_and_surrogates.py compares with the command's
+standard error), read back by Go's parser, non-ASCII text included (UTF-8
+on the wire); an answer without warnings has no ``Warning`` header."""
 
 from __future__ import annotations
 
@@ -66,9 +67,9 @@ HAND: list[list[str]] = [
 
 def _generated(n: int, seed: int) -> list[list[str]]:
     rnd = random.Random(seed)
-    out = []
+    out: list[list[str]] = []
     for _ in range(n):
-        texts = []
+        texts: list[str] = []
         for _ in range(rnd.choice([0, 1, 2, 5, 12, 40])):
             text = "".join(rnd.choice(CONTROL if rnd.random() < 0.025 else PIECES)
                            for _ in range(rnd.randint(0, 12)))
@@ -89,7 +90,8 @@ def _oracle(binary: str, cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def test_headers_are_the_api_servers(oracle_binary: str) -> None:
     cases = HAND + _generated(300, seed=20261206)
     ours = [warning_headers(texts) for texts in cases]
-    got = _oracle(oracle_binary, [{"texts": texts, "headers": mine} for texts, mine in zip(cases, ours)])
+    got = _oracle(oracle_binary, [{"texts": texts, "headers": mine}
+                                  for texts, mine in zip(cases, ours, strict=True)])
     assert len(got) == len(cases)
     truncated = 0
     for texts, mine, theirs in zip(cases, ours, got, strict=True):
@@ -135,19 +137,20 @@ def _post(url: str, body: bytes) -> tuple[int, list[str], bytes]:
         return resp.status, values, resp.read()
 
 
-def test_svg_gives_its_warnings_as_headers(web: str, oracle_binary: str, tmp_path: Path) -> None:
+def test_svg_gives_its_warnings_as_headers(web: str, oracle_binary: str) -> None:
     scen = (EXAMPLES / "pod-level/pod-scope-2-mixed.yaml").read_text()
     assert "  topologyManagerPolicy:" in scen
+    # a misspelt field whose name is not ASCII: named in the warning
     scen = scen.replace("  topologyManagerPolicy:",
-                        '  allowedUnsafeSysctls: ["kernel.msg*"]\n  topologyManagerPolicyy:')
-    scen = scen.replace("name: kep-node", 'name: "kep-node-\u540d\u524d"')
+                        '  allowedUnsafeSysctls: ["kernel.msg*"]\n  "topologyManagerPolicé \\"q\\"":')
     body = scen.encode()
     status, values, svg = _post(web + "/api/topology?name=s.yaml&step=0", body)
     assert status == 200 and svg.lstrip().startswith(b"<")
     status, _, data = _post(web + "/api/topology?name=s.yaml&step=0&format=json", body)
     want = json.loads(data)["warnings"]
-    assert len(want) >= 2 and any('unknown field "topologyManagerPolicyy"' in w for w in want)
+    assert len(want) >= 2 and any('unknown field "topologyManagerPolicé \\"q\\""' in w for w in want)
     assert values == warning_headers(want)
+    assert any(not v.isascii() for v in values)  # (the UTF-8 bytes went through, read back)
     (parsed,) = _oracle(oracle_binary, [{"texts": [], "headers": values}])
     assert parsed["parseErrors"] == []
     assert [p["text"] for p in parsed["parsed"]] == want

@@ -14,7 +14,8 @@ the header's format (``k8s.io/apimachinery/pkg/util/net/http.go``,
   is: UTF-8 on the wire);
 * a text that is empty, already recorded, or holds a control character
   (U+0000-U+001F, U+007F-U+009F: Go's ``unicode.IsControl``) gives no
-  header (the last two are still remembered as recorded, as upstream does);
+  header (one refused for a control character is still remembered, and
+  written again never, as upstream does);
 * while the texts written total at most 4,096 characters (runes) they are
   written whole; the text that would pass that switches to truncation:
   every text recorded so far is written again cut to 256 characters, the
