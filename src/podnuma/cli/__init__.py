@@ -42,9 +42,10 @@ def run() -> NoReturn:
     the main module calls this at its top level; called otherwise (under
     ``python -m cProfile``, ``trace`` or a test, which catch the
     ``SystemExit`` and go on) it only raises ``SystemExit``."""
+    import signal
     import sys
 
-    from podnuma.cli.process import begin, end
+    from podnuma.cli.process import Terminated, begin, end
 
     caller = sys._getframe(1)
     main_module = sys.modules.get("__main__")
@@ -57,6 +58,8 @@ def run() -> NoReturn:
         if e.code is not None and not isinstance(e.code, int):
             raise
         code = e.code or 0
+    except Terminated:  # SIGTERM, the command cleaned up: ended by the signal
+        code = 128 + signal.SIGTERM
     end(code)
 
 

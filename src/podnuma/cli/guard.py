@@ -11,7 +11,9 @@ one ``error:`` line on standard error and an exit code:
 * 1 (:data:`EXIT_BUG`): anything unexpected (a bug): a one-line message,
   the traceback only with ``PODNUMA_DEBUG=1``;
 * 130 (:data:`EXIT_INTERRUPTED`): stopped by Ctrl-C (``Aborted!``), 128 +
-  SIGINT as a shell reports a command the signal ended.
+  SIGINT as a shell reports a command the signal ended; ``SIGTERM`` ends
+  the process by the signal once the command has cleaned up
+  (:class:`podnuma.cli.process.Terminated`).
 
 A module of an optional extra that is not installed (grpc for ``agent`` and
 ``podresources``, distributed for ``fleet analyze --dask``...) is invalid

@@ -28,14 +28,16 @@ A speed module (docs/speed.md: about 19 M instructions of a one-step
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
+import signal
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import NoReturn
 
-__all__ = ["begin", "end", "exit_at_once", "held", "is_own", "loaded"]
+__all__ = ["Terminated", "begin", "end", "exit_at_once", "held", "is_own", "loaded"]
 
 #: whether the collector is held off for the command being loaded
 _held = [False]
@@ -73,11 +75,38 @@ _own = [False]
 _at_once = [False]
 
 
+class Terminated(BaseException):
+    """``SIGTERM`` reached podnuma's own process (:func:`begin`): raised in
+    its main thread, so that the command stops as on Ctrl-C, its clean-up
+    included (temporary and staged files removed, the processes it started
+    ended: every clean-up is a ``finally`` or an ``except BaseException``),
+    without Ctrl-C's ``Aborted!``; the process then ends by the signal
+    (:func:`end`). Not a ``KeyboardInterrupt``: click would write a line
+    for it."""
+
+
+#: whether SIGTERM stopped the command (:class:`Terminated`)
+_terminated = [False]
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    _terminated[0] = True
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # (a second one ends the clean-up at once)
+    raise Terminated()
+
+
 def begin() -> None:
     """This process is podnuma's own (the console script,
-    ``python -m podnuma.cli``): it runs one command and ends."""
+    ``python -m podnuma.cli``): it runs one command and ends. ``SIGTERM``
+    (``timeout``, ``kill``, a container stopped) stops its command as
+    Ctrl-C does, clean-up included, unless it was ignored when the process
+    started (a command that serves, ``agent`` and ``serve``, takes it as its
+    own signal to stop)."""
     _own[0] = True
     _at_once[0] = False
+    _terminated[0] = False
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, _on_sigterm)
 
 
 def is_own() -> bool:
@@ -94,7 +123,9 @@ def exit_at_once() -> None:
 
 
 def end(code: int) -> NoReturn:
-    """End podnuma's own process with ``code``: at once when the command
+    """End podnuma's own process with ``code`` (stopped by ``SIGTERM``: by
+    the signal itself, once the command has cleaned up, as a shell expects
+    of a command the signal ended: status 143): at once when the command
     said it may (:func:`exit_at_once`): the functions registered with
     :mod:`atexit` run (a library's clean-up: the kubernetes client removes
     the certificate and key files it wrote for a kubeconfig), the standard
@@ -102,6 +133,12 @@ def end(code: int) -> NoReturn:
     it did not, when a thread other than the main one is still running
     (finalization waits for it), or when a standard stream is closed or
     cannot be flushed (a closed pipe ends as it always has)."""
+    if _own[0] and _terminated[0]:
+        with contextlib.suppress(Exception):
+            sys.stderr.flush()
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+        code = 128 + signal.SIGTERM  # (not reached: the signal ends the process)
     if (_own[0] and _at_once[0] and _alone()
             and sys.stdout is not None and sys.stderr is not None):  # (None: closed at the start)
         import atexit
