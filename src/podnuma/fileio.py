@@ -155,11 +155,13 @@ def check_replaceable(path: str | os.PathLike[str]) -> None:
 
 def read_file(path: str | os.PathLike[str]) -> bytes:
     """The bytes of a checkpoint file, within the byte limit of the
-    commands' inputs (``OSError`` as reading raises it, ``EFBIG`` past it)."""
-    from podnuma.inputs.documents import read_limited
+    commands' inputs (``OSError`` as reading raises it, ``EFBIG`` past it;
+    a regular file only: a named pipe or a device is ``OSError``, "not a
+    regular file", never waited on)."""
+    from podnuma.inputs.documents import read_regular
     from podnuma.inputs.limits import DEFAULT_LIMITS
 
-    return read_limited(Path(path), DEFAULT_LIMITS.max_bytes)
+    return read_regular(Path(path), DEFAULT_LIMITS.max_bytes)
 
 
 def _read_if_there(path: str | os.PathLike[str]) -> bytes | None:

@@ -80,6 +80,44 @@ def test_duplicate_name_skipped_like_the_kubelet(env: Env) -> None:
     assert err.endswith("duplicate pod name 'web-kep-node' (the pod of " + str(env.manifests / "a.yaml") + "), ignoring")
 
 
+def test_duplicate_uid_skipped_not_a_stop(env: Env) -> None:
+    """Two manifests with one metadata.uid: the later (in file order) is
+    left out and said, on the first sync and when it comes later; the
+    agent goes on (it stopped, and could not start again)."""
+    uid = "11111111-2222-3333-4444-555555555555"
+    first = classic_pod("dup")
+    first["metadata"]["uid"] = uid
+    write_manifest(env.manifests, "a.yaml", first)
+    a = env.agent()
+    a.sync()
+    second = classic_pod("other", cpu="1")
+    second["metadata"]["uid"] = uid
+    write_manifest(env.manifests, "b.yaml", second)
+    a.sync()
+    assert [r.file for r in a.records.values()] == [str(env.manifests / "a.yaml")]
+    want = (f"{env.manifests / 'b.yaml'}: metadata.uid: duplicate pod UID {uid!r} "
+            f"(the pod of {env.manifests / 'a.yaml'}), ignoring")
+    assert a.errors == {str(env.manifests / "b.yaml"): want}
+    assert [r["reason"] for r in env.logs() if r["msg"] == "Manifest skipped"] == ["duplicate"]
+    # a new agent on the same files and state (a restart): the same
+    b = env.agent()
+    b.sync()
+    assert [r.file for r in b.records.values()] == [str(env.manifests / "a.yaml")]
+    assert b.errors == a.errors
+
+
+def test_a_manifest_that_is_a_directory_by_now_is_refused(tmp_path: Path) -> None:
+    """Listed as a file, a directory by the time it is opened (the race the
+    agent met while files were replaced): a refusal naming it, not a
+    crash."""
+    from podnuma.agent.manifests import read_manifest_bytes
+    from podnuma.errors import InputError
+
+    (tmp_path / "m.yaml").mkdir()
+    with pytest.raises(InputError, match="manifest file is a directory"):
+        read_manifest_bytes(tmp_path / "m.yaml")
+
+
 def test_file_turning_malformed_removes_its_pod(env: Env) -> None:
     write_manifest(env.manifests, "a.yaml", classic_pod("web"))
     a = env.agent()

@@ -267,7 +267,9 @@ def test_a_file_a_scenario_or_state_names_is_read_within_the_byte_limit(
         if where == "state inspect":
             (d / "cpu_manager_state").symlink_to(target)
             result = CliRunner().invoke(cli, ["state", "inspect", str(d)])
-            want = f"error: {d / 'cpu_manager_state'}: cannot read: larger than the limit of {limit} bytes\n"
+            # (a checkpoint is a regular file: the link to a device refused as such)
+            why = "not a regular file" if endless else f"larger than the limit of {limit} bytes"
+            want = f"error: {d / 'cpu_manager_state'}: cannot read: {why}\n"
         else:
             doc = base()
             if where == "kubeletConfigFile":

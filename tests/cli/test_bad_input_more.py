@@ -701,6 +701,26 @@ def test_a_named_pipe_in_a_directory_is_not_waited_on(tmp_path: Path) -> None:
             "message": "not a regular file: skipped"} in json.loads(out)["issues"]
 
 
+def test_a_checkpoint_that_is_a_pipe_with_a_writer_is_refused_not_waited_on(tmp_path: Path) -> None:
+    """A named pipe in a checkpoint's place that a process holds open for
+    writing (and never writes): refused as not a regular file (one line,
+    exit 2), not waited on for ever; the same for a directory."""
+    state = tmp_path / "state"
+    state.mkdir()
+    fifo = state / "cpu_manager_state"
+    os.mkfifo(fifo)
+    holder = os.open(fifo, os.O_RDWR)  # (a writer that never writes)
+    try:
+        code, out, err = _run_bounded(["state", "inspect", str(state)])
+    finally:
+        os.close(holder)
+    assert (code, out, err) == (2, "", f"error: {fifo}: cannot read: not a regular file\n")
+    fifo.unlink()
+    fifo.mkdir()
+    code, out, err = _run_bounded(["state", "inspect", str(state)])
+    assert (code, out, err) == (2, "", f"error: {fifo}: cannot read: Is a directory\n")
+
+
 def test_fleet_pipes_are_read_once_and_replayed(tmp_path: Path) -> None:
     """``fleet analyze <(kubectl get pods -A -o json) ...``: a pipe is read
     once, so it is copied before the dumps are read (the replay reads a

@@ -197,6 +197,7 @@ class Agent:
         errors: dict[str, str] = {}
         reasons: dict[str, str] = {}
         owner: dict[str, str] = {}
+        uid_owner: dict[str, str] = {}
         listed = list_manifest_files(self.manifests)
         for gone in set(self._read_cache) - {str(p) for p in listed}:
             del self._read_cache[gone]
@@ -214,7 +215,21 @@ class Agent:
                 )
                 reasons[m.file] = "duplicate"
                 continue
+            # Two pods with one UID (only a metadata.uid written in both can
+            # give that): the kubelet's pod storage keys pods by UID and takes
+            # both as additions, the later in its map; the managers here keep
+            # a pod's CPUs and memory by its UID, so the later is left out and
+            # said, as a duplicate name is
+            first = uid_owner.get(m.pod.uid)
+            if first is not None:
+                errors[m.file] = (
+                    f"{m.file}: metadata.uid: duplicate pod UID {m.pod.uid!r} "
+                    f"(the pod of {first}), ignoring"
+                )
+                reasons[m.file] = "duplicate"
+                continue
             owner[m.pod.ref] = m.file
+            uid_owner[m.pod.uid] = m.file
             desired[m.file] = m
         return desired, errors, reasons
 

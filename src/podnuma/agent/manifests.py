@@ -141,12 +141,20 @@ def read_manifest_bytes(path: Path) -> bytes:
         if descriptors_exhausted(e):
             raise
         raise read_failure(e, what="manifest", name=name) from None
-    with os.fdopen(fd, "rb") as fh:
+    try:
+        # (looked at on the descriptor, before a file object is made of it:
+        # Python refuses to make one of a directory, which the name may be
+        # by now)
         mode = os.fstat(fd).st_mode
+    except OSError as e:
+        os.close(fd)
+        raise read_failure(e, what="manifest", name=name) from None
+    if not stat.S_ISREG(mode):
+        os.close(fd)
         if stat.S_ISDIR(mode):
             raise InputError("manifest file is a directory", file=name)
-        if not stat.S_ISREG(mode):
-            raise InputError("not a regular file", file=name)
+        raise InputError("not a regular file", file=name)
+    with os.fdopen(fd, "rb") as fh:
         try:
             return read_within(fh, MANIFEST_LIMITS.max_bytes, name)
         except OSError as e:

@@ -954,6 +954,28 @@ def read_limited(path: str | Path, limit: int) -> bytes:
         return read_within(fh, limit, str(path))
 
 
+def read_regular(path: str | Path, limit: int) -> bytes:
+    """:func:`read_limited` of a file that must be a regular one (a
+    checkpoint): anything else is ``OSError`` ("not a regular file";
+    ``IsADirectoryError`` for a directory) before a byte is read, and the
+    descriptor stays non-blocking: a named pipe, with a writer or not,
+    cannot hold the reader, nor can a special file of ``/proc`` that waits
+    for data (a link to ``/proc/kmsg``: ``EAGAIN``)."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path_text(path), flags)
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, "Is a directory", str(path))
+        if not stat.S_ISREG(mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+    except BaseException:
+        os.close(fd)
+        raise
+    with os.fdopen(fd, "rb") as fh:
+        return read_within(fh, limit, str(path))
+
+
 def open_input(path: str | Path, *, what: str, name: str) -> BinaryIO:
     """The file at ``path`` open for reading bytes; ``InputError`` naming
     it (``name``) as :func:`read_bytes` words it when it cannot be opened

@@ -152,11 +152,11 @@ class PodRef:
 def _read(path: Path) -> bytes | None:
     """A checkpoint file's bytes (``None``: not there), within the byte
     limit of the commands' inputs."""
-    from podnuma.inputs.documents import read_limited
+    from podnuma.inputs.documents import read_regular
     from podnuma.inputs.limits import DEFAULT_LIMITS
 
     try:
-        return read_limited(path, DEFAULT_LIMITS.max_bytes)
+        return read_regular(path, DEFAULT_LIMITS.max_bytes)
     except FileNotFoundError:
         return None
     except OSError as err:
