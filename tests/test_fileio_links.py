@@ -93,3 +93,36 @@ def test_a_link_into_proc_is_not_replaced_whatever_standard_output_is(tmp_path: 
     with pytest.raises(OSError) as e:
         atomic_write(out, b"x")
     assert e.value.errno == errno.EEXIST
+
+
+@pytest.mark.parametrize("command", [["simulate", str(ROOT / "examples/pod-level/pod-scope-2-mixed.yaml")],
+                                     ["demo"]])
+def test_checkpoints_are_not_written_into_the_kernel_s_trees(tmp_path: Path, command: list[str]) -> None:
+    """``--checkpoint-dir`` that is, or links into, ``/dev``, ``/proc`` or
+    ``/sys`` is refused before anything is written or printed (a link to
+    ``/dev`` made ``cpu_manager_state`` and ``memory_manager_state`` there);
+    ``/dev/shm``, a plain tmpfs, is a directory like any other."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    for target, top in (("/dev", "/dev"), ("/proc/self", "/proc"), ("/sys/kernel", "/sys")):
+        link = tmp_path / f"to-{top.strip('/')}"
+        link.symlink_to(target)
+        real = os.path.realpath(target) if target != "/proc/self" else None
+        before = set(os.listdir(real)) if real else None
+        proc = subprocess.run([sys.executable, "-m", "podnuma.cli", *command, "--checkpoint-dir", str(link)],
+                              capture_output=True, text=True, env=env, timeout=120)
+        assert (proc.returncode, proc.stdout) == (2, ""), proc.stderr
+        assert proc.stderr.startswith(f"error: {link}: --checkpoint-dir: in {top} (a link to ")
+        assert proc.stderr.endswith("): not a place for checkpoint files\n")
+        if real:
+            assert set(os.listdir(real)) == before
+    if Path("/dev/shm").is_dir() and os.access("/dev/shm", os.W_OK):
+        shm = Path("/dev/shm") / f"podnuma-test-{os.getpid()}"
+        try:
+            proc = subprocess.run([sys.executable, "-m", "podnuma.cli", *command, "--checkpoint-dir", str(shm)],
+                                  capture_output=True, text=True, env=env, timeout=120)
+            assert proc.returncode == 0, proc.stderr
+            assert (shm / "cpu_manager_state").is_file()
+        finally:
+            import shutil
+
+            shutil.rmtree(shm, ignore_errors=True)

@@ -215,6 +215,9 @@ def write_checkpoint_dir(directory: Path, files: Mapping[str, bytes]) -> None:
     symlink (:class:`StateWriter`)."""
     if directory.exists() and not directory.is_dir():
         raise InputError("--checkpoint-dir: not a directory", file=str(directory))
+    system = _system_tree(directory)
+    if system is not None:
+        raise InputError(f"--checkpoint-dir: {system}: not a place for checkpoint files", file=str(directory))
     created = not directory.exists()
     try:
         directory.mkdir(parents=True, exist_ok=True)
@@ -235,6 +238,25 @@ def write_checkpoint_dir(directory: Path, files: Mapping[str, bytes]) -> None:
             with contextlib.suppress(OSError):
                 directory.rmdir()
         raise InputError(f"--checkpoint-dir: cannot write {name}: {e.strerror or e}", file=str(directory)) from None
+
+
+#: the kernel's own trees (devices, processes, the system's state): no
+#: result is written there; ``/dev/shm`` (a plain ``tmpfs``) is not one
+_SYSTEM_TREES = ("/dev", "/proc", "/sys")
+
+
+def _system_tree(directory: Path) -> str | None:
+    """How ``directory`` (links followed, as the writes would follow them)
+    is inside the kernel's own trees (``/dev``, a link into it...), or
+    ``None``."""
+    real = os.path.realpath(directory)
+    for top in _SYSTEM_TREES:
+        if real == top or real.startswith(top + "/"):
+            if real == "/dev/shm" or real.startswith("/dev/shm/"):
+                return None
+            shown = "" if str(directory) == real else f" (a link to {real})"
+            return f"in {top}{shown}"
+    return None
 
 
 _DIR_OPEN = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC | os.O_NOFOLLOW
