@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 from tests.web.test_api import EXAMPLES, call, cli, error_of, ok_json
 
@@ -69,3 +70,26 @@ def test_fleet_dump_with_the_gates_what_if_and_set(server: str) -> None:
     status, message = error_of(server + "/api/fleet/analyze", json.dumps(
         {"files": files, "set": ["featureGates.Nope=true"]}).encode(), "application/json")
     assert status == 400 and message.startswith("--set: featureGates.Nope: unknown feature gate")
+
+
+STOPPED = ("kubelet would not start: invalid configuration: maxPods (--max-pods) -5 must not be a "
+           "negative number (--set: maxPods=-5; node ip-10-20-1-17.eu-west-1.compute.internal, "
+           "and 3 more; no node replayed)")
+
+
+def test_fleet_set_that_stops_every_kubelet_is_a_bad_request(server: str) -> None:
+    """A --set no node's kubelet would start with: 400 with simulate's
+    words (the command exits 2), not a report of nodes all in error."""
+    dump = EXAMPLES / "fleet"
+    files = {p.relative_to(dump).as_posix(): p.read_text() for p in sorted(dump.rglob("*")) if p.is_file()}
+    status, message = error_of(server + "/api/fleet/analyze", json.dumps(
+        {"files": files, "set": ["maxPods=-5"]}).encode(), "application/json")
+    assert (status, message) == (400, STOPPED)
+
+
+def test_fleet_cli_set_that_stops_every_kubelet_exits_2(tmp_path: Path) -> None:
+    proc = cli("fleet", "analyze", str(EXAMPLES / "fleet"), "--set", "maxPods=-5", "-o", "json", cwd=tmp_path)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (2, "", f"error: {STOPPED}\n")
+    # one node that starts: the report, the others' errors in it
+    proc = cli("fleet", "analyze", str(EXAMPLES / "fleet"), "--set", "maxPods=50", "-o", "json", cwd=tmp_path)
+    assert proc.returncode == 0 and json.loads(proc.stdout)["set"] == ["maxPods=50"]

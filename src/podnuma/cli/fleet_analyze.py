@@ -485,6 +485,7 @@ def _analyze(
         wind_down()
     if overrides:
         report["set"] = [str(o) for o in overrides]
+        service.refuse_stopped_by_set(report)  # (the input was --set: refused as simulate refuses it)
     report = service.renamed(report, names)  # (standard input by its name, not its copy's)
     _report_issues(report["issues"], quiet)
     if fmt == "table" and output_file is None and sys.stdout is not None:

@@ -38,6 +38,7 @@ __all__ = [
     "generate",
     "load",
     "prepare_scenario_dir",
+    "refuse_stopped_by_set",
     "scenario_dir_unused",
     "staged_directory",
     "renamed",
@@ -752,7 +753,33 @@ def analyze_written_dump(files: Mapping[str, str], root: Path,
     report = renamed(analyze(fleet, parsed), names)
     if overrides:
         report["set"] = [str(o) for o in overrides]
+        refuse_stopped_by_set(report)
     return report_html(fleet, report)
+
+
+#: how a node's issue says its kubelet configuration stopped it
+_STOPPED = ("the kubelet would not start: ", "invalid kubelet configuration: ")
+
+
+def refuse_stopped_by_set(report: Mapping[str, Any]) -> None:
+    """For a report of a run with ``--set`` (its ``set``): when no node was
+    replayed and the kubelet would not start on some of them with their
+    configuration (``--set`` applied), ``InputError`` (exit 2, HTTP 400:
+    the input was ``--set``), in ``simulate``'s words, naming the first
+    such node and how many more; else nothing (a node replayed: the report,
+    its other nodes' errors in it)."""
+    nodes = report.get("nodes") or []
+    if not nodes or any(n.get("status") == "ok" for n in nodes):
+        return
+    stopped = [(str(n["name"]), str(i["message"])) for n in nodes for i in n.get("issues", ())
+               if i.get("severity") == "error" and str(i.get("message", "")).startswith(_STOPPED)]
+    if not stopped:
+        return
+    node, message = stopped[0]
+    what = message.removeprefix("the kubelet would not start: ")
+    more = f", and {len(stopped) - 1} more" if len(stopped) > 1 else ""
+    raise InputError(f"kubelet would not start: {what} (--set: {', '.join(report.get('set', ()))}; "
+                     f"node {node}{more}; no node replayed)")
 
 
 def analyze_files(
