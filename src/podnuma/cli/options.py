@@ -199,25 +199,32 @@ as_scenario_option = click.option(
 
 
 def write_scenario_file(path: Path, scenario: Mapping[str, Any], overrides: Sequence[object] = ()) -> None:
-    """Write a scenario document as YAML (atomically, mode 0644), with a
-    comment naming the ``--set`` overrides it carries. The text is
-    PyYAML's safe dump through podnuma's one YAML writer
+    """Write a scenario document (``--as-scenario``) atomically, mode 0644:
+    JSON for a ``.json`` name (as ``advise`` and ``restart`` write theirs),
+    else YAML with a comment naming the ``--set`` overrides it carries. The
+    YAML is PyYAML's safe dump through podnuma's one YAML writer
     (:func:`~podnuma.render.yaml_text.dump_safe_yaml`), which quotes every
     string the scenario reader would otherwise take for a number, a
     boolean or a null (a pod named ``1e3``): the file replays as it ran."""
     from podnuma.fileio import atomic_write
-    from podnuma.render.yaml_text import dump_safe_yaml
 
-    head = ""
-    if overrides:
-        head = "# kubeletConfig with --set " + " --set ".join(str(o) for o in overrides) + "\n"
-    text = head + dump_safe_yaml(dict(scenario))
+    if str(path).lower().endswith(".json"):
+        from podnuma.render.serialize import dump_json
+
+        text = dump_json(dict(scenario))
+    else:
+        from podnuma.render.yaml_text import dump_safe_yaml
+
+        head = ""
+        if overrides:
+            head = "# kubeletConfig with --set " + " --set ".join(str(o) for o in overrides) + "\n"
+        text = head + dump_safe_yaml(dict(scenario))
     try:
         atomic_write(path, text.encode("utf-8"), mode=0o644)
     except OSError as e:
         from podnuma.errors import InputError
 
-        raise InputError(f"cannot write: {e.strerror or e}", file=str(path)) from None
+        raise InputError(f"--as-scenario: cannot write: {e.strerror or e}", file=str(path)) from None
 
 
 def echo(text: str) -> None:

@@ -33,7 +33,8 @@ __all__ = ["restart_command"]
 
 
 def _write_scenario(path: Path, r: RestartReport) -> None:
-    text = dump_json(r.scenario) if path.suffix == ".json" else dump_scenario_yaml(r.scenario)
+    # (JSON for a .json name, as every --as-scenario writes it; else YAML)
+    text = dump_json(r.scenario) if path.suffix.lower() == ".json" else dump_scenario_yaml(r.scenario)
     try:
         atomic_write(path, text.encode(), mode=0o644)
     except OSError as e:
