@@ -219,9 +219,11 @@ def test_completion_goes_to_click(tmp_path: Path, scenario: Path) -> None:
     (["fleet", "analyze", "d"], (("fleet", "analyze"), False, ("d",), "table", False, {})),
     (["fleet", "analyze", "d", "-o", "json", "e"],
      (("fleet", "analyze"), False, ("d", "e"), "json", False, {})),
-    (["fleet", "analyze", "d", "--dask", "local:2", "--workers=3", "--output-file", "r.json"],
-     (("fleet", "analyze"), False, ("d",), "table", False,
+    (["fleet", "analyze", "d", "--dask", "local:2", "--workers=3", "--output-file", "r.json", "-o", "json"],
+     (("fleet", "analyze"), False, ("d",), "json", False,
       {"--dask": "local:2", "--workers": "3", "--output-file": "r.json"})),
+    # the format the file's suffix names: click's way (it was the table, into r.json)
+    (["fleet", "analyze", "d", "--output-file", "r.json"], None),
     (["fleet", "analyze", "--dask=tcp://127.0.0.1:8786", "d", "-ojson"],
      (("fleet", "analyze"), False, ("d",), "json", False, {"--dask": "tcp://127.0.0.1:8786"})),
     (["fleet", "analyze", "d", "--dask", "local", "--dask", "local"], None),  # given twice

@@ -200,3 +200,32 @@ def test_the_table_takes_columns_from_the_environment() -> None:
         widths[columns] = max(len(line) for line in run.stdout.splitlines())
     assert widths["80"] <= 80 < widths[None] <= 220
     assert widths["300"] >= widths[None]
+
+
+def test_the_output_file_s_suffix_names_the_format(tmp_path: Path) -> None:
+    """As topology's: ``--output-file r.html`` writes the HTML report (it
+    wrote the table), ``.json``/``.yaml``/``.yml``/``.txt`` theirs; a
+    suffix that names another format than ``-o``, or no format, is a usage
+    error before anything is read (exit 2, nothing written)."""
+    import subprocess
+    import sys
+
+    fleet = Path(__file__).resolve().parents[2] / "examples" / "fleet"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "podnuma.cli", "fleet", "analyze", str(fleet), *args],
+                              capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+
+    for name, starts in (("r.html", "<!DOCTYPE html>"), ("r.json", "{"), ("r.YML", "apiVersion:"),
+                         ("r.txt", "5 nodes")):
+        got = run("--output-file", name)
+        assert got.returncode == 0 and got.stdout == "", got.stderr
+        assert (tmp_path / name).read_text().startswith(starts), name
+    got = run("--output-file", "s.json", "-o", "yaml")
+    assert got.returncode == 2 and got.stderr.endswith(
+        "error: Invalid value for '--output-file': the suffix '.json' is for json, not -o yaml "
+        "(see 'podnuma fleet analyze --help')\n")
+    got = run("--output-file", "s.pdf")
+    assert got.returncode == 2 and "unknown suffix '.pdf'" in got.stderr
+    assert not (tmp_path / "s.json").exists() and not (tmp_path / "s.pdf").exists()

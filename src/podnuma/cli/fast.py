@@ -145,6 +145,8 @@ def _parse(argv: list[str]) -> _Command | None:
                 return None
             output = value
         j += 1
+    if output is None and "--output-file" in options:  # (the format its suffix names: click's way)
+        return None
     output = output or default
     if output is None or not files or (count is not None and len(files) != count):
         return None

@@ -57,11 +57,14 @@ def fleet_group() -> None:
               help="Override a field of every node's own kubelet configuration by its "
                    "KubeletConfiguration JSON path (featureGates.PodLevelResourceManagers=true, "
                    "topologyManagerScope=pod); value read as YAML; repeatable.")
-@click.option("-o", "--output", "fmt", type=OutputFormat(FORMATS["fleet analyze"]), default="table", show_default=True,
-              help="table for people, json or yaml for the report document, html for a self-contained report.")
+@click.option("-o", "--output", "fmt", type=OutputFormat(FORMATS["fleet analyze"]), default=None,
+              help="table for people (the default), json or yaml for the report document, html for a "
+                   "self-contained report; default with --output-file: the format its suffix names.")
 @click.option("--output-file", type=NamedPath(path_type=Path, dir_okay=False), default=None,
               callback=dash_is_stdout,
-              help="Write the report there (atomically) instead of standard output ('-': standard output).")
+              help="Write the report there (atomically) instead of standard output ('-': standard "
+                   "output). Its suffix names the format: .json, .yaml or .yml, .html or .htm, .txt "
+                   "(the table), or none (with -o).")
 @click.option("--workers", type=click.IntRange(min=1, max=MAX_LOCAL_WORKERS), default=None,
               help="Replay on N local processes.")
 @click.option("--dask", "dask_target", default=None, metavar="local[:N]|tcp://HOST:PORT",
@@ -76,7 +79,7 @@ def fleet_group() -> None:
               help="Also write each node's runs as scenarios into this directory (NODE.yaml as "
                    "running, NODE.whatif-N.yaml per what-if), for podnuma simulate and the oracle.")
 def analyze_command(
-    inputs: tuple[str, ...], what_ifs: tuple[str, ...], set_values: tuple[str, ...], fmt: str,
+    inputs: tuple[str, ...], what_ifs: tuple[str, ...], set_values: tuple[str, ...], fmt: str | None,
     output_file: Path | None, workers: int | None, dask_target: str | None,
     kubeconfig: str | None, context: str | None, scenario_dir: Path | None = None,
 ) -> None:

@@ -342,13 +342,38 @@ def _write(output_file: Path | None, text: str) -> None:
         raise InputError(f"cannot write: {e.strerror or e}", file=str(output_file)) from None
 
 
+#: the format each suffix of ``--output-file`` names (as ``topology``'s)
+_SUFFIXES = {".json": "json", ".yaml": "yaml", ".yml": "yaml", ".html": "html", ".htm": "html",
+             ".txt": "table"}
+
+
+def _format(fmt: str | None, output_file: Path | None) -> str:
+    """The report's format: ``-o``'s, else the one ``--output-file``'s
+    suffix names, else ``table``. A usage error (exit 2, before anything is
+    read or written) when the suffix is not one of :data:`_SUFFIXES` or
+    names another format than ``-o``, as ``topology`` says it."""
+    suffix = output_file.suffix if output_file is not None else ""
+    if not suffix:
+        return fmt or "table"
+    named = _SUFFIXES.get(suffix.lower())
+    if named is None:
+        known = ", ".join(_SUFFIXES)
+        fail(f"Invalid value for '--output-file': unknown suffix {suffix!r} (one of {known}; or no "
+             f"suffix, with -o FORMAT) (see '{command_path()} --help')")
+    if fmt is not None and fmt != named:
+        fail(f"Invalid value for '--output-file': the suffix {suffix!r} is for {named}, not -o {fmt} "
+             f"(see '{command_path()} --help')")
+    return named
+
+
 def analyze(
-    inputs: tuple[str, ...], what_ifs: tuple[str, ...], set_values: tuple[str, ...], fmt: str,
+    inputs: tuple[str, ...], what_ifs: tuple[str, ...], set_values: tuple[str, ...], fmt: str | None,
     output_file: Path | None, workers: int | None, dask_target: str | None,
     kubeconfig: str | None, context: str | None, scenario_dir: Path | None, *, quiet: bool,
 ) -> None:
     """Replay every node's running pods and print the report, every error
-    through the guard."""
+    through the guard. ``fmt``: ``-o``'s (``None``: not given)."""
+    fmt = _format(fmt, output_file)
     if inputs.count("-") > 1:  # standard input can be read once: click's usage error's line
         fail(f"{STDIN_TWICE} (see '{command_path()} --help')")
     if "" in inputs:  # (an empty name is no file: not the working directory)
