@@ -100,7 +100,7 @@ def test_quiet_keeps_the_document(tmp_path: Path) -> None:
     assert json.loads(r.stdout)["files"] == _on_disk(out)
 
 
-REFUSED = ("error: Invalid value for '-o' / '--output': {value!r} is not one of table, json, yaml: "
+REFUSED = ("error: Invalid value for '-o' / '--output': {value!r} is not one of table, wide, json, yaml: "
            "-o is the output format; the directory is given with --output-dir DIRECTORY "
            "(see 'podnuma fleet generate --help')\n")
 
@@ -148,5 +148,5 @@ def test_a_directory_name_with_a_line_break_stays_one_line(tmp_path: Path,
 def test_output_dir_has_no_short_form() -> None:
     help_text = _invoke("fleet", "generate", "--help").stdout
     assert "--output-dir DIRECTORY" in help_text
-    assert "-o, --output [table|json|yaml]" in help_text
+    assert "-o, --output [table|wide|json|yaml]" in help_text
     assert "-o, --output-dir" not in help_text and "--output-dir, -o" not in help_text

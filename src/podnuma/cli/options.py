@@ -89,12 +89,30 @@ class OutputFormat(click.Choice):  # type: ignore[type-arg]
     ``--output=json`` were read). The parser does not say which form the
     value came in, so one leading ``=`` is dropped here when what follows
     is one of the choices; any other value (``=bogus``, ``==json``) is
-    refused as before, naming the value as given."""
+    refused as before, naming the value as given.
+
+    ``-o table`` and ``-o wide`` are every command's (the one grammar): a
+    command without a wider table takes ``wide`` as its ``table``, and one
+    whose view for people has another name (``advise``'s ``pods``, ``node
+    discover``'s ``yaml``) takes both as that view."""
+
+    def __init__(self, choices: Sequence[str], case_sensitive: bool = True) -> None:
+        native = tuple(choices)
+        people = "table" if "table" in native else native[0]
+        self.aliases = {a: people for a in ("table", "wide") if a not in native}
+        shown = list(native)
+        at = shown.index(people) + 1
+        for a in ("table", "wide"):
+            if a in self.aliases:
+                shown.insert(at, a)
+                at += 1
+        super().__init__(shown, case_sensitive)
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if isinstance(value, str) and value.startswith("=") and value[1:] in self.choices:
             value = value[1:]
-        return super().convert(value, param, ctx)
+        got = super().convert(value, param, ctx)
+        return self.aliases.get(got, got)
 
 
 def output_option(command: str, help: str) -> Callable[[F], F]:
