@@ -682,6 +682,36 @@ def test_a_named_pipe_is_waited_on_for_a_writer_bounded(tmp_path: Path) -> None:
     assert (proc.returncode, out, err) == (2, "", f"error: {fifo}: the scenario is empty\n")
 
 
+def test_a_named_pipe_a_scenario_names_is_waited_on_as_one_on_the_command_line(tmp_path: Path) -> None:
+    """``kubeletConfigFile: fifo`` in a scenario: the pipe's writer that
+    comes a moment later is waited for (it was read at once, as empty:
+    "the kubelet configuration file is empty"); none within the wait is one
+    line naming the scenario's field, exit 2."""
+    import yaml
+
+    doc = yaml.safe_load((EXAMPLES / "pod-level/pod-scope-2-mixed.yaml").read_text())
+    config = {"apiVersion": "kubelet.config.k8s.io/v1beta1", "kind": "KubeletConfiguration",
+              **doc.pop("kubeletConfig")}
+    doc["kubeletConfigFile"] = "fifo"
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(yaml.safe_dump(doc, sort_keys=False))
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    proc = _run_waiting(["simulate", str(scenario), "-o", "json"], 30)
+    time.sleep(0.5)  # (the command started, and waiting: a writer comes later)
+    with open(fifo, "w") as w:
+        w.write(yaml.safe_dump(config))
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert json.loads(out)["node"]["name"] == doc["node"]["name"]
+    proc = _run_waiting(["simulate", str(scenario)], 0.5)
+    out, err = proc.communicate(timeout=60)
+    assert (proc.returncode, out) == (2, "")
+    assert err.startswith(f"error: {scenario}: kubeletConfigFile: kubelet configuration file {str(fifo)!r}: "
+                          "cannot read kubelet configuration file: a named pipe no writer opened within 0.5 s"), err
+    assert err.count("\n") == 1
+
+
 def test_a_named_pipe_in_a_directory_is_not_waited_on(tmp_path: Path) -> None:
     """A named pipe met in a directory the command reads (a state
     directory's checkpoint) is not waited on: it reads as empty (one line,

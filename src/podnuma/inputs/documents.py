@@ -943,15 +943,19 @@ def _open_nowait(name: str, flags: int) -> int:
     return fd
 
 
-def read_limited(path: str | Path, limit: int) -> bytes:
+def read_limited(path: str | Path, limit: int, *, wait: str | None = None) -> bytes:
     """The bytes of the file at ``path``, at most ``limit`` of them
     (:func:`read_within`), for a reader with its own wording of what fails:
     ``OSError`` as opening or reading raises it (``IsADirectoryError`` for
-    a directory, ``EFBIG`` past the limit)."""
+    a directory, ``EFBIG`` past the limit). ``wait``: what the file is, for
+    a file the user names, which may be a named pipe whose writer comes a
+    moment later (:func:`wait_for_writer`: waited for, bounded;
+    ``InputError`` when none came)."""
     with _open_rb(path) as fh:
         if stat.S_ISDIR(os.fstat(fh.fileno()).st_mode):
             raise IsADirectoryError(errno.EISDIR, "Is a directory", str(path))
-        return read_within(fh, limit, str(path))
+        first = wait_for_writer(fh, what=wait, name=str(path)) if wait is not None else b""
+        return first + read_within(fh, limit - len(first), str(path))
 
 
 def read_regular(path: str | Path, limit: int) -> bytes:

@@ -430,7 +430,10 @@ def read_referenced(base_dir: Path | str, value: object, *, path: str, what: str
 
     p = _resolve(base_dir, value, path=path)
     try:
-        return p, read_limited(p, DEFAULT_LIMITS.max_bytes)
+        # (a named pipe there is waited for as one named on the command line is)
+        return p, read_limited(p, DEFAULT_LIMITS.max_bytes, wait=what)
+    except InputError as e:  # (no writer came to the pipe)
+        raise InputError(f"{what} file {str(p)!r}: {e.message}", path=path) from None
     except FileNotFoundError:
         raise InputError(f"{what} file {str(p)!r} not found", path=path) from None
     except IsADirectoryError:
