@@ -106,6 +106,18 @@ def test_duplicate_uid_skipped_not_a_stop(env: Env) -> None:
     assert b.errors == a.errors
 
 
+def test_the_status_file_is_for_the_state_directory_s_group(env: Env) -> None:
+    """The status file quotes the skipped files' errors, which may quote
+    what the agent could read of them: 0640, as the state directory is
+    0750, not readable by any user."""
+    (env.manifests / "x.yaml").write_text('{"db_password": "secret"}')
+    a = env.agent()
+    a.sync()
+    status = env.state / "podnuma-agent-status.json"
+    assert "secret" in status.read_text()  # (the kubelet's words quote the object)
+    assert status.stat().st_mode & 0o777 == 0o640
+
+
 def test_a_manifest_that_is_a_directory_by_now_is_refused(tmp_path: Path) -> None:
     """Listed as a file, a directory by the time it is opened (the race the
     agent met while files were replaced): a refusal naming it, not a

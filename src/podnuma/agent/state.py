@@ -273,7 +273,10 @@ class StateDir:
 
     def write_status(self, data: bytes) -> None:
         with self._writer() as w:
-            w.write_all({STATUS_FILE: data}, mode=0o644)  # for any user to read
+            # (for the state directory's group, as the directory is: the
+            # skipped files' errors may quote what the agent, not any user,
+            # could read of them)
+            w.write_all({STATUS_FILE: data}, mode=0o640)
 
 
 def _why(e: OSError) -> str:
