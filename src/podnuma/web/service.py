@@ -34,7 +34,7 @@ from podnuma.render.picture import render_svg
 from podnuma.service import fleet, scenario, whatif
 from podnuma.service.messages import error_message, shown_note
 from podnuma.service.restart import restart_after_scenario
-from podnuma.web.worker import Drawn
+from podnuma.web.answers import Drawn
 
 __all__ = [
     "error_message",

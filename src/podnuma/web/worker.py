@@ -64,6 +64,8 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any
 
+from podnuma.web.answers import Drawn, Encoded
+
 __all__ = [
     "Busy",
     "Encoded",
@@ -127,28 +129,6 @@ class Limits:
     memory: int = 2 << 30
     max_answer: int = 32 << 20
     read_timeout: float = 5.0
-
-
-@dataclass(frozen=True)
-class Encoded:
-    """An answer encoded by the job: its bytes and media type, and the
-    warnings the command would print on standard error, for an answer whose
-    body has no place for them (sent as ``Warning`` headers)."""
-
-    body: bytes
-    media_type: str
-    warnings: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Drawn:
-    """A job's answer that is no document (a picture): its text, its media
-    type and the warnings the command would print on standard error;
-    encoded by the job (:class:`Encoded`)."""
-
-    text: str
-    media_type: str
-    warnings: tuple[str, ...] = ()
 
 
 class JobError(Exception):
