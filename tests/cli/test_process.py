@@ -230,15 +230,30 @@ def test_a_closed_standard_error_under_dask(tmp_path: Path) -> None:
     assert json.loads(proc.stdout)["kind"] == "FleetReport"
 
 
-def _on_a_terminal(line: str, *args: str) -> tuple[int, str]:
+def _on_a_terminal(line: str, *args: str, extra: dict[str, str] | None = None) -> tuple[int, str]:
     """``sh -c line`` (``$0`` this interpreter, then ``args``) with standard
     error a terminal (standard output ``/dev/null``): its exit code and what
     the terminal showed."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"), TERM="xterm", COLUMNS="100")
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"), TERM="xterm", COLUMNS="100",
+               PODNUMA_PROGRESS_AFTER_S="0")  # (the bar at once, however short the work)
     env.pop("NO_COLOR", None)
+    env.update(extra or {})
     code, shown = run_on_a_terminal(["sh", "-c", line, sys.executable, *args], stream="stderr", env=env,
                                     cwd=ROOT)
     return code, shown.decode("utf-8", "replace")
+
+
+def test_a_bar_only_for_work_that_lasts_and_plain_under_no_color() -> None:
+    """A progress bar is drawn once the work has run half a second (one
+    admission's explanation drew one that flashed); under ``NO_COLOR`` it
+    has no style at all (it was bold)."""
+    scenario = str(ROOT / "examples" / "pod-level" / "init-and-sidecars.yaml")
+    code, shown = _on_a_terminal('"$0" -m podnuma.cli explain "$1" >/dev/null', scenario,
+                                 extra={"PODNUMA_PROGRESS_AFTER_S": "0.5"})
+    assert code == 0 and "explaining admissions" not in shown, shown
+    code, shown = _on_a_terminal('"$0" -m podnuma.cli explain "$1" >/dev/null', scenario,
+                                 extra={"NO_COLOR": "1"})
+    assert code == 0 and "explaining admissions" in shown and "\x1b[1m" not in shown, shown
 
 
 def test_a_closed_standard_output_with_a_progress_bar_on_the_terminal() -> None:

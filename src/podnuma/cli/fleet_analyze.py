@@ -43,22 +43,15 @@ TABLE_WIDTH = 220
 
 @contextlib.contextmanager
 def _progress(total: int, what: str, quiet: bool) -> Iterator[Callable[[int], None] | None]:
-    """A progress bar on standard error when it is a terminal."""
+    """A progress bar on standard error when it is a terminal
+    (:mod:`podnuma.cli.progress`)."""
     if not is_terminal(sys.stderr) or total < 2 or quiet:
         yield None
         return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+    from podnuma.cli.progress import bar
 
-    with Progress(
-        "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-        TimeElapsedColumn(), console=Console(stderr=True), transient=True,
-        # (rich would put a proxy of a closed standard output, None, in its
-        # place, and leave it there: the report then went to the terminal)
-        redirect_stdout=sys.stdout is not None,
-    ) as bar:
-        task = bar.add_task(what, total=total)
-        yield lambda n: bar.advance(task, n)
+    with bar(what, total, quiet=quiet) as b:
+        yield b.advance
 
 
 class _Scratch:

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from podnuma.cli.app import is_quiet
-from podnuma.cli.guard import STDIN_TWICE, is_terminal, one_line
+from podnuma.cli.guard import STDIN_TWICE, one_line
 from podnuma.render.formats import FORMATS
 
 if TYPE_CHECKING:
@@ -282,28 +282,12 @@ def note_not_modelled(config: KubeletConfig, file: str, prefix: str = "kubeletCo
 @contextlib.contextmanager
 def progress_bar(what: str) -> Iterator[Callable[[int, int], None]]:
     """A progress bar on standard error for long work: ``advance(done,
-    total)``. Shown only when standard error is a terminal and not with
-    ``--quiet``; it disappears when the work is done."""
-    if is_quiet() or not is_terminal(sys.stderr):
-        yield lambda done, total: None
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+    total)`` (:mod:`podnuma.cli.progress`: on a terminal, not with
+    ``--quiet``, once the work has run half a second)."""
+    from podnuma.cli.progress import bar
 
-    bar = Progress(
-        f"[bold]{what}", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        console=Console(stderr=True), transient=True,
-        # (rich would put a proxy of a closed standard output, None, in its
-        # place, and leave it there: the output then went to the terminal)
-        redirect_stdout=sys.stdout is not None,
-    )
-    task = bar.add_task(what, total=None)
-
-    def advance(done: int, total: int) -> None:
-        bar.update(task, completed=done, total=total)
-
-    with bar:
-        yield advance
+    with bar(what, quiet=is_quiet()) as b:
+        yield b.update
 
 
 def stdin_used_once(*paths: str | Path | None) -> None:
