@@ -100,7 +100,7 @@ def test_quiet_keeps_the_document(tmp_path: Path) -> None:
     assert json.loads(r.stdout)["files"] == _on_disk(out)
 
 
-REFUSED = ("error: Invalid value for '-o' / '--output': {value!r} is not one of table, wide, json, yaml: "
+REFUSED = ("error: Invalid value for '--output' / '-o': {value!r} is not one of table, wide, json, yaml: "
            "-o is the output format; the directory is given with --output-dir DIRECTORY "
            "(see 'podnuma fleet generate --help')\n")
 

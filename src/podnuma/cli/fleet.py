@@ -57,7 +57,7 @@ def fleet_group() -> None:
               help="Override a field of every node's own kubelet configuration by its "
                    "KubeletConfiguration JSON path (featureGates.PodLevelResourceManagers=true, "
                    "topologyManagerScope=pod); value read as YAML; repeatable.")
-@click.option("-o", "--output", "fmt", type=OutputFormat(FORMATS["fleet analyze"]), default=None,
+@click.option("--output", "-o", "fmt", type=OutputFormat(FORMATS["fleet analyze"]), default=None,
               help="table for people (the default), json or yaml for the report document, html for a "
                    "self-contained report; default with --output-file: the format its suffix names.")
 @click.option("--output-file", type=NamedPath(path_type=Path, dir_okay=False), default=None,
@@ -129,7 +129,7 @@ class _SummaryFormat(OutputFormat):
               required=True, metavar="DIRECTORY", callback=dash_refused_dir,
               help="The directory to write the dumps into (created; must be empty; all or nothing "
                    "is written).")
-@click.option("-o", "--output", "fmt", type=_SummaryFormat(GENERATE_FORMATS), default=GENERATE_FORMATS[0],
+@click.option("--output", "-o", "fmt", type=_SummaryFormat(GENERATE_FORMATS), default=GENERATE_FORMATS[0],
               show_default=True,
               help="table: one note on standard error (not with --quiet); json or yaml: a document of "
                    "what was written (the directory, the counts, the files) on standard output.")
