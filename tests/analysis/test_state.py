@@ -244,6 +244,18 @@ def test_bad_pods_dump(tmp_path: Path) -> None:
     assert out.strip() == f"error: {dump}: items[0].metadata.uid: required field is missing (line 1, column 13)"
 
 
+def test_empty_pods_dump_is_said_so(tmp_path: Path) -> None:
+    """An empty (or blank) pods dump: "file is empty", as every reader says
+    it (it was JSON's "Expecting value")."""
+    data = CPUCheckpointData("none", CPUSet())
+    d = _write(tmp_path / "state", encode_cpu_checkpoint(data))
+    for text in ("", " \n"):
+        dump = tmp_path / "pods.json"
+        dump.write_text(text)
+        code, out = _inspect(str(d), "--pods", str(dump))
+        assert (code, out.strip()) == (2, f"error: {dump}: the pods dump file is empty")
+
+
 def test_bad_kubelet_config_for_as_scenario(tmp_path: Path) -> None:
     d = _write(tmp_path / "state", encode_cpu_checkpoint(CPUCheckpointData("none", CPUSet())))
     config = tmp_path / "kubelet.yaml"

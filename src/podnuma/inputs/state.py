@@ -238,7 +238,10 @@ def read_pods_dump(path: str | Path) -> dict[str, PodRef]:
     as the API server checks them (a DNS subdomain, a DNS label: no control
     characters reach a table), its file and field path named."""
     name = input_name(path)
-    doc = parse_document(read_text(path, what="pods dump"), name=name, json_only=True)
+    text = read_text(path, what="pods dump")
+    if not text.strip():  # (as every reader says it)
+        raise InputError("the pods dump file is empty", file=name)
+    doc = parse_document(text, name=name, json_only=True)
     data = doc.data
     if not isinstance(data, dict):
         raise wrong_type("", "a mapping (a kubectl List of pods, or one Pod)", data).in_file(name)
