@@ -73,3 +73,16 @@ def test_state_inspect_takes_wide(tmp_path: Path) -> None:
     assert _run("simulate", SCENARIO, "--checkpoint-dir", "st", "-o", "json", cwd=tmp_path)[0] == 0
     table = _run("state", "inspect", "st", "-o", "table", cwd=tmp_path)
     assert table[0] == 0 and table == _run("state", "inspect", "st", "-o", "wide", cwd=tmp_path)
+
+
+def test_quiet_after_the_command_s_words_too(tmp_path: Path) -> None:
+    """``-q`` where kubectl takes its global flags: after the command's
+    words as before them (``fleet generate ... -q`` was "No such option")."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    for n, args in enumerate((["-q", "fleet", "generate"], ["fleet", "generate"], ["fleet", "generate"])):
+        tail = ["-q"] if n == 2 else []
+        proc = subprocess.run([sys.executable, "-m", "podnuma.cli", *args, "--nodes", "2", "--pods-per-node",
+                               "2", "--output-dir", f"d{n}", *tail], capture_output=True, text=True,
+                              env=env, cwd=tmp_path, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        assert (proc.stderr == "") is (n != 1), proc.stderr  # (the note, unless quiet)

@@ -89,6 +89,25 @@ def is_quiet() -> bool:
     return bool(root.params.get("quiet"))
 
 
+def _quiet_here(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if value:
+        ctx.find_root().params["quiet"] = True
+
+
+def _quiet_anywhere(command: click.Command) -> None:
+    """``-q``/``--quiet`` taken after the command's words too, as kubectl
+    takes its global flags anywhere (``podnuma fleet analyze DIR -q``):
+    a hidden option of every command, the same as ``podnuma -q``."""
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            _quiet_anywhere(sub)
+        return
+    if any(isinstance(p, click.Option) and "--quiet" in p.opts for p in command.params):
+        return
+    command.params.append(click.Option(["--quiet", "-q"], is_flag=True, expose_value=False,
+                                       hidden=True, callback=_quiet_here))
+
+
 class _Group(click.Group):
     """Click's group with lazily imported commands, and usage errors (bad
     option values, missing arguments) reported like every other invalid
@@ -134,6 +153,7 @@ class _Group(click.Group):
         command = getattr(importlib.import_module(module_name), attr)
         if not isinstance(command, click.Command):  # pragma: no cover - a registration typo
             raise TypeError(f"{target} is not a click command")
+        _quiet_anywhere(command)
         return command
 
     def main(self, *args: object, **kwargs: object) -> object:  # type: ignore[override]
