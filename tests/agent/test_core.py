@@ -346,3 +346,30 @@ def test_the_pod_resources_are_answered_while_manifests_are_read(
         go_on.set()
         syncing.join(30)
     assert sorted(r.pod.name for r in a.records.values()) == ["slow-kep-node", "web-kep-node"]
+
+
+def test_state_subdirectories_that_are_links(env: Env) -> None:
+    """``pod-resources`` a link out of the state directory: refused before
+    the default socket is made there (it was made, and removed, wherever
+    the link led); ``device-plugins`` a link: the device checkpoint is not
+    read (never through a link), said, and the agent starts, as the kubelet
+    starts without a device checkpoint it cannot read (it refused to)."""
+    from podnuma.agent.run import default_socket
+    from podnuma.errors import InputError
+
+    outside = env.tmp / "outside"
+    outside.mkdir()
+    env.state.mkdir()
+    (env.state / "pod-resources").symlink_to(outside)
+    with pytest.raises(InputError, match="pod-resources: a symbolic link"):
+        default_socket(env.state)
+    (env.state / "pod-resources").unlink()
+    assert default_socket(env.state) == env.state / "pod-resources" / "kubelet.sock"
+    (env.state / "device-plugins").symlink_to(outside)
+    write_manifest(env.manifests, "a.yaml", classic_pod("web"))
+    a = env.agent()
+    a.sync()
+    assert len(a.records) == 1
+    (warned,) = [r for r in env.logs() if r["msg"].startswith("Device checkpoint not read")]
+    assert "device-plugins/kubelet_internal_checkpoint" in warned["error"]
+    assert list(outside.iterdir()) == []

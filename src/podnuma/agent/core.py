@@ -142,6 +142,11 @@ class Agent:
                 staleTempFilesRemoved=self.stale_temp_files,
             ),
         )
+        if restored.device is not None and restored.device.error is not None:
+            # (the kubelet's device manager: "Continue after failing to read
+            # checkpoint file. Device allocation info may NOT be up-to-date")
+            self.log.warning("Device checkpoint not read; starting without its device state",
+                             extra=kv(error=restored.device.error))
 
     # -- the PodResources view -------------------------------------------------
     def provider(self) -> NodeProvider:

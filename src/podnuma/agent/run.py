@@ -67,8 +67,16 @@ class AgentOptions:
 
 def default_socket(state_dir: Path) -> Path:
     """``<state-dir>/pod-resources/kubelet.sock``, where the kubelet puts its
-    socket under its root directory."""
-    return state_dir / "pod-resources" / "kubelet.sock"
+    socket under its root directory. ``InputError`` when ``pod-resources``
+    there is a symbolic link: the socket the agent makes (and removes at its
+    end) by default is in a directory of the state directory's own, not
+    wherever a link leads (``--podresources-socket`` puts it elsewhere)."""
+    directory = state_dir / "pod-resources"
+    if directory.is_symlink():
+        raise InputError(f"{directory.name}: a symbolic link: the PodResources socket is made by default "
+                         "in a directory of the state directory's own (give --podresources-socket to "
+                         "make it elsewhere)", file=str(state_dir))
+    return directory / "kubelet.sock"
 
 
 def _sync(agent: Agent, opts: AgentOptions, stop: threading.Event, log: logging.Logger) -> None:

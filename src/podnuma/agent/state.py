@@ -234,7 +234,10 @@ class StateDir:
                 blob, config.memory_manager_policy, pod_level_resource_managers=pod_level, state_dir=state_dir
             ),
         )
-        device = self._restore(DEVICE_CHECKPOINT_FILE, read_device_checkpoint)
+        try:
+            device = self._restore(DEVICE_CHECKPOINT_FILE, read_device_checkpoint)
+        except InputError as e:  # (the kubelet logs a device checkpoint it cannot read, starts without)
+            device = DeviceCheckpointData(error=e.message)
         return RestoredState(cpu, memory, stale, device)
 
     def _restore(self, name: str, restore: Callable[[bytes], _State]) -> _State | None:
