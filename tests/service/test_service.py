@@ -119,7 +119,10 @@ def _choices(path: list[str]) -> tuple[str, ...]:
     for param in command.params:
         if isinstance(param, click.Option) and "-o" in param.opts:
             assert isinstance(param.type, click.Choice)
-            return tuple(param.type.choices)
+            # (the table's other names every command takes: -o table|wide)
+            aliases = getattr(param.type, "aliases", {})
+            assert set(aliases) <= {"table", "wide"}
+            return tuple(c for c in param.type.choices if c not in aliases)
     raise AssertionError(f"no -o in {path}")
 
 

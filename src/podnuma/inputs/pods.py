@@ -25,6 +25,7 @@ from podnuma.fieldkit import wrong_type
 from podnuma.inputs.discover import load_node
 from podnuma.inputs.documents import (
     Document,
+    decode_text,
     load_json,
     parse_document,
     parse_documents,
@@ -284,10 +285,7 @@ def config_source(src: TextInput) -> ConfigSource:
                                       what="kubelet configuration")
     except InputError as e:
         raise doc.enrich(e) from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise InputError("not UTF-8 text", file=str(target)) from None
+    text = decode_text(raw, what="kubelet configuration", name=str(target))  # (its byte, as read directly)
     named = TextInput(text, str(target), target.parent, f"{target} (the kubeletConfigFile of {src.name})")
     got, got_doc = _mapping_doc(named, "kubelet configuration")
     return ConfigSource(named, "", got, got_doc)

@@ -39,6 +39,7 @@ from podnuma.inputs.discover import load_node
 from podnuma.inputs.documents import (
     Document,
     JSONListStream,
+    decode_text,
     input_name,
     is_stdin,
     load_json_streamed,
@@ -567,10 +568,7 @@ def _load_kubelet_config(
             base_dir, top["kubeletConfigFile"], path="kubeletConfigFile", what="kubelet configuration"
         )
         name = str(p)
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            raise InputError("not UTF-8 text", file=name) from None
+        text = decode_text(raw, what="kubelet configuration", name=name)  # (its byte, as read directly)
         sub = parse_document(text, name=name)
         try:
             if sub.data is None:
