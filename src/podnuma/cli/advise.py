@@ -24,6 +24,7 @@ from podnuma.cli.options import (
     node_option,
     note,
     output_option,
+    progress_bar,
     read_input,
     set_option,
     stdin_used_once,
@@ -103,11 +104,13 @@ def advise_command(
         raise click.UsageError(f"--diff goes with -o pods (the rewritten pods), not -o {output}")
     pods = [partial(TextInput.read, path, what="pod") for path in files]
     pool = shared_pool_cpus
-    got = guard(lambda: whatif.advise(
-        pods, read_input(node_file, "node"), read_input(config_file, "kubelet configuration"),
-        shared_pool_cpus=pool, note=note, strategy=strategy, sidecars=sidecars,
-        with_scenario=as_scenario is not None, overrides=parse_overrides(set_values),
-    ))
+    with progress_bar("advising pods") as advance:
+        got = guard(lambda: whatif.advise(
+            pods, read_input(node_file, "node"), read_input(config_file, "kubelet configuration"),
+            shared_pool_cpus=pool, note=note, strategy=strategy, sidecars=sidecars,
+            with_scenario=as_scenario is not None, overrides=parse_overrides(set_values),
+            progress=advance,
+        ))
     if got.errors:  # every bad input named, one line each, and nothing else printed or written
         for message in got.errors:
             click.echo(f"error: {one_line(message)}", err=True)

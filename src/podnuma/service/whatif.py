@@ -314,7 +314,7 @@ def advise(
     pods: Sequence[Source], node: Source | None = None, config: Source | None = None,
     *, shared_pool_cpus: int | None = None, note: Note | None = None,
     strategy: str = DEFAULT_STRATEGY, sidecars: Sequence[str] = (), with_scenario: bool = False,
-    overrides: tuple[Override, ...] = (),
+    overrides: tuple[Override, ...] = (), progress: Callable[[int, int], None] | None = None,
 ) -> Advices:
     """Advise on every Pod of ``pods``; an input that cannot be read, and an
     invalid pod, are listed in ``errors`` (with file and field path), every
@@ -323,7 +323,8 @@ def advise(
     ``strategy``: one of :data:`podnuma.analysis.advise.STRATEGIES`;
     ``sidecars``: container names to treat as sidecars; ``with_scenario``:
     also build the scenario that replays every figure; ``overrides``:
-    ``--set`` on the configuration."""
+    ``--set`` on the configuration; ``progress``: told ``(done, total)``
+    pods as each pod's search ends (every input read first)."""
     if strategy not in STRATEGIES:
         raise InputError(f"unknown strategy {strategy!r} (expected one of {', '.join(STRATEGIES)})",
                          path="strategy")
@@ -332,16 +333,26 @@ def advise(
     setting = _setting(node, config, note, overrides)
     advices: list[Advice] = []
     errors: list[str] = []
+    # every input read first (the count of pods for the progress), its
+    # errors told in the order of the inputs, as before
+    read: list[tuple[str | None, list[Any]]] = []
     for pod_source in pods:
         try:
             pod = _get(pod_source)
             sources = load_pod_sources(pod.text, name=pod.name)
         except InputError as e:
-            errors.append(str(e))
+            read.append((str(e), []))
             continue
-        if not sources:
-            errors.append(str(no_pod(pod.name)))
+        read.append((None if sources else str(no_pod(pod.name)), list(sources)))
+    total = sum(len(sources) for _, sources in read)
+    done = 0
+    for problem, sources in read:
+        if problem is not None:
+            errors.append(problem)
         for src in sources:
+            done += 1
+            if progress is not None:
+                progress(done - 1, total)
             advice = advise_pod(
                 src.data, setting.machine, setting.config, where=src.where,
                 shared_pool_cpus=shared_pool_cpus, strategy=strategy, sidecars=tuple(sidecars),
@@ -355,6 +366,8 @@ def advise(
                 )
                 continue
             advices.append(advice)
+    if progress is not None and total:
+        progress(total, total)
     restarted = [
         (i, a.pod or a.where, {"perContainer": a.original, "podLevel": a.rewrite.manifest})
         for i, a in enumerate(advices)
