@@ -212,25 +212,18 @@ class Agent:
                 errors[str(path)] = str(m)
                 reasons[str(path)] = "invalid"
                 continue
-            first = owner.get(m.pod.ref)
-            if first is not None:
-                errors[m.file] = (
-                    f"{m.file}: metadata.name: duplicate pod name {m.pod.name!r} "
-                    f"(the pod of {first}), ignoring"
-                )
-                reasons[m.file] = "duplicate"
-                continue
-            # Two pods with one UID (only a metadata.uid written in both can
-            # give that): the kubelet's pod storage keys pods by UID and takes
-            # both as additions, the later in its map; the managers here keep
-            # a pod's CPUs and memory by its UID, so the later is left out and
-            # said, as a duplicate name is
-            first = uid_owner.get(m.pod.uid)
-            if first is not None:
-                errors[m.file] = (
-                    f"{m.file}: metadata.uid: duplicate pod UID {m.pod.uid!r} "
-                    f"(the pod of {first}), ignoring"
-                )
+            # A pod's name, then its UID, taken by an earlier file: this one
+            # left out and said. Two pods with one UID (only a metadata.uid
+            # written in both can give that): the kubelet's pod storage keys
+            # pods by UID and takes both as additions, the later in its map;
+            # the managers here keep a pod's CPUs and memory by its UID
+            taken = next(((field, what, value, owners[key]) for field, what, value, key, owners in (
+                ("metadata.name", "name", m.pod.name, m.pod.ref, owner),
+                ("metadata.uid", "UID", m.pod.uid, m.pod.uid, uid_owner),
+            ) if key in owners), None)
+            if taken is not None:
+                field, what, value, first = taken
+                errors[m.file] = f"{m.file}: {field}: duplicate pod {what} {value!r} (the pod of {first}), ignoring"
                 reasons[m.file] = "duplicate"
                 continue
             owner[m.pod.ref] = m.file
