@@ -113,7 +113,8 @@ BAD_BODIES = {
     "not-utf8": (b'{"pod": "\xff"}', "request body: not UTF-8 text (byte 9)"),
     "malformed": (b'{"pod": "x"', "request body: invalid JSON: Expecting ',' delimiter "
                                   "(line 1, column 12)"),
-    "duplicate-key": (b'{"pod": "x", "pod": "y"}', "request body: invalid JSON: duplicate key 'pod'"),
+    "duplicate-key": (b'{"pod": "x", "pod": "y"}', "request body: pod: invalid JSON: duplicate key 'pod' "
+                                                  "(line 1, column 14)"),
     "nan": (b'{"pod": NaN}', "request body: invalid JSON: NaN is not a JSON value"),
 }  # fmt: skip
 

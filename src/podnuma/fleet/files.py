@@ -195,6 +195,8 @@ def parse_document(path: Path, text: str) -> tuple[Any, Issue | None]:
     except DuplicateJSONKey:
         # Go's decoder keeps the last duplicate (the kubelet's lenient
         # configz decoding reports them as a warning): the pairs are kept
+        # (the refusal's message, with where the key is repeated, is never
+        # read here: that position is not looked for)
         try:
             kept = json.loads(text, object_pairs_hook=json_object_pairs)
             if may_hold_surrogates(text):

@@ -517,9 +517,10 @@ def load_json(
     pairs: Callable[[list[tuple[str, Any]]], dict[str, Any]] | None = None,
 ) -> Any:
     """A JSON text as plain values, within ``limits`` (bytes, nesting,
-    values); duplicate keys, ``NaN`` and ``Infinity`` refused. ``pairs``:
-    how an object's key-value pairs become a mapping instead (a reader that
-    takes a repeated key as Go's decoder does)."""
+    values); duplicate keys, ``NaN`` and ``Infinity`` refused (a duplicate
+    key by a :class:`DuplicateJSONKey` that names its field path, line and
+    column). ``pairs``: how an object's key-value pairs become a mapping
+    instead (a reader that takes a repeated key as Go's decoder does)."""
     if len(text) > limits.max_bytes:
         raise InputError(f"larger than the limit of {limits.max_bytes} bytes", file=name)
     try:
@@ -527,7 +528,7 @@ def load_json(
     except json.JSONDecodeError as e:
         raise json_input_error(e, name) from None
     except _JSONDuplicate as e:
-        raise DuplicateJSONKey(f"invalid JSON: duplicate key {e.key!r}", file=name) from None
+        raise DuplicateJSONKey.of(text, e.key, file=name, pairs=pairs or _json_pairs) from None
     except _JSONConstant as e:
         raise InputError(f"invalid JSON: {e} is not a JSON value", file=name) from None
     except UnicodeDecodeError as e:
@@ -764,7 +765,154 @@ class MalformedJSON(InputError):
 
 class DuplicateJSONKey(InputError):
     """JSON whose object repeats a key: refused here; a reader that must
-    decode as Go's encoding/json does (the last duplicate wins) catches it."""
+    decode as Go's encoding/json does (the last duplicate wins) catches it.
+
+    Made by :meth:`of`, it says where: the repeated key's field path and
+    its line and column (``PATH: invalid JSON: duplicate key 'k' (line L,
+    column C)``, as a YAML file's duplicate key is told), found by scanning
+    the text again when its ``message`` or ``path`` is first read: a
+    reader that catches it and decodes the text its own way pays nothing
+    for them (a fleet dump of hundreds of MB)."""
+
+    #: (the text, the key, the decoder's object_pairs_hook) while the
+    #: position is not yet looked for
+    _pending: tuple[str | bytes, str, Callable[[list[tuple[str, Any]]], Any]] | None = None
+    _message: str
+    _path: str
+
+    @classmethod
+    def of(
+        cls, text: str | bytes, key: str, *, file: str | None,
+        pairs: Callable[[list[tuple[str, Any]]], Any] | None = None,
+    ) -> DuplicateJSONKey:
+        """The refusal of JSON ``text``, which :func:`json.loads` with
+        ``object_pairs_hook=pairs`` refused for repeating ``key``."""
+        err = cls(f"invalid JSON: duplicate key {key!r}", file=file)
+        err._pending = (text, key, pairs or _json_pairs)
+        return err
+
+    def _locate(self) -> None:
+        pending, self._pending = self._pending, None
+        if pending is None:
+            return
+        text, key, pairs = pending
+        found = _duplicate_where(text, key, pairs)
+        if found is not None:
+            self._path, line, column = found
+            self._message = f"{self._message} (line {line}, column {column})"
+            self.args = (self._message,)
+
+    @property
+    def message(self) -> str:  # type: ignore[override]
+        if self._pending is not None:
+            self._locate()
+        return self._message
+
+    @message.setter
+    def message(self, value: str) -> None:
+        self._message = value
+
+    @property
+    def path(self) -> str:  # type: ignore[override]
+        if self._pending is not None:
+            self._locate()
+        return self._path
+
+    @path.setter
+    def path(self, value: str) -> None:
+        self._path = value
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # (located first: the text is not sent along, a web worker's answer)
+        return (type(self), (self.message,), {"_message": self.message, "_path": self.path, "file": self.file})
+
+
+#: what YAML counts as a line break (PyYAML's reader, libyaml's): the line
+#: and column of a duplicate key are those a YAML file's would have
+_LINE_BREAKS = ("\n", "\r", "\x85", "\u2028", "\u2029")
+
+
+def _line_column(text: str, pos: int) -> tuple[int, int]:
+    """1-based (line, column) of ``text[pos]``, in characters, lines
+    broken as YAML breaks them (``\\r\\n`` one break)."""
+    breaks = sum(text.count(c, 0, pos) for c in _LINE_BREAKS) - text.count("\r\n", 0, pos)
+    start = max(text.rfind(c, 0, pos) for c in _LINE_BREAKS) + 1
+    return breaks + 1, pos - start + 1
+
+
+def _duplicate_where(
+    text: str | bytes, key: str, pairs: Callable[[list[tuple[str, Any]]], Any]
+) -> tuple[str, int, int] | None:
+    """The field path, line and column of the repeated ``key`` that
+    :func:`json.loads` (``object_pairs_hook=pairs``) refuses ``text`` for;
+    ``None`` when it is not found. The object refused is the first to end
+    that repeats a key (the hook runs when an object ends): from the top,
+    each item of a container is decoded again by the same decoder (in C)
+    until the one it refuses, which is gone into; a container none of
+    whose items is refused is the object, its first key given again the
+    one refused (keys compared decoded: ``"a\\u0062"`` is ``"ab"``)."""
+    if not isinstance(text, str):
+        text = bytes(text).decode(json.detect_encoding(text), "surrogatepass")  # (as json.loads)
+    scan: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder(
+        object_pairs_hook=pairs, parse_constant=_json_constant
+    ).scan_once  # type: ignore[attr-defined]
+    space = _JSON_SPACE.match
+    parts: list[str] = []
+    try:
+        i = space(text, 0).end()  # type: ignore[union-attr]
+        while True:  # text[i]: the container that holds the duplicate
+            if text[i] == "[":
+                n = 0
+                i = space(text, i + 1).end()  # type: ignore[union-attr]
+                while True:
+                    try:
+                        end = scan(text, i)[1]
+                    except _JSONDuplicate:
+                        parts.append(f"[{n}]")
+                        break
+                    n += 1
+                    i = space(text, end).end()  # type: ignore[union-attr]
+                    if text[i] != ",":
+                        return None
+                    i = space(text, i + 1).end()  # type: ignore[union-attr]
+                continue
+            if text[i] != "{":
+                return None
+            seen: set[str] = set()
+            first = -1
+            i = space(text, i + 1).end()  # type: ignore[union-attr]
+            while True:
+                at = i
+                if text[at] != '"':
+                    return None
+                k, i = _scanstring(text, at + 1)
+                i = space(text, i).end()  # type: ignore[union-attr]
+                if text[i] != ":":
+                    return None
+                i = space(text, i + 1).end()  # type: ignore[union-attr]
+                try:
+                    end = scan(text, i)[1]
+                except _JSONDuplicate:
+                    parts.append(k)
+                    break
+                if first < 0 and k in seen:
+                    if k != key:
+                        return None
+                    first = at
+                seen.add(k)
+                i = space(text, end).end()  # type: ignore[union-attr]
+                if text[i] == ",":
+                    i = space(text, i + 1).end()  # type: ignore[union-attr]
+                    continue
+                if first < 0:
+                    return None
+                parts.append(key)
+                path = ""
+                for part in parts:  # (as a YAML file's field paths are written)
+                    path = path + part if part.startswith("[") or not path else f"{path}.{part}"
+                return (path, *_line_column(text, first))
+    except (ValueError, IndexError, StopIteration, RecursionError, LookupError):
+        return None
 
 
 def json_input_error(e: json.JSONDecodeError, name: str) -> InputError:
