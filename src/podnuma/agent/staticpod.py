@@ -18,7 +18,16 @@ does not go through the API server's create path:
 * the v1 defaults apply, the registry's ``PrepareForCreate`` does not: with
   ``PodLevelResourcesFixDefaulting`` (on in v1.37) pod-level requests are
   not defaulted from pod-level limits (nor limits from the containers'),
-  so ``spec.resources: {limits: …}`` alone stays limits alone;
+  so ``spec.resources: {limits: …}`` alone stays limits alone; with it off
+  ``SetDefaults_Pod`` defaults them (hugepage limits from the containers',
+  then requests from theirs and from the limits) before validation;
+  without ``PodLevelResources`` the kubelet keeps ``spec.resources`` but
+  neither checks nor uses it (nor does it drop it: the file source runs no
+  ``dropDisabledFields``): podnuma drops it, its QoS and resources as the
+  kubelet's;
+* the validation options follow the kubelet's feature gates (podnuma's
+  kubelet configuration): ``PodValidationOptions`` of
+  ``podnuma.agent.validation_kit``;
 * ``ValidatePodCreate`` on the pod as the file source defaulted it (the
   name already ``NAME-NODE``, ``spec.nodeName`` the node's), every error in
   the kubelet's order and words in one message, ``invalid pod: [E1 E2]``
@@ -53,9 +62,11 @@ does not go through the API server's create path:
   probes nor ``lifecycle``; the pod's ``restartPolicy``, ``dnsPolicy``,
   ``nodeSelector``, ``nodeName``, ``activeDeadlineSeconds`` (1 to
   2^31-1), ``hostname``, ``subdomain``, ``hostnameOverride``,
-  ``readinessGates``, ``priorityClassName``; no
-  ``ephemeralContainers``, no ``schedulingGates`` (their names checked:
-  qualified names, unique); the pod-level ``resources`` (with the
+  ``readinessGates``, ``priorityClassName``; ephemeral containers
+  (``validateEphemeralContainers``: each as any container, its name unique
+  across every list, its ``targetContainerName``, the fields it may not
+  have, ``subPath``), then no ``ephemeralContainers`` at all; no
+  ``schedulingGates`` (their names checked: qualified names, unique); the pod-level ``resources`` (with the
   ``PodLevelResources`` gate), ``overhead`` and ``resourceClaims``
   entries (``podnuma.agent.validation_resources``). Go's JSON decoder runs first
   (``podnuma.agent.validation.go_decode``) on the fields above and those
@@ -77,12 +88,15 @@ does not go through the API server's create path:
   ``ports: [null]`` is ``containerPort: Required value``), of a list of
   strings or a map of strings ``""``. A quantity that does not parse
   (wherever it is) wins over a wrong type, as in Go (the quantity's error
-  ends the decoding), as does an ``IntOrString`` its own decoder refuses.
+  ends the decoding), as does an ``IntOrString`` its own decoder refuses
+  and a ``metav1.Time`` (a managed field's ``time``, ``creationTimestamp``,
+  ``deletionTimestamp``): no string, or no RFC 3339 time as Go's
+  ``time.Parse`` reads it (``parsing time "x" as "2006-01-02T15:04:05Z07:00":
+  cannot parse "x" as "2006"``).
   A wrong type in any other field is not checked here (the kubelet
   refuses it; ``parse_pod`` refuses some in podnuma's words). Not checked
   (admitted by podnuma or refused in other words, refused by the kubelet):
-  a managed field's ``time`` that is no RFC 3339 time (its own decoder's
-  error); and a map Go walks in no fixed order (a resource list, the
+  a map Go walks in no fixed order (a resource list, the
   containers' aggregate) gives its errors in the kubelet's order only
   when one key has any (podnuma walks the keys sorted);
 * ``HasAPIObjectReference``: a pod naming a service account, a secret, a
@@ -114,18 +128,26 @@ exactly when the kubelet's decoded pods are, as far as modelled:
   IfNotPresent otherwise), ``terminationMessagePath``,
   ``terminationMessagePolicy``, a port's ``protocol`` (TCP), a probe's
   timeout, period and thresholds, an HTTP probe's ``path`` and ``scheme``,
-  a ``fieldRef``'s ``apiVersion``; a volume without a source (an
-  ``emptyDir``), a ``hostPath`` without ``type``; requests equal to the
-  limits where the limits default them (init and app containers);
+  a ``fieldRef``'s ``apiVersion``, a ``fileKeyRef``'s ``optional: false``,
+  a ``lifecycle`` handler's ``httpGet`` ``path`` and ``scheme``, with
+  ``H2CContainerProbe`` an ``httpGet``'s ``protocol`` (HTTP1); with
+  ``hostNetwork`` a port's ``hostPort`` (its ``containerPort``; a ``0``
+  ``hostPort`` counts as absent); a volume without a source (an
+  ``emptyDir``), a ``hostPath`` without ``type``, the ``defaultMode``
+  (0644) of secret, config-map, downward-API and projected volumes, a
+  token's ``expirationSeconds`` (3600), an image volume's ``pullPolicy``,
+  the declarative defaults of iSCSI, RBD, ScaleIO and Azure-disk volumes;
+  requests equal to the limits where the limits default them (init and
+  app containers); without ``PodLevelResourcesFixDefaulting`` the
+  pod-level requests and limits ``SetDefaults_Pod`` adds;
 * a quantity counts by its text (``"1"`` and ``1`` alike).
 
 Not modelled (the kubelet's UID and podnuma's may then disagree on
 whether an edit changed the pod): zero values written out for other
 fields (``0``, ``false``, ``""`` in fields podnuma does not know to be
-plain Go values), unknown fields below the levels listed above, other
-defaults (volume modes of projected and downward-API volumes, host-network
-``hostPort`` defaulting, the ``H2CContainerProbe`` gate's probe protocol),
-two spellings of a quantity Go stores alike (``1000m`` and ``1.000``), a
+plain Go values), unknown fields below the levels listed above, two
+spellings of one instant (a ``time`` in another zone), two spellings of a
+quantity Go stores alike (``1000m`` and ``1.000``), a
 JSON list repeated under one key (Go decodes the second into the first's
 elements; podnuma keeps the second).
 """
@@ -138,8 +160,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from podnuma.agent.validation import GoDecodeError, StaticPodErrors, go_decode, validate_static_pod
-from podnuma.agent.validation_kit import _map, go_lower
-from podnuma.agent.validation_resources import resource_list
+from podnuma.agent.validation_kit import PodValidationOptions, go_lower
+from podnuma.agent.validation_resources import pod_level_lists
 from podnuma.api.featuregates import GATE_POD_LEVEL_RESOURCES
 from podnuma.api.pod import Pod, PodLevelResources
 from podnuma.api.pod_manifest import (
@@ -426,13 +448,14 @@ def _api_reference(spec: Mapping[str, Any]) -> str:
     return ""
 
 
-def _pod_level(raw: Mapping[str, Any]) -> PodLevelResources:
+def _pod_level(spec: Mapping[str, Any], gates: FeatureGateView) -> PodLevelResources:
     """``spec.resources`` as the kubelet decodes it, once ``ValidatePodCreate``
     (``validatePodResources``: ``podnuma.agent.validation_resources``) has
     accepted it: each quantity rounded up to milli, no defaulting (the
-    registry's ``PrepareForCreate`` never runs)."""
-    return PodLevelResources(requests=resource_list(_map(raw, "requests")),
-                             limits=resource_list(_map(raw, "limits")))
+    registry's ``PrepareForCreate`` never runs) unless
+    ``PodLevelResourcesFixDefaulting`` is off (then ``SetDefaults_Pod``'s)."""
+    limits, requests = pod_level_lists(spec, legacy_defaulting=PodValidationOptions(gates).legacy_pod_defaulting)
+    return PodLevelResources(requests=requests, limits=limits)
 
 
 # ---------------------------------------------------------------- canonical form
@@ -476,21 +499,30 @@ def _pull_policy(image: Any) -> str:
     return "Always" if tag == "latest" else "IfNotPresent"
 
 
-def _probe(p: Any) -> Any:
+def _http_get(handler: Any, h2c: bool) -> None:
+    """``SetDefaults_HTTPGetAction`` (and, with ``H2CContainerProbe``, the
+    ``HTTP1`` protocol) on a handler's ``httpGet``."""
+    get = handler.get("httpGet") if isinstance(handler, dict) else None
+    if isinstance(get, dict):
+        get.setdefault("path", "/")
+        get.setdefault("scheme", "HTTP")
+        if h2c:
+            get.setdefault("protocol", "HTTP1")
+
+
+def _probe(p: Any, h2c: bool = False) -> Any:
     if not isinstance(p, dict):
         return p
     for key, default in (("timeoutSeconds", 1), ("periodSeconds", 10),
                          ("successThreshold", 1), ("failureThreshold", 3)):
         if not p.get(key):
             p[key] = default
-    get = p.get("httpGet")
-    if isinstance(get, dict):
-        get.setdefault("path", "/")
-        get.setdefault("scheme", "HTTP")
+    _http_get(p, h2c)
     return p
 
 
-def _canonical_container(c: Any, *, requests_from_limits: bool) -> Any:
+def _canonical_container(c: Any, *, requests_from_limits: bool, host_network: bool = False,
+                         h2c: bool = False) -> Any:
     if not isinstance(c, dict):
         return c
     restart = c.get("restartPolicy")
@@ -506,14 +538,25 @@ def _canonical_container(c: Any, *, requests_from_limits: bool) -> Any:
     for port in _list(c, "ports"):
         if isinstance(port, dict):
             port.setdefault("protocol", "TCP")
+            if host_network and not port.get("hostPort"):  # (defaultHostNetworkPorts)
+                port["hostPort"] = port.get("containerPort") or 0
+            if port.get("hostPort") == 0:
+                del port["hostPort"]
     for env in _list(c, "env"):
         source = env.get("valueFrom") if isinstance(env, dict) else None
         ref = source.get("fieldRef") if isinstance(source, dict) else None
         if isinstance(ref, dict):
             ref.setdefault("apiVersion", "v1")
+        file_ref = source.get("fileKeyRef") if isinstance(source, dict) else None
+        if isinstance(file_ref, dict) and file_ref.get("optional") is False:
+            del file_ref["optional"]
     for key in ("livenessProbe", "readinessProbe", "startupProbe"):
         if key in c:
-            c[key] = _probe(c[key])
+            c[key] = _probe(c[key], h2c)
+    lifecycle = c.get("lifecycle")
+    if isinstance(lifecycle, dict):
+        for key in ("postStart", "preStop"):
+            _http_get(lifecycle.get(key), h2c)
     res = c.get("resources")
     if isinstance(res, dict):
         for key in ("requests", "limits"):
@@ -528,9 +571,65 @@ def _canonical_container(c: Any, *, requests_from_limits: bool) -> Any:
     return c
 
 
-def _canonical(doc: dict[str, Any]) -> dict[str, Any]:
+_VOLUME_MODES = ("secret", "configMap", "downwardAPI", "projected")  # (defaultMode 0644)
+#: declarative defaults of volume sources (``SetObjectDefaults_Pod``)
+_SOURCE_DEFAULTS: dict[str, dict[str, Any]] = {
+    "iscsi": {"iscsiInterface": "default"},
+    "rbd": {"pool": "rbd", "user": "admin", "keyring": "/etc/ceph/keyring"},
+    "scaleIO": {"storageMode": "ThinProvisioned", "fsType": "xfs"},
+    "azureDisk": {"cachingMode": "ReadWrite", "fsType": "ext4", "readOnly": False, "kind": "Shared"},
+}
+
+
+def _field_refs(items: Any) -> None:
+    for item in items if isinstance(items, list) else []:
+        ref = item.get("fieldRef") if isinstance(item, dict) else None
+        if isinstance(ref, dict):
+            ref.setdefault("apiVersion", "v1")
+
+
+def _canonical_volume(v: dict[str, Any]) -> None:
+    """A volume's v1 defaults: no source an ``emptyDir``; a ``hostPath``
+    type; the modes of secret, config map, downward-API and projected
+    volumes (0644), a field reference's ``apiVersion``, a token's
+    ``expirationSeconds`` (3600), an image volume's ``pullPolicy`` (by its
+    tag), the declarative defaults of iSCSI, RBD, ScaleIO and Azure disks."""
+    if not any(k != "name" for k in v):
+        v["emptyDir"] = {}
+    host = v.get("hostPath")
+    if isinstance(host, dict):
+        host.setdefault("type", "")
+    for key in _VOLUME_MODES:
+        source = v.get(key)
+        if isinstance(source, dict):
+            source.setdefault("defaultMode", 0o644)
+    downward = v.get("downwardAPI")
+    if isinstance(downward, dict):
+        _field_refs(downward.get("items"))
+    for projection in _list(v.get("projected"), "sources"):
+        if not isinstance(projection, dict):
+            continue
+        if isinstance(projection.get("downwardAPI"), dict):
+            _field_refs(projection["downwardAPI"].get("items"))
+        token = projection.get("serviceAccountToken")
+        if isinstance(token, dict):
+            token.setdefault("expirationSeconds", 3600)
+    image = v.get("image")
+    if isinstance(image, dict) and not image.get("pullPolicy"):
+        image["pullPolicy"] = _pull_policy(image.get("reference"))
+    for key, defaults in _SOURCE_DEFAULTS.items():
+        source = v.get(key)
+        if isinstance(source, dict):
+            for k, default in defaults.items():
+                if source.get(k) in (None, ""):
+                    source[k] = default
+
+
+def _canonical(doc: dict[str, Any], gates: FeatureGateView | None = None) -> dict[str, Any]:
     """The decoded, defaulted pod as podnuma models it (see the module's
-    docstring): equal exactly when the kubelet's are, as far as modelled."""
+    docstring): equal exactly when the kubelet's are, as far as modelled
+    (``gates``: the kubelet's, for the defaults that follow them)."""
+    h2c = gates is not None and gates.enabled("H2CContainerProbe")
     out: dict[str, Any] = {k: v for k, v in doc.items() if k not in ("apiVersion", "kind")}
     out = _squeeze(out)
     spec = out.get("spec")
@@ -551,7 +650,8 @@ def _canonical(doc: dict[str, Any]) -> dict[str, Any]:
                         {**c, **({"restartPolicy": ""} if i < len(raw_list) and isinstance(raw_list[i], dict)
                                  and raw_list[i].get("restartPolicy") == "" else {})}
                         if isinstance(c, dict) else c,
-                        requests_from_limits=key != "ephemeralContainers")
+                        requests_from_limits=key != "ephemeralContainers", h2c=h2c,
+                        host_network=key != "ephemeralContainers" and spec.get("hostNetwork") is True)
                     for i, c in enumerate(spec[key])
                 ]
         if not spec.get("serviceAccountName"):
@@ -565,13 +665,8 @@ def _canonical(doc: dict[str, Any]) -> dict[str, Any]:
         spec.setdefault("schedulerName", "default-scheduler")
         spec.setdefault("enableServiceLinks", True)
         for v in _list(spec, "volumes"):
-            if not isinstance(v, dict):
-                continue
-            if not any(k != "name" for k in v):
-                v["emptyDir"] = {}
-            host = v.get("hostPath")
-            if isinstance(host, dict):
-                host.setdefault("type", "")
+            if isinstance(v, dict):
+                _canonical_volume(v)
         for key in ("overhead",):
             if key in spec:
                 spec[key] = _qty_list(spec[key])
@@ -580,6 +675,15 @@ def _canonical(doc: dict[str, Any]) -> dict[str, Any]:
             for key in ("requests", "limits"):
                 if key in res:
                     res[key] = _qty_list(res[key])
+            if gates is not None and PodValidationOptions(gates).legacy_pod_defaulting:
+                # (SetDefaults_Pod's pod-level defaulting: what it adds)
+                limits, requests = pod_level_lists(doc.get("spec") or {}, legacy_defaulting=True)
+                for key, got in (("requests", requests), ("limits", limits)):
+                    written = res.get(key)
+                    had: dict[str, Any] = written if isinstance(written, dict) else {}
+                    added = {k: str(q) for k, q in got.items() if k not in had}
+                    if added:
+                        res[key] = {**had, **added}
     return out
 
 
@@ -632,9 +736,7 @@ def decode_static_pod(raw_text: str, *, name: str, node_name: str, gates: Featur
     # subdomain refuses every static pod); every error, in the kubelet's
     # words and order, in one message
     try:
-        errors = validate_static_pod(
-            doc, node_name=node_name, restart_rules=gates.enabled("ContainerRestartRules"),
-            pod_level_resources=gates.enabled(GATE_POD_LEVEL_RESOURCES))
+        errors = validate_static_pod(doc, node_name=node_name, gates=gates)
     except InputError as e:  # (a value of the wrong type: the decoder's refusal)
         raise located.enrich(e.in_file(name)) from None
     if errors:
@@ -647,14 +749,14 @@ def decode_static_pod(raw_text: str, *, name: str, node_name: str, gates: Featur
         assert isinstance(spec, Mapping)  # (parse_pod requires it)
         _check_images(spec)
         if isinstance(pod_level_raw, Mapping) and gates.enabled(GATE_POD_LEVEL_RESOURCES):
-            pod = pod.replace(resources=_pod_level(pod_level_raw))
+            pod = pod.replace(resources=_pod_level(spec, gates))
     except InputError as e:
         raise located.enrich(e.in_file(name)) from None
     ref = _api_reference(spec)
     if ref:
         raise InputError(f"static pods may not reference {ref}", file=name)
 
-    canonical = _hash(_canonical(doc))
+    canonical = _hash(_canonical(doc, gates))
     uid = pod.uid
     if not (isinstance(meta, Mapping) and meta.get("uid")):
         h = hashlib.blake2b(digest_size=16)

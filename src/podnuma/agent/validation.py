@@ -8,7 +8,8 @@ k8s.io/kubernetes v1.37.2 ``pkg/apis/core/validation/validation.go``
 ``ValidateEnvFrom``, ``ValidateVolumeMounts``, ``validatePullPolicy``,
 ``validateRestartPolicy``,
 ``validateDNSPolicy``, ``validatePodHostNetworkDeps``, ``validateSchedulingGates``,
-``checkHostPortConflicts``, ``validateContainersOnlyForPod``; the pod's
+``checkHostPortConflicts``, ``validateContainersOnlyForPod``,
+``validateEphemeralContainers`` with ``validateFieldAllowList``; the pod's
 ``resourceClaims``, pod-level ``resources`` and ``overhead`` are
 ``podnuma.agent.validation_resources``), the object
 metadata rules of k8s.io/apimachinery v0.37.2
@@ -43,7 +44,12 @@ Messages quote strings as Go's ``%q`` does (``_q``; printable as Python's
 Unicode 14 tables say, Go's are 15.0), a value of a named Go string type
 (``core.RestartPolicy``, ``core.Protocol``...) as ``encoding/json`` writes
 it (``_json_str``: ``<`` as ``\\u003c``); Go's ``strings.ToLower`` is
-``go_lower``. The annotations' total size counts the
+``go_lower``. A ``metav1.Time`` (``creationTimestamp``, a managed field's
+``time``) decodes itself: ``go_rfc3339_error`` is Go's ``time.Parse`` with
+``time.RFC3339`` (k8s.io/apimachinery ``pkg/apis/meta/v1/time.go``, Go's
+``time/format.go``). The validation options the kubelet derives from its
+feature gates are ``validation_kit.PodValidationOptions``. The
+annotations' total size counts the
 ``kubernetes.io/config.hash: UID`` annotation the file source has added.
 What is not checked here is
 listed in ``podnuma.agent.staticpod``.
@@ -61,7 +67,9 @@ from podnuma.agent import validation_security as security
 from podnuma.agent import validation_volumes as volumes_
 from podnuma.agent.validation_kit import (
     _G_VOLUME_SOURCES,
+    PodValidationOptions,
     _Errors,
+    _Gates,
     _get,
     _int,
     _labels,
@@ -72,6 +80,7 @@ from podnuma.agent.validation_kit import (
     env_name_errors,
     go_lower,
     port_name_errors,
+    validation_options,
 )
 from podnuma.api.pod_validation import (
     dns_label_errors,
@@ -161,6 +170,7 @@ _G_INT64 = _Go("int", "int64", bits=64)
 _G_STRINGS = _Go("map", "map[string]string", elem=_G_STRING)
 _G_QUANTITY = _Go("quantity", "resource.Quantity")  # (decodes itself: its error ends the decoding)
 _G_RESOURCES = _Go("map", "v1.ResourceList", elem=_G_QUANTITY)
+_G_TIME = _Go("time", "v1.Time")  # (metav1.Time decodes itself: its error ends the decoding)
 
 
 def _alias(name: str) -> _Go:
@@ -180,13 +190,13 @@ _G_OBJECT_META_FIELDS: dict[str, _Go] = {
     "name": _G_STRING, "namespace": _G_STRING, "uid": _Go("string", "types.UID"),
     "labels": _G_STRINGS, "annotations": _G_STRINGS, "generateName": _G_STRING,
     "generation": _G_INT64, "finalizers": _slice(_G_STRING),
+    "creationTimestamp": _G_TIME, "deletionTimestamp": _G_TIME,
     "ownerReferences": _slice(_struct("OwnerReference", {
         "apiVersion": _G_STRING, "kind": _G_STRING, "name": _G_STRING, "uid": _Go("string", "types.UID"),
         "controller": _G_BOOL, "blockOwnerDeletion": _G_BOOL})),
-    # (a managed field's time decodes itself: not checked here)
     "managedFields": _slice(_struct("ManagedFieldsEntry", {
         "manager": _G_STRING, "operation": _alias("ManagedFieldsOperationType"), "apiVersion": _G_STRING,
-        "fieldsType": _G_STRING, "subresource": _G_STRING})),
+        "fieldsType": _G_STRING, "subresource": _G_STRING, "time": _G_TIME})),
 }
 _G_KEY_TO_PATH = _slice(_struct("KeyToPath", {
     "key": _G_STRING, "path": _G_STRING, "mode": _G_INT32, "user": _G_INT64}))
@@ -359,6 +369,9 @@ _G_CONTAINER = _struct("Container", {
     "livenessProbe": _G_PROBE, "readinessProbe": _G_PROBE, "startupProbe": _G_PROBE,
     "lifecycle": _G_LIFECYCLE, "resizePolicy": _G_RESIZE_POLICY,
 })
+# (an ephemeral container: the container's fields, embedded, and its target)
+_G_EPHEMERAL_CONTAINER = _struct("EphemeralContainer", {"targetContainerName": _G_STRING}, {
+    k: ("EphemeralContainerCommon", t) for k, (t, _) in _G_CONTAINER.fields.items()})
 # (the fields podnuma.agent.validation_scheduling checks)
 _G_NODE_SELECTOR_REQUIREMENTS = _slice(_struct("NodeSelectorRequirement", {
     "key": _G_STRING, "operator": _alias("NodeSelectorOperator"), "values": _slice(_G_STRING)}))
@@ -401,8 +414,7 @@ _G_POD = _struct("Pod", {
     "spec": _struct("PodSpec", {
         "volumes": _slice(_G_VOLUME), "initContainers": _slice(_G_CONTAINER),
         "containers": _slice(_G_CONTAINER),
-        "ephemeralContainers": _slice(_struct("EphemeralContainer", {}, {
-            "resources": ("EphemeralContainerCommon", _G_REQUIREMENTS)})),
+        "ephemeralContainers": _slice(_G_EPHEMERAL_CONTAINER),
         "restartPolicy": _alias("RestartPolicy"), "activeDeadlineSeconds": _G_INT64,
         "terminationGracePeriodSeconds": _G_INT64,
         "dnsPolicy": _alias("DNSPolicy"), "nodeSelector": _G_STRINGS, "hostNetwork": _G_BOOL,
@@ -484,6 +496,16 @@ def _go_decode(value: Any, t: _Go, where: tuple[str, str], path: str, from_json:
     if t.kind == "quantity":
         _go_quantity(value, path)
         return value
+    if t.kind == "time":
+        # (metav1.Time.UnmarshalJSON: a string, then time.Parse(RFC3339);
+        # its error, in its words, ends the decoding)
+        if not isinstance(value, str):
+            raise GoDecodeError(f"json: cannot unmarshal {_json_kind(value)} into Go struct field "
+                                f"{where[0]}.{where[1]} of type string", path=path)
+        why = go_rfc3339_error(value)
+        if why:
+            raise GoDecodeError(why, path=path)
+        return value
     shown = _json_kind(value)
     if t.kind in ("int", "intstr") and shown == "number":
         n, text = _go_number(value, t, from_json)
@@ -519,6 +541,98 @@ def _go_decode(value: Any, t: _Go, where: tuple[str, str], path: str, from_json:
         raise err
     saved.append(err)
     return value
+
+
+_RFC3339 = "2006-01-02T15:04:05Z07:00"
+
+
+def _go_time_quote(b: bytes) -> str:
+    """Go's ``time`` package quoting: printable ASCII as it is (``"`` and
+    ``\\`` escaped), every byte of another character as ``\\xNN``."""
+    out = ['"']
+    for ch in b.decode("utf-8", "replace"):
+        if ord(ch) >= 0x80 or ch < " ":
+            out.extend(f"\\x{x:02x}" for x in ch.encode())
+        else:
+            out.append("\\" + ch if ch in '"\\' else ch)
+    return "".join(out) + '"'
+
+
+def _days_in(month: int, year: int) -> int:
+    if month == 2:
+        return 29 if year % 4 == 0 and (year % 100 != 0 or year % 400 == 0) else 28
+    return 30 if month in (4, 6, 9, 11) else 31
+
+
+def go_rfc3339_error(text: str) -> str:
+    """The error of Go's ``time.Parse(time.RFC3339, text)`` (its general
+    parser: the fast path only accepts a subset), or "" when it parses."""
+    value = text.encode()
+    whole = _go_time_quote(value)
+
+    def cannot(elem: bytes, layout_elem: str) -> str:
+        return f"parsing time {whole} as \"{_RFC3339}\": cannot parse {_go_time_quote(elem)} as \"{layout_elem}\""
+
+    def out_of_range(what: str) -> str:
+        return f"parsing time {whole}: {what} out of range"
+
+    def num(v: bytes, fixed: bool) -> tuple[int, bytes] | None:
+        """``getnum``: one or two digits (two when ``fixed``)."""
+        if not v[:1].isdigit():
+            return None
+        if not v[1:2].isdigit():
+            return None if fixed else (v[0] - 48, v[1:])
+        return (v[0] - 48) * 10 + v[1] - 48, v[2:]
+
+    if len(value) < 4 or not value[:4].isdigit():
+        return cannot(value, "2006")
+    year, value = int(value[:4]), value[4:]
+    got: dict[str, int] = {}
+    # (the layout's elements after the year: prefix, element, name, two
+    # digits required, the exclusive bound of a range check)
+    for prefix, elem, name, fixed, bound in ((b"-", "01", "month", True, 13), (b"-", "02", "day", True, 0),
+                                             (b"T", "15", "hour", False, 24), (b":", "04", "minute", True, 60),
+                                             (b":", "05", "second", True, 60)):
+        if not value.startswith(prefix):
+            return cannot(value, prefix.decode())
+        value = hold = value[len(prefix):]
+        parsed = num(value, fixed)
+        n, value = parsed if parsed else (0, value)
+        if name == "month" and parsed and not 1 <= n <= 12:
+            return out_of_range("month")
+        if name in ("hour", "minute") and n >= bound:
+            return out_of_range(name)
+        if parsed is None:
+            return cannot(hold, elem)
+        if name == "second":
+            if n >= bound:
+                return out_of_range("second")
+            if len(value) >= 2 and value[:1] in (b".", b",") and value[1:2].isdigit():
+                end = 2
+                while value[end:end + 1].isdigit():
+                    end += 1
+                value = value[end:]
+        got[name] = n
+    hold = value
+    if value[:1] == b"Z":
+        value = value[1:]
+    else:
+        if len(value) < 6 or value[3:4] != b":":
+            return cannot(hold, "Z07:00")
+        sign, hour, minute, value = value[:1], value[1:3], value[4:6], value[6:]
+        hr = num(hour, True)
+        mn = num(minute, True) if hr else None
+        if mn and mn[0] > 60:
+            return out_of_range("time zone offset minute")
+        if hr and hr[0] > 24:
+            return out_of_range("time zone offset hour")
+        if hr is None or mn is None or sign not in (b"+", b"-"):
+            return cannot(hold, "Z07:00")
+    if value:
+        return f"parsing time {whole}: extra text: {_go_time_quote(value)}"
+    if not 1 <= got["day"] <= _days_in(got["month"], year):
+        return f"parsing time {whole}: day out of range"
+    return ""
 
 
 def _go_quantity(value: Any, path: str) -> None:
@@ -559,14 +673,25 @@ def go_decode(doc: Mapping[str, Any], *, from_json: bool) -> dict[str, Any]:
 # ---------------------------------------------------------------- the pod
 
 
-def validate_static_pod(doc: Mapping[str, Any], *, node_name: str, restart_rules: bool,
-                        pod_level_resources: bool = True) -> list[tuple[str, str]]:
+def validate_static_pod(doc: Mapping[str, Any], *, node_name: str, restart_rules: bool = True,
+                        pod_level_resources: bool = True, gates: _Gates | None = None) -> list[tuple[str, str]]:
     """The field errors ``ValidatePodCreate`` finds in the static pod
     ``doc`` (as decoded, before the file source's defaults) on the node
-    ``node_name``, in the kubelet's order; ``restart_rules``: the
-    ``ContainerRestartRules`` gate; ``pod_level_resources``: the
-    ``PodLevelResources`` gate (``spec.resources`` checked only with it).
-    Empty when podnuma finds none."""
+    ``node_name``, in the kubelet's order, with the validation options the
+    kubelet derives from its feature ``gates``
+    (:class:`~podnuma.agent.validation_kit.PodValidationOptions`; without
+    them v1.37's defaults, ``restart_rules`` the ``ContainerRestartRules``
+    gate, ``pod_level_resources`` the ``PodLevelResources`` gate:
+    ``spec.resources`` checked only with it). Empty when podnuma finds none."""
+    opts = PodValidationOptions(gates)
+    if gates is None:
+        opts.restart_rules, opts.pod_level_resources = restart_rules, pod_level_resources
+    with validation_options(opts):
+        return _validate(doc, node_name, opts.restart_rules, opts.pod_level_resources)
+
+
+def _validate(doc: Mapping[str, Any], node_name: str, restart_rules: bool,
+              pod_level_resources: bool) -> list[tuple[str, str]]:
     spec = _map(doc, "spec")
     if not _quantities_parse(spec):
         return []
@@ -656,6 +781,7 @@ def _spec(errs: _Errors, meta: Mapping[str, Any], spec: Mapping[str, Any], node_
                 if c.get(key) is not None:
                     errs.forbidden(f"{path}.{key}", "may not be set for init containers without restartPolicy=Always")
         container.check_init_resize_policy(errs, c, path, policy == "Always")
+    _ephemeral_containers(errs, spec, containers, inits, volumes, claim_names)
     if pod_level_resources:
         resources_.check_pod_resources(errs, spec, containers, inits, claim_names)
     if host_network:
@@ -717,6 +843,64 @@ def _spec(errs: _Errors, meta: Mapping[str, Any], spec: Mapping[str, Any], node_
         errs.forbidden("spec.nodeName", "cannot be set until all schedulingGates have been cleared")
 
 
+#: the fields of an ephemeral container that must stay unset (their zero
+#: value: absent or null), in the order of ``core.EphemeralContainerCommon``
+_EPHEMERAL_FORBIDDEN = ("ports", "resources", "resizePolicy", "restartPolicy", "restartPolicyRules",
+                        "livenessProbe", "readinessProbe", "startupProbe", "lifecycle")
+_EPHEMERAL_TEXT = "cannot be set for an Ephemeral Container"
+
+
+def _ephemeral_set(c: Mapping[str, Any], key: str) -> bool:
+    """The field ``key`` of ``c`` differs from its Go zero value (a list or
+    a pointer: given, even empty; the resources: one of its lists given)."""
+    value = _get(c, key)
+    if key == "resources":
+        return isinstance(value, Mapping) and any(value.get(k) is not None for k in ("limits", "requests", "claims"))
+    return value is not None
+
+
+def _ephemeral_containers(
+    errs: _Errors, spec: Mapping[str, Any], containers: list[Mapping[str, Any]], inits: list[Mapping[str, Any]],
+    volumes: Mapping[str, Mapping[str, Any]], claim_names: frozenset[str],
+) -> None:
+    """``validateEphemeralContainers``: each one as any container (no host
+    network defaulting of its ports, no requests defaulted from its limits),
+    its image without surrounding white space, its name unique across every
+    container list, its target an app or init container, and none of the
+    fields an ephemeral container may not have (nor a ``subPath`` or
+    ``subPathExpr`` in its mounts)."""
+    ephemeral = _seq(spec, "ephemeralContainers")
+    if not ephemeral:
+        return
+    others = {_str(c, "name") or "" for c in (*containers, *inits)}
+    names = set(others)
+    for i, ec in enumerate(ephemeral):
+        if not isinstance(ec, Mapping):
+            continue
+        path = f"spec.ephemeralContainers[{i}]"
+        _container_common(errs, ec, path, volumes, False, claim_names, requests_from_limits=False)
+        container.check_resize_policy(errs, ec, f"{path}.resizePolicy", spec)
+        security.container_security_context(errs, ec, path, spec)
+        image = _str(ec, "image")
+        if image and image != image.strip(_GO_SPACE):
+            errs.invalid(f"{path}.image", image, "must not have leading or trailing whitespace")
+        name = _str(ec, "name") or ""
+        if name in names:
+            errs.duplicate(f"{path}.name", name)
+        else:
+            names.add(name)
+        target = _str(ec, "targetContainerName")
+        if target and target not in others:
+            errs.not_found(f"{path}.targetContainerName", target)
+        for key in _EPHEMERAL_FORBIDDEN:
+            if _ephemeral_set(ec, key):
+                errs.forbidden(f"{path}.{key}", _EPHEMERAL_TEXT)
+        for j, mnt in enumerate(_seq(ec, "volumeMounts")):
+            for key in ("subPath", "subPathExpr"):
+                if _str(mnt, key):
+                    errs.forbidden(f"{path}.volumeMounts[{j}].{key}", _EPHEMERAL_TEXT)
+
+
 #: what Go's strings.TrimSpace trims (Unicode white space)
 _GO_SPACE = "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 
@@ -749,7 +933,7 @@ def _volumes(errs: _Errors, spec: Mapping[str, Any], pod_name: str) -> dict[str,
 
 def _container_common(
     errs: _Errors, c: Mapping[str, Any], path: str, volumes: Mapping[str, Mapping[str, Any]], host_network: bool,
-    claim_names: frozenset[str],
+    claim_names: frozenset[str], *, requests_from_limits: bool = True,
 ) -> None:
 
     name = _str(c, "name")
@@ -776,7 +960,7 @@ def _container_common(
     pull = _str(c, "imagePullPolicy")
     if pull and pull not in _PULL_POLICIES:
         errs.unsupported_named(f"{path}.imagePullPolicy", pull, _PULL_POLICIES)
-    _resources(errs, c, f"{path}.resources", claim_names)
+    _resources(errs, c, f"{path}.resources", claim_names, requests_from_limits)
 
 
 def _env_from(errs: _Errors, c: Mapping[str, Any], path: str) -> None:
@@ -868,9 +1052,16 @@ def _probes(errs: _Errors, c: Mapping[str, Any], path: str, spec: Mapping[str, A
     container.check_lifecycle_and_probes(errs, c, path, spec)
 
 
-def _resources(errs: _Errors, c: Mapping[str, Any], path: str, claim_names: frozenset[str]) -> None:
+def _resources(errs: _Errors, c: Mapping[str, Any], path: str, claim_names: frozenset[str],
+               requests_from_limits: bool = True) -> None:
     """``ValidateContainerResourceRequirements`` on the container's
-    resources as defaulted (a missing request is its limit)."""
-    limits, requests = resources_.container_lists(c)
+    resources as defaulted (a missing request is its limit; not for an
+    ephemeral container, which the v1 defaults leave alone)."""
+    if requests_from_limits:
+        limits, requests = resources_.container_lists(c)
+    else:
+        res = _map(c, "resources")
+        limits = resources_.resource_list(_map(res, "limits"))
+        requests = resources_.resource_list(_map(res, "requests"))
     container.check_container_resources(errs, limits, requests, _seq(_map(c, "resources"), "claims"),
                                         claim_names, path)

@@ -59,6 +59,7 @@ from podnuma.agent.validation_kit import (
     _str,
     env_name_errors,
     go_lower,
+    options,
     port_name_errors,
 )
 from podnuma.api.pod_validation import (
@@ -428,7 +429,8 @@ def check_env_value_from(errs: _Errors, env: Any, path: str) -> None:
             _key_ref(errs, ref, where)
     if given == 0:
         errs.invalid(path, "", "must specify one of: `fieldRef`, `resourceFieldRef`, "
-                     "`configMapKeyRef`, `secretKeyRef` or `fileKeyRef`")
+                     "`configMapKeyRef`, `secretKeyRef` or `fileKeyRef`" if options().env_files else
+                     "must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`")
     elif _str(env, "value"):
         errs.invalid(path, "", "may not be specified when `value` is not empty")
     elif given > 1:

@@ -9,15 +9,21 @@ name rules of ``pkg/util/validation/validation.go`` (label values, port
 names, environment variable names, ranges), ``ValidateLabels`` of
 ``pkg/apis/meta/v1/validation/validation.go``, and readers of a decoded
 manifest's fields that skip a value of the wrong type (the decoder has
-refused those before validation runs).
+refused those before validation runs); and the validation options of
+k8s.io/kubernetes v1.37.2 ``pkg/api/pod/util.go``
+(``GetValidationOptionsFromPodSpecAndMeta``) the kubelet derives from its
+feature gates (``PodValidationOptions``, in force for one validation:
+``validation_options``, read by ``options()``).
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any, Protocol
 
 from podnuma.api.pod_validation import go_len, qualified_name_errors
 from podnuma.errors import InputError
@@ -36,6 +42,75 @@ _ENV_NAME_TEXT = (
     "a valid environment variable name must consist only of printable ASCII characters "
     "other than '='"
 )
+
+class _Gates(Protocol):
+    def enabled(self, name: str) -> bool: ...
+
+
+class PodValidationOptions:
+    """The options ``GetValidationOptionsFromPodSpecAndMeta``
+    (k8s.io/kubernetes v1.37.2 ``pkg/api/pod/util.go``) derives from the
+    kubelet's feature gates for a new pod (no old pod), as far as the
+    static-pod validation reads them: ``deletion_cost`` (the deletion-cost
+    annotation checked: ``PodDeletionCost``), ``env_files`` (the
+    ``fileKeyRef`` wording: ``EnvFiles``), ``userns_host_network``
+    (``hostNetwork`` allowed with ``hostUsers: false``:
+    ``UserNamespacesHostNetworkSupport``), ``only_recursive_selinux``
+    (``seLinuxChangePolicy`` only ``Recursive``: ``SELinuxMount`` off),
+    ``toleration_comparison`` (``Lt``/``Gt`` tolerations:
+    ``TaintTolerationComparisonOperators``), ``restart_rules``
+    (``ContainerRestartRules``), ``restart_all`` (the ``RestartAllContainers``
+    action: ``RestartAllContainersOnContainerExits``), ``pod_level_resources``
+    (``PodLevelResources``), ``match_label_keys_merge`` (a spread
+    constraint's ``matchLabelKeys`` checked as pod affinity's, else by the
+    legacy rule: ``MatchLabelKeysInPodTopologySpread`` and its
+    ``SelectorMerge``), ``strict_ip`` (read directly by ``validation.go``:
+    ``StrictIPCIDRValidation``); and, of the v1 defaults before validation,
+    ``legacy_pod_defaulting`` (pod-level requests and hugepage limits
+    defaulted: ``PodLevelResources`` on, ``PodLevelResourcesFixDefaulting``
+    off). The defaults are v1.37's gates."""
+
+    __slots__ = ("deletion_cost", "env_files", "legacy_pod_defaulting", "match_label_keys_merge",
+                 "only_recursive_selinux", "pod_level_resources", "strict_ip", "restart_all", "restart_rules", "toleration_comparison",
+                 "userns_host_network")
+
+    def __init__(self, gates: _Gates | None = None) -> None:
+        def on(name: str, default: bool) -> bool:
+            return default if gates is None else gates.enabled(name)
+
+        self.deletion_cost = on("PodDeletionCost", True)
+        self.env_files = on("EnvFiles", True)
+        self.userns_host_network = on("UserNamespacesHostNetworkSupport", False)
+        self.only_recursive_selinux = not on("SELinuxMount", True)
+        self.toleration_comparison = on("TaintTolerationComparisonOperators", False)
+        self.restart_rules = on("ContainerRestartRules", True)
+        self.restart_all = on("RestartAllContainersOnContainerExits", True)
+        self.pod_level_resources = on("PodLevelResources", True)
+        self.strict_ip = on("StrictIPCIDRValidation", True)
+        self.legacy_pod_defaulting = self.pod_level_resources and not on("PodLevelResourcesFixDefaulting", True)
+        self.match_label_keys_merge = (on("MatchLabelKeysInPodTopologySpread", True)
+                                       and on("MatchLabelKeysInPodTopologySpreadSelectorMerge", True))
+
+
+_DEFAULT_OPTIONS = PodValidationOptions()
+_OPTIONS: ContextVar[PodValidationOptions | None] = ContextVar("podnuma_pod_validation_options", default=None)
+
+
+def options() -> PodValidationOptions:
+    """The validation options of the pod being validated (v1.37's
+    defaults outside :func:`validation_options`)."""
+    return _OPTIONS.get() or _DEFAULT_OPTIONS
+
+
+@contextmanager
+def validation_options(opts: PodValidationOptions) -> Iterator[None]:
+    """``opts`` for the validation run inside the ``with`` block."""
+    token = _OPTIONS.set(opts)
+    try:
+        yield
+    finally:
+        _OPTIONS.reset(token)
+
 
 def _q(value: str) -> str:
     """A string as Go's ``%q`` (``strconv.Quote``) shows it: ``"`` and

@@ -32,9 +32,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from podnuma.agent import validation_container as container
-from podnuma.agent.validation_kit import _Errors, _get, _json_str, _map, _seq, _str
+from podnuma.agent.validation_kit import _Errors, _get, _json_str, _map, _seq, _str, options
 from podnuma.api.pod import Container
-from podnuma.api.pod_defaults import default_container_requests, round_up_milli
+from podnuma.api.pod_defaults import (
+    default_container_requests,
+    default_pod_level_resources,
+    round_up_milli,
+)
 from podnuma.api.pod_validation import dns_label_errors, dns_subdomain_errors
 from podnuma.api.quantity import Quantity, quantity_from_manifest
 from podnuma.api.resources import aggregate_limits_of, aggregate_requests_of
@@ -143,20 +147,15 @@ def check_pod_resources(errs: _Errors, spec: Mapping[str, Any], containers: list
         return
     if _get(res, "claims") is not None:
         errs.forbidden(f"{path}.claims", "claims may not be set for Resources at pod-level")
-    limits = resource_list(_map(res, "limits"))
-    requests = resource_list(_map(res, "requests"))
+    limits, requests = pod_level_lists(spec, legacy_defaulting=options().legacy_pod_defaulting)
     container.check_container_resources(errs, limits, requests, _seq(res, "claims"), claim_names, path,
                                         name_rule=container.pod_resource_name_errors)
     _consistency(errs, limits, requests, containers, inits, path)
 
 
-def _consistency(errs: _Errors, limits: Mapping[str, Quantity], requests: Mapping[str, Quantity],
-                 containers: list[Mapping[str, Any]], inits: list[Mapping[str, Any]], path: str) -> None:
-    """``validatePodResourceConsistency``: each pod-level request at least
-    the containers' aggregated request of its name (whatever the name), each
-    pod-level hugepages limit at least their aggregated limit, and no app
-    container's limit above the pod-level limit of its name (the path Go
-    builds: ``spec.resources.containers[I][NAME].limits``)."""
+def _container_objects(containers: list[Mapping[str, Any]],
+                       inits: list[Mapping[str, Any]]) -> tuple[list[Container], list[Container]]:
+    """The app and init containers with their resources as defaulted."""
     apps = []
     for i, c in enumerate(containers):
         lim, req = container_lists(c)
@@ -167,6 +166,38 @@ def _consistency(errs: _Errors, limits: Mapping[str, Quantity], requests: Mappin
         policy = _str(c, "restartPolicy")
         init_ctrs.append(Container(_str(c, "name") or "", "sidecar" if policy == "Always" else "init",
                                    requests=req, limits=lim, restart_policy=policy, index=i))
+    return apps, init_ctrs
+
+
+def pod_level_lists(spec: Mapping[str, Any], *,
+                    legacy_defaulting: bool) -> tuple[dict[str, Quantity], dict[str, Quantity]]:
+    """``spec.resources``' limits and requests as the v1 defaults leave
+    them: as written (``PodLevelResourcesFixDefaulting`` on: the defaulting
+    moved to the API server's ``PrepareForCreate``, which the file source
+    never runs), or with ``legacy_defaulting`` (``PodLevelResources`` on,
+    ``PodLevelResourcesFixDefaulting`` off) ``SetDefaults_Pod``'s
+    ``defaultHugePagePodLimits`` and ``defaultPodRequests`` applied: hugepage
+    limits from the containers' aggregate, then, with pod-level limits,
+    requests from the containers' aggregate (cpu, memory) and the limits."""
+    res = _get(spec, "resources")
+    limits = resource_list(_map(res, "limits"))
+    requests = resource_list(_map(res, "requests"))
+    if legacy_defaulting and (limits or requests):
+        apps, inits = _container_objects([c for c in _seq(spec, "containers") if isinstance(c, Mapping)],
+                                         [c for c in _seq(spec, "initContainers") if isinstance(c, Mapping)])
+        default_pod_level_resources(requests, limits, aggregate_requests_of(inits, apps),
+                                    aggregate_limits_of(inits, apps), (*inits, *apps), fix_defaulting=False)
+    return limits, requests
+
+
+def _consistency(errs: _Errors, limits: Mapping[str, Quantity], requests: Mapping[str, Quantity],
+                 containers: list[Mapping[str, Any]], inits: list[Mapping[str, Any]], path: str) -> None:
+    """``validatePodResourceConsistency``: each pod-level request at least
+    the containers' aggregated request of its name (whatever the name), each
+    pod-level hugepages limit at least their aggregated limit, and no app
+    container's limit above the pod-level limit of its name (the path Go
+    builds: ``spec.resources.containers[I][NAME].limits``)."""
+    apps, init_ctrs = _container_objects(containers, inits)
     aggregate = aggregate_requests_of(init_ctrs, apps)
     for name in sorted(aggregate):
         pod_req = requests.get(name)

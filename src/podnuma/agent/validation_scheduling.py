@@ -22,11 +22,13 @@ k8s.io/apimachinery v0.37.2 ``pkg/apis/meta/v1/validation/validation.go``
 with k8s.io/utils' sloppy ``ParseIP`` and ``netip.ParseAddr``).
 
 The kubelet's options for a static pod are those of a new pod with the
-v1.37 default gates: invalid label values in selectors refused,
-``matchLabelKeys`` of a spread constraint checked as pod affinity's are
-(``MatchLabelKeysInPodTopologySpreadSelectorMerge``), the ``Lt`` and ``Gt``
-toleration operators refused (``TaintTolerationComparisonOperators`` off),
-IP addresses checked strictly (``StrictIPCIDRValidation`` on). The file
+kubelet's gates (``validation_kit.options()``): invalid label values in
+selectors refused, ``matchLabelKeys`` of a spread constraint checked as pod
+affinity's are (``MatchLabelKeysInPodTopologySpread`` and its
+``SelectorMerge``; else the legacy rule), the ``Lt`` and ``Gt`` toleration
+operators refused unless ``TaintTolerationComparisonOperators`` (then the
+value a decimal integer), IP addresses checked strictly
+(``StrictIPCIDRValidation``). The file
 source appends the toleration ``{operator: Exists, effect: NoExecute}``
 (or replaces an equal one): always valid, it adds no error.
 
@@ -52,6 +54,7 @@ from podnuma.agent.validation_kit import (
     _seq,
     _str,
     label_value_errors,
+    options,
 )
 from podnuma.api.pod_validation import (
     dns_label_errors,
@@ -61,6 +64,11 @@ from podnuma.api.pod_validation import (
 )
 from podnuma.golang.json import GoJSONError, go_json_parse, go_json_unmarshal
 from podnuma.golang.types import GO_STRING, GoBasic, GoField, GoPtr, GoSlice, GoStruct
+
+#: a toleration's value for ``Lt``/``Gt``: a decimal integer in canonical
+#: form (``content.IsDecimalInteger``), and what ``strconv.ParseInt`` reads
+_DECIMAL = re.compile(r"0|-?[1-9][0-9]*")
+_INTEGER = re.compile(r"[+-]?[0-9]+")
 
 __all__ = [
     "check_affinity_and_dns_config",
@@ -251,7 +259,8 @@ def _sloppy_v6(s: str) -> tuple[bytes, bool] | None:
 
 
 def ip_errors(value: str) -> list[str]:
-    """``IsValidIPForLegacyField`` with strict validation: its messages."""
+    """``IsValidIPForLegacyField``: its messages (with strict validation,
+    ``StrictIPCIDRValidation``, no leading zeros nor IPv4-mapped IPv6)."""
     parsed: tuple[bytes, bool] | None = None
     v6 = False
     for ch in value:
@@ -264,6 +273,8 @@ def ip_errors(value: str) -> list[str]:
     if parsed is None:
         return [_IP_TEXT]
     raw, odd = parsed
+    if not options().strict_ip:
+        return []
     if odd:
         return ["must not have leading 0s"]
     if v6 and raw[:12] == bytes(10) + b"\xff\xff":
@@ -328,6 +339,24 @@ def _match_label_keys(
     for i, name in enumerate(match):
         if name in others:
             errs.invalid(f"{path}.matchLabelKeys[{i}]", name, "exists in both matchLabelKeys and mismatchLabelKeys")
+
+
+def _legacy_match_label_keys(errs: _Errors, path: str, match: list[str], selector: Any) -> None:
+    """``ValidateMatchLabelKeysInTopologySpread`` (without
+    ``MatchLabelKeysInPodTopologySpread`` or its ``SelectorMerge``): the
+    keys need a selector, are label names, and none is a key of the
+    selector (its ``matchLabels`` or an expression)."""
+    if not match:
+        return
+    keys: set[str] = set()
+    if isinstance(selector, Mapping):
+        keys = {k for k in _map(selector, "matchLabels") if isinstance(k, str)} | set(_selector_keys(selector))
+    else:
+        errs.forbidden(path, "must not be specified when labelSelector is not set")
+    for i, name in enumerate(match):
+        errs.each(f"{path}[{i}]", name, qualified_name_errors(name))
+        if name in keys:
+            errs.invalid(f"{path}[{i}]", name, "exists in both matchLabelKeys and labelSelector")
 
 
 # ---------------------------------------------------------------- affinity
@@ -508,7 +537,10 @@ def check_topology_spread_constraints(errs: _Errors, spec: Mapping[str, Any]) ->
             if policy is not None and policy not in _NODE_INCLUSION:
                 _unsupported_typed(errs, f"{path}.{key}", policy, _NODE_INCLUSION)
         selector = c.get("labelSelector")
-        _match_label_keys(errs, path, _strings(c, "matchLabelKeys"), [], selector)
+        if options().match_label_keys_merge:
+            _match_label_keys(errs, path, _strings(c, "matchLabelKeys"), [], selector)
+        else:
+            _legacy_match_label_keys(errs, f"{path}.matchLabelKeys", _strings(c, "matchLabelKeys"), selector)
         _label_selector(errs, selector, f"{path}.labelSelector")
 
 
@@ -581,8 +613,16 @@ def _tolerations(errs: _Errors, tolerations: list[Any], prefix: str) -> None:
         elif op == "Exists":
             if value:
                 errs.invalid(f"{path}.operator", value, "value must be empty when `operator` is 'Exists'")
-        elif op in ("Lt", "Gt"):  # (TaintTolerationComparisonOperators is off)
+        elif op in ("Lt", "Gt") and not options().toleration_comparison:
             _unsupported_typed(errs, f"{path}.operator", op, ("Equal", "Exists", "Lt", "Gt"))
+        elif op in ("Lt", "Gt"):  # (a decimal integer in canonical form, an int64)
+            if not _DECIMAL.fullmatch(value):
+                errs.invalid(f"{path}.value", value, "must be non-empty" if not value else
+                             "must be a valid decimal integer in canonical form")
+            if not _INTEGER.fullmatch(value):
+                errs.invalid(f"{path}.value", value, f"strconv.ParseInt: parsing {_q(value)}: invalid syntax")
+            elif not -(2**63) <= int(value) < 2**63:
+                errs.invalid(f"{path}.value", value, f"strconv.ParseInt: parsing {_q(value)}: value out of range")
         else:
             _unsupported_typed(errs, f"{path}.operator", op, ("Equal", "Exists"))
         if effect and effect not in _TAINT_EFFECTS:

@@ -18,9 +18,10 @@ sysctls are those of k8s.io/component-helpers v0.37.2
 ``node/util/sysctl`` (``GetNamespace``, ``NormalizeName``).
 
 What the kubelet's file source passes (``GetValidationOptionsFromPodSpecAndMeta``
-on a new pod, v1.37 default gates): ``SELinuxMount`` is on (both
-``seLinuxChangePolicy`` values allowed), ``UserNamespacesHostNetworkSupport``
-is off (``hostNetwork`` is refused with ``hostUsers: false``), namespaced
+on a new pod, the kubelet's gates: ``validation_kit.options()``):
+``SELinuxMount`` (on: both ``seLinuxChangePolicy`` values allowed, off:
+only ``Recursive``), ``UserNamespacesHostNetworkSupport`` (off:
+``hostNetwork`` is refused with ``hostUsers: false``), namespaced
 sysctls are refused with ``hostNetwork``/``hostIPC``, ``CAP_SYS_ADMIN`` with
 ``allowPrivilegeEscalation: false`` is refused. The kubelet process allows
 privileged containers (``capabilities.Initialize`` with ``AllowPrivileged``),
@@ -39,7 +40,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from podnuma.agent.validation_kit import _Errors, _json_str, _q
+from podnuma.agent.validation_kit import _Errors, _json_str, _q, options
 from podnuma.api.pod_validation import dns_subdomain_errors, go_len
 
 __all__ = [
@@ -396,8 +397,9 @@ def pod_security_context(errs: _Errors, spec: Mapping[str, Any]) -> None:
         if policy is not None and policy not in _SUPPLEMENTAL_POLICIES:
             errs.unsupported_named(f"{path}.supplementalGroupsPolicy", policy, _SUPPLEMENTAL_POLICIES)
         policy = _str(sc, "seLinuxChangePolicy")
-        if policy is not None and policy not in _SELINUX_POLICIES:
-            errs.unsupported_named(f"{path}.seLinuxChangePolicy", policy, _SELINUX_POLICIES)
+        allowed = ("Recursive",) if options().only_recursive_selinux else _SELINUX_POLICIES
+        if policy is not None and policy not in allowed:
+            errs.unsupported_named(f"{path}.seLinuxChangePolicy", policy, allowed)
     if spec.get("shareProcessNamespace") is True and spec.get("hostPID") is True:
         _invalid_bool(errs, "spec.shareProcessNamespace", True,
                       "ShareProcessNamespace and HostPID cannot both be enabled")
@@ -452,7 +454,7 @@ def host_process_and_users(errs: _Errors, spec: Mapping[str, Any]) -> None:
                           "hostNetwork must be true if pod contains any hostProcess containers")
     if spec.get("hostUsers") is not False:
         return
-    if spec.get("hostNetwork") is True:
+    if spec.get("hostNetwork") is True and not options().userns_host_network:
         errs.forbidden("spec.hostNetwork", "when `hostUsers` is false")
     if spec.get("hostPID") is True:
         errs.forbidden("spec.HostPID", "when `hostUsers` is false")

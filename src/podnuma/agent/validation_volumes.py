@@ -50,11 +50,12 @@ an ``emptyDir``; ``secret``, ``configMap``, ``downwardAPI`` and
 ``expirationSeconds`` 3600, a ``fieldRef`` ``apiVersion`` ``v1``, an image
 volume a ``pullPolicy`` (so only one written out is checked), an
 ``azureDisk`` a ``kind`` (Shared) and ``cachingMode`` (ReadWrite), a claim
-template a ``volumeMode`` (Filesystem). The gates are
-v1.37's defaults: ``ContainerRestartRules`` as handed in,
-``RestartAllContainersOnContainerExits`` taken to follow it (on by default,
-it needs it), ``PodDeletionCost`` on; the file source drops no field of a
-disabled gate, so ``hostnameOverride`` is always checked.
+template a ``volumeMode`` (Filesystem). The gates are the kubelet's
+(``validation_kit.options()``): ``ContainerRestartRules`` as handed in,
+``RestartAllContainersOnContainerExits`` (the ``RestartAllContainers``
+action; restart rules on a sidecar), ``PodDeletionCost`` (the annotation
+checked); the file source drops no field of a disabled gate, so
+``hostnameOverride`` is always checked.
 
 A value Go hands to ``field.Invalid``/``field.NotSupported`` as a named
 string type, a pointer, a list or a struct is shown as ``encoding/json``
@@ -89,6 +90,7 @@ from podnuma.agent.validation_kit import (
     _seq,
     _str,
     go_lower,
+    options,
 )
 from podnuma.agent.validation_scheduling import _label_selector as label_selector
 from podnuma.agent.validation_security import _json
@@ -1079,8 +1081,9 @@ def _rules(errs: _Errors, c: Mapping[str, Any], path: str, policy: str | None) -
     for i, rule in enumerate(rules):
         where = f"{path}.restartPolicyRules[{i}]"
         action = _str(rule, "action") or ""
-        if action not in _RULE_ACTIONS_ALL:
-            errs.unsupported_named(f"{where}.action", action, _RULE_ACTIONS_ALL)
+        actions = _RULE_ACTIONS_ALL if options().restart_all else _RULE_ACTIONS_ALL[:1]
+        if action not in actions:
+            errs.unsupported_named(f"{where}.action", action, actions)
         codes = _get(rule, "exitCodes")
         if codes is None:
             errs.required(f"{where}.exitCodes", "must be specified")
@@ -1110,7 +1113,11 @@ def check_init_restart_policy(errs: _Errors, c: Mapping[str, Any], path: str, re
             errs.required(f"{path}.restartPolicy", "must specify restartPolicy when restart rules are used")
         return
     if restart_rules:
-        _rules(errs, c, path, policy)
+        if policy != "Always" or options().restart_all:
+            _rules(errs, c, path, policy)
+        elif _seq(c, "restartPolicyRules"):
+            errs.forbidden(f"{path}.restartPolicyRules",
+                           "restartPolicyRules are not allowed for init containers with restart policy Always")
     elif policy != "Always":
         errs.unsupported_named(f"{path}.restartPolicy", policy, ("Always",))
 
@@ -1268,7 +1275,7 @@ def check_pod_annotations(errs: _Errors, meta: Mapping[str, Any]) -> None:
     """The deletion cost of ``ValidatePodSpecificAnnotations`` (a 32-bit
     integer, no ``+`` nor leading zero)."""
     value = _map(meta, "annotations").get(_DELETION_COST)
-    if not isinstance(value, str):
+    if not isinstance(value, str) or not options().deletion_cost:  # (PodDeletionCost off: any value)
         return
     ok = bool(value) and (value[0] == "-" or value == "0" or "1" <= value[0] <= "9")
     if ok:

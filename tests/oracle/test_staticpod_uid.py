@@ -1,0 +1,154 @@
+"""The UID of a static pod without ``metadata.uid`` against the kubelet's
+file source (``kubelet-oracle staticpod``: k8s.io/kubernetes v1.37.2
+pkg/kubelet/config/common.go ``applyDefaults``: FNV-128a of
+``hash.DeepHashObject`` of the decoded pod, the v1 defaults applied).
+
+For pairs of manifests written in turn to the same path, under the same
+gates: podnuma's UID stays the same exactly when the kubelet's does. The
+pairs write out a default the kubelet applies before hashing (so the UID
+must not change) or a value that differs from it (so it must): host ports
+with ``hostNetwork``, ``httpGet`` handlers of ``lifecycle``, volume modes,
+field references and tokens of volumes, an image volume's pull policy,
+``fileKeyRef.optional``, the declarative defaults of iSCSI and Azure disk
+volumes, the ``H2CContainerProbe`` protocol, the pod-level defaulting
+without ``PodLevelResourcesFixDefaulting``.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from podnuma.agent.manifests import parse_manifest
+from podnuma.api.kubeletconfig import load_kubelet_config
+from tests.oracle.test_staticpod_differential import HEAD, NODE
+
+
+def _pod(spec: str, container: str = "{name: c, image: nginx}") -> str:
+    extra = "".join(f"  {line}\n" for line in spec.splitlines())
+    return HEAD + "metadata: {name: web}\nspec:\n" + extra + f"  containers:\n  - {container}\n"
+
+
+def _ctr(body: str, spec: str = "") -> str:
+    return _pod(spec, "{name: c, image: nginx, " + body + "}")
+
+
+def _vol(source: str) -> str:
+    return _pod(f"volumes: [{{name: v, {source}}}]")
+
+
+_HTTP = "httpGet: {port: 80}"
+_HTTP_WRITTEN = "httpGet: {port: 80, path: /, scheme: HTTP}"
+_H2C = {"H2CContainerProbe": True}
+_LEGACY = {"PodLevelResourcesFixDefaulting": False}
+_ISCSI = "iscsi: {targetPortal: '1.2.3.4:3260', iqn: 'iqn.2001-04.com.example:storage', lun: 0"
+_AZURE = "azureDisk: {diskName: d, diskURI: 'https://x/d'"
+
+#: name -> (first manifest, second manifest, gates)
+PAIRS: dict[str, tuple[str, str, dict[str, bool]]] = {
+    "host-port-defaulted-host-network": (
+        _ctr("ports: [{containerPort: 80}]", "hostNetwork: true"),
+        _ctr("ports: [{containerPort: 80, hostPort: 80}]", "hostNetwork: true"), {}),
+    "host-port-zero-host-network": (
+        _ctr("ports: [{containerPort: 80, hostPort: 0}]", "hostNetwork: true"),
+        _ctr("ports: [{containerPort: 80, hostPort: 80}]", "hostNetwork: true"), {}),
+    "host-port-without-host-network": (
+        _ctr("ports: [{containerPort: 80}]"), _ctr("ports: [{containerPort: 80, hostPort: 80}]"), {}),
+    "host-port-zero-written": (_ctr("ports: [{containerPort: 80}]"), _ctr("ports: [{containerPort: 80, hostPort: 0}]"), {}),
+    "host-port-init-host-network": (
+        _pod("hostNetwork: true\ninitContainers: [{name: i, image: x, ports: [{containerPort: 81}]}]"),
+        _pod("hostNetwork: true\ninitContainers: [{name: i, image: x, ports: [{containerPort: 81, hostPort: 81}]}]"),
+        {}),
+    "lifecycle-http-defaults": (_ctr(f"lifecycle: {{preStop: {{{_HTTP}}}, postStart: {{{_HTTP}}}}}"),
+                                _ctr(f"lifecycle: {{preStop: {{{_HTTP_WRITTEN}}}, postStart: {{{_HTTP_WRITTEN}}}}}"),
+                                {}),
+    "lifecycle-http-other-path": (_ctr(f"lifecycle: {{preStop: {{{_HTTP}}}}}"),
+                                  _ctr("lifecycle: {preStop: {httpGet: {port: 80, path: /x}}}"), {}),
+    "downward-mode-written": (_vol("downwardAPI: {items: [{path: a, fieldRef: {fieldPath: metadata.name}}]}"),
+                              _vol("downwardAPI: {defaultMode: 420, items: [{path: a, fieldRef: {apiVersion: v1,"
+                                   " fieldPath: metadata.name}}]}"), {}),
+    "downward-mode-other": (_vol("downwardAPI: {items: []}"), _vol("downwardAPI: {defaultMode: 384, items: []}"), {}),
+    "projected-mode-and-refs-written": (
+        _vol("projected: {sources: [{downwardAPI: {items: [{path: a, fieldRef: {fieldPath: metadata.name}}]}}]}"),
+        _vol("projected: {defaultMode: 420, sources: [{downwardAPI: {items: [{path: a, fieldRef: {apiVersion: v1,"
+             " fieldPath: metadata.name}}]}}]}"), {}),
+    "image-volume-pull-policy-written": (_vol("image: {reference: 'busybox:1.36'}"),
+                                         _vol("image: {reference: 'busybox:1.36', pullPolicy: IfNotPresent}"), {}),
+    "image-volume-latest-pull-policy-written": (_vol("image: {reference: busybox}"),
+                                                _vol("image: {reference: busybox, pullPolicy: Always}"), {}),
+    "image-volume-pull-policy-other": (_vol("image: {reference: 'busybox:1.36'}"),
+                                       _vol("image: {reference: 'busybox:1.36', pullPolicy: Always}"), {}),
+    "file-key-ref-optional-false": (
+        _pod("volumes: [{name: v, emptyDir: {}}]",
+             "{name: c, image: x, env: [{name: A, valueFrom: {fileKeyRef: {volumeName: v, path: p, key: k}}}]}"),
+        _pod("volumes: [{name: v, emptyDir: {}}]",
+             "{name: c, image: x, env: [{name: A, valueFrom: {fileKeyRef: {volumeName: v, path: p, key: k,"
+             " optional: false}}}]}"), {}),
+    "iscsi-interface-written": (_vol(_ISCSI + "}"), _vol(_ISCSI + ", iscsiInterface: default}"), {}),
+    "azure-disk-defaults-written": (_vol(_AZURE + "}"),
+                                    _vol(_AZURE + ", cachingMode: ReadWrite, fsType: ext4, readOnly: false,"
+                                                  " kind: Shared}"), {}),
+    "h2c-protocol-written-gate-on": (_ctr(f"livenessProbe: {{{_HTTP}}}"),
+                                     _ctr("livenessProbe: {httpGet: {port: 80, protocol: HTTP1}}"), _H2C),
+    "h2c-protocol-written-gate-off": (_ctr(f"livenessProbe: {{{_HTTP}}}"),
+                                      _ctr("livenessProbe: {httpGet: {port: 80, protocol: HTTP1}}"), {}),
+    "h2c-lifecycle-protocol-gate-on": (_ctr(f"lifecycle: {{preStop: {{{_HTTP}}}}}"),
+                                       _ctr("lifecycle: {preStop: {httpGet: {port: 80, protocol: HTTP1}}}"), _H2C),
+    "pod-requests-defaulted-legacy": (_pod("resources: {limits: {cpu: '2', memory: 1Gi}}"),
+                                      _pod("resources: {limits: {cpu: '2', memory: 1Gi}, requests: {cpu: '2',"
+                                           " memory: 1Gi}}"), _LEGACY),
+    "pod-requests-written-fixed": (_pod("resources: {limits: {cpu: '2', memory: 1Gi}}"),
+                                   _pod("resources: {limits: {cpu: '2', memory: 1Gi}, requests: {cpu: '2',"
+                                        " memory: 1Gi}}"), {}),
+    "pod-requests-from-containers-legacy": (
+        _pod("resources: {limits: {cpu: '2'}}", "{name: c, image: x, resources: {requests: {cpu: 500m}}}"),
+        _pod("resources: {limits: {cpu: '2'}, requests: {cpu: 500m}}",
+             "{name: c, image: x, resources: {requests: {cpu: 500m}}}"), _LEGACY),
+    "grpc-service-empty-written": (_ctr("livenessProbe: {grpc: {port: 9}}"),
+                                   _ctr("livenessProbe: {grpc: {port: 9, service: ''}}"), {}),
+}
+
+
+def _oracle_uid(binary: str, path: Path, gates: dict[str, bool]) -> str:
+    flag = ",".join(f"{k}={str(v).lower()}" for k, v in gates.items())
+    args = [binary, "staticpod", "--node-name", NODE, *(["--feature-gates", flag] if flag else []), str(path)]
+    proc = subprocess.run(args, capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    (got,) = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert "error" not in got, got["error"]
+    return str(got["uid"])
+
+
+def _our_uid(path: Path, gates: dict[str, bool]) -> str:
+    view = load_kubelet_config({"featureGates": gates} if gates else {}).feature_gates
+    return parse_manifest(path.read_bytes(), path, node_name=NODE, gates=view).pod.uid
+
+
+@pytest.mark.parametrize("name", sorted(PAIRS))
+def test_uid_changes_when_the_kubelets_does(oracle_binary: str, tmp_path: Path, name: str) -> None:
+    first, second, gates = PAIRS[name]
+    path = tmp_path / "web.yaml"
+    kubelet, ours = [], []
+    for text in (first, second):
+        path.write_text(text)
+        kubelet.append(_oracle_uid(oracle_binary, path, gates))
+        ours.append(_our_uid(path, gates))
+    same = kubelet[0] == kubelet[1]
+    assert (ours[0] == ours[1]) == same, (
+        f"the kubelet's UID {'stays' if same else 'changes'}; podnuma's {'changes' if same else 'stays'}")
+
+
+def test_the_pairs_go_both_ways(oracle_binary: str, tmp_path: Path) -> None:
+    """Some pairs keep the kubelet's UID, some change it."""
+    verdicts = set()
+    for name in ("host-port-defaulted-host-network", "downward-mode-other"):
+        first, second, gates = PAIRS[name]
+        uids = []
+        for text in (first, second):
+            (tmp_path / "web.yaml").write_text(text)
+            uids.append(_oracle_uid(oracle_binary, tmp_path / "web.yaml", gates))
+        verdicts.add(uids[0] == uids[1])
+    assert verdicts == {True, False}
