@@ -207,7 +207,7 @@ def test_cli_apply_missing_root(tmp_path: Path) -> None:
         cli, ["cgroups", "apply", str(FULL), "--driver", "systemd", "--cgroup-version", "2", "--root", str(missing)]
     )
     assert res.exit_code == 2
-    assert res.output.strip() == f"error: {missing}: --root: not a directory"
+    assert res.output.strip() == f"error: {missing}: --root: no such directory"
 
 
 def test_period_refused_is_written_again_after_the_quota(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

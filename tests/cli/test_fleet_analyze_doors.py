@@ -68,7 +68,8 @@ def one_error(proc: subprocess.CompletedProcess[bytes]) -> str:
 def _parent_is_a_file(tmp: Path) -> tuple[Path, str, str]:
     (tmp / "file").write_text("x", encoding="utf-8")
     target = tmp / "file" / "scenarios"
-    return target, str(target), "cannot create the directory: a file is in the way"
+    return target, str(target), ("--as-scenario: cannot reach it: Not a directory (a file on the way, "
+                                 "where a directory should be)")
 
 
 def _a_directory_for_a_scenario_file(tmp: Path) -> tuple[Path, str, str]:

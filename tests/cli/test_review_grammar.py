@@ -54,6 +54,7 @@ def test_what_click_prints_on_a_full_device_is_one_line_exit_2(args: list[str]) 
 
 
 def test_agent_reads_standard_input_once(tmp_path: Path) -> None:
+    (tmp_path / "m").mkdir()  # (--manifests must be there: checked as the options are read)
     r = _invoke("agent", "--manifests", str(tmp_path / "m"), "--state-dir", str(tmp_path / "s"),
                 "--node", "-", "--kubelet-config", "-", stdin="x: 1\n")
     assert r.exit_code == 2

@@ -70,7 +70,7 @@ def test_a_kubelet_config_file_is_overridden_too(tmp_path: Path) -> None:
     ["advise", str(EXAMPLES / "whatif" / "trainer-pod.yaml")],
     ["fleet", "analyze", str(EXAMPLES / "fleet")],
     ["cgroups", "plan", str(STATIC), "--driver", "systemd", "--cgroup-version", "2"],
-    ["cgroups", "apply", str(STATIC), "--driver", "systemd", "--cgroup-version", "2", "--root", "unused",
+    ["cgroups", "apply", str(STATIC), "--driver", "systemd", "--cgroup-version", "2", "--root", str(EXAMPLES),
      "--dry-run"],
 ])
 @pytest.mark.parametrize(("item", "line"), [

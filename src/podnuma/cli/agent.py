@@ -14,7 +14,7 @@ __all__ = ["agent_command"]
 @click.command("agent")
 @click.option(
     "--manifests",
-    type=NamedPath(path_type=Path, file_okay=False),
+    type=NamedPath(path_type=Path, file_okay=False, exists=True),
     required=True,
     help="The static-pod directory to watch (one pod a file, YAML or JSON).",
 )
@@ -34,7 +34,7 @@ __all__ = ["agent_command"]
 )
 @click.option(
     "--cgroup-root",
-    type=NamedPath(path_type=Path, file_okay=False),
+    type=NamedPath(path_type=Path, file_okay=False, exists=True),
     default=None,
     help="Write the pods' cgroups (cpuset, CPU, memory) under this cgroup mount or directory.",
 )

@@ -75,7 +75,7 @@ def plan_command(
 
 @cgroups_group.command("apply")
 @_common
-@click.option("--root", type=NamedPath(path_type=Path, file_okay=False), required=True,
+@click.option("--root", type=NamedPath(path_type=Path, file_okay=False, exists=True), required=True,
               help="The cgroup mount (v2) or the directory of v1 hierarchies.")  # fmt: skip
 @click.option("--dry-run", is_flag=True, help="Only print what would be written.")
 @click.option("--keep-stale", is_flag=True,

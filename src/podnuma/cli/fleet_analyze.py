@@ -31,6 +31,8 @@ from podnuma.cli.guard import (
     one_line,
     plain_note,
 )
+from podnuma.cli.outputfile import format_from_suffix
+from podnuma.cli.paths import path_message, path_problem
 from podnuma.errors import InputError
 
 __all__ = ["MAX_STDERR_ISSUES", "analyze"]
@@ -342,21 +344,8 @@ _SUFFIXES = {".json": "json", ".yaml": "yaml", ".yml": "yaml", ".html": "html", 
 
 def _format(fmt: str | None, output_file: Path | None) -> str:
     """The report's format: ``-o``'s, else the one ``--output-file``'s
-    suffix names, else ``table``. A usage error (exit 2, before anything is
-    read or written) when the suffix is not one of :data:`_SUFFIXES` or
-    names another format than ``-o``, as ``topology`` says it."""
-    suffix = output_file.suffix if output_file is not None else ""
-    if not suffix:
-        return fmt or "table"
-    named = _SUFFIXES.get(suffix.lower())
-    if named is None:
-        known = ", ".join(_SUFFIXES)
-        fail(f"Invalid value for '--output-file': unknown suffix {suffix!r} (one of {known}; or no "
-             f"suffix, with -o FORMAT) (see '{command_path()} --help')")
-    if fmt is not None and fmt != named:
-        fail(f"Invalid value for '--output-file': the suffix {suffix!r} is for {named}, not -o {fmt} "
-             f"(see '{command_path()} --help')")
-    return named
+    suffix names, else ``table`` (:func:`~podnuma.cli.outputfile.format_from_suffix`)."""
+    return format_from_suffix(fmt, output_file, _SUFFIXES, "table")
 
 
 def analyze(
@@ -397,6 +386,10 @@ def analyze(
         guard(lambda: importlib.import_module("plotly"))  # the fleet extra, before any work
     if dask_target is not None:  # found, not imported: the Dask client may run in a process of its own
         guard(lambda: _installed("distributed"))
+    for p in inputs:  # (a file or a directory: the one wording of a path that is not there)
+        problem = None if p == "-" else path_problem(p, file_okay=True)
+        if problem is not None:
+            fail(path_message(p, "INPUT", problem))
     from podnuma.cli.process import exit_at_once, is_own
 
     if is_own():

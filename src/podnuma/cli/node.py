@@ -32,7 +32,7 @@ def node_group() -> None:
 @click.option(
     "--sysfs",
     "root",
-    type=NamedPath(path_type=Path, file_okay=False),
+    type=NamedPath(path_type=Path, file_okay=False, exists=True),
     default=DEFAULT_SYSFS,
     show_default=True,
     help="Root of a sysfs tree (or of a copy holding sys/).",

@@ -16,6 +16,7 @@ The grammar every command follows (kubectl's habits):
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -24,7 +25,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from podnuma.cli.app import is_quiet
-from podnuma.cli.guard import STDIN_TWICE, one_line
+from podnuma.cli.guard import EXIT_INPUT, STDIN_TWICE, one_line
+from podnuma.cli.paths import path_message, path_problem
 from podnuma.render.formats import FORMATS
 
 if TYPE_CHECKING:
@@ -49,6 +51,9 @@ __all__ = [
     "as_scenario_option",
     "EMPTY_NAME",
     "NamedPath",
+    "PathRefused",
+    "path_message",
+    "path_problem",
     "dash_is_stdout",
     "dash_refused",
     "write_scenario_file",
@@ -56,14 +61,46 @@ __all__ = [
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+class PathRefused(click.ClickException):
+    """A path an option names that cannot be used: ``error: PATH: OPTION:
+    PROBLEM`` (:mod:`podnuma.cli.paths`), one line, exit 2, as a field
+    error is said (no usage hint: the option was used rightly)."""
+
+    exit_code = EXIT_INPUT
+
+    def show(self, file: Any = None) -> None:
+        click.echo(f"error: {one_line(self.format_message())}", err=True)
+
+
+def _param_name(param: click.Parameter | None) -> str:
+    """How a message names ``param``: its long option (``--sysfs``), or an
+    argument's metavar (``DIRECTORY``)."""
+    if param is None:
+        return "PATH"
+    if isinstance(param, click.Option):
+        return next((o for o in param.opts if o.startswith("--")), param.opts[0])
+    return param.human_readable_name
+
+
 class NamedPath(click.Path):
     """click's ``Path`` that refuses an empty name: ``''`` (a shell's unset
     ``"$VAR"``) names no file, where ``Path('')`` would be the working
-    directory (read, or written into: ``--checkpoint-dir ''``)."""
+    directory (read, or written into: ``--checkpoint-dir ''``).
+
+    A directory (``file_okay=False``) is checked here in podnuma's one
+    wording (:func:`~podnuma.cli.paths.path_problem`): ``exists=True``
+    for one the command reads (``--sysfs``), else one it creates when
+    missing (``--checkpoint-dir``)."""
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if isinstance(value, str | bytes) and not value:
             self.fail(f"{EMPTY_NAME}", param, ctx)
+        if not self.file_okay and self.dir_okay:
+            path = os.fsdecode(value)
+            problem = path_problem(path, must_exist=self.exists)
+            if problem is not None:
+                raise PathRefused(path_message(path, _param_name(param), problem))
+            return self.coerce_path_result(path)
         return super().convert(value, param, ctx)
 
 

@@ -43,13 +43,14 @@ def _write_scenario(path: Path, r: RestartReport) -> None:
 
 @click.command("restart")
 @click.argument("scenario", type=FILE, required=False)
-@click.option("--state-dir", "state_dir", type=NamedPath(path_type=Path, file_okay=False), default=None,
+@click.option("--state-dir", "state_dir", type=NamedPath(path_type=Path, file_okay=False, exists=True),
+              default=None,
               help="A kubelet state directory (cpu_manager_state, memory_manager_state) instead of a scenario.")  # fmt: skip
 @click.option("--pods", "pods", type=FILE, default=None,
               help="With --state-dir: a 'kubectl get pods -o json' dump with the specs of the pods ('-': standard input).")  # fmt: skip
 @click.option("--node", "node_file", type=FILE, default=None,
               help="With --state-dir: the node (a scenario 'node' mapping or a scenario). Default: --sysfs.")  # fmt: skip
-@click.option("--sysfs", "sysfs", type=NamedPath(path_type=Path, file_okay=False), default=None,
+@click.option("--sysfs", "sysfs", type=NamedPath(path_type=Path, file_okay=False, exists=True), default=None,
               help="With --state-dir: the machine as a sysfs root (default /sys).")  # fmt: skip
 @click.option("--kubelet-config", "config_file", type=FILE, default=None,
               help="With --state-dir: the node's KubeletConfiguration, or a scenario file (its kubeletConfig or kubeletConfigFile); '-': standard input. Else inferred from the checkpoints.")  # fmt: skip
@@ -70,7 +71,10 @@ def restart_command(
     say which keep their CPUs and NUMA nodes, which move (their old CPUs
     stay taken) and which are rejected, with the kubelet's reason. --set
     changes the kubelet configuration the node runs and restarts with."""
-    if (scenario is None) == (state_dir is None):
+    if scenario is not None and state_dir is not None:
+        raise click.UsageError("SCENARIO and --state-dir DIR both given: give one of them (a scenario "
+                               "to run, or the state directory of a node)")
+    if scenario is None and state_dir is None:
         raise click.UsageError("give a SCENARIO or --state-dir DIR (one of them)")
     if scenario is not None and any(v is not None for v in (pods, node_file, sysfs, config_file)):
         raise click.UsageError("--pods, --node, --sysfs and --kubelet-config go with --state-dir")

@@ -27,10 +27,10 @@ def state_group() -> None:
 
 
 @state_group.command("inspect")
-@click.argument("directory", type=NamedPath(path_type=Path, file_okay=False))
+@click.argument("directory", type=NamedPath(path_type=Path, file_okay=False, exists=True))
 @click.option("--pods", "pods", type=FILE, default=None,
               help="A 'kubectl get pods -o json' dump ('-': standard input): names, and entries of pods it lacks.")  # fmt: skip
-@click.option("--sysfs", "sysfs", type=NamedPath(path_type=Path, file_okay=False), default=None,
+@click.option("--sysfs", "sysfs", type=NamedPath(path_type=Path, file_okay=False, exists=True), default=None,
               help="The machine (a sysfs root, e.g. /sys): NUMA nodes of CPUs; the node of --as-scenario.")  # fmt: skip
 @click.option("--node", "node_file", type=FILE, default=None,
               help="The machine as a node form file or a scenario file (its node), as --node of "

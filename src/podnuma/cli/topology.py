@@ -36,6 +36,7 @@ from podnuma.cli.options import (
     note,
     set_option,
 )
+from podnuma.cli.outputfile import format_from_suffix
 from podnuma.errors import InputError
 from podnuma.fileio import atomic_write
 from podnuma.inputs.overrides import parse_overrides
@@ -52,25 +53,11 @@ _SUFFIXES = {".svg": "svg", ".png": "png", ".txt": "text", ".json": "json", ".ya
 
 def _format(fmt: str | None, output_file: Path | None) -> str:
     """The format: ``-o``'s (``table`` is ``text``), else the one
-    ``--output-file``'s suffix names, else ``text``. A usage error (exit 2,
-    before anything is read or written) when the suffix is not one of
-    :data:`_SUFFIXES` or names another format than ``-o``."""
-    chosen = "text" if fmt == "table" else fmt  # (the name every command gives its view for people)
-    suffix = output_file.suffix if output_file is not None else ""
-    if not suffix:
-        return chosen or "text"
-    named = _SUFFIXES.get(suffix.lower())
-    if named is None:
-        known = ", ".join(_SUFFIXES)
-        raise click.BadParameter(
-            f"unknown suffix {suffix!r} (one of {known}; or no suffix, with -o FORMAT)",
-            param_hint="'--output-file'",
-        )
-    if chosen is not None and chosen != named:
-        raise click.BadParameter(
-            f"the suffix {suffix!r} is for {named}, not -o {fmt}", param_hint="'--output-file'"
-        )
-    return named
+    ``--output-file``'s suffix names, else ``text``
+    (:func:`~podnuma.cli.outputfile.format_from_suffix`: a usage error when
+    the suffix is not one of :data:`_SUFFIXES` or names another format than
+    ``-o``)."""
+    return format_from_suffix(fmt, output_file, _SUFFIXES, "text", aliases={"table": "text"})
 
 
 def _text_layout(to_file: bool) -> tuple[bool, int]:
