@@ -31,6 +31,7 @@ from podnuma.cm.memorymanager.checkpoint import (
     encode_memory_checkpoint,
 )
 from podnuma.errors import InputError
+from podnuma.inputs.pathcheck import check_directory
 
 __all__ = [
     "atomic_file",
@@ -213,8 +214,7 @@ def write_checkpoint_dir(directory: Path, files: Mapping[str, bytes]) -> None:
     Names are paths under ``directory`` (``device-plugins/...``): their
     directories are created and opened by descriptor without following a
     symlink (:class:`StateWriter`)."""
-    if directory.exists() and not directory.is_dir():
-        raise InputError("--checkpoint-dir: not a directory", file=str(directory))
+    check_directory(directory, "--checkpoint-dir", must_exist=False)
     system = _system_tree(directory)
     if system is not None:
         raise InputError(f"--checkpoint-dir: {system}: not a place for checkpoint files", file=str(directory))

@@ -1,7 +1,7 @@
 """One wording for every option that names a directory (and ``fleet
 analyze``'s inputs, a file or a directory): ``error: PATH: OPTION:
 PROBLEM``, one line on standard error, nothing on standard output, exit 2
-(:mod:`podnuma.cli.paths`)."""
+(:mod:`podnuma.inputs.pathcheck`)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from podnuma.cli import cli
-from podnuma.cli.paths import path_problem
+from podnuma.inputs.pathcheck import path_problem
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIO = str(ROOT / "examples" / "static-dual-socket.yaml")

@@ -23,7 +23,6 @@ from __future__ import annotations
 import logging
 import os
 import signal
-import stat
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -35,9 +34,10 @@ from podnuma.agent.core import Agent, _now
 from podnuma.agent.fds import descriptors_exhausted, raise_open_files_limit
 from podnuma.agent.logs import kv
 from podnuma.agent.metrics import AgentMetrics, MetricsServer
-from podnuma.agent.state import StateDir, unreachable
+from podnuma.agent.state import StateDir
 from podnuma.api.kubeletconfig import KubeletConfig
 from podnuma.errors import InputError
+from podnuma.inputs.pathcheck import check_directory
 from podnuma.machine.topology import Machine
 
 __all__ = ["AgentOptions", "run_agent", "default_socket"]
@@ -159,14 +159,7 @@ def _watch(agent: Agent, opts: AgentOptions, stop: threading.Event, log: logging
 def _check_directory(path: Path, option: str, *, listed: bool = False) -> None:
     """``InputError`` unless ``path`` is a directory that can be reached
     (and, ``listed``, listed and searched: its files read)."""
-    try:
-        st = os.stat(path)
-    except (FileNotFoundError, NotADirectoryError):
-        st = None
-    except OSError as e:
-        raise InputError(f"{option}: cannot reach it: {unreachable(e)}", file=str(path)) from None
-    if st is None or not stat.S_ISDIR(st.st_mode):
-        raise InputError(f"{option}: not a directory", file=str(path))
+    check_directory(path, option)
     if not listed:
         return
     try:

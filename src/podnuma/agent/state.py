@@ -62,6 +62,7 @@ from podnuma.cm.memorymanager.checkpoint import MemoryCheckpointData, restore_me
 from podnuma.errors import InputError
 from podnuma.fileio import StateWriter
 from podnuma.golang.strconv import go_quote
+from podnuma.inputs.pathcheck import check_directory
 from podnuma.inputs.state import exclusive_cpu_sets
 
 __all__ = ["LOCK_FILE", "RestoredState", "StateDir", "StateDirGone", "STATUS_FILE", "double_assignments",
@@ -114,14 +115,7 @@ class StateDir:
     def prepare(self) -> None:
         """Create the directory (mode 0750) if needed; refuse a non-directory
         and one that cannot be reached."""
-        try:
-            st = os.stat(self.path)
-        except FileNotFoundError:
-            st = None
-        except OSError as e:
-            raise InputError(f"--state-dir: cannot reach it: {unreachable(e)}", file=str(self.path)) from None
-        if st is not None and not stat.S_ISDIR(st.st_mode):
-            raise InputError("--state-dir: not a directory", file=str(self.path))
+        check_directory(self.path, "--state-dir", must_exist=False)
         try:
             self.path.mkdir(mode=0o750, parents=True, exist_ok=True)
         except OSError as e:

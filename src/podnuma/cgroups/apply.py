@@ -60,6 +60,7 @@ from podnuma.cgroups.plan import (
     short_name,
 )
 from podnuma.errors import InputError
+from podnuma.inputs.pathcheck import check_directory
 from podnuma.machine.cpuset import CPUSet, CPUSetParseError
 
 __all__ = [
@@ -650,8 +651,7 @@ def apply_plan(
     what cannot be removed is reported (``stale`` operations). A failed
     write removes the cgroups and files this apply created (cgroups it
     removed as stale stay removed: they were empty)."""
-    if not root.is_dir():
-        raise InputError("--root: not a directory", file=str(root))
+    check_directory(root, "--root")
     validate_plan(plan)
     w = _Writer(plan, root, dry_run)
     try:

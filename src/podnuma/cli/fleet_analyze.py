@@ -32,8 +32,8 @@ from podnuma.cli.guard import (
     plain_note,
 )
 from podnuma.cli.outputfile import format_from_suffix
-from podnuma.cli.paths import path_message, path_problem
 from podnuma.errors import InputError
+from podnuma.inputs.pathcheck import path_message, path_problem
 
 __all__ = ["MAX_STDERR_ISSUES", "analyze"]
 

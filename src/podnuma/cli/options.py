@@ -26,7 +26,7 @@ import click
 
 from podnuma.cli.app import is_quiet
 from podnuma.cli.guard import EXIT_INPUT, STDIN_TWICE, one_line
-from podnuma.cli.paths import path_message, path_problem
+from podnuma.inputs.pathcheck import path_message, path_problem
 from podnuma.render.formats import FORMATS
 
 if TYPE_CHECKING:
@@ -63,7 +63,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 class PathRefused(click.ClickException):
     """A path an option names that cannot be used: ``error: PATH: OPTION:
-    PROBLEM`` (:mod:`podnuma.cli.paths`), one line, exit 2, as a field
+    PROBLEM`` (:mod:`podnuma.inputs.pathcheck`), one line, exit 2, as a field
     error is said (no usage hint: the option was used rightly)."""
 
     exit_code = EXIT_INPUT
@@ -88,7 +88,7 @@ class NamedPath(click.Path):
     directory (read, or written into: ``--checkpoint-dir ''``).
 
     A directory (``file_okay=False``) is checked here in podnuma's one
-    wording (:func:`~podnuma.cli.paths.path_problem`): ``exists=True``
+    wording (:func:`~podnuma.inputs.pathcheck.path_problem`): ``exists=True``
     for one the command reads (``--sysfs``), else one it creates when
     missing (``--checkpoint-dir``)."""
 

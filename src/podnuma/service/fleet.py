@@ -24,6 +24,7 @@ from podnuma.fleet.whatif import WhatIf, parse_what_if
 from podnuma.inputs.documents import parse_document, parse_documents
 from podnuma.inputs.limits import FLEET_LIMITS
 from podnuma.inputs.overrides import Override, apply_overrides
+from podnuma.inputs.pathcheck import check_directory
 from podnuma.inputs.text import NO_FILES, TextInput
 
 __all__ = [
@@ -477,8 +478,7 @@ def generate(out: Path, *, nodes: int, pods_per_node: int, seed: int = 0,
         raise InputError("--output-dir: '-' names no directory (standard output carries the "
                          "command's output): name a directory")
     try:
-        if out.exists() and not out.is_dir():  # (/dev/null, a pipe, a file)
-            raise InputError("--output-dir: not a directory", file=str(out))
+        check_directory(out, "--output-dir", must_exist=False)  # (/dev/null, a pipe, a file)
         if out.exists() and any(out.iterdir()):
             raise InputError(f"{out}: the output directory is not empty")
     except OSError as e:  # (a directory that cannot be read)

@@ -1,5 +1,8 @@
-"""The one wording of a path an option names that cannot be used, without
-click (the fast path's ``fleet analyze INPUT...`` says it too).
+"""The one wording of a path an option names that cannot be used: the
+command line's options say it as they are read (without click: the fast
+path's ``fleet analyze INPUT...`` says it too), and the service's own
+checks of the same paths, for its other callers and for a path that
+changed since, say it in the same words (:func:`check_directory`).
 
 Every option that names a directory (``state inspect DIRECTORY``,
 ``--sysfs``, ``--state-dir``, ``--manifests``, ``--cgroup-root``,
@@ -30,7 +33,9 @@ import errno
 import os
 import stat
 
-__all__ = ["path_message", "path_problem"]
+from podnuma.errors import InputError
+
+__all__ = ["check_directory", "path_message", "path_problem"]
 
 #: what a path is when it is not a directory
 _KINDS = (
@@ -78,3 +83,11 @@ def path_problem(path: str | os.PathLike[str], *, must_exist: bool = True, file_
 def path_message(path: str | os.PathLike[str], option: str, problem: str) -> str:
     """The line after ``error:``: ``PATH: OPTION: PROBLEM``."""
     return f"{os.fspath(path)}: {option}: {problem}"
+
+
+def check_directory(path: str | os.PathLike[str], option: str, *, must_exist: bool = True) -> None:
+    """``InputError`` (``PATH: OPTION: PROBLEM``) when ``path`` cannot be
+    used as the directory ``option`` names (:func:`path_problem`)."""
+    problem = path_problem(path, must_exist=must_exist)
+    if problem is not None:
+        raise InputError(f"{option}: {problem}", file=os.fspath(path))
