@@ -107,6 +107,48 @@ def test_the_first_object_to_end_is_told() -> None:
     assert str(_refusal(text)) == _message("b", "b", 1, 18)
 
 
+def test_a_parent_s_own_earlier_repeat_does_not_hide_it() -> None:
+    """An object that repeats a key of its own before the value refused
+    (which ends first) still gives where the refused one is."""
+    for text, path, key in [('{"a": 1, "a": 2, "b": {"c": 1, "c": 2}}', "b.c", "c"),
+                            ('{"x": {"a":1,"a":2,"b":{"c":1,"c":2}}}', "x.b.c", "c"),
+                            ('{"a":1,"a":2,"b":[{"c":1,"c":2}]}', "b[0].c", "c"),
+                            ('{"k":1,"k":2,"b":{"k":1,"x":2,"x":3}}', "b.x", "x")]:
+        assert str(_refusal(text)) == _message(path, key, 1, text.rindex(f'"{key}"') + 1)
+
+
+def test_deep_nesting_and_long_runs_are_one_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where is found in one pass over the text, whatever its nesting: a
+    body of about 1 MB nested 900 deep, the repeat at the bottom (looking
+    item by item, level by level, decoded its 1 MB 900 times). Each key is
+    decoded once: the string scanner runs once per string of the text."""
+    depth = 900
+    text = "[" * depth + '{"x": [' + ",".join(["0"] * 500_000) + '], "s": "' + "y" * 1000 \
+        + '", "a": 1, "a": 2}' + "]" * depth
+    calls = []
+    real = documents._scanstring
+
+    def counted(t: str, i: int) -> tuple[str, int]:
+        calls.append(i)
+        return real(t, i)
+
+    monkeypatch.setattr(documents, "_scanstring", counted)
+    err = _refusal(text)
+    assert str(err) == _message("[0]" * depth + ".a", "a", 1, text.index('"a": 2') + 1)
+    assert len(calls) == text.count('"') // 2 == 5
+
+
+def test_a_path_or_message_set_is_kept() -> None:
+    """A field path or message set on the refusal is not replaced by the
+    one found later."""
+    err = _refusal('{"a": {"b": 1, "b": 2}}')
+    err.path = "outer"
+    assert str(err) == "f.json: outer: invalid JSON: duplicate key 'b' (line 1, column 16)"
+    err = _refusal('{"a": {"b": 1, "b": 2}}')
+    err.message = "renamed"
+    assert (err.path, str(err)) == ("a.b", "f.json: a.b: renamed")
+
+
 def test_a_text_malformed_after_the_duplicate() -> None:
     """The decoder stops at the object that repeats a key: what follows it
     is not read, nor looked at for where."""

@@ -528,7 +528,7 @@ def load_json(
     except json.JSONDecodeError as e:
         raise json_input_error(e, name) from None
     except _JSONDuplicate as e:
-        raise DuplicateJSONKey.of(text, e.key, file=name, pairs=pairs or _json_pairs) from None
+        raise DuplicateJSONKey.of(text, e.key, file=name) from None
     except _JSONConstant as e:
         raise InputError(f"invalid JSON: {e} is not a JSON value", file=name) from None
     except UnicodeDecodeError as e:
@@ -774,29 +774,25 @@ class DuplicateJSONKey(InputError):
     reader that catches it and decodes the text its own way pays nothing
     for them (a fleet dump of hundreds of MB)."""
 
-    #: (the text, the key, the decoder's object_pairs_hook) while the
-    #: position is not yet looked for
-    _pending: tuple[str | bytes, str, Callable[[list[tuple[str, Any]]], Any]] | None = None
+    #: (the text, the key) while the position is not yet looked for
+    _pending: tuple[str | bytes, str] | None = None
     _message: str
     _path: str
 
     @classmethod
-    def of(
-        cls, text: str | bytes, key: str, *, file: str | None,
-        pairs: Callable[[list[tuple[str, Any]]], Any] | None = None,
-    ) -> DuplicateJSONKey:
+    def of(cls, text: str | bytes, key: str, *, file: str | None) -> DuplicateJSONKey:
         """The refusal of JSON ``text``, which :func:`json.loads` with
-        ``object_pairs_hook=pairs`` refused for repeating ``key``."""
+        :func:`_json_pairs` refused for repeating ``key``."""
         err = cls(f"invalid JSON: duplicate key {key!r}", file=file)
-        err._pending = (text, key, pairs or _json_pairs)
+        err._pending = (text, key)
         return err
 
     def _locate(self) -> None:
         pending, self._pending = self._pending, None
         if pending is None:
             return
-        text, key, pairs = pending
-        found = _duplicate_where(text, key, pairs)
+        text, key = pending
+        found = _duplicate_where(text, key)
         if found is not None:
             self._path, line, column = found
             self._message = f"{self._message} (line {line}, column {column})"
@@ -809,7 +805,9 @@ class DuplicateJSONKey(InputError):
         return self._message
 
     @message.setter
-    def message(self, value: str) -> None:
+    def message(self, value: str) -> None:  # (a message set is the message: no position added later)
+        if self._pending is not None:
+            self._locate()
         self._message = value
 
     @property
@@ -819,7 +817,9 @@ class DuplicateJSONKey(InputError):
         return self._path
 
     @path.setter
-    def path(self, value: str) -> None:
+    def path(self, value: str) -> None:  # (a path set is the path: not the one found later)
+        if self._pending is not None:
+            self._locate()
         self._path = value
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -840,78 +840,76 @@ def _line_column(text: str, pos: int) -> tuple[int, int]:
     return breaks + 1, pos - start + 1
 
 
-def _duplicate_where(
-    text: str | bytes, key: str, pairs: Callable[[list[tuple[str, Any]]], Any]
-) -> tuple[str, int, int] | None:
+#: the characters a pass over JSON text stops at (the rest, between two of
+#: them: white space, numbers, literals, commas and colons)
+_JSON_STOPS = re.compile(r'["{}\[\]]')
+
+
+def _duplicate_where(text: str | bytes, key: str) -> tuple[str, int, int] | None:
     """The field path, line and column of the repeated ``key`` that
-    :func:`json.loads` (``object_pairs_hook=pairs``) refuses ``text`` for;
-    ``None`` when it is not found. The object refused is the first to end
-    that repeats a key (the hook runs when an object ends): from the top,
-    each item of a container is decoded again by the same decoder (in C)
-    until the one it refuses, which is gone into; a container none of
-    whose items is refused is the object, its first key given again the
-    one refused (keys compared decoded: ``"a\\u0062"`` is ``"ab"``)."""
+    :func:`json.loads` (with :func:`_json_pairs`) refuses ``text`` for;
+    ``None`` when it is not found. The object refused is the first to END
+    that repeats a key (the hook runs as each object ends), the key named
+    the first of its keys that repeats an earlier one (keys compared
+    decoded: ``"a\\u0062"`` is ``"ab"``), its position that of the repeat.
+
+    One pass over the text, as long as the text whatever its nesting (a
+    hostile body of 1 MB nested 900 deep is refused in about the time it
+    takes to read it): the pass stops only at quotes and brackets (a
+    regular expression finds the next); a run between two of them is
+    skipped whole, its commas counted (an array's index; in an object, the
+    next string a key); each key decoded by :mod:`json`'s own string
+    scanner; the open containers kept on a list, not on the call stack."""
     if not isinstance(text, str):
         text = bytes(text).decode(json.detect_encoding(text), "surrogatepass")  # (as json.loads)
-    scan: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder(
-        object_pairs_hook=pairs, parse_constant=_json_constant
-    ).scan_once  # type: ignore[attr-defined]
-    space = _JSON_SPACE.match
-    parts: list[str] = []
+    stop = _JSON_STOPS.search
+    scan = _scanstring
+    # each open container: [is an object, its part of the path, the index
+    # of the item (array) or the key last read (object), the keys seen,
+    # whether the next string is a key, (position, key) of its first repeat]
+    frames: list[list[Any]] = []
+    pos = 0
     try:
-        i = space(text, 0).end()  # type: ignore[union-attr]
-        while True:  # text[i]: the container that holds the duplicate
-            if text[i] == "[":
-                n = 0
-                i = space(text, i + 1).end()  # type: ignore[union-attr]
-                while True:
-                    try:
-                        end = scan(text, i)[1]
-                    except _JSONDuplicate:
-                        parts.append(f"[{n}]")
-                        break
-                    n += 1
-                    i = space(text, end).end()  # type: ignore[union-attr]
-                    if text[i] != ",":
-                        return None
-                    i = space(text, i + 1).end()  # type: ignore[union-attr]
-                continue
-            if text[i] != "{":
+        while True:
+            m = stop(text, pos)
+            if m is None:
                 return None
-            seen: set[str] = set()
-            first = -1
-            i = space(text, i + 1).end()  # type: ignore[union-attr]
-            while True:
-                at = i
-                if text[at] != '"':
+            at = m.start()
+            top = frames[-1] if frames else None
+            if top is not None and at > pos:
+                commas = text.count(",", pos, at)
+                if commas:
+                    if top[0]:
+                        top[4] = True
+                    else:
+                        top[2] += commas
+            c = text[at]
+            if c == '"':
+                k, pos = scan(text, at + 1)
+                if top is not None and top[0] and top[4]:
+                    if top[5] is None and k in top[3]:
+                        top[5] = (at, k)
+                    top[3].add(k)
+                    top[2] = k
+                    top[4] = False
+                continue
+            pos = at + 1
+            if c in "{[":
+                part = None if top is None else (top[2] if top[0] else f"[{top[2]}]")
+                frames.append([c == "{", part, 0 if c == "[" else None, set(), True, None])
+                continue
+            done = frames.pop()
+            if done[0] and done[5] is not None:
+                where, k = done[5]
+                if k != key:
                     return None
-                k, i = _scanstring(text, at + 1)
-                i = space(text, i).end()  # type: ignore[union-attr]
-                if text[i] != ":":
-                    return None
-                i = space(text, i + 1).end()  # type: ignore[union-attr]
-                try:
-                    end = scan(text, i)[1]
-                except _JSONDuplicate:
-                    parts.append(k)
-                    break
-                if first < 0 and k in seen:
-                    if k != key:
-                        return None
-                    first = at
-                seen.add(k)
-                i = space(text, end).end()  # type: ignore[union-attr]
-                if text[i] == ",":
-                    i = space(text, i + 1).end()  # type: ignore[union-attr]
-                    continue
-                if first < 0:
-                    return None
-                parts.append(key)
                 path = ""
-                for part in parts:  # (as a YAML file's field paths are written)
+                for part in [*(f[1] for f in frames), done[1], k]:
+                    if part is None:
+                        continue
                     path = path + part if part.startswith("[") or not path else f"{path}.{part}"
-                return (path, *_line_column(text, first))
-    except (ValueError, IndexError, StopIteration, RecursionError, LookupError):
+                return (path, *_line_column(text, where))
+    except (ValueError, IndexError, LookupError):
         return None
 
 

@@ -522,16 +522,22 @@ class _BoundedJSONRequest(Request):
     async def json(self) -> Any:
         if not hasattr(self, "_bounded"):
             body = await self.body()  # (at most the server's max_body bytes: BodyLimit)
-            try:
-                # read in a thread: the server's loop answers meanwhile (a
-                # body of 100,000 keys takes a few tenths of a second)
-                self._bounded = await _threaded(
-                    load_json, body, name=BODY_NAME, limits=DEFAULT_LIMITS.with_bytes(max(len(body), 1)))
-            except InputError as e:
-                raise BodyError(service.error_message(e)) from None
-            except RecursionError:  # (load_json words its own; this one is the last resort)
-                raise BodyError(f"{BODY_NAME}: nested too deeply") from None
+            # read in a thread, its refusal worded there too (a duplicate
+            # key's position is looked for as it is worded): the server's
+            # loop answers meanwhile (a body of 100,000 keys takes a few
+            # tenths of a second)
+            self._bounded = await _threaded(_read_body, body)
         return self._bounded
+
+
+def _read_body(body: bytes) -> Any:
+    """A request body as :meth:`_BoundedJSONRequest.json` reads it."""
+    try:
+        return load_json(body, name=BODY_NAME, limits=DEFAULT_LIMITS.with_bytes(max(len(body), 1)))
+    except InputError as e:
+        raise BodyError(service.error_message(e)) from None
+    except RecursionError:  # (load_json words its own; this one is the last resort)
+        raise BodyError(f"{BODY_NAME}: nested too deeply") from None
 
 
 class _BoundedJSONRoute(APIRoute):
