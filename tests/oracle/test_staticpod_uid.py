@@ -107,9 +107,75 @@ PAIRS: dict[str, tuple[str, str, dict[str, bool]]] = {
         _pod("resources: {limits: {cpu: '2'}}", "{name: c, image: x, resources: {requests: {cpu: 500m}}}"),
         _pod("resources: {limits: {cpu: '2'}, requests: {cpu: 500m}}",
              "{name: c, image: x, resources: {requests: {cpu: 500m}}}"), _LEGACY),
+    # (a pod-level request SetDefaults_Pod computes as a sum of several
+    # containers' holds no cached text, a copied one keeps the parsed one's)
+    "pod-requests-summed-cpu-legacy": (
+        _pod("resources: {limits: {cpu: '1'}}", "{name: c, image: x, resources: {requests: "
+             "{cpu: 250m}}}\n  - {name: d, image: x, resources: {requests: {cpu: 250m}}}"),
+        _pod("resources: {limits: {cpu: '1'}, requests: {cpu: 500m}}", "{name: c, image: x, resources: {requests: "
+             "{cpu: 250m}}}\n  - {name: d, image: x, resources: {requests: {cpu: 250m}}}"), _LEGACY),
+    "pod-requests-summed-cpu-uncached-legacy": (
+        _pod("resources: {limits: {cpu: '4'}}", "{name: c, image: x, resources: {requests: "
+             "{cpu: 1000m}}}\n  - {name: d, image: x, resources: {requests: {cpu: 1000m}}}"),
+        _pod("resources: {limits: {cpu: '4'}, requests: {cpu: 2000m}}", "{name: c, image: x, resources: {requests: "
+             "{cpu: 1000m}}}\n  - {name: d, image: x, resources: {requests: {cpu: 1000m}}}"), _LEGACY),
+    "pod-requests-summed-memory-legacy": (
+        _pod("resources: {limits: {memory: 1Gi}}", "{name: c, image: x, resources: {requests: "
+             "{memory: 50Mi}}}\n  - {name: d, image: x, resources: {requests: {memory: 50Mi}}}"),
+        _pod("resources: {limits: {memory: 1Gi}, requests: {memory: 100Mi}}", "{name: c, image: x, resources: "
+             "{requests: {memory: 50Mi}}}\n  - {name: d, image: x, resources: {requests: {memory: 50Mi}}}"), _LEGACY),
+    "pod-requests-summed-memory-uncached-legacy": (
+        _pod("resources: {limits: {memory: 1Gi}}", "{name: c, image: x, resources: {requests: "
+             "{memory: 64Mi}}}\n  - {name: d, image: x, resources: {requests: {memory: 64Mi}}}"),
+        _pod("resources: {limits: {memory: 1Gi}, requests: {memory: 128Mi}}", "{name: c, image: x, resources: "
+             "{requests: {memory: 64Mi}}}\n  - {name: d, image: x, resources: {requests: {memory: 64Mi}}}"), _LEGACY),
+    "pod-requests-single-memory-legacy": (
+        _pod("resources: {limits: {memory: 1Gi}}", "{name: c, image: x, resources: {requests: {memory: 100Mi}}}"),
+        _pod("resources: {limits: {memory: 1Gi}, requests: {memory: 100Mi}}",
+             "{name: c, image: x, resources: {requests: {memory: 100Mi}}}"), _LEGACY),
+    "pod-requests-init-max-copied-legacy": (
+        _pod("resources: {limits: {cpu: '1'}}\ninitContainers: [{name: i, image: x, resources: {requests: "
+             "{cpu: 300m}}}]", "{name: c, image: x, resources: {requests: {cpu: 250m}}}"),
+        _pod("resources: {limits: {cpu: '1'}, requests: {cpu: 300m}}\ninitContainers: [{name: i, image: x, "
+             "resources: {requests: {cpu: 300m}}}]", "{name: c, image: x, resources: {requests: {cpu: 250m}}}"),
+        _LEGACY),
+    "pod-requests-summed-sidecar-legacy": (
+        _pod("resources: {limits: {cpu: '1'}}\ninitContainers: [{name: i, image: x, restartPolicy: Always, "
+             "resources: {requests: {cpu: 100m}}}]", "{name: c, image: x, resources: {requests: {cpu: 200m}}}"),
+        _pod("resources: {limits: {cpu: '1'}, requests: {cpu: 300m}}\ninitContainers: [{name: i, image: x, "
+             "restartPolicy: Always, resources: {requests: {cpu: 100m}}}]",
+             "{name: c, image: x, resources: {requests: {cpu: 200m}}}"), _LEGACY),
+    # (spellings of one quantity: equal when apimachinery holds them alike)
+    "quantity-1000m-and-1.000": (_ctr("resources: {requests: {cpu: 1000m}}"),
+                                 _ctr("resources: {requests: {cpu: '1.000'}}"), {}),
+    "quantity-1-and-1.0": (_ctr("resources: {requests: {cpu: '1'}}"), _ctr("resources: {requests: {cpu: '1.0'}}"), {}),
+    "quantity-string-and-number": (_ctr("resources: {requests: {cpu: '2'}}"), _ctr("resources: {requests: {cpu: 2}}"),
+                                   {}),
+    "quantity-64Mi-and-67108864": (_ctr("resources: {requests: {memory: 64Mi}}"),
+                                   _ctr("resources: {requests: {memory: '67108864'}}"), {}),
     "grpc-service-empty-written": (_ctr("livenessProbe: {grpc: {port: 9}}"),
                                    _ctr("livenessProbe: {grpc: {port: 9, service: ''}}"), {}),
 }
+
+#: image references, some Go's reference parser refuses (the pull policy
+#: then defaults to IfNotPresent: no tag seen), some it reads
+IMAGES = (
+    "nginx", "nginx:1.2", "nginx:latest", "Busybox", "Nginx", "nginx:", "Nginx:latest", "a//b", "-nginx",
+    "example.com:5000/Team/app", "example.com:5000/team/app:latest", "localhost/x", "LOCALHOST:5000/x:latest",
+    "Team/app", "team/App", "index.docker.io/nginx", "nginx@sha256:" + "a" * 64,
+    "nginx:latest@sha256:" + "a" * 64, "nginx:latest@sha256:" + "A" * 64, "nginx:latest@sha256:" + "a" * 63,
+    "nginx:latest@md5:" + "a" * 32, "nginx:latest@sha512:" + "b" * 128, "a" * 64, "[::1]:5000/x",
+    "ubuntu:" + "a" * 128, "ubuntu:" + "a" * 129, "x/" + "a" * 260, "nginx:lat/est", "a__b:latest", "a___b",
+    "a.-b", "a--b", "ex_ample.com/x", "-example.com/x", "example.com/x:.latest", "example.com:/x",
+)
+for _i, _image in enumerate(IMAGES):
+    _quoted = json.dumps(_image)
+    PAIRS[f"image-pull-policy-{_i:02d}"] = (_pod("", f"{{name: c, image: {_quoted}}}"),
+                                            _pod("", f"{{name: c, image: {_quoted}, imagePullPolicy: IfNotPresent}}"),
+                                            {})
+    PAIRS[f"image-volume-pull-policy-{_i:02d}"] = (
+        _vol(f"image: {{reference: {_quoted}}}"), _vol(f"image: {{reference: {_quoted}, pullPolicy: IfNotPresent}}"),
+        {})
 
 
 def _oracle_uid(binary: str, path: Path, gates: dict[str, bool]) -> str:

@@ -289,6 +289,20 @@ CASES: dict[str, tuple[str, str | None]] = {
                                       + "}, {operation: Update, manager: " + "m" * 129 + "}]"),
                                 'metadata.managedFields[1].manager: Invalid value: "a\\tb\\acé\\u200b": invalid '
                                 "character U+200B (at position 7)"),
+    # (a source's secretRef is a LocalObjectReference: `n` is YAML's false)
+    **{f"type-{src}-secret-ref-name-bool.yaml": (
+        _vols(f"{{name: a, {src}: {{{body}, secretRef: {{name: n}}}}}}"),
+        _UNMARSHAL + f"bool into Go struct field LocalObjectReference.spec.volumes.VolumeSource.{src}.secretRef.name "
+        "of type string)") for src, body in (("scaleIO", "gateway: g, system: s, volumeName: v"),
+                                             ("rbd", "monitors: [m], image: i"), ("cephfs", "monitors: [m]"),
+                                             ("flexVolume", "driver: d"))},
+    **{f"type-{src}-secret-ref-list.yaml": (
+        _vols(f"{{name: a, {src}: {{{body}, secretRef: [s]}}}}"),
+        _UNMARSHAL + f"array into Go struct field {t}.spec.volumes.VolumeSource.{src}.secretRef of type "
+        "v1.LocalObjectReference)") for src, body, t in (
+            ("scaleIO", "gateway: g, system: s, volumeName: v", "ScaleIOVolumeSource"),
+            ("rbd", "monitors: [m], image: i", "RBDVolumeSource"), ("cephfs", "monitors: [m]", "CephFSVolumeSource"),
+            ("flexVolume", "driver: d", "FlexVolumeSource"))},
     "type-managed-fields-operation-number.yaml": (_meta("managedFields: [{operation: 1}]"),
                                                   _UNMARSHAL + "number into Go struct field ManagedFieldsEntry."
                                                   "metadata.managedFields.operation of type "

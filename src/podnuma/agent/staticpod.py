@@ -7,8 +7,14 @@ does not go through the API server's create path:
 
 * the text is YAML unless it starts with ``{`` (``utilyaml.ToJSON``); of a
   YAML stream only the first document counts; a key given twice keeps its
-  last value (go-yaml); in JSON a repeated object merges into the first
-  (Go's decoder reuses the struct or map), anything else is replaced;
+  last value (go-yaml; the earlier one is never decoded); in JSON the
+  decoder meets every occurrence in turn and decodes each (``RepeatedKeys``
+  of ``podnuma.agent.validation``: an earlier occurrence's type mismatch,
+  bad time or bad quantity refuses the file although a later one is
+  good), a repeated object merges into the first (Go's decoder reuses the
+  struct or map), a ``null`` sets a pointer, map or slice to nil and
+  leaves a plain value or a struct held by value as it was (``settled``),
+  anything else is replaced;
 * decoding is lenient: an unknown field (``Resources`` for ``resources``)
   is dropped, not refused;
 * ``apiVersion`` and ``kind`` are required and must be ``v1`` ``Pod``
@@ -72,9 +78,10 @@ does not go through the API server's create path:
   (``podnuma.agent.validation.go_decode``) on the fields above and those
   on the way to them, plus ``metadata.uid``, ``spec.nodeName``,
   ``serviceAccountName``, ``serviceAccount``, ``imagePullSecrets``,
-  ``resourceClaims``, ``overhead``, pod-level ``resources``, a
-  container's ``envFrom`` and ``env`` ``valueFrom`` references and
-  ``resources.claims``, the volume sources (each must be an object),
+  ``resourceClaims``, ``overhead``, pod-level ``resources``, every field
+  of a container (init, app, ephemeral: ``command``, ``args``,
+  ``workingDir``, ``stdin``, ``tty``... and below them, ``envFrom``'s
+  ``prefix``, ``env`` ``valueFrom`` references, ``resources.claims``), the volume sources (each must be an object),
   ``secret.secretName``, ``configMap.name`` and ``projected.sources``: a
   value of the wrong type there is refused in the decoder's words, its
   first error in its order (a YAML file's keys sorted, as the kubelet's
@@ -125,7 +132,8 @@ exactly when the kubelet's decoded pods are, as far as modelled:
   ``terminationGracePeriodSeconds`` (30; a negative one is 1),
   ``enableServiceLinks`` (true), ``securityContext`` ({}); a container's
   ``imagePullPolicy`` (Always for an untagged or ``:latest`` image,
-  IfNotPresent otherwise), ``terminationMessagePath``,
+  IfNotPresent otherwise, also for a reference the distribution/reference
+  grammar refuses: ``Nginx``, ``nginx:``, ``a//b``, a bad digest), ``terminationMessagePath``,
   ``terminationMessagePolicy``, a port's ``protocol`` (TCP), a probe's
   timeout, period and thresholds, an HTTP probe's ``path`` and ``scheme``,
   a ``fieldRef``'s ``apiVersion``, a ``fileKeyRef``'s ``optional: false``,
@@ -140,15 +148,21 @@ exactly when the kubelet's decoded pods are, as far as modelled:
   requests equal to the limits where the limits default them (init and
   app containers); without ``PodLevelResourcesFixDefaulting`` the
   pod-level requests and limits ``SetDefaults_Pod`` adds;
-* a quantity counts by its text (``"1"`` and ``1`` alike).
+* a quantity counts as apimachinery holds it (the hash prints its
+  fields): an int64 amount or a decimal, the text the parser caches for a
+  canonical spelling (none for ``1000m``, ``1.0``, ``64Mi``), the format:
+  ``"1"`` and ``1`` alike, ``1000m`` and ``1.000`` alike, ``1`` and
+  ``1.0`` not; a pod-level request ``SetDefaults_Pod`` sums from several
+  containers holds no cached text (``Quantity.Add`` drops it), one copied
+  from a single container or the limits keeps the parsed one's.
 
 Not modelled (the kubelet's UID and podnuma's may then disagree on
 whether an edit changed the pod): zero values written out for other
 fields (``0``, ``false``, ``""`` in fields podnuma does not know to be
 plain Go values), unknown fields below the levels listed above, two
-spellings of one instant (a ``time`` in another zone), two spellings of a
-quantity Go stores alike (``1000m`` and ``1.000``), a
-JSON list repeated under one key (Go decodes the second into the first's
+spellings of one instant (a ``time`` in another zone), a quantity
+written as a JSON number with a fraction or exponent (counted by its
+text), a JSON list repeated under one key (Go decodes the second into the first's
 elements; podnuma keeps the second).
 """
 
@@ -156,10 +170,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
-from podnuma.agent.validation import GoDecodeError, StaticPodErrors, go_decode, validate_static_pod
+from podnuma.agent.validation import (
+    GoDecodeError,
+    RepeatedKeys,
+    StaticPodErrors,
+    go_decode,
+    occurrences,
+    validate_static_pod,
+)
 from podnuma.agent.validation_kit import PodValidationOptions, go_lower
 from podnuma.agent.validation_resources import pod_level_lists
 from podnuma.api.featuregates import GATE_POD_LEVEL_RESOURCES
@@ -175,6 +197,7 @@ from podnuma.api.pod_manifest import (
     parse_pod,
 )
 from podnuma.api.pod_validation import required
+from podnuma.api.quantity import Quantity, QuantityError, quantity_from_manifest
 from podnuma.errors import InputError
 from podnuma.fieldkit import wrong_type
 from podnuma.inputs.documents import Document, load_json
@@ -229,7 +252,8 @@ def _merge_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     for k, v in pairs:
         old = out.get(k)
         out[k] = _merged(old, v) if isinstance(old, dict) and isinstance(v, dict) else v
-    return out
+    # (a repeated key: every occurrence kept, for the decoder to meet in turn)
+    return RepeatedKeys(out, pairs) if len(out) < len(pairs) else out
 
 
 def _merged(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
@@ -279,9 +303,15 @@ def _check_kind(data: Any, text: str, is_json: bool, name: str) -> dict[str, Any
             f"{_GO_TYPES.get(type(data), 'value')} into Go value of type struct "
             '{ APIVersion string "json:\\"apiVersion,omitempty\\""; '
             'Kind string "json:\\"kind,omitempty\\"" }', name)
-    kind, version = data.get("kind"), data.get("apiVersion")
-    for field, value in (("kind", kind), ("apiVersion", version)):
-        if value is not None and not isinstance(value, str):
+    # (every occurrence, in the order the decoder meets them; a null one
+    # leaves a string field as it was)
+    found: dict[str, Any] = {}
+    for field, value in occurrences(data, is_json):
+        if field in ("kind", "apiVersion") and value is not None:
+            found[field] = value
+    kind, version = found.get("kind"), found.get("apiVersion")
+    for field, value in occurrences(data, is_json):
+        if field in ("kind", "apiVersion") and value is not None and not isinstance(value, str):
             raise _not_a_pod(
                 f"couldn't get version/kind; json parse error: json: cannot unmarshal "
                 f"{_GO_TYPES.get(type(value), 'object')} into Go struct field .{field} of type string", name)
@@ -308,7 +338,10 @@ _CONTAINER_LISTS = ("initContainers", "containers", "ephemeralContainers")
 def _only(raw: Any, known: frozenset[str]) -> Any:
     if not isinstance(raw, dict):
         return raw
-    return {k: v for k, v in raw.items() if k in known}
+    out = {k: v for k, v in raw.items() if k in known}
+    if isinstance(raw, RepeatedKeys):
+        return RepeatedKeys(out, [(k, v) for k, v in raw.pairs if k in known])
+    return out
 
 
 def _lenient(doc: dict[str, Any]) -> dict[str, Any]:
@@ -475,28 +508,91 @@ def _squeeze(v: Any, keep_empty: frozenset[str] = frozenset()) -> Any:
     return v
 
 
+def _qty_form(q: Quantity) -> str:
+    """A quantity as the kubelet's hash sees it: the hash prints the
+    ``resource.Quantity`` struct's fields (its methods disabled), so what
+    counts is how apimachinery holds it: an int64 amount (value, scale) or
+    an ``inf.Dec``, the cached text (kept by the parser only for a
+    canonical spelling, dropped by ``Add``: a sum has none), the format."""
+    dec, unscaled, exponent = q._go_rep()
+    return f"quantity:{'dec' if dec else 'int64'}:{unscaled}e{exponent}:{q._text or ''}:{q.format.value}"
+
+
 def _qty_text(v: Any) -> Any:
-    if isinstance(v, str):
-        return v.strip()
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
+    if isinstance(v, str | int) and not isinstance(v, bool):
+        try:
+            return _qty_form(quantity_from_manifest(v))
+        except QuantityError:
+            return v.strip() if isinstance(v, str) else str(v)
+    if isinstance(v, bool) or not isinstance(v, float):
         return v
-    return str(v) if isinstance(v, int) else repr(v)
+    return repr(v)  # (a number with a fraction: by its text)
 
 
 def _qty_list(raw: Any) -> Any:
     return {k: _qty_text(x) for k, x in raw.items()} if isinstance(raw, dict) else raw
 
 
+# The image reference grammar of github.com/distribution/reference v0.6.0
+# (what ``parsers.ParseImageName`` reads), rebuilt here: a name (an
+# optional registry host with port, then slash-separated lowercase path
+# components), an optional ``:tag``, an optional ``@algorithm:hex`` digest.
+_REF_COMPONENT = r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*"
+_REF_HOST_LABEL = r"(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])"
+_REF_HOST = rf"(?:{_REF_HOST_LABEL}(?:\.{_REF_HOST_LABEL})*|\[[a-fA-F0-9:]+\])(?::[0-9]+)?"
+_REF_PATH = rf"{_REF_COMPONENT}(?:/{_REF_COMPONENT})*"
+_REF_NAME = rf"(?:{_REF_HOST}/)?{_REF_PATH}"
+_REF_DIGEST = r"[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9A-Fa-f]{32,}"
+_REFERENCE = re.compile(rf"({_REF_NAME})(?::([A-Za-z0-9_][A-Za-z0-9_.-]{{0,127}}))?(?:@({_REF_DIGEST}))?", re.ASCII)
+_REF_SPLIT = re.compile(rf"(?:({_REF_HOST})/)?({_REF_PATH})", re.ASCII)
+#: the digest algorithms the kubelet can check, by the length of their hex
+_DIGEST_HEX = {"sha256": 64, "sha384": 96, "sha512": 128}
+
+
+def _digest_ok(digest: str) -> bool:
+    """go-digest's ``Parse``: a known algorithm, lowercase hex of its length."""
+    algorithm, _, encoded = digest.partition(":")
+    size = _DIGEST_HEX.get(algorithm)
+    return size is not None and len(encoded) == size and re.fullmatch(r"[a-f0-9]+", encoded) is not None
+
+
+def _image_tag(image: str) -> str:
+    """The tag ``parsers.ParseImageName`` gives ``image`` (``latest`` for a
+    name with neither tag nor digest), or "" when it cannot parse it."""
+    if re.fullmatch(r"[a-f0-9]{64}", image):
+        return ""  # (a bare image ID is refused)
+    # the Docker Hub normalization: a first element that is no registry
+    # host (no ".", ":", not "localhost", all lowercase) belongs to
+    # docker.io; a single-element name is an official "library/" image
+    first, slash, rest = image.partition("/")
+    if not slash:
+        domain, remainder = "docker.io", "library/" + image
+    elif first == "localhost" or any(ch in first for ch in ".:") or first.lower() != first:
+        domain, remainder = ("docker.io" if first == "index.docker.io" else first), rest
+    else:
+        domain, remainder = "docker.io", image
+    if domain == "docker.io" and "/" not in remainder:
+        remainder = "library/" + remainder
+    if remainder.partition(":")[0].lower() != remainder.partition(":")[0]:
+        return ""  # (the repository must be lowercase)
+    m = _REFERENCE.fullmatch(f"{domain}/{remainder}")
+    if m is None:
+        return ""
+    split = _REF_SPLIT.fullmatch(m.group(1))
+    if split is None or len(split.group(2)) > 255:
+        return ""
+    tag, digest = m.group(2) or "", m.group(3) or ""
+    if digest and not _digest_ok(digest):
+        return ""
+    return tag or ("" if digest else "latest")
+
+
 def _pull_policy(image: Any) -> str:
     """``SetDefaults_Container``: Always for the ``latest`` tag (also the
-    tag of an image named without tag nor digest), IfNotPresent otherwise."""
-    ref = image if isinstance(image, str) else ""
-    name, _, digest = ref.partition("@")
-    last = name.rsplit("/", 1)[-1]
-    tag = last.rpartition(":")[2] if ":" in last else ""
-    if not tag and not digest:
-        tag = "latest"
-    return "Always" if tag == "latest" else "IfNotPresent"
+    tag of an image named without tag nor digest), IfNotPresent otherwise
+    (also for a reference that does not parse: the defaulting ignores the
+    parser's error and sees no tag)."""
+    return "Always" if isinstance(image, str) and _image_tag(image) == "latest" else "IfNotPresent"
 
 
 def _http_get(handler: Any, h2c: bool) -> None:
@@ -681,7 +777,9 @@ def _canonical(doc: dict[str, Any], gates: FeatureGateView | None = None) -> dic
                 for key, got in (("requests", requests), ("limits", limits)):
                     written = res.get(key)
                     had: dict[str, Any] = written if isinstance(written, dict) else {}
-                    added = {k: str(q) for k, q in got.items() if k not in had}
+                    # (a copy of one container's or the limits' quantity
+                    # as parsed; a sum of several, computed: no cached text)
+                    added = {k: _qty_form(q) for k, q in got.items() if k not in had}
                     if added:
                         res[key] = {**had, **added}
     return out
@@ -721,6 +819,7 @@ def decode_static_pod(raw_text: str, *, name: str, node_name: str, gates: Featur
     except GoDecodeError as e:  # (podnuma names the field and its line)
         raise located.enrich(InputError(
             f"couldn't parse as pod({e.message}), please check config file", path=e.path, file=name)) from None
+    doc = _lenient(doc)  # (a repeated key's values as Go leaves them: unknown fields dropped again)
     located = Document(name, doc, root)
 
     meta = doc.get("metadata")

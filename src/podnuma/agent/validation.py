@@ -33,8 +33,11 @@ empty, ``spec.nodeName`` is the node's name; the v1 defaults fill an empty
 its order, as one message: ``invalid pod: [E1 E2 ...]``.
 
 ``go_decode`` is Go's JSON decoder for the fields read here (and those
-``podnuma.agent.staticpod`` reads): a value of the wrong type is refused in
-its words, a null element of a list is its type's zero value; the checks
+``podnuma.agent.staticpod`` reads, every field of a container among them):
+a value of the wrong type is refused in its words, a null element of a
+list is its type's zero value; a JSON object giving a key more than once
+(``RepeatedKeys``) has every occurrence decoded in turn (their errors
+count) and ends as Go leaves it (``settled``); the checks
 below then skip what is not of its type. A quantity that does not parse
 (container resources, overhead, pod-level resources, an ``emptyDir``
 size, a divisor, a claim template's resources) is the decoder's refusal,
@@ -91,7 +94,7 @@ from podnuma.api.pod_validation import (
 from podnuma.api.quantity import ERR_FORMAT_WRONG, QuantityError, quantity_from_manifest
 from podnuma.errors import InputError
 
-__all__ = ["GoDecodeError", "StaticPodErrors", "go_decode", "validate_static_pod"]
+__all__ = ["GoDecodeError", "RepeatedKeys", "StaticPodErrors", "go_decode", "settled", "validate_static_pod"]
 
 _MAX_INT32 = 2**31 - 1
 _CONFIG_HASH = "kubernetes.io/config.hash"
@@ -179,8 +182,8 @@ def _alias(name: str) -> _Go:
 
 
 def _named_struct(name: str) -> _Go:
-    """A struct embedding a ``LocalObjectReference``."""
-    return _struct(name, {}, {"name": ("LocalObjectReference", _G_STRING)})
+    """A struct embedding a ``LocalObjectReference``, with ``optional``."""
+    return _struct(name, {"optional": _G_BOOL}, {"name": ("LocalObjectReference", _G_STRING)})
 
 
 _G_LABEL_SELECTOR = _struct("LabelSelector", {
@@ -219,16 +222,16 @@ _G_SOURCE_FIELDS: dict[str, dict[str, _Go]] = {
     "glusterfs": {"endpoints": _G_STRING, "path": _G_STRING},
     "flocker": {"datasetName": _G_STRING, "datasetUUID": _G_STRING},
     "persistentVolumeClaim": {"claimName": _G_STRING},
-    "rbd": {"monitors": _slice(_G_STRING), "image": _G_STRING},
+    "rbd": {"monitors": _slice(_G_STRING), "image": _G_STRING, "secretRef": _G_SECRET_REF},
     "cinder": {"volumeID": _G_STRING, "secretRef": _G_SECRET_REF},
-    "cephfs": {"monitors": _slice(_G_STRING)},
+    "cephfs": {"monitors": _slice(_G_STRING), "secretRef": _G_SECRET_REF},
     "downwardAPI": {"items": _G_DOWNWARD_FILES, **_G_MODES},
     "fc": {"targetWWNs": _slice(_G_STRING), "wwids": _slice(_G_STRING), "lun": _G_INT32},
-    "flexVolume": {"driver": _G_STRING, "options": _G_STRINGS},
+    "flexVolume": {"driver": _G_STRING, "options": _G_STRINGS, "secretRef": _G_SECRET_REF},
     "azureFile": {"secretName": _G_STRING, "shareName": _G_STRING},
     "vsphereVolume": {"volumePath": _G_STRING}, "photonPersistentDisk": {"pdID": _G_STRING},
     "portworxVolume": {"volumeID": _G_STRING},
-    "scaleIO": {"gateway": _G_STRING, "system": _G_STRING, "volumeName": _G_STRING},
+    "scaleIO": {"gateway": _G_STRING, "system": _G_STRING, "volumeName": _G_STRING, "secretRef": _G_SECRET_REF},
     "storageos": {"volumeName": _G_STRING, "volumeNamespace": _G_STRING, "secretRef": _G_SECRET_REF},
     "csi": {"driver": _G_STRING, "nodePublishSecretRef": _G_SECRET_REF},
     "image": {"reference": _G_STRING, "pullPolicy": _alias("PullPolicy")},
@@ -348,6 +351,8 @@ _G_SECURITY = {
 _G_CONTAINER = _struct("Container", {
     **_G_CONTAINER_SECURITY,
     "name": _G_STRING, "image": _G_STRING, "imagePullPolicy": _alias("PullPolicy"),
+    "command": _slice(_G_STRING), "args": _slice(_G_STRING), "workingDir": _G_STRING,
+    "terminationMessagePath": _G_STRING, "stdin": _G_BOOL, "stdinOnce": _G_BOOL, "tty": _G_BOOL,
     "terminationMessagePolicy": _alias("TerminationMessagePolicy"),
     "restartPolicy": _alias("ContainerRestartPolicy"),
     "ports": _slice(_struct("ContainerPort", {
@@ -355,7 +360,7 @@ _G_CONTAINER = _struct("Container", {
         "protocol": _alias("Protocol"), "hostIP": _G_STRING})),
     "env": _slice(_struct("EnvVar", {"name": _G_STRING, "value": _G_STRING, "valueFrom": _G_ENV_SOURCE})),
     "envFrom": _slice(_struct("EnvFromSource", {
-        "configMapRef": _named_struct("ConfigMapEnvSource"), "secretRef": _named_struct("SecretEnvSource")})),
+        "prefix": _G_STRING, "configMapRef": _named_struct("ConfigMapEnvSource"), "secretRef": _named_struct("SecretEnvSource")})),
     "volumeMounts": _slice(_struct("VolumeMount", {
         "name": _G_STRING, "mountPath": _G_STRING, "readOnly": _G_BOOL,
         "recursiveReadOnly": _alias("RecursiveReadOnlyMode"), "subPath": _G_STRING,
@@ -431,6 +436,118 @@ _G_POD = _struct("Pod", {
         **_G_SECURITY,
     }),
 })
+
+
+class RepeatedKeys(dict[str, Any]):
+    """A JSON object that gives a key more than once: the mapping holds
+    each key's value as Go's decoder leaves it (an object merged into the
+    earlier one, anything else replacing it), ``pairs`` every key-value
+    pair as written, which the decoder meets in turn (each occurrence is
+    decoded: its errors count)."""
+
+    __slots__ = ("pairs",)
+
+    def __init__(self, merged: Mapping[str, Any], pairs: list[tuple[str, Any]]) -> None:
+        super().__init__(merged)
+        self.pairs = pairs
+
+
+def occurrences(value: Mapping[str, Any], from_json: bool = True) -> list[tuple[str, Any]]:
+    """The key-value pairs of an object in the order Go's decoder meets
+    them: every occurrence of a repeated key (JSON), else the keys as
+    written (JSON) or sorted (YAML, which the kubelet turns into JSON with
+    sorted keys first)."""
+    if isinstance(value, RepeatedKeys):
+        return list(value.pairs)
+    return [(k, value[k]) for k in (value if from_json else sorted(value))]
+
+
+#: the plain (not pointer) scalar fields are most: these are pointers, which a
+#: ``null`` sets back to nil (k8s.io/api v0.37.2 core/v1, metav1's
+#: ``OwnerReference``: the fields podnuma's decoder schema knows), by the
+#: struct that declares them
+_POINTER_SCALARS: dict[str, tuple[str, ...]] = {
+    "AppArmorProfile": ("localhostProfile",),
+    "AzureDiskVolumeSource": ("cachingMode", "fsType", "kind", "readOnly"),
+    "ClusterTrustBundleProjection": ("name", "optional", "signerName", "user"),
+    "ConfigMapKeySelector": ("optional",),
+    "ConfigMapVolumeSource": ("defaultMode", "defaultUser"),
+    "Container": ("restartPolicy",),
+    "DownwardAPIVolumeFile": ("mode", "user"),
+    "DownwardAPIVolumeSource": ("defaultMode", "defaultUser"),
+    "EmptyDirVolumeSource": ("mode",),
+    "EphemeralContainerCommon": ("restartPolicy",),
+    "FCVolumeSource": ("lun",),
+    "FileKeySelector": ("optional",),
+    "GRPCAction": ("mode", "service"),
+    "HTTPGetAction": ("protocol",),
+    "HostPathVolumeSource": ("type",),
+    "ISCSIVolumeSource": ("initiatorName",),
+    "KeyToPath": ("mode", "user"),
+    "Lifecycle": ("stopSignal",),
+    "OwnerReference": ("blockOwnerDeletion", "controller"),
+    "PersistentVolumeClaimSpec": ("storageClassName", "volumeAttributesClassName", "volumeMode"),
+    "PodCertificateProjection": ("maxExpirationSeconds", "user"),
+    "PodDNSConfigOption": ("value",),
+    "PodResourceClaim": ("resourceClaimName", "resourceClaimTemplateName"),
+    "PodSecurityContext": ("fsGroup", "fsGroupChangePolicy", "runAsGroup", "runAsNonRoot", "runAsUser", "seLinuxChangePolicy", "supplementalGroupsPolicy"),
+    "PodSpec": ("activeDeadlineSeconds", "hostUsers", "hostnameOverride", "preemptionPolicy", "runtimeClassName", "setHostnameAsFQDN", "shareProcessNamespace", "terminationGracePeriodSeconds"),
+    "Probe": ("terminationGracePeriodSeconds",),
+    "ProjectedVolumeSource": ("defaultMode", "defaultUser"),
+    "SeccompProfile": ("localhostProfile",),
+    "SecretKeySelector": ("optional",),
+    "SecretVolumeSource": ("defaultMode", "defaultUser"),
+    "SecurityContext": ("allowPrivilegeEscalation", "privileged", "procMount", "readOnlyRootFilesystem", "runAsGroup", "runAsNonRoot", "runAsUser"),
+    "ServiceAccountTokenProjection": ("expirationSeconds", "user"),
+    "Toleration": ("tolerationSeconds",),
+    "TopologySpreadConstraint": ("minDomains", "nodeAffinityPolicy", "nodeTaintsPolicy"),
+    "TypedLocalObjectReference": ("apiGroup",),
+    "TypedObjectReference": ("apiGroup", "namespace"),
+    "VolumeMount": ("mountPropagation", "recursiveReadOnly"),
+    "WindowsSecurityContextOptions": ("gmsaCredentialSpec", "gmsaCredentialSpecName", "hostProcess", "runAsUserName"),
+}
+#: the struct fields held by value (not through a pointer): a ``null`` leaves them as they are
+_VALUE_STRUCTS = frozenset({
+    "Pod.metadata", "Pod.spec", "Container.resources", "EphemeralContainerCommon.resources",
+    "PersistentVolumeClaimTemplate.metadata", "PersistentVolumeClaimTemplate.spec",
+    "PersistentVolumeClaimSpec.resources",
+})
+
+
+def _null_keeps(t: _Go, owner: str, key: str) -> bool:
+    """A ``null`` for ``key`` of the struct ``owner`` leaves the field as it
+    was (Go's decoder: only a pointer, map, slice or interface is set to
+    nil; a plain string, number, bool or struct is left alone)."""
+    if t.kind == "struct":
+        return f"{owner}.{key}" in _VALUE_STRUCTS
+    return t.kind in ("string", "int", "bool", "intstr") and key not in _POINTER_SCALARS.get(owner, ())
+
+
+def settled(value: Mapping[str, Any], t: _Go | None = None) -> dict[str, Any]:
+    """The object ``value`` (occurrences of a repeated key in turn) as Go's
+    decoder leaves it in ``t`` (``None``: a type podnuma does not know the
+    fields of): a later object decoded into the earlier struct or map (a
+    struct's fields merged, a map's entries replaced one by one), a
+    ``null`` setting a pointer, map or slice to nil and leaving any other
+    value as it was, anything else replacing the earlier value."""
+    out: dict[str, Any] = {}
+    name = t.name.removeprefix("v1.") if t is not None else ""
+    for k, v in occurrences(value):
+        field = t.fields.get(k) if t is not None and t.kind == "struct" else None
+        ft = field[0] if field is not None else (t.elem if t is not None and t.kind == "map" else None)
+        owner = field[1].split(".")[0] if field is not None and "." in field[1] else name
+        prev = out.get(k)
+        if v is None:
+            if not (k in out and ft is not None and field is not None and _null_keeps(ft, owner, k)):
+                out[k] = None
+        elif isinstance(prev, Mapping) and isinstance(v, Mapping) and (ft is None or ft.kind in ("struct", "map")):
+            if ft is not None and ft.kind == "map":
+                out[k] = {**prev, **dict(occurrences(v))}
+            else:
+                out[k] = settled(RepeatedKeys({}, [*occurrences(prev), *occurrences(v)]), ft)
+        else:
+            out[k] = v
+    return out
 
 
 class GoDecodeError(InputError):
@@ -520,18 +637,30 @@ def _go_decode(value: Any, t: _Go, where: tuple[str, str], path: str, from_json:
                 for i, v in enumerate(value)]
     elif t.kind == "map" and shown == "object":
         assert t.elem is not None
-        keys = list(value) if from_json else sorted(value)
-        got = {k: _go_decode(_zero(value[k], t.elem), t.elem, where, f"{path}[{k}]", from_json, saved)
-               for k in keys}
+        if isinstance(value, RepeatedKeys):  # (each occurrence decoded in turn; the last stays)
+            for k, v in value.pairs:
+                _go_decode(_zero(v, t.elem), t.elem, where, f"{path}[{k}]", from_json, saved)
+            return _go_decode(settled(value, t), t, where, path, from_json, [])
+        got = {k: _go_decode(_zero(v, t.elem), t.elem, where, f"{path}[{k}]", from_json, saved)
+               for k, v in occurrences(value, from_json)}
         return {k: got[k] for k in value}
     elif t.kind == "struct" and shown == "object":
         # (fields in the order Go's decoder meets them: the document's for
         # JSON; sorted for YAML, which the kubelet turns into JSON first)
+        # (a repeated key: each occurrence decoded in turn, into the value
+        # the earlier ones left; its errors count, the last value stays)
+        if isinstance(value, RepeatedKeys):
+            for k, v in value.pairs:
+                field = t.fields.get(k)
+                if field is not None:
+                    _go_decode(v, field[0], (t.name.removeprefix("v1."), f"{where[1]}.{field[1]}".lstrip(".")),
+                               f"{path}.{k}".lstrip("."), from_json, saved)
+            return _go_decode(settled(value, t), t, where, path, from_json, [])
         got = {}
-        for k in (value if from_json else sorted(value)):
+        for k, v in occurrences(value, from_json):
             field = t.fields.get(k)
-            got[k] = value[k] if field is None else _go_decode(
-                value[k], field[0], (t.name.removeprefix("v1."), f"{where[1]}.{field[1]}".lstrip(".")),
+            got[k] = v if field is None else _go_decode(
+                v, field[0], (t.name.removeprefix("v1."), f"{where[1]}.{field[1]}".lstrip(".")),
                 f"{path}.{k}".lstrip("."), from_json, saved)
         return {k: got[k] for k in value}
     err = GoDecodeError(
