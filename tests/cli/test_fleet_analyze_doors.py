@@ -76,20 +76,20 @@ def _a_directory_for_a_scenario_file(tmp: Path) -> tuple[Path, str, str]:
     # (what an earlier run left: a directory not empty is refused first)
     target = tmp / "scenarios"
     (target / f"{NODE}.yaml").mkdir(parents=True)
-    return target, str(target), "--as-scenario: the directory is not empty"
+    return target, str(target), "--as-scenario: not empty"
 
 
 def _under_proc(tmp: Path) -> tuple[Path, str, str]:
     if not Path("/proc/self").exists():
         pytest.skip("no /proc")
-    return Path("/proc/xdir"), "/proc/xdir", "cannot create the directory: "
+    return Path("/proc/xdir"), "/proc/xdir", "--as-scenario: cannot create: "
 
 
 def _proc_itself(tmp: Path) -> tuple[Path, str, str]:
     # a directory there already, not empty
     if not Path("/proc/self").exists():
         pytest.skip("no /proc")
-    return Path("/proc"), "/proc", "--as-scenario: the directory is not empty"
+    return Path("/proc"), "/proc", "--as-scenario: not empty"
 
 
 # (a directory where nothing can be made or written, even by root: /proc)

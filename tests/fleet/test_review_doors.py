@@ -147,7 +147,7 @@ def test_generate_into_dash_is_refused(tmp_path: Path, monkeypatch: pytest.Monke
     monkeypatch.chdir(tmp_path)
     code, _, err = _run("fleet", "generate", "--nodes", "2", "--pods-per-node", "3", "--output-dir", "-")
     assert code == 2
-    assert err.startswith("error: Invalid value for '--output-dir': '-' names no directory"), err
+    assert err.startswith("error: -: --output-dir: '-' names no directory"), err
     assert err.count("\n") == 1
     assert not (tmp_path / "-").exists()
 
@@ -210,13 +210,13 @@ def test_a_group_file_is_read_within_the_ordinary_limit(field: str, example: Pat
 def test_an_empty_input_is_no_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(EXAMPLE)  # (a dumps directory: scanned when '' read as the working directory)
     code, out, err = _run("fleet", "analyze", "", "-o", "json")
-    assert (code, out, err) == (2, "", "error: '': no such file or directory\n")
+    assert (code, out, err) == (2, "", "error: '': INPUT: no such file or directory\n")
 
 
 def test_an_empty_input_is_no_file_on_the_fast_path() -> None:
     r = subprocess.run([sys.executable, "-m", "podnuma.cli", "fleet", "analyze", ""], cwd=EXAMPLE,
                        capture_output=True, text=True, env=_env(), timeout=120)
-    assert (r.returncode, r.stdout, r.stderr) == (2, "", "error: '': no such file or directory\n")
+    assert (r.returncode, r.stdout, r.stderr) == (2, "", "error: '': INPUT: no such file or directory\n")
 
 
 # 6. shared-pool-cpus bounded ---------------------------------------------------

@@ -163,7 +163,7 @@ def test_as_scenario_refuses_a_directory_not_empty(example: Path, tmp_path: Path
     (out_dir / "old-node.yaml").write_text("stale\n")
     code, out, err = _run("fleet", "analyze", str(example), "--as-scenario", str(out_dir))
     assert code == 2 and out == ""
-    assert err.strip() == (f"error: {out_dir}: --as-scenario: the directory is not empty "
+    assert err.strip() == (f"error: {out_dir}: --as-scenario: not empty "
                            "(the scenarios go into a new or empty directory)")
     assert sorted(p.name for p in out_dir.iterdir()) == ["old-node.yaml"]
     empty = tmp_path / "empty"

@@ -85,6 +85,6 @@ class CgroupTree:
             pod_nodes = tuple(n for n in gone.nodes if n.kind in ("pod", "sandbox", "container"))
             left = remove_plan(dataclasses.replace(gone, nodes=pod_nodes), self.root)
         plan = self._plan(node, running)
-        report = apply_plan(plan, self.root)  # also removes cgroups of pods not running any more
+        report = apply_plan(plan, self.root, option="--cgroup-root")  # also removes cgroups of pods not running any more
         self.left = sorted(set(left) | {op.path for op in report.operations if op.action == "stale"})
         self.last = plan

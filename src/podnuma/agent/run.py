@@ -159,14 +159,9 @@ def _watch(agent: Agent, opts: AgentOptions, stop: threading.Event, log: logging
 def _check_directory(path: Path, option: str, *, listed: bool = False) -> None:
     """``InputError`` unless ``path`` is a directory that can be reached
     (and, ``listed``, listed and searched: its files read)."""
-    check_directory(path, option)
+    check_directory(path, option)  # (a directory that cannot be listed: cannot read)
     if not listed:
         return
-    try:
-        os.listdir(path)
-    except OSError as e:
-        if not descriptors_exhausted(e):
-            raise InputError(f"{option}: cannot list it: {e.strerror or e}", file=str(path)) from None
     try:
         os.stat(os.path.join(path, "."))  # (a name looked up in it: search permission)
     except OSError as e:

@@ -641,7 +641,8 @@ def validate_plan(plan: CgroupPlan) -> None:
 
 
 def apply_plan(
-    plan: CgroupPlan, root: Path, *, dry_run: bool = False, keep_stale: bool = False
+    plan: CgroupPlan, root: Path, *, dry_run: bool = False, keep_stale: bool = False,
+    option: str = "--root",
 ) -> ApplyReport:
     """Write ``plan`` under ``root`` (see the module docstring for the
     order); with ``dry_run`` only report what would be done.
@@ -650,8 +651,10 @@ def apply_plan(
     no longer in the plan are removed first (``keep_stale``: only reported);
     what cannot be removed is reported (``stale`` operations). A failed
     write removes the cgroups and files this apply created (cgroups it
-    removed as stale stay removed: they were empty)."""
-    check_directory(root, "--root")
+    removed as stale stay removed: they were empty). ``option``: how a
+    root that cannot be used is named (``cgroups apply --root``, the
+    agent's ``--cgroup-root``)."""
+    check_directory(root, option)
     validate_plan(plan)
     w = _Writer(plan, root, dry_run)
     try:

@@ -61,8 +61,7 @@ def _clear_value(option: str, value: str) -> bool:
     """Whether click surely reads ``value`` of ``option`` as the fast path
     does: a worker count of plain digits (1 to ``MAX_LOCAL_WORKERS``), a Dask target and an
     output file that do not look like options, the file not an existing
-    directory nor an existing file that cannot be read (click's ``Path``
-    refuses those); anything else is left to click and its message."""
+    one that cannot be read (click's ``Path`` refuses it); anything else is left to click and its message."""
     if not value or value.startswith("-"):
         return False
     if option == "--workers":
@@ -73,14 +72,14 @@ def _clear_value(option: str, value: str) -> bool:
         return len(value) <= 9 and value.isascii() and value.isdigit() and 1 <= int(value) <= MAX_LOCAL_WORKERS
     if option == "--output-file":
         try:
-            st = os.stat(value)
+            os.stat(value)
         except OSError:
             return True
         except ValueError:  # an embedded NUL byte
             return False
-        import stat
-
-        return not stat.S_ISDIR(st.st_mode) and os.access(value, os.R_OK)
+        # (a directory: refused by the command, either way, 'PATH:
+        # --output-file: cannot write: Is a directory')
+        return os.access(value, os.R_OK)
     return True
 
 

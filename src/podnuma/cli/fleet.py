@@ -27,8 +27,6 @@ from podnuma.cli.options import (
     NamedPath,
     OutputFormat,
     dash_is_stdout,
-    dash_refused,
-    dash_refused_dir,
     echo,
     note,
     stdin_used_once,
@@ -48,7 +46,7 @@ def fleet_group() -> None:
 
 
 @fleet_group.command("analyze")
-@click.argument("inputs", nargs=-1)
+@click.argument("inputs", nargs=-1, metavar="[INPUT]...")
 @click.option("--what-if", "what_ifs", multiple=True, metavar="CHANGES",
               help="gates, pod-level, shared-pool-cpus=N (with pod-level), scope=pod|container, "
                    "policy=..., cpu-policy=..., memory-policy=..., cpu-option=NAME, topology-option=NAME, "
@@ -60,7 +58,7 @@ def fleet_group() -> None:
 @click.option("--output", "-o", "fmt", type=OutputFormat(FORMATS["fleet analyze"]), default=None,
               help="table for people (the default), json or yaml for the report document, html for a "
                    "self-contained report; default with --output-file: the format its suffix names.")
-@click.option("--output-file", type=NamedPath(path_type=Path, dir_okay=False), default=None,
+@click.option("--output-file", type=NamedPath(path_type=Path, dir_okay=True), default=None,
               callback=dash_is_stdout,
               help="Write the report there (atomically) instead of standard output ('-': standard "
                    "output). Its suffix names the format: .json, .yaml or .yml, .html or .htm, .txt "
@@ -74,7 +72,7 @@ def fleet_group() -> None:
 @click.option("--kubeconfig", default=None, type=NamedPath(dir_okay=False),
               help="Read the cluster live (read-only) with this kubeconfig ('-': standard input).")
 @click.option("--context", default=None, help="The kubeconfig context (with --kubeconfig).")
-@click.option("--as-scenario", "scenario_dir", default=None, callback=dash_refused,
+@click.option("--as-scenario", "scenario_dir", default=None,
               type=NamedPath(path_type=Path, file_okay=False),
               help="Also write each node's runs as scenarios into this directory (NODE.yaml as "
                    "running, NODE.whatif-N.yaml per what-if), for podnuma simulate and the oracle.")
@@ -126,7 +124,7 @@ class _SummaryFormat(OutputFormat):
               help="The pods of this many nodes in each pods dump (pods/pods-NNNN.json); 0: all "
                    "in one (pods/pods.json, as `kubectl get pods -A -o json` gives a cluster's).")
 @click.option("--output-dir", "out", type=NamedPath(path_type=Path, file_okay=False),
-              required=True, metavar="DIRECTORY", callback=dash_refused_dir,
+              required=True, metavar="DIRECTORY",
               help="The directory to write the dumps into (created; must be empty; all or nothing "
                    "is written).")
 @click.option("--output", "-o", "fmt", type=_SummaryFormat(GENERATE_FORMATS), default=GENERATE_FORMATS[0],

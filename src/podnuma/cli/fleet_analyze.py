@@ -11,6 +11,7 @@ or into a file.
 from __future__ import annotations
 
 import contextlib
+import errno
 import importlib
 import os
 import re
@@ -359,7 +360,7 @@ def analyze(
     if inputs.count("-") > 1:  # standard input can be read once: click's usage error's line
         fail(f"{STDIN_TWICE} (see '{command_path()} --help')")
     if "" in inputs:  # (an empty name is no file: not the working directory)
-        fail("'': no such file or directory")
+        fail("'': INPUT: no such file or directory")
     if context is not None and kubeconfig is None:  # (it would be ignored)
         fail(f"--context goes with --kubeconfig (see '{command_path()} --help')")
     if kubeconfig == "-" and "-" in inputs:  # (read once: for the kubeconfig)
@@ -452,7 +453,7 @@ def _output_file_ready(path: Path) -> None:
     except OSError as e:
         raise InputError(f"--output-file: cannot write: {e.strerror or e}", file=str(path)) from None
     if st is not None and stat.S_ISDIR(st.st_mode):
-        raise InputError("--output-file: cannot write: it is a directory", file=str(path))
+        raise InputError(f"--output-file: cannot write: {os.strerror(errno.EISDIR)}", file=str(path))
     if st is not None and not stat.S_ISREG(st.st_mode):  # (the atomic write would refuse it after the work)
         raise InputError("--output-file: cannot write: it exists and is not a regular file (a device, a "
                          "named pipe or a socket is not replaced)", file=str(path))

@@ -90,7 +90,7 @@ class NamedPath(click.Path):
     A directory (``file_okay=False``) is checked here in podnuma's one
     wording (:func:`~podnuma.inputs.pathcheck.path_problem`): ``exists=True``
     for one the command reads (``--sysfs``), else one it creates when
-    missing (``--checkpoint-dir``)."""
+    missing (``--checkpoint-dir``); ``-`` is never a directory."""
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if isinstance(value, str | bytes) and not value:
@@ -174,20 +174,10 @@ def read_input(path: str | None, what: str) -> Callable[[], TextInput] | None:
     return lambda: TextInput.read(given, what=what)
 
 
-def dash_refused_dir(_ctx: click.Context, _param: click.Parameter, value: Any) -> Any:
-    """:func:`dash_refused` for an option naming a directory written to
-    (``--checkpoint-dir``): never a directory named ``-``."""
-    if value is not None and str(value) == "-":
-        raise click.BadParameter("'-' names no directory (standard output carries the command's "
-                                 "output): name a directory")
-    return value
-
-
 checkpoint_option = click.option(
     "--checkpoint-dir",
     type=NamedPath(path_type=Path, file_okay=False),
     default=None,
-    callback=dash_refused_dir,
     help="Write cpu_manager_state and memory_manager_state there (created if needed).",
 )
 

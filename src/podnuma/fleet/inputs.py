@@ -448,6 +448,15 @@ def _classify_piece(piece: Piece, scan: Scan, hold: bool = False) -> None:
     _add_index(scan, index)
 
 
+def _listed(directory: Path) -> list[Path]:
+    """The entries of an input directory, sorted; ``INPUT: cannot read``
+    (naming it) when it cannot be listed (``/proc/1/fdinfo``)."""
+    try:
+        return sorted(directory.iterdir())
+    except OSError as e:
+        raise InputError(f"INPUT: cannot read: {e.strerror or e}", file=str(directory)) from None
+
+
 def walk_inputs(path: Path, scan: Scan, files: list[Path] | None = None,
                 _seen: set[tuple[int, int]] | None = None) -> None:
     """Every input under ``path`` read into ``scan``; or, with ``files``,
@@ -469,9 +478,9 @@ def walk_inputs(path: Path, scan: Scan, files: list[Path] | None = None,
                                          file=str(path)))
                 return
             seen.add((st.st_dev, st.st_ino))
-        for child in sorted(path.iterdir()):
+        for child in _listed(path):
             if child.is_dir() and child.name == "sysfs":
-                for node_dir in sorted(child.iterdir()):
+                for node_dir in _listed(child):
                     if node_dir.is_dir():
                         scan.sysfs[node_dir.name] = str(node_dir)
                 continue

@@ -16,15 +16,21 @@ one line, exit 2 (:func:`path_message`)::
 with PROBLEM (:func:`path_problem`) one of:
 
 * ``not a directory (a regular file)`` (a named pipe, a character device,
-  a block device, a socket);
+  a block device, a socket); a trailing ``/`` does not change it
+  (``afile/`` is the file ``afile``);
 * ``no such directory`` (``no such file or directory`` where a file will
   do), ``... (a symbolic link to nothing)`` for a dangling link; not said
-  of a directory the command creates;
+  of a directory the command creates (whatever is on the way to it is
+  said: a file, a symbolic link to nothing);
 * ``cannot reach it: STRERROR`` when the path cannot be looked at (a
   regular file on the way: ``Not a directory (a file on the way, where a
-  directory should be)``; a symbolic link loop; a directory on the way that
-  cannot be searched);
-* ``cannot read: STRERROR``: a directory there that cannot be read.
+  directory should be)``; a symbolic link to nothing on the way; a
+  symbolic link loop; a directory on the way that cannot be searched);
+* ``cannot read: STRERROR``: a directory there that cannot be listed;
+* ``'-' names no directory (...)``: ``-`` (standard input or output
+  elsewhere) is never taken for a directory named ``-``;
+* ``not empty (...)``: a directory the command fills that holds files
+  (:func:`check_empty`).
 """
 
 from __future__ import annotations
@@ -35,7 +41,15 @@ import stat
 
 from podnuma.errors import InputError
 
-__all__ = ["check_directory", "path_message", "path_problem"]
+__all__ = ["DASH_DIRECTORY", "check_directory", "check_empty", "path_message", "path_problem"]
+
+#: what is said of ``-`` given as a directory
+DASH_DIRECTORY = ("'-' names no directory (standard input and output are not directories): "
+                  "name a directory")
+
+#: what is said of a directory that cannot be listed for want of descriptors
+#: (not the directory's fault: left to the work that follows)
+_EXHAUSTED = (errno.EMFILE, errno.ENFILE)
 
 #: what a path is when it is not a directory
 _KINDS = (
@@ -53,31 +67,84 @@ _WHY = {
 }
 
 
+def _classified(given: str) -> str:
+    """The path looked at for ``given``: without its trailing slashes
+    (``afile/`` is the file ``afile``; ``/`` stays)."""
+    stripped = given.rstrip("/")
+    return stripped or given
+
+
+def _dangling_on_the_way(path: str) -> str | None:
+    """The nearest part of ``path`` that is there (its nearest existing
+    ancestor), when it is a symbolic link to nothing."""
+    parent = os.path.dirname(path)
+    while parent and parent not in ("/", "."):
+        if os.path.lexists(parent):
+            try:
+                os.stat(parent)
+            except FileNotFoundError:
+                return parent
+            except OSError:
+                return None
+            return None
+        parent = os.path.dirname(parent.rstrip("/"))
+    return None
+
+
+def _unreadable(path: str) -> str | None:
+    """``cannot read: STRERROR`` when the directory ``path`` cannot be
+    listed (``access(2)`` may say yes where listing fails: ``/proc/1/fdinfo``)."""
+    if not os.access(path, os.R_OK):
+        return f"cannot read: {os.strerror(errno.EACCES)}"
+    try:
+        with os.scandir(path) as entries:
+            next(entries, None)  # (/proc/1/map_files opens, and its first read fails)
+    except OSError as e:
+        if e.errno in _EXHAUSTED:
+            return None
+        return f"cannot read: {e.strerror or e}"
+    return None
+
+
 def path_problem(path: str | os.PathLike[str], *, must_exist: bool = True, file_okay: bool = False) -> str | None:
     """What is wrong with ``path`` as a directory (``file_okay``: a file or
     a directory), in the words of the module's docstring; ``None`` when
     nothing is. ``must_exist=False``: a directory the command creates (a
     missing path is fine, whatever is in its way is not)."""
+    given = os.fspath(path)
+    if given == "-" and not file_okay:
+        return DASH_DIRECTORY
+    p = _classified(given)
     noun = "file or directory" if file_okay else "directory"
     try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        if os.path.lexists(path):
+        st = os.stat(p)
+    except FileNotFoundError as e:
+        if os.path.lexists(p):
             return f"no such {noun} (a symbolic link to nothing)"
-        return f"no such {noun}" if must_exist else None
+        if must_exist:
+            return f"no such {noun}"
+        link = _dangling_on_the_way(p)
+        if link is not None:
+            return f"cannot reach it: {e.strerror} (a symbolic link to nothing on the way: {link})"
+        return None
     except OSError as e:
         why = _WHY.get(e.errno) if e.errno is not None else None
+        if e.errno == errno.EACCES:
+            try:  # (the last part itself looked at: the parents were searched)
+                os.lstat(p)
+            except OSError:
+                pass
+            else:
+                why = "a symbolic link that cannot be followed" if os.path.islink(p) else None
         return f"cannot reach it: {e.strerror or e}" + (f" ({why})" if why else "")
     except ValueError as e:  # (an embedded NUL byte)
         return f"cannot reach it: {e}"
-    if file_okay:
-        return None
     if not stat.S_ISDIR(st.st_mode):
+        if file_okay and p == given:  # ('afile/' asks for a directory)
+            return None
         kind = next((k for test, k in _KINDS if test(st.st_mode)), "a special file")
         return f"not a directory ({kind})"
-    if not os.access(path, os.R_OK):
-        return f"cannot read: {os.strerror(errno.EACCES)}"
-    return None
+    return _unreadable(p)
 
 
 def path_message(path: str | os.PathLike[str], option: str, problem: str) -> str:
@@ -91,3 +158,18 @@ def check_directory(path: str | os.PathLike[str], option: str, *, must_exist: bo
     problem = path_problem(path, must_exist=must_exist)
     if problem is not None:
         raise InputError(f"{option}: {problem}", file=os.fspath(path))
+
+
+def check_empty(path: str | os.PathLike[str], option: str, hint: str) -> None:
+    """:func:`check_directory` for a directory the command creates and
+    fills: also ``PATH: OPTION: not empty (HINT)`` when it holds anything."""
+    check_directory(path, option, must_exist=False)
+    try:
+        with os.scandir(path) as entries:
+            held = next(entries, None) is not None
+    except FileNotFoundError:
+        return  # (created)
+    except OSError as e:
+        raise InputError(f"{option}: cannot read: {e.strerror or e}", file=os.fspath(path)) from None
+    if held:
+        raise InputError(f"{option}: not empty ({hint})", file=os.fspath(path))

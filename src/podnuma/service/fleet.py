@@ -24,7 +24,7 @@ from podnuma.fleet.whatif import WhatIf, parse_what_if
 from podnuma.inputs.documents import parse_document, parse_documents
 from podnuma.inputs.limits import FLEET_LIMITS
 from podnuma.inputs.overrides import Override, apply_overrides
-from podnuma.inputs.pathcheck import check_directory
+from podnuma.inputs.pathcheck import check_directory, check_empty
 from podnuma.inputs.text import NO_FILES, TextInput
 
 __all__ = [
@@ -256,21 +256,9 @@ def scenario_dir_unused(directory: Path) -> None:
     """``InputError`` (naming it) when ``directory`` holds anything: the
     scenarios go into a new or empty directory (as ``fleet generate
     --output-dir``), so that none left by an earlier run stays beside them
-    matching no figure of the new report. Checked before any work."""
-    import os
-
-    try:
-        with os.scandir(directory) as entries:
-            held = next(entries, None) is not None
-    except NotADirectoryError:
-        raise InputError("cannot create the directory: a file is in the way", file=str(directory)) from None
-    except FileNotFoundError:
-        return  # (created)
-    except OSError as e:
-        raise InputError(f"cannot read the directory: {e.strerror or e}", file=str(directory)) from None
-    if held:
-        raise InputError("--as-scenario: the directory is not empty (the scenarios go into a new or "
-                         "empty directory)", file=str(directory))
+    matching no figure of the new report. Checked before any work, in the
+    one wording of a directory option (:mod:`podnuma.inputs.pathcheck`)."""
+    check_empty(directory, "--as-scenario", "the scenarios go into a new or empty directory")
 
 
 def prepare_scenario_dir(fleet: FleetInputs, what_ifs: Sequence[WhatIf], directory: Path) -> None:
@@ -286,18 +274,17 @@ def prepare_scenario_dir(fleet: FleetInputs, what_ifs: Sequence[WhatIf], directo
     import tempfile
 
     check_scenario_names(fleet, directory)
+    check_directory(directory, "--as-scenario", must_exist=False)  # (changed since the options were read)
     try:
         directory.mkdir(parents=True, exist_ok=True)
-    except FileExistsError:  # (a file of that name)
-        raise InputError("cannot create the directory: a file is in the way", file=str(directory)) from None
     except OSError as e:
-        raise InputError(f"cannot create the directory: {e.strerror or e}", file=str(directory)) from None
+        raise InputError(f"--as-scenario: cannot create: {e.strerror or e}", file=str(directory)) from None
     try:  # (access() answers yes to root on a read-only file system: a file made and removed)
         fd, probe = tempfile.mkstemp(prefix=".podnuma-probe-", dir=directory)
         os.close(fd)
         os.unlink(probe)
     except OSError as e:
-        raise InputError(f"cannot write into the directory: {e.strerror or e}",
+        raise InputError(f"--as-scenario: cannot write: {e.strerror or e}",
                          file=str(directory)) from None
     for spec in fleet.nodes:
         for name in scenario_file_names(spec.name, what_ifs).values():
@@ -474,15 +461,8 @@ def generate(out: Path, *, nodes: int, pods_per_node: int, seed: int = 0,
     behind, so that a re-run does not find the directory not empty."""
     from podnuma.fleet.generate import generate_fleet
 
-    if str(out) == "-":  # (docs/cli.md: nothing is ever written to a file named '-')
-        raise InputError("--output-dir: '-' names no directory (standard output carries the "
-                         "command's output): name a directory")
-    try:
-        check_directory(out, "--output-dir", must_exist=False)  # (/dev/null, a pipe, a file)
-        if out.exists() and any(out.iterdir()):
-            raise InputError(f"{out}: the output directory is not empty")
-    except OSError as e:  # (a directory that cannot be read)
-        raise InputError(f"--output-dir: cannot read the directory: {e.strerror or e}", file=str(out)) from None
+    # (/dev/null, a pipe, a file, '-': docs/cli.md: nothing is ever written to a file named '-')
+    check_empty(out, "--output-dir", "the fleet goes into a new or empty directory: all or nothing is written")
     try:
         with staged_directory(out) as stage:
             g = generate_fleet(stage, nodes=nodes, pods_per_node=pods_per_node, seed=seed, progress=progress,
