@@ -117,6 +117,79 @@ CASES: dict[str, tuple[str, str | None]] = {
     "unknown-field-merged.json": ('{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web","bogus":{"a":1}},'
                                   f'"metadata":{{"namespace":"x","other":5}},"spec":{{"containers":[{_CTR}]}}}}',
                                   None),
+    # (the version/kind look-up is the standard library's decoder: a key
+    # matches ``kind``/``apiVersion`` whatever its case, by Go's fold, the
+    # Kelvin sign as a K, the long s as an s; the last match wins)
+    "kind-then-cased-deployment.json": (_pod(top='"apiVersion":"v1","kind":"Pod","Kind":"Deployment"'),
+                                        'couldn\'t parse as pod(no kind "Deployment" is registered for version '
+                                        '"v1" in scheme "pkg/runtime/scheme.go:111")'),
+    "cased-deployment-then-kind.json": (_pod(top='"apiVersion":"v1","KIND":"Deployment","kind":"Pod"'), None),
+    "kind-cased-number.json": (_pod(top='"apiVersion":"v1","kind":"Pod","Kind":5'),
+                               "couldn't get version/kind; json parse error: json: cannot unmarshal number into "
+                               "Go struct field .kind of type string"),
+    "api-version-cased-twice.json": (_pod(top='"kind":"Pod","apiVersion":"v1","APIVERSION":"apps/v1"'),
+                                     'no kind "Pod" is registered for version "apps/v1"'),
+    "kind-upper-once.json": (_pod(top='"apiVersion":"v1","KIND":"Pod"'), None),
+    "kind-kelvin-once.json": (_pod(top='"apiVersion":"v1","\u212aind":"Pod"'), None),
+    "api-version-long-s-once.json": (_pod(top='"apiVer\u017fion":"v1","kind":"Pod"'), None),
+    "kind-dotless-i-once.json": (_pod(top='"apiVersion":"v1","k\u0131nd":"Pod"'), "Object 'Kind' is missing"),
+    "yaml-kind-upper-once.yaml": ("apiVersion: v1\nKIND: Pod\nmetadata: {name: web}\n"
+                                  "spec:\n  containers: [{name: c, image: x}]\n", None),
+    "yaml-kind-cased-twice.yaml": ("apiVersion: v1\nkind: Deployment\nKind: Pod\nmetadata: {name: web}\n"
+                                   "spec:\n  containers: [{name: c, image: x}]\n",
+                                   'no kind "Deployment" is registered for version "v1"'),
+    # (a struct a weighted scheduling term holds by value: a null leaves it)
+    "preference-then-null.json": (
+        _pod(spec=f'"containers":[{_CTR}],"affinity":{{"nodeAffinity":{{"preferredDuringSchedulingIgnored'
+                  'DuringExecution":[{"weight":1,"preference":{"matchExpressions":[{"key":"a","operator":"Bad"}]},'
+                  '"preference":null}]}}'),
+        "preference.matchExpressions[0].operator: Invalid value: \"Bad\": not a valid selector operator"),
+    "pod-affinity-term-then-null.json": (
+        _pod(spec=f'"containers":[{_CTR}],"affinity":{{"podAntiAffinity":{{"preferredDuringSchedulingIgnored'
+                  'DuringExecution":[{"weight":1,"podAffinityTerm":{"topologyKey":"k","labelSelector":'
+                  '{"matchLabels":{"a b":"c"}}},"podAffinityTerm":null}]}}'),
+        "podAffinityTerm.labelSelector.matchLabels: Invalid value: \"a b\""),
+    # (an IntOrString: its unmarshaller makes a null an int, the int half
+    # as the earlier occurrences left it)
+    "http-port-string-then-null.json": (
+        _ctr('"ports":[{"name":"http","containerPort":80}],"livenessProbe":{"httpGet":{"port":"http","port":null}}'),
+        "spec.containers[0].livenessProbe.httpGet.port: Invalid value: 0: must be between 1 and 65535, inclusive"),
+    "tcp-port-number-string-null.json": (
+        _ctr('"readinessProbe":{"tcpSocket":{"port":8080,"port":"http","port":null}}'), None),
+    "tcp-port-number-then-null.json": (_ctr('"readinessProbe":{"tcpSocket":{"port":8080,"port":null}}'), None),
+    # (a repeated array: decoded into the slice the earlier one left, each
+    # element into the element there; the length cut to the new count, the
+    # old elements past it reused by a later, longer array; an empty array
+    # a fresh slice)
+    "volumes-decoded-into-earlier.json": (
+        _pod(spec=f'"containers":[{_CTR}],"volumes":[{{"name":"v","emptyDir":{{}}}}],'
+                  '"volumes":[{"name":"w","hostPath":{"path":"/x"}}]'),
+        "invalid pod: [spec.volumes[0].hostPath: Forbidden: may not specify more than 1 volume type]"),
+    "containers-then-null-element.json": (_pod(spec=f'"containers":[{_CTR}],"containers":[null]'), None),
+    "env-value-from-then-value.json": (
+        _ctr('"env":[{"name":"A","valueFrom":{"fieldRef":{"fieldPath":"metadata.name"}}}],'
+             '"env":[{"name":"A","value":"x"}]'),
+        "spec.containers[0].env[0].valueFrom: Invalid value: \"\": may not be specified when `value` is not empty"),
+    "tolerations-into-earlier.json": (
+        _pod(spec=f'"containers":[{_CTR}],"tolerations":[{{"key":"a","operator":"Exists"}}],'
+                  '"tolerations":[{"value":"x"}]'),
+        "spec.tolerations[0].operator: Invalid value: \"x\": value must be empty when `operator` is 'Exists'"),
+    "sub-path-then-expr.json": (
+        _pod(spec='"volumes":[{"name":"v","emptyDir":{}}],"containers":[{"name":"c","image":"x",'
+                  '"volumeMounts":[{"name":"v","mountPath":"/a","subPath":"p"}],'
+                  '"volumeMounts":[{"name":"v","mountPath":"/a","subPathExpr":"q"}]}]'),
+        "subPathExpr: Invalid value: \"q\": subPathExpr and subPath are mutually exclusive"),
+    "longer-then-shorter.json": (
+        _pod(spec=f'"containers":[{_CTR},{{"name":"d","image":"y","ports":[{{"containerPort":0}}]}}],'
+                  f'"containers":[{_CTR}]'), None),
+    "stale-element-reused.json": (
+        _pod(spec=f'"containers":[{_CTR}],"volumes":[{{"name":"a","emptyDir":{{}}}},{{"name":"b","emptyDir":{{}}}}],'
+                  '"volumes":[{"name":"a"}],"volumes":[{"name":"a"},{"name":"c","hostPath":{"path":"/x"}}]'),
+        "spec.volumes[1].hostPath: Forbidden: may not specify more than 1 volume type"),
+    "empty-array-resets.json": (
+        _pod(spec=f'"containers":[{_CTR}],"volumes":[{{"name":"a","emptyDir":{{}}}}],"volumes":[],'
+                  '"volumes":[{"name":"c","hostPath":{"path":"/x"}}]'), None),
+    "divisor-bad-then-null.json": (_ctr('"env":[{"name":"A","valueFrom":{"resourceFieldRef":{"resource":"limits.cpu","divisor":"5","divisor":null}}}]'), None),
     "yaml-name-twice.yaml": (_yaml("  name: other\n  name: web\n"), None),
     "yaml-name-number-first.yaml": (_yaml("  name: 5\n  name: web\n"), None),
     "yaml-name-number-last.yaml": (_yaml("  name: web\n  name: [5]\n"),
@@ -136,10 +209,30 @@ def decoded(oracle_binary: str, tmp_path_factory: pytest.TempPathFactory) -> dic
     return decoded_cases(oracle_binary, tmp_path_factory.mktemp("manifests"), CASES)
 
 
-def test_the_json_cases_are_json() -> None:
+def _repeats(text: str) -> bool:
+    """Whether some object of the JSON text gives a key twice (as written;
+    ``kind`` and ``apiVersion`` in any case)."""
+    seen: list[bool] = []
+
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        keys = [k.lower() if k.lower() in ("kind", "apiversion") else k for k, _ in pairs]
+        seen.append(len(set(keys)) < len(keys))
+        return dict(pairs)
+
+    json.loads(text, object_pairs_hook=hook)
+    return any(seen)
+
+
+def test_the_json_cases_are_json_with_a_repeated_key() -> None:
     for name, (text, _) in CASES.items():
-        if name.endswith(".json"):
-            json.loads(text)  # (Python's reader takes a repeated key too)
+        if not name.endswith(".json"):
+            continue
+        top = json.loads(text)
+        if name.endswith("-once.json"):
+            # (one differently spelt type-meta key: no repeat, no canonical spelling)
+            assert not _repeats(text) and not ({"kind", "apiVersion"} <= set(top)), name
+        else:
+            assert _repeats(text), name
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -171,6 +264,52 @@ PAIRS: dict[str, tuple[str, str]] = {
                                  _ctr('"resources":{"limits":{"cpu":"1"}}')),
     "json-security-context-then-null": (_ctr('"securityContext":{"privileged":true},"securityContext":null'),
                                         _pod()),
+    # (a repeated array decoded into the earlier one's elements)
+    "json-containers-then-null-element": (_pod(spec=f'"containers":[{_CTR}],"containers":[null]'), _pod()),
+    "json-env-into-earlier": (_ctr('"env":[{"name":"A","value":"x"}],"env":[{"name":"B"}]'),
+                              _ctr('"env":[{"name":"B","value":"x"}]')),
+    "json-env-shorter": (_ctr('"env":[{"name":"A"},{"name":"B"}],"env":[{"name":"C"}]'),
+                         _ctr('"env":[{"name":"C"}]')),
+    "json-env-stale-element-reused": (
+        _pod(spec='"containers":[{"name":"c","image":"x","env":[{"name":"A"},{"name":"B","value":"v"}]}],'
+                  '"containers":[{"name":"c","image":"x","env":[{"name":"C"}]}],'
+                  '"containers":[{"name":"c","image":"x","env":[{"name":"D"},{"name":"E"}]}]'),
+        _ctr('"env":[{"name":"D"},{"name":"E"}]')),
+    "json-env-stale-element-as-reused": (
+        _pod(spec='"containers":[{"name":"c","image":"x","env":[{"name":"A"},{"name":"B","value":"v"}]}],'
+                  '"containers":[{"name":"c","image":"x","env":[{"name":"C"}]}],'
+                  '"containers":[{"name":"c","image":"x","env":[{"name":"D"},{"name":"E"}]}]'),
+        _ctr('"env":[{"name":"D"},{"name":"E","value":"v"}]')),
+    "json-kind-upper": (_pod(top='"apiVersion":"v1","KIND":"Pod"'), _pod()),
+    # (an IntOrString keeps the half a later occurrence does not set)
+    "json-port-string-then-number": (_ctr('"readinessProbe":{"tcpSocket":{"port":"http","port":80}}'),
+                                     _ctr('"readinessProbe":{"tcpSocket":{"port":80}}')),
+    "json-port-number-then-string": (_ctr('"ports":[{"name":"http","containerPort":80}],'
+                                          '"readinessProbe":{"tcpSocket":{"port":80,"port":"http"}}'),
+                                     _ctr('"ports":[{"name":"http","containerPort":80}],'
+                                          '"readinessProbe":{"tcpSocket":{"port":"http"}}')),
+    "json-port-number-then-number": (_ctr('"readinessProbe":{"tcpSocket":{"port":81,"port":80}}'),
+                                     _ctr('"readinessProbe":{"tcpSocket":{"port":80}}')),
+    "json-port-number-then-null": (_ctr('"readinessProbe":{"tcpSocket":{"port":80,"port":null}}'),
+                                   _ctr('"readinessProbe":{"tcpSocket":{"port":80}}')),
+    # (a plain scalar of a struct podnuma does not type: a null leaves it)
+    "json-nfs-read-only-then-null": (
+        _pod(spec=f'"containers":[{_CTR}],"volumes":[{{"name":"v","nfs":{{"server":"s","path":"/p",'
+                  '"readOnly":true,"readOnly":null}}]'),
+        _pod(spec=f'"containers":[{_CTR}],"volumes":[{{"name":"v","nfs":{{"server":"s","path":"/p",'
+                  '"readOnly":true}}]')),
+    "json-nfs-server-then-null": (
+        _pod(spec=f'"containers":[{_CTR}],"volumes":[{{"name":"v","nfs":{{"server":"s","path":"/p",'
+                  '"server":null}}]'),
+        _pod(spec=f'"containers":[{_CTR}],"volumes":[{{"name":"v","nfs":{{"server":"s","path":"/p"}}}}]')),
+    # (a divisor, a quantity held by value: a null after a value zeroes the
+    # amount and keeps the text and format: unset to validation, not to the hash)
+    "json-divisor-then-null": (_ctr('"env":[{"name":"A","valueFrom":{"resourceFieldRef":{"resource":"limits.cpu","divisor":"5","divisor":null}}}]'),
+                               _ctr('"env":[{"name":"A","valueFrom":{"resourceFieldRef":{"resource":"limits.cpu"}}}]')),
+    "json-divisor-1m-then-null": (_ctr('"env":[{"name":"A","valueFrom":{"resourceFieldRef":{"resource":"limits.cpu","divisor":"1m","divisor":null}}}]'),
+                                  _ctr('"env":[{"name":"A","valueFrom":{"resourceFieldRef":{"resource":"limits.cpu","divisor":null}}}]')),
+    "json-divisor-then-null-twice": (_ctr('"env":[{"name":"A","valueFrom":{"resourceFieldRef":{"resource":"limits.cpu","divisor":"5","divisor":null}}}]'),
+                                     _ctr('"env":[{"name":"A","valueFrom":{"resourceFieldRef":{"resource":"limits.cpu","divisor":"5","divisor":null,"divisor":null}}}]')),
     "yaml-metadata-replaced": (HEAD + "metadata: {name: other, namespace: x}\nmetadata: {name: web}\n"
                                "spec:\n  containers: [{name: c, image: x}]\n",
                                HEAD + "metadata: {name: web}\nspec:\n  containers: [{name: c, image: x}]\n"),

@@ -153,6 +153,32 @@ PAIRS: dict[str, tuple[str, str, dict[str, bool]]] = {
                                    {}),
     "quantity-64Mi-and-67108864": (_ctr("resources: {requests: {memory: 64Mi}}"),
                                    _ctr("resources: {requests: {memory: '67108864'}}"), {}),
+    # (the v1 defaults round every resource list's quantity up to milli
+    # units: finer spellings of one milli amount alike, the cached text gone)
+    "quantity-1n-and-2n-limits": (_ctr("resources: {limits: {cpu: 1n}}"), _ctr("resources: {limits: {cpu: 2n}}"), {}),
+    "quantity-1u-and-1000n-requests": (_ctr("resources: {requests: {cpu: 1u}}"),
+                                       _ctr("resources: {requests: {cpu: 1000n}}"), {}),
+    "quantity-1500u-and-1.5m": (_ctr("resources: {requests: {memory: 1500u}}"),
+                                _ctr("resources: {requests: {memory: '1.5m'}}"), {}),
+    "quantity-1m-and-1u-rounded": (_ctr("resources: {requests: {cpu: 1m}}"),
+                                   _ctr("resources: {requests: {cpu: 1u}}"), {}),
+    "overhead-1n-and-2n": (_pod("overhead: {cpu: 1n}"), _pod("overhead: {cpu: 2n}"), {}),
+    "pod-level-1n-and-2n": (_pod("resources: {limits: {cpu: 1n}}"), _pod("resources: {limits: {cpu: 2n}}"), {}),
+    # (a quantity outside resource lists: as apimachinery holds it, unrounded)
+    "divisor-1000m-and-1.000": (
+        _ctr("env: [{name: A, valueFrom: {resourceFieldRef: {resource: limits.cpu, divisor: 1000m}}}]"),
+        _ctr("env: [{name: A, valueFrom: {resourceFieldRef: {resource: limits.cpu, divisor: '1.000'}}}]"), {}),
+    "divisor-string-and-number": (
+        _ctr("env: [{name: A, valueFrom: {resourceFieldRef: {resource: limits.cpu, divisor: '1'}}}]"),
+        _ctr("env: [{name: A, valueFrom: {resourceFieldRef: {resource: limits.cpu, divisor: 1}}}]"), {}),
+    "downward-divisor-1000m-and-1.000": (
+        _vol("downwardAPI: {items: [{path: p, resourceFieldRef: {containerName: c, resource: limits.cpu, "
+             "divisor: 1000m}}]}"),
+        _vol("downwardAPI: {items: [{path: p, resourceFieldRef: {containerName: c, resource: limits.cpu, "
+             "divisor: '1.000'}}]}"), {}),
+    "size-limit-1000m-and-1.000": (_vol("emptyDir: {sizeLimit: 1000m}"), _vol("emptyDir: {sizeLimit: '1.000'}"), {}),
+    "size-limit-padded": (_vol("emptyDir: {sizeLimit: ' 1'}"), _vol("emptyDir: {sizeLimit: '1'}"), {}),
+    "size-limit-1-and-1.0": (_vol("emptyDir: {sizeLimit: '1'}"), _vol("emptyDir: {sizeLimit: '1.0'}"), {}),
     "grpc-service-empty-written": (_ctr("livenessProbe: {grpc: {port: 9}}"),
                                    _ctr("livenessProbe: {grpc: {port: 9, service: ''}}"), {}),
 }

@@ -12,12 +12,17 @@ does not go through the API server's create path:
   of ``podnuma.agent.validation``: an earlier occurrence's type mismatch,
   bad time or bad quantity refuses the file although a later one is
   good), a repeated object merges into the first (Go's decoder reuses the
-  struct or map), a ``null`` sets a pointer, map or slice to nil and
-  leaves a plain value or a struct held by value as it was (``settled``),
-  anything else is replaced;
+  struct or map), a repeated array is decoded into the earlier one's
+  elements (the slice's backing array reused), a ``null`` sets a pointer,
+  map or slice to nil and leaves a plain value or a struct held by value
+  as it was, makes an ``IntOrString`` an int (its int half kept) and zeroes
+  a value quantity's amount (its text kept) (``settled``), anything else
+  is replaced;
 * decoding is lenient: an unknown field (``Resources`` for ``resources``)
   is dropped, not refused;
-* ``apiVersion`` and ``kind`` are required and must be ``v1`` ``Pod``
+* ``apiVersion`` and ``kind`` (found by encoding/json, a key matching
+  whatever its case, the last match winning) are required and must be
+  ``v1`` ``Pod``
   (``Object 'Kind' is missing in '…'``, ``no kind "Deployment" is
   registered for version "apps/v1" …``, ``invalid pod: &core.List{…}``),
   each in ``FILE: couldn't parse as pod(…), please check config file``;
@@ -148,7 +153,9 @@ exactly when the kubelet's decoded pods are, as far as modelled:
   requests equal to the limits where the limits default them (init and
   app containers); without ``PodLevelResourcesFixDefaulting`` the
   pod-level requests and limits ``SetDefaults_Pod`` adds;
-* a quantity counts as apimachinery holds it (the hash prints its
+* a quantity (in a resource list, a divisor, a ``sizeLimit``) counts as
+  apimachinery holds it, those of resource lists once the v1 defaults have
+  rounded them up to milli units (the hash prints its
   fields): an int64 amount or a decimal, the text the parser caches for a
   canonical spelling (none for ``1000m``, ``1.0``, ``64Mi``), the format:
   ``"1"`` and ``1`` alike, ``1000m`` and ``1.000`` alike, ``1`` and
@@ -162,8 +169,7 @@ fields (``0``, ``false``, ``""`` in fields podnuma does not know to be
 plain Go values), unknown fields below the levels listed above, two
 spellings of one instant (a ``time`` in another zone), a quantity
 written as a JSON number with a fraction or exponent (counted by its
-text), a JSON list repeated under one key (Go decodes the second into the first's
-elements; podnuma keeps the second).
+text).
 """
 
 from __future__ import annotations
@@ -179,10 +185,11 @@ from podnuma.agent.validation import (
     RepeatedKeys,
     StaticPodErrors,
     go_decode,
+    int_or_string_form,
     occurrences,
     validate_static_pod,
 )
-from podnuma.agent.validation_kit import PodValidationOptions, go_lower
+from podnuma.agent.validation_kit import NulledQuantity, PodValidationOptions, go_lower
 from podnuma.agent.validation_resources import pod_level_lists
 from podnuma.api.featuregates import GATE_POD_LEVEL_RESOURCES
 from podnuma.api.pod import Pod, PodLevelResources
@@ -288,6 +295,23 @@ _CORE_KINDS = frozenset({
 _GO_TYPES = {bool: "bool", int: "number", float: "number", str: "string", list: "array"}
 
 
+# Go's encoding/json (the v1 decoder of Go 1.26) matches an object key to a
+# struct field by a fold: ASCII letters compared without case, any other
+# rune by the smallest rune of its Unicode simple-fold orbit. Of the runes
+# outside ASCII only the Kelvin sign (orbit K, k) and the long s (orbit S,
+# s) fold to a letter of ``kind`` or ``apiVersion``; every other one folds
+# to a rune outside ASCII and so never matches these two names.
+_FOLD_TO_ASCII = {0x212A: "K", 0x017F: "S"}
+_ASCII_UPPER = {c: c - 32 for c in range(ord("a"), ord("z") + 1)}
+
+
+def _go_fold(key: str) -> str:
+    return key.translate(_FOLD_TO_ASCII).translate(_ASCII_UPPER)
+
+
+_TYPE_META = {"KIND": "kind", "APIVERSION": "apiVersion"}
+
+
 def _not_a_pod(why: str, name: str) -> InputError:
     return InputError(f"couldn't parse as pod({why}), please check config file", file=name)
 
@@ -305,13 +329,18 @@ def _check_kind(data: Any, text: str, is_json: bool, name: str) -> dict[str, Any
             'Kind string "json:\\"kind,omitempty\\"" }', name)
     # (every occurrence, in the order the decoder meets them; a null one
     # leaves a string field as it was)
+    # (the type meta is read with the standard library's decoder, which
+    # matches a key to a field ignoring case: ``KIND`` and ``Kind`` count,
+    # the last one met wins)
     found: dict[str, Any] = {}
-    for field, value in occurrences(data, is_json):
-        if field in ("kind", "apiVersion") and value is not None:
+    for key, value in occurrences(data, is_json):
+        field = _TYPE_META.get(_go_fold(key))
+        if field is not None and value is not None:
             found[field] = value
     kind, version = found.get("kind"), found.get("apiVersion")
-    for field, value in occurrences(data, is_json):
-        if field in ("kind", "apiVersion") and value is not None and not isinstance(value, str):
+    for key, value in occurrences(data, is_json):
+        field = _TYPE_META.get(_go_fold(key))
+        if field is not None and value is not None and not isinstance(value, str):
             raise _not_a_pod(
                 f"couldn't get version/kind; json parse error: json: cannot unmarshal "
                 f"{_GO_TYPES.get(type(value), 'object')} into Go struct field .{field} of type string", name)
@@ -518,19 +547,35 @@ def _qty_form(q: Quantity) -> str:
     return f"quantity:{'dec' if dec else 'int64'}:{unscaled}e{exponent}:{q._text or ''}:{q.format.value}"
 
 
-def _qty_text(v: Any) -> Any:
+def _milli_form(q: Quantity) -> str:
+    """A resource list's quantity once the v1 defaults have rounded it up to
+    milli units (``SetDefaults_ResourceList`` calls ``RoundUp(-3)`` on every
+    entry of a container's requests and limits, the pod's overhead and
+    pod-level resources): an int64 amount already that coarse is left with
+    its cached text; any other loses the text and takes scale -3 (an
+    ``inf.Dec`` always loses the text)."""
+    dec, _, exponent = q._go_rep()
+    if not dec and exponent >= -3:
+        return _qty_form(q)
+    r = q.round_up(-3)
+    rdec, unscaled, rexp = r._go_rep()
+    return f"quantity:{'dec' if rdec else 'int64'}:{unscaled}e{rexp}::{r.format.value}"
+
+
+def _qty_text(v: Any, milli: bool = False) -> Any:
     if isinstance(v, str | int) and not isinstance(v, bool):
         try:
-            return _qty_form(quantity_from_manifest(v))
+            q = quantity_from_manifest(v)
         except QuantityError:
             return v.strip() if isinstance(v, str) else str(v)
+        return _milli_form(q) if milli else _qty_form(q)
     if isinstance(v, bool) or not isinstance(v, float):
         return v
     return repr(v)  # (a number with a fraction: by its text)
 
 
 def _qty_list(raw: Any) -> Any:
-    return {k: _qty_text(x) for k, x in raw.items()} if isinstance(raw, dict) else raw
+    return {k: _qty_text(x, milli=True) for k, x in raw.items()} if isinstance(raw, dict) else raw
 
 
 # The image reference grammar of github.com/distribution/reference v0.6.0
@@ -643,6 +688,7 @@ def _canonical_container(c: Any, *, requests_from_limits: bool, host_network: bo
         ref = source.get("fieldRef") if isinstance(source, dict) else None
         if isinstance(ref, dict):
             ref.setdefault("apiVersion", "v1")
+        _divisor(source)
         file_ref = source.get("fileKeyRef") if isinstance(source, dict) else None
         if isinstance(file_ref, dict) and file_ref.get("optional") is False:
             del file_ref["optional"]
@@ -677,11 +723,26 @@ _SOURCE_DEFAULTS: dict[str, dict[str, Any]] = {
 }
 
 
+def _divisor(holder: Any) -> None:
+    """A ``resourceFieldRef``'s divisor as apimachinery holds it (like a
+    resource list's quantity, not rounded: no defaulting touches it)."""
+    ref = holder.get("resourceFieldRef") if isinstance(holder, dict) else None
+    if isinstance(ref, dict) and "divisor" in ref:
+        d = ref["divisor"]
+        if isinstance(d, NulledQuantity):
+            # (a null after a value: a zero amount, the earlier text and format)
+            q = quantity_from_manifest(str(d))
+            ref["divisor"] = f"quantity:int64:0e0:{q._text or ''}:{q.format.value}"
+        else:
+            ref["divisor"] = _qty_text(d)
+
+
 def _field_refs(items: Any) -> None:
     for item in items if isinstance(items, list) else []:
         ref = item.get("fieldRef") if isinstance(item, dict) else None
         if isinstance(ref, dict):
             ref.setdefault("apiVersion", "v1")
+        _divisor(item)
 
 
 def _canonical_volume(v: dict[str, Any]) -> None:
@@ -695,6 +756,9 @@ def _canonical_volume(v: dict[str, Any]) -> None:
     host = v.get("hostPath")
     if isinstance(host, dict):
         host.setdefault("type", "")
+    empty = v.get("emptyDir")
+    if isinstance(empty, dict) and "sizeLimit" in empty:
+        empty["sizeLimit"] = _qty_text(empty["sizeLimit"])  # (as a resource list's, not rounded)
     for key in _VOLUME_MODES:
         source = v.get(key)
         if isinstance(source, dict):
@@ -779,7 +843,7 @@ def _canonical(doc: dict[str, Any], gates: FeatureGateView | None = None) -> dic
                     had: dict[str, Any] = written if isinstance(written, dict) else {}
                     # (a copy of one container's or the limits' quantity
                     # as parsed; a sum of several, computed: no cached text)
-                    added = {k: _qty_form(q) for k, q in got.items() if k not in had}
+                    added = {k: _milli_form(q) for k, q in got.items() if k not in had}
                     if added:
                         res[key] = {**had, **added}
     return out
@@ -794,8 +858,18 @@ def _refused(errors: list[tuple[str, str]], located: Document, name: str) -> Inp
     return StaticPodErrors(errors, file=name, suffix=where)
 
 
+def _leftovers(data: Any) -> Any:
+    if isinstance(data, dict):
+        return {k: _leftovers(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_leftovers(v) for v in data]
+    return int_or_string_form(data)
+
+
 def _hash(data: object) -> bytes:
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), default=str).encode()
+    # (an IntOrString keeps the half a later occurrence of the other type
+    # did not set: hashed with it)
+    return json.dumps(_leftovers(data), sort_keys=True, separators=(",", ":"), default=str).encode()
 
 
 # ---------------------------------------------------------------- decoding

@@ -70,6 +70,7 @@ from podnuma.agent import validation_security as security
 from podnuma.agent import validation_volumes as volumes_
 from podnuma.agent.validation_kit import (
     _G_VOLUME_SOURCES,
+    NulledQuantity,
     PodValidationOptions,
     _Errors,
     _Gates,
@@ -470,6 +471,7 @@ _POINTER_SCALARS: dict[str, tuple[str, ...]] = {
     "AppArmorProfile": ("localhostProfile",),
     "AzureDiskVolumeSource": ("cachingMode", "fsType", "kind", "readOnly"),
     "ClusterTrustBundleProjection": ("name", "optional", "signerName", "user"),
+    "ConfigMapEnvSource": ("optional",),
     "ConfigMapKeySelector": ("optional",),
     "ConfigMapVolumeSource": ("defaultMode", "defaultUser"),
     "Container": ("restartPolicy",),
@@ -495,6 +497,7 @@ _POINTER_SCALARS: dict[str, tuple[str, ...]] = {
     "Probe": ("terminationGracePeriodSeconds",),
     "ProjectedVolumeSource": ("defaultMode", "defaultUser"),
     "SeccompProfile": ("localhostProfile",),
+    "SecretEnvSource": ("optional",),
     "SecretKeySelector": ("optional",),
     "SecretVolumeSource": ("defaultMode", "defaultUser"),
     "SecurityContext": ("allowPrivilegeEscalation", "privileged", "procMount", "readOnlyRootFilesystem", "runAsGroup", "runAsNonRoot", "runAsUser"),
@@ -506,11 +509,34 @@ _POINTER_SCALARS: dict[str, tuple[str, ...]] = {
     "VolumeMount": ("mountPropagation", "recursiveReadOnly"),
     "WindowsSecurityContextOptions": ("gmsaCredentialSpec", "gmsaCredentialSpecName", "hostProcess", "runAsUserName"),
 }
+#: for a field podnuma's schema does not type: the JSON names that are a
+#: pointer to a scalar wherever k8s.io/api v0.37.2 core/v1 declares them (a
+#: ``null`` sets them back to nil); any other scalar a ``null`` leaves as it
+#: was (a name that is a pointer in some structs only, ``readOnly``,
+#: ``fsType``, ``user``, is a plain value in the volume sources left untyped)
+_UNTYPED_POINTERS = frozenset({
+    "activeDeadlineSeconds", "allocateLoadBalancerNodePorts", "allowPrivilegeEscalation", "apiGroup",
+    "appProtocol", "automountServiceAccountToken", "cachingMode", "capacity",
+    "currentVolumeAttributesClassName", "defaultMode", "defaultUser", "enableServiceLinks",
+    "endpointsNamespace", "expirationSeconds", "fsGroup", "fsGroupChangePolicy", "gmsaCredentialSpec",
+    "gmsaCredentialSpecName", "hostProcess", "hostUsers", "hostnameOverride", "immutable", "initiatorName",
+    "internalTrafficPolicy", "ipFamilyPolicy", "ipMode", "limitBytes", "loadBalancerClass",
+    "localhostProfile", "maxExpirationSeconds", "minDomains", "mode", "mountPropagation",
+    "nodeAffinityPolicy", "nodeTaintsPolicy", "optional", "podGroupName", "preemptionPolicy", "priority",
+    "privileged", "procMount", "readOnlyRootFilesystem", "recursiveReadOnly", "recursiveReadOnlyMounts",
+    "resourceClaimTemplateName", "runAsGroup", "runAsNonRoot", "runAsUser", "runAsUserName",
+    "runningInUserNamespace", "runtimeClassName", "seLinuxChangePolicy", "secretNamespace", "service",
+    "setHostnameAsFQDN", "shareProcessNamespace", "sinceSeconds", "started", "stopSignal", "stream",
+    "supplementalGroupsPolicy", "tailLines", "terminationGracePeriodSeconds", "tolerationSeconds",
+    "trafficDistribution", "userNamespaces", "volumeAttributesClassName", "volumeMode",
+})
 #: the struct fields held by value (not through a pointer): a ``null`` leaves them as they are
 _VALUE_STRUCTS = frozenset({
     "Pod.metadata", "Pod.spec", "Container.resources", "EphemeralContainerCommon.resources",
     "PersistentVolumeClaimTemplate.metadata", "PersistentVolumeClaimTemplate.spec",
     "PersistentVolumeClaimSpec.resources",
+    # (the scheduling terms a weighted term holds by value)
+    "PreferredSchedulingTerm.preference", "WeightedPodAffinityTerm.podAffinityTerm",
 })
 
 
@@ -523,30 +549,146 @@ def _null_keeps(t: _Go, owner: str, key: str) -> bool:
     return t.kind in ("string", "int", "bool", "intstr") and key not in _POINTER_SCALARS.get(owner, ())
 
 
+class IntOrStringInt(int):
+    """An ``IntOrString`` of the int type whose string half an earlier
+    occurrence set (``rest``): Go's unmarshaller sets the type and the half
+    it reads, and leaves the other half (the hash sees both)."""
+
+    rest: str = ""
+
+
+class IntOrStringText(str):
+    """An ``IntOrString`` of the string type whose int half an earlier
+    occurrence set (``rest``)."""
+
+    rest: int = 0
+
+
+def _int_or_string(number: int | None, text: str | None, as_int: bool) -> Any:
+    if as_int:
+        if not text:
+            return number or 0
+        i = IntOrStringInt(number or 0)
+        i.rest = text
+        return i
+    if not number:
+        return text or ""
+    s = IntOrStringText(text or "")
+    s.rest = number
+    return s
+
+
+def int_or_string_form(v: Any) -> Any:
+    """How the kubelet's hash tells an IntOrString with a leftover half from
+    the plain one."""
+    if isinstance(v, IntOrStringInt):
+        return f"intstr:int:{int(v)}:{v.rest}"
+    if isinstance(v, IntOrStringText):
+        return f"intstr:string:{v.rest}:{str(v)}"
+    return v
+
+
 def settled(value: Mapping[str, Any], t: _Go | None = None) -> dict[str, Any]:
     """The object ``value`` (occurrences of a repeated key in turn) as Go's
     decoder leaves it in ``t`` (``None``: a type podnuma does not know the
     fields of): a later object decoded into the earlier struct or map (a
-    struct's fields merged, a map's entries replaced one by one), a
-    ``null`` setting a pointer, map or slice to nil and leaving any other
-    value as it was, anything else replacing the earlier value."""
+    struct's fields merged, a map's entries replaced one by one), a later
+    array decoded into the earlier slice's elements (:func:`_into_slice`),
+    a ``null`` setting a pointer, map or slice to nil, an ``IntOrString`` to
+    an int with its int half kept, a value quantity's amount to zero with
+    its text kept (:class:`NulledQuantity`), and leaving any other value as
+    it was (an untyped scalar unless ``_UNTYPED_POINTERS`` names it), a
+    value of either type given to an ``IntOrString`` keeping the other
+    half, anything else replacing the earlier value."""
     out: dict[str, Any] = {}
+    last_int: dict[str, int] = {}
+    backing: dict[str, list[Any]] = {}  # (a slice's elements past its length, kept for reuse)
     name = t.name.removeprefix("v1.") if t is not None else ""
+    last_str: dict[str, str] = {}
     for k, v in occurrences(value):
+        if isinstance(v, int) and not isinstance(v, bool):
+            last_int[k] = v
+            if isinstance(v, IntOrStringInt):
+                last_str[k] = v.rest
+        elif isinstance(v, str):
+            last_str[k] = v
+            if isinstance(v, IntOrStringText):
+                last_int[k] = v.rest
         field = t.fields.get(k) if t is not None and t.kind == "struct" else None
         ft = field[0] if field is not None else (t.elem if t is not None and t.kind == "map" else None)
         owner = field[1].split(".")[0] if field is not None and "." in field[1] else name
         prev = out.get(k)
-        if v is None:
-            if not (k in out and ft is not None and field is not None and _null_keeps(ft, owner, k)):
+        if v is None and k in out and ft is not None and ft.kind == "intstr" and field is not None:
+            # (an IntOrString held by value: its own unmarshaller meets the
+            # null, makes it an int and leaves the int half as the earlier
+            # occurrences set it, 0 unless one of them was a number)
+            out[k] = _int_or_string(last_int.get(k), last_str.get(k), True)
+        elif v is None and ft is not None and ft.kind == "quantity" and field is not None \
+                and owner != "EmptyDirVolumeSource" and (isinstance(prev, str) or isinstance(prev, int)
+                                                         and not isinstance(prev, bool)):
+            # (the value quantities podnuma types: a divisor; not the pointer sizeLimit)
+            out[k] = prev if isinstance(prev, NulledQuantity) else NulledQuantity(prev)
+        elif v is None:
+            if ft is None and k in out and prev is not None and not isinstance(prev, Mapping | list):
+                if k in _UNTYPED_POINTERS:
+                    out[k] = None
+            elif not (k in out and ft is not None and field is not None and _null_keeps(ft, owner, k)):
                 out[k] = None
+        elif isinstance(v, list) and ft is not None and ft.kind == "slice" and ft.elem is not None \
+                and isinstance(prev, list):
+            # (a later array decoded into the slice the earlier one left)
+            backing[k] = _into_slice(backing.get(k, prev.backing if isinstance(prev, _Backed) else prev),
+                                     v, ft.elem)
+            out[k] = _Backed(backing[k][:len(v)], backing[k])
+            continue
         elif isinstance(prev, Mapping) and isinstance(v, Mapping) and (ft is None or ft.kind in ("struct", "map")):
             if ft is not None and ft.kind == "map":
                 out[k] = {**prev, **dict(occurrences(v))}
             else:
                 out[k] = settled(RepeatedKeys({}, [*occurrences(prev), *occurrences(v)]), ft)
+        elif ft is not None and ft.kind == "intstr" and isinstance(v, int | str) and not isinstance(v, bool):
+            out[k] = _int_or_string(last_int.get(k), last_str.get(k), isinstance(v, int))
         else:
             out[k] = v
+        backing.pop(k, None)
+    return out
+
+
+class _Backed(list[Any]):
+    """A slice ``settled`` built from a repeated array, with its backing
+    elements (past its length too), for a later array decoded into it
+    (also one inside a list element merged again)."""
+
+    def __init__(self, items: list[Any], backing: list[Any]) -> None:
+        super().__init__(items)
+        self.backing = backing
+
+
+def _into_slice(old: list[Any], new: list[Any], elem: _Go) -> list[Any]:
+    """The array ``new`` decoded into a slice whose backing elements are
+    ``old`` (the standard decoder's array case, which sigs.k8s.io/json
+    keeps: it does not clear the slice; it decodes element i into the
+    slice's element i, extending the length over the old backing array
+    while the capacity lasts, then cuts the length to the new count; an
+    empty array makes a fresh empty slice). Decoding into an element
+    merges an object into the struct there, leaves the element as it was
+    for a ``null`` (neither a struct nor a scalar is a pointer), replaces a
+    scalar. Returned: the new elements, then the old ones past them (still
+    in the backing array, met again by a third, longer array)."""
+    if not new:
+        return []
+    out = list(old)
+    for i, v in enumerate(new):
+        if i >= len(out):
+            out.append(v)
+            continue
+        was = out[i]
+        if v is None:
+            continue
+        if elem.kind == "struct" and isinstance(v, Mapping) and isinstance(was, Mapping):
+            out[i] = settled(RepeatedKeys({}, [*occurrences(was), *occurrences(v)]), elem)
+        else:
+            out[i] = v
     return out
 
 
@@ -624,6 +766,8 @@ def _go_decode(value: Any, t: _Go, where: tuple[str, str], path: str, from_json:
             raise GoDecodeError(why, path=path)
         return value
     shown = _json_kind(value)
+    if isinstance(value, IntOrStringInt | IntOrStringText):
+        return value  # (settled: both halves checked when first met)
     if t.kind in ("int", "intstr") and shown == "number":
         n, text = _go_number(value, t, from_json)
         if n is not None:

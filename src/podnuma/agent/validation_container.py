@@ -50,6 +50,7 @@ from typing import Any
 
 from podnuma.agent.validation_kit import (
     _G_VOLUME_SOURCES,
+    NulledQuantity,
     _Errors,
     _get,
     _int,
@@ -328,6 +329,8 @@ def _subscripted(label: str) -> tuple[str, str] | None:
 def _divisor_text(raw: Any, path: str) -> str | None:
     """The divisor as Go prints the quantity, None when zero (unset); one
     that does not parse is the decoder's refusal."""
+    if isinstance(raw, NulledQuantity):
+        return None  # (a null after a value: the amount zeroed)
     try:
         qty = quantity_from_manifest(raw)
     except QuantityError as e:

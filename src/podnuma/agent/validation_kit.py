@@ -327,3 +327,10 @@ _G_VOLUME_SOURCES = {
     "scaleIO": "ScaleIOVolumeSource", "storageos": "StorageOSVolumeSource", "csi": "CSIVolumeSource",
     "ephemeral": "EphemeralVolumeSource", "image": "ImageVolumeSource",
 }
+
+
+class NulledQuantity(str):
+    """A ``resource.Quantity`` held by value that a ``null`` met after a
+    value: its unmarshaller zeroes the amount and leaves the cached text
+    and the format the earlier value set (the text here is that value's):
+    zero, so unset, to validation; not the absent quantity to the hash."""
