@@ -5,6 +5,7 @@ PROBLEM``, one line on standard error, nothing on standard output, exit 2
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import subprocess
@@ -331,11 +332,34 @@ def test_other_kinds_of_file(tmp_path: Path) -> None:
 
 
 def test_a_directory_that_cannot_be_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """(Root reads every directory: the refusal of ``access(2)`` faked.)"""
+    """A directory is listed to know whether it can be read (root lists
+    every directory: the refusal of the listing faked); ``access(2)`` is
+    not asked (it answers for the real user, without the process's
+    capabilities: it refuses what a capable process lists)."""
+    real = os.scandir
+
+    def refused(path: Any) -> Any:
+        if os.fspath(path) == str(tmp_path):
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), os.fspath(path))
+        return real(path)
+
     monkeypatch.setattr(os, "access", lambda *_a, **_k: False)
+    assert path_problem(tmp_path) is None
+    monkeypatch.setattr(os, "scandir", refused)
     assert path_problem(tmp_path) == "cannot read: Permission denied"
+    assert path_problem(f"{tmp_path}/.") == "cannot read: Permission denied"
     assert _invoke(["state", "inspect", str(tmp_path)]) == (
         2, "", f"error: {tmp_path}: DIRECTORY: cannot read: Permission denied\n")
+
+
+def test_a_file_named_with_slash_dot_is_the_file(tmp_path: Path) -> None:
+    """``afile/.`` (as ``afile/``) names the file itself: not a file on the way."""
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    for given in (f"{afile}/", f"{afile}/.", f"{afile}/./", f"{afile}//.//"):
+        assert path_problem(given) == "not a directory (a regular file)", given
+    assert path_problem(f"{afile}/x") == (
+        "cannot reach it: Not a directory (a file on the way, where a directory should be)")
 
 
 def test_restart_scenario_and_state_dir_both_given(tmp_path: Path) -> None:

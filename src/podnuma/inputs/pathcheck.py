@@ -19,14 +19,17 @@ with PROBLEM (:func:`path_problem`) one of:
   a block device, a socket); a trailing ``/`` does not change it
   (``afile/`` is the file ``afile``);
 * ``no such directory`` (``no such file or directory`` where a file will
-  do), ``... (a symbolic link to nothing)`` for a dangling link; not said
-  of a directory the command creates (whatever is on the way to it is
-  said: a file, a symbolic link to nothing);
+  do); ``... (a symbolic link to nothing)`` for a dangling link, also
+  given for a directory the command creates (it cannot be made there);
+  a missing directory the command creates is not refused (whatever is on
+  the way to it is: a file, a symbolic link to nothing);
 * ``cannot reach it: STRERROR`` when the path cannot be looked at (a
   regular file on the way: ``Not a directory (a file on the way, where a
   directory should be)``; a symbolic link to nothing on the way; a
   symbolic link loop; a directory on the way that cannot be searched);
-* ``cannot read: STRERROR``: a directory there that cannot be listed;
+* ``cannot read: STRERROR``: a directory there that cannot be listed
+  (and, for the agent's ``--manifests``, whose files are opened by name,
+  ``cannot search it: STRERROR``: a directory listed but not searchable);
 * ``'-' names no directory (...)``: ``-`` (standard input or output
   elsewhere) is never taken for a directory named ``-``;
 * ``not empty (...)``: a directory the command fills that holds files
@@ -68,10 +71,17 @@ _WHY = {
 
 
 def _classified(given: str) -> str:
-    """The path looked at for ``given``: without its trailing slashes
-    (``afile/`` is the file ``afile``; ``/`` stays)."""
-    stripped = given.rstrip("/")
-    return stripped or given
+    """The path looked at for ``given``: without its trailing slashes and
+    ``/.`` parts (``afile/`` and ``afile/.`` are the file ``afile``; ``/``
+    and ``.`` stay)."""
+    p = given
+    while True:
+        stripped = p.rstrip("/")
+        if stripped.endswith("/."):
+            stripped = stripped[:-2]
+        if stripped == p or not stripped:
+            return p if stripped else given
+        p = stripped
 
 
 def _dangling_on_the_way(path: str) -> str | None:
@@ -93,9 +103,11 @@ def _dangling_on_the_way(path: str) -> str | None:
 
 def _unreadable(path: str) -> str | None:
     """``cannot read: STRERROR`` when the directory ``path`` cannot be
-    listed (``access(2)`` may say yes where listing fails: ``/proc/1/fdinfo``)."""
-    if not os.access(path, os.R_OK):
-        return f"cannot read: {os.strerror(errno.EACCES)}"
+    listed: it is listed (its first entry read), not asked of
+    ``access(2)``, which answers for the real user and without the
+    process's capabilities (an agent run as another user with
+    ``CAP_DAC_READ_SEARCH`` lists what ``access`` refuses), and may say yes
+    where listing fails (``/proc/1/fdinfo``)."""
     try:
         with os.scandir(path) as entries:
             next(entries, None)  # (/proc/1/map_files opens, and its first read fails)
@@ -170,6 +182,8 @@ def check_empty(path: str | os.PathLike[str], option: str, hint: str) -> None:
     except FileNotFoundError:
         return  # (created)
     except OSError as e:
+        if e.errno in _EXHAUSTED:  # (not the directory's fault, as in path_problem)
+            return
         raise InputError(f"{option}: cannot read: {e.strerror or e}", file=os.fspath(path)) from None
     if held:
         raise InputError(f"{option}: not empty ({hint})", file=os.fspath(path))
