@@ -198,6 +198,25 @@ CASES: dict[str, tuple[str, str | None]] = {
                                            "  creationTimestamp: '2024-01-01T00:00:00Z'\n"), None),
     "yaml-limits-bad-first.yaml": (_yaml("  name: web\n", "  containers: [{name: c, image: x, resources: "
                                                           "{limits: {cpu: 1x, cpu: '1'}}}]\n"), None),
+    # (the type look-up matches ``kind`` and ``apiVersion`` by a fold, the
+    # last match winning: a winning spelling other than the exact one is the
+    # pod's type, one that loses is not)
+    "kind-fold-wins.json": (_pod(top='"apiVersion":"v1","kind":"Deployment","Kind":"Pod"'), None),
+    "kind-empty-then-upper.json": (_pod(top='"apiVersion":"v1","kind":"","KIND":"Pod"'), None),
+    "kind-kelvin-wins.json": (_pod(top='"apiVersion":"v1","kind":"Deployment","\u212aind":"Pod"'), None),
+    "kind-fold-loses.json": (_pod(top='"apiVersion":"v1","Kind":"Pod","kind":"Deployment"'),
+                             'no kind "Deployment" is registered for version "v1"'),
+    "apiversion-upper-wins.json": (_pod(top='"apiVersion":"apps/v1","APIVERSION":"v1","kind":"Pod"'), None),
+    "apiversion-long-s-wins.json": (_pod(top='"apiVersion":"apps/v1","apiVer\u017fion":"v1","kind":"Pod"'),
+                                    None),
+    "apiversion-fold-loses.json": (_pod(top='"APIVERSION":"v1","apiVersion":"apps/v1","kind":"Pod"'),
+                                   'no kind "Pod" is registered for version "apps/v1"'),
+    # (YAML: the keys sorted first; ``KIND`` sorts before ``kind``, the Kelvin sign after)
+    "yaml-kind-upper-loses.yaml": ("apiVersion: v1\nkind: Deployment\nKIND: Pod\nmetadata: {name: web}\n"
+                                   "spec:\n  containers: [{name: c, image: x}]\n",
+                                   'no kind "Deployment" is registered for version "v1"'),
+    "yaml-kind-kelvin-wins.yaml": ("apiVersion: v1\nkind: Deployment\n\u212aIND: Pod\nmetadata: {name: web}\n"
+                                   "spec:\n  containers: [{name: c, image: x}]\n", None),
     "yaml-metadata-replaced.yaml": (HEAD + "metadata: {name: web}\nmetadata: {namespace: foo}\n"
                                     "spec:\n  containers: [{name: c, image: x}]\n",
                                     "invalid pod: name is needed for the pod"),
@@ -215,7 +234,7 @@ def _repeats(text: str) -> bool:
     seen: list[bool] = []
 
     def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        keys = [k.lower() if k.lower() in ("kind", "apiversion") else k for k, _ in pairs]
+        keys = [k.casefold() if k.casefold() in ("kind", "apiversion") else k for k, _ in pairs]
         seen.append(len(set(keys)) < len(keys))
         return dict(pairs)
 

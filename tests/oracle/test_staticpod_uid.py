@@ -27,9 +27,15 @@ from podnuma.api.kubeletconfig import load_kubelet_config
 from tests.oracle.test_staticpod_differential import HEAD, NODE
 
 
-def _pod(spec: str, container: str = "{name: c, image: nginx}") -> str:
+def _pod(spec: str, container: str = "{name: c, image: nginx}", status: str = "") -> str:
     extra = "".join(f"  {line}\n" for line in spec.splitlines())
-    return HEAD + "metadata: {name: web}\nspec:\n" + extra + f"  containers:\n  - {container}\n"
+    return (HEAD + "metadata: {name: web}\nspec:\n" + extra + f"  containers:\n  - {container}\n"
+            + (f"status: {{{status}}}\n" if status else ""))
+
+
+def _meta(fields: str) -> str:
+    return HEAD + "metadata: {name: web" + (f", {fields}" if fields else "") + "}\nspec:\n" \
+        "  containers:\n  - {name: c, image: nginx}\n"
 
 
 def _ctr(body: str, spec: str = "") -> str:
@@ -181,6 +187,46 @@ PAIRS: dict[str, tuple[str, str, dict[str, bool]]] = {
     "size-limit-1-and-1.0": (_vol("emptyDir: {sizeLimit: '1'}"), _vol("emptyDir: {sizeLimit: '1.0'}"), {}),
     "grpc-service-empty-written": (_ctr("livenessProbe: {grpc: {port: 9}}"),
                                    _ctr("livenessProbe: {grpc: {port: 9, service: ''}}"), {}),
+    # (a map's entry exists once decoded, empty or null: null is the zero value)
+    "label-empty-and-none": (_meta("labels: {tier: ''}"), _meta(""), {}),
+    "label-null-and-none": (_meta("labels: {tier: null}"), _meta(""), {}),
+    "label-null-and-empty": (_meta("labels: {tier: null}"), _meta("labels: {tier: ''}"), {}),
+    "annotation-empty-and-none": (_meta("annotations: {a: ''}"), _meta(""), {}),
+    "node-selector-empty-and-none": (_pod("nodeSelector: {disk: ''}"), _pod(""), {}),
+    "requests-null-and-none": (_ctr("resources: {requests: {cpu: null}}"), _ctr("resources: {requests: {}}"), {}),
+    "requests-null-and-zero": (_ctr("resources: {requests: {cpu: null}}"),
+                               _ctr("resources: {requests: {cpu: '0'}}"), {}),
+    "limits-null-and-none": (_ctr("resources: {limits: {memory: null}}"), _ctr(""), {}),
+    "overhead-null-and-none": (_pod("overhead: {cpu: null}"), _pod(""), {}),
+    "flex-options-empty-and-none": (_vol("flexVolume: {driver: d, options: {a: '', b: x}}"),
+                                    _vol("flexVolume: {driver: d, options: {b: x}}"), {}),
+    "flex-options-null-and-empty": (_vol("flexVolume: {driver: d, options: {a: null}}"),
+                                    _vol("flexVolume: {driver: d, options: {a: ''}}"), {}),
+    "label-empty-key-value-and-none": (_meta("labels: {a: b, tier: ''}"), _meta("labels: {a: b}"), {}),
+    # (the status's resource lists are rounded up to milli too)
+    "status-allocated-rounded": (_pod("", status="allocatedResources: {cpu: '1.0001'}"),
+                                 _pod("", status="allocatedResources: {cpu: '1.0002'}"), {}),
+    "status-allocated-differs": (_pod("", status="allocatedResources: {cpu: '1.001'}"),
+                                 _pod("", status="allocatedResources: {cpu: '1.002'}"), {}),
+    "status-resources-limits-rounded": (_pod("", status="resources: {limits: {cpu: '1.0001'}}"),
+                                        _pod("", status="resources: {limits: {cpu: '1.0002'}}"), {}),
+    "status-resources-requests-rounded": (_pod("", status="resources: {requests: {cpu: '1.0001'}}"),
+                                          _pod("", status="resources: {requests: {cpu: '1.0002'}}"), {}),
+    "status-container-allocated-rounded": (
+        _pod("", status="containerStatuses: [{name: c, allocatedResources: {cpu: '1.0001'}}]"),
+        _pod("", status="containerStatuses: [{name: c, allocatedResources: {cpu: '1.0002'}}]"), {}),
+    "status-init-container-limits-rounded": (
+        _pod("", status="initContainerStatuses: [{name: c, resources: {limits: {cpu: '1.0001'}}}]"),
+        _pod("", status="initContainerStatuses: [{name: c, resources: {limits: {cpu: '1.0002'}}}]"), {}),
+    "status-ephemeral-requests-rounded": (
+        _pod("", status="ephemeralContainerStatuses: [{name: c, resources: {requests: {cpu: '1.0001'}}}]"),
+        _pod("", status="ephemeralContainerStatuses: [{name: c, resources: {requests: {cpu: '1.0002'}}}]"), {}),
+    "status-container-allocated-differs": (
+        _pod("", status="containerStatuses: [{name: c, allocatedResources: {cpu: '1.001'}}]"),
+        _pod("", status="containerStatuses: [{name: c, allocatedResources: {cpu: '1.002'}}]"), {}),
+    # (a kind or apiVersion spelt otherwise that wins the type look-up)
+    "kind-fold-wins": (HEAD.replace("kind: Pod", "kind: Deployment\n\u212aIND: Pod") + "metadata: {name: web}\n"
+                       "spec:\n  containers:\n  - {name: c, image: nginx}\n", _pod(""), {}),
 }
 
 #: image references, some Go's reference parser refuses (the pull policy

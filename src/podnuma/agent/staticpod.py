@@ -129,7 +129,10 @@ exactly when the kubelet's decoded pods are, as far as modelled:
   order and JSON-or-YAML spelling do not count;
 * a ``null``, and an empty string (a Go string field; not the pointer
   fields ``runtimeClassName``, ``preemptionPolicy`` and a container's
-  ``restartPolicy``), count as absent; so do ``false`` for ``hostNetwork``,
+  ``restartPolicy``), count as absent as a struct's field; a map's entry
+  (labels, annotations, a node selector, a resource list, a flex volume's
+  options...) always counts, a ``null`` one as its zero value (``""``, the
+  zero quantity); so do ``false`` for ``hostNetwork``,
   ``hostPID``, ``hostIPC`` and a container's ``stdin``, ``stdinOnce``,
   ``tty``;
 * the v1 defaults written out count as absent: the pod's ``restartPolicy``
@@ -154,7 +157,9 @@ exactly when the kubelet's decoded pods are, as far as modelled:
   app containers); without ``PodLevelResourcesFixDefaulting`` the
   pod-level requests and limits ``SetDefaults_Pod`` adds;
 * a quantity (in a resource list, a divisor, a ``sizeLimit``) counts as
-  apimachinery holds it, those of resource lists once the v1 defaults have
+  apimachinery holds it, those of resource lists (the status's too:
+  allocated resources, resources' limits and requests, of the pod and of
+  each container status) once the v1 defaults have
   rounded them up to milli units (the hash prints its
   fields): an int64 amount or a decimal, the text the parser caches for a
   canonical spelling (none for ``1000m``, ``1.0``, ``64Mi``), the format:
@@ -256,19 +261,32 @@ def _load_yaml(text: str, name: str) -> tuple[Any, Any]:
 
 def _merge_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
+    owned: dict[int, dict[str, Any]] = {}  # (the merged objects built here, changed in place)
     for k, v in pairs:
         old = out.get(k)
-        out[k] = _merged(old, v) if isinstance(old, dict) and isinstance(v, dict) else v
+        out[k] = _merged(old, v, owned) if isinstance(old, dict) and isinstance(v, dict) else v
     # (a repeated key: every occurrence kept, for the decoder to meet in turn)
     return RepeatedKeys(out, pairs) if len(out) < len(pairs) else out
 
 
-def _merged(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
-    out = dict(old)
+#: a count of the entries :func:`_merged` copies or meets (the tests check
+#: it grows linearly with the input)
+MERGE_WORK = [0]
+
+
+def _merged(old: dict[str, Any], new: dict[str, Any], owned: dict[int, dict[str, Any]]) -> dict[str, Any]:
+    """``new`` merged into ``old``: into ``old`` itself when this merge
+    built it (``owned``), else into a copy (the objects as read stay as
+    they are: the decoder meets each occurrence)."""
+    if owned.get(id(old)) is not old:
+        MERGE_WORK[0] += len(old)
+        old = dict(old)
+        owned[id(old)] = old
+    MERGE_WORK[0] += len(new)
     for k, v in new.items():
-        prev = out.get(k)
-        out[k] = _merged(prev, v) if isinstance(prev, dict) and isinstance(v, dict) else v
-    return out
+        prev = old.get(k)
+        old[k] = _merged(prev, v, owned) if isinstance(prev, dict) and isinstance(v, dict) else v
+    return old
 
 
 def _load_json(text: str, name: str) -> Any:
@@ -354,7 +372,17 @@ def _check_kind(data: Any, text: str, is_json: bool, name: str) -> dict[str, Any
             '"pkg/runtime/scheme.go:111"', name)
     if kind != "Pod":
         raise _not_a_pod(f"invalid pod: &core.{kind}{{…}}", name)
-    return data
+    if data.get("kind") == kind and data.get("apiVersion") == version \
+            and not isinstance(data, RepeatedKeys):
+        return data
+    # (what follows reads the exact keys: the winning values go there, the
+    # pod's type being the one the look-up found)
+    merged = {k: v for k, v in data.items() if k not in ("kind", "apiVersion")}
+    merged.update(apiVersion=version, kind=kind)
+    if isinstance(data, RepeatedKeys):
+        return RepeatedKeys(merged, [(k, v) for k, v in data.pairs if k not in ("kind", "apiVersion")]
+                            + [("apiVersion", version), ("kind", kind)])
+    return merged
 
 
 # ---------------------------------------------------------------- lenient fields
@@ -527,14 +555,32 @@ _PLAIN_FALSE_SPEC = frozenset({"hostNetwork", "hostPID", "hostIPC"})
 _PLAIN_FALSE_CONTAINER = frozenset({"stdin", "stdinOnce", "tty"})
 
 
+#: the fields that are Go maps (of strings or quantities) in the objects
+#: the canonical form keeps: a map's entry always exists once decoded, a
+#: ``null`` one holding the zero value
+_GO_MAPS = frozenset({
+    "labels", "annotations", "nodeSelector", "requests", "limits", "overhead", "matchLabels",
+    "volumeAttributes", "allocatedResources", "options",
+})
+#: a quantity map's entry decoded from ``null``: the zero ``Quantity``
+#: (int64 amount 0, no cached text, no format)
+_ZERO_QUANTITY = "quantity:int64:0e0::"
+
+
 def _squeeze(v: Any, keep_empty: frozenset[str] = frozenset()) -> Any:
-    """Nulls and empty strings (Go's zero values) as absent."""
+    """Nulls and empty strings (Go's zero values) as absent: a struct's
+    fields; a map's entries stay (``""`` for a ``null`` one, the zero
+    value, told from a quantity's text by :func:`_qty_list`)."""
     if isinstance(v, dict):
-        return {k: _squeeze(x) for k, x in v.items()
-                if x is not None and (x != "" or k in keep_empty)}
+        return {k: _squeeze_map(x) if k in _GO_MAPS and isinstance(x, dict) else _squeeze(x)
+                for k, x in v.items() if x is not None and (x != "" or k in keep_empty)}
     if isinstance(v, list):
         return [_squeeze(x) for x in v]
     return v
+
+
+def _squeeze_map(m: dict[str, Any]) -> dict[str, Any]:
+    return {k: "" if x is None else _squeeze(x) for k, x in m.items()}
 
 
 def _qty_form(q: Quantity) -> str:
@@ -575,7 +621,9 @@ def _qty_text(v: Any, milli: bool = False) -> Any:
 
 
 def _qty_list(raw: Any) -> Any:
-    return {k: _qty_text(x, milli=True) for k, x in raw.items()} if isinstance(raw, dict) else raw
+    # (an entry "" or null: decoded from null, the zero quantity; no text parses as "")
+    return {k: _ZERO_QUANTITY if x == "" or x is None else _qty_text(x, milli=True)
+            for k, x in raw.items()} if isinstance(raw, dict) else raw
 
 
 # The image reference grammar of github.com/distribution/reference v0.6.0
@@ -785,6 +833,25 @@ def _canonical_volume(v: dict[str, Any]) -> None:
                     source[k] = default
 
 
+def _status_lists(status: Any) -> None:
+    """The status's resource lists rounded up to milli as the v1 defaults
+    round them (``SetObjectDefaults_Pod``): the pod's and each container
+    status's allocated resources and resources' limits and requests."""
+    if not isinstance(status, dict):
+        return
+    holders = [status]
+    for key in ("initContainerStatuses", "containerStatuses", "ephemeralContainerStatuses"):
+        holders.extend(x for x in _list(status, key) if isinstance(x, dict))
+    for holder in holders:
+        if "allocatedResources" in holder:
+            holder["allocatedResources"] = _qty_list(holder["allocatedResources"])
+        res = holder.get("resources")
+        if isinstance(res, dict):
+            for key in ("limits", "requests"):
+                if key in res:
+                    res[key] = _qty_list(res[key])
+
+
 def _canonical(doc: dict[str, Any], gates: FeatureGateView | None = None) -> dict[str, Any]:
     """The decoded, defaulted pod as podnuma models it (see the module's
     docstring): equal exactly when the kubelet's are, as far as modelled
@@ -846,6 +913,7 @@ def _canonical(doc: dict[str, Any], gates: FeatureGateView | None = None) -> dic
                     added = {k: _milli_form(q) for k, q in got.items() if k not in had}
                     if added:
                         res[key] = {**had, **added}
+    _status_lists(out.get("status"))
     return out
 
 

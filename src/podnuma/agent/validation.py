@@ -60,6 +60,7 @@ listed in ``podnuma.agent.staticpod``.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -600,58 +601,119 @@ def settled(value: Mapping[str, Any], t: _Go | None = None) -> dict[str, Any]:
     it was (an untyped scalar unless ``_UNTYPED_POINTERS`` names it), a
     value of either type given to an ``IntOrString`` keeping the other
     half, anything else replacing the earlier value."""
-    out: dict[str, Any] = {}
-    last_int: dict[str, int] = {}
-    backing: dict[str, list[Any]] = {}  # (a slice's elements past its length, kept for reuse)
-    name = t.name.removeprefix("v1.") if t is not None else ""
-    last_str: dict[str, str] = {}
-    for k, v in occurrences(value):
-        if isinstance(v, int) and not isinstance(v, bool):
-            last_int[k] = v
-            if isinstance(v, IntOrStringInt):
-                last_str[k] = v.rest
-        elif isinstance(v, str):
-            last_str[k] = v
-            if isinstance(v, IntOrStringText):
-                last_int[k] = v.rest
-        field = t.fields.get(k) if t is not None and t.kind == "struct" else None
-        ft = field[0] if field is not None else (t.elem if t is not None and t.kind == "map" else None)
-        owner = field[1].split(".")[0] if field is not None and "." in field[1] else name
-        prev = out.get(k)
-        if v is None and k in out and ft is not None and ft.kind == "intstr" and field is not None:
-            # (an IntOrString held by value: its own unmarshaller meets the
-            # null, makes it an int and leaves the int half as the earlier
-            # occurrences set it, 0 unless one of them was a number)
-            out[k] = _int_or_string(last_int.get(k), last_str.get(k), True)
-        elif v is None and ft is not None and ft.kind == "quantity" and field is not None \
-                and owner != "EmptyDirVolumeSource" and (isinstance(prev, str) or isinstance(prev, int)
-                                                         and not isinstance(prev, bool)):
-            # (the value quantities podnuma types: a divisor; not the pointer sizeLimit)
-            out[k] = prev if isinstance(prev, NulledQuantity) else NulledQuantity(prev)
-        elif v is None:
-            if ft is None and k in out and prev is not None and not isinstance(prev, Mapping | list):
-                if k in _UNTYPED_POINTERS:
+    state = _Settling(t)
+    state.feed(occurrences(value))
+    return state.out
+
+
+#: a count of the values :class:`_Settling` meets (one per key-value pair
+#: fed, per element of an array decoded into a slice, per element or entry
+#: copied): the tests check it grows linearly with the input
+WORK = [0]
+
+
+class _Settling:
+    """The state ``settled`` keeps for one object while the occurrences of
+    its keys are fed in turn: the value so far of each key, and, for a key
+    whose value this state built (a merged struct, a merged map, a slice's
+    backing elements), that value's own state, so a later occurrence is
+    merged into it in place (each value of the input met once: a repeated
+    key costs what its occurrences hold, not what the earlier ones did)."""
+
+    __slots__ = ("backing", "elems", "last_int", "last_str", "maps", "name", "out", "subs", "t")
+
+    def __init__(self, t: _Go | None) -> None:
+        self.t = t
+        self.name = t.name.removeprefix("v1.") if t is not None else ""
+        self.out: dict[str, Any] = {}
+        self.last_int: dict[str, int] = {}
+        self.last_str: dict[str, str] = {}
+        # (a slice's elements past its length, kept for reuse; the states of its merged elements)
+        self.backing: dict[str, list[Any]] = {}
+        self.elems: dict[str, list[_Settling | None]] = {}
+        self.subs: dict[str, _Settling] = {}  # (a merged struct's state: its ``out`` is the value)
+        self.maps: dict[str, dict[str, Any]] = {}  # (a merged map this state owns)
+
+    def feed(self, pairs: list[tuple[str, Any]]) -> None:
+        t, name, out = self.t, self.name, self.out
+        last_int, last_str, backing = self.last_int, self.last_str, self.backing
+        WORK[0] += len(pairs)
+        for k, v in pairs:
+            if isinstance(v, int) and not isinstance(v, bool):
+                last_int[k] = v
+                if isinstance(v, IntOrStringInt):
+                    last_str[k] = v.rest
+            elif isinstance(v, str):
+                last_str[k] = v
+                if isinstance(v, IntOrStringText):
+                    last_int[k] = v.rest
+            field = t.fields.get(k) if t is not None and t.kind == "struct" else None
+            ft = field[0] if field is not None else (t.elem if t is not None and t.kind == "map" else None)
+            owner = field[1].split(".")[0] if field is not None and "." in field[1] else name
+            prev = out.get(k)
+            if v is None and k in out and ft is not None and ft.kind == "intstr" and field is not None:
+                # (an IntOrString held by value: its own unmarshaller meets the
+                # null, makes it an int and leaves the int half as the earlier
+                # occurrences set it, 0 unless one of them was a number)
+                out[k] = _int_or_string(last_int.get(k), last_str.get(k), True)
+            elif v is None and ft is not None and ft.kind == "quantity" and field is not None \
+                    and owner != "EmptyDirVolumeSource" and (isinstance(prev, str) or isinstance(prev, int)
+                                                             and not isinstance(prev, bool)):
+                # (the value quantities podnuma types: a divisor; not the pointer sizeLimit)
+                out[k] = prev if isinstance(prev, NulledQuantity) else NulledQuantity(prev)
+            elif v is None:
+                if ft is None and k in out and prev is not None and not isinstance(prev, Mapping | list):
+                    if k in _UNTYPED_POINTERS:
+                        out[k] = None
+                elif not (k in out and ft is not None and field is not None and _null_keeps(ft, owner, k)):
                     out[k] = None
-            elif not (k in out and ft is not None and field is not None and _null_keeps(ft, owner, k)):
-                out[k] = None
-        elif isinstance(v, list) and ft is not None and ft.kind == "slice" and ft.elem is not None \
-                and isinstance(prev, list):
-            # (a later array decoded into the slice the earlier one left)
-            backing[k] = _into_slice(backing.get(k, prev.backing if isinstance(prev, _Backed) else prev),
-                                     v, ft.elem)
-            out[k] = _Backed(backing[k][:len(v)], backing[k])
-            continue
-        elif isinstance(prev, Mapping) and isinstance(v, Mapping) and (ft is None or ft.kind in ("struct", "map")):
-            if ft is not None and ft.kind == "map":
-                out[k] = {**prev, **dict(occurrences(v))}
+            elif isinstance(v, list) and ft is not None and ft.kind == "slice" and ft.elem is not None \
+                    and isinstance(prev, list):
+                # (a later array decoded into the slice the earlier one left)
+                if k not in backing:
+                    old = prev.backing if isinstance(prev, _Backed) else prev
+                    WORK[0] += len(old)
+                    backing[k] = list(old)
+                    self.elems[k] = [None] * len(old)
+                backing[k] = _into_slice(backing[k], v, ft.elem, self.elems[k])
+                if not backing[k]:
+                    self.elems[k] = []
+                WORK[0] += len(v)
+                out[k] = _Backed(backing[k][:len(v)], backing[k])
+                continue
+            elif isinstance(prev, Mapping) and isinstance(v, Mapping) and (ft is None or ft.kind in ("struct", "map")):
+                if ft is not None and ft.kind == "map":
+                    merged = self.maps.get(k)
+                    if merged is None or merged is not prev:
+                        WORK[0] += len(prev)
+                        merged = self.maps[k] = dict(prev)
+                    news = occurrences(v)
+                    WORK[0] += len(news)
+                    merged.update(news)
+                    out[k] = merged
+                else:
+                    out[k] = _merge_into(self.subs, k, prev, v, ft)
+            elif ft is not None and ft.kind == "intstr" and isinstance(v, int | str) and not isinstance(v, bool):
+                out[k] = _int_or_string(last_int.get(k), last_str.get(k), isinstance(v, int))
             else:
-                out[k] = settled(RepeatedKeys({}, [*occurrences(prev), *occurrences(v)]), ft)
-        elif ft is not None and ft.kind == "intstr" and isinstance(v, int | str) and not isinstance(v, bool):
-            out[k] = _int_or_string(last_int.get(k), last_str.get(k), isinstance(v, int))
-        else:
-            out[k] = v
-        backing.pop(k, None)
-    return out
+                out[k] = v
+            backing.pop(k, None)
+            self.elems.pop(k, None)
+
+
+def _merge_into(states: Any, at: Any, prev: Mapping[str, Any], v: Mapping[str, Any],
+                t: _Go | None) -> dict[str, Any]:
+    """The object ``v`` decoded into the struct ``prev`` (the value at
+    ``at``): merged in place into the state kept at ``states[at]`` when
+    ``prev`` is that state's value, else into a new state that meets
+    ``prev``'s fields first."""
+    state = states.get(at) if isinstance(states, dict) else states[at]
+    if state is None or state.out is not prev:
+        state = _Settling(t)
+        state.feed(occurrences(prev))
+        states[at] = state
+    state.feed(occurrences(v))
+    return state.out
 
 
 class _Backed(list[Any]):
@@ -664,7 +726,7 @@ class _Backed(list[Any]):
         self.backing = backing
 
 
-def _into_slice(old: list[Any], new: list[Any], elem: _Go) -> list[Any]:
+def _into_slice(old: list[Any], new: list[Any], elem: _Go, states: list[_Settling | None]) -> list[Any]:
     """The array ``new`` decoded into a slice whose backing elements are
     ``old`` (the standard decoder's array case, which sigs.k8s.io/json
     keeps: it does not clear the slice; it decodes element i into the
@@ -674,22 +736,26 @@ def _into_slice(old: list[Any], new: list[Any], elem: _Go) -> list[Any]:
     merges an object into the struct there, leaves the element as it was
     for a ``null`` (neither a struct nor a scalar is a pointer), replaces a
     scalar. Returned: the new elements, then the old ones past them (still
-    in the backing array, met again by a third, longer array)."""
+    in the backing array, met again by a third, longer array). ``old`` (the
+    caller's own list) is changed in place; ``states``, beside it, holds
+    the state of each element merged so far."""
     if not new:
         return []
-    out = list(old)
+    WORK[0] += len(new)
     for i, v in enumerate(new):
-        if i >= len(out):
-            out.append(v)
+        if i >= len(old):
+            old.append(v)
+            states.append(None)
             continue
-        was = out[i]
+        was = old[i]
         if v is None:
             continue
         if elem.kind == "struct" and isinstance(v, Mapping) and isinstance(was, Mapping):
-            out[i] = settled(RepeatedKeys({}, [*occurrences(was), *occurrences(v)]), elem)
+            old[i] = _merge_into(states, i, was, v, elem)
         else:
-            out[i] = v
-    return out
+            old[i] = v
+            states[i] = None
+    return old
 
 
 class GoDecodeError(InputError):
@@ -740,8 +806,35 @@ def _go_number(value: Any, t: _Go, from_json: bool) -> tuple[int | None, str]:
     return (n, text) if -limit <= n < limit else (None, text)
 
 
+#: while a JSON pod is decoded (``memo``): each object or array decoded so far (by its
+#: identity and its type), with what it decoded to. A repeated key's
+#: occurrences are decoded in turn, then the value they settle to, which
+#: holds the same objects: met again, they are not decoded again (else each
+#: level of repeated keys would double the work below it). A JSON document
+#: holds each object once (YAML, whose aliases share one, never repeats a
+#: key); one per thread
+_DECODING = threading.local()
+
+
 def _go_decode(value: Any, t: _Go, where: tuple[str, str], path: str, from_json: bool,
                saved: list[GoDecodeError]) -> Any:
+    """:func:`_go_decode_value`, an object or array decoded already (into
+    the same type) answered from ``_DECODING.memo`` (its errors were noted the
+    first time)."""
+    memo: dict[tuple[int, int], tuple[Any, Any]] | None = getattr(_DECODING, "memo", None)
+    if memo is None or not isinstance(value, dict | list) or t.kind not in ("struct", "map", "slice"):
+        return _go_decode_value(value, t, where, path, from_json, saved)
+    key = (id(value), id(t))
+    hit = memo.get(key)
+    if hit is not None and hit[0] is value:
+        return hit[1]
+    got = _go_decode_value(value, t, where, path, from_json, saved)
+    memo[key] = (value, got)
+    return got
+
+
+def _go_decode_value(value: Any, t: _Go, where: tuple[str, str], path: str, from_json: bool,
+                     saved: list[GoDecodeError]) -> Any:
     """``value`` decoded into ``t`` as Go decodes it (a null leaves the zero
     value: kept as ``None``; a null element of a list, or value of a map,
     is the element type's zero value); ``where``: the error context of the
@@ -936,7 +1029,12 @@ def go_decode(doc: Mapping[str, Any], *, from_json: bool) -> dict[str, Any]:
     parse wins (its ``UnmarshalJSON`` fails: the decoding ends there, with
     that error, whatever type error was met before it)."""
     saved: list[GoDecodeError] = []
-    out = _go_decode(doc, _G_POD, ("", ""), "", from_json, saved)
+    outer = getattr(_DECODING, "memo", None)
+    _DECODING.memo = {} if from_json else None
+    try:
+        out = _go_decode(doc, _G_POD, ("", ""), "", from_json, saved)
+    finally:
+        _DECODING.memo = outer
     if saved:
         raise saved[0]
     assert isinstance(out, dict)
