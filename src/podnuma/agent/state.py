@@ -62,11 +62,10 @@ from podnuma.cm.memorymanager.checkpoint import MemoryCheckpointData, restore_me
 from podnuma.errors import InputError
 from podnuma.fileio import StateWriter
 from podnuma.golang.strconv import go_quote
-from podnuma.inputs.pathcheck import check_directory
+from podnuma.inputs.pathcheck import check_directory, unreachable
 from podnuma.inputs.state import exclusive_cpu_sets
 
-__all__ = ["LOCK_FILE", "RestoredState", "StateDir", "StateDirGone", "STATUS_FILE", "double_assignments",
-           "unreachable"]
+__all__ = ["LOCK_FILE", "RestoredState", "StateDir", "StateDirGone", "STATUS_FILE", "double_assignments"]
 
 STATUS_FILE = "podnuma-agent-status.json"
 #: held (``flock``) by the agent using the directory, for its whole life
@@ -94,15 +93,6 @@ class StateDirGone(InputError):
             "stopped (started again, it admits the manifests' pods on a fresh state)",
             file=str(path),
         )
-
-
-def unreachable(e: OSError) -> str:
-    """Why a path could not be looked at, for a message."""
-    if e.errno == errno.EACCES:
-        return f"{e.strerror} (a directory on the way cannot be searched)"
-    if e.errno == errno.ENOTDIR:
-        return f"{e.strerror} (a file on the way, where a directory should be)"
-    return str(e.strerror or e)
 
 
 class StateDir:

@@ -44,7 +44,7 @@ import stat
 
 from podnuma.errors import InputError
 
-__all__ = ["DASH_DIRECTORY", "check_directory", "check_empty", "path_message", "path_problem"]
+__all__ = ["DASH_DIRECTORY", "check_directory", "check_empty", "path_message", "path_problem", "unreachable"]
 
 #: what is said of ``-`` given as a directory
 DASH_DIRECTORY = ("'-' names no directory (standard input and output are not directories): "
@@ -68,6 +68,13 @@ _WHY = {
     errno.EACCES: "a directory on the way cannot be searched",
     errno.ENOTDIR: "a file on the way, where a directory should be",
 }
+
+
+def unreachable(e: OSError) -> str:
+    """Why a path could not be looked at, for a message: the system's
+    words, and what they mean on the way to it (:data:`_WHY`)."""
+    why = _WHY.get(e.errno) if e.errno is not None else None
+    return f"{e.strerror or e}" + (f" ({why})" if why else "")
 
 
 def _classified(given: str) -> str:
@@ -140,15 +147,15 @@ def path_problem(path: str | os.PathLike[str], *, must_exist: bool = True, file_
             return f"cannot reach it: {e.strerror} (a symbolic link to nothing on the way: {link})"
         return None
     except OSError as e:
-        why = _WHY.get(e.errno) if e.errno is not None else None
         if e.errno == errno.EACCES:
             try:  # (the last part itself looked at: the parents were searched)
                 os.lstat(p)
             except OSError:
                 pass
             else:
-                why = "a symbolic link that cannot be followed" if os.path.islink(p) else None
-        return f"cannot reach it: {e.strerror or e}" + (f" ({why})" if why else "")
+                why = " (a symbolic link that cannot be followed)" if os.path.islink(p) else ""
+                return f"cannot reach it: {e.strerror or e}{why}"
+        return f"cannot reach it: {unreachable(e)}"
     except ValueError as e:  # (an embedded NUL byte)
         return f"cannot reach it: {e}"
     if not stat.S_ISDIR(st.st_mode):
