@@ -367,7 +367,7 @@ def test_the_web_s_json_body_says_where(server: str, endpoint: str) -> None:
 
 def test_the_web_s_json_scenario_says_where(server: str) -> None:
     """A scenario posted as ``x.json`` is read as JSON (in a worker
-    process: the refusal crosses back whole)."""
+    process: its message, worded there, is what comes back)."""
     assert _error_of(server, "/api/simulate?name=x.json", DUP_POD.encode()) == (
         "x.json: steps[0].pod.spec.containers[0].name: invalid JSON: duplicate key 'name' (line 1, column 77)"
     )

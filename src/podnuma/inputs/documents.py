@@ -823,7 +823,7 @@ class DuplicateJSONKey(InputError):
         self._path = value
 
     def __reduce__(self) -> tuple[Any, ...]:
-        # (located first: the text is not sent along, a web worker's answer)
+        # (located first: the text is not sent along)
         return (type(self), (self.message,), {"_message": self.message, "_path": self.path, "file": self.file})
 
 
