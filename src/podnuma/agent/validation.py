@@ -95,6 +95,7 @@ from podnuma.api.pod_validation import (
 )
 from podnuma.api.quantity import ERR_FORMAT_WRONG, QuantityError, quantity_from_manifest
 from podnuma.errors import InputError
+from podnuma.golang.duration import time_quote
 
 __all__ = ["GoDecodeError", "RepeatedKeys", "StaticPodErrors", "go_decode", "settled", "validate_static_pod"]
 
@@ -874,31 +875,24 @@ def _go_decode_value(value: Any, t: _Go, where: tuple[str, str], path: str, from
                 for i, v in enumerate(value)]
     elif t.kind == "map" and shown == "object":
         assert t.elem is not None
-        if isinstance(value, RepeatedKeys):  # (each occurrence decoded in turn; the last stays)
-            for k, v in value.pairs:
-                _go_decode(_zero(v, t.elem), t.elem, where, f"{path}[{k}]", from_json, saved)
-            return _go_decode(settled(value, t), t, where, path, from_json, [])
         got = {k: _go_decode(_zero(v, t.elem), t.elem, where, f"{path}[{k}]", from_json, saved)
                for k, v in occurrences(value, from_json)}
+        if isinstance(value, RepeatedKeys):  # (each occurrence decoded in turn above; the last stays)
+            return _go_decode(settled(value, t), t, where, path, from_json, [])
         return {k: got[k] for k in value}
     elif t.kind == "struct" and shown == "object":
         # (fields in the order Go's decoder meets them: the document's for
         # JSON; sorted for YAML, which the kubelet turns into JSON first)
         # (a repeated key: each occurrence decoded in turn, into the value
         # the earlier ones left; its errors count, the last value stays)
-        if isinstance(value, RepeatedKeys):
-            for k, v in value.pairs:
-                field = t.fields.get(k)
-                if field is not None:
-                    _go_decode(v, field[0], (t.name.removeprefix("v1."), f"{where[1]}.{field[1]}".lstrip(".")),
-                               f"{path}.{k}".lstrip("."), from_json, saved)
-            return _go_decode(settled(value, t), t, where, path, from_json, [])
         got = {}
         for k, v in occurrences(value, from_json):
             field = t.fields.get(k)
             got[k] = v if field is None else _go_decode(
                 v, field[0], (t.name.removeprefix("v1."), f"{where[1]}.{field[1]}".lstrip(".")),
                 f"{path}.{k}".lstrip("."), from_json, saved)
+        if isinstance(value, RepeatedKeys):
+            return _go_decode(settled(value, t), t, where, path, from_json, [])
         return {k: got[k] for k in value}
     err = GoDecodeError(
         f"json: cannot unmarshal {shown} into Go struct field {where[0]}.{where[1]} of type {t.name}",
@@ -912,18 +906,6 @@ def _go_decode_value(value: Any, t: _Go, where: tuple[str, str], path: str, from
 _RFC3339 = "2006-01-02T15:04:05Z07:00"
 
 
-def _go_time_quote(b: bytes) -> str:
-    """Go's ``time`` package quoting: printable ASCII as it is (``"`` and
-    ``\\`` escaped), every byte of another character as ``\\xNN``."""
-    out = ['"']
-    for ch in b.decode("utf-8", "replace"):
-        if ord(ch) >= 0x80 or ch < " ":
-            out.extend(f"\\x{x:02x}" for x in ch.encode())
-        else:
-            out.append("\\" + ch if ch in '"\\' else ch)
-    return "".join(out) + '"'
-
-
 def _days_in(month: int, year: int) -> int:
     if month == 2:
         return 29 if year % 4 == 0 and (year % 100 != 0 or year % 400 == 0) else 28
@@ -934,10 +916,10 @@ def go_rfc3339_error(text: str) -> str:
     """The error of Go's ``time.Parse(time.RFC3339, text)`` (its general
     parser: the fast path only accepts a subset), or "" when it parses."""
     value = text.encode()
-    whole = _go_time_quote(value)
+    whole = time_quote(value)
 
     def cannot(elem: bytes, layout_elem: str) -> str:
-        return f"parsing time {whole} as \"{_RFC3339}\": cannot parse {_go_time_quote(elem)} as \"{layout_elem}\""
+        return f"parsing time {whole} as \"{_RFC3339}\": cannot parse {time_quote(elem)} as \"{layout_elem}\""
 
     def out_of_range(what: str) -> str:
         return f"parsing time {whole}: {what} out of range"
@@ -995,7 +977,7 @@ def go_rfc3339_error(text: str) -> str:
         if hr is None or mn is None or sign not in (b"+", b"-"):
             return cannot(hold, "Z07:00")
     if value:
-        return f"parsing time {whole}: extra text: {_go_time_quote(value)}"
+        return f"parsing time {whole}: extra text: {time_quote(value)}"
     if not 1 <= got["day"] <= _days_in(got["month"], year):
         return f"parsing time {whole}: day out of range"
     return ""
@@ -1044,19 +1026,16 @@ def go_decode(doc: Mapping[str, Any], *, from_json: bool) -> dict[str, Any]:
 # ---------------------------------------------------------------- the pod
 
 
-def validate_static_pod(doc: Mapping[str, Any], *, node_name: str, restart_rules: bool = True,
-                        pod_level_resources: bool = True, gates: _Gates | None = None) -> list[tuple[str, str]]:
+def validate_static_pod(doc: Mapping[str, Any], *, node_name: str,
+                        gates: _Gates | None = None) -> list[tuple[str, str]]:
     """The field errors ``ValidatePodCreate`` finds in the static pod
     ``doc`` (as decoded, before the file source's defaults) on the node
     ``node_name``, in the kubelet's order, with the validation options the
     kubelet derives from its feature ``gates``
     (:class:`~podnuma.agent.validation_kit.PodValidationOptions`; without
-    them v1.37's defaults, ``restart_rules`` the ``ContainerRestartRules``
-    gate, ``pod_level_resources`` the ``PodLevelResources`` gate:
-    ``spec.resources`` checked only with it). Empty when podnuma finds none."""
+    them v1.37's defaults; ``spec.resources`` is checked only with the
+    ``PodLevelResources`` gate). Empty when podnuma finds none."""
     opts = PodValidationOptions(gates)
-    if gates is None:
-        opts.restart_rules, opts.pod_level_resources = restart_rules, pod_level_resources
     with validation_options(opts):
         return _validate(doc, node_name, opts.restart_rules, opts.pod_level_resources)
 

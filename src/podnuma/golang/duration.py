@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["parse_duration", "format_duration", "NANOSECOND", "MICROSECOND", "MILLISECOND", "SECOND"]
+__all__ = ["parse_duration", "format_duration", "time_quote", "NANOSECOND", "MICROSECOND", "MILLISECOND", "SECOND"]
 
 NANOSECOND: Final = 1
 MICROSECOND: Final = 1000
@@ -50,12 +50,18 @@ def _go_bytes(text: str) -> bytes:
 
 
 def _quote(text: str) -> str:
-    """``time.quote``: the text between double quotes, where ``"`` and ``\\``
-    get a backslash and every byte of a non-ASCII or control character
-    (below a space) is written ``\\xNN``, one escape per UTF-8 byte; DEL
-    and the other printable ASCII stay as they are."""
+    """:func:`time_quote` of the Go string ``text`` stands for."""
+    return time_quote(_go_bytes(text))
+
+
+def time_quote(data: bytes) -> str:
+    """``time.quote``: the bytes between double quotes, where ``"`` and
+    ``\\`` get a backslash and every byte of a non-ASCII or control
+    character (below a space) is written ``\\xNN``, one escape per byte;
+    DEL and the other printable ASCII stay as they are (the time package's
+    errors: a duration's, a time's)."""
     out = ['"']
-    for b in _go_bytes(text):
+    for b in data:
         if b >= 0x80 or b < 0x20:
             out.append("\\x" + _HEX[b >> 4] + _HEX[b & 0xF])
         else:
