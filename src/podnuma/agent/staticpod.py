@@ -351,17 +351,18 @@ def _check_kind(data: Any, text: str, is_json: bool, name: str) -> dict[str, Any
     # matches a key to a field ignoring case: ``KIND`` and ``Kind`` count,
     # the last one met wins)
     found: dict[str, Any] = {}
+    wrong: tuple[str, Any] | None = None  # (the first value that is not a string: refused)
     for key, value in occurrences(data, is_json):
         field = _TYPE_META.get(_go_fold(key))
         if field is not None and value is not None:
             found[field] = value
+            if wrong is None and not isinstance(value, str):
+                wrong = (field, value)
+    if wrong is not None:
+        raise _not_a_pod(
+            f"couldn't get version/kind; json parse error: json: cannot unmarshal "
+            f"{_GO_TYPES.get(type(wrong[1]), 'object')} into Go struct field .{wrong[0]} of type string", name)
     kind, version = found.get("kind"), found.get("apiVersion")
-    for key, value in occurrences(data, is_json):
-        field = _TYPE_META.get(_go_fold(key))
-        if field is not None and value is not None and not isinstance(value, str):
-            raise _not_a_pod(
-                f"couldn't get version/kind; json parse error: json: cannot unmarshal "
-                f"{_GO_TYPES.get(type(value), 'object')} into Go struct field .{field} of type string", name)
     if not kind:
         raise _not_a_pod(f"Object 'Kind' is missing in '{shown}'", name)
     if not version:
