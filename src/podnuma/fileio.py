@@ -32,11 +32,14 @@ from podnuma.cm.memorymanager.checkpoint import (
 )
 from podnuma.errors import InputError
 from podnuma.inputs.pathcheck import check_directory
+from podnuma.inputs.pathtext import names_directory
 
 __all__ = [
     "atomic_file",
     "atomic_write",
+    "check_file_name",
     "check_replaceable",
+    "file_name_errno",
     "close_dir_fds",
     "read_file",
     "read_cpu_checkpoint_file",
@@ -93,7 +96,11 @@ def atomic_file(path: str | os.PathLike[str], *, mode: int | None = None) -> Ite
     """A file written a piece at a time through the handle given, which
     replaces ``path`` when the block ends as :func:`atomic_write` replaces
     it (the temporary file synced, renamed, its directory synced); when the
-    block raises, the temporary file is removed and ``path`` is as it was."""
+    block raises, the temporary file is removed and ``path`` is as it was.
+    A name ending in ``/`` (``r.json/``) is refused as the system refuses
+    to make a file of it (:func:`check_file_name`), not written as
+    ``r.json``."""
+    check_file_name(path)
     target = Path(path)
     directory = target.parent
     check_replaceable(target)
@@ -122,6 +129,31 @@ def atomic_file(path: str | os.PathLike[str], *, mode: int | None = None) -> Ite
         pass
     finally:
         os.close(dir_fd)
+
+
+def file_name_errno(path: str | os.PathLike[str]) -> int | None:
+    """The error the system gives making a file at ``path`` when its name
+    ends as a directory's (``r.json/``, ``r.json/.``: the ending
+    :mod:`pathlib` drops): ``ENOTDIR`` where a file is, ``EISDIR`` where a
+    directory is or where nothing is (Linux's ``open(O_CREAT)``), else
+    what reaching it fails with; ``None`` for any other name."""
+    if not names_directory(path):
+        return None
+    try:
+        os.stat(path)
+    except FileNotFoundError:
+        return errno.EISDIR
+    except OSError as e:
+        return e.errno if e.errno is not None else errno.ENOTDIR
+    return errno.EISDIR
+
+
+def check_file_name(path: str | os.PathLike[str]) -> None:
+    """``OSError`` (:func:`file_name_errno`) when a file cannot be made at
+    ``path`` because its name is a directory's."""
+    code = file_name_errno(path)
+    if code is not None:
+        raise OSError(code, os.strerror(code), os.fspath(path))
 
 
 def check_replaceable(path: str | os.PathLike[str]) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
+from podnuma.errors import InputError
 from podnuma.inputs import pathtext, text
 from podnuma.inputs.pathtext import parent_text, path_text
 from podnuma.inputs.scenario import load_scenario_text
@@ -41,14 +42,18 @@ def test_scenario_file_opens_and_resolves_as_pathlib(tmp_path: Path,
     monkeypatch.chdir(tmp_path)
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "s.json").write_text(json.dumps(base()), encoding="utf-8")
-    for arg in ("sub/s.json", "./sub//s.json", "sub/./s.json", "sub/s.json/",
-                str(tmp_path / "sub" / "s.json")):
+    for arg in ("sub/s.json", "./sub//s.json", "sub/./s.json", str(tmp_path / "sub" / "s.json")):
         src = ScenarioFile(arg)
         try:
             assert src.path == Path(arg) and src.base_dir == Path(arg).parent
             assert src.directory == str(Path(arg).parent) and src.origin == arg
         finally:
             src.close()
+    # (a name ending as a directory's is not the file: the system's answer,
+    # where pathlib would drop the ending)
+    for arg in ("sub/s.json/", "sub/s.json/."):
+        with pytest.raises(InputError, match=r": cannot read scenario file: Not a directory$"):
+            ScenarioFile(arg)
 
 
 def test_base_dir_given_as_text_is_a_path(tmp_path: Path) -> None:

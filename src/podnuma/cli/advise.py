@@ -84,7 +84,7 @@ _STRATEGY_HELP = "; ".join(f"{k}: {v}" for k, v in STRATEGIES.items())
 @click.option("--sidecar", "sidecars", multiple=True, metavar="NAME",
               help="Treat the container NAME as a sidecar (repeatable); native sidecars and "
               "well-known injectors' containers are recognised without it.")
-@click.option("--as-scenario", "as_scenario", type=NamedPath(dir_okay=False, allow_dash=False), default=None,
+@click.option("--as-scenario", "as_scenario", type=NamedPath(dir_okay=False, allow_dash=False, writes=True), default=None,
               callback=dash_refused,
               metavar="FILE", help="Also write a scenario that replays every figure (podnuma simulate FILE).")
 @output_option("advise", "pods: the rewritten pods as YAML (savings as comments; --diff: unified diffs); "

@@ -71,6 +71,10 @@ def _clear_value(option: str, value: str) -> bool:
 
         return len(value) <= 9 and value.isascii() and value.isdigit() and 1 <= int(value) <= MAX_LOCAL_WORKERS
     if option == "--output-file":
+        from podnuma.inputs.pathtext import names_directory
+
+        if names_directory(value):  # (a directory's name: click's option refuses it, in its words)
+            return False
         try:
             os.stat(value)
         except OSError:

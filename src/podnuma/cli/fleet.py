@@ -58,7 +58,7 @@ def fleet_group() -> None:
 @click.option("--output", "-o", "fmt", type=OutputFormat(FORMATS["fleet analyze"]), default=None,
               help="table for people (the default), json or yaml for the report document, html for a "
                    "self-contained report; default with --output-file: the format its suffix names.")
-@click.option("--output-file", type=NamedPath(path_type=Path, dir_okay=True), default=None,
+@click.option("--output-file", type=NamedPath(path_type=Path, dir_okay=True, writes=True), default=None,
               callback=dash_is_stdout,
               help="Write the report there (atomically) instead of standard output ('-': standard "
                    "output). Its suffix names the format: .json, .yaml or .yml, .html or .htm, .txt "

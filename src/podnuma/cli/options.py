@@ -16,6 +16,7 @@ The grammar every command follows (kubectl's habits):
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -27,6 +28,7 @@ import click
 from podnuma.cli.app import is_quiet
 from podnuma.cli.guard import EXIT_INPUT, STDIN_TWICE, one_line
 from podnuma.inputs.pathcheck import path_message, path_problem
+from podnuma.inputs.pathtext import names_directory
 from podnuma.render.formats import FORMATS
 
 if TYPE_CHECKING:
@@ -90,11 +92,25 @@ class NamedPath(click.Path):
     A directory (``file_okay=False``) is checked here in podnuma's one
     wording (:func:`~podnuma.inputs.pathcheck.path_problem`): ``exists=True``
     for one the command reads (``--sysfs``), else one it creates when
-    missing (``--checkpoint-dir``); ``-`` is never a directory."""
+    missing (``--checkpoint-dir``); ``-`` is never a directory.
+
+    A file's name ending in ``/`` (``r.json/``, which ``Path`` would read
+    as ``r.json``) is refused here for a file the command writes
+    (``writes=True``: ``PATH: OPTION: cannot write: Is a directory``, as
+    the system words making a file there) or takes as a ``Path``; a file
+    argument read as given (``FILE``) is refused by its reader, in the
+    system's words (``Not a directory``)."""
+
+    def __init__(self, *args: Any, writes: bool = False, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.writes = writes
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if isinstance(value, str | bytes) and not value:
             self.fail(f"{EMPTY_NAME}", param, ctx)
+        if self.file_okay and (self.writes or self.type is not None) and names_directory(os.fsdecode(value)):
+            path = os.fsdecode(value)
+            raise PathRefused(path_message(path, _param_name(param), _file_name_problem(path, self.writes)))
         if not self.file_okay and self.dir_okay:
             path = os.fsdecode(value)
             problem = path_problem(path, must_exist=self.exists)
@@ -102,6 +118,21 @@ class NamedPath(click.Path):
                 raise PathRefused(path_message(path, _param_name(param), problem))
             return self.coerce_path_result(path)
         return super().convert(value, param, ctx)
+
+
+def _file_name_problem(path: str, writes: bool) -> str:
+    """What is wrong with a file named as a directory (``r.json/``): what
+    making a file there fails with (``writes``), else what reading it does."""
+    if writes:
+        from podnuma.fileio import file_name_errno
+
+        code = file_name_errno(path)
+        return f"cannot write: {os.strerror(code if code is not None else errno.EISDIR)}"
+    try:
+        os.stat(path)
+    except OSError as e:
+        return e.strerror or str(e)
+    return os.strerror(errno.EISDIR)
 
 
 #: the words for an empty file name, wherever one is given
@@ -234,7 +265,7 @@ def dash_refused(_ctx: click.Context, _param: click.Parameter, value: Any) -> An
 as_scenario_option = click.option(
     "--as-scenario",
     "as_scenario",
-    type=NamedPath(path_type=Path, dir_okay=False),
+    type=NamedPath(path_type=Path, dir_okay=False, writes=True),
     default=None,
     metavar="FILE",
     callback=dash_refused,

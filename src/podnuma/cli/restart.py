@@ -54,7 +54,7 @@ def _write_scenario(path: Path, r: RestartReport) -> None:
               help="With --state-dir: the machine as a sysfs root (default /sys).")  # fmt: skip
 @click.option("--kubelet-config", "config_file", type=FILE, default=None,
               help="With --state-dir: the node's KubeletConfiguration, or a scenario file (its kubeletConfig or kubeletConfigFile); '-': standard input. Else inferred from the checkpoints.")  # fmt: skip
-@click.option("--as-scenario", "as_scenario", type=NamedPath(path_type=Path, dir_okay=False), default=None,
+@click.option("--as-scenario", "as_scenario", type=NamedPath(path_type=Path, dir_okay=False, writes=True), default=None,
               callback=dash_refused,
               help="Write the restart as a scenario (checkpoints, state.pods, one addPod per pod) that "
               "'podnuma simulate' and the kubelet oracle replay to the same figures (.json: JSON, else YAML).")  # fmt: skip

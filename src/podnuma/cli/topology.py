@@ -119,7 +119,7 @@ def _write_output(path: Path, data: bytes) -> None:
     "Default: from --output-file's suffix, else table; a suffix naming another format is an error.",
 )
 @click.option(
-    "--output-file", "output_file", type=NamedPath(path_type=Path, dir_okay=True),
+    "--output-file", "output_file", type=NamedPath(path_type=Path, dir_okay=True, writes=True),
     default=None, callback=dash_is_stdout,
     help="Write to FILE (atomically) instead of standard output ('-': standard output). "
     "Its suffix names the format: .svg, .png, .txt, .json, .yaml or .yml (or none, with -o).",

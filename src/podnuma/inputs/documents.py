@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 from podnuma.errors import InputError
 from podnuma.inputs.limits import DEFAULT_LIMITS, ReadLimits
-from podnuma.inputs.pathtext import path_text
+from podnuma.inputs.pathtext import open_text
 from podnuma.inputs.surrogates import LONE_SURROGATE as _LONE_SURROGATE
 from podnuma.inputs.surrogates import lone_surrogate_message
 
@@ -1074,7 +1074,7 @@ def _open_rb(path: str | Path) -> BinaryIO:
     for a writer, bounded (:func:`wait_for_writer`, for the inputs the user
     names); one with a writer (a shell's ``<(command)``) is read as it
     comes, as standard input is."""
-    return open(path_text(path), "rb", opener=_open_nowait)  # noqa: SIM115 (returned open)
+    return open(open_text(path), "rb", opener=_open_nowait)  # noqa: SIM115 (returned open)
 
 
 def _open_nowait(name: str, flags: int) -> int:
@@ -1112,7 +1112,7 @@ def read_regular(path: str | Path, limit: int) -> bytes:
     cannot hold the reader, nor can a special file of ``/proc`` that waits
     for data (a link to ``/proc/kmsg``: ``EAGAIN``)."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-    fd = os.open(path_text(path), flags)
+    fd = os.open(open_text(path), flags)
     try:
         mode = os.fstat(fd).st_mode
         if stat.S_ISDIR(mode):
@@ -1130,7 +1130,8 @@ def open_input(path: str | Path, *, what: str, name: str) -> BinaryIO:
     """The file at ``path`` open for reading bytes; ``InputError`` naming
     it (``name``) as :func:`read_bytes` words it when it cannot be opened
     (read errors later: :func:`read_failure`). ``path`` is opened as
-    ``Path(path)`` opens it (:func:`~podnuma.inputs.pathtext.path_text`)."""
+    ``Path(path)`` opens it, but a name ending in ``/`` stays a directory's
+    (:func:`~podnuma.inputs.pathtext.open_text`)."""
     try:
         fh = _open_rb(path)
         if stat.S_ISDIR(os.fstat(fh.fileno()).st_mode):

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["parent_text", "path_text"]
+__all__ = ["names_directory", "open_text", "parent_text", "path_text"]
 
 _POSIX = os.name == "posix"
 
@@ -51,3 +51,22 @@ def parent_text(p: str | os.PathLike[str]) -> str:
         return str(Path(p).parent)
     root, parts = _parts(os.fspath(p))
     return root + "/".join(parts[:-1]) or "."
+
+
+def names_directory(p: str | os.PathLike[str]) -> bool:
+    """Whether ``p``'s text ends in ``/`` or ``/.`` past its root
+    (``f.yaml/``): the system then takes it for a directory (a file there
+    is ``ENOTDIR``, a file made there ``EISDIR``), while :mod:`pathlib`
+    drops the ending (``Path("f.yaml/")`` is ``f.yaml``)."""
+    text = os.fspath(p)
+    return text.endswith(("/", "/.")) and not path_text(text).endswith("/")
+
+
+def open_text(p: str | os.PathLike[str]) -> str:
+    """The name to open for ``p``: :func:`path_text`, keeping the ``/`` of
+    a name that ends as a directory's (:func:`names_directory`), so that
+    ``f.yaml/`` is refused as the system and every other program refuse it
+    (``Not a directory``), not read as ``f.yaml``."""
+    text = path_text(p)
+    return text + "/" if names_directory(p) else text
+

@@ -52,7 +52,7 @@ from podnuma.inputs.documents import (
     wait_for_writer,
 )
 from podnuma.inputs.limits import DEFAULT_LIMITS, ReadLimits
-from podnuma.inputs.pathtext import parent_text, path_text
+from podnuma.inputs.pathtext import open_text, parent_text
 from podnuma.inputs.spool import spooled
 from podnuma.inputs.text import TextInput
 
@@ -149,7 +149,7 @@ class ScenarioFile:
     def __init__(
         self, path: str | Path, *, what: str = "scenario", limits: ReadLimits = DEFAULT_LIMITS
     ) -> None:
-        self._path = path_text(path)
+        self._path = open_text(path)
         self.name = input_name(path)
         self.directory = parent_text(path)
         self.origin = str(path)
