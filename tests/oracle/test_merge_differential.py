@@ -288,3 +288,32 @@ def _kind(request: Request, result: dict[str, Any]) -> str:
         return "refused"
     return "preferred" if result["preferred"] else "not preferred, admitted"
 
+
+
+#: ``max-allowable-numa-nodes`` values whose ``strconv.Atoi`` error is the
+#: point: Go reads the digits left to right and says the first thing that
+#: goes wrong, so a number past 2^64-1 followed by a bad character is out
+#: of range, not bad syntax; under 19 bytes its fast path, at 19 and more
+#: ``ParseInt``; a sign once, no underscores, no spaces
+ATOI_VALUES = (
+    "8", "+8", "08", "", "+", "-", "+-8", "8 ", " 8", "1_0", "0x10", "٨",
+    "9223372036854775807", "9223372036854775808", "-9223372036854775808", "-9223372036854775809",
+    "18446744073709551615", "18446744073709551616", "99999999999999999999x", "-99999999999999999999x",
+    "+99999999999999999999_", "1844674407370955161x", "18446744073709551616" + "9" * 30, "12345678901234567x",
+    "123456789012345678x", "1234567890123456789x",
+)
+
+
+def test_max_allowable_numa_nodes_is_read_as_go_reads_an_int(oracle_binary: str) -> None:
+    requests = [
+        {"policy": "best-effort", "numaNodes": [0, 1], "options": {"max-allowable-numa-nodes": v},
+         "providersHints": [{"cpu": [{"numaNodes": [0], "preferred": True}]}]}
+        for v in ATOI_VALUES
+    ]
+    expected = run_oracle_merge(oracle_binary, requests)
+    for request, want in zip(requests, expected, strict=True):
+        assert podnuma_merge(request)[0] == want, request["options"]
+    said = " ".join(str(w.get("error")) for w in expected)
+    # (each of Go's answers is among them)
+    assert "value out of range" in said and "invalid syntax" in said
+    assert sum("error" not in w for w in expected) >= 2

@@ -63,34 +63,13 @@ from podnuma.api.pod_validation import (
     qualified_name_errors,
 )
 from podnuma.golang.json import GoJSONError, go_json_parse, go_json_unmarshal
+from podnuma.golang.strconv import parse_int64_error
 from podnuma.golang.types import GO_STRING, GoBasic, GoField, GoPtr, GoSlice, GoStruct
 
 #: a toleration's value for ``Lt``/``Gt``: a decimal integer in canonical
 #: form (``content.IsDecimalInteger``)
 _DECIMAL = re.compile(r"0|-?[1-9][0-9]*")
-_UINT64_MAX = 2**64 - 1
 
-
-def _parse_int64_error(text: str) -> str:
-    """The error of Go's ``strconv.ParseInt(text, 10, 64)``, or "": an
-    empty text, or one of only a sign, is bad syntax; then the digits are
-    read left to right as an unsigned 64-bit number, and the first thing
-    that goes wrong is the error: a character that is no decimal digit
-    (also ``_``: the base is given) is bad syntax, the number passing
-    2^64-1 is out of range (even when a bad character follows); a number
-    read whole is out of range beyond the int64 bounds."""
-    body = text[1:] if text[:1] in ("+", "-") else text
-    if not body:
-        return "invalid syntax"
-    n = 0
-    for ch in body:
-        if not "0" <= ch <= "9":
-            return "invalid syntax"
-        n = n * 10 + ord(ch) - 48
-        if n > _UINT64_MAX:
-            return "value out of range"
-    limit = 2**63 if text[:1] == "-" else 2**63 - 1
-    return "value out of range" if n > limit else ""
 
 __all__ = [
     "check_affinity_and_dns_config",
@@ -641,7 +620,7 @@ def _tolerations(errs: _Errors, tolerations: list[Any], prefix: str) -> None:
             if not _DECIMAL.fullmatch(value):
                 errs.invalid(f"{path}.value", value, "must be non-empty" if not value else
                              "must be a valid decimal integer in canonical form")
-            why = _parse_int64_error(value)
+            why = parse_int64_error(value)
             if why:
                 errs.invalid(f"{path}.value", value, f"strconv.ParseInt: parsing {_q(value)}: {why}")
         else:

@@ -5,11 +5,13 @@ module that reproduces a kubelet message."""
 
 from __future__ import annotations
 
-import re
 import struct
 from typing import Final
 
-__all__ = ["go_quote", "quote_rune", "parse_go_bool", "go_atoi", "go_format_float_v", "go_format_float_g"]
+__all__ = [
+    "go_quote", "quote_rune", "parse_go_bool", "go_atoi", "parse_int64_error", "go_format_float_v",
+    "go_format_float_g",
+]
 
 _SHORT_ESCAPES: Final = {7: "\\a", 8: "\\b", 12: "\\f", 10: "\\n", 13: "\\r", 9: "\\t", 11: "\\v"}
 
@@ -50,20 +52,40 @@ def parse_go_bool(value: str) -> bool:
     raise ValueError(f"strconv.ParseBool: parsing {go_quote(value)}: invalid syntax")
 
 
-_ATOI_RE: Final = re.compile(r"[+-]?[0-9]+")
-_INT64_MIN: Final = -(1 << 63)
-_INT64_MAX: Final = (1 << 63) - 1
+_UINT64_MAX: Final = (1 << 64) - 1
+
+
+def parse_int64_error(text: str) -> str:
+    """What Go's ``strconv.ParseInt(text, 10, 64)`` says is wrong with
+    ``text`` (``internal/strconv/atoi.go``), or ``""``: an empty text, or
+    a lone sign, is ``invalid syntax``; after one sign the digits are read
+    left to right as an unsigned 64-bit number, and the first thing that
+    goes wrong wins: a character that is no decimal digit (``_`` too: the
+    base is given) is ``invalid syntax``, the number passing 2^64-1 is
+    ``value out of range`` even when a bad character follows; a number
+    read whole is out of range past the int64 bounds."""
+    body = text[1:] if text[:1] in ("+", "-") else text
+    if not body:
+        return "invalid syntax"
+    n = 0
+    for ch in body:
+        if not "0" <= ch <= "9":
+            return "invalid syntax"
+        n = n * 10 + ord(ch) - 48
+        if n > _UINT64_MAX:
+            return "value out of range"
+    limit = 1 << 63 if text[:1] == "-" else (1 << 63) - 1
+    return "value out of range" if n > limit else ""
 
 
 def go_atoi(value: str) -> int:
-    """``strconv.Atoi`` on a 64-bit platform (optional sign, ASCII digits, no
-    spaces or underscores); ``ValueError`` carries Go's error text."""
-    if not _ATOI_RE.fullmatch(value):
-        raise ValueError(f"strconv.Atoi: parsing {go_quote(value)}: invalid syntax")
-    n = int(value, 10)
-    if not _INT64_MIN <= n <= _INT64_MAX:
-        raise ValueError(f"strconv.Atoi: parsing {go_quote(value)}: value out of range")
-    return n
+    """``strconv.Atoi`` on a 64-bit platform: ``ParseInt(value, 10, 64)``
+    (:func:`parse_int64_error`; its fast path for under 19 bytes gives the
+    same answers); ``ValueError`` carries Go's error text."""
+    why = parse_int64_error(value)
+    if why:
+        raise ValueError(f"strconv.Atoi: parsing {go_quote(value)}: {why}")
+    return int(value, 10)
 
 
 def go_format_float_v(x: float) -> str:
