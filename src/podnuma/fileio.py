@@ -32,7 +32,7 @@ from podnuma.cm.memorymanager.checkpoint import (
 )
 from podnuma.errors import InputError
 from podnuma.inputs.pathcheck import check_directory
-from podnuma.inputs.pathtext import names_directory
+from podnuma.inputs.pathtext import names_directory, path_text
 
 __all__ = [
     "atomic_file",
@@ -132,17 +132,20 @@ def atomic_file(path: str | os.PathLike[str], *, mode: int | None = None) -> Ite
 
 
 def file_name_errno(path: str | os.PathLike[str]) -> int | None:
-    """The error the system gives making a file at ``path`` when its name
-    ends as a directory's (``r.json/``, ``r.json/.``: the ending
-    :mod:`pathlib` drops): ``ENOTDIR`` where a file is, ``EISDIR`` where a
-    directory is or where nothing is (Linux's ``open(O_CREAT)``), else
-    what reaching it fails with; ``None`` for any other name."""
+    """Why no file can be made at ``path`` when its name ends as a
+    directory's (``r.json/``, ``r.json/.``: the ending :mod:`pathlib`
+    drops), as ``cp`` words it: ``EISDIR`` where a directory is, or where
+    nothing is yet (the name is a directory's), ``ENOTDIR`` where a file
+    is, ``ENOENT`` where the directory to hold it is missing, else what
+    looking at it fails with; ``None`` for any other name."""
     if not names_directory(path):
         return None
+    text = os.fspath(path)
     try:
-        os.stat(path)
+        os.stat(text)
     except FileNotFoundError:
-        return errno.EISDIR
+        parent = os.path.dirname(path_text(text)) or "."
+        return errno.EISDIR if os.path.isdir(parent) else errno.ENOENT
     except OSError as e:
         return e.errno if e.errno is not None else errno.ENOTDIR
     return errno.EISDIR

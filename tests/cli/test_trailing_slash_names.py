@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path, PurePosixPath
@@ -54,11 +55,12 @@ def _tree(root: Path) -> list[tuple[str, bool]]:
     ("missing", "/.", "Is a directory"),
     ("file", "/", "Not a directory"),
     ("directory", "/", "Is a directory"),
+    ("no-parent", "/", "No such file or directory"),
 ])
 def test_a_file_written_under_a_directory_name_is_refused_before_any_work(
     tmp_path: Path, option: str, argv: list[str], kind: str, ending: str, problem: str
 ) -> None:
-    target = tmp_path / "r.json"
+    target = tmp_path / ("no" if kind == "no-parent" else "") / "r.json"
     if kind == "file":
         target.write_text("kept\n")
     elif kind == "directory":
@@ -87,6 +89,15 @@ def test_the_fast_path_of_fleet_analyze_says_it_in_the_same_words(tmp_path: Path
     assert r.stdout == ""
     assert r.stderr == f"error: {name}: --output-file: cannot write: Is a directory\n"
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("ending", ["/", "/."])
+def test_the_fast_path_of_simulate_reads_as_click_does(ending: str) -> None:
+    args = ["simulate", SCENARIO + ending, "-o", "json"]
+    assert _parse(args) is not None
+    r = subprocess.run([sys.executable, "-c", RUN, *args], capture_output=True, text=True, timeout=120)
+    assert (r.returncode, r.stdout) == (2, "")
+    assert r.stderr == f"error: {SCENARIO}{ending}: cannot read scenario file: Not a directory\n"
 
 
 @pytest.mark.parametrize("ending", ["/", "/."])
@@ -134,17 +145,86 @@ def test_atomic_write_refuses_a_directory_name_and_makes_nothing(tmp_path: Path,
         assert file_name_errno(str(target)) is None
 
 
-@pytest.mark.parametrize("text", [
-    "f", "f/", "f/.", "f/./", "f//", "a/b/", "a/b/.", "/", "//", "///", "/.", ".", "./", "..", "../",
-    "a/..", "a/../", "/a/", "//a/", "a/./b", "",
-])
-def test_names_directory_and_open_text_against_pathlib_and_the_system(text: str) -> None:
+#: (text, whether it ends as a directory's name that pathlib drops)
+NAMES = [
+    ("f", False), ("f/", True), ("f/.", True), ("f/./", True), ("f//", True), ("a/b/", True),
+    ("a/b/.", True), ("/", False), ("//", False), ("///", False), ("/.", False), (".", False),
+    ("./", True), ("..", False), ("../", True), ("a/..", False), ("a/../", True), ("/a/", True),
+    ("//a/", True), ("a/./b", False), ("", False), ("f/.x", False), ("f./", True),
+]
+
+
+@pytest.mark.parametrize(("text", "ends"), NAMES)
+def test_names_directory_and_open_text_against_pathlib(text: str, ends: bool) -> None:
     pure = str(PurePosixPath(text))
     assert path_text(text) == pure
-    ends = text.endswith(("/", "/.")) and not pure.endswith("/")
     assert names_directory(text) is ends
     assert open_text(text) == (pure + "/" if ends else pure)
-    # what the system makes of the name opened is what it makes of the text
-    # as given: both refuse a regular file there
-    if text and not text.startswith("/"):
-        assert os.path.normpath(open_text(text)) == os.path.normpath(text)
+
+
+@pytest.mark.parametrize(("text", "ends"), [
+    (t, e) for t, e in NAMES
+    # (relative names of a file that can be made: not the working directory or its parent)
+    if t and not t.startswith("/") and ".." not in t and str(PurePosixPath(t)) != "."
+])
+def test_open_text_opens_what_the_text_names(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                              text: str, ends: bool) -> None:
+    # every part a regular file where the text names a file: the system
+    # refuses the name that ends as a directory's, and so does open_text's
+    monkeypatch.chdir(tmp_path)
+    target = PurePosixPath(text)
+    (tmp_path / target).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / target).write_text("x")
+    for name in (text, open_text(text)):
+        try:
+            os.close(os.open(name, os.O_RDONLY))
+            opened = True
+        except NotADirectoryError:
+            opened = False
+        assert opened is not ends, name
+
+
+def test_files_a_document_names_are_refused_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A scenario's ``kubeletConfigFile``, a node's ``machineInfoFile``, a
+    FleetConfig's ``kubeletConfigFile`` and ``nodeFile``, a kubeconfig's
+    ``tokenFile``: opened as written."""
+    monkeypatch.chdir(tmp_path)
+    Path("kc.yaml").write_text("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n")
+    Path("info.json").write_text("{}")
+    for ending in ("/", "/."):
+        Path("s.yaml").write_text(f"apiVersion: podnuma.io/v1\nkind: Scenario\nnode: {{synthetic: {{sockets: 1, numaNodesPerSocket: 1, coresPerNumaNode: 2, threadsPerCore: 1, memoryPerNumaNode: 1Gi}}}}\n"
+                                  f"kubeletConfigFile: kc.yaml{ending}\nsteps: []\n")
+        r = CliRunner().invoke(cli, ["simulate", "s.yaml", "-o", "json"])
+        assert (r.exit_code, r.stdout) == (2, "")
+        assert r.stderr.startswith("error: s.yaml: kubeletConfigFile: cannot read kubelet configuration "
+                                   "file 'kc.yaml/': Not a directory"), r.stderr
+        Path("s.yaml").write_text(f"apiVersion: podnuma.io/v1\nkind: Scenario\n"
+                                  f"node: {{machineInfoFile: info.json{ending}}}\nsteps: []\n")
+        r = CliRunner().invoke(cli, ["simulate", "s.yaml", "-o", "json"])
+        assert (r.exit_code, r.stdout) == (2, "")
+        assert r.stderr == ("error: info.json/: node.machineInfoFile: cannot read machine info file: "
+                            "Not a directory\n"), r.stderr
+    fleet = tmp_path / "fleet"
+    shutil.copytree(FLEET, fleet)
+    for field in ("kubeletConfigFile", "nodeFile"):
+        (fleet / "f.yaml").write_text("{}")
+        (fleet / "fleet.yaml").write_text(
+            f"apiVersion: podnuma.io/v1\nkind: FleetConfig\nnodeGroups:\n- name: g\n  selector: a=b\n"
+            f"  {field}: f.yaml/\n")
+        r = CliRunner().invoke(cli, ["fleet", "analyze", str(fleet), "-o", "json"])
+        assert (r.exit_code, r.stdout) == (2, ""), r.output
+        assert r.stderr == (f"error: {fleet}/f.yaml/: nodeGroups[0].{field}: cannot read input file: "
+                            "Not a directory\n"), r.stderr
+    from podnuma.errors import InputError
+    from podnuma.fleet.live import _read_token_file
+
+    Path("tok").write_text("secret\n")
+    doc = {"current-context": "c", "contexts": [{"name": "c", "context": {"user": "u"}}],
+           "users": [{"name": "u", "user": {"tokenFile": "tok/"}}]}
+    with pytest.raises(InputError) as e:
+        _read_token_file(doc, None, "kubeconfig", str(tmp_path))
+    assert e.value.path == "users[0].user.tokenFile"
+    assert e.value.message.endswith(": cannot read token file: Not a directory"), e.value.message
+    doc["users"][0]["user"] = {"tokenFile": "tok"}  # type: ignore[index]
+    _read_token_file(doc, None, "kubeconfig", str(tmp_path))
+    assert doc["users"][0]["user"] == {"token": "secret"}  # type: ignore[index]

@@ -97,9 +97,9 @@ class NamedPath(click.Path):
     A file's name ending in ``/`` (``r.json/``, which ``Path`` would read
     as ``r.json``) is refused here for a file the command writes
     (``writes=True``: ``PATH: OPTION: cannot write: Is a directory``, as
-    the system words making a file there) or takes as a ``Path``; a file
-    argument read as given (``FILE``) is refused by its reader, in the
-    system's words (``Not a directory``)."""
+    ``cp`` words it: :func:`~podnuma.fileio.file_name_errno`) or takes as
+    a ``Path``; a file argument read as given (``FILE``) is refused by its
+    reader, in the system's words (``Not a directory``)."""
 
     def __init__(self, *args: Any, writes: bool = False, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -15,6 +15,7 @@ from podnuma.fleet.model import Issue
 from podnuma.fleet.selectors import Requirement, parse_selector
 from podnuma.inputs.documents import read_text
 from podnuma.inputs.limits import DEFAULT_LIMITS
+from podnuma.inputs.pathtext import referenced_text
 
 __all__ = ["FLEET_API_VERSION", "FLEET_KIND", "NodeGroup"]
 
@@ -82,16 +83,18 @@ def _abs_paths(form: Mapping[str, Any], base: Path) -> dict[str, Any]:
     return out
 
 
-def _read_group_file(path: Path) -> tuple[Any, Issue | None]:
+def _read_group_file(path: Path, text_path: str) -> tuple[Any, Issue | None]:
     """A node group's ``kubeletConfigFile`` or ``nodeFile`` parsed: a
     configuration or a node form, not a dump, so read within the ordinary
     input limit (:data:`~podnuma.inputs.limits.DEFAULT_LIMITS`, 64 MiB, as
     ``podnuma simulate`` reads a file), not the fleet's gigabytes: ``/dev/zero``
-    is refused after 64 MiB. ``(None, issue)`` when it cannot be read."""
+    is refused after 64 MiB. ``(None, issue)`` when it cannot be read.
+    ``text_path``: the path as given (``kc.yaml/`` is no file: refused as
+    the system refuses it, where ``path`` lost the ``/``), read and named."""
     try:
-        text = read_text(path, what="input", name=str(path), limits=DEFAULT_LIMITS)
+        text = read_text(text_path, what="input", name=text_path, limits=DEFAULT_LIMITS)
     except InputError as e:
-        return None, Issue("error", e.message, file=str(path))
+        return None, Issue("error", e.message, file=text_path)
     return parse_document(path, text)
 
 
@@ -127,9 +130,9 @@ def _load_groups(doc: Mapping[str, Any], file: Path, base: Path | None = None) -
         if "kubeletConfigFile" in g:
             p = Path(str(g["kubeletConfigFile"]))
             p = p if p.is_absolute() else base / p
-            cdoc, issue = _read_group_file(p)
+            cdoc, issue = _read_group_file(p, referenced_text(base, str(g["kubeletConfigFile"])))
             if issue is not None and cdoc is None:
-                raise InputError(issue.message, path=f"{at}.kubeletConfigFile", file=str(p))
+                raise InputError(issue.message, path=f"{at}.kubeletConfigFile", file=issue.file)
             if not _is_map(cdoc):
                 raise wrong_type(f"{at}.kubeletConfigFile", "a mapping (a KubeletConfiguration)",
                                  cdoc).in_file(str(p))
@@ -144,10 +147,10 @@ def _load_groups(doc: Mapping[str, Any], file: Path, base: Path | None = None) -
         if "nodeFile" in g:
             p = Path(str(g["nodeFile"]))
             p = p if p.is_absolute() else base / p
-            ndoc, issue = _read_group_file(p)
+            ndoc, issue = _read_group_file(p, referenced_text(base, str(g["nodeFile"])))
             if not _is_map(ndoc):
                 if issue:
-                    raise InputError(issue.message, path=f"{at}.nodeFile", file=str(p))
+                    raise InputError(issue.message, path=f"{at}.nodeFile", file=issue.file)
                 raise wrong_type(f"{at}.nodeFile", "a mapping (a node form)", ndoc).in_file(str(p))
             node = _abs_paths(ndoc, p.parent)
         elif "node" in g:

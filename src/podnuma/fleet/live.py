@@ -59,6 +59,7 @@ from podnuma.inputs.documents import (
     unnamed_pipe,
 )
 from podnuma.inputs.limits import FLEET_LIMITS
+from podnuma.inputs.pathtext import referenced_text
 
 __all__ = ["load_live", "read_kubeconfig", "PAGE"]
 
@@ -300,9 +301,9 @@ def _read_token_file(doc: dict[str, Any], context: str | None, name: str, base: 
         ref = user["tokenFile"]
         if not isinstance(ref, str) or not ref:
             raise wrong_type(at, "a file path (a string)", ref).in_file(name)
-        path = Path(base, ref) if not os.path.isabs(ref) else Path(ref)
+        path = referenced_text(base, ref)  # (``tok/`` is no file: kept as given)
         try:
-            token = decode_text(read_bytes(path, what="token"), what="token", name=str(path)).strip()
+            token = decode_text(read_bytes(path, what="token"), what="token", name=path).strip()
         except InputError as e:
             raise InputError(f"{e.file}: {e.message}" if e.file else e.message, path=at, file=name) from None
         entry["user"] = {**{k: v for k, v in user.items() if k != "tokenFile"}, "token": token}

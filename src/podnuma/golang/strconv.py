@@ -9,7 +9,7 @@ import struct
 from typing import Final
 
 __all__ = [
-    "go_quote", "quote_rune", "parse_go_bool", "go_atoi", "parse_int64_error", "go_format_float_v",
+    "go_quote", "quote_rune", "parse_go_bool", "go_atoi", "parse_int64", "parse_int64_error", "go_format_float_v",
     "go_format_float_g",
 ]
 
@@ -55,37 +55,46 @@ def parse_go_bool(value: str) -> bool:
 _UINT64_MAX: Final = (1 << 64) - 1
 
 
-def parse_int64_error(text: str) -> str:
-    """What Go's ``strconv.ParseInt(text, 10, 64)`` says is wrong with
-    ``text`` (``internal/strconv/atoi.go``), or ``""``: an empty text, or
-    a lone sign, is ``invalid syntax``; after one sign the digits are read
-    left to right as an unsigned 64-bit number, and the first thing that
-    goes wrong wins: a character that is no decimal digit (``_`` too: the
-    base is given) is ``invalid syntax``, the number passing 2^64-1 is
-    ``value out of range`` even when a bad character follows; a number
-    read whole is out of range past the int64 bounds."""
-    body = text[1:] if text[:1] in ("+", "-") else text
+def parse_int64(text: str) -> tuple[int, str]:
+    """Go's ``strconv.ParseInt(text, 10, 64)`` (``internal/strconv/atoi.go``):
+    the value and ``""``, or 0 and what is wrong: an empty text, or a lone
+    sign, is ``invalid syntax``; after one sign the digits are read left
+    to right as an unsigned 64-bit number, and the first thing that goes
+    wrong wins: a character that is no decimal digit (``_`` too: the base
+    is given) is ``invalid syntax``, the number passing 2^64-1 is ``value
+    out of range`` even when a bad character follows; a number read whole
+    is out of range past the int64 bounds. (Read here, not by ``int()``,
+    which refuses more than 4,300 digits: Go reads any number of leading
+    zeros.)"""
+    negative = text[:1] == "-"
+    body = text[1:] if negative or text[:1] == "+" else text
     if not body:
-        return "invalid syntax"
+        return 0, "invalid syntax"
     n = 0
     for ch in body:
         if not "0" <= ch <= "9":
-            return "invalid syntax"
+            return 0, "invalid syntax"
         n = n * 10 + ord(ch) - 48
         if n > _UINT64_MAX:
-            return "value out of range"
-    limit = 1 << 63 if text[:1] == "-" else (1 << 63) - 1
-    return "value out of range" if n > limit else ""
+            return 0, "value out of range"
+    if n > ((1 << 63) if negative else (1 << 63) - 1):
+        return 0, "value out of range"
+    return (-n if negative else n), ""
+
+
+def parse_int64_error(text: str) -> str:
+    """What :func:`parse_int64` finds wrong with ``text``, or ``""``."""
+    return parse_int64(text)[1]
 
 
 def go_atoi(value: str) -> int:
     """``strconv.Atoi`` on a 64-bit platform: ``ParseInt(value, 10, 64)``
-    (:func:`parse_int64_error`; its fast path for under 19 bytes gives the
-    same answers); ``ValueError`` carries Go's error text."""
-    why = parse_int64_error(value)
+    (:func:`parse_int64`; its fast path for under 19 bytes gives the same
+    answers); ``ValueError`` carries Go's error text."""
+    n, why = parse_int64(value)
     if why:
         raise ValueError(f"strconv.Atoi: parsing {go_quote(value)}: {why}")
-    return int(value, 10)
+    return n
 
 
 def go_format_float_v(x: float) -> str:

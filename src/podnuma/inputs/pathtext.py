@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["names_directory", "open_text", "parent_text", "path_text"]
+__all__ = ["names_directory", "open_text", "parent_text", "path_text", "referenced_text"]
 
 _POSIX = os.name == "posix"
 
@@ -69,4 +69,13 @@ def open_text(p: str | os.PathLike[str]) -> str:
     (``Not a directory``), not read as ``f.yaml``."""
     text = path_text(p)
     return text + "/" if names_directory(p) else text
+
+
+def referenced_text(base: str | os.PathLike[str], ref: str) -> str:
+    """The file a document's field names, ``ref`` (relative to ``base``
+    unless absolute), as the text to open and to name it by: joined as
+    :mod:`pathlib` joins it, the ending of a directory's name kept
+    (:func:`open_text`: ``kc.yaml/`` is refused, not read as ``kc.yaml``)."""
+    joined = ref if os.path.isabs(ref) else os.path.join(os.fspath(base), ref)
+    return open_text(joined)
 

@@ -428,19 +428,22 @@ def read_referenced(base_dir: Path | str, value: object, *, path: str, what: str
     that field."""
     from podnuma.inputs.documents import read_limited
     from podnuma.inputs.limits import DEFAULT_LIMITS
+    from podnuma.inputs.pathtext import referenced_text
 
     p = _resolve(base_dir, value, path=path)
+    # (opened, and named, as written: ``kc.yaml/`` is no file, where ``p`` lost the ``/``)
+    text = referenced_text(base_dir, value) if isinstance(value, str) else str(p)
     try:
         # (a named pipe there is waited for as one named on the command line is)
-        return p, read_limited(p, DEFAULT_LIMITS.max_bytes, wait=what)
+        return p, read_limited(text, DEFAULT_LIMITS.max_bytes, wait=what)
     except InputError as e:  # (no writer came to the pipe)
-        raise InputError(f"{what} file {str(p)!r}: {e.message}", path=path) from None
+        raise InputError(f"{what} file {text!r}: {e.message}", path=path) from None
     except FileNotFoundError:
-        raise InputError(f"{what} file {str(p)!r} not found", path=path) from None
+        raise InputError(f"{what} file {text!r} not found", path=path) from None
     except IsADirectoryError:
-        raise InputError(f"{what} file {str(p)!r} is a directory", path=path) from None
+        raise InputError(f"{what} file {text!r} is a directory", path=path) from None
     except OSError as e:
-        raise InputError(f"cannot read {what} file {str(p)!r}: {e.strerror or e}", path=path) from None
+        raise InputError(f"cannot read {what} file {text!r}: {e.strerror or e}", path=path) from None
 
 
 def _mapping(value: object, *, path: str, what: str) -> Mapping[str, Any]:

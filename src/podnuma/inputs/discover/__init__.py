@@ -69,7 +69,16 @@ def _resolve(value: object, path: str, base_dir: Path | str) -> Path:
     return p if p.is_absolute() else Path(base_dir) / p
 
 
-def _machine_info_file(file: Path) -> MachineInfo:
+def _resolve_file(value: object, path: str, base_dir: Path | str) -> str:
+    """:func:`_resolve` of a file, as text: the ending of a directory's name
+    kept (``info.json/`` is no file: refused as the system refuses it)."""
+    from podnuma.inputs.pathtext import names_directory
+
+    p = str(_resolve(value, path, base_dir))
+    return p + "/" if names_directory(expect_str(value, path)) else p
+
+
+def _machine_info_file(file: str) -> MachineInfo:
     try:
         doc = parse_document(read_text(file, what="machine info"), name=str(file), json_only=True)
     except InputError as err:
@@ -81,7 +90,7 @@ def _machine_info_file(file: Path) -> MachineInfo:
         raise _in_file(err, file) from None
 
 
-def _in_file(err: InputError, file: Path) -> InputError:
+def _in_file(err: InputError, file: str) -> InputError:
     return InputError(err.message, path=err.at("machineInfoFile").path, file=str(file))
 
 
@@ -146,7 +155,7 @@ def load_node(node_doc: Mapping[str, Any], *, base_dir: Path | str) -> Machine:
     if form == "machineInfo":
         info = parse_machine_info_at(doc["machineInfo"])
     elif form == "machineInfoFile":
-        info_file = _resolve(doc["machineInfoFile"], "machineInfoFile", base_dir)
+        info_file = _resolve_file(doc["machineInfoFile"], "machineInfoFile", base_dir)
         info = _machine_info_file(info_file)
     elif form == "sysfs":
         from podnuma.inputs.discover.sysfs import read_sysfs  # (only for a sysfs tree)
