@@ -95,6 +95,27 @@ def test_a_link_into_proc_is_not_replaced_whatever_standard_output_is(tmp_path: 
     assert e.value.errno == errno.EEXIST
 
 
+def test_a_link_in_proc_is_not_replaced_and_said_so(tmp_path: Path) -> None:
+    """``/proc/self/fd/1`` named itself (not a link to it): a link in
+    ``/proc``, said as such (before: ``No such file or directory``, from
+    the temporary file that cannot be made in ``/proc/self/fd``), and the
+    file standard output goes to is not written."""
+    for args in (["simulate", str(RESTART), "--as-scenario", "/proc/self/fd/1"],
+                 ["topology", str(RESTART), "--output-file", "/proc/self/fd/1"]):
+        redirected = tmp_path / "redirected.txt"
+        with redirected.open("w") as fh:
+            env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+            got = subprocess.run([sys.executable, "-m", "podnuma.cli", *args], cwd=tmp_path, env=env,
+                                 stdout=fh, stderr=subprocess.PIPE, text=True, timeout=120, check=False)
+        assert got.returncode == 2, (args, got.stderr)
+        assert got.stderr == (f"error: /proc/self/fd/1: {args[2]}: cannot write: it is a link in /proc (a "
+                              "descriptor, standard output or a device): not replaced\n"), got.stderr
+        assert redirected.read_text() == ""
+    with pytest.raises(OSError) as e:
+        atomic_write("/proc/self/fd/0", b"x")
+    assert e.value.errno == errno.EEXIST
+
+
 @pytest.mark.parametrize("command", [["simulate", str(ROOT / "examples/pod-level/pod-scope-2-mixed.yaml")],
                                      ["demo"]])
 def test_checkpoints_are_not_written_into_the_kernel_s_trees(tmp_path: Path, command: list[str]) -> None:

@@ -164,7 +164,8 @@ def check_replaceable(path: str | os.PathLike[str]) -> None:
     renaming a file over ``path``: a device, a named pipe or a socket there
     (``/dev/null`` stays a device), or a symbolic link to one, or into
     ``/proc`` or ``/dev`` (``/dev/stdout`` -> ``/proc/self/fd/1``: whatever
-    standard output is, replacing that link would take the system's away).
+    standard output is, replacing that link would take the system's away),
+    or one in ``/proc`` or ``/dev`` (``/proc/self/fd/1`` itself).
     Nothing there, a regular file, a directory (the rename then fails) and
     any other link (replaced, not followed) are not refused here."""
     target = Path(path)
@@ -180,6 +181,12 @@ def check_replaceable(path: str | os.PathLike[str]) -> None:
     top = "/" + to.split("/")[1] if to.startswith("/") else ""
     if top in ("/proc", "/dev"):
         raise OSError(errno.EEXIST, f"it is a link into {top} (a descriptor, standard output or a "
+                      "device): not replaced", str(target))
+    # (a link in /proc itself, /proc/self/fd/1: standard output, wherever it leads)
+    home = os.path.realpath(target.parent)
+    top = "/" + home.split("/")[1] if home.startswith("/") else ""
+    if top in ("/proc", "/dev"):
+        raise OSError(errno.EEXIST, f"it is a link in {top} (a descriptor, standard output or a "
                       "device): not replaced", str(target))
     try:
         followed = os.stat(target)
