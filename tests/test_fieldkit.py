@@ -15,6 +15,7 @@ from podnuma.fieldkit import (
     expect_str,
     expect_string_keys,
     field_path,
+    inert,
     optional_list,
     optional_mapping,
     string_map,
@@ -105,3 +106,26 @@ def test_every_reader_words_an_unknown_field_the_same(tmp_path: Path) -> None:
         load_groups(yaml.safe_load(group.read_text()), group)
     assert (info.value.file, info.value.path, info.value.message) == (
         str(group), "nodeGroups[0].selectr", 'unknown field "selectr" (did you mean "selector"?)')
+
+
+def test_inert_escapes_the_bidirectional_controls() -> None:
+    # (a right-to-left override in a name would reorder the rest of the
+    # line on a terminal: the message would read otherwise than it says)
+    for c in ("\u202e", "\u202a", "\u2066", "\u2069", "\u200e", "\u200f", "\u061c"):
+        assert inert(f"pod{c}x") == f"pod\\u{ord(c):04x}x"
+    assert inert("déjà vu\tok") == "déjà vu\tok"  # (printable text and the tab as they are)
+
+
+def test_a_bidirectional_control_in_a_name_reaches_no_terminal(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from podnuma.cli import cli
+
+    f = tmp_path / "s.yaml"
+    f.write_text("apiVersion: podnuma.io/v1\nkind: Scenario\nnode: {synthetic: {sockets: 1, "
+                 "numaNodesPerSocket: 1, coresPerNumaNode: 2, threadsPerCore: 1, memoryPerNumaNode: 1Gi}}\n"
+                 "steps:\n- addPod: {metadata: {name: \"a\\u202eb\", namespace: x}, spec: {containers: "
+                 "[{name: c, image: i}]}}\n", encoding="utf-8")
+    r = CliRunner().invoke(cli, ["simulate", str(f)])
+    assert r.exit_code == 2
+    assert "\u202e" not in r.stderr and "\\u202e" in r.stderr, r.stderr
