@@ -159,7 +159,8 @@ def test_only_the_names_the_plan_writes_for_that_version_are_podnumas(
     d = tmp_path / pod
     d.mkdir(parents=True)
     for name in ours:
-        (d / name).write_text("1\n")
+        # an empty cgroup.procs: one that lists a process keeps the cgroup (EBUSY)
+        (d / name).write_text("" if name == "cgroup.procs" else "1\n")
     (d / theirs).write_text("not podnuma's\n")
     report = apply_plan(plan, tmp_path)
     assert [op.action for op in report.operations if op.path == pod] == ["stale"]

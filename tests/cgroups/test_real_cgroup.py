@@ -215,10 +215,16 @@ def test_a_populated_stale_cgroup_is_reported_then_removed(cgroup_plan: CgroupPl
     proc = subprocess.Popen(["sleep", "600"])
     try:
         attach(plan, CGROUP, container.path, proc.pid)
+        dry = apply_plan(without, CGROUP, dry_run=True)
         report = apply_plan(without, CGROUP)
     finally:
         proc.kill()
         proc.wait()
+    removals = ("stale", "rmdir")
+    # the dry run foresees the kernel's EBUSY (it reads cgroup.procs)
+    assert [str(op) for op in dry.operations if op.action in removals] == [
+        str(op) for op in report.operations if op.action in removals
+    ]
     stale = [op for op in report.operations if op.action == "stale"]
     held = [op for op in stale if op.path.endswith(container.path)]
     assert held and all("EBUSY: it still holds processes" in op.detail for op in held)

@@ -32,9 +32,15 @@ Confinement: every file operation goes through :mod:`podnuma.cgroups.beneath`
 ``O_NOFOLLOW`` walk) -- so no race can make a write land outside ``root``.
 Before the first write the whole plan is validated (:func:`validate_plan`:
 plain names of at most ``NAME_MAX`` bytes, paths under ``PATH_MAX``); a
-write refused midway removes what the apply created. Cgroups of pods the
+write refused midway removes what the apply created. A dry run makes the
+read-only checks of what the real run would be refused (a symlink, a file
+or a FIFO in the way, a file with other hard links, a directory or file
+that cannot be written: :meth:`Beneath.check_mkdir`, :meth:`Beneath.check_write`)
+and fails with the same error; only the kernel's answer to a value cannot
+be foreseen. Cgroups of pods the
 plan no longer has are removed first, leaves first (or reported as
-``stale`` when the kernel refuses, e.g. still populated). On a plain
+``stale`` when the kernel refuses, e.g. still populated: a ``cgroup.procs``
+listing a process, on a plain directory and in a dry run too). On a plain
 directory only the files podnuma writes are deleted (the names its plans
 write, :func:`~podnuma.cgroups.plan.is_written_file`); a directory holding
 anything else is left whole and reported as ``stale``.
@@ -260,6 +266,9 @@ class _Writer:
 
     # -- primitives ------------------------------------------------------------
     def fail(self, err: OSError, rel: str, value: str | None) -> CgroupWriteError:
+        """The error of a refused ``mkdir`` (``value`` ``None``) or write,
+        the same whether the refusal happened or, in a dry run, was
+        foreseen."""
         code = err.errno or 0
         name = errno.errorcode.get(code, str(code))
         found = None
@@ -267,25 +276,31 @@ class _Writer:
             with contextlib.suppress(OSError):
                 found = _found(self.tree.lstat(rel).st_mode)
         why = explain_errno(err, cgroupfs=self.cgroupfs, found=found)
-        if value is not None:
-            what = f"writing {value!r}"
-        elif rel in self.created or not self.dry_run:
-            what = "creating the cgroup"
-        else:
-            what = "reading"
+        what = "creating the cgroup" if value is None else f"writing {value!r}"
         return CgroupWriteError(f"{what}: {name}: {why}", file=str(self.root / rel))
 
+    def new_parent(self, rel: str) -> bool:
+        """Whether the directory ``rel`` is in is one this run created (or, in
+        a dry run, would create): nothing can be in the way inside it."""
+        return rel.rpartition("/")[0] in self.created
+
     def mkdir(self, rel: str) -> bool:
+        """Create the cgroup ``rel`` (``False``: it is there already). A dry
+        run makes the checks the real ``mkdir`` would fail on without
+        writing (:meth:`Beneath.check_mkdir`: a symlink or a file in the
+        way, a parent that cannot be written) and fails the same way."""
         if rel in self.created or self.tree.is_dir(rel):
             return False
+        try:
+            if self.dry_run:
+                made = self.new_parent(rel) or self.tree.check_mkdir(rel)
+            else:
+                made = self.tree.mkdir(rel)
+        except OSError as err:
+            raise self.fail(err, rel, None) from None
+        if not made:
+            return False
         self.report.operations.append(Operation("mkdir", rel))
-        if not self.dry_run:
-            try:
-                if not self.tree.mkdir(rel):
-                    self.report.operations.pop()
-                    return False
-            except OSError as err:
-                raise self.fail(err, rel, None) from None
         self.created.append(rel)
         return True
 
@@ -304,9 +319,16 @@ class _Writer:
         return rel in self.created or self.tree.is_dir(rel)
 
     def write(self, rel: str, value: str) -> None:
+        """Write ``value`` to ``rel`` in one ``write()``. A dry run checks
+        what the real open would refuse (:meth:`foresee_write`) and fails
+        the same way; what only the kernel can answer (a value it refuses)
+        is not foreseen."""
+        seen = rel in self.written
         self.report.operations.append(Operation("write", rel, value))
         self.written[rel] = value
         if self.dry_run:
+            if not seen:
+                self.foresee_write(rel, value)
             return
         try:
             fd, created = self.tree.open_write(
@@ -325,6 +347,45 @@ class _Writer:
             raise self.fail(err, rel, value) from None
         finally:
             os.close(fd)
+
+    def foresee_write(self, rel: str, value: str) -> None:
+        """A dry run's :meth:`write`: the :class:`CgroupWriteError` the real
+        one would raise where it can be told without writing. On a plain
+        directory: what is in the file's place (a file in a directory this
+        run creates is new: nothing can be). On a cgroup file system: an
+        existing file must be writable; a missing one appears only if its
+        controller is enabled by then -- on v2 the apply enables in each
+        parent's ``cgroup.subtree_control`` every controller the parent
+        offers, so a controller the nearest existing ancestor does not
+        offer (its ``cgroup.controllers``) means ``ENOENT``, as the real
+        ``open`` would answer."""
+        try:
+            if not self.cgroupfs:
+                if not self.new_parent(rel):
+                    self.tree.check_write(rel, create=True, single_link=True)
+            elif self.exists(rel):
+                self.tree.check_write(rel, create=False, single_link=False)
+            elif self.controller_missing(rel):
+                raise OSError(errno.ENOENT, os.strerror(errno.ENOENT), rel)
+        except OSError as err:
+            raise self.fail(err, rel, value) from None
+
+    def controller_missing(self, rel: str) -> bool:
+        """v2, cgroup file system: whether the controller of interface file
+        ``rel`` (``cpuset`` for ``cpuset.cpus``) will not be enabled in its
+        cgroup -- not offered by the nearest ancestor that exists now. (A
+        controller the kernel then refuses to enable is not foreseen.)"""
+        if self.plan.version != 2:
+            return False
+        cgroup, _, name = rel.rpartition("/")
+        controller = name.partition(".")[0]
+        if not cgroup or controller == "cgroup":
+            return False  # the root's own files, and the core files every cgroup has
+        ancestor = cgroup.rpartition("/")[0]
+        while ancestor and ancestor in self.created:
+            ancestor = ancestor.rpartition("/")[0]
+        offered = self.read(f"{ancestor}/cgroup.controllers" if ancestor else "cgroup.controllers")
+        return offered is not None and controller not in offered.split()
 
     def rollback(self) -> None:
         """Remove what this run created (its cgroups are still empty: nothing
@@ -397,7 +458,11 @@ class _Writer:
         podnuma writes are removed first, and only them: a directory that
         holds anything else (a file of another name, a FIFO, a symlink, a
         file with other hard links) is left whole and reported as stale,
-        with ``--dry-run`` too."""
+        with ``--dry-run`` too. A cgroup whose ``cgroup.procs`` (v1: or
+        ``tasks``) lists a process stays too, reported as the kernel's
+        ``rmdir`` refusal (``EBUSY``), on either and with ``--dry-run``: on a
+        plain directory ``cgroup.procs`` is a file podnuma writes
+        (:func:`attach`), but one that lists a process is not empty."""
         try:
             entries = self.tree.listdir(rel)
         except OSError as err:
@@ -418,6 +483,11 @@ class _Writer:
                 Operation("stale", rel, detail="a cgroup below it stays" + _cpus_note(cpus))
             )
             return False
+        if self.processes(rel):
+            # what rmdir answers on a cgroup file system, said the same on a
+            # plain directory and in a dry run
+            self.keep(rel, OSError(errno.EBUSY, os.strerror(errno.EBUSY)), cpus, why=_RMDIR_TEXT[errno.EBUSY])
+            return False
         ours: list[str] = []
         if not self.cgroupfs:
             ours, foreign = self.plain_contents(rel, entries)
@@ -437,6 +507,20 @@ class _Writer:
             return False
         return True
 
+    def processes(self, rel: str) -> list[str]:
+        """The processes cgroup ``rel`` lists (``cgroup.procs``, and on v1
+        ``tasks``): a cgroup that has any cannot be removed -- the kernel's
+        ``rmdir`` answers ``EBUSY`` (kernel/cgroup/cgroup.c
+        ``cgroup_destroy_locked``). Read, not left to ``rmdir``, so a dry
+        run and a plain directory (a copy of a cgroup tree, where
+        ``cgroup.procs`` is one of podnuma's own files) say the same."""
+        names = ["cgroup.procs", "tasks"] if self.plan.version == 1 else ["cgroup.procs"]
+        pids: list[str] = []
+        for name in names:
+            text = self.read(f"{rel}/{name}")
+            pids += [p for p in (text or "").split() if p not in pids]
+        return pids
+
     def plain_contents(self, rel: str, entries: Sequence[tuple[str, int]]) -> tuple[list[str], list[str]]:
         """A plain directory's entries other than subdirectories: the files
         podnuma writes (regular, of a name its plans write, one link), and
@@ -455,11 +539,17 @@ class _Writer:
             (ours if mine else foreign).append(name)
         return ours, foreign
 
-    def keep(self, rel: str, err: OSError, cpus: str | None = None, found: Sequence[str] = ()) -> None:
+    def keep(
+        self, rel: str, err: OSError, cpus: str | None = None, found: Sequence[str] = (), why: str | None = None,
+    ) -> None:
+        """Report cgroup ``rel`` as ``stale``: ``err`` the refusal (``why``:
+        its explanation, else the errno's), ``found`` the entries in the
+        way, ``cpus`` the CPUs it keeps."""
         code = err.errno or 0
         name = errno.errorcode.get(code, str(code))
         texts = _RMDIR_TEXT if self.cgroupfs else _PLAIN_RMDIR_TEXT
-        why = texts.get(code, err.strerror or str(err))
+        if why is None:
+            why = texts.get(code, err.strerror or str(err))
         if found:
             shown = ", ".join(short_name(f) for f in found[:3])
             why += f" ({shown}{f' and {len(found) - 3} more' if len(found) > 3 else ''})"
@@ -701,7 +791,10 @@ def attach(plan: CgroupPlan, root: Path, path: str, pid: int) -> None:
 
 def remove_plan(plan: CgroupPlan, root: Path, *, extra: Iterable[str] = ()) -> list[str]:
     """Remove the plan's cgroups (and ``extra`` relative paths), leaves
-    first; returns what could not be removed (e.g. still populated)."""
+    first; returns what could not be removed: still populated (a
+    ``cgroup.procs`` or v1 ``tasks`` listing a process, on a plain
+    directory too: :meth:`_Writer.processes`), or holding what podnuma did
+    not write."""
     w = _Writer(plan, root, False)
     try:
         paths: set[str] = set(extra)
@@ -713,6 +806,9 @@ def remove_plan(plan: CgroupPlan, root: Path, *, extra: Iterable[str] = ()) -> l
             for controller in prefixes:
                 rel = w.rel(controller, path)
                 if not w.tree.is_dir(rel):
+                    continue
+                if w.processes(rel):
+                    left.append(rel)  # still populated: rmdir's EBUSY
                     continue
                 try:
                     if not w.cgroupfs:

@@ -181,6 +181,57 @@ class Beneath:
             raise OSError(code, os.strerror(code), rel) from None
         return True
 
+    def check_mkdir(self, rel: str) -> bool:
+        """What :meth:`mkdir` would do, without doing it (a dry run): ``True``
+        when it would create ``rel``, ``False`` when a directory is already
+        there, and the :class:`OSError` it would raise otherwise -- a
+        symlink or a non-directory on the way or in its place (``ELOOP``,
+        ``ENOTDIR``, ``EEXIST``), or a parent the caller may not write
+        (``faccessat(W_OK | X_OK)``: ``EACCES``, ``EROFS``)."""
+        parent, name = _split(rel)
+        pfd = self.dir_fd(parent)
+        try:
+            st = os.stat(name, dir_fd=pfd, follow_symlinks=False)
+        except FileNotFoundError:
+            _check_access(pfd, ".", os.W_OK | os.X_OK, rel)
+            return True
+        if stat.S_ISDIR(st.st_mode):
+            return False
+        code = errno.ELOOP if stat.S_ISLNK(st.st_mode) else errno.EEXIST
+        raise OSError(code, os.strerror(code), rel)
+
+    def check_write(self, rel: str, *, create: bool, single_link: bool) -> None:
+        """The :class:`OSError` :meth:`open_write` would raise for ``rel``,
+        found without opening it (a dry run: opening a FIFO or a device has
+        effects of its own): ``ENOENT`` for a missing file unless
+        ``create``, ``ELOOP`` for a symlink, ``EISDIR`` for a directory,
+        ``ENXIO`` for a FIFO or socket (what ``open(O_WRONLY | O_NONBLOCK)``
+        answers when no one reads it), ``EINVAL`` "not a regular file" for a
+        device, ``EMLINK`` for other hard links with ``single_link``, and
+        what ``faccessat(W_OK)`` answers (``EACCES``, ``EPERM``, ``EROFS``)
+        for a file, or for the directory a new file would be made in."""
+        parent, name = _split(rel)
+        pfd = self.dir_fd(parent)
+        try:
+            st = os.stat(name, dir_fd=pfd, follow_symlinks=False)
+        except FileNotFoundError:
+            if not create:
+                raise OSError(errno.ENOENT, os.strerror(errno.ENOENT), rel) from None
+            _check_access(pfd, ".", os.W_OK | os.X_OK, rel)
+            return
+        mode = st.st_mode
+        if stat.S_ISLNK(mode):
+            raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), rel)
+        if stat.S_ISDIR(mode):
+            raise OSError(errno.EISDIR, os.strerror(errno.EISDIR), rel)
+        if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+            raise OSError(errno.ENXIO, os.strerror(errno.ENXIO), rel)
+        if not stat.S_ISREG(mode):
+            raise OSError(errno.EINVAL, "not a regular file", rel)
+        if single_link and st.st_nlink > 1:
+            raise OSError(errno.EMLINK, "refusing a file with other hard links", rel)
+        _check_access(pfd, name, os.W_OK, rel)
+
     def rmdir(self, rel: str) -> None:
         parent, name = _split(rel)
         pfd = self.dir_fd(parent)
@@ -242,3 +293,20 @@ class Beneath:
             os.close(fd)
             raise
         return fd, created
+
+
+def _check_access(dir_fd: int, name: str, mode: int, rel: str) -> None:
+    """``faccessat(dir_fd, name, mode, AT_EACCESS | AT_SYMLINK_NOFOLLOW)``:
+    the :class:`OSError` the kernel's permission check gives (``EACCES``,
+    ``EPERM`` for an immutable file, ``EROFS``), checked with the effective
+    ids as an ``open`` or ``mkdir`` would be."""
+    flags = 0x200 | 0x100  # AT_EACCESS | AT_SYMLINK_NOFOLLOW
+    libc = _syscall()
+    if libc is None:
+        return  # nothing to ask: the write itself will answer
+    ctypes.set_errno(0)
+    if libc.faccessat(ctypes.c_int(dir_fd), os.fsencode(name), ctypes.c_int(mode), ctypes.c_int(flags)) != 0:
+        code = ctypes.get_errno()
+        if code in (errno.EINVAL, errno.ENOSYS):
+            return  # a libc or kernel without these flags: no prediction
+        raise OSError(code, os.strerror(code), rel)

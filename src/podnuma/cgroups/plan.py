@@ -107,6 +107,7 @@ __all__ = [
     "cgroupfs_path",
     "systemd_path",
     "check_cgroup_root",
+    "parse_cgroup_root",
     "is_written_file",
     "name_problem",
     "short_name",
@@ -234,6 +235,39 @@ def check_cgroup_root(components: Sequence[str], where: str = "cgroupRoot") -> t
     :class:`InputError` at ``where``, the option or field the value came
     from (``--cgroup-root`` on the command line)."""
     return tuple(_check_component(c, "cgroup root component", where) for c in components)
+
+
+def parse_cgroup_root(value: str, driver: Driver, where: str = "--cgroup-root") -> tuple[str, ...]:
+    """The kubelet's ``--cgroup-root`` string as the components of the plan.
+
+    The kubelet reads it with ``ParseCgroupfsToCgroupName``
+    (pkg/kubelet/cm/cgroup_manager_linux.go): one leading ``/`` trimmed,
+    the rest split at every ``/``, so ``a//b``, ``a/``, ``/a/`` and ``//a``
+    keep an empty component (only ``/`` and ``""`` give none). At start it
+    appends ``kubepods`` (``NodeAllocatableRoot`` in helpers_linux.go, from
+    cmd/kubelet/app/server.go) and converts the name for its driver:
+
+    - cgroupfs: ``ToCgroupfs`` is ``"/" + path.Join(components...)``, and
+      ``path.Join`` skips empty elements -- ``a//b`` is the cgroup
+      ``/a/b``: the empty components are dropped here too;
+    - systemd: ``ToSystemd`` joins the components with ``-`` into one slice
+      name for opencontainers/cgroups' ``ExpandSlice``, which refuses an
+      empty one (``a--b-kubepods.slice``), and ``ToSystemd`` then panics:
+      the kubelet never starts. :class:`InputError` at ``where`` saying so.
+
+    The components left are checked by :func:`check_cgroup_root`."""
+    components = value.removeprefix("/").split("/")
+    if components == [""]:
+        return ()
+    if driver == "systemd" and "" in components:
+        escaped = [c.replace("-", "_") for c in [*components, "kubepods"]]
+        raise InputError(
+            f"{short_name(value)!r} has an empty component (two '/' in a row, or one at the end); the "
+            f"kubelet with the systemd driver would panic at start (ToSystemd: ExpandSlice: invalid slice "
+            f"name: {short_name('-'.join(escaped) + '.slice')})",
+            path=where,
+        )
+    return check_cgroup_root(tuple(c for c in components if c), where)
 
 
 def cgroupfs_path(components: Sequence[str]) -> str:

@@ -33,7 +33,8 @@ def _common(fn: Callable[..., Any]) -> Callable[..., Any]:
         "--cgroup-root",
         default="/",
         show_default=True,
-        help="The kubelet's --cgroup-root (components joined by '/').",
+        help="The kubelet's --cgroup-root (components joined by '/'; an empty one, as in 'a//b', is "
+        "dropped with the cgroupfs driver and refused with systemd, where the kubelet panics on it).",
     )(fn)
     fn = click.option(
         "--cgroup-version",
@@ -77,7 +78,9 @@ def plan_command(
 @_common
 @click.option("--root", type=NamedPath(path_type=Path, file_okay=False, exists=True), required=True,
               help="The cgroup mount (v2) or the directory of v1 hierarchies.")  # fmt: skip
-@click.option("--dry-run", is_flag=True, help="Only print what would be written.")
+@click.option("--dry-run", is_flag=True,
+              help="Only print what would be written; fails (exit 2) as the apply would on what is in the "
+              "way (a symlink, a file for a cgroup, a FIFO for a file).")  # fmt: skip
 @click.option("--keep-stale", is_flag=True,
               help="Only report cgroups of pods no longer in the plan (default: remove them).")  # fmt: skip
 @output_option("cgroups apply", "table: one operation a line; json or yaml: a document of "
@@ -102,7 +105,10 @@ def apply_command(
     removed (still holding processes, or on a plain directory holding files
     podnuma did not write: only its own are deleted) is printed as 'stale'
     with the CPUs it keeps. Every name is checked before the first write; a
-    failed write removes what this apply created."""
+    failed write removes what this apply created. --dry-run writes nothing,
+    but fails with the same error where the apply would fail on what is in
+    its way (a cgroup listing a process, on a plain directory too, is
+    'stale' in both)."""
 
     def go() -> Any:
         overrides = parse_overrides(set_values)

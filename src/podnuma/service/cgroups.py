@@ -9,7 +9,7 @@ from typing import Literal
 
 from podnuma.cgroups import CgroupPlan, apply_plan, plan_cgroups
 from podnuma.cgroups.apply import ApplyReport
-from podnuma.cgroups.plan import check_cgroup_root
+from podnuma.cgroups.plan import parse_cgroup_root
 from podnuma.inputs.overrides import Override
 from podnuma.inputs.text import TextInput
 from podnuma.service.scenario import load
@@ -22,12 +22,13 @@ def plan(
     cgroup_root: str = "/", overrides: tuple[Override, ...] = (),
 ) -> CgroupPlan:
     """The cgroups after ``step`` (default: the last); ``cgroup_root``: the
-    kubelet's ``--cgroup-root`` (components joined by ``/``); ``overrides``:
-    ``--set`` on the scenario's kubelet configuration."""
+    kubelet's ``--cgroup-root`` (components joined by ``/``, read as the
+    kubelet reads it: :func:`~podnuma.cgroups.plan.parse_cgroup_root`);
+    ``overrides``: ``--set`` on the scenario's kubelet configuration."""
     # the option's value, checked before the scenario is read: an error
     # names --cgroup-root (the kubelet configuration's cgroupRoot field is
     # not what the plan uses)
-    components = check_cgroup_root(tuple(c for c in cgroup_root.split("/") if c), "--cgroup-root")
+    components = parse_cgroup_root(cgroup_root, driver, "--cgroup-root")
     return plan_cgroups(load(src, overrides=overrides), step=step, driver=driver, version=version,
                         cgroup_root=components)
 
