@@ -212,6 +212,15 @@ def test_step_option_and_range() -> None:
     assert [n.pod for n in plan.nodes if n.kind == "pod"] == ["t/g"]
     with pytest.raises(InputError, match=r"--step 3: no such step \(the scenario has steps 0-2\)"):
         plan_cgroups(scenario, step=3, driver="cgroupfs", version=2)
+    # no steps: --step said as topology and explain say it; without it, the
+    # scenario's own problem, at its field
+    empty = load_scenario_text(FULL.read_text().split("\nsteps:")[0] + "\nsteps: []\n", name="e.yaml",
+                               base_dir=HERE)
+    with pytest.raises(InputError, match=r"e.yaml: --step 0: no such step \(the scenario has no steps\)$"):
+        plan_cgroups(empty, step=0, driver="cgroupfs", version=2)
+    with pytest.raises(InputError, match=r"the scenario has no steps$") as e:
+        plan_cgroups(empty, driver="cgroupfs", version=2)
+    assert e.value.path == "steps"
 
 
 def test_none_policy_writes_kubepods_cpuset_and_no_container_cpuset() -> None:

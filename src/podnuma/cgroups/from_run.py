@@ -81,6 +81,9 @@ def plan_cgroups(
     if run is None:
         run = run_scenario(scenario)
     if not run.steps:
+        if step is not None:  # (--step N: said as every command that takes it says it)
+            raise step_out_of_range(step, 0, scenario.name)
+        # (the kubelet's own cgroup code, as the oracle runs it, needs a step to plan after)
         raise InputError("the scenario has no steps", path="steps", file=scenario.name)
     last = len(run.steps) - 1
     if step is None:
