@@ -28,6 +28,7 @@ from podnuma.render.output import render_output
 from podnuma.render.restart import RESTART_COLOURS, render_restart
 from podnuma.render.serialize import dump_json, dump_scenario_yaml
 from podnuma.service import restart as service
+from podnuma.service.state import one_machine
 
 __all__ = ["restart_command"]
 
@@ -88,6 +89,7 @@ def restart_command(
             )
         else:
             assert state_dir is not None
+            one_machine(node_file, sysfs)  # (before reading either, as state inspect)
             node = TextInput.read(node_file, what="node") if node_file is not None else None
             report = service.restart_state_dir(
                 state_dir, pods=pods, node=node, sysfs=sysfs, kubelet_config=config_file, overrides=overrides

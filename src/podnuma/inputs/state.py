@@ -27,7 +27,7 @@ from typing import Any, Protocol, TypeVar
 
 from podnuma.api.featuregates import FeatureGateReader
 from podnuma.api.pod_manifest import parse_pod
-from podnuma.api.pod_validation import check_dns_label, check_dns_subdomain
+from podnuma.api.pod_validation import check_dns_label, check_dns_subdomain, required
 from podnuma.cm.checkpoint import CheckpointError
 from podnuma.cm.cpumanager import checkpoint as cpu_ckpt
 from podnuma.cm.devicemanager import checkpoint as dev_ckpt
@@ -232,6 +232,21 @@ def exclusive_cpu_sets(cpu: cpu_ckpt.CPUCheckpointData) -> list[tuple[str, str |
     return sets
 
 
+def _required_string(doc: Document, meta: dict[str, Any], key: str, path: str, empty: str) -> str:
+    """``meta[key]``, a string that is not empty, or the error naming it in
+    the dump: missing (or ``null``, as Go decodes it), not a string (the
+    one wording, :func:`~podnuma.fieldkit.wrong_type`), or empty (``Required
+    value``, as the pod parser says it, ``empty`` its detail)."""
+    value = meta.get(key)
+    if value is None:
+        raise doc.enrich(InputError("required field is missing", path=path))
+    if not isinstance(value, str):
+        raise doc.enrich(wrong_type(path, "a string", value))
+    if not value:
+        raise doc.enrich(required(path, empty))
+    return value
+
+
 def read_pods_dump(path: str | Path) -> dict[str, PodRef]:
     """UID -> pod, from ``kubectl get pods -o json`` (a ``List`` or one Pod;
     ``-`` reads standard input). Every pod's name and namespace are checked
@@ -255,11 +270,8 @@ def read_pods_dump(path: str | Path) -> dict[str, PodRef]:
         meta = item.get("metadata") if isinstance(item, dict) else None
         if not isinstance(meta, dict):
             raise doc.enrich(InputError("a pod needs metadata", path=f"{where}metadata"))
-        uid, pod_name = meta.get("uid"), meta.get("name")
-        if not isinstance(uid, str) or not uid:
-            raise doc.enrich(InputError("required field is missing", path=f"{where}metadata.uid"))
-        if not isinstance(pod_name, str) or not pod_name:
-            raise doc.enrich(InputError("required field is missing", path=f"{where}metadata.name"))
+        uid = _required_string(doc, meta, "uid", f"{where}metadata.uid", "must not be empty")
+        pod_name = _required_string(doc, meta, "name", f"{where}metadata.name", "name or generateName is required")
         namespace = meta.get("namespace")
         if namespace is not None and not isinstance(namespace, str):
             raise doc.enrich(wrong_type(f"{where}metadata.namespace", "a string", namespace))

@@ -43,7 +43,7 @@ from podnuma.inputs.text import TextInput
 from podnuma.scenario.run import run_scenario
 from podnuma.service.machine import discover
 from podnuma.service.scenario import load
-from podnuma.service.state import config_gates, starts
+from podnuma.service.state import config_gates, in_state_dir, one_machine, starts
 
 __all__ = [
     "PodRisk",
@@ -113,7 +113,10 @@ def restart_state_dir(
     node as its entries but cannot be re-admitted), on the machine of
     ``node`` (a scenario node mapping) or ``sysfs`` (default ``/sys``), with
     the configuration of ``kubelet_config`` (else inferred from the
-    checkpoints, with notes), ``overrides`` (``--set``) applied on top."""
+    checkpoints, with notes), ``overrides`` (``--set``) applied on top.
+    A start-up failure on the checkpoints names their files in
+    ``directory``, as ``state inspect`` does."""
+    one_machine(node, sysfs)
     files = read_state_dir(directory)
     source = read_kubelet_config(kubelet_config) if kubelet_config is not None else None
     config = dict(source.mapping) if source is not None else None
@@ -157,12 +160,16 @@ def restart_state_dir(
             "static policy's, which does not record the reserved CPUs the kubelet started with (give "
             "--kubelet-config FILE, or --set reservedSystemCPUs=LIST on the configuration inferred "
             "from the checkpoints)")
-    return _with_overrides(restart(NodeState(
-        node=node_out, kubelet_config=config_out,
-        cpu_checkpoint=state.get("cpuManager"), memory_checkpoint=state.get("memoryManager"),
-        pods=tuple(running), source=str(directory), base_dir=Path.cwd(), notes=tuple(notes),
-        device_checkpoint=state.get("deviceManager"),
-    )), overrides)
+    try:
+        report = restart(NodeState(
+            node=node_out, kubelet_config=config_out,
+            cpu_checkpoint=state.get("cpuManager"), memory_checkpoint=state.get("memoryManager"),
+            pods=tuple(running), source=str(directory), base_dir=Path.cwd(), notes=tuple(notes),
+            device_checkpoint=state.get("deviceManager"),
+        ))
+    except KubeletStartupError as e:
+        raise in_state_dir(e, directory) from None
+    return _with_overrides(report, overrides)
 
 
 # --------------------------------------------------------------------------

@@ -13,7 +13,7 @@ distances: {...}}``, a mapping that loads into the very same ``Machine``
   of online rows (a tree without NUMA node directories: cadvisor counts
   every ``cpuN`` directory there, offline ones included);
 - ``memory`` for every NUMA node (``MemTotal`` and each hugepage pool's total
-  size, ``0`` for a size with no pages);
+  size, ``0`` for a size with no pages: the node form's documented value);
 - ``memoryCapacity`` when the machine's memory is not the nodes' sum;
 - ``distances`` when every node has a complete row.
 
@@ -30,11 +30,27 @@ from podnuma.units import format_bytes
 
 __all__ = ["node_document", "bytes_quantity", "hugepage_key"]
 
+_MAX_INT64 = (1 << 63) - 1
 
-def bytes_quantity(value: int) -> str | int:
-    """A byte count in the largest binary unit that divides it (``32980312Ki``);
-    the plain number when none does."""
-    return format_bytes(value) if value and value % 1024 == 0 else value
+
+def bytes_quantity(value: int) -> str:
+    """A byte count as canonical Kubernetes quantity text: the largest binary
+    unit that divides it (``32980312Ki``), else the plain number as text
+    (``"1000"``, ``"0"``). Always a string: a scenario's quantities (node
+    memory, ``systemReserved``, ``reservedMemory`` limits) must be strings.
+    Past 2^63-1 (cadvisor's uint64 allows that much) the plain number: a
+    binary-suffixed quantity that large is capped at 2^63-1 by the quantity
+    parser, and the scenario refuses it."""
+    if value > _MAX_INT64:
+        return str(value)
+    return format_bytes(value)
+
+
+def _node_size(value: int) -> str | int:
+    """A size of the node form: :func:`bytes_quantity`, but the plain ``0``
+    the node form documents for an empty hugepage pool (docs/real-node.md),
+    which it loads as it loads ``"0"``."""
+    return 0 if value == 0 else bytes_quantity(value)
 
 
 def hugepage_key(page_size_kib: int) -> str:
@@ -74,9 +90,9 @@ def node_document(
 
     memory: dict[int, dict[str, Any]] = {}
     for node in sorted(info.topology, key=lambda n: n.id):
-        entry: dict[str, Any] = {"memory": bytes_quantity(node.memory)}
+        entry: dict[str, Any] = {"memory": _node_size(node.memory)}
         for hp in sorted(node.hugepages, key=lambda h: h.page_size):
-            entry[hugepage_key(hp.page_size)] = bytes_quantity(hp.page_size * 1024 * hp.num_pages)
+            entry[hugepage_key(hp.page_size)] = _node_size(hp.page_size * 1024 * hp.num_pages)
         memory[node.id] = entry
 
     doc: dict[str, Any] = {}
@@ -87,7 +103,7 @@ def node_document(
         doc["cpuCapacity"] = info.num_cores
     doc["memory"] = memory
     if info.memory_capacity and info.memory_capacity != sum(n.memory for n in info.topology):
-        doc["memoryCapacity"] = bytes_quantity(info.memory_capacity)
+        doc["memoryCapacity"] = _node_size(info.memory_capacity)
     ids = sorted(n.id for n in info.topology)
     by_id = {n.id: n for n in info.topology}
     if ids and all(len(by_id[i].distances) == len(ids) for i in ids):
