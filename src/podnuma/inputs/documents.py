@@ -512,6 +512,19 @@ def _json_constant(word: str) -> Any:
     raise _JSONConstant(word)
 
 
+def _json_float(text: str) -> float | str:
+    """A JSON number with a fraction or an exponent: its float, or, past
+    the float range (``1e400``, which ``float`` makes infinity), its text,
+    as go-yaml leaves such a YAML scalar (a string) and as
+    ``Quantity.UnmarshalJSON`` reads the number's text: a quantity that
+    large is then refused for what it is, with its value. (Only numbers
+    with a fraction or an exponent come here: integers cost nothing more.)"""
+    value = float(text)
+    if value - value == 0.0:  # (finite: inf - inf is NaN)
+        return value
+    return text
+
+
 def load_json(
     text: str | bytes, *, name: str, limits: ReadLimits = DEFAULT_LIMITS, salvage: bool = False,
     pairs: Callable[[list[tuple[str, Any]]], dict[str, Any]] | None = None,
@@ -524,7 +537,8 @@ def load_json(
     if len(text) > limits.max_bytes:
         raise InputError(f"larger than the limit of {limits.max_bytes} bytes", file=name)
     try:
-        data = json.loads(text, object_pairs_hook=pairs or _json_pairs, parse_constant=_json_constant)
+        data = json.loads(text, object_pairs_hook=pairs or _json_pairs, parse_constant=_json_constant,
+                          parse_float=_json_float)
     except json.JSONDecodeError as e:
         raise json_input_error(e, name) from None
     except _JSONDuplicate as e:
@@ -623,8 +637,10 @@ class _NotStreamed(Exception):
     """The streaming scan stops: :func:`load_json` reads the text instead."""
 
 
-_JSON_DECODER = json.JSONDecoder(object_pairs_hook=_json_pairs, parse_constant=_json_constant)
-_PLAIN_DECODER = json.JSONDecoder()
+_JSON_DECODER = json.JSONDecoder(
+    object_pairs_hook=_json_pairs, parse_constant=_json_constant, parse_float=_json_float
+)
+_PLAIN_DECODER = json.JSONDecoder(parse_float=_json_float)
 _JSON_SPACE = re.compile(r"[ \t\n\r]*")
 _scanstring: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
 

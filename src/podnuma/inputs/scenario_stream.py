@@ -42,6 +42,7 @@ from podnuma.inputs.documents import (
     JSONListStream,
     _count_values,
     _json_constant,
+    _json_float,
     _json_pairs,
     decode_text,
     input_name,
@@ -68,9 +69,12 @@ _SPOOL = 1 << 20
 
 _SPACE: Final = re.compile(r"[ \t\n\r]*")
 #: the checks' decoder: duplicate keys, ``NaN`` and ``Infinity`` refused (a
-#: ``ValueError``), as the whole read refuses them
-_STRICT: Final = json.JSONDecoder(object_pairs_hook=_json_pairs, parse_constant=_json_constant)
-_PLAIN = json.JSONDecoder()
+#: ``ValueError``), as the whole read refuses them; a number past the float
+#: range kept as its text, as the whole read keeps it (both decoders)
+_STRICT: Final = json.JSONDecoder(
+    object_pairs_hook=_json_pairs, parse_constant=_json_constant, parse_float=_json_float
+)
+_PLAIN = json.JSONDecoder(parse_float=_json_float)
 _scanstring: Any = json.decoder.scanstring  # type: ignore[attr-defined]
 #: what ``_PLAIN.raw_decode`` calls: (value, end), or StopIteration when no value starts there
 _scan: Final[Any] = _PLAIN.scan_once  # type: ignore[attr-defined]

@@ -26,6 +26,7 @@ from podnuma.errors import InputError
 from podnuma.fieldkit import expect_list, expect_mapping
 from podnuma.inputs.discover._fields import (
     check_keys,
+    expect_id,
     expect_int,
     expect_name,
     expect_str,
@@ -113,7 +114,7 @@ def parse_devices(value: object, numa_ids: set[int], path: str = "devices") -> d
             raw_id = entry["id"]
             if isinstance(raw_id, int) and not isinstance(raw_id, bool):
                 raw_id = str(raw_id)
-            dev_id = expect_name(raw_id, join(dpath, "id"))
+            dev_id = expect_id(raw_id, join(dpath, "id"))
             if dev_id in seen:
                 raise InputError(f"duplicate device id {dev_id!r}", path=join(dpath, "id"))
             seen.add(dev_id)

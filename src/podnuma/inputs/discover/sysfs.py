@@ -45,8 +45,10 @@ counts ``physical id`` in ``/proc/cpuinfo``, which lists online CPUs only);
 when ``devices/system/cpu/online`` is missing, a per-CPU ``cpuN/online``
 holding ``0`` marks that CPU offline; a node directory without ``cpuN``
 entries takes its CPUs from ``cpulist``; an unreadable ``cpu/online`` list
-is an error (cadvisor would treat every CPU as offline). ``root`` may also be
-a directory holding ``sys/``.
+is an error (cadvisor would treat every CPU as offline); a ``MemTotal`` of
+2^54 kB or more, whose bytes cadvisor's uint64 wraps, is an error (one past
+2^64-1 kB is one for cadvisor too). ``root`` may also be a directory holding
+``sys/``.
 """
 
 from __future__ import annotations
@@ -74,7 +76,8 @@ __all__ = ["read_sysfs", "load_sysfs", "offline_cpus"]
 _INT = re.compile(r"[+-]?[0-9]+")
 _SCAN_INT = re.compile(r"\s*([+-]?[0-9]+)")
 _SCAN_SIZE = re.compile(r"\s*([+-]?[0-9]+)K")
-_MEMTOTAL = re.compile(r"MemTotal:\s*([0-9]+) kB")
+# (Go's \s is [\t\n\f\r ]: Python's would take \v and Unicode spaces too)
+_MEMTOTAL = re.compile(r"MemTotal:[\t\n\f\r ]*([0-9]+) kB")
 _CPU_NAME = re.compile(r"cpu([0-9]+)")
 _NODE_NAME = re.compile(r"node([0-9]+)")
 _UINT64_MAX = (1 << 64) - 1
@@ -125,6 +128,17 @@ def _int64(digits: str) -> int | None:
     return n if -(2**63) <= n < 2**63 else None
 
 
+def _uint64(digits: str) -> int | None:
+    """``strconv.ParseUint(digits, 10, 64)``: ASCII digits only (no sign, no
+    Unicode digit that ``str.isdigit`` takes), ``None`` when not a number or
+    past 2^64-1 (not converted when its length alone shows it: Python
+    refuses more than 4300 digits)."""
+    if not digits.isascii() or not digits.isdigit() or len(digits.lstrip("0")) > 20:
+        return None
+    n = int(digits)
+    return n if n <= _UINT64_MAX else None
+
+
 def _shown(value: str) -> str:
     """``value`` for a message: its first 40 characters when longer."""
     return repr(value) if len(value) <= 40 else f"{value[:40]!r}... ({len(value)} characters)"
@@ -139,6 +153,24 @@ def _atoi(file: Path, text: str) -> int:
     if n is None:  # (Go's int, as Atoi parses it)
         raise _err(f"invalid integer {_shown(value)}: value out of range", file)
     return n
+
+
+def _memtotal_bytes(digits: str, file: Path) -> int:
+    """A ``MemTotal`` figure (kB, decimal digits) in bytes, as cadvisor reads
+    it (``getNodeMemInfo``, ``parseCapacity``): ``strconv.ParseUint(digits,
+    10, 64)``, whose error past 2^64-1 stops cadvisor, then times 1024 in a
+    uint64. That product wrapping (2^54 kB or more: 16 EiB) is refused too,
+    a deviation: cadvisor would hand the kubelet the wrapped figure, which is
+    no machine's memory (the value is not converted when its digits alone
+    show that it is out of range: Python refuses more than 4300)."""
+    kb = None if len(digits.lstrip("0")) > 20 else int(digits)
+    if kb is None or kb > _UINT64_MAX:
+        raise _err(f"MemTotal {_shown(digits)} kB: value out of range "
+                   "(cadvisor reads it with strconv.ParseUint as a uint64)", file)
+    if kb * 1024 > _UINT64_MAX:
+        raise _err(f"MemTotal {kb} kB is more bytes than a uint64 holds: cadvisor's "
+                   f"kB * 1024 would wrap to {kb * 1024 % 2**64} bytes", file)
+    return kb * 1024
 
 
 class _CoreBuilder:
@@ -214,7 +246,7 @@ class _SysFs:
             m = _MEMTOTAL.search(text)
             if m is None:
                 raise _err("failed to match MemTotal in meminfo", self.meminfo)
-            return int(m.group(1)) * 1024
+            return _memtotal_bytes(m.group(1), self.meminfo)
         return sum(n.memory for n in nodes)
 
     # -- CPUs -------------------------------------------------------------------
@@ -355,7 +387,7 @@ class _SysFs:
         m = _MEMTOTAL.search(text.strip())
         if m is None:
             raise _err("failed to match MemTotal in node meminfo", file)
-        return int(m.group(1)) * 1024
+        return _memtotal_bytes(m.group(1), file)
 
     @staticmethod
     def hugepages(directory: Path) -> tuple[HugePagesInfo, ...]:
@@ -367,19 +399,22 @@ class _SysFs:
         for name in entries:
             parts = name.split("-")
             size_text = parts[1].split("kB")[0] if len(parts) > 1 else ""
-            if not size_text.isdigit() or int(size_text) >= 2**64:  # (a uint64)
+            size = _uint64(size_text)
+            if size is None:
                 raise _err("cannot parse the page size from the directory name", directory / name)
             file = directory / name / "nr_hugepages"
             text = _read(file)
             if text is None:
                 raise _err("missing nr_hugepages", file)
             m = _SCAN_INT.match(text)
-            if m is None or not 0 <= int(m.group(1)) < 2**64:  # (a uint64: out of range, an error)
-                raise _err(f"could not parse nr_hugepages, contents {text!r}", file)
-            if int(m.group(1)) * int(size_text) * 1024 >= 2**63:  # (the kubelet's capacity: an int64 of bytes)
-                raise _err(f"{int(m.group(1))} pages of {size_text} kB: more bytes than the kubelet's "
+            # (Sscanf's %d into a uint64: a sign or past 2^64-1, an error)
+            pages = None if m is None else _uint64(m.group(1))
+            if pages is None:
+                raise _err(f"could not parse nr_hugepages, contents {_shown(text)}", file)
+            if pages * size * 1024 >= 2**63:  # (the kubelet's capacity: an int64 of bytes)
+                raise _err(f"{pages} pages of {size_text} kB: more bytes than the kubelet's "
                            "capacity of a resource can hold (2^63-1)", file)
-            out.append(HugePagesInfo(page_size=int(size_text), num_pages=int(m.group(1))))
+            out.append(HugePagesInfo(page_size=size, num_pages=pages))
         return tuple(out)
 
     @staticmethod
@@ -390,9 +425,10 @@ class _SysFs:
             return ()
         out = []
         for token in text.strip().split(" "):
-            if not token.isdigit():
-                raise _err(f"cannot convert {token!r} to int", file)
-            out.append(int(token))
+            distance = _uint64(token)  # (strconv.ParseUint(token, 10, 64))
+            if distance is None:
+                raise _err(f"cannot convert {_shown(token)} to int", file)
+            out.append(distance)
         return tuple(out)
 
     # -- whole machine ------------------------------------------------------------
