@@ -118,14 +118,16 @@ class PodSource:
 
 
 def _documents(text: str, name: str) -> list[tuple[Any, Document | None]]:
-    """Each document's data, and the YAML document with its positions
-    (``None`` for JSON)."""
+    """Each document's data, and the document its positions are found in
+    (JSON's from its text, when a message needs one)."""
     stripped = text.lstrip()
     if name.lower().endswith(".json"):
-        return [(load_json(text, name=name), None)]
+        data = load_json(text, name=name)
+        return [(data, Document(name, data, None, source=text))]
     if stripped.startswith(("{", "[")):
         try:
-            return [(load_json(text, name=name), None)]
+            data = load_json(text, name=name)
+            return [(data, Document(name, data, None, source=text))]
         except InputError:
             pass  # flow-style YAML, perhaps
     return [(d.data, d) for d in parse_documents(text, name=name)]
