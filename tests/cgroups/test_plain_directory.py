@@ -316,7 +316,7 @@ def test_a_full_disk_says_so(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("command", ["plan", "apply"])
-@pytest.mark.parametrize("value", ["../esc", "a/../b", "kube_pods"])
+@pytest.mark.parametrize("value", ["../esc", "a/../b", "a/./b"])
 def test_a_bad_cgroup_root_names_the_option(tmp_path: Path, command: str, value: str) -> None:
     root = tmp_path / "rr"
     root.mkdir()

@@ -223,6 +223,11 @@ def is_cgroupfs(path: Path) -> bool:
     return fstype in ("cgroup", "cgroup2")
 
 
+#: the bytes of a ``cgroup.procs`` or ``tasks`` read to tell whether it
+#: lists a process (one longer is taken to list some)
+_PROCS_LIMIT = 1 << 16
+
+
 class _Writer:
     def __init__(self, plan: CgroupPlan, root: Path, dry_run: bool) -> None:
         self.mounted: dict[str, bool] = {}
@@ -517,8 +522,19 @@ class _Writer:
         names = ["cgroup.procs", "tasks"] if self.plan.version == 1 else ["cgroup.procs"]
         pids: list[str] = []
         for name in names:
-            text = self.read(f"{rel}/{name}")
-            pids += [p for p in (text or "").split() if p not in pids]
+            where = f"{rel}/{name}"
+            if where in self.written:
+                text, whole = self.written[where], True
+            else:
+                try:
+                    raw = self.tree.read(where, limit=_PROCS_LIMIT + 1)
+                except OSError:
+                    continue
+                text, whole = raw[:_PROCS_LIMIT].decode("ascii", "replace"), len(raw) <= _PROCS_LIMIT
+            # (process ids as the kernel lists them: positive decimal numbers)
+            pids += [p for p in text.split() if p.isascii() and p.isdigit() and p.strip("0") and p not in pids]
+            if not whole:  # (longer than is read: taken to list some)
+                pids.append("...")
         return pids
 
     def plain_contents(self, rel: str, entries: Sequence[tuple[str, int]]) -> tuple[list[str], list[str]]:

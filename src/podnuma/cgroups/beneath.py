@@ -41,6 +41,7 @@ from podnuma.fileio import close_dir_fds
 __all__ = ["Beneath", "openat2_available"]
 
 _SYS_OPENAT2 = 437  # the same number on every architecture (added in 5.6)
+_SYS_FACCESSAT2 = 439  # likewise (added in 5.8)
 _RESOLVE_NO_MAGICLINKS = 0x02
 _RESOLVE_NO_SYMLINKS = 0x04
 _RESOLVE_BENEATH = 0x08
@@ -253,10 +254,14 @@ class Beneath:
         os.unlink(name, dir_fd=self.dir_fd(parent))
 
     def read(self, rel: str, limit: int = 1 << 16) -> bytes:
+        """At most ``limit`` bytes of the regular file ``rel``; anything else
+        there (a device, a FIFO, a socket, a symlink) is refused before it
+        is opened (opening a device can start what it drives)."""
         parent, name = _split(rel)
-        fd = os.open(
-            name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, dir_fd=self.dir_fd(parent)
-        )
+        pfd = self.dir_fd(parent)
+        if not stat.S_ISREG(os.stat(name, dir_fd=pfd, follow_symlinks=False).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", rel)
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, dir_fd=pfd)
         try:
             if not stat.S_ISREG(os.fstat(fd).st_mode):
                 raise OSError(errno.EINVAL, "not a regular file", rel)
@@ -300,13 +305,39 @@ def _check_access(dir_fd: int, name: str, mode: int, rel: str) -> None:
     the :class:`OSError` the kernel's permission check gives (``EACCES``,
     ``EPERM`` for an immutable file, ``EROFS``), checked with the effective
     ids as an ``open`` or ``mkdir`` would be."""
-    flags = 0x200 | 0x100  # AT_EACCESS | AT_SYMLINK_NOFOLLOW
     libc = _syscall()
-    if libc is None:
+    if libc is None or not _faccessat_usable(libc, dir_fd):
         return  # nothing to ask: the write itself will answer
+    code = _faccessat(libc, dir_fd, name, mode)
+    if code in (errno.EINVAL, errno.ENOSYS):
+        return  # a libc or kernel without these flags: no prediction
+    if code:
+        raise OSError(code, os.strerror(code), rel)
+
+
+#: whether ``faccessat`` with flags answers here (probed once): glibc asks
+#: the ``faccessat2`` system call, which a seccomp profile may refuse with
+#: ``EPERM`` (container runtimes before moby/moby#41353), and which a
+#: kernel before 5.8 lacks (glibc then guesses from the mode bits, without
+#: ACLs or capabilities): either way, no prediction
+_FACCESSAT_USABLE: list[bool] = []
+
+
+def _faccessat(libc: ctypes.CDLL, dir_fd: int, name: str, mode: int) -> int:
+    flags = 0x200 | 0x100  # AT_EACCESS | AT_SYMLINK_NOFOLLOW
     ctypes.set_errno(0)
     if libc.faccessat(ctypes.c_int(dir_fd), os.fsencode(name), ctypes.c_int(mode), ctypes.c_int(flags)) != 0:
-        code = ctypes.get_errno()
-        if code in (errno.EINVAL, errno.ENOSYS):
-            return  # a libc or kernel without these flags: no prediction
-        raise OSError(code, os.strerror(code), rel)
+        return ctypes.get_errno() or errno.EINVAL
+    return 0
+
+
+def _faccessat_usable(libc: ctypes.CDLL, dir_fd: int) -> bool:
+    """Whether the kernel itself answers ``faccessat2`` (the system call,
+    asked directly: ``F_OK`` of the directory ``dir_fd`` is, which only a
+    refused or missing call can deny)."""
+    if not _FACCESSAT_USABLE:
+        ctypes.set_errno(0)
+        got = libc.syscall(ctypes.c_long(_SYS_FACCESSAT2), ctypes.c_int(dir_fd), b".", ctypes.c_int(os.F_OK),
+                           ctypes.c_int(0x200 | 0x100))
+        _FACCESSAT_USABLE.append(got == 0)
+    return _FACCESSAT_USABLE[0]

@@ -212,13 +212,15 @@ def short_name(name: str) -> str:
     return name if len(name) <= 60 else f"{name[:40]}...{name[-12:]}"
 
 
-def _check_component(component: str, what: str, path: str = "") -> str:
+def _check_component(component: str, what: str, path: str = "", *, root: bool = False) -> str:
     """``NewCgroupName``'s rule (no ``/``, no ``_``), plus what a path must
-    never be, so no name can leave the root."""
+    never be, so no name can leave the root. ``root``: a component of the
+    ``--cgroup-root``, which the kubelet parses without ``NewCgroupName``
+    (``ParseCgroupfsToCgroupName``): a ``_`` is taken there."""
     bad = None
     if not component:
         bad = "is empty"
-    elif "/" in component or "_" in component:
+    elif "/" in component or ("_" in component and not root):
         bad = "contains '/' or '_' (the kubelet refuses such cgroup names)"
     elif component in (".", "..") or "\x00" in component or "\n" in component:
         bad = "is not a usable cgroup name"
@@ -234,7 +236,7 @@ def check_cgroup_root(components: Sequence[str], where: str = "cgroupRoot") -> t
     ``NewCgroupName`` does (and for anything that could leave the root):
     :class:`InputError` at ``where``, the option or field the value came
     from (``--cgroup-root`` on the command line)."""
-    return tuple(_check_component(c, "cgroup root component", where) for c in components)
+    return tuple(_check_component(c, "cgroup root component", where, root=True) for c in components)
 
 
 def parse_cgroup_root(value: str, driver: Driver, where: str = "--cgroup-root") -> tuple[str, ...]:
