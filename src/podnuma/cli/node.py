@@ -37,7 +37,7 @@ def node_group() -> None:
     show_default=True,
     help="Root of a sysfs tree (or of a copy holding sys/).",
 )
-@click.option("--name", default=None, help="The node's name in the mapping (a non-empty string).")
+@click.option("--name", default=None, help="The node's name in the mapping (not blank).")
 @output_option("node discover", "yaml to paste into a scenario, or json.")
 def discover_command(root: Path, name: str | None, output: str) -> None:
     """Print this machine as a scenario ``node:`` mapping (CPUs with core,

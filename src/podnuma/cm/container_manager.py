@@ -912,17 +912,27 @@ def _json_object(raw: bytes) -> object:
         return None
 
 
+def _go_int64(value: int) -> int:
+    """Go's ``int64(u)`` of a uint64 ``value``: two's complement wrapping."""
+    value &= (1 << 64) - 1
+    return value - (1 << 64) if value >= 1 << 63 else value
+
+
 def _capacity(machine: Machine, max_pod_count: int) -> dict[str, Quantity]:
     """Node capacity as the kubelet reports it from cadvisor: logical CPUs,
-    memory capacity, hugepage pools, and the maximum pod count."""
+    memory capacity, hugepage pools, and the maximum pod count
+    (``CapacityFromMachineInfo``, pkg/kubelet/cadvisor/util.go: cadvisor's
+    uint64 byte counts converted with ``int64(...)``, so 2^63 bytes or more
+    wrap to a negative capacity, which the node allocatable check then
+    refuses: an upstream quirk reproduced)."""
     cap: dict[str, Quantity] = {
         # NewMilliQuantity(cores * 1000): the form shows in start-up messages
         "cpu": Quantity.from_milli(machine.topology.num_cpus * 1000),
-        "memory": Quantity.from_int(machine.memory_capacity(), binary=True),
+        "memory": Quantity.from_int(_go_int64(machine.memory_capacity()), binary=True),
         "pods": Quantity.from_int(max_pod_count),
     }
     for size, total in sorted(machine.hugepage_capacity().items()):
-        cap[hugepage_resource_name(size)] = Quantity.from_int(total, binary=True)
+        cap[hugepage_resource_name(size)] = Quantity.from_int(_go_int64(total), binary=True)
     for name, devices in machine.devices.items():
         cap[name] = Quantity.from_int(len(devices))
     return cap

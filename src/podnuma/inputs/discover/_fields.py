@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from podnuma.api.quantity import Format, QuantityError, parse_quantity
+from podnuma.api.quantity import QuantityError, parse_quantity
 from podnuma.errors import InputError
 from podnuma.fieldkit import CONTROL_CHARACTERS, check_known_fields, field_path, wrong_type
 
@@ -36,10 +36,6 @@ MAX_CPUS = 8192
 MAX_NUMA_NODES = 1024
 #: cadvisor's byte counts (memory, huge page pools) are uint64.
 MAX_UINT64 = (1 << 64) - 1
-#: where the quantity parser (``resource.ParseQuantity``) caps a quantity
-#: with a binary suffix: 2^63-1
-_MAX_INT64 = (1 << 63) - 1
-_BINARY_EXPONENTS = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
 
 
 def join(parent: str, key: str | int) -> str:
@@ -82,40 +78,20 @@ def expect_id(value: object, path: str) -> str:
 
 
 def expect_name(value: object, path: str) -> str:
-    """The node's name: :func:`expect_id`, then a name the kubelet can run
-    under. The kubelet's node name is its hostname (or
-    ``--hostname-override``) through ``GetHostname``
-    (k8s.io/component-helpers ``node/util/hostname.go``): white space
-    trimmed, refused when nothing is left ("empty hostname is invalid"),
-    lowercased. So a name with white space around it, with nothing but white
-    space or with capitals is refused (the kubelet would run as another
-    name, or not at all), and so is one longer than a Node's name may be (a
-    DNS-1123 subdomain: at most 253 characters). Other characters are taken
-    (a kubelet without an API server runs under them; registering a Node
-    needs a lowercase RFC 1123 subdomain)."""
-    from podnuma.api.pod_validation import dns_subdomain_errors, go_len, quote
+    """The node's name: :func:`expect_id`, and not white space only. The
+    kubelet's node name is its hostname (or ``--hostname-override``) through
+    ``GetHostname`` (k8s.io/component-helpers ``node/util/hostname.go``):
+    the white space around it trimmed, refused when nothing is left ("empty
+    hostname is invalid"), lowercased. The name a scenario gives is taken
+    as the name the kubelet runs under, as written (podnuma neither trims
+    nor lowercases it; the kubelet checks nothing else)."""
+    from podnuma.api.pod_validation import quote
 
     text = expect_id(value, path)
-    shown = quote(text) if len(text) <= 64 else f"{quote(text[:40])}... ({len(text)} characters)"
-    trimmed = text.strip()  # (Go's TrimSpace: the control characters are refused already)
-    if not trimmed:
+    if not text.strip():  # (Go's TrimSpace: the control characters are refused already)
         raise InputError(
-            f"Invalid value: {shown}: the kubelet's node name is its hostname with the white space "
+            f"Invalid value: {quote(text)}: the kubelet's node name is its hostname with the white space "
             "around it trimmed, and nothing is left (the kubelet: empty hostname is invalid)",
-            path=path,
-        )
-    if go_len(text) > 253:
-        raise InputError(f"Invalid value: {shown}: {dns_subdomain_errors(text)[0]}", path=path)
-    if trimmed != text:
-        raise InputError(
-            f"Invalid value: {shown}: the kubelet trims the white space around its hostname: "
-            f"its node name would be {quote(trimmed)}",
-            path=path,
-        )
-    if text.lower() != text:
-        raise InputError(
-            f"Invalid value: {shown}: the kubelet lowercases its hostname: its node name would be "
-            f"{quote(text.lower())}",
             path=path,
         )
     return text
@@ -151,31 +127,9 @@ def parse_bytes(value: object, path: str) -> int:
     nanos = qty.nanos
     if nanos < 0:
         raise InputError(f"must not be negative, got {value!r}", path=path)
-    if (isinstance(value, str) and nanos == _MAX_INT64 * 1_000_000_000
-            and qty.format is Format.BINARY_SI and _capped(value)):
-        shown = value if len(value) <= 40 else f"{value[:12]}... ({len(value)} characters)"
-        raise InputError(
-            f"too large: {shown!r} is more than 2^63-1 bytes ({_MAX_INT64}), where a quantity "
-            "with a binary suffix is capped; up to 2^64-1 bytes (cadvisor's uint64) can be "
-            "written as a plain number",
-            path=path,
-        )
     if nanos % 1_000_000_000:
         raise InputError(f"must be a whole number of bytes, got {value!r}", path=path)
     if nanos // 1_000_000_000 > MAX_UINT64:
         raise InputError(f"too large: {value!r} does not fit in 64 bits (as cadvisor reports bytes)", path=path)
     return nanos // 1_000_000_000
 
-
-def _capped(value: str) -> bool:
-    """Whether ``value``, a quantity text with a binary suffix that the
-    quantity parser read as 2^63-1, is larger (``ParseQuantity`` caps it
-    there: the figure is not the one written) rather than exactly that."""
-    if value[-2:] not in _BINARY_EXPONENTS:
-        return False
-    import decimal
-
-    # exact: a context as wide as the digits written, and then some
-    with decimal.localcontext(decimal.Context(prec=len(value) + 40)):
-        written = decimal.Decimal(value[:-2]) * (1 << _BINARY_EXPONENTS[value[-2:]])
-    return written > _MAX_INT64
