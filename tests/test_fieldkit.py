@@ -129,3 +129,16 @@ def test_a_bidirectional_control_in_a_name_reaches_no_terminal(tmp_path: Path) -
     r = CliRunner().invoke(cli, ["simulate", str(f)])
     assert r.exit_code == 2
     assert "\u202e" not in r.stderr and "\\u202e" in r.stderr, r.stderr
+
+
+def test_a_bidirectional_control_is_taken_in_a_node_name_and_a_device_id(tmp_path: Path) -> None:
+    # (the kubelet takes them: refused only where a line would break or a
+    # terminal would take an escape sequence; escaped where shown)
+    from podnuma.inputs.discover import load_node
+
+    cpus = [{"id": 0, "core": 0, "socket": 0, "numaNode": 0}]
+    node = load_node({"name": "node\u200f", "cpus": cpus, "memory": {0: {"memory": "1Gi"}},
+                      "devices": {"example.com/gpu": [{"id": "gpu\u202e0", "numaNodes": [0]}]}},
+                     base_dir=tmp_path)
+    assert node.name == "node\u200f"
+    assert [d.id for d in node.devices["example.com/gpu"]] == ["gpu\u202e0"]

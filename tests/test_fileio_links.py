@@ -147,3 +147,19 @@ def test_checkpoints_are_not_written_into_the_kernel_s_trees(tmp_path: Path, com
             import shutil
 
             shutil.rmtree(shm, ignore_errors=True)
+
+
+def test_a_link_elsewhere_in_dev_is_replaced_as_any_other(tmp_path: Path) -> None:
+    shm = Path("/dev/shm")
+    if not shm.is_dir() or not os.access(shm, os.W_OK):
+        pytest.skip("no writable /dev/shm")
+    target = tmp_path / "target.txt"
+    target.write_text("old")
+    link = shm / f"podnuma-test-{os.getpid()}"
+    link.symlink_to(target)
+    try:
+        atomic_write(link, b"new")  # (the link replaced, not followed)
+        assert not link.is_symlink() and link.read_bytes() == b"new"
+        assert target.read_text() == "old"
+    finally:
+        link.unlink()

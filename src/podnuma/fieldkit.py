@@ -39,13 +39,18 @@ __all__ = [
 ]
 
 #: line breaks and control characters (C0 but the tab, DEL, C1, the Unicode
-#: line and paragraph separators, and the bidirectional controls, which
-#: reorder what a terminal shows after them: the embeddings, overrides and
-#: isolates, the marks), each mapped to its Python escape
+#: line and paragraph separators), each mapped to its Python escape
 CONTROL_CHARACTERS: dict[int, str] = {
     c: repr(chr(c))[1:-1]
-    for c in (*range(0x00, 0x09), *range(0x0A, 0x20), *range(0x7F, 0xA0), 0x2028, 0x2029,
-              0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
+    for c in (*range(0x00, 0x09), *range(0x0A, 0x20), *range(0x7F, 0xA0), 0x2028, 0x2029)
+}
+#: what :func:`inert` escapes: :data:`CONTROL_CHARACTERS` and the
+#: bidirectional controls, which reorder what a terminal shows after them
+#: (the embeddings, overrides and isolates, the marks): written escaped on
+#: a terminal, never refused in a name (the kubelet takes them)
+_INERT: dict[int, str] = {
+    **CONTROL_CHARACTERS,
+    **{c: repr(chr(c))[1:-1] for c in (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))},
 }
 
 
@@ -54,7 +59,7 @@ def inert(text: str) -> str:
     control characters (a file name with a newline or an escape sequence, a
     value a message quotes) written as Python escapes them (``\\n``,
     ``\\x1b``), never passed to the terminal nor dropped."""
-    return text.translate(CONTROL_CHARACTERS)
+    return text.translate(_INERT)
 
 
 def type_name(value: object) -> str:

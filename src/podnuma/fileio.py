@@ -165,7 +165,7 @@ def check_replaceable(path: str | os.PathLike[str]) -> None:
     (``/dev/null`` stays a device), or a symbolic link to one, or into
     ``/proc`` or ``/dev`` (``/dev/stdout`` -> ``/proc/self/fd/1``: whatever
     standard output is, replacing that link would take the system's away),
-    or one in ``/proc`` or ``/dev`` (``/proc/self/fd/1`` itself).
+    or one in ``/proc`` (``/proc/self/fd/1`` itself; ``/dev/fd`` leads there).
     Nothing there, a regular file, a directory (the rename then fails) and
     any other link (replaced, not followed) are not refused here."""
     target = Path(path)
@@ -184,9 +184,8 @@ def check_replaceable(path: str | os.PathLike[str]) -> None:
                       "device): not replaced", str(target))
     # (a link in /proc itself, /proc/self/fd/1: standard output, wherever it leads)
     home = os.path.realpath(target.parent)
-    top = "/" + home.split("/")[1] if home.startswith("/") else ""
-    if top in ("/proc", "/dev"):
-        raise OSError(errno.EEXIST, f"it is a link in {top} (a descriptor, standard output or a "
+    if home == "/proc" or home.startswith("/proc/"):
+        raise OSError(errno.EEXIST, "it is a link in /proc (a descriptor, standard output or a "
                       "device): not replaced", str(target))
     try:
         followed = os.stat(target)

@@ -83,3 +83,21 @@ def test_an_underscore_in_the_cgroup_root_is_taken(driver: str, root: tuple[str,
     assert parse_cgroup_root("/a_b", driver) == root  # type: ignore[arg-type]
     with pytest.raises(InputError, match="is not a usable cgroup name"):
         parse_cgroup_root("/a/..", driver)  # type: ignore[arg-type]
+
+
+def test_the_faccessat2_probe_reads_the_system_calls_answer(monkeypatch: pytest.MonkeyPatch) -> None:
+    from types import SimpleNamespace
+
+    for answer, usable in ((-1, False), (0, True)):  # (-1: EPERM from a seccomp profile, ENOSYS...)
+        monkeypatch.setattr(beneath, "_FACCESSAT_USABLE", [])
+        calls: list[tuple[object, ...]] = []
+
+        def syscall(*args: object, answer: int = answer, calls: list[tuple[object, ...]] = calls) -> int:
+            calls.append(args)
+            return answer
+
+        libc = SimpleNamespace(syscall=syscall)
+        assert beneath._faccessat_usable(libc, 3) is usable  # type: ignore[arg-type]
+        assert beneath._faccessat_usable(libc, 3) is usable  # type: ignore[arg-type]
+        assert len(calls) == 1  # (asked once)
+        assert calls[0][0].value == beneath._SYS_FACCESSAT2  # type: ignore[attr-defined]

@@ -17,6 +17,7 @@ from podnuma.cgroups.plan import (
     plan_from_pods,
     running_pods,
 )
+from podnuma.cm.container_manager import go_int64
 from podnuma.errors import InputError, step_out_of_range
 from podnuma.inputs.scenario import Scenario
 from podnuma.machine.topology import Machine
@@ -27,14 +28,16 @@ __all__ = ["node_facts", "plan_cgroups"]
 
 def node_facts(machine: Machine, config: KubeletConfig, run: RunResult, step: int) -> NodeFacts:
     """Capacity minus kube- and system-reserved (the kubepods limits),
-    the CPU manager policy, page sizes, gates, the shared pool after ``step``."""
+    the CPU manager policy, page sizes, gates, the shared pool after ``step``.
+    The capacity is the kubelet's: cadvisor's byte counts as ``int64(...)``
+    (:func:`~podnuma.cm.container_manager.go_int64`: 2^63 bytes or more wrap)."""
     capacity: dict[str, Quantity] = {
         "cpu": Quantity.from_int(machine.topology.num_cpus),
-        "memory": Quantity.from_int(machine.memory_capacity(), binary=True),
+        "memory": Quantity.from_int(go_int64(machine.memory_capacity()), binary=True),
     }
     sizes = tuple(sorted(machine.hugepage_capacity()))
     for size, total in machine.hugepage_capacity().items():
-        capacity[hugepage_resource_name(size)] = Quantity.from_int(total, binary=True)
+        capacity[hugepage_resource_name(size)] = Quantity.from_int(go_int64(total), binary=True)
     zero = Quantity.zero()
     allocatable: dict[str, Quantity] = {}
     kube, system = effective_reserved(config)  # reservedSystemCPUs counts as system-reserved CPU

@@ -100,7 +100,7 @@ from podnuma.machine.cpuset import EMPTY as EMPTY_CPUSET
 from podnuma.machine.cpuset import CPUSet
 from podnuma.machine.topology import Machine
 
-__all__ = ["Node", "node_status_allocatable"]
+__all__ = ["Node", "go_int64", "node_status_allocatable"]
 
 CPU_CHECKPOINT_FILE = "cpu_manager_state"
 MEMORY_CHECKPOINT_FILE = "memory_manager_state"
@@ -912,8 +912,9 @@ def _json_object(raw: bytes) -> object:
         return None
 
 
-def _go_int64(value: int) -> int:
-    """Go's ``int64(u)`` of a uint64 ``value``: two's complement wrapping."""
+def go_int64(value: int) -> int:
+    """Go's ``int64(u)`` of a uint64 ``value``: two's complement wrapping
+    (how the kubelet turns cadvisor's byte counts into its capacity)."""
     value &= (1 << 64) - 1
     return value - (1 << 64) if value >= 1 << 63 else value
 
@@ -928,11 +929,11 @@ def _capacity(machine: Machine, max_pod_count: int) -> dict[str, Quantity]:
     cap: dict[str, Quantity] = {
         # NewMilliQuantity(cores * 1000): the form shows in start-up messages
         "cpu": Quantity.from_milli(machine.topology.num_cpus * 1000),
-        "memory": Quantity.from_int(_go_int64(machine.memory_capacity()), binary=True),
+        "memory": Quantity.from_int(go_int64(machine.memory_capacity()), binary=True),
         "pods": Quantity.from_int(max_pod_count),
     }
     for size, total in sorted(machine.hugepage_capacity().items()):
-        cap[hugepage_resource_name(size)] = Quantity.from_int(_go_int64(total), binary=True)
+        cap[hugepage_resource_name(size)] = Quantity.from_int(go_int64(total), binary=True)
     for name, devices in machine.devices.items():
         cap[name] = Quantity.from_int(len(devices))
     return cap
