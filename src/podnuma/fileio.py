@@ -134,10 +134,11 @@ def atomic_file(path: str | os.PathLike[str], *, mode: int | None = None) -> Ite
 def file_name_errno(path: str | os.PathLike[str]) -> int | None:
     """Why no file can be made at ``path`` when its name ends as a
     directory's (``r.json/``, ``r.json/.``: the ending :mod:`pathlib`
-    drops), as ``cp`` words it: ``EISDIR`` where a directory is, or where
-    nothing is yet (the name is a directory's), ``ENOTDIR`` where a file
-    is, ``ENOENT`` where the directory to hold it is missing, else what
-    looking at it fails with; ``None`` for any other name."""
+    drops): ``EISDIR`` where a directory is, or where nothing is yet (the
+    name is a directory's: a shell's ``> r.json/`` says so), ``ENOTDIR``
+    where a file is (as ``cp`` says it; the kernel's ``open`` would say
+    ``EISDIR``), ``ENOENT`` where the directory to hold it is missing,
+    else what looking at it fails with; ``None`` for any other name."""
     if not names_directory(path):
         return None
     text = os.fspath(path)

@@ -96,8 +96,8 @@ class NamedPath(click.Path):
 
     A file's name ending in ``/`` (``r.json/``, which ``Path`` would read
     as ``r.json``) is refused here for a file the command writes
-    (``writes=True``: ``PATH: OPTION: cannot write: Is a directory``, as
-    ``cp`` words it: :func:`~podnuma.fileio.file_name_errno`) or takes as
+    (``writes=True``: ``PATH: OPTION: cannot write: Is a directory``, as a
+    shell's ``> r.json/`` says it: :func:`~podnuma.fileio.file_name_errno`) or takes as
     a ``Path``; a file argument read as given (``FILE``) is refused by its
     reader, in the system's words (``Not a directory``)."""
 
