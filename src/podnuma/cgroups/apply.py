@@ -488,7 +488,7 @@ class _Writer:
                 Operation("stale", rel, detail="a cgroup below it stays" + _cpus_note(cpus))
             )
             return False
-        if self.processes(rel):
+        if self.holds_processes(rel):
             # what rmdir answers on a cgroup file system, said the same on a
             # plain directory and in a dry run
             self.keep(rel, OSError(errno.EBUSY, os.strerror(errno.EBUSY)), cpus, why=_RMDIR_TEXT[errno.EBUSY])
@@ -512,30 +512,30 @@ class _Writer:
             return False
         return True
 
-    def processes(self, rel: str) -> list[str]:
-        """The processes cgroup ``rel`` lists (``cgroup.procs``, and on v1
-        ``tasks``): a cgroup that has any cannot be removed -- the kernel's
+    def holds_processes(self, rel: str) -> bool:
+        """Whether cgroup ``rel`` lists a process (``cgroup.procs``, and on
+        v1 ``tasks``): a cgroup that does cannot be removed -- the kernel's
         ``rmdir`` answers ``EBUSY`` (kernel/cgroup/cgroup.c
         ``cgroup_destroy_locked``). Read, not left to ``rmdir``, so a dry
         run and a plain directory (a copy of a cgroup tree, where
-        ``cgroup.procs`` is one of podnuma's own files) say the same."""
-        names = ["cgroup.procs", "tasks"] if self.plan.version == 1 else ["cgroup.procs"]
-        pids: list[str] = []
-        for name in names:
+        ``cgroup.procs`` is one of podnuma's own files) say the same. A
+        process id is a positive decimal number, as the kernel lists them; a
+        list longer than is read is taken to hold some."""
+        for name in ("cgroup.procs", "tasks") if self.plan.version == 1 else ("cgroup.procs",):
             where = f"{rel}/{name}"
             if where in self.written:
-                text, whole = self.written[where], True
+                text = self.written[where]
             else:
                 try:
                     raw = self.tree.read(where, limit=_PROCS_LIMIT + 1)
                 except OSError:
                     continue
-                text, whole = raw[:_PROCS_LIMIT].decode("ascii", "replace"), len(raw) <= _PROCS_LIMIT
-            # (process ids as the kernel lists them: positive decimal numbers)
-            pids += [p for p in text.split() if p.isascii() and p.isdigit() and p.strip("0") and p not in pids]
-            if not whole:  # (longer than is read: taken to list some)
-                pids.append("...")
-        return pids
+                if len(raw) > _PROCS_LIMIT:
+                    return True
+                text = raw.decode("ascii", "replace")
+            if any(p.isascii() and p.isdigit() and p.strip("0") for p in text.split()):
+                return True
+        return False
 
     def plain_contents(self, rel: str, entries: Sequence[tuple[str, int]]) -> tuple[list[str], list[str]]:
         """A plain directory's entries other than subdirectories: the files
@@ -809,7 +809,7 @@ def remove_plan(plan: CgroupPlan, root: Path, *, extra: Iterable[str] = ()) -> l
     """Remove the plan's cgroups (and ``extra`` relative paths), leaves
     first; returns what could not be removed: still populated (a
     ``cgroup.procs`` or v1 ``tasks`` listing a process, on a plain
-    directory too: :meth:`_Writer.processes`), or holding what podnuma did
+    directory too: :meth:`_Writer.holds_processes`), or holding what podnuma did
     not write."""
     w = _Writer(plan, root, False)
     try:
@@ -823,7 +823,7 @@ def remove_plan(plan: CgroupPlan, root: Path, *, extra: Iterable[str] = ()) -> l
                 rel = w.rel(controller, path)
                 if not w.tree.is_dir(rel):
                     continue
-                if w.processes(rel):
+                if w.holds_processes(rel):
                     left.append(rel)  # still populated: rmdir's EBUSY
                     continue
                 try:

@@ -45,6 +45,7 @@ _SYS_FACCESSAT2 = 439  # likewise (added in 5.8)
 _RESOLVE_NO_MAGICLINKS = 0x02
 _RESOLVE_NO_SYMLINKS = 0x04
 _RESOLVE_BENEATH = 0x08
+_AT_EACCESS_NOFOLLOW = 0x200 | 0x100  # AT_EACCESS | AT_SYMLINK_NOFOLLOW
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC | os.O_NOFOLLOW
 
 #: None: probe on first use; tests set it to force one way.
@@ -324,9 +325,9 @@ _FACCESSAT_USABLE: list[bool] = []
 
 
 def _faccessat(libc: ctypes.CDLL, dir_fd: int, name: str, mode: int) -> int:
-    flags = 0x200 | 0x100  # AT_EACCESS | AT_SYMLINK_NOFOLLOW
     ctypes.set_errno(0)
-    if libc.faccessat(ctypes.c_int(dir_fd), os.fsencode(name), ctypes.c_int(mode), ctypes.c_int(flags)) != 0:
+    if libc.faccessat(ctypes.c_int(dir_fd), os.fsencode(name), ctypes.c_int(mode),
+                      ctypes.c_int(_AT_EACCESS_NOFOLLOW)) != 0:
         return ctypes.get_errno() or errno.EINVAL
     return 0
 
@@ -338,6 +339,6 @@ def _faccessat_usable(libc: ctypes.CDLL, dir_fd: int) -> bool:
     if not _FACCESSAT_USABLE:
         ctypes.set_errno(0)
         got = libc.syscall(ctypes.c_long(_SYS_FACCESSAT2), ctypes.c_int(dir_fd), b".", ctypes.c_int(os.F_OK),
-                           ctypes.c_int(0x200 | 0x100))
+                           ctypes.c_int(_AT_EACCESS_NOFOLLOW))
         _FACCESSAT_USABLE.append(got == 0)
     return _FACCESSAT_USABLE[0]
