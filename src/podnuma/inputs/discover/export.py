@@ -39,8 +39,9 @@ def bytes_quantity(value: int) -> str:
     (``"1000"``, ``"0"``). Always a string: a scenario's quantities (node
     memory, ``systemReserved``, ``reservedMemory`` limits) must be strings.
     Past 2^63-1 (cadvisor's uint64 allows that much) the plain number: a
-    binary-suffixed quantity that large is capped at 2^63-1 by the quantity
-    parser, and the scenario refuses it."""
+    binary-suffixed quantity that large would be capped at 2^63-1 by the
+    quantity parser, where the plain number is read exactly (and the
+    kubelet then wraps its capacity, as the scenario replays)."""
     if value > _MAX_INT64:
         return str(value)
     return format_bytes(value)

@@ -163,8 +163,8 @@ def _memtotal_bytes(digits: str, file: Path) -> int:
     a deviation: cadvisor would hand the kubelet the wrapped figure, which is
     no machine's memory (the value is not converted when its digits alone
     show that it is out of range: Python refuses more than 4300)."""
-    kb = None if len(digits.lstrip("0")) > 20 else int(digits)
-    if kb is None or kb > _UINT64_MAX:
+    kb = _uint64(digits)
+    if kb is None:
         raise _err(f"MemTotal {_shown(digits)} kB: value out of range "
                    "(cadvisor reads it with strconv.ParseUint as a uint64)", file)
     if kb * 1024 > _UINT64_MAX:
