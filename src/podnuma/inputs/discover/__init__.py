@@ -19,6 +19,7 @@ carry that file in ``InputError.file``. Relative paths resolve against
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -72,11 +73,11 @@ def _resolve(value: object, path: str, base_dir: Path | str) -> Path:
 
 def _resolve_file(value: object, path: str, base_dir: Path | str) -> str:
     """:func:`_resolve` of a file, as text: the ending of a directory's name
-    kept (``info.json/`` is no file: refused as the system refuses it)."""
-    from podnuma.inputs.pathtext import names_directory
+    kept (``info.json/`` is no file: refused as the system refuses it;
+    :func:`~podnuma.inputs.pathtext.referenced_text`)."""
+    from podnuma.inputs.pathtext import referenced_text
 
-    p = str(_resolve(value, path, base_dir))
-    return p + "/" if names_directory(expect_str(value, path)) else p
+    return referenced_text(base_dir, os.path.expanduser(expect_str(value, path)))
 
 
 def _machine_info_file(file: str) -> MachineInfo:

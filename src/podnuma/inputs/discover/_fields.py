@@ -132,4 +132,3 @@ def parse_bytes(value: object, path: str) -> int:
     if nanos // 1_000_000_000 > MAX_UINT64:
         raise InputError(f"too large: {value!r} does not fit in 64 bits (as cadvisor reports bytes)", path=path)
     return nanos // 1_000_000_000
-
