@@ -515,10 +515,11 @@ def _json_constant(word: str) -> Any:
 def _json_float(text: str) -> float | str:
     """A JSON number with a fraction or an exponent: its float, or, past
     the float range (``1e400``, which ``float`` makes infinity), its text,
-    as go-yaml leaves such a YAML scalar (a string) and as
-    ``Quantity.UnmarshalJSON`` reads the number's text: a quantity that
-    large is then refused for what it is, with its value. (Only numbers
-    with a fraction or an exponent come here: integers cost nothing more.)"""
+    as go-yaml leaves such a YAML scalar (a string): a quantity that large
+    is then refused for what it is, with its value. Within the range the
+    float is kept, where the API server's ``Quantity.UnmarshalJSON`` reads
+    the number's text (``1e-400``: 0 here, 1n there). (Only numbers with a
+    fraction or an exponent come here: integers cost nothing more.)"""
     value = float(text)
     if value - value == 0.0:  # (finite: inf - inf is NaN)
         return value
