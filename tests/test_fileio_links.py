@@ -71,6 +71,15 @@ def test_the_doors_refuse_a_link_to_standard_output_and_a_fifo(tmp_path: Path) -
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pic.svg", "stdout"]
 
 
+def _podnuma_into(stdout: Path, args: list[str], *, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``podnuma ARGS`` in a process of its own, standard output redirected
+    to the file ``stdout``."""
+    with stdout.open("w") as fh:
+        env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+        return subprocess.run([sys.executable, "-m", "podnuma.cli", *args], cwd=cwd, env=env,
+                              stdout=fh, stderr=subprocess.PIPE, text=True, timeout=120, check=False)
+
+
 def test_a_link_into_proc_is_not_replaced_whatever_standard_output_is(tmp_path: Path) -> None:
     """``/dev/stdout`` leads to ``/proc/self/fd/1``, which leads to a
     regular file when standard output is redirected to one: the link is
@@ -82,10 +91,7 @@ def test_a_link_into_proc_is_not_replaced_whatever_standard_output_is(tmp_path: 
     for args in (["restart", str(RESTART), "--as-scenario", str(out)],
                  ["fleet", "analyze", str(fleet), "-o", "json", "--output-file", str(out)]):
         redirected = tmp_path / "redirected.txt"
-        with redirected.open("w") as fh:
-            env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-            got = subprocess.run([sys.executable, "-m", "podnuma.cli", *args], cwd=tmp_path, env=env,
-                                 stdout=fh, stderr=subprocess.PIPE, text=True, timeout=120, check=False)
+        got = _podnuma_into(redirected, args, cwd=tmp_path)
         assert got.returncode == 2, (args, got.stderr)
         errors = [line for line in got.stderr.splitlines() if line.startswith("error:")]
         assert len(errors) == 1 and "a link into /proc" in errors[0], got.stderr
@@ -103,10 +109,7 @@ def test_a_link_in_proc_is_not_replaced_and_said_so(tmp_path: Path) -> None:
     for args in (["simulate", str(RESTART), "--as-scenario", "/proc/self/fd/1"],
                  ["topology", str(RESTART), "--output-file", "/proc/self/fd/1"]):
         redirected = tmp_path / "redirected.txt"
-        with redirected.open("w") as fh:
-            env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-            got = subprocess.run([sys.executable, "-m", "podnuma.cli", *args], cwd=tmp_path, env=env,
-                                 stdout=fh, stderr=subprocess.PIPE, text=True, timeout=120, check=False)
+        got = _podnuma_into(redirected, args, cwd=tmp_path)
         assert got.returncode == 2, (args, got.stderr)
         assert got.stderr == (f"error: /proc/self/fd/1: {args[2]}: cannot write: it is a link in /proc (a "
                               "descriptor, standard output or a device): not replaced\n"), got.stderr
