@@ -110,6 +110,9 @@ def test_state_dir_with_pods_dump_gives_the_scenario_figures(tmp_path: Path) -> 
     assert _outcomes(from_dir) == _outcomes(from_scenario) == {"r/a": "kept", "r/b": "moved"}
     assert [s["addPod"]["metadata"]["name"] for s in from_dir.scenario["steps"]] == ["a", "b"]
     assert from_dir.totals == from_scenario.totals
+    # the next start fails the same way (the static policy's check of the
+    # restored CPU sets, which names no file)
+    assert from_dir.next_start is not None and from_dir.next_start == from_scenario.next_start
 
     # without the dump: the pods are known by their entries only
     no_specs = restart_state_dir(tmp_path / "sd", node=TextInput.read(tmp_path / "node.json", what="node"),

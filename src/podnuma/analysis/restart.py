@@ -38,6 +38,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from podnuma.cm.checkpoint import DEFAULT_STATE_DIR
 from podnuma.cm.container_manager import DEVICE_CHECKPOINT_FILE
 from podnuma.cm.cpumanager.checkpoint import CPUCheckpointData
 from podnuma.cm.memorymanager.checkpoint import MemoryCheckpointData
@@ -143,6 +144,9 @@ class NodeState:
     notes: tuple[str, ...] = ()
     #: the device manager's checkpoint object (``state.deviceManager``)
     device_checkpoint: Mapping[str, Any] | None = None
+    #: the kubelet's state directory the checkpoints come from: its
+    #: refusals of them name their files there
+    state_dir: str = DEFAULT_STATE_DIR
 
 
 @dataclass(frozen=True)
@@ -351,23 +355,26 @@ def _holding(
     return Holding(pod_cpus, containers, tuple(sorted(nodes)))
 
 
-def _load(doc: Mapping[str, Any], name: str, base_dir: Path) -> Scenario:
-    return load_scenario_text(json.dumps(doc, ensure_ascii=False), name=name, base_dir=base_dir)
+def _load(doc: Mapping[str, Any], name: str, base_dir: Path, state_dir: str = DEFAULT_STATE_DIR) -> Scenario:
+    return load_scenario_text(
+        json.dumps(doc, ensure_ascii=False), name=name, base_dir=base_dir, state_dir=state_dir
+    )
 
 
-def _after_state(run: RunResult, doc: Mapping[str, Any], name: str, base_dir: Path) -> tuple[
+def _after_state(run: RunResult, doc: Mapping[str, Any], name: str, base_dir: Path, state_dir: str) -> tuple[
     CPUCheckpointData | None, MemoryCheckpointData | None, str | None
 ]:
     """The checkpoints after the restart, decoded as the next start decodes
     them, and the kubelet's refusal to start from them (``None``: it
-    starts)."""
+    starts), naming the checkpoint files in ``state_dir``, where the
+    restarted kubelet writes them."""
     nxt = {
         "apiVersion": "podnuma.io/v1", "kind": "Scenario", "node": doc["node"],
         "kubeletConfig": doc["kubeletConfig"],
         "state": {k: v for k, v in run.checkpoints.items() if k in ("cpuManager", "memoryManager")},
         "steps": [],
     }
-    sc = _load(nxt, f"{name} (after the restart)", base_dir)
+    sc = _load(nxt, f"{name} (after the restart)", base_dir, state_dir)
     failure: str | None = None
     try:
         run_scenario(sc, checkpoints=False)
@@ -426,10 +433,10 @@ def restart(state: NodeState) -> RestartReport:
     would on the restart scenario."""
     doc, order, notes = restart_scenario(state)
     name = f"{state.source} (restart)"
-    scenario = _load(doc, name, state.base_dir)
+    scenario = _load(doc, name, state.base_dir, state.state_dir)
     run = run_scenario(scenario)
     cpu_before, mem_before = scenario.cpu_checkpoint, scenario.memory_checkpoint
-    cpu_after, mem_after, next_start = _after_state(run, doc, name, state.base_dir)
+    cpu_after, mem_after, next_start = _after_state(run, doc, name, state.base_dir, state.state_dir)
     by_uid = {s.pod_uid: s for s in run.steps if s.op == "addPod"}
     outcomes: list[PodOutcome] = []
     for pod in [*order, *[p for p in state.pods if p.manifest is None]]:

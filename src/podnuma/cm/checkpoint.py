@@ -26,6 +26,7 @@ from podnuma.golang.types import GO_UINT64, GoStruct, GoType
 __all__ = [
     "CHECKSUM",
     "CORRUPT_CHECKPOINT",
+    "DEFAULT_STATE_DIR",
     "CheckpointError",
     "checkpoint_json",
     "dump_checksum",
@@ -34,6 +35,10 @@ __all__ = [
     "string_checksum",
     "unmarshal_checkpoint",
 ]
+
+#: the kubelet's state directory (``--root-dir``), in which the managers'
+#: checkpoint files are and its refusals of them name them
+DEFAULT_STATE_DIR: Final = "/var/lib/kubelet"
 
 #: ``checksum.Checksum`` (``type Checksum uint64``)
 CHECKSUM: Final = GO_UINT64.named("checksum.Checksum")

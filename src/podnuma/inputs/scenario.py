@@ -20,7 +20,7 @@ from podnuma.api.pod import Pod
 from podnuma.api.pod_manifest import parse_pod
 from podnuma.api.qos import set_status_qos
 from podnuma.buildinfo import mypyc_attr
-from podnuma.cm.checkpoint import found_bytes
+from podnuma.cm.checkpoint import DEFAULT_STATE_DIR, found_bytes
 from podnuma.cm.cpumanager.checkpoint import (
     CPUCheckpointData,
     encode_cpu_checkpoint,
@@ -299,24 +299,28 @@ def load_scenario(path: str | Path) -> Scenario:
 
 
 def load_scenario_text(
-    text: str, *, name: str, base_dir: Path | str, overrides: tuple[Override, ...] = ()
+    text: str, *, name: str, base_dir: Path | str, overrides: tuple[Override, ...] = (),
+    state_dir: str = DEFAULT_STATE_DIR,
 ) -> Scenario:
     """Validate a scenario given as text; ``name`` is used in messages and
     ``base_dir`` resolves the relative paths the scenario references;
     ``overrides`` (``--set``) change its kubelet configuration before it is
-    decoded and validated."""
+    decoded and validated; ``state_dir``: the kubelet's state directory, in
+    which its refusal of a starting checkpoint names the file (a node's
+    copied state directory, replayed)."""
     return load_scenario_document(
-        parse_document(text, name=name), base_dir=base_dir, overrides=overrides
+        parse_document(text, name=name), base_dir=base_dir, overrides=overrides, state_dir=state_dir
     )
 
 
 def load_scenario_document(
-    doc: Document, *, base_dir: Path | str, overrides: tuple[Override, ...] = ()
+    doc: Document, *, base_dir: Path | str, overrides: tuple[Override, ...] = (),
+    state_dir: str = DEFAULT_STATE_DIR,
 ) -> Scenario:
     """Validate a scenario already parsed (:func:`parse_document`)."""
     name = doc.name
     try:
-        return _load(doc, base_dir=base_dir, overrides=overrides)
+        return _load(doc, base_dir=base_dir, overrides=overrides, state_dir=state_dir)
     except InputError as e:
         if e.file is not None and e.file != name:
             raise
@@ -454,7 +458,8 @@ def _unknown(keys: Mapping[str, Any], known: tuple[str, ...], *, path: str) -> N
     check_known_fields(keys, known, path)
 
 
-def _load(doc: Document, *, base_dir: Path | str, overrides: tuple[Override, ...] = ()) -> Scenario:
+def _load(doc: Document, *, base_dir: Path | str, overrides: tuple[Override, ...] = (),
+          state_dir: str = DEFAULT_STATE_DIR) -> Scenario:
     if doc.data is None:
         raise InputError("the scenario is empty")
     top = _mapping(doc.data, path="", what="a scenario")
@@ -493,10 +498,10 @@ def _load(doc: Document, *, base_dir: Path | str, overrides: tuple[Override, ...
         _unknown(state, _STATE_KEYS, path="state")
         plrm = config.feature_gates.enabled("PodLevelResourceManagers")
         cpu_ckpt, cpu_failure, f1 = _load_checkpoint(
-            state, "cpuManager", base_dir=base_dir, plrm=plrm, config=config
+            state, "cpuManager", base_dir=base_dir, plrm=plrm, config=config, state_dir=state_dir
         )
         mem_ckpt, mem_failure, f2 = _load_checkpoint(
-            state, "memoryManager", base_dir=base_dir, plrm=plrm, config=config
+            state, "memoryManager", base_dir=base_dir, plrm=plrm, config=config, state_dir=state_dir
         )
         dev_ckpt, f3 = _load_device_checkpoint(state, base_dir=base_dir)
         files += f1 + f2 + f3
@@ -602,19 +607,22 @@ def _load_kubelet_config(
 
 
 def _restore(
-    blob: bytes | Mapping[str, Any], key: str, plrm: bool, config: KubeletConfig
+    blob: bytes | Mapping[str, Any], key: str, plrm: bool, config: KubeletConfig, state_dir: str
 ) -> tuple[CPUCheckpointData | MemoryCheckpointData | None, str | None]:
     """The manager's ``restoreState`` on a starting checkpoint: its data, or
-    the kubelet's full message for refusing it (the kubelet then does not
-    start; the message is raised when that manager starts, in the kubelet's
-    order: see :class:`podnuma.node.Node`)."""
+    the kubelet's full message for refusing it, naming the checkpoint file in
+    ``state_dir`` (the kubelet then does not start; the message is raised
+    when that manager starts, in the kubelet's order: see
+    :class:`podnuma.node.Node`)."""
     data: CPUCheckpointData | MemoryCheckpointData
     try:
         if key == "cpuManager":
-            data = restore_cpu_state(blob, config.cpu_manager_policy, pod_level_resource_managers=plrm)
+            data = restore_cpu_state(
+                blob, config.cpu_manager_policy, pod_level_resource_managers=plrm, state_dir=state_dir
+            )
         else:
             data = restore_memory_state(
-                blob, config.memory_manager_policy, pod_level_resource_managers=plrm
+                blob, config.memory_manager_policy, pod_level_resource_managers=plrm, state_dir=state_dir
             )
     except KubeletStartupError as e:
         return None, str(e)
@@ -639,7 +647,8 @@ def _inline_bytes(obj: Mapping[str, Any], data: CPUCheckpointData | MemoryCheckp
 
 
 def _load_checkpoint(
-    state: Mapping[str, Any], key: str, *, base_dir: Path | str, plrm: bool, config: KubeletConfig
+    state: Mapping[str, Any], key: str, *, base_dir: Path | str, plrm: bool, config: KubeletConfig,
+    state_dir: str,
 ) -> tuple[Any, str | None, tuple[str, ...]]:
     """Read and restore the starting checkpoint of one manager (``plrm``: the
     PodLevelResourceManagers gate, which changes what the kubelet reads):
@@ -654,14 +663,14 @@ def _load_checkpoint(
     if file_key in state:
         p, raw = read_referenced(base_dir, state[file_key], path=f"state.{file_key}", what="checkpoint")
         try:
-            data, failure = _restore(raw, key, plrm, config)
+            data, failure = _restore(raw, key, plrm, config, state_dir)
         except InputError as e:
             raise InputError(f"{p}: {e}", path=f"state.{file_key}") from None
         return data, failure, (str(p),)
     if key in state and state[key] is not None:
         obj = _mapping(state[key], path=f"state.{key}", what="a checkpoint")
         try:
-            data, failure = _restore(obj, key, plrm, config)
+            data, failure = _restore(obj, key, plrm, config, state_dir)
         except InputError as e:
             raise e.at(f"state.{key}") from None
         return data, failure, ()

@@ -43,7 +43,7 @@ from podnuma.inputs.text import TextInput
 from podnuma.scenario.run import run_scenario
 from podnuma.service.machine import discover
 from podnuma.service.scenario import load
-from podnuma.service.state import config_gates, in_state_dir, one_machine, starts
+from podnuma.service.state import config_gates, one_machine, starts
 
 __all__ = [
     "PodRisk",
@@ -160,15 +160,13 @@ def restart_state_dir(
             "static policy's, which does not record the reserved CPUs the kubelet started with (give "
             "--kubelet-config FILE, or --set reservedSystemCPUs=LIST on the configuration inferred "
             "from the checkpoints)")
-    try:
-        report = restart(NodeState(
-            node=node_out, kubelet_config=config_out,
-            cpu_checkpoint=state.get("cpuManager"), memory_checkpoint=state.get("memoryManager"),
-            pods=tuple(running), source=str(directory), base_dir=Path.cwd(), notes=tuple(notes),
-            device_checkpoint=state.get("deviceManager"),
-        ))
-    except KubeletStartupError as e:
-        raise in_state_dir(e, directory) from None
+    # (the kubelet's refusal of a checkpoint names it in ``directory``)
+    report = restart(NodeState(
+        node=node_out, kubelet_config=config_out,
+        cpu_checkpoint=state.get("cpuManager"), memory_checkpoint=state.get("memoryManager"),
+        pods=tuple(running), source=str(directory), base_dir=Path.cwd(), notes=tuple(notes),
+        device_checkpoint=state.get("deviceManager"), state_dir=str(directory),
+    ))
     return _with_overrides(report, overrides)
 
 

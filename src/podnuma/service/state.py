@@ -13,13 +13,10 @@ from typing import Any
 from podnuma.analysis.state import StateReport, inspect_state, scenario_document
 from podnuma.api.featuregates import FeatureGateReader
 from podnuma.api.kubeletconfig import load_kubelet_config
-from podnuma.cm.cpumanager import checkpoint as cpu_ckpt
-from podnuma.cm.memorymanager import checkpoint as mem_ckpt
 from podnuma.errors import InputError, KubeletStartupError
 from podnuma.inputs.discover import load_node
 from podnuma.inputs.overrides import Override, apply_overrides, blame
 from podnuma.inputs.pods import ConfigSource, node_document
-from podnuma.inputs.startup import StartupFailure
 from podnuma.inputs.state import (
     PodRef,
     StateFiles,
@@ -33,7 +30,7 @@ from podnuma.inputs.text import TextInput
 from podnuma.machine.topology import Machine
 from podnuma.service.machine import discover
 
-__all__ = ["AsScenario", "as_scenario", "config_gates", "in_state_dir", "inspect", "one_machine", "starts"]
+__all__ = ["AsScenario", "as_scenario", "config_gates", "inspect", "one_machine", "starts"]
 
 
 @dataclass(frozen=True)
@@ -49,29 +46,6 @@ def one_machine(node: object | None, sysfs: Path | None) -> None:
     one wording of ``state inspect`` and ``restart --state-dir``)."""
     if node is not None and sysfs is not None:
         raise InputError("give the machine with --node or --sysfs, not both")
-
-
-def in_state_dir(err: KubeletStartupError, directory: Path) -> KubeletStartupError:
-    """``err`` (a start-up failure replaying ``directory``'s checkpoints)
-    naming the checkpoint file in ``directory``, as :func:`read_state_dir`
-    names it, where the kubelet's message names its own state directory's
-    (``please drain this node and delete the memory manager checkpoint file
-    "/var/lib/kubelet/memory_manager_state"``): the replay runs from
-    inline checkpoints, the user's files are in ``directory``. Any other
-    failure is ``err`` itself."""
-    message = str(getattr(err, "message", err))
-    for restore_error_message in (cpu_ckpt.restore_error_message, mem_ckpt.restore_error_message):
-        # (the message's tail, after the reason: the same words, the file's path differing)
-        _, default_tail = restore_error_message("\0").split("\0")
-        _, tail = restore_error_message("\0", str(directory)).split("\0")
-        if message.endswith(default_tail):
-            message = message[: -len(default_tail)] + tail
-            break
-    else:
-        return err
-    if isinstance(err, StartupFailure):
-        return StartupFailure(message, file=err.file, path=err.path)
-    return KubeletStartupError(message)
 
 
 def _read(
@@ -184,11 +158,14 @@ def _replays(doc: Mapping[str, Any], directory: Path) -> None:
     checkpoints on its machine with its configuration, or the kubelet's
     reason (``StartupFailure``), and a ``state.pods`` it refuses
     (``InputError``), naming the state directory."""
+    from podnuma.inputs.scenario import load_scenario_text
     from podnuma.scenario.run import run_scenario
-    from podnuma.service.scenario import load
 
-    run_scenario(load(TextInput(json.dumps(doc, ensure_ascii=False), f"{directory}: the scenario of its checkpoints", Path.cwd())),
-                 checkpoints=False)
+    # (the kubelet's refusal of a checkpoint names it in ``directory``)
+    scenario = load_scenario_text(json.dumps(doc, ensure_ascii=False),
+                                  name=f"{directory}: the scenario of its checkpoints", base_dir=Path.cwd(),
+                                  state_dir=str(directory))
+    run_scenario(scenario, checkpoints=False)
 
 
 def as_scenario(
@@ -231,10 +208,7 @@ def as_scenario(
         assert isinstance(config_doc, dict)
         starts(config_doc, got.machine, source, overrides)
         if got.machine is not None:  # the node starts from these checkpoints on this machine
-            try:
-                _replays(doc, directory)
-            except KubeletStartupError as e:
-                raise in_state_dir(e, directory) from None
+            _replays(doc, directory)
     if got.node is None:
         notes.append(
             "node: {sysfs: /sys}: the scenario replays on the machine that reads it; "

@@ -29,6 +29,7 @@ from typing import Any, Final
 from podnuma.cm.checkpoint import (
     CHECKSUM,
     CORRUPT_CHECKPOINT,
+    DEFAULT_STATE_DIR,
     CheckpointError,
     checkpoint_json,
     dump_checksum,
@@ -59,10 +60,7 @@ __all__ = [
 
 #: the checkpoint's file name in the kubelet's root directory
 CPU_MANAGER_STATE_FILE: Final = "cpu_manager_state"
-_DEFAULT_STATE_DIR: Final = "/var/lib/kubelet"
 
-# podnuma refuses CPU ids above this (the kubelet would try to build the set
-# and run out of memory); no real machine comes close.
 
 
 class CPUCheckpointData:
@@ -382,7 +380,7 @@ def _policy_message(configured: str, found: str) -> str:
     return f"configured policy {go_quote(configured)} differs from state checkpoint policy {go_quote(found)}"
 
 
-def restore_error_message(reason: str, state_dir: str = _DEFAULT_STATE_DIR) -> str:
+def restore_error_message(reason: str, state_dir: str = DEFAULT_STATE_DIR) -> str:
     """``NewCheckpointState``'s wrapping of a restore failure."""
     path = os.path.join(state_dir, CPU_MANAGER_STATE_FILE)
     return (
@@ -396,7 +394,7 @@ def restore_cpu_state(
     configured_policy: str,
     *,
     pod_level_resource_managers: bool = True,
-    state_dir: str = _DEFAULT_STATE_DIR,
+    state_dir: str = DEFAULT_STATE_DIR,
 ) -> CPUCheckpointData:
     """``restoreState`` end to end: load, policy check, parse — in that order —
     raising :class:`KubeletStartupError` with the kubelet's full message

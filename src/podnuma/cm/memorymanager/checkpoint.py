@@ -28,6 +28,7 @@ from typing import Any, Final
 from podnuma.cm.checkpoint import (
     CHECKSUM,
     CORRUPT_CHECKPOINT,
+    DEFAULT_STATE_DIR,
     CheckpointError,
     checkpoint_json,
     found_bytes,
@@ -72,7 +73,6 @@ __all__ = [
 
 #: the checkpoint's file name in the kubelet's root directory
 MEMORY_MANAGER_STATE_FILE: Final = "memory_manager_state"
-_DEFAULT_STATE_DIR: Final = "/var/lib/kubelet"
 
 
 class MemoryCheckpointData:
@@ -396,7 +396,7 @@ def policy_mismatch_message(configured: str, found: str) -> str:
     )
 
 
-def restore_error_message(reason: str, state_dir: str = _DEFAULT_STATE_DIR) -> str:
+def restore_error_message(reason: str, state_dir: str = DEFAULT_STATE_DIR) -> str:
     """``NewCheckpointState``'s wrapping of a restore failure."""
     path = os.path.join(state_dir, MEMORY_MANAGER_STATE_FILE)
     return (
@@ -405,7 +405,7 @@ def restore_error_message(reason: str, state_dir: str = _DEFAULT_STATE_DIR) -> s
     )
 
 
-def check_policy(data: MemoryCheckpointData, configured_policy: str, state_dir: str = _DEFAULT_STATE_DIR) -> None:
+def check_policy(data: MemoryCheckpointData, configured_policy: str, state_dir: str = DEFAULT_STATE_DIR) -> None:
     """The kubelet refuses to start on a checkpoint of another policy
     (``KubeletStartupError`` with the kubelet's full message)."""
     if data.policy_name != configured_policy:
@@ -419,7 +419,7 @@ def restore_memory_state(
     configured_policy: str,
     *,
     pod_level_resource_managers: bool = False,
-    state_dir: str = _DEFAULT_STATE_DIR,
+    state_dir: str = DEFAULT_STATE_DIR,
 ) -> MemoryCheckpointData:
     """``restoreState`` end to end (load, then policy check), raising
     :class:`KubeletStartupError` with the kubelet's full message."""

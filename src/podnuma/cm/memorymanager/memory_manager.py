@@ -29,6 +29,7 @@ from podnuma.api.resources import (
 )
 from podnuma.buildinfo import mypyc_attr
 from podnuma.cm.active import ActiveContainers, StaleWatch
+from podnuma.cm.checkpoint import DEFAULT_STATE_DIR
 from podnuma.cm.memorymanager.checkpoint import (
     MemoryCheckpointData,
     check_policy,
@@ -338,7 +339,7 @@ def new_memory_manager(
     checkpoint: MemoryCheckpointData | None = None,
     active_pods: Callable[[], ActiveContainers] | None = None,
     reservation: Mapping[str, Quantity] | None = None,
-    state_dir: str = "/var/lib/kubelet",
+    state_dir: str = DEFAULT_STATE_DIR,
     start: bool = True,
 ) -> MemoryManager:
     """``NewManager`` followed (by default) by ``Start``.
