@@ -297,6 +297,55 @@ def test_cgroups_written_and_removed(tmp_path: Path) -> None:
         shutil.rmtree(base, ignore_errors=True)
 
 
+def test_cgroups_follow_the_configuration_root_and_qos_levels(tmp_path: Path) -> None:
+    """The configuration's cgroupRoot (here by --set) places the pods'
+    cgroups; cgroupsPerQOS: false (with enforceNodeAllocatable: [none], as
+    the kubelet requires) leaves out kubepods and the pod level."""
+    for qos, where in ((True, ("custom", "a", "kubepods")), (False, ("custom", "a"))):
+        base = Path(tempfile.mkdtemp(prefix="pnr", dir="/tmp"))
+        root = base / "cgroup"
+        root.mkdir()
+        sets = () if qos else ("--set", "cgroupsPerQOS=false", "--set", "enforceNodeAllocatable=[none]")
+        a = AgentProcess(base, "--cgroup-root", str(root), "--cgroup-version", "2", "--set", "cgroupRoot=/custom/a",
+                         *sets)
+        try:
+            a.start()
+            a.wait_ready()
+            write_manifest(a.manifests, "mixed.yaml", example_pod(MIXED))
+            st = files_settled(a, {"mixed.yaml"})
+            uid = st["pods"][0]["uid"]  # type: ignore[index]
+            pod_dir = root.joinpath(*where, f"pod{uid}")
+            assert pod_dir.is_dir() == qos
+            assert not (root / "kubepods").exists()
+            assert (root / "custom" / "a" / "kubepods").exists() == qos
+            if qos:
+                assert sorted(f.read_text().strip() for f in pod_dir.glob("*/cpuset.cpus")) == ["1-2", "3-4", "3-4"]
+            assert a.signal() == 0
+        finally:
+            if a.proc is not None and a.proc.poll() is None:
+                a.kill()
+            shutil.rmtree(base, ignore_errors=True)
+
+
+def test_a_cgroup_root_the_systemd_driver_cannot_name_is_refused(tmp_path: Path) -> None:
+    """The kubelet panics naming such a root; the agent refuses it at the
+    field that gave it, before anything starts."""
+    base = Path(tempfile.mkdtemp(prefix="pns", dir="/tmp"))
+    root = base / "cgroup"
+    root.mkdir()
+    a = AgentProcess(base, "--cgroup-root", str(root), "--cgroup-version", "2", "--cgroup-driver", "systemd",
+                     "--set", "cgroupRoot=/custom/")
+    try:
+        proc = subprocess.run(a.argv(), capture_output=True, text=True, timeout=DEADLINE, check=False)
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stdout == ""
+        last = proc.stderr.strip().splitlines()[-1]
+        assert last.startswith("error: --set: cgroupRoot: ") and "custom--kubepods.slice" in last, last
+        assert list(root.iterdir()) == []
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
 def test_polling_mode(tmp_path: Path) -> None:
     """--poll (the fallback where native file events are missing) sees
     creations and deletions too."""
@@ -354,7 +403,7 @@ def test_a_configuration_the_kubelet_refuses_names_its_file_and_field(tmp_path: 
     import re
 
     f = tmp_path / "kubelet.yaml"
-    f.write_text(config)
+    f.write_text("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n" + config)
     manifests = tmp_path / "manifests"
     manifests.mkdir()
     state = tmp_path / "state"

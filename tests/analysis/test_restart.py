@@ -101,7 +101,8 @@ def test_state_dir_with_pods_dump_gives_the_scenario_figures(tmp_path: Path) -> 
         items.append(pod)
     (tmp_path / "pods.json").write_text(json.dumps({"kind": "List", "items": items[::-1]}))
     (tmp_path / "node.json").write_text(json.dumps({"node": NODE}))
-    (tmp_path / "kc.json").write_text(json.dumps(CONFIG))
+    (tmp_path / "kc.json").write_text(json.dumps(
+        {"apiVersion": "kubelet.config.k8s.io/v1beta1", "kind": "KubeletConfiguration", **CONFIG}))
     from_dir = restart_state_dir(
         tmp_path / "sd", pods=str(tmp_path / "pods.json"), node=TextInput.read(tmp_path / "node.json", what="node"),
         kubelet_config=str(tmp_path / "kc.json"),

@@ -26,6 +26,8 @@ EXAMPLES = sorted(p for p in (REPO / "examples").rglob("*.yaml") if "kind: Scena
 CPU_VECTORS = REPO / "tests" / "cm" / "cpumanager" / "cpu_checkpoint_vectors.json"
 MEM_VECTORS = REPO / "tests" / "cm" / "memorymanager" / "memory_checkpoint_vectors.json"
 GI = 1 << 30
+#: a kubelet configuration file's first lines (the kubelet's loader wants them)
+KIND = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
 
 
 def _inspect(*args: str) -> tuple[int, str]:
@@ -259,7 +261,7 @@ def test_empty_pods_dump_is_said_so(tmp_path: Path) -> None:
 def test_bad_kubelet_config_for_as_scenario(tmp_path: Path) -> None:
     d = _write(tmp_path / "state", encode_cpu_checkpoint(CPUCheckpointData("none", CPUSet())))
     config = tmp_path / "kubelet.yaml"
-    config.write_text("cpuManagerPolicy: 7\n")
+    config.write_text(f"{KIND}cpuManagerPolicy: 7\n")
     code, out = _inspect(str(d), "--as-scenario", "--kubelet-config", str(config))
     assert code == 2
     assert out.startswith(f"error: {config}: cpuManagerPolicy: ") and out.count("\n") == 1
@@ -270,7 +272,7 @@ def test_as_scenario_with_sysfs_embeds_the_node(tmp_path: Path) -> None:
     data = CPUCheckpointData("static", CPUSet.parse("0-1"), {"u1": {"app": CPUSet.parse("2-3")}})
     d = _write(tmp_path / "state", encode_cpu_checkpoint(data))
     config = tmp_path / "kubelet.yaml"
-    config.write_text('cpuManagerPolicy: static\nreservedSystemCPUs: "0"\n')
+    config.write_text(f'{KIND}cpuManagerPolicy: static\nreservedSystemCPUs: "0"\n')
     code, out = _inspect(str(d), "--sysfs", str(sysfs), "--as-scenario", "--kubelet-config", str(config))
     assert code == 0, out
     doc = yaml.safe_load(out)
@@ -363,7 +365,7 @@ def test_as_scenario_carries_the_device_state(tmp_path: Path) -> None:
     d = _with_devices(_write(tmp_path / "s", cpu), DEVICE_CHECKPOINT)
     (tmp_path / "node.yaml").write_text(yaml.safe_dump(node))
     config = tmp_path / "kubelet.yaml"
-    config.write_text(yaml.safe_dump({"cpuManagerPolicy": "static", "reservedSystemCPUs": "0"}))
+    config.write_text(KIND + yaml.safe_dump({"cpuManagerPolicy": "static", "reservedSystemCPUs": "0"}))
     got = CliRunner().invoke(
         cli, ["state", "inspect", str(d), "--as-scenario", "--kubelet-config", str(config),
               "--node", str(tmp_path / "node.yaml")])  # fmt: skip

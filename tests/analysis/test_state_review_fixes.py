@@ -173,7 +173,8 @@ def test_startup_failure_names_the_checkpoint_in_the_state_dir(
     tmp_path: Path, config: dict[str, Any], manager: str, policies: str, file: str
 ) -> None:
     sd = _state_dir(tmp_path, 0)
-    (tmp_path / "kc.yaml").write_text(yaml.safe_dump(config))
+    (tmp_path / "kc.yaml").write_text(yaml.safe_dump(
+        {"apiVersion": "kubelet.config.k8s.io/v1beta1", "kind": "KubeletConfiguration", **config}))
     which = "CPU" if manager == "cpu" else "memory"
     kubelet = (f"error: kubelet would not start: start {manager} manager error: could not restore state from "
                f"checkpoint: {policies}, please drain this node and delete the {which} manager checkpoint "

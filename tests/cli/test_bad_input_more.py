@@ -490,8 +490,10 @@ def test_checkpoint_dir_under_a_file(tmp_path: Path) -> None:
 
 
 def kubelet_file(tmp_path: Path, text: str) -> Path:
+    """A kubelet configuration file (its type written, as the kubelet's
+    loader wants it) holding ``text``."""
     p = tmp_path / "k.yaml"
-    p.write_text(text)
+    p.write_text("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n" + text)
     return p
 
 

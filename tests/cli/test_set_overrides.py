@@ -311,7 +311,7 @@ def test_state_inspect_as_scenario_refuses_a_config_the_kubelet_would_not_start_
     node = tmp_path / "node.yaml"
     node.write_text(yaml.safe_dump(yaml.safe_load(STATE_RUN)["node"]))
     bad = tmp_path / "kubelet.yaml"
-    bad.write_text("cpuManagerPolicy: statik\n")
+    bad.write_text("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncpuManagerPolicy: statik\n")
     got = run("state", "inspect", str(tmp_path / "ck"), "--as-scenario", "--node", str(node),
               "--kubelet-config", str(bad))
     assert got.exit_code == 2

@@ -10,8 +10,10 @@ cgroups are named by runtime ids, so they are matched by pod UID and
 container name), the node allocatable cgroup (``kubepods``) and the
 Burstable and BestEffort tiers (path and files: the container manager's
 node allocatable configuration and the QoS container manager's Start and
-UpdateCgroups with the running pods), and the pods known only from a
-checkpoint (``unplanned``). ``kubepods``' ``pids.max`` (from the host's
+UpdateCgroups with the running pods), the cgroup root the kubelet updates
+without ``cgroupsPerQOS``, and the pods known only from a checkpoint
+(``unplanned``). The cgroup root and ``cgroupsPerQOS`` are the scenario's
+kubelet configuration's, or ``--cgroup-root`` given to both. ``kubepods``' ``pids.max`` (from the host's
 ``pid_max``, which a scenario does not describe) is left out by both.
 
 The step compared is the last one, unless the two engines' runs part by a
@@ -80,27 +82,37 @@ def _podnuma_run(path: Path) -> tuple[Any, Any, Outcome]:
     return scn, run, Outcome(doc=doc, files=dict(run.checkpoint_files))
 
 
-def plan_podnuma(scn: Any, run: Any, step: int | None, version: int, driver: str) -> Cgroups:
+def plan_podnuma(
+    scn: Any, run: Any, step: int | None, version: int, driver: str, cgroup_root: str | None = None
+) -> Cgroups:
+    """``cgroup_root``: the kubelet's ``--cgroup-root`` (``None``: the
+    configuration's ``cgroupRoot``)."""
     from podnuma.cgroups import plan_cgroups
     from podnuma.cgroups.plan import plan_document
-    from podnuma.errors import InputError
+    from podnuma.errors import InputError, KubeletStartupError
 
     try:
-        plan = plan_cgroups(scn, run, step=step, driver=driver, version=version)  # type: ignore[arg-type]
-    except InputError as e:
+        plan = plan_cgroups(scn, run, step=step, driver=driver, version=version,  # type: ignore[arg-type]
+                            cgroup_root=cgroup_root)
+    except (InputError, KubeletStartupError) as e:  # (a start-up refusal of the cgroup settings)
         return Cgroups(error=str(e))
     return Cgroups(doc=json.loads(json.dumps(plan_document(plan))))
 
 
 def plan_oracle(
-    binary: str, paths: Sequence[Path], version: int, driver: str, step: int | None = None, timeout: float = 600.0
+    binary: str, paths: Sequence[Path], version: int, driver: str, step: int | None = None, timeout: float = 600.0,
+    cgroup_root: str | None = None,
 ) -> list[Cgroups]:
-    """``kubelet-oracle cgroups`` over many scenarios (JSON Lines)."""
+    """``kubelet-oracle cgroups`` over many scenarios (JSON Lines);
+    ``cgroup_root``: the kubelet's ``--cgroup-root`` flag (``None``: the
+    configuration's ``cgroupRoot``)."""
     if not paths:
         return []
     args = [binary, "cgroups", *[str(p) for p in paths], "--cgroup-version", str(version), "--driver", driver]
     if step is not None:
         args += ["--step", str(step)]
+    if cgroup_root is not None:
+        args.append(f"--cgroup-root={cgroup_root}")
     proc = subprocess.run(args, capture_output=True, text=True, timeout=timeout, check=False)
     if len(paths) == 1:
         if proc.returncode == 0:
@@ -108,7 +120,7 @@ def plan_oracle(
         return [Cgroups(error=proc.stderr.strip() or f"exit {proc.returncode}")]
     lines = [ln for ln in proc.stdout.splitlines() if ln.strip()]
     if proc.returncode != 0 or len(lines) != len(paths):
-        return [plan_oracle(binary, [p], version, driver, step, timeout)[0] for p in paths]
+        return [plan_oracle(binary, [p], version, driver, step, timeout, cgroup_root)[0] for p in paths]
     out = []
     for line in lines:
         obj = json.loads(line)
@@ -120,7 +132,10 @@ def _index(doc: Mapping[str, Any]) -> dict[tuple[str, ...], dict[str, Any]]:
     out: dict[tuple[str, ...], dict[str, Any]] = {}
     for c in doc.get("cgroups") or []:
         kind = c.get("kind")
-        if kind in ("node", "qos"):
+        if kind == "root" and c.get("files"):
+            # the cgroup root the kubelet updates without cgroupsPerQOS
+            out[(kind, c["path"])] = {"path": c["path"], "pod": c["path"], "files": c.get("files") or {}}
+        elif kind in ("node", "qos"):
             out[(kind, c["path"])] = {"path": c["path"], "pod": c["path"], "files": c.get("files") or {}}
         elif kind == "pod":
             out[("pod", c["podUID"])] = {"path": c["path"], "pod": c.get("pod"), "files": c.get("files") or {}}

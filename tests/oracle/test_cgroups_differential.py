@@ -1,13 +1,15 @@
 """``podnuma cgroups plan`` against the kubelet's own cgroup code
 (``kubelet-oracle cgroups``), cgroup v2 (systemd driver) and v1 (cgroupfs
 driver): every example scenario and seeded random scenarios
-(``PODNUMA_ORACLE_SEED``; ``PODNUMA_ORACLE_CGROUPS_COUNT``, default 300).
+(``PODNUMA_ORACLE_SEED``; ``PODNUMA_ORACLE_CGROUPS_COUNT``, default 300),
+some with a ``cgroupRoot`` or ``cgroupsPerQOS: false``.
 See tests/oracle/cgroups_harness.py for what is compared."""
 
 from __future__ import annotations
 
 import copy
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -53,6 +55,17 @@ V2_COVERAGE = (
 )  # fmt: skip
 
 
+def _vary_layout(index: int, doc: dict[str, Any]) -> None:
+    """Every fifth random scenario gets a cgroup root of its own, every
+    seventh ``cgroupsPerQOS: false`` (with no enforcement, as the kubelet
+    requires), so the tree's place is compared on mixed pods too."""
+    if index % 5 == 1:
+        doc.setdefault("kubeletConfig", {})["cgroupRoot"] = f"/r/n-{index % 3}"
+    if index % 7 == 2:
+        kc = doc.setdefault("kubeletConfig", {})
+        kc.update({"cgroupsPerQOS": False, "enforceNodeAllocatable": [], "cgroupRoot": "/nq"})
+
+
 @pytest.mark.parametrize("chunk", range((COUNT + CHUNK - 1) // CHUNK), ids=lambda c: f"seed{SEED}-chunk{c}")
 def test_random(chunk: int, oracle_binary: str, tmp_path: Path) -> None:
     start = chunk * CHUNK
@@ -62,6 +75,7 @@ def test_random(chunk: int, oracle_binary: str, tmp_path: Path) -> None:
         if (start + k) % 3 == 0:
             kc = doc.setdefault("kubeletConfig", {})
             kc["podPidsLimit"] = PIDS_LIMITS[(start + k) // 3 % len(PIDS_LIMITS)]
+        _vary_layout(start + k, doc)
     items = [(name, doc, write_scenario(doc, tmp_path / f"{i:05d}.json")) for i, (name, doc) in enumerate(scenarios)]
     stats: dict[str, int] = {}
     coverage: dict[int, dict[str, int]] = {}

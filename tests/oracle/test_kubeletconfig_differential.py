@@ -235,3 +235,101 @@ def test_decoding_matches_the_kubelets_codec(oracle_binary: str, tmp_path: Path)
           f"{len(mismatches)} differences")
     assert not mismatches, "\n".join(mismatches[:10])
     assert all(kinds.values())
+
+
+# -- the kubelet's --config file: its type from the file alone -----------------------
+#
+# ``kubelet-oracle kubeletconfig --file`` loads each file through the
+# kubelet's own loader (cmd/kubelet/app/server.go loadConfigFile,
+# pkg/kubelet/kubeletconfig/configfiles), the bytes as written: no
+# apiVersion or kind added. podnuma's ``--kubelet-config FILE`` must accept
+# and refuse the same files, the refusal in the kubelet's words (without the
+# document the kubelet quotes after "is missing in"), naming the file.
+
+_V1BETA1 = "apiVersion: kubelet.config.k8s.io/v1beta1\n"
+_KIND = "kind: KubeletConfiguration\n"
+_BODY = "cpuManagerPolicy: static\nreservedSystemCPUs: \"0\"\n"
+
+#: file name -> text
+CONFIG_FILES: dict[str, str] = {
+    "ok.yaml": _V1BETA1 + _KIND + _BODY,
+    "ok.json": '{"apiVersion": "kubelet.config.k8s.io/v1beta1", "kind": "KubeletConfiguration", '
+               '"cpuManagerPolicy": "static"}',
+    "ok-unknown-field.yaml": _V1BETA1 + _KIND + "fooBar: 1\n",
+    "no-kind-no-apiversion.yaml": _BODY,
+    "no-kind-no-apiversion.json": '{"cpuManagerPolicy": "static"}',
+    "empty-object.json": "{}",
+    "no-kind.yaml": _V1BETA1 + _BODY,
+    "kind-no-apiversion.yaml": _KIND + _BODY,
+    "kind-no-apiversion.json": '{"kind": "KubeletConfiguration", "cpuManagerPolicy": "static"}',
+    "wrong-kind.yaml": _V1BETA1 + "kind: KubeProxyConfiguration\n" + _BODY,
+    "kind-in-lower-case.yaml": _V1BETA1 + "kind: kubeletconfiguration\n",
+    "pod.yaml": "apiVersion: v1\nkind: Pod\n",
+    "wrong-apiversion-v1.yaml": "apiVersion: kubelet.config.k8s.io/v1\n" + _KIND + _BODY,
+    "wrong-apiversion-v1alpha1.yaml": "apiVersion: kubelet.config.k8s.io/v1alpha1\n" + _KIND,
+    "wrong-group.yaml": "apiVersion: kubeproxy.config.k8s.io/v1beta1\n" + _KIND,
+    "version-without-group.yaml": "apiVersion: v1beta1\n" + _KIND,
+    "group-without-version.yaml": "apiVersion: kubelet.config.k8s.io/\n" + _KIND,
+    "two-slashes.yaml": "apiVersion: kubelet.config.k8s.io/v1beta1/x\n" + _KIND,
+    "empty-apiversion.yaml": "apiVersion: \"\"\n" + _KIND,
+    "null-apiversion.yaml": "apiVersion: null\n" + _KIND,
+    "empty-kind.yaml": _V1BETA1 + "kind: \"\"\n",
+    "numeric-apiversion.yaml": "apiVersion: 1\n" + _KIND,
+    "list-kind.json": '{"apiVersion": "kubelet.config.k8s.io/v1beta1", "kind": ["KubeletConfiguration"]}',
+    "other-kubelet-kind.yaml": _V1BETA1 + "kind: SerializedNodeConfigSource\n",
+    "credential-provider-v1.yaml": "apiVersion: kubelet.config.k8s.io/v1\nkind: CredentialProviderConfig\n",
+}
+
+
+def _podnuma_load_file(path: Path) -> str | None:
+    from podnuma.inputs.pods import load_config_file
+
+    try:
+        load_config_file(path)
+    except (InputError, KubeletStartupError) as e:
+        return str(e)
+    return None
+
+
+def _kubelet_words(error: str) -> str:
+    """The kubelet's reason, without the two wrappings naming the file and
+    without the document it quotes."""
+    reason = error.rsplit(", error ", 1)[-1]
+    return reason.split(" in '", 1)[0] if "is missing in '" in reason else reason
+
+
+def test_config_file_type_as_the_kubelets_loader(oracle_binary: str, tmp_path: Path) -> None:
+    paths = []
+    for name, text in CONFIG_FILES.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        paths.append(tmp_path / name)
+    proc = subprocess.run([oracle_binary, "kubeletconfig", "--file", *map(str, paths)], capture_output=True,
+                          text=True, check=True, timeout=120)
+    answers = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+    assert len(answers) == len(paths)
+    refused = 0
+    for path, answer in zip(paths, answers, strict=True):
+        mine = _podnuma_load_file(path)
+        theirs = answer.get("error")
+        if theirs is None:
+            assert mine is None, f"{path.name}: the kubelet loads it; podnuma refuses: {mine}"
+            continue
+        refused += 1
+        assert mine is not None, f"{path.name}: the kubelet refuses it ({theirs}); podnuma loads it"
+        assert "\n" not in mine and mine.startswith(str(path)), mine
+        assert _kubelet_words(theirs) in mine, (theirs, mine)
+    assert refused >= 15 and len(paths) - refused >= 3
+
+
+def test_a_scenarios_configuration_gets_the_v1beta1_type(tmp_path: Path) -> None:
+    """Not the kubelet's file: an inline ``kubeletConfig`` and the file a
+    scenario's ``kubeletConfigFile`` names take apiVersion and kind when
+    they have none (docs and the scenario contract; the oracle's scenario
+    reader gives them too)."""
+    from podnuma.inputs.pods import load_config_file
+
+    (tmp_path / "cfg.yaml").write_text(_BODY, encoding="utf-8")
+    (tmp_path / "inline.yaml").write_text("kind: Scenario\nkubeletConfig: {cpuManagerPolicy: static}\n")
+    (tmp_path / "named.yaml").write_text("kind: Scenario\nkubeletConfigFile: cfg.yaml\n")
+    assert load_config_file(tmp_path / "inline.yaml").cpu_manager_policy == "static"
+    assert load_config_file(tmp_path / "named.yaml").cpu_manager_policy == "static"

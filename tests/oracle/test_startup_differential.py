@@ -67,6 +67,22 @@ CASES: dict[str, tuple[dict[str, Any], dict[str, Any], str]] = {
                              "invalid configuration: reserved memory may not be zero"),
     "reservation-above-capacity": ({"kubeReserved": {"cpu": "500m", "memory": "9Gi"}, "reservedSystemCPUs": ""}, {},
                                    "invalid Node Allocatable configuration"),
+    # enforceNodeAllocatable (ValidateKubeletConfiguration): every command
+    # refuses these, not only the cgroup plan
+    "no-qos-default-enforcement": ({"cgroupsPerQOS": False}, {}, "cgroupsPerQOS (--cgroups-per-qos) must be set"),
+    "no-qos-system-reserved": ({"cgroupsPerQOS": False, "enforceNodeAllocatable": ["system-reserved"],
+                                "systemReservedCgroup": "/sys", "reservedSystemCPUs": ""}, {},
+                               'must be set to true when "system-reserved" contained'),
+    "enforcement-both-forms": ({"enforceNodeAllocatable": ["kube-reserved", "kube-reserved-compressible", "pods"],
+                                "kubeReservedCgroup": "/kube", "reservedSystemCPUs": ""}, {},
+                               'both "kube-reserved" and "kube-reserved-compressible" cannot be specified together'),
+    "enforcement-both-system-forms": ({"enforceNodeAllocatable": ["system-reserved-compressible", "system-reserved",
+                                                                  "system-reserved"]}, {},
+                                      'both "system-reserved" and "system-reserved-compressible"'),
+    "enforcement-unknown-and-none": ({"enforceNodeAllocatable": ["none", "Pods"]}, {},
+                                     'option "Pods" specified for enforceNodeAllocatable'),
+    "enforcement-none-alone-no-qos-empty-root": ({"cgroupsPerQOS": False, "enforceNodeAllocatable": ["none", "none"]},
+                                                 {}, 'duplicated enforcements "none"'),
 }
 
 

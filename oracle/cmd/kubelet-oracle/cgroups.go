@@ -13,7 +13,7 @@ import (
 	"podnuma.io/oracle/internal/scenario"
 )
 
-const cgroupsUsage = "usage: kubelet-oracle cgroups SCENARIO... [--cgroup-version 1|2] [--driver cgroupfs|systemd] [--step N]"
+const cgroupsUsage = "usage: kubelet-oracle cgroups SCENARIO... [--cgroup-version 1|2] [--driver cgroupfs|systemd] [--step N] [--cgroup-root PATH]"
 
 // cgroupsCmd prints the pod and container cgroups of the pods running
 // after a step (default the last), as the kubelet's own functions compute
@@ -46,6 +46,10 @@ func cgroupsCmd(args []string, stdout io.Writer) error {
 				return &exitError{2, fmt.Sprintf("error: --driver %q: systemd or cgroupfs", val)}
 			}
 			opts.Driver = val
+		case "--cgroup-root":
+			// the kubelet's flag: in place of the configuration's cgroupRoot
+			root := val
+			opts.CgroupRoot = &root
 		case "--step":
 			n, err := strconv.Atoi(val)
 			if err != nil || n < 0 {

@@ -8,12 +8,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"reflect"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kubeletconfigv1beta1 "k8s.io/kubelet/config/v1beta1"
 	kubeletscheme "k8s.io/kubernetes/pkg/kubelet/apis/config/scheme"
+	"k8s.io/kubernetes/pkg/kubelet/kubeletconfig/configfiles"
+	utilfs "k8s.io/kubernetes/pkg/util/filesystem"
 	"sigs.k8s.io/yaml"
 
 	"podnuma.io/oracle/internal/kubelet"
@@ -48,6 +51,9 @@ func decodeKubeletConfigs(args []string, stdin io.Reader, stdout io.Writer) erro
 		_, err = fmt.Fprintf(stdout, "%s\n", js)
 		return err
 	}
+	if len(args) > 0 && args[0] == "--file" {
+		return loadKubeletConfigFiles(args[1:], stdout)
+	}
 	if len(args) == 0 {
 		args = []string{"-"}
 	}
@@ -81,6 +87,53 @@ func decodeKubeletConfigs(args []string, stdin io.Reader, stdout io.Writer) erro
 		}
 	}
 	return out.Flush()
+}
+
+// loadKubeletConfigFiles loads each FILE as the kubelet loads the file of
+// its --config flag (cmd/kubelet/app/server.go loadConfigFile: the path
+// made absolute, pkg/kubelet/kubeletconfig/configfiles' fsLoader, whose
+// codec wants the document's own apiVersion and kind), nothing added to
+// the bytes. The error is loadConfigFile's, wrapped as the kubelet's
+// command wraps it. One JSON line per file (config left out: this is about
+// what the loader accepts).
+func loadKubeletConfigFiles(files []string, stdout io.Writer) error {
+	out := bufio.NewWriter(stdout)
+	for _, file := range files {
+		res := configResult{File: file}
+		if err := loadKubeletConfigFile(file); err != nil {
+			res.Error = fmt.Sprintf("failed to load kubelet config file, path: %s, error: %v", file, err)
+		}
+		line, err := json.Marshal(res)
+		if err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintf(out, "%s\n", line); err != nil {
+			return err
+		}
+	}
+	return out.Flush()
+}
+
+func loadKubeletConfigFile(name string) (err error) {
+	const errFmt = "failed to load Kubelet config file %s, error %v"
+	defer func() {
+		// an unknown feature gate makes the v1beta1 defaulting panic
+		if r := recover(); r != nil {
+			err = fmt.Errorf(errFmt, name, fmt.Errorf("panic: %v", r))
+		}
+	}()
+	abs, err := filepath.Abs(name)
+	if err != nil {
+		return fmt.Errorf(errFmt, name, err)
+	}
+	loader, err := configfiles.NewFsLoader(&utilfs.DefaultFs{}, abs)
+	if err != nil {
+		return fmt.Errorf(errFmt, name, err)
+	}
+	if _, err := loader.Load(context.Background()); err != nil {
+		return fmt.Errorf(errFmt, name, err)
+	}
+	return nil
 }
 
 // asKubeletConfiguration unwraps a configz answer and adds apiVersion and

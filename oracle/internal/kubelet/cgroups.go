@@ -142,6 +142,9 @@ type CgroupsOptions struct {
 	Driver  string
 	Version int
 	Step    int // -1: the last step
+	// CgroupRoot is the kubelet's --cgroup-root flag (nil: the
+	// configuration's cgroupRoot; see cgrouproot.go).
+	CgroupRoot *string
 }
 
 // hugePageSizes are the machine's huge page sizes as the runc library
@@ -274,6 +277,10 @@ func (n *Node) Cgroups(opts CgroupsOptions) (*CgroupsDoc, error) {
 	if opts.Step >= len(n.scn.Steps) {
 		return nil, &scenario.InputError{Message: fmt.Sprintf("--step %d: the scenario has steps 0-%d", opts.Step, len(n.scn.Steps)-1)}
 	}
+	lay, err := n.layout(opts)
+	if err != nil {
+		return nil, err
+	}
 	simulateHost(opts.Version, n.hugePageSizes())
 	logger := klog.FromContext(n.ctx)
 	dir, err := os.MkdirTemp(StateDirBase(), "kubelet-oracle-cgroups-")
@@ -366,7 +373,7 @@ func (n *Node) Cgroups(opts CgroupsOptions) (*CgroupsDoc, error) {
 	toRes := func(rc *cm.ResourceConfig) *libcontainercgroups.Resources {
 		return kubeletToResources(commonPtr, logger, rc)
 	}
-	tiers, err := n.nodeAndQoSCgroups(n.ctx, cgm, toRes, dir, opts.Version, active)
+	tiers, err := n.nodeAndQoSCgroups(n.ctx, cgm, toRes, dir, opts.Version, active, lay)
 	if err != nil {
 		return nil, err
 	}
@@ -396,12 +403,16 @@ func (n *Node) Cgroups(opts CgroupsOptions) (*CgroupsDoc, error) {
 	for k, uid := range uids {
 		rp := n.running[uid]
 		c := made[uid]
-		files, err := writeFiles(filepath.Join(dir, fmt.Sprintf("pod%d", k)), opts.Version, c.podRes)
-		if err != nil {
-			return nil, fmt.Errorf("pod %s: %w", rp.ref, err)
+		// Without cgroupsPerQOS the pod container manager is the no-op
+		// one: no pod cgroup (the runtime gets no cgroup parent).
+		if lay.perQOS {
+			files, err := writeFiles(filepath.Join(dir, fmt.Sprintf("pod%d", k)), opts.Version, c.podRes)
+			if err != nil {
+				return nil, fmt.Errorf("pod %s: %w", rp.ref, err)
+			}
+			doc.Cgroups = append(doc.Cgroups, CgroupDoc{Path: podCgroupPath(c.pod, opts.Driver, lay.root), Kind: "pod", Pod: rp.ref,
+				PodUID: uid, Files: files})
 		}
-		doc.Cgroups = append(doc.Cgroups, CgroupDoc{Path: podCgroupPath(c.pod, opts.Driver), Kind: "pod", Pod: rp.ref,
-			PodUID: uid, Files: files})
 		for j, ctr := range allContainers(rp.pod) {
 			if rp.removed[ctr.Name] || c.containers[ctr.Name] == nil {
 				continue
@@ -424,11 +435,11 @@ func (n *Node) Cgroups(opts CgroupsOptions) (*CgroupsDoc, error) {
 }
 
 // podCgroupPath is the pod cgroup's name under the node allocatable root
-// (cgroup root "/", cgroupsPerQOS): Guaranteed pods under kubepods, the
-// others under their QoS tier (qos_container_manager_linux.go), in the
-// driver's form (the cgroup manager's ToSystemd / ToCgroupfs).
-func podCgroupPath(pod *v1.Pod, driver string) string {
-	parent := cm.NewCgroupName(cm.RootCgroupName, "kubepods")
+// (kubepods under the cgroup root, cgroupsPerQOS): Guaranteed pods under
+// kubepods, the others under their QoS tier (qos_container_manager_linux.go),
+// in the driver's form (the cgroup manager's ToSystemd / ToCgroupfs).
+func podCgroupPath(pod *v1.Pod, driver string, kubepods cm.CgroupName) string {
+	parent := kubepods
 	switch qos.GetPodQOS(pod) {
 	case v1.PodQOSBurstable:
 		parent = cm.NewCgroupName(parent, strings.ToLower(string(v1.PodQOSBurstable)))

@@ -13,6 +13,7 @@ import (
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/klog/v2"
 	kubefeatures "k8s.io/kubernetes/pkg/features"
+	"k8s.io/kubernetes/pkg/kubelet/cadvisor"
 	"k8s.io/kubernetes/pkg/kubelet/cm"
 )
 
@@ -69,20 +70,30 @@ func (r *recordingCgroups) Exists(name cm.CgroupName) bool {
 // (pid_max), which a simulated node does not have: pids.max of kubepods is
 // left out.
 func (n *Node) nodeAndQoSCgroups(ctx context.Context, inner cm.CgroupManager, toRes func(*cm.ResourceConfig) *libcontainercgroups.Resources,
-	dir string, version int, pods []*v1.Pod) ([]CgroupDoc, error) {
+	dir string, version int, pods []*v1.Pod, lay cgroupLayout) ([]CgroupDoc, error) {
 	logger := klog.FromContext(ctx)
 	rec := &recordingCgroups{CgroupManager: inner, writes: map[string][]*cm.ResourceConfig{}}
-	root := cm.NewCgroupName(cm.RootCgroupName, "kubepods")
+	root := lay.root
 
 	allocatable := n.allocatableAbsolute()
+	// The node allocatable root is sized from allocatable only with
+	// cgroupsPerQOS and "pods" in enforceNodeAllocatable; else from the
+	// capacity (createNodeAllocatableCgroups, enforceNodeAllocatableCgroups).
+	sized := allocatable
+	if !lay.perQOS || !lay.enforcePods {
+		sized = cadvisor.CapacityFromMachineInfo(n.machine)
+	}
 	// containerManagerImpl.getCgroupConfig: with no allocatable CPUs
 	// (policy none) the cgroup gets every CPU as its cpuset.
 	nodeConfig := func() *cm.ResourceConfig {
-		rc := nodeCgroupConfig(allocatable, false)
+		rc := nodeCgroupConfig(sized, false)
 		if n.cpu.GetAllocatableCPUs().IsEmpty() {
 			rc.CPUSet = n.cpu.GetAllCPUs()
 		}
 		return rc
+	}
+	if !lay.perQOS {
+		return rootCgroup(logger, rec, toRes, dir, version, root, nodeConfig())
 	}
 	// createNodeAllocatableCgroups
 	_ = rec.Create(logger, &cm.CgroupConfig{Name: root, ResourceParameters: nodeConfig()})
@@ -99,15 +110,7 @@ func (n *Node) nodeAndQoSCgroups(ctx context.Context, inner cm.CgroupManager, to
 	}
 	// enforceNodeAllocatableCgroups (its update runs in a goroutine of the
 	// kubelet; it comes before the first pod sync's QoS update).
-	enforce := nodeConfig()
-	if !utilfeature.DefaultFeatureGate.Enabled(kubefeatures.MemoryQoS) && version == 2 {
-		if enforce.Unified == nil {
-			enforce.Unified = map[string]string{}
-		}
-		enforce.Unified[cm.Cgroup2MemoryMin] = "0"
-		enforce.Unified[cm.Cgroup2MemoryLow] = "0"
-	}
-	_ = rec.Update(logger, &cm.CgroupConfig{Name: root, ResourceParameters: enforce})
+	_ = rec.Update(logger, &cm.CgroupConfig{Name: root, ResourceParameters: enforceConfig(nodeConfig(), version)})
 	// A pod sync's UpdateQOSCgroups with the running pods. Start's own
 	// periodic pass runs in a goroutine with the same pods: whichever
 	// comes first, the values are these; later passes are not recorded.
@@ -145,4 +148,37 @@ func (n *Node) nodeAndQoSCgroups(ctx context.Context, inner cm.CgroupManager, to
 		out = append(out, CgroupDoc{Path: "/" + strings.TrimPrefix(name, "/"), Kind: kind, Files: files})
 	}
 	return out, nil
+}
+
+// enforceConfig is enforceNodeAllocatableCgroups' configuration: the node
+// allocatable root's, with the stale memory protection reset on cgroup v2
+// when MemoryQoS is off.
+func enforceConfig(rc *cm.ResourceConfig, version int) *cm.ResourceConfig {
+	if !utilfeature.DefaultFeatureGate.Enabled(kubefeatures.MemoryQoS) && version == 2 {
+		if rc.Unified == nil {
+			rc.Unified = map[string]string{}
+		}
+		rc.Unified[cm.Cgroup2MemoryMin] = "0"
+		rc.Unified[cm.Cgroup2MemoryLow] = "0"
+	}
+	return rc
+}
+
+// rootCgroup is what the kubelet writes without cgroupsPerQOS: no
+// kubepods, no QoS tiers (the no-op QoS container manager); only
+// enforceNodeAllocatableCgroups' update of the cgroup root itself, sized
+// from the capacity, and only when the root is not "/" (an empty name).
+func rootCgroup(logger klog.Logger, rec *recordingCgroups, toRes func(*cm.ResourceConfig) *libcontainercgroups.Resources,
+	dir string, version int, root cm.CgroupName, rc *cm.ResourceConfig) ([]CgroupDoc, error) {
+	out := []CgroupDoc{}
+	if len(root) == 0 {
+		return out, nil
+	}
+	_ = rec.Update(logger, &cm.CgroupConfig{Name: root, ResourceParameters: enforceConfig(rc, version)})
+	name := rec.CgroupManager.Name(root)
+	files, err := writeFilesSeq(filepath.Join(dir, "root"), version, []*libcontainercgroups.Resources{toRes(rec.writes[name][0])})
+	if err != nil {
+		return nil, fmt.Errorf("cgroup %s: %w", name, err)
+	}
+	return append(out, CgroupDoc{Path: "/" + strings.TrimPrefix(name, "/"), Kind: "root", Files: files}), nil
 }

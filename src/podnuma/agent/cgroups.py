@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 from podnuma.cgroups import CgroupPlan, PlannedPod, apply_plan, plan_from_pods, remove_plan
-from podnuma.cgroups.from_run import node_facts
+from podnuma.cgroups.from_run import CgroupLayout, node_facts
 from podnuma.cm.container_manager import Node
 from podnuma.scenario.run import RunResult
 
@@ -51,11 +51,17 @@ def detect_version(root: Path) -> int:
 
 
 class CgroupTree:
-    def __init__(self, root: Path, driver: Driver, version: int, cgroup_root: Sequence[str] = ()) -> None:
+    """The cgroups of the pods running, kept under ``root`` (a cgroup
+    mount) where the kubelet would make them: under ``layout``'s root,
+    with or without the kubepods and QoS levels (the configuration's
+    ``cgroupRoot``, ``cgroupsPerQOS`` and ``enforceNodeAllocatable``,
+    :func:`~podnuma.cgroups.from_run.config_layout`)."""
+
+    def __init__(self, root: Path, driver: Driver, version: int, layout: CgroupLayout | None = None) -> None:
         self.root = root
         self.driver: Driver = driver
         self.version = version
-        self.cgroup_root = tuple(cgroup_root)
+        self.layout = layout if layout is not None else CgroupLayout()
         self.last: CgroupPlan | None = None
         self.left: list[str] = []  # cgroups that could not be removed (still populated)
 
@@ -73,7 +79,8 @@ class CgroupTree:
             default_cpuset=node.cpu.state.get_default_cpuset(),
         )
         return plan_from_pods(
-            pods, facts, driver=self.driver, version=self.version, cgroup_root=self.cgroup_root
+            pods, facts, driver=self.driver, version=self.version, cgroup_root=self.layout.root,
+            cgroups_per_qos=self.layout.per_qos, enforce_pods=self.layout.enforce_pods,
         )
 
     def sync(

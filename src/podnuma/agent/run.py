@@ -24,7 +24,7 @@ import logging
 import os
 import signal
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
@@ -36,7 +36,9 @@ from podnuma.agent.logs import kv
 from podnuma.agent.metrics import AgentMetrics, MetricsServer
 from podnuma.agent.state import StateDir
 from podnuma.api.kubeletconfig import KubeletConfig
+from podnuma.cgroups.from_run import CgroupLayout, config_layout
 from podnuma.errors import InputError
+from podnuma.inputs.overrides import OPTION, Override, set_by
 from podnuma.inputs.pathcheck import check_directory
 from podnuma.machine.topology import Machine
 
@@ -58,11 +60,27 @@ class AgentOptions:
     cgroup_root: Path | None = None
     cgroup_driver: str = "cgroupfs"
     cgroup_version: int | None = None  # None: detected from the root
+    #: where the kubelet's configuration puts the pods' cgroups under
+    #: ``cgroup_root`` (``None``: ``/``, with kubepods and QoS levels)
+    cgroup_layout: CgroupLayout | None = None
     metrics_port: int | None = None
     metrics_address: str = "127.0.0.1"
     poll: bool = False
     resync: float = DEFAULT_RESYNC_SECONDS
     debounce_ms: int = 50
+
+
+def agent_cgroup_layout(config: KubeletConfig, driver: str, config_file: str | None,
+                        overrides: Sequence[Override]) -> CgroupLayout:
+    """Where ``config`` puts the pods' cgroups (its ``cgroupRoot``,
+    ``cgroupsPerQOS``, ``enforceNodeAllocatable``) with ``driver``; a root
+    the driver cannot name is refused at the field, in the configuration
+    file or ``--set`` that gave it, as the kubelet refuses to start on it."""
+    try:
+        return config_layout(config, "systemd" if driver == "systemd" else "cgroupfs")
+    except InputError as err:
+        where = OPTION if set_by("cgroupRoot", overrides) is not None else config_file
+        raise InputError(err.message, path="cgroupRoot", file=where) from None
 
 
 def default_socket(state_dir: Path) -> Path:
@@ -205,7 +223,8 @@ def run_agent(
         _check_directory(opts.cgroup_root, "--cgroup-root")
         version = opts.cgroup_version or detect_version(opts.cgroup_root)
         cgroups = CgroupTree(
-            opts.cgroup_root, "systemd" if opts.cgroup_driver == "systemd" else "cgroupfs", version
+            opts.cgroup_root, "systemd" if opts.cgroup_driver == "systemd" else "cgroupfs", version,
+            opts.cgroup_layout,
         )
     state = StateDir(opts.state_dir)
     state.lock()  # (before anything in it is read, cleaned or written)

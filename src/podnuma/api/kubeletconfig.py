@@ -73,6 +73,7 @@ __all__ = [
     "ReservedMemory",
     "Threshold",
     "DEFAULT_EVICTION_HARD",
+    "check_config_file_type",
     "load_kubelet_config",
     "LENIENT_DECODING",
     "JSONObject",
@@ -134,7 +135,7 @@ _HONOURED_FIELDS: Final = frozenset({
     "mergeDefaultEvictionSettings", "memoryManagerPolicy", "reservedMemory",
     "topologyManagerPolicy", "topologyManagerScope", "topologyManagerPolicyOptions",
     "systemReservedCgroup", "kubeReservedCgroup", "maxPods", "podsPerCore",
-    "memoryReservationPolicy",
+    "memoryReservationPolicy", "cgroupsPerQOS", "cgroupRoot", "enforceNodeAllocatable",
 })
 
 # JSON field names of KubeletConfiguration v1beta1 that podnuma ignores.
@@ -146,6 +147,14 @@ NOT_MODELLED: Final[Mapping[str, str]] = {
     "registerWithTaints": "NoExecute taints make the kubelet reject pods that do not tolerate them",
     "allowedUnsafeSysctls": "the sysctl admit handler checks pods' sysctls against it",
 }
+
+#: ``enforceNodeAllocatable``'s values (``pkg/kubelet/types/constants.go``)
+ENFORCE_PODS: Final = "pods"
+ENFORCE_SYSTEM: Final = "system-reserved"
+ENFORCE_SYSTEM_COMPRESSIBLE: Final = "system-reserved-compressible"
+ENFORCE_KUBE: Final = "kube-reserved"
+ENFORCE_KUBE_COMPRESSIBLE: Final = "kube-reserved-compressible"
+ENFORCE_NONE: Final = "none"
 
 _INT32_MIN: Final = -(1 << 31)
 _INT32_MAX: Final = (1 << 31) - 1
@@ -205,14 +214,16 @@ class Threshold:
 
 
 #: the fields of :class:`CgroupSettings`, in order
-_CGROUPSETTINGS_FIELDS = ('cpu_cfs_quota', 'cpu_cfs_quota_period', 'pod_pids_limit', 'single_process_oom_kill', 'memory_throttling_factor', 'memory_reservation_policy',)
+_CGROUPSETTINGS_FIELDS = ('cpu_cfs_quota', 'cpu_cfs_quota_period', 'pod_pids_limit', 'single_process_oom_kill', 'memory_throttling_factor', 'memory_reservation_policy', 'cgroups_per_qos', 'cgroup_root', 'enforce_node_allocatable',)
 
 
 class CgroupSettings:
     """The fields that shape the pod and container cgroup values
     (``cpuCFSQuota``, ``cpuCFSQuotaPeriod``, ``podPidsLimit``,
-    ``singleProcessOOMKill``), v1beta1 defaults applied; they change no
-    admission decision."""
+    ``singleProcessOOMKill``) and the hierarchy (``cgroupsPerQOS``,
+    ``cgroupRoot``, ``enforceNodeAllocatable``), v1beta1 defaults applied;
+    they change no admission decision (the kubelet refuses to start on some
+    combinations: :func:`validate_kubelet_config`)."""
 
     cpu_cfs_quota: bool
     cpu_cfs_quota_period: int
@@ -222,6 +233,13 @@ class CgroupSettings:
     # / memory.low from requests under TieredReservation
     memory_throttling_factor: float | None
     memory_reservation_policy: str
+    #: the kubelet manages the kubepods, QoS and pod cgroups (default true)
+    cgroups_per_qos: bool
+    #: ``cgroupRoot`` as written ("": not set; server.go makes it "/" when
+    #: ``cgroups_per_qos``)
+    cgroup_root: str
+    #: ``enforceNodeAllocatable`` (default ``[pods]``; an empty list stays empty)
+    enforce_node_allocatable: tuple[str, ...]
 
     def __init__(
         self,
@@ -231,6 +249,9 @@ class CgroupSettings:
         single_process_oom_kill: bool | None = None,
         memory_throttling_factor: float | None = None,
         memory_reservation_policy: str = "None",
+        cgroups_per_qos: bool = True,
+        cgroup_root: str = "",
+        enforce_node_allocatable: tuple[str, ...] = (ENFORCE_PODS,),
     ) -> None:
         self.cpu_cfs_quota = cpu_cfs_quota
         self.cpu_cfs_quota_period = cpu_cfs_quota_period
@@ -238,17 +259,25 @@ class CgroupSettings:
         self.single_process_oom_kill = single_process_oom_kill
         self.memory_throttling_factor = memory_throttling_factor
         self.memory_reservation_policy = memory_reservation_policy
+        self.cgroups_per_qos = cgroups_per_qos
+        self.cgroup_root = cgroup_root
+        self.enforce_node_allocatable = enforce_node_allocatable
 
     def __repr__(self) -> str:
-        return f"{type(self).__qualname__}(cpu_cfs_quota={self.cpu_cfs_quota!r}, cpu_cfs_quota_period={self.cpu_cfs_quota_period!r}, pod_pids_limit={self.pod_pids_limit!r}, single_process_oom_kill={self.single_process_oom_kill!r}, memory_throttling_factor={self.memory_throttling_factor!r}, memory_reservation_policy={self.memory_reservation_policy!r})"
+        return f"{type(self).__qualname__}(cpu_cfs_quota={self.cpu_cfs_quota!r}, cpu_cfs_quota_period={self.cpu_cfs_quota_period!r}, pod_pids_limit={self.pod_pids_limit!r}, single_process_oom_kill={self.single_process_oom_kill!r}, memory_throttling_factor={self.memory_throttling_factor!r}, memory_reservation_policy={self.memory_reservation_policy!r}, cgroups_per_qos={self.cgroups_per_qos!r}, cgroup_root={self.cgroup_root!r}, enforce_node_allocatable={self.enforce_node_allocatable!r})"
+
+    def _key(self) -> tuple[object, ...]:
+        return (self.cpu_cfs_quota, self.cpu_cfs_quota_period, self.pod_pids_limit, self.single_process_oom_kill,
+                self.memory_throttling_factor, self.memory_reservation_policy, self.cgroups_per_qos,
+                self.cgroup_root, self.enforce_node_allocatable)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, CgroupSettings) or other.__class__ is not self.__class__:
             return False
-        return (self.cpu_cfs_quota, self.cpu_cfs_quota_period, self.pod_pids_limit, self.single_process_oom_kill, self.memory_throttling_factor, self.memory_reservation_policy) == (other.cpu_cfs_quota, other.cpu_cfs_quota_period, other.pod_pids_limit, other.single_process_oom_kill, other.memory_throttling_factor, other.memory_reservation_policy)
+        return self._key() == other._key()
 
     def __hash__(self) -> int:
-        return hash((self.cpu_cfs_quota, self.cpu_cfs_quota_period, self.pod_pids_limit, self.single_process_oom_kill, self.memory_throttling_factor, self.memory_reservation_policy))
+        return hash(self._key())
 
     def replace(self, **changes: Any) -> CgroupSettings:
         """A copy with ``changes`` (fields by name) applied, as
@@ -594,6 +623,80 @@ def strict_decoding_error(doc: Mapping[str, Any]) -> str:
     return "strict decoding error: " + ", ".join(problems) if problems else ""
 
 
+#: the kinds the kubelet's config scheme knows, by (group, version)
+#: (``pkg/kubelet/apis/config/scheme/scheme.go``: the internal types,
+#: ``k8s.io/kubelet/config/v1beta1`` and ``k8s.io/kubelet/config/v1``,
+#: their ``register.go``)
+_SCHEME_KINDS: Final[dict[tuple[str, str], frozenset[str]]] = {
+    ("kubelet.config.k8s.io", version): frozenset(kinds)
+    for version, kinds in (
+        ("v1beta1", (KIND, "SerializedNodeConfigSource", "CredentialProviderConfig", "ImagePullIntent",
+                     "ImagePulledRecord")),
+        ("__internal", (KIND, "SerializedNodeConfigSource", "CredentialProviderConfig", "ImagePullIntent",
+                        "ImagePulledRecord")),
+        ("v1", ("CredentialProviderConfig",)),
+    )
+}
+#: the name of the scheme in the kubelet's "no kind is registered" message
+#: (where runtime.NewScheme was called: a quirk the message carries)
+_SCHEME_NAME: Final = "pkg/runtime/scheme.go:111"
+_GO_JSON_KINDS: Final = ((bool, "bool"), (int, "number"), (float, "number"), (Mapping, "object"), (list, "array"))
+
+
+def check_config_file_type(doc: Mapping[str, Any]) -> None:
+    """Refuse a configuration file the kubelet's loader refuses for its
+    ``apiVersion`` and ``kind`` (``InputError``, the message the kubelet's
+    without the document it quotes).
+
+    The kubelet's ``--config`` file (``cmd/kubelet/app/server.go``
+    ``loadConfigFile``; ``pkg/kubelet/kubeletconfig/configfiles``;
+    ``pkg/kubelet/kubeletconfig/util/codec`` ``DecodeKubeletConfiguration``)
+    goes through the codec's universal decoder
+    (``k8s.io/apimachinery/pkg/runtime/serializer/json/json.go`` with the
+    ``SimpleMetaFactory`` of ``meta.go``), which takes the type from the
+    document alone: no default group, version or kind. In its order:
+    ``apiVersion``/``kind`` that are not strings (``null`` is an empty
+    string); an ``apiVersion`` with two slashes or more; an empty kind;
+    an empty version (``kubelet.config.k8s.io/``, ``/``); a kind the scheme
+    does not know for that version; and a kind it knows that is not a
+    ``KubeletConfiguration``, which decodes and is then refused. Quirk kept:
+    ``kubelet.config.k8s.io/__internal`` is a version the scheme knows (the
+    kubelet would decode the internal form); podnuma does not read that form
+    and says so. An inline ``kubeletConfig`` of a scenario, and the file a
+    scenario's ``kubeletConfigFile`` names, are not the kubelet's file: the
+    scenario contract gives them the v1beta1 apiVersion and kind when absent.
+    """
+    values: dict[str, str] = {}
+    for field in ("apiVersion", "kind"):
+        value = doc.get(field)
+        if value is not None and not isinstance(value, str):
+            kind = next((name for t, name in _GO_JSON_KINDS if isinstance(value, t)), "value")
+            raise InputError(
+                "failed to decode: couldn't get version/kind; json parse error: json: cannot unmarshal "
+                f"{kind} into Go struct field .{field} of type string", path=field)
+        values[field] = value or ""
+    api, kind = values["apiVersion"], values["kind"]
+    if api.count("/") > 1:
+        raise InputError(f"failed to decode: unexpected GroupVersion string: {api}", path="apiVersion")
+    group, _, version = api.rpartition("/") if api != "/" else ("", "", "")
+    needs = f"a kubelet configuration file gives apiVersion: {API_VERSION} and kind: {KIND}"
+    if not kind:
+        raise InputError(f"failed to decode: Object 'Kind' is missing ({needs})")
+    if not version:
+        raise InputError(f"failed to decode: Object 'apiVersion' is missing ({needs})")
+    gv = f"{group}/{version}" if group else version
+    if kind not in _SCHEME_KINDS.get((group, version), ()):
+        raise InputError(
+            f'failed to decode: no kind "{kind}" is registered for version "{gv}" in scheme "{_SCHEME_NAME}"',
+            path="kind")
+    if kind != KIND:
+        raise InputError(f"failed to cast object to KubeletConfiguration, unexpected type: {gv}, Kind={kind}",
+                         path="kind")
+    if version == "__internal":
+        raise InputError(f"apiVersion {api}: the kubelet's internal form, which podnuma does not read; "
+                         f"give apiVersion: {API_VERSION}", path="apiVersion")
+
+
 def load_kubelet_config(doc: Mapping[str, Any]) -> KubeletConfig:
     """Decode a ``KubeletConfiguration`` document as the kubelet's codec
     does and apply the v1beta1 defaults.
@@ -732,6 +835,16 @@ def _cgroup_settings(raw: Mapping[str, Any]) -> CgroupSettings:
         out = out.replace(pod_pids_limit=value if value >= 0 else -1)
     if raw.get("singleProcessOOMKill") is not None:
         out = out.replace(single_process_oom_kill=expect_bool(raw["singleProcessOOMKill"], "singleProcessOOMKill"))
+    if raw.get("cgroupsPerQOS") is not None:
+        out = out.replace(cgroups_per_qos=expect_bool(raw["cgroupsPerQOS"], "cgroupsPerQOS"))
+    if raw.get("cgroupRoot") is not None:
+        out = out.replace(cgroup_root=expect_str(raw["cgroupRoot"], "cgroupRoot"))
+    enforced = raw.get("enforceNodeAllocatable")
+    if enforced is not None:  # (null: the default; [] stays empty)
+        if not isinstance(enforced, list):
+            raise wrong_type("enforceNodeAllocatable", "a list of strings", enforced)
+        out = out.replace(enforce_node_allocatable=tuple(
+            expect_str(v, f"enforceNodeAllocatable[{i}]") for i, v in enumerate(enforced)))
     return out
 
 
@@ -835,6 +948,7 @@ def _validation_errors(cfg: KubeletConfig) -> list[str]:
             f"{go_quote(cfg.topology_manager_scope)} must be one of: "
             '"container", or "pod"'
         )
+    errors += _enforcement_errors(cfg)
     if cfg.reserved_system_cpus_text:
         if cfg.system_reserved_cgroup or cfg.kube_reserved_cgroup:
             errors.append(
@@ -903,6 +1017,52 @@ def _validation_errors(cfg: KubeletConfig) -> list[str]:
             f"invalid configuration: option {go_quote(policy)} specified for memoryReservationPolicy. "
             'Valid options are "None" or "TieredReservation"'
         )
+    return errors
+
+
+def _enforcement_errors(cfg: KubeletConfig) -> list[str]:
+    """``ValidateKubeletConfiguration`` on ``enforceNodeAllocatable``, in
+    its order: a reserved value beside its compressible form; then value by
+    value, a repeat once said and skipped, the reserved cgroup a reserved
+    value needs, ``none`` beside anything, an unknown value (both skip the
+    last check), and ``cgroupsPerQOS`` for every other value."""
+    flag = "enforceNodeAllocatable (--enforce-node-allocatable)"
+    values = cfg.cgroups.enforce_node_allocatable
+    errors: list[str] = []
+    for plain, compressible in ((ENFORCE_SYSTEM, ENFORCE_SYSTEM_COMPRESSIBLE), (ENFORCE_KUBE, ENFORCE_KUBE_COMPRESSIBLE)):
+        if plain in values and compressible in values:
+            errors.append(f"invalid configuration: both {go_quote(plain)} and {go_quote(compressible)} cannot be "
+                          f"specified together in {flag}")
+    seen: set[str] = set()
+    for value in values:
+        if value in seen:
+            errors.append(f"invalid configuration: duplicated enforcements {go_quote(value)} in {flag}")
+            continue
+        seen.add(value)
+        if value in (ENFORCE_SYSTEM, ENFORCE_SYSTEM_COMPRESSIBLE):
+            if not cfg.system_reserved_cgroup:
+                errors.append("invalid configuration: systemReservedCgroup (--system-reserved-cgroup) must be "
+                              f"specified when {go_quote(ENFORCE_SYSTEM)} or {go_quote(ENFORCE_SYSTEM_COMPRESSIBLE)} "
+                              f"included in {flag}")
+        elif value in (ENFORCE_KUBE, ENFORCE_KUBE_COMPRESSIBLE):
+            if not cfg.kube_reserved_cgroup:
+                errors.append("invalid configuration: kubeReservedCgroup (--kube-reserved-cgroup) must be "
+                              f"specified when {go_quote(ENFORCE_KUBE)} or {go_quote(ENFORCE_KUBE_COMPRESSIBLE)} "
+                              f"included in {flag}")
+        elif value == ENFORCE_NONE:
+            if len(values) > 1:
+                errors.append(f"invalid configuration: {flag} may not contain additional enforcements when "
+                              f"{go_quote(ENFORCE_NONE)} is specified")
+            continue
+        elif value != ENFORCE_PODS:
+            valid = ", ".join(go_quote(v) for v in (ENFORCE_PODS, ENFORCE_SYSTEM, ENFORCE_SYSTEM_COMPRESSIBLE,
+                                                    ENFORCE_KUBE, ENFORCE_KUBE_COMPRESSIBLE))
+            errors.append(f"invalid configuration: option {go_quote(value)} specified for {flag}. "
+                          f"Valid options are {valid} or {go_quote(ENFORCE_NONE)}")
+            continue
+        if not cfg.cgroups.cgroups_per_qos:
+            errors.append("invalid configuration: cgroupsPerQOS (--cgroups-per-qos) must be set to true when "
+                          f"{go_quote(value)} contained in {flag}")
     return errors
 
 

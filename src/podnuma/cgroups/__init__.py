@@ -7,7 +7,7 @@ Python API (used by ``podnuma cgroups`` and by the node agent's
     from podnuma.cgroups import plan_cgroups, apply_plan, attach, remove_plan
 
     plan = plan_cgroups(scenario, run, step=None, driver="systemd", version=2,
-                        cgroup_root=())
+                        cgroup_root=None)
     report = apply_plan(plan, Path("/sys/fs/cgroup"), dry_run=True)
     for op in report.operations: print(op)
 
@@ -15,8 +15,11 @@ Python API (used by ``podnuma cgroups`` and by the node agent's
   :class:`~podnuma.inputs.scenario.Scenario`, ``run`` its
   :class:`~podnuma.scenario.run.RunResult` (run here when ``None``);
   ``step`` is the 0-based step after which to plan (default: the last);
-  ``cgroup_root`` the kubelet's ``--cgroup-root`` as components (``()`` for
-  ``/``). Returns a :class:`CgroupPlan`: ``nodes`` parents first, each a
+  ``cgroup_root`` the kubelet's cgroup root: ``None`` for the kubelet
+  configuration's ``cgroupRoot``, a string for its ``--cgroup-root`` flag
+  (in place of the field), or components (``()`` for ``/``); the
+  configuration's ``cgroupsPerQOS`` and ``enforceNodeAllocatable`` decide
+  the rest (``from_run.cgroup_layout``). Returns a :class:`CgroupPlan`: ``nodes`` parents first, each a
   :class:`CgroupNode` with ``path`` (relative, no leading ``/``), ``kind``
   (root, node, qos, pod, sandbox, container), ``writer`` (kubelet or
   runtime), ``files`` (:class:`CgroupFile` name/value in write order),

@@ -1,10 +1,21 @@
-"""A scenario's run -> :class:`~podnuma.cgroups.plan.CgroupPlan` (pure)."""
+"""A scenario's run -> :class:`~podnuma.cgroups.plan.CgroupPlan` (pure).
+
+Where the cgroups go follows the kubelet configuration's ``cgroupRoot`` and
+``cgroupsPerQOS`` as kubelet v1.37 resolves them (cmd/kubelet/app/server.go:
+``--cgroup-root`` on the command line in place of the file's field, ``/``
+when ``cgroupsPerQOS`` and no root; ``cm.NodeAllocatableRoot``;
+pkg/kubelet/cm/container_manager_linux.go ``NewContainerManager``), after
+the start-up checks of ``enforceNodeAllocatable``
+(pkg/kubelet/apis/config/validation/validation.go).
+"""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
+from dataclasses import dataclass
 
-from podnuma.api.kubeletconfig import KubeletConfig, effective_reserved
+from podnuma.api.kubeletconfig import ENFORCE_PODS, KubeletConfig, effective_reserved
 from podnuma.api.pod import Pod
 from podnuma.api.qos import compute_pod_qos
 from podnuma.api.quantity import Quantity
@@ -14,16 +25,72 @@ from podnuma.cgroups.plan import (
     CgroupPlan,
     Driver,
     NodeFacts,
+    parse_cgroup_root,
     plan_from_pods,
     running_pods,
 )
 from podnuma.cm.container_manager import go_int64
 from podnuma.errors import InputError, step_out_of_range
+from podnuma.inputs.overrides import OPTION, set_by
 from podnuma.inputs.scenario import Scenario
 from podnuma.machine.topology import Machine
 from podnuma.scenario.run import RunResult, run_scenario
 
-__all__ = ["node_facts", "plan_cgroups"]
+__all__ = ["CgroupLayout", "cgroup_layout", "config_layout", "node_facts", "plan_cgroups"]
+
+@dataclass(frozen=True)
+class CgroupLayout:
+    """Where the kubelet puts the cgroups it manages: ``root`` the cgroup
+    root's components (``()``: ``/``), ``per_qos`` its ``cgroupsPerQOS``,
+    ``enforce_pods``: ``pods`` in ``enforceNodeAllocatable``."""
+
+    root: tuple[str, ...] = ()
+    per_qos: bool = True
+    enforce_pods: bool = True
+
+
+def cgroup_layout(scenario: Scenario, driver: Driver, flag: str | None = None) -> CgroupLayout:
+    """The cgroup root and ``cgroupsPerQOS`` the kubelet runs with.
+
+    ``flag``: the kubelet's ``--cgroup-root`` (podnuma's option of that
+    name), which wins over the configuration's ``cgroupRoot`` as a flag on
+    the kubelet's command line wins over its configuration file; ``None``
+    when not given. With ``cgroupsPerQOS`` (the default) an empty root is
+    ``/``. (The kubelet refuses to start on ``enforceNodeAllocatable``
+    values ``cgroupsPerQOS: false`` cannot honour: the scenario's run
+    raises that, :func:`~podnuma.api.kubeletconfig.validate_kubelet_config`.)
+    The root's value is read as
+    :func:`~podnuma.cgroups.plan.parse_cgroup_root` reads it; a bad one is
+    an :class:`InputError` at ``--cgroup-root`` or at the field (or
+    ``--set``) it came from."""
+    if flag is not None:
+        return config_layout(scenario.config, driver, flag)
+    try:
+        return config_layout(scenario.config, driver)
+    except InputError as err:
+        if set_by("cgroupRoot", scenario.overrides) is not None:
+            raise InputError(err.message, path="cgroupRoot", file=OPTION) from None
+        if scenario.kubelet_config_file is not None:
+            raise InputError(err.message, path="cgroupRoot", file=scenario.kubelet_config_file) from None
+        raise scenario.input_error(InputError(err.message, path="kubeletConfig.cgroupRoot")) from None
+
+
+def config_layout(config: KubeletConfig, driver: Driver, flag: str | None = None) -> CgroupLayout:
+    """:func:`cgroup_layout` of a decoded configuration (``flag``: the
+    kubelet's ``--cgroup-root`` in place of its ``cgroupRoot``); a root the
+    driver cannot name is an :class:`InputError` at ``--cgroup-root`` or
+    ``cgroupRoot`` (no file: the caller knows it)."""
+    settings = config.cgroups
+    per_qos = settings.cgroups_per_qos
+    enforce_pods = ENFORCE_PODS in settings.enforce_node_allocatable
+    value, where = (settings.cgroup_root, "cgroupRoot") if flag is None else (flag, "--cgroup-root")
+    root = parse_cgroup_root(_defaulted(value, per_qos), driver, where, per_qos=per_qos)
+    return CgroupLayout(root, per_qos, enforce_pods)
+
+
+def _defaulted(root: str, per_qos: bool) -> str:
+    """server.go: with cgroupsPerQOS and no root, ``/``."""
+    return "/" if per_qos and root == "" else root
 
 
 def node_facts(machine: Machine, config: KubeletConfig, run: RunResult, step: int) -> NodeFacts:
@@ -68,6 +135,7 @@ def node_facts(machine: Machine, config: KubeletConfig, run: RunResult, step: in
         single_process_oom_kill=bool(settings.single_process_oom_kill),
         memory_throttling_factor=settings.memory_throttling_factor,
         memory_reservation_policy=settings.memory_reservation_policy,
+        capacity=capacity,
     )
 
 
@@ -78,9 +146,18 @@ def plan_cgroups(
     step: int | None = None,
     driver: Driver = "systemd",
     version: int = 2,
-    cgroup_root: Sequence[str] = (),
+    cgroup_root: Sequence[str] | str | None = None,
 ) -> CgroupPlan:
-    """The cgroups after ``step`` (0-based; default the last step)."""
+    """The cgroups after ``step`` (0-based; default the last step).
+
+    ``cgroup_root``: ``None``, the configuration's ``cgroupRoot``; a string,
+    the kubelet's ``--cgroup-root`` flag in its place; components, the root
+    already parsed. ``cgroupsPerQOS`` is the configuration's either way
+    (see :func:`cgroup_layout`)."""
+    if isinstance(cgroup_root, str) or cgroup_root is None:
+        layout = cgroup_layout(scenario, driver, cgroup_root)
+    else:
+        layout = dataclasses.replace(cgroup_layout(scenario, driver), root=tuple(cgroup_root))
     if run is None:
         run = run_scenario(scenario)
     if not run.steps:
@@ -128,8 +205,9 @@ def plan_cgroups(
     }
     try:
         return plan_from_pods(
-            running, facts, driver=driver, version=version, cgroup_root=cgroup_root,
+            running, facts, driver=driver, version=version, cgroup_root=layout.root,
             step=step, unplanned=unplanned, uid_paths=uid_paths, other_active=earlier,
+            cgroups_per_qos=layout.per_qos, enforce_pods=layout.enforce_pods,
         )  # fmt: skip
     except InputError as err:
         if err.path.startswith("steps["):  # about the file (not --cgroup-root)

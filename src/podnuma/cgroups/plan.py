@@ -11,7 +11,9 @@ read):
 - Layout (``pkg/kubelet/cm/cgroup_manager_linux.go`` ``CgroupName``,
   ``ToCgroupfs``/``ToSystemd``; ``helpers_linux.go``
   ``GetPodCgroupNameSuffix``; ``qos_container_manager_linux.go``): the node
-  allocatable root ``kubepods`` under ``--cgroup-root``; ``burstable`` and
+  allocatable root ``kubepods`` under the cgroup root (``cgroupRoot`` or
+  ``--cgroup-root``; sized from the capacity when ``enforceNodeAllocatable``
+  lacks ``pods``); ``burstable`` and
   ``besteffort`` under it; Guaranteed pods directly under ``kubepods``; the
   pod cgroup ``pod<UID>``. containerd names container cgroups ``<pod>/<id>``
   (cgroupfs) or ``<pod slice>/cri-containerd-<id>.scope`` (systemd); the
@@ -56,6 +58,14 @@ TieredReservation``: ``memory.min`` for Guaranteed, ``memory.low`` for the
 others, pod and container; ``memoryThrottlingFactor``: container and
 pod-level ``memory.high``, rounded down to a 4 KiB page).
 
+``cgroupsPerQOS: false`` (``container_manager_linux.go``
+``NewPodContainerManager``: the no-op pod and QoS container managers;
+``node_container_manager_linux.go`` ``enforceNodeAllocatableCgroups``): no
+kubepods, tiers or pod cgroups; the cgroup root, when not ``/``, gets the
+capacity's values; containers go where the runtime puts a container the
+kubelet names no parent for (containerd's ``k8s.io/<id>``; that path is
+the runtime's, not checked against it).
+
 Not modelled: the pause sandbox's own resources (its cgroup is planned,
 empty; it inherits the pod's cpuset), MemoryQoS at the node and QoS tiers
 (kubepods' ``memory.min`` and Burstable's ``memory.low`` under
@@ -80,6 +90,7 @@ from typing import Literal
 from podnuma.api.pod import Container, Pod
 from podnuma.api.quantity import Quantity
 from podnuma.api.resources import (
+    hugepage_resource_name,
     is_hugepage_resource,
     is_pod_level_resources_set,
     pod_limits,
@@ -239,7 +250,9 @@ def check_cgroup_root(components: Sequence[str], where: str = "cgroupRoot") -> t
     return tuple(_check_component(c, "cgroup root component", where, root=True) for c in components)
 
 
-def parse_cgroup_root(value: str, driver: Driver, where: str = "--cgroup-root") -> tuple[str, ...]:
+def parse_cgroup_root(
+    value: str, driver: Driver, where: str = "--cgroup-root", *, per_qos: bool = True
+) -> tuple[str, ...]:
     """The kubelet's ``--cgroup-root`` string as the components of the plan.
 
     The kubelet reads it with ``ParseCgroupfsToCgroupName``
@@ -247,7 +260,8 @@ def parse_cgroup_root(value: str, driver: Driver, where: str = "--cgroup-root") 
     the rest split at every ``/``, so ``a//b``, ``a/``, ``/a/`` and ``//a``
     keep an empty component (only ``/`` and ``""`` give none). At start it
     appends ``kubepods`` (``NodeAllocatableRoot`` in helpers_linux.go, from
-    cmd/kubelet/app/server.go) and converts the name for its driver:
+    cmd/kubelet/app/server.go; not with ``cgroupsPerQOS: false``, ``per_qos``
+    here) and converts the name for its driver:
 
     - cgroupfs: ``ToCgroupfs`` is ``"/" + path.Join(components...)``, and
       ``path.Join`` skips empty elements -- ``a//b`` is the cgroup
@@ -262,7 +276,7 @@ def parse_cgroup_root(value: str, driver: Driver, where: str = "--cgroup-root") 
     if components == [""]:
         return ()
     if driver == "systemd" and "" in components:
-        escaped = [c.replace("-", "_") for c in [*components, "kubepods"]]
+        escaped = [c.replace("-", "_") for c in [*components, *(["kubepods"] if per_qos else [])]]
         raise InputError(
             f"{short_name(value)!r} has an empty component (two '/' in a row, or one at the end); the "
             f"kubelet with the systemd driver would panic at start (ToSystemd: ExpandSlice: invalid slice "
@@ -401,6 +415,10 @@ class NodeFacts:
     #: and ``memoryReservationPolicy``
     memory_throttling_factor: float | None = None
     memory_reservation_policy: str = "None"
+    #: the node's capacity (cadvisor's), what the node allocatable root is
+    #: sized from without cgroupsPerQOS or without ``pods`` in
+    #: enforceNodeAllocatable (``None``: ``allocatable``)
+    capacity: Mapping[str, Quantity] | None = None
 
 
 def running_pods(
@@ -771,12 +789,17 @@ def plan_from_pods(
     unplanned: Sequence[str] = (),
     uid_paths: Mapping[str, str] | None = None,
     other_active: Sequence[tuple[Pod, str]] = (),
+    cgroups_per_qos: bool = True,
+    enforce_pods: bool = True,
 ) -> CgroupPlan:
     """The whole tree, parents before children. ``uid_paths``: the field
     path of each pod's UID, for errors (default ``metadata.uid``).
     ``other_active``: pods (with their QoS class) the kubelet has active
     whose cgroups are not planned (running since before the start); their
-    requests count in the QoS tiers' values."""
+    requests count in the QoS tiers' values. ``cgroups_per_qos``: the
+    kubelet's ``cgroupsPerQOS`` (off: no kubepods, QoS or pod cgroups, see
+    :func:`_plan_without_qos`); ``enforce_pods``: ``pods`` is in
+    ``enforceNodeAllocatable`` (off: kubepods is sized from the capacity)."""
     if driver not in ("systemd", "cgroupfs"):
         raise InputError(f"unknown cgroup driver {driver!r} (systemd or cgroupfs)", path="driver")
     if version not in (1, 2):
@@ -798,8 +821,11 @@ def plan_from_pods(
         qos: sum(_value(pod_requests(p, pod_level_resources=True), "memory") for p, q in active if q == qos)
         for qos in ("Guaranteed", "Burstable")
     }
-    # kubepods
-    alloc = facts.allocatable
+    if not cgroups_per_qos:
+        return _plan_without_qos(pods, facts, driver, version, base, nodes, step, unplanned)
+    # kubepods: sized from allocatable when node allocatable is enforced on
+    # pods (createNodeAllocatableCgroups), else from the capacity
+    alloc = facts.allocatable if enforce_pods or facts.capacity is None else facts.capacity
     unbounded = dict.fromkeys(facts.hugepage_sizes, HUGETLB_UNBOUNDED)
     kube_files = _cpu_files(version, milli_cpu_to_shares(_milli(alloc, "cpu")), None, None, runtime=False)
     kube_files += _memory_files(version, _value(alloc, "memory"), swap=False)
@@ -814,13 +840,9 @@ def plan_from_pods(
         kube_min = mem_requests["Guaranteed"] + mem_requests["Burstable"] if tiered else 0
         kube_low = mem_requests["Burstable"] if tiered else 0
         kube_files += [CgroupFile("memory.min", str(kube_min)), CgroupFile("memory.low", str(kube_low))]
-    # getCgroupConfig: kubepods gets every CPU when the CPU manager's
-    # allocatable set (GetAllocatableCPUs) is empty: always under ``none``,
-    # and under ``static`` when the reservation takes every CPU.
-    allocatable_cpus = (
-        CPUSet() if facts.cpu_manager_policy == CPU_POLICY_NONE else facts.all_cpus.difference(facts.reserved_cpus)
-    )
-    kube_cpus = None if allocatable_cpus else facts.all_cpus
+    # getCgroupConfig: kubepods gets every CPU when the CPU manager has no
+    # allocatable CPUs
+    kube_cpus = _node_cpus(facts)
     kubepods = [*base, "kubepods"]
     nodes.append(
         CgroupNode(
@@ -858,6 +880,78 @@ def plan_from_pods(
     return CgroupPlan(
         driver=driver, version=version, step=step, nodes=tuple(nodes), unplanned=tuple(unplanned)
     )
+
+
+def _root_files(facts: NodeFacts, version: int) -> list[CgroupFile]:
+    """What ``enforceNodeAllocatableCgroups`` writes into the cgroup root
+    without cgroupsPerQOS: the capacity's CPU shares, memory and huge page
+    limits (no QoS container manager makes them unbounded), every CPU when
+    the CPU manager has no allocatable CPUs, and on cgroup v2 the memory
+    protection reset when MemoryQoS is off."""
+    sized = facts.capacity if facts.capacity is not None else facts.allocatable
+    limits = {size: _value(sized, hugepage_resource_name(size)) for size in facts.hugepage_sizes}
+    files = _cpu_files(version, milli_cpu_to_shares(_milli(sized, "cpu")), None, None, runtime=False)
+    files += _memory_files(version, _value(sized, "memory"), swap=False)
+    files += _hugetlb_files(version, limits, facts.hugepage_sizes)
+    if version == 2 and not facts.memory_qos:
+        files += [CgroupFile("memory.min", "0"), CgroupFile("memory.low", "0")]
+    return [*_cpuset_files(_node_cpus(facts), None), *files]
+
+
+def _node_cpus(facts: NodeFacts) -> CPUSet | None:
+    """``getCgroupConfig``'s cpuset: every CPU when the CPU manager's
+    allocatable set (``GetAllocatableCPUs``) is empty: always under
+    ``none``, and under ``static`` when the reservation takes every CPU."""
+    allocatable_cpus = (
+        CPUSet() if facts.cpu_manager_policy == CPU_POLICY_NONE else facts.all_cpus.difference(facts.reserved_cpus)
+    )
+    return None if allocatable_cpus else facts.all_cpus
+
+
+#: containerd's default cgroup parent of a pod's containers when the kubelet
+#: names none (its CRI namespace)
+RUNTIME_DEFAULT_PARENT = "k8s.io"
+
+
+def _plan_without_qos(
+    pods: Mapping[str, PlannedPod],
+    facts: NodeFacts,
+    driver: Driver,
+    version: int,
+    base: list[str],
+    nodes: list[CgroupNode],
+    step: int | None,
+    unplanned: Sequence[str],
+) -> CgroupPlan:
+    """The tree with ``cgroupsPerQOS: false``: the pod container manager and
+    the QoS container manager are the no-op ones (no pod cgroups, no
+    kubepods or tiers), and the kubelet hands the runtime an empty cgroup
+    parent; the node allocatable root is the cgroup root itself, updated
+    when it is not ``/``. Containers (and the sandbox) go where the runtime
+    puts a container with no parent: containerd's default ``k8s.io/<id>``
+    (their values are the kubelet's, as with a parent)."""
+    if base:
+        # enforceNodeAllocatableCgroups updates a root that is not "/"
+        cpus = _node_cpus(facts)
+        nodes[-1] = CgroupNode(path=nodes[-1].path, kind="root", writer="kubelet",
+                               files=tuple(_root_files(facts, version)), cpus=cpus)  # fmt: skip
+    if pods and all(n.path != RUNTIME_DEFAULT_PARENT for n in nodes):
+        nodes.append(CgroupNode(path=RUNTIME_DEFAULT_PARENT, kind="root", writer="runtime"))
+    for qos in ("Guaranteed", "Burstable", "BestEffort"):
+        members = sorted((u for u in pods if pods[u].qos_class == qos), key=lambda u: (pods[u].pod.ref, u))
+        for uid in members:
+            planned = pods[uid]
+            sandbox_id = _container_id(uid, "")
+            nodes.append(
+                CgroupNode(
+                    path=f"{RUNTIME_DEFAULT_PARENT}/{sandbox_id}", kind="sandbox", writer="runtime",
+                    pod=planned.pod.ref, pod_uid=uid, container_id=sandbox_id,
+                )
+            )  # fmt: skip
+            for result in planned.containers:
+                cid = _container_id(uid, result.name)
+                nodes.append(_container_node(f"{RUNTIME_DEFAULT_PARENT}/{cid}", cid, planned, result, facts, version))
+    return CgroupPlan(driver=driver, version=version, step=step, nodes=tuple(nodes), unplanned=tuple(unplanned))
 
 
 def _pod_subtrees(

@@ -93,7 +93,7 @@ def agent_command(
 
         import podnuma.grpc.server  # noqa: F401
         from podnuma.agent.logs import setup_logging
-        from podnuma.agent.run import AgentOptions, default_socket, run_agent
+        from podnuma.agent.run import AgentOptions, agent_cgroup_layout, default_socket, run_agent
         from podnuma.inputs.overrides import parse_overrides
         from podnuma.inputs.pods import node_and_config
         from podnuma.inputs.text import TextInput
@@ -106,6 +106,9 @@ def agent_command(
             TextInput.read(config_file, what="kubelet configuration") if config_file is not None else None,
             overrides,
         )
+        layout = None
+        if cgroup_root is not None:  # the pods' cgroups where the configuration puts them
+            layout = agent_cgroup_layout(config, cgroup_driver, config_file, overrides)
         opts = AgentOptions(
             manifests=manifests,
             state_dir=state_dir,
@@ -115,6 +118,7 @@ def agent_command(
             cgroup_root=cgroup_root,
             cgroup_driver=cgroup_driver,
             cgroup_version=int(cgroup_version) if cgroup_version else None,
+            cgroup_layout=layout,
             metrics_port=metrics_port,
             poll=poll,
             resync=resync,

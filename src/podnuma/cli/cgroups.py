@@ -31,10 +31,11 @@ def cgroups_group() -> None:
 def _common(fn: Callable[..., Any]) -> Callable[..., Any]:
     fn = click.option(
         "--cgroup-root",
-        default="/",
-        show_default=True,
-        help="The kubelet's --cgroup-root (components joined by '/'; an empty one, as in 'a//b', is "
-        "dropped with the cgroupfs driver and refused with systemd, where the kubelet panics on it).",
+        default=None,
+        help="The kubelet's --cgroup-root, in place of the kubelet configuration's cgroupRoot as the "
+        "kubelet's flag overrides its file (default: the configuration's; '/' when it sets none). "
+        "Components joined by '/'; an empty one, as in 'a//b', is dropped with the cgroupfs driver and "
+        "refused with systemd, where the kubelet panics on it.",
     )(fn)
     fn = click.option(
         "--cgroup-version",
@@ -57,7 +58,7 @@ def _common(fn: Callable[..., Any]) -> Callable[..., Any]:
 @_common
 @output_option("cgroups plan", "table: the tree; json or yaml: the plan's document.")
 def plan_command(
-    scenario: str, step: int | None, driver: str, cgroup_version: str, cgroup_root: str, output: str,
+    scenario: str, step: int | None, driver: str, cgroup_version: str, cgroup_root: str | None, output: str,
     set_values: tuple[str, ...],
 ) -> None:
     """Print the cgroup tree and values after a step of SCENARIO ('-': standard input)."""
@@ -90,7 +91,7 @@ def apply_command(
     step: int | None,
     driver: str,
     cgroup_version: str,
-    cgroup_root: str,
+    cgroup_root: str | None,
     root: Path,
     dry_run: bool,
     keep_stale: bool,

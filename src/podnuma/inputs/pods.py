@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from podnuma.api.kubeletconfig import KubeletConfig, load_kubelet_config
+from podnuma.api.kubeletconfig import KubeletConfig, check_config_file_type, load_kubelet_config
 from podnuma.cm.container_manager import Node
 from podnuma.errors import InputError, KubeletStartupError
 from podnuma.fieldkit import wrong_type
@@ -266,13 +266,21 @@ class ConfigSource:
 
 def config_source(src: TextInput) -> ConfigSource:
     """The file and field path of ``--kubelet-config``'s configuration
-    (see :class:`ConfigSource`): a ``KubeletConfiguration`` file; a scenario
+    (see :class:`ConfigSource`): a ``KubeletConfiguration`` file, whose
+    ``apiVersion`` and ``kind`` the kubelet's loader wants written
+    (:func:`~podnuma.api.kubeletconfig.check_config_file_type`); a scenario
     holding it inline (``kubeletConfig``: absent, the kubelet's defaults);
     or the file a scenario's ``kubeletConfigFile`` names, resolved against
     the scenario's directory (the working directory for standard input), as
     ``simulate`` resolves it."""
     data, doc = _mapping_doc(src, "kubelet configuration")
     if not _is_scenario(data):
+        # the kubelet's own file: its loader takes the type from the file
+        # alone (a scenario's configuration gets v1beta1's when it has none)
+        try:
+            check_config_file_type(data)
+        except InputError as e:
+            raise doc.enrich(e) from None
         return ConfigSource(src, "", data, doc)
     if "kubeletConfigFile" not in data:
         return ConfigSource(src, "kubeletConfig", data, doc)

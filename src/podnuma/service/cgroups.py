@@ -9,7 +9,6 @@ from typing import Literal
 
 from podnuma.cgroups import CgroupPlan, apply_plan, plan_cgroups
 from podnuma.cgroups.apply import ApplyReport
-from podnuma.cgroups.plan import parse_cgroup_root
 from podnuma.inputs.overrides import Override
 from podnuma.inputs.text import TextInput
 from podnuma.service.scenario import load
@@ -19,23 +18,23 @@ __all__ = ["apply", "apply_document", "plan"]
 
 def plan(
     src: TextInput, *, step: int | None, driver: Literal["systemd", "cgroupfs"], version: int,
-    cgroup_root: str = "/", overrides: tuple[Override, ...] = (),
+    cgroup_root: str | None = None, overrides: tuple[Override, ...] = (),
 ) -> CgroupPlan:
     """The cgroups after ``step`` (default: the last); ``cgroup_root``: the
     kubelet's ``--cgroup-root`` (components joined by ``/``, read as the
-    kubelet reads it: :func:`~podnuma.cgroups.plan.parse_cgroup_root`);
+    kubelet reads it: :func:`~podnuma.cgroups.plan.parse_cgroup_root`), in
+    place of the configuration's ``cgroupRoot`` as the kubelet's flag
+    overrides its file (``None``: the configuration's, ``/`` when unset);
     ``overrides``: ``--set`` on the scenario's kubelet configuration."""
-    # the option's value, checked before the scenario is read: an error
-    # names --cgroup-root (the kubelet configuration's cgroupRoot field is
-    # not what the plan uses)
-    components = parse_cgroup_root(cgroup_root, driver, "--cgroup-root")
+    # (the option's value is read with the scenario's cgroupsPerQOS: an
+    # error names --cgroup-root)
     return plan_cgroups(load(src, overrides=overrides), step=step, driver=driver, version=version,
-                        cgroup_root=components)
+                        cgroup_root=cgroup_root)
 
 
 def apply(
     src: TextInput, root: Path, *, step: int | None, driver: Literal["systemd", "cgroupfs"],
-    version: int, cgroup_root: str = "/", dry_run: bool = False, keep_stale: bool = False,
+    version: int, cgroup_root: str | None = None, dry_run: bool = False, keep_stale: bool = False,
     overrides: tuple[Override, ...] = (),
 ) -> ApplyReport:
     """Write the plan under ``root`` in the kernel's order (``dry_run``:
