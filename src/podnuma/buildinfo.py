@@ -51,6 +51,8 @@ ENGINE_SOURCES: Final[tuple[str, ...]] = (
     "podnuma/golang/spew.py",
     "podnuma/golang/strconv.py",
     "podnuma/golang/types.py",
+    # not golang/jsonnumbers.py (a float subclass) nor golang/fmtscan.py
+    # (sysfs discovery, off the admission path);
     # not golang/json.py: its str and list subclasses would be non-native
     # classes, which need mypy_extensions at run time; it reads checkpoint
     # files, off the admission path

@@ -72,10 +72,6 @@ def scenario(tmp_path: Path, node: dict[str, Any], limits: str = '{cpu: "1", mem
         ("99999999999999999999999999", "MemTotal '99999999999999999999999999' kB: value out of range"),
         (str(UINT64_MAX + 1), f"MemTotal '{UINT64_MAX + 1}' kB: value out of range"),
         ("9" * 5000, "kB: value out of range"),  # (more digits than Python's int() takes)
-        # parses, but kB * 1024 wraps in cadvisor's uint64: 2^54 kB wraps to 0 bytes
-        (str(1 << 54), f"MemTotal {1 << 54} kB is more bytes than a uint64 holds: cadvisor's kB * 1024 "
-                       "would wrap to 0 bytes"),
-        (str(UINT64_MAX), "would wrap to 18446744073709550592 bytes"),
     ],
 )
 def test_a_node_memtotal_cadvisor_cannot_hold_is_refused_naming_the_file(
@@ -92,6 +88,24 @@ def test_a_node_memtotal_cadvisor_cannot_hold_is_refused_naming_the_file(
     (line,) = got.stderr.splitlines()
     assert line.startswith(f"error: {meminfo}: MemTotal ") and words in line
     assert len(line) < 400
+
+
+@pytest.mark.parametrize(
+    ("kb", "memory"),
+    [
+        # parses, and kB * 1024 wraps in cadvisor's uint64 (as cadvisor hands it on)
+        (str(1 << 54), 0),
+        (str((1 << 54) + 3), 3072),
+        (str(UINT64_MAX), 18446744073709550592),
+    ],
+)
+def test_a_node_memtotal_whose_bytes_wrap_is_cadvisors_wrapped_figure(tmp_path: Path, kb: str, memory: int) -> None:
+    root = sysfs_tree(tmp_path, kb)
+    info = read_sysfs(root / "sys")
+    assert [n.memory for n in info.topology] == [memory]
+    assert info.memory_capacity == memory  # (no proc/meminfo: the nodes' sum)
+    root2 = sysfs_tree(tmp_path / "m", "1024", machine_kb=kb)
+    assert read_sysfs(root2 / "sys").memory_capacity == memory
 
 
 def test_the_machine_memtotal_is_read_as_cadvisor_reads_it(tmp_path: Path) -> None:
@@ -288,8 +302,9 @@ def test_a_json_scenario_reads_a_number_past_the_float_range_as_yaml_does(tmp_pa
         ("distance", "1" * 5000 + "\n", "... (5000 characters) to int"),
         ("distance", f"{UINT64_MAX + 1}\n", f"cannot convert '{UINT64_MAX + 1}' to int"),
         # Sscanf's %d into a uint64: no sign, no more than 2^64-1
-        ("hugepages/hugepages-2048kB/nr_hugepages", "+5\n", "could not parse nr_hugepages"),
-        ("hugepages/hugepages-2048kB/nr_hugepages", "9" * 5000 + "\n", "... (5001 characters)"),
+        ("hugepages/hugepages-2048kB/nr_hugepages", "+5\n",
+         'could not parse file nr_hugepage for hugepages-2048kB, contents "+5" (expected integer)'),
+        ("hugepages/hugepages-2048kB/nr_hugepages", "9" * 5000 + "\n", "... (5000 characters)"),
         ("hugepages/hugepages-\u00b2kB/nr_hugepages", "1\n", "cannot parse the page size"),
         ("hugepages/hugepages-" + "2" * 200 + "kB/nr_hugepages", "1\n", "cannot parse the page size"),
     ],

@@ -152,6 +152,7 @@ func Parse(raw []byte, name, dir string) (*Scenario, error) {
 	if !ok {
 		return nil, inputErr("", "a scenario must be a mapping")
 	}
+	withJSONPods(top, raw, name)
 	known := []string{"apiVersion", "kind", "node", "kubeletConfig", "kubeletConfigFile", "apiServer", "state", "steps"}
 	if err := checkKeys(top, known, ""); err != nil {
 		return nil, err

@@ -140,9 +140,10 @@ func (fs *rootedSysFs) GetCacheInfo(cpu int, name string) (cadvisorsysfs.CacheIn
 	if text, err = read("shared_cpu_map"); err != nil {
 		return cadvisorsysfs.CacheInfo{}, err
 	}
-	// A comma-separated list of 32-bit hex words; count the set bits.
-	for _, word := range strings.Split(strings.TrimSpace(text), ",") {
-		v, err := strconv.ParseUint(word, 16, 32)
+	// cadvisor's getCPUCount (utils/sysfs/sysfs.go): the comma-separated
+	// hex words, each trimmed and parsed as a uint64; count the set bits.
+	for _, word := range strings.Split(text, ",") {
+		v, err := strconv.ParseUint(strings.TrimSpace(word), 16, 64)
 		if err != nil {
 			return cadvisorsysfs.CacheInfo{}, err
 		}

@@ -144,3 +144,42 @@ func TestMemoryCapacityIsMemTotalBesideTheTree(t *testing.T) {
 		t.Fatal("a meminfo without MemTotal was accepted")
 	}
 }
+
+// TestCacheCPUCountIsCadvisors: shared_cpu_map words are trimmed one by
+// one and parsed as uint64s (cadvisor's getCPUCount), so spaces around a
+// comma and words wider than 32 bits are read.
+func TestCacheCPUCountIsCadvisors(t *testing.T) {
+	for text, want := range map[string]int{"0 , 33\n": 4, "ffffffffff\n": 40, "0000000000000000033\n": 4} {
+		root := snapshot(t)
+		write(t, root, "devices/system/cpu/cpu0/cache/index3/shared_cpu_map", text)
+		fs := &rootedSysFs{root: root}
+		info, err := fs.GetCacheInfo(0, "index3")
+		if err != nil || info.Cpus != want {
+			t.Errorf("%q: %d CPUs (%v), want %d", text, info.Cpus, err, want)
+		}
+	}
+	root := snapshot(t)
+	write(t, root, "devices/system/cpu/cpu0/cache/index3/shared_cpu_map", "0x33\n")
+	if _, err := (&rootedSysFs{root: root}).GetCacheInfo(0, "index3"); err == nil {
+		t.Error("0x33: no error, want strconv's")
+	}
+}
+
+// TestWrappedFiguresPassThrough: a MemTotal whose bytes wrap cadvisor's
+// uint64 and page counts whose sum wraps are handed on, not refused.
+func TestWrappedFiguresPassThrough(t *testing.T) {
+	root := snapshot(t)
+	write(t, root, "devices/system/node/node0/meminfo", fmt.Sprintf("Node 0 MemTotal:       %d kB\n", uint64(1)<<54+1))
+	write(t, root, "devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages", "\n9223372036854775808\n")
+	write(t, root, "devices/system/node/node1/hugepages/hugepages-2048kB/nr_hugepages", "9223372036854775808")
+	mi, err := MachineInfo(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mi.Topology[0].Memory != 1024 || mi.MemoryCapacity != 1024+1048576*1024 {
+		t.Errorf("memory %d, capacity %d", mi.Topology[0].Memory, mi.MemoryCapacity)
+	}
+	if len(mi.HugePages) != 1 || mi.HugePages[0].NumPages != 0 {
+		t.Errorf("huge pages %+v, want 0 pages of 2048 kB", mi.HugePages)
+	}
+}

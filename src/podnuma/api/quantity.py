@@ -28,6 +28,8 @@ import math
 import re
 from typing import Final
 
+from podnuma.golang.jsonnumbers import JSONFloat
+
 __all__ = [
     "Format",
     "Quantity",
@@ -415,6 +417,16 @@ class Quantity:
         if not isinstance(other, Quantity):
             return NotImplemented
         fmt = other._format if self._nanos == 0 else self._format
+        odec, ou, _ = other._go_rep()
+        if not odec and ou == _MOST_NEGATIVE:
+            # int64Amount.Sub negates the int64: -MinInt64 is MinInt64, so
+            # Go adds 2^63 * 10^scale instead of subtracting it whenever that
+            # sum holds in an int64 (reproduced quirk: 0 - MinInt64 is MinInt64)
+            explicit = self if self._rep is not None else Quantity(self._nanos, self._format, _rep=self._go_rep())
+            rep = _go_add(explicit, other, -1)
+            if rep is not None and not rep[0]:
+                return Quantity(_rep_nanos(rep[1], rep[2]), fmt, _rep=rep)
+            return Quantity(self._nanos - other._nanos, fmt, _rep=rep)
         return Quantity(self._nanos - other._nanos, fmt, _rep=_go_add(self, other, -1))
 
     def __neg__(self) -> Quantity:
@@ -473,6 +485,10 @@ class Quantity:
                 fmt = Format.DECIMAL_SI
             else:
                 amount = n // _NANO
+                if amount == _MOST_NEGATIVE and not self._go_rep()[0]:
+                    # removeInt64Factors cannot negate math.MinInt64: no
+                    # factor of 1024 is taken out (reproduced quirk)
+                    return str(amount)
                 times = 0
                 mag = abs(amount)
                 while mag >= 1024 and mag % 1024 == 0:
@@ -523,8 +539,20 @@ def _go_add(a: Quantity, b: Quantity, sign: int) -> tuple[bool, int, int] | None
         rb = b._go_rep()
     da, au, ae = ra
     db, bu, be = rb
+    if sign < 0 and (da or db):
+        # (Sub on the inf.Dec path subtracts the other's exact value)
+        u, e = _dec_add(au, ae, -bu, be)
+        return True, u, e
     if sign < 0:
-        bu = -bu if db else wrap_int64(-bu)
+        # int64Amount.Sub adds the negated int64, which wraps for MinInt64
+        # (the inf.Dec fallback below then uses the exact value)
+        if bu == _MOST_NEGATIVE:
+            summed = _int64_amount_add(au, ae, bu, be)
+            if summed is not None:
+                return False, summed[0], summed[1]
+            u, e = _dec_add(au, ae, -bu, be)
+            return True, u, e
+        bu = -bu
     if not da and not db:
         if au and bu:
             # the common cases: no overflow anywhere
@@ -542,6 +570,13 @@ def _go_add(a: Quantity, b: Quantity, sign: int) -> tuple[bool, int, int] | None
             return False, summed[0], summed[1]
     u, e = _dec_add(au, ae, bu, be)
     return True, u, e
+
+
+def _rep_nanos(unscaled: int, exponent: int) -> int:
+    """The value in nano-units of apimachinery's (unscaled, exponent) form."""
+    shift = exponent + 9
+    scale: int = 10 ** abs(shift)
+    return unscaled * scale if shift >= 0 else unscaled // scale
 
 
 _ZERO_TEXT: Final = "0"
@@ -680,12 +715,17 @@ def parse_quantity(value: str | int | float) -> Quantity:
     """``resource.ParseQuantity`` (strings) or a JSON/YAML number in a manifest.
 
     Numbers are parsed from their decimal text, as ``Quantity.UnmarshalJSON``
-    parses the raw JSON number.
+    parses the raw JSON number: a JSON reader's
+    :class:`~podnuma.golang.jsonnumbers.JSONFloat` by the text it was read
+    from (``1e-400`` is ``1n``, not the float's 0), any other float by its
+    shortest text (a YAML float: ``YAMLToJSON`` writes the float64 it made).
     """
     if isinstance(value, bool):
         raise QuantityError(ERR_FORMAT_WRONG)
     if isinstance(value, int):
         return _parse_text(str(value))
+    if type(value) is JSONFloat:
+        return _parse_text(value.text)
     if isinstance(value, float):
         if not math.isfinite(value):
             raise QuantityError(ERR_FORMAT_WRONG)

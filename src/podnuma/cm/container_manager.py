@@ -944,8 +944,17 @@ def node_status_allocatable(
 ) -> dict[str, Quantity]:
     """The node's ``status.allocatable``: capacity minus the reservation
     (:func:`~podnuma.api.kubeletconfig.node_allocatable_reservation`),
-    floored at zero; memory also loses the hugepage pools
-    (``nodestatus.MachineInfo``)."""
+    floored at zero; memory then loses each hugepage pool in turn, floored
+    at zero after each (``MachineInfo`` in pkg/kubelet/nodestatus/setters.go).
+
+    With the Go quantity arithmetic (``Quantity.Sub``: a pool of exactly
+    2^63 bytes is ``math.MinInt64``, whose negation wraps, so memory minus
+    it is negative and floors to 0) and a pool wrapped negative (2^63 bytes
+    or more, see :func:`go_int64`: subtracting it adds), the result can
+    depend on the order of the pools, which upstream takes from a Go map
+    (random). podnuma takes them in ``capacity``'s order (smallest page
+    first as :func:`_capacity` builds it); without a negative pool every
+    order gives the same answer."""
     zero = Quantity.from_int(0)
     out: dict[str, Quantity] = {}
     for name, cap in capacity.items():
@@ -956,7 +965,9 @@ def node_status_allocatable(
         for name, cap in capacity.items():
             if is_hugepage_resource(name):
                 mem = mem - cap
-        out["memory"] = mem if mem >= zero else zero
+                if mem < zero:
+                    mem = zero
+        out["memory"] = mem
     return out
 
 

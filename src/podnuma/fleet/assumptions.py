@@ -15,7 +15,14 @@ Two objects the dump usually holds can contradict it:
   computation (:func:`~podnuma.cm.container_manager.node_status_allocatable`)
   on the node's dumped capacity; a CPU figure other than the machine's
   CPUs minus the configuration's reservation means the kubelet runs with
-  another reservation;
+  another reservation. The memory and huge page capacities are taken as
+  the kubelet holds them, not as the dumped text parses: an int64 of bytes
+  (``CapacityFromMachineInfo``, pkg/kubelet/cadvisor/util.go), so a figure
+  of 2^63 bytes or more wraps as there
+  (:func:`~podnuma.cm.container_manager.go_int64`) and the ``-8Ei`` the
+  kubelet prints for ``math.MinInt64`` (which ``ParseQuantity`` would cap
+  at 2^63-1) is ``math.MinInt64`` again; the subtraction then has the
+  kubelet's int64 quirks (see ``node_status_allocatable``);
 * the NodeResourceTopology's ``attributes``: the topology exporter (RTE,
   NFD's topology-updater) publishes the kubelet's ``topologyManagerPolicy``
   and ``topologyManagerScope`` there.
@@ -25,7 +32,9 @@ Two objects the dump usually holds can contradict it:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
+from fractions import Fraction
 
 from podnuma.api.kubeletconfig import (
     KubeletConfig,
@@ -34,7 +43,7 @@ from podnuma.api.kubeletconfig import (
 )
 from podnuma.api.quantity import Quantity, QuantityError, parse_quantity
 from podnuma.api.resources import is_hugepage_resource
-from podnuma.cm.container_manager import node_status_allocatable
+from podnuma.cm.container_manager import go_int64, node_status_allocatable
 from podnuma.errors import PodnumaError
 
 __all__ = ["contradictions"]
@@ -47,6 +56,31 @@ def _qty(text: str | None) -> Quantity | None:
         return parse_quantity(text)
     except (QuantityError, ValueError):
         return None
+
+
+#: a quantity with a binary suffix: the only texts ParseQuantity caps (at
+#: 2^63-1 in magnitude), so the only ones whose exact value is re-read here
+_BINARY = re.compile(r"([+-]?)([0-9]*(?:\.[0-9]*)?)(Ki|Mi|Gi|Ti|Pi|Ei)")
+_BINARY_SHIFT = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
+_CAPPED = (1 << 63) - 1
+
+
+def _kubelet_bytes(text: str, parsed: Quantity) -> Quantity:
+    """A dumped memory or huge page capacity as the kubelet holds it:
+    ``resource.NewQuantity(int64(bytes), BinarySI)``. A whole number of
+    bytes is wrapped to an int64 (:func:`go_int64`); a binary figure that
+    ``ParseQuantity`` capped at 2^63-1 is re-read exactly first (the
+    kubelet prints ``math.MinInt64`` as ``-8Ei``). Anything else (a
+    fraction of a byte: no kubelet wrote it) is kept as parsed."""
+    nanos = parsed.nanos
+    exact: Fraction | None = None
+    if abs(nanos) == _CAPPED * 10**9 and (m := _BINARY.fullmatch(text.strip())) and m.group(2) not in ("", "."):
+        exact = Fraction(m.group(2)) * (1 << _BINARY_SHIFT[m.group(3)]) * (-1 if m.group(1) == "-" else 1)
+    elif nanos % 10**9 == 0:
+        exact = Fraction(nanos // 10**9)
+    if exact is None or exact.denominator != 1:
+        return parsed
+    return Quantity.from_int(go_int64(int(exact)), binary=True)
 
 
 def _cpus(milli: int) -> str:
@@ -97,7 +131,8 @@ def contradictions(
             else:
                 text += ": more than the node's capacity"
             out.append(text)
-    caps = {name: q for name, text in capacity.items() if (q := _qty(text)) is not None}
+    caps = {name: (_kubelet_bytes(text, q) if name == "memory" or is_hugepage_resource(name) else q)
+            for name, text in capacity.items() if (q := _qty(text)) is not None}
     got_mem = _qty(allocatable.get("memory"))
     if "memory" in caps and got_mem is not None:
         try:

@@ -90,6 +90,7 @@ from podnuma.fleet.dumpfile import (
 )
 from podnuma.fleet.model import Issue
 from podnuma.fleet.pods import ACTIVE_PHASES, compact_pod, is_pod, read_node_pods, with_ranged_pods
+from podnuma.golang.jsonnumbers import json_float
 from podnuma.inputs.documents import (
     check_tree,
 )
@@ -868,8 +869,11 @@ class _TopPods(msgspec.Struct, gc=False):
 
 _PODS_RAW = msgspec.json.Decoder(list[_PodRaw])
 _TOP_PODS = msgspec.json.Decoder(_TopPods)
-_ANY = msgspec.json.Decoder()
-_CTRS = msgspec.json.Decoder(list[_Ctr])
+# a number with a fraction or an exponent keeps its text where a float would
+# lose it (a quantity is parsed from the text, as Quantity.UnmarshalJSON
+# does: podnuma.golang.jsonnumbers); called for such numbers only
+_ANY = msgspec.json.Decoder(float_hook=json_float)
+_CTRS = msgspec.json.Decoder(list[_Ctr], float_hook=json_float)
 _SPEC_FIELDS = ("resources", "overhead", "restartPolicy")
 
 
@@ -991,7 +995,7 @@ def _general_items(text: bytes, name: str) -> list[Any]:
     is left out, not the range (a range is a run of one node's pods, cut
     at a piece's end on a cluster: what is read must not depend on it;
     :class:`_SomeItems`)."""
-    items = json.loads(text, object_pairs_hook=json_object_pairs)
+    items = json.loads(text, object_pairs_hook=json_object_pairs, parse_float=json_float)
     out: list[Any] = []
     errors: list[InputError] = []
     for d in items:

@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from podnuma.errors import InputError
+from podnuma.golang.jsonnumbers import json_float
 from podnuma.inputs.limits import DEFAULT_LIMITS, ReadLimits
 from podnuma.inputs.pathtext import open_text
 from podnuma.inputs.surrogates import LONE_SURROGATE as _LONE_SURROGATE
@@ -512,18 +513,11 @@ def _json_constant(word: str) -> Any:
     raise _JSONConstant(word)
 
 
-def _json_float(text: str) -> float | str:
-    """A JSON number with a fraction or an exponent: its float, or, past
-    the float range (``1e400``, which ``float`` makes infinity), its text,
-    as go-yaml leaves such a YAML scalar (a string): a quantity that large
-    is then refused for what it is, with its value. Within the range the
-    float is kept, where the API server's ``Quantity.UnmarshalJSON`` reads
-    the number's text (``1e-400``: 0 here, 1n there). (Only numbers with a
-    fraction or an exponent come here: integers cost nothing more.)"""
-    value = float(text)
-    if value - value == 0.0:  # (finite: inf - inf is NaN)
-        return value
-    return text
+#: a JSON number with a fraction or an exponent: a float, a float that keeps
+#: its text, or (past the float range) its text, so that a quantity field
+#: parses the number's text as ``Quantity.UnmarshalJSON`` does
+#: (:mod:`podnuma.golang.jsonnumbers`; integers are exact as they are)
+_json_float = json_float
 
 
 def load_json(

@@ -549,4 +549,5 @@ def _msgspec_decoder() -> tuple[Any, tuple[type[BaseException], ...]]:
     if _encode is None:
         _encode = msgspec.json.Encoder().encode
         _encode_errors = (TypeError, ValueError, OverflowError, msgspec.EncodeError)
-    return msgspec.json.Decoder().decode, (msgspec.DecodeError, RecursionError)
+    # (a number with a fraction or an exponent read as the other decoders read it)
+    return msgspec.json.Decoder(float_hook=_json_float).decode, (msgspec.DecodeError, RecursionError)

@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from podnuma.inputs.discover._fields import MAX_UINT64
 from podnuma.inputs.discover.machineinfo import MachineInfo
 from podnuma.units import format_bytes
 
@@ -93,7 +94,8 @@ def node_document(
     for node in sorted(info.topology, key=lambda n: n.id):
         entry: dict[str, Any] = {"memory": _node_size(node.memory)}
         for hp in sorted(node.hugepages, key=lambda h: h.page_size):
-            entry[hugepage_key(hp.page_size)] = _node_size(hp.page_size * 1024 * hp.num_pages)
+            # (the bytes as the kubelet's uint64 product holds them)
+            entry[hugepage_key(hp.page_size)] = _node_size(hp.page_size * 1024 * hp.num_pages & MAX_UINT64)
         memory[node.id] = entry
 
     doc: dict[str, Any] = {}

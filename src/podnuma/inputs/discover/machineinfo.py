@@ -227,11 +227,12 @@ class MachineInfo:
 
 def machine_hugepages(nodes: Iterable[MachineInfoNode]) -> tuple[HugePagesInfo, ...]:
     """The machine-wide huge page pools of a MachineInfo: every node's pools
-    summed by page size, smallest page first, as cadvisor reports them."""
+    summed by page size, smallest page first, as cadvisor reports them (the
+    page counts are uint64s: their sum wraps at 2^64)."""
     pages: dict[int, int] = {}
     for n in nodes:
         for hp in n.hugepages:
-            pages[hp.page_size] = pages.get(hp.page_size, 0) + hp.num_pages
+            pages[hp.page_size] = (pages.get(hp.page_size, 0) + hp.num_pages) & MAX_UINT64
     return tuple(HugePagesInfo(size, count) for size, count in sorted(pages.items()))
 
 
@@ -453,10 +454,13 @@ def discover(info: MachineInfo) -> CPUTopology:
 
 
 def numa_nodes_of(info: MachineInfo) -> tuple[NUMANode, ...]:
-    """NUMA nodes (memory, hugepage pools in bytes, distances), sorted by id."""
+    """NUMA nodes (memory, hugepage pools in bytes, distances), sorted by id.
+    A pool's bytes are the memory manager's ``NumPages * PageSize * 1024``
+    (pkg/kubelet/cm/memorymanager/policy_static.go,
+    ``getDefaultMachineState``): a uint64 product, which wraps at 2^64."""
     out = []
     for node in sorted(info.topology, key=lambda n: n.id):
-        pools = {hp.page_size * 1024: hp.page_size * 1024 * hp.num_pages for hp in node.hugepages}
+        pools = {hp.page_size * 1024: hp.page_size * 1024 * hp.num_pages & MAX_UINT64 for hp in node.hugepages}
         out.append(
             NUMANode(id=node.id, memory=node.memory, hugepages=pools, distances=node.distances)
         )
@@ -480,7 +484,11 @@ def build_machine(
         numa_nodes=numa_nodes_of(info),
         devices=dict(devices or {}),
         name=name,
-        total_hugepages={hp.page_size * 1024: hp.page_size * 1024 * hp.num_pages for hp in info.hugepages},
+        # (the capacity's int64(PageSize*1024) * int64(NumPages) is this
+        # product modulo 2^64, which go_int64 then reads as an int64)
+        total_hugepages={
+            hp.page_size * 1024: hp.page_size * 1024 * hp.num_pages & MAX_UINT64 for hp in info.hugepages
+        },
         total_memory=info.memory_capacity or None,
     )
 

@@ -45,10 +45,24 @@ counts ``physical id`` in ``/proc/cpuinfo``, which lists online CPUs only);
 when ``devices/system/cpu/online`` is missing, a per-CPU ``cpuN/online``
 holding ``0`` marks that CPU offline; a node directory without ``cpuN``
 entries takes its CPUs from ``cpulist``; an unreadable ``cpu/online`` list
-is an error (cadvisor would treat every CPU as offline); a ``MemTotal`` of
-2^54 kB or more, whose bytes cadvisor's uint64 wraps, is an error (one past
-2^64-1 kB is one for cadvisor too). ``root`` may also be a directory holding
-``sys/``.
+is an error (cadvisor would treat every CPU as offline). ``root`` may also
+be a directory holding ``sys/``.
+
+Figures past what a machine holds are cadvisor's and the kubelet's
+arithmetic, not errors (reproduced quirks): a ``MemTotal`` of 2^54 kB or
+more is multiplied by 1024 in a uint64 and wraps (past 2^64-1 kB it is
+refused, as ``strconv.ParseUint`` refuses it); the machine's memory summed
+over the nodes and the machine's huge pages summed over the nodes wrap at
+2^64 too; a huge page pool of 2^63 bytes or more is kept, and the kubelet
+turns it into a negative capacity (``int64(...)``, see
+``podnuma.cm.container_manager``). ``nr_hugepages`` is read as cadvisor
+reads it: ``strings.TrimSpace`` then ``fmt.Sscanf("%d")`` into a uint64
+(``podnuma.golang.fmtscan``); a cache's ``id``, ``size`` and ``level`` are
+scanned the same way without the trimming, so a leading newline there
+makes the cache unreadable. Files cadvisor trims (``core_id``,
+``physical_package_id``, ``distance``, each ``shared_cpu_map`` word, a
+cache's ``type``) are trimmed as ``strings.TrimSpace`` trims (not as
+Python's ``strip``, which also takes U+001C-U+001F).
 """
 
 from __future__ import annotations
@@ -59,6 +73,8 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 
 from podnuma.errors import InputError
+from podnuma.golang.fmtscan import ScanError, go_trim_space, sscanf_int
+from podnuma.golang.strconv import go_quote
 from podnuma.inputs.discover.machineinfo import (
     Cache,
     Core,
@@ -74,8 +90,7 @@ from podnuma.machine.topology import Machine
 __all__ = ["read_sysfs", "load_sysfs", "offline_cpus"]
 
 _INT = re.compile(r"[+-]?[0-9]+")
-_SCAN_INT = re.compile(r"\s*([+-]?[0-9]+)")
-_SCAN_SIZE = re.compile(r"\s*([+-]?[0-9]+)K")
+_HEX = re.compile(r"[0-9a-fA-F]+")
 # (Go's \s is [\t\n\f\r ]: Python's would take \v and Unicode spaces too)
 _MEMTOTAL = re.compile(r"MemTotal:[\t\n\f\r ]*([0-9]+) kB")
 _CPU_NAME = re.compile(r"cpu([0-9]+)")
@@ -146,7 +161,7 @@ def _shown(value: str) -> str:
 
 def _atoi(file: Path, text: str) -> int:
     """``strconv.Atoi`` of the trimmed content."""
-    value = text.strip()
+    value = go_trim_space(text)
     if not _INT.fullmatch(value):
         raise _err(f"invalid integer {_shown(value)}", file)
     n = _int64(value)
@@ -157,20 +172,16 @@ def _atoi(file: Path, text: str) -> int:
 
 def _memtotal_bytes(digits: str, file: Path) -> int:
     """A ``MemTotal`` figure (kB, decimal digits) in bytes, as cadvisor reads
-    it (``getNodeMemInfo``, ``parseCapacity``): ``strconv.ParseUint(digits,
-    10, 64)``, whose error past 2^64-1 stops cadvisor, then times 1024 in a
-    uint64. That product wrapping (2^54 kB or more: 16 EiB) is refused too,
-    a deviation: cadvisor would hand the kubelet the wrapped figure, which is
-    no machine's memory (the value is not converted when its digits alone
-    show that it is out of range: Python refuses more than 4300)."""
+    it (``getNodeMemInfo`` in utils/sysinfo/sysinfo.go, ``parseCapacity`` in
+    machine/machine.go): ``strconv.ParseUint(digits, 10, 64)``, whose error
+    past 2^64-1 stops cadvisor, then times 1024 in a uint64, which wraps
+    from 2^54 kB on (reproduced quirk: cadvisor hands the kubelet the
+    wrapped figure)."""
     kb = _uint64(digits)
     if kb is None:
         raise _err(f"MemTotal {_shown(digits)} kB: value out of range "
                    "(cadvisor reads it with strconv.ParseUint as a uint64)", file)
-    if kb * 1024 > _UINT64_MAX:
-        raise _err(f"MemTotal {kb} kB is more bytes than a uint64 holds: cadvisor's "
-                   f"kB * 1024 would wrap to {kb * 1024 % 2**64} bytes", file)
-    return kb * 1024
+    return kb * 1024 & _UINT64_MAX
 
 
 class _CoreBuilder:
@@ -247,7 +258,7 @@ class _SysFs:
             if m is None:
                 raise _err("failed to match MemTotal in meminfo", self.meminfo)
             return _memtotal_bytes(m.group(1), self.meminfo)
-        return sum(n.memory for n in nodes)
+        return sum(n.memory for n in nodes) & _UINT64_MAX  # (a uint64 sum)
 
     # -- CPUs -------------------------------------------------------------------
     def _online_list(self) -> CPUSet | None:
@@ -255,10 +266,10 @@ class _SysFs:
         text = _read(file)
         if text is None:
             return None
-        if not text.strip():
+        if not go_trim_space(text):
             raise _err("empty online CPU list", file)
         try:
-            return CPUSet.parse(text.strip())
+            return CPUSet.parse(go_trim_space(text))
         except CPUSetParseError as err:
             raise _err(f"invalid online CPU list: {err}", file) from None
 
@@ -279,7 +290,7 @@ class _SysFs:
 
     def topology_text(self, cpu: int, name: str) -> str | None:
         text = _read(self.cpu_dir(cpu) / "topology" / name)
-        return None if text is None else text.strip()
+        return None if text is None else go_trim_space(text)
 
     @staticmethod
     def cpu_id(path: Path) -> int:
@@ -317,42 +328,34 @@ class _SysFs:
 
     # -- caches (GetCacheInfo / addCacheInfo) -------------------------------------
     def _cache(self, directory: Path) -> tuple[Cache, int]:
-        def scan(name: str, pattern: re.Pattern[str]) -> int:
+        def scan(name: str, unsigned: bool, literal: str = "") -> int:
+            # fmt.Sscanf of the file as it is (not trimmed): the id and the
+            # level into an int, the size ("%dK") into a uint64
             text = _read(directory / name)
-            m = pattern.match(text) if text is not None else None
-            if m is None:
+            if text is None:
                 raise _CacheUnreadable
-            # fmt.Sscanf's %d: the id and the level are an int (64 bits), the
-            # size a uint64 (no sign); out of range, it is an error
-            digits = m.group(1)
-            if name == "size":
-                n = None if digits[0] in "+-" or len(digits.lstrip("0")) > 20 else int(digits)
-                if n is not None and n >= 2**64:
-                    n = None
-            else:
-                n = _int64(digits)
-            if n is None:
-                raise _CacheUnreadable
-            return n
+            try:
+                return sscanf_int(text, unsigned=unsigned, literal=literal)
+            except ScanError:
+                raise _CacheUnreadable from None
 
-        cache_id = scan("id", _SCAN_INT)
-        size = scan("size", _SCAN_SIZE) * 1024 % 2**64  # (a uint64, times 1024)
-        level = scan("level", _SCAN_INT)
+        cache_id = scan("id", False)
+        size = scan("size", True, "K") * 1024 & _UINT64_MAX  # (a uint64, times 1024)
+        level = scan("level", False)
         cache_type = _read(directory / "type")
         cpu_map = _read(directory / "shared_cpu_map")
         if cache_type is None or cpu_map is None:
             raise _CacheUnreadable
         count = 0
         for chunk in cpu_map.split(","):
-            chunk = chunk.strip()
-            try:
-                value = int(chunk, 16)
-            except ValueError:
-                raise _CacheUnreadable from None
-            if value < 0 or value > _UINT64_MAX or chunk.startswith(("+", "-", "0x", "0X")):
+            # strconv.ParseUint(strings.TrimSpace(mask), 16, 64) (getCPUCount):
+            # ASCII hex digits only (no sign, prefix, underscore or Unicode
+            # digit, which Python's int() would take), at most 2^64-1
+            chunk = go_trim_space(chunk)
+            if not _HEX.fullmatch(chunk) or len(chunk.lstrip("0")) > 16:
                 raise _CacheUnreadable
-            count += value.bit_count()
-        return Cache(id=cache_id, size=size, type=cache_type.strip(), level=level), count
+            count += int(chunk, 16).bit_count()
+        return Cache(id=cache_id, size=size, type=go_trim_space(cache_type), level=level), count
 
     def add_cache_info(self, cores: list[_CoreBuilder]) -> list[Cache]:
         node_caches: list[Cache] = []
@@ -406,14 +409,16 @@ class _SysFs:
             text = _read(file)
             if text is None:
                 raise _err("missing nr_hugepages", file)
-            m = _SCAN_INT.match(text)
-            # (Sscanf's %d into a uint64: a sign or past 2^64-1, an error)
-            pages = None if m is None else _uint64(m.group(1))
-            if pages is None:
-                raise _err(f"could not parse nr_hugepages, contents {_shown(text)}", file)
-            if pages * size * 1024 >= 2**63:  # (the kubelet's capacity: an int64 of bytes)
-                raise _err(f"{pages} pages of {size_text} kB: more bytes than the kubelet's "
-                           "capacity of a resource can hold (2^63-1)", file)
+            # GetHugePagesNr trims the content, then Sscanf("%d") into a
+            # uint64: a sign, no digit or past 2^64-1 is an error
+            trimmed = go_trim_space(text)
+            try:
+                pages = sscanf_int(trimmed, unsigned=True)
+            except ScanError as err:
+                shown = go_quote(trimmed) if len(trimmed) <= 40 else _shown(trimmed)
+                reason = str(err) if len(str(err)) <= 80 else "value out of range"
+                raise _err(f"could not parse file nr_hugepage for {name}, contents {shown} ({reason})",
+                           file) from None
             out.append(HugePagesInfo(page_size=size, num_pages=pages))
         return tuple(out)
 
@@ -424,7 +429,7 @@ class _SysFs:
         if text is None:
             return ()
         out = []
-        for token in text.strip().split(" "):
+        for token in go_trim_space(text).split(" "):
             distance = _uint64(token)  # (strconv.ParseUint(token, 10, 64))
             if distance is None:
                 raise _err(f"cannot convert {_shown(token)} to int", file)
