@@ -100,3 +100,47 @@ def test_writing_out_a_default_does_not_readmit(tmp_path: Path) -> None:
     agent.sync()
     (changed,) = agent.records.values()
     assert changed.pod.uid != before.pod.uid
+
+
+def test_a_yaml_syntax_error_is_logged_in_the_kubelets_words(tmp_path: Path) -> None:
+    agent, manifests, stream = _agent(tmp_path)
+    write_manifest(manifests, "bad.yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n  labels: a: b\n")
+    write_manifest(manifests, "lone.yaml", 'apiVersion: v1\nkind: Pod\nmetadata: {name: x, labels: {a: "\\ud800"}}\n')
+    agent.sync()
+    skipped = {Path(r["file"]).name: r["error"] for r in _logs(stream) if r["msg"] == "Manifest skipped"}
+    assert skipped["bad.yaml"].endswith(
+        "bad.yaml: couldn't parse as pod(yaml: line 5: mapping values are not allowed in this context), "
+        "please check config file")
+    assert "couldn't parse as pod(yaml: line 3: found invalid Unicode character escape code)" in skipped["lone.yaml"]
+    assert agent.records == {}
+
+
+def test_a_lone_surrogate_escape_in_json_is_replaced(tmp_path: Path) -> None:
+    agent, manifests, _ = _agent(tmp_path)
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web", "annotations": {"a": "X"}},
+           "spec": {"containers": [{"name": "c", "image": "nginx"}]}}
+    write_manifest(manifests, "web.json", json.dumps(pod).replace('"X"', '"\\ud800"'))
+    agent.sync()
+    (rec,) = agent.records.values()
+    assert rec.admitted, rec.message
+    # the same pod, U+FFFD written: the same UID, the same decision
+    write_manifest(manifests, "web.json", json.dumps(pod).replace('"X"', '"\\ufffd"'))
+    agent.sync()
+    (again,) = agent.records.values()
+    assert again is rec
+
+
+def test_a_time_written_in_another_zone_does_not_readmit(tmp_path: Path) -> None:
+    agent, manifests, stream = _agent(tmp_path)
+    timed = LIMITS_ONLY.replace("metadata: {name: web}", "metadata: {name: web, creationTimestamp: '@'}")
+    write_manifest(manifests, "web.yaml", timed.replace("@", "2024-01-01T08:00:00Z"))
+    agent.sync()
+    (before,) = agent.records.values()
+    write_manifest(manifests, "web.yaml", timed.replace("@", "2024-01-01T10:00:00.000+02:00"))
+    agent.sync()
+    (after,) = agent.records.values()
+    assert after is before and [r for r in _logs(stream) if r["msg"] == "Pod removed"] == []
+    write_manifest(manifests, "web.yaml", timed.replace("@", "2024-01-01T10:00:00Z"))
+    agent.sync()
+    (changed,) = agent.records.values()
+    assert changed.pod.uid != before.pod.uid

@@ -21,6 +21,7 @@ import (
 	"hash/fnv"
 	"os"
 	"strings"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -46,6 +47,17 @@ import (
 // setting (privileged containers, host-process containers).
 func init() {
 	capabilities.Initialize(capabilities.Capabilities{AllowPrivileged: true})
+}
+
+// The kubelet has loaded its local time zone long before its file source
+// reads a manifest (its log lines' timestamps are local times). A
+// metav1.Time decodes to local time, and the UID's hash prints the
+// time.Time struct with the *Location it points to: in a fresh process a
+// time read from "...Z" would point to the zone not loaded yet, one read
+// from an offset (time.Parse looks the local zone up) to it loaded, and
+// one instant would hash two ways. Loaded here first, as in the kubelet.
+func init() {
+	_ = time.Local.String()
 }
 
 // maxConfigLength is common.go's limit on a manifest's size (10 MiB).

@@ -32,6 +32,7 @@ and the field path (with its line when known).
 from __future__ import annotations
 
 import os
+import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -175,6 +176,53 @@ def parse_manifest(raw: bytes, path: Path, *, node_name: str, gates: FeatureGate
     ``InputError`` naming the file (and the field) when the kubelet would
     refuse it."""
     name = str(path)
-    text = decode_text(raw, what="manifest", name=name)
+    try:
+        text = decode_text(raw, what="manifest", name=name)
+    except InputError:
+        text = _not_utf8(raw, name)
     got = decode_static_pod(text, name=name, node_name=node_name, gates=gates)
     return Manifest(file=name, pod=got.pod, digest=got.digest)
+
+
+#: the surrogates Python's ``surrogateescape`` stands an undecodable byte for
+_ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
+
+
+def _not_utf8(raw: bytes, name: str) -> str:
+    """The text of a manifest that is not UTF-8, as the kubelet reads it:
+    JSON (it starts with ``{``, after white space) is read by Go's decoder,
+    which takes each byte that is not part of a UTF-8 character as U+FFFD
+    (``utf8.DecodeRune``: one byte at a time); YAML by go-yaml's reader,
+    which refuses it (``readerc.go``: ``yaml: invalid leading UTF-8 octet``,
+    ``invalid trailing UTF-8 octet``, ``incomplete UTF-8 octet sequence``,
+    ``invalid length of a UTF-8 sequence``, ``invalid Unicode
+    character``; the first such byte; podnuma does not model a syntax error
+    before it winning)."""
+    escaped = raw.decode("utf-8", "surrogateescape")
+    if raw.lstrip(b" \t\r\n").startswith(b"{"):
+        return _ESCAPED_BYTE.sub("\ufffd", escaped)
+    at = _ESCAPED_BYTE.search(escaped)
+    first = len(escaped[:at.start()].encode()) if at is not None else 0
+    raise InputError(f"couldn't parse as pod(yaml: {_go_yaml_utf8(raw, first)}), please check config file",
+                     file=name)
+
+
+def _go_yaml_utf8(raw: bytes, at: int) -> str:
+    """go-yaml's refusal of the UTF-8 sequence starting at byte ``at``
+    (``yaml_parser_update_buffer``: its width from the leading octet, then
+    each trailing octet, then the width against the value, then the
+    value)."""
+    lead = raw[at]
+    width = 2 if lead & 0xE0 == 0xC0 else 3 if lead & 0xF0 == 0xE0 else 4 if lead & 0xF8 == 0xF0 else 0
+    if width == 0:
+        return "invalid leading UTF-8 octet"
+    if at + width > len(raw):
+        return "incomplete UTF-8 octet sequence"
+    value = lead & (0x1F, 0x0F, 0x07)[width - 2]
+    for octet in raw[at + 1:at + width]:
+        if octet & 0xC0 != 0x80:
+            return "invalid trailing UTF-8 octet"
+        value = (value << 6) | (octet & 0x3F)
+    if value < (0x80, 0x800, 0x10000)[width - 2]:
+        return "invalid length of a UTF-8 sequence"
+    return "invalid Unicode character"  # (a surrogate, or past U+10FFFF)

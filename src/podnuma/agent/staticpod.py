@@ -18,6 +18,21 @@ does not go through the API server's create path:
   as it was, makes an ``IntOrString`` an int (its int half kept) and zeroes
   a value quantity's amount (its text kept) (``settled``), anything else
   is replaced;
+* the text as go-yaml and Go's JSON decoder read it: a YAML syntax error
+  in go-yaml's words (libyaml's problem, which go-yaml ports, with
+  go-yaml's line), ``FILE: couldn't parse as pod(yaml: line 5: mapping
+  values are not allowed in this context), please check config file``;
+  a later document is never parsed; YAML refuses a surrogate's escape
+  (``found invalid Unicode character escape code``) and a byte that is no
+  UTF-8 (``yaml: invalid leading UTF-8 octet``), JSON reads either as
+  U+FFFD (in a string); a collection as a key is go-yaml's ``invalid map
+  key: %#v`` (Go's ``map[interface {}]interface {}{"a":1}``), a null key
+  sigs.k8s.io/yaml's ``unsupported map key of type: %!s(<nil>), key:
+  <nil>, value: …`` once the whole document is decoded (podnuma's first
+  one met: Go's walk of its maps has no fixed order when there are
+  several); where libyaml and go-yaml differ on a plain scalar in a flow
+  collection (go-yaml ends one at ``?`` and keeps ``:`` before a flow
+  indicator in it) podnuma reads as libyaml;
 * decoding is lenient: an unknown field (``Resources`` for ``resources``)
   is dropped, not refused;
 * ``apiVersion`` and ``kind`` (found by encoding/json, a key matching
@@ -73,7 +88,8 @@ does not go through the API server's create path:
   probes nor ``lifecycle``; the pod's ``restartPolicy``, ``dnsPolicy``,
   ``nodeSelector``, ``nodeName``, ``activeDeadlineSeconds`` (1 to
   2^31-1), ``hostname``, ``subdomain``, ``hostnameOverride``,
-  ``readinessGates``, ``priorityClassName``; ephemeral containers
+  ``readinessGates``, ``priorityClassName``, ``schedulingGroup`` (a
+  ``podGroupName``, a DNS subdomain; not beside ``evictionResponders``); ephemeral containers
   (``validateEphemeralContainers``: each as any container, its name unique
   across every list, its ``targetContainerName``, the fields it may not
   have, ``subPath``), then no ``ephemeralContainers`` at all; no
@@ -87,7 +103,8 @@ does not go through the API server's create path:
   of a container (init, app, ephemeral: ``command``, ``args``,
   ``workingDir``, ``stdin``, ``tty``... and below them, ``envFrom``'s
   ``prefix``, ``env`` ``valueFrom`` references, ``resources.claims``), the volume sources (each must be an object),
-  ``secret.secretName``, ``configMap.name`` and ``projected.sources``: a
+  ``secret.secretName``, ``configMap.name``, ``projected.sources`` and
+  every other field of a source (``nfs.readOnly``, ``csi.fsType``...): a
   value of the wrong type there is refused in the decoder's words, its
   first error in its order (a YAML file's keys sorted, as the kubelet's
   YAML-to-JSON step writes them; a JSON file's as written), ``FILE: PATH:
@@ -105,7 +122,10 @@ does not go through the API server's create path:
   ``deletionTimestamp``): no string, or no RFC 3339 time as Go's
   ``time.Parse`` reads it (``parsing time "x" as "2006-01-02T15:04:05Z07:00":
   cannot parse "x" as "2006"``).
-  A wrong type in any other field is not checked here (the kubelet
+  Every field of the spec (``schedulerName``, ``priority``,
+  ``schedulingGroup``...), of the metadata and of the status
+  (``conditions``, ``containerStatuses`` and below them) is decoded so
+  too. A wrong type in any other field is not checked here (the kubelet
   refuses it; ``parse_pod`` refuses some in podnuma's words). Not checked
   (admitted by podnuma or refused in other words, refused by the kubelet):
   a map Go walks in no fixed order (a resource list, the
@@ -166,15 +186,18 @@ exactly when the kubelet's decoded pods are, as far as modelled:
   ``"1"`` and ``1`` alike, ``1000m`` and ``1.000`` alike, ``1`` and
   ``1.0`` not; a pod-level request ``SetDefaults_Pod`` sums from several
   containers holds no cached text (``Quantity.Add`` drops it), one copied
-  from a single container or the limits keeps the parsed one's.
+  from a single container or the limits keeps the parsed one's;
+* a ``metav1.Time`` (``creationTimestamp``, ``deletionTimestamp``, a
+  managed field's ``time``, the status's times) counts as the instant it
+  stands for, to the nanosecond: two spellings of one instant (another
+  zone's offset, a zero fraction) alike.
 
 Not modelled (the kubelet's UID and podnuma's may then disagree on
 whether an edit changed the pod): zero values written out for other
 fields (``0``, ``false``, ``""`` in fields podnuma does not know to be
-plain Go values), unknown fields below the levels listed above, two
-spellings of one instant (a ``time`` in another zone), a quantity
-written as a JSON number with a fraction or exponent (counted by its
-text).
+plain Go values), unknown fields below the levels listed above, a
+quantity written as a JSON number with a fraction or exponent (counted by
+its text).
 """
 
 from __future__ import annotations
@@ -182,8 +205,10 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
+
+import yaml
 
 from podnuma.agent.validation import (
     GoDecodeError,
@@ -212,8 +237,10 @@ from podnuma.api.pod_validation import required
 from podnuma.api.quantity import Quantity, QuantityError, quantity_from_manifest
 from podnuma.errors import InputError
 from podnuma.fieldkit import wrong_type
+from podnuma.golang.strconv import go_format_float_g, go_quote
 from podnuma.inputs.documents import Document, load_json
 from podnuma.inputs.limits import MANIFEST_LIMITS
+from podnuma.inputs.surrogates import go_json_escapes
 
 __all__ = ["StaticPod", "decode_static_pod"]
 
@@ -240,23 +267,188 @@ class _Forgetful(set[str]):
 
 
 def _load_yaml(text: str, name: str) -> tuple[Any, Any]:
-    # the one bounded composer (size, depth, values, aliases), then values
-    # built as go-yaml v2 builds them, a repeated key keeping its last value
-    from podnuma.inputs.documents import _check_size, _compose
-    from podnuma.inputs.goyaml import _Builder
+    # the one bounded composer (size, depth, values, aliases) on the first
+    # document's events, then values built as go-yaml v2 builds them, a
+    # repeated key keeping its last value
+    from podnuma.inputs.documents import _check_size
+    from podnuma.inputs.goyaml import _Builder, compose_documents
 
     class _LastWins(_Builder):
+        #: the value of the first null key met (``YAMLToJSON`` refuses it
+        #: once go-yaml has decoded the whole document)
+        null_key: str | None = None
+
         def _into(self, node: Any, out: dict[str, Any], explicit: set[str]) -> None:
-            super()._into(node, out, _Forgetful())
+            pairs: list[tuple[Any, Any]] = []
+            for k, v in node.value:
+                if isinstance(k, yaml.CollectionNode):
+                    shown = _go_sharp_v(k)
+                    if shown is not None:  # (go-yaml's refusal, met in its order: the pairs before first)
+                        super()._into(yaml.MappingNode(node.tag, pairs), out, _Forgetful())
+                        raise InputError(f"couldn't parse as pod(yaml: invalid map key: {shown}), "
+                                         "please check config file")
+                elif _null_scalar(k):
+                    shown = _go_sharp_v(v)
+                    if shown is not None:
+                        if self.null_key is None:
+                            self.null_key = "<nil>" if shown == "interface {}(nil)" else shown
+                        continue
+                pairs.append((k, v))
+            super()._into(yaml.MappingNode(node.tag, pairs), out, _Forgetful())
 
     _check_size(text, name, MANIFEST_LIMITS)
-    docs = _compose(text, name, MANIFEST_LIMITS)
+    try:
+        docs = compose_documents(_first_document(text), MANIFEST_LIMITS)
+    except yaml.YAMLError as e:
+        raise _not_a_pod(f"yaml: {go_yaml_problem(e)}", name) from None
+    except RecursionError:
+        raise InputError(f"nested more than {MANIFEST_LIMITS.max_depth} levels deep", file=name) from None
+    except InputError as e:
+        raise _go_yaml_refusal(e).in_file(name) from None
     if not docs or docs[0] is None:
         return None, None
+    builder = _LastWins()
     try:
-        return _LastWins().value(docs[0]), docs[0]
+        value = builder.value(docs[0])
     except InputError as e:
-        raise e.in_file(name) from None
+        raise _go_yaml_refusal(e).in_file(name) from None
+    if builder.null_key is not None:
+        # (sigs.k8s.io/yaml's convertToJSONableObject: a nil key's type and
+        # value printed by %s and %+#v; podnuma words the first one met, Go
+        # the first its walk of the maps, in no fixed order, meets)
+        raise _not_a_pod(f"unsupported map key of type: %!s(<nil>), key: <nil>, value: {builder.null_key}", name)
+    return value, docs[0]
+
+
+def _null_scalar(node: Any) -> bool:
+    """Whether ``node`` is a scalar go-yaml decodes to nil (``~``, ``null``,
+    an empty plain scalar)."""
+    from podnuma.inputs.goyaml import GoYAMLError, _is_merge, _scalar
+
+    if not isinstance(node, yaml.ScalarNode) or _is_merge(node):
+        return False
+    try:
+        return _scalar(node)[1] is None
+    except GoYAMLError:
+        return False
+
+
+def _go_sharp_v(node: Any) -> str | None:
+    """Go's ``%#v`` of the value go-yaml decodes ``node`` to (into an
+    ``interface{}``: ``map[interface {}]interface {}{"a":1, "b":"x"}``,
+    ``[]interface {}{"a", true}``, ``interface {}(nil)`` inside them), as
+    go-yaml's ``invalid map key: %#v`` prints a collection used as a key
+    (``decode.go``); ``None`` where podnuma does not model it (a merge key
+    or an alias inside, keys of mixed types, which Go sorts by their type's
+    address, a scalar go-yaml refuses)."""
+    from podnuma.inputs.goyaml import GoYAMLError, _is_merge, _scalar
+
+    if isinstance(node, yaml.ScalarNode):
+        try:
+            _tag, v = _scalar(node)
+        except GoYAMLError:
+            return None
+        if v is None:
+            return "interface {}(nil)"
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, int):
+            return str(v)
+        if isinstance(v, float):
+            return go_format_float_g(v)
+        return go_quote(str(v))
+    if isinstance(node, yaml.SequenceNode):
+        items = [_go_sharp_v(item) for item in node.value]
+        if any(i is None for i in items):
+            return None
+        return "[]interface {}{" + ", ".join(str(i) for i in items) + "}"
+    if not isinstance(node, yaml.MappingNode):
+        return None
+    entries: dict[Any, str] = {}
+    kinds: set[type] = set()
+    for k, v in node.value:
+        if not isinstance(k, yaml.ScalarNode) or _is_merge(k):
+            return None
+        try:
+            _tag, key = _scalar(k)
+        except GoYAMLError:
+            return None
+        shown = _go_sharp_v(v)
+        if key is None or shown is None:
+            return None
+        kinds.add(type(key))
+        entries[key] = shown  # (a repeated key: the last value)
+    if len(kinds) > 1:
+        return None
+    keys = sorted(entries)
+    return "map[interface {}]interface {}{" + ", ".join(
+        f"{_go_sharp_v_key(k)}:{entries[k]}" for k in keys) + "}"
+
+
+def _go_sharp_v_key(key: Any) -> str:
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if isinstance(key, int):
+        return str(key)
+    if isinstance(key, float):
+        return go_format_float_g(key)
+    return go_quote(str(key))
+
+
+def _first_document(text: str) -> Iterator[Any]:
+    """The parser's events up to the end of the first document (go-yaml's
+    ``Unmarshal`` parses no further: a later document's syntax is never
+    looked at), then the stream's end."""
+    from podnuma.inputs.goyaml import events
+
+    for ev in events(text, c_parser=bool(getattr(yaml, "__with_libyaml__", False))):
+        yield ev
+        if isinstance(ev, yaml.DocumentEndEvent):
+            yield yaml.StreamEndEvent(ev.end_mark, ev.end_mark)
+            return
+
+
+def go_yaml_problem(e: yaml.YAMLError) -> str:
+    """go-yaml's words for the parser's error ``e`` (``decode.go``
+    ``parser.fail``; libyaml, which PyYAML's parser wraps, is what go-yaml
+    ports, problems worded alike): the problem alone, without its context,
+    after ``line N: `` where N is the problem's line counted from 0 (a
+    quirk: one less than the line's number) but for a scanner's error
+    (the line's number), or else the context's line counted from 0; no
+    line when that is 0. A reader's error (``control characters are not
+    allowed``) has no line."""
+    if isinstance(e, yaml.reader.ReaderError):
+        return str(e.reason)
+    if not isinstance(e, yaml.MarkedYAMLError):
+        return "unknown problem parsing YAML content"
+    line = 0
+    if e.problem_mark is not None and e.problem_mark.line != 0:
+        line = e.problem_mark.line + (1 if isinstance(e, yaml.scanner.ScannerError) else 0)
+    elif e.context_mark is not None and e.context_mark.line != 0:
+        line = e.context_mark.line
+    where = f"line {line}: " if line else ""
+    return where + (e.problem or "unknown problem parsing YAML content")
+
+
+#: the refusals of the composer and the value builder worded as go-yaml's
+#: (podnuma's own words after ``invalid YAML: ``, or as they are), in
+#: go-yaml's words: its message has no line
+_GO_YAML_WORDS = re.compile(
+    r"(?:invalid YAML: )?(cannot decode !!\S+ `.*` as a !!\S+|map merge requires map or sequence of maps as "
+    r"the value|unknown anchor '.*' referenced|anchor '.*' value contains itself)"
+    r"(?: \(line \d+, column \d+\))?\Z", re.S)
+
+
+def _go_yaml_refusal(e: InputError) -> InputError:
+    """``e`` (the composer's or the value builder's refusal) in the file
+    source's words when go-yaml refuses the same (``yaml: unknown anchor
+    'x' referenced`` inside ``couldn't parse as pod(…)``), its field path
+    kept; as it is otherwise (podnuma's own bounds)."""
+    m = _GO_YAML_WORDS.match(e.message)
+    if m is None:
+        return e
+    return InputError(f"couldn't parse as pod(yaml: {m.group(1)}), please check config file",
+                      path=e.path, file=e.file)
 
 
 def _merge_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -292,7 +484,8 @@ def _merged(old: dict[str, Any], new: dict[str, Any], owned: dict[int, dict[str,
 def _load_json(text: str, name: str) -> Any:
     """The bounded JSON reader, an object's repeated key merged as Go's
     decoder merges it (:func:`_merge_pairs`)."""
-    return load_json(text, name=name, limits=MANIFEST_LIMITS, pairs=_merge_pairs)
+    # (a lone surrogate's escape is U+FFFD to Go's decoder)
+    return load_json(go_json_escapes(text), name=name, limits=MANIFEST_LIMITS, pairs=_merge_pairs)
 
 
 def _go_json(data: Any, limit: int = 200) -> str:
@@ -369,7 +562,7 @@ def _check_kind(data: Any, text: str, is_json: bool, name: str) -> dict[str, Any
         raise _not_a_pod(f"Object 'apiVersion' is missing in '{shown}'", name)
     if version != "v1" or (kind != "Pod" and kind not in _CORE_KINDS):
         raise _not_a_pod(
-            f'no kind "{kind}" is registered for version "{version}" in scheme '
+            f'no kind {go_quote(kind)} is registered for version {go_quote(version)} in scheme '
             '"pkg/runtime/scheme.go:111"', name)
     if kind != "Pod":
         raise _not_a_pod(f"invalid pod: &core.{kind}{{…}}", name)
@@ -402,6 +595,11 @@ def _only(raw: Any, known: frozenset[str]) -> Any:
     return out
 
 
+#: the spec's fields: podnuma's, and those of v1.37 its pod model does not
+#: hold (decoded, and hashed for the UID, by the kubelet)
+_SPEC_FIELDS = SPEC_FIELDS | {"schedulingGroup", "evictionResponders"}
+
+
 def _lenient(doc: dict[str, Any]) -> dict[str, Any]:
     """The document without the fields the lenient decoder drops, at the
     levels whose fields podnuma knows."""
@@ -410,7 +608,7 @@ def _lenient(doc: dict[str, Any]) -> dict[str, Any]:
         out["metadata"] = _only(out["metadata"], METADATA_FIELDS)
     spec = out.get("spec")
     if isinstance(spec, dict):
-        spec = out["spec"] = _only(spec, SPEC_FIELDS)
+        spec = out["spec"] = _only(spec, _SPEC_FIELDS)
         for key in _CONTAINER_LISTS:
             ctrs = spec.get(key)
             if isinstance(ctrs, list):
@@ -853,6 +1051,77 @@ def _status_lists(status: Any) -> None:
                     res[key] = _qty_list(res[key])
 
 
+#: an RFC 3339 time as Go's ``time.Parse`` takes it (already checked by
+#: the decoder: ``go_rfc3339_error``): date, a one- or two-digit hour,
+#: minutes, seconds, a fraction after ``.`` or ``,``, ``Z`` or an offset
+_TIME = re.compile(r"(\d{4})-(\d\d)-(\d\d)T(\d\d?):(\d\d):(\d\d)(?:[.,](\d+))?(?:Z|([+-])(\d\d):(\d\d))\Z")
+
+
+def _days_from_civil(year: int, month: int, day: int) -> int:
+    """Days from 1970-01-01 to the proleptic Gregorian date (year 0 too)."""
+    y = year - (month <= 2)
+    era = y // 400
+    yoe = y - era * 400
+    doy = (153 * (month + (-3 if month > 2 else 9)) + 2) // 5 + day - 1
+    return era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
+
+
+def _instant(text: Any) -> Any:
+    """A ``metav1.Time``'s text as the kubelet's hash sees it: the instant
+    (``UnmarshalJSON`` parses it and turns it to local time; the hash prints
+    the ``time.Time`` struct: seconds and nanoseconds, one location for
+    every value), so ``10:00:00+02:00`` and ``08:00:00Z`` are alike and a
+    fraction counts (its first nine digits, as ``time.Parse`` keeps them)."""
+    m = _TIME.match(text) if isinstance(text, str) else None
+    if m is None:
+        return text
+    year, month, day, hour, minute, second = (int(g) for g in m.groups()[:6])
+    nanos = int((m.group(7) or "")[:9].ljust(9, "0"))
+    offset = 0
+    if m.group(8):
+        offset = (int(m.group(9)) * 3600 + int(m.group(10)) * 60) * (-1 if m.group(8) == "-" else 1)
+    seconds = _days_from_civil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second - offset
+    return f"time:{seconds}.{nanos:09d}"
+
+
+def _status_times(status: Any) -> None:
+    """The times of a pod's status (its start, its conditions', its
+    container states', its volumes' health) as instants."""
+    if not isinstance(status, dict):
+        return
+    if "startTime" in status:
+        status["startTime"] = _instant(status["startTime"])
+    for key, fields in (("conditions", ("lastProbeTime", "lastTransitionTime")),
+                        ("volumeHealth", ("lastTransitionTime",))):
+        for entry in _list(status, key):
+            if isinstance(entry, dict):
+                for f in fields:
+                    if f in entry:
+                        entry[f] = _instant(entry[f])
+    for key in ("initContainerStatuses", "containerStatuses", "ephemeralContainerStatuses"):
+        for cs in _list(status, key):
+            for state_key in ("state", "lastState") if isinstance(cs, dict) else ():
+                state = cs.get(state_key)
+                for phase in ("running", "terminated") if isinstance(state, dict) else ():
+                    held = state.get(phase)
+                    for f in ("startedAt", "finishedAt") if isinstance(held, dict) else ():
+                        if f in held:
+                            held[f] = _instant(held[f])
+
+
+def _meta_times(meta: Any) -> None:
+    """The times of an ``ObjectMeta`` (``creationTimestamp``,
+    ``deletionTimestamp``, each managed field's ``time``) as instants."""
+    if not isinstance(meta, dict):
+        return
+    for key in ("creationTimestamp", "deletionTimestamp"):
+        if key in meta:
+            meta[key] = _instant(meta[key])
+    for entry in _list(meta, "managedFields"):
+        if isinstance(entry, dict) and "time" in entry:
+            entry["time"] = _instant(entry["time"])
+
+
 def _canonical(doc: dict[str, Any], gates: FeatureGateView | None = None) -> dict[str, Any]:
     """The decoded, defaulted pod as podnuma models it (see the module's
     docstring): equal exactly when the kubelet's are, as far as modelled
@@ -860,6 +1129,7 @@ def _canonical(doc: dict[str, Any], gates: FeatureGateView | None = None) -> dic
     h2c = gates is not None and gates.enabled("H2CContainerProbe")
     out: dict[str, Any] = {k: v for k, v in doc.items() if k not in ("apiVersion", "kind")}
     out = _squeeze(out)
+    _meta_times(out.get("metadata"))
     spec = out.get("spec")
     if isinstance(spec, dict):
         given = doc.get("spec")
@@ -915,6 +1185,7 @@ def _canonical(doc: dict[str, Any], gates: FeatureGateView | None = None) -> dic
                     if added:
                         res[key] = {**had, **added}
     _status_lists(out.get("status"))
+    _status_times(out.get("status"))
     return out
 
 

@@ -274,8 +274,34 @@ _G_SOURCE_FIELDS: dict[str, dict[str, _Go]] = {
             "userAnnotations": _G_STRINGS, "user": _G_INT64}),
     })), **_G_MODES},
 }
+# (the sources' other fields, decoded for their type: k8s.io/api v0.37.2
+# core/v1, the fields the checks above do not read)
+_G_SOURCE_MORE: dict[str, dict[str, _Go]] = {
+    "awsElasticBlockStore": {"fsType": _G_STRING, "readOnly": _G_BOOL},
+    "azureFile": {"readOnly": _G_BOOL},
+    "cephfs": {"path": _G_STRING, "readOnly": _G_BOOL, "secretFile": _G_STRING, "user": _G_STRING},
+    "cinder": {"fsType": _G_STRING, "readOnly": _G_BOOL},
+    "csi": {"fsType": _G_STRING, "readOnly": _G_BOOL, "volumeAttributes": _G_STRINGS},
+    "fc": {"fsType": _G_STRING, "readOnly": _G_BOOL},
+    "flexVolume": {"fsType": _G_STRING, "readOnly": _G_BOOL},
+    "gcePersistentDisk": {"fsType": _G_STRING, "readOnly": _G_BOOL},
+    "glusterfs": {"readOnly": _G_BOOL},
+    "nfs": {"readOnly": _G_BOOL},
+    "persistentVolumeClaim": {"readOnly": _G_BOOL},
+    "photonPersistentDisk": {"fsType": _G_STRING},
+    "portworxVolume": {"fsType": _G_STRING, "readOnly": _G_BOOL},
+    "rbd": {"fsType": _G_STRING, "keyring": _G_STRING, "pool": _G_STRING, "readOnly": _G_BOOL, "user": _G_STRING},
+    "scaleIO": {"fsType": _G_STRING, "protectionDomain": _G_STRING, "readOnly": _G_BOOL, "sslEnabled": _G_BOOL,
+                "storageMode": _G_STRING, "storagePool": _G_STRING},
+    "secret": {"optional": _G_BOOL},
+    "storageos": {"fsType": _G_STRING, "readOnly": _G_BOOL},
+    "vsphereVolume": {"fsType": _G_STRING, "storagePolicyID": _G_STRING, "storagePolicyName": _G_STRING},
+}
+for _source, _more in _G_SOURCE_MORE.items():
+    _G_SOURCE_FIELDS[_source] = {**_more, **_G_SOURCE_FIELDS.get(_source, {})}
 _G_VOLUME = _struct("Volume", {"name": _G_STRING}, {
-    k: ("VolumeSource", _struct(t, {"items": _G_KEY_TO_PATH, **_G_MODES}, {"name": ("LocalObjectReference", _G_STRING)})
+    k: ("VolumeSource", _struct(t, {"items": _G_KEY_TO_PATH, "optional": _G_BOOL, **_G_MODES},
+                                {"name": ("LocalObjectReference", _G_STRING)})
         if k == "configMap" else _struct(t, _G_SOURCE_FIELDS.get(k, {})))
     for k, t in _G_VOLUME_SOURCES.items()
 })
@@ -417,8 +443,61 @@ _G_SCHEDULING = {
         "options": _slice(_struct("PodDNSConfigOption", {"name": _G_STRING, "value": _G_STRING}))}),
     "hostAliases": _slice(_struct("HostAlias", {"ip": _G_STRING, "hostnames": _slice(_G_STRING)})),
 }
+# (a pod's status: the kubelet's decoder reads it, so a value of the wrong
+# type there refuses the manifest as anywhere else; k8s.io/api v0.37.2
+# core/v1 ``PodStatus``: its fields, and those below them that a test
+# reaches, a struct without fields taking any fields it holds)
+_G_CONTAINER_STATE = _struct("ContainerState", {
+    "waiting": _struct("ContainerStateWaiting", {"reason": _G_STRING, "message": _G_STRING}),
+    "running": _struct("ContainerStateRunning", {"startedAt": _G_TIME}),
+    "terminated": _struct("ContainerStateTerminated", {
+        "exitCode": _G_INT32, "signal": _G_INT32, "reason": _G_STRING, "message": _G_STRING,
+        "startedAt": _G_TIME, "finishedAt": _G_TIME, "containerID": _G_STRING})})
+_G_CONTAINER_STATUSES = _slice(_struct("ContainerStatus", {
+    "name": _G_STRING, "state": _G_CONTAINER_STATE, "lastState": _G_CONTAINER_STATE, "ready": _G_BOOL,
+    "restartCount": _G_INT32, "image": _G_STRING, "imageID": _G_STRING, "containerID": _G_STRING,
+    "started": _G_BOOL, "allocatedResources": _G_RESOURCES, "resources": _G_REQUIREMENTS,
+    "volumeMounts": _slice(_struct("VolumeMountStatus", {
+        "name": _G_STRING, "mountPath": _G_STRING, "readOnly": _G_BOOL,
+        "recursiveReadOnly": _alias("RecursiveReadOnlyMode"), "volumeStatus": _struct("VolumeStatus", {})})),
+    "user": _struct("ContainerUser", {"linux": _struct("LinuxContainerUser", {
+        "uid": _G_INT64, "gid": _G_INT64, "supplementalGroups": _slice(_G_INT64)})}),
+    "allocatedResourcesStatus": _slice(_struct("ResourceStatus", {
+        "name": _alias("ResourceName"), "resources": _slice(_struct("ResourceHealth", {
+            "resourceID": _alias("ResourceID"), "health": _alias("ResourceHealthStatus"),
+            "message": _G_STRING}))})),
+    "stopSignal": _alias("Signal")}))
+_G_POD_STATUS = _struct("PodStatus", {
+    "observedGeneration": _G_INT64, "phase": _alias("PodPhase"),
+    "conditions": _slice(_struct("PodCondition", {
+        "type": _alias("PodConditionType"), "observedGeneration": _G_INT64, "status": _alias("ConditionStatus"),
+        "lastProbeTime": _G_TIME, "lastTransitionTime": _G_TIME, "reason": _G_STRING, "message": _G_STRING})),
+    "message": _G_STRING, "reason": _G_STRING, "nominatedNodeName": _G_STRING, "hostIP": _G_STRING,
+    "hostIPs": _slice(_struct("HostIP", {"ip": _G_STRING})), "podIP": _G_STRING,
+    "podIPs": _slice(_struct("PodIP", {"ip": _G_STRING})), "startTime": _G_TIME,
+    "initContainerStatuses": _G_CONTAINER_STATUSES, "containerStatuses": _G_CONTAINER_STATUSES,
+    "qosClass": _alias("PodQOSClass"), "ephemeralContainerStatuses": _G_CONTAINER_STATUSES,
+    "resize": _alias("PodResizeStatus"),
+    "resourceClaimStatuses": _slice(_struct("PodResourceClaimStatus", {
+        "name": _G_STRING, "resourceClaimName": _G_STRING})),
+    "extendedResourceClaimStatus": _struct("PodExtendedResourceClaimStatus", {
+        "requestMappings": _slice(_struct("ContainerExtendedResourceRequest", {
+            "containerName": _G_STRING, "resourceName": _G_STRING, "requestName": _G_STRING})),
+        "resourceClaimName": _G_STRING}),
+    "allocatedResources": _G_RESOURCES, "resources": _G_REQUIREMENTS,
+    "nodeAllocatableResourceClaimStatuses": _slice(_struct("NodeAllocatableResourceClaimStatus", {
+        "resourceClaimName": _G_STRING, "containers": _slice(_G_STRING),
+        "mapping": _slice(_struct("NodeAllocatableMappedResources", {})),
+        "overhead": _slice(_struct("NodeAllocatableOverheadResources", {}))})),
+    "volumeHealth": _slice(_struct("PodVolumeHealth", {
+        "name": _G_STRING, "healthConditions": _slice(_struct("VolumeHealthCondition", {})),
+        "lastTransitionTime": _G_TIME})),
+})
 _G_POD = _struct("Pod", {
-    "metadata": _struct("ObjectMeta", _G_OBJECT_META_FIELDS),
+    "metadata": _struct("ObjectMeta", {
+        **_G_OBJECT_META_FIELDS, "selfLink": _G_STRING, "resourceVersion": _G_STRING,
+        "deletionGracePeriodSeconds": _G_INT64}),
+    "status": _G_POD_STATUS,
     "spec": _struct("PodSpec", {
         "volumes": _slice(_G_VOLUME), "initContainers": _slice(_G_CONTAINER),
         "containers": _slice(_G_CONTAINER),
@@ -435,6 +514,9 @@ _G_POD = _struct("Pod", {
         "resourceClaims": _slice(_struct("PodResourceClaim", {
             "name": _G_STRING, "resourceClaimName": _G_STRING, "resourceClaimTemplateName": _G_STRING})),
         "resources": _G_REQUIREMENTS, "overhead": _G_RESOURCES,
+        "automountServiceAccountToken": _G_BOOL, "schedulerName": _G_STRING, "priority": _G_INT32,
+        "enableServiceLinks": _G_BOOL, "schedulingGroup": _struct("PodSchedulingGroup", {"podGroupName": _G_STRING}),
+        "evictionResponders": _slice(_struct("EvictionResponder", {"name": _G_STRING, "priority": _G_INT32})),
         **_G_SCHEDULING,
         **_G_SECURITY,
     }),
@@ -1002,6 +1084,23 @@ def _zero(value: Any, t: _Go) -> Any:
     return {"struct": {}, "string": "", "int": 0, "bool": False}.get(t.kind)
 
 
+def _check_scheduling_group(errs: Any, spec: Mapping[str, Any]) -> None:
+    """``validateSchedulingGroup`` (``validation.go``): a group needs a
+    ``podGroupName`` (a nil one is ``Invalid value: null``), a DNS
+    subdomain; then no ``evictionResponders`` beside it."""
+    group = spec.get("schedulingGroup")
+    if not isinstance(group, Mapping):
+        return
+    name = group.get("podGroupName")
+    path = "spec.schedulingGroup.podGroupName"
+    if not isinstance(name, str):
+        errs.items.append((path, "Invalid value: null: must specify one of: `podGroupName`"))
+    else:
+        errs.each(path, name, dns_subdomain_errors(name))
+    if _seq(spec, "evictionResponders"):
+        errs.forbidden("spec.schedulingGroup", "may not be set when evictionResponders is set")
+
+
 def go_decode(doc: Mapping[str, Any], *, from_json: bool) -> dict[str, Any]:
     """The pod ``doc`` as Go's JSON decoder fills a v1 ``Pod``, for the
     fields read here and on the way to them: a value of the wrong type is
@@ -1179,6 +1278,7 @@ def _spec(errs: _Errors, meta: Mapping[str, Any], spec: Mapping[str, Any], node_
     scheduling.check_runtime_class_and_preemption(errs, spec)
     resources_.check_overhead(errs, spec)
     scheduling.check_os(errs, spec)
+    _check_scheduling_group(errs, spec)
     container.check_file_key_ref_volumes(errs, spec)  # (the last of ValidatePodSpec)
     # (pod-only checks, then ValidatePodCreate's own)
     volumes_.check_token_without_service_account(errs, spec)

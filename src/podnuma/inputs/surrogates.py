@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["LONE_SURROGATE", "lone_surrogate_message", "with_pairs_joined"]
+__all__ = ["LONE_SURROGATE", "go_json_escapes", "lone_surrogate_message", "with_pairs_joined"]
 
 #: a surrogate code point: alone in a Python string (a pair is one code point)
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -78,3 +78,47 @@ def _first_lone(text: str) -> int:
             i = j + 2
             continue
         return c
+
+
+#: an escape of a JSON string: ``\\uXXXX`` or a backslash and one character
+_JSON_ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|[\s\S])")
+#: a ``\\uXXXX`` escape of a surrogate, to look for before scanning
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def go_json_escapes(text: str) -> str:
+    """The JSON text ``text`` with each ``\\uXXXX`` escape of a lone
+    surrogate written ``\\ufffd`` instead, as Go's ``encoding/json``
+    reads it (``decode.go`` ``unquote``: a high surrogate escape followed
+    by a low one is the character they stand for; any other surrogate
+    escape decodes to U+FFFD, the escape after it read on its own). The
+    kubelet's decoders read JSON so (a static pod's manifest); Python's
+    reader would keep the lone surrogate, which has no UTF-8. The text is
+    returned as it is when it has no surrogate escape; escapes are met
+    left to right, so an escaped backslash followed by ``u`` is no escape."""
+    if _SURROGATE_ESCAPE.search(text) is None:
+        return text
+    found = list(_JSON_ESCAPE.finditer(text))
+    out: list[str] = []
+    last = 0
+    i = 0
+    while i < len(found):
+        m = found[i]
+        i += 1
+        digits = m.group(1)
+        if digits is None:
+            continue
+        code = int(digits, 16)
+        if not 0xD800 <= code <= 0xDFFF:
+            continue
+        if code <= 0xDBFF and i < len(found):
+            nxt = found[i]
+            low = nxt.group(1)
+            if nxt.start() == m.end() and low is not None and 0xDC00 <= int(low, 16) <= 0xDFFF:
+                i += 1  # a pair: kept
+                continue
+        out.append(text[last:m.start()])
+        out.append("\\ufffd")
+        last = m.end()
+    out.append(text[last:])
+    return "".join(out)
