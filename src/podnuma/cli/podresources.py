@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,16 @@ def _call(socket: Path, fn: Callable[[Any], Any]) -> Any:
             raise InputError(f"cannot connect: {details}", file=str(socket)) from None
         name = code.name if code is not None else "UNKNOWN"
         raise InputError(f"{name}: {details}", file=str(socket)) from None
+
+
+def _checked(socket: Path, at: str, read: Callable[[], Any]) -> Any:
+    """``read()`` of the server's answer; its ``InputError`` (a value out of
+    range) names the socket and the field path from the answer's top
+    (``pod_resources[0].containers[0].cpu_ids[0]``)."""
+    try:
+        return read()
+    except InputError as e:
+        raise e.at(at).in_file(str(socket)) from None
 
 
 def _emit(doc: Any, output: str, table: Callable[[Any], None]) -> None:
@@ -86,7 +97,10 @@ def list_command(socket: Path, output: str) -> None:
         from podnuma.grpc.convert import pod_resources_doc
 
         resp = _call(socket, client.list_pods)
-        return [pod_resources_doc(p) for p in resp.pod_resources]
+        return [
+            _checked(socket, f"pod_resources[{i}]", partial(pod_resources_doc, p))
+            for i, p in enumerate(resp.pod_resources)
+        ]
 
     doc = _guard(go)
 
@@ -112,7 +126,7 @@ def get_command(namespace: str, name: str, socket: Path, output: str) -> None:
         from podnuma.grpc.convert import pod_resources_doc
 
         resp = _call(socket, lambda stub: client.get_pod(stub, namespace, name))
-        return pod_resources_doc(resp.pod_resources)
+        return _checked(socket, "pod_resources", lambda: pod_resources_doc(resp.pod_resources))
 
     doc = _guard(go)
 
@@ -135,7 +149,8 @@ def allocatable_command(socket: Path, output: str) -> None:
         from podnuma.grpc import client
         from podnuma.grpc.convert import allocatable_doc
 
-        return allocatable_doc(_call(socket, client.allocatable))
+        resp = _call(socket, client.allocatable)
+        return _checked(socket, "", lambda: allocatable_doc(resp))
 
     doc = _guard(go)
 

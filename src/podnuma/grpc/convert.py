@@ -14,6 +14,7 @@ document, so a listing from the socket compares equal to a simulation's.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from podnuma.cm.podresources_view import (
@@ -22,7 +23,10 @@ from podnuma.cm.podresources_view import (
     ContainerMemory,
     PodResources,
 )
+from podnuma.errors import InputError
 from podnuma.grpc.podresources.v1 import api_pb2 as pb
+from podnuma.inputs.discover._fields import MAX_NUMA_NODES
+from podnuma.machine.cpuset import MAX_CPU_ID
 
 __all__ = [
     "allocatable_message",
@@ -74,47 +78,86 @@ def allocatable_message(a: AllocatableResources) -> pb.AllocatableResourcesRespo
 
 
 # -- messages -> plain data -------------------------------------------------------
+#
+# The answer comes from a server podnuma does not control (a kubelet, any
+# program on the socket): it is read as hostile input. A CPU id must be one
+# podnuma's CPU sets take (0..MAX_CPU_ID), a NUMA node id one Linux has
+# (0..MAX_NUMA_NODES-1); anything else is an InputError naming the field
+# path in the message (``containers[0].cpu_ids[0]``), which the caller
+# prefixes (``pod_resources[0]``) and gives the socket. Strings are kept as
+# they came: whoever shows them makes them inert.
 
 
-def _topology_doc(t: pb.TopologyInfo) -> dict[str, Any]:
-    return {"nodes": [{"ID": n.ID} for n in t.nodes]}
+def _cpu_ids(ids: Sequence[int], path: str) -> list[int]:
+    out = list(ids)
+    for i, cpu in enumerate(out):
+        if not 0 <= cpu <= MAX_CPU_ID:
+            raise InputError(
+                f"CPU id {cpu} out of range (podnuma supports 0-{MAX_CPU_ID})", path=f"{path}[{i}]"
+            )
+    return out
 
 
-def _memory_doc(m: pb.ContainerMemory) -> dict[str, Any]:
+def _topology_doc(t: pb.TopologyInfo, path: str) -> dict[str, Any]:
+    nodes = []
+    for i, n in enumerate(t.nodes):
+        if not 0 <= n.ID < MAX_NUMA_NODES:
+            raise InputError(
+                f"NUMA node id {n.ID} out of range (Linux supports 0-{MAX_NUMA_NODES - 1})",
+                path=f"{path}.nodes[{i}].ID",
+            )
+        nodes.append({"ID": n.ID})
+    return {"nodes": nodes}
+
+
+def _memory_doc(m: pb.ContainerMemory, path: str) -> dict[str, Any]:
     out: dict[str, Any] = {"memoryType": m.memory_type, "size": m.size}
     if m.HasField("topology"):
-        out["topology"] = _topology_doc(m.topology)
+        out["topology"] = _topology_doc(m.topology, f"{path}.topology")
     return out
 
 
-def _devices_doc(d: pb.ContainerDevices) -> dict[str, Any]:
+def _devices_doc(d: pb.ContainerDevices, path: str) -> dict[str, Any]:
     out: dict[str, Any] = {"resourceName": d.resource_name, "deviceIds": list(d.device_ids)}
     if d.HasField("topology"):
-        out["topology"] = _topology_doc(d.topology)
+        out["topology"] = _topology_doc(d.topology, f"{path}.topology")
     return out
+
+
+def _memories(blocks: Iterable[pb.ContainerMemory], path: str) -> list[dict[str, Any]]:
+    return [_memory_doc(m, f"{path}[{i}]") for i, m in enumerate(blocks)]
+
+
+def _all_devices(devs: Iterable[pb.ContainerDevices], path: str) -> list[dict[str, Any]]:
+    return [_devices_doc(d, f"{path}[{i}]") for i, d in enumerate(devs)]
 
 
 def pod_resources_doc(p: pb.PodResources) -> dict[str, Any]:
+    """One pod as plain data; ``InputError`` (path relative to the pod:
+    ``containers[0].cpu_ids[3]``) for an id out of range."""
+    containers = []
+    for i, c in enumerate(p.containers):
+        at = f"containers[{i}]"
+        containers.append({
+            "name": c.name,
+            "devices": _all_devices(c.devices, f"{at}.devices"),
+            "cpuIds": _cpu_ids(c.cpu_ids, f"{at}.cpu_ids"),
+            "memory": _memories(c.memory, f"{at}.memory"),
+        })
     return {
         "name": p.name,
         "namespace": p.namespace,
-        "containers": [
-            {
-                "name": c.name,
-                "devices": [_devices_doc(d) for d in c.devices],
-                "cpuIds": list(c.cpu_ids),
-                "memory": [_memory_doc(m) for m in c.memory],
-            }
-            for c in p.containers
-        ],
-        "cpuIds": list(p.cpu_ids),
-        "memory": [_memory_doc(m) for m in p.memory],
+        "containers": containers,
+        "cpuIds": _cpu_ids(p.cpu_ids, "cpu_ids"),
+        "memory": _memories(p.memory, "memory"),
     }
 
 
 def allocatable_doc(a: pb.AllocatableResourcesResponse) -> dict[str, Any]:
+    """The allocatable resources as plain data; ``InputError`` (path:
+    ``cpu_ids[0]``) for an id out of range."""
     return {
-        "devices": [_devices_doc(d) for d in a.devices],
-        "cpuIds": list(a.cpu_ids),
-        "memory": [_memory_doc(m) for m in a.memory],
+        "devices": _all_devices(a.devices, "devices"),
+        "cpuIds": _cpu_ids(a.cpu_ids, "cpu_ids"),
+        "memory": _memories(a.memory, "memory"),
     }

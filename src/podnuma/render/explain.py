@@ -37,6 +37,14 @@ def _hints_cell(hints: list[dict[str, Any]] | None, meaning: str) -> str:
     )
 
 
+def _say(console: Console, line: str) -> None:
+    """Print one line literally: its control characters escaped
+    (:func:`~podnuma.fieldkit.inert`), never read as rich markup nor
+    highlighted -- the line holds names from the scenario (a node, a pod, a
+    file), which may contain ``[`` ... ``]``."""
+    console.print(Text(inert(line)), highlight=False)
+
+
 def _mem_text(blocks: list[dict[str, Any]]) -> str:
     if not blocks:
         return "-"
@@ -50,22 +58,23 @@ def render_text(
     index) are the topology pictures to show after their admissions."""
     node = doc["node"]
     cfg = doc["config"]
-    console.print(
+    _say(
+        console,
         f"node {node['name']}   CPUs {node['cpus']}   NUMA nodes {_nodes(node['numaNodes'])}   "
-        f"reserved {node['reservedCpus'] or '-'}   ({inert(doc['scenario'])})"
+        f"reserved {node['reservedCpus'] or '-'}   ({doc['scenario']})",
     )
     opts = cfg["topologyManagerPolicyOptions"]
     cpu_opts = cfg["cpuManagerPolicyOptions"]
-    console.print(
+    _say(
+        console,
         f"topology manager {cfg['topologyManagerPolicy']}, scope {cfg['topologyManagerScope']}"
         + (f" ({', '.join(f'{k}={v}' for k, v in opts.items())})" if opts else "")
         + f"; CPU manager {cfg['cpuManagerPolicy']}"
         + (f" ({', '.join(f'{k}={v}' for k, v in cpu_opts.items())})" if cpu_opts else "")
         + f"; memory manager {cfg['memoryManagerPolicy']}",
-        highlight=False,
     )
     if not doc["admissions"]:
-        console.print("no admission matches")
+        _say(console, "no admission matches")
     for adm in doc["admissions"]:
         _render_admission(adm, console, (pictures or {}).get(adm["step"]))
 
@@ -75,9 +84,9 @@ def _render_admission(adm: Mapping[str, Any], console: Console, picture: str | N
     verdict = (
         Text("✓ admitted", style="green")
         if adm["admitted"]
-        else Text(f"✗ rejected: {adm['reason']}", style="bold red")
+        else Text(inert(f"✗ rejected: {adm['reason']}"), style="bold red")
     )
-    head = Text(f"step {adm['step']}  {adm['pod']}  ", style="bold")
+    head = Text(inert(f"step {adm['step']}  {adm['pod']}  "), style="bold")
     head.append(verdict)
     if head.cell_len + 6 <= console.width:
         console.rule(head, align="left")
@@ -86,67 +95,66 @@ def _render_admission(adm: Mapping[str, Any], console: Console, picture: str | N
         console.rule()
     qos = adm["qos"]
     src = f" ({_SOURCE_TEXT[qos['source']]})" if qos.get("source") in _SOURCE_TEXT else ""
-    console.print(f"QoS {qos['class']}{src}: {qos['why']}", highlight=False)
+    _say(console, f"QoS {qos['class']}{src}: {qos['why']}")
 
     topo = adm["topology"]
     if topo["note"]:
-        console.print(topo["note"], highlight=False)
+        _say(console, topo["note"])
     for merge in topo["merges"]:
         who = "the pod (pod scope)" if merge["container"] is None else f"container {merge['container']}"
         table = Table(
-            title=f"hints for {who}", title_justify="left", box=box.SIMPLE_HEAD, show_edge=False
+            title=Text(inert(f"hints for {who}"), style="table.title"), title_justify="left", box=box.SIMPLE_HEAD, show_edge=False
         )
         table.add_column("provider")
         table.add_column("resource")
         table.add_column("hints (NUMA nodes, ✓ preferred)", overflow="fold")
         for row in merge["providers"]:
-            table.add_row(
-                row["provider"], row["resource"] or "-", _hints_cell(row["hints"], row["meaning"])
-            )
+            table.add_row(*(
+                Text(inert(cell))
+                for cell in (row["provider"], row["resource"] or "-", _hints_cell(row["hints"], row["meaning"]))
+            ))
         console.print(table)
         if merge["merged"] is not None:
             verdict_text = "admitted" if merge["admit"] else "REJECTED"
-            console.print(
-                f"  merged: {_hint_text(merge['merged'])} -> {verdict_text}", highlight=False
-            )
+            _say(console, f"  merged: {_hint_text(merge['merged'])} -> {verdict_text}")
         for line in merge["why"]:
-            console.print(f"   • {line}", highlight=False)
+            _say(console, f"   • {line}")
 
     if adm["podAllocation"] is not None:
         pa = adm["podAllocation"]
-        console.print(
+        _say(
+            console,
             f"pod reservation: CPUs {pa['cpus'] or '-'} (NUMA {_nodes(pa['cpuNumaNodes'])}), "
             f"memory {_mem_text(pa['memory'])}",
-            highlight=False,
         )
     if adm["containers"]:
         ct, hidden = _containers_table(adm["containers"], console)
         console.print(ct)
         if hidden:
-            console.print(f"   (left out to fit {console.width} columns: {', '.join(hidden)}; "
-                          "-o json has every field)", highlight=False)
+            _say(console, f"   (left out to fit {console.width} columns: {', '.join(hidden)}; "
+                          "-o json has every field)")
         if adm["cpuPolicyRule"]:
-            console.print(f"   exclusive CPUs: {adm['cpuPolicyRule']}", highlight=False)
+            _say(console, f"   exclusive CPUs: {adm['cpuPolicyRule']}")
         for c in adm["containers"]:
             for line in c["why"]:
-                console.print(f"   • {c['name']}: {line}", highlight=False)
-        console.print(f"node shared pool after the step: {adm['defaultCpuSet'] or '-'}", highlight=False)
+                _say(console, f"   • {c['name']}: {line}")
+        _say(console, f"node shared pool after the step: {adm['defaultCpuSet'] or '-'}")
 
     rej = adm["rejection"]
     if rej is not None:
         console.print(Text("rejection", style="bold"))
-        console.print(f"   stage: {rej['stageText']} ({rej['who']})", highlight=False)
-        console.print(f"   reason: {rej['reason']}" + (f" -- {rej['meaning']}" if rej["meaning"] else ""), highlight=False)
-        console.print(f"   message: {rej['message']}", highlight=False)
+        _say(console, f"   stage: {rej['stageText']} ({rej['who']})")
+        _say(console, f"   reason: {rej['reason']}" + (f" -- {rej['meaning']}" if rej["meaning"] else ""))
+        _say(console, f"   message: {rej['message']}")
     if adm["alternatives"]:
         console.print(Text("nearest admissible configuration", style="bold"))
         for alt in adm["alternatives"]:
             mark = "✓" if alt["admitted"] else ("?" if alt["admitted"] is None else "✗")
-            console.print(f"   {mark} {alt['summary']}", highlight=False)
+            _say(console, f"   {mark} {alt['summary']}")
             for line in _side_effect_lines(alt):
-                console.print(f"       {line}", highlight=False)
+                _say(console, f"       {line}")
         if not adm["suggestions"]:
-            console.print("   (no single change tried admits the pod)")
+            _say(console, "   (no single change tried admits the pod)")
     _candidates_text(adm, console)
     _search_text(adm, console)
     if picture:
@@ -169,10 +177,10 @@ def _container_cells(c: Mapping[str, Any]) -> dict[str, RenderableType]:
     devices = ", ".join(f"{res}: {','.join(d['ids'])}" for res, d in c["devices"].items()) or "-"
     hint = c["topologyHint"]
     return {
-        "container": name(label), "pool": words(c["pool"]), "CPUs": cpu_list(c["cpus"] or "-"),
-        "NUMA": cpu_list(_nodes(c["cpuNumaNodes"])), "memory": words(_mem_text(c["memory"])),
-        "devices": words(devices), "CFS quota": words(c["cfsQuota"]),
-        "hint": words("-" if hint is None else _hint_text(hint)),
+        "container": name(inert(label)), "pool": words(inert(c["pool"])),
+        "CPUs": cpu_list(inert(c["cpus"] or "-")), "NUMA": cpu_list(_nodes(c["cpuNumaNodes"])),
+        "memory": words(inert(_mem_text(c["memory"]))), "devices": words(inert(devices)),
+        "CFS quota": words(inert(c["cfsQuota"])), "hint": words("-" if hint is None else _hint_text(hint)),
     }
 
 
@@ -248,11 +256,11 @@ def _candidates_text(adm: Mapping[str, Any], console: Console) -> None:
         mark = "✓" if c["admitted"] else ("?" if c["admitted"] is None else "✗")
         why = "" if c["admitted"] else f" -- {c['reason']}"
         star = "  <- nearest" if c["order"] == nearest else ""
-        console.print(f"   {c['order']:>2}. {mark} [{c['family']}] {c['change']}{why}{star}", highlight=False, markup=False)
+        _say(console, f"   {c['order']:>2}. {mark} [{c['family']}] {c['change']}{why}{star}")
     if nearest is None:
-        console.print("   no change tried admits the pod", highlight=False)
+        _say(console, "   no change tried admits the pod")
     else:
-        console.print(f"   nearest admissible: #{nearest} {search['nearestChange']}", highlight=False, markup=False)
+        _say(console, f"   nearest admissible: #{nearest} {search['nearestChange']}")
 
 
 def _search_text(adm: Mapping[str, Any], console: Console) -> None:
@@ -261,12 +269,12 @@ def _search_text(adm: Mapping[str, Any], console: Console) -> None:
     if not search or search["complete"]:
         return
     for cut in search["cuts"]:
-        console.print(f"   search cut: {cut}", highlight=False)
+        _say(console, f"   search cut: {cut}")
     not_tried = search["notTried"]
     if not_tried:
         shown = "; ".join(not_tried[:3])
         more = f" and {len(not_tried) - 3} more" if len(not_tried) > 3 else ""
-        console.print(f"   not tried: {shown}{more}", highlight=False)
+        _say(console, f"   not tried: {shown}{more}")
 
 
 def admission_pictures(result: RunResult, doc: Mapping[str, Any]) -> dict[int, str]:

@@ -82,7 +82,7 @@ def _header_column(t: Table, text: str) -> None:
     # header cut short could read as another's
     text = inert(text)
     mark = text[: text.index(")") + 1]
-    t.add_column(text, justify="right", overflow="fold", min_width=max(len(mark), 7))
+    t.add_column(Text(text), justify="right", overflow="fold", min_width=max(len(mark), 7))
 
 
 def freed_line(report: Mapping[str, Any], label: str) -> str:
@@ -333,7 +333,7 @@ def _changed_pods(report: Mapping[str, Any], limit: int = 30) -> RenderableType 
     if not rows and not report.get("changedPods"):
         return None
     labels = ", ".join(report.get("changedPods") or {})
-    t = Table(title=inert(f"pods that change when the gates are on ({labels}): {len(rows)}"),
+    t = Table(title=Text(inert(f"pods that change when the gates are on ({labels}): {len(rows)}"), style="table.title"),
               box=box.SIMPLE_HEAD, title_justify="left")
     for col in ("node", "pod", "change"):
         t.add_column(col, overflow="fold")

@@ -16,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from podnuma.cm.results import ContainerResult, StepResult
+from podnuma.fieldkit import inert
 from podnuma.machine.cpuset import CPUSet
 from podnuma.render.table import format_size, to_text
 from podnuma.scenario.run import RunResult
@@ -74,7 +75,7 @@ def side_by_side(
     per_container: StepResult, pod_level: StepResult, *, main: str, title: str
 ) -> RenderableType:
     """The comparison table for one pod written both ways."""
-    table = Table(box=box.SIMPLE_HEAD, title=title, title_justify="left", pad_edge=False)
+    table = Table(box=box.SIMPLE_HEAD, title=Text(inert(title), style="table.title"), title_justify="left", pad_edge=False)
     table.add_column("container")
     table.add_column("per-container resources")
     table.add_column("pod-level resources (pod scope)")
@@ -89,7 +90,7 @@ def side_by_side(
             Text(f"{alloc.cpus} ({alloc.cpus.size()})\nreserved for the pod, {format_size(mem)}"),
         )
     for name in list(dict.fromkeys([*left, *right])):
-        table.add_row(name, _cell(left.get(name)), _cell(right.get(name)))
+        table.add_row(Text(inert(name)), _cell(left.get(name)), _cell(right.get(name)))
     a = summarize(per_container, main)
     b = summarize(pod_level, main)
     table.add_section()
