@@ -56,11 +56,40 @@ from podnuma.machine.topology import Machine
 from podnuma.units import format_bytes
 
 __all__ = [
-    "DEFAULT_STRATEGY", "STRATEGIES", "TEMPLATE_PATHS", "Advice", "Candidate", "advise_pod",
+    "DEFAULT_STRATEGY", "STRATEGIES", "TEMPLATE_PATHS", "Advice", "Candidate", "SharedPoolTooLarge", "advise_pod",
     "advice_document", "best_pod_level_rewrite", "node_config_document", "workload_pod",
 ]
 
 Status = Literal["rewritten", "skipped"]
+
+
+class SharedPoolTooLarge(InputError):
+    """The pod shared pool asked for (``asked`` CPUs) makes the pod's CPU
+    budget (its exclusive slices and the pool) more than the kubelet counts
+    in an int64; ``most``: the largest pool this pod's budget takes (None:
+    none)."""
+
+    def __init__(self, asked: int, most: int | None) -> None:
+        most_words = (f"at most {most} CPUs for this pod" if most is not None and most >= 1
+                      else "no pool fits beside this pod's exclusive CPUs")
+        super().__init__(
+            f"{asked}: the pod's CPU budget (its exclusive CPUs and this pool) would be more than the "
+            f"kubelet counts in millicores in an int64: {most_words}")
+        self.asked = asked
+        self.most = most
+
+
+def _most_pool(doc: Mapping[str, Any], pod: Pod, rules: Mapping[str, str], keep_limits: bool) -> int | None:
+    """The largest pod shared pool (CPUs) whose budget fits an int64, from
+    the budget of a pool of 1 CPU."""
+    from podnuma.api.quantity import QuantityError, parse_quantity
+
+    try:
+        one = to_pod_level(doc, pod, shared_pool_cpus=1, sidecars=rules, keep_limits=keep_limits)
+        milli = -(-parse_quantity(str(one.budget["requests"]["cpu"])).nanos // 1_000_000)
+    except (InputError, QuantityError, KeyError):
+        return None
+    return ((1 << 63) - 1 - (milli - 1000)) // 1000
 
 #: The search strategies (``advise --strategy``): what the pod shared pool
 #: must at least hold, and what the moved containers keep of their own.
@@ -165,7 +194,9 @@ def advise_pod(
     calls sidecars. ``other_shapes``: when no form is admitted, also search
     the nearest other node shape that admits one (:mod:`podnuma.analysis.shapes`).
     Never raises for a bad object (it is skipped with the reason);
-    ``KubeletStartupError`` when the configuration itself cannot run."""
+    ``KubeletStartupError`` when the configuration itself cannot run;
+    :class:`SharedPoolTooLarge` when the ``shared_pool_cpus`` asked for
+    makes the pod's CPU budget pass int64 (the option's fault)."""
 
     def advise(pod_doc: Any) -> Advice:
         return _advise_pod(pod_doc, machine, config, where=where, cap=cap, shared_pool_cpus=shared_pool_cpus,
@@ -493,6 +524,8 @@ def _advise_pod(
         try:
             rewrite = to_pod_level(doc, pod, shared_pool_cpus=size, sidecars=rules, keep_limits=keep_limits)
         except InputError:  # (the budget past int64: larger pools too)
+            if shared_pool_cpus is not None:  # the size asked for: the option's fault, not the pod's
+                raise SharedPoolTooLarge(size, _most_pool(doc, pod, rules, keep_limits)) from None
             break
         budget = str(rewrite.budget.get("requests", {}).get("cpu", "?"))
         if budget in tried:

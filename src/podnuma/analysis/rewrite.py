@@ -457,6 +457,17 @@ def _amount_text(amount: int) -> str:
     return text if digits <= 40 else f"{text[:12]}... ({digits} digits)"
 
 
+def _named(name: str, q: Quantity) -> str:
+    """``cpu 100k``: a quantity named with its text, when that text is its
+    value (a value past int64 may print as another: 1e53 as ``100``)."""
+    text = str(q)
+    try:
+        same = parse_quantity(text).nanos == q.nanos
+    except QuantityError:
+        same = False
+    return f"{name} {_shown(text)}" if same else name
+
+
 def _too_big(what: str, name: str, amount: int, form: str) -> str:
     return (
         f"{what} is {_amount_text(amount)} {_unit_word(name)}, more than the kubelet counts in an int64 "
@@ -475,14 +486,14 @@ def _check_countable(doc: Mapping[str, Any], pod: Pod, form: str) -> None:
                     continue
                 amount = _amount(name, q)
                 if amount > _INT64_MAX:
-                    raise InputError(_too_big(f"{name} {_shown(str(q))}", name, amount, form),
+                    raise InputError(_too_big(_named(name, q), name, amount, form),
                                      path=_container_path(doc, c, section, name))
     if pod.resources is not None:
         for section, values in (("requests", pod.resources.requests), ("limits", pod.resources.limits)):
             for name, q in values.items():
                 amount = _amount(name, q)
                 if is_supported_pod_level_resource(name) and amount > _INT64_MAX:
-                    raise InputError(_too_big(f"{name} {_shown(str(q))}", name, amount, form),
+                    raise InputError(_too_big(_named(name, q), name, amount, form),
                                      path=_pod_level_path(doc, section, name))
 
 
@@ -527,19 +538,26 @@ def clean_server_fields(manifest: dict[str, Any]) -> list[str]:
     return dropped
 
 
-def _served_text(value: Any) -> Any:
+def _served_text(name: str, value: Any) -> Any:
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
         return value
     try:
-        return str(round_up_milli(quantity_from_manifest(value)))
+        q = quantity_from_manifest(value)
     except QuantityError:
         return value  # left for the pod's parse to refuse, with its path
+    if not -_INT64_MAX - 1 <= _amount(name, q) <= _INT64_MAX:
+        # a value the kubelet cannot count in an int64 (its MilliValue or
+        # Value wraps) is left as written: its canonical text is another
+        # value (1e53's ``String()`` is ``100``), which would hide the wrap
+        # ``simulate`` counts (and the checks of the other form refuse)
+        return value
+    return str(round_up_milli(q))
 
 
 def _served_list(raw: Any) -> Any:
     if not isinstance(raw, Mapping):
         return raw
-    return {name: _served_text(value) for name, value in raw.items()}
+    return {name: _served_text(str(name), value) for name, value in raw.items()}
 
 
 def _served_resources(raw: Any) -> Any:

@@ -4,6 +4,7 @@ what it changes."""
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections.abc import Mapping, Sequence
 from functools import partial
@@ -18,6 +19,7 @@ from podnuma.cli.guard import one_line
 from podnuma.cli.options import (
     FILE,
     NamedPath,
+    check_output_file,
     config_option,
     dash_refused,
     echo,
@@ -30,7 +32,7 @@ from podnuma.cli.options import (
     stdin_used_once,
 )
 from podnuma.errors import InputError
-from podnuma.fileio import atomic_write
+from podnuma.fileio import atomic_file
 from podnuma.inputs.overrides import parse_overrides
 from podnuma.inputs.text import TextInput
 from podnuma.render.advice import advice_header, render_diff, render_yaml
@@ -45,22 +47,41 @@ __all__ = ["advise_command"]
 
 def _pool_size(ctx: click.Context, param: click.Parameter, value: str | None) -> int | None:
     """``--shared-pool-cpus``: ``auto`` (None: searched) or a whole number
-    of CPUs >= 1."""
+    of CPUs from 1 to the most a pod's CPU budget may hold (the service's
+    bound, as ``sharedPoolCpus`` has it)."""
     if value is None or value == "auto":
         return None
     text = value.strip()
-    if text.isascii() and text.isdigit() and int(text) >= 1:
-        return int(text)
-    raise click.BadParameter(f"{value!r}: expected auto or a whole number of CPUs >= 1")
+    if not (text.isascii() and text.isdigit()):
+        shown = value if len(value) <= 60 else f"{value[:60]}..."
+        raise click.BadParameter(f"{shown!r}: expected auto or a whole number of CPUs >= 1")
+    try:
+        return whatif.parse_shared_pool(text)
+    except InputError as e:
+        raise click.BadParameter(e.message) from None
 
 
-def _write_scenario(path: str, scenario: object) -> None:
+def _scenario_text(path: str, scenario: object) -> bytes:
     # (JSON for a .json name, as restart --as-scenario writes it; else YAML)
     text = dump_json(scenario) if path.lower().endswith(".json") else dump_yaml(scenario)
+    return text.encode("utf-8")
+
+
+def _write_all(files: Sequence[tuple[str, bytes]]) -> None:
+    """Write every file of ``files`` (path, content), or none: each path
+    checked first (:func:`check_output_file`), then every content written
+    to a temporary file beside its path, and only then each renamed into
+    place; a failure before the renames removes every temporary file."""
+    for path, _ in files:
+        check_output_file(path, "--as-scenario")
     try:
-        atomic_write(path, text.encode("utf-8"), mode=0o644)
+        with contextlib.ExitStack() as stack:
+            for path, data in files:
+                fh = stack.enter_context(atomic_file(path, mode=0o644))
+                fh.write(data)
     except OSError as e:
-        raise InputError(f"--as-scenario: cannot write: {e.strerror or e}", file=path) from None
+        where = e.filename if isinstance(e.filename, str) else (files[0][0] if files else None)
+        raise InputError(f"--as-scenario: cannot write: {e.strerror or e}", file=where) from None
 
 
 _STRATEGY_HELP = "; ".join(f"{k}: {v}" for k, v in STRATEGIES.items())
@@ -82,8 +103,9 @@ _STRATEGY_HELP = "; ".join(f"{k}: {v}" for k, v in STRATEGIES.items())
 @click.option("--strategy", type=click.Choice(list(STRATEGIES)), default=DEFAULT_STRATEGY, show_default=True,
               help=_STRATEGY_HELP)
 @click.option("--sidecar", "sidecars", multiple=True, metavar="NAME",
-              help="Treat the container NAME as a sidecar (repeatable); native sidecars and "
-              "well-known injectors' containers are recognised without it.")
+              help="Treat the container NAME as a sidecar (repeatable; a NAME no pod read has a "
+              "container of is refused); native sidecars and well-known injectors' containers are "
+              "recognised without it.")
 @click.option("--as-scenario", "as_scenario", type=NamedPath(dir_okay=False, allow_dash=False, writes=True), default=None,
               callback=dash_refused,
               metavar="FILE", help="Also write a scenario that replays every figure (podnuma simulate FILE).")
@@ -102,6 +124,9 @@ def advise_command(
     stdin_used_once(*files, node_file, config_file)
     if as_diff and output != "pods":
         raise click.UsageError(f"--diff goes with -o pods (the rewritten pods), not -o {output}")
+    if as_scenario is not None:  # (before any work: the shapes' files beside it once they are known)
+        scenario_path = as_scenario
+        guard(lambda: check_output_file(scenario_path, "--as-scenario"))
     pods = [partial(TextInput.read, path, what="pod") for path in files]
     pool = shared_pool_cpus
     with progress_bar("advising pods") as advance:
@@ -128,29 +153,25 @@ def advise_command(
 
     text = render_output(output, got.document, {"pods": yaml_view})
     if as_scenario is not None and got.scenario is not None:
-        scenario = got.scenario
-        guard(lambda: _write_scenario(as_scenario, scenario))
-        for line in _replay_notes(as_scenario, got.advices, got.replay):
+        # the scenario and each other node shape's, every path checked and
+        # every file written (or none) before anything is noted or printed
+        writes = [(as_scenario, _scenario_text(as_scenario, got.scenario))]
+        shape_notes: list[str] = []
+        labels = pod_labels(got.advices)
+        for r in got.replay:
+            k = r.get("shape")
+            if k is None:
+                continue
+            target = _shape_path(as_scenario, k)
+            writes.append((target, _scenario_text(target, got.shape_scenarios[k - 1])))
+            a = got.advices[r["podIndex"]]
+            change = a.shape.change if a.shape is not None else "another node shape"
+            shape_notes.append(f"{target}: {replay_label(labels, r)} on the other node shape ({change}): "
+                               + _steps_words(r))
+        guard(lambda: _write_all(writes))
+        for line in [*_replay_notes(as_scenario, got.advices, got.replay), *shape_notes]:
             note(line)
-        _write_shapes(as_scenario, got.advices, got.replay, got.shape_scenarios)
     guard(lambda: echo(text))
-
-
-def _write_shapes(path: str, advices: Sequence[Advice], replay: Sequence[Mapping[str, Any]],
-                  shapes: Sequence[Mapping[str, Any]]) -> None:
-    """Beside the scenario ``path``, the scenario of each other node shape
-    proposed (a node of its own: the ``replay[]`` entry with ``shape`` k
-    is in the k-th): the pod as written and its pod-level form there."""
-    labels = pod_labels(advices)
-    for r in replay:
-        k = r.get("shape")
-        if k is None:
-            continue
-        target = _shape_path(path, k)
-        guard(partial(_write_scenario, target, shapes[k - 1]))
-        a = advices[r["podIndex"]]
-        change = a.shape.change if a.shape is not None else "another node shape"
-        note(f"{target}: {replay_label(labels, r)} on the other node shape ({change}): " + _steps_words(r))
 
 
 def _shape_path(path: str, k: int) -> str:

@@ -51,6 +51,7 @@ __all__ = [
     "read_input",
     "set_option",
     "as_scenario_option",
+    "check_output_file",
     "EMPTY_NAME",
     "NamedPath",
     "PathRefused",
@@ -260,6 +261,52 @@ def dash_refused(_ctx: click.Context, _param: click.Parameter, value: Any) -> An
         raise click.BadParameter("'-' would be standard output, which carries the command's "
                                  "output: name a file")
     return value
+
+
+def check_output_file(path: str | os.PathLike[str], option: str) -> None:
+    """``InputError`` (``PATH: OPTION: cannot write: ...``, naming the file)
+    for what would stop an atomic write of a file at ``path`` once the
+    work is done: a directory there, a device, a pipe or a socket (never
+    replaced by a file), a link into ``/proc`` or ``/dev``, a missing or
+    unwritable directory to hold it. Nothing is written (a probe file is
+    made and removed: ``access()`` says yes to root on a read-only file
+    system)."""
+    import stat
+    import tempfile
+
+    from podnuma.errors import InputError
+    from podnuma.fileio import check_file_name, check_replaceable
+
+    name = os.fspath(path)
+
+    def refused(why: str) -> InputError:
+        return InputError(f"{option}: cannot write: {why}", file=name)
+
+    try:
+        check_file_name(name)
+        st: os.stat_result | None = os.stat(name)
+    except FileNotFoundError:
+        st = None
+    except OSError as e:
+        raise refused(e.strerror or str(e)) from None
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        raise refused(os.strerror(errno.EISDIR))
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        raise refused("it exists and is not a regular file (a device, a named pipe or a socket is "
+                      "not replaced)")
+    try:
+        check_replaceable(name)
+    except OSError as e:
+        raise refused(e.strerror or str(e)) from None
+    parent = os.path.dirname(name) or "."
+    if not os.path.isdir(parent):
+        raise refused("its directory does not exist")
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".podnuma-probe-", dir=parent)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        raise refused(e.strerror or str(e)) from None
 
 
 as_scenario_option = click.option(

@@ -119,8 +119,28 @@ class Override:
         return f"{self.path}={self.text}"
 
 
+#: the most characters of a value or a path a message quotes whole
+_SHOWN = 60
+
+
+def _shown(value: object) -> str:
+    """``value`` quoted in a message (``repr``), a long one cut to its first
+    characters and its length: a 20,000-character value, or one nested
+    5,000 deep, makes one readable line, not the value again."""
+    text = value if isinstance(value, str) else repr(value)
+    if len(text) <= _SHOWN:
+        return repr(value) if not isinstance(value, str) else repr(text)
+    return f"{text[:_SHOWN]!r}... ({len(text)} characters)"
+
+
+def _short_path(path: str) -> str:
+    """A field path (or a ``PATH=VALUE``) in a message, unquoted: a long
+    one cut (a map key, a value may be long)."""
+    return path if len(path) <= 80 else f"{path[:77]}... ({len(path)} characters)"
+
+
 def _error(message: str, path: str) -> InputError:
-    return InputError(message, path=path, file=OPTION)
+    return InputError(message, path=_short_path(path), file=OPTION)
 
 
 def _split(path: str) -> list[Key]:
@@ -135,9 +155,8 @@ def _split(path: str) -> list[Key]:
         for i in re.findall(_INDEX, m.group(2)):
             # (checked on the digits: a 5,000-digit index is not read as a number)
             if len(i.lstrip("0")) > len(str(MAX_INDEX)) or int(i) > MAX_INDEX:
-                short = path if len(path) <= 80 else path[:77] + "..."
                 raise _error(f"index {i[:20]}{'...' if len(i) > 20 else ''} is larger than {MAX_INDEX} "
-                             "(a configuration's lists are short; one past the end appends)", short)
+                             "(a configuration's lists are short; one past the end appends)", path)
             keys.append(int(i))
     return keys
 
@@ -152,7 +171,7 @@ def _resolve(path: str, raw: list[Key]) -> tuple[tuple[Key, ...], Any]:
     while i < len(raw):
         key = raw[i]
         if isinstance(schema, str):
-            raise _error(f"is {_kind(schema)}: it has no field {key!r}", where)
+            raise _error(f"is {_kind(schema)}: it has no field {_shown(key)}", where)
         kind, inner = schema
         if kind == "list":
             if not isinstance(key, int):
@@ -169,8 +188,9 @@ def _resolve(path: str, raw: list[Key]) -> tuple[tuple[Key, ...], Any]:
                 import difflib  # the suggestion: loaded only for an unknown key
 
                 hint = difflib.get_close_matches(key, sorted(inner), n=1, cutoff=0.75)
-                err = unknown_field(where, key, hint[0] if hint else None)
-                raise _error(err.message, err.path or key)
+                shown = key if len(key) <= _SHOWN else f"{key[:_SHOWN]}... ({len(key)} characters)"
+                err = unknown_field(where, shown, hint[0] if hint else None)
+                raise _error(err.message, field_path(where, key))
             keys.append(key)
             where = f"{where}.{key}" if where else key
             schema = inner[key]
@@ -206,7 +226,7 @@ def _read_value(text: str, path: str) -> Any:
     try:
         return parse_document(text, name=OPTION).data
     except InputError as e:
-        raise _error(f"the value {text!r} is not YAML: {e.message}", path) from None
+        raise _error(f"the value {_shown(text)} is not YAML: {e.message}", path) from None
 
 
 def parse_override(item: str) -> Override:
@@ -214,7 +234,7 @@ def parse_override(item: str) -> Override:
     path, sep, text = item.partition("=")
     path = path.strip()
     if not sep or not path:
-        raise InputError(f"{item!r}: expected PATH=VALUE (e.g. cpuManagerPolicy=static)", file=OPTION)
+        raise InputError(f"{_shown(item)}: expected PATH=VALUE (e.g. cpuManagerPolicy=static)", file=OPTION)
     keys, schema = _resolve(path, _split(path))
     value = _read_value(text, path)
     if schema == "string" and value is not None and not isinstance(value, Mapping | list):
@@ -227,7 +247,7 @@ def parse_override(item: str) -> Override:
     if len(keys) == 1 and keys[0] in _CHOICES and value is not None:
         allowed = _CHOICES[str(keys[0])]
         if value not in allowed:
-            raise _error(f"must be one of {', '.join(allowed)}, got {value!r}", path)
+            raise _error(f"must be one of {', '.join(allowed)}, got {_shown(value)}", path)
     return Override(path, keys, value, text)
 
 
@@ -258,7 +278,7 @@ def _check_gates(keys: tuple[Key, ...], value: Any, path: str) -> None:
 
             hint = difflib.get_close_matches(name, sorted(KNOWN_FEATURES), n=1, cutoff=0.8)
             more = f' (did you mean "{hint[0]}"?)' if hint else ""
-            raise _error(f"unknown feature gate {name!r} (kubelet v1.37){more}", f"featureGates.{name}")
+            raise _error(f"unknown feature gate {_shown(name)} (kubelet v1.37){more}", f"featureGates.{name}")
 
 
 def parse_overrides(items: Sequence[str]) -> tuple[Override, ...]:
@@ -323,7 +343,8 @@ def _apply_one(doc: Any, o: Override) -> Any:
         where = f"{where}[{key}]" if isinstance(key, int) else (f"{where}.{key}" if where else key)
         if isinstance(key, int) and key > len(holder) and o.value is not None:
             # (one past the end appends; further would leave empty items)
-            raise InputError(f"{o}: {where}: past the end of the list ({len(holder)} item(s); "
+            raise InputError(f"{_short_path(str(o))}: {_short_path(where)}: past the end of the list "
+                             f"({len(holder)} item(s); "
                              f"index {len(holder)} appends one)", file=OPTION)
         if last:
             _put(holder, key, o.value, delete=o.value is None)
@@ -341,7 +362,8 @@ def _apply_one(doc: Any, o: Override) -> Any:
             want = list if nxt_is_index else Mapping
             if not isinstance(child, want):
                 raise InputError(
-                    f"{o}: the configuration holds {type_name(child)} at {where}", file=OPTION
+                    f"{_short_path(str(o))}: the configuration holds {type_name(child)} at {_short_path(where)}",
+                    file=OPTION,
                 )
             child = _copy(child)
         _put(holder, key, child, delete=False)

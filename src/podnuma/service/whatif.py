@@ -7,7 +7,6 @@ built-in ones.
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,6 +16,7 @@ from podnuma.analysis.advise import (
     STRATEGIES,
     TEMPLATE_PATHS,
     Advice,
+    SharedPoolTooLarge,
     advice_document,
     advise_pod,
     node_config_document,
@@ -25,8 +25,11 @@ from podnuma.analysis.advise import (
     workload_pod,
 )
 from podnuma.analysis.compare import SCOPES, Comparison, compare_pod, comparison_document
+from podnuma.api.kubeletconfig import API_VERSION as KUBELET_CONFIG_API_VERSION
+from podnuma.api.kubeletconfig import KIND as KUBELET_CONFIG_KIND
 from podnuma.api.kubeletconfig import KubeletConfig
 from podnuma.errors import InputError, InputErrors
+from podnuma.golang import jsonnumbers as json_numbers
 from podnuma.inputs.documents import parse_document
 from podnuma.inputs.overrides import Override, effective_config, request_overrides
 from podnuma.inputs.pods import (
@@ -45,8 +48,8 @@ from podnuma.service.restart import PodRisk, pod_restart_risks
 from podnuma.service.scenario import scenario_pod
 
 __all__ = [
-    "Advices", "Comparisons", "Setting", "advise", "builtin_defaults", "compare", "parse_shared_pool",
-    "whatif_request",
+    "MAX_SHARED_POOL_CPUS", "Advices", "Comparisons", "Setting", "advise", "builtin_defaults", "compare",
+    "parse_shared_pool", "shared_pool_problem", "whatif_request",
 ]
 
 Note = Callable[[str], None]
@@ -291,22 +294,51 @@ class Advices:
         }
 
 
+#: the largest ``--shared-pool-cpus`` / ``sharedPoolCpus``: its millicores
+#: fit the int64 the kubelet counts a pod's CPU budget in
+MAX_SHARED_POOL_CPUS = ((1 << 63) - 1) // 1000
+
+
+def shared_pool_problem(n: int, written: str | None = None) -> str | None:
+    """What is wrong with ``n`` CPUs as the pod shared pool asked for (the
+    words after the option's name; ``written``: ``n`` as given), else
+    ``None``."""
+    if n < 1:
+        return f"expected auto or a whole number of CPUs >= 1, found {n}"
+    if n > MAX_SHARED_POOL_CPUS:
+        if written is None:
+            written = str(n) if n.bit_length() < 130 else "a number of 40 digits or more"
+        elif len(written) > 40:
+            written = f"{written[:20]}... ({len(written)} digits)"
+        return (f"{written} is more than {MAX_SHARED_POOL_CPUS} CPUs, the most a pod's CPU budget may "
+                "hold (the kubelet counts it in millicores, in an int64)")
+    return None
+
+
 def parse_shared_pool(value: object) -> int | None:
     """``--shared-pool-cpus`` / ``sharedPoolCpus``: ``auto`` (None, the
-    default: searched) or a whole number of CPUs >= 1."""
+    default: searched) or a whole number of CPUs from 1 to
+    :data:`MAX_SHARED_POOL_CPUS`; refused (``InputError`` at the path
+    ``sharedPoolCpus``) otherwise."""
     if value is None or value == "auto":
         return None
     if isinstance(value, bool):
         raise InputError("expected auto or a whole number of CPUs >= 1", path="sharedPoolCpus")
+    written = None
     if isinstance(value, int):
         n = value
     elif isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
-        n = int(value.strip())
+        written = value.strip()
+        digits = written.lstrip("0") or "0"
+        # (thousands of digits are not converted: Python refuses past 4300)
+        n = int(digits) if len(digits) <= 40 else MAX_SHARED_POOL_CPUS + 1
     else:
-        raise InputError(f"expected auto or a whole number of CPUs >= 1, found {value!r}",
+        shown = value if not isinstance(value, str) or len(value) <= 60 else f"{value[:60]}..."
+        raise InputError(f"expected auto or a whole number of CPUs >= 1, found {shown!r}",
                          path="sharedPoolCpus")
-    if n < 1:
-        raise InputError(f"expected auto or a whole number of CPUs >= 1, found {n}", path="sharedPoolCpus")
+    problem = shared_pool_problem(n, written)
+    if problem is not None:
+        raise InputError(problem, path="sharedPoolCpus")
     return n
 
 
@@ -315,6 +347,7 @@ def advise(
     *, shared_pool_cpus: int | None = None, note: Note | None = None,
     strategy: str = DEFAULT_STRATEGY, sidecars: Sequence[str] = (), with_scenario: bool = False,
     overrides: tuple[Override, ...] = (), progress: Callable[[int, int], None] | None = None,
+    request: bool = False,
 ) -> Advices:
     """Advise on every Pod of ``pods``; an input that cannot be read, and an
     invalid pod, are listed in ``errors`` (with file and field path), every
@@ -324,7 +357,9 @@ def advise(
     ``sidecars``: container names to treat as sidecars; ``with_scenario``:
     also build the scenario that replays every figure; ``overrides``:
     ``--set`` on the configuration; ``progress``: told ``(done, total)``
-    pods as each pod's search ends (every input read first)."""
+    pods as each pod's search ends (every input read first); ``request``:
+    a refused option is named by the web API's field (``sidecars[0]``,
+    ``sharedPoolCpus``), not the command's (``--sidecar``)."""
     if strategy not in STRATEGIES:
         raise InputError(f"unknown strategy {strategy!r} (expected one of {', '.join(STRATEGIES)})",
                          path="strategy")
@@ -344,6 +379,10 @@ def advise(
             read.append((str(e), []))
             continue
         read.append((None if sources else str(no_pod(pod.name)), list(sources)))
+    # a --sidecar no pod read has a container of: a typo, refused before any search
+    unknown = _unknown_sidecars(sidecars, [src.data for _, sources in read for src in sources], request)
+    if unknown:  # (every bad input named, a line each, as the doors tell errors)
+        return Advices(setting, [], [problem for problem, _ in read if problem is not None] + unknown)
     total = sum(len(sources) for _, sources in read)
     done = 0
     for problem, sources in read:
@@ -353,11 +392,15 @@ def advise(
             done += 1
             if progress is not None:
                 progress(done - 1, total)
-            advice = advise_pod(
-                src.data, setting.machine, setting.config, where=src.where,
-                shared_pool_cpus=shared_pool_cpus, strategy=strategy, sidecars=tuple(sidecars),
-                other_shapes=True,
-            )
+            try:
+                advice = advise_pod(
+                    src.data, setting.machine, setting.config, where=src.where,
+                    shared_pool_cpus=shared_pool_cpus, strategy=strategy, sidecars=tuple(sidecars),
+                    other_shapes=True,
+                )
+            except SharedPoolTooLarge as e:  # the option's fault: named as the door names it
+                raise (InputError(e.message, path="sharedPoolCpus") if request
+                       else InputError(f"--shared-pool-cpus {e.message}")) from None
             if advice.error is not None:
                 # an invalid Pod is invalid input: named by file and field path
                 bad = advice.error
@@ -381,6 +424,50 @@ def advise(
     assert len(restart_pods) == len(restart)
     return _advise_extras(Advices(setting, advices, errors, restart, restart_pods), config, shared_pool_cpus,
                           strategy, with_scenario)
+
+
+def _container_names(data: object) -> set[str]:
+    """The names of the containers and init containers of a Pod, or of the
+    pod a workload makes (:data:`TEMPLATE_PATHS`); none for what is
+    neither (it is skipped, or refused, by its own check)."""
+    kind = data.get("kind") if isinstance(data, Mapping) else None
+    if isinstance(data, Mapping) and isinstance(kind, str) and kind in TEMPLATE_PATHS:
+        _, data, _ = workload_pod(data, kind)
+    spec = data.get("spec") if isinstance(data, Mapping) else None
+    names: set[str] = set()
+    if isinstance(spec, Mapping):
+        for key in ("containers", "initContainers"):
+            ctrs = spec.get(key)
+            if isinstance(ctrs, list):
+                names.update(c["name"] for c in ctrs
+                             if isinstance(c, Mapping) and isinstance(c.get("name"), str))
+    return names
+
+
+def _unknown_sidecars(sidecars: Sequence[str], pods: Sequence[object], request: bool) -> list[str]:
+    """A line for each of ``sidecars`` (``--sidecar`` / ``sidecars[i]``)
+    that names no container of any of ``pods`` (with the closest name when
+    one is close: a typo)."""
+    if not sidecars:
+        return []
+    import difflib  # (the suggestion)
+
+    known: set[str] = set()
+    for data in pods:
+        known |= _container_names(data)
+    out: list[str] = []
+    for i, name in enumerate(sidecars):
+        if name in known:
+            continue
+        hint = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.75)
+        more = f' (did you mean "{hint[0]}"?)' if hint else ""
+        shown = name if len(name) <= 60 else f"{name[:60]}... ({len(name)} characters)"
+        if request:
+            out.append(str(InputError(f"no container named {shown!r} in any pod read{more}",
+                                      path=f"sidecars[{i}]")))
+        else:
+            out.append(f"--sidecar {shown}: no container of that name in any pod read{more}")
+    return out
 
 
 def _advise_extras(
@@ -436,7 +523,10 @@ def whatif_request(
             raise InputError("give the step whose pod to take (step)", file=sc_name)
         step = int(req["step"])
         pod_data, node_data, cfg_data = scenario_pod(TextInput(req["scenario"], sc_name), step)
-        pod_text, node_text, cfg_text = (json.dumps(d, ensure_ascii=False) for d in (pod_data, node_data, cfg_data))
+        if cfg_data is not None:  # (the scenario's: v1beta1 when it names no type, as the contract has it)
+            cfg_data = {"apiVersion": KUBELET_CONFIG_API_VERSION, "kind": KUBELET_CONFIG_KIND, **cfg_data}
+        pod_text, node_text, cfg_text = (json_numbers.dumps(d, ensure_ascii=False)
+                                         for d in (pod_data, node_data, cfg_data))
         pod_name = f"{sc_name} (steps[{step}].addPod)"
         node_name, cfg_name = f"{sc_name} (node)", f"{sc_name} (kubeletConfig)"
     else:
@@ -473,7 +563,7 @@ def _advise_request(
     got = advise(
         [pod], node, config, shared_pool_cpus=parse_shared_pool(req.get("sharedPoolCpus")),
         strategy=str(req.get("strategy") or DEFAULT_STRATEGY), sidecars=names,
-        with_scenario=bool(req.get("asScenario")), overrides=overrides, note=note,
+        with_scenario=bool(req.get("asScenario")), overrides=overrides, note=note, request=True,
     )
     if got.errors:  # a pod of the request that is not valid: a bad request, as on the command line
         raise InputErrors(got.errors)  # (a line each: the web answers them as a list too)

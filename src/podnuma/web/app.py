@@ -82,7 +82,7 @@ from podnuma.inputs.documents import load_json
 from podnuma.inputs.limits import DEFAULT_LIMITS
 from podnuma.service.fleet import MAX_DUMP_DIRS, MAX_DUMP_FILES, dump_size_problem
 from podnuma.service.messages import version
-from podnuma.service.whatif import builtin_defaults
+from podnuma.service.whatif import builtin_defaults, shared_pool_problem
 from podnuma.web import service
 from podnuma.web.examples import (
     EXAMPLES,
@@ -609,11 +609,15 @@ def _set_value(value: object) -> object:
 
 def _shared_pool(value: object) -> object:
     """``sharedPoolCpus``: ``"auto"`` or a whole number of CPUs >= 1 (a
-    JSON number: not ``true``, not ``1.0``, not ``"2"``)."""
-    if value is None or value == "auto" or (
-        isinstance(value, int) and not isinstance(value, bool) and value >= 1
-    ):
+    JSON number: not ``true``, not ``1.0``, not ``"2"``), at most the bound
+    ``--shared-pool-cpus`` has (:func:`~podnuma.service.whatif.shared_pool_problem`)."""
+    if value is None or value == "auto":
         return value
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
+        problem = shared_pool_problem(value)  # (the bound --shared-pool-cpus has)
+        if problem is None:
+            return value
+        raise _field_error(problem)
     raise _field_error(f"expected auto or a whole number of CPUs >= 1, found {_found(value)}")
 
 
