@@ -190,7 +190,8 @@ def test_cli_apply_dry_run_and_real(tmp_path: Path) -> None:
     ("extra", "message"),
     [
         (["--step", "9"], "error: {scenario}: --step 9: no such step (the scenario has steps 0-2)"),
-        (["--cgroup-root", "../up"], "error: --cgroup-root: cgroup root component '..' is not a usable cgroup name"),
+        (["--cgroup-root", "../up"], "error: --cgroup-root: '../up' names a cgroup above the cgroup root (the "
+         "kubelet's cgroupfs name '/' + path.Join(...) is '/../up/kubepods'); podnuma writes only under its root"),
     ],
 )
 def test_cli_bad_input(tmp_path: Path, extra: list[str], message: str) -> None:

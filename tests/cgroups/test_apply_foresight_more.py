@@ -81,8 +81,11 @@ def test_an_underscore_in_the_cgroup_root_is_taken(driver: str, root: tuple[str,
     # (ParseCgroupfsToCgroupName does not check the root's components as
     # NewCgroupName checks the ones the kubelet makes)
     assert parse_cgroup_root("/a_b", driver) == root  # type: ignore[arg-type]
+    # "." and ".." are taken as the kubelet takes them (cgroupfs: path.Join
+    # cleans them away; systemd: parts of slice names), a NUL is not
+    assert parse_cgroup_root("/a/..", driver) == (() if driver == "cgroupfs" else ("a", ".."))  # type: ignore[arg-type]
     with pytest.raises(InputError, match="is not a usable cgroup name"):
-        parse_cgroup_root("/a/..", driver)  # type: ignore[arg-type]
+        parse_cgroup_root("/a/b\x00", driver)  # type: ignore[arg-type]
 
 
 def test_the_faccessat2_probe_reads_the_system_calls_answer(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -211,3 +211,213 @@ def test_a_kubelet_configuration_file_is_named(tmp_path: Path) -> None:
     res = CliRunner().invoke(cli, [*base, "--driver", "cgroupfs", "-o", "json"])
     assert res.exit_code == 0, res.output
     assert json.loads(res.output)["cgroups"][0]["path"] == "/n"
+
+
+# -- the configuration is validated before the cgroup root is read ------------------
+
+
+@pytest.mark.parametrize("command", ["plan", "apply"])
+def test_configuration_refused_before_the_root(tmp_path: Path, command: str) -> None:
+    # server.go: ValidateKubeletConfiguration (NewKubeletCommand) long before
+    # NodeAllocatableRoot (run): the invalid configuration is what stops it
+    extra = ["--root", str(tmp_path), "--dry-run"] if command == "apply" else []
+    res = CliRunner().invoke(cli, ["cgroups", command, str(FULL), "--driver", "systemd", "--cgroup-version", "2",
+                                   "--set", "cgroupsPerQOS=false", "--cgroup-root", "/a//b", *extra])  # fmt: skip
+    assert res.exit_code == 2
+    assert res.output.strip() == f"error: {NO_QOS_REFUSED} (--set: cgroupsPerQOS)"
+
+
+# -- a root of slashes only: a name the kubelet updates, at "/" ----------------------
+
+
+@pytest.mark.parametrize("driver", ["cgroupfs", "systemd"])
+@pytest.mark.parametrize("version", ["2", "1"])
+def test_no_qos_root_of_slashes_is_updated_at_the_root(driver: str, version: str) -> None:
+    # ParseCgroupfsToCgroupName("//") is ["", ""]: not empty, so
+    # enforceNodeAllocatableCgroups updates it; ToCgroupfs "/", ToSystemd
+    # ExpandSlice("-.slice") "/"
+    for how in (("--cgroup-root", "//"), ("--set", "cgroupRoot=//")):
+        doc = _plan(*NO_QOS, *how, driver=driver, version=version)
+        roots = [c for c in doc["cgroups"] if c["kind"] == "root" and c["writer"] == "kubelet"]
+        assert [c["path"] for c in roots] == ["/"]
+        memory = "memory.max" if version == "2" else "memory.limit_in_bytes"
+        assert roots[0]["files"][memory] == CAPACITY_MEMORY
+    # "/" is the empty name: nothing written
+    doc = _plan(*NO_QOS, "--cgroup-root", "/", driver=driver, version=version)
+    assert [c for c in doc["cgroups"] if c["kind"] == "root" and c["writer"] == "kubelet"] == []
+
+
+def test_no_qos_root_of_slashes_apply(tmp_path: Path) -> None:
+    res = CliRunner().invoke(cli, ["cgroups", "apply", str(FULL), "--driver", "systemd", "--cgroup-version", "2",
+                                   "--root", str(tmp_path), *NO_QOS, "--cgroup-root", "//"])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "memory.max").read_text().strip() == CAPACITY_MEMORY
+    assert sorted(p.name for p in tmp_path.iterdir() if p.is_dir()) == ["k8s.io"]
+
+
+def test_three_slashes_still_panic_under_systemd() -> None:
+    res = CliRunner().invoke(cli, ["cgroups", "plan", str(FULL), "--driver", "systemd", "--cgroup-version", "2",
+                                   *NO_QOS, "--cgroup-root", "///"])  # fmt: skip
+    assert res.exit_code == 2
+    assert "invalid slice name: --.slice" in res.output
+
+
+# -- the no-QoS layout's stale container cgroups -------------------------------------
+
+
+@pytest.mark.parametrize("driver", ["cgroupfs", "systemd"])
+def test_no_qos_apply_removes_containers_of_pods_that_left(tmp_path: Path, driver: str) -> None:
+    args = ["cgroups", "apply", str(FULL), "--driver", driver, "--cgroup-version", "2", "--root", str(tmp_path),
+            *NO_QOS, "--set", "cgroupRoot=/c"]  # fmt: skip
+    res = CliRunner().invoke(cli, [*args, "--step", "2"])
+    assert res.exit_code == 0, res.output
+    runtime = tmp_path / "k8s.io"
+    assert len(list(runtime.iterdir())) == 6
+    # what is not a container cgroup of the plans' form is never touched
+    (runtime / "other").mkdir()
+    (runtime / ("f" * 64)).mkdir()
+    (runtime / ("f" * 64) / "foreign").write_text("x")
+    dry = CliRunner().invoke(cli, [*args, "--step", "0", "--dry-run"])
+    assert dry.exit_code == 0, dry.output
+    assert dry.output.count("rmdir k8s.io/") == 4
+    res = CliRunner().invoke(cli, [*args, "--step", "0"])
+    assert res.exit_code == 0, res.output
+    assert "removed 4 cgroups" in res.output
+    assert "stale k8s.io/" + "f" * 64 in res.output
+    left = sorted(p.name for p in runtime.iterdir())
+    assert "other" in left and "f" * 64 in left and len(left) == 4
+    # --keep-stale: reported, not removed
+    CliRunner().invoke(cli, [*args, "--step", "2"])
+    res = CliRunner().invoke(cli, [*args, "--step", "0", "--keep-stale"])
+    assert res.exit_code == 0, res.output
+    assert len([p for p in runtime.iterdir() if len(p.name) == 64]) == 7
+
+
+# -- a systemd root whose own slice names are too long --------------------------------
+
+LONG = "/" + "d" * 200 + "/" + "d" * 200
+TOO_LONG = ("cgroup root '/ddddddddddddddddddddddddddddddddddddddd...dddddddddddd': cgroup name "
+            "'dddddddddddddddddddddddddddddddddddddddd...dddddd.slice' is {n} bytes long; the kernel's limit for a "
+            "name is 255 bytes")  # fmt: skip
+
+
+@pytest.mark.parametrize("command", ["plan", "apply"])
+def test_systemd_root_too_long_is_the_fields(tmp_path: Path, command: str) -> None:
+    extra = ["--root", str(tmp_path), "--dry-run"] if command == "apply" else []
+    base = ["cgroups", command, "--driver", "systemd", "--cgroup-version", "2", *extra]
+    res = CliRunner().invoke(cli, [*base, str(FULL), "--set", f"cgroupRoot={LONG}"])
+    assert res.exit_code == 2
+    assert res.output.strip() == "error: --set: cgroupRoot: " + TOO_LONG.format(n=407)
+    res = CliRunner().invoke(cli, [*base, str(FULL), "--cgroup-root", LONG])
+    assert res.output.strip() == "error: --cgroup-root: " + TOO_LONG.format(n=407)
+    res = CliRunner().invoke(cli, [*base, str(FULL), *NO_QOS, "--cgroup-root", LONG])
+    assert res.output.strip() == "error: --cgroup-root: " + TOO_LONG.format(n=407)
+    if command == "plan":  # (apply: tmp_path is the root, left empty)
+        scenario = _with_config(tmp_path, cgroupRoot=LONG)
+        res = CliRunner().invoke(cli, [*base, str(scenario)])
+        assert res.output.startswith(f"error: {scenario}: kubeletConfig.cgroupRoot: " + TOO_LONG.format(n=407))
+    # only kubepods pushes it over: the kubepods slice is named
+    root = "/" + "d" * 241
+    res = CliRunner().invoke(cli, [*base, str(FULL), "--cgroup-root", root])
+    assert res.exit_code == 2 and res.output.startswith("error: --cgroup-root: ")
+    assert "...bepods.slice' is 256 bytes long" in res.output  # (the kubepods slice)
+    ok = CliRunner().invoke(cli, [*base, str(FULL), *NO_QOS, "--cgroup-root", root])
+    assert ok.exit_code == 0, ok.output
+    # cgroupfs names each component on its own
+    res = CliRunner().invoke(cli, ["cgroups", "plan", "--driver", "cgroupfs", "--cgroup-version", "2", str(FULL),
+                                   "--cgroup-root", LONG])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert list(tmp_path.iterdir()) == [] or command == "plan"
+
+
+# -- "." and ".." in the root, as the kubelet reads them -------------------------------
+
+
+@pytest.mark.parametrize(
+    ("root", "driver", "node"),
+    [
+        ("/a/./b", "cgroupfs", "/a/b/kubepods"),
+        ("/custom/..", "cgroupfs", "/kubepods"),
+        ("./a", "cgroupfs", "/a/kubepods"),
+        ("/a/b/../c", "cgroupfs", "/a/c/kubepods"),
+        ("/a/./b", "systemd", "/a.slice/a-..slice/a-.-b.slice/a-.-b-kubepods.slice"),
+        ("/custom/..", "systemd", "/custom.slice/custom-...slice/custom-..-kubepods.slice"),
+        ("/..", "systemd", "/...slice/..-kubepods.slice"),
+        ("./a-b", "systemd", "/..slice/.-a_b.slice/.-a_b-kubepods.slice"),
+    ],
+)  # fmt: skip
+def test_dot_components_follow_the_kubelet(tmp_path: Path, root: str, driver: str, node: str) -> None:
+    for how in (("--cgroup-root", root), ("--set", f"cgroupRoot={root}")):
+        doc = _plan(*how, driver=driver)
+        assert _paths(doc, "node") == [node]
+    # and the apply stays under its root
+    res = CliRunner().invoke(cli, ["cgroups", "apply", str(FULL), "--driver", driver, "--cgroup-version", "2",
+                                   "--root", str(tmp_path), "--cgroup-root", root])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / node.lstrip("/")).is_dir()
+    for line in res.output.splitlines():
+        if line.startswith(("mkdir ", "write ")):
+            assert ".." not in line.split()[1].split("/"), line
+
+
+@pytest.mark.parametrize("root", ["/..", "..", "/../x", "/a/../.."])
+def test_cgroupfs_root_above_the_root_is_refused(tmp_path: Path, root: str) -> None:
+    res = CliRunner().invoke(cli, ["cgroups", "apply", str(FULL), "--driver", "cgroupfs", "--cgroup-version", "2",
+                                   "--root", str(tmp_path), "--cgroup-root", root])  # fmt: skip
+    assert res.exit_code == 2
+    assert "names a cgroup above the cgroup root" in res.output and res.output.startswith("error: --cgroup-root: ")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_no_qos_dot_root_is_the_root_itself() -> None:
+    # cgroupfs: ToCgroupfs(["."]) is "/." -- the root, updated
+    doc = _plan(*NO_QOS, "--cgroup-root", "/.")
+    assert [c["path"] for c in doc["cgroups"] if c["kind"] == "root" and c["writer"] == "kubelet"] == ["/"]
+    doc = _plan(*NO_QOS, "--cgroup-root", "/.", driver="systemd")
+    assert [c["path"] for c in doc["cgroups"] if c["kind"] == "root" and c["writer"] == "kubelet"] == ["/..slice"]
+
+
+# -- system-reserved / kube-reserved enforcement: said to be left out -----------------
+
+
+def test_reserved_cgroups_are_said_not_planned() -> None:
+    enforced = ("--set", "reservedSystemCPUs=", "--set", "kubeReserved.cpu=1",
+                "--set", "systemReservedCgroup=/system.slice", "--set", "kubeReservedCgroup=/kube.slice")  # fmt: skip
+    doc = _plan(*enforced, "--set", "enforceNodeAllocatable=[pods,system-reserved,kube-reserved-compressible]")
+    notes = doc["notes"]
+    assert len(notes) == 2
+    assert notes[0].startswith("systemReservedCgroup '/system.slice' (system-reserved in enforceNodeAllocatable): "
+                               "not planned;")  # fmt: skip
+    assert "(CPU shares, memory, pids and huge page limits)" in notes[0]
+    assert notes[1].startswith("kubeReservedCgroup '/kube.slice' (kube-reserved-compressible in ")
+    assert "(its CPU shares)" in notes[1]
+    # nothing planned there
+    assert not any("system" in c["path"] or "kube.slice" in c["path"] for c in doc["cgroups"])
+    # the default enforcement: no notes
+    assert "notes" not in _plan(*enforced)
+    # the table says it too
+    res = CliRunner().invoke(cli, ["cgroups", "plan", str(FULL), "--driver", "cgroupfs", "--cgroup-version", "2",
+                                   *enforced, "--set", "enforceNodeAllocatable=[pods,system-reserved]"])
+    assert res.exit_code == 0, res.output
+    assert res.output.rstrip().splitlines()[-1] == f"note: {notes[0]}"
+
+
+def test_no_qos_prune_leaves_guarded_containers(tmp_path: Path) -> None:
+    # pods the kubelet has but the plan does not hold (running since before
+    # the start): their container cgroups are left
+    import dataclasses
+
+    from podnuma.cgroups import apply_plan, plan_cgroups
+    from podnuma.inputs.overrides import parse_overrides
+    from podnuma.inputs.text import TextInput
+    from podnuma.service.scenario import load
+
+    scenario = load(TextInput.read(FULL, what="scenario"),
+                    overrides=parse_overrides(("cgroupsPerQOS=false", "enforceNodeAllocatable=[]")))  # fmt: skip
+    plan = plan_cgroups(scenario, step=0, driver="cgroupfs", version=2)
+    kept, gone = "a" * 64, "b" * 64
+    for name in (kept, gone):
+        (tmp_path / "k8s.io" / name).mkdir(parents=True)
+    report = apply_plan(dataclasses.replace(plan, guarded=(kept,)), tmp_path)
+    assert (tmp_path / "k8s.io" / kept).is_dir() and not (tmp_path / "k8s.io" / gone).exists()
+    assert [op.path for op in report.operations if op.action == "rmdir"] == [f"k8s.io/{gone}"]

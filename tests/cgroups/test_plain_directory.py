@@ -316,20 +316,45 @@ def test_a_full_disk_says_so(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("command", ["plan", "apply"])
-@pytest.mark.parametrize("value", ["../esc", "a/../b", "a/./b"])
+@pytest.mark.parametrize("value", ["../esc", "a/../../b", "/.."])
 def test_a_bad_cgroup_root_names_the_option(tmp_path: Path, command: str, value: str) -> None:
+    # cgroupfs: path.Join keeps a leading ".." (the kubelet's /../esc):
+    # refused, nothing written
     root = tmp_path / "rr"
     root.mkdir()
     extra = ["--root", str(root)] if command == "apply" else []
     res = CliRunner().invoke(
         cli,
-        ["cgroups", command, str(FULL), "--driver", "systemd", "--cgroup-version", "2", *extra,
+        ["cgroups", command, str(FULL), "--driver", "cgroupfs", "--cgroup-version", "2", *extra,
          "--cgroup-root", value],
     )  # fmt: skip
     assert res.exit_code == 2
     lines = res.output.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: --cgroup-root: cgroup root component "), lines
+    assert len(lines) == 1 and lines[0].startswith("error: --cgroup-root: "), lines
+    assert "names a cgroup above the cgroup root" in lines[0]
     assert list(root.iterdir()) == []
+
+
+@pytest.mark.parametrize("driver", ["cgroupfs", "systemd"])
+@pytest.mark.parametrize("value", ["../esc", "a/../b", "a/./b", "./..", "a/../.."])
+def test_dot_components_stay_under_the_root(tmp_path: Path, driver: str, value: str) -> None:
+    # as the kubelet reads them: cleaned by path.Join (cgroupfs), parts of
+    # slice names (systemd, every directory ending in ".slice")
+    if driver == "cgroupfs" and value in ("../esc", "./..", "a/../.."):
+        return  # (above the root: refused, the test before)
+    root = tmp_path / "rr"
+    root.mkdir()
+    res = CliRunner().invoke(
+        cli,
+        ["cgroups", "apply", str(FULL), "--driver", driver, "--cgroup-version", "2", "--root", str(root),
+         "--cgroup-root", value],
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    for path in root.rglob("*"):
+        assert path.resolve().is_relative_to(root.resolve())
+        if driver == "systemd" and path.is_dir():
+            assert path.name.endswith((".slice", ".scope")), path
+    assert not (tmp_path / "esc").exists() and not (tmp_path / "b").exists()
 
 
 

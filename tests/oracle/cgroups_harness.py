@@ -25,6 +25,7 @@ device ids).
 from __future__ import annotations
 
 import json
+import posixpath
 import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -132,11 +133,12 @@ def _index(doc: Mapping[str, Any]) -> dict[tuple[str, ...], dict[str, Any]]:
     out: dict[tuple[str, ...], dict[str, Any]] = {}
     for c in doc.get("cgroups") or []:
         kind = c.get("kind")
-        if kind == "root" and c.get("files"):
-            # the cgroup root the kubelet updates without cgroupsPerQOS
-            out[(kind, c["path"])] = {"path": c["path"], "pod": c["path"], "files": c.get("files") or {}}
-        elif kind in ("node", "qos"):
-            out[(kind, c["path"])] = {"path": c["path"], "pod": c["path"], "files": c.get("files") or {}}
+        if (kind == "root" and c.get("files")) or kind in ("node", "qos"):
+            # (root: the cgroup root the kubelet updates without
+            # cgroupsPerQOS.) The kubelet's cgroupfs name is "/" +
+            # path.Join(...): "/." is the root "/" podnuma names
+            path = posixpath.normpath(c["path"]) if c["path"] in ("/.", "/") else c["path"]
+            out[(kind, path)] = {"path": path, "pod": path, "files": c.get("files") or {}}
         elif kind == "pod":
             out[("pod", c["podUID"])] = {"path": c["path"], "pod": c.get("pod"), "files": c.get("files") or {}}
         elif kind == "container":

@@ -74,6 +74,18 @@ CASES: tuple[tuple[str, dict[str, Any], str | None], ...] = (
     ("no-qos-flag", {"cgroupsPerQOS": False, "enforceNodeAllocatable": ["none"]}, "/flagged"),
     ("no-qos-no-root", {"cgroupsPerQOS": False, "enforceNodeAllocatable": ["none"]}, None),
     ("no-qos-slash", {"cgroupsPerQOS": False, "enforceNodeAllocatable": [], "cgroupRoot": "/"}, None),
+    # a root of slashes only: the name ["", ""], updated at "/" (ToCgroupfs
+    # "/"; ToSystemd: ExpandSlice("-.slice") is "/")
+    ("no-qos-two-slashes", {"cgroupsPerQOS": False, "enforceNodeAllocatable": [], "cgroupRoot": "//"}, None),
+    ("no-qos-two-slashes-flag", {"cgroupsPerQOS": False, "enforceNodeAllocatable": []}, "//"),
+    # "." and "..": cleaned by path.Join (cgroupfs), parts of slice names (systemd)
+    ("root-dot", {"cgroupRoot": "/a/./b"}, None),
+    ("root-dotdot", {"cgroupRoot": "/custom/.."}, None),
+    ("root-dot-flag", {"cgroupRoot": "/x"}, "./a-b/c"),
+    ("root-dotdot-inside", {}, "/a-b/../c-d/./e"),
+    ("root-just-dot", {}, "."),
+    ("no-qos-dot", {"cgroupsPerQOS": False, "enforceNodeAllocatable": [], "cgroupRoot": "/."}, None),
+    ("no-qos-dotdot-inside", {"cgroupsPerQOS": False, "enforceNodeAllocatable": []}, "/x/../y"),
     ("no-qos-memory-qos-off", {"cgroupsPerQOS": False, "enforceNodeAllocatable": [], "cgroupRoot": "/m",
                                "featureGates": {"MemoryQoS": False}}, None),
     ("no-qos-policy-none", {"cgroupsPerQOS": False, "enforceNodeAllocatable": [], "cgroupRoot": "/c",
@@ -121,8 +133,12 @@ def test_plans_agree(
     if per_qos or root in ("", "/"):
         assert written_roots == []
     else:
-        assert len(written_roots) == 1 and written_roots == [c["path"] for c in theirs.doc["cgroups"] if c["kind"] == "root"]
+        theirs_roots = [c["path"] for c in theirs.doc["cgroups"] if c["kind"] == "root"]
+        assert len(written_roots) == 1 and written_roots == ["/" if p == "/." else p for p in theirs_roots]
 
+
+_NO_QOS_WORDS = ('invalid configuration: cgroupsPerQOS (--cgroups-per-qos) must be set to true when "pods" '
+                 "contained in enforceNodeAllocatable (--enforce-node-allocatable)")
 
 #: the kubelet refuses to start: (name, fields, flag, the words both give)
 REFUSALS: tuple[tuple[str, dict[str, Any], str | None, str, tuple[str, ...]], ...] = (
@@ -147,6 +163,15 @@ REFUSALS: tuple[tuple[str, dict[str, Any], str | None, str, tuple[str, ...]], ..
     ("systemd-empty-component", {"cgroupRoot": "/custom/"}, None, "systemd", ("invalid slice name: custom--kubepods.slice",)),
     ("systemd-empty-component-no-qos", {"cgroupsPerQOS": False, "enforceNodeAllocatable": []}, "a//b", "systemd",
      ("invalid slice name: a--b.slice",)),
+    ("systemd-three-slashes-no-qos", {"cgroupsPerQOS": False, "enforceNodeAllocatable": []}, "///", "systemd",
+     ("invalid slice name: --.slice",)),
+    ("systemd-two-slashes-qos", {"cgroupRoot": "//"}, None, "systemd", ("invalid slice name: --kubepods.slice",)),
+    # a bad root and an invalid configuration: the configuration is
+    # validated first (server.go ValidateKubeletConfiguration, before
+    # NodeAllocatableRoot)
+    ("bad-root-and-invalid-config", {"cgroupsPerQOS": False}, "/a//b", "", (_NO_QOS_WORDS,)),
+    ("bad-config-root-and-invalid-config", {"cgroupsPerQOS": False, "cgroupRoot": "/a//b"}, None, "",
+     (_NO_QOS_WORDS,)),
 )  # fmt: skip
 
 
@@ -164,3 +189,39 @@ def test_refusals_agree(
     assert mine.doc is None and theirs.doc is None, (mine.error, theirs.error)
     for w in words:
         assert w in mine.error and w in theirs.error, (mine.error, theirs.error)
+
+
+@pytest.mark.parametrize(("version", "driver"), PAIRS, ids=lambda v: str(v))
+@pytest.mark.parametrize("name", ["bad-root-and-invalid-config", "bad-config-root-and-invalid-config"])
+def test_configuration_refused_before_the_root(oracle_binary: str, tmp_path: Path, name: str, version: int,
+                                                driver: str) -> None:
+    # plan_cgroups without a run (the CLI's way): the scenario's start-up
+    # validation comes before the root is read, as in the kubelet
+    from podnuma.cgroups import plan_cgroups
+    from podnuma.errors import InputError, KubeletStartupError
+    from podnuma.inputs.scenario import load_scenario
+
+    _, fields, flag, _, words = next(r for r in REFUSALS if r[0] == name)
+    path = _scenario(tmp_path, name, fields)
+    with pytest.raises((InputError, KubeletStartupError)) as err:
+        plan_cgroups(load_scenario(path), driver=driver, version=version, cgroup_root=flag)  # type: ignore[arg-type]
+    theirs = plan_oracle(oracle_binary, [path], version, driver, cgroup_root=flag)[0]
+    assert theirs.doc is None
+    for w in words:
+        assert w in str(err.value) and w in theirs.error, (str(err.value), theirs.error)
+
+
+@pytest.mark.parametrize("version", [2, 1])
+@pytest.mark.parametrize("flag", ["/..", "../x", "/a/../.."])
+def test_cgroupfs_root_above_the_root_is_podnumas_refusal(oracle_binary: str, tmp_path: Path, flag: str,
+                                                          version: int) -> None:
+    # the one deliberate difference: path.Join keeps a leading "..", so the
+    # kubelet's cgroupfs name is "/../kubepods" (above the hierarchy's
+    # root); podnuma writes only under its root and refuses it
+    mine, theirs = _both(oracle_binary, _scenario(tmp_path, "up", {}), version, "cgroupfs", flag)
+    assert theirs.doc is not None, theirs.error
+    assert all(c["path"].startswith("/../") for c in theirs.doc["cgroups"] if c["kind"] in ("node", "qos"))
+    assert mine.doc is None and "names a cgroup above the cgroup root" in (mine.error or "")
+    # the systemd driver names slices: both plan the same
+    mine, theirs = _both(oracle_binary, _scenario(tmp_path, "up", {}), version, "systemd", flag)
+    assert compare_cgroups(mine, theirs) == []

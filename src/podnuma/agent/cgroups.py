@@ -81,6 +81,7 @@ class CgroupTree:
         return plan_from_pods(
             pods, facts, driver=self.driver, version=self.version, cgroup_root=self.layout.root,
             cgroups_per_qos=self.layout.per_qos, enforce_pods=self.layout.enforce_pods,
+            update_root=self.layout.named,
         )
 
     def sync(

@@ -59,8 +59,10 @@ from pathlib import Path
 from podnuma.cgroups.beneath import Beneath
 from podnuma.cgroups.plan import (
     NAME_MAX,
+    RUNTIME_DEFAULT_PARENT,
     CgroupNode,
     CgroupPlan,
+    is_container_id,
     is_written_file,
     name_problem,
     short_name,
@@ -436,6 +438,15 @@ class _Writer:
             for name in self.subdirs(controllers, path):
                 if f"{path}/{name}" not in planned:
                     stale.append(f"{path}/{name}")
+        if not parents and not pods:
+            # without cgroupsPerQOS: the container cgroups the runtime makes
+            # under its default parent (k8s.io/<id>), only ids of the form
+            # the plans give, not the plan's, not a kept pod's
+            guarded_ids = set(self.plan.guarded)
+            for name in self.subdirs(controllers, RUNTIME_DEFAULT_PARENT):
+                child = f"{RUNTIME_DEFAULT_PARENT}/{name}"
+                if child not in planned and is_container_id(name) and name not in guarded_ids:
+                    stale.append(child)
         for path in stale:
             for controller in controllers:
                 rel = self.rel(controller, path)
@@ -728,7 +739,7 @@ def validate_plan(plan: CgroupPlan) -> None:
         where = f"cgroups[{i}]"
         if node.pod is not None:
             where = "metadata.uid"
-        names = [p for p in node.path.split("/")]
+        names = node.path.split("/") if node.path else []  # "": the root itself (a named "/")
         names += [f.name for f in node.files]
         for name in names:
             problem = name_problem(name)

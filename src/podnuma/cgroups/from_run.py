@@ -15,7 +15,15 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from podnuma.api.kubeletconfig import ENFORCE_PODS, KubeletConfig, effective_reserved
+from podnuma.api.kubeletconfig import (
+    ENFORCE_KUBE,
+    ENFORCE_KUBE_COMPRESSIBLE,
+    ENFORCE_PODS,
+    ENFORCE_SYSTEM,
+    ENFORCE_SYSTEM_COMPRESSIBLE,
+    KubeletConfig,
+    effective_reserved,
+)
 from podnuma.api.pod import Pod
 from podnuma.api.qos import compute_pod_qos
 from podnuma.api.quantity import Quantity
@@ -25,6 +33,7 @@ from podnuma.cgroups.plan import (
     CgroupPlan,
     Driver,
     NodeFacts,
+    is_named_root,
     parse_cgroup_root,
     plan_from_pods,
     running_pods,
@@ -36,17 +45,22 @@ from podnuma.inputs.scenario import Scenario
 from podnuma.machine.topology import Machine
 from podnuma.scenario.run import RunResult, run_scenario
 
-__all__ = ["CgroupLayout", "cgroup_layout", "config_layout", "node_facts", "plan_cgroups"]
+__all__ = ["CgroupLayout", "cgroup_layout", "config_layout", "node_facts", "plan_cgroups", "reserved_enforcement_notes"]
 
 @dataclass(frozen=True)
 class CgroupLayout:
     """Where the kubelet puts the cgroups it manages: ``root`` the cgroup
     root's components (``()``: ``/``), ``per_qos`` its ``cgroupsPerQOS``,
-    ``enforce_pods``: ``pods`` in ``enforceNodeAllocatable``."""
+    ``enforce_pods``: ``pods`` in ``enforceNodeAllocatable``; ``named``:
+    the root is a non-empty cgroup name (``//`` is, naming ``/``: without
+    ``cgroupsPerQOS`` the kubelet updates it;
+    :func:`~podnuma.cgroups.plan.is_named_root`; ``None``: when ``root``
+    has components)."""
 
     root: tuple[str, ...] = ()
     per_qos: bool = True
     enforce_pods: bool = True
+    named: bool | None = None
 
 
 def cgroup_layout(scenario: Scenario, driver: Driver, flag: str | None = None) -> CgroupLayout:
@@ -84,8 +98,9 @@ def config_layout(config: KubeletConfig, driver: Driver, flag: str | None = None
     per_qos = settings.cgroups_per_qos
     enforce_pods = ENFORCE_PODS in settings.enforce_node_allocatable
     value, where = (settings.cgroup_root, "cgroupRoot") if flag is None else (flag, "--cgroup-root")
-    root = parse_cgroup_root(_defaulted(value, per_qos), driver, where, per_qos=per_qos)
-    return CgroupLayout(root, per_qos, enforce_pods)
+    value = _defaulted(value, per_qos)
+    root = parse_cgroup_root(value, driver, where, per_qos=per_qos)
+    return CgroupLayout(root, per_qos, enforce_pods, is_named_root(value))
 
 
 def _defaulted(root: str, per_qos: bool) -> str:
@@ -153,13 +168,19 @@ def plan_cgroups(
     ``cgroup_root``: ``None``, the configuration's ``cgroupRoot``; a string,
     the kubelet's ``--cgroup-root`` flag in its place; components, the root
     already parsed. ``cgroupsPerQOS`` is the configuration's either way
-    (see :func:`cgroup_layout`)."""
+    (see :func:`cgroup_layout`).
+
+    The scenario runs first (``run`` given: it ran): the kubelet validates
+    its configuration at start (cmd/kubelet/app/server.go
+    ``NewKubeletCommand``: ``ValidateKubeletConfiguration``) long before it
+    resolves the cgroup root (``run``: ``cm.NodeAllocatableRoot``), so a
+    configuration it refuses is reported before a root it cannot use."""
+    if run is None:
+        run = run_scenario(scenario)
     if isinstance(cgroup_root, str) or cgroup_root is None:
         layout = cgroup_layout(scenario, driver, cgroup_root)
     else:
-        layout = dataclasses.replace(cgroup_layout(scenario, driver), root=tuple(cgroup_root))
-    if run is None:
-        run = run_scenario(scenario)
+        layout = dataclasses.replace(cgroup_layout(scenario, driver), root=tuple(cgroup_root), named=None)
     if not run.steps:
         if step is not None:  # (--step N: said as every command that takes it says it)
             raise step_out_of_range(step, 0, scenario.name)
@@ -204,12 +225,53 @@ def plan_cgroups(
         if s.pod is not None and s.pod.uid in running
     }
     try:
-        return plan_from_pods(
+        plan = plan_from_pods(
             running, facts, driver=driver, version=version, cgroup_root=layout.root,
             step=step, unplanned=unplanned, uid_paths=uid_paths, other_active=earlier,
-            cgroups_per_qos=layout.per_qos, enforce_pods=layout.enforce_pods,
+            cgroups_per_qos=layout.per_qos, enforce_pods=layout.enforce_pods, update_root=layout.named,
         )  # fmt: skip
     except InputError as err:
         if err.path.startswith("steps["):  # about the file (not --cgroup-root)
             raise scenario.input_error(err) from None
         raise
+    notes = reserved_enforcement_notes(scenario.config)
+    return dataclasses.replace(plan, notes=notes) if notes else plan
+
+
+#: enforceNodeAllocatable's reserved enforcements: (the keys, the
+#: configuration's cgroup field, its reserved field)
+_RESERVED = (
+    ((ENFORCE_SYSTEM, ENFORCE_SYSTEM_COMPRESSIBLE), "systemReservedCgroup", "systemReserved"),
+    ((ENFORCE_KUBE, ENFORCE_KUBE_COMPRESSIBLE), "kubeReservedCgroup", "kubeReserved"),
+)
+
+
+def reserved_enforcement_notes(config: KubeletConfig) -> tuple[str, ...]:
+    """What the plan leaves out of the kubelet's node allocatable
+    enforcement: with ``system-reserved``/``kube-reserved`` (or their
+    ``-compressible`` forms) in ``enforceNodeAllocatable`` the kubelet
+    checks at start that ``systemReservedCgroup``/``kubeReservedCgroup``
+    exists (or fails to start) and updates it with the reserved values
+    (pkg/kubelet/cm/node_container_manager_linux.go
+    ``enforceNodeAllocatableCgroups``, ``enforceExistingCgroup``). Those
+    cgroups are not the kubelet's to create and are not planned (nor
+    written by ``cgroups apply``): one line each, for the plan's
+    document."""
+    settings = config.cgroups
+    enforced = settings.enforce_node_allocatable
+    notes: list[str] = []
+    for keys, field, reserved in _RESERVED:
+        given = [k for k in keys if k in enforced]
+        if not given:
+            continue
+        name = config.system_reserved_cgroup if field == "systemReservedCgroup" else config.kube_reserved_cgroup
+        # getCgroupConfigInternal: compressible only: CPU shares; else also
+        # the memory, pids and huge page limits
+        values = ("its CPU shares" if all(k.endswith("-compressible") for k in given)
+                  else "CPU shares, memory, pids and huge page limits")
+        notes.append(
+            f"{field} {name!r} ({', '.join(given)} in enforceNodeAllocatable): not planned; the kubelet "
+            f"requires it to exist at start and writes {reserved}'s values into it ({values}); podnuma "
+            "writes nothing there"
+        )
+    return tuple(notes)

@@ -61,10 +61,17 @@ pod-level ``memory.high``, rounded down to a 4 KiB page).
 ``cgroupsPerQOS: false`` (``container_manager_linux.go``
 ``NewPodContainerManager``: the no-op pod and QoS container managers;
 ``node_container_manager_linux.go`` ``enforceNodeAllocatableCgroups``): no
-kubepods, tiers or pod cgroups; the cgroup root, when not ``/``, gets the
-capacity's values; containers go where the runtime puts a container the
-kubelet names no parent for (containerd's ``k8s.io/<id>``; that path is
-the runtime's, not checked against it).
+kubepods, tiers or pod cgroups; the cgroup root, when its name is not
+empty (``//`` is not: it names ``/``), gets the capacity's values;
+containers go where the runtime puts a container the kubelet names no
+parent for (containerd's ``k8s.io/<id>``; that path is the runtime's, not
+checked against it).
+
+``enforceNodeAllocatable`` with ``system-reserved`` / ``kube-reserved``
+(or ``-compressible``): the kubelet checks that ``systemReservedCgroup`` /
+``kubeReservedCgroup`` exists and writes the reserved values into it
+(``enforceExistingCgroup``); not planned -- the plan says so
+(``CgroupPlan.notes``, the document's ``notes``).
 
 Not modelled: the pause sandbox's own resources (its cgroup is planned,
 empty; it inherits the pod's cpuset), MemoryQoS at the node and QoS tiers
@@ -80,8 +87,10 @@ The pod and container values are checked against the kubelet's own code
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import math
+import posixpath
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -118,8 +127,12 @@ __all__ = [
     "cgroupfs_path",
     "systemd_path",
     "check_cgroup_root",
+    "check_systemd_root_names",
+    "is_named_root",
     "parse_cgroup_root",
     "is_written_file",
+    "is_container_id",
+    "RUNTIME_DEFAULT_PARENT",
     "name_problem",
     "short_name",
     "NAME_MAX",
@@ -223,31 +236,71 @@ def short_name(name: str) -> str:
     return name if len(name) <= 60 else f"{name[:40]}...{name[-12:]}"
 
 
-def _check_component(component: str, what: str, path: str = "", *, root: bool = False) -> str:
+def _check_component(
+    component: str, what: str, path: str = "", *, root: bool = False, dots: bool = False
+) -> str:
     """``NewCgroupName``'s rule (no ``/``, no ``_``), plus what a path must
     never be, so no name can leave the root. ``root``: a component of the
     ``--cgroup-root``, which the kubelet parses without ``NewCgroupName``
-    (``ParseCgroupfsToCgroupName``): a ``_`` is taken there."""
+    (``ParseCgroupfsToCgroupName``): a ``_`` is taken there. ``dots``: a
+    ``.`` or ``..`` is taken too (a component of a systemd root: it only
+    ever names part of a slice, ``a-.-b.slice``)."""
     bad = None
     if not component:
         bad = "is empty"
     elif "/" in component or ("_" in component and not root):
         bad = "contains '/' or '_' (the kubelet refuses such cgroup names)"
-    elif component in (".", "..") or "\x00" in component or "\n" in component:
+    elif (component in (".", "..") and not dots) or "\x00" in component or "\n" in component:
         bad = "is not a usable cgroup name"
-    else:
+    elif component not in (".", ".."):
         bad = name_problem(component)
     if bad is not None:
         raise InputError(f"{what} {short_name(component)!r} {bad}", path=path)
     return component
 
 
-def check_cgroup_root(components: Sequence[str], where: str = "cgroupRoot") -> tuple[str, ...]:
+def check_cgroup_root(
+    components: Sequence[str], where: str = "cgroupRoot", driver: Driver = "cgroupfs"
+) -> tuple[str, ...]:
     """The kubelet's ``--cgroup-root`` components, checked as
     ``NewCgroupName`` does (and for anything that could leave the root):
     :class:`InputError` at ``where``, the option or field the value came
-    from (``--cgroup-root`` on the command line)."""
-    return tuple(_check_component(c, "cgroup root component", where, root=True) for c in components)
+    from (``--cgroup-root`` on the command line). Under ``systemd`` a
+    ``.`` or ``..`` component is taken: it is part of a slice name
+    (``ToSystemd``), never a directory of its own; under ``cgroupfs`` the
+    components are the cleaned path's (:func:`parse_cgroup_root`), which
+    has none."""
+    dots = driver == "systemd"
+    return tuple(_check_component(c, "cgroup root component", where, root=True, dots=dots) for c in components)
+
+
+def check_systemd_root_names(
+    components: Sequence[str], where: str, value: str | None = None, *, per_qos: bool = True
+) -> None:
+    """The slice directories ``ToSystemd`` expands a systemd root to (with
+    ``kubepods`` when ``per_qos``; ``ExpandSlice``: ``a.slice``,
+    ``a-b.slice``, ...), each at most ``NAME_MAX`` bytes: :class:`InputError`
+    at ``where`` in the words the pods' check uses (the kernel refuses the
+    ``mkdir`` with ``ENAMETOOLONG``)."""
+    escaped = [c.replace("-", "_") for c in [*components, *(["kubepods"] if per_qos else [])]]
+    for i in range(len(escaped)):
+        name = "-".join(escaped[: i + 1]) + ".slice"
+        problem = name_problem(name)
+        if problem is not None:
+            shown = value if value is not None else "/" + "/".join(components)
+            raise InputError(
+                f"cgroup root {short_name(shown)!r}: cgroup name {short_name(name)!r} {problem}", path=where
+            )
+
+
+def is_named_root(value: str) -> bool:
+    """Whether the kubelet's cgroup root ``value`` is a non-empty
+    ``CgroupName`` (``ParseCgroupfsToCgroupName``: only ``""`` and ``/``
+    give none): without cgroupsPerQOS, ``enforceNodeAllocatableCgroups``
+    updates such a root (node_container_manager_linux.go: ``if
+    len(cm.cgroupRoot) > 0``) even when it names ``/`` (``//``; cgroupfs
+    ``/.``)."""
+    return value.removeprefix("/") != ""
 
 
 def parse_cgroup_root(
@@ -264,26 +317,52 @@ def parse_cgroup_root(
     here) and converts the name for its driver:
 
     - cgroupfs: ``ToCgroupfs`` is ``"/" + path.Join(components...)``, and
-      ``path.Join`` skips empty elements -- ``a//b`` is the cgroup
-      ``/a/b``: the empty components are dropped here too;
-    - systemd: ``ToSystemd`` joins the components with ``-`` into one slice
-      name for opencontainers/cgroups' ``ExpandSlice``, which refuses an
-      empty one (``a--b-kubepods.slice``), and ``ToSystemd`` then panics:
-      the kubelet never starts. :class:`InputError` at ``where`` saying so.
+      ``path.Join`` skips empty elements and cleans the result -- ``a//b``
+      and ``a/./b`` are the cgroup ``/a/b``, ``custom/..`` is ``/``: the
+      cleaned path's components are returned (``()`` for ``/``). A path
+      that cleans to one above the root (``..``, ``../x``: the kubelet's
+      ``/../kubepods``) is refused: podnuma writes only under its root;
+    - systemd: ``ToSystemd`` joins the (``-`` -> ``_`` escaped) components
+      with ``-`` into one slice name for opencontainers/cgroups'
+      ``ExpandSlice``, which takes ``-.slice`` as ``/`` (``//`` without
+      cgroupsPerQOS: ``()`` here) and refuses any other name with an empty
+      component (``a--b-kubepods.slice``): ``ToSystemd`` then panics, the
+      kubelet never starts -- :class:`InputError` at ``where`` saying so.
+      ``.`` and ``..`` stay components: they are only ever part of a slice
+      name (``a-.-b.slice``, ``...slice``), every directory ending in
+      ``.slice``. A slice name over ``NAME_MAX`` bytes is refused at
+      ``where`` (:func:`check_systemd_root_names`).
 
     The components left are checked by :func:`check_cgroup_root`."""
     components = value.removeprefix("/").split("/")
     if components == [""]:
         return ()
-    if driver == "systemd" and "" in components:
+    if driver == "systemd":
         escaped = [c.replace("-", "_") for c in [*components, *(["kubepods"] if per_qos else [])]]
+        if "-".join(escaped) == "-":  # ExpandSlice("-.slice") is "/"
+            return ()
+        if "" in components:
+            raise InputError(
+                f"{short_name(value)!r} has an empty component (two '/' in a row, or one at the end); the "
+                f"kubelet with the systemd driver would panic at start (ToSystemd: ExpandSlice: invalid slice "
+                f"name: {short_name('-'.join(escaped) + '.slice')})",
+                path=where,
+            )
+        checked = check_cgroup_root(components, where, "systemd")
+        check_systemd_root_names(checked, where, value, per_qos=per_qos)
+        return checked
+    cleaned = posixpath.normpath("/".join(c for c in components if c)) if any(components) else "."
+    if cleaned == ".":
+        return ()
+    parts = cleaned.split("/")
+    if parts[0] == "..":
+        joined = "/" + posixpath.normpath("/".join([*parts, *(["kubepods"] if per_qos else [])]))
         raise InputError(
-            f"{short_name(value)!r} has an empty component (two '/' in a row, or one at the end); the "
-            f"kubelet with the systemd driver would panic at start (ToSystemd: ExpandSlice: invalid slice "
-            f"name: {short_name('-'.join(escaped) + '.slice')})",
+            f"{short_name(value)!r} names a cgroup above the cgroup root (the kubelet's cgroupfs name "
+            f"'/' + path.Join(...) is {short_name(joined)!r}); podnuma writes only under its root",
             path=where,
         )
-    return check_cgroup_root(tuple(c for c in components if c), where)
+    return check_cgroup_root(parts, where)
 
 
 def cgroupfs_path(components: Sequence[str]) -> str:
@@ -300,6 +379,15 @@ def systemd_path(components: Sequence[str]) -> str:
         prefix = f"{prefix}-{escaped}" if prefix else escaped
         parts.append(f"{prefix}.slice")
     return "/".join(parts)
+
+
+_CONTAINER_ID = re.compile(r"[0-9a-f]{64}")
+
+
+def is_container_id(name: str) -> bool:
+    """Whether ``name`` has the form of a container id the plans use
+    (64 lower-case hex digits)."""
+    return _CONTAINER_ID.fullmatch(name) is not None
 
 
 def _container_id(pod_uid: str, name: str) -> str:
@@ -356,6 +444,13 @@ class CgroupPlan:
     step: int | None
     nodes: tuple[CgroupNode, ...]
     unplanned: tuple[str, ...] = ()  # pod UIDs known only from a checkpoint
+    #: without cgroupsPerQOS: container ids (under the runtime's default
+    #: parent) of pods the plan does not hold but the kubelet has (running
+    #: since before the start): an apply leaves them
+    guarded: tuple[str, ...] = ()
+    #: what the kubelet writes that the plan does not hold (said in the
+    #: plan's document: ``notes``)
+    notes: tuple[str, ...] = ()
 
     def node(self, path: str) -> CgroupNode:
         for n in self.nodes:
@@ -791,6 +886,7 @@ def plan_from_pods(
     other_active: Sequence[tuple[Pod, str]] = (),
     cgroups_per_qos: bool = True,
     enforce_pods: bool = True,
+    update_root: bool | None = None,
 ) -> CgroupPlan:
     """The whole tree, parents before children. ``uid_paths``: the field
     path of each pod's UID, for errors (default ``metadata.uid``).
@@ -799,12 +895,17 @@ def plan_from_pods(
     requests count in the QoS tiers' values. ``cgroups_per_qos``: the
     kubelet's ``cgroupsPerQOS`` (off: no kubepods, QoS or pod cgroups, see
     :func:`_plan_without_qos`); ``enforce_pods``: ``pods`` is in
-    ``enforceNodeAllocatable`` (off: kubepods is sized from the capacity)."""
+    ``enforceNodeAllocatable`` (off: kubepods is sized from the capacity);
+    ``update_root``: without cgroupsPerQOS, the kubelet's cgroup root is a
+    non-empty name it updates (:func:`is_named_root`; ``None``: when
+    ``cgroup_root`` has components -- ``//`` names ``/`` and is updated)."""
     if driver not in ("systemd", "cgroupfs"):
         raise InputError(f"unknown cgroup driver {driver!r} (systemd or cgroupfs)", path="driver")
     if version not in (1, 2):
         raise InputError(f"unknown cgroup version {version!r} (1 or 2)", path="cgroupVersion")
-    base = list(check_cgroup_root(cgroup_root))
+    base = list(check_cgroup_root(cgroup_root, driver=driver))
+    if driver == "systemd":
+        check_systemd_root_names(base, "cgroupRoot", per_qos=cgroups_per_qos)
     to_path = systemd_path if driver == "systemd" else cgroupfs_path
 
     nodes: list[CgroupNode] = []
@@ -822,7 +923,11 @@ def plan_from_pods(
         for qos in ("Guaranteed", "Burstable")
     }
     if not cgroups_per_qos:
-        return _plan_without_qos(pods, facts, driver, version, base, nodes, step, unplanned)
+        named = bool(base) or bool(update_root)
+        plan = _plan_without_qos(pods, facts, driver, version, base, nodes, step, unplanned, named)
+        guarded = sorted({_container_id(p.uid, c.name) for p, _ in other_active for c in p.all_containers()}
+                         | {_container_id(p.uid, "") for p, _ in other_active})
+        return dataclasses.replace(plan, guarded=tuple(guarded))
     # kubepods: sized from allocatable when node allocatable is enforced on
     # pods (createNodeAllocatableCgroups), else from the capacity
     alloc = facts.allocatable if enforce_pods or facts.capacity is None else facts.capacity
@@ -922,19 +1027,26 @@ def _plan_without_qos(
     nodes: list[CgroupNode],
     step: int | None,
     unplanned: Sequence[str],
+    named: bool,
 ) -> CgroupPlan:
     """The tree with ``cgroupsPerQOS: false``: the pod container manager and
     the QoS container manager are the no-op ones (no pod cgroups, no
     kubepods or tiers), and the kubelet hands the runtime an empty cgroup
     parent; the node allocatable root is the cgroup root itself, updated
-    when it is not ``/``. Containers (and the sandbox) go where the runtime
-    puts a container with no parent: containerd's default ``k8s.io/<id>``
-    (their values are the kubelet's, as with a parent)."""
-    if base:
-        # enforceNodeAllocatableCgroups updates a root that is not "/"
+    when its name is not empty (``named``: ``//`` is updated, at ``/``, the
+    path ``""`` here; ``/`` and no root are not). Containers (and the
+    sandbox) go where the runtime puts a container with no parent:
+    containerd's default ``k8s.io/<id>`` (their values are the kubelet's,
+    as with a parent)."""
+    if named:
+        # enforceNodeAllocatableCgroups: "if len(cm.cgroupRoot) > 0" Update
         cpus = _node_cpus(facts)
-        nodes[-1] = CgroupNode(path=nodes[-1].path, kind="root", writer="kubelet",
-                               files=tuple(_root_files(facts, version)), cpus=cpus)  # fmt: skip
+        node = CgroupNode(path=nodes[-1].path if base else "", kind="root", writer="kubelet",
+                          files=tuple(_root_files(facts, version)), cpus=cpus)  # fmt: skip
+        if base:
+            nodes[-1] = node
+        else:
+            nodes.insert(0, node)
     if pods and all(n.path != RUNTIME_DEFAULT_PARENT for n in nodes):
         nodes.append(CgroupNode(path=RUNTIME_DEFAULT_PARENT, kind="root", writer="runtime"))
     for qos in ("Guaranteed", "Burstable", "BestEffort"):
@@ -1015,10 +1127,13 @@ def plan_document(plan: CgroupPlan) -> dict[str, object]:
         if optional:
             entry["ifPresent"] = optional
         nodes.append(entry)
-    return {
+    doc: dict[str, object] = {
         "driver": plan.driver,
         "cgroupVersion": plan.version,
         "step": plan.step,
         "cgroups": nodes,
         "unplanned": list(plan.unplanned),
     }
+    if plan.notes:
+        doc["notes"] = list(plan.notes)
+    return doc

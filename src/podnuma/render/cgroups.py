@@ -70,4 +70,5 @@ def render_plan_text(doc: Mapping[str, Any]) -> str:
     unplanned = list(doc.get("unplanned", ()))
     if unplanned:
         lines.append("not planned (known only from a checkpoint, no pod spec): " + ", ".join(unplanned))
+    lines.extend(f"note: {note}" for note in doc.get("notes", ()))
     return "\n".join(lines) + "\n"
