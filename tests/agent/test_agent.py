@@ -444,3 +444,39 @@ def test_set_overrides_the_agents_configuration(tmp_path: Path) -> None:
     finally:
         agent.terminate()
         agent.wait(timeout=DEADLINE)
+
+
+@pytest.mark.parametrize(("files", "given", "where"), [
+    # a scenario holding the configuration inline: its kubeletConfig field
+    ({"scen.yaml": "kind: Scenario\nkubeletConfig:\n  cgroupRoot: /custom/\n"}, "scen.yaml",
+     "{d}/scen.yaml: kubeletConfig.cgroupRoot: "),
+    # a scenario naming a configuration file: that file's field
+    ({"scen.yaml": "kind: Scenario\nkubeletConfigFile: inner.yaml\n", "inner.yaml": "cgroupRoot: /custom/\n"},
+     "scen.yaml", "{d}/inner.yaml: cgroupRoot: "),
+    # the kubelet's own file
+    ({"k.yaml": "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncgroupRoot: /custom/\n"},
+     "k.yaml", "{d}/k.yaml: cgroupRoot: "),
+])
+def test_a_bad_cgroup_root_is_named_where_the_configuration_gives_it(
+    tmp_path: Path, files: dict[str, str], given: str, where: str
+) -> None:
+    """The file and field of cgroupRoot as ``cgroups plan`` names them: a
+    scenario's ``kubeletConfig.cgroupRoot``, or ``cgroupRoot`` of the file
+    holding the configuration (the one a scenario's kubeletConfigFile names)."""
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    root = tmp_path / "cgroup"
+    root.mkdir()
+    manifests = tmp_path / "manifests"
+    manifests.mkdir()
+    proc = subprocess.run(
+        [sys.executable, "-m", "podnuma.cli", "agent", "--manifests", str(manifests), "--state-dir",
+         str(tmp_path / "state"), "--kubelet-config", str(tmp_path / given), "--cgroup-root", str(root),
+         "--cgroup-version", "2", "--cgroup-driver", "systemd"],
+        capture_output=True, text=True, timeout=DEADLINE, check=False,
+    )
+    assert proc.returncode == 2, proc.stderr
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: " + where.replace("{d}", str(tmp_path))), last
+    assert "custom--kubepods.slice" in last, last
+    assert list(root.iterdir()) == []

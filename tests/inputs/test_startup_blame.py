@@ -260,3 +260,65 @@ def test_an_aggregate_names_its_first_field() -> None:
     message = ("[invalid configuration: podsPerCore (--pods-per-core) -1 must not be a negative number, "
                "invalid configuration: maxPods (--max-pods) -5 must not be a negative number]")
     assert config_field(message) == "podsPerCore"
+
+
+#: the messages of ValidateKubeletConfiguration about enforceNodeAllocatable
+#: (validation.go ~262-315) and the field each is blamed on: the field the
+#: message names first by its JSON name with its flag
+ENFORCEMENT_CASES: list[tuple[dict[str, Any], str, str]] = [
+    ({"enforceNodeAllocatable": ["full-pcpus-only"]}, 'option "full-pcpus-only" specified for',
+     "enforceNodeAllocatable"),
+    ({"enforceNodeAllocatable": ["prefer-closest-numa-nodes"]}, 'option "prefer-closest-numa-nodes" specified for',
+     "enforceNodeAllocatable"),
+    ({"enforceNodeAllocatable": [None]}, 'option "" specified for', "enforceNodeAllocatable"),
+    ({"enforceNodeAllocatable": ["pods", "pods"]}, 'duplicated enforcements "pods"', "enforceNodeAllocatable"),
+    ({"enforceNodeAllocatable": ["none", "pods"]}, "may not contain additional enforcements",
+     "enforceNodeAllocatable"),
+    ({"enforceNodeAllocatable": ["kube-reserved", "kube-reserved-compressible"], "kubeReservedCgroup": "/k"},
+     "cannot be specified together", "enforceNodeAllocatable"),
+    ({"enforceNodeAllocatable": ["system-reserved"]}, "systemReservedCgroup (--system-reserved-cgroup) must be",
+     "systemReservedCgroup"),
+    ({"enforceNodeAllocatable": ["kube-reserved"]}, "kubeReservedCgroup (--kube-reserved-cgroup) must be",
+     "kubeReservedCgroup"),
+    ({"cgroupsPerQOS": False}, "cgroupsPerQOS (--cgroups-per-qos) must be set to true", "cgroupsPerQOS"),
+    ({"memoryReservationPolicy": "full-pcpus-only"}, 'option "full-pcpus-only" specified for memoryReservationPolicy',
+     "memoryReservationPolicy"),
+]
+
+
+@pytest.mark.parametrize(("fields", "words", "field"), ENFORCEMENT_CASES)
+def test_enforcement_messages_are_blamed_on_their_field(
+    tmp_path: Path, fields: dict[str, Any], words: str, field: str
+) -> None:
+    # a policy option of the same name as the refused value must not take
+    # the blame (the option is named in the message only as a value)
+    sc = yaml.safe_load(STATIC.read_text())
+    sc["kubeletConfig"].update(fields)
+    sc["kubeletConfig"]["cpuManagerPolicyOptions"] = {"full-pcpus-only": "true"}
+    sc["kubeletConfig"]["topologyManagerPolicyOptions"] = {"prefer-closest-numa-nodes": "true"}
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(yaml.safe_dump(sc))
+    line = error_line(run("simulate", str(scenario)))
+    assert words in line
+    assert line.endswith(f"({scenario}: kubeletConfig.{field})"), line
+    config = dict(sc.pop("kubeletConfig"))
+    (tmp_path / "kc.yaml").write_text(yaml.safe_dump(config))
+    sc["kubeletConfigFile"] = "kc.yaml"
+    scenario.write_text(yaml.safe_dump(sc))
+    line = error_line(run("simulate", str(scenario)))
+    assert line.endswith(f"({tmp_path / 'kc.yaml'}: {field})"), line
+
+
+def test_a_flagged_field_wins_over_a_policy_option_of_the_same_name() -> None:
+    from podnuma.api.kubeletconfig import KubeletConfig
+
+    config = KubeletConfig(cpu_manager_policy_options={"full-pcpus-only": "true"},
+                           topology_manager_policy_options={"max-allowable-numa-nodes": "9"})
+    message = ('invalid configuration: option "full-pcpus-only" specified for enforceNodeAllocatable '
+               '(--enforce-node-allocatable). Valid options are "pods", "system-reserved", '
+               '"system-reserved-compressible", "kube-reserved", "kube-reserved-compressible" or "none"')
+    assert config_field(message, config) == "enforceNodeAllocatable"
+    # the managers' own option messages still name the option's field
+    assert config_field('unknown CPU Manager Policy option: "full-pcpus-only"', config) == "cpuManagerPolicyOptions"
+    assert config_field('bad value for option "max-allowable-numa-nodes": x', config) == \
+        "topologyManagerPolicyOptions"

@@ -278,6 +278,29 @@ CONFIG_FILES: dict[str, str] = {
     "list-kind.json": '{"apiVersion": "kubelet.config.k8s.io/v1beta1", "kind": ["KubeletConfiguration"]}',
     "other-kubelet-kind.yaml": _V1BETA1 + "kind: SerializedNodeConfigSource\n",
     "credential-provider-v1.yaml": "apiVersion: kubelet.config.k8s.io/v1\nkind: CredentialProviderConfig\n",
+    # the loader (configfiles.go Load) refuses only a file of no bytes as
+    # empty; sigs.k8s.io/yaml decodes the first YAML document only
+    "zero-bytes.yaml": "",
+    "only-comment.yaml": "# only a comment\n",
+    "only-newline.yaml": "\n",
+    "null-document.yaml": "null\n",
+    "blank.json": "  \n",
+    "first-document-empty.yaml": "---\n---\n" + _V1BETA1 + _KIND,
+    "second-document.yaml": _V1BETA1 + _KIND + _BODY + "---\n# second document\nfoo: 1\n",
+    "second-document-other-kind.yaml": _V1BETA1 + _KIND + "---\nkind: Foo\n",
+    # a v1 kind that fails strict decoding: the lenient decoder (v1beta1
+    # and internal only) cannot decode it, so the strict error is given
+    # (YAML: the keys met sorted, as sigs.k8s.io/yaml makes the JSON)
+    "credential-provider-v1-unknown-field.yaml": "apiVersion: kubelet.config.k8s.io/v1\n"
+                                                 "kind: CredentialProviderConfig\nfooBar: 1\n",
+    "credential-provider-v1-nested-unknown.yaml": "apiVersion: kubelet.config.k8s.io/v1\nkind: "
+                                                  "CredentialProviderConfig\nproviders:\n- name: a\n  fooBar: 1\n"
+                                                  "  env: [{name: x, value: v, z: 1}]\nzed: 2\n",
+    "credential-provider-v1-unknown.json": '{"apiVersion": "kubelet.config.k8s.io/v1", "kind": '
+                                           '"CredentialProviderConfig", "zed": 1, "providers": [{"name": "a", '
+                                           '"fooBar": 1}]}',
+    "credential-provider-v1beta1-unknown-field.yaml": _V1BETA1 + "kind: CredentialProviderConfig\nfooBar: 1\n",
+    "enforcement-null-item.yaml": _V1BETA1 + _KIND + "enforceNodeAllocatable: [pods, null]\n",
 }
 
 
@@ -319,6 +342,22 @@ def test_config_file_type_as_the_kubelets_loader(oracle_binary: str, tmp_path: P
         assert "\n" not in mine and mine.startswith(str(path)), mine
         assert _kubelet_words(theirs) in mine, (theirs, mine)
     assert refused >= 15 and len(paths) - refused >= 3
+
+
+def test_the_first_document_of_a_kubelet_file_is_the_configuration(tmp_path: Path) -> None:
+    """The kubelet reads its --config file's first YAML document; a
+    scenario stays one document."""
+    from podnuma.inputs.pods import load_config_file
+
+    (tmp_path / "k.yaml").write_text(_V1BETA1 + _KIND + _BODY + "---\n" + _V1BETA1 + _KIND, encoding="utf-8")
+    assert load_config_file(tmp_path / "k.yaml").cpu_manager_policy == "static"
+    (tmp_path / "s.yaml").write_text("kind: Scenario\nkubeletConfig: {}\n---\nfoo: 1\n", encoding="utf-8")
+    try:
+        load_config_file(tmp_path / "s.yaml")
+    except InputError as e:
+        assert "expected a single document" in str(e)
+    else:
+        raise AssertionError("a scenario of two documents loads")
 
 
 def test_a_scenarios_configuration_gets_the_v1beta1_type(tmp_path: Path) -> None:

@@ -83,6 +83,47 @@ CASES: dict[str, tuple[dict[str, Any], dict[str, Any], str]] = {
                                      'option "Pods" specified for enforceNodeAllocatable'),
     "enforcement-none-alone-no-qos-empty-root": ({"cgroupsPerQOS": False, "enforceNodeAllocatable": ["none", "none"]},
                                                  {}, 'duplicated enforcements "none"'),
+    # a null item of the []string is "" (encoding/json's zero value): an
+    # unknown option, not an input error
+    "enforcement-null-item": ({"enforceNodeAllocatable": [None]}, {}, 'option "" specified for enforceNodeAllocatable'),
+    "enforcement-pods-and-null": ({"enforceNodeAllocatable": ["pods", None]}, {},
+                                  'option "" specified for enforceNodeAllocatable'),
+    # null map values and list items are zero values too
+    "policy-option-null-value": ({"cpuManagerPolicy": "none", "reservedSystemCPUs": "",
+                                  "cpuManagerPolicyOptions": {"full-pcpus-only": None}}, {},
+                                 "received unsupported options=map[full-pcpus-only:]"),
+    "eviction-null-value": ({"evictionHard": {"memory.available": None}}, {}, "quantities must match"),
+    "reserved-memory-null-limit": ({**MEM_STATIC, "reservedMemory": [{"numaNode": 0, "limits": {"memory": None}}]},
+                                   {}, "reserved memory may not be zero"),
+    "feature-gate-null": ({"featureGates": {"CPUManagerPolicyOptions": None}}, {},
+                          "cannot set feature gate CPUManagerPolicyOptions to false"),
+    # validation.go ~75: systemCgroups needs cgroupRoot
+    "system-cgroups-without-root": ({"systemCgroups": "/system.slice"}, {},
+                                    "systemCgroups (--system-cgroups) was specified and cgroupRoot"),
+    # ValidateKubeletConfiguration aggregates its errors in validation.go's
+    # order (systemCgroups ~75, cpuCFSQuotaPeriod ~87, maxPods ~154,
+    # podsPerCore ~160, topology manager ~197-210, enforceNodeAllocatable
+    # ~262-315, reservedSystemCPUs ~347, reservedMemory ~357,
+    # memoryThrottlingFactor ~371-377, memoryReservationPolicy ~379-388)
+    "order-max-pods-before-enforcement": ({"maxPods": -1, "enforceNodeAllocatable": ["x"]}, {},
+                                          "[invalid configuration: maxPods (--max-pods) -1"),
+    "order-pods-per-core-before-topology": ({"podsPerCore": -2, "topologyManagerScope": "node",
+                                             "topologyManagerPolicy": "bogus"}, {},
+                                            "[invalid configuration: podsPerCore (--pods-per-core) -2"),
+    "order-system-cgroups-first": ({"systemCgroups": "/sys", "maxPods": -1, "cpuCFSQuotaPeriod": "50ms"}, {},
+                                   "[invalid configuration: systemCgroups (--system-cgroups)"),
+    "order-every-check": ({
+        "memoryReservationPolicy": "Foo", "memoryThrottlingFactor": 2,
+        **MEM_STATIC, "reservedMemory": [{"numaNode": 0, "limits": {"memory": "0", "cpu": "1"}}],
+        "reservedSystemCPUs": "0-x", "kubeReservedCgroup": "/kube",
+        "enforceNodeAllocatable": ["kube-reserved", "x", "pods", "pods"], "cgroupsPerQOS": False,
+        "topologyManagerScope": "node", "topologyManagerPolicy": "bogus",
+        "podsPerCore": -1, "maxPods": -1, "cpuCFSQuotaPeriod": "50ms", "systemCgroups": "/sys",
+    }, {}, "[invalid configuration: systemCgroups (--system-cgroups)"),
+    "order-enforcement-before-reserved-cpus": ({"enforceNodeAllocatable": ["system-reserved"],
+                                                "systemReservedCgroup": "/sys", "reservedSystemCPUs": "0",
+                                                "cgroupsPerQOS": False, "maxPods": -3}, {},
+                                               "[invalid configuration: maxPods (--max-pods) -3"),
 }
 
 

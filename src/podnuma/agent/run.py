@@ -40,6 +40,7 @@ from podnuma.cgroups.from_run import CgroupLayout, config_layout
 from podnuma.errors import InputError
 from podnuma.inputs.overrides import OPTION, Override, set_by
 from podnuma.inputs.pathcheck import check_directory
+from podnuma.inputs.pods import ConfigSource
 from podnuma.machine.topology import Machine
 
 __all__ = ["AgentOptions", "run_agent", "default_socket"]
@@ -70,17 +71,26 @@ class AgentOptions:
     debounce_ms: int = 50
 
 
-def agent_cgroup_layout(config: KubeletConfig, driver: str, config_file: str | None,
+def agent_cgroup_layout(config: KubeletConfig, driver: str, source: ConfigSource | None,
                         overrides: Sequence[Override]) -> CgroupLayout:
     """Where ``config`` puts the pods' cgroups (its ``cgroupRoot``,
     ``cgroupsPerQOS``, ``enforceNodeAllocatable``) with ``driver``; a root
     the driver cannot name is refused at the field, in the configuration
-    file or ``--set`` that gave it, as the kubelet refuses to start on it."""
+    file or ``--set`` that gave it, as the kubelet refuses to start on it
+    (``source``: where ``--kubelet-config``'s configuration is, ``None``
+    for the built-in one): ``kubeletConfig.cgroupRoot`` of a scenario
+    holding it inline, ``cgroupRoot`` of a configuration file (the one
+    given, or the one a scenario's ``kubeletConfigFile`` names), as
+    ``cgroups plan`` says."""
     try:
         return config_layout(config, "systemd" if driver == "systemd" else "cgroupfs")
     except InputError as err:
-        where = OPTION if set_by("cgroupRoot", overrides) is not None else config_file
-        raise InputError(err.message, path="cgroupRoot", file=where) from None
+        if set_by("cgroupRoot", overrides) is not None:
+            raise InputError(err.message, path="cgroupRoot", file=OPTION) from None
+        if source is None:
+            raise InputError(err.message, path="cgroupRoot") from None
+        path = f"{source.prefix}.cgroupRoot" if source.prefix else "cgroupRoot"
+        raise source.doc.enrich(InputError(err.message, path=path, file=source.input.name)) from None
 
 
 def default_socket(state_dir: Path) -> Path:

@@ -136,6 +136,7 @@ _HONOURED_FIELDS: Final = frozenset({
     "topologyManagerPolicy", "topologyManagerScope", "topologyManagerPolicyOptions",
     "systemReservedCgroup", "kubeReservedCgroup", "maxPods", "podsPerCore",
     "memoryReservationPolicy", "cgroupsPerQOS", "cgroupRoot", "enforceNodeAllocatable",
+    "systemCgroups",
 })
 
 # JSON field names of KubeletConfiguration v1beta1 that podnuma ignores.
@@ -214,7 +215,7 @@ class Threshold:
 
 
 #: the fields of :class:`CgroupSettings`, in order
-_CGROUPSETTINGS_FIELDS = ('cpu_cfs_quota', 'cpu_cfs_quota_period', 'pod_pids_limit', 'single_process_oom_kill', 'memory_throttling_factor', 'memory_reservation_policy', 'cgroups_per_qos', 'cgroup_root', 'enforce_node_allocatable',)
+_CGROUPSETTINGS_FIELDS = ('cpu_cfs_quota', 'cpu_cfs_quota_period', 'pod_pids_limit', 'single_process_oom_kill', 'memory_throttling_factor', 'memory_reservation_policy', 'cgroups_per_qos', 'cgroup_root', 'enforce_node_allocatable', 'system_cgroups',)
 
 
 class CgroupSettings:
@@ -240,6 +241,8 @@ class CgroupSettings:
     cgroup_root: str
     #: ``enforceNodeAllocatable`` (default ``[pods]``; an empty list stays empty)
     enforce_node_allocatable: tuple[str, ...]
+    #: ``systemCgroups`` as written (only validated: it needs ``cgroupRoot``)
+    system_cgroups: str
 
     def __init__(
         self,
@@ -252,6 +255,7 @@ class CgroupSettings:
         cgroups_per_qos: bool = True,
         cgroup_root: str = "",
         enforce_node_allocatable: tuple[str, ...] = (ENFORCE_PODS,),
+        system_cgroups: str = "",
     ) -> None:
         self.cpu_cfs_quota = cpu_cfs_quota
         self.cpu_cfs_quota_period = cpu_cfs_quota_period
@@ -262,14 +266,15 @@ class CgroupSettings:
         self.cgroups_per_qos = cgroups_per_qos
         self.cgroup_root = cgroup_root
         self.enforce_node_allocatable = enforce_node_allocatable
+        self.system_cgroups = system_cgroups
 
     def __repr__(self) -> str:
-        return f"{type(self).__qualname__}(cpu_cfs_quota={self.cpu_cfs_quota!r}, cpu_cfs_quota_period={self.cpu_cfs_quota_period!r}, pod_pids_limit={self.pod_pids_limit!r}, single_process_oom_kill={self.single_process_oom_kill!r}, memory_throttling_factor={self.memory_throttling_factor!r}, memory_reservation_policy={self.memory_reservation_policy!r}, cgroups_per_qos={self.cgroups_per_qos!r}, cgroup_root={self.cgroup_root!r}, enforce_node_allocatable={self.enforce_node_allocatable!r})"
+        return f"{type(self).__qualname__}(cpu_cfs_quota={self.cpu_cfs_quota!r}, cpu_cfs_quota_period={self.cpu_cfs_quota_period!r}, pod_pids_limit={self.pod_pids_limit!r}, single_process_oom_kill={self.single_process_oom_kill!r}, memory_throttling_factor={self.memory_throttling_factor!r}, memory_reservation_policy={self.memory_reservation_policy!r}, cgroups_per_qos={self.cgroups_per_qos!r}, cgroup_root={self.cgroup_root!r}, enforce_node_allocatable={self.enforce_node_allocatable!r}, system_cgroups={self.system_cgroups!r})"
 
     def _key(self) -> tuple[object, ...]:
         return (self.cpu_cfs_quota, self.cpu_cfs_quota_period, self.pod_pids_limit, self.single_process_oom_kill,
                 self.memory_throttling_factor, self.memory_reservation_policy, self.cgroups_per_qos,
-                self.cgroup_root, self.enforce_node_allocatable)
+                self.cgroup_root, self.enforce_node_allocatable, self.system_cgroups)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, CgroupSettings) or other.__class__ is not self.__class__:
@@ -424,14 +429,15 @@ def _key_path(prefix: str, key: str) -> str:
 
 
 def _string_map(value: object, path: str) -> dict[str, str] | None:
-    """A ``map[string]string`` field; ``None`` when null (Go's nil map)."""
+    """A ``map[string]string`` field; ``None`` when null (Go's nil map). A
+    null value is the empty string (encoding/json stores the zero value)."""
     if value is None:
         return None
     raw = expect_mapping(value, path)
     out: dict[str, str] = {}
     for k, v in raw.items():
         key = expect_str(k, path)
-        out[key] = expect_str(v, _key_path(path, key))
+        out[key] = "" if v is None else expect_str(v, _key_path(path, key))
     return out
 
 
@@ -457,7 +463,8 @@ def _load_reserved_memory(value: object, path: str) -> tuple[ReservedMemory, ...
     out: list[ReservedMemory] = []
     for i, item in enumerate(value):
         ipath = f"{path}[{i}]"
-        raw = expect_mapping(item, ipath)
+        # a null element is the zero MemoryReservation (NUMA node 0, no limits)
+        raw = expect_mapping({} if item is None else item, ipath)
         numa = 0
         limits: dict[str, Quantity] = {}
         for k, v in raw.items():
@@ -477,6 +484,9 @@ def _load_reserved_memory(value: object, path: str) -> tuple[ReservedMemory, ...
                 lim = expect_mapping(v, fpath)
                 for rk, rv in lim.items():
                     rname = expect_str(rk, fpath)
+                    if rv is None:  # Quantity.UnmarshalJSON: null is zero
+                        limits[rname] = Quantity.zero()
+                        continue
                     try:
                         limits[rname] = quantity_from_manifest(rv)
                     except QuantityError as e:
@@ -566,14 +576,17 @@ def _check_duration(value: object, how: str, path: str) -> None:
         raise InputError(str(e), path=path) from None
 
 
-def strict_decoding_error(doc: Mapping[str, Any]) -> str:
+def strict_decoding_error(doc: Mapping[str, Any], schema: Any = _SCHEMA, *, sort_keys: bool = False) -> str:
     """The error of the kubelet's strict decoding of ``doc`` ("" when it
     decodes strictly): every field the v1beta1 types do not have (names
     match exactly: another case is another field) and every field or map
     key given twice (when ``doc`` was read with :func:`json_object_pairs`),
     each path once, in document order. Raises ``InputError`` for a value
     of the wrong type or a duration Go cannot parse (``DURATION_FIELDS``),
-    which no decoding accepts."""
+    which no decoding accepts. ``schema``: the type decoded (by default
+    the v1beta1 ``KubeletConfiguration``); ``sort_keys``: the document was
+    YAML, which the codec turns into JSON with the keys of every object
+    sorted (``sigs.k8s.io/yaml``), so the fields are met in that order."""
     problems: list[str] = []
     reported: set[str] = set()
 
@@ -602,6 +615,8 @@ def strict_decoding_error(doc: Mapping[str, Any]) -> str:
             return
         obj = expect_mapping(value, path)
         pairs = obj.pairs if isinstance(obj, JSONObject) else list(obj.items())
+        if sort_keys:
+            pairs = sorted(pairs, key=lambda kv: str(kv[0]))
         seen: set[str] = set()
         for key, item in pairs:
             if not isinstance(key, str):
@@ -619,7 +634,7 @@ def strict_decoding_error(doc: Mapping[str, Any]) -> str:
             seen.add(key)
             walk(item, sub, where)
 
-    walk(doc, _SCHEMA, "")
+    walk(doc, schema, "")
     return "strict decoding error: " + ", ".join(problems) if problems else ""
 
 
@@ -637,13 +652,35 @@ _SCHEME_KINDS: Final[dict[tuple[str, str], frozenset[str]]] = {
         ("v1", ("CredentialProviderConfig",)),
     )
 }
+#: ``CredentialProviderConfig`` of ``k8s.io/kubelet/config/v1/types.go``
+#: (v1.37.2), the one kind of kubelet.config.k8s.io/v1: a schema as
+#: ``_kubeletconfig_v137.SCHEMA`` (``any``: metav1.Duration)
+_CREDENTIAL_PROVIDER_V1: Final[Any] = ("struct", {
+    "apiVersion": "string",
+    "kind": "string",
+    "providers": ("list", ("struct", {
+        "name": "string",
+        "matchImages": ("list", "string"),
+        "defaultCacheDuration": "any",
+        "apiVersion": "string",
+        "args": ("list", "string"),
+        "env": ("list", ("struct", {"name": "string", "value": "string"})),
+        "tokenAttributes": ("struct", {
+            "serviceAccountTokenAudience": "string",
+            "cacheType": "string",
+            "requireServiceAccount": "bool",
+            "requiredServiceAccountAnnotationKeys": ("list", "string"),
+            "optionalServiceAccountAnnotationKeys": ("list", "string"),
+        }),
+    })),
+})
 #: the name of the scheme in the kubelet's "no kind is registered" message
 #: (where runtime.NewScheme was called: a quirk the message carries)
 _SCHEME_NAME: Final = "pkg/runtime/scheme.go:111"
 _GO_JSON_KINDS: Final = ((bool, "bool"), (int, "number"), (float, "number"), (Mapping, "object"), (list, "array"))
 
 
-def check_config_file_type(doc: Mapping[str, Any]) -> None:
+def check_config_file_type(doc: Mapping[str, Any], *, from_yaml: bool = False) -> None:
     """Refuse a configuration file the kubelet's loader refuses for its
     ``apiVersion`` and ``kind`` (``InputError``, the message the kubelet's
     without the document it quotes).
@@ -662,7 +699,11 @@ def check_config_file_type(doc: Mapping[str, Any]) -> None:
     ``KubeletConfiguration``, which decodes and is then refused. Quirk kept:
     ``kubelet.config.k8s.io/__internal`` is a version the scheme knows (the
     kubelet would decode the internal form); podnuma does not read that form
-    and says so. An inline ``kubeletConfig`` of a scenario, and the file a
+    and says so. A ``kubelet.config.k8s.io/v1`` ``CredentialProviderConfig``
+    with an unknown or duplicate field fails the strict decoding, and the
+    lenient decoder (v1beta1 only) cannot decode it: ``failed lenient
+    decoding: strict decoding error: ...`` (``from_yaml``: the file was
+    YAML, not JSON, so its fields are met in sorted order). An inline ``kubeletConfig`` of a scenario, and the file a
     scenario's ``kubeletConfigFile`` names, are not the kubelet's file: the
     scenario contract gives them the v1beta1 apiVersion and kind when absent.
     """
@@ -689,6 +730,13 @@ def check_config_file_type(doc: Mapping[str, Any]) -> None:
         raise InputError(
             f'failed to decode: no kind "{kind}" is registered for version "{gv}" in scheme "{_SCHEME_NAME}"',
             path="kind")
+    if kind != KIND and (group, version) == ("kubelet.config.k8s.io", "v1"):
+        # strict decoding fails on an unknown or duplicate field; the
+        # lenient decoder has only v1beta1 and the internal version, so
+        # the kubelet gives the strict error
+        strict = strict_decoding_error(doc, _CREDENTIAL_PROVIDER_V1, sort_keys=from_yaml)
+        if strict:
+            raise InputError(f"failed lenient decoding: {strict}")
     if kind != KIND:
         raise InputError(f"failed to cast object to KubeletConfiguration, unexpected type: {gv}, Kind={kind}",
                          path="kind")
@@ -735,7 +783,8 @@ def load_kubelet_config(doc: Mapping[str, Any]) -> KubeletConfig:
         settings: dict[str, bool] = {}
         for k, v in fg_raw.items():
             key = expect_str(k, "featureGates")
-            settings[key] = expect_bool(v, _key_path("featureGates", key))
+            # a null value is false (the zero value encoding/json stores)
+            settings[key] = False if v is None else expect_bool(v, _key_path("featureGates", key))
         try:
             gates = FeatureGates.from_mapping(settings)
         except KubeletStartupError as e:
@@ -839,12 +888,16 @@ def _cgroup_settings(raw: Mapping[str, Any]) -> CgroupSettings:
         out = out.replace(cgroups_per_qos=expect_bool(raw["cgroupsPerQOS"], "cgroupsPerQOS"))
     if raw.get("cgroupRoot") is not None:
         out = out.replace(cgroup_root=expect_str(raw["cgroupRoot"], "cgroupRoot"))
+    if raw.get("systemCgroups") is not None:
+        out = out.replace(system_cgroups=expect_str(raw["systemCgroups"], "systemCgroups"))
     enforced = raw.get("enforceNodeAllocatable")
     if enforced is not None:  # (null: the default; [] stays empty)
         if not isinstance(enforced, list):
             raise wrong_type("enforceNodeAllocatable", "a list of strings", enforced)
+        # encoding/json sets a null element of a []string to "" (the zero
+        # value), which validation then refuses as an unknown option
         out = out.replace(enforce_node_allocatable=tuple(
-            expect_str(v, f"enforceNodeAllocatable[{i}]") for i, v in enumerate(enforced)))
+            "" if v is None else expect_str(v, f"enforceNodeAllocatable[{i}]") for i, v in enumerate(enforced)))
     return out
 
 
@@ -922,8 +975,17 @@ def hard_eviction_thresholds(cfg: KubeletConfig) -> tuple[Threshold, ...]:
 
 
 def _validation_errors(cfg: KubeletConfig) -> list[str]:
-    """``ValidateKubeletConfiguration``, for the fields podnuma reads."""
+    """``ValidateKubeletConfiguration``, for the fields podnuma reads, in
+    the order of ``validation.go`` (systemCgroups, cpuCFSQuotaPeriod,
+    maxPods, podsPerCore, topologyManagerPolicy/Scope,
+    enforceNodeAllocatable, reservedSystemCPUs, reservedMemory,
+    memoryThrottlingFactor, memoryReservationPolicy)."""
     errors: list[str] = []
+    if cfg.cgroups.system_cgroups and not cfg.cgroups.cgroup_root:
+        errors.append(
+            "invalid configuration: systemCgroups (--system-cgroups) was specified and cgroupRoot "
+            "(--cgroup-root) was not specified"
+        )
     # the kubelet prints the metav1.Duration struct with %v: "{50ms}"
     period = cfg.cgroups.cpu_cfs_quota_period
     if not cfg.feature_gates.enabled("CustomCPUCFSQuotaPeriod") and period != 100 * MILLISECOND:
@@ -935,6 +997,15 @@ def _validation_errors(cfg: KubeletConfig) -> list[str]:
         errors.append(
             f"invalid configuration: cpuCFSQuotaPeriod (--cpu-cfs-quota-period) {{{format_duration(period)}}} "
             "must be between 1ms and 1sec, inclusive"
+        )
+    if cfg.max_pods < 0:
+        errors.append(
+            f"invalid configuration: maxPods (--max-pods) {cfg.max_pods} must not be a negative number"
+        )
+    if cfg.pods_per_core < 0:
+        errors.append(
+            "invalid configuration: podsPerCore (--pods-per-core) "
+            f"{cfg.pods_per_core} must not be a negative number"
         )
     if cfg.topology_manager_policy not in TOPOLOGY_MANAGER_POLICIES:
         choices = " ".join(go_quote(p) for p in TOPOLOGY_MANAGER_POLICIES)
@@ -963,15 +1034,6 @@ def _validation_errors(cfg: KubeletConfig) -> list[str]:
                 "invalid configuration: unable to parse reservedSystemCPUs (--reserved-cpus) "
                 f"{cfg.reserved_system_cpus_text}, error: {e}"
             )
-    if cfg.max_pods < 0:
-        errors.append(
-            f"invalid configuration: maxPods (--max-pods) {cfg.max_pods} must not be a negative number"
-        )
-    if cfg.pods_per_core < 0:
-        errors.append(
-            "invalid configuration: podsPerCore (--pods-per-core) "
-            f"{cfg.pods_per_core} must not be a negative number"
-        )
     # validateReservedMemoryConfiguration (limits visited by name).
     seen: dict[int, set[str]] = {}
     for reservation in cfg.reserved_memory:

@@ -95,20 +95,24 @@ def agent_command(
         from podnuma.agent.logs import setup_logging
         from podnuma.agent.run import AgentOptions, agent_cgroup_layout, default_socket, run_agent
         from podnuma.inputs.overrides import parse_overrides
-        from podnuma.inputs.pods import node_and_config
+        from podnuma.inputs.pods import config_source, node_and_config
         from podnuma.inputs.text import TextInput
 
         overrides = parse_overrides(set_values)
         # the machine and the configuration (--set applied), the kubelet started
         # on them once: what it refuses is named by file (or --set) and field
+        config_input = TextInput.read(config_file, what="kubelet configuration") if config_file is not None else None
         machine, config, _, _ = node_and_config(
             TextInput.read(node_file, what="node") if node_file is not None else None,
-            TextInput.read(config_file, what="kubelet configuration") if config_file is not None else None,
+            config_input,
             overrides,
         )
         layout = None
         if cgroup_root is not None:  # the pods' cgroups where the configuration puts them
-            layout = agent_cgroup_layout(config, cgroup_driver, config_file, overrides)
+            # (the file and field path of cgroupRoot: the scenario's
+            # kubeletConfig, or the file it or --kubelet-config names)
+            source = config_source(config_input) if config_input is not None else None
+            layout = agent_cgroup_layout(config, cgroup_driver, source, overrides)
         opts = AgentOptions(
             manifests=manifests,
             state_dir=state_dir,

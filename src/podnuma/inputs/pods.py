@@ -22,6 +22,7 @@ from podnuma.api.kubeletconfig import KubeletConfig, check_config_file_type, loa
 from podnuma.cm.container_manager import Node
 from podnuma.errors import InputError, KubeletStartupError
 from podnuma.fieldkit import wrong_type
+from podnuma.golang.strconv import go_quote
 from podnuma.inputs.discover import load_node
 from podnuma.inputs.documents import (
     Document,
@@ -264,6 +265,37 @@ class ConfigSource:
                                kubelet_config_file=self.input.name, overrides=overrides)
 
 
+def _config_file_doc(src: TextInput) -> tuple[Mapping[str, Any], Document]:
+    """The document of ``--kubelet-config``'s file. A scenario is read as
+    every input is (one YAML document, a mapping). The kubelet's own file is
+    read as its loader reads ``--config`` (``configfiles.go`` ``Load``, then
+    ``sigs.k8s.io/yaml`` ``YAMLToJSON``, which decodes the first YAML
+    document): a file of no bytes is ``kubelet config file "..." was
+    empty``; a first document holding nothing (only a comment, a blank
+    line, ``null``) has no kind (``failed to decode: Object 'Kind' is
+    missing``); documents after the first are ignored (the stream is still
+    read whole, within the reading limits, so a later document must be
+    well-formed YAML)."""
+    if not src.text:
+        raise InputError(f"kubelet config file {go_quote(src.name)} was empty", file=src.name)
+    if src.name.lower().endswith(".json"):
+        blank = not src.text.strip()
+        docs = [Document(src.name, None, None) if blank else parse_document(src.text, name=src.name)]
+    else:
+        docs = parse_documents(src.text, name=src.name) or [Document(src.name, None, None)]
+    first = docs[0]
+    if isinstance(first.data, Mapping) and _is_scenario(first.data):
+        return _mapping_doc(src, "kubelet configuration") if len(docs) > 1 else (first.data, first)
+    if first.data is None:
+        try:
+            check_config_file_type({})  # no apiVersion, no kind
+        except InputError as e:
+            raise e.in_file(src.name) from None
+    if not isinstance(first.data, Mapping):
+        raise wrong_type("", "a mapping (the kubelet configuration)", first.data).in_file(src.name)
+    return first.data, first
+
+
 def config_source(src: TextInput) -> ConfigSource:
     """The file and field path of ``--kubelet-config``'s configuration
     (see :class:`ConfigSource`): a ``KubeletConfiguration`` file, whose
@@ -273,12 +305,13 @@ def config_source(src: TextInput) -> ConfigSource:
     or the file a scenario's ``kubeletConfigFile`` names, resolved against
     the scenario's directory (the working directory for standard input), as
     ``simulate`` resolves it."""
-    data, doc = _mapping_doc(src, "kubelet configuration")
+    data, doc = _config_file_doc(src)
     if not _is_scenario(data):
         # the kubelet's own file: its loader takes the type from the file
         # alone (a scenario's configuration gets v1beta1's when it has none)
         try:
-            check_config_file_type(data)
+            # (the codec reads a text starting with "{" as JSON, else as YAML)
+            check_config_file_type(data, from_yaml=not src.text.lstrip().startswith("{"))
         except InputError as e:
             raise doc.enrich(e) from None
         return ConfigSource(src, "", data, doc)

@@ -145,6 +145,30 @@ def _named_field(message: str) -> str:
 # (k8s.io/component-base/featuregate/feature_gate.go: allAlphaGate, allBetaGate).
 _ALL_GATES = ("AllAlpha", "AllBeta")
 
+# ValidateKubeletConfiguration's own "option %q specified for FIELD" (the
+# option is the field's value, not a policy option)
+# (matched once quoted texts are emptied)
+_SPECIFIED_FOR = r'option "" specified for ([A-Za-z][A-Za-z0-9]*)'
+# a field named by its JSON name with its flag: maxPods (--max-pods)
+_NAME_WITH_FLAG = r"([A-Za-z][A-Za-z0-9]*(?:\.[A-Za-z][A-Za-z0-9]*)*) \(--[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*\)"
+
+
+def _flagged_field(message: str) -> str:
+    """The first field the message names by its JSON name followed by its
+    flag (``enforceNodeAllocatable (--enforce-node-allocatable)``) or as
+    the field of ``option "x" specified for FIELD``, ``""`` when none:
+    validation.go's way to name the field it refuses, which no policy
+    option's name or value in the message can override."""
+    text = re.sub(_QUOTED, '""', message)
+    for pattern in (_NAME_WITH_FLAG, _SPECIFIED_FOR):
+        m = re.search(pattern, text)
+        if m is not None:
+            name = _resolve(m.group(1))
+            if name:
+                return name
+    return ""
+
+
 # Words of the kubelet's errors about restoring a checkpoint.
 _STATE_WORDS = ("checkpoint", "in state", "overlaps with default cpuset", "state file")
 
@@ -163,6 +187,9 @@ def config_field(message: str, config: KubeletConfig | None = None) -> str:
             ):
                 if name == value and name not in valid:
                     return field
+        flagged = _flagged_field(message)
+        if flagged:
+            return flagged
         m = re.search(_OPTION, message)
         if m is not None:
             option = m.group(1)
