@@ -6,6 +6,8 @@ checks the same against the kubelet's own figures)."""
 
 from __future__ import annotations
 
+import pytest
+
 from podnuma.api.kubeletconfig import load_kubelet_config
 from podnuma.fleet.assumptions import contradictions
 
@@ -13,11 +15,13 @@ DEFAULTS = load_kubelet_config({})
 NO_MEMORY_EVICTION = load_kubelet_config({"evictionHard": {"nodefs.available": "10%"}})
 
 
-def test_a_pool_of_2_to_the_63_bytes_leaves_no_allocatable_memory() -> None:
-    """``-8Ei`` is how the kubelet prints a pool of 2^63 bytes
-    (``math.MinInt64``): memory minus it is negative in Go's int64 (the
-    negation wraps), so allocatable memory is 0, not 8 GiB + 8 EiB."""
-    capacity = {"memory": "8Gi", "hugepages-1Gi": "-8Ei"}
+@pytest.mark.parametrize("pool", ["-9223372036854775808", "-8Ei"])
+def test_a_pool_of_2_to_the_63_bytes_leaves_no_allocatable_memory(pool: str) -> None:
+    """A pool of 2^63 bytes is ``math.MinInt64`` in the kubelet, which
+    prints it ``-9223372036854775808`` (``-8Ei`` by hand: the same int64):
+    memory minus it is negative in Go's int64 (the negation wraps), so
+    allocatable memory is 0, not 8 GiB + 8 EiB."""
+    capacity = {"memory": "8Gi", "hugepages-1Gi": pool}
     assert contradictions(DEFAULTS, 4, allocatable={"memory": "0"}, capacity=capacity, nrt_attributes={}) == []
     (said,) = contradictions(DEFAULTS, 4, allocatable={"memory": "8092Mi"}, capacity=capacity, nrt_attributes={})
     assert said.startswith("status.allocatable memory is 8092Mi, the configuration gives 0Mi ")

@@ -45,6 +45,7 @@ from podnuma.cm.memorymanager.checkpoint import MemoryCheckpointData
 from podnuma.cm.memorymanager.state import Block
 from podnuma.cm.results import StepResult
 from podnuma.errors import InputError, KubeletStartupError
+from podnuma.golang import jsonnumbers as json_numbers
 from podnuma.inputs.scenario import Scenario, load_scenario_text
 from podnuma.inputs.state import checkpoint_pod_uids, read_kubelet_config_mapping
 from podnuma.machine.cpuset import CPUSet
@@ -357,7 +358,7 @@ def _holding(
 
 def _load(doc: Mapping[str, Any], name: str, base_dir: Path, state_dir: str = DEFAULT_STATE_DIR) -> Scenario:
     return load_scenario_text(
-        json.dumps(doc, ensure_ascii=False), name=name, base_dir=base_dir, state_dir=state_dir
+        json_numbers.dumps(doc, ensure_ascii=False), name=name, base_dir=base_dir, state_dir=state_dir
     )
 
 

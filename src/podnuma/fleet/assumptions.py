@@ -19,9 +19,10 @@ Two objects the dump usually holds can contradict it:
   the kubelet holds them, not as the dumped text parses: an int64 of bytes
   (``CapacityFromMachineInfo``, pkg/kubelet/cadvisor/util.go), so a figure
   of 2^63 bytes or more wraps as there
-  (:func:`~podnuma.cm.container_manager.go_int64`) and the ``-8Ei`` the
-  kubelet prints for ``math.MinInt64`` (which ``ParseQuantity`` would cap
-  at 2^63-1) is ``math.MinInt64`` again; the subtraction then has the
+  (:func:`~podnuma.cm.container_manager.go_int64`; the kubelet prints
+  ``math.MinInt64`` as ``-9223372036854775808``), and a hand-written
+  ``-8Ei`` (which ``ParseQuantity`` would cap at -(2^63-1)) is
+  ``math.MinInt64`` too; the subtraction then has the
   kubelet's int64 quirks (see ``node_status_allocatable``);
 * the NodeResourceTopology's ``attributes``: the topology exporter (RTE,
   NFD's topology-updater) publishes the kubelet's ``topologyManagerPolicy``
@@ -69,8 +70,9 @@ def _kubelet_bytes(text: str, parsed: Quantity) -> Quantity:
     """A dumped memory or huge page capacity as the kubelet holds it:
     ``resource.NewQuantity(int64(bytes), BinarySI)``. A whole number of
     bytes is wrapped to an int64 (:func:`go_int64`); a binary figure that
-    ``ParseQuantity`` capped at 2^63-1 is re-read exactly first (the
-    kubelet prints ``math.MinInt64`` as ``-8Ei``). Anything else (a
+    ``ParseQuantity`` capped at 2^63-1 is re-read exactly first (``-8Ei``
+    written by hand is ``math.MinInt64``, which the kubelet prints as
+    ``-9223372036854775808``). Anything else (a
     fraction of a byte: no kubelet wrote it) is kept as parsed."""
     nanos = parsed.nanos
     exact: Fraction | None = None

@@ -74,6 +74,7 @@ from podnuma.fleet.podscan import (
     pods_of_ranges,
 )
 from podnuma.fleet.whatif import WhatIf, apply_config
+from podnuma.golang import jsonnumbers as json_numbers
 from podnuma.inputs.discover import load_node
 from podnuma.machine.cpuset import CPUSet
 from podnuma.machine.topology import Machine
@@ -124,7 +125,9 @@ _PROCESS_CACHE = ReplayCache()
 
 
 def _sig(obj: Any) -> str:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str)
+    # (a JSON number kept with its text is keyed by its text: 2e0 and
+    # 2.0000000000000000001 are one float but two quantities)
+    return json_numbers.dumps(obj, sort_keys=True, separators=(",", ":"), default=str)
 
 
 def _quick_sig(obj: Any) -> bytes | str:
@@ -930,7 +933,9 @@ def node_scenarios(
             "apiVersion": "podnuma.io/v1", "kind": "Scenario",
             "node": json.loads(json.dumps(node_form, default=str)),
             "kubeletConfig": json.loads(json.dumps(dict(doc), default=str)),
-            "steps": [*({"addPod": json.loads(json.dumps(dict(p.doc), default=str))} for p in run),
+            # (a quantity read from a JSON number's text keeps that text)
+            "steps": [*({"addPod": json.loads(json.dumps(json_numbers.with_texts(dict(p.doc)), default=str))}
+                        for p in run),
                       {"reconcile": {}}],
         }
 

@@ -30,7 +30,11 @@ text (``-0`` aside, whose quantity is the same zero).
 
 from __future__ import annotations
 
-__all__ = ["JSONFloat", "json_float"]
+import json
+import secrets
+from typing import Any
+
+__all__ = ["JSONFloat", "dumps", "json_float", "with_texts"]
 
 
 class JSONFloat(float):
@@ -57,3 +61,48 @@ def json_float(text: str) -> float | str:
     number = JSONFloat(value)
     number.text = text
     return number
+
+
+def dumps(obj: Any, **options: Any) -> str:
+    """``json.dumps(obj, **options)`` that writes each :class:`JSONFloat`
+    as the text it was read from (``json.dumps`` writes any float by
+    ``float.__repr__``: ``2.0000000000000000001`` would come back as
+    ``2.0``). For a document written to be read again (a scenario built
+    from the pods read, a cache key): read back through :func:`json_float`,
+    it holds the same numbers. A document without one is written as
+    ``json.dumps`` writes it."""
+    found: list[str] = []
+    mark = secrets.token_hex(8)
+
+    def swap(value: Any) -> Any:
+        if type(value) is JSONFloat:
+            found.append(value.text)
+            return f"\0{mark}:{len(found) - 1}\0"
+        if isinstance(value, dict):
+            return {k: swap(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [swap(v) for v in value]
+        return value
+
+    text = json.dumps(swap(obj), **options)
+    if not found:
+        return text
+    for i, number in enumerate(found):
+        text = text.replace(f'"\\u0000{mark}:{i}\\u0000"', number, 1)
+    return text
+
+
+def with_texts(obj: Any) -> Any:
+    """``obj`` with each :class:`JSONFloat` replaced by its text, a string:
+    for a document written as YAML, where the number's text unquoted is a
+    float again (go-yaml reads ``2.0000000000000000001`` as 2) while the
+    string parses to the same quantity as the JSON number did
+    (``ParseQuantity`` of the same text). Only quantities hold such
+    numbers in a pod the API server takes."""
+    if type(obj) is JSONFloat:
+        return obj.text
+    if isinstance(obj, dict):
+        return {k: with_texts(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [with_texts(v) for v in obj]
+    return obj

@@ -24,6 +24,7 @@ from typing import IO, Any
 
 import yaml
 
+from podnuma.golang.jsonnumbers import JSONFloat
 from podnuma.inputs.goyaml import resolve_plain
 from podnuma.render.yaml_steps import step_text
 
@@ -108,6 +109,16 @@ class _SafeDumper(yaml.SafeDumper):
         self.indention = False
         self.column += len(text)
         self.stream.write(text)
+
+
+def _json_number(dumper: yaml.SafeDumper, data: JSONFloat) -> yaml.Node:
+    """A JSON number kept with its text: that text as a string (unquoted
+    it would be a YAML float, ``2.0000000000000000001`` read back as 2; the
+    string is the same quantity, ``ParseQuantity`` of the same text)."""
+    return dumper.represent_str(data.text)
+
+
+_SafeDumper.add_representer(JSONFloat, _json_number)
 
 
 class _Dumper(_SafeDumper):

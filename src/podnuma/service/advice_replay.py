@@ -6,12 +6,12 @@ start and the memory blocks, in words."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from podnuma.analysis.advise import Advice, proposal_scenario
 from podnuma.cgroups import plan_cgroups
+from podnuma.golang import jsonnumbers as json_numbers
 from podnuma.inputs.scenario import load_scenario_text
 from podnuma.inputs.text import NOWHERE
 from podnuma.machine.topology import Machine
@@ -45,7 +45,7 @@ def cgroup_changes(advice: Advice, machine: Machine, config_doc: Mapping[str, An
     if not index:
         return {}
     ix = index[0]
-    scenario = load_scenario_text(json.dumps(doc, ensure_ascii=False), name="advice replay", base_dir=NOWHERE)
+    scenario = load_scenario_text(json_numbers.dumps(doc, ensure_ascii=False), name="advice replay", base_dir=NOWHERE)
     run = run_scenario(scenario)
     steps: Sequence[Any] = scenario.steps
     out: dict[str, Any] = {}

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +26,7 @@ from podnuma.analysis.restart import (
 )
 from podnuma.analysis.state import scenario_document
 from podnuma.errors import InputError, KubeletStartupError
+from podnuma.golang import jsonnumbers as json_numbers
 from podnuma.inputs.discover import load_node
 from podnuma.inputs.documents import parse_document
 from podnuma.inputs.overrides import Override, apply_overrides
@@ -287,7 +287,7 @@ def pod_restart_risks(
                        "kubeletConfig": cfg, "steps": [{"addPod": dict(manifest)}]}
                 label = f"{name} ({FORMS.get(form, form)}, scope {scope})"
                 try:
-                    report = restart_after_scenario(TextInput(json.dumps(doc, ensure_ascii=False), label, base))
+                    report = restart_after_scenario(TextInput(json_numbers.dumps(doc, ensure_ascii=False), label, base))
                 except KubeletStartupError as e:
                     out.append(PodRisk(name, form, scope, None, f"the kubelet would not start: {e}"))
                     continue

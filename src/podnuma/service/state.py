@@ -4,7 +4,6 @@ say, checked for consistency, or a scenario that replays it."""
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -158,11 +157,12 @@ def _replays(doc: Mapping[str, Any], directory: Path) -> None:
     checkpoints on its machine with its configuration, or the kubelet's
     reason (``StartupFailure``), and a ``state.pods`` it refuses
     (``InputError``), naming the state directory."""
+    from podnuma.golang import jsonnumbers as json_numbers
     from podnuma.inputs.scenario import load_scenario_text
     from podnuma.scenario.run import run_scenario
 
     # (the kubelet's refusal of a checkpoint names it in ``directory``)
-    scenario = load_scenario_text(json.dumps(doc, ensure_ascii=False),
+    scenario = load_scenario_text(json_numbers.dumps(doc, ensure_ascii=False),
                                   name=f"{directory}: the scenario of its checkpoints", base_dir=Path.cwd(),
                                   state_dir=str(directory))
     run_scenario(scenario, checkpoints=False)
