@@ -144,3 +144,83 @@ def test_a_time_written_in_another_zone_does_not_readmit(tmp_path: Path) -> None
     agent.sync()
     (changed,) = agent.records.values()
     assert changed.pod.uid != before.pod.uid
+
+
+# ---------------------------------------------------------------- the text as go-yaml's reader gives it
+# (the kubelet's verdicts are checked against the oracle in
+# tests/oracle/test_staticpod_text.py; these run without it)
+
+_POD = b"apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec: {containers: [{name: c, image: x}]}\n"
+
+
+def _verdict(raw: bytes, name: str = "web.yaml") -> str:
+    from podnuma.agent.manifests import parse_manifest
+    from podnuma.api.kubeletconfig import load_kubelet_config
+    from podnuma.errors import InputError
+
+    try:
+        m = parse_manifest(raw, Path("/m") / name, node_name="node-a", gates=load_kubelet_config({}).feature_gates)
+    except InputError as e:
+        return str(e)
+    return f"admitted {m.pod.name} {m.pod.uid}"
+
+
+def test_a_bad_character_past_the_first_document_is_not_read() -> None:
+    far = _POD + b"---\n" + b"# pad\n" * 100
+    assert _verdict(far + b"\x01").startswith("admitted")
+    assert _verdict(far + b"\xff").startswith("admitted")
+    assert _verdict(_POD + b"---\n# caf\xe9\n").startswith("admitted")  # (incomplete at the read's end)
+    # (in the read that ends the first document: refused)
+    assert "yaml: control characters are not allowed" in _verdict(_POD + b"---\n\x01\n")
+    assert "yaml: invalid trailing UTF-8 octet" in _verdict(_POD + b"---\n# caf\xe9 \n")
+    # (no second document: the whole file is read)
+    assert "yaml: control characters are not allowed" in _verdict(_POD + b"# pad\n" * 100 + b"\x01")
+    # (the UID as without the later document)
+    assert _verdict(far + b"\x01").split()[2] == _verdict(_POD).split()[2]
+
+
+def test_utf16_with_a_byte_order_mark_is_read() -> None:
+    plain = _verdict(_POD)
+    assert _verdict(b"\xff\xfe" + _POD.decode().encode("utf-16-le")) == plain
+    assert _verdict(b"\xfe\xff" + _POD.decode().encode("utf-16-be")) == plain
+    assert "yaml: incomplete UTF-16 character" in _verdict(b"\xff\xfe" + _POD.decode().encode("utf-16-le") + b"#")
+    # (a UTF-16 ``{`` is no ``{`` to hasJSONPrefix: YAML, whose flow mapping reads it)
+    text = '{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web"}, "spec": {"containers": [{"name": "c", "image": "x"}]}}'
+    assert _verdict(b"\xff\xfe" + text.encode("utf-16-le"), "web.json").startswith("admitted")
+
+
+def test_unicode_space_before_json_sends_it_to_the_json_decoder() -> None:
+    text = b'{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web"}, "spec": {"containers": [{"name": "c", "image": "x"}]}}'
+    for lead, shown in (("\x85", "'\u00c2'"), ("\u2028", "'\u00e2'"), ("\v", "'\\v'"), (" \xa0", "'\u00c2'")):
+        got = _verdict(lead.encode() + text, "web.json")
+        assert (f"couldn't parse as pod(couldn't get version/kind; json parse error: invalid character {shown} "
+                "looking for beginning of value)") in got, got
+    assert _verdict(b" \n\t" + text, "web.json").startswith("admitted")
+
+
+def test_a_bom_starting_a_later_line_is_a_character() -> None:
+    raw = b"apiVersion: v1\nkind: Pod\nmetadata:\n\xef\xbb\xbf  name: web\nspec: {containers: [{name: c, image: x}]}\n"
+    assert "name is needed for the pod" in _verdict(raw)
+    assert _verdict(b"\xef\xbb\xbf" + _POD).startswith("admitted")
+
+
+def test_a_tag_takes_a_comma_in() -> None:
+    raw = _POD.replace(b"{name: web}", b"{name: web, annotations: {a: !!str, b: c}}")
+    assert "couldn't parse as pod(yaml: line 2: did not find expected ',' or '}')" in _verdict(raw)
+    args = _POD.replace(b"image: x}", b"image: x, args: [!!str, a]}")
+    assert _verdict(args) == _verdict(_POD.replace(b"image: x}", b"image: x, args: [a]}"))
+
+
+def test_podnumas_own_limits_are_in_its_words() -> None:
+    deep = _POD + b"x: " + b"[" * 1200 + b"]" * 1200 + b"\n"
+    got = _verdict(deep)
+    assert "nested more than" in got and "podnuma" in got and "couldn't parse as pod" not in got
+    bad = _POD.replace(b"{name: web}", b'{name: web, annotations: {a: !!binary "AB*"}}')
+    assert "couldn't parse as pod(yaml: !!binary value contains invalid base64 data)" in _verdict(bad)
+
+
+def test_a_number_kept_with_its_text_is_a_number_in_messages() -> None:
+    # 1e0's repr is not its text: it is kept as a JSONFloat, still a number to Go
+    raw = b'{"apiVersion":"v1","kind":1e0,"metadata":{"name":"x"}}'
+    got = _verdict(raw, "x.json")
+    assert "json: cannot unmarshal number into Go struct field .kind of type string" in got, got

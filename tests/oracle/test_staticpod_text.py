@@ -114,10 +114,23 @@ CASES: dict[str, tuple[str, str | None]] = {
                            "key: <nil>, value: <nil>"),
     "null-key-then-bad-tag.yaml": (HEAD + "metadata: {name: web, ~: x, labels: !!int y}\n",
                                    "yaml: cannot decode !!bool `y` as a !!int"),
+    # (go-yaml's tag takes ``,``, ``[`` and ``]`` in, in a flow collection too)
+    "tag-comma-in-mapping.yaml": (_yaml("annotations: {a: !!str, b: c}"), "yaml: line 2: did not find expected ',' or '}'"),
+    "tag-comma-in-list.yaml": (HEAD + "metadata: {name: web}\nspec: {containers: [{name: c, image: x, "
+                               "args: [!!str, a]}]}\n", None),
+    "tag-comma-at-end.yaml": (_yaml("annotations: {a: !!str,}"), "did not find expected whitespace or line break"),
+    "tag-bracket.yaml": (_yaml("annotations: {a: !!str]}"), "did not find expected whitespace or line break"),
+    "tag-local-comma.yaml": (_yaml("annotations: {a: !x, b}"), None),
+    "tag-verbatim-comma.yaml": (_yaml("annotations: {a: !<x,y> b}"), None),
+    "binary-bad.yaml": (_yaml('annotations: {a: !!binary "AB*"}'), "yaml: !!binary value contains invalid base64 data"),
+    "binary-good.yaml": (_yaml('annotations: {a: !!binary "aGk="}'), None),
     "kind-quoted.yaml": ('apiVersion: v1"\nkind: Pod\nmetadata: {name: web}\n',
                          'no kind "Pod" is registered for version "v1\\""'),
     "kind-nbsp.yaml": ("apiVersion: v1\nkind: Pod\u00a0\nmetadata: {name: web}\n", 'no kind "Pod\\u00a0"'),
 }
+
+_POD = (HEAD + "metadata: {name: web}\nspec: {containers: [{name: c, image: x}]}\n").encode()
+_JSON_POD = '{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web"}, "spec": {"containers": [{"name": "c", "image": "x"}]}}'
 
 #: name -> (manifest bytes, a phrase of the kubelet's error; None: accepted)
 BYTES: dict[str, tuple[bytes, str | None]] = {
@@ -133,6 +146,50 @@ BYTES: dict[str, tuple[bytes, str | None]] = {
                             "yaml: invalid Unicode character"),
     "yaml-incomplete.yaml": (_yaml("annotations: {a: A}").encode() + b"#\xe2\x82",
                              "yaml: incomplete UTF-8 octet sequence"),
+    # (go-yaml's reader decodes 512 bytes at a time and Unmarshal scans no
+    # further than the first document: a bad character in a later read
+    # is never looked at, one in a read it makes refuses the file)
+    "doc2-latin1-at-end.yaml": (_POD + b"---\n# caf\xe9\n", None),
+    "doc2-ctrl-far.yaml": (_POD + b"---\n" + b"# pad\n" * 100 + b"a: \x01\n", None),
+    "doc2-ctrl-near.yaml": (_POD + b"---\na: \x01\n", "yaml: control characters are not allowed"),
+    "doc2-latin1-near.yaml": (_POD + b"---\n# caf\xe9 \n", "yaml: invalid trailing UTF-8 octet"),
+    "doc2-ff-far.yaml": (_POD + b"---\n" + b"# pad\n" * 100 + b"\xff\n", None),
+    "doc1-ctrl-far.yaml": (_POD.replace(b"spec", b"#" + b"p" * 600 + b"\nspec") + b"a: \x01\n",
+                           "yaml: control characters are not allowed"),
+    "explicit-end-then-ctrl.yaml": (_POD + b"...\n" + b"# pad\n" * 100 + b"\x01", None),
+    "no-end-ctrl-far.yaml": (_POD + b"# pad\n" * 100 + b"\x01", "yaml: control characters are not allowed"),
+    # (UTF-16 after its byte order mark, as go-yaml reads it; a UTF-16
+    # ``{`` is no ``{`` to hasJSONPrefix: read as YAML)
+    "utf16le.yaml": (b"\xff\xfe" + _POD.decode().encode("utf-16-le"), None),
+    "utf16be.yaml": (b"\xfe\xff" + _POD.decode().encode("utf-16-be"), None),
+    "utf16le-json.json": (b"\xff\xfe" + _JSON_POD.encode("utf-16-le"), None),
+    "utf16be-json.json": (b"\xfe\xff" + _JSON_POD.encode("utf-16-be"), None),
+    "utf16le-astral.yaml": (b"\xff\xfe" + _yaml("annotations: {a: \U0001f600}").encode("utf-16-le"), None),
+    "utf16le-lone-low.yaml": (b"\xff\xfe" + _yaml("annotations: {a: A}").encode("utf-16-le").replace(
+        b"A\x00}", b"\x00\xdc}"), "yaml: unexpected low surrogate area"),
+    "utf16le-lone-high.yaml": (b"\xff\xfe" + _yaml("annotations: {a: A}").encode("utf-16-le").replace(
+        b"A\x00}", b"\x00\xd8}"), "yaml: expected low surrogate area"),
+    "utf16le-odd.yaml": (b"\xff\xfe" + _POD.decode().encode("utf-16-le") + b"#", "yaml: incomplete UTF-16 character"),
+    "utf16le-odd-doc2.yaml": (b"\xff\xfe" + (_POD.decode() + "---\n" + "# pad\n" * 60).encode("utf-16-le") + b"#",
+                              None),
+    "utf16le-ctrl.yaml": (b"\xff\xfe" + _yaml("annotations: {a: A}").encode("utf-16-le").replace(
+        b"A\x00}", b"\x01\x00}"), "yaml: control characters are not allowed"),
+    "utf8-bom.yaml": (b"\xef\xbb\xbf" + _POD, None),
+    # (hasJSONPrefix skips unicode.IsSpace; Go's JSON decoder only space,
+    # tab, CR and LF)
+    **{f"json-after-{n}.json": (c.encode() + _JSON_POD.encode(),
+                                f"json parse error: invalid character {w} looking for beginning of value")
+       for n, c, w in (("vt", "\v", "'\\v'"), ("ff", "\f", "'\\f'"), ("nel", "\x85", "'\u00c2'"),
+                       ("nbsp", " \xa0", "'\u00c2'"), ("ls", "\n\u2028", "'\u00e2'"),
+                       ("ideographic", "\u3000", "'\u00e3'"), ("ogham", "\u1680", "'\u00e1'"))},
+    "json-after-fs.json": (b"\x1c" + _JSON_POD.encode(), "yaml: control characters are not allowed"),
+    "json-after-bom.json": (b"\xef\xbb\xbf" + _JSON_POD.encode(), None),
+    # (go-yaml's is_bom looks at its buffer's head: a BOM starting a later
+    # line is a character, where libyaml skips it)
+    "bom-line-start.yaml": (b"apiVersion: v1\nkind: Pod\nmetadata:\n\xef\xbb\xbf  name: web\n"
+                            b"spec: {containers: [{name: c, image: x}]}\n", "name is needed for the pod"),
+    "bom-in-flow.yaml": (b"apiVersion: v1\nkind: Pod\nmetadata: {name: web, labels: {\n\xef\xbb\xbfa: b}}\n"
+                         b"spec: {containers: [{name: c, image: x}]}\n", "Invalid value"),
 }
 
 _BASE = """apiVersion: v1
@@ -245,6 +302,40 @@ def test_bytes_read_as_the_kubelet_reads_them(oracle_binary: str, tmp_path: Path
     _same(kubelet, _podnuma(path))
 
 
+def _boundary_cases() -> dict[str, bytes]:
+    """A bad character just after the first document's end, the end moved
+    across go-yaml's 512-byte reads a byte at a time."""
+    out: dict[str, bytes] = {}
+    for pad in range(400, 530, 3):
+        head = _POD + b"#" + b"p" * pad + b"\n"
+        for tail_name, tail in (("ctrl", b"---\n\x01\n"), ("ff", b"---\n# \xff\n"), ("cut", b"---\n# \xe9"),
+                                ("end", b"...\n\x01"), ("bom", b"---\n\xef\xbb\xbf\x01")):
+            out[f"{pad}-{tail_name}.yaml"] = head + tail
+        text = (_POD.decode() + "#" + "p" * (pad // 2) + "\n---\n").encode("utf-16-le")
+        out[f"{pad}-utf16.yaml"] = b"\xff\xfe" + text + b"\x00\xdc"
+    return out
+
+
+def test_bad_character_near_a_read_boundary(oracle_binary: str, tmp_path: Path) -> None:
+    files = []
+    for name, raw in _boundary_cases().items():
+        (tmp_path / name).write_bytes(raw)
+        files.append(tmp_path / name)
+    proc = subprocess.run([oracle_binary, "staticpod", "--node-name", NODE, *map(str, files)],
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr
+    kubelets = [json.loads(line) for line in proc.stdout.splitlines()]
+    wrong, admitted = [], 0
+    for f, kubelet in zip(files, kubelets, strict=True):
+        admitted += "error" not in kubelet
+        try:
+            _same(kubelet, _podnuma(f))
+        except AssertionError as e:
+            wrong.append(f"{f.name}: {e}")
+    assert not wrong, "\n".join(wrong[:10])
+    assert 0 < admitted < len(files)
+
+
 def _meta_time(field: str, value: str) -> str:
     if field == "time":
         return HEAD + f"metadata:\n  name: web\n  managedFields: [{{manager: m, operation: Apply, time: '{value}'}}]\n" \
@@ -285,6 +376,11 @@ for _name, _status in _STATUS_TIMES.items():
     PAIRS[f"status-{_name}-offset"] = (_pod_status.replace("@", _T),
                                        _pod_status.replace("@", "2024-01-01T10:00:00+02:00"))
     PAIRS[f"status-{_name}-other"] = (_pod_status.replace("@", _T), _pod_status.replace("@", "2024-01-01T10:00:00Z"))
+PAIRS["tag-comma-and-plain"] = (HEAD + "metadata: {name: web}\nspec: {containers: [{name: c, image: x, args: [!!str, a]}]}\n",
+                                HEAD + "metadata: {name: web}\nspec: {containers: [{name: c, image: x, args: [a]}]}\n")
+PAIRS["utf16-and-utf8"] = (b"\xff\xfe" + _POD.decode().encode("utf-16-le"), _POD)
+PAIRS["utf16be-and-utf8"] = (b"\xfe\xff" + _POD.decode().encode("utf-16-be"), _POD)
+PAIRS["bad-later-document-and-none"] = (_POD + b"---\n" + b"# pad\n" * 100 + b"\xff\x01", _POD)
 PAIRS["offset-24-and-previous-day"] = (_meta_time("creationTimestamp", "2024-01-02T00:00:00+24:00"),
                                        _meta_time("creationTimestamp", "2024-01-01T00:00:00Z"))
 PAIRS["year-zero-leap-day"] = (_meta_time("creationTimestamp", "0000-02-29T12:00:00+12:00"),
@@ -304,3 +400,28 @@ def test_uid_changes_when_the_kubelets_does(oracle_binary: str, tmp_path: Path, 
     same = kubelet[0] == kubelet[1]
     assert (ours[0] == ours[1]) == same, (
         f"the kubelet's UID {'stays' if same else 'changes'}; podnuma's {'changes' if same else 'stays'}")
+
+
+def test_podnumas_own_nesting_limit(oracle_binary: str, tmp_path: Path) -> None:
+    """Flow nesting deeper than podnuma reads (libyaml stops at 1000
+    levels, podnuma's bound is lower; go-yaml reads 10000): the kubelet
+    admits it, podnuma refuses it in its own words, not the kubelet's."""
+    path = tmp_path / "deep.yaml"
+    path.write_text(HEAD + "metadata: {name: web}\nspec: {containers: [{name: c, image: x}]}\nx: "
+                    + "[" * 1200 + "]" * 1200 + "\n")
+    assert "error" not in _oracle(oracle_binary, path)
+    ours = _podnuma(path)
+    assert "nested more than" in ours["error"] and "podnuma" in ours["error"], ours
+    assert "couldn't parse as pod" not in ours["error"]
+
+
+@pytest.mark.xfail(strict=True, reason="needs podnuma.agent.validation._POINTER_SCALARS to name "
+                   "PodSchedulingGroup.podGroupName (and the other pointer fields it misses)")
+def test_repeated_key_null_sets_a_pointer(oracle_binary: str, tmp_path: Path) -> None:
+    path = tmp_path / "sg.json"
+    path.write_text('{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web"}, "spec": {"containers": '
+                    '[{"name": "c", "image": "x"}], "schedulingGroup": {"podGroupName": "g"}, '
+                    '"schedulingGroup": {"podGroupName": null}}}')
+    kubelet = _oracle(oracle_binary, path)
+    assert "podGroupName: Invalid value: null" in kubelet.get("error", ""), kubelet
+    _same(kubelet, _podnuma(path))

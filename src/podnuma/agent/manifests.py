@@ -36,17 +36,17 @@ import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+import yaml
 
 from podnuma.agent.fds import descriptors_exhausted
-from podnuma.agent.staticpod import decode_static_pod
+from podnuma.agent.staticpod import GO_SPACE, decode_static_pod
 from podnuma.api.pod import Pod
 from podnuma.api.pod_manifest import FeatureGateView
 from podnuma.errors import InputError
-from podnuma.inputs.documents import (
-    decode_text,
-    read_failure,
-    read_within,
-)
+from podnuma.inputs.documents import read_failure, read_within
+from podnuma.inputs.goyaml import events
 from podnuma.inputs.limits import MANIFEST_LIMITS
 
 __all__ = [
@@ -176,35 +176,162 @@ def parse_manifest(raw: bytes, path: Path, *, node_name: str, gates: FeatureGate
     ``InputError`` naming the file (and the field) when the kubelet would
     refuse it."""
     name = str(path)
-    try:
-        text = decode_text(raw, what="manifest", name=name)
-    except InputError:
-        text = _not_utf8(raw, name)
-    got = decode_static_pod(text, name=name, node_name=node_name, gates=gates)
+    if go_json_prefix(raw):
+        # (JSON: Go's decoder reads a byte that is no UTF-8 as U+FFFD)
+        text = _ESCAPED_BYTE.sub("\ufffd", raw.decode("utf-8", "surrogateescape"))
+        got = decode_static_pod(text, name=name, node_name=node_name, gates=gates, is_json=True)
+    else:
+        got = decode_static_pod(_go_yaml_text(raw, name), name=name, node_name=node_name, gates=gates,
+                                is_json=False)
     return Manifest(file=name, pod=got.pod, digest=got.digest)
 
 
 #: the surrogates Python's ``surrogateescape`` stands an undecodable byte for
 _ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
 
+#: the white space Go's ``unicode.IsSpace`` knows, as UTF-8, which
+#: apimachinery's ``hasJSONPrefix`` (``pkg/util/yaml/decoder.go``) skips
+#: before looking for ``{``
+_GO_SPACE_BYTES = re.compile(b"(?:" + b"|".join(re.escape(c.encode()) for c in GO_SPACE) + b")*")
 
-def _not_utf8(raw: bytes, name: str) -> str:
-    """The text of a manifest that is not UTF-8, as the kubelet reads it:
-    JSON (it starts with ``{``, after white space) is read by Go's decoder,
-    which takes each byte that is not part of a UTF-8 character as U+FFFD
-    (``utf8.DecodeRune``: one byte at a time); YAML by go-yaml's reader,
-    which refuses it (``readerc.go``: ``yaml: invalid leading UTF-8 octet``,
-    ``invalid trailing UTF-8 octet``, ``incomplete UTF-8 octet sequence``,
-    ``invalid length of a UTF-8 sequence``, ``invalid Unicode
-    character``; the first such byte; podnuma does not model a syntax error
-    before it winning)."""
-    escaped = raw.decode("utf-8", "surrogateescape")
-    if raw.lstrip(b" \t\r\n").startswith(b"{"):
-        return _ESCAPED_BYTE.sub("\ufffd", escaped)
-    at = _ESCAPED_BYTE.search(escaped)
-    first = len(escaped[:at.start()].encode()) if at is not None else 0
-    raise InputError(f"couldn't parse as pod(yaml: {_go_yaml_utf8(raw, first)}), please check config file",
-                     file=name)
+
+def go_json_prefix(raw: bytes) -> bool:
+    """Whether the kubelet reads ``raw`` as JSON (``utilyaml.ToJSON``:
+    ``{`` after what ``bytes.TrimLeftFunc(unicode.IsSpace)`` trims, which
+    stops at a byte that is no UTF-8)."""
+    m = _GO_SPACE_BYTES.match(raw)
+    return raw[m.end() if m else 0:].startswith(b"{")
+
+
+#: the characters go-yaml's reader refuses (``readerc.go``: ``control
+#: characters are not allowed``)
+_GO_YAML_FORBIDDEN = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+#: go-yaml's raw buffer (``input_raw_buffer_size``): it reads so many bytes
+#: at a time and decodes all of them
+_GO_YAML_RAW = 512
+
+
+def _go_yaml_text(raw: bytes, name: str) -> str:
+    """The text go-yaml's reader gives its scanner (``readerc.go``): UTF-8,
+    or UTF-16 after its byte order mark, the mark dropped. A byte that is
+    no character in that encoding, or a character go-yaml does not allow
+    (``\\x01``...), refuses the file in go-yaml's words
+    (``yaml: invalid leading UTF-8 octet``, ``yaml: control characters are
+    not allowed``...) when the reader decodes it: it decodes 512 bytes at a
+    time, all of them, when the scanner needs a character it has not
+    decoded yet; ``Unmarshal`` scans no further than the first document's
+    end (the next token, and the four characters the scanner looks at
+    there). A bad character past the read that ends the first document is
+    not looked at: the text returned then stops before that read."""
+    if raw.startswith(b"\xff\xfe"):
+        enc, bom = "utf-16-le", 2
+    elif raw.startswith(b"\xfe\xff"):
+        enc, bom = "utf-16-be", 2
+    else:
+        enc, bom = "utf-8", 3 if raw.startswith(b"\xef\xbb\xbf") else 0
+    body = raw[bom:]
+    bad: int | None = None
+    why = ""
+    if enc == "utf-8":
+        try:
+            text = body.decode("utf-8")
+        except UnicodeDecodeError as e:
+            text = body[:e.start].decode("utf-8")
+            bad, why = e.start, _go_yaml_utf8(body, e.start)
+    else:
+        text, bad, why = _utf16(body, enc)
+    m = _GO_YAML_FORBIDDEN.search(text)
+    if m is not None:
+        at = len(text[:m.start()].encode(enc, "surrogatepass"))
+        if bad is None or at < bad:
+            bad, why = at, "control characters are not allowed"
+    if bad is None:
+        return text
+    seen = _decoded_before(body, bad, enc, bom)
+    prefix = text[:len(body[:seen].decode(enc, "surrogatepass"))]
+    if _first_document_within(prefix):
+        return prefix
+    raise InputError(f"couldn't parse as pod(yaml: {why}), please check config file", file=name)
+
+
+def _utf16(body: bytes, enc: str) -> tuple[str, int | None, str]:
+    """The text of UTF-16 ``body`` up to the first code unit go-yaml
+    refuses, its byte offset and go-yaml's words (``readerc.go``)."""
+    whole = len(body) // 2 * 2
+    text = body[:whole].decode(enc, "surrogatepass")  # (a pair is one character, a lone half stays)
+    m = _LONE_SURROGATE.search(text)
+    if m is not None:
+        at = len(text[:m.start()].encode(enc, "surrogatepass"))
+        why = "unexpected low surrogate area" if m.group() >= "\udc00" else \
+            "incomplete UTF-16 surrogate pair" if at + 2 >= len(body) else "expected low surrogate area"
+        return text[:m.start()], at, why
+    if whole < len(body):
+        return text, whole, "incomplete UTF-16 character"
+    return text, None, ""
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _width(body: bytes, at: int, enc: str) -> int:
+    """The bytes of the character starting at ``at`` as go-yaml's reader
+    sizes it (0: a leading UTF-8 octet it refuses at once)."""
+    if enc == "utf-8":
+        lead = body[at]
+        return 1 if lead < 0x80 else 2 if lead & 0xE0 == 0xC0 else 3 if lead & 0xF0 == 0xE0 else \
+            4 if lead & 0xF8 == 0xF0 else 0
+    if at + 2 > len(body):
+        return 2
+    unit = body[at:at + 2]
+    hi = unit[1] if enc.endswith("le") else unit[0]
+    return 4 if hi & 0xFC == 0xD8 else 2
+
+
+def _decoded_before(body: bytes, bad: int, enc: str, bom: int) -> int:
+    """The bytes of ``body`` go-yaml's reader has decoded before the read
+    whose decoding meets the bad character at ``bad`` (``readerc.go``
+    ``yaml_parser_update_buffer``: each read fills the raw buffer to 512
+    bytes, the first one holding the byte order mark; all of it is
+    decoded but an incomplete character at its end, kept for the next
+    read; at the end of the file that one is refused)."""
+    n = len(body)
+    start, end = 0, min(_GO_YAML_RAW - bom, n)
+    while True:
+        if bad < end:
+            w = _width(body, bad, enc)
+            return bad if w and bad + w > end else start
+        done = end
+        if enc == "utf-8":
+            for at in range(end - 1, max(start, end - 4) - 1, -1):
+                if body[at] & 0xC0 != 0x80:
+                    done = at if at + _width(body, at, enc) > end else end
+                    break
+        else:
+            done = start + (end - start) // 2 * 2
+            if done - 2 >= start and _width(body, done - 2, enc) == 4:
+                done -= 2
+        if end == n:
+            return done
+        start = done
+        end = min(n, end + _GO_YAML_RAW - (end - done))
+
+
+def _first_document_within(text: str) -> bool:
+    """Whether go-yaml's scanner, given ``text`` (the characters decoded
+    before a bad one), ends the first document without needing a character
+    past it: the token after the document and the four characters it
+    looks at there (``yaml_parser_fetch_next_token``), or a syntax error
+    met before (reported then as the parser words it)."""
+    try:
+        for ev in events(text, c_parser=False):  # (PyYAML's own parser: its marks count characters)
+            if isinstance(ev, yaml.DocumentEndEvent):
+                end: Any = ev.start_mark
+                return bool(end.index + 4 <= len(text))
+    except yaml.MarkedYAMLError as e:
+        mark: Any = e.problem_mark or e.context_mark
+        return mark is not None and mark.index + 4 <= len(text)
+    return False
 
 
 def _go_yaml_utf8(raw: bytes, at: int) -> str:

@@ -237,6 +237,7 @@ from podnuma.api.pod_validation import required
 from podnuma.api.quantity import Quantity, QuantityError, quantity_from_manifest
 from podnuma.errors import InputError
 from podnuma.fieldkit import wrong_type
+from podnuma.golang.jsonnumbers import JSONFloat
 from podnuma.golang.strconv import go_format_float_g, go_quote
 from podnuma.inputs.documents import Document, load_json
 from podnuma.inputs.limits import MANIFEST_LIMITS
@@ -300,6 +301,11 @@ def _load_yaml(text: str, name: str) -> tuple[Any, Any]:
     try:
         docs = compose_documents(_first_document(text), MANIFEST_LIMITS)
     except yaml.YAMLError as e:
+        if isinstance(e, yaml.MarkedYAMLError) and e.problem == "exceeded maximum nesting depth":
+            # (libyaml's own bound, 1000 levels, met before podnuma's: go-yaml
+            # reads 10000; podnuma's limit, in its words)
+            raise InputError(f"nested more than {MANIFEST_LIMITS.max_depth} levels deep (podnuma reads no "
+                             "deeper; the kubelet may)", file=name) from None
         raise _not_a_pod(f"yaml: {go_yaml_problem(e)}", name) from None
     except RecursionError:
         raise InputError(f"nested more than {MANIFEST_LIMITS.max_depth} levels deep", file=name) from None
@@ -395,13 +401,25 @@ def _go_sharp_v_key(key: Any) -> str:
     return go_quote(str(key))
 
 
+#: a tag (``!``, then tag characters) holding ``,``, ``[`` or ``]``
+_FLOW_IN_TAG = re.compile(r"![0-9A-Za-z\-;/?:@&=+$_.!~*'()%]*[,\[\]]")
+
+
 def _first_document(text: str) -> Iterator[Any]:
     """The parser's events up to the end of the first document (go-yaml's
     ``Unmarshal`` parses no further: a later document's syntax is never
     looked at), then the stream's end."""
     from podnuma.inputs.goyaml import events
 
-    for ev in events(text, c_parser=bool(getattr(yaml, "__with_libyaml__", False))):
+    # (libyaml skips U+FEFF at the start of any line; go-yaml's check looks
+    # at its buffer's head, not at the character (``is_bom``): the BOM is
+    # read as a character, as PyYAML's own parser reads it)
+    # (go-yaml takes ``,``, ``[`` and ``]`` into a tag, in a flow
+    # collection too, as PyYAML's own scanner does; libyaml 0.2.5 ends the
+    # tag there)
+    c_parser = bool(getattr(yaml, "__with_libyaml__", False)) and "\ufeff" not in text[1:] \
+        and _FLOW_IN_TAG.search(text) is None
+    for ev in events(text, c_parser=c_parser):
         yield ev
         if isinstance(ev, yaml.DocumentEndEvent):
             yield yaml.StreamEndEvent(ev.end_mark, ev.end_mark)
@@ -427,7 +445,33 @@ def go_yaml_problem(e: yaml.YAMLError) -> str:
     elif e.context_mark is not None and e.context_mark.line != 0:
         line = e.context_mark.line
     where = f"line {line}: " if line else ""
-    return where + (e.problem or "unknown problem parsing YAML content")
+    problem = e.problem or "unknown problem parsing YAML content"
+    for pattern, words in _PY_PROBLEMS:
+        if pattern.match(problem):
+            problem = words(e.context or "") if callable(words) else words
+            break
+    return where + problem
+
+
+#: PyYAML's own parser's problems (used where libyaml reads otherwise than
+#: go-yaml: ``_first_document``) in libyaml's words, which go-yaml's are
+_PY_PROBLEMS: list[tuple[re.Pattern[str], Any]] = [
+    (re.compile(r"expected ',' or '\}', but got "), "did not find expected ',' or '}'"),
+    (re.compile(r"expected ',' or '\]', but got "), "did not find expected ',' or ']'"),
+    (re.compile(r"expected ' ', but found "), "did not find expected whitespace or line break"),
+    (re.compile(r"expected <block end>, but found "),
+     lambda context: "did not find expected '-' indicator" if "collection" in context else "did not find expected key"),
+    (re.compile(r"expected '<document start>', but found "), "did not find expected <document start>"),
+    (re.compile(r"expected alphabetic or numeric character, but found "),
+     "did not find expected alphabetic or numeric character"),
+    (re.compile(r"mapping values are not allowed here"), "mapping values are not allowed in this context"),
+    (re.compile(r"found character .* that cannot start any token"), "found character that cannot start any token"),
+    (re.compile(r"found unknown escape character"), "found unknown escape character"),
+    (re.compile(r"expected '!', but found "), "did not find expected '!'"),
+    (re.compile(r"expected '>', but found "), "did not find the expected '>'"),
+    (re.compile(r"expected URI, but found "), "did not find expected tag URI"),
+    (re.compile(r"expected a comment or a line break, but found "), "did not find expected comment or line break"),
+]
 
 
 #: the refusals of the composer and the value builder worded as go-yaml's
@@ -435,7 +479,8 @@ def go_yaml_problem(e: yaml.YAMLError) -> str:
 #: go-yaml's words: its message has no line
 _GO_YAML_WORDS = re.compile(
     r"(?:invalid YAML: )?(cannot decode !!\S+ `.*` as a !!\S+|map merge requires map or sequence of maps as "
-    r"the value|unknown anchor '.*' referenced|anchor '.*' value contains itself)"
+    r"the value|unknown anchor '.*' referenced|anchor '.*' value contains itself"
+    r"|!!binary value contains invalid base64 data)"
     r"(?: \(line \d+, column \d+\))?\Z", re.S)
 
 
@@ -488,6 +533,26 @@ def _load_json(text: str, name: str) -> Any:
     return load_json(go_json_escapes(text), name=name, limits=MANIFEST_LIMITS, pairs=_merge_pairs)
 
 
+#: the white space Go's ``unicode.IsSpace`` knows (``hasJSONPrefix`` skips it)
+GO_SPACE = "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" \
+    "\u2028\u2029\u202f\u205f\u3000"
+
+
+def _json_white_space(text: str, name: str) -> None:
+    """Go's JSON decoder skips only space, tab, CR and LF: the kubelet
+    sends a text to it when ``{`` follows any of ``unicode.IsSpace``'s
+    white space (``\\v``, U+0085, U+2028...), and it refuses the first
+    other one, quoting its first byte as a rune (``scanner.go``
+    ``quoteChar``: ``'Â'`` for U+0085's 0xC2)."""
+    rest = text.lstrip(" \t\r\n")
+    if rest.startswith("{"):
+        return
+    first = rest[0].encode("utf-8", "surrogateescape")[0]
+    shown = "'\\''" if first == 0x27 else "'\"'" if first == 0x22 else "'" + go_quote(chr(first))[1:-1] + "'"
+    raise _not_a_pod(f"couldn't get version/kind; json parse error: invalid character {shown} "
+                     "looking for beginning of value", name)
+
+
 def _go_json(data: Any, limit: int = 200) -> str:
     text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return text if len(text) <= limit else text[:limit] + "…"
@@ -503,7 +568,7 @@ _CORE_KINDS = frozenset({
     "ResourceQuotaList", "Secret", "SecretList", "Service", "ServiceAccount",
     "ServiceAccountList", "ServiceList",
 })
-_GO_TYPES = {bool: "bool", int: "number", float: "number", str: "string", list: "array"}
+_GO_TYPES = {bool: "bool", int: "number", float: "number", JSONFloat: "number", str: "string", list: "array"}
 
 
 # Go's encoding/json (the v1 decoder of Go 1.26) matches an object key to a
@@ -1215,10 +1280,17 @@ def _hash(data: object) -> bytes:
 # ---------------------------------------------------------------- decoding
 
 
-def decode_static_pod(raw_text: str, *, name: str, node_name: str, gates: FeatureGateView) -> StaticPod:
+def decode_static_pod(raw_text: str, *, name: str, node_name: str, gates: FeatureGateView,
+                      is_json: bool | None = None) -> StaticPod:
     """The static pod of the manifest text ``raw_text`` read from ``name``
-    (the path, as in the UID's hash), or ``InputError``."""
-    is_json = raw_text.lstrip(" \t\r\n").startswith("{")
+    (the path, as in the UID's hash), or ``InputError``. ``is_json``: how
+    the kubelet reads it, when its bytes say (a UTF-16 ``{`` is YAML to
+    it); by default JSON when ``{`` comes after what ``unicode.IsSpace``
+    trims (``hasJSONPrefix``)."""
+    if is_json is None:
+        is_json = raw_text.lstrip(GO_SPACE).startswith("{")
+    if is_json:
+        _json_white_space(raw_text, name)
     root = None
     if is_json:
         data = _load_json(raw_text, name)
