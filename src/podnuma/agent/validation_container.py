@@ -49,7 +49,6 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from podnuma.agent.validation_kit import (
-    _G_VOLUME_SOURCES,
     NulledQuantity,
     _Errors,
     _get,
@@ -63,6 +62,7 @@ from podnuma.agent.validation_kit import (
     options,
     port_name_errors,
 )
+from podnuma.api.pod_schema import _G_VOLUME_SOURCES
 from podnuma.api.pod_validation import (
     dns_label_errors,
     dns_subdomain_errors,

@@ -312,21 +312,6 @@ def _labels(errs: _Errors, labels: Mapping[str, Any], path: str) -> None:
             errs.each(path, value, label_value_errors(value))
 
 
-_G_VOLUME_SOURCES = {
-    "emptyDir": "EmptyDirVolumeSource", "hostPath": "HostPathVolumeSource",
-    "gitRepo": "GitRepoVolumeSource", "gcePersistentDisk": "GCEPersistentDiskVolumeSource",
-    "awsElasticBlockStore": "AWSElasticBlockStoreVolumeSource", "secret": "SecretVolumeSource",
-    "nfs": "NFSVolumeSource", "iscsi": "ISCSIVolumeSource", "glusterfs": "GlusterfsVolumeSource",
-    "flocker": "FlockerVolumeSource", "persistentVolumeClaim": "PersistentVolumeClaimVolumeSource",
-    "rbd": "RBDVolumeSource", "flexVolume": "FlexVolumeSource", "cinder": "CinderVolumeSource",
-    "cephfs": "CephFSVolumeSource", "downwardAPI": "DownwardAPIVolumeSource", "fc": "FCVolumeSource",
-    "azureFile": "AzureFileVolumeSource", "configMap": "ConfigMapVolumeSource",
-    "vsphereVolume": "VsphereVirtualDiskVolumeSource", "quobyte": "QuobyteVolumeSource",
-    "azureDisk": "AzureDiskVolumeSource", "photonPersistentDisk": "PhotonPersistentDiskVolumeSource",
-    "projected": "ProjectedVolumeSource", "portworxVolume": "PortworxVolumeSource",
-    "scaleIO": "ScaleIOVolumeSource", "storageos": "StorageOSVolumeSource", "csi": "CSIVolumeSource",
-    "ephemeral": "EphemeralVolumeSource", "image": "ImageVolumeSource",
-}
 
 
 class NulledQuantity(str):

@@ -8,6 +8,12 @@ metadata, containers and resources), the API server's defaulting
 validation of the fields podnuma reads (``podnuma.api.pod_validation``;
 container names, ``restartPolicy``).
 
+Every known field of the pod (metadata, spec, every container and volume
+field, status) must be of its JSON type, as the API server's decoding into
+the Go types requires (``podnuma.api.pod_types``); unknown fields are
+refused where the reading is strict (the pod, its metadata, containers and
+resources).
+
 Field paths in errors are relative to the pod document.
 """
 
@@ -23,6 +29,7 @@ from podnuma.api.pod_defaults import (
     default_pod_level_resources,
     round_up_milli,
 )
+from podnuma.api.pod_types import check_pod_types
 from podnuma.api.pod_validation import (
     check_container_resource_name,
     check_dns_label,
@@ -274,6 +281,8 @@ def parse_pod(doc: Mapping[str, Any], *, gates: FeatureGateView) -> Pod:
     check_known_fields(doc, POD_FIELDS, "")
     if isinstance(doc.get("spec"), Mapping):
         _decode_quantities(doc["spec"])
+    # (the API server's decoding: a known field of the wrong JSON type)
+    check_pod_types(doc)
     api_version = doc.get("apiVersion")
     if api_version is not None and api_version != "v1":
         raise unsupported("apiVersion", api_version, ("v1",))
