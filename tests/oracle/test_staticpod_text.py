@@ -415,8 +415,6 @@ def test_podnumas_own_nesting_limit(oracle_binary: str, tmp_path: Path) -> None:
     assert "couldn't parse as pod" not in ours["error"]
 
 
-@pytest.mark.xfail(strict=True, reason="needs podnuma.agent.validation._POINTER_SCALARS to name "
-                   "PodSchedulingGroup.podGroupName (and the other pointer fields it misses)")
 def test_repeated_key_null_sets_a_pointer(oracle_binary: str, tmp_path: Path) -> None:
     path = tmp_path / "sg.json"
     path.write_text('{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web"}, "spec": {"containers": '
@@ -425,3 +423,9 @@ def test_repeated_key_null_sets_a_pointer(oracle_binary: str, tmp_path: Path) ->
     kubelet = _oracle(oracle_binary, path)
     assert "podGroupName: Invalid value: null" in kubelet.get("error", ""), kubelet
     _same(kubelet, _podnuma(path))
+    # other pointers the table lacked, set back to nil by a later null
+    for field, value in (("priority", "5"), ("enableServiceLinks", "true"), ("automountServiceAccountToken", "false")):
+        path = tmp_path / f"{field}.json"
+        path.write_text('{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web"}, "spec": {"containers": '
+                        f'[{{"name": "c", "image": "x"}}], "{field}": {value}, "{field}": null}}}}')
+        _same(_oracle(oracle_binary, path), _podnuma(path))

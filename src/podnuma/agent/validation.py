@@ -168,20 +168,25 @@ def occurrences(value: Mapping[str, Any], from_json: bool = True) -> list[tuple[
 
 #: the plain (not pointer) scalar fields are most: these are pointers, which a
 #: ``null`` sets back to nil (k8s.io/api v0.37.2 core/v1, metav1's
-#: ``OwnerReference``: the fields podnuma's decoder schema knows), by the
+#: ``OwnerReference``, ``ObjectMeta``: every pointer-to-scalar field of a
+#: ``v1.Pod``, as Go's reflection lists them), by the
 #: struct that declares them
 _POINTER_SCALARS: dict[str, tuple[str, ...]] = {
     "AppArmorProfile": ("localhostProfile",),
     "AzureDiskVolumeSource": ("cachingMode", "fsType", "kind", "readOnly"),
+    "CSIVolumeSource": ("fsType", "readOnly"),
     "ClusterTrustBundleProjection": ("name", "optional", "signerName", "user"),
     "ConfigMapEnvSource": ("optional",),
     "ConfigMapKeySelector": ("optional",),
-    "ConfigMapVolumeSource": ("defaultMode", "defaultUser"),
+    "ConfigMapProjection": ("optional",),
+    "ConfigMapVolumeSource": ("defaultMode", "defaultUser", "optional"),
     "Container": ("restartPolicy",),
+    "ContainerStatus": ("started", "stopSignal"),
     "DownwardAPIVolumeFile": ("mode", "user"),
     "DownwardAPIVolumeSource": ("defaultMode", "defaultUser"),
     "EmptyDirVolumeSource": ("mode",),
     "EphemeralContainerCommon": ("restartPolicy",),
+    "EvictionResponder": ("priority",),
     "FCVolumeSource": ("lun",),
     "FileKeySelector": ("optional",),
     "GRPCAction": ("mode", "service"),
@@ -190,19 +195,24 @@ _POINTER_SCALARS: dict[str, tuple[str, ...]] = {
     "ISCSIVolumeSource": ("initiatorName",),
     "KeyToPath": ("mode", "user"),
     "Lifecycle": ("stopSignal",),
+    "ObjectMeta": ("deletionGracePeriodSeconds",),
     "OwnerReference": ("blockOwnerDeletion", "controller"),
     "PersistentVolumeClaimSpec": ("storageClassName", "volumeAttributesClassName", "volumeMode"),
     "PodCertificateProjection": ("maxExpirationSeconds", "user"),
     "PodDNSConfigOption": ("value",),
     "PodResourceClaim": ("resourceClaimName", "resourceClaimTemplateName"),
+    "PodResourceClaimStatus": ("resourceClaimName",),
+    "PodSchedulingGroup": ("podGroupName",),
     "PodSecurityContext": ("fsGroup", "fsGroupChangePolicy", "runAsGroup", "runAsNonRoot", "runAsUser", "seLinuxChangePolicy", "supplementalGroupsPolicy"),
-    "PodSpec": ("activeDeadlineSeconds", "hostUsers", "hostnameOverride", "preemptionPolicy", "runtimeClassName", "setHostnameAsFQDN", "shareProcessNamespace", "terminationGracePeriodSeconds"),
+    "PodSpec": ("activeDeadlineSeconds", "automountServiceAccountToken", "enableServiceLinks", "hostUsers", "hostnameOverride", "preemptionPolicy", "priority", "runtimeClassName", "setHostnameAsFQDN", "shareProcessNamespace", "terminationGracePeriodSeconds"),
     "Probe": ("terminationGracePeriodSeconds",),
     "ProjectedVolumeSource": ("defaultMode", "defaultUser"),
+    "ResourceHealth": ("message",),
     "SeccompProfile": ("localhostProfile",),
     "SecretEnvSource": ("optional",),
     "SecretKeySelector": ("optional",),
-    "SecretVolumeSource": ("defaultMode", "defaultUser"),
+    "SecretProjection": ("optional",),
+    "SecretVolumeSource": ("defaultMode", "defaultUser", "optional"),
     "SecurityContext": ("allowPrivilegeEscalation", "privileged", "procMount", "readOnlyRootFilesystem", "runAsGroup", "runAsNonRoot", "runAsUser"),
     "ServiceAccountTokenProjection": ("expirationSeconds", "user"),
     "Toleration": ("tolerationSeconds",),
@@ -210,6 +220,7 @@ _POINTER_SCALARS: dict[str, tuple[str, ...]] = {
     "TypedLocalObjectReference": ("apiGroup",),
     "TypedObjectReference": ("apiGroup", "namespace"),
     "VolumeMount": ("mountPropagation", "recursiveReadOnly"),
+    "VolumeMountStatus": ("recursiveReadOnly",),
     "WindowsSecurityContextOptions": ("gmsaCredentialSpec", "gmsaCredentialSpecName", "hostProcess", "runAsUserName"),
 }
 #: for a field podnuma's schema does not type: the JSON names that are a
