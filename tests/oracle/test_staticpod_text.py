@@ -429,3 +429,40 @@ def test_repeated_key_null_sets_a_pointer(oracle_binary: str, tmp_path: Path) ->
         path.write_text('{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web"}, "spec": {"containers": '
                         f'[{{"name": "c", "image": "x"}}], "{field}": {value}, "{field}": null}}}}')
         _same(_oracle(oracle_binary, path), _podnuma(path))
+
+
+@pytest.mark.parametrize("number", ["1e3", "100e-2", "1.0", "5E+0", "-0.0"])
+def test_a_number_in_an_int_field_is_quoted_as_written(oracle_binary: str, tmp_path: Path, number: str) -> None:
+    path = tmp_path / "p.json"
+    path.write_text('{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web"}, "spec": {"priority": '
+                    f'{number}, "containers": [{{"name": "c", "image": "x"}}]}}}}')
+    kubelet = _oracle(oracle_binary, path)
+    assert f"cannot unmarshal number {number} into" in kubelet.get("error", ""), kubelet
+    _same(kubelet, _podnuma(path))
+
+
+@pytest.mark.parametrize(("where", "number"), [("name", "1e400"), ("image", "1e400"), ("priority", "1e400"),
+                                               ("cpu", "1e400"), ("image", "-1e400")])
+def test_a_number_past_the_float_range_is_a_number(oracle_binary: str, tmp_path: Path, where: str,
+                                                   number: str) -> None:
+    """Go's decoder sees a number, not a string: a string field refuses it
+    (go-yaml would have read it as a string: YAML is not this path)."""
+    container = {"name": "c", "image": "x"}
+    spec: dict[str, Any] = {"containers": [container]}
+    meta = {"name": "web"}
+    token = "@NUMBER@"
+    if where == "name":
+        meta["name"] = token
+    elif where == "image":
+        container["image"] = token
+    elif where == "priority":
+        spec["priority"] = token
+    else:
+        container["resources"] = {"limits": {"cpu": token}}
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec})
+                    .replace(f'"{token}"', number))
+    kubelet, ours = _oracle(oracle_binary, path), _podnuma(path)
+    # (a quantity parses the number's text: the kubelet takes 1e400 cpu)
+    assert ("error" in kubelet) == (where != "cpu"), kubelet
+    _same(kubelet, ours)

@@ -237,7 +237,7 @@ from podnuma.api.pod_validation import required
 from podnuma.api.quantity import Quantity, QuantityError, quantity_from_manifest
 from podnuma.errors import InputError
 from podnuma.fieldkit import wrong_type
-from podnuma.golang.jsonnumbers import JSONFloat
+from podnuma.golang.jsonnumbers import JSONFloat, go_json_number
 from podnuma.golang.strconv import go_format_float_g, go_quote
 from podnuma.inputs.documents import Document, load_json
 from podnuma.inputs.limits import MANIFEST_LIMITS
@@ -530,7 +530,9 @@ def _load_json(text: str, name: str) -> Any:
     """The bounded JSON reader, an object's repeated key merged as Go's
     decoder merges it (:func:`_merge_pairs`)."""
     # (a lone surrogate's escape is U+FFFD to Go's decoder)
-    return load_json(go_json_escapes(text), name=name, limits=MANIFEST_LIMITS, pairs=_merge_pairs)
+    # (and a number past the float range is a number to it: go_json_number)
+    return load_json(go_json_escapes(text), name=name, limits=MANIFEST_LIMITS, pairs=_merge_pairs,
+                     numbers=go_json_number)
 
 
 #: the white space Go's ``unicode.IsSpace`` knows (``hasJSONPrefix`` skips it)

@@ -96,6 +96,7 @@ from podnuma.api.pod_validation import (
 from podnuma.api.quantity import ERR_FORMAT_WRONG, QuantityError, quantity_from_manifest
 from podnuma.errors import InputError
 from podnuma.golang.duration import time_quote
+from podnuma.golang.jsonnumbers import JSONFloat
 
 __all__ = ["GoDecodeError", "RepeatedKeys", "StaticPodErrors", "go_decode", "settled", "validate_static_pod"]
 
@@ -508,7 +509,9 @@ def _go_number(value: Any, t: _Go, from_json: bool) -> tuple[int | None, str]:
     if isinstance(value, int):
         text = str(value)
     elif from_json:
-        text = repr(value)  # (a JSON number with a fraction or exponent)
+        # (a JSON number with a fraction or exponent, as written: Go quotes
+        # the number's text, "number 1e3")
+        text = value.text if isinstance(value, JSONFloat) else repr(value)
     else:
         text = _go_float(value)
     try:

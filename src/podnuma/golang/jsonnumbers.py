@@ -34,7 +34,7 @@ import json
 import secrets
 from typing import Any
 
-__all__ = ["JSONFloat", "dumps", "json_float", "with_texts"]
+__all__ = ["JSONFloat", "dumps", "go_json_number", "json_float", "with_texts"]
 
 
 class JSONFloat(float):
@@ -61,6 +61,21 @@ def json_float(text: str) -> float | str:
     number = JSONFloat(value)
     number.text = text
     return number
+
+
+def go_json_number(text: str) -> float:
+    """A JSON number with a fraction or an exponent as Go's decoder sees
+    it: always a number, even past the float range (``1e400`` is a
+    :class:`JSONFloat` of infinity that keeps its text: a string field
+    refuses it as a number, an int field quotes its text, a quantity parses
+    the text), where :func:`json_float` keeps such a number as a string,
+    as go-yaml does."""
+    value = json_float(text)
+    if isinstance(value, str):
+        number = JSONFloat(float(text))
+        number.text = text
+        return number
+    return value
 
 
 def dumps(obj: Any, **options: Any) -> str:

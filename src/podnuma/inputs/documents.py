@@ -523,17 +523,20 @@ _json_float = json_float
 def load_json(
     text: str | bytes, *, name: str, limits: ReadLimits = DEFAULT_LIMITS, salvage: bool = False,
     pairs: Callable[[list[tuple[str, Any]]], dict[str, Any]] | None = None,
+    numbers: Callable[[str], Any] | None = None,
 ) -> Any:
     """A JSON text as plain values, within ``limits`` (bytes, nesting,
     values); duplicate keys, ``NaN`` and ``Infinity`` refused (a duplicate
     key by a :class:`DuplicateJSONKey` that names its field path, line and
     column). ``pairs``: how an object's key-value pairs become a mapping
-    instead (a reader that takes a repeated key as Go's decoder does)."""
+    instead (a reader that takes a repeated key as Go's decoder does);
+    ``numbers``: what a number with a fraction or an exponent is read as
+    instead (given its text)."""
     if len(text) > limits.max_bytes:
         raise InputError(f"larger than the limit of {limits.max_bytes} bytes", file=name)
     try:
         data = json.loads(text, object_pairs_hook=pairs or _json_pairs, parse_constant=_json_constant,
-                          parse_float=_json_float)
+                          parse_float=numbers or _json_float)
     except json.JSONDecodeError as e:
         raise json_input_error(e, name) from None
     except _JSONDuplicate as e:
