@@ -466,3 +466,22 @@ def test_a_number_past_the_float_range_is_a_number(oracle_binary: str, tmp_path:
     # (a quantity parses the number's text: the kubelet takes 1e400 cpu)
     assert ("error" in kubelet) == (where != "cpu"), kubelet
     _same(kubelet, ours)
+
+
+@pytest.mark.parametrize("status", [
+    {"containerStatuses": [{"name": "c", "volumeMounts": [{"name": "v", "mountPath": "/v", "volumeStatus": {"image": "x"}}]}]},
+    {"containerStatuses": [{"name": "c", "volumeMounts": [{"name": "v", "mountPath": "/v",
+                                                           "volumeStatus": {"image": {"imageRef": 5}}}]}]},
+    {"volumeHealth": [{"name": "v", "healthConditions": [{"reason": True}]}]},
+    {"volumeHealth": [{"name": "v", "healthConditions": [{"status": "ok", "reason": "r", "message": "m"}]}]},
+    {"nodeAllocatableResourceClaimStatuses": [{"resourceClaimName": "c", "mapping": [{"name": 1}]}]},
+    {"nodeAllocatableResourceClaimStatuses": [{"resourceClaimName": "c", "overhead": [{"perPod": True}]}]},
+    {"nodeAllocatableResourceClaimStatuses": [{"resourceClaimName": "c", "mapping": [{"name": "cpu", "quantity": "1"}],
+                                               "overhead": [{"name": "cpu", "perContainer": "1m"}]}]},
+])
+def test_status_structs_below_the_containers_are_decoded(oracle_binary: str, tmp_path: Path,
+                                                          status: dict[str, Any]) -> None:
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web"},
+                                "spec": {"containers": [{"name": "c", "image": "x"}]}, "status": status}))
+    _same(_oracle(oracle_binary, path), _podnuma(path))

@@ -349,7 +349,8 @@ _G_CONTAINER_STATUSES = _slice(_struct("ContainerStatus", {
     "started": _G_BOOL, "allocatedResources": _G_RESOURCES, "resources": _G_REQUIREMENTS,
     "volumeMounts": _slice(_struct("VolumeMountStatus", {
         "name": _G_STRING, "mountPath": _G_STRING, "readOnly": _G_BOOL,
-        "recursiveReadOnly": _alias("RecursiveReadOnlyMode"), "volumeStatus": _struct("VolumeStatus", {})})),
+        "recursiveReadOnly": _alias("RecursiveReadOnlyMode"), "volumeStatus": _struct("VolumeStatus", {
+            "image": _struct("ImageVolumeStatus", {"imageRef": _G_STRING})})})),
     "user": _struct("ContainerUser", {"linux": _struct("LinuxContainerUser", {
         "uid": _G_INT64, "gid": _G_INT64, "supplementalGroups": _slice(_G_INT64)})}),
     "allocatedResourcesStatus": _slice(_struct("ResourceStatus", {
@@ -377,10 +378,13 @@ _G_POD_STATUS = _struct("PodStatus", {
     "allocatedResources": _G_RESOURCES, "resources": _G_REQUIREMENTS,
     "nodeAllocatableResourceClaimStatuses": _slice(_struct("NodeAllocatableResourceClaimStatus", {
         "resourceClaimName": _G_STRING, "containers": _slice(_G_STRING),
-        "mapping": _slice(_struct("NodeAllocatableMappedResources", {})),
-        "overhead": _slice(_struct("NodeAllocatableOverheadResources", {}))})),
+        "mapping": _slice(_struct("NodeAllocatableMappedResources", {
+            "name": _alias("ResourceName"), "quantity": _G_QUANTITY})),
+        "overhead": _slice(_struct("NodeAllocatableOverheadResources", {
+            "name": _alias("ResourceName"), "perPod": _G_QUANTITY, "perContainer": _G_QUANTITY}))})),
     "volumeHealth": _slice(_struct("PodVolumeHealth", {
-        "name": _G_STRING, "healthConditions": _slice(_struct("VolumeHealthCondition", {})),
+        "name": _G_STRING, "healthConditions": _slice(_struct("VolumeHealthCondition", {
+            "status": _alias("VolumeHealthStatusType"), "reason": _G_STRING, "message": _G_STRING})),
         "lastTransitionTime": _G_TIME})),
 })
 _G_POD = _struct("Pod", {
