@@ -177,6 +177,17 @@ def test_the_web_request_names_the_sidecars_entry() -> None:
         whatif.whatif_request({"pod": WEB, "sidecars": ["log-agent", "log-agnet"]}, True)
     assert e.value.problems == ['sidecars[1]: no container named \'log-agnet\' in any pod read '
                                 '(did you mean "log-agent"?)']
+    # blank and padded names are names too (as on the command line): the
+    # index a refusal gives is the request's own
+    with pytest.raises(InputErrors) as e:
+        whatif.whatif_request({"pod": WEB, "sidecars": ["", "log-agnet"]}, True)
+    assert [p.split(":")[0] for p in e.value.problems] == ["sidecars[0]", "sidecars[1]"]
+    with pytest.raises(InputErrors) as e:
+        whatif.whatif_request({"pod": WEB, "sidecars": [" log-agent "]}, True)
+    assert e.value.problems[0].startswith("sidecars[0]: no container named ' log-agent '")
+    with pytest.raises(InputError) as err:
+        whatif.whatif_request({"pod": WEB, "sidecars": ["app", 5]}, True)
+    assert str(err.value).startswith("sidecars[1]: ")
 
 
 # --set ----------------------------------------------------------------------

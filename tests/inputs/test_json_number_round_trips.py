@@ -98,3 +98,58 @@ def test_dumps_writes_the_text_and_reads_back_the_same() -> None:
     assert with_texts(doc)["a"] == [TWO_AND_A_BIT, {"b": "1e-400"}]
     assert dump_yaml({"cpu": json_float(TWO_AND_A_BIT)}) == f"cpu: '{TWO_AND_A_BIT}'\n"
     assert yaml.safe_load(dump_scenario_yaml({"cpu": json_float(TWO)})) == {"cpu": TWO}
+
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _restart_example(tmp_path: Path, cpu: str, name: str, extra: dict[str, Any] | None = None) -> Path:
+    """examples/pod-level/restart.yaml as JSON, web's cpu limit written as
+    ``cpu`` (a JSON number's text, or a quoted string)."""
+    doc = yaml.safe_load((REPO / "examples/pod-level/restart.yaml").read_text())
+    web = doc["steps"][0]["addPod"]
+    assert web["metadata"]["name"] == "web"
+    web["spec"]["containers"][0]["resources"]["limits"]["cpu"] = "@CPU@"
+    doc["kubeletConfig"].update(extra or {})
+    path = tmp_path / name
+    path.write_text(json.dumps(doc).replace('"@CPU@"', cpu))
+    return path
+
+
+def _run(*args: str) -> Any:
+    res = CliRunner().invoke(cli, list(args))
+    assert res.exit_code == 0, res.output
+    return json.loads(res.stdout)
+
+
+def test_restart_reads_its_own_scenario_as_json(tmp_path: Path) -> None:
+    number = _run("restart", str(_restart_example(tmp_path, TWO_AND_A_BIT, "n.json")), "-o", "json")
+    text = _run("restart", str(_restart_example(tmp_path, f'"{TWO_AND_A_BIT}"', "s.json")), "-o", "json")
+    # the same quantity (2001m) whether written as a number or a string
+    assert number["pods"] == text["pods"]
+    assert {p["pod"]: p["outcome"] for p in number["pods"]}["shop/web"] == "kept"
+
+
+def test_a_json_as_scenario_writes_the_numbers_text(tmp_path: Path) -> None:
+    path = _restart_example(tmp_path, TWO_AND_A_BIT, "n.json")
+    out = tmp_path / "as.json"
+    first = _run("simulate", str(path), "-o", "json", "--as-scenario", str(out))
+    assert TWO_AND_A_BIT in out.read_text()
+    again = _run("simulate", str(out), "-o", "json")
+    def placed(run: Any) -> list[Any]:
+        return [(s.get("pod"), s.get("admitted"), s.get("containers"), s.get("podAllocation")) for s in run["steps"]]
+
+    assert placed(again) == placed(first)
+    # (web: 2001m, no whole CPUs, in the shared pool)
+    web = next(s for s in first["steps"] if s.get("pod") == "shop/web")
+    assert web["admitted"] and all(c["isolation"] != "exclusive" for c in web["containers"]), web
+
+
+def test_a_float_field_is_written_as_a_float(tmp_path: Path) -> None:
+    path = _restart_example(tmp_path, TWO_AND_A_BIT, "n.json", {"memoryThrottlingFactor": "@MTF@"})
+    path.write_text(path.read_text().replace('"@MTF@"', "8e-1"))
+    out = tmp_path / "m.yaml"
+    _run("simulate", str(path), "-o", "json", "--as-scenario", str(out))
+    written = yaml.safe_load(out.read_text())
+    assert written["kubeletConfig"]["memoryThrottlingFactor"] == 0.8
+    _run("simulate", str(out), "-o", "json")

@@ -88,3 +88,13 @@ def test_cpu_list_of_many_sparse_ids() -> None:
     text = cpu_list(ids)
     assert text.startswith("0,2,4,") and text.endswith(",1999998")
     assert cpu_list([2**62, 2**62 + 1, 5]) == f"5,{2**62}-{2**62 + 1}"  # no bit mask built
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
+def test_bidi_controls_in_a_node_name_are_escaped(tmp_path: Path, command: list[str]) -> None:
+    node = "a\u202eb\u2066c"  # (a node name may hold them: the kubelet takes them)
+    path = _scenario(tmp_path, node, "bidi")
+    r = CliRunner().invoke(cli, [command[0], str(path), *command[1:]])
+    assert r.exit_code == 0, r.output
+    assert "\u202e" not in r.stdout and "\u2066" not in r.stdout
+    assert inert(node) in r.stdout

@@ -358,7 +358,8 @@ def _holding(
 
 def _load(doc: Mapping[str, Any], name: str, base_dir: Path, state_dir: str = DEFAULT_STATE_DIR) -> Scenario:
     return load_scenario_text(
-        json_numbers.dumps(doc, ensure_ascii=False), name=name, base_dir=base_dir, state_dir=state_dir
+        json_numbers.dumps(doc, ensure_ascii=False), name=name, base_dir=base_dir, state_dir=state_dir,
+        json_only=True,
     )
 
 

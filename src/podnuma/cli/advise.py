@@ -37,7 +37,7 @@ from podnuma.inputs.overrides import parse_overrides
 from podnuma.inputs.text import TextInput
 from podnuma.render.advice import advice_header, render_diff, render_yaml
 from podnuma.render.output import render_output
-from podnuma.render.serialize import dump_json, dump_yaml
+from podnuma.render.serialize import dump_scenario_json, dump_yaml
 from podnuma.service import whatif
 from podnuma.service.advise import labelled_restart, pod_labels, replay_label
 from podnuma.service.restart import risk_lines
@@ -63,7 +63,7 @@ def _pool_size(ctx: click.Context, param: click.Parameter, value: str | None) ->
 
 def _scenario_text(path: str, scenario: object) -> bytes:
     # (JSON for a .json name, as restart --as-scenario writes it; else YAML)
-    text = dump_json(scenario) if path.lower().endswith(".json") else dump_yaml(scenario)
+    text = dump_scenario_json(scenario) if path.lower().endswith(".json") else dump_yaml(scenario)
     return text.encode("utf-8")
 
 

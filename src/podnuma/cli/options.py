@@ -332,9 +332,9 @@ def write_scenario_file(path: Path, scenario: Mapping[str, Any], overrides: Sequ
     from podnuma.fileio import atomic_write
 
     if str(path).lower().endswith(".json"):
-        from podnuma.render.serialize import dump_json
+        from podnuma.render.serialize import dump_scenario_json
 
-        text = dump_json(dict(scenario))
+        text = dump_scenario_json(dict(scenario))
     else:
         from podnuma.render.yaml_text import dump_safe_yaml
 

@@ -26,7 +26,7 @@ from podnuma.inputs.text import TextInput
 from podnuma.render.colour import painted
 from podnuma.render.output import render_output
 from podnuma.render.restart import RESTART_COLOURS, render_restart
-from podnuma.render.serialize import dump_json, dump_scenario_yaml
+from podnuma.render.serialize import dump_scenario_json, dump_scenario_yaml
 from podnuma.service import restart as service
 from podnuma.service.state import one_machine
 
@@ -35,7 +35,7 @@ __all__ = ["restart_command"]
 
 def _write_scenario(path: Path, r: RestartReport) -> None:
     # (JSON for a .json name, as every --as-scenario writes it; else YAML)
-    text = dump_json(r.scenario) if path.suffix.lower() == ".json" else dump_scenario_yaml(r.scenario)
+    text = dump_scenario_json(r.scenario) if path.suffix.lower() == ".json" else dump_scenario_yaml(r.scenario)
     try:
         atomic_write(path, text.encode(), mode=0o644)
     except OSError as e:

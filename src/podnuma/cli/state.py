@@ -14,7 +14,7 @@ from podnuma.errors import InputError
 from podnuma.inputs.overrides import parse_overrides
 from podnuma.render.colour import painted
 from podnuma.render.output import render_output
-from podnuma.render.serialize import dump_scenario_yaml
+from podnuma.render.serialize import dump_scenario_json, dump_scenario_yaml
 from podnuma.render.state import STATE_COLOURS, render_state_text
 from podnuma.service import state as service
 
@@ -70,7 +70,7 @@ def inspect_command(
             )
             scenario = got.document
             text = render_output(output, lambda: scenario, {"table": lambda: dump_scenario_yaml(scenario)},
-                                 yaml=dump_scenario_yaml)
+                                 yaml=dump_scenario_yaml, json=dump_scenario_json)
             return text, got.notes
         report = service.inspect(directory, pods=pods, sysfs=sysfs, node=node_file)
         return render_output(output, lambda: state_document(report),

@@ -300,16 +300,19 @@ def load_scenario(path: str | Path) -> Scenario:
 
 def load_scenario_text(
     text: str, *, name: str, base_dir: Path | str, overrides: tuple[Override, ...] = (),
-    state_dir: str = DEFAULT_STATE_DIR,
+    state_dir: str = DEFAULT_STATE_DIR, json_only: bool = False,
 ) -> Scenario:
     """Validate a scenario given as text; ``name`` is used in messages and
     ``base_dir`` resolves the relative paths the scenario references;
     ``overrides`` (``--set``) change its kubelet configuration before it is
     decoded and validated; ``state_dir``: the kubelet's state directory, in
     which its refusal of a starting checkpoint names the file (a node's
-    copied state directory, replayed)."""
+    copied state directory, replayed); ``json_only``: the text is JSON
+    whatever its name (a document podnuma wrote to read again: read as
+    YAML, a number kept with its text would be a float again)."""
     return load_scenario_document(
-        parse_document(text, name=name), base_dir=base_dir, overrides=overrides, state_dir=state_dir
+        parse_document(text, name=name, json_only=json_only), base_dir=base_dir, overrides=overrides,
+        state_dir=state_dir,
     )
 
 

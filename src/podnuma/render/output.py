@@ -17,12 +17,13 @@ from podnuma.render.serialize import dump_json, dump_yaml
 __all__ = ["DOCUMENT_FORMATS", "FORMATS", "render_output", "serialize"]
 
 
-def serialize(doc: Any, fmt: str, *, yaml: Callable[[Any], str] = dump_yaml) -> str:
+def serialize(doc: Any, fmt: str, *, yaml: Callable[[Any], str] = dump_yaml,
+              json: Callable[[Any], str] = dump_json) -> str:
     """``doc`` as ``json`` or ``yaml`` (``yaml``: the YAML writer, e.g.
     :func:`~podnuma.render.serialize.dump_scenario_yaml` for scenario
     fragments)."""
     if fmt == "json":
-        return dump_json(doc)
+        return json(doc)
     if fmt == "yaml":
         return yaml(doc)
     raise ValueError(f"{fmt!r} is not a document format")
@@ -34,10 +35,11 @@ def render_output(
     views: Mapping[str, Callable[[], str]] | None = None,
     *,
     yaml: Callable[[Any], str] = dump_yaml,
+    json: Callable[[Any], str] = dump_json,
 ) -> str:
     """What ``-o fmt`` prints: a view for people from ``views``, or the
     result ``document()`` serialized (``json``, ``yaml``). Pictures as
     bytes (``topology -o png``) are written by the command itself."""
     if views and fmt in views:
         return views[fmt]()
-    return serialize(document(), fmt, yaml=yaml)
+    return serialize(document(), fmt, yaml=yaml, json=json)

@@ -37,6 +37,16 @@ def dump_json(doc: Any) -> str:
     return indented_json(doc) + "\n"
 
 
+def dump_scenario_json(doc: Any) -> str:
+    """A scenario (or a fragment of one) as :func:`dump_json` writes a
+    document, each JSON number read with its text written as that text
+    (:func:`podnuma.golang.jsonnumbers.dumps`): read back, the scenario
+    holds the same quantities."""
+    from podnuma.golang import jsonnumbers
+
+    return jsonnumbers.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
 def dump_yaml(doc: Any) -> str:
     """``doc`` as block YAML, keys in order, lists indented under their key."""
     from podnuma.render import yaml_text

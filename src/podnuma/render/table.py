@@ -624,7 +624,7 @@ def _header(result: _RunInfo) -> Text:
     node = result.node
     t = Text()
     t.append("node ", style="dim")
-    t.append(node.name, style="bold")
+    t.append(inert(node.name), style="bold")
     t.append("   CPUs ", style="dim")
     t.append(f"{_cpus(node.cpus)} ({node.cpus.size()})")
     t.append("   NUMA nodes ", style="dim")

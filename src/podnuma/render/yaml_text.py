@@ -114,8 +114,28 @@ class _SafeDumper(yaml.SafeDumper):
 def _json_number(dumper: yaml.SafeDumper, data: JSONFloat) -> yaml.Node:
     """A JSON number kept with its text: that text as a string (unquoted
     it would be a YAML float, ``2.0000000000000000001`` read back as 2; the
-    string is the same quantity, ``ParseQuantity`` of the same text)."""
+    string is the same quantity, ``ParseQuantity`` of the same text). The
+    one float field podnuma reads, a configuration's
+    ``memoryThrottlingFactor`` (a float64 to Go: its text says no more than
+    its float), is written as a float (:func:`_floats_as_floats`)."""
     return dumper.represent_str(data.text)
+
+
+#: the float64 fields of a KubeletConfiguration podnuma reads
+_FLOAT_FIELDS = ("memoryThrottlingFactor",)
+
+
+def _floats_as_floats(doc: Any) -> Any:
+    """``doc`` with a kubelet configuration's float fields (its own, or
+    a scenario's ``kubeletConfig``) as plain floats."""
+    if not isinstance(doc, dict):
+        return doc
+    inner = doc.get("kubeletConfig")
+    config: dict[Any, Any] = inner if isinstance(inner, dict) else doc
+    if not any(type(config.get(f)) is JSONFloat for f in _FLOAT_FIELDS):
+        return doc
+    plain = {**config, **{f: float(config[f]) for f in _FLOAT_FIELDS if type(config.get(f)) is JSONFloat}}
+    return {**doc, "kubeletConfig": plain} if config is not doc else plain
 
 
 _SafeDumper.add_representer(JSONFloat, _json_number)
@@ -134,7 +154,7 @@ def dump_safe_yaml(doc: Any) -> str:
     indentation), quoting as podnuma's reader needs (the module's
     docstring)."""
     out: str = yaml.dump(
-        doc, Dumper=_SafeDumper, sort_keys=False, default_flow_style=False, allow_unicode=True
+        _floats_as_floats(doc), Dumper=_SafeDumper, sort_keys=False, default_flow_style=False, allow_unicode=True
     )
     return out
 
@@ -142,7 +162,7 @@ def dump_safe_yaml(doc: Any) -> str:
 def dump_yaml(doc: Any) -> str:
     """``doc`` as block YAML, keys in order, lists indented under their key."""
     out: str = yaml.dump(
-        doc, Dumper=_Dumper, sort_keys=False, default_flow_style=False, allow_unicode=True
+        _floats_as_floats(doc), Dumper=_Dumper, sort_keys=False, default_flow_style=False, allow_unicode=True
     )
     return out
 
@@ -186,7 +206,7 @@ def _mark(value: Any, key: str | None = None) -> Any:
 def dump_scenario_yaml(doc: Any) -> str:
     """``doc`` as block YAML with ``cpus`` rows and scalar lists in flow style."""
     out: str = yaml.dump(
-        _mark(doc), Dumper=_ScenarioDumper, sort_keys=False, default_flow_style=False,
+        _mark(_floats_as_floats(doc)), Dumper=_ScenarioDumper, sort_keys=False, default_flow_style=False,
         allow_unicode=True,
     )
     return out

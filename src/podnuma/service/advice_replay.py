@@ -45,7 +45,8 @@ def cgroup_changes(advice: Advice, machine: Machine, config_doc: Mapping[str, An
     if not index:
         return {}
     ix = index[0]
-    scenario = load_scenario_text(json_numbers.dumps(doc, ensure_ascii=False), name="advice replay", base_dir=NOWHERE)
+    scenario = load_scenario_text(json_numbers.dumps(doc, ensure_ascii=False), name="advice replay", base_dir=NOWHERE,
+                                  json_only=True)
     run = run_scenario(scenario)
     steps: Sequence[Any] = scenario.steps
     out: dict[str, Any] = {}

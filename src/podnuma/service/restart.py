@@ -22,11 +22,11 @@ from podnuma.analysis.restart import (
     creation_time,
     outcome_document,
     restart,
+    restart_after_document,
     state_after_run,
 )
 from podnuma.analysis.state import scenario_document
 from podnuma.errors import InputError, KubeletStartupError
-from podnuma.golang import jsonnumbers as json_numbers
 from podnuma.inputs.discover import load_node
 from podnuma.inputs.documents import parse_document
 from podnuma.inputs.overrides import Override, apply_overrides
@@ -287,7 +287,8 @@ def pod_restart_risks(
                        "kubeletConfig": cfg, "steps": [{"addPod": dict(manifest)}]}
                 label = f"{name} ({FORMS.get(form, form)}, scope {scope})"
                 try:
-                    report = restart_after_scenario(TextInput(json_numbers.dumps(doc, ensure_ascii=False), label, base))
+                    # (the document read as JSON: its numbers keep their text)
+                    report = restart_after_document(doc, name=label, base_dir=base)
                 except KubeletStartupError as e:
                     out.append(PodRisk(name, form, scope, None, f"the kubelet would not start: {e}"))
                     continue

@@ -164,7 +164,7 @@ def _replays(doc: Mapping[str, Any], directory: Path) -> None:
     # (the kubelet's refusal of a checkpoint names it in ``directory``)
     scenario = load_scenario_text(json_numbers.dumps(doc, ensure_ascii=False),
                                   name=f"{directory}: the scenario of its checkpoints", base_dir=Path.cwd(),
-                                  state_dir=str(directory))
+                                  state_dir=str(directory), json_only=True)
     run_scenario(scenario, checkpoints=False)
 
 

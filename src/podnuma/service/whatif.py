@@ -29,6 +29,7 @@ from podnuma.api.kubeletconfig import API_VERSION as KUBELET_CONFIG_API_VERSION
 from podnuma.api.kubeletconfig import KIND as KUBELET_CONFIG_KIND
 from podnuma.api.kubeletconfig import KubeletConfig
 from podnuma.errors import InputError, InputErrors
+from podnuma.fieldkit import wrong_type
 from podnuma.golang import jsonnumbers as json_numbers
 from podnuma.inputs.documents import parse_document
 from podnuma.inputs.overrides import Override, effective_config, request_overrides
@@ -559,7 +560,12 @@ def _advise_request(
     (``shapeScenarios``: the ``replay[]`` entry with ``shape`` k is in the
     k-th, from 1)."""
     raw = req.get("sidecars") or []
-    names = [n.strip() for n in (raw.split(",") if isinstance(raw, str) else raw) if isinstance(n, str) and n.strip()]
+    # (a list as given, each name as the command line takes it: its index is
+    # the one a refusal names; a text is a comma-separated list)
+    names = [n.strip() for n in raw.split(",")] if isinstance(raw, str) else list(raw)
+    for i, n in enumerate(names):
+        if not isinstance(n, str):
+            raise wrong_type(f"sidecars[{i}]", "a string (a container name)", n)
     got = advise(
         [pod], node, config, shared_pool_cpus=parse_shared_pool(req.get("sharedPoolCpus")),
         strategy=str(req.get("strategy") or DEFAULT_STRATEGY), sidecars=names,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from podnuma.fieldkit import inert
 from podnuma.machine.topology import Machine
 from podnuma.render.picture.ownership import Ownership
 from podnuma.units import format_bytes
@@ -95,5 +96,5 @@ def _spanning_pinned(own: Ownership) -> list[str]:
 
 def _machine_lines(machine: Machine, own: Ownership) -> list[str]:
     n = machine.topology.cpus().size()
-    head = f"Machine {own.node} ({_size(machine.memory_capacity())} total, {n} CPUs)"
+    head = f"Machine {inert(own.node)} ({_size(machine.memory_capacity())} total, {n} CPUs)"
     return [head, own.caption(), *_spanning_pinned(own)]
