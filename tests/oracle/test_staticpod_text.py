@@ -485,3 +485,21 @@ def test_status_structs_below_the_containers_are_decoded(oracle_binary: str, tmp
     path.write_text(json.dumps({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web"},
                                 "spec": {"containers": [{"name": "c", "image": "x"}]}, "status": status}))
     _same(_oracle(oracle_binary, path), _podnuma(path))
+
+
+@pytest.mark.parametrize("volume", [
+    {"name": "p", "projected": {"sources": [{"secret": {"name": "s", "optional": "yes"}}]}},
+    {"name": "p", "projected": {"sources": [{"configMap": {"name": "c", "optional": 1}}]}},
+    {"name": "e", "ephemeral": {"volumeClaimTemplate": {"metadata": {"resourceVersion": 5},
+                                                        "spec": {"accessModes": ["ReadWriteOnce"]}}}},
+    {"name": "e", "ephemeral": {"volumeClaimTemplate": {"metadata": {"deletionGracePeriodSeconds": "x"},
+                                                        "spec": {"accessModes": ["ReadWriteOnce"]}}}},
+])
+def test_fields_below_projected_and_ephemeral_sources_are_decoded(oracle_binary: str, tmp_path: Path,
+                                                                  volume: dict[str, Any]) -> None:
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web"},
+                                "spec": {"containers": [{"name": "c", "image": "x"}], "volumes": [volume]}}))
+    kubelet = _oracle(oracle_binary, path)
+    assert "cannot unmarshal" in kubelet.get("error", ""), kubelet
+    _same(kubelet, _podnuma(path))

@@ -137,7 +137,9 @@ _G_SOURCE_FIELDS: dict[str, dict[str, _Go]] = {
     "azureDisk": {"diskName": _G_STRING, "diskURI": _G_STRING, "cachingMode": _alias("AzureDataDiskCachingMode"),
                   "fsType": _G_STRING, "readOnly": _G_BOOL, "kind": _alias("AzureDataDiskKind")},
     "ephemeral": {"volumeClaimTemplate": _struct("PersistentVolumeClaimTemplate", {
-        "metadata": _struct("ObjectMeta", _G_OBJECT_META_FIELDS),
+        "metadata": _struct("ObjectMeta", {
+            **_G_OBJECT_META_FIELDS, "selfLink": _G_STRING, "resourceVersion": _G_STRING,
+            "deletionGracePeriodSeconds": _G_INT64}),
         "spec": _struct("PersistentVolumeClaimSpec", {
             "accessModes": _slice(_alias("PersistentVolumeAccessMode")), "selector": _G_LABEL_SELECTOR,
             "volumeMode": _alias("PersistentVolumeMode"), "volumeName": _G_STRING, "storageClassName": _G_STRING,
@@ -149,8 +151,9 @@ _G_SOURCE_FIELDS: dict[str, dict[str, _Go]] = {
             "resources": _struct("VolumeResourceRequirements", {
                 "limits": _G_RESOURCES, "requests": _G_RESOURCES})})})},
     "projected": {"sources": _slice(_struct("VolumeProjection", {
-        "secret": _struct("SecretProjection", {"items": _G_KEY_TO_PATH}, {"name": ("LocalObjectReference", _G_STRING)}),
-        "configMap": _struct("ConfigMapProjection", {"items": _G_KEY_TO_PATH},
+        "secret": _struct("SecretProjection", {"items": _G_KEY_TO_PATH, "optional": _G_BOOL},
+                          {"name": ("LocalObjectReference", _G_STRING)}),
+        "configMap": _struct("ConfigMapProjection", {"items": _G_KEY_TO_PATH, "optional": _G_BOOL},
                              {"name": ("LocalObjectReference", _G_STRING)}),
         "downwardAPI": _struct("DownwardAPIProjection", {"items": _G_DOWNWARD_FILES}),
         "serviceAccountToken": _struct("ServiceAccountTokenProjection", {
