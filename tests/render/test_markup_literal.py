@@ -98,3 +98,15 @@ def test_bidi_controls_in_a_node_name_are_escaped(tmp_path: Path, command: list[
     assert r.exit_code == 0, r.output
     assert "\u202e" not in r.stdout and "\u2066" not in r.stdout
     assert inert(node) in r.stdout
+
+
+@pytest.mark.parametrize("value", ["c\x85x", "a\u2028b", "a\u2029", "é\x85\n"])
+def test_yaml_keeps_the_line_breaks_yaml_would_fold(value: str) -> None:
+    """U+0085, U+2028 and U+2029 in a single-quoted or plain scalar are
+    folded into a space when read back: written double-quoted, escaped."""
+    from podnuma.inputs.documents import parse_document
+    from podnuma.render.yaml_text import dump_safe_yaml, dump_scenario_yaml, dump_yaml
+
+    for dump in (dump_yaml, dump_safe_yaml, dump_scenario_yaml):
+        text = dump({"name": value})
+        assert parse_document(text, name="t.yaml").data == {"name": value}, (dump.__name__, text)

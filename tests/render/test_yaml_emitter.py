@@ -1,7 +1,10 @@
 """The YAML writer's shortcuts (memoised scalar analysis and tags, plain
 scalars written in one piece) give PyYAML's own text, byte for byte, with
-the one rule podnuma adds: a string that podnuma's (go-yaml's) reader would
-read as something else is quoted (tests/render/test_yaml_writer_quoting.py)."""
+the two rules podnuma adds: a string that podnuma's (go-yaml's) reader would
+read as something else is quoted (tests/render/test_yaml_writer_quoting.py),
+and a string holding a line break YAML folds (U+0085, U+2028, U+2029) is
+double-quoted, where it is escaped (PyYAML writes it raw in single quotes,
+and it reads back as a space)."""
 
 from __future__ import annotations
 
@@ -23,6 +26,12 @@ class _Reference(yaml.SafeDumper):
 
     def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
         super().increase_indent(flow, False)
+
+    def choose_scalar_style(self) -> Any:
+        value = getattr(self.event, "value", None)
+        if isinstance(value, str) and any(c in value for c in ("\x85", "\u2028", "\u2029")):
+            return '"'
+        return super().choose_scalar_style()
 
     def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
         resolve: Any = super().resolve  # untyped in PyYAML

@@ -56,6 +56,10 @@ def _plain_tag(resolved: Any, text: str) -> Any:
     return _STR if tag == _STR else tag
 
 
+#: the line breaks YAML folds in a quoted or plain scalar, besides \n
+_FOLDED_BREAKS = ("\x85", "\u2028", "\u2029")
+
+
 class _SafeDumper(yaml.SafeDumper):
     """PyYAML's safe dumper, quoting what podnuma's reader would not read
     back as the same string (the module's docstring), lists at their key's
@@ -74,6 +78,15 @@ class _SafeDumper(yaml.SafeDumper):
                 _ANALYSES.clear()
             got = _ANALYSES[key] = super().analyze_scalar(scalar)
         return got
+
+    def choose_scalar_style(self) -> Any:
+        # A line break other than \n (U+0085, U+2028, U+2029) in a single-
+        # quoted or plain scalar is folded into a space when it is read
+        # back; written double-quoted it is escaped (\N, \L, \P).
+        value = getattr(self.event, "value", None)
+        if isinstance(value, str) and any(c in value for c in _FOLDED_BREAKS):
+            return '"'
+        return super().choose_scalar_style()
 
     def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
         resolve: Any = super().resolve  # untyped in PyYAML
