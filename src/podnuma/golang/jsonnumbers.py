@@ -31,7 +31,7 @@ text (``-0`` aside, whose quantity is the same zero).
 from __future__ import annotations
 
 import json
-import secrets
+import os
 from typing import Any
 
 __all__ = ["JSONFloat", "dumps", "go_json_number", "json_float", "with_texts"]
@@ -87,7 +87,7 @@ def dumps(obj: Any, **options: Any) -> str:
     it holds the same numbers. A document without one is written as
     ``json.dumps`` writes it."""
     found: list[str] = []
-    mark = secrets.token_hex(8)
+    mark = os.urandom(8).hex()  # (not secrets: it imports random and hashlib at start-up)
 
     def swap(value: Any) -> Any:
         if type(value) is JSONFloat:
