@@ -78,11 +78,7 @@ func decodeKubeletConfigs(args []string, stdin io.Reader, stdout io.Writer) erro
 			}
 			res.Config, res.Warning = ext, warning
 		}
-		line, err := json.Marshal(res)
-		if err != nil {
-			return err
-		}
-		if _, err := fmt.Fprintf(out, "%s\n", line); err != nil {
+		if err := writeJSONLine(out, res); err != nil {
 			return err
 		}
 	}
@@ -103,11 +99,7 @@ func loadKubeletConfigFiles(files []string, stdout io.Writer) error {
 		if err := loadKubeletConfigFile(file); err != nil {
 			res.Error = fmt.Sprintf("failed to load kubelet config file, path: %s, error: %v", file, err)
 		}
-		line, err := json.Marshal(res)
-		if err != nil {
-			return err
-		}
-		if _, err := fmt.Fprintf(out, "%s\n", line); err != nil {
+		if err := writeJSONLine(out, res); err != nil {
 			return err
 		}
 	}
@@ -251,4 +243,14 @@ func schemaOf(t reflect.Type) *configSchema {
 		return &configSchema{Kind: "float"}
 	}
 	return &configSchema{Kind: "any"}
+}
+
+// writeJSONLine writes v as one line of JSON.
+func writeJSONLine(out io.Writer, v any) error {
+	line, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(out, "%s\n", line)
+	return err
 }

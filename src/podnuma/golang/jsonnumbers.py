@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from typing import Any
 
 __all__ = ["JSONFloat", "dumps", "go_json_number", "json_float", "with_texts"]
@@ -89,17 +90,11 @@ def dumps(obj: Any, **options: Any) -> str:
     found: list[str] = []
     mark = os.urandom(8).hex()  # (not secrets: it imports random and hashlib at start-up)
 
-    def swap(value: Any) -> Any:
-        if type(value) is JSONFloat:
-            found.append(value.text)
-            return f"\0{mark}:{len(found) - 1}\0"
-        if isinstance(value, dict):
-            return {k: swap(v) for k, v in value.items()}
-        if isinstance(value, (list, tuple)):
-            return [swap(v) for v in value]
-        return value
+    def swap(number: JSONFloat) -> str:
+        found.append(number.text)
+        return f"\0{mark}:{len(found) - 1}\0"
 
-    text = json.dumps(swap(obj), **options)
+    text = json.dumps(_each_number(obj, swap), **options)
     if not found:
         return text
     for i, number in enumerate(found):
@@ -114,10 +109,16 @@ def with_texts(obj: Any) -> Any:
     string parses to the same quantity as the JSON number did
     (``ParseQuantity`` of the same text). Only quantities hold such
     numbers in a pod the API server takes."""
+    return _each_number(obj, lambda number: number.text)
+
+
+def _each_number(obj: Any, replace: Callable[[JSONFloat], Any]) -> Any:
+    """``obj`` (JSON values) with each :class:`JSONFloat` replaced by
+    ``replace(it)``, mappings and lists copied, tuples as lists."""
     if type(obj) is JSONFloat:
-        return obj.text
+        return replace(obj)
     if isinstance(obj, dict):
-        return {k: with_texts(v) for k, v in obj.items()}
+        return {k: _each_number(v, replace) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
-        return [with_texts(v) for v in obj]
+        return [_each_number(v, replace) for v in obj]
     return obj
