@@ -7,20 +7,10 @@ from __future__ import annotations
 
 import json
 
+from tests.cli.test_advise_option_checks import WEB
 from tests.web.test_api import EXAMPLES, call
 
 POD = (EXAMPLES / "whatif" / "trainer-pod.yaml").read_text()
-WEB = """\
-apiVersion: v1
-kind: Pod
-metadata: {name: web}
-spec:
-  containers:
-    - name: app
-      resources: {limits: {cpu: "4", memory: 4Gi}}
-    - name: log-agent
-      resources: {limits: {cpu: "1", memory: 256Mi}}
-"""
 
 
 def _post(url: str, path: str, body: object) -> tuple[int, dict[str, object]]:
