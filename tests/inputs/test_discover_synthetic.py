@@ -73,6 +73,13 @@ def test_uncore_equal_to_numa_node_is_a_node_cache_for_cadvisor() -> None:
     }
 
 
+def test_pools_larger_than_the_memory_are_kept() -> None:
+    # as the sysfs form and the kubelet take them (the kubelet's allocatable
+    # memory floors at 0; tests/oracle/test_sysfs_wrap.py)
+    m = load_synthetic(spec(memoryPerNumaNode="8Gi", hugepagesPerNumaNode={"hugepages-2Mi": "128Gi"}))
+    assert {(n.memory, tuple(n.hugepages.items())) for n in m.numa_nodes} == {(8 * GiB, ((2 * MiB, 128 * GiB),))}
+
+
 def test_memory_and_hugepages() -> None:
     m = load_synthetic(spec(memoryPerNumaNode="32Gi", hugepagesPerNumaNode={"hugepages-2Mi": "1Gi", "hugepages-1Gi": "2Gi"}))
     for n in m.numa_nodes:
@@ -105,7 +112,6 @@ def test_explicit_distances(distances: object) -> None:
         ({"memoryPerNumaNode": "-1Gi"}, "synthetic.memoryPerNumaNode"),
         ({"hugepagesPerNumaNode": {"huge-2Mi": "1Gi"}}, "synthetic.hugepagesPerNumaNode.huge-2Mi"),
         ({"hugepagesPerNumaNode": {"hugepages-2Mi": "3Mi"}}, "synthetic.hugepagesPerNumaNode.hugepages-2Mi"),
-        ({"hugepagesPerNumaNode": {"hugepages-2Mi": "128Gi"}}, "synthetic.hugepagesPerNumaNode"),
         ({"distances": [[10, 21]]}, "synthetic.distances"),
         ({"distances": [[10, 21], [21]]}, "synthetic.distances[1]"),
         ({"distances": [[10, 21], [21, 0]]}, "synthetic.distances[1][1]"),

@@ -275,6 +275,78 @@ def test_a_hugepage_pool_past_an_int64_is_the_kubelets_wrapped_capacity(
     _cgroups_agree(oracle_binary, path)
 
 
+#: pools as ``node discover`` exports them, loaded back in the table form
+#: (and pools larger than the node's memory in the synthetic form): the
+#: kubelet runs such a node, and the table and synthetic forms take them as
+#: the sysfs form does (they were refused before, so that an export of such
+#: a tree did not load)
+EXPORTED = [
+    *[(pools, limits) for pools, limits, _ in POOLS],
+    # 100 GiB of 1 GiB pages on an 8 GiB node: memory minus them floors at 0
+    ({1048576: "100\n"}, {"cpu": "1", "memory": "1Gi"}),
+    ({1048576: "100\n"}, {"cpu": "1", "memory": "1Gi", "hugepages-1Gi": "2Gi"}),
+]
+STATIC_MEMORY = {"cpuManagerPolicy": "static", "reservedSystemCPUs": "0", "memoryManagerPolicy": "Static",
+                 "topologyManagerPolicy": "single-numa-node", "kubeReserved": {"memory": "1000Mi"},
+                 "evictionHard": {"memory.available": "100Mi"},
+                 "reservedMemory": [{"numaNode": 0, "limits": {"memory": "1100Mi"}}]}
+
+
+@pytest.mark.parametrize("config", [None, STATIC_MEMORY], ids=["default", "static-memory"])
+@pytest.mark.parametrize(("pools", "limits"), EXPORTED, ids=[f"e{i}" for i in range(len(EXPORTED))])
+def test_an_exported_tree_loads_back_as_the_same_node(
+    oracle_binary: str, tmp_path: Path, pools: dict[int, str], limits: dict[str, str],
+    config: dict[str, Any] | None,
+) -> None:
+    """``node discover``'s export of the tree, as the scenario's ``node``:
+    podnuma and the kubelet agree on it, and give what they give for the
+    tree itself."""
+    import json
+
+    from click.testing import CliRunner
+
+    from podnuma.cli import cli
+
+    sys_root = _tree(tmp_path / "root", pools=pools)
+    by_tree = _scenario(tmp_path, sys_root, limits, config)
+    tree_mine, tree_theirs = _both(oracle_binary, by_tree)
+    res = CliRunner().invoke(cli, ["node", "discover", "--sysfs", str(sys_root.parent), "-o", "json"])
+    assert res.exit_code == 0, res.output
+    node = json.loads(res.output)["node"]
+    doc = yaml.safe_load(by_tree.read_text())
+    doc["node"] = {"name": "worker", **node}
+    by_table = tmp_path / "table.yaml"
+    by_table.write_text(yaml.safe_dump(doc, sort_keys=False))
+    mine, theirs = _both(oracle_binary, by_table)
+    assert (mine.kind, theirs.kind) == (tree_mine.kind, tree_theirs.kind)
+    if mine.kind == "ok":
+        assert _step(mine) == _step(tree_mine)
+        assert _step(theirs) == _step(tree_theirs)
+        _cgroups_agree(oracle_binary, by_table)
+    else:
+        assert mine.message.replace(str(by_table), "S") == tree_mine.message.replace(str(by_tree), "S")
+
+
+@pytest.mark.parametrize("config", [None, STATIC_MEMORY], ids=["default", "static-memory"])
+def test_synthetic_pools_larger_than_the_memory_are_the_kubelets(
+    oracle_binary: str, tmp_path: Path, config: dict[str, Any] | None
+) -> None:
+    doc = {**HEADER, "node": {"name": "worker", "synthetic": {
+        "sockets": 1, "numaNodesPerSocket": 1, "coresPerNumaNode": 4, "threadsPerCore": 1,
+        "memoryPerNumaNode": "8Gi", "hugepagesPerNumaNode": {"hugepages-1Gi": "100Gi"}}},
+        "kubeletConfig": config or {},
+        "steps": [{"addPod": {"metadata": {"name": "a", "namespace": "x"},
+                              "spec": {"containers": [{"name": "c", "resources": {"limits": {
+                                  "cpu": "1", "memory": "1Gi", "hugepages-1Gi": "1Gi"}}}]}}}]}
+    path = tmp_path / "synthetic.yaml"
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    mine, theirs = _both(oracle_binary, path)
+    assert mine.kind == theirs.kind
+    if mine.kind == "ok":
+        admitted, reason, _ = _step(theirs)
+        assert (admitted, reason) == (False, "OutOfmemory")
+
+
 def test_two_wrapped_pools_give_one_of_the_kubelets_answers(oracle_binary: str, tmp_path: Path) -> None:
     """A pool of exactly 2^63 bytes (1 GiB pages) and one of 2^63 + 2 MiB
     (2 MiB pages). The kubelet takes allocatable memory through its

@@ -100,12 +100,10 @@ def _memory(value: object, path: str) -> dict[int, tuple[int, dict[int, int]]]:
         if "memory" not in spec:
             raise InputError("required field is missing", path=join(kpath, "memory"))
         memory = parse_bytes(spec["memory"], join(kpath, "memory"))
+        # (pools larger than the memory are taken as they come, as the
+        # sysfs form takes them from cadvisor and the kubelet runs such a
+        # node: its allocatable memory floored at 0)
         pools = parse_hugepage_pools({k: v for k, v in spec.items() if k != "memory"}, kpath)
-        if sum(pools.values()) > memory:
-            raise InputError(
-                "huge page pools are larger than the node's memory (which includes them)",
-                path=kpath,
-            )
         out[nid] = (memory, pools)
     return out
 
