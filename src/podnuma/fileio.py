@@ -13,10 +13,13 @@ import contextlib
 import errno
 import os
 import secrets
+import signal
 import stat
 import tempfile
+import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import BinaryIO
 
@@ -39,6 +42,9 @@ __all__ = [
     "atomic_write",
     "check_file_name",
     "check_replaceable",
+    "check_publish_names",
+    "held_signals",
+    "publish_files",
     "file_name_errno",
     "close_dir_fds",
     "read_file",
@@ -431,3 +437,201 @@ class StateWriter:
                         os.unlink(entry, dir_fd=pfd)
                         removed += 1
         return removed
+
+
+#: the signals that end a command, held while :func:`publish_files` renames
+HELD_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+
+#: the names :func:`publish_files` gives its temporary files and the
+#: previous versions it keeps aside (the token: 12 hex digits); fixed in
+#: length, whatever the name of the file they are for
+_STAGED = ".podnuma-{token}.new"
+_KEPT = ".podnuma-{token}.old"
+_TOKEN_LEN = 12
+
+
+def _pathconf(directory: str, name: str, default: int) -> int:
+    try:
+        got = os.pathconf(directory, name)
+    except (OSError, ValueError):
+        return default
+    return got if got > 0 else default
+
+
+def check_publish_names(paths: Iterable[str]) -> tuple[str, str] | None:
+    """The first of ``paths`` that :func:`publish_files` could not write
+    for the length of its name or of its path, or of a temporary name it
+    uses beside it, against its directory's limits (``PC_NAME_MAX``,
+    ``PC_PATH_MAX``): ``(path, why)``; ``None`` when every one fits."""
+    for path in paths:
+        directory = os.path.dirname(path) or "."
+        name_max = _pathconf(directory, "PC_NAME_MAX", 255)
+        path_max = _pathconf(directory, "PC_PATH_MAX", 4096)
+        name = os.fsencode(os.path.basename(path))
+        if len(name) > name_max:
+            return path, (f"{os.strerror(errno.ENAMETOOLONG)}: its name is {len(name)} bytes, more than the "
+                          f"{name_max} its directory takes")
+        longest = max(len(_STAGED), len(_KEPT)) - len("{token}") + _TOKEN_LEN
+        if longest > name_max:
+            return path, (f"{os.strerror(errno.ENAMETOOLONG)}: its directory takes names of at most {name_max} "
+                          f"bytes, too few for the temporary files ({longest} bytes) written beside it")
+        whole = max(len(os.fsencode(path)), len(os.fsencode(os.path.join(directory, "x" * longest))))
+        if whole >= path_max:  # (PATH_MAX counts the terminating NUL)
+            return path, (f"{os.strerror(errno.ENAMETOOLONG)}: its path (or a temporary file's beside it) is "
+                          f"{whole} bytes, more than the {path_max - 1} its directory takes")
+    return None
+
+
+@contextlib.contextmanager
+def held_signals(signals: Sequence[int] = HELD_SIGNALS) -> Iterator[None]:
+    """Hold ``signals`` (SIGTERM, SIGINT, SIGHUP) while the block runs:
+    blocked, and caught by a handler that only records them should one
+    reach another thread; when the block ends (returning or raising), the
+    handlers are put back and each signal that came is raised again, so it
+    does then what it would have done (SIGTERM ends the process, SIGINT is
+    ``KeyboardInterrupt``). Outside the main thread nothing is held (a
+    handler can be set only there)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+
+    def hold(signum: int, frame: object) -> None:
+        caught.append(signum)
+
+    previous: dict[int, signal.Handlers | int | object] = {}
+    try:
+        for sig in signals:
+            previous[sig] = signal.signal(sig, hold)
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, signals)
+        try:
+            yield
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # (a pending one reaches ``hold``)
+    finally:
+        for sig, handler in previous.items():
+            # (signal.signal runs the handlers of signals pending first: ``hold`` sees them)
+            signal.signal(sig, handler if handler is not None else signal.SIG_DFL)  # type: ignore[arg-type]
+    for sig in dict.fromkeys(caught):
+        signal.raise_signal(sig)
+
+
+def _fsync_dir(directory: str) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _fresh(directory: str, pattern: str, make: Callable[[str], None]) -> str:
+    """A new file of a name of ``pattern`` in ``directory``, made by
+    ``make`` (given its path; ``FileExistsError``: another name is tried)."""
+    for _ in range(100):
+        path = os.path.join(directory, pattern.format(token=secrets.token_hex(_TOKEN_LEN // 2)))
+        try:
+            make(path)
+        except FileExistsError:
+            continue
+        return path
+    raise OSError(errno.EEXIST, "no free temporary name", directory)
+
+
+def _create(slot: list[int], mode: int, path: str) -> None:
+    """A new file at ``path`` (never an existing one), its descriptor put in ``slot``."""
+    slot.append(os.open(path, _FILE_CREATE, mode))
+
+
+def _keep_aside(path: str, aside: str, *, regular: bool) -> None:
+    """Keep the file at ``path`` as ``aside`` (a new name): a hard link to
+    it (a symbolic link itself, not followed), or, where the file system
+    makes none, a synced copy of a regular file's bytes and mode."""
+    try:
+        os.link(path, aside, follow_symlinks=False)
+        return
+    except OSError as e:
+        if not regular or e.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EMLINK):
+            raise
+    with open(path, "rb") as src:
+        data = src.read()
+        perm = stat.S_IMODE(os.fstat(src.fileno()).st_mode)
+    fd = os.open(aside, _FILE_CREATE, perm)
+    with os.fdopen(fd, "wb") as fh:
+        _write_synced(fh, data)
+
+
+def publish_files(files: Sequence[tuple[str, bytes]], *, mode: int = 0o644) -> None:
+    """Write every file of ``files`` (path, content) or none, as far as
+    POSIX allows: every content written to a temporary file beside its
+    path and fsynced first; the file each will replace kept aside (a hard
+    link beside it); only then each temporary file renamed into place,
+    the termination signals held meanwhile (:func:`held_signals`: they
+    take effect once every rename is done, or undone). When one of them
+    fails, the files already renamed are put back as they were (the
+    previous version renamed back, a new file removed), every temporary
+    file and kept version is removed, and the directories fsynced: then
+    ``OSError`` naming the path given (never a temporary file's)."""
+    staged: list[tuple[str, str, str | None]] = []  # (path, temporary file, previous version kept)
+    directories = list(dict.fromkeys(os.path.dirname(path) or "." for path, _ in files))
+    path = files[0][0] if files else ""
+
+    def cleanup(keep: frozenset[str] = frozenset()) -> None:
+        for _, tmp, kept in staged:
+            for leftover in (tmp, kept):
+                if leftover is not None and leftover not in keep:
+                    with contextlib.suppress(OSError):
+                        os.unlink(leftover)
+
+    try:
+        for path, data in files:
+            directory = os.path.dirname(path) or "."
+            slot: list[int] = []
+            tmp = _fresh(directory, _STAGED, partial(_create, slot, mode))
+            staged.append((path, tmp, None))
+            with os.fdopen(slot[0], "wb") as fh:
+                os.fchmod(fh.fileno(), mode)
+                _write_synced(fh, data)
+            try:
+                st: os.stat_result | None = os.lstat(path)
+            except FileNotFoundError:
+                st = None
+            if st is not None and (stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode)):
+                kept = _fresh(directory, _KEPT, partial(_keep_aside, path, regular=stat.S_ISREG(st.st_mode)))
+                staged[-1] = (path, tmp, kept)
+    except OSError as e:
+        cleanup()
+        raise OSError(e.errno, e.strerror, path) from None
+    except BaseException:
+        cleanup()
+        raise
+    done: list[tuple[str, str | None]] = []
+    with held_signals():
+        try:
+            for path, new, aside in staged:
+                os.replace(new, path)
+                done.append((path, aside))
+        except BaseException as e:
+            unrestored: set[str] = set()
+            for back, previous in reversed(done):  # (each put back as it was)
+                try:
+                    if previous is not None:
+                        os.replace(previous, back)
+                    else:
+                        os.unlink(back)
+                except OSError:
+                    if previous is not None:  # (the previous version is not thrown away)
+                        unrestored.add(previous)
+            cleanup(frozenset(unrestored))
+            for directory in directories:
+                _fsync_dir(directory)
+            if isinstance(e, OSError):
+                raise OSError(e.errno, e.strerror, path) from None
+            raise
+        cleanup()
+        for directory in directories:
+            _fsync_dir(directory)

@@ -5,6 +5,9 @@ what it changes."""
 from __future__ import annotations
 
 import contextlib
+import os
+import re
+import stat
 import sys
 from collections.abc import Mapping, Sequence
 from functools import partial
@@ -32,7 +35,7 @@ from podnuma.cli.options import (
     stdin_used_once,
 )
 from podnuma.errors import InputError
-from podnuma.fileio import atomic_file
+from podnuma.fileio import check_publish_names, publish_files
 from podnuma.inputs.overrides import parse_overrides
 from podnuma.inputs.text import TextInput
 from podnuma.render.advice import advice_header, render_diff, render_yaml
@@ -67,21 +70,95 @@ def _scenario_text(path: str, scenario: object) -> bytes:
     return text.encode("utf-8")
 
 
-def _write_all(files: Sequence[tuple[str, bytes]]) -> None:
+def _write_all(files: Sequence[tuple[str, bytes]], inputs: Sequence[str | None]) -> None:
     """Write every file of ``files`` (path, content), or none: each path
-    checked first (:func:`check_output_file`), then every content written
-    to a temporary file beside its path, and only then each renamed into
-    place; a failure before the renames removes every temporary file."""
+    checked first (:func:`check_output_file`, :func:`_check_names`, none
+    of them an input: :func:`_check_not_inputs`), then published by
+    :func:`~podnuma.fileio.publish_files` (every content written and synced
+    to a temporary file before any rename, the termination signals held
+    through the renames, and a failure midway putting back every file
+    already replaced)."""
     for path, _ in files:
         check_output_file(path, "--as-scenario")
+    _check_names([path for path, _ in files])
+    _check_not_inputs([path for path, _ in files], inputs)
     try:
-        with contextlib.ExitStack() as stack:
-            for path, data in files:
-                fh = stack.enter_context(atomic_file(path, mode=0o644))
-                fh.write(data)
+        publish_files(files, mode=0o644)
     except OSError as e:
         where = e.filename if isinstance(e.filename, str) else (files[0][0] if files else None)
-        raise InputError(f"--as-scenario: cannot write: {e.strerror or e}", file=where) from None
+        raise InputError(f"--as-scenario: cannot write: {e.strerror or e} (nothing written: every file is "
+                         "as it was)", file=where) from None
+
+
+def _check_names(paths: Sequence[str]) -> None:
+    """``InputError`` naming the first of ``paths`` whose name (or whose
+    temporary files' beside it) is too long for its directory."""
+    problem = check_publish_names(paths)
+    if problem is not None:
+        # (a file beside the scenario: the scenario of another node shape, when one is proposed)
+        other = " (another node shape's scenario goes there)" if paths and problem[0] != paths[0] else ""
+        raise InputError(f"--as-scenario: cannot write: {problem[1]}{other}", file=problem[0])
+
+
+def _identity(path: str) -> tuple[int, int] | None:
+    """The ``(st_dev, st_ino)`` of the file at ``path`` (``-``: standard
+    input's, when it is a file), or ``None``."""
+    try:
+        st = os.fstat(0) if path == "-" else os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (st.st_dev, st.st_ino) if stat.S_ISREG(st.st_mode) else None
+
+
+def _input_named(out: str, inputs: Sequence[str | None]) -> str | None:
+    """The input of ``inputs`` that is the file at ``out`` (the same
+    device and inode, or, with nothing at ``out`` yet, the same path once
+    resolved), or ``None``."""
+    mine = _identity(out)
+    for given in inputs:
+        if given is None:
+            continue
+        if mine is not None and _identity(given) == mine:
+            return given
+        if mine is None and given != "-" and os.path.realpath(given) == os.path.realpath(out):
+            return given
+    return None
+
+
+def _check_not_inputs(outputs: Sequence[str], inputs: Sequence[str | None]) -> None:
+    """``InputError`` naming an output of ``outputs`` that is one of the
+    files read (``inputs``), and that input: an output never replaces an input."""
+    for out in outputs:
+        given = _input_named(out, inputs)
+        if given is not None:
+            given = "standard input (-)" if given == "-" else given
+            raise InputError(f"--as-scenario: cannot write: it is the input file {given} (an output never "
+                             "replaces an input: write the scenario elsewhere)", file=out)
+
+
+def _check_shapes_not_inputs(path: str, inputs: Sequence[str | None]) -> None:
+    """:func:`_check_not_inputs` of the scenario at ``path`` and of every
+    other node shape's file beside it (``replay.shape-K.yaml``, whatever
+    K: their count is known only once the search is done): those there
+    now, and any input named like one in the same directory."""
+    outputs = [path]
+    p = PurePath(path)
+    stem, suffix = (p.stem, p.suffix) if p.suffix else (p.name, "")
+    shaped = re.compile(re.escape(stem) + r"\.shape-([1-9][0-9]{0,17})" + re.escape(suffix))
+    directory = os.path.dirname(path) or "."
+    with contextlib.suppress(OSError):
+        outputs += [_shape_path(path, int(m.group(1))) for m in map(shaped.fullmatch, os.listdir(directory))
+                    if m is not None]
+    for given in inputs:
+        if given is None or given == "-":
+            continue
+        m = shaped.fullmatch(os.path.basename(given))
+        if m is None:
+            continue
+        with contextlib.suppress(OSError):
+            if os.path.samefile(os.path.dirname(given) or ".", directory):
+                outputs.append(_shape_path(path, int(m.group(1))))
+    _check_not_inputs(list(dict.fromkeys(outputs)), inputs)
 
 
 _STRATEGY_HELP = "; ".join(f"{k}: {v}" for k, v in STRATEGIES.items())
@@ -124,9 +201,16 @@ def advise_command(
     stdin_used_once(*files, node_file, config_file)
     if as_diff and output != "pods":
         raise click.UsageError(f"--diff goes with -o pods (the rewritten pods), not -o {output}")
-    if as_scenario is not None:  # (before any work: the shapes' files beside it once they are known)
+    inputs = [*files, node_file, config_file]
+    if as_scenario is not None:
+        # before any work: the scenario's path, its name and the name of
+        # its first other shape's file (with their temporary files), and
+        # neither it nor any shape's file beside it an input (the shapes'
+        # files are checked again once they are known)
         scenario_path = as_scenario
         guard(lambda: check_output_file(scenario_path, "--as-scenario"))
+        guard(lambda: _check_names([scenario_path, _shape_path(scenario_path, 1)]))
+        guard(lambda: _check_shapes_not_inputs(scenario_path, inputs))
     pods = [partial(TextInput.read, path, what="pod") for path in files]
     pool = shared_pool_cpus
     with progress_bar("advising pods") as advance:
@@ -168,7 +252,7 @@ def advise_command(
             change = a.shape.change if a.shape is not None else "another node shape"
             shape_notes.append(f"{target}: {replay_label(labels, r)} on the other node shape ({change}): "
                                + _steps_words(r))
-        guard(lambda: _write_all(writes))
+        guard(lambda: _write_all(writes, inputs))
         for line in [*_replay_notes(as_scenario, got.advices, got.replay), *shape_notes]:
             note(line)
     guard(lambda: echo(text))

@@ -381,7 +381,8 @@ def advise(
             continue
         read.append((None if sources else str(no_pod(pod.name)), list(sources)))
     # a --sidecar no pod read has a container of: a typo, refused before any search
-    unknown = _unknown_sidecars(sidecars, [src.data for _, sources in read for src in sources], request)
+    datas = [src.data for _, sources in read for src in sources]
+    unknown = _unknown_sidecars(sidecars, datas, request) + _init_container_sidecars(sidecars, datas, request)
     if unknown:  # (every bad input named, a line each, as the doors tell errors)
         return Advices(setting, [], [problem for problem, _ in read if problem is not None] + unknown)
     total = sum(len(sources) for _, sources in read)
@@ -427,22 +428,56 @@ def advise(
                           strategy, with_scenario)
 
 
-def _container_names(data: object) -> set[str]:
+def _container_names(data: object, *, regular_init: bool = False) -> set[str]:
     """The names of the containers and init containers of a Pod, or of the
     pod a workload makes (:data:`TEMPLATE_PATHS`); none for what is
-    neither (it is skipped, or refused, by its own check)."""
+    neither (it is skipped, or refused, by its own check). With
+    ``regular_init``: the names of its containers and native sidecars
+    (``restartPolicy: Always``) left out, those of its other init
+    containers only."""
     kind = data.get("kind") if isinstance(data, Mapping) else None
     if isinstance(data, Mapping) and isinstance(kind, str) and kind in TEMPLATE_PATHS:
         _, data, _ = workload_pod(data, kind)
     spec = data.get("spec") if isinstance(data, Mapping) else None
     names: set[str] = set()
     if isinstance(spec, Mapping):
-        for key in ("containers", "initContainers"):
+        for key in ("initContainers",) if regular_init else ("containers", "initContainers"):
             ctrs = spec.get(key)
             if isinstance(ctrs, list):
                 names.update(c["name"] for c in ctrs
-                             if isinstance(c, Mapping) and isinstance(c.get("name"), str))
+                             if isinstance(c, Mapping) and isinstance(c.get("name"), str)
+                             and not (regular_init and c.get("restartPolicy") == "Always"))
     return names
+
+
+def _init_container_sidecars(sidecars: Sequence[str], pods: Sequence[object], request: bool) -> list[str]:
+    """A line for each of ``sidecars`` (``--sidecar`` / ``sidecars[i]``)
+    that names, in ``pods``, only init containers that are not sidecars (no
+    ``restartPolicy: Always``): such a container runs to its end before the
+    others start and the rewrite never moves it, so the name would have no
+    effect. A name that is also a container's or a native sidecar's, in
+    any pod read, is taken."""
+    if not sidecars:
+        return []
+    init: set[str] = set()
+    for data in pods:
+        init |= _container_names(data, regular_init=True)
+    if not init:
+        return []
+    others: set[str] = set()
+    for data in pods:
+        others |= _container_names(data) - _container_names(data, regular_init=True)
+    out: list[str] = []
+    why = "an init container that is not a sidecar (no restartPolicy: Always): naming it would have no effect"
+    for i, name in enumerate(sidecars):
+        if name not in init or name in others:
+            continue
+        shown = name if len(name) <= 60 else f"{name[:60]}... ({len(name)} characters)"
+        if request:
+            out.append(str(InputError(f"container {shown!r} is {why}", path=f"sidecars[{i}]")))
+        else:
+            out.append(f"--sidecar {shown}: that container is {why}")
+    return out
 
 
 def _unknown_sidecars(sidecars: Sequence[str], pods: Sequence[object], request: bool) -> list[str]:

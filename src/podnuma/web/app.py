@@ -78,6 +78,7 @@ from starlette.routing import Route, Router
 
 from podnuma.errors import InputError
 from podnuma.fieldkit import inert, type_name
+from podnuma.golang.jsonnumbers import JSONFloat, go_json_number
 from podnuma.inputs.documents import load_json
 from podnuma.inputs.limits import DEFAULT_LIMITS
 from podnuma.service.fleet import MAX_DUMP_DIRS, MAX_DUMP_FILES, dump_size_problem
@@ -533,7 +534,10 @@ class _BoundedJSONRequest(Request):
 def _read_body(body: bytes) -> Any:
     """A request body as :meth:`_BoundedJSONRequest.json` reads it."""
     try:
-        return load_json(body, name=BODY_NAME, limits=DEFAULT_LIMITS.with_bytes(max(len(body), 1)))
+        # (a number with a fraction or an exponent keeps its text, past the
+        # float range too: a refusal shows it as sent, 2.5e0 not 2.5)
+        return load_json(body, name=BODY_NAME, limits=DEFAULT_LIMITS.with_bytes(max(len(body), 1)),
+                         numbers=go_json_number)
     except InputError as e:
         raise BodyError(service.error_message(e)) from None
     except RecursionError:  # (load_json words its own; this one is the last resort)
@@ -580,7 +584,10 @@ def _field_error(message: str, at: str = "") -> PydanticCustomError:
 
 def _found(value: object) -> str:
     """A request's value as a message shows it: a scalar as JSON writes it
-    (shortened), anything else by its kind."""
+    (shortened; a number with a fraction or an exponent as the request
+    wrote it: ``2.5e0``, ``1e400``), anything else by its kind."""
+    if isinstance(value, JSONFloat):
+        return _shown(value.text, 60)
     if value is None or isinstance(value, bool | int | float | str):
         return _shown(json.dumps(value, ensure_ascii=False), 60)
     return type_name(value)
