@@ -46,6 +46,10 @@ SET_CASES = [
      "(--set: memoryReservationPolicy)"),
     ("featureGates.AllAlpha=true", "failed to set feature gates from initial flags-based config",
      "(--set: featureGates.AllAlpha)"),
+    # a gate spelling a field's name is still a gate
+    ("featureGates.CPUManagerPolicyOptions=false",
+     "cannot set feature gate CPUManagerPolicyOptions to false, feature is locked to true",
+     "(--set: featureGates.CPUManagerPolicyOptions)"),
 ]
 
 
@@ -61,6 +65,11 @@ FILE_CASES: list[tuple[dict[str, Any], str]] = [
     ({"podsPerCore": -1}, "kubeletConfig.podsPerCore"),
     ({"memoryReservationPolicy": "Foo"}, "kubeletConfig.memoryReservationPolicy"),
     ({"featureGates": {"AllAlpha": True}}, "kubeletConfig.featureGates"),
+    # a null gate is false (refused when locked to true, as unknown gates
+    # are), blamed on the gates, not on the policy options its name spells
+    ({"featureGates": {"CPUManagerPolicyOptions": None}}, "kubeletConfig.featureGates"),
+    ({"featureGates": {"TopologyManagerPolicyOptions": None}}, "kubeletConfig.featureGates"),
+    ({"featureGates": {"MemoryManagerPolicyOptions": None}}, "kubeletConfig.featureGates"),
 ]
 
 

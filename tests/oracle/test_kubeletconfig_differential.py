@@ -301,7 +301,51 @@ CONFIG_FILES: dict[str, str] = {
                                            '"fooBar": 1}]}',
     "credential-provider-v1beta1-unknown-field.yaml": _V1BETA1 + "kind: CredentialProviderConfig\nfooBar: 1\n",
     "enforcement-null-item.yaml": _V1BETA1 + _KIND + "enforceNodeAllocatable: [pods, null]\n",
+    "null-gate.yaml": _V1BETA1 + _KIND + "featureGates: {PodLevelResourceManagers: null}\n",
 }
+
+#: a null gate is false: refused for a gate locked to true (and a gate the
+#: kubelet does not know is refused whatever its value)
+NULL_GATE_FILES = {
+    "null-locked-gate.yaml": _V1BETA1 + _KIND + "featureGates: {CPUManagerPolicyOptions: null}\n" + _BODY
+                             + "cpuManagerPolicyOptions: {full-pcpus-only: \"true\"}\n",
+    "null-locked-topology-gate.yaml": _V1BETA1 + _KIND + "featureGates:\n  TopologyManagerPolicyOptions: ~\n"
+                                      + "topologyManagerPolicyOptions: {prefer-closest-numa-nodes: \"true\"}\n",
+    "null-unknown-gate.yaml": _V1BETA1 + _KIND + "featureGates: {MemoryManagerPolicyOptions: null}\n"
+                              + "memoryManagerPolicy: Static\n",
+    "false-locked-gate.json": '{"apiVersion": "kubelet.config.k8s.io/v1beta1", "kind": "KubeletConfiguration", '
+                              '"featureGates": {"CPUManagerPolicyOptions": false}}',
+}
+
+
+def test_a_null_gate_is_refused_as_the_kubelet_refuses_it_at_featuregates(
+    oracle_binary: str, tmp_path: Path
+) -> None:
+    """The kubelet's reason, and the blame on ``featureGates`` (not on the
+    policy options field whose name the gate spells)."""
+    from podnuma.inputs.pods import node_and_config
+    from podnuma.inputs.startup import StartupFailure
+    from podnuma.inputs.text import TextInput
+
+    paths = []
+    for name, text in NULL_GATE_FILES.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        paths.append(tmp_path / name)
+    proc = subprocess.run([oracle_binary, "kubeletconfig", "--file", *map(str, paths)], capture_output=True,
+                          text=True, check=True, timeout=60)
+    answers = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+    for path, answer in zip(paths, answers, strict=True):
+        theirs = answer["error"]
+        # the reason after the loader's and the defaulting's wrappings
+        reason = theirs.rsplit("while setting defaults, error: ", 1)[-1]
+        try:
+            node_and_config(None, TextInput.read(path, what="kubelet configuration"))
+        except StartupFailure as e:
+            assert e.file == str(path) and e.path == "featureGates", (path.name, e.file, e.path)
+            assert str(e).endswith(": " + reason), (reason, str(e))
+        else:
+            raise AssertionError(f"{path.name}: the kubelet refuses it ({theirs}); podnuma loads it")
+
 
 
 def _podnuma_load_file(path: Path) -> str | None:
@@ -372,3 +416,32 @@ def test_a_scenarios_configuration_gets_the_v1beta1_type(tmp_path: Path) -> None
     (tmp_path / "named.yaml").write_text("kind: Scenario\nkubeletConfigFile: cfg.yaml\n")
     assert load_config_file(tmp_path / "inline.yaml").cpu_manager_policy == "static"
     assert load_config_file(tmp_path / "named.yaml").cpu_manager_policy == "static"
+
+
+#: feature gates given null, as the kubelet's codec decodes them
+NULL_GATES = {
+    "alpha": "featureGates: {CPUManagerPolicyAlphaOptions: null}\n",
+    "beta": "featureGates:\n  PodLevelResourceManagers: ~\n  CPUManagerPolicyBetaOptions: null\n",
+    "json": '{"featureGates": {"PodLevelResourceManagers": null, "CPUManagerPolicyAlphaOptions": true}}',
+}
+
+
+def load_config_document(path: Path) -> Any:
+    from podnuma.inputs.documents import parse_document
+
+    return parse_document(path.read_text(encoding="utf-8"), name=str(path)).data
+
+
+def test_a_null_feature_gate_is_false_as_the_kubelet_decodes_it(oracle_binary: str, tmp_path: Path) -> None:
+    paths = []
+    for name, text in NULL_GATES.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        paths.append(tmp_path / name)
+    proc = subprocess.run([oracle_binary, "kubeletconfig", *map(str, paths)], capture_output=True, text=True,
+                          check=True, timeout=60)
+    answers = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+    for path, answer in zip(paths, answers, strict=True):
+        theirs = answer["config"]["featureGates"]
+        assert False in theirs.values(), answer
+        mine = load_kubelet_config(load_config_document(path)).feature_gates.explicit()
+        assert mine == theirs, (path.name, mine, theirs)

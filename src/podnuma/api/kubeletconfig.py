@@ -31,6 +31,7 @@ checked), except that a ``metav1.Duration`` field must hold a text Go's
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 import struct
@@ -80,6 +81,9 @@ __all__ = [
     "json_object_pairs",
     "strict_decoding_error",
     "validate_kubelet_config",
+    "yaml_object",
+    "YAMLObject",
+    "go_json_decode_error",
     "check_reserved_system_cpus",
     "effective_reserved",
     "hard_eviction_thresholds",
@@ -509,6 +513,24 @@ class JSONObject(dict[str, Any]):
     pairs: list[tuple[str, Any]]
 
 
+class YAMLObject(dict[str, Any]):
+    """A kubelet configuration file's document read from YAML, which the
+    codec turns into JSON with ``sigs.k8s.io/yaml`` (every object's keys
+    sorted, a key given twice keeping its last value); ``duplicates``: the
+    keys given twice, as go-yaml v2's strict decoding words them
+    (:func:`podnuma.inputs.goyaml.construct`), which the codec's strict
+    decoding reports before the JSON's unknown fields."""
+
+    duplicates: list[str]
+
+
+def yaml_object(doc: Mapping[str, Any], duplicates: list[str]) -> YAMLObject:
+    """``doc`` (a YAML file's top-level mapping) as a :class:`YAMLObject`."""
+    obj = YAMLObject(doc)
+    obj.duplicates = list(duplicates)
+    return obj
+
+
 def json_object_pairs(pairs: list[tuple[str, Any]]) -> JSONObject:
     """``object_pairs_hook`` for ``json.loads`` that keeps duplicates for
     :func:`strict_decoding_error`."""
@@ -589,6 +611,10 @@ def strict_decoding_error(doc: Mapping[str, Any], schema: Any = _SCHEMA, *, sort
     sorted (``sigs.k8s.io/yaml``), so the fields are met in that order."""
     problems: list[str] = []
     reported: set[str] = set()
+    if isinstance(doc, YAMLObject):
+        sort_keys = True
+        if doc.duplicates:
+            problems.append("yaml: unmarshal errors:\n  " + "\n  ".join(doc.duplicates))
 
     def report(kind: str, path: str) -> None:
         text = f"{kind} field {go_quote(path)}"
@@ -674,6 +700,110 @@ _CREDENTIAL_PROVIDER_V1: Final[Any] = ("struct", {
         }),
     })),
 })
+#: The Go types of ``_CREDENTIAL_PROVIDER_V1``, for the words of a value of
+#: the wrong type: a struct is ``("struct", its name, the type an error
+#: names, {field: type})``, a list ``("list", the type an error names,
+#: item type)``, a scalar ``("scalar", the type an error names, the JSON
+#: kind it takes)``, a metav1.Duration ``("duration",)`` (a JSON string that
+#: time.ParseDuration reads). Pointers are named by the type they point to
+#: (encoding/json reports the value it stores into).
+_CPC_GO_STRING: Final[Any] = ("scalar", "string", str)
+_CPC_GO_STRINGS: Final[Any] = ("list", "[]string", _CPC_GO_STRING)
+_CREDENTIAL_PROVIDER_V1_GO: Final[Any] = ("struct", "CredentialProviderConfig", "v1.CredentialProviderConfig", {
+    "apiVersion": _CPC_GO_STRING,
+    "kind": _CPC_GO_STRING,
+    "providers": ("list", "[]v1.CredentialProvider", ("struct", "CredentialProvider", "v1.CredentialProvider", {
+        "name": _CPC_GO_STRING,
+        "matchImages": _CPC_GO_STRINGS,
+        "defaultCacheDuration": ("duration",),
+        "apiVersion": _CPC_GO_STRING,
+        "args": _CPC_GO_STRINGS,
+        "env": ("list", "[]v1.ExecEnvVar", ("struct", "ExecEnvVar", "v1.ExecEnvVar", {
+            "name": _CPC_GO_STRING,
+            "value": _CPC_GO_STRING,
+        })),
+        "tokenAttributes": ("struct", "ServiceAccountTokenAttributes", "v1.ServiceAccountTokenAttributes", {
+            "serviceAccountTokenAudience": _CPC_GO_STRING,
+            "cacheType": ("scalar", "v1.ServiceAccountTokenCacheType", str),
+            "requireServiceAccount": ("scalar", "bool", bool),
+            "requiredServiceAccountAnnotationKeys": _CPC_GO_STRINGS,
+            "optionalServiceAccountAnnotationKeys": _CPC_GO_STRINGS,
+        }),
+    })),
+})
+
+
+def _go_json_kind(value: object) -> str:
+    """How encoding/json names a JSON value in "cannot unmarshal X"."""
+    if isinstance(value, str):
+        return "string"
+    return next((name for t, name in _GO_JSON_KINDS if isinstance(value, t)), "value")
+
+
+def go_json_decode_error(doc: Mapping[str, Any], schema: Any, *, sort_keys: bool = False) -> str:
+    """The error of decoding ``doc`` into the Go type ``schema`` (as
+    ``_CREDENTIAL_PROVIDER_V1_GO``) with encoding/json (the kubelet's
+    sigs.k8s.io/json), ``""`` when it decodes. A value of the wrong type is
+    noted and decoding goes on: the first one noted is the error (``json:
+    cannot unmarshal string into Go struct field ExecEnvVar.providers.env.value
+    of type string``: the innermost struct, the path of JSON names without
+    list indices, the Go type). A metav1.Duration decodes itself and its
+    error ends decoding at once, whatever was noted before it: a value that
+    is not a string is named as a string field's, a string that is not a
+    duration has time.ParseDuration's words. Fields are met in the
+    document's order (``sort_keys``: the document was YAML, which the
+    codec makes JSON with every object's keys sorted); unknown fields are
+    skipped; null leaves a field as it is."""
+    noted: list[str] = []
+
+    class _Fatal(Exception):
+        pass
+
+    def wrong(value: object, gotype: str, struct: str, path: str) -> str:
+        return f"json: cannot unmarshal {_go_json_kind(value)} into Go struct field {struct}.{path} of type {gotype}"
+
+    def walk(value: object, schema: Any, struct: str, path: str) -> None:
+        if value is None:
+            return
+        kind = schema[0]
+        if kind == "duration":
+            if not isinstance(value, str):
+                noted.insert(0, wrong(value, "string", struct, path))
+                raise _Fatal
+            try:
+                parse_duration(value)
+            except ValueError as e:
+                noted.insert(0, str(e))
+                raise _Fatal from None
+            return
+        if kind == "scalar":
+            if not isinstance(value, schema[2]):  # (a str, or a bool: no number is either)
+                noted.append(wrong(value, schema[1], struct, path))
+            return
+        if kind == "list":
+            if not isinstance(value, (list, tuple)):
+                noted.append(wrong(value, schema[1], struct, path))
+                return
+            for item in value:
+                walk(item, schema[2], struct, path)
+            return
+        _, name, gotype, fields = schema
+        if not isinstance(value, Mapping):
+            noted.append(wrong(value, gotype, struct, path))
+            return
+        pairs = value.pairs if isinstance(value, JSONObject) else list(value.items())
+        if sort_keys:
+            pairs = sorted(pairs, key=lambda kv: str(kv[0]))
+        for key, item in pairs:
+            sub = fields.get(key) if isinstance(key, str) else None
+            if sub is not None:
+                walk(item, sub, name, f"{path}.{key}" if path else key)
+
+    with contextlib.suppress(_Fatal):
+        walk(doc, schema, "", "")
+    return noted[0] if noted else ""
+
+
 #: the name of the scheme in the kubelet's "no kind is registered" message
 #: (where runtime.NewScheme was called: a quirk the message carries)
 _SCHEME_NAME: Final = "pkg/runtime/scheme.go:111"
@@ -734,9 +864,15 @@ def check_config_file_type(doc: Mapping[str, Any], *, from_yaml: bool = False) -
         # strict decoding fails on an unknown or duplicate field; the
         # lenient decoder has only v1beta1 and the internal version, so
         # the kubelet gives the strict error
+        # a value of the wrong type ends the strict decoding before its
+        # strict errors count, and fails the lenient one alike
+        wrong = go_json_decode_error(doc, _CREDENTIAL_PROVIDER_V1_GO, sort_keys=from_yaml)
+        if wrong:
+            raise InputError(f"failed to decode: {wrong}")
         strict = strict_decoding_error(doc, _CREDENTIAL_PROVIDER_V1, sort_keys=from_yaml)
         if strict:
-            raise InputError(f"failed lenient decoding: {strict}")
+            # (one line: go-yaml's list of duplicate keys is on lines of its own)
+            raise InputError(f"failed lenient decoding: {strict}".replace("\n  ", " "))
     if kind != KIND:
         raise InputError(f"failed to cast object to KubeletConfiguration, unexpected type: {gv}, Kind={kind}",
                          path="kind")

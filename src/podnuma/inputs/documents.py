@@ -68,6 +68,7 @@ __all__ = [
     "open_input",
     "parse_document",
     "parse_documents",
+    "parse_first_document",
     "read_bytes",
     "read_failure",
     "read_text",
@@ -355,24 +356,33 @@ def _json_root(text: str) -> yaml.Node | None:
         return None
 
 
-def _compose(text: str, name: str, limits: ReadLimits) -> list[yaml.Node | None]:
+def _compose(
+    text: str, name: str, limits: ReadLimits, *, first_end: list[int] | None = None
+) -> list[yaml.Node | None]:
+    """The node tree of every document of ``text``; given ``first_end``,
+    of its first document only (nothing after the token that ends it is
+    parsed), that token's character index appended to ``first_end``."""
     lone = _LONE_SURROGATE.search(text)
     if lone is not None:  # text from a JSON body's "\udc80" escape: no UTF-8 for it
         raise InputError(f"not Unicode text: a lone surrogate at character {lone.start()}", file=name)
     import yaml
 
-    from podnuma.inputs.goyaml import compose_documents, events
+    from podnuma.inputs.goyaml import compose_documents, events, first_document
+
+    def stream(c_parser: bool) -> Iterator[Any]:
+        got = events(text, c_parser=c_parser)
+        return got if first_end is None else first_document(got, first_end)
 
     have_libyaml = bool(getattr(yaml, "__with_libyaml__", False))
     try:
         try:
-            return compose_documents(events(text, c_parser=have_libyaml), limits)
+            return compose_documents(stream(have_libyaml), limits)
         except yaml.YAMLError as e:
             if not have_libyaml or len(text) > _REPARSE_FOR_MESSAGE:
                 raise yaml_input_error(e, name) from None
         # libyaml refused it: the pure-Python parser words the problem
         try:
-            return compose_documents(events(text, c_parser=False), limits)
+            return compose_documents(stream(False), limits)
         except yaml.YAMLError as e:
             raise yaml_input_error(e, name) from None
     except RecursionError:
@@ -406,6 +416,74 @@ def parse_documents(
             raise e.in_file(name) from None
         out.append(Document(name, data, root))
     return out
+
+
+#: a character go-yaml v2's reader refuses ("control characters are not
+#: allowed"; the printable set of the YAML 1.1 spec, the one PyYAML's reader
+#: has too); a lone surrogate is left to :func:`_compose`
+_GO_YAML_UNPRINTABLE = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ud800-\udfff\ue000-\ufffd\U00010000-\U0010ffff]")
+#: the bytes go-yaml v2's reader takes from its input at a time (every
+#: character of a chunk is checked when the chunk is read)
+_GO_YAML_CHUNK = 512
+
+
+def _go_yaml_reached(text: str) -> int:
+    """How many bytes of ``text`` (as UTF-8) go-yaml v2's reader has taken,
+    and so checked, when its parser has the first document (or has failed
+    in it): the scanner looks at most four characters past the start of the
+    token that ends the document (or of its problem), and the reader reads
+    whole chunks."""
+    import yaml
+
+    from podnuma.inputs.goyaml import events, first_document
+
+    end: list[int] = []
+    try:
+        for _ in first_document(events(text, c_parser=False), end):
+            pass
+    except yaml.MarkedYAMLError as e:
+        mark = e.problem_mark or e.context_mark
+        end.append(len(text) if mark is None else mark.index)
+    except yaml.YAMLError:
+        end.append(len(text))
+    stop = min(len(text), (end[0] if end and end[0] >= 0 else len(text)) + 4)
+    needed = len(text[:stop].encode("utf-8", "surrogatepass"))
+    return -(-needed // _GO_YAML_CHUNK) * _GO_YAML_CHUNK
+
+
+def parse_first_document(
+    text: str, *, name: str, limits: ReadLimits = DEFAULT_LIMITS, duplicates: list[str] | None = None
+) -> Document:
+    """The first document of a YAML stream, read as ``sigs.k8s.io/yaml``
+    reads YAML (go-yaml v2's ``Unmarshal``): parsing stops at the token
+    that ends the first document (``---``, ``...``, the end of the text),
+    so a later document is never parsed and may be anything; but a
+    character the reader refuses (a control character) is refused wherever
+    the reader took it, and the reader takes the text 512 bytes at a time.
+    A stream without a document gives a document of ``None``. Errors as
+    :func:`parse_documents`; ``duplicates``: as
+    :func:`~podnuma.inputs.goyaml.construct`'s."""
+    from podnuma.inputs.goyaml import construct
+
+    _check_size(text, name, limits)
+    bad = _GO_YAML_UNPRINTABLE.search(text)
+    if bad is not None:
+        clean = _GO_YAML_UNPRINTABLE.sub(" ", text)
+        at = len(text[: bad.end()].encode("utf-8", "surrogatepass"))
+        if at <= _go_yaml_reached(clean):
+            line = text.count("\n", 0, bad.start()) + 1
+            column = bad.start() - (text.rfind("\n", 0, bad.start()) + 1) + 1
+            raise InputError(f"invalid YAML: control characters are not allowed: #x{ord(bad.group()):04x} "
+                             f"(line {line}, column {column})", file=name)
+        text = clean
+    roots = _compose(text, name, limits, first_end=[])
+    if not roots:
+        return Document(name, None, None)
+    try:
+        data = construct(roots[0], duplicates)
+    except InputError as e:
+        raise e.in_file(name) from None
+    return Document(name, data, roots[0])
 
 
 def load_safe_yaml(text: str, *, name: str, limits: ReadLimits = DEFAULT_LIMITS) -> Any:

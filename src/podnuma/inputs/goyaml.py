@@ -60,8 +60,8 @@ from podnuma.inputs.limits import DEFAULT_LIMITS, ReadLimits
 from podnuma.inputs.surrogates import lone_surrogate_message
 
 __all__ = [
-    "ComposedPart", "GoYAMLError", "compose_documents", "compose_parts", "construct", "json_key",
-    "resolve_plain",
+    "ComposedPart", "GoYAMLError", "compose_documents", "compose_parts", "construct", "first_document",
+    "json_key", "resolve_plain",
 ]
 
 STR = "tag:yaml.org,2002:str"
@@ -502,19 +502,47 @@ def _splits(top: _Frame, key: str) -> bool:
 # construction
 
 
-def construct(node: yaml.Node | None) -> Any:
+def construct(node: yaml.Node | None, duplicates: list[str] | None = None) -> Any:
     """The plain value (dicts, lists, str, int, float, bool, None) of a
     composed node tree; every alias a fresh copy. Raises
     :class:`GoYAMLError` (with the field path) for what ``YAMLToJSON``
-    refuses."""
+    refuses. A key given twice in a mapping is an error, unless
+    ``duplicates`` is given: then, as ``YAMLToJSON`` does, the value set
+    last counts, and each key set again (explicitly or by a merge) is
+    noted there as go-yaml v2's strict decoding words it (``line 5: key
+    "name" already set in map``: the line of the value, the key as Go's
+    ``%#v`` prints it)."""
     if node is None:
         return None
-    return _Builder().value(node)
+    return _Builder(duplicates).value(node)
+
+
+def _go_syntax_key(node: yaml.Node) -> str:
+    """A mapping key as Go's ``%#v`` prints the value go-yaml decodes it to."""
+    from podnuma.golang.strconv import go_quote
+
+    if isinstance(node, yaml.ScalarNode):
+        try:
+            _tag, v = _scalar(node)
+        except GoYAMLError:
+            v = node.value
+        if isinstance(v, str):
+            return go_quote(v)
+        if v is None:
+            return "<nil>"
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, int):
+            return str(v)
+        if isinstance(v, float):
+            return go_format_float_g(v)
+    return go_quote(json_key(node))
 
 
 class _Builder:
-    def __init__(self) -> None:
+    def __init__(self, duplicates: list[str] | None = None) -> None:
         self.path: list[str] = []
+        self.duplicates = duplicates
 
     def _fail(self, err: GoYAMLError) -> GoYAMLError:
         path = ""
@@ -557,6 +585,17 @@ class _Builder:
                 key = json_key(k)
             except GoYAMLError as e:
                 raise self._fail(e) from None
+            if self.duplicates is not None:
+                # set already (explicitly or by a merge): the last value
+                # counts; go-yaml notes it once the value is decoded
+                again = key in out
+                path.append(key)
+                out[key] = self.value(v)
+                path.pop()
+                if again:
+                    self.duplicates.append(
+                        f"line {v.start_mark.line + 1}: key {_go_syntax_key(k)} already set in map")
+                continue
             if key in explicit:
                 m = k.start_mark
                 path.append(key)
@@ -591,3 +630,23 @@ def events(text: str, *, c_parser: bool) -> Iterator[Any]:
             yield loader.get_event()
     finally:
         loader.dispose()
+
+
+def first_document(stream: Iterator[Any], end: list[int]) -> Iterator[Any]:
+    """The events of ``stream`` up to the end of its first document, the
+    parser asked for nothing after it: go-yaml v2's ``Unmarshal`` (which
+    ``sigs.k8s.io/yaml`` decodes with) parses one document and stops when
+    the token that ends it (``---``, ``...`` or the end of the text) is
+    met, so what follows that token is never scanned. The character index
+    where that token starts is appended to ``end``."""
+    try:
+        for ev in stream:
+            yield ev
+            if type(ev) is yaml.DocumentEndEvent:
+                mark = ev.start_mark
+                end.append(mark.index if mark is not None else -1)
+                return
+    finally:
+        close = getattr(stream, "close", None)
+        if close is not None:
+            close()

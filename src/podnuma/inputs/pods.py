@@ -18,7 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from podnuma.api.kubeletconfig import KubeletConfig, check_config_file_type, load_kubelet_config
+from podnuma.api.kubeletconfig import (
+    KubeletConfig,
+    check_config_file_type,
+    json_object_pairs,
+    load_kubelet_config,
+    yaml_object,
+)
 from podnuma.cm.container_manager import Node
 from podnuma.errors import InputError, KubeletStartupError
 from podnuma.fieldkit import wrong_type
@@ -30,6 +36,7 @@ from podnuma.inputs.documents import (
     load_json,
     parse_document,
     parse_documents,
+    parse_first_document,
 )
 from podnuma.inputs.overrides import Override, apply_overrides, blame
 from podnuma.inputs.scenario import read_referenced
@@ -269,23 +276,31 @@ def _config_file_doc(src: TextInput) -> tuple[Mapping[str, Any], Document]:
     """The document of ``--kubelet-config``'s file. A scenario is read as
     every input is (one YAML document, a mapping). The kubelet's own file is
     read as its loader reads ``--config`` (``configfiles.go`` ``Load``, then
-    ``sigs.k8s.io/yaml`` ``YAMLToJSON``, which decodes the first YAML
-    document): a file of no bytes is ``kubelet config file "..." was
-    empty``; a first document holding nothing (only a comment, a blank
-    line, ``null``) has no kind (``failed to decode: Object 'Kind' is
-    missing``); documents after the first are ignored (the stream is still
-    read whole, within the reading limits, so a later document must be
-    well-formed YAML)."""
+    the codec): a file of no bytes is ``kubelet config file "..." was
+    empty``; a text whose first character other than white space is ``{``
+    is JSON, the whole text (the file's name plays no part); any other text
+    is YAML, of which ``sigs.k8s.io/yaml`` decodes the first document only,
+    never parsing the ones after it
+    (:func:`~podnuma.inputs.documents.parse_first_document`). A first
+    document holding nothing (only a comment, a blank line, ``null``) has
+    no kind (``failed to decode: Object 'Kind' is missing``)."""
     if not src.text:
         raise InputError(f"kubelet config file {go_quote(src.name)} was empty", file=src.name)
-    if src.name.lower().endswith(".json"):
-        blank = not src.text.strip()
-        docs = [Document(src.name, None, None) if blank else parse_document(src.text, name=src.name)]
+    duplicates: list[str] | None = None
+    if _go_trim_space(src.text).startswith("{"):
+        # a key given twice: the last value counts (Go's decoder), the
+        # strict decoding complains of it
+        got = load_json(src.text, name=src.name, pairs=json_object_pairs)
+        first = Document(src.name, got, None, source=src.text)
     else:
-        docs = parse_documents(src.text, name=src.name) or [Document(src.name, None, None)]
-    first = docs[0]
+        # a key given twice: the last value, and the strict decoding's
+        # complaint (a warning, or the error of a kind decoded strictly)
+        duplicates = []
+        first = parse_first_document(src.text, name=src.name, duplicates=duplicates)
     if isinstance(first.data, Mapping) and _is_scenario(first.data):
-        return _mapping_doc(src, "kubelet configuration") if len(docs) > 1 else (first.data, first)
+        return _mapping_doc(src, "kubelet configuration")
+    if duplicates is not None and isinstance(first.data, Mapping):
+        first = Document(first.name, yaml_object(first.data, duplicates), first.root)
     if first.data is None:
         try:
             check_config_file_type({})  # no apiVersion, no kind
@@ -294,6 +309,15 @@ def _config_file_doc(src: TextInput) -> tuple[Mapping[str, Any], Document]:
     if not isinstance(first.data, Mapping):
         raise wrong_type("", "a mapping (the kubelet configuration)", first.data).in_file(src.name)
     return first.data, first
+
+
+def _go_trim_space(text: str) -> str:
+    """``text`` without its leading white space as Go's ``unicode.IsSpace``
+    knows it (Python's also counts the separators U+001C to U+001F)."""
+    i = 0
+    while i < len(text) and text[i].isspace() and text[i] not in "\x1c\x1d\x1e\x1f":
+        i += 1
+    return text[i:]
 
 
 def config_source(src: TextInput) -> ConfigSource:
@@ -311,7 +335,7 @@ def config_source(src: TextInput) -> ConfigSource:
         # alone (a scenario's configuration gets v1beta1's when it has none)
         try:
             # (the codec reads a text starting with "{" as JSON, else as YAML)
-            check_config_file_type(data, from_yaml=not src.text.lstrip().startswith("{"))
+            check_config_file_type(data, from_yaml=not _go_trim_space(src.text).startswith("{"))
         except InputError as e:
             raise doc.enrich(e) from None
         return ConfigSource(src, "", data, doc)

@@ -79,6 +79,9 @@ _FIELD_HINTS: tuple[tuple[tuple[str, ...], str], ...] = (
 # "invalid taint: {...}" or the path in "pod logs path ..." could hold a
 # field's name.
 _INDIRECT: tuple[tuple[str, str], ...] = (
+    # setting the gates: the gate named may spell a field's name
+    # (CPUManagerPolicyOptions), the refused value is a gate's
+    ("failed to set feature gates", "featureGates"),
     ("invalid taint:", "registerWithTaints"),
     ("taint.TimeAdded", "registerWithTaints"),
     ("pod logs path", "podLogsDir"),
