@@ -10,11 +10,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from click.testing import CliRunner
 
 from podnuma.analysis.restart import NodeState, RunningPod, readmission_order, restart
 from podnuma.cli.app import cli
+from podnuma.errors import InputError
 from podnuma.inputs.text import TextInput
 from podnuma.service.restart import restart_after_scenario, restart_state_dir
 
@@ -85,6 +87,24 @@ def test_order_is_by_creation_time_and_ties_are_said() -> None:
     # no time = Go's zero time: first; b and a in the same second: as given
     assert [p.ref for p in order] == ["r/none", "r/b", "r/a", "r/late"]
     assert any("same second" in n and "r/b, r/a" in n for n in notes)
+
+
+def test_order_takes_every_time_go_takes() -> None:
+    """Times Go's RFC 3339 parse takes and Python's ``fromisoformat`` does
+    not (a one-digit hour, an offset of 24 hours, year 0000), ordered by
+    the moment they stand for; one Python takes and Go refuses."""
+    pods = [RunningPod(f"u{i}", f"r/{n}", _pc(n, t)) for i, (n, t) in enumerate(
+        [("one-digit-hour", "2026-01-01T1:00:00Z"), ("offset-24", "2026-01-02T00:00:00+24:00"),
+         ("year-0", "0000-06-01T00:00:00Z"), ("none", None), ("comma", "2026-01-01T00:30:00,5Z")])]
+    order, notes = readmission_order(pods)
+    # year 0 comes before Go's zero time (year 1), which a pod without one has
+    assert [p.ref for p in order] == ["r/year-0", "r/none", "r/offset-24", "r/comma", "r/one-digit-hour"]
+    same = [RunningPod(f"s{i}", f"r/s{i}", _pc(f"s{i}", t)) for i, t in enumerate(
+        ["0000-03-01T10:00:00+01:00", "0000-03-01T09:00:00Z"])]
+    assert any("same second (0000-03-01T09:00:00Z)" in n for n in readmission_order(same)[1])
+    with pytest.raises(InputError) as e:
+        readmission_order([RunningPod("x", "r/x", _pc("x", "2026-01-01T00:00:00+01:60:00"))])
+    assert 'parsing time "2026-01-01T00:00:00+01:60:00": extra text' in e.value.message
 
 
 def test_state_dir_with_pods_dump_gives_the_scenario_figures(tmp_path: Path) -> None:

@@ -130,3 +130,16 @@ def test_simulate_as_scenario_replays_a_pod_named_like_a_number(tmp_path: Path) 
     as_yaml = runner.invoke(cli, ["simulate", str(original), "-o", "yaml"])
     assert as_yaml.exit_code == 0, as_yaml.output
     assert _read(as_yaml.output) == json.loads(first.output)
+
+
+def test_a_number_past_the_float_range_is_written_as_its_text() -> None:
+    """A JSON number past the float range (kept as its text, a ``str``
+    that remembers it was a number) is written by each YAML writer, as the
+    text (a quantity of that text reads the same), not refused."""
+    from podnuma.golang.jsonnumbers import JSONNumberText, json_float
+
+    big = json_float("1e400")
+    assert type(big) is JSONNumberText
+    doc = {"limits": {"cpu": big}, "list": [big]}
+    for dump in (dump_yaml, dump_scenario_yaml):
+        assert _read(dump(doc)) == {"limits": {"cpu": "1e400"}, "list": ["1e400"]}

@@ -8,6 +8,7 @@
 //	kubelet-oracle cgroups SCENARIO [--cgroup-version 1|2] [--driver cgroupfs|systemd] [--step N]
 //	kubelet-oracle podresources SCENARIO --socket PATH [--step N]
 //	kubelet-oracle validate [--feature-gates NAME=BOOL,...] PODS|-
+//	kubelet-oracle decode PODS.json|-
 //	kubelet-oracle kubeletconfig CONFIG...|-
 package main
 
@@ -45,6 +46,7 @@ const usage = `usage:
   kubelet-oracle legacy-checkpoint cpu|memory VERSION < CURRENT > OLDER
   kubelet-oracle yaml FILE|-
   kubelet-oracle validate [--feature-gates NAME=BOOL,...] PODS|-
+  kubelet-oracle decode PODS.json|-
   kubelet-oracle kubeletconfig CONFIG...|-
   kubelet-oracle selector < CASES.json
   kubelet-oracle nodestatus SCENARIO
@@ -136,6 +138,8 @@ func run(args []string, stdout io.Writer) error {
 		return yamlToJSON(args[1:], os.Stdin, stdout)
 	case "validate":
 		return validatePods(args[1:], os.Stdin, stdout)
+	case "decode":
+		return decodePods(args[1:], os.Stdin, stdout)
 	case "kubeletconfig":
 		return decodeKubeletConfigs(args[1:], os.Stdin, stdout)
 	case "selector":

@@ -196,8 +196,11 @@ Not modelled (the kubelet's UID and podnuma's may then disagree on
 whether an edit changed the pod): zero values written out for other
 fields (``0``, ``false``, ``""`` in fields podnuma does not know to be
 plain Go values), unknown fields below the levels listed above, a
-quantity written as a JSON number with a fraction or exponent (counted by
-its text).
+quantity written as a YAML float (counted by its float's text: go-yaml's
+float written back by sigs.k8s.io/yaml may be spelled otherwise). A
+quantity written as a JSON number counts as the quantity its text parses
+to, as the kubelet's (``1e400``, ``1e3``, ``1.5`` as ``"1e400"``,
+``"1e3"``, ``"1.5"``).
 """
 
 from __future__ import annotations
@@ -237,6 +240,7 @@ from podnuma.api.pod_validation import required
 from podnuma.api.quantity import Quantity, QuantityError, quantity_from_manifest
 from podnuma.errors import InputError
 from podnuma.fieldkit import wrong_type
+from podnuma.golang import rfc3339
 from podnuma.golang.jsonnumbers import JSONFloat, go_json_number
 from podnuma.golang.strconv import go_format_float_g, go_quote
 from podnuma.inputs.documents import Document, load_json
@@ -531,8 +535,29 @@ def _load_json(text: str, name: str) -> Any:
     decoder merges it (:func:`_merge_pairs`)."""
     # (a lone surrogate's escape is U+FFFD to Go's decoder)
     # (and a number past the float range is a number to it: go_json_number)
-    return load_json(go_json_escapes(text), name=name, limits=MANIFEST_LIMITS, pairs=_merge_pairs,
-                     numbers=go_json_number)
+    try:
+        return load_json(go_json_escapes(text), name=name, limits=MANIFEST_LIMITS, pairs=_merge_pairs,
+                         numbers=_json_number)
+    except InputError:
+        # (text that is no JSON: the decoder's check of the whole text
+        # finds it first, and the kubelet shows Go's SyntaxError)
+        why = go_json_syntax_error(text)
+        if why is None:
+            raise
+    raise _not_a_pod(f"couldn't get version/kind; json parse error: {why}", name) from None
+
+
+def _json_number(text: str) -> float:
+    """A JSON number with a fraction or an exponent as Go's decoder sees it
+    (:func:`go_json_number`), always with its text (a :class:`JSONFloat`,
+    ``1.5`` too): a quantity counts for the UID as its text parses
+    (``Quantity.UnmarshalJSON``), the same as the string ``"1.5"``."""
+    value = go_json_number(text)
+    if type(value) is JSONFloat:
+        return value
+    number = JSONFloat(value)
+    number.text = text
+    return number
 
 
 #: the white space Go's ``unicode.IsSpace`` knows (``hasJSONPrefix`` skips it)
@@ -553,6 +578,211 @@ def _json_white_space(text: str, name: str) -> None:
     shown = "'\\''" if first == 0x27 else "'\"'" if first == 0x22 else "'" + go_quote(chr(first))[1:-1] + "'"
     raise _not_a_pod(f"couldn't get version/kind; json parse error: invalid character {shown} "
                      "looking for beginning of value", name)
+
+
+def _quote_byte(b: int) -> str:
+    """A byte as Go's JSON scanner quotes it in its errors (``quoteChar``:
+    the byte taken as a rune, ``'Ã'`` for 0xC3)."""
+    if b == 0x27:
+        return "'\\''"
+    if b == 0x22:
+        return "'\"'"
+    return "'" + go_quote(chr(b))[1:-1] + "'"
+
+
+#: how deep Go's JSON scanner lets objects and arrays nest
+_GO_JSON_DEPTH = 10000
+_JSON_SPACE = frozenset(b" \t\r\n")
+_DIGITS = frozenset(b"0123456789")
+_HEX = frozenset(b"0123456789abcdefABCDEF")
+_ESCAPES = frozenset(b'bfnrt\\/"')
+#: a string's bytes the scanner only steps over
+_STRING_RUN = re.compile(rb'[^"\\\x00-\x1f]+')
+#: a literal's letters after its first: (word, the letters still expected)
+_LITERALS = {ord("t"): "true", ord("f"): "false", ord("n"): "null"}
+# (the states of the scan)
+_VALUE, _VALUE_OR_CLOSE, _KEY_OR_CLOSE, _KEY, _STRING, _ESCAPE, _HEX_DIGITS, _MINUS, _INT, _ZERO, \
+    _POINT, _FRACTION, _EXP, _EXP_SIGN, _EXP_DIGITS, _LITERAL, _AFTER, _TOP = range(18)
+# (what an open object or array waits for)
+_IN_KEY, _IN_VALUE, _IN_ARRAY = range(3)
+
+
+def go_json_syntax_error(text: str) -> str | None:
+    """The ``SyntaxError`` Go's ``encoding/json`` finds in ``text`` (its
+    whole-input check before decoding: the first bad byte, quoted, and what
+    the scan was looking for; ``unexpected end of JSON input``; ``invalid
+    character '{' exceeded max depth``), or ``None`` when the text is JSON.
+    At the end the scan is given one more space, so a cut literal or number
+    is refused for it (``invalid character ' ' in literal true (expecting
+    'e')``)."""
+    data = text.encode("utf-8", "surrogatepass")
+    stack: list[int] = []
+    state = _VALUE
+    word = ""  # (a literal's letters still expected)
+    name = ""  # (that literal)
+    hex_left = 0
+    i, n = 0, len(data)
+
+    def bad(c: int, what: str) -> str:
+        return f"invalid character {_quote_byte(c)} {what}"
+
+    def step(c: int) -> str | None:
+        """One byte: the new state in ``state``, or the error."""
+        nonlocal state, word, name, hex_left
+        while True:
+            if state == _AFTER and not stack:  # (the top-level value ended)
+                state = _TOP
+            if state == _STRING:
+                if c == 0x22:
+                    state = _AFTER
+                elif c == 0x5C:
+                    state = _ESCAPE
+                elif c < 0x20:
+                    return bad(c, "in string literal")
+                return None
+            if state in (_VALUE, _VALUE_OR_CLOSE, _KEY_OR_CLOSE, _KEY, _AFTER, _TOP) and c in _JSON_SPACE:
+                return None
+            if state == _VALUE_OR_CLOSE and c == 0x5D or state == _KEY_OR_CLOSE and c == 0x7D:
+                if state == _KEY_OR_CLOSE:
+                    stack[-1] = _IN_VALUE
+                state = _AFTER
+                continue
+            if state == _VALUE_OR_CLOSE:
+                state = _VALUE
+            if state == _KEY_OR_CLOSE:
+                state = _KEY
+            if state == _VALUE:
+                if c in (0x7B, 0x5B):
+                    stack.append(_IN_KEY if c == 0x7B else _IN_ARRAY)
+                    state = _KEY_OR_CLOSE if c == 0x7B else _VALUE_OR_CLOSE
+                    return bad(c, "exceeded max depth") if len(stack) > _GO_JSON_DEPTH else None
+                if c == 0x22:
+                    state = _STRING
+                elif c == 0x2D:
+                    state = _MINUS
+                elif c == 0x30:
+                    state = _ZERO
+                elif 0x31 <= c <= 0x39:
+                    state = _INT
+                elif c in _LITERALS:
+                    name = _LITERALS[c]
+                    word, state = name[1:], _LITERAL
+                else:
+                    return bad(c, "looking for beginning of value")
+                return None
+            if state == _KEY:
+                if c == 0x22:
+                    state = _STRING
+                    return None
+                return bad(c, "looking for beginning of object key string")
+            if state == _ESCAPE:
+                if c == 0x75:
+                    state, hex_left = _HEX_DIGITS, 4
+                elif c in _ESCAPES:
+                    state = _STRING
+                else:
+                    return bad(c, "in string escape code")
+                return None
+            if state == _HEX_DIGITS:
+                if c not in _HEX:
+                    return bad(c, "in \\u hexadecimal character escape")
+                hex_left -= 1
+                if not hex_left:
+                    state = _STRING
+                return None
+            if state == _LITERAL:
+                if c != ord(word[0]):
+                    return bad(c, f"in literal {name} (expecting {_quote_byte(ord(word[0]))})")
+                word = word[1:]
+                if not word:
+                    state = _AFTER
+                return None
+            if state == _MINUS:
+                if c == 0x30:
+                    state = _ZERO
+                elif 0x31 <= c <= 0x39:
+                    state = _INT
+                else:
+                    return bad(c, "in numeric literal")
+                return None
+            if state == _INT:
+                if c in _DIGITS:
+                    return None
+                state = _ZERO
+            if state in (_ZERO, _FRACTION):
+                if c == 0x2E and state == _ZERO:
+                    state = _POINT
+                    return None
+                if c in (0x65, 0x45):
+                    state = _EXP
+                    return None
+                if state == _FRACTION and c in _DIGITS:
+                    return None
+                state = _AFTER
+                continue
+            if state == _POINT:
+                if c in _DIGITS:
+                    state = _FRACTION
+                    return None
+                return bad(c, "after decimal point in numeric literal")
+            if state == _EXP:
+                state = _EXP_SIGN
+                if c in (0x2B, 0x2D):
+                    return None
+            if state == _EXP_SIGN:
+                if c in _DIGITS:
+                    state = _EXP_DIGITS
+                    return None
+                return bad(c, "in exponent of numeric literal")
+            if state == _EXP_DIGITS:
+                if c in _DIGITS:
+                    return None
+                state = _AFTER
+                continue
+            if state == _TOP:
+                return bad(c, "after top-level value")
+            # (_AFTER: a value ended)
+            if not stack:
+                state = _TOP
+                continue
+            top = stack[-1]
+            if top == _IN_KEY:
+                if c == 0x3A:
+                    stack[-1], state = _IN_VALUE, _VALUE
+                    return None
+                return bad(c, "after object key")
+            if top == _IN_VALUE:
+                if c == 0x2C:
+                    stack[-1], state = _IN_KEY, _KEY
+                    return None
+                if c == 0x7D:
+                    stack.pop()
+                    return None
+                return bad(c, "after object key:value pair")
+            if c == 0x2C:
+                state = _VALUE
+                return None
+            if c == 0x5D:
+                stack.pop()
+                return None
+            return bad(c, "after array element")
+
+    while i < n:
+        if state == _STRING:
+            run = _STRING_RUN.match(data, i)
+            if run is not None:
+                i = run.end()
+                continue
+        why = step(data[i])
+        if why is not None:
+            return why
+        i += 1
+    if state == _TOP:
+        return None
+    why = step(0x20)
+    if why is not None:
+        return why
+    return None if state == _TOP else "unexpected end of JSON input"
 
 
 def _go_json(data: Any, limit: int = 200) -> str:
@@ -875,7 +1105,9 @@ def _milli_form(q: Quantity) -> str:
 
 
 def _qty_text(v: Any, milli: bool = False) -> Any:
-    if isinstance(v, str | int) and not isinstance(v, bool):
+    # (a JSON number kept with its text, 1e400 and 1e3 among them, is the
+    # quantity its text parses to, as Quantity.UnmarshalJSON parses it)
+    if isinstance(v, str | int | JSONFloat) and not isinstance(v, bool):
         try:
             q = quantity_from_manifest(v)
         except QuantityError:
@@ -1118,36 +1350,16 @@ def _status_lists(status: Any) -> None:
                     res[key] = _qty_list(res[key])
 
 
-#: an RFC 3339 time as Go's ``time.Parse`` takes it (already checked by
-#: the decoder: ``go_rfc3339_error``): date, a one- or two-digit hour,
-#: minutes, seconds, a fraction after ``.`` or ``,``, ``Z`` or an offset
-_TIME = re.compile(r"(\d{4})-(\d\d)-(\d\d)T(\d\d?):(\d\d):(\d\d)(?:[.,](\d+))?(?:Z|([+-])(\d\d):(\d\d))\Z")
-
-
-def _days_from_civil(year: int, month: int, day: int) -> int:
-    """Days from 1970-01-01 to the proleptic Gregorian date (year 0 too)."""
-    y = year - (month <= 2)
-    era = y // 400
-    yoe = y - era * 400
-    doy = (153 * (month + (-3 if month > 2 else 9)) + 2) // 5 + day - 1
-    return era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
-
-
 def _instant(text: Any) -> Any:
     """A ``metav1.Time``'s text as the kubelet's hash sees it: the instant
     (``UnmarshalJSON`` parses it and turns it to local time; the hash prints
     the ``time.Time`` struct: seconds and nanoseconds, one location for
     every value), so ``10:00:00+02:00`` and ``08:00:00Z`` are alike and a
     fraction counts (its first nine digits, as ``time.Parse`` keeps them)."""
-    m = _TIME.match(text) if isinstance(text, str) else None
-    if m is None:
+    got = rfc3339.instant(text) if isinstance(text, str) else None
+    if got is None:
         return text
-    year, month, day, hour, minute, second = (int(g) for g in m.groups()[:6])
-    nanos = int((m.group(7) or "")[:9].ljust(9, "0"))
-    offset = 0
-    if m.group(8):
-        offset = (int(m.group(9)) * 3600 + int(m.group(10)) * 60) * (-1 if m.group(8) == "-" else 1)
-    seconds = _days_from_civil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second - offset
+    seconds, nanos = got
     return f"time:{seconds}.{nanos:09d}"
 
 

@@ -95,8 +95,8 @@ from podnuma.api.pod_validation import (
 )
 from podnuma.api.quantity import ERR_FORMAT_WRONG, QuantityError, quantity_from_manifest
 from podnuma.errors import InputError
-from podnuma.golang.duration import time_quote
 from podnuma.golang.jsonnumbers import JSONFloat
+from podnuma.golang.rfc3339 import parse_error as go_rfc3339_error
 
 __all__ = ["GoDecodeError", "RepeatedKeys", "StaticPodErrors", "go_decode", "settled", "validate_static_pod"]
 
@@ -616,86 +616,6 @@ def _go_decode_value(value: Any, t: _Go, where: tuple[str, str], path: str, from
         raise err
     saved.append(err)
     return value
-
-
-_RFC3339 = "2006-01-02T15:04:05Z07:00"
-
-
-def _days_in(month: int, year: int) -> int:
-    if month == 2:
-        return 29 if year % 4 == 0 and (year % 100 != 0 or year % 400 == 0) else 28
-    return 30 if month in (4, 6, 9, 11) else 31
-
-
-def go_rfc3339_error(text: str) -> str:
-    """The error of Go's ``time.Parse(time.RFC3339, text)`` (its general
-    parser: the fast path only accepts a subset), or "" when it parses."""
-    value = text.encode()
-    whole = time_quote(value)
-
-    def cannot(elem: bytes, layout_elem: str) -> str:
-        return f"parsing time {whole} as \"{_RFC3339}\": cannot parse {time_quote(elem)} as \"{layout_elem}\""
-
-    def out_of_range(what: str) -> str:
-        return f"parsing time {whole}: {what} out of range"
-
-    def num(v: bytes, fixed: bool) -> tuple[int, bytes] | None:
-        """``getnum``: one or two digits (two when ``fixed``)."""
-        if not v[:1].isdigit():
-            return None
-        if not v[1:2].isdigit():
-            return None if fixed else (v[0] - 48, v[1:])
-        return (v[0] - 48) * 10 + v[1] - 48, v[2:]
-
-    if len(value) < 4 or not value[:4].isdigit():
-        return cannot(value, "2006")
-    year, value = int(value[:4]), value[4:]
-    got: dict[str, int] = {}
-    # (the layout's elements after the year: prefix, element, name, two
-    # digits required, the exclusive bound of a range check)
-    for prefix, elem, name, fixed, bound in ((b"-", "01", "month", True, 13), (b"-", "02", "day", True, 0),
-                                             (b"T", "15", "hour", False, 24), (b":", "04", "minute", True, 60),
-                                             (b":", "05", "second", True, 60)):
-        if not value.startswith(prefix):
-            return cannot(value, prefix.decode())
-        value = hold = value[len(prefix):]
-        parsed = num(value, fixed)
-        n, value = parsed if parsed else (0, value)
-        if name == "month" and parsed and not 1 <= n <= 12:
-            return out_of_range("month")
-        if name in ("hour", "minute") and n >= bound:
-            return out_of_range(name)
-        if parsed is None:
-            return cannot(hold, elem)
-        if name == "second":
-            if n >= bound:
-                return out_of_range("second")
-            if len(value) >= 2 and value[:1] in (b".", b",") and value[1:2].isdigit():
-                end = 2
-                while value[end:end + 1].isdigit():
-                    end += 1
-                value = value[end:]
-        got[name] = n
-    hold = value
-    if value[:1] == b"Z":
-        value = value[1:]
-    else:
-        if len(value) < 6 or value[3:4] != b":":
-            return cannot(hold, "Z07:00")
-        sign, hour, minute, value = value[:1], value[1:3], value[4:6], value[6:]
-        hr = num(hour, True)
-        mn = num(minute, True) if hr else None
-        if mn and mn[0] > 60:
-            return out_of_range("time zone offset minute")
-        if hr and hr[0] > 24:
-            return out_of_range("time zone offset hour")
-        if hr is None or mn is None or sign not in (b"+", b"-"):
-            return cannot(hold, "Z07:00")
-    if value:
-        return f"parsing time {whole}: extra text: {time_quote(value)}"
-    if not 1 <= got["day"] <= _days_in(got["month"], year):
-        return f"parsing time {whole}: day out of range"
-    return ""
 
 
 def _go_quantity(value: Any, path: str) -> None:

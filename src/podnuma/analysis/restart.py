@@ -34,7 +34,6 @@ import dataclasses
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +45,7 @@ from podnuma.cm.memorymanager.state import Block
 from podnuma.cm.results import StepResult
 from podnuma.errors import InputError, KubeletStartupError
 from podnuma.golang import jsonnumbers as json_numbers
+from podnuma.golang import rfc3339
 from podnuma.inputs.scenario import Scenario, load_scenario_text
 from podnuma.inputs.state import checkpoint_pod_uids, read_kubelet_config_mapping
 from podnuma.machine.cpuset import CPUSet
@@ -80,7 +80,6 @@ UNKNOWN = "unknown"
 
 UPSTREAM_ISSUE = "kubernetes#140989"
 
-_ZERO_TIME = datetime.min.replace(tzinfo=UTC)
 
 
 @dataclass(frozen=True)
@@ -234,20 +233,22 @@ class RestartReport:
 # the order
 
 
-def creation_time(pod: RunningPod) -> datetime:
+def creation_time(pod: RunningPod) -> int:
+    """The pod's ``metadata.creationTimestamp`` as the kubelet orders pods
+    by it: read as ``metav1.Time`` reads it (Go's RFC 3339 parse, refused
+    with Go's reason; :mod:`podnuma.golang.rfc3339`), the moment in seconds
+    from the Unix epoch (``metav1.Time`` is written to the second, so the
+    kubelet gets no fraction from the API server); none is Go's zero time."""
     text = pod.created
     if text is None:
-        return _ZERO_TIME
-    try:
-        value = datetime.fromisoformat(text)
-    except ValueError:
+        return rfc3339.ZERO_TIME
+    got = rfc3339.instant(text) if isinstance(text, str) else None
+    if got is None:
+        why = rfc3339.parse_error(text) if isinstance(text, str) else "not a string"
         raise InputError(
-            f"not an RFC 3339 time: {text!r} (pod {pod.ref})", path="metadata.creationTimestamp"
+            f"not an RFC 3339 time: {text!r} (pod {pod.ref}): {why}", path="metadata.creationTimestamp"
         ) from None
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=UTC)
-    # metav1.Time is serialised to the second: compare at that precision
-    return value.replace(microsecond=0)
+    return got[0]
 
 
 def readmission_order(pods: Sequence[RunningPod]) -> tuple[list[RunningPod], list[str]]:
@@ -270,14 +271,14 @@ def readmission_order(pods: Sequence[RunningPod]) -> tuple[list[RunningPod], lis
             + ": the order the pods came to the node is used for them (the kubelet sorts by "
             "creation time, and a pod without one would come first)"
         )
-    groups: dict[datetime, list[str]] = {}
+    groups: dict[int, list[str]] = {}
     for t, _, p in keyed:
         if p.created is not None:
             groups.setdefault(t, []).append(p.ref)
     for t, refs in groups.items():
         if len(refs) > 1:
             notes.append(
-                f"created in the same second ({t.strftime('%Y-%m-%dT%H:%M:%SZ')}): {', '.join(refs)}; "
+                f"created in the same second ({rfc3339.format_utc(t)}): {', '.join(refs)}; "
                 "the kubelet's order for them is not fixed (map order, unstable sort): kept as given"
             )
     return [p for _, _, p in keyed], notes

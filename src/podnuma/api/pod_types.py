@@ -20,9 +20,26 @@ whole number in its Go type's range; a number written ``2.0`` is taken
 ``kubectl`` sends it; JSON text ``2.0`` is read as the same float, so it
 is taken too, where Go's ``encoding/json`` refuses it), JSON text with an
 exponent (``1e3``, read as a :class:`~podnuma.golang.jsonnumbers.JSONFloat`)
-is refused, as Go refuses it. A quantity must be a
-string or a number (its text is parsed by the readers); a time must be a
-string. Pure: no I/O.
+is refused, as Go refuses it. A JSON number past the float range
+(``1e400``, read as its text, a
+:class:`~podnuma.golang.jsonnumbers.JSONNumberText`) is a number here, as
+it is to Go's decoder: refused in a field of any type but a quantity
+(``image: 1e400``: ``must be a string, got a number``). A quantity must be
+a string or a number (its text is parsed by the readers).
+
+A time (``metav1.Time``: ``creationTimestamp``, ``deletionTimestamp``, a
+managed field's ``time``, ``status.startTime``, a condition's
+``lastTransitionTime``, a container state's ``startedAt``...) decodes
+itself: ``null`` is no time, anything else must be a string that Go's
+``time.Parse`` takes with the ``time.RFC3339`` layout (``""`` is refused,
+as Go refuses it), and its error ends the decoding at once, so the first
+bad time in the document wins over any wrong type met before it::
+
+    metadata.creationTimestamp: not an RFC 3339 time: parsing time "2024-01-01t00:00:00z" as \
+"2006-01-02T15:04:05Z07:00": cannot parse "t00:00:00z" as "T"
+
+(the reason in Go's words: ``podnuma.golang.rfc3339.parse_error``,
+which the static-pod decoder and its UIDs use too). Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -33,7 +50,8 @@ from typing import Any
 from podnuma.api.pod_schema import POD_TYPE, GoType
 from podnuma.errors import InputError
 from podnuma.fieldkit import wrong_type
-from podnuma.golang.jsonnumbers import JSONFloat
+from podnuma.golang import rfc3339
+from podnuma.golang.jsonnumbers import JSONFloat, JSONNumberText, as_go_number
 
 __all__ = ["check_pod_types", "check_value_types"]
 
@@ -60,11 +78,78 @@ def _int_error(value: Any, t: GoType, path: str) -> InputError | None:
                       path=path)
 
 
+def _time_error(text: str) -> str:
+    """Why Go's ``time.Parse(time.RFC3339, text)`` refuses ``text`` (Go's
+    message), or "" when it takes it."""
+    return rfc3339.parse_error(text)
+
+
+def _time(value: Any, path: str) -> None:
+    """A ``metav1.Time``'s value (not null) checked: a string Go's RFC 3339
+    parse takes."""
+    if type(value) is JSONNumberText:
+        value = as_go_number(value)
+    if not isinstance(value, str):
+        raise wrong_type(path, _WANT["time"], value)
+    why = _time_error(value)
+    if why:
+        raise InputError(f"not an RFC 3339 time: {why}", path=path)
+
+
+#: id of a type -> whether a time is somewhere below it
+_HOLDS_TIME: dict[int, bool] = {}
+
+
+def _holds_time(t: GoType) -> bool:
+    got = _HOLDS_TIME.get(id(t))
+    if got is None:
+        _HOLDS_TIME[id(t)] = False  # (no type holds itself; guards a cycle all the same)
+        if t.kind == "time":
+            got = True
+        elif t.kind == "struct":
+            got = any(_holds_time(f[0]) for f in t.fields.values())
+        else:
+            got = t.elem is not None and _holds_time(t.elem)
+        _HOLDS_TIME[id(t)] = got
+    return got
+
+
+def _times(value: Any, t: GoType, path: str) -> None:
+    """Raise the first bad time in ``value`` (at ``path``) for ``t``, in the
+    document's order, going only where the values are of their types (a
+    time's error ends Go's decoding: it wins over a wrong type met first)."""
+    if value is None or not _holds_time(t):
+        return
+    kind = t.kind
+    if kind == "time":
+        _time(value, path)
+    elif kind == "struct":
+        if isinstance(value, Mapping):
+            fields = t.fields
+            for k, v in value.items():
+                field = fields.get(k)
+                if field is not None and v is not None:
+                    _times(v, field[0], f"{path}.{k}" if path else k)
+    elif kind == "slice":
+        if isinstance(value, list | tuple):
+            assert t.elem is not None
+            for i, v in enumerate(value):
+                _times(v, t.elem, f"{path}[{i}]")
+    elif kind == "map" and isinstance(value, Mapping):
+        assert t.elem is not None
+        for k, v in value.items():
+            _times(v, t.elem, f"{path}[{k}]")
+
+
 def _check(value: Any, t: GoType, path: str) -> None:
     """Raise the first wrong type in ``value`` (at ``path``) for ``t``."""
     if value is None:
         return
     kind = t.kind
+    if type(value) is JSONNumberText:  # (a number past the float range: a number to Go)
+        if kind == "quantity" or kind == "any":
+            return
+        value = as_go_number(value)
     if kind == "struct":
         if not isinstance(value, Mapping):
             raise wrong_type(path, "a mapping", value)
@@ -83,8 +168,8 @@ def _check(value: Any, t: GoType, path: str) -> None:
         assert elem is not None
         if elem.kind == "string":
             for i, v in enumerate(value):
-                if v is not None and not isinstance(v, str):
-                    raise wrong_type(f"{path}[{i}]", "a string", v)
+                if v is not None and (not isinstance(v, str) or type(v) is JSONNumberText):
+                    raise wrong_type(f"{path}[{i}]", "a string", as_go_number(v) if type(v) is JSONNumberText else v)
             return
         for i, v in enumerate(value):
             _check(v, elem, f"{path}[{i}]")
@@ -97,9 +182,12 @@ def _check(value: Any, t: GoType, path: str) -> None:
         for k, v in value.items():
             _check(v, elem, f"{path}[{k}]")
         return
-    if kind == "string" or kind == "time":
+    if kind == "string":
         if not isinstance(value, str):
             raise wrong_type(path, _WANT[kind], value)
+        return
+    if kind == "time":
+        _time(value, path)
         return
     if kind == "bool":
         if not isinstance(value, bool):
@@ -124,12 +212,18 @@ def _check(value: Any, t: GoType, path: str) -> None:
 def check_value_types(value: Any, t: GoType, path: str) -> None:
     """``value`` at ``path`` checked against the Go type ``t``
     (:func:`check_pod_types` for a part of a pod)."""
-    _check(value, t, path)
+    try:
+        _check(value, t, path)
+    except InputError:
+        _times(value, t, path)  # (a bad time after the first wrong type wins over it)
+        raise
 
 
 def check_pod_types(doc: Mapping[str, Any]) -> None:
     """Refuse the first known field of the pod ``doc`` (a mapping) whose
     value is of the wrong JSON type: ``InputError`` with its path
-    (``spec.containers[0].ports: must be a list, got an integer``)."""
-    _check(doc, POD_TYPE, "")
+    (``spec.containers[0].ports: must be a list, got an integer``); a bad
+    time anywhere first (``metadata.creationTimestamp: must be an RFC 3339
+    time: ...``)."""
+    check_value_types(doc, POD_TYPE, "")
 

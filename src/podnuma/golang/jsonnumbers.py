@@ -20,9 +20,16 @@ Every JSON reader podnuma has for manifests, scenarios and dumps gives
 * a :class:`JSONFloat` otherwise: a ``float`` (every other field reads it
   as before) that also carries :attr:`JSONFloat.text`, which
   :func:`podnuma.api.quantity.parse_quantity` parses in its place;
-* the text itself (a ``str``) when the number is past the float range
-  (``1e400``, infinity as a float), as go-yaml leaves such a YAML scalar:
-  a quantity that large is then refused for what it is, with its value.
+* the text itself when the number is past the float range (``1e400``,
+  infinity as a float), as go-yaml leaves such a YAML scalar: a quantity
+  that large is then refused for what it is, with its value. The text is
+  a :class:`JSONNumberText`, a ``str`` (every reader takes it as the
+  string it reads from YAML) that says it was a number: the type check of
+  an API-server pod (``podnuma.api.pod_types``) refuses it in a field of
+  any type but a quantity, as Go's ``encoding/json`` refuses a number for
+  a string (``image: 1e400``). marshal and msgspec's encoders refuse it,
+  as they refuse a :class:`JSONFloat`; :func:`dumps` writes it back as
+  the bare number.
 
 Integers need nothing: Python's ``int`` is exact, and ``str`` of it is the
 text (``-0`` aside, whose quantity is the same zero).
@@ -35,7 +42,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["JSONFloat", "dumps", "go_json_number", "json_float", "with_texts"]
+__all__ = ["JSONFloat", "JSONNumberText", "as_go_number", "dumps", "go_json_number", "json_float", "with_texts"]
 
 
 class JSONFloat(float):
@@ -51,12 +58,23 @@ class JSONFloat(float):
         return json_float, (self.text,)
 
 
+class JSONNumberText(str):
+    """The text of a JSON number past the float range (``1e400``), a
+    ``str`` that remembers it was a number (see the module's docstring)."""
+
+    __slots__ = ()
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        return json_float, (str(self),)
+
+
 def json_float(text: str) -> float | str:
     """The value a JSON number with a fraction or an exponent is read as:
-    a ``float``, a :class:`JSONFloat` or (past the float range) its text."""
+    a ``float``, a :class:`JSONFloat` or (past the float range) its text,
+    a :class:`JSONNumberText`."""
     value = float(text)
     if value - value != 0.0:  # infinite (inf - inf is NaN)
-        return text
+        return JSONNumberText(text)
     if repr(value) == text:
         return value
     number = JSONFloat(value)
@@ -79,19 +97,28 @@ def go_json_number(text: str) -> float:
     return value
 
 
+def as_go_number(value: JSONNumberText) -> JSONFloat:
+    """A :class:`JSONNumberText` as :func:`go_json_number` reads its text:
+    a :class:`JSONFloat` of infinity that keeps the text."""
+    number = JSONFloat(float(value))
+    number.text = str(value)
+    return number
+
+
 def dumps(obj: Any, **options: Any) -> str:
     """``json.dumps(obj, **options)`` that writes each :class:`JSONFloat`
     as the text it was read from (``json.dumps`` writes any float by
     ``float.__repr__``: ``2.0000000000000000001`` would come back as
     ``2.0``). For a document written to be read again (a scenario built
     from the pods read, a cache key): read back through :func:`json_float`,
-    it holds the same numbers. A document without one is written as
-    ``json.dumps`` writes it."""
+    it holds the same numbers. A :class:`JSONNumberText` is written as the
+    bare number it was read from, too. A document without either is
+    written as ``json.dumps`` writes it."""
     found: list[str] = []
     mark = os.urandom(8).hex()  # (not secrets: it imports random and hashlib at start-up)
 
-    def swap(number: JSONFloat) -> str:
-        found.append(number.text)
+    def swap(number: JSONFloat | JSONNumberText) -> str:
+        found.append(number.text if type(number) is JSONFloat else str(number))
         return f"\0{mark}:{len(found) - 1}\0"
 
     text = json.dumps(_each_number(obj, swap), **options)
@@ -103,19 +130,23 @@ def dumps(obj: Any, **options: Any) -> str:
 
 
 def with_texts(obj: Any) -> Any:
-    """``obj`` with each :class:`JSONFloat` replaced by its text, a string:
+    """``obj`` with each :class:`JSONFloat` replaced by its text, a string
+    (and each :class:`JSONNumberText` by a plain ``str``):
     for a document written as YAML, where the number's text unquoted is a
     float again (go-yaml reads ``2.0000000000000000001`` as 2) while the
     string parses to the same quantity as the JSON number did
     (``ParseQuantity`` of the same text). Only quantities hold such
     numbers in a pod the API server takes."""
-    return _each_number(obj, lambda number: number.text)
+    return _each_number(obj, lambda number: number.text if type(number) is JSONFloat else str(number))
 
 
-def _each_number(obj: Any, replace: Callable[[JSONFloat], Any]) -> Any:
-    """``obj`` (JSON values) with each :class:`JSONFloat` replaced by
+def _each_number(obj: Any, replace: Callable[[Any], Any]) -> Any:
+    """``obj`` (JSON values) with each :class:`JSONFloat` (and, for
+    :func:`dumps`, each :class:`JSONNumberText`) replaced by
     ``replace(it)``, mappings and lists copied, tuples as lists."""
     if type(obj) is JSONFloat:
+        return replace(obj)
+    if type(obj) is JSONNumberText:
         return replace(obj)
     if isinstance(obj, dict):
         return {k: _each_number(v, replace) for k, v in obj.items()}

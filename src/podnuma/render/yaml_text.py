@@ -24,7 +24,7 @@ from typing import IO, Any
 
 import yaml
 
-from podnuma.golang.jsonnumbers import JSONFloat
+from podnuma.golang.jsonnumbers import JSONFloat, JSONNumberText
 from podnuma.inputs.goyaml import resolve_plain
 from podnuma.render.yaml_steps import step_text
 
@@ -152,6 +152,8 @@ def _floats_as_floats(doc: Any) -> Any:
 
 
 _SafeDumper.add_representer(JSONFloat, _json_number)
+# a JSON number past the float range, kept as its text (a ``str``): that text
+_SafeDumper.add_representer(JSONNumberText, lambda dumper, data: dumper.represent_str(str(data)))
 
 
 class _Dumper(_SafeDumper):
