@@ -44,6 +44,7 @@ __all__ = [
     "check_replaceable",
     "check_publish_names",
     "held_signals",
+    "PublishError",
     "publish_files",
     "file_name_errno",
     "close_dir_fds",
@@ -565,18 +566,41 @@ def _keep_aside(path: str, aside: str, *, regular: bool) -> None:
         _write_synced(fh, data)
 
 
+class PublishError(OSError):
+    """:func:`publish_files` failed. ``unrestored``: the previous versions
+    that could not be put back, kept under these names (none: every file
+    is as it was)."""
+
+    def __init__(self, err: int | None, strerror: str | None, filename: str, unrestored: tuple[str, ...] = ()):
+        super().__init__(err, strerror, filename)
+        self.unrestored = unrestored
+
+
+def _unused(directory: str, pattern: str) -> str:
+    """A name of ``pattern`` in ``directory`` that nothing has now."""
+    for _ in range(100):
+        path = os.path.join(directory, pattern.format(token=secrets.token_hex(_TOKEN_LEN // 2)))
+        if not os.path.lexists(path):
+            return path
+    raise OSError(errno.EEXIST, "no free temporary name", directory)
+
+
 def publish_files(files: Sequence[tuple[str, bytes]], *, mode: int = 0o644) -> None:
     """Write every file of ``files`` (path, content) or none, as far as
     POSIX allows: every content written to a temporary file beside its
     path and fsynced first; the file each will replace kept aside (a hard
-    link beside it); only then each temporary file renamed into place,
+    link beside it, else a synced copy; a file this process may neither
+    link nor read, another user's, is renamed aside at its rename
+    instead); only then each temporary file renamed into place,
     the termination signals held meanwhile (:func:`held_signals`: they
     take effect once every rename is done, or undone). When one of them
     fails, the files already renamed are put back as they were (the
     previous version renamed back, a new file removed), every temporary
     file and kept version is removed, and the directories fsynced: then
-    ``OSError`` naming the path given (never a temporary file's)."""
+    :class:`PublishError` naming the path given (never a temporary
+    file's), with the previous versions that could not be put back."""
     staged: list[tuple[str, str, str | None]] = []  # (path, temporary file, previous version kept)
+    moved: set[str] = set()  # paths whose previous version is renamed aside at the rename, not linked
     directories = list(dict.fromkeys(os.path.dirname(path) or "." for path, _ in files))
     path = files[0][0] if files else ""
 
@@ -601,7 +625,13 @@ def publish_files(files: Sequence[tuple[str, bytes]], *, mode: int = 0o644) -> N
             except FileNotFoundError:
                 st = None
             if st is not None and (stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode)):
-                kept = _fresh(directory, _KEPT, partial(_keep_aside, path, regular=stat.S_ISREG(st.st_mode)))
+                try:
+                    kept = _fresh(directory, _KEPT, partial(_keep_aside, path, regular=stat.S_ISREG(st.st_mode)))
+                except PermissionError:
+                    # another user's file (no link to it allowed, nor a copy
+                    # of its bytes): moved aside at the rename instead
+                    moved.add(path)
+                    kept = _unused(directory, _KEPT)
                 staged[-1] = (path, tmp, kept)
     except OSError as e:
         cleanup()
@@ -613,6 +643,11 @@ def publish_files(files: Sequence[tuple[str, bytes]], *, mode: int = 0o644) -> N
     with held_signals():
         try:
             for path, new, aside in staged:
+                if aside is not None and path in moved:
+                    os.rename(path, aside)
+                    done.append((path, aside))  # (put back from there should the next step fail)
+                    os.replace(new, path)
+                    continue
                 os.replace(new, path)
                 done.append((path, aside))
         except BaseException as e:
@@ -630,7 +665,7 @@ def publish_files(files: Sequence[tuple[str, bytes]], *, mode: int = 0o644) -> N
             for directory in directories:
                 _fsync_dir(directory)
             if isinstance(e, OSError):
-                raise OSError(e.errno, e.strerror, path) from None
+                raise PublishError(e.errno, e.strerror, path, tuple(sorted(unrestored))) from None
             raise
         cleanup()
         for directory in directories:

@@ -168,6 +168,56 @@ def test_publish_files_restores_a_replaced_file_and_removes_a_new_one(
     assert _snapshot(tmp_path) == before  # a put back (the same file), b removed, no temporary file
 
 
+def test_a_file_that_cannot_be_linked_aside_is_moved_aside_and_put_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another user's file, which the system lets no one link (protected
+    hard links) nor read: renamed aside at its rename instead, so it is
+    still replaced, and put back when a later rename fails."""
+    def refused(path: str, aside: str, *, regular: bool) -> None:
+        raise PermissionError(1, os.strerror(1), path)
+
+    monkeypatch.setattr(fileio, "_keep_aside", refused)
+    (tmp_path / "a").write_text("old a")
+    (tmp_path / "b").write_text("old b")
+    fileio.publish_files([(str(tmp_path / "a"), b"new a"), (str(tmp_path / "b"), b"new b")])
+    assert {p.name: p.read_text() for p in tmp_path.iterdir()} == {"a": "new a", "b": "new b"}
+    before = _snapshot(tmp_path)
+    real = os.replace
+
+    def second_fails(src: Any, dst: Any, **kwargs: Any) -> None:
+        if os.fspath(dst) == str(tmp_path / "b") and os.fspath(src).endswith(".new"):
+            raise OSError(28, os.strerror(28))
+        real(src, dst, **kwargs)
+
+    monkeypatch.setattr(os, "replace", second_fails)
+    with pytest.raises(fileio.PublishError) as e:
+        fileio.publish_files([(str(tmp_path / "a"), b"newer a"), (str(tmp_path / "b"), b"newer b")])
+    monkeypatch.setattr(os, "replace", real)
+    assert e.value.filename == str(tmp_path / "b") and e.value.unrestored == ()
+    assert _snapshot(tmp_path) == before  # the same files (inodes) back, no temporary file
+
+
+def test_a_previous_version_not_put_back_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "a").write_text("old a")
+    real = os.replace
+    count = [0]
+
+    def fails(src: Any, dst: Any, **kwargs: Any) -> None:
+        count[0] += 1
+        if count[0] >= 2:  # the second file's rename, then the first's putting back
+            raise OSError(5, os.strerror(5))
+        real(src, dst, **kwargs)
+
+    monkeypatch.setattr(os, "replace", fails)
+    with pytest.raises(fileio.PublishError) as e:
+        fileio.publish_files([(str(tmp_path / "a"), b"new a"), (str(tmp_path / "b"), b"new b")])
+    monkeypatch.setattr(os, "replace", real)
+    (kept,) = e.value.unrestored
+    assert Path(kept).parent == tmp_path and Path(kept).read_text() == "old a"
+    assert (tmp_path / "a").read_text() == "new a"
+
+
 # signals held through the renames ------------------------------------------
 
 _SIGNALLED = """\
@@ -322,3 +372,26 @@ def test_check_publish_names_counts_bytes_and_the_temporary_names(tmp_path: Path
     deep = str(tmp_path / "/".join(["d" * 200] * 25) / "replay.yaml")
     got = fileio.check_publish_names([deep])
     assert got is not None and got[0] == deep and "its path" in got[1]
+
+
+def test_a_file_a_scenario_input_names_is_not_replaced(tmp_path: Path) -> None:
+    """A ``kubeletConfigFile`` named by the scenario given to
+    ``--kubelet-config`` is read too: writing the scenario over it is
+    refused (after the search: the file is known once the inputs are
+    read), and it stays as it was."""
+    (tmp_path / "big.yaml").write_text(BIG)
+    config = tmp_path / "cfg.yaml"
+    text = ("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+            "cpuManagerPolicy: static\nreservedSystemCPUs: '0'\n")
+    config.write_text(text)
+    (tmp_path / "wrap.yaml").write_text("kind: Scenario\nkubeletConfigFile: cfg.yaml\n")
+    code, out, err = _run("advise", str(tmp_path / "big.yaml"), "--kubelet-config", str(tmp_path / "wrap.yaml"),
+                          "--as-scenario", str(config))
+    assert code == 2 and out == ""
+    assert _one_error(err).startswith(f"error: {config}: --as-scenario: cannot write: it is the input file ")
+    assert config.read_text() == text
+    # elsewhere, the same run writes its scenario
+    code, out, err = _run("advise", str(tmp_path / "big.yaml"), "--kubelet-config", str(tmp_path / "wrap.yaml"),
+                          "--as-scenario", str(tmp_path / "replay.yaml"))
+    assert code == 0, err
+    assert yaml.safe_load((tmp_path / "replay.yaml").read_text())["kind"] == "Scenario"

@@ -201,6 +201,9 @@ def test_a_body_that_is_not_a_json_object_says_so(server: str, endpoint: str) ->
         (b'{"pod": "x"}', {}, f"request body: no Content-Type, not application/json ({send_json})"),
         (b'["x"]', {"Content-Type": "application/json"}, "request body: expected a JSON object, found a list"),
         (b'"x"', {"Content-Type": "application/json"}, "request body: expected a JSON object, found a string"),
+        # a number as written (its text kept, past the float range too): a number all the same
+        *((text, {"Content-Type": "application/json"}, "request body: expected a JSON object, found a number")
+          for text in (b"2.5", b"2.5e0", b"1E2", b"1e400", b"-0.0")),
     ):
         status, _, data = send(server, "POST", endpoint, body, headers)
         assert problems(status, data) == [want], (body, headers)

@@ -36,6 +36,7 @@ from podnuma.cli.options import (
 )
 from podnuma.errors import InputError
 from podnuma.fileio import check_publish_names, publish_files
+from podnuma.inputs.documents import files_read
 from podnuma.inputs.overrides import parse_overrides
 from podnuma.inputs.text import TextInput
 from podnuma.render.advice import advice_header, render_diff, render_yaml
@@ -70,7 +71,8 @@ def _scenario_text(path: str, scenario: object) -> bytes:
     return text.encode("utf-8")
 
 
-def _write_all(files: Sequence[tuple[str, bytes]], inputs: Sequence[str | None]) -> None:
+def _write_all(files: Sequence[tuple[str, bytes]], inputs: Sequence[str | None],
+               read: Mapping[tuple[int, int], str]) -> None:
     """Write every file of ``files`` (path, content), or none: each path
     checked first (:func:`check_output_file`, :func:`_check_names`, none
     of them an input: :func:`_check_not_inputs`), then published by
@@ -82,12 +84,19 @@ def _write_all(files: Sequence[tuple[str, bytes]], inputs: Sequence[str | None])
         check_output_file(path, "--as-scenario")
     _check_names([path for path, _ in files])
     _check_not_inputs([path for path, _ in files], inputs)
+    for path, _ in files:  # (nor a file the inputs named and the command read: a kubeletConfigFile...)
+        given = read.get(_identity(path) or (-1, -1))
+        if given is not None:
+            raise InputError(f"--as-scenario: cannot write: it is the input file {given} (an output never "
+                             "replaces an input: write the scenario elsewhere)", file=path)
     try:
         publish_files(files, mode=0o644)
     except OSError as e:
         where = e.filename if isinstance(e.filename, str) else (files[0][0] if files else None)
-        raise InputError(f"--as-scenario: cannot write: {e.strerror or e} (nothing written: every file is "
-                         "as it was)", file=where) from None
+        kept = getattr(e, "unrestored", ())
+        after = ("nothing written: every file is as it was" if not kept else
+                 "some files could not be put back: their previous versions are kept as " + ", ".join(kept))
+        raise InputError(f"--as-scenario: cannot write: {e.strerror or e} ({after})", file=where) from None
 
 
 def _check_names(paths: Sequence[str]) -> None:
@@ -213,7 +222,7 @@ def advise_command(
         guard(lambda: _check_shapes_not_inputs(scenario_path, inputs))
     pods = [partial(TextInput.read, path, what="pod") for path in files]
     pool = shared_pool_cpus
-    with progress_bar("advising pods") as advance:
+    with progress_bar("advising pods") as advance, files_read() as read:
         got = guard(lambda: whatif.advise(
             pods, read_input(node_file, "node"), read_input(config_file, "kubelet configuration"),
             shared_pool_cpus=pool, note=note, strategy=strategy, sidecars=sidecars,
@@ -252,7 +261,7 @@ def advise_command(
             change = a.shape.change if a.shape is not None else "another node shape"
             shape_notes.append(f"{target}: {replay_label(labels, r)} on the other node shape ({change}): "
                                + _steps_words(r))
-        guard(lambda: _write_all(writes, inputs))
+        guard(lambda: _write_all(writes, inputs, read))
         for line in [*_replay_notes(as_scenario, got.advices, got.replay), *shape_notes]:
             note(line)
     guard(lambda: echo(text))

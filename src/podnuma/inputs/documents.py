@@ -23,6 +23,7 @@ decoder refuses the last two).
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
@@ -30,6 +31,7 @@ import re
 import stat
 import sys
 from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from podnuma.errors import InputError
@@ -50,6 +52,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "STDIN",
+    "files_read",
     "STDIN_NAME",
     "Document",
     "field_path_under",
@@ -1178,7 +1181,30 @@ def _open_nowait(name: str, flags: int) -> int:
         except BaseException:
             os.close(fd)
             raise
+    seen = _FILES_READ.get()
+    if seen is not None:
+        st = os.fstat(fd)
+        if stat.S_ISREG(st.st_mode):
+            seen.setdefault((st.st_dev, st.st_ino), name)
     return fd
+
+
+#: the regular files opened for reading within :func:`files_read`
+_FILES_READ: ContextVar[dict[tuple[int, int], str] | None] = ContextVar("podnuma_files_read", default=None)
+
+
+@contextlib.contextmanager
+def files_read() -> Iterator[dict[tuple[int, int], str]]:
+    """Within the block, every regular file an input reader opens (a file
+    the command line names, one a scenario's field names, a checkpoint)
+    recorded by its device and inode, with the name it was opened by: a
+    command that writes files checks that none of them is one it read."""
+    seen: dict[tuple[int, int], str] = {}
+    token = _FILES_READ.set(seen)
+    try:
+        yield seen
+    finally:
+        _FILES_READ.reset(token)
 
 
 def read_limited(path: str | Path, limit: int, *, wait: str | None = None) -> bytes:

@@ -78,7 +78,7 @@ from starlette.routing import Route, Router
 
 from podnuma.errors import InputError
 from podnuma.fieldkit import inert, type_name
-from podnuma.golang.jsonnumbers import JSONFloat, go_json_number
+from podnuma.golang.jsonnumbers import JSONFloat, JSONNumberText, go_json_number
 from podnuma.inputs.documents import load_json
 from podnuma.inputs.limits import DEFAULT_LIMITS
 from podnuma.service.fleet import MAX_DUMP_DIRS, MAX_DUMP_FILES, dump_size_problem
@@ -536,12 +536,18 @@ def _read_body(body: bytes) -> Any:
     try:
         # (a number with a fraction or an exponent keeps its text, past the
         # float range too: a refusal shows it as sent, 2.5e0 not 2.5)
-        return load_json(body, name=BODY_NAME, limits=DEFAULT_LIMITS.with_bytes(max(len(body), 1)),
-                         numbers=go_json_number)
+        got = load_json(body, name=BODY_NAME, limits=DEFAULT_LIMITS.with_bytes(max(len(body), 1)),
+                        numbers=go_json_number)
     except InputError as e:
         raise BodyError(service.error_message(e)) from None
     except RecursionError:  # (load_json words its own; this one is the last resort)
         raise BodyError(f"{BODY_NAME}: nested too deeply") from None
+    if isinstance(got, JSONFloat | JSONNumberText):
+        # a body that is one number, kept with its text: a plain float, so
+        # that it is refused as any number is (a model would take a float
+        # subclass's attributes for its fields)
+        return float(got)
+    return got
 
 
 class _BoundedJSONRoute(APIRoute):
