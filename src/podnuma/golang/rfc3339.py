@@ -158,11 +158,14 @@ def civil_from_days(days: int) -> tuple[int, int, int]:
 
 
 def format_utc(seconds: int) -> str:
-    """The UTC time ``seconds`` after the Unix epoch as ``metav1.Time``
-    writes it (RFC 3339 to the second, ``Z``; years 0 to 9999)."""
+    """The UTC time ``seconds`` after the Unix epoch as Go's
+    ``Format(time.RFC3339)`` writes it, to the second: the year in at least
+    four digits, after a ``-`` when it is before year 0 (``-0001``: a year
+    0 time with a positive offset), five past 9999."""
     days, rest = divmod(seconds, 86400)
     year, month, day = civil_from_days(days)
-    return f"{year:04d}-{month:02d}-{day:02d}T{rest // 3600:02d}:{rest // 60 % 60:02d}:{rest % 60:02d}Z"
+    shown = f"-{-year:04d}" if year < 0 else f"{year:04d}"
+    return f"{shown}-{month:02d}-{day:02d}T{rest // 3600:02d}:{rest // 60 % 60:02d}:{rest % 60:02d}Z"
 
 
 #: Go's zero ``time.Time`` (0001-01-01T00:00:00Z), in seconds from the epoch
