@@ -161,6 +161,21 @@ def test_pods_dump_identity_fields_say_what_is_wrong(
     assert res.output.startswith(f"error: {dump}: {message} (line 1, column "), res.output
 
 
+@pytest.mark.parametrize("field", ["uid", "name", "namespace"])
+def test_pods_dump_identity_number_past_the_float_range_is_a_number(tmp_path: Path, field: str) -> None:
+    """``1e400`` (kept as its text by the JSON reader) is a number, not the
+    string "1e400", as for any other number in a string field."""
+    sd = _state_dir(tmp_path, 0)
+    meta = {"uid": "u", "name": "db", "namespace": "d"}
+    meta[field] = "BIG"
+    dump = tmp_path / "pods.json"
+    dump.write_text(json.dumps({"kind": "List", "items": [{"metadata": meta}]}).replace('"BIG"', "1e400"))
+    res = _run("state", "inspect", str(sd), "--pods", str(dump))
+    assert res.exit_code == 2, res.output
+    assert res.output.startswith(f"error: {dump}: items[0].metadata.{field}: must be a string, got a number"), \
+        res.output
+
+
 @pytest.mark.parametrize(("config", "manager", "policies", "file"), [
     ({"cpuManagerPolicy": "static", "reservedSystemCPUs": "0"}, "memory",
      '[memorymanager] configured policy "None" differs from state checkpoint policy "Static"',

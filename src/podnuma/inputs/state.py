@@ -35,6 +35,7 @@ from podnuma.cm.memorymanager import checkpoint as mem_ckpt
 from podnuma.errors import InputError
 from podnuma.fieldkit import wrong_type
 from podnuma.golang.json import GoJSONError, JSONNumber, JSONObject, go_json_parse
+from podnuma.golang.jsonnumbers import JSONNumberText
 from podnuma.inputs.documents import (
     Document,
     field_path_under,
@@ -240,7 +241,7 @@ def _required_string(doc: Document, meta: dict[str, Any], key: str, path: str, e
     value = meta.get(key)
     if value is None:
         raise doc.enrich(InputError("required field is missing", path=path))
-    if not isinstance(value, str):
+    if not isinstance(value, str) or type(value) is JSONNumberText:  # (1e400: a number, kept as its text)
         raise doc.enrich(wrong_type(path, "a string", value))
     if not value:
         raise doc.enrich(required(path, empty))
@@ -273,7 +274,7 @@ def read_pods_dump(path: str | Path) -> dict[str, PodRef]:
         uid = _required_string(doc, meta, "uid", f"{where}metadata.uid", "must not be empty")
         pod_name = _required_string(doc, meta, "name", f"{where}metadata.name", "name or generateName is required")
         namespace = meta.get("namespace")
-        if namespace is not None and not isinstance(namespace, str):
+        if namespace is not None and (not isinstance(namespace, str) or type(namespace) is JSONNumberText):
             raise doc.enrich(wrong_type(f"{where}metadata.namespace", "a string", namespace))
         try:
             check_dns_subdomain(pod_name, f"{where}metadata.name")
