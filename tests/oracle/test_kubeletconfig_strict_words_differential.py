@@ -255,3 +255,74 @@ def test_kubelet_configuration_duplicates_decode_leniently(oracle_binary: str, t
           f"{len(mismatches)} differences")
     assert not mismatches, "\n".join(mismatches[:10])
     assert warned > len(items) // 2
+
+
+#: files with keys given twice and unknown fields, and the --set items
+#: applied to them (each a flag's: the kubelet applies its flags to what
+#: its file decoded to, so the warning it logged is the file's)
+SET_FILES = [
+    ("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nmaxPods: 10\nzzz: 1\n"
+     "maxPods: 20\naaa: 2\n", ("podPidsLimit=5",)),
+    ("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nzzz: 1\naaa: 2\n"
+     "kubeReserved:\n  cpu: 100m\n  cpu: 200m\n", ("kubeReserved.cpu=300m", "maxPods=7")),
+    ('{"apiVersion": "kubelet.config.k8s.io/v1beta1", "kind": "KubeletConfiguration", "zzz": 1, "maxPods": 3, '
+     '"maxPods": 4, "aaa": 2}', ("podPidsLimit=5",)),
+    ("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nmaxPods: 10\nmaxPods: 20\n",
+     ("maxPods=30",)),
+]
+
+
+def test_set_keeps_the_files_warning(oracle_binary: str, tmp_path: Path) -> None:
+    """``--set`` (a flag) leaves the warning the file's decoding gave:
+    the same, word for word, with and without it."""
+    from podnuma.inputs.overrides import parse_overrides
+    from podnuma.inputs.pods import load_config_text
+    from podnuma.inputs.text import TextInput
+
+    paths = _write(tmp_path, [(str(i), text) for i, (text, _) in enumerate(SET_FILES)])
+    decoded = _oracle(oracle_binary, *map(str, paths))
+    for (_, items), path, dec in zip(SET_FILES, paths, decoded, strict=True):
+        theirs = dec.get("warning", "")
+        assert theirs, dec
+        src = TextInput.read(path, what="kubelet configuration")
+        assert load_config_text(src).decode_warning == theirs
+        assert load_config_text(src, parse_overrides(items)).decode_warning == theirs
+
+
+#: pairs of YAML mapping keys: go-yaml decodes a mapping into a Go map
+#: keyed by interface{}, so a key is "already set" only when it is the same
+#: Go value (type and value; a NaN is never the same, -0.0 is 0.0)
+_KEY_PAIRS = (
+    ("1", "1.0"), ("true", "'true'"), ("1", "'1'"), ("1e3", "1000"), (".nan", ".nan"), ("1", "1"),
+    ("1.0", "1.0"), ("'a'", "a"), ("0x10", "16"), ("0.0", "-0.0"), ("1", "0x1"), ("false", "False"),
+    ("~", "null"), ("1.5", "1.50"), ("'1.0'", "1.0"), ("a", "'b'"), (".inf", ".Inf"), ("2", "+2"),
+)
+
+
+def test_duplicate_keys_compared_as_go_values(oracle_binary: str, tmp_path: Path) -> None:
+    """The warning for two keys of one mapping, word for word. (Two Go keys
+    that make one JSON key are not "already set", and the value the
+    kubelet keeps for that key is whichever its map's random order meets
+    last: not compared.)"""
+    head = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncpuManagerPolicyOptions:\n"
+    items = [(f"{a}/{b}", f"{head}  {a}: v1\n  {b}: v2\n") for a, b in _KEY_PAIRS]
+    paths = _write(tmp_path, items)
+    decoded = _oracle(oracle_binary, *map(str, paths))
+    mismatches = []
+    warned = 0
+    for (name, _), path, dec in zip(items, paths, decoded, strict=True):
+        try:
+            cfg = load_config_file(path)
+        except (InputError, KubeletStartupError) as e:
+            if "error" not in dec:
+                mismatches.append(f"{name}: the kubelet loads it; podnuma refuses: {e}")
+            continue
+        if "error" in dec:
+            mismatches.append(f"{name}: the kubelet refuses it ({dec['error']}); podnuma loads it")
+            continue
+        theirs = dec.get("warning", "")
+        warned += bool(theirs)
+        if cfg.decode_warning != theirs:
+            mismatches.append(f"{name}: podnuma {cfg.decode_warning!r} != kubelet {theirs!r}")
+    assert not mismatches, "\n".join(mismatches)
+    assert 0 < warned < len(items)

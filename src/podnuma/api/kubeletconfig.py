@@ -38,6 +38,7 @@ import struct
 from collections.abc import Mapping
 from typing import Any, Final
 
+from podnuma.api._kubeletconfig_gotypes_v137 import GO_FIELDS as _GO_FIELDS
 from podnuma.api._kubeletconfig_v137 import DURATION_FIELDS as _DURATION_FIELDS
 from podnuma.api._kubeletconfig_v137 import SCHEMA as _SCHEMA
 from podnuma.api.featuregates import FeatureGates, aggregate_message
@@ -64,12 +65,15 @@ from podnuma.golang.duration import (
     format_duration,
     parse_duration,
 )
-from podnuma.golang.strconv import go_format_float_v, go_quote
+from podnuma.golang.jsonnumbers import JSONFloat, JSONNegativeZero
+from podnuma.golang.strconv import go_format_float_v, go_json_format_float, go_quote
 from podnuma.machine.cpuset import CPUSet, parse_go_cpuset
 
 __all__ = [
     "API_VERSION",
     "KIND",
+    "GATES_FLAGS",
+    "GATES_PANIC",
     "KubeletConfig",
     "ReservedMemory",
     "Threshold",
@@ -547,9 +551,71 @@ _INT_RANGES: Final = {
 }
 
 
-def _check_scalar(value: object, kind: str, path: str) -> None:
+#: the Go type of a schema kind in encoding/json's words
+_GO_KIND_TYPES: Final = {"float": "float64", "any": "string"}
+
+
+class _GoNumbers:
+    """How the numbers of a configuration file reach Go's decoder, for the
+    words of one it refuses: ``json``, as the JSON text has them (an int
+    field takes only an integer literal in its range, ``1e2`` and ``1.0``
+    are not, a float field only one within the float64 range); else as
+    ``sigs.k8s.io/yaml`` writes go-yaml's values into the JSON it decodes
+    (a float by Go's encoding/json: ``100``, ``1e+21``)."""
+
+    def __init__(self, json_text: bool) -> None:
+        self.json_text = json_text
+
+    def text(self, value: int | float) -> str:
+        """The number's text as the decoder meets it."""
+        if isinstance(value, int):
+            return "-0" if isinstance(value, JSONNegativeZero) else str(value)
+        if self.json_text:
+            return value.text if isinstance(value, JSONFloat) else repr(value)
+        return go_json_format_float(value)
+
+    def refuse(self, value: int | float, gopath: str, kind: str, path: str, *, text: bool) -> InputError:
+        """encoding/json's error for the number ``value`` in the field at
+        ``gopath`` (its schema path; ``kind``, its schema kind), the number
+        named when ``text`` (what strconv cannot read as the field's type)."""
+        struct, where, gotype = _GO_FIELDS.get(
+            gopath, ("KubeletConfiguration", gopath, _GO_KIND_TYPES.get(kind, kind)))
+        number = f"number {self.text(value)}" if text else "number"
+        return InputError(f"failed to decode: json: cannot unmarshal {number} into Go struct field "
+                          f"{struct}.{where} of type {gotype}", path=path)
+
+    def check(self, value: object, kind: str, gopath: str, path: str) -> bool:
+        """Refuse a number the field of ``kind`` does not take; ``False``:
+        ``value`` is not a number (the caller checks it)."""
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return False
+        if kind in _INT_RANGES:
+            low, high = _INT_RANGES[kind]
+            whole = value if isinstance(value, int) else None
+            if isinstance(value, float) and not self.json_text and value.is_integer() and abs(value) < 1e21:
+                whole = int(value)  # written as an integer literal
+            if whole is None or not low <= whole <= high or low == 0 and isinstance(whole, JSONNegativeZero):
+                raise self.refuse(value, gopath, kind, path, text=True)
+        elif kind == "float":
+            try:
+                finite = math.isfinite(float(value))
+            except OverflowError:
+                finite = False
+            if not finite:
+                raise self.refuse(value, gopath, kind, path, text=True)
+        elif kind != "any" or gopath in _GO_FIELDS:
+            # a string, a bool, a metav1.Time: any number is refused
+            raise self.refuse(value, gopath, kind, path, text=False)
+        return True
+
+
+def _check_scalar(value: object, kind: str, path: str, go: _GoNumbers | None = None, gopath: str = "") -> None:
     """The JSON value decodes into a Go field of ``kind`` (else the kubelet
-    fails to decode the document, strictly or not)."""
+    fails to decode the document, strictly or not). ``go``: a number is
+    refused as the kubelet's decoder refuses it, in its words (see
+    :class:`_GoNumbers`), ``gopath`` the field's schema path."""
+    if go is not None and go.check(value, kind, gopath, path):
+        return
     if kind == "any":
         return
     if kind == "string":
@@ -569,7 +635,9 @@ def _check_scalar(value: object, kind: str, path: str) -> None:
             raise InputError(f"value {value} out of range for {kind}", path=path)
 
 
-def _check_duration(value: object, how: str, path: str) -> None:
+def _check_duration(
+    value: object, how: str, path: str, go: _GoNumbers | None = None, gopath: str = ""
+) -> None:
     """A ``metav1.Duration`` field (``how``: see ``DURATION_FIELDS``) decodes
     as ``metav1.Duration.UnmarshalJSON`` does it
     (``k8s.io/apimachinery/pkg/apis/meta/v1/duration.go``): the JSON string
@@ -582,6 +650,18 @@ def _check_duration(value: object, how: str, path: str) -> None:
         if how != "value":
             return  # a pointer left nil, or an integer left as it was
         value = ""
+    if how == "flush" and go is not None and not isinstance(value, bool) and isinstance(value, (int, float)):
+        # a number of nanoseconds: an int64 literal, else the decoder's
+        # error as the duration's
+        if not (isinstance(value, int) or not go.json_text and value.is_integer() and abs(value) < 1e21) \
+                or not _INT_RANGES["int64"][0] <= int(value) <= _INT_RANGES["int64"][1]:
+            number = go.text(value)
+            raise InputError(f'failed to decode: invalid duration {go_quote(number)}: json: cannot unmarshal '
+                             f'number {number} '
+                             "into Go value of type time.Duration", path=path)
+        return
+    if how != "flush" and go is not None and not isinstance(value, bool) and isinstance(value, (int, float)):
+        raise go.refuse(value, gopath, "string", path, text=False)
     if how == "flush" and not isinstance(value, str):
         if isinstance(value, float) and value.is_integer():
             value = int(value)
@@ -611,6 +691,9 @@ def strict_decoding_error(doc: Mapping[str, Any], schema: Any = _SCHEMA, *, sort
     sorted (``sigs.k8s.io/yaml``), so the fields are met in that order."""
     problems: list[str] = []
     reported: set[str] = set()
+    # a file's numbers are refused in the decoder's words (the JSON text's
+    # number, or the one the YAML's value is written as)
+    go = _GoNumbers(isinstance(doc, JSONObject)) if isinstance(doc, (JSONObject, YAMLObject)) else None
     if isinstance(doc, YAMLObject):
         sort_keys = True
         if doc.duplicates:
@@ -622,22 +705,22 @@ def strict_decoding_error(doc: Mapping[str, Any], schema: Any = _SCHEMA, *, sort
             reported.add(text)
             problems.append(text)
 
-    def walk(value: object, schema: Any, path: str) -> None:
+    def walk(value: object, schema: Any, path: str, gopath: str) -> None:
         how = _DURATION_FIELDS.get(path) if isinstance(schema, str) else None
         if how is not None:
-            _check_duration(value, how, path)
+            _check_duration(value, how, path, go, gopath)
             return
         if value is None:
             return  # null leaves the Go field as it is
         if isinstance(schema, str):
-            _check_scalar(value, schema, path)
+            _check_scalar(value, schema, path, go, gopath)
             return
         kind, inner = schema
         if kind == "list":
             if not isinstance(value, (list, tuple)):
                 raise wrong_type(path, "a list", value)
             for i, item in enumerate(value):
-                walk(item, inner, f"{path}[{i}]")
+                walk(item, inner, f"{path}[{i}]", gopath)
             return
         obj = expect_mapping(value, path)
         pairs = obj.pairs if isinstance(obj, JSONObject) else list(obj.items())
@@ -653,14 +736,15 @@ def strict_decoding_error(doc: Mapping[str, Any], schema: Any = _SCHEMA, *, sort
                     report("unknown", where)
                     continue
                 sub = inner[key]
+                subpath = f"{gopath}.{key}" if gopath else key
             else:
-                sub = inner
+                sub, subpath = inner, gopath
             if key in seen:
                 report("duplicate", where)
             seen.add(key)
-            walk(item, sub, where)
+            walk(item, sub, where, subpath)
 
-    walk(doc, schema, "")
+    walk(doc, schema, "", "")
     return "strict decoding error: " + ", ".join(problems) if problems else ""
 
 
@@ -881,7 +965,18 @@ def check_config_file_type(doc: Mapping[str, Any], *, from_yaml: bool = False) -
                          f"give apiVersion: {API_VERSION}", path="apiVersion")
 
 
-def load_kubelet_config(doc: Mapping[str, Any]) -> KubeletConfig:
+#: how the kubelet refuses a feature gate of its configuration file: the
+#: v1beta1 defaulting (``pkg/kubelet/apis/config/v1beta1/defaults.go``)
+#: merges the file's gates into a copy of the process's and panics when
+#: one cannot be set; the process dies with Go's "panic: " before the text
+GATES_PANIC: Final = "panic: failed to merge global and in-flight KubeletConfiguration while setting defaults, error"
+#: how the kubelet refuses a feature gate given by a flag (and how podnuma
+#: words a scenario's configuration, whose gates the scenario contract
+#: sets first): ``cmd/kubelet/app/server.go``
+GATES_FLAGS: Final = "failed to set feature gates from initial flags-based config"
+
+
+def load_kubelet_config(doc: Mapping[str, Any], *, gates_words: str = GATES_FLAGS) -> KubeletConfig:
     """Decode a ``KubeletConfiguration`` document as the kubelet's codec
     does and apply the v1beta1 defaults.
 
@@ -889,7 +984,8 @@ def load_kubelet_config(doc: Mapping[str, Any]) -> KubeletConfig:
     warning in ``decode_warning``. Raises ``InputError`` (with the field
     path) for values of the wrong type and unparsable quantities, and
     ``KubeletStartupError`` when the feature gates cannot be set (the
-    kubelet's first start-up step).
+    kubelet's first start-up step), in ``gates_words`` (:data:`GATES_FLAGS`,
+    or :data:`GATES_PANIC` for the kubelet's own file) before the reason.
     """
     raw = expect_mapping(doc, "")
     warning = strict_decoding_error(raw)
@@ -924,9 +1020,7 @@ def load_kubelet_config(doc: Mapping[str, Any]) -> KubeletConfig:
         try:
             gates = FeatureGates.from_mapping(settings)
         except KubeletStartupError as e:
-            raise KubeletStartupError(
-                f"failed to set feature gates from initial flags-based config: {e}"
-            ) from None
+            raise KubeletStartupError(f"{gates_words}: {e}") from None
 
     cpus_text = string_field("reservedSystemCPUs", "")
     reserved_cpus: CPUSet | None = None

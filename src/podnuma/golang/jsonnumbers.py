@@ -42,7 +42,10 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["JSONFloat", "JSONNumberText", "as_go_number", "dumps", "go_json_number", "json_float", "with_texts"]
+__all__ = [
+    "JSONFloat", "JSONNegativeZero", "JSONNumberText", "as_go_number", "dumps", "go_json_integer", "go_json_number", "go_json_number_text",
+    "json_float", "with_texts",
+]
 
 
 class JSONFloat(float):
@@ -95,6 +98,39 @@ def go_json_number(text: str) -> float:
         number.text = text
         return number
     return value
+
+
+def go_json_number_text(text: str) -> JSONFloat:
+    """A JSON number with a fraction or an exponent as a :class:`JSONFloat`
+    that always keeps its text (``1.0`` too, which a Go int field refuses
+    where the integer ``1`` is taken; past the float range, infinity)."""
+    number = JSONFloat(float(text))
+    number.text = text
+    return number
+
+
+class JSONNegativeZero(int):
+    """The JSON integer ``-0``: zero, whose text an unsigned Go field
+    refuses (``strconv.ParseUint`` takes no sign)."""
+
+    __slots__ = ()
+
+    def __reduce__(self) -> tuple[object, tuple[str, int]]:
+        return go_json_integer, ("-0", 0)
+
+
+def go_json_integer(text: str, max_digits: int) -> int | JSONFloat:
+    """A JSON integer: an ``int``, or, when it has more digits than Python
+    converts (``max_digits``: ``sys.get_int_max_str_digits()``, 0 for no
+    limit), the :class:`JSONFloat` of :func:`go_json_number_text` (Go's
+    decoder reads any number text; no field of a Go int type takes one that
+    long, a float field refuses it as past its range, an unknown field
+    skips it)."""
+    if max_digits and len(text.lstrip("-")) > max_digits:
+        return go_json_number_text(text)
+    if text == "-0":
+        return JSONNegativeZero(0)
+    return int(text)
 
 
 def as_go_number(value: JSONNumberText) -> JSONFloat:

@@ -10,7 +10,7 @@ from typing import Final
 
 __all__ = [
     "go_quote", "quote_rune", "parse_go_bool", "go_atoi", "parse_int64", "parse_int64_error", "go_format_float_v",
-    "go_format_float_g",
+    "go_format_float_g", "go_json_format_float",
 ]
 
 _SHORT_ESCAPES: Final = {7: "\\a", 8: "\\b", 12: "\\f", 10: "\\n", 13: "\\r", 9: "\\t", 11: "\\v"}
@@ -122,6 +122,27 @@ def go_format_float_g(x: float, bits: int = 64) -> str:
         mant = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
         return f"{sign}{mant}e{'-' if exp10 < 0 else '+'}{abs(exp10):02d}"
     dp = exp10 + 1  # the decimal point's place after the first digit
+    if dp <= 0:
+        return f"{sign}0.{'0' * -dp}{digits}"
+    if dp >= len(digits):
+        return f"{sign}{digits}{'0' * (dp - len(digits))}"
+    return f"{sign}{digits[:dp]}.{digits[dp:]}"
+
+
+def go_json_format_float(x: float) -> str:
+    """A finite float64 as Go's ``encoding/json`` writes it: the shortest
+    digits that read back, plain (``100``, ``0.5``,
+    ``100000000000000000000``) unless its magnitude is below 1e-6 or at
+    least 1e21, then in ``e`` form with a two-digit negative exponent
+    shortened (``1e+21``, ``1e-7``)."""
+    if x == 0:
+        return "-0" if str(x).startswith("-") else "0"
+    negative, digits, exp10 = _shortest_float64(x)
+    sign = "-" if negative else ""
+    if abs(x) < 1e-6 or abs(x) >= 1e21:
+        mant = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+        return f"{sign}{mant}e{'-' if exp10 < 0 else '+'}{abs(exp10)}"
+    dp = exp10 + 1
     if dp <= 0:
         return f"{sign}0.{'0' * -dp}{digits}"
     if dp >= len(digits):

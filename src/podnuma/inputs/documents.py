@@ -32,7 +32,7 @@ import stat
 import sys
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, Literal
 
 from podnuma.errors import InputError
 from podnuma.golang.jsonnumbers import json_float
@@ -394,7 +394,7 @@ def _compose(
         raise e.in_file(name) from None
 
 
-def _check_size(text: str, name: str, limits: ReadLimits) -> None:
+def _check_size(text: str | bytes, name: str, limits: ReadLimits) -> None:
     # text already read through read_bytes is within the limit; this catches
     # text from elsewhere (a request field, a string built by a caller)
     if len(text) > limits.max_bytes:
@@ -421,21 +421,128 @@ def parse_documents(
     return out
 
 
-#: a character go-yaml v2's reader refuses ("control characters are not
-#: allowed"; the printable set of the YAML 1.1 spec, the one PyYAML's reader
-#: has too); a lone surrogate is left to :func:`_compose`
-_GO_YAML_UNPRINTABLE = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ud800-\udfff\ue000-\ufffd\U00010000-\U0010ffff]")
-#: the bytes go-yaml v2's reader takes from its input at a time (every
-#: character of a chunk is checked when the chunk is read)
+#: a character go-yaml v2's reader refuses (see :func:`_go_yaml_printable`)
+_GO_YAML_UNPRINTABLE = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+#: the bytes go-yaml v2's reader takes from its input at a time, less the
+#: bytes of an incomplete character carried over from the read before
 _GO_YAML_CHUNK = 512
 
 
-def _go_yaml_reached(text: str) -> int:
-    """How many bytes of ``text`` (as UTF-8) go-yaml v2's reader has taken,
-    and so checked, when its parser has the first document (or has failed
-    in it): the scanner looks at most four characters past the start of the
-    token that ends the document (or of its problem), and the reader reads
-    whole chunks."""
+def _go_yaml_printable(value: int) -> bool:
+    """A character go-yaml v2's reader takes (else "control characters are
+    not allowed": the printable set of the YAML 1.1 spec)."""
+    return (value in (0x09, 0x0A, 0x0D, 0x85) or 0x20 <= value <= 0x7E or 0xA0 <= value <= 0xD7FF
+            or 0xE000 <= value <= 0xFFFD or 0x10000 <= value <= 0x10FFFF)
+
+
+class _GoYAMLRead:
+    """go-yaml v2's reader (``readerc.go``, ``yaml_parser_update_buffer``)
+    over the bytes of a file: the encoding from a byte order mark (UTF-16LE,
+    UTF-16BE, UTF-8, none: UTF-8); each read takes 512 bytes less those of
+    an incomplete character carried over from the read before, and every
+    character of what was read is decoded and checked, the first problem
+    ending the reading.
+
+    Decoded here in full, whatever the problems (a byte the reader would
+    refuse stands as a space, so that the text can be parsed): ``text``;
+    ``ends``, the byte offset after each character; ``reads``, the byte
+    offset where each read ends and the number of characters decoded by
+    then; ``problem``, the first problem met: (the read it is met in, its
+    character index, go-yaml's words)."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        chars: list[str] = []
+        self.ends: list[int] = []
+        self.reads: list[tuple[int, int]] = []
+        self.problem: tuple[int, int, str] | None = None
+        if data.startswith(b"\xff\xfe"):
+            encoding, pos = "le", 2
+        elif data.startswith(b"\xfe\xff"):
+            encoding, pos = "be", 2
+        elif data.startswith(b"\xef\xbb\xbf"):
+            encoding, pos = "utf8", 3
+        else:
+            encoding, pos = "utf8", 0
+        size = len(data)
+        read_end = 0
+        while True:
+            eof = read_end == size
+            if not eof:
+                read_end += min(_GO_YAML_CHUNK - max(0, read_end - pos), size - read_end)
+            while pos < read_end:
+                value, width, problem = self._char(pos, read_end, eof, encoding)
+                if width == 0:
+                    break  # incomplete: carried over to the next read
+                if problem is None and not _go_yaml_printable(value):
+                    problem = f"control characters are not allowed: #x{value:04x}"
+                if problem is not None:
+                    if self.problem is None:
+                        self.problem = (len(self.reads), len(chars), problem)
+                    value = 0x20
+                chars.append(chr(value))
+                pos += width
+                self.ends.append(pos)
+            self.reads.append((read_end, len(chars)))
+            if eof:
+                break
+        self.text = "".join(chars)
+
+    def _char(self, pos: int, read_end: int, eof: bool, encoding: str) -> tuple[int, int, str | None]:
+        """The character at ``pos``: (its value, its width, a problem);
+        width 0: incomplete, more to read."""
+        data, avail = self.data, read_end - pos
+        if encoding == "utf8":
+            octet = data[pos]
+            width = 1 if octet < 0x80 else 2 if octet & 0xE0 == 0xC0 else 3 if octet & 0xF0 == 0xE0 \
+                else 4 if octet & 0xF8 == 0xF0 else 0
+            if width == 0:
+                return 0, 1, "invalid leading UTF-8 octet"
+            if width > avail:
+                return (0, avail, "incomplete UTF-8 octet sequence") if eof else (0, 0, None)
+            value = octet & (0x7F, 0x1F, 0x0F, 0x07)[width - 1]
+            for k in range(1, width):
+                trail = data[pos + k]
+                if trail & 0xC0 != 0x80:
+                    return 0, k, "invalid trailing UTF-8 octet"
+                value = (value << 6) + (trail & 0x3F)
+            if width > 1 and value < (0, 0x80, 0x800, 0x10000)[width - 1]:
+                return 0, width, "invalid length of a UTF-8 sequence"
+            if 0xD800 <= value <= 0xDFFF or value > 0x10FFFF:
+                return 0, width, "invalid Unicode character"
+            return value, width, None
+        order: Literal["little", "big"] = "little" if encoding == "le" else "big"
+        if avail < 2:
+            return (0, avail, "incomplete UTF-16 character") if eof else (0, 0, None)
+        value = int.from_bytes(data[pos:pos + 2], order)
+        if value & 0xFC00 == 0xDC00:
+            return 0, 2, "unexpected low surrogate area"
+        if value & 0xFC00 != 0xD800:
+            return value, 2, None
+        if avail < 4:
+            return (0, avail, "incomplete UTF-16 surrogate pair") if eof else (0, 0, None)
+        low = int.from_bytes(data[pos + 2:pos + 4], order)
+        if low & 0xFC00 != 0xDC00:
+            return 0, 2, "expected low surrogate area"
+        return 0x10000 + ((value & 0x3FF) << 10) + (low & 0x3FF), 4, None
+
+    def refused(self, needed: int) -> tuple[int, str] | None:
+        """The problem go-yaml meets when its parser needs the first
+        ``needed`` characters: (its character index, its words), or
+        ``None``. The reader reads until it has decoded that many (or the
+        input ends), and every read is decoded whole."""
+        if self.problem is None:
+            return None
+        last = next((i for i, (_, count) in enumerate(self.reads) if count >= needed), len(self.reads) - 1)
+        read, at, words = self.problem
+        return (at, words) if read <= last else None
+
+
+def _go_yaml_needed(text: str) -> int:
+    """How many characters of ``text`` go-yaml v2's parser has asked its
+    reader for when it has the first document (or has failed in it): the
+    scanner looks at most four characters past the start of the token that
+    ends the document (or of its problem)."""
     import yaml
 
     from podnuma.inputs.goyaml import events, first_document
@@ -449,44 +556,51 @@ def _go_yaml_reached(text: str) -> int:
         end.append(len(text) if mark is None else mark.index)
     except yaml.YAMLError:
         end.append(len(text))
-    stop = min(len(text), (end[0] if end and end[0] >= 0 else len(text)) + 4)
-    needed = len(text[:stop].encode("utf-8", "surrogatepass"))
-    return -(-needed // _GO_YAML_CHUNK) * _GO_YAML_CHUNK
+    return min(len(text), (end[0] if end and end[0] >= 0 else len(text)) + 4)
 
 
 def parse_first_document(
-    text: str, *, name: str, limits: ReadLimits = DEFAULT_LIMITS, duplicates: list[str] | None = None
+    text: str | bytes, *, name: str, limits: ReadLimits = DEFAULT_LIMITS, duplicates: list[str] | None = None
 ) -> Document:
-    """The first document of a YAML stream, read as ``sigs.k8s.io/yaml``
-    reads YAML (go-yaml v2's ``Unmarshal``): parsing stops at the token
-    that ends the first document (``---``, ``...``, the end of the text),
-    so a later document is never parsed and may be anything; but a
-    character the reader refuses (a control character) is refused wherever
-    the reader took it, and the reader takes the text 512 bytes at a time.
-    A stream without a document gives a document of ``None``. Errors as
+    """The first document of a YAML stream (a file's bytes, or text as
+    UTF-8), read as ``sigs.k8s.io/yaml`` reads YAML (go-yaml v2's
+    ``Unmarshal``): parsing stops at the token that ends the first document
+    (``---``, ``...``, the end of the text), so a later document is never
+    parsed and may be anything; the reader decodes the bytes (UTF-8, or
+    UTF-16 after a byte order mark) a read at a time (:class:`_GoYAMLRead`),
+    so a byte it cannot decode or a control character is refused where a
+    read took it, and never past the last read. A stream without a
+    document gives a document of ``None``. Errors as
     :func:`parse_documents`; ``duplicates``: as
     :func:`~podnuma.inputs.goyaml.construct`'s."""
     from podnuma.inputs.goyaml import construct
 
-    _check_size(text, name, limits)
-    bad = _GO_YAML_UNPRINTABLE.search(text)
-    if bad is not None:
-        clean = _GO_YAML_UNPRINTABLE.sub(" ", text)
-        at = len(text[: bad.end()].encode("utf-8", "surrogatepass"))
-        if at <= _go_yaml_reached(clean):
-            line = text.count("\n", 0, bad.start()) + 1
-            column = bad.start() - (text.rfind("\n", 0, bad.start()) + 1) + 1
-            raise InputError(f"invalid YAML: control characters are not allowed: #x{ord(bad.group()):04x} "
-                             f"(line {line}, column {column})", file=name)
-        text = clean
+    data = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
+    _check_size(data, name, limits)
+    refused = None
+    clean = None
+    if not data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        with contextlib.suppress(UnicodeDecodeError):  # (encoded surrogates too)
+            clean = data.decode("utf-8")
+    if clean is not None and _GO_YAML_UNPRINTABLE.search(clean) is None:
+        text = clean.removeprefix("\ufeff")  # nothing the reader refuses: no need to follow its reads
+    else:
+        read = _GoYAMLRead(data)
+        text = read.text
+        refused = read.refused(_go_yaml_needed(text))
+    if refused is not None:
+        at, words = refused
+        line = text.count("\n", 0, at) + 1
+        column = at - (text.rfind("\n", 0, at) + 1) + 1
+        raise InputError(f"invalid YAML: {words} (line {line}, column {column})", file=name)
     roots = _compose(text, name, limits, first_end=[])
     if not roots:
         return Document(name, None, None)
     try:
-        data = construct(roots[0], duplicates)
+        value = construct(roots[0], duplicates)
     except InputError as e:
         raise e.in_file(name) from None
-    return Document(name, data, roots[0])
+    return Document(name, value, roots[0])
 
 
 def load_safe_yaml(text: str, *, name: str, limits: ReadLimits = DEFAULT_LIMITS) -> Any:
@@ -604,7 +718,7 @@ _json_float = json_float
 def load_json(
     text: str | bytes, *, name: str, limits: ReadLimits = DEFAULT_LIMITS, salvage: bool = False,
     pairs: Callable[[list[tuple[str, Any]]], dict[str, Any]] | None = None,
-    numbers: Callable[[str], Any] | None = None,
+    numbers: Callable[[str], Any] | None = None, integers: Callable[[str], Any] | None = None,
 ) -> Any:
     """A JSON text as plain values, within ``limits`` (bytes, nesting,
     values); duplicate keys, ``NaN`` and ``Infinity`` refused (a duplicate
@@ -612,12 +726,13 @@ def load_json(
     column). ``pairs``: how an object's key-value pairs become a mapping
     instead (a reader that takes a repeated key as Go's decoder does);
     ``numbers``: what a number with a fraction or an exponent is read as
+    instead (given its text); ``integers``: what an integer is read as
     instead (given its text)."""
     if len(text) > limits.max_bytes:
         raise InputError(f"larger than the limit of {limits.max_bytes} bytes", file=name)
     try:
         data = json.loads(text, object_pairs_hook=pairs or _json_pairs, parse_constant=_json_constant,
-                          parse_float=numbers or _json_float)
+                          parse_float=numbers or _json_float, parse_int=integers)
     except json.JSONDecodeError as e:
         raise json_input_error(e, name) from None
     except _JSONDuplicate as e:

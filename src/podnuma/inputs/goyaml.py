@@ -49,7 +49,7 @@ import decimal
 import math
 import re
 import struct
-from collections.abc import Generator, Iterable, Iterator
+from collections.abc import Generator, Hashable, Iterable, Iterator
 from typing import Any
 
 import yaml
@@ -539,10 +539,28 @@ def _go_syntax_key(node: yaml.Node) -> str:
     return go_quote(json_key(node))
 
 
+def _go_key(node: yaml.Node) -> Hashable:
+    """A mapping key as the Go value go-yaml decodes it to, compared as Go
+    compares interface values: same type and value (a NaN equals nothing,
+    not even itself; -0.0 equals 0.0)."""
+    if isinstance(node, yaml.ScalarNode):
+        try:
+            _tag, v = _scalar(node)
+        except GoYAMLError:
+            return ("str", node.value)
+        if isinstance(v, float) and math.isnan(v):
+            return object()
+        return (type(v).__name__, v)
+    return ("node", json_key(node))
+
+
 class _Builder:
     def __init__(self, duplicates: list[str] | None = None) -> None:
         self.path: list[str] = []
         self.duplicates = duplicates
+        #: the Go keys set in each mapping built, by the mapping's id (merges
+        #: add to them); the mapping is held so that its id stays its own
+        self._go_keys: dict[int, tuple[dict[str, Any], set[Hashable]]] = {}
 
     def _fail(self, err: GoYAMLError) -> GoYAMLError:
         path = ""
@@ -586,9 +604,18 @@ class _Builder:
             except GoYAMLError as e:
                 raise self._fail(e) from None
             if self.duplicates is not None:
-                # set already (explicitly or by a merge): the last value
-                # counts; go-yaml notes it once the value is decoded
-                again = key in out
+                # set already (explicitly or by a merge): go-yaml notes it
+                # once the value is decoded when the key is the same Go
+                # value (its map is keyed by interface{}: the int 1, the
+                # float 1.0 and the string "1" are three keys, a NaN is
+                # never the same); the last value counts for the JSON key
+                # (two Go keys that are one JSON key: sigs.k8s.io/yaml
+                # keeps the value of whichever its map's random order
+                # meets last; podnuma keeps the one written last)
+                go_keys = self._go_keys.setdefault(id(out), (out, set()))[1]
+                go_key = _go_key(k)
+                again = go_key in go_keys
+                go_keys.add(go_key)
                 path.append(key)
                 out[key] = self.value(v)
                 path.pop()

@@ -46,7 +46,9 @@ from podnuma.api.kubeletconfig import (
     TOPOLOGY_MANAGER_POLICIES,
     TOPOLOGY_MANAGER_SCOPES,
     JSONObject,
+    YAMLObject,
     strict_decoding_error,
+    yaml_object,
 )
 from podnuma.errors import InputError
 from podnuma.fieldkit import field_path, type_name, unknown_field
@@ -303,11 +305,14 @@ def request_overrides(value: object) -> tuple[Override, ...]:
 
 def _copy(holder: Any) -> Any:
     """A shallow copy of a mapping (keeping the key/value pairs of a
-    :class:`JSONObject`, duplicates included) or a list."""
+    :class:`JSONObject`, duplicates included, and the kind of a
+    :class:`YAMLObject`) or a list."""
     if isinstance(holder, JSONObject):
         out = JSONObject(holder)
         out.pairs = list(holder.pairs)
         return out
+    if isinstance(holder, YAMLObject):  # (a YAML file's: its numbers read as the codec reads them)
+        return yaml_object(holder, holder.duplicates)
     if isinstance(holder, Mapping):
         return dict(holder)
     if isinstance(holder, list):

@@ -13,21 +13,28 @@ Also the built-in node and configuration ``advise`` uses when none is given
 
 from __future__ import annotations
 
+import contextlib
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from podnuma.api.featuregates import FeatureGates
 from podnuma.api.kubeletconfig import (
+    GATES_FLAGS,
+    GATES_PANIC,
     KubeletConfig,
     check_config_file_type,
     json_object_pairs,
     load_kubelet_config,
+    strict_decoding_error,
     yaml_object,
 )
 from podnuma.cm.container_manager import Node
 from podnuma.errors import InputError, KubeletStartupError
 from podnuma.fieldkit import wrong_type
+from podnuma.golang.jsonnumbers import go_json_integer, go_json_number_text
 from podnuma.golang.strconv import go_quote
 from podnuma.inputs.discover import load_node
 from podnuma.inputs.documents import (
@@ -41,6 +48,7 @@ from podnuma.inputs.documents import (
 from podnuma.inputs.overrides import Override, apply_overrides, blame
 from podnuma.inputs.scenario import read_referenced
 from podnuma.inputs.startup import StartupFailure, startup_failure
+from podnuma.inputs.surrogates import LONE_SURROGATE as _LONE_SURROGATE
 from podnuma.inputs.text import FILE_FIELDS, NO_FILES, NOWHERE, TextInput
 from podnuma.machine.topology import Machine
 
@@ -258,9 +266,16 @@ class ConfigSource:
         """The configuration decoded, or ``InputError`` at its field in
         its file."""
         try:
-            return load_kubelet_config(self.mapping)
+            return load_kubelet_config(self.mapping, gates_words=self.gates_words)
         except InputError as e:
             raise self.doc.enrich(e.at(self.prefix)) from None
+
+    @property
+    def gates_words(self) -> str:
+        """How the kubelet refuses a feature gate of this configuration:
+        its own file's gates make the v1beta1 defaulting panic; a
+        scenario's are set first, as flags are."""
+        return GATES_FLAGS if self.prefix else GATES_PANIC
 
     def startup_failure(self, err: KubeletStartupError, config: KubeletConfig | None,
                         overrides: tuple[Override, ...] = ()) -> StartupFailure:
@@ -286,18 +301,34 @@ def _config_file_doc(src: TextInput) -> tuple[Mapping[str, Any], Document]:
     no kind (``failed to decode: Object 'Kind' is missing``)."""
     if not src.text:
         raise InputError(f"kubelet config file {go_quote(src.name)} was empty", file=src.name)
+    # the file's bytes (TextInput.read keeps a byte that is not UTF-8 as a
+    # lone surrogate)
+    escaped = _LONE_SURROGATE.search(src.text) is not None
+    raw = src.text.encode("utf-8", "surrogateescape") if escaped else None
     duplicates: list[str] | None = None
     if _go_trim_space(src.text).startswith("{"):
         # a key given twice: the last value counts (Go's decoder), the
-        # strict decoding complains of it
-        got = load_json(src.text, name=src.name, pairs=json_object_pairs)
-        first = Document(src.name, got, None, source=src.text)
+        # strict decoding complains of it; every number kept as Go's
+        # decoder meets it: its text (an int field takes "100", not "1e2"
+        # or "1.0"; a number of any length is read); a byte that is not
+        # UTF-8 is U+FFFD to Go's decoder
+        text = raw.decode("utf-8", "replace") if raw is not None else src.text
+        limit = sys.get_int_max_str_digits()
+        got = load_json(text, name=src.name, pairs=json_object_pairs, numbers=go_json_number_text,
+                        integers=lambda digits: go_json_integer(digits, limit))
+        first = Document(src.name, got, None, source=text)
     else:
         # a key given twice: the last value, and the strict decoding's
         # complaint (a warning, or the error of a kind decoded strictly)
         duplicates = []
-        first = parse_first_document(src.text, name=src.name, duplicates=duplicates)
+        first = parse_first_document(raw if raw is not None else src.text, name=src.name, duplicates=duplicates)
     if isinstance(first.data, Mapping) and _is_scenario(first.data):
+        if raw is not None:  # a scenario is UTF-8 text, all of it
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise InputError(f"kubelet configuration file is not UTF-8 text (byte {e.start})",
+                                 file=src.name) from None
         return _mapping_doc(src, "kubelet configuration")
     if duplicates is not None and isinstance(first.data, Mapping):
         first = Document(first.name, yaml_object(first.data, duplicates), first.root)
@@ -375,14 +406,45 @@ def load_config_text(src: TextInput, overrides: tuple[Override, ...] = ()) -> Ku
     return _load_config(config_source(src), overrides)
 
 
+def _flag_gates(overrides: tuple[Override, ...]) -> dict[str, bool]:
+    """The feature gates ``--set`` gives (``featureGates.NAME=BOOL``)."""
+    out: dict[str, bool] = {}
+    for o in overrides:
+        if len(o.keys) == 2 and o.keys[0] == "featureGates" and isinstance(o.keys[1], str) \
+                and isinstance(o.value, bool):
+            out[o.keys[1]] = o.value
+        elif o.keys == ("featureGates",) and isinstance(o.value, Mapping):
+            out = {k: v for k, v in o.value.items() if isinstance(k, str) and isinstance(v, bool)}
+    return out
+
+
 def _load_config(source: ConfigSource, overrides: tuple[Override, ...]) -> KubeletConfig:
     if overrides:
         effective = apply_overrides(source.mapping, overrides)
+        if not source.prefix:
+            # the kubelet sets the flags' gates (alone), then loads its
+            # file, whose defaulting panics on a gate of the file it cannot
+            # set
+            try:
+                FeatureGates.from_mapping(_flag_gates(overrides))
+            except KubeletStartupError as e:
+                raise KubeletStartupError(f"{GATES_FLAGS}: {e}") from None
+            if "featureGates" in source.mapping:
+                with contextlib.suppress(InputError):
+                    load_kubelet_config(source.mapping, gates_words=GATES_PANIC)
         try:
-            return load_kubelet_config(effective)
+            config = load_kubelet_config(effective)
         except InputError as e:
             blamed = blame(e, overrides)
             raise (blamed if blamed is not e else e if e.file else e.in_file(source.input.name)) from None
+        # --set models a flag, which the kubelet applies to the
+        # configuration its file decoded to: the warning it logged is the
+        # file's strict decoding error, whatever a flag then sets
+        try:
+            warning = strict_decoding_error(source.mapping)
+        except InputError:
+            return config  # (the file alone does not decode: what --set made of it does)
+        return config.replace(decode_warning=warning)
     return source.decode()
 
 

@@ -82,6 +82,7 @@ _INDIRECT: tuple[tuple[str, str], ...] = (
     # setting the gates: the gate named may spell a field's name
     # (CPUManagerPolicyOptions), the refused value is a gate's
     ("failed to set feature gates", "featureGates"),
+    ("failed to merge global and in-flight KubeletConfiguration", "featureGates"),
     ("invalid taint:", "registerWithTaints"),
     ("taint.TimeAdded", "registerWithTaints"),
     ("pod logs path", "podLogsDir"),

@@ -14,12 +14,12 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from podnuma.errors import InputError
-from podnuma.inputs.documents import Document, input_name, is_stdin, read_text
+from podnuma.inputs.documents import Document, input_name, is_stdin, read_bytes, read_text
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-__all__ = ["FILE_FIELDS", "NO_FILES", "NOWHERE", "TextInput", "refuse_files", "request_name"]
+__all__ = ["FILE_FIELDS", "KUBELET_CONFIGURATION", "NO_FILES", "NOWHERE", "TextInput", "refuse_files", "request_name"]
 
 #: Fields of a scenario that name a file on the machine that reads it, and
 #: what to give instead.
@@ -31,6 +31,10 @@ FILE_FIELDS = (
     ("node.machineInfoFile", "give the machine inline (machineInfo, synthetic or cpus)"),
     ("node.sysfs", "give the machine inline (machineInfo, synthetic or cpus)"),
 )
+
+#: the ``what`` of the ``--kubelet-config`` file, whose bytes
+#: :meth:`TextInput.read` keeps as they are
+KUBELET_CONFIGURATION = "kubelet configuration"
 
 #: the message for a field naming a file in an input that may name none
 NO_FILES = "the server reads no files named in a request"
@@ -99,7 +103,14 @@ class TextInput:
         from pathlib import Path
 
         name = input_name(path)
-        text = read_text(path, what=what, name=name)
+        if what == KUBELET_CONFIGURATION:
+            # the kubelet's loader decodes the bytes itself (go-yaml decodes
+            # only what it reads, UTF-16 after a byte order mark too): every
+            # byte kept, one that is not UTF-8 as a lone surrogate
+            # (surrogateescape), for podnuma.inputs.pods to take back
+            text = read_bytes(path, what=what, name=name).decode("utf-8", "surrogateescape")
+        else:
+            text = read_text(path, what=what, name=name)
         base_dir = Path.cwd() if is_stdin(path) else Path(path).parent
         return cls(text, name, base_dir, str(path))
 
