@@ -52,7 +52,8 @@ ENGINE_SOURCES: Final[tuple[str, ...]] = (
     "podnuma/golang/strconv.py",
     "podnuma/golang/types.py",
     # not golang/jsonnumbers.py (a float subclass) nor golang/fmtscan.py
-    # (sysfs discovery, off the admission path);
+    # (sysfs discovery, off the admission path) nor golang/rfc3339.py (a
+    # pod's times, read once per pod text, off the admission path);
     # not golang/json.py: its str and list subclasses would be non-native
     # classes, which need mypy_extensions at run time; it reads checkpoint
     # files, off the admission path

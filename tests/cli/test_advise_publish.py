@@ -225,6 +225,8 @@ import os, signal, sys
 from podnuma import fileio
 out = sys.argv[1]
 sig = getattr(signal, sys.argv[2])
+if signal.getsignal(sig) is signal.SIG_IGN:  # (a run under nohup ignores SIGHUP: held, it is ignored too)
+    signal.signal(sig, signal.SIG_DFL)
 real = os.replace
 def signalled(src, dst, **kw):
     if dst.endswith("/a"):
