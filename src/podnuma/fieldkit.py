@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from podnuma.errors import InputError
+from podnuma.golang.jsonnumbers import JSONNumberText
 
 __all__ = [
     "type_name",
@@ -76,6 +77,8 @@ def type_name(value: object) -> str:
     if isinstance(value, float):
         return "a number"
     if isinstance(value, str):
+        if type(value) is JSONNumberText:  # (a number past the float range, read as its text)
+            return "a number"
         return "a string" if value else "an empty string"
     if isinstance(value, Mapping):
         return "a mapping"

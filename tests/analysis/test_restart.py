@@ -281,3 +281,34 @@ def test_cpus_of_a_pod_without_spec_count_as_held_by_running_pods(tmp_path: Path
     t = r.totals
     assert t.cpus == t.reserved + t.free + t.held_by_running + t.held_by_rejected + t.taken_by_nobody
     assert t.held_by_running == 4
+
+
+@pytest.mark.parametrize("value,said", [
+    ("1e400", "must be a string (a time), got a number"),
+    ("5", "must be a string (a time), got an integer"),
+    ('"yesterday"', 'not an RFC 3339 time: \'yesterday\''),
+])
+def test_a_pods_dump_creation_time_of_another_type_is_refused_as_such(
+    tmp_path: Path, value: str, said: str
+) -> None:
+    """A number past the float range (read as its text) is a number, as 5
+    is: refused for its type, not parsed as a time."""
+    doc = _scenario(_pc("a", "2026-01-01T00:00:01Z"), _pl("b", "2026-01-01T00:00:02Z"))
+    path = _write(tmp_path, doc)
+    res = CliRunner().invoke(cli, ["simulate", str(path), "-o", "json", "--checkpoint-dir", str(tmp_path / "sd")])
+    assert res.exit_code == 0, res.output
+    items = []
+    for step, got in zip(doc["steps"], json.loads(res.stdout)["steps"], strict=True):
+        pod = copy.deepcopy(step["addPod"])
+        pod["metadata"]["uid"] = got["podUID"]
+        pod["status"] = {"phase": "Running"}
+        items.append(pod)
+    items[1]["metadata"]["creationTimestamp"] = "@@"
+    (tmp_path / "pods.json").write_text(json.dumps({"kind": "List", "items": items}).replace('"@@"', value))
+    (tmp_path / "node.json").write_text(json.dumps({"node": NODE}))
+    (tmp_path / "kc.json").write_text(json.dumps(
+        {"apiVersion": "kubelet.config.k8s.io/v1beta1", "kind": "KubeletConfiguration", **CONFIG}))
+    r = CliRunner().invoke(cli, ["restart", "--state-dir", str(tmp_path / "sd"), "--pods", str(tmp_path / "pods.json"),
+                                 "--node", str(tmp_path / "node.json"), "--kubelet-config", str(tmp_path / "kc.json")])
+    assert r.exit_code == 2
+    assert f"pods.json: items[1].metadata.creationTimestamp: {said}" in r.output

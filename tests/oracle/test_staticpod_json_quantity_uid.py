@@ -20,7 +20,8 @@ import pytest
 from tests.oracle.test_staticpod_uid import _oracle_uid, _our_uid
 
 NUMBERS = ["1e400", "2e400", "10e399", "1e3", "1000", "1E3", "1e-400", "1.0000000000000000001", "1.5",
-           "0.1e-9", "1e30", "123456789012345678901234567890", "1e18", "1e19", "2.0", "2", "2.50"]
+           "0.1e-9", "1e30", "123456789012345678901234567890", "1e18", "1e19", "2.0", "2", "2.50",
+           "-0", "0", "-0.0", "-0e3"]
 
 
 def _manifest(resource: str, value: str) -> str:
@@ -44,3 +45,15 @@ def test_uid_classes_of_json_numbers(oracle_binary: str, tmp_path: Path, resourc
     # (the cases the module's docstring names, as the kubelet has them)
     assert kubelet["1e400"] == kubelet['"1e400"'] != kubelet["2e400"]
     assert kubelet["1e3"] == kubelet['"1e3"'] and kubelet["1.5"] == kubelet['"1.5"']
+
+
+def test_negative_zero_is_its_text(oracle_binary: str, tmp_path: Path) -> None:
+    """The JSON integer ``-0`` in a quantity is the quantity ``"-0"`` parses
+    to (not ``0``'s: the kubelet's UIDs differ), as the string is."""
+    path = tmp_path / "web.json"
+    kubelet, ours = {}, {}
+    for value in ("-0", '"-0"', "0"):
+        path.write_text(_manifest("memory", value))
+        kubelet[value], ours[value] = _oracle_uid(oracle_binary, path, {}), _our_uid(path, {})
+    assert kubelet["-0"] == kubelet['"-0"'] != kubelet["0"]
+    assert ours["-0"] == ours['"-0"'] != ours["0"]

@@ -130,3 +130,36 @@ def test_generated(oracle_binary: str, tmp_path: Path, part: int) -> None:
 def test_the_scan(text: str, want: str | None) -> None:
     assert go_json_syntax_error(text) == want
 
+
+
+#: files whose bytes are not all UTF-8: Go's scanner quotes the byte it
+#: stops at (0xFF as 'ÿ'), not the U+FFFD it would read in a string
+BAD_BYTES = {
+    "ff-value": b'{"apiVersion": "v1", "kind": "Pod", "x": \xff}',
+    "fe-key": b'{"apiVersion": "v1", "kind": "Pod", \xfe: 1}',
+    "c3-cut-value": b'{"apiVersion": "v1", "kind": "Pod", "x": \xc3}',
+    "ff-after-top": b'{"apiVersion": "v1", "kind": "Pod"}\xff',
+    "ff-after-value": b'{"apiVersion": "v1", "kind": "Pod", "x": 1\xff}',
+    "ff-in-string-then-x": b'{"apiVersion": "v1", "kind": "Pod", "x": "\xff"}x',
+}
+
+
+def test_invalid_utf8_outside_a_string(oracle_binary: str, tmp_path: Path) -> None:
+    files = []
+    for name, data in BAD_BYTES.items():
+        path = tmp_path / f"{name}.json"
+        path.write_bytes(data)
+        files.append(path)
+    got = {f.stem: (k, _podnuma(f)) for f, k in zip(files, _oracle(oracle_binary, files), strict=True)}
+    assert [n for n, (k, _) in got.items() if not any(p in k.get("error", "") for p in SYNTAX)] == []
+    assert _disagreements(got) == []
+    assert "invalid character 'ÿ' looking for beginning of value" in got["ff-value"][1]["error"]
+
+
+@pytest.mark.parametrize(("data", "want"), [
+    (b'{"a": \xff}', "invalid character '\u00ff' looking for beginning of value"),
+    (b'{"a": "\xff"}', None),
+    ('{"a": \ufffd}'.encode(), "invalid character '\u00ef' looking for beginning of value"),
+])
+def test_the_scan_of_bytes(data: bytes, want: str | None) -> None:
+    assert go_json_syntax_error(data) == want

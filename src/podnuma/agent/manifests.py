@@ -179,7 +179,7 @@ def parse_manifest(raw: bytes, path: Path, *, node_name: str, gates: FeatureGate
     if go_json_prefix(raw):
         # (JSON: Go's decoder reads a byte that is no UTF-8 as U+FFFD)
         text = _ESCAPED_BYTE.sub("\ufffd", raw.decode("utf-8", "surrogateescape"))
-        got = decode_static_pod(text, name=name, node_name=node_name, gates=gates, is_json=True)
+        got = decode_static_pod(text, name=name, node_name=node_name, gates=gates, is_json=True, raw=raw)
     else:
         got = decode_static_pod(_go_yaml_text(raw, name), name=name, node_name=node_name, gates=gates,
                                 is_json=False)

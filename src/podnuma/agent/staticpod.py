@@ -241,7 +241,7 @@ from podnuma.api.quantity import Quantity, QuantityError, quantity_from_manifest
 from podnuma.errors import InputError
 from podnuma.fieldkit import wrong_type
 from podnuma.golang import rfc3339
-from podnuma.golang.jsonnumbers import JSONFloat, go_json_number
+from podnuma.golang.jsonnumbers import JSONFloat, go_json_integer, go_json_number
 from podnuma.golang.strconv import go_format_float_g, go_quote
 from podnuma.inputs.documents import Document, load_json
 from podnuma.inputs.limits import MANIFEST_LIMITS
@@ -530,21 +530,31 @@ def _merged(old: dict[str, Any], new: dict[str, Any], owned: dict[int, dict[str,
     return old
 
 
-def _load_json(text: str, name: str) -> Any:
+def _load_json(text: str, name: str, raw: bytes | None = None) -> Any:
     """The bounded JSON reader, an object's repeated key merged as Go's
-    decoder merges it (:func:`_merge_pairs`)."""
+    decoder merges it (:func:`_merge_pairs`). ``raw``: the file's bytes,
+    when ``text`` was decoded from them (Go's scanner quotes the byte it
+    stops at, not the U+FFFD an invalid one is read as)."""
     # (a lone surrogate's escape is U+FFFD to Go's decoder)
-    # (and a number past the float range is a number to it: go_json_number)
+    # (and a number past the float range is a number to it: go_json_number;
+    # -0 is an int that remembers its sign: a quantity's text, "-0")
     try:
         return load_json(go_json_escapes(text), name=name, limits=MANIFEST_LIMITS, pairs=_merge_pairs,
-                         numbers=_json_number)
+                         numbers=_json_number, integers=_json_integer)
     except InputError:
         # (text that is no JSON: the decoder's check of the whole text
         # finds it first, and the kubelet shows Go's SyntaxError)
-        why = go_json_syntax_error(text)
+        why = go_json_syntax_error(text if raw is None else raw)
         if why is None:
             raise
     raise _not_a_pod(f"couldn't get version/kind; json parse error: {why}", name) from None
+
+
+def _json_integer(text: str) -> int | JSONFloat:
+    """A JSON integer as Go's decoder sees it (:func:`go_json_integer`:
+    ``-0`` keeps its sign for a quantity's text; past Python's digits
+    limit the reader refuses it, as before)."""
+    return go_json_integer(text, 0)
 
 
 def _json_number(text: str) -> float:
@@ -607,15 +617,16 @@ _VALUE, _VALUE_OR_CLOSE, _KEY_OR_CLOSE, _KEY, _STRING, _ESCAPE, _HEX_DIGITS, _MI
 _IN_KEY, _IN_VALUE, _IN_ARRAY = range(3)
 
 
-def go_json_syntax_error(text: str) -> str | None:
+def go_json_syntax_error(text: str | bytes) -> str | None:
     """The ``SyntaxError`` Go's ``encoding/json`` finds in ``text`` (its
     whole-input check before decoding: the first bad byte, quoted, and what
     the scan was looking for; ``unexpected end of JSON input``; ``invalid
     character '{' exceeded max depth``), or ``None`` when the text is JSON.
     At the end the scan is given one more space, so a cut literal or number
     is refused for it (``invalid character ' ' in literal true (expecting
-    'e')``)."""
-    data = text.encode("utf-8", "surrogatepass")
+    'e')``). ``text`` may be the bytes themselves (a file's: a byte that
+    is no UTF-8 is quoted as it is, ``'ÿ'`` for 0xFF)."""
+    data = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
     stack: list[int] = []
     state = _VALUE
     word = ""  # (a literal's letters still expected)
@@ -1495,19 +1506,20 @@ def _hash(data: object) -> bytes:
 
 
 def decode_static_pod(raw_text: str, *, name: str, node_name: str, gates: FeatureGateView,
-                      is_json: bool | None = None) -> StaticPod:
+                      is_json: bool | None = None, raw: bytes | None = None) -> StaticPod:
     """The static pod of the manifest text ``raw_text`` read from ``name``
     (the path, as in the UID's hash), or ``InputError``. ``is_json``: how
     the kubelet reads it, when its bytes say (a UTF-16 ``{`` is YAML to
     it); by default JSON when ``{`` comes after what ``unicode.IsSpace``
-    trims (``hasJSONPrefix``)."""
+    trims (``hasJSONPrefix``). ``raw``: the file's bytes ``raw_text`` was
+    decoded from (a JSON syntax error quotes its byte)."""
     if is_json is None:
         is_json = raw_text.lstrip(GO_SPACE).startswith("{")
     if is_json:
         _json_white_space(raw_text, name)
     root = None
     if is_json:
-        data = _load_json(raw_text, name)
+        data = _load_json(raw_text, name, raw)
     else:
         data, root = _load_yaml(raw_text, name)
     doc = _lenient(_check_kind(data, raw_text, is_json, name))

@@ -480,7 +480,7 @@ def _advise_pod(
     # as stored: 0.5Gi is 512Mi), what every figure below is measured on
     doc = served_manifest(doc)
     try:
-        pod = parse_pod(doc, gates=plrm_cfg.feature_gates)
+        pod = parse_pod(doc, gates=plrm_cfg.feature_gates, sort_keys=True)
     except InputError as e:
         return skip(f"invalid pod: {e}", error=e)
     ref = pod.ref

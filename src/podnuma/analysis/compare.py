@@ -93,7 +93,7 @@ def compare_pod(
         raise InputError(f"not a Pod (kind {kind!r})", path="kind")
     doc = served_manifest(doc)
     plrm_cfg, forced = variant_config(config, scope=config.topology_manager_scope, pod_level=True)
-    pod = parse_pod(doc, gates=plrm_cfg.feature_gates)
+    pod = parse_pod(doc, gates=plrm_cfg.feature_gates, sort_keys=True)
     written = "podLevel" if has_pod_level_resources(doc) else "perContainer"
     rewrite = other_form(doc, pod)
     forms: dict[str, Mapping[str, Any]] = {written: doc, rewrite.direction: rewrite.manifest}

@@ -353,5 +353,5 @@ def measure_manifest(
     is not a valid pod under those gates).
     """
     cfg, forced = variant_config(config, scope=scope, pod_level=pod_level)
-    pod = parse_pod(manifest, gates=cfg.feature_gates)
+    pod = parse_pod(manifest, gates=cfg.feature_gates, sort_keys=True)
     return measure(machine, cfg, pod, label=label, sidecars=sidecars, gates_forced=forced, cap=cap)

@@ -366,7 +366,7 @@ def candidate_manifest(
         return None
     if v.kind == "podLevel":
         gates = varied_config(scenario.config, v).feature_gates
-        return _rewritten(manifest, parse_pod(manifest, gates=gates), v)
+        return _rewritten(manifest, parse_pod(manifest, gates=gates, sort_keys=True), v)
     out = copy.deepcopy(dict(manifest))
     spec = out.get("spec")
     if not isinstance(spec, dict):
@@ -408,7 +408,7 @@ def candidate_pod(scenario: Scenario, step_index: int, pod: Pod, variation: Vari
         manifest = candidate_manifest(scenario, step_index, variation)
         if manifest is None:
             raise ValueError("the pod's manifest is not known")
-        return parse_pod(manifest, gates=varied_config(scenario.config, variation).feature_gates)
+        return parse_pod(manifest, gates=varied_config(scenario.config, variation).feature_gates, sort_keys=True)
     return _modify_pod(pod, variation)
 
 

@@ -102,7 +102,9 @@ class RunningPod:
     def created(self) -> str | None:
         meta = self.manifest.get("metadata") if self.manifest is not None else None
         value = meta.get("creationTimestamp") if isinstance(meta, Mapping) else None
-        return value if isinstance(value, str) else None
+        # (a JSON number past the float range, read as its text, is a number:
+        # the pod's type check refuses it as it refuses any other number)
+        return value if type(value) is str else None
 
     @property
     def devices(self) -> list[str]:

@@ -29,7 +29,8 @@ from podnuma.api.pod_defaults import (
     default_pod_level_resources,
     round_up_milli,
 )
-from podnuma.api.pod_types import check_pod_types
+from podnuma.api.pod_schema import POD_TYPE
+from podnuma.api.pod_types import check_pod_types, check_value_types
 from podnuma.api.pod_validation import (
     check_container_resource_name,
     check_dns_label,
@@ -215,30 +216,10 @@ def _parse_container(
     )
 
 
-def _decode_quantities(spec: Mapping[str, Any]) -> None:
-    """Every quantity of the pod parses (the API server decodes the whole
-    request before it validates anything: an unparsable quantity anywhere
-    is the answer, whatever else is wrong)."""
-    lists: list[tuple[object, str]] = []
-    for kind in ("initContainers", "containers", "ephemeralContainers"):
-        raw = spec.get(kind)
-        if not isinstance(raw, list | tuple):
-            continue
-        for i, ctr in enumerate(raw):
-            res = ctr.get("resources") if isinstance(ctr, Mapping) else None
-            if isinstance(res, Mapping):
-                base = f"spec.{kind}[{i}].resources"
-                lists += [(res.get("limits"), f"{base}.limits"), (res.get("requests"), f"{base}.requests")]
-    pod_res = spec.get("resources")
-    if isinstance(pod_res, Mapping):
-        lists += [(pod_res.get("limits"), "spec.resources.limits"),
-                  (pod_res.get("requests"), "spec.resources.requests")]
-    lists.append((spec.get("overhead"), "spec.overhead"))
-    for raw, path in lists:
-        if isinstance(raw, Mapping):
-            for name, value in raw.items():
-                if isinstance(name, str):
-                    _parse_qty(value, resource_path(path, name))
+def _check_qty(raw: object, path: str) -> None:
+    """A quantity of the pod parses (``Quantity.UnmarshalJSON``, wherever
+    the pod has one: the decoding's check)."""
+    _parse_qty(raw, path)
 
 
 #: the metadata fields that tell one pod of a workload from another:
@@ -259,30 +240,54 @@ def _uid_and_labels(meta: Mapping[str, Any], namespace: str, name: str) -> tuple
     return uid, string_map(meta.get("labels"), "metadata.labels", resource_path)
 
 
-def with_identity_of(template: Pod, meta: Mapping[str, Any]) -> Pod:
+def with_identity_of(template: Pod, meta: Mapping[str, Any], *, sort_keys: bool = False) -> Pod:
     """``parse_pod`` of a manifest that differs from the one ``template``
     was parsed from only in its metadata's :data:`IDENTITY_FIELDS`, given
     that manifest's ``metadata`` (a mapping with string keys): those fields
     are checked as ``parse_pod`` checks them (the same errors; every other
-    check passed for the template) and put on a copy of the template."""
+    check passed for the template) and put on a copy of the template
+    (``sort_keys``: as :func:`parse_pod`'s)."""
+    if not _plain_identity(meta):
+        # (parse_pod's type check, of these fields alone: every other field
+        # passed it for the template, and no time is among them)
+        check_value_types({k: v for k, v in meta.items() if k in IDENTITY_FIELDS}, _METADATA_TYPE,
+                          "metadata", sort_keys=sort_keys)
     name = _pod_name(meta)
     uid, labels = _uid_and_labels(meta, template.namespace, name)
     return template.with_identity(name, uid, labels)
 
 
-def parse_pod(doc: Mapping[str, Any], *, gates: FeatureGateView) -> Pod:
+_METADATA_TYPE: Final = POD_TYPE.fields["metadata"][0]
+
+
+def _plain_identity(meta: Mapping[str, Any]) -> bool:
+    """The identity fields of ``meta`` are of their JSON types for certain
+    (exact types: a :class:`~podnuma.golang.jsonnumbers.JSONNumberText`,
+    a ``str``, is a number to the type check)."""
+    name, uid, labels = meta.get("name"), meta.get("uid"), meta.get("labels")
+    return ((name is None or type(name) is str) and (uid is None or type(uid) is str)
+            and (labels is None or (type(labels) is dict
+                                    and all(v is None or type(v) is str for v in labels.values()))))
+
+
+def parse_pod(doc: Mapping[str, Any], *, gates: FeatureGateView, sort_keys: bool = False) -> Pod:
     """Parse, default and validate a v1 Pod manifest.
 
     Raises ``InputError`` whose path is relative to ``doc``. Unknown fields
     of the pod, its metadata, containers and resources are refused (strict
     field validation); other fields are not checked beyond their shape.
+    ``sort_keys``: the pod reaches Go's decoding with its mappings' keys
+    sorted (written again from a map by ``json.Marshal``, as ``kubectl``
+    sends a manifest and the kubelet oracle's scenario gives its pods), so
+    its first failing time, int-or-string or quantity is the first in that
+    order (:func:`podnuma.api.pod_types.check_pod_types`); else the
+    document's order (a JSON dump, as written).
     """
     doc = expect_string_keys(doc, "")
     check_known_fields(doc, POD_FIELDS, "")
-    if isinstance(doc.get("spec"), Mapping):
-        _decode_quantities(doc["spec"])
-    # (the API server's decoding: a known field of the wrong JSON type)
-    check_pod_types(doc)
+    # (the API server's decoding: every quantity parsed, a time or an
+    # int-or-string that fails, a known field of the wrong JSON type)
+    check_pod_types(doc, quantity=_check_qty, sort_keys=sort_keys)
     api_version = doc.get("apiVersion")
     if api_version is not None and api_version != "v1":
         raise unsupported("apiVersion", api_version, ("v1",))

@@ -32,19 +32,32 @@ managed field's ``time``, ``status.startTime``, a condition's
 ``lastTransitionTime``, a container state's ``startedAt``...) decodes
 itself: ``null`` is no time, anything else must be a string that Go's
 ``time.Parse`` takes with the ``time.RFC3339`` layout (``""`` is refused,
-as Go refuses it), and its error ends the decoding at once, so the first
-bad time in the document wins over any wrong type met before it::
+as Go refuses it)::
 
     metadata.creationTimestamp: not an RFC 3339 time: parsing time "2024-01-01t00:00:00z" as \
 "2006-01-02T15:04:05Z07:00": cannot parse "t00:00:00z" as "T"
 
 (the reason in Go's words: ``podnuma.golang.rfc3339.parse_error``,
-which the static-pod decoder and its UIDs use too). Pure: no I/O.
+which the static-pod decoder and its UIDs use too).
+
+Which error is the answer is Go's decoder's: it goes through the document
+in order, saves the first plain type mismatch (a string, boolean or
+integer field, a struct, list or map of the wrong JSON type) and goes on
+past it; the first ``UnmarshalJSON`` that fails -- a time, an
+int-or-string (``httpGet.port: 1.5``, ``true``, ``{}``: anything but an
+int32 or a string), a quantity (parsed by the caller's check, wherever
+the pod has one: ``status.containerStatuses[0].allocatedResources``,
+an ``emptyDir.sizeLimit``...) -- ends it at once, and wins over a
+mismatch saved before it. "In order" is the document's for a pod decoded
+as written (a JSON dump); a pod that reached the API server from a map
+written again by ``json.Marshal`` (``kubectl``; the kubelet oracle's
+scenarios; ``sigs.k8s.io/yaml``'s conversion of YAML) has its keys sorted
+(``sort_keys``). Pure: no I/O.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from podnuma.api.pod_schema import POD_TYPE, GoType
@@ -53,7 +66,7 @@ from podnuma.fieldkit import wrong_type
 from podnuma.golang import rfc3339
 from podnuma.golang.jsonnumbers import JSONFloat, JSONNumberText, as_go_number
 
-__all__ = ["check_pod_types", "check_value_types"]
+__all__ = ["QuantityCheck", "check_pod_types", "check_value_types"]
 
 _WANT = {
     "string": "a string", "time": "a string (a time)", "bool": "a boolean", "int": "an integer",
@@ -96,134 +109,142 @@ def _time(value: Any, path: str) -> None:
         raise InputError(f"not an RFC 3339 time: {why}", path=path)
 
 
-#: id of a type -> whether a time is somewhere below it
-_HOLDS_TIME: dict[int, bool] = {}
+#: ``(value, path)`` -> ``None``: a quantity's value (a string or a
+#: number, not null) parsed, its error raised (``Quantity.UnmarshalJSON``)
+QuantityCheck = Callable[[Any, str], None]
 
 
-def _holds_time(t: GoType) -> bool:
-    got = _HOLDS_TIME.get(id(t))
-    if got is None:
-        _HOLDS_TIME[id(t)] = False  # (no type holds itself; guards a cycle all the same)
-        if t.kind == "time":
-            got = True
-        elif t.kind == "struct":
-            got = any(_holds_time(f[0]) for f in t.fields.values())
-        else:
-            got = t.elem is not None and _holds_time(t.elem)
-        _HOLDS_TIME[id(t)] = got
-    return got
+def _first(item: tuple[str, Any]) -> str:
+    return item[0]
 
 
-def _times(value: Any, t: GoType, path: str) -> None:
-    """Raise the first bad time in ``value`` (at ``path``) for ``t``, in the
-    document's order, going only where the values are of their types (a
-    time's error ends Go's decoding: it wins over a wrong type met first)."""
-    if value is None or not _holds_time(t):
-        return
-    kind = t.kind
-    if kind == "time":
-        _time(value, path)
-    elif kind == "struct":
-        if isinstance(value, Mapping):
+class _Walk:
+    """One decoding of a value into its Go type, as ``encoding/json`` goes:
+    in the document's order (``sort``: in the order of the keys, as Go's
+    ``json.Marshal`` writes a map: a pod read into a map and written again,
+    as ``kubectl`` and a scenario's pods are), a plain type mismatch
+    (string, bool, integer, a struct, list or map of the wrong JSON type)
+    saved, the first one only, and the decoding going on past it (not
+    into it); an ``UnmarshalJSON`` that fails (a time, an int-or-string, a
+    quantity) ends it at once: its error is the answer, whatever was saved
+    before it. Once nothing failed at once, the saved error is the answer."""
+
+    __slots__ = ("quantity", "saved", "sort")
+
+    def __init__(self, quantity: QuantityCheck | None, sort: bool) -> None:
+        self.quantity = quantity
+        self.sort = sort
+        self.saved: InputError | None = None
+
+    def mismatch(self, err: InputError) -> None:
+        if self.saved is None:
+            self.saved = err
+
+    def items(self, value: Mapping[str, Any]) -> Any:
+        return sorted(value.items(), key=_first) if self.sort else value.items()
+
+    def go(self, value: Any, t: GoType, path: str) -> None:
+        if value is None:
+            return
+        kind = t.kind
+        if type(value) is JSONNumberText:  # (a number past the float range: a number to Go)
+            if kind == "any":
+                return
+            if kind == "quantity":
+                if self.quantity is not None:
+                    self.quantity(value, path)
+                return
+            value = as_go_number(value)
+        if kind == "struct":
+            if not isinstance(value, Mapping):
+                self.mismatch(wrong_type(path, "a mapping", value))
+                return
             fields = t.fields
-            for k, v in value.items():
+            for k, v in self.items(value):
+                if v is None:
+                    continue
                 field = fields.get(k)
-                if field is not None and v is not None:
-                    _times(v, field[0], f"{path}.{k}" if path else k)
-    elif kind == "slice":
-        if isinstance(value, list | tuple):
-            assert t.elem is not None
-            for i, v in enumerate(value):
-                _times(v, t.elem, f"{path}[{i}]")
-    elif kind == "map" and isinstance(value, Mapping):
-        assert t.elem is not None
-        for k, v in value.items():
-            _times(v, t.elem, f"{path}[{k}]")
-
-
-def _check(value: Any, t: GoType, path: str) -> None:
-    """Raise the first wrong type in ``value`` (at ``path``) for ``t``."""
-    if value is None:
-        return
-    kind = t.kind
-    if type(value) is JSONNumberText:  # (a number past the float range: a number to Go)
-        if kind == "quantity" or kind == "any":
+                if field is not None:
+                    self.go(v, field[0], f"{path}.{k}" if path else k)
             return
-        value = as_go_number(value)
-    if kind == "struct":
-        if not isinstance(value, Mapping):
-            raise wrong_type(path, "a mapping", value)
-        fields = t.fields
-        for k, v in value.items():
-            if v is None:
-                continue
-            field = fields.get(k)
-            if field is not None:
-                _check(v, field[0], f"{path}.{k}" if path else k)
-        return
-    if kind == "slice":
-        if not isinstance(value, list | tuple):
-            raise wrong_type(path, "a list", value)
-        elem = t.elem
-        assert elem is not None
-        if elem.kind == "string":
+        if kind == "slice":
+            if not isinstance(value, list | tuple):
+                self.mismatch(wrong_type(path, "a list", value))
+                return
+            elem = t.elem
+            assert elem is not None
+            if elem.kind == "string":
+                if self.saved is None:
+                    for i, v in enumerate(value):
+                        if v is not None and (not isinstance(v, str) or type(v) is JSONNumberText):
+                            self.mismatch(wrong_type(f"{path}[{i}]", "a string",
+                                                     as_go_number(v) if type(v) is JSONNumberText else v))
+                            break
+                return
             for i, v in enumerate(value):
-                if v is not None and (not isinstance(v, str) or type(v) is JSONNumberText):
-                    raise wrong_type(f"{path}[{i}]", "a string", as_go_number(v) if type(v) is JSONNumberText else v)
+                self.go(v, elem, f"{path}[{i}]")
             return
-        for i, v in enumerate(value):
-            _check(v, elem, f"{path}[{i}]")
-        return
-    if kind == "map":
-        if not isinstance(value, Mapping):
-            raise wrong_type(path, "a mapping", value)
-        elem = t.elem
-        assert elem is not None
-        for k, v in value.items():
-            _check(v, elem, f"{path}[{k}]")
-        return
-    if kind == "string":
-        if not isinstance(value, str):
-            raise wrong_type(path, _WANT[kind], value)
-        return
-    if kind == "time":
-        _time(value, path)
-        return
-    if kind == "bool":
-        if not isinstance(value, bool):
-            raise wrong_type(path, "a boolean", value)
-        return
-    if kind == "int" or kind == "intstr":
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            err = _int_error(value, t, path)
+        if kind == "map":
+            if not isinstance(value, Mapping):
+                self.mismatch(wrong_type(path, "a mapping", value))
+                return
+            elem = t.elem
+            assert elem is not None
+            for k, v in self.items(value):
+                self.go(v, elem, f"{path}[{k}]")
+            return
+        if kind == "string":
+            if not isinstance(value, str):
+                self.mismatch(wrong_type(path, _WANT[kind], value))
+            return
+        if kind == "time":
+            _time(value, path)
+            return
+        if kind == "bool":
+            if not isinstance(value, bool):
+                self.mismatch(wrong_type(path, "a boolean", value))
+            return
+        if kind == "int" or kind == "intstr":
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                err = _int_error(value, t, path)
+            elif kind == "intstr" and isinstance(value, str):
+                err = None
+            else:
+                err = wrong_type(path, _WANT[kind], value)
             if err is not None:
-                raise err
+                if kind == "intstr":
+                    raise err  # (IntOrString.UnmarshalJSON's error)
+                self.mismatch(err)
             return
-        if kind == "intstr" and isinstance(value, str):
+        if kind == "quantity":
+            if isinstance(value, bool) or not isinstance(value, str | int | float):
+                raise wrong_type(path, _WANT[kind], value)  # (Quantity.UnmarshalJSON's error)
+            if self.quantity is not None:
+                self.quantity(value, path)
             return
-        raise wrong_type(path, _WANT[kind], value)
-    if kind == "quantity":
-        if isinstance(value, bool) or not isinstance(value, str | int | float):
-            raise wrong_type(path, _WANT[kind], value)
-        return
-    # ("any": not checked)
+        # ("any": not checked)
 
 
-def check_value_types(value: Any, t: GoType, path: str) -> None:
+def check_value_types(
+    value: Any, t: GoType, path: str, *, quantity: QuantityCheck | None = None, sort_keys: bool = False
+) -> None:
     """``value`` at ``path`` checked against the Go type ``t``
     (:func:`check_pod_types` for a part of a pod)."""
-    try:
-        _check(value, t, path)
-    except InputError:
-        _times(value, t, path)  # (a bad time after the first wrong type wins over it)
-        raise
+    walk = _Walk(quantity, sort_keys)
+    walk.go(value, t, path)
+    if walk.saved is not None:
+        raise walk.saved
 
 
-def check_pod_types(doc: Mapping[str, Any]) -> None:
-    """Refuse the first known field of the pod ``doc`` (a mapping) whose
+def check_pod_types(
+    doc: Mapping[str, Any], *, quantity: QuantityCheck | None = None, sort_keys: bool = False
+) -> None:
+    """Refuse the pod ``doc`` (a mapping) as Go's decoding into the v1 Pod
+    refuses it: the first time, int-or-string or quantity (parsed by
+    ``quantity``, when given) that fails, in the document's order (the
+    keys' order with ``sort_keys``), else the first known field whose
     value is of the wrong JSON type: ``InputError`` with its path
-    (``spec.containers[0].ports: must be a list, got an integer``); a bad
-    time anywhere first (``metadata.creationTimestamp: must be an RFC 3339
-    time: ...``)."""
-    check_value_types(doc, POD_TYPE, "")
+    (``spec.containers[0].ports: must be a list, got an integer``,
+    ``metadata.creationTimestamp: not an RFC 3339 time: ...``)."""
+    check_value_types(doc, POD_TYPE, "", quantity=quantity, sort_keys=sort_keys)
 

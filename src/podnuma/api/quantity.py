@@ -28,7 +28,7 @@ import math
 import re
 from typing import Final
 
-from podnuma.golang.jsonnumbers import JSONFloat
+from podnuma.golang.jsonnumbers import JSONFloat, JSONNegativeZero
 
 __all__ = [
     "Format",
@@ -723,7 +723,8 @@ def parse_quantity(value: str | int | float) -> Quantity:
     if isinstance(value, bool):
         raise QuantityError(ERR_FORMAT_WRONG)
     if isinstance(value, int):
-        return _parse_text(str(value))
+        # (the JSON integer -0: its text, as Quantity.UnmarshalJSON parses it)
+        return _parse_text("-0" if type(value) is JSONNegativeZero else str(value))
     if type(value) is JSONFloat:
         return _parse_text(value.text)
     if isinstance(value, float):

@@ -17,6 +17,7 @@ from podnuma.api.kubeletconfig import json_object_pairs
 from podnuma.errors import InputError
 from podnuma.fieldkit import field_path, inert, wrong_type
 from podnuma.fleet.model import Issue, Severity
+from podnuma.golang.jsonnumbers import JSONNumberText
 from podnuma.inputs.documents import (
     DuplicateJSONKey,
     MalformedJSON,
@@ -33,6 +34,13 @@ from podnuma.inputs.limits import FLEET_LIMITS
 
 __all__ = ["ItemProblems", "item_problem", "left_out", "node_damage", "objects_of", "parse_document", "read_document",
            "read_document_text", "read_items"]
+
+
+def _is_text(x: object) -> TypeGuard[str]:
+    """A string, not a number past the float range read as its text
+    (:class:`~podnuma.golang.jsonnumbers.JSONNumberText`: a number to Go's
+    decoder, and so here)."""
+    return isinstance(x, str) and type(x) is not JSONNumberText
 
 
 def _is_map(x: object) -> TypeGuard[Mapping[Any, Any]]:
@@ -386,7 +394,7 @@ def _required_name(meta: Any, at: str = "metadata") -> InputError | None:
         return wrong_type(at, "a mapping", meta)
     if name is None or name == "":
         return InputError("Required value: name or generateName is required", path=field_path(at, "name"))
-    if not isinstance(name, str):
+    if not _is_text(name):
         return wrong_type(field_path(at, "name"), "a string", name)
     return None
 
@@ -409,7 +417,7 @@ def _owner_problem(owners: Any, at: str) -> InputError | None:
             v = o.get(key)
             if v is None or v == "":
                 return InputError("Required value", path=field_path(here, key))
-            if not isinstance(v, str):
+            if not _is_text(v):
                 return wrong_type(field_path(here, key), "a string", v)
         c = o.get("controller")
         if c is not None and not isinstance(c, bool):
@@ -432,7 +440,7 @@ def _pod_damage(pod: Mapping[Any, Any]) -> InputError | None:
     meta = pod.get("metadata")
     spec = pod.get("spec")
     node = spec.get("nodeName") if _is_map(spec) else None
-    if isinstance(node, str) and node:
+    if _is_text(node) and node:
         bad = _required_name(meta)
         if bad is not None:
             return bad
@@ -445,7 +453,7 @@ def _pod_damage(pod: Mapping[Any, Any]) -> InputError | None:
         if not _is_map(status):
             return wrong_type("status", "a mapping", status)
         phase = status.get("phase")
-        if phase is not None and not isinstance(phase, str):
+        if phase is not None and not _is_text(phase):
             return wrong_type("status.phase", "a string", phase)
     return None
 
@@ -471,18 +479,30 @@ def node_damage(node: Mapping[Any, Any]) -> InputError | None:
     are not a mapping of strings (node groups select by them),
     ``status`` that is not a mapping, ``status.allocatable`` or
     ``status.capacity`` that is not a mapping of quantities (strings, as
-    the apiserver writes them; checked against the configuration). The
-    message says the node is not replayed."""
+    the apiserver writes them; checked against the configuration; a
+    number past the float range read as its text is a number); a
+    ``metadata.name`` that is not a string or not a DNS subdomain (the
+    apiserver's ``ValidateNodeName``: ``../../etc/x``, markup). The
+    message says the node is not replayed (with a bad name: not read, at
+    ``metadata.name``)."""
+    from podnuma.api.pod_validation import dns_subdomain_errors
     from podnuma.api.quantity import QuantityError, parse_quantity
 
     bad: InputError | None = None
     meta = node.get("metadata")
+    name = meta.get("name") if _is_map(meta) else None
     labels = meta.get("labels") if _is_map(meta) else None
-    if labels is not None and not _is_map(labels):
+    if name is not None and not _is_text(name):  # (a number past the float range, read as its text)
+        bad = wrong_type("metadata.name", "a string", name)
+    elif isinstance(name, str) and (errors := dns_subdomain_errors(name)):
+        # the apiserver's ValidateNodeName (a path, markup: never served)
+        shown = inert(name if len(name) <= 64 else name[:64] + "...")
+        bad = InputError(f'Invalid value: "{shown}": {errors[0]}', path="metadata.name")
+    elif labels is not None and not _is_map(labels):
         bad = wrong_type("metadata.labels", "a mapping", labels)
     elif labels is not None:
         bad = next((wrong_type(field_path("metadata.labels", str(k)), "a string", v)
-                    for k, v in labels.items() if not isinstance(v, str)), None)
+                    for k, v in labels.items() if not _is_text(v)), None)
     status = node.get("status")
     if bad is None and status is not None and not _is_map(status):
         bad = wrong_type("status", "a mapping", status)
@@ -495,19 +515,23 @@ def node_damage(node: Mapping[Any, Any]) -> InputError | None:
             if not _is_map(got):
                 bad = wrong_type(at, "a mapping", got)
                 break
-            for name, v in got.items():
-                if not isinstance(v, str):
-                    bad = wrong_type(field_path(at, str(name)), "a string (a quantity)", v)
+            for resource, v in got.items():
+                if not _is_text(v):
+                    bad = wrong_type(field_path(at, str(resource)), "a string (a quantity)", v)
                     break
                 try:
                     parse_quantity(v)
                 except (QuantityError, ValueError) as e:
                     shown = inert(v if len(v) <= 64 else v[:64] + "...")
-                    bad = InputError(f'Invalid value: "{shown}": {e}', path=field_path(at, str(name)))
+                    bad = InputError(f'Invalid value: "{shown}": {e}', path=field_path(at, str(resource)))
                     break
             if bad is not None:
                 break
-    return None if bad is None else _not_read(bad, "Node", "not replayed")
+    if bad is None:
+        return None
+    # a name that no Node can have: left out (it names a node to no one,
+    # and a scenario file cannot be named after it)
+    return _not_read(bad, "Node", "not read" if bad.path == "metadata.name" else "not replayed")
 
 
 def item_problem(item: Any, path: str, i: int) -> InputError | None:
@@ -539,8 +563,8 @@ def item_problem(item: Any, path: str, i: int) -> InputError | None:
         at, want, value = "metadata", "a mapping", meta
     elif spec is not None and not _is_map(spec):
         at, want, value = "spec", "a mapping", spec
-    elif kind == "Pod" and spec is not None and spec.get("nodeName") is not None and not isinstance(
-        spec.get("nodeName"), str
+    elif kind == "Pod" and spec is not None and spec.get("nodeName") is not None and not _is_text(
+        spec.get("nodeName")
     ):
         at, want, value = "spec.nodeName", "a string", spec.get("nodeName")
     else:

@@ -63,9 +63,12 @@ records and goes on; only unreadable command-line arguments raise
 from __future__ import annotations
 
 import contextlib
+import errno
 import gc
 import json
+import os
 import re
+import stat
 from array import array
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -106,6 +109,7 @@ from podnuma.fleet.podscan import (
 )
 from podnuma.fleet.selectors import selector_matches
 from podnuma.inputs.documents import field_path_under
+from podnuma.inputs.pathcheck import unreachable
 
 _DATA_SUFFIXES = (".json", ".yaml", ".yml")
 
@@ -296,12 +300,17 @@ def _classify(path: Path, scan: Scan, hold: bool = False, base: Path | None = No
     if text is not None:
         empty = _emptiness(text, path.suffix.lower() != ".json")
         if empty is not None:
+            if _named_fleet(path):
+                raise InputError(empty, file=name)
             scan.issues.append(Issue("error", empty, file=name))
             return
     doc = None
     if text is not None:
         doc, issue = parse_document(path, text)
     if issue is not None:
+        if _named_fleet(path) or _says_fleet(path, text, data):
+            # the user's FleetConfig: all or nothing (never left out with an issue)
+            raise InputError(issue.message, path=issue.path, file=issue.file or name)
         scan.issues.append(issue)
     if doc is None:
         if text is not None and issue is None:  # JSON null
@@ -314,6 +323,18 @@ def _classify(path: Path, scan: Scan, hold: bool = False, base: Path | None = No
     if _is_map(doc) and doc.get("kind") == FLEET_KIND:
         scan.groups.extend(_load_groups(doc, path, base))
         return
+    if _is_map(doc) and doc.get("kind") == KUBELET_KIND and path.parent.name == "configz":
+        # a configz's ``kubeletconfig`` saved alone (``jq .kubeletconfig``)
+        # as configz/NODE.json: the node's configuration, read as a configz
+        read_configz({"kubeletconfig": doc}, None, path.stem, name, scan)
+        if text is not None and path.suffix.lower() not in (".yaml", ".yml") and path.stem in scan.configz:
+            with contextlib.suppress(InputError, ValueError, TypeError, RecursionError):
+                again = json.loads(text, object_pairs_hook=json_object_pairs)
+                if _is_map(again):
+                    scan.configz[path.stem] = (again, name)
+        return
+    if _named_fleet(path) or _claims_fleet(doc, path):
+        _not_fleet(doc, name)
     if _is_machine_info(doc):
         scan.machineinfo[path.stem] = name
         return
@@ -322,6 +343,74 @@ def _classify(path: Path, scan: Scan, hold: bool = False, base: Path | None = No
         scan.issues.append(Issue("error", nothing, file=name))
         return
     read_objects(doc, name, scan, pod_file=name if ident is None else DumpName(name, ident))
+
+
+#: the kind of a kubelet configuration file (read as a configz when saved
+#: as ``configz/NODE.json``)
+KUBELET_KIND = "KubeletConfiguration"
+#: the names of a FleetConfig file (``fleet generate`` writes
+#: ``fleet.yaml``): such a file is the user's FleetConfig, whatever it holds
+_FLEET_NAMES = ("fleet.yaml", "fleet.yml")
+#: a YAML line that says a file is a FleetConfig (looked for only in a file
+#: that could not be read: which then fails the command)
+_FLEET_LINE = re.compile(r"^(?:kind[ \t]*:[ \t]*[\"']?FleetConfig|nodeGroups[ \t]*:)", re.MULTILINE | re.IGNORECASE)
+#: how far into a YAML file that could not be read that line is looked for
+#: (a FleetConfig is a few lines; a broken dump is not read through again)
+_FLEET_LOOK = 1 << 20
+
+
+def _named_fleet(path: Path) -> bool:
+    """Whether ``path`` is named as the fleet's FleetConfig (``fleet.yaml``)."""
+    return path.name.lower() in _FLEET_NAMES
+
+
+def _says_fleet(path: Path, text: str | None, data: bytes | None) -> bool:
+    """Whether a YAML file that could not be read says it is a FleetConfig
+    (a line ``kind: FleetConfig...`` or ``nodeGroups:`` in its first MiB)."""
+    if path.suffix.lower() not in (".yaml", ".yml"):
+        return False
+    if text is None:
+        if data is None:
+            return False
+        text = data[:_FLEET_LOOK].decode("utf-8", "replace")
+    return _FLEET_LINE.search(text, 0, _FLEET_LOOK) is not None
+
+
+def _fleetish(d: Any) -> bool:
+    """Whether a parsed document claims to be a FleetConfig: its ``kind``
+    begins with ``FleetConfig`` (any case), or it has no ``kind`` and has
+    ``nodeGroups`` (podnuma's other files, a ``Scenario`` written by
+    ``--as-scenario``, are not: they are no dump, and left alone)."""
+    if not _is_map(d):
+        return False
+    kind = d.get("kind")
+    if kind is None:
+        return "nodeGroups" in d
+    return isinstance(kind, str) and kind.lower().startswith(FLEET_KIND.lower())
+
+
+def _claims_fleet(doc: Any, path: Path) -> bool:
+    """Whether a parsed file (not one FleetConfig) holds a document that
+    claims to be one (:func:`_fleetish`): a YAML file's documents, or a
+    mapping."""
+    if isinstance(doc, list):
+        return path.suffix.lower() in (".yaml", ".yml") and any(_fleetish(d) for d in doc)
+    return _fleetish(doc)
+
+
+def _not_fleet(doc: Any, name: str) -> None:
+    """Raise the one line that says why a file named or claiming to be the
+    FleetConfig is not one: the user's FleetConfig is read all or nothing."""
+    if isinstance(doc, list):
+        if not doc:
+            raise InputError("a FleetConfig file holds one YAML document, not null", file=name)
+        raise InputError(f"a FleetConfig file holds one YAML document, not {len(doc)}", file=name)
+    if not _is_map(doc):
+        raise wrong_type("", "a mapping (a FleetConfig)", doc).in_file(name)
+    kind = doc.get("kind")
+    if kind is None:
+        raise InputError(f"Required value: must be {FLEET_KIND!r}", path="kind", file=name)
+    raise InputError(f"Unsupported value: {kind!r}: must be {FLEET_KIND!r}", path="kind", file=name)
 
 
 def is_configz(doc: Any) -> bool:
@@ -418,6 +507,13 @@ def read_objects(doc: Any, name: str, scan: Scan,
             if isinstance(n, str) and n:
                 scan.nrt[n] = (item, name)
                 scan.nrt_paths[n] = field_path(at, i) if i >= 0 else at
+        elif i >= 0 and isinstance(kind, str) and kind.endswith("List") and "items" in item:
+            # a list in a list: kubectl writes none (its items are never
+            # read: said, not taken for nothing)
+            held = item["items"]
+            count = f"its {len(held)} item(s)" if isinstance(held, list) else "its items"
+            problems.add(InputError(f"a {kind} inside a list (kubectl writes none): {count} not read",
+                                    path=field_path(at, i)))
     scan.issues.extend(problems.issues())
     if pods_here and _is_map(doc) and doc.get("_truncated"):
         scan.truncated_pod_files.append(name)
@@ -457,17 +553,60 @@ def _listed(directory: Path) -> list[Path]:
         raise InputError(f"INPUT: cannot read: {e.strerror or e}", file=str(directory)) from None
 
 
+def _entry(child: Path) -> tuple[str, os.stat_result | None]:
+    """What an entry of an input directory is, followed if it is a link:
+    ``"dir"``, ``"file"``, ``"other"`` (a pipe, a socket, a device),
+    ``"nothing"`` (a link to nothing), ``"loop"`` (a link that leads round),
+    ``"gone"`` (removed since it was listed), or ``"unreachable: WHY"``;
+    with its ``stat``."""
+    try:
+        st = child.stat()
+    except FileNotFoundError:
+        return ("nothing" if child.is_symlink() else "gone"), None
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            return "loop", None
+        if e.errno == errno.EACCES and child.is_symlink():
+            return f"unreachable: {e.strerror or e} (a symbolic link that cannot be followed)", None
+        return f"unreachable: {unreachable(e)}", None
+    except ValueError as e:  # (an embedded NUL byte)
+        return f"unreachable: {e}", None
+    if stat.S_ISDIR(st.st_mode):
+        return "dir", st
+    if stat.S_ISREG(st.st_mode):
+        return "file", st
+    return "other", st
+
+
+def _inside(child: Path, root: Path) -> bool:
+    """Whether the link ``child`` leads to a directory inside ``root``
+    (the directory given as input, resolved)."""
+    try:
+        target = child.resolve()
+    except (OSError, RuntimeError, ValueError):
+        return False
+    return target == root or root in target.parents
+
+
 def walk_inputs(path: Path, scan: Scan, files: list[Path] | None = None,
-                _seen: set[tuple[int, int]] | None = None) -> None:
+                _seen: set[tuple[int, int]] | None = None, _root: Path | None = None) -> None:
     """Every input under ``path`` read into ``scan``; or, with ``files``,
     the data files listed there (to be read by :func:`scan_files`, where
     the fleet is replayed) and only the sysfs copies noted. A directory is
     read once however many links lead to it (a link to a directory above
-    it would lead round for ever); what is not a regular file in a
-    directory (a pipe, a socket, a device, a broken link) is left out with
-    a warning."""
+    it would lead round for ever); a link to a directory outside the
+    directory given as input (``/``, ``/proc/self``, another dumps tree) is
+    not followed: it is left out with a warning, as what is not a regular
+    file in a directory (a pipe, a socket, a device, a link to nothing, a
+    link that leads round) or an entry that cannot be reached (``Permission
+    denied``) is."""
     if path.is_dir():
         seen = set() if _seen is None else _seen
+        if _root is None:
+            try:
+                _root = path.resolve()
+            except (OSError, RuntimeError):
+                _root = path
         try:
             st = path.stat()
         except OSError:
@@ -478,24 +617,49 @@ def walk_inputs(path: Path, scan: Scan, files: list[Path] | None = None,
                                          file=str(path)))
                 return
             seen.add((st.st_dev, st.st_ino))
-        for child in _listed(path):
-            if child.is_dir() and child.name == "sysfs":
-                for node_dir in _listed(child):
-                    if node_dir.is_dir():
-                        scan.sysfs[node_dir.name] = str(node_dir)
-                continue
+        try:
+            entries = _listed(path)
+        except InputError as e:
+            if _seen is None:  # (the directory given: its one line)
+                raise
+            scan.issues.append(Issue("warning", f"{e.message.removeprefix('INPUT: ')}: skipped", file=str(path)))
+            return
+        for child in entries:
             if child.name.startswith("."):
                 continue
-            if child.is_dir():
-                walk_inputs(child, scan, files, seen)
-            elif child.suffix.lower() in _DATA_SUFFIXES:
-                if child.is_file():
-                    walk_inputs(child, scan, files, seen)
-                elif child.exists():  # a pipe, a socket, a device: not a dump (as the kubelet skips
-                    # one in its manifest directory); a named pipe is read when named itself
-                    scan.issues.append(Issue("warning", "not a regular file: skipped", file=str(child)))
-                elif child.is_symlink():
-                    scan.issues.append(Issue("warning", "a link to nothing: skipped", file=str(child)))
+            what, _ = _entry(child)
+            if what == "dir" and child.name == "sysfs":
+                try:
+                    node_dirs = _listed(child)
+                except InputError as e:
+                    scan.issues.append(Issue("warning", f"{e.message.removeprefix('INPUT: ')}: skipped",
+                                             file=str(child)))
+                    continue
+                for node_dir in node_dirs:
+                    if _entry(node_dir)[0] == "dir":
+                        scan.sysfs[node_dir.name] = str(node_dir)
+                continue
+            if what == "dir":
+                if child.is_symlink() and not _inside(child, _root):
+                    scan.issues.append(Issue(
+                        "warning", "a link to a directory outside the input directory: skipped "
+                        "(not followed; give that directory as an input to read it)", file=str(child)))
+                    continue
+                walk_inputs(child, scan, files, seen, _root)
+            elif what.startswith("unreachable: "):
+                scan.issues.append(Issue("warning", f"cannot reach it: {what[13:]}: skipped", file=str(child)))
+            elif what == "loop":
+                scan.issues.append(Issue("warning", "a link that leads round (to itself, through other "
+                                         "links): skipped", file=str(child)))
+            elif child.suffix.lower() not in _DATA_SUFFIXES:
+                continue
+            elif what == "file":
+                walk_inputs(child, scan, files, seen, _root)
+            elif what == "other":  # a pipe, a socket, a device: not a dump (as the kubelet skips
+                # one in its manifest directory); a named pipe is read when named itself
+                scan.issues.append(Issue("warning", "not a regular file: skipped", file=str(child)))
+            elif what == "nothing":
+                scan.issues.append(Issue("warning", "a link to nothing: skipped", file=str(child)))
         return
     if files is not None:
         files.append(path)
@@ -898,11 +1062,17 @@ def assemble(scan: Scan) -> FleetInputs:
     nrt_forms = NrtForms()
     if not scan.nodes and scan.pod_counts:
         issues.append(Issue("error", "no Node objects found (a `kubectl get nodes -o json` dump is needed)"))
+    unnamed: set[str] = set()  # the nodes whose name no Node can have
     for name in sorted(scan.nodes):
         obj = scan.nodes[name]
         labels = _labels(obj)
         node_issues: list[Issue] = []
         damage = node_damage(obj)
+        if damage is not None and damage.path == "metadata.name":  # (no Node has that name: left out)
+            issues.append(Issue("error", damage.message, file=scan.node_files.get(name),
+                                path=field_path_under(scan.node_paths.get(name, ""), damage.path)))
+            unnamed.add(name)
+            continue
         if damage is not None:  # (as without topology: listed, not replayed)
             node_issues.append(Issue("error", damage.message, node=name, file=scan.node_files.get(name),
                                      path=field_path_under(scan.node_paths.get(name, ""), damage.path)))
@@ -972,10 +1142,10 @@ def assemble(scan: Scan) -> FleetInputs:
             nrt_attributes=_nrt_attributes(scan.nrt[name][0]) if name in scan.nrt else {},
         ))
     for node, count in sorted(scan.pod_counts.items()):
-        if node not in scan.nodes:
+        if node not in scan.nodes or node in unnamed:
             issues.append(Issue(
-                "error", f"{count} pod(s) bound to node {node}, which is not in the nodes dump: "
-                "not replayed", node=node, file=", ".join(sorted(
+                "error", f"{count} pod(s) bound to node {node}, which is not in the nodes dump"
+                f"{' (its Node is damaged: not read)' if node in unnamed else ''}: not replayed", node=node, file=", ".join(sorted(
                     set(scan.pod_index.get(node, ())) | {r[0] for r in scan.pod_ranges.get(node, ())})),
             ))
     if scan.pods_duplicated:

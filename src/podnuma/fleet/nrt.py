@@ -9,7 +9,7 @@ from typing import Any
 
 from podnuma.errors import InputError
 from podnuma.fieldkit import field_path, wrong_type
-from podnuma.fleet.files import _is_map
+from podnuma.fleet.files import _is_map, _is_text
 from podnuma.fleet.pods import _meta
 from podnuma.inputs.discover._fields import MAX_CPUS, MAX_NUMA_NODES, MAX_UINT64
 
@@ -119,9 +119,16 @@ def nrt_node_form(nrt: Mapping[str, Any], *, threads_per_core: int) -> tuple[dic
     numa: dict[int, Mapping[str, Any]] = {}
     where: dict[int, str] = {}  # a NUMA id -> its zone's path
     for i, z in enumerate(zones):
-        if not _is_map(z) or z.get("type") != "Node":
-            continue
         zpath = field_path("zones", i)
+        if not _is_map(z):  # (the CRD's schema: a zone is an object with a type)
+            raise _refuse(wrong_type(zpath, "a mapping", z))
+        kind = z.get("type")
+        if kind is None:
+            raise NrtError("Required value", field_path(zpath, "type"))
+        if not _is_text(kind):
+            raise _refuse(wrong_type(field_path(zpath, "type"), "a string", kind))
+        if kind != "Node":
+            continue
         nid = _numa_id(z, zpath)
         if nid in numa:  # (the later would replace the earlier without a word)
             raise NrtError(f"NUMA zone node-{nid} is listed twice (first at {where[nid]})", zpath)

@@ -65,12 +65,12 @@ def _node_name(doc: Any) -> str | None:
     if not _is_map(spec):
         return None
     n = spec.get("nodeName")
-    return n if isinstance(n, str) and n else None
+    return n if type(n) is str and n else None  # (not a number read as its text)
 
 
 def _phase(doc: Mapping[str, Any]) -> str:
     st = doc.get("status")
-    if _is_map(st) and isinstance(st.get("phase"), str):
+    if _is_map(st) and type(st.get("phase")) is str:
         return str(st["phase"])
     return "Running"  # a manifest without status: taken as running
 

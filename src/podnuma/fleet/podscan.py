@@ -1087,6 +1087,25 @@ class ScannedPod(Mapping[str, Any]):
     def labels(self) -> Any:
         return self.shared.labels
 
+    def rest(self) -> tuple[Any, Any, Any, Any]:
+        """What the parse reads of the pod besides its key, identity, node
+        and owners, as decoded (``None`` when absent): ``generateName``,
+        ``creationTimestamp``, ``status.startTime`` and ``status.qosClass``
+        (``status.phase`` is a string or null: the decoder's type)."""
+        raw = self._raw
+        m = raw.metadata
+        gname = created = started = qos = None
+        if m is not None:
+            gname, created = m.generateName, m.creationTimestamp
+            gname = None if gname is UNSET else gname
+            created = None if created is UNSET else created
+        st = raw.status
+        if st is not None:
+            started, qos = st.startTime, st.qosClass
+            started = None if started is UNSET else started
+            qos = None if qos is UNSET else qos
+        return gname, created, started, qos
+
     @property
     def doc(self) -> dict[str, Any]:
         d = self._doc

@@ -75,6 +75,7 @@ from podnuma.fleet.podscan import (
 )
 from podnuma.fleet.whatif import WhatIf, apply_config
 from podnuma.golang import jsonnumbers as json_numbers
+from podnuma.golang.rfc3339 import parses as rfc3339_parses
 from podnuma.inputs.discover import load_node
 from podnuma.machine.cpuset import CPUSet
 from podnuma.machine.topology import Machine
@@ -483,19 +484,109 @@ def _parse(
     return _parse_keyed(doc, config, cache, gates_key)[0]
 
 
+_OWNER_STRINGS = frozenset({"apiVersion", "kind", "name", "uid"})
+_OWNER_BOOLS = frozenset({"controller", "blockOwnerDeletion"})
+
+
+def _plain_time(t: Any) -> bool:
+    """``t`` (a ``metav1.Time``'s value) is none or a string Go's RFC 3339
+    parse takes."""
+    return t is None or (type(t) is str and rfc3339_parses(t))
+
+
+def _plain_owners(owners: Any) -> bool:
+    """``metadata.ownerReferences`` is none or a list of owner references
+    whose known fields are of their types (all the parse checks of them)."""
+    if owners is None:
+        return True
+    if type(owners) is not list:
+        return False
+    for o in owners:
+        if o is None:
+            continue
+        if type(o) is not dict:
+            return False
+        for k, v in o.items():
+            tv = type(v)
+            if tv is str:
+                if k in _OWNER_BOOLS:
+                    return False
+            elif tv is bool:
+                if k in _OWNER_STRINGS:
+                    return False
+            elif v is not None and (k in _OWNER_STRINGS or k in _OWNER_BOOLS):
+                return False
+    return True
+
+
+def _plain_rest(doc: Mapping[str, Any], meta: Mapping[str, Any]) -> bool:
+    """Whether ``parse_pod`` certainly takes what it reads of the pod
+    ``doc`` outside the key of its memo (:func:`_parse_keyed`) and the
+    pod's identity (name, uid, labels: checked by the caller): the top
+    level's ``apiVersion``, ``kind`` and ``status`` (a compact pod's
+    ``phase``, ``startTime`` and ``qosClass``), ``metadata.generateName``,
+    ``creationTimestamp`` and ``ownerReferences`` and ``spec.nodeName``,
+    by their exact JSON types (a :class:`JSONNumberText` is a number, not
+    a string) and Go's RFC 3339 parse. A pod for which this is not so is
+    parsed by itself, never from or into the memo: its answer is its own
+    (parse_pod's first error), whatever pod came before it."""
+    for k, v in doc.items():
+        if k == "metadata" or k == "spec" or v is None:
+            continue
+        if k == "apiVersion":
+            if type(v) is not str or v != "v1":
+                return False
+        elif k == "kind":
+            if type(v) is not str or v != "Pod":
+                return False
+        elif k == "status":
+            if type(v) is not dict:
+                return False
+            for sk, sv in v.items():
+                if sv is None:
+                    continue
+                if sk == "startTime":
+                    if not _plain_time(sv):
+                        return False
+                elif sk not in ("phase", "qosClass") or type(sv) is not str:
+                    return False
+        else:
+            return False
+    gname = meta.get("generateName")
+    if gname is not None and type(gname) is not str:
+        return False
+    spec = doc.get("spec")
+    node = spec.get("nodeName") if isinstance(spec, Mapping) else None
+    return ((node is None or type(node) is str) and _plain_time(meta.get("creationTimestamp"))
+            and _plain_owners(meta.get("ownerReferences")))
+
+
+def _plain_scanned(doc: ScannedPod) -> bool:
+    """:func:`_plain_rest` of a scanned pod, from what was decoded of it."""
+    gname, created, started, qos = doc.rest()
+    return ((gname is None or type(gname) is str) and (qos is None or type(qos) is str)
+            and (doc.node is None or type(doc.node) is str) and _plain_time(created)
+            and _plain_time(started) and _plain_owners(doc.owners))
+
+
 def _parse_keyed(
     doc: Mapping[str, Any], config: KubeletConfig, cache: ReplayCache | None, gates_key: str = ""
 ) -> tuple[Pod, tuple[Any, ...] | None]:
     """``parse_pod``, memoised on what it reads besides the pod's identity:
     pods of one workload differ only by name, uid and labels, which are
     put back on the memoised parse (a name that is not a plain DNS
-    subdomain goes through the full parse and its error)."""
+    subdomain goes through the full parse and its error). Only a pod
+    whose identity and other fields outside the key are certainly taken
+    (exact types: :func:`_plain_rest`) is memoised or answered from the
+    memo, so a refusal the memo keeps is one of the key's fields, the
+    same for every pod of that key; any other pod is parsed by itself."""
     meta = doc.get("metadata") or {}
     name, uid, labels = meta.get("name"), meta.get("uid"), meta.get("labels")
-    if (cache is None or not isinstance(name, str) or not _NAME.match(name)
-            or not isinstance(uid, str) or not uid
-            or not (labels is None or (isinstance(labels, Mapping)
-                                       and all(isinstance(v, str) for v in labels.values())))):
+    if (cache is None or type(name) is not str or not _NAME.match(name)
+            or type(uid) is not str or not uid
+            or not (labels is None or (type(labels) is dict
+                                       and all(type(v) is str for v in labels.values())))
+            or not _plain_rest(doc, meta)):
         return parse_pod(doc, gates=config.feature_gates), None
     spec = doc.get("spec")
     if type(spec) is KeyedSpec:
@@ -537,7 +628,7 @@ def _parse_pods(
             name, uid, shared = doc.name, doc.uid, doc.shared
             hit = known.get((gates_key, doc.key))
             if (hit is not None and type(name) is str and type(uid) is str and uid and shared.plain
-                    and _NAME.match(name)):
+                    and _NAME.match(name) and _plain_scanned(doc)):
                 pods.append(_Pod(doc, hit[0].with_identity(name, uid, shared.labels or {}),
                                  _scanned_workload(doc, name, shared), hit[1]))
                 continue
@@ -570,9 +661,10 @@ def _pod_ref(doc: Mapping[str, Any]) -> str:
     ns, name = meta.get("namespace"), meta.get("name")
     if ns is None or ns == "":
         ns = "default"
-    if isinstance(name, str) and name:
-        return f"pod {ns}/{name}" if isinstance(ns, str) else f"pod {name} (its namespace is {type_name(ns)})"
-    where = f"in namespace {ns}" if isinstance(ns, str) else f"whose namespace is {type_name(ns)}"
+    # (a number past the float range is read as its text: a number, not a name)
+    if type(name) is str and name:
+        return f"pod {ns}/{name}" if type(ns) is str else f"pod {name} (its namespace is {type_name(ns)})"
+    where = f"in namespace {ns}" if type(ns) is str else f"whose namespace is {type_name(ns)}"
     what = "without a name" if name is None or name == "" else f"whose name is {type_name(name)}"
     return f"a pod {where} {what}"
 

@@ -141,6 +141,9 @@ def parse_what_if(text: str) -> WhatIf:
             gates = True
             continue
         key, sep, value = part.partition("=")
+        if key.strip() in ("gates", "pod-level", "restart"):  # (a change that takes no value)
+            raise InputError(f"--what-if: {part}: {key.strip()} takes no value (write {key.strip()}, "
+                             "without =VALUE)")
         if key == "shared-pool-cpus" and sep:
             digits = value.lstrip("0")  # (read as a number only when short: int() of a long one is slow)
             if not (value.isascii() and value.isdigit()) or not digits:

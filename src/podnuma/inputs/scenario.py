@@ -746,7 +746,7 @@ def _load_running_pods(state: Mapping[str, Any], gates: FeatureGateReader) -> tu
         path = f"state.pods[{i}]"
         doc = _mapping(item, path=path, what="a pod")
         try:
-            pod = parse_pod(doc, gates=gates)
+            pod = parse_pod(doc, gates=gates, sort_keys=True)
         except InputError as e:
             raise e.at(path) from None
         for key in (pod.uid, pod.ref):

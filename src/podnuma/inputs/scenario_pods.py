@@ -49,12 +49,12 @@ class PodParses:
     def parse(self, doc: Mapping[str, Any]) -> Pod:
         key = _key(doc, self._dumps)
         if key is None:
-            return parse_pod(doc, gates=self._gates)
+            return parse_pod(doc, gates=self._gates, sort_keys=True)
         template = self._pods.get(key)
         if template is not None:
             meta: dict[str, Any] = doc["metadata"]
-            return with_identity_of(template, meta)
-        pod = parse_pod(doc, gates=self._gates)
+            return with_identity_of(template, meta, sort_keys=True)
+        pod = parse_pod(doc, gates=self._gates, sort_keys=True)
         if len(self._pods) >= self._limit:
             self._pods.clear()
         self._pods[key] = pod

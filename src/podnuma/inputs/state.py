@@ -150,14 +150,24 @@ class PodRef:
         return f"{self.namespace}/{self.name}"
 
 
-def _read(path: Path) -> bytes | None:
-    """A checkpoint file's bytes (``None``: not there), within the byte
-    limit of the commands' inputs."""
+#: the largest CPU or memory manager checkpoint read, and the most entries
+#: (containers' and pods') one may hold. A node runs at most a few hundred
+#: containers (``maxPods`` is 110 by default): 10,000 entries are far above
+#: any; the kubelet bounds neither, but a hostile file of the 64 MiB input
+#: limit held millions of entries, minutes and gigabytes to read and draw.
+#: A real checkpoint of 10,000 entries is about 1 MB (CPU) or 2.5 MB (memory).
+MAX_CHECKPOINT_BYTES = 4 << 20
+MAX_CHECKPOINT_ENTRIES = 10_000
+
+
+def _read(path: Path, limit: int | None = None) -> bytes | None:
+    """A checkpoint file's bytes (``None``: not there), within ``limit``
+    bytes (default: the byte limit of the commands' inputs)."""
     from podnuma.inputs.documents import read_regular
     from podnuma.inputs.limits import DEFAULT_LIMITS
 
     try:
-        return read_regular(path, DEFAULT_LIMITS.max_bytes)
+        return read_regular(path, DEFAULT_LIMITS.max_bytes if limit is None else limit)
     except FileNotFoundError:
         return None
     except OSError as err:
@@ -170,7 +180,7 @@ def read_state_dir(directory: Path) -> StateFiles:
     state_dir = str(directory)
     cpu_path = directory / cpu_ckpt.CPU_MANAGER_STATE_FILE
     mem_path = directory / mem_ckpt.MEMORY_MANAGER_STATE_FILE
-    cpu_raw, mem_raw = _read(cpu_path), _read(mem_path)
+    cpu_raw, mem_raw = _read(cpu_path, MAX_CHECKPOINT_BYTES), _read(mem_path, MAX_CHECKPOINT_BYTES)
     dev_raw = _read(directory / dev_ckpt.DEVICE_CHECKPOINT_DIR / dev_ckpt.DEVICE_CHECKPOINT_FILE)
     if cpu_raw is None and mem_raw is None and dev_raw is None:
         raise InputError(
@@ -182,11 +192,24 @@ def read_state_dir(directory: Path) -> StateFiles:
     if cpu_raw is not None:
         cpu_version, cpu = _decode(cpu_raw, cpu_path, state_dir, cpu_ckpt.load_cpu_checkpoint,
                                    cpu_ckpt.decode_cpu_checkpoint, cpu_ckpt.restore_error_message)
+        _check_entries(cpu_path, sum(map(len, cpu.entries.values())) + len(cpu.pod_entries))
     if mem_raw is not None:
         mem_version, mem = _decode(mem_raw, mem_path, state_dir, mem_ckpt.load_memory_checkpoint,
                                    mem_ckpt.decode_memory_checkpoint, mem_ckpt.restore_error_message)
+        _check_entries(mem_path, sum(map(len, mem.entries.values())) + len(mem.pod_entries))
     devices = dev_ckpt.read_device_checkpoint(dev_raw) if dev_raw is not None else None
     return StateFiles(directory, cpu_raw, cpu_version, cpu, mem_raw, mem_version, mem, dev_raw, devices)
+
+
+def _check_entries(path: Path, count: int) -> None:
+    """``InputError`` for a checkpoint of more than
+    :data:`MAX_CHECKPOINT_ENTRIES` entries."""
+    if count > MAX_CHECKPOINT_ENTRIES:
+        raise InputError(
+            f"{count} entries: more than podnuma reads in a checkpoint ({MAX_CHECKPOINT_ENTRIES}; "
+            "a node runs at most a few hundred containers)",
+            file=str(path),
+        )
 
 
 def _decode(
@@ -305,7 +328,7 @@ def check_dump_pods(refs: Iterable[PodRef], gates: FeatureGateReader) -> None:
             continue
         manifest = {k: v for k, v in ref.manifest.items() if k != "status"}
         try:
-            parse_pod(manifest, gates=gates)
+            parse_pod(manifest, gates=gates, sort_keys=True)
         except InputError as e:
             raise ref.blame(e) from None
 
