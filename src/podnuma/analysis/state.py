@@ -102,20 +102,22 @@ def _cpu_issues(files: StateFiles, issues: list[Issue]) -> None:
     ]
     reported: set[tuple[str, str]] = set()
     for uid, what, cpus in sets:
+        # the set's CPUs another pod holds, by that pod (in the order met):
+        # one pass over the set, however many pods it overlaps
+        held: dict[str, list[int]] = {}
         for c in cpus:
             first = owner.get(c)
             if first is None:
                 owner[c] = uid
-                continue
-            if first != uid and (first, uid) not in reported:
+            elif first != uid:
+                held.setdefault(first, []).append(c)
+        for first, both in held.items():
+            if (first, uid) not in reported:
                 reported.add((first, uid))
-                both = CPUSet(
-                    x for x in cpus if owner.get(x) == first
-                )
                 issues.append(
                     Issue(
                         "cpu-overlap",
-                        f"CPUs {both} are exclusive to pod {first} and to {what}",
+                        f"CPUs {CPUSet(both)} are exclusive to pod {first} and to {what}",
                         uid,
                     )
                 )

@@ -7,7 +7,8 @@ one ``error:`` line on standard error and an exit code:
   admitted), or the reader of its output went away (``podnuma demo | head``);
 * 2 (:data:`EXIT_INPUT`): invalid input (a file, a field, a value; a
   corrupt checkpoint; a configuration the kubelet would refuse to start
-  with; a bad option);
+  with; a bad option; an input that needs more memory than the process may
+  take, as the web server answers 422);
 * 1 (:data:`EXIT_BUG`): anything unexpected (a bug): a one-line message,
   the traceback only with ``PODNUMA_DEBUG=1``;
 * 130 (:data:`EXIT_INTERRUPTED`): stopped by Ctrl-C (``Aborted!``), 128 +
@@ -193,6 +194,10 @@ def guard(fn: Callable[[], T]) -> T:
         quiet_pipe()
     except ImportError as e:
         import_failed(e)
+    except MemoryError:
+        # as the web server's job answers it (422): the input needs more
+        # memory than the process may take (``ulimit -v``), not a bug
+        fail("the input needs more memory than this process may use", EXIT_INPUT)
     except Exception as e:
         if _is_click_exception(e):
             raise

@@ -31,7 +31,7 @@ from podnuma.cm.topologymanager.mask_tables import (
 from podnuma.machine.cpuset import CPUSet
 from podnuma.machine.topology import CPUTopology
 
-__all__ = ["MaskRow", "MaskTable", "Lanes", "HINT_CACHE_SIZE", "new_mask_table"]
+__all__ = ["MaskRow", "MaskTable", "Lanes", "HINT_CACHE_SIZE", "HINT_CACHE_HINTS", "new_mask_table"]
 
 
 # (mask, width, its CPUs, their count, holds node 0, subset-sum index,
@@ -43,7 +43,9 @@ class MaskTable:
     """The NUMA masks of a topology (:func:`new_mask_table`), each node's
     CPUs in node order, and per request the narrowest width that fits."""
 
-    __slots__ = ("rows", "node_masks", "min_width", "hints", "compact", "_by_width", "_lanes")
+    __slots__ = (
+        "rows", "node_masks", "min_width", "hints", "kept", "compact", "_by_width", "_lanes"
+    )
 
     def __deepcopy__(self, memo: dict[int, object]) -> MaskTable:
         # derived from the topology, which never changes, and min_width is a
@@ -56,6 +58,8 @@ class MaskTable:
         self.min_width: dict[int, int] = {}
         # (free CPUs per node, need, narrowest width) -> hints, recent ones
         self.hints: dict[tuple[tuple[int, ...], int, int], list[TopologyHint]] = {}
+        # the hints ``self.hints`` holds, all lists together (HINT_CACHE_HINTS)
+        self.kept = 0
         self.compact = [row[5] for row in rows]
         self._by_width: dict[int, list[TopologyHint]] = {}
         self._lanes: Lanes | None = None
@@ -121,9 +125,12 @@ class MaskTable:
         found = self.hints.get(key)
         if found is None:
             found = self.fitting(counts, need, min_width)
-            if len(self.hints) >= HINT_CACHE_SIZE:
+            if len(self.hints) >= HINT_CACHE_SIZE or self.kept + len(found) > HINT_CACHE_HINTS:
                 self.hints.clear()
-            self.hints[key] = found
+                self.kept = 0
+            if len(found) <= HINT_CACHE_HINTS:
+                self.hints[key] = found
+                self.kept += len(found)
         return list(found)
 
     def fitting(self, counts: tuple[int, ...], need: int, min_width: int) -> list[TopologyHint]:
@@ -171,7 +178,12 @@ class MaskTable:
         return found
 
 
+#: the most answers :meth:`MaskTable.fitting_hints` keeps, and the most
+#: hints they hold together: a 20-NUMA machine's answer holds up to 2^20 - 1
+#: hints (8 MiB of references), so a count of answers alone let a fleet's
+#: replays keep gigabytes (one answer per admission)
 HINT_CACHE_SIZE = 4096
+HINT_CACHE_HINTS = 1 << 21
 # the most memory the lanes' kept multiples may take (``Lanes.multiples``)
 _MULTIPLES_BYTES = 8 << 20
 
@@ -219,12 +231,30 @@ class Lanes:
         self.keep = (capacity + n) * self.size <= _MULTIPLES_BYTES
 
 
+#: the tables of the last few machines (by their NUMA nodes' CPUs), shared
+#: by every policy on them: a 20-NUMA machine's table is hundreds of MB, and
+#: a fleet's replays (baseline, densities, what-ifs) each make a policy
+_TABLES: dict[tuple[tuple[int, ...], tuple[int, ...]], MaskTable] = {}
+_TABLES_KEPT = 2
+
+
 def new_mask_table(topology: CPUTopology) -> MaskTable:
     """Every NUMA mask of ``topology`` in ``IterateBitMasks`` order with
     its width, its CPUs and their count, whether it holds node 0, its
     position in the subset-sum table, and its two hints (preferred or not);
-    built with the collector paused (``built_without_collector``)."""
-    return built_without_collector(partial(_build_mask_table, topology))
+    built with the collector paused (``built_without_collector``). The table
+    (a pure function of the nodes and their CPUs, its memos too) is shared
+    by the machines with the same NUMA nodes and CPUs, the last few kept."""
+    nodes = topology.details.numa_nodes().list()
+    key = (tuple(nodes), tuple([topology.numa_masks.get(nid, 0) for nid in nodes]))
+    table = _TABLES.pop(key, None)
+    if table is None:
+        check_mask_nodes(len(nodes))
+        while len(_TABLES) >= _TABLES_KEPT:
+            del _TABLES[next(iter(_TABLES))]  # the oldest, before the new one is built
+        table = built_without_collector(partial(_build_mask_table, topology))
+    _TABLES[key] = table  # (the newest last)
+    return table
 
 
 def _build_mask_table(topo: CPUTopology) -> MaskTable:

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
 from operator import itemgetter
 from typing import Final
 
@@ -244,10 +245,12 @@ def _is_affinity_satisfy_request(
 _FEW = 32
 
 
+@lru_cache(maxsize=2)
 def _masks_over(numa_ids: tuple[int, ...]) -> list[MaskRow]:
     """``IterateBitMasks`` over the NUMA ids, with each mask's bits,
     compact index (for subset sums), width, its two hints and the positions
-    of its bits."""
+    of its bits. The last few are kept, shared by every policy (a list never
+    changed: 2^20 - 1 rows, hundreds of MB, on a 20-NUMA machine)."""
     ids = list(numa_ids)
     position = {nid: i for i, nid in enumerate(numa_ids)}
     # ids 0..n-1 (the usual machine): a bit's position is the bit itself
@@ -286,6 +289,10 @@ def _at_least(rows: list[MaskRow], sums: Sequence[int], size: int) -> list[MaskR
 
 _FIT_CACHE_SIZE = 4096
 _GROUP_CACHE_SIZE = 1024
+#: the most mask rows the fit and group memos hold together: a 20-NUMA
+#: machine's fitting masks are up to 2^20 - 1 rows (8 MiB of references)
+#: per entry, so a count of entries alone let them keep gigabytes
+_CACHE_ROWS = 1 << 22
 
 
 def _fitting_masks(
@@ -383,6 +390,8 @@ class StaticPolicy(Policy):
             tuple[tuple[int, ...], tuple[tuple[str, int], ...], tuple[int, ...]],
             dict[tuple[int, int], list[MaskRow]],
         ] = SharedMemo()
+        # "rows": the rows both memos above hold (_CACHE_ROWS), shared as they are
+        self._cache_rows: SharedMemo[str, int] = SharedMemo()
 
     def name(self) -> str:
         return POLICY_STATIC
@@ -539,6 +548,19 @@ class StaticPolicy(Policy):
                 state.set_memory_blocks(pod.uid, init.name, init_blocks)
 
     # -- hints --------------------------------------------------------------------
+    def _keep_rows(self, rows: int) -> bool:
+        """Count ``rows`` more rows into the fit and group memos, first
+        emptying both when they would pass their bounds (_FIT_CACHE_SIZE
+        entries, _CACHE_ROWS rows); whether they were emptied."""
+        kept = self._cache_rows.get("rows", 0)
+        cleared = len(self._fit_cache) >= _FIT_CACHE_SIZE or kept + rows > _CACHE_ROWS
+        if cleared:
+            self._fit_cache.clear()
+            self._group_cache.clear()
+            kept = 0
+        self._cache_rows["rows"] = kept + rows
+        return cleared
+
     def calculate_hints(
         self, machine_state: Mapping[int, NUMANodeState], pod: Pod, requested: Mapping[str, int]
     ) -> dict[str, list[TopologyHint]]:
@@ -572,9 +594,7 @@ class StaticPolicy(Policy):
         fit = self._fit_cache.get(fit_key)
         if fit is None:
             fit = _fitting_masks(masks, numa_ids, reqs, allocs)
-            if len(self._fit_cache) >= _FIT_CACHE_SIZE:
-                self._fit_cache.clear()
-                self._group_cache.clear()
+            self._keep_rows(len(fit[1]))
             self._fit_cache[fit_key] = fit
         min_affinity_size, fitting = fit
 
@@ -602,9 +622,12 @@ class StaticPolicy(Policy):
             if found is None:
                 # masks come by width: the single-NUMA ones first
                 singles = bisect_right(list(map(_WIDTH, fitting)), 1)
-                found = by_groups[(in_group, blocked)] = _without(
-                    fitting[:singles], in_group
-                ) + _without(fitting[singles:], blocked)
+                found = _without(fitting[:singles], in_group) + _without(
+                    fitting[singles:], blocked
+                )
+                if self._keep_rows(len(found)):
+                    by_groups = self._group_cache[fit_key] = {}
+                by_groups[(in_group, blocked)] = found
             candidates = found
         else:
             candidates = fitting
