@@ -824,6 +824,10 @@ def _go_json_kind(value: object) -> str:
     return next((name for t, name in _GO_JSON_KINDS if isinstance(value, t)), "value")
 
 
+class _Fatal(Exception):
+    """:func:`go_json_decode_error`: an error that ends decoding at once."""
+
+
 def go_json_decode_error(doc: Mapping[str, Any], schema: Any, *, sort_keys: bool = False) -> str:
     """The error of decoding ``doc`` into the Go type ``schema`` (as
     ``_CREDENTIAL_PROVIDER_V1_GO``) with encoding/json (the kubelet's
@@ -839,9 +843,6 @@ def go_json_decode_error(doc: Mapping[str, Any], schema: Any, *, sort_keys: bool
     codec makes JSON with every object's keys sorted); unknown fields are
     skipped; null leaves a field as it is."""
     noted: list[str] = []
-
-    class _Fatal(Exception):
-        pass
 
     def wrong(value: object, gotype: str, struct: str, path: str) -> str:
         return f"json: cannot unmarshal {_go_json_kind(value)} into Go struct field {struct}.{path} of type {gotype}"
