@@ -100,9 +100,6 @@ FLEET_DAMAGE = {
                           "a FleetConfig file holds one YAML document, not 2"),
     "the kind misspelt": (None, ("kind: FleetConfig", "kind: FleetConfig2"),
                           "kind: Unsupported value: 'FleetConfig2': must be 'FleetConfig'"),
-    "kind List": (None, ("kind: FleetConfig", "kind: List"),
-                  "kind: Unsupported value: 'List': must be 'FleetConfig'"),
-    "no kind": (None, ("kind: FleetConfig\n", ""), "kind: Required value: must be 'FleetConfig'"),
     "a duplicate key": ("kind: FleetConfig\n", None, "kind: duplicate key 'kind'"),
     "invalid UTF-8": ("# \xff\n", None, "input file is not UTF-8 text"),
 }
@@ -247,9 +244,24 @@ def test_scenarios_written_into_the_tree_are_not_taken_for_a_fleetconfig(dump: P
     assert p.returncode == 0, p.stderr
     again = _both(dump)
     assert again["nodes"] == plain["nodes"]
-    text = (dump / "fleet.yaml").read_text()
-    (dump / "fleet.yaml").unlink()
-    (dump / "groups.yaml").write_text(text.replace("kind: FleetConfig\n", ""))  # (nodeGroups, no kind)
-    p = _run(str(dump))
-    assert p.returncode == 2 and p.stderr == (f"error: {dump / 'groups.yaml'}: kind: Required value: must be "
-                                              "'FleetConfig'\n"), p.stderr
+
+
+@pytest.mark.parametrize(("name", "text"), [
+    # a Helm chart's values with a nodeGroups key, no kind
+    ("helm/values.yaml", "nodeGroups:\n  - name: workers\n"),
+    # another tool's fleet.yaml (a Rancher Fleet bundle)
+    ("other/fleet.yaml", "defaultNamespace: x\nhelm: {chart: y}\n"),
+    # JSON with nodeGroups and no kind
+    ("groups.json", '{"nodeGroups": [{"name": "a"}]}'),
+])
+def test_a_file_that_does_not_say_fleetconfig_is_read_by_content(dump: Path, name: str, text: str) -> None:
+    """Neither a file's name nor a ``nodeGroups`` key makes it the
+    FleetConfig: such a file is what it is by content (no dump: an issue
+    naming it), and the run goes on, the same in every mode."""
+    plain = _both(dump)
+    f = dump / name
+    f.parent.mkdir(exist_ok=True)
+    f.write_text(text)
+    again = _both(dump)
+    assert again["nodes"] == plain["nodes"]
+    assert any(i.get("file") == str(f) for i in again["issues"]), again["issues"]

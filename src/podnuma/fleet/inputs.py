@@ -300,15 +300,13 @@ def _classify(path: Path, scan: Scan, hold: bool = False, base: Path | None = No
     if text is not None:
         empty = _emptiness(text, path.suffix.lower() != ".json")
         if empty is not None:
-            if _named_fleet(path):
-                raise InputError(empty, file=name)
             scan.issues.append(Issue("error", empty, file=name))
             return
     doc = None
     if text is not None:
         doc, issue = parse_document(path, text)
     if issue is not None:
-        if _named_fleet(path) or _says_fleet(path, text, data):
+        if _says_fleet(text, data):
             # the user's FleetConfig: all or nothing (never left out with an issue)
             raise InputError(issue.message, path=issue.path, file=issue.file or name)
         scan.issues.append(issue)
@@ -333,7 +331,7 @@ def _classify(path: Path, scan: Scan, hold: bool = False, base: Path | None = No
                 if _is_map(again):
                     scan.configz[path.stem] = (again, name)
         return
-    if _named_fleet(path) or _claims_fleet(doc, path):
+    if _claims_fleet(doc, path):
         _not_fleet(doc, name)
     if _is_machine_info(doc):
         scan.machineinfo[path.stem] = name
@@ -348,27 +346,18 @@ def _classify(path: Path, scan: Scan, hold: bool = False, base: Path | None = No
 #: the kind of a kubelet configuration file (read as a configz when saved
 #: as ``configz/NODE.json``)
 KUBELET_KIND = "KubeletConfiguration"
-#: the names of a FleetConfig file (``fleet generate`` writes
-#: ``fleet.yaml``): such a file is the user's FleetConfig, whatever it holds
-_FLEET_NAMES = ("fleet.yaml", "fleet.yml")
-#: a YAML line that says a file is a FleetConfig (looked for only in a file
-#: that could not be read: which then fails the command)
-_FLEET_LINE = re.compile(r"^(?:kind[ \t]*:[ \t]*[\"']?FleetConfig|nodeGroups[ \t]*:)", re.MULTILINE | re.IGNORECASE)
-#: how far into a YAML file that could not be read that line is looked for
+#: a line that says a file is a FleetConfig (``kind: FleetConfig...``, in
+#: YAML or JSON; looked for only in a file that could not be read, which
+#: then fails the command)
+_FLEET_LINE = re.compile(r"""(?:^|[{,\s])["']?kind["']?[ \t]*:[ \t]*["']?FleetConfig""", re.MULTILINE | re.IGNORECASE)
+#: how far into a file that could not be read that line is looked for
 #: (a FleetConfig is a few lines; a broken dump is not read through again)
 _FLEET_LOOK = 1 << 20
 
 
-def _named_fleet(path: Path) -> bool:
-    """Whether ``path`` is named as the fleet's FleetConfig (``fleet.yaml``)."""
-    return path.name.lower() in _FLEET_NAMES
-
-
-def _says_fleet(path: Path, text: str | None, data: bytes | None) -> bool:
-    """Whether a YAML file that could not be read says it is a FleetConfig
-    (a line ``kind: FleetConfig...`` or ``nodeGroups:`` in its first MiB)."""
-    if path.suffix.lower() not in (".yaml", ".yml"):
-        return False
+def _says_fleet(text: str | None, data: bytes | None) -> bool:
+    """Whether a file that could not be read says it is a FleetConfig (a
+    ``kind: FleetConfig...`` in its first MiB)."""
     if text is None:
         if data is None:
             return False
@@ -378,14 +367,14 @@ def _says_fleet(path: Path, text: str | None, data: bytes | None) -> bool:
 
 def _fleetish(d: Any) -> bool:
     """Whether a parsed document claims to be a FleetConfig: its ``kind``
-    begins with ``FleetConfig`` (any case), or it has no ``kind`` and has
-    ``nodeGroups`` (podnuma's other files, a ``Scenario`` written by
-    ``--as-scenario``, are not: they are no dump, and left alone)."""
+    begins with ``FleetConfig`` (any case: a typo of it). Nothing else
+    does: a file's name (``fleet.yaml`` may be another tool's, or the
+    scenario ``--as-scenario`` writes for a node named ``fleet``), nor a
+    ``nodeGroups`` key (a Helm chart's values), which are left to be read
+    by content as any other file."""
     if not _is_map(d):
         return False
     kind = d.get("kind")
-    if kind is None:
-        return "nodeGroups" in d
     return isinstance(kind, str) and kind.lower().startswith(FLEET_KIND.lower())
 
 
@@ -399,7 +388,7 @@ def _claims_fleet(doc: Any, path: Path) -> bool:
 
 
 def _not_fleet(doc: Any, name: str) -> None:
-    """Raise the one line that says why a file named or claiming to be the
+    """Raise the one line that says why a file claiming to be the
     FleetConfig is not one: the user's FleetConfig is read all or nothing."""
     if isinstance(doc, list):
         if not doc:
