@@ -310,7 +310,7 @@ def test_cli_node_mapping_wrapped(runner: CliRunner, tmp_path: Path) -> None:
         ("missing-pod", "nope.yaml", "not found"),
         ("missing-node", "node-missing.yaml", "not found"),
         ("bad-pod", "pod.yaml", "spec.containers"),
-        ("bad-config", "kubelet.yaml", "must be a string"),
+        ("bad-config", "kubelet.yaml", "cannot unmarshal number into Go struct field KubeletConfiguration.cpuManagerPolicy of type string"),
         ("bad-node", "node.yaml", "synthetic"),
     ],
 )

@@ -131,4 +131,8 @@ def test_fleet_group_name_with_a_surrogate_is_not_a_server_error(server: str) ->
     files["fleet.yaml"] = files["fleet.yaml"].replace("- name: general", '- name: "gen\\ud800"', 1)
     status, _, data = call(server + "/api/fleet/analyze", json.dumps({"files": files}).encode(),
                            "application/json")
-    assert status == 200, data  # (the group's file is a problem the report lists, as on the command line)
+    # the user's FleetConfig is read all or nothing, as on the command line:
+    # its one line, a bad request (not a server error)
+    assert status == 400, data
+    assert json.loads(data)["error"] == ("fleet.yaml: nodeGroups[0].name: not Unicode text: a lone surrogate "
+                                         "(\\ud800, written as an escape) in the value (line 7, column 9)")

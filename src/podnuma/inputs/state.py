@@ -180,7 +180,10 @@ def read_state_dir(directory: Path) -> StateFiles:
     state_dir = str(directory)
     cpu_path = directory / cpu_ckpt.CPU_MANAGER_STATE_FILE
     mem_path = directory / mem_ckpt.MEMORY_MANAGER_STATE_FILE
-    cpu_raw, mem_raw = _read(cpu_path, MAX_CHECKPOINT_BYTES), _read(mem_path, MAX_CHECKPOINT_BYTES)
+    from podnuma.inputs.limits import DEFAULT_LIMITS
+
+    limit = min(MAX_CHECKPOINT_BYTES, DEFAULT_LIMITS.max_bytes)  # (the inputs' limit, if lower)
+    cpu_raw, mem_raw = _read(cpu_path, limit), _read(mem_path, limit)
     dev_raw = _read(directory / dev_ckpt.DEVICE_CHECKPOINT_DIR / dev_ckpt.DEVICE_CHECKPOINT_FILE)
     if cpu_raw is None and mem_raw is None and dev_raw is None:
         raise InputError(
