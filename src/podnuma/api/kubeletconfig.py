@@ -568,8 +568,10 @@ class _GoNumbers:
 
     def text(self, value: int | float) -> str:
         """The number's text as the decoder meets it."""
+        if type(value) is JSONNegativeZero:  # (asked before narrowing: compiled, an int is unboxed)
+            return "-0"
         if isinstance(value, int):
-            return "-0" if isinstance(value, JSONNegativeZero) else str(value)
+            return str(value)
         if self.json_text:
             return value.text if isinstance(value, JSONFloat) else repr(value)
         return go_json_format_float(value)
@@ -589,12 +591,14 @@ class _GoNumbers:
         ``value`` is not a number (the caller checks it)."""
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             return False
+        # (asked before narrowing: compiled, an int is unboxed, its subclass lost)
+        negative_zero = type(value) is JSONNegativeZero
         if kind in _INT_RANGES:
             low, high = _INT_RANGES[kind]
             whole = value if isinstance(value, int) else None
             if isinstance(value, float) and not self.json_text and value.is_integer() and abs(value) < 1e21:
                 whole = int(value)  # written as an integer literal
-            if whole is None or not low <= whole <= high or low == 0 and isinstance(whole, JSONNegativeZero):
+            if whole is None or not low <= whole <= high or low == 0 and negative_zero:
                 raise self.refuse(value, gopath, kind, path, text=True)
         elif kind == "float":
             try:

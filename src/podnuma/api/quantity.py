@@ -720,11 +720,15 @@ def parse_quantity(value: str | int | float) -> Quantity:
     from (``1e-400`` is ``1n``, not the float's 0), any other float by its
     shortest text (a YAML float: ``YAMLToJSON`` writes the float64 it made).
     """
+    if type(value) is JSONNegativeZero:
+        # the JSON integer -0: its text, as Quantity.UnmarshalJSON parses it
+        # (asked before ``value`` is narrowed to an int, which the compiled
+        # build unboxes into a plain int: the subclass would be lost)
+        return _parse_text("-0")
     if isinstance(value, bool):
         raise QuantityError(ERR_FORMAT_WRONG)
     if isinstance(value, int):
-        # (the JSON integer -0: its text, as Quantity.UnmarshalJSON parses it)
-        return _parse_text("-0" if type(value) is JSONNegativeZero else str(value))
+        return _parse_text(str(value))
     if type(value) is JSONFloat:
         return _parse_text(value.text)
     if isinstance(value, float):
