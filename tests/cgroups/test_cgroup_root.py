@@ -377,29 +377,100 @@ def test_no_qos_dot_root_is_the_root_itself() -> None:
     assert [c["path"] for c in doc["cgroups"] if c["kind"] == "root" and c["writer"] == "kubelet"] == ["/..slice"]
 
 
-# -- system-reserved / kube-reserved enforcement: said to be left out -----------------
+# -- system-reserved / kube-reserved enforcement: planned, never created -----------------
+
+RESERVED = ("--set", "reservedSystemCPUs=", "--set", "kubeReserved.cpu=1",
+            "--set", "systemReservedCgroup=/system.slice", "--set", "kubeReservedCgroup=/kube.slice")  # fmt: skip
 
 
-def test_reserved_cgroups_are_said_not_planned() -> None:
-    enforced = ("--set", "reservedSystemCPUs=", "--set", "kubeReserved.cpu=1",
-                "--set", "systemReservedCgroup=/system.slice", "--set", "kubeReservedCgroup=/kube.slice")  # fmt: skip
-    doc = _plan(*enforced, "--set", "enforceNodeAllocatable=[pods,system-reserved,kube-reserved-compressible]")
+def test_reserved_cgroups_are_planned_and_said_to_be_needed() -> None:
+    doc = _plan(*RESERVED, "--set", "enforceNodeAllocatable=[pods,system-reserved,kube-reserved-compressible]")
+    reserved = {c["path"]: c for c in doc["cgroups"] if c["kind"] == "reserved"}
+    assert list(reserved) == ["/system.slice", "/kube.slice"]
+    assert {c["writer"] for c in reserved.values()} == {"kubelet"}
+    # full form: (no CPU reserved here) memory, memory.min (MemoryQoS), huge
+    # pages limited to 0; compressible: the shares (and the zeroed huge pages)
+    assert reserved["/system.slice"]["files"] == {
+        "memory.max": str(924 << 20), "memory.min": str(924 << 20),
+        "hugetlb.2MB.max": "0", "hugetlb.2MB.rsvd.max": "0"}  # fmt: skip
+    assert reserved["/kube.slice"]["files"] == {"cpu.weight": "39", "hugetlb.2MB.max": "0", "hugetlb.2MB.rsvd.max": "0"}
     notes = doc["notes"]
     assert len(notes) == 2
     assert notes[0].startswith("systemReservedCgroup '/system.slice' (system-reserved in enforceNodeAllocatable): "
-                               "not planned;")  # fmt: skip
-    assert "(CPU shares, memory, pids and huge page limits)" in notes[0]
+                               "the kubelet updates it with systemReserved's values at start")  # fmt: skip
+    assert "does not start if it does not exist" in notes[0]
     assert notes[1].startswith("kubeReservedCgroup '/kube.slice' (kube-reserved-compressible in ")
-    assert "(its CPU shares)" in notes[1]
-    # nothing planned there
-    assert not any("system" in c["path"] or "kube.slice" in c["path"] for c in doc["cgroups"])
-    # the default enforcement: no notes
-    assert "notes" not in _plan(*enforced)
+    assert "kubeReserved's CPU shares" in notes[1]
+    # the default enforcement: no reserved cgroup, no notes
+    default = _plan(*RESERVED)
+    assert "notes" not in default and not [c for c in default["cgroups"] if c["kind"] == "reserved"]
     # the table says it too
     res = CliRunner().invoke(cli, ["cgroups", "plan", str(FULL), "--driver", "cgroupfs", "--cgroup-version", "2",
-                                   *enforced, "--set", "enforceNodeAllocatable=[pods,system-reserved]"])
+                                   *RESERVED, "--set", "enforceNodeAllocatable=[pods,system-reserved]"])
     assert res.exit_code == 0, res.output
+    assert "/system.slice   [reserved (must exist; updated, never created); kubelet]" in res.output
     assert res.output.rstrip().splitlines()[-1] == f"note: {notes[0]}"
+
+
+def test_systemd_reads_the_reserved_names_last_element() -> None:
+    doc = _plan(*RESERVED, "--set", "systemReservedCgroup=/system.slice/node-extra.slice",
+                "--set", "enforceNodeAllocatable=[pods,system-reserved]", driver="systemd")
+    assert [c["path"] for c in doc["cgroups"] if c["kind"] == "reserved"] == ["/node.slice/node-extra.slice"]
+    assert "(the systemd driver reads it as the slice /node.slice/node-extra.slice" in doc["notes"][0]
+
+
+def test_reserved_start_failures_are_located() -> None:
+    res = CliRunner().invoke(cli, ["cgroups", "plan", str(FULL), "--driver", "systemd", "--cgroup-version", "2",
+                                   *RESERVED, "--set", "systemReservedCgroup=/",
+                                   "--set", "enforceNodeAllocatable=[pods,system-reserved]"])
+    assert res.exit_code == 2
+    assert res.output.startswith("error: --set: systemReservedCgroup: '/': the kubelet with the systemd driver would "
+                                 "panic at start (ToSystemd: ExpandSlice: invalid slice name: /.slice)")  # fmt: skip
+
+
+def _reserved_plan(version: int) -> Any:
+    from podnuma.cgroups import plan_cgroups
+    from podnuma.inputs.overrides import parse_overrides
+    from podnuma.inputs.text import TextInput
+    from podnuma.service.scenario import load
+
+    sets = [a for a in RESERVED if a != "--set"] + ["enforceNodeAllocatable=[pods,system-reserved]"]
+    scenario = load(TextInput.read(FULL, what="scenario"), overrides=parse_overrides(tuple(sets)))
+    return plan_cgroups(scenario, driver="cgroupfs", version=version)
+
+
+@pytest.mark.parametrize("version", [2, 1])
+def test_apply_refuses_a_missing_reserved_cgroup_before_any_write(tmp_path: Path, version: int) -> None:
+    from podnuma.cgroups import apply_plan
+    from podnuma.errors import InputError
+
+    plan = _reserved_plan(version)
+    with pytest.raises(InputError) as err:
+        apply_plan(plan, tmp_path)
+    assert "the reserved cgroup /system.slice " in err.value.message
+    assert "the kubelet does not start without it" in err.value.message
+    assert list(tmp_path.iterdir()) == []  # nothing written, nothing created
+
+
+@pytest.mark.parametrize("version", [2, 1])
+def test_apply_updates_an_existing_reserved_cgroup_and_never_removes_it(tmp_path: Path, version: int) -> None:
+    from podnuma.cgroups import apply_plan, remove_plan
+
+    plan = _reserved_plan(version)
+    node = next(n for n in plan.nodes if n.kind == "reserved")
+    dirs = [tmp_path / "system.slice"] if version == 2 else [
+        tmp_path / c / "system.slice" for c in sorted({f.controller for f in node.files} | {"cpuset"})]
+    for d in dirs:
+        d.mkdir(parents=True)
+    report = apply_plan(plan, tmp_path)
+    assert not [op for op in report.operations if op.action == "mkdir" and "system.slice" in op.path]
+    memory = tmp_path / ("system.slice/memory.max" if version == 2 else "memory/system.slice/memory.limit_in_bytes")
+    assert memory.read_text().strip() == str(924 << 20)
+    hugetlb = "system.slice/hugetlb.2MB.max" if version == 2 else "hugetlb/system.slice/hugetlb.2MB.limit_in_bytes"
+    assert (tmp_path / hugetlb).read_text().strip() == "0"
+    remove_plan(plan, tmp_path)
+    assert all(d.is_dir() for d in dirs)
+    assert not (tmp_path / ("kubepods" if version == 2 else "cpu/kubepods")).exists()
 
 
 def test_no_qos_prune_leaves_guarded_containers(tmp_path: Path) -> None:

@@ -139,6 +139,8 @@ def _index(doc: Mapping[str, Any]) -> dict[tuple[str, ...], dict[str, Any]]:
             # path.Join(...): "/." is the root "/" podnuma names
             path = posixpath.normpath(c["path"]) if c["path"] in ("/.", "/") else c["path"]
             out[(kind, path)] = {"path": path, "pod": path, "files": c.get("files") or {}}
+        elif kind == "reserved":
+            out[("reserved", c["path"])] = {"path": c["path"], "pod": c["path"], "files": c.get("files") or {}}
         elif kind == "pod":
             out[("pod", c["podUID"])] = {"path": c["path"], "pod": c.get("pod"), "files": c.get("files") or {}}
         elif kind == "container":

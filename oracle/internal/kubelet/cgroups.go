@@ -378,6 +378,11 @@ func (n *Node) Cgroups(opts CgroupsOptions) (*CgroupsDoc, error) {
 		return nil, err
 	}
 	doc.Cgroups = append(doc.Cgroups, tiers...)
+	reserved, err := n.reservedCgroups(cgm, toRes, dir, opts.Version)
+	if err != nil {
+		return nil, err
+	}
+	doc.Cgroups = append(doc.Cgroups, reserved...)
 	uids := make([]string, 0, len(n.running))
 	for _, uid := range n.order {
 		rp := n.running[uid]

@@ -20,6 +20,16 @@ Order, as the kernel requires (linux kernel/cgroup/cpuset.c, cgroup.c):
    parent (EBUSY/EACCES otherwise);
 4. then the other files in plan order (cpu, memory, hugetlb).
 
+Reserved cgroups (kind ``reserved``: ``systemReservedCgroup`` /
+``kubeReservedCgroup`` under ``enforceNodeAllocatable``) are never created:
+the kubelet only updates them and refuses to start when one is missing
+(its cgroup manager's ``Validate``: on v2 the cgroup's
+``cgroup.controllers`` must list every controller the kubelet uses that the
+root offers -- cpu, cpuset, memory, hugetlb, pids --; on v1 the cgroup must
+be there in every such hierarchy). The apply checks the same before its
+first write and refuses (:class:`InputError`, no write) when one is missing;
+on a plain directory the cgroup's directory must be there.
+
 Kernel refusals (EINVAL, ERANGE, ENOSPC, EBUSY, EACCES/EPERM, ENOENT) become
 :class:`CgroupWriteError` naming the file and the value, explained as the
 cgroup code's on a cgroup file system and as an ordinary file system's on a
@@ -589,6 +599,27 @@ class _Writer:
         parts = [p for p in path.split("/") if p]
         return ["/".join(parts[: i + 1]) for i in range(len(parts))]
 
+    def reserved_problem(self, node: CgroupNode) -> str | None:
+        """Why the kubelet would not find the reserved cgroup ``node``
+        usable (``Validate``), or ``None``."""
+        if self.plan.version == 2:
+            if not self.tree.is_dir(self.rel(None, node.path)):
+                return "does not exist"
+            if not self.cgroupfs:
+                return None
+            supported = {"cpu", "cpuset", "memory", "hugetlb", "pids"}
+            offered = set((self.read(self.rel(None, "", "cgroup.controllers")) or "").split())
+            enabled = set((self.read(self.rel(None, node.path, "cgroup.controllers")) or "").split())
+            missing = sorted((supported & offered) - enabled)
+            return f"has some missing controllers: {', '.join(missing)}" if missing else None
+        if self.cgroupfs:
+            controllers = [c for c in ("cpu", "cpuacct", "cpuset", "memory", "pids", "hugetlb", "systemd")
+                           if self.hierarchy(c)]  # fmt: skip
+        else:
+            controllers = sorted(self.controllers_for(node))
+        absent = [f"{c}/{node.path}" for c in controllers if not self.tree.is_dir(self.rel(c, node.path))]
+        return f"has some missing paths: {', '.join(absent)}" if absent else None
+
     def controllers_for(self, node: CgroupNode) -> set[str]:
         return {f.controller for f in node.files} | {"cpuset"}
 
@@ -775,8 +806,19 @@ def apply_plan(
     validate_plan(plan)
     w = _Writer(plan, root, dry_run)
     try:
+        for i, node in enumerate(plan.nodes):
+            problem = w.reserved_problem(node) if node.kind == "reserved" else None
+            if problem is not None:
+                raise InputError(
+                    f"the reserved cgroup /{node.path} {problem} under {root}: the kubelet does not start "
+                    "without it (it never creates it; enforceNodeAllocatable names it), and podnuma "
+                    "does not create it either",
+                    path=f"cgroups[{i}]",
+                )
         w.prune(keep_stale)
         for node in plan.nodes:
+            if node.kind == "reserved":
+                continue  # (there, checked above)
             if plan.version == 2:
                 w.ensure_v2(node)
             else:
@@ -826,7 +868,8 @@ def remove_plan(plan: CgroupPlan, root: Path, *, extra: Iterable[str] = ()) -> l
     try:
         paths: set[str] = set(extra)
         for node in plan.nodes:
-            paths.update(w.ancestors(node.path))
+            if node.kind != "reserved":  # (the kubelet's to update, never podnuma's to remove)
+                paths.update(w.ancestors(node.path))
         left: list[str] = []
         prefixes = list(V1_CONTROLLERS) if plan.version == 1 else [None]
         for path in sorted(paths, key=lambda p: (-p.count("/"), p)):

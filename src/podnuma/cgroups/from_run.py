@@ -33,9 +33,12 @@ from podnuma.cgroups.plan import (
     CgroupPlan,
     Driver,
     NodeFacts,
+    ReservedEnforcement,
     is_named_root,
     parse_cgroup_root,
     plan_from_pods,
+    reserved_cgroup_name,
+    reserved_nodes,
     running_pods,
 )
 from podnuma.cm.container_manager import go_int64
@@ -45,7 +48,10 @@ from podnuma.inputs.scenario import Scenario
 from podnuma.machine.topology import Machine
 from podnuma.scenario.run import RunResult, run_scenario
 
-__all__ = ["CgroupLayout", "cgroup_layout", "config_layout", "node_facts", "plan_cgroups", "reserved_enforcement_notes"]
+__all__ = [
+    "CgroupLayout", "cgroup_layout", "config_layout", "node_facts", "plan_cgroups", "reserved_enforcement_notes",
+    "reserved_enforcements",
+]
 
 @dataclass(frozen=True)
 class CgroupLayout:
@@ -234,8 +240,25 @@ def plan_cgroups(
         if err.path.startswith("steps["):  # about the file (not --cgroup-root)
             raise scenario.input_error(err) from None
         raise
-    notes = reserved_enforcement_notes(scenario.config)
+    try:
+        reserved = reserved_nodes(reserved_enforcements(scenario.config), facts, driver=driver, version=version)
+    except InputError as err:
+        raise _config_error(scenario, err) from None
+    notes = reserved_enforcement_notes(scenario.config, {n.path for n in reserved} if driver == "systemd" else None)
+    if reserved:
+        plan = dataclasses.replace(plan, nodes=plan.nodes + reserved)
     return dataclasses.replace(plan, notes=notes) if notes else plan
+
+
+def _config_error(scenario: Scenario, err: InputError) -> InputError:
+    """``err`` (at a kubelet configuration field) located where the field
+    was set: ``--set``, the kubelet configuration file, or the scenario's
+    ``kubeletConfig``."""
+    if set_by(err.path, scenario.overrides) is not None:
+        return InputError(err.message, path=err.path, file=OPTION)
+    if scenario.kubelet_config_file is not None:
+        return InputError(err.message, path=err.path, file=scenario.kubelet_config_file)
+    return scenario.input_error(InputError(err.message, path=f"kubeletConfig.{err.path}"))
 
 
 #: enforceNodeAllocatable's reserved enforcements: (the keys, the
@@ -246,32 +269,54 @@ _RESERVED = (
 )
 
 
-def reserved_enforcement_notes(config: KubeletConfig) -> tuple[str, ...]:
-    """What the plan leaves out of the kubelet's node allocatable
-    enforcement: with ``system-reserved``/``kube-reserved`` (or their
-    ``-compressible`` forms) in ``enforceNodeAllocatable`` the kubelet
-    checks at start that ``systemReservedCgroup``/``kubeReservedCgroup``
-    exists (or fails to start) and updates it with the reserved values
-    (pkg/kubelet/cm/node_container_manager_linux.go
-    ``enforceNodeAllocatableCgroups``, ``enforceExistingCgroup``). Those
-    cgroups are not the kubelet's to create and are not planned (nor
-    written by ``cgroups apply``): one line each, for the plan's
-    document."""
-    settings = config.cgroups
-    enforced = settings.enforce_node_allocatable
+def reserved_enforcements(config: KubeletConfig) -> tuple[ReservedEnforcement, ...]:
+    """``enforceNodeAllocatable``'s reserved enforcements in the order
+    ``enforceNodeAllocatableCgroups`` (pkg/kubelet/cm/
+    node_container_manager_linux.go) makes them: ``system-reserved``,
+    ``kube-reserved``, then the ``-compressible`` forms; each with the
+    reserved list as the kubelet parsed it (:func:`effective_reserved`)."""
+    enforced = config.cgroups.enforce_node_allocatable
+    kube, system = effective_reserved(config)
+    table = (
+        (ENFORCE_SYSTEM, config.system_reserved_cgroup, system, False, "systemReservedCgroup", "System Reserved"),
+        (ENFORCE_KUBE, config.kube_reserved_cgroup, kube, False, "kubeReservedCgroup", "Kube Reserved"),
+        (ENFORCE_SYSTEM_COMPRESSIBLE, config.system_reserved_cgroup, system, True, "systemReservedCgroup",
+         "System Reserved Compressible"),
+        (ENFORCE_KUBE_COMPRESSIBLE, config.kube_reserved_cgroup, kube, True, "kubeReservedCgroup",
+         "Kube Reserved Compressible"),
+    )  # fmt: skip
+    return tuple(
+        ReservedEnforcement(key, cgroup, reserved, compressible, field, words)
+        for key, cgroup, reserved, compressible, field, words in table
+        if key in enforced
+    )
+
+
+def reserved_enforcement_notes(config: KubeletConfig, systemd: set[str] | None = None) -> tuple[str, ...]:
+    """What a plan's reader must know of the reserved cgroups it holds
+    (:func:`reserved_enforcements`): the kubelet does not create them; it
+    refuses to start when one does not exist (``enforceExistingCgroup``:
+    the cgroup manager's ``Validate``), and ``cgroups apply`` writes into
+    one only where it exists. One line each, for the plan's document.
+    ``systemd``: with that driver, the paths of the plan's reserved
+    cgroups (a name the driver reads as another path is said so)."""
     notes: list[str] = []
     for keys, field, reserved in _RESERVED:
-        given = [k for k in keys if k in enforced]
+        given = [k for k in keys if k in config.cgroups.enforce_node_allocatable]
         if not given:
             continue
         name = config.system_reserved_cgroup if field == "systemReservedCgroup" else config.kube_reserved_cgroup
-        # getCgroupConfigInternal: compressible only: CPU shares; else also
-        # the memory, pids and huge page limits
-        values = ("its CPU shares" if all(k.endswith("-compressible") for k in given)
-                  else "CPU shares, memory, pids and huge page limits")
+        values = f"{reserved}'s CPU shares" if all(k.endswith("-compressible") for k in given) else (
+            f"{reserved}'s values")
+        where = ""
+        if systemd is not None:
+            path = reserved_cgroup_name(name, "systemd", field)[1]
+            if path.strip("/") != name.strip("/"):
+                where = f" (the systemd driver reads it as the slice /{path}: only the name's last element counts)"
         notes.append(
-            f"{field} {name!r} ({', '.join(given)} in enforceNodeAllocatable): not planned; the kubelet "
-            f"requires it to exist at start and writes {reserved}'s values into it ({values}); podnuma "
-            "writes nothing there"
+            f"{field} {name!r}{where} ({', '.join(given)} in enforceNodeAllocatable): the kubelet updates it "
+            f"with {values} at start (entries of kind 'reserved'; every huge page size limited to 0) and "
+            "does not start if it does not exist; podnuma's apply writes into it only where it exists, never "
+            "creating it"
         )
     return tuple(notes)

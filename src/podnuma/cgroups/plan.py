@@ -68,10 +68,19 @@ parent for (containerd's ``k8s.io/<id>``; that path is the runtime's, not
 checked against it).
 
 ``enforceNodeAllocatable`` with ``system-reserved`` / ``kube-reserved``
-(or ``-compressible``): the kubelet checks that ``systemReservedCgroup`` /
-``kubeReservedCgroup`` exists and writes the reserved values into it
-(``enforceExistingCgroup``); not planned -- the plan says so
-(``CgroupPlan.notes``, the document's ``notes``).
+(or ``-compressible``; ``enforceNodeAllocatableCgroups``,
+``enforceExistingCgroup``, ``getCgroupConfigInternal``): the kubelet
+requires ``systemReservedCgroup`` / ``kubeReservedCgroup`` to exist (it
+never creates it) and updates it at start, system before kube, the full
+forms before the compressible ones (:func:`reserved_nodes`, entries of kind
+``reserved``): CPU shares, and with the full form the memory limit and
+``pids.max``; every host huge page size limited to 0 (no huge page
+resource can be reserved: ``maybeSetHugetlb`` zeroes the sizes a
+configuration omits -- the compressible form too); every CPU as the cpuset
+when the CPU manager has no allocatable CPUs; ``memory.min`` = the reserved
+memory under MemoryQoS (v2). With the systemd driver only the name's last
+element counts (``ParseSystemdToCgroupName``: ``/system.slice/x-y.slice``
+is the slice ``x-y``, at ``x.slice/x-y.slice``).
 
 Not modelled: the pause sandbox's own resources (its cgroup is planned,
 empty; it inherits the pod's cpuset), MemoryQoS at the node and QoS tiers
@@ -130,6 +139,9 @@ __all__ = [
     "check_systemd_root_names",
     "is_named_root",
     "parse_cgroup_root",
+    "reserved_cgroup_name",
+    "reserved_nodes",
+    "ReservedEnforcement",
     "is_written_file",
     "is_container_id",
     "RUNTIME_DEFAULT_PARENT",
@@ -139,7 +151,7 @@ __all__ = [
 ]
 
 Driver = Literal["systemd", "cgroupfs"]
-Kind = Literal["root", "node", "qos", "pod", "sandbox", "container"]
+Kind = Literal["root", "node", "qos", "pod", "sandbox", "container", "reserved"]
 
 MIN_SHARES = 2
 MAX_SHARES = 262144
@@ -363,6 +375,151 @@ def parse_cgroup_root(
             path=where,
         )
     return check_cgroup_root(parts, where)
+
+
+def _go_base(value: str) -> str:
+    """Go's ``path.Base``: the last element, trailing slashes dropped
+    (``.`` for ``""``, ``/`` for slashes only)."""
+    if value == "":
+        return "."
+    value = value.rstrip("/")
+    if value == "":
+        return "/"
+    return value.rpartition("/")[2]
+
+
+def _reserved_name(value: str, driver: Driver) -> tuple[str, ...]:
+    """The cgroup manager's ``CgroupName`` of a reserved cgroup's text."""
+    if driver == "systemd":
+        base = _go_base(value).removesuffix(".slice")
+        return tuple(part.replace("_", "-") for part in base.split("-"))
+    parts = value.removeprefix("/").split("/")
+    return () if parts == [""] else tuple(parts)
+
+
+def reserved_cgroup_name(value: str, driver: Driver, where: str) -> tuple[tuple[str, ...], str]:
+    """A reserved cgroup's name (``systemReservedCgroup``,
+    ``kubeReservedCgroup``) as the kubelet's cgroup manager reads it
+    (``CgroupName``), and its path in the plan's form (no leading ``/``;
+    ``""``: the root).
+
+    - systemd (``ParseSystemdToCgroupName``): the last path element only,
+      ``.slice`` cut, split at ``-``, ``_`` read as ``-``; its path is
+      ``ToSystemd``'s (``ExpandSlice``: a name with an empty part, or ``/``
+      itself, makes it panic: the kubelet never starts -- :class:`InputError`
+      at ``where`` saying so; ``-.slice`` and ``.slice`` name the root);
+    - cgroupfs (``ParseCgroupfsToCgroupName``, ``ToCgroupfs``): the path's
+      elements, cleaned as ``path.Join`` cleans them; a path above the
+      hierarchy's root is refused, as for the cgroup root (podnuma writes
+      only under its root).
+
+    Each directory name is checked as any cgroup name of a plan is."""
+    name = _reserved_name(value, driver)
+    if driver == "systemd":
+        if len(name) == 1 and name[0] == "":
+            return name, ""
+        slice_name = "-".join(part.replace("-", "_") for part in name) + ".slice"
+        if slice_name == "-.slice":
+            return name, ""
+        if "/" in slice_name or "" in name:
+            raise InputError(
+                f"{short_name(value)!r}: the kubelet with the systemd driver would panic at start (ToSystemd: "
+                f"ExpandSlice: invalid slice name: {short_name(slice_name)})",
+                path=where,
+            )
+        path = systemd_path(name)
+    else:
+        joined = "/".join(p for p in name if p)
+        cleaned = posixpath.normpath(joined) if joined else "."
+        if cleaned == ".." or cleaned.startswith("../"):
+            raise InputError(
+                f"{short_name(value)!r} names a cgroup above the cgroup root (the kubelet's cgroupfs name is "
+                f"{short_name('/' + cleaned)!r}); podnuma writes only under its root",
+                path=where,
+            )
+        path = "" if cleaned == "." else cleaned
+    for component in path.split("/") if path else ():
+        problem = name_problem(component)
+        if problem is not None:
+            raise InputError(f"{short_name(value)!r}: cgroup name {short_name(component)!r} {problem}", path=where)
+    return name, path
+
+
+@dataclass(frozen=True)
+class ReservedEnforcement:
+    """One reserved enforcement of ``enforceNodeAllocatable``: its key
+    (``system-reserved``...), the cgroup it names, the reserved resources
+    (``systemReserved``/``kubeReserved`` as the kubelet parsed them),
+    whether only the compressible ones are enforced, the configuration
+    field naming the cgroup (for errors) and the words of the kubelet's
+    failure (``System Reserved``...)."""
+
+    key: str
+    cgroup: str
+    reserved: Mapping[str, Quantity]
+    compressible: bool
+    field: str
+    words: str
+
+
+def _go_quote_name(name: Sequence[str]) -> str:
+    """Go's ``%q`` of a ``CgroupName`` (a ``[]string``)."""
+    from podnuma.golang.strconv import go_quote
+
+    return "[" + " ".join(go_quote(part) for part in name) + "]"
+
+
+def reserved_nodes(
+    enforcements: Sequence[ReservedEnforcement], facts: NodeFacts, *, driver: Driver, version: int
+) -> tuple[CgroupNode, ...]:
+    """The reserved cgroups the kubelet updates at start, in its order
+    (``enforcements``: as ``enforceNodeAllocatableCgroups`` takes them;
+    see the module docstring for the values). Two enforcements naming one
+    cgroup give one node: the later update's files over the earlier's.
+    An empty reserved list fails the kubelet's start
+    (``getCgroupConfig`` gives no configuration): :class:`InputError` at
+    the enforcement's field, in the kubelet's words."""
+    order: list[str] = []
+    merged: dict[str, dict[str, CgroupFile]] = {}
+    cpus_of: dict[str, CPUSet | None] = {}
+    cpus = _node_cpus(facts)
+    for e in enforcements:
+        if not e.reserved:  # (checked before the name is expanded, as the kubelet does)
+            from podnuma.golang.strconv import go_quote
+
+            raise InputError(
+                f"the kubelet would not start: Failed to enforce {e.words} Cgroup Limits on {go_quote(e.cgroup)}: "
+                f"{_go_quote_name(_reserved_name(e.cgroup, driver))} cgroup is not configured properly (nothing "
+                f"reserved in {'systemReserved' if e.key.startswith('system') else 'kubeReserved'})",
+                path=e.field,
+            )
+        _, path = reserved_cgroup_name(e.cgroup, driver, e.field)
+        files: list[CgroupFile] = []
+        if "cpu" in e.reserved:
+            files += _cpu_files(version, milli_cpu_to_shares(_milli(e.reserved, "cpu")), None, None, runtime=False)
+        if not e.compressible:
+            memory = e.reserved.get("memory")
+            if memory is not None:
+                files += _memory_files(version, memory.value(), swap=False)
+            pids = e.reserved.get("pid")
+            if pids is not None:
+                # the runc library: 0 is written 1 (as systemd's TasksMax
+                # takes no 0), a negative limit "max"
+                limit = pids.value()
+                files.append(CgroupFile("pids.max", str(limit) if limit > 0 else "1" if limit == 0 else "max"))
+            if memory is not None and facts.memory_qos and version == 2:
+                files.append(CgroupFile("memory.min", str(memory.value())))
+        files += _hugetlb_files(version, {}, facts.hugepage_sizes)
+        if path not in merged:
+            order.append(path)
+            merged[path] = {}
+        cpus_of[path] = cpus
+        for f in [*_cpuset_files(cpus, None), *files]:
+            merged[path][f.name] = f
+    return tuple(
+        CgroupNode(path=p, kind="reserved", writer="kubelet", files=tuple(merged[p].values()), cpus=cpus_of[p])
+        for p in order
+    )
 
 
 def cgroupfs_path(components: Sequence[str]) -> str:

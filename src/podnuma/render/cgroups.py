@@ -38,6 +38,8 @@ def _label(node: Mapping[str, Any]) -> str:
         return "QoS tier"
     if kind == "node":
         return "node allocatable"
+    if kind == "reserved":
+        return "reserved (must exist; updated, never created)"
     return "cgroup root"
 
 
