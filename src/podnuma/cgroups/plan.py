@@ -76,7 +76,8 @@ forms before the compressible ones (:func:`reserved_nodes`, entries of kind
 ``reserved``): CPU shares, and with the full form the memory limit and
 ``pids.max``; every host huge page size limited to 0 (no huge page
 resource can be reserved: ``maybeSetHugetlb`` zeroes the sizes a
-configuration omits -- the compressible form too); every CPU as the cpuset
+configuration omits -- the compressible form too; kubernetes/kubernetes#140544
+asks for huge page reservations); every CPU as the cpuset
 when the CPU manager has no allocatable CPUs; ``memory.min`` = the reserved
 memory under MemoryQoS (v2). With the systemd driver only the name's last
 element counts (``ParseSystemdToCgroupName``: ``/system.slice/x-y.slice``
