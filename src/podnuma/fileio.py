@@ -12,14 +12,14 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import secrets
 import signal
 import stat
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from functools import partial
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
@@ -443,12 +443,23 @@ class StateWriter:
 #: the signals that end a command, held while :func:`publish_files` renames
 HELD_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 
-#: the names :func:`publish_files` gives its temporary files and the
-#: previous versions it keeps aside (the token: 12 hex digits); fixed in
-#: length, whatever the name of the file they are for
-_STAGED = ".podnuma-{token}.new"
-_KEPT = ".podnuma-{token}.old"
+#: the names :func:`publish_files` gives the files it leaves beside its
+#: targets while it runs, all of one publish sharing its writer's process id
+#: and a random token (12 hex digits): its plan (``.plan``, written first:
+#: which target each index is, and where the writer ran), each content's
+#: temporary file (``-I.new``) and each previous version kept aside
+#: (``-I.old``). Fixed in form, whatever the name of the file they are for;
+#: a later publish into the directory tells from them whether their writer
+#: is gone (:func:`_recover`)
+_PLAN = ".podnuma-{pid}-{token}.plan"
+_STAGED = ".podnuma-{pid}-{token}-{index}.new"
+_KEPT = ".podnuma-{pid}-{token}-{index}.old"
 _TOKEN_LEN = 12
+_LEFTOVER = re.compile(r"\.podnuma-([1-9][0-9]{0,9})-([0-9a-f]{12})\.plan")
+#: the widest process id (Linux: at most 2**22) and index counted for names' lengths
+_PID_WIDTH = 10
+#: a plan is a few names: one larger is not a plan :func:`publish_files` wrote
+_PLAN_MAX = 1 << 20
 
 
 def _pathconf(directory: str, name: str, default: int) -> int:
@@ -459,11 +470,20 @@ def _pathconf(directory: str, name: str, default: int) -> int:
     return got if got > 0 else default
 
 
+def _longest_temporary(count: int) -> int:
+    """The length of the longest name :func:`publish_files` gives a file
+    of its own beside ``count`` targets."""
+    fill = {"pid": "9" * _PID_WIDTH, "token": "f" * _TOKEN_LEN, "index": str(max(count, 1) - 1)}
+    return max(len(p.format(**fill)) for p in (_PLAN, _STAGED, _KEPT))
+
+
 def check_publish_names(paths: Iterable[str]) -> tuple[str, str] | None:
     """The first of ``paths`` that :func:`publish_files` could not write
     for the length of its name or of its path, or of a temporary name it
     uses beside it, against its directory's limits (``PC_NAME_MAX``,
     ``PC_PATH_MAX``): ``(path, why)``; ``None`` when every one fits."""
+    paths = list(paths)
+    longest = _longest_temporary(len(paths) + 64)  # (and the files a publish may remove)
     for path in paths:
         directory = os.path.dirname(path) or "."
         name_max = _pathconf(directory, "PC_NAME_MAX", 255)
@@ -472,7 +492,6 @@ def check_publish_names(paths: Iterable[str]) -> tuple[str, str] | None:
         if len(name) > name_max:
             return path, (f"{os.strerror(errno.ENAMETOOLONG)}: its name is {len(name)} bytes, more than the "
                           f"{name_max} its directory takes")
-        longest = max(len(_STAGED), len(_KEPT)) - len("{token}") + _TOKEN_LEN
         if longest > name_max:
             return path, (f"{os.strerror(errno.ENAMETOOLONG)}: its directory takes names of at most {name_max} "
                           f"bytes, too few for the temporary files ({longest} bytes) written beside it")
@@ -490,8 +509,16 @@ def held_signals(signals: Sequence[int] = HELD_SIGNALS) -> Iterator[None]:
     reach another thread; when the block ends (returning or raising), the
     handlers are put back and each signal that came is raised again, so it
     does then what it would have done (SIGTERM ends the process, SIGINT is
-    ``KeyboardInterrupt``). Outside the main thread nothing is held (a
-    handler can be set only there)."""
+    ``KeyboardInterrupt``).
+
+    On the main thread only. Elsewhere it holds nothing and changes
+    nothing (a no-op): Python sets signal handlers on the main thread
+    alone, and a signal for the process is delivered to any thread that
+    does not block it, so a thread cannot hold the process's signals for
+    itself. A block run on another thread (a web server's worker, a
+    caller's pool) can then be ended midway by a termination signal, as
+    by ``SIGKILL``: :func:`publish_files` leaves its plan and temporary
+    files, which the next publish into that directory recovers."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -530,24 +557,6 @@ def _fsync_dir(directory: str) -> None:
         os.close(fd)
 
 
-def _fresh(directory: str, pattern: str, make: Callable[[str], None]) -> str:
-    """A new file of a name of ``pattern`` in ``directory``, made by
-    ``make`` (given its path; ``FileExistsError``: another name is tried)."""
-    for _ in range(100):
-        path = os.path.join(directory, pattern.format(token=secrets.token_hex(_TOKEN_LEN // 2)))
-        try:
-            make(path)
-        except FileExistsError:
-            continue
-        return path
-    raise OSError(errno.EEXIST, "no free temporary name", directory)
-
-
-def _create(slot: list[int], mode: int, path: str) -> None:
-    """A new file at ``path`` (never an existing one), its descriptor put in ``slot``."""
-    slot.append(os.open(path, _FILE_CREATE, mode))
-
-
 def _keep_aside(path: str, aside: str, *, regular: bool) -> None:
     """Keep the file at ``path`` as ``aside`` (a new name): a hard link to
     it (a symbolic link itself, not followed), or, where the file system
@@ -576,33 +585,195 @@ class PublishError(OSError):
         self.unrestored = unrestored
 
 
-def _unused(directory: str, pattern: str) -> str:
-    """A name of ``pattern`` in ``directory`` that nothing has now."""
-    for _ in range(100):
-        path = os.path.join(directory, pattern.format(token=secrets.token_hex(_TOKEN_LEN // 2)))
-        if not os.path.lexists(path):
-            return path
-    raise OSError(errno.EEXIST, "no free temporary name", directory)
+def _whereabouts() -> dict[str, str]:
+    """Where this process runs, as a plan records it: the host's name, its
+    boot's id and the process id namespace (``""``: not known)."""
+    boot = pidns = ""
+    with contextlib.suppress(OSError, UnicodeDecodeError), \
+            open("/proc/sys/kernel/random/boot_id", encoding="ascii") as fh:
+        boot = fh.read().strip()
+    with contextlib.suppress(OSError):
+        st = os.stat("/proc/self/ns/pid")
+        pidns = f"{st.st_dev}:{st.st_ino}"
+    return {"host": os.uname().nodename, "boot": boot, "pidns": pidns}
 
 
-def publish_files(files: Sequence[tuple[str, bytes]], *, mode: int = 0o644) -> None:
-    """Write every file of ``files`` (path, content) or none, as far as
-    POSIX allows: every content written to a temporary file beside its
-    path and fsynced first; the file each will replace kept aside (a hard
-    link beside it, else a synced copy; a file this process may neither
-    link nor read, another user's, is renamed aside at its rename
-    instead); only then each temporary file renamed into place,
-    the termination signals held meanwhile (:func:`held_signals`: they
-    take effect once every rename is done, or undone). When one of them
-    fails, the files already renamed are put back as they were (the
-    previous version renamed back, a new file removed), every temporary
-    file and kept version is removed, and the directories fsynced: then
+def _writer_gone(pid: int, where: Mapping[str, object], here: Mapping[str, str]) -> bool:
+    """Whether the process ``pid`` that wrote a plan, recorded as running
+    at ``where``, is provably gone: on this host, either in an earlier boot,
+    or in this boot and process id namespace with no process ``pid`` now
+    (not this process: another thread of it may be publishing). Anything
+    else (another host sharing the directory, another container's
+    namespace, a process of that id alive, whoever it is) is not proof."""
+    if where.get("host") != here["host"] or not here["boot"] or not where.get("boot"):
+        return False
+    if where.get("boot") != here["boot"]:
+        return True  # (the machine restarted since: every process of then is gone)
+    if not here["pidns"] or where.get("pidns") != here["pidns"] or pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # (alive, another user's)
+        return False
+    return False
+
+
+def _read_plan(directory: str, name: str) -> dict[str, object] | None:
+    """A plan's content (a regular file, never through a link), or
+    ``None`` when it is not one :func:`publish_files` wrote whole."""
+    import json
+
+    try:
+        fd = os.open(os.path.join(directory, name), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        data = os.read(fd, _PLAN_MAX + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    try:
+        plan = json.loads(data.decode("utf-8", "surrogateescape")) if len(data) <= _PLAN_MAX else None
+    except ValueError:
+        return None
+    ok = isinstance(plan, dict) and isinstance(plan.get("where"), dict) and isinstance(plan.get("files"), list)
+    return plan if ok else None
+
+
+def _recover(directory: str, targets: Iterable[str], here: Mapping[str, str]) -> list[str]:
+    """Clean what an earlier :func:`publish_files` into ``directory``,
+    killed midway (``SIGKILL``: nothing of it could run), left beside any
+    of ``targets`` (names in ``directory``), when its writer is provably
+    gone (:func:`_writer_gone`): its temporary files (never renamed into
+    place: never anyone's file) are removed; a previous version it kept
+    aside is removed when its target is there (the target was replaced,
+    or not yet: the kept version was a second name of it), and put back
+    when its target is missing (it had been moved aside, and the writer
+    was killed before the new content took its place); the previous
+    version of a file it was removing is removed (its removal was done).
+    Then its plan is removed. What was put back, and what could not be,
+    is said in the lines returned; a plan of a writer not provably gone,
+    or not naming any of ``targets``, is left as it is."""
+    notes: list[str] = []
+    wanted = set(targets)
+    try:
+        entries = os.listdir(directory)
+    except OSError:
+        return notes
+    for entry in entries:
+        m = _LEFTOVER.fullmatch(entry)
+        if m is None:
+            continue
+        plan = _read_plan(directory, entry)
+        if plan is None:
+            continue
+        pid, token = int(m.group(1)), m.group(2)
+        files = [f for f in plan["files"] if isinstance(f, list) and len(f) == 3  # type: ignore[attr-defined]
+                 and isinstance(f[0], int) and f[1] in ("write", "remove") and isinstance(f[2], str)
+                 and f[2] and "/" not in f[2] and f[2] not in (".", "..")]
+        if not wanted & {f[2] for f in files}:
+            continue
+        if not _writer_gone(pid, plan["where"], here):  # type: ignore[arg-type]
+            continue
+        for index, kind, name in files:
+            fill = {"pid": pid, "token": token, "index": index}
+            with contextlib.suppress(OSError):
+                os.unlink(os.path.join(directory, _STAGED.format(**fill)))
+            kept = os.path.join(directory, _KEPT.format(**fill))
+            target = os.path.join(directory, name)
+            if not os.path.lexists(kept):
+                continue
+            if kind == "remove" or os.path.lexists(target):
+                with contextlib.suppress(OSError):
+                    os.unlink(kept)
+                continue
+            try:
+                try:
+                    os.link(kept, target, follow_symlinks=False)  # (never over a file come since)
+                except OSError as e:
+                    if e.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EMLINK):
+                        raise
+                    os.rename(kept, target)
+                else:
+                    os.unlink(kept)
+                notes.append(f"{target}: put back its previous version, left aside as {kept} by an earlier "
+                             f"write killed midway (process {pid}, gone)")
+            except OSError as e:
+                notes.append(f"{target}: missing: its previous version, left aside as {kept} by an earlier "
+                             f"write killed midway (process {pid}, gone), could not be put back: "
+                             f"{e.strerror or e}")
+                continue  # (the plan stays: the next publish tries again)
+        else:
+            with contextlib.suppress(OSError):
+                os.unlink(os.path.join(directory, entry))
+        _fsync_dir(directory)
+    return notes
+
+
+def _write_plan(path: str, files: Sequence[tuple[int, str, str]], where: Mapping[str, str]) -> None:
+    """A publish's plan at ``path`` (a new file), synced with its
+    directory before any other file of the publish is made."""
+    import json
+
+    data = json.dumps({"writer": "podnuma publish_files", "where": dict(where),
+                       "files": [list(f) for f in files]}).encode("utf-8", "surrogateescape")
+    fd = os.open(path, _FILE_CREATE, 0o600)
+    try:
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    _fsync_dir(os.path.dirname(path) or ".")
+
+
+def publish_files(files: Sequence[tuple[str, bytes]], *, mode: int = 0o644,
+                  remove: Sequence[tuple[str, tuple[int, int]]] = ()) -> list[str]:
+    """Write every file of ``files`` (path, content), and remove every file
+    of ``remove`` (path, and the ``(st_dev, st_ino)`` it must still have:
+    one replaced since is left as it is), or do none of it, as far as POSIX
+    allows: first a plan beside the targets (:func:`_recover` reads it
+    should this process be killed midway); every content written to a
+    temporary file beside its path and fsynced; the file each will replace
+    kept aside (a hard link beside it, else a synced copy; a file this
+    process may neither link nor read, another user's, is renamed aside at
+    its rename instead; a file to remove is renamed aside at its turn);
+    only then each temporary file renamed into place and each file to
+    remove renamed aside, the termination signals held meanwhile
+    (:func:`held_signals`, on the main thread: they take effect once every
+    rename is done, or undone). When one of them fails, the files already
+    renamed are put back as they were (the previous version renamed back,
+    a new file removed, a removed file renamed back), every temporary file
+    and kept version is removed, and the directories fsynced: then
     :class:`PublishError` naming the path given (never a temporary
-    file's), with the previous versions that could not be put back."""
-    staged: list[tuple[str, str, str | None]] = []  # (path, temporary file, previous version kept)
+    file's), with the previous versions that could not be put back.
+
+    Before anything, what an earlier publish killed midway left beside
+    the same targets is recovered (:func:`_recover`); the lines it returns
+    (a previous version put back, or one that could not be) are returned."""
+    here = _whereabouts()
+    pid, token = os.getpid(), secrets.token_hex(_TOKEN_LEN // 2)
+    plan: list[tuple[int, str, str]] = [(i, "write", p) for i, (p, _) in enumerate(files)]
+    plan += [(len(files) + i, "remove", p) for i, (p, _) in enumerate(remove)]
+    by_dir: dict[str, list[tuple[int, str, str]]] = {}
+    for index, kind, p in plan:
+        by_dir.setdefault(os.path.dirname(p) or ".", []).append((index, kind, os.path.basename(p)))
+    directories = list(by_dir)
+    notes: list[str] = []
+    for directory, own in by_dir.items():
+        notes += _recover(directory, [name for _, _, name in own], here)
+
+    def own_name(pattern: str, path: str, index: int) -> str:
+        return os.path.join(os.path.dirname(path) or ".", pattern.format(pid=pid, token=token, index=index))
+
+    plans: list[str] = []
+    staged: list[tuple[str, str | None, str | None]] = []  # (path, temporary file, previous version kept)
     moved: set[str] = set()  # paths whose previous version is renamed aside at the rename, not linked
-    directories = list(dict.fromkeys(os.path.dirname(path) or "." for path, _ in files))
-    path = files[0][0] if files else ""
+    path = plan[0][2] if plan else ""
 
     def cleanup(keep: frozenset[str] = frozenset()) -> None:
         for _, tmp, kept in staged:
@@ -610,14 +781,21 @@ def publish_files(files: Sequence[tuple[str, bytes]], *, mode: int = 0o644) -> N
                 if leftover is not None and leftover not in keep:
                     with contextlib.suppress(OSError):
                         os.unlink(leftover)
+        for made in plans:  # (last: while it is there, a kill leaves nothing it does not name)
+            with contextlib.suppress(OSError):
+                os.unlink(made)
 
     try:
-        for path, data in files:
-            directory = os.path.dirname(path) or "."
-            slot: list[int] = []
-            tmp = _fresh(directory, _STAGED, partial(_create, slot, mode))
+        for directory, own in by_dir.items():
+            path = next(p for i, _, p in plan if i == own[0][0])
+            made = os.path.join(directory, _PLAN.format(pid=pid, token=token))
+            _write_plan(made, own, here)
+            plans.append(made)
+        for index, (path, data) in enumerate(files):
+            tmp = own_name(_STAGED, path, index)
+            fd = os.open(tmp, _FILE_CREATE, mode)
             staged.append((path, tmp, None))
-            with os.fdopen(slot[0], "wb") as fh:
+            with os.fdopen(fd, "wb") as fh:
                 os.fchmod(fh.fileno(), mode)
                 _write_synced(fh, data)
             try:
@@ -625,14 +803,22 @@ def publish_files(files: Sequence[tuple[str, bytes]], *, mode: int = 0o644) -> N
             except FileNotFoundError:
                 st = None
             if st is not None and (stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode)):
+                kept = own_name(_KEPT, path, index)
                 try:
-                    kept = _fresh(directory, _KEPT, partial(_keep_aside, path, regular=stat.S_ISREG(st.st_mode)))
+                    _keep_aside(path, kept, regular=stat.S_ISREG(st.st_mode))
                 except PermissionError:
                     # another user's file (no link to it allowed, nor a copy
                     # of its bytes): moved aside at the rename instead
                     moved.add(path)
-                    kept = _unused(directory, _KEPT)
                 staged[-1] = (path, tmp, kept)
+        for index, (path, identity) in enumerate(remove, start=len(files)):
+            try:
+                st = os.lstat(path)
+            except FileNotFoundError:
+                continue
+            if (st.st_dev, st.st_ino) != identity:
+                continue  # (another file is there now: not the one to remove)
+            staged.append((path, None, own_name(_KEPT, path, index)))
     except OSError as e:
         cleanup()
         raise OSError(e.errno, e.strerror, path) from None
@@ -643,10 +829,12 @@ def publish_files(files: Sequence[tuple[str, bytes]], *, mode: int = 0o644) -> N
     with held_signals():
         try:
             for path, new, aside in staged:
-                if aside is not None and path in moved:
+                if new is None or (aside is not None and path in moved):
+                    assert aside is not None
                     os.rename(path, aside)
                     done.append((path, aside))  # (put back from there should the next step fail)
-                    os.replace(new, path)
+                    if new is not None:
+                        os.replace(new, path)
                     continue
                 os.replace(new, path)
                 done.append((path, aside))
@@ -670,3 +858,4 @@ def publish_files(files: Sequence[tuple[str, bytes]], *, mode: int = 0o644) -> N
         cleanup()
         for directory in directories:
             _fsync_dir(directory)
+    return notes

@@ -24,7 +24,7 @@ from click.testing import CliRunner
 from podnuma import fileio
 from podnuma.cli import advise as advise_cli
 from podnuma.cli import cli
-from podnuma.service import whatif
+from podnuma.service import outputs, whatif
 from tests.cli.test_advise_option_checks import BIG
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -76,7 +76,9 @@ def test_the_shapes_file_and_scenario_are_written_together(olds: Path) -> None:
     assert code == 0, err
     assert yaml.safe_load((olds / "replay.yaml").read_text())["steps"]
     assert yaml.safe_load((olds / "replay.shape-1.yaml").read_text())["steps"]
-    assert sorted(p.name for p in olds.iterdir()) == ["big.yaml", "replay.shape-1.yaml", "replay.yaml"]
+    # (with the record of the shape files written: .replay.yaml.shapes)
+    assert sorted(p.name for p in olds.iterdir()) == [".replay.yaml.shapes", "big.yaml", "replay.shape-1.yaml",
+                                                      "replay.yaml"]
 
 
 def test_a_later_rename_failing_puts_back_the_files_already_replaced(
@@ -361,7 +363,9 @@ def test_a_long_name_that_fits_with_its_shape_is_written(tmp_path: Path) -> None
     shape = Path(advise_cli._shape_path(str(target), 1))
     assert len(shape.name) == name_max
     assert yaml.safe_load(target.read_text())["steps"] and yaml.safe_load(shape.read_text())["steps"]
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["big.yaml", target.name, shape.name])
+    record = Path(outputs.record_path(str(target)))
+    assert len(record.name) == name_max  # (the record's name is as long as the first shape file's)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["big.yaml", target.name, shape.name, record.name])
 
 
 def test_check_publish_names_counts_bytes_and_the_temporary_names(tmp_path: Path) -> None:
@@ -376,21 +380,24 @@ def test_check_publish_names_counts_bytes_and_the_temporary_names(tmp_path: Path
     assert got is not None and got[0] == deep and "its path" in got[1]
 
 
-def test_a_file_a_scenario_input_names_is_not_replaced(tmp_path: Path) -> None:
+def test_a_file_a_scenario_input_names_is_not_replaced(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A ``kubeletConfigFile`` named by the scenario given to
     ``--kubelet-config`` is read too: writing the scenario over it is
-    refused (after the search: the file is known once the inputs are
-    read), and it stays as it was."""
+    refused before the search (the node and the configuration are read
+    first), and it stays as it was."""
     (tmp_path / "big.yaml").write_text(BIG)
     config = tmp_path / "cfg.yaml"
     text = ("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
             "cpuManagerPolicy: static\nreservedSystemCPUs: '0'\n")
     config.write_text(text)
     (tmp_path / "wrap.yaml").write_text("kind: Scenario\nkubeletConfigFile: cfg.yaml\n")
-    code, out, err = _run("advise", str(tmp_path / "big.yaml"), "--kubelet-config", str(tmp_path / "wrap.yaml"),
-                          "--as-scenario", str(config))
+    with monkeypatch.context() as m:
+        _no_search(m)
+        code, out, err = _run("advise", str(tmp_path / "big.yaml"), "--kubelet-config",
+                              str(tmp_path / "wrap.yaml"), "--as-scenario", str(config))
     assert code == 2 and out == ""
-    assert _one_error(err).startswith(f"error: {config}: --as-scenario: cannot write: it is the input file ")
+    assert _one_error(err) == (f"error: {config}: --as-scenario: cannot write: it is the input file {config} "
+                               "(an output never replaces an input: write the scenario elsewhere)")
     assert config.read_text() == text
     # elsewhere, the same run writes its scenario
     code, out, err = _run("advise", str(tmp_path / "big.yaml"), "--kubelet-config", str(tmp_path / "wrap.yaml"),

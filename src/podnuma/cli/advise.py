@@ -4,14 +4,9 @@ what it changes."""
 
 from __future__ import annotations
 
-import contextlib
-import os
-import re
-import stat
 import sys
 from collections.abc import Mapping, Sequence
 from functools import partial
-from pathlib import PurePath
 from typing import Any
 
 import click
@@ -42,7 +37,7 @@ from podnuma.inputs.text import TextInput
 from podnuma.render.advice import advice_header, render_diff, render_yaml
 from podnuma.render.output import render_output
 from podnuma.render.serialize import dump_scenario_json, dump_yaml
-from podnuma.service import whatif
+from podnuma.service import outputs, whatif
 from podnuma.service.advise import labelled_restart, pod_labels, replay_label
 from podnuma.service.restart import risk_lines
 
@@ -71,26 +66,26 @@ def _scenario_text(path: str, scenario: object) -> bytes:
     return text.encode("utf-8")
 
 
-def _write_all(files: Sequence[tuple[str, bytes]], inputs: Sequence[str | None],
-               read: Mapping[tuple[int, int], str]) -> None:
-    """Write every file of ``files`` (path, content), or none: each path
-    checked first (:func:`check_output_file`, :func:`_check_names`, none
-    of them an input: :func:`_check_not_inputs`), then published by
-    :func:`~podnuma.fileio.publish_files` (every content written and synced
-    to a temporary file before any rename, the termination signals held
-    through the renames, and a failure midway putting back every file
-    already replaced)."""
-    for path, _ in files:
-        check_output_file(path, "--as-scenario")
-    _check_names([path for path, _ in files])
-    _check_not_inputs([path for path, _ in files], inputs)
-    for path, _ in files:  # (nor a file the inputs named and the command read: a kubeletConfigFile...)
-        given = read.get(_identity(path) or (-1, -1))
-        if given is not None:
-            raise InputError(f"--as-scenario: cannot write: it is the input file {given} (an output never "
-                             "replaces an input: write the scenario elsewhere)", file=path)
+def _write_all(path: str, contents: Sequence[bytes], inputs: Sequence[str | None],
+               read: Mapping[tuple[int, int], str]) -> list[str]:
+    """Write the scenario at ``path`` (``contents[0]``) and each other node
+    shape's beside it (``contents[k]``: ``.shape-k``), with their record,
+    and remove the earlier run's shape files this one no longer writes
+    (:func:`~podnuma.service.outputs.scenario_files`), or do none of it:
+    each path checked first (:func:`check_output_file`, :func:`_check_names`,
+    none of them an input: :func:`~podnuma.service.outputs.check_not_inputs`),
+    then published by :func:`~podnuma.fileio.publish_files` (every content
+    written and synced to a temporary file before any rename, the
+    termination signals held through the renames, and a failure midway
+    putting back every file already replaced or removed). The lines
+    returned: what an earlier write killed midway left, and was put back."""
+    files, removals = outputs.scenario_files(path, contents)
+    for target, _ in files:
+        check_output_file(target, "--as-scenario")
+    _check_names([target for target, _ in files])
+    outputs.check_not_inputs([target for target, _ in files], inputs, read)
     try:
-        publish_files(files, mode=0o644)
+        return publish_files(files, mode=0o644, remove=removals)
     except OSError as e:
         where = e.filename if isinstance(e.filename, str) else (files[0][0] if files else None)
         kept = getattr(e, "unrestored", ())
@@ -107,67 +102,6 @@ def _check_names(paths: Sequence[str]) -> None:
         # (a file beside the scenario: the scenario of another node shape, when one is proposed)
         other = " (another node shape's scenario goes there)" if paths and problem[0] != paths[0] else ""
         raise InputError(f"--as-scenario: cannot write: {problem[1]}{other}", file=problem[0])
-
-
-def _identity(path: str) -> tuple[int, int] | None:
-    """The ``(st_dev, st_ino)`` of the file at ``path`` (``-``: standard
-    input's, when it is a file), or ``None``."""
-    try:
-        st = os.fstat(0) if path == "-" else os.stat(path)
-    except (OSError, ValueError):
-        return None
-    return (st.st_dev, st.st_ino) if stat.S_ISREG(st.st_mode) else None
-
-
-def _input_named(out: str, inputs: Sequence[str | None]) -> str | None:
-    """The input of ``inputs`` that is the file at ``out`` (the same
-    device and inode, or, with nothing at ``out`` yet, the same path once
-    resolved), or ``None``."""
-    mine = _identity(out)
-    for given in inputs:
-        if given is None:
-            continue
-        if mine is not None and _identity(given) == mine:
-            return given
-        if mine is None and given != "-" and os.path.realpath(given) == os.path.realpath(out):
-            return given
-    return None
-
-
-def _check_not_inputs(outputs: Sequence[str], inputs: Sequence[str | None]) -> None:
-    """``InputError`` naming an output of ``outputs`` that is one of the
-    files read (``inputs``), and that input: an output never replaces an input."""
-    for out in outputs:
-        given = _input_named(out, inputs)
-        if given is not None:
-            given = "standard input (-)" if given == "-" else given
-            raise InputError(f"--as-scenario: cannot write: it is the input file {given} (an output never "
-                             "replaces an input: write the scenario elsewhere)", file=out)
-
-
-def _check_shapes_not_inputs(path: str, inputs: Sequence[str | None]) -> None:
-    """:func:`_check_not_inputs` of the scenario at ``path`` and of every
-    other node shape's file beside it (``replay.shape-K.yaml``, whatever
-    K: their count is known only once the search is done): those there
-    now, and any input named like one in the same directory."""
-    outputs = [path]
-    p = PurePath(path)
-    stem, suffix = (p.stem, p.suffix) if p.suffix else (p.name, "")
-    shaped = re.compile(re.escape(stem) + r"\.shape-([1-9][0-9]{0,17})" + re.escape(suffix))
-    directory = os.path.dirname(path) or "."
-    with contextlib.suppress(OSError):
-        outputs += [_shape_path(path, int(m.group(1))) for m in map(shaped.fullmatch, os.listdir(directory))
-                    if m is not None]
-    for given in inputs:
-        if given is None or given == "-":
-            continue
-        m = shaped.fullmatch(os.path.basename(given))
-        if m is None:
-            continue
-        with contextlib.suppress(OSError):
-            if os.path.samefile(os.path.dirname(given) or ".", directory):
-                outputs.append(_shape_path(path, int(m.group(1))))
-    _check_not_inputs(list(dict.fromkeys(outputs)), inputs)
 
 
 _STRATEGY_HELP = "; ".join(f"{k}: {v}" for k, v in STRATEGIES.items())
@@ -211,20 +145,31 @@ def advise_command(
     if as_diff and output != "pods":
         raise click.UsageError(f"--diff goes with -o pods (the rewritten pods), not -o {output}")
     inputs = [*files, node_file, config_file]
+    node_read, config_read = read_input(node_file, "node"), read_input(config_file, "kubelet configuration")
+    node_input: whatif.Source | None = node_read
+    config_input: whatif.Source | None = config_read
+    named: dict[tuple[int, int], str] = {}
     if as_scenario is not None:
         # before any work: the scenario's path, its name and the name of
         # its first other shape's file (with their temporary files), and
-        # neither it nor any shape's file beside it an input (the shapes'
-        # files are checked again once they are known)
+        # neither it nor any shape's file beside it an input: a file named
+        # on the command line, or one an input names (a scenario's
+        # kubeletConfigFile: the node and the configuration are read now
+        # for it, and given to the search as read); the shapes' files are
+        # checked again once they are known
         scenario_path = as_scenario
         guard(lambda: check_output_file(scenario_path, "--as-scenario"))
-        guard(lambda: _check_names([scenario_path, _shape_path(scenario_path, 1)]))
-        guard(lambda: _check_shapes_not_inputs(scenario_path, inputs))
+        guard(lambda: _check_names([scenario_path, outputs.shape_path(scenario_path, 1)]))
+        node_text = None if node_read is None else guard(node_read)
+        config_text = None if config_read is None else guard(config_read)
+        node_input, config_input = node_text, config_text
+        named = outputs.files_named(node_text, config_text)
+        guard(lambda: outputs.check_scenario_not_input(scenario_path, inputs, named))
     pods = [partial(TextInput.read, path, what="pod") for path in files]
     pool = shared_pool_cpus
     with progress_bar("advising pods") as advance, files_read() as read:
         got = guard(lambda: whatif.advise(
-            pods, read_input(node_file, "node"), read_input(config_file, "kubelet configuration"),
+            pods, node_input, config_input,
             shared_pool_cpus=pool, note=note, strategy=strategy, sidecars=sidecars,
             with_scenario=as_scenario is not None, overrides=parse_overrides(set_values),
             progress=advance,
@@ -248,30 +193,29 @@ def advise_command(
     if as_scenario is not None and got.scenario is not None:
         # the scenario and each other node shape's, every path checked and
         # every file written (or none) before anything is noted or printed
-        writes = [(as_scenario, _scenario_text(as_scenario, got.scenario))]
+        contents = [_scenario_text(as_scenario, got.scenario)] + [
+            _scenario_text(outputs.shape_path(as_scenario, k), shape)
+            for k, shape in enumerate(got.shape_scenarios, start=1)]
         shape_notes: list[str] = []
         labels = pod_labels(got.advices)
         for r in got.replay:
             k = r.get("shape")
             if k is None:
                 continue
-            target = _shape_path(as_scenario, k)
-            writes.append((target, _scenario_text(target, got.shape_scenarios[k - 1])))
+            target = outputs.shape_path(as_scenario, k)
             a = got.advices[r["podIndex"]]
             change = a.shape.change if a.shape is not None else "another node shape"
             shape_notes.append(f"{target}: {replay_label(labels, r)} on the other node shape ({change}): "
                                + _steps_words(r))
-        guard(lambda: _write_all(writes, inputs, read))
-        for line in [*_replay_notes(as_scenario, got.advices, got.replay), *shape_notes]:
+        scenario_path = as_scenario
+        recovered = guard(lambda: _write_all(scenario_path, contents, inputs, {**named, **read}))
+        for line in [*recovered, *_replay_notes(as_scenario, got.advices, got.replay), *shape_notes]:
             note(line)
     guard(lambda: echo(text))
 
 
-def _shape_path(path: str, k: int) -> str:
-    """Where the scenario of the ``k``-th other node shape goes, beside
-    ``path``: ``replay.yaml`` -> ``replay.shape-1.yaml``."""
-    p = PurePath(path)
-    return str(p.with_name(f"{p.stem}.shape-{k}{p.suffix}")) if p.suffix else f"{path}.shape-{k}"
+#: (kept for the callers that name it here)
+_shape_path = outputs.shape_path
 
 
 def _span(first: int, count: int) -> str:
