@@ -95,10 +95,18 @@ def test_no_qos_plan_has_no_kubelet_pod_cgroups() -> None:
         "cpu.shares": "8192", "memory.limit_in_bytes": CAPACITY_MEMORY,
         "hugetlb.2MB.limit_in_bytes": "1073741824", "hugetlb.2MB.rsvd.limit_in_bytes": "1073741824",
     }  # fmt: skip
+    # systemd: runc refuses containerd's default path /k8s.io/<id> (the
+    # kubelet names no parent): no sandbox or container, and the plan says why
+    assert not [c for c in doc["cgroups"] if c["kind"] in ("sandbox", "container")]
+    assert any('expected cgroupsPath to be of format "slice:prefix:name" for systemd cgroups, got '
+               '"/k8s.io/<id>" instead' in n for n in doc["notes"])  # fmt: skip
+    # cgroupfs: under containerd's default k8s.io/
+    doc = _plan(*NO_QOS, "--set", "cgroupRoot=/custom", driver="cgroupfs", version="1")
     containers = [c for c in doc["cgroups"] if c["kind"] == "container"]
     assert len(containers) == 3 and all(c["path"].startswith("/k8s.io/") for c in containers)
     g = next(c for c in containers if c["podUID"] == G)
     assert g["files"]["cpuset.cpus"] == "1,5" and g["files"]["memory.limit_in_bytes"] == "1073741824"
+    assert "notes" not in doc
 
 
 def test_no_qos_root_reset_without_memory_qos() -> None:
@@ -252,7 +260,8 @@ def test_no_qos_root_of_slashes_apply(tmp_path: Path) -> None:
                                    "--root", str(tmp_path), *NO_QOS, "--cgroup-root", "//"])  # fmt: skip
     assert res.exit_code == 0, res.output
     assert (tmp_path / "memory.max").read_text().strip() == CAPACITY_MEMORY
-    assert sorted(p.name for p in tmp_path.iterdir() if p.is_dir()) == ["k8s.io"]
+    # (systemd without cgroupsPerQOS: no container can start, none is made)
+    assert sorted(p.name for p in tmp_path.iterdir() if p.is_dir()) == []
 
 
 def test_three_slashes_still_panic_under_systemd() -> None:
@@ -265,7 +274,7 @@ def test_three_slashes_still_panic_under_systemd() -> None:
 # -- the no-QoS layout's stale container cgroups -------------------------------------
 
 
-@pytest.mark.parametrize("driver", ["cgroupfs", "systemd"])
+@pytest.mark.parametrize("driver", ["cgroupfs"])  # (systemd: no container starts without a parent)
 def test_no_qos_apply_removes_containers_of_pods_that_left(tmp_path: Path, driver: str) -> None:
     args = ["cgroups", "apply", str(FULL), "--driver", driver, "--cgroup-version", "2", "--root", str(tmp_path),
             *NO_QOS, "--set", "cgroupRoot=/c"]  # fmt: skip

@@ -1,4 +1,5 @@
-"""The kubelet oracle binary for the differential suite.
+"""The kubelet oracle binary (and the runtime oracle built beside it) for
+the differential suite.
 
 ``PODNUMA_ORACLE`` names a built ``kubelet-oracle``; otherwise ``oracle/build``
 builds it (Go >= 1.26, module download included) and its last stdout line is
@@ -56,6 +57,18 @@ def oracle_binary(tmp_path_factory: pytest.TempPathFactory) -> str:
     path = lines[-1].strip()
     if not os.access(path, os.X_OK):
         pytest.fail(f"oracle/build printed {path!r}, not an executable", pytrace=False)
+    return path
+
+
+@pytest.fixture(scope="session")
+def runtime_oracle(oracle_binary: str) -> str:
+    """``runtime-oracle`` (containerd's and runc's side of a container's
+    cgroup): ``PODNUMA_RUNTIME_ORACLE``, else the one ``oracle/build``
+    builds beside ``kubelet-oracle``."""
+    env = os.environ.get("PODNUMA_RUNTIME_ORACLE")
+    path = env or str(Path(oracle_binary).with_name("runtime-oracle"))
+    if not os.access(path, os.X_OK):
+        _unavailable(f"{path} is not an executable (oracle/build builds it beside kubelet-oracle)")
     return path
 
 

@@ -247,7 +247,7 @@ def plan_cgroups(
     notes = reserved_enforcement_notes(scenario.config, {n.path for n in reserved} if driver == "systemd" else None)
     if reserved:
         plan = dataclasses.replace(plan, nodes=plan.nodes + reserved)
-    return dataclasses.replace(plan, notes=notes) if notes else plan
+    return dataclasses.replace(plan, notes=plan.notes + notes) if notes else plan
 
 
 def _config_error(scenario: Scenario, err: InputError) -> InputError:

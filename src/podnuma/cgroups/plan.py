@@ -64,8 +64,11 @@ pod-level ``memory.high``, rounded down to a 4 KiB page).
 kubepods, tiers or pod cgroups; the cgroup root, when its name is not
 empty (``//`` is not: it names ``/``), gets the capacity's values;
 containers go where the runtime puts a container the kubelet names no
-parent for (containerd's ``k8s.io/<id>``; that path is the runtime's, not
-checked against it).
+parent for: containerd's default ``k8s.io/<id>`` with the cgroupfs driver;
+with the systemd driver runc refuses that path and no sandbox starts
+(containerd's internal/cri/server ``getCgroupsPath`` is used only with a
+parent; runc's ``specconv.CreateCgroupConfig``; checked with
+``runtime-oracle``, docs/oracle.md).
 
 ``enforceNodeAllocatable`` with ``system-reserved`` / ``kube-reserved``
 (or ``-compressible``; ``enforceNodeAllocatableCgroups``,
@@ -1195,7 +1198,9 @@ def _plan_without_qos(
     path ``""`` here; ``/`` and no root are not). Containers (and the
     sandbox) go where the runtime puts a container with no parent:
     containerd's default ``k8s.io/<id>`` (their values are the kubelet's,
-    as with a parent)."""
+    as with a parent). With the systemd driver no sandbox can start there
+    (runc refuses containerd's default path): none is planned, the plan's
+    notes say why."""
     if named:
         # enforceNodeAllocatableCgroups: "if len(cm.cgroupRoot) > 0" Update
         cpus = _node_cpus(facts)
@@ -1205,6 +1210,21 @@ def _plan_without_qos(
             nodes[-1] = node
         else:
             nodes.insert(0, node)
+    if pods and driver == "systemd":
+        # containerd keeps its default cgroups path "/k8s.io/<id>" for a
+        # sandbox the kubelet names no parent for; runc's systemd driver
+        # takes only "slice:prefix:name" (libcontainer/specconv
+        # CreateCgroupConfig) and refuses it: no sandbox starts
+        note = (
+            "cgroupsPerQOS: false with the systemd driver: the kubelet gives containerd no cgroup parent, so "
+            "containerd keeps its default cgroups path /k8s.io/<id>, which runc's systemd driver refuses "
+            '(expected cgroupsPath to be of format "slice:prefix:name" for systemd cgroups, got "/k8s.io/<id>" '
+            f"instead): no pod sandbox or container of the {len(pods)} running "
+            f"pod{'s' if len(pods) != 1 else ''} can start (the managers' CPUs and memory stay assigned to "
+            "them); none is planned"
+        )
+        return CgroupPlan(driver=driver, version=version, step=step, nodes=tuple(nodes), unplanned=tuple(unplanned),
+                          notes=(note,))  # fmt: skip
     if pods and all(n.path != RUNTIME_DEFAULT_PARENT for n in nodes):
         nodes.append(CgroupNode(path=RUNTIME_DEFAULT_PARENT, kind="root", writer="runtime"))
     for qos in ("Guaranteed", "Burstable", "BestEffort"):
