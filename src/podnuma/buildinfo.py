@@ -51,7 +51,8 @@ ENGINE_SOURCES: Final[tuple[str, ...]] = (
     "podnuma/golang/spew.py",
     "podnuma/golang/strconv.py",
     "podnuma/golang/types.py",
-    # not golang/jsonnumbers.py (a float subclass) nor golang/fmtscan.py
+    # not golang/jsonnumbers.py (a float subclass) nor golang/jsonsyntax.py (a
+    # JSON text's syntax check, read once per file) nor golang/fmtscan.py
     # (sysfs discovery, off the admission path) nor golang/rfc3339.py (a
     # pod's times, read once per pod text, off the admission path);
     # not golang/json.py: its str and list subclasses would be non-native

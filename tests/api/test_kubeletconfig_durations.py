@@ -110,7 +110,8 @@ def test_a_bad_duplicate_fails_even_when_a_good_one_follows() -> None:
     from podnuma.api.kubeletconfig import json_object_pairs
 
     doc = json.loads('{"syncFrequency": "abc", "syncFrequency": "1s"}', object_pairs_hook=json_object_pairs)
-    assert refusal(doc).message == 'time: invalid duration "abc"'
+    # (a file's document: the decoder's words, as the kubelet prints them)
+    assert refusal(doc).message == 'failed to decode: time: invalid duration "abc"'
 
 
 def test_the_logging_flush_frequency_string_form_is_a_duration_too() -> None:

@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from podnuma.agent.staticpod import go_json_syntax_error
+from podnuma.golang.jsonsyntax import go_json_syntax_error
 from tests.oracle.test_staticpod_differential import _oracle, _podnuma, kubelet_words
 
 VALID = ('{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web", "labels": {"a": "b\\u00e9\\n"}},\n'

@@ -10,6 +10,11 @@ Mirrors, for the fields podnuma honours:
   of duplicates kept) and logs the strict error as a warning, which
   podnuma keeps as :attr:`KubeletConfig.decode_warning`. A value of the
   wrong type fails both. The field table is ``_kubeletconfig_v137.py``;
+- Go's ``encoding/json/decode.go`` (through ``sigs.k8s.io/json``) for a
+  file's values of the wrong type: the first one noted, unless a type with
+  a decoder of its own fails (``k8s.io/apimachinery`` ``duration.go``,
+  ``time.go``, ``resource/quantity.go``; ``k8s.io/component-base/logs/api/v1``
+  ``types.go``); the Go types' names are ``_kubeletconfig_gotypes_v137.py``;
 - ``pkg/kubelet/apis/config/v1beta1/defaults.go`` (defaults apply to unset/empty fields only;
   ``evictionHard`` is defaulted only when nil, or merged key by key under
   ``mergeDefaultEvictionSettings``);
@@ -32,17 +37,20 @@ checked), except that a ``metav1.Duration`` field must hold a text Go's
 from __future__ import annotations
 
 import contextlib
+import json
 import math
 import re
 import struct
 from collections.abc import Mapping
 from typing import Any, Final
 
+from podnuma.api._kubeletconfig_gotypes_v137 import GO_COMPOSITES as _GO_COMPOSITES
 from podnuma.api._kubeletconfig_gotypes_v137 import GO_FIELDS as _GO_FIELDS
 from podnuma.api._kubeletconfig_v137 import DURATION_FIELDS as _DURATION_FIELDS
 from podnuma.api._kubeletconfig_v137 import SCHEMA as _SCHEMA
 from podnuma.api.featuregates import FeatureGates, aggregate_message
 from podnuma.api.quantity import (
+    ERR_FORMAT_WRONG,
     Format,
     Quantity,
     QuantityError,
@@ -58,6 +66,7 @@ from podnuma.cm.topologymanager import manager as topologymanager
 from podnuma.cm.topologymanager import policy as topologymanager_policy
 from podnuma.errors import InputError, KubeletStartupError
 from podnuma.fieldkit import expect_bool, expect_mapping, expect_str, wrong_type
+from podnuma.golang import rfc3339
 from podnuma.golang.duration import (
     MICROSECOND,
     MILLISECOND,
@@ -65,6 +74,7 @@ from podnuma.golang.duration import (
     format_duration,
     parse_duration,
 )
+from podnuma.golang.json import go_json_quote
 from podnuma.golang.jsonnumbers import JSONFloat, JSONNegativeZero
 from podnuma.golang.strconv import go_format_float_v, go_json_format_float, go_quote
 from podnuma.machine.cpuset import CPUSet, parse_go_cpuset
@@ -512,9 +522,12 @@ LENIENT_DECODING: Final = "Using lenient decoding as strict decoding failed"
 class JSONObject(dict[str, Any]):
     """A decoded JSON object that keeps its key/value pairs as written,
     duplicates included (``pairs``); as a mapping the last value of a
-    duplicated key wins, as in Go's decoder."""
+    duplicated key wins, as in Go's decoder. ``source``: a file's JSON
+    text, kept on the document (the top-level object) when read from one
+    (a type that decodes itself may quote a value's text as written)."""
 
     pairs: list[tuple[str, Any]]
+    source: str
 
 
 class YAMLObject(dict[str, Any]):
@@ -692,12 +705,21 @@ def strict_decoding_error(doc: Mapping[str, Any], schema: Any = _SCHEMA, *, sort
     which no decoding accepts. ``schema``: the type decoded (by default
     the v1beta1 ``KubeletConfiguration``); ``sort_keys``: the document was
     YAML, which the codec turns into JSON with the keys of every object
-    sorted (``sigs.k8s.io/yaml``), so the fields are met in that order."""
+    sorted (``sigs.k8s.io/yaml``), so the fields are met in that order.
+
+    A file's document (a :class:`JSONObject` or :class:`YAMLObject`) is
+    refused in the decoder's words (:class:`_GoDecode`): a value of the
+    wrong type is encoding/json's ``failed to decode: json: cannot
+    unmarshal ...``, the first one met, unless a field with a decoder of
+    its own (a duration, a quantity, a time) fails, which ends the decoding
+    at once with its own error; any other document in podnuma's words, at
+    the first wrong value."""
     problems: list[str] = []
     reported: set[str] = set()
     # a file's numbers are refused in the decoder's words (the JSON text's
     # number, or the one the YAML's value is written as)
     go = _GoNumbers(isinstance(doc, JSONObject)) if isinstance(doc, (JSONObject, YAMLObject)) else None
+    decode = _GoDecode(go, getattr(doc, "source", "")) if go is not None and schema is _SCHEMA else None
     if isinstance(doc, YAMLObject):
         sort_keys = True
         if doc.duplicates:
@@ -709,22 +731,37 @@ def strict_decoding_error(doc: Mapping[str, Any], schema: Any = _SCHEMA, *, sort
             reported.add(text)
             problems.append(text)
 
-    def walk(value: object, schema: Any, path: str, gopath: str) -> None:
+    def walk(value: object, schema: Any, path: str, gopath: str, node: str) -> None:
         how = _DURATION_FIELDS.get(path) if isinstance(schema, str) else None
         if how is not None:
-            _check_duration(value, how, path, go, gopath)
+            if decode is not None:
+                decode.duration(value, how, path, gopath)
+            else:
+                _check_duration(value, how, path, go, gopath)
+            return
+        if decode is not None and isinstance(schema, str) and gopath in _GO_CUSTOM:
+            decode.custom(value, _GO_CUSTOM[gopath], path, gopath)
             return
         if value is None:
             return  # null leaves the Go field as it is
         if isinstance(schema, str):
-            _check_scalar(value, schema, path, go, gopath)
+            if decode is not None:
+                decode.scalar(value, schema, path, gopath)
+            else:
+                _check_scalar(value, schema, path, go, gopath)
             return
         kind, inner = schema
         if kind == "list":
             if not isinstance(value, (list, tuple)):
-                raise wrong_type(path, "a list", value)
+                if decode is None:
+                    raise wrong_type(path, "a list", value)
+                decode.wrong(value, node, path)
+                return
             for i, item in enumerate(value):
-                walk(item, inner, f"{path}[{i}]", gopath)
+                walk(item, inner, f"{path}[{i}]", gopath, node + "[]")
+            return
+        if decode is not None and not isinstance(value, Mapping):
+            decode.wrong(value, node, path)
             return
         obj = expect_mapping(value, path)
         pairs = obj.pairs if isinstance(obj, JSONObject) else list(obj.items())
@@ -741,15 +778,223 @@ def strict_decoding_error(doc: Mapping[str, Any], schema: Any = _SCHEMA, *, sort
                     continue
                 sub = inner[key]
                 subpath = f"{gopath}.{key}" if gopath else key
+                subnode = f"{node}.{key}" if node else key
             else:
-                sub, subpath = inner, gopath
+                sub, subpath, subnode = inner, gopath, node + "{}"
             if key in seen:
                 report("duplicate", where)
             seen.add(key)
-            walk(item, sub, where, subpath)
+            walk(item, sub, where, subpath, subnode)
 
-    walk(doc, schema, "", "")
+    try:
+        walk(doc, schema, "", "", "")
+    except _Fatal:
+        assert decode is not None and decode.noted
+        raise decode.noted[0] from None
+    if decode is not None and decode.noted:
+        raise decode.noted[0]
     return "strict decoding error: " + ", ".join(problems) if problems else ""
+
+
+#: the fields whose Go type decodes itself (other than the durations of
+#: ``DURATION_FIELDS``), by schema path: a ``resource.Quantity`` (the raw
+#: JSON text, quotes taken off, through ``ParseQuantity``), a
+#: ``metav1.Time`` (a JSON string through ``time.Parse(time.RFC3339)``)
+_GO_CUSTOM: Final = {
+    "logging.options.json.infoBufferSize": "quantity",
+    "logging.options.text.infoBufferSize": "quantity",
+    "reservedMemory.limits": "quantity",
+    "registerWithTaints.timeAdded": "time",
+}
+
+
+class _GoDecode:
+    """Go's encoding/json decoding a kubelet configuration file's document
+    into the v1beta1 types (``encoding/json/decode.go`` through
+    ``sigs.k8s.io/json``), for the error it ends with: a value of the wrong
+    JSON type is noted (the innermost struct, the field path of JSON names
+    without list indices or map keys, the Go type:
+    ``_kubeletconfig_gotypes_v137``) and decoding goes on, the first one
+    noted being the error; a type that decodes itself (a duration, a
+    quantity, a time) returns its error, which ends the decoding at once
+    (:class:`_Fatal`) and is the error whatever was noted before."""
+
+    def __init__(self, go: _GoNumbers, source: str) -> None:
+        self.go = go
+        self.noted: list[InputError] = []
+        self.source = source  # (the JSON file's text, or "")
+        self.flushes = 0  # (the logging flush frequencies met so far)
+
+    def wrong(self, value: object, node: str, path: str) -> None:
+        """A value of the wrong JSON type for the struct, list or map at
+        ``node`` (its ``GO_COMPOSITES`` key)."""
+        struct, where, gotype = _GO_COMPOSITES[node]
+        self.noted.append(_cannot_unmarshal(value, struct, where, gotype, path))
+
+    def scalar(self, value: object, kind: str, path: str, gopath: str) -> None:
+        """A scalar field of schema ``kind`` (not null)."""
+        try:
+            if self.go.check(value, kind, gopath, path):
+                return
+        except InputError as e:  # (a number: noted, as encoding/json notes it)
+            self.noted.append(e)
+            return
+        if isinstance(value, str) and kind in ("string", "any") or isinstance(value, bool) and kind == "bool":
+            return
+        struct, where, gotype = _GO_FIELDS.get(gopath, ("KubeletConfiguration", gopath,
+                                                        _GO_KIND_TYPES.get(kind, kind)))
+        self.noted.append(_cannot_unmarshal(value, struct, where, gotype, path))
+
+    def fatal(self, message: str, path: str) -> None:
+        """An error that ends the decoding."""
+        self.noted.insert(0, InputError(f"failed to decode: {message}", path=path))
+        raise _Fatal
+
+    def duration(self, value: object, how: str, path: str, gopath: str) -> None:
+        """A ``metav1.Duration`` field (``how``: see ``DURATION_FIELDS``):
+        every error it meets ends the decoding."""
+        if how == "flush":
+            self.flushes += 1
+        if isinstance(value, bool) or value is not None and not isinstance(value, (str, int, float)):
+            if how == "flush":
+                # TimeOrMetaDuration: what is not a string goes to a
+                # time.Duration (an int64), its JSON text quoted in the error
+                texts = _flush_texts(self.source) if self.source else []
+                raw = texts[self.flushes - 1] if len(texts) >= self.flushes else _go_json_text(value, self.go)
+                self.fatal(f"invalid duration {go_quote(raw)}: json: cannot "
+                           f"unmarshal {_go_json_kind(value)} into Go value of type time.Duration", path)
+            # metav1.Duration reads a JSON string first
+            struct, where, gotype = _GO_FIELDS.get(gopath, ("KubeletConfiguration", gopath, "string"))
+            self.noted.insert(0, _cannot_unmarshal(value, struct, where, gotype, path))
+            raise _Fatal
+        try:
+            _check_duration(value, how, path, self.go, gopath)
+        except InputError as e:
+            self.noted.insert(0, e if e.message.startswith("failed to decode: ")
+                              else InputError(f"failed to decode: {e.message}", path=path))
+            raise _Fatal from None
+
+    def custom(self, value: object, kind: str, path: str, gopath: str) -> None:
+        """A field whose type decodes itself (``_GO_CUSTOM``)."""
+        if value is None:
+            return  # (both take null as the zero value)
+        if kind == "time":
+            if not isinstance(value, str):
+                struct, where, gotype = _GO_FIELDS.get(gopath, ("KubeletConfiguration", gopath, "string"))
+                self.noted.insert(0, _cannot_unmarshal(value, struct, where, gotype, path))
+                raise _Fatal
+            problem = rfc3339.parse_error(value)
+            if problem:
+                self.fatal(problem, path)
+            return
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return  # (a number: its text, read where the field is used)
+        try:
+            if isinstance(value, str):
+                quantity_from_manifest(value)
+            else:  # true, false, an array, an object: no quantity's text
+                raise QuantityError(ERR_FORMAT_WRONG)
+        except QuantityError as e:
+            self.fatal(str(e), path)
+
+
+def _cannot_unmarshal(value: object, struct: str, where: str, gotype: str, path: str) -> InputError:
+    """encoding/json's words for ``value`` in a field of the wrong type
+    (a number not named: the numbers a field refuses for their text are
+    :meth:`_GoNumbers.refuse`'s)."""
+    return InputError(f"failed to decode: json: cannot unmarshal {_go_json_kind(value)} into Go struct field "
+                      f"{struct}.{where} of type {gotype}", path=path)
+
+
+_JSON_SPACE: Final = " \t\r\n"
+
+
+def _json_value_end(text: str, i: int) -> int:
+    """Where the JSON value starting at ``text[i]`` ends (the text is JSON:
+    it was read)."""
+    c = text[i]
+    if c == '"':
+        i += 1
+        while text[i] != '"':
+            i += 2 if text[i] == "\\" else 1
+        return i + 1
+    if c in "[{":
+        close = "]" if c == "[" else "}"
+        i = _json_skip_space(text, i + 1)
+        while text[i] != close:
+            if c == "{":
+                i = _json_skip_space(text, _json_value_end(text, i))
+                i += 1  # (the colon)
+                i = _json_skip_space(text, i)
+            i = _json_skip_space(text, _json_value_end(text, i))
+            if text[i] == ",":
+                i = _json_skip_space(text, i + 1)
+        return i + 1
+    while i < len(text) and text[i] not in _JSON_SPACE + ",]}":
+        i += 1
+    return i
+
+
+def _json_skip_space(text: str, i: int) -> int:
+    while i < len(text) and text[i] in _JSON_SPACE:
+        i += 1
+    return i
+
+
+def _json_members(text: str, i: int) -> list[tuple[str, int, int]]:
+    """The members of the JSON object starting at ``text[i]``: (key, the
+    start and end of its value), in the text's order."""
+    out: list[tuple[str, int, int]] = []
+    i = _json_skip_space(text, i + 1)
+    while text[i] != "}":
+        end = _json_value_end(text, i)
+        key = json.loads(text[i:end])
+        start = _json_skip_space(text, _json_skip_space(text, end) + 1)
+        stop = _json_value_end(text, start)
+        out.append((key, start, stop))
+        i = _json_skip_space(text, stop)
+        if text[i] == ",":
+            i = _json_skip_space(text, i + 1)
+    return out
+
+
+def _flush_texts(source: str) -> list[str]:
+    """The text of every ``logging.flushFrequency`` of a JSON file, as
+    written, in the order the decoder meets them (a key given twice, each
+    time): ``TimeOrMetaDuration`` quotes it in its error."""
+    try:
+        start = _json_skip_space(source, 0)
+        out: list[str] = []
+        for key, begin, _end in _json_members(source, start):
+            if key == "logging" and source[begin] == "{":
+                out.extend(source[b:e] for k, b, e in _json_members(source, begin) if k == "flushFrequency")
+        return out
+    except (IndexError, ValueError):  # (not the text the document was read from)
+        return []
+
+
+def _go_json_text(value: object, go: _GoNumbers) -> str:
+    """The JSON text of a decoded value as the decoder meets it: compact,
+    as ``sigs.k8s.io/yaml`` writes a YAML document's values (every
+    object's keys sorted, ``<``, ``>`` and ``&`` escaped as encoding/json
+    escapes them); a JSON file's text as written when written compactly
+    (its spacing and its strings' escapes are not kept: docs/limits.md)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return go.text(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False) if go.json_text else go_json_quote(value)
+    if isinstance(value, Mapping):
+        pairs = value.pairs if isinstance(value, JSONObject) else list(value.items())
+        if not go.json_text:
+            pairs = sorted(pairs, key=lambda kv: str(kv[0]))
+        return "{" + ",".join(f"{go_json_quote(str(k))}:{_go_json_text(v, go)}" for k, v in pairs) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(_go_json_text(v, go) for v in value) + "]"
+    return go_json_quote(str(value))
 
 
 #: the kinds the kubelet's config scheme knows, by (group, version)

@@ -445,15 +445,19 @@ class _GoYAMLRead:
 
     Decoded here in full, whatever the problems (a byte the reader would
     refuse stands as a space, so that the text can be parsed): ``text``;
-    ``ends``, the byte offset after each character; ``reads``, the byte
-    offset where each read ends and the number of characters decoded by
-    then; ``problem``, the first problem met: (the read it is met in, its
-    character index, go-yaml's words)."""
+    ``reads``, the byte offset where each read ends and the number of
+    characters decoded by then; ``problem``, the first problem met: (the
+    read it is met in, its character index, go-yaml's words).
+
+    The characters of a read are decoded by Python's codec as far as it
+    goes (what it decodes strictly, go-yaml decodes alike: the same
+    characters, the same widths); from a byte it refuses, or a character
+    cut by the read's end, one character at a time as go-yaml does
+    (:meth:`_char`), then the codec again. A file without problems costs a
+    codec call per read, not a Python step per character."""
 
     def __init__(self, data: bytes) -> None:
         self.data = data
-        chars: list[str] = []
-        self.ends: list[int] = []
         self.reads: list[tuple[int, int]] = []
         self.problem: tuple[int, int, str] | None = None
         if data.startswith(b"\xff\xfe"):
@@ -464,6 +468,9 @@ class _GoYAMLRead:
             encoding, pos = "utf8", 3
         else:
             encoding, pos = "utf8", 0
+        codec = {"le": "utf-16-le", "be": "utf-16-be", "utf8": "utf-8"}[encoding]
+        parts: list[str] = []
+        count = 0  # characters decoded so far
         size = len(data)
         read_end = 0
         while True:
@@ -471,22 +478,44 @@ class _GoYAMLRead:
             if not eof:
                 read_end += min(_GO_YAML_CHUNK - max(0, read_end - pos), size - read_end)
             while pos < read_end:
+                chunk = data[pos:read_end]
+                try:
+                    part, stop = chunk.decode(codec), len(chunk)
+                except UnicodeDecodeError as e:
+                    part, stop = chunk[:e.start].decode(codec), e.start
+                if part:
+                    count = self._take(part, parts, count)
+                    pos += stop
+                if pos == read_end:
+                    break
+                # a byte the codec refuses, or a character the read cut
                 value, width, problem = self._char(pos, read_end, eof, encoding)
                 if width == 0:
                     break  # incomplete: carried over to the next read
-                if problem is None and not _go_yaml_printable(value):
-                    problem = f"control characters are not allowed: #x{value:04x}"
-                if problem is not None:
+                if problem is None:
+                    count = self._take(chr(value), parts, count)
+                else:
                     if self.problem is None:
-                        self.problem = (len(self.reads), len(chars), problem)
-                    value = 0x20
-                chars.append(chr(value))
+                        self.problem = (len(self.reads), count, problem)
+                    parts.append(" ")
+                    count += 1
                 pos += width
-                self.ends.append(pos)
-            self.reads.append((read_end, len(chars)))
+            self.reads.append((read_end, count))
             if eof:
                 break
-        self.text = "".join(chars)
+        self.text = "".join(parts)
+
+    def _take(self, part: str, parts: list[str], count: int) -> int:
+        """Add the decoded characters ``part`` (the ``count``-th character
+        first), those go-yaml refuses as spaces; the count after them."""
+        bad = _GO_YAML_UNPRINTABLE.search(part)
+        if bad is not None:
+            if self.problem is None:
+                self.problem = (len(self.reads), count + bad.start(),
+                                f"control characters are not allowed: #x{ord(bad.group()):04x}")
+            part = _GO_YAML_UNPRINTABLE.sub(" ", part)
+        parts.append(part)
+        return count + len(part)
 
     def _char(self, pos: int, read_end: int, eof: bool, encoding: str) -> tuple[int, int, str | None]:
         """The character at ``pos``: (its value, its width, a problem);
@@ -560,7 +589,8 @@ def _go_yaml_needed(text: str) -> int:
 
 
 def parse_first_document(
-    text: str | bytes, *, name: str, limits: ReadLimits = DEFAULT_LIMITS, duplicates: list[str] | None = None
+    text: str | bytes, *, name: str, limits: ReadLimits = DEFAULT_LIMITS, duplicates: list[str] | None = None,
+    prepare: Callable[[yaml.Node], None] | None = None,
 ) -> Document:
     """The first document of a YAML stream (a file's bytes, or text as
     UTF-8), read as ``sigs.k8s.io/yaml`` reads YAML (go-yaml v2's
@@ -572,7 +602,8 @@ def parse_first_document(
     read took it, and never past the last read. A stream without a
     document gives a document of ``None``. Errors as
     :func:`parse_documents`; ``duplicates``: as
-    :func:`~podnuma.inputs.goyaml.construct`'s."""
+    :func:`~podnuma.inputs.goyaml.construct`'s; ``prepare``: called with
+    the document's node tree before its values are built."""
     from podnuma.inputs.goyaml import construct
 
     data = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
@@ -587,7 +618,8 @@ def parse_first_document(
     else:
         read = _GoYAMLRead(data)
         text = read.text
-        refused = read.refused(_go_yaml_needed(text))
+        if read.problem is not None:  # (where the parser stops matters only then)
+            refused = read.refused(_go_yaml_needed(text))
     if refused is not None:
         at, words = refused
         line = text.count("\n", 0, at) + 1
@@ -596,6 +628,8 @@ def parse_first_document(
     roots = _compose(text, name, limits, first_end=[])
     if not roots:
         return Document(name, None, None)
+    if prepare is not None and roots[0] is not None:
+        prepare(roots[0])
     try:
         value = construct(roots[0], duplicates)
     except InputError as e:

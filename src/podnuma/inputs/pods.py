@@ -7,6 +7,12 @@ file) and the kubelet configuration (a ``KubeletConfiguration`` file, or a
 scenario file). Every problem is an :class:`~podnuma.errors.InputError`
 naming the file (and the field, with its line when known).
 
+The kubelet's own configuration file is read as ``cmd/kubelet/app/server.go``
+``loadConfigFile`` and ``pkg/kubelet/kubeletconfig/configfiles`` read it, its
+refusals in the codec's words: Go's JSON scanner for a JSON text that does
+not parse (``k8s.io/apimachinery`` ``serializer/json/meta.go`` finding the
+kind), ``sigs.k8s.io/yaml``'s ``json.Marshal`` for a YAML ``.inf``/``.nan``.
+
 Also the built-in node and configuration ``advise`` uses when none is given
 (:data:`DEFAULT_NODE_YAML`, :data:`DEFAULT_KUBELET_CONFIG_YAML`).
 """
@@ -14,6 +20,8 @@ Also the built-in node and configuration ``advise`` uses when none is given
 from __future__ import annotations
 
 import contextlib
+import math
+import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -24,6 +32,7 @@ from podnuma.api.featuregates import FeatureGates
 from podnuma.api.kubeletconfig import (
     GATES_FLAGS,
     GATES_PANIC,
+    JSONObject,
     KubeletConfig,
     check_config_file_type,
     json_object_pairs,
@@ -314,14 +323,35 @@ def _config_file_doc(src: TextInput) -> tuple[Mapping[str, Any], Document]:
         # UTF-8 is U+FFFD to Go's decoder
         text = raw.decode("utf-8", "replace") if raw is not None else src.text
         limit = sys.get_int_max_str_digits()
-        got = load_json(text, name=src.name, pairs=json_object_pairs, numbers=go_json_number_text,
-                        integers=lambda digits: go_json_integer(digits, limit))
+        try:
+            got = load_json(text, name=src.name, pairs=json_object_pairs, numbers=go_json_number_text,
+                            integers=lambda digits: go_json_integer(digits, limit))
+        except InputError:
+            # text that is no JSON: the codec's first step (finding the
+            # kind) checks the whole text with Go's scanner, and the kubelet
+            # prints Go's SyntaxError (the byte it stopped at, as the file has it)
+            from podnuma.golang.jsonsyntax import go_json_syntax_error
+
+            why = go_json_syntax_error(raw if raw is not None else src.text)
+            if why is None:
+                raise
+            raise InputError(f"failed to decode: couldn't get version/kind; json parse error: {why}",
+                             file=src.name) from None
+        if isinstance(got, JSONObject):
+            got.source = text  # (a value's text, as a decoder of its own quotes it)
         first = Document(src.name, got, None, source=text)
     else:
         # a key given twice: the last value, and the strict decoding's
         # complaint (a warning, or the error of a kind decoded strictly)
         duplicates = []
-        first = parse_first_document(raw if raw is not None else src.text, name=src.name, duplicates=duplicates)
+        data = raw if raw is not None else src.text
+        try:
+            first = parse_first_document(data, name=src.name, duplicates=duplicates)
+        except InputError as e:
+            kubelets = _NON_FINITE_WORDS.search(e.message) and _non_finite(data, src.name)
+            if not kubelets:
+                raise
+            raise kubelets from None
     if isinstance(first.data, Mapping) and _is_scenario(first.data):
         if raw is not None:  # a scenario is UTF-8 text, all of it
             try:
@@ -340,6 +370,85 @@ def _config_file_doc(src: TextInput) -> tuple[Mapping[str, Any], Document]:
     if not isinstance(first.data, Mapping):
         raise wrong_type("", "a mapping (the kubelet configuration)", first.data).in_file(src.name)
     return first.data, first
+
+
+#: how the YAML reader refuses ``.inf``, ``-.inf`` and ``.nan``
+#: (:mod:`podnuma.inputs.goyaml`), which no JSON holds
+_NON_FINITE_WORDS = re.compile(r"' is (?:infinity|NaN), which JSON ")
+
+
+def _non_finite(data: str | bytes, name: str) -> InputError | None:
+    """The kubelet's error for a YAML configuration file whose first
+    document holds ``.inf``, ``-.inf`` or ``.nan`` (an infinite float or
+    NaN) as a value: the codec makes the YAML JSON (``sigs.k8s.io/yaml``:
+    go-yaml's values through encoding/json's ``Marshal``), which refuses
+    the first such float it writes, every object's keys sorted: ``failed
+    to decode: json: unsupported value: +Inf`` (``-Inf``, ``NaN``). That
+    comes before anything is decoded (the type, unknown fields, keys
+    given twice); podnuma adds the field and its line. The document is
+    read again with each such value standing as a marker. ``None``: the
+    file is a scenario, which keeps the YAML reader's words."""
+    import yaml
+
+    from podnuma.inputs.goyaml import QUOTED, GoYAMLError
+    from podnuma.inputs.goyaml import _scalar as scalar_of
+
+    found: dict[str, tuple[str, yaml.Node]] = {}
+
+    def mark(node: yaml.Node) -> yaml.Node:
+        if not isinstance(node, yaml.ScalarNode):
+            return node
+        try:
+            value = scalar_of(node)[1]
+        except GoYAMLError:
+            return node
+        if not isinstance(value, float) or math.isfinite(value):
+            return node
+        marker = f"\x00non-finite {len(found)}\x00"
+        found[marker] = ("NaN" if math.isnan(value) else "+Inf" if value > 0 else "-Inf", node)
+        return yaml.ScalarNode(QUOTED, marker, node.start_mark, node.end_mark)
+
+    def prepare(root: yaml.Node) -> None:
+        seen: set[int] = set()
+        todo = [root]
+        while todo:
+            node = todo.pop()
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            if isinstance(node, yaml.MappingNode):
+                node.value = [(k, mark(v)) for k, v in node.value]
+                todo.extend(n for pair in node.value for n in pair)
+            elif isinstance(node, yaml.SequenceNode):
+                node.value = [mark(v) for v in node.value]
+                todo.extend(node.value)
+
+    doc = parse_first_document(data, name=name, duplicates=[], prepare=prepare)
+    if isinstance(doc.data, Mapping) and _is_scenario(doc.data):
+        return None
+
+    def first(value: object, path: str) -> tuple[str, str] | None:
+        if isinstance(value, str):
+            return (value, path) if value in found else None
+        if isinstance(value, Mapping):
+            for key in sorted(value, key=str):  # (encoding/json sorts a map's keys)
+                got = first(value[key], f"{path}.{key}" if path else str(key))
+                if got is not None:
+                    return got
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                got = first(item, f"{path}[{i}]")
+                if got is not None:
+                    return got
+        return None
+
+    got = first(doc.data, "")
+    if got is None:  # (a key, not a value: the reader's own words)
+        return None
+    word, node = found[got[0]]
+    where = node.start_mark
+    return InputError(f"failed to decode: json: unsupported value: {word} "
+                      f"(line {where.line + 1}, column {where.column + 1})", path=got[1], file=name)
 
 
 def _go_trim_space(text: str) -> str:
