@@ -24,13 +24,13 @@ from __future__ import annotations
 
 import json
 import random
-import subprocess
 from pathlib import Path
 from typing import Any
 
-from podnuma.errors import InputError, KubeletStartupError
-from podnuma.inputs.pods import load_config_file
 from tests.oracle.harness import env_int, random_settings
+from tests.oracle.kubeletconfig_files import kubelet_reason, outcomes
+from tests.oracle.kubeletconfig_files import oracle_file_answers as _oracle
+from tests.oracle.kubeletconfig_files import podnuma_file_error as _podnuma
 
 SEED, _ = random_settings()
 COUNT = env_int("PODNUMA_KUBELETCONFIG_JSON_SYNTAX_COUNT", 300)
@@ -97,39 +97,12 @@ def corpus(seed: int, count: int) -> list[tuple[str, bytes]]:
     return out
 
 
-def _podnuma(path: Path) -> str | None:
-    try:
-        load_config_file(path)
-    except (InputError, KubeletStartupError) as e:
-        return str(e)
-    return None
-
-
-def _oracle(oracle_binary: str, paths: list[Path]) -> list[dict[str, Any]]:
-    proc = subprocess.run([oracle_binary, "kubeletconfig", "--file", *map(str, paths)], capture_output=True,
-                          text=True, check=True, timeout=300)
-    return [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
-
-
 def _compare(items: list[tuple[str, bytes]], tmp_path: Path, oracle_binary: str) -> tuple[list[str], int, int]:
-    paths = []
-    for i, (_, data) in enumerate(items):
-        p = tmp_path / f"{i:05d}.json"
-        p.write_bytes(data)
-        paths.append(p)
-    answers = _oracle(oracle_binary, paths)
-    assert len(answers) == len(items)
-    mismatches = []
-    syntax = refused = 0
-    for (name, _), path, answer in zip(items, paths, answers, strict=True):
-        theirs, mine = answer.get("error"), _podnuma(path)
-        if (theirs is None) != (mine is None):
-            mismatches.append(f"{name}: podnuma {mine!r} != kubelet {theirs!r}")
-            continue
-        if theirs is None or mine is None:
-            continue
-        refused += 1
-        reason = theirs.rsplit(", error ", 1)[-1]
+    mismatches, _, both = outcomes(oracle_binary, tmp_path, items, "json")
+    syntax = 0
+    refused = len(both)
+    for name, mine, theirs in both:
+        reason = kubelet_reason(theirs)
         if "json parse error" in reason:
             syntax += 1
             if reason not in mine:

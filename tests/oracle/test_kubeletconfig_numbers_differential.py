@@ -22,15 +22,15 @@ from __future__ import annotations
 
 import json
 import random
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from podnuma.api._kubeletconfig_v137 import SCHEMA
-from podnuma.errors import InputError, KubeletStartupError
-from podnuma.inputs.pods import load_config_file
 from tests.oracle.harness import env_int, random_settings
+from tests.oracle.kubeletconfig_files import kubelet_reason as _reason
+from tests.oracle.kubeletconfig_files import oracle_file_answers as _oracle
+from tests.oracle.kubeletconfig_files import podnuma_file_error as _podnuma
 
 SEED, _ = random_settings()
 COUNT = env_int("PODNUMA_KUBELETCONFIG_NUMBERS_COUNT", 300)
@@ -120,24 +120,6 @@ def corpus(seed: int, count: int) -> list[tuple[str, str]]:
             doc = {**_KC, **doc}
         out.append((f"n{i}-{'json' if as_json else 'yaml'}-{path}={number[:20]}", _document(doc, number, as_json)))
     return out
-
-
-def _podnuma(path: Path) -> str | None:
-    try:
-        load_config_file(path)
-    except (InputError, KubeletStartupError) as e:
-        return str(e)
-    return None
-
-
-def _oracle(oracle_binary: str, paths: list[Path]) -> list[dict[str, Any]]:
-    proc = subprocess.run([oracle_binary, "kubeletconfig", "--file", *map(str, paths)], capture_output=True,
-                          text=True, check=True, timeout=300)
-    return [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
-
-
-def _reason(error: str) -> str:
-    return error.rsplit(", error ", 1)[-1]
 
 
 def _compare(items: list[tuple[str, str]], paths: list[Path], answers: list[dict[str, Any]]) -> tuple[list[str], int]:

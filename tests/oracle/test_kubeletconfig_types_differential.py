@@ -31,16 +31,15 @@ from __future__ import annotations
 
 import json
 import random
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from podnuma.api._kubeletconfig_gotypes_v137 import GO_COMPOSITES
 from podnuma.api._kubeletconfig_v137 import DURATION_FIELDS, SCHEMA
-from podnuma.errors import InputError, KubeletStartupError
-from podnuma.inputs.pods import load_config_file
 from tests.oracle.harness import env_int, random_settings
+from tests.oracle.kubeletconfig_files import kubelet_reason, outcomes
+from tests.oracle.kubeletconfig_files import podnuma_file_error as _podnuma
 
 SEED, _ = random_settings()
 COUNT = env_int("PODNUMA_KUBELETCONFIG_TYPES_COUNT", 300)
@@ -109,35 +108,11 @@ def _text(doc: dict[str, Any], as_json: bool, spaced: bool = True) -> str:
     return _yaml(doc)
 
 
-def _podnuma(path: Path) -> str | None:
-    try:
-        load_config_file(path)
-    except (InputError, KubeletStartupError) as e:
-        return str(e)
-    return None
-
-
 def _run(oracle_binary: str, tmp_path: Path, items: list[tuple[str, str]]) -> tuple[list[str], dict[str, int]]:
-    paths = []
-    for i, (_, text) in enumerate(items):
-        p = tmp_path / f"{i:05d}.conf"
-        p.write_text(text, encoding="utf-8")
-        paths.append(p)
-    proc = subprocess.run([oracle_binary, "kubeletconfig", "--file", *map(str, paths)], capture_output=True,
-                          text=True, check=True, timeout=300)
-    answers = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
-    assert len(answers) == len(items)
-    mismatches = []
-    kinds: dict[str, int] = {}
-    for (name, _), path, answer in zip(items, paths, answers, strict=True):
-        theirs, mine = answer.get("error"), _podnuma(path)
-        if (theirs is None) != (mine is None):
-            mismatches.append(f"{name}: podnuma {mine!r} != kubelet {theirs!r}")
-            continue
-        if theirs is None or mine is None:
-            kinds["loaded"] = kinds.get("loaded", 0) + 1
-            continue
-        reason = theirs.rsplit(", error ", 1)[-1]
+    mismatches, loaded, refused = outcomes(oracle_binary, tmp_path, items, "conf")
+    kinds: dict[str, int] = {"loaded": loaded} if loaded else {}
+    for name, mine, theirs in refused:
+        reason = kubelet_reason(theirs)
         kind = _kind(reason)
         kinds[kind] = kinds.get(kind, 0) + 1
         if kind != "other" and reason not in mine:

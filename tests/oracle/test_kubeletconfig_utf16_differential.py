@@ -16,14 +16,11 @@ the reads' ends and the first document's end, in both byte orders.
 
 from __future__ import annotations
 
-import json
 import random
-import subprocess
 from pathlib import Path
 
-from podnuma.errors import InputError, KubeletStartupError
-from podnuma.inputs.pods import load_config_file
 from tests.oracle.harness import env_int, random_settings
+from tests.oracle.kubeletconfig_files import outcomes
 from tests.oracle.test_kubeletconfig_documents_differential import _READER_WORDS
 
 SEED, _ = random_settings()
@@ -76,36 +73,11 @@ def corpus(seed: int, count: int) -> list[tuple[str, bytes]]:
     return out
 
 
-def _podnuma(path: Path) -> str | None:
-    try:
-        load_config_file(path)
-    except (InputError, KubeletStartupError) as e:
-        return str(e)
-    return None
-
-
 def test_utf16_as_the_kubelets_reader(oracle_binary: str, tmp_path: Path) -> None:
     items = corpus(SEED, COUNT)
-    paths = []
-    for i, (_, data) in enumerate(items):
-        p = tmp_path / f"{i:05d}.yaml"
-        p.write_bytes(data)
-        paths.append(p)
-    proc = subprocess.run([oracle_binary, "kubeletconfig", "--file", *map(str, paths)], capture_output=True,
-                          text=True, check=True, timeout=300)
-    answers = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
-    assert len(answers) == len(items)
-    mismatches = []
+    mismatches, loaded, refused = outcomes(oracle_binary, tmp_path, items, "yaml")
     reader: dict[str, int] = {}
-    loaded = 0
-    for (name, _), path, answer in zip(items, paths, answers, strict=True):
-        theirs, mine = answer.get("error"), _podnuma(path)
-        if (theirs is None) != (mine is None):
-            mismatches.append(f"{name}: podnuma {mine!r} != kubelet {theirs!r}")
-            continue
-        if theirs is None or mine is None:
-            loaded += 1
-            continue
+    for name, mine, theirs in refused:
         said = next((w for w in _READER_WORDS if f"yaml: {w}" in theirs), None)
         if said is not None:
             reader[said] = reader.get(said, 0) + 1
