@@ -357,8 +357,9 @@ def test_a_damaged_pod_is_an_issue_naming_the_field_and_is_not_read(
     node, a phase or status of another type, owner references that are
     none) was replayed as running, as its own workload, or named
     "analytics/None": one warning naming the file and the field path, the
-    pod left out of the counts and the replay. The fast path does not take
-    a dump that holds it; the general reader, which reads it, says it,
+    pod left out of the counts and the replay. The whole dump's fast
+    decoding does not take a dump that holds it; its items are then read
+    one by one, that one by the general reader's rules, which say it,
     whether the dump is the only one or sits beside a clean dump the fast
     path takes."""
     from podnuma.fleet.podscan import index_pod_file
@@ -366,7 +367,10 @@ def test_a_damaged_pod_is_an_issue_naming_the_field_and_is_not_read(
     code, before, _ = _run("fleet", "analyze", str(example), "-o", "json")
     assert code == 0
     f, i, node = _damage_pod(example, damage, beside_clean)
-    assert index_pod_file(f) is None and index_pod_file(f, {}, None, True) is None
+    # (the whole dump's decoding declines it; its items are then indexed
+    # one by one, the damaged pod left out in the general reader's words)
+    for index in (index_pod_file(f), index_pod_file(f, {}, None, True)):
+        assert index is not None and [x.path for x in index.issues] == [f"items[{i}].{path}"]
     clean = example / "pods.json"
     if beside_clean:  # (the other pods, through the fast path)
         index = index_pod_file(clean)
@@ -475,8 +479,8 @@ def _damaged_fleet(example: Path) -> Path:
 @pytest.mark.parametrize("executor", [["--workers", "2"], ["--dask", "local:2"]], ids=["workers", "dask"])
 def test_the_issues_are_the_same_in_every_executor(example: Path, executor: list[str]) -> None:
     """The report of a damaged fleet is the same bytes in one process (the
-    pods of the clean dump kept from the index, the damaged dump read by
-    the general reader), in worker processes and on a Dask cluster (the
+    pods of the clean dump kept from the index, the damaged dump indexed
+    item by item), in worker processes and on a Dask cluster (the
     dumps read where the replay runs)."""
     if executor[0] == "--dask":
         from .conftest import need
@@ -485,7 +489,8 @@ def test_the_issues_are_the_same_in_every_executor(example: Path, executor: list
     from podnuma.fleet.podscan import index_pod_file
 
     clean = _damaged_fleet(example)
-    assert index_pod_file(clean) is not None and index_pod_file(example / "pods.json") is None
+    damaged = index_pod_file(example / "pods.json")  # (indexed item by item, three pods left out)
+    assert index_pod_file(clean) is not None and damaged is not None and len(damaged.issues) == 3
     code, one, _ = _run("fleet", "analyze", str(example), "-o", "json")
     assert code == 0
     said = [(i["file"], i["path"]) for i in json.loads(one)["issues"] if "damaged dump" in i["message"]]

@@ -69,7 +69,15 @@ def test_one_pod_with_a_lone_surrogate_is_left_out_not_the_dump(
     doc["items"][3]["metadata"].setdefault("annotations", {})["x"] = LONE
     doc["items"][5]["metadata"]["labels"] = {LONE: "v"}
     _write(f, doc)
-    assert index_pod_file(f) is None  # (the fast path refuses it: the general reader reads it)
+    # the whole dump's decoding refuses it; its items are then indexed one
+    # by one, the two damaged pods left out in the general reader's words
+    index = index_pod_file(f)
+    assert index is not None
+    assert [(i.severity, i.path, i.message) for i in index.issues] == [
+        ("warning", "items[3].metadata.annotations.x", SAID),
+        ("warning", "items[5].metadata.labels", SAID.replace("in the value", "in a key")),
+    ]
+    assert index.pods == len(doc["items"]) - 2
     if general:
         monkeypatch.setattr(inputs_mod, "index_pod_file", lambda *_: None)
     got = load_fleet([fleet])

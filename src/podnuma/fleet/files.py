@@ -32,7 +32,7 @@ from podnuma.inputs.documents import (
 )
 from podnuma.inputs.limits import FLEET_LIMITS
 
-__all__ = ["ItemProblems", "item_problem", "left_out", "node_damage", "objects_of", "parse_document", "read_document",
+__all__ = ["ItemProblems", "item_left_out", "item_problem", "left_out", "node_damage", "objects_of", "parse_document", "read_document",
            "read_document_text", "read_items"]
 
 
@@ -324,6 +324,45 @@ def _refuse_surrogate(value: Any, name: str, at: str) -> None:
         raise InputError(e.message, path=field_path_under(at, e.path), file=name) from None
 
 
+def item_left_out(text: str, name: str, path: str, i: int) -> InputError | None:
+    """Why the item whose JSON text is ``text``, the ``i``-th of the list
+    at ``path`` (``items``) of the JSON file ``name``, is left out when
+    the whole file is read here (:func:`read_document`, then
+    :func:`read_objects <podnuma.fleet.inputs.read_objects>`): a pod
+    :func:`left_out` leaves out (a lone surrogate in it, a field the
+    apiserver validates of another type...), with :func:`item_problem`'s
+    words and path. ``None`` when the item is not such a pod, or when its
+    text would make the whole file's reading go otherwise (malformed, over
+    a limit as nested in its list): the caller then reads the whole file
+    here. Lets a dump with a few damaged pods be indexed item by item
+    (:func:`podnuma.fleet.podscan.index_pod_file`) with the same outcome
+    as this reader's, without building the whole dump."""
+    try:
+        doc = load_json(text, name=name, limits=FLEET_LIMITS)
+    except DuplicateJSONKey:
+        # (the whole file is then read keeping the pairs, as Go's decoder)
+        try:
+            doc = json.loads(text, object_pairs_hook=json_object_pairs)
+            if may_hold_surrogates(text):
+                doc = _pod_apart(doc, name, "")
+        except (InputError, ValueError, RecursionError):
+            return None
+    except InputError as e:
+        if not may_hold_surrogates(text):
+            return None
+        try:
+            doc = _tolerant_json(text, name, e)
+        except InputError:
+            return None
+    if not _is_map(doc) or doc.get("kind") != "Pod" or not left_out(doc):
+        return None
+    try:  # (nested as in the file: ``{"items": [pod]}``; its strings were checked above)
+        check_tree({"items": [doc]}, name=name, limits=FLEET_LIMITS, strings=False)
+    except InputError:
+        return None
+    return item_problem(doc, path, i)
+
+
 def read_items(path: Path, data: bytes | None = None) -> tuple[list[Any], Issue | None]:
     """The objects of a file: the items of a list, or the object itself.
     ``data``: its bytes, when the caller read them (as :func:`read_document`
@@ -399,6 +438,32 @@ def _required_name(meta: Any, at: str = "metadata") -> InputError | None:
     return None
 
 
+def _invalid_name(name: str) -> InputError | None:
+    """What is wrong with an object's ``metadata.name`` that is a string
+    but not a DNS subdomain (``../../etc/x``, markup), as the apiserver
+    validates the name of a Node (``ValidateNodeName``) and of a custom
+    resource such as a NodeResourceTopology (its name is a DNS subdomain
+    unless the CRD says otherwise): its words, at ``metadata.name``."""
+    from podnuma.api.pod_validation import dns_subdomain_errors
+
+    errors = dns_subdomain_errors(name)
+    if not errors:
+        return None
+    shown = inert(name if len(name) <= 64 else name[:64] + "...")
+    return InputError(f'Invalid value: "{shown}": {errors[0]}', path="metadata.name")
+
+
+def _nrt_name_problem(meta: Any) -> InputError | None:
+    """What is wrong with a NodeResourceTopology's ``metadata.name``: none
+    (:func:`_required_name`), or not a DNS subdomain (:func:`_invalid_name`:
+    it names a node, and a node's name is one; the fleet would look it up,
+    name files and the report after it)."""
+    bad = _required_name(meta)
+    if bad is not None:
+        return bad
+    return _invalid_name(meta["name"])
+
+
 def _owner_problem(owners: Any, at: str) -> InputError | None:
     """What is wrong with a pod's ``metadata.ownerReferences`` (``null``:
     none): a list of mappings whose ``kind`` and ``name`` (the replay
@@ -460,16 +525,19 @@ def _pod_damage(pod: Mapping[Any, Any]) -> InputError | None:
 
 def left_out(item: Any) -> bool:
     """Whether an object :func:`objects_of` gives is left out of the fleet
-    for a problem :func:`item_problem` names (a damaged pod, a Node or
-    NodeResourceTopology without a name). Pure: the index, the replay's
+    for a problem :func:`item_problem` names (a damaged pod, a Node
+    without a name, a NodeResourceTopology without a name or whose name is
+    not a DNS subdomain). Pure: the index, the replay's
     reading and every process leave out the same."""
     if not _is_map(item):
         return False
     kind = item.get("kind")
     if kind == "Pod":
         return _pod_damage(item) is not None
-    if kind in ("Node", "NodeResourceTopology"):
+    if kind == "Node":
         return _required_name(item.get("metadata")) is not None
+    if kind == "NodeResourceTopology":
+        return _nrt_name_problem(item.get("metadata")) is not None
     return False
 
 
@@ -485,7 +553,6 @@ def node_damage(node: Mapping[Any, Any]) -> InputError | None:
     apiserver's ``ValidateNodeName``: ``../../etc/x``, markup). The
     message says the node is not replayed (with a bad name: not read, at
     ``metadata.name``)."""
-    from podnuma.api.pod_validation import dns_subdomain_errors
     from podnuma.api.quantity import QuantityError, parse_quantity
 
     bad: InputError | None = None
@@ -494,10 +561,9 @@ def node_damage(node: Mapping[Any, Any]) -> InputError | None:
     labels = meta.get("labels") if _is_map(meta) else None
     if name is not None and not _is_text(name):  # (a number past the float range, read as its text)
         bad = wrong_type("metadata.name", "a string", name)
-    elif isinstance(name, str) and (errors := dns_subdomain_errors(name)):
+    elif isinstance(name, str) and (bad := _invalid_name(name)) is not None:
         # the apiserver's ValidateNodeName (a path, markup: never served)
-        shown = inert(name if len(name) <= 64 else name[:64] + "...")
-        bad = InputError(f'Invalid value: "{shown}": {errors[0]}', path="metadata.name")
+        pass
     elif labels is not None and not _is_map(labels):
         bad = wrong_type("metadata.labels", "a mapping", labels)
     elif labels is not None:
@@ -540,8 +606,9 @@ def item_problem(item: Any, path: str, i: int) -> InputError | None:
     is not a mapping, a ``metadata`` or ``spec`` that is not one, a pod's
     ``spec.nodeName`` that is not a string (``None``: nothing, or an object
     that is not in a list and not of a kind the fleet reads); what leaves
-    the object out (:func:`left_out`: a damaged pod, a Node or
-    NodeResourceTopology without a name), said so. The first found only
+    the object out (:func:`left_out`: a damaged pod, a Node without a
+    name, a NodeResourceTopology without a name or with a name that is not
+    a DNS subdomain), said so. The first found only
     (one per object)."""
     if not _is_map(item):
         return wrong_type(field_path(path, i), "a mapping", item) if i >= 0 else None
@@ -554,7 +621,7 @@ def item_problem(item: Any, path: str, i: int) -> InputError | None:
         if damage is not None:
             return _not_read(damage, "Pod").at(here)
     elif kind in ("Node", "NodeResourceTopology"):
-        damage = _required_name(item.get("metadata"))
+        damage = _required_name(item.get("metadata")) if kind == "Node" else _nrt_name_problem(item.get("metadata"))
         if damage is not None:
             return _not_read(damage, kind).at(here)
     meta = item.get("metadata")

@@ -92,6 +92,7 @@ from podnuma.fleet.files import (
 )
 from podnuma.fleet.groups import FLEET_KIND, NodeGroup, _load_groups
 from podnuma.fleet.model import Issue, NodeSpec
+from podnuma.fleet.nodescan import clean_node_list
 from podnuma.fleet.nrt import NrtError, NrtForms
 from podnuma.fleet.pods import ACTIVE_PHASES, _meta, _node_name, _phase, compact_pod, start_key
 from podnuma.fleet.podscan import (
@@ -295,6 +296,10 @@ def _classify(path: Path, scan: Scan, hold: bool = False, base: Path | None = No
     index = index_pod_file(path, scan.pod_keys, data, hold, ident) if data is not None else None
     if index is not None:  # a clean JSON list of pods: indexed, not held
         _add_index(scan, index)
+        return
+    nodes = clean_node_list(data) if data is not None and path.suffix.lower() == ".json" else None
+    if nodes is not None:  # a clean JSON list of Nodes: the fields the fleet reads, read as any list
+        read_objects(nodes, name, scan)
         return
     text, issue = read_document_text(path, data)
     if text is not None:
@@ -509,6 +514,7 @@ def read_objects(doc: Any, name: str, scan: Scan,
 
 
 def _add_index(scan: Scan, index: PodFileIndex) -> None:
+    scan.issues.extend(index.issues)
     scan.pods_duplicated += index.duplicated
     scan.pods_total += index.pods
     scan.unbound += index.unbound
@@ -1137,6 +1143,9 @@ def assemble(scan: Scan) -> FleetInputs:
                 f"{' (its Node is damaged: not read)' if node in unnamed else ''}: not replayed", node=node, file=", ".join(sorted(
                     set(scan.pod_index.get(node, ())) | {r[0] for r in scan.pod_ranges.get(node, ())})),
             ))
+    for node in sorted(scan.configz):
+        if node not in scan.nodes or node in unnamed:
+            issues.append(Issue("warning", _unused_configz(node), node=node, file=scan.configz[node][1]))
     if scan.pods_duplicated:
         issues.append(Issue(
             "info", f"{scan.pods_duplicated} pod(s) appear in more than one dump (same "
@@ -1145,6 +1154,21 @@ def assemble(scan: Scan) -> FleetInputs:
     return FleetInputs(nodes=nodes, issues=issues, files=scan.files,
                        pods_without_node=scan.unbound, pods_total=scan.pods_total,
                        pods_duplicated=scan.pods_duplicated)
+
+
+def _unused_configz(node: str) -> str:
+    """What is said of a configz (``{"kubeletconfig": ...}``, named after
+    its node: ``NODE.json``) whose node is not in the nodes dump: it
+    configures no node. A file named ``fleet.*`` is read by its content
+    as any other (docs/fleet.md): a configz there is the configuration of
+    a node named ``fleet``, most likely meant as the FleetConfig, which
+    says so."""
+    said = (f"a configz (a kubeletconfig mapping) for node {node} (the file's name), which is not in the "
+            "nodes dump: not used")
+    if node.lower().startswith("fleet"):
+        said += (" (a FleetConfig is `apiVersion: podnuma.io/v1`, `kind: FleetConfig` with `nodeGroups`, "
+                 "each group's configuration under `kubeletConfig` or `kubeletConfigFile`)")
+    return said
 
 
 def with_inline_pods(spec: NodeSpec, pods: Sequence[Mapping[str, Any]]) -> NodeSpec:

@@ -3,6 +3,7 @@ node, read again per node, in start order."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -11,8 +12,9 @@ from podnuma.errors import InputError
 from podnuma.fleet.dumpfile import CHANGED, read_dump
 from podnuma.fleet.files import _is_map, left_out, read_items
 from podnuma.fleet.model import Issue
+from podnuma.golang.rfc3339 import format_utc, instant
 
-__all__ = ["ACTIVE_PHASES", "compact_pod", "is_pod", "start_key", "read_node_pods", "with_ranged_pods"]
+__all__ = ["ACTIVE_PHASES", "compact_pod", "is_pod", "start_key", "start_order", "read_node_pods", "with_ranged_pods"]
 
 ACTIVE_PHASES = ("Running", "Pending", "Unknown")
 
@@ -79,17 +81,48 @@ def is_pod(doc: Any) -> bool:
     return _is_map(doc) and doc.get("kind") == "Pod"
 
 
+#: an RFC 3339 time as the API server writes it (UTC, no fraction) that Go's
+#: parse takes whatever its numbers (a day every month has): its first 19
+#: characters are its place in time, as text (:func:`start_order`)
+_UTC = re.compile(r"\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|1\d|2[0-8])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\dZ\Z", re.ASCII)
+
+
+def start_order(text: str) -> str:
+    """What a pod's start time (``status.startTime`` or
+    ``metadata.creationTimestamp``, a string) sorts by: the moment it
+    stands for (:func:`podnuma.golang.rfc3339.instant`), as its UTC date
+    and time ``YYYY-MM-DDTHH:MM:SS`` and, when it has one, its fraction
+    in nanoseconds (``.NNNNNNNNN``), so that the texts compare as their
+    moments do: ``2026-01-01T10:00:00+02:00`` is ``2026-01-01T08:00:00``,
+    before ``2026-01-01T09:00:00Z``, and ``...:05Z`` is before
+    ``...:05.5Z``. A time moved past year 9999 by its offset sorts after
+    every other, one before year 0 before them. A text Go's RFC 3339 parse
+    refuses sorts as its text (the replay leaves that pod out, and says
+    so). The API server's own text (UTC, no fraction) is taken as it is,
+    without parsing it."""
+    if len(text) == 20 and _UTC.match(text) is not None:
+        return text[:19]
+    got = instant(text)
+    if got is None:
+        return text
+    seconds, nanos = got
+    utc = format_utc(seconds)[:-1]
+    if len(utc) > 19 and utc[0] != "-":  # (year 10000: after 9999 as text)
+        utc = "~" + utc
+    return f"{utc}.{nanos:09d}" if nanos else utc
+
+
 def start_key(pod: Mapping[str, Any]) -> tuple[str, str, str]:
     """Sort key of the kubelet's admission order: the pod's start time
-    (``status.startTime``, else ``metadata.creationTimestamp``), then
-    namespace/name. RFC 3339 UTC timestamps sort as text."""
+    (``status.startTime``, else ``metadata.creationTimestamp``) as the
+    moment it stands for (:func:`start_order`), then namespace/name."""
     meta = _meta(pod)
     st = pod.get("status")
     start = st.get("startTime") if _is_map(st) else None
     if not isinstance(start, str):
         start = meta.get("creationTimestamp")
     return (
-        start if isinstance(start, str) else "",
+        start_order(start) if isinstance(start, str) else "",
         str(meta.get("namespace") or "default"),
         str(meta.get("name") or ""),
     )

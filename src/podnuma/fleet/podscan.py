@@ -89,7 +89,15 @@ from podnuma.fleet.dumpfile import (
     read_dump,
 )
 from podnuma.fleet.model import Issue
-from podnuma.fleet.pods import ACTIVE_PHASES, compact_pod, is_pod, read_node_pods, with_ranged_pods
+from podnuma.fleet.pods import (
+    _UTC,
+    ACTIVE_PHASES,
+    compact_pod,
+    is_pod,
+    read_node_pods,
+    start_order,
+    with_ranged_pods,
+)
 from podnuma.golang.jsonnumbers import json_float
 from podnuma.inputs.documents import (
     check_tree,
@@ -205,6 +213,9 @@ class PodFileIndex:
     pods: int = 0
     unbound: int = 0
     duplicated: int = 0
+    #: the pods of the file left out, said as the general reader says them
+    #: (:func:`_index_by_item`)
+    issues: list[Issue] = field(default_factory=list)
 
 
 def index_pod_file(
@@ -239,7 +250,10 @@ def index_pod_file(
 
     got = _decoded(data, data.isascii(), raw_items, lambda d: _TOP_PODS.decode(d).items,
                    lambda d: _TOP_PEEK.decode(d).items, hold)
-    if got is None or not (isinstance(top.kind, str) and top.kind.endswith("List") or top.kind is None):
+    file = name if ident is None else DumpName(name, ident)
+    if got is None:
+        return _index_by_item(file, data, seen)
+    if not (isinstance(top.kind, str) and top.kind.endswith("List") or top.kind is None):
         return None
     items, full, peek, weight = got
     m = _ITEMS.search(data)
@@ -249,31 +263,110 @@ def index_pod_file(
     starts = _item_starts(data, m.end(), items, lengths)
     if starts is None:
         return None
-    return _index_items(PodFileIndex(file=name if ident is None else DumpName(name, ident)), peek, full,
-                        starts, lengths, seen, weight, piece=False)
+    got_index = _index_items(PodFileIndex(file=file), peek, full, starts, lengths, seen, weight, piece=False)
+    if got_index is None:
+        full, peek = None, []  # (let go before the items are read again)
+        return _index_by_item(file, data, seen)
+    return got_index
+
+
+_PEEK_ONE = msgspec.json.Decoder(_Peek)
+
+
+def _index_by_item(file: str, data: bytes, seen: dict[bytes, str] | None) -> PodFileIndex | None:
+    """The index of a dump that the whole dump's decoding did not take,
+    when its only problems are pods the general reader leaves out
+    (:func:`podnuma.fleet.files.item_left_out`: a lone surrogate in a pod,
+    a field the apiserver validates of another type...): its items found
+    by their layout (as a piece's, :func:`_layout`; its frame checked as
+    the last piece's, :func:`_list_end`), each decoded by itself, each one
+    that is not a clean pod read by the general reader's rules, alone; the
+    pods it leaves out are left out of the ranges, with its issues, in its
+    words (:attr:`PodFileIndex.issues`). The dump is never built whole (a
+    damaged pod of a large dump costs what the pod costs), and what comes
+    out is what the general reader gives of the whole dump. ``None`` (the
+    whole dump to the general reader) for anything else: another layout,
+    an item the general reader would read (or refuse the file for), not
+    UTF-8."""
+    from podnuma.fleet.files import ItemProblems, item_left_out
+    from podnuma.fleet.nodescan import is_utf8
+
+    got = _layout(data[:_HEAD])
+    if got is None or not is_utf8(data):  # (checked a MiB at a time: the dump's text never made whole)
+        return None
+    items_at, marker = got
+    ws = _WS.match(data, items_at)
+    assert ws is not None  # matches the empty text
+    first = ws.end()
+    close = _list_end(data[:items_at], data, 1, first)  # (``data`` as a buffer of base 1: its own offsets)
+    if close < 0:
+        return None
+    starts = [first]
+    ends = []
+    for m in marker.finditer(data, first, close):
+        ends.append(m.start())
+        starts.append(m.end() - 1)
+    ends.append(close)
+    view = memoryview(data)
+    peek: list[Any] = []
+    lengths: list[int] = []
+    for s, e in zip(starts, ends, strict=True):
+        while e > s and data[e - 1] in b" \t\r\n":
+            e -= 1
+        lengths.append(e - s)
+        try:
+            peek.append(_PEEK_ONE.decode(view[s:e]))
+        except _DECODE_ERRORS:
+            peek.append(None)
+    problems = ItemProblems(str(file))
+
+    def general(i: int) -> bool:
+        text = str(view[starts[i]: starts[i] + lengths[i]], "utf-8")
+        bad = item_left_out(text, str(file), "items", i)
+        if bad is None:
+            return False
+        problems.add(bad)
+        return True
+
+    out = _index_items(PodFileIndex(file=file), peek, None, starts, lengths, seen, len(data), piece=False,
+                       general=general)
+    if out is not None:
+        out.issues = problems.issues()
+    return out
 
 
 def _index_items(
     out: PodFileIndex, peek: list[Any], full: list[_PodRaw] | None, starts: list[int],
     lengths: list[int], seen: dict[bytes, str] | None, weight: int, *, piece: bool,
+    general: Callable[[int], bool] | None = None,
 ) -> PodFileIndex | None:
     """``out`` filled with the items ``peek`` (their starts in ``out.file``
     and lengths; ``full``: the same items decoded whole, to hold), or
     ``None`` when one is not a clean pod. ``piece``: the items are a piece
     of the file (:func:`index_piece`), held beside the file's other pieces
     held here. The pods held are of the file's identity ``out.file``
-    carries (a :class:`DumpName`), if any."""
+    carries (a :class:`DumpName`), if any. ``general``: asked of an item
+    that is not a clean pod (``None`` in ``peek``: not decoded), whether
+    the general reader leaves it out (it then says so): the item is then
+    left out of the ranges, else the file is not taken."""
     mine: dict[bytes, str] = {}  # this file's pods, told to ``seen`` once the file is taken
     blake2b = _blake2b
-    unbound = duplicated = 0
+    unbound = duplicated = dropped = 0
     # the current run of consecutive pods of one node: its node, first and
     # last item and pods (each run is one range)
     run: Any = None
     first = last = size = 0
     spans: dict[int, tuple[int, int, int]] | None = None if full is None else {}
     for i, p in enumerate(peek):
-        if p.kind != "Pod":
-            return None
+        if p is None or p.kind != "Pod" or (
+                general is not None and not _clean_alone(p)):
+            if general is None or not general(i):
+                return None
+            dropped += 1
+            if run is not None:  # (a range never holds it)
+                _end_run(out, spans, run, first, last, size, starts, lengths)
+                run = None
+            continue
         spec = p.spec
         node = None if spec is None else spec.nodeName
         if node is UNSET:  # (decoded whole: an absent field is UNSET)
@@ -324,12 +417,29 @@ def _index_items(
         run, first, last, size = node, i, i, 1
     if run is not None:
         _end_run(out, spans, run, first, last, size, starts, lengths)
-    out.pods, out.unbound, out.duplicated = len(peek) - duplicated, unbound, duplicated
+    out.pods, out.unbound, out.duplicated = len(peek) - duplicated - dropped, unbound, duplicated
     if seen is not None:
         seen.update(mine)
     if full is not None and spans:
         _hold(out.file, full, spans, weight, add=piece, ident=getattr(out.file, "ident", None))
     return out
+
+
+def _clean_alone(p: _Peek) -> bool:
+    """Whether the pod ``p`` (a :class:`_Peek`) is one :func:`_index_items`
+    takes whatever the file's other items: its ``spec.nodeName`` absent,
+    ``null`` or a string, and, bound to a node (a non-empty name), a
+    ``metadata.name`` that is a non-empty string."""
+    spec = p.spec
+    node = None if spec is None else spec.nodeName
+    if node is None:
+        return True
+    if type(node) is not str:
+        return False
+    if not node:
+        return True
+    meta = p.metadata
+    return meta is not None and type(meta.name) is str and bool(meta.name)
 
 
 def _owners_clean(owners: Any) -> bool:
@@ -580,7 +690,7 @@ def _pread_into(fd: int, n: int, offset: int) -> bytearray | None:
     return buf if got == n else None
 
 
-def _list_end(before: bytes, buf: bytearray, base: int, start: int) -> int:
+def _list_end(before: bytes, buf: bytes | bytearray, base: int, start: int) -> int:
     """Where the ``]`` that closes a dump's list of items is (``buf``: the
     file's bytes from ``base`` to its end, after a spare byte; ``before``:
     its bytes up to the list's ``[``), or -1: the last ``]`` from the end
@@ -1150,6 +1260,7 @@ def _scanned(pods: list[_PodRaw]) -> list[Any]:
     out: list[Any] = []
     specs = _SPECS
     new = ScannedPod.__new__
+    utc_match = _UTC.match  # (the API server's times: start_order's quick case, inline)
     for p in pods:
         # every item's spec decoded, as _decode_range does: the same refusals
         m = p.metadata
@@ -1198,6 +1309,9 @@ def _scanned(pods: list[_PodRaw]) -> list[Any]:
             start = m.creationTimestamp
             if type(start) is not str:
                 start = ""
+        if start:
+            start = (start[:19] if len(start) == 20 and utc_match(start) is not None
+                     else start_order(start))
         pod.start = (start, ns, str(pname or ""))
         pod._doc = None
         out.append(pod)
