@@ -447,17 +447,24 @@ HELD_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 #: targets while it runs, all of one publish sharing its writer's process id
 #: and a random token (12 hex digits): its plan (``.plan``, written first:
 #: which target each index is, and where the writer ran), each content's
-#: temporary file (``-I.new``) and each previous version kept aside
-#: (``-I.old``). Fixed in form, whatever the name of the file they are for;
-#: a later publish into the directory tells from them whether their writer
+#: temporary file (``-I.new``), each previous version kept aside as a
+#: second name or a copy (``-I.old``: the target stays in place until the
+#: new content replaces it) and each previous version moved aside at its
+#: rename (``-I.moved``: another user's file, which may be neither linked
+#: nor copied; the target is missing until the new content takes its
+#: place). Fixed in form, whatever the name of the file they are for; a
+#: later publish into the directory tells from them whether their writer
 #: is gone (:func:`_recover`)
 _PLAN = ".podnuma-{pid}-{token}.plan"
 _STAGED = ".podnuma-{pid}-{token}-{index}.new"
 _KEPT = ".podnuma-{pid}-{token}-{index}.old"
+_MOVED = ".podnuma-{pid}-{token}-{index}.moved"
 _TOKEN_LEN = 12
 _LEFTOVER = re.compile(r"\.podnuma-([1-9][0-9]{0,9})-([0-9a-f]{12})\.plan")
-#: the widest process id (Linux: at most 2**22) and index counted for names' lengths
+#: the widest process id counted for names' lengths, and the largest a
+#: plan's name may give (Linux: ``pid_max`` is at most 2**22)
 _PID_WIDTH = 10
+_PID_MAX = 1 << 22
 #: a plan is a few names: one larger is not a plan :func:`publish_files` wrote
 _PLAN_MAX = 1 << 20
 
@@ -474,7 +481,7 @@ def _longest_temporary(count: int) -> int:
     """The length of the longest name :func:`publish_files` gives a file
     of its own beside ``count`` targets."""
     fill = {"pid": "9" * _PID_WIDTH, "token": "f" * _TOKEN_LEN, "index": str(max(count, 1) - 1)}
-    return max(len(p.format(**fill)) for p in (_PLAN, _STAGED, _KEPT))
+    return max(len(p.format(**fill)) for p in (_PLAN, _STAGED, _KEPT, _MOVED))
 
 
 def check_publish_names(paths: Iterable[str]) -> tuple[str, str] | None:
@@ -571,8 +578,13 @@ def _keep_aside(path: str, aside: str, *, regular: bool) -> None:
         data = src.read()
         perm = stat.S_IMODE(os.fstat(src.fileno()).st_mode)
     fd = os.open(aside, _FILE_CREATE, perm)
-    with os.fdopen(fd, "wb") as fh:
-        _write_synced(fh, data)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            _write_synced(fh, data)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(aside)
+        raise
 
 
 class PublishError(OSError):
@@ -600,22 +612,25 @@ def _whereabouts() -> dict[str, str]:
 
 def _writer_gone(pid: int, where: Mapping[str, object], here: Mapping[str, str]) -> bool:
     """Whether the process ``pid`` that wrote a plan, recorded as running
-    at ``where``, is provably gone: on this host, either in an earlier boot,
-    or in this boot and process id namespace with no process ``pid`` now
-    (not this process: another thread of it may be publishing). Anything
-    else (another host sharing the directory, another container's
-    namespace, a process of that id alive, whoever it is) is not proof."""
-    if where.get("host") != here["host"] or not here["boot"] or not where.get("boot"):
+    at ``where``, is provably gone: on this host, in this boot and process
+    id namespace, with no process ``pid`` now (not this process: another
+    thread of it may be publishing). Anything else is not proof: another
+    host sharing the directory (even of the same name: cloned machines,
+    containers of one host name), another boot (a machine of the same
+    name and another boot id cannot be told from this one restarted),
+    another container's namespace, a process of that id alive, whoever it
+    is."""
+    if not here["host"] or where.get("host") != here["host"] or not here["boot"] or not here["pidns"]:
         return False
-    if where.get("boot") != here["boot"]:
-        return True  # (the machine restarted since: every process of then is gone)
-    if not here["pidns"] or where.get("pidns") != here["pidns"] or pid == os.getpid():
+    if where.get("boot") != here["boot"] or where.get("pidns") != here["pidns"]:
+        return False
+    if pid == os.getpid() or not 0 < pid <= _PID_MAX:
         return False
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return True
-    except OSError:  # (alive, another user's)
+    except (OSError, OverflowError):  # (alive, another user's)
         return False
     return False
 
@@ -639,92 +654,116 @@ def _read_plan(directory: str, name: str) -> dict[str, object] | None:
         os.close(fd)
     try:
         plan = json.loads(data.decode("utf-8", "surrogateescape")) if len(data) <= _PLAN_MAX else None
-    except ValueError:
+    except (ValueError, RecursionError):  # (not JSON, or nested past the parser's depth: not a plan)
         return None
     ok = isinstance(plan, dict) and isinstance(plan.get("where"), dict) and isinstance(plan.get("files"), list)
     return plan if ok else None
+
+
+def _plan_name_ok(name: object) -> bool:
+    """A target's name as a plan may give it: one plain name (no ``/``,
+    NUL, ``.`` or ``..``) of at most 255 bytes."""
+    if not isinstance(name, str) or not name or name in (".", "..") or "/" in name or "\x00" in name:
+        return False
+    try:
+        return len(name.encode("utf-8", "surrogateescape")) <= 255
+    except UnicodeEncodeError:
+        return False
 
 
 def _recover(directory: str, targets: Iterable[str], here: Mapping[str, str]) -> list[str]:
     """Clean what an earlier :func:`publish_files` into ``directory``,
     killed midway (``SIGKILL``: nothing of it could run), left beside any
     of ``targets`` (names in ``directory``), when its writer is provably
-    gone (:func:`_writer_gone`): its temporary files (never renamed into
-    place: never anyone's file) are removed; a previous version it kept
-    aside is removed when its target is there (the target was replaced,
-    or not yet: the kept version was a second name of it), and put back
-    when its target is missing (it had been moved aside, and the writer
-    was killed before the new content took its place); the previous
-    version of a file it was removing is removed (its removal was done).
-    Then its plan is removed. What was put back, and what could not be,
-    is said in the lines returned; a plan of a writer not provably gone,
-    or not naming any of ``targets``, is left as it is."""
+    gone (:func:`_writer_gone`):
+
+    - a target it had moved aside (``-I.moved``) and whose new content had
+      not yet taken its place (the target is missing, its temporary file
+      still there) is put back -- by a new link, never over a file come
+      since; where that is refused the line returned says where the
+      previous version is, and the plan stays for a later publish to try
+      again;
+    - a moved-aside version whose target was replaced (the temporary file
+      is gone: renamed into place) is removed, as is every second name or
+      copy kept aside (``-I.old``: the target stayed in place until
+      replaced; one missing now was removed since by someone else, and is
+      not brought back) and the previous version of a file it was
+      removing (its removal was done);
+    - its temporary files (never anyone's file) are removed.
+
+    Then its plan is removed. A plan that is not one :func:`publish_files`
+    wrote whole, of a writer not provably gone, or naming none of
+    ``targets`` is left as it is (and never makes this publish fail)."""
     notes: list[str] = []
     wanted = set(targets)
     try:
         entries = os.listdir(directory)
     except OSError:
         return notes
+
+    def shown(name: str) -> str:
+        return name if directory == "." else os.path.join(directory, name)
+
     for entry in entries:
         m = _LEFTOVER.fullmatch(entry)
         if m is None:
             continue
+        pid, token = int(m.group(1)), m.group(2)
+        if not 0 < pid <= _PID_MAX:
+            continue
         plan = _read_plan(directory, entry)
         if plan is None:
             continue
-        pid, token = int(m.group(1)), m.group(2)
         files = [f for f in plan["files"] if isinstance(f, list) and len(f) == 3  # type: ignore[attr-defined]
-                 and isinstance(f[0], int) and f[1] in ("write", "remove") and isinstance(f[2], str)
-                 and f[2] and "/" not in f[2] and f[2] not in (".", "..")]
+                 and type(f[0]) is int and 0 <= f[0] < 1 << 20 and f[1] in ("write", "remove")
+                 and _plan_name_ok(f[2])]
         if not wanted & {f[2] for f in files}:
             continue
         if not _writer_gone(pid, plan["where"], here):  # type: ignore[arg-type]
             continue
+        keep_plan = False
         for index, kind, name in files:
             fill = {"pid": pid, "token": token, "index": index}
-            with contextlib.suppress(OSError):
-                os.unlink(os.path.join(directory, _STAGED.format(**fill)))
-            kept = os.path.join(directory, _KEPT.format(**fill))
+            staged, kept, moved = (_STAGED.format(**fill), _KEPT.format(**fill), _MOVED.format(**fill))
             target = os.path.join(directory, name)
-            if not os.path.lexists(kept):
-                continue
-            if kind == "remove" or os.path.lexists(target):
-                with contextlib.suppress(OSError):
-                    os.unlink(kept)
-                continue
-            try:
+            staged_there = os.path.lexists(os.path.join(directory, staged))
+            moved_path = os.path.join(directory, moved)
+            if kind == "write" and os.path.lexists(moved_path) and staged_there and not os.path.lexists(target):
                 try:
-                    os.link(kept, target, follow_symlinks=False)  # (never over a file come since)
+                    os.link(moved_path, target, follow_symlinks=False)  # (never over a file come since)
                 except OSError as e:
-                    if e.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EMLINK):
-                        raise
-                    os.rename(kept, target)
-                else:
-                    os.unlink(kept)
-                notes.append(f"{target}: put back its previous version, left aside as {kept} by an earlier "
-                             f"write killed midway (process {pid}, gone)")
-            except OSError as e:
-                notes.append(f"{target}: missing: its previous version, left aside as {kept} by an earlier "
-                             f"write killed midway (process {pid}, gone), could not be put back: "
-                             f"{e.strerror or e}")
-                continue  # (the plan stays: the next publish tries again)
-        else:
+                    keep_plan = True
+                    notes.append(f"{shown(name)}: missing: its previous version, moved aside as {shown(moved)} "
+                                 f"by an earlier write killed midway (process {pid}, gone), could not be put "
+                                 f"back: {e.strerror or e}")
+                    continue
+                notes.append(f"{shown(name)}: put back its previous version, moved aside as {shown(moved)} by an "
+                             f"earlier write killed midway (process {pid}, gone)")
+            for leftover in (moved, kept, staged):
+                with contextlib.suppress(OSError):
+                    os.unlink(os.path.join(directory, leftover))
+        if not keep_plan:
             with contextlib.suppress(OSError):
                 os.unlink(os.path.join(directory, entry))
         _fsync_dir(directory)
     return notes
 
 
-def _write_plan(path: str, files: Sequence[tuple[int, str, str]], where: Mapping[str, str]) -> None:
-    """A publish's plan at ``path`` (a new file), synced with its
+def _write_plan(path: str, files: Sequence[tuple[int, str, str]], where: Mapping[str, str],
+                made: list[str]) -> None:
+    """A publish's plan at ``path`` (a new file, added to ``made`` once it
+    exists, so that a failure to write it removes it too), synced with its
     directory before any other file of the publish is made."""
     import json
 
     data = json.dumps({"writer": "podnuma publish_files", "where": dict(where),
                        "files": [list(f) for f in files]}).encode("utf-8", "surrogateescape")
     fd = os.open(path, _FILE_CREATE, 0o600)
+    made.append(path)
     try:
-        os.write(fd, data)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
         os.fsync(fd)
     finally:
         os.close(fd)
@@ -788,9 +827,7 @@ def publish_files(files: Sequence[tuple[str, bytes]], *, mode: int = 0o644,
     try:
         for directory, own in by_dir.items():
             path = next(p for i, _, p in plan if i == own[0][0])
-            made = os.path.join(directory, _PLAN.format(pid=pid, token=token))
-            _write_plan(made, own, here)
-            plans.append(made)
+            _write_plan(os.path.join(directory, _PLAN.format(pid=pid, token=token)), own, here, plans)
         for index, (path, data) in enumerate(files):
             tmp = own_name(_STAGED, path, index)
             fd = os.open(tmp, _FILE_CREATE, mode)
@@ -810,6 +847,7 @@ def publish_files(files: Sequence[tuple[str, bytes]], *, mode: int = 0o644,
                     # another user's file (no link to it allowed, nor a copy
                     # of its bytes): moved aside at the rename instead
                     moved.add(path)
+                    kept = own_name(_MOVED, path, index)
                 staged[-1] = (path, tmp, kept)
         for index, (path, identity) in enumerate(remove, start=len(files)):
             try:

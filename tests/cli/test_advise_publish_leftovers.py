@@ -217,9 +217,9 @@ def test_a_previous_version_whose_target_is_missing_is_put_back_and_said(tmp_pat
     (tmp_path / "b").write_text("old b")
     _killed(tmp_path, "moved-b")
     assert not (tmp_path / "b").exists()  # (moved aside, its new content never came)
-    (kept,) = [n for n in _leftovers(tmp_path) if n.endswith(".old") and (tmp_path / n).read_text() == "old b"]
+    (kept,) = [n for n in _leftovers(tmp_path) if n.endswith(".moved") and (tmp_path / n).read_text() == "old b"]
     notes = fileio._recover(str(tmp_path), ["b"], fileio._whereabouts())
-    assert len(notes) == 1 and notes[0].startswith(f"{tmp_path / 'b'}: put back its previous version, left aside "
+    assert len(notes) == 1 and notes[0].startswith(f"{tmp_path / 'b'}: put back its previous version, moved aside "
                                                    f"as {tmp_path / kept} by an earlier write killed midway")
     assert _names(tmp_path) == ["a", "b"]
     assert (tmp_path / "b").read_text() == "old b" and (tmp_path / "a").read_text() == "new a"
@@ -235,7 +235,7 @@ def test_the_cli_notes_what_it_put_back(olds: Path) -> None:
     assert not (olds / "replay.yaml").exists()
     code, _, err = _run("advise", str(olds / "big.yaml"), "--as-scenario", str(olds / "replay.yaml"))
     assert code == 0, err
-    assert f"{olds / 'replay.yaml'}: put back its previous version, left aside as " in err
+    assert f"{olds / 'replay.yaml'}: put back its previous version, moved aside as " in err
     assert _leftovers(olds) == []
     assert yaml.safe_load((olds / "replay.yaml").read_text())["kind"] == "Scenario"
 
@@ -276,14 +276,72 @@ def test_leftovers_not_provably_stale_are_left(tmp_path: Path) -> None:
     assert (tmp_path / "a").read_bytes() == b"a" and not (tmp_path / "b").exists()
 
 
-def test_a_writer_of_an_earlier_boot_is_gone(tmp_path: Path) -> None:
+def test_a_writer_of_another_boot_is_not_proven_gone(tmp_path: Path) -> None:
+    # a machine of the same name and another boot id (a clone sharing the
+    # directory, a sandbox) cannot be told from this one restarted: its
+    # leftovers are left, its kept versions never removed
     here = fileio._whereabouts()
-    if not here["boot"]:
-        pytest.skip("no boot id")
-    made = _plan(tmp_path, os.getppid(), {**here, "boot": "an-earlier-boot"}, ["a"])
-    assert made
+    made = _plan(tmp_path, _dead_pid(), {**here, "boot": "another-boot"}, ["a"])
     fileio.publish_files([(str(tmp_path / "a"), b"a")])
-    assert _names(tmp_path) == ["a"]
+    assert (tmp_path / "a").read_bytes() == b"a" and _leftovers(tmp_path) == made
+
+
+def test_a_put_back_refused_keeps_the_plan_for_the_next(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "a").write_text("old a")
+    (tmp_path / "b").write_text("old b")
+    _killed(tmp_path, "moved-b")
+    real_link = os.link
+
+    def full(*args: object, **kwargs: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "link", full)
+    notes = fileio._recover(str(tmp_path), ["b"], fileio._whereabouts())
+    assert len(notes) == 1 and ": missing: its previous version, moved aside as " in notes[0]
+    assert "could not be put back: No space left on device" in notes[0]
+    assert any(n.endswith(".plan") for n in _leftovers(tmp_path))  # (kept for the next)
+    monkeypatch.setattr(os, "link", real_link)
+    notes = fileio._recover(str(tmp_path), ["b"], fileio._whereabouts())
+    assert len(notes) == 1 and ": put back its previous version" in notes[0]
+    assert (tmp_path / "b").read_text() == "old b" and _leftovers(tmp_path) == []
+
+
+def test_a_file_deleted_after_its_replacement_is_not_brought_back(tmp_path: Path) -> None:
+    # killed after a's new content took its place; the user then deletes a:
+    # the version kept aside is thrown away, never put back
+    (tmp_path / "a").write_text("old a")
+    (tmp_path / "b").write_text("old b")
+    _killed(tmp_path, "renamed-a")
+    (tmp_path / "a").unlink()
+    notes = fileio.publish_files([(str(tmp_path / "b"), b"newer b")])
+    assert notes == [] and _names(tmp_path) == ["b"] and _leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize("content", ["[" * 200000, '{"where": {}, "files": [[0, "write", "a\u0000b"]]}',
+                                     '{"where": {}, "files": [[0, "write", "' + "x" * 300 + '"]]}'])
+@pytest.mark.parametrize("pid", ["1234", "9999999999"])
+def test_a_hostile_plan_never_stops_a_publish(tmp_path: Path, content: str, pid: str) -> None:
+    # not a plan publish_files wrote (nested past the parser, a NUL or an
+    # over-long name, a process id past any kernel's): left as it is
+    plan = tmp_path / f".podnuma-{pid}-0123456789ab.plan"
+    plan.write_text(content)
+    (tmp_path / f".podnuma-{pid}-0123456789ab-0.old").write_text("x")
+    assert fileio.publish_files([(str(tmp_path / "a"), b"a")]) == []
+    assert (tmp_path / "a").read_bytes() == b"a" and plan.exists()
+
+
+def test_a_plan_that_cannot_be_written_is_not_left(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    real_write = os.write
+
+    def full(fd: int, data: object) -> int:
+        if os.readlink(f"/proc/self/fd/{fd}").endswith(".plan"):
+            raise OSError(28, "No space left on device")
+        return real_write(fd, data)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "write", full)
+    with pytest.raises(OSError):
+        fileio.publish_files([(str(tmp_path / "a"), b"a")])
+    assert list(tmp_path.iterdir()) == []
 
 
 # signals on another thread --------------------------------------------------
