@@ -501,3 +501,28 @@ def test_no_qos_prune_leaves_guarded_containers(tmp_path: Path) -> None:
     report = apply_plan(dataclasses.replace(plan, guarded=(kept,)), tmp_path)
     assert (tmp_path / "k8s.io" / kept).is_dir() and not (tmp_path / "k8s.io" / gone).exists()
     assert [op.path for op in report.operations if op.action == "rmdir"] == [f"k8s.io/{gone}"]
+
+
+def test_a_reserved_cgroup_the_kubelet_manages_is_not_refused(tmp_path: Path) -> None:
+    # kubepods exists when the enforcement runs (setupNode makes it first):
+    # apply makes it as the kubelet does, then writes the reserved values
+    args = ["--set", "reservedSystemCPUs=", "--set", "kubeReserved.cpu=1",
+            "--set", "kubeReservedCgroup=/kubepods", "--set", "kubeReserved.memory=100Mi",
+            "--set", "enforceNodeAllocatable=[pods,kube-reserved]"]  # fmt: skip
+    doc = _plan(*args)
+    assert [c["path"] for c in doc["cgroups"] if c["kind"] == "reserved"] == ["/kubepods"]
+    assert any(n.startswith("the reserved cgroup /kubepods is one the kubelet itself manages") for n in doc["notes"])
+    res = CliRunner().invoke(cli, ["cgroups", "apply", str(FULL), "--driver", "cgroupfs", "--cgroup-version", "2",
+                                   "--root", str(tmp_path), *args])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "kubepods/memory.max").read_text().strip() == str(100 << 20)
+
+
+@pytest.mark.parametrize(("driver", "name"), [("systemd", "-.slice"), ("cgroupfs", "/")])
+def test_a_reserved_cgroup_at_the_root_stops_the_kubelet(driver: str, name: str) -> None:
+    res = CliRunner().invoke(cli, ["cgroups", "plan", str(FULL), "--driver", driver, "--cgroup-version", "2",
+                                   *RESERVED, "--set", f"systemReservedCgroup={name}",
+                                   "--set", "enforceNodeAllocatable=[pods,system-reserved]"])  # fmt: skip
+    assert res.exit_code == 2
+    assert ("the kubelet would not start: Failed to enforce System Reserved Cgroup Limits on "
+            f'"{name}": the cgroup hierarchy\'s root cannot be updated') in res.output

@@ -2,6 +2,7 @@ package kubelet
 
 import (
 	"fmt"
+	pathpkg "path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -83,6 +84,15 @@ func (n *Node) reservedCgroups(inner cm.CgroupManager, toRes func(*cm.ResourceCo
 		if failure != nil {
 			return nil, failure
 		}
+		if res := toRes(rc); pathpkg.Clean("/"+path) == "/" && writesAnything(res) {
+			// The hierarchy's root (the host's answer, not the kubelet's
+			// code): with cgroupfs the kernel offers none of these files
+			// there on v2 and refuses them on v1; with systemd Update goes
+			// to the unit "-.scope" (libctCgroupConfig splits "/" into the
+			// parent "-.slice" and an empty name), which does not exist.
+			return nil, &StartupError{Message: fmt.Sprintf("Failed to enforce %s Cgroup Limits on %q: the cgroup hierarchy's root cannot be updated",
+				e.words, e.cgroup)}
+		}
 		if _, seen := writes[path]; !seen {
 			order = append(order, path)
 		}
@@ -97,4 +107,10 @@ func (n *Node) reservedCgroups(inner cm.CgroupManager, toRes func(*cm.ResourceCo
 		out = append(out, CgroupDoc{Path: "/" + strings.TrimPrefix(path, "/"), Kind: "reserved", Files: files})
 	}
 	return out, nil
+}
+
+// writesAnything: whether the runc writers would write a file for res.
+func writesAnything(res *libcontainercgroups.Resources) bool {
+	return res.Memory != 0 || res.CpuShares != 0 || res.CpuWeight != 0 || res.PidsLimit != nil ||
+		res.CpusetCpus != "" || len(res.HugetlbLimit) > 0 || len(res.Unified) > 0
 }

@@ -806,8 +806,9 @@ def apply_plan(
     validate_plan(plan)
     w = _Writer(plan, root, dry_run)
     try:
+        made = {n.path for n in plan.nodes if n.kind != "reserved"}  # (a reserved one may be the kubelet's own)
         for i, node in enumerate(plan.nodes):
-            problem = w.reserved_problem(node) if node.kind == "reserved" else None
+            problem = w.reserved_problem(node) if node.kind == "reserved" and node.path not in made else None
             if problem is not None:
                 raise InputError(
                     f"the reserved cgroup /{node.path} {problem} under {root}: the kubelet does not start "

@@ -246,6 +246,15 @@ def plan_cgroups(
         raise _config_error(scenario, err) from None
     notes = reserved_enforcement_notes(scenario.config, {n.path for n in reserved} if driver == "systemd" else None)
     if reserved:
+        own = {n.path for n in plan.nodes}
+        for node in reserved:
+            if node.path in own:
+                # setupNode creates kubepods and the QoS tiers before the
+                # reserved enforcement: the cgroup exists, and its values
+                # are both the kubelet's node-level ones and the reserved ones
+                notes += (f"the reserved cgroup /{node.path} is one the kubelet itself manages: the kubelet updates "
+                          "it with both its own values and the reserved ones (in an order its goroutines decide); "
+                          "the plan writes the reserved ones last",)
         plan = dataclasses.replace(plan, nodes=plan.nodes + reserved)
     return dataclasses.replace(plan, notes=plan.notes + notes) if notes else plan
 
@@ -313,10 +322,11 @@ def reserved_enforcement_notes(config: KubeletConfig, systemd: set[str] | None =
             path = reserved_cgroup_name(name, "systemd", field)[1]
             if path.strip("/") != name.strip("/"):
                 where = f" (the systemd driver reads it as the slice /{path}: only the name's last element counts)"
+        unit = " (with the systemd driver: a loaded slice unit)" if systemd is not None else ""
         notes.append(
             f"{field} {name!r}{where} ({', '.join(given)} in enforceNodeAllocatable): the kubelet updates it "
-            f"with {values} at start (entries of kind 'reserved'; every huge page size limited to 0) and "
-            "does not start if it does not exist; podnuma's apply writes into it only where it exists, never "
-            "creating it"
+            f"with {values} at start (entries of kind 'reserved'; every huge page size limited to 0: a service "
+            "there holding huge pages makes that write fail and the kubelet not start) and does not start if it "
+            f"does not exist{unit}; podnuma's apply writes into it only where it exists, never creating it"
         )
     return tuple(notes)

@@ -466,6 +466,13 @@ class ReservedEnforcement:
     words: str
 
 
+def _go_quote_text(text: str) -> str:
+    """Go's ``%q`` of a string."""
+    from podnuma.golang.strconv import go_quote
+
+    return go_quote(text)
+
+
 def _go_quote_name(name: Sequence[str]) -> str:
     """Go's ``%q`` of a ``CgroupName`` (a ``[]string``)."""
     from podnuma.golang.strconv import go_quote
@@ -514,11 +521,24 @@ def reserved_nodes(
             if memory is not None and facts.memory_qos and version == 2:
                 files.append(CgroupFile("memory.min", str(memory.value())))
         files += _hugetlb_files(version, {}, facts.hugepage_sizes)
+        written = [*_cpuset_files(cpus, None), *files]
+        if path == "" and written:
+            # the hierarchy's root: with cgroupfs the kernel offers none of
+            # these files there (v2) or refuses them (v1); with systemd the
+            # update goes to the unit "-.scope" (libctCgroupConfig: the name
+            # split into parent "-.slice" and an empty name), which does not
+            # exist: the update fails and the kubelet does not start
+            raise InputError(
+                f"the kubelet would not start: Failed to enforce {e.words} Cgroup Limits on "
+                f"{_go_quote_text(e.cgroup)}: the cgroup hierarchy's root cannot be updated "
+                f"({', '.join(f.name for f in written)}); name a cgroup below it",
+                path=e.field,
+            )
         if path not in merged:
             order.append(path)
             merged[path] = {}
         cpus_of[path] = cpus
-        for f in [*_cpuset_files(cpus, None), *files]:
+        for f in written:
             merged[path][f.name] = f
     return tuple(
         CgroupNode(path=p, kind="reserved", writer="kubelet", files=tuple(merged[p].values()), cpus=cpus_of[p])
