@@ -507,7 +507,7 @@ def test_a_reserved_cgroup_the_kubelet_manages_is_not_refused(tmp_path: Path) ->
     # kubepods exists when the enforcement runs (setupNode makes it first):
     # apply makes it as the kubelet does, then writes the reserved values
     args = ["--set", "reservedSystemCPUs=", "--set", "kubeReserved.cpu=1",
-            "--set", "kubeReservedCgroup=/kubepods", "--set", "kubeReserved.memory=100Mi",
+            "--set", "kubeReservedCgroup=/kubepods",
             "--set", "enforceNodeAllocatable=[pods,kube-reserved]"]  # fmt: skip
     doc = _plan(*args)
     assert [c["path"] for c in doc["cgroups"] if c["kind"] == "reserved"] == ["/kubepods"]
@@ -515,7 +515,7 @@ def test_a_reserved_cgroup_the_kubelet_manages_is_not_refused(tmp_path: Path) ->
     res = CliRunner().invoke(cli, ["cgroups", "apply", str(FULL), "--driver", "cgroupfs", "--cgroup-version", "2",
                                    "--root", str(tmp_path), *args])  # fmt: skip
     assert res.exit_code == 0, res.output
-    assert (tmp_path / "kubepods/memory.max").read_text().strip() == str(100 << 20)
+    assert (tmp_path / "kubepods/cpu.weight").read_text().strip() == "39"  # (kubeReserved's, written last)
 
 
 @pytest.mark.parametrize(("driver", "name"), [("systemd", "-.slice"), ("cgroupfs", "/")])
