@@ -3,8 +3,9 @@
 differential cases: tests/oracle/test_pod_decode_differential.py).
 
 * ``1e400`` (read as its text, a ``JSONNumberText``) is a number: refused
-  in a string, integer, boolean or struct field with the one wording
-  (``must be a string, got a number``) and the field's line; a quantity
+  in a string, boolean or struct field with the one wording (``must be a
+  string, got a number``) and the field's line, in an integer field in
+  Go's words (``json: cannot unmarshal number 1e400 ...``); a quantity
   takes it as before. The same text in YAML is a string (go-yaml), taken.
 * A time is refused unless Go's RFC 3339 parse takes it, with Go's reason;
   the first bad time wins over a wrong type met before it.
@@ -48,9 +49,11 @@ def _json_pod(container: str, meta: str = '"name": "w"') -> str:
     ('"image": "x", "command": ["a", 1e400]',
      'spec.containers[0].command[1]: must be a string, got a number (line 2, column 70)'),
     ('"image": "x", "ports": [{"containerPort": 1e400}]',
-     "spec.containers[0].ports[0].containerPort: must be an integer, got a number"),
+     "spec.containers[0].ports[0].containerPort: json: cannot unmarshal number 1e400 into Go struct field "
+     "ContainerPort.spec.containers.ports.containerPort of type int32"),
     ('"image": "x", "livenessProbe": {"httpGet": {"port": 2e308}}',
-     "spec.containers[0].livenessProbe.httpGet.port: must be an integer, got a number"),
+     "spec.containers[0].livenessProbe.httpGet.port: json: cannot unmarshal number 2e308 into Go struct field "
+     "HTTPGetAction.spec.containers.livenessProbe.ProbeHandler.httpGet.port of type int32"),
     ('"image": "x", "tty": 1e400', "spec.containers[0].tty: must be a boolean, got a number"),
     ('"image": "x", "resources": 1e400', "spec.containers[0].resources: must be a mapping, got a number"),
 ])

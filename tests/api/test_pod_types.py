@@ -100,9 +100,11 @@ def test_a_clean_pod_passes() -> None:
     ("spec.tolerations", "x", "spec.tolerations: must be a list, got a string"),
     ("spec.hostNetwork", "yes", "spec.hostNetwork: must be a boolean, got a string"),
     ("spec.priority", "high", "spec.priority: must be an integer, got a string"),
-    ("spec.priority", 1.5, "spec.priority: must be an integer, got a number"),
+    ("spec.priority", 1.5, "spec.priority: json: cannot unmarshal number 1.5 into Go struct field "
+     "PodSpec.spec.priority of type int32"),
     ("spec.priority", 2**31,
-     "spec.priority: must be an integer of type int32 (from -2147483648 to 2147483647), got 2147483648"),
+     "spec.priority: json: cannot unmarshal number 2147483648 into Go struct field PodSpec.spec.priority "
+     "of type int32"),
     ("spec.terminationGracePeriodSeconds", True,
      "spec.terminationGracePeriodSeconds: must be an integer, got a boolean"),
     ("spec.nodeSelector.k", 1, "spec.nodeSelector[k]: must be a string, got an integer"),
@@ -146,7 +148,7 @@ def test_a_json_number_with_an_exponent_is_no_integer() -> None:
     from podnuma.golang.jsonnumbers import json_float
 
     value = json_float("1e3")
-    with pytest.raises(InputError, match="must be an integer, got a number"):
+    with pytest.raises(InputError, match="cannot unmarshal number 1e3 into Go struct field PodSpec.spec.priority"):
         check_pod_types(_set(_pod(), "spec.priority", value))
 
 

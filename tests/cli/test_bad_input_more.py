@@ -542,7 +542,8 @@ def pod_list(*items: Any) -> str:
         (pod_list(pod("x"), pod("y", cpu="zz")),
          ": documents[0].items[1].spec.containers[0].resources.limits[cpu]: "),
         (pod_list(pod("x"), 5), ": documents[0].items[1]: must be a mapping (a Kubernetes object), got an integer"),
-        (dump(pod("x")) + "---\n" + dump({**pod("y"), "foo": 1}), ": documents[1].foo: unknown field"),
+        # (not "y": YAML 1.1's true, a wrong type the API server reports before the unknown field)
+        (dump(pod("x")) + "---\n" + dump({**pod("z"), "foo": 1}), ": documents[1].foo: unknown field"),
     ],
     ids=["empty", "comment", "empty-list", "null-items", "string-items", "invalid-pod-in-list",
          "integer-in-list", "unknown-field-second-document"],

@@ -178,4 +178,8 @@ def test_numbers_past_the_float_range(oracle_binary: str, tmp_path: Path) -> Non
         assert (ours is None) == go["accepted"], (place, n, ours, go)
         if ours is not None:
             assert "cannot unmarshal number" in go["message"], go
-            assert str(ours).endswith("got a number"), (place, str(ours))
+            if place in ("containerPort", "probe-port", "priority", "generation"):
+                # (an integer field: the refusal in Go's words)
+                assert ours.message in go["message"], (place, str(ours), go)
+            else:
+                assert str(ours).endswith("got a number"), (place, str(ours))

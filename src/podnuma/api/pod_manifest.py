@@ -30,11 +30,12 @@ from podnuma.api.pod_defaults import (
     round_up_milli,
 )
 from podnuma.api.pod_schema import POD_TYPE
-from podnuma.api.pod_types import check_pod_types, check_value_types
+from podnuma.api.pod_types import Numbers, StrictFields, check_pod_types, check_value_types
 from podnuma.api.pod_validation import (
     check_container_resource_name,
     check_dns_label,
     check_dns_subdomain,
+    check_handler_ports,
     check_pod_resource_consistency,
     check_pod_resource_name,
     check_requirements,
@@ -206,6 +207,10 @@ def _parse_container(
     requests = _resource_list(res.get("requests"), field_path(res_path, "requests"), pod_level=False)
     default_container_requests(requests, limits)
     check_requirements(requests, limits, res_path)
+    if not init or restart_policy == "Always":
+        # (a regular init container may have no hooks or probes: refused
+        # for that, which podnuma does not check, not for their ports)
+        check_handler_ports(doc, path)
 
     kind: ContainerKind = "app"
     if init:
@@ -240,24 +245,45 @@ def _uid_and_labels(meta: Mapping[str, Any], namespace: str, name: str) -> tuple
     return uid, string_map(meta.get("labels"), "metadata.labels", resource_path)
 
 
-def with_identity_of(template: Pod, meta: Mapping[str, Any], *, sort_keys: bool = False) -> Pod:
+def with_identity_of(template: Pod, meta: Mapping[str, Any], *, sort_keys: bool = False,
+                     numbers: Numbers | None = None) -> Pod:
     """``parse_pod`` of a manifest that differs from the one ``template``
     was parsed from only in its metadata's :data:`IDENTITY_FIELDS`, given
     that manifest's ``metadata`` (a mapping with string keys): those fields
     are checked as ``parse_pod`` checks them (the same errors; every other
     check passed for the template) and put on a copy of the template
-    (``sort_keys``: as :func:`parse_pod`'s)."""
+    (``sort_keys``, ``numbers``: as :func:`parse_pod`'s)."""
     if not _plain_identity(meta):
         # (parse_pod's type check, of these fields alone: every other field
         # passed it for the template, and no time is among them)
         check_value_types({k: v for k, v in meta.items() if k in IDENTITY_FIELDS}, _METADATA_TYPE,
-                          "metadata", sort_keys=sort_keys)
+                          "metadata", sort_keys=sort_keys, numbers=_numbers(numbers, sort_keys))
     name = _pod_name(meta)
     uid, labels = _uid_and_labels(meta, template.namespace, name)
     return template.with_identity(name, uid, labels)
 
 
 _METADATA_TYPE: Final = POD_TYPE.fields["metadata"][0]
+_CONTAINER_TYPE: Final = POD_TYPE.fields["spec"][0].fields["containers"][0].elem
+_EPHEMERAL_TYPE: Final = POD_TYPE.fields["spec"][0].fields["ephemeralContainers"][0].elem
+assert _CONTAINER_TYPE is not None and _EPHEMERAL_TYPE is not None
+#: the Go structs whose unknown fields podnuma refuses, for the type
+#: check's order (:func:`podnuma.api.pod_types.check_pod_types`): the pod,
+#: its metadata, its containers and their resources (a container's and the
+#: pod's: one Go type)
+_STRICT: Final[StrictFields] = {
+    POD_TYPE: POD_FIELDS, _METADATA_TYPE: METADATA_FIELDS, _CONTAINER_TYPE: CONTAINER_FIELDS,
+    _EPHEMERAL_TYPE: EPHEMERAL_CONTAINER_FIELDS, _CONTAINER_TYPE.fields["resources"][0]: RESOURCES_FIELDS,
+}
+
+
+def _numbers(numbers: Numbers | None, sort_keys: bool) -> Numbers:
+    """``parse_pod``'s ``numbers``, its default resolved: a pod written
+    again from a map (``sort_keys``) went through ``kubectl``'s conversion
+    to JSON (``"float"``); a pod decoded as written, its numbers as read."""
+    if numbers is not None:
+        return numbers
+    return "float" if sort_keys else "as-read"
 
 
 def _plain_identity(meta: Mapping[str, Any]) -> bool:
@@ -270,7 +296,8 @@ def _plain_identity(meta: Mapping[str, Any]) -> bool:
                                     and all(v is None or type(v) is str for v in labels.values()))))
 
 
-def parse_pod(doc: Mapping[str, Any], *, gates: FeatureGateView, sort_keys: bool = False) -> Pod:
+def parse_pod(doc: Mapping[str, Any], *, gates: FeatureGateView, sort_keys: bool = False,
+              numbers: Numbers | None = None, unknown_in_order: bool = False) -> Pod:
     """Parse, default and validate a v1 Pod manifest.
 
     Raises ``InputError`` whose path is relative to ``doc``. Unknown fields
@@ -281,13 +308,26 @@ def parse_pod(doc: Mapping[str, Any], *, gates: FeatureGateView, sort_keys: bool
     sends a manifest and the kubelet oracle's scenario gives its pods), so
     its first failing time, int-or-string or quantity is the first in that
     order (:func:`podnuma.api.pod_types.check_pod_types`); else the
-    document's order (a JSON dump, as written).
+    document's order (a JSON dump, as written). ``numbers``: how its
+    numbers reached Go's decoder (:data:`podnuma.api.pod_types.Numbers`;
+    by default ``"float"`` with ``sort_keys``, as ``kubectl`` sends them,
+    else as read). An unknown field is refused once the decoding found
+    nothing else wrong, as the API server's strict decoding refuses it;
+    ``unknown_in_order``: where the decoding meets it, the first error
+    then (``encoding/json``'s ``DisallowUnknownFields``, with which the
+    kubelet oracle decodes a scenario's pods).
     """
     doc = expect_string_keys(doc, "")
-    check_known_fields(doc, POD_FIELDS, "")
     # (the API server's decoding: every quantity parsed, a time or an
-    # int-or-string that fails, a known field of the wrong JSON type)
-    check_pod_types(doc, quantity=_check_qty, sort_keys=sort_keys)
+    # int-or-string that fails, a known field of the wrong JSON type, then
+    # an unknown field)
+    check_pod_types(doc, quantity=_check_qty, sort_keys=sort_keys, numbers=_numbers(numbers, sort_keys),
+                    strict=_STRICT, strict_in_order=unknown_in_order)
+    check_known_fields(doc, POD_FIELDS, "")
+    if isinstance(doc.get("spec"), Mapping):
+        # (a spec key podnuma takes for a misspelling of one it reads: an
+        # unknown field too, refused before any validation)
+        _check_spec_fields(doc["spec"])
     api_version = doc.get("apiVersion")
     if api_version is not None and api_version != "v1":
         raise unsupported("apiVersion", api_version, ("v1",))

@@ -14,18 +14,15 @@ The types are :mod:`podnuma.api.pod_schema` (the static-pod decoder's).
 What is checked: every field of the schema, the first wrong one in the
 document's order; a ``null`` is its type's zero value anywhere (Go's
 decoder); a field the schema does not know is left to the readers (which
-refuse unknown fields where they are strict). An integer field takes a
-whole number in its Go type's range; a number written ``2.0`` is taken
-(YAML: the conversion to JSON, ``sigs.k8s.io/yaml``, writes it ``2``, as
-``kubectl`` sends it; JSON text ``2.0`` is read as the same float, so it
-is taken too, where Go's ``encoding/json`` refuses it), JSON text with an
-exponent (``1e3``, read as a :class:`~podnuma.golang.jsonnumbers.JSONFloat`)
-is refused, as Go refuses it. A JSON number past the float range
+refuse unknown fields where they are strict, and ``strict`` here). An
+integer field takes a whole number in its Go type's range, written as Go
+reads it (``numbers``, below). A JSON number past the float range
 (``1e400``, read as its text, a
 :class:`~podnuma.golang.jsonnumbers.JSONNumberText`) is a number here, as
-it is to Go's decoder: refused in a field of any type but a quantity
-(``image: 1e400``: ``must be a string, got a number``). A quantity must be
-a string or a number (its text is parsed by the readers).
+it is to Go's decoder, unless it went through YAML: refused in a field of
+any type but a quantity (``image: 1e400``: ``must be a string, got a
+number``). A quantity must be a string or a number (its text is parsed by
+the readers).
 
 A time (``metav1.Time``: ``creationTimestamp``, ``deletionTimestamp``, a
 managed field's ``time``, ``status.startTime``, a condition's
@@ -53,20 +50,61 @@ as written (a JSON dump); a pod that reached the API server from a map
 written again by ``json.Marshal`` (``kubectl``; the kubelet oracle's
 scenarios; ``sigs.k8s.io/yaml``'s conversion of YAML) has its keys sorted
 (``sort_keys``). Pure: no I/O.
+
+How a number reached Go's decoder (``numbers``) decides what an integer
+field takes, and how it is refused:
+
+* ``"text"``: the number's JSON text, as written (the API server's
+  decoding of a JSON body; a JSON scenario's pods, which the kubelet
+  oracle decodes from the file's own bytes). ``strconv.ParseInt`` of the
+  text: a fraction or an exponent (``80.0``, ``1e2``) is refused, whatever
+  the value.
+* ``"float"``: the number went through a float64 and ``json.Marshal``
+  wrote it again (``sigs.k8s.io/yaml``'s ``YAMLToJSON``, which
+  ``kubectl`` and the scenario's YAML go through, JSON text included):
+  a whole number below 1e21 is written as an integer (``8080.0``, ``1e2``
+  are taken), anything else keeps a fraction or an exponent (``1.5``,
+  ``1e+21``) and is refused; a number past the float range (``1e400``) is
+  left a string by go-yaml, so it is a string here.
+* ``"as-read"`` (the default): what the reader kept -- a
+  :class:`~podnuma.golang.jsonnumbers.JSONFloat` (a JSON text the float
+  does not give back: ``1e3``, ``80.00``) is read as its text, a plain
+  float (YAML's, JSON's ``2.5``) as a float64.
+
+A number an integer or int-or-string field refuses is refused in Go's
+words, at its field path::
+
+    spec.containers[0].ports[0].containerPort: json: cannot unmarshal number 80.0 into Go \
+struct field ContainerPort.spec.containers.ports.containerPort of type int32
+
+Unknown fields (``strict``: the Go structs podnuma reads strictly, each
+with its known JSON names) are refused as the decoder met them: after
+every other error (``strict_in_order`` false: the API server's strict
+decoding, which reports them only when the decoding itself succeeded), or
+saved in the walk's order like a type mismatch (``strict_in_order``:
+``encoding/json``'s ``DisallowUnknownFields``, as the kubelet oracle
+decodes a scenario's pods).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Final, Literal
 
 from podnuma.api.pod_schema import POD_TYPE, GoType
 from podnuma.errors import InputError
-from podnuma.fieldkit import wrong_type
+from podnuma.fieldkit import check_known_fields, wrong_type
 from podnuma.golang import rfc3339
 from podnuma.golang.jsonnumbers import JSONFloat, JSONNumberText, as_go_number
+from podnuma.golang.strconv import go_json_format_float
 
-__all__ = ["QuantityCheck", "check_pod_types", "check_value_types"]
+__all__ = ["Numbers", "QuantityCheck", "StrictFields", "check_pod_types", "check_value_types"]
+
+#: how a number reached Go's decoder (see the module's docstring)
+Numbers = Literal["text", "float", "as-read"]
+#: the Go structs whose unknown fields are refused -> their known JSON names
+StrictFields = Mapping[GoType, frozenset[str]]
 
 _WANT = {
     "string": "a string", "time": "a string (a time)", "bool": "a boolean", "int": "an integer",
@@ -74,21 +112,9 @@ _WANT = {
     "quantity": "a quantity (a string or a number)",
 }
 
-
-def _int_error(value: Any, t: GoType, path: str) -> InputError | None:
-    """``None`` when ``value`` (an int or a float) is a whole number in the
-    range of ``t``'s Go type."""
-    if isinstance(value, float):
-        if isinstance(value, JSONFloat):  # (JSON text with an exponent, ``1e3``: Go's decoder refuses it)
-            return wrong_type(path, "an integer", value)
-        if value != value or value in (float("inf"), float("-inf")) or value != int(value):
-            return wrong_type(path, "an integer", value)
-        value = int(value)
-    limit = 1 << (t.bits - 1)
-    if -limit <= value < limit:
-        return None
-    return InputError(f"must be an integer of type {t.name} (from {-limit} to {limit - 1}), got {value}",
-                      path=path)
+_INTEGER_TEXT: Final = re.compile(r"-?[0-9]+")
+#: a field path's parts: ``.name`` (or a name at the start), ``[index]``
+_PATH_PART: Final = re.compile(r"\.?([^.\[\]]+)|\[([^\]]*)\]")
 
 
 def _time_error(text: str) -> str:
@@ -97,16 +123,39 @@ def _time_error(text: str) -> str:
     return rfc3339.parse_error(text)
 
 
-def _time(value: Any, path: str) -> None:
+def _time(value: Any, path: str, numbers: str) -> None:
     """A ``metav1.Time``'s value (not null) checked: a string Go's RFC 3339
     parse takes."""
     if type(value) is JSONNumberText:
-        value = as_go_number(value)
+        value = str(value) if numbers == "float" else as_go_number(value)
     if not isinstance(value, str):
         raise wrong_type(path, _WANT["time"], value)
     why = _time_error(value)
     if why:
         raise InputError(f"not an RFC 3339 time: {why}", path=path)
+
+
+def _go_field(root: GoType, root_path: str, path: str) -> tuple[str, str]:
+    """The struct and the field ``encoding/json``'s error names for the
+    value at ``path`` (below ``root``, the type at ``root_path``): the
+    innermost struct's name and the JSON names from the pod down to the
+    field, an embedded struct's Go name among them
+    (``HTTPGetAction``, ``spec.containers.livenessProbe.ProbeHandler.httpGet.port``)."""
+    names = [m.group(1) for m in _PATH_PART.finditer(root_path) if m.group(1)]
+    struct = ""
+    t: GoType | None = root
+    for m in _PATH_PART.finditer(path[len(root_path):] if path.startswith(root_path) else path):
+        if t is None:
+            break
+        key = m.group(1)
+        if key is not None and t.kind == "struct":
+            field = t.fields.get(key)
+            struct = t.name.removeprefix("v1.")
+            names.append(field[1] if field is not None else key)
+            t = field[0] if field is not None else None
+        else:
+            t = t.elem
+    return struct, ".".join(names)
 
 
 #: ``(value, path)`` -> ``None``: a quantity's value (a string or a
@@ -127,21 +176,84 @@ class _Walk:
     saved, the first one only, and the decoding going on past it (not
     into it); an ``UnmarshalJSON`` that fails (a time, an int-or-string, a
     quantity) ends it at once: its error is the answer, whatever was saved
-    before it. Once nothing failed at once, the saved error is the answer."""
+    before it. Once nothing failed at once, the saved error is the answer;
+    then the first unknown field of a ``strict`` struct (unless
+    ``strict_in_order``: saved like a mismatch, where it is met)."""
 
-    __slots__ = ("quantity", "saved", "sort")
+    __slots__ = ("numbers", "quantity", "root", "root_path", "saved", "sort", "strict", "strict_in_order",
+                 "unknown")
 
-    def __init__(self, quantity: QuantityCheck | None, sort: bool) -> None:
+    def __init__(self, quantity: QuantityCheck | None, sort: bool, numbers: str, root: GoType,
+                 root_path: str, strict: StrictFields | None, strict_in_order: bool) -> None:
         self.quantity = quantity
         self.sort = sort
+        self.numbers = numbers
+        self.root = root
+        self.root_path = root_path
+        self.strict = strict
+        self.strict_in_order = strict_in_order
         self.saved: InputError | None = None
+        self.unknown: InputError | None = None
 
     def mismatch(self, err: InputError) -> None:
         if self.saved is None:
             self.saved = err
 
+    def unknown_field(self, key: str, known: frozenset[str], path: str) -> None:
+        """``key`` of the struct at ``path`` is none of ``known``."""
+        if (self.saved if self.strict_in_order else self.unknown) is not None:
+            return
+        try:
+            check_known_fields({key: None}, known, path)  # (its error, with its suggestion)
+        except InputError as e:
+            if self.strict_in_order:
+                self.mismatch(e)
+            else:
+                self.unknown = e
+
     def items(self, value: Mapping[str, Any]) -> Any:
         return sorted(value.items(), key=_first) if self.sort else value.items()
+
+    def number_text(self, value: Any) -> str | None:
+        """The text Go's decoder reads for the number ``value``, a float
+        (see :data:`Numbers`); ``None`` for a float that is no JSON number
+        (infinite, not a number: YAML's ``.inf``). (``Any``: compiled, a
+        ``float`` parameter would be a plain double, its text lost.)"""
+        if type(value) is JSONFloat and self.numbers != "float":
+            return value.text
+        if value - value != 0.0:  # (infinite or NaN)
+            return None
+        if self.numbers == "text":
+            return repr(value)  # (a plain float from JSON text: its repr is the text)
+        return go_json_format_float(value)
+
+    def go_number_error(self, text: str, t: GoType, path: str) -> InputError:
+        """``encoding/json``'s refusal of the number ``text`` for the
+        integer (or int-or-string) field at ``path``."""
+        struct, names = _go_field(self.root, self.root_path, path)
+        return InputError(f"json: cannot unmarshal number {text} into Go struct field {struct}.{names} "
+                          f"of type {t.name}", path=path)
+
+    def int_error(self, value: Any, t: GoType, path: str) -> InputError | None:
+        """``None`` when Go's decoder takes the number ``value`` (an int or
+        a float) for the integer type ``t``."""
+        if isinstance(value, int):
+            n = int(value)
+            text = str(n)
+        else:
+            # a float; not narrowed to one (compiled, a ``float`` is a plain
+            # double: a JSONFloat's text would be lost on the way)
+            number = self.number_text(value)
+            if number is None:
+                return wrong_type(path, "an integer", value)
+            if not _INTEGER_TEXT.fullmatch(number) or len(number) > 40:
+                return self.go_number_error(number, t, path)
+            n = int(number)
+            text = number
+        limit = 1 << (t.bits - 1)
+        if -limit <= n < limit:
+            return None
+        return self.go_number_error(text, t, path)
 
     def go(self, value: Any, t: GoType, path: str) -> None:
         if value is None:
@@ -154,18 +266,30 @@ class _Walk:
                 if self.quantity is not None:
                     self.quantity(value, path)
                 return
-            value = as_go_number(value)
+            # (through YAML, go-yaml left it a string)
+            value = str(value) if self.numbers == "float" else as_go_number(value)
         if kind == "struct":
             if not isinstance(value, Mapping):
                 self.mismatch(wrong_type(path, "a mapping", value))
                 return
+            known = self.strict.get(t) if self.strict is not None else None
             fields = t.fields
             for k, v in self.items(value):
+                if known is not None and k not in known:
+                    self.unknown_field(k, known, path)
                 if v is None:
                     continue
                 field = fields.get(k)
-                if field is not None:
+                if field is None:
+                    continue
+                if t is POD_TYPE and k == "status" and self.strict is not None:
+                    # (a status is read leniently: its structs, a container
+                    # status's resources among them, are not strict)
+                    strict, self.strict = self.strict, None
                     self.go(v, field[0], f"{path}.{k}" if path else k)
+                    self.strict = strict
+                    continue
+                self.go(v, field[0], f"{path}.{k}" if path else k)
             return
         if kind == "slice":
             if not isinstance(value, list | tuple):
@@ -176,7 +300,9 @@ class _Walk:
             if elem.kind == "string":
                 if self.saved is None:
                     for i, v in enumerate(value):
-                        if v is not None and (not isinstance(v, str) or type(v) is JSONNumberText):
+                        if v is None or (type(v) is JSONNumberText and self.numbers == "float"):
+                            continue
+                        if not isinstance(v, str) or type(v) is JSONNumberText:
                             self.mismatch(wrong_type(f"{path}[{i}]", "a string",
                                                      as_go_number(v) if type(v) is JSONNumberText else v))
                             break
@@ -198,7 +324,7 @@ class _Walk:
                 self.mismatch(wrong_type(path, _WANT[kind], value))
             return
         if kind == "time":
-            _time(value, path)
+            _time(value, path, self.numbers)
             return
         if kind == "bool":
             if not isinstance(value, bool):
@@ -206,7 +332,7 @@ class _Walk:
             return
         if kind == "int" or kind == "intstr":
             if isinstance(value, int | float) and not isinstance(value, bool):
-                err = _int_error(value, t, path)
+                err = self.int_error(value, t, path)
             elif kind == "intstr" and isinstance(value, str):
                 err = None
             else:
@@ -226,25 +352,32 @@ class _Walk:
 
 
 def check_value_types(
-    value: Any, t: GoType, path: str, *, quantity: QuantityCheck | None = None, sort_keys: bool = False
+    value: Any, t: GoType, path: str, *, quantity: QuantityCheck | None = None, sort_keys: bool = False,
+    numbers: Numbers = "as-read", strict: StrictFields | None = None, strict_in_order: bool = False,
 ) -> None:
     """``value`` at ``path`` checked against the Go type ``t``
     (:func:`check_pod_types` for a part of a pod)."""
-    walk = _Walk(quantity, sort_keys)
+    walk = _Walk(quantity, sort_keys, numbers, t, path, strict, strict_in_order)
     walk.go(value, t, path)
     if walk.saved is not None:
         raise walk.saved
+    if walk.unknown is not None:
+        raise walk.unknown
 
 
 def check_pod_types(
-    doc: Mapping[str, Any], *, quantity: QuantityCheck | None = None, sort_keys: bool = False
+    doc: Mapping[str, Any], *, quantity: QuantityCheck | None = None, sort_keys: bool = False,
+    numbers: Numbers = "as-read", strict: StrictFields | None = None, strict_in_order: bool = False,
 ) -> None:
     """Refuse the pod ``doc`` (a mapping) as Go's decoding into the v1 Pod
     refuses it: the first time, int-or-string or quantity (parsed by
     ``quantity``, when given) that fails, in the document's order (the
     keys' order with ``sort_keys``), else the first known field whose
-    value is of the wrong JSON type: ``InputError`` with its path
+    value is of the wrong JSON type (or, ``strict_in_order``, an unknown
+    field of a ``strict`` struct, whichever comes first), else the first
+    unknown field: ``InputError`` with its path
     (``spec.containers[0].ports: must be a list, got an integer``,
-    ``metadata.creationTimestamp: not an RFC 3339 time: ...``)."""
-    check_value_types(doc, POD_TYPE, "", quantity=quantity, sort_keys=sort_keys)
-
+    ``metadata.creationTimestamp: not an RFC 3339 time: ...``). How the
+    numbers reached the decoder: ``numbers`` (the module's docstring)."""
+    check_value_types(doc, POD_TYPE, "", quantity=quantity, sort_keys=sort_keys, numbers=numbers,
+                      strict=strict, strict_in_order=strict_in_order)

@@ -31,6 +31,7 @@ from podnuma.api.resources import (
 )
 from podnuma.errors import InputError
 from podnuma.fieldkit import field_path
+from podnuma.golang.strconv import go_quote
 
 __all__ = [
     "qualified_name_errors",
@@ -47,6 +48,9 @@ __all__ = [
     "dns_subdomain_errors",
     "go_len",
     "check_dns_subdomain",
+    "check_handler_ports",
+    "check_port_num_or_name",
+    "port_name_errors",
     "check_qualified_name",
     "is_extended_resource",
     "check_container_resource_name",
@@ -174,6 +178,86 @@ def check_dns_label(value: str, path: str) -> None:
 
 def check_dns_subdomain(value: str, path: str) -> None:
     _check(value, path, dns_subdomain_errors(value))
+
+
+_PORT_NAME_CHARS: Final = re.compile(r"[-a-z0-9]+")
+_PORT_NAME_LETTER: Final = re.compile(r"[a-z]")
+_PORT_RANGE_MSG: Final = "must be between 1 and 65535, inclusive"
+
+
+def port_name_errors(value: str) -> list[str]:
+    """``IsValidPortName``: its messages in order (at most 15 bytes, only
+    lower-case letters, digits and hyphens, a letter at least, no two
+    hyphens together, none first or last)."""
+    errors: list[str] = []
+    if go_len(value) > 15:
+        errors.append("must be no more than 15 characters")
+    if not _PORT_NAME_CHARS.fullmatch(value):
+        errors.append("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
+    if not _PORT_NAME_LETTER.search(value):
+        errors.append("must contain at least one letter (a-z)")
+    if "--" in value:
+        errors.append("must not contain consecutive hyphens")
+    if value.startswith("-") or value.endswith("-"):
+        errors.append("must not begin or end with a hyphen")
+    return errors
+
+
+def check_port_num_or_name(port: object, path: str) -> None:
+    """``ValidatePortNumOrName``: a port given by name follows the port
+    name rules, one given by number (absent or null: the number 0) is
+    from 1 to 65535 (its value shown unquoted, as Go shows an int)."""
+    if isinstance(port, str):
+        errors = port_name_errors(port)
+        if errors:  # (the value as Go's %q shows it: a newline escaped)
+            raise InputError(f"Invalid value: {go_quote(port)}: {errors[0]}", path=path)
+        return
+    number = int(port) if isinstance(port, int | float) and not isinstance(port, bool) else 0
+    if not 1 <= number <= 65535:
+        raise InputError(f"Invalid value: {number}: {_PORT_RANGE_MSG}", path=path)
+
+
+#: a probe's handler types, and a lifecycle hook's, in the order
+#: ``validateHandler`` looks at them (only the first one set is validated)
+_PROBE_HANDLERS: Final = ("exec", "httpGet", "tcpSocket", "grpc", "sleep")
+_HOOK_HANDLERS: Final = ("exec", "httpGet", "tcpSocket", "sleep")
+_PORTED: Final = frozenset(("httpGet", "tcpSocket", "grpc"))
+
+
+def _handler_port(handler: object, kinds: Sequence[str], path: str) -> None:
+    """``validateHandler``'s count of handler types and the port of the
+    first one set."""
+    if not isinstance(handler, Mapping):
+        return
+    first = True
+    for kind in kinds:
+        action = handler.get(kind)
+        if action is None:
+            continue
+        if not first:
+            raise forbidden(f"{path}.{kind}", "may not specify more than 1 handler type")
+        first = False
+        if kind in _PORTED and isinstance(action, Mapping):
+            check_port_num_or_name(action.get("port"), f"{path}.{kind}.port")
+    if first:
+        raise required(path, "must specify a handler type")
+
+
+def check_handler_ports(container: Mapping[str, object], path: str) -> None:
+    """The ports of a container's lifecycle hooks and probes, as
+    ``validateContainers`` checks them (for an app container, and for a
+    restartable init container): ``lifecycle.postStart``,
+    ``lifecycle.preStop``, then the liveness, readiness and startup
+    probes; of each, ``validateHandler``: one handler type exactly (a
+    second is forbidden, none is required), the first one set validated,
+    an ``httpGet`` or ``tcpSocket`` port by number or name, a ``grpc``
+    port by number (``ValidatePortNumOrName``)."""
+    lifecycle = container.get("lifecycle")
+    if isinstance(lifecycle, Mapping):
+        for hook in ("postStart", "preStop"):
+            _handler_port(lifecycle.get(hook), _HOOK_HANDLERS, f"{path}.lifecycle.{hook}")
+    for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
+        _handler_port(container.get(probe), _PROBE_HANDLERS, f"{path}.{probe}")
 
 
 def _qualified_name_errors(value: str) -> list[str]:

@@ -402,7 +402,7 @@ def _steps(
     name = head.name
     api_gates = _api_server_gates(top, head.config)  # checked by the head's load
     api_server = top.get("apiServer") is not None
-    pods = PodParses(api_gates, plain=plain)  # one run's memo
+    pods = PodParses(api_gates, plain=plain, json_text=_json_text(name))  # one run's memo
     for i, raw in enumerate(items):
         try:
             step = _load_step(i, raw, pods)
@@ -508,14 +508,14 @@ def _load(doc: Document, *, base_dir: Path | str, overrides: tuple[Override, ...
         )
         dev_ckpt, f3 = _load_device_checkpoint(state, base_dir=base_dir)
         files += f1 + f2 + f3
-        running = _load_running_pods(state, api_gates)
+        running = _load_running_pods(state, api_gates, json_text=_json_text(doc.name))
 
     if "steps" not in top:
         raise InputError("required field is missing: the list of steps", path="steps")
     raw_steps = top["steps"]
     if not isinstance(raw_steps, list):
         raise wrong_type("steps", "a list (of steps)", raw_steps)
-    pods = PodParses(api_gates)
+    pods = PodParses(api_gates, json_text=_json_text(doc.name))
     steps = tuple(_load_step(i, raw, pods) for i, raw in enumerate(raw_steps))
     if top.get("apiServer") is not None:
         # The API server's status.qosClass (its gates), which the kubelet
@@ -732,7 +732,16 @@ def _api_server_gates(top: Mapping[str, Any], config: KubeletConfig) -> FeatureG
         raise InputError(str(getattr(e, "message", e)), path="apiServer.featureGates") from None
 
 
-def _load_running_pods(state: Mapping[str, Any], gates: FeatureGateReader) -> tuple[Pod, ...]:
+def _json_text(name: str) -> bool:
+    """A scenario file's pods reach Go's decoder with their numbers as
+    written: a JSON file's (the name ends in ``.json``, as podnuma and the
+    kubelet oracle tell JSON from YAML); a YAML file's go through
+    ``sigs.k8s.io/yaml``'s conversion (a float64 each)."""
+    return name.lower().endswith(".json")
+
+
+def _load_running_pods(state: Mapping[str, Any], gates: FeatureGateReader, *,
+                       json_text: bool = False) -> tuple[Pod, ...]:
     """``state.pods``: the pods running on the node when it starts (their
     full specs), validated as ``addPod`` pods are."""
     raw = state.get("pods")
@@ -746,7 +755,8 @@ def _load_running_pods(state: Mapping[str, Any], gates: FeatureGateReader) -> tu
         path = f"state.pods[{i}]"
         doc = _mapping(item, path=path, what="a pod")
         try:
-            pod = parse_pod(doc, gates=gates, sort_keys=True)
+            pod = parse_pod(doc, gates=gates, sort_keys=True, numbers="text" if json_text else "float",
+                            unknown_in_order=True)
         except InputError as e:
             raise e.at(path) from None
         for key in (pod.uid, pod.ref):

@@ -27,6 +27,7 @@ from podnuma.api.pod_manifest import (
     parse_pod,
     with_identity_of,
 )
+from podnuma.api.pod_types import Numbers
 
 __all__ = ["PodParses"]
 
@@ -34,31 +35,41 @@ __all__ = ["PodParses"]
 class PodParses:
     """``parse_pod(doc, gates=gates)`` for the pods of one run, memoised on
     the manifest's content but for its identity (at most ``limit``
-    manifests kept; past that the memo starts afresh). ``plain``: the
+    manifests kept; past that the memo starts afresh), decoded as the
+    kubelet oracle decodes a scenario's pods (keys sorted, an unknown field
+    where it is met; ``json_text``: a JSON file's, whose numbers reach the
+    decoder as their text; false: a YAML file's, through float64; by
+    default as read, :data:`~podnuma.api.pod_types.Numbers`). ``plain``: the
     manifests hold JSON's types only (dict, list, str, int, float, bool,
     ``None``: a JSON decoder's output), which MessagePack writes apart from
     each other faster than marshal does (msgspec is imported then: give it
     only for a run long enough to pay for that import)."""
 
-    def __init__(self, gates: FeatureGateView, *, limit: int = 4096, plain: bool = False) -> None:
+    def __init__(self, gates: FeatureGateView, *, limit: int = 4096, plain: bool = False,
+                 json_text: bool | None = None) -> None:
         self._gates = gates
         self._limit = limit
         self._pods: dict[bytes, Pod] = {}
         self._dumps: Callable[[Any], bytes] = _msgpack_dumps() if plain else _marshal
+        self._numbers: Numbers = "as-read" if json_text is None else "text" if json_text else "float"
 
     def parse(self, doc: Mapping[str, Any]) -> Pod:
         key = _key(doc, self._dumps)
         if key is None:
-            return parse_pod(doc, gates=self._gates, sort_keys=True)
+            return self._parse(doc)
         template = self._pods.get(key)
         if template is not None:
             meta: dict[str, Any] = doc["metadata"]
-            return with_identity_of(template, meta, sort_keys=True)
-        pod = parse_pod(doc, gates=self._gates, sort_keys=True)
+            return with_identity_of(template, meta, sort_keys=True, numbers=self._numbers)
+        pod = self._parse(doc)
         if len(self._pods) >= self._limit:
             self._pods.clear()
         self._pods[key] = pod
         return pod
+
+
+    def _parse(self, doc: Mapping[str, Any]) -> Pod:
+        return parse_pod(doc, gates=self._gates, sort_keys=True, numbers=self._numbers, unknown_in_order=True)
 
 
 #: msgspec's MessagePack encoder and what it raises, once msgspec is imported

@@ -331,7 +331,9 @@ def check_dump_pods(refs: Iterable[PodRef], gates: FeatureGateReader) -> None:
             continue
         manifest = {k: v for k, v in ref.manifest.items() if k != "status"}
         try:
-            parse_pod(manifest, gates=gates, sort_keys=True)
+            # (a dump is JSON text: its numbers as read, as before kubectl's
+            # float64 conversion became parse_pod's default with sorted keys)
+            parse_pod(manifest, gates=gates, sort_keys=True, numbers="as-read")
         except InputError as e:
             raise ref.blame(e) from None
 
