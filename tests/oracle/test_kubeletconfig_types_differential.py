@@ -304,3 +304,52 @@ def test_non_finite_yaml_floats(oracle_binary: str, tmp_path: Path) -> None:
     mismatches, kinds = _run(oracle_binary, tmp_path, items)
     assert not mismatches, "\n".join(mismatches)
     assert kinds == {"non-finite": len(items)}
+
+
+_H = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+
+
+def test_review_cases(oracle_binary: str, tmp_path: Path) -> None:
+    # a non-finite value replaced by a later key (go-yaml never shows it),
+    # a negative zero in an unsigned field (Go writes -0)
+    items = [
+        ("inf-replaced", _H + "maxPods: .inf\nmaxPods: 1\n"),
+        ("inf-replaced-map", _H + "evictionHard: {a: .inf}\nevictionHard: {}\n"),
+        ("inf-merge-overridden", _H + "evictionHard: {<<: {a: .inf}, a: \"1\"}\n"),
+        ("inf-then-wrong-type", _H + "evictionHard: {a: .inf, a: 1}\n"),
+        ("inf-kept", _H + "evictionHard: {a: .inf}\n"),
+        ("negative-zero-uint", _H + "logging: {verbosity: -0.0}\n"),
+        ("negative-zero-exp", _H + "logging: {verbosity: -0e5}\n"),
+        ("negative-zero-int", _H + "maxPods: -0.0\n"),
+        ("negative-zero-flush", _H + "logging: {flushFrequency: [1.0, -0.0]}\n"),
+        # a quantity's JSON text as it is between the quotes: an escape stays
+        ("quantity-block", _H + "logging:\n  options:\n    json:\n      infoBufferSize: |\n        1Mi\n"),
+        ("quantity-tab", _H + 'logging: {options: {json: {infoBufferSize: "\\t1Mi"}}}\n'),
+        ("quantity-limits", _H + "reservedMemory: [{numaNode: 0, limits: {memory: \"1Gi\\n\"}}]\n"),
+        ("quantity-spaces", _H + 'logging: {options: {json: {infoBufferSize: " 1Mi "}}}\n'),
+    ]
+    mismatches, loaded, refused = outcomes(oracle_binary, tmp_path, items, "yaml")
+    for name, mine, theirs in refused:
+        if kubelet_reason(theirs) not in mine:
+            mismatches.append(f"{name}: podnuma {mine!r} != kubelet {kubelet_reason(theirs)!r}")
+    assert not mismatches, "\n".join(mismatches)
+    assert loaded == 5 and len(refused) == 8
+
+
+def test_json_objects_given_twice_merge(oracle_binary: str, tmp_path: Path) -> None:
+    # encoding/json decodes a key given again into the struct or map the
+    # first made: objects merge, other values replace
+    head = '{"apiVersion":"kubelet.config.k8s.io/v1beta1","kind":"KubeletConfiguration",'
+    items = [
+        ("gates-merge", head + '"featureGates":{"NoSuch":true},"featureGates":{}}'),
+        ("eviction-merge", head + '"evictionHard":{"memory.available":"1Gi"},"evictionHard":{"nodefs.available":5}}'),
+        ("nested-merge", head + '"logging":{"options":{"json":{"infoBufferSize":"x"}}},"logging":{"format":"text"}}'),
+        ("null-replaces", head + '"featureGates":{"NoSuch":true},"featureGates":null}'),
+        ("list-replaces", head + '"tlsCipherSuites":["bogus"],"tlsCipherSuites":[]}'),
+    ]
+    mismatches, loaded, refused = outcomes(oracle_binary, tmp_path, items, "json")
+    for name, mine, theirs in refused:
+        if kubelet_reason(theirs) not in mine:
+            mismatches.append(f"{name}: podnuma {mine!r} != kubelet {kubelet_reason(theirs)!r}")
+    assert not mismatches, "\n".join(mismatches)
+    assert loaded == 2 and len(refused) == 3

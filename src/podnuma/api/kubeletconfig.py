@@ -93,6 +93,7 @@ __all__ = [
     "LENIENT_DECODING",
     "JSONObject",
     "json_object_pairs",
+    "json_object_pairs_merged",
     "strict_decoding_error",
     "validate_kubelet_config",
     "yaml_object",
@@ -556,6 +557,30 @@ def json_object_pairs(pairs: list[tuple[str, Any]]) -> JSONObject:
     return obj
 
 
+def json_object_pairs_merged(pairs: list[tuple[str, Any]]) -> JSONObject:
+    """:func:`json_object_pairs` as encoding/json decodes a key given twice
+    into a struct or a map (every object of a kubelet configuration is
+    one): into the value the first made, so two objects merge, key by key
+    and at every depth (``"featureGates": {"A": true}, "featureGates": {}``
+    keeps ``A``); any other value replaces the earlier one."""
+    obj = JSONObject()
+    for key, value in pairs:
+        earlier = obj.get(key)
+        obj[key] = _merged(earlier, value) if isinstance(earlier, dict) and isinstance(value, dict) else value
+    obj.pairs = pairs
+    return obj
+
+
+def _merged(earlier: dict[str, Any], later: dict[str, Any]) -> JSONObject:
+    out = JSONObject(earlier)
+    for key, value in later.items():
+        before = out.get(key)
+        out[key] = _merged(before, value) if isinstance(before, dict) and isinstance(value, dict) else value
+    out.pairs = [*getattr(earlier, "pairs", earlier.items()),
+                 *((k, v) for k, v in getattr(later, "pairs", later.items()) if k not in earlier)]
+    return out
+
+
 _INT_RANGES: Final = {
     "int32": (_INT32_MIN, _INT32_MAX),
     "int64": (-(1 << 63), (1 << 63) - 1),
@@ -891,11 +916,25 @@ class _GoDecode:
             return  # (a number: its text, read where the field is used)
         try:
             if isinstance(value, str):
+                # Quantity.UnmarshalJSON parses the JSON text between the
+                # quotes as it is: a character JSON must escape (a control
+                # character, a quote, a backslash; and what json.Marshal
+                # escapes when sigs.k8s.io/yaml writes a YAML file's
+                # string: < > & U+2028 U+2029) leaves a backslash in it,
+                # which no quantity holds (an escape of an ordinary
+                # character written in a JSON file is not seen here)
+                if any(c < " " or c in _JSON_ESCAPED for c in value):
+                    raise QuantityError(ERR_FORMAT_WRONG)
                 quantity_from_manifest(value)
             else:  # true, false, an array, an object: no quantity's text
                 raise QuantityError(ERR_FORMAT_WRONG)
         except QuantityError as e:
             self.fatal(str(e), path)
+
+
+#: characters a JSON string never holds as they are (Go's json.Marshal's
+#: escapes beyond the control characters)
+_JSON_ESCAPED = frozenset('"\\<>&\u2028\u2029')
 
 
 def _cannot_unmarshal(value: object, struct: str, where: str, gotype: str, path: str) -> InputError:

@@ -479,6 +479,17 @@ class _GoYAMLRead:
                 read_end += min(_GO_YAML_CHUNK - max(0, read_end - pos), size - read_end)
             while pos < read_end:
                 chunk = data[pos:read_end]
+                if self.problem is not None:
+                    # past the first problem go-yaml reads nothing (it stops
+                    # there): the rest is text only for finding where the
+                    # first document ends, which then lies past the problem
+                    # whatever its characters are (one codec call a read,
+                    # however many bytes it refuses)
+                    part = _GO_YAML_UNPRINTABLE.sub(" ", chunk.decode(codec, _spaces_for_errors()))
+                    parts.append(part)
+                    count += len(part)
+                    pos = read_end
+                    break
                 try:
                     part, stop = chunk.decode(codec), len(chunk)
                 except UnicodeDecodeError as e:
@@ -565,6 +576,23 @@ class _GoYAMLRead:
         last = next((i for i, (_, count) in enumerate(self.reads) if count >= needed), len(self.reads) - 1)
         read, at, words = self.problem
         return (at, words) if read <= last else None
+
+
+def _spaces_for_errors() -> str:
+    """The name of a codec error handler that puts a space for what the
+    codec refuses (as the reader puts one for a problem), registered once."""
+    import codecs
+
+    name = "podnuma-yaml-space"
+    try:
+        codecs.lookup_error(name)
+    except LookupError:
+        def space(e: UnicodeError) -> tuple[str, int]:
+            assert isinstance(e, UnicodeDecodeError)
+            return " ", e.end
+
+        codecs.register_error(name, space)
+    return name
 
 
 def _go_yaml_needed(text: str) -> int:

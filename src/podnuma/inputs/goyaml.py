@@ -255,8 +255,13 @@ def _json_number(node: yaml.Node, v: float) -> float | int:
         word = "NaN" if math.isnan(v) else "infinity"
         raise _at(node, f"{node.value!r} is {word}, which JSON (and so the Kubernetes API) cannot hold")
     # Go writes a whole float64 below 1e21 as an integer: its shortest
-    # digits, then zeros (1.8446744073709552e19 is 18446744073709552000)
+    # digits, then zeros (1.8446744073709552e19 is 18446744073709552000);
+    # a negative zero as -0, which an unsigned field refuses
     if v == int(v) and abs(v) < 1e21:
+        if v == 0 and math.copysign(1.0, v) < 0:
+            from podnuma.golang.jsonnumbers import JSONNegativeZero
+
+            return JSONNegativeZero(0)
         return int(decimal.Decimal(repr(v)))
     return v
 

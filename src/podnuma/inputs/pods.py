@@ -35,7 +35,7 @@ from podnuma.api.kubeletconfig import (
     JSONObject,
     KubeletConfig,
     check_config_file_type,
-    json_object_pairs,
+    json_object_pairs_merged,
     load_kubelet_config,
     strict_decoding_error,
     yaml_object,
@@ -324,7 +324,7 @@ def _config_file_doc(src: TextInput) -> tuple[Mapping[str, Any], Document]:
         text = raw.decode("utf-8", "replace") if raw is not None else src.text
         limit = sys.get_int_max_str_digits()
         try:
-            got = load_json(text, name=src.name, pairs=json_object_pairs, numbers=go_json_number_text,
+            got = load_json(text, name=src.name, pairs=json_object_pairs_merged, numbers=go_json_number_text,
                             integers=lambda digits: go_json_integer(digits, limit))
         except InputError:
             # text that is no JSON: the codec's first step (finding the
@@ -348,10 +348,12 @@ def _config_file_doc(src: TextInput) -> tuple[Mapping[str, Any], Document]:
         try:
             first = parse_first_document(data, name=src.name, duplicates=duplicates)
         except InputError as e:
-            kubelets = _NON_FINITE_WORDS.search(e.message) and _non_finite(data, src.name)
-            if not kubelets:
+            outcome = _non_finite(data, src.name, duplicates) if _NON_FINITE_WORDS.search(e.message) else None
+            if outcome is None:
                 raise
-            raise kubelets from None
+            if isinstance(outcome, InputError):
+                raise outcome from None
+            first = outcome  # (every such value was replaced by a later key: go-yaml never shows it)
     if isinstance(first.data, Mapping) and _is_scenario(first.data):
         if raw is not None:  # a scenario is UTF-8 text, all of it
             try:
@@ -377,7 +379,7 @@ def _config_file_doc(src: TextInput) -> tuple[Mapping[str, Any], Document]:
 _NON_FINITE_WORDS = re.compile(r"' is (?:infinity|NaN), which JSON ")
 
 
-def _non_finite(data: str | bytes, name: str) -> InputError | None:
+def _non_finite(data: str | bytes, name: str, duplicates: list[str]) -> InputError | Document | None:
     """The kubelet's error for a YAML configuration file whose first
     document holds ``.inf``, ``-.inf`` or ``.nan`` (an infinite float or
     NaN) as a value: the codec makes the YAML JSON (``sigs.k8s.io/yaml``:
@@ -386,8 +388,12 @@ def _non_finite(data: str | bytes, name: str) -> InputError | None:
     to decode: json: unsupported value: +Inf`` (``-Inf``, ``NaN``). That
     comes before anything is decoded (the type, unknown fields, keys
     given twice); podnuma adds the field and its line. The document is
-    read again with each such value standing as a marker. ``None``: the
-    file is a scenario, which keeps the YAML reader's words."""
+    read again with each such value standing as a marker. When no marker
+    is left in it (each such value was replaced: a key given again, a
+    merge overridden), the document as read (``duplicates``: as
+    :func:`parse_first_document` gives them). ``None``: the file is a
+    scenario, which keeps the YAML reader's words, or such a value is a
+    key."""
     import yaml
 
     from podnuma.inputs.goyaml import QUOTED, GoYAMLError
@@ -423,7 +429,8 @@ def _non_finite(data: str | bytes, name: str) -> InputError | None:
                 node.value = [mark(v) for v in node.value]
                 todo.extend(node.value)
 
-    doc = parse_first_document(data, name=name, duplicates=[], prepare=prepare)
+    seen_twice: list[str] = []
+    doc = parse_first_document(data, name=name, duplicates=seen_twice, prepare=prepare)
     if isinstance(doc.data, Mapping) and _is_scenario(doc.data):
         return None
 
@@ -443,8 +450,11 @@ def _non_finite(data: str | bytes, name: str) -> InputError | None:
         return None
 
     got = first(doc.data, "")
-    if got is None:  # (a key, not a value: the reader's own words)
-        return None
+    if got is None:
+        if not found:  # (a key, not a value: the reader's own words)
+            return None
+        duplicates.extend(seen_twice)
+        return doc
     word, node = found[got[0]]
     where = node.start_mark
     return InputError(f"failed to decode: json: unsupported value: {word} "
