@@ -257,3 +257,23 @@ def test_a_sidecars_probe_port_is_checked_a_regular_init_containers_is_not() -> 
     init["restartPolicy"] = "Always"
     assert _refusal(doc) == ("spec.initContainers[0].livenessProbe.httpGet.port",
                              'Invalid value: "80": must contain at least one letter (a-z)')
+
+
+def test_a_probe_has_no_sleep_handler() -> None:
+    # Go's ProbeHandler has no sleep (only a lifecycle hook has one): exec
+    # beside it is one handler, not two (the static pod path drops sleep)
+    from podnuma.api.pod_validation import check_handler_ports
+
+    container = {"name": "c", "image": "x", "livenessProbe": {"exec": {"command": ["a"]}, "sleep": {"seconds": 1}}}
+    check_handler_ports(container, "spec.containers[0]")
+
+
+def test_an_unknown_spec_field_comes_in_sorted_key_order_on_the_scenario_path() -> None:
+    doc = {"metadata": {"name": "w"}, "spec": {"aaa": 1, "priority": 1.5, "containers": [{"name": "c", "image": "x"}]}}
+    with pytest.raises(InputError) as err:
+        parse_pod(doc, gates=GATES, sort_keys=True, numbers="text", unknown_in_order=True)
+    assert 'unknown field "aaa"' in str(err.value)
+    # on the API server's path the decoding's own error comes first
+    with pytest.raises(InputError) as err:
+        parse_pod(doc, gates=GATES, numbers="text")
+    assert "cannot unmarshal number 1.5" in str(err.value)

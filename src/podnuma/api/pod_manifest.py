@@ -101,6 +101,9 @@ SPEC_FIELDS = frozenset({
     "topologySpreadConstraints", "setHostnameAsFQDN", "os", "hostUsers", "schedulingGates",
     "resourceClaims", "resources", "hostnameOverride",
 })
+#: every field of Go's v1.PodSpec (k8s.io/api v0.37.2): the alpha ones
+#: podnuma does not read as well
+_GO_SPEC_FIELDS: Final = SPEC_FIELDS | {"evictionResponders", "schedulingGroup", "workloadRef"}
 _SPEC_READ = ("containers", "initContainers", "ephemeralContainers", "resources", "overhead",
               "restartPolicy")
 _POD_RESTART_POLICIES = ("Always", "OnFailure", "Never")
@@ -269,11 +272,12 @@ _EPHEMERAL_TYPE: Final = POD_TYPE.fields["spec"][0].fields["ephemeralContainers"
 assert _CONTAINER_TYPE is not None and _EPHEMERAL_TYPE is not None
 #: the Go structs whose unknown fields podnuma refuses, for the type
 #: check's order (:func:`podnuma.api.pod_types.check_pod_types`): the pod,
-#: its metadata, its containers and their resources (a container's and the
-#: pod's: one Go type)
+#: its metadata, its spec, its containers and their resources (a
+#: container's and the pod's: one Go type)
 _STRICT: Final[StrictFields] = {
-    POD_TYPE: POD_FIELDS, _METADATA_TYPE: METADATA_FIELDS, _CONTAINER_TYPE: CONTAINER_FIELDS,
-    _EPHEMERAL_TYPE: EPHEMERAL_CONTAINER_FIELDS, _CONTAINER_TYPE.fields["resources"][0]: RESOURCES_FIELDS,
+    POD_TYPE: POD_FIELDS, _METADATA_TYPE: METADATA_FIELDS, POD_TYPE.fields["spec"][0]: _GO_SPEC_FIELDS,
+    _CONTAINER_TYPE: CONTAINER_FIELDS, _EPHEMERAL_TYPE: EPHEMERAL_CONTAINER_FIELDS,
+    _CONTAINER_TYPE.fields["resources"][0]: RESOURCES_FIELDS,
 }
 
 

@@ -219,7 +219,9 @@ def check_port_num_or_name(port: object, path: str) -> None:
 
 #: a probe's handler types, and a lifecycle hook's, in the order
 #: ``validateHandler`` looks at them (only the first one set is validated)
-_PROBE_HANDLERS: Final = ("exec", "httpGet", "tcpSocket", "grpc", "sleep")
+#: a probe's handlers (Go's ProbeHandler: no sleep, which only a
+#: lifecycle hook has; validation.go handlerFromProbe)
+_PROBE_HANDLERS: Final = ("exec", "httpGet", "tcpSocket", "grpc")
 _HOOK_HANDLERS: Final = ("exec", "httpGet", "tcpSocket", "sleep")
 _PORTED: Final = frozenset(("httpGet", "tcpSocket", "grpc"))
 
