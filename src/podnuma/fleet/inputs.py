@@ -1145,7 +1145,8 @@ def assemble(scan: Scan) -> FleetInputs:
             ))
     for node in sorted(scan.configz):
         if node not in scan.nodes or node in unnamed:
-            issues.append(Issue("warning", _unused_configz(node), node=node, file=scan.configz[node][1]))
+            issues.append(Issue("warning", _unused_configz(node, damaged=node in unnamed), node=node,
+                                file=scan.configz[node][1]))
     if scan.pods_duplicated:
         issues.append(Issue(
             "info", f"{scan.pods_duplicated} pod(s) appear in more than one dump (same "
@@ -1156,15 +1157,17 @@ def assemble(scan: Scan) -> FleetInputs:
                        pods_duplicated=scan.pods_duplicated)
 
 
-def _unused_configz(node: str) -> str:
-    """What is said of a configz (``{"kubeletconfig": ...}``, named after
-    its node: ``NODE.json``) whose node is not in the nodes dump: it
-    configures no node. A file named ``fleet.*`` is read by its content
-    as any other (docs/fleet.md): a configz there is the configuration of
-    a node named ``fleet``, most likely meant as the FleetConfig, which
-    says so."""
-    said = (f"a configz (a kubeletconfig mapping) for node {node} (the file's name), which is not in the "
-            "nodes dump: not used")
+def _unused_configz(node: str, *, damaged: bool = False) -> str:
+    """What is said of a node's kubelet configuration in ``configz/`` (a
+    configz answer, or a bare ``KubeletConfiguration``, named after its
+    node: ``NODE.json``) whose node is not in the nodes dump, or is there
+    but damaged (``damaged``: not read): it configures no node. A file
+    named ``fleet.*`` is read by its content as any other (docs/fleet.md):
+    a configuration there is that of a node named ``fleet``, most likely
+    meant as the FleetConfig, which says so."""
+    where = ("whose Node in the nodes dump is damaged (not read)" if damaged
+             else "which is not in the nodes dump")
+    said = f"a kubelet configuration for node {node} (the file's name), {where}: not used"
     if node.lower().startswith("fleet"):
         said += (" (a FleetConfig is `apiVersion: podnuma.io/v1`, `kind: FleetConfig` with `nodeGroups`, "
                  "each group's configuration under `kubeletConfig` or `kubeletConfigFile`)")

@@ -67,6 +67,7 @@ import operator
 import os
 import re
 import stat
+import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -284,7 +285,10 @@ def _index_by_item(file: str, data: bytes, seen: dict[bytes, str] | None) -> Pod
     pods it leaves out are left out of the ranges, with its issues, in its
     words (:attr:`PodFileIndex.issues`). The dump is never built whole (a
     damaged pod of a large dump costs what the pod costs), and what comes
-    out is what the general reader gives of the whole dump. ``None`` (the
+    out is what the general reader gives of the whole dump, but for a
+    problem inside a field the fleet does not read (nesting past the depth
+    limit, an integer too long to convert), which leaves out its item
+    alone, as the clean fast path does (docs/limits.md). ``None`` (the
     whole dump to the general reader) for anything else: another layout,
     an item the general reader would read (or refuse the file for), not
     UTF-8."""
@@ -1099,17 +1103,50 @@ class _SomeItems(Exception):
         self.errors = errors
 
 
+class _TooLong(str):
+    """An integer's digits, more than Python converts (kept as text so that
+    only its item is refused, not the range it is read in)."""
+
+
+def _int_or_mark(digits: str, seen: list[str]) -> int | _TooLong:
+    try:
+        return int(digits)
+    except ValueError:
+        seen.append(digits)
+        return _TooLong(digits)
+
+
+def _holds(value: Any, kind: type) -> bool:
+    """Whether ``value`` (decoded JSON) holds a value of ``kind`` at any depth."""
+    todo = [value]
+    while todo:
+        v = todo.pop()
+        if isinstance(v, kind):
+            return True
+        if isinstance(v, dict):
+            todo.extend(v.values())
+        elif isinstance(v, list):
+            todo.extend(v)
+    return False
+
+
 def _general_items(text: bytes, name: str) -> list[Any]:
     """The items of a range as the general reader reads them, each checked
     against the limits by itself (as nested in its list): an item refused
     is left out, not the range (a range is a run of one node's pods, cut
     at a piece's end on a cluster: what is read must not depend on it;
     :class:`_SomeItems`)."""
-    items = json.loads(text, object_pairs_hook=json_object_pairs, parse_float=json_float)
+    too_long: list[str] = []
+    items = json.loads(text, object_pairs_hook=json_object_pairs, parse_float=json_float,
+                       parse_int=lambda digits: _int_or_mark(digits, too_long))
     out: list[Any] = []
     errors: list[InputError] = []
     for d in items:
         try:
+            if too_long and _holds(d, _TooLong):
+                # (the general reader refuses such a number: this item alone)
+                raise InputError(f"invalid JSON: a number of more than {sys.get_int_max_str_digits()} digits",
+                                 file=name)
             check_tree([d], name=name, limits=FLEET_LIMITS)
         except InputError as e:
             # (a lone surrogate's path: the item's field, not its place in this range)
