@@ -112,13 +112,6 @@ def _both(binary: str, path: Path, version: int, driver: str, flag: str | None) 
     mine = (plan_podnuma(scn, run, None, version, driver, cgroup_root=flag) if scn is not None
             else Cgroups(None, outcome.message))
     theirs = plan_oracle(binary, [path], version, driver, cgroup_root=flag)[0]
-    if (driver == "systemd" and mine.doc is not None and theirs.doc is not None
-            and any("runc's systemd driver refuses" in n for n in mine.doc.get("notes") or ())):
-        # without cgroupsPerQOS the kubelet still computes each container's
-        # resources, but with systemd runc refuses the sandbox's default
-        # path and none is created (tests/oracle/test_runtime_paths_differential.py)
-        assert not [c for c in mine.doc["cgroups"] if c["kind"] in ("sandbox", "container")]
-        theirs.doc["cgroups"] = [c for c in theirs.doc["cgroups"] if c["kind"] != "container"]
     return mine, theirs
 
 
