@@ -83,7 +83,6 @@ from podnuma.agent.validation_kit import (
     _str,
     env_name_errors,
     go_lower,
-    port_name_errors,
     validation_options,
 )
 from podnuma.api.pod_schema import _G_CONTAINER, _G_POD, _Go  # noqa: F401 (the agent's names)
@@ -91,6 +90,7 @@ from podnuma.api.pod_validation import (
     dns_label_errors,
     dns_subdomain_errors,
     go_len,
+    port_name_errors,
     qualified_name_errors,
 )
 from podnuma.api.quantity import ERR_FORMAT_WRONG, QuantityError, quantity_from_manifest

@@ -60,13 +60,13 @@ from podnuma.agent.validation_kit import (
     env_name_errors,
     go_lower,
     options,
-    port_name_errors,
 )
 from podnuma.api.pod_schema import _G_VOLUME_SOURCES
 from podnuma.api.pod_validation import (
     dns_label_errors,
     dns_subdomain_errors,
     go_len,
+    port_name_errors,
     qualified_name_errors,
 )
 from podnuma.api.quantity import Quantity, QuantityError, parse_quantity, quantity_from_manifest

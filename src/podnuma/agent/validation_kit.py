@@ -29,8 +29,6 @@ from podnuma.api.pod_validation import go_len, qualified_name_errors
 from podnuma.errors import InputError
 
 _LABEL_VALUE_RE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
-_PORT_NAME_CHARS = re.compile(r"[-a-z0-9]+")
-_PORT_NAME_LETTER = re.compile(r".*[a-z].*", re.S)
 
 _LABEL_VALUE_TEXT = (
     "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
@@ -246,21 +244,6 @@ def label_value_errors(value: str) -> list[str]:
         out.append("must be no more than 63 bytes")
     if not _LABEL_VALUE_RE.fullmatch(value):
         out.append(_LABEL_VALUE_TEXT)
-    return out
-
-
-def port_name_errors(value: str) -> list[str]:
-    out = []
-    if go_len(value) > 15:
-        out.append("must be no more than 15 characters")
-    if not _PORT_NAME_CHARS.fullmatch(value):
-        out.append("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
-    if not _PORT_NAME_LETTER.fullmatch(value):
-        out.append("must contain at least one letter (a-z)")
-    if "--" in value:
-        out.append("must not contain consecutive hyphens")
-    if value.startswith("-") or value.endswith("-"):
-        out.append("must not begin or end with a hyphen")
     return out
 
 

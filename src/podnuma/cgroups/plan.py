@@ -121,6 +121,7 @@ from podnuma.api.resources import (
 from podnuma.cm.cpumanager.policy_none import POLICY_NONE as CPU_POLICY_NONE
 from podnuma.cm.results import ContainerResult, StepResult
 from podnuma.errors import InputError
+from podnuma.golang.strconv import go_quote
 from podnuma.machine.cpuset import CPUSet
 
 __all__ = [
@@ -466,17 +467,8 @@ class ReservedEnforcement:
     words: str
 
 
-def _go_quote_text(text: str) -> str:
-    """Go's ``%q`` of a string."""
-    from podnuma.golang.strconv import go_quote
-
-    return go_quote(text)
-
-
 def _go_quote_name(name: Sequence[str]) -> str:
     """Go's ``%q`` of a ``CgroupName`` (a ``[]string``)."""
-    from podnuma.golang.strconv import go_quote
-
     return "[" + " ".join(go_quote(part) for part in name) + "]"
 
 
@@ -496,8 +488,6 @@ def reserved_nodes(
     cpus = _node_cpus(facts)
     for e in enforcements:
         if not e.reserved:  # (checked before the name is expanded, as the kubelet does)
-            from podnuma.golang.strconv import go_quote
-
             raise InputError(
                 f"the kubelet would not start: Failed to enforce {e.words} Cgroup Limits on {go_quote(e.cgroup)}: "
                 f"{_go_quote_name(_reserved_name(e.cgroup, driver))} cgroup is not configured properly (nothing "
@@ -530,7 +520,7 @@ def reserved_nodes(
             # exist: the update fails and the kubelet does not start
             raise InputError(
                 f"the kubelet would not start: Failed to enforce {e.words} Cgroup Limits on "
-                f"{_go_quote_text(e.cgroup)}: the cgroup hierarchy's root cannot be updated "
+                f"{go_quote(e.cgroup)}: the cgroup hierarchy's root cannot be updated "
                 f"({', '.join(f.name for f in written)}); name a cgroup below it",
                 path=e.field,
             )
