@@ -14,7 +14,7 @@ from typing import Any
 from podnuma.errors import InputError, KubeletStartupError
 from podnuma.inputs.pods import load_config_file
 
-__all__ = ["kubelet_reason", "oracle_file_answers", "outcomes", "podnuma_file_error", "write_files"]
+__all__ = ["kubelet_reason", "oracle_file_answers", "outcomes", "podnuma_file_error", "words_agree", "write_files"]
 
 
 def podnuma_file_error(path: Path) -> str | None:
@@ -74,3 +74,16 @@ def outcomes(
         else:
             refused.append((name, mine, theirs))
     return mismatches, loaded, refused
+
+
+def words_agree(
+    oracle_binary: str, tmp_path: Path, items: Sequence[tuple[str, bytes | str]], suffix: str
+) -> tuple[list[str], int, int]:
+    """:func:`outcomes`, and for each file both refuse, the kubelet's own
+    words found in podnuma's: (the differences, how many both load, how
+    many both refuse)."""
+    mismatches, loaded, refused = outcomes(oracle_binary, tmp_path, items, suffix)
+    for name, mine, theirs in refused:
+        if kubelet_reason(theirs) not in mine:
+            mismatches.append(f"{name}: podnuma {mine!r} != kubelet {kubelet_reason(theirs)!r}")
+    return mismatches, loaded, len(refused)
