@@ -228,7 +228,7 @@ def test_dumps_not_cut(small_fleet: Path, tmp_path: Path, small_pieces: None) ->
     src = _pod_files(small_fleet)[0]
     doc = json.loads(src.read_text())
     compact = tmp_path / "compact.json"
-    compact.write_text(json.dumps(doc))  # one line: no item on a line of its own
+    compact.write_text(json.dumps(doc))  # one line: cut by its items' opening (test_compact_damaged_dumps)
     yaml_file = tmp_path / "pods.yaml"
     shutil.copy(src, yaml_file)
     small = tmp_path / "small.json"
@@ -241,9 +241,9 @@ def test_dumps_not_cut(small_fleet: Path, tmp_path: Path, small_pieces: None) ->
     dot = tmp_path / "dot" / ".json"  # (no suffix: the whole dump's reader does not take it either)
     dot.parent.mkdir()
     shutil.copy(src, dot)
-    for p in (compact, yaml_file, small, nodes, fifo, tmp_path / "missing.json", dot):
+    for p in (yaml_file, small, nodes, fifo, tmp_path / "missing.json", dot):
         assert cut_pieces(str(p)) is None, p
-    assert cut_pieces(str(src)) is not None
+    assert cut_pieces(str(src)) is not None and cut_pieces(str(compact)) is not None
 
 
 def test_a_range_goes_to_the_worker_that_keeps_its_piece() -> None:

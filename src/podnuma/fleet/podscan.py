@@ -279,8 +279,9 @@ def _index_by_item(file: str, data: bytes, seen: dict[bytes, str] | None) -> Pod
     when its only problems are pods the general reader leaves out
     (:func:`podnuma.fleet.files.item_left_out`: a lone surrogate in a pod,
     a field the apiserver validates of another type...): its items found
-    by their layout (as a piece's, :func:`_layout`; its frame checked as
-    the last piece's, :func:`_list_end`), each decoded by itself, each one
+    by their layout, one a line or all on one line (as a piece's,
+    :func:`_layout`, :func:`_split_items`; its frame checked as the last
+    piece's, :func:`_list_end`), each decoded by itself, each one
     that is not a clean pod read by the general reader's rules, alone; the
     pods it leaves out are left out of the ranges, with its issues, in its
     words (:attr:`PodFileIndex.issues`). The dump is never built whole (a
@@ -305,23 +306,11 @@ def _index_by_item(file: str, data: bytes, seen: dict[bytes, str] | None) -> Pod
     close = _list_end(data[:items_at], data, 1, first)  # (``data`` as a buffer of base 1: its own offsets)
     if close < 0:
         return None
-    starts = [first]
-    ends = []
-    for m in marker.finditer(data, first, close):
-        ends.append(m.start())
-        starts.append(m.end() - 1)
-    ends.append(close)
+    got_items = _split_items(data, first, close, marker)
+    if got_items is None:
+        return None
+    starts, lengths, peek = got_items
     view = memoryview(data)
-    peek: list[Any] = []
-    lengths: list[int] = []
-    for s, e in zip(starts, ends, strict=True):
-        while e > s and data[e - 1] in b" \t\r\n":
-            e -= 1
-        lengths.append(e - s)
-        try:
-            peek.append(_PEEK_ONE.decode(view[s:e]))
-        except _DECODE_ERRORS:
-            peek.append(None)
     problems = ItemProblems(str(file))
 
     def general(i: int) -> bool:
@@ -545,11 +534,23 @@ _TOP_CHECK = msgspec.json.Decoder(_TopCheck)
 
 def _layout(head: bytes) -> tuple[int, re.Pattern[bytes]] | None:
     """From a dump's first bytes: where its list of items begins (just past
-    its ``[``) and what marks the start of an item after the first one (a
-    comma, a line break and the first item's indentation before its ``{``:
-    a line break is never inside a JSON string, and an object nested in an
-    item is indented further); ``None`` when they do not tell (no pod in
-    them, the list not begun, its first item not on a line of its own)."""
+    its ``[``) and what marks the start of an item after the first one
+    (group 1 of the pattern: the item's first bytes); ``None`` when they do
+    not tell (no pod in them, the list not begun, no layout of the first
+    item to go by).
+
+    A dump laid out one item a line (``kubectl get pods -o json``,
+    ``json.dumps`` with an indent): a comma, a line break and the first
+    item's indentation before its ``{`` (a line break is never inside a
+    JSON string, and an object nested in an item is indented further).
+    A dump of one line (``jq -c``, ``json.dumps`` without an indent,
+    :func:`_compact_layout`): a comma, white space and the first item's
+    opening bytes up to its first member that is an object or a list
+    (``{"apiVersion":"v1","kind":"Pod","metadata":``). The second can
+    also mark an object nested in an item; what the marks give is only
+    taken where each item they bound decodes as one whole value
+    (:func:`_split_items`, and the pieces of a dump, :func:`index_piece`):
+    a mark that is no item's start costs time, never a wrong item."""
     if _POD_HEAD.search(head) is None:
         return None
     m = _ITEMS.search(head)
@@ -562,11 +563,129 @@ def _layout(head: bytes) -> tuple[int, re.Pattern[bytes]] | None:
         return None
     nl = head.rfind(b"\n", m.end(), first)
     if nl < 0:
-        return None
+        return _compact_layout(head, m.end(), first)
     indent = head[nl + 1: first]
     if indent.strip(b" \t"):
         return None
-    return m.end(), re.compile(rb",\r?\n" + re.escape(indent) + rb"\{")
+    return m.end(), re.compile(rb",\r?\n" + re.escape(indent) + rb"(\{)")
+
+
+#: a member's name and colon, and a value that is neither an object nor a
+#: list (a string, a number, ``true``, ``false``, ``null``)
+_MEMBER = re.compile(rb'[ \t\r\n]*"[^"\\]*(?:\\.[^"\\]*)*"[ \t\r\n]*:[ \t\r\n]*')
+_SCALAR = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[-+.0-9a-zA-Z]+')
+#: the longest opening of a dump's first item a one-line layout goes by
+_PREFIX_MAX = 256
+
+
+def _compact_layout(head: bytes, items_at: int, first: int) -> tuple[int, re.Pattern[bytes]] | None:
+    """:func:`_layout` of a dump whose first item is not on a line of its
+    own: its items' mark is a comma, any white space and the first item's
+    bytes from its ``{`` to the value of its first member that is an object
+    or a list (``None`` when there is none within :data:`_PREFIX_MAX`
+    bytes). The opening holds no comma before a ``{``, so that two marks
+    never overlap: the marks found from any place on are the same."""
+    pos = first + 1
+    while True:
+        m = _MEMBER.match(head, pos)
+        if m is None:
+            return None
+        if m.end() - first > _PREFIX_MAX:
+            return None
+        if head[m.end(): m.end() + 1] in (b"{", b"["):
+            prefix = head[first: m.end()]
+            break
+        v = _SCALAR.match(head, m.end())
+        if v is None:
+            return None
+        after = _WS.match(head, v.end())
+        assert after is not None  # matches the empty text
+        if head[after.end(): after.end() + 1] != b",":
+            return None  # (an item of scalars only, or the head's end)
+        pos = after.end() + 1
+    if re.search(rb",[ \t\r\n]*\{", prefix) is not None:
+        return None
+    return items_at, re.compile(rb",[ \t\r\n]*(" + re.escape(prefix) + rb")")
+
+
+#: what the structure of a JSON text is made of, for :func:`_value_end`: a
+#: string (or a lone ``"``: one not closed), a bracket
+_TOKENS = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|["{}\[\]]', re.DOTALL)
+_AFTER_ITEM = re.compile(rb"[ \t\r\n]*(,?)[ \t\r\n]*")
+
+
+def _value_end(data: bytes, pos: int, stop: int) -> int:
+    """Where the object or list that begins at ``pos`` ends (past its
+    closing bracket), by its strings and brackets alone, before ``stop``;
+    -1 when it does not end there (a string not closed, a bracket too
+    few). What is between the brackets is not checked: the item's reader
+    does."""
+    depth = 0
+    for m in _TOKENS.finditer(data, pos, stop):
+        c = data[m.start()]
+        if c == 0x22:  # "
+            if m.end() - m.start() == 1:
+                return -1
+        elif c in (0x7B, 0x5B):  # { [
+            depth += 1
+        else:
+            depth -= 1
+            if depth <= 0:
+                return m.end()
+    return -1
+
+
+def _split_items(
+    data: bytes, first: int, close: int, marker: re.Pattern[bytes],
+) -> tuple[list[int], list[int], list[Any]] | None:
+    """The items of the list whose items run from ``first`` to ``close``
+    (the ``]``), as their starts, their lengths and each decoded as
+    :class:`_Peek` (``None``: not decoded), whatever the damage in them;
+    ``None`` when they are not a comma-separated run of objects. The marks
+    of ``marker`` give where an item may end: the bytes from an item's
+    start to the next mark are taken as the item when they decode as one
+    value (a value decoded from an item's start ends where the item does,
+    so the next item starts after the comma). Else (a damaged item, a mark
+    inside an item, an item laid out otherwise) the item's end is found
+    by its strings and brackets (:func:`_value_end`) and the item decoded
+    alone there (clean, when what cut it short was a mark inside it)."""
+    if first >= close:
+        return None
+    view = memoryview(data)
+    cuts = [m.start() for m in marker.finditer(data, first, close)]
+    starts: list[int] = []
+    lengths: list[int] = []
+    peek: list[Any] = []
+    k = 0
+    pos = first
+    while True:
+        if data[pos] != 0x7B:  # {
+            return None
+        while k < len(cuts) and cuts[k] < pos:
+            k += 1
+        end = cuts[k] if k < len(cuts) else close
+        while end > pos and data[end - 1] in b" \t\r\n":
+            end -= 1
+        try:
+            p = _PEEK_ONE.decode(view[pos:end])
+        except _DECODE_ERRORS:
+            end = _value_end(data, pos, close)
+            if end < 0:
+                return None
+            try:  # (a mark inside the item: the item itself may be clean)
+                p = _PEEK_ONE.decode(view[pos:end])
+            except _DECODE_ERRORS:
+                p = None
+        starts.append(pos)
+        lengths.append(end - pos)
+        peek.append(p)
+        sep = _AFTER_ITEM.match(data, end, close)
+        assert sep is not None  # matches the empty text
+        if sep.end() >= close:
+            return (starts, lengths, peek) if not sep.group(1) else None
+        if not sep.group(1):
+            return None
+        pos = sep.end()
 
 
 def cut_pieces(path: str) -> list[Piece] | None:
@@ -574,7 +693,8 @@ def cut_pieces(path: str) -> list[Piece] | None:
     when it is not to be read in pieces: not a JSON file, not a regular
     file, smaller than two pieces, larger than the fleet's size limit (the
     whole file's reader words that), or a first 64 KiB that do not show
-    a list of pods laid out one item a line (:func:`_layout`)."""
+    a list of pods and how its items are laid out (one a line, or all on
+    one line: :func:`_layout`)."""
     if Path(path).suffix.lower() != ".json":  # (as the whole dump's reader asks: ".json" alone is no suffix)
         return None
     try:
@@ -653,8 +773,8 @@ def _index_piece(fd: int, piece: Piece, seen: dict[bytes, str] | None, hold: boo
     else:
         start = -1
         for m in marker.finditer(buf, max(1, piece.lo - base + 1 - _HEAD)):
-            if m.end() - 2 + base >= piece.lo:
-                start = m.end() - 2 + base
+            if m.start(1) - 1 + base >= piece.lo:
+                start = m.start(1) - 1 + base
                 break
         if start < 0 or start >= piece.hi:
             if file_ident(os.fstat(fd)) != ident:
@@ -665,7 +785,7 @@ def _index_piece(fd: int, piece: Piece, seen: dict[bytes, str] | None, hold: boo
     looked = max(1, start - base + 1)
     while True:
         for m in marker.finditer(buf, max(looked, piece.hi - base + 1 - _HEAD)):
-            if m.end() - 2 + base >= piece.hi:
+            if m.start(1) - 1 + base >= piece.hi:
                 end = m.start() - 1 + base
                 break
         if end >= 0 or base + len(buf) - 1 >= size:
