@@ -7,7 +7,9 @@ path and runc into a cgroup (a ``.scope`` unit under the pod's slice with
 systemd, a directory with cgroupfs). Without ``cgroupsPerQOS`` the kubelet
 hands no parent: containerd's default ``/k8s.io/<id>`` with cgroupfs, and
 with systemd runc's refusal, which podnuma's plan says instead of planning
-containers that cannot start."""
+containers that cannot start. Both cgroup versions: with v1, runc's v1
+managers (``fs``, the legacy ``systemd`` one) give the path under every
+controller's mount, which must be the one podnuma plans for cgroup v1."""
 
 from __future__ import annotations
 
@@ -33,24 +35,29 @@ def _runtime(binary: str, requests: list[dict[str, str]]) -> list[dict[str, str]
     return answers
 
 
-def _compare(kubelet: str, runtime: str, path: Path, driver: str, cgroup_root: str | None = None) -> int:
+def _compare(kubelet: str, runtime: str, path: Path, driver: str, cgroup_root: str | None = None,
+             version: int = 2) -> int:
     """Every sandbox and container podnuma plans, placed by the runtime
-    from the parent the kubelet hands it; the number compared."""
+    from the parent the kubelet hands it (with cgroup v1, by runc's v1
+    managers: the path under each controller's mount); the number
+    compared."""
     scn, run, outcome = _podnuma_run(path)
     assert scn is not None, outcome.message
-    mine = plan_podnuma(scn, run, None, 2, driver, cgroup_root=cgroup_root)
-    theirs = plan_oracle(kubelet, [path], 2, driver, cgroup_root=cgroup_root)[0]
+    mine = plan_podnuma(scn, run, None, version, driver, cgroup_root=cgroup_root)
+    theirs = plan_oracle(kubelet, [path], version, driver, cgroup_root=cgroup_root)[0]
     assert mine.doc is not None and theirs.doc is not None, (mine.error, theirs.error)
     parents = {c["podUID"]: c["path"] for c in theirs.doc["cgroups"] if c["kind"] == "pod"}
     placed = [c for c in mine.doc["cgroups"] if c["kind"] in ("sandbox", "container")]
-    requests = [{"driver": driver, "parent": parents.get(c["podUID"], ""), "id": c["containerID"]} for c in placed]
+    requests = [{"driver": driver, "parent": parents.get(c["podUID"], ""), "id": c["containerID"], "version": version}
+                for c in placed]
     for c, answer in zip(placed, _runtime(runtime, requests), strict=True):
         assert answer.get("error") is None, (c, answer)
         assert answer["path"] == c["path"], (c, answer)
     return len(placed)
 
 
-def test_examples(oracle_binary: str, runtime_oracle: str) -> None:
+@pytest.mark.parametrize("version", [2, 1], ids=["cgroup v2", "cgroup v1"])
+def test_examples(oracle_binary: str, runtime_oracle: str, version: int) -> None:
     compared = 0
     for example in EXAMPLES:
         doc = _load(example)
@@ -60,7 +67,7 @@ def test_examples(oracle_binary: str, runtime_oracle: str) -> None:
         if scn is None:
             continue
         for driver in ("systemd", "cgroupfs"):
-            compared += _compare(oracle_binary, runtime_oracle, example, driver)
+            compared += _compare(oracle_binary, runtime_oracle, example, driver, version=version)
     assert compared > 100
 
 
@@ -75,10 +82,11 @@ ROOTS: tuple[tuple[str, dict[str, Any], str | None], ...] = (
 )
 
 
+@pytest.mark.parametrize("version", [2, 1], ids=["cgroup v2", "cgroup v1"])
 @pytest.mark.parametrize("driver", ["systemd", "cgroupfs"])
 @pytest.mark.parametrize(("name", "fields", "flag"), ROOTS, ids=[r[0] for r in ROOTS])
 def test_roots(oracle_binary: str, runtime_oracle: str, tmp_path: Path, name: str, fields: dict[str, Any],
-               flag: str | None, driver: str) -> None:
+               flag: str | None, driver: str, version: int) -> None:
     doc = copy.deepcopy(BASE)
     doc["kubeletConfig"].update(fields)
     path = write_scenario(doc, tmp_path / f"{name}.json")
@@ -87,12 +95,12 @@ def test_roots(oracle_binary: str, runtime_oracle: str, tmp_path: Path, name: st
         # no parent: runc refuses containerd's default path; podnuma plans
         # no sandbox or container and says why, in runc's words
         scn, run, _ = _podnuma_run(path)
-        mine = plan_podnuma(scn, run, None, 2, driver, cgroup_root=flag)
+        mine = plan_podnuma(scn, run, None, version, driver, cgroup_root=flag)
         assert mine.doc is not None
         assert not [c for c in mine.doc["cgroups"] if c["kind"] in ("sandbox", "container")]
-        (answer,) = _runtime(runtime_oracle, [{"driver": "systemd", "parent": "", "id": "<id>"}])
+        (answer,) = _runtime(runtime_oracle, [{"driver": "systemd", "parent": "", "id": "<id>", "version": version}])
         assert answer["error"] in " ".join(mine.doc["notes"])
         assert "no pod sandbox or container of the 4 running pods can start" in " ".join(mine.doc["notes"])
         return
-    compared = _compare(oracle_binary, runtime_oracle, path, driver, flag)
+    compared = _compare(oracle_binary, runtime_oracle, path, driver, flag, version)
     assert compared == 4 + 5  # four sandboxes, five containers

@@ -15,9 +15,20 @@
 // cgroup managers of opencontainers/cgroups (the path the systemd driver's
 // unit or the cgroupfs driver's directory takes).
 //
+// With "version": 1 the cgroup v1 managers place it: the fs manager
+// (cgroupfs) and the legacy systemd manager, each computing one directory
+// per controller; the answer is the path under each controller's mount,
+// the same for all (an error names them when they differ). Those managers
+// find the controllers' mounts in /proc/self/mountinfo, which a cgroup v2
+// host (or a container) has none of: the oracle gives them, through the
+// package's own caches (cgroup_v1.go), the mounts systemd makes on a
+// cgroup v1 host, so that the paths are computed by the managers' code
+// whatever the host.
+//
 // Input: JSON Lines on stdin, {"driver": "systemd"|"cgroupfs", "parent":
-// "...", "id": "..."}. Output: one JSON line each, {"path": "/..."} (under
-// the cgroup mount) or {"error": "..."}.
+// "...", "id": "...", "version": 1|2 (default 2)}. Output: one JSON line
+// each, {"path": "/..."} (under the cgroup mount; with cgroup v1, under
+// each controller's) or {"error": "..."}.
 package main
 
 import (
@@ -36,9 +47,10 @@ import (
 )
 
 type request struct {
-	Driver string `json:"driver"`
-	Parent string `json:"parent"`
-	ID     string `json:"id"`
+	Driver  string `json:"driver"`
+	Parent  string `json:"parent"`
+	ID      string `json:"id"`
+	Version int    `json:"version"`
 }
 
 type answer struct {
@@ -68,6 +80,13 @@ func place(r request) answer {
 	}, nil)
 	if err != nil {
 		a.Error = err.Error()
+		return a
+	}
+	if r.Version == 1 {
+		a.Path, err = placeV1(r.Driver, c)
+		if err != nil {
+			a.Error = err.Error()
+		}
 		return a
 	}
 	var full string
