@@ -162,7 +162,8 @@ def test_marks_inside_items_and_items_laid_out_otherwise(
 
 
 @pytest.mark.parametrize("layout", list(SEPARATORS))
-@pytest.mark.parametrize("damage", ["truncated", "NaN", "a Node in the list", "unclosed string"])
+@pytest.mark.parametrize("damage", ["truncated", "NaN", "a Node in the list", "unclosed string",
+                                    "a comma before the list's end", "no comma between two items"])
 def test_what_is_not_a_damaged_pod_still_goes_to_the_general_reader(
     fleet: Path, monkeypatch: pytest.MonkeyPatch, layout: str, damage: str,
 ) -> None:
@@ -180,6 +181,13 @@ def test_what_is_not_a_damaged_pod_still_goes_to_the_general_reader(
                                   '"restartPolicy": "Always"', '"restartPolicy":NaN', 1))
     elif damage == "unclosed string":
         f.write_text(text[: len(text) // 2] + '"' + text[len(text) // 2:])
+    elif damage == "a comma before the list's end":
+        assert text.endswith("}]}")
+        f.write_text(text[:-2] + ",]}")
+    elif damage == "no comma between two items":
+        sep = "},{" if layout == "jq -c" else "}, {"
+        assert sep + '"apiVersion"' in text
+        f.write_text(text.replace(sep + '"apiVersion"', "}{" + '"apiVersion"', 1))
     assert f.read_text() != text or damage == "a Node in the list"
     assert index_pod_file(f) is None
     got = load_fleet([fleet]) if damage == "a Node in the list" else None

@@ -188,9 +188,11 @@ def test_a_lone_surrogate_elsewhere_still_refuses_the_file(fleet: Path, what: st
 
 
 def test_nothing_else_is_let_through(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A text refused for another reason as well (``NaN``, a pod nested
-    deeper than the limit) is refused as before: the lone surrogate is
-    not a way past the other checks."""
+    """A text refused for another reason as well (``NaN``) is refused as
+    before: the lone surrogate is not a way past the other checks. Nesting
+    past the limit inside a field the fleet does not read is skipped with
+    the field, in a damaged dump as in a clean one, on one line as one item
+    a line."""
     f = tmp_path / "pods.json"
     pods: list[Any] = [{"kind": "Pod", "metadata": {"name": "p", "annotations": {"x": LONE}}, "spec": {}},
                        {"kind": "Pod", "metadata": {"name": "q"}, "spec": {"x": "NAN-HERE"}}]

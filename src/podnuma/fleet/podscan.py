@@ -576,11 +576,16 @@ _MEMBER = re.compile(rb'[ \t\r\n]*"[^"\\]*(?:\\.[^"\\]*)*"[ \t\r\n]*:[ \t\r\n]*'
 _SCALAR = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[-+.0-9a-zA-Z]+')
 #: the longest opening of a dump's first item a one-line layout goes by
 _PREFIX_MAX = 256
+#: the most white space between a comma and the next item's opening that
+#: a one-line layout's mark takes (with :data:`_PREFIX_MAX`, far under
+#: :data:`_HEAD`)
+_MARK_SPACE = 1024
 
 
 def _compact_layout(head: bytes, items_at: int, first: int) -> tuple[int, re.Pattern[bytes]] | None:
     """:func:`_layout` of a dump whose first item is not on a line of its
-    own: its items' mark is a comma, any white space and the first item's
+    own: its items' mark is a comma, white space (at most
+    :data:`_MARK_SPACE` bytes) and the first item's
     bytes from its ``{`` to the value of its first member that is an object
     or a list (``None`` when there is none within :data:`_PREFIX_MAX`
     bytes). The opening holds no comma before a ``{``, so that two marks
@@ -605,7 +610,11 @@ def _compact_layout(head: bytes, items_at: int, first: int) -> tuple[int, re.Pat
         pos = after.end() + 1
     if re.search(rb",[ \t\r\n]*\{", prefix) is not None:
         return None
-    return items_at, re.compile(rb",[ \t\r\n]*(" + re.escape(prefix) + rb")")
+    # (the white space is bounded, so that no mark is longer than the
+    # bytes a piece reads again before where it looks: a longer run is no
+    # mark for every piece alike, and the items on either side stay one
+    # read, never a pod in no piece)
+    return items_at, re.compile(rb",[ \t\r\n]{0,%d}(" % _MARK_SPACE + re.escape(prefix) + rb")")
 
 
 #: what the structure of a JSON text is made of, for :func:`_value_end`: a
