@@ -86,32 +86,39 @@ def test_a_clean_pod_passes() -> None:
     ("spec.containers[0].securityContext", 7,
      "spec.containers[0].securityContext: must be a mapping, got an integer"),
     ("spec.containers[0].securityContext.runAsUser", "0",
-     "spec.containers[0].securityContext.runAsUser: must be an integer, got a string"),
+     "spec.containers[0].securityContext.runAsUser: json: cannot unmarshal string into Go struct field "
+     "SecurityContext.spec.containers.securityContext.runAsUser of type int64"),
     ("spec.containers[0].ports[0].containerPort", "80",
-     "spec.containers[0].ports[0].containerPort: must be an integer, got a string"),
+     "spec.containers[0].ports[0].containerPort: json: cannot unmarshal string into Go struct field "
+     "ContainerPort.spec.containers.ports.containerPort of type int32"),
     ("spec.containers[0].livenessProbe.httpGet.port", True,
-     "spec.containers[0].livenessProbe.httpGet.port: must be an integer or a string, got a boolean"),
+     "spec.containers[0].livenessProbe.httpGet.port: json: cannot unmarshal bool into Go struct field "
+     "HTTPGetAction.spec.containers.livenessProbe.ProbeHandler.httpGet.port of type int32"),
     ("spec.containers[0].env[0].valueFrom", [],
      "spec.containers[0].env[0].valueFrom: must be a mapping, got a list"),
     ("spec.volumes", 3, "spec.volumes: must be a list, got an integer"),
     ("spec.volumes[0].hostPath.path", 5, "spec.volumes[0].hostPath.path: must be a string, got an integer"),
     ("spec.volumes[1].projected.sources[0].serviceAccountToken.expirationSeconds", "1h",
-     "spec.volumes[1].projected.sources[0].serviceAccountToken.expirationSeconds: must be an integer, got a string"),
+     "spec.volumes[1].projected.sources[0].serviceAccountToken.expirationSeconds: json: cannot unmarshal string "
+     "into Go struct field ServiceAccountTokenProjection.spec.volumes.VolumeSource.projected.sources."
+     "serviceAccountToken.expirationSeconds of type int64"),
     ("spec.tolerations", "x", "spec.tolerations: must be a list, got a string"),
     ("spec.hostNetwork", "yes", "spec.hostNetwork: must be a boolean, got a string"),
-    ("spec.priority", "high", "spec.priority: must be an integer, got a string"),
+    ("spec.priority", "high", "spec.priority: json: cannot unmarshal string into Go struct field PodSpec.spec.priority of type int32"),
     ("spec.priority", 1.5, "spec.priority: json: cannot unmarshal number 1.5 into Go struct field "
      "PodSpec.spec.priority of type int32"),
     ("spec.priority", 2**31,
      "spec.priority: json: cannot unmarshal number 2147483648 into Go struct field PodSpec.spec.priority "
      "of type int32"),
     ("spec.terminationGracePeriodSeconds", True,
-     "spec.terminationGracePeriodSeconds: must be an integer, got a boolean"),
+     "spec.terminationGracePeriodSeconds: json: cannot unmarshal bool into Go struct field "
+     "PodSpec.spec.terminationGracePeriodSeconds of type int64"),
     ("spec.nodeSelector.k", 1, "spec.nodeSelector[k]: must be a string, got an integer"),
     ("spec.affinity.nodeAffinity", "x", "spec.affinity.nodeAffinity: must be a mapping, got a string"),
     ("spec.ephemeralContainers", [{"name": "e", "image": 5}],
      "spec.ephemeralContainers[0].image: must be a string, got an integer"),
-    ("metadata.generation", "2", "metadata.generation: must be an integer, got a string"),
+    ("metadata.generation", "2", "metadata.generation: json: cannot unmarshal string into Go struct field "
+     "ObjectMeta.metadata.generation of type int64"),
     ("metadata.finalizers", "f", "metadata.finalizers: must be a list, got a string"),
     ("metadata.ownerReferences[0].controller", "yes",
      "metadata.ownerReferences[0].controller: must be a boolean, got a string"),
@@ -119,7 +126,8 @@ def test_a_clean_pod_passes() -> None:
     ("status.phase", 1, "status.phase: must be a string, got an integer"),
     ("status.conditions", {}, "status.conditions: must be a list, got a mapping"),
     ("status.containerStatuses[0].restartCount", "0",
-     "status.containerStatuses[0].restartCount: must be an integer, got a string"),
+     "status.containerStatuses[0].restartCount: json: cannot unmarshal string into Go struct field "
+     "ContainerStatus.status.containerStatuses.restartCount of type int32"),
 ])
 def test_a_wrong_type_at_a_known_field_is_refused(path: str, value: Any, message: str) -> None:
     doc = _set(_pod(), path, value)

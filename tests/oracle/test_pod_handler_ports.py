@@ -7,8 +7,8 @@ A port given by name follows ``IsValidPortName`` (at most 15 bytes, only
 last: a name of digits only, ``"80"``, is refused); one given by number is
 from 1 to 65535. A probe or hook has one handler type exactly (a second is
 forbidden, none is required) and only the first one set is validated; a
-regular init container's probes are refused for being there (not checked
-here: podnuma does not check that). Each pod must get the same verdict from
+regular init container's probes are refused for being there (checked in
+test_pod_validation_probes_differential.py). Each pod must get the same verdict from
 both, and podnuma's error must be one of the API server's, word for word.
 """
 

@@ -34,7 +34,8 @@ does not go through the API server's create path:
   collection (go-yaml ends one at ``?`` and keeps ``:`` before a flow
   indicator in it) podnuma reads as libyaml;
 * decoding is lenient: an unknown field (``Resources`` for ``resources``)
-  is dropped, not refused;
+  is dropped, not refused, at any depth (a port's, a probe's, the
+  status's: every struct of ``podnuma.api.pod_schema``);
 * ``apiVersion`` and ``kind`` (found by encoding/json, a key matching
   whatever its case, the last match winning) are required and must be
   ``v1`` ``Pod``
@@ -144,9 +145,11 @@ Without ``metadata.uid`` the kubelet hashes (FNV-128a of
 same value) a canonical JSON form of the decoded pod built to be equal
 exactly when the kubelet's decoded pods are, as far as modelled:
 
-* unknown fields dropped where podnuma knows the whole field set (the pod,
-  metadata, spec, containers, resources); a repeated key as decoded; key
-  order and JSON-or-YAML spelling do not count;
+* unknown fields dropped at any depth; a repeated key as decoded; key
+  order and JSON-or-YAML spelling do not count; an empty struct held by
+  value (``status: {}``, a container's ``resources: {}``) is the zero
+  struct, as absent (a pointer's, a container's ``securityContext: {}``,
+  is not nil);
 * a ``null``, and an empty string (a Go string field; not the pointer
   fields ``runtimeClassName``, ``preemptionPolicy`` and a container's
   ``restartPolicy``), count as absent as a struct's field; a map's entry
@@ -195,7 +198,7 @@ exactly when the kubelet's decoded pods are, as far as modelled:
 Not modelled (the kubelet's UID and podnuma's may then disagree on
 whether an edit changed the pod): zero values written out for other
 fields (``0``, ``false``, ``""`` in fields podnuma does not know to be
-plain Go values), unknown fields below the levels listed above, a
+plain Go values), a
 quantity written as a YAML float (counted by its float's text: go-yaml's
 float written back by sigs.k8s.io/yaml may be spelled otherwise). A
 quantity written as a JSON number counts as the quantity its text parses
@@ -226,16 +229,9 @@ from podnuma.agent.validation_kit import NulledQuantity, PodValidationOptions, g
 from podnuma.agent.validation_resources import pod_level_lists
 from podnuma.api.featuregates import GATE_POD_LEVEL_RESOURCES
 from podnuma.api.pod import Pod, PodLevelResources
-from podnuma.api.pod_manifest import (
-    CONTAINER_FIELDS,
-    EPHEMERAL_CONTAINER_FIELDS,
-    METADATA_FIELDS,
-    POD_FIELDS,
-    RESOURCES_FIELDS,
-    SPEC_FIELDS,
-    FeatureGateView,
-    parse_pod,
-)
+from podnuma.api.pod_manifest import FeatureGateView, parse_pod
+from podnuma.api.pod_schema import POD_TYPE, POINTER_FIELDS, GoType
+from podnuma.api.pod_types import TYPE_META
 from podnuma.api.pod_validation import required
 from podnuma.api.quantity import Quantity, QuantityError, quantity_from_manifest
 from podnuma.errors import InputError
@@ -243,7 +239,7 @@ from podnuma.fieldkit import wrong_type
 from podnuma.golang import rfc3339
 from podnuma.golang.jsonnumbers import JSONFloat, go_json_integer, go_json_number
 from podnuma.golang.jsonsyntax import go_json_syntax_error
-from podnuma.golang.strconv import go_format_float_g, go_quote
+from podnuma.golang.strconv import go_quote
 from podnuma.inputs.documents import Document, load_json
 from podnuma.inputs.limits import MANIFEST_LIMITS
 from podnuma.inputs.surrogates import go_json_escapes
@@ -277,7 +273,7 @@ def _load_yaml(text: str, name: str) -> tuple[Any, Any]:
     # document's events, then values built as go-yaml v2 builds them, a
     # repeated key keeping its last value
     from podnuma.inputs.documents import _check_size
-    from podnuma.inputs.goyaml import _Builder, compose_documents
+    from podnuma.inputs.goyaml import _Builder, compose_documents, go_sharp_v, null_scalar
 
     class _LastWins(_Builder):
         #: the value of the first null key met (``YAMLToJSON`` refuses it
@@ -288,13 +284,13 @@ def _load_yaml(text: str, name: str) -> tuple[Any, Any]:
             pairs: list[tuple[Any, Any]] = []
             for k, v in node.value:
                 if isinstance(k, yaml.CollectionNode):
-                    shown = _go_sharp_v(k)
+                    shown = go_sharp_v(k)
                     if shown is not None:  # (go-yaml's refusal, met in its order: the pairs before first)
                         super()._into(yaml.MappingNode(node.tag, pairs), out, _Forgetful())
                         raise InputError(f"couldn't parse as pod(yaml: invalid map key: {shown}), "
                                          "please check config file")
-                elif _null_scalar(k):
-                    shown = _go_sharp_v(v)
+                elif null_scalar(k):
+                    shown = go_sharp_v(v)
                     if shown is not None:
                         if self.null_key is None:
                             self.null_key = "<nil>" if shown == "interface {}(nil)" else shown
@@ -329,81 +325,6 @@ def _load_yaml(text: str, name: str) -> tuple[Any, Any]:
         # the first its walk of the maps, in no fixed order, meets)
         raise _not_a_pod(f"unsupported map key of type: %!s(<nil>), key: <nil>, value: {builder.null_key}", name)
     return value, docs[0]
-
-
-def _null_scalar(node: Any) -> bool:
-    """Whether ``node`` is a scalar go-yaml decodes to nil (``~``, ``null``,
-    an empty plain scalar)."""
-    from podnuma.inputs.goyaml import GoYAMLError, _is_merge, _scalar
-
-    if not isinstance(node, yaml.ScalarNode) or _is_merge(node):
-        return False
-    try:
-        return _scalar(node)[1] is None
-    except GoYAMLError:
-        return False
-
-
-def _go_sharp_v(node: Any) -> str | None:
-    """Go's ``%#v`` of the value go-yaml decodes ``node`` to (into an
-    ``interface{}``: ``map[interface {}]interface {}{"a":1, "b":"x"}``,
-    ``[]interface {}{"a", true}``, ``interface {}(nil)`` inside them), as
-    go-yaml's ``invalid map key: %#v`` prints a collection used as a key
-    (``decode.go``); ``None`` where podnuma does not model it (a merge key
-    or an alias inside, keys of mixed types, which Go sorts by their type's
-    address, a scalar go-yaml refuses)."""
-    from podnuma.inputs.goyaml import GoYAMLError, _is_merge, _scalar
-
-    if isinstance(node, yaml.ScalarNode):
-        try:
-            _tag, v = _scalar(node)
-        except GoYAMLError:
-            return None
-        if v is None:
-            return "interface {}(nil)"
-        if isinstance(v, bool):
-            return "true" if v else "false"
-        if isinstance(v, int):
-            return str(v)
-        if isinstance(v, float):
-            return go_format_float_g(v)
-        return go_quote(str(v))
-    if isinstance(node, yaml.SequenceNode):
-        items = [_go_sharp_v(item) for item in node.value]
-        if any(i is None for i in items):
-            return None
-        return "[]interface {}{" + ", ".join(str(i) for i in items) + "}"
-    if not isinstance(node, yaml.MappingNode):
-        return None
-    entries: dict[Any, str] = {}
-    kinds: set[type] = set()
-    for k, v in node.value:
-        if not isinstance(k, yaml.ScalarNode) or _is_merge(k):
-            return None
-        try:
-            _tag, key = _scalar(k)
-        except GoYAMLError:
-            return None
-        shown = _go_sharp_v(v)
-        if key is None or shown is None:
-            return None
-        kinds.add(type(key))
-        entries[key] = shown  # (a repeated key: the last value)
-    if len(kinds) > 1:
-        return None
-    keys = sorted(entries)
-    return "map[interface {}]interface {}{" + ", ".join(
-        f"{_go_sharp_v_key(k)}:{entries[k]}" for k in keys) + "}"
-
-
-def _go_sharp_v_key(key: Any) -> str:
-    if isinstance(key, bool):
-        return "true" if key else "false"
-    if isinstance(key, int):
-        return str(key)
-    if isinstance(key, float):
-        return go_format_float_g(key)
-    return go_quote(str(key))
 
 
 #: a tag (``!``, then tag characters) holding ``,``, ``[`` or ``]``
@@ -689,44 +610,39 @@ def _check_kind(data: Any, text: str, is_json: bool, name: str) -> dict[str, Any
 _CONTAINER_LISTS = ("initContainers", "containers", "ephemeralContainers")
 
 
-def _only(raw: Any, known: frozenset[str]) -> Any:
-    if not isinstance(raw, dict):
-        return raw
-    out = {k: v for k, v in raw.items() if k in known}
-    if isinstance(raw, RepeatedKeys):
-        return RepeatedKeys(out, [(k, v) for k, v in raw.pairs if k in known])
-    return out
-
-
-#: the spec's fields: podnuma's, and those of v1.37 its pod model does not
-#: hold (decoded, and hashed for the UID, by the kubelet)
-_SPEC_FIELDS = SPEC_FIELDS | {"schedulingGroup", "evictionResponders"}
-
-
 def _lenient(doc: dict[str, Any]) -> dict[str, Any]:
-    """The document without the fields the lenient decoder drops, at the
-    levels whose fields podnuma knows."""
-    out: dict[str, Any] = _only(doc, POD_FIELDS)
-    if "metadata" in out:
-        out["metadata"] = _only(out["metadata"], METADATA_FIELDS)
-    spec = out.get("spec")
-    if isinstance(spec, dict):
-        spec = out["spec"] = _only(spec, _SPEC_FIELDS)
-        for key in _CONTAINER_LISTS:
-            ctrs = spec.get(key)
-            if isinstance(ctrs, list):
-                known = EPHEMERAL_CONTAINER_FIELDS if key == "ephemeralContainers" else CONTAINER_FIELDS
-                spec[key] = [_container(c, known) for c in ctrs]
-        if "resources" in spec:
-            spec["resources"] = _only(spec["resources"], RESOURCES_FIELDS)
+    """The document without the fields the lenient decoder drops: every
+    key, at any depth, that is no field of its Go struct by its exact name
+    (``sigs.k8s.io/json``; the pod's ``apiVersion`` and ``kind`` kept)."""
+    out = _known_only(doc, POD_TYPE)
+    assert isinstance(out, dict)
     return out
 
 
-def _container(raw: Any, known: frozenset[str]) -> Any:
-    c = _only(raw, known)
-    if isinstance(c, dict) and "resources" in c:
-        c["resources"] = _only(c["resources"], RESOURCES_FIELDS)
-    return c
+def _known_only(raw: Any, t: GoType) -> Any:
+    """``raw`` (of the Go type ``t``) without the unknown fields of its
+    structs: copies of the mappings and lists on the way (a repeated key's
+    pairs kept for the known keys)."""
+    kind = t.kind
+    if kind == "struct":
+        if not isinstance(raw, dict):
+            return raw
+        fields = t.fields
+        top = t is POD_TYPE
+
+        def keep(k: str, v: Any) -> Any:
+            field = fields.get(k)
+            return v if field is None or v is None else _known_only(v, field[0])
+
+        out = {k: keep(k, v) for k, v in raw.items() if k in fields or (top and k in TYPE_META)}
+        if isinstance(raw, RepeatedKeys):
+            return RepeatedKeys(out, [(k, keep(k, v)) for k, v in raw.pairs
+                                      if k in fields or (top and k in TYPE_META)])
+        return out
+    if kind == "slice" and isinstance(raw, list) and t.elem is not None and t.elem.kind == "struct":
+        elem = t.elem
+        return [_known_only(v, elem) for v in raw]
+    return raw
 
 
 # ---------------------------------------------------------------- checks
@@ -1271,7 +1187,30 @@ def _canonical(doc: dict[str, Any], gates: FeatureGateView | None = None) -> dic
                         res[key] = {**had, **added}
     _status_lists(out.get("status"))
     _status_times(out.get("status"))
+    _drop_empty_structs(out, POD_TYPE)
     return out
+
+
+def _drop_empty_structs(doc: dict[str, Any], t: GoType) -> None:
+    """An empty struct held by value (``status: {}``, a container's
+    ``resources: {}``, one left empty by an unknown field dropped) as
+    absent, as the kubelet's decoded pod has it: the zero struct either
+    way (a pointer's empty struct is not nil: it stays)."""
+    prefix = t.name.removeprefix("v1.")
+    for k in list(doc):
+        field = t.fields.get(k)
+        if field is None:
+            continue
+        ft, go = field
+        v = doc[k]
+        if ft.kind == "struct" and isinstance(v, dict):
+            _drop_empty_structs(v, ft)
+            if not v and (go if "." in go else f"{prefix}.{k}") not in POINTER_FIELDS:
+                del doc[k]
+        elif ft.kind == "slice" and isinstance(v, list) and ft.elem is not None and ft.elem.kind == "struct":
+            for x in v:
+                if isinstance(x, dict):
+                    _drop_empty_structs(x, ft.elem)
 
 
 def _refused(errors: list[tuple[str, str]], located: Document, name: str) -> InputError:

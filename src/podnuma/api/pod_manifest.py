@@ -10,9 +10,13 @@ container names, ``restartPolicy``).
 
 Every known field of the pod (metadata, spec, every container and volume
 field, status) must be of its JSON type, as the API server's decoding into
-the Go types requires (``podnuma.api.pod_types``); unknown fields are
-refused where the reading is strict (the pod, its metadata, containers and
-resources).
+the Go types requires (``podnuma.api.pod_types``); an unknown field is
+refused at any depth (a port's, a probe's, a volume source's, the
+status's), as Go's strict decodings refuse it: the API server's with
+exact names (``sigs.k8s.io/json``: ``Name`` is unknown), the kubelet
+oracle's scenario decoding (``encoding/json``, ``unknown_in_order``) in
+any case (``Name`` is ``name``; of two spellings the later in sorted key
+order wins).
 
 Field paths in errors are relative to the pod document.
 """
@@ -30,12 +34,17 @@ from podnuma.api.pod_defaults import (
     round_up_milli,
 )
 from podnuma.api.pod_schema import POD_TYPE
-from podnuma.api.pod_types import Numbers, StrictFields, check_pod_types, check_value_types
+from podnuma.api.pod_types import Numbers, check_pod_types, check_value_types
 from podnuma.api.pod_validation import (
+    check_container_ports,
     check_container_resource_name,
     check_dns_label,
     check_dns_subdomain,
+    check_ephemeral_fields,
     check_handler_ports,
+    check_host_network_ports,
+    check_host_port_conflicts,
+    check_init_container_handlers,
     check_pod_resource_consistency,
     check_pod_resource_name,
     check_requirements,
@@ -101,9 +110,6 @@ SPEC_FIELDS = frozenset({
     "topologySpreadConstraints", "setHostnameAsFQDN", "os", "hostUsers", "schedulingGates",
     "resourceClaims", "resources", "hostnameOverride",
 })
-#: every field of Go's v1.PodSpec (k8s.io/api v0.37.2): the alpha ones
-#: podnuma does not read as well
-_GO_SPEC_FIELDS: Final = SPEC_FIELDS | {"evictionResponders", "schedulingGroup", "workloadRef"}
 _SPEC_READ = ("containers", "initContainers", "ephemeralContainers", "resources", "overhead",
               "restartPolicy")
 _POD_RESTART_POLICIES = ("Always", "OnFailure", "Never")
@@ -183,37 +189,64 @@ def _named_container(raw: object, path: str, known: Iterable[str]) -> tuple[Mapp
     return doc, name
 
 
-def _parse_container(
-    raw: object, path: str, index: int, *, init: bool, restart_rules: bool
-) -> Container:
-    """One container; ``restart_rules`` is the ``ContainerRestartRules``
-    gate (beta, on in v1.37), with which every container may set
-    ``restartPolicy`` to Always, Never or OnFailure (an init container is a
-    sidecar only with Always)."""
-    doc, name = _named_container(raw, path, CONTAINER_FIELDS)
-
-    restart_policy = optional_str(doc.get("restartPolicy"), field_path(path, "restartPolicy"))
-    if restart_policy is not None:
-        where = field_path(path, "restartPolicy")
-        if restart_rules:
-            if restart_policy not in _CONTAINER_RESTART_POLICIES:
-                raise unsupported(where, restart_policy, _CONTAINER_RESTART_POLICIES)
-        elif not init:
-            raise forbidden(where, "may not be set for non-init containers")
-        elif restart_policy != "Always":
-            raise unsupported(where, restart_policy, ("Always",))
-
+def _container_resources(
+    doc: Mapping[str, Any], path: str, *, defaults: bool
+) -> tuple[dict[str, Quantity], dict[str, Quantity]]:
+    """A container's requests and limits, checked (``defaults``: requests
+    defaulted from limits, as the v1 defaults do for app and init
+    containers, not for ephemeral ones)."""
     res_path = field_path(path, "resources")
     res = optional_mapping(doc.get("resources"), res_path)
     check_known_fields(res, RESOURCES_FIELDS, res_path)
     limits = _resource_list(res.get("limits"), field_path(res_path, "limits"), pod_level=False)
     requests = _resource_list(res.get("requests"), field_path(res_path, "requests"), pod_level=False)
-    default_container_requests(requests, limits)
+    if defaults:
+        default_container_requests(requests, limits)
     check_requirements(requests, limits, res_path)
-    if not init or restart_policy == "Always":
-        # (a regular init container may have no hooks or probes: refused
-        # for that, which podnuma does not check, not for their ports)
+    return requests, limits
+
+
+def _check_restart_policy(restart_policy: str | None, path: str) -> None:
+    """A container's ``restartPolicy`` (what is left of it once
+    ``dropContainerRestartRules`` ran): Always, Never or OnFailure."""
+    if restart_policy is not None and restart_policy not in _CONTAINER_RESTART_POLICIES:
+        raise unsupported(field_path(path, "restartPolicy"), restart_policy, _CONTAINER_RESTART_POLICIES)
+
+
+def _parse_container(
+    raw: object, path: str, index: int, *, init: bool, restart_rules: bool, seen: set[str],
+    host_network: bool,
+) -> Container:
+    """One container, its checks in the API server's order
+    (``validateContainers``: name, ports, resources, a duplicate name among
+    ``seen``, hooks and probes, ``restartPolicy``; ``validateInitContainers``:
+    name, ports, resources, ``restartPolicy``, a duplicate name, host ports,
+    hooks and probes). ``restart_rules`` is the ``ContainerRestartRules``
+    gate (beta, on in v1.37), with which every container may set
+    ``restartPolicy`` to Always, Never or OnFailure (an init container is a
+    sidecar only with Always); with it off the API server's
+    ``PrepareForCreate`` drops every container's ``restartPolicy`` but an
+    init container's Always before validation."""
+    doc, name = _named_container(raw, path, CONTAINER_FIELDS)
+    restart_policy = optional_str(doc.get("restartPolicy"), field_path(path, "restartPolicy"))
+    if not restart_rules and (not init or restart_policy != "Always"):
+        # dropContainerRestartRules (PrepareForCreate, gate off): only an
+        # init container's Always reaches validation
+        restart_policy = None
+    check_container_ports(doc.get("ports"), path, host_network=host_network)
+    requests, limits = _container_resources(doc, path, defaults=True)
+
+    if init:
+        _check_restart_policy(restart_policy, path)
+    if name in seen:
+        raise duplicate(field_path(path, "name"), name)
+    seen.add(name)
+    if init:
+        check_host_port_conflicts((doc,), "spec.initContainers", host_network=host_network)
+        check_init_container_handlers(doc, path, sidecar=restart_policy == "Always")
+    else:
         check_handler_ports(doc, path)
+        _check_restart_policy(restart_policy, path)
 
     kind: ContainerKind = "app"
     if init:
@@ -267,18 +300,6 @@ def with_identity_of(template: Pod, meta: Mapping[str, Any], *, sort_keys: bool 
 
 
 _METADATA_TYPE: Final = POD_TYPE.fields["metadata"][0]
-_CONTAINER_TYPE: Final = POD_TYPE.fields["spec"][0].fields["containers"][0].elem
-_EPHEMERAL_TYPE: Final = POD_TYPE.fields["spec"][0].fields["ephemeralContainers"][0].elem
-assert _CONTAINER_TYPE is not None and _EPHEMERAL_TYPE is not None
-#: the Go structs whose unknown fields podnuma refuses, for the type
-#: check's order (:func:`podnuma.api.pod_types.check_pod_types`): the pod,
-#: its metadata, its spec, its containers and their resources (a
-#: container's and the pod's: one Go type)
-_STRICT: Final[StrictFields] = {
-    POD_TYPE: POD_FIELDS, _METADATA_TYPE: METADATA_FIELDS, POD_TYPE.fields["spec"][0]: _GO_SPEC_FIELDS,
-    _CONTAINER_TYPE: CONTAINER_FIELDS, _EPHEMERAL_TYPE: EPHEMERAL_CONTAINER_FIELDS,
-    _CONTAINER_TYPE.fields["resources"][0]: RESOURCES_FIELDS,
-}
 
 
 def _numbers(numbers: Numbers | None, sort_keys: bool) -> Numbers:
@@ -305,8 +326,8 @@ def parse_pod(doc: Mapping[str, Any], *, gates: FeatureGateView, sort_keys: bool
     """Parse, default and validate a v1 Pod manifest.
 
     Raises ``InputError`` whose path is relative to ``doc``. Unknown fields
-    of the pod, its metadata, containers and resources are refused (strict
-    field validation); other fields are not checked beyond their shape.
+    are refused at any depth (strict field validation); fields are not
+    checked beyond their JSON types but where the validation reads them.
     ``sort_keys``: the pod reaches Go's decoding with its mappings' keys
     sorted (written again from a map by ``json.Marshal``, as ``kubectl``
     sends a manifest and the kubelet oracle's scenario gives its pods), so
@@ -319,14 +340,20 @@ def parse_pod(doc: Mapping[str, Any], *, gates: FeatureGateView, sort_keys: bool
     nothing else wrong, as the API server's strict decoding refuses it;
     ``unknown_in_order``: where the decoding meets it, the first error
     then (``encoding/json``'s ``DisallowUnknownFields``, with which the
-    kubelet oracle decodes a scenario's pods).
+    kubelet oracle decodes a scenario's pods), and a key matches a field
+    whatever its case (``encoding/json``'s match: ``metadata: {Name: w}``
+    is the pod ``w``; of ``Name`` and ``name`` the later in sorted order,
+    ``name``, wins); without it only the exact name matches (the API
+    server's ``sigs.k8s.io/json``).
     """
     doc = expect_string_keys(doc, "")
     # (the API server's decoding: every quantity parsed, a time or an
     # int-or-string that fails, a known field of the wrong JSON type, then
     # an unknown field)
-    check_pod_types(doc, quantity=_check_qty, sort_keys=sort_keys, numbers=_numbers(numbers, sort_keys),
-                    strict=_STRICT, strict_in_order=unknown_in_order)
+    # (encoding/json, unknown_in_order, matches a key in any case: the pod
+    # read on is the decoded one, each such key under its field's name)
+    doc = check_pod_types(doc, quantity=_check_qty, sort_keys=sort_keys, numbers=_numbers(numbers, sort_keys),
+                          strict=True, strict_in_order=unknown_in_order, fold=unknown_in_order)
     check_known_fields(doc, POD_FIELDS, "")
     if isinstance(doc.get("spec"), Mapping):
         # (a spec key podnuma takes for a misspelling of one it reads: an
@@ -356,47 +383,41 @@ def parse_pod(doc: Mapping[str, Any], *, gates: FeatureGateView, sort_keys: bool
     spec = expect_string_keys(spec_raw, "spec")
     _check_spec_fields(spec)
     pod_restart = optional_str(spec.get("restartPolicy"), "spec.restartPolicy")
-    # validateRestartPolicy ("" is defaulted to Always before validation)
-    if pod_restart and pod_restart not in _POD_RESTART_POLICIES:
-        raise unsupported("spec.restartPolicy", pod_restart, _POD_RESTART_POLICIES)
 
+    # ValidatePodSpec's order: validateContainers (then the app containers'
+    # host ports together), validateInitContainers (names unique across
+    # both lists), validateEphemeralContainers, the pod-level resources,
+    # validateRestartPolicy, validateOverhead
     restart_rules = gates.enabled("ContainerRestartRules")
-    init_containers = tuple(
-        _parse_container(raw, f"spec.initContainers[{i}]", i, init=True, restart_rules=restart_rules)
-        for i, raw in enumerate(optional_list(spec.get("initContainers"), "spec.initContainers"))
-    )
+    host_network = spec.get("hostNetwork") is True
+    seen: set[str] = set()
     raw_containers = optional_list(spec.get("containers"), "spec.containers")
     if not raw_containers:
         raise required("spec.containers")
     containers = tuple(
-        _parse_container(raw, f"spec.containers[{i}]", i, init=False, restart_rules=restart_rules)
+        _parse_container(raw, f"spec.containers[{i}]", i, init=False, restart_rules=restart_rules, seen=seen,
+                         host_network=host_network)
         for i, raw in enumerate(raw_containers)
     )
-    # validateContainers, then validateInitContainers: app containers are
-    # unique among themselves; an init container may not reuse an app
-    # container's name or an earlier init container's.
-    seen: set[str] = set()
-    for ctr in (*containers, *init_containers):
-        if ctr.name in seen:
-            where = "spec.initContainers" if ctr.is_init else "spec.containers"
-            raise duplicate(f"{where}[{ctr.index}].name", ctr.name)
-        seen.add(ctr.name)
+    app_docs = [c for c in raw_containers if isinstance(c, Mapping)]
+    check_host_port_conflicts(app_docs, "spec.containers", host_network=host_network)
+    init_containers = tuple(
+        _parse_container(raw, f"spec.initContainers[{i}]", i, init=True, restart_rules=restart_rules, seen=seen,
+                         host_network=host_network)
+        for i, raw in enumerate(optional_list(spec.get("initContainers"), "spec.initContainers"))
+    )
 
     ephemeral: list[str] = []
     for i, raw in enumerate(optional_list(spec.get("ephemeralContainers"), "spec.ephemeralContainers")):
         path = f"spec.ephemeralContainers[{i}]"
         eph, eph_name = _named_container(raw, path, EPHEMERAL_CONTAINER_FIELDS)
+        check_container_ports(eph.get("ports"), path)
+        _container_resources(eph, path, defaults=False)
         if eph_name in seen:
             raise duplicate(field_path(path, "name"), eph_name)
-        if eph.get("resources"):
-            raise forbidden(field_path(path, "resources"), "cannot be set for an Ephemeral Container")
         seen.add(eph_name)
+        check_ephemeral_fields(eph, path)
         ephemeral.append(eph_name)
-
-    # validateOverhead: the list is checked as the limits of a container's
-    # resources, under that path (spec.overhead.limits[NAME], an upstream quirk)
-    overhead = _resource_list(spec.get("overhead"), "spec.overhead.limits", pod_level=False)
-    check_requirements({}, overhead, "spec.overhead")
 
     resources: PodLevelResources | None = None
     raw_resources = spec.get("resources")
@@ -408,6 +429,17 @@ def parse_pod(doc: Mapping[str, Any], *, gates: FeatureGateView, sort_keys: bool
             containers,
             fix_defaulting=gates.enabled("PodLevelResourcesFixDefaulting"),
         )
+
+    if host_network:
+        check_host_network_ports(app_docs, "spec.containers")
+    # validateRestartPolicy ("" is defaulted to Always before validation)
+    if pod_restart and pod_restart not in _POD_RESTART_POLICIES:
+        raise unsupported("spec.restartPolicy", pod_restart, _POD_RESTART_POLICIES)
+
+    # validateOverhead: the list is checked as the limits of a container's
+    # resources, under that path (spec.overhead.limits[NAME], an upstream quirk)
+    overhead = _resource_list(spec.get("overhead"), "spec.overhead.limits", pod_level=False)
+    check_requirements({}, overhead, "spec.overhead")
 
     return Pod(
         uid=uid,

@@ -7,12 +7,16 @@ source) and status, each a :class:`GoType` (``kind``, the name the
 decoder's error gives it, its fields or element). The static-pod decoder
 of ``podnuma.agent.validation`` (Go's messages) and the type check of
 API-server pods (``podnuma.api.pod_types``, podnuma's field-path
-messages) both read it.
+messages) both read it. Every struct holds every JSON field of its Go
+struct (checked against Go's reflection of ``v1.Pod``; the pod's
+``TypeMeta`` aside): an unknown field is refused, or dropped, at any
+depth on that ground. :data:`POINTER_FIELDS` are the fields a ``null``
+sets to nil.
 """
 
 from __future__ import annotations
 
-__all__ = ["GoType", "POD_TYPE", "VOLUME_SOURCES"]
+__all__ = ["GoType", "POD_TYPE", "POINTER_FIELDS", "VOLUME_SOURCES", "fold_name"]
 
 #: a volume source's JSON name -> its Go struct's name
 _G_VOLUME_SOURCES = {
@@ -38,7 +42,7 @@ class _Go:
     ``bool``, ``struct``, ``slice``, ``map``, ``any`` (not checked); ``name`` as the decoder's error names it
     (a pointer by its element: ``v1.Probe`` for ``*v1.Probe``)."""
 
-    __slots__ = ("bits", "elem", "fields", "kind", "name")
+    __slots__ = ("bits", "elem", "fields", "folded", "kind", "name")
 
     def __init__(self, kind: str, name: str = "", *, bits: int = 0, elem: _Go | None = None,
                  fields: dict[str, tuple[_Go, str]] | None = None) -> None:
@@ -46,6 +50,23 @@ class _Go:
         #: JSON name -> (type, the names the decoder's error stacks: an
         #: embedded struct's name first, ``VolumeSource.hostPath``)
         self.fields = fields or {}
+        #: a JSON name folded (:func:`fold_name`) -> the JSON name
+        #: (``encoding/json``'s case-insensitive match of a key)
+        self.folded = {fold_name(k): k for k in self.fields}
+
+
+def fold_name(key: str) -> str:
+    """``key`` as ``encoding/json`` folds an object key to match it to a
+    struct field whatever its case (Go's ``foldName``: each rune the
+    smallest of its ``unicode.SimpleFold`` orbit). Exact for a comparison
+    with the v1 types' field names, which are ASCII: an ASCII letter is
+    upper-cased, U+017F (long s) and U+212A (Kelvin sign) fold to ``S``
+    and ``K``, the only runes outside ASCII whose orbit holds an ASCII
+    letter; any other rune is left as it is (it matches no field)."""
+    if key.isascii():
+        return key.upper()
+    return "".join("S" if c == "\u017f" else "K" if c == "\u212a" else c.upper() if c.isascii() else c
+                   for c in key)
 
 
 def _struct(name: str, fields: dict[str, _Go], embedded: dict[str, tuple[str, _Go]] | None = None) -> _Go:
@@ -92,7 +113,8 @@ _G_OBJECT_META_FIELDS: dict[str, _Go] = {
         "controller": _G_BOOL, "blockOwnerDeletion": _G_BOOL})),
     "managedFields": _slice(_struct("ManagedFieldsEntry", {
         "manager": _G_STRING, "operation": _alias("ManagedFieldsOperationType"), "apiVersion": _G_STRING,
-        "fieldsType": _G_STRING, "subresource": _G_STRING, "time": _G_TIME})),
+        "fieldsType": _G_STRING, "subresource": _G_STRING, "time": _G_TIME,
+        "fieldsV1": _G_ANY})),  # (FieldsV1 decodes itself: any JSON value)
 }
 _G_KEY_TO_PATH = _slice(_struct("KeyToPath", {
     "key": _G_STRING, "path": _G_STRING, "mode": _G_INT32, "user": _G_INT64}))
@@ -419,6 +441,92 @@ _G_POD = _struct("Pod", {
     }),
 })
 
+#: the pointer fields of the v1 Pod's structs (k8s.io/api v0.37.2
+#: ``core/v1``, metav1's ``ObjectMeta``...), by the Go struct that declares
+#: them (an embedded struct's own name: ``ProbeHandler``,
+#: ``EphemeralContainerCommon``): a ``null`` sets such a field to nil, as
+#: it does a slice, a map, a ``metav1.Time`` or a quantity; any other
+#: field (a plain string, bool or integer, a struct held by value:
+#: ``metadata``, ``spec``, a container's ``resources``) keeps what it held
+#: (``encoding/json``, a key given twice in different cases)
+_G_POINTERS: dict[str, str] = {
+    "Affinity": "nodeAffinity podAffinity podAntiAffinity",
+    "AppArmorProfile": "localhostProfile",
+    "AzureDiskVolumeSource": "cachingMode fsType kind readOnly",
+    "CSIVolumeSource": "fsType nodePublishSecretRef readOnly",
+    "CephFSVolumeSource": "secretRef",
+    "CinderVolumeSource": "secretRef",
+    "ClusterTrustBundleProjection": "labelSelector name optional signerName user",
+    "ConfigMapEnvSource": "optional",
+    "ConfigMapKeySelector": "optional",
+    "ConfigMapProjection": "optional",
+    "ConfigMapVolumeSource": "defaultMode defaultUser optional",
+    "Container": "lifecycle livenessProbe readinessProbe restartPolicy securityContext startupProbe",
+    "ContainerRestartRule": "exitCodes",
+    "ContainerState": "running terminated waiting",
+    "ContainerStatus": "resources started stopSignal user",
+    "ContainerUser": "linux",
+    "DownwardAPIVolumeFile": "fieldRef mode resourceFieldRef user",
+    "DownwardAPIVolumeSource": "defaultMode defaultUser",
+    "EmptyDirVolumeSource": "mode sizeLimit",
+    "EnvFromSource": "configMapRef secretRef",
+    "EnvVar": "valueFrom",
+    "EnvVarSource": "configMapKeyRef fieldRef fileKeyRef resourceFieldRef secretKeyRef",
+    "EphemeralContainerCommon": "lifecycle livenessProbe readinessProbe restartPolicy securityContext startupProbe",
+    "EphemeralVolumeSource": "volumeClaimTemplate",
+    "EvictionResponder": "priority",
+    "FCVolumeSource": "lun",
+    "FileKeySelector": "optional",
+    "FlexVolumeSource": "secretRef",
+    "GRPCAction": "mode service",
+    "HTTPGetAction": "protocol",
+    "HostPathVolumeSource": "type",
+    "ISCSIVolumeSource": "initiatorName secretRef",
+    "KeyToPath": "mode user",
+    "Lifecycle": "postStart preStop stopSignal",
+    "LifecycleHandler": "exec httpGet sleep tcpSocket",
+    "ManagedFieldsEntry": "fieldsV1 time",
+    "NodeAffinity": "requiredDuringSchedulingIgnoredDuringExecution",
+    "NodeAllocatableMappedResources": "quantity",
+    "NodeAllocatableOverheadResources": "perContainer perPod",
+    "ObjectMeta": "deletionGracePeriodSeconds deletionTimestamp",
+    "OwnerReference": "blockOwnerDeletion controller",
+    "PersistentVolumeClaimSpec": "dataSource dataSourceRef selector storageClassName volumeAttributesClassName volumeMode",
+    "PodAffinityTerm": "labelSelector namespaceSelector",
+    "PodCertificateProjection": "maxExpirationSeconds user",
+    "PodDNSConfigOption": "value",
+    "PodResourceClaim": "resourceClaimName resourceClaimTemplateName",
+    "PodResourceClaimStatus": "resourceClaimName",
+    "PodSchedulingGroup": "podGroupName",
+    "PodSecurityContext": "appArmorProfile fsGroup fsGroupChangePolicy runAsGroup runAsNonRoot runAsUser seLinuxChangePolicy seLinuxOptions seccompProfile supplementalGroupsPolicy windowsOptions",
+    "PodSpec": "activeDeadlineSeconds affinity automountServiceAccountToken dnsConfig enableServiceLinks hostUsers hostnameOverride os preemptionPolicy priority resources runtimeClassName schedulingGroup securityContext setHostnameAsFQDN shareProcessNamespace terminationGracePeriodSeconds",
+    "PodStatus": "extendedResourceClaimStatus resources startTime",
+    "Probe": "terminationGracePeriodSeconds",
+    "ProbeHandler": "exec grpc httpGet tcpSocket",
+    "ProjectedVolumeSource": "defaultMode defaultUser",
+    "RBDVolumeSource": "secretRef",
+    "ResourceHealth": "message",
+    "ScaleIOVolumeSource": "secretRef",
+    "SeccompProfile": "localhostProfile",
+    "SecretEnvSource": "optional",
+    "SecretKeySelector": "optional",
+    "SecretProjection": "optional",
+    "SecretVolumeSource": "defaultMode defaultUser optional",
+    "SecurityContext": "allowPrivilegeEscalation appArmorProfile capabilities privileged procMount readOnlyRootFilesystem runAsGroup runAsNonRoot runAsUser seLinuxOptions seccompProfile windowsOptions",
+    "ServiceAccountTokenProjection": "expirationSeconds user",
+    "StorageOSVolumeSource": "secretRef",
+    "Toleration": "tolerationSeconds",
+    "TopologySpreadConstraint": "labelSelector minDomains nodeAffinityPolicy nodeTaintsPolicy",
+    "TypedLocalObjectReference": "apiGroup",
+    "TypedObjectReference": "apiGroup namespace",
+    "VolumeMount": "mountPropagation recursiveReadOnly",
+    "VolumeMountStatus": "recursiveReadOnly volumeStatus",
+    "VolumeProjection": "clusterTrustBundle configMap downwardAPI podCertificate secret serviceAccountToken",
+    "VolumeSource": "awsElasticBlockStore azureDisk azureFile cephfs cinder configMap csi downwardAPI emptyDir ephemeral fc flexVolume flocker gcePersistentDisk gitRepo glusterfs hostPath image iscsi nfs persistentVolumeClaim photonPersistentDisk portworxVolume projected quobyte rbd scaleIO secret storageos vsphereVolume",
+    "VolumeStatus": "image",
+    "WindowsSecurityContextOptions": "gmsaCredentialSpec gmsaCredentialSpecName hostProcess runAsUserName",
+}
+POINTER_FIELDS = frozenset(f"{s}.{f}" for s, fs in _G_POINTERS.items() for f in fs.split())
 
 GoType = _Go
 POD_TYPE = _G_POD

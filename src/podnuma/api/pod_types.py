@@ -13,8 +13,8 @@ podnuma's field-path wording (``podnuma.fieldkit.wrong_type``)::
 The types are :mod:`podnuma.api.pod_schema` (the static-pod decoder's).
 What is checked: every field of the schema, the first wrong one in the
 document's order; a ``null`` is its type's zero value anywhere (Go's
-decoder); a field the schema does not know is left to the readers (which
-refuse unknown fields where they are strict, and ``strict`` here). An
+decoder); a field the schema does not know is refused (``strict``, below)
+or left to the readers. An
 integer field takes a whole number in its Go type's range, written as Go
 reads it (``numbers``, below). A JSON number past the float range
 (``1e400``, read as its text, a
@@ -71,19 +71,27 @@ field takes, and how it is refused:
   does not give back: ``1e3``, ``80.00``) is read as its text, a plain
   float (YAML's, JSON's ``2.5``) as a float64.
 
-A number an integer or int-or-string field refuses is refused in Go's
-words, at its field path::
+A number an integer or int-or-string field refuses, and a string, a
+boolean, an object or a list in an integer field (or anything but a
+string or a number in an int-or-string), is refused in Go's words, at
+its field path (the API server's decoder and ``encoding/json`` word it
+alike)::
 
     spec.containers[0].ports[0].containerPort: json: cannot unmarshal number 80.0 into Go \
 struct field ContainerPort.spec.containers.ports.containerPort of type int32
+    spec.priority: json: cannot unmarshal string into Go struct field PodSpec.spec.priority of type int32
 
-Unknown fields (``strict``: the Go structs podnuma reads strictly, each
-with its known JSON names) are refused as the decoder met them: after
-every other error (``strict_in_order`` false: the API server's strict
-decoding, which reports them only when the decoding itself succeeded), or
-saved in the walk's order like a type mismatch (``strict_in_order``:
+Unknown fields (``strict``: a key that is no field of its struct, at any
+depth, the status included; the pod's ``apiVersion`` and ``kind`` are
+known) are refused as the decoder met them: after every other error
+(``strict_in_order`` false: the API server's strict decoding, which
+reports them only when the decoding itself succeeded), or saved in the
+walk's order like a type mismatch (``strict_in_order``:
 ``encoding/json``'s ``DisallowUnknownFields``, as the kubelet oracle
-decodes a scenario's pods).
+decodes a scenario's pods). ``fold``: ``encoding/json``'s match of a key
+to a field whatever its case (its exact name first, else the name folded:
+:func:`~podnuma.api.pod_schema.fold_name`); the API server's
+``sigs.k8s.io/json`` takes the exact name only.
 """
 
 from __future__ import annotations
@@ -92,19 +100,22 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any, Final, Literal
 
-from podnuma.api.pod_schema import POD_TYPE, GoType
+from podnuma.api.pod_schema import POD_TYPE, POINTER_FIELDS, GoType, fold_name
 from podnuma.errors import InputError
 from podnuma.fieldkit import check_known_fields, wrong_type
 from podnuma.golang import rfc3339
 from podnuma.golang.jsonnumbers import JSONFloat, JSONNumberText, as_go_number
 from podnuma.golang.strconv import go_json_format_float
 
-__all__ = ["Numbers", "QuantityCheck", "StrictFields", "check_pod_types", "check_value_types"]
+__all__ = ["TYPE_META", "Numbers", "QuantityCheck", "check_pod_types", "check_value_types"]
 
 #: how a number reached Go's decoder (see the module's docstring)
 Numbers = Literal["text", "float", "as-read"]
-#: the Go structs whose unknown fields are refused -> their known JSON names
-StrictFields = Mapping[GoType, frozenset[str]]
+#: the pod's ``TypeMeta`` fields (not in the schema: the caller reads them),
+#: and folded (:func:`~podnuma.api.pod_schema.fold_name`) -> each
+_TYPE_META: Final = frozenset({"apiVersion", "kind"})
+TYPE_META = _TYPE_META
+_TYPE_META_FOLDED: Final = {"APIVERSION": "apiVersion", "KIND": "kind"}
 
 _WANT = {
     "string": "a string", "time": "a string (a time)", "bool": "a boolean", "int": "an integer",
@@ -150,12 +161,29 @@ def _go_field(root: GoType, root_path: str, path: str) -> tuple[str, str]:
         key = m.group(1)
         if key is not None and t.kind == "struct":
             field = t.fields.get(key)
+            if field is None and key not in t.fields:
+                name = t.folded.get(fold_name(key))  # (a key in another case: Go names the field)
+                field = t.fields.get(name) if name is not None else None
             struct = t.name.removeprefix("v1.")
             names.append(field[1] if field is not None else key)
             t = field[0] if field is not None else None
         else:
             t = t.elem
     return struct, ".".join(names)
+
+
+def _go_json_kind(value: Any) -> str:
+    """The JSON kind ``encoding/json``'s type error names for ``value``
+    (not a number), or "" for a value JSON has no kind for."""
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, Mapping):
+        return "object"
+    if isinstance(value, list | tuple):
+        return "array"
+    return ""
 
 
 #: ``(value, path)`` -> ``None``: a quantity's value (a string or a
@@ -180,11 +208,11 @@ class _Walk:
     then the first unknown field of a ``strict`` struct (unless
     ``strict_in_order``: saved like a mismatch, where it is met)."""
 
-    __slots__ = ("numbers", "quantity", "root", "root_path", "saved", "sort", "strict", "strict_in_order",
-                 "unknown")
+    __slots__ = ("fold", "numbers", "quantity", "refold", "root", "root_path", "saved", "sort", "strict",
+                 "strict_in_order", "unknown")
 
     def __init__(self, quantity: QuantityCheck | None, sort: bool, numbers: str, root: GoType,
-                 root_path: str, strict: StrictFields | None, strict_in_order: bool) -> None:
+                 root_path: str, strict: bool, strict_in_order: bool, fold: bool) -> None:
         self.quantity = quantity
         self.sort = sort
         self.numbers = numbers
@@ -192,6 +220,9 @@ class _Walk:
         self.root_path = root_path
         self.strict = strict
         self.strict_in_order = strict_in_order
+        self.fold = fold
+        #: a key matched a field in another case (``fold``)
+        self.refold = False
         self.saved: InputError | None = None
         self.unknown: InputError | None = None
 
@@ -199,10 +230,11 @@ class _Walk:
         if self.saved is None:
             self.saved = err
 
-    def unknown_field(self, key: str, known: frozenset[str], path: str) -> None:
-        """``key`` of the struct at ``path`` is none of ``known``."""
+    def unknown_field(self, key: str, t: GoType, path: str) -> None:
+        """``key`` of the struct ``t`` at ``path`` is none of its fields."""
         if (self.saved if self.strict_in_order else self.unknown) is not None:
             return
+        known = [*t.fields, *_TYPE_META] if t is POD_TYPE else list(t.fields)
         try:
             check_known_fields({key: None}, known, path)  # (its error, with its suggestion)
         except InputError as e:
@@ -230,8 +262,16 @@ class _Walk:
     def go_number_error(self, text: str, t: GoType, path: str) -> InputError:
         """``encoding/json``'s refusal of the number ``text`` for the
         integer (or int-or-string) field at ``path``."""
+        return self.go_type_error(f"number {text}", t, path)
+
+    def go_type_error(self, what: str, t: GoType, path: str) -> InputError:
+        """``encoding/json``'s refusal of a JSON value (``what``: ``string``,
+        ``bool``, ``object``, ``array``, ``number TEXT``) for the integer
+        (or int-or-string) field at ``path``: ``json: cannot unmarshal
+        string into Go struct field ContainerPort.spec.containers.ports.containerPort
+        of type int32`` (the API server's decoding and the scenario's alike)."""
         struct, names = _go_field(self.root, self.root_path, path)
-        return InputError(f"json: cannot unmarshal number {text} into Go struct field {struct}.{names} "
+        return InputError(f"json: cannot unmarshal {what} into Go struct field {struct}.{names} "
                           f"of type {t.name}", path=path)
 
     def int_error(self, value: Any, t: GoType, path: str) -> InputError | None:
@@ -272,22 +312,26 @@ class _Walk:
             if not isinstance(value, Mapping):
                 self.mismatch(wrong_type(path, "a mapping", value))
                 return
-            known = self.strict.get(t) if self.strict is not None else None
             fields = t.fields
             for k, v in self.items(value):
-                if known is not None and k not in known:
-                    self.unknown_field(k, known, path)
-                if v is None:
-                    continue
                 field = fields.get(k)
                 if field is None:
-                    continue
-                if t is POD_TYPE and k == "status" and self.strict is not None:
-                    # (a status is read leniently: its structs, a container
-                    # status's resources among them, are not strict)
-                    strict, self.strict = self.strict, None
-                    self.go(v, field[0], f"{path}.{k}" if path else k)
-                    self.strict = strict
+                    if t is POD_TYPE and k in _TYPE_META:
+                        continue  # (TypeMeta's: the caller reads them)
+                    if self.fold:  # (encoding/json: a field in another case)
+                        folded = fold_name(k)
+                        name = t.folded.get(folded)
+                        if name is not None:
+                            field = fields[name]
+                            self.refold = True
+                        elif t is POD_TYPE and folded in _TYPE_META_FOLDED:
+                            self.refold = True
+                            continue
+                    if field is None:
+                        if self.strict:
+                            self.unknown_field(k, t, path)
+                        continue
+                if v is None:
                     continue
                 self.go(v, field[0], f"{path}.{k}" if path else k)
             return
@@ -336,7 +380,9 @@ class _Walk:
             elif kind == "intstr" and isinstance(value, str):
                 err = None
             else:
-                err = wrong_type(path, _WANT[kind], value)
+                what = _go_json_kind(value)
+                err = (self.go_type_error(what, t, path) if what
+                       else wrong_type(path, _WANT[kind], value))
             if err is not None:
                 if kind == "intstr":
                     raise err  # (IntOrString.UnmarshalJSON's error)
@@ -353,31 +399,99 @@ class _Walk:
 
 def check_value_types(
     value: Any, t: GoType, path: str, *, quantity: QuantityCheck | None = None, sort_keys: bool = False,
-    numbers: Numbers = "as-read", strict: StrictFields | None = None, strict_in_order: bool = False,
-) -> None:
+    numbers: Numbers = "as-read", strict: bool = False, strict_in_order: bool = False, fold: bool = False,
+) -> Any:
     """``value`` at ``path`` checked against the Go type ``t``
-    (:func:`check_pod_types` for a part of a pod)."""
-    walk = _Walk(quantity, sort_keys, numbers, t, path, strict, strict_in_order)
+    (:func:`check_pod_types` for a part of a pod); ``value`` as decoded."""
+    walk = _Walk(quantity, sort_keys, numbers, t, path, strict, strict_in_order, fold)
     walk.go(value, t, path)
     if walk.saved is not None:
         raise walk.saved
     if walk.unknown is not None:
         raise walk.unknown
+    if walk.refold:
+        return _decoded(None, value, t, sort_keys)
+    return value
 
 
 def check_pod_types(
     doc: Mapping[str, Any], *, quantity: QuantityCheck | None = None, sort_keys: bool = False,
-    numbers: Numbers = "as-read", strict: StrictFields | None = None, strict_in_order: bool = False,
-) -> None:
+    numbers: Numbers = "as-read", strict: bool = False, strict_in_order: bool = False, fold: bool = False,
+) -> Any:
     """Refuse the pod ``doc`` (a mapping) as Go's decoding into the v1 Pod
     refuses it: the first time, int-or-string or quantity (parsed by
     ``quantity``, when given) that fails, in the document's order (the
     keys' order with ``sort_keys``), else the first known field whose
     value is of the wrong JSON type (or, ``strict_in_order``, an unknown
-    field of a ``strict`` struct, whichever comes first), else the first
-    unknown field: ``InputError`` with its path
+    field, whichever comes first), else (``strict``) the first unknown
+    field, at any depth: ``InputError`` with its path
     (``spec.containers[0].ports: must be a list, got an integer``,
     ``metadata.creationTimestamp: not an RFC 3339 time: ...``). How the
-    numbers reached the decoder: ``numbers`` (the module's docstring)."""
-    check_value_types(doc, POD_TYPE, "", quantity=quantity, sort_keys=sort_keys, numbers=numbers,
-                      strict=strict, strict_in_order=strict_in_order)
+    numbers reached the decoder: ``numbers`` (the module's docstring).
+    ``fold``: a key matches a field in any case (``encoding/json``; the
+    API server's decoder, ``sigs.k8s.io/json``, matches the exact name
+    only). Returns the pod as decoded: ``doc`` itself, or (``fold``, a key
+    in another case met) a copy with each such key under its field's name,
+    a field given more than once decoded in turn into what the earlier
+    one left (:func:`_decoded`)."""
+    return check_value_types(doc, POD_TYPE, "", quantity=quantity, sort_keys=sort_keys, numbers=numbers,
+                             strict=strict, strict_in_order=strict_in_order, fold=fold)
+
+
+#: the kinds a ``null`` sets back to their zero value (nil; a time's and a
+#: quantity's ``UnmarshalJSON`` reset them)
+_NULL_RESETS: Final = frozenset({"slice", "map", "time", "quantity", "intstr", "any"})
+
+
+def _pointer(t: GoType, name: str, go_name: str) -> bool:
+    """The field ``name`` of the struct ``t`` is a pointer (``go_name``:
+    its name in the decoder's error, an embedded struct's first)."""
+    return (go_name if "." in go_name else f"{t.name.removeprefix('v1.')}.{name}") in POINTER_FIELDS
+
+
+def _decoded(old: Any, value: Any, t: GoType, sort: bool) -> Any:
+    """``value`` (not null; of its type: checked) decoded by ``encoding/json``
+    into what ``old`` holds (a key given before in another case; ``None``:
+    nothing), each key under its field's name: a struct's fields decoded
+    in turn into the earlier ones (a ``null`` sets a pointer, slice, map,
+    time or quantity to nil, and leaves any other field as it was); a
+    list's elements into the earlier list's, as many as the new one has; a
+    map's entries added to the earlier map's; anything else replaced."""
+    kind = t.kind
+    if kind == "struct" and isinstance(value, Mapping):
+        out: dict[str, Any] = dict(old) if isinstance(old, Mapping) else {}
+        for k, v in (sorted(value.items(), key=_first) if sort else value.items()):
+            field = t.fields.get(k)
+            name = k
+            if field is None:
+                folded = fold_name(k)
+                meta = _TYPE_META_FOLDED.get(folded) if t is POD_TYPE else None
+                if meta is not None:  # (apiVersion, kind: strings)
+                    if v is not None or meta not in out:
+                        out[meta] = v
+                    continue
+                known = t.folded.get(folded)
+                if known is None:  # (unknown: not strict)
+                    out[k] = v
+                    continue
+                name, field = known, t.fields[known]
+            if v is None:
+                if name not in out or field[0].kind in _NULL_RESETS or _pointer(t, name, field[1]):
+                    out[name] = None
+                continue
+            out[name] = _decoded(out.get(name), v, field[0], sort)
+        return out
+    if kind == "slice" and isinstance(value, list | tuple):
+        elem = t.elem
+        assert elem is not None
+        before = old if isinstance(old, list | tuple) else ()
+        items: list[Any] = []
+        for i, v in enumerate(value):
+            was = before[i] if i < len(before) else None
+            items.append(was if v is None else _decoded(was, v, elem, sort))
+        return items
+    if kind == "map" and isinstance(value, Mapping):
+        entries: dict[str, Any] = dict(old) if isinstance(old, Mapping) else {}
+        entries.update(value)
+        return entries
+    return value

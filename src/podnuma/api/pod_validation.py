@@ -7,7 +7,12 @@ name rules of ``k8s.io/apimachinery/pkg/util/validation``
 (``IsDNS1123Label``, ``IsDNS1123Subdomain``, ``IsQualifiedName``), with the
 field error texts of ``apimachinery/pkg/util/validation/field``
 (``Invalid value``, ``Required value``, ``Unsupported value``,
-``Forbidden``, ``Duplicate value``).
+``Forbidden``, ``Duplicate value``); the container checks of
+``validateContainerPorts``, ``AccumulateUniqueHostPorts``,
+``validatePodHostNetworkDeps``, ``validateHandler`` (handler count and
+ports), ``validateInitContainers``' refusal of hooks and probes on a
+regular init container and ``validateEphemeralContainers``'
+``validateFieldAllowList``.
 
 Field paths are relative to the pod document; resource keys are written
 ``requests.cpu`` (``requests[example.com/gpu]`` when the key holds a dot or
@@ -49,6 +54,11 @@ __all__ = [
     "go_len",
     "check_dns_subdomain",
     "check_handler_ports",
+    "check_container_ports",
+    "check_host_port_conflicts",
+    "check_host_network_ports",
+    "check_init_container_handlers",
+    "check_ephemeral_fields",
     "check_port_num_or_name",
     "port_name_errors",
     "check_qualified_name",
@@ -423,3 +433,152 @@ def check_pod_resource_consistency(
                 # Reproduced quirk: upstream builds this path under spec.resources.
                 where = field_path(resource_path(f"{path}.containers[{ctr.index}]", name), "limits")
                 raise invalid(where, ctr_lim, f"must be less than or equal to pod limits of {pod_lim}")
+
+
+def _int_field(value: object) -> int:
+    """An int32 field as Go holds it once decoded (absent or null: 0)."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return int(value)
+    return 0
+
+
+_PORT_PROTOCOLS: Final = ("SCTP", "TCP", "UDP")
+
+
+def _host_port(port: Mapping[str, object], host_network: bool) -> int:
+    """A port's ``hostPort`` after the v1 defaults: with ``hostNetwork``
+    an unset (0) one is the ``containerPort`` (``defaultHostNetworkPorts``,
+    app and init containers)."""
+    host = _int_field(port.get("hostPort"))
+    return _int_field(port.get("containerPort")) if host == 0 and host_network else host
+
+
+def _port_list(ports: object) -> list[Mapping[str, object]]:
+    """A container's ``ports`` (a null entry: Go's zero port)."""
+    if not isinstance(ports, Sequence) or isinstance(ports, str):
+        return []
+    return [raw if isinstance(raw, Mapping) else {} for raw in ports]
+
+
+def check_container_ports(ports: object, path: str, *, host_network: bool = False) -> None:
+    """``validateContainerPorts`` on a container's ``ports`` (after the v1
+    defaults: an empty ``protocol`` is TCP, and with ``host_network`` an
+    unset ``hostPort`` the ``containerPort``): of each port in turn, the
+    name (``IsValidPortName``, unique within the container),
+    ``containerPort`` (required: 0 or absent; else 1-65535), ``hostPort``
+    (0 is none; else 1-65535) and ``protocol`` (SCTP, TCP or UDP)."""
+    names: set[str] = set()
+    for i, port in enumerate(_port_list(ports)):
+        at = f"{path}.ports[{i}]"
+        name = port.get("name")
+        if isinstance(name, str) and name:
+            errors = port_name_errors(name)
+            if errors:
+                raise InputError(f"Invalid value: {go_quote(name)}: {errors[0]}", path=f"{at}.name")
+            if name in names:
+                raise duplicate(f"{at}.name", name)
+            names.add(name)
+        number = _int_field(port.get("containerPort"))
+        if number == 0:
+            raise required(f"{at}.containerPort")
+        if not 1 <= number <= 65535:
+            raise InputError(f"Invalid value: {number}: {_PORT_RANGE_MSG}", path=f"{at}.containerPort")
+        host = _host_port(port, host_network)
+        if host != 0 and not 1 <= host <= 65535:
+            raise InputError(f"Invalid value: {host}: {_PORT_RANGE_MSG}", path=f"{at}.hostPort")
+        protocol = port.get("protocol")
+        if isinstance(protocol, str) and protocol and protocol not in _PORT_PROTOCOLS:
+            raise unsupported(f"{at}.protocol", protocol, _PORT_PROTOCOLS)
+
+
+def check_host_port_conflicts(
+    containers: Sequence[Mapping[str, object]], path: str, *, host_network: bool = False
+) -> None:
+    """``AccumulateUniqueHostPorts`` over ``containers`` (their documents,
+    listed under ``path``): a host port, with its protocol (TCP when
+    empty) and ``hostIP``, taken twice is a duplicate, shown as
+    ``PROTOCOL/HOSTIP/PORT``. The API server checks the app containers
+    together and each init container on its own, passing it as a list of
+    one: its path then has index 0 whatever the container's (an upstream
+    quirk, reproduced). ``host_network``: an unset host port is the
+    container port (the v1 defaults)."""
+    taken: set[str] = set()
+    for ci, ctr in enumerate(containers):
+        for pi, port in enumerate(_port_list(ctr.get("ports"))):
+            host = _host_port(port, host_network)
+            if host == 0:
+                continue
+            protocol = port.get("protocol")
+            host_ip = port.get("hostIP")
+            key = "{}/{}/{}".format(protocol if isinstance(protocol, str) and protocol else "TCP",
+                                    host_ip if isinstance(host_ip, str) else "", host)
+            if key in taken:
+                raise duplicate(f"{path}[{ci}].ports[{pi}].hostPort", key)
+            taken.add(key)
+
+
+def check_host_network_ports(containers: Sequence[Mapping[str, object]], path: str) -> None:
+    """``validatePodHostNetworkDeps`` for a pod with ``hostNetwork``: each
+    app container's host ports (after the v1 defaults) equal their
+    container ports."""
+    for ci, ctr in enumerate(containers):
+        for pi, port in enumerate(_port_list(ctr.get("ports"))):
+            host = _host_port(port, True)
+            if host != _int_field(port.get("containerPort")):
+                raise InputError(f"Invalid value: {host}: must match `containerPort` when `hostNetwork` is true",
+                                 path=f"{path}[{ci}].ports[{pi}].hostPort")
+
+
+_INIT_FORBIDDEN: Final = ("lifecycle", "livenessProbe", "readinessProbe", "startupProbe")
+
+
+def check_init_container_handlers(container: Mapping[str, object], path: str, *, sidecar: bool) -> None:
+    """``validateInitContainers``' rule for hooks and probes: a sidecar (an
+    init container with ``restartPolicy: Always``) has them validated as an
+    app container's (:func:`check_handler_ports`); any other init container
+    may set none of ``lifecycle``, ``livenessProbe``, ``readinessProbe``,
+    ``startupProbe`` (in that order; an empty one is set, a null one is
+    not)."""
+    if sidecar:
+        check_handler_ports(container, path)
+        return
+    for key in _INIT_FORBIDDEN:
+        if container.get(key) is not None:
+            raise forbidden(f"{path}.{key}", "may not be set for init containers without restartPolicy=Always")
+
+
+#: the fields of Go's EphemeralContainerCommon in declaration order, each
+#: with whether an ephemeral container may set it
+#: (``allowedEphemeralContainerFields``; the restart fields and
+#: ``resizePolicy`` are not in that list: refused too)
+_EPHEMERAL_FIELDS: Final = (
+    ("name", True), ("image", True), ("command", True), ("args", True), ("workingDir", True),
+    ("ports", False), ("envFrom", True), ("env", True), ("resources", False),
+    ("resizePolicy", False), ("restartPolicy", False), ("restartPolicyRules", False),
+    ("volumeMounts", True), ("volumeDevices", True), ("livenessProbe", False),
+    ("readinessProbe", False), ("startupProbe", False), ("lifecycle", False),
+    ("terminationMessagePath", True), ("terminationMessagePolicy", True),
+    ("imagePullPolicy", True), ("securityContext", True), ("stdin", True), ("stdinOnce", True),
+    ("tty", True),
+)
+
+
+def _go_set(key: str, value: object) -> bool:
+    """Whether a refused field of an ephemeral container differs from its
+    Go zero value once decoded: a list or pointer is set when not null (an
+    empty list too; ``restartPolicy`` is a pointer), ``resources`` when
+    one of its lists is."""
+    if value is None:
+        return False
+    if key == "resources":
+        return isinstance(value, Mapping) and any(v is not None for v in value.values())
+    return True
+
+
+def check_ephemeral_fields(container: Mapping[str, object], path: str) -> None:
+    """``validateFieldAllowList`` on an ephemeral container: the first field
+    (in Go's field order) it may not set and does, refused with "cannot be
+    set for an Ephemeral Container"."""
+    for key, allowed in _EPHEMERAL_FIELDS:
+        if not allowed and _go_set(key, container.get(key)):
+            raise forbidden(f"{path}.{key}", "cannot be set for an Ephemeral Container")

@@ -55,7 +55,7 @@ from typing import Any
 import yaml
 
 from podnuma.errors import InputError
-from podnuma.golang.strconv import go_format_float_g
+from podnuma.golang.strconv import go_format_float_g, go_quote
 from podnuma.inputs.limits import DEFAULT_LIMITS, ReadLimits
 from podnuma.inputs.surrogates import lone_surrogate_message
 
@@ -682,3 +682,68 @@ def first_document(stream: Iterator[Any], end: list[int]) -> Iterator[Any]:
         close = getattr(stream, "close", None)
         if close is not None:
             close()
+
+
+def null_scalar(node: Any) -> bool:
+    """Whether ``node`` is a scalar go-yaml decodes to nil (``~``, ``null``,
+    an empty plain scalar; not a merge key)."""
+    if not isinstance(node, yaml.ScalarNode) or _is_merge(node):
+        return False
+    try:
+        return _scalar(node)[1] is None
+    except GoYAMLError:
+        return False
+
+
+def go_sharp_v(node: Any, *, top: bool = False) -> str | None:
+    """Go's ``%#v`` of the value go-yaml decodes ``node`` to, in an
+    ``interface{}`` (``map[interface {}]interface {}{"a":1, "b":"x"}``,
+    ``[]interface {}{"a", true}``, ``interface {}(nil)`` inside them, a
+    nil alone ``<nil>`` when ``top``), as go-yaml's ``invalid map key: %#v``
+    and sigs.k8s.io/yaml's null-key refusal print it; ``None`` where
+    podnuma does not model it (a merge key or an alias inside, keys of
+    mixed types, which Go sorts by their type's address, a scalar go-yaml
+    refuses)."""
+    if isinstance(node, yaml.ScalarNode):
+        try:
+            _tag, v = _scalar(node)
+        except GoYAMLError:
+            return None
+        if v is None:
+            return "<nil>" if top else "interface {}(nil)"
+        return _go_sharp_v_scalar(v)
+    if isinstance(node, yaml.SequenceNode):
+        items = [go_sharp_v(item) for item in node.value]
+        if any(i is None for i in items):
+            return None
+        return "[]interface {}{" + ", ".join(str(i) for i in items) + "}"
+    if not isinstance(node, yaml.MappingNode):
+        return None
+    entries: dict[Any, str] = {}
+    kinds: set[type] = set()
+    for k, v in node.value:
+        if not isinstance(k, yaml.ScalarNode) or _is_merge(k):
+            return None
+        try:
+            _tag, key = _scalar(k)
+        except GoYAMLError:
+            return None
+        shown = go_sharp_v(v)
+        if key is None or shown is None:
+            return None
+        kinds.add(type(key))
+        entries[key] = shown  # (a repeated key: the last value)
+    if len(kinds) > 1:
+        return None
+    return "map[interface {}]interface {}{" + ", ".join(
+        f"{_go_sharp_v_scalar(k)}:{entries[k]}" for k in sorted(entries)) + "}"
+
+
+def _go_sharp_v_scalar(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        return go_format_float_g(v)
+    return go_quote(str(v))

@@ -27,6 +27,7 @@ from podnuma.api.pod_manifest import (
     parse_pod,
     with_identity_of,
 )
+from podnuma.api.pod_schema import fold_name
 from podnuma.api.pod_types import Numbers
 
 __all__ = ["PodParses"]
@@ -106,23 +107,33 @@ def _msgpack(value: Any) -> bytes:
     return encoded
 
 
+#: the identity fields, folded as ``encoding/json`` matches a key to a field
+_IDENTITY_FOLDED = frozenset(fold_name(k) for k in IDENTITY_FIELDS)
+
+
 def _key(doc: Mapping[str, Any], dumps: Callable[[Any], bytes] = _marshal) -> bytes | None:
     """The manifest without its metadata's identity fields, as bytes that
     are equal only for equal contents (``dumps``, marshal or MessagePack,
     keeps every value's type; keys in another order only miss the memo);
     ``None`` when it cannot be keyed so (not plain dictionaries with string
-    keys, or values ``dumps`` does not write): such a manifest is parsed in
-    full."""
+    keys, or values ``dumps`` does not write, or the metadata or an identity
+    field also given in another case, which Go's decoder matches to it): such
+    a manifest is parsed in full."""
     if type(doc) is not dict:
         return None
     meta = doc.get("metadata")
     if type(meta) is not dict:
         return None
+    for k in doc:
+        if k != "metadata" and type(k) is str and fold_name(k) == "METADATA":
+            return None  # (another spelling of it: decoded into the same metadata)
     rest = []
     for k, v in meta.items():
         if type(k) is not str:
             return None
         if k not in IDENTITY_FIELDS:
+            if fold_name(k) in _IDENTITY_FOLDED:
+                return None  # (another spelling of an identity field: Go decodes it into that field)
             rest.append((k, v))
     try:
         return dumps((rest, [(k, v) for k, v in doc.items() if k != "metadata"]))

@@ -1,0 +1,301 @@
+"""Probes, lifecycle hooks, container ports and the order of the errors
+against the API server's validation (``kubelet-oracle validate``:
+``ValidatePodCreate`` of v1.37.2, ``pkg/apis/core/validation``).
+
+The cases: probes and ``lifecycle`` on regular init containers (refused
+for being there, ``lifecycle`` then the liveness, readiness and startup
+probes), on sidecars (validated as an app container's), the fields an
+ephemeral container may not set (``validateFieldAllowList``, in Go's field
+order; an empty list is set, ``resources`` with only null lists is not),
+``validateContainerPorts`` (``containerPort`` required and 1-65535,
+``hostPort`` 1-65535, port names, protocols), host-port conflicts (app
+containers together, each init container alone), ``hostNetwork``'s
+defaulted and matching host ports, and seeded random pods combining these
+faults with duplicate names, bad container and pod restart policies and
+handler ports in init and app containers.
+
+Each pod's errors are deterministic here (no resource list with more
+than one name), so the comparison is strict: podnuma's error must be the
+API server's FIRST error, word for word, the one it would list first
+(an ephemeral container's "cannot be set on create", which podnuma does
+not report, aside: see ``tests/oracle/test_pod_validation.py``).
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from tests.oracle.harness import env_int, random_settings
+from tests.oracle.validation import compare_verdicts, validate_oracle, validate_podnuma
+
+SEED, _ = random_settings()
+COUNT = env_int("PODNUMA_PROBE_VALIDATION_COUNT", 800)
+ON_CREATE = "spec.ephemeralContainers: Forbidden: cannot be set on create"
+GATE_SETS: dict[str, dict[str, bool]] = {"default": {}, "no-restart-rules": {"ContainerRestartRules": False, "RestartAllContainersOnContainerExits": False}}
+
+Doc = dict[str, Any]
+
+
+def _pod(containers: list[Doc], init: list[Doc] | None = None, eph: list[Doc] | None = None, **spec: Any) -> Doc:
+    s: Doc = {"containers": containers, **spec}
+    if init is not None:
+        s["initContainers"] = init
+    if eph is not None:
+        s["ephemeralContainers"] = eph
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "w", "namespace": "x"}, "spec": s}
+
+
+def _c(name: str, **fields: Any) -> Doc:
+    return {"name": name, "image": "x", **fields}
+
+
+GOOD_PROBE: Doc = {"exec": {"command": ["true"]}}
+HOOKS: dict[str, Any] = {
+    "good": {"postStart": {"exec": {"command": ["true"]}}, "preStop": {"httpGet": {"port": 80}}},
+    "bad-port": {"preStop": {"tcpSocket": {"port": 0}}},
+    "empty": {},
+}
+PROBES: dict[str, Any] = {
+    "good": GOOD_PROBE, "bad-port": {"httpGet": {"port": "80"}}, "no-handler": {}, "null": None,
+    "two-handlers": {"exec": {"command": ["true"]}, "tcpSocket": {"port": 1}},
+}
+PROBE_KEYS = ("livenessProbe", "readinessProbe", "startupProbe")
+
+
+def _handler_cases() -> list[tuple[str, str, Doc]]:
+    out: list[tuple[str, str, Doc]] = []
+    for restart in (None, "Never", "OnFailure", "Always"):
+        extra = {} if restart is None else {"restartPolicy": restart}
+        for key in PROBE_KEYS:
+            for label, probe in PROBES.items():
+                out.append((f"init[{restart}].{key}={label}", "default",
+                            _pod([_c("a")], [_c("i", **extra, **{key: probe})])))
+        for label, hooks in HOOKS.items():
+            out.append((f"init[{restart}].lifecycle={label}", "default",
+                        _pod([_c("a")], [_c("i", **extra, lifecycle=hooks)])))
+        everything = {"lifecycle": HOOKS["good"], **dict.fromkeys(PROBE_KEYS, GOOD_PROBE)}
+        out.append((f"init[{restart}].all", "default", _pod([_c("a")], [_c("i", **extra, **everything)])))
+        backwards = {"startupProbe": {}, "readinessProbe": {}, "livenessProbe": {}, "lifecycle": {}}
+        out.append((f"init[{restart}].all-reversed", "default", _pod([_c("a")], [_c("i", **extra, **backwards)])))
+    # without ContainerRestartRules: Never is refused first, then the probe
+    for restart in ("Never", "Always"):
+        out.append((f"no-rules init[{restart}].liveness", "no-restart-rules",
+                    _pod([_c("a")], [_c("i", restartPolicy=restart, livenessProbe=GOOD_PROBE)])))
+    # the second init container is the regular one
+    out.append(("init[1]", "default", _pod([_c("a")], [_c("s", restartPolicy="Always", startupProbe=GOOD_PROBE),
+                                                       _c("i", readinessProbe=GOOD_PROBE)])))
+    return out
+
+
+EPHEMERAL_FIELDS: dict[str, Any] = {
+    "ports": [[], [{"containerPort": 80}]],
+    "resources": [{"limits": {}}, {"limits": None}, {"requests": {"cpu": "1"}}, {"claims": []}, {}],
+    "resizePolicy": [[]],
+    "restartPolicy": ["Always", "Never"],
+    "restartPolicyRules": [[]],
+    "livenessProbe": [GOOD_PROBE, {}],
+    "readinessProbe": [GOOD_PROBE],
+    "startupProbe": [GOOD_PROBE],
+    "lifecycle": [{}, HOOKS["good"]],
+    "env": [[{"name": "A", "value": "b"}]],
+    "stdin": [True],
+}
+
+
+def _ephemeral_cases() -> list[tuple[str, str, Doc]]:
+    out: list[tuple[str, str, Doc]] = []
+    for key, values in EPHEMERAL_FIELDS.items():
+        for n, value in enumerate(values):
+            out.append((f"ephemeral.{key}#{n}", "default", _pod([_c("a")], eph=[_c("e", **{key: value})])))
+    rng = random.Random(SEED)
+    keys = sorted(EPHEMERAL_FIELDS)
+    for n in range(40):
+        picked = rng.sample(keys, rng.randint(2, 5))
+        fields = {k: rng.choice(EPHEMERAL_FIELDS[k]) for k in rng.sample(picked, len(picked))}
+        out.append((f"ephemeral.mix#{n}", "default", _pod([_c("a")], eph=[_c("e", **fields)])))
+    out.append(("ephemeral.bad-port", "default", _pod([_c("a")], eph=[_c("e", ports=[{"containerPort": 0}])])))
+    out.append(("ephemeral.dup-and-probe", "default", _pod([_c("a")], eph=[_c("a", livenessProbe=GOOD_PROBE)])))
+    return out
+
+
+def _ports_cases() -> list[tuple[str, str, Doc]]:
+    out: list[tuple[str, str, Doc]] = []
+    ports: list[Doc] = [
+        {"containerPort": 0}, {}, {"containerPort": -1}, {"containerPort": 1}, {"containerPort": 65535},
+        {"containerPort": 65536}, {"containerPort": 80, "hostPort": 0}, {"containerPort": 80, "hostPort": -1},
+        {"containerPort": 80, "hostPort": 65536}, {"containerPort": 70000, "hostPort": 70000},
+        {"containerPort": 80, "protocol": "UDP"}, {"containerPort": 80, "protocol": "SCTP"},
+        {"containerPort": 80, "protocol": "tcp"}, {"containerPort": 80, "protocol": ""},
+        {"containerPort": 80, "name": "http"}, {"containerPort": 80, "name": "80"},
+        {"containerPort": 80, "name": "Http"}, {"containerPort": 0, "name": "a--b", "hostPort": -5, "protocol": "X"},
+    ]
+    for n, port in enumerate(ports):
+        for where in ("app", "init", "sidecar"):
+            c = _c("c", ports=[port])
+            if where == "app":
+                out.append((f"port#{n}@app", "default", _pod([c])))
+            else:
+                if where == "sidecar":
+                    c["restartPolicy"] = "Always"
+                out.append((f"port#{n}@{where}", "default", _pod([_c("a")], [c])))
+        out.append((f"port#{n}@hostNetwork", "default", _pod([_c("c", ports=[port])], hostNetwork=True)))
+    out += [
+        ("dup-port-name", "default",
+         _pod([_c("c", ports=[{"containerPort": 1, "name": "p"}, {"containerPort": 2, "name": "p"}])])),
+        ("same-name-two-containers", "default",
+         _pod([_c("c", ports=[{"containerPort": 1, "name": "p"}]), _c("d", ports=[{"containerPort": 2, "name": "p"}])])),
+        ("hostport-conflict-app", "default",
+         _pod([_c("c", ports=[{"containerPort": 1, "hostPort": 9}]), _c("d", ports=[{"containerPort": 2, "hostPort": 9}])])),
+        ("hostport-other-protocol", "default",
+         _pod([_c("c", ports=[{"containerPort": 1, "hostPort": 9}, {"containerPort": 2, "hostPort": 9, "protocol": "UDP"}])])),
+        ("hostport-other-ip", "default",
+         _pod([_c("c", ports=[{"containerPort": 1, "hostPort": 9}, {"containerPort": 2, "hostPort": 9, "hostIP": "10.0.0.1"}])])),
+        ("hostport-init-apart", "default",
+         _pod([_c("a", ports=[{"containerPort": 1, "hostPort": 9}])],
+              [_c("i", ports=[{"containerPort": 1, "hostPort": 9}]), _c("j", ports=[{"containerPort": 1, "hostPort": 9}])])),
+        # an init container's conflict: reported under index 0, whatever its index
+        ("hostport-conflict-init[1]", "default",
+         _pod([_c("a")], [_c("i"), _c("j", ports=[{"containerPort": 1, "hostPort": 9}, {"containerPort": 2, "hostPort": 9}])])),
+        ("hostNetwork-mismatch", "default", _pod([_c("c", ports=[{"containerPort": 80, "hostPort": 81}])], hostNetwork=True)),
+        ("hostNetwork-defaulted-conflict", "default",
+         _pod([_c("c", ports=[{"containerPort": 80}]), _c("d", ports=[{"containerPort": 80}])], hostNetwork=True)),
+        ("hostNetwork-init-mismatch", "default",
+         _pod([_c("c")], [_c("i", ports=[{"containerPort": 80, "hostPort": 81}])], hostNetwork=True)),
+    ]
+    return out
+
+
+#: faults the random pods combine: each changes one container (or the pod)
+Fault = Callable[[random.Random, Doc], None]
+
+
+def _some(rng: random.Random, spec: Doc, key: str) -> Doc | None:
+    items = spec.get(key) or []
+    return rng.choice(items) if items else None
+
+
+def _f_handler_port(rng: random.Random, spec: Doc) -> None:
+    c = _some(rng, spec, rng.choice(["containers", "initContainers"]))
+    if c is not None:
+        c[rng.choice(PROBE_KEYS)] = {rng.choice(["httpGet", "tcpSocket"]): {"port": rng.choice([0, "80", 70000])}}
+
+
+def _f_dup_name(rng: random.Random, spec: Doc) -> None:
+    every = (spec.get("containers") or []) + (spec.get("initContainers") or [])
+    if len(every) > 1:
+        a, b = rng.sample(every, 2)
+        b["name"] = a["name"]
+
+
+def _f_pod_restart(rng: random.Random, spec: Doc) -> None:
+    spec["restartPolicy"] = "Sometimes"
+
+
+def _f_ctr_restart(rng: random.Random, spec: Doc) -> None:
+    c = _some(rng, spec, rng.choice(["containers", "initContainers"]))
+    if c is not None:
+        c["restartPolicy"] = rng.choice(["Bad", "Never", "OnFailure"])
+
+
+def _f_init_probe(rng: random.Random, spec: Doc) -> None:
+    c = _some(rng, spec, "initContainers")
+    if c is not None:
+        key = rng.choice([*PROBE_KEYS, "lifecycle"])
+        c[key] = {} if rng.random() < 0.5 else HOOKS["good"] if key == "lifecycle" else GOOD_PROBE
+
+
+def _f_port(rng: random.Random, spec: Doc) -> None:
+    c = _some(rng, spec, rng.choice(["containers", "initContainers"]))
+    if c is not None:
+        c["ports"] = [rng.choice([{"containerPort": 0}, {"containerPort": 65536}, {"containerPort": 1, "hostPort": -1},
+                                  {"containerPort": 1, "protocol": "ICMP"}, {"containerPort": 1, "name": "-x"}])]
+
+
+def _f_bad_name(rng: random.Random, spec: Doc) -> None:
+    c = _some(rng, spec, rng.choice(["containers", "initContainers"]))
+    if c is not None:
+        c["name"] = "Bad_Name"
+
+
+def _f_resources(rng: random.Random, spec: Doc) -> None:
+    c = _some(rng, spec, rng.choice(["containers", "initContainers"]))
+    if c is not None:
+        c["resources"] = {"requests": {"cpu": "2"}, "limits": {"cpu": "1"}}
+
+
+FAULTS: list[Fault] = [_f_handler_port, _f_dup_name, _f_pod_restart, _f_ctr_restart, _f_init_probe, _f_port,
+                       _f_bad_name, _f_resources]
+
+
+def _random_cases(seed: int, count: int) -> list[tuple[str, str, Doc]]:
+    rng = random.Random(seed)
+    out: list[tuple[str, str, Doc]] = []
+    for n in range(count):
+        apps = [_c(f"a{i}") for i in range(rng.randint(1, 3))]
+        inits = [_c(f"i{i}", **({"restartPolicy": "Always"} if rng.random() < 0.4 else {}))
+                 for i in range(rng.randint(0, 3))]
+        spec: Doc = {"containers": apps, "initContainers": inits}
+        for fault in rng.sample(FAULTS, rng.randint(1, 4)):
+            fault(rng, spec)
+        gates = "no-restart-rules" if rng.random() < 0.2 else "default"
+        out.append((f"random#{n}", gates, _pod(spec["containers"], spec["initContainers"],
+                                               **({"restartPolicy": spec["restartPolicy"]} if "restartPolicy" in spec else {}))))
+    return out
+
+
+CASES = _handler_cases() + _ephemeral_cases() + _ports_cases() + _random_cases(SEED, COUNT)
+
+
+@pytest.fixture(scope="module")
+def answers(oracle_binary: str) -> list[dict[str, Any]]:
+    out: dict[int, dict[str, Any]] = {}
+    for gates, flags in GATE_SETS.items():
+        idx = [i for i, (_, g, _) in enumerate(CASES) if g == gates]
+        out.update(zip(idx, validate_oracle(oracle_binary, [CASES[i][2] for i in idx], flags), strict=True))
+    return [out[i] for i in range(len(CASES))]
+
+
+def _difference(label: str, gates: str, doc: Doc, answer: dict[str, Any]) -> str | None:
+    mine = validate_podnuma(copy.deepcopy(doc), GATE_SETS[gates])
+    errors = [e["error"] for e in answer.get("errors") or [] if e["error"] != ON_CREATE]
+    if answer["accepted"]:
+        diffs = compare_verdicts(mine, answer, GATE_SETS[gates])
+        return f"{label}: {diffs[0]}" if diffs else None
+    if answer.get("decode"):
+        return f"{label}: the API server could not decode it: {answer.get('message')}"
+    if not errors:  # refused only for being a create request with ephemeral containers
+        return None if not mine.error else f"{label}: podnuma refuses ({mine.error}); only {ON_CREATE!r} upstream"
+    if mine.error != errors[0]:
+        return f"{label}: podnuma {mine.error or 'accepts'!r}; the API server first {errors[0]!r} (of {errors})"
+    return None
+
+
+def test_probes_ports_and_order_match_the_api_servers_first_error(answers: list[dict[str, Any]]) -> None:
+    wrong = [d for (label, gates, doc), answer in zip(CASES, answers, strict=True)
+             if (d := _difference(label, gates, doc, answer)) is not None]
+    assert wrong == [], "\n".join(wrong[:25])
+    refused = sum(not a["accepted"] for a in answers)
+    print(f"probes/ports/order: {len(CASES)} pods (seed {SEED}), {refused} refused")
+    # (the cases reach both verdicts, and the random pods several errors at once)
+    assert 0 < refused < len(CASES)
+    multi = sum(len(a.get("errors") or []) > 1 for a in answers[-COUNT:])
+    assert multi > COUNT // 4
+
+
+def test_a_regular_init_containers_probe_is_refused_for_being_there(answers: list[dict[str, Any]]) -> None:
+    i = next(i for i, (label, _, _) in enumerate(CASES) if label == "init[None].all-reversed")
+    want = "spec.initContainers[0].lifecycle: Forbidden: may not be set for init containers without restartPolicy=Always"
+    assert validate_podnuma(copy.deepcopy(CASES[i][2]), {}).error == want
+    assert answers[i]["errors"][0]["error"] == want
+
+
+def test_container_port_zero_is_required(answers: list[dict[str, Any]]) -> None:
+    i = next(i for i, (label, _, _) in enumerate(CASES) if label == "port#0@init")
+    want = "spec.initContainers[0].ports[0].containerPort: Required value"
+    assert validate_podnuma(copy.deepcopy(CASES[i][2]), {}).error == want
+    assert answers[i]["errors"][0]["error"] == want
