@@ -49,8 +49,14 @@ def write_files(items: Sequence[tuple[str, bytes | str]], tmp_path: Path, suffix
 
 
 def kubelet_reason(error: str) -> str:
-    """The kubelet's own words in the oracle's error (after its file's name)."""
-    return error.rsplit(", error ", 1)[-1]
+    """The kubelet's own words in the oracle's error (after its file's
+    name); a document it quotes (``Object 'Kind' is missing in '...'``)
+    with its line breaks escaped, as podnuma's one line writes it."""
+    reason = error.split(", error ", 1)[-1]
+    head, sep, doc = reason.partition("' is missing in '")
+    if sep:
+        reason = head + sep + doc.replace("\r", "\\r").replace("\n", "\\n")
+    return reason
 
 
 def outcomes(

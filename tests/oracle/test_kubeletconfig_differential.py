@@ -23,6 +23,7 @@ from podnuma.api._kubeletconfig_v137 import SCHEMA
 from podnuma.api.kubeletconfig import json_object_pairs, load_kubelet_config
 from podnuma.errors import InputError, KubeletStartupError
 from tests.oracle.harness import env_int, random_settings
+from tests.oracle.kubeletconfig_files import kubelet_reason
 
 SEED, _ = random_settings()
 COUNT = env_int("PODNUMA_KUBELETCONFIG_COUNT", 400)
@@ -362,10 +363,10 @@ def _podnuma_load_file(path: Path) -> str | None:
 
 
 def _kubelet_words(error: str) -> str:
-    """The kubelet's reason, without the two wrappings naming the file and
-    without the document it quotes."""
-    reason = error.rsplit(", error ", 1)[-1]
-    return reason.split(" in '", 1)[0] if "is missing in '" in reason else reason
+    """The kubelet's reason, without the two wrappings naming the file (the
+    document it quotes with its line breaks escaped: podnuma's message is
+    one line)."""
+    return kubelet_reason(error)
 
 
 def test_config_file_type_as_the_kubelets_loader(oracle_binary: str, tmp_path: Path) -> None:

@@ -76,6 +76,7 @@ from podnuma.golang.duration import (
 )
 from podnuma.golang.json import go_json_quote
 from podnuma.golang.jsonnumbers import JSONFloat, JSONNegativeZero
+from podnuma.golang.jsonsyntax import json_value_texts
 from podnuma.golang.strconv import go_format_float_v, go_json_format_float, go_quote
 from podnuma.machine.cpuset import CPUSet, parse_go_cpuset
 
@@ -94,6 +95,7 @@ __all__ = [
     "JSONObject",
     "json_object_pairs",
     "json_object_pairs_merged",
+    "not_a_config_object",
     "strict_decoding_error",
     "validate_kubelet_config",
     "yaml_object",
@@ -474,7 +476,17 @@ def _reserved_map(value: object, path: str) -> tuple[dict[str, Quantity], dict[s
     return parsed, texts
 
 
-def _load_reserved_memory(value: object, path: str) -> tuple[ReservedMemory, ...]:
+#: how podnuma refuses a quantity whose exponent it does not compute
+_HUGE_EXPONENT: Final = "quantity exponent "
+
+
+def _load_reserved_memory(value: object, path: str, policy: str) -> tuple[ReservedMemory, ...]:
+    """``reservedMemory``; ``policy``: the memory manager's. A limit whose
+    decimal exponent podnuma does not compute (``1e999999999``) the
+    kubelet decodes and validates (it is not zero) without computing it;
+    only a memory manager policy other than None compares it with the
+    node's reservation, which does not finish: podnuma refuses it then,
+    and otherwise holds a stand-in of the same sign, never compared."""
     if value is None:
         return ()
     if not isinstance(value, (list, tuple)):
@@ -509,7 +521,10 @@ def _load_reserved_memory(value: object, path: str) -> tuple[ReservedMemory, ...
                     try:
                         limits[rname] = quantity_from_manifest(rv)
                     except QuantityError as e:
-                        raise InputError(str(e), path=_key_path(fpath, rname)) from None
+                        if not str(e).startswith(_HUGE_EXPONENT) or policy != "None":
+                            raise InputError(str(e), path=_key_path(fpath, rname)) from None
+                        negative = str(rv).lstrip(" \t\r\n").startswith("-")
+                        limits[rname] = parse_quantity("-1" if negative else "1")
             # other keys: unknown fields, decoded leniently (strict_decoding_error)
         out.append(ReservedMemory(numa_node=numa, limits=limits))
     return tuple(out)
@@ -782,7 +797,10 @@ def strict_decoding_error(doc: Mapping[str, Any], schema: Any = _SCHEMA, *, sort
                     raise wrong_type(path, "a list", value)
                 decode.wrong(value, node, path)
                 return
+            plain = inner == "string" and gopath not in _GO_CUSTOM
             for i, item in enumerate(value):
+                if plain and (item is None or isinstance(item, str)):
+                    continue  # (what a list of strings mostly holds: nothing to check)
                 walk(item, inner, f"{path}[{i}]", gopath, node + "[]")
             return
         if decode is not None and not isinstance(value, Mapping):
@@ -849,6 +867,8 @@ class _GoDecode:
         self.noted: list[InputError] = []
         self.source = source  # (the JSON file's text, or "")
         self.flushes = 0  # (the logging flush frequencies met so far)
+        self.flush_texts: list[str] | None = None  # (their texts, read when one is needed)
+        self.met: dict[str, int] = {}  # (how many times a quantity's path was met)
 
     def wrong(self, value: object, node: str, path: str) -> None:
         """A value of the wrong JSON type for the struct, list or map at
@@ -884,9 +904,12 @@ class _GoDecode:
             if how == "flush":
                 # TimeOrMetaDuration: what is not a string goes to a
                 # time.Duration (an int64), its JSON text quoted in the error
-                texts = _flush_texts(self.source) if self.source else []
+                if self.flush_texts is None:
+                    self.flush_texts = json_value_texts(self.source, ("logging", "flushFrequency")) \
+                        if self.source else []
+                texts = self.flush_texts
                 raw = texts[self.flushes - 1] if len(texts) >= self.flushes else _go_json_text(value, self.go)
-                self.fatal(f"invalid duration {go_quote(raw)}: json: cannot "
+                self.fatal(f"invalid duration {_go_quote_bytes(raw)}: json: cannot "
                            f"unmarshal {_go_json_kind(value)} into Go value of type time.Duration", path)
             # metav1.Duration reads a JSON string first
             struct, where, gotype = _GO_FIELDS.get(gopath, ("KubeletConfiguration", gopath, "string"))
@@ -901,6 +924,13 @@ class _GoDecode:
 
     def custom(self, value: object, kind: str, path: str, gopath: str) -> None:
         """A field whose type decodes itself (``_GO_CUSTOM``)."""
+        raw: str | None = None
+        if kind == "quantity" and self.source:
+            # the value's text in the file, the one met now of a key given twice
+            nth = self.met.get(path, 0)
+            self.met[path] = nth + 1
+            texts = json_value_texts(self.source, _path_keys(path, gopath))
+            raw = texts[nth] if nth < len(texts) else None
         if value is None:
             return  # (both take null as the zero value)
         if kind == "time":
@@ -917,18 +947,21 @@ class _GoDecode:
         try:
             if isinstance(value, str):
                 # Quantity.UnmarshalJSON parses the JSON text between the
-                # quotes as it is: a character JSON must escape (a control
-                # character, a quote, a backslash; and what json.Marshal
-                # escapes when sigs.k8s.io/yaml writes a YAML file's
-                # string: < > & U+2028 U+2029) leaves a backslash in it,
-                # which no quantity holds (an escape of an ordinary
-                # character written in a JSON file is not seen here)
-                if any(c < " " or c in _JSON_ESCAPED for c in value):
+                # quotes as it is, escapes not read: any escape (a JSON
+                # file's as written, "\u0031Gi" too; a character JSON
+                # must escape, a control character, a quote, a backslash;
+                # what json.Marshal escapes when sigs.k8s.io/yaml writes a
+                # YAML file's string: < > & U+2028 U+2029) leaves a
+                # backslash in it, which no quantity holds
+                if raw is not None and raw.startswith('"') and "\\" in raw \
+                        or any(c < " " or c in _JSON_ESCAPED for c in value):
                     raise QuantityError(ERR_FORMAT_WRONG)
                 quantity_from_manifest(value)
             else:  # true, false, an array, an object: no quantity's text
                 raise QuantityError(ERR_FORMAT_WRONG)
         except QuantityError as e:
+            if str(e).startswith(_HUGE_EXPONENT):
+                return  # (ParseQuantity reads it, keeping the exponent: see _load_reserved_memory)
             self.fatal(str(e), path)
 
 
@@ -945,71 +978,33 @@ def _cannot_unmarshal(value: object, struct: str, where: str, gotype: str, path:
                       f"{struct}.{where} of type {gotype}", path=path)
 
 
-_JSON_SPACE: Final = " \t\r\n"
+def _go_quote_bytes(text: str) -> str:
+    """Go's ``%q`` of a file's text (a byte that is not UTF-8 held as a
+    lone surrogate, as the file was read): such a byte is ``\\xff``."""
+    if not any("\udc80" <= c <= "\udcff" for c in text):
+        return go_quote(text)
+    parts = re.split("([\udc80-\udcff])", text)
+    return '"' + "".join(f"\\x{ord(p) - 0xDC00:02x}" if len(p) == 1 and "\udc80" <= p <= "\udcff"
+                         else go_quote(p)[1:-1] for p in parts) + '"'
 
 
-def _json_value_end(text: str, i: int) -> int:
-    """Where the JSON value starting at ``text[i]`` ends (the text is JSON:
-    it was read)."""
-    c = text[i]
-    if c == '"':
-        i += 1
-        while text[i] != '"':
-            i += 2 if text[i] == "\\" else 1
-        return i + 1
-    if c in "[{":
-        close = "]" if c == "[" else "}"
-        i = _json_skip_space(text, i + 1)
-        while text[i] != close:
-            if c == "{":
-                i = _json_skip_space(text, _json_value_end(text, i))
-                i += 1  # (the colon)
-                i = _json_skip_space(text, i)
-            i = _json_skip_space(text, _json_value_end(text, i))
-            if text[i] == ",":
-                i = _json_skip_space(text, i + 1)
-        return i + 1
-    while i < len(text) and text[i] not in _JSON_SPACE + ",]}":
-        i += 1
-    return i
-
-
-def _json_skip_space(text: str, i: int) -> int:
-    while i < len(text) and text[i] in _JSON_SPACE:
-        i += 1
-    return i
-
-
-def _json_members(text: str, i: int) -> list[tuple[str, int, int]]:
-    """The members of the JSON object starting at ``text[i]``: (key, the
-    start and end of its value), in the text's order."""
-    out: list[tuple[str, int, int]] = []
-    i = _json_skip_space(text, i + 1)
-    while text[i] != "}":
-        end = _json_value_end(text, i)
-        key = json.loads(text[i:end])
-        start = _json_skip_space(text, _json_skip_space(text, end) + 1)
-        stop = _json_value_end(text, start)
-        out.append((key, start, stop))
-        i = _json_skip_space(text, stop)
-        if text[i] == ",":
-            i = _json_skip_space(text, i + 1)
-    return out
-
-
-def _flush_texts(source: str) -> list[str]:
-    """The text of every ``logging.flushFrequency`` of a JSON file, as
-    written, in the order the decoder meets them (a key given twice, each
-    time): ``TimeOrMetaDuration`` quotes it in its error."""
-    try:
-        start = _json_skip_space(source, 0)
-        out: list[str] = []
-        for key, begin, _end in _json_members(source, start):
-            if key == "logging" and source[begin] == "{":
-                out.extend(source[b:e] for k, b, e in _json_members(source, begin) if k == "flushFrequency")
-        return out
-    except (IndexError, ValueError):  # (not the text the document was read from)
-        return []
+def _path_keys(path: str, gopath: str) -> list[str | int]:
+    """The object keys and list indices of the field path ``path`` of the
+    field at schema path ``gopath`` (``reservedMemory[0].limits.memory``
+    of ``reservedMemory.limits``: a map's key, dots and all, last)."""
+    keys: list[str | int] = []
+    rest = path
+    for name in gopath.split("."):
+        rest = rest.removeprefix(name)
+        keys.append(name)
+        while rest.startswith("["):
+            close = rest.index("]")
+            keys.append(int(rest[1:close]))
+            rest = rest[close + 1:]
+        rest = rest.removeprefix(".")
+    if rest:
+        keys.append(rest)
+    return keys
 
 
 def _go_json_text(value: object, go: _GoNumbers) -> str:
@@ -1183,7 +1178,35 @@ _SCHEME_NAME: Final = "pkg/runtime/scheme.go:111"
 _GO_JSON_KINDS: Final = ((bool, "bool"), (int, "number"), (float, "number"), (Mapping, "object"), (list, "array"))
 
 
-def check_config_file_type(doc: Mapping[str, Any], *, from_yaml: bool = False) -> None:
+#: how much of a document an error quotes
+_QUOTED_MAX: Final = 2000
+
+
+def _one_line(text: str) -> str:
+    """A file's text as an error quotes it, on one line: its line breaks
+    written ``\\n`` and ``\\r``, a byte that is not UTF-8 as U+FFFD, cut after
+    ``_QUOTED_MAX`` characters."""
+    more = len(text) - _QUOTED_MAX
+    cut = text[:_QUOTED_MAX] if more > 0 else text
+    shown = re.sub("[\ud800-\udfff]", "\ufffd", cut).replace("\r", "\\r").replace("\n", "\\n")
+    return shown + (f"... ({more} more characters)" if more > 0 else "")
+
+
+#: how the codec's first step (the type of the document) refuses a
+#: document that is not an object: encoding/json's words for the struct it
+#: decodes ``apiVersion`` and ``kind`` into
+_NO_TYPE_STRUCT: Final = ('struct { APIVersion string "json:\\"apiVersion,omitempty\\""; '
+                          'Kind string "json:\\"kind,omitempty\\"" }')
+
+
+def not_a_config_object(value: object) -> InputError:
+    """The kubelet's loader's error for a file whose document is not an
+    object (a list, a string, a number, a boolean)."""
+    return InputError("failed to decode: couldn't get version/kind; json parse error: json: cannot unmarshal "
+                      f"{_go_json_kind(value)} into Go value of type {_NO_TYPE_STRUCT}")
+
+
+def check_config_file_type(doc: Mapping[str, Any], *, from_yaml: bool = False, text: str | None = None) -> None:
     """Refuse a configuration file the kubelet's loader refuses for its
     ``apiVersion`` and ``kind`` (``InputError``, the message the kubelet's
     without the document it quotes).
@@ -1209,6 +1232,9 @@ def check_config_file_type(doc: Mapping[str, Any], *, from_yaml: bool = False) -
     YAML, not JSON, so its fields are met in sorted order). An inline ``kubeletConfig`` of a scenario, and the file a
     scenario's ``kubeletConfigFile`` names, are not the kubelet's file: the
     scenario contract gives them the v1beta1 apiVersion and kind when absent.
+    ``text``: the file's text, which the kubelet quotes whole when the kind
+    or the version is missing (``Object 'Kind' is missing in '...'``; here
+    on one line, see :func:`_one_line`).
     """
     values: dict[str, str] = {}
     for field in ("apiVersion", "kind"):
@@ -1224,10 +1250,11 @@ def check_config_file_type(doc: Mapping[str, Any], *, from_yaml: bool = False) -
         raise InputError(f"failed to decode: unexpected GroupVersion string: {api}", path="apiVersion")
     group, _, version = api.rpartition("/") if api != "/" else ("", "", "")
     needs = f"a kubelet configuration file gives apiVersion: {API_VERSION} and kind: {KIND}"
+    quoted = "" if text is None else f" in '{_one_line(text)}'"
     if not kind:
-        raise InputError(f"failed to decode: Object 'Kind' is missing ({needs})")
+        raise InputError(f"failed to decode: Object 'Kind' is missing{quoted} ({needs})")
     if not version:
-        raise InputError(f"failed to decode: Object 'apiVersion' is missing ({needs})")
+        raise InputError(f"failed to decode: Object 'apiVersion' is missing{quoted} ({needs})")
     gv = f"{group}/{version}" if group else version
     if kind not in _SCHEME_KINDS.get((group, version), ()):
         raise InputError(
@@ -1363,7 +1390,8 @@ def load_kubelet_config(doc: Mapping[str, Any], *, gates_words: str = GATES_FLAG
         system_reserved=system_reserved,
         eviction_hard=eviction,
         memory_manager_policy=string_field("memoryManagerPolicy", "None"),
-        reserved_memory=_load_reserved_memory(raw.get("reservedMemory"), "reservedMemory"),
+        reserved_memory=_load_reserved_memory(raw.get("reservedMemory"), "reservedMemory",
+                                              string_field("memoryManagerPolicy", "None")),
         topology_manager_policy=string_field("topologyManagerPolicy", "none"),
         topology_manager_scope=string_field("topologyManagerScope", "container"),
         topology_manager_policy_options=options_field("topologyManagerPolicyOptions"),

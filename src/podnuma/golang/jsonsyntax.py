@@ -6,11 +6,13 @@ configuration file). Not compiled (off the admission path)."""
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Iterator, Sequence
 
 from podnuma.golang.strconv import go_quote
 
-__all__ = ["go_json_syntax_error"]
+__all__ = ["go_json_syntax_error", "json_locate", "json_value_texts"]
 
 
 def _quote_byte(b: int) -> str:
@@ -217,3 +219,207 @@ def go_json_syntax_error(text: str | bytes) -> str | None:
     if why is not None:
         return why
     return None if state == _TOP else "unexpected end of JSON input"
+
+
+# --------------------------------------------------------------------------
+# Where a value is (a text that is JSON: it was read)
+
+#: inside an object or array: every character up to the next bracket,
+#: strings stepped over whole (their brackets are not the structure's)
+_UP_TO_BRACKET = re.compile(r'(?:[^"\[\]{}]++|"(?:[^"\\]++|\\.)*+")*+', re.DOTALL)
+#: an array's item (or the part before an object or array in it) up to the
+#: comma or bracket after it
+_UP_TO_SEPARATOR = re.compile(r'(?:[^"\[\]{},]++|"(?:[^"\\]++|\\.)*+")*+', re.DOTALL)
+#: ``_RUN`` items that are strings, numbers or literals, each with its comma
+_RUN = 1024
+_SCALAR_RUN = re.compile(r'(?:[ \t\r\n]*+(?:"(?:[^"\\]++|\\.)*+"|[^"\[\]{}, \t\r\n]++)[ \t\r\n]*+,)'
+                         + f"{{{_RUN}}}+", re.DOTALL)
+_STRING_TEXT = re.compile(r'"(?:[^"\\]++|\\.)*+"', re.DOTALL)
+_SPACES = re.compile(r"[ \t\r\n]*+")
+_SCALAR_TEXT = re.compile(r"[^ \t\r\n,\]}]*+")
+_INDEX = re.compile(r"\[(\d+)\]")
+
+
+def _value_end(text: str, i: int) -> int:
+    """Where the JSON value starting at ``text[i]`` ends: a nested object
+    or array is crossed bracket to bracket (the characters between matched
+    by one regular expression), so a long list costs no Python step per
+    item."""
+    c = text[i]
+    if c == '"':
+        m = _STRING_TEXT.match(text, i)
+        assert m is not None
+        return m.end()
+    if c not in "[{":
+        return _SCALAR_TEXT.match(text, i).end()  # type: ignore[union-attr]
+    depth = 0
+    while True:
+        c = text[i]  # (IndexError: not JSON)
+        if c in "[{":
+            depth += 1
+        else:
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i = _UP_TO_BRACKET.match(text, i + 1).end()  # type: ignore[union-attr]
+
+
+def _skip_spaces(text: str, i: int) -> int:
+    return _SPACES.match(text, i).end()  # type: ignore[union-attr]
+
+
+def _members(text: str, i: int) -> Iterator[tuple[str, int, int, int]]:
+    """The members of the object at ``text[i]``, in the text's order
+    (duplicates included): (key, where the key starts, where its value
+    starts and ends)."""
+    i = _skip_spaces(text, i + 1)
+    if text[i] == "}":
+        return
+    while True:
+        m = _STRING_TEXT.match(text, i)
+        if m is None:
+            raise ValueError("not a JSON object")
+        key = json.loads(m.group())
+        start = _skip_spaces(text, _skip_spaces(text, m.end()) + 1)  # (past the colon)
+        end = _value_end(text, start)
+        yield key, i, start, end
+        i = _skip_spaces(text, end)
+        if text[i] != ",":
+            return
+        i = _skip_spaces(text, i + 1)
+
+
+def _item(text: str, i: int, index: int) -> int | None:
+    """Where item ``index`` of the array at ``text[i]`` starts, ``None``
+    when it has fewer (one regular expression match an item, up to the
+    comma after it)."""
+    i = _skip_spaces(text, i + 1)
+    if text[i] == "]":
+        return None
+    while index:
+        if index >= _RUN:
+            m = _SCALAR_RUN.match(text, i)
+            if m is not None:  # (a run of strings and numbers, in one match)
+                index -= _RUN
+                i = m.end()
+                continue
+        i = _UP_TO_SEPARATOR.match(text, i).end()  # type: ignore[union-attr]
+        c = text[i]
+        if c == ",":
+            index -= 1
+            i += 1
+        elif c in "[{":
+            i = _value_end(text, i)  # (an item holding an object or array)
+        else:
+            return None  # (the array's end)
+    return _skip_spaces(text, i)
+
+
+def _step(text: str, i: int, rest: str, longest: bool) -> Iterator[tuple[str, int, int]]:
+    """The values one step of the field path ``rest`` leads to from the
+    value at ``text[i]``: (the rest of the path, where the step's key
+    starts (the item's start for an index), where the value starts).
+    ``longest``: only the first member with the longest key the path
+    starts with (a key may hold dots, ``example.com/gpu``), as the YAML
+    tree's locator picks it; else every member whose key fits, in order."""
+    if rest.startswith("[") and text[i] == "{":
+        close = rest.find("]")  # (a map's key as the field kit writes it: limits[cpu])
+        if close >= 0:
+            wanted = rest[1:close]
+            for key, at, start, _end in _members(text, i):
+                if key == wanted:
+                    yield rest[close + 1:], at, start
+                    if longest:
+                        return
+        return
+    m = _INDEX.match(rest)
+    if m is not None:
+        if text[i] == "[":
+            item = _item(text, i, int(m.group(1)))
+            if item is not None:
+                yield rest[m.end():], item, item
+        return
+    if text[i] != "{":
+        return
+    found: tuple[str, int, int] | None = None
+    for key, at, start, _end in _members(text, i):
+        if rest.startswith(key) and (len(rest) == len(key) or rest[len(key)] in ".["):
+            if not longest:
+                yield rest[len(key):], at, start
+            elif found is None or len(key) > len(rest) - len(found[0]):
+                found = (rest[len(key):], at, start)
+    if found is not None:
+        yield found
+
+
+def _position(text: str, i: int) -> tuple[int, int]:
+    """1-based (line, column) of ``text[i]``, counted as the YAML reader
+    counts them (a line ends at LF, CR LF, CR, NEL, LS or PS; a column is
+    a character)."""
+    before = text[:i]
+    breaks = "\n\r\x85\u2028\u2029"
+    line = sum(before.count(c) for c in breaks) - before.count("\r\n")
+    last = max(before.rfind(c) for c in breaks)
+    return line + 1, i - last
+
+
+def json_locate(text: str, path: str, key: bool = False) -> tuple[int, int] | None:
+    """1-based (line, column) in the JSON ``text`` of the field at ``path``
+    (a field kit path: ``a.b[2].c``, ``limits[cpu]``), or of the deepest
+    enclosing field found; ``None`` when not even the first step is. A
+    scalar field's position is its value's, an object's or list's its
+    key's, as is the key's an error about the key itself asks for
+    (``key``: the last step). As ``Document.locate`` finds it in a YAML
+    tree of the text, in one pass over the text."""
+    try:
+        i = _skip_spaces(text, 0)
+        best: int | None = None
+        rest = path
+        while rest:
+            if rest.startswith("."):
+                rest = rest[1:]
+                continue
+            map_key = rest.startswith("[") and text[i] == "{"  # (limits[cpu])
+            is_index = not map_key and text[i] == "["
+            step = next(_step(text, i, rest, True), None)
+            if step is None:
+                break
+            rest, at, i = step
+            scalar = text[i] not in "[{"
+            if is_index:
+                best = i
+            elif map_key:
+                best = i if scalar else at
+            else:
+                best = i if scalar and not (key and not rest) else at
+        return None if best is None else _position(text, best)
+    except (IndexError, ValueError):  # (not JSON after all)
+        return None
+
+
+def json_value_texts(text: str, keys: Sequence[str | int]) -> list[str]:
+    """The text of every value the keys (object keys, array indices) lead
+    to in the JSON ``text``, as written, in the text's order: each of a key
+    given twice, as the decoder meets each; ``[]`` when the text is no
+    JSON."""
+    out: list[str] = []
+
+    def walk(i: int, depth: int) -> None:
+        if depth == len(keys):
+            out.append(text[i:_value_end(text, i)])
+            return
+        want = keys[depth]
+        if isinstance(want, int):
+            at = _item(text, i, want) if text[i] == "[" else None
+            if at is not None:
+                walk(at, depth + 1)
+        elif text[i] == "{":
+            for key, _at, start, _end in _members(text, i):
+                if key == want:
+                    walk(start, depth + 1)
+
+    try:
+        walk(_skip_spaces(text, 0), 0)
+    except (IndexError, ValueError):
+        return []
+    return out

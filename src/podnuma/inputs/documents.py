@@ -191,7 +191,10 @@ class Document:
         field's position is its value's, unless ``key`` (an error about the
         key itself: an unknown field) asks for the key's."""
         if self.root is None and self.source is not None:
-            self.root, self.source = _json_root(self.source), None
+            # a JSON text: read off the text in one pass (no node tree)
+            from podnuma.golang.jsonsyntax import json_locate
+
+            return json_locate(self.source, path, key)
         node = self.root
         if node is None:
             return None
@@ -332,31 +335,6 @@ def _surrogate_error(data: Any, name: str) -> InputError | None:
         elif isinstance(value, list):
             todo.extend((v, f"{path}[{i}]") for i, v in reversed(list(enumerate(value))))
     return None
-
-
-#: no bound on composing a text already read within its limits
-_NO_LIMITS = ReadLimits(max_bytes=1 << 62, max_depth=1 << 30, max_nodes=1 << 62, max_alias_nodes=1 << 62)
-
-
-def _json_root(text: str) -> yaml.Node | None:
-    """The node tree of a JSON text (read within its limits already), for
-    positions: libyaml's parser composed as a YAML file's tree is (the
-    pure-Python composer takes seconds on a large file)."""
-    import yaml
-
-    from podnuma.inputs.goyaml import compose_documents, events
-    from podnuma.inputs.strict_loader import StrictLoader
-
-    if getattr(yaml, "__with_libyaml__", False):
-        try:
-            docs = compose_documents(events(text, c_parser=True), _NO_LIMITS)
-            return docs[0] if len(docs) == 1 else None
-        except (yaml.YAMLError, InputError, RecursionError):
-            pass
-    try:
-        return yaml.compose(text, Loader=StrictLoader)
-    except yaml.YAMLError:
-        return None
 
 
 def _compose(

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 import re
 import sys
 from collections.abc import Mapping
@@ -37,6 +38,7 @@ from podnuma.api.kubeletconfig import (
     check_config_file_type,
     json_object_pairs_merged,
     load_kubelet_config,
+    not_a_config_object,
     strict_decoding_error,
     yaml_object,
 )
@@ -47,6 +49,7 @@ from podnuma.golang.jsonnumbers import go_json_integer, go_json_number_text
 from podnuma.golang.strconv import go_quote
 from podnuma.inputs.discover import load_node
 from podnuma.inputs.documents import (
+    STDIN_NAME,
     Document,
     decode_text,
     load_json,
@@ -309,7 +312,9 @@ def _config_file_doc(src: TextInput) -> tuple[Mapping[str, Any], Document]:
     document holding nothing (only a comment, a blank line, ``null``) has
     no kind (``failed to decode: Object 'Kind' is missing``)."""
     if not src.text:
-        raise InputError(f"kubelet config file {go_quote(src.name)} was empty", file=src.name)
+        # (the path the kubelet made absolute)
+        shown = src.name if src.name == STDIN_NAME else os.path.abspath(src.name)
+        raise InputError(f"kubelet config file {go_quote(shown)} was empty", file=src.name)
     # the file's bytes (TextInput.read keeps a byte that is not UTF-8 as a
     # lone surrogate)
     escaped = _LONE_SURROGATE.search(src.text) is not None
@@ -321,7 +326,7 @@ def _config_file_doc(src: TextInput) -> tuple[Mapping[str, Any], Document]:
         # decoder meets it: its text (an int field takes "100", not "1e2"
         # or "1.0"; a number of any length is read); a byte that is not
         # UTF-8 is U+FFFD to Go's decoder
-        text = raw.decode("utf-8", "replace") if raw is not None else src.text
+        text = _LONE_SURROGATE.sub("\ufffd", src.text)  # (each byte, as Go's decoder replaces it)
         limit = sys.get_int_max_str_digits()
         try:
             got = load_json(text, name=src.name, pairs=json_object_pairs_merged, numbers=go_json_number_text,
@@ -338,16 +343,19 @@ def _config_file_doc(src: TextInput) -> tuple[Mapping[str, Any], Document]:
             raise InputError(f"failed to decode: couldn't get version/kind; json parse error: {why}",
                              file=src.name) from None
         if isinstance(got, JSONObject):
-            got.source = text  # (a value's text, as a decoder of its own quotes it)
+            got.source = src.text  # (a value's text as the file has it, a decoder of its own quotes it)
         first = Document(src.name, got, None, source=text)
     else:
         # a key given twice: the last value, and the strict decoding's
         # complaint (a warning, or the error of a kind decoded strictly)
         duplicates = []
         data = raw if raw is not None else src.text
+        roots: list[Any] = []
         try:
-            first = parse_first_document(data, name=src.name, duplicates=duplicates)
+            first = parse_first_document(data, name=src.name, duplicates=duplicates, prepare=roots.append)
         except InputError as e:
+            if roots and _NULL_KEY_WORDS in e.message:
+                raise _null_key_error(roots[0], e).in_file(src.name) from None
             outcome = _non_finite(data, src.name, duplicates) if _NON_FINITE_WORDS.search(e.message) else None
             if outcome is None:
                 raise
@@ -366,12 +374,42 @@ def _config_file_doc(src: TextInput) -> tuple[Mapping[str, Any], Document]:
         first = Document(first.name, yaml_object(first.data, duplicates), first.root)
     if first.data is None:
         try:
-            check_config_file_type({})  # no apiVersion, no kind
+            check_config_file_type({}, text=src.text)  # no apiVersion, no kind
         except InputError as e:
             raise e.in_file(src.name) from None
     if not isinstance(first.data, Mapping):
-        raise wrong_type("", "a mapping (the kubelet configuration)", first.data).in_file(src.name)
+        raise not_a_config_object(first.data).in_file(src.name)
     return first.data, first
+
+
+#: how the YAML reader refuses a null mapping key
+_NULL_KEY_WORDS = "unsupported map key: null"
+
+
+def _null_key_error(root: Any, err: InputError) -> InputError:
+    """``sigs.k8s.io/yaml``'s refusal of a null mapping key anywhere in the
+    document (its type and the value printed with ``%s`` and ``%+#v``; the
+    first null key met, where Go's walk of the maps meets one in no fixed
+    order); ``err`` where podnuma cannot print the value."""
+    import yaml
+
+    from podnuma.inputs.goyaml import go_sharp_v, null_scalar
+
+    todo = [root]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, yaml.SequenceNode):
+            todo.extend(reversed(node.value))
+        elif isinstance(node, yaml.MappingNode):
+            for k, v in node.value:
+                if null_scalar(k):
+                    shown = go_sharp_v(v, top=True)
+                    if shown is None:
+                        return err
+                    return InputError(f"failed to decode: unsupported map key of type: %!s(<nil>), key: <nil>, "
+                                      f"value: {shown}")
+            todo.extend(v for _k, v in reversed(node.value))
+    return err
 
 
 #: how the YAML reader refuses ``.inf``, ``-.inf`` and ``.nan``
@@ -485,7 +523,7 @@ def config_source(src: TextInput) -> ConfigSource:
         # alone (a scenario's configuration gets v1beta1's when it has none)
         try:
             # (the codec reads a text starting with "{" as JSON, else as YAML)
-            check_config_file_type(data, from_yaml=not _go_trim_space(src.text).startswith("{"))
+            check_config_file_type(data, from_yaml=not _go_trim_space(src.text).startswith("{"), text=src.text)
         except InputError as e:
             raise doc.enrich(e) from None
         return ConfigSource(src, "", data, doc)
@@ -548,21 +586,22 @@ def _load_config(source: ConfigSource, overrides: tuple[Override, ...]) -> Kubel
                 FeatureGates.from_mapping(_flag_gates(overrides))
             except KubeletStartupError as e:
                 raise KubeletStartupError(f"{GATES_FLAGS}: {e}") from None
-            if "featureGates" in source.mapping:
-                with contextlib.suppress(InputError):
-                    load_kubelet_config(source.mapping, gates_words=GATES_PANIC)
+        # --set models a flag, which the kubelet applies to the
+        # configuration its file decoded to: a file that does not decode
+        # is refused in its own words, whatever a flag would set; the
+        # warning it logged is the file's strict decoding error
+        try:
+            warning = strict_decoding_error(source.mapping)
+        except InputError as e:
+            raise source.doc.enrich(e.at(source.prefix)) from None
+        if not source.prefix and "featureGates" in source.mapping:
+            with contextlib.suppress(InputError):
+                load_kubelet_config(source.mapping, gates_words=GATES_PANIC)
         try:
             config = load_kubelet_config(effective)
         except InputError as e:
             blamed = blame(e, overrides)
             raise (blamed if blamed is not e else e if e.file else e.in_file(source.input.name)) from None
-        # --set models a flag, which the kubelet applies to the
-        # configuration its file decoded to: the warning it logged is the
-        # file's strict decoding error, whatever a flag then sets
-        try:
-            warning = strict_decoding_error(source.mapping)
-        except InputError:
-            return config  # (the file alone does not decode: what --set made of it does)
         return config.replace(decode_warning=warning)
     return source.decode()
 

@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from podnuma.api.featuregates import FeatureGateReader, FeatureGates
-from podnuma.api.kubeletconfig import KubeletConfig, load_kubelet_config
+from podnuma.api.kubeletconfig import KubeletConfig, load_kubelet_config, strict_decoding_error
 from podnuma.api.pod import Pod
 from podnuma.api.pod_manifest import parse_pod
 from podnuma.api.qos import set_status_qos
@@ -585,6 +585,8 @@ def _load_kubelet_config(
             if sub.data is None:
                 raise InputError("the kubelet configuration file is empty")
             cfg_doc = _mapping(sub.data, path="", what="a KubeletConfiguration")
+            if overrides:  # (the kubelet decodes its file before a flag sets anything)
+                strict_decoding_error(cfg_doc)
         except InputError as e:
             raise sub.enrich(e) from None
         cfg_doc = apply_overrides(cfg_doc, overrides) if overrides else cfg_doc
@@ -599,6 +601,11 @@ def _load_kubelet_config(
     if raw_cfg is None:
         raw_cfg = {}
     cfg_doc = _mapping(raw_cfg, path="kubeletConfig", what="kubeletConfig")
+    if overrides:  # (the configuration decodes on its own before a flag sets anything)
+        try:
+            strict_decoding_error(cfg_doc)
+        except InputError as e:
+            raise e.at("kubeletConfig") from None
     cfg_doc = apply_overrides(cfg_doc, overrides) if overrides else cfg_doc
     try:
         return load_kubelet_config(cfg_doc), (), cfg_doc
