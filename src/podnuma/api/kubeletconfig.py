@@ -978,13 +978,21 @@ def _cannot_unmarshal(value: object, struct: str, where: str, gotype: str, path:
                       f"{struct}.{where} of type {gotype}", path=path)
 
 
+#: a byte that is not UTF-8, as a file's text holds it (a lone surrogate
+#: U+DC80-U+DCFF; written with ``chr``, as the compiled build takes no
+#: surrogate in a literal)
+_NOT_UTF8_BYTE = re.compile("([" + chr(0xDC80) + "-" + chr(0xDCFF) + "])")
+#: any surrogate code point
+_SURROGATE = re.compile("[" + chr(0xD800) + "-" + chr(0xDFFF) + "]")
+
+
 def _go_quote_bytes(text: str) -> str:
     """Go's ``%q`` of a file's text (a byte that is not UTF-8 held as a
     lone surrogate, as the file was read): such a byte is ``\\xff``."""
-    if not any("\udc80" <= c <= "\udcff" for c in text):
+    if _NOT_UTF8_BYTE.search(text) is None:
         return go_quote(text)
-    parts = re.split("([\udc80-\udcff])", text)
-    return '"' + "".join(f"\\x{ord(p) - 0xDC00:02x}" if len(p) == 1 and "\udc80" <= p <= "\udcff"
+    parts = _NOT_UTF8_BYTE.split(text)
+    return '"' + "".join(f"\\x{ord(p) - 0xDC00:02x}" if len(p) == 1 and _NOT_UTF8_BYTE.match(p)
                          else go_quote(p)[1:-1] for p in parts) + '"'
 
 
@@ -1188,7 +1196,7 @@ def _one_line(text: str) -> str:
     ``_QUOTED_MAX`` characters."""
     more = len(text) - _QUOTED_MAX
     cut = text[:_QUOTED_MAX] if more > 0 else text
-    shown = re.sub("[\ud800-\udfff]", "\ufffd", cut).replace("\r", "\\r").replace("\n", "\\n")
+    shown = _SURROGATE.sub("\ufffd", cut).replace("\r", "\\r").replace("\n", "\\n")
     return shown + (f"... ({more} more characters)" if more > 0 else "")
 
 
