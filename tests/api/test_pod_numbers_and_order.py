@@ -271,10 +271,10 @@ def test_a_sidecars_probe_port_is_checked_a_regular_init_containers_probe_refuse
 def test_a_probe_has_no_sleep_handler() -> None:
     # Go's ProbeHandler has no sleep (only a lifecycle hook has one): exec
     # beside it is one handler, not two (the static pod path drops sleep)
-    from podnuma.api.pod_validation import check_handler_ports
+    from podnuma.api.pod_validation import check_handlers
 
     container = {"name": "c", "image": "x", "livenessProbe": {"exec": {"command": ["a"]}, "sleep": {"seconds": 1}}}
-    check_handler_ports(container, "spec.containers[0]")
+    check_handlers(container, "spec.containers[0]")
 
 
 def test_an_unknown_spec_field_comes_in_sorted_key_order_on_the_scenario_path() -> None:

@@ -175,3 +175,119 @@ def test_without_restart_rules_restart_policies_are_dropped_not_refused() -> Non
         "spec.initContainers[0].livenessProbe", NOT_FOR_INIT)
     pod = parse_pod(_pod([_c("a")], [_c("i", restartPolicy="Always", livenessProbe=PROBE)]), gates=off)
     assert pod.init_containers[0].kind == "sidecar"
+
+
+# ---- handler actions, probe counters, stop signals, ephemeral targets
+# (messages as kubelet-oracle validate gives them; the differential cases:
+# _action_cases in tests/oracle/test_pod_validation_probes_differential.py)
+
+ALPHA = FeatureGates.from_mapping({"ContainerStopSignals": True, "H2CContainerProbe": True,
+                                   "GRPCContainerProbeTLS": True})
+HEADER_MSG = ("Invalid value: \"bad name\": a valid HTTP header must consist of alphanumeric characters or '-' "
+              "(e.g. 'X-Header-Name', regex used for validation is '[-A-Za-z0-9]+')")
+
+
+@pytest.mark.parametrize(("action", "where", "message"), [
+    ({"exec": {}}, "exec.command", "Required value"),
+    ({"exec": {"command": []}}, "exec.command", "Required value"),
+    ({"httpGet": {"port": 80, "scheme": "FTP"}}, "httpGet.scheme",
+     'Unsupported value: "FTP": supported values: "HTTP", "HTTPS"'),
+    # a named string type: shown as encoding/json writes it
+    ({"httpGet": {"port": 80, "scheme": "<&>"}}, "httpGet.scheme",
+     'Unsupported value: "\\u003c\\u0026\\u003e": supported values: "HTTP", "HTTPS"'),
+    # the port before the scheme; an empty path is defaulted, not refused
+    ({"httpGet": {"port": 0, "scheme": "FTP", "path": ""}}, "httpGet.port", f"Invalid value: 0: {RANGE}"),
+    ({"httpGet": {"port": 80, "httpHeaders": [{"name": "X-Ok"}, {"name": "bad name"}]}}, "httpGet.httpHeaders",
+     HEADER_MSG),
+    ({"grpc": {"port": 0, "service": "not checked"}}, "grpc.port", f"Invalid value: 0: {RANGE}"),
+])
+def test_the_handler_set_is_validated(action: dict[str, Any], where: str, message: str) -> None:
+    assert _refusal(_pod([_c("a", startupProbe=action)])) == (f"spec.containers[0].startupProbe.{where}", message)
+
+
+def test_alpha_fields_are_dropped_without_their_gates() -> None:
+    h2 = {"httpGet": {"port": 80, "protocol": "HTTP2", "host": "h"}}
+    mode = {"grpc": {"port": 9, "mode": "SSL"}}
+    assert _refusal(_pod([_c("a", livenessProbe=h2)])) is None
+    assert _refusal(_pod([_c("a", livenessProbe=mode)])) is None
+    assert _refusal(_pod([_c("a", livenessProbe=h2)]), ALPHA) == (
+        "spec.containers[0].livenessProbe.httpGet.host", 'Invalid value: "h": must be empty when `protocol` is "HTTP2"')
+    h2s = {"httpGet": {"port": 80, "protocol": "HTTP2", "scheme": "HTTPS"}}
+    assert _refusal(_pod([_c("a", livenessProbe=h2s)]), ALPHA) == (
+        "spec.containers[0].livenessProbe.httpGet.protocol", 'Invalid value: "HTTP2": is only supported with HTTP (H2C)')
+    assert _refusal(_pod([_c("a", livenessProbe=mode)]), ALPHA) == (
+        "spec.containers[0].livenessProbe.grpc.mode", 'Unsupported value: "SSL": supported values: "Plaintext", "TLS"')
+
+
+@pytest.mark.parametrize(("grace", "seconds", "limit"), [(None, 31, 30), (None, -1, 30), (-3, 2, 1), (0, 1, 0)])
+def test_a_sleep_hook_is_held_to_the_defaulted_grace_period(grace: int | None, seconds: int, limit: int) -> None:
+    extra = {} if grace is None else {"terminationGracePeriodSeconds": grace}
+    doc = _pod([_c("a", lifecycle={"preStop": {"sleep": {"seconds": seconds}}})], **extra)
+    assert _refusal(doc) == ("spec.containers[0].lifecycle.preStop.sleep",
+                             f"Invalid value: {seconds}: must be non-negative and less than "
+                             f"terminationGracePeriodSeconds ({limit})")
+    # 0 and the grace period itself are allowed
+    doc["spec"]["containers"][0]["lifecycle"]["preStop"]["sleep"]["seconds"] = limit
+    assert _refusal(doc) is None
+
+
+def test_probe_counters_in_order_after_the_defaults() -> None:
+    probe = {**PROBE, "failureThreshold": -1, "initialDelaySeconds": -2, "timeoutSeconds": 0}
+    assert _refusal(_pod([_c("a", livenessProbe=probe)])) == (
+        "spec.containers[0].livenessProbe.initialDelaySeconds", "Invalid value: -2: must be greater than or equal to 0")
+    # the handler's error first
+    bad = {"exec": {}, "periodSeconds": -1}
+    assert _refusal(_pod([_c("a", livenessProbe=bad)])) == ("spec.containers[0].livenessProbe.exec.command",
+                                                             "Required value")
+    # successThreshold: not negative, then 1 for liveness and startup probes only
+    for key in ("livenessProbe", "startupProbe"):
+        assert _refusal(_pod([_c("a", **{key: {**PROBE, "successThreshold": 2}})])) == (
+            f"spec.containers[0].{key}.successThreshold", "Invalid value: 2: must be 1")
+    assert _refusal(_pod([_c("a", readinessProbe={**PROBE, "successThreshold": 2})])) is None
+
+
+def test_a_probes_termination_grace_period() -> None:
+    assert _refusal(_pod([_c("a", livenessProbe={**PROBE, "terminationGracePeriodSeconds": 0,
+                                                 "successThreshold": 3})])) == (
+        "spec.containers[0].livenessProbe.terminationGracePeriodSeconds", "Invalid value: 0: must be greater than 0")
+    assert _refusal(_pod([_c("a", readinessProbe={**PROBE, "terminationGracePeriodSeconds": 5})])) == (
+        "spec.containers[0].readinessProbe.terminationGracePeriodSeconds",
+        "Invalid value: 5: must not be set for readinessProbes")
+    assert _refusal(_pod([_c("a", livenessProbe={**PROBE, "terminationGracePeriodSeconds": 5})])) is None
+
+
+def test_stop_signals_need_the_gate_and_an_os() -> None:
+    only_signal = {"stopSignal": "SIGUSR1"}
+    # gate off: dropped, and the lifecycle it leaves empty with it (a plain
+    # init container may then have it)
+    assert _refusal(_pod([_c("a", lifecycle=only_signal)])) is None
+    assert _refusal(_pod([_c("a")], [_c("i", lifecycle=only_signal)])) is None
+    assert _refusal(_pod([_c("a")], [_c("i", lifecycle={**only_signal, "preStop": {"sleep": {}}})])) == (
+        "spec.initContainers[0].lifecycle", NOT_FOR_INIT)
+    assert _refusal(_pod([_c("a", lifecycle=only_signal)]), ALPHA) == (
+        "spec.containers[0].lifecycle.stopSignal", "Forbidden: may not be set for containers with empty `spec.os.name`")
+    assert _refusal(_pod([_c("a", lifecycle=only_signal)], os={"name": "linux"}), ALPHA) is None
+    assert _refusal(_pod([_c("a", lifecycle=only_signal)], os={"name": "windows"}), ALPHA) == (
+        "spec.containers[0].lifecycle.stopSignal", 'Unsupported value: "SIGUSR1": supported values: "SIGKILL", "SIGTERM"')
+    linux = _refusal(_pod([_c("a", lifecycle={"stopSignal": "SIGNOPE"})], os={"name": "linux"}), ALPHA)
+    assert linux is not None and linux[1].startswith(
+        'Unsupported value: "SIGNOPE": supported values: "SIGABRT", "SIGALRM", "SIGBUS"')
+    assert '"SIGRTMAX-1", "SIGRTMAX-10"' in linux[1]
+    # the hooks before the signal
+    both = {"stopSignal": "SIGNOPE", "postStart": {}}
+    assert _refusal(_pod([_c("a", lifecycle=both)]), ALPHA) == (
+        "spec.containers[0].lifecycle.postStart", "Required value: must specify a handler type")
+
+
+def test_an_ephemeral_containers_target_must_be_an_app_or_init_container() -> None:
+    for target in ("a", "i", ""):
+        assert _refusal(_pod([_c("a")], [_c("i")], eph=[_c("e", targetContainerName=target)])) is None
+    assert _refusal(_pod([_c("a")], eph=[_c("e", targetContainerName="nope", lifecycle={})])) == (
+        "spec.ephemeralContainers[0].targetContainerName", 'Not found: "nope"')
+    # another ephemeral container is no target; the duplicate name first
+    eph = [_c("e"), _c("f", targetContainerName="e")]
+    assert _refusal(_pod([_c("a")], eph=eph)) == ("spec.ephemeralContainers[1].targetContainerName", 'Not found: "e"')
+    assert _refusal(_pod([_c("a")], eph=[_c("a", targetContainerName="x")])) == (
+        "spec.ephemeralContainers[0].name", 'Duplicate value: "a"')
+    # a lifecycle holding only a dropped stopSignal is not set
+    assert _refusal(_pod([_c("a")], eph=[_c("e", lifecycle={"stopSignal": "SIGTERM"})])) is None

@@ -36,7 +36,12 @@ from tests.oracle.validation import compare_verdicts, validate_oracle, validate_
 SEED, _ = random_settings()
 COUNT = env_int("PODNUMA_PROBE_VALIDATION_COUNT", 800)
 ON_CREATE = "spec.ephemeralContainers: Forbidden: cannot be set on create"
-GATE_SETS: dict[str, dict[str, bool]] = {"default": {}, "no-restart-rules": {"ContainerRestartRules": False, "RestartAllContainersOnContainerExits": False}}
+GATE_SETS: dict[str, dict[str, bool]] = {
+    "default": {},
+    "no-restart-rules": {"ContainerRestartRules": False, "RestartAllContainersOnContainerExits": False},
+    # the alpha gates that keep a stopSignal, an httpGet protocol and a grpc mode
+    "alpha-handlers": {"ContainerStopSignals": True, "H2CContainerProbe": True, "GRPCContainerProbeTLS": True},
+}
 
 Doc = dict[str, Any]
 
@@ -170,6 +175,41 @@ def _ports_cases() -> list[tuple[str, str, Doc]]:
     return out
 
 
+def _action_cases() -> list[tuple[str, str, Doc]]:
+    """Each bad action in a probe and a hook, stop signals per OS, sleeps
+    against the pod's grace period, probe counters and ephemeral targets."""
+    out: list[tuple[str, str, Doc]] = []
+    for n, action in enumerate(BAD_ACTIONS):
+        for gates in ("default", "alpha-handlers"):
+            out.append((f"action#{n}@probe/{gates}", gates, _pod([_c("a", readinessProbe=action)])))
+            if "grpc" not in action:  # (a hook has no grpc: an unknown field)
+                out.append((f"action#{n}@hook/{gates}", gates, _pod([_c("a", lifecycle={"preStop": action})])))
+    for os_name in (None, "linux", "windows"):  # (an empty os.name is refused as such: not modelled)
+        for signal in ("SIGTERM", "SIGUSR1", "SIGRTMAX-3", "SIGNOPE", "<&>"):
+            for gates in ("default", "alpha-handlers"):
+                extra = {} if os_name is None else {"os": {"name": os_name}}
+                out.append((f"stopSignal={signal}@os={os_name}/{gates}", gates,
+                            _pod([_c("a", lifecycle={"stopSignal": signal})], **extra)))
+                out.append((f"init-stopSignal={signal}@os={os_name}/{gates}", gates,
+                            _pod([_c("a")], [_c("i", lifecycle={"stopSignal": signal})], **extra)))
+    for grace in (None, -3, 0, 10):
+        for sleep in BAD_SLEEPS:
+            extra = {} if grace is None else {"terminationGracePeriodSeconds": grace}
+            out.append((f"sleep={sleep}@grace={grace}", "default",
+                        _pod([_c("a", lifecycle={"postStart": {"sleep": sleep}})], **extra)))
+    for key in PROBE_KEYS:
+        for counter in (*PROBE_COUNTERS, "terminationGracePeriodSeconds"):
+            for value in (-1, 0, 2):
+                out.append((f"{key}.{counter}={value}", "default",
+                            _pod([_c("a", **{key: {**GOOD_PROBE, counter: value}})])))
+    for target in ("a", "i", "e", "nope", ""):
+        out.append((f"ephemeral.target={target}", "default",
+                    _pod([_c("a")], [_c("i")], eph=[_c("e", targetContainerName=target, stdin=True)])))
+    out.append(("ephemeral.target+lifecycle", "default",
+                _pod([_c("a")], eph=[_c("e", targetContainerName="x", lifecycle={})])))
+    return out
+
+
 #: faults the random pods combine: each changes one container (or the pod)
 Fault = Callable[[random.Random, Doc], None]
 
@@ -228,7 +268,90 @@ def _f_resources(rng: random.Random, spec: Doc) -> None:
         c["resources"] = {"requests": {"cpu": "2"}, "limits": {"cpu": "1"}}
 
 
-FAULTS: list[Fault] = [_f_handler_port, _f_dup_name, _f_pod_restart, _f_ctr_restart, _f_init_probe, _f_port,
+#: bad (and a few good) handler actions, probe counters and hooks
+BAD_ACTIONS: list[Doc] = [
+    {"exec": {}}, {"exec": {"command": []}}, {"exec": {"command": None}}, {"exec": {"command": ["x"]}},
+    {"httpGet": {"port": 80, "scheme": "FTP"}}, {"httpGet": {"port": 80, "scheme": "https"}},
+    {"httpGet": {"port": 80, "scheme": "HTTPS", "path": ""}}, {"httpGet": {"port": 80, "scheme": "<&>"}},
+    {"httpGet": {"port": 80, "httpHeaders": [{"name": "X-Ok", "value": "v"}, {"name": "bad name", "value": ""}]}},
+    {"httpGet": {"port": 80, "httpHeaders": [{"name": "", "value": "v"}]}},
+    {"httpGet": {"port": 80, "httpHeaders": [{"name": "X_Y"}], "scheme": "FTP"}},
+    {"httpGet": {"port": 0, "scheme": "FTP"}},
+    {"httpGet": {"port": 80, "protocol": "HTTP3"}}, {"httpGet": {"port": 80, "protocol": "HTTP2", "scheme": "HTTPS"}},
+    {"httpGet": {"port": 80, "protocol": "HTTP2", "host": "h"}}, {"httpGet": {"port": 80, "protocol": "HTTP2"}},
+    {"tcpSocket": {"port": "Bad"}}, {"tcpSocket": {}},
+    {"grpc": {"port": 0, "service": ""}}, {"grpc": {"port": 70000}}, {"grpc": {"port": 9, "service": "a b"}},
+    {"grpc": {"port": 9, "mode": "SSL"}}, {"grpc": {"port": 9, "mode": "TLS"}},
+]
+BAD_SLEEPS: list[Any] = [{"seconds": -1}, {"seconds": 0}, {"seconds": 30}, {"seconds": 31}, {"seconds": 5}, {}]
+PROBE_COUNTERS = ("initialDelaySeconds", "timeoutSeconds", "periodSeconds", "successThreshold", "failureThreshold")
+
+
+def _some_handled(rng: random.Random, spec: Doc) -> Doc | None:
+    """An app container or a sidecar (hooks and probes validated)."""
+    every = (spec.get("containers") or []) + [c for c in spec.get("initContainers") or []
+                                               if c.get("restartPolicy") == "Always"]
+    return rng.choice(every) if every else None
+
+
+def _f_probe_action(rng: random.Random, spec: Doc) -> None:
+    c = _some_handled(rng, spec)
+    if c is not None:
+        probe = copy.deepcopy(rng.choice(BAD_ACTIONS))
+        if rng.random() < 0.2:
+            probe["exec"] = {"command": rng.choice([[], ["x"]])}
+        c[rng.choice(PROBE_KEYS)] = probe
+
+
+def _f_probe_counters(rng: random.Random, spec: Doc) -> None:
+    c = _some_handled(rng, spec)
+    if c is not None:
+        probe = c.get(key := rng.choice(PROBE_KEYS)) or copy.deepcopy(GOOD_PROBE)
+        for counter in rng.sample(PROBE_COUNTERS, rng.randint(1, 3)):
+            probe[counter] = rng.choice([-1, 0, 1, 2, 5])
+        if rng.random() < 0.4:
+            probe["terminationGracePeriodSeconds"] = rng.choice([-1, 0, 5])
+        c[key] = probe
+
+
+def _f_hook(rng: random.Random, spec: Doc) -> None:
+    c = _some_handled(rng, spec) if rng.random() < 0.8 else _some(rng, spec, "initContainers")
+    if c is None:
+        return
+    lifecycle: Doc = {}
+    for hook in rng.sample(["postStart", "preStop"], rng.randint(0, 2)):
+        lifecycle[hook] = rng.choice([{"sleep": copy.deepcopy(rng.choice(BAD_SLEEPS))},
+                                      {"sleep": {"seconds": 1}, "exec": {"command": ["x"]}},
+                                      copy.deepcopy(rng.choice(BAD_ACTIONS[:12] + BAD_ACTIONS[16:18])), {}])
+    if rng.random() < 0.5:
+        lifecycle["stopSignal"] = rng.choice(["SIGTERM", "SIGUSR1", "SIGRTMIN+3", "SIGNOPE", "sigterm"])
+    c["lifecycle"] = lifecycle
+
+
+def _f_grace(rng: random.Random, spec: Doc) -> None:
+    spec["terminationGracePeriodSeconds"] = rng.choice([-5, 0, 2, 60])
+
+
+def _f_os(rng: random.Random, spec: Doc) -> None:
+    spec["os"] = {"name": rng.choice(["linux", "windows"])}
+
+
+def _f_ephemeral(rng: random.Random, spec: Doc) -> None:
+    names = [c["name"] for c in (spec.get("containers") or []) + (spec.get("initContainers") or [])]
+    eph = [_c(f"e{i}") for i in range(rng.randint(1, 2))]
+    for e in eph:
+        pick = rng.random()
+        if pick < 0.6:
+            e["targetContainerName"] = rng.choice([*names, "nope", "e0"])
+        if rng.random() < 0.3:
+            e["lifecycle"] = rng.choice([{"stopSignal": "SIGTERM"}, {}, {"preStop": {"sleep": {"seconds": 1}}}])
+        if rng.random() < 0.2:
+            e["name"] = rng.choice(names)
+    spec["ephemeralContainers"] = eph
+
+
+FAULTS: list[Fault] = [_f_probe_action, _f_probe_counters, _f_hook, _f_hook, _f_grace, _f_os, _f_ephemeral,
+                       _f_handler_port, _f_dup_name, _f_pod_restart, _f_ctr_restart, _f_init_probe, _f_port,
                        _f_bad_name, _f_resources]
 
 
@@ -240,15 +363,17 @@ def _random_cases(seed: int, count: int) -> list[tuple[str, str, Doc]]:
         inits = [_c(f"i{i}", **({"restartPolicy": "Always"} if rng.random() < 0.4 else {}))
                  for i in range(rng.randint(0, 3))]
         spec: Doc = {"containers": apps, "initContainers": inits}
-        for fault in rng.sample(FAULTS, rng.randint(1, 4)):
+        for fault in rng.sample(FAULTS, rng.randint(1, 5)):
             fault(rng, spec)
-        gates = "no-restart-rules" if rng.random() < 0.2 else "default"
+        draw = rng.random()
+        gates = "no-restart-rules" if draw < 0.15 else "alpha-handlers" if draw < 0.4 else "default"
+        extra = {k: spec[k] for k in ("restartPolicy", "terminationGracePeriodSeconds", "os") if k in spec}
         out.append((f"random#{n}", gates, _pod(spec["containers"], spec["initContainers"],
-                                               **({"restartPolicy": spec["restartPolicy"]} if "restartPolicy" in spec else {}))))
+                                               spec.get("ephemeralContainers"), **extra)))
     return out
 
 
-CASES = _handler_cases() + _ephemeral_cases() + _ports_cases() + _random_cases(SEED, COUNT)
+CASES = _handler_cases() + _ephemeral_cases() + _ports_cases() + _action_cases() + _random_cases(SEED, COUNT)
 
 
 @pytest.fixture(scope="module")

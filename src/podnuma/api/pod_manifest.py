@@ -36,12 +36,13 @@ from podnuma.api.pod_defaults import (
 from podnuma.api.pod_schema import POD_TYPE
 from podnuma.api.pod_types import Numbers, check_pod_types, check_value_types
 from podnuma.api.pod_validation import (
+    HandlerRules,
     check_container_ports,
     check_container_resource_name,
     check_dns_label,
     check_dns_subdomain,
     check_ephemeral_fields,
-    check_handler_ports,
+    check_handlers,
     check_host_network_ports,
     check_host_port_conflicts,
     check_init_container_handlers,
@@ -49,8 +50,10 @@ from podnuma.api.pod_validation import (
     check_pod_resource_name,
     check_requirements,
     check_resource_quantity,
+    check_target_container,
     duplicate,
     forbidden,
+    handler_rules,
     required,
     resource_path,
     unsupported,
@@ -215,7 +218,7 @@ def _check_restart_policy(restart_policy: str | None, path: str) -> None:
 
 def _parse_container(
     raw: object, path: str, index: int, *, init: bool, restart_rules: bool, seen: set[str],
-    host_network: bool,
+    host_network: bool, rules: HandlerRules,
 ) -> Container:
     """One container, its checks in the API server's order
     (``validateContainers``: name, ports, resources, a duplicate name among
@@ -243,9 +246,9 @@ def _parse_container(
     seen.add(name)
     if init:
         check_host_port_conflicts((doc,), "spec.initContainers", host_network=host_network)
-        check_init_container_handlers(doc, path, sidecar=restart_policy == "Always")
+        check_init_container_handlers(doc, path, sidecar=restart_policy == "Always", rules=rules)
     else:
-        check_handler_ports(doc, path)
+        check_handlers(doc, path, rules)
         _check_restart_policy(restart_policy, path)
 
     kind: ContainerKind = "app"
@@ -390,24 +393,26 @@ def parse_pod(doc: Mapping[str, Any], *, gates: FeatureGateView, sort_keys: bool
     # validateRestartPolicy, validateOverhead
     restart_rules = gates.enabled("ContainerRestartRules")
     host_network = spec.get("hostNetwork") is True
+    rules = handler_rules(spec, gates.enabled)
     seen: set[str] = set()
     raw_containers = optional_list(spec.get("containers"), "spec.containers")
     if not raw_containers:
         raise required("spec.containers")
     containers = tuple(
         _parse_container(raw, f"spec.containers[{i}]", i, init=False, restart_rules=restart_rules, seen=seen,
-                         host_network=host_network)
+                         host_network=host_network, rules=rules)
         for i, raw in enumerate(raw_containers)
     )
     app_docs = [c for c in raw_containers if isinstance(c, Mapping)]
     check_host_port_conflicts(app_docs, "spec.containers", host_network=host_network)
     init_containers = tuple(
         _parse_container(raw, f"spec.initContainers[{i}]", i, init=True, restart_rules=restart_rules, seen=seen,
-                         host_network=host_network)
+                         host_network=host_network, rules=rules)
         for i, raw in enumerate(optional_list(spec.get("initContainers"), "spec.initContainers"))
     )
 
     ephemeral: list[str] = []
+    targets = frozenset(c.name for c in (*containers, *init_containers))
     for i, raw in enumerate(optional_list(spec.get("ephemeralContainers"), "spec.ephemeralContainers")):
         path = f"spec.ephemeralContainers[{i}]"
         eph, eph_name = _named_container(raw, path, EPHEMERAL_CONTAINER_FIELDS)
@@ -416,7 +421,8 @@ def parse_pod(doc: Mapping[str, Any], *, gates: FeatureGateView, sort_keys: bool
         if eph_name in seen:
             raise duplicate(field_path(path, "name"), eph_name)
         seen.add(eph_name)
-        check_ephemeral_fields(eph, path)
+        check_target_container(eph, path, targets)
+        check_ephemeral_fields(eph, path, rules)
         ephemeral.append(eph_name)
 
     resources: PodLevelResources | None = None

@@ -9,10 +9,17 @@ field error texts of ``apimachinery/pkg/util/validation/field``
 (``Invalid value``, ``Required value``, ``Unsupported value``,
 ``Forbidden``, ``Duplicate value``); the container checks of
 ``validateContainerPorts``, ``AccumulateUniqueHostPorts``,
-``validatePodHostNetworkDeps``, ``validateHandler`` (handler count and
-ports), ``validateInitContainers``' refusal of hooks and probes on a
+``validatePodHostNetworkDeps``, ``validateLifecycle``, ``validateHandler``
+(``validateExecAction``, ``validateHTTPGetAction``,
+``validateTCPSocketAction``, ``validateGRPCAction``,
+``validateSleepAction``), ``validateStopSignal``, ``validateProbe`` with
+``validateLivenessProbe``, ``validateReadinessProbe`` and
+``validateStartupProbe``, ``validateInitContainers``' refusal of hooks and probes on a
 regular init container and ``validateEphemeralContainers``'
-``validateFieldAllowList``.
+``validateFieldAllowList`` and ``targetContainerName`` check; with the
+fields ``pkg/api/pod/util.go``'s ``dropContainerStopSignals``,
+``dropHTTPProbeProtocol`` and ``dropDisabledGRPCContainerProbeTLS`` drop
+before validation when their gates are off.
 
 Field paths are relative to the pod document; resource keys are written
 ``requests.cpu`` (``requests[example.com/gpu]`` when the key holds a dot or
@@ -22,7 +29,8 @@ slash).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from typing import Final
 
 from podnuma.api.pod import Container
@@ -53,7 +61,12 @@ __all__ = [
     "dns_subdomain_errors",
     "go_len",
     "check_dns_subdomain",
-    "check_handler_ports",
+    "HandlerRules",
+    "check_handlers",
+    "check_target_container",
+    "effective_lifecycle",
+    "handler_rules",
+    "json_quote",
     "check_container_ports",
     "check_host_port_conflicts",
     "check_host_network_ports",
@@ -227,18 +240,182 @@ def check_port_num_or_name(port: object, path: str) -> None:
         raise InputError(f"Invalid value: {number}: {_PORT_RANGE_MSG}", path=path)
 
 
-#: a probe's handler types, and a lifecycle hook's, in the order
-#: ``validateHandler`` looks at them (only the first one set is validated)
 #: a probe's handlers (Go's ProbeHandler: no sleep, which only a
-#: lifecycle hook has; validation.go handlerFromProbe)
+#: lifecycle hook has; validation.go handlerFromProbe) and a lifecycle
+#: hook's, in the order ``validateHandler`` looks at them (the first one
+#: set is validated, any other refused)
 _PROBE_HANDLERS: Final = ("exec", "httpGet", "tcpSocket", "grpc")
 _HOOK_HANDLERS: Final = ("exec", "httpGet", "tcpSocket", "sleep")
-_PORTED: Final = frozenset(("httpGet", "tcpSocket", "grpc"))
+_ONE_HANDLER: Final = "may not specify more than 1 handler type"
+_HTTP_SCHEMES: Final = ("HTTP", "HTTPS")
+_HTTP_PROTOCOLS: Final = ("HTTP1", "HTTP2")
+_GRPC_MODES: Final = ("Plaintext", "TLS")
+_HEADER_NAME: Final = re.compile(r"[-A-Za-z0-9]+")
+_HEADER_NAME_MSG: Final = (
+    "a valid HTTP header must consist of alphanumeric characters or '-' "
+    "(e.g. 'X-Header-Name', regex used for validation is '[-A-Za-z0-9]+')"
+)
+#: a probe's counters in the order ``validateProbe`` checks them, each with
+#: the value the v1 defaults give it when left at 0 (``SetDefaults_Probe``)
+_PROBE_COUNTERS: Final = (
+    ("initialDelaySeconds", 0), ("timeoutSeconds", 1), ("periodSeconds", 10),
+    ("successThreshold", 1), ("failureThreshold", 3),
+)
+_SIGNALS_WINDOWS: Final = ("SIGKILL", "SIGTERM")
+#: the Linux stop signals, sorted as ``sets.List`` sorts them
+_SIGNALS_LINUX: Final = tuple(sorted(
+    ["SIGABRT", "SIGALRM", "SIGBUS", "SIGCHLD", "SIGCLD", "SIGCONT", "SIGFPE", "SIGHUP", "SIGILL",
+     "SIGINT", "SIGIO", "SIGIOT", "SIGKILL", "SIGPIPE", "SIGPOLL", "SIGPROF", "SIGPWR", "SIGQUIT",
+     "SIGSEGV", "SIGSTKFLT", "SIGSTOP", "SIGSYS", "SIGTERM", "SIGTRAP", "SIGTSTP", "SIGTTIN",
+     "SIGTTOU", "SIGURG", "SIGUSR1", "SIGUSR2", "SIGVTALRM", "SIGWINCH", "SIGXCPU", "SIGXFSZ",
+     "SIGRTMIN", "SIGRTMAX"]
+    + [f"SIGRTMIN+{n}" for n in range(1, 16)] + [f"SIGRTMAX-{n}" for n in range(1, 15)]
+))
 
 
-def _handler_port(handler: object, kinds: Sequence[str], path: str) -> None:
-    """``validateHandler``'s count of handler types and the port of the
-    first one set."""
+def json_quote(value: str) -> str:
+    """A string as ``encoding/json`` writes it: how a field error shows a
+    value of a named string type (``URIScheme``, ``Signal``...) or a
+    pointer to one (``"`` and ``\\`` escaped, control characters, ``<``,
+    ``>``, ``&``, U+2028 and U+2029 as ``\\u00XX``, a lone surrogate as
+    U+FFFD)."""
+    out: list[str] = []
+    for ch in value:
+        code = ord(ch)
+        if 0xD800 <= code <= 0xDFFF:
+            out.append("\ufffd")
+        elif ch == '"' or ch == "\\":
+            out.append("\\" + ch)
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\r":
+            out.append("\\r")
+        elif ch == "\t":
+            out.append("\\t")
+        elif code < 0x20 or ch in "<>&\u2028\u2029":
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def _unsupported_named(path: str, value: str, supported: Sequence[str]) -> InputError:
+    allowed = ", ".join(go_quote(s) for s in supported)
+    return InputError(f"Unsupported value: {json_quote(value)}: supported values: {allowed}", path=path)
+
+
+class HandlerRules:
+    """What the checks of hooks and probes need from the pod and the
+    gates: the pod's termination grace period once defaulted (30 when
+    absent, 1 when negative: ``SetDefaults_PodSpec``), which a ``sleep``
+    hook may not exceed; whether ``spec.os`` is set and its name (for a
+    ``stopSignal``); and the gates with which ``PrepareForCreate`` keeps a
+    field it otherwise drops: ``ContainerStopSignals`` (a hook's
+    ``stopSignal``; a ``lifecycle`` left empty by the drop is dropped
+    too), ``H2CContainerProbe`` (an ``httpGet``'s ``protocol``, HTTP1 by
+    default then) and ``GRPCContainerProbeTLS`` (a ``grpc`` probe's
+    ``mode``). A gate is asked (``enabled``; none: all off) only when a
+    container sets its field."""
+
+    __slots__ = ("grace", "has_os", "os_name", "_enabled")
+
+    def __init__(self, grace: int = 30, *, has_os: bool = False, os_name: str = "",
+                 enabled: Callable[[str], bool] | None = None) -> None:
+        self.grace = grace
+        self.has_os = has_os
+        self.os_name = os_name
+        self._enabled = enabled
+
+    def gate(self, name: str) -> bool:
+        return self._enabled is not None and self._enabled(name)
+
+
+def handler_rules(spec: Mapping[str, object], enabled: Callable[[str], bool]) -> HandlerRules:
+    """The :class:`HandlerRules` of a pod's ``spec`` (``enabled``: its gates)."""
+    raw_grace = spec.get("terminationGracePeriodSeconds")
+    grace = 30 if raw_grace is None else _int_field(raw_grace)
+    os = spec.get("os")
+    os_name = os.get("name") if isinstance(os, Mapping) else None
+    return HandlerRules(1 if grace < 0 else grace, has_os=isinstance(os, Mapping),
+                        os_name=os_name if isinstance(os_name, str) else "",
+                        enabled=enabled)
+
+
+
+def effective_lifecycle(container: Mapping[str, object], rules: HandlerRules) -> object:
+    """A container's ``lifecycle`` as validation sees it: without the
+    ``ContainerStopSignals`` gate a ``stopSignal`` is dropped, and the
+    ``lifecycle`` with it when no hook is left (``dropContainerStopSignals``;
+    ``{}`` alone stays)."""
+    lifecycle = container.get("lifecycle")
+    if (isinstance(lifecycle, Mapping) and lifecycle.get("stopSignal") is not None
+            and lifecycle.get("postStart") is None and lifecycle.get("preStop") is None
+            and not rules.gate("ContainerStopSignals")):
+        return None
+    return lifecycle
+
+
+def _check_http_get(action: Mapping[str, object], path: str, rules: HandlerRules) -> None:
+    """``validateHTTPGetAction`` after the v1 defaults (an empty ``path`` is
+    ``/``, an empty ``scheme`` HTTP): the port, the scheme, each header's
+    name (reported under ``httpHeaders``, without an index), then the
+    ``protocol`` (only with ``H2CContainerProbe``)."""
+    check_port_num_or_name(action.get("port"), f"{path}.port")
+    scheme = action.get("scheme")
+    scheme = scheme if isinstance(scheme, str) and scheme else "HTTP"
+    if scheme not in _HTTP_SCHEMES:
+        raise _unsupported_named(f"{path}.scheme", scheme, _HTTP_SCHEMES)
+    headers = action.get("httpHeaders")
+    if isinstance(headers, Sequence) and not isinstance(headers, str):
+        for header in headers:
+            name = header.get("name") if isinstance(header, Mapping) else None
+            name = name if isinstance(name, str) else ""
+            if not _HEADER_NAME.fullmatch(name):
+                raise InputError(f"Invalid value: {go_quote(name)}: {_HEADER_NAME_MSG}", path=f"{path}.httpHeaders")
+    protocol = action.get("protocol")
+    if not isinstance(protocol, str) or not rules.gate("H2CContainerProbe"):
+        return  # (HTTP1 by default, a valid one; without the gate dropped before validation)
+    host = action.get("host")
+    if protocol not in _HTTP_PROTOCOLS:
+        raise _unsupported_named(f"{path}.protocol", protocol, _HTTP_PROTOCOLS)
+    if protocol == "HTTP2" and scheme != "HTTP":
+        raise InputError(f"Invalid value: {json_quote(protocol)}: is only supported with HTTP (H2C)",
+                         path=f"{path}.protocol")
+    if protocol == "HTTP2" and isinstance(host, str) and host:
+        raise InputError(f"Invalid value: {go_quote(host)}: must be empty when `protocol` is \"HTTP2\"",
+                         path=f"{path}.host")
+
+
+def _check_action(kind: str, action: object, path: str, rules: HandlerRules) -> None:
+    """The action of the handler type set (``validateExecAction``,
+    ``validateHTTPGetAction``, ``validateTCPSocketAction``,
+    ``validateGRPCAction``, ``validateSleepAction``)."""
+    doc: Mapping[str, object] = action if isinstance(action, Mapping) else {}
+    if kind == "exec":
+        command = doc.get("command")
+        if not isinstance(command, Sequence) or isinstance(command, str) or not command:
+            raise required(f"{path}.command")
+    elif kind == "httpGet":
+        _check_http_get(doc, path, rules)
+    elif kind == "tcpSocket":
+        check_port_num_or_name(doc.get("port"), f"{path}.port")
+    elif kind == "grpc":
+        # (the port an int32, never a name; ``service`` is not checked)
+        check_port_num_or_name(_int_field(doc.get("port")), f"{path}.port")
+        mode = doc.get("mode")
+        if isinstance(mode, str) and mode not in _GRPC_MODES and rules.gate("GRPCContainerProbeTLS"):
+            raise _unsupported_named(f"{path}.mode", mode, _GRPC_MODES)
+    else:  # sleep: 0 up to the pod's grace period (0 allowed: no gate in v1.37)
+        seconds = _int_field(doc.get("seconds"))
+        if not 0 <= seconds <= rules.grace:
+            raise InputError(f"Invalid value: {seconds}: must be non-negative and less than "
+                             f"terminationGracePeriodSeconds ({rules.grace})", path=path)
+
+
+def _check_handler(handler: object, kinds: Sequence[str], path: str, rules: HandlerRules) -> None:
+    """``validateHandler``: the first handler type set is validated, a
+    second one is forbidden (the first one's errors come first), none is
+    required."""
     if not isinstance(handler, Mapping):
         return
     first = True
@@ -247,29 +424,71 @@ def _handler_port(handler: object, kinds: Sequence[str], path: str) -> None:
         if action is None:
             continue
         if not first:
-            raise forbidden(f"{path}.{kind}", "may not specify more than 1 handler type")
+            raise forbidden(f"{path}.{kind}", _ONE_HANDLER)
         first = False
-        if kind in _PORTED and isinstance(action, Mapping):
-            check_port_num_or_name(action.get("port"), f"{path}.{kind}.port")
+        _check_action(kind, action, f"{path}.{kind}", rules)
     if first:
         raise required(path, "must specify a handler type")
 
 
-def check_handler_ports(container: Mapping[str, object], path: str) -> None:
-    """The ports of a container's lifecycle hooks and probes, as
-    ``validateContainers`` checks them (for an app container, and for a
-    restartable init container): ``lifecycle.postStart``,
-    ``lifecycle.preStop``, then the liveness, readiness and startup
-    probes; of each, ``validateHandler``: one handler type exactly (a
-    second is forbidden, none is required), the first one set validated,
-    an ``httpGet`` or ``tcpSocket`` port by number or name, a ``grpc``
-    port by number (``ValidatePortNumOrName``)."""
-    lifecycle = container.get("lifecycle")
+def _check_probe(probe: object, kind: str, path: str, rules: HandlerRules) -> None:
+    """``validateLivenessProbe``, ``validateReadinessProbe`` and
+    ``validateStartupProbe``: ``validateProbe`` (the handler, the counters
+    after the v1 defaults not negative, in order, a
+    ``terminationGracePeriodSeconds`` greater than 0), then a readiness
+    probe may not set ``terminationGracePeriodSeconds`` and the other two
+    must have a ``successThreshold`` of 1."""
+    if not isinstance(probe, Mapping):
+        return
+    _check_handler(probe, _PROBE_HANDLERS, path, rules)
+    success = 1
+    for key, default in _PROBE_COUNTERS:
+        value = _int_field(probe.get(key)) or default
+        if value < 0:
+            raise InputError(f"Invalid value: {value}: must be greater than or equal to 0", path=f"{path}.{key}")
+        if key == "successThreshold":
+            success = value
+    raw_grace = probe.get("terminationGracePeriodSeconds")
+    if raw_grace is not None:
+        grace = _int_field(raw_grace)
+        if grace <= 0:
+            raise InputError(f"Invalid value: {grace}: must be greater than 0",
+                             path=f"{path}.terminationGracePeriodSeconds")
+    if kind == "readinessProbe":
+        if raw_grace is not None:
+            raise InputError(f"Invalid value: {_int_field(raw_grace)}: must not be set for readinessProbes",
+                             path=f"{path}.terminationGracePeriodSeconds")
+    elif success != 1:
+        raise InputError(f"Invalid value: {success}: must be 1", path=f"{path}.successThreshold")
+
+
+def _check_stop_signal(signal: str, path: str, rules: HandlerRules) -> None:
+    """``validateStopSignal``: refused without ``spec.os``; else one of its
+    operating system's signals (none checked for another name)."""
+    if not rules.has_os:
+        raise forbidden(path, "may not be set for containers with empty `spec.os.name`")
+    if rules.os_name == "windows" and signal not in _SIGNALS_WINDOWS:
+        raise _unsupported_named(path, signal, _SIGNALS_WINDOWS)
+    if rules.os_name == "linux" and signal not in _SIGNALS_LINUX:
+        raise _unsupported_named(path, signal, _SIGNALS_LINUX)
+
+
+def check_handlers(container: Mapping[str, object], path: str, rules: HandlerRules | None = None) -> None:
+    """A container's lifecycle hooks and probes, as ``validateContainers``
+    checks them (for an app container, and for a restartable init
+    container): ``validateLifecycle`` (``postStart``, ``preStop``, then the
+    ``stopSignal``), then the liveness, readiness and startup probes."""
+    rules = HandlerRules() if rules is None else rules
+    lifecycle = effective_lifecycle(container, rules)
     if isinstance(lifecycle, Mapping):
         for hook in ("postStart", "preStop"):
-            _handler_port(lifecycle.get(hook), _HOOK_HANDLERS, f"{path}.lifecycle.{hook}")
+            _check_handler(lifecycle.get(hook), _HOOK_HANDLERS, f"{path}.lifecycle.{hook}", rules)
+        signal = lifecycle.get("stopSignal")
+        if isinstance(signal, str) and rules.gate("ContainerStopSignals"):  # (else dropped before validation)
+            _check_stop_signal(signal, f"{path}.lifecycle.stopSignal", rules)
     for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
-        _handler_port(container.get(probe), _PROBE_HANDLERS, f"{path}.{probe}")
+        _check_probe(container.get(probe), probe, f"{path}.{probe}", rules)
+
 
 
 def _qualified_name_errors(value: str) -> list[str]:
@@ -532,19 +751,33 @@ def check_host_network_ports(containers: Sequence[Mapping[str, object]], path: s
 _INIT_FORBIDDEN: Final = ("lifecycle", "livenessProbe", "readinessProbe", "startupProbe")
 
 
-def check_init_container_handlers(container: Mapping[str, object], path: str, *, sidecar: bool) -> None:
+def check_init_container_handlers(container: Mapping[str, object], path: str, *, sidecar: bool,
+                                  rules: HandlerRules | None = None) -> None:
     """``validateInitContainers``' rule for hooks and probes: a sidecar (an
     init container with ``restartPolicy: Always``) has them validated as an
-    app container's (:func:`check_handler_ports`); any other init container
+    app container's (:func:`check_handlers`); any other init container
     may set none of ``lifecycle``, ``livenessProbe``, ``readinessProbe``,
     ``startupProbe`` (in that order; an empty one is set, a null one is
-    not)."""
+    not, nor a ``lifecycle`` holding only a ``stopSignal`` the gate
+    drops)."""
+    rules = HandlerRules() if rules is None else rules
     if sidecar:
-        check_handler_ports(container, path)
+        check_handlers(container, path, rules)
         return
     for key in _INIT_FORBIDDEN:
-        if container.get(key) is not None:
+        value = effective_lifecycle(container, rules) if key == "lifecycle" else container.get(key)
+        if value is not None:
             raise forbidden(f"{path}.{key}", "may not be set for init containers without restartPolicy=Always")
+
+
+def check_target_container(container: Mapping[str, object], path: str, names: AbstractSet[str]) -> None:
+    """``validateEphemeralContainers``: a ``targetContainerName`` names an
+    app or init container of the pod (``names``), else it is "Not found"
+    (checked on create too, before the "cannot be set on create" the
+    API server adds)."""
+    target = container.get("targetContainerName")
+    if isinstance(target, str) and target and target not in names:
+        raise InputError(f"Not found: {go_quote(target)}", path=f"{path}.targetContainerName")
 
 
 #: the fields of Go's EphemeralContainerCommon in declaration order, each
@@ -575,10 +808,13 @@ def _go_set(key: str, value: object) -> bool:
     return True
 
 
-def check_ephemeral_fields(container: Mapping[str, object], path: str) -> None:
+def check_ephemeral_fields(container: Mapping[str, object], path: str, rules: HandlerRules | None = None) -> None:
     """``validateFieldAllowList`` on an ephemeral container: the first field
     (in Go's field order) it may not set and does, refused with "cannot be
-    set for an Ephemeral Container"."""
+    set for an Ephemeral Container" (a ``lifecycle`` as the gates leave it:
+    :func:`effective_lifecycle`)."""
+    rules = HandlerRules() if rules is None else rules
     for key, allowed in _EPHEMERAL_FIELDS:
-        if not allowed and _go_set(key, container.get(key)):
+        value = effective_lifecycle(container, rules) if key == "lifecycle" else container.get(key)
+        if not allowed and _go_set(key, value):
             raise forbidden(f"{path}.{key}", "cannot be set for an Ephemeral Container")
