@@ -9,9 +9,10 @@ that is not a number in an integer field, against the real decoders:
   refuses the pod, the same field as Go's first; a key in another case is
   its field (``metadata: {Name: w}``, ``containers: [{NAME: c}]``, ``ſpec``
   with U+017F), a field given in two spellings decoded in sorted order
-  into what the first left (its struct merged, a list's elements merged
-  element by element, a ``null`` leaving a plain field as it was): the
-  runs compared in full;
+  into what the first left (its struct merged, a map's entries added, a
+  list decoded into the earlier list's backing array, whose capacity it
+  keeps, a ``null`` leaving a plain field as it was and an int-or-string
+  at the integer it last held): the runs compared in full;
 * the API server's strict decoding (``kubelet-oracle decode``,
   ``sigs.k8s.io/json``): the same unknown fields refused with the same
   field path, a key in another case unknown;
@@ -20,7 +21,10 @@ that is not a number in an integer field, against the real decoders:
   int32``, Go's words, on both paths;
 * a static pod (``kubelet-oracle staticpod``, the kubelet's lenient file
   decoding): an unknown field at any depth is dropped, the pod and its
-  UID the same as without it.
+  UID the same as without it;
+* the API server with ``ContainerRestartRules`` off (``kubelet-oracle
+  validate``): an ephemeral container's restart fields dropped before
+  validation, as every container's.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from podnuma.api.pod_schema import POD_TYPE, GoType
 from podnuma.errors import InputError
 from podnuma.inputs.documents import load_json
 from tests.oracle.harness import Outcome, run_both, run_oracle, run_podnuma, write_scenario
+from tests.oracle.validation import validate_oracle, validate_podnuma
 
 GATES = FeatureGates.defaults()
 NODE = {"name": "w", "synthetic": {"sockets": 1, "numaNodesPerSocket": 1, "coresPerNumaNode": 4,
@@ -401,3 +406,170 @@ def test_gos_words_name_a_field_given_in_another_case(oracle_binary: str, tmp_pa
         assert go.kind == "input" and "Go struct field ContainerPort.spec.containers.ports.containerPort" in go.message
         assert ours.kind == "input" and _go_reason(go) in ours.message, (ours.message, go.message)
         assert "steps[0].addPod.spec.containers[0].Ports[0].ContainerPort: " in ours.message
+
+
+# ---------------------------------------------------------------- a list in several spellings: its capacity kept
+
+G = {"limits": {"cpu": "2", "memory": "1Gi"}}
+#: a list given in several spellings, decoded in sorted order: each into
+#: the slice the earlier left, whose length it sets and whose capacity it
+#: keeps; (the pods, whether Go admits them)
+SPELLED_LISTS: dict[str, tuple[dict[str, Any], bool]] = {
+    # containers[1] is decoded into CONTAINERS[1] (name b, image x)
+    "an element past the middle list": ({"metadata": {"name": "w"}, "spec": {
+        "CONTAINERS": [{"name": "a", "image": "x"}, {"name": "b", "image": "x", "resources": G}],
+        "Containers": [{"name": "a", "image": "x"}],
+        "containers": [{"name": "a"}, {"image": "y"}]}}, True),
+    # b keeps CONTAINERS[1]'s limits: Guaranteed, exclusive CPUs
+    "its resources kept": ({"metadata": {"name": "w"}, "spec": {
+        "CONTAINERS": [{"name": "a", "image": "x", "resources": G}, {"name": "b", "image": "x", "resources": G}],
+        "Containers": [{"name": "a", "image": "x", "resources": G}],
+        "containers": [{"name": "a"}, {"name": "b"}]}}, True),
+    # four spellings: c from the first, b merged from the first and third
+    "four spellings": ({"metadata": {"name": "w"}, "spec": {
+        "CONTAINERS": [{"name": "a", "image": "x"}, {"name": "b", "image": "x", "resources": G},
+                       {"name": "c", "image": "x"}],
+        "Containers": [{"name": "a", "image": "x"}],
+        "cONTAINERS": [{"name": "a", "image": "x"}, {"name": "b"}],
+        "containers": [{"name": "a"}, {"name": "b"}, {"name": "c"}]}}, True),
+    # a null element leaves what was there
+    "a null element": ({"metadata": {"name": "w"}, "spec": {
+        "CONTAINERS": [{"name": "a", "image": "x"}, {"name": "b", "image": "x", "resources": G}],
+        "Containers": [{"name": "a", "image": "x"}],
+        "containers": [{"name": "a"}, None]}}, True),
+    # a longer middle list, then a shorter one: one container
+    "grown, then truncated": ({"metadata": {"name": "w"}, "spec": {
+        "CONTAINERS": [{"name": "a", "image": "x"}],
+        "Containers": [{"name": "a", "image": "x"}, {"name": "b", "image": "x", "resources": G}],
+        "containers": [{"name": "a"}]}}, True),
+    # a list inside a merged element keeps its own capacity
+    "ports of a merged container": ({"metadata": {"name": "w"}, "spec": {
+        "CONTAINERS": [{"name": "a", "image": "x",
+                        "ports": [{"containerPort": 80}, {"containerPort": 81, "hostPort": 81}]}],
+        "Containers": [{"name": "a", "image": "x", "ports": [{"containerPort": 80}]}],
+        "containers": [{"name": "a", "PORTS": [{"containerPort": 82}],
+                        "ports": [{}, {"containerPort": 83, "hostPort": 83}]}]}}, True),
+    # an empty middle list drops the array: containers[1] has no name
+    "an empty middle list": ({"metadata": {"name": "w"}, "spec": {
+        "CONTAINERS": [{"name": "a", "image": "x"}, {"name": "b", "image": "x", "resources": G}],
+        "Containers": [],
+        "containers": [{"name": "a"}, {"image": "y"}]}}, False),
+    # so does a null
+    "a null middle list": ({"metadata": {"name": "w"}, "spec": {
+        "CONTAINERS": [{"name": "a", "image": "x"}, {"name": "b", "image": "x", "resources": G}],
+        "Containers": None,
+        "containers": [{"name": "a", "image": "x"}, {"image": "y"}]}}, False),
+}
+
+
+def test_a_list_in_several_spellings_decodes_as_encoding_json(oracle_binary: str, tmp_path: Path) -> None:
+    names = sorted(SPELLED_LISTS)
+    items = [(name, _scenario(SPELLED_LISTS[name][0], static=True)) for name in names]
+    admitted = [name for name in names if SPELLED_LISTS[name][1]]
+    # (the admitted ones compared in full; a refusal's words are the API
+    # server's, which takes no key in another case: compared below by kind)
+    assert run_both(oracle_binary, [(n, d) for n, d in items if n in admitted], tmp_path) == []
+    again = tmp_path / "again"
+    again.mkdir()
+    outcomes = _outcomes(oracle_binary, again, [d for _, d in items])
+    got = {name: (ours.kind, go.kind) for name, (ours, go) in zip(names, outcomes, strict=True)}
+    assert got == {name: ("ok", "ok") if SPELLED_LISTS[name][1] else ("input", "input") for name in names}
+
+
+# ---------------------------------------------------------------- an int-or-string's null
+
+
+def _probe(probe: dict[str, Any]) -> dict[str, Any]:
+    return {"metadata": {"name": "w"}, "spec": {"containers": [{"name": "c", "image": "x", "livenessProbe": probe}]}}
+
+
+#: an int-or-string in several spellings, the last ``null``
+#: (``IntOrString.UnmarshalJSON``: an integer it does not set); whether Go
+#: admits the pod (the port it keeps is valid: not 0)
+NULL_INTSTR: dict[str, tuple[dict[str, Any], bool]] = {
+    "httpGet Port then null": (_probe({"httpGet": {"Port": 8080, "port": None}}), True),
+    "tcpSocket Port then null": (_probe({"tcpSocket": {"Port": 80, "port": None}}), True),
+    # the string left the integer as it was
+    "an int, a string, null": (_probe({"httpGet": {"PORT": 8080, "Port": "http", "port": None}}), True),
+    # a string alone: the integer 0
+    "a string then null": (_probe({"httpGet": {"Port": "http", "port": None}}), False),
+    "a string, 0, null": (_probe({"tcpSocket": {"PORT": "x", "Port": 0, "port": None}}), False),
+    "null twice": (_probe({"httpGet": {"Port": None, "port": None}}), False),
+}
+
+
+def test_a_null_after_an_int_or_string_keeps_its_integer(oracle_binary: str, tmp_path: Path) -> None:
+    names = sorted(NULL_INTSTR)
+    items = [(name, _scenario(NULL_INTSTR[name][0], static=True)) for name in names]
+    admitted = [name for name in names if NULL_INTSTR[name][1]]
+    assert run_both(oracle_binary, [(n, d) for n, d in items if n in admitted], tmp_path) == []
+    again = tmp_path / "again"
+    again.mkdir()
+    outcomes = _outcomes(oracle_binary, again, [d for _, d in items])
+    got = {name: (ours.kind, go.kind) for name, (ours, go) in zip(names, outcomes, strict=True)}
+    assert got == {name: ("ok", "ok") if NULL_INTSTR[name][1] else ("input", "input") for name in names}
+    for (ours, go), name in zip(outcomes, names, strict=True):
+        if ours.kind == "input":  # (port 0: the same validation error)
+            assert go.message.split(".json: ", 1)[-1] == ours.message, (name, ours.message, go.message)
+
+
+# ---------------------------------------------------------------- a map in many spellings
+
+
+def test_a_map_in_many_spellings_is_merged_in_order() -> None:
+    """Each spelling's entries are added to the map the earlier left (the
+    later value of a key wins), in sorted order, each in its own size."""
+    import itertools
+
+    spellings = ["".join(c) for c in itertools.product(*[(ch.upper(), ch) for ch in "annotations"])][:512]
+    meta: dict[str, Any] = {"name": "w"}
+    for j, key in enumerate(spellings):
+        meta[key] = {f"k{j}-{i}": "v" for i in range(20)} | {"shared": str(j)}
+    doc = {"metadata": meta, "spec": {"containers": [{"name": "a", "image": "x"}]}}
+    pod = parse_pod(doc, gates=GATES, sort_keys=True, unknown_in_order=True)
+    want = {f"k{j}-{i}": "v" for j in range(len(spellings)) for i in range(20)}
+    want["shared"] = str(spellings.index(max(spellings)))  # (the last in sorted order wins)
+    assert dict(pod.annotations) == want
+    assert meta[spellings[0]]["shared"] == "0"  # (the input is left as it was)
+
+
+# ---------------------------------------------------------------- ContainerRestartRules off: ephemeral containers
+
+GATES_OFF = {"ContainerRestartRules": False, "RestartAllContainersOnContainerExits": False}
+ON_CREATE = "spec.ephemeralContainers: Forbidden: cannot be set on create"
+RULES = [{"action": "Restart", "exitCodes": {"operator": "In", "values": [1]}}]
+
+
+def _ephemeral(**fields: Any) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "w", "namespace": "x"},
+            "spec": {"containers": [{"name": "a", "image": "x"}],
+                     "ephemeralContainers": [{"name": "e", "image": "x", **fields}]}}
+
+
+EPHEMERAL_RESTART = {
+    "restartPolicy Never": _ephemeral(restartPolicy="Never"),
+    "restartPolicy Always": _ephemeral(restartPolicy="Always"),
+    "restartPolicyRules": _ephemeral(restartPolicyRules=RULES),
+}
+
+
+def test_with_the_gate_off_an_ephemeral_containers_restart_fields_are_dropped(oracle_binary: str) -> None:
+    """``PrepareForCreate`` with ``ContainerRestartRules`` off drops every
+    container's restart fields, an ephemeral container's too: the API
+    server's only error is the create-time one (not modelled: podnuma
+    takes the pod); with the gate on both refuse the fields alike."""
+    names = sorted(EPHEMERAL_RESTART)
+    answers = validate_oracle(oracle_binary, [EPHEMERAL_RESTART[n] for n in names], GATES_OFF)
+    wrong = []
+    for name, answer in zip(names, answers, strict=True):
+        errors = [e["error"] for e in answer.get("errors") or []]
+        assert errors == [ON_CREATE], (name, answer)  # (nothing about the restart fields)
+        mine = validate_podnuma(EPHEMERAL_RESTART[name], GATES_OFF)
+        if mine.error:
+            wrong.append(f"{name}: podnuma {mine.error!r}; the API server only {ON_CREATE!r}")
+    assert wrong == []
+    on = validate_oracle(oracle_binary, [EPHEMERAL_RESTART[n] for n in names], {})
+    for name, answer in zip(names, on, strict=True):
+        mine = validate_podnuma(EPHEMERAL_RESTART[name], {})
+        errors = [e["error"] for e in answer.get("errors") or []]
+        assert mine.error and any(mine.error in e or e in mine.error for e in errors), (name, mine, errors)

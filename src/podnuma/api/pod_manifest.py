@@ -116,6 +116,8 @@ SPEC_FIELDS = frozenset({
 _SPEC_READ = ("containers", "initContainers", "ephemeralContainers", "resources", "overhead",
               "restartPolicy")
 _POD_RESTART_POLICIES = ("Always", "OnFailure", "Never")
+#: a container's fields ``ContainerRestartRules`` adds
+_RESTART_FIELDS: Final = frozenset({"restartPolicy", "restartPolicyRules"})
 
 def _check_spec_fields(spec: Mapping[str, Any]) -> None:
     for key in spec:
@@ -325,7 +327,7 @@ def _plain_identity(meta: Mapping[str, Any]) -> bool:
 
 
 def parse_pod(doc: Mapping[str, Any], *, gates: FeatureGateView, sort_keys: bool = False,
-              numbers: Numbers | None = None, unknown_in_order: bool = False) -> Pod:
+              numbers: Numbers | None = None, unknown_in_order: bool = False, lenient: bool = False) -> Pod:
     """Parse, default and validate a v1 Pod manifest.
 
     Raises ``InputError`` whose path is relative to ``doc``. Unknown fields
@@ -347,7 +349,9 @@ def parse_pod(doc: Mapping[str, Any], *, gates: FeatureGateView, sort_keys: bool
     whatever its case (``encoding/json``'s match: ``metadata: {Name: w}``
     is the pod ``w``; of ``Name`` and ``name`` the later in sorted order,
     ``name``, wins); without it only the exact name matches (the API
-    server's ``sigs.k8s.io/json``).
+    server's ``sigs.k8s.io/json``). ``lenient``: unknown fields are dropped
+    at any depth instead (client-go's decoding, with which the kubelet
+    reads the pods an API server serves, a newer one's fields included).
     """
     doc = expect_string_keys(doc, "")
     # (the API server's decoding: every quantity parsed, a time or an
@@ -356,7 +360,8 @@ def parse_pod(doc: Mapping[str, Any], *, gates: FeatureGateView, sort_keys: bool
     # (encoding/json, unknown_in_order, matches a key in any case: the pod
     # read on is the decoded one, each such key under its field's name)
     doc = check_pod_types(doc, quantity=_check_qty, sort_keys=sort_keys, numbers=_numbers(numbers, sort_keys),
-                          strict=True, strict_in_order=unknown_in_order, fold=unknown_in_order)
+                          strict=not lenient, strict_in_order=unknown_in_order and not lenient,
+                          fold=unknown_in_order, drop_unknown=lenient)
     check_known_fields(doc, POD_FIELDS, "")
     if isinstance(doc.get("spec"), Mapping):
         # (a spec key podnuma takes for a misspelling of one it reads: an
@@ -422,6 +427,11 @@ def parse_pod(doc: Mapping[str, Any], *, gates: FeatureGateView, sort_keys: bool
             raise duplicate(field_path(path, "name"), eph_name)
         seen.add(eph_name)
         check_target_container(eph, path, targets)
+        if not restart_rules:
+            # dropContainerRestartRules (PrepareForCreate, gate off) walks
+            # the ephemeral containers too: their restart fields are gone
+            # before validateFieldAllowList could refuse them
+            eph = {k: v for k, v in eph.items() if k not in _RESTART_FIELDS}
         check_ephemeral_fields(eph, path, rules)
         ephemeral.append(eph_name)
 

@@ -107,7 +107,7 @@ from podnuma.golang import rfc3339
 from podnuma.golang.jsonnumbers import JSONFloat, JSONNumberText, as_go_number
 from podnuma.golang.strconv import go_json_format_float
 
-__all__ = ["TYPE_META", "Numbers", "QuantityCheck", "check_pod_types", "check_value_types"]
+__all__ = ["TYPE_META", "Numbers", "QuantityCheck", "check_pod_types", "check_value_types", "without_unknown_fields"]
 
 #: how a number reached Go's decoder (see the module's docstring)
 Numbers = Literal["text", "float", "as-read"]
@@ -208,8 +208,8 @@ class _Walk:
     then the first unknown field of a ``strict`` struct (unless
     ``strict_in_order``: saved like a mismatch, where it is met)."""
 
-    __slots__ = ("fold", "numbers", "quantity", "refold", "root", "root_path", "saved", "sort", "strict",
-                 "strict_in_order", "unknown")
+    __slots__ = ("fold", "met_unknown", "numbers", "quantity", "refold", "root", "root_path", "saved", "sort",
+                 "strict", "strict_in_order", "unknown")
 
     def __init__(self, quantity: QuantityCheck | None, sort: bool, numbers: str, root: GoType,
                  root_path: str, strict: bool, strict_in_order: bool, fold: bool) -> None:
@@ -223,6 +223,8 @@ class _Walk:
         self.fold = fold
         #: a key matched a field in another case (``fold``)
         self.refold = False
+        #: a key that is no field of its struct was met (strict or not)
+        self.met_unknown = False
         self.saved: InputError | None = None
         self.unknown: InputError | None = None
 
@@ -328,6 +330,7 @@ class _Walk:
                             self.refold = True
                             continue
                     if field is None:
+                        self.met_unknown = True
                         if self.strict:
                             self.unknown_field(k, t, path)
                         continue
@@ -400,9 +403,12 @@ class _Walk:
 def check_value_types(
     value: Any, t: GoType, path: str, *, quantity: QuantityCheck | None = None, sort_keys: bool = False,
     numbers: Numbers = "as-read", strict: bool = False, strict_in_order: bool = False, fold: bool = False,
+    drop_unknown: bool = False,
 ) -> Any:
     """``value`` at ``path`` checked against the Go type ``t``
-    (:func:`check_pod_types` for a part of a pod); ``value`` as decoded."""
+    (:func:`check_pod_types` for a part of a pod); ``value`` as decoded
+    (``drop_unknown``, not ``strict``: without the keys that are no field
+    of their struct, :func:`without_unknown_fields`)."""
     walk = _Walk(quantity, sort_keys, numbers, t, path, strict, strict_in_order, fold)
     walk.go(value, t, path)
     if walk.saved is not None:
@@ -410,13 +416,74 @@ def check_value_types(
     if walk.unknown is not None:
         raise walk.unknown
     if walk.refold:
-        return _decoded(None, value, t, sort_keys)
+        value = _decoded(None, value, t, sort_keys)
+    if drop_unknown and walk.met_unknown:
+        value = without_unknown_fields(value, t)
+    return value
+
+
+def without_unknown_fields(value: Any, t: GoType = POD_TYPE) -> Any:
+    """``value`` (of the Go type ``t``; by default a pod, whose
+    ``apiVersion`` and ``kind`` are kept) without the keys that are no
+    field of their struct, at any depth, as client-go's lenient decoding
+    drops them (a pod a newer API server served, with fields v1.37.2 lacks).
+    A key is matched by its exact name. Copied only along the paths where
+    a key is dropped: ``value`` itself when there is none."""
+    if value is None:
+        return value
+    kind = t.kind
+    if kind == "struct":
+        if not isinstance(value, Mapping):
+            return value
+        out: dict[str, Any] | None = None
+        for k, v in value.items():
+            field = t.fields.get(k)
+            if field is None:
+                if t is POD_TYPE and k in _TYPE_META:
+                    continue
+                if out is None:
+                    out = {key: val for key, val in value.items()}
+                del out[k]
+                continue
+            new = without_unknown_fields(v, field[0])
+            if new is not v:
+                if out is None:
+                    out = {key: val for key, val in value.items()}
+                out[k] = new
+        return value if out is None else out
+    if kind == "slice" or kind == "map":
+        elem = t.elem
+        assert elem is not None
+        if elem.kind not in ("struct", "slice", "map"):
+            return value
+        if kind == "slice":
+            if not isinstance(value, list | tuple):
+                return value
+            items: list[Any] | None = None
+            for i, v in enumerate(value):
+                new = without_unknown_fields(v, elem)
+                if new is not v:
+                    if items is None:
+                        items = list(value)
+                    items[i] = new
+            return value if items is None else items
+        if not isinstance(value, Mapping):
+            return value
+        entries: dict[str, Any] | None = None
+        for k, v in value.items():
+            new = without_unknown_fields(v, elem)
+            if new is not v:
+                if entries is None:
+                    entries = {key: val for key, val in value.items()}
+                entries[k] = new
+        return value if entries is None else entries
     return value
 
 
 def check_pod_types(
     doc: Mapping[str, Any], *, quantity: QuantityCheck | None = None, sort_keys: bool = False,
     numbers: Numbers = "as-read", strict: bool = False, strict_in_order: bool = False, fold: bool = False,
+    drop_unknown: bool = False,
 ) -> Any:
     """Refuse the pod ``doc`` (a mapping) as Go's decoding into the v1 Pod
     refuses it: the first time, int-or-string or quantity (parsed by
@@ -433,14 +500,17 @@ def check_pod_types(
     only). Returns the pod as decoded: ``doc`` itself, or (``fold``, a key
     in another case met) a copy with each such key under its field's name,
     a field given more than once decoded in turn into what the earlier
-    one left (:func:`_decoded`)."""
+    one left (:func:`_decoded`); ``drop_unknown`` (not ``strict``): a copy
+    without its unknown fields, at any depth (:func:`without_unknown_fields`)."""
     return check_value_types(doc, POD_TYPE, "", quantity=quantity, sort_keys=sort_keys, numbers=numbers,
-                             strict=strict, strict_in_order=strict_in_order, fold=fold)
+                             strict=strict, strict_in_order=strict_in_order, fold=fold,
+                             drop_unknown=drop_unknown)
 
 
 #: the kinds a ``null`` sets back to their zero value (nil; a time's and a
-#: quantity's ``UnmarshalJSON`` reset them)
-_NULL_RESETS: Final = frozenset({"slice", "map", "time", "quantity", "intstr", "any"})
+#: quantity's ``UnmarshalJSON`` reset them; an int-or-string's is apart:
+#: :meth:`_Decoding.null_field`)
+_NULL_RESETS: Final = frozenset({"slice", "map", "time", "quantity", "any"})
 
 
 def _pointer(t: GoType, name: str, go_name: str) -> bool:
@@ -451,16 +521,95 @@ def _pointer(t: GoType, name: str, go_name: str) -> bool:
 
 def _decoded(old: Any, value: Any, t: GoType, sort: bool) -> Any:
     """``value`` (not null; of its type: checked) decoded by ``encoding/json``
-    into what ``old`` holds (a key given before in another case; ``None``:
-    nothing), each key under its field's name: a struct's fields decoded
-    in turn into the earlier ones (a ``null`` sets a pointer, slice, map,
-    time or quantity to nil, and leaves any other field as it was); a
-    list's elements into the earlier list's, as many as the new one has; a
-    map's entries added to the earlier map's; anything else replaced."""
-    kind = t.kind
-    if kind == "struct" and isinstance(value, Mapping):
-        out: dict[str, Any] = dict(old) if isinstance(old, Mapping) else {}
-        for k, v in (sorted(value.items(), key=_first) if sort else value.items()):
+    into what ``old`` holds (``None``: nothing), each key under its field's
+    name (:class:`_Decoding`)."""
+    return _Decoding(sort).decode(old, value, t)
+
+
+class _Decoding:
+    """One document decoded by ``encoding/json`` with keys matched in any
+    case, so a field given in several spellings is decoded in turn into
+    what the earlier ones left: a struct's fields into the earlier ones (a
+    ``null`` sets a pointer, slice, map, time or quantity to nil, sets an
+    int-or-string to the integer it last held, 0 if none --
+    ``IntOrString.UnmarshalJSON`` takes ``null`` as an integer it does not
+    set -- and leaves any other field as it was); a map's entries added to
+    the earlier map's; a list's elements into the earlier list's backing
+    array, which keeps its capacity: a list shorter than the earlier one
+    truncates it, and a later longer one decodes its element ``i`` into
+    what was left at ``i`` (a struct's fields merged), past that into a
+    zero value; an empty list or ``null`` drops the array; anything else
+    replaced. What this makes (dicts and lists) it changes in place: each
+    spelling costs its own size, whatever came before.
+
+    Besides the decoded value, Go keeps what it does not show: a list's
+    backing array past its length and an int-or-string's integer while it
+    holds a string. They are kept here, by the identity of the decoded
+    list or struct (each kept alive with them, so an identity is never
+    reused)."""
+
+    __slots__ = ("backing", "ints", "owned", "sort")
+
+    def __init__(self, sort: bool) -> None:
+        self.sort = sort
+        #: id -> a dict this decoding made (its own to change)
+        self.owned: dict[int, Any] = {}
+        #: id of a decoded list -> (the list, its backing array)
+        self.backing: dict[int, tuple[list[Any], list[Any]]] = {}
+        #: id of a decoded struct -> (the struct, its int-or-string fields' integers)
+        self.ints: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
+
+    def own(self, d: dict[str, Any]) -> dict[str, Any]:
+        self.owned[id(d)] = d
+        return d
+
+    def null_field(self, out: dict[str, Any], name: str, ft: GoType, pointer: bool) -> None:
+        """A ``null`` decoded into the field ``name`` of the struct ``out``."""
+        kind = ft.kind
+        if pointer or kind in _NULL_RESETS:
+            out[name] = None
+            if kind == "intstr":
+                self.forget_int(out, name)
+        elif kind == "intstr" and out.get(name) is not None:
+            held = self.ints.get(id(out))
+            number = held[1].get(name) if held is not None else None
+            out[name] = 0 if number is None else number
+        elif name not in out:
+            out[name] = None
+
+    def forget_int(self, out: dict[str, Any], name: str) -> None:
+        held = self.ints.get(id(out))
+        if held is not None:
+            held[1].pop(name, None)
+
+    def keep_int(self, out: dict[str, Any], name: str, number: Any) -> None:
+        held = self.ints.get(id(out))
+        if held is None:
+            held = (out, {})
+            self.ints[id(out)] = held
+        held[1][name] = number
+
+    def decode(self, old: Any, value: Any, t: GoType) -> Any:
+        kind = t.kind
+        if kind == "struct" and isinstance(value, Mapping):
+            return self.struct(old, value, t)
+        if kind == "slice" and isinstance(value, list | tuple):
+            return self.slice(old, value, t)
+        if kind == "map" and isinstance(value, Mapping):
+            if isinstance(old, dict) and id(old) in self.owned:
+                old.update(value)
+                return old
+            entries = self.own(dict(old) if isinstance(old, Mapping) else {})
+            entries.update(value)
+            return entries
+        return value
+
+    def struct(self, old: Any, value: Mapping[str, Any], t: GoType) -> dict[str, Any]:
+        if isinstance(old, dict) and id(old) in self.owned:
+            out: dict[str, Any] = old
+        else:
+            out = self.own(dict(old) if isinstance(old, Mapping) else {})
+        for k, v in (sorted(value.items(), key=_first) if self.sort else value.items()):
             field = t.fields.get(k)
             name = k
             if field is None:
@@ -475,23 +624,33 @@ def _decoded(old: Any, value: Any, t: GoType, sort: bool) -> Any:
                     out[k] = v
                     continue
                 name, field = known, t.fields[known]
+            ft = field[0]
             if v is None:
-                if name not in out or field[0].kind in _NULL_RESETS or _pointer(t, name, field[1]):
-                    out[name] = None
+                self.null_field(out, name, ft, _pointer(t, name, field[1]))
                 continue
-            out[name] = _decoded(out.get(name), v, field[0], sort)
+            if ft.kind == "intstr" and not isinstance(v, str | bool):
+                self.keep_int(out, name, v)  # (a string leaves the integer as it was)
+            out[name] = self.decode(out.get(name), v, ft)
         return out
-    if kind == "slice" and isinstance(value, list | tuple):
+
+    def slice(self, old: Any, value: list[Any] | tuple[Any, ...], t: GoType) -> list[Any]:
         elem = t.elem
         assert elem is not None
-        before = old if isinstance(old, list | tuple) else ()
-        items: list[Any] = []
+        if not value:
+            return []  # (a new empty slice: no backing array)
+        kept = self.backing.get(id(old)) if isinstance(old, list) else None
+        if kept is not None and kept[0] is old:
+            back = kept[1]
+        else:
+            back = list(old) if isinstance(old, list | tuple) else []
+        resets = elem.kind in _NULL_RESETS
         for i, v in enumerate(value):
-            was = before[i] if i < len(before) else None
-            items.append(was if v is None else _decoded(was, v, elem, sort))
+            was = back[i] if i < len(back) else None
+            now = (None if resets else was) if v is None else self.decode(was, v, elem)
+            if i < len(back):
+                back[i] = now
+            else:
+                back.append(now)
+        items = back[:len(value)]
+        self.backing[id(items)] = (items, back)
         return items
-    if kind == "map" and isinstance(value, Mapping):
-        entries: dict[str, Any] = dict(old) if isinstance(old, Mapping) else {}
-        entries.update(value)
-        return entries
-    return value

@@ -53,6 +53,7 @@ from podnuma.api.kubeletconfig import (
 )
 from podnuma.api.pod import Pod
 from podnuma.api.pod_manifest import parse_pod
+from podnuma.api.pod_types import without_unknown_fields
 from podnuma.api.qos import compute_pod_qos
 from podnuma.cm.container_manager import Node
 from podnuma.cm.cpumanager.policy_options import FULL_PCPUS_ONLY_OPTION
@@ -587,7 +588,7 @@ def _parse_keyed(
             or not (labels is None or (type(labels) is dict
                                        and all(type(v) is str for v in labels.values())))
             or not _plain_rest(doc, meta)):
-        return parse_pod(doc, gates=config.feature_gates), None
+        return parse_pod(doc, gates=config.feature_gates, lenient=True), None
     spec = doc.get("spec")
     if type(spec) is KeyedSpec:
         # decoded from the dump's bytes: the key is those bytes
@@ -599,7 +600,7 @@ def _parse_keyed(
     got = cache.pods.get(key)
     if got is None:
         try:
-            got = parse_pod(doc, gates=config.feature_gates)
+            got = parse_pod(doc, gates=config.feature_gates, lenient=True)
         except InputError as e:
             got = e
         cache.pods[key] = got
@@ -722,7 +723,9 @@ def _rewrite(
         if advice is None:
             from podnuma.analysis.advise import advise_pod  # the pod-level what-if only
 
-            advice = advise_pod(dict(p.doc), machine, base, shared_pool_cpus=shared_pool_cpus)
+            # (advise refuses an unknown field: the kubelet never saw one)
+            advice = advise_pod(dict(without_unknown_fields(p.doc)), machine, base,
+                                shared_pool_cpus=shared_pool_cpus)
             cache.advice[key] = advice
         if advice.status != "rewritten" or advice.rewrite is None:
             out.append(_Pod(doc=p.doc, pod=p.pod, workload=p.workload, sidecars=p.sidecars,
@@ -732,7 +735,7 @@ def _rewrite(
         # metadata is this pod's own.
         manifest = dict(advice.rewrite.manifest)
         manifest["metadata"] = dict(p.doc.get("metadata") or {})
-        pod = parse_pod(manifest, gates=config.feature_gates)
+        pod = parse_pod(manifest, gates=config.feature_gates, lenient=True)
         out.append(_Pod(doc=manifest, pod=pod, workload=p.workload, sidecars=p.sidecars,
                         rewritten=True))
     return out
