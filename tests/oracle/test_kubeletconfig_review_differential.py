@@ -11,6 +11,14 @@ against the kubelet's own loader (``kubelet-oracle kubeletconfig --file``):
   ``unsupported map key of type: %!s(<nil>)`` with the value's ``%+#v``);
 * a quantity with a huge decimal exponent (``1e999999999``), which
   ``ParseQuantity`` reads without computing it: the loader accepts it;
+* a quantity with a huge negative decimal exponent (``1e-999999999``),
+  which ``ParseQuantity`` rounds to nano units computing 10 to the power
+  of its decimal places (a zero: the first comparison does), and never
+  finishes: podnuma refuses it in its own words (never asked of the
+  kubelet), and loads what has up to 100,000 places as the kubelet does;
+* a file with many ``reservedMemory`` limits: each quantity's text is found
+  in one walk over the file for all of them, so the work is linear (the
+  characters the walks cover are counted, no time is measured);
 * a logging flush frequency that is no string, holding bytes that are not
   UTF-8: ``TimeOrMetaDuration`` quotes the JSON text with ``%q`` (``\\xff``);
 * ``--set`` on a file that does not decode on its own: the kubelet decodes
@@ -28,8 +36,10 @@ from typing import Any
 
 import pytest
 
+import podnuma.api.kubeletconfig as kubeletconfig_module
+from podnuma.api.kubeletconfig import load_kubelet_config
 from podnuma.errors import InputError, KubeletStartupError
-from podnuma.golang.jsonsyntax import json_locate, json_value_texts
+from podnuma.golang.jsonsyntax import json_locate, json_value_texts, json_value_texts_every
 from podnuma.inputs.documents import Document
 from podnuma.inputs.overrides import parse_overrides
 from podnuma.inputs.pods import load_config_text
@@ -137,6 +147,121 @@ def test_a_huge_exponent_the_memory_manager_would_compare(tmp_path: Path) -> Non
                     "    memory: 1e999999999\n")
     mine = podnuma_file_error(path)
     assert mine is not None and "reservedMemory[0].limits.memory: quantity exponent 999999999 too large" in mine
+
+
+#: quantities with more decimal places than podnuma's bound (100,000):
+#: the kubelet does not finish decoding them; never given to the oracle
+_TOO_MANY_PLACES = ('"1e-999999999"', '"100e-999999999"', '"0e-999999999"', '"-1e-999999999"',
+                    "1e-999999999", '" 1e-100001"', '"1.5e-100000"', '"0.' + "0" * 99_992 + '1n"',
+                    '"0.' + "0" * 100_000 + '1"')
+
+
+def test_quantities_with_too_many_decimal_places_are_refused(tmp_path: Path) -> None:
+    for i, value in enumerate(_TOO_MANY_PLACES):
+        files = {
+            "reservedMemory[0].limits.memory": (_limits(f'"memory":{value}'), "json"),
+            "logging.options.json.infoBufferSize":
+                (_J + '"logging":{"options":{"json":{"infoBufferSize":' + value + "}}}}", "json"),
+            "logging.options.text.infoBufferSize":
+                (_Y + "logging:\n  options:\n    text:\n      infoBufferSize: " + value + "\n", "yaml"),
+        }
+        if not value.startswith('"'):
+            del files["logging.options.text.infoBufferSize"]  # (a YAML number: the float 0, loaded)
+        for field, (text, suffix) in files.items():
+            path = tmp_path / f"{i}-{field}.{suffix}"
+            path.write_text(text)
+            mine = podnuma_file_error(path)
+            assert mine is not None, (field, value)
+            assert mine.startswith(f"{path}: {field}: quantity "), mine
+            assert "decimal places: the kubelet would compute 10^" in mine and "and not finish" in mine, mine
+            assert "\n" not in mine
+    # a document of no file (a scenario's): the limit refused as it is loaded
+    with pytest.raises(InputError) as caught:
+        load_kubelet_config({"reservedMemory": [{"numaNode": 0, "limits": {"memory": "1e-999999999"}}]})
+    assert caught.value.path == "reservedMemory[0].limits.memory"
+    assert "999999999 decimal places" in caught.value.message
+
+
+def test_quantities_at_the_decimal_places_bound_as_the_kubelet(oracle_binary: str, tmp_path: Path) -> None:
+    """Up to 100,000 decimal places the kubelet decodes the quantity at
+    once (10^99991 is quickly computed): podnuma loads it as well."""
+    values = ['"1e-100000"', '"0e-100000"', '"-5e-100000"', "1e-100000", '"0.' + "0" * 99_999 + '1"',
+              '"0.' + "0" * 99_990 + '1n"', '"12345678901234567890e-10"']
+    items: list[tuple[str, bytes | str]] = []
+    for value in values:
+        items.append((f"limit {value[:12]}", _limits(f'"memory":{value}')))
+        items.append((f"buffer {value[:12]}",
+                      _J + '"logging":{"options":{"json":{"infoBufferSize":' + value + "}}}}"))
+    _agree(oracle_binary, tmp_path / "j", items, "json", loaded=len(items), refused=0)
+    # a YAML number that far below 1 is the float 0 (the JSON the codec writes: 0)
+    yaml_items: list[tuple[str, bytes | str]] = [
+        ("a float", _Y + "logging:\n  options:\n    text:\n      infoBufferSize: 1e-999999999\n"
+         "reservedMemory:\n- numaNode: 0\n  limits:\n    memory: -1e-999999999\n")]
+    _agree(oracle_binary, tmp_path / "y", yaml_items, "yaml", loaded=1, refused=0)
+
+
+def test_many_reserved_memory_limits_load_in_linear_work(
+    oracle_binary: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """3,000 ``reservedMemory`` items, several limits each: podnuma loads
+    the file as the kubelet does, and refuses one whose last item's limit
+    is escaped in the kubelet's words; the decoder's lookups of the
+    quantities' texts cover the file a bounded number of times (before,
+    each quantity's lookup walked the file from its start: quadratic)."""
+    items = 3000
+    limits = {"memory": "1Gi", "hugepages-2Mi": "2Mi", "hugepages-1Gi": 0, "example.com/x": "1.5"}
+    doc = {"apiVersion": "kubelet.config.k8s.io/v1beta1", "kind": "KubeletConfiguration",
+           "reservedMemory": [{"numaNode": i % 4, "limits": limits} for i in range(items)]}
+    good = json.dumps(doc, indent=1)
+    bad = good[:good.rindex('"1Gi"')] + '"\\u0031Gi"' + good[good.rindex('"1Gi"') + 5:]
+    paths = write_files([("good", good), ("bad", bad)], tmp_path, "json")
+    theirs = oracle_file_answers(oracle_binary, paths)
+    assert theirs[0].get("error") is None
+    scanned: list[int] = []
+    for name in ("json_value_texts", "json_value_texts_every"):
+        real = getattr(kubeletconfig_module, name)
+
+        def counted(text: str, keys: Any, real: Any = real) -> Any:
+            scanned.append(len(text))
+            return real(text, keys)
+
+        monkeypatch.setattr(kubeletconfig_module, name, counted)
+    assert podnuma_file_error(paths[0]) is None
+    assert 0 < sum(scanned) <= 2 * len(good), f"{len(scanned)} lookups covered {sum(scanned)} characters"
+    scanned.clear()
+    mine = podnuma_file_error(paths[1])
+    assert mine is not None and kubelet_reason(theirs[1]["error"]) in mine, (theirs[1], mine)
+    assert f"reservedMemory[{items - 1}].limits.memory" in mine
+    assert 0 < sum(scanned) <= 2 * len(bad)
+
+
+def test_every_value_texts_as_each_lookup_finds_them() -> None:
+    """One walk for a pattern finds, for every key path it stands for, the
+    texts a lookup of that path finds (random documents, keys given twice)."""
+    rng = random.Random("json-value-texts-every")
+    checked = 0
+    for _ in range(300):
+        doc = {rng.choice(_KEYS): _random_value(rng, 0) for _ in range(rng.randint(1, 5))}
+        text = json.dumps(doc, indent=rng.choice([None, 1]))
+        if rng.random() < 0.3:
+            text = text.replace("{", '{"a": [{"b": "1"}], ', 1)  # a key given twice
+        for pattern in [("a",), ("a", None), ("a", None, "b"), (None, None), ("a", None, None), ("limits", None)]:
+            found = json_value_texts_every(text, pattern)
+            paths: set[tuple[str | int, ...]] = set(found)
+            for path in _paths(json.loads(text)):
+                keys: list[str | int] = []
+                for part in path.replace("[", ".[").split("."):
+                    if part.startswith("[") and part[1:-1].isdigit():
+                        keys.append(int(part[1:-1]))
+                    elif part:
+                        keys.append(part)
+                if len(keys) == len(pattern) and all(p is None or p == k for p, k in zip(pattern, keys, strict=True)):
+                    paths.add(tuple(keys))
+            for keys_found in paths:
+                assert found.get(keys_found, []) == json_value_texts(text, keys_found), (text, keys_found)
+                checked += 1
+    assert checked > 500
+    assert json_value_texts_every("not json", ("a",)) == {}
 
 
 def test_flush_frequency_bytes_as_the_kubelet(oracle_binary: str, tmp_path: Path) -> None:

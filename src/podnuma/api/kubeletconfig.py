@@ -50,10 +50,14 @@ from podnuma.api._kubeletconfig_v137 import DURATION_FIELDS as _DURATION_FIELDS
 from podnuma.api._kubeletconfig_v137 import SCHEMA as _SCHEMA
 from podnuma.api.featuregates import FeatureGates, aggregate_message
 from podnuma.api.quantity import (
+    _MAX_EXPONENT,
     ERR_FORMAT_WRONG,
     Format,
     Quantity,
     QuantityError,
+    _go_trim_space,
+    _interpret,
+    _split,
     parse_quantity,
     quantity_from_manifest,
 )
@@ -76,7 +80,7 @@ from podnuma.golang.duration import (
 )
 from podnuma.golang.json import go_json_quote
 from podnuma.golang.jsonnumbers import JSONFloat, JSONNegativeZero
-from podnuma.golang.jsonsyntax import json_value_texts
+from podnuma.golang.jsonsyntax import json_value_texts, json_value_texts_every
 from podnuma.golang.strconv import go_format_float_v, go_json_format_float, go_quote
 from podnuma.machine.cpuset import CPUSet, parse_go_cpuset
 
@@ -480,6 +484,48 @@ def _reserved_map(value: object, path: str) -> tuple[dict[str, Quantity], dict[s
 _HUGE_EXPONENT: Final = "quantity exponent "
 
 
+def _decimal_places(value: object) -> tuple[str, int, bool] | None:
+    """(the text, how many decimal places ``resource.ParseQuantity`` holds
+    it at, whether it is zero) of the manifest quantity ``value`` when the
+    parser reads it into an ``inf.Dec`` (more digits than its int64 fast
+    path takes, or a scale below nano); ``None`` otherwise, or when it is
+    no quantity."""
+    if isinstance(value, str):
+        text = _go_trim_space(value)
+    elif isinstance(value, JSONFloat):
+        text = value.text
+    elif isinstance(value, float):
+        text = repr(value)
+    else:
+        return None  # (an integer has no decimal places)
+    try:
+        _positive, num, denom, suffix = _split(text)
+        base, exponent, _fmt = _interpret(suffix)
+    except QuantityError:
+        return None
+    places = len(denom) - exponent
+    if base != 10 or places <= 9 and len(num) + len(denom) <= 18:
+        return None
+    return text, places, not (num + denom).strip("0")
+
+
+def _too_many_places(value: object, path: str) -> tuple[InputError, bool] | None:
+    """podnuma's refusal of a quantity with more decimal places than
+    ``_MAX_EXPONENT`` (``1e-999999999``), and whether it is zero:
+    ParseQuantity holds it as an ``inf.Dec`` at that scale and rounds it up
+    to nano units, computing 10 to the power of its places, which does not
+    finish (a zero is not rounded, but the first sum or comparison aligns
+    it with another scale, at the same cost); podnuma's bound is the one
+    it keeps on a positive exponent. ``None``: not refused."""
+    found = _decimal_places(value)
+    if found is None or found[1] <= _MAX_EXPONENT:
+        return None
+    text, places, zero = found
+    return InputError(f"quantity {go_quote(text)} has {places} decimal places: the kubelet would compute "
+                      f"10^{places - 9} decoding it and not finish (podnuma accepts up to {_MAX_EXPONENT})",
+                      path=path), zero
+
+
 def _load_reserved_memory(value: object, path: str, policy: str) -> tuple[ReservedMemory, ...]:
     """``reservedMemory``; ``policy``: the memory manager's. A limit whose
     decimal exponent podnuma does not compute (``1e999999999``) the
@@ -518,6 +564,9 @@ def _load_reserved_memory(value: object, path: str, policy: str) -> tuple[Reserv
                     if rv is None:  # Quantity.UnmarshalJSON: null is zero
                         limits[rname] = Quantity.zero()
                         continue
+                    tiny = _too_many_places(rv, _key_path(fpath, rname))
+                    if tiny is not None:
+                        raise tiny[0]
                     try:
                         limits[rname] = quantity_from_manifest(rv)
                     except QuantityError as e:
@@ -836,6 +885,8 @@ def strict_decoding_error(doc: Mapping[str, Any], schema: Any = _SCHEMA, *, sort
         raise decode.noted[0] from None
     if decode is not None and decode.noted:
         raise decode.noted[0]
+    if decode is not None and decode.pending is not None:
+        raise decode.pending
     return "strict decoding error: " + ", ".join(problems) if problems else ""
 
 
@@ -869,6 +920,10 @@ class _GoDecode:
         self.flushes = 0  # (the logging flush frequencies met so far)
         self.flush_texts: list[str] | None = None  # (their texts, read when one is needed)
         self.met: dict[str, int] = {}  # (how many times a quantity's path was met)
+        self.pending: InputError | None = None  # (a zero quantity the kubelet never finishes with)
+        # (the quantities' texts in the file, by key path: one walk over the
+        # file for each schema path's pattern, read when one is first met)
+        self.quantity_texts: dict[tuple[str | None, ...], dict[tuple[str | int, ...], list[str]]] = {}
 
     def wrong(self, value: object, node: str, path: str) -> None:
         """A value of the wrong JSON type for the struct, list or map at
@@ -929,7 +984,14 @@ class _GoDecode:
             # the value's text in the file, the one met now of a key given twice
             nth = self.met.get(path, 0)
             self.met[path] = nth + 1
-            texts = json_value_texts(self.source, _path_keys(path, gopath))
+            keys = _path_keys(path, gopath)
+            # (every list index and a map's key stand for any: one walk
+            # finds them all, so a file of many items costs linear time)
+            pattern = _path_pattern(path, gopath)
+            found = self.quantity_texts.get(pattern)
+            if found is None:
+                found = self.quantity_texts[pattern] = json_value_texts_every(self.source, pattern)
+            texts = found.get(tuple(keys), [])
             raw = texts[nth] if nth < len(texts) else None
         if value is None:
             return  # (both take null as the zero value)
@@ -942,6 +1004,12 @@ class _GoDecode:
             if problem:
                 self.fatal(problem, path)
             return
+        tiny = _too_many_places(value, path)
+        if tiny is not None and not (raw is not None and raw.startswith('"') and "\\" in raw):
+            if not tiny[1]:
+                raise tiny[0]  # (ParseQuantity does not return: podnuma's words at once)
+            if self.pending is None:
+                self.pending = tiny[0]  # (a zero: decoded, but not finished with later)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return  # (a number: its text, read where the field is used)
         try:
@@ -1013,6 +1081,20 @@ def _path_keys(path: str, gopath: str) -> list[str | int]:
     if rest:
         keys.append(rest)
     return keys
+
+
+def _path_pattern(path: str, gopath: str) -> tuple[str | None, ...]:
+    """:func:`_path_keys` with each list index and the map's key as
+    ``None`` (any), for :func:`json_value_texts_every`."""
+    names = gopath.count(".") + 1  # (the keys' first strings; a string after them is a map's key)
+    out: list[str | None] = []
+    for k in _path_keys(path, gopath):
+        if isinstance(k, str) and names:
+            names -= 1
+            out.append(k)
+        else:
+            out.append(None)
+    return tuple(out)
 
 
 def _go_json_text(value: object, go: _GoNumbers) -> str:

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 
 from podnuma.golang.strconv import go_quote
 
-__all__ = ["go_json_syntax_error", "json_locate", "json_value_texts"]
+__all__ = ["go_json_syntax_error", "json_locate", "json_value_texts", "json_value_texts_every"]
 
 
 def _quote_byte(b: int) -> str:
@@ -422,4 +422,47 @@ def json_value_texts(text: str, keys: Sequence[str | int]) -> list[str]:
         walk(_skip_spaces(text, 0), 0)
     except (IndexError, ValueError):
         return []
+    return out
+
+
+def json_value_texts_every(text: str, pattern: Sequence[str | None]) -> dict[tuple[str | int, ...], list[str]]:
+    """The texts :func:`json_value_texts` finds for every key path the
+    ``pattern`` stands for, in one walk over the JSON ``text``: a key
+    (``str``) steps into that object member, ``None`` into every item of
+    an array (the path holding its index) or every member of an object
+    (its key). Each path's texts come in the text's order, duplicates
+    included, as ``json_value_texts(text, path)`` gives them; ``{}`` when
+    the text is no JSON."""
+    out: dict[tuple[str | int, ...], list[str]] = {}
+    keys: list[str | int] = []
+
+    def walk(i: int, depth: int) -> None:
+        if depth == len(pattern):
+            out.setdefault(tuple(keys), []).append(text[i:_value_end(text, i)])
+            return
+        want = pattern[depth]
+        c = text[i]
+        if want is None and c == "[":
+            i = _skip_spaces(text, i + 1)
+            index = 0
+            while text[i] != "]":
+                keys.append(index)
+                walk(i, depth + 1)
+                keys.pop()
+                i = _skip_spaces(text, _value_end(text, i))
+                if text[i] != ",":
+                    break
+                i = _skip_spaces(text, i + 1)
+                index += 1
+        elif c == "{":
+            for key, _at, start, _end in _members(text, i):
+                if want is None or key == want:
+                    keys.append(key)
+                    walk(start, depth + 1)
+                    keys.pop()
+
+    try:
+        walk(_skip_spaces(text, 0), 0)
+    except (IndexError, ValueError):
+        return {}
     return out
