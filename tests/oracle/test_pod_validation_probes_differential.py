@@ -39,6 +39,8 @@ ON_CREATE = "spec.ephemeralContainers: Forbidden: cannot be set on create"
 GATE_SETS: dict[str, dict[str, bool]] = {
     "default": {},
     "no-restart-rules": {"ContainerRestartRules": False, "RestartAllContainersOnContainerExits": False},
+    # restart rules without the RestartAllContainers action (nor rules on a sidecar)
+    "no-restart-all": {"RestartAllContainersOnContainerExits": False},
     # the alpha gates that keep a stopSignal, an httpGet protocol and a grpc mode
     "alpha-handlers": {"ContainerStopSignals": True, "H2CContainerProbe": True, "GRPCContainerProbeTLS": True},
 }
@@ -184,7 +186,7 @@ def _action_cases() -> list[tuple[str, str, Doc]]:
             out.append((f"action#{n}@probe/{gates}", gates, _pod([_c("a", readinessProbe=action)])))
             if "grpc" not in action:  # (a hook has no grpc: an unknown field)
                 out.append((f"action#{n}@hook/{gates}", gates, _pod([_c("a", lifecycle={"preStop": action})])))
-    for os_name in (None, "linux", "windows"):  # (an empty os.name is refused as such: not modelled)
+    for os_name in (None, "linux", "windows", "", "plan9"):
         for signal in ("SIGTERM", "SIGUSR1", "SIGRTMAX-3", "SIGNOPE", "<&>"):
             for gates in ("default", "alpha-handlers"):
                 extra = {} if os_name is None else {"os": {"name": os_name}}
@@ -333,7 +335,54 @@ def _f_grace(rng: random.Random, spec: Doc) -> None:
 
 
 def _f_os(rng: random.Random, spec: Doc) -> None:
-    spec["os"] = {"name": rng.choice(["linux", "windows"])}
+    spec["os"] = rng.choice([{"name": "linux"}, {"name": "windows"}, {"name": "linux"}, {"name": "windows"},
+                             {"name": ""}, {}, {"name": "plan9"}, {"name": "Linux"}])
+
+
+#: restart rules, good and bad: each rule checked (action, exit-code
+#: operator, how many exit codes, exitCodes required), and how many rules
+RULE = {"action": "Restart", "exitCodes": {"operator": "In", "values": [1, 2]}}
+RESTART_RULES: list[Any] = [
+    [], [RULE], [{**RULE, "action": "RestartAllContainers"}], [{**RULE, "action": "Explode"}],
+    [{"exitCodes": {"operator": "In", "values": [1]}}], [{"action": "Restart"}],
+    [{"action": "Restart", "exitCodes": {"operator": "Between", "values": [1]}}],
+    [{"action": "Restart", "exitCodes": {"values": [1]}}], [{"action": "Restart", "exitCodes": {"operator": "NotIn"}}],
+    [{"action": "Restart", "exitCodes": {"operator": "In", "values": list(range(256))}}],
+    [{"action": "Restart", "exitCodes": {"operator": "In", "values": list(range(255))}}],
+    [{"action": "Bad", "exitCodes": {"operator": "Bad", "values": list(range(300))}}, {"action": "Bad"}],
+    [RULE] * 20, [RULE] * 21, [*([RULE] * 21), {"action": "Bad"}], [RULE, {"action": "Restart"}],
+]
+
+
+def _f_restart_rules(rng: random.Random, spec: Doc) -> None:
+    c = _some(rng, spec, rng.choice(["containers", "initContainers"]))
+    if c is not None:
+        c["restartPolicyRules"] = copy.deepcopy(rng.choice(RESTART_RULES))
+        if rng.random() < 0.5:
+            c["restartPolicy"] = rng.choice(["Always", "Never", "OnFailure", "Bad"])
+
+
+def _restart_rule_cases() -> list[tuple[str, str, Doc]]:
+    """Each set of rules on an app container, an init container and a
+    sidecar, with each container policy (none too), under each gate set;
+    and an unknown OS beside the errors ValidatePodSpec lists before it."""
+    out: list[tuple[str, str, Doc]] = []
+    for n, rules in enumerate(RESTART_RULES):
+        for policy in (None, "Always", "Never", "OnFailure", "Bad"):
+            extra = {} if policy is None else {"restartPolicy": policy}
+            for gates in ("default", "no-restart-rules", "no-restart-all"):
+                c = _c("c", restartPolicyRules=copy.deepcopy(rules), **extra)
+                out.append((f"rules#{n}@app/{policy}/{gates}", gates, _pod([c])))
+                out.append((f"rules#{n}@init/{policy}/{gates}", gates, _pod([_c("a")], [copy.deepcopy(c)])))
+    for os_doc in ({}, {"name": ""}, {"name": "plan9"}):
+        out.append((f"os={os_doc}+overhead", "default", _pod([_c("a")], os=os_doc, overhead={"cpu": "-1"})))
+        out.append((f"os={os_doc}+restartPolicy", "default", _pod([_c("a")], os=os_doc, restartPolicy="Bad")))
+        out.append((f"os={os_doc}+container", "default", _pod([_c("a", restartPolicy="Bad")], os=os_doc)))
+        out.append((f"os={os_doc}+rules", "default",
+                    _pod([_c("a", restartPolicyRules=[{"action": "Restart"}])], os=os_doc)))
+        out.append((f"os={os_doc}+stopSignal", "alpha-handlers",
+                    _pod([_c("a", lifecycle={"stopSignal": "SIGINT"})], os=os_doc)))
+    return out
 
 
 def _f_ephemeral(rng: random.Random, spec: Doc) -> None:
@@ -352,7 +401,7 @@ def _f_ephemeral(rng: random.Random, spec: Doc) -> None:
 
 FAULTS: list[Fault] = [_f_probe_action, _f_probe_counters, _f_hook, _f_hook, _f_grace, _f_os, _f_ephemeral,
                        _f_handler_port, _f_dup_name, _f_pod_restart, _f_ctr_restart, _f_init_probe, _f_port,
-                       _f_bad_name, _f_resources]
+                       _f_bad_name, _f_resources, _f_restart_rules, _f_restart_rules]
 
 
 def _random_cases(seed: int, count: int) -> list[tuple[str, str, Doc]]:
@@ -366,14 +415,16 @@ def _random_cases(seed: int, count: int) -> list[tuple[str, str, Doc]]:
         for fault in rng.sample(FAULTS, rng.randint(1, 5)):
             fault(rng, spec)
         draw = rng.random()
-        gates = "no-restart-rules" if draw < 0.15 else "alpha-handlers" if draw < 0.4 else "default"
+        gates = ("no-restart-rules" if draw < 0.15 else "no-restart-all" if draw < 0.25
+                 else "alpha-handlers" if draw < 0.45 else "default")
         extra = {k: spec[k] for k in ("restartPolicy", "terminationGracePeriodSeconds", "os") if k in spec}
         out.append((f"random#{n}", gates, _pod(spec["containers"], spec["initContainers"],
                                                spec.get("ephemeralContainers"), **extra)))
     return out
 
 
-CASES = _handler_cases() + _ephemeral_cases() + _ports_cases() + _action_cases() + _random_cases(SEED, COUNT)
+CASES = (_handler_cases() + _ephemeral_cases() + _ports_cases() + _action_cases() + _restart_rule_cases()
+         + _random_cases(SEED, COUNT))
 
 
 @pytest.fixture(scope="module")
@@ -424,3 +475,38 @@ def test_container_port_zero_is_required(answers: list[dict[str, Any]]) -> None:
     want = "spec.initContainers[0].ports[0].containerPort: Required value"
     assert validate_podnuma(copy.deepcopy(CASES[i][2]), {}).error == want
     assert answers[i]["errors"][0]["error"] == want
+
+
+@pytest.mark.parametrize(("os_doc", "want"), [
+    ({"name": "plan9"}, 'spec.os: Unsupported value: "plan9": supported values: "linux", "windows"'),
+    ({"name": ""}, "spec.os.name: Required value"),
+    ({}, "spec.os.name: Required value"),
+])
+def test_an_os_the_api_server_does_not_know_is_refused(oracle_binary: str, os_doc: Doc, want: str) -> None:
+    """``validateOS``: a pod's ``spec.os`` names linux or windows; no name
+    is required, another is unsupported (under ``spec.os``), a stop signal
+    for it (checked against neither list) none the less."""
+    gates = {"ContainerStopSignals": True}
+    pod = _pod([_c("a", lifecycle={"stopSignal": "SIGINT"})], os=os_doc)
+    theirs = validate_oracle(oracle_binary, [pod], gates)[0]
+    assert not theirs["accepted"]
+    assert [e["error"] for e in theirs["errors"]] == [want]
+    assert validate_podnuma(copy.deepcopy(pod), gates).error == want
+
+
+@pytest.mark.parametrize("kind", ["app", "init"])
+def test_restart_rules_without_a_restart_policy_are_refused(oracle_binary: str, kind: str) -> None:
+    """With ``ContainerRestartRules`` on (the v1.37 default) a container's
+    ``restartPolicyRules`` need its ``restartPolicy``; with the gate off
+    the API server drops the rules and the pod is accepted."""
+    rules = [{"action": "Restart", "exitCodes": {"operator": "In", "values": [1]}}]
+    c = _c("c", restartPolicyRules=rules)
+    pod = _pod([c]) if kind == "app" else _pod([_c("a")], [c])
+    where = "containers" if kind == "app" else "initContainers"
+    want = f"spec.{where}[0].restartPolicy: Required value: must specify restartPolicy when restart rules are used"
+    theirs = validate_oracle(oracle_binary, [pod], {})[0]
+    assert [e["error"] for e in theirs["errors"]] == [want]
+    assert validate_podnuma(copy.deepcopy(pod), {}).error == want
+    off = GATE_SETS["no-restart-rules"]
+    assert validate_oracle(oracle_binary, [pod], off)[0]["accepted"]
+    assert validate_podnuma(copy.deepcopy(pod), off).error == ""

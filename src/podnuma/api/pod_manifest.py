@@ -211,11 +211,68 @@ def _container_resources(
     return requests, limits
 
 
-def _check_restart_policy(restart_policy: str | None, path: str) -> None:
-    """A container's ``restartPolicy`` (what is left of it once
-    ``dropContainerRestartRules`` ran): Always, Never or OnFailure."""
-    if restart_policy is not None and restart_policy not in _CONTAINER_RESTART_POLICIES:
-        raise unsupported(field_path(path, "restartPolicy"), restart_policy, _CONTAINER_RESTART_POLICIES)
+#: the exit-code operators of a restart rule, and its actions (with
+#: ``RestartAllContainersOnContainerExits`` the second too), as listed
+_RESTART_RULE_OPERATORS: Final = ("In", "NotIn")
+_RESTART_RULE_ACTIONS: Final = ("Restart",)
+_RESTART_RULE_ACTIONS_ALL: Final = ("Restart", "RestartAllContainers")
+#: validateOS: the operating systems a pod may name, as listed
+_OS_NAMES: Final = ("linux", "windows")
+_RESTART_ALL_GATE: Final = "RestartAllContainersOnContainerExits"
+_MAX_RESTART_RULES: Final = 20
+_MAX_RESTART_EXIT_CODES: Final = 255
+
+
+def _check_restart_policy(restart_policy: str | None, rules: Sequence[Any], path: str, *, init: bool,
+                          restart_all: bool) -> None:
+    """A container's ``restartPolicy`` and ``restartPolicyRules`` (what is
+    left of them once ``dropContainerRestartRules`` ran; ``rules`` empty
+    then): ``validateContainerRestartPolicy`` for an app container;
+    ``validateInitContainerRestartPolicy`` for an init container, where
+    only a policy set validates the rules (rules without one are refused
+    alone), and a sidecar's (Always) rules are refused unless
+    ``restart_all`` (the ``RestartAllContainersOnContainerExits`` gate)
+    lets them through the app container's checks. The first error of
+    that order: the policy (required with rules, else Always, Never or
+    OnFailure), how many rules, then each rule's action, exit-code
+    operator, how many exit codes, and whether it has ``exitCodes``
+    (``restart_all`` is read only with rules: the gate is asked then)."""
+    policy_path = field_path(path, "restartPolicy")
+    if restart_policy is None:
+        if rules:
+            raise required(policy_path, "must specify restartPolicy when restart rules are used")
+        return
+    if init and restart_policy == "Always" and not restart_all:
+        if rules:
+            raise forbidden(field_path(path, "restartPolicyRules"),
+                            "restartPolicyRules are not allowed for init containers with restart policy Always")
+        return
+    if restart_policy not in _CONTAINER_RESTART_POLICIES:
+        raise unsupported(policy_path, restart_policy, _CONTAINER_RESTART_POLICIES)
+    rules_path = field_path(path, "restartPolicyRules")
+    if len(rules) > _MAX_RESTART_RULES:
+        raise InputError(f"Too many: {len(rules)}: must have at most {_MAX_RESTART_RULES} items", path=rules_path)
+    actions = _RESTART_RULE_ACTIONS_ALL if restart_all else _RESTART_RULE_ACTIONS
+    for i, rule in enumerate(rules):
+        at = f"{rules_path}[{i}]"
+        rule_doc = rule if isinstance(rule, Mapping) else {}
+        action = rule_doc.get("action")
+        action = action if isinstance(action, str) else ""
+        if action not in actions:
+            raise unsupported(field_path(at, "action"), action, actions)
+        codes = rule_doc.get("exitCodes")
+        if not isinstance(codes, Mapping):
+            raise required(field_path(at, "exitCodes"), "must be specified")
+        operator = codes.get("operator")
+        operator = operator if isinstance(operator, str) else ""
+        codes_path = field_path(at, "exitCodes")
+        if operator not in _RESTART_RULE_OPERATORS:
+            raise unsupported(field_path(codes_path, "operator"), operator, _RESTART_RULE_OPERATORS)
+        values = codes.get("values")
+        count = len(values) if isinstance(values, list | tuple) else 0
+        if count > _MAX_RESTART_EXIT_CODES:
+            raise InputError(f"Too many: {count}: must have at most {_MAX_RESTART_EXIT_CODES} items",
+                             path=field_path(codes_path, "values"))
 
 
 def _parse_container(
@@ -234,15 +291,19 @@ def _parse_container(
     init container's Always before validation."""
     doc, name = _named_container(raw, path, CONTAINER_FIELDS)
     restart_policy = optional_str(doc.get("restartPolicy"), field_path(path, "restartPolicy"))
-    if not restart_rules and (not init or restart_policy != "Always"):
+    policy_rules: Sequence[Any] = ()
+    if restart_rules:
+        policy_rules = optional_list(doc.get("restartPolicyRules"), field_path(path, "restartPolicyRules"))
+    elif not init or restart_policy != "Always":
         # dropContainerRestartRules (PrepareForCreate, gate off): only an
-        # init container's Always reaches validation
+        # init container's Always reaches validation, and no rule
         restart_policy = None
     check_container_ports(doc.get("ports"), path, host_network=host_network)
     requests, limits = _container_resources(doc, path, defaults=True)
 
     if init:
-        _check_restart_policy(restart_policy, path)
+        _check_restart_policy(restart_policy, policy_rules, path, init=True,
+                              restart_all=bool(policy_rules) and rules.gate(_RESTART_ALL_GATE))
     if name in seen:
         raise duplicate(field_path(path, "name"), name)
     seen.add(name)
@@ -251,7 +312,8 @@ def _parse_container(
         check_init_container_handlers(doc, path, sidecar=restart_policy == "Always", rules=rules)
     else:
         check_handlers(doc, path, rules)
-        _check_restart_policy(restart_policy, path)
+        _check_restart_policy(restart_policy, policy_rules, path, init=False,
+                              restart_all=bool(policy_rules) and rules.gate(_RESTART_ALL_GATE))
 
     kind: ContainerKind = "app"
     if init:
@@ -456,6 +518,15 @@ def parse_pod(doc: Mapping[str, Any], *, gates: FeatureGateView, sort_keys: bool
     # resources, under that path (spec.overhead.limits[NAME], an upstream quirk)
     overhead = _resource_list(spec.get("overhead"), "spec.overhead.limits", pod_level=False)
     check_requirements({}, overhead, "spec.overhead")
+    # validateOS, after the overhead: a name is required, and one of the two
+    # the API server knows (the operating systems' own checks not modelled)
+    os_doc = spec.get("os")
+    if isinstance(os_doc, Mapping):
+        os_name = os_doc.get("name")
+        if not os_name:
+            raise required("spec.os.name")
+        if os_name not in _OS_NAMES:
+            raise unsupported("spec.os", os_name, _OS_NAMES)
 
     return Pod(
         uid=uid,

@@ -748,7 +748,8 @@ def _restart(spec: NodeSpec, config_doc: Mapping[str, Any], pods: Sequence[_Pod]
         "apiVersion": "podnuma.io/v1", "kind": "Scenario",
         "node": {k: v for k, v in (spec.topology or {}).items()},
         "kubeletConfig": dict(config_doc),
-        "steps": [{"addPod": dict(p.doc)} for p in pods],
+        # (without the fields v1.37.2 lacks: the restart decodes as the API server does)
+        "steps": [{"addPod": dict(without_unknown_fields(p.doc))} for p in pods],
     }
     from podnuma.analysis.restart import restart_after_document, restart_summary
 
@@ -1028,8 +1029,11 @@ def node_scenarios(
             "apiVersion": "podnuma.io/v1", "kind": "Scenario",
             "node": json.loads(json.dumps(node_form, default=str)),
             "kubeletConfig": json.loads(json.dumps(dict(doc), default=str)),
-            # (a quantity read from a JSON number's text keeps that text)
-            "steps": [*({"addPod": json.loads(json.dumps(json_numbers.with_texts(dict(p.doc)), default=str))}
+            # (a quantity read from a JSON number's text keeps that text; a
+            # field v1.37.2 lacks, which the replay dropped, is left out: the
+            # scenario is decoded strictly, as the API server does)
+            "steps": [*({"addPod": json.loads(json.dumps(
+                            json_numbers.with_texts(dict(without_unknown_fields(p.doc))), default=str))}
                         for p in run),
                       {"reconcile": {}}],
         }
