@@ -12,7 +12,10 @@ order; an empty list is set, ``resources`` with only null lists is not),
 containers together, each init container alone), ``hostNetwork``'s
 defaulted and matching host ports, and seeded random pods combining these
 faults with duplicate names, bad container and pod restart policies and
-handler ports in init and app containers.
+handler ports in init and app containers; besides, unsupported values of
+named string types (written as ``encoding/json`` writes them) and a
+Windows pod's pod-level ``resources`` (refused whole, in ``validate`` and
+in a scenario; after decoding).
 
 Each pod's errors are deterministic here (no resource list with more
 than one name), so the comparison is strict: podnuma's error must be the
@@ -26,11 +29,13 @@ from __future__ import annotations
 import copy
 import random
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
-from tests.oracle.harness import env_int, random_settings
+from tests.oracle.harness import env_int, random_settings, run_oracle, run_podnuma
 from tests.oracle.validation import compare_verdicts, validate_oracle, validate_podnuma
 
 SEED, _ = random_settings()
@@ -510,3 +515,96 @@ def test_restart_rules_without_a_restart_policy_are_refused(oracle_binary: str, 
     off = GATE_SETS["no-restart-rules"]
     assert validate_oracle(oracle_binary, [pod], off)[0]["accepted"]
     assert validate_podnuma(copy.deepcopy(pod), off).error == ""
+
+
+#: values with characters ``encoding/json`` escapes and ``strconv.Quote``
+#: does not (``<``, ``&``, ``>``, U+2028) or writes alike (a tab)
+ESCAPED_VALUES = ["<&>", "tab\there", "a\u2028b"]
+
+
+def _first_error(oracle: str, pod: Doc) -> str:
+    (theirs,) = validate_oracle(oracle, [pod], {})
+    assert not theirs["accepted"]
+    return str(theirs["errors"][0]["error"])
+
+
+def _named_type_cases() -> list[tuple[str, Doc]]:
+    rule = {"action": "Restart", "exitCodes": {"operator": "In", "values": [1]}}
+    out: list[tuple[str, Doc]] = []
+    for n, v in enumerate(ESCAPED_VALUES):
+        out.append((f"os.name#{n}", _pod([_c("a")], os={"name": v})))
+        out.append((f"action#{n}", _pod([_c("a", restartPolicy="Never",
+                                               restartPolicyRules=[{**rule, "action": v}])])))
+        out.append((f"operator#{n}", _pod([_c("a", restartPolicy="Never", restartPolicyRules=[
+            {"action": "Restart", "exitCodes": {"operator": v}}])])))
+        out.append((f"app restartPolicy#{n}", _pod([_c("a", restartPolicy=v, restartPolicyRules=[rule])])))
+        out.append((f"init restartPolicy#{n}", _pod([_c("a")], [_c("i", restartPolicy=v)])))
+        out.append((f"pod restartPolicy#{n}", _pod([_c("a")], restartPolicy=v)))
+    return out
+
+
+@pytest.mark.parametrize(("label", "pod"), _named_type_cases(), ids=[c[0] for c in _named_type_cases()])
+def test_a_named_types_unsupported_value_is_written_as_json(oracle_binary: str, label: str, pod: Doc) -> None:
+    """A value of a named string type (``OSName``, ``RestartPolicy``,
+    ``ContainerRestartPolicy``, a restart rule's action and operator) is
+    not a plain ``string`` to ``field.ErrorBody``, which writes it with
+    ``encoding/json``: ``spec.os: Unsupported value:
+    "\\u003c\\u0026\\u003e": supported values: "linux", "windows"``."""
+    want = _first_error(oracle_binary, copy.deepcopy(pod))
+    assert "\\u" in want or "\\t" in want, want
+    assert validate_podnuma(copy.deepcopy(pod), {}).error == want
+
+
+def _windows_pod(**resources: Any) -> Doc:
+    return _pod([_c("a", resources={"requests": {"cpu": "1", "memory": "1Gi"},
+                                    "limits": {"cpu": "1", "memory": "1Gi"}})],
+                os={"name": "windows"}, resources=resources)
+
+
+@pytest.mark.parametrize("resources", [
+    {"limits": {"cpu": "2", "memory": "2Gi"}}, {"limits": {"cpu": "-1"}}, {}, {"claims": [{"name": "x"}]},
+])
+def test_a_windows_pods_pod_level_resources_are_refused(oracle_binary: str, resources: Doc) -> None:
+    """``validatePodResources``: a Windows pod may not set pod-level
+    ``resources``, even empty ones, and that is the only error reported
+    for them (none of the lists' own errors)."""
+    pod = _windows_pod(**resources)
+    want = "spec.resources: Forbidden: may not be set for a windows pod"
+    assert _first_error(oracle_binary, copy.deepcopy(pod)) == want
+    assert validate_podnuma(copy.deepcopy(pod), {}).error == want
+
+
+def test_a_scenario_with_a_windows_pods_pod_level_resources_is_refused(
+    oracle_binary: str, tmp_path: Path
+) -> None:
+    """The kubelet oracle refuses such a scenario as invalid input, and
+    ``podnuma simulate`` does too, naming the step's field."""
+    scenario = {
+        "apiVersion": "podnuma.io/v1", "kind": "Scenario",
+        "node": {"name": "node-1", "synthetic": {"sockets": 1, "numaNodesPerSocket": 1, "coresPerNumaNode": 4,
+                                            "threadsPerCore": 1, "memoryPerNumaNode": "8Gi"}},
+        "kubeletConfig": {"apiVersion": "kubelet.config.k8s.io/v1beta1", "kind": "KubeletConfiguration",
+                          "cpuManagerPolicy": "static", "reservedSystemCPUs": "0"},
+        "steps": [{"addPod": _windows_pod(limits={"cpu": "2", "memory": "2Gi"})}],
+    }
+    path = tmp_path / "windows.yaml"
+    path.write_text(yaml.safe_dump(scenario, sort_keys=False))
+    (theirs,) = run_oracle(oracle_binary, [path])
+    assert theirs.kind == "input" and "may not be set for a windows pod" in theirs.message
+    mine = run_podnuma(path)
+    assert (mine.kind, mine.doc is None) == ("input", True)
+    assert "steps[0].addPod.spec.resources: Forbidden: may not be set for a windows pod" in mine.message
+
+
+@pytest.mark.parametrize("resources", [{"limits": {"cpu": "abc"}}, {"limits": "x"}, {"zz": 1}])
+def test_a_windows_pods_undecodable_pod_level_resources_fail_to_decode_first(
+    oracle_binary: str, resources: Doc
+) -> None:
+    """Decoding comes before validation: pod-level ``resources`` that do
+    not decode (a bad quantity, a list of another type, an unknown field)
+    refuse the pod for that, not for being set on a Windows pod."""
+    pod = _windows_pod(**resources)
+    (theirs,) = validate_oracle(oracle_binary, [copy.deepcopy(pod)], {})
+    assert theirs.get("decode") is True and not theirs.get("errors"), theirs
+    mine = validate_podnuma(copy.deepcopy(pod), {}).error
+    assert mine.startswith("spec.resources.") and "windows" not in mine, mine

@@ -57,6 +57,7 @@ from podnuma.api.pod_validation import (
     required,
     resource_path,
     unsupported,
+    unsupported_named,
 )
 from podnuma.api.quantity import Quantity, QuantityError, quantity_from_manifest
 from podnuma.api.resources import aggregate_limits_of, aggregate_requests_of
@@ -248,7 +249,7 @@ def _check_restart_policy(restart_policy: str | None, rules: Sequence[Any], path
                             "restartPolicyRules are not allowed for init containers with restart policy Always")
         return
     if restart_policy not in _CONTAINER_RESTART_POLICIES:
-        raise unsupported(policy_path, restart_policy, _CONTAINER_RESTART_POLICIES)
+        raise unsupported_named(policy_path, restart_policy, _CONTAINER_RESTART_POLICIES)
     rules_path = field_path(path, "restartPolicyRules")
     if len(rules) > _MAX_RESTART_RULES:
         raise InputError(f"Too many: {len(rules)}: must have at most {_MAX_RESTART_RULES} items", path=rules_path)
@@ -259,7 +260,7 @@ def _check_restart_policy(restart_policy: str | None, rules: Sequence[Any], path
         action = rule_doc.get("action")
         action = action if isinstance(action, str) else ""
         if action not in actions:
-            raise unsupported(field_path(at, "action"), action, actions)
+            raise unsupported_named(field_path(at, "action"), action, actions)
         codes = rule_doc.get("exitCodes")
         if not isinstance(codes, Mapping):
             raise required(field_path(at, "exitCodes"), "must be specified")
@@ -267,7 +268,7 @@ def _check_restart_policy(restart_policy: str | None, rules: Sequence[Any], path
         operator = operator if isinstance(operator, str) else ""
         codes_path = field_path(at, "exitCodes")
         if operator not in _RESTART_RULE_OPERATORS:
-            raise unsupported(field_path(codes_path, "operator"), operator, _RESTART_RULE_OPERATORS)
+            raise unsupported_named(field_path(codes_path, "operator"), operator, _RESTART_RULE_OPERATORS)
         values = codes.get("values")
         count = len(values) if isinstance(values, list | tuple) else 0
         if count > _MAX_RESTART_EXIT_CODES:
@@ -501,8 +502,14 @@ def parse_pod(doc: Mapping[str, Any], *, gates: FeatureGateView, sort_keys: bool
     raw_resources = spec.get("resources")
     # dropDisabledPodLevelResources: with the gate off the field never reaches the kubelet.
     if raw_resources is not None and gates.enabled(GATE_POD_LEVEL_RESOURCES):
+        resources_doc = expect_string_keys(raw_resources, "spec.resources")
+        # validatePodResources: a Windows pod may not set them at all (even
+        # empty), refused before any check of what they hold
+        os_doc = spec.get("os")
+        if isinstance(os_doc, Mapping) and os_doc.get("name") == "windows":
+            raise forbidden("spec.resources", "may not be set for a windows pod")
         resources = _pod_level_resources(
-            expect_string_keys(raw_resources, "spec.resources"),
+            resources_doc,
             init_containers,
             containers,
             fix_defaulting=gates.enabled("PodLevelResourcesFixDefaulting"),
@@ -512,7 +519,7 @@ def parse_pod(doc: Mapping[str, Any], *, gates: FeatureGateView, sort_keys: bool
         check_host_network_ports(app_docs, "spec.containers")
     # validateRestartPolicy ("" is defaulted to Always before validation)
     if pod_restart and pod_restart not in _POD_RESTART_POLICIES:
-        raise unsupported("spec.restartPolicy", pod_restart, _POD_RESTART_POLICIES)
+        raise unsupported_named("spec.restartPolicy", pod_restart, _POD_RESTART_POLICIES)
 
     # validateOverhead: the list is checked as the limits of a container's
     # resources, under that path (spec.overhead.limits[NAME], an upstream quirk)
@@ -526,7 +533,7 @@ def parse_pod(doc: Mapping[str, Any], *, gates: FeatureGateView, sort_keys: bool
         if not os_name:
             raise required("spec.os.name")
         if os_name not in _OS_NAMES:
-            raise unsupported("spec.os", os_name, _OS_NAMES)
+            raise unsupported_named("spec.os", os_name, _OS_NAMES)
 
     return Pod(
         uid=uid,

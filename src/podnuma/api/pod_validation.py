@@ -299,7 +299,11 @@ def json_quote(value: str) -> str:
     return '"' + "".join(out) + '"'
 
 
-def _unsupported_named(path: str, value: str, supported: Sequence[str]) -> InputError:
+def unsupported_named(path: str, value: str, supported: Sequence[str]) -> InputError:
+    """``field.NotSupported`` of a value of a named string type (a policy,
+    an operator, an OS name...): the value as ``encoding/json`` writes it
+    (``ErrorBody``'s fallback for anything but a plain ``string``), the
+    supported values ``strconv.Quote``d."""
     allowed = ", ".join(go_quote(s) for s in supported)
     return InputError(f"Unsupported value: {json_quote(value)}: supported values: {allowed}", path=path)
 
@@ -364,7 +368,7 @@ def _check_http_get(action: Mapping[str, object], path: str, rules: HandlerRules
     scheme = action.get("scheme")
     scheme = scheme if isinstance(scheme, str) and scheme else "HTTP"
     if scheme not in _HTTP_SCHEMES:
-        raise _unsupported_named(f"{path}.scheme", scheme, _HTTP_SCHEMES)
+        raise unsupported_named(f"{path}.scheme", scheme, _HTTP_SCHEMES)
     headers = action.get("httpHeaders")
     if isinstance(headers, Sequence) and not isinstance(headers, str):
         for header in headers:
@@ -377,7 +381,7 @@ def _check_http_get(action: Mapping[str, object], path: str, rules: HandlerRules
         return  # (HTTP1 by default, a valid one; without the gate dropped before validation)
     host = action.get("host")
     if protocol not in _HTTP_PROTOCOLS:
-        raise _unsupported_named(f"{path}.protocol", protocol, _HTTP_PROTOCOLS)
+        raise unsupported_named(f"{path}.protocol", protocol, _HTTP_PROTOCOLS)
     if protocol == "HTTP2" and scheme != "HTTP":
         raise InputError(f"Invalid value: {json_quote(protocol)}: is only supported with HTTP (H2C)",
                          path=f"{path}.protocol")
@@ -404,7 +408,7 @@ def _check_action(kind: str, action: object, path: str, rules: HandlerRules) -> 
         check_port_num_or_name(_int_field(doc.get("port")), f"{path}.port")
         mode = doc.get("mode")
         if isinstance(mode, str) and mode not in _GRPC_MODES and rules.gate("GRPCContainerProbeTLS"):
-            raise _unsupported_named(f"{path}.mode", mode, _GRPC_MODES)
+            raise unsupported_named(f"{path}.mode", mode, _GRPC_MODES)
     else:  # sleep: 0 up to the pod's grace period (0 allowed: no gate in v1.37)
         seconds = _int_field(doc.get("seconds"))
         if not 0 <= seconds <= rules.grace:
@@ -468,9 +472,9 @@ def _check_stop_signal(signal: str, path: str, rules: HandlerRules) -> None:
     if not rules.has_os:
         raise forbidden(path, "may not be set for containers with empty `spec.os.name`")
     if rules.os_name == "windows" and signal not in _SIGNALS_WINDOWS:
-        raise _unsupported_named(path, signal, _SIGNALS_WINDOWS)
+        raise unsupported_named(path, signal, _SIGNALS_WINDOWS)
     if rules.os_name == "linux" and signal not in _SIGNALS_LINUX:
-        raise _unsupported_named(path, signal, _SIGNALS_LINUX)
+        raise unsupported_named(path, signal, _SIGNALS_LINUX)
 
 
 def check_handlers(container: Mapping[str, object], path: str, rules: HandlerRules | None = None) -> None:
