@@ -82,6 +82,7 @@ from podnuma.golang.json import go_json_quote
 from podnuma.golang.jsonnumbers import JSONFloat, JSONNegativeZero
 from podnuma.golang.jsonsyntax import json_value_texts, json_value_texts_every
 from podnuma.golang.strconv import go_format_float_v, go_json_format_float, go_quote
+from podnuma.golang.types import go_json_kind
 from podnuma.machine.cpuset import CPUSet, parse_go_cpuset
 
 __all__ = [
@@ -1191,10 +1192,9 @@ _CREDENTIAL_PROVIDER_V1_GO: Final[Any] = ("struct", "CredentialProviderConfig", 
 
 
 def _go_json_kind(value: object) -> str:
-    """How encoding/json names a JSON value in "cannot unmarshal X"."""
-    if isinstance(value, str):
-        return "string"
-    return next((name for t, name in _GO_JSON_KINDS if isinstance(value, t)), "value")
+    """How encoding/json names a JSON value in "cannot unmarshal X"
+    (:func:`~podnuma.golang.types.go_json_kind`; ``value`` for another)."""
+    return go_json_kind(value) or "value"
 
 
 class _Fatal(Exception):
@@ -1265,7 +1265,6 @@ def go_json_decode_error(doc: Mapping[str, Any], schema: Any, *, sort_keys: bool
 #: the name of the scheme in the kubelet's "no kind is registered" message
 #: (where runtime.NewScheme was called: a quirk the message carries)
 _SCHEME_NAME: Final = "pkg/runtime/scheme.go:111"
-_GO_JSON_KINDS: Final = ((bool, "bool"), (int, "number"), (float, "number"), (Mapping, "object"), (list, "array"))
 
 
 #: how much of a document an error quotes
@@ -1330,7 +1329,7 @@ def check_config_file_type(doc: Mapping[str, Any], *, from_yaml: bool = False, t
     for field in ("apiVersion", "kind"):
         value = doc.get(field)
         if value is not None and not isinstance(value, str):
-            kind = next((name for t, name in _GO_JSON_KINDS if isinstance(value, t)), "value")
+            kind = _go_json_kind(value)
             raise InputError(
                 "failed to decode: couldn't get version/kind; json parse error: json: cannot unmarshal "
                 f"{kind} into Go struct field .{field} of type string", path=field)

@@ -106,6 +106,7 @@ from podnuma.fieldkit import check_known_fields, wrong_type
 from podnuma.golang import rfc3339
 from podnuma.golang.jsonnumbers import JSONFloat, JSONNumberText, as_go_number
 from podnuma.golang.strconv import go_json_format_float
+from podnuma.golang.types import go_json_kind
 
 __all__ = ["TYPE_META", "Numbers", "QuantityCheck", "check_pod_types", "check_value_types", "without_unknown_fields"]
 
@@ -170,20 +171,6 @@ def _go_field(root: GoType, root_path: str, path: str) -> tuple[str, str]:
         else:
             t = t.elem
     return struct, ".".join(names)
-
-
-def _go_json_kind(value: Any) -> str:
-    """The JSON kind ``encoding/json``'s type error names for ``value``
-    (not a number), or "" for a value JSON has no kind for."""
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, Mapping):
-        return "object"
-    if isinstance(value, list | tuple):
-        return "array"
-    return ""
 
 
 #: ``(value, path)`` -> ``None``: a quantity's value (a string or a
@@ -383,7 +370,7 @@ class _Walk:
             elif kind == "intstr" and isinstance(value, str):
                 err = None
             else:
-                what = _go_json_kind(value)
+                what = go_json_kind(value)  # (not a number here)
                 err = (self.go_type_error(what, t, path) if what
                        else wrong_type(path, _WANT[kind], value))
             if err is not None:

@@ -8,7 +8,7 @@ of field name to value for structs (a missing field is the zero value).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 __all__ = [
@@ -238,3 +238,18 @@ def zero(typ: GoType) -> Any:
     return None  # map, slice, pointer: nil
 
 
+def go_json_kind(value: Any) -> str:
+    """How ``encoding/json`` names a JSON value in its ``cannot unmarshal X
+    into ...`` error (``bool``, ``number``, ``string``, ``object``,
+    ``array``); ``""`` for ``None`` or a value JSON has no kind for."""
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, Mapping):
+        return "object"
+    if isinstance(value, list | tuple):
+        return "array"
+    return ""

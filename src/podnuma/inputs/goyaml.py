@@ -524,23 +524,15 @@ def construct(node: yaml.Node | None, duplicates: list[str] | None = None) -> An
 
 def _go_syntax_key(node: yaml.Node) -> str:
     """A mapping key as Go's ``%#v`` prints the value go-yaml decodes it to."""
-    from podnuma.golang.strconv import go_quote
-
     if isinstance(node, yaml.ScalarNode):
         try:
             _tag, v = _scalar(node)
         except GoYAMLError:
             v = node.value
-        if isinstance(v, str):
-            return go_quote(v)
         if v is None:
             return "<nil>"
-        if isinstance(v, bool):
-            return "true" if v else "false"
-        if isinstance(v, int):
-            return str(v)
-        if isinstance(v, float):
-            return go_format_float_g(v)
+        if isinstance(v, str | bool | int | float):
+            return _go_sharp_v_scalar(v)
     return go_quote(json_key(node))
 
 
