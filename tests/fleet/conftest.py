@@ -22,12 +22,25 @@ def need(module: str) -> None:
         pytest.skip(reason)
 
 
+def copy_of(src: Path, tmp_path: Path) -> Path:
+    """A copy of the fleet ``src`` under ``tmp_path``, free to damage."""
+    dst = tmp_path / "fleet"
+    shutil.copytree(src, dst)
+    return dst
+
+
+def generated(tmp_path_factory: pytest.TempPathFactory, name: str, **options: Any) -> Path:
+    """A fleet written by ``generate_fleet`` with ``options`` (a module's
+    fleet, generated once and copied by :func:`copy_of` for each test)."""
+    d = tmp_path_factory.mktemp(name) / "fleet"
+    generate_fleet(d, **options)
+    return d
+
+
 @pytest.fixture
 def example(tmp_path: Path) -> Path:
     """A copy of the recorded cluster dump, free to damage."""
-    dst = tmp_path / "fleet"
-    shutil.copytree(EXAMPLE, dst)
-    return dst
+    return copy_of(EXAMPLE, tmp_path)
 
 
 @pytest.fixture(scope="session")

@@ -24,12 +24,12 @@ from typing import Any
 import pytest
 
 import podnuma.fleet.inputs as inputs_mod
-from podnuma.fleet.generate import generate_fleet
 from podnuma.fleet.inputs import load_fleet
 from podnuma.fleet.podscan import cut_pieces, index_piece, index_pod_file, pods_of_ranges
 
-from .conftest import need
+from .conftest import copy_of, generated, need
 from .test_pieces import SMALL, _Mapper, _report, small_pieces, whole_reads  # noqa: F401 (fixtures)
+from .test_review_inputs import POD_DAMAGE
 
 #: the two one-line layouts: ``jq -c`` (and ``kubectl`` piped through it)
 #: and Python's ``json.dumps`` without an indent
@@ -42,16 +42,12 @@ SURROGATE = "not Unicode text: a lone surrogate (\\ud800, written as an escape) 
 
 @pytest.fixture(scope="module")
 def one_dump(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    d = tmp_path_factory.mktemp("compact") / "fleet"
-    generate_fleet(d, nodes=4, pods_per_node=12, seed=11, nodes_per_pods_file=0)
-    return d
+    return generated(tmp_path_factory, "compact", nodes=4, pods_per_node=12, seed=11, nodes_per_pods_file=0)
 
 
 @pytest.fixture
 def fleet(one_dump: Path, tmp_path: Path) -> Path:
-    dst = tmp_path / "fleet"
-    shutil.copytree(one_dump, dst)
-    return dst
+    return copy_of(one_dump, tmp_path)
 
 
 def _write(f: Path, doc: Any, layout: str) -> None:
@@ -83,20 +79,7 @@ DAMAGE: list[tuple[str, Callable[[Any], Any], str, str]] = [
      "metadata.labels", SURROGATE.replace("in the value", "in a key")),
     ("lone surrogate in a field not read", lambda p: p["spec"]["containers"][0].update(
         terminationMessagePath=LONE), "spec.containers[0].terminationMessagePath", SURROGATE),
-    ("no name", lambda p: p["metadata"].pop("name"), "metadata.name",
-     "Required value: name or generateName is required"),
-    ("empty name", lambda p: p["metadata"].update(name=""), "metadata.name",
-     "Required value: name or generateName is required"),
-    ("phase", lambda p: p["status"].update(phase=7), "status.phase", "must be a string, got an integer"),
-    ("status", lambda p: p.update(status="x"), "status", "must be a mapping, got a string"),
-    ("owners", lambda p: p["metadata"].update(ownerReferences="x"), "metadata.ownerReferences",
-     "must be a list, got a string"),
-    ("owner name", lambda p: p["metadata"].update(ownerReferences=[{"kind": "ReplicaSet"}]),
-     "metadata.ownerReferences[0].name", "Required value"),
-    ("controller", lambda p: p["metadata"].update(ownerReferences=[
-        {"kind": "ReplicaSet", "name": "x", "controller": "yes"}]),
-     "metadata.ownerReferences[0].controller", "must be a boolean, got a string"),
-]
+] + POD_DAMAGE
 
 
 @pytest.mark.parametrize("layout", list(SEPARATORS))

@@ -20,10 +20,10 @@ from rich.console import Console
 from podnuma.fleet.inputs import load_fleet
 from podnuma.fleet.replay import node_scenarios, replay_node
 from podnuma.fleet.whatif import parse_what_if
-from podnuma.machine.cpuset import CPUSet
 from podnuma.render.fleet import fleet_tables, free_cell, headline
 from podnuma.service import fleet as service
 
+from .figures import is_static, report_figures
 from .partial import ASSUMED, KNOWN, NONE, write_partial_fleet
 
 SNN = "policy=single-numa-node"
@@ -159,23 +159,6 @@ def test_an_unknown_gate_in_a_node_group_reads_as_another_kubelet_version(tmp_pa
     assert "most likely a newer one" in msg and "would not start" not in msg
 
 
-def _figures(doc: dict[str, Any]) -> dict[str, int]:
-    """A simulate document read as the fleet report reads a run: after the
-    final reconcile step, and before it for what rejected pods held."""
-    cpus = CPUSet.parse(doc["node"]["cpus"])
-    reserved = CPUSet.parse(doc["node"]["reservedCpus"])
-    *steps, last = doc["steps"]
-    assert last["op"] == "reconcile"
-    after = CPUSet.parse(last["defaultCpuSet"])
-    before = CPUSet.parse(steps[-1]["defaultCpuSet"])
-    return {
-        "exclusiveCpus": (cpus - after - reserved).size(),
-        "freeCpus": (after - reserved).size(),
-        "rejectedPodCpus": (after - before).size(),
-        "rejected": sum(1 for s in steps if s["admitted"] is False),
-    }
-
-
 def test_scenarios_of_a_node_replay_to_the_report_figures(dump: Path, tmp_path: Path) -> None:
     spec = next(n for n in load_fleet([dump]).nodes if n.name == KNOWN)
     what_ifs = [parse_what_if(SNN)]
@@ -187,7 +170,7 @@ def test_scenarios_of_a_node_replay_to_the_report_figures(dump: Path, tmp_path: 
                               capture_output=True, text=True, timeout=120)
         assert proc.returncode == 0, proc.stderr
         run = report["baseline"] if label == "as running" else report["whatIfs"][label]
-        got = _figures(json.loads(proc.stdout))
+        got = report_figures(json.loads(proc.stdout), is_static(doc))
         assert got == {k: (len(run[k]) if k == "rejected" else run[k]) for k in got}, label
 
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -28,13 +27,12 @@ import pytest
 
 import podnuma.fleet.inputs as inputs_mod
 from podnuma.errors import InputError
-from podnuma.fleet.generate import generate_fleet
 from podnuma.fleet.inputs import load_fleet
 from podnuma.fleet.nodescan import clean_node_list
 from podnuma.fleet.pods import read_node_pods, start_key, start_order
 from podnuma.fleet.podscan import in_start_order, index_pod_file, pods_of_ranges
 
-from .conftest import need
+from .conftest import copy_of, generated, need
 
 SURROGATE = ("not Unicode text: a lone surrogate (\\ud800, written as an escape) in the value: the apiserver "
              "serves no such Pod (a damaged dump); the pod is not read")
@@ -43,16 +41,12 @@ SURROGATE = ("not Unicode text: a lone surrogate (\\ud800, written as an escape)
 @pytest.fixture(scope="module")
 def one_dump(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fleet whose pods are in one dump (``pods/pods.json``)."""
-    d = tmp_path_factory.mktemp("gaps") / "fleet"
-    generate_fleet(d, nodes=4, pods_per_node=12, seed=3, nodes_per_pods_file=0)
-    return d
+    return generated(tmp_path_factory, "gaps", nodes=4, pods_per_node=12, seed=3, nodes_per_pods_file=0)
 
 
 @pytest.fixture
 def fleet(one_dump: Path, tmp_path: Path) -> Path:
-    dst = tmp_path / "fleet"
-    shutil.copytree(one_dump, dst)
-    return dst
+    return copy_of(one_dump, tmp_path)
 
 
 def _issues(fleet: Any, f: Path | str) -> list[tuple[str, str | None, str]]:

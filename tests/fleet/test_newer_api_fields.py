@@ -32,6 +32,8 @@ from podnuma.api.featuregates import FeatureGates
 from podnuma.api.pod_manifest import parse_pod
 from podnuma.errors import InputError
 
+from .figures import is_static, report_figures
+
 
 def _podnuma(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "podnuma.cli", *args], capture_output=True, text=True,
@@ -117,32 +119,6 @@ def test_a_fleet_pod_with_a_newer_api_servers_field_is_replayed(
 ORACLE = os.environ.get("PODNUMA_ORACLE", "")
 
 
-def _figures(doc: dict[str, Any], scenario: dict[str, Any]) -> dict[str, int]:
-    """A ``podnuma simulate`` document read as the fleet report reads a
-    run: after the final reconcile step, and before it for what rejected
-    pods held. Only the static CPU manager policy takes CPUs out of the
-    shared pool: under any other (``none``, the default, whose
-    ``defaultCpuSet`` is empty) every CPU but the reserved ones is free."""
-    from podnuma.machine.cpuset import CPUSet
-
-    cpus = CPUSet.parse(doc["node"]["cpus"])
-    reserved = CPUSet.parse(doc["node"]["reservedCpus"])
-    *steps, last = doc["steps"]
-    assert last["op"] == "reconcile"
-    rejected = sum(1 for s in steps if s["admitted"] is False)
-    if scenario.get("kubeletConfig", {}).get("cpuManagerPolicy") != "static":
-        return {"exclusiveCpus": 0, "freeCpus": (cpus - reserved).size(), "rejectedPodCpus": 0,
-                "rejected": rejected}
-    after = CPUSet.parse(last["defaultCpuSet"])
-    before = CPUSet.parse(steps[-1]["defaultCpuSet"])
-    return {
-        "exclusiveCpus": (cpus - after - reserved).size(),
-        "freeCpus": (after - reserved).size(),
-        "rejectedPodCpus": (after - before).size(),
-        "rejected": rejected,
-    }
-
-
 @pytest.mark.parametrize("place", ["a container's resources", "an owner reference", "the spec"])
 def test_the_scenarios_written_for_pods_with_a_newer_field_simulate_to_the_report(
     generated: tuple[Path, dict[str, Any]], tmp_path: Path, place: str
@@ -175,7 +151,7 @@ def test_the_scenarios_written_for_pods_with_a_newer_field_simulate_to_the_repor
             assert path.read_bytes() == (tmp_path / "clean" / path.name).read_bytes()
             sim = _podnuma("simulate", str(path), "-o", "json")
             assert sim.returncode == 0, sim.stderr[-2000:]
-            got = _figures(json.loads(sim.stdout), yaml.safe_load(path.read_text()))
+            got = report_figures(json.loads(sim.stdout), is_static(yaml.safe_load(path.read_text())))
             assert got == {k: (len(run[k]) if k == "rejected" else run[k]) for k in got}, path.name
             if ORACLE:  # (the kubelet oracle decodes a scenario's pods strictly too)
                 from tests.oracle.harness import compare, run_oracle, run_podnuma

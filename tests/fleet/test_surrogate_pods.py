@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -21,11 +20,10 @@ from typing import Any
 import pytest
 
 from podnuma.fleet import inputs as inputs_mod
-from podnuma.fleet.generate import generate_fleet
 from podnuma.fleet.inputs import load_fleet
 from podnuma.fleet.podscan import index_pod_file
 
-from .conftest import need
+from .conftest import copy_of, generated, need
 
 LONE = "LONE-SURROGATE-HERE"
 SAID = ("not Unicode text: a lone surrogate (\\ud800, written as an escape) in the value: the apiserver "
@@ -43,16 +41,12 @@ def _issues(fleet: Any, f: Path) -> list[tuple[str, str, str]]:
 
 @pytest.fixture(scope="module")
 def fleet_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    d = tmp_path_factory.mktemp("sur") / "fleet"
-    generate_fleet(d, nodes=6, pods_per_node=8, seed=5, nodes_per_pods_file=3)
-    return d
+    return generated(tmp_path_factory, "sur", nodes=6, pods_per_node=8, seed=5, nodes_per_pods_file=3)
 
 
 @pytest.fixture
 def fleet(fleet_dir: Path, tmp_path: Path) -> Path:
-    dst = tmp_path / "fleet"
-    shutil.copytree(fleet_dir, dst)
-    return dst
+    return copy_of(fleet_dir, tmp_path)
 
 
 def _pods_file(fleet: Path) -> Path:

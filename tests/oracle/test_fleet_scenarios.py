@@ -12,33 +12,14 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import yaml
 
-from podnuma.machine.cpuset import CPUSet
+from tests.fleet.figures import is_static, report_figures
 from tests.fleet.partial import write_partial_fleet
 from tests.oracle.harness import compare, run_oracle, run_podnuma
 
 WHAT_IFS = ["policy=single-numa-node", "cpu-option=full-pcpus-only", "memory-policy=None"]
-
-
-def _figures(doc: dict[str, Any], static: bool) -> dict[str, int]:
-    cpus = CPUSet.parse(doc["node"]["cpus"])
-    reserved = CPUSet.parse(doc["node"]["reservedCpus"])
-    *steps, last = doc["steps"]
-    assert last["op"] == "reconcile"
-    if not static:  # the none policy pins nothing: every CPU is shared
-        return {"exclusiveCpus": 0, "freeCpus": (cpus - reserved).size(), "rejectedPodCpus": 0,
-                "rejected": sum(1 for s in steps if s["admitted"] is False)}
-    after = CPUSet.parse(last["defaultCpuSet"])
-    before = CPUSet.parse(steps[-1]["defaultCpuSet"]) if steps else after
-    return {
-        "exclusiveCpus": (cpus - after - reserved).size(),
-        "freeCpus": (after - reserved).size(),
-        "rejectedPodCpus": (after - before).size(),
-        "rejected": sum(1 for s in steps if s["admitted"] is False),
-    }
 
 
 def test_fleet_runs_replay_in_the_oracle_to_the_report_figures(oracle_binary: str, tmp_path: Path) -> None:
@@ -69,7 +50,7 @@ def test_fleet_runs_replay_in_the_oracle_to_the_report_figures(oracle_binary: st
                 assert theirs.kind == "startup" and theirs.message in run["error"], name
                 continue
             assert theirs.doc is not None
-            got = _figures(theirs.doc, scenario["kubeletConfig"].get("cpuManagerPolicy") == "static")
+            got = report_figures(theirs.doc, is_static(scenario))
             want = {k: (len(run[k]) if k == "rejected" else int(run[k])) for k in got}
             assert got == want, name
             held += got["rejectedPodCpus"]
