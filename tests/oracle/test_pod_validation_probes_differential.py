@@ -15,7 +15,11 @@ faults with duplicate names, bad container and pod restart policies and
 handler ports in init and app containers; besides, unsupported values of
 named string types (written as ``encoding/json`` writes them) and a
 Windows pod's pod-level ``resources`` (refused whole, in ``validate`` and
-in a scenario; after decoding).
+in a scenario; after decoding); ``validateLinux`` and ``validateWindows``
+(each field they refuse, on every OS and in every kind of container, their
+order, and their place after the checks podnuma models before
+``validateOS``), and random pods with pod and container security contexts
+and host namespaces, on either OS, among the other faults.
 
 Each pod's errors are deterministic here (no resource list with more
 than one name), so the comparison is strict: podnuma's error must be the
@@ -217,6 +221,133 @@ def _action_cases() -> list[tuple[str, str, Doc]]:
     return out
 
 
+#: ``validateWindows``' fields in the API server's order, each with a value
+#: the checks before ``validateOS`` accept (a sysctl of the net namespace:
+#: these pods have no ``hostNetwork``): the pod's security context's, the
+#: pod's own, then a container security context's
+WINDOWS_POD_CONTEXT: dict[str, Any] = {
+    "appArmorProfile": {"type": "RuntimeDefault"}, "seLinuxOptions": {"level": "s0:c1,c2"},
+    "seccompProfile": {"type": "RuntimeDefault"}, "fsGroup": 2000, "fsGroupChangePolicy": "OnRootMismatch",
+    "sysctls": [{"name": "net.ipv4.ip_local_port_range", "value": "1024 65000"}], "runAsUser": 1000,
+    "runAsGroup": 3000, "supplementalGroups": [4000], "supplementalGroupsPolicy": "Merge",
+    "seLinuxChangePolicy": "Recursive",
+}
+WINDOWS_POD_HOST: dict[str, Any] = {"hostUsers": True, "hostPID": True, "hostIPC": True, "shareProcessNamespace": False}
+WINDOWS_CONTAINER_CONTEXT: dict[str, Any] = {
+    "appArmorProfile": {"type": "Unconfined"}, "seLinuxOptions": {},
+    "seccompProfile": {"type": "Localhost", "localhostProfile": "profiles/a.json"}, "capabilities": {},
+    "readOnlyRootFilesystem": False, "privileged": True, "allowPrivilegeEscalation": True,
+    "procMount": "Default", "runAsUser": 0, "runAsGroup": 0,
+}
+#: fields neither OS refuses, and Linux's one
+OS_NEUTRAL: dict[str, Any] = {"runAsNonRoot": True}
+WINDOWS_OPTIONS: list[Doc] = [{}, {"runAsUserName": "ContainerUser"}, {"gmsaCredentialSpecName": "gmsa-spec"},
+                              {"hostProcess": False}]
+OS_DOCS: list[Doc | None] = [None, {"name": "linux"}, {"name": "windows"}, {"name": "plan9"}, {"name": ""}, {}]
+WHERE = ("app", "init", "sidecar", "ephemeral")
+
+
+def _os_pod(os_doc: Doc | None, sc: Doc | None = None, where: str = "app", **spec: Any) -> Doc:
+    """A pod with ``os_doc`` whose container at ``where`` (an app, init,
+    sidecar or ephemeral container) has the security context ``sc``."""
+    extra = {} if os_doc is None else {"os": copy.deepcopy(os_doc)}
+    c = _c("c") if sc is None else _c("c", securityContext=copy.deepcopy(sc))
+    if where == "app":
+        return _pod([c], **extra, **spec)
+    if where == "ephemeral":
+        return _pod([_c("a")], eph=[c], **extra, **spec)
+    if where == "sidecar":
+        c["restartPolicy"] = "Always"
+    return _pod([_c("a")], [c], **extra, **spec)
+
+
+def _os_field_cases() -> list[tuple[str, str, Doc]]:
+    """``validateLinux`` and ``validateWindows``: each field alone on every
+    OS (none, linux, windows, and names ``validateOS`` refuses: then
+    nothing else is checked), in every kind of container; null is unset,
+    an empty list or object is set (``sysctls`` needs an entry); the
+    order of the checks (each field with every later one set, a pod's
+    before a container's, init, app, then ephemeral containers); and the
+    checks podnuma models before them."""
+    out: list[tuple[str, str, Doc]] = []
+    for os_doc in OS_DOCS:
+        tag = "none" if os_doc is None else repr(os_doc.get("name"))
+        for key, value in {**WINDOWS_POD_CONTEXT, **OS_NEUTRAL}.items():
+            out.append((f"os={tag} pod.{key}", "default", _os_pod(os_doc, securityContext={key: value})))
+        for key, value in WINDOWS_POD_HOST.items():
+            for v in (value, not value):
+                out.append((f"os={tag} {key}={v}", "default", _os_pod(os_doc, **{key: v})))
+        for n, options in enumerate(WINDOWS_OPTIONS):
+            out.append((f"os={tag} pod.windowsOptions#{n}", "default",
+                        _os_pod(os_doc, securityContext={"windowsOptions": options})))
+        for where in WHERE:
+            for key, value in {**WINDOWS_CONTAINER_CONTEXT, **OS_NEUTRAL}.items():
+                out.append((f"os={tag} {where}.{key}", "default", _os_pod(os_doc, {key: value}, where)))
+            for n, options in enumerate(WINDOWS_OPTIONS):
+                out.append((f"os={tag} {where}.windowsOptions#{n}", "default",
+                            _os_pod(os_doc, {"windowsOptions": options}, where)))
+            out.append((f"os={tag} {where}.securityContext={{}}", "default", _os_pod(os_doc, {}, where)))
+    windows, linux = {"name": "windows"}, {"name": "linux"}
+    # null is unset; an empty list set (sysctls: only with an entry)
+    nulls = dict.fromkeys(WINDOWS_POD_CONTEXT)
+    out.append(("windows pod nulls", "default",
+                _os_pod(windows, dict.fromkeys(WINDOWS_CONTAINER_CONTEXT), securityContext=nulls,
+                        hostUsers=None, shareProcessNamespace=None, hostPID=None)))
+    out.append(("windows securityContext=null", "default",
+                _pod([_c("a", securityContext=None)], [_c("i", securityContext=None)], os=windows, securityContext=None)))
+    out.append(("windows sysctls=[]", "default", _os_pod(windows, securityContext={"sysctls": []})))
+    out.append(("windows supplementalGroups=[]", "default",
+                _os_pod(windows, securityContext={"supplementalGroups": []})))
+    out.append(("windows capabilities.add=[]", "default", _os_pod(windows, {"capabilities": {"add": []}})))
+    # the order: each field with every later one set
+    host = dict(WINDOWS_POD_HOST)
+    pod_keys = list(WINDOWS_POD_CONTEXT)
+    everything_ctr = {**WINDOWS_CONTAINER_CONTEXT, "windowsOptions": {}}
+    for i, key in enumerate(pod_keys):
+        ctx = {k: WINDOWS_POD_CONTEXT[k] for k in reversed(pod_keys[i:])}
+        out.append((f"windows order pod.{key}", "default", _os_pod(windows, everything_ctr, securityContext=ctx, **host)))
+    host_keys = list(WINDOWS_POD_HOST)
+    for i, key in enumerate(host_keys):
+        rest = {k: host[k] for k in reversed(host_keys[i:])}
+        out.append((f"windows order {key}", "default", _os_pod(windows, everything_ctr, **rest)))
+    ctr_keys = list(WINDOWS_CONTAINER_CONTEXT)
+    for i, key in enumerate(ctr_keys):
+        sc = {k: WINDOWS_CONTAINER_CONTEXT[k] for k in reversed(ctr_keys[i:])}
+        for where in WHERE:
+            out.append((f"windows order {where}.{key}", "default", _os_pod(windows, sc, where)))
+    # containers: init (sidecars alike), app, then ephemeral, each in its list's order
+    for os_doc, sc in ((windows, {"runAsUser": 1}), (linux, {"windowsOptions": {}})):
+        name = os_doc["name"]
+        both = _pod([_c("a"), _c("b", securityContext=sc)], [_c("i"), _c("j", securityContext=sc)],
+                    eph=[_c("e", securityContext=sc)], os=os_doc)
+        out.append((f"{name} order init before app", "default", copy.deepcopy(both)))
+        del both["spec"]["initContainers"][1]["securityContext"]
+        out.append((f"{name} order app before ephemeral", "default", copy.deepcopy(both)))
+        both["spec"]["containers"][1].pop("securityContext")
+        out.append((f"{name} order ephemeral", "default", both))
+        pod_too = _os_pod(os_doc, sc, "init", securityContext={"windowsOptions": {}, "runAsUser": 1})
+        out.append((f"{name} order pod before containers", "default", pod_too))
+    # after every check podnuma models before validateOS
+    earlier: dict[str, Any] = {
+        "container restartPolicy": lambda p: p["spec"]["containers"][0].update(restartPolicy="Bad"),
+        "init port": lambda p: p["spec"].setdefault("initContainers", []).append(
+            _c("i", ports=[{"containerPort": 0}])),
+        "pod restartPolicy": lambda p: p["spec"].update(restartPolicy="Sometimes"),
+        "overhead": lambda p: p["spec"].update(overhead={"cpu": "-1"}),
+        "pod-level resources": lambda p: p["spec"].update(resources={"limits": {"cpu": "1"}}),
+        "ephemeral target": lambda p: p["spec"].update(ephemeralContainers=[_c("e", targetContainerName="zz")]),
+        "bad os": lambda p: p["spec"].update(os={"name": "Windows"}),
+    }
+    for label, change in earlier.items():
+        for os_doc, sc, pod_sc in ((windows, {"procMount": "Default"}, {"fsGroup": 1}),
+                                   (linux, {"windowsOptions": {}}, {"windowsOptions": {}})):
+            for at_pod in (False, True):
+                pod = _os_pod(os_doc, None if at_pod else sc, securityContext=pod_sc if at_pod else None)
+                change(pod)
+                out.append((f"{os_doc['name']} {'pod' if at_pod else 'container'} field after {label}",
+                            "default", pod))
+    return out
+
 #: faults the random pods combine: each changes one container (or the pod)
 Fault = Callable[[random.Random, Doc], None]
 
@@ -404,9 +535,82 @@ def _f_ephemeral(rng: random.Random, spec: Doc) -> None:
     spec["ephemeralContainers"] = eph
 
 
+#: values the random pods give a pod's security context (each accepted by
+#: the checks before ``validateOS``; null: unset)
+POD_CONTEXT_CHOICES: dict[str, list[Any]] = {
+    "appArmorProfile": [{"type": "RuntimeDefault"}, {"type": "Localhost", "localhostProfile": "k8s-x"}, None],
+    "seLinuxOptions": [{}, {"level": "s0:c1,c2"}, None], "seccompProfile": [{"type": "Unconfined"}, None],
+    "fsGroup": [0, 2000, None], "fsGroupChangePolicy": ["Always", "OnRootMismatch"], "runAsUser": [0, 1000, None],
+    "runAsGroup": [1, None], "supplementalGroups": [[], [1, 2], None], "supplementalGroupsPolicy": ["Strict"],
+    "seLinuxChangePolicy": ["Recursive", "MountOption"], "runAsNonRoot": [True, False],
+    "windowsOptions": [*WINDOWS_OPTIONS, None],
+}
+CONTAINER_CONTEXT_CHOICES: dict[str, list[Any]] = {
+    "appArmorProfile": [{"type": "Unconfined"}, None], "seLinuxOptions": [{"user": "u"}, None],
+    "seccompProfile": [{"type": "RuntimeDefault"}], "capabilities": [{}, {"add": ["NET_ADMIN"], "drop": ["ALL"]}],
+    "readOnlyRootFilesystem": [True, False], "privileged": [True, False, None],
+    "allowPrivilegeEscalation": [True, False], "procMount": ["Default", None], "runAsUser": [7, None],
+    "runAsGroup": [0], "runAsNonRoot": [False], "windowsOptions": [*WINDOWS_OPTIONS, None],
+}
+
+
+#: the pod's fields ``_f_pod_security`` sets
+POD_SECURITY_KEYS = ("securityContext", "hostUsers", "hostPID", "hostIPC", "shareProcessNamespace")
+
+
+def _maybe_os(rng: random.Random, spec: Doc) -> None:
+    """Most pods with these fields name an OS (``_f_os`` may set another)."""
+    if "os" not in spec and rng.random() < 0.7:
+        spec["os"] = {"name": rng.choice(["linux", "windows"])}
+
+
+def _f_pod_security(rng: random.Random, spec: Doc) -> None:
+    """The pod's security context and host namespaces, as the checks
+    before ``validateOS`` accept them together (no ``hostPID`` or
+    ``hostIPC`` with ``hostUsers: false``, no IPC sysctl with ``hostIPC``,
+    no ``shareProcessNamespace`` with ``hostPID``)."""
+    _maybe_os(rng, spec)
+    for key in POD_SECURITY_KEYS:  # (drawn again as a whole, kept coherent)
+        spec.pop(key, None)
+    if rng.random() < 0.1:
+        spec["securityContext"] = None
+    else:
+        keys = rng.sample(sorted(POD_CONTEXT_CHOICES), rng.randint(0, 4))
+        spec["securityContext"] = {k: copy.deepcopy(rng.choice(POD_CONTEXT_CHOICES[k])) for k in keys}
+    users = rng.choice([None, True, False, "-"])
+    if users != "-":
+        spec["hostUsers"] = users
+    for key in ("hostPID", "hostIPC"):
+        if rng.random() < 0.3:
+            spec[key] = users is not False and rng.random() < 0.7
+    if rng.random() < 0.3:
+        spec["shareProcessNamespace"] = rng.choice([None, False] if spec.get("hostPID") else [None, False, True])
+    if rng.random() < 0.3 and spec["securityContext"] is not None:
+        name = "net.core.somaxconn" if spec.get("hostIPC") else rng.choice(["kernel.shm_rmid_forced", "kernel.msgmax"])
+        spec["securityContext"]["sysctls"] = rng.choice([[], [{"name": name, "value": "1"}]])
+
+
+def _f_ctr_security(rng: random.Random, spec: Doc) -> None:
+    """One or two containers' security contexts (any kind of container;
+    ``procMount: Unmasked`` would need ``hostUsers: false``, and
+    ``allowPrivilegeEscalation: false`` no ``privileged: true``)."""
+    _maybe_os(rng, spec)
+    every = [c for key in ("initContainers", "containers", "ephemeralContainers") for c in spec.get(key) or []]
+    for c in rng.sample(every, min(len(every), rng.randint(1, 2))):
+        if rng.random() < 0.1:
+            c["securityContext"] = None
+            continue
+        keys = rng.sample(sorted(CONTAINER_CONTEXT_CHOICES), rng.randint(0, 4))
+        sc = {k: copy.deepcopy(rng.choice(CONTAINER_CONTEXT_CHOICES[k])) for k in keys}
+        if sc.get("allowPrivilegeEscalation") is False and sc.get("privileged") is True:
+            sc["privileged"] = False
+        c["securityContext"] = sc
+
+
 FAULTS: list[Fault] = [_f_probe_action, _f_probe_counters, _f_hook, _f_hook, _f_grace, _f_os, _f_ephemeral,
                        _f_handler_port, _f_dup_name, _f_pod_restart, _f_ctr_restart, _f_init_probe, _f_port,
-                       _f_bad_name, _f_resources, _f_restart_rules, _f_restart_rules]
+                       _f_bad_name, _f_resources, _f_restart_rules, _f_restart_rules, _f_pod_security,
+                       _f_pod_security, _f_ctr_security, _f_ctr_security]
 
 
 def _random_cases(seed: int, count: int) -> list[tuple[str, str, Doc]]:
@@ -422,14 +626,15 @@ def _random_cases(seed: int, count: int) -> list[tuple[str, str, Doc]]:
         draw = rng.random()
         gates = ("no-restart-rules" if draw < 0.15 else "no-restart-all" if draw < 0.25
                  else "alpha-handlers" if draw < 0.45 else "default")
-        extra = {k: spec[k] for k in ("restartPolicy", "terminationGracePeriodSeconds", "os") if k in spec}
+        extra = {k: spec[k] for k in ("restartPolicy", "terminationGracePeriodSeconds", "os", *POD_SECURITY_KEYS)
+                 if k in spec}
         out.append((f"random#{n}", gates, _pod(spec["containers"], spec["initContainers"],
                                                spec.get("ephemeralContainers"), **extra)))
     return out
 
 
 CASES = (_handler_cases() + _ephemeral_cases() + _ports_cases() + _action_cases() + _restart_rule_cases()
-         + _random_cases(SEED, COUNT))
+         + _os_field_cases() + _random_cases(SEED, COUNT))
 
 
 @pytest.fixture(scope="module")
@@ -473,6 +678,53 @@ def test_a_regular_init_containers_probe_is_refused_for_being_there(answers: lis
     want = "spec.initContainers[0].lifecycle: Forbidden: may not be set for init containers without restartPolicy=Always"
     assert validate_podnuma(copy.deepcopy(CASES[i][2]), {}).error == want
     assert answers[i]["errors"][0]["error"] == want
+
+
+_WINDOWS_FORBIDDEN = ": Forbidden: cannot be set for a windows pod"
+_LINUX_FORBIDDEN = ": Forbidden: windows options cannot be set for a linux pod"
+
+
+def test_windows_checks_list_every_field_in_order(oracle_binary: str) -> None:
+    """``validateWindows`` on a pod that sets every field it refuses lists
+    them all, in the order of the tables the cases above are built from
+    (the pod security context's, the pod's own, then a container's);
+    podnuma reports the first. Without ``spec.os`` (or with ``linux``)
+    the same pod is accepted by both."""
+    pod = _os_pod({"name": "windows"}, WINDOWS_CONTAINER_CONTEXT, "init",
+                  securityContext=WINDOWS_POD_CONTEXT, **WINDOWS_POD_HOST)
+    want = ([f"spec.securityContext.{k}{_WINDOWS_FORBIDDEN}" for k in WINDOWS_POD_CONTEXT]
+            + [f"spec.{k}{_WINDOWS_FORBIDDEN}" for k in WINDOWS_POD_HOST]
+            + [f"spec.initContainers[0].securityContext.{k}{_WINDOWS_FORBIDDEN}" for k in WINDOWS_CONTAINER_CONTEXT])
+    (theirs,) = validate_oracle(oracle_binary, [copy.deepcopy(pod)], {})
+    assert [e["error"] for e in theirs["errors"]] == want
+    assert validate_podnuma(copy.deepcopy(pod), {}).error == want[0]
+    for os_doc in (None, {"name": "linux"}):
+        other = copy.deepcopy(pod)
+        if os_doc is None:
+            del other["spec"]["os"]
+        else:
+            other["spec"]["os"] = os_doc
+        assert validate_oracle(oracle_binary, [copy.deepcopy(other)], {})[0]["accepted"]
+        assert validate_podnuma(other, {}).error == ""
+
+
+def test_the_os_checks_are_reached(answers: list[dict[str, Any]]) -> None:
+    """The cases reach ``validateLinux`` and ``validateWindows`` as the
+    API server's first error (fixed and random pods), and random pods
+    where they come after an earlier error podnuma must report instead."""
+    def errors(a: dict[str, Any]) -> list[str]:
+        return [e["error"] for e in a.get("errors") or [] if e["error"] != ON_CREATE]
+
+    def of_os(error: str) -> bool:
+        return error.endswith((_WINDOWS_FORBIDDEN, _LINUX_FORBIDDEN))
+
+    firsts = [(label, (errors(a) or [""])[0]) for (label, _, _), a in zip(CASES, answers, strict=True)]
+    for kind in (_WINDOWS_FORBIDDEN, _LINUX_FORBIDDEN):
+        assert any(f.endswith(kind) for label, f in firsts if label.startswith("os=")), kind
+    if COUNT >= 200:
+        randoms = answers[-COUNT:]
+        assert sum(of_os((errors(a) or [""])[0]) for a in randoms) > 0
+        assert sum(any(of_os(e) for e in errors(a)[1:]) and not of_os(errors(a)[0]) for a in randoms) > 0
 
 
 def test_container_port_zero_is_required(answers: list[dict[str, Any]]) -> None:

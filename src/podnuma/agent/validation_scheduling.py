@@ -62,6 +62,7 @@ from podnuma.api.pod_validation import (
     go_len,
     qualified_name_errors,
 )
+from podnuma.api.pod_validation_os import os_field_errors
 from podnuma.golang.json import GoJSONError, go_json_parse, go_json_unmarshal
 from podnuma.golang.strconv import parse_int64_error
 from podnuma.golang.types import GO_STRING, GoBasic, GoField, GoPtr, GoSlice, GoStruct
@@ -104,19 +105,6 @@ _WHEN_UNSATISFIABLE = ("DoNotSchedule", "ScheduleAnyway")  # (a set, listed sort
 _NODE_INCLUSION = ("Honor", "Ignore")  # (likewise)
 _PREEMPTION = ("PreemptLowerPriority", "Never")
 _OS_NAMES = ("linux", "windows")
-
-#: fields of a pod's security context a Windows pod may not set
-_WINDOWS_POD_FORBIDDEN = (
-    "appArmorProfile", "seLinuxOptions", "seccompProfile", "fsGroup", "fsGroupChangePolicy",
-    "sysctls", "runAsUser", "runAsGroup", "supplementalGroups", "supplementalGroupsPolicy",
-    "seLinuxChangePolicy",
-)
-#: fields of a container's security context a Windows pod may not set
-_WINDOWS_CONTAINER_FORBIDDEN = (
-    "appArmorProfile", "seLinuxOptions", "seccompProfile", "capabilities",
-    "readOnlyRootFilesystem", "privileged", "allowPrivilegeEscalation", "procMount",
-    "runAsUser", "runAsGroup",
-)
 
 
 # ---------------------------------------------------------------- wording
@@ -629,52 +617,7 @@ def _tolerations(errs: _Errors, tolerations: list[Any], prefix: str) -> None:
             _unsupported_typed(errs, f"{path}.effect", effect, _TAINT_EFFECTS)
 
 
-# ---------------------------------------------------------------- runtime class, preemption, OS
-
-
-def _present(m: Any, key: str) -> bool:
-    return isinstance(m, Mapping) and m.get(key) is not None
-
-
-def _containers(spec: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
-    """Every container with its path: init, app, ephemeral."""
-    out = []
-    for key in ("initContainers", "containers", "ephemeralContainers"):
-        for i, c in enumerate(_seq(spec, key)):
-            if isinstance(c, Mapping):
-                out.append((f"spec.{key}[{i}]", c))
-    return out
-
-
-def _linux(errs: _Errors, spec: Mapping[str, Any]) -> None:
-    text = "windows options cannot be set for a linux pod"
-    if _present(_get(spec, "securityContext"), "windowsOptions"):
-        errs.forbidden("spec.securityContext.windowsOptions", text)
-    for path, c in _containers(spec):
-        if _present(_get(c, "securityContext"), "windowsOptions"):
-            errs.forbidden(f"{path}.securityContext.windowsOptions", text)
-
-
-def _windows(errs: _Errors, spec: Mapping[str, Any]) -> None:
-    text = "cannot be set for a windows pod"
-    context = _get(spec, "securityContext")
-    for key in _WINDOWS_POD_FORBIDDEN:
-        if key == "sysctls" and not _seq(context, key):
-            continue
-        if _present(context, key):
-            errs.forbidden(f"spec.securityContext.{key}", text)
-    if _present(spec, "hostUsers"):
-        errs.forbidden("spec.hostUsers", text)
-    for key in ("hostPID", "hostIPC"):
-        if _get(spec, key) is True:
-            errs.forbidden(f"spec.{key}", text)
-    if _present(spec, "shareProcessNamespace"):
-        errs.forbidden("spec.shareProcessNamespace", text)
-    for path, c in _containers(spec):
-        context = _get(c, "securityContext")
-        for key in _WINDOWS_CONTAINER_FORBIDDEN:
-            if _present(context, key):
-                errs.forbidden(f"{path}.securityContext.{key}", text)
+# ---------------------------------------------------------------- runtime class, preemption, OS (``validateLinux``, ``validateWindows``: api/pod_validation_os.py)
 
 
 def check_runtime_class_and_preemption(errs: _Errors, spec: Mapping[str, Any]) -> None:
@@ -701,7 +644,6 @@ def check_os(errs: _Errors, spec: Mapping[str, Any]) -> None:
         errs.required("spec.os.name")
     elif name not in _OS_NAMES:
         _unsupported_typed(errs, "spec.os", name, _OS_NAMES)
-    elif name == "linux":
-        _linux(errs, spec)
     else:
-        _windows(errs, spec)
+        for path, detail in os_field_errors(spec, name):
+            errs.forbidden(path, detail)

@@ -59,6 +59,7 @@ from podnuma.api.pod_validation import (
     unsupported,
     unsupported_named,
 )
+from podnuma.api.pod_validation_os import check_os_fields
 from podnuma.api.quantity import Quantity, QuantityError, quantity_from_manifest
 from podnuma.api.resources import aggregate_limits_of, aggregate_requests_of
 from podnuma.errors import InputError
@@ -526,7 +527,8 @@ def parse_pod(doc: Mapping[str, Any], *, gates: FeatureGateView, sort_keys: bool
     overhead = _resource_list(spec.get("overhead"), "spec.overhead.limits", pod_level=False)
     check_requirements({}, overhead, "spec.overhead")
     # validateOS, after the overhead: a name is required, and one of the two
-    # the API server knows (the operating systems' own checks not modelled)
+    # the API server knows; then that OS's own checks (validateLinux,
+    # validateWindows)
     os_doc = spec.get("os")
     if isinstance(os_doc, Mapping):
         os_name = os_doc.get("name")
@@ -534,6 +536,7 @@ def parse_pod(doc: Mapping[str, Any], *, gates: FeatureGateView, sort_keys: bool
             raise required("spec.os.name")
         if os_name not in _OS_NAMES:
             raise unsupported_named("spec.os", os_name, _OS_NAMES)
+        check_os_fields(spec, str(os_name))
 
     return Pod(
         uid=uid,
