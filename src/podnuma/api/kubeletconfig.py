@@ -806,6 +806,7 @@ def strict_decoding_error(doc: Mapping[str, Any], schema: Any = _SCHEMA, *, sort
     the first wrong value."""
     problems: list[str] = []
     reported: set[str] = set()
+    pending: list[InputError] = []  # (a zero quantity of a document that is no file's, see walk)
     # a file's numbers are refused in the decoder's words (the JSON text's
     # number, or the one the YAML's value is written as)
     go = _GoNumbers(isinstance(doc, JSONObject)) if isinstance(doc, (JSONObject, YAMLObject)) else None
@@ -832,6 +833,17 @@ def strict_decoding_error(doc: Mapping[str, Any], schema: Any = _SCHEMA, *, sort
         if decode is not None and isinstance(schema, str) and gopath in _GO_CUSTOM:
             decode.custom(value, _GO_CUSTOM[gopath], path, gopath)
             return
+        if decode is None and _GO_CUSTOM.get(gopath) == "quantity":
+            # a document that is no file's (a value --set gave, a node's
+            # configz, a scenario's kubeletConfig): a quantity ParseQuantity
+            # would not finish, in the words a file's gets (a zero: once the
+            # rest is checked, as the file's decoder finishes with it)
+            tiny = _too_many_places(value, path)
+            if tiny is not None:
+                if not tiny[1]:
+                    raise tiny[0]
+                if not pending:
+                    pending.append(tiny[0])
         if value is None:
             return  # null leaves the Go field as it is
         if isinstance(schema, str):
@@ -888,6 +900,8 @@ def strict_decoding_error(doc: Mapping[str, Any], schema: Any = _SCHEMA, *, sort
         raise decode.noted[0]
     if decode is not None and decode.pending is not None:
         raise decode.pending
+    if pending:
+        raise pending[0]
     return "strict decoding error: " + ", ".join(problems) if problems else ""
 
 

@@ -50,7 +50,7 @@ import math
 import re
 import struct
 from collections.abc import Generator, Hashable, Iterable, Iterator
-from typing import Any
+from typing import Any, Final
 
 import yaml
 
@@ -687,15 +687,80 @@ def null_scalar(node: Any) -> bool:
         return False
 
 
+#: where Go's ``fmt`` puts a key of a ``map[interface {}]interface {}``
+#: among keys of other types: a nil key first, then by the address of the
+#: key's type descriptor (``internal/fmtsort`` compares interface keys by
+#: their type's address before their value: where the linker put the
+#: descriptors, the same for every key of a type); as the kubelet oracle
+#: (go1.26, linux/amd64) prints them: strings, uint64s, ints, float64s, bools
+_KEY_TYPE_RANK: Final = {"str": 0, "uint64": 1, "int": 2, "float": 3, "bool": 4}
+
+
+def _go_map_key(v: Any) -> tuple[int, Hashable, tuple[Any, ...]] | None:
+    """The Go map key go-yaml decodes the scalar ``v`` to: (the rank of its
+    type in ``fmt``'s order, the key's identity in a Go map, how ``fmt``
+    orders it among keys of its type); ``None`` where podnuma does not
+    model it."""
+    if v is None:
+        return -1, None, ()
+    if isinstance(v, bool):
+        return _KEY_TYPE_RANK["bool"], ("bool", v), (v,)
+    if isinstance(v, int):
+        if _INT64[0] <= v <= _INT64[1]:
+            return _KEY_TYPE_RANK["int"], ("int", v), (v,)
+        if v <= _UINT64:
+            return _KEY_TYPE_RANK["uint64"], ("uint64", v), (v,)
+        return None
+    if isinstance(v, float):
+        if math.isnan(v):  # (never the same key; first among floats)
+            return _KEY_TYPE_RANK["float"], object(), (0, 0.0)
+        return _KEY_TYPE_RANK["float"], ("float", v), (1, v)  # (-0.0 is the key 0.0)
+    if isinstance(v, str):
+        return _KEY_TYPE_RANK["str"], ("str", v), (v,)
+    return None
+
+
+def _go_sharp_v_entries(node: yaml.MappingNode, entries: dict[Hashable, tuple[int, tuple[Any, ...], str, str]]) -> bool:
+    """Set in ``entries`` the keys go-yaml v2 decodes ``node`` to, as it
+    sets them: in order, a merge (``<<``) setting its mapping's keys where
+    it stands (a list of mappings from the last), a key set again keeping
+    the value and the key written last; ``False`` where podnuma does not
+    model it."""
+    for k, v in node.value:
+        if _is_merge(k):
+            parts = v.value if isinstance(v, yaml.SequenceNode) else [v]
+            for part in reversed(parts):
+                if not isinstance(part, yaml.MappingNode) or not _go_sharp_v_entries(part, entries):
+                    return False
+            continue
+        if not isinstance(k, yaml.ScalarNode):
+            return False
+        try:
+            _tag, key = _scalar(k)
+        except GoYAMLError:
+            return False
+        found = _go_map_key(key)
+        shown = go_sharp_v(v)
+        if found is None or shown is None:
+            return False
+        rank, identity, order = found
+        key_text = "interface {}(nil)" if key is None else _go_sharp_v_scalar(key)
+        entries.pop(identity, None)
+        entries[identity] = (rank, order, key_text, shown)
+    return True
+
+
 def go_sharp_v(node: Any, *, top: bool = False) -> str | None:
     """Go's ``%#v`` of the value go-yaml decodes ``node`` to, in an
     ``interface{}`` (``map[interface {}]interface {}{"a":1, "b":"x"}``,
     ``[]interface {}{"a", true}``, ``interface {}(nil)`` inside them, a
     nil alone ``<nil>`` when ``top``), as go-yaml's ``invalid map key: %#v``
-    and sigs.k8s.io/yaml's null-key refusal print it; ``None`` where
-    podnuma does not model it (a merge key or an alias inside, keys of
-    mixed types, which Go sorts by their type's address, a scalar go-yaml
-    refuses)."""
+    and sigs.k8s.io/yaml's null-key refusal print it: a map's keys in
+    ``fmt``'s order (a nil key, then by type, :data:`_KEY_TYPE_RANK`, then
+    by value; NaN keys as written, where Go's order is random); ``None``
+    where podnuma does not model it (a key that is a list or a mapping,
+    which go-yaml refuses first, a scalar go-yaml refuses, a merge of what
+    is not a mapping)."""
     if isinstance(node, yaml.ScalarNode):
         try:
             _tag, v = _scalar(node)
@@ -711,31 +776,19 @@ def go_sharp_v(node: Any, *, top: bool = False) -> str | None:
         return "[]interface {}{" + ", ".join(str(i) for i in items) + "}"
     if not isinstance(node, yaml.MappingNode):
         return None
-    entries: dict[Any, str] = {}
-    kinds: set[type] = set()
-    for k, v in node.value:
-        if not isinstance(k, yaml.ScalarNode) or _is_merge(k):
-            return None
-        try:
-            _tag, key = _scalar(k)
-        except GoYAMLError:
-            return None
-        shown = go_sharp_v(v)
-        if key is None or shown is None:
-            return None
-        kinds.add(type(key))
-        entries[key] = shown  # (a repeated key: the last value)
-    if len(kinds) > 1:
+    entries: dict[Hashable, tuple[int, tuple[Any, ...], str, str]] = {}
+    if not _go_sharp_v_entries(node, entries):
         return None
-    return "map[interface {}]interface {}{" + ", ".join(
-        f"{_go_sharp_v_scalar(k)}:{entries[k]}" for k in sorted(entries)) + "}"
+    ordered = sorted(entries.values(), key=lambda e: (e[0], e[1]))
+    return "map[interface {}]interface {}{" + ", ".join(f"{k}:{v}" for _r, _o, k, v in ordered) + "}"
 
 
 def _go_sharp_v_scalar(v: Any) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, int):
-        return str(v)
+        # (past int64, go-yaml's uint64, which %#v prints in hexadecimal)
+        return str(v) if v <= _INT64[1] else f"{v:#x}"
     if isinstance(v, float):
         return go_format_float_g(v)
     return go_quote(str(v))

@@ -354,8 +354,14 @@ def _config_file_doc(src: TextInput) -> tuple[Mapping[str, Any], Document]:
         try:
             first = parse_first_document(data, name=src.name, duplicates=duplicates, prepare=roots.append)
         except InputError as e:
-            if roots and _NULL_KEY_WORDS in e.message:
-                raise _null_key_error(roots[0], e).in_file(src.name) from None
+            if roots and _KEY_WORDS.search(e.message) is not None or roots and _NON_FINITE_WORDS.search(e.message):
+                # (go-yaml decodes the whole document before sigs.k8s.io/yaml
+                # converts its keys, before encoding/json writes a float)
+                keyed = _key_error(roots[0])
+                if keyed is not None:
+                    raise keyed.in_file(src.name) from None
+                if _KEY_WORDS.search(e.message) is not None:
+                    raise
             outcome = _non_finite(data, src.name, duplicates) if _NON_FINITE_WORDS.search(e.message) else None
             if outcome is None:
                 raise
@@ -382,19 +388,75 @@ def _config_file_doc(src: TextInput) -> tuple[Mapping[str, Any], Document]:
     return first.data, first
 
 
-#: how the YAML reader refuses a null mapping key
-_NULL_KEY_WORDS = "unsupported map key: null"
+#: how the YAML reader refuses a key YAMLToJSON does not take (a list or a
+#: mapping, null, an integer past int64)
+_KEY_WORDS = re.compile(r"invalid YAML: (?:unsupported map key|invalid map key: a key must be a scalar)")
 
 
-def _null_key_error(root: Any, err: InputError) -> InputError:
-    """``sigs.k8s.io/yaml``'s refusal of a null mapping key anywhere in the
-    document (its type and the value printed with ``%s`` and ``%+#v``; the
-    first null key met, where Go's walk of the maps meets one in no fixed
-    order); ``err`` where podnuma cannot print the value."""
+def _key_error(root: Any) -> InputError | None:
+    """The codec's refusal of a mapping key in the document: go-yaml's of
+    the first key that is a list or a mapping (``yaml: invalid map key:
+    %#v``, in the order go-yaml decodes the document: a key before its
+    value, a merge where it stands, a list of merges from its last), or of
+    a scalar it cannot decode met before (podnuma's words for it); else
+    ``sigs.k8s.io/yaml``'s of a null key or one past int64 (a uint64 to
+    go-yaml: its type and the key and value printed with ``%+#v``), the
+    first one met, where Go's walk of the maps meets one in no fixed order;
+    ``None`` where there is none, or podnuma cannot print it."""
     import yaml
 
-    from podnuma.inputs.goyaml import go_sharp_v, null_scalar
+    from podnuma.inputs.goyaml import GoYAMLError, _is_merge, _scalar, go_sharp_v, null_scalar
 
+    def first_refused(node: Any, path: str) -> yaml.Node | InputError | None:
+        """What go-yaml refuses first as it decodes: a key that is a list or
+        a mapping, or a scalar it cannot decode (its error, at ``path``)."""
+        if isinstance(node, yaml.ScalarNode):
+            try:
+                _scalar(node)
+            except GoYAMLError as e:
+                return InputError(e.message, path=path)
+        elif isinstance(node, yaml.SequenceNode):
+            for i, item in enumerate(node.value):
+                found = first_refused(item, f"{path}[{i}]")
+                if found is not None:
+                    return found
+        elif isinstance(node, yaml.MappingNode):
+            for k, v in node.value:
+                if _is_merge(k):
+                    merged = list(reversed(v.value)) if isinstance(v, yaml.SequenceNode) else [v]
+                    for part in merged:
+                        found = first_refused(part, path)
+                        if found is not None:
+                            return found
+                    continue
+                found = first_refused(k, path)
+                if found is not None:
+                    return found
+                if isinstance(k, yaml.CollectionNode):
+                    return k
+                found = first_refused(v, f"{path}.{k.value}" if path else str(k.value))
+                if found is not None:
+                    return found
+        return None
+
+    def refused_type(k: Any) -> str | None:
+        """The Go type of a key YAMLToJSON refuses, as ``%s`` prints it."""
+        if null_scalar(k):
+            return "%!s(<nil>)"
+        if not isinstance(k, yaml.ScalarNode) or _is_merge(k):
+            return None
+        try:
+            v = _scalar(k)[1]
+        except GoYAMLError:
+            return None
+        return "uint64" if isinstance(v, int) and not isinstance(v, bool) and v >= 1 << 63 else None
+
+    bad = first_refused(root, "")
+    if isinstance(bad, InputError):
+        return bad  # (in podnuma's words, as when it comes first)
+    if bad is not None:
+        shown = go_sharp_v(bad)
+        return None if shown is None else InputError(f"failed to decode: yaml: invalid map key: {shown}")
     todo = [root]
     while todo:
         node = todo.pop()
@@ -402,14 +464,16 @@ def _null_key_error(root: Any, err: InputError) -> InputError:
             todo.extend(reversed(node.value))
         elif isinstance(node, yaml.MappingNode):
             for k, v in node.value:
-                if null_scalar(k):
+                kind = refused_type(k)
+                if kind is not None:
                     shown = go_sharp_v(v, top=True)
-                    if shown is None:
-                        return err
-                    return InputError(f"failed to decode: unsupported map key of type: %!s(<nil>), key: <nil>, "
+                    key = "<nil>" if kind == "%!s(<nil>)" else go_sharp_v(k)
+                    if shown is None or key is None:
+                        return None
+                    return InputError(f"failed to decode: unsupported map key of type: {kind}, key: {key}, "
                                       f"value: {shown}")
             todo.extend(v for _k, v in reversed(node.value))
-    return err
+    return None
 
 
 #: how the YAML reader refuses ``.inf``, ``-.inf`` and ``.nan``
