@@ -82,3 +82,20 @@ def test_cited_tests_exist() -> None:
             assert any(d.startswith(name) for d in defined), name
         else:
             assert name in defined, name
+
+
+def test_the_readme_recommendation_names_the_restart_risk_its_output_shows() -> None:
+    """The README's answer to "should I enable the pod-level resource
+    managers?" recommends topology scope ``pod``, whose column the compare
+    output above it shows rejected at the next kubelet restart
+    (kubernetes#140989): the prose beside the recommendation says so, and
+    the output block still shows that rejection (were it gone, the
+    paragraph would be stale)."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = text.index("## Should I enable the pod-level resource managers?")
+    end = text.find("\n## ", start + 1)
+    section = text[start:end if end >= 0 else len(text)]
+    prose = re.sub(r"<!--.*?-->", "", re.sub(r"```.*?```", "", section, flags=re.S), flags=re.S)
+    assert "topologyManagerScope: pod" in prose
+    assert "kubelet restart" in prose and "140989" in prose
+    assert "pod-level / scope pod: rejected: TopologyAffinityError" in section
