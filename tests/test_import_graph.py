@@ -26,7 +26,7 @@ PACKAGE = SRC / "podnuma"
 LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("foundation", frozenset({"errors", "units", "golang", "buildinfo", "fieldkit"})),
     ("engine", frozenset({"machine", "api", "cm"})),
-    ("inputs", frozenset({"inputs", "fileio"})),
+    ("inputs", frozenset({"inputs", "fileio", "fds"})),
     ("scenario", frozenset({"scenario"})),
     ("analysis", frozenset({"analysis"})),
     ("render", frozenset({"render"})),

@@ -40,7 +40,7 @@ from typing import Any
 
 import yaml
 
-from podnuma.agent.fds import descriptors_exhausted
+from podnuma.fds import descriptors_exhausted
 from podnuma.agent.staticpod import GO_SPACE, decode_static_pod
 from podnuma.api.pod import Pod
 from podnuma.api.pod_manifest import FeatureGateView

@@ -12,7 +12,7 @@ Running out of file descriptors ends nothing: a sync or a watcher that
 fails with ``EMFILE``/``ENFILE`` is logged and tried again later (waits
 from :data:`RETRY_SECONDS`, doubled up to the resync period). At start the
 soft ``RLIMIT_NOFILE`` is raised as the Go runtime raises the kubelet's
-(:func:`podnuma.agent.fds.raise_open_files_limit`).
+(:func:`podnuma.fds.raise_open_files_limit`).
 
 SIGTERM and SIGINT stop the loop; the PodResources server and the metrics
 endpoint are shut down, the status file records the stop, exit code 0.
@@ -31,7 +31,7 @@ from types import FrameType
 
 from podnuma.agent.cgroups import CgroupApplier, CgroupTree, NoCgroups, detect_version
 from podnuma.agent.core import Agent, _now
-from podnuma.agent.fds import descriptors_exhausted, raise_open_files_limit
+from podnuma.fds import descriptors_exhausted, raise_open_files_limit
 from podnuma.agent.logs import kv
 from podnuma.agent.metrics import AgentMetrics, MetricsServer
 from podnuma.agent.state import StateDir

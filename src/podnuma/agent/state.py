@@ -49,7 +49,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from podnuma.agent.fds import descriptors_exhausted
+from podnuma.fds import descriptors_exhausted
 from podnuma.api.kubeletconfig import KubeletConfig
 from podnuma.cm.container_manager import (
     CPU_CHECKPOINT_FILE,

@@ -57,6 +57,7 @@ from collections.abc import (
     Awaitable,
     Callable,
     Coroutine,
+    Iterable,
     Mapping,
     MutableMapping,
     Sequence,
@@ -77,6 +78,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Route, Router
 
 from podnuma.errors import InputError
+from podnuma.fds import descriptors_exhausted, raise_open_files_limit
 from podnuma.fieldkit import inert, type_name
 from podnuma.golang.jsonnumbers import JSONFloat, JSONNumberText, go_json_number
 from podnuma.inputs.documents import load_json
@@ -344,11 +346,49 @@ def _parser_refusal(why: str | None = None) -> bytes:
     return json.dumps({"error": _problem(message)}).encode()
 
 
-def _timed_h11(header_timeout: float) -> type[Any]:
+#: the most connections the server holds open at once; fewer when the
+#: process may open fewer files (:func:`connection_limit`)
+MAX_CONNECTIONS = 512
+#: descriptors kept for the server's own files, pipes and workers
+_FD_RESERVE = 64
+#: the listening socket's queue, and the most connections asyncio accepts
+#: in one go (each a descriptor before the server sees it)
+_ACCEPT_BURST = 32
+_CLOSE = (b"connection", b"close")
+
+
+def connection_limit() -> int:
+    """How many connections the server holds open at once:
+    :data:`MAX_CONNECTIONS`, or the soft ``RLIMIT_NOFILE`` less
+    :data:`_FD_RESERVE` when that is smaller (at least 8), so that a flood
+    of connections is answered 503 rather than left in the kernel's queue
+    while ``accept`` fails for want of a descriptor."""
+    import resource
+
+    try:
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    except (OSError, ValueError):
+        return MAX_CONNECTIONS
+    if soft == resource.RLIM_INFINITY:
+        return MAX_CONNECTIONS
+    return max(8, min(MAX_CONNECTIONS, soft - _FD_RESERVE))
+
+
+def _two_lengths(headers: Iterable[tuple[bytes, bytes]]) -> bool:
+    """Whether a request head gives both ``Content-Length`` and
+    ``Transfer-Encoding`` (names lower-cased by the server)."""
+    names = {name for name, _ in headers}
+    return b"content-length" in names and b"transfer-encoding" in names
+
+
+def _timed_h11(header_timeout: float, max_connections: int) -> type[Any]:
     """uvicorn's h11 protocol with a deadline on each request's headers:
     a connection that has not sent a whole request head within
     ``header_timeout`` seconds of opening (or of the previous answer) is
-    closed, however slowly it trickles bytes. The 400 its parser answers
+    closed, however slowly it trickles bytes; a connection past
+    ``max_connections`` open at once is answered 503 and closed as it
+    opens; a request giving both ``Content-Length`` and
+    ``Transfer-Encoding`` is answered, then its connection closed. The 400 its parser answers
     to a request it cannot read (a bad ``Content-Length``, no ``Host`` in
     HTTP/1.1) is in the API's error shape, with the page's security
     headers, rather than uvicorn's plain text. A request head over
@@ -412,8 +452,23 @@ def _timed_h11(header_timeout: float) -> type[Any]:
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
+            if len(self.connections) > max_connections:
+                self._refuse_connection()
+                return
             _no_delay(transport)
             self._arm()
+
+        def _refuse_connection(self) -> None:
+            """503 to a connection past ``max_connections``, written before
+            any request (whose bytes are not read), then close: the
+            connection's descriptor is given back at once."""
+            body = json.dumps({"error": _problem(
+                f"the server has {max_connections} connections open, its limit: try again later")}).encode()
+            headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                       (b"connection", b"close"), (b"retry-after", b"1"), *PageHeaders.HEADERS]
+            self.transport.write(b"HTTP/1.1 503 Service Unavailable\r\n" + b"".join(
+                name + b": " + value + b"\r\n" for name, value in headers) + b"\r\n" + body)
+            self.transport.close()
 
         def handle_events(self) -> None:
             cycle = self.cycle
@@ -421,6 +476,11 @@ def _timed_h11(header_timeout: float) -> type[Any]:
             if self.cycle is not cycle:  # a request head arrived
                 self._disarm()
                 self._head_seen, self._head_tail = 0, b""
+                if self.cycle is not None and _two_lengths(self.cycle.scope["headers"]):
+                    # (RFC 9112 6.3: the body read as chunked, the connection
+                    # closed after the answer, whatever follows it unread)
+                    self.cycle.keep_alive = False
+                    self.cycle.scope["headers"] = [*self.cycle.scope["headers"], _CLOSE]
 
         def on_response_complete(self) -> None:
             self._arm()  # the next request's head (a pipelined one disarms it at once)
@@ -463,13 +523,36 @@ class _Server(uvicorn.Server):
         self.pool.kill_all()
         super().handle_exit(sig, frame)
 
+    async def serve(self, sockets: list[socket.socket] | None = None) -> None:
+        asyncio.get_running_loop().set_exception_handler(_loop_problem)
+        await super().serve(sockets=sockets)
+
+
+def _loop_problem(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """The event loop's report of a problem outside any request: running
+    out of descriptors while accepting (asyncio accepts again a second
+    later; the waiting client is answered then) is one line on standard
+    error, not a traceback; anything else goes to asyncio's own report."""
+    exc = context.get("exception")
+    if isinstance(exc, OSError) and descriptors_exhausted(exc):
+        print(f"podnuma: warning: out of file descriptors ({exc.strerror}): new connections wait",
+              file=sys.stderr, flush=True)
+        return
+    loop.default_exception_handler(context)
+
 
 def make_server(app: FastAPI) -> uvicorn.Server:
     """The uvicorn server for ``app`` with the app's limits: the header
-    deadline, a short keep-alive, one second of graceful shutdown."""
+    deadline, a short keep-alive, one second of graceful shutdown, the
+    connections' cap (the soft ``RLIMIT_NOFILE`` raised first, as the
+    agent raises it)."""
     limits: Limits = app.state.limits
+    raise_open_files_limit()  # (as the agent does; the connections' cap is then what a flood meets)
     config = uvicorn.Config(
-        app, log_level="warning", access_log=False, http=_timed_h11(limits.read_timeout),
+        app, log_level="warning", access_log=False, http=_timed_h11(limits.read_timeout, connection_limit()),
+        # (also how many connections one wake-up of the loop accepts before
+        # any is answered: fewer than the descriptors kept aside)
+        backlog=_ACCEPT_BURST,
         # (h11's own check of an incomplete head, at the same size: MAX_HEAD)
         h11_max_incomplete_event_size=MAX_HEAD,
         timeout_keep_alive=5, timeout_graceful_shutdown=1, lifespan="off",

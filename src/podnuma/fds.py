@@ -1,4 +1,4 @@
-"""File descriptors: the agent's limit, and running out of them.
+"""File descriptors: the limit of the long-running processes (the agent, the web server), and running out of them.
 
 The kubelet is a Go program, and the Go runtime raises its own soft
 ``RLIMIT_NOFILE`` when it starts (since Go 1.19; in go1.26, package
@@ -6,7 +6,7 @@ The kubelet is a Go program, and the Go runtime raises its own soft
 minus one, it is set to the hard limit minus one; a failure is ignored;
 processes it starts get the original limit back; on macOS it is capped at
 ``kern.maxfilesperproc`` first). :func:`raise_open_files_limit` does the
-same for the agent, which starts no process (on macOS, a value the system
+same for the agent, which starts no process, and for the web server (on macOS, a value the system
 refuses leaves the limit as it was, where Go would cap it). A Python process otherwise keeps the
 soft limit it was given, often 1024, that a local client opening
 connections can reach.
