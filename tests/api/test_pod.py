@@ -218,9 +218,9 @@ _DELETE = object()
 INVALID: list[tuple[str, Callable[[dict[str, Any]], None], str, str]] = [
     # name, mutation, error path, message (exact, or prefix when it ends with "...")
     ("bad apiVersion", setitem(["apiVersion"], "v2"), "apiVersion",
-     'Unsupported value: "v2": supported values: "v1"'),
+     'no kind "Pod" is registered for version "v2" in scheme "pkg/runtime/scheme.go:111"'),
     ("bad kind", setitem(["kind"], "Deployment"), "kind",
-     'Unsupported value: "Deployment": supported values: "Pod"'),
+     'no kind "Deployment" is registered for version "v1" in scheme "pkg/runtime/scheme.go:111"'),
     ("no metadata", setitem(["metadata"], _DELETE), "metadata", "Required value"),
     ("no name", setitem(["metadata", "name"], _DELETE), "metadata.name",
      "Required value: name or generateName is required"),
@@ -264,7 +264,8 @@ INVALID: list[tuple[str, Callable[[dict[str, Any]], None], str, str]] = [
     ("bad quantity", set_res(None, {"cpu": "one"}), "spec.containers[0].resources.limits[cpu]",
      "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"),
     ("quantity of wrong type", set_res(None, {"cpu": [1]}),
-     "spec.containers[0].resources.limits[cpu]", "must be a quantity (a string or a number), got a list"),
+     "spec.containers[0].resources.limits[cpu]",
+     "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"),
     ("negative request", set_res({"memory": "-1Gi"}, None),
      "spec.containers[0].resources.requests[memory]",
      'Invalid value: "-1Gi": must be greater than or equal to 0'),

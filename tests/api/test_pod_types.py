@@ -122,7 +122,8 @@ def test_a_clean_pod_passes() -> None:
     ("metadata.finalizers", "f", "metadata.finalizers: must be a list, got a string"),
     ("metadata.ownerReferences[0].controller", "yes",
      "metadata.ownerReferences[0].controller: must be a boolean, got a string"),
-    ("metadata.creationTimestamp", 5, "metadata.creationTimestamp: must be a string (a time), got an integer"),
+    ("metadata.creationTimestamp", 5, "metadata.creationTimestamp: json: cannot unmarshal number into Go struct "
+     "field ObjectMeta.metadata.creationTimestamp of type string"),
     ("status.phase", 1, "status.phase: must be a string, got an integer"),
     ("status.conditions", {}, "status.conditions: must be a list, got a mapping"),
     ("status.containerStatuses[0].restartCount", "0",

@@ -33,7 +33,7 @@ from podnuma.api.pod_defaults import (
     default_pod_level_resources,
     round_up_milli,
 )
-from podnuma.api.pod_schema import POD_TYPE
+from podnuma.api.pod_schema import POD_TYPE, fold_name
 from podnuma.api.pod_types import Numbers, check_pod_types, check_value_types
 from podnuma.api.pod_validation import (
     HandlerRules,
@@ -60,7 +60,7 @@ from podnuma.api.pod_validation import (
     unsupported_named,
 )
 from podnuma.api.pod_validation_os import check_os_fields
-from podnuma.api.quantity import Quantity, QuantityError, quantity_from_manifest
+from podnuma.api.quantity import ERR_FORMAT_WRONG, Quantity, QuantityError, quantity_from_manifest
 from podnuma.api.resources import aggregate_limits_of, aggregate_requests_of
 from podnuma.errors import InputError
 from podnuma.fieldkit import (
@@ -72,8 +72,10 @@ from podnuma.fieldkit import (
     optional_str,
     string_map,
     unknown_field,
-    wrong_type,
 )
+from podnuma.golang.jsonnumbers import JSONNumberText
+from podnuma.golang.strconv import go_quote
+from podnuma.golang.types import go_json_kind
 
 __all__ = ["IDENTITY_FIELDS", "FeatureGateView", "parse_pod", "with_identity_of", "POD_FIELDS",
            "METADATA_FIELDS", "SPEC_FIELDS", "CONTAINER_FIELDS", "EPHEMERAL_CONTAINER_FIELDS",
@@ -134,7 +136,7 @@ def _check_spec_fields(spec: Mapping[str, Any]) -> None:
 
 def _parse_qty(raw: object, path: str) -> Quantity:
     if isinstance(raw, bool) or not isinstance(raw, (str, int, float, type(None))):
-        raise wrong_type(path, "a quantity (a string or a number)", raw)
+        raise InputError(ERR_FORMAT_WRONG, path=path)  # (Quantity.UnmarshalJSON's: its text parses as none)
     try:
         return round_up_milli(quantity_from_manifest(raw))
     except QuantityError as err:
@@ -186,8 +188,10 @@ _CONTAINER_RESTART_POLICIES = ("Always", "Never", "OnFailure")
 
 def _named_container(raw: object, path: str, known: Iterable[str]) -> tuple[Mapping[str, Any], str]:
     """A container's fields (of ``known``) and its name: required, a DNS
-    label (``validateContainerCommon``, which ephemeral containers share)."""
-    doc = expect_string_keys(raw, path)
+    label (``validateContainerCommon``, which ephemeral containers share).
+    A ``null`` in the list is the zero container to Go's decoder (no name:
+    required)."""
+    doc = expect_string_keys({} if raw is None else raw, path)
     check_known_fields(doc, known, path)
     name = optional_str(doc.get("name"), field_path(path, "name"))
     if not name:
@@ -390,6 +394,81 @@ def _plain_identity(meta: Mapping[str, Any]) -> bool:
                                     and all(v is None or type(v) is str for v in labels.values()))))
 
 
+#: the scheme the API server's errors name (the legacy scheme's)
+_SCHEME_NAME: Final = "pkg/runtime/scheme.go:111"
+#: the kinds the API server's scheme creates for version ``v1`` besides a
+#: Pod (k8s.io/api v0.37.2 ``core/v1`` ``addKnownTypes``, the options and
+#: ``WatchEvent`` ``metav1.AddToGroupVersion`` adds), and those it creates
+#: for any version (metav1's unversioned types): a body of such a kind is
+#: decoded as that kind, which podnuma does not model
+_V1_KINDS: Final = frozenset({
+    "PodList", "PodTemplate", "PodTemplateList", "ReplicationController", "ReplicationControllerList",
+    "Service", "ServiceProxyOptions", "ServiceList", "Endpoints", "EndpointsList", "Node", "NodeList",
+    "NodeProxyOptions", "Binding", "Event", "EventList", "List", "LimitRange", "LimitRangeList",
+    "ResourceQuota", "ResourceQuotaList", "Namespace", "NamespaceList", "Secret", "SecretList",
+    "ServiceAccount", "ServiceAccountList", "PersistentVolume", "PersistentVolumeList",
+    "PersistentVolumeClaim", "PersistentVolumeClaimList", "PodAttachOptions", "PodLogOptions",
+    "PodExecOptions", "PodPortForwardOptions", "PodProxyOptions", "ComponentStatus",
+    "ComponentStatusList", "SerializedReference", "RangeAllocation", "ConfigMap", "ConfigMapList",
+    "WatchEvent", "ListOptions", "GetOptions", "DeleteOptions", "CreateOptions", "UpdateOptions",
+    "PatchOptions",
+})
+_UNVERSIONED_KINDS: Final = frozenset({"Status", "APIVersions", "APIGroupList", "APIGroup", "APIResourceList"})
+#: the type meta's fields, folded (``fold_name``) -> their JSON names
+_TYPE_META_FOLDED: Final = {"APIVERSION": "apiVersion", "KIND": "kind"}
+
+
+def _key(item: tuple[str, Any]) -> str:
+    return item[0]
+
+
+def _check_type_meta(doc: Mapping[str, Any], sort_keys: bool) -> None:
+    """The pod's ``apiVersion`` and ``kind`` as the API server's JSON
+    serializer finds them before it decodes the body
+    (k8s.io/apimachinery ``serializer/json``: ``SimpleMetaFactory.Interpret``,
+    then the request's defaults, v1 and Pod): ``encoding/json`` into a
+    struct of the two strings, so a key matches in any case (``Kind``,
+    ``KIND``), the last one met (in the keys' order with ``sort_keys``)
+    wins, a ``null`` leaves it, a value of another type is refused; an
+    empty kind is Pod, an empty version v1. Anything but v1 Pod is refused
+    in the serializer's words (``no kind "x" is registered for version
+    "v1"``), at the key the refused value came from; a kind the scheme
+    does create (:data:`_V1_KINDS`, :data:`_UNVERSIONED_KINDS`) in
+    podnuma's (Go decodes the body as that kind)."""
+    found = {"apiVersion": ("", "apiVersion"), "kind": ("", "kind")}
+    refused: tuple[str, str, str] | None = None
+    pairs = getattr(doc, "pairs", None)  # (an object read with its repeated keys: each met in turn)
+    items = pairs if isinstance(pairs, list) else list(doc.items())
+    for key, value in (sorted(items, key=_key) if sort_keys else items):
+        name = _TYPE_META_FOLDED.get(fold_name(key))
+        if name is None or value is None:
+            continue
+        if type(value) is str:
+            found[name] = (value, key)
+        elif refused is None:
+            refused = (key, name, "number" if isinstance(value, JSONNumberText) else go_json_kind(value))
+    if refused is not None:
+        key, name, what = refused
+        raise InputError(f"couldn't get version/kind; json parse error: json: cannot unmarshal {what} "
+                         f"into Go struct field .{name} of type string", path=key)
+    (version, version_key), (kind, kind_key) = found["apiVersion"], found["kind"]
+    if version.count("/") > 1:
+        raise InputError(f"unexpected GroupVersion string: {version}", path=version_key)
+    group, _, version = version.rpartition("/") if version != "/" else ("", "", "")
+    kind = kind or "Pod"
+    if not version:
+        if group:
+            raise InputError("Object 'apiVersion' is missing", path=version_key)
+        version = "v1"
+    if (group, version, kind) == ("", "v1", "Pod"):
+        return
+    if kind in _UNVERSIONED_KINDS or (group, version) == ("", "v1") and kind in _V1_KINDS:
+        raise unsupported(kind_key, kind, ("Pod",))
+    gv = f"{group}/{version}" if group else version
+    raise InputError(f"no kind {go_quote(kind)} is registered for version {go_quote(gv)} in scheme "
+                     f"{go_quote(_SCHEME_NAME)}", path=kind_key if kind != "Pod" else version_key)
+
+
 def parse_pod(doc: Mapping[str, Any], *, gates: FeatureGateView, sort_keys: bool = False,
               numbers: Numbers | None = None, unknown_in_order: bool = False, lenient: bool = False) -> Pod:
     """Parse, default and validate a v1 Pod manifest.
@@ -418,6 +497,10 @@ def parse_pod(doc: Mapping[str, Any], *, gates: FeatureGateView, sort_keys: bool
     reads the pods an API server serves, a newer one's fields included).
     """
     doc = expect_string_keys(doc, "")
+    api_path = not unknown_in_order and not lenient
+    if api_path:
+        # (the API server's serializer finds the kind before decoding)
+        _check_type_meta(doc, sort_keys)
     # (the API server's decoding: every quantity parsed, a time or an
     # int-or-string that fails, a known field of the wrong JSON type, then
     # an unknown field)
@@ -431,12 +514,13 @@ def parse_pod(doc: Mapping[str, Any], *, gates: FeatureGateView, sort_keys: bool
         # (a spec key podnuma takes for a misspelling of one it reads: an
         # unknown field too, refused before any validation)
         _check_spec_fields(doc["spec"])
-    api_version = doc.get("apiVersion")
-    if api_version is not None and api_version != "v1":
-        raise unsupported("apiVersion", api_version, ("v1",))
-    kind = doc.get("kind")
-    if kind is not None and kind != "Pod":
-        raise unsupported("kind", kind, ("Pod",))
+    if not api_path:
+        api_version = doc.get("apiVersion")
+        if api_version is not None and api_version != "v1":
+            raise unsupported("apiVersion", api_version, ("v1",))
+        kind = doc.get("kind")
+        if kind is not None and kind != "Pod":
+            raise unsupported("kind", kind, ("Pod",))
 
     meta = doc.get("metadata")
     if meta is None:

@@ -22,12 +22,17 @@ reads it (``numbers``, below). A JSON number past the float range
 it is to Go's decoder, unless it went through YAML: refused in a field of
 any type but a quantity (``image: 1e400``: ``must be a string, got a
 number``). A quantity must be a string or a number (its text is parsed by
-the readers).
+the readers); an object, a list or a boolean is ``ParseQuantity``'s
+refusal (``quantities must match the regular expression ...``), which ends
+the decoding.
 
 A time (``metav1.Time``: ``creationTimestamp``, ``deletionTimestamp``, a
 managed field's ``time``, ``status.startTime``, a condition's
 ``lastTransitionTime``, a container state's ``startedAt``...) decodes
-itself: ``null`` is no time, anything else must be a string that Go's
+itself: ``null`` is no time, anything else must be a string (an object,
+a list, a boolean or a number is Go's type error for a string field:
+``json: cannot unmarshal object into Go struct field
+ObjectMeta.metadata.creationTimestamp of type string``) that Go's
 ``time.Parse`` takes with the ``time.RFC3339`` layout (``""`` is refused,
 as Go refuses it)::
 
@@ -83,7 +88,11 @@ struct field ContainerPort.spec.containers.ports.containerPort of type int32
 
 Unknown fields (``strict``: a key that is no field of its struct, at any
 depth, the status included; the pod's ``apiVersion`` and ``kind`` are
-known) are refused as the decoder met them: after every other error
+known) and, in an object read with its repeated keys (a
+:class:`~podnuma.api.kubeletconfig.JSONObject`), a field or map key given
+twice (``metadata.name: duplicate field "name"``: ``sigs.k8s.io/json``'s
+strict decoding, not ``strict_in_order``'s) are refused as the decoder
+met them: after every other error
 (``strict_in_order`` false: the API server's strict decoding, which
 reports them only when the decoding itself succeeded), or saved in the
 walk's order like a type mismatch (``strict_in_order``:
@@ -101,6 +110,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final, Literal
 
 from podnuma.api.pod_schema import POD_TYPE, POINTER_FIELDS, GoType, fold_name
+from podnuma.api.quantity import ERR_FORMAT_WRONG
 from podnuma.errors import InputError
 from podnuma.fieldkit import check_known_fields, wrong_type
 from podnuma.golang import rfc3339
@@ -124,6 +134,10 @@ _WANT = {
     "quantity": "a quantity (a string or a number)",
 }
 
+#: what ``metav1.Time.UnmarshalJSON`` decodes a value into first: a
+#: value of another JSON kind is refused as for a string field
+_G_TIME_AS_STRING: Final = GoType("string", "string")
+
 _INTEGER_TEXT: Final = re.compile(r"-?[0-9]+")
 #: a field path's parts: ``.name`` (or a name at the start), ``[index]``
 _PATH_PART: Final = re.compile(r"\.?([^.\[\]]+)|\[([^\]]*)\]")
@@ -135,16 +149,20 @@ def _time_error(text: str) -> str:
     return rfc3339.parse_error(text)
 
 
-def _time(value: Any, path: str, numbers: str) -> None:
+def _time_text(value: Any, path: str, numbers: str) -> str | None:
     """A ``metav1.Time``'s value (not null) checked: a string Go's RFC 3339
-    parse takes."""
+    parse takes; ``None`` for a value that is no JSON string (the caller
+    words its refusal)."""
     if type(value) is JSONNumberText:
-        value = str(value) if numbers == "float" else as_go_number(value)
+        if numbers != "float":
+            return None  # (a number to Go's decoder)
+        value = str(value)
     if not isinstance(value, str):
-        raise wrong_type(path, _WANT["time"], value)
+        return None
     why = _time_error(value)
     if why:
         raise InputError(f"not an RFC 3339 time: {why}", path=path)
+    return value
 
 
 def _go_field(root: GoType, root_path: str, path: str) -> tuple[str, str]:
@@ -180,6 +198,21 @@ QuantityCheck = Callable[[Any, str], None]
 
 def _first(item: tuple[str, Any]) -> str:
     return item[0]
+
+
+def _pairs(value: Mapping[str, Any]) -> list[tuple[str, Any]] | None:
+    """The key-value pairs of an object read with its repeated keys (a
+    :class:`~podnuma.api.kubeletconfig.JSONObject`'s ``pairs``) when it
+    has any, else ``None``."""
+    pairs = getattr(value, "pairs", None)
+    if isinstance(pairs, list) and len(pairs) != len(value):
+        return pairs
+    return None
+
+
+def _seen(value: Mapping[str, Any]) -> set[str] | None:
+    """An empty set of keys met for an object with repeated keys, else ``None``."""
+    return set() if _pairs(value) is not None else None
 
 
 class _Walk:
@@ -233,7 +266,23 @@ class _Walk:
                 self.unknown = e
 
     def items(self, value: Mapping[str, Any]) -> Any:
-        return sorted(value.items(), key=_first) if self.sort else value.items()
+        got = _pairs(value)
+        items = value.items() if got is None else got
+        return sorted(items, key=_first) if self.sort else items
+
+    def duplicate(self, seen: set[str] | None, key: str, path: str) -> None:
+        """``key``, of an object read with its repeated keys (``seen``: the
+        keys met so far; ``None``: none repeated), met again: the API
+        server's strict decoding refuses it (``sigs.k8s.io/json``'s
+        ``duplicate field``), after every other error, like an unknown
+        field, the first of them in the walk's order."""
+        if seen is None:
+            return
+        if key not in seen:
+            seen.add(key)
+        elif self.unknown is None and self.strict and not self.strict_in_order:
+            text = key.replace("\\", "\\\\").replace('"', '\\"')
+            self.unknown = InputError(f'duplicate field "{text}"', path=path)
 
     def number_text(self, value: Any) -> str | None:
         """The text Go's decoder reads for the number ``value``, a float
@@ -302,8 +351,11 @@ class _Walk:
                 self.mismatch(wrong_type(path, "a mapping", value))
                 return
             fields = t.fields
+            seen = _seen(value)
             for k, v in self.items(value):
                 field = fields.get(k)
+                if field is not None or (t is POD_TYPE and k in _TYPE_META):
+                    self.duplicate(seen, k, f"{path}.{k}" if path else k)
                 if field is None:
                     if t is POD_TYPE and k in _TYPE_META:
                         continue  # (TypeMeta's: the caller reads them)
@@ -350,7 +402,9 @@ class _Walk:
                 return
             elem = t.elem
             assert elem is not None
+            seen = _seen(value)
             for k, v in self.items(value):
+                self.duplicate(seen, k, f"{path}[{k}]")
                 self.go(v, elem, f"{path}[{k}]")
             return
         if kind == "string":
@@ -358,7 +412,13 @@ class _Walk:
                 self.mismatch(wrong_type(path, _WANT[kind], value))
             return
         if kind == "time":
-            _time(value, path, self.numbers)
+            if _time_text(value, path, self.numbers) is None:
+                # (Time.UnmarshalJSON decodes the value into a string: Go's
+                # type error, its field named by the outer decoding, ends it)
+                what = go_json_kind(value)
+                if not what:
+                    raise wrong_type(path, _WANT["time"], value)
+                raise self.go_type_error(what, _G_TIME_AS_STRING, path)
             return
         if kind == "bool":
             if not isinstance(value, bool):
@@ -380,7 +440,11 @@ class _Walk:
             return
         if kind == "quantity":
             if isinstance(value, bool) or not isinstance(value, str | int | float):
-                raise wrong_type(path, _WANT[kind], value)  # (Quantity.UnmarshalJSON's error)
+                if go_json_kind(value):
+                    # (Quantity.UnmarshalJSON parses the value's JSON text,
+                    # which no object, array or boolean parses as)
+                    raise InputError(ERR_FORMAT_WRONG, path=path)
+                raise wrong_type(path, _WANT[kind], value)
             if self.quantity is not None:
                 self.quantity(value, path)
             return

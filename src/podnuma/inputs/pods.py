@@ -145,16 +145,84 @@ class PodSource:
         return at if self.item is None else f"{at}.items[{self.item}]"
 
 
+def _pod_json_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object of a JSON pod file: a plain mapping, or, with a key given
+    twice, a :class:`~podnuma.api.kubeletconfig.JSONObject` (the last value
+    wins) that keeps its pairs, so that the pod's decoding refuses the key
+    as the API server's strict decoding does (``duplicate field``,
+    :func:`podnuma.api.pod_types.check_pod_types`)."""
+    out = dict(pairs)
+    if len(out) == len(pairs):
+        return out
+    obj = JSONObject(pairs)
+    obj.pairs = pairs
+    return obj
+
+
+def _repeats_a_key(value: Any, skip: str | None = None) -> bool:
+    """Whether ``value`` holds an object that gives a key twice (one
+    :func:`_pod_json_pairs` kept), the top object's ``skip`` left out."""
+    todo: list[Any] = [v for k, v in value.items() if k != skip] if isinstance(value, Mapping) else [value]
+    if isinstance(value, JSONObject):
+        return True
+    while todo:
+        v = todo.pop()
+        if isinstance(v, JSONObject):
+            return True
+        if isinstance(v, Mapping):
+            todo.extend(v.values())
+        elif isinstance(v, list):
+            todo.extend(v)
+    return False
+
+
+#: the workloads whose pod template the pod commands read, and where each
+#: keeps it
+WORKLOAD_TEMPLATES: Mapping[str, tuple[str, ...]] = {
+    "Deployment": ("spec", "template"),
+    "StatefulSet": ("spec", "template"),
+    "DaemonSet": ("spec", "template"),
+    "ReplicaSet": ("spec", "template"),
+    "ReplicationController": ("spec", "template"),
+    "Job": ("spec", "template"),
+    "CronJob": ("spec", "jobTemplate", "spec", "template"),
+    "PodTemplate": ("template",),
+}
+
+
+def _is_pod(value: Any) -> bool:
+    """Whether an object of a pod file is read as a Pod (any but a
+    workload, :data:`WORKLOAD_TEMPLATES`: the pod's decoding words what is
+    wrong with its kind)."""
+    kind = value.get("kind") if isinstance(value, Mapping) else None
+    return not (isinstance(kind, str) and kind in WORKLOAD_TEMPLATES)
+
+
+def _check_repeated_keys(text: str, name: str, doc: Any, items: bool) -> None:
+    """A key given twice outside a Pod (in a workload, or a List around
+    the pods) is refused by the file's reader, as before the pods' strict
+    decoding (which words one inside a Pod) was given them: the reader's
+    line and column."""
+    repeated = (_repeats_a_key(doc, skip="items") or any(
+        _repeats_a_key(item) for item in doc.get("items") or () if not _is_pod(item))) if items else (
+        not _is_pod(doc) and _repeats_a_key(doc))
+    if repeated:
+        load_json(text, name=name)  # (raises the reader's error, naming the key and where it is)
+        raise InputError("a key given twice", file=name)
+
+
 def _documents(text: str, name: str) -> list[tuple[Any, Document | None]]:
     """Each document's data, and the document its positions are found in
-    (JSON's from its text, when a message needs one)."""
+    (JSON's from its text, when a message needs one). A JSON text's key
+    given twice is kept for the pod's decoding (:func:`_pod_json_pairs`);
+    YAML's reader refuses it."""
     stripped = text.lstrip()
     if name.lower().endswith(".json"):
-        data = load_json(text, name=name)
+        data = load_json(text, name=name, pairs=_pod_json_pairs)
         return [(data, Document(name, data, None, source=text))]
     if stripped.startswith(("{", "[")):
         try:
-            data = load_json(text, name=name)
+            data = load_json(text, name=name, pairs=_pod_json_pairs)
             return [(data, Document(name, data, None, source=text))]
         except InputError:
             pass  # flow-style YAML, perhaps
@@ -169,9 +237,11 @@ def load_pod_sources(text: str, *, name: str) -> list[PodSource]:
     for i, (doc, marks) in enumerate(_documents(text, name)):
         if doc is None:
             continue
-        if isinstance(doc, Mapping) and "items" in doc and (
-            doc.get("kind") in ("List", "PodList") or str(doc.get("kind", "")).endswith("List")
-        ):
+        is_list = isinstance(doc, Mapping) and "items" in doc and (
+            doc.get("kind") in ("List", "PodList") or str(doc.get("kind", "")).endswith("List"))
+        if marks is not None and marks.root is None:  # (a JSON text)
+            _check_repeated_keys(text, name, doc, is_list)
+        if is_list:
             items = doc["items"]
             if items is None:  # Go's encoding: a null list is an empty one
                 continue
