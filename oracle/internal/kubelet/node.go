@@ -70,8 +70,6 @@ func hardEvictionReservation(thresholds []evictionapi.Threshold, capacity v1.Res
 const (
 	cpuStateFile    = "cpu_manager_state"
 	memoryStateFile = "memory_manager_state"
-	// The kubelet's default --max-pods, as the node status reports it.
-	maxPods = 110
 )
 
 // readiness is the kubelet's config.SourcesReady. The managers garbage
@@ -267,7 +265,9 @@ func newNode(ctx context.Context, s *scenario.Scenario, stateDir string) (*Node,
 		v1.LabelOSStable:   goruntime.GOOS,
 		v1.LabelArchStable: goruntime.GOARCH,
 	}
-	setter := nodestatus.MachineInfo(s.NodeName, maxPods, 0,
+	// The pod capacity is the configuration's maxPods and podsPerCore, as
+	// NewMainKubelet keeps them for the node-status setter.
+	setter := nodestatus.MachineInfo(s.NodeName, int(kc.MaxPods), int(kc.PodsPerCore),
 		func() (*cadvisorapi.MachineInfo, error) { return s.Machine, nil },
 		func(klog.Logger, bool) v1.ResourceList { return capacity },
 		n.devices.GetCapacity,

@@ -1,6 +1,7 @@
 """Pod QoS class.
 
-Mirrors ``pkg/apis/core/v1/helper/qos/qos.go`` (v1.37): ``ComputePodQOS``
+Mirrors ``pkg/apis/core/v1/helper/qos/qos.go`` (v1.37): ``GetPodQOS`` (a
+pod's ``status.qosClass`` when set: :func:`with_status_qos`), ``ComputePodQOS``
 with its pod-level (KEP-2837) and container-level collectors, and
 ``IsContainerEquivalentQOSGuaranteed`` (``qos_container.go``), the
 eligibility test of the pod-level resource managers.
@@ -26,6 +27,8 @@ __all__ = [
     "BEST_EFFORT",
     "compute_pod_qos",
     "is_container_equivalent_qos_guaranteed",
+    "served_qos_class",
+    "with_status_qos",
 ]
 
 QOSClass = Literal["Guaranteed", "Burstable", "BestEffort"]
@@ -160,3 +163,27 @@ def set_status_qos(pod: Pod, *, pod_level_resources: bool, fix_kubelet_qos_class
     the kubelet's."""
     qos = _compute_pod_qos(pod, pod_level_resources, fix_kubelet_qos_class)
     pod.memo()[_KEY_STATUS] = qos
+
+
+def served_qos_class(value: object) -> QOSClass | None:
+    """The QoS class a pod's ``status.qosClass`` holds, when it is one of
+    the three classes an API server writes there (``None`` otherwise: the
+    class is then computed from the spec)."""
+    if value == GUARANTEED:
+        return GUARANTEED
+    if value == BURSTABLE:
+        return BURSTABLE
+    if value == BEST_EFFORT:
+        return BEST_EFFORT
+    return None
+
+
+def with_status_qos(pod: Pod, qos: QOSClass) -> Pod:
+    """A copy of ``pod`` carrying ``qos`` as its ``status.qosClass``: the
+    kubelet's ``GetPodQOS`` answers a set status before computing anything,
+    so every :func:`compute_pod_qos` of the copy (whatever the gates) gives
+    ``qos``. The copy has a memo of its own: the spec's derived values are
+    computed again for it, never taken from a pod of another class."""
+    copy = pod.replace()
+    copy.memo()[_KEY_STATUS] = qos
+    return copy
