@@ -4,7 +4,9 @@ The encodings live in the pure core (``podnuma.cm.checkpoint``,
 ``podnuma.cm.cpumanager.checkpoint``, ``podnuma.cm.memorymanager.checkpoint``);
 this module only reads and writes files. Writes are atomic, as the kubelet's
 file store (``pkg/kubelet/util/store/filestore.go``) makes them: a temporary
-file in the same directory, fsync, rename.
+file in the same directory, fsync, rename; then, beyond the kubelet's, the
+directory is fsynced so the rename survives a crash (a failure is the
+write's, :func:`sync_directory`).
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ __all__ = [
     "publish_files",
     "file_name_errno",
     "close_dir_fds",
+    "sync_directory",
     "read_file",
     "read_cpu_checkpoint_file",
     "write_cpu_checkpoint_file",
@@ -127,15 +130,36 @@ def atomic_file(path: str | os.PathLike[str], *, mode: int | None = None) -> Ite
             os.unlink(tmp)
         raise
     try:
-        dir_fd = os.open(directory, os.O_RDONLY)
+        dir_fd = os.open(directory, os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
-        return
+        return  # (a directory it may write but not read, mode 0300: nothing to sync through)
     try:
-        os.fsync(dir_fd)
-    except OSError:
-        pass
+        sync_directory(dir_fd, str(directory))
     finally:
         os.close(dir_fd)
+
+
+#: what ``fsync`` of a directory answers where the file system does not sync
+#: directories at all (nothing failed, nothing to wait for): ``EINVAL`` (on
+#: Linux, CIFS and some FUSE file systems), ``EBADF`` (a directory open
+#: read-only, on some other systems), ``EISDIR`` (HP-UX), ``ENOTSUP``. What
+#: coreutils, Dovecot and restic ignore too; any other error (``EIO``,
+#: ``ENOSPC``, ``EDQUOT``...) means the rename may not survive a crash.
+_DIR_SYNC_UNSUPPORTED = frozenset({errno.EINVAL, errno.EBADF, errno.EISDIR, errno.ENOTSUP, errno.EOPNOTSUPP})
+
+
+def sync_directory(fd: int, where: str) -> None:
+    """``fsync`` the directory ``fd`` (named ``where``) after a rename in
+    it, the last step of an atomic write: an error is the write's
+    (``OSError``, its text saying it was the directory's sync), except the
+    answers of a file system that cannot sync a directory
+    (:data:`_DIR_SYNC_UNSUPPORTED`)."""
+    try:
+        os.fsync(fd)
+    except OSError as e:
+        if e.errno in _DIR_SYNC_UNSUPPORTED:
+            return
+        raise OSError(e.errno, f"{e.strerror or e} (syncing the directory after the rename)", where) from None
 
 
 def file_name_errno(path: str | os.PathLike[str]) -> int | None:
@@ -399,7 +423,9 @@ class StateWriter:
 
     def write_all(self, files: Mapping[str, bytes], *, mode: int = 0o600) -> None:
         """Stage every file, then rename each over its target, then fsync
-        the directories; on failure no temporary file is left."""
+        the directories; on failure no temporary file is left. A failed
+        directory fsync raises (:func:`sync_directory`): the files are
+        renamed, but the renames may not survive a crash."""
         staged: list[tuple[int, str, str]] = []
         try:
             for rel, data in files.items():
@@ -415,9 +441,8 @@ class StateWriter:
             for pfd, tmp, _ in staged:
                 with contextlib.suppress(OSError):
                     os.unlink(tmp, dir_fd=pfd)
-        for fd in list(self._dirs.values()):
-            with contextlib.suppress(OSError):
-                os.fsync(fd)
+        for rel, fd in list(self._dirs.items()):
+            sync_directory(fd, str(self.root / rel) if rel else str(self.root))
 
     def remove_stale_temp_files(self, names: Iterable[str]) -> int:
         """Remove the temporary files a killed writer left beside ``names``

@@ -9,8 +9,11 @@ capacity, reservations and current shared pool), writes it with
 :func:`podnuma.cgroups.apply_plan` (the kernel's write order; a failed apply
 removes what it created) and removes the cgroups of removed pods
 (:func:`podnuma.cgroups.remove_plan`, and the apply's own removal of pod
-cgroups the plan no longer has, e.g. left by an earlier run). Without ``--cgroup-root``,
-:class:`NoCgroups` does nothing.
+cgroups the plan no longer has, e.g. left by an earlier run: a tree of any
+depth, without recursion). What it cannot remove (still populated, holding
+what podnuma did not write, deeper than ``PATH_MAX``) is kept and returned;
+the agent logs it. Without ``--cgroup-root``, :class:`NoCgroups` does
+nothing.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from podnuma.cgroups.from_run import CgroupLayout, node_facts
 from podnuma.cm.container_manager import Node
 from podnuma.scenario.run import RunResult
 
-__all__ = ["CgroupApplier", "CgroupTree", "NoCgroups", "detect_version"]
+__all__ = ["CgroupApplier", "CgroupTree", "NoCgroups", "detect_version", "topmost"]
 
 Driver = Literal["systemd", "cgroupfs"]
 
@@ -33,7 +36,10 @@ Driver = Literal["systemd", "cgroupfs"]
 class CgroupApplier(Protocol):
     def sync(
         self, node: Node, running: Mapping[str, PlannedPod], removed: Sequence[PlannedPod]
-    ) -> None: ...
+    ) -> list[str]:
+        """Write the running pods' cgroups, remove the others'; returns the
+        cgroups it could not remove (the topmost of each tree kept)."""
+        ...
 
 
 class NoCgroups:
@@ -41,8 +47,18 @@ class NoCgroups:
 
     def sync(
         self, node: Node, running: Mapping[str, PlannedPod], removed: Sequence[PlannedPod]
-    ) -> None:
-        return None
+    ) -> list[str]:
+        return []
+
+
+def topmost(paths: Sequence[str]) -> list[str]:
+    """The paths of ``paths`` with no ancestor among them (a kept tree is
+    named by its top, not by each of its thousands of levels)."""
+    tops: list[str] = []
+    for path in sorted(paths, key=lambda p: p.split("/")):  # (a tree's paths follow its top)
+        if not tops or not path.startswith(tops[-1] + "/"):
+            tops.append(path)
+    return tops
 
 
 def detect_version(root: Path) -> int:
@@ -86,7 +102,7 @@ class CgroupTree:
 
     def sync(
         self, node: Node, running: Mapping[str, PlannedPod], removed: Sequence[PlannedPod]
-    ) -> None:
+    ) -> list[str]:
         left: list[str] = []
         if removed:
             gone = self._plan(node, {p.pod.uid: p for p in removed})
@@ -96,3 +112,4 @@ class CgroupTree:
         report = apply_plan(plan, self.root, option="--cgroup-root")  # also removes cgroups of pods not running any more
         self.left = sorted(set(left) | {op.path for op in report.operations if op.action == "stale"})
         self.last = plan
+        return topmost(self.left)

@@ -106,6 +106,7 @@ class Agent:
         self.log = logger
         self.metrics = metrics
         self.cgroups: CgroupApplier = cgroups if cgroups is not None else NoCgroups()
+        self._cgroups_left: list[str] = []  # what the last cgroup sync could not remove (logged)
         restored = state.restore(config)
         self.stale_temp_files = restored.stale_temp_files
         self.node = Node(
@@ -330,9 +331,16 @@ class Agent:
             if rec.admitted
         }
         try:
-            self.cgroups.sync(self.node, running, removed)
+            left = self.cgroups.sync(self.node, running, removed)
         except InputError as e:
             self.log.error("Cgroup apply failed", extra=kv(error=str(e)))
+            return
+        if left != self._cgroups_left:  # (logged when it changes, not at every resync)
+            self._cgroups_left = left
+            if left:
+                self.log.warning(
+                    "Cgroups not removed", extra=kv(count=len(left), cgroups=" ".join(left[:10]))
+                )
 
     def _checkpoint(self) -> None:
         self.state.write(self.node.checkpoint_files())

@@ -263,7 +263,12 @@ class StateDir:
             # (for the state directory's group, as the directory is: the
             # skipped files' errors may quote what the agent, not any user,
             # could read of them)
-            w.write_all({STATUS_FILE: data}, mode=0o640)
+            try:
+                w.write_all({STATUS_FILE: data}, mode=0o640)
+            except OSError as e:
+                if descriptors_exhausted(e):
+                    raise  # (passing: the agent's loop tries again later)
+                raise InputError(f"cannot write {STATUS_FILE}: {_why(e)}", file=str(self.path)) from None
 
 
 def _why(e: OSError) -> str:

@@ -48,7 +48,10 @@ or a FIFO in the way, a file with other hard links, a directory or file
 that cannot be written: :meth:`Beneath.check_mkdir`, :meth:`Beneath.check_write`)
 and fails with the same error; only the kernel's answer to a value cannot
 be foreseen. Cgroups of pods the
-plan no longer has are removed first, leaves first (or reported as
+plan no longer has are removed first, leaves first, however deep the tree
+below them (a walk without recursion holding a bounded number of
+descriptors; a cgroup whose path reaches ``PATH_MAX`` is kept, as the
+kubelet's removal by path fails there) (or reported as
 ``stale`` when the kernel refuses, e.g. still populated: a ``cgroup.procs``
 listing a process, on a plain directory and in a dry run too). On a plain
 directory only the files podnuma writes are deleted (the names its plans
@@ -240,6 +243,18 @@ def is_cgroupfs(path: Path) -> bool:
 _PROCS_LIMIT = 1 << 16
 
 
+@dataclass
+class _Walk:
+    """One cgroup on the stack of :meth:`_Writer.remove_tree`'s walk: its
+    entries, the subdirectories still to visit, whether all so far went."""
+
+    rel: str
+    entries: list[tuple[str, int]]
+    children: list[str]
+    next: int = 0
+    ok: bool = True
+
+
 class _Writer:
     def __init__(self, plan: CgroupPlan, root: Path, dry_run: bool) -> None:
         self.mounted: dict[str, bool] = {}
@@ -263,6 +278,8 @@ class _Writer:
         self.created: list[str] = []  # directories this run made, in order (relative)
         self.created_files: list[str] = []  # plain-directory files this run made
         self.written: dict[str, str] = {}
+        #: the bytes of the root's path and a ``/``: what a path under it adds to
+        self._root_bytes = len(os.fsencode(os.path.abspath(root))) + 1
 
     def close(self) -> None:
         self.tree.close()
@@ -488,23 +505,59 @@ class _Writer:
         ``tasks``) lists a process stays too, reported as the kernel's
         ``rmdir`` refusal (``EBUSY``), on either and with ``--dry-run``: on a
         plain directory ``cgroup.procs`` is a file podnuma writes
-        (:func:`attach`), but one that lists a process is not empty."""
+        (:func:`attach`), but one that lists a process is not empty.
+
+        The walk keeps its own stack (no recursion: a tree planted
+        thousands of levels deep is no internal error) and holds a bounded
+        number of descriptors (:class:`~podnuma.cgroups.beneath.Beneath`).
+        As the kubelet (libcontainer's ``RemovePath``, by path) removes a
+        tree only as deep as the kernel's ``PATH_MAX`` allows, a cgroup
+        whose path (the root's included) reaches it is kept, reported
+        ``ENAMETOOLONG``, and so are the cgroups above it."""
+        stack: list[_Walk] = []
+        if not self._enter(rel, stack):
+            return False
+        while True:
+            top = stack[-1]
+            if top.next < len(top.children):
+                child = f"{top.rel}/{top.children[top.next]}"
+                top.next += 1
+                if not self._enter(child, stack):
+                    top.ok = False
+                continue
+            stack.pop()
+            removed = self._remove_one(top, keep)
+            if not stack:
+                return removed
+            stack[-1].ok = stack[-1].ok and removed
+
+    def _enter(self, rel: str, stack: list[_Walk]) -> bool:
+        """List cgroup ``rel`` and push it on the walk's ``stack``; ``False``
+        (it is reported as kept) when it cannot be listed or its path is
+        longer than the kernel's limit."""
+        if self._root_bytes + len(os.fsencode(rel)) >= PATH_MAX:
+            self.keep(rel, OSError(errno.ENAMETOOLONG, os.strerror(errno.ENAMETOOLONG)),
+                      why=f"its path is {PATH_MAX} bytes or longer (the kubelet's removal goes by path)")
+            return False
         try:
             entries = self.tree.listdir(rel)
         except OSError as err:
             self.keep(rel, err)
             return False
-        ok = True
-        for name, mode in entries:
-            if stat.S_ISDIR(mode):
-                ok = self.remove_tree(f"{rel}/{name}", keep) and ok
+        stack.append(_Walk(rel, entries, [n for n, mode in entries if stat.S_ISDIR(mode)]))
+        return True
+
+    def _remove_one(self, walk: _Walk, keep: bool) -> bool:
+        """Remove (or report) the cgroup ``walk.rel`` once the cgroups below
+        it are done (``walk.ok``: all removed)."""
+        rel = walk.rel
         cpus = self.read(f"{rel}/cpuset.cpus") if self.plan.version == 2 or rel.startswith("cpuset/") else None
         if keep:
             self.report.operations.append(
                 Operation("stale", rel, detail="not in the plan; kept (--keep-stale)" + _cpus_note(cpus))
             )
             return False
-        if not ok:
+        if not walk.ok:
             self.report.operations.append(
                 Operation("stale", rel, detail="a cgroup below it stays" + _cpus_note(cpus))
             )
@@ -516,7 +569,7 @@ class _Writer:
             return False
         ours: list[str] = []
         if not self.cgroupfs:
-            ours, foreign = self.plain_contents(rel, entries)
+            ours, foreign = self.plain_contents(rel, walk.entries)
             if foreign:
                 self.keep(rel, OSError(errno.ENOTEMPTY, os.strerror(errno.ENOTEMPTY)), cpus, foreign)
                 return False
@@ -861,15 +914,20 @@ def attach(plan: CgroupPlan, root: Path, path: str, pid: int) -> None:
 
 def remove_plan(plan: CgroupPlan, root: Path, *, extra: Iterable[str] = ()) -> list[str]:
     """Remove the plan's cgroups (and ``extra`` relative paths), leaves
-    first; returns what could not be removed: still populated (a
-    ``cgroup.procs`` or v1 ``tasks`` listing a process, on a plain
-    directory too: :meth:`_Writer.holds_processes`), or holding what podnuma did
-    not write."""
+    first, each with the cgroups below it (as the kubelet's ``RemovePath``
+    removes sub-cgroups first; the walk of :meth:`_Writer.remove_tree`,
+    without recursion), then their ancestors that are left empty; returns
+    what could not be removed: still populated (a ``cgroup.procs`` or v1
+    ``tasks`` listing a process, on a plain directory too:
+    :meth:`_Writer.holds_processes`), holding what podnuma did not write,
+    or above a cgroup that stays."""
     w = _Writer(plan, root, False)
     try:
+        own: set[str] = set(extra)
         paths: set[str] = set(extra)
         for node in plan.nodes:
             if node.kind != "reserved":  # (the kubelet's to update, never podnuma's to remove)
+                own.add(node.path)
                 paths.update(w.ancestors(node.path))
         left: list[str] = []
         prefixes = list(V1_CONTROLLERS) if plan.version == 1 else [None]
@@ -878,6 +936,11 @@ def remove_plan(plan: CgroupPlan, root: Path, *, extra: Iterable[str] = ()) -> l
                 rel = w.rel(controller, path)
                 if not w.tree.is_dir(rel):
                     continue
+                if path in own:
+                    if not w.remove_tree(rel, False):
+                        left.append(rel)
+                    continue
+                # an ancestor only: removed when nothing is below it any more
                 if w.holds_processes(rel):
                     left.append(rel)  # still populated: rmdir's EBUSY
                     continue

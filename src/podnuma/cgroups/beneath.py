@@ -24,6 +24,17 @@ truncated, so a link to a file elsewhere cannot be overwritten through it.
 
 Paths handed in are relative, ``/``-separated, of plain names (the caller
 checks them: no ``..``, ``.``, empty or NUL components).
+
+Directory descriptors are cached, a bounded number of them
+(:data:`DIR_CACHE`, the least recently used closed first), so walking a tree
+planted thousands of directories deep holds a few dozen descriptors, not
+one per directory: a directory not cached is opened from its nearest cached
+ancestor (the root's descriptor is always held) -- in one ``openat2`` call
+when the rest of the path fits the kernel's ``PATH_MAX``, else one
+component at a time, the last few kept in the cache (a walk back up a deep
+tree finds its parents there) and the others closed as it goes. A descriptor handed out by
+:meth:`Beneath.dir_fd` stays valid until the next call that opens a
+directory: each operation here asks for one and uses it at once.
 """
 
 from __future__ import annotations
@@ -38,7 +49,7 @@ from types import TracebackType
 
 from podnuma.fileio import close_dir_fds
 
-__all__ = ["Beneath", "openat2_available"]
+__all__ = ["DIR_CACHE", "Beneath", "openat2_available"]
 
 _SYS_OPENAT2 = 437  # the same number on every architecture (added in 5.6)
 _SYS_FACCESSAT2 = 439  # likewise (added in 5.8)
@@ -47,6 +58,11 @@ _RESOLVE_NO_SYMLINKS = 0x04
 _RESOLVE_BENEATH = 0x08
 _AT_EACCESS_NOFOLLOW = 0x200 | 0x100  # AT_EACCESS | AT_SYMLINK_NOFOLLOW
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC | os.O_NOFOLLOW
+
+#: how many directory descriptors a :class:`Beneath` keeps besides the root's
+DIR_CACHE = 32
+#: the kernel's limit on a path handed to a system call, its NUL included
+_PATH_MAX = 4096
 
 #: None: probe on first use; tests set it to force one way.
 _USE_OPENAT2: bool | None = None
@@ -110,13 +126,13 @@ def _split(rel: str) -> tuple[str, str]:
 
 class Beneath:
     """Descriptor-based operations under ``root`` (see the module docstring).
-    Directory descriptors are cached for the object's life; :meth:`close`
-    (or the ``with`` block) releases them."""
+    At most :data:`DIR_CACHE` directory descriptors are cached besides the
+    root's; :meth:`close` (or the ``with`` block) releases them."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
         self.fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-        self._dirs: dict[str, int] = {"": self.fd}
+        self._dirs: dict[str, int] = {"": self.fd}  # least recently used first
         self.openat2 = openat2_available()
 
     def __enter__(self) -> Beneath:
@@ -132,16 +148,46 @@ class Beneath:
 
     # -- directories -----------------------------------------------------------
     def dir_fd(self, rel: str) -> int:
-        """A descriptor of the directory ``rel`` (``""``: the root)."""
-        fd = self._dirs.get(rel)
+        """A descriptor of the directory ``rel`` (``""``: the root), valid
+        until the next call that opens a directory (the cache is bounded)."""
+        fd = self._dirs.pop(rel, None)
         if fd is not None:
+            self._dirs[rel] = fd  # (now the most recently used)
             return fd
-        if self.openat2:
-            fd = _openat2(self.fd, rel, _DIR_FLAGS)
-        else:
-            parent, name = _split(rel)
-            fd = os.open(name, _DIR_FLAGS, dir_fd=self.dir_fd(parent))
+        # the nearest cached ancestor (a look at each cached name, not at
+        # each of a deep path's prefixes)
+        base = max((k for k in self._dirs if k and rel.startswith(k) and rel[len(k) : len(k) + 1] == "/"),
+                   key=len, default="")  # fmt: skip
+        start = len(base) + 1 if base else 0
+        rest = rel[start:]
+        if self.openat2 and len(os.fsencode(rest)) < _PATH_MAX:
+            return self._keep(rel, _openat2(self._dirs[base], rest, _DIR_FLAGS))
+        # one component at a time, the last few kept (a walk back up finds
+        # its parents there), the others closed as soon as the next is open
+        names = rest.split("/")
+        cache_from = len(names) - min(len(names), DIR_CACHE // 2)
+        parent, own = self._dirs[base], False
+        for i, name in enumerate(names):
+            try:
+                child = os.open(name, _DIR_FLAGS, dir_fd=parent)
+            finally:
+                if own:
+                    os.close(parent)
+            start += len(name)
+            if i >= cache_from:
+                self._keep(rel[:start], child)  # (the parent, used, may be closed now)
+            parent, own = child, i < cache_from
+            start += 1
+        return parent
+
+    def _keep(self, rel: str, fd: int) -> int:
+        """Cache ``fd`` as ``rel``'s, closing the least recently used beyond
+        :data:`DIR_CACHE` (never the root's, never ``fd``)."""
         self._dirs[rel] = fd
+        while len(self._dirs) > DIR_CACHE + 1:
+            old = next(k for k in self._dirs if k)
+            with contextlib.suppress(OSError):
+                os.close(self._dirs.pop(old))
         return fd
 
     def _forget(self, rel: str) -> None:
