@@ -83,6 +83,7 @@ from podnuma.grpc.podresources.v1 import api_pb2 as pb
 from podnuma.grpc.podresources.v1alpha1 import api_pb2 as alpha_pb
 from podnuma.grpc.provider import PodDevices
 from podnuma.grpc.ratelimit import LIMIT_EXCEEDED_MESSAGE, TokenBucket
+from podnuma.grpc.wire import WireError, read_strings
 
 __all__ = [
     "MAX_REQUEST_BYTES",
@@ -254,25 +255,39 @@ def _refusing(details: str) -> grpc.RpcMethodHandler[Any, Any]:
     return grpc.stream_unary_rpc_method_handler(refuse)
 
 
+def _string_fields(request: Any) -> dict[int, str] | None:
+    """A request message's fields by number, when every one is a singular
+    string (:func:`podnuma.grpc.wire.read_strings` reads it); else ``None``."""
+    out: dict[int, str] = {}
+    for f in request.DESCRIPTOR.fields:
+        if f.type != f.TYPE_STRING or f.is_repeated:
+            return None
+        out[f.number] = f.name
+    return out
+
+
 def _unary(fn: Callable[[Any], Any], request: Any, bucket: TokenBucket,
            pool: futures.Executor) -> Handler:
     """A unary method's handler, as grpc-go's ``processUnaryRPC`` runs it:
     one request message read (none before the stream's end: ``Unknown``
     ``EOF``; any after it are not read), decoded (one that does not decode
-    fails with ``INTERNAL``, "grpc: error unmarshalling request: ...", the
-    decoding error's text protobuf-go's there, the Python protobuf's here),
+    fails with ``INTERNAL``, "grpc: error unmarshalling request: ...", with
+    protobuf-go's text: :mod:`podnuma.grpc.wire` reads a message of string
+    fields as protobuf-go does, Python's protobuf any other),
     then the kubelet's rate limit (``LimiterUnaryServerInterceptor``: one
     token a call, none spent on a call without a request, on a request that
     did not decode nor on an unknown method), then ``fn`` on one of the
     server's threads (it takes the node's lock: never on the loop)."""
+
+    strings = _string_fields(request)
 
     async def handle(requests: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
         raw = await context.read()
         if raw is grpc.aio.EOF:
             await context.abort(grpc.StatusCode.UNKNOWN, "EOF")
         try:
-            message = request.FromString(raw)
-        except DecodeError as e:
+            message = request(**read_strings(raw, strings)) if strings is not None else request.FromString(raw)
+        except (WireError, DecodeError) as e:
             await context.abort(grpc.StatusCode.INTERNAL, f"grpc: error unmarshalling request: {e}")
         if not bucket.allow():
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, LIMIT_EXCEEDED_MESSAGE)
