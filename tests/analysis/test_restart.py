@@ -250,21 +250,27 @@ def _state_dir_of(tmp_path: Path, doc: dict[str, Any]) -> tuple[Path, Path]:
 def test_state_dir_without_a_configuration_asks_for_it(tmp_path: Path) -> None:
     """The static policy's checkpoint does not record the reserved CPUs:
     the restart asks for the configuration (it said the kubelet would not
-    start); pod budgets in it infer the pod-level gates and pod scope, with
-    a warning that the topology manager policy is not known."""
+    start); pod budgets in it infer the pod-level gates and pod scope, but
+    not the topology manager policy, on which b's re-admission depends: it
+    is asked for too (tests/analysis/test_restart_policy_from_checkpoints.py);
+    given by --set, the restart runs."""
     sd, path = _state_dir_of(tmp_path, _scenario(_pc("a", "2026-01-01T00:00:01Z"),
                                                  _pl("b", "2026-01-01T00:00:02Z")))
     node = ["--node", str(path), "--pods", str(tmp_path / "pods.json")]
     res = CliRunner().invoke(cli, ["restart", "--state-dir", str(sd), *node])
     assert res.exit_code == 2 and res.stdout == ""
     assert res.stderr.startswith("error: --kubelet-config: the node's configuration is needed")
+    res = CliRunner().invoke(cli, ["restart", "--state-dir", str(sd), *node, "--set", "reservedSystemCPUs=0"])
+    assert res.exit_code == 2 and res.stdout == ""
+    assert res.stderr.startswith("error: --kubelet-config: the node's topology manager policy is needed")
     res = CliRunner().invoke(cli, ["restart", "--state-dir", str(sd), *node, "--set", "reservedSystemCPUs=0",
+                                   "--set", "topologyManagerPolicy=restricted",
                                    "--as-scenario", str(tmp_path / "as.yaml")])
     assert res.exit_code == 0, res.output
     config = yaml.safe_load((tmp_path / "as.yaml").read_text())["kubeletConfig"]
     assert config["featureGates"] == {"PodLevelResources": True, "PodLevelResourceManagers": True}
     assert config["topologyManagerScope"] == "pod"
-    assert "\nwarning: the checkpoints hold pod-level sets" in res.stdout  # (the report's notes)
+    assert config["topologyManagerPolicy"] == "restricted"
     assert "does not record reservedSystemCPUs" not in res.stdout  # (--set gave them)
 
 

@@ -1,8 +1,9 @@
 """``advise`` and ``compare`` refuse a bad option before any work, one
 line naming the option (or the file), exit 2, nothing else printed or
 written: ``--as-scenario`` whose other-shape sibling cannot be written
-(no half of the output left), ``--shared-pool-cpus`` past the bound a
-pod's CPU budget can hold, a ``--sidecar`` naming no container (with a
+(no half of the output left), ``--shared-pool-cpus`` past the fleet's
+bound (the most CPUs Linux runs on a node) or past what a pod's CPU budget
+can hold, a ``--sidecar`` naming no container (with a
 "did you mean"), and ``--set`` values of thousands of characters (shown
 shortened, one readable line). The service refuses them alike for the
 web API (``sharedPoolCpus``, ``sidecars[i]``)."""
@@ -102,29 +103,47 @@ def test_as_scenario_in_a_missing_directory_is_refused_before_any_work(tmp_path:
 # --shared-pool-cpus -------------------------------------------------------
 
 
-@pytest.mark.parametrize("value", ["9223372036854775807", "9223372036854776", "9" * 5000])
+#: a pod whose exclusive CPUs leave less than the bound's pool in the int64
+#: the kubelet counts the pod's CPU budget in (millicores)
+NEAR_INT64 = BIG.replace('cpu: "16", memory: 8Gi', 'cpu: "9223372036850000", memory: 8Gi')
+
+
+@pytest.mark.parametrize("value", ["9223372036854775807", "9223372036854776", "99999", "8193", "9" * 5000])
 def test_a_shared_pool_past_the_bound_is_refused_naming_the_option(value: str) -> None:
     code, out, err = _run("advise", str(TRAINER), "--shared-pool-cpus", value)
     assert code == 2 and out == ""
     line = _one_error(err)
     assert line.startswith("error: Invalid value for '--shared-pool-cpus': ")
-    assert f"is more than {whatif.MAX_SHARED_POOL_CPUS} CPUs" in line
+    assert f": at most {whatif.MAX_SHARED_POOL_CPUS} CPUs (Linux runs at most" in line
     assert "spec.containers" not in line and len(line) < 300
 
 
-def test_the_bound_itself_beyond_what_this_pod_holds_names_the_option_and_the_most() -> None:
+def test_the_bound_itself_is_tried_as_the_fleet_tries_it() -> None:
+    """The bound (8192 CPUs) is the fleet's ``shared-pool-cpus=N`` bound:
+    a pool of that size is a size to try, refused by the kubelet on this
+    node, not a usage error."""
+    assert whatif.MAX_SHARED_POOL_CPUS == 8192
     code, out, err = _run("advise", str(TRAINER), "--shared-pool-cpus", str(whatif.MAX_SHARED_POOL_CPUS))
+    assert code == 0, err
+    assert f"# tried: shared pool {whatif.MAX_SHARED_POOL_CPUS} CPU(s), budget cpu=8200: refused: " in out
+
+
+def test_the_bound_beyond_what_this_pod_holds_names_the_option_and_the_most(tmp_path: Path) -> None:
+    pod = tmp_path / "near.yaml"
+    pod.write_text(NEAR_INT64)
+    code, out, err = _run("advise", str(pod), "--shared-pool-cpus", str(whatif.MAX_SHARED_POOL_CPUS))
     assert code == 2 and out == ""
     line = _one_error(err)
     assert line.startswith(f"error: --shared-pool-cpus {whatif.MAX_SHARED_POOL_CPUS}: the pod's CPU budget")
-    assert "at most " in line and "spec.containers" not in line
+    assert "at most 4775 CPUs for this pod" in line and "spec.containers" not in line
 
 
 def test_the_service_refuses_the_web_field_with_its_bound() -> None:
     with pytest.raises(InputError) as e:
         whatif.whatif_request({"pod": TRAINER.read_text(), "sharedPoolCpus": 9223372036854775807}, True)
     assert e.value.path == "sharedPoolCpus"
-    assert f"is more than {whatif.MAX_SHARED_POOL_CPUS} CPUs" in e.value.message
+    assert e.value.message.endswith(f": at most {whatif.MAX_SHARED_POOL_CPUS} CPUs (Linux runs at most "
+                                    f"{whatif.MAX_SHARED_POOL_CPUS} CPUs on a node: a larger shared pool fits on none)")
     assert whatif.parse_shared_pool(str(whatif.MAX_SHARED_POOL_CPUS)) == whatif.MAX_SHARED_POOL_CPUS
     assert whatif.parse_shared_pool(3) == 3
 

@@ -461,7 +461,8 @@ def test_topology_output_to_a_device_is_not_replaced() -> None:
     result = CliRunner().invoke(cli, ["topology", str(EXAMPLE), "--output-file", os.devnull, "-o", "svg"])
     assert result.exit_code == 2, result.output
     assert result.stderr.splitlines() == [
-        f"error: {os.devnull}: --output-file: cannot write: it exists and is not a regular file"]
+        f"error: {os.devnull}: --output-file: cannot write: it exists and is not a regular file (a device, a "
+        "named pipe or a socket is not replaced)"]
     assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
 
 

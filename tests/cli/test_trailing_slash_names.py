@@ -55,7 +55,7 @@ def _tree(root: Path) -> list[tuple[str, bool]]:
     ("missing", "/.", "Is a directory"),
     ("file", "/", "Not a directory"),
     ("directory", "/", "Is a directory"),
-    ("no-parent", "/", "No such file or directory"),
+    ("no-parent", "/", "its directory does not exist"),
 ])
 def test_a_file_written_under_a_directory_name_is_refused_before_any_work(
     tmp_path: Path, option: str, argv: list[str], kind: str, ending: str, problem: str

@@ -143,7 +143,12 @@ def test_report_and_scenario_files_are_world_readable(dump: Path, tmp_path: Path
     assert proc.returncode == 0, proc.stderr
     assert stat.S_IMODE(out.stat().st_mode) == 0o644
     files = sorted(p.name for p in scen.iterdir())
-    assert files == sorted(f"{n}{s}.yaml" for n in (ASSUMED, KNOWN, NONE) for s in ("", ".whatif-1"))
+    report = json.loads(out.read_text())
+    density = [f"{node['name']}{s}.density-{k}.yaml" for node in report["nodes"]
+               for s, run in (("", node["baseline"]), (".whatif-1", node["whatIfs"][SNN]))
+               for k in range(1, len(run["density"]) + 1)]
+    assert density  # (each density figure has its scenario beside its run's)
+    assert files == sorted([*(f"{n}{s}.yaml" for n in (ASSUMED, KNOWN, NONE) for s in ("", ".whatif-1")), *density])
     assert all(stat.S_IMODE(p.stat().st_mode) == 0o644 for p in scen.iterdir())
 
 

@@ -304,12 +304,14 @@ def test_yaml_dumps_and_documents_are_checked_with_their_paths(tmp_path: Path) -
         {"kind": "PodList", "items": "x"},
         {"kind": "List", "items": [None]},
         {"kind": "Pod", "metadata": {"name": "b"}, "spec": {"nodeName": ["node-a"]}},
-        {"kind": "ConfigMap", "metadata": 5},  # not read by the fleet: not checked
+        {"kind": "ConfigMap", "metadata": 5},  # not read by the fleet: not checked, said not read
     ]))
     fleet = load_fleet([f])
     assert _pods_issues(fleet, f) == [
         ("error", "[1].items", "must be a list, got a string"),
         ("warning", "[2].items[0]", "must be a mapping, got null"),
         ("warning", "[3].spec.nodeName", "must be a string, got a list"),
+        ("warning", "[4]", "1 object(s) of a kind the fleet does not read (1 ConfigMap): not read "
+                           "(the dumps it reads hold Pod, Node, NodeResourceTopology objects)"),
     ]
     assert fleet.pods_total == 2 and fleet.pods_without_node == 1

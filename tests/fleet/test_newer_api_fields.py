@@ -143,7 +143,10 @@ def test_the_scenarios_written_for_pods_with_a_newer_field_simulate_to_the_repor
     assert len(report["notRewritten"]["pod-level"]) < report["fleet"]["podsReplayed"]  # (a pod rewritten)
     written = sorted(p.name for p in (tmp_path / "newer").iterdir())
     assert written == sorted(p.name for p in (tmp_path / "clean").iterdir())
-    assert len(written) == 2 * len(report["nodes"])  # (each node: as running, the what-if)
+    # (each node: as running, the what-if; and a density figure's replay beside each, the same bytes)
+    assert len([w for w in written if ".density-" not in w]) == 2 * len(report["nodes"])
+    for name in (w for w in written if ".density-" in w):
+        assert (tmp_path / "newer" / name).read_bytes() == (tmp_path / "clean" / name).read_bytes(), name
     for node in report["nodes"]:
         runs = {"": node["baseline"], ".whatif-1": node["whatIfs"]["pod-level"]}
         for suffix, run in runs.items():

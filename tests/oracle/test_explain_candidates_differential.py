@@ -1,8 +1,9 @@
 """Every change explain's nearest-configuration search tries replays: the
 scenario ``podnuma explain --as-scenario --candidate N`` writes for it gives,
 in ``podnuma simulate`` and in the kubelet oracle (kubelet v1.37.2's own
-code), the same documents, and its last step (the changed pod) has the
-verdict and reason the search reported (and, when admitted, the CPUs)."""
+code), the same documents; its step of the changed pod has the verdict and
+reason the search reported (and, when admitted, the CPUs), and each later
+step the search compared (for its side effects) the verdict it reported."""
 
 from __future__ import annotations
 
@@ -60,19 +61,29 @@ def _check(oracle: str, path: Path, step: int | None, out: Path) -> int:
     candidates = got.document["admissions"][0]["search"]["candidates"]
     assert candidates, f"{path}: no change tried"
     paths: list[Path] = []
+    changed: list[int] = []
     for c in candidates:
-        doc = service.candidate_scenario(got, candidate=c["order"])
+        doc, at = service.candidate_scenario_at(got, candidate=c["order"])
         p = out / f"{path.stem}-{c['order']}.yaml"
         p.write_text(dump_scenario_yaml(doc), encoding="utf-8")
         paths.append(p)
+        changed.append(at)
     theirs_all = run_oracle(oracle, paths)
     report = got.reports[step]
-    for c, p, theirs, outcome in zip(candidates, paths, theirs_all, report.tried_outcomes, strict=True):
+    for c, p, theirs, outcome, at in zip(candidates, paths, theirs_all, report.tried_outcomes, changed, strict=True):
         mine = run_podnuma(p)
         scenario = yaml.safe_load(p.read_text(encoding="utf-8"))
         assert compare(mine, theirs, scenario) == [], (p, c["change"])
         assert mine.doc is not None, (p, mine.message)
-        last = mine.doc["steps"][-1]
+        last = mine.doc["steps"][at]
+        for effect in outcome.side_effects:  # each other admission as the search reported it
+            # (where the step is now: a removal inserted before the changed
+            # pod, the steps that no longer apply left out)
+            at_now = (effect.step - sum(1 for g in outcome.gone if g < effect.step)
+                      + (outcome.variation.kind == "removePod" and effect.step > step))
+            now = mine.doc["steps"][at_now]
+            assert now["pod"] == effect.pod, (p, effect)
+            assert ("admitted" if now["admitted"] else f"rejected ({now['reason']})") == effect.now, (p, effect)
         assert last["admitted"] is c["admitted"], (p, c["change"], last["reason"])
         if not c["admitted"]:
             assert last["reason"] == c["reason"], (p, c["change"])

@@ -33,12 +33,12 @@ def test_a_shared_pool_past_the_bound_is_refused_before_any_work(server: str) ->
 
     status, body = _post(server, "/api/advise", {"pod": POD, "sharedPoolCpus": 9223372036854775807})
     assert 400 <= status < 500, body
-    assert body["error"] == (f"sharedPoolCpus: 9223372036854775807 is more than {MAX_SHARED_POOL_CPUS} CPUs, "
-                             "the most a pod's CPU budget may hold (the kubelet counts it in millicores, "
-                             "in an int64)")
-    status, body = _post(server, "/api/advise", {"pod": POD, "sharedPoolCpus": MAX_SHARED_POOL_CPUS})
+    assert body["error"] == (f"sharedPoolCpus: 9223372036854775807: at most {MAX_SHARED_POOL_CPUS} CPUs (Linux "
+                             f"runs at most {MAX_SHARED_POOL_CPUS} CPUs on a node: a larger shared pool fits "
+                             "on none)")
+    status, body = _post(server, "/api/advise", {"pod": POD, "sharedPoolCpus": MAX_SHARED_POOL_CPUS + 1})
     assert 400 <= status < 500, body
-    assert str(body["error"]).startswith(f"sharedPoolCpus: {MAX_SHARED_POOL_CPUS}: the pod's CPU budget")
+    assert str(body["error"]).startswith(f"sharedPoolCpus: {MAX_SHARED_POOL_CPUS + 1}: at most ")
 
 
 def test_a_long_set_value_is_shown_shortened(server: str) -> None:

@@ -40,11 +40,11 @@ from typing import Any
 
 import yaml
 
-from podnuma.fds import descriptors_exhausted
 from podnuma.agent.staticpod import GO_SPACE, decode_static_pod
 from podnuma.api.pod import Pod
 from podnuma.api.pod_manifest import FeatureGateView
 from podnuma.errors import InputError
+from podnuma.fds import descriptors_exhausted
 from podnuma.inputs.documents import read_failure, read_within
 from podnuma.inputs.goyaml import events
 from podnuma.inputs.limits import MANIFEST_LIMITS

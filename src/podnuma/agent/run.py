@@ -31,13 +31,13 @@ from types import FrameType
 
 from podnuma.agent.cgroups import CgroupApplier, CgroupTree, NoCgroups, detect_version
 from podnuma.agent.core import Agent, _now
-from podnuma.fds import descriptors_exhausted, raise_open_files_limit
 from podnuma.agent.logs import kv
 from podnuma.agent.metrics import AgentMetrics, MetricsServer
 from podnuma.agent.state import StateDir
 from podnuma.api.kubeletconfig import KubeletConfig
 from podnuma.cgroups.from_run import CgroupLayout, config_layout
 from podnuma.errors import InputError
+from podnuma.fds import descriptors_exhausted, raise_open_files_limit
 from podnuma.inputs.overrides import OPTION, Override, set_by
 from podnuma.inputs.pathcheck import check_directory
 from podnuma.inputs.pods import ConfigSource

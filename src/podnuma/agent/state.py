@@ -49,7 +49,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from podnuma.fds import descriptors_exhausted
 from podnuma.api.kubeletconfig import KubeletConfig
 from podnuma.cm.container_manager import (
     CPU_CHECKPOINT_FILE,
@@ -60,6 +59,7 @@ from podnuma.cm.cpumanager.checkpoint import CPUCheckpointData, restore_cpu_stat
 from podnuma.cm.devicemanager.checkpoint import DeviceCheckpointData, read_device_checkpoint
 from podnuma.cm.memorymanager.checkpoint import MemoryCheckpointData, restore_memory_state
 from podnuma.errors import InputError
+from podnuma.fds import descriptors_exhausted
 from podnuma.fileio import StateWriter
 from podnuma.golang.strconv import go_quote
 from podnuma.inputs.pathcheck import check_directory, unreachable

@@ -52,12 +52,14 @@ from podnuma.api.qos import compute_pod_qos
 from podnuma.api.quantity import QuantityError, parse_quantity
 from podnuma.errors import InputError, KubeletStartupError
 from podnuma.fieldkit import field_path, wrong_type
+from podnuma.inputs.pods import WORKLOAD_TEMPLATES
 from podnuma.machine.topology import Machine
 from podnuma.units import format_bytes
 
 __all__ = [
     "DEFAULT_STRATEGY", "STRATEGIES", "TEMPLATE_PATHS", "Advice", "Candidate", "SharedPoolTooLarge", "advise_pod",
-    "advice_document", "best_pod_level_rewrite", "node_config_document", "workload_pod",
+    "advice_document", "best_pod_level_rewrite", "node_config_document", "pod_level_form",
+    "workload_pod",
 ]
 
 Status = Literal["rewritten", "skipped"]
@@ -102,6 +104,20 @@ STRATEGIES: Mapping[str, str] = {
     "returned to the node and the highest density; the moved containers lose their own resources",
 }
 DEFAULT_STRATEGY = "keep-limits"
+
+
+def pod_level_form(
+    doc: Mapping[str, Any], pod: Pod, *, strategy: str = DEFAULT_STRATEGY,
+    shared_pool_cpus: int | None = None, sidecars: Mapping[str, str] | None = None,
+) -> Rewrite:
+    """The pod-level form advise writes of the Pod ``doc`` (``pod``: it
+    parsed) under ``strategy``, with a pod shared pool of
+    ``shared_pool_cpus`` CPUs (None: the budget is the pod's own CPU
+    request); ``sidecars``: container -> the rule that recognised it
+    (default: the rules without user names). ``podnuma explain`` tries
+    these forms too."""
+    return to_pod_level(doc, pod, shared_pool_cpus=shared_pool_cpus, sidecars=sidecars,
+                        keep_limits=strategy == "keep-limits")
 
 
 @dataclass(frozen=True)
@@ -162,16 +178,7 @@ def _ref(doc: Any) -> str | None:
 
 
 #: Where each workload kind keeps its pod template.
-TEMPLATE_PATHS: Mapping[str, tuple[str, ...]] = {
-    "Deployment": ("spec", "template"),
-    "StatefulSet": ("spec", "template"),
-    "DaemonSet": ("spec", "template"),
-    "ReplicaSet": ("spec", "template"),
-    "ReplicationController": ("spec", "template"),
-    "Job": ("spec", "template"),
-    "CronJob": ("spec", "jobTemplate", "spec", "template"),
-    "PodTemplate": ("template",),
-}
+TEMPLATE_PATHS: Mapping[str, tuple[str, ...]] = WORKLOAD_TEMPLATES
 
 
 def advise_pod(
@@ -416,6 +423,15 @@ def _pool_floor(pod: Pod, plan_roles: Mapping[str, str], strategy: str) -> int:
     return max(1, (milli + 999) // 1000)
 
 
+def _smaller_pool_hint(strategy: str, shared_pool_cpus: int | None) -> str:
+    """What gives a smaller pod shared pool than the one a skipped rewrite
+    took (its moved containers then get less CPU than they asked for)."""
+    if shared_pool_cpus is not None or strategy == "max-freed":
+        return ""
+    return ("; --strategy max-freed searches smaller pools (the moved containers then share fewer "
+            "CPUs than they asked for)")
+
+
 def _kept_check(
     rewrite: Rewrite, by_name: Mapping[str, Any], before: Measurement, after: Measurement,
 ) -> str | None:
@@ -472,18 +488,21 @@ def _advise_pod(
     kind = doc.get("kind")
     if kind is not None and kind != "Pod":
         return skip(f"not a Pod (kind {kind})")
-    if has_pod_level_resources(doc):
-        return skip("already pod-level (spec.resources is set)")
     scope = config.topology_manager_scope
     plrm_cfg, _ = variant_config(config, scope=scope, pod_level=True)
     # the pod as the kubelet receives it from the API server (its quantities
     # as stored: 0.5Gi is 512Mi), what every figure below is measured on
     doc = served_manifest(doc)
     try:
+        # (read as compare reads it, a pod-level pod too: one the API server
+        # refuses, a container asking for more than the pod budget, is
+        # invalid input, not a pod to skip)
         pod = parse_pod(doc, gates=plrm_cfg.feature_gates, sort_keys=True)
     except InputError as e:
         return skip(f"invalid pod: {e}", error=e)
     ref = pod.ref
+    if has_pod_level_resources(doc):
+        return skip("already pod-level (spec.resources is set)")
     rules = recognise_sidecars(pod, sidecars)
     unknown = [n for n in sidecars if not pod.has_container(n)]
     qos = compute_pod_qos(pod, pod_level_resources=True)
@@ -493,7 +512,7 @@ def _advise_pod(
 
     keep_limits = strategy == "keep-limits"
     try:
-        first = to_pod_level(doc, pod, sidecars=rules, keep_limits=keep_limits)
+        first = pod_level_form(doc, pod, strategy=strategy, sidecars=rules)
     except InputError as e:  # (an amount past int64: no form can be derived from it)
         return skip(f"invalid pod: {e}", error=e)
     by_name = {c.name: c for c in pod.all_containers()}
@@ -522,7 +541,7 @@ def _advise_pod(
     chosen: tuple[Rewrite, Measurement, Candidate] | None = None
     for size in sizes:
         try:
-            rewrite = to_pod_level(doc, pod, shared_pool_cpus=size, sidecars=rules, keep_limits=keep_limits)
+            rewrite = pod_level_form(doc, pod, strategy=strategy, shared_pool_cpus=size, sidecars=rules)
         except InputError:  # (the budget past int64: larger pools too)
             if shared_pool_cpus is not None:  # the size asked for: the option's fault, not the pod's
                 raise SharedPoolTooLarge(size, _most_pool(doc, pod, rules, keep_limits)) from None
@@ -571,12 +590,12 @@ def _advise_pod(
                  else f"shared pool {c.pool_cpus} (budget {c.budget_cpus})") + f": {c.reason}"
                 for c in candidates
             )
-        rw = to_pod_level(doc, pod, shared_pool_cpus=sizes[-1], sidecars=rules, keep_limits=keep_limits)
+        rw = pod_level_form(doc, pod, strategy=strategy, shared_pool_cpus=sizes[-1], sidecars=rules)
 
         def on(other: Machine) -> ShapeFit | str:
             last = "no candidate"
             for size in sizes:
-                form = to_pod_level(doc, pod, shared_pool_cpus=size, sidecars=rules, keep_limits=keep_limits)
+                form = pod_level_form(doc, pod, strategy=strategy, shared_pool_cpus=size, sidecars=rules)
                 budget = str(form.budget.get("requests", {}).get("cpu", "?"))
                 try:
                     got = measure_manifest(other, config, form.manifest, label="podLevel", scope=scope,
@@ -620,6 +639,21 @@ def _advise_pod(
             return skip(
                 f"no exclusive CPUs to gain (measured: {before.exclusive_cpus.size()} exclusive "
                 f"before, {after.exclusive_cpus.size()} after)",
+                rewrite=rewrite, before=before, after=after, notes=tuple(notes),
+                candidates=tuple(candidates), sidecar_rules=rules,
+                pod_before=doc, pod_after=rewrite.manifest,
+            )
+        more = after.held_cpus.size() - before.held_cpus.size()
+        if more > 0 and after.density <= before.density:
+            # the exclusive CPUs freed go to a pod shared pool larger than
+            # them: the node loses CPUs and fits no more copies
+            fewer = "fewer" if after.density < before.density else "no more"
+            return skip(
+                f"nothing to gain: the rewrite takes {more} more CPU(s) from the node "
+                f"({before.held_cpus.size()} -> {after.held_cpus.size()}: the pod shared pool of "
+                f"{after.pod_shared_cpus.size()} CPU(s) holds more than the {freed} exclusive CPU(s) freed) "
+                f"and fits {fewer} copies ({before.density} -> {after.density})"
+                + _smaller_pool_hint(strategy, shared_pool_cpus),
                 rewrite=rewrite, before=before, after=after, notes=tuple(notes),
                 candidates=tuple(candidates), sidecar_rules=rules,
                 pod_before=doc, pod_after=rewrite.manifest,

@@ -25,6 +25,7 @@ and :mod:`podnuma.cli.compare` is the command.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -32,6 +33,7 @@ from typing import Any
 from podnuma.analysis.measure import Measurement, measure_manifest, variant_config
 from podnuma.analysis.rewrite import (
     Rewrite,
+    clean_server_fields,
     has_pod_level_resources,
     other_form,
     served_manifest,
@@ -46,7 +48,7 @@ from podnuma.errors import InputError
 from podnuma.fieldkit import wrong_type
 from podnuma.machine.topology import Machine
 
-__all__ = ["FORM_NAMES", "SCOPES", "Comparison", "compare_pod", "comparison_document"]
+__all__ = ["FORM_NAMES", "SCOPES", "Comparison", "compare_pod", "comparison_document", "run_scenario"]
 
 #: the forms of a pod as people call them
 FORM_NAMES = {"perContainer": "per-container", "podLevel": "pod-level"}
@@ -68,6 +70,11 @@ class Comparison:
     runs: tuple[Measurement, ...]
     notes: tuple[str, ...]
     original: Mapping[str, Any]
+
+    def form(self, form: str) -> Mapping[str, Any]:
+        """The manifest of ``form`` (``perContainer`` or ``podLevel``), as
+        measured."""
+        return self.original if form == self.written else self.rewrite.manifest
 
     def run(self, form: str, scope: str) -> Measurement:
         for m in self.runs:
@@ -158,6 +165,69 @@ def rejection_notes(runs: list[Measurement]) -> list[str]:
             continue
         out.append(f"{which}: {copy} rejected: {reason}: {message}")
     return out
+
+
+# --------------------------------------------------------------------------
+# the scenario that replays a run
+
+
+def _copy_manifest(manifest: Mapping[str, Any], i: int) -> dict[str, Any]:
+    """The ``i``-th copy of the pod as :func:`~podnuma.analysis.measure.measure`
+    adds it (the pod itself, then ``NAME-i``), without server fields: each
+    takes the UID derived from its namespace and name."""
+    m = copy.deepcopy(dict(manifest))
+    clean_server_fields(m)
+    m.setdefault("apiVersion", "v1")
+    m.setdefault("kind", "Pod")
+    if i:
+        meta = dict(m.get("metadata") or {})
+        name = str(meta.get("name") or "pod")
+        copy_name = f"{name}-{i}"
+        if len(copy_name) > 253:
+            copy_name = f"{name[: 253 - len(str(i)) - 1]}-{i}"
+        meta["name"] = copy_name
+        m["metadata"] = meta
+    return m
+
+
+def _text_keys(value: Any) -> Any:
+    """``value`` with every mapping key a string (a NUMA node's ``0``:
+    ``"0"``), so that the scenario is the same document in JSON and YAML."""
+    if isinstance(value, Mapping):
+        return {str(k): _text_keys(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_text_keys(v) for v in value]
+    return value
+
+
+def run_scenario(
+    c: Comparison, m: Measurement, node: Mapping[str, Any], config_doc: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The scenario that replays the run ``m`` of ``c``: ``node`` (a
+    scenario node mapping), the kubelet configuration ``config_doc`` with
+    the run's topology scope (and, for the pod-level form, the gates its
+    measurement forced on), and the copies of the form the run added: the
+    density, then the first rejected copy (none past the cap), so that
+    ``steps[0]`` is the pod's own admission and ``steps[density]`` the
+    rejection the run reports."""
+    config = copy.deepcopy(dict(config_doc))
+    config.setdefault("apiVersion", "kubelet.config.k8s.io/v1beta1")
+    config.setdefault("kind", "KubeletConfiguration")
+    config["topologyManagerScope"] = m.scope
+    if m.gates_forced:
+        gates = dict(config.get("featureGates") or {})
+        for g in m.gates_forced:
+            gates[g] = True
+        config["featureGates"] = gates
+    count = m.density if m.density_capped else m.density + 1
+    manifest = c.form(m.label)
+    return {
+        "apiVersion": "podnuma.io/v1",
+        "kind": "Scenario",
+        "node": _text_keys(node),
+        "kubeletConfig": config,
+        "steps": [{"addPod": _copy_manifest(manifest, i)} for i in range(count)],
+    }
 
 
 # --------------------------------------------------------------------------

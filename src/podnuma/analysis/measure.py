@@ -9,7 +9,7 @@ pod-level resource managers gates) are made here and reported as notes.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 from podnuma.api.featuregates import FeatureGates
@@ -17,7 +17,7 @@ from podnuma.api.kubeletconfig import KubeletConfig
 from podnuma.api.pod import Pod, derive_pod_uid
 from podnuma.api.pod_manifest import parse_pod
 from podnuma.cm.container_manager import Node
-from podnuma.cm.results import ContainerResult, PodAllocation
+from podnuma.cm.results import ContainerResult, MemoryBlock, PodAllocation
 from podnuma.errors import KubeletStartupError
 from podnuma.machine.cpuset import CPUSet
 from podnuma.machine.topology import Machine
@@ -30,6 +30,9 @@ __all__ = [
     "measure",
     "measure_manifest",
 ]
+
+#: the memory manager's resource name of memory (the others: huge pages)
+MEMORY = "memory"
 
 #: Copies tried at most when counting density (the kubelet's default
 #: maxPods, 110, normally stops it first with OutOfpods).
@@ -53,6 +56,7 @@ _MEASUREMENT_FIELDS = (
     "sidecar_only_cpus",
     "held_cpus",
     "memory_bytes",
+    "hugepages_bytes",
     "numa_nodes",
     "density",
     "density_stop",
@@ -80,7 +84,8 @@ class Measurement:
     node_shared_containers: tuple[str, ...]  # isolation "host", long-running
     sidecar_only_cpus: CPUSet  # exclusive CPUs of sidecars
     held_cpus: CPUSet  # taken out of the node's shared pool
-    memory_bytes: int  # memory (+ huge pages) pinned for the pod
+    memory_bytes: int  # memory pinned for the pod (the resource memory: huge pages apart)
+    hugepages_bytes: tuple[tuple[str, int], ...]  # (hugepages-SIZE, bytes) pinned, by resource
     numa_nodes: tuple[int, ...]
     density: int
     density_stop: str | None  # reason of the first rejected copy
@@ -105,6 +110,7 @@ class Measurement:
         sidecar_only_cpus: CPUSet | None = None,
         held_cpus: CPUSet | None = None,
         memory_bytes: int = 0,
+        hugepages_bytes: tuple[tuple[str, int], ...] = (),
         numa_nodes: tuple[int, ...] = (),
         density: int = 0,
         density_stop: str | None = None,
@@ -130,6 +136,7 @@ class Measurement:
         self.sidecar_only_cpus = CPUSet() if sidecar_only_cpus is None else sidecar_only_cpus
         self.held_cpus = CPUSet() if held_cpus is None else held_cpus
         self.memory_bytes = memory_bytes
+        self.hugepages_bytes = hugepages_bytes
         self.numa_nodes = numa_nodes
         self.density = density
         self.density_stop = density_stop
@@ -143,7 +150,7 @@ class Measurement:
                 self.qos_class, self.admitted, self.reason, self.message,
                 self.exclusive_cpus, self.pod_shared_cpus, self.node_shared_containers,
                 self.sidecar_only_cpus, self.held_cpus, self.memory_bytes,
-                self.numa_nodes, self.density, self.density_stop,
+                self.hugepages_bytes, self.numa_nodes, self.density, self.density_stop,
                 self.density_stop_message, self.density_capped, self.containers,
                 self.pod_allocation)
 
@@ -189,6 +196,7 @@ class Measurement:
             },
             "heldCpus": {"count": self.held_cpus.size(), "cpus": str(self.held_cpus)},
             "memoryBytes": self.memory_bytes,
+            "hugepagesBytes": dict(self.hugepages_bytes),
             "numaNodes": list(self.numa_nodes),
             "density": self.density,
             "densityStop": self.density_stop,
@@ -201,12 +209,21 @@ class Measurement:
                     "type": c.type,
                     "cpus": str(c.cpus),
                     "isolation": c.isolation,
-                    "memory": sum(b.size for b in c.memory),
+                    "memory": sum(b.size for b in c.memory if b.type == MEMORY),
+                    "hugepages": _by_resource(b for b in c.memory if b.type != MEMORY),
                     "mems": list(c.mems),
                 }
                 for c in self.containers
             ],
         }
+
+
+def _by_resource(blocks: Iterable[MemoryBlock]) -> dict[str, int]:
+    """The bytes of ``blocks`` by resource (``hugepages-2Mi``), sorted."""
+    out: dict[str, int] = {}
+    for b in blocks:
+        out[b.type] = out.get(b.type, 0) + b.size
+    return dict(sorted(out.items()))
 
 
 def variant_config(
@@ -281,19 +298,23 @@ def measure(
             sidecar_only = sidecar_only - c.cpus
     held = before - first.default_cpuset if first.admitted else CPUSet()
     numa = {machine.topology.cpu_info[cpu].numa_node for cpu in held.list()}
-    memory = 0
     blocks = list(first.pod_allocation.memory) if first.pod_allocation is not None else []
+    pinned: list[MemoryBlock] = []
     if first.pod_allocation is not None and first.pod_allocation.memory:
-        memory = sum(b.size for b in first.pod_allocation.memory)
+        pinned = list(first.pod_allocation.memory)
     else:
         # Classic pods: one block list per container; init containers' blocks
         # are reused by later containers, so count the long-running ones.
         for c in first.containers:
             blocks.extend(c.memory)
             if c.type != "init":
-                memory += sum(b.size for b in c.memory)
+                pinned.extend(c.memory)
     for b in blocks:
         numa.update(b.numa_nodes)
+    # memory and each huge page size apart: different resources, different
+    # pools on the node (and different rejections: OutOfhugepages-2Mi)
+    memory = sum(b.size for b in pinned if b.type == MEMORY)
+    hugepages = tuple(_by_resource(b for b in pinned if b.type != MEMORY).items())
 
     density = 0
     stop: str | None = None
@@ -326,6 +347,7 @@ def measure(
         sidecar_only_cpus=sidecar_only,
         held_cpus=held,
         memory_bytes=memory,
+        hugepages_bytes=hugepages,
         numa_nodes=tuple(sorted(numa)),
         density=density,
         density_stop=stop,

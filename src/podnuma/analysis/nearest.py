@@ -10,9 +10,10 @@ in order of how small the change is (:data:`FAMILY_ORDER`):
    pod-level pod whose exclusive containers leave its shared pool empty,
    a larger pod budget;
 2. ``option``: one CPU manager (or topology manager) policy option off;
-3. ``podLevel``: the pod-level rewrite of :mod:`podnuma.analysis.rewrite`
-   (``spec.resources`` with the sidecars in the pod's shared pool; with the
-   two feature gates turned on when they are off);
+3. ``podLevel``: the pod-level rewrite ``podnuma advise`` writes
+   (:func:`pod_level_form`: ``spec.resources`` with the sidecars in the
+   pod's shared pool; with the two feature gates turned on when they are
+   off);
 4. ``policy``: a looser topology policy, the other scope;
 5. ``fewer``: fewer CPUs for the biggest exclusive container (or the pod
    budget); less memory for the container the memory manager refused;
@@ -22,7 +23,8 @@ Each outcome is reported from the re-run's own records, every run in order
 (``SearchReport.tried_outcomes``), and the first admitted one is the
 nearest. Every change can be written as a scenario
 (:func:`candidate_scenario`) that ``podnuma simulate`` replays to the same
-admission. The search is capped (``MAX_RERUNS`` runs per rejection).
+admission and, after it, the same side effects on the later steps
+compared. The search is capped (``MAX_RERUNS`` runs per rejection).
 """
 
 from __future__ import annotations
@@ -34,12 +36,12 @@ import pickle
 import time
 import types
 import weakref
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from podnuma.analysis.rewrite import has_pod_level_resources, to_pod_level
+from podnuma.analysis.rewrite import Rewrite, has_pod_level_resources, served_manifest
 from podnuma.api.featuregates import FeatureGates
 from podnuma.api.kubeletconfig import KubeletConfig
 from podnuma.api.pod import Container, Pod
@@ -200,6 +202,11 @@ class Outcome:
     # how far the side effects were followed: the later steps replayed
     # (None: every step of the scenario was re-run)
     checked_steps: int | None = None
+    # the last step the re-run played (None: it stopped at the changed
+    # step), and the steps that no longer applied in it (a removal of a pod
+    # that is not running then): what the scenario replaying it holds
+    through: int | None = None
+    gone: tuple[int, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         out = self.variation.to_json()
@@ -335,11 +342,16 @@ def step_manifest(scenario: Scenario, step_index: int) -> Mapping[str, Any] | No
     return body if isinstance(body, Mapping) else None
 
 
-def _rewritten(
-    manifest: Mapping[str, Any], pod: Pod, variation: Variation
-) -> dict[str, Any]:
-    pool = variation.amount or None
-    return to_pod_level(manifest, pod, shared_pool_cpus=pool).manifest
+def pod_level_form(manifest: Mapping[str, Any], gates: FeatureGates, shared_pool_cpus: int | None) -> Rewrite:
+    """The pod-level rewrite ``podnuma advise`` writes (its default
+    strategy, :func:`podnuma.analysis.advise.pod_level_form`) of the pod
+    ``manifest`` as the API server stores it, with a pod shared pool of
+    ``shared_pool_cpus`` CPUs (None: the pod's own CPU request as the
+    budget); ``gates``: the feature gates the pod is read under."""
+    from podnuma.analysis.advise import pod_level_form as advised  # (the search only)
+
+    served = served_manifest(manifest)
+    return advised(served, parse_pod(served, gates=gates, sort_keys=True), shared_pool_cpus=shared_pool_cpus)
 
 
 def _set_manifest_cpu(container: dict[str, Any], value: str, resource: str = "cpu") -> None:
@@ -366,7 +378,7 @@ def candidate_manifest(
         return None
     if v.kind == "podLevel":
         gates = varied_config(scenario.config, v).feature_gates
-        return _rewritten(manifest, parse_pod(manifest, gates=gates, sort_keys=True), v)
+        return pod_level_form(manifest, gates, v.amount or None).manifest
     out = copy.deepcopy(dict(manifest))
     spec = out.get("spec")
     if not isinstance(spec, dict):
@@ -467,13 +479,19 @@ def candidate_scenario(
     *,
     config_doc: Mapping[str, Any] | None = None,
     base: Mapping[str, Any] | None = None,
+    through: int | None = None,
+    gone: Collection[int] = (),
 ) -> dict[str, Any]:
     """The scenario that replays ``variation``: the scenario's own document
     up to the rejected step, with the change made where it belongs (the
     pod's manifest, the kubelet configuration, a ``removePod`` step before
-    it). ``config_doc``: the KubeletConfiguration read from the scenario's
-    ``kubeletConfigFile`` (needed when the change is to the configuration:
-    it is then written inline). Relative file references are made absolute
+    it), and on to step ``through`` (the last step the search's re-run
+    played, :attr:`Outcome.through`: the later steps its side effects rest
+    on) without the steps ``gone`` (:attr:`Outcome.gone`: those that no
+    longer apply with the change, a removal of a pod not running then,
+    which a replay would refuse). ``config_doc``: the KubeletConfiguration
+    read from the scenario's ``kubeletConfigFile`` (needed when the change
+    is to the configuration: it is then written inline). Relative file references are made absolute
     from the scenario's directory so the scenario replays from anywhere.
     ``base``: the scenario document to start from instead of the
     scenario's own (e.g. the scenario as it ran, its configuration inline).
@@ -503,12 +521,18 @@ def candidate_scenario(
             cfg = copy.deepcopy(dict(out.get("kubeletConfig") or {}))
         _config_patch(cfg, variation)
         out["kubeletConfig"] = cfg
-    steps = list(out.get("steps") or [])[: step_index + 1]
+    last = step_index if through is None else max(through, step_index)
     manifest = candidate_manifest(scenario, step_index, variation)
-    if manifest is not None:
-        steps[-1] = {"addPod": manifest}
-    if variation.kind == "removePod":
-        steps.insert(len(steps) - 1, {"removePod": variation.value})
+    steps: list[Any] = []
+    for i, raw in enumerate(list(out.get("steps") or [])[: last + 1]):
+        if i in gone and i != step_index:
+            continue
+        if i == step_index:
+            if variation.kind == "removePod":
+                steps.append({"removePod": variation.value})
+            if manifest is not None:
+                raw = {"addPod": manifest}
+        steps.append(raw)
     out["steps"] = steps
     return out
 
@@ -690,7 +714,9 @@ def _pod_level_family(scenario: Scenario, step: StepResult, pod: Pod) -> list[Va
     """The pod-level rewrite, when the pod is per-container and the rewrite
     moves at least one container to the pod's shared pool: with the
     rewrite's own budget, then with a pod shared pool of 1 and 2 CPUs (when
-    that budget differs); the two feature gates turned on when they are off."""
+    that budget differs); the two feature gates turned on when they are off.
+    The rewrite is the one ``podnuma advise`` writes (:func:`pod_level_form`):
+    a moved container keeps its own memory request and limit."""
     gates = scenario.config.feature_gates
     manifest = step_manifest(scenario, step.index)
     if manifest is None or len(pod.all_containers()) < 2 or has_pod_level_resources(manifest):
@@ -703,10 +729,13 @@ def _pod_level_family(scenario: Scenario, step: StepResult, pod: Pod) -> list[Va
     for pool in (0, 1, 2):
         v = Variation("podLevel", "", value=value, amount=pool)
         try:
-            rw = to_pod_level(manifest, pod, shared_pool_cpus=pool or None)
+            rw = pod_level_form(manifest, varied_config(scenario.config, v).feature_gates, pool or None)
         except (InputError, ValueError):
             return []
-        shared = [p.name for p in rw.containers if p.role == "shared"]
+        shared = [
+            p.name + (f" (keeping its {', '.join(p.kept)})" if p.kept else "")
+            for p in rw.containers if p.role == "shared"
+        ]
         if not shared:
             return []
         budget = rw.budget.get("requests", {})
@@ -1188,7 +1217,12 @@ class Search:
             if last is None:
                 return Outcome(variation, None, error="the step no longer applies")
             effects = self._effects(step.index, run)
-            return self._outcome(variation, last, machine, effects, self._checked(step.index))
+            end = self._window_end(step.index)
+            played = [i for i in run if self._positions[i] <= end]
+            return self._outcome(
+                variation, last, machine, effects, self._checked(step.index),
+                through=max(played), gone=tuple(i for i in played if run[i] is None),
+            )
         self.prepare([step.index])
         node = self._snapshots[step.index].thaw()
         target = self.scenario.steps[self._positions[step.index]]
@@ -1212,21 +1246,24 @@ class Search:
             except InputError:
                 replayed[s.index] = None
         return self._outcome(
-            variation, last, machine, self._effects(step.index, replayed), self._checked(step.index)
+            variation, last, machine, self._effects(step.index, replayed), self._checked(step.index),
+            through=max(replayed, default=step.index),
+            gone=tuple(i for i, r in replayed.items() if r is None),
         )
 
     @staticmethod
     def _outcome(
         variation: Variation, last: StepResult, machine: Machine,
         effects: tuple[SideEffect, ...], checked: int | None,
+        *, through: int | None = None, gone: tuple[int, ...] = (),
     ) -> Outcome:
         if last.admitted:
             nodes, cpus = _placement(last, machine)
             return Outcome(variation, True, numa_nodes=nodes, cpus=cpus,
-                           side_effects=effects, checked_steps=checked)
+                           side_effects=effects, checked_steps=checked, through=through, gone=gone)
         return Outcome(
             variation, False, reason=last.reason, message=last.message, stage=last.failed_stage,
-            side_effects=effects, checked_steps=checked,
+            side_effects=effects, checked_steps=checked, through=through, gone=gone,
         )
 
 

@@ -33,6 +33,7 @@ from podnuma.errors import InputError
 from podnuma.fileio import check_publish_names, publish_files
 from podnuma.inputs.documents import files_read
 from podnuma.inputs.overrides import parse_overrides
+from podnuma.inputs.pathcheck import write_problem
 from podnuma.inputs.text import TextInput
 from podnuma.render.advice import advice_header, render_diff, render_yaml
 from podnuma.render.output import render_output
@@ -91,7 +92,8 @@ def _write_all(path: str, contents: Sequence[bytes], inputs: Sequence[str | None
         kept = getattr(e, "unrestored", ())
         after = ("nothing written: every file is as it was" if not kept else
                  "some files could not be put back: their previous versions are kept as " + ", ".join(kept))
-        raise InputError(f"--as-scenario: cannot write: {e.strerror or e} ({after})", file=where) from None
+        why = write_problem(where, e) if where is not None else f"{e.strerror or e}"
+        raise InputError(f"--as-scenario: cannot write: {why} ({after})", file=where) from None
 
 
 def _check_names(paths: Sequence[str]) -> None:

@@ -11,6 +11,7 @@ from podnuma.analysis.restart import restart_text
 from podnuma.cli.app import guard
 from podnuma.cli.options import (
     as_scenario_option,
+    check_output_file,
     echo,
     file_argument,
     note,
@@ -23,6 +24,7 @@ from podnuma.errors import InputError
 from podnuma.inputs.overrides import parse_overrides
 from podnuma.inputs.text import TextInput
 from podnuma.render.output import render_output
+from podnuma.service import explain as explain_service
 from podnuma.service import scenario as service
 
 __all__ = ["explain_command"]
@@ -91,6 +93,9 @@ def explain_command(
         raise click.UsageError("--search-time bounds the search that --no-search turns off: give one of them")
     if picture and output in ("json", "yaml"):
         raise click.UsageError(f"--picture draws in the text; -o {output} has no picture (give -o table)")
+    if as_scenario is not None:
+        scenario_path = as_scenario
+        guard(lambda: check_output_file(scenario_path, "--as-scenario"))  # (before the search, as advise)
 
     def go() -> str:
         overrides = parse_overrides(set_values)
@@ -99,18 +104,19 @@ def explain_command(
         chosen = None if candidate is None else _candidate_number(candidate)
         src = TextInput.read(scenario, what="scenario")
         with progress_bar("explaining admissions") as advance:
-            got = service.explain(
+            got = explain_service.explain(
                 src, step=step_index, pod=pod_ref, search=not no_search, progress=advance,
                 time_budget=search_time, note=note, overrides=overrides,
             )
         doc = got.document
         if as_scenario is not None:
             if candidate is not None:
-                write_scenario_file(
-                    as_scenario, service.candidate_scenario(got, candidate=chosen, step=step_index, pod=pod_ref),
-                    got.scenario.overrides,
-                )
-                note(f"scenario written to {as_scenario}: podnuma simulate {as_scenario}")
+                written, at = service.candidate_scenario_at(got, candidate=chosen, step=step_index, pod=pod_ref)
+                write_scenario_file(as_scenario, written, got.scenario.overrides)
+                later = len(written["steps"]) - at - 1
+                after = f", then the {later} later step(s) compared" if later else ""
+                note(f"scenario written to {as_scenario} (the change at step {at}{after}): "
+                     f"podnuma simulate {as_scenario}")
             else:
                 write_scenario_file(
                     as_scenario, service.effective_scenario(got.scenario), got.scenario.overrides

@@ -11,7 +11,6 @@ or into a file.
 from __future__ import annotations
 
 import contextlib
-import errno
 import importlib
 import os
 import re
@@ -32,9 +31,9 @@ from podnuma.cli.guard import (
     one_line,
     plain_note,
 )
-from podnuma.cli.outputfile import format_from_suffix
+from podnuma.cli.outputfile import check_output_file, format_from_suffix
 from podnuma.errors import InputError
-from podnuma.inputs.pathcheck import path_message, path_problem
+from podnuma.inputs.pathcheck import cannot_write, path_message, path_problem
 
 __all__ = ["MAX_STDERR_ISSUES", "analyze"]
 
@@ -335,7 +334,7 @@ def _write(output_file: Path | None, text: str) -> None:
         # a report is for sharing: world-readable, as a shell redirection writes it
         atomic_write(output_file, text.encode("utf-8"), mode=0o644)
     except OSError as e:
-        raise InputError(f"cannot write: {e.strerror or e}", file=str(output_file)) from None
+        raise cannot_write("--output-file", output_file, e) from None
 
 
 #: the format each suffix of ``--output-file`` names (as ``topology``'s)
@@ -440,38 +439,11 @@ def _remove_empty(dirs: Sequence[Path]) -> None:
 
 def _output_file_ready(path: Path) -> None:
     """``InputError`` (naming ``--output-file``'s file) for what would stop
-    the report's atomic write into ``path`` once the replay is done: a
-    missing or unwritable directory, a directory, a device or a pipe in the
-    way (``/dev/null``: never replaced by a file). Checked before any work,
-    as ``--as-scenario`` is; nothing is written."""
-    import tempfile
-
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        st = None
-    except OSError as e:
-        raise InputError(f"--output-file: cannot write: {e.strerror or e}", file=str(path)) from None
-    if st is not None and stat.S_ISDIR(st.st_mode):
-        raise InputError(f"--output-file: cannot write: {os.strerror(errno.EISDIR)}", file=str(path))
-    if st is not None and not stat.S_ISREG(st.st_mode):  # (the atomic write would refuse it after the work)
-        raise InputError("--output-file: cannot write: it exists and is not a regular file (a device, a "
-                         "named pipe or a socket is not replaced)", file=str(path))
-    from podnuma.fileio import check_replaceable
-
-    try:  # (a link into /proc or /dev: /dev/stdout, whatever standard output is)
-        check_replaceable(path)
-    except OSError as e:
-        raise InputError(f"--output-file: cannot write: {e.strerror or e}", file=str(path)) from None
-    parent = path.parent
-    if not parent.is_dir():
-        raise InputError("--output-file: cannot write: its directory does not exist", file=str(path))
-    try:  # (access() answers yes to root on a read-only file system: a file made and removed)
-        fd, probe = tempfile.mkstemp(prefix=".podnuma-probe-", dir=parent)
-        os.close(fd)
-        os.unlink(probe)
-    except OSError as e:  # (ENOENT in a directory that exists: /proc, where no file can be made)
-        raise InputError(f"--output-file: cannot write: {e.strerror or e}", file=str(path)) from None
+    the report's atomic write into ``path`` once the replay is done
+    (:func:`~podnuma.cli.outputfile.check_output_file`, every command's
+    check). Checked before any work, as ``--as-scenario`` is; nothing is
+    written."""
+    check_output_file(path, "--output-file")
 
 
 def _installed(module: str) -> None:

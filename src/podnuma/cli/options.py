@@ -27,7 +27,8 @@ import click
 
 from podnuma.cli.app import is_quiet
 from podnuma.cli.guard import EXIT_INPUT, STDIN_TWICE, one_line
-from podnuma.inputs.pathcheck import path_message, path_problem
+from podnuma.cli.outputfile import check_output_file
+from podnuma.inputs.pathcheck import cannot_write, path_message, path_problem, write_problem
 from podnuma.inputs.pathtext import names_directory
 from podnuma.render.formats import FORMATS
 
@@ -128,7 +129,8 @@ def _file_name_problem(path: str, writes: bool) -> str:
         from podnuma.fileio import file_name_errno
 
         code = file_name_errno(path)
-        return f"cannot write: {os.strerror(code if code is not None else errno.EISDIR)}"
+        code = code if code is not None else errno.EISDIR
+        return f"cannot write: {write_problem(path, OSError(code, os.strerror(code), path))}"
     try:
         os.stat(path)
     except OSError as e:
@@ -263,52 +265,6 @@ def dash_refused(_ctx: click.Context, _param: click.Parameter, value: Any) -> An
     return value
 
 
-def check_output_file(path: str | os.PathLike[str], option: str) -> None:
-    """``InputError`` (``PATH: OPTION: cannot write: ...``, naming the file)
-    for what would stop an atomic write of a file at ``path`` once the
-    work is done: a directory there, a device, a pipe or a socket (never
-    replaced by a file), a link into ``/proc`` or ``/dev``, a missing or
-    unwritable directory to hold it. Nothing is written (a probe file is
-    made and removed: ``access()`` says yes to root on a read-only file
-    system)."""
-    import stat
-    import tempfile
-
-    from podnuma.errors import InputError
-    from podnuma.fileio import check_file_name, check_replaceable
-
-    name = os.fspath(path)
-
-    def refused(why: str) -> InputError:
-        return InputError(f"{option}: cannot write: {why}", file=name)
-
-    try:
-        check_file_name(name)
-        st: os.stat_result | None = os.stat(name)
-    except FileNotFoundError:
-        st = None
-    except OSError as e:
-        raise refused(e.strerror or str(e)) from None
-    if st is not None and stat.S_ISDIR(st.st_mode):
-        raise refused(os.strerror(errno.EISDIR))
-    if st is not None and not stat.S_ISREG(st.st_mode):
-        raise refused("it exists and is not a regular file (a device, a named pipe or a socket is "
-                      "not replaced)")
-    try:
-        check_replaceable(name)
-    except OSError as e:
-        raise refused(e.strerror or str(e)) from None
-    parent = os.path.dirname(name) or "."
-    if not os.path.isdir(parent):
-        raise refused("its directory does not exist")
-    try:
-        fd, probe = tempfile.mkstemp(prefix=".podnuma-probe-", dir=parent)
-        os.close(fd)
-        os.unlink(probe)
-    except OSError as e:
-        raise refused(e.strerror or str(e)) from None
-
-
 as_scenario_option = click.option(
     "--as-scenario",
     "as_scenario",
@@ -345,9 +301,7 @@ def write_scenario_file(path: Path, scenario: Mapping[str, Any], overrides: Sequ
     try:
         atomic_write(path, text.encode("utf-8"), mode=0o644)
     except OSError as e:
-        from podnuma.errors import InputError
-
-        raise InputError(f"--as-scenario: cannot write: {e.strerror or e}", file=str(path)) from None
+        raise cannot_write("--as-scenario", path, e) from None
 
 
 def echo(text: str) -> None:

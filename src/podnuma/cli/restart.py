@@ -12,6 +12,7 @@ from podnuma.cli.app import guard, is_quiet
 from podnuma.cli.options import (
     FILE,
     NamedPath,
+    check_output_file,
     dash_refused,
     echo,
     note,
@@ -19,9 +20,9 @@ from podnuma.cli.options import (
     set_option,
     stdin_used_once,
 )
-from podnuma.errors import InputError
 from podnuma.fileio import atomic_write
 from podnuma.inputs.overrides import parse_overrides
+from podnuma.inputs.pathcheck import cannot_write
 from podnuma.inputs.text import TextInput
 from podnuma.render.colour import painted
 from podnuma.render.output import render_output
@@ -39,7 +40,7 @@ def _write_scenario(path: Path, r: RestartReport) -> None:
     try:
         atomic_write(path, text.encode(), mode=0o644)
     except OSError as e:
-        raise InputError(f"--as-scenario: cannot write: {e.strerror or e}", file=str(path)) from None
+        raise cannot_write("--as-scenario", path, e) from None
 
 
 @click.command("restart")
@@ -80,6 +81,9 @@ def restart_command(
     if scenario is not None and any(v is not None for v in (pods, node_file, sysfs, config_file)):
         raise click.UsageError("--pods, --node, --sysfs and --kubelet-config go with --state-dir")
     stdin_used_once(scenario, pods, node_file, config_file)
+    if as_scenario is not None:
+        scenario_path = as_scenario
+        guard(lambda: check_output_file(scenario_path, "--as-scenario"))  # (before the work, as advise)
 
     def go() -> tuple[str, RestartReport]:
         overrides = parse_overrides(set_values)

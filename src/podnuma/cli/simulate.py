@@ -12,6 +12,7 @@ import click
 from podnuma.cli.app import guard
 from podnuma.cli.options import (
     as_scenario_option,
+    check_output_file,
     checkpoint_option,
     echo,
     file_argument,
@@ -58,6 +59,8 @@ def simulate_command(
         # streamed step by step (the fast path runs the same function)
         simulate_streamed(scenario, output, detail, checkpoint_dir, set_values, note, echo)
         return
+    scenario_path = as_scenario
+    guard(lambda: check_output_file(scenario_path, "--as-scenario"))  # (before the work, as advise)
 
     def go() -> tuple[RunResult, dict[str, Any]]:
         overrides = parse_overrides(set_values)

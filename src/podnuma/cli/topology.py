@@ -29,6 +29,7 @@ from podnuma.cli.guard import is_terminal
 from podnuma.cli.options import (
     NamedPath,
     OutputFormat,
+    check_output_file,
     dash_is_stdout,
     echo,
     echo_bytes,
@@ -37,9 +38,9 @@ from podnuma.cli.options import (
     set_option,
 )
 from podnuma.cli.outputfile import format_from_suffix
-from podnuma.errors import InputError
 from podnuma.fileio import atomic_write
 from podnuma.inputs.overrides import parse_overrides
+from podnuma.inputs.pathcheck import cannot_write
 from podnuma.inputs.text import TextInput
 from podnuma.render.output import FORMATS, render_output
 from podnuma.render.picture import render_png, render_svg, render_text
@@ -104,7 +105,7 @@ def _write_output(path: Path, data: bytes) -> None:
             raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
         atomic_write(path, data, mode=0o644)  # (a picture is for sharing: as the reports are written)
     except OSError as e:
-        raise InputError(f"--output-file: cannot write: {e.strerror or e}", file=str(path)) from None
+        raise cannot_write("--output-file", path, e) from None
 
 
 @click.command("topology")
@@ -138,6 +139,9 @@ def topology_command(
     form = _format(fmt, output_file)
     if form == "png" and output_file is None and is_terminal(sys.stdout):
         fail("will not write PNG bytes to a terminal: use --output-file FILE or redirect")
+    if output_file is not None:
+        target = output_file
+        guard(lambda: check_output_file(target, "--output-file"))  # (before the drawing, as fleet analyze)
     color, width = _text_layout(output_file is not None) if form == "text" else (False, TEXT_WIDTH)
     data = guard(lambda: _render(scenario, step, form, color, set_values, width))
     # (encoded inside the guard: text with no UTF-8 is an error message, never a traceback)

@@ -153,13 +153,18 @@ def _decode_error(e: InputError, text: str) -> json.JSONDecodeError | None:
     return None
 
 
+#: a typed list's ``kind`` at the head of a dump (before its items)
+_LIST_KIND = re.compile(r'^\s*\{[^\[\]{]*?"kind"\s*:\s*"([A-Za-z]+List)"')
+
+
 def _malformed(path: Path, text: str, msg: str, e: json.JSONDecodeError | None) -> tuple[Any, Issue]:
     """A JSON file the decoder refused (``msg``, ``e``): a dump cut short
     read up to its last complete item (a warning), else an error."""
     items = _salvage_items(text) if e is not None and _cut_short(text, e) else []
     if items:
+        head = _LIST_KIND.search(text, 0, min(len(text), 4096))
         return (
-            {"kind": "List", "items": items, "_truncated": True},
+            {"kind": head.group(1) if head is not None else "List", "items": items, "_truncated": True},
             Issue(
                 "warning",
                 f"{msg}: a truncated dump (its text stops before its end); read its first "
@@ -189,14 +194,56 @@ def read_document_text(path: Path, data: bytes | None = None) -> tuple[str | Non
         return None, Issue("error", e.message, file=str(path))
 
 
+def list_item_kind(kind: Any) -> str | None:
+    """The kind of every item of a typed list of kind ``kind`` (``Pod`` of
+    a ``PodList``, ``Node`` of a ``NodeList``): Go decodes each item of a
+    ``v1.PodList`` as a ``v1.Pod`` whatever it says; ``None`` for a plain
+    ``List`` (kubectl's, whose items say their kinds) or no list."""
+    if isinstance(kind, str) and len(kind) > 4 and kind.endswith("List"):
+        return kind[:-4]
+    return None
+
+
+def typed_items(doc: Any) -> Any:
+    """``doc`` (a parsed file: a document, or a YAML file's documents) with
+    the items of each typed list (:func:`list_item_kind`) that say no
+    ``kind`` given the list's item kind and ``apiVersion``: the API
+    server's own lists (``kubectl get --raw /api/v1/pods``, a client's
+    list call) leave them off their items, as kubectl's ``-o json`` does
+    not. The items are changed in place; ``doc`` is returned."""
+    for d in doc if isinstance(doc, list) else (doc,):
+        if not _is_map(d):
+            continue
+        items = d.get("items")
+        kind = list_item_kind(d.get("kind"))
+        if kind is None or not isinstance(items, list):
+            continue
+        version = d.get("apiVersion")
+        for item in items:
+            if isinstance(item, dict) and item.get("kind") in (None, ""):
+                item["kind"] = kind
+                if item.get("apiVersion") in (None, "") and _is_text(version):
+                    item["apiVersion"] = version
+    return doc
+
+
 def parse_document(path: Path, text: str) -> tuple[Any, Issue | None]:
-    """:func:`read_document` of the file's ``text``."""
+    """:func:`read_document` of the file's ``text``; the items of a typed
+    list given its item kind (:func:`typed_items`)."""
+    doc, issue = _parse_document(path, text)
+    return typed_items(doc), issue
+
+
+def _parse_document(path: Path, text: str) -> tuple[Any, Issue | None]:
     if path.suffix.lower() in (".yaml", ".yml"):
         try:
             found = parse_documents(text, name=str(path), limits=FLEET_LIMITS)
+            docs = [d.data for d in found if d.data is not None]
         except InputError as e:
-            return None, Issue("error", _where(e), file=str(path))
-        docs = [d.data for d in found if d.data is not None]
+            kept = _yaml_dump_keeping_last(text, str(path))
+            if kept is None:
+                return None, Issue("error", _where(e), file=str(path))
+            docs = kept
         return (docs[0] if len(docs) == 1 else docs), None
     try:
         return load_json(text, name=str(path), limits=FLEET_LIMITS), None
@@ -225,6 +272,46 @@ def parse_document(path: Path, text: str) -> tuple[Any, Issue | None]:
             except InputError as again:
                 e = again
         return None, Issue("error", _where(e), file=str(path))
+
+
+#: the kinds of object a dump holds (a list's items, or a document itself)
+_DUMP_KINDS = frozenset(("Pod", "Node", "NodeResourceTopology"))
+
+
+def _yaml_dump_keeping_last(text: str, name: str) -> list[Any] | None:
+    """The values of the YAML ``text``'s documents (``None`` ones left
+    out) that the strict reading refused, read as ``sigs.k8s.io/yaml``'s
+    non-strict ``Unmarshal`` reads a dump (``kubectl get -o yaml``,
+    client-go): a key given twice in a mapping keeps its last value, as a
+    JSON dump's does (:func:`parse_document`), rather than refusing the
+    file. Only a dump: every document a list (``items``) or a pod, node or
+    NodeResourceTopology; ``None`` for anything else (a FleetConfig, a
+    configz, YAML that does not parse), which keeps the strict reading's
+    refusal."""
+    from podnuma.inputs.documents import _compose
+    from podnuma.inputs.goyaml import construct
+
+    out: list[Any] = []
+    try:
+        for root in _compose(text, name, FLEET_LIMITS):
+            data = construct(root, [])  # (the keys set again are noted, and the last value kept)
+            if data is not None:
+                out.append(data)
+    except InputError:
+        return None
+    return out if out and all(_dump_document(d) for d in out) else None
+
+
+def _dump_document(d: Any) -> bool:
+    """Whether a YAML document is a dump's: a ``List`` (or a list of a
+    kind the fleet reads, or a mapping with ``items`` and no kind), or an
+    object of such a kind."""
+    if not _is_map(d):
+        return False
+    kind = d.get("kind")
+    if "items" in d and (kind is None or kind == "List" or list_item_kind(kind) in _DUMP_KINDS):
+        return True
+    return kind in _DUMP_KINDS
 
 
 class _DamagedPod(dict[Any, Any]):
@@ -288,7 +375,7 @@ def _surrogates_apart(doc: Any, name: str) -> Any:
     configz, a list's own fields) refuses the file, as before: an
     ``InputError`` naming its field path."""
     several = isinstance(doc, list)
-    docs: list[Any] = doc if several else [doc]
+    docs: list[Any] = typed_items(doc) if several else [typed_items(doc)]
     for k, d in enumerate(docs):
         at = f"[{k}]" if several else ""
         if _is_map(d) and isinstance(d.get("items"), list) and str(d.get("kind", "List")).endswith("List"):
@@ -402,8 +489,18 @@ def objects_of(doc: Any, problems: ItemProblems) -> Iterator[tuple[Any, str, int
             items = d["items"]
             if isinstance(items, list):
                 path = field_path(at, "items")
+                unknown = 0
                 for i, item in enumerate(items):
+                    if _is_map(item) and item.get("kind") in (None, "") and item_problem(item, path, i) is None:
+                        unknown += 1  # (a damaged item is said as such)
                     yield item, path, i
+                if unknown:
+                    # (a typed list's items were given its item kind: typed_items)
+                    problems.add(InputError(
+                        f"{unknown} of its {len(items)} item(s) say no kind, and the list's kind "
+                        f"({inert(str(d.get('kind') or 'List'))}) does not say it (a typed list such as "
+                        "PodList or NodeList does): their kind cannot be known; not read", path=path),
+                        "error" if unknown == len(items) else "warning")
             elif items is not None:
                 problems.add(wrong_type(field_path(at, "items"), "a list", items), "error")
             continue

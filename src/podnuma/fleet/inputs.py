@@ -77,7 +77,7 @@ from typing import Any, Protocol
 
 from podnuma.api.kubeletconfig import json_object_pairs
 from podnuma.errors import InputError
-from podnuma.fieldkit import field_path, wrong_type
+from podnuma.fieldkit import field_path, inert, wrong_type
 from podnuma.fleet import podscan
 from podnuma.fleet.batches import consecutive_batches, file_weight, guided_batches
 from podnuma.fleet.files import (
@@ -91,7 +91,7 @@ from podnuma.fleet.files import (
     read_document_text,
 )
 from podnuma.fleet.groups import FLEET_KIND, NodeGroup, _load_groups
-from podnuma.fleet.model import Issue, NodeSpec
+from podnuma.fleet.model import Issue, NodeSpec, Severity
 from podnuma.fleet.nodescan import clean_node_list
 from podnuma.fleet.nrt import NrtError, NrtForms
 from podnuma.fleet.pods import ACTIVE_PHASES, _meta, _node_name, _phase, compact_pod, start_key
@@ -124,6 +124,7 @@ __all__ = [
     "file_batches",
     "with_inline_pods",
     "load_fleet",
+    "read_once",
 ]
 
 
@@ -167,9 +168,19 @@ class Scan:
     #: made in other processes are matched by :func:`merge_scan`.
     pod_keys: dict[bytes, str] = field(default_factory=dict)
     pods_duplicated: int = 0
+    #: of those, per dump: the pods it lists more than once itself (a
+    #: damaged dump: ``kubectl get`` lists each pod once), and the pods it
+    #: holds that an earlier dump (in the order read) holds too
+    pods_repeated: dict[str, int] = field(default_factory=dict)
+    dumped_again: dict[str, int] = field(default_factory=dict)
+    #: per node, the pods bound to it found again in a later dump (their
+    #: copies are compared when the node is replayed)
+    node_copies: dict[str, int] = field(default_factory=dict)
     #: the pod keys of scans made elsewhere, per file in the order merged
-    #: (:func:`pack_keys`): matched all at once by :func:`settle_keys`
+    #: (:func:`pack_keys`): matched all at once by :func:`settle_keys`;
+    #: and the dump each entry is of
     packed_keys: list[PackedKeys] = field(default_factory=list)
+    packed_files: list[str] = field(default_factory=list)
     #: the scan of a piece of a dump (:class:`~podnuma.fleet.podscan.Piece`):
     #: its file, its index and the number of pieces; whether it was read
     #: (else the file is read whole)
@@ -430,6 +441,8 @@ def read_configz(doc: Any, text: str | None, node: str, name: str, scan: Scan) -
             cfg = again["kubeletconfig"]
         except (InputError, ValueError, KeyError, TypeError, RecursionError):
             pass
+    if node in scan.configz and scan.configz[node][1] != name:
+        scan.issues.append(_given_twice("the kubelet configuration", node, scan.configz[node][1], name))
     scan.configz[node] = (cfg, name)
 
 
@@ -456,6 +469,9 @@ def read_objects(doc: Any, name: str, scan: Scan,
     only, :func:`~podnuma.fleet.pods.read_node_pods`)."""
     pods_here = False
     problems = ItemProblems(name)
+    here: set[bytes] = set()  # the pods of this document
+    others: dict[str, int] = {}  # objects of kinds the fleet does not read, by kind
+    other_at = ""  # where the first of them is
     for item, at, i in objects_of(doc, problems):
         bad = item_problem(item, at, i)
         out = bad is not None and left_out(item)  # (a damaged object: said, and not read)
@@ -471,10 +487,17 @@ def read_objects(doc: Any, name: str, scan: Scan,
                 continue
             meta = _meta(item)
             key = pod_key(meta.get("namespace"), meta.get("name"), meta.get("uid"))
+            node = _node_name(item)
             if key in scan.pod_keys:
                 scan.pods_duplicated += 1
+                if key in here:  # listed twice in this document
+                    scan.pods_repeated[name] = scan.pods_repeated.get(name, 0) + 1
+                else:  # (a live answer read after dumps: in one of them too)
+                    scan.dumped_again[name] = scan.dumped_again.get(name, 0) + 1
+                    if node is not None:  # (as merge_scan counts the later copy)
+                        scan.node_copies[node] = scan.node_copies.get(node, 0) + 1
                 continue
-            node = _node_name(item)
+            here.add(key)
             scan.pod_keys[key] = node or ""
             scan.pods_total += 1
             if node is None:
@@ -499,8 +522,11 @@ def read_objects(doc: Any, name: str, scan: Scan,
         elif kind == "NodeResourceTopology":
             n = _meta(item).get("name")
             if isinstance(n, str) and n:
+                where = field_path(at, i) if i >= 0 else at
+                if n in scan.nrt:
+                    scan.issues.append(_given_twice("NodeResourceTopology", n, scan.nrt[n][1], name, where))
                 scan.nrt[n] = (item, name)
-                scan.nrt_paths[n] = field_path(at, i) if i >= 0 else at
+                scan.nrt_paths[n] = where
         elif i >= 0 and isinstance(kind, str) and kind.endswith("List") and "items" in item:
             # a list in a list: kubectl writes none (its items are never
             # read: said, not taken for nothing)
@@ -508,14 +534,59 @@ def read_objects(doc: Any, name: str, scan: Scan,
             count = f"its {len(held)} item(s)" if isinstance(held, list) else "its items"
             problems.add(InputError(f"a {kind} inside a list (kubectl writes none): {count} not read",
                                     path=field_path(at, i)))
+        elif isinstance(kind, str) and kind:  # (a Deployment, `kubectl get events -o json`...)
+            if not others:
+                other_at = field_path(at, i) if i >= 0 else at
+            others[kind] = others.get(kind, 0) + 1
     scan.issues.extend(problems.issues())
+    if others:
+        # (a KubeletConfiguration outside configz/ is most likely a node
+        # group's ``kubeletConfigFile``, read through its FleetConfig)
+        severity: Severity = "info" if set(others) == {KUBELET_KIND} else "warning"
+        scan.issues.append(Issue(severity, _other_kinds(others), file=name, path=other_at))
     if pods_here and _is_map(doc) and doc.get("_truncated"):
         scan.truncated_pod_files.append(name)
+
+
+#: the kinds of object the fleet reads from a dump
+READ_KINDS = ("Pod", "Node", "NodeResourceTopology")
+
+
+def _other_kinds(kinds: Mapping[str, int]) -> str:
+    """What is said of a file's objects of kinds the fleet does not read
+    (``kinds``: how many of each): no dump of the fleet's, so not read."""
+    counted = ", ".join(f"{n} {inert(k)}" for k, n in sorted(kinds.items()))
+    said = (f"{sum(kinds.values())} object(s) of a kind the fleet does not read ({counted}): not read "
+            f"(the dumps it reads hold {', '.join(READ_KINDS)} objects)")
+    if KUBELET_KIND in kinds:
+        said += (f"; a {KUBELET_KIND} is a node's as configz/NODE.json, or a node group's through "
+                 "its FleetConfig's kubeletConfigFile")
+    return said
+
+
+def _given_twice(what: str, node: str, first: str, then: str, where: str = "") -> Issue:
+    """The warning of a node's ``what`` (its NodeResourceTopology, its
+    kubelet configuration) given twice, in ``first`` and then in ``then``
+    (the same file: twice in it): the last one is used, as of a Node
+    listed twice."""
+    files = f"in {then}" if first == then else f"in {first}, then in {then}"
+    return Issue("warning", f"{what} of node {node} given twice ({files}); the last one is used",
+                 node=node, file=then, path=where)
+
+
+def _scan_file(scan: Scan) -> str:
+    """The dump a one-file scan (:func:`scan_files`) is of."""
+    if scan.piece is not None:
+        return scan.piece[0]
+    return scan.files[0] if scan.files else ""
 
 
 def _add_index(scan: Scan, index: PodFileIndex) -> None:
     scan.issues.extend(index.issues)
     scan.pods_duplicated += index.duplicated
+    if index.duplicated:  # (the pods a scan's index sees are its file's: listed twice in it)
+        f = str(index.file)
+        scan.pods_repeated[f] = scan.pods_repeated.get(f, 0) + index.duplicated
     scan.pods_total += index.pods
     scan.unbound += index.unbound
     for bound, count in index.counts.items():
@@ -693,6 +764,7 @@ def pack_keys(scan: Scan) -> None:
     blob = b"".join(scan.pod_keys)
     assert len(blob) == KEY_SIZE * len(scan.pod_keys)
     scan.packed_keys.append((blob, tuple(names), index.tobytes()))
+    scan.packed_files.append(_scan_file(scan))
     scan.pod_keys = {}
 
 
@@ -705,7 +777,7 @@ def settle_keys(scan: Scan) -> None:
     if not scan.packed_keys:
         return
     matcher = KeyMatcher(scan.pod_keys)
-    matcher.feed(scan.packed_keys)
+    matcher.feed(scan.packed_keys, files=scan.packed_files)
     matcher.settle(scan)
 
 
@@ -719,13 +791,16 @@ class KeyMatcher:
         self.seen: set[bytes] = set(seen)
         self.names: list[str] = []
         self.found: dict[int, int] = {}  # a node's place in ``names`` -> its pods seen before
+        self.again: dict[str, int] = {}  # a dump -> its pods seen before
         self.fed = 0  # the entries of the packed keys matched so far
 
-    def feed(self, packed_keys: Sequence[PackedKeys], sets: dict[int, set[bytes]] | None = None) -> None:
+    def feed(self, packed_keys: Sequence[PackedKeys], sets: dict[int, set[bytes]] | None = None,
+             files: Sequence[str] = ()) -> None:
         """``sets``: the keys of some of the blobs as sets, by the blob's
-        ``id`` (made as they came: taken from there, not made again)."""
+        ``id`` (made as they came: taken from there, not made again).
+        ``files``: the dump each entry of ``packed_keys`` is of."""
         seen, names, found = self.seen, self.names, self.found
-        for blob, table, packed in packed_keys[self.fed:]:
+        for entry, (blob, table, packed) in enumerate(packed_keys[self.fed:], self.fed):
             base = len(names)
             names.extend(table)
             fresh = sets.pop(id(blob), None) if sets else None
@@ -737,9 +812,11 @@ class KeyMatcher:
             keys = [blob[i:i + KEY_SIZE] for i in range(0, len(blob), KEY_SIZE)]
             index = array(_INDEX_CODE)
             index.frombytes(packed)
+            dump = files[entry] if entry < len(files) else ""
             for key, place in zip(keys, index, strict=True):
                 if key in seen:
                     found[base + place] = found.get(base + place, 0) + 1
+                    self.again[dump] = self.again.get(dump, 0) + 1
                 else:
                     seen.add(key)
         self.fed = len(packed_keys)
@@ -753,9 +830,14 @@ class KeyMatcher:
             scan.pods_total -= k
             if not name:
                 scan.unbound -= k
-            elif scan.pod_counts.get(name, 0) > 0:
-                scan.pod_counts[name] = max(0, scan.pod_counts[name] - k)
+            else:
+                scan.node_copies[name] = scan.node_copies.get(name, 0) + k
+                if scan.pod_counts.get(name, 0) > 0:
+                    scan.pod_counts[name] = max(0, scan.pod_counts[name] - k)
+        for dump, k in self.again.items():
+            scan.dumped_again[dump] = scan.dumped_again.get(dump, 0) + k
         scan.packed_keys = []
+        scan.packed_files = []
 
 
 def key_set(blob: bytes) -> set[bytes]:
@@ -781,6 +863,13 @@ def merge_scan(into: Scan, part: Scan) -> None:
     for node, count in part.pod_counts.items():
         into.pod_counts[node] = into.pod_counts.get(node, 0) + count
     into.truncated_pod_files.extend(part.truncated_pod_files)
+    for n, (_, f) in part.nrt.items():
+        if n in into.nrt:
+            into.issues.append(_given_twice("NodeResourceTopology", n, into.nrt[n][1], f,
+                                            part.nrt_paths.get(n, "")))
+    for n, (_, f) in part.configz.items():
+        if n in into.configz and into.configz[n][1] != f:
+            into.issues.append(_given_twice("the kubelet configuration", n, into.configz[n][1], f))
     into.nrt.update(part.nrt)
     for n in part.nrt:  # (where in its file: known for the ones read from files)
         if n in part.nrt_paths:
@@ -794,13 +883,23 @@ def merge_scan(into: Scan, part: Scan) -> None:
     into.unbound += part.unbound
     into.pods_total += part.pods_total
     into.pods_duplicated += part.pods_duplicated
+    for counts, more in ((into.pods_repeated, part.pods_repeated), (into.dumped_again, part.dumped_again),
+                         (into.node_copies, part.node_copies)):
+        for what, count in more.items():
+            counts[what] = counts.get(what, 0) + count
     if into.packed_keys or part.packed_keys:  # matched by settle_keys, in this order
         pack_keys(part)
         into.packed_keys.extend(part.packed_keys)
+        into.packed_files.extend(part.packed_files)
+        part.packed_files = []
+    again = _scan_file(part)
     for key, node in part.pod_keys.items():  # a pod also in an earlier file: counted once
         if key not in into.pod_keys:
             into.pod_keys[key] = node
             continue
+        into.dumped_again[again] = into.dumped_again.get(again, 0) + 1
+        if node:
+            into.node_copies[node] = into.node_copies.get(node, 0) + 1
         into.pods_duplicated += 1
         into.pods_total -= 1
         if not node:
@@ -863,7 +962,7 @@ class _InOrder:
                 self._merge_pieces()
             merge_scan(self.scan, part)
         if not self.scan.pod_keys:
-            self.keys.feed(self.scan.packed_keys, self.sets)
+            self.keys.feed(self.scan.packed_keys, self.sets, self.scan.packed_files)
 
     def _merge_pieces(self) -> None:
         """The scans of a dump's pieces merged, in order; or, when they are
@@ -913,7 +1012,7 @@ class _InOrder:
         if self.pieces:
             self._merge_pieces()
             if not self.scan.pod_keys:
-                self.keys.feed(self.scan.packed_keys, self.sets)
+                self.keys.feed(self.scan.packed_keys, self.sets, self.scan.packed_files)
         if self.scan.pod_keys:
             settle_keys(self.scan)
         else:  # (every merge fed it)
@@ -1004,6 +1103,7 @@ def load_fleet(
         if not p.exists():
             raise InputError("no such file or directory", file=str(p))
         walk_inputs(p, scan, files)
+    files = read_once(files, scan)
     in_process = getattr(getattr(map_files, "__self__", None), "in_process", False)
     if map_files is None or in_process:
         batches = file_batches(files, parts, bases=bases)
@@ -1033,6 +1133,31 @@ def load_fleet(
     batches = file_batches(files, parts, runners=runners or 1, bases=bases)
     merged.finish(map_files(scan_files, batches, arrived=merged.arrived))
     return assemble(scan)
+
+
+def read_once(files: Sequence[Path], scan: Scan) -> list[Path]:
+    """``files`` each read once: a file named again (``fleet analyze DIR
+    DIR/pods.json``, a link to a file of the tree) is the same dump, not a
+    second one whose pods would all be "in two dumps"; said with a warning
+    naming both names. (A file is its device and inode, links followed.)"""
+    out: list[Path] = []
+    first: dict[tuple[int, int], Path] = {}
+    for f in files:
+        try:
+            st = f.stat()
+        except (OSError, ValueError):
+            out.append(f)  # (its reading words the problem)
+            continue
+        if not stat.S_ISREG(st.st_mode):  # (a pipe given twice is copied once before this)
+            out.append(f)
+            continue
+        had = first.setdefault((st.st_dev, st.st_ino), f)
+        if had is f:
+            out.append(f)
+        else:
+            scan.issues.append(Issue("warning", f"the file {had} again (named twice, or through a link): "
+                                     "read once", file=str(f)))
+    return out
 
 
 def _json_bytes(files: Sequence[Path]) -> int:
@@ -1134,6 +1259,7 @@ def assemble(scan: Scan) -> FleetInputs:
             config_source=config_source, topology=topology, topology_source=topo_source,
             pod_files=files, issues=tuple(node_issues), pod_ranges=ranges,
             pods_bound=scan.pod_counts.get(name, 0), capacity=_allocatable(obj, "capacity"),
+            pods_dumped_again=scan.node_copies.get(name, 0),
             nrt_attributes=_nrt_attributes(scan.nrt[name][0]) if name in scan.nrt else {},
         ))
     for node, count in sorted(scan.pod_counts.items()):
@@ -1147,10 +1273,18 @@ def assemble(scan: Scan) -> FleetInputs:
         if node not in scan.nodes or node in unnamed:
             issues.append(Issue("warning", _unused_configz(node, damaged=node in unnamed), node=node,
                                 file=scan.configz[node][1]))
-    if scan.pods_duplicated:
+    for f, count in sorted(scan.pods_repeated.items()):
         issues.append(Issue(
-            "info", f"{scan.pods_duplicated} pod(s) appear in more than one dump (same "
-            "namespace, name and uid): each counted and replayed once",
+            "warning", f"{count} pod(s) listed twice in this dump (same namespace, name and uid; "
+            "`kubectl get` lists each pod once: a damaged dump): each counted and replayed once, "
+            "as first listed", file=f))
+    again = sum(scan.dumped_again.values())
+    if again:
+        issues.append(Issue(
+            "info", f"{again} pod(s) appear in more than one dump (same namespace, name and uid): "
+            "each counted and replayed once (found again in "
+            + ", ".join(f"{f}: {n}" for f, n in sorted(scan.dumped_again.items())) + ")",
+            file=", ".join(sorted(scan.dumped_again)),
         ))
     return FleetInputs(nodes=nodes, issues=issues, files=scan.files,
                        pods_without_node=scan.unbound, pods_total=scan.pods_total,

@@ -44,6 +44,7 @@ from podnuma.fleet.inputs import (
     merge_scan,
     read_configz,
     read_objects,
+    read_once,
     scan_files,
     walk_inputs,
     with_inline_pods,
@@ -350,7 +351,7 @@ def load_live(kubeconfig: str, *, context: str | None = None, extra: Sequence[Pa
         if not p.exists():
             raise InputError("no such file or directory", file=str(p))
         walk_inputs(p, scan, files)
-    for f in files:
+    for f in read_once(files, scan):
         named = Based(str(f), bases[str(f)]) if bases and str(f) in bases else str(f)
         merge_scan(scan, scan_files([named], pack=False)[0])
     server = api_client.configuration.host

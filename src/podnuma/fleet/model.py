@@ -110,3 +110,6 @@ class NodeSpec:
     #: to it (partitions are sized by it)
     pod_ranges: tuple[tuple[str, int, int], ...] = ()
     pods_bound: int = 0
+    #: pods of this node found again in a later dump (same namespace, name
+    #: and uid): the replay compares their copies
+    pods_dumped_again: int = 0

@@ -14,7 +14,7 @@ from podnuma.fleet.files import _is_map, left_out, read_items
 from podnuma.fleet.model import Issue
 from podnuma.golang.rfc3339 import format_utc, instant
 
-__all__ = ["ACTIVE_PHASES", "compact_pod", "is_pod", "start_key", "start_order", "read_node_pods", "with_ranged_pods"]
+__all__ = ["ACTIVE_PHASES", "compact_pod", "with_allocation", "is_pod", "start_key", "start_order", "read_node_pods", "with_ranged_pods"]
 
 ACTIVE_PHASES = ("Running", "Pending", "Unknown")
 
@@ -24,10 +24,81 @@ def _meta(doc: Mapping[str, Any]) -> Mapping[str, Any]:
     return m if _is_map(m) else {}
 
 
+#: the fields of v1.37.2's ``ResourceRequirements`` (a container's
+#: ``resources``); another is a newer API server's, which Go's decoder skips
+_RESOURCE_FIELDS = ("limits", "requests", "claims")
+
+
 def _container_compact(c: Any) -> Any:
     if not _is_map(c):
         return c
     out = {k: c[k] for k in ("name", "resources", "restartPolicy") if k in c}
+    r = out.get("resources")
+    if _is_map(r) and any(k not in _RESOURCE_FIELDS for k in r):
+        out["resources"] = {k: r[k] for k in _RESOURCE_FIELDS if k in r}
+    return out
+
+
+def _requests_of(resources: Any) -> Any:
+    r = resources.get("requests") if _is_map(resources) else None
+    return r if r is not None else {}
+
+
+def with_allocation(spec: Mapping[str, Any], status: Any) -> dict[str, Any] | None:
+    """The compact ``spec`` with each container's resources as the kubelet
+    allocated them, where the dump's ``status`` shows an allocation other
+    than the spec (``None``: none does). A running pod's spec can ask more
+    (or less) than the kubelet allocated: a resize it deferred or found
+    infeasible (``PodResizePending``; the static CPU manager refuses to
+    resize a container with exclusive CPUs). The kubelet admits and
+    re-admits a pod with its allocated resources (v1.37.2
+    pkg/kubelet/allocation's ``AddPod``, ``UpdatePodFromAllocation``);
+    the API server shows them in ``status.containerStatuses[]`` (and
+    ``initContainerStatuses[]``): ``allocatedResources``, the allocated
+    requests, and ``resources``, the resources as applied, whose
+    ``limits`` are taken (without them, a limit equal to its request in
+    the spec follows the allocated request, as a resize keeps the QoS
+    class; another stays the spec's). A container whose
+    ``allocatedResources`` are its spec's requests is left as it is."""
+    if not _is_map(status):
+        return None
+    out: dict[str, Any] | None = None
+    for ck, sk in (("initContainers", "initContainerStatuses"), ("containers", "containerStatuses")):
+        ctrs, sts = spec.get(ck), status.get(sk)
+        if not isinstance(ctrs, list) or not isinstance(sts, list):
+            continue
+        alloc = {st["name"]: st for st in sts
+                 if _is_map(st) and type(st.get("name")) is str and _is_map(st.get("allocatedResources"))}
+        if not alloc:
+            continue
+        new: list[Any] | None = None
+        for i, c in enumerate(ctrs):
+            name = c.get("name") if _is_map(c) else None
+            st = alloc.get(name) if type(name) is str else None
+            if st is None:
+                continue
+            res = c.get("resources")
+            res = res if _is_map(res) else {}
+            requests = dict(st["allocatedResources"])
+            spec_requests = _requests_of(res)
+            if requests == spec_requests:
+                continue
+            want = dict(res)
+            want["requests"] = requests
+            applied = st.get("resources")
+            limits = applied.get("limits") if _is_map(applied) else None
+            if _is_map(limits):
+                want["limits"] = dict(limits)
+            elif _is_map(res.get("limits")) and _is_map(spec_requests):
+                want["limits"] = {k: requests[k] if k in requests and spec_requests.get(k) == v else v
+                                  for k, v in res["limits"].items()}
+            if new is None:
+                new = list(ctrs)
+            new[i] = {**c, "resources": want}
+        if new is not None:
+            if out is None:
+                out = dict(spec)
+            out[ck] = new
     return out
 
 
@@ -53,6 +124,7 @@ def compact_pod(doc: Mapping[str, Any]) -> dict[str, Any]:
         if k in spec:
             v = spec[k]
             out_spec[k] = [_container_compact(c) for c in v] if isinstance(v, list) else v
+    out_spec = with_allocation(out_spec, status) or out_spec
     out_status = {k: status[k] for k in ("phase", "startTime", "qosClass") if k in status}
     out: dict[str, Any] = {"apiVersion": "v1", "kind": "Pod", "metadata": out_meta, "spec": out_spec}
     if out_status:

@@ -97,6 +97,7 @@ from podnuma.fleet.pods import (
     is_pod,
     read_node_pods,
     start_order,
+    with_allocation,
     with_ranged_pods,
 )
 from podnuma.golang.jsonnumbers import json_float
@@ -120,6 +121,9 @@ _ITEMS = re.compile(rb'"items"\s*:\s*\[')
 _SEP = re.compile(rb"[ \t\r\n]*,?[ \t\r\n]*")
 _WS = re.compile(rb"[ \t\r\n]*")
 _POD_HEAD = re.compile(rb'"kind"\s*:\s*"Pod"')
+#: a pods dump's head: kubectl's list of pods, or the API server's own
+#: ``PodList`` (whose items say no kind)
+_PODS_HEAD = re.compile(rb'"kind"\s*:\s*"Pod(?:List)?"')
 _HEAD = 65536
 
 Unset = msgspec.UnsetType
@@ -189,9 +193,20 @@ class _TopPeek(msgspec.Struct, gc=False):
 # the fields :func:`podnuma.fleet.pods.compact_pod` keeps, and no other
 
 
+class _Resources(msgspec.Struct, gc=False):
+    """A container's ``resources``: the fields of v1.37.2's
+    ``ResourceRequirements``; another (a newer API server's) is skipped,
+    never built, as Go's decoder skips it (an integer too long to convert
+    in it costs nothing)."""
+
+    limits: Any | Unset = UNSET
+    requests: Any | Unset = UNSET
+    claims: Any | Unset = UNSET
+
+
 class _Ctr(msgspec.Struct, gc=False):
     name: Any | Unset = UNSET
-    resources: Any | Unset = UNSET
+    resources: _Resources | None | Unset = UNSET
     restartPolicy: Any | Unset = UNSET
 
 
@@ -240,17 +255,26 @@ def index_pod_file(
             data, ident = read_dump(path, name)
         except InputError:
             return None
-    if _POD_HEAD.search(data, 0, _HEAD) is None:
+    if _PODS_HEAD.search(data, 0, _HEAD) is None:
         return None
     top: Any = None
+    deep = False
 
     def raw_items(d: Any) -> Any:
-        nonlocal top
-        top = _TOP.decode(d)
+        nonlocal top, deep
+        try:
+            top = _TOP.decode(d)
+        except RecursionError:
+            deep = True
+            raise
         return top.items
 
     got = _decoded(data, data.isascii(), raw_items, lambda d: _TOP_PODS.decode(d).items,
                    lambda d: _TOP_PEEK.decode(d).items, hold)
+    if got is None and deep:
+        flat = shallow(data)
+        if flat is not data:  # (the same length: the ranges are the file's)
+            return index_pod_file(path, seen, flat, hold, ident)
     file = name if ident is None else DumpName(name, ident)
     if got is None:
         return _index_by_item(file, data, seen)
@@ -264,7 +288,8 @@ def index_pod_file(
     starts = _item_starts(data, m.end(), items, lengths)
     if starts is None:
         return None
-    got_index = _index_items(PodFileIndex(file=file), peek, full, starts, lengths, seen, weight, piece=False)
+    got_index = _index_items(PodFileIndex(file=file), peek, full, starts, lengths, seen, weight, piece=False,
+                             typed=top.kind == "PodList")
     if got_index is None:
         full, peek = None, []  # (let go before the items are read again)
         return _index_by_item(file, data, seen)
@@ -272,6 +297,49 @@ def index_pod_file(
 
 
 _PEEK_ONE = msgspec.json.Decoder(_Peek)
+
+#: how deep (containers, from the text's own) :func:`shallow` keeps a
+#: JSON text's values: no Kubernetes object nests deeper than about 15
+#: levels, and the fleet's depth limit is 100
+SHALLOW_DEPTH = 64
+#: a JSON string (its escapes whole) or a bracket: what :func:`shallow` reads
+_SHALLOW_TOKENS = re.compile(rb'"[^"\\]*+(?:\\.[^"\\]*+)*+"|[\[\]{}]', re.DOTALL)
+
+
+def shallow(data: bytes) -> bytes:
+    """``data`` (JSON text) with every container nested deeper than
+    :data:`SHALLOW_DEPTH` emptied: its contents made spaces, its brackets
+    kept (so the text keeps its length, and its items their byte ranges,
+    and the emptied value its type). For a text msgspec cannot decode for
+    its nesting (past about 1,000 levels, within Go's 10,000): the values
+    that deep are in fields the fleet does not read, which Go's decoder
+    skips (and a field it reads that deep is of the wrong type either
+    way). ``data`` itself when nothing is that deep. One pass, no
+    recursion; strings are skipped whole (a bracket in one is text)."""
+    depth = 0
+    cut = -1
+    spans: list[tuple[int, int]] = []
+    limit = SHALLOW_DEPTH
+    for m in _SHALLOW_TOKENS.finditer(data):
+        c = data[m.start()]
+        if c == 0x22:  # '"'
+            continue
+        if c in (0x5B, 0x7B):  # '[', '{'
+            depth += 1
+            if depth == limit + 1 and cut < 0:
+                cut = m.end()
+        else:
+            if depth == limit + 1 and cut >= 0:
+                if m.start() > cut:
+                    spans.append((cut, m.start()))
+                cut = -1
+            depth -= 1
+    if not spans:
+        return data
+    out = bytearray(data)
+    for a, b in spans:
+        out[a:b] = b" " * (b - a)
+    return bytes(out)
 
 
 def _index_by_item(file: str, data: bytes, seen: dict[bytes, str] | None) -> PodFileIndex | None:
@@ -331,7 +399,7 @@ def _index_by_item(file: str, data: bytes, seen: dict[bytes, str] | None) -> Pod
 def _index_items(
     out: PodFileIndex, peek: list[Any], full: list[_PodRaw] | None, starts: list[int],
     lengths: list[int], seen: dict[bytes, str] | None, weight: int, *, piece: bool,
-    general: Callable[[int], bool] | None = None,
+    general: Callable[[int], bool] | None = None, typed: bool = False,
 ) -> PodFileIndex | None:
     """``out`` filled with the items ``peek`` (their starts in ``out.file``
     and lengths; ``full``: the same items decoded whole, to hold), or
@@ -341,7 +409,10 @@ def _index_items(
     carries (a :class:`DumpName`), if any. ``general``: asked of an item
     that is not a clean pod (``None`` in ``peek``: not decoded), whether
     the general reader leaves it out (it then says so): the item is then
-    left out of the ranges, else the file is not taken."""
+    left out of the ranges, else the file is not taken. ``typed``: the
+    items of an API server's ``PodList``, each a pod whether it says its
+    kind or not (a range holds pods only: its readers take an item without
+    a kind for one)."""
     mine: dict[bytes, str] = {}  # this file's pods, told to ``seen`` once the file is taken
     blake2b = _blake2b
     unbound = duplicated = dropped = 0
@@ -351,7 +422,7 @@ def _index_items(
     first = last = size = 0
     spans: dict[int, tuple[int, int, int]] | None = None if full is None else {}
     for i, p in enumerate(peek):
-        if p is None or p.kind != "Pod" or (
+        if p is None or (p.kind != "Pod" and not (typed and p.kind in (None, ""))) or (
                 general is not None and not _clean_alone(p)):
             if general is None or not general(i):
                 return None
@@ -1097,6 +1168,18 @@ class _Status(msgspec.Struct, gc=False):
     phase: str | None | Unset = UNSET  # (another type: refused, as :class:`_PeekStatus` refuses it)
     startTime: Any | Unset = UNSET
     qosClass: Any | Unset = UNSET
+    # (read for the resources the kubelet allocated: :func:`_allocated_key`)
+    initContainerStatuses: msgspec.Raw = _NO
+    containerStatuses: msgspec.Raw = _NO
+
+
+class _CStatus(msgspec.Struct, gc=False):
+    """What :func:`podnuma.fleet.pods.with_allocation` reads of a
+    container's status."""
+
+    name: Any = None
+    allocatedResources: Any = None
+    resources: Any = None
 
 
 class _PodRaw(msgspec.Struct, gc=False):
@@ -1157,12 +1240,113 @@ def _spec_of(key: tuple[Any, ...], s: _SpecRaw, ann: msgspec.Raw) -> tuple[dict[
     return got
 
 
+_CSTATUSES = msgspec.json.Decoder(list[_CStatus], float_hook=json_float)
+
+
+class _CStatusRaw(msgspec.Struct, gc=False):
+    """What :func:`_allocated_key` memoises a container's status by: its
+    name and the bytes of its ``allocatedResources`` and ``resources``."""
+
+    name: Any = None
+    allocatedResources: msgspec.Raw = _NO
+    resources: msgspec.Raw = _NO
+
+
+_CSTATUSES_RAW = msgspec.json.Decoder(list[_CStatusRaw])
+#: :func:`_allocated_key`'s answers, by the spec's key and the bytes of
+#: what it reads of the statuses (the pods of one workload share them)
+_ALLOCATED: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+
+
+def _status_sig(raw: msgspec.Raw) -> Any:
+    """The bytes :func:`_allocated_key` reads of a pod's container statuses
+    (``raw``), hashable: per status its name and the bytes of its
+    ``allocatedResources`` and ``resources``; the whole bytes when they are
+    of another shape."""
+    if raw is _NO:
+        return None
+    try:
+        got = _CSTATUSES_RAW.decode(raw)
+    except _DECODE_ERRORS:
+        return bytes(raw)
+    out = []
+    for c in got:
+        if type(c.name) is not str:
+            return bytes(raw)
+        out.append((c.name, bytes(c.allocatedResources), bytes(c.resources)))
+    return tuple(out)
+
+
+def _statuses(raw: msgspec.Raw) -> Any:
+    """A pod's ``containerStatuses`` (or ``initContainerStatuses``): each
+    status's ``name``, ``allocatedResources`` and ``resources``, the rest
+    skipped; a value of another shape decoded whole (read as the general
+    decoding reads it)."""
+    if raw is _NO:
+        return None
+    try:
+        return [{"name": c.name, "allocatedResources": c.allocatedResources, "resources": c.resources}
+                for c in _CSTATUSES.decode(raw)]
+    except _DECODE_ERRORS:
+        return _ANY.decode(raw)
+
+
+def _allocated_key(key: tuple[Any, ...], p: _PodRaw) -> tuple[Any, ...]:
+    """``key`` (of ``p``'s spec, :func:`_spec_of`'s) with the resources the
+    kubelet allocated to its containers where its status shows others than
+    the spec's (:func:`podnuma.fleet.pods.with_allocation`): a third part,
+    their JSON, and that spec kept for the key; ``key`` itself otherwise."""
+    st = p.status
+    if st is None or (st.containerStatuses is _NO and st.initContainerStatuses is _NO):
+        return key
+    memo = (key, _status_sig(st.initContainerStatuses), _status_sig(st.containerStatuses))
+    got = _ALLOCATED.get(memo)
+    if got is not None and (got == key or got in _SPECS):
+        return got
+    rest, annotations = _SPECS.get(key) or _spec_of(key, p.spec or _SpecRaw(), _annotations(p))
+    new = with_allocation(rest, {"initContainerStatuses": _statuses(st.initContainerStatuses),
+                                 "containerStatuses": _statuses(st.containerStatuses)})
+    got = key
+    if new is not None:
+        got = (key[0], key[1], json.dumps([new.get("initContainers"), new.get("containers")], default=str))
+        if got not in _SPECS:
+            if len(_SPECS) >= _SPECS_LIMIT:
+                _SPECS.clear()
+            _SPECS[got] = (new, annotations)
+    if len(_ALLOCATED) >= _SPECS_LIMIT:
+        _ALLOCATED.clear()
+    _ALLOCATED[memo] = got
+    return got
+
+
+def _annotations(p: _PodRaw) -> msgspec.Raw:
+    return _NO if p.metadata is None else p.metadata.annotations
+
+
+def _spec_for(key: tuple[Any, ...], p: _PodRaw) -> tuple[dict[str, Any], Any]:
+    """The decoded spec and annotations of ``key`` (of ``p``: its spec's,
+    :func:`_allocated_key`'s when it has three parts), decoded again when
+    the memo let them go."""
+    got = _SPECS.get(key)
+    if got is not None:
+        return got
+    got = _spec_of(key[:2], p.spec or _SpecRaw(), _annotations(p))
+    if len(key) > 2:  # (the same statuses give the same key again)
+        got = _SPECS.get(_allocated_key(key[:2], p)) or got
+    return got
+
+
 def _ctr(c: _Ctr) -> dict[str, Any]:
     d: dict[str, Any] = {}
     if c.name is not UNSET:
         d["name"] = c.name
-    if c.resources is not UNSET:
-        d["resources"] = c.resources
+    r = c.resources
+    if r is not UNSET:
+        if r is None:
+            d["resources"] = None
+        else:
+            d["resources"] = {k: v for k, v in (("limits", r.limits), ("requests", r.requests),
+                                                 ("claims", r.claims)) if v is not UNSET}
     if c.restartPolicy is not UNSET:
         d["restartPolicy"] = c.restartPolicy
     return d
@@ -1184,7 +1368,9 @@ def _spec_key(p: _PodRaw) -> tuple[tuple[Any, ...], dict[str, Any], Any]:
     # can be in JSON text unescaped, so the joined bytes are equal exactly
     # when the parts are
     key = (ns, b"\0".join((ann, s.resources, s.overhead, s.restartPolicy, s.initContainers, s.containers)))
-    rest, annotations = _spec_of(key, s, ann)
+    _spec_of(key, s, ann)
+    key = _allocated_key(key, p)
+    rest, annotations = _spec_for(key, p)
     return key, rest, annotations
 
 
@@ -1245,18 +1431,21 @@ def _int_or_mark(digits: str, seen: list[str]) -> int | _TooLong:
         return _TooLong(digits)
 
 
-def _holds(value: Any, kind: type) -> bool:
-    """Whether ``value`` (decoded JSON) holds a value of ``kind`` at any depth."""
-    todo = [value]
+def _holds(value: Any, kind: type) -> str | None:
+    """The field path in ``value`` (decoded JSON) of a value of ``kind``
+    it holds at any depth (``""``: ``value`` itself); ``None``: none."""
+    from podnuma.fieldkit import field_path
+
+    todo: list[tuple[Any, str]] = [(value, "")]
     while todo:
-        v = todo.pop()
+        v, at = todo.pop()
         if isinstance(v, kind):
-            return True
+            return at
         if isinstance(v, dict):
-            todo.extend(v.values())
+            todo.extend((x, field_path(at, str(k))) for k, x in reversed(v.items()))
         elif isinstance(v, list):
-            todo.extend(v)
-    return False
+            todo.extend((x, field_path(at, i)) for i, x in reversed(list(enumerate(v))))
+    return None
 
 
 def _general_items(text: bytes, name: str) -> list[Any]:
@@ -1271,18 +1460,24 @@ def _general_items(text: bytes, name: str) -> list[Any]:
     out: list[Any] = []
     errors: list[InputError] = []
     for d in items:
+        # (a range holds pods only: a PodList's item says no kind)
+        pod = is_pod(d) or (type(d) is dict and d.get("kind") in (None, ""))
+        compact = compact_pod(d) if pod else d
         try:
-            if too_long and _holds(d, _TooLong):
+            # (in a field the fleet does not read, such a number is skipped,
+            # as Go's decoder skips the field: only the compact pod counts)
+            where = _holds(compact, _TooLong) if too_long else None
+            if where is not None:
                 # (the general reader refuses such a number: this item alone)
                 raise InputError(f"invalid JSON: a number of more than {sys.get_int_max_str_digits()} digits",
-                                 file=name)
+                                 file=name, path=where)
             check_tree([d], name=name, limits=FLEET_LIMITS)
         except InputError as e:
             # (a lone surrogate's path: the item's field, not its place in this range)
             path = e.path[3:].lstrip(".") if e.path.startswith("[0]") else e.path
             errors.append(InputError(e.message, path=path, file=e.file))
             continue
-        out.append(compact_pod(d) if is_pod(d) else d)
+        out.append(compact)
     if errors:
         raise _SomeItems(out, errors)
     return out
@@ -1295,6 +1490,10 @@ def _decode_range(chunk: bytes, name: str) -> list[Any]:
     text = b"[" + chunk + b"]"
     try:
         return [_keyed(p) for p in _PODS_RAW.decode(text)]
+    except RecursionError:  # (nested past msgspec's limit: as the index read it)
+        text = shallow(text)
+        with contextlib.suppress(*_DECODE_ERRORS):
+            return [_keyed(p) for p in _PODS_RAW.decode(text)]
     except _DECODE_ERRORS:
         pass
     return _general_items(text, name)
@@ -1387,8 +1586,7 @@ class ScannedPod(Mapping[str, Any]):
         d = self._doc
         if d is None:
             raw = self._raw
-            rest, annotations = _spec_of(self.key, raw.spec or _SpecRaw(),
-                                         _NO if raw.metadata is None else raw.metadata.annotations)
+            rest, annotations = _spec_for(self.key, raw)
             d = self._doc = _compact(raw, self.key, rest, annotations)
         return d
 
@@ -1415,6 +1613,10 @@ def _decode_scanned(chunk: bytes, name: str) -> list[Any]:
     text = b"[" + chunk + b"]"
     try:
         return _scanned(_PODS_RAW.decode(text))
+    except RecursionError:  # (nested past msgspec's limit: as the index read it)
+        text = shallow(text)
+        with contextlib.suppress(*_DECODE_ERRORS):
+            return _scanned(_PODS_RAW.decode(text))
     except _DECODE_ERRORS:
         pass
     return _general_items(text, name)
@@ -1445,7 +1647,7 @@ def _scanned(pods: list[_PodRaw]) -> list[Any]:
                                 s.containers)))
         if key not in specs:
             _spec_of(key, s, ann)
-        if p.kind != "Pod":
+        if p.kind != "Pod" and p.kind not in (None, ""):  # (a PodList's item says none)
             continue
         st = p.status
         if st is not None:
@@ -1453,6 +1655,8 @@ def _scanned(pods: list[_PodRaw]) -> list[Any]:
             if type(phase) is str and phase not in _ACTIVE:
                 continue
             start = st.startTime
+            if st.containerStatuses is not _NO or st.initContainerStatuses is not _NO:
+                key = _allocated_key(key, p)
         else:
             start = UNSET
         pod = new(ScannedPod)
@@ -1631,5 +1835,5 @@ def node_pods(
     if not ranges:
         return by_node[node], issues
     got, errors = pods_of_ranges({node: ranges})
-    issues.extend(Issue("warning", e.message, node=node, file=e.file) for _, e in errors)
+    issues.extend(Issue("warning", e.message, node=node, file=e.file, path=e.path) for _, e in errors)
     return with_ranged_pods(node, by_node[node], got[node]), issues

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from podnuma.analysis.measure import measure
+from podnuma.analysis.measure import DENSITY_CAP, measure
 from podnuma.analysis.rewrite import sidecar_names
 from podnuma.api._gates_v137 import GATES as _KNOWN_GATES
 from podnuma.api.kubeletconfig import (
@@ -54,7 +54,7 @@ from podnuma.api.kubeletconfig import (
 from podnuma.api.pod import Pod
 from podnuma.api.pod_manifest import parse_pod
 from podnuma.api.pod_types import without_unknown_fields
-from podnuma.api.qos import compute_pod_qos
+from podnuma.api.qos import compute_pod_qos, served_qos_class, with_status_qos
 from podnuma.cm.container_manager import Node
 from podnuma.cm.cpumanager.policy_options import FULL_PCPUS_ONLY_OPTION
 from podnuma.cm.cpumanager.policy_static import POLICY_STATIC as CPU_POLICY_STATIC
@@ -63,9 +63,10 @@ from podnuma.cm.results import NodeSummary, StepResult
 from podnuma.errors import InputError, KubeletStartupError, PodnumaError
 from podnuma.fieldkit import type_name
 from podnuma.fleet.assumptions import contradictions
+from podnuma.fleet.copies import NodeDumps
 from podnuma.fleet.gates import gate_changes
 from podnuma.fleet.model import Issue, NodeSpec
-from podnuma.fleet.pods import read_node_pods
+from podnuma.fleet.pods import read_node_pods, start_order
 from podnuma.fleet.podscan import (
     KeyedSpec,
     PodLabels,
@@ -85,8 +86,8 @@ from podnuma.scenario.run import RunResult
 if TYPE_CHECKING:
     from podnuma.analysis.advise import Advice
 
-__all__ = ["ReplayCache", "replay_node", "replay_partition", "workload_of", "node_run", "node_run_result",
-           "node_scenarios"]
+__all__ = ["DensityScenario", "ReplayCache", "replay_node", "replay_partition", "workload_of", "node_run",
+           "node_run_result", "node_scenarios", "node_scenarios_with_density"]
 
 _HASH_SUFFIX = re.compile(r"-[a-z0-9]{5,10}$")
 
@@ -617,8 +618,10 @@ def _raise_or(got: Pod | InputError) -> Pod:
 
 def _parse_pods(
     docs: Sequence[Mapping[str, Any]], config: KubeletConfig, node: str,
-    cache: ReplayCache | None = None,
+    cache: ReplayCache | None = None, dumps: NodeDumps | None = None,
 ) -> tuple[list[_Pod], list[Issue]]:
+    """The pods ``docs`` parsed; a pod that cannot be is not replayed, with
+    a warning naming the dump it was read from (``dumps``: the node's)."""
     pods: list[_Pod] = []
     issues: list[Issue] = []
     gates_key = _sig(config.feature_gates.explicit())
@@ -637,7 +640,7 @@ def _parse_pods(
             pod, key = _parse_keyed(doc, config, cache, gates_key)
         except InputError as e:
             issues.append(Issue("warning", f"{_pod_ref(doc)} not replayed: {e.message}", node=node,
-                                path=e.path))
+                                file=dumps.source(doc) if dumps is not None else None, path=e.path))
             continue
         if key is None or cache is None:
             sidecars = sidecar_names(pod)
@@ -650,7 +653,49 @@ def _parse_pods(
             if type(template) is Pod:
                 cache.parsed[key] = (template, sidecars)
         pods.append(_Pod(doc=doc, pod=pod, workload=workload_of(doc), sidecars=sidecars))
-    return _unique_uids(pods, issues, node)
+    _served_classes(pods, config, issues, node)
+    return _unique_uids(*_unique_names(pods, issues, node, dumps), node)
+
+
+def _served_classes(pods: Sequence[_Pod], config: KubeletConfig, issues: list[Issue], node: str) -> None:
+    """Each pod's QoS class as the kubelet reads it (``GetPodQOS``): the
+    API server's ``status.qosClass`` when the dump has one, else the class
+    of the spec. The class is fixed when the pod is created; a pod created
+    under other gates (an empty ``spec.resources`` before
+    ``PodLevelResourcesFixKubeletQOSClass``) keeps a class its spec no
+    longer gives, and the managers go by it. Such a pod is named in an
+    ``info`` issue: a scenario written of the node (``--as-scenario``)
+    creates its pods again, and the replay of it computes the class."""
+    gates = config.feature_gates
+    plr = gates.enabled("PodLevelResources")
+    fix = gates.enabled("PodLevelResourcesFixKubeletQOSClass")
+    # pods sharing a parse share the copy's memo (keyed by the parse's memo,
+    # which the entry keeps alive)
+    copies: dict[tuple[int, str], tuple[Pod, Pod]] = {}
+    for p in pods:
+        doc = p.doc
+        if type(doc) is ScannedPod:
+            value = doc.rest()[3]
+        else:
+            status = doc.get("status")
+            value = status.get("qosClass") if isinstance(status, Mapping) else None
+        served = served_qos_class(value)
+        if served is None:
+            continue
+        pod = p.pod
+        k = (id(pod.memo()), served)
+        got = copies.get(k)
+        if got is None:
+            copy = with_status_qos(pod, served)
+            copies[k] = (pod, copy)
+        else:
+            copy = got[1].with_identity(pod.name, pod.uid, pod.labels)
+        computed = compute_pod_qos(pod, pod_level_resources=plr, fix_kubelet_qos_class=fix)
+        if computed != served:
+            issues.append(Issue("info", f"pod {pod.ref}: replayed as {served}, its status.qosClass (the class "
+                                f"the kubelet reads), while its spec gives {computed}; a scenario written of "
+                                "the node creates the pod again and so computes the class", node=node))
+        p.pod = copy
 
 
 def _pod_ref(doc: Mapping[str, Any]) -> str:
@@ -689,25 +734,93 @@ def _unique_uids(pods: list[_Pod], issues: list[Issue], node: str) -> tuple[list
     return kept, issues
 
 
-def _density(
-    machine: Machine, mkey: str, config: KubeletConfig, ckey: str, pods: Sequence[_Pod],
-    cache: ReplayCache,
-) -> dict[str, dict[str, Any]]:
-    out: dict[str, dict[str, Any]] = {}
+def _newer(p: _Pod) -> tuple[str, str, str]:
+    """What tells the newer of two pods of one namespace and name (one
+    re-created under the other's name): its creation, then its start
+    (:func:`~podnuma.fleet.pods.start_order`), then its uid (whatever
+    the order the dumps were read in)."""
+    meta = p.doc.get("metadata")
+    status = p.doc.get("status")
+    created = meta.get("creationTimestamp") if isinstance(meta, Mapping) else None
+    started = status.get("startTime") if isinstance(status, Mapping) else None
+    return (start_order(created) if isinstance(created, str) else "",
+            start_order(started) if isinstance(started, str) else "", p.pod.uid)
+
+
+def _uid_in(p: _Pod, dumps: NodeDumps | None) -> str:
+    """A pod's uid and the dump it was read from, for an issue."""
+    got = dumps.source(p.doc) if dumps is not None else None
+    return f"uid {p.pod.uid}" + (f" in {got}" if got else "")
+
+
+def _unique_names(pods: list[_Pod], issues: list[Issue], node: str,
+                  dumps: NodeDumps | None) -> tuple[list[_Pod], list[Issue]]:
+    """``pods`` (in start order) with one pod of each namespace and name:
+    the API server holds one pod of a name at a time, so two uids of one
+    name (a pod deleted and re-created between two dumps, or while one
+    was taken) are an input problem, not a rejection (the kubelet would
+    refuse the second as already running); the newer (:func:`_newer`) is
+    replayed, as the node runs it now, with a warning naming both uids and
+    the dumps they were read from (``dumps``: the node's)."""
+    kept: dict[str, int] = {}
+    dropped: set[int] = set()
+    for i, p in enumerate(pods):
+        ref = p.pod.ref
+        j = kept.get(ref)
+        if j is None:
+            kept[ref] = i
+            continue
+        old, new = (j, i) if _newer(pods[j]) <= _newer(p) else (i, j)
+        dropped.add(old)
+        kept[ref] = new
+        issues.append(Issue(
+            "warning", f"pod {ref} is in the dumps twice with two uids ({_uid_in(pods[new], dumps)}, "
+            f"{_uid_in(pods[old], dumps)}): re-created under its name between two dumps; replayed once, "
+            f"as the node runs it now: the newer, uid {pods[new].pod.uid} (the API server holds one "
+            "pod of a name at a time: the inputs are of two moments)", node=node))
+    if not dropped:
+        return pods, issues
+    return [p for i, p in enumerate(pods) if i not in dropped], issues
+
+
+def _density_pods(pods: Sequence[_Pod]) -> dict[str, _Pod]:
+    """The pod measured for each workload's density (by workload name, in
+    name order): its first Guaranteed pod (a DaemonSet's and a static pod's
+    run one per node: none)."""
+    out: dict[str, _Pod] = {}
     for p in pods:
         kind, name = p.workload
         if kind in ("DaemonSet", "Node") or name in out:
             continue
         if compute_pod_qos(p.pod, pod_level_resources=True) != "Guaranteed":
             continue
-        key = (mkey, ckey, _pod_sig(p.doc))
-        got = cache.density.get(key)
-        if got is None:
-            m = measure(machine, config, p.pod, label="density", sidecars=p.sidecars)
-            got = (m.density, m.density_stop)
-            cache.density[key] = got
-        out[name] = {"kind": kind, "copies": got[0], "stop": got[1]}
+        out[name] = p
     return dict(sorted(out.items()))
+
+
+def _density_of(
+    machine: Machine, mkey: str, config: KubeletConfig, ckey: str, p: _Pod, cache: ReplayCache,
+) -> tuple[int, str | None]:
+    """The copies of ``p`` that fit on an empty node (the engine counting
+    them, as ``podnuma advise`` does) and the reason of the first refused."""
+    key = (mkey, ckey, _pod_sig(p.doc))
+    got = cache.density.get(key)
+    if got is None:
+        m = measure(machine, config, p.pod, label="density", sidecars=p.sidecars)
+        got = (m.density, m.density_stop)
+        cache.density[key] = got
+    return got
+
+
+def _density(
+    machine: Machine, mkey: str, config: KubeletConfig, ckey: str, pods: Sequence[_Pod],
+    cache: ReplayCache,
+) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for name, p in _density_pods(pods).items():
+        copies, stop = _density_of(machine, mkey, config, ckey, p, cache)
+        out[name] = {"kind": p.workload[0], "copies": copies, "stop": stop}
+    return out
 
 
 def _rewrite(
@@ -783,7 +896,7 @@ def replay_node(
         else:
             pods, file_issues = node_pods(spec.name, spec.pod_files, spec.pod_ranges)
             issues.extend(Issue(i.severity if i.severity == "warning" else "warning", i.message,
-                                node=spec.name, file=i.file) for i in file_issues)
+                                node=spec.name, file=i.file, path=i.path) for i in file_issues)
     report["podCount"] = len(pods)
 
     def finish(status: str) -> dict[str, Any]:
@@ -839,7 +952,10 @@ def replay_node(
     else:
         issues.extend(Issue("warning", f"{c} ({spec.config_source})", node=spec.name)
                       for c in found)
-    parsed, pod_issues = _parse_pods(pods, config, spec.name, cache)
+    dumps = NodeDumps(spec) if spec.pods is None else None
+    if dumps is not None and spec.pods_dumped_again:
+        issues.extend(dumps.differing_copies())
+    parsed, pod_issues = _parse_pods(pods, config, spec.name, cache, dumps)
     issues.extend(pod_issues)
     report["machine"] = {
         "cpus": machine.topology.cpus().size(),
@@ -950,7 +1066,7 @@ def _replay_partition(
             continue
         extra = [Issue("warning", i.message, node=s.name, file=i.file)
                  for i in file_issues if i.file in s.pod_files]
-        extra.extend(Issue("warning", e.message, node=s.name, file=e.file)
+        extra.extend(Issue("warning", e.message, node=s.name, file=e.file, path=e.path)
                      for n, e in range_errors if n == s.name)
         spec = s if not extra else _with_issues(s, extra)
         pods = by_node.get(s.name, [])
@@ -992,6 +1108,45 @@ def node_run_result(spec: NodeSpec) -> RunResult | None:
                      checkpoints={}, checkpoint_files={})
 
 
+@dataclass(frozen=True)
+class DensityScenario:
+    """The replay of one density figure: ``copies`` of ``workload``'s pod
+    (a ``kind``) fit on an empty node of the run ``run`` (its label), then
+    one is refused (``stop``: why; none past the count's cap, ``capped``).
+    ``index``: the workload's place (from 1) in the run's ``density``
+    (workloads in name order). ``scenario``: the node, the run's
+    configuration and one ``addPod`` per copy, as the count added them
+    (the pod itself, then ``NAME-i`` with the UID derived from its name),
+    so ``steps[copies]`` is the refusal."""
+
+    run: str
+    index: int
+    workload: str
+    kind: str
+    copies: int
+    stop: str | None
+    capped: bool
+    scenario: dict[str, Any]
+
+
+def _copy_doc(doc: Mapping[str, Any], i: int) -> dict[str, Any]:
+    """The ``i``-th copy of a pod's scenario form as :func:`measure` adds
+    it: the pod itself, then ``NAME-i`` without its UID (derived from the
+    namespace and name, as the count derives it)."""
+    out = json.loads(json.dumps(doc))
+    if i:
+        meta = dict(out.get("metadata") or {})
+        name = str(meta.get("name") or "")
+        copy_name = f"{name}-{i}"
+        if len(copy_name) > 253:
+            copy_name = f"{name[: 253 - len(str(i)) - 1]}-{i}"
+        meta["name"] = copy_name
+        meta.pop("uid", None)
+        out["metadata"] = meta
+    assert isinstance(out, dict)
+    return out
+
+
 def node_scenarios(
     spec: NodeSpec, what_ifs: Sequence[WhatIf] = (), *, baseline: str = "as running",
 ) -> dict[str, dict[str, Any]]:
@@ -1004,15 +1159,25 @@ def node_scenarios(
     kubelet oracle replay them; a what-if the kubelet would not start with
     is written too (both report the refusal the report gives). A node
     without a usable machine or configuration has none."""
+    return node_scenarios_with_density(spec, what_ifs, baseline=baseline, density=False)[0]
+
+
+def node_scenarios_with_density(
+    spec: NodeSpec, what_ifs: Sequence[WhatIf] = (), *, baseline: str = "as running", density: bool = True,
+) -> tuple[dict[str, dict[str, Any]], list[DensityScenario]]:
+    """:func:`node_scenarios`, and (``density``) the replay of each density
+    figure of each run (:class:`DensityScenario`: the run's workloads
+    counted again, on the pods and configuration of its scenario)."""
+    densities: list[DensityScenario] = []
     if spec.topology is None:
-        return {}
+        return {}, densities
     cache = ReplayCache()
     try:
         machine = _machine(spec, cache)
         base_doc = _without_unknown_gates(spec.config if spec.config is not None else {})[0]
         config = _config(base_doc, cache)
     except PodnumaError:
-        return {}
+        return {}, densities
     if spec.pods is not None:
         pods: Sequence[Mapping[str, Any]] = spec.pods
     else:
@@ -1024,21 +1189,47 @@ def node_scenarios(
         if isinstance(node_form.get(key), str):
             node_form[key] = str(Path(node_form[key]).resolve())
 
-    def scenario(doc: Mapping[str, Any], run: Sequence[_Pod]) -> dict[str, Any]:
+    def pod_form(p: _Pod) -> dict[str, Any]:
+        # (a quantity read from a JSON number's text keeps that text; a
+        # field v1.37.2 lacks, which the replay dropped, is left out: the
+        # scenario is decoded strictly, as the API server does)
+        got = json.loads(json.dumps(json_numbers.with_texts(dict(without_unknown_fields(p.doc))), default=str))
+        assert isinstance(got, dict)
+        return got
+
+    def head(doc: Mapping[str, Any]) -> dict[str, Any]:
         return {
             "apiVersion": "podnuma.io/v1", "kind": "Scenario",
             "node": json.loads(json.dumps(node_form, default=str)),
             "kubeletConfig": json.loads(json.dumps(dict(doc), default=str)),
-            # (a quantity read from a JSON number's text keeps that text; a
-            # field v1.37.2 lacks, which the replay dropped, is left out: the
-            # scenario is decoded strictly, as the API server does)
-            "steps": [*({"addPod": json.loads(json.dumps(
-                            json_numbers.with_texts(dict(without_unknown_fields(p.doc))), default=str))}
-                        for p in run),
-                      {"reconcile": {}}],
         }
 
+    def scenario(doc: Mapping[str, Any], run: Sequence[_Pod]) -> dict[str, Any]:
+        return {**head(doc), "steps": [*({"addPod": pod_form(p)} for p in run), {"reconcile": {}}]}
+
+    def counted(label: str, doc: Mapping[str, Any], cfg: KubeletConfig, run: Sequence[_Pod]) -> None:
+        # (each density figure as the report counts it: replay_node's _density)
+        ckey = _sig(doc)
+        for k, (name, p) in enumerate(_density_pods(run).items(), 1):
+            copies, stop = _density_of(machine, mkey, cfg, ckey, p, cache)
+            capped = stop is None and copies >= DENSITY_CAP
+            form = pod_form(p)
+            steps = [{"addPod": _copy_doc(form, i)} for i in range(copies if capped else copies + 1)]
+            densities.append(DensityScenario(run=label, index=k, workload=name, kind=p.workload[0],
+                                             copies=copies, stop=stop, capped=capped,
+                                             scenario={**head(doc), "steps": steps}))
+
+    def starts(cfg: KubeletConfig) -> bool:
+        # (a run the kubelet would not start has no density figure)
+        try:
+            Node(machine, cfg)
+        except KubeletStartupError:
+            return False
+        return True
+
     out = {baseline: scenario(base_doc, parsed)}
+    if density and starts(config):
+        counted(baseline, base_doc, config, parsed)
     for w in what_ifs:
         doc = apply_config(base_doc, w)
         try:
@@ -1051,4 +1242,9 @@ def node_scenarios(
             wpods = _rewrite(wpods, machine, mkey, config, _sig(base_doc), wcfg, cache,
                              w.shared_pool_cpus)
         out[w.label] = scenario(doc, wpods)
-    return out
+        if density and starts(wcfg):
+            dpods = wpods
+            if w.gates and not w.pod_level:  # (parsed again under its gates, as the report's run is)
+                dpods, _ = _parse_pods([p.doc for p in parsed], wcfg, spec.name, cache)
+            counted(w.label, doc, wcfg, dpods)
+    return out, densities

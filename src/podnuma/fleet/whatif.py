@@ -42,7 +42,7 @@ from podnuma.api.kubeletconfig import (
 )
 from podnuma.errors import InputError
 
-__all__ = ["WhatIf", "parse_what_if", "apply_config", "MAX_SHARED_POOL_CPUS"]
+__all__ = ["WhatIf", "parse_what_if", "apply_config", "MAX_SHARED_POOL_CPUS", "SHARED_POOL_BOUND"]
 
 _FIELDS = {
     "scope": "topologyManagerScope",
@@ -118,6 +118,12 @@ class WhatIf:
 #: larger pool fits on no node, and would only overflow the pod's budget
 MAX_SHARED_POOL_CPUS = 8192
 
+#: the words of a shared pool past :data:`MAX_SHARED_POOL_CPUS`, after the
+#: value (``--what-if shared-pool-cpus=N``, ``advise --shared-pool-cpus N``,
+#: the web's ``sharedPoolCpus``)
+SHARED_POOL_BOUND = (f"at most {MAX_SHARED_POOL_CPUS} CPUs (Linux runs at most {MAX_SHARED_POOL_CPUS} CPUs "
+                     "on a node: a larger shared pool fits on none)")
+
 
 def parse_what_if(text: str) -> WhatIf:
     """Parse one ``--what-if`` value; ``InputError`` naming the bad part."""
@@ -149,9 +155,7 @@ def parse_what_if(text: str) -> WhatIf:
             if not (value.isascii() and value.isdigit()) or not digits:
                 raise InputError(f"--what-if: {part}: expected a whole number of CPUs >= 1")
             if len(digits) > 5 or int(digits) > MAX_SHARED_POOL_CPUS:
-                raise InputError(
-                    f"--what-if: {part}: at most {MAX_SHARED_POOL_CPUS} CPUs (Linux runs at most "
-                    f"{MAX_SHARED_POOL_CPUS} CPUs on a node: a larger shared pool fits on none)")
+                raise InputError(f"--what-if: {part}: {SHARED_POOL_BOUND}")
             shared = int(value)
             continue
         if not sep or not value:

@@ -34,6 +34,11 @@ with PROBLEM (:func:`path_problem`) one of:
   elsewhere) is never taken for a directory named ``-``;
 * ``not empty (...)``: a directory the command fills that holds files
   (:func:`check_empty`).
+
+A file an option names for the command to write (``--as-scenario FILE``,
+``--output-file``) is refused as ``PATH: OPTION: cannot write: WHY``
+(:func:`cannot_write`), WHY the system's words but for a missing directory
+to hold it, ``its directory does not exist`` (:func:`write_problem`).
 """
 
 from __future__ import annotations
@@ -44,7 +49,10 @@ import stat
 
 from podnuma.errors import InputError
 
-__all__ = ["DASH_DIRECTORY", "check_directory", "check_empty", "path_message", "path_problem", "unreachable"]
+__all__ = [
+    "DASH_DIRECTORY", "MISSING_DIRECTORY", "cannot_write", "check_directory", "check_empty", "path_message",
+    "path_problem", "unreachable", "write_problem",
+]
 
 #: what is said of ``-`` given as a directory
 DASH_DIRECTORY = ("'-' names no directory (standard input and output are not directories): "
@@ -177,6 +185,34 @@ def check_directory(path: str | os.PathLike[str], option: str, *, must_exist: bo
     problem = path_problem(path, must_exist=must_exist)
     if problem is not None:
         raise InputError(f"{option}: {problem}", file=os.fspath(path))
+
+
+#: why a file cannot be written where its directory is missing (``ENOENT``
+#: from making the file: the system's words name no culprit)
+MISSING_DIRECTORY = "its directory does not exist"
+
+
+def write_problem(path: str | os.PathLike[str], e: OSError) -> str:
+    """Why the file ``path`` could not be written, after ``e``: the one
+    wording of every output an option names (``--as-scenario``,
+    ``--output-file``, checked before the work or failing at the write):
+    :data:`MISSING_DIRECTORY` when making the file failed for want of its
+    directory (a name ending as a directory's, ``r.json/``, held by the
+    directory before it), else the system's words."""
+    if e.errno == errno.ENOENT:
+        parent = os.path.dirname(_classified(os.fspath(path))) or "."
+        if not os.path.isdir(parent):
+            return MISSING_DIRECTORY
+    return f"{e.strerror or e}"
+
+
+def cannot_write(option: str | None, path: str | os.PathLike[str], why: OSError | str) -> InputError:
+    """The error for a file an option names that cannot be written:
+    ``PATH: OPTION: cannot write: WHY`` (``PATH: cannot write: WHY`` without
+    an option), ``why`` an ``OSError`` said by :func:`write_problem`."""
+    said = write_problem(path, why) if isinstance(why, OSError) else why
+    head = f"{option}: " if option else ""
+    return InputError(f"{head}cannot write: {said}", file=os.fspath(path))
 
 
 def check_empty(path: str | os.PathLike[str], option: str, hint: str) -> None:

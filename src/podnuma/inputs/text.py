@@ -112,7 +112,9 @@ class TextInput:
         else:
             text = read_text(path, what=what, name=name)
         base_dir = Path.cwd() if is_stdin(path) else Path(path).parent
-        return cls(text, name, base_dir, str(path))
+        # (reports say where it came from by its name: standard input is
+        # <stdin> there as in every message, never '-')
+        return cls(text, name, base_dir)
 
 
 def refuse_files(doc: Document, fields: tuple[tuple[str, str], ...] = FILE_FIELDS,

@@ -28,7 +28,7 @@ def _cpus(count_set: CPUSet) -> str:
 
 #: cells of names and reasons: wrapped at word boundaries only (a CamelCase
 #: reason wider than its column between its words), never mid-word
-_WORDS = frozenset({"qos", "admitted", "nodeshared", "density", "stop"})
+_WORDS = frozenset({"qos", "admitted", "nodeshared", "density", "stop", "hugepages"})
 #: cells of a CPU count and its list (``11 (1-6,17,19-22)``): wrapped after
 #: the count or a comma of the list, never inside a range
 _COUNTED = frozenset({"exclusive", "podshared", "sidecar", "held"})
@@ -71,6 +71,8 @@ def _text_cell(m: Measurement, what: str) -> Text:
         return Text(_cpus(m.held_cpus))
     if what == "memory":
         return Text(format_size(m.memory_bytes) if m.memory_bytes else "0")
+    if what == "hugepages":  # (each size apart: a pool of its own on the node)
+        return Text(", ".join(f"{res} {format_size(n)}" for res, n in m.hugepages_bytes) or "0")
     if what == "numa":
         return Text(",".join(str(n) for n in m.numa_nodes) if m.numa_nodes else "-")
     if what == "density":
@@ -89,6 +91,7 @@ _ROWS = (
     ("sidecar-only CPUs", "sidecar"),
     ("CPUs taken from node", "held"),
     ("memory pinned", "memory"),
+    ("huge pages pinned", "hugepages"),
     ("NUMA nodes", "numa"),
     ("density (copies)", "density"),
     ("next copy rejected", "stop"),
@@ -145,15 +148,18 @@ class _RunsTable:
             words(Text(f"{FORM_NAMES[m.label]}{' *' if m.label == c.written else ''}\nscope {m.scope}"))
             for m in c.runs
         ]
-        self.titles = [words(Text(title, style="bold")) for title, _ in _ROWS]
-        self.cells = [[_cell(m, key) for _, key in _ROWS] for m in c.runs]
+        # (the huge pages row only for a pod that has huge pages pinned)
+        pages = any(m.hugepages_bytes for m in c.runs)
+        self.rows = [(title, key) for title, key in _ROWS if key != "hugepages" or pages]
+        self.titles = [words(Text(title, style="bold")) for title, _ in self.rows]
+        self.cells = [[_cell(m, key) for _, key in self.rows] for m in c.runs]
 
     def _table(self, runs: Sequence[int], widths: Sequence[int] | None) -> Table:
         table = Table(box=box.SIMPLE_HEAD, show_lines=False)
         table.add_column("", width=None if widths is None else widths[0])
         for k, i in enumerate(runs):
             table.add_column(self.headers[i], width=None if widths is None else widths[k + 1])
-        for r in range(len(_ROWS)):
+        for r in range(len(self.rows)):
             table.add_row(self.titles[r], *(self.cells[i][r] for i in runs))
         return table
 

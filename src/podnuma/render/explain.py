@@ -240,6 +240,12 @@ def _side_effect_lines(alt: Mapping[str, Any]) -> list[str]:
         lines.append(f"no side effect on the other pods ({before}{later} compared)")
     else:
         lines.append(f"({before}{later} compared)")
+    restart = alt.get("restart")
+    if restart:
+        lines.append(
+            f"after a kubelet restart (v1.37.2, {restart['upstreamIssue']}), the pod alone on the node "
+            f"(scope {restart['scope']}): {restart['summary']}"
+        )
     return lines
 
 

@@ -3,7 +3,7 @@
 Used by ``podnuma demo`` for its pod-level section: one row per container
 with the CPUs, pool and memory it gets in each form, then what the node
 gives up for the pod in each form (CPUs taken out of the node's shared pool,
-exclusive CPUs held by sidecars, memory pinned).
+sidecar-only CPUs: exclusive CPUs held by sidecars alone, memory pinned).
 """
 
 from __future__ import annotations
@@ -100,7 +100,7 @@ def side_by_side(
         Text(str(b.cpus_taken.size()), style="bold"),
     )
     table.add_row(
-        "exclusive CPUs held by sidecars",
+        "sidecar-only CPUs",
         str(a.sidecar_only_cpus.size()),
         str(b.sidecar_only_cpus.size()),
     )

@@ -12,7 +12,7 @@ question                      function
 ============================  ===============================================
 simulate a scenario           :func:`podnuma.service.scenario.run`, ``simulate``
 the embedded demo             :func:`podnuma.service.scenario.demo`
-explain admissions            :func:`podnuma.service.scenario.explain`
+explain admissions            :func:`podnuma.service.explain.explain`
 the topology picture          :func:`podnuma.service.scenario.topology`
 compare pod forms             :func:`podnuma.service.whatif.compare`
 advise the pod-level rewrite  :func:`podnuma.service.whatif.advise`

@@ -14,7 +14,7 @@ import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from podnuma.errors import InputError
 from podnuma.fieldkit import type_name, wrong_type
@@ -26,6 +26,9 @@ from podnuma.inputs.limits import FLEET_LIMITS
 from podnuma.inputs.overrides import Override, apply_overrides
 from podnuma.inputs.pathcheck import check_directory, check_empty
 from podnuma.inputs.text import NO_FILES, TextInput
+
+if TYPE_CHECKING:
+    from podnuma.fleet.replay import DensityScenario
 
 __all__ = [
     "analyze",
@@ -198,13 +201,34 @@ def scenario_file_names(node: str, what_ifs: Sequence[WhatIf]) -> dict[str, str]
     """File name of each run's scenario: ``NODE.yaml`` as running,
     ``NODE.whatif-N.yaml`` for the N-th what-if (as the report numbers them),
     and ``NODE.whatif-N.restart.yaml`` for the kubelet restart after it
-    (a ``restart`` what-if; keyed ``LABEL (restart)``)."""
+    (a ``restart`` what-if; keyed ``LABEL (restart)``). A run's density
+    figures go beside its file (:func:`density_file_name`)."""
     names = {"as running": f"{node}.yaml"}
     for i, w in enumerate(what_ifs, 1):
         names[w.label] = f"{node}.whatif-{i}.yaml"
         if w.restart:
             names[f"{w.label} (restart)"] = f"{node}.whatif-{i}.restart.yaml"
     return names
+
+
+def density_file_name(run_file: str, index: int) -> str:
+    """The file replaying the ``index``-th (from 1) density figure of the
+    run whose scenario is ``run_file``: ``NODE.density-K.yaml`` as running,
+    ``NODE.whatif-N.density-K.yaml`` under the N-th what-if (K: the
+    workload's place in the run's ``density``, workloads in name order)."""
+    return f"{run_file.removesuffix('.yaml')}.density-{index}.yaml"
+
+
+def _density_comment(d: DensityScenario) -> str:
+    """The first line of a density scenario: which figure it replays (names
+    escaped: one line whatever a dump holds)."""
+    def plain(text: str) -> str:
+        return json.dumps(text)[1:-1]
+
+    end = (f"then the first refused ({plain(d.stop)}) at step {d.copies}" if d.stop is not None else
+           "the count stopped there (its cap)" if d.capped else "none refused")
+    return (f"# density of {plain(d.workload)} ({plain(d.kind)}), {plain(d.run)}: {d.copies} copies fit on an "
+            f"empty node, {end}\n")
 
 
 @contextlib.contextmanager
@@ -308,7 +332,7 @@ def write_scenarios(fleet: FleetInputs, what_ifs: Sequence[WhatIf], directory: P
     ``created`` (the directories made for it, deepest first). Returns the
     number of files."""
     from podnuma.fileio import atomic_write
-    from podnuma.fleet.replay import node_scenarios
+    from podnuma.fleet.replay import node_scenarios_with_density
     from podnuma.fleet.restart import restart_scenario_of
     from podnuma.render.yaml_text import dump_safe_yaml
 
@@ -317,18 +341,20 @@ def write_scenarios(fleet: FleetInputs, what_ifs: Sequence[WhatIf], directory: P
     try:
         with staged_directory(directory, created) as stage:
             for spec in fleet.nodes:
-                runs = node_scenarios(spec, what_ifs)
+                runs, densities = node_scenarios_with_density(spec, what_ifs)
                 for w in what_ifs:
                     if w.restart and w.label in runs:
                         restarted = restart_scenario_of(runs[w.label], spec.name)
                         if restarted is not None:
                             runs[f"{w.label} (restart)"] = restarted
                 names = scenario_file_names(spec.name, what_ifs)
-                for label, doc in runs.items():
-                    text = dump_safe_yaml(doc)
-                    target = directory / names[label]
+                files = [(names[label], dump_safe_yaml(doc)) for label, doc in runs.items()]
+                files += [(density_file_name(names[d.run], d.index), _density_comment(d) + dump_safe_yaml(d.scenario))
+                          for d in densities]
+                for name, text in files:
+                    target = directory / name
                     try:
-                        atomic_write(stage / names[label], text.encode("utf-8"), mode=0o644)
+                        atomic_write(stage / name, text.encode("utf-8"), mode=0o644)
                     except OSError as e:
                         raise InputError(f"cannot write: {e.strerror or e}", file=str(target)) from None
                     written += 1

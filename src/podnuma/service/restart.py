@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,11 @@ from podnuma.analysis.restart import (
     state_after_run,
 )
 from podnuma.analysis.state import scenario_document
+from podnuma.cm.topologymanager.policy import (
+    POLICY_BEST_EFFORT,
+    POLICY_RESTRICTED,
+    POLICY_SINGLE_NUMA_NODE,
+)
 from podnuma.errors import InputError, KubeletStartupError
 from podnuma.inputs.discover import load_node
 from podnuma.inputs.documents import parse_document
@@ -151,6 +157,8 @@ def restart_state_dir(
         config_out = apply_overrides(config_out, overrides)
     if _reserves_cpus(config_out):  # (given by --set: the note asking for it is answered)
         notes = [n for n in notes if "does not record reservedSystemCPUs" not in n]
+    if "topologyManagerPolicy" in config_out:  # (given by --set: nothing is assumed)
+        notes = [n for n in notes if _NONE_ASSUMED not in n]
     gates = config_gates(config_out)
     if gates is not None:  # (a pod the restart's scenario refuses: named where it is in the dump)
         check_dump_pods(specs.values(), gates)
@@ -161,13 +169,107 @@ def restart_state_dir(
             "--kubelet-config FILE, or --set reservedSystemCPUs=LIST on the configuration inferred "
             "from the checkpoints)")
     # (the kubelet's refusal of a checkpoint names it in ``directory``)
-    report = restart(NodeState(
+    node_state = NodeState(
         node=node_out, kubelet_config=config_out,
         cpu_checkpoint=state.get("cpuManager"), memory_checkpoint=state.get("memoryManager"),
         pods=tuple(running), source=str(directory), base_dir=Path.cwd(), notes=tuple(notes),
         device_checkpoint=state.get("deviceManager"), state_dir=str(directory),
-    ))
-    return _with_overrides(report, overrides)
+    )
+    if source is None and "topologyManagerPolicy" not in config_out and _holds_pod_sets(files):
+        return _with_overrides(_restart_under_pod_set_policies(node_state), overrides)
+    return _with_overrides(restart(node_state), overrides)
+
+
+#: the topology manager policies under which the kubelet writes a pod's own
+#: set (a pod budget: ``podEntries``): only the pod scope of a policy other
+#: than ``none`` hands a pod-level pod to the managers whole (the ``none``
+#: policy's scope, whatever scope is configured, allocates container by
+#: container), so a checkpoint holding one rules ``none`` out
+POD_SET_POLICIES = (POLICY_BEST_EFFORT, POLICY_RESTRICTED, POLICY_SINGLE_NUMA_NODE)
+
+#: the note the inference from the checkpoints leaves on the policy, which
+#: the restart replaces (it does not assume ``none``)
+_NONE_ASSUMED = "(none assumed)"
+
+
+def _holds_pod_sets(files: Any) -> bool:
+    cpu, memory = files.cpu, files.memory
+    return (cpu is not None and bool(cpu.pod_entries)) or (memory is not None and bool(memory.pod_entries))
+
+
+def _restart_under_pod_set_policies(state: NodeState) -> RestartReport:
+    """The restart of ``state``, whose configuration was inferred from
+    checkpoints holding pod sets and names no topology manager policy:
+    never under ``none`` (which writes no pod set), but under each policy
+    that writes them (:data:`POD_SET_POLICIES`; one the kubelet refuses to
+    start with on this machine could not have written them). When every
+    one gives the same restart, its report (the scenario under the first),
+    with a note saying so; else ``InputError`` asking for the node's
+    configuration, naming what differs."""
+    notes = tuple(n for n in state.notes if _NONE_ASSUMED not in n)
+    reports: dict[str, RestartReport] = {}
+    failure: Exception | None = None
+    for policy in POD_SET_POLICIES:
+        config = {**state.kubelet_config, "topologyManagerPolicy": policy}
+        try:
+            reports[policy] = restart(dataclasses.replace(state, kubelet_config=config, notes=notes))
+        except (InputError, KubeletStartupError) as e:
+            failure = failure or e
+    if not reports:
+        assert failure is not None
+        raise failure
+    tried = list(reports)
+    first = reports[tried[0]]
+    differs = _differences(reports)
+    if differs:
+        raise InputError(
+            "--kubelet-config: the node's topology manager policy is needed: the checkpoints hold pod-level "
+            f"sets (pod budgets), which the kubelet writes under {_or(tried)} only (never none), and the "
+            f"restart differs between them ({differs}): give --kubelet-config FILE, or --set "
+            "topologyManagerPolicy=POLICY")
+    said = (f"the restart is the same under each (its scenario runs {tried[0]})" if len(tried) > 1 else
+            f"the kubelet starts with {tried[0]} only on this machine: the restart runs under it")
+    note = ("the checkpoints hold pod-level sets (pod budgets): featureGates PodLevelResources and "
+            "PodLevelResourceManagers on and topologyManagerScope pod are inferred from them; the topology "
+            f"manager policy is not recorded, but such sets are written under {_or(list(POD_SET_POLICIES))} "
+            f"only (never none), and {said}; give the node's configuration (--kubelet-config) to run its own")
+    return dataclasses.replace(first, notes=(*first.notes, note))
+
+
+def _or(words: Sequence[str], last: str = "or") -> str:
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} {last} {words[-1]}"
+
+
+def _differences(reports: Mapping[str, RestartReport]) -> str:
+    """What differs between the restarts of ``reports`` (by policy), in a
+    few words (``""``: nothing): the pods' outcomes and where they go,
+    else the CPUs left, else the next start."""
+    def pod_key(o: PodOutcome) -> str:
+        return json.dumps([o.outcome, None if o.after is None else o.after.document(), o.reason], sort_keys=True)
+
+    def said(o: PodOutcome) -> str:
+        after = o.after.document() if o.after is not None and o.outcome == MOVED else None
+        where = f" to CPUs {after.get('cpus')}" if isinstance(after, Mapping) and after.get("cpus") else ""
+        return f"{o.outcome}{where}"
+
+    policies = list(reports)
+    parts: list[str] = []
+    by_pod = [{o.uid: o for o in reports[p].pods} for p in policies]
+    for o in reports[policies[0]].pods:
+        got = [b.get(o.uid) for b in by_pod]
+        if any(g is None for g in got) or len({pod_key(g) for g in got if g is not None}) == 1:
+            continue
+        groups: dict[str, list[str]] = {}
+        for policy, g in zip(policies, got, strict=True):
+            assert g is not None
+            groups.setdefault(said(g), []).append(policy)
+        parts.append(f"{o.ref}: " + ", ".join(f"{words} under {_or(ps, 'and')}" for words, ps in groups.items()))
+    if parts:
+        shown = "; ".join(parts[:3])
+        return shown + (f"; and {len(parts) - 3} more pod(s)" if len(parts) > 3 else "")
+    if len({(r.totals, r.next_start) for r in reports.values()}) > 1:
+        return "the CPUs it leaves and the next start"
+    return ""
 
 
 # --------------------------------------------------------------------------

@@ -50,6 +50,7 @@ __all__ = [
     "Explanation",
     "Topology",
     "candidate_scenario",
+    "candidate_scenario_at",
     "demo",
     "config_record",
     "demo_text",
@@ -373,7 +374,9 @@ def explain(
 ) -> Explanation:
     """``podnuma explain [--step N] [--pod REF] [--no-search] [--set ...]``
     (with ``--set``, the document records the configuration it explains:
-    :func:`config_record`)."""
+    :func:`config_record`). The doors call
+    :func:`podnuma.service.explain.explain`: this, and what a kubelet
+    restart does to each pod-level rewrite suggested."""
     from podnuma.analysis.explain import explain_run, run_for_explain
     from podnuma.analysis.restart import explain_restart
 
@@ -405,10 +408,20 @@ def candidate_scenario(explanation: Explanation, *, candidate: int | None = None
     number in the search's ``candidates``, from 1; ``None``: the nearest
     admitted one) for the one rejected admission explained, built on the
     scenario as it ran (:func:`effective_scenario`: ``--set`` overrides
-    included). ``podnuma simulate`` on it gives that
-    change's admission (the last step). ``step`` / ``pod``: what the
-    explanation was asked for (``--step``, ``--pod``), for the words when
-    none of it was rejected: there is nothing to change."""
+    included). ``podnuma simulate`` on it gives that change's admission
+    and, after it, the later steps the search compared its side effects on
+    (see :func:`candidate_scenario_at`, which also says where the change
+    is). ``step`` / ``pod``: what the explanation was asked for (``--step``,
+    ``--pod``), for the words when none of it was rejected: there is
+    nothing to change."""
+    return candidate_scenario_at(explanation, candidate=candidate, step=step, pod=pod)[0]
+
+
+def candidate_scenario_at(explanation: Explanation, *, candidate: int | None = None,
+                          step: int | None = None, pod: str | None = None) -> tuple[dict[str, Any], int]:
+    """:func:`candidate_scenario`, and the index of the step of the changed
+    pod in it (a removal inserted before it, a step that no longer applies
+    left out, move it from the explained step's index)."""
     name = explanation.scenario.name
     admissions = explanation.document["admissions"]
     rejected = [a for a in admissions if a["admitted"] is False]
@@ -452,11 +465,14 @@ def candidate_scenario(explanation: Explanation, *, candidate: int | None = None
 
     scenario = explanation.scenario
     try:
-        return nearest_scenario(
-            scenario, step, outcome.variation, base=effective_scenario(scenario)
+        doc = nearest_scenario(
+            scenario, step, outcome.variation, base=effective_scenario(scenario),
+            through=outcome.through, gone=outcome.gone,
         )
     except ValueError as e:
         raise InputError(str(e), file=name) from None
+    at = step - sum(1 for i in outcome.gone if i < step) + (outcome.variation.kind == "removePod")
+    return doc, at
 
 
 class Topology:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from podnuma.analysis.advise import (
@@ -19,17 +20,25 @@ from podnuma.analysis.advise import (
     SharedPoolTooLarge,
     advice_document,
     advise_pod,
+    machine_node_document,
     node_config_document,
     proposal_scenario,
     shape_scenario,
     workload_pod,
 )
-from podnuma.analysis.compare import SCOPES, Comparison, compare_pod, comparison_document
+from podnuma.analysis.compare import (
+    SCOPES,
+    Comparison,
+    compare_pod,
+    comparison_document,
+    run_scenario,
+)
 from podnuma.api.kubeletconfig import API_VERSION as KUBELET_CONFIG_API_VERSION
 from podnuma.api.kubeletconfig import KIND as KUBELET_CONFIG_KIND
 from podnuma.api.kubeletconfig import KubeletConfig
 from podnuma.errors import InputError, InputErrors
 from podnuma.fieldkit import wrong_type
+from podnuma.fleet.whatif import MAX_SHARED_POOL_CPUS, SHARED_POOL_BOUND
 from podnuma.golang import jsonnumbers as json_numbers
 from podnuma.inputs.documents import parse_document
 from podnuma.inputs.overrides import Override, effective_config, request_overrides
@@ -50,7 +59,8 @@ from podnuma.service.scenario import scenario_pod
 
 __all__ = [
     "MAX_SHARED_POOL_CPUS", "Advices", "Comparisons", "Setting", "advise", "builtin_defaults", "compare",
-    "parse_shared_pool", "shared_pool_problem", "whatif_request",
+    "compare_scenario_names", "parse_shared_pool", "shared_pool_problem", "whatif_request",
+    "write_compare_scenarios",
 ]
 
 Note = Callable[[str], None]
@@ -132,6 +142,9 @@ class Comparisons:
     #: the comparison (its index in ``comparisons``) each restart entry is of:
     #: two pods of the input may have the same name (variants of one pod)
     restart_pods: list[int] = field(default_factory=list)
+    #: per comparison, the scenario of each of its runs (in the order of
+    #: ``runs``): it replays the run's figures in ``podnuma simulate``
+    scenarios: list[list[dict[str, Any]]] = field(default_factory=list)
 
     def restart_of(self, index: int) -> list[PodRisk]:
         """The restart entries of ``comparisons[index]`` (by position, not
@@ -168,6 +181,9 @@ class Comparisons:
             d = comparison_document(c)
             d["podIndex"] = i
             d["source"] = self.source_document(i)
+            if i < len(self.scenarios):
+                for run, scenario in zip(d["runs"], self.scenarios[i], strict=True):
+                    run["scenario"] = scenario
             pods.append(d)
         doc["pods"] = pods
         restart = []
@@ -233,7 +249,63 @@ def compare(
     # pod_restart_risks answers, in order, an entry per form and scope of each pod
     restart_pods = [i for i, f in enumerate(forms) for _ in range(len(f) * len(SCOPES))]
     assert len(restart_pods) == len(restart)
-    return Comparisons(setting, out, skipped, restart, where, restart_pods)
+    # each run's replay: the node as a CPU table, the configuration the runs
+    # used (the effective one under --set)
+    cfg_doc = _effective(setting) or dict(config_document(config))
+    node_doc = machine_node_document(setting.machine)
+    scenarios = [[run_scenario(c, m, node_doc, cfg_doc) for m in c.runs] for c in out]
+    return Comparisons(setting, out, skipped, restart, where, restart_pods, scenarios)
+
+
+#: a run's file name part for its form
+_FORM_FILE = {"perContainer": "per-container", "podLevel": "pod-level"}
+
+
+def compare_scenario_names(got: Comparisons) -> list[list[str]]:
+    """The file name of each run's scenario (``compare --as-scenario DIR``),
+    per comparison in the order of its runs: ``NAMESPACE.NAME.FORM.scope-
+    SCOPE.yaml`` (a workload's: ``KIND.NAMESPACE.NAME...``), with
+    ``_podIndex`` after the name when another pod of the input has the
+    same one (variants of one pod: ``_`` is in no object's name, so no
+    other pod's file has that name), ``pod-INDEX`` for a name too long to
+    be a file's."""
+    counts: dict[str, int] = {}
+    for c in got.comparisons:
+        counts[c.pod] = counts.get(c.pod, 0) + 1
+    out: list[list[str]] = []
+    for i, c in enumerate(got.comparisons):
+        base = c.pod.replace(" ", ".").replace("/", ".")
+        if counts[c.pod] > 1:
+            base = f"{base}_{i}"
+        if len(base) > 180 or base.startswith("."):  # (NAME_MAX is 255 bytes: the rest takes 37)
+            base = f"pod-{i}"
+        out.append([f"{base}.{_FORM_FILE.get(m.label, m.label)}.scope-{m.scope}.yaml" for m in c.runs])
+    return out
+
+
+def write_compare_scenarios(got: Comparisons, directory: Path, created: Sequence[Path] = ()) -> int:
+    """Write each run's scenario into ``directory`` (new or empty; files
+    mode 0644; names: :func:`compare_scenario_names`), all or none (a
+    failure leaves nothing, nor ``directory`` when it, or a parent in
+    ``created``, was made for it). Returns the number of files."""
+    from podnuma.fileio import atomic_write
+    from podnuma.render.yaml_text import dump_safe_yaml
+    from podnuma.service.fleet import staged_directory
+
+    written = 0
+    try:
+        with staged_directory(directory, created) as stage:
+            for names, scenarios in zip(compare_scenario_names(got), got.scenarios, strict=True):
+                for name, doc in zip(names, scenarios, strict=True):
+                    try:
+                        atomic_write(stage / name, dump_safe_yaml(doc).encode("utf-8"), mode=0o644)
+                    except OSError as e:
+                        raise InputError(f"--as-scenario: cannot write: {e.strerror or e}",
+                                         file=str(directory / name)) from None
+                    written += 1
+    except OSError as e:  # (the staging directory, or a rename into place)
+        raise InputError(f"--as-scenario: cannot write: {e.strerror or e}", file=str(directory)) from None
+    return written
 
 
 @dataclass(frozen=True)
@@ -295,15 +367,12 @@ class Advices:
         }
 
 
-#: the largest ``--shared-pool-cpus`` / ``sharedPoolCpus``: its millicores
-#: fit the int64 the kubelet counts a pod's CPU budget in
-MAX_SHARED_POOL_CPUS = ((1 << 63) - 1) // 1000
-
-
 def shared_pool_problem(n: int, written: str | None = None) -> str | None:
     """What is wrong with ``n`` CPUs as the pod shared pool asked for (the
     words after the option's name; ``written``: ``n`` as given), else
-    ``None``."""
+    ``None``: at most :data:`~podnuma.fleet.whatif.MAX_SHARED_POOL_CPUS`,
+    the bound and the words of the fleet's ``shared-pool-cpus=N`` (the
+    most CPUs Linux runs on a node: a larger pool fits on none)."""
     if n < 1:
         return f"expected auto or a whole number of CPUs >= 1, found {n}"
     if n > MAX_SHARED_POOL_CPUS:
@@ -311,8 +380,7 @@ def shared_pool_problem(n: int, written: str | None = None) -> str | None:
             written = str(n) if n.bit_length() < 130 else "a number of 40 digits or more"
         elif len(written) > 40:
             written = f"{written[:20]}... ({len(written)} digits)"
-        return (f"{written} is more than {MAX_SHARED_POOL_CPUS} CPUs, the most a pod's CPU budget may "
-                "hold (the kubelet counts it in millicores, in an int64)")
+        return f"{written}: {SHARED_POOL_BOUND}"
     return None
 
 

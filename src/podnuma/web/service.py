@@ -31,6 +31,7 @@ from podnuma.inputs.overrides import request_overrides
 from podnuma.inputs.text import TextInput
 from podnuma.inputs.text import request_name as safe_name
 from podnuma.render.picture import render_svg
+from podnuma.service import explain as explain_service
 from podnuma.service import fleet, scenario, whatif
 from podnuma.service.messages import error_message, shown_note
 from podnuma.service.restart import restart_after_scenario
@@ -105,7 +106,7 @@ def explain(
 ) -> dict[str, Any]:
     """``/api/explain``: ``podnuma explain -o json [--step N] [--pod REF] [--no-search] [--set ...]``."""
     notes = _Notes()
-    return notes.answer(dict(scenario.explain(
+    return notes.answer(dict(explain_service.explain(
         TextInput(text, name), step=step, pod=pod, search=search,
         overrides=request_overrides(list(set_values)), note=notes,
     ).document))

@@ -456,8 +456,11 @@ async function findAlternatives(index, slot) {
   try {
     const doc = await api("/api/explain" + qs({name: state.name, step: index}), {body: state.text});
     const adm = doc.admissions[0];
+    // a pod-level rewrite: what a kubelet restart does to it (the pod alone on the node)
+    const restartOf = (a) => a.restart ? [el("br"), "after a kubelet restart (v1.37.2, " + a.restart.upstreamIssue +
+      "), the pod alone on the node (scope " + a.restart.scope + "): " + a.restart.summary] : [];
     const items = (adm.alternatives || []).map((a) =>
-      el("li", {}, (a.admitted ? "✓ " : a.admitted === null ? "? " : "✗ ") + a.summary));
+      el("li", {}, (a.admitted ? "✓ " : a.admitted === null ? "? " : "✗ ") + a.summary, ...restartOf(a)));
     slot.replaceChildren(el("ul", {class: "why"}, items.length ? items : [el("li", {}, "no single change tried admits the pod")]),
       ...renderCandidates(adm.search));
   } catch (e) {
@@ -505,6 +508,7 @@ const METRICS = [
   ["CPUs taken from the node", (m) => m.heldCpus.count + " (" + (m.heldCpus.cpus || "-") + ")"],
   ["on the node shared pool", (m) => m.nodeSharedContainers.join(", ") || "-"],
   ["memory pinned", (m) => size(m.memoryBytes)],
+  ["huge pages pinned", (m) => Object.entries(m.hugepagesBytes || {}).map(([r, n]) => r + " " + size(n)).join(", ") || "0"],
   ["NUMA nodes", (m) => nodes(m.numaNodes)],
   ["copies that fit", (m) => String(m.density) + (m.densityCapped ? "+" : "")],
 ];
