@@ -30,7 +30,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from podnuma.analysis.measure import Measurement, measure_manifest, variant_config
+from podnuma.analysis.measure import Measurement, copy_name, measure_manifest, variant_config
 from podnuma.analysis.rewrite import (
     Rewrite,
     clean_server_fields,
@@ -181,11 +181,7 @@ def _copy_manifest(manifest: Mapping[str, Any], i: int) -> dict[str, Any]:
     m.setdefault("kind", "Pod")
     if i:
         meta = dict(m.get("metadata") or {})
-        name = str(meta.get("name") or "pod")
-        copy_name = f"{name}-{i}"
-        if len(copy_name) > 253:
-            copy_name = f"{name[: 253 - len(str(i)) - 1]}-{i}"
-        meta["name"] = copy_name
+        meta["name"] = copy_name(str(meta.get("name") or "pod"), i)
         m["metadata"] = meta
     return m
 

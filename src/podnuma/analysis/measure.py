@@ -25,6 +25,7 @@ from podnuma.machine.topology import Machine
 __all__ = [
     "DENSITY_CAP",
     "POD_LEVEL_GATES",
+    "copy_name",
     "Measurement",
     "variant_config",
     "measure",
@@ -248,12 +249,18 @@ def variant_config(
     return config.replace(feature_gates=gates, topology_manager_scope=scope), tuple(forced)
 
 
+def copy_name(name: str, i: int) -> str:
+    """The name of the ``i``-th copy (from 1) of a pod named ``name`` as
+    :func:`measure` adds it: ``NAME-i``, the name cut to keep it within 253
+    characters (a valid name, unique all the same)."""
+    out = f"{name}-{i}"
+    return out if len(out) <= 253 else f"{name[: 253 - len(str(i)) - 1]}-{i}"
+
+
 def _copy(pod: Pod, i: int) -> Pod:
     if i == 0:
         return pod
-    name = f"{pod.name}-{i}"
-    if len(name) > 253:  # keep a valid name, unique all the same
-        name = f"{pod.name[: 253 - len(str(i)) - 1]}-{i}"
+    name = copy_name(pod.name, i)
     return pod.replace(name=name, uid=derive_pod_uid(pod.namespace, name))
 
 

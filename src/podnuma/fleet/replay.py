@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from podnuma.analysis.measure import DENSITY_CAP, measure
+from podnuma.analysis.measure import DENSITY_CAP, copy_name, measure
 from podnuma.analysis.rewrite import sidecar_names
 from podnuma.api._gates_v137 import GATES as _KNOWN_GATES
 from podnuma.api.kubeletconfig import (
@@ -1136,11 +1136,7 @@ def _copy_doc(doc: Mapping[str, Any], i: int) -> dict[str, Any]:
     out = json.loads(json.dumps(doc))
     if i:
         meta = dict(out.get("metadata") or {})
-        name = str(meta.get("name") or "")
-        copy_name = f"{name}-{i}"
-        if len(copy_name) > 253:
-            copy_name = f"{name[: 253 - len(str(i)) - 1]}-{i}"
-        meta["name"] = copy_name
+        meta["name"] = copy_name(str(meta.get("name") or ""), i)
         meta.pop("uid", None)
         out["metadata"] = meta
     assert isinstance(out, dict)
