@@ -82,7 +82,7 @@ def test_the_fleet_dump_decoders_keep_the_text() -> None:
     resources = podscan._ANY.decode(b'{"requests": {"cpu": 1e-400, "memory": 1.5e0}}')
     assert quantity_from_manifest(resources["requests"]["cpu"]).nanos == 1
     (ctr,) = podscan._CTRS.decode(b'[{"name": "c", "resources": {"limits": {"cpu": 0.1e-9}}}]')
-    assert quantity_from_manifest(ctr.resources["limits"]["cpu"]).nanos == 1
+    assert quantity_from_manifest(ctr.resources.limits["cpu"]).nanos == 1
 
 
 def test_a_json_scenario_pod_reads_the_text(tmp_path: Path) -> None:

@@ -58,6 +58,6 @@ def test_demo_table_pod_level_section() -> None:
     lines = [line.split() for line in text.splitlines()]
     taken = next(line for line in lines if line[:4] == ["CPUs", "taken", "from", "the"])
     assert taken[-2:] == ["11", "9"]
-    held = next(line for line in lines if line[:4] == ["exclusive", "CPUs", "held", "by"])
+    held = next(line for line in lines if line[:2] == ["sidecar-only", "CPUs"])
     assert held[-2:] == ["3", "0"]
     assert "the node keeps 2 more CPUs" in text
