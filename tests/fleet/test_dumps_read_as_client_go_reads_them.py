@@ -24,7 +24,15 @@ import pytest
 from click.testing import CliRunner
 
 from podnuma.cli.app import cli
-from podnuma.fleet.generate import generate_fleet
+
+from .onedump import guaranteed as _guaranteed
+from .onedump import one_dump_fleet
+from .onedump import pods_dump as _pods
+
+
+@pytest.fixture
+def fleet(tmp_path: Path) -> Path:
+    return one_dump_fleet(tmp_path)
 
 
 def _run(*args: str) -> str:
@@ -36,26 +44,6 @@ def _run(*args: str) -> str:
 def _analyze(*args: str) -> dict[str, Any]:
     report: dict[str, Any] = json.loads(_run(*args))
     return report
-
-
-@pytest.fixture
-def fleet(tmp_path: Path) -> Path:
-    """A small generated fleet, its pods in one dump (``pods/pods.json``)."""
-    d = tmp_path / "fleet"
-    generate_fleet(d, nodes=3, pods_per_node=6, seed=11, nodes_per_pods_file=0)
-    return d
-
-
-def _pods(d: Path) -> tuple[Path, dict[str, Any]]:
-    path = d / "pods" / "pods.json"
-    doc: dict[str, Any] = json.loads(path.read_text())
-    return path, doc
-
-
-def _guaranteed(doc: dict[str, Any]) -> dict[str, Any]:
-    pod: dict[str, Any] = next(p for p in doc["items"] if p.get("status", {}).get("qosClass") == "Guaranteed"
-                               and not p["spec"].get("resources"))
-    return pod
 
 
 def _node(report: dict[str, Any], name: str) -> dict[str, Any]:

@@ -18,41 +18,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
-
-from podnuma.cli.app import cli
-from podnuma.fleet.generate import generate_fleet
 
 from .conftest import EXAMPLE, need
-
-NODE = "ip-10-0-0-0.eu-west-1.compute.internal"
-
-
-def _analyze(*args: str) -> dict[str, Any]:
-    r = CliRunner().invoke(cli, ["fleet", "analyze", *args, "-o", "json"])
-    assert r.exit_code == 0, r.stderr[-2000:]
-    report: dict[str, Any] = json.loads(r.stdout)
-    return report
+from .onedump import analyze as _analyze
+from .onedump import guaranteed as _guaranteed
+from .onedump import one_dump_fleet
+from .onedump import pods_dump as _pods
 
 
 @pytest.fixture
 def fleet(tmp_path: Path) -> Path:
-    """A small generated fleet, its pods in one dump (``pods/pods.json``)."""
-    d = tmp_path / "fleet"
-    generate_fleet(d, nodes=3, pods_per_node=6, seed=11, nodes_per_pods_file=0)
-    return d
+    return one_dump_fleet(tmp_path)
 
-
-def _pods(d: Path) -> tuple[Path, dict[str, Any]]:
-    path = d / "pods" / "pods.json"
-    doc: dict[str, Any] = json.loads(path.read_text())
-    return path, doc
-
-
-def _guaranteed(doc: dict[str, Any]) -> dict[str, Any]:
-    pod: dict[str, Any] = next(p for p in doc["items"] if p.get("status", {}).get("qosClass") == "Guaranteed"
-                               and not p["spec"].get("resources"))
-    return pod
+NODE = "ip-10-0-0-0.eu-west-1.compute.internal"
 
 
 def _resized_copy(d: Path, name: str = "z-resized.json") -> tuple[dict[str, Any], Path]:

@@ -22,31 +22,21 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
 from podnuma.api.kubeletconfig import load_kubelet_config
 from podnuma.api.pod_manifest import parse_pod
 from podnuma.api.qos import compute_pod_qos, served_qos_class, with_status_qos
-from podnuma.cli.app import cli
-from podnuma.fleet.generate import generate_fleet
 from podnuma.fleet.inputs import with_inline_pods
 from podnuma.fleet.model import NodeSpec
 from podnuma.fleet.replay import replay_node
 
-
-def _analyze(*args: str) -> dict[str, Any]:
-    r = CliRunner().invoke(cli, ["fleet", "analyze", *args, "-o", "json"])
-    assert r.exit_code == 0, r.stderr[-2000:]
-    report: dict[str, Any] = json.loads(r.stdout)
-    return report
+from .onedump import analyze as _analyze
+from .onedump import one_dump_fleet
 
 
 @pytest.fixture
 def fleet(tmp_path: Path) -> Path:
-    """A small generated fleet, its pods in one dump (``pods/pods.json``)."""
-    d = tmp_path / "fleet"
-    generate_fleet(d, nodes=3, pods_per_node=6, seed=11, nodes_per_pods_file=0)
-    return d
+    return one_dump_fleet(tmp_path)
 
 
 def _guaranteed_pod(doc: dict[str, Any]) -> dict[str, Any]:
