@@ -61,7 +61,7 @@ from podnuma.inputs.surrogates import lone_surrogate_message
 
 __all__ = [
     "ComposedPart", "GoYAMLError", "compose_documents", "compose_parts", "construct", "first_document",
-    "json_key", "resolve_plain",
+    "go_scalar", "is_merge_key", "json_key", "resolve_plain",
 ]
 
 STR = "tag:yaml.org,2002:str"
@@ -223,7 +223,7 @@ def _short(tag: str) -> str:
     return "!!" + tag[len("tag:yaml.org,2002:"):] if tag.startswith("tag:yaml.org,2002:") else tag
 
 
-def _scalar(node: yaml.ScalarNode) -> tuple[str, Any]:
+def go_scalar(node: yaml.ScalarNode) -> tuple[str, Any]:
     """The tag and value go-yaml decodes a scalar node to (into ``interface{}``)."""
     tag = node.tag
     if tag == QUOTED:
@@ -281,7 +281,7 @@ def json_key(node: yaml.Node) -> str:
     """The JSON key ``YAMLToJSON`` makes of a mapping key node."""
     if not isinstance(node, yaml.ScalarNode):
         raise _at(node, "invalid YAML: invalid map key: a key must be a scalar, not a list or mapping")
-    tag, v = _scalar(node)
+    tag, v = go_scalar(node)
     if isinstance(v, bool):
         return "true" if v else "false"
     if v is None:
@@ -295,7 +295,7 @@ def json_key(node: yaml.Node) -> str:
     return str(v)
 
 
-def _is_merge(node: yaml.Node) -> bool:
+def is_merge_key(node: yaml.Node) -> bool:
     return isinstance(node, yaml.ScalarNode) and node.value == "<<" and node.tag in (PLAIN, MERGE)
 
 
@@ -526,7 +526,7 @@ def _go_syntax_key(node: yaml.Node) -> str:
     """A mapping key as Go's ``%#v`` prints the value go-yaml decodes it to."""
     if isinstance(node, yaml.ScalarNode):
         try:
-            _tag, v = _scalar(node)
+            _tag, v = go_scalar(node)
         except GoYAMLError:
             v = node.value
         if v is None:
@@ -542,7 +542,7 @@ def _go_key(node: yaml.Node) -> Hashable:
     not even itself; -0.0 equals 0.0)."""
     if isinstance(node, yaml.ScalarNode):
         try:
-            _tag, v = _scalar(node)
+            _tag, v = go_scalar(node)
         except GoYAMLError:
             return ("str", node.value)
         if isinstance(v, float) and math.isnan(v):
@@ -568,7 +568,7 @@ class _Builder:
     def value(self, node: yaml.Node) -> Any:
         if isinstance(node, yaml.ScalarNode):
             try:
-                _tag, v = _scalar(node)
+                _tag, v = go_scalar(node)
                 if isinstance(v, float):
                     return _json_number(node, v)
             except GoYAMLError as e:
@@ -591,7 +591,7 @@ class _Builder:
         assert isinstance(node, yaml.MappingNode)
         path = self.path
         for k, v in node.value:
-            if _is_merge(k):
+            if is_merge_key(k):
                 path.append("<<")
                 self._merge(v, out)
                 path.pop()
@@ -679,10 +679,10 @@ def first_document(stream: Iterator[Any], end: list[int]) -> Iterator[Any]:
 def null_scalar(node: Any) -> bool:
     """Whether ``node`` is a scalar go-yaml decodes to nil (``~``, ``null``,
     an empty plain scalar; not a merge key)."""
-    if not isinstance(node, yaml.ScalarNode) or _is_merge(node):
+    if not isinstance(node, yaml.ScalarNode) or is_merge_key(node):
         return False
     try:
-        return _scalar(node)[1] is None
+        return go_scalar(node)[1] is None
     except GoYAMLError:
         return False
 
@@ -727,7 +727,7 @@ def _go_sharp_v_entries(node: yaml.MappingNode, entries: dict[Hashable, tuple[in
     the value and the key written last; ``False`` where podnuma does not
     model it."""
     for k, v in node.value:
-        if _is_merge(k):
+        if is_merge_key(k):
             parts = v.value if isinstance(v, yaml.SequenceNode) else [v]
             for part in reversed(parts):
                 if not isinstance(part, yaml.MappingNode) or not _go_sharp_v_entries(part, entries):
@@ -736,7 +736,7 @@ def _go_sharp_v_entries(node: yaml.MappingNode, entries: dict[Hashable, tuple[in
         if not isinstance(k, yaml.ScalarNode):
             return False
         try:
-            _tag, key = _scalar(k)
+            _tag, key = go_scalar(k)
         except GoYAMLError:
             return False
         found = _go_map_key(key)
@@ -763,7 +763,7 @@ def go_sharp_v(node: Any, *, top: bool = False) -> str | None:
     is not a mapping)."""
     if isinstance(node, yaml.ScalarNode):
         try:
-            _tag, v = _scalar(node)
+            _tag, v = go_scalar(node)
         except GoYAMLError:
             return None
         if v is None:

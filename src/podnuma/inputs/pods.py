@@ -475,14 +475,14 @@ def _key_error(root: Any) -> InputError | None:
     ``None`` where there is none, or podnuma cannot print it."""
     import yaml
 
-    from podnuma.inputs.goyaml import GoYAMLError, _is_merge, _scalar, go_sharp_v, null_scalar
+    from podnuma.inputs.goyaml import GoYAMLError, go_scalar, go_sharp_v, is_merge_key, null_scalar
 
     def first_refused(node: Any, path: str) -> yaml.Node | InputError | None:
         """What go-yaml refuses first as it decodes: a key that is a list or
         a mapping, or a scalar it cannot decode (its error, at ``path``)."""
         if isinstance(node, yaml.ScalarNode):
             try:
-                _scalar(node)
+                go_scalar(node)
             except GoYAMLError as e:
                 return InputError(e.message, path=path)
         elif isinstance(node, yaml.SequenceNode):
@@ -492,7 +492,7 @@ def _key_error(root: Any) -> InputError | None:
                     return found
         elif isinstance(node, yaml.MappingNode):
             for k, v in node.value:
-                if _is_merge(k):
+                if is_merge_key(k):
                     merged = list(reversed(v.value)) if isinstance(v, yaml.SequenceNode) else [v]
                     for part in merged:
                         found = first_refused(part, path)
@@ -513,10 +513,10 @@ def _key_error(root: Any) -> InputError | None:
         """The Go type of a key YAMLToJSON refuses, as ``%s`` prints it."""
         if null_scalar(k):
             return "%!s(<nil>)"
-        if not isinstance(k, yaml.ScalarNode) or _is_merge(k):
+        if not isinstance(k, yaml.ScalarNode) or is_merge_key(k):
             return None
         try:
-            v = _scalar(k)[1]
+            v = go_scalar(k)[1]
         except GoYAMLError:
             return None
         return "uint64" if isinstance(v, int) and not isinstance(v, bool) and v >= 1 << 63 else None
@@ -569,7 +569,7 @@ def _non_finite(data: str | bytes, name: str, duplicates: list[str]) -> InputErr
     import yaml
 
     from podnuma.inputs.goyaml import QUOTED, GoYAMLError
-    from podnuma.inputs.goyaml import _scalar as scalar_of
+    from podnuma.inputs.goyaml import go_scalar as scalar_of
 
     found: dict[str, tuple[str, yaml.Node]] = {}
 
