@@ -37,6 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from podnuma.api.pod import Pod
+from podnuma.api.qos import QOSClass, with_status_qos
 from podnuma.cm.checkpoint import DEFAULT_STATE_DIR
 from podnuma.cm.container_manager import DEVICE_CHECKPOINT_FILE
 from podnuma.cm.cpumanager.checkpoint import CPUCheckpointData
@@ -149,6 +151,10 @@ class NodeState:
     #: the kubelet's state directory the checkpoints come from: its
     #: refusals of them name their files there
     state_dir: str = DEFAULT_STATE_DIR
+    #: the QoS class the API server served for a pod (``status.qosClass``,
+    #: by ``NAMESPACE/NAME``), which the kubelet reads (``GetPodQOS``)
+    #: where a scenario's pod would compute its class (:func:`with_served_classes`)
+    served: Mapping[str, QOSClass] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -366,6 +372,25 @@ def _load(doc: Mapping[str, Any], name: str, base_dir: Path, state_dir: str = DE
     )
 
 
+def with_served_classes(scenario: Scenario, served: Mapping[str, QOSClass]) -> Scenario:
+    """``scenario`` whose pods named in ``served`` (by ``NAMESPACE/NAME``)
+    carry that class as their ``status.qosClass``, as pods read from the
+    API server do: the kubelet's ``GetPodQOS`` answers it, whatever their
+    spec gives (a scenario's own pods are created by it, their class
+    computed). ``scenario`` itself when none is named."""
+    if not served:
+        return scenario
+
+    def serve(pod: Pod) -> Pod:
+        qos = served.get(pod.ref)
+        return pod if qos is None else with_status_qos(pod, qos)
+
+    steps = tuple(s.replace(pod=serve(s.pod)) if s.pod is not None and s.pod.ref in served else s
+                  for s in scenario.steps)
+    running = tuple(serve(p) for p in scenario.running_pods)
+    return scenario.replace(steps=steps, running_pods=running)
+
+
 def _after_state(run: RunResult, doc: Mapping[str, Any], name: str, base_dir: Path, state_dir: str) -> tuple[
     CPUCheckpointData | None, MemoryCheckpointData | None, str | None
 ]:
@@ -438,7 +463,7 @@ def restart(state: NodeState) -> RestartReport:
     would on the restart scenario."""
     doc, order, notes = restart_scenario(state)
     name = f"{state.source} (restart)"
-    scenario = _load(doc, name, state.base_dir, state.state_dir)
+    scenario = with_served_classes(_load(doc, name, state.base_dir, state.state_dir), state.served)
     run = run_scenario(scenario)
     cpu_before, mem_before = scenario.cpu_checkpoint, scenario.memory_checkpoint
     cpu_after, mem_after, next_start = _after_state(run, doc, name, state.base_dir, state.state_dir)
@@ -647,12 +672,17 @@ def restart_document(r: RestartReport) -> dict[str, Any]:
 
 
 def restart_after_document(
-    doc: Mapping[str, Any], *, name: str, base_dir: Path | None = None
+    doc: Mapping[str, Any], *, name: str, base_dir: Path | None = None,
+    served: Mapping[str, QOSClass] | None = None,
 ) -> RestartReport:
-    """Run the scenario ``doc`` (a mapping), then restart its kubelet."""
+    """Run the scenario ``doc`` (a mapping), then restart its kubelet;
+    the pods named in ``served`` keep that QoS class through both
+    (:func:`with_served_classes`)."""
     base = base_dir if base_dir is not None else Path.cwd()
-    scenario = _load(doc, name, base)
-    return restart(state_after_run(scenario, run_scenario(scenario), base_dir=base))
+    classes = dict(served or {})
+    scenario = with_served_classes(_load(doc, name, base), classes)
+    state = state_after_run(scenario, run_scenario(scenario), base_dir=base)
+    return restart(dataclasses.replace(state, served=classes) if classes else state)
 
 
 def restart_summary(r: RestartReport) -> dict[str, Any]:

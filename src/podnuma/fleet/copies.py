@@ -1,5 +1,5 @@
 """Which dump a node's pod comes from, and the copies of one pod that two
-dumps hold.
+dumps hold (or one dump lists twice).
 
 The replay reads a node's pods from every dump that holds some
 (:class:`~podnuma.fleet.model.NodeSpec`'s ``pod_files``, read whole, and
@@ -9,7 +9,9 @@ in path order. :class:`NodeDumps` reads the node's pods again one dump at a
 time, only when something asks: the dump a pod the replay refuses was read
 from (its issue names it), and, for a node some of whose pods are in two
 dumps, the pods whose copies differ in what the replay reads (a resize, a
-restart between two ``kubectl get`` runs): a warning naming the pod, the
+restart between two ``kubectl get`` runs), and the copies of a pod one
+dump lists twice (a damaged dump; the copies after the first are in
+``pod_repeats`` where the dump is indexed): a warning naming the pod, the
 dump whose copy is replayed and the others.
 """
 
@@ -20,7 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from podnuma.fleet.model import Issue, NodeSpec
-from podnuma.fleet.pods import _key, read_node_pods, with_ranged_pods
+from podnuma.fleet.pods import ACTIVE_PHASES, _key, _node_name, _phase, is_pod, read_node_pods
 from podnuma.fleet.podscan import Range, pods_of_ranges
 
 __all__ = ["NodeDumps"]
@@ -46,15 +48,21 @@ class NodeDumps:
         self._pods: list[list[dict[str, Any]]] | None = None
 
     def _read(self) -> list[list[dict[str, Any]]]:
+        """Each dump's active pods of the node, every copy of a pod it
+        lists twice too, in the order the dump lists them."""
         if self._pods is None:
             node = self.spec.name
+            repeats: dict[str, list[Range]] = {}
+            for r in self.spec.pod_repeats:
+                repeats.setdefault(r[0], []).append(r)
             out: list[list[dict[str, Any]]] = []
             for f, rs in self.order:
                 if rs is None:
-                    out.append(read_node_pods([f], [node])[0][node])
+                    out.append(read_node_pods([f], [node], every_copy=True)[0][node])
                 else:
-                    got, _ = pods_of_ranges({node: rs})
-                    out.append(with_ranged_pods(node, [], got[node]))
+                    got, _ = pods_of_ranges({node: sorted([*rs, *repeats.get(f, ())])})
+                    out.append([p for p in got[node] if is_pod(p) and _node_name(p) == node
+                                and _phase(p) in ACTIVE_PHASES])
             self._pods = out
         return self._pods
 
@@ -71,37 +79,46 @@ class NodeDumps:
         return None
 
     def differing_copies(self) -> list[Issue]:
-        """A warning for each pod of the node held by several dumps whose
-        copies differ in what the replay reads (its phase aside: only the
-        active copies are read), naming the dump whose copy is replayed
-        and the others, with the first fields that differ."""
-        if len(self.names) <= 1:
-            return []
+        """A warning for each pod of the node held by several dumps, or
+        listed twice by one, whose copies differ in what the replay reads
+        (its phase aside: only the active copies are read), naming the
+        dump whose copy is replayed and the others, with the first fields
+        that differ. The copy replayed is the first read: of the first
+        dump (in the order of :attr:`names`), as that dump first lists it."""
         first: dict[tuple[str, str, str], tuple[str, dict[str, Any]]] = {}
-        differ: dict[tuple[str, str, str], list[tuple[str, list[str]]]] = {}
+        differ: dict[tuple[str, str, str], list[tuple[str, list[str], bool]]] = {}
+        seen: set[tuple[tuple[str, str, str], str]] = set()
         for name, pods in zip(self.names, self._read(), strict=True):
             for p in pods:
                 k = _key(p)
+                again = (k, name) in seen  # listed again by this dump
+                seen.add((k, name))
                 had = first.get(k)
                 if had is None:
                     first[k] = (name, _read_fields(p))
                     continue
-                if had[0] == name:
-                    continue
                 diff = _differences(had[1], _read_fields(p), "")
                 if diff:
-                    differ.setdefault(k, []).append((name, diff))
+                    differ.setdefault(k, []).append((name, diff, again))
         issues: list[Issue] = []
         for k in sorted(differ):
             kept = first[k][0]
             others = differ[k]
-            fields = sorted({d for _, ds in others for d in ds})
+            fields = sorted({d for _, ds, _ in others for d in ds})
             said = ", ".join(fields[:_SAID]) + (" and more" if len(fields) > _SAID else "")
-            issues.append(Issue(
-                "warning", f"pod {k[0]}/{k[1]} (uid {k[2] or 'none'}) is in {1 + len(others)} dumps whose "
-                f"copies differ ({said}): the copy of {kept} is replayed (the first read), not that of "
-                f"{', '.join(n for n, _ in others)}; dumps taken at different times? (the figures are "
-                "those of the copy replayed)", node=self.spec.name, file=kept))
+            who = f"pod {k[0]}/{k[1]} (uid {k[2] or 'none'})"
+            if not any(again for _, _, again in others):
+                text = (f"{who} is in {1 + len(others)} dumps whose copies differ ({said}): the copy of "
+                        f"{kept} is replayed (the first read), not that of {', '.join(n for n, _, _ in others)}; "
+                        "dumps taken at different times? (the figures are those of the copy replayed)")
+            else:
+                text = (f"{who} has {1 + len(others)} copies that differ ({said}): the copy of {kept} is "
+                        "replayed (the first read), not "
+                        + ", ".join(f"that listed again in {n}" if again else f"that of {n}"
+                                    for n, _, again in others)
+                        + "; a dump that lists a pod twice is damaged (`kubectl get` lists each pod once)"
+                        " (the figures are those of the copy replayed)")
+            issues.append(Issue("warning", text, node=self.spec.name, file=kept))
         return issues
 
 

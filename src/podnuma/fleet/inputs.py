@@ -176,6 +176,11 @@ class Scan:
     #: per node, the pods bound to it found again in a later dump (their
     #: copies are compared when the node is replayed)
     node_copies: dict[str, int] = field(default_factory=dict)
+    #: per node, the pods bound to it a dump lists again itself, and the
+    #: byte ranges of those copies where the dump is indexed (the copies
+    #: are compared when the node is replayed)
+    node_repeats: dict[str, int] = field(default_factory=dict)
+    pod_repeats: dict[str, list[Range]] = field(default_factory=dict)
     #: the pod keys of scans made elsewhere, per file in the order merged
     #: (:func:`pack_keys`): matched all at once by :func:`settle_keys`;
     #: and the dump each entry is of
@@ -492,6 +497,8 @@ def read_objects(doc: Any, name: str, scan: Scan,
                 scan.pods_duplicated += 1
                 if key in here:  # listed twice in this document
                     scan.pods_repeated[name] = scan.pods_repeated.get(name, 0) + 1
+                    if node is not None:
+                        scan.node_repeats[node] = scan.node_repeats.get(node, 0) + 1
                 else:  # (a live answer read after dumps: in one of them too)
                     scan.dumped_again[name] = scan.dumped_again.get(name, 0) + 1
                     if node is not None:  # (as merge_scan counts the later copy)
@@ -587,6 +594,9 @@ def _add_index(scan: Scan, index: PodFileIndex) -> None:
     if index.duplicated:  # (the pods a scan's index sees are its file's: listed twice in it)
         f = str(index.file)
         scan.pods_repeated[f] = scan.pods_repeated.get(f, 0) + index.duplicated
+    for node, repeats in index.repeats.items():
+        scan.pod_repeats.setdefault(node, []).extend(repeats)
+        scan.node_repeats[node] = scan.node_repeats.get(node, 0) + len(repeats)
     scan.pods_total += index.pods
     scan.unbound += index.unbound
     for bound, count in index.counts.items():
@@ -884,9 +894,11 @@ def merge_scan(into: Scan, part: Scan) -> None:
     into.pods_total += part.pods_total
     into.pods_duplicated += part.pods_duplicated
     for counts, more in ((into.pods_repeated, part.pods_repeated), (into.dumped_again, part.dumped_again),
-                         (into.node_copies, part.node_copies)):
+                         (into.node_copies, part.node_copies), (into.node_repeats, part.node_repeats)):
         for what, count in more.items():
             counts[what] = counts.get(what, 0) + count
+    for node, repeats in part.pod_repeats.items():
+        into.pod_repeats.setdefault(node, []).extend(repeats)
     if into.packed_keys or part.packed_keys:  # matched by settle_keys, in this order
         pack_keys(part)
         into.packed_keys.extend(part.packed_keys)
@@ -1260,6 +1272,8 @@ def assemble(scan: Scan) -> FleetInputs:
             pod_files=files, issues=tuple(node_issues), pod_ranges=ranges,
             pods_bound=scan.pod_counts.get(name, 0), capacity=_allocatable(obj, "capacity"),
             pods_dumped_again=scan.node_copies.get(name, 0),
+            pods_listed_again=scan.node_repeats.get(name, 0),
+            pod_repeats=tuple(sorted(scan.pod_repeats.get(name, ()))),
             nrt_attributes=_nrt_attributes(scan.nrt[name][0]) if name in scan.nrt else {},
         ))
     for node, count in sorted(scan.pod_counts.items()):

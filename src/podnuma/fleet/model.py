@@ -113,3 +113,8 @@ class NodeSpec:
     #: pods of this node found again in a later dump (same namespace, name
     #: and uid): the replay compares their copies
     pods_dumped_again: int = 0
+    #: pods of this node a dump lists twice itself (same namespace, name and
+    #: uid: a damaged dump), and the ``(file, start, end)`` byte ranges of
+    #: the later copies in indexed dumps: the replay compares their copies
+    pods_listed_again: int = 0
+    pod_repeats: tuple[tuple[str, int, int], ...] = ()

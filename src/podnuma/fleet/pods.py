@@ -8,6 +8,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from podnuma.api.quantity import QuantityError, quantity_from_manifest
+from podnuma.api.resources import is_supported_pod_level_resource
 from podnuma.errors import InputError
 from podnuma.fleet.dumpfile import CHANGED, read_dump
 from podnuma.fleet.files import _is_map, left_out, read_items
@@ -59,10 +61,17 @@ def with_allocation(spec: Mapping[str, Any], status: Any) -> dict[str, Any] | No
     ``limits`` are taken (without them, a limit equal to its request in
     the spec follows the allocated request, as a resize keeps the QoS
     class; another stays the spec's). A container whose
-    ``allocatedResources`` are its spec's requests is left as it is."""
+    ``allocatedResources`` are its spec's requests is left as it is.
+
+    A pod with pod-level resources (``spec.resources``) has its pod-level
+    allocation applied too (:func:`_pod_level_allocation`)."""
     if not _is_map(status):
         return None
     out: dict[str, Any] | None = None
+    pod_level = _pod_level_allocation(spec, status)
+    if pod_level is not None:
+        out = dict(spec)
+        out["resources"] = pod_level
     for ck, sk in (("initContainers", "initContainerStatuses"), ("containers", "containerStatuses")):
         ctrs, sts = spec.get(ck), status.get(sk)
         if not isinstance(ctrs, list) or not isinstance(sts, list):
@@ -100,6 +109,97 @@ def with_allocation(spec: Mapping[str, Any], status: Any) -> dict[str, Any] | No
                 out = dict(spec)
             out[ck] = new
     return out
+
+
+def _minus_overhead(value: Any, overhead: Any) -> Any:
+    """A pod-level quantity of the status (``value``, the overhead counted
+    in) without the pod's ``overhead`` of that resource (``None``: none);
+    ``value`` as it is when either does not parse (the replay then reads
+    it, and words its error)."""
+    if overhead is None:
+        return value
+    try:
+        got = quantity_from_manifest(value) - quantity_from_manifest(overhead)
+    except QuantityError:
+        return value
+    return got.canonical()
+
+
+def _same_quantity(a: Any, b: Any) -> bool:
+    try:
+        return quantity_from_manifest(a) == quantity_from_manifest(b)
+    except QuantityError:
+        return bool(a == b)
+
+
+def _pod_level_allocation(spec: Mapping[str, Any], status: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The pod-level ``resources`` the kubelet allocated, where the pod's
+    status shows others than ``spec.resources`` (``None``: it does not).
+    With ``InPlacePodLevelResourcesVerticalScaling`` (beta, on by default
+    in v1.37.2) the kubelet checkpoints a pod's ``spec.resources`` as
+    admitted or resized, and admits the pod again with them (v1.37.2
+    pkg/kubelet/allocation ``ResourceInfoForPod``,
+    ``updatePodLevelResourcesFromAllocation``); it writes into the
+    status ``allocatedResources``, the pod's requests as allocated
+    (``PodRequests`` of the allocated pod: the pod-level request of each
+    resource set there, the pod's overhead added), and ``resources``, the
+    pod-level resources as applied, whose limits (read from the pod's
+    cgroup, the overhead added) are taken. The allocated request of each
+    resource the spec asks at pod level is the status's less the
+    overhead; a limit without an applied value (or one below the allocated
+    request: applied before the allocation) follows the allocated request
+    where the spec's limit equals its request (a resize keeps the QoS
+    class), and stays the spec's otherwise."""
+    res = spec.get("resources")
+    alloc = status.get("allocatedResources")
+    if not _is_map(res) or not _is_map(alloc):
+        return None
+    spec_requests = res.get("requests")
+    if not _is_map(spec_requests):
+        return None
+    over = spec.get("overhead")
+    over = over if _is_map(over) else {}
+    requests = dict(spec_requests)
+    changed = False
+    for k, v in spec_requests.items():
+        if not is_supported_pod_level_resource(k) or k not in alloc:
+            continue
+        got = _minus_overhead(alloc[k], over.get(k))
+        if not _same_quantity(got, v):
+            requests[k] = got
+            changed = True
+    if not changed:
+        return None
+    want = dict(res)
+    want["requests"] = requests
+    spec_limits = res.get("limits")
+    if _is_map(spec_limits):
+        applied = status.get("resources")
+        applied_limits = applied.get("limits") if _is_map(applied) else None
+        applied_limits = applied_limits if _is_map(applied_limits) else {}
+        limits = dict(spec_limits)
+        for k, v in spec_limits.items():
+            if not is_supported_pod_level_resource(k):
+                continue
+            got = _minus_overhead(applied_limits[k], over.get(k)) if k in applied_limits else None
+            if got is not None and not _below(got, requests.get(k)):
+                limits[k] = got
+            elif k in spec_requests and _same_quantity(spec_requests[k], v):
+                limits[k] = requests[k]
+        want["limits"] = limits
+    return want
+
+
+def _below(limit: Any, request: Any) -> bool:
+    """Whether an applied ``limit`` is below the allocated ``request``: a
+    resize allocated but not yet applied beside another pending (the
+    cgroup's limit is an older one than the allocation's), not taken."""
+    if request is None:
+        return False
+    try:
+        return bool(quantity_from_manifest(limit) < quantity_from_manifest(request))
+    except QuantityError:
+        return False
 
 
 def compact_pod(doc: Mapping[str, Any]) -> dict[str, Any]:
@@ -201,10 +301,12 @@ def start_key(pod: Mapping[str, Any]) -> tuple[str, str, str]:
 
 
 def read_node_pods(
-    files: Iterable[str], nodes: Iterable[str]
+    files: Iterable[str], nodes: Iterable[str], *, every_copy: bool = False
 ) -> tuple[dict[str, list[dict[str, Any]]], list[Issue]]:
     """The active pods of ``nodes`` found in ``files``, compacted, by node,
-    in start order; with the issues of those files (once per file). A file
+    in start order; with the issues of those files (once per file).
+    ``every_copy``: a pod listed twice is there twice, in the order the
+    files list them (the copies to compare: :mod:`podnuma.fleet.copies`). A file
     named by a :class:`~podnuma.fleet.dumpfile.DumpName` is read only as the
     version its index read (its identity while it is read the name's):
     another is a warning that it changed since it was indexed, and none of
@@ -238,12 +340,13 @@ def read_node_pods(
                 meta = _meta(doc)
                 key = (str(meta.get("namespace") or "default"), str(meta.get("name")),
                        str(meta.get("uid") or ""))
-                if key in seen:  # the same pod in two dumps
+                if key in seen and not every_copy:  # the same pod in two dumps
                     continue
                 seen.add(key)
                 out[node].append(compact_pod(doc))
-    for pods in out.values():
-        pods.sort(key=start_key)
+    if not every_copy:
+        for pods in out.values():
+            pods.sort(key=start_key)
     return out, issues
 
 

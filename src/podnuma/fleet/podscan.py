@@ -229,6 +229,10 @@ class PodFileIndex:
     pods: int = 0
     unbound: int = 0
     duplicated: int = 0
+    #: per node, the byte range of each pod the file lists again (same
+    #: namespace, name and uid as one before it in the file): left out of
+    #: ``ranges``, read only to compare the copies (:mod:`podnuma.fleet.copies`)
+    repeats: dict[str, list[Range]] = field(default_factory=dict)
     #: the pods of the file left out, said as the general reader says them
     #: (:func:`_index_by_item`)
     issues: list[Issue] = field(default_factory=list)
@@ -461,6 +465,8 @@ def _index_items(
                 if node is not None and type(node) is not str:
                     return None  # not a clean pod: the general reader words it
                 duplicated += 1
+                if node and key in mine:  # listed again in this file: its copy compared
+                    out.repeats.setdefault(node, []).append((out.file, starts[i], starts[i] + lengths[i]))
                 if run is not None:
                     _end_run(out, spans, run, first, last, size, starts, lengths)
                     run = None
@@ -1171,6 +1177,9 @@ class _Status(msgspec.Struct, gc=False):
     # (read for the resources the kubelet allocated: :func:`_allocated_key`)
     initContainerStatuses: msgspec.Raw = _NO
     containerStatuses: msgspec.Raw = _NO
+    # (the pod-level allocation: :func:`podnuma.fleet.pods._pod_level_allocation`)
+    allocatedResources: msgspec.Raw = _NO
+    resources: msgspec.Raw = _NO
 
 
 class _CStatus(msgspec.Struct, gc=False):
@@ -1297,18 +1306,29 @@ def _allocated_key(key: tuple[Any, ...], p: _PodRaw) -> tuple[Any, ...]:
     the spec's (:func:`podnuma.fleet.pods.with_allocation`): a third part,
     their JSON, and that spec kept for the key; ``key`` itself otherwise."""
     st = p.status
-    if st is None or (st.containerStatuses is _NO and st.initContainerStatuses is _NO):
+    # (the pod-level allocation is read only of a pod with pod-level
+    # resources: the kubelet writes ``status.allocatedResources`` for every pod)
+    pod_level = st is not None and st.allocatedResources is not _NO and (
+        p.spec is not None and p.spec.resources is not _NO)
+    if st is None or (st.containerStatuses is _NO and st.initContainerStatuses is _NO and not pod_level):
         return key
-    memo = (key, _status_sig(st.initContainerStatuses), _status_sig(st.containerStatuses))
+    memo = (key, _status_sig(st.initContainerStatuses), _status_sig(st.containerStatuses),
+            bytes(st.allocatedResources) if pod_level else None, bytes(st.resources) if pod_level else None)
     got = _ALLOCATED.get(memo)
     if got is not None and (got == key or got in _SPECS):
         return got
     rest, annotations = _SPECS.get(key) or _spec_of(key, p.spec or _SpecRaw(), _annotations(p))
-    new = with_allocation(rest, {"initContainerStatuses": _statuses(st.initContainerStatuses),
-                                 "containerStatuses": _statuses(st.containerStatuses)})
+    status = {"initContainerStatuses": _statuses(st.initContainerStatuses),
+              "containerStatuses": _statuses(st.containerStatuses)}
+    if pod_level:
+        status["allocatedResources"] = _ANY.decode(st.allocatedResources)
+        if st.resources is not _NO:
+            status["resources"] = _ANY.decode(st.resources)
+    new = with_allocation(rest, status)
     got = key
     if new is not None:
-        got = (key[0], key[1], json.dumps([new.get("initContainers"), new.get("containers")], default=str))
+        got = (key[0], key[1], json.dumps([new.get("initContainers"), new.get("containers"),
+                                           new.get("resources")], default=str))
         if got not in _SPECS:
             if len(_SPECS) >= _SPECS_LIMIT:
                 _SPECS.clear()
@@ -1655,7 +1675,8 @@ def _scanned(pods: list[_PodRaw]) -> list[Any]:
             if type(phase) is str and phase not in _ACTIVE:
                 continue
             start = st.startTime
-            if st.containerStatuses is not _NO or st.initContainerStatuses is not _NO:
+            if (st.containerStatuses is not _NO or st.initContainerStatuses is not _NO
+                    or (st.allocatedResources is not _NO and s.resources is not _NO)):
                 key = _allocated_key(key, p)
         else:
             start = UNSET

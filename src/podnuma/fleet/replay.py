@@ -54,7 +54,7 @@ from podnuma.api.kubeletconfig import (
 from podnuma.api.pod import Pod
 from podnuma.api.pod_manifest import parse_pod
 from podnuma.api.pod_types import without_unknown_fields
-from podnuma.api.qos import compute_pod_qos, served_qos_class, with_status_qos
+from podnuma.api.qos import QOSClass, compute_pod_qos, served_qos_class, with_status_qos
 from podnuma.cm.container_manager import Node
 from podnuma.cm.cpumanager.policy_options import FULL_PCPUS_ONLY_OPTION
 from podnuma.cm.cpumanager.policy_static import POLICY_STATIC as CPU_POLICY_STATIC
@@ -657,6 +657,17 @@ def _parse_pods(
     return _unique_uids(*_unique_names(pods, issues, node, dumps), node)
 
 
+def _status_class(doc: Any) -> QOSClass | None:
+    """The QoS class the API server served for the pod of ``doc`` (its
+    ``status.qosClass``, one of the three classes; ``None``: none)."""
+    if type(doc) is ScannedPod:
+        value = doc.rest()[3]
+    else:
+        status = doc.get("status")
+        value = status.get("qosClass") if isinstance(status, Mapping) else None
+    return served_qos_class(value)
+
+
 def _served_classes(pods: Sequence[_Pod], config: KubeletConfig, issues: list[Issue], node: str) -> None:
     """Each pod's QoS class as the kubelet reads it (``GetPodQOS``): the
     API server's ``status.qosClass`` when the dump has one, else the class
@@ -673,13 +684,7 @@ def _served_classes(pods: Sequence[_Pod], config: KubeletConfig, issues: list[Is
     # which the entry keeps alive)
     copies: dict[tuple[int, str], tuple[Pod, Pod]] = {}
     for p in pods:
-        doc = p.doc
-        if type(doc) is ScannedPod:
-            value = doc.rest()[3]
-        else:
-            status = doc.get("status")
-            value = status.get("qosClass") if isinstance(status, Mapping) else None
-        served = served_qos_class(value)
+        served = _status_class(p.doc)
         if served is None:
             continue
         pod = p.pod
@@ -857,17 +862,22 @@ def _rewrite(
 def _restart(spec: NodeSpec, config_doc: Mapping[str, Any], pods: Sequence[_Pod]) -> dict[str, Any]:
     """``--what-if restart``: the node's pods admitted as in the run, then a
     kubelet restart (``podnuma restart``); the scenario replays it."""
+    # (without the fields v1.37.2 lacks: the restart decodes as the API server does)
+    steps = [{"addPod": dict(without_unknown_fields(p.doc))} for p in pods]
     doc = {
         "apiVersion": "podnuma.io/v1", "kind": "Scenario",
         "node": {k: v for k, v in (spec.topology or {}).items()},
         "kubeletConfig": dict(config_doc),
-        # (without the fields v1.37.2 lacks: the restart decodes as the API server does)
-        "steps": [{"addPod": dict(without_unknown_fields(p.doc))} for p in pods],
+        "steps": steps,
     }
     from podnuma.analysis.restart import restart_after_document, restart_summary
+    from podnuma.fleet.restart import served_classes
 
+    # the class each pod is replayed with (the served one: _served_classes),
+    # before and after the restart, where the scenario's pods would compute it
+    served = served_classes(steps)
     try:
-        return restart_summary(restart_after_document(doc, name=f"node {spec.name}"))
+        return restart_summary(restart_after_document(doc, name=f"node {spec.name}", served=served))
     except PodnumaError as e:
         return {"error": f"restart not replayed: {e}"}
 
@@ -953,7 +963,7 @@ def replay_node(
         issues.extend(Issue("warning", f"{c} ({spec.config_source})", node=spec.name)
                       for c in found)
     dumps = NodeDumps(spec) if spec.pods is None else None
-    if dumps is not None and spec.pods_dumped_again:
+    if dumps is not None and (spec.pods_dumped_again or spec.pods_listed_again):
         issues.extend(dumps.differing_copies())
     parsed, pod_issues = _parse_pods(pods, config, spec.name, cache, dumps)
     issues.extend(pod_issues)

@@ -7,9 +7,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from podnuma.api.qos import QOSClass, served_qos_class
 from podnuma.errors import PodnumaError
 
-__all__ = ["restart_scenario_of", "restart_section"]
+__all__ = ["restart_scenario_of", "restart_section", "served_classes"]
 
 _COUNTS = ("kept", "moved", "rejected", "unknown", "cpusTakenByNobody")
 
@@ -50,6 +51,26 @@ def restart_section(nodes: Sequence[Mapping[str, Any]], what_ifs: Sequence[str])
     return {"restart": out} if out else {}
 
 
+def served_classes(steps: Sequence[Mapping[str, Any]]) -> dict[str, QOSClass]:
+    """The QoS class each pod of the ``addPod`` steps (a run's pods, as the
+    fleet read them) was served (its ``status.qosClass``), by
+    ``NAMESPACE/NAME``: the class the replay gave it, and the one the
+    kubelet reads before and after a restart (``GetPodQOS``)."""
+    out: dict[str, QOSClass] = {}
+    for step in steps:
+        pod = step.get("addPod")
+        if not isinstance(pod, Mapping):
+            continue
+        status, meta = pod.get("status"), pod.get("metadata")
+        qos = served_qos_class(status.get("qosClass")) if isinstance(status, Mapping) else None
+        if qos is None or not isinstance(meta, Mapping) or type(meta.get("name")) is not str:
+            continue
+        ns = meta.get("namespace") or "default"
+        if type(ns) is str:
+            out[f"{ns}/{meta['name']}"] = qos
+    return out
+
+
 def restart_scenario_of(run: Mapping[str, Any], node: str) -> dict[str, Any] | None:
     """The restart scenario of a what-if's run (the run's scenario as
     ``fleet analyze --as-scenario`` writes it): the run's pods admitted as
@@ -61,6 +82,6 @@ def restart_scenario_of(run: Mapping[str, Any], node: str) -> dict[str, Any] | N
 
     doc = {**run, "steps": [s for s in run.get("steps") or () if "addPod" in s]}
     try:
-        return restart_after_document(doc, name=f"node {node}").scenario
+        return restart_after_document(doc, name=f"node {node}", served=served_classes(doc["steps"])).scenario
     except PodnumaError:
         return None
