@@ -108,7 +108,8 @@ def test_node_without_memory_entry_has_zero() -> None:
         ({"cpus": HW_LABELS, "memory": {0: {"memory": "1Gi", "memroy": 1}}}, "memory.0.memroy"),
         ({"cpus": HW_LABELS, "memory": {"x": {"memory": "1Gi"}}}, "memory.x"),
         ({"cpus": HW_LABELS, "distances": {0: [10, 21]}}, "distances"),
-        ({"cpus": HW_LABELS, "distances": {0: [10, 21], 1: [21, 10, 5]}}, "distances.1"),
+        ({"cpus": HW_LABELS, "distances": {0: [10, 21], 1: []}}, "distances.1"),  # (a row as read: 1+ numbers)
+        ({"cpus": HW_LABELS, "distances": {0: [10, 21], 1: [21, -1]}}, "distances.1[1]"),
     ],
 )
 def test_invalid(doc: dict[str, Any], path: str) -> None:

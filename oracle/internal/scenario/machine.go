@@ -262,8 +262,10 @@ func hugepagesInfo(pools map[uint64]uint64, times uint64) []cadvisorapi.HugePage
 }
 
 // distanceMatrix reads a list of rows (row i = i-th NUMA id) or a mapping
-// {NUMA_ID: row}.
-func distanceMatrix(v any, path string, ids []int) (map[int][]uint64, error) {
+// {NUMA_ID: row}. Every node needs a row; asRead (the cpus table form) takes
+// each row as a node's sysfs distance file reads (one or more non-negative
+// numbers, any length), else a row has one positive entry per node.
+func distanceMatrix(v any, path string, ids []int, asRead bool) (map[int][]uint64, error) {
 	rows := map[int]any{}
 	switch x := v.(type) {
 	case map[string]any:
@@ -294,10 +296,16 @@ func distanceMatrix(v any, path string, ids []int) (map[int][]uint64, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(items) != len(ids) {
+		if asRead && len(items) == 0 {
+			return nil, inputErr(fmt.Sprintf("%s.%d", path, id), "needs at least one distance (a node's distance file as read)")
+		}
+		if !asRead && len(items) != len(ids) {
 			return nil, inputErr(fmt.Sprintf("%s.%d", path, id), "needs one distance per NUMA node (%d), got %d", len(ids), len(items))
 		}
-		for _, d := range items {
+		for j, d := range items {
+			if d < 0 || (d == 0 && !asRead) {
+				return nil, inputErr(fmt.Sprintf("%s.%d[%d]", path, id, j), "must be a positive integer, got %d", d)
+			}
 			out[id] = append(out[id], uint64(d))
 		}
 	}
@@ -367,7 +375,7 @@ func synthetic(v any, path string) (*cadvisorapi.MachineInfo, error) {
 	distances := map[int][]uint64{}
 	if d, ok := spec["distances"]; ok && d != nil {
 		var err error
-		if distances, err = distanceMatrix(d, path+".distances", ids); err != nil {
+		if distances, err = distanceMatrix(d, path+".distances", ids, false); err != nil {
 			return nil, err
 		}
 	} else {
@@ -521,7 +529,7 @@ func table(node map[string]any) (*cadvisorapi.MachineInfo, error) {
 	distances := map[int][]uint64{}
 	if d, ok := node["distances"]; ok && d != nil {
 		var err error
-		if distances, err = distanceMatrix(d, "node.distances", ids); err != nil {
+		if distances, err = distanceMatrix(d, "node.distances", ids, true); err != nil {
 			return nil, err
 		}
 	}

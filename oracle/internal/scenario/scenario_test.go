@@ -135,6 +135,40 @@ steps: []
 	}
 }
 
+// TestCPUTableDistanceRowsAsRead: the cpus form takes each node's row as
+// its sysfs distance file reads (any length, 0 included); the synthetic
+// shorthand still wants one positive distance per node.
+func TestCPUTableDistanceRowsAsRead(t *testing.T) {
+	s := parse(t, `
+apiVersion: podnuma.io/v1
+kind: Scenario
+node:
+  cpus:
+    - {id: 0, core: 0, socket: 0, numaNode: 0}
+    - {id: 1, core: 1, socket: 0, numaNode: 1}
+  distances: {0: [10], 1: [0, 10, 30]}
+steps: []
+`)
+	if d := s.Machine.Topology[0].Distances; !reflect.DeepEqual(d, []uint64{10}) {
+		t.Fatalf("node 0 distances = %v", d)
+	}
+	if d := s.Machine.Topology[1].Distances; !reflect.DeepEqual(d, []uint64{0, 10, 30}) {
+		t.Fatalf("node 1 distances = %v", d)
+	}
+	for text, path := range map[string]string{
+		"node: {cpus: [{id: 0, core: 0, socket: 0, numaNode: 0}], distances: {0: []}}":   "node.distances.0",
+		"node: {cpus: [{id: 0, core: 0, socket: 0, numaNode: 0}], distances: {0: [-1]}}": "node.distances.0[0]",
+		"node: {synthetic: {sockets: 1, numaNodesPerSocket: 2, coresPerNumaNode: 1, threadsPerCore: 1, " +
+			"distances: [[10], [20, 10]]}}": "node.synthetic.distances.0",
+	} {
+		_, err := Parse([]byte("apiVersion: podnuma.io/v1\nkind: Scenario\n"+text+"\nsteps: []\n"), "bad.yaml", t.TempDir())
+		ie, ok := err.(*InputError)
+		if !ok || ie.Path != path {
+			t.Errorf("%s: want an input error at %q, got %v", text, path, err)
+		}
+	}
+}
+
 func TestMachineInfoFileAndStateFiles(t *testing.T) {
 	dir := t.TempDir()
 	mi := `{"num_cores": 2, "num_physical_cores": 1, "num_sockets": 1, "memory_capacity": 1024,

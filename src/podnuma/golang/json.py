@@ -405,12 +405,8 @@ class _Decoder:
         if not isinstance(typ, GoBasic) or typ.kind in ("string", "bool"):
             self.type_error("number", typ)
             return current
-        bits = INT_BITS[typ.kind]
-        signed = typ.kind in INT_KINDS
-        n = _parse_go_int(jv, signed)
-        if n is None or not (
-            (-(1 << (bits - 1)) <= n < (1 << (bits - 1))) if signed else (0 <= n < (1 << bits))
-        ):
+        n = _parse_go_int_of_kind(jv, typ.kind)
+        if n is None:
             self.type_error(f"number {jv}", typ)
             return current
         return n
@@ -433,19 +429,21 @@ class _Decoder:
     def decode_map(self, jv: JSONObject, typ: GoMap, target: dict[Any, Any]) -> None:
         key_type = typ.key
         for key, item in jv:
-            k: Any
+            # Go decodes the element (into a fresh value) first, then converts
+            # the key; a key that does not convert (not a base-10 integer, or
+            # beyond the key type's bit size) is a type error and the element
+            # is dropped
+            value = self.decode(item, typ.elem, zero(typ.elem))
             if isinstance(key_type, GoBasic) and key_type.kind == "string":
-                k = key
+                target[key] = value
             elif isinstance(key_type, GoBasic) and key_type.kind in INT_KINDS | UINT_KINDS:
-                n = _parse_go_int(JSONNumber(key), key_type.kind in INT_KINDS)
+                n = _parse_go_int_of_kind(key, key_type.kind)
                 if n is None:
                     self.type_error(f"number {key}", key_type)
                     continue
-                k = n
+                target[n] = value
             else:  # pragma: no cover - not used by checkpoints
                 raise TypeError("unsupported map key type")
-            # a map element is decoded into a fresh value, stored on success
-            target[k] = self.decode(item, typ.elem, zero(typ.elem))
 
     def decode_struct(self, jv: JSONObject, typ: GoStruct, target: dict[str, Any]) -> None:
         saved_struct, saved_depth = self.struct_name, len(self.field_stack)
@@ -512,6 +510,20 @@ def _parse_go_int(text: str, signed: bool) -> int | None:
     if len(text.lstrip("+-").lstrip("0")) > 20:  # beyond 64 bits (and Python's 4,300-digit int() bound)
         return None
     return int(text)
+
+
+def _parse_go_int_of_kind(text: str, kind: str) -> int | None:
+    """``strconv.ParseInt``/``ParseUint`` (base 10, 64 bits) followed by the
+    ``OverflowInt``/``OverflowUint`` check of a Go integer kind: the value, or
+    ``None`` when Go reports a type error."""
+    signed = kind in INT_KINDS
+    n = _parse_go_int(text, signed)
+    if n is None:
+        return None
+    bits = INT_BITS[kind]
+    if signed:
+        return n if -(1 << (bits - 1)) <= n < (1 << (bits - 1)) else None
+    return n if 0 <= n < (1 << bits) else None
 
 
 def go_json_unmarshal(jv: Any, typ: GoType, into: Any = None) -> tuple[Any, str | None]:

@@ -158,12 +158,15 @@ _F_ENTRIES: Final = GoField("Entries", _ENTRIES, "entries", omitempty=True)
 _F_POD_ENTRIES: Final = GoField("PodEntries", _POD_ENTRIES, "podEntries", omitempty=True)
 _F_CHECKSUM: Final = GoField("Checksum", CHECKSUM, "checksum")
 
-# V1 and V2 checksums are computed under the legacy name (the kubelet dumps
-# MemoryManagerCheckpointV1/V2 and renames the first occurrence)
-_V1: Final = GoStruct("state.MemoryManagerCheckpoint", (_F_POLICY, _F_MACHINE, _F_ENTRIES, _F_CHECKSUM))
-_V2: Final = GoStruct(
-    "state.MemoryManagerCheckpoint", (_F_POLICY, _F_MACHINE, _F_ENTRIES, _F_POD_ENTRIES, _F_CHECKSUM)
-)
+# V1 and V2 decode (and name their type errors) as MemoryManagerCheckpointV1/V2;
+# their checksums are computed under the legacy name (the kubelet dumps
+# MemoryManagerCheckpointV1/V2 and renames the first occurrence, the type name)
+_V1_FIELDS: Final = (_F_POLICY, _F_MACHINE, _F_ENTRIES, _F_CHECKSUM)
+_V2_FIELDS: Final = (_F_POLICY, _F_MACHINE, _F_ENTRIES, _F_POD_ENTRIES, _F_CHECKSUM)
+_V1: Final = GoStruct("state.MemoryManagerCheckpointV1", _V1_FIELDS)
+_V2: Final = GoStruct("state.MemoryManagerCheckpointV2", _V2_FIELDS)
+_V1_HASHED: Final = GoStruct("state.MemoryManagerCheckpoint", _V1_FIELDS)
+_V2_HASHED: Final = GoStruct("state.MemoryManagerCheckpoint", _V2_FIELDS)
 # V3 (MemoryManagerCheckpoint) embeds V1 inline
 _V3: Final = GoStruct(
     "state.MemoryManagerCheckpoint",
@@ -329,7 +332,7 @@ def _load_v2(jv: Any, syntax_error: str | None) -> _Loaded | None:
     cp, err = _unmarshal(jv, syntax_error, _V2, True)
     if err is not None:
         return None
-    if cp.get("Checksum", 0) != _v1_checksum(cp, _V2):  # no allowance for 0 in V2
+    if cp.get("Checksum", 0) != _v1_checksum(cp, _V2_HASHED):  # no allowance for 0 in V2
         return None
     return _Loaded(cp.get("PolicyName", ""), cp.get("MachineState"), cp.get("Entries"), cp.get("PodEntries"), 2)
 
@@ -339,7 +342,7 @@ def _load_v1(jv: Any, syntax_error: str | None) -> _Loaded:
     if err is not None:
         raise CheckpointError(err)
     ck = cp.get("Checksum", 0)
-    if ck != 0 and ck != _v1_checksum(cp, _V1):  # 0: accepted (old file backend)
+    if ck != 0 and ck != _v1_checksum(cp, _V1_HASHED):  # 0: accepted (old file backend)
         raise CheckpointError(CORRUPT_CHECKPOINT)
     return _Loaded(cp.get("PolicyName", ""), cp.get("MachineState"), cp.get("Entries"), {}, 1)
 
@@ -451,7 +454,7 @@ def encode_memory_checkpoint(data: MemoryCheckpointData) -> bytes:
     }
     data_text = go_json_marshal(payload, _DATA)
     top = {k: payload[k] for k in ("PolicyName", "MachineState", "Entries")}
-    top["Checksum"] = _v1_checksum(top, _V1)
+    top["Checksum"] = _v1_checksum(top, _V1_HASHED)
     top["Data"] = data_text
     top["DataChecksum"] = string_checksum(data_text)
     return go_json_marshal(top, _V3).encode("utf-8")

@@ -15,7 +15,10 @@ distances: {...}}``, a mapping that loads into the very same ``Machine``
 - ``memory`` for every NUMA node (``MemTotal`` and each hugepage pool's total
   size, ``0`` for a size with no pages: the node form's documented value);
 - ``memoryCapacity`` when the machine's memory is not the nodes' sum;
-- ``distances`` when every node has a complete row.
+- ``distances`` when every node has a row, each as its ``distance`` file
+  reads (a short row included: the kubelet gets it so); a node without one
+  leaves them all out, which the kubelet takes the same way (with
+  ``prefer-closest-numa-nodes`` it cannot start either way).
 
 Pure: no I/O.
 """
@@ -109,6 +112,6 @@ def node_document(
         doc["memoryCapacity"] = _node_size(info.memory_capacity)
     ids = sorted(n.id for n in info.topology)
     by_id = {n.id: n for n in info.topology}
-    if ids and all(len(by_id[i].distances) == len(ids) for i in ids):
+    if ids and all(by_id[i].distances for i in ids):
         doc["distances"] = {i: list(by_id[i].distances) for i in ids}
     return doc

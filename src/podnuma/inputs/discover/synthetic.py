@@ -106,10 +106,17 @@ def parse_hugepage_pools(value: object, path: str) -> dict[int, int]:
     return pools
 
 
-def parse_distances(value: object, path: str, node_ids: list[int]) -> dict[int, tuple[int, ...]]:
+def parse_distances(
+    value: object, path: str, node_ids: list[int], *, as_read: bool = False
+) -> dict[int, tuple[int, ...]]:
     """A distance matrix: a list of rows (row i = i-th NUMA id) or ``{NUMA_ID: row}``.
 
-    Every node needs a row of one entry per node.
+    Every node needs a row. By default (the ``synthetic`` shorthand) a row has
+    one positive entry per node. ``as_read`` (the ``cpus`` table form, which
+    ``node discover`` writes) takes a row as cadvisor hands a node's
+    ``distance`` file to the kubelet: one or more non-negative numbers, of
+    any length (the kubelet indexes row i by NUMA id j only when it compares
+    masks holding both; a row too short for that fails there, as in Go).
     """
     rows: dict[int, tuple[Any, str]] = {}
     if isinstance(value, Mapping):
@@ -135,11 +142,13 @@ def parse_distances(value: object, path: str, node_ids: list[int]) -> dict[int, 
             raise InputError(f"missing the row of NUMA node {nid}", path=path)
         row, rpath = rows[nid]
         items = expect_list(row, rpath)
-        if len(items) != len(node_ids):
+        if as_read and not items:
+            raise InputError("needs at least one distance (a node's distance file as read)", path=rpath)
+        if not as_read and len(items) != len(node_ids):
             raise InputError(
                 f"needs one distance per NUMA node ({len(node_ids)}), got {len(items)}", path=rpath
             )
-        out[nid] = tuple(expect_int(d, join(rpath, j), minimum=1) for j, d in enumerate(items))
+        out[nid] = tuple(expect_int(d, join(rpath, j), minimum=0 if as_read else 1) for j, d in enumerate(items))
     return out
 
 

@@ -10,7 +10,12 @@ topology, so this form and the ``machineInfo`` form cannot disagree.
 What cadvisor does, and so what this does:
 
 - NUMA nodes are the ``devices/system/node/node*[0-9]`` directories (sorted by
-  name, as Go's ``filepath.Glob``); a node's CPUs are its ``cpuN`` entries.
+  name, as Go's ``filepath.Glob``); a node's CPUs are its ``cpuN`` entries,
+  whose ``topology`` files are opened through the entry (a link to
+  ``../../cpu/cpuM`` on a live kernel): a looping link, or one to a file, is
+  an error; one to nothing, or to a directory without them, drops the CPU.
+  A link leading out of the tree is refused (the host's files are never
+  read for the copy's).
   Offline CPUs (not in ``devices/system/cpu/online``; all are online when
   that file is absent) are left out; CPUs without ``topology/core_id`` or
   ``topology/physical_package_id`` are skipped.
@@ -67,6 +72,7 @@ Python's ``strip``, which also takes U+001C-U+001F).
 
 from __future__ import annotations
 
+import os
 import re
 import stat
 from fnmatch import fnmatchcase
@@ -130,6 +136,33 @@ def _read(file: Path) -> str | None:
         return None
     except OSError as err:
         raise _err(f"cannot read: {err.strerror or err}", file) from None
+
+
+def _read_through(file: Path, resolved: str, root: Path, shown_root: Path) -> tuple[str | None, Path]:
+    """A file cadvisor opens by a path that goes through links of the tree
+    (a NUMA node's ``cpuN`` entry): the system follows them as Go's
+    ``os.ReadFile`` does, so a link loop is an error (ELOOP), as is a file on
+    the way where a directory should be (ENOTDIR: not "does not exist" for
+    Go's ``os.IsNotExist``); only a missing file is ``None``. A path that
+    resolves out of the tree (``resolved``, the file's path with its links
+    resolved, not under ``root``, also resolved) is refused: a copy of sysfs
+    is read, never the files of the machine podnuma runs on.
+
+    Returns the content and the file that holds it, named under
+    ``shown_root`` (the tree as given), for an error about what it says."""
+    if os.path.commonpath([resolved, str(root)]) != str(root):
+        raise _err(f"leads out of the sysfs tree (to {_shown(resolved)}) through a symbolic link", file)
+    from podnuma.inputs.documents import read_limited
+    from podnuma.inputs.limits import DEFAULT_LIMITS
+
+    holder = shown_root / os.path.relpath(resolved, root)
+    try:
+        return read_limited(file, DEFAULT_LIMITS.max_bytes).decode("utf-8", errors="replace"), holder
+    except FileNotFoundError:
+        return None, holder
+    except OSError as err:
+        why = err.strerror or str(err)
+        raise _err(f"cannot read: {why[:1].lower()}{why[1:]}", file) from None  # (Go's words: lower case)
 
 
 def _int64(digits: str) -> int | None:
@@ -244,6 +277,8 @@ class _SysFs:
                 raise _err("not a directory (a copy of /sys is a directory tree)", root)
             raise _err("not a sysfs root: devices/system is missing", root)
         self.root = root
+        self.resolved_root = Path(os.path.realpath(root))
+        self._topology_dirs: dict[Path, str] = {}
         self.meminfo = root.parent / "proc" / "meminfo"
         self.cpu_root = root / "devices" / "system" / "cpu"
         self.node_root = root / "devices" / "system" / "node"
@@ -288,9 +323,32 @@ class _SysFs:
         text = _read(file)
         return None if text is None else _atoi(file, text)
 
-    def topology_text(self, cpu: int, name: str) -> str | None:
-        text = _read(self.cpu_dir(cpu) / "topology" / name)
+    def path_topology_value(self, cpu_path: Path, name: str) -> int | None:
+        """A ``topology`` file of the CPU at ``cpu_path`` as cadvisor opens
+        it: by that path (a node's ``cpuN`` link is read through)."""
+        text, holder = _read_through(cpu_path / "topology" / name, self._resolved(cpu_path, name),
+                                     self.resolved_root, self.root)
+        return None if text is None else _atoi(holder, text)
+
+    def path_topology_text(self, cpu_path: Path, name: str) -> str | None:
+        text, _ = _read_through(cpu_path / "topology" / name, self._resolved(cpu_path, name),
+                                self.resolved_root, self.root)
         return None if text is None else go_trim_space(text)
+
+    def _resolved(self, cpu_path: Path, name: str) -> str:
+        """``cpu_path/topology/name`` with its links resolved (a loop left
+        unresolved: reading it says ELOOP); the directory is resolved once
+        per CPU, the file itself only when it is a link."""
+        directory = self._topology_dirs.get(cpu_path)
+        if directory is None:
+            directory = self._topology_dirs[cpu_path] = os.path.realpath(cpu_path / "topology")
+        file = os.path.join(directory, name)
+        try:
+            if stat.S_ISLNK(os.lstat(file).st_mode):
+                return os.path.realpath(file)
+        except OSError:
+            pass  # (missing, or not reachable: the read says which)
+        return file
 
     @staticmethod
     def cpu_id(path: Path) -> int:
@@ -300,22 +358,24 @@ class _SysFs:
         return int(m.group(1))
 
     # -- cores (getCoresInfo) ---------------------------------------------------
-    def cores_info(self, cpus: list[int]) -> list[_CoreBuilder]:
+    def cores_info(self, cpus: list[tuple[int, Path]]) -> list[_CoreBuilder]:
+        """``getCoresInfo`` of the CPUs given with the path cadvisor reads
+        each one's ``topology`` files by (a NUMA node's ``cpuN`` entry)."""
         cores: list[_CoreBuilder] = []
         index: dict[tuple[int, int, str, str], int] = {}
-        for cpu in cpus:
+        for cpu, cpu_path in cpus:
             if not self.is_online(cpu):
                 continue
-            core_id = self.topology_value(cpu, "core_id")
+            core_id = self.path_topology_value(cpu_path, "core_id")
             if core_id is None:
                 continue
-            package = self.topology_value(cpu, "physical_package_id")
+            package = self.path_topology_value(cpu_path, "physical_package_id")
             if package is None:
                 continue
             book = drawer = ""
-            if (self.cpu_dir(cpu) / "topology" / "book_id").exists():  # s390x levels
-                book_text = self.topology_text(cpu, "book_id")
-                drawer_text = self.topology_text(cpu, "drawer_id")
+            if (cpu_path / "topology" / "book_id").exists():  # s390x levels
+                book_text = self.path_topology_text(cpu_path, "book_id")
+                drawer_text = self.path_topology_text(cpu_path, "drawer_id")
                 if book_text is None or drawer_text is None:
                     continue
                 book, drawer = book_text, drawer_text
@@ -438,7 +498,14 @@ class _SysFs:
 
     # -- whole machine ------------------------------------------------------------
     def node_cpus(self, node_dir: Path) -> list[int]:
-        links = [self.cpu_id(p) for p in _glob(node_dir, "cpu*[0-9]")]
+        return [cpu for cpu, _ in self.node_cpu_paths(node_dir)]
+
+    def node_cpu_paths(self, node_dir: Path) -> list[tuple[int, Path]]:
+        """A node's CPUs, each with the path its topology is read by: the
+        node's ``cpuN`` entries (links into ``devices/system/cpu`` on a live
+        kernel, read through as cadvisor does); without any, the ``cpulist``
+        CPUs at ``devices/system/cpu/cpuN``."""
+        links = [(self.cpu_id(p), p) for p in _glob(node_dir, "cpu*[0-9]")]
         if links:
             return links
         file = node_dir / "cpulist"
@@ -446,7 +513,7 @@ class _SysFs:
         if text is None or not text.strip():
             return []
         try:
-            return CPUSet.parse(text.strip()).list()
+            return [(cpu, self.cpu_dir(cpu)) for cpu in CPUSet.parse(text.strip()).list()]
         except CPUSetParseError as err:
             raise _err(f"invalid CPU list: {err}", file) from None
 
@@ -461,7 +528,7 @@ class _SysFs:
             m = _NODE_NAME.fullmatch(node_dir.name)
             if m is None:
                 raise _err("unexpected format of NUMA node directory name", node_dir)
-            cores = self.cores_info(self.node_cpus(node_dir))
+            cores = self.cores_info(self.node_cpu_paths(node_dir))
             count += sum(len(c.threads) for c in cores)
             node_caches = self.add_cache_info(cores)
             nodes.append(
@@ -481,12 +548,12 @@ class _SysFs:
         cpu_dirs = _glob(self.cpu_root, "cpu*[0-9]")
         if not cpu_dirs:
             raise _err("no CPU is available", self.cpu_root)
-        by_package: dict[int, list[int]] = {}
+        by_package: dict[int, list[tuple[int, Path]]] = {}
         for path in cpu_dirs:
             cpu = self.cpu_id(path)
-            package = self.topology_value(cpu, "physical_package_id")
+            package = self.path_topology_value(path, "physical_package_id")
             if package is not None:
-                by_package.setdefault(package, []).append(cpu)
+                by_package.setdefault(package, []).append((cpu, path))
         nodes = []
         for package in sorted(by_package):  # cadvisor walks a Go map: order unspecified
             cores = self.cores_info(by_package[package])

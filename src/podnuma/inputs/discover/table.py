@@ -2,7 +2,9 @@
 
 ``cpus: [{id, core, socket, numaNode, uncoreCache?, online?}]`` with optional
 ``memory: {NUMA_ID: {memory: QTY, hugepages-2Mi: QTY, ...}}`` and
-``distances: {NUMA_ID: [d0, d1, ...]}`` (or a list of rows), optional
+``distances: {NUMA_ID: [d0, d1, ...]}`` (or a list of rows; each row as the
+node's sysfs ``distance`` file reads, one or more numbers: a short row is
+kept, as cadvisor hands it to the kubelet), optional
 ``memoryCapacity: QTY``: the machine's memory (``/proc/meminfo``'s MemTotal,
 cadvisor's ``MemoryCapacity``, the node's memory capacity) when it is not the
 sum of the NUMA nodes' memory (the default), and optional ``cpuCapacity: N``:
@@ -167,7 +169,7 @@ def parse_table(doc: Mapping[str, Any]) -> MachineInfo:
     node_ids = sorted(set(by_node) | set(memory))
     distances: dict[int, tuple[int, ...]] = {}
     if doc.get("distances") is not None:
-        distances = parse_distances(doc["distances"], "distances", node_ids)
+        distances = parse_distances(doc["distances"], "distances", node_ids, as_read=True)
 
     nodes = []
     for nid in node_ids:
