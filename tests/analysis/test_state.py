@@ -214,7 +214,8 @@ def _two_node_sysfs(tmp_path: Path) -> Path:
         (topo / "core_id").write_text(f"{cpu}\n")
         (topo / "physical_package_id").write_text(f"{node}\n")
         nd = sysfs / "devices/system/node" / f"node{node}"
-        (nd / f"cpu{cpu}").mkdir(parents=True)
+        nd.mkdir(parents=True, exist_ok=True)
+        (nd / f"cpu{cpu}").symlink_to(f"../../cpu/cpu{cpu}")  # (as sysfs links them)
         (nd / "meminfo").write_text(f"Node {node} MemTotal:       8388608 kB\n")
     return sysfs
 

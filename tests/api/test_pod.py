@@ -119,7 +119,15 @@ def test_unknown_fields_are_ignored() -> None:
 def test_ephemeral_containers_are_names_only() -> None:
     doc = base_doc()
     doc["spec"]["ephemeralContainers"] = [{"name": "debugger", "image": "busybox"}]
-    assert parse_pod(doc, gates=ON).ephemeral_containers == ("debugger",)
+    # (a scenario's pod, or one an API server serves: they were added after the create)
+    assert parse_pod(doc, gates=ON, unknown_in_order=True).ephemeral_containers == ("debugger",)
+    assert parse_pod(doc, gates=ON, lenient=True).ephemeral_containers == ("debugger",)
+    # (a dump's pod read back as a scenario's: not a create request)
+    assert parse_pod(doc, gates=ON, sort_keys=True, on_create=False).ephemeral_containers == ("debugger",)
+    # the API server's create refuses them (ValidatePodCreate), after the spec's checks
+    with pytest.raises(InputError) as err:
+        parse_pod(doc, gates=ON)
+    assert (err.value.path, err.value.message) == ("spec.ephemeralContainers", "Forbidden: cannot be set on create")
 
 
 def test_labels_and_annotations() -> None:

@@ -93,13 +93,13 @@ from podnuma.agent.validation_kit import (
     options,
 )
 from podnuma.agent.validation_scheduling import _label_selector as label_selector
-from podnuma.agent.validation_security import _json
 from podnuma.api.pod_validation import (
     dns_label_errors,
     dns_subdomain_errors,
     go_len,
     qualified_name_errors,
 )
+from podnuma.api.pod_validation_security import go_json as _json
 from podnuma.api.quantity import QuantityError, quantity_from_manifest
 from podnuma.errors import InputError
 

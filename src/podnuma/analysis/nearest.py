@@ -351,7 +351,9 @@ def pod_level_form(manifest: Mapping[str, Any], gates: FeatureGates, shared_pool
     from podnuma.analysis.advise import pod_level_form as advised  # (the search only)
 
     served = served_manifest(manifest)
-    return advised(served, parse_pod(served, gates=gates, sort_keys=True), shared_pool_cpus=shared_pool_cpus)
+    # (a scenario's pod: its ephemeral containers were added after the create)
+    return advised(served, parse_pod(served, gates=gates, sort_keys=True, on_create=False),
+                   shared_pool_cpus=shared_pool_cpus)
 
 
 def _set_manifest_cpu(container: dict[str, Any], value: str, resource: str = "cpu") -> None:
@@ -420,7 +422,8 @@ def candidate_pod(scenario: Scenario, step_index: int, pod: Pod, variation: Vari
         manifest = candidate_manifest(scenario, step_index, variation)
         if manifest is None:
             raise ValueError("the pod's manifest is not known")
-        return parse_pod(manifest, gates=varied_config(scenario.config, variation).feature_gates, sort_keys=True)
+        return parse_pod(manifest, gates=varied_config(scenario.config, variation).feature_gates, sort_keys=True,
+                         on_create=False)
     return _modify_pod(pod, variation)
 
 

@@ -60,6 +60,17 @@ from podnuma.api.pod_validation import (
     unsupported_named,
 )
 from podnuma.api.pod_validation_os import check_os_fields
+from podnuma.api.pod_validation_security import (
+    annotation_errors,
+    annotations_match_fields_errors,
+    apparmor_version_skew,
+    check_first,
+    container_security_context_errors,
+    ephemeral_on_create_errors,
+    gate_options,
+    host_process_and_users_errors,
+    pod_security_context_errors,
+)
 from podnuma.api.quantity import ERR_FORMAT_WRONG, Quantity, QuantityError, quantity_from_manifest
 from podnuma.api.resources import aggregate_limits_of, aggregate_requests_of
 from podnuma.errors import InputError
@@ -283,13 +294,14 @@ def _check_restart_policy(restart_policy: str | None, rules: Sequence[Any], path
 
 def _parse_container(
     raw: object, path: str, index: int, *, init: bool, restart_rules: bool, seen: set[str],
-    host_network: bool, rules: HandlerRules,
+    host_network: bool, rules: HandlerRules, spec: Mapping[str, Any],
 ) -> Container:
     """One container, its checks in the API server's order
-    (``validateContainers``: name, ports, resources, a duplicate name among
-    ``seen``, hooks and probes, ``restartPolicy``; ``validateInitContainers``:
-    name, ports, resources, ``restartPolicy``, a duplicate name, host ports,
-    hooks and probes). ``restart_rules`` is the ``ContainerRestartRules``
+    (``validateContainers``: name, ports, resources, security context, a
+    duplicate name among ``seen``, hooks and probes, ``restartPolicy``;
+    ``validateInitContainers``: name, ports, resources, security context,
+    ``restartPolicy``, a duplicate name, host ports, hooks and probes;
+    ``spec``: the pod's, which ``procMount`` checks read). ``restart_rules`` is the ``ContainerRestartRules``
     gate (beta, on in v1.37), with which every container may set
     ``restartPolicy`` to Always, Never or OnFailure (an init container is a
     sidecar only with Always); with it off the API server's
@@ -306,6 +318,8 @@ def _parse_container(
         restart_policy = None
     check_container_ports(doc.get("ports"), path, host_network=host_network)
     requests, limits = _container_resources(doc, path, defaults=True)
+    # (ValidateSecurityContext: the last check of validateContainerCommon)
+    check_first(container_security_context_errors(doc, path, spec))
 
     if init:
         _check_restart_policy(restart_policy, policy_rules, path, init=True,
@@ -470,7 +484,8 @@ def _check_type_meta(doc: Mapping[str, Any], sort_keys: bool) -> None:
 
 
 def parse_pod(doc: Mapping[str, Any], *, gates: FeatureGateView, sort_keys: bool = False,
-              numbers: Numbers | None = None, unknown_in_order: bool = False, lenient: bool = False) -> Pod:
+              numbers: Numbers | None = None, unknown_in_order: bool = False, lenient: bool = False,
+              on_create: bool | None = None) -> Pod:
     """Parse, default and validate a v1 Pod manifest.
 
     Raises ``InputError`` whose path is relative to ``doc``. Unknown fields
@@ -495,6 +510,10 @@ def parse_pod(doc: Mapping[str, Any], *, gates: FeatureGateView, sort_keys: bool
     server's ``sigs.k8s.io/json``). ``lenient``: unknown fields are dropped
     at any depth instead (client-go's decoding, with which the kubelet
     reads the pods an API server serves, a newer one's fields included).
+    ``on_create``: the pod is a create request, whose ephemeral containers
+    ``ValidatePodCreate`` refuses (by default on the API server's path:
+    neither ``unknown_in_order`` nor ``lenient``; ``False`` for a pod
+    read back from a dump, which may hold ephemeral containers added since).
     """
     doc = expect_string_keys(doc, "")
     api_path = not unknown_in_order and not lenient
@@ -539,6 +558,10 @@ def parse_pod(doc: Mapping[str, Any], *, gates: FeatureGateView, sort_keys: bool
     spec = expect_string_keys(spec_raw, "spec")
     _check_spec_fields(spec)
     pod_restart = optional_str(spec.get("restartPolicy"), "spec.restartPolicy")
+    # (the end of ValidatePodSpecificAnnotations, before ValidatePodSpec)
+    check_first(annotation_errors(annotations, spec))
+    # (PrepareForCreate: a container's AppArmor annotation made its field)
+    spec = apparmor_version_skew(annotations, spec)
 
     # ValidatePodSpec's order: validateContainers (then the app containers'
     # host ports together), validateInitContainers (names unique across
@@ -553,14 +576,14 @@ def parse_pod(doc: Mapping[str, Any], *, gates: FeatureGateView, sort_keys: bool
         raise required("spec.containers")
     containers = tuple(
         _parse_container(raw, f"spec.containers[{i}]", i, init=False, restart_rules=restart_rules, seen=seen,
-                         host_network=host_network, rules=rules)
+                         host_network=host_network, rules=rules, spec=spec)
         for i, raw in enumerate(raw_containers)
     )
     app_docs = [c for c in raw_containers if isinstance(c, Mapping)]
     check_host_port_conflicts(app_docs, "spec.containers", host_network=host_network)
     init_containers = tuple(
         _parse_container(raw, f"spec.initContainers[{i}]", i, init=True, restart_rules=restart_rules, seen=seen,
-                         host_network=host_network, rules=rules)
+                         host_network=host_network, rules=rules, spec=spec)
         for i, raw in enumerate(optional_list(spec.get("initContainers"), "spec.initContainers"))
     )
 
@@ -571,6 +594,7 @@ def parse_pod(doc: Mapping[str, Any], *, gates: FeatureGateView, sort_keys: bool
         eph, eph_name = _named_container(raw, path, EPHEMERAL_CONTAINER_FIELDS)
         check_container_ports(eph.get("ports"), path)
         _container_resources(eph, path, defaults=False)
+        check_first(container_security_context_errors(eph, path, spec))
         if eph_name in seen:
             raise duplicate(field_path(path, "name"), eph_name)
         seen.add(eph_name)
@@ -605,6 +629,11 @@ def parse_pod(doc: Mapping[str, Any], *, gates: FeatureGateView, sort_keys: bool
     # validateRestartPolicy ("" is defaulted to Always before validation)
     if pod_restart and pod_restart not in _POD_RESTART_POLICIES:
         raise unsupported_named("spec.restartPolicy", pod_restart, _POD_RESTART_POLICIES)
+    # validatePodSpecSecurityContext, validateShareProcessNamespace; later
+    # validateWindowsHostProcessPod, validateHostUsers
+    only_recursive_selinux, userns_host_network = gate_options(spec, gates.enabled)
+    check_first(pod_security_context_errors(spec, only_recursive_selinux=only_recursive_selinux))
+    check_first(host_process_and_users_errors(spec, userns_host_network=userns_host_network))
 
     # validateOverhead: the list is checked as the limits of a container's
     # resources, under that path (spec.overhead.limits[NAME], an upstream quirk)
@@ -621,6 +650,12 @@ def parse_pod(doc: Mapping[str, Any], *, gates: FeatureGateView, sort_keys: bool
         if os_name not in _OS_NAMES:
             raise unsupported_named("spec.os", os_name, _OS_NAMES)
         check_os_fields(spec, str(os_name))
+    # the end of ValidatePodCreate: no ephemeral containers on create (the
+    # API server's path only: a scenario's or a served pod got them later),
+    # then the seccomp and AppArmor annotations agree with the fields
+    if api_path if on_create is None else on_create:
+        check_first(ephemeral_on_create_errors(spec))
+    check_first(annotations_match_fields_errors(annotations, spec))
 
     return Pod(
         uid=uid,

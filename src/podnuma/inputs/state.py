@@ -333,7 +333,7 @@ def check_dump_pods(refs: Iterable[PodRef], gates: FeatureGateReader) -> None:
         try:
             # (a dump is JSON text: its numbers as read, as before kubectl's
             # float64 conversion became parse_pod's default with sorted keys)
-            parse_pod(manifest, gates=gates, sort_keys=True, numbers="as-read")
+            parse_pod(manifest, gates=gates, sort_keys=True, numbers="as-read", on_create=False)
         except InputError as e:
             raise ref.blame(e) from None
 
