@@ -200,9 +200,14 @@ def test_as_scenario_infers_what_it_can(tmp_path: Path) -> None:
         # (its pod budgets: only pod scope with the pod-level gates writes them)
         "featureGates": {"PodLevelResources": True, "PodLevelResourceManagers": True},
         "topologyManagerScope": "pod",
+        # (never none, which writes no pod budget; not replayed without the
+        # machine: the first that writes them, said so)
+        "topologyManagerPolicy": "best-effort",
     }
     assert "reservedSystemCPUs" in res.stderr
     assert "warning: the checkpoints hold pod-level sets" in res.stderr
+    assert "none assumed" not in res.stderr
+    assert "without the node's machine (--node, --sysfs) they are not replayed: best-effort is written" in res.stderr
 
 
 def _two_node_sysfs(tmp_path: Path) -> Path:

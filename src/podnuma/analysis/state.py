@@ -32,12 +32,17 @@ The devices of each container come from the device manager's
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from podnuma.cm.cpumanager.policy_static import POLICY_STATIC as CPU_POLICY_STATIC
 from podnuma.cm.memorymanager.policy_static import POLICY_STATIC as MEMORY_POLICY_STATIC
 from podnuma.cm.memorymanager.state import Block
+from podnuma.cm.topologymanager.policy import (
+    POLICY_BEST_EFFORT,
+    POLICY_RESTRICTED,
+    POLICY_SINGLE_NUMA_NODE,
+)
 from podnuma.golang.strconv import go_quote
 from podnuma.inputs.discover.export import bytes_quantity
 from podnuma.inputs.state import PodRef, StateFiles, checkpoint_pod_uids, exclusive_cpu_sets
@@ -400,6 +405,23 @@ def state_document(report: StateReport) -> dict[str, object]:
     return doc
 
 
+#: the topology manager policies under which the kubelet writes a pod's own
+#: set (a pod budget: ``podEntries``): only the pod scope of a policy other
+#: than ``none`` hands a pod-level pod to the managers whole (the ``none``
+#: policy's scope, whatever scope is configured, allocates container by
+#: container), so a checkpoint holding one rules ``none`` out
+POD_SET_POLICIES = (POLICY_BEST_EFFORT, POLICY_RESTRICTED, POLICY_SINGLE_NUMA_NODE)
+
+#: the words of :func:`scenario_document`'s note on the policy it could not
+#: infer, which a restart or a scenario that works it out replaces
+NONE_ASSUMED = "(none assumed)"
+
+
+def or_words(words: Sequence[str], last: str = "or") -> str:
+    """``a``, ``a or b``, ``a, b or c`` (``last``: the last joining word)."""
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} {last} {words[-1]}"
+
+
 def scenario_document(
     files: StateFiles,
     *,
@@ -464,7 +486,7 @@ def scenario_document(
             notes.append(
                 "warning: the checkpoints hold pod-level sets (pod budgets): featureGates PodLevelResources "
                 "and PodLevelResourceManagers on and topologyManagerScope pod are inferred from them, but "
-                "not the topology manager policy (none assumed), which decides where a pod-level pod goes "
+                f"not the topology manager policy {NONE_ASSUMED}, which decides where a pod-level pod goes "
                 "when re-admitted: give the node's configuration (--kubelet-config)"
             )
     state: dict[str, object] = {}

@@ -35,7 +35,8 @@ reported.
 
 Where the fleet is read on a cluster or a pool, a large dump is cut into
 pieces of a few MiB (:func:`~podnuma.fleet.podscan.cut_pieces`: this
-process reads its first 64 KiB, nothing more), each indexed where it is
+process reads its first 64 KiB, nothing more, and its last 64 KiB when a
+``PodList`` says its ``kind`` after its items), each indexed where it is
 read; the pieces' indexes are taken together once all of the dump's are
 in (:class:`_InOrder`), or, when one could not be read by itself or a pod
 is in two of them, the dump is read whole here instead, as in one process.

@@ -124,6 +124,10 @@ _POD_HEAD = re.compile(rb'"kind"\s*:\s*"Pod"')
 #: a pods dump's head: kubectl's list of pods, or the API server's own
 #: ``PodList`` (whose items say no kind)
 _PODS_HEAD = re.compile(rb'"kind"\s*:\s*"Pod(?:List)?"')
+#: the API server's own list of pods says so (its items say no kind)
+_POD_LIST = re.compile(rb'"kind"\s*:\s*"PodList"')
+#: a ``kind`` member
+_KIND_KEY = re.compile(rb'"kind"\s*:')
 _HEAD = 65536
 
 Unset = msgspec.UnsetType
@@ -259,8 +263,8 @@ def index_pod_file(
             data, ident = read_dump(path, name)
         except InputError:
             return None
-    if _PODS_HEAD.search(data, 0, _HEAD) is None:
-        return None
+    if _PODS_HEAD.search(data, 0, _HEAD) is None and _POD_LIST.search(data, max(0, len(data) - _HEAD)) is None:
+        return None  # (a PodList whose items come before its kind says it at its end)
     top: Any = None
     deep = False
 
@@ -609,12 +613,13 @@ class _TopCheck(msgspec.Struct, gc=False):
 _TOP_CHECK = msgspec.json.Decoder(_TopCheck)
 
 
-def _layout(head: bytes) -> tuple[int, re.Pattern[bytes]] | None:
+def _layout(head: bytes, typed: bool = False) -> tuple[int, re.Pattern[bytes]] | None:
     """From a dump's first bytes: where its list of items begins (just past
     its ``[``) and what marks the start of an item after the first one
     (group 1 of the pattern: the item's first bytes); ``None`` when they do
     not tell (no pod in them, the list not begun, no layout of the first
-    item to go by).
+    item to go by). ``typed``: the dump says it is a ``PodList``
+    (:func:`_says_pod_list`), whose items need not say they are pods.
 
     A dump laid out one item a line (``kubectl get pods -o json``,
     ``json.dumps`` with an indent): a comma, a line break and the first
@@ -628,7 +633,7 @@ def _layout(head: bytes) -> tuple[int, re.Pattern[bytes]] | None:
     taken where each item they bound decodes as one whole value
     (:func:`_split_items`, and the pieces of a dump, :func:`index_piece`):
     a mark that is no item's start costs time, never a wrong item."""
-    if _POD_HEAD.search(head) is None:
+    if not typed and _POD_HEAD.search(head) is None:
         return None
     m = _ITEMS.search(head)
     if m is None:
@@ -774,13 +779,33 @@ def _split_items(
         pos = sep.end()
 
 
+def _says_pod_list(fd: int, size: int, head: bytes) -> bool:
+    """Whether the dump open at ``fd`` (``size`` bytes, ``head`` its first
+    ones) says it is the API server's own ``PodList`` (``kubectl get --raw
+    /api/v1/pods``), whose items say no kind: the first ``kind`` member
+    before its items says ``PodList``, or, with none before them (the
+    items written first), one in its last :data:`_HEAD` bytes does. What
+    this says is only taken as the dump's kind where the piece that holds
+    the list's end finds it so (:func:`_list_end`, which decodes the top
+    level): every piece of one version of a dump says the same."""
+    m = _ITEMS.search(head)
+    if m is None:
+        return False
+    k = _KIND_KEY.search(head, 0, m.start())
+    if k is not None:
+        return _POD_LIST.match(head, k.start()) is not None
+    tail = os.pread(fd, min(size, _HEAD), max(0, size - _HEAD))
+    return _POD_LIST.search(tail) is not None
+
+
 def cut_pieces(path: str) -> list[Piece] | None:
     """``path`` cut into pieces of about :data:`PIECE_BYTES`, or ``None``
     when it is not to be read in pieces: not a JSON file, not a regular
     file, smaller than two pieces, larger than the fleet's size limit (the
     whole file's reader words that), or a first 64 KiB that do not show
     a list of pods and how its items are laid out (one a line, or all on
-    one line: :func:`_layout`)."""
+    one line: :func:`_layout`; its items saying they are pods, or the
+    dump that it is a ``PodList``: :func:`_says_pod_list`)."""
     if Path(path).suffix.lower() != ".json":  # (as the whole dump's reader asks: ".json" alone is no suffix)
         return None
     try:
@@ -793,11 +818,12 @@ def cut_pieces(path: str) -> list[Piece] | None:
         if not stat.S_ISREG(st.st_mode) or size < 2 * PIECE_BYTES or size > FLEET_LIMITS.max_bytes:
             return None
         head = os.pread(fd, _HEAD, 0)
+        typed = _says_pod_list(fd, size, head)
     except OSError:
         return None
     finally:
         os.close(fd)
-    if _layout(head) is None:
+    if _layout(head, typed) is None:
         return None
     n = -(-size // PIECE_BYTES)
     cuts = [size * k // n for k in range(n + 1)]
@@ -839,7 +865,8 @@ def _index_piece(fd: int, piece: Piece, seen: dict[bytes, str] | None, hold: boo
     if not stat.S_ISREG(st.st_mode) or file_ident(st) != ident:
         return None
     head = os.pread(fd, _HEAD, 0)
-    got = _layout(head)
+    typed = _says_pod_list(fd, piece.size, head)
+    got = _layout(head, typed)
     if got is None:
         return None
     items_at, marker = got
@@ -884,12 +911,13 @@ def _index_piece(fd: int, piece: Piece, seen: dict[bytes, str] | None, hold: boo
     if file_ident(os.fstat(fd)) != ident:
         return None  # (written again while it was read)
     if end < 0:  # the list's end is in this piece
-        end = _list_end(head[:items_at], buf, base, start)
+        end = _list_end(head[:items_at], buf, base, start, typed)
         if end < 0:
             return None
     buf[start - base] = 0x5B  # [
     buf[end - base + 1] = 0x5D  # ]
-    return _index_buffer(DumpName(piece.path, ident), buf, start - base, end - base + 2, base - 1, seen, hold)
+    return _index_buffer(DumpName(piece.path, ident), buf, start - base, end - base + 2, base - 1, seen, hold,
+                         typed)
 
 
 def _pread_into(fd: int, n: int, offset: int) -> bytearray | None:
@@ -900,12 +928,13 @@ def _pread_into(fd: int, n: int, offset: int) -> bytearray | None:
     return buf if got == n else None
 
 
-def _list_end(before: bytes, buf: bytes | bytearray, base: int, start: int) -> int:
+def _list_end(before: bytes, buf: bytes | bytearray, base: int, start: int, typed: bool = False) -> int:
     """Where the ``]`` that closes a dump's list of items is (``buf``: the
     file's bytes from ``base`` to its end, after a spare byte; ``before``:
     its bytes up to the list's ``[``), or -1: the last ``]`` from the end
     back for which the dump with :data:`_STAND_IN` for its items is a list
-    of that value."""
+    of that value (``typed``: a ``PodList``, as the whole dump's decoder
+    reads its kind; its pieces took its items without a kind for pods)."""
     stop = max(start - base + 1, len(buf) - _HEAD)
     pos = len(buf)
     for _ in range(_TAIL_TRIES):
@@ -920,7 +949,8 @@ def _list_end(before: bytes, buf: bytes | bytearray, base: int, start: int) -> i
         except _DECODE_ERRORS:
             continue
         if len(top.items) == 1 and top.items[0].kind == _STAND_IN_KIND and (
-                isinstance(top.kind, str) and top.kind.endswith("List") or top.kind is None):
+                isinstance(top.kind, str) and top.kind.endswith("List") or top.kind is None) and (
+                not typed or top.kind == "PodList"):
             return pos - 1 + base
         return -1
     return -1
@@ -957,10 +987,11 @@ def _decoded(
 
 
 def _index_buffer(name: DumpName, buf: bytearray, a: int, b: int, shift: int,
-                  seen: dict[bytes, str] | None, hold: bool) -> PodFileIndex | None:
+                  seen: dict[bytes, str] | None, hold: bool, typed: bool = False) -> PodFileIndex | None:
     """The index of the items of ``buf[a:b]`` (``[`` + a piece's items +
     ``]``, decoded in place; byte ``i`` of ``buf`` the file's byte
-    ``i + shift``) of the file ``name``."""
+    ``i + shift``) of the file ``name`` (``typed``: a ``PodList``'s, see
+    :func:`_index_items`)."""
     view = memoryview(buf)[a:b]
     got = _decoded(view, buf.isascii(), _RAW_ITEMS.decode, _PODS_RAW.decode, _PEEK_ITEMS.decode, hold)
     if got is None:
@@ -971,7 +1002,8 @@ def _index_buffer(name: DumpName, buf: bytearray, a: int, b: int, shift: int,
     if starts is None:
         return None
     starts = [s + shift for s in starts]
-    return _index_items(PodFileIndex(file=name), peek, full, starts, lengths, seen, weight, piece=True)
+    return _index_items(PodFileIndex(file=name), peek, full, starts, lengths, seen, weight, piece=True,
+                        typed=typed)
 
 
 def _end_run(

@@ -26,12 +26,7 @@ from podnuma.analysis.restart import (
     restart_after_document,
     state_after_run,
 )
-from podnuma.analysis.state import scenario_document
-from podnuma.cm.topologymanager.policy import (
-    POLICY_BEST_EFFORT,
-    POLICY_RESTRICTED,
-    POLICY_SINGLE_NUMA_NODE,
-)
+from podnuma.analysis.state import NONE_ASSUMED, POD_SET_POLICIES, or_words, scenario_document
 from podnuma.errors import InputError, KubeletStartupError
 from podnuma.inputs.discover import load_node
 from podnuma.inputs.documents import parse_document
@@ -158,7 +153,7 @@ def restart_state_dir(
     if _reserves_cpus(config_out):  # (given by --set: the note asking for it is answered)
         notes = [n for n in notes if "does not record reservedSystemCPUs" not in n]
     if "topologyManagerPolicy" in config_out:  # (given by --set: nothing is assumed)
-        notes = [n for n in notes if _NONE_ASSUMED not in n]
+        notes = [n for n in notes if NONE_ASSUMED not in n]
     gates = config_gates(config_out)
     if gates is not None:  # (a pod the restart's scenario refuses: named where it is in the dump)
         check_dump_pods(specs.values(), gates)
@@ -180,18 +175,6 @@ def restart_state_dir(
     return _with_overrides(restart(node_state), overrides)
 
 
-#: the topology manager policies under which the kubelet writes a pod's own
-#: set (a pod budget: ``podEntries``): only the pod scope of a policy other
-#: than ``none`` hands a pod-level pod to the managers whole (the ``none``
-#: policy's scope, whatever scope is configured, allocates container by
-#: container), so a checkpoint holding one rules ``none`` out
-POD_SET_POLICIES = (POLICY_BEST_EFFORT, POLICY_RESTRICTED, POLICY_SINGLE_NUMA_NODE)
-
-#: the note the inference from the checkpoints leaves on the policy, which
-#: the restart replaces (it does not assume ``none``)
-_NONE_ASSUMED = "(none assumed)"
-
-
 def _holds_pod_sets(files: Any) -> bool:
     cpu, memory = files.cpu, files.memory
     return (cpu is not None and bool(cpu.pod_entries)) or (memory is not None and bool(memory.pod_entries))
@@ -206,7 +189,7 @@ def _restart_under_pod_set_policies(state: NodeState) -> RestartReport:
     one gives the same restart, its report (the scenario under the first),
     with a note saying so; else ``InputError`` asking for the node's
     configuration, naming what differs."""
-    notes = tuple(n for n in state.notes if _NONE_ASSUMED not in n)
+    notes = tuple(n for n in state.notes if NONE_ASSUMED not in n)
     reports: dict[str, RestartReport] = {}
     failure: Exception | None = None
     for policy in POD_SET_POLICIES:
@@ -224,20 +207,16 @@ def _restart_under_pod_set_policies(state: NodeState) -> RestartReport:
     if differs:
         raise InputError(
             "--kubelet-config: the node's topology manager policy is needed: the checkpoints hold pod-level "
-            f"sets (pod budgets), which the kubelet writes under {_or(tried)} only (never none), and the "
+            f"sets (pod budgets), which the kubelet writes under {or_words(tried)} only (never none), and the "
             f"restart differs between them ({differs}): give --kubelet-config FILE, or --set "
             "topologyManagerPolicy=POLICY")
     said = (f"the restart is the same under each (its scenario runs {tried[0]})" if len(tried) > 1 else
             f"the kubelet starts with {tried[0]} only on this machine: the restart runs under it")
     note = ("the checkpoints hold pod-level sets (pod budgets): featureGates PodLevelResources and "
             "PodLevelResourceManagers on and topologyManagerScope pod are inferred from them; the topology "
-            f"manager policy is not recorded, but such sets are written under {_or(list(POD_SET_POLICIES))} "
+            f"manager policy is not recorded, but such sets are written under {or_words(list(POD_SET_POLICIES))} "
             f"only (never none), and {said}; give the node's configuration (--kubelet-config) to run its own")
     return dataclasses.replace(first, notes=(*first.notes, note))
-
-
-def _or(words: Sequence[str], last: str = "or") -> str:
-    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} {last} {words[-1]}"
 
 
 def _differences(reports: Mapping[str, RestartReport]) -> str:
@@ -263,7 +242,7 @@ def _differences(reports: Mapping[str, RestartReport]) -> str:
         for policy, g in zip(policies, got, strict=True):
             assert g is not None
             groups.setdefault(said(g), []).append(policy)
-        parts.append(f"{o.ref}: " + ", ".join(f"{words} under {_or(ps, 'and')}" for words, ps in groups.items()))
+        parts.append(f"{o.ref}: " + ", ".join(f"{words} under {or_words(ps, 'and')}" for words, ps in groups.items()))
     if parts:
         shown = "; ".join(parts[:3])
         return shown + (f"; and {len(parts) - 3} more pod(s)" if len(parts) > 3 else "")

@@ -168,6 +168,164 @@ def _replays(doc: Mapping[str, Any], directory: Path) -> None:
     run_scenario(scenario, checkpoints=False)
 
 
+def _holds_pod_sets(files: StateFiles) -> bool:
+    cpu, memory = files.cpu, files.memory
+    return (cpu is not None and bool(cpu.pod_entries)) or (memory is not None and bool(memory.pod_entries))
+
+
+def _numa_spread(files: StateFiles, machine: Machine | None) -> tuple[str | None, str | None]:
+    """Pods whose own sets rule a policy out, by UID: one whose set (its
+    pod-level CPUs, their NUMA nodes known from ``machine``; its pod-level
+    memory blocks) spans more than one NUMA node, which
+    ``single-numa-node`` never writes; and, with the machine known and no
+    other manager narrowing the pod's hint (no static memory manager, no
+    device), one whose CPU set spans more NUMA nodes than the fewest that
+    hold as many CPUs, which ``restricted`` never writes (it admits a pod
+    on its preferred hints only, and the CPU manager prefers the fewest
+    NUMA nodes that hold the request: v1.37.2 ``generateCPUTopologyHints``,
+    the pod's set allocated within its hint)."""
+    from podnuma.cm.memorymanager.policy_static import POLICY_STATIC
+
+    report = inspect_state(files, pods_dump=None, machine=machine)
+    sizes: list[int] = []
+    if machine is not None:
+        details = machine.topology.details
+        sizes = sorted((len(details.cpus_in_numa_nodes(n)) for n in machine.numa_ids()), reverse=True)
+    memory_static = files.memory is not None and files.memory.policy_name == POLICY_STATIC
+    spread = narrow = None
+    for pod in report.pods:
+        numa: set[int] = set()
+        if pod.cpus is not None and machine is not None:
+            numa.update(machine.topology.cpu_numa_node_id(c) for c in pod.cpus)
+        cpu_span = len(numa)
+        for block in pod.memory:
+            numa.update(block.numa_affinity)
+        if len(numa) > 1 and spread is None:
+            spread = pod.uid
+        devices = any(c.devices for c in pod.containers)
+        if pod.cpus is not None and sizes and not memory_static and not devices and narrow is None:
+            need, fewest = len(pod.cpus), 0
+            while fewest < len(sizes) and sum(sizes[:fewest]) < need:
+                fewest += 1
+            if cpu_span > fewest:
+                narrow = pod.uid
+    return spread, narrow
+
+
+def _replay_text(doc: Mapping[str, Any], directory: Path) -> str:
+    """What ``podnuma simulate -o json`` of the scenario ``doc`` writes (the
+    kubelet's start from the checkpoints, the steps, the checkpoints after),
+    or its failure (``InputError``, ``StartupFailure``)."""
+    import io
+
+    from podnuma.golang import jsonnumbers as json_numbers
+    from podnuma.inputs.scenario import load_scenario_text
+    from podnuma.render.serialize import write_run_document
+    from podnuma.scenario.run import run_scenario
+
+    scenario = load_scenario_text(json_numbers.dumps(doc, ensure_ascii=False),
+                                  name=f"{directory}: the scenario of its checkpoints", base_dir=Path.cwd(),
+                                  state_dir=str(directory), json_only=True)
+    out = io.StringIO()
+    write_run_document(run_scenario(scenario), out, "json")
+    return out.getvalue()
+
+
+def _first_difference(a: Any, b: Any, path: str = "") -> str | None:
+    """The field path of the first place the run documents ``a`` and ``b``
+    differ (``None``: they do not)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in [*a, *(k for k in b if k not in a)]:
+            if k not in a or k not in b:
+                return f"{path}.{k}" if path else str(k)
+            got = _first_difference(a[k], b[k], f"{path}.{k}" if path else str(k))
+            if got is not None:
+                return got
+        return None
+    if isinstance(a, list) and isinstance(b, list):
+        for i, (x, y) in enumerate(zip(a, b, strict=False)):
+            got = _first_difference(x, y, f"{path}[{i}]")
+            if got is not None:
+                return got
+        return None if len(a) == len(b) else f"{path}[{min(len(a), len(b))}]"
+    return None if a == b else path
+
+
+def _with_pod_set_policy(doc: dict[str, Any], notes: list[str], got: _Read, directory: Path) -> list[str]:
+    """``doc`` (inferred from checkpoints holding pod sets, naming no
+    topology manager policy) given the policy that wrote them, and the notes
+    saying so (the one assuming ``none`` left out), as ``restart
+    --state-dir`` reasons (:func:`podnuma.service.restart.restart_state_dir`):
+    never ``none`` (it writes no pod set); not ``single-numa-node`` or
+    ``restricted`` when a pod's set spans more NUMA nodes than they keep
+    one on (:func:`_numa_spread`); not a policy the
+    kubelet does not start with from these checkpoints on the machine
+    given. One left: that one; several that replay alike
+    (:func:`_replay_text`): the first, said so; several that do not:
+    ``InputError`` asking for the node's configuration, naming what each
+    gives. Without a machine (``--node``, ``--sysfs``) nothing is replayed:
+    the first left, said so."""
+    from podnuma.analysis.state import NONE_ASSUMED, POD_SET_POLICIES, or_words
+    from podnuma.cm.topologymanager.policy import POLICY_RESTRICTED, POLICY_SINGLE_NUMA_NODE
+
+    notes = [n for n in notes if NONE_ASSUMED not in n]
+    config = doc["kubeletConfig"]
+    assert isinstance(config, dict)
+    out: list[str] = []  # (why a policy is ruled out)
+    left = list(POD_SET_POLICIES)
+    spread, narrow = _numa_spread(got.files, got.machine)
+    if narrow is not None:
+        left.remove(POLICY_RESTRICTED)
+        out.append(f"not {POLICY_RESTRICTED}, which keeps a pod's CPUs on the fewest NUMA nodes that hold as "
+                   f"many: pod {narrow}'s span more")
+    if spread is not None:
+        left.remove(POLICY_SINGLE_NUMA_NODE)
+        out.append(f"not {POLICY_SINGLE_NUMA_NODE}, which keeps a pod's set on one NUMA node: pod {spread}'s "
+                   "spans more")
+    head = ("the checkpoints hold pod-level sets (pod budgets): featureGates PodLevelResources and "
+            "PodLevelResourceManagers on and topologyManagerScope pod are inferred from them; the topology "
+            f"manager policy is not recorded, but such sets are written under {or_words(list(POD_SET_POLICIES))} "
+            "only (never none)")
+    replays: dict[str, str] = {}
+    failed: list[str] = []
+    for policy in left if got.machine is not None else ():
+        trial = {**doc, "kubeletConfig": {**config, "topologyManagerPolicy": policy}}
+        try:
+            replays[policy] = _replay_text(trial, directory)
+        except (InputError, KubeletStartupError):
+            failed.append(policy)
+    if not replays:  # (no machine, or none starts: not for the policy's sake)
+        why = ("without the node's machine (--node, --sysfs) they are not replayed" if got.machine is None else
+               "the configuration inferred does not start on this machine under any (see the other notes): "
+               "they are not replayed")
+        config["topologyManagerPolicy"] = left[0]
+        notes.append(f"warning: {head}{''.join('; ' + o for o in out)}; {why}: {left[0]} is written, give the "
+                     "node's configuration (--kubelet-config) to write its own")
+        return notes
+    out += [f"not {p}, which the kubelet does not start with from them on this machine" for p in failed]
+    tried = list(replays)
+    groups: dict[str, list[str]] = {}
+    for policy, text in replays.items():
+        groups.setdefault(text, []).append(policy)
+    if len(groups) > 1:
+        import json
+
+        texts = list(groups)
+        runs = [json.loads(t) for t in texts]
+        said = "; ".join(f"{or_words(ps, 'and')}: run {k + 1}" for k, ps in enumerate(groups.values()))
+        at = ", ".join(sorted({_first_difference(runs[0], other) or "(the run)" for other in runs[1:]}))
+        raise InputError(
+            "--kubelet-config: the node's topology manager policy is needed: the checkpoints hold pod-level "
+            f"sets (pod budgets), which the kubelet writes under {or_words(tried)} here, and their replay differs "
+            f"({said}; they differ at {at}): give --kubelet-config FILE, or --set topologyManagerPolicy=POLICY")
+    config["topologyManagerPolicy"] = tried[0]
+    said = (f"the replay is the same under {or_words(tried, 'and')} (the scenario runs {tried[0]})" if len(tried) > 1
+            else f"only {tried[0]} is left: the scenario runs it")
+    notes.append(f"{head}{''.join('; ' + o for o in out)}; {said}; give the node's configuration "
+                 "(--kubelet-config) to write its own")
+    return notes
+
+
 def as_scenario(
     directory: Path, *, pods: str | None = None, sysfs: Path | None = None,
     kubelet_config: str | None = None, node: str | None = None, overrides: tuple[Override, ...] = (),
@@ -203,6 +361,12 @@ def as_scenario(
             assert isinstance(state, dict)
             state["pods"] = specs
         notes += more
+    config_now = doc["kubeletConfig"]
+    assert isinstance(config_now, dict)
+    if source is None and "topologyManagerPolicy" not in config_now and _holds_pod_sets(got.files):
+        notes = _with_pod_set_policy(doc, notes, got, directory)
+    elif "topologyManagerPolicy" in config_now:  # (given by --set: nothing is assumed)
+        notes = [n for n in notes if "(none assumed)" not in n]
     if source is not None or overrides:
         config_doc = doc["kubeletConfig"]
         assert isinstance(config_doc, dict)
