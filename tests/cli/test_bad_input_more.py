@@ -218,8 +218,8 @@ CASES = [
     Case("sysfs-garbage-online-list", lambda d: garbage_sysfs(d, online="zz"), "online", "node.sysfs"),
     Case("sysfs-huge-cpu-id", lambda d: garbage_sysfs(d, cpu=99_999_999), "online", "node.sysfs",
          "above the largest podnuma supports"),
-    Case("device-on-missing-numa-node",
-         mut(lambda d: d["node"].update(devices={"example.com/gpu": [{"id": "g0", "numaNodes": [7]}]})),
+    Case("device-numa-id-past-int64",
+         mut(lambda d: d["node"].update(devices={"example.com/gpu": [{"id": "g0", "numaNodes": [2**63]}]})),
          "scenario.yaml", "node.devices.example.com/gpu[0].numaNodes[0]"),
     # pods: strict fields, restartPolicy
     Case("pod-unknown-field", mut(lambda d: pod0(d).update(foo=1)), "scenario.yaml", f"{P}.foo"),

@@ -48,7 +48,7 @@ from podnuma.agent.logs import kv
 from podnuma.agent.manifests import (
     Manifest,
     ManifestsUnreachable,
-    list_manifest_files,
+    list_manifests,
     parse_manifest,
     read_manifest_bytes,
 )
@@ -87,6 +87,16 @@ class PodRecord:
     qos_class: str = "BestEffort"
 
 
+def _canonical_file(path: Path, resolved: dict[Path, Path]) -> Path:
+    """``path`` in its directory's canonical spelling (links and ``..``
+    resolved), its own name kept; ``resolved``: the directories resolved
+    so far."""
+    parent = resolved.get(path.parent)
+    if parent is None:
+        parent = resolved[path.parent] = Path(os.path.realpath(path.parent))
+    return parent / path.name
+
+
 class Agent:
     def __init__(
         self,
@@ -99,8 +109,11 @@ class Agent:
         metrics: AgentMetrics | None = None,
         cgroups: CgroupApplier | None = None,
     ) -> None:
-        # the canonical directory: file names, and so the UIDs hashed from
-        # them, are the same however the directory was spelled
+        # the static-pod path as given is listed (its name is part of the
+        # kubelet's glob pattern); the files are named in the canonical
+        # directory: file names, and so the UIDs hashed from them, are the
+        # same however the directory was spelled
+        self._source = manifests
         self.manifests = Path(os.path.realpath(manifests))
         self.state = state
         self.log = logger
@@ -128,6 +141,7 @@ class Agent:
         self.errors: dict[str, str] = {}
         self._skip_reasons: dict[str, str] = {}  # file -> invalid | duplicate
         self._unreachable: str | None = None  # why the manifests could not be looked at, last sync
+        self._missing = False  # the static-pod path did not exist, last sync
         self._step = 0
         self._removed: list[PlannedPod] = []
         self.syncs = 0
@@ -204,11 +218,21 @@ class Agent:
         reasons: dict[str, str] = {}
         owner: dict[str, str] = {}
         uid_owner: dict[str, str] = {}
-        listed = list_manifest_files(self.manifests)
+        listing = list_manifests(self._source)
+        if listing.missing != self._missing:
+            self._missing = listing.missing
+            if listing.missing:
+                self.log.warning("Static pod path does not exist, ignoring", extra=kv(manifests=str(self._source)))
+        resolved: dict[Path, Path] = {}  # (a directory resolved once a sync)
+        listed = [_canonical_file(p, resolved) for p in listing.files]
         for gone in set(self._read_cache) - {str(p) for p in listed}:
             del self._read_cache[gone]
         for path in listed:
             m = self._read(path)
+            if isinstance(m, InputError) and listing.single:
+                # one file: the kubelet's source logs the refusal and sends
+                # no update, so its pod stays as it was
+                raise ManifestsUnreachable(str(m))
             if isinstance(m, InputError):
                 errors[str(path)] = str(m)
                 reasons[str(path)] = "invalid"

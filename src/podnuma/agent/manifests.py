@@ -2,9 +2,13 @@
 
 Mirrors ``pkg/kubelet/config/file.go`` and ``common.go``:
 
-* the directory's entries matching ``[^.]*`` (hidden files are ignored),
-  sorted by name; sub-directories and non-regular files are skipped;
-* a file holds one pod (YAML or JSON), at most 10 MiB, read through the one
+* the static-pod path is a directory, whose entries matching ``[^.]*``
+  are read (hidden files are ignored; the directory's name is part of
+  the glob pattern, as upstream), sorted in byte order; sub-directories
+  and non-regular files are skipped; or one regular file; or missing (no
+  pods);
+* a file holds one pod (YAML or JSON), less than 10 MiB (a file of 10 MiB
+  is refused: ``the read limit is reached``), read through the one
   bounded reading path (:mod:`podnuma.inputs.documents`, with
   :data:`~podnuma.inputs.limits.MANIFEST_LIMITS`: YAML aliases, nesting and
   values bounded, YAML 1.1 scalars as the kubelet's go-yaml reads them);
@@ -31,6 +35,7 @@ and the field path (with its line when known).
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import stat
@@ -45,21 +50,29 @@ from podnuma.api.pod import Pod
 from podnuma.api.pod_manifest import FeatureGateView
 from podnuma.errors import InputError
 from podnuma.fds import descriptors_exhausted
+from podnuma.golang import filepath as gofilepath
 from podnuma.inputs.documents import read_failure, read_within
 from podnuma.inputs.goyaml import events
 from podnuma.inputs.limits import MANIFEST_LIMITS
 
 __all__ = [
     "MAX_MANIFEST_BYTES",
+    "READ_LIMIT_REACHED",
     "Manifest",
+    "ManifestListing",
     "ManifestsUnreachable",
     "list_manifest_files",
+    "list_manifests",
     "parse_manifest",
     "read_manifest",
     "read_manifest_bytes",
 ]
 
 MAX_MANIFEST_BYTES = MANIFEST_LIMITS.max_bytes
+
+#: k8s.io/utils ``io.ErrLimitReached``: a manifest of :data:`MAX_MANIFEST_BYTES`
+#: bytes or more (``ReadAtMost`` fails once it has read the limit)
+READ_LIMIT_REACHED = "the read limit is reached"
 
 
 @dataclass(frozen=True)
@@ -72,55 +85,81 @@ class Manifest:
 
 
 class ManifestsUnreachable(Exception):
-    """The manifests directory cannot be looked at (its ``stat`` fails, but
-    not because it is gone) or is no longer a directory: the kubelet's file
-    source logs the error and sends no update, so the static pods stay as
-    they are (``listConfig`` in ``file.go``)."""
+    """The static-pod path cannot be used as it is: its ``stat`` fails (but
+    not because it is gone), it is neither a directory nor a regular file,
+    its name is no valid pattern for ``filepath.Glob``, or (one file) the
+    file is refused: the kubelet's file source logs the error and sends no
+    update, so the static pods stay as they are (``listConfig`` in
+    ``file.go``)."""
 
 
-def list_manifest_files(directory: Path) -> list[Path]:
-    """The files the kubelet would read, in its order.
+@dataclass(frozen=True)
+class ManifestListing:
+    """What the static-pod path holds, as ``listConfig`` sees it.
 
-    As ``listConfig``: a directory that does not exist lists nothing (the
-    kubelet sends an empty update: every static pod goes). One whose
-    ``stat`` fails otherwise (a directory on the way that cannot be
-    searched), or that is not a directory any more, raises
-    :class:`ManifestsUnreachable` (no update: the pods stay). Upstream
-    quirk: the entries come from ``filepath.Glob``, which ignores an error
-    reading the directory, so one that exists but cannot be read (mode
-    000) lists nothing and every static pod goes, as for a missing one.
-    Running out of file descriptors raises ``OSError`` (the sync is tried
-    again)."""
-    out: list[Path] = []
+    ``files``: the manifests to read, in the kubelet's order; ``single``:
+    the path is one regular file (``extractFromFile`` on it: the source's
+    whole set is its pod, and a refused file changes nothing);
+    ``missing``: the path does not exist (an empty set: every static pod
+    goes)."""
+
+    files: list[Path]
+    single: bool = False
+    missing: bool = False
+
+
+def list_manifests(path: Path | str) -> ManifestListing:
+    """The manifests the kubelet reads from its static-pod path ``path``.
+
+    As ``NewSourceFile`` and ``listConfig``: trailing separators dropped,
+    the path looked at with ``stat``; one that does not exist
+    (``ENOENT``) lists nothing, ``missing``. A regular file is the one
+    manifest (``single``). A directory is listed as the kubelet lists it:
+    ``filepath.Glob(filepath.Join(path, "[^.]*"))``, the directory's own
+    name part of the pattern (:mod:`podnuma.golang.filepath`: ``man[1]``
+    lists the files of ``man1``, ``\\`` escapes), the results sorted
+    in byte order (``sort.Strings``), each looked at again with ``stat``:
+    sub-directories, other kinds and names gone meanwhile skipped. A
+    ``stat`` failing otherwise, a path of another kind or a name that is
+    no valid pattern (``glob failed: syntax error in pattern``) raises
+    :class:`ManifestsUnreachable`. Upstream quirk: ``filepath.Glob``
+    ignores an error reading a directory, so one that exists but cannot
+    be read (mode 000) lists nothing and every static pod goes, as for a
+    missing one. Running out of file descriptors raises ``OSError`` (the
+    sync is tried again), where Go would ignore it."""
+    given = os.fsencode(path).rstrip(b"/")
+    shown = os.fsdecode(given) or os.fsdecode(path)
     try:
-        st = os.stat(directory)
+        st = os.stat(given)
     except FileNotFoundError:
-        return out
+        return ManifestListing([], missing=True)
     except OSError as e:
         if descriptors_exhausted(e):
             raise
-        raise ManifestsUnreachable(f"{directory}: cannot look at it: {e.strerror or e}") from None
+        raise ManifestsUnreachable(f"{shown}: cannot look at it: {e.strerror or e}") from None
+    if stat.S_ISREG(st.st_mode):
+        return ManifestListing([Path(os.fsdecode(given))], single=True)
     if not stat.S_ISDIR(st.st_mode):
-        raise ManifestsUnreachable(f"{directory}: not a directory any more")
+        raise ManifestsUnreachable(f"{shown}: path is not a directory or file")
     try:
-        entries = sorted(os.listdir(directory))
-    except FileNotFoundError:
-        return out
-    except OSError as e:
-        if descriptors_exhausted(e):
-            raise
-        return out  # (Glob's quirk: the error is ignored)
-    for name in entries:
-        if name.startswith("."):
-            continue
-        path = directory / name
+        names = gofilepath.glob(gofilepath.join(given, b"[^.]*"), raise_error=descriptors_exhausted)
+    except gofilepath.BadPattern as e:
+        raise ManifestsUnreachable(f"{shown}: glob failed: {e}") from None
+    out: list[Path] = []
+    for name in sorted(names):
         try:
-            mode = path.stat().st_mode
+            mode = os.stat(name).st_mode
         except OSError:
             continue  # gone meanwhile
         if stat.S_ISREG(mode):
-            out.append(path)
-    return out
+            out.append(Path(os.fsdecode(name)))
+    return ManifestListing(out)
+
+
+def list_manifest_files(directory: Path | str) -> list[Path]:
+    """The files the kubelet would read from ``directory``, in its order
+    (:func:`list_manifests`)."""
+    return list_manifests(directory).files
 
 
 def read_manifest_bytes(path: Path) -> bytes:
@@ -157,10 +196,14 @@ def read_manifest_bytes(path: Path) -> bytes:
         raise InputError("not a regular file", file=name)
     with os.fdopen(fd, "rb") as fh:
         try:
-            return read_within(fh, MANIFEST_LIMITS.max_bytes, name)
+            # (``utilio.ReadAtMost``: the limit reached is an error, so a
+            # file of exactly 10 MiB is refused as a larger one is)
+            return read_within(fh, MANIFEST_LIMITS.max_bytes - 1, name)
         except OSError as e:
             if descriptors_exhausted(e):
                 raise
+            if e.errno == errno.EFBIG:
+                raise InputError(READ_LIMIT_REACHED, file=name) from None
             raise read_failure(e, what="manifest", name=name) from None
 
 

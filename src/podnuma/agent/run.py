@@ -2,9 +2,12 @@
 
 Watching uses **watchfiles** (inotify on Linux, FSEvents/kqueue elsewhere;
 its polling mode where native events are not available): any change in the
-directory triggers a full re-read (:meth:`Agent.sync`), and a re-read also
-happens every ``resync`` seconds without events, as the kubelet's file
-source re-lists every 20 s. When the native watcher cannot start (inotify
+directory (the one holding the static-pod path when that is one file)
+triggers a full re-read (:meth:`Agent.sync`), and a re-read also happens
+every ``resync`` seconds without events, as the kubelet's file source
+re-lists every 20 s. A static-pod path that does not exist is an empty
+set, looked for every second (the kubelet's watch retry) and read once it
+is there. When the native watcher cannot start (inotify
 limits, some network file systems) the loop falls back to polling and says
 so in the log; ``poll=True`` asks for polling from the start.
 
@@ -23,6 +26,7 @@ from __future__ import annotations
 import logging
 import os
 import signal
+import stat
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -34,6 +38,7 @@ from podnuma.agent.core import Agent, _now
 from podnuma.agent.logs import kv
 from podnuma.agent.metrics import AgentMetrics, MetricsServer
 from podnuma.agent.state import StateDir
+from podnuma.agent.static_pod_path import static_pod_path_problem
 from podnuma.api.kubeletconfig import KubeletConfig
 from podnuma.cgroups.from_run import CgroupLayout, config_layout
 from podnuma.errors import InputError
@@ -128,15 +133,50 @@ def _sync(agent: Agent, opts: AgentOptions, stop: threading.Event, log: logging.
         delay = min(delay * 2, max(opts.resync, RETRY_SECONDS))
 
 
+def _watched(path: Path) -> Path | None:
+    """What is watched for changes of the static-pod path ``path``: the
+    directory itself, the directory holding it when it is one file (a
+    file replaced by a rename is seen there); ``None`` while it cannot be
+    looked at (missing)."""
+    try:
+        st = os.stat(os.fsencode(path).rstrip(b"/"))
+    except (OSError, ValueError):
+        return None
+    return path if stat.S_ISDIR(st.st_mode) else path.parent
+
+
+def _wait_for_path(agent: Agent, opts: AgentOptions, stop: threading.Event, log: logging.Logger) -> None:
+    """While the static-pod path cannot be looked at (the kubelet's file
+    source: ``path does not exist, ignoring``, an empty set sent, the watch
+    tried again every second): synced now (every pod of it goes) and at
+    every resync, looked for every second; synced once it is there."""
+    _sync(agent, opts, stop, log)  # (the sync logs the path missing)
+    step = min(RETRY_SECONDS, opts.resync)
+    waited = 0.0
+    while not stop.wait(step):
+        if _watched(opts.manifests) is not None:
+            _sync(agent, opts, stop, log)
+            return
+        waited += step
+        if waited >= opts.resync:
+            waited = 0.0
+            _sync(agent, opts, stop, log)
+
+
 def _watch(agent: Agent, opts: AgentOptions, stop: threading.Event, log: logging.Logger) -> None:
     import watchfiles
 
     force_polling = opts.poll
     delay = min(RETRY_SECONDS, opts.resync)
     while not stop.is_set():
+        target = _watched(opts.manifests)
+        if target is None:
+            _wait_for_path(agent, opts, stop, log)
+            continue
         try:
+            moved = False
             for _changes in watchfiles.watch(
-                opts.manifests,
+                target,
                 watch_filter=None,
                 debounce=opts.debounce_ms,
                 step=min(50, opts.debounce_ms),
@@ -150,7 +190,13 @@ def _watch(agent: Agent, opts: AgentOptions, stop: threading.Event, log: logging
             ):
                 delay = min(RETRY_SECONDS, opts.resync)
                 _sync(agent, opts, stop, log)
-            return
+                if _watched(opts.manifests) != target:
+                    # (the path is gone, or became a file or a directory:
+                    # what is watched changes)
+                    moved = True
+                    break
+            if not moved:
+                return
         except (OSError, RuntimeError) as e:
             if descriptors_exhausted(e):
                 # A passing condition (a client holding many connections,
@@ -164,17 +210,9 @@ def _watch(agent: Agent, opts: AgentOptions, stop: threading.Event, log: logging
                 stop.wait(delay)
                 delay = min(delay * 2, max(opts.resync, RETRY_SECONDS))
                 continue
-            if not opts.manifests.is_dir():
-                # As the kubelet's file source: a missing directory is an
-                # empty one (every pod goes); look again every resync.
-                log.warning(
-                    "Manifest directory missing, no pods from it",
-                    extra=kv(manifests=str(opts.manifests)),
-                )
-                _sync(agent, opts, stop, log)
-                while not stop.wait(opts.resync) and not opts.manifests.is_dir():
-                    pass
-                _sync(agent, opts, stop, log)
+            if _watched(opts.manifests) != target:
+                # As the kubelet's file source: a missing path is an empty
+                # set (every pod goes), looked for again.
                 continue
             if force_polling:
                 raise
@@ -184,16 +222,10 @@ def _watch(agent: Agent, opts: AgentOptions, stop: threading.Event, log: logging
             force_polling = True
 
 
-def _check_directory(path: Path, option: str, *, listed: bool = False) -> None:
+def _check_directory(path: Path, option: str) -> None:
     """``InputError`` unless ``path`` is a directory that can be reached
-    (and, ``listed``, listed and searched: its files read)."""
+    and listed."""
     check_directory(path, option)  # (a directory that cannot be listed: cannot read)
-    if not listed:
-        return
-    try:
-        os.stat(os.path.join(path, "."))  # (a name looked up in it: search permission)
-    except OSError as e:
-        raise InputError(f"{option}: cannot search it: {e.strerror or e}", file=str(path)) from None
 
 
 def _bind_metrics(metrics: AgentMetrics, opts: AgentOptions, port: int) -> MetricsServer:
@@ -227,7 +259,9 @@ def run_agent(
     raised = raise_open_files_limit()  # (as the kubelet's Go runtime does at start)
     if raised is not None:
         logger.info("Open files limit raised", extra=kv(softLimit=raised[1], was=raised[0]))
-    _check_directory(opts.manifests, "--manifests", listed=True)
+    problem = static_pod_path_problem(str(opts.manifests))
+    if problem is not None:
+        raise InputError(f"--manifests: {problem}", file=str(opts.manifests))
     cgroups: CgroupApplier = NoCgroups()
     if opts.cgroup_root is not None:
         _check_directory(opts.cgroup_root, "--cgroup-root")

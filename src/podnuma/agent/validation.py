@@ -85,6 +85,7 @@ from podnuma.agent.validation_kit import (
     go_lower,
     validation_options,
 )
+from podnuma.agent.validation_service_account import check_service_account_name
 from podnuma.api.pod_schema import _G_CONTAINER, _G_POD, _Go  # noqa: F401 (the agent's names)
 from podnuma.api.pod_validation import (
     dns_label_errors,
@@ -816,6 +817,7 @@ def _spec(errs: _Errors, meta: Mapping[str, Any], spec: Mapping[str, Any], node_
     scheduling.check_topology_spread_constraints(errs, spec)
     security.host_process_and_users(errs, spec)
     volumes_.check_hostname_override(errs, spec)
+    check_service_account_name(errs, spec)
     errs.each("spec.nodeName", node_name, dns_subdomain_errors(node_name))
     deadline = _int(spec, "activeDeadlineSeconds")
     if deadline is not None and not 1 <= deadline <= _MAX_INT32:

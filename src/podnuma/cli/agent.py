@@ -2,21 +2,52 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import Any
 
 import click
 
-from podnuma.cli.options import NamedPath, config_option, node_option, set_option, stdin_used_once
+from podnuma.cli.options import (
+    NamedPath,
+    PathRefused,
+    Seconds,
+    SocketPath,
+    config_option,
+    node_option,
+    param_name,
+    set_option,
+    stdin_used_once,
+)
+from podnuma.inputs.pathcheck import path_message
 
 __all__ = ["agent_command"]
+
+
+class _StaticPodPath(NamedPath):
+    """``--manifests``: what the kubelet's ``staticPodPath`` may be (a
+    directory, one file, or nothing yet), refused in podnuma's wording
+    otherwise (:mod:`podnuma.agent.static_pod_path`)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str | bytes) and value:
+            from podnuma.agent.static_pod_path import static_pod_path_problem
+
+            path = os.fsdecode(value)
+            problem = static_pod_path_problem(path)
+            if problem is not None:
+                raise PathRefused(path_message(path, param_name(param), problem))
+            return self.coerce_path_result(path)
+        return super().convert(value, param, ctx)
 
 
 @click.command("agent")
 @click.option(
     "--manifests",
-    type=NamedPath(path_type=Path, file_okay=False, exists=True),
+    type=_StaticPodPath(path_type=Path),
     required=True,
-    help="The static-pod directory to watch (one pod a file, YAML or JSON).",
+    help="The static-pod directory to watch (one pod a file, YAML or JSON), or one manifest file; "
+    "one that does not exist yet is watched for.",
 )
 @click.option(
     "--state-dir",
@@ -28,7 +59,7 @@ __all__ = ["agent_command"]
 @config_option
 @click.option(
     "--podresources-socket",
-    type=NamedPath(path_type=Path, dir_okay=False),
+    type=SocketPath(creates=True),
     default=None,
     help="Unix socket of the PodResources API [default: STATE_DIR/pod-resources/kubelet.sock].",
 )
@@ -60,7 +91,7 @@ __all__ = ["agent_command"]
 @click.option("--poll", is_flag=True, help="Poll the directory instead of native file events.")
 @click.option(
     "--resync",
-    type=click.FloatRange(min=0.1),
+    type=Seconds(min=0.1),
     default=20.0,
     show_default=True,
     help="Seconds between full re-reads of the directory without events.",

@@ -10,6 +10,7 @@ import click
 from podnuma.analysis.restart import restart_text
 from podnuma.cli.app import guard
 from podnuma.cli.options import (
+    Seconds,
     as_scenario_option,
     check_output_file,
     echo,
@@ -43,13 +44,6 @@ def _candidate_number(text: str) -> int | None:
     return n
 
 
-def _not_nan(param: click.Parameter, value: float | None) -> float | None:
-    """``FloatRange`` lets ``nan`` through (it compares false with both bounds)."""
-    if value is not None and value != value:
-        raise click.BadParameter("nan is not a number of seconds", param=param)
-    return value
-
-
 @click.command("explain")
 @file_argument("scenario")
 @click.option("--step", "step_index", type=int, default=None, help="Only the addPod step with this index.")
@@ -60,8 +54,7 @@ def _not_nan(param: click.Parameter, value: float | None) -> float | None:
     help="Do not re-run the scenario to find the nearest admissible configuration.",
 )
 @click.option(
-    "--search-time", "search_time", type=click.FloatRange(min=0), default=None, metavar="SECONDS",
-    callback=lambda _ctx, param, value: _not_nan(param, value),
+    "--search-time", "search_time", type=Seconds(min=0), default=None, metavar="SECONDS",
     help="Stop each rejected pod's search after SECONDS; the output lists the changes not tried.",
 )
 @click.option(

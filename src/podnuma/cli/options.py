@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import math
 import os
+import stat
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -61,6 +63,10 @@ __all__ = [
     "dash_is_stdout",
     "dash_refused",
     "write_scenario_file",
+    "Seconds",
+    "SocketPath",
+    "socket_problem",
+    "MOST_SECONDS",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -76,7 +82,7 @@ class PathRefused(click.ClickException):
         click.echo(f"error: {one_line(self.format_message())}", err=True)
 
 
-def _param_name(param: click.Parameter | None) -> str:
+def param_name(param: click.Parameter | None) -> str:
     """How a message names ``param``: its long option (``--sysfs``), or an
     argument's metavar (``DIRECTORY``)."""
     if param is None:
@@ -112,14 +118,29 @@ class NamedPath(click.Path):
             self.fail(f"{EMPTY_NAME}", param, ctx)
         if self.file_okay and (self.writes or self.type is not None) and names_directory(os.fsdecode(value)):
             path = os.fsdecode(value)
-            raise PathRefused(path_message(path, _param_name(param), _file_name_problem(path, self.writes)))
+            raise PathRefused(path_message(path, param_name(param), _file_name_problem(path, self.writes)))
+        if self.file_okay and not self.dir_okay and isinstance(value, str | bytes) and value != "-" \
+                and os.path.isdir(value):
+            # (click's own words, "Invalid value ... is a directory", are not the grammar's)
+            path = os.fsdecode(value)
+            raise PathRefused(path_message(path, param_name(param), _directory_problem(path, self.writes)))
         if not self.file_okay and self.dir_okay:
             path = os.fsdecode(value)
             problem = path_problem(path, must_exist=self.exists)
             if problem is not None:
-                raise PathRefused(path_message(path, _param_name(param), problem))
+                raise PathRefused(path_message(path, param_name(param), problem))
             return self.coerce_path_result(path)
         return super().convert(value, param, ctx)
+
+
+def _directory_problem(path: str, writes: bool) -> str:
+    """What is wrong with a directory where a file is named: a file the
+    command writes cannot be made there (``--output-file DIR`` says it the
+    same way), one it reads cannot be read."""
+    why = os.strerror(errno.EISDIR)
+    if writes:
+        return f"cannot write: {write_problem(path, OSError(errno.EISDIR, why, path))}"
+    return f"cannot read: {why}"
 
 
 def _file_name_problem(path: str, writes: bool) -> str:
@@ -136,6 +157,98 @@ def _file_name_problem(path: str, writes: bool) -> str:
     except OSError as e:
         return e.strerror or str(e)
     return os.strerror(errno.EISDIR)
+
+
+#: what is said of ``-`` given as a socket
+DASH_SOCKET = "'-' names no socket (standard input and output are not sockets): name a socket"
+
+
+class SocketPath(NamedPath):
+    """A unix socket an option names, told in podnuma's one wording
+    (``PATH: OPTION: PROBLEM``, as :class:`NamedPath` tells a directory)
+    as the command line is read: ``-`` is refused (never a socket named
+    ``-``: :data:`DASH_SOCKET`), and so is a directory there, ``not a
+    socket (a directory)``; one the command connects to (``creates=False``:
+    ``podresources --socket``) must be there, ``no such socket``. What else
+    is there is looked at when the socket is used (:func:`socket_problem`
+    for a client, before it dials: ``not a socket (a regular file)``; the
+    agent's server, which creates its socket, says it in its own words)."""
+
+    def __init__(self, *, creates: bool) -> None:
+        super().__init__(path_type=Path, dir_okay=False)
+        self.creates = creates
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str | bytes) and value and not names_directory(os.fsdecode(value)):
+            path = os.fsdecode(value)
+            problem = None
+            if path == "-":
+                problem = DASH_SOCKET
+            elif os.path.isdir(path):
+                problem = "not a socket (a directory)"
+            elif not self.creates and not os.path.exists(path):
+                problem = socket_problem(path)  # (missing, a link to nothing, out of reach)
+            if problem is not None:
+                raise PathRefused(path_message(path, param_name(param), problem))
+            return self.coerce_path_result(path)
+        return super().convert(value, param, ctx)
+
+
+def socket_problem(path: str | os.PathLike[str], *, creates: bool = False) -> str | None:
+    """What is wrong with ``path`` as a unix socket (see :class:`SocketPath`):
+    ``None`` for a socket, or a missing path the command creates."""
+    text = os.fspath(path)
+    if text == "-":
+        return DASH_SOCKET
+    try:
+        st = os.stat(text)
+    except FileNotFoundError:
+        if os.path.lexists(text):
+            return "no such socket (a symbolic link to nothing)"
+        return None if creates else "no such socket"
+    except OSError as e:
+        return f"cannot reach it: {e.strerror or e}"
+    except ValueError as e:  # (an embedded NUL byte)
+        return f"cannot reach it: {e}"
+    if stat.S_ISSOCK(st.st_mode):
+        return None
+    kind = "a directory" if stat.S_ISDIR(st.st_mode) else _kind(st.st_mode)
+    return f"not a socket ({kind})"
+
+
+def _kind(mode: int) -> str:
+    for test, kind in ((stat.S_ISREG, "a regular file"), (stat.S_ISFIFO, "a named pipe"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device")):
+        if test(mode):
+            return kind
+    return "a special file"
+
+
+#: the largest number of seconds an option takes (11.6 days): a wait the
+#: system is asked for in milliseconds as a C int (epoll, select) overflows
+#: past 24.8 days, so a larger one would be a crash, not a longer wait
+MOST_SECONDS = 1_000_000.0
+
+
+class Seconds(click.FloatRange):
+    """A number of seconds (``--time-limit``, ``--read-timeout``,
+    ``--resync``, ``--search-time``): one type for every command's seconds.
+    ``FloatRange`` lets ``nan`` through (it compares false with both
+    bounds) and takes ``inf`` and ``1e400`` (read as ``inf``); none is a
+    number of seconds: refused when the command line is read (one line,
+    exit 2), before the command does anything. At most
+    :data:`MOST_SECONDS`."""
+
+    name = "seconds"
+
+    def __init__(self, min: float) -> None:
+        super().__init__(min=min, max=MOST_SECONDS)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = click.FLOAT.convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value} is not a number of seconds", param, ctx)
+        return super().convert(number, param, ctx)
 
 
 #: the words for an empty file name, wherever one is given

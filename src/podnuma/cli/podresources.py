@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from podnuma.cli.options import NamedPath, echo, output_option
+from podnuma.cli.options import SocketPath, echo, output_option, socket_problem
 from podnuma.errors import InputError
 
 __all__ = ["podresources_command"]
@@ -25,12 +25,12 @@ def _call(socket: Path, fn: Callable[[Any], Any]) -> Any:
     """Run ``fn(stub)``; gRPC failures become one-line errors."""
     import grpc
     from podnuma.grpc import client
-
-    if not socket.exists():
-        raise InputError("no such socket", file=str(socket))
     from podnuma.grpc.server import check_socket_path
 
-    check_socket_path(socket)
+    check_socket_path(socket)  # (no address holds a longer path, whatever is there)
+    problem = socket_problem(socket)  # (what is there: not dialled unless a socket)
+    if problem is not None:
+        raise InputError(f"--socket: {problem}", file=str(socket))
     try:
         with client.connect(socket) as stub:
             return fn(stub)
@@ -71,7 +71,7 @@ def _console() -> Any:
 _socket = click.option(
     "--socket",
     "socket",
-    type=NamedPath(path_type=Path, dir_okay=False),
+    type=SocketPath(creates=False),
     required=True,
     help="The PodResources unix socket (a kubelet's: /var/lib/kubelet/pod-resources/kubelet.sock).",
 )

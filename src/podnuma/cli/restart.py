@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from podnuma.analysis.restart import RestartReport, restart_document
-from podnuma.cli.app import guard, is_quiet
+from podnuma.cli.app import guard
 from podnuma.cli.options import (
     FILE,
     NamedPath,
@@ -109,5 +109,4 @@ def restart_command(
 
     text, report = guard(go)
     guard(lambda: echo(text))
-    if as_scenario is not None and not is_quiet():
-        click.echo(f"note: the restart as a scenario: {as_scenario} (podnuma simulate replays it)", err=True)
+    # (nothing said of --as-scenario: the file is there, as simulate's and explain's are)

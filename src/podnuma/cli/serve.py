@@ -13,6 +13,8 @@ from typing import Any
 
 import click
 
+from podnuma.cli.options import Seconds
+
 __all__ = ["serve_command"]
 
 def _listen(host: str, port: int) -> socket.socket:
@@ -51,11 +53,11 @@ def _hosts(host: str, sock: socket.socket, loopback_hosts: tuple[str, ...]) -> t
               help="Port (0: any free port, printed at start).")
 @click.option("--max-body", type=click.IntRange(min=1024), default=1 << 20, show_default=True,
               metavar="BYTES", help="Largest request body accepted.")
-@click.option("--time-limit", type=click.FloatRange(min=0.1), default=20.0, show_default=True,
+@click.option("--time-limit", type=Seconds(min=0.1), default=20.0, show_default=True,
               metavar="SECONDS", help="Longest a request's simulation may run.")
 @click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True,
               help="Simulations run at once (each in a process of its own).")
-@click.option("--read-timeout", type=click.FloatRange(min=0.1), default=5.0, show_default=True,
+@click.option("--read-timeout", type=Seconds(min=0.1), default=5.0, show_default=True,
               metavar="SECONDS", help="Longest a client may take to send a request's headers, "
               "and again its body.")
 def serve_command(

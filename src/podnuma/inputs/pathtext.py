@@ -75,7 +75,14 @@ def referenced_text(base: str | os.PathLike[str], ref: str) -> str:
     """The file a document's field names, ``ref`` (relative to ``base``
     unless absolute), as the text to open and to name it by: joined as
     :mod:`pathlib` joins it, the ending of a directory's name kept
-    (:func:`open_text`: ``kc.yaml/`` is refused, not read as ``kc.yaml``)."""
+    (:func:`open_text`: ``kc.yaml/`` is refused, not read as ``kc.yaml``).
+
+    ``-`` in a document is the file named ``-`` beside it, never standard
+    input (standard input is the command line's ``-`` only, as the
+    oracle's Go reader opens ``-`` as a file): ``./-`` when the join comes
+    back to the bare ``-`` (a document named ``s.yaml`` or ``./s.yaml``),
+    so that no reader takes it for standard input."""
     joined = ref if os.path.isabs(ref) else os.path.join(os.fspath(base), ref)
-    return open_text(joined)
+    text = open_text(joined)
+    return "./-" if text == "-" else text
 
