@@ -100,7 +100,7 @@ def test_sysfs_errors_are_under_sysfs(tmp_path: Path) -> None:
         ({"machineInfo": {"num_cores": 0}}, "machineInfo.num_cores"),
         ({"machineInfo": {"num_cores": 2, "topology": [{"cores": [{"thread_ids": []}]}]}}, "machineInfo.topology[0].cores[0].thread_ids"),
         ({"machineInfo": "x"}, "machineInfo"),
-        ({"synthetic": SYNTH, "devices": {"a/b": [{"id": "d", "numaNodes": [2]}]}}, "devices.a/b[0].numaNodes[0]"),
+        ({"synthetic": SYNTH, "devices": {"a/b": [{"id": "d", "numaNodes": [2**63]}]}}, "devices.a/b[0].numaNodes[0]"),
         ({"synthetic": SYNTH, "devices": {"a/b": [{"id": "d"}, {"id": "d"}]}}, "devices.a/b[1].id"),
         ({"synthetic": SYNTH, "devices": {"a/b": [{"id": "d", "numa": [0]}]}}, "devices.a/b[0].numa"),
         ({"synthetic": SYNTH, "devices": {"a/b": [{"numaNodes": [0]}]}}, "devices.a/b[0].id"),

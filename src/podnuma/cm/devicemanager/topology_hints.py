@@ -65,10 +65,12 @@ class DeviceStateView(Protocol):
 
 
 def device_numa_mask(device: Device) -> int:
-    """The NUMA nodes a device is local to, as an int mask (0 = no topology)."""
+    """The NUMA nodes a device is local to, as an int mask (0: no topology, or
+    only negative ids, which no hint mask holds: ``IsSet`` is false for them)."""
     mask = 0
     for node in device.numa_nodes:
-        mask |= 1 << node
+        if node >= 0:
+            mask |= 1 << node
     return mask
 
 
@@ -106,9 +108,11 @@ def generate_device_topology_hints(
 
     all_masks = [device_numa_mask(d) for d in all_devices.values()]
     avail_masks = [device_numa_mask(all_devices[d]) for d in available if d in all_devices]
-    reuse_masks = [device_numa_mask(all_devices[d]) for d in reusable if d in all_devices]
-    # Reproduced: a reusable device without topology is skipped, not counted.
-    reuse_masks = [m for m in reuse_masks if m]
+    # Reproduced: a reusable device without topology is skipped, not counted
+    # (one whose ids are all off the machine counts, and fits no mask).
+    reuse_masks = [
+        device_numa_mask(all_devices[d]) for d in reusable if d in all_devices and all_devices[d].numa_nodes
+    ]
     min_affinity_size = len(nodes)
     hints: list[TopologyHint] = []
     for mask in iterate_bit_masks(nodes):

@@ -23,6 +23,19 @@ from the first container holding blocks, compared with the pod's totals.
 Go iterates maps in random order where upstream ranges over a request map;
 podnuma uses the container's resource order (sorted by name), so blocks come
 out as ``hugepages-*`` before ``memory``.
+
+Upstream quirk, reproduced: the sizes are ``uint64`` and so are their sums,
+which wrap modulo 2^64 -- the nodes' allocatable and free amounts of a mask
+in ``calculateHints`` (plus the init containers' reusable memory) and
+``isAffinitySatisfyRequest``, and the request totals of
+``getPodRequestedResources`` and ``validatePodScopeResources``. A node whose
+reservations pass its memory has an allocatable amount near 2^64 (the
+machine state shows it wrapped), and a mask holding it can add up to *less*
+than another node alone: the mask does not fit, and with no mask left the
+memory manager gives no hints, ``Allocate`` then failing to extend the
+topology manager's hint (or to find a default one). The sums are masked
+only where the nodes' total can pass 2^64 (a sum over the nodes' amounts,
+per request), so the common path pays one ``sum`` per resource.
 """
 
 from __future__ import annotations
@@ -169,17 +182,18 @@ def get_pod_requested_resources(pod: Pod, gates: FeatureGateReader) -> dict[str,
     for ctr in pod.init_containers:
         for name, req in get_container_requested_resources(pod, ctr, gates).items():
             by_init.setdefault(name, 0)
+            # (uint64 sums, as upstream)
             if ctr.is_sidecar:
-                by_sidecars[name] = by_sidecars.get(name, 0) + req
-            elif by_sidecars.get(name, 0) + req > by_init[name]:
-                by_init[name] = by_sidecars.get(name, 0) + req
+                by_sidecars[name] = (by_sidecars.get(name, 0) + req) & _U64
+            elif (by_sidecars.get(name, 0) + req) & _U64 > by_init[name]:
+                by_init[name] = (by_sidecars.get(name, 0) + req) & _U64
     by_apps: dict[str, int] = {}
     for ctr in pod.containers:
         for name, req in get_container_requested_resources(pod, ctr, gates).items():
-            by_apps[name] = by_apps.get(name, 0) + req
+            by_apps[name] = (by_apps.get(name, 0) + req) & _U64
     out: dict[str, int] = {}
     for name, apps in by_apps.items():
-        long_running = apps + by_sidecars.get(name, 0)
+        long_running = (apps + by_sidecars.get(name, 0)) & _U64
         out[name] = max(long_running, by_init.get(name, 0))
     return out
 
@@ -236,7 +250,7 @@ def _is_affinity_satisfy_request(
         for nid in mask.bits():
             table = _table(machine_state, nid, name)
             free += 0 if table is None else table.free
-        if free < size:
+        if free & _U64 < size:  # a uint64 sum
             return False
     return True
 
@@ -295,6 +309,15 @@ _GROUP_CACHE_SIZE = 1024
 _CACHE_ROWS = 1 << 22
 
 
+def _wrapped(sums: Sequence[int], per_node: Sequence[int]) -> Sequence[int]:
+    """``sums`` (subset sums of ``per_node``, each amount a uint64) as Go's
+    uint64 additions give them: modulo 2^64, which only changes anything when
+    all nodes together pass 2^64."""
+    if sum(per_node) <= _U64:
+        return sums
+    return [total & _U64 for total in sums]
+
+
 def _fitting_masks(
     masks: list[MaskRow],
     numa_ids: tuple[int, ...],
@@ -307,7 +330,8 @@ def _fitting_masks(
     n = len(reqs)
     fitting = masks
     for r, (_, size) in enumerate(reqs):
-        sums = subset_sums(allocs[r::n])
+        per_node = allocs[r::n]
+        sums = _wrapped(subset_sums(per_node), per_node)
         fitting = _at_least(fitting, sums, size)
     # quirk: the minimum counts masks that the group rules then drop (masks
     # come narrowest first)
@@ -643,12 +667,13 @@ class StaticPolicy(Policy):
         n = len(reqs)
         for r, (name, size) in enumerate(reqs):
             free_r = free[r::n]
-            if reusable:
+            if reusable or sum(free_r) > _U64:
+                # uint64 sums, the reusable memory added to the free one
                 sums = subset_sums(free_r)
                 candidates = [
                     row
                     for row in candidates
-                    if sums[row[3]] + reusable.get(row[0], {}).get(name, 0) >= size
+                    if (sums[row[3]] + reusable.get(row[0], {}).get(name, 0)) & _U64 >= size
                 ]
             elif len(candidates) <= _FEW:
                 # few masks left: their free memory summed directly
@@ -729,14 +754,14 @@ class StaticPolicy(Policy):
                 has_shared = True
                 continue
             for name, size in reqs.items():
-                long_running[name] = long_running.get(name, 0) + size
+                long_running[name] = (long_running.get(name, 0) + size) & _U64  # uint64
         for ctr in pod.containers:
             reqs = get_container_requested_resources(pod, ctr, self.gates)
             if not reqs:
                 has_shared = True
                 continue
             for name, size in reqs.items():
-                long_running[name] = long_running.get(name, 0) + size
+                long_running[name] = (long_running.get(name, 0) + size) & _U64  # uint64
         if has_shared:
             for name, total in totals.items():
                 if long_running.get(name, 0) >= total:

@@ -5,6 +5,14 @@ Mirrors ``pkg/kubelet/cm/topologymanager/numa_info.go`` (v1.37): ``NUMAInfo``
 ``Closest``, ``DefaultAffinityMask`` and ``NUMADistances.CalculateAverageFor``.
 Distances come from cadvisor's ``Node.Distances`` and are only recorded when
 ``prefer-closest-numa-nodes`` is on; without it every row is nil (``None``).
+
+Upstream quirk: ``CalculateAverageFor`` indexes a node's row by the other
+node's *id*, while the kernel's ``nodeN/distance`` lists one entry per
+online node in order. On a machine with sparse NUMA ids (0 and 2) or a row
+shorter than the node count, the index runs off the row and the kubelet
+panics ("index out of range [i] with length n") the first time ``Closest``
+weighs two equal-width masks holding such a node: raised here as
+:class:`~podnuma.cm.admission.KubeletPanic`.
 """
 
 from __future__ import annotations
@@ -12,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from podnuma.cm.admission import KubeletPanic
 from podnuma.cm.topologymanager.bitmask import BitMask
 from podnuma.errors import KubeletStartupError
 
@@ -24,6 +33,7 @@ __all__ = [
     "NUMADistances",
     "calculate_average_for",
     "distance_sum",
+    "distances_complete",
     "NUMA_DISTANCES_ERROR",
     "NUMA_DISCOVERY_ERROR_PREFIX",
 ]
@@ -39,16 +49,38 @@ NUMA_DISCOVERY_ERROR_PREFIX = "cannot discover NUMA topology: "
 
 def distance_sum(distances: NUMADistances, bits: Sequence[int]) -> int:
     """The sum of ``d[a][b]`` over all ordered pairs (a, b) of the nodes
-    ``bits``, self pairs included. A missing row or column fails (Go panics
-    on the index)."""
+    ``bits``, self pairs included, in Go's order (``a`` outer). A missing
+    row (Go's nil slice) or a column past the row's end is the kubelet's
+    index panic: :class:`~podnuma.cm.admission.KubeletPanic`."""
     total = 0
     for a in bits:
-        row = distances[a]
-        if row is None:
-            raise KeyError(f"no NUMA distances for node {a}")
+        row = distances.get(a)
+        length = 0 if row is None else len(row)
         for b in bits:
+            if not 0 <= b < length:
+                raise KubeletPanic(
+                    "[topologymanager] CalculateAverageFor",
+                    f"NUMA node {a}'s distance row has no entry for node {b}",
+                    f"runtime error: index out of range [{b}] with length {length}",
+                )
+            assert row is not None
             total += row[b]
     return total
+
+
+def distances_complete(distances: NUMADistances, nodes: Sequence[int]) -> bool:
+    """Every node's row has an entry at every node's id (so
+    :func:`distance_sum` cannot panic on these nodes)."""
+    if not nodes:
+        return True
+    if min(nodes) < 0:
+        return False
+    top = max(nodes)
+    for a in nodes:
+        row = distances.get(a)
+        if row is None or len(row) <= top:
+            return False
+    return True
 
 
 def calculate_average_for(distances: NUMADistances, mask: BitMask) -> float:

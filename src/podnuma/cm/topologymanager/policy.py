@@ -22,7 +22,7 @@ from podnuma.buildinfo import mypyc_attr
 from podnuma.cm.topologymanager.bitmask import BitMask
 from podnuma.cm.topologymanager.hint import TopologyHint
 from podnuma.cm.topologymanager.mask_tables import NIL_MASK_CONVERSION, check_mask_bits
-from podnuma.cm.topologymanager.numa_info import NUMAInfo
+from podnuma.cm.topologymanager.numa_info import NUMAInfo, distances_complete
 from podnuma.cm.topologymanager.policy_fastmerge import FastMerge
 from podnuma.cm.topologymanager.policy_options import (
     PolicyOptions,
@@ -326,8 +326,16 @@ class HintMerger:
         The fold's result is computed without walking the permutations
         (``policy_fastmerge.py``); :meth:`merge_naive` is the literal walk,
         and the tests check both agree. A NUMA id outside 0-63 makes the
-        default mask nil and the kubelet panic (:meth:`_check_default`)."""
+        default mask nil and the kubelet panic (:meth:`_check_default`);
+        with prefer-closest on a distance table missing entries (see
+        ``numa_info.py``) the walk runs literally, to panic where the
+        kubelet does."""
         self._check_default()
+        if self._use_closest and not distances_complete(self.numa_info.distances, self.numa_info.nodes):
+            # a distance lookup off a row's end panics in the kubelet at the
+            # first ``Closest`` that reaches it: only the walk meets it where
+            # the kubelet does (such machines are small and rare)
+            return self.merge_naive()
         fast = FastMerge(self.numa_info, self.hints, self._use_closest, self._best_non_preferred)
         best = fast.merge()
         self._best_non_preferred = fast.target

@@ -97,7 +97,9 @@ def _in_file(err: InputError, file: str) -> InputError:
 
 
 def parse_devices(value: object, numa_ids: set[int], path: str = "devices") -> dict[str, tuple[Device, ...]]:
-    """``{RESOURCE: [{id, numaNodes: [..]}]}``; NUMA ids must exist, device ids be unique."""
+    """``{RESOURCE: [{id, numaNodes: [..]}]}``; device ids unique, NUMA ids any int64 (as a
+    device plugin may report them: the device manager leaves out of its hints the ids
+    not in ``numa_ids``, the machine's)."""
     doc = expect_mapping(value, path)
     out: dict[str, tuple[Device, ...]] = {}
     for resource, items in doc.items():
@@ -123,11 +125,9 @@ def parse_devices(value: object, numa_ids: set[int], path: str = "devices") -> d
             if entry.get("numaNodes") is not None:
                 npath = join(dpath, "numaNodes")
                 for j, n in enumerate(expect_list(entry["numaNodes"], npath)):
-                    nid = expect_int(n, join(npath, j), minimum=None)  # (-1 where the machine has it)
-                    if nid not in numa_ids:
-                        raise InputError(
-                            f"NUMA node {nid} does not exist on this machine", path=join(npath, j)
-                        )
+                    # the kubelet takes the plugin's TopologyInfo ids as given
+                    # (int64), nodes the machine lacks included
+                    nid = expect_int(n, join(npath, j), minimum=-(1 << 63), maximum=(1 << 63) - 1)
                     if nid in nodes:
                         raise InputError(f"NUMA node {nid} listed twice", path=join(npath, j))
                     nodes.append(nid)
