@@ -217,7 +217,7 @@ CASES = [
     Case("sysfs-garbage-core-id", lambda d: garbage_sysfs(d, core_id="abc"), "core_id", "node.sysfs"),
     Case("sysfs-garbage-online-list", lambda d: garbage_sysfs(d, online="zz"), "online", "node.sysfs"),
     Case("sysfs-huge-cpu-id", lambda d: garbage_sysfs(d, cpu=99_999_999), "online", "node.sysfs",
-         "above the largest podnuma supports"),
+         "is not a CPU id"),
     Case("device-numa-id-past-int64",
          mut(lambda d: d["node"].update(devices={"example.com/gpu": [{"id": "g0", "numaNodes": [2**63]}]})),
          "scenario.yaml", "node.devices.example.com/gpu[0].numaNodes[0]"),

@@ -187,22 +187,24 @@ def test_open_text_opens_what_the_text_names(tmp_path: Path, monkeypatch: pytest
 def test_files_a_document_names_are_refused_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A scenario's ``kubeletConfigFile``, a node's ``machineInfoFile``, a
     FleetConfig's ``kubeletConfigFile`` and ``nodeFile``, a kubeconfig's
-    ``tokenFile``: opened as written."""
+    ``tokenFile``, named by an absolute path: opened as written, as Go opens
+    it (a relative one is joined and cleaned as Go's ``filepath.Join``
+    cleans it: tests/cli/test_document_file_paths.py)."""
     monkeypatch.chdir(tmp_path)
     Path("kc.yaml").write_text("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n")
     Path("info.json").write_text("{}")
     for ending in ("/", "/."):
         Path("s.yaml").write_text(f"apiVersion: podnuma.io/v1\nkind: Scenario\nnode: {{synthetic: {{sockets: 1, numaNodesPerSocket: 1, coresPerNumaNode: 2, threadsPerCore: 1, memoryPerNumaNode: 1Gi}}}}\n"
-                                  f"kubeletConfigFile: kc.yaml{ending}\nsteps: []\n")
+                                  f"kubeletConfigFile: {tmp_path}/kc.yaml{ending}\nsteps: []\n")
         r = CliRunner().invoke(cli, ["simulate", "s.yaml", "-o", "json"])
         assert (r.exit_code, r.stdout) == (2, "")
         assert r.stderr.startswith("error: s.yaml: kubeletConfigFile: cannot read kubelet configuration "
-                                   "file 'kc.yaml/': Not a directory"), r.stderr
+                                   f"file '{tmp_path}/kc.yaml/': Not a directory"), r.stderr
         Path("s.yaml").write_text(f"apiVersion: podnuma.io/v1\nkind: Scenario\n"
-                                  f"node: {{machineInfoFile: info.json{ending}}}\nsteps: []\n")
+                                  f"node: {{machineInfoFile: {tmp_path}/info.json{ending}}}\nsteps: []\n")
         r = CliRunner().invoke(cli, ["simulate", "s.yaml", "-o", "json"])
         assert (r.exit_code, r.stdout) == (2, "")
-        assert r.stderr == ("error: info.json/: node.machineInfoFile: cannot read machine info file: "
+        assert r.stderr == (f"error: {tmp_path}/info.json/: node.machineInfoFile: cannot read machine info file: "
                             "Not a directory\n"), r.stderr
     fleet = tmp_path / "fleet"
     shutil.copytree(FLEET, fleet)
@@ -210,7 +212,7 @@ def test_files_a_document_names_are_refused_too(tmp_path: Path, monkeypatch: pyt
         (fleet / "f.yaml").write_text("{}")
         (fleet / "fleet.yaml").write_text(
             f"apiVersion: podnuma.io/v1\nkind: FleetConfig\nnodeGroups:\n- name: g\n  selector: a=b\n"
-            f"  {field}: f.yaml/\n")
+            f"  {field}: {fleet}/f.yaml/\n")
         r = CliRunner().invoke(cli, ["fleet", "analyze", str(fleet), "-o", "json"])
         assert (r.exit_code, r.stdout) == (2, ""), r.output
         assert r.stderr == (f"error: {fleet}/f.yaml/: nodeGroups[0].{field}: cannot read input file: "
@@ -220,7 +222,7 @@ def test_files_a_document_names_are_refused_too(tmp_path: Path, monkeypatch: pyt
 
     Path("tok").write_text("secret\n")
     doc = {"current-context": "c", "contexts": [{"name": "c", "context": {"user": "u"}}],
-           "users": [{"name": "u", "user": {"tokenFile": "tok/"}}]}
+           "users": [{"name": "u", "user": {"tokenFile": f"{tmp_path}/tok/"}}]}
     with pytest.raises(InputError) as e:
         _read_token_file(doc, None, "kubeconfig", str(tmp_path))
     assert e.value.path == "users[0].user.tokenFile"

@@ -23,7 +23,6 @@ import (
 	cadvisorapi "github.com/google/cadvisor/lib/model"
 	cadvisorsysfs "github.com/google/cadvisor/lib/utils/sysfs"
 	"github.com/google/cadvisor/lib/utils/sysinfo"
-	"k8s.io/utils/cpuset"
 )
 
 type rootedSysFs struct {
@@ -155,24 +154,70 @@ func (fs *rootedSysFs) GetCacheInfo(cpu int, name string) (cadvisorsysfs.CacheIn
 }
 
 // IsCPUOnline: every CPU is online without devices/system/cpu/online
-// (kernel CPU hotplug disabled); otherwise the CPU must be in that list.
+// (kernel CPU hotplug disabled); otherwise the list is walked as cadvisor
+// v0.60.5 (utils/sysfs isCPUOnline) walks it: the CPU's id is the first
+// "cpu<digits>" of its /sys path cut to a uint16, and the CPU is online at
+// the first entry holding it; an error before that (a bad entry, an empty
+// file) makes it offline.
 func (fs *rootedSysFs) IsCPUOnline(cpuPath string) bool {
-	raw, err := os.ReadFile(filepath.Join(fs.root, "devices/system/cpu/online"))
-	if os.IsNotExist(err) {
+	online := filepath.Join(fs.root, "devices/system/cpu/online")
+	if _, err := os.Stat(online); err != nil && os.IsNotExist(err) {
 		return true
 	}
+	// cadvisor sees /sys paths: match the id there, not in the snapshot's
+	// own directory names
+	sysPath := cpuPath
+	if rest, ok := strings.CutPrefix(cpuPath, fs.root); ok {
+		sysPath = "/sys" + rest
+	}
+	m := cpuIDPattern.FindStringSubmatch(sysPath)
+	if len(m) != 2 {
+		return false
+	}
+	n, err := strconv.Atoi(m[1])
 	if err != nil {
 		return false
 	}
-	id, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(cpuPath), "cpu"))
+	raw, err := os.ReadFile(online)
 	if err != nil {
 		return false
 	}
-	online, err := cpuset.Parse(strings.TrimSpace(string(raw)))
-	if err != nil {
-		return false
+	held, err := listHolds(raw, uint16(n))
+	return err == nil && held
+}
+
+var cpuIDPattern = regexp.MustCompile("cpu([0-9]+)")
+
+// listHolds reports whether the CPU list holds id, reading its entries in
+// order and stopping at the first that holds it; ids and range bounds are
+// uint16s, and a malformed entry reached first is an error.
+func listHolds(raw []byte, id uint16) (bool, error) {
+	if len(raw) == 0 {
+		return false, fmt.Errorf("empty CPU list")
 	}
-	return online.Contains(id)
+	for _, entry := range strings.Split(strings.TrimSpace(string(raw)), ",") {
+		bounds := strings.SplitN(entry, "-", 3)
+		if len(bounds) > 2 {
+			return false, fmt.Errorf("bad entry %q", entry)
+		}
+		lo, err := strconv.ParseUint(bounds[0], 10, 16)
+		if err != nil {
+			return false, err
+		}
+		hi := lo
+		if len(bounds) == 2 {
+			if hi, err = strconv.ParseUint(bounds[1], 10, 16); err != nil {
+				return false, err
+			}
+			if lo > hi {
+				return false, fmt.Errorf("bad range %q", entry)
+			}
+		}
+		if uint64(id) >= lo && uint64(id) <= hi {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // Root is the directory standing for /sys: dir itself, or dir/sys when dir

@@ -765,7 +765,7 @@ def machine_node_document(machine: Machine) -> dict[str, Any]:
     if machine.topology.num_cpus != len(rows):  # (cadvisor's NumCores counting offline CPUs)
         doc["cpuCapacity"] = machine.topology.num_cpus
     if machine.has_distances():
-        doc["distances"] = {n.id: list(n.distances) for n in machine.numa_nodes}
+        doc["distances"] = {n.id: list(n.distances or ()) for n in machine.numa_nodes}
     if machine.devices:
         doc["devices"] = {
             res: [{"id": d.id, "numaNodes": list(d.numa_nodes)} for d in devs]

@@ -78,8 +78,8 @@ def _abs_paths(form: Mapping[str, Any], base: Path) -> dict[str, Any]:
     out = dict(form)
     for key in ("machineInfoFile", "sysfs"):
         v = out.get(key)
-        if isinstance(v, str) and v and not Path(v).is_absolute():
-            out[key] = str(base / v)
+        if isinstance(v, str) and v and "\0" not in v:  # (as every document's file field; a NUL: the node reader's)
+            out[key] = referenced_text(base, v)
     return out
 
 
@@ -128,9 +128,12 @@ def _load_groups(doc: Mapping[str, Any], file: Path, base: Path | None = None) -
             raise InputError("give kubeletConfig or kubeletConfigFile, not both",
                              path=f"{at}.kubeletConfigFile", file=name)
         if "kubeletConfigFile" in g:
-            p = Path(str(g["kubeletConfigFile"]))
-            p = p if p.is_absolute() else base / p
-            cdoc, issue = _read_group_file(p, referenced_text(base, str(g["kubeletConfigFile"])))
+            try:
+                text = referenced_text(base, str(g["kubeletConfigFile"]))
+            except InputError as e:  # (a NUL byte)
+                raise e.at(f"{at}.kubeletConfigFile").in_file(name) from None
+            p = Path(text)
+            cdoc, issue = _read_group_file(p, text)
             if issue is not None and cdoc is None:
                 raise InputError(issue.message, path=f"{at}.kubeletConfigFile", file=issue.file)
             if not _is_map(cdoc):
@@ -145,9 +148,12 @@ def _load_groups(doc: Mapping[str, Any], file: Path, base: Path | None = None) -
         if "node" in g and "nodeFile" in g:
             raise InputError("give node or nodeFile, not both", path=f"{at}.nodeFile", file=name)
         if "nodeFile" in g:
-            p = Path(str(g["nodeFile"]))
-            p = p if p.is_absolute() else base / p
-            ndoc, issue = _read_group_file(p, referenced_text(base, str(g["nodeFile"])))
+            try:
+                text = referenced_text(base, str(g["nodeFile"]))
+            except InputError as e:  # (a NUL byte)
+                raise e.at(f"{at}.nodeFile").in_file(name) from None
+            p = Path(text)
+            ndoc, issue = _read_group_file(p, text)
             if not _is_map(ndoc):
                 if issue:
                     raise InputError(issue.message, path=f"{at}.nodeFile", file=issue.file)

@@ -302,13 +302,47 @@ def _read_token_file(doc: dict[str, Any], context: str | None, name: str, base: 
         ref = user["tokenFile"]
         if not isinstance(ref, str) or not ref:
             raise wrong_type(at, "a file path (a string)", ref).in_file(name)
-        path = referenced_text(base, ref)  # (``tok/`` is no file: kept as given)
         try:
+            path = referenced_text(base, ref, home=False)  # (client-go's ResolvePaths: ``tok/`` is ``tok``)
             token = decode_text(read_bytes(path, what="token"), what="token", name=path).strip()
         except InputError as e:
             raise InputError(f"{e.file}: {e.message}" if e.file else e.message, path=at, file=name) from None
         entry["user"] = {**{k: v for k, v in user.items() if k != "tokenFile"}, "token": token}
         return
+
+
+def _absolute_files_as_written(doc: dict[str, Any], context: str | None, name: str) -> None:
+    """The absolute ``certificate-authority``, ``client-certificate`` and
+    ``client-key`` of the cluster and user the context in use names, made
+    what the system opens for them as written, as client-go opens them
+    (``ResolvePaths`` joins and cleans a relative one only, as the Python
+    client does too; the Python client would also clean an absolute one,
+    reading ``/pki/ca.crt`` for ``/pki/ca.crt/`` and ``/pki/ca.crt`` for
+    ``/lnk/../ca.crt`` whatever ``lnk`` links to). ``InputError`` at the
+    field when the system finds no file there."""
+    used = context if context is not None else doc.get("current-context")
+    ctx = next((c for c in doc.get("contexts") or [] if c.get("name") == used), None)
+    body = (ctx or {}).get("context") or {}
+    for kind, key, fields in (("clusters", "cluster", ("certificate-authority",)),
+                              ("users", "user", ("client-certificate", "client-key"))):
+        for i, entry in enumerate(doc.get(kind) or []):
+            inner = entry.get(key)
+            if entry.get("name") != body.get(key) or not isinstance(inner, Mapping):
+                continue
+            for field in fields:
+                ref = inner.get(field)
+                if not isinstance(ref, str) or not os.path.isabs(ref) or os.path.normpath(ref) == ref:
+                    continue
+                at = field_path(field_path(field_path(kind, i), key), field)
+                try:
+                    written = referenced_text("/", ref, home=False)
+                    os.stat(written)
+                except InputError as e:  # (a NUL byte)
+                    raise InputError(e.message, path=at, file=name) from None
+                except OSError as e:
+                    raise InputError(f"{written}: cannot read: {e.strerror or e}", path=at, file=name) from None
+                entry[key] = inner = {**inner, field: os.path.realpath(written)}
+            break
 
 
 def _api_client(kubeconfig: str, context: str | None) -> Any:
@@ -318,6 +352,7 @@ def _api_client(kubeconfig: str, context: str | None) -> Any:
     token stays in memory)."""
     doc, name, base = read_kubeconfig(kubeconfig, context)
     _read_token_file(doc, context, name, base)
+    _absolute_files_as_written(doc, context, name)
     from kubernetes.client import ApiClient, Configuration
     from kubernetes.config.kube_config import KubeConfigLoader
 

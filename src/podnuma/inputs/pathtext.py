@@ -71,18 +71,48 @@ def open_text(p: str | os.PathLike[str]) -> str:
     return text + "/" if names_directory(p) else text
 
 
-def referenced_text(base: str | os.PathLike[str], ref: str) -> str:
-    """The file a document's field names, ``ref`` (relative to ``base``
-    unless absolute), as the text to open and to name it by: joined as
-    :mod:`pathlib` joins it, the ending of a directory's name kept
-    (:func:`open_text`: ``kc.yaml/`` is refused, not read as ``kc.yaml``).
+def _go_join(base: str, ref: str) -> str:
+    """Go's ``filepath.Join(base, ref)`` on the text: joined, then cleaned
+    lexically (``m.json/`` is ``m.json``, ``lnk/../m.json`` is ``m.json``
+    whatever ``lnk`` links to)."""
+    from podnuma.golang.filepath import join
+
+    return os.fsdecode(join(os.fsencode(base), os.fsencode(ref)))
+
+
+def referenced_text(base: str | os.PathLike[str], ref: str, *, home: bool = True) -> str:
+    """The file a document's field names, ``ref``, as the text to open and
+    to name it by -- the oracle's rule for a scenario's file fields
+    (``resolve`` in ``oracle/internal/scenario/scenario.go``), and
+    client-go's ``ResolvePaths`` for a kubeconfig's (``home=False``):
+
+    * a leading ``~/`` (only that: not a bare ``~``, not ``~user/``) is the
+      home directory (``$HOME``; left as written when ``$HOME`` is unset or
+      empty), joined as Go joins (cleaned); never for a kubeconfig;
+    * a relative path is joined to ``base`` (the document's directory) as
+      Go's ``filepath.Join`` joins: cleaned lexically, so ``kc.yaml/`` is
+      ``kc.yaml`` and ``lnk/../kc.yaml`` is ``kc.yaml`` beside the
+      document, whatever ``lnk`` links to;
+    * an absolute path is opened as written (:func:`open_text`: not
+      cleaned, as Go leaves it; ``/etc/kc.yaml/`` is refused by the
+      system).
 
     ``-`` in a document is the file named ``-`` beside it, never standard
     input (standard input is the command line's ``-`` only, as the
     oracle's Go reader opens ``-`` as a file): ``./-`` when the join comes
     back to the bare ``-`` (a document named ``s.yaml`` or ``./s.yaml``),
-    so that no reader takes it for standard input."""
-    joined = ref if os.path.isabs(ref) else os.path.join(os.fspath(base), ref)
-    text = open_text(joined)
-    return "./-" if text == "-" else text
+    so that no reader takes it for standard input.
 
+    ``InputError`` (without a field path: the caller's to add) for a name
+    holding a NUL byte, which no system call takes (the oracle's Go reader
+    refuses it: ``invalid argument``)."""
+    if "\0" in ref:
+        from podnuma.errors import InputError
+
+        raise InputError(f"{ref!r} is no file name: it holds a NUL byte")
+    if home and ref.startswith("~/"):
+        home_dir = os.environ.get("HOME", "")
+        if home_dir:  # (Go's os.UserHomeDir: $HOME, an error when empty)
+            ref = _go_join(home_dir, ref[2:])
+    text = open_text(ref) if os.path.isabs(ref) else _go_join(os.fspath(base), ref)
+    return "./-" if text == "-" else text

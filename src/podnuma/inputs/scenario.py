@@ -425,8 +425,12 @@ def _resolve(base_dir: Path | str, value: object, *, path: str) -> Path:
         raise wrong_type(path, "a file path", value)
     from pathlib import Path  # (here: only a scenario naming a file needs it)
 
-    p = Path(value)
-    return p if p.is_absolute() else Path(base_dir) / p
+    from podnuma.inputs.pathtext import referenced_text
+
+    try:
+        return Path(referenced_text(base_dir, value))
+    except InputError as e:
+        raise e.at(path) from None
 
 
 def read_referenced(base_dir: Path | str, value: object, *, path: str, what: str) -> tuple[Path, bytes]:
@@ -438,7 +442,7 @@ def read_referenced(base_dir: Path | str, value: object, *, path: str, what: str
     from podnuma.inputs.pathtext import referenced_text
 
     p = _resolve(base_dir, value, path=path)
-    # (opened, and named, as written: ``kc.yaml/`` is no file, where ``p`` lost the ``/``)
+    # (opened, and named, as the oracle resolves it: ``p`` would lose an absolute path's ``/``)
     text = referenced_text(base_dir, value) if isinstance(value, str) else str(p)
     try:
         # (a named pipe there is waited for as one named on the command line is)

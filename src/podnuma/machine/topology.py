@@ -393,13 +393,14 @@ class NUMANode:
     ``memory`` is the node's total memory in bytes (hugepage pools
     included); ``hugepages`` maps a page size in bytes to the total size in
     bytes of that pool on this node; ``distances`` is this node's row of the
-    distance table (index = NUMA id), empty when unknown.
+    distance table (index = NUMA id): ``None`` when unknown (cadvisor's nil
+    slice), which differs from an empty row (a ``[]`` in machineInfo JSON).
     """
 
     id: int
     memory: int
     hugepages: Mapping[int, int]
-    distances: Sequence[int]
+    distances: Sequence[int] | None
     __slots__ = ('id', 'memory', 'hugepages', 'distances')
 
     def __init__(
@@ -407,7 +408,7 @@ class NUMANode:
         id: int,
         memory: int,
         hugepages: Mapping[int, int] | None = None,
-        distances: Sequence[int] = (),
+        distances: Sequence[int] | None = None,
     ) -> None:
         self.id = id
         self.memory = memory
@@ -519,7 +520,7 @@ class Machine:
         raise KeyError(nid)
 
     def has_distances(self) -> bool:
-        return bool(self.numa_nodes) and all(len(n.distances) > 0 for n in self.numa_nodes)
+        return bool(self.numa_nodes) and all(n.distances for n in self.numa_nodes)
 
     def memory_capacity(self) -> int:
         """cadvisor ``MemoryCapacity`` (the node's memory capacity), by

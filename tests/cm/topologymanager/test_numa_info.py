@@ -27,10 +27,12 @@ ROWS = {
 }
 
 
-def machine(nodes: Sequence[tuple[int, Sequence[int]]]) -> Machine:
+def machine(nodes: Sequence[tuple[int, Sequence[int] | None]]) -> Machine:
     return Machine(
         topology=CPUTopology({}),
-        numa_nodes=tuple(NUMANode(id=i, memory=1 << 30, distances=tuple(d)) for i, d in nodes),
+        numa_nodes=tuple(
+            NUMANode(id=i, memory=1 << 30, distances=None if d is None else tuple(d)) for i, d in nodes
+        ),
     )
 
 
@@ -77,7 +79,7 @@ def test_numa_info(
 def test_numa_info_missing_distances_with_prefer_closest() -> None:
     # "negative test 1 node, no distance file with PreferClosestNUMA"
     with pytest.raises(KubeletStartupError) as e:
-        NUMAInfo.from_machine(machine([(9, ())]), CLOSEST)
+        NUMAInfo.from_machine(machine([(9, None)]), CLOSEST)
     assert str(e.value) == "cannot discover NUMA topology: error getting NUMA distances from cadvisor"
 
 

@@ -245,7 +245,7 @@ def _machine(n: int, with_distances: bool = True) -> Machine:
     return Machine(
         topology=CPUTopology({}),
         numa_nodes=tuple(
-            NUMANode(id=i, memory=1 << 30, distances=rows[i] if with_distances else ())
+            NUMANode(id=i, memory=1 << 30, distances=rows[i] if with_distances else None)
             for i in range(n)
         ),
     )

@@ -64,12 +64,19 @@ class DeviceStateView(Protocol):
     def pod_devices(self, pod_uid: str, resource: str) -> frozenset[str]: ...
 
 
+#: the width of the kubelet's hint masks (``bitmask.BitMask`` is a uint64)
+_MASK_BITS = 64
+
+
 def device_numa_mask(device: Device) -> int:
     """The NUMA nodes a device is local to, as an int mask (0: no topology, or
-    only negative ids, which no hint mask holds: ``IsSet`` is false for them)."""
+    only ids that no hint mask holds). Upstream tests a device against a mask
+    with ``IsSet``/``AnySet``, false for a bit below 0 or at 64 and above; so
+    such an id (a plugin may report any int64) gets no bit here, and the mask
+    stays within 64 bits."""
     mask = 0
     for node in device.numa_nodes:
-        if node >= 0:
+        if 0 <= node < _MASK_BITS:
             mask |= 1 << node
     return mask
 

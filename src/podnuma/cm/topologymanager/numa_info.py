@@ -18,7 +18,7 @@ weighs two equal-width masks holding such a node: raised here as
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from podnuma.cm.admission import KubeletPanic
 from podnuma.cm.topologymanager.bitmask import BitMask
@@ -33,6 +33,7 @@ __all__ = [
     "NUMADistances",
     "calculate_average_for",
     "distance_sum",
+    "distance_average",
     "distances_complete",
     "NUMA_DISTANCES_ERROR",
     "NUMA_DISCOVERY_ERROR_PREFIX",
@@ -68,6 +69,33 @@ def distance_sum(distances: NUMADistances, bits: Sequence[int]) -> int:
     return total
 
 
+#: below this, every partial sum of non-negative integer distances is an
+#: exact double, so Go's float64 running sum equals the integer sum
+_EXACT_FLOAT_SUM: Final = 1 << 53
+
+
+def distance_average(distances: NUMADistances, bits: Sequence[int]) -> float:
+    """The mean of ``d[a][b]`` over all ordered pairs of ``bits`` as Go
+    computes it: each distance converted to a float64 and added to a
+    float64 running sum, ``a`` outer, then divided by the pair count (also a
+    float64). With huge distances (a sum of 2^53 or more) the rounding of
+    each addition is Go's, term by term; below that the integer sum is
+    exact and converts to the same double. Panics as :func:`distance_sum`."""
+    if not bits:
+        return 0.0
+    total = distance_sum(distances, bits)
+    count = float(len(bits) * len(bits))
+    if total < _EXACT_FLOAT_SUM:
+        return float(total) / count
+    acc = 0.0
+    for a in bits:
+        row = distances[a]
+        assert row is not None  # (distance_sum checked every row and column)
+        for b in bits:
+            acc += float(row[b])
+    return acc / count
+
+
 def distances_complete(distances: NUMADistances, nodes: Sequence[int]) -> bool:
     """Every node's row has an entry at every node's id (so
     :func:`distance_sum` cannot panic on these nodes)."""
@@ -86,14 +114,9 @@ def distances_complete(distances: NUMADistances, nodes: Sequence[int]) -> bool:
 def calculate_average_for(distances: NUMADistances, mask: BitMask) -> float:
     """``NUMADistances.CalculateAverageFor``: the mean of ``d[a][b]`` over all
     ordered pairs (a, b) of the mask's nodes, self pairs included; 0 for an
-    empty mask. A missing row or column fails (Go panics on the index)."""
-    bits = mask.bits()
-    if not bits:
-        return 0.0
-    total = distance_sum(distances, bits)
-    # Go sums float64s one by one; the terms are small integers, so the
-    # integer sum converts exactly and the single division matches.
-    return total / (len(bits) * len(bits))
+    empty mask, float64 arithmetic in Go's order (:func:`distance_average`).
+    A missing row or column fails (Go panics on the index)."""
+    return distance_average(distances, mask.bits())
 
 
 class NUMAInfo:
@@ -133,9 +156,10 @@ class NUMAInfo:
         """``NewNUMAInfo`` (as called by ``NewManager``).
 
         Rows are kept only with ``prefer-closest-numa-nodes``; then a node
-        without a row (our empty ``distances``, cadvisor's nil) stops the
-        kubelet with ``cannot discover NUMA topology: error getting NUMA
-        distances from cadvisor``.
+        without a row (``None``, cadvisor's nil slice) stops the kubelet with
+        ``cannot discover NUMA topology: error getting NUMA distances from
+        cadvisor``. An empty row is not nil: the kubelet starts, and panics
+        on the index the first time ``Closest`` reads that row.
         """
         prefer_closest = opts is not None and opts.prefer_closest_numa
         nodes: list[int] = []
@@ -144,7 +168,7 @@ class NUMAInfo:
             nodes.append(node.id)
             row: Sequence[int] | None = None
             if prefer_closest:
-                if len(node.distances) == 0:
+                if node.distances is None:
                     raise KubeletStartupError(NUMA_DISCOVERY_ERROR_PREFIX + NUMA_DISTANCES_ERROR)
                 row = tuple(node.distances)
             distances[node.id] = row

@@ -33,7 +33,7 @@ from podnuma.cm.topologymanager import native_twins as twins
 from podnuma.cm.topologymanager.bitmask import BitMask, mask_value
 from podnuma.cm.topologymanager.hint import TopologyHint
 from podnuma.cm.topologymanager.native_twins import SMALL_MASKS, bit_count
-from podnuma.cm.topologymanager.numa_info import NUMAInfo, distance_sum
+from podnuma.cm.topologymanager.numa_info import NUMAInfo, distance_average
 
 if TYPE_CHECKING:
     import numpy as np
@@ -172,8 +172,8 @@ class FastMerge:
         group = [m for m, c in zip(masks, counts, strict=True) if c == width]
         if not self._use_closest or len(group) == 1:
             return min(group)
-        # same width, same divisor: the average orders as the sum does
-        return min(group, key=lambda m: (self._pair_sum(m), m))
+        # ``Closest``: the lower average (Go's float64), ties to the lower mask
+        return min(group, key=lambda m: (self._average(m), m))
 
     def _best_of_array(self, masks: _Array, target: int | None) -> int:
         import numpy as np
@@ -243,12 +243,12 @@ class FastMerge:
             for m, p in sorted((x for x in found if x[0]), key=self._rank_key)
         )
 
-    def _rank_key(self, hint: tuple[int, bool]) -> tuple[int, ...]:
+    def _rank_key(self, hint: tuple[int, bool]) -> tuple[float, ...]:
         """Sort key of a (mask, preferred) merged hint in ``compare``'s
         total order (docs/topology-merge.md)."""
         mask, preferred = hint
         width = mask.bit_count()
-        dist = self._pair_sum(mask) if self._use_closest else 0
+        dist = self._average(mask) if self._use_closest else 0.0
         if preferred:
             return (0, width, dist, mask)
         target = self.target_width()
@@ -258,10 +258,10 @@ class FastMerge:
             return (1, 1, -width, dist, mask)
         return (1, 2, width, dist, mask)
 
-    def _pair_sum(self, mask: int) -> int:
-        """Sum of the distances over all ordered pairs of the mask's nodes
-        (for equal widths it orders masks as their average distance does)."""
-        return distance_sum(self.numa_info.distances, BitMask.from_int(mask).bits())
+    def _average(self, mask: int) -> float:
+        """``CalculateAverageFor``: the average distance over all ordered
+        pairs of the mask's nodes, summed as Go's float64s."""
+        return distance_average(self.numa_info.distances, BitMask.from_int(mask).bits())
 
 
 def _pick_width(widths: set[int], target: int | None) -> int:

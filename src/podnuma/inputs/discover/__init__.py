@@ -19,7 +19,6 @@ carry that file in ``InputError.file``. Relative paths resolve against
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -63,21 +62,27 @@ _TABLE_KEYS = ("memory", "memoryCapacity", "cpuCapacity", "distances")
 _KEYS = (*FORMS, *_TABLE_KEYS, "devices", "name")
 
 
-def _resolve(value: object, path: str, base_dir: Path | str) -> Path:
-    from pathlib import Path
-
-    text = expect_str(value, path)
-    p = Path(text).expanduser()
-    return p if p.is_absolute() else Path(base_dir) / p
+def _named_as_written(err: InputError, root: str) -> InputError:
+    """``err`` of the sysfs tree ``root``, its file named under ``root`` as
+    written: ``./-`` (a document's ``-``, the file beside it) is ``-`` to
+    :mod:`pathlib`, which would name it as the command line's standard input."""
+    file = err.file
+    if root.startswith("./") and file is not None and (file + "/").startswith(root[2:] + "/"):
+        return InputError(err.message, path=err.path, file="./" + file)
+    return err
 
 
 def _resolve_file(value: object, path: str, base_dir: Path | str) -> str:
-    """:func:`_resolve` of a file, as text: the ending of a directory's name
-    kept (``info.json/`` is no file: refused as the system refuses it;
-    :func:`~podnuma.inputs.pathtext.referenced_text`)."""
+    """The file (or ``sysfs`` tree) a node form's field names, as text,
+    resolved as every file field of a document is (a leading ``~/`` the
+    home directory, a relative path joined to ``base_dir`` and cleaned as
+    Go's ``filepath.Join`` cleans: :func:`~podnuma.inputs.pathtext.referenced_text`)."""
     from podnuma.inputs.pathtext import referenced_text
 
-    return referenced_text(base_dir, os.path.expanduser(expect_str(value, path)))
+    try:
+        return referenced_text(base_dir, expect_str(value, path))
+    except InputError as e:  # (a NUL byte)
+        raise e.at(path) from None
 
 
 def _machine_info_file(file: str) -> MachineInfo:
@@ -160,13 +165,15 @@ def load_node(node_doc: Mapping[str, Any], *, base_dir: Path | str) -> Machine:
         info_file = _resolve_file(doc["machineInfoFile"], "machineInfoFile", base_dir)
         info = _machine_info_file(info_file)
     elif form == "sysfs":
+        from pathlib import Path
+
         from podnuma.inputs.discover.sysfs import read_sysfs  # (only for a sysfs tree)
 
-        root = _resolve(doc["sysfs"], "sysfs", base_dir)
+        root = _resolve_file(doc["sysfs"], "sysfs", base_dir)
         try:
-            info = read_sysfs(root)
+            info = read_sysfs(Path(root))
         except InputError as err:
-            raise err.at("sysfs") from None
+            raise _named_as_written(err, root).at("sysfs") from None
     elif form == "synthetic":
         info = parse_synthetic(doc["synthetic"], "synthetic")
     else:

@@ -113,5 +113,5 @@ def node_document(
     ids = sorted(n.id for n in info.topology)
     by_id = {n.id: n for n in info.topology}
     if ids and all(by_id[i].distances for i in ids):
-        doc["distances"] = {i: list(by_id[i].distances) for i in ids}
+        doc["distances"] = {i: list(by_id[i].distances or ()) for i in ids}
     return doc

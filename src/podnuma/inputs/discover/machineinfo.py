@@ -152,7 +152,7 @@ class MachineInfoNode:
     hugepages: tuple[HugePagesInfo, ...]
     cores: tuple[Core, ...]
     caches: tuple[Cache, ...]
-    distances: tuple[int, ...]
+    distances: tuple[int, ...] | None
     __slots__ = ('id', 'memory', 'hugepages', 'cores', 'caches', 'distances')
 
     def __init__(
@@ -162,7 +162,7 @@ class MachineInfoNode:
         hugepages: tuple[HugePagesInfo, ...] = (),
         cores: tuple[Core, ...] = (),
         caches: tuple[Cache, ...] = (),
-        distances: tuple[int, ...] = (),
+        distances: tuple[int, ...] | None = None,
     ) -> None:
         self.id = id
         self.memory = memory
@@ -349,7 +349,8 @@ def _node(value: Any, path: str) -> MachineInfoNode:
         hugepages=hugepages,
         cores=_list(doc, "cores", path, _core),
         caches=_list(doc, "caches", path, _cache),
-        distances=_list(doc, "distances", path, _int_item),
+        # (absent or null: no row, Go's nil slice; ``[]``: an empty, non-nil row)
+        distances=None if _lookup(doc, "distances") is None else _list(doc, "distances", path, _int_item),
     )
 
 

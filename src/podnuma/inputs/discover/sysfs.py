@@ -50,7 +50,10 @@ counts ``physical id`` in ``/proc/cpuinfo``, which lists online CPUs only);
 when ``devices/system/cpu/online`` is missing, a per-CPU ``cpuN/online``
 holding ``0`` marks that CPU offline; a node directory without ``cpuN``
 entries takes its CPUs from ``cpulist``; an unreadable ``cpu/online`` list
-is an error (cadvisor would treat every CPU as offline). ``root`` may also
+is an error (cadvisor would treat every CPU as offline), and so is a bad
+entry of the list reached before an entry holding the CPU asked about
+(cadvisor walks the list per CPU and counts that CPU offline; CPUs held by
+an earlier entry are online). ``root`` may also
 be a directory holding ``sys/``.
 
 Figures past what a machine holds are cadvisor's and the kubelet's
@@ -72,6 +75,7 @@ Python's ``strip``, which also takes U+001C-U+001F).
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 import stat
@@ -102,6 +106,71 @@ _MEMTOTAL = re.compile(r"MemTotal:[\t\n\f\r ]*([0-9]+) kB")
 _CPU_NAME = re.compile(r"cpu([0-9]+)")
 _NODE_NAME = re.compile(r"node([0-9]+)")
 _UINT64_MAX = (1 << 64) - 1
+_INT64_MAX = (1 << 63) - 1
+_LIST_ID = re.compile(r"[0-9]+")
+_UINT16_MAX = 0xFFFF
+
+
+class _OnlineList:
+    """``devices/system/cpu/online`` as cadvisor (v0.60.5, ``utils/sysfs``
+    ``isCPUOnline``) reads it for one CPU: the comma-separated entries in
+    order, each a CPU id or a ``lo-hi`` range parsed as uint16s; the CPU is
+    online at the first entry holding it, so a bad entry only matters to
+    the CPUs it comes before. The CPU's id is its directory number cut to a
+    uint16 (cpu65536 reads as CPU 0); a number past int64 is offline.
+
+    The entries before the first bad one are kept as sorted, merged ranges
+    (a CPU's answer does not depend on which of them holds it)."""
+
+    def __init__(self, file: Path, text: str) -> None:
+        self.file = file
+        self.bad: str | None = None
+        ranges: list[tuple[int, int]] = []
+        for entry in go_trim_space(text).split(","):
+            parts = entry.split("-", 2)
+            if len(parts) == 3:
+                self.bad = f"entry {_shown(entry)} has more than one '-'"
+                break
+            bounds = [self._id(p) for p in parts]
+            lo, hi = bounds[0], bounds[-1]
+            if lo is None or hi is None:
+                self.bad = f"entry {_shown(entry)} is not a CPU id or range of CPU ids (0-{_UINT16_MAX})"
+                break
+            if lo > hi:
+                self.bad = f"entry {_shown(entry)} is a range whose start is past its end"
+                break
+            ranges.append((lo, hi))
+        ranges.sort()
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+        for lo, hi in ranges:
+            if self.ends and lo <= self.ends[-1] + 1:
+                self.ends[-1] = max(self.ends[-1], hi)
+            else:
+                self.starts.append(lo)
+                self.ends.append(hi)
+
+    @staticmethod
+    def _id(text: str) -> int | None:
+        """``strconv.ParseUint(text, 10, 16)``, ``None`` on its error."""
+        if not _LIST_ID.fullmatch(text):
+            return None
+        value = int(text)
+        return value if value <= _UINT16_MAX else None
+
+    def holds(self, cpu: int) -> bool:
+        """Whether cadvisor finds ``cpu`` online; an ``InputError`` where it
+        reaches the bad entry first (cadvisor would count the CPU offline,
+        a deviation for copies of sysfs a live kernel never writes)."""
+        if cpu > _INT64_MAX:  # (strconv.Atoi fails: offline)
+            return False
+        cid = cpu & _UINT16_MAX
+        i = bisect.bisect_right(self.starts, cid) - 1
+        if i >= 0 and cid <= self.ends[i]:
+            return True
+        if self.bad is not None:
+            raise _err(f"invalid online CPU list: {self.bad}, before any entry holding CPU {cpu}", self.file)
+        return False
 
 
 class _CacheUnreadable(Exception):
@@ -296,24 +365,21 @@ class _SysFs:
         return sum(n.memory for n in nodes) & _UINT64_MAX  # (a uint64 sum)
 
     # -- CPUs -------------------------------------------------------------------
-    def _online_list(self) -> CPUSet | None:
+    def _online_list(self) -> _OnlineList | None:
         file = self.cpu_root / "online"
         text = _read(file)
         if text is None:
             return None
         if not go_trim_space(text):
             raise _err("empty online CPU list", file)
-        try:
-            return CPUSet.parse(go_trim_space(text))
-        except CPUSetParseError as err:
-            raise _err(f"invalid online CPU list: {err}", file) from None
+        return _OnlineList(file, text)
 
     def cpu_dir(self, cpu: int) -> Path:
         return self.cpu_root / f"cpu{cpu}"
 
     def is_online(self, cpu: int) -> bool:
         if self.online is not None:
-            return cpu in self.online
+            return self.online.holds(cpu)
         # Deviation (snapshot copies without cpu/online): honour cpuN/online.
         text = _read(self.cpu_dir(cpu) / "online")
         return text is None or text.strip() != "0"
@@ -483,11 +549,11 @@ class _SysFs:
         return tuple(out)
 
     @staticmethod
-    def distances(node_dir: Path) -> tuple[int, ...]:
+    def distances(node_dir: Path) -> tuple[int, ...] | None:
         file = node_dir / "distance"
         text = _read(file)
         if text is None:
-            return ()
+            return None
         out = []
         for token in go_trim_space(text).split(" "):
             distance = _uint64(token)  # (strconv.ParseUint(token, 10, 64))

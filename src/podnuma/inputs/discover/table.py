@@ -191,7 +191,7 @@ def parse_table(doc: Mapping[str, Any]) -> MachineInfo:
                     HugePagesInfo(size // 1024, total // size) for size, total in sorted(pools.items())
                 ),
                 cores=cores_out,
-                distances=distances.get(nid, ()),
+                distances=distances.get(nid),
             )
         )
     num_cpus = len(seen_ids)
