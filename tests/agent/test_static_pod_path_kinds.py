@@ -10,7 +10,9 @@ path with ``stat`` (trailing separators dropped first, ``NewSourceFile``):
   already there stays;
 - nothing (``ENOENT``): no error at start, an empty set sent (``path does
   not exist, ignoring``, logged), looked at again (the ticker, the watch's
-  retry every second), so pods appear once the path is made.
+  retry every second), so pods appear once the path is made;
+- behind a regular file (``ENOTDIR``): an error logged, no update, looked
+  at again, so pods appear once the path is made there too.
 
 A real agent on real files; the start checks through the CLI.
 """
@@ -20,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -84,6 +87,33 @@ def test_static_pod_path_made_after_the_start(tmp_path: Path) -> None:
         _stop(agent)
 
 
+def test_static_pod_path_under_a_file_is_read_once_made(tmp_path: Path) -> None:
+    """A path behind a regular file (``afile/sub``: ``stat`` fails with
+    ``ENOTDIR``): the kubelet's file source logs the error, sends no update
+    and looks again at every re-list and watch retry, reading the pods once
+    ``afile`` is a directory holding ``sub``. The agent starts on it, logs
+    that the manifests are not read, and admits the pods once the path is
+    made."""
+    agent = AgentProcess(tmp_path)
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    agent.manifests = afile / "sub"
+    agent.start()
+    try:
+        deadline = time.monotonic() + 60
+        while "Manifests not read, pods kept" not in agent.log():
+            assert agent.proc is not None and agent.proc.poll() is None, agent.log()
+            assert time.monotonic() < deadline, agent.log()
+            time.sleep(0.05)
+        assert "Not a directory" in agent.log()
+        afile.unlink()
+        (afile / "sub").mkdir(parents=True)
+        write_manifest(afile / "sub", "pod.yaml", classic_pod("p"))
+        agent.wait(lambda s: _admitted(s) == ["p-kep-node"], "the pod admitted once the path is made")
+    finally:
+        _stop(agent)
+
+
 def _start_line(tmp_path: Path, manifests: str) -> tuple[int, str]:
     """The exit code and standard error of an agent whose start is refused."""
     state = tmp_path / "state"
@@ -94,19 +124,19 @@ def _start_line(tmp_path: Path, manifests: str) -> tuple[int, str]:
     return r.exit_code, r.stderr
 
 
-@pytest.mark.parametrize("case", ["fifo", "under-a-file", "dash"])
+@pytest.mark.parametrize("case", ["fifo", "loop", "dash"])
 def test_what_the_agent_still_refuses_at_start(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, case: str) -> None:
-    """A path the kubelet would start on but never read a pod from (its
-    ``stat`` fails but for ``ENOENT``, or it is neither a directory nor a
-    regular file) is refused at start, one line, exit 2."""
+    """A path more likely a mistake than one still to be made (its ``stat``
+    fails but for ``ENOENT`` and ``ENOTDIR``, or it is neither a directory
+    nor a regular file) is refused at start, one line, exit 2."""
     monkeypatch.chdir(tmp_path)
     if case == "fifo":
         os.mkfifo(tmp_path / "fifo")
         given, problem = str(tmp_path / "fifo"), "not a directory (a named pipe)"
-    elif case == "under-a-file":
-        (tmp_path / "afile").write_text("")
-        given = str(tmp_path / "afile" / "sub")
-        problem = "cannot reach it: Not a directory (a file on the way, where a directory should be)"
+    elif case == "loop":
+        os.symlink("loop", tmp_path / "loop")
+        given = str(tmp_path / "loop")
+        problem = "cannot reach it: Too many levels of symbolic links"
     else:
         given, problem = "-", "'-' names no directory"
     code, err = _start_line(tmp_path, given)

@@ -517,7 +517,7 @@ def test_whatif_config_unknown_gate(command: str, tmp_path: Path) -> None:
 @pytest.mark.parametrize("option", ["--kubelet-config", "--node"])
 def test_whatif_option_is_a_directory(command: str, option: str, tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, [command, str(TRAINER), option, str(tmp_path)])
-    assert_input_error(result, str(tmp_path), "is a directory")
+    assert_input_error(result, f"{tmp_path}: {option}: cannot read: Is a directory")
 
 
 @pytest.mark.parametrize("command", ["compare", "advise"])

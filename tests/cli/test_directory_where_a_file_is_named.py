@@ -51,3 +51,53 @@ def test_kubeconfig_naming_a_directory(tmp_path: Path) -> None:
     proc = _run(["fleet", "analyze", "--kubeconfig", str(tmp_path)])
     assert (proc.returncode, proc.stdout) == (2, "")
     assert proc.stderr == f"error: {tmp_path}: --kubeconfig: cannot read: Is a directory\n"
+
+
+_RESTART = str(EXAMPLES / "pod-level" / "restart.yaml")
+
+
+@pytest.mark.parametrize(("args", "option"), [
+    (["compare", _WHATIF[0], "--kubelet-config", "odir"], "--kubelet-config"),
+    (["compare", _WHATIF[0], "--node", "odir"], "--node"),
+    (["advise", _WHATIF[0], "--kubelet-config", "odir"], "--kubelet-config"),
+    (["advise", _WHATIF[0], "--node", "odir/"], "--node"),
+    (["state", "inspect", "st", "--pods", "odir"], "--pods"),
+    (["state", "inspect", "st", "--node", "odir"], "--node"),
+    (["state", "inspect", "st", "--kubelet-config", "odir"], "--kubelet-config"),
+    (["restart", "--state-dir", "st", "--pods", "odir"], "--pods"),
+    (["restart", "--state-dir", "st", "--node", "odir"], "--node"),
+    (["restart", "--state-dir", "st", "--kubelet-config", "odir"], "--kubelet-config"),
+    (["agent", "--manifests", "m", "--state-dir", "as", "--node", "odir"], "--node"),
+    (["agent", "--manifests", "m", "--state-dir", "as", "--kubelet-config", "odir"], "--kubelet-config"),
+])
+def test_every_option_naming_a_file_to_read_tells_a_directory_one_way(
+    tmp_path: Path, args: list[str], option: str,
+) -> None:
+    """Every option naming a file the command reads (``--node``,
+    ``--kubelet-config``, ``--pods`` of every command, as ``--kubeconfig``)
+    tells a directory there as the command line is read, in one wording:
+    ``DIR: OPTION: cannot read: Is a directory`` (``odir/`` too), nothing
+    done (the agent makes no state directory)."""
+    (tmp_path / "odir").mkdir()
+    (tmp_path / "m").mkdir()
+    made = subprocess.run([*_run_cmd(), "simulate", _RESTART, "--checkpoint-dir", "st"], cwd=tmp_path,
+                          capture_output=True, text=True, env=_env(), stdin=subprocess.DEVNULL, timeout=120,
+                          check=False)
+    assert made.returncode == 0, made.stderr
+    proc = subprocess.run([*_run_cmd(), *args], cwd=tmp_path, capture_output=True, text=True, env=_env(),
+                          stdin=subprocess.DEVNULL, timeout=120, check=False)
+    named = args[args.index(option) + 1]
+    assert (proc.returncode, proc.stdout) == (2, ""), proc.stderr
+    assert proc.stderr == f"error: {named}: {option}: cannot read: Is a directory\n"
+    assert not (tmp_path / "as").exists()
+
+
+def _run_cmd() -> list[str]:
+    exe = Path(sys.executable).parent / "podnuma"
+    return [str(exe)] if exe.exists() else [sys.executable, "-m", "podnuma.cli"]
+
+
+def _env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "COLUMNS")}
+    env["NO_COLOR"] = "1"
+    return env

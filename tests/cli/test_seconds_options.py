@@ -98,3 +98,38 @@ def test_every_seconds_option_is_of_the_one_type() -> None:
                if isinstance(p, click.Option) and p.name in ("resync", "search_time", "time_limit", "read_timeout")}
     assert sorted(seconds) == ["read_timeout", "resync", "search_time", "time_limit"]
     assert all(isinstance(t, Seconds) for t in seconds.values()), seconds
+
+
+_SPELLINGS_NOT_TAKEN = [("1_0", "1_0"), ("0x10", "0x10"), ("abc", "abc"), ("1e", "1e"), ("5s", "5s"),
+                        (" 5", "' 5'"), ("5 ", "'5 '"), ("", "''"), ("\u0665", "\u0665"), ("1\u00a0", "'1\\xa0'")]
+
+
+@pytest.mark.parametrize("value,shown", _SPELLINGS_NOT_TAKEN, ids=[repr(v) for v, _ in _SPELLINGS_NOT_TAKEN])
+def test_a_number_of_seconds_is_a_plain_decimal_number(value: str, shown: str) -> None:
+    """A number of seconds is spelled as Go's ``strconv.ParseFloat`` reads
+    a decimal number: no ``_`` between digits (Python's ``float`` reads
+    ``1_0`` as 10), no spaces around it, no digits of other scripts, no
+    hexadecimal; every other spelling is told in the one wording, ``X is
+    not a number of seconds`` (quoted where it is empty or holds a space)."""
+    import click
+
+    from podnuma.cli.options import Seconds
+
+    with pytest.raises(click.BadParameter) as got:
+        Seconds(min=0).convert(value, None, None)
+    assert got.value.message == f"{shown} is not a number of seconds"
+
+
+@pytest.mark.parametrize("value,seconds", [("10", 10.0), ("0.5", 0.5), (".5", 0.5), ("5.", 5.0), ("1e3", 1000.0),
+                                           ("1E-1", 0.1), ("+2", 2.0), ("007", 7.0)])
+def test_the_decimal_spellings_are_taken(value: str, seconds: float) -> None:
+    """Every decimal spelling Go reads is taken, with its value."""
+    from podnuma.cli.options import Seconds
+
+    assert Seconds(min=0).convert(value, None, None) == seconds
+
+
+def test_an_underscore_is_refused_on_the_command_line() -> None:
+    """``serve --time-limit 1_0`` does not start a server with a 10 s limit."""
+    _refused(_run(["serve", "-p", "0", "--time-limit", "1_0"], timeout=15), "--time-limit",
+             "1_0 is not a number of seconds")

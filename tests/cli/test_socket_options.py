@@ -88,3 +88,19 @@ def test_the_agent_tells_a_directory_in_the_grammar_s_words(tmp_path: Path) -> N
                  "--podresources-socket", str(tmp_path)])
     assert _refused(proc, str(tmp_path), "--podresources-socket") == "not a socket (a directory)"
     assert not (tmp_path / "s").exists()
+
+
+@pytest.mark.parametrize(("args", "option"), [
+    (["podresources", "list", "--socket"], "--socket"),
+    (["agent", "--podresources-socket"], "--podresources-socket"),
+])
+def test_a_trailing_slash_changes_nothing_in_the_wording(tmp_path: Path, args: list[str], option: str) -> None:
+    """A directory named as a socket with a trailing ``/`` (``sd/``) is told
+    as without it, ``not a socket (a directory)``; so is a missing client
+    socket, ``no such socket``: one wording for one path."""
+    (tmp_path / "sd").mkdir()
+    for given in ("sd", "sd/"):
+        assert _refused(_run([*args, given], cwd=tmp_path), given, option) == "not a socket (a directory)"
+    if option == "--socket":
+        for given in ("nosuch", "nosuch/"):
+            assert _refused(_run([*args, given], cwd=tmp_path), given, option) == "no such socket"

@@ -117,7 +117,7 @@ def test_a_file_option_taken_as_a_path_is_refused_too(tmp_path: Path) -> None:
     name = f"{tmp_path / 'kubelet.sock'}/"
     r = CliRunner().invoke(cli, ["podresources", "list", "--socket", name])
     assert r.exit_code == 2
-    assert r.stderr == f"error: {name}: --socket: No such file or directory\n"
+    assert r.stderr == f"error: {name}: --socket: no such socket\n"
 
 
 @pytest.mark.parametrize(("kind", "code"), [

@@ -97,15 +97,34 @@ def test_the_written_restart_scenario_starts_from_the_replayed_checkpoints() -> 
     assert cpu["defaultCpuSet"] == "0,4-7"
 
 
-def test_served_classes_reads_only_the_three_classes() -> None:
-    """An absent, empty or unknown ``status.qosClass`` (an API server only
-    writes the three classes) is no served class; a pod without a
-    namespace is in ``default``."""
+def test_served_classes_reads_what_get_pod_qos_reads() -> None:
+    """An absent or empty ``status.qosClass`` is no served class (the class
+    is computed from the spec); any other string is, as ``GetPodQOS``
+    returns it: one none of the three classes (``Platinum``, an API server
+    never writes one) makes the pod not Guaranteed to the kubelet's
+    managers, and stands as BestEffort. A pod without a namespace is in
+    ``default``."""
     steps: list[dict[str, Any]] = [{"addPod": _pod(f"p{i}", "1", q)} for i, q in
-                                   enumerate((None, "", "Platinum", "BestEffort"))]
+                                   enumerate((None, "", "Platinum", "Burstable"))]
     del steps[3]["addPod"]["metadata"]["namespace"]
     steps.append({"reconcile": {}})
-    assert served_classes(steps) == {"default/p3": "BestEffort"}
+    assert served_classes(steps) == {"t/p2": "BestEffort", "default/p3": "Burstable"}
+
+
+def test_an_unknown_served_class_is_not_guaranteed_to_the_managers() -> None:
+    """p1's spec is Guaranteed, its status.qosClass ``Platinum``:
+    ``GetPodQOS`` returns it, and the static CPU manager gives exclusive CPUs
+    only to a ``Guaranteed`` pod, so p1 holds none (as served Burstable)
+    and p2 alone pins 3; the issue names the value served. Through the
+    restart too: p1 kept (nothing to move), p2 rejected."""
+    r = replay_node(with_inline_pods(_node(), [_pod("p1", "2", "Platinum"), _pod("p2", "3", None)]), [RESTART])
+    assert r["baseline"]["exclusiveCpus"] == 3
+    assert any(i["message"].startswith("pod t/p1: its status.qosClass 'Platinum' is none of the three")
+               for i in r["issues"]), r["issues"]
+    restart = r["whatIfs"]["restart"]["restart"]
+    assert (restart["kept"], restart["rejected"]) == (1, 1)
+    (p2,) = restart["pods"]
+    assert (p2["pod"], p2["outcome"], p2["before"]) == ("t/p2", "rejected", "1-3")
 
 
 @pytest.mark.parametrize("indexed", [True, False])

@@ -130,14 +130,25 @@ def test_an_empty_pod_level_resources_pod_created_before_the_fix_stays_best_effo
                for i in issues)
 
 
-def test_a_status_without_a_known_class_leaves_the_spec_class() -> None:
-    """An absent, empty or unknown ``status.qosClass`` (an API server only
-    ever writes the three classes) leaves the class of the spec, and
-    nothing is said."""
-    for qos in (None, "", "Platinum"):
+def test_a_status_without_a_class_leaves_the_spec_class() -> None:
+    """An absent or empty ``status.qosClass`` leaves the class of the spec
+    (``GetPodQOS`` computes it), and nothing is said."""
+    for qos in (None, ""):
         exclusive, issues = _exclusive([_pod("p1", qos)])
         assert exclusive == 2
         assert not [i for i in issues if "status.qosClass" in i["message"]]
+
+
+def test_a_status_of_another_class_is_not_guaranteed() -> None:
+    """A ``status.qosClass`` none of the three classes (an API server never
+    writes one; a hand-edited dump, a lower-case ``guaranteed``) is what
+    ``GetPodQOS`` returns all the same, and the static CPU manager pins
+    only a ``Guaranteed`` pod: no exclusive CPUs, and the value is said."""
+    for qos in ("Platinum", "guaranteed"):
+        exclusive, issues = _exclusive([_pod("p1", qos)])
+        assert exclusive == 0
+        (said,) = [i for i in issues if "status.qosClass" in i["message"]]
+        assert said["message"].startswith(f"pod t/p1: its status.qosClass {qos!r} is none of the three QoS classes")
 
 
 def test_the_served_class_answers_every_gate_setting() -> None:

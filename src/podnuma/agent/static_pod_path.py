@@ -8,12 +8,17 @@ file (that one pod) or nothing at all: a path that does not exist
 (``ENOENT`` from ``stat``, whatever part of it is missing) is no error at
 start, the source sends an empty set (``path does not exist, ignoring``)
 and keeps looking, so pods appear once it is made. The agent starts on
-all three. It refuses at start, in podnuma's one wording for directories
-(:func:`~podnuma.inputs.pathcheck.path_problem`), what the kubelet would
-start on but never read pods from: a path whose ``stat`` fails otherwise
-(a file on the way, a loop of links, a directory that cannot be
-searched), another kind of file, a directory that cannot be listed or
-searched, and ``-``.
+all three. A path under a regular file (``afile/sub``: ``stat`` fails with
+``ENOTDIR``) is started on too: to the kubelet it is an error, logged, no
+update sent (the pods stay as they are), and looked at again at every
+re-list (every 20 s) and watch retry (with a back-off), so its pods are
+read once ``afile`` is made a directory holding ``sub``, as for a missing
+path; the agent does the same (``Manifests not read, pods kept``, then the
+pods once it is there). It refuses at start, in podnuma's one wording for
+directories (:func:`~podnuma.inputs.pathcheck.path_problem`), what is more
+likely a mistake than a path still to be made: a path whose ``stat`` fails
+otherwise (a loop of links, a directory that cannot be searched), another
+kind of file, a directory that cannot be listed or searched, and ``-``.
 """
 
 from __future__ import annotations
@@ -37,6 +42,8 @@ def static_pod_path_problem(given: str) -> str | None:
         st = os.stat(trimmed)
     except FileNotFoundError:
         return None  # (the kubelet: "path does not exist, ignoring")
+    except NotADirectoryError:
+        return None  # (the kubelet: logged, looked at again; read once made)
     except (OSError, ValueError) as e:
         return path_problem(given) or f"cannot reach it: {e}"
     if stat.S_ISREG(st.st_mode):

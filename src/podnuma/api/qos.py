@@ -166,14 +166,26 @@ def set_status_qos(pod: Pod, *, pod_level_resources: bool, fix_kubelet_qos_class
 
 
 def served_qos_class(value: object) -> QOSClass | None:
-    """The QoS class a pod's ``status.qosClass`` holds, when it is one of
-    the three classes an API server writes there (``None`` otherwise: the
-    class is then computed from the spec)."""
+    """The QoS class the kubelet reads of a pod whose ``status.qosClass``
+    holds ``value`` (``GetPodQOS``: the status whenever it is not empty);
+    ``None`` for no class there (absent, empty, not a string: the class is
+    then computed from the spec).
+
+    A string other than the three classes (``Platinum``, ``guaranteed``: an
+    API server never writes one, a hand-edited dump may) is returned by
+    ``GetPodQOS`` as it is, and the kubelet's managers then take the pod as
+    not Guaranteed (the static CPU and memory managers give it nothing of
+    its own, no hints). It stands here as :data:`BEST_EFFORT`, the class
+    whose pod cgroup settings it gets (``ResourceConfigForPod``: the least
+    CPU shares, no limits; its pod cgroup is put under no QoS cgroup,
+    ``GetPodContainerName``, which is not modelled)."""
     if value == GUARANTEED:
         return GUARANTEED
     if value == BURSTABLE:
         return BURSTABLE
     if value == BEST_EFFORT:
+        return BEST_EFFORT
+    if type(value) is str and value:
         return BEST_EFFORT
     return None
 

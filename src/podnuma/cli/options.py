@@ -19,6 +19,7 @@ import contextlib
 import errno
 import math
 import os
+import re
 import stat
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FILE",
+    "READ_FILE",
     "checkpoint_option",
     "config_option",
     "echo",
@@ -67,6 +69,7 @@ __all__ = [
     "SocketPath",
     "socket_problem",
     "MOST_SECONDS",
+    "SECONDS_SYNTAX",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -179,7 +182,9 @@ class SocketPath(NamedPath):
         self.creates = creates
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        if isinstance(value, str | bytes) and value and not names_directory(os.fsdecode(value)):
+        if isinstance(value, str | bytes) and value:
+            # (a name ending in "/" is told as the same name without it: "sd/"
+            # a directory, "nosuch/" no such socket)
             path = os.fsdecode(value)
             problem = None
             if path == "-":
@@ -187,10 +192,11 @@ class SocketPath(NamedPath):
             elif os.path.isdir(path):
                 problem = "not a socket (a directory)"
             elif not self.creates and not os.path.exists(path):
-                problem = socket_problem(path)  # (missing, a link to nothing, out of reach)
+                problem = socket_problem(path)  # (missing, a file on the way, a link to nothing)
             if problem is not None:
                 raise PathRefused(path_message(path, param_name(param), problem))
-            return self.coerce_path_result(path)
+            if not names_directory(path):
+                return self.coerce_path_result(path)
         return super().convert(value, param, ctx)
 
 
@@ -237,7 +243,15 @@ class Seconds(click.FloatRange):
     bounds) and takes ``inf`` and ``1e400`` (read as ``inf``); none is a
     number of seconds: refused when the command line is read (one line,
     exit 2), before the command does anything. At most
-    :data:`MOST_SECONDS`."""
+    :data:`MOST_SECONDS`.
+
+    The spelling taken is a plain decimal number (:data:`SECONDS_SYNTAX`:
+    ``10``, ``0.5``, ``.5``, ``5.``, ``1e3``, a sign): what Go's
+    ``strconv.ParseFloat`` reads in base 10, without its hexadecimal form,
+    ``Inf`` and ``NaN``. Python's ``float`` would also take ``1_0`` (as 10),
+    spaces around the number and digits of other scripts; every spelling
+    not taken is said one way, ``X is not a number of seconds``, as ``inf``
+    and ``1e400`` are."""
 
     name = "seconds"
 
@@ -245,10 +259,18 @@ class Seconds(click.FloatRange):
         super().__init__(min=min, max=MOST_SECONDS)
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and SECONDS_SYNTAX.fullmatch(value) is None:
+            plain = value.isprintable() and value != "" and not any(c.isspace() for c in value)
+            self.fail(f"{value if plain else repr(value)} is not a number of seconds", param, ctx)
         number = click.FLOAT.convert(value, param, ctx)
         if not math.isfinite(number):
             self.fail(f"{value} is not a number of seconds", param, ctx)
         return super().convert(number, param, ctx)
+
+
+#: how a number of seconds is spelled (:class:`Seconds`): ASCII digits, an
+#: optional sign, fraction and exponent; no ``_``, no spaces
+SECONDS_SYNTAX = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
 #: the words for an empty file name, wherever one is given
@@ -257,6 +279,12 @@ EMPTY_NAME = "'': no such file or directory"
 #: a file argument: a path, or ``-`` for standard input (not checked for
 #: existence here: the inputs layer reads it and names the problem)
 FILE = NamedPath(dir_okay=True, allow_dash=True)
+
+#: a file an option reads (``--node``, ``--kubelet-config``, ``--pods``): a
+#: path, or ``-`` for standard input; a directory there is refused as the
+#: command line is read, ``DIR: OPTION: cannot read: Is a directory``, the
+#: one wording of every option naming a file (``--kubeconfig`` too)
+READ_FILE = NamedPath(dir_okay=False, allow_dash=True)
 
 
 def file_argument(name: str, **kwargs: Any) -> Callable[[F], F]:
@@ -331,7 +359,7 @@ checkpoint_option = click.option(
 node_option = click.option(
     "--node",
     "node_file",
-    type=FILE,
+    type=READ_FILE,
     default=None,
     help="The node: a file with a scenario 'node' mapping (any machine form) or a scenario file "
     "('-': standard input). Default: a built-in 2-socket node (32 CPUs, 2 NUMA nodes).",
@@ -340,7 +368,7 @@ node_option = click.option(
 config_option = click.option(
     "--kubelet-config",
     "config_file",
-    type=FILE,
+    type=READ_FILE,
     default=None,
     help="A KubeletConfiguration file or a scenario file (its kubeletConfig, or the file its kubeletConfigFile names); '-': standard "
     "input. Default: static CPU / Static memory / restricted / scope pod.",

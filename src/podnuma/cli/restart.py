@@ -11,6 +11,7 @@ from podnuma.analysis.restart import RestartReport, restart_document
 from podnuma.cli.app import guard
 from podnuma.cli.options import (
     FILE,
+    READ_FILE,
     NamedPath,
     check_output_file,
     dash_refused,
@@ -48,13 +49,13 @@ def _write_scenario(path: Path, r: RestartReport) -> None:
 @click.option("--state-dir", "state_dir", type=NamedPath(path_type=Path, file_okay=False, exists=True),
               default=None,
               help="A kubelet state directory (cpu_manager_state, memory_manager_state) instead of a scenario.")  # fmt: skip
-@click.option("--pods", "pods", type=FILE, default=None,
+@click.option("--pods", "pods", type=READ_FILE, default=None,
               help="With --state-dir: a 'kubectl get pods -o json' dump with the specs of the pods ('-': standard input).")  # fmt: skip
-@click.option("--node", "node_file", type=FILE, default=None,
+@click.option("--node", "node_file", type=READ_FILE, default=None,
               help="With --state-dir: the node (a scenario 'node' mapping or a scenario). Default: --sysfs.")  # fmt: skip
 @click.option("--sysfs", "sysfs", type=NamedPath(path_type=Path, file_okay=False, exists=True), default=None,
               help="With --state-dir: the machine as a sysfs root (default /sys).")  # fmt: skip
-@click.option("--kubelet-config", "config_file", type=FILE, default=None,
+@click.option("--kubelet-config", "config_file", type=READ_FILE, default=None,
               help="With --state-dir: the node's KubeletConfiguration, or a scenario file (its kubeletConfig or kubeletConfigFile); '-': standard input. Else inferred from the checkpoints.")  # fmt: skip
 @click.option("--as-scenario", "as_scenario", type=NamedPath(path_type=Path, dir_okay=False, writes=True), default=None,
               callback=dash_refused,

@@ -9,7 +9,14 @@ import click
 
 from podnuma.analysis.state import state_document
 from podnuma.cli.app import guard, is_quiet
-from podnuma.cli.options import FILE, NamedPath, echo, output_option, set_option, stdin_used_once
+from podnuma.cli.options import (
+    READ_FILE,
+    NamedPath,
+    echo,
+    output_option,
+    set_option,
+    stdin_used_once,
+)
 from podnuma.errors import InputError
 from podnuma.inputs.overrides import parse_overrides
 from podnuma.render.colour import painted
@@ -28,15 +35,15 @@ def state_group() -> None:
 
 @state_group.command("inspect")
 @click.argument("directory", type=NamedPath(path_type=Path, file_okay=False, exists=True))
-@click.option("--pods", "pods", type=FILE, default=None,
+@click.option("--pods", "pods", type=READ_FILE, default=None,
               help="A 'kubectl get pods -o json' dump ('-': standard input): names, and entries of pods it lacks.")  # fmt: skip
 @click.option("--sysfs", "sysfs", type=NamedPath(path_type=Path, file_okay=False, exists=True), default=None,
               help="The machine (a sysfs root, e.g. /sys): NUMA nodes of CPUs; the node of --as-scenario.")  # fmt: skip
-@click.option("--node", "node_file", type=FILE, default=None,
+@click.option("--node", "node_file", type=READ_FILE, default=None,
               help="The machine as a node form file or a scenario file (its node), as --node of "
                    "simulate/compare: NUMA nodes of CPUs; the node of --as-scenario.")  # fmt: skip
 @click.option("--as-scenario", is_flag=True, help="Print a scenario whose state: is this directory.")
-@click.option("--kubelet-config", "config_file", type=FILE, default=None,
+@click.option("--kubelet-config", "config_file", type=READ_FILE, default=None,
               help="With --as-scenario: the node's KubeletConfiguration, or a scenario file (its kubeletConfig or kubeletConfigFile); '-': standard input.")  # fmt: skip
 @output_option("state inspect", "table for people; json or yaml for the report (or the scenario).")
 @set_option

@@ -54,7 +54,7 @@ from podnuma.api.kubeletconfig import (
 from podnuma.api.pod import Pod
 from podnuma.api.pod_manifest import parse_pod
 from podnuma.api.pod_types import without_unknown_fields
-from podnuma.api.qos import QOSClass, compute_pod_qos, served_qos_class, with_status_qos
+from podnuma.api.qos import compute_pod_qos, served_qos_class, with_status_qos
 from podnuma.cm.container_manager import Node
 from podnuma.cm.cpumanager.policy_options import FULL_PCPUS_ONLY_OPTION
 from podnuma.cm.cpumanager.policy_static import POLICY_STATIC as CPU_POLICY_STATIC
@@ -657,15 +657,12 @@ def _parse_pods(
     return _unique_uids(*_unique_names(pods, issues, node, dumps), node)
 
 
-def _status_class(doc: Any) -> QOSClass | None:
-    """The QoS class the API server served for the pod of ``doc`` (its
-    ``status.qosClass``, one of the three classes; ``None``: none)."""
+def _status_value(doc: Any) -> object:
+    """What the pod of ``doc`` holds as its ``status.qosClass``."""
     if type(doc) is ScannedPod:
-        value = doc.rest()[3]
-    else:
-        status = doc.get("status")
-        value = status.get("qosClass") if isinstance(status, Mapping) else None
-    return served_qos_class(value)
+        return doc.rest()[3]
+    status = doc.get("status")
+    return status.get("qosClass") if isinstance(status, Mapping) else None
 
 
 def _served_classes(pods: Sequence[_Pod], config: KubeletConfig, issues: list[Issue], node: str) -> None:
@@ -676,7 +673,10 @@ def _served_classes(pods: Sequence[_Pod], config: KubeletConfig, issues: list[Is
     ``PodLevelResourcesFixKubeletQOSClass``) keeps a class its spec no
     longer gives, and the managers go by it. Such a pod is named in an
     ``info`` issue: a scenario written of the node (``--as-scenario``)
-    creates its pods again, and the replay of it computes the class."""
+    creates its pods again, and the replay of it computes the class. A
+    served value none of the three classes is read by the kubelet as it
+    is, the pod not Guaranteed to its managers (:func:`served_qos_class`):
+    said in an ``info`` issue too."""
     gates = config.feature_gates
     plr = gates.enabled("PodLevelResources")
     fix = gates.enabled("PodLevelResourcesFixKubeletQOSClass")
@@ -684,7 +684,8 @@ def _served_classes(pods: Sequence[_Pod], config: KubeletConfig, issues: list[Is
     # which the entry keeps alive)
     copies: dict[tuple[int, str], tuple[Pod, Pod]] = {}
     for p in pods:
-        served = _status_class(p.doc)
+        value = _status_value(p.doc)
+        served = served_qos_class(value)
         if served is None:
             continue
         pod = p.pod
@@ -696,7 +697,12 @@ def _served_classes(pods: Sequence[_Pod], config: KubeletConfig, issues: list[Is
         else:
             copy = got[1].with_identity(pod.name, pod.uid, pod.labels)
         computed = compute_pod_qos(pod, pod_level_resources=plr, fix_kubelet_qos_class=fix)
-        if computed != served:
+        if value != served:
+            issues.append(Issue("info", f"pod {pod.ref}: its status.qosClass {value!r} is none of the three QoS "
+                                "classes; the kubelet reads it as it is and its managers take the pod as not "
+                                f"Guaranteed (nothing of its own): replayed as {served}, while its spec gives "
+                                f"{computed}", node=node))
+        elif computed != served:
             issues.append(Issue("info", f"pod {pod.ref}: replayed as {served}, its status.qosClass (the class "
                                 f"the kubelet reads), while its spec gives {computed}; a scenario written of "
                                 "the node creates the pod again and so computes the class", node=node))
