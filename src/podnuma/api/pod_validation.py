@@ -44,6 +44,7 @@ from podnuma.api.resources import (
 )
 from podnuma.errors import InputError
 from podnuma.fieldkit import field_path
+from podnuma.golang.json import go_json_quote
 from podnuma.golang.strconv import go_quote
 
 __all__ = [
@@ -51,6 +52,7 @@ __all__ = [
     "INTEGER_RESOURCES",
     "quote",
     "invalid",
+    "invalid_named",
     "required",
     "unsupported",
     "forbidden",
@@ -128,12 +130,24 @@ INTEGER_RESOURCES = frozenset(
 
 
 def quote(value: object) -> str:
+    """A field error's value as ``field.Error`` shows it: a string as
+    ``%q`` (``strconv.Quote``: control and non-printable characters
+    escaped; a lone surrogate, which Go's decoder made U+FFFD, as U+FFFD),
+    anything else (a quantity's text...) in double quotes as it is."""
+    if type(value) is str:
+        return go_quote("".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in value))
     text = str(value).replace("\\", "\\\\").replace('"', '\\"')
     return f'"{text}"'
 
 
 def invalid(path: str, value: object, detail: str) -> InputError:
     return InputError(f"Invalid value: {quote(value)}: {detail}", path=path)
+
+
+def invalid_named(path: str, value: str, detail: str) -> InputError:
+    """``field.Invalid`` of a value of a named string type (a resource
+    name...): the value as ``encoding/json`` writes it (:func:`json_quote`)."""
+    return InputError(f"Invalid value: {json_quote(value)}: {detail}", path=path)
 
 
 def required(path: str, detail: str = "") -> InputError:
@@ -275,28 +289,11 @@ _SIGNALS_LINUX: Final = tuple(sorted(
 
 def json_quote(value: str) -> str:
     """A string as ``encoding/json`` writes it: how a field error shows a
-    value of a named string type (``URIScheme``, ``Signal``...) or a
-    pointer to one (``"`` and ``\\`` escaped, control characters, ``<``,
-    ``>``, ``&``, U+2028 and U+2029 as ``\\u00XX``, a lone surrogate as
-    U+FFFD)."""
-    out: list[str] = []
-    for ch in value:
-        code = ord(ch)
-        if 0xD800 <= code <= 0xDFFF:
-            out.append("\ufffd")
-        elif ch == '"' or ch == "\\":
-            out.append("\\" + ch)
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ch == "\t":
-            out.append("\\t")
-        elif code < 0x20 or ch in "<>&\u2028\u2029":
-            out.append(f"\\u{code:04x}")
-        else:
-            out.append(ch)
-    return '"' + "".join(out) + '"'
+    value of a named string type (``Protocol``, ``URIScheme``, ``Signal``...)
+    or a pointer to one (:func:`podnuma.golang.json.go_json_quote`: ``\\b``
+    and ``\\f`` by name since Go 1.22, ``<``, ``>``, ``&`` and other control
+    characters as ``\\u00XX``, a lone surrogate as U+FFFD)."""
+    return go_json_quote(value)
 
 
 def unsupported_named(path: str, value: str, supported: Sequence[str]) -> InputError:
@@ -527,7 +524,11 @@ qualified_name_errors = _qualified_name_errors
 
 
 def check_qualified_name(value: str, path: str) -> None:
-    _check(value, path, _qualified_name_errors(value))
+    """``validateResourceName``: a resource name (``core.ResourceName``, a
+    named string type: its value written as ``encoding/json`` writes it)."""
+    errors = _qualified_name_errors(value)
+    if errors:
+        raise invalid_named(path, value, errors[0])
 
 
 def is_extended_resource(name: str) -> bool:
@@ -547,11 +548,11 @@ def check_container_resource_name(name: str, path: str) -> None:
     if "/" not in name:
         if not (name in _STANDARD_RESOURCES or name.startswith(HUGEPAGES_PREFIX)
                 or name.startswith("requests." + HUGEPAGES_PREFIX)):
-            raise invalid(path, name, "must be a standard resource type or fully qualified")
+            raise invalid_named(path, name, "must be a standard resource type or fully qualified")
         if not (name in _STANDARD_CONTAINER_RESOURCES or name.startswith(HUGEPAGES_PREFIX)):
-            raise invalid(path, name, "must be a standard resource for containers")
+            raise invalid_named(path, name, "must be a standard resource for containers")
     elif not is_native_resource(name) and not is_extended_resource(name):
-        raise invalid(path, name, "doesn't follow extended resource name standard")
+        raise invalid_named(path, name, "doesn't follow extended resource name standard")
 
 
 def check_pod_resource_name(name: str, path: str) -> None:
@@ -561,9 +562,9 @@ def check_pod_resource_name(name: str, path: str) -> None:
         name in _STANDARD_RESOURCES or name.startswith(HUGEPAGES_PREFIX)
         or name.startswith("requests." + HUGEPAGES_PREFIX)
     ):
-        raise invalid(path, name, "must be a standard resource type or fully qualified")
+        raise invalid_named(path, name, "must be a standard resource type or fully qualified")
     if not is_supported_pod_level_resource(name):
-        raise unsupported(path, name, ("cpu", "hugepages-", "memory"))
+        raise unsupported_named(path, name, ("cpu", "hugepages-", "memory"))
 
 
 def check_resource_quantity(name: str, qty: Quantity, path: str) -> None:
@@ -711,7 +712,7 @@ def check_container_ports(ports: object, path: str, *, host_network: bool = Fals
             raise InputError(f"Invalid value: {host}: {_PORT_RANGE_MSG}", path=f"{at}.hostPort")
         protocol = port.get("protocol")
         if isinstance(protocol, str) and protocol and protocol not in _PORT_PROTOCOLS:
-            raise unsupported(f"{at}.protocol", protocol, _PORT_PROTOCOLS)
+            raise unsupported_named(f"{at}.protocol", protocol, _PORT_PROTOCOLS)
 
 
 def check_host_port_conflicts(
