@@ -27,6 +27,7 @@ from typing import Any, Protocol
 
 from podnuma.api.pod_validation import go_len, qualified_name_errors
 from podnuma.errors import InputError
+from podnuma.golang.json import go_json_quote
 
 _LABEL_VALUE_RE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
 
@@ -141,31 +142,6 @@ _GO_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", 
                "\v": "\\v"}
 
 
-def _json_str(value: str) -> str:
-    """A string as Go's ``encoding/json`` writes it: how ``field.Error``
-    shows a value of a named string type (``core.Protocol``...) or a
-    pointer to a string (``json.Marshal``: ``"``, ``\\`` and control
-    characters escaped, ``<``, ``>``, ``&``, U+2028 and U+2029 as
-    ``\\u003c``..., other characters as they are; a lone surrogate as
-    U+FFFD, as Go's decoder made it)."""
-    out = ['"']
-    for ch in value:
-        code = ord(ch)
-        if 0xD800 <= code <= 0xDFFF:
-            out.append("\ufffd")
-        elif ch in '"\\':
-            out.append("\\" + ch)
-        elif ch in _JSON_ESCAPES:
-            out.append(_JSON_ESCAPES[ch])
-        elif code < 0x20 or ch in "<>&\u2028\u2029":
-            out.append(f"\\u{code:04x}")
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)
-
-
-_JSON_ESCAPES = {"\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
 def go_lower(value: str) -> str:
@@ -211,14 +187,14 @@ class _Errors:
     # (the value of a named string type: ``core.Protocol``, ``core.DNSPolicy``...)
 
     def invalid_named(self, path: str, value: str, detail: str) -> None:
-        self.items.append((path, f"Invalid value: {_json_str(value)}: {detail}"))
+        self.items.append((path, f"Invalid value: {go_json_quote(value)}: {detail}"))
 
     def unsupported_named(self, path: str, value: str, supported: tuple[str, ...]) -> None:
         allowed = ", ".join(_q(s) for s in supported)
-        self.items.append((path, f"Unsupported value: {_json_str(value)}: supported values: {allowed}"))
+        self.items.append((path, f"Unsupported value: {go_json_quote(value)}: supported values: {allowed}"))
 
     def duplicate_named(self, path: str, value: str) -> None:
-        self.items.append((path, f"Duplicate value: {_json_str(value)}"))
+        self.items.append((path, f"Duplicate value: {go_json_quote(value)}"))
 
     def not_found(self, path: str, value: str) -> None:
         self.items.append((path, f"Not found: {_q(value)}"))

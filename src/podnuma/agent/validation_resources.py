@@ -32,7 +32,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from podnuma.agent import validation_container as container
-from podnuma.agent.validation_kit import _Errors, _get, _json_str, _map, _seq, _str, options
+from podnuma.agent.validation_kit import _Errors, _get, _map, _seq, _str, options
 from podnuma.api.pod import Container
 from podnuma.api.pod_defaults import (
     default_container_requests,
@@ -42,6 +42,7 @@ from podnuma.api.pod_defaults import (
 from podnuma.api.pod_validation import dns_label_errors, dns_subdomain_errors
 from podnuma.api.quantity import Quantity, quantity_from_manifest
 from podnuma.api.resources import aggregate_limits_of, aggregate_requests_of
+from podnuma.golang.json import go_json_quote
 
 __all__ = [
     "check_overhead",
@@ -85,7 +86,7 @@ def _claim_shown(claim: Mapping[str, Any]) -> str:
         value = _str(claim, key)
         if key == "name":
             value = value or ""
-        parts.append(f'"{go_name}":' + ("null" if value is None else _json_str(value)))
+        parts.append(f'"{go_name}":' + ("null" if value is None else go_json_quote(value)))
     return "{" + ",".join(parts) + "}"
 
 

@@ -47,7 +47,6 @@ from podnuma.agent.validation_kit import (
     _Errors,
     _get,
     _int,
-    _json_str,
     _labels,
     _map,
     _q,
@@ -63,7 +62,7 @@ from podnuma.api.pod_validation import (
     qualified_name_errors,
 )
 from podnuma.api.pod_validation_os import os_field_errors
-from podnuma.golang.json import GoJSONError, go_json_parse, go_json_unmarshal
+from podnuma.golang.json import GoJSONError, go_json_parse, go_json_quote, go_json_unmarshal
 from podnuma.golang.strconv import parse_int64_error
 from podnuma.golang.types import GO_STRING, GoBasic, GoField, GoPtr, GoSlice, GoStruct
 
@@ -115,7 +114,7 @@ def _json_q(value: Any) -> str:
     as ``json.Marshal`` does): how a field error shows a value of a named
     string type, a pointer or a list."""
     if isinstance(value, str):
-        return _json_str(value)
+        return go_json_quote(value)
     if isinstance(value, list):
         return "[" + ",".join(_json_q(v) for v in value) + "]"
     if value is None:

@@ -46,6 +46,7 @@ from typing import Any, Final
 
 from podnuma.api.pod_validation import dns_subdomain_errors, go_len
 from podnuma.errors import InputError
+from podnuma.golang.json import go_json_quote
 from podnuma.golang.strconv import go_quote
 
 __all__ = [
@@ -58,7 +59,6 @@ __all__ = [
     "ephemeral_on_create_errors",
     "gate_options",
     "go_json",
-    "json_str",
     "sysctl_namespace",
     "host_process_and_users_errors",
     "pod_security_context_errors",
@@ -109,7 +109,6 @@ _GO_SPACE: Final = ("\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u20
                     "\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
 _CONTAINER_LISTS: Final = ("initContainers", "containers", "ephemeralContainers")
 _USERNS: Final = "when `hostUsers` is false"
-_JSON_ESCAPES: Final = {"\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
 # ---------------------------------------------------------------- wording
@@ -125,32 +124,10 @@ def go_json(value: Any) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, str):
-        return json_str(value)
+        return go_json_quote(value)
     if isinstance(value, list):
         return "[" + ",".join(go_json(v) for v in value) + "]"
     return "{" + ",".join(f"{go_json(k)}:{go_json(v)}" for k, v in value.items()) + "}"
-
-
-def json_str(value: str) -> str:
-    """A string as Go 1.26's ``encoding/json`` writes it (``"``, ``\\``
-    and control characters escaped, ``\\b \\f \\n \\r \\t`` by
-    name, ``<``, ``>``, ``&``, U+2028 and U+2029 as ``\\u003c``...; a
-    lone surrogate as U+FFFD, as Go's decoder made it)."""
-    out = ['"']
-    for ch in value:
-        code = ord(ch)
-        if 0xD800 <= code <= 0xDFFF:
-            out.append("\ufffd")
-        elif ch in '"\\':
-            out.append("\\" + ch)
-        elif ch in _JSON_ESCAPES:
-            out.append(_JSON_ESCAPES[ch])
-        elif code < 0x20 or ch in "<>&\u2028\u2029":
-            out.append(f"\\u{code:04x}")
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)
 
 
 def _q(value: str) -> str:
