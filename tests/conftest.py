@@ -15,6 +15,7 @@ runs too.
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -103,3 +104,11 @@ def pytest_configure(config: pytest.Config) -> None:
     spreads them."""
     if getattr(config.option, "dist", "no") == "load":
         config.option.dist = "loadgroup"
+    # A run started in the background by a shell without job control (a
+    # CI runner's `cmd &`, `nohup`) inherits SIGINT ignored, and so would
+    # every command a test starts: a command keeps a signal ignored at its
+    # start (tests/fleet/test_dask_fork.py), so the tests of Ctrl-C would see
+    # none. The tests model a terminal: their commands start with SIGINT's
+    # default (an exec resets a handled signal, never an ignored one).
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
