@@ -193,9 +193,11 @@ def machine(request: Request) -> Machine:
     """The NUMA part of the machine the request describes (one CPU per
     node: the policy only reads the NUMA ids and distances)."""
     ids = request["numaNodes"]
-    rows = request.get("distances") or [()] * len(ids)
+    given = request.get("distances")  # (none: no node has a distance row, as no sysfs distance file)
+    rows: list[Any] = list(given) if given else [None] * len(ids)
     cpus = {i: CPUInfo(numa_node=nid, socket=0, core=i, uncore_cache=0) for i, nid in enumerate(ids)}
-    nodes = tuple(NUMANode(id=nid, memory=1 << 30, distances=tuple(row)) for nid, row in zip(ids, rows, strict=True))
+    nodes = tuple(NUMANode(id=nid, memory=1 << 30, distances=None if row is None else tuple(row))
+                  for nid, row in zip(ids, rows, strict=True))
     return Machine(topology=CPUTopology(cpus), numa_nodes=nodes)
 
 

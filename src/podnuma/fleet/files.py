@@ -159,13 +159,7 @@ _LIST_KIND = re.compile(r'^\s*\{[^\[\]{]*?"kind"\s*:\s*"([A-Za-z]+List)"')
 
 def _malformed(path: Path, text: str, msg: str, e: json.JSONDecodeError | None) -> tuple[Any, Issue]:
     """A JSON file the decoder refused (``msg``, ``e``): a dump cut short
-    read up to its last complete item (a warning), else an error. A
-    leading byte order mark (Python's decoder: ``Unexpected UTF-8 BOM``) is
-    said as Go's ``encoding/json`` says it, in the dump's own terms: its
-    first byte, ``\xef`` read as ``ï``, begins no JSON value."""
-    if e is not None and e.pos == 0 and text.startswith("\ufeff"):
-        msg = "invalid JSON: invalid character 'ï' looking for beginning of value (line 1, column 1: " \
-              "a UTF-8 byte order mark)"
+    read up to its last complete item (a warning), else an error."""
     items = _salvage_items(text) if e is not None and _cut_short(text, e) else []
     if items:
         head = _LIST_KIND.search(text, 0, min(len(text), 4096))
