@@ -83,6 +83,21 @@ def _abs_paths(form: Mapping[str, Any], base: Path) -> dict[str, Any]:
     return out
 
 
+def _named_group_file(g: Mapping[str, Any], key: str, base: Path, at: str,
+                      name: str) -> tuple[Path, Any, Issue | None]:
+    """The file a group's ``key`` names (resolved as every document's file
+    fields are: :func:`referenced_text`), read: its path, document and
+    issue (:func:`_read_group_file`); a name the system cannot take (a NUL
+    byte) refused at ``at.key`` of ``name``."""
+    try:
+        text = referenced_text(base, str(g[key]))
+    except InputError as e:
+        raise e.at(f"{at}.{key}").in_file(name) from None
+    p = Path(text)
+    doc, issue = _read_group_file(p, text)
+    return p, doc, issue
+
+
 def _read_group_file(path: Path, text_path: str) -> tuple[Any, Issue | None]:
     """A node group's ``kubeletConfigFile`` or ``nodeFile`` parsed: a
     configuration or a node form, not a dump, so read within the ordinary
@@ -128,12 +143,7 @@ def _load_groups(doc: Mapping[str, Any], file: Path, base: Path | None = None) -
             raise InputError("give kubeletConfig or kubeletConfigFile, not both",
                              path=f"{at}.kubeletConfigFile", file=name)
         if "kubeletConfigFile" in g:
-            try:
-                text = referenced_text(base, str(g["kubeletConfigFile"]))
-            except InputError as e:  # (a NUL byte)
-                raise e.at(f"{at}.kubeletConfigFile").in_file(name) from None
-            p = Path(text)
-            cdoc, issue = _read_group_file(p, text)
+            p, cdoc, issue = _named_group_file(g, "kubeletConfigFile", base, at, name)
             if issue is not None and cdoc is None:
                 raise InputError(issue.message, path=f"{at}.kubeletConfigFile", file=issue.file)
             if not _is_map(cdoc):
@@ -148,12 +158,7 @@ def _load_groups(doc: Mapping[str, Any], file: Path, base: Path | None = None) -
         if "node" in g and "nodeFile" in g:
             raise InputError("give node or nodeFile, not both", path=f"{at}.nodeFile", file=name)
         if "nodeFile" in g:
-            try:
-                text = referenced_text(base, str(g["nodeFile"]))
-            except InputError as e:  # (a NUL byte)
-                raise e.at(f"{at}.nodeFile").in_file(name) from None
-            p = Path(text)
-            ndoc, issue = _read_group_file(p, text)
+            p, ndoc, issue = _named_group_file(g, "nodeFile", base, at, name)
             if not _is_map(ndoc):
                 if issue:
                     raise InputError(issue.message, path=f"{at}.nodeFile", file=issue.file)
